@@ -1,0 +1,3470 @@
+/* backend.h — halostream's device shim: devices, memory, programs, launches, errors and an array
+   vocabulary with identical semantics on every device. Single-file, header-only, C99 (and C++).
+
+   Do this:
+       #define HST_IMPLEMENTATION
+   before you include this file in *exactly one* C or C++ file to create the implementation.
+   Every other file includes it without the macro and sees only the declarations. (Defining the
+   implementation twice gives duplicate symbols; never defining it gives undefined ones.)
+
+   Usage (a scaled random vector, summed, on whichever device HST_DEVICE or `auto` picks):
+
+       hst_backend_desc desc = {0};               // zero means every documented default
+       hst_backend *be; hst_array *x; hst_scalar s;
+       size_t shape[2] = {512, 1024};              // C order, slowest axis first
+       if (hst_backend_create(&desc, &be) != HST_SUCCESS) return 1;
+       hst_array_create(be, HST_F32, 2, shape, &x);
+       hst_array_random(x, HST_RANDOM_NORMAL, 42, 0);     // same numbers on every device
+       hst_array_scale(x, hst_real(0.5));
+       hst_array_sqnorm(x, &s);                    // s.re ~ 0.25 * 512 * 1024
+       hst_array_destroy(x); hst_backend_destroy(be);
+       // cc -std=c99 app.c -lOpenCL -lm
+
+   Options (macros)                         matters in
+     HST_IMPLEMENTATION                     the implementation TU: compile every header's body
+     HST_BACKEND_IMPLEMENTATION             the implementation TU: compile backend.h's body only
+     HST_NO_OPENCL                          every TU: the host device alone; no OpenCL headers
+                                            or loader needed (buffers are host memory)
+     HST_STATIC                             every TU: all functions `static` (embed twice)
+     HST_API                                every TU: the declaration prefix (default `extern`)
+
+   Environment: HST_DEVICE (selector when the desc leaves it empty), HST_LOG (error, warn, info,
+   debug: the default logger's level), HST_CACHE_DIR (program binary cache; default
+   $XDG_CACHE_HOME/halostream, else $HOME/.cache/halostream; `off` disables the disk cache).
+
+   What it does NOT do: it does not fall back silently (every fallback is logged once, with the
+   reason); it never calls clFinish behind your back in an enqueue-style call; it does not make one
+   backend safe to use from two threads at once (use one backend per thread; functions that touch
+   no backend, such as hst_devices and hst_result_string, are thread-safe); it does not run OpenCL
+   kernels on the host device (the host device runs the host C twins from kernels.h instead).
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
+
+#ifndef HST_BACKEND_H
+#define HST_BACKEND_H
+
+#define HST_VERSION_MAJOR 0
+#define HST_VERSION_MINOR 1
+#define HST_VERSION_PATCH 0
+#define HST_VERSION_STRING "0.1.0"
+
+#ifndef HST_API
+#  ifdef HST_STATIC
+#    define HST_API static
+#  else
+#    define HST_API extern
+#  endif
+#endif
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_BACKEND_IMPLEMENTATION)
+#  define HST_BACKEND_IMPLEMENTATION
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kernels.h"   /* hst_dtype, hst_scalar, the vocabulary sources and their host twins */
+
+#ifndef HST_NO_OPENCL
+#  ifndef CL_TARGET_OPENCL_VERSION
+#    define CL_TARGET_OPENCL_VERSION 300
+#  endif
+#  if defined(__APPLE__)
+#    include <OpenCL/opencl.h>
+#  else
+#    include <CL/cl.h>
+#  endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Results. 0 is success; OpenCL error codes pass through unchanged (negative, -1 .. -1xxx); the
+   library's own codes live below HST_ERROR_BASE, far from any OpenCL or vendor code. */
+typedef int hst_result;
+enum {
+    HST_SUCCESS = 0,
+    HST_ERROR_BASE = -20000,
+    HST_ERROR_INVALID_ARGUMENT = -20001,   /* NULL, zero size, out of range: the log names it */
+    HST_ERROR_OVERFLOW = -20002,           /* a size computation would overflow size_t */
+    HST_ERROR_OUT_OF_HOST_MEMORY = -20003, /* the allocator returned NULL */
+    HST_ERROR_OUT_OF_DEVICE_MEMORY = -20004, /* over the device's limits or the caller's budget */
+    HST_ERROR_NO_DEVICE = -20005,          /* the selector matched no device */
+    HST_ERROR_UNSUPPORTED = -20006,        /* the device lacks the feature (fp64, SVM, images) */
+    HST_ERROR_DTYPE = -20007,              /* the operation is not defined for this dtype */
+    HST_ERROR_SHAPE = -20008,              /* arguments' shapes, dtypes or backends disagree */
+    HST_ERROR_ALIGNMENT = -20009,          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */
+    HST_ERROR_IO = -20010                  /* the disk cache could not be read or written */
+};
+
+/* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL. */
+HST_API const char *hst_result_string(hst_result r);
+/* 1 when r means out of memory on the device (ours or OpenCL's allocation-failure codes). */
+HST_API int hst_result_is_out_of_memory(hst_result r);
+
+/* ---------------------------------------------------------------------------------------------
+   Logging. Every rejected argument, device choice, fallback and build log goes to the logger.
+   Item ids are stable (tests assert on them); messages are for humans. */
+typedef enum hst_log_level {
+    HST_LOG_ERROR = 1, HST_LOG_WARN = 2, HST_LOG_INFO = 3, HST_LOG_DEBUG = 4
+} hst_log_level;
+
+typedef enum hst_log_item {
+    HST_LOG_ITEM_NONE = 0,
+    HST_LOG_BAD_ARGUMENT,        /* an argument was rejected; the message names it */
+    HST_LOG_SIZE_OVERFLOW,       /* a size multiplication overflowed */
+    HST_LOG_NO_PLATFORM,         /* no OpenCL platform: the host device serves (logged once) */
+    HST_LOG_DEVICE_CHOSEN,       /* which device a selector picked, and why */
+    HST_LOG_NO_MATCHING_DEVICE,  /* the selector matched nothing */
+    HST_LOG_CL_ERROR,            /* an OpenCL call failed; the message names the call */
+    HST_LOG_BUILD_FAILED,        /* program build failed; the message carries the build log */
+    HST_LOG_BUILD_WARNINGS,      /* program built, with a non-empty build log */
+    HST_LOG_CACHE_HIT,           /* a program binary came from the disk cache */
+    HST_LOG_CACHE_CORRUPT,       /* a disk cache entry was unreadable: treated as a miss */
+    HST_LOG_CACHE_WRITE_FAILED,  /* the disk cache could not be written (build still succeeds) */
+    HST_LOG_OUT_OF_HOST_MEMORY,  /* the allocator returned NULL */
+    HST_LOG_OUT_OF_DEVICE_MEMORY,/* a device allocation failed or would exceed a limit */
+    HST_LOG_POOL_RELEASED_HELD,  /* the pool freed held blocks to retry an allocation */
+    HST_LOG_UNSUPPORTED,         /* the device lacks a feature */
+    HST_LOG_DTYPE,               /* an operation was asked of a dtype it does not support */
+    HST_LOG_SHAPE_MISMATCH,      /* shapes, dtypes or backends of arguments disagree */
+    HST_LOG_MISALIGNED,          /* a sub-buffer origin is not aligned */
+    HST_LOG_ITEM_COUNT
+} hst_log_item;
+
+/* Called with the level, the item id and a NUL-terminated message (valid during the call). */
+typedef void (*hst_log_fn)(void *user, hst_log_level level, hst_log_item item,
+                           const char *message);
+/* "BAD_ARGUMENT", ...; never NULL. */
+HST_API const char *hst_log_item_name(hst_log_item item);
+
+/* Host allocator override: both set or both NULL (then malloc/free). alloc returns memory
+   aligned for any type (as malloc) or NULL; bytes is never 0. */
+typedef struct hst_allocator {
+    void *(*alloc)(size_t bytes, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} hst_allocator;
+
+/* ---------------------------------------------------------------------------------------------
+   Devices. The list holds every device of every OpenCL platform, in platform then device order,
+   followed by the host device (always present). */
+typedef enum hst_device_type {
+    HST_DEVICE_HOST = 1, HST_DEVICE_CPU, HST_DEVICE_GPU, HST_DEVICE_ACCELERATOR, HST_DEVICE_OTHER
+} hst_device_type;
+
+enum { HST_SVM_COARSE = 1, HST_SVM_FINE = 2, HST_SVM_FINE_SYSTEM = 4, HST_SVM_ATOMICS = 8 };
+
+typedef struct hst_device_info {
+    char selector[32];            /* "P:D" (platform and device index) or "host" */
+    int platform_index, device_index;   /* -1 for the host device */
+    hst_device_type type;
+    int unified_memory;           /* shares memory with the host: CPU or integrated GPU */
+    char name[256], vendor[128], platform_name[256];
+    char version[128], driver_version[128];
+    unsigned compute_units;
+    uint64_t global_mem_bytes, max_alloc_bytes, local_mem_bytes;
+    size_t max_work_group_size;
+    unsigned mem_base_addr_align_bytes;  /* sub-buffer origins must be multiples of this */
+    int fp64;                     /* f64 arrays and kernels available */
+    int images;                   /* image support */
+    int correctly_rounded_sqrt;   /* f32 sqrt/divide can be built correctly rounded */
+    unsigned svm;                 /* HST_SVM_* bits; 0: none */
+} hst_device_info;
+
+/* Lists devices: out may be NULL (then only *count is set); at most `capacity` entries are
+   written, *count receives the total. No OpenCL platform is not an error: the list then holds
+   the host device alone. Thread-safe. Errors: HST_ERROR_INVALID_ARGUMENT (count NULL). */
+HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count);
+
+/* Resolves a selector to one device. selector NULL or "" means $HST_DEVICE, else "auto".
+   auto: a discrete GPU, else an integrated GPU, else an accelerator, else the OpenCL CPU device,
+         else the host device (ties: the most global memory, then list order);
+   gpu, cpu, host: the first device of that kind in the same preference order;
+   "P:D": platform P, device D; anything else: a case-insensitive substring of the device name,
+   the vendor or the platform name ("nvidia", "h200", "portable").
+   why (may be NULL) receives a one-line reason. Errors: HST_ERROR_NO_DEVICE (nothing matched;
+   the reason says what was available), HST_ERROR_INVALID_ARGUMENT (out NULL). */
+HST_API hst_result hst_device_select(const char *selector, hst_device_info *out,
+                                     char *why, size_t why_bytes);
+
+/* ---------------------------------------------------------------------------------------------
+   Backend: one device, its context, a default in-order queue, a program cache and a pool. */
+typedef struct hst_backend hst_backend;
+typedef struct hst_queue hst_queue;
+typedef struct hst_buffer hst_buffer;
+typedef struct hst_pool hst_pool;
+typedef struct hst_program hst_program;
+typedef struct hst_kernel hst_kernel;
+typedef struct hst_image hst_image;
+typedef struct hst_sampler hst_sampler;
+typedef struct hst_array hst_array;
+
+#ifndef HST_NO_OPENCL
+typedef cl_event hst_event;
+#else
+typedef struct hst__event *hst_event;   /* always NULL: host work completes before returning */
+#endif
+
+typedef struct hst_backend_desc {
+    const char *device;            /* selector (see hst_device_select); NULL: $HST_DEVICE/auto */
+    hst_log_fn logger;             /* NULL: warnings and errors to stderr ($HST_LOG sets level) */
+    void *log_user;
+    hst_log_level log_level;       /* 0: everything for a custom logger, $HST_LOG or WARN else */
+    hst_allocator allocator;       /* host allocations of the library; zero: malloc/free */
+    const char *cache_dir;         /* NULL: $HST_CACHE_DIR, else the XDG cache directory */
+    int no_disk_cache;             /* 1: keep built programs in memory only */
+    uint64_t device_memory_limit_bytes; /* cap on this backend's live device bytes; 0: none */
+#ifndef HST_NO_OPENCL
+    cl_context wrap_context;       /* bring your own: with wrap_queue set, the backend wraps */
+    cl_command_queue wrap_queue;   /* them (retained on create, released on destroy) */
+#endif
+} hst_backend_desc;
+
+/* Creates a backend on the selected device. Errors: HST_ERROR_NO_DEVICE, OpenCL codes from
+   context/queue creation, HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_INVALID_ARGUMENT (out NULL,
+   only one of wrap_context/wrap_queue set, allocator half-set). */
+HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
+/* Releases everything the backend created (programs, pool, queues); NULL is ignored. Arrays,
+   buffers and kernels must be destroyed first. */
+HST_API void hst_backend_destroy(hst_backend *be);
+HST_API const hst_device_info *hst_backend_device(const hst_backend *be);
+HST_API int hst_backend_is_host(const hst_backend *be);
+HST_API hst_queue *hst_backend_queue(hst_backend *be);  /* the default in-order queue */
+HST_API hst_pool *hst_backend_pool(hst_backend *be);    /* the pool arrays allocate from */
+/* Live device bytes allocated through this backend (pool-held blocks included). */
+HST_API uint64_t hst_backend_device_bytes(const hst_backend *be);
+#ifndef HST_NO_OPENCL
+HST_API cl_context hst_backend_cl_context(const hst_backend *be);      /* NULL on host */
+HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL on host */
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Queues and events. Enqueue-style calls take (queue, ..., num_wait, wait, out): `wait` lists
+   events that must complete first, `out` (may be NULL) receives an event for this command that
+   the caller releases with hst_event_release. On the host device work completes before the call
+   returns and *out is NULL. Nothing waits unless the call says "blocking". */
+/* Another in-order queue on the backend's device: commands on different queues may overlap
+   (copy engines and compute), ordered only through events. Errors: OpenCL codes. */
+HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out);
+HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL ignored */
+HST_API hst_result hst_queue_flush(hst_queue *q);
+HST_API hst_result hst_queue_finish(hst_queue *q);
+#ifndef HST_NO_OPENCL
+HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
+#endif
+/* Blocks until the events complete; NULL entries count as complete. */
+HST_API hst_result hst_event_wait(size_t num, const hst_event *events);
+HST_API void hst_event_release(hst_event e);    /* NULL ignored */
+
+/* ---------------------------------------------------------------------------------------------
+   Memory. Sizes and offsets are in bytes. A buffer lives on the backend's device (on the host
+   device: host memory from the allocator). */
+enum {
+    HST_MEM_READ_WRITE = 0,
+    HST_MEM_READ_ONLY = 1,        /* kernels only read it */
+    HST_MEM_WRITE_ONLY = 2,       /* kernels only write it */
+    HST_MEM_RESIDENT = 4          /* allocate now (migrate and wait), so out-of-memory shows
+                                     here rather than at first use (OpenCL defers allocation) */
+};
+enum { HST_MAP_READ = 1, HST_MAP_WRITE = 2, HST_MAP_WRITE_INVALIDATE = 4 };
+enum { HST_MIGRATE_TO_HOST = 1, HST_MIGRATE_CONTENT_UNDEFINED = 2 };
+
+/* Errors: HST_ERROR_INVALID_ARGUMENT (bytes 0, bad flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (over
+   CL_DEVICE_MAX_MEM_ALLOC_SIZE or the desc's limit), OpenCL allocation codes. */
+HST_API hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
+                                     hst_buffer **out);
+/* A view of [origin, origin+bytes) of parent (which must not itself be a sub-buffer). origin must
+   be a multiple of the device's mem_base_addr_align_bytes (HST_ERROR_ALIGNMENT otherwise);
+   the range must lie inside the parent (HST_ERROR_INVALID_ARGUMENT). */
+HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
+                                         hst_buffer **out);
+/* Pinned (page-locked) host memory: an ALLOC_HOST_PTR buffer mapped once for its lifetime, so
+   hst_buffer_host_ptr gives host memory the DMA engines read at full speed. It is both a host
+   array (use its pointer with hst_write/hst_read on other buffers) and a device buffer. On the
+   host device: plain host memory. Errors as hst_buffer_create. */
+HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out);
+/* Frees the buffer; a pooled buffer returns to its pool. Sub-buffers first. NULL ignored. */
+HST_API void hst_buffer_destroy(hst_buffer *buf);
+HST_API size_t hst_buffer_bytes(const hst_buffer *buf);
+HST_API void *hst_buffer_host_ptr(const hst_buffer *buf); /* host device and pinned; else NULL */
+HST_API hst_backend *hst_buffer_backend(const hst_buffer *buf);
+#ifndef HST_NO_OPENCL
+HST_API cl_mem hst_buffer_cl(const hst_buffer *buf);      /* NULL on the host device */
+#endif
+
+/* Fills [offset, offset+bytes) with a repeated pattern of pattern_bytes (1, 2, 4, ..., 128);
+   offset and bytes must be multiples of pattern_bytes. The pattern is copied before return. */
+HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
+                            size_t pattern_bytes, size_t offset, size_t bytes,
+                            size_t num_wait, const hst_event *wait, hst_event *out);
+/* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
+   a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked. */
+HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
+                             size_t bytes, int blocking,
+                             size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
+                            size_t bytes, int blocking,
+                            size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+                            const hst_buffer *src, size_t src_offset, size_t bytes,
+                            size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* A rectangular (up to 3-D) region, as OpenCL's *BufferRect: origin and region are
+   {bytes, rows, slices} (x in bytes, then y, then z); pitches in bytes, 0 meaning tight
+   (row_pitch = region[0], slice_pitch = region[1] * row_pitch). */
+typedef struct hst_rect {
+    size_t origin[3];
+    size_t row_pitch, slice_pitch;
+} hst_rect;
+/* Rectangular copies host<->device and device<->device. The whole region on each side must lie
+   inside its buffer (checked with overflow-checked arithmetic; the host side is trusted to
+   hold it). Errors: HST_ERROR_INVALID_ARGUMENT, HST_ERROR_OVERFLOW, OpenCL codes. */
+HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                  const void *src, const hst_rect *src_rect,
+                                  const size_t region[3], int blocking,
+                                  size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
+                                 void *dst, const hst_rect *dst_rect,
+                                 const size_t region[3], int blocking,
+                                 size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                 const hst_buffer *src, const hst_rect *src_rect,
+                                 const size_t region[3],
+                                 size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* Maps [offset, offset+bytes) for host access (HST_MAP_* flags); *ptr is valid once the map
+   completes (blocking, or after *out). Unmap with the same pointer. Pinned buffers are already
+   mapped: use hst_buffer_host_ptr instead. */
+HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
+                           size_t bytes, int blocking, void **ptr,
+                           size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
+                             size_t num_wait, const hst_event *wait, hst_event *out);
+/* Moves buffers to the queue's device (or to the host with HST_MIGRATE_TO_HOST). */
+HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
+                               unsigned migrate_flags,
+                               size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* Shared virtual memory (OpenCL 2.0), where the device reports it (hst_device_info.svm); on the
+   host device plain host memory. fine = 1 asks for fine-grain (HST_ERROR_UNSUPPORTED if absent).
+   Coarse-grain SVM must be mapped before host access; hst_svm_map blocks until mapped. SVM is
+   checked against the device's largest allocation and the desc's limit, but not charged to it. */
+HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out);
+HST_API void hst_svm_free(hst_backend *be, void *ptr);
+HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
+                               size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_svm_unmap(hst_queue *q, void *ptr,
+                                 size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
+                                int blocking, size_t num_wait, const hst_event *wait,
+                                hst_event *out);
+HST_API hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
+                                size_t pattern_bytes, size_t bytes,
+                                size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* ---------------------------------------------------------------------------------------------
+   Images (2-D and 3-D), as PyOpenCL's image_from_array: an array of shape (height, width) or
+   (depth, height, width) in C order, `channels` interleaved values per pixel, maps to
+     dtype u8 -> CL_UNSIGNED_INT8 (CL_UNORM_INT8 when normalized), i32 -> CL_SIGNED_INT32,
+     f32 -> CL_FLOAT, c64 -> CL_FLOAT with 2 channels per element;
+     channels 1 -> CL_R, 2 -> CL_RG, 4 -> CL_RGBA. f64 has no image format (HST_ERROR_DTYPE).
+   Origins and regions are in pixels {x, y, z} (z = 0 / 1 for 2-D). */
+enum { HST_ADDRESS_NONE = 0, HST_ADDRESS_CLAMP_TO_EDGE, HST_ADDRESS_CLAMP, HST_ADDRESS_REPEAT,
+       HST_ADDRESS_MIRRORED_REPEAT };
+enum { HST_FILTER_NEAREST = 0, HST_FILTER_LINEAR };
+
+/* host may be NULL (contents undefined). Errors: HST_ERROR_DTYPE, HST_ERROR_INVALID_ARGUMENT
+   (ndim not 2/3, zero extent, channels not 1/2/4), HST_ERROR_UNSUPPORTED (no image support or
+   the format is not supported by the device), HST_ERROR_OVERFLOW, OpenCL codes. */
+HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
+                                        int normalized, unsigned ndim, const size_t *shape,
+                                        const void *host, hst_image **out);
+HST_API void hst_image_destroy(hst_image *img);
+/* Bytes per pixel (element size times channels; c64 counts as two float channels). */
+HST_API size_t hst_image_pixel_bytes(const hst_image *img);
+/* Host arrays are tight unless pitches (bytes) are given (0 = tight). */
+HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
+                                   const size_t region[3], const void *src, size_t row_pitch,
+                                   size_t slice_pitch, int blocking,
+                                   size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
+                                  const size_t region[3], void *dst, size_t row_pitch,
+                                  size_t slice_pitch, int blocking,
+                                  size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
+                                  const hst_image *src, const size_t src_origin[3],
+                                  const size_t region[3],
+                                  size_t num_wait, const hst_event *wait, hst_event *out);
+/* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8). */
+HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
+                                  const size_t origin[3], const size_t region[3],
+                                  size_t num_wait, const hst_event *wait, hst_event *out);
+/* Blocking map; *row_pitch, *slice_pitch (bytes) describe the mapped layout. */
+HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
+                                 const size_t origin[3], const size_t region[3],
+                                 size_t *row_pitch, size_t *slice_pitch, void **ptr);
+HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
+                                   size_t num_wait, const hst_event *wait, hst_event *out);
+/* Samplers (OpenCL samplers; on the host device a record of the settings). */
+HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
+                                      unsigned address_mode, unsigned filter_mode,
+                                      hst_sampler **out);
+HST_API void hst_sampler_destroy(hst_sampler *s);
+#ifndef HST_NO_OPENCL
+HST_API cl_mem hst_image_cl(const hst_image *img);
+HST_API cl_sampler hst_sampler_cl(const hst_sampler *s);
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Memory pool (PyOpenCL's binned pool): requests round up to a bin — the top bit of the size and
+   the next 4 bits (HST_POOL_MANTISSA_BITS), so rounding wastes under 1/16 = 6.25% — and freed
+   blocks are held per bin for reuse. On out-of-memory the pool frees held blocks, largest
+   first, retrying after each, then fails with HST_ERROR_OUT_OF_DEVICE_MEMORY (or the OpenCL
+   code). Pool blocks are resident at creation. */
+#define HST_POOL_MANTISSA_BITS 4
+typedef struct hst_pool_stats {
+    size_t held_blocks, held_bytes;       /* freed, kept for reuse */
+    size_t active_blocks, active_bytes;   /* handed out (bin sizes) */
+} hst_pool_stats;
+HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out);
+/* Frees held blocks; blocks still active are reported (error log) and freed too. */
+HST_API void hst_pool_destroy(hst_pool *pool);
+/* A block of at least `bytes`; hst_buffer_bytes reports `bytes`, the bin holds
+   hst_pool_bin_bytes(bytes). Free it with hst_buffer_destroy. */
+HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out);
+HST_API void hst_pool_free_held(hst_pool *pool);
+HST_API hst_pool_stats hst_pool_get_stats(const hst_pool *pool);
+/* The bin size a request of `bytes` occupies (>= bytes, < bytes * 1.0625); 0 on overflow. */
+HST_API size_t hst_pool_bin_bytes(size_t bytes);
+
+/* ---------------------------------------------------------------------------------------------
+   Programs and launches (OpenCL devices; the host device answers HST_ERROR_UNSUPPORTED).
+   hst_program_build caches in memory per backend (same sources and options: same program) and
+   on disk (key: sources, options, platform and device names and versions, driver version,
+   library version; atomic writes; a corrupt entry is a miss and is rewritten). On failure the
+   OpenCL code is returned (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS, ...) and the
+   build log reaches the logger as HST_LOG_BUILD_FAILED. */
+HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
+                                     const char *options, hst_program **out);
+/* Drops the caller's reference; the cache keeps the program until the backend is destroyed. */
+HST_API void hst_program_release(hst_program *prog);
+HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out);
+HST_API void hst_kernel_destroy(hst_kernel *k);
+HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
+                                      const void *value);
+HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf);
+HST_API hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img);
+HST_API hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s);
+HST_API hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr);
+/* Launches over `dims` (1..3) dimensions. global is rounded UP to a multiple of local in each
+   dimension (kernels bound-check); local NULL picks a work-group the kernel allows (1-D: up to
+   256; 2-D: 16 x 16; 3-D: 8 x 8 x 4, shrunk to the kernel's limit). Errors:
+   HST_ERROR_INVALID_ARGUMENT (dims, zero sizes), HST_ERROR_OVERFLOW, OpenCL codes. */
+HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
+                              const size_t *local,
+                              size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* ---------------------------------------------------------------------------------------------
+   Array vocabulary (PyEPRI's backend idea in C): typed arrays of 1..4 dimensions, C order, on any
+   device, with identical semantics everywhere. Operations run in order on the backend's default
+   queue; read, write and reductions block. Which operations each dtype supports:
+     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: u8 i32 f32 f64;
+     scale/axpy/dot/sqnorm/random: f32 f64 c64;  math (abs sqrt exp sin cos pow): f32 f64.
+   Exact on every device, bit for bit: fill, copy, cast, scale, axpy, abs, sqrt (where the device
+   rounds sqrt correctly, see hst_device_info), sum/dot/sqnorm/min/max (the reduction order is
+   fixed by kernels.h, not by the device), uniform random. Within OpenCL's ulp bounds of the host
+   libm: exp (3 ulp), sin and cos (4 ulp), pow (16 ulp), normal random (computed in double,
+   then rounded). Errors: HST_ERROR_DTYPE (op not defined for the dtype; f64 on a device without
+   fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the
+   memory layer. */
+#define HST_MAX_DIMS 4
+HST_API hst_scalar hst_real(double re);
+HST_API hst_scalar hst_complex(double re, double im);
+HST_API hst_scalar hst_int(int64_t i);
+
+/* shape: ndim extents, C order (shape[0] slowest), each > 0. Memory from the backend's pool. */
+HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                    const size_t *shape, hst_array **out);
+HST_API void hst_array_destroy(hst_array *a);
+HST_API hst_dtype hst_array_dtype(const hst_array *a);
+HST_API unsigned hst_array_ndim(const hst_array *a);
+HST_API const size_t *hst_array_shape(const hst_array *a);
+HST_API size_t hst_array_count(const hst_array *a);   /* elements */
+HST_API size_t hst_array_bytes(const hst_array *a);   /* count * dtype size */
+HST_API hst_buffer *hst_array_buffer(const hst_array *a);
+/* Blocking copies of the whole array; bytes must equal hst_array_bytes. */
+HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes);
+HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes);
+/* value: integers take value.i64 saturated to the dtype; floats value.re (c64: re, im). */
+HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value);
+HST_API hst_result hst_array_zeros(hst_array *a);
+HST_API hst_result hst_array_ones(hst_array *a);
+HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src);  /* same dtype, shape */
+/* Converts with kernels.h's rules (float->int truncates and saturates, NaN -> 0; c64->real
+   keeps the real part). Same shape; dtypes may differ. */
+HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src);
+HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha);       /* x = alpha x */
+HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x);
+/* dst = op(src) element-wise (dst may be src); p is the exponent of HST_MATH_POW. */
+HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+                                  double p);
+/* Reductions, blocking. sum: integers exact in int64 (out->i64); dot: sum x*y, conj(x)*y for
+   c64; sqnorm: sum |x|^2; min/max ignore NaN (all NaN gives NaN). */
+HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out);
+HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out);
+/* Counter-based random numbers (Philox4x32-10; Salmon et al., SC'11): element i gets the
+   numbers of counter offset + i under key seed, so any device, block split or order gives the
+   same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts). */
+HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+                                    uint64_t offset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_BACKEND_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_BACKEND_IMPLEMENTATION) && !defined(HST__BACKEND_IMPLEMENTED)
+#define HST__BACKEND_IMPLEMENTED
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(_WIN32)
+#  include <direct.h>
+#else
+#  include <sys/stat.h>
+#  include <sys/types.h>
+#  include <unistd.h>
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__PRIVATE static __attribute__((unused))
+#  define HST__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define HST__PRIVATE static
+#  define HST__PRINTF(f, a)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+/* The work-group size of the fixed-order reductions: devices below it cannot reproduce the
+   order, so they answer HST_ERROR_UNSUPPORTED for reductions rather than a different sum. */
+#define HST__LOG_MESSAGE_BYTES 1024
+#define HST__DEFAULT_LOCAL_1D 256  /* a multiple of every GPU's warp/wavefront; PoCL vectorises */
+#define HST__CACHE_MAGIC "HSTPRGB1"
+#define HST__CACHE_MAX_BINARY ((uint64_t)1 << 30)  /* a larger "binary" is a corrupt entry */
+#define HST__HOST_ALIGN 128        /* the host device's reported base-address alignment */
+
+/* >>types ------------------------------------------------------------------------------------ */
+struct hst_queue {
+    hst_backend *be;
+#ifndef HST_NO_OPENCL
+    cl_command_queue cl;
+#endif
+};
+
+struct hst_buffer {
+    hst_backend *be;
+    size_t bytes;              /* what the caller asked for */
+    size_t capacity;           /* what was allocated (a pool bin may be larger) */
+    void *host;                /* host device memory, or a pinned buffer's mapping */
+    hst_buffer *parent;        /* sub-buffers: the buffer they view */
+    size_t origin;             /* sub-buffers: byte offset into the parent */
+    hst_pool *pool;            /* pooled blocks return here on destroy */
+    hst_buffer *next_held;     /* pool: the next held block of the same bin */
+    int pinned;
+#ifndef HST_NO_OPENCL
+    cl_mem cl;
+#endif
+};
+
+struct hst_image {
+    hst_backend *be;
+    hst_dtype dtype;
+    unsigned channels, ndim;
+    int normalized;            /* u8 read as [0, 1] floats */
+    size_t extent[3];          /* width, height, depth (pixels) */
+    size_t pixel_bytes;
+    void *host;                /* host device: tight pixels */
+#ifndef HST_NO_OPENCL
+    cl_mem cl;
+#endif
+};
+
+struct hst_sampler {
+    hst_backend *be;
+    int normalized;
+    unsigned address, filter;
+#ifndef HST_NO_OPENCL
+    cl_sampler cl;
+#endif
+};
+
+struct hst_pool {
+    hst_backend *be;
+    hst_buffer *held;          /* held blocks, sorted by capacity, largest first */
+    hst_pool_stats stats;
+};
+
+struct hst_program {
+    hst_backend *be;
+    uint64_t key[2];
+    unsigned refs;
+    hst_program *next;
+#ifndef HST_NO_OPENCL
+    cl_program cl;
+#endif
+};
+
+struct hst_kernel {
+    hst_program *prog;
+#ifndef HST_NO_OPENCL
+    cl_kernel cl;
+#endif
+};
+
+/* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
+enum {
+    HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
+    HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
+    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_COUNT
+};
+static const char *const hst__vocab_names[HST__K_COUNT] = {
+    "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
+    "hst_k_cast_from_c64", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
+    "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
+    "hst_k_random"
+};
+
+typedef struct hst__vocab {
+    hst_program *prog;
+    hst_kernel *kernels[HST__K_COUNT];
+} hst__vocab;
+
+struct hst_backend {
+    hst_device_info info;
+    hst_log_fn logger;
+    void *log_user;
+    hst_log_level log_level;
+    hst_allocator allocator;
+    char cache_dir[1024];      /* empty: no disk cache */
+    uint64_t device_limit, device_bytes;
+    hst_queue queue;
+    hst_pool *pool;
+    hst_program *programs;     /* the in-memory program cache */
+    hst__vocab vocab[HST_C64 + 1];
+#ifndef HST_NO_OPENCL
+    cl_context ctx;
+    cl_device_id dev;
+    cl_platform_id platform;
+#endif
+};
+
+struct hst_array {
+    hst_backend *be;
+    hst_dtype dtype;
+    unsigned ndim;
+    size_t shape[HST_MAX_DIMS];
+    size_t count, bytes;
+    hst_buffer *buf;
+};
+
+/* >>logging ---------------------------------------------------------------------------------- */
+static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
+    "NONE", "BAD_ARGUMENT", "SIZE_OVERFLOW", "NO_PLATFORM", "DEVICE_CHOSEN",
+    "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
+    "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
+    "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED"
+};
+
+HST_API const char *hst_log_item_name(hst_log_item item) {
+    if ((int)item < 0 || item >= HST_LOG_ITEM_COUNT) return "UNKNOWN";
+    return hst__item_names[item];
+}
+
+static hst_log_level hst__env_log_level(void) {
+    const char *s = getenv("HST_LOG");
+    if (!s || !*s) return HST_LOG_WARN;
+    if (!strcmp(s, "error")) return HST_LOG_ERROR;
+    if (!strcmp(s, "info")) return HST_LOG_INFO;
+    if (!strcmp(s, "debug")) return HST_LOG_DEBUG;
+    return HST_LOG_WARN;
+}
+
+static void hst__stderr_logger(void *user, hst_log_level level, hst_log_item item,
+                               const char *message) {
+    static const char *const names[] = {"", "error", "warning", "info", "debug"};
+    (void)user;
+    fprintf(stderr, "halostream %s [%s]: %s\n", names[level], hst_log_item_name(item), message);
+}
+
+/* Logs through the backend's logger, or the default stderr logger when be is NULL. */
+static void hst__vlog(const hst_backend *be, hst_log_level level, hst_log_item item,
+                      const char *fmt, va_list ap) {
+    char msg[HST__LOG_MESSAGE_BYTES];
+    hst_log_fn fn = be ? be->logger : hst__stderr_logger;
+    hst_log_level max = be ? be->log_level : hst__env_log_level();
+    if (level > max) return;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fn(be ? be->log_user : NULL, level, item, msg);
+}
+
+HST__PRINTF(4, 5)
+static void hst__log(const hst_backend *be, hst_log_level level, hst_log_item item,
+                     const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    hst__vlog(be, level, item, fmt, ap);
+    va_end(ap);
+}
+
+/* Rejects an argument: logs which one and why, returns HST_ERROR_INVALID_ARGUMENT. */
+HST__PRINTF(3, 4)
+static hst_result hst__bad_arg(const hst_backend *be, const char *func, const char *fmt, ...) {
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    hst__log(be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT, "%s: %s", func, why);
+    return HST_ERROR_INVALID_ARGUMENT;
+}
+
+/* >>helpers ---------------------------------------------------------------------------------- */
+/* a * b into *out; 0 (and *out untouched) on overflow. */
+static int hst__mul(size_t a, size_t b, size_t *out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static int hst__add(size_t a, size_t b, size_t *out) {
+    if (b > SIZE_MAX - a) return 0;
+    *out = a + b;
+    return 1;
+}
+
+static hst_result hst__overflow(const hst_backend *be, const char *func, const char *what) {
+    hst__log(be, HST_LOG_ERROR, HST_LOG_SIZE_OVERFLOW, "%s: %s overflows size_t", func, what);
+    return HST_ERROR_OVERFLOW;
+}
+
+static void *hst__malloc(const hst_backend *be, size_t bytes) {
+    void *p;
+    if (bytes == 0) bytes = 1;
+    p = (be && be->allocator.alloc) ? be->allocator.alloc(bytes, be->allocator.user)
+                                    : malloc(bytes);
+    if (!p)
+        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_HOST_MEMORY,
+                 "host allocation of %zu bytes failed", bytes);
+    return p;
+}
+
+static void hst__free(const hst_backend *be, void *p) {
+    if (!p) return;
+    if (be && be->allocator.free) be->allocator.free(p, be->allocator.user);
+    else free(p);
+}
+
+static void *hst__calloc(const hst_backend *be, size_t bytes) {
+    void *p = hst__malloc(be, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+static void hst__copy_string(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int hst__contains_nocase(const char *hay, const char *needle) {
+    size_t i, j, hn = strlen(hay), nn = strlen(needle);
+    if (nn == 0) return 0;
+    for (i = 0; i + nn <= hn; i++) {
+        for (j = 0; j < nn; j++)
+            if (tolower((unsigned char)hay[i + j]) != tolower((unsigned char)needle[j])) break;
+        if (j == nn) return 1;
+    }
+    return 0;
+}
+
+/* 64-bit FNV-1a over bytes, continuing from h; finished by a splitmix64 avalanche in
+   hst__hash_final so that nearby keys spread over the whole range. */
+static uint64_t hst__hash(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
+    return h;
+}
+
+static uint64_t hst__hash_final(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* >>results ---------------------------------------------------------------------------------- */
+typedef struct hst__code_name { int code; const char *name; } hst__code_name;
+static const hst__code_name hst__code_names[] = {
+    {0, "HST_SUCCESS"},
+    {-1, "CL_DEVICE_NOT_FOUND"}, {-2, "CL_DEVICE_NOT_AVAILABLE"},
+    {-3, "CL_COMPILER_NOT_AVAILABLE"}, {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+    {-5, "CL_OUT_OF_RESOURCES"}, {-6, "CL_OUT_OF_HOST_MEMORY"},
+    {-7, "CL_PROFILING_INFO_NOT_AVAILABLE"}, {-8, "CL_MEM_COPY_OVERLAP"},
+    {-9, "CL_IMAGE_FORMAT_MISMATCH"}, {-10, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+    {-11, "CL_BUILD_PROGRAM_FAILURE"}, {-12, "CL_MAP_FAILURE"},
+    {-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+    {-14, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"}, {-15, "CL_COMPILE_PROGRAM_FAILURE"},
+    {-16, "CL_LINKER_NOT_AVAILABLE"}, {-17, "CL_LINK_PROGRAM_FAILURE"},
+    {-18, "CL_DEVICE_PARTITION_FAILED"}, {-19, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+    {-30, "CL_INVALID_VALUE"}, {-31, "CL_INVALID_DEVICE_TYPE"}, {-32, "CL_INVALID_PLATFORM"},
+    {-33, "CL_INVALID_DEVICE"}, {-34, "CL_INVALID_CONTEXT"},
+    {-35, "CL_INVALID_QUEUE_PROPERTIES"}, {-36, "CL_INVALID_COMMAND_QUEUE"},
+    {-37, "CL_INVALID_HOST_PTR"}, {-38, "CL_INVALID_MEM_OBJECT"},
+    {-39, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"}, {-40, "CL_INVALID_IMAGE_SIZE"},
+    {-41, "CL_INVALID_SAMPLER"}, {-42, "CL_INVALID_BINARY"}, {-43, "CL_INVALID_BUILD_OPTIONS"},
+    {-44, "CL_INVALID_PROGRAM"}, {-45, "CL_INVALID_PROGRAM_EXECUTABLE"},
+    {-46, "CL_INVALID_KERNEL_NAME"}, {-47, "CL_INVALID_KERNEL_DEFINITION"},
+    {-48, "CL_INVALID_KERNEL"}, {-49, "CL_INVALID_ARG_INDEX"}, {-50, "CL_INVALID_ARG_VALUE"},
+    {-51, "CL_INVALID_ARG_SIZE"}, {-52, "CL_INVALID_KERNEL_ARGS"},
+    {-53, "CL_INVALID_WORK_DIMENSION"}, {-54, "CL_INVALID_WORK_GROUP_SIZE"},
+    {-55, "CL_INVALID_WORK_ITEM_SIZE"}, {-56, "CL_INVALID_GLOBAL_OFFSET"},
+    {-57, "CL_INVALID_EVENT_WAIT_LIST"}, {-58, "CL_INVALID_EVENT"},
+    {-59, "CL_INVALID_OPERATION"}, {-60, "CL_INVALID_GL_OBJECT"},
+    {-61, "CL_INVALID_BUFFER_SIZE"}, {-62, "CL_INVALID_MIP_LEVEL"},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE"}, {-64, "CL_INVALID_PROPERTY"},
+    {-65, "CL_INVALID_IMAGE_DESCRIPTOR"}, {-66, "CL_INVALID_COMPILER_OPTIONS"},
+    {-67, "CL_INVALID_LINKER_OPTIONS"}, {-68, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+    {-69, "CL_INVALID_PIPE_SIZE"}, {-70, "CL_INVALID_DEVICE_QUEUE"},
+    {-71, "CL_INVALID_SPEC_ID"}, {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
+    {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+    {HST_ERROR_INVALID_ARGUMENT, "HST_ERROR_INVALID_ARGUMENT"},
+    {HST_ERROR_OVERFLOW, "HST_ERROR_OVERFLOW"},
+    {HST_ERROR_OUT_OF_HOST_MEMORY, "HST_ERROR_OUT_OF_HOST_MEMORY"},
+    {HST_ERROR_OUT_OF_DEVICE_MEMORY, "HST_ERROR_OUT_OF_DEVICE_MEMORY"},
+    {HST_ERROR_NO_DEVICE, "HST_ERROR_NO_DEVICE"},
+    {HST_ERROR_UNSUPPORTED, "HST_ERROR_UNSUPPORTED"},
+    {HST_ERROR_DTYPE, "HST_ERROR_DTYPE"},
+    {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
+    {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
+    {HST_ERROR_IO, "HST_ERROR_IO"}
+};
+
+HST_API const char *hst_result_string(hst_result r) {
+    size_t i;
+    for (i = 0; i < sizeof hst__code_names / sizeof hst__code_names[0]; i++)
+        if (hst__code_names[i].code == r) return hst__code_names[i].name;
+    return r < 0 ? "UNKNOWN_ERROR" : "UNKNOWN_RESULT";
+}
+
+HST_API int hst_result_is_out_of_memory(hst_result r) {
+    return r == HST_ERROR_OUT_OF_DEVICE_MEMORY || r == -4 /* MEM_OBJECT_ALLOCATION_FAILURE */ ||
+           r == -5 /* OUT_OF_RESOURCES: NVIDIA's answer to an oversized buffer */;
+}
+
+#ifndef HST_NO_OPENCL
+/* Logs a failed OpenCL call by name and passes its code through. */
+static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int err) {
+    hst_log_item item = hst_result_is_out_of_memory(err) ? HST_LOG_OUT_OF_DEVICE_MEMORY
+                                                           : HST_LOG_CL_ERROR;
+    hst__log(be, HST_LOG_ERROR, item, "%s failed: %s (%d)", call, hst_result_string(err),
+             (int)err);
+    return err;
+}
+#define HST__CL(be, call, expr) \
+    do { cl_int hst__e = (expr); if (hst__e != CL_SUCCESS) return hst__cl_fail(be, call, hst__e); } while (0)
+#endif
+
+/* >>devices ---------------------------------------------------------------------------------- */
+static void hst__host_device_info(hst_device_info *d) {
+    memset(d, 0, sizeof *d);
+    hst__copy_string(d->selector, sizeof d->selector, "host");
+    d->platform_index = d->device_index = -1;
+    d->type = HST_DEVICE_HOST;
+    d->unified_memory = 1;
+    hst__copy_string(d->name, sizeof d->name, "host (C twins of the kernels)");
+    hst__copy_string(d->vendor, sizeof d->vendor, "halostream");
+    hst__copy_string(d->platform_name, sizeof d->platform_name, "host");
+    hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
+    hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
+    d->compute_units = 1;                        /* the host twins run on the calling thread */
+    d->global_mem_bytes = d->max_alloc_bytes = (uint64_t)PTRDIFF_MAX;
+    d->max_work_group_size = 1;
+    d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
+    d->fp64 = d->images = d->correctly_rounded_sqrt = 1;
+    d->svm = HST_SVM_COARSE | HST_SVM_FINE;
+}
+
+#ifndef HST_NO_OPENCL
+static void hst__cl_string(cl_device_id dev, cl_device_info what, char *dst, size_t cap) {
+    dst[0] = '\0';
+    if (clGetDeviceInfo(dev, what, cap, dst, NULL) != CL_SUCCESS) dst[0] = '\0';
+    dst[cap - 1] = '\0';
+}
+
+static hst_device_type hst__cl_type(cl_device_type t) {
+    if (t & CL_DEVICE_TYPE_GPU) return HST_DEVICE_GPU;
+    if (t & CL_DEVICE_TYPE_CPU) return HST_DEVICE_CPU;
+    if (t & CL_DEVICE_TYPE_ACCELERATOR) return HST_DEVICE_ACCELERATOR;
+    return HST_DEVICE_OTHER;
+}
+
+/* OpenCL 2.0+ devices report SVM; older ones fail the query, which means none. */
+static unsigned hst__cl_svm(cl_device_id dev) {
+    cl_device_svm_capabilities caps = 0;
+    unsigned svm = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) != CL_SUCCESS)
+        return 0;
+    if (caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) svm |= HST_SVM_COARSE;
+    if (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) svm |= HST_SVM_FINE;
+    if (caps & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) svm |= HST_SVM_FINE_SYSTEM;
+    if (caps & CL_DEVICE_SVM_ATOMICS) svm |= HST_SVM_ATOMICS;
+    return svm;
+}
+
+static void hst__cl_device_info(cl_platform_id plat, cl_device_id dev, int p, int d,
+                                hst_device_info *o) {
+    cl_device_type type = 0;
+    cl_uint u = 0;
+    cl_ulong ul = 0;
+    cl_bool b = CL_FALSE;
+    cl_device_fp_config fp = 0;
+    size_t sz = 0;
+    memset(o, 0, sizeof *o);
+    snprintf(o->selector, sizeof o->selector, "%d:%d", p, d);
+    o->platform_index = p;
+    o->device_index = d;
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    o->type = hst__cl_type(type);
+    if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof b, &b, NULL) == CL_SUCCESS)
+        o->unified_memory = b == CL_TRUE;
+    hst__cl_string(dev, CL_DEVICE_NAME, o->name, sizeof o->name);
+    hst__cl_string(dev, CL_DEVICE_VENDOR, o->vendor, sizeof o->vendor);
+    hst__cl_string(dev, CL_DEVICE_VERSION, o->version, sizeof o->version);
+    hst__cl_string(dev, CL_DRIVER_VERSION, o->driver_version, sizeof o->driver_version);
+    o->platform_name[0] = '\0';
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof o->platform_name, o->platform_name, NULL);
+    o->platform_name[sizeof o->platform_name - 1] = '\0';
+    if (clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof u, &u, NULL) == CL_SUCCESS)
+        o->compute_units = u;
+    if (clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+        o->global_mem_bytes = ul;
+    if (clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+        o->max_alloc_bytes = ul;
+    if (clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+        o->local_mem_bytes = ul;
+    if (clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS)
+        o->max_work_group_size = sz;
+    if (clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof u, &u, NULL) == CL_SUCCESS)
+        o->mem_base_addr_align_bytes = u / 8;   /* OpenCL reports bits */
+    if (clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS)
+        o->fp64 = fp != 0;
+    fp = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS)
+        o->correctly_rounded_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    b = CL_FALSE;
+    if (clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof b, &b, NULL) == CL_SUCCESS)
+        o->images = b == CL_TRUE;
+    o->svm = hst__cl_svm(dev);
+}
+
+/* Calls fn(platform, device, p, d, user) for every device; stops early when fn returns 0. */
+typedef int (*hst__device_visit)(cl_platform_id, cl_device_id, int, int, void *);
+static void hst__cl_visit(hst__device_visit fn, void *user) {
+    cl_uint np = 0, p;
+    cl_platform_id plats[16];
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
+    if (np > 16) np = 16;
+    for (p = 0; p < np; p++) {
+        cl_device_id devs[64];
+        cl_uint nd = 0, d;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
+        if (nd > 64) nd = 64;
+        for (d = 0; d < nd; d++)
+            if (!fn(plats[p], devs[d], (int)p, (int)d, user)) return;
+    }
+}
+
+typedef struct hst__list_ctx { hst_device_info *out; size_t cap, n; } hst__list_ctx;
+static int hst__list_visit(cl_platform_id pl, cl_device_id dev, int p, int d, void *user) {
+    hst__list_ctx *c = (hst__list_ctx *)user;
+    if (c->out && c->n < c->cap) hst__cl_device_info(pl, dev, p, d, &c->out[c->n]);
+    c->n++;
+    return 1;
+}
+
+typedef struct hst__find_ctx { int p, d; cl_platform_id plat; cl_device_id dev; } hst__find_ctx;
+static int hst__find_visit(cl_platform_id pl, cl_device_id dev, int p, int d, void *user) {
+    hst__find_ctx *c = (hst__find_ctx *)user;
+    if (p != c->p || d != c->d) return 1;
+    c->plat = pl;
+    c->dev = dev;
+    return 0;
+}
+#endif
+
+HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count) {
+    size_t n = 0;
+    if (!count) return hst__bad_arg(NULL, "hst_devices", "count is NULL");
+#ifndef HST_NO_OPENCL
+    {
+        hst__list_ctx c;
+        c.out = out; c.cap = capacity; c.n = 0;
+        hst__cl_visit(hst__list_visit, &c);
+        n = c.n;
+    }
+#endif
+    if (out && n < capacity) hst__host_device_info(&out[n]);
+    *count = n + 1;
+    return HST_SUCCESS;
+}
+
+/* Preference of `auto` and of gpu/cpu among their kind: higher wins. */
+static int hst__device_rank(const hst_device_info *d) {
+    switch (d->type) {
+    case HST_DEVICE_GPU: return d->unified_memory ? 4 : 5;
+    case HST_DEVICE_ACCELERATOR: return 3;
+    case HST_DEVICE_CPU: return 2;
+    case HST_DEVICE_OTHER: return 1;
+    default: return 0;
+    }
+}
+
+static const char *hst__type_name(hst_device_type t) {
+    switch (t) {
+    case HST_DEVICE_HOST: return "host";
+    case HST_DEVICE_CPU: return "OpenCL CPU";
+    case HST_DEVICE_GPU: return "GPU";
+    case HST_DEVICE_ACCELERATOR: return "accelerator";
+    default: return "other";
+    }
+}
+
+/* Best-ranked device among those `accept` admits (0 = all, else a type); -1 if none. */
+static long hst__best_device(const hst_device_info *list, size_t n, hst_device_type accept) {
+    long best = -1;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const hst_device_info *d = &list[i];
+        if (accept && d->type != accept) continue;
+        if (best < 0 || hst__device_rank(d) > hst__device_rank(&list[best]) ||
+            (hst__device_rank(d) == hst__device_rank(&list[best]) &&
+             d->global_mem_bytes > list[best].global_mem_bytes && d->type != HST_DEVICE_HOST))
+            best = (long)i;
+    }
+    return best;
+}
+
+static long hst__match_selector(const char *sel, const hst_device_info *list, size_t n,
+                                char *why, size_t why_bytes) {
+    size_t i;
+    int p, d;
+    char tail;
+    if (!strcmp(sel, "auto")) {
+        long b = hst__best_device(list, n, (hst_device_type)0);
+        const hst_device_info *x = &list[b];
+        if (x->type == HST_DEVICE_HOST)
+            snprintf(why, why_bytes, "auto: no OpenCL device found, using the host device");
+        else
+            snprintf(why, why_bytes, "auto: %s%s preferred (discrete GPU > integrated GPU > "
+                     "accelerator > OpenCL CPU > host), %u compute units, %.1f GiB",
+                     x->type == HST_DEVICE_GPU ? (x->unified_memory ? "integrated " : "discrete ")
+                                               : "", hst__type_name(x->type), x->compute_units,
+                     (double)x->global_mem_bytes / 1073741824.0);
+        return b;
+    }
+    if (!strcmp(sel, "gpu") || !strcmp(sel, "cpu") || !strcmp(sel, "host")) {
+        hst_device_type t = sel[0] == 'g' ? HST_DEVICE_GPU
+                          : sel[0] == 'c' ? HST_DEVICE_CPU : HST_DEVICE_HOST;
+        long b = hst__best_device(list, n, t);
+        if (b >= 0) snprintf(why, why_bytes, "%s: the preferred %s device", sel, hst__type_name(t));
+        return b;
+    }
+    if (sscanf(sel, "%d:%d%c", &p, &d, &tail) == 2) {
+        for (i = 0; i < n; i++)
+            if (list[i].platform_index == p && list[i].device_index == d) {
+                snprintf(why, why_bytes, "%s: platform %d, device %d", sel, p, d);
+                return (long)i;
+            }
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (hst__contains_nocase(list[i].name, sel) || hst__contains_nocase(list[i].vendor, sel) ||
+            hst__contains_nocase(list[i].platform_name, sel)) {
+            snprintf(why, why_bytes, "'%s' matches the name, vendor or platform of %s", sel,
+                     list[i].selector);
+            return (long)i;
+        }
+    return -1;
+}
+
+/* Lists what is available into why, for the error message of a failed selection. */
+static void hst__describe_devices(const hst_device_info *list, size_t n, const char *sel,
+                                  char *why, size_t why_bytes) {
+    size_t i, used;
+    used = (size_t)snprintf(why, why_bytes, "no device matches '%s'; available:", sel);
+    for (i = 0; i < n && used < why_bytes; i++)
+        used += (size_t)snprintf(why + used, why_bytes - used, " %s (%s)%s", list[i].selector,
+                                 list[i].name, i + 1 < n ? "," : "");
+}
+
+static hst_result hst__select(const hst_backend *be, const char *selector, hst_device_info *out,
+                              char *why, size_t why_bytes) {
+    hst_device_info *list;
+    size_t n = 0;
+    long pick;
+    const char *sel = selector;
+    hst_result r;
+    if (!sel || !*sel) sel = getenv("HST_DEVICE");
+    if (!sel || !*sel) sel = "auto";
+    hst_devices(NULL, 0, &n);
+    list = (hst_device_info *)hst__malloc(be, n * sizeof *list);
+    if (!list) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst_devices(list, n, &n);
+    why[0] = '\0';
+    pick = hst__match_selector(sel, list, n, why, why_bytes);
+    if (pick >= 0) {
+        *out = list[pick];
+        r = HST_SUCCESS;
+    } else {
+        hst__describe_devices(list, n, sel, why, why_bytes);
+        r = HST_ERROR_NO_DEVICE;
+    }
+    hst__free(be, list);
+    return r;
+}
+
+HST_API hst_result hst_device_select(const char *selector, hst_device_info *out, char *why,
+                                     size_t why_bytes) {
+    char local[512];
+    hst_result r;
+    if (!out) return hst__bad_arg(NULL, "hst_device_select", "out is NULL");
+    r = hst__select(NULL, selector, out, local, sizeof local);
+    if (why && why_bytes) hst__copy_string(why, why_bytes, local);
+    return r;
+}
+
+/* >>backend ---------------------------------------------------------------------------------- */
+static void hst__resolve_cache_dir(hst_backend *be, const hst_backend_desc *desc) {
+    const char *dir = desc->cache_dir;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    be->cache_dir[0] = '\0';
+    if (desc->no_disk_cache) return;
+    if (!dir || !*dir) dir = getenv("HST_CACHE_DIR");
+    if (dir && !strcmp(dir, "off")) return;
+    if (dir && *dir) snprintf(be->cache_dir, sizeof be->cache_dir, "%s", dir);
+    else if (xdg && *xdg) snprintf(be->cache_dir, sizeof be->cache_dir, "%s/halostream", xdg);
+    else if (home && *home) snprintf(be->cache_dir, sizeof be->cache_dir, "%s/.cache/halostream", home);
+}
+
+static hst_result hst__check_desc(const hst_backend_desc *d) {
+    if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
+        return hst__bad_arg(NULL, "hst_backend_create", "desc.allocator: set both alloc and free, or neither");
+#ifndef HST_NO_OPENCL
+    if ((d->wrap_context == NULL) != (d->wrap_queue == NULL))
+        return hst__bad_arg(NULL, "hst_backend_create", "desc.wrap_context and desc.wrap_queue: set both, or neither");
+#endif
+    if (d->log_level < 0 || d->log_level > HST_LOG_DEBUG)
+        return hst__bad_arg(NULL, "hst_backend_create", "desc.log_level %d is not an hst_log_level", (int)d->log_level);
+    return HST_SUCCESS;
+}
+
+/* The fields that logging and allocation need, so errors during creation reach the caller's
+   logger through the caller's allocator. */
+static void hst__init_config(hst_backend *be, const hst_backend_desc *d) {
+    memset(be, 0, sizeof *be);
+    be->logger = d->logger ? d->logger : hst__stderr_logger;
+    be->log_user = d->log_user;
+    be->log_level = d->log_level ? d->log_level
+                                 : (d->logger ? HST_LOG_DEBUG : hst__env_log_level());
+    be->allocator = d->allocator;
+    be->device_limit = d->device_memory_limit_bytes;
+    hst__resolve_cache_dir(be, d);
+}
+
+#ifndef HST_NO_OPENCL
+static int hst__cl_version_at_least(const char *version, int major) {
+    int maj = 1, min = 0;
+    if (sscanf(version, "OpenCL %d.%d", &maj, &min) < 1) return 0;
+    return maj >= major;
+}
+
+/* An in-order queue; OpenCL 2.0+ has the non-deprecated constructor. */
+static hst_result hst__cl_queue(hst_backend *be, cl_command_queue *out) {
+    cl_int err;
+    if (hst__cl_version_at_least(be->info.version, 2)) {
+        *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, NULL, &err);
+    } else {
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+        *out = clCreateCommandQueue(be->ctx, be->dev, 0, &err);
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+    }
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateCommandQueue", err);
+    return HST_SUCCESS;
+}
+
+typedef struct hst__byo_ctx { cl_device_id dev; hst_device_info *info; } hst__byo_ctx;
+static int hst__byo_visit(cl_platform_id pl, cl_device_id dev, int p, int d, void *user) {
+    hst__byo_ctx *c = (hst__byo_ctx *)user;
+    if (dev != c->dev) return 1;
+    hst__cl_device_info(pl, dev, p, d, c->info);
+    return 0;
+}
+
+/* Wraps the caller's context and queue (retained, never owned). */
+static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queue q) {
+    hst__byo_ctx c;
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof be->dev, &be->dev, NULL));
+    HST__CL(be, "clGetDeviceInfo", clGetDeviceInfo(be->dev, CL_DEVICE_PLATFORM, sizeof be->platform, &be->platform, NULL));
+    c.dev = be->dev;
+    c.info = &be->info;
+    be->info.type = (hst_device_type)0;
+    hst__cl_visit(hst__byo_visit, &c);
+    if (be->info.type == 0) {    /* a device the ICD loader does not list: describe it anyway */
+        hst__cl_device_info(be->platform, be->dev, -1, -1, &be->info);
+        hst__copy_string(be->info.selector, sizeof be->info.selector, "wrapped");
+    }
+    clRetainContext(ctx);
+    clRetainCommandQueue(q);
+    be->ctx = ctx;
+    be->queue.cl = q;
+    hst__log(be, HST_LOG_INFO, HST_LOG_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
+             be->info.name, be->info.selector);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__open_cl(hst_backend *be) {
+    hst__find_ctx f;
+    cl_int err;
+    cl_context_properties props[3];
+    f.p = be->info.platform_index; f.d = be->info.device_index; f.plat = NULL; f.dev = NULL;
+    hst__cl_visit(hst__find_visit, &f);
+    if (!f.dev) return HST_ERROR_NO_DEVICE;
+    be->platform = f.plat;
+    be->dev = f.dev;
+    props[0] = CL_CONTEXT_PLATFORM; props[1] = (cl_context_properties)f.plat; props[2] = 0;
+    be->ctx = clCreateContext(props, 1, &f.dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateContext", err);
+    return hst__cl_queue(be, &be->queue.cl);
+}
+#endif
+
+/* Announces that no OpenCL platform exists, once per process, as the design asks. */
+static void hst__note_no_platform(const hst_backend *be) {
+    static int said = 0;
+    if (said) return;
+    said = 1;
+    hst__log(be, HST_LOG_WARN, HST_LOG_NO_PLATFORM,
+             "no OpenCL device found: the host device runs everything (C twins of the kernels)");
+}
+
+static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc) {
+    char why[512];
+    hst_result r;
+#ifndef HST_NO_OPENCL
+    if (desc->wrap_context) return hst__open_byo(be, desc->wrap_context, desc->wrap_queue);
+#endif
+    r = hst__select(be, desc->device, &be->info, why, sizeof why);
+    if (r != HST_SUCCESS) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_NO_MATCHING_DEVICE, "hst_backend_create: %s", why);
+        return r;
+    }
+    hst__log(be, HST_LOG_INFO, HST_LOG_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
+    if (be->info.type == HST_DEVICE_HOST) {
+        size_t n = 0;
+        hst_devices(NULL, 0, &n);
+        if (n == 1) hst__note_no_platform(be);
+        return HST_SUCCESS;
+    }
+#ifndef HST_NO_OPENCL
+    return hst__open_cl(be);
+#else
+    return HST_ERROR_NO_DEVICE;
+#endif
+}
+
+HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out) {
+    hst_backend cfg, *be;
+    hst_backend_desc zero;
+    hst_result r;
+    if (!out) return hst__bad_arg(NULL, "hst_backend_create", "out is NULL");
+    *out = NULL;
+    if (!desc) { memset(&zero, 0, sizeof zero); desc = &zero; }
+    if ((r = hst__check_desc(desc)) != HST_SUCCESS) return r;
+    hst__init_config(&cfg, desc);
+    be = (hst_backend *)hst__malloc(&cfg, sizeof *be);
+    if (!be) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    *be = cfg;
+    be->queue.be = be;
+    r = hst__open_device(be, desc);
+    if (r == HST_SUCCESS) r = hst_pool_create(be, &be->pool);
+    if (r != HST_SUCCESS) { hst_backend_destroy(be); return r; }
+    *out = be;
+    return HST_SUCCESS;
+}
+
+static void hst__release_programs(hst_backend *be) {
+    int dt, k;
+    for (dt = 0; dt <= HST_C64; dt++)
+        for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(be->vocab[dt].kernels[k]);
+    while (be->programs) {
+        hst_program *p = be->programs;
+        be->programs = p->next;
+#ifndef HST_NO_OPENCL
+        if (p->cl) clReleaseProgram(p->cl);
+#endif
+        hst__free(be, p);
+    }
+}
+
+HST_API void hst_backend_destroy(hst_backend *be) {
+    if (!be) return;
+    hst__release_programs(be);
+    hst_pool_destroy(be->pool);
+#ifndef HST_NO_OPENCL
+    if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
+    if (be->ctx) clReleaseContext(be->ctx);
+#endif
+    hst__free(be, be);
+}
+
+HST_API const hst_device_info *hst_backend_device(const hst_backend *be) {
+    return be ? &be->info : NULL;
+}
+HST_API int hst_backend_is_host(const hst_backend *be) {
+    return be && be->info.type == HST_DEVICE_HOST;
+}
+HST_API hst_queue *hst_backend_queue(hst_backend *be) { return be ? &be->queue : NULL; }
+HST_API hst_pool *hst_backend_pool(hst_backend *be) { return be ? be->pool : NULL; }
+HST_API uint64_t hst_backend_device_bytes(const hst_backend *be) {
+    return be ? be->device_bytes : 0;
+}
+#ifndef HST_NO_OPENCL
+HST_API cl_context hst_backend_cl_context(const hst_backend *be) { return be ? be->ctx : NULL; }
+HST_API cl_device_id hst_backend_cl_device(const hst_backend *be) { return be ? be->dev : NULL; }
+#endif
+
+/* >>queues ----------------------------------------------------------------------------------- */
+HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
+    hst_queue *q;
+    if (!be || !out) return hst__bad_arg(be, "hst_queue_create", "%s is NULL", be ? "out" : "be");
+    q = (hst_queue *)hst__calloc(be, sizeof *q);
+    if (!q) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    q->be = be;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) {
+        hst_result r = hst__cl_queue(be, &q->cl);
+        if (r != HST_SUCCESS) { hst__free(be, q); return r; }
+    }
+#endif
+    *out = q;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_queue_destroy(hst_queue *q) {
+    if (!q || q == &q->be->queue) return;   /* the default queue belongs to the backend */
+#ifndef HST_NO_OPENCL
+    if (q->cl) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
+#endif
+    hst__free(q->be, q);
+}
+
+HST_API hst_result hst_queue_flush(hst_queue *q) {
+    if (!q) return hst__bad_arg(NULL, "hst_queue_flush", "q is NULL");
+#ifndef HST_NO_OPENCL
+    if (q->cl) HST__CL(q->be, "clFlush", clFlush(q->cl));
+#endif
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_queue_finish(hst_queue *q) {
+    if (!q) return hst__bad_arg(NULL, "hst_queue_finish", "q is NULL");
+#ifndef HST_NO_OPENCL
+    if (q->cl) HST__CL(q->be, "clFinish", clFinish(q->cl));
+#endif
+    return HST_SUCCESS;
+}
+
+#ifndef HST_NO_OPENCL
+HST_API cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
+#endif
+
+HST_API hst_result hst_event_wait(size_t num, const hst_event *events) {
+#ifndef HST_NO_OPENCL
+    size_t i;
+    for (i = 0; i < num; i++)
+        if (events[i]) {
+            cl_int e = clWaitForEvents(1, &events[i]);
+            if (e != CL_SUCCESS) return hst__cl_fail(NULL, "clWaitForEvents", e);
+        }
+#else
+    (void)num; (void)events;
+#endif
+    return HST_SUCCESS;
+}
+
+HST_API void hst_event_release(hst_event e) {
+#ifndef HST_NO_OPENCL
+    if (e) clReleaseEvent(e);
+#else
+    (void)e;
+#endif
+}
+
+/* >>memory ----------------------------------------------------------------------------------- */
+#ifndef HST_NO_OPENCL
+/* OpenCL rejects NULL entries in a wait list; ours mean "already complete", so they are
+   dropped. Up to HST__WAIT_LOCAL events need no allocation. */
+#define HST__WAIT_LOCAL 16
+typedef struct hst__waitlist {
+    cl_uint n;
+    const cl_event *ev;
+    cl_event local[HST__WAIT_LOCAL];
+    cl_event *heap;
+} hst__waitlist;
+
+static hst_result hst__wl_init(const hst_backend *be, hst__waitlist *w, size_t num,
+                               const hst_event *wait) {
+    size_t i, nonnull = 0;
+    cl_event *dst;
+    w->heap = NULL; w->n = 0; w->ev = NULL;
+    for (i = 0; i < num; i++) nonnull += wait[i] != NULL;
+    if (nonnull == num) { w->n = (cl_uint)num; w->ev = num ? wait : NULL; return HST_SUCCESS; }
+    dst = w->local;
+    if (nonnull > HST__WAIT_LOCAL) {
+        w->heap = (cl_event *)hst__malloc(be, nonnull * sizeof *dst);
+        if (!w->heap) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        dst = w->heap;
+    }
+    for (i = 0; i < num; i++) if (wait[i]) dst[w->n++] = wait[i];
+    w->ev = w->n ? dst : NULL;
+    return HST_SUCCESS;
+}
+
+static void hst__wl_free(const hst_backend *be, hst__waitlist *w) { hst__free(be, w->heap); }
+#endif
+
+/* Every enqueue-style call starts here: the queue exists and the wait list is well formed. */
+static hst_result hst__check_enqueue(const hst_queue *q, const char *func, size_t num_wait,
+                                     const hst_event *wait) {
+    if (!q) return hst__bad_arg(NULL, func, "q is NULL");
+    if (num_wait && !wait)
+        return hst__bad_arg(q->be, func, "wait is NULL but num_wait is %zu", num_wait);
+    return HST_SUCCESS;
+}
+
+/* The host device works synchronously: wait for the listed events, then run. */
+static hst_result hst__host_begin(size_t num_wait, const hst_event *wait, hst_event *out) {
+    if (out) *out = NULL;
+    return hst_event_wait(num_wait, wait);
+}
+
+static int hst__is_cl(const hst_backend *be) {
+#ifndef HST_NO_OPENCL
+    return be->ctx != NULL;
+#else
+    (void)be;
+    return 0;
+#endif
+}
+
+/* [offset, offset + bytes) must lie inside `size` bytes. */
+static hst_result hst__check_range(const hst_backend *be, const char *func, const char *what,
+                                   size_t offset, size_t bytes, size_t size) {
+    size_t end;
+    if (!hst__add(offset, bytes, &end)) return hst__overflow(be, func, what);
+    if (end > size)
+        return hst__bad_arg(be, func, "%s [%zu, %zu) exceeds the buffer's %zu bytes", what,
+                            offset, end, size);
+    return HST_SUCCESS;
+}
+
+/* Charges a device allocation against the device's and the caller's limits. */
+static hst_result hst__reserve(hst_backend *be, const char *func, size_t bytes) {
+    if ((uint64_t)bytes > be->info.max_alloc_bytes) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY,
+                 "%s: %zu bytes exceed the device's largest allocation (%llu bytes)", func, bytes,
+                 (unsigned long long)be->info.max_alloc_bytes);
+        return HST_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    if (be->device_limit && (uint64_t)bytes > be->device_limit - be->device_bytes) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY,
+                 "%s: %zu bytes more would exceed the limit of %llu device bytes (%llu in use)",
+                 func, bytes, (unsigned long long)be->device_limit,
+                 (unsigned long long)be->device_bytes);
+        return HST_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    be->device_bytes += bytes;
+    return HST_SUCCESS;
+}
+
+static void hst__unreserve(hst_backend *be, size_t bytes) { be->device_bytes -= bytes; }
+
+#ifndef HST_NO_OPENCL
+/* Forces the allocation now: OpenCL may defer it to first use, where out-of-memory would
+   surface in an unrelated call. */
+static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
+    cl_event ev;
+    cl_int err = clEnqueueMigrateMemObjects(be->queue.cl, 1, &mem,
+                                            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMigrateMemObjects", err);
+    err = clWaitForEvents(1, &ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clWaitForEvents (resident allocation)", err);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_alloc(hst_buffer *b, size_t bytes, unsigned flags, int pinned) {
+    hst_backend *be = b->be;
+    cl_mem_flags f = (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
+                   : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    cl_int err;
+    if (pinned) f = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
+    b->cl = clCreateBuffer(be->ctx, f, bytes, NULL, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateBuffer", err);
+    if (pinned) {   /* mapped once, for the buffer's lifetime */
+        b->host = clEnqueueMapBuffer(be->queue.cl, b->cl, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                     bytes, 0, NULL, NULL, &err);
+        if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMapBuffer (pinned)", err);
+        return HST_SUCCESS;
+    }
+    return (flags & HST_MEM_RESIDENT) ? hst__cl_make_resident(be, b->cl) : HST_SUCCESS;
+}
+#endif
+
+/* Releases the memory of a non-pooled buffer and its struct. */
+static void hst__buffer_release(hst_buffer *b) {
+    hst_backend *be = b->be;
+#ifndef HST_NO_OPENCL
+    if (b->cl) {
+        if (b->pinned && b->host && !b->parent)
+            clEnqueueUnmapMemObject(be->queue.cl, b->cl, b->host, 0, NULL, NULL);
+        clReleaseMemObject(b->cl);
+    } else
+#endif
+    if (!b->parent) hst__free(be, b->host);
+    if (!b->parent) hst__unreserve(be, b->capacity);
+    hst__free(be, b);
+}
+
+static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t bytes,
+                                  unsigned flags, int pinned, hst_buffer **out) {
+    hst_buffer *b;
+    hst_result r;
+    if ((r = hst__reserve(be, func, bytes)) != HST_SUCCESS) return r;
+    b = (hst_buffer *)hst__calloc(be, sizeof *b);
+    if (!b) { hst__unreserve(be, bytes); return HST_ERROR_OUT_OF_HOST_MEMORY; }
+    b->be = be;
+    b->bytes = b->capacity = bytes;
+    b->pinned = pinned;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) r = hst__cl_alloc(b, bytes, flags, pinned);
+    else
+#endif
+    {
+        b->host = hst__malloc(be, bytes);
+        r = b->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+        (void)flags;
+    }
+    if (r != HST_SUCCESS) { hst__buffer_release(b); return r; }
+    *out = b;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_alloc_args(hst_backend *be, const char *func, size_t bytes,
+                                        unsigned flags, hst_buffer **out) {
+    if (!be) return hst__bad_arg(NULL, func, "be is NULL");
+    if (!out) return hst__bad_arg(be, func, "out is NULL");
+    *out = NULL;
+    if (bytes == 0) return hst__bad_arg(be, func, "bytes is 0");
+    if (flags & ~(unsigned)(HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY | HST_MEM_RESIDENT))
+        return hst__bad_arg(be, func, "flags 0x%x has unknown bits", flags);
+    if ((flags & HST_MEM_READ_ONLY) && (flags & HST_MEM_WRITE_ONLY))
+        return hst__bad_arg(be, func, "flags: READ_ONLY and WRITE_ONLY together");
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
+                                     hst_buffer **out) {
+    hst_result r = hst__check_alloc_args(be, "hst_buffer_create", bytes, flags, out);
+    if (r != HST_SUCCESS) return r;
+    return hst__buffer_new(be, "hst_buffer_create", bytes, flags, 0, out);
+}
+
+HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out) {
+    hst_result r = hst__check_alloc_args(be, "hst_pinned_create", bytes, 0, out);
+    if (r != HST_SUCCESS) return r;
+    return hst__buffer_new(be, "hst_pinned_create", bytes, 0, 1, out);
+}
+
+HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
+                                         hst_buffer **out) {
+    static const char *F = "hst_buffer_create_sub";
+    hst_backend *be;
+    hst_buffer *b;
+    hst_result r;
+    if (!parent) return hst__bad_arg(NULL, F, "parent is NULL");
+    be = parent->be;
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (parent->parent) return hst__bad_arg(be, F, "parent is itself a sub-buffer");
+    if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
+    if ((r = hst__check_range(be, F, "sub-buffer", origin, bytes, parent->bytes)) != HST_SUCCESS)
+        return r;
+    if (origin % be->info.mem_base_addr_align_bytes) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_MISALIGNED,
+                 "%s: origin %zu is not a multiple of the device's base address alignment "
+                 "(%u bytes)", F, origin, be->info.mem_base_addr_align_bytes);
+        return HST_ERROR_ALIGNMENT;
+    }
+    b = (hst_buffer *)hst__calloc(be, sizeof *b);
+    if (!b) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    *b = *parent;
+    b->parent = parent; b->origin = origin; b->bytes = b->capacity = bytes;
+    b->pool = NULL; b->next_held = NULL;
+    b->host = parent->host ? (char *)parent->host + origin : NULL;
+#ifndef HST_NO_OPENCL
+    if (parent->cl) {
+        cl_buffer_region reg;
+        cl_int err;
+        reg.origin = origin; reg.size = bytes;
+        b->cl = clCreateSubBuffer(parent->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+        if (err != CL_SUCCESS) { hst__free(be, b); return hst__cl_fail(be, "clCreateSubBuffer", err); }
+    }
+#endif
+    *out = b;
+    return HST_SUCCESS;
+}
+
+static void hst__pool_return(hst_pool *pool, hst_buffer *b);
+
+HST_API void hst_buffer_destroy(hst_buffer *buf) {
+    if (!buf) return;
+    if (buf->pool) hst__pool_return(buf->pool, buf);
+    else hst__buffer_release(buf);
+}
+
+HST_API size_t hst_buffer_bytes(const hst_buffer *b) { return b ? b->bytes : 0; }
+HST_API void *hst_buffer_host_ptr(const hst_buffer *b) { return b ? b->host : NULL; }
+HST_API hst_backend *hst_buffer_backend(const hst_buffer *b) { return b ? b->be : NULL; }
+#ifndef HST_NO_OPENCL
+HST_API cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
+#endif
+
+/* The buffer belongs to the queue's backend (objects of two backends never mix). */
+static hst_result hst__check_buffer(const hst_queue *q, const char *func, const char *name,
+                                    const hst_buffer *b) {
+    if (!b) return hst__bad_arg(q->be, func, "%s is NULL", name);
+    if (b->be != q->be) {
+        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH,
+                 "%s: %s belongs to another backend than the queue", func, name);
+        return HST_ERROR_SHAPE;
+    }
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
+                            size_t pattern_bytes, size_t offset, size_t bytes,
+                            size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_fill";
+    hst_result r;
+    size_t i;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
+    if (!pattern) return hst__bad_arg(q->be, F, "pattern is NULL");
+    if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)))
+        return hst__bad_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
+    if (offset % pattern_bytes || bytes % pattern_bytes)
+        return hst__bad_arg(q->be, F, "offset %zu and bytes %zu must be multiples of pattern_bytes %zu",
+                            offset, bytes, pattern_bytes);
+    if ((r = hst__check_range(q->be, F, "fill", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
+    if (bytes == 0) return hst__host_begin(num_wait, wait, out);
+#ifndef HST_NO_OPENCL
+    if (buf->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueFillBuffer(q->cl, buf->cl, pattern, pattern_bytes, offset, bytes, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillBuffer", err);
+    }
+#endif
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < bytes; i += pattern_bytes)
+        memcpy((char *)buf->host + offset + i, pattern, pattern_bytes);
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
+                             size_t bytes, int blocking,
+                             size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_write";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "dst", dst)) != HST_SUCCESS) return r;
+    if (!src) return hst__bad_arg(q->be, F, "src is NULL");
+    if ((r = hst__check_range(q->be, F, "write", dst_offset, bytes, dst->bytes)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (dst->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueWriteBuffer(q->cl, dst->cl, blocking ? CL_TRUE : CL_FALSE, dst_offset,
+                                   bytes, src, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueWriteBuffer", err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove((char *)dst->host + dst_offset, src, bytes);
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
+                            size_t bytes, int blocking,
+                            size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_read";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "src", src)) != HST_SUCCESS) return r;
+    if (!dst) return hst__bad_arg(q->be, F, "dst is NULL");
+    if ((r = hst__check_range(q->be, F, "read", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (src->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueReadBuffer(q->cl, src->cl, blocking ? CL_TRUE : CL_FALSE, src_offset,
+                                  bytes, dst, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueReadBuffer", err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove(dst, (const char *)src->host + src_offset, bytes);
+    return HST_SUCCESS;
+}
+
+/* The root buffer and absolute offset of a (sub-)buffer, to detect overlapping copies. */
+static const hst_buffer *hst__root(const hst_buffer *b, size_t *offset) {
+    *offset += b->origin;
+    return b->parent ? b->parent : b;
+}
+
+HST_API hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+                            const hst_buffer *src, size_t src_offset, size_t bytes,
+                            size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_copy";
+    size_t da = dst_offset, sa = src_offset;
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "dst", dst)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "src", src)) != HST_SUCCESS) return r;
+    if ((r = hst__check_range(q->be, F, "destination", dst_offset, bytes, dst->bytes)) != HST_SUCCESS) return r;
+    if ((r = hst__check_range(q->be, F, "source", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
+    if (hst__root(dst, &da) == hst__root(src, &sa) && da < sa + bytes && sa < da + bytes)
+        return hst__bad_arg(q->be, F, "source and destination ranges overlap");
+    if (bytes == 0) return hst__host_begin(num_wait, wait, out);
+#ifndef HST_NO_OPENCL
+    if (dst->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueCopyBuffer(q->cl, src->cl, dst->cl, src_offset, dst_offset, bytes, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyBuffer", err);
+    }
+#endif
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    memcpy((char *)dst->host + dst_offset, (const char *)src->host + src_offset, bytes);
+    return HST_SUCCESS;
+}
+
+/* Rectangular regions: pitches resolved to explicit values and the extent checked. */
+typedef struct hst__rect_abs { size_t origin[3], row_pitch, slice_pitch; } hst__rect_abs;
+
+/* Resolves a rect's zero pitches as OpenCL does and, when size > 0, checks that the region
+   lies within `size` bytes (size 0: a host array, trusted). */
+static hst_result hst__resolve_rect(const hst_backend *be, const char *func, const char *what,
+                                    const hst_rect *in, const size_t region[3], size_t size,
+                                    hst__rect_abs *o) {
+    size_t last, t;
+    int i;
+    hst__rect_abs zero;
+    memset(&zero, 0, sizeof zero);
+    *o = zero;
+    if (in) { for (i = 0; i < 3; i++) o->origin[i] = in->origin[i]; o->row_pitch = in->row_pitch; o->slice_pitch = in->slice_pitch; }
+    if (o->row_pitch == 0) o->row_pitch = region[0];
+    if (o->slice_pitch == 0 && !hst__mul(region[1], o->row_pitch, &o->slice_pitch))
+        return hst__overflow(be, func, what);
+    if (o->row_pitch < region[0] || o->slice_pitch < region[1] * o->row_pitch)
+        return hst__bad_arg(be, func, "%s: pitches (%zu, %zu) are smaller than the region", what,
+                            o->row_pitch, o->slice_pitch);
+    if (size == 0) return HST_SUCCESS;
+    /* last byte + 1 = origin + (region - 1) in every dimension, weighted by the pitches */
+    if (!hst__mul(o->origin[2] + region[2] - 1, o->slice_pitch, &last) ||
+        o->origin[2] + region[2] - 1 < o->origin[2] ||
+        !hst__mul(o->origin[1] + region[1] - 1, o->row_pitch, &t) ||
+        o->origin[1] + region[1] - 1 < o->origin[1] ||
+        !hst__add(last, t, &last) || !hst__add(last, o->origin[0], &last) ||
+        !hst__add(last, region[0], &last))
+        return hst__overflow(be, func, what);
+    if (last > size)
+        return hst__bad_arg(be, func, "%s: the region ends at byte %zu, past the buffer's %zu",
+                            what, last, size);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_region(const hst_backend *be, const char *func, const size_t *region) {
+    size_t t;
+    if (!region) return hst__bad_arg(be, func, "region is NULL");
+    if (!region[0] || !region[1] || !region[2])
+        return hst__bad_arg(be, func, "region {%zu, %zu, %zu} has a zero extent", region[0],
+                            region[1], region[2]);
+    if (!hst__mul(region[0], region[1], &t) || !hst__mul(t, region[2], &t))
+        return hst__overflow(be, func, "region");
+    return HST_SUCCESS;
+}
+
+static size_t hst__rect_offset(const hst__rect_abs *r) {
+    return r->origin[2] * r->slice_pitch + r->origin[1] * r->row_pitch + r->origin[0];
+}
+
+/* The host side of every rectangular transfer (also the host device's images). */
+static void hst__rect_memcpy(void *dst, const hst__rect_abs *d, const void *src,
+                             const hst__rect_abs *s, const size_t region[3]) {
+    size_t y, z;
+    char *dp = (char *)dst + hst__rect_offset(d);
+    const char *sp = (const char *)src + hst__rect_offset(s);
+    for (z = 0; z < region[2]; z++)
+        for (y = 0; y < region[1]; y++)
+            memmove(dp + z * d->slice_pitch + y * d->row_pitch,
+                    sp + z * s->slice_pitch + y * s->row_pitch, region[0]);
+}
+
+/* dir: 0 host->buffer, 1 buffer->host, 2 buffer->buffer. */
+static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer *dbuf,
+                            void *dhost, const hst_rect *drect, const hst_buffer *sbuf,
+                            const void *shost, const hst_rect *srect, const size_t region[3],
+                            int blocking, size_t num_wait, const hst_event *wait, hst_event *out) {
+    hst__rect_abs d, s;
+    hst_result r;
+    if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_region(q->be, func, region)) != HST_SUCCESS) return r;
+    if (dir != 1 && (r = hst__check_buffer(q, func, "dst", dbuf)) != HST_SUCCESS) return r;
+    if (dir != 0 && (r = hst__check_buffer(q, func, "src", sbuf)) != HST_SUCCESS) return r;
+    if ((dir == 1 && !dhost) || (dir == 0 && !shost))
+        return hst__bad_arg(q->be, func, "the host pointer is NULL");
+    if ((r = hst__resolve_rect(q->be, func, "destination", drect, region, dir == 1 ? 0 : dbuf->bytes, &d)) != HST_SUCCESS) return r;
+    if ((r = hst__resolve_rect(q->be, func, "source", srect, region, dir == 0 ? 0 : sbuf->bytes, &s)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        cl_bool blk = blocking ? CL_TRUE : CL_FALSE;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        if (dir == 0)
+            err = clEnqueueWriteBufferRect(q->cl, dbuf->cl, blk, d.origin, s.origin, region, d.row_pitch, d.slice_pitch, s.row_pitch, s.slice_pitch, shost, w.n, w.ev, out);
+        else if (dir == 1)
+            err = clEnqueueReadBufferRect(q->cl, sbuf->cl, blk, s.origin, d.origin, region, s.row_pitch, s.slice_pitch, d.row_pitch, d.slice_pitch, dhost, w.n, w.ev, out);
+        else
+            err = clEnqueueCopyBufferRect(q->cl, sbuf->cl, dbuf->cl, s.origin, d.origin, region, s.row_pitch, s.slice_pitch, d.row_pitch, d.slice_pitch, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    hst__rect_memcpy(dir == 1 ? dhost : dbuf->host, &d, dir == 0 ? shost : sbuf->host, &s, region);
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                  const void *src, const hst_rect *src_rect,
+                                  const size_t region[3], int blocking,
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__rect(q, "hst_write_rect", 0, dst, NULL, dst_rect, NULL, src, src_rect, region,
+                     blocking, num_wait, wait, out);
+}
+
+HST_API hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
+                                 void *dst, const hst_rect *dst_rect,
+                                 const size_t region[3], int blocking,
+                                 size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__rect(q, "hst_read_rect", 1, NULL, dst, dst_rect, src, NULL, src_rect, region,
+                     blocking, num_wait, wait, out);
+}
+
+HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                 const hst_buffer *src, const hst_rect *src_rect,
+                                 const size_t region[3],
+                                 size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__rect(q, "hst_copy_rect", 2, dst, NULL, dst_rect, src, NULL, src_rect, region, 0,
+                     num_wait, wait, out);
+}
+
+HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
+                           size_t bytes, int blocking, void **ptr,
+                           size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_map";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
+    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+    *ptr = NULL;
+    if (!map_flags || (map_flags & ~7u))
+        return hst__bad_arg(q->be, F, "map_flags 0x%x: use HST_MAP_READ/WRITE/WRITE_INVALIDATE", map_flags);
+    if (bytes == 0) return hst__bad_arg(q->be, F, "bytes is 0");
+    if ((r = hst__check_range(q->be, F, "map", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (buf->cl) {
+        hst__waitlist w;
+        cl_int err;
+        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
+                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
+                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        *ptr = clEnqueueMapBuffer(q->cl, buf->cl, blocking ? CL_TRUE : CL_FALSE, f, offset, bytes, w.n, w.ev, out, &err);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMapBuffer", err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    *ptr = (char *)buf->host + offset;
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
+                             size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_unmap";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
+    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+#ifndef HST_NO_OPENCL
+    if (buf->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueUnmapMemObject(q->cl, buf->cl, ptr, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueUnmapMemObject", err);
+    }
+#endif
+    if ((char *)ptr < (char *)buf->host || (char *)ptr >= (char *)buf->host + buf->bytes)
+        return hst__bad_arg(q->be, F, "ptr was not mapped from buf");
+    return hst__host_begin(num_wait, wait, out);
+}
+
+HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
+                               unsigned migrate_flags,
+                               size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_migrate";
+    hst_result r;
+    size_t i;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!num_buffers || !buffers) return hst__bad_arg(q->be, F, "no buffers given");
+    if (migrate_flags & ~3u) return hst__bad_arg(q->be, F, "migrate_flags 0x%x has unknown bits", migrate_flags);
+    for (i = 0; i < num_buffers; i++)
+        if ((r = hst__check_buffer(q, F, "buffers[i]", buffers[i])) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        cl_mem local[HST__WAIT_LOCAL], *mems = local;
+        cl_mem_migration_flags f = ((migrate_flags & HST_MIGRATE_TO_HOST) ? CL_MIGRATE_MEM_OBJECT_HOST : 0) |
+            ((migrate_flags & HST_MIGRATE_CONTENT_UNDEFINED) ? CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED : 0);
+        if (num_buffers > HST__WAIT_LOCAL) {
+            size_t bytes;
+            if (!hst__mul(num_buffers, sizeof *mems, &bytes)) return hst__overflow(q->be, F, "num_buffers");
+            if (!(mems = (cl_mem *)hst__malloc(q->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        for (i = 0; i < num_buffers; i++) mems[i] = buffers[i]->cl;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) == HST_SUCCESS) {
+            err = clEnqueueMigrateMemObjects(q->cl, (cl_uint)num_buffers, mems, f, w.n, w.ev, out);
+            hst__wl_free(q->be, &w);
+            r = err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMigrateMemObjects", err);
+        }
+        if (mems != local) hst__free(q->be, mems);
+        return r;
+    }
+#endif
+    return hst__host_begin(num_wait, wait, out);   /* host memory is where it is used */
+}
+
+/* >>svm -------------------------------------------------------------------------------------- */
+HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out) {
+    static const char *F = "hst_svm_alloc";
+    hst_result r;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
+    if (!(be->info.svm & (fine ? HST_SVM_FINE : HST_SVM_COARSE))) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s does not support %s-grain SVM",
+                 F, be->info.name, fine ? "fine" : "coarse");
+        return HST_ERROR_UNSUPPORTED;
+    }
+    /* SVM sizes are not recorded, so SVM is checked against the limits but not charged. */
+    if ((r = hst__reserve(be, F, bytes)) != HST_SUCCESS) return r;
+    hst__unreserve(be, bytes);
+#ifndef HST_NO_OPENCL
+    if (be->ctx) {
+        cl_svm_mem_flags f = CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
+        *out = clSVMAlloc(be->ctx, f, bytes, 0);
+    } else
+#endif
+        *out = hst__malloc(be, bytes);
+    if (!*out) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY, "%s: %zu bytes failed", F, bytes);
+        return HST_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    return HST_SUCCESS;
+}
+
+HST_API void hst_svm_free(hst_backend *be, void *ptr) {
+    if (!be || !ptr) return;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) { clSVMFree(be->ctx, ptr); return; }
+#endif
+    hst__free(be, ptr);
+}
+
+HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
+                               size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_svm_map";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!ptr || !bytes) return hst__bad_arg(q->be, F, "%s", ptr ? "bytes is 0" : "ptr is NULL");
+    if (!map_flags || (map_flags & ~7u)) return hst__bad_arg(q->be, F, "map_flags 0x%x", map_flags);
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
+                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
+                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueSVMMap(q->cl, CL_TRUE, f, ptr, bytes, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMap", err);
+    }
+#endif
+    return hst__host_begin(num_wait, wait, out);
+}
+
+HST_API hst_result hst_svm_unmap(hst_queue *q, void *ptr,
+                                 size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_svm_unmap";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueSVMUnmap(q->cl, ptr, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMUnmap", err);
+    }
+#endif
+    return hst__host_begin(num_wait, wait, out);
+}
+
+HST_API hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
+                                int blocking, size_t num_wait, const hst_event *wait,
+                                hst_event *out) {
+    static const char *F = "hst_svm_copy";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!dst || !src) return hst__bad_arg(q->be, F, "%s is NULL", dst ? "src" : "dst");
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueSVMMemcpy(q->cl, blocking ? CL_TRUE : CL_FALSE, dst, src, bytes, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMemcpy", err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove(dst, src, bytes);
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
+                                size_t pattern_bytes, size_t bytes,
+                                size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_svm_fill";
+    hst_result r;
+    size_t i;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!ptr || !pattern) return hst__bad_arg(q->be, F, "%s is NULL", ptr ? "pattern" : "ptr");
+    if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)) ||
+        bytes % pattern_bytes)
+        return hst__bad_arg(q->be, F, "pattern_bytes %zu must be a power of two up to 128 dividing bytes %zu",
+                            pattern_bytes, bytes);
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(q->be)) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueSVMMemFill(q->cl, ptr, pattern, pattern_bytes, bytes, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMemFill", err);
+    }
+#endif
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < bytes; i += pattern_bytes) memcpy((char *)ptr + i, pattern, pattern_bytes);
+    return HST_SUCCESS;
+}
+
+/* >>images ----------------------------------------------------------------------------------- */
+/* Element dtype and channel count of a pixel; c64 is a pair of float channels. */
+static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned channels,
+                                   unsigned ndim, const size_t *shape) {
+    static const char *F = "hst_image_from_array";
+    unsigned i;
+    if (dt != HST_U8 && dt != HST_I32 && dt != HST_F32 && dt != HST_C64) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_DTYPE, "%s: no image format holds dtype %s", F,
+                 hst_dtype_name(dt));
+        return HST_ERROR_DTYPE;
+    }
+    if (channels != 1 && channels != 2 && channels != 4)
+        return hst__bad_arg(be, F, "channels %u is not 1, 2 or 4", channels);
+    if (dt == HST_C64 && channels != 1 && channels != 2)
+        return hst__bad_arg(be, F, "c64 images hold 1 or 2 complex values per pixel");
+    if (ndim != 2 && ndim != 3) return hst__bad_arg(be, F, "ndim %u is not 2 or 3", ndim);
+    if (!shape) return hst__bad_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++)
+        if (!shape[i]) return hst__bad_arg(be, F, "shape[%u] is 0", i);
+    if (!be->info.images) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
+        return HST_ERROR_UNSUPPORTED;
+    }
+    return HST_SUCCESS;
+}
+
+#ifndef HST_NO_OPENCL
+/* PyOpenCL's image_from_array table: dtype -> channel type, channels -> channel order. */
+static cl_image_format hst__cl_image_format(hst_dtype dt, unsigned channels, int normalized) {
+    cl_image_format f;
+    unsigned ch = dt == HST_C64 ? channels * 2 : channels;
+    f.image_channel_order = ch == 1 ? CL_R : ch == 2 ? CL_RG : CL_RGBA;
+    f.image_channel_data_type = dt == HST_U8 ? (normalized ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
+                              : dt == HST_I32 ? CL_SIGNED_INT32 : CL_FLOAT;
+    return f;
+}
+
+static hst_result hst__cl_image_create(hst_image *img, int normalized, const void *host) {
+    hst_backend *be = img->be;
+    cl_image_format fmt = hst__cl_image_format(img->dtype, img->channels, normalized);
+    cl_image_desc d;
+    cl_int err;
+    memset(&d, 0, sizeof d);
+    d.image_type = img->ndim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
+    d.image_width = img->extent[0];
+    d.image_height = img->extent[1];
+    d.image_depth = img->ndim == 3 ? img->extent[2] : 1;
+    img->cl = clCreateImage(be->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
+                            &d, (void *)host, &err);
+    if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED,
+                 "hst_image_from_array: %s does not support %u-channel %s images", be->info.name,
+                 img->channels, hst_dtype_name(img->dtype));
+        return HST_ERROR_UNSUPPORTED;
+    }
+    return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, "clCreateImage", err);
+}
+#endif
+
+HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
+                                        int normalized, unsigned ndim, const size_t *shape,
+                                        const void *host, hst_image **out) {
+    static const char *F = "hst_image_from_array";
+    hst_image *img;
+    hst_result r;
+    size_t bytes;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if ((r = hst__image_check(be, dtype, channels, ndim, shape)) != HST_SUCCESS) return r;
+    if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    img->be = be; img->dtype = dtype; img->channels = channels; img->ndim = ndim;
+    img->normalized = dtype == HST_U8 && normalized;
+    img->extent[0] = shape[ndim - 1];            /* C order: the last axis is x */
+    img->extent[1] = shape[ndim - 2];
+    img->extent[2] = ndim == 3 ? shape[0] : 1;
+    img->pixel_bytes = hst_dtype_size(dtype) * channels;
+    if (!hst__mul(img->extent[0], img->extent[1], &bytes) || !hst__mul(bytes, img->extent[2], &bytes) ||
+        !hst__mul(bytes, img->pixel_bytes, &bytes)) {
+        hst__free(be, img);
+        return hst__overflow(be, F, "shape * pixel bytes");
+    }
+#ifndef HST_NO_OPENCL
+    if (be->ctx) r = hst__cl_image_create(img, normalized, host);
+    else
+#endif
+    {
+        (void)normalized;
+        img->host = hst__malloc(be, bytes);
+        r = img->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+        if (img->host && host) memcpy(img->host, host, bytes);
+    }
+    if (r != HST_SUCCESS) { hst_image_destroy(img); return r; }
+    *out = img;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_image_destroy(hst_image *img) {
+    if (!img) return;
+#ifndef HST_NO_OPENCL
+    if (img->cl) clReleaseMemObject(img->cl);
+#endif
+    hst__free(img->be, img->host);
+    hst__free(img->be, img);
+}
+
+HST_API size_t hst_image_pixel_bytes(const hst_image *img) { return img ? img->pixel_bytes : 0; }
+#ifndef HST_NO_OPENCL
+HST_API cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NULL; }
+#endif
+
+/* The pixel box [origin, origin+region) lies inside the image. */
+static hst_result hst__image_box(const hst_queue *q, const char *func, const hst_image *img,
+                                 const size_t *origin, const size_t *region) {
+    int i;
+    if (!img) return hst__bad_arg(q->be, func, "image is NULL");
+    if (img->be != q->be) {
+        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: the image belongs to another backend", func);
+        return HST_ERROR_SHAPE;
+    }
+    if (!origin || !region) return hst__bad_arg(q->be, func, "%s is NULL", origin ? "region" : "origin");
+    for (i = 0; i < 3; i++)
+        if (region[i] == 0 || origin[i] >= img->extent[i] || region[i] > img->extent[i] - origin[i])
+            return hst__bad_arg(q->be, func, "the box [%zu, +%zu) leaves the image's %zu pixels "
+                                "along axis %d", origin[i], region[i], img->extent[i], i);
+    return HST_SUCCESS;
+}
+
+/* The host device's image memory as a rect: tight rows and slices. */
+static hst__rect_abs hst__image_rect(const hst_image *img, const size_t *origin) {
+    hst__rect_abs r;
+    r.row_pitch = img->extent[0] * img->pixel_bytes;
+    r.slice_pitch = r.row_pitch * img->extent[1];
+    r.origin[0] = origin[0] * img->pixel_bytes;
+    r.origin[1] = origin[1];
+    r.origin[2] = origin[2];
+    return r;
+}
+
+/* A caller's host array for a box: tight unless pitches are given. */
+static hst__rect_abs hst__host_rect(const hst_image *img, const size_t *region, size_t row_pitch,
+                                    size_t slice_pitch) {
+    hst__rect_abs r;
+    memset(&r, 0, sizeof r);
+    r.row_pitch = row_pitch ? row_pitch : region[0] * img->pixel_bytes;
+    r.slice_pitch = slice_pitch ? slice_pitch : r.row_pitch * region[1];
+    return r;
+}
+
+static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_image *img,
+                                const size_t *origin, const size_t *region, void *host,
+                                size_t row_pitch, size_t slice_pitch, int blocking,
+                                size_t num_wait, const hst_event *wait, hst_event *out) {
+    hst_result r;
+    if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
+    if (!host) return hst__bad_arg(q->be, func, "the host pointer is NULL");
+#ifndef HST_NO_OPENCL
+    if (img->cl) {
+        hst__waitlist w;
+        cl_int err;
+        cl_bool blk = blocking ? CL_TRUE : CL_FALSE;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = write ? clEnqueueWriteImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host, w.n, w.ev, out)
+                    : clEnqueueReadImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
+    }
+#endif
+    (void)blocking;
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    {
+        hst__rect_abs ir = hst__image_rect(img, origin), hr = hst__host_rect(img, region, row_pitch, slice_pitch);
+        size_t reg[3];
+        reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+        if (write) hst__rect_memcpy(img->host, &ir, host, &hr, reg);
+        else hst__rect_memcpy(host, &hr, img->host, &ir, reg);
+    }
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
+                                   const size_t region[3], const void *src, size_t row_pitch,
+                                   size_t slice_pitch, int blocking,
+                                   size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__image_rw(q, "hst_image_write", 1, img, origin, region, (void *)src, row_pitch,
+                         slice_pitch, blocking, num_wait, wait, out);
+}
+
+HST_API hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
+                                  const size_t region[3], void *dst, size_t row_pitch,
+                                  size_t slice_pitch, int blocking,
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__image_rw(q, "hst_image_read", 0, (hst_image *)img, origin, region, dst, row_pitch,
+                         slice_pitch, blocking, num_wait, wait, out);
+}
+
+HST_API hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
+                                  const hst_image *src, const size_t src_origin[3],
+                                  const size_t region[3],
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_image_copy";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, F, dst, dst_origin, region)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, F, src, src_origin, region)) != HST_SUCCESS) return r;
+    if (dst->pixel_bytes != src->pixel_bytes || dst->dtype != src->dtype) {
+        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: the images' formats differ", F);
+        return HST_ERROR_SHAPE;
+    }
+#ifndef HST_NO_OPENCL
+    if (dst->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueCopyImage(q->cl, src->cl, dst->cl, src_origin, dst_origin, region, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyImage", err);
+    }
+#endif
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    {
+        hst__rect_abs d = hst__image_rect(dst, dst_origin), s = hst__image_rect(src, src_origin);
+        size_t reg[3];
+        reg[0] = region[0] * dst->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+        hst__rect_memcpy(dst->host, &d, src->host, &s, reg);
+    }
+    return HST_SUCCESS;
+}
+
+/* One pixel from a fill colour, converted as OpenCL converts fill colours (host device). */
+static void hst__pixel_from_color(const hst_image *img, const void *color, unsigned char *px) {
+    unsigned c, n = img->dtype == HST_C64 ? img->channels * 2 : img->channels;
+    for (c = 0; c < n; c++) {
+        if (img->dtype == HST_U8 && img->normalized) {
+            float v = ((const float *)color)[c];
+            v = v > 1.0f ? 1.0f : v < 0.0f ? 0.0f : v;   /* NaN is not < 0: clears below */
+            px[c] = (unsigned char)(v == v ? nearbyintf(v * 255.0f) : 0.0f);
+        } else if (img->dtype == HST_U8) {
+            uint32_t v = ((const uint32_t *)color)[c];
+            px[c] = (unsigned char)(v > 255 ? 255 : v);
+        } else if (img->dtype == HST_I32) {
+            memcpy(px + 4 * c, (const int32_t *)color + c, 4);
+        } else {
+            memcpy(px + 4 * c, (const float *)color + c, 4);
+        }
+    }
+}
+
+HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
+                                  const size_t origin[3], const size_t region[3],
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_image_fill";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
+    if (!color) return hst__bad_arg(q->be, F, "color is NULL");
+#ifndef HST_NO_OPENCL
+    if (img->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueFillImage(q->cl, img->cl, color, origin, region, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillImage", err);
+    }
+#endif
+    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    {
+        unsigned char px[32];
+        hst__rect_abs d = hst__image_rect(img, origin);
+        size_t x, y, z;
+        hst__pixel_from_color(img, color, px);
+        for (z = 0; z < region[2]; z++)
+            for (y = 0; y < region[1]; y++)
+                for (x = 0; x < region[0]; x++)
+                    memcpy((char *)img->host + hst__rect_offset(&d) + z * d.slice_pitch +
+                           y * d.row_pitch + x * img->pixel_bytes, px, img->pixel_bytes);
+    }
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
+                                 const size_t origin[3], const size_t region[3],
+                                 size_t *row_pitch, size_t *slice_pitch, void **ptr) {
+    static const char *F = "hst_image_map";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, 0, NULL)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
+    if (!row_pitch || !slice_pitch || !ptr) return hst__bad_arg(q->be, F, "an output pointer is NULL");
+    if (!map_flags || (map_flags & ~7u)) return hst__bad_arg(q->be, F, "map_flags 0x%x", map_flags);
+#ifndef HST_NO_OPENCL
+    if (img->cl) {
+        cl_int err;
+        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
+                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
+                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
+        *ptr = clEnqueueMapImage(q->cl, img->cl, CL_TRUE, f, origin, region, row_pitch, slice_pitch, 0, NULL, NULL, &err);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMapImage", err);
+    }
+#endif
+    {
+        hst__rect_abs d = hst__image_rect(img, origin);
+        *row_pitch = d.row_pitch;
+        *slice_pitch = img->ndim == 3 ? d.slice_pitch : 0;   /* OpenCL reports 0 for 2-D */
+        *ptr = (char *)img->host + hst__rect_offset(&d);
+    }
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
+                                   size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_image_unmap";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!img || !ptr) return hst__bad_arg(q->be, F, "%s is NULL", img ? "ptr" : "img");
+#ifndef HST_NO_OPENCL
+    if (img->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueUnmapMemObject(q->cl, img->cl, ptr, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueUnmapMemObject", err);
+    }
+#endif
+    return hst__host_begin(num_wait, wait, out);
+}
+
+HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
+                                      unsigned address_mode, unsigned filter_mode,
+                                      hst_sampler **out) {
+    static const char *F = "hst_sampler_create";
+    hst_sampler *s;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (address_mode > HST_ADDRESS_MIRRORED_REPEAT) return hst__bad_arg(be, F, "address_mode %u", address_mode);
+    if (filter_mode > HST_FILTER_LINEAR) return hst__bad_arg(be, F, "filter_mode %u", filter_mode);
+    if (!normalized_coords && address_mode >= HST_ADDRESS_REPEAT)
+        return hst__bad_arg(be, F, "repeat addressing needs normalized coordinates");
+    if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    s->be = be; s->normalized = normalized_coords; s->address = address_mode; s->filter = filter_mode;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) {
+        static const cl_addressing_mode am[] = {CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE,
+            CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
+        cl_sampler_properties props[7];
+        cl_int err;
+        props[0] = CL_SAMPLER_NORMALIZED_COORDS; props[1] = normalized_coords ? CL_TRUE : CL_FALSE;
+        props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = am[address_mode];
+        props[4] = CL_SAMPLER_FILTER_MODE; props[5] = filter_mode ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
+        props[6] = 0;
+        if (hst__cl_version_at_least(be->info.version, 2)) {
+            s->cl = clCreateSamplerWithProperties(be->ctx, props, &err);
+        } else {
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+            s->cl = clCreateSampler(be->ctx, (cl_bool)props[1], (cl_addressing_mode)props[3],
+                                    (cl_filter_mode)props[5], &err);
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+        }
+        if (err != CL_SUCCESS) { hst__free(be, s); return hst__cl_fail(be, "clCreateSampler", err); }
+    }
+#endif
+    *out = s;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_sampler_destroy(hst_sampler *s) {
+    if (!s) return;
+#ifndef HST_NO_OPENCL
+    if (s->cl) clReleaseSampler(s->cl);
+#endif
+    hst__free(s->be, s);
+}
+#ifndef HST_NO_OPENCL
+HST_API cl_sampler hst_sampler_cl(const hst_sampler *s) { return s ? s->cl : NULL; }
+#endif
+
+/* >>pool ------------------------------------------------------------------------------------- */
+HST_API size_t hst_pool_bin_bytes(size_t bytes) {
+    size_t top = 0, shift, unit, bin;
+    if (bytes < ((size_t)2 << HST_POOL_MANTISSA_BITS)) return bytes;   /* small: exact */
+    while ((bytes >> top) > 1) top++;                 /* floor(log2(bytes)) */
+    shift = top - HST_POOL_MANTISSA_BITS;             /* keep the top bit and 4 more */
+    unit = (size_t)1 << shift;
+    if (!hst__add(bytes, unit - 1, &bin)) return 0;
+    return bin & ~(unit - 1);
+}
+
+HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out) {
+    hst_pool *p;
+    if (!be) return hst__bad_arg(NULL, "hst_pool_create", "be is NULL");
+    if (!out) return hst__bad_arg(be, "hst_pool_create", "out is NULL");
+    if (!(p = (hst_pool *)hst__calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    p->be = be;
+    *out = p;
+    return HST_SUCCESS;
+}
+
+/* Inserts a block into the held list, kept sorted largest first. */
+static void hst__pool_hold(hst_pool *pool, hst_buffer *b) {
+    hst_buffer **at = &pool->held;
+    while (*at && (*at)->capacity > b->capacity) at = &(*at)->next_held;
+    b->next_held = *at;
+    *at = b;
+    pool->stats.held_blocks++;
+    pool->stats.held_bytes += b->capacity;
+}
+
+static hst_buffer *hst__pool_take(hst_pool *pool, size_t capacity) {
+    hst_buffer **at = &pool->held, *b;
+    while (*at && (*at)->capacity != capacity) at = &(*at)->next_held;
+    if (!(b = *at)) return NULL;
+    *at = b->next_held;
+    b->next_held = NULL;
+    pool->stats.held_blocks--;
+    pool->stats.held_bytes -= b->capacity;
+    return b;
+}
+
+static void hst__pool_return(hst_pool *pool, hst_buffer *b) {
+    pool->stats.active_blocks--;
+    pool->stats.active_bytes -= b->capacity;
+    hst__pool_hold(pool, b);
+}
+
+/* Frees the largest held block; 0 when none is held. */
+static int hst__pool_release_largest(hst_pool *pool) {
+    hst_buffer *b = pool->held;
+    if (!b) return 0;
+    pool->held = b->next_held;
+    pool->stats.held_blocks--;
+    pool->stats.held_bytes -= b->capacity;
+    b->pool = NULL;
+    hst__buffer_release(b);
+    return 1;
+}
+
+HST_API void hst_pool_free_held(hst_pool *pool) {
+    if (pool) while (hst__pool_release_largest(pool)) {}
+}
+
+HST_API void hst_pool_destroy(hst_pool *pool) {
+    if (!pool) return;
+    hst_pool_free_held(pool);
+    if (pool->stats.active_blocks)
+        hst__log(pool->be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT,
+                 "hst_pool_destroy: %zu blocks (%zu bytes) are still in use and now leak",
+                 pool->stats.active_blocks, pool->stats.active_bytes);
+    hst__free(pool->be, pool);
+}
+
+/* A new block of `bin` bytes; on out-of-memory, frees held blocks largest first and retries. */
+static hst_result hst__pool_grow(hst_pool *pool, size_t bin, hst_buffer **out) {
+    for (;;) {
+        hst_result r = hst__buffer_new(pool->be, "hst_pool_alloc", bin, HST_MEM_RESIDENT, 0, out);
+        if (r == HST_SUCCESS || !hst_result_is_out_of_memory(r)) return r;
+        if (!pool->held) return r;
+        hst__log(pool->be, HST_LOG_WARN, HST_LOG_POOL_RELEASED_HELD,
+                 "hst_pool_alloc: out of memory for %zu bytes; freeing a held block of %zu "
+                 "bytes and retrying", bin, pool->held->capacity);
+        hst__pool_release_largest(pool);
+    }
+}
+
+HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out) {
+    size_t bin;
+    hst_buffer *b;
+    hst_result r;
+    if (!pool) return hst__bad_arg(NULL, "hst_pool_alloc", "pool is NULL");
+    if (!out) return hst__bad_arg(pool->be, "hst_pool_alloc", "out is NULL");
+    *out = NULL;
+    if (bytes == 0) return hst__bad_arg(pool->be, "hst_pool_alloc", "bytes is 0");
+    if ((bin = hst_pool_bin_bytes(bytes)) == 0) return hst__overflow(pool->be, "hst_pool_alloc", "the bin size");
+    if (!(b = hst__pool_take(pool, bin))) {
+        if ((r = hst__pool_grow(pool, bin, &b)) != HST_SUCCESS) return r;
+        b->pool = pool;
+    }
+    b->bytes = bytes;
+    pool->stats.active_blocks++;
+    pool->stats.active_bytes += b->capacity;
+    *out = b;
+    return HST_SUCCESS;
+}
+
+HST_API hst_pool_stats hst_pool_get_stats(const hst_pool *pool) {
+    hst_pool_stats zero;
+    memset(&zero, 0, sizeof zero);
+    return pool ? pool->stats : zero;
+}
+
+/* >>programs --------------------------------------------------------------------------------- */
+/* Two independently seeded hashes of everything that makes a binary valid: 128 bits, so a
+   collision between two different programs is not a practical concern. */
+static void hst__program_key(const hst_backend *be, size_t count, const char *const *src,
+                             const char *options, uint64_t key[2]) {
+    static const uint64_t seeds[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
+    const char *parts[6];
+    size_t i, k, len;
+    parts[0] = HST_VERSION_STRING; parts[1] = be->info.platform_name; parts[2] = be->info.name;
+    parts[3] = be->info.version; parts[4] = be->info.driver_version; parts[5] = options;
+    for (k = 0; k < 2; k++) {
+        uint64_t h = seeds[k];
+        for (i = 0; i < 6; i++) {
+            len = strlen(parts[i]);
+            h = hst__hash(h, &len, sizeof len);      /* length-prefixed: no ambiguity */
+            h = hst__hash(h, parts[i], len);
+        }
+        for (i = 0; i < count; i++) {
+            len = strlen(src[i]);
+            h = hst__hash(h, &len, sizeof len);
+            h = hst__hash(h, src[i], len);
+        }
+        key[k] = hst__hash_final(h);
+    }
+}
+
+#ifndef HST_NO_OPENCL
+static void hst__cache_path(const hst_backend *be, const uint64_t key[2], char *path, size_t cap) {
+    snprintf(path, cap, "%s/%016llx%016llx.clbin", be->cache_dir, (unsigned long long)key[0],
+             (unsigned long long)key[1]);
+}
+
+/* Entry layout: magic (8) | key (16) | payload bytes (8) | payload hash (8) | payload. */
+typedef struct hst__cache_header {
+    char magic[8];
+    uint64_t key[2], bytes, check;
+} hst__cache_header;
+
+/* Reads a cache entry; NULL on a miss (absent) or a corrupt entry (*corrupt set). */
+static unsigned char *hst__cache_read(const hst_backend *be, const uint64_t key[2], size_t *bytes,
+                                      int *corrupt) {
+    char path[1200];
+    FILE *f;
+    hst__cache_header h;
+    unsigned char *data = NULL;
+    *corrupt = 0;
+    hst__cache_path(be, key, path, sizeof path);
+    if (!(f = fopen(path, "rb"))) return NULL;
+    *corrupt = 1;
+    if (fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, HST__CACHE_MAGIC, 8) &&
+        h.key[0] == key[0] && h.key[1] == key[1] && h.bytes > 0 && h.bytes <= HST__CACHE_MAX_BINARY &&
+        (data = (unsigned char *)hst__malloc(be, (size_t)h.bytes)) != NULL &&
+        fread(data, 1, (size_t)h.bytes, f) == h.bytes &&
+        hst__hash_final(hst__hash(0xcbf29ce484222325ULL, data, (size_t)h.bytes)) == h.check) {
+        *corrupt = 0;
+        *bytes = (size_t)h.bytes;
+    } else {
+        hst__free(be, data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+static void hst__mkdirs(const char *dir) {
+    char tmp[1024];
+    size_t i;
+    hst__copy_string(tmp, sizeof tmp, dir);
+    for (i = 1; tmp[i]; i++) {
+        if (tmp[i] != '/') continue;
+        tmp[i] = '\0';
+#if defined(_WIN32)
+        _mkdir(tmp);
+#else
+        mkdir(tmp, 0755);
+#endif
+        tmp[i] = '/';
+    }
+#if defined(_WIN32)
+    _mkdir(tmp);
+#else
+    mkdir(tmp, 0755);
+#endif
+}
+
+/* Writes an entry atomically: a unique temporary file renamed over the final name, so readers
+   never see a half-written entry and two writers of the same key both leave a whole one. */
+static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
+                                   const unsigned char *data, size_t bytes) {
+    static unsigned counter = 0;
+    char path[1200], tmp[1300];
+    hst__cache_header h;
+    FILE *f;
+    int ok;
+    hst__mkdirs(be->cache_dir);
+    hst__cache_path(be, key, path, sizeof path);
+#if defined(_WIN32)
+    snprintf(tmp, sizeof tmp, "%s.%u.%lu.tmp", path, ++counter, (unsigned long)time(NULL));
+#else
+    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), ++counter);
+#endif
+    memcpy(h.magic, HST__CACHE_MAGIC, 8);
+    h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
+    h.check = hst__hash_final(hst__hash(0xcbf29ce484222325ULL, data, bytes));
+    if (!(f = fopen(tmp, "wb"))) {
+        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
+        return HST_ERROR_IO;
+    }
+    ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, bytes, f) == bytes;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+        return HST_ERROR_IO;
+    }
+    return HST_SUCCESS;
+}
+
+#endif
+
+static hst_program *hst__program_find(hst_backend *be, const uint64_t key[2]) {
+    hst_program *p;
+    for (p = be->programs; p; p = p->next)
+        if (p->key[0] == key[0] && p->key[1] == key[1]) return p;
+    return NULL;
+}
+
+#ifndef HST_NO_OPENCL
+/* The build log, allocated; NULL when empty or unavailable. */
+static char *hst__build_log(const hst_backend *be, cl_program prog) {
+    size_t n = 0, i;
+    char *log;
+    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
+        return NULL;
+    if (!(log = (char *)hst__malloc(be, n + 1))) return NULL;
+    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) {
+        hst__free(be, log);
+        return NULL;
+    }
+    log[n] = '\0';
+    for (i = 0; log[i] && isspace((unsigned char)log[i]); i++) {}
+    if (!log[i]) { hst__free(be, log); return NULL; }
+    return log;
+}
+
+/* Delivers a build log whole (it is usually longer than an ordinary log message). */
+static void hst__log_build(const hst_backend *be, hst_log_level level, hst_log_item item,
+                           const char *what, const char *log) {
+    size_t n = strlen(what) + (log ? strlen(log) : 0) + 2;
+    char *msg;
+    if (level > be->log_level) return;
+    if (!(msg = (char *)hst__malloc(be, n))) return;
+    snprintf(msg, n, "%s\n%s", what, log ? log : "");
+    be->logger(be->log_user, level, item, msg);
+    hst__free(be, msg);
+}
+
+static hst_result hst__cl_build(hst_backend *be, cl_program prog, const char *options) {
+    cl_int err = clBuildProgram(prog, 1, &be->dev, options, NULL, NULL);
+    char *log = hst__build_log(be, prog);
+    if (err != CL_SUCCESS) {
+        char what[512];
+        snprintf(what, sizeof what, "hst_program_build: %s (%d) on %s; build log:",
+                 hst_result_string(err), (int)err, be->info.name);
+        hst__log_build(be, HST_LOG_ERROR, HST_LOG_BUILD_FAILED, what, log);
+    } else if (log) {
+        hst__log_build(be, HST_LOG_INFO, HST_LOG_BUILD_WARNINGS, "hst_program_build: build log:", log);
+    }
+    hst__free(be, log);
+    return err;
+}
+
+/* A program from a cached binary, or NULL (a miss; a corrupt entry is logged and rebuilt). */
+static cl_program hst__program_from_cache(hst_backend *be, const uint64_t key[2], const char *options) {
+    size_t bytes = 0;
+    int corrupt = 0;
+    cl_int err, status;
+    cl_program prog = NULL;
+    unsigned char *bin;
+    if (!be->cache_dir[0]) return NULL;
+    bin = hst__cache_read(be, key, &bytes, &corrupt);
+    if (bin) {
+        const unsigned char *b = bin;
+        prog = clCreateProgramWithBinary(be->ctx, 1, &be->dev, &bytes, &b, &status, &err);
+        if (err == CL_SUCCESS && status == CL_SUCCESS &&
+            clBuildProgram(prog, 1, &be->dev, options, NULL, NULL) == CL_SUCCESS) {
+            hst__free(be, bin);
+            hst__log(be, HST_LOG_INFO, HST_LOG_CACHE_HIT, "program %016llx%016llx from %s",
+                     (unsigned long long)key[0], (unsigned long long)key[1], be->cache_dir);
+            return prog;
+        }
+        if (prog) clReleaseProgram(prog);
+        prog = NULL;
+        corrupt = 1;
+        hst__free(be, bin);
+    }
+    if (corrupt)
+        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_CORRUPT, "cache entry %016llx%016llx in %s is "
+                 "unreadable; rebuilding from source", (unsigned long long)key[0],
+                 (unsigned long long)key[1], be->cache_dir);
+    return NULL;
+}
+
+static void hst__program_to_cache(hst_backend *be, const uint64_t key[2], cl_program prog) {
+    size_t bytes = 0;
+    unsigned char *bin;
+    if (!be->cache_dir[0]) return;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, NULL) != CL_SUCCESS || !bytes)
+        return;
+    if (!(bin = (unsigned char *)hst__malloc(be, bytes))) return;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+        hst__cache_write(be, key, bin, bytes);
+    hst__free(be, bin);
+}
+
+static hst_result hst__program_compile(hst_backend *be, size_t count, const char *const *src,
+                                       const char *options, const uint64_t key[2], cl_program *out) {
+    cl_int err;
+    hst_result r;
+    if ((*out = hst__program_from_cache(be, key, options)) != NULL) return HST_SUCCESS;
+    *out = clCreateProgramWithSource(be->ctx, (cl_uint)count, (const char **)src, NULL, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateProgramWithSource", err);
+    if ((r = hst__cl_build(be, *out, options)) != HST_SUCCESS) {
+        clReleaseProgram(*out);
+        *out = NULL;
+        return r;
+    }
+    hst__program_to_cache(be, key, *out);
+    return HST_SUCCESS;
+}
+#endif
+
+static hst_result hst__unsupported_on_host(const hst_backend *be, const char *func) {
+    hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: the host device runs the C twins of "
+             "kernels, not OpenCL programs; select an OpenCL device", func);
+    return HST_ERROR_UNSUPPORTED;
+}
+
+HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
+                                     const char *options, hst_program **out) {
+    static const char *F = "hst_program_build";
+    uint64_t key[2];
+    hst_program *p;
+    size_t i;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (!count || !sources) return hst__bad_arg(be, F, "no sources given");
+    for (i = 0; i < count; i++)
+        if (!sources[i]) return hst__bad_arg(be, F, "sources[%zu] is NULL", i);
+    if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
+    if (!options) options = "";
+    hst__program_key(be, count, sources, options, key);
+    if ((p = hst__program_find(be, key)) != NULL) { p->refs++; *out = p; return HST_SUCCESS; }
+    if (!(p = (hst_program *)hst__calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+#ifndef HST_NO_OPENCL
+    {
+        hst_result r = hst__program_compile(be, count, sources, options, key, &p->cl);
+        if (r != HST_SUCCESS) { hst__free(be, p); return r; }
+    }
+#endif
+    p->be = be; p->key[0] = key[0]; p->key[1] = key[1]; p->refs = 1;
+    p->next = be->programs;
+    be->programs = p;
+    *out = p;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_program_release(hst_program *prog) {
+    if (prog && prog->refs) prog->refs--;
+}
+
+HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out) {
+    static const char *F = "hst_kernel_create";
+    hst_kernel *k;
+    if (!prog) return hst__bad_arg(NULL, F, "prog is NULL");
+    if (!name || !out) return hst__bad_arg(prog->be, F, "%s is NULL", name ? "out" : "name");
+    *out = NULL;
+    if (!(k = (hst_kernel *)hst__calloc(prog->be, sizeof *k))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    k->prog = prog;
+#ifndef HST_NO_OPENCL
+    {
+        cl_int err;
+        k->cl = clCreateKernel(prog->cl, name, &err);
+        if (err != CL_SUCCESS) {
+            hst__free(prog->be, k);
+            hst__log(prog->be, HST_LOG_ERROR, HST_LOG_CL_ERROR, "%s: no kernel '%s' (%s)", F, name,
+                     hst_result_string(err));
+            return err;
+        }
+    }
+#endif
+    *out = k;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_kernel_destroy(hst_kernel *k) {
+    if (!k) return;
+#ifndef HST_NO_OPENCL
+    if (k->cl) clReleaseKernel(k->cl);
+#endif
+    hst__free(k->prog->be, k);
+}
+
+HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
+                                      const void *value) {
+    if (!k) return hst__bad_arg(NULL, "hst_kernel_set_arg", "k is NULL");
+#ifndef HST_NO_OPENCL
+    {
+        cl_int err = clSetKernelArg(k->cl, index, bytes, value);
+        if (err != CL_SUCCESS) {
+            hst__log(k->prog->be, HST_LOG_ERROR, HST_LOG_CL_ERROR, "hst_kernel_set_arg: argument "
+                     "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
+            return err;
+        }
+    }
+#else
+    (void)index; (void)bytes; (void)value;
+#endif
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf) {
+    if (!k || !buf) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_buffer", "%s is NULL", k ? "buf" : "k");
+#ifndef HST_NO_OPENCL
+    return hst_kernel_set_arg(k, index, sizeof(cl_mem), &buf->cl);
+#else
+    (void)index;
+    return HST_SUCCESS;
+#endif
+}
+
+HST_API hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img) {
+    if (!k || !img) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_image", "%s is NULL", k ? "img" : "k");
+#ifndef HST_NO_OPENCL
+    return hst_kernel_set_arg(k, index, sizeof(cl_mem), &img->cl);
+#else
+    (void)index;
+    return HST_SUCCESS;
+#endif
+}
+
+HST_API hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s) {
+    if (!k || !s) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_sampler", "%s is NULL", k ? "s" : "k");
+#ifndef HST_NO_OPENCL
+    return hst_kernel_set_arg(k, index, sizeof(cl_sampler), &s->cl);
+#else
+    (void)index;
+    return HST_SUCCESS;
+#endif
+}
+
+HST_API hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
+    if (!k || !ptr) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
+#ifndef HST_NO_OPENCL
+    {
+        cl_int err = clSetKernelArgSVMPointer(k->cl, index, ptr);
+        if (err != CL_SUCCESS) return hst__cl_fail(k->prog->be, "clSetKernelArgSVMPointer", err);
+    }
+#else
+    (void)index;
+#endif
+    return HST_SUCCESS;
+}
+
+/* >>launch ----------------------------------------------------------------------------------- */
+#ifndef HST_NO_OPENCL
+/* The default work-group: 256 / 16x16 / 8x8x4, halved (largest axis first) until the kernel
+   accepts it on this device. */
+static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned dims, size_t *local) {
+    size_t max = 0, prod;
+    unsigned i;
+    if (clGetKernelWorkGroupInfo(k->cl, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) != CL_SUCCESS || !max)
+        max = 1;
+    local[0] = dims == 1 ? HST__DEFAULT_LOCAL_1D : dims == 2 ? 16 : 8;
+    local[1] = dims == 2 ? 16 : dims == 3 ? 8 : 1;
+    local[2] = dims == 3 ? 4 : 1;
+    for (;;) {
+        unsigned big = 0;
+        prod = local[0] * local[1] * local[2];
+        if (prod <= max) break;
+        for (i = 1; i < 3; i++) if (local[i] > local[big]) big = i;
+        local[big] /= 2;
+    }
+}
+#endif
+
+HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
+                              const size_t *local,
+                              size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_launch";
+    hst_result r;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!k) return hst__bad_arg(q->be, F, "k is NULL");
+    if (dims < 1 || dims > 3) return hst__bad_arg(q->be, F, "dims %u is not 1, 2 or 3", dims);
+    if (!global) return hst__bad_arg(q->be, F, "global is NULL");
+    if (!hst__is_cl(q->be)) return hst__unsupported_on_host(q->be, F);
+#ifndef HST_NO_OPENCL
+    {
+        size_t loc[3] = {1, 1, 1}, glob[3] = {1, 1, 1};
+        unsigned i;
+        hst__waitlist w;
+        cl_int err;
+        if (local) for (i = 0; i < dims; i++) loc[i] = local[i];
+        else hst__default_local(k, q->be->dev, dims, loc);
+        for (i = 0; i < dims; i++) {
+            if (!global[i] || !loc[i])
+                return hst__bad_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
+                                    i, global[i], i, loc[i]);
+            if (!hst__add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
+            glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */
+        }
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueNDRangeKernel(q->cl, k->cl, dims, NULL, glob, loc, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueNDRangeKernel", err);
+    }
+#else
+    (void)local; (void)out;
+    return HST_ERROR_UNSUPPORTED;
+#endif
+}
+
+/* >>arrays ----------------------------------------------------------------------------------- */
+HST_API hst_scalar hst_real(double re) { return hst_complex(re, 0.0); }
+HST_API hst_scalar hst_complex(double re, double im) {
+    hst_scalar s;
+    s.re = re; s.im = im;
+    s.i64 = re != re ? 0 : re >= 9223372036854775807.0 ? INT64_MAX
+          : re <= -9223372036854775808.0 ? INT64_MIN : (int64_t)re;
+    return s;
+}
+HST_API hst_scalar hst_int(int64_t i) {
+    hst_scalar s;
+    s.re = (double)i; s.im = 0.0; s.i64 = i;
+    return s;
+}
+
+HST_API hst_dtype hst_array_dtype(const hst_array *a) { return a ? a->dtype : (hst_dtype)0; }
+HST_API unsigned hst_array_ndim(const hst_array *a) { return a ? a->ndim : 0; }
+HST_API const size_t *hst_array_shape(const hst_array *a) { return a ? a->shape : NULL; }
+HST_API size_t hst_array_count(const hst_array *a) { return a ? a->count : 0; }
+HST_API size_t hst_array_bytes(const hst_array *a) { return a ? a->bytes : 0; }
+HST_API hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf : NULL; }
+
+static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_dtype dt,
+                                   const char *why) {
+    hst__log(be, HST_LOG_ERROR, HST_LOG_DTYPE, "%s: dtype %s: %s", func, hst_dtype_name(dt), why);
+    return HST_ERROR_DTYPE;
+}
+
+/* f64 needs the device's fp64 support, wherever it appears. */
+static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_dtype dt) {
+    if (dt == HST_F64 && !be->info.fp64)
+        return hst__dtype_error(be, func, dt, "the device has no double precision (cl_khr_fp64)");
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                    const size_t *shape, hst_array **out) {
+    static const char *F = "hst_array_create";
+    hst_array *a;
+    size_t count = 1, bytes;
+    unsigned i;
+    hst_result r;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (!hst_dtype_size(dtype)) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__bad_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__bad_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++) {
+        if (!shape[i]) return hst__bad_arg(be, F, "shape[%u] is 0", i);
+        if (!hst__mul(count, shape[i], &count)) return hst__overflow(be, F, "the product of shape");
+    }
+    if (!hst__mul(count, hst_dtype_size(dtype), &bytes)) return hst__overflow(be, F, "elements * element size");
+    if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
+    if (!(a = (hst_array *)hst__calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
+    for (i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    if ((r = hst_pool_alloc(be->pool, bytes, &a->buf)) != HST_SUCCESS) { hst__free(be, a); return r; }
+    *out = a;
+    return HST_SUCCESS;
+}
+
+HST_API void hst_array_destroy(hst_array *a) {
+    if (!a) return;
+    hst_buffer_destroy(a->buf);
+    hst__free(a->be, a);
+}
+
+static hst_result hst__check_array(const char *func, const hst_array *a, const char *name) {
+    if (!a) return hst__bad_arg(NULL, func, "%s is NULL", name);
+    return HST_SUCCESS;
+}
+
+/* Two operands agree: same backend, same shape, and (when asked) the same dtype. */
+static hst_result hst__check_pair(const char *func, const hst_array *a, const hst_array *b,
+                                  int same_dtype) {
+    unsigned i;
+    int same = a->be == b->be && a->ndim == b->ndim && (!same_dtype || a->dtype == b->dtype);
+    for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    if (same) return HST_SUCCESS;
+    hst__log(a->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: operands differ in %s", func,
+             a->be != b->be ? "backend" : (a->ndim != b->ndim || !same_dtype || a->dtype == b->dtype)
+                                          ? "shape" : "dtype");
+    return HST_ERROR_SHAPE;
+}
+
+HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) {
+    hst_result r;
+    if ((r = hst__check_array("hst_array_write", a, "a")) != HST_SUCCESS) return r;
+    if (bytes != a->bytes)
+        return hst__bad_arg(a->be, "hst_array_write", "bytes %zu != the array's %zu", bytes, a->bytes);
+    return hst_write(&a->be->queue, a->buf, 0, src, bytes, 1, 0, NULL, NULL);
+}
+
+HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes) {
+    hst_result r;
+    if ((r = hst__check_array("hst_array_read", a, "a")) != HST_SUCCESS) return r;
+    if (bytes != a->bytes)
+        return hst__bad_arg(a->be, "hst_array_read", "bytes %zu != the array's %zu", bytes, a->bytes);
+    return hst_read(&a->be->queue, a->buf, 0, dst, bytes, 1, 0, NULL, NULL);
+}
+
+/* One element of dtype dt holding v (integers saturate v.i64; floats round v.re, v.im). */
+static void hst__element(hst_dtype dt, hst_scalar v, unsigned char *out) {
+    float c[2];
+    int32_t i;
+    switch (dt) {
+    case HST_U8: out[0] = (unsigned char)(v.i64 < 0 ? 0 : v.i64 > 255 ? 255 : v.i64); break;
+    case HST_I32:
+        i = (int32_t)(v.i64 < INT32_MIN ? INT32_MIN : v.i64 > INT32_MAX ? INT32_MAX : v.i64);
+        memcpy(out, &i, 4);
+        break;
+    case HST_F32: c[0] = (float)v.re; memcpy(out, c, 4); break;
+    case HST_F64: memcpy(out, &v.re, 8); break;
+    default: c[0] = (float)v.re; c[1] = (float)v.im; memcpy(out, c, 8); break;
+    }
+}
+
+HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value) {
+    unsigned char el[16];
+    hst_result r;
+    if ((r = hst__check_array("hst_array_fill", a, "a")) != HST_SUCCESS) return r;
+    hst__element(a->dtype, value, el);
+    return hst_fill(&a->be->queue, a->buf, el, hst_dtype_size(a->dtype), 0, a->bytes, 0, NULL, NULL);
+}
+
+HST_API hst_result hst_array_zeros(hst_array *a) { return hst_array_fill(a, hst_int(0)); }
+HST_API hst_result hst_array_ones(hst_array *a) { return hst_array_fill(a, hst_int(1)); }
+
+HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
+    static const char *F = "hst_array_copy";
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    if (dst == src) return HST_SUCCESS;
+    return hst_copy(&dst->be->queue, dst->buf, 0, src->buf, 0, dst->bytes, 0, NULL, NULL);
+}
+
+/* The vocabulary kernel `which` for dtype dt, building the dtype's program on first use. */
+static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
+    hst__vocab *v = &be->vocab[dt];
+    hst_result r;
+    if (!v->prog) {
+        char options[256];
+        size_t count;
+        const char *const *src = hst_kernels_vocab_source(&count);
+        snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt),
+                 be->info.fp64 ? " -DHST_FP64" : "",
+                 be->info.correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+        if ((r = hst_program_build(be, count, src, options, &v->prog)) != HST_SUCCESS) return r;
+    }
+    if (!v->kernels[which] &&
+        (r = hst_kernel_create(v->prog, hst__vocab_names[which], &v->kernels[which])) != HST_SUCCESS)
+        return r;
+    *out = v->kernels[which];
+    return HST_SUCCESS;
+}
+
+/* Arguments of a vocabulary launch, set in order. */
+typedef struct hst__arg { size_t bytes; const void *value; } hst__arg;
+
+/* Sets the arguments and launches over `items` work-items (local size 256, as the reductions
+   require and as suits every element-wise kernel) on the backend's queue. */
+static hst_result hst__vocab_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
+                                 unsigned nargs, size_t items) {
+    hst_kernel *k;
+    hst_result r;
+    unsigned i;
+    size_t local = HST_REDUCE_LOCAL;
+    if ((r = hst__vocab_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
+    for (i = 0; i < nargs; i++)
+        if ((r = hst_kernel_set_arg(k, i, args[i].bytes, args[i].value)) != HST_SUCCESS) return r;
+    return hst_launch(&be->queue, k, 1, &items, &local, 0, NULL, NULL);
+}
+
+#ifndef HST_NO_OPENCL
+#define HST__ARG_MEM(a) { sizeof(cl_mem), &(a)->buf->cl }
+#else
+#define HST__ARG_MEM(a) { 0, NULL }
+#endif
+
+/* A T-typed kernel argument holding v rounded to dt, as the host twins round it. */
+typedef struct hst__targ { unsigned char bytes[16]; size_t size; } hst__targ;
+static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
+    hst__targ t;
+    hst__element(dt, v, t.bytes);
+    t.size = hst_dtype_size(dt);
+    return t;
+}
+
+static const int hst__cast_kernel[HST_C64 + 1] = {
+    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64
+};
+
+HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
+    static const char *F = "hst_array_cast";
+    uint64_t n;   /* the kernels take ulong */
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
+    if (dst->dtype == src->dtype) return hst_array_copy(dst, src);
+    if (!hst__is_cl(dst->be)) {
+        hst_k_cast_host(dst->dtype, dst->buf->host, src->dtype, src->buf->host, dst->count);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[3] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {sizeof n, &n}};
+        return hst__vocab_run(dst->be, dst->dtype, hst__cast_kernel[src->dtype], args, 3, dst->count);
+    }
+}
+
+/* The dtype supports the element-wise arithmetic family (scale, axpy, random). */
+static hst_result hst__check_arith(const hst_array *a, const char *func) {
+    if (!hst_kernels_arith_supported(a->dtype))
+        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64 and c64 only");
+    return HST_SUCCESS;
+}
+
+HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
+    static const char *F = "hst_array_scale";
+    double al[2];
+    uint64_t n;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
+    al[0] = alpha.re; al[1] = alpha.im;
+    if (!hst__is_cl(x->be)) { hst_k_scale_host(x->dtype, x->buf->host, x->count, al); return HST_SUCCESS; }
+    n = x->count;
+    t = hst__typed(x->dtype, alpha);
+    {
+        hst__arg args[3] = {HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
+        args[2].bytes = t.size; args[2].value = t.bytes;
+        return hst__vocab_run(x->be, x->dtype, HST__K_SCALE, args, 3, x->count);
+    }
+}
+
+HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x) {
+    static const char *F = "hst_array_axpy";
+    double al[2];
+    uint64_t n;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, y, "y")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, y, x, 1)) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(y, F)) != HST_SUCCESS) return r;
+    al[0] = alpha.re; al[1] = alpha.im;
+    if (!hst__is_cl(y->be)) { hst_k_axpy_host(y->dtype, y->buf->host, x->buf->host, y->count, al); return HST_SUCCESS; }
+    n = y->count;
+    t = hst__typed(y->dtype, alpha);
+    {
+        hst__arg args[4] = {HST__ARG_MEM(y), HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
+        args[3].bytes = t.size; args[3].value = t.bytes;
+        return hst__vocab_run(y->be, y->dtype, HST__K_AXPY, args, 4, y->count);
+    }
+}
+
+HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+                                  double p) {
+    static const char *F = "hst_array_math";
+    uint64_t n;
+    int iop = (int)op;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_math_op", iop);
+    if (!hst_kernels_math_supported(dst->dtype, op))
+        return hst__dtype_error(dst->be, F, dst->dtype, "element-wise math is defined for f32 and f64 only");
+    if (!hst__is_cl(dst->be)) { hst_k_math_host(dst->dtype, dst->buf->host, src->buf->host, dst->count, op, p); return HST_SUCCESS; }
+    n = dst->count;
+    t = hst__typed(dst->dtype, hst_real(p));
+    {
+        hst__arg args[5] = {HST__ARG_MEM(dst), HST__ARG_MEM(src), {sizeof n, &n}, {sizeof iop, &iop}, {0, NULL}};
+        args[4].bytes = t.size; args[4].value = t.bytes;
+        return hst__vocab_run(dst->be, dst->dtype, HST__K_MATH, args, 5, dst->count);
+    }
+}
+
+HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+                                    uint64_t offset) {
+    static const char *F = "hst_array_random";
+    uint64_t n;
+    int idist = (int)dist;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
+    if (dist != HST_RANDOM_UNIFORM && dist != HST_RANDOM_NORMAL)
+        return hst__bad_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
+    if (!hst__is_cl(x->be)) { hst_k_random_host(x->dtype, x->buf->host, x->count, seed, offset, dist); return HST_SUCCESS; }
+    n = x->count;
+    {
+        hst__arg args[5] = {HST__ARG_MEM(x), {sizeof n, &n}, {sizeof seed, &seed}, {sizeof offset, &offset}, {sizeof idist, &idist}};
+        return hst__vocab_run(x->be, x->dtype, HST__K_RANDOM, args, 5, x->count);
+    }
+}
+
+/* >>reductions ------------------------------------------------------------------------------- */
+static const int hst__reduce_kernel[HST_REDUCE_COUNT] = {
+    HST__K_SUM, HST__K_DOT, HST__K_SQNORM, HST__K_MIN, HST__K_MAX
+};
+
+/* Block partials on the device (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK
+   elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's. */
+static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_reduce_op op,
+                                 size_t groups, size_t pbytes, void *partial) {
+    hst_backend *be = x->be;
+    hst_buffer *pbuf;
+    uint64_t n = x->count;
+    size_t items;
+    hst_result r;
+    if (!hst__mul(groups, HST_REDUCE_LOCAL, &items)) return hst__overflow(be, "reduction", "work-items");
+    if ((r = hst_pool_alloc(be->pool, groups * pbytes, &pbuf)) != HST_SUCCESS) return r;
+    {
+#ifndef HST_NO_OPENCL
+        hst__arg args[4] = {HST__ARG_MEM(x), HST__ARG_MEM(x), {sizeof n, &n}, {sizeof(cl_mem), &pbuf->cl}};
+#else
+        hst__arg args[4] = {{0, NULL}, {0, NULL}, {sizeof n, &n}, {0, NULL}};
+#endif
+        unsigned nargs = 3;
+#ifndef HST_NO_OPENCL
+        if (op == HST_REDUCE_DOT) { args[1].value = &y->buf->cl; nargs = 4; }
+#else
+        if (op == HST_REDUCE_DOT) { (void)y; nargs = 4; }
+#endif
+        else { args[1] = args[2]; args[2] = args[3]; }
+        r = hst__vocab_run(be, x->dtype, hst__reduce_kernel[op], args, nargs, items);
+    }
+    if (r == HST_SUCCESS) r = hst_read(&be->queue, pbuf, 0, partial, groups * pbytes, 1, 0, NULL, NULL);
+    hst_buffer_destroy(pbuf);
+    return r;
+}
+
+static hst_result hst__reduce(const char *func, const hst_array *x, const hst_array *y,
+                              hst_reduce_op op, hst_scalar *out) {
+    size_t groups, pbytes, bytes;
+    void *partial;
+    hst_result r;
+    if ((r = hst__check_array(func, x, "x")) != HST_SUCCESS) return r;
+    if (!out) return hst__bad_arg(x->be, func, "out is NULL");
+    if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
+    if (!hst_kernels_reduce_supported(x->dtype, op))
+        return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
+    groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
+    pbytes = hst_kernels_partial_size(x->dtype, op);
+    if (!hst__mul(groups, pbytes, &bytes)) return hst__overflow(x->be, func, "partials");
+    if (!(partial = hst__malloc(x->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (hst__is_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, pbytes, partial);
+    else hst_k_reduce_host(x->dtype, op, x->buf->host, y ? y->buf->host : NULL, x->count, partial);
+    if (r == HST_SUCCESS) hst_k_combine_host(x->dtype, op, partial, groups, out);
+    hst__free(x->be, partial);
+    return r;
+}
+
+HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_sum", x, NULL, HST_REDUCE_SUM, out);
+}
+HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out) {
+    if (!y) return hst__bad_arg(x ? x->be : NULL, "hst_array_dot", "y is NULL");
+    return hst__reduce("hst_array_dot", x, y, HST_REDUCE_DOT, out);
+}
+HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_sqnorm", x, NULL, HST_REDUCE_SQNORM, out);
+}
+HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_min", x, NULL, HST_REDUCE_MIN, out);
+}
+HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_max", x, NULL, HST_REDUCE_MAX, out);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_BACKEND_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */
