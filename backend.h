@@ -552,11 +552,16 @@ HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#  define HST__PRIVATE static __attribute__((unused))
 #  define HST__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
-#  define HST__PRIVATE static
 #  define HST__PRINTF(f, a)
+#endif
+/* Definitions of public functions: with HST_STATIC they are static, and a program that uses only
+   some of them must not be warned about the rest. */
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__BDEF HST_API __attribute__((unused))
+#else
+#  define HST__BDEF HST_API
 #endif
 
 #ifdef __cplusplus
@@ -564,9 +569,7 @@ extern "C" {
 #endif
 
 /* >>checks ----------------------------------------------------------------------------------- */
-/* The work-group size of the fixed-order reductions: devices below it cannot reproduce the
-   order, so they answer HST_ERROR_UNSUPPORTED for reductions rather than a different sum. */
-#define HST__LOG_MESSAGE_BYTES 1024
+#define HST__LOG_MESSAGE_BYTES 1024  /* longer messages (build logs) are allocated */
 #define HST__DEFAULT_LOCAL_1D 256  /* a multiple of every GPU's warp/wavefront; PoCL vectorises */
 #define HST__CACHE_MAGIC "HSTPRGB1"
 #define HST__CACHE_MAX_BINARY ((uint64_t)1 << 30)  /* a larger "binary" is a corrupt entry */
@@ -694,7 +697,7 @@ static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
     "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED"
 };
 
-HST_API const char *hst_log_item_name(hst_log_item item) {
+HST__BDEF const char *hst_log_item_name(hst_log_item item) {
     if ((int)item < 0 || item >= HST_LOG_ITEM_COUNT) return "UNKNOWN";
     return hst__item_names[item];
 }
@@ -869,14 +872,14 @@ static const hst__code_name hst__code_names[] = {
     {HST_ERROR_IO, "HST_ERROR_IO"}
 };
 
-HST_API const char *hst_result_string(hst_result r) {
+HST__BDEF const char *hst_result_string(hst_result r) {
     size_t i;
     for (i = 0; i < sizeof hst__code_names / sizeof hst__code_names[0]; i++)
         if (hst__code_names[i].code == r) return hst__code_names[i].name;
     return r < 0 ? "UNKNOWN_ERROR" : "UNKNOWN_RESULT";
 }
 
-HST_API int hst_result_is_out_of_memory(hst_result r) {
+HST__BDEF int hst_result_is_out_of_memory(hst_result r) {
     return r == HST_ERROR_OUT_OF_DEVICE_MEMORY || r == -4 /* MEM_OBJECT_ALLOCATION_FAILURE */ ||
            r == -5 /* OUT_OF_RESOURCES: NVIDIA's answer to an oversized buffer */;
 }
@@ -1022,7 +1025,7 @@ static int hst__find_visit(cl_platform_id pl, cl_device_id dev, int p, int d, vo
 }
 #endif
 
-HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count) {
+HST__BDEF hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count) {
     size_t n = 0;
     if (!count) return hst__bad_arg(NULL, "hst_devices", "count is NULL");
 #ifndef HST_NO_OPENCL
@@ -1153,7 +1156,7 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
     return r;
 }
 
-HST_API hst_result hst_device_select(const char *selector, hst_device_info *out, char *why,
+HST__BDEF hst_result hst_device_select(const char *selector, hst_device_info *out, char *why,
                                      size_t why_bytes) {
     char local[512];
     hst_result r;
@@ -1307,7 +1310,7 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
 #endif
 }
 
-HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out) {
+HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out) {
     hst_backend cfg, *be;
     hst_backend_desc zero;
     hst_result r;
@@ -1341,7 +1344,7 @@ static void hst__release_programs(hst_backend *be) {
     }
 }
 
-HST_API void hst_backend_destroy(hst_backend *be) {
+HST__BDEF void hst_backend_destroy(hst_backend *be) {
     if (!be) return;
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
@@ -1352,24 +1355,24 @@ HST_API void hst_backend_destroy(hst_backend *be) {
     hst__free(be, be);
 }
 
-HST_API const hst_device_info *hst_backend_device(const hst_backend *be) {
+HST__BDEF const hst_device_info *hst_backend_device(const hst_backend *be) {
     return be ? &be->info : NULL;
 }
-HST_API int hst_backend_is_host(const hst_backend *be) {
+HST__BDEF int hst_backend_is_host(const hst_backend *be) {
     return be && be->info.type == HST_DEVICE_HOST;
 }
-HST_API hst_queue *hst_backend_queue(hst_backend *be) { return be ? &be->queue : NULL; }
-HST_API hst_pool *hst_backend_pool(hst_backend *be) { return be ? be->pool : NULL; }
-HST_API uint64_t hst_backend_device_bytes(const hst_backend *be) {
+HST__BDEF hst_queue *hst_backend_queue(hst_backend *be) { return be ? &be->queue : NULL; }
+HST__BDEF hst_pool *hst_backend_pool(hst_backend *be) { return be ? be->pool : NULL; }
+HST__BDEF uint64_t hst_backend_device_bytes(const hst_backend *be) {
     return be ? be->device_bytes : 0;
 }
 #ifndef HST_NO_OPENCL
-HST_API cl_context hst_backend_cl_context(const hst_backend *be) { return be ? be->ctx : NULL; }
-HST_API cl_device_id hst_backend_cl_device(const hst_backend *be) { return be ? be->dev : NULL; }
+HST__BDEF cl_context hst_backend_cl_context(const hst_backend *be) { return be ? be->ctx : NULL; }
+HST__BDEF cl_device_id hst_backend_cl_device(const hst_backend *be) { return be ? be->dev : NULL; }
 #endif
 
 /* >>queues ----------------------------------------------------------------------------------- */
-HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
+HST__BDEF hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
     hst_queue *q;
     if (!be || !out) return hst__bad_arg(be, "hst_queue_create", "%s is NULL", be ? "out" : "be");
     q = (hst_queue *)hst__calloc(be, sizeof *q);
@@ -1385,7 +1388,7 @@ HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
     return HST_SUCCESS;
 }
 
-HST_API void hst_queue_destroy(hst_queue *q) {
+HST__BDEF void hst_queue_destroy(hst_queue *q) {
     if (!q || q == &q->be->queue) return;   /* the default queue belongs to the backend */
 #ifndef HST_NO_OPENCL
     if (q->cl) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
@@ -1393,7 +1396,7 @@ HST_API void hst_queue_destroy(hst_queue *q) {
     hst__free(q->be, q);
 }
 
-HST_API hst_result hst_queue_flush(hst_queue *q) {
+HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
     if (!q) return hst__bad_arg(NULL, "hst_queue_flush", "q is NULL");
 #ifndef HST_NO_OPENCL
     if (q->cl) HST__CL(q->be, "clFlush", clFlush(q->cl));
@@ -1401,7 +1404,7 @@ HST_API hst_result hst_queue_flush(hst_queue *q) {
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_queue_finish(hst_queue *q) {
+HST__BDEF hst_result hst_queue_finish(hst_queue *q) {
     if (!q) return hst__bad_arg(NULL, "hst_queue_finish", "q is NULL");
 #ifndef HST_NO_OPENCL
     if (q->cl) HST__CL(q->be, "clFinish", clFinish(q->cl));
@@ -1410,10 +1413,10 @@ HST_API hst_result hst_queue_finish(hst_queue *q) {
 }
 
 #ifndef HST_NO_OPENCL
-HST_API cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
+HST__BDEF cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
 #endif
 
-HST_API hst_result hst_event_wait(size_t num, const hst_event *events) {
+HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
 #ifndef HST_NO_OPENCL
     size_t i;
     for (i = 0; i < num; i++)
@@ -1427,7 +1430,7 @@ HST_API hst_result hst_event_wait(size_t num, const hst_event *events) {
     return HST_SUCCESS;
 }
 
-HST_API void hst_event_release(hst_event e) {
+HST__BDEF void hst_event_release(hst_event e) {
 #ifndef HST_NO_OPENCL
     if (e) clReleaseEvent(e);
 #else
@@ -1608,20 +1611,20 @@ static hst_result hst__check_alloc_args(hst_backend *be, const char *func, size_
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
+HST__BDEF hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
                                      hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_buffer_create", bytes, flags, out);
     if (r != HST_SUCCESS) return r;
     return hst__buffer_new(be, "hst_buffer_create", bytes, flags, 0, out);
 }
 
-HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out) {
+HST__BDEF hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_pinned_create", bytes, 0, out);
     if (r != HST_SUCCESS) return r;
     return hst__buffer_new(be, "hst_pinned_create", bytes, 0, 1, out);
 }
 
-HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
+HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
                                          hst_buffer **out) {
     static const char *F = "hst_buffer_create_sub";
     hst_backend *be;
@@ -1662,17 +1665,17 @@ HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size
 
 static void hst__pool_return(hst_pool *pool, hst_buffer *b);
 
-HST_API void hst_buffer_destroy(hst_buffer *buf) {
+HST__BDEF void hst_buffer_destroy(hst_buffer *buf) {
     if (!buf) return;
     if (buf->pool) hst__pool_return(buf->pool, buf);
     else hst__buffer_release(buf);
 }
 
-HST_API size_t hst_buffer_bytes(const hst_buffer *b) { return b ? b->bytes : 0; }
-HST_API void *hst_buffer_host_ptr(const hst_buffer *b) { return b ? b->host : NULL; }
-HST_API hst_backend *hst_buffer_backend(const hst_buffer *b) { return b ? b->be : NULL; }
+HST__BDEF size_t hst_buffer_bytes(const hst_buffer *b) { return b ? b->bytes : 0; }
+HST__BDEF void *hst_buffer_host_ptr(const hst_buffer *b) { return b ? b->host : NULL; }
+HST__BDEF hst_backend *hst_buffer_backend(const hst_buffer *b) { return b ? b->be : NULL; }
 #ifndef HST_NO_OPENCL
-HST_API cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
+HST__BDEF cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
 #endif
 
 /* The buffer belongs to the queue's backend (objects of two backends never mix). */
@@ -1687,7 +1690,7 @@ static hst_result hst__check_buffer(const hst_queue *q, const char *func, const 
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
+HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
                             size_t pattern_bytes, size_t offset, size_t bytes,
                             size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_fill";
@@ -1719,7 +1722,7 @@ HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
+HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
                              size_t bytes, int blocking,
                              size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_write";
@@ -1745,7 +1748,7 @@ HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, c
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
+HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
                             size_t bytes, int blocking,
                             size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_read";
@@ -1777,7 +1780,7 @@ static const hst_buffer *hst__root(const hst_buffer *b, size_t *offset) {
     return b->parent ? b->parent : b;
 }
 
-HST_API hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+HST__BDEF hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
                             const hst_buffer *src, size_t src_offset, size_t bytes,
                             size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_copy";
@@ -1905,7 +1908,7 @@ static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer 
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+HST__BDEF hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
                                   const void *src, const hst_rect *src_rect,
                                   const size_t region[3], int blocking,
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -1913,7 +1916,7 @@ HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect 
                      blocking, num_wait, wait, out);
 }
 
-HST_API hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
+HST__BDEF hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
                                  void *dst, const hst_rect *dst_rect,
                                  const size_t region[3], int blocking,
                                  size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -1921,7 +1924,7 @@ HST_API hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_
                      blocking, num_wait, wait, out);
 }
 
-HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+HST__BDEF hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
                                  const hst_buffer *src, const hst_rect *src_rect,
                                  const size_t region[3],
                                  size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -1929,7 +1932,7 @@ HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *
                      num_wait, wait, out);
 }
 
-HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
+HST__BDEF hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
                            size_t bytes, int blocking, void **ptr,
                            size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_map";
@@ -1961,7 +1964,7 @@ HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, si
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
+HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
                              size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_unmap";
     hst_result r;
@@ -1983,7 +1986,7 @@ HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
     return hst__host_begin(num_wait, wait, out);
 }
 
-HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
+HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
                                unsigned migrate_flags,
                                size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_migrate";
@@ -2020,7 +2023,7 @@ HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *con
 }
 
 /* >>svm -------------------------------------------------------------------------------------- */
-HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out) {
+HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out) {
     static const char *F = "hst_svm_alloc";
     hst_result r;
     if (!be) return hst__bad_arg(NULL, F, "be is NULL");
@@ -2049,7 +2052,7 @@ HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void *
     return HST_SUCCESS;
 }
 
-HST_API void hst_svm_free(hst_backend *be, void *ptr) {
+HST__BDEF void hst_svm_free(hst_backend *be, void *ptr) {
     if (!be || !ptr) return;
 #ifndef HST_NO_OPENCL
     if (be->ctx) { clSVMFree(be->ctx, ptr); return; }
@@ -2057,7 +2060,7 @@ HST_API void hst_svm_free(hst_backend *be, void *ptr) {
     hst__free(be, ptr);
 }
 
-HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
+HST__BDEF hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
                                size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_svm_map";
     hst_result r;
@@ -2080,7 +2083,7 @@ HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size
     return hst__host_begin(num_wait, wait, out);
 }
 
-HST_API hst_result hst_svm_unmap(hst_queue *q, void *ptr,
+HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
                                  size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_svm_unmap";
     hst_result r;
@@ -2099,7 +2102,7 @@ HST_API hst_result hst_svm_unmap(hst_queue *q, void *ptr,
     return hst__host_begin(num_wait, wait, out);
 }
 
-HST_API hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
+HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
                                 int blocking, size_t num_wait, const hst_event *wait,
                                 hst_event *out) {
     static const char *F = "hst_svm_copy";
@@ -2122,7 +2125,7 @@ HST_API hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
+HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
                                 size_t pattern_bytes, size_t bytes,
                                 size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_svm_fill";
@@ -2208,7 +2211,7 @@ static hst_result hst__cl_image_create(hst_image *img, int normalized, const voi
 }
 #endif
 
-HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
+HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                         int normalized, unsigned ndim, const size_t *shape,
                                         const void *host, hst_image **out) {
     static const char *F = "hst_image_from_array";
@@ -2246,7 +2249,7 @@ HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsign
     return HST_SUCCESS;
 }
 
-HST_API void hst_image_destroy(hst_image *img) {
+HST__BDEF void hst_image_destroy(hst_image *img) {
     if (!img) return;
 #ifndef HST_NO_OPENCL
     if (img->cl) clReleaseMemObject(img->cl);
@@ -2255,9 +2258,9 @@ HST_API void hst_image_destroy(hst_image *img) {
     hst__free(img->be, img);
 }
 
-HST_API size_t hst_image_pixel_bytes(const hst_image *img) { return img ? img->pixel_bytes : 0; }
+HST__BDEF size_t hst_image_pixel_bytes(const hst_image *img) { return img ? img->pixel_bytes : 0; }
 #ifndef HST_NO_OPENCL
-HST_API cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NULL; }
+HST__BDEF cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NULL; }
 #endif
 
 /* The pixel box [origin, origin+region) lies inside the image. */
@@ -2330,7 +2333,7 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
+HST__BDEF hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
                                    const size_t region[3], const void *src, size_t row_pitch,
                                    size_t slice_pitch, int blocking,
                                    size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -2338,7 +2341,7 @@ HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t or
                          slice_pitch, blocking, num_wait, wait, out);
 }
 
-HST_API hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
+HST__BDEF hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
                                   const size_t region[3], void *dst, size_t row_pitch,
                                   size_t slice_pitch, int blocking,
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -2346,7 +2349,7 @@ HST_API hst_result hst_image_read(hst_queue *q, const hst_image *img, const size
                          slice_pitch, blocking, num_wait, wait, out);
 }
 
-HST_API hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
+HST__BDEF hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
                                   const hst_image *src, const size_t src_origin[3],
                                   const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -2398,7 +2401,7 @@ static void hst__pixel_from_color(const hst_image *img, const void *color, unsig
     }
 }
 
-HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
+HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
                                   const size_t origin[3], const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_image_fill";
@@ -2431,7 +2434,7 @@ HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *colo
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
+HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
                                  const size_t origin[3], const size_t region[3],
                                  size_t *row_pitch, size_t *slice_pitch, void **ptr) {
     static const char *F = "hst_image_map";
@@ -2459,7 +2462,7 @@ HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flag
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
+HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
                                    size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_image_unmap";
     hst_result r;
@@ -2478,7 +2481,7 @@ HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
     return hst__host_begin(num_wait, wait, out);
 }
 
-HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
+HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                       unsigned address_mode, unsigned filter_mode,
                                       hst_sampler **out) {
     static const char *F = "hst_sampler_create";
@@ -2522,7 +2525,7 @@ HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
     return HST_SUCCESS;
 }
 
-HST_API void hst_sampler_destroy(hst_sampler *s) {
+HST__BDEF void hst_sampler_destroy(hst_sampler *s) {
     if (!s) return;
 #ifndef HST_NO_OPENCL
     if (s->cl) clReleaseSampler(s->cl);
@@ -2530,11 +2533,11 @@ HST_API void hst_sampler_destroy(hst_sampler *s) {
     hst__free(s->be, s);
 }
 #ifndef HST_NO_OPENCL
-HST_API cl_sampler hst_sampler_cl(const hst_sampler *s) { return s ? s->cl : NULL; }
+HST__BDEF cl_sampler hst_sampler_cl(const hst_sampler *s) { return s ? s->cl : NULL; }
 #endif
 
 /* >>pool ------------------------------------------------------------------------------------- */
-HST_API size_t hst_pool_bin_bytes(size_t bytes) {
+HST__BDEF size_t hst_pool_bin_bytes(size_t bytes) {
     size_t top = 0, shift, unit, bin;
     if (bytes < ((size_t)2 << HST_POOL_MANTISSA_BITS)) return bytes;   /* small: exact */
     while ((bytes >> top) > 1) top++;                 /* floor(log2(bytes)) */
@@ -2544,7 +2547,7 @@ HST_API size_t hst_pool_bin_bytes(size_t bytes) {
     return bin & ~(unit - 1);
 }
 
-HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out) {
+HST__BDEF hst_result hst_pool_create(hst_backend *be, hst_pool **out) {
     hst_pool *p;
     if (!be) return hst__bad_arg(NULL, "hst_pool_create", "be is NULL");
     if (!out) return hst__bad_arg(be, "hst_pool_create", "out is NULL");
@@ -2593,11 +2596,11 @@ static int hst__pool_release_largest(hst_pool *pool) {
     return 1;
 }
 
-HST_API void hst_pool_free_held(hst_pool *pool) {
+HST__BDEF void hst_pool_free_held(hst_pool *pool) {
     if (pool) while (hst__pool_release_largest(pool)) {}
 }
 
-HST_API void hst_pool_destroy(hst_pool *pool) {
+HST__BDEF void hst_pool_destroy(hst_pool *pool) {
     if (!pool) return;
     hst_pool_free_held(pool);
     if (pool->stats.active_blocks)
@@ -2620,7 +2623,7 @@ static hst_result hst__pool_grow(hst_pool *pool, size_t bin, hst_buffer **out) {
     }
 }
 
-HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out) {
+HST__BDEF hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out) {
     size_t bin;
     hst_buffer *b;
     hst_result r;
@@ -2640,7 +2643,7 @@ HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out
     return HST_SUCCESS;
 }
 
-HST_API hst_pool_stats hst_pool_get_stats(const hst_pool *pool) {
+HST__BDEF hst_pool_stats hst_pool_get_stats(const hst_pool *pool) {
     hst_pool_stats zero;
     memset(&zero, 0, sizeof zero);
     return pool ? pool->stats : zero;
@@ -2884,7 +2887,7 @@ static hst_result hst__unsupported_on_host(const hst_backend *be, const char *fu
     return HST_ERROR_UNSUPPORTED;
 }
 
-HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
+HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
                                      const char *options, hst_program **out) {
     static const char *F = "hst_program_build";
     uint64_t key[2];
@@ -2914,11 +2917,11 @@ HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *
     return HST_SUCCESS;
 }
 
-HST_API void hst_program_release(hst_program *prog) {
+HST__BDEF void hst_program_release(hst_program *prog) {
     if (prog && prog->refs) prog->refs--;
 }
 
-HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out) {
+HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out) {
     static const char *F = "hst_kernel_create";
     hst_kernel *k;
     if (!prog) return hst__bad_arg(NULL, F, "prog is NULL");
@@ -2942,7 +2945,7 @@ HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_ke
     return HST_SUCCESS;
 }
 
-HST_API void hst_kernel_destroy(hst_kernel *k) {
+HST__BDEF void hst_kernel_destroy(hst_kernel *k) {
     if (!k) return;
 #ifndef HST_NO_OPENCL
     if (k->cl) clReleaseKernel(k->cl);
@@ -2950,7 +2953,7 @@ HST_API void hst_kernel_destroy(hst_kernel *k) {
     hst__free(k->prog->be, k);
 }
 
-HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
+HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
                                       const void *value) {
     if (!k) return hst__bad_arg(NULL, "hst_kernel_set_arg", "k is NULL");
 #ifndef HST_NO_OPENCL
@@ -2968,7 +2971,7 @@ HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t byte
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf) {
+HST__BDEF hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf) {
     if (!k || !buf) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_buffer", "%s is NULL", k ? "buf" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_mem), &buf->cl);
@@ -2978,7 +2981,7 @@ HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hs
 #endif
 }
 
-HST_API hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img) {
+HST__BDEF hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img) {
     if (!k || !img) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_image", "%s is NULL", k ? "img" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_mem), &img->cl);
@@ -2988,7 +2991,7 @@ HST_API hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst
 #endif
 }
 
-HST_API hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s) {
+HST__BDEF hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s) {
     if (!k || !s) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_sampler", "%s is NULL", k ? "s" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_sampler), &s->cl);
@@ -2998,7 +3001,7 @@ HST_API hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const h
 #endif
 }
 
-HST_API hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
+HST__BDEF hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
     if (!k || !ptr) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
 #ifndef HST_NO_OPENCL
     {
@@ -3033,7 +3036,7 @@ static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned d
 }
 #endif
 
-HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
+HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
                               const size_t *local,
                               size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_launch";
@@ -3070,26 +3073,26 @@ HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const 
 }
 
 /* >>arrays ----------------------------------------------------------------------------------- */
-HST_API hst_scalar hst_real(double re) { return hst_complex(re, 0.0); }
-HST_API hst_scalar hst_complex(double re, double im) {
+HST__BDEF hst_scalar hst_real(double re) { return hst_complex(re, 0.0); }
+HST__BDEF hst_scalar hst_complex(double re, double im) {
     hst_scalar s;
     s.re = re; s.im = im;
     s.i64 = re != re ? 0 : re >= 9223372036854775807.0 ? INT64_MAX
           : re <= -9223372036854775808.0 ? INT64_MIN : (int64_t)re;
     return s;
 }
-HST_API hst_scalar hst_int(int64_t i) {
+HST__BDEF hst_scalar hst_int(int64_t i) {
     hst_scalar s;
     s.re = (double)i; s.im = 0.0; s.i64 = i;
     return s;
 }
 
-HST_API hst_dtype hst_array_dtype(const hst_array *a) { return a ? a->dtype : (hst_dtype)0; }
-HST_API unsigned hst_array_ndim(const hst_array *a) { return a ? a->ndim : 0; }
-HST_API const size_t *hst_array_shape(const hst_array *a) { return a ? a->shape : NULL; }
-HST_API size_t hst_array_count(const hst_array *a) { return a ? a->count : 0; }
-HST_API size_t hst_array_bytes(const hst_array *a) { return a ? a->bytes : 0; }
-HST_API hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf : NULL; }
+HST__BDEF hst_dtype hst_array_dtype(const hst_array *a) { return a ? a->dtype : (hst_dtype)0; }
+HST__BDEF unsigned hst_array_ndim(const hst_array *a) { return a ? a->ndim : 0; }
+HST__BDEF const size_t *hst_array_shape(const hst_array *a) { return a ? a->shape : NULL; }
+HST__BDEF size_t hst_array_count(const hst_array *a) { return a ? a->count : 0; }
+HST__BDEF size_t hst_array_bytes(const hst_array *a) { return a ? a->bytes : 0; }
+HST__BDEF hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf : NULL; }
 
 static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_dtype dt,
                                    const char *why) {
@@ -3104,7 +3107,7 @@ static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_d
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+HST__BDEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
                                     const size_t *shape, hst_array **out) {
     static const char *F = "hst_array_create";
     hst_array *a;
@@ -3131,7 +3134,7 @@ HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned n
     return HST_SUCCESS;
 }
 
-HST_API void hst_array_destroy(hst_array *a) {
+HST__BDEF void hst_array_destroy(hst_array *a) {
     if (!a) return;
     hst_buffer_destroy(a->buf);
     hst__free(a->be, a);
@@ -3155,7 +3158,7 @@ static hst_result hst__check_pair(const char *func, const hst_array *a, const hs
     return HST_ERROR_SHAPE;
 }
 
-HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) {
+HST__BDEF hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) {
     hst_result r;
     if ((r = hst__check_array("hst_array_write", a, "a")) != HST_SUCCESS) return r;
     if (bytes != a->bytes)
@@ -3163,7 +3166,7 @@ HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) 
     return hst_write(&a->be->queue, a->buf, 0, src, bytes, 1, 0, NULL, NULL);
 }
 
-HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes) {
+HST__BDEF hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes) {
     hst_result r;
     if ((r = hst__check_array("hst_array_read", a, "a")) != HST_SUCCESS) return r;
     if (bytes != a->bytes)
@@ -3187,7 +3190,7 @@ static void hst__element(hst_dtype dt, hst_scalar v, unsigned char *out) {
     }
 }
 
-HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value) {
+HST__BDEF hst_result hst_array_fill(hst_array *a, hst_scalar value) {
     unsigned char el[16];
     hst_result r;
     if ((r = hst__check_array("hst_array_fill", a, "a")) != HST_SUCCESS) return r;
@@ -3195,10 +3198,10 @@ HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value) {
     return hst_fill(&a->be->queue, a->buf, el, hst_dtype_size(a->dtype), 0, a->bytes, 0, NULL, NULL);
 }
 
-HST_API hst_result hst_array_zeros(hst_array *a) { return hst_array_fill(a, hst_int(0)); }
-HST_API hst_result hst_array_ones(hst_array *a) { return hst_array_fill(a, hst_int(1)); }
+HST__BDEF hst_result hst_array_zeros(hst_array *a) { return hst_array_fill(a, hst_int(0)); }
+HST__BDEF hst_result hst_array_ones(hst_array *a) { return hst_array_fill(a, hst_int(1)); }
 
-HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
+HST__BDEF hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
     static const char *F = "hst_array_copy";
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
@@ -3231,18 +3234,19 @@ static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hs
 /* Arguments of a vocabulary launch, set in order. */
 typedef struct hst__arg { size_t bytes; const void *value; } hst__arg;
 
-/* Sets the arguments and launches over `items` work-items (local size 256, as the reductions
-   require and as suits every element-wise kernel) on the backend's queue. */
+/* Sets the arguments and launches over `items` work-items on the backend's queue; the
+   reductions need work-groups of exactly HST_REDUCE_LOCAL, element-wise kernels take any. */
 static hst_result hst__vocab_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
                                  unsigned nargs, size_t items) {
     hst_kernel *k;
     hst_result r;
     unsigned i;
     size_t local = HST_REDUCE_LOCAL;
+    int reduction = which >= HST__K_SUM && which <= HST__K_MAX;
     if ((r = hst__vocab_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
     for (i = 0; i < nargs; i++)
         if ((r = hst_kernel_set_arg(k, i, args[i].bytes, args[i].value)) != HST_SUCCESS) return r;
-    return hst_launch(&be->queue, k, 1, &items, &local, 0, NULL, NULL);
+    return hst_launch(&be->queue, k, 1, &items, reduction ? &local : NULL, 0, NULL, NULL);
 }
 
 #ifndef HST_NO_OPENCL
@@ -3264,7 +3268,7 @@ static const int hst__cast_kernel[HST_C64 + 1] = {
     -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64
 };
 
-HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
+HST__BDEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
     static const char *F = "hst_array_cast";
     uint64_t n;   /* the kernels take ulong */
     hst_result r;
@@ -3290,7 +3294,7 @@ static hst_result hst__check_arith(const hst_array *a, const char *func) {
     return HST_SUCCESS;
 }
 
-HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
+HST__BDEF hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
     static const char *F = "hst_array_scale";
     double al[2];
     uint64_t n;
@@ -3309,7 +3313,7 @@ HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
     }
 }
 
-HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x) {
+HST__BDEF hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x) {
     static const char *F = "hst_array_axpy";
     double al[2];
     uint64_t n;
@@ -3330,7 +3334,7 @@ HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_arra
     }
 }
 
-HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+HST__BDEF hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
                                   double p) {
     static const char *F = "hst_array_math";
     uint64_t n;
@@ -3353,7 +3357,7 @@ HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math
     }
 }
 
-HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+HST__BDEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
                                     uint64_t offset) {
     static const char *F = "hst_array_random";
     uint64_t n;
@@ -3385,6 +3389,11 @@ static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_red
     uint64_t n = x->count;
     size_t items;
     hst_result r;
+    if (be->info.max_work_group_size < HST_REDUCE_LOCAL) {   /* cannot keep the fixed order */
+        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "reductions need work-groups of %d; %s "
+                 "allows %zu", HST_REDUCE_LOCAL, be->info.name, be->info.max_work_group_size);
+        return HST_ERROR_UNSUPPORTED;
+    }
     if (!hst__mul(groups, HST_REDUCE_LOCAL, &items)) return hst__overflow(be, "reduction", "work-items");
     if ((r = hst_pool_alloc(be->pool, groups * pbytes, &pbuf)) != HST_SUCCESS) return r;
     {
@@ -3428,20 +3437,20 @@ static hst_result hst__reduce(const char *func, const hst_array *x, const hst_ar
     return r;
 }
 
-HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out) {
+HST__BDEF hst_result hst_array_sum(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_sum", x, NULL, HST_REDUCE_SUM, out);
 }
-HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out) {
+HST__BDEF hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out) {
     if (!y) return hst__bad_arg(x ? x->be : NULL, "hst_array_dot", "y is NULL");
     return hst__reduce("hst_array_dot", x, y, HST_REDUCE_DOT, out);
 }
-HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out) {
+HST__BDEF hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_sqnorm", x, NULL, HST_REDUCE_SQNORM, out);
 }
-HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out) {
+HST__BDEF hst_result hst_array_min(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_min", x, NULL, HST_REDUCE_MIN, out);
 }
-HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
+HST__BDEF hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_max", x, NULL, HST_REDUCE_MAX, out);
 }
 
