@@ -898,6 +898,16 @@ static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int e
 #endif
 
 /* >>devices ---------------------------------------------------------------------------------- */
+/* The host device's memory: physical memory where the system says, else the largest object. */
+static uint64_t hst__host_memory_bytes(void) {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (uint64_t)pages <= (uint64_t)PTRDIFF_MAX / (uint64_t)page)
+        return (uint64_t)pages * (uint64_t)page;
+#endif
+    return (uint64_t)PTRDIFF_MAX;
+}
+
 static void hst__host_device_info(hst_device_info *d) {
     memset(d, 0, sizeof *d);
     hst__copy_string(d->selector, sizeof d->selector, "host");
@@ -910,7 +920,7 @@ static void hst__host_device_info(hst_device_info *d) {
     hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
     hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
     d->compute_units = 1;                        /* the host twins run on the calling thread */
-    d->global_mem_bytes = d->max_alloc_bytes = (uint64_t)PTRDIFF_MAX;
+    d->global_mem_bytes = d->max_alloc_bytes = hst__host_memory_bytes();
     d->max_work_group_size = 1;
     d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
     d->fp64 = d->images = d->correctly_rounded_sqrt = 1;
