@@ -712,6 +712,19 @@ HST__KPRIVATE void hst__store_real(hst_dtype dt, void *dst, size_t i, double v)
     }
 }
 
+/* f32 <-> c64 moves the float unconverted, as the device does: a trip through double would
+   quieten a signalling NaN and break bitwise agreement. */
+HST__KPRIVATE void hst__cast_f32_c64(hst_dtype dst_dt, void *dst, hst_dtype src_dt,
+                                     const void *src, size_t n)
+{
+    size_t i, ds = dst_dt == HST_C64 ? 2 : 1, ss = src_dt == HST_C64 ? 2 : 1;
+    const float zero = 0.0f;
+    for (i = 0; i < n; ++i) {
+        memcpy((float *)dst + ds * i, (const float *)src + ss * i, sizeof(float));
+        if (ds == 2) memcpy((float *)dst + 2 * i + 1, &zero, sizeof(float));
+    }
+}
+
 /* >>arith */
 
 HST__KPRIVATE void hst__scale_c64(float *x, size_t n, hst__c32 a)
@@ -1121,6 +1134,10 @@ HST__KDEF void hst_k_cast_host(hst_dtype dst_dt, void *dst, hst_dtype src_dt, co
     if (!hst__dtype_valid(dst_dt) || !hst__dtype_valid(src_dt)) return;
     if (dst_dt == src_dt) {
         if (dst != src && n > 0) memmove(dst, src, n * hst_dtype_size(dst_dt));
+        return;
+    }
+    if ((dst_dt == HST_F32 || dst_dt == HST_C64) && (src_dt == HST_F32 || src_dt == HST_C64)) {
+        hst__cast_f32_c64(dst_dt, dst, src_dt, src, n);
         return;
     }
     for (i = 0; i < n; ++i) hst__store_real(dst_dt, dst, i, hst__load_real(src_dt, src, i));
