@@ -1189,15 +1189,15 @@ static void hst__resolve_cache_dir(hst_backend *be, const hst_backend_desc *desc
     else if (home && *home) snprintf(be->cache_dir, sizeof be->cache_dir, "%s/.cache/halostream", home);
 }
 
-static hst_result hst__check_desc(const hst_backend_desc *d) {
+static hst_result hst__check_desc(const hst_backend *cfg, const hst_backend_desc *d) {
     if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
-        return hst__bad_arg(NULL, "hst_backend_create", "desc.allocator: set both alloc and free, or neither");
+        return hst__bad_arg(cfg, "hst_backend_create", "desc.allocator: set both alloc and free, or neither");
 #ifndef HST_NO_OPENCL
     if ((d->wrap_context == NULL) != (d->wrap_queue == NULL))
-        return hst__bad_arg(NULL, "hst_backend_create", "desc.wrap_context and desc.wrap_queue: set both, or neither");
+        return hst__bad_arg(cfg, "hst_backend_create", "desc.wrap_context and desc.wrap_queue: set both, or neither");
 #endif
     if (d->log_level < 0 || d->log_level > HST_LOG_DEBUG)
-        return hst__bad_arg(NULL, "hst_backend_create", "desc.log_level %d is not an hst_log_level", (int)d->log_level);
+        return hst__bad_arg(cfg, "hst_backend_create", "desc.log_level %d is not an hst_log_level", (int)d->log_level);
     return HST_SUCCESS;
 }
 
@@ -1324,11 +1324,11 @@ HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backen
     hst_backend cfg, *be;
     hst_backend_desc zero;
     hst_result r;
-    if (!out) return hst__bad_arg(NULL, "hst_backend_create", "out is NULL");
-    *out = NULL;
     if (!desc) { memset(&zero, 0, sizeof zero); desc = &zero; }
-    if ((r = hst__check_desc(desc)) != HST_SUCCESS) return r;
-    hst__init_config(&cfg, desc);
+    hst__init_config(&cfg, desc);   /* first, so rejections reach the caller's logger */
+    if (!out) return hst__bad_arg(&cfg, "hst_backend_create", "out is NULL");
+    *out = NULL;
+    if ((r = hst__check_desc(&cfg, desc)) != HST_SUCCESS) return r;
     be = (hst_backend *)hst__malloc(&cfg, sizeof *be);
     if (!be) return HST_ERROR_OUT_OF_HOST_MEMORY;
     *be = cfg;
