@@ -372,7 +372,6 @@ static void test_backend_wrap(void **state)
     cl_context ctx;
     cl_command_queue q;
     cl_int err;
-    cl_uint refs = 0, ctx_refs = 0, q_refs = 0;
     cl_mem m;
     hst_buffer *buf = NULL;
     int in[64], out[64], i;
@@ -383,11 +382,6 @@ static void test_backend_wrap(void **state)
     q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
 
-    /* the queue holds a reference on its context in some drivers: compare with before */
-    assert_int_equal(clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof ctx_refs, &ctx_refs,
-                                      NULL), CL_SUCCESS);
-    assert_int_equal(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof q_refs, &q_refs,
-                                           NULL), CL_SUCCESS);
     cap_reset(&log);
     desc.wrap_context = ctx;
     desc.wrap_queue = q;
@@ -407,13 +401,8 @@ static void test_backend_wrap(void **state)
     hst_buffer_destroy(buf);
     hst_backend_destroy(be);
 
-    /* still ours, with the references we had (retained on create, released on destroy) */
-    assert_int_equal(clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL),
-                     CL_SUCCESS);
-    assert_int_equal(refs, ctx_refs);
-    assert_int_equal(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL),
-                     CL_SUCCESS);
-    assert_int_equal(refs, q_refs);
+    /* still ours and usable (OpenCL reference counts are stale by definition, and PoCL's
+       completed commands drop their queue references asynchronously, so they are not compared) */
     m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof in, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     assert_int_equal(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof in, in, 0, NULL, NULL), CL_SUCCESS);

@@ -1,0 +1,166 @@
+# halostream — build, test, install.
+#
+#   make test           install missing OS packages (as root) and run the whole test suite
+#   make check-headers  compile every header as C99 and C++11 (quick)
+#   make examples       build examples/*.c into build/examples/
+#   make demo           build the examples and run the demo
+#   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
+#   make install        headers + pkg-config file under $(PREFIX) (DESTDIR supported)
+#   make uninstall | make clean
+#
+# GNU make. Everything built goes under build/.
+
+CC  ?= cc
+CXX ?= c++
+CFLAGS   ?= -std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror
+CPPFLAGS ?=
+LDFLAGS  ?=
+# Always added (so that `make CPPFLAGS=...` keeps it): the headers live at the top.
+HST_CPPFLAGS := -I.
+
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+BUILD := build
+
+# The headers of the library, in dependency order; the ones that exist so far.
+HEADERS_ALL := backend.h kernels.h stream.h halo.h
+HEADERS     := $(wildcard $(HEADERS_ALL))
+TEST_HDRS   := $(wildcard tests/*.h)
+
+TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
+NOOCL_LDLIBS := -lcmocka -lm -lpthread
+EX_LDLIBS    := -lOpenCL -lm -lpthread
+SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=all -O1 -g
+# Flags of the header compile checks (tests/run.sh adds -std=c99 / -std=c++11).
+HDRCHECK_FLAGS := -Wall -Wextra -Wpedantic -Werror
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+EX_SRCS := $(wildcard examples/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+# Examples and benchmarks link libtiff / libpng only when they include tiffio.h / png.h,
+# and are compiled with $(MPICC) when they include mpi.h.
+MPICC ?= mpicc
+uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
+extra_libs = $(if $(call uses,$(1),tiffio\.h),-ltiff) $(if $(call uses,$(1),png\.h),-lpng)
+cc_for = $(if $(call uses,$(1),mpi\.h),$(MPICC),$(CC))
+# Without an MPI compiler the MPI examples are left out of `make examples` (with a note).
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses,$(EX_SRCS),mpi\.h))
+EX_SKIPPED  := $(if $(HAVE_MPICC),,$(EX_MPI_SRCS))
+EX_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(filter-out $(EX_SKIPPED),$(EX_SRCS)))
+
+# What `make demo` builds and then runs (the eSRRF job replaces these).
+DEMO_BINS ?= $(BUILD)/examples/devices $(BUILD)/examples/backend_tour
+DEMO_CMD  ?= $(BUILD)/examples/devices && $(BUILD)/examples/backend_tour
+
+# Installation.
+PREFIX       ?= /usr/local
+INCLUDEDIR   ?= $(PREFIX)/include
+LIBDIR       ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR      ?=
+INSTALL      ?= install
+
+# Version from backend.h's HST_VERSION_MAJOR/MINOR/PATCH; 0.1.0 until they exist.
+version_part = $(shell awk '$$1 ~ /define$$/ && $$2 == "HST_VERSION_$(1)" { print $$3; exit }' backend.h 2>/dev/null)
+VERSION_MAJOR = $(or $(call version_part,MAJOR),0)
+VERSION_MINOR = $(or $(call version_part,MINOR),1)
+VERSION_PATCH = $(or $(call version_part,PATCH),0)
+VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+.PHONY: all test check-headers test-build examples bench bench-build demo deps \
+        install uninstall clean version
+
+all: test-build examples
+
+# ---------------------------------------------------------------------------- tests
+# tests/run.sh builds the test variants through the rules below (build/tests,
+# build/tests-noocl, build/tests-san), runs them and prints the totals last.
+RUN_ENV = MAKE="$(MAKE)" CC="$(CC)" CXX="$(CXX)" HDRCHECK_FLAGS="$(HDRCHECK_FLAGS)" \
+          HEADERS="$(HEADERS)" BUILD="$(BUILD)" SAN_FLAGS="$(SAN_FLAGS)"
+
+test:
+	@sh scripts/deps.sh test
+	@$(RUN_ENV) bash tests/run.sh all
+
+check-headers:
+	@$(RUN_ENV) bash tests/run.sh headers
+
+test-build: $(TEST_BINS) $(BUILD)/list_devices
+
+deps:
+	@sh scripts/deps.sh all
+
+$(BUILD)/list_devices: tests/list_devices.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+
+$(BUILD)/tests/%: tests/%.c $(HEADERS) $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(TEST_LDLIBS)
+
+# The host backend alone: no -lOpenCL, so any OpenCL symbol left fails the link.
+$(BUILD)/tests-noocl/%: tests/%.c $(HEADERS) $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(NOOCL_LDLIBS)
+
+$(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(TEST_LDLIBS)
+
+# ---------------------------------------------------------------------------- examples, bench
+examples: $(EX_BINS)
+ifneq ($(EX_SKIPPED),)
+	@echo "note: $(MPICC) not found; not built: $(EX_SKIPPED) (scripts/deps.sh mpi installs MPI)"
+endif
+
+$(BUILD)/examples/%: examples/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+
+bench-build: $(BENCH_BINS)
+
+bench: bench-build
+	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; $$b; done
+
+$(BUILD)/bench/%: bench/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+
+demo:
+	@sh scripts/deps.sh demo
+	@$(MAKE) --no-print-directory $(DEMO_BINS)
+	$(DEMO_CMD)
+
+# ---------------------------------------------------------------------------- install
+version:
+	@echo $(VERSION)
+
+# Paths under PREFIX are written relative to ${prefix} in the .pc file.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+# The .pc file records PREFIX, so it is generated on every install.
+install:
+	@test -n "$(HEADERS)" || { echo "install: no headers found" >&2; exit 1; }
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' \
+	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    halostream.pc.in > $(BUILD)/halostream.pc
+	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)/halostream" "$(DESTDIR)$(PKGCONFIGDIR)"
+	$(INSTALL) -m 644 $(HEADERS) "$(DESTDIR)$(INCLUDEDIR)/halostream/"
+	$(INSTALL) -m 644 $(BUILD)/halostream.pc "$(DESTDIR)$(PKGCONFIGDIR)/halostream.pc"
+
+uninstall:
+	for h in $(HEADERS_ALL); do rm -f "$(DESTDIR)$(INCLUDEDIR)/halostream/$$h"; done
+	rm -f "$(DESTDIR)$(PKGCONFIGDIR)/halostream.pc"
+	rmdir "$(DESTDIR)$(INCLUDEDIR)/halostream" 2>/dev/null || true
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,65 @@
+#!/bin/sh
+# deps.sh — install (or name) the Debian/Ubuntu packages a halostream profile needs.
+#
+#   scripts/deps.sh [test|demo|mpi|all]     (default: test)
+#
+# Prints nothing and exits 0 when every package is already installed.
+# As root, missing packages are installed with apt-get; otherwise the exact
+# command is printed and the script exits 1.
+set -eu
+
+profile=${1:-test}
+
+# libc6-dev is listed because gcc only *recommends* it and we install
+# without recommends.
+pkgs_test="gcc g++ make pkg-config libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev"
+pkgs_demo="libtiff-dev libpng-dev"
+pkgs_mpi="libopenmpi-dev openmpi-bin"
+
+case "$profile" in
+    test) want="$pkgs_test" ;;
+    demo) want="$pkgs_test $pkgs_demo" ;;
+    mpi)  want="$pkgs_test $pkgs_mpi" ;;
+    all)  want="$pkgs_test $pkgs_demo $pkgs_mpi" ;;
+    -h|--help)
+        echo "usage: $0 [test|demo|mpi|all]"; exit 0 ;;
+    *)
+        echo "deps.sh: unknown profile '$profile' (expected test, demo, mpi or all)" >&2
+        exit 2 ;;
+esac
+
+is_installed() {
+    # "ii " = desired install, status installed, no error.
+    command -v dpkg-query >/dev/null 2>&1 || return 1
+    dpkg-query -W -f='${db:Status-Abbrev}\n' "$1" 2>/dev/null | grep -q '^ii'
+}
+
+missing=""
+for p in $want; do
+    is_installed "$p" || missing="$missing $p"
+done
+missing=${missing# }
+
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps.sh: apt-get not found; this script only knows Debian/Ubuntu." >&2
+    echo "deps.sh: profile '$profile' needs these packages (Debian names): $missing" >&2
+    echo "deps.sh: install their equivalents with your package manager and retry." >&2
+    exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing packages for profile '$profile': $missing" >&2
+    echo "deps.sh: install them with:" >&2
+    echo "" >&2
+    echo "    sudo apt-get install -y --no-install-recommends $missing" >&2
+    echo "" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing for profile '$profile': $missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+apt-get install -y --no-install-recommends $missing

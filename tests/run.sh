@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# tests/run.sh — build and run the halostream test suite; normally called by `make test`.
+#
+#   tests/run.sh [all|devices|headers|noocl|san]...      (default: all)
+#
+#   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
+#   headers  each header compiled alone as C99 and as C++11, then all of them together
+#   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
+#   san      the tests built with AddressSanitizer + UBSan, run on every device
+#
+# Every TAP "ok" / "not ok" line of a test binary counts once; a binary that fails to
+# build, crashes, times out or exits non-zero without a failing TAP line counts as one
+# failure. The last line printed is exactly "N passed, N failed"; the exit status is
+# non-zero if anything failed.
+#
+# Environment (set by the Makefile; defaults for running this script by hand):
+#   MAKE CC CXX BUILD HEADERS HDRCHECK_FLAGS SAN_FLAGS
+#   JOBS          parallel builds (default: number of CPUs)
+#   TEST_TIMEOUT  seconds one test binary may run on one device (default 900)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+MAKE=${MAKE:-make}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+BUILD=${BUILD:-build}
+HDRCHECK_FLAGS=${HDRCHECK_FLAGS:--Wall -Wextra -Wpedantic -Werror}
+SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1 -g}
+JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+if [ -z "${HEADERS+x}" ]; then
+    HEADERS=""
+    for h in backend.h kernels.h stream.h halo.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
+fi
+read -r -a HEADER_LIST <<< "$HEADERS"
+
+LOGDIR=$BUILD/logs
+export CMOCKA_MESSAGE_OUTPUT=TAP
+export POCL_CACHE_DIR=$PWD/$BUILD/cache/pocl
+export HST_CACHE_DIR=$PWD/$BUILD/cache/hst
+mkdir -p "$LOGDIR" "$POCL_CACHE_DIR" "$HST_CACHE_DIR"
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+
+TESTS=()
+for f in tests/test_*.c; do
+    [ -f "$f" ] && TESTS+=("$(basename "$f" .c)")
+done
+
+STDBUF=()
+command -v stdbuf >/dev/null 2>&1 && STDBUF=(stdbuf -oL -eL)
+
+section() { printf '\n== %s\n' "$*"; }
+
+# indent FILE MODE N: the first (head) or last (tail) N lines of FILE, indented.
+indent() {
+    if [ "$2" = head ]; then head -n "$3" "$1"; else tail -n "$3" "$1"; fi | sed 's/^/    | /'
+}
+
+fail_line() { # fail_line WHAT LOG MODE
+    FAILED=$((FAILED + 1))
+    printf '  FAIL  %s  (%s)\n' "$1" "$2"
+    indent "$2" "$3" 30
+}
+
+# build_targets VARIANT TARGET...: builds each target with its own make and log, JOBS at a
+# time; a failed build counts as one failure. Sets BUILT to the targets that built.
+BUILT=()
+build_targets() {
+    local variant=$1 t name rc
+    shift
+    BUILT=()
+    [ $# -gt 0 ] || return 0
+    mkdir -p "$LOGDIR/build/$variant"
+    # shellcheck disable=SC2016  # expanded by the inner sh
+    printf '%s\n' "$@" | xargs -P "$JOBS" -I{} sh -c '
+        log="$2/$(basename "$1").log"
+        $0 -s --no-print-directory "$1" > "$log" 2>&1
+        echo $? > "$log.rc"' "$MAKE" {} "$LOGDIR/build/$variant"
+    for t in "$@"; do
+        name=$(basename "$t")
+        rc=$(cat "$LOGDIR/build/$variant/$name.log.rc" 2>/dev/null || echo 1)
+        if [ "$rc" = 0 ] && [ -x "$t" ]; then
+            BUILT+=("$t")
+        else
+            fail_line "build $variant/$name" "$LOGDIR/build/$variant/$name.log" head
+        fi
+    done
+}
+
+# tap_counts LOG: prints "plans results ok notok skip" from the TAP lines of LOG.
+tap_counts() {
+    awk '
+        /^[ \t]*1\.\.[0-9]+/            { sub(/^[ \t]*1\.\./, ""); plan += $0 + 0; next }
+        /^[ \t]*(not )?ok([ \t]|$)/ {
+            n++
+            if (toupper($0) ~ /#[ \t]*SKIP/) skip++
+            else if ($0 ~ /^[ \t]*not ok/) bad++
+            else good++
+        }
+        END { printf "%d %d %d %d %d\n", plan, n, good, bad, skip }' "$1"
+}
+
+# run_test VARIANT BINARY DEVICE [PREFIX...]: one binary on one device.
+run_test() {
+    local variant=$1 bin=$2 dev=$3 name log rc plan n good bad skip what note=""
+    shift 3
+    name=$(basename "$bin")
+    mkdir -p "$LOGDIR/$variant"
+    log="$LOGDIR/$variant/$name.${dev//[^A-Za-z0-9_.-]/_}.log"
+    # (the braces keep bash's own "Aborted" / "Segmentation fault" notice out of the output)
+    { HST_DEVICE="$dev" timeout -k 10 "$TEST_TIMEOUT" "$@" "$bin" > "$log" 2>&1 < /dev/null; } 2> /dev/null
+    rc=$?
+    read -r plan n good bad skip <<< "$(tap_counts "$log")"
+    PASSED=$((PASSED + good))
+    FAILED=$((FAILED + bad))
+    SKIPPED=$((SKIPPED + skip))
+    what=$(printf '%-6s %-24s %-8s' "$variant" "$name" "[$dev]")
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        note="timed out after ${TEST_TIMEOUT}s"
+    elif [ "$n" -eq 0 ] && [ "$plan" -eq 0 ] && [ "$rc" = 0 ]; then
+        note="no TAP output"
+    elif [ "$rc" != 0 ] && [ "$bad" -eq 0 ]; then
+        note="exit status $rc"
+    elif [ "$n" -lt "$plan" ]; then
+        note="only $n of $plan results (crashed?)"
+    fi
+    [ -n "$note" ] && FAILED=$((FAILED + 1)) && bad=$((bad + 1))
+    if [ "$bad" -eq 0 ]; then
+        [ "$skip" -gt 0 ] && note=", $skip skipped"
+        printf '  ok    %s %3d passed%s\n' "$what" "$good" "$note"
+    else
+        printf '  FAIL  %s %3d passed, %d failed%s  (%s)\n' "$what" "$good" "$bad" \
+            "${note:+ — $note}" "$log"
+        if [ -n "$note" ]; then
+            indent "$log" tail 30
+        else # the failing TAP lines and their diagnostics
+            awk '/^[ \t]*not ok/ && toupper($0) !~ /#[ \t]*SKIP/ { show = 1; print; next }
+                 show && /^[ \t]*#/ { print; next } { show = 0 }' "$log" \
+                | head -n 40 | sed 's/^/    | /'
+            # a sanitizer report comes after the TAP lines
+            grep -q 'Sanitizer' "$log" && indent "$log" tail 30
+        fi
+    fi
+}
+
+# ---------------------------------------------------------------------------- devices
+DEVICES=()
+list_devices() {
+    local out
+    DEVICES=()
+    build_targets list "$BUILD/list_devices"
+    if [ ${#BUILT[@]} -eq 1 ]; then
+        out=$(timeout 120 "$BUILD/list_devices" 2> "$LOGDIR/list_devices.err")
+        if [ $? -ne 0 ]; then
+            fail_line "list_devices" "$LOGDIR/list_devices.err" tail
+        fi
+        while IFS= read -r d; do
+            d=${d%$'\r'}
+            [ -n "$d" ] || continue
+            case " ${DEVICES[*]-} " in *" $d "*) ;; *) DEVICES+=("$d") ;; esac
+        done <<< "$out"
+    fi
+    case " ${DEVICES[*]-} " in
+        *" host "*) ;;
+        *) echo "  note: list_devices did not list the host device; running on host only"
+           DEVICES=(host "${DEVICES[@]}") ;;
+    esac
+    echo "  devices: ${DEVICES[*]}"
+}
+
+stage_devices() {
+    local b d
+    section "(a) test binaries, once per device"
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    build_targets tests "${TESTS[@]/#/$BUILD/tests/}"
+    for b in "${BUILT[@]}"; do
+        for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" "${STDBUF[@]}"; done
+    done
+}
+
+# ---------------------------------------------------------------------------- headers
+compile_check() { # compile_check LABEL LANG TU
+    local label=$1 lang=$2 tu=$3 log obj
+    log="$LOGDIR/headers/$label.$lang.log"
+    obj="$BUILD/check/$label.$lang.o"
+    # shellcheck disable=SC2086  # the flag lists split into words on purpose
+    if [ "$lang" = c99 ]; then
+        $CC -std=c99 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+    else
+        $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+    fi
+    if [ $? -eq 0 ]; then
+        PASSED=$((PASSED + 1))
+        printf '  ok    %-6s %s\n' "$lang" "$label"
+    else
+        fail_line "$lang $label" "$log" head
+    fi
+}
+
+stage_headers() {
+    local h label tu lang
+    section "(b) header compile checks (C99, C++11)"
+    mkdir -p "$BUILD/check" "$LOGDIR/headers"
+    if [ ${#HEADER_LIST[@]} -eq 0 ]; then
+        echo "  (no headers yet)"
+        return 0
+    fi
+    for h in "${HEADER_LIST[@]}"; do
+        label=${h%.h}
+        tu="$BUILD/check/$label.c"
+        printf '#define HST_IMPLEMENTATION\n#include "%s"\n' "$h" > "$tu"
+        for lang in c99 cxx11; do compile_check "$label" "$lang" "$tu"; done
+    done
+    tu="$BUILD/check/all-headers.c"
+    { echo '#define HST_IMPLEMENTATION'
+      for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
+    for lang in c99 cxx11; do compile_check all-headers "$lang" "$tu"; done
+    # Including a header twice (implementation included) is harmless.
+    tu="$BUILD/check/all-headers-twice.c"
+    { cat "$BUILD/check/all-headers.c"
+      for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
+    for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
+}
+
+# ---------------------------------------------------------------------------- HST_NO_OPENCL
+stage_noocl() {
+    local b
+    section "(c) HST_NO_OPENCL build (no -lOpenCL), host device"
+    build_targets noocl "${TESTS[@]/#/$BUILD/tests-noocl/}"
+    for b in "${BUILT[@]}"; do run_test noocl "$b" host "${STDBUF[@]}"; done
+}
+
+# ---------------------------------------------------------------------------- sanitizers
+# A probe finds out whether the sanitizer runtime works here: some kernels' address-space
+# randomisation breaks older ASan runtimes (retry without it, via setarch -R), and
+# LeakSanitizer needs ptrace-like rights that some containers lack (then leaks go unchecked).
+SAN_PREFIX=()
+san_probe() {
+    local dir=$BUILD/san-probe
+    mkdir -p "$dir"
+    cat > "$dir/probe.c" <<'EOF'
+#include <stdlib.h>
+static void *volatile probe_ptr;
+int main(int argc, char **argv)
+{
+    (void)argv;
+    probe_ptr = malloc(7);
+    if (argc > 1)
+        probe_ptr = 0; /* leaked on purpose */
+    else
+        free(probe_ptr);
+    return 0;
+}
+EOF
+    # shellcheck disable=SC2086
+    if ! $CC $SAN_FLAGS "$dir/probe.c" -o "$dir/probe" > "$dir/build.log" 2>&1; then
+        fail_line "sanitizer probe build" "$dir/build.log" head
+        return 1
+    fi
+    if ! timeout 30 "$dir/probe" > "$dir/run.log" 2>&1; then
+        if timeout 30 setarch "$(uname -m)" -R "$dir/probe" > "$dir/run.log" 2>&1; then
+            SAN_PREFIX=(setarch "$(uname -m)" -R)
+            echo "  note: ASan needs address-space randomisation off here; using setarch -R"
+        else
+            fail_line "sanitizer runtime unusable" "$dir/run.log" tail
+            return 1
+        fi
+    fi
+    "${SAN_PREFIX[@]}" timeout 30 "$dir/probe" leak > "$dir/leak.log" 2>&1
+    if ! grep -q 'detected memory leaks' "$dir/leak.log"; then
+        echo "  note: LeakSanitizer does not work here; leak checking is off"
+        indent "$dir/leak.log" tail 5
+        ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    fi
+    return 0
+}
+
+stage_san() {
+    local b d
+    section "(d) sanitizer build (address, undefined), once per device"
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:print_stacktrace=1:halt_on_error=1"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+    san_probe || return 0
+    build_targets san "${TESTS[@]/#/$BUILD/tests-san/}"
+    for b in "${BUILT[@]}"; do
+        for d in "${DEVICES[@]}"; do run_test san "$b" "$d" "${SAN_PREFIX[@]}"; done
+    done
+    unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+}
+
+# ---------------------------------------------------------------------------- main
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(all)
+for s in "${stages[@]}"; do
+    case $s in
+        all)     stage_devices; stage_headers; stage_noocl; stage_san ;;
+        devices) stage_devices ;;
+        headers) stage_headers ;;
+        noocl)   stage_noocl ;;
+        san)     stage_san ;;
+        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san)" >&2; exit 2 ;;
+    esac
+done
+[ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"
+
+echo
+[ "$SKIPPED" -gt 0 ] && echo "($SKIPPED skipped, not counted)"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
