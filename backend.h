@@ -474,7 +474,9 @@ HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const 
      scale/axpy/dot/sqnorm/random: f32 f64 c64;  math (abs sqrt exp sin cos pow): f32 f64.
    Exact on every device, bit for bit: fill, copy, cast, scale, axpy, abs, sqrt (where the device
    rounds sqrt correctly, see hst_device_info), sum/dot/sqnorm/min/max (the reduction order is
-   fixed by kernels.h, not by the device), uniform random. Within OpenCL's ulp bounds of the host
+   fixed by kernels.h, not by the device), uniform random; a NaN that an operation creates (sqrt
+   of a negative number) is a NaN everywhere, with the device's payload bits. Within OpenCL's ulp
+   bounds of the host
    libm: exp (3 ulp), sin and cos (4 ulp), pow (16 ulp), normal random (computed in double,
    then rounded). Errors: HST_ERROR_DTYPE (op not defined for the dtype; f64 on a device without
    fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the

@@ -1819,7 +1819,7 @@ static void *counting_alloc_fn(size_t bytes, void *user)
 {
     counting_alloc *c = (counting_alloc *)user;
     void *p;
-    if (bytes == 0) fail_msg("the allocator was asked for 0 bytes");
+    if (bytes == 0) fail_msg("%s", "the allocator was asked for 0 bytes");
     if (c->calls++ >= c->allowed) return NULL;
     p = malloc(bytes);
     if (p) c->allocs++;
