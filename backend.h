@@ -3395,7 +3395,7 @@ static const int hst__reduce_kernel[HST_REDUCE_COUNT] = {
 /* Block partials on the device (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK
    elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's. */
 static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_reduce_op op,
-                                 size_t groups, size_t pbytes, void *partial) {
+                                 size_t groups, size_t bytes, void *partial) {
     hst_backend *be = x->be;
     hst_buffer *pbuf;
     uint64_t n = x->count;
@@ -3407,7 +3407,7 @@ static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_red
         return HST_ERROR_UNSUPPORTED;
     }
     if (!hst__mul(groups, HST_REDUCE_LOCAL, &items)) return hst__overflow(be, "reduction", "work-items");
-    if ((r = hst_pool_alloc(be->pool, groups * pbytes, &pbuf)) != HST_SUCCESS) return r;
+    if ((r = hst_pool_alloc(be->pool, bytes, &pbuf)) != HST_SUCCESS) return r;
     {
 #ifndef HST_NO_OPENCL
         hst__arg args[4] = {HST__ARG_MEM(x), HST__ARG_MEM(x), {sizeof n, &n}, {sizeof(cl_mem), &pbuf->cl}};
@@ -3423,7 +3423,7 @@ static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_red
         else { args[1] = args[2]; args[2] = args[3]; }
         r = hst__vocab_run(be, x->dtype, hst__reduce_kernel[op], args, nargs, items);
     }
-    if (r == HST_SUCCESS) r = hst_read(&be->queue, pbuf, 0, partial, groups * pbytes, 1, 0, NULL, NULL);
+    if (r == HST_SUCCESS) r = hst_read(&be->queue, pbuf, 0, partial, bytes, 1, 0, NULL, NULL);
     hst_buffer_destroy(pbuf);
     return r;
 }
@@ -3442,7 +3442,7 @@ static hst_result hst__reduce(const char *func, const hst_array *x, const hst_ar
     pbytes = hst_kernels_partial_size(x->dtype, op);
     if (!hst__mul(groups, pbytes, &bytes)) return hst__overflow(x->be, func, "partials");
     if (!(partial = hst__malloc(x->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (hst__is_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, pbytes, partial);
+    if (hst__is_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, bytes, partial);
     else hst_k_reduce_host(x->dtype, op, x->buf->host, y ? y->buf->host : NULL, x->count, partial);
     if (r == HST_SUCCESS) hst_k_combine_host(x->dtype, op, partial, groups, out);
     hst__free(x->be, partial);
