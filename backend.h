@@ -429,7 +429,8 @@ typedef struct hst_pool_stats {
     size_t active_blocks, active_bytes;   /* handed out (bin sizes) */
 } hst_pool_stats;
 HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out);
-/* Frees held blocks; blocks still active are reported (error log) and freed too. */
+/* Frees held blocks; blocks still active are reported (warning) and detached: they become plain
+   buffers that hst_buffer_destroy frees (before the backend is destroyed). */
 HST_API void hst_pool_destroy(hst_pool *pool);
 /* A block of at least `bytes`; hst_buffer_bytes reports `bytes`, the bin holds
    hst_pool_bin_bytes(bytes). Free it with hst_buffer_destroy. */
@@ -593,7 +594,8 @@ struct hst_buffer {
     hst_buffer *parent;        /* sub-buffers: the buffer they view */
     size_t origin;             /* sub-buffers: byte offset into the parent */
     hst_pool *pool;            /* pooled blocks return here on destroy */
-    hst_buffer *next_held;     /* pool: the next held block of the same bin */
+    hst_buffer *next_held;     /* pool: the next held block (held list, largest first) */
+    hst_buffer *prev_active, *next_active;   /* pool: the blocks handed out */
     int pinned;
 #ifndef HST_NO_OPENCL
     cl_mem cl;
@@ -605,7 +607,8 @@ struct hst_image {
     hst_dtype dtype;
     unsigned channels, ndim;
     int normalized;            /* u8 read as [0, 1] floats */
-    size_t extent[3];          /* width, height, depth (pixels) */
+    size_t extent[3];
+    size_t reserved;           /* bytes charged to the backend's device memory */          /* width, height, depth (pixels) */
     size_t pixel_bytes;
     void *host;                /* host device: tight pixels */
 #ifndef HST_NO_OPENCL
@@ -625,6 +628,7 @@ struct hst_sampler {
 struct hst_pool {
     hst_backend *be;
     hst_buffer *held;          /* held blocks, sorted by capacity, largest first */
+    hst_buffer *active;        /* blocks handed out, so destroy can detach them */
     hst_pool_stats stats;
 };
 
@@ -1154,7 +1158,11 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
     hst_devices(NULL, 0, &n);
     list = (hst_device_info *)hst__malloc(be, n * sizeof *list);
     if (!list) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst_devices(list, n, &n);
+    {
+        size_t now = 0;   /* a device may have appeared since the count */
+        hst_devices(list, n, &now);
+        if (now < n) n = now;
+    }
     why[0] = '\0';
     pick = hst__match_selector(sel, list, n, why, why_bytes);
     if (pick >= 0) {
@@ -1253,6 +1261,14 @@ static int hst__byo_visit(cl_platform_id pl, cl_device_id dev, int p, int d, voi
 /* Wraps the caller's context and queue (retained, never owned). */
 static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queue q) {
     hst__byo_ctx c;
+    cl_context qctx = NULL;
+    cl_command_queue_properties props = 0;
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL));
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    if (qctx != ctx)
+        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue belongs to another context than desc.wrap_context");
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)   /* array operations rely on order */
+        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue is out-of-order; wrap an in-order queue");
     HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof be->dev, &be->dev, NULL));
     HST__CL(be, "clGetDeviceInfo", clGetDeviceInfo(be->dev, CL_DEVICE_PLATFORM, sizeof be->platform, &be->platform, NULL));
     c.dev = be->dev;
@@ -1507,6 +1523,26 @@ static int hst__is_cl(const hst_backend *be) {
 #endif
 }
 
+/* A command with nothing to move still orders after its wait list and yields an event, without
+   the host waiting (OpenCL rejects zero-byte fills and copies, hence a marker). */
+static hst_result hst__nothing(hst_queue *q, size_t num_wait, const hst_event *wait,
+                               hst_event *out) {
+#ifndef HST_NO_OPENCL
+    if (q->cl) {
+        hst__waitlist w;
+        cl_int err;
+        hst_result r;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueMarkerWithWaitList(q->cl, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMarkerWithWaitList", err);
+    }
+#else
+    (void)q;
+#endif
+    return hst__host_begin(num_wait, wait, out);
+}
+
 /* [offset, offset + bytes) must lie inside `size` bytes. */
 static hst_result hst__check_range(const hst_backend *be, const char *func, const char *what,
                                    size_t offset, size_t bytes, size_t size) {
@@ -1548,6 +1584,12 @@ static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
                                             CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
     if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMigrateMemObjects", err);
     err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS) {   /* the command's own status names the failure (out of memory) */
+        cl_int status = CL_SUCCESS;
+        if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) == CL_SUCCESS &&
+            status < 0)
+            err = status;
+    }
     clReleaseEvent(ev);
     if (err != CL_SUCCESS) return hst__cl_fail(be, "clWaitForEvents (resident allocation)", err);
     return HST_SUCCESS;
@@ -1717,7 +1759,7 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
         return hst__bad_arg(q->be, F, "offset %zu and bytes %zu must be multiples of pattern_bytes %zu",
                             offset, bytes, pattern_bytes);
     if ((r = hst__check_range(q->be, F, "fill", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
-    if (bytes == 0) return hst__host_begin(num_wait, wait, out);
+    if (bytes == 0) return hst__nothing(q, num_wait, wait, out);
 #ifndef HST_NO_OPENCL
     if (buf->cl) {
         hst__waitlist w;
@@ -1805,7 +1847,7 @@ HST__BDEF hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     if ((r = hst__check_range(q->be, F, "source", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
     if (hst__root(dst, &da) == hst__root(src, &sa) && da < sa + bytes && sa < da + bytes)
         return hst__bad_arg(q->be, F, "source and destination ranges overlap");
-    if (bytes == 0) return hst__host_begin(num_wait, wait, out);
+    if (bytes == 0) return hst__nothing(q, num_wait, wait, out);
 #ifndef HST_NO_OPENCL
     if (dst->cl) {
         hst__waitlist w;
@@ -1838,9 +1880,13 @@ static hst_result hst__resolve_rect(const hst_backend *be, const char *func, con
     if (o->row_pitch == 0) o->row_pitch = region[0];
     if (o->slice_pitch == 0 && !hst__mul(region[1], o->row_pitch, &o->slice_pitch))
         return hst__overflow(be, func, what);
-    if (o->row_pitch < region[0] || o->slice_pitch < region[1] * o->row_pitch)
+    if (!hst__mul(region[1], o->row_pitch, &t)) return hst__overflow(be, func, what);
+    if (o->row_pitch < region[0] || o->slice_pitch < t)
         return hst__bad_arg(be, func, "%s: pitches (%zu, %zu) are smaller than the region", what,
                             o->row_pitch, o->slice_pitch);
+    if (o->slice_pitch % o->row_pitch)   /* OpenCL's rule, kept on every device */
+        return hst__bad_arg(be, func, "%s: slice_pitch %zu is not a multiple of row_pitch %zu",
+                            what, o->slice_pitch, o->row_pitch);
     if (size == 0) return HST_SUCCESS;
     /* last byte + 1 = origin + (region - 1) in every dimension, weighted by the pitches */
     if (!hst__mul(o->origin[2] + region[2] - 1, o->slice_pitch, &last) ||
@@ -2246,6 +2292,8 @@ HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsi
         hst__free(be, img);
         return hst__overflow(be, F, "shape * pixel bytes");
     }
+    if ((r = hst__reserve(be, F, bytes)) != HST_SUCCESS) { hst__free(be, img); return r; }
+    img->reserved = bytes;
 #ifndef HST_NO_OPENCL
     if (be->ctx) r = hst__cl_image_create(img, normalized, host);
     else
@@ -2267,6 +2315,7 @@ HST__BDEF void hst_image_destroy(hst_image *img) {
     if (img->cl) clReleaseMemObject(img->cl);
 #endif
     hst__free(img->be, img->host);
+    hst__unreserve(img->be, img->reserved);
     hst__free(img->be, img);
 }
 
@@ -2590,7 +2639,15 @@ static hst_buffer *hst__pool_take(hst_pool *pool, size_t capacity) {
     return b;
 }
 
+static void hst__pool_unlink_active(hst_pool *pool, hst_buffer *b) {
+    if (b->prev_active) b->prev_active->next_active = b->next_active;
+    else pool->active = b->next_active;
+    if (b->next_active) b->next_active->prev_active = b->prev_active;
+    b->prev_active = b->next_active = NULL;
+}
+
 static void hst__pool_return(hst_pool *pool, hst_buffer *b) {
+    hst__pool_unlink_active(pool, b);
     pool->stats.active_blocks--;
     pool->stats.active_bytes -= b->capacity;
     hst__pool_hold(pool, b);
@@ -2616,9 +2673,15 @@ HST__BDEF void hst_pool_destroy(hst_pool *pool) {
     if (!pool) return;
     hst_pool_free_held(pool);
     if (pool->stats.active_blocks)
-        hst__log(pool->be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT,
-                 "hst_pool_destroy: %zu blocks (%zu bytes) are still in use and now leak",
-                 pool->stats.active_blocks, pool->stats.active_bytes);
+        hst__log(pool->be, HST_LOG_WARN, HST_LOG_BAD_ARGUMENT,
+                 "hst_pool_destroy: %zu blocks (%zu bytes) are still in use; they are detached "
+                 "and freed by hst_buffer_destroy", pool->stats.active_blocks,
+                 pool->stats.active_bytes);
+    while (pool->active) {          /* detached blocks become plain buffers */
+        hst_buffer *b = pool->active;
+        hst__pool_unlink_active(pool, b);
+        b->pool = NULL;
+    }
     hst__free(pool->be, pool);
 }
 
@@ -2644,11 +2707,17 @@ HST__BDEF hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **o
     *out = NULL;
     if (bytes == 0) return hst__bad_arg(pool->be, "hst_pool_alloc", "bytes is 0");
     if ((bin = hst_pool_bin_bytes(bytes)) == 0) return hst__overflow(pool->be, "hst_pool_alloc", "the bin size");
+    if ((uint64_t)bytes > pool->be->info.max_alloc_bytes)   /* freeing held blocks cannot help */
+        return hst__reserve(pool->be, "hst_pool_alloc", bytes);
+    if ((uint64_t)bin > pool->be->info.max_alloc_bytes) bin = bytes;   /* legal, unrounded */
     if (!(b = hst__pool_take(pool, bin))) {
         if ((r = hst__pool_grow(pool, bin, &b)) != HST_SUCCESS) return r;
         b->pool = pool;
     }
     b->bytes = bytes;
+    b->next_active = pool->active;
+    if (pool->active) pool->active->prev_active = b;
+    pool->active = b;
     pool->stats.active_blocks++;
     pool->stats.active_bytes += b->capacity;
     *out = b;
@@ -2758,9 +2827,11 @@ static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
     hst__mkdirs(be->cache_dir);
     hst__cache_path(be, key, path, sizeof path);
 #if defined(_WIN32)
-    snprintf(tmp, sizeof tmp, "%s.%u.%lu.tmp", path, ++counter, (unsigned long)time(NULL));
+    snprintf(tmp, sizeof tmp, "%s.%u.%lu.%lx.tmp", path, ++counter, (unsigned long)time(NULL),
+             (unsigned long)(uintptr_t)&h);
 #else
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), ++counter);
+    snprintf(tmp, sizeof tmp, "%s.%ld.%u.%lx.tmp", path, (long)getpid(), ++counter,
+             (unsigned long)(uintptr_t)&h);   /* the stack address tells threads apart */
 #endif
     memcpy(h.magic, HST__CACHE_MAGIC, 8);
     h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;

@@ -1965,6 +1965,105 @@ static void test_oom_pool_recovery(void **state)
     hst_backend_destroy(be);
 }
 
+/* ============================================================================================
+   Regressions from review: a pool destroyed with blocks in use detaches them (freed later, no
+   use after free, device bytes back to where they were); a zero-byte fill or copy on an OpenCL
+   device neither blocks on its wait list nor loses its out event; images are charged to the
+   device-memory limit; a request over the largest allocation fails without emptying the pool. */
+static void test_pool_destroy_detaches(void **state)
+{
+    fixture *f = FIX(state);
+    hst_pool *pool = NULL;
+    hst_buffer *a = NULL, *b = NULL;
+    uint64_t before = hst_backend_device_bytes(f->be);
+    assert_int_equal(hst_pool_create(f->be, &pool), HST_SUCCESS);
+    assert_int_equal(hst_pool_alloc(pool, 1000, &a), HST_SUCCESS);
+    assert_int_equal(hst_pool_alloc(pool, 5000, &b), HST_SUCCESS);
+    hst_buffer_destroy(b);                       /* held */
+    hst_pool_destroy(pool);                      /* a is still active: detached, warned */
+    assert_int_equal(f->log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(hst_backend_device_bytes(f->be), before + hst_pool_bin_bytes(1000));
+    hst_buffer_destroy(a);                       /* a plain buffer now */
+    assert_int_equal(hst_backend_device_bytes(f->be), before);
+}
+
+static void test_zero_bytes_do_not_block(void **state)
+{
+    fixture *f = FIX(state);
+    hst_buffer *a = NULL, *b = NULL;
+    hst_event ev = NULL, ev2 = NULL;
+    unsigned char pat = 7;
+    assert_int_equal(hst_buffer_create(f->be, 256, 0, &a), HST_SUCCESS);
+    assert_int_equal(hst_buffer_create(f->be, 256, 0, &b), HST_SUCCESS);
+#ifndef HST_NO_OPENCL
+    if (!hst_backend_is_host(f->be)) {
+        cl_int err;
+        cl_event user = clCreateUserEvent(hst_backend_cl_context(f->be), &err);
+        assert_int_equal(err, CL_SUCCESS);
+        /* the user event is incomplete: a host wait here would hang the test */
+        assert_int_equal(hst_fill(hst_backend_queue(f->be), a, &pat, 1, 0, 0, 1, &user, &ev), HST_SUCCESS);
+        assert_int_equal(hst_copy(hst_backend_queue(f->be), b, 0, a, 0, 0, 1, &user, &ev2), HST_SUCCESS);
+        assert_non_null(ev);
+        assert_non_null(ev2);
+        assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
+        assert_int_equal(hst_event_wait(1, &ev2), HST_SUCCESS);
+        hst_event_release(ev);
+        hst_event_release(ev2);
+        clReleaseEvent(user);
+    } else
+#endif
+    {
+        assert_int_equal(hst_fill(hst_backend_queue(f->be), a, &pat, 1, 0, 0, 0, NULL, &ev), HST_SUCCESS);
+        assert_null(ev);
+    }
+    hst_buffer_destroy(a);
+    hst_buffer_destroy(b);
+}
+
+static void test_image_charged_to_limit(void **state)
+{
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be = NULL;
+    hst_image *img = NULL;
+    size_t shape[2] = {1024, 1024};             /* 4 MiB of f32 */
+    (void)state;
+    desc.device_memory_limit_bytes = 1 << 20;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    if (!hst_backend_device(be)->images) { hst_backend_destroy(be); skip(); return; }
+    cap_reset(&log);
+    assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_ERROR_OUT_OF_DEVICE_MEMORY);
+    assert_null(img);
+    assert_int_equal(log.last_item, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    shape[0] = 128;                              /* 512 KiB fits and is charged */
+    assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_SUCCESS);
+    assert_int_equal(hst_backend_device_bytes(be), 128 * 1024 * 4);
+    hst_image_destroy(img);
+    assert_int_equal(hst_backend_device_bytes(be), 0);
+    hst_backend_destroy(be);
+}
+
+static void test_pool_impossible_keeps_held(void **state)
+{
+    fixture *f = FIX(state);
+    hst_pool *pool = hst_backend_pool(f->be);
+    hst_buffer *a = NULL, *b = NULL;
+    hst_pool_stats st;
+    uint64_t max = hst_backend_device(f->be)->max_alloc_bytes;
+    assert_int_equal(hst_pool_alloc(pool, 3000, &a), HST_SUCCESS);
+    hst_buffer_destroy(a);
+    st = hst_pool_get_stats(pool);
+    assert_true(st.held_blocks >= 1);
+    if (max < SIZE_MAX) {
+        assert_int_equal(hst_pool_alloc(pool, (size_t)max + 1, &b), HST_ERROR_OUT_OF_DEVICE_MEMORY);
+        assert_null(b);
+        assert_int_equal(f->log.counts[HST_LOG_POOL_RELEASED_HELD], 0);
+        assert_int_equal(hst_pool_get_stats(pool).held_blocks, st.held_blocks);
+    }
+    hst_pool_free_held(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest basics[] = {
@@ -2000,6 +2099,10 @@ int main(void)
         cmocka_unit_test_setup(test_image_sampler_errors, test_setup),
         cmocka_unit_test(test_pool_bins),
         cmocka_unit_test_setup(test_pool_stats, test_setup),
+        cmocka_unit_test_setup(test_pool_destroy_detaches, test_setup),
+        cmocka_unit_test_setup(test_pool_impossible_keeps_held, test_setup),
+        cmocka_unit_test_setup(test_zero_bytes_do_not_block, test_setup),
+        cmocka_unit_test(test_image_charged_to_limit),
     };
     const struct CMUnitTest programs[] = {
         cmocka_unit_test_setup(test_program_host_unsupported, test_setup),
