@@ -2015,7 +2015,9 @@ static void test_zero_bytes_do_not_block(void **state)
 #endif
     {
         assert_int_equal(hst_fill(hst_backend_queue(f->be), a, &pat, 1, 0, 0, 0, NULL, &ev), HST_SUCCESS);
+        assert_int_equal(hst_copy(hst_backend_queue(f->be), b, 0, a, 0, 0, 0, NULL, &ev2), HST_SUCCESS);
         assert_null(ev);
+        assert_null(ev2);
     }
     hst_buffer_destroy(a);
     hst_buffer_destroy(b);
