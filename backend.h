@@ -95,7 +95,8 @@ enum {
     HST_ERROR_DTYPE = -20007,              /* the operation is not defined for this dtype */
     HST_ERROR_SHAPE = -20008,              /* arguments' shapes, dtypes or backends disagree */
     HST_ERROR_ALIGNMENT = -20009,          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */
-    HST_ERROR_IO = -20010                  /* the disk cache could not be read or written */
+    HST_ERROR_IO = -20010,                 /* the disk cache could not be read or written */
+    HST_ERROR_CANCELLED = -20011           /* a progress callback asked to stop */
 };
 
 /* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL. */
@@ -875,7 +876,8 @@ static const hst__code_name hst__code_names[] = {
     {HST_ERROR_DTYPE, "HST_ERROR_DTYPE"},
     {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
     {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
-    {HST_ERROR_IO, "HST_ERROR_IO"}
+    {HST_ERROR_IO, "HST_ERROR_IO"},
+    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"}
 };
 
 HST__BDEF const char *hst_result_string(hst_result r) {
