@@ -1,0 +1,1135 @@
+/* stream.h — halostream's out-of-core engine: streams slice-major arrays larger than device memory
+   through a chain of kernels in blocks of slices, with uploads, compute and downloads overlapped.
+   Single-file, header-only, C99 (and C++). Replaces PyQMRI's Stream and fixes its defects.
+
+   Do this:
+       #define HST_IMPLEMENTATION
+   before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
+   halostream header included there). Other files include it without the macro.
+
+   Usage (y = 2 x + 1 over a volume of N slices of 512 x 512 floats, under a 256 MiB budget):
+
+       hst_stream_array arrays[2] = {{0}};
+       hst_stream_stage stage = {0};
+       const int in[1] = {0}, out[1] = {1};
+       arrays[0].kind = HST_STREAM_INPUT;  arrays[0].host = x; arrays[0].slice_bytes = 512*512*4;
+       arrays[1].kind = HST_STREAM_OUTPUT; arrays[1].host = y; arrays[1].slice_bytes = 512*512*4;
+       stage.sources = &my_cl_source; stage.source_count = 1; stage.kernel = "affine";
+       stage.host = affine_host; stage.items_per_slice = 512 * 512;
+       stage.num_inputs = 1; stage.inputs = in; stage.num_outputs = 1; stage.outputs = out;
+       desc.backends = &be; desc.num_backends = 1; desc.num_slices = N; desc.budget_bytes = 256 << 20;
+       desc.arrays = arrays; desc.num_arrays = 2; desc.stages = &stage; desc.num_stages = 1;
+       hst_stream_create(&desc, &s); hst_stream_run(s, NULL); hst_stream_destroy(s);
+
+   Options (macros)                     matters in
+     HST_IMPLEMENTATION                 the implementation TU: compile every header's body
+     HST_STREAM_IMPLEMENTATION          the implementation TU: compile stream.h's body only
+     HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
+
+   What it does NOT do: it does not split a slice (a slice of every array must fit a block); it
+   does not reorder stages; it does not run two streams' blocks interleaved (one run at a time per
+   stream); a stream is used by one thread at a time (two threads may run two streams made on
+   their own backends).
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+
+#ifndef HST_STREAM_H
+#define HST_STREAM_H
+
+#include "backend.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_STREAM_IMPLEMENTATION)
+#  define HST_STREAM_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Terms. The stream runs over N slices (the slice axis is the first, slowest axis of every array,
+   C order). A block is B owned slices [b0, b1) — the slices whose results it writes — plus the
+   halo slices its stages read on each side, clipped to [0, N). Slices outside [0, N) are never
+   read or passed: kernels apply their boundary conditions from the global indices they get.
+
+   Kernel calling convention. A stage's OpenCL kernel takes, in order:
+     one `__global T *` per input, then one per output (each pointing at the block's first LOADED
+       slice: global slice `base`),
+     the stage's scalar arguments,
+     then five block arguments: ulong base (global index of the buffer's slice 0), ulong begin and
+       ulong end (the slices to compute, relative to base), ulong total (N), int flags
+       (HST_STREAM_FIRST: the block holds slice 0; HST_STREAM_LAST: it holds slice N-1).
+   It runs over a 2-D NDRange: dimension 0 = items_per_slice (rounded up: bound-check it),
+   dimension 1 = end - begin slices. Slices [0, loaded) relative to base are readable, where the
+   loaded range covers [begin - halo_lo, end + halo_hi) clipped to [0, N) - base.
+   The host twin gets the same pointers (on the host device: into the caller's arrays) and the
+   same block arguments in an hst_stream_block. */
+#define HST_STREAM_MAX_ARRAYS 16
+#define HST_STREAM_MAX_STAGES 16
+#define HST_STREAM_MAX_SCALARS 8
+#define HST_STREAM_MAX_BINDINGS 8     /* inputs or outputs of one stage */
+#define HST_STREAM_MAX_ACCUMULATORS 8
+#define HST_STREAM_MAX_BACKENDS 8
+
+enum { HST_STREAM_FIRST = 1, HST_STREAM_LAST = 2 };
+
+typedef struct hst_stream_block {
+    uint64_t base;      /* global slice index of the pointers' slice 0 */
+    uint64_t begin;     /* first slice to compute, relative to base */
+    uint64_t end;       /* one past the last slice to compute, relative to base */
+    uint64_t total;     /* N */
+    int flags;          /* HST_STREAM_FIRST | HST_STREAM_LAST */
+} hst_stream_block;
+
+/* A host twin: arrays[i] are the stage's inputs then outputs (as in the kernel), each pointing at
+   global slice blk->base; scalars[j] the stage's scalar values. Returns HST_SUCCESS or an error
+   that stops the run. */
+typedef hst_result (*hst_stream_host_fn)(void *const *arrays, const void *const *scalars,
+                                         const hst_stream_block *blk, void *user);
+
+typedef enum hst_stream_kind {
+    HST_STREAM_INPUT = 1,   /* caller host array, read: uploaded block by block */
+    HST_STREAM_OUTPUT,      /* caller host array, written: downloaded (owned slices only) */
+    HST_STREAM_INOUT,       /* both: uploaded, updated, downloaded (read with halo 0 only) */
+    HST_STREAM_TEMP         /* device only: an earlier stage's output read by later stages
+                               (PyQMRI's connectouttoin); no host array */
+} hst_stream_kind;
+
+/* One array of the stream: N slices of slice_bytes each, slice axis first, C order. */
+typedef struct hst_stream_array {
+    hst_stream_kind kind;
+    size_t slice_bytes;         /* bytes of one slice (> 0) */
+    void *host;                 /* caller memory of N * slice_bytes (NULL for TEMP) */
+    hst_buffer *pinned;         /* or a pinned buffer (hst_pinned_create) of that size: its host
+                                   memory is transferred directly, with no staging copy */
+} hst_stream_array;
+
+/* One stage: a kernel from OpenCL C source plus its host twin. */
+typedef struct hst_stream_stage {
+    const char *name;                       /* for messages; may be NULL */
+    const char *const *sources;             /* OpenCL C program (pieces) and build options */
+    size_t source_count;
+    const char *options;
+    const char *kernel;                     /* kernel name in the program */
+    hst_stream_host_fn host;                /* host twin (required) */
+    void *host_user;
+    unsigned num_inputs, num_outputs;       /* indices into the stream's arrays */
+    const int *inputs, *outputs;
+    unsigned num_scalars;                   /* scalar kernel arguments (after the arrays) */
+    size_t scalar_bytes[HST_STREAM_MAX_SCALARS];
+    const void *scalars[HST_STREAM_MAX_SCALARS];  /* read at hst_stream_run; may change between runs */
+    unsigned halo_lo, halo_hi;              /* slices read before / after each computed slice */
+    size_t items_per_slice;                 /* work-items along NDRange dimension 0 (> 0) */
+    size_t local_size;                      /* work-group along dimension 0; 0: backend default */
+} hst_stream_stage;
+
+/* Accumulators live on the device across blocks and are read once at the end: one value per
+   owned slice, combined on the host in slice order, so the total is the same bits whatever the
+   block size, direction or device count. Per slice (element order fixed as kernels.h's
+   reductions: 256 lanes, strided, then a tree; accumulated in double where the device has fp64):
+     SUM    sum of a's elements         (f32: x; c64: real part)
+     SQSUM  sum of |a|^2
+     DIFF2  sum of |a - b|^2            (PyQMRI's evalwithnorm: a = a stage's output, b = input) */
+typedef enum hst_stream_acc_kind { HST_STREAM_SUM = 1, HST_STREAM_SQSUM, HST_STREAM_DIFF2 } hst_stream_acc_kind;
+typedef struct hst_stream_acc {
+    hst_stream_acc_kind kind;
+    hst_dtype dtype;          /* element type of a (and b): HST_F32 or HST_C64 */
+    int a, b;                 /* array indices (b only for DIFF2) */
+} hst_stream_acc;
+
+/* Progress: called on the host after each completed block; return nonzero to cancel. */
+typedef int (*hst_stream_progress_fn)(uint64_t slices_done, uint64_t slices_total, void *user);
+
+typedef struct hst_stream_desc {
+    hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices (all host, or all OpenCL) */
+    unsigned num_backends;
+    const double *weights;          /* relative speeds for the first split (NULL: equal); later
+                                       runs split by the speeds measured in the previous run */
+    uint64_t num_slices;            /* N > 0 */
+    const hst_stream_array *arrays;
+    unsigned num_arrays;
+    const hst_stream_stage *stages;
+    unsigned num_stages;
+    const hst_stream_acc *accumulators;
+    unsigned num_accumulators;
+    uint64_t block_slices;          /* owned slices per block; 0: the largest that fits */
+    uint64_t budget_bytes;          /* device bytes per device for the ring; 0: 3/4 of the
+                                       device's global memory (further capped per buffer by
+                                       CL_DEVICE_MAX_MEM_ALLOC_SIZE) */
+    unsigned ring;                  /* slots per device, >= 2; 0: 3 */
+    int reverse;                    /* walk the blocks from the last slice to the first */
+    hst_stream_progress_fn progress;
+    void *progress_user;
+} hst_stream_desc;
+
+typedef struct hst_stream hst_stream;
+
+/* After a run: what was done, where, and how fast. */
+typedef struct hst_stream_report {
+    uint64_t block_slices;                  /* B used */
+    uint64_t blocks;                        /* blocks run (all devices) */
+    uint64_t slices_done;                   /* owned slices whose outputs are complete */
+    uint64_t done_begin[HST_STREAM_MAX_BACKENDS];   /* per device: outputs complete for global */
+    uint64_t done_end[HST_STREAM_MAX_BACKENDS];     /* slices [done_begin, done_end) */
+    uint64_t range_begin[HST_STREAM_MAX_BACKENDS];  /* per device: the slices it was given */
+    uint64_t range_end[HST_STREAM_MAX_BACKENDS];
+    double seconds;                         /* wall time of the run */
+    double device_seconds[HST_STREAM_MAX_BACKENDS]; /* per device: first enqueue to last event */
+    double acc[HST_STREAM_MAX_ACCUMULATORS];/* accumulator totals */
+} hst_stream_report;
+
+/* Validates the description, builds the stages' programs on every device, chooses the block size
+   and allocates each device's ring (pinned staging + device buffers). Errors:
+   HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, halo >= N, an index out of
+   range, an array kind used wrongly, a stage without host twin, an output that aliases an input
+   read with a halo (it would read slices already overwritten), mixed host/OpenCL backends),
+   HST_ERROR_SHAPE (accumulator arrays of different slice sizes), HST_ERROR_OVERFLOW,
+   HST_ERROR_OUT_OF_DEVICE_MEMORY (the budget cannot hold one block; the message gives the
+   minimum in bytes), build errors (OpenCL codes), HST_ERROR_OUT_OF_HOST_MEMORY. */
+HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
+HST_API void hst_stream_destroy(hst_stream *s);
+
+/* Runs the chain over all N slices (blocking: returns when every output is in the caller's
+   arrays). report may be NULL. Caller inputs are never written (INOUT arrays are written only
+   at owned slices, after they were read). Errors: HST_ERROR_CANCELLED (the progress callback
+   asked; report->done_* say which output slices are complete), errors of the host twins,
+   OpenCL codes. */
+HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
+
+/* Replaces the caller memory of array i (same kind and size) between runs, e.g. to swap the
+   roles of two arrays in an iterative method. Errors: HST_ERROR_INVALID_ARGUMENT. */
+HST_API hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
+
+/* The block size (owned slices) and ring the stream uses. */
+HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_STREAM_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_STREAM_IMPLEMENTATION) && !defined(HST__STREAM_IMPLEMENTED)
+#define HST__STREAM_IMPLEMENTED
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__SDEF HST_API __attribute__((unused))
+#else
+#  define HST__SDEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+#define HST__STREAM_DEFAULT_RING 3
+#define HST__STREAM_MAX_RING 8
+#define HST__STREAM_LOCAL_ACC 256      /* the accumulator kernel's work-group (kernels.h) */
+/* Default share of global memory for the ring: the rest stays for the driver, programs and
+   other allocations of the process. */
+#define HST__STREAM_DEFAULT_BUDGET_NUM 3
+#define HST__STREAM_DEFAULT_BUDGET_DEN 4
+
+/* >>types ------------------------------------------------------------------------------------ */
+typedef struct hst__slot {
+    hst_buffer *dev[HST_STREAM_MAX_ARRAYS];     /* device buffer of each array */
+    hst_buffer *staging[HST_STREAM_MAX_ARRAYS]; /* pinned staging (uploads and downloads) */
+    hst_event done;                             /* the block's last command */
+    int busy;
+    uint64_t b0, b1;                            /* owned slices in flight */
+} hst__slot;
+
+/* One device's share of the stream. */
+typedef struct hst__sdev {
+    hst_backend *be;
+    hst_queue *up, *comp, *down;                /* copy engines in both directions + compute */
+    hst_kernel *kernels[HST_STREAM_MAX_STAGES];
+    hst_kernel *acc_kernel[2];                  /* f32, c64 */
+    hst_buffer *acc[HST_STREAM_MAX_ACCUMULATORS];  /* per owned slice of the range */
+    hst__slot slots[HST__STREAM_MAX_RING];
+    uint64_t r0, r1;                            /* the slices this device owns */
+    uint64_t issued, finished;                  /* blocks */
+    uint64_t done0, done1;                      /* outputs complete for [done0, done1) */
+    double start_s, end_s;
+} hst__sdev;
+
+struct hst_stream {
+    hst_stream_desc desc;                       /* with the arrays copied below */
+    hst_stream_array arrays[HST_STREAM_MAX_ARRAYS];
+    hst_stream_stage stages[HST_STREAM_MAX_STAGES];
+    hst_stream_acc accs[HST_STREAM_MAX_ACCUMULATORS];
+    hst_backend *backends[HST_STREAM_MAX_BACKENDS];
+    double weights[HST_STREAM_MAX_BACKENDS];
+    unsigned ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
+    unsigned halo_lo, halo_hi;                  /* whole chain: the loaded range */
+    uint64_t block;                             /* B */
+    unsigned ring;
+    int host;                                   /* every backend is the host device */
+    int acc_bytes;                              /* 8 (double) or 4 (float, no fp64) */
+    hst__sdev devs[HST_STREAM_MAX_BACKENDS];
+    unsigned char *scratch[HST_STREAM_MAX_ARRAYS];  /* host device: TEMP and extended outputs */
+    double *acc_slices;                         /* N per-slice values per accumulator */
+    uint64_t done;
+};
+
+/* >>logging ---------------------------------------------------------------------------------- */
+/* Logs through the first backend's logger (the stream's devices share the caller's setup). */
+HST__PRINTF(3, 4)
+static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    hst_backend *be = d && d->backends && d->num_backends ? d->backends[0] : NULL;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hst__log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
+                               : code == HST_ERROR_OUT_OF_DEVICE_MEMORY ? HST_LOG_OUT_OF_DEVICE_MEMORY
+                               : code == HST_ERROR_SHAPE ? HST_LOG_SHAPE_MISMATCH : HST_LOG_BAD_ARGUMENT,
+             "hst_stream_create: %s", msg);
+    return code;
+}
+
+static double hst__now_s(void) {
+#if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+/* >>validation ------------------------------------------------------------------------------- */
+static int hst__stream_writes(const hst_stream_stage *st, int a) {
+    unsigned k;
+    for (k = 0; k < st->num_outputs; k++) if (st->outputs[k] == a) return 1;
+    return 0;
+}
+
+static hst_result hst__check_backends(const hst_stream_desc *d) {
+    unsigned i, hosts = 0;
+    if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_backends %u: give 1..%d backends",
+                         d->num_backends, HST_STREAM_MAX_BACKENDS);
+    for (i = 0; i < d->num_backends; i++) {
+        if (!d->backends[i]) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "backends[%u] is NULL", i);
+        hosts += hst_backend_is_host(d->backends[i]) != 0;
+    }
+    if (hosts && hosts != d->num_backends)
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "backends mix the host device and OpenCL devices");
+    if (d->weights)
+        for (i = 0; i < d->num_backends; i++)
+            if (!(d->weights[i] > 0.0))
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "weights[%u] must be > 0", i);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_arrays(const hst_stream_desc *d) {
+    unsigned i;
+    size_t total;
+    if (!d->arrays || d->num_arrays < 1 || d->num_arrays > HST_STREAM_MAX_ARRAYS)
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_arrays %u: give 1..%d arrays",
+                         d->num_arrays, HST_STREAM_MAX_ARRAYS);
+    for (i = 0; i < d->num_arrays; i++) {
+        const hst_stream_array *a = &d->arrays[i];
+        if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_TEMP)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
+        if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].slice_bytes is 0", i);
+        if (d->num_slices > SIZE_MAX || !hst__mul(a->slice_bytes, (size_t)d->num_slices, &total))
+            return hst__sbad(d, HST_ERROR_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
+                             i, (unsigned long long)d->num_slices, a->slice_bytes);
+        if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
+        if (a->kind != HST_STREAM_TEMP && !a->host == !a->pinned)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host and pinned", i);
+        if (a->pinned && hst_buffer_bytes(a->pinned) < total)
+            return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned buffer holds %zu bytes, %zu needed",
+                             i, hst_buffer_bytes(a->pinned), total);
+        if (a->pinned && !hst_buffer_host_ptr(a->pinned))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_binding(const hst_stream_desc *d, unsigned s, const char *what,
+                                     unsigned n, const int *idx, const int *written) {
+    unsigned k;
+    if (n > HST_STREAM_MAX_BINDINGS || (n && !idx))
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].%s: %u bindings (at most %d, and the list must not be NULL)",
+                         s, what, n, HST_STREAM_MAX_BINDINGS);
+    for (k = 0; k < n; k++) {
+        int a = idx[k];
+        if (a < 0 || (unsigned)a >= d->num_arrays)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].%s[%u] = %d is not an array index", s, what, k, a);
+        if (what[0] == 'o' && d->arrays[a].kind == HST_STREAM_INPUT)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] writes arrays[%d], an INPUT", s, a);
+        if (what[0] == 'i' && (d->arrays[a].kind == HST_STREAM_TEMP || d->arrays[a].kind == HST_STREAM_OUTPUT) && !written[a])
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads arrays[%d] before any stage writes it", s, a);
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_stages(const hst_stream_desc *d) {
+    unsigned s;
+    int written[HST_STREAM_MAX_ARRAYS] = {0};
+    hst_result r;
+    if (!d->stages || d->num_stages < 1 || d->num_stages > HST_STREAM_MAX_STAGES)
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
+    for (s = 0; s < d->num_stages; s++) {
+        const hst_stream_stage *st = &d->stages[s];
+        unsigned k;
+        if (!st->host) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].host (the host twin) is NULL", s);
+        if (!hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name", s);
+        if (!st->items_per_slice) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].items_per_slice is 0", s);
+        if (st->halo_lo >= d->num_slices || st->halo_hi >= d->num_slices)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: halo (%u, %u) must be smaller than the %llu slices",
+                             s, st->halo_lo, st->halo_hi, (unsigned long long)d->num_slices);
+        if (st->num_inputs + st->num_outputs == 0)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] binds no array", s);
+        if (st->num_scalars > HST_STREAM_MAX_SCALARS)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].num_scalars %u > %d", s, st->num_scalars, HST_STREAM_MAX_SCALARS);
+        for (k = 0; k < st->num_scalars; k++)
+            if (!st->scalars[k] || !st->scalar_bytes[k])
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].scalars[%u] is NULL or has 0 bytes", s, k);
+        if ((r = hst__check_binding(d, s, "inputs", st->num_inputs, st->inputs, written)) != HST_SUCCESS) return r;
+        if ((r = hst__check_binding(d, s, "outputs", st->num_outputs, st->outputs, written)) != HST_SUCCESS) return r;
+        for (k = 0; k < st->num_outputs; k++) written[st->outputs[k]] = 1;
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__check_accs(const hst_stream_desc *d) {
+    unsigned i;
+    if (d->num_accumulators > HST_STREAM_MAX_ACCUMULATORS || (d->num_accumulators && !d->accumulators))
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
+    for (i = 0; i < d->num_accumulators; i++) {
+        const hst_stream_acc *a = &d->accumulators[i];
+        size_t es = hst_dtype_size(a->dtype);
+        if (a->kind < HST_STREAM_SUM || a->kind > HST_STREAM_DIFF2)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u].kind %d", i, (int)a->kind);
+        if (a->dtype != HST_F32 && a->dtype != HST_C64)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u].dtype: f32 or c64", i);
+        if (a->a < 0 || (unsigned)a->a >= d->num_arrays || (a->kind == HST_STREAM_DIFF2 && (a->b < 0 || (unsigned)a->b >= d->num_arrays)))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u]: array index out of range", i);
+        if (d->arrays[a->a].slice_bytes % es)
+            return hst__sbad(d, HST_ERROR_SHAPE, "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
+                             i, d->arrays[a->a].slice_bytes, hst_dtype_name(a->dtype));
+        if (a->kind == HST_STREAM_DIFF2 && d->arrays[a->a].slice_bytes != d->arrays[a->b].slice_bytes)
+            return hst__sbad(d, HST_ERROR_SHAPE, "accumulators[%u]: a and b differ in slice size", i);
+    }
+    return HST_SUCCESS;
+}
+
+/* Host memory of array i (NULL for TEMP). */
+static unsigned char *hst__sarray_host(const hst_stream_array *a) {
+    return (unsigned char *)(a->pinned ? hst_buffer_host_ptr(a->pinned) : a->host);
+}
+
+/* An array written to the caller's memory must not be read there beyond the owned slices of
+   the block writing it: a later block would read slices an earlier block already replaced. */
+static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream_array *arrays,
+                                      const unsigned *ext_lo, const unsigned *ext_hi) {
+    unsigned s, w, k;
+    for (s = 0; s < d->num_stages; s++) {
+        const hst_stream_stage *st = &d->stages[s];
+        unsigned reach = st->halo_lo + st->halo_hi + ext_lo[s] + ext_hi[s];
+        for (k = 0; k < st->num_inputs + st->num_outputs; k++) {
+            int a = k < st->num_inputs ? st->inputs[k] : st->outputs[k - st->num_inputs];
+            const hst_stream_array *ra = &arrays[a];
+            size_t bytes = ra->slice_bytes * (size_t)d->num_slices;
+            const unsigned char *p = hst__sarray_host(ra);
+            if (!reach || ra->kind == HST_STREAM_TEMP) continue;
+            if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
+            if (ra->kind == HST_STREAM_INOUT)
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
+                                 "owned slices (halo or a later stage's halo): the result would depend on the "
+                                 "block order; use separate input and output arrays", s, a);
+            for (w = 0; w < d->num_arrays; w++) {
+                const hst_stream_array *wa = &arrays[w];
+                const unsigned char *q = hst__sarray_host(wa);
+                size_t wbytes = wa->slice_bytes * (size_t)d->num_slices;
+                if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT) || !q || !p) continue;
+                if (p < q + wbytes && q < p + bytes)
+                    return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
+                                     "which stages[%u] reads with a halo: refused, the streamed result would "
+                                     "differ from the whole-array one", w, a, s);
+            }
+        }
+    }
+    return HST_SUCCESS;
+}
+
+/* >>setup ------------------------------------------------------------------------------------ */
+/* ext: how far beyond the owned slices each stage must compute so that later stages find their
+   halos computed; the chain's halo (the loaded range) is stage 0's reach. */
+static void hst__stream_extents(hst_stream *s) {
+    unsigned st = s->desc.num_stages, lo = 0, hi = 0;
+    while (st-- > 0) {
+        s->ext_lo[st] = lo;
+        s->ext_hi[st] = hi;
+        lo += s->stages[st].halo_lo;
+        hi += s->stages[st].halo_hi;
+    }
+    s->halo_lo = lo;
+    s->halo_hi = hi;
+}
+
+/* On the host device an output is written straight into the caller's array unless a stage
+   computes it beyond the owned slices (those slices belong to other blocks). */
+static int hst__needs_scratch(const hst_stream *s, unsigned a) {
+    unsigned st;
+    if (s->arrays[a].kind == HST_STREAM_TEMP) return 1;
+    for (st = 0; st < s->desc.num_stages; st++)
+        if ((s->ext_lo[st] || s->ext_hi[st]) && hst__stream_writes(&s->stages[st], (int)a)) return 1;
+    return 0;
+}
+
+static size_t hst__slice_sum(const hst_stream *s) {
+    size_t t = 0;
+    unsigned i;
+    for (i = 0; i < s->desc.num_arrays; i++) t += s->arrays[i].slice_bytes;
+    return t;
+}
+
+/* The largest B whose ring fits one device: K slots of (B + halo) slices of every array, each
+   buffer within CL_DEVICE_MAX_MEM_ALLOC_SIZE. 0 when not even B = 1 fits (*need: bytes). */
+static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint64_t *need) {
+    const hst_device_info *info = hst_backend_device(be);
+    uint64_t H = (uint64_t)s->halo_lo + s->halo_hi, per = hst__slice_sum(s), budget, b, accs;
+    unsigned i;
+    accs = (uint64_t)s->desc.num_accumulators * s->desc.num_slices * (uint64_t)s->acc_bytes;
+    budget = s->desc.budget_bytes ? s->desc.budget_bytes
+           : info->global_mem_bytes / HST__STREAM_DEFAULT_BUDGET_DEN * HST__STREAM_DEFAULT_BUDGET_NUM;
+    *need = (uint64_t)s->ring * (1 + H) * per + accs;
+    if (budget < *need) return 0;
+    b = (budget - accs) / s->ring / per - H;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        uint64_t fit = info->max_alloc_bytes / s->arrays[i].slice_bytes;
+        if (fit <= H) return 0;
+        if (fit - H < b) b = fit - H;
+    }
+    return b;
+}
+
+static hst_result hst__choose_block(hst_stream *s) {
+    uint64_t b = s->desc.num_slices, need = 0, m;
+    unsigned d;
+    if (s->host) {   /* the host device needs only scratch for TEMP arrays: bounded by the budget */
+        uint64_t per = hst__slice_sum(s);
+        if (s->desc.budget_bytes && s->desc.budget_bytes / per > (uint64_t)s->halo_lo + s->halo_hi)
+            b = s->desc.budget_bytes / per - s->halo_lo - s->halo_hi;
+    } else {
+        for (d = 0; d < s->desc.num_backends; d++) {
+            if ((m = hst__max_block(s, s->backends[d], &need)) == 0)
+                return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one "
+                                 "block on %s: the ring of %u slots needs at least %llu bytes (and every "
+                                 "buffer within the device's largest allocation)",
+                                 hst_backend_device(s->backends[d])->name, s->ring, (unsigned long long)need);
+            if (m < b) b = m;
+        }
+    }
+    if (s->desc.block_slices) {
+        if (s->desc.block_slices > b && s->desc.block_slices <= s->desc.num_slices)
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most %llu",
+                             (unsigned long long)s->desc.block_slices, (unsigned long long)b);
+        b = s->desc.block_slices;
+    }
+    s->block = b < s->desc.num_slices ? b : s->desc.num_slices;
+    return HST_SUCCESS;
+}
+
+/* Contiguous ranges in device order, in proportion to the weights. */
+static void hst__split(hst_stream *s) {
+    double total = 0.0, acc = 0.0;
+    uint64_t N = s->desc.num_slices, start = 0;
+    unsigned d, n = s->desc.num_backends;
+    for (d = 0; d < n; d++) total += s->weights[d];
+    for (d = 0; d < n; d++) {
+        uint64_t end;
+        acc += s->weights[d];
+        end = d + 1 == n ? N : (uint64_t)((double)N * acc / total + 0.5);
+        if (end < start) end = start;
+        if (end > N) end = N;
+        s->devs[d].r0 = start;
+        s->devs[d].r1 = end;
+        start = end;
+    }
+}
+
+static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
+    unsigned st;
+    hst_result r;
+    for (st = 0; st < s->desc.num_stages; st++) {
+        const hst_stream_stage *g = &s->stages[st];
+        hst_program *prog;
+        if ((r = hst_program_build(d->be, g->source_count, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
+        r = hst_kernel_create(prog, g->kernel, &d->kernels[st]);
+        hst_program_release(prog);
+        if (r != HST_SUCCESS) return r;
+    }
+    for (st = 0; st < s->desc.num_accumulators; st++) {
+        int c64 = s->accs[st].dtype == HST_C64;
+        if (!d->acc_kernel[c64]) {
+            size_t count;
+            const char *const *src = hst_kernels_stream_source(&count);
+            char options[64];
+            hst_program *prog;
+            snprintf(options, sizeof options, "%s%s", s->acc_bytes == 8 ? "-DHST_FP64" : "",
+                     c64 ? " -DHST_ACC_C64" : "");
+            if ((r = hst_program_build(d->be, count, src, options, &prog)) != HST_SUCCESS) return r;
+            r = hst_kernel_create(prog, "hst_k_slice_acc", &d->acc_kernel[c64]);
+            hst_program_release(prog);
+            if (r != HST_SUCCESS) return r;
+        }
+    }
+    return HST_SUCCESS;
+}
+
+/* One device's queues, kernels, ring buffers and accumulator buffers. */
+static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
+    uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
+    unsigned k, i;
+    hst_result r;
+    if ((r = hst_queue_create(d->be, &d->up)) != HST_SUCCESS) return r;
+    if ((r = hst_queue_create(d->be, &d->comp)) != HST_SUCCESS) return r;
+    if ((r = hst_queue_create(d->be, &d->down)) != HST_SUCCESS) return r;
+    if ((r = hst__stream_kernels(s, d)) != HST_SUCCESS) return r;
+    if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
+    for (k = 0; k < s->ring; k++)
+        for (i = 0; i < s->desc.num_arrays; i++) {
+            size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
+            if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
+            if (s->arrays[i].kind != HST_STREAM_TEMP && !s->arrays[i].pinned &&
+                (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
+        }
+    for (i = 0; i < s->desc.num_accumulators; i++)
+        if ((r = hst_buffer_create(d->be, (size_t)s->desc.num_slices * (size_t)s->acc_bytes, 0, &d->acc[i])) != HST_SUCCESS)
+            return r;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__stream_host_scratch(hst_stream *s) {
+    uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
+    unsigned i;
+    if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (hst__needs_scratch(s, i)) {
+            s->scratch[i] = (unsigned char *)hst__malloc(s->backends[0], (size_t)loaded * s->arrays[i].slice_bytes);
+            if (!s->scratch[i]) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        }
+    return HST_SUCCESS;
+}
+
+static void hst__stream_release_device(hst__sdev *d) {
+    unsigned k, i;
+    for (k = 0; k < HST__STREAM_MAX_RING; k++) {
+        hst_event_release(d->slots[k].done);
+        for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) {
+            hst_buffer_destroy(d->slots[k].dev[i]);
+            hst_buffer_destroy(d->slots[k].staging[i]);
+        }
+    }
+    for (i = 0; i < HST_STREAM_MAX_ACCUMULATORS; i++) hst_buffer_destroy(d->acc[i]);
+    for (i = 0; i < HST_STREAM_MAX_STAGES; i++) hst_kernel_destroy(d->kernels[i]);
+    hst_kernel_destroy(d->acc_kernel[0]);
+    hst_kernel_destroy(d->acc_kernel[1]);
+    hst_queue_destroy(d->up);
+    hst_queue_destroy(d->comp);
+    hst_queue_destroy(d->down);
+}
+
+HST__SDEF void hst_stream_destroy(hst_stream *s) {
+    unsigned d, i;
+    hst_backend *be;
+    if (!s) return;
+    be = s->backends[0];
+    for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
+    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst__free(be, s->scratch[i]);
+    hst__free(be, s->acc_slices);
+    hst__free(be, s);
+}
+
+static hst_result hst__stream_validate(const hst_stream_desc *d) {
+    hst_result r;
+    if ((r = hst__check_backends(d)) != HST_SUCCESS) return r;
+    if (d->num_slices == 0) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_slices is 0");
+    if (d->ring == 1 || d->ring > HST__STREAM_MAX_RING)
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "ring %u: 2..%d slots (0: %d)", d->ring,
+                         HST__STREAM_MAX_RING, HST__STREAM_DEFAULT_RING);
+    if ((r = hst__check_arrays(d)) != HST_SUCCESS) return r;
+    if ((r = hst__check_stages(d)) != HST_SUCCESS) return r;
+    return hst__check_accs(d);
+}
+
+/* Copies the description so the caller's may go away after create. */
+static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
+    unsigned i, fp64 = 1;
+    s->desc = *d;
+    memcpy(s->arrays, d->arrays, d->num_arrays * sizeof *d->arrays);
+    memcpy(s->stages, d->stages, d->num_stages * sizeof *d->stages);
+    if (d->num_accumulators) memcpy(s->accs, d->accumulators, d->num_accumulators * sizeof *d->accumulators);
+    s->desc.arrays = s->arrays; s->desc.stages = s->stages; s->desc.accumulators = s->accs;
+    s->desc.backends = s->backends;
+    for (i = 0; i < d->num_backends; i++) {
+        s->backends[i] = d->backends[i];
+        s->weights[i] = d->weights ? d->weights[i] : 1.0;
+        s->devs[i].be = d->backends[i];
+        fp64 &= hst_backend_device(d->backends[i])->fp64 != 0;
+    }
+    s->desc.weights = NULL;
+    s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
+    s->host = hst_backend_is_host(d->backends[0]);
+    s->acc_bytes = fp64 ? 8 : 4;
+}
+
+HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out) {
+    hst_stream *s;
+    hst_result r;
+    unsigned d;
+    size_t acc_total;
+    if (!out) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
+    if (!(s = (hst_stream *)hst__calloc(desc->backends[0], sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst__stream_copy_desc(s, desc);
+    hst__stream_extents(s);
+    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) == HST_SUCCESS &&
+        (r = hst__choose_block(s)) == HST_SUCCESS) {
+        if (!hst__mul((size_t)desc->num_slices, sizeof(double) * (desc->num_accumulators + 1), &acc_total))
+            r = hst__sbad(desc, HST_ERROR_OVERFLOW, "accumulator slices");
+        else if (!(s->acc_slices = (double *)hst__calloc(desc->backends[0], acc_total)))
+            r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (r == HST_SUCCESS && s->host) r = hst__stream_host_scratch(s);
+    for (d = 0; r == HST_SUCCESS && !s->host && d < desc->num_backends; d++)
+        r = hst__stream_device(s, &s->devs[d]);
+    if (r != HST_SUCCESS) { hst_stream_destroy(s); return r; }
+    *out = s;
+    return HST_SUCCESS;
+}
+
+HST__SDEF uint64_t hst_stream_block_slices(const hst_stream *s) { return s ? s->block : 0; }
+
+HST__SDEF hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned) {
+    hst_stream_array saved;
+    hst_result r;
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: s is NULL");
+    if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: %u is not a host array", i);
+    if (!host == !pinned)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: give exactly one of host and pinned");
+    if (!!s->arrays[i].pinned != !!pinned)   /* the ring was built with (or without) staging */
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: arrays[%u] must stay %s", i,
+                         s->arrays[i].pinned ? "pinned" : "pageable");
+    if (pinned && hst_buffer_bytes(pinned) < s->arrays[i].slice_bytes * (size_t)s->desc.num_slices)
+        return hst__sbad(&s->desc, HST_ERROR_SHAPE, "hst_stream_set_array: the pinned buffer is too small");
+    saved = s->arrays[i];
+    s->arrays[i].host = host;
+    s->arrays[i].pinned = pinned;
+    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) != HST_SUCCESS) s->arrays[i] = saved;
+    return r;
+}
+
+/* >>blocks ----------------------------------------------------------------------------------- */
+/* The loaded range of the block owning [b0, b1): the chain's halo around it, clipped. */
+static void hst__loaded(const hst_stream *s, uint64_t b0, uint64_t b1, uint64_t *base, uint64_t *end) {
+    *base = b0 >= s->halo_lo ? b0 - s->halo_lo : 0;
+    *end = b1 + s->halo_hi < s->desc.num_slices ? b1 + s->halo_hi : s->desc.num_slices;
+}
+
+/* Stage st's compute range for the block, relative to base. */
+static hst_stream_block hst__stage_block(const hst_stream *s, unsigned st, uint64_t b0,
+                                         uint64_t b1, uint64_t base) {
+    hst_stream_block blk;
+    uint64_t N = s->desc.num_slices;
+    uint64_t c0 = b0 >= s->ext_lo[st] ? b0 - s->ext_lo[st] : 0;
+    uint64_t c1 = b1 + s->ext_hi[st] < N ? b1 + s->ext_hi[st] : N;
+    blk.base = base;
+    blk.begin = c0 - base;
+    blk.end = c1 - base;
+    blk.total = N;
+    blk.flags = (c0 == 0 ? HST_STREAM_FIRST : 0) | (c1 == N ? HST_STREAM_LAST : 0);
+    return blk;
+}
+
+/* The i-th block of device d, in walking order. */
+static void hst__block_bounds(const hst_stream *s, const hst__sdev *d, uint64_t i, uint64_t *b0,
+                              uint64_t *b1) {
+    uint64_t B = s->block;
+    if (!s->desc.reverse) {
+        *b0 = d->r0 + i * B;
+        *b1 = *b0 + B < d->r1 ? *b0 + B : d->r1;
+    } else {
+        *b1 = d->r1 - i * B;
+        *b0 = *b1 - d->r0 > B ? *b1 - B : d->r0;
+    }
+}
+
+static uint64_t hst__block_count(const hst_stream *s, const hst__sdev *d) {
+    uint64_t n = d->r1 - d->r0;
+    return n / s->block + (n % s->block != 0);
+}
+
+/* After a block: outputs complete, progress reported; nonzero from the callback cancels. */
+static int hst__block_done(hst_stream *s, hst__sdev *d, uint64_t b0, uint64_t b1) {
+    if (!s->desc.reverse) { if (d->done0 == d->done1) d->done0 = b0; d->done1 = b1; }
+    else { if (d->done0 == d->done1) d->done1 = b1; d->done0 = b0; }
+    s->done += b1 - b0;
+    return s->desc.progress && s->desc.progress(s->done, s->desc.num_slices, s->desc.progress_user);
+}
+
+/* >>host device ------------------------------------------------------------------------------ */
+static hst_result hst__host_accs(hst_stream *s, unsigned char *const *ptr, uint64_t b0,
+                                 uint64_t b1, uint64_t base) {
+    unsigned i;
+    uint64_t z;
+    for (i = 0; i < s->desc.num_accumulators; i++) {
+        const hst_stream_acc *a = &s->accs[i];
+        size_t sb = s->arrays[a->a].slice_bytes, elems = sb / hst_dtype_size(a->dtype);
+        for (z = b0; z < b1; z++) {
+            const unsigned char *pa = ptr[a->a] + (size_t)(z - base) * sb;
+            const unsigned char *pb = a->kind == HST_STREAM_DIFF2 ? ptr[a->b] + (size_t)(z - base) * sb : pa;
+            hst_k_slice_acc_host(a->dtype, (int)a->kind, pa, pb, elems, &s->acc_slices[(size_t)i * s->desc.num_slices + z]);
+        }
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
+    unsigned char *ptr[HST_STREAM_MAX_ARRAYS];
+    void *args[2 * HST_STREAM_MAX_BINDINGS];
+    uint64_t base, end;
+    unsigned i, st, k;
+    hst_result r;
+    hst__loaded(s, b0, b1, &base, &end);
+    for (i = 0; i < s->desc.num_arrays; i++)
+        ptr[i] = s->scratch[i] ? s->scratch[i] : hst__sarray_host(&s->arrays[i]) + (size_t)base * s->arrays[i].slice_bytes;
+    for (st = 0; st < s->desc.num_stages; st++) {
+        const hst_stream_stage *g = &s->stages[st];
+        hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
+        for (k = 0; k < g->num_inputs; k++) args[k] = ptr[g->inputs[k]];
+        for (k = 0; k < g->num_outputs; k++) args[g->num_inputs + k] = ptr[g->outputs[k]];
+        if ((r = g->host(args, g->scalars, &blk, g->host_user)) != HST_SUCCESS) return r;
+    }
+    for (i = 0; i < s->desc.num_arrays; i++)   /* owned slices of outputs computed in scratch */
+        if (s->scratch[i] && s->arrays[i].kind == HST_STREAM_OUTPUT)
+            memcpy(hst__sarray_host(&s->arrays[i]) + (size_t)b0 * s->arrays[i].slice_bytes,
+                   s->scratch[i] + (size_t)(b0 - base) * s->arrays[i].slice_bytes,
+                   (size_t)(b1 - b0) * s->arrays[i].slice_bytes);
+    (void)end;
+    return hst__host_accs(s, ptr, b0, b1, base);
+}
+
+static hst_result hst__host_run(hst_stream *s) {
+    unsigned d;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        hst__sdev *dv = &s->devs[d];
+        uint64_t i, n = hst__block_count(s, dv), b0, b1;
+        dv->start_s = hst__now_s();
+        for (i = 0; i < n; i++) {
+            hst_result r;
+            hst__block_bounds(s, dv, i, &b0, &b1);
+            dv->issued++;
+            if ((r = hst__host_block(s, b0, b1)) != HST_SUCCESS) return r;
+            dv->finished++;
+            if (hst__block_done(s, dv, b0, b1)) return HST_ERROR_CANCELLED;
+        }
+        dv->end_s = hst__now_s();
+    }
+    return HST_SUCCESS;
+}
+
+/* >>opencl device ---------------------------------------------------------------------------- */
+#ifndef HST_NO_OPENCL
+/* Replaces *keep with e (both may be NULL), releasing the older event. */
+static void hst__keep_event(hst_event *keep, hst_event e) {
+    hst_event_release(*keep);
+    *keep = e;
+}
+
+static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t base,
+                              uint64_t end, hst_event *ev) {
+    unsigned i;
+    hst_result r;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        size_t sb = a->slice_bytes, bytes = (size_t)(end - base) * sb;
+        const unsigned char *src = hst__sarray_host(a) + (size_t)base * sb;
+        hst_event e = NULL;
+        if (a->kind != HST_STREAM_INPUT && a->kind != HST_STREAM_INOUT) continue;
+        if (slot->staging[i]) {   /* pageable caller memory: through pinned staging */
+            memcpy(hst_buffer_host_ptr(slot->staging[i]), src, bytes);
+            src = (const unsigned char *)hst_buffer_host_ptr(slot->staging[i]);
+        }
+        if ((r = hst_write(d->up, slot->dev[i], 0, src, bytes, 0, 0, NULL, &e)) != HST_SUCCESS) return r;
+        hst__keep_event(ev, e);   /* the queue is in order: the last write implies the others */
+    }
+    return hst_queue_flush(d->up);
+}
+
+static hst_result hst__set_block_args(hst_kernel *k, unsigned *idx, const hst_stream_block *blk) {
+    cl_ulong v[4];
+    cl_int flags = blk->flags;
+    unsigned j;
+    hst_result r;
+    v[0] = blk->base; v[1] = blk->begin; v[2] = blk->end; v[3] = blk->total;
+    for (j = 0; j < 4; j++)
+        if ((r = hst_kernel_set_arg(k, (*idx)++, sizeof v[j], &v[j])) != HST_SUCCESS) return r;
+    return hst_kernel_set_arg(k, (*idx)++, sizeof flags, &flags);
+}
+
+static hst_result hst__launch_stage(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned st,
+                                    uint64_t b0, uint64_t b1, uint64_t base,
+                                    size_t num_wait, const hst_event *wait, hst_event *out) {
+    const hst_stream_stage *g = &s->stages[st];
+    hst_kernel *k = d->kernels[st];
+    hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
+    size_t global[2], local[2];
+    unsigned idx = 0, j;
+    hst_result r;
+    for (j = 0; j < g->num_inputs; j++)
+        if ((r = hst_kernel_set_buffer(k, idx++, slot->dev[g->inputs[j]])) != HST_SUCCESS) return r;
+    for (j = 0; j < g->num_outputs; j++)
+        if ((r = hst_kernel_set_buffer(k, idx++, slot->dev[g->outputs[j]])) != HST_SUCCESS) return r;
+    for (j = 0; j < g->num_scalars; j++)
+        if ((r = hst_kernel_set_arg(k, idx++, g->scalar_bytes[j], g->scalars[j])) != HST_SUCCESS) return r;
+    if ((r = hst__set_block_args(k, &idx, &blk)) != HST_SUCCESS) return r;
+    global[0] = g->items_per_slice;
+    global[1] = (size_t)(blk.end - blk.begin);
+    local[0] = g->local_size;
+    local[1] = 1;
+    return hst_launch(d->comp, k, 2, global, g->local_size ? local : NULL, num_wait, wait, out);
+}
+
+static hst_result hst__launch_acc(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned i,
+                                  uint64_t b0, uint64_t b1, uint64_t base, hst_event *out) {
+    const hst_stream_acc *a = &s->accs[i];
+    hst_kernel *k = d->acc_kernel[a->dtype == HST_C64];
+    cl_ulong elems = s->arrays[a->a].slice_bytes / hst_dtype_size(a->dtype);
+    cl_ulong begin = b0 - base, end = b1 - base, offset = b0;
+    cl_int kind = (cl_int)a->kind;
+    size_t global[2], local[2];
+    hst_result r;
+    if ((r = hst_kernel_set_buffer(k, 0, slot->dev[a->a])) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(k, 1, slot->dev[a->kind == HST_STREAM_DIFF2 ? a->b : a->a])) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(k, 2, sizeof elems, &elems)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(k, 3, sizeof begin, &begin)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(k, 4, sizeof end, &end)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(k, 5, sizeof kind, &kind)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(k, 6, d->acc[i])) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(k, 7, sizeof offset, &offset)) != HST_SUCCESS)
+        return r;
+    global[0] = HST__STREAM_LOCAL_ACC; global[1] = (size_t)(b1 - b0);
+    local[0] = HST__STREAM_LOCAL_ACC; local[1] = 1;
+    return hst_launch(d->comp, k, 2, global, local, 0, NULL, out);
+}
+
+/* The chain and the accumulators on the compute queue, after the upload; *ev: the last. */
+static hst_result hst__compute(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t b0,
+                               uint64_t b1, uint64_t base, hst_event up, hst_event *ev) {
+    unsigned st, i, last_stage = s->desc.num_stages - 1, nacc = s->desc.num_accumulators;
+    hst_result r;
+    for (st = 0; st < s->desc.num_stages; st++) {
+        int first = st == 0, last = st == last_stage && nacc == 0;
+        if ((r = hst__launch_stage(s, d, slot, st, b0, b1, base, first && up ? 1 : 0, &up,
+                                   last ? ev : NULL)) != HST_SUCCESS) return r;
+    }
+    for (i = 0; i < nacc; i++)
+        if ((r = hst__launch_acc(s, d, slot, i, b0, b1, base, i + 1 == nacc ? ev : NULL)) != HST_SUCCESS)
+            return r;
+    return hst_queue_flush(d->comp);
+}
+
+/* Owned slices of every output back to the caller (directly into pinned caller memory, else
+   into the staging buffer, copied out when the slot is finished). */
+static hst_result hst__download(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t b0,
+                                uint64_t b1, uint64_t base, hst_event computed, hst_event *ev) {
+    unsigned i;
+    hst_result r;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        size_t sb = a->slice_bytes, off = (size_t)(b0 - base) * sb, bytes = (size_t)(b1 - b0) * sb;
+        unsigned char *dst;
+        hst_event e = NULL;
+        if (a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) continue;
+        dst = slot->staging[i] ? (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + off
+                               : hst__sarray_host(a) + (size_t)b0 * sb;
+        if ((r = hst_read(d->down, slot->dev[i], off, dst, bytes, 0, computed ? 1 : 0, &computed, &e)) != HST_SUCCESS)
+            return r;
+        hst__keep_event(ev, e);
+    }
+    return hst_queue_flush(d->down);
+}
+
+static hst_result hst__issue(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t b0, uint64_t b1) {
+    uint64_t base, end;
+    hst_event up = NULL, computed = NULL, done = NULL;
+    hst_result r;
+    hst__loaded(s, b0, b1, &base, &end);
+    r = hst__upload(s, d, slot, base, end, &up);
+    if (r == HST_SUCCESS) r = hst__compute(s, d, slot, b0, b1, base, up, &computed);
+    if (r == HST_SUCCESS) r = hst__download(s, d, slot, b0, b1, base, computed, &done);
+    hst_event_release(up);
+    if (done) hst_event_release(computed);
+    else done = computed;                      /* nothing to download */
+    slot->done = done;
+    slot->busy = 1;
+    slot->b0 = b0;
+    slot->b1 = b1;
+    return r;
+}
+
+/* Waits for the slot's block, copies staged outputs to the caller. */
+static hst_result hst__finish(hst_stream *s, hst__sdev *d, hst__slot *slot, int *cancel) {
+    unsigned i;
+    uint64_t base, end;
+    hst_result r = hst_event_wait(1, &slot->done);
+    hst_event_release(slot->done);
+    slot->done = NULL;
+    slot->busy = 0;
+    d->finished++;
+    if (r != HST_SUCCESS) return r;
+    hst__loaded(s, slot->b0, slot->b1, &base, &end);
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        size_t sb = a->slice_bytes;
+        if ((a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) || !slot->staging[i]) continue;
+        memcpy(hst__sarray_host(a) + (size_t)slot->b0 * sb,
+               (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + (size_t)(slot->b0 - base) * sb,
+               (size_t)(slot->b1 - slot->b0) * sb);
+    }
+    d->end_s = hst__now_s();
+    if (hst__block_done(s, d, slot->b0, slot->b1)) *cancel = 1;
+    return HST_SUCCESS;
+}
+
+/* Finishes every block in flight, in order, keeping the first error. */
+static hst_result hst__drain(hst_stream *s, hst_result r, int *cancel) {
+    unsigned d;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        hst__sdev *dv = &s->devs[d];
+        while (dv->finished < dv->issued) {
+            hst__slot *slot = &dv->slots[dv->finished % s->ring];
+            hst_result f = hst__finish(s, dv, slot, cancel);
+            if (r == HST_SUCCESS) r = f;
+        }
+    }
+    return r;
+}
+
+/* Round robin over the devices: each issues its next block as soon as the slot it reuses is
+   finished (the only host wait), so every device keeps `ring` blocks in flight. */
+static hst_result hst__cl_run(hst_stream *s) {
+    unsigned d, n = s->desc.num_backends, active;
+    int cancel = 0;
+    hst_result r = HST_SUCCESS;
+    for (d = 0; d < n; d++) s->devs[d].start_s = s->devs[d].end_s = hst__now_s();
+    do {
+        active = 0;
+        for (d = 0; d < n && r == HST_SUCCESS && !cancel; d++) {
+            hst__sdev *dv = &s->devs[d];
+            hst__slot *slot = &dv->slots[dv->issued % s->ring];
+            uint64_t b0, b1;
+            if (dv->issued == hst__block_count(s, dv)) continue;
+            active = 1;
+            if (slot->busy && (r = hst__finish(s, dv, slot, &cancel)) != HST_SUCCESS) break;
+            if (cancel) break;
+            hst__block_bounds(s, dv, dv->issued, &b0, &b1);
+            dv->issued++;
+            r = hst__issue(s, dv, slot, b0, b1);
+        }
+    } while (active && r == HST_SUCCESS && !cancel);
+    r = hst__drain(s, r, &cancel);
+    if (r == HST_SUCCESS && cancel) r = HST_ERROR_CANCELLED;
+    return r;
+}
+
+/* Per-slice accumulator values of each device's range, read once at the end. */
+static hst_result hst__read_accs(hst_stream *s) {
+    unsigned d, i;
+    uint64_t z;
+    hst_result r;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        hst__sdev *dv = &s->devs[d];
+        for (i = 0; i < s->desc.num_accumulators && dv->r1 > dv->r0; i++) {
+            double *dst = &s->acc_slices[(size_t)i * s->desc.num_slices + dv->r0];
+            size_t n = (size_t)(dv->r1 - dv->r0);
+            if ((r = hst_read(hst_backend_queue(dv->be), dv->acc[i], (size_t)dv->r0 * s->acc_bytes,
+                              dst, n * s->acc_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
+            if (s->acc_bytes == 4)   /* float values, widened in place from the end */
+                for (z = n; z-- > 0;) dst[z] = (double)((const float *)dst)[z];
+        }
+    }
+    return HST_SUCCESS;
+}
+#endif
+
+/* >>run -------------------------------------------------------------------------------------- */
+static void hst__stream_report(hst_stream *s, hst_stream_report *rep, double t0) {
+    unsigned d, i;
+    uint64_t z;
+    memset(rep, 0, sizeof *rep);
+    rep->block_slices = s->block;
+    rep->slices_done = s->done;
+    rep->seconds = hst__now_s() - t0;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        const hst__sdev *dv = &s->devs[d];
+        rep->blocks += dv->finished;
+        rep->done_begin[d] = dv->done0; rep->done_end[d] = dv->done1;
+        rep->range_begin[d] = dv->r0; rep->range_end[d] = dv->r1;
+        rep->device_seconds[d] = dv->end_s - dv->start_s;
+    }
+    for (i = 0; i < s->desc.num_accumulators; i++)   /* in slice order: the same bits always */
+        for (z = 0; z < s->desc.num_slices; z++)
+            rep->acc[i] += s->acc_slices[(size_t)i * s->desc.num_slices + z];
+}
+
+/* The next run splits by the speeds this one measured (slices per second per device). */
+static void hst__update_weights(hst_stream *s) {
+    unsigned d;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        const hst__sdev *dv = &s->devs[d];
+        double t = dv->end_s - dv->start_s;
+        if (dv->r1 > dv->r0 && t > 0.0) s->weights[d] = (double)(dv->r1 - dv->r0) / t;
+    }
+}
+
+HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
+    hst_stream_report local;
+    double t0 = hst__now_s();
+    unsigned d;
+    hst_result r;
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: s is NULL");
+    hst__split(s);
+    s->done = 0;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        hst__sdev *dv = &s->devs[d];
+        dv->issued = dv->finished = 0;
+        dv->done0 = dv->done1 = s->desc.reverse ? dv->r1 : dv->r0;
+    }
+#ifndef HST_NO_OPENCL
+    if (!s->host) {
+        r = hst__cl_run(s);
+        if (r == HST_SUCCESS) r = hst__read_accs(s);
+    } else
+#endif
+        r = hst__host_run(s);
+    if (r == HST_SUCCESS) hst__update_weights(s);
+    hst__stream_report(s, report ? report : &local, t0);
+    return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_STREAM_IMPLEMENTATION */
