@@ -54,13 +54,14 @@ extern "C" {
 
    Kernel calling convention. A stage's OpenCL kernel takes, in order:
      one `__global T *` per input, then one per output (each pointing at the block's first LOADED
-       slice: global slice `base`),
+       slice: global slice `base`; a GLOBAL array: at its start),
      the stage's scalar arguments,
      then five block arguments: ulong base (global index of the buffer's slice 0), ulong begin and
        ulong end (the slices to compute, relative to base), ulong total (N), int flags
        (HST_STREAM_FIRST: the block holds slice 0; HST_STREAM_LAST: it holds slice N-1).
    It runs over a 2-D NDRange: dimension 0 = items_per_slice (rounded up: bound-check it),
-   dimension 1 = end - begin slices. Slices [0, loaded) relative to base are readable, where the
+   dimension 1 = end - begin slices (rounded up too), or, with loop_slices, a 1-D NDRange over
+   the items with the kernel walking the slices itself. Slices [0, loaded) relative to base are readable, where the
    loaded range covers [begin - halo_lo, end + halo_hi) clipped to [0, N) - base.
    The host twin gets the same pointers (on the host device: into the caller's arrays) and the
    same block arguments in an hst_stream_block. */
@@ -91,17 +92,25 @@ typedef enum hst_stream_kind {
     HST_STREAM_INPUT = 1,   /* caller host array, read: uploaded block by block */
     HST_STREAM_OUTPUT,      /* caller host array, written: downloaded (owned slices only) */
     HST_STREAM_INOUT,       /* both: uploaded, updated, downloaded (read with halo 0 only) */
-    HST_STREAM_TEMP         /* device only: an earlier stage's output read by later stages
+    HST_STREAM_TEMP,        /* device only: an earlier stage's output read by later stages
                                (PyQMRI's connectouttoin); no host array */
+    HST_STREAM_GLOBAL       /* not sliced: global_bytes of caller memory that every block's
+                               kernels see whole (an image accumulated over all slices). It stays
+                               on each device for the run: device 0 starts from the caller's
+                               contents, the others from zeros, and at the end the caller gets
+                               the element-wise sum over devices (in dtype, f32 or f64) - an
+                               additive accumulator. Each device updates it in its block order. */
 } hst_stream_kind;
 
 /* One array of the stream: N slices of slice_bytes each, slice axis first, C order. */
 typedef struct hst_stream_array {
     hst_stream_kind kind;
-    size_t slice_bytes;         /* bytes of one slice (> 0) */
+    size_t slice_bytes;         /* bytes of one slice (> 0; unused for GLOBAL) */
     void *host;                 /* caller memory of N * slice_bytes (NULL for TEMP) */
     hst_buffer *pinned;         /* or a pinned buffer (hst_pinned_create) of that size: its host
                                    memory is transferred directly, with no staging copy */
+    size_t global_bytes;        /* GLOBAL only: bytes of the whole array (> 0) */
+    hst_dtype dtype;            /* GLOBAL only: element type of the sum over devices */
 } hst_stream_array;
 
 /* One stage: a kernel from OpenCL C source plus its host twin. */
@@ -121,6 +130,9 @@ typedef struct hst_stream_stage {
     unsigned halo_lo, halo_hi;              /* slices read before / after each computed slice */
     size_t items_per_slice;                 /* work-items along NDRange dimension 0 (> 0) */
     size_t local_size;                      /* work-group along dimension 0; 0: backend default */
+    int loop_slices;                        /* 1: a 1-D NDRange of items_per_slice, the kernel
+                                               walks [begin, end) itself, in order (reductions
+                                               along the slice axis into GLOBAL arrays) */
 } hst_stream_stage;
 
 /* Accumulators live on the device across blocks and are read once at the end: one value per
@@ -254,6 +266,7 @@ typedef struct hst__sdev {
     hst_kernel *kernels[HST_STREAM_MAX_STAGES];
     hst_kernel *acc_kernel[2];                  /* f32, c64 */
     hst_buffer *acc[HST_STREAM_MAX_ACCUMULATORS];  /* per owned slice of the range */
+    hst_buffer *global[HST_STREAM_MAX_ARRAYS];  /* GLOBAL arrays: one copy per device */
     hst__slot slots[HST__STREAM_MAX_RING];
     uint64_t r0, r1;                            /* the slices this device owns */
     uint64_t issued, finished;                  /* blocks */
@@ -340,8 +353,15 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
                          d->num_arrays, HST_STREAM_MAX_ARRAYS);
     for (i = 0; i < d->num_arrays; i++) {
         const hst_stream_array *a = &d->arrays[i];
-        if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_TEMP)
+        if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_GLOBAL)
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
+        if (a->kind == HST_STREAM_GLOBAL) {
+            if (!a->global_bytes || !a->host || a->pinned)
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and host memory", i);
+            if ((a->dtype != HST_F32 && a->dtype != HST_F64) || a->global_bytes % hst_dtype_size(a->dtype))
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
+            continue;
+        }
         if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].slice_bytes is 0", i);
         if (d->num_slices > SIZE_MAX || !hst__mul(a->slice_bytes, (size_t)d->num_slices, &total))
             return hst__sbad(d, HST_ERROR_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
@@ -420,6 +440,8 @@ static hst_result hst__check_accs(const hst_stream_desc *d) {
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u].dtype: f32 or c64", i);
         if (a->a < 0 || (unsigned)a->a >= d->num_arrays || (a->kind == HST_STREAM_DIFF2 && (a->b < 0 || (unsigned)a->b >= d->num_arrays)))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u]: array index out of range", i);
+        if (d->arrays[a->a].kind == HST_STREAM_GLOBAL || (a->kind == HST_STREAM_DIFF2 && d->arrays[a->b].kind == HST_STREAM_GLOBAL))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u]: GLOBAL arrays have no slices", i);
         if (d->arrays[a->a].slice_bytes % es)
             return hst__sbad(d, HST_ERROR_SHAPE, "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
                              i, d->arrays[a->a].slice_bytes, hst_dtype_name(a->dtype));
@@ -442,12 +464,16 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
         unsigned reach = st->halo_lo + st->halo_hi + ext_lo[s] + ext_hi[s];
+        for (k = 0; k < st->num_outputs; k++)
+            if (arrays[st->outputs[k]].kind == HST_STREAM_GLOBAL && (ext_lo[s] || ext_hi[s]))
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
+                                 "beyond the owned slices (a later stage has a halo): slices would count twice", s, st->outputs[k]);
         for (k = 0; k < st->num_inputs + st->num_outputs; k++) {
             int a = k < st->num_inputs ? st->inputs[k] : st->outputs[k - st->num_inputs];
             const hst_stream_array *ra = &arrays[a];
             size_t bytes = ra->slice_bytes * (size_t)d->num_slices;
             const unsigned char *p = hst__sarray_host(ra);
-            if (!reach || ra->kind == HST_STREAM_TEMP) continue;
+            if (!reach || ra->kind == HST_STREAM_TEMP || ra->kind == HST_STREAM_GLOBAL) continue;
             if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
             if (ra->kind == HST_STREAM_INOUT)
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
@@ -488,6 +514,7 @@ static void hst__stream_extents(hst_stream *s) {
 static int hst__needs_scratch(const hst_stream *s, unsigned a) {
     unsigned st;
     if (s->arrays[a].kind == HST_STREAM_TEMP) return 1;
+    if (s->arrays[a].kind == HST_STREAM_GLOBAL) return 0;   /* the caller's, whole */
     for (st = 0; st < s->desc.num_stages; st++)
         if ((s->ext_lo[st] || s->ext_hi[st]) && hst__stream_writes(&s->stages[st], (int)a)) return 1;
     return 0;
@@ -496,7 +523,16 @@ static int hst__needs_scratch(const hst_stream *s, unsigned a) {
 static size_t hst__slice_sum(const hst_stream *s) {
     size_t t = 0;
     unsigned i;
-    for (i = 0; i < s->desc.num_arrays; i++) t += s->arrays[i].slice_bytes;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->arrays[i].kind != HST_STREAM_GLOBAL) t += s->arrays[i].slice_bytes;
+    return t ? t : 1;   /* a chain of GLOBAL arrays alone still walks its slices */
+}
+
+static uint64_t hst__global_sum(const hst_stream *s) {
+    uint64_t t = 0;
+    unsigned i;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL) t += s->arrays[i].global_bytes;
     return t;
 }
 
@@ -506,14 +542,19 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
     const hst_device_info *info = hst_backend_device(be);
     uint64_t H = (uint64_t)s->halo_lo + s->halo_hi, per = hst__slice_sum(s), budget, b, accs;
     unsigned i;
-    accs = (uint64_t)s->desc.num_accumulators * s->desc.num_slices * (uint64_t)s->acc_bytes;
+    accs = (uint64_t)s->desc.num_accumulators * s->desc.num_slices * (uint64_t)s->acc_bytes + hst__global_sum(s);
     budget = s->desc.budget_bytes ? s->desc.budget_bytes
            : info->global_mem_bytes / HST__STREAM_DEFAULT_BUDGET_DEN * HST__STREAM_DEFAULT_BUDGET_NUM;
     *need = (uint64_t)s->ring * (1 + H) * per + accs;
     if (budget < *need) return 0;
     b = (budget - accs) / s->ring / per - H;
     for (i = 0; i < s->desc.num_arrays; i++) {
-        uint64_t fit = info->max_alloc_bytes / s->arrays[i].slice_bytes;
+        uint64_t fit;
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL) {
+            if (s->arrays[i].global_bytes > info->max_alloc_bytes) return 0;
+            continue;
+        }
+        fit = info->max_alloc_bytes / s->arrays[i].slice_bytes;
         if (fit <= H) return 0;
         if (fit - H < b) b = fit - H;
     }
@@ -604,9 +645,14 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
     if ((r = hst_queue_create(d->be, &d->down)) != HST_SUCCESS) return r;
     if ((r = hst__stream_kernels(s, d)) != HST_SUCCESS) return r;
     if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL &&
+            (r = hst_buffer_create(d->be, s->arrays[i].global_bytes, HST_MEM_RESIDENT, &d->global[i])) != HST_SUCCESS)
+            return r;
     for (k = 0; k < s->ring; k++)
         for (i = 0; i < s->desc.num_arrays; i++) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
+            if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
             if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
             if (s->arrays[i].kind != HST_STREAM_TEMP && !s->arrays[i].pinned &&
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
@@ -639,6 +685,7 @@ static void hst__stream_release_device(hst__sdev *d) {
         }
     }
     for (i = 0; i < HST_STREAM_MAX_ACCUMULATORS; i++) hst_buffer_destroy(d->acc[i]);
+    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_buffer_destroy(d->global[i]);
     for (i = 0; i < HST_STREAM_MAX_STAGES; i++) hst_kernel_destroy(d->kernels[i]);
     hst_kernel_destroy(d->acc_kernel[0]);
     hst_kernel_destroy(d->acc_kernel[1]);
@@ -813,7 +860,9 @@ static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
     hst_result r;
     hst__loaded(s, b0, b1, &base, &end);
     for (i = 0; i < s->desc.num_arrays; i++)
-        ptr[i] = s->scratch[i] ? s->scratch[i] : hst__sarray_host(&s->arrays[i]) + (size_t)base * s->arrays[i].slice_bytes;
+        ptr[i] = s->scratch[i] ? s->scratch[i]
+               : s->arrays[i].kind == HST_STREAM_GLOBAL ? hst__sarray_host(&s->arrays[i])
+               : hst__sarray_host(&s->arrays[i]) + (size_t)base * s->arrays[i].slice_bytes;
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
@@ -897,10 +946,11 @@ static hst_result hst__launch_stage(hst_stream *s, hst__sdev *d, hst__slot *slot
     size_t global[2], local[2];
     unsigned idx = 0, j;
     hst_result r;
-    for (j = 0; j < g->num_inputs; j++)
-        if ((r = hst_kernel_set_buffer(k, idx++, slot->dev[g->inputs[j]])) != HST_SUCCESS) return r;
-    for (j = 0; j < g->num_outputs; j++)
-        if ((r = hst_kernel_set_buffer(k, idx++, slot->dev[g->outputs[j]])) != HST_SUCCESS) return r;
+    for (j = 0; j < g->num_inputs + g->num_outputs; j++) {
+        int a = j < g->num_inputs ? g->inputs[j] : g->outputs[j - g->num_inputs];
+        hst_buffer *b = d->global[a] ? d->global[a] : slot->dev[a];
+        if ((r = hst_kernel_set_buffer(k, idx++, b)) != HST_SUCCESS) return r;
+    }
     for (j = 0; j < g->num_scalars; j++)
         if ((r = hst_kernel_set_arg(k, idx++, g->scalar_bytes[j], g->scalars[j])) != HST_SUCCESS) return r;
     if ((r = hst__set_block_args(k, &idx, &blk)) != HST_SUCCESS) return r;
@@ -908,7 +958,8 @@ static hst_result hst__launch_stage(hst_stream *s, hst__sdev *d, hst__slot *slot
     global[1] = (size_t)(blk.end - blk.begin);
     local[0] = g->local_size;
     local[1] = 1;
-    return hst_launch(d->comp, k, 2, global, g->local_size ? local : NULL, num_wait, wait, out);
+    return hst_launch(d->comp, k, g->loop_slices ? 1 : 2, global, g->local_size ? local : NULL,
+                      num_wait, wait, out);
 }
 
 static hst_result hst__launch_acc(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned i,
@@ -1054,6 +1105,51 @@ static hst_result hst__cl_run(hst_stream *s) {
     return r;
 }
 
+/* GLOBAL arrays at the start of a run: the caller's contents on device 0, zeros elsewhere. */
+static hst_result hst__globals_start(hst_stream *s) {
+    unsigned d, i;
+    hst_result r;
+    for (d = 0; d < s->desc.num_backends; d++)
+        for (i = 0; i < s->desc.num_arrays; i++) {
+            const hst_stream_array *a = &s->arrays[i];
+            hst__sdev *dv = &s->devs[d];
+            static const unsigned char zero[8] = {0};
+            if (a->kind != HST_STREAM_GLOBAL) continue;
+            r = d == 0 ? hst_write(dv->up, dv->global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL)
+                       : hst_fill(dv->up, dv->global[i], zero, hst_dtype_size(a->dtype), 0, a->global_bytes, 0, NULL, NULL);
+            if (r == HST_SUCCESS) r = hst_queue_finish(dv->up);   /* before any block reads it */
+            if (r != HST_SUCCESS) return r;
+        }
+    return HST_SUCCESS;
+}
+
+/* Adds n elements of src into dst (f32 or f64). */
+static void hst__add_into(hst_dtype dt, void *dst, const void *src, size_t n) {
+    size_t k;
+    if (dt == HST_F32) for (k = 0; k < n; k++) ((float *)dst)[k] += ((const float *)src)[k];
+    else for (k = 0; k < n; k++) ((double *)dst)[k] += ((const double *)src)[k];
+}
+
+/* GLOBAL arrays at the end: the caller gets the sum over devices, in device order. */
+static hst_result hst__globals_finish(hst_stream *s) {
+    unsigned d, i;
+    hst_result r = HST_SUCCESS;
+    for (i = 0; i < s->desc.num_arrays && r == HST_SUCCESS; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        void *tmp;
+        if (a->kind != HST_STREAM_GLOBAL) continue;
+        r = hst_read(hst_backend_queue(s->devs[0].be), s->devs[0].global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL);
+        if (r != HST_SUCCESS || s->desc.num_backends == 1) continue;
+        if (!(tmp = hst__malloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        for (d = 1; d < s->desc.num_backends && r == HST_SUCCESS; d++) {
+            r = hst_read(hst_backend_queue(s->devs[d].be), s->devs[d].global[i], 0, tmp, a->global_bytes, 1, 0, NULL, NULL);
+            if (r == HST_SUCCESS) hst__add_into(a->dtype, a->host, tmp, a->global_bytes / hst_dtype_size(a->dtype));
+        }
+        hst__free(s->backends[0], tmp);
+    }
+    return r;
+}
+
 /* Per-slice accumulator values of each device's range, read once at the end. */
 static hst_result hst__read_accs(hst_stream *s) {
     unsigned d, i;
@@ -1119,8 +1215,13 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     }
 #ifndef HST_NO_OPENCL
     if (!s->host) {
-        r = hst__cl_run(s);
+        r = hst__globals_start(s);
+        if (r == HST_SUCCESS) r = hst__cl_run(s);
         if (r == HST_SUCCESS) r = hst__read_accs(s);
+        if (r == HST_SUCCESS || r == HST_ERROR_CANCELLED) {
+            hst_result g = hst__globals_finish(s);
+            if (r == HST_SUCCESS) r = g;
+        }
     } else
 #endif
         r = hst__host_run(s);
