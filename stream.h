@@ -208,9 +208,14 @@ HST_API void hst_stream_destroy(hst_stream *s);
    OpenCL codes. */
 HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
 
-/* Replaces the caller memory of array i (same kind and size) between runs, e.g. to swap the
-   roles of two arrays in an iterative method. Errors: HST_ERROR_INVALID_ARGUMENT. */
+/* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
+   Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
+   create refuses), HST_ERROR_SHAPE (a pinned buffer too small). */
 HST_API hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
+/* Replaces n arrays at once (idx[k] gets host[k] or pinned[k]; either list may be NULL), checked
+   together: how an iterative method swaps the roles of two arrays. All or nothing. */
+HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                         void *const *host, hst_buffer *const *pinned);
 
 /* The block size (owned slices) and ring the stream uses. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
@@ -306,7 +311,7 @@ static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const cha
     hst__log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
                                : code == HST_ERROR_OUT_OF_DEVICE_MEMORY ? HST_LOG_OUT_OF_DEVICE_MEMORY
                                : code == HST_ERROR_SHAPE ? HST_LOG_SHAPE_MISMATCH : HST_LOG_BAD_ARGUMENT,
-             "hst_stream_create: %s", msg);
+             "hst_stream: %s", msg);
     return code;
 }
 
@@ -463,7 +468,10 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
     unsigned s, w, k;
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
-        unsigned reach = st->halo_lo + st->halo_hi + ext_lo[s] + ext_hi[s];
+        /* inputs are read with the stage's halo; an output (in place, for INOUT) only at the
+           slices being computed, which go beyond the owned ones when a later stage has a halo */
+        unsigned reach_in = st->halo_lo + st->halo_hi + ext_lo[s] + ext_hi[s];
+        unsigned reach_out = ext_lo[s] + ext_hi[s];
         for (k = 0; k < st->num_outputs; k++)
             if (arrays[st->outputs[k]].kind == HST_STREAM_GLOBAL && (ext_lo[s] || ext_hi[s]))
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
@@ -473,7 +481,8 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
             const hst_stream_array *ra = &arrays[a];
             size_t bytes = ra->slice_bytes * (size_t)d->num_slices;
             const unsigned char *p = hst__sarray_host(ra);
-            if (!reach || ra->kind == HST_STREAM_TEMP || ra->kind == HST_STREAM_GLOBAL) continue;
+            if (!(k < st->num_inputs ? reach_in : reach_out) || ra->kind == HST_STREAM_TEMP ||
+                ra->kind == HST_STREAM_GLOBAL) continue;
             if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
             if (ra->kind == HST_STREAM_INOUT)
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
@@ -767,24 +776,43 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
 
 HST__SDEF uint64_t hst_stream_block_slices(const hst_stream *s) { return s ? s->block : 0; }
 
-HST__SDEF hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned) {
-    hst_stream_array saved;
-    hst_result r;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: s is NULL");
-    if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: %u is not a host array", i);
+/* Checks one replacement of hst_stream_set_arrays. */
+static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *host, const hst_buffer *pinned) {
+    const char *F = "hst_stream_set_arrays";
+    if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP || s->arrays[i].kind == HST_STREAM_GLOBAL)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
     if (!host == !pinned)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: give exactly one of host and pinned");
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: give exactly one of host and pinned for arrays[%u]", F, i);
     if (!!s->arrays[i].pinned != !!pinned)   /* the ring was built with (or without) staging */
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_array: arrays[%u] must stay %s", i,
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
                          s->arrays[i].pinned ? "pinned" : "pageable");
     if (pinned && hst_buffer_bytes(pinned) < s->arrays[i].slice_bytes * (size_t)s->desc.num_slices)
-        return hst__sbad(&s->desc, HST_ERROR_SHAPE, "hst_stream_set_array: the pinned buffer is too small");
-    saved = s->arrays[i];
-    s->arrays[i].host = host;
-    s->arrays[i].pinned = pinned;
-    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) != HST_SUCCESS) s->arrays[i] = saved;
+        return hst__sbad(&s->desc, HST_ERROR_SHAPE, "%s: the pinned buffer for arrays[%u] is too small", F, i);
+    return HST_SUCCESS;
+}
+
+HST__SDEF hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                           void *const *host, hst_buffer *const *pinned) {
+    hst_stream_array saved[HST_STREAM_MAX_ARRAYS];
+    hst_result r;
+    unsigned k;
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: s is NULL");
+    if (!n || n > s->desc.num_arrays || !idx || (!host && !pinned))
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: %u replacements", n);
+    for (k = 0; k < n; k++)
+        if ((r = hst__check_set(s, idx[k], host ? host[k] : NULL, pinned ? pinned[k] : NULL)) != HST_SUCCESS) return r;
+    memcpy(saved, s->arrays, sizeof saved);
+    for (k = 0; k < n; k++) {
+        s->arrays[idx[k]].host = host ? host[k] : NULL;
+        s->arrays[idx[k]].pinned = pinned ? pinned[k] : NULL;
+    }
+    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) != HST_SUCCESS)
+        memcpy(s->arrays, saved, sizeof saved);   /* all or nothing */
     return r;
+}
+
+HST__SDEF hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned) {
+    return hst_stream_set_arrays(s, 1, &i, &host, &pinned);
 }
 
 /* >>blocks ----------------------------------------------------------------------------------- */

@@ -1,0 +1,2094 @@
+/* tests/test_stream.c — stream.h, the out-of-core engine: streamed results equal whole-array
+   results bit for bit (a randomised sweep of N, block size, halos, ring depth, direction and
+   device count, over chains with TEMP arrays, outputs read by later stages and INOUT arrays),
+   kernels.h's streamed gradient and divergence (and their adjointness), per-slice accumulators,
+   cancellation, every creation error (result AND log item), leaks across 1,000 runs (OpenCL
+   objects and events counted), pinned caller arrays and hst_stream_set_array.
+
+   Runs once per device: the backends are created with desc.device = NULL, so HST_DEVICE picks.
+   Two backends are made from the same selector: on an OpenCL device that is the same device
+   opened twice (the multi-device path), on the host device two host backends (run one after
+   the other). Tests that need an OpenCL device skip on the host device (and with HST_NO_OPENCL).
+
+   OpenCL objects are counted by interposing the OpenCL calls backend.h makes: this file includes
+   <CL/cl.h> first, then renames the calls that create or release events, memory objects,
+   queues, kernels and programs to counting wrappers before backend.h's implementation is
+   compiled here. */
+#define HST_IMPLEMENTATION
+#define _POSIX_C_SOURCE 200809L   /* nanosleep: waiting for PoCL to drop context references */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#  define CNT_FN2 static __attribute__((unused))
+#else
+#  define CNT_FN2 static
+#endif
+
+/* ---- OpenCL object counting ------------------------------------------------------------------
+   live_*: created minus released (deltas are what the tests compare); made_events: every event
+   handed out, so a test can show the counter sees the stream's events at all. */
+typedef struct cl_counts {
+    long events, mems, queues, kernels, programs;
+} cl_counts;
+static cl_counts live;
+static long made_events;
+
+#if !defined(HST_NO_OPENCL) && !defined(__APPLE__)
+#  ifndef CL_TARGET_OPENCL_VERSION
+#    define CL_TARGET_OPENCL_VERSION 300
+#  endif
+#  include <CL/cl.h>
+#  define COUNTING_CL 1
+
+#if defined(__GNUC__)
+#  define CNT_FN static __attribute__((unused))
+#else
+#  define CNT_FN static
+#endif
+#define EV_OUT(r, e) do { if ((r) == CL_SUCCESS && (e) && *(e)) { live.events++; made_events++; } } while (0)
+
+CNT_FN cl_int cnt_clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool blk, size_t off, size_t sz,
+                                       const void *p, cl_uint n, const cl_event *w, cl_event *e)
+{
+    cl_int r = clEnqueueWriteBuffer(q, b, blk, off, sz, p, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool blk, size_t off, size_t sz,
+                                      void *p, cl_uint n, const cl_event *w, cl_event *e)
+{
+    cl_int r = clEnqueueReadBuffer(q, b, blk, off, sz, p, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t *go,
+                                         const size_t *gs, const size_t *ls, cl_uint n, const cl_event *w,
+                                         cl_event *e)
+{
+    cl_int r = clEnqueueNDRangeKernel(q, k, dims, go, gs, ls, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e)
+{
+    cl_int r = clEnqueueMarkerWithWaitList(q, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueCopyBuffer(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t sz,
+                                      cl_uint n, const cl_event *w, cl_event *e)
+{
+    cl_int r = clEnqueueCopyBuffer(q, s, d, so, dof, sz, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueFillBuffer(cl_command_queue q, cl_mem b, const void *pat, size_t ps, size_t off,
+                                      size_t sz, cl_uint n, const cl_event *w, cl_event *e)
+{
+    cl_int r = clEnqueueFillBuffer(q, b, pat, ps, off, sz, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN void *cnt_clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool blk, cl_map_flags f, size_t off,
+                                    size_t sz, cl_uint n, const cl_event *w, cl_event *e, cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    void *p = clEnqueueMapBuffer(q, b, blk, f, off, sz, n, w, e, &r);
+    if (err) *err = r;
+    EV_OUT(r, e);
+    return p;
+}
+CNT_FN cl_int cnt_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem b, void *p, cl_uint n, const cl_event *w,
+                                          cl_event *e)
+{
+    cl_int r = clEnqueueUnmapMemObject(q, b, p, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint nm, const cl_mem *m,
+                                             cl_mem_migration_flags f, cl_uint n, const cl_event *w,
+                                             cl_event *e)
+{
+    cl_int r = clEnqueueMigrateMemObjects(q, nm, m, f, n, w, e);
+    EV_OUT(r, e);
+    return r;
+}
+CNT_FN cl_int cnt_clRetainEvent(cl_event e)
+{
+    cl_int r = clRetainEvent(e);
+    if (r == CL_SUCCESS) live.events++;
+    return r;
+}
+CNT_FN cl_int cnt_clReleaseEvent(cl_event e)
+{
+    cl_int r = clReleaseEvent(e);
+    if (r == CL_SUCCESS) live.events--;
+    return r;
+}
+CNT_FN cl_mem cnt_clCreateBuffer(cl_context c, cl_mem_flags f, size_t sz, void *p, cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(c, f, sz, p, &r);
+    if (err) *err = r;
+    if (m) live.mems++;
+    return m;
+}
+CNT_FN cl_mem cnt_clCreateSubBuffer(cl_mem b, cl_mem_flags f, cl_buffer_create_type t, const void *info,
+                                    cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_mem m = clCreateSubBuffer(b, f, t, info, &r);
+    if (err) *err = r;
+    if (m) live.mems++;
+    return m;
+}
+CNT_FN cl_int cnt_clRetainMemObject(cl_mem m)
+{
+    cl_int r = clRetainMemObject(m);
+    if (r == CL_SUCCESS) live.mems++;
+    return r;
+}
+CNT_FN cl_int cnt_clReleaseMemObject(cl_mem m)
+{
+    cl_int r = clReleaseMemObject(m);
+    if (r == CL_SUCCESS) live.mems--;
+    return r;
+}
+CNT_FN cl_command_queue cnt_clCreateCommandQueueWithProperties(cl_context c, cl_device_id d,
+                                                               const cl_queue_properties *p, cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueueWithProperties(c, d, p, &r);
+    if (err) *err = r;
+    if (q) live.queues++;
+    return q;
+}
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+CNT_FN cl_command_queue cnt_clCreateCommandQueue(cl_context c, cl_device_id d, cl_command_queue_properties p,
+                                                 cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(c, d, p, &r);
+    if (err) *err = r;
+    if (q) live.queues++;
+    return q;
+}
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+CNT_FN cl_int cnt_clRetainCommandQueue(cl_command_queue q)
+{
+    cl_int r = clRetainCommandQueue(q);
+    if (r == CL_SUCCESS) live.queues++;
+    return r;
+}
+CNT_FN cl_int cnt_clReleaseCommandQueue(cl_command_queue q)
+{
+    cl_int r = clReleaseCommandQueue(q);
+    if (r == CL_SUCCESS) live.queues--;
+    return r;
+}
+CNT_FN cl_kernel cnt_clCreateKernel(cl_program p, const char *name, cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, name, &r);
+    if (err) *err = r;
+    if (k) live.kernels++;
+    return k;
+}
+CNT_FN cl_int cnt_clReleaseKernel(cl_kernel k)
+{
+    cl_int r = clReleaseKernel(k);
+    if (r == CL_SUCCESS) live.kernels--;
+    return r;
+}
+CNT_FN cl_program cnt_clCreateProgramWithSource(cl_context c, cl_uint n, const char **s, const size_t *l,
+                                                cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(c, n, s, l, &r);
+    if (err) *err = r;
+    if (p) live.programs++;
+    return p;
+}
+CNT_FN cl_program cnt_clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                                const size_t *l, const unsigned char **b, cl_int *st,
+                                                cl_int *err)
+{
+    cl_int r = CL_SUCCESS;
+    cl_program p = clCreateProgramWithBinary(c, n, d, l, b, st, &r);
+    if (err) *err = r;
+    if (p) live.programs++;
+    return p;
+}
+CNT_FN cl_int cnt_clRetainProgram(cl_program p)
+{
+    cl_int r = clRetainProgram(p);
+    if (r == CL_SUCCESS) live.programs++;
+    return r;
+}
+CNT_FN cl_int cnt_clReleaseProgram(cl_program p)
+{
+    cl_int r = clReleaseProgram(p);
+    if (r == CL_SUCCESS) live.programs--;
+    return r;
+}
+#define clEnqueueWriteBuffer cnt_clEnqueueWriteBuffer
+#define clEnqueueReadBuffer cnt_clEnqueueReadBuffer
+#define clEnqueueNDRangeKernel cnt_clEnqueueNDRangeKernel
+#define clEnqueueMarkerWithWaitList cnt_clEnqueueMarkerWithWaitList
+#define clEnqueueCopyBuffer cnt_clEnqueueCopyBuffer
+#define clEnqueueFillBuffer cnt_clEnqueueFillBuffer
+#define clEnqueueMapBuffer cnt_clEnqueueMapBuffer
+#define clEnqueueUnmapMemObject cnt_clEnqueueUnmapMemObject
+#define clEnqueueMigrateMemObjects cnt_clEnqueueMigrateMemObjects
+#define clRetainEvent cnt_clRetainEvent
+#define clReleaseEvent cnt_clReleaseEvent
+#define clCreateBuffer cnt_clCreateBuffer
+#define clCreateSubBuffer cnt_clCreateSubBuffer
+#define clRetainMemObject cnt_clRetainMemObject
+#define clReleaseMemObject cnt_clReleaseMemObject
+#define clCreateCommandQueueWithProperties cnt_clCreateCommandQueueWithProperties
+#define clCreateCommandQueue cnt_clCreateCommandQueue
+#define clRetainCommandQueue cnt_clRetainCommandQueue
+#define clReleaseCommandQueue cnt_clReleaseCommandQueue
+#define clCreateKernel cnt_clCreateKernel
+#define clReleaseKernel cnt_clReleaseKernel
+#define clCreateProgramWithSource cnt_clCreateProgramWithSource
+#define clCreateProgramWithBinary cnt_clCreateProgramWithBinary
+#define clRetainProgram cnt_clRetainProgram
+#define clReleaseProgram cnt_clReleaseProgram
+#endif
+
+#include "stream.h"
+#include "kernels.h"
+
+/* ---- capturing logger --------------------------------------------------------------------- */
+typedef struct cap_log {
+    hst_log_item last_item;
+    hst_log_level last_level;
+    char last_message[4096];
+    unsigned counts[HST_LOG_ITEM_COUNT];
+    unsigned total;
+} cap_log;
+
+static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
+{
+    cap_log *c = (cap_log *)user;
+    c->last_item = item;
+    c->last_level = level;
+    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
+    c->total++;
+    strncpy(c->last_message, message ? message : "", sizeof c->last_message - 1);
+    c->last_message[sizeof c->last_message - 1] = '\0';
+}
+
+static void cap_reset(cap_log *c) { memset(c, 0, sizeof *c); }
+
+/* Asserts a result, that the log's last item is `item` at level ERROR, and that the message
+   contains `text` (case-insensitive). */
+CNT_FN2 int contains_nocase(const char *hay, const char *needle)
+{
+    size_t i, j, hn = strlen(hay), nn = strlen(needle);
+    for (i = 0; i + nn <= hn; i++) {
+        for (j = 0; j < nn; j++)
+            if (tolower((unsigned char)hay[i + j]) != tolower((unsigned char)needle[j])) break;
+        if (j == nn) return 1;
+    }
+    return 0;
+}
+
+#define assert_refused(r, code, log, item, text) do {                                         \
+        assert_int_equal((r), (code));                                                        \
+        assert_true((log)->counts[(item)] >= 1);                                              \
+        assert_int_equal((log)->last_item, (item));                                           \
+        assert_int_equal((log)->last_level, HST_LOG_ERROR);                                   \
+        if (!contains_nocase((log)->last_message, (text))) {                                  \
+            print_error("log message \"%s\" lacks \"%s\"\n", (log)->last_message, (text));   \
+            fail();                                                                           \
+        }                                                                                     \
+    } while (0)
+
+/* ---- group fixture: two backends from the same selector, each with a capturing logger ------- */
+typedef struct fixture {
+    hst_backend *be[2];
+    cap_log log[2];
+    uint64_t bytes0[2];
+} fixture;
+
+static int group_setup(void **state)
+{
+    fixture *f = (fixture *)calloc(1, sizeof *f);
+    int i;
+    if (!f) return -1;
+    for (i = 0; i < 2; i++) {
+        hst_backend_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.logger = cap_logger;
+        desc.log_user = &f->log[i];
+        if (hst_backend_create(&desc, &f->be[i]) != HST_SUCCESS) {
+            if (i) hst_backend_destroy(f->be[0]);
+            free(f);
+            return -1;
+        }
+        f->bytes0[i] = hst_backend_device_bytes(f->be[i]);
+    }
+    *state = f;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *f = (fixture *)*state;
+    int i, leaked = 0;
+    if (!f) return 0;
+    for (i = 0; i < 2; i++) {
+        /* nothing a stream made outlives it: no active pool block, device bytes as at setup */
+        hst_pool_stats s = hst_pool_get_stats(hst_backend_pool(f->be[i]));
+        if (s.active_blocks != 0 || hst_backend_device_bytes(f->be[i]) != f->bytes0[i]) leaked = 1;
+        hst_backend_destroy(f->be[i]);
+    }
+    free(f);
+    return leaked ? -1 : 0;
+}
+
+static int test_setup(void **state)
+{
+    fixture *f = (fixture *)*state;
+    cap_reset(&f->log[0]);
+    cap_reset(&f->log[1]);
+    return 0;
+}
+
+#define FIX(state) ((fixture *)*(state))
+#define IS_HOST(f) (hst_backend_is_host((f)->be[0]))
+#define NEED_OPENCL(f) do { if (IS_HOST(f)) { skip(); return; } } while (0)
+
+/* ---- deterministic randomness (xorshift64*) ------------------------------------------------ */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static void rng_seed(uint64_t s) { rng_state = s ? s : 1; }
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ull;
+}
+static unsigned rng_below(unsigned n) { return (unsigned)(rng_next() % n); }
+/* uniform in [-1, 1), multiples of 2^-23 (exact in float) */
+static float rng_float(void) { return (float)((int32_t)(rng_next() >> 40) - (1 << 23)) / (float)(1 << 23); }
+static void fill_random(float *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) p[i] = rng_float();
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    return p;
+}
+
+static const int IDX[HST_STREAM_MAX_ARRAYS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+/* ============================================================================================
+   The test stages. "wsum": y[g] = sum over d = -lo..hi of w(d) x[g + d] (terms outside [0, N)
+   left out), w(d) = 2 d + 9 (distinct: a slice read from the wrong place shows), plus c * g
+   (a wrong base shows). Flags are checked against the compute range (NaN if wrong); the host
+   twin also fails the run if asked to read before its pointers' slice 0. "upd": u = u / 2 + y,
+   u in/out (an INOUT array updated in place, halo 0). */
+static const char *const test_src[] = {
+    "#pragma OPENCL FP_CONTRACT OFF\n"
+    "__kernel void wsum(__global const float *x, __global float *y, uint E, uint lo, uint hi,\n"
+    "                   float c, ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+    "{\n"
+    "  ulong i = get_global_id(0);\n"
+    "  ulong z = begin + get_global_id(1);\n"
+    "  if (i >= E || z >= end) return;\n"
+    "  ulong g = base + z;\n"
+    "  float acc = 0.0f;\n"
+    "  for (int d = -(int)lo; d <= (int)hi; d++) {\n"
+    "    long gg = (long)g + d;\n"
+    "    if (gg < 0 || gg >= (long)total) continue;\n"
+    "    float w = (float)(2 * d + 9);\n"
+    "    float t = w * x[((long)z + d) * (long)E + (long)i];\n"
+    "    acc = acc + t;\n"
+    "  }\n"
+    "  float cg = c * (float)g;\n"
+    "  acc = acc + cg;\n"
+    "  int want = (base + begin == 0 ? 1 : 0) | (base + end == total ? 2 : 0);\n"
+    "  if (flags != want) acc = NAN;\n"
+    "  y[z * E + i] = acc;\n"
+    "}\n"
+    "__kernel void upd(__global const float *y, __global float *u, uint E,\n"
+    "                  ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+    "{\n"
+    "  ulong i = get_global_id(0);\n"
+    "  ulong z = begin + get_global_id(1);\n"
+    "  if (i >= E || z >= end) return;\n"
+    "  float h = u[z * E + i] * 0.5f;\n"
+    "  u[z * E + i] = h + y[z * E + i];\n"
+    "}\n"
+};
+
+typedef struct wpar {
+    uint32_t E, lo, hi;
+    float c;
+} wpar;
+
+static int block_flags_ok(const hst_stream_block *b)
+{
+    int want = (b->base + b->begin == 0 ? HST_STREAM_FIRST : 0) |
+               (b->base + b->end == b->total ? HST_STREAM_LAST : 0);
+    return b->flags == want && b->begin <= b->end && b->base + b->end <= b->total;
+}
+
+static hst_result wsum_host(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                            void *user)
+{
+    const float *x = (const float *)arrays[0];
+    float *y = (float *)arrays[1];
+    uint32_t E = *(const uint32_t *)scalars[0], lo = *(const uint32_t *)scalars[1];
+    uint32_t hi = *(const uint32_t *)scalars[2];
+    float c = *(const float *)scalars[3];
+    uint64_t z;
+    uint32_t i;
+    (void)user;
+    if (!block_flags_ok(blk)) return HST_ERROR_SHAPE;
+    for (z = blk->begin; z < blk->end; z++) {
+        int64_t g = (int64_t)(blk->base + z);
+        for (i = 0; i < E; i++) {
+            float acc = 0.0f, cg;
+            int d;
+            for (d = -(int)lo; d <= (int)hi; d++) {
+                int64_t gg = g + d;
+                float w, t;
+                if (gg < 0 || gg >= (int64_t)blk->total) continue;
+                if (gg < (int64_t)blk->base) return HST_ERROR_ALIGNMENT;  /* before the loaded range */
+                w = (float)(2 * d + 9);
+                t = w * x[(size_t)(gg - (int64_t)blk->base) * E + i];
+                acc = acc + t;
+            }
+            cg = c * (float)g;
+            acc = acc + cg;
+            y[(size_t)z * E + i] = acc;
+        }
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result upd_host(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                           void *user)
+{
+    const float *y = (const float *)arrays[0];
+    float *u = (float *)arrays[1];
+    uint32_t E = *(const uint32_t *)scalars[0];
+    uint64_t z;
+    uint32_t i;
+    (void)user;
+    if (!block_flags_ok(blk)) return HST_ERROR_SHAPE;
+    for (z = blk->begin; z < blk->end; z++)
+        for (i = 0; i < E; i++) {
+            float h = u[(size_t)z * E + i] * 0.5f;
+            u[(size_t)z * E + i] = h + y[(size_t)z * E + i];
+        }
+    return HST_SUCCESS;
+}
+
+/* ---- chains ---------------------------------------------------------------------------------
+   A chain: up to 8 arrays of E floats per slice, up to 4 stages (wsum or upd), accumulators.
+   host[a]: the caller's memory (NULL for TEMP); init[a]: its initial contents (inputs and
+   INOUT); ref[a]: the whole-array result. */
+#define CH_MAX_ARR 8
+#define CH_MAX_ST 4
+typedef struct chain {
+    uint64_t N;
+    uint32_t E;
+    unsigned narr, nst, nacc;
+    hst_stream_array arr[CH_MAX_ARR];
+    hst_stream_stage st[CH_MAX_ST];
+    wpar par[CH_MAX_ST];
+    hst_stream_acc acc[HST_STREAM_MAX_ACCUMULATORS];
+    float *host[CH_MAX_ARR], *init[CH_MAX_ARR], *ref[CH_MAX_ARR];
+    double acc_ref[HST_STREAM_MAX_ACCUMULATORS];
+    hst_buffer *pinned[CH_MAX_ARR];
+} chain;
+
+static size_t ch_elems(const chain *c) { return (size_t)c->N * c->E; }
+
+static void ch_init(chain *c, uint64_t N, uint32_t E)
+{
+    memset(c, 0, sizeof *c);
+    c->N = N;
+    c->E = E;
+}
+
+static int ch_array(chain *c, hst_stream_kind kind)
+{
+    unsigned a = c->narr++;
+    size_t n = ch_elems(c);
+    assert_true(a < CH_MAX_ARR);
+    c->arr[a].kind = kind;
+    c->arr[a].slice_bytes = (size_t)c->E * sizeof(float);
+    if (kind != HST_STREAM_TEMP) {
+        size_t i;
+        c->host[a] = (float *)xmalloc(n * sizeof(float));
+        c->init[a] = (float *)xmalloc(n * sizeof(float));
+        if (kind == HST_STREAM_OUTPUT)   /* a sentinel: slices never written keep it */
+            for (i = 0; i < n; i++) c->init[a][i] = -12345.0f;
+        else
+            fill_random(c->init[a], n);
+        memcpy(c->host[a], c->init[a], n * sizeof(float));
+        c->arr[a].host = c->host[a];
+    }
+    return (int)a;
+}
+
+static void ch_wsum(chain *c, int in, int out, unsigned lo, unsigned hi)
+{
+    unsigned s = c->nst++;
+    hst_stream_stage *st = &c->st[s];
+    wpar *p = &c->par[s];
+    assert_true(s < CH_MAX_ST);
+    p->E = c->E; p->lo = lo; p->hi = hi; p->c = 0.0625f * (float)(s + 1);
+    memset(st, 0, sizeof *st);
+    st->name = "wsum";
+    st->sources = test_src; st->source_count = 1; st->kernel = "wsum";
+    st->host = wsum_host;
+    st->num_inputs = 1; st->inputs = &IDX[in];
+    st->num_outputs = 1; st->outputs = &IDX[out];
+    st->num_scalars = 4;
+    st->scalar_bytes[0] = 4; st->scalars[0] = &p->E;
+    st->scalar_bytes[1] = 4; st->scalars[1] = &p->lo;
+    st->scalar_bytes[2] = 4; st->scalars[2] = &p->hi;
+    st->scalar_bytes[3] = 4; st->scalars[3] = &p->c;
+    st->halo_lo = lo; st->halo_hi = hi;
+    st->items_per_slice = c->E;
+}
+
+static void ch_upd(chain *c, int y, int u)
+{
+    unsigned s = c->nst++;
+    hst_stream_stage *st = &c->st[s];
+    wpar *p = &c->par[s];
+    assert_true(s < CH_MAX_ST);
+    p->E = c->E;
+    memset(st, 0, sizeof *st);
+    st->name = "upd";
+    st->sources = test_src; st->source_count = 1; st->kernel = "upd";
+    st->host = upd_host;
+    st->num_inputs = 1; st->inputs = &IDX[y];
+    st->num_outputs = 1; st->outputs = &IDX[u];
+    st->num_scalars = 1;
+    st->scalar_bytes[0] = 4; st->scalars[0] = &p->E;
+    st->items_per_slice = c->E;
+}
+
+static void ch_acc(chain *c, hst_stream_acc_kind kind, hst_dtype dt, int a, int b)
+{
+    hst_stream_acc *x = &c->acc[c->nacc++];
+    x->kind = kind; x->dtype = dt; x->a = a; x->b = b;
+}
+
+/* The whole-array results: every stage's twin over the whole array as one block. */
+static void ch_reference(chain *c)
+{
+    size_t n = ch_elems(c), sb = (size_t)c->E * sizeof(float);
+    unsigned a, s, i;
+    uint64_t z;
+    hst_stream_block whole;
+    whole.base = 0; whole.begin = 0; whole.end = c->N; whole.total = c->N;
+    whole.flags = HST_STREAM_FIRST | HST_STREAM_LAST;
+    for (a = 0; a < c->narr; a++) {
+        free(c->ref[a]);
+        c->ref[a] = (float *)xmalloc(n * sizeof(float));
+        if (c->init[a]) memcpy(c->ref[a], c->init[a], n * sizeof(float));
+        else memset(c->ref[a], 0, n * sizeof(float));
+    }
+    for (s = 0; s < c->nst; s++) {
+        void *args[2];
+        args[0] = c->ref[c->st[s].inputs[0]];
+        args[1] = c->ref[c->st[s].outputs[0]];
+        assert_int_equal(c->st[s].host(args, c->st[s].scalars, &whole, NULL), HST_SUCCESS);
+    }
+    for (i = 0; i < c->nacc; i++) {
+        const hst_stream_acc *x = &c->acc[i];
+        size_t elems = sb / hst_dtype_size(x->dtype);
+        double t = 0.0;
+        for (z = 0; z < c->N; z++) {
+            double v = 0.0;
+            const unsigned char *pa = (const unsigned char *)c->ref[x->a] + (size_t)z * sb;
+            const unsigned char *pb = x->kind == HST_STREAM_DIFF2
+                                    ? (const unsigned char *)c->ref[x->b] + (size_t)z * sb : NULL;
+            hst_k_slice_acc_host(x->dtype, (int)x->kind, pa, pb, elems, &v);
+            t += v;
+        }
+        c->acc_ref[i] = t;
+    }
+}
+
+static void ch_free(chain *c)
+{
+    unsigned a;
+    for (a = 0; a < CH_MAX_ARR; a++) {
+        if (!c->pinned[a]) free(c->host[a]);
+        hst_buffer_destroy(c->pinned[a]);
+        free(c->init[a]);
+        free(c->ref[a]);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* Puts every host array of the chain into pinned memory of `be` (same contents). */
+CNT_FN2 void ch_pin(chain *c, hst_backend *be)
+{
+    unsigned a;
+    size_t bytes = ch_elems(c) * sizeof(float);
+    for (a = 0; a < c->narr; a++) {
+        if (!c->host[a]) continue;
+        assert_int_equal(hst_pinned_create(be, bytes, &c->pinned[a]), HST_SUCCESS);
+        assert_non_null(hst_buffer_host_ptr(c->pinned[a]));
+        memcpy(hst_buffer_host_ptr(c->pinned[a]), c->host[a], bytes);
+        free(c->host[a]);
+        c->host[a] = (float *)hst_buffer_host_ptr(c->pinned[a]);
+        c->arr[a].host = NULL;
+        c->arr[a].pinned = c->pinned[a];
+    }
+}
+
+/* Restores every caller array to its initial contents (outputs to the sentinel). */
+static void ch_reset(chain *c)
+{
+    unsigned a;
+    for (a = 0; a < c->narr; a++)
+        if (c->host[a]) memcpy(c->host[a], c->init[a], ch_elems(c) * sizeof(float));
+}
+
+static hst_stream_desc ch_desc(chain *c, hst_backend *const *be, unsigned nbe)
+{
+    hst_stream_desc d;
+    memset(&d, 0, sizeof d);
+    d.backends = be; d.num_backends = nbe;
+    d.num_slices = c->N;
+    d.arrays = c->arr; d.num_arrays = c->narr;
+    d.stages = c->st; d.num_stages = c->nst;
+    d.accumulators = c->nacc ? c->acc : NULL; d.num_accumulators = c->nacc;
+    return d;
+}
+
+static char cfg[256];   /* the configuration under test, for failure messages */
+
+static int bits_equal_f(const float *a, const float *b, size_t n, size_t *at)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0) { *at = i; return 0; }
+    return 1;
+}
+
+/* Checks the caller arrays after a complete run: outputs and INOUT equal the reference bit for
+   bit, inputs unchanged. */
+static void ch_check_arrays(const chain *c)
+{
+    unsigned a;
+    size_t n = ch_elems(c), at = 0;
+    for (a = 0; a < c->narr; a++) {
+        const float *want;
+        if (!c->host[a]) continue;
+        want = c->arr[a].kind == HST_STREAM_INPUT ? c->init[a] : c->ref[a];
+        if (!bits_equal_f(c->host[a], want, n, &at)) {
+            print_error("%s: array %u (kind %d) slice %zu element %zu: got %.9g want %.9g\n", cfg, a,
+                        (int)c->arr[a].kind, at / c->E, at % c->E, (double)c->host[a][at], (double)want[at]);
+            fail();
+        }
+    }
+}
+
+static int fp64_all(hst_backend *const *be, unsigned n)
+{
+    unsigned i;
+    for (i = 0; i < n; i++)
+        if (!hst_backend_device(be[i])->fp64) return 0;
+    return 1;
+}
+
+/* Accumulator totals: the same bits as the whole-array per-slice sums when the devices have
+   fp64 (or on the host device); else float accumulation per slice, within 1e-5 relative. */
+static void ch_check_accs(const chain *c, const hst_stream_report *rep, int exact)
+{
+    unsigned i;
+    for (i = 0; i < c->nacc; i++) {
+        double got = rep->acc[i], want = c->acc_ref[i];
+        int ok = exact ? memcmp(&got, &want, sizeof got) == 0
+                       : fabs(got - want) <= 1e-5 * (fabs(want) + 1e-30) + 1e-6;
+        if (!ok) {
+            print_error("%s: accumulator %u (kind %d dtype %d): got %.17g want %.17g\n", cfg, i,
+                        (int)c->acc[i].kind, (int)c->acc[i].dtype, got, want);
+            fail();
+        }
+    }
+}
+
+/* The report of a complete run: every slice done once, ranges contiguous from 0 to N. */
+static void check_report_complete(const hst_stream_report *rep, uint64_t N, unsigned nbe, uint64_t B)
+{
+    unsigned d;
+    uint64_t next = 0, blocks = 0;
+    assert_int_equal(rep->block_slices, B);
+    assert_int_equal(rep->slices_done, N);
+    for (d = 0; d < nbe; d++) {
+        uint64_t n = rep->range_end[d] - rep->range_begin[d];
+        assert_int_equal(rep->range_begin[d], next);
+        assert_true(rep->range_end[d] >= rep->range_begin[d]);
+        next = rep->range_end[d];
+        if (n) {
+            assert_int_equal(rep->done_begin[d], rep->range_begin[d]);
+            assert_int_equal(rep->done_end[d], rep->range_end[d]);
+        } else {
+            assert_int_equal(rep->done_begin[d], rep->done_end[d]);
+        }
+        blocks += n / B + (n % B != 0);
+    }
+    assert_int_equal(next, N);
+    assert_int_equal(rep->blocks, blocks);
+    assert_true(rep->seconds >= 0.0);
+}
+
+/* Progress bookkeeping: calls, monotonic counts, the last value. */
+typedef struct prog {
+    unsigned calls, cancel_at;
+    uint64_t last, total;
+    int bad;
+} prog;
+
+static int prog_fn(uint64_t done, uint64_t total, void *user)
+{
+    prog *p = (prog *)user;
+    p->calls++;
+    if (done <= p->last || done > total || (p->total && total != p->total)) p->bad = 1;
+    p->last = done;
+    p->total = total;
+    return p->cancel_at && p->calls >= p->cancel_at;
+}
+
+/* Builds one of the sweep's chains over N slices of E floats with random halos (< N, <= 3).
+     0: x -> y                                  (wsum)
+     1: x -> T -> y                             (wsum, TEMP, wsum: chained extents)
+     2: x -> T -> y -> z, then u = u/2 + z      (y is an OUTPUT read by a later stage with a
+                                                 halo; u an INOUT updated in place, halo 0) */
+static unsigned rand_halo(uint64_t N)
+{
+    unsigned m = N - 1 < 3 ? (unsigned)(N - 1) : 3;
+    return rng_below(m + 1);
+}
+
+static void build_chain(chain *c, int type, uint64_t N, uint32_t E)
+{
+    int x, t, y, z, u;
+    ch_init(c, N, E);
+    x = ch_array(c, HST_STREAM_INPUT);
+    if (type == 0) {
+        y = ch_array(c, HST_STREAM_OUTPUT);
+        ch_wsum(c, x, y, rand_halo(N), rand_halo(N));
+        ch_acc(c, HST_STREAM_SUM, HST_F32, y, 0);
+        ch_acc(c, HST_STREAM_SQSUM, HST_F32, x, 0);
+        ch_acc(c, HST_STREAM_DIFF2, HST_F32, y, x);
+        ch_acc(c, HST_STREAM_SQSUM, HST_C64, y, 0);
+        return;
+    }
+    t = ch_array(c, HST_STREAM_TEMP);
+    y = ch_array(c, HST_STREAM_OUTPUT);
+    ch_wsum(c, x, t, rand_halo(N), rand_halo(N));
+    ch_wsum(c, t, y, rand_halo(N), rand_halo(N));
+    if (type == 1) {
+        ch_acc(c, HST_STREAM_SUM, HST_F32, y, 0);
+        ch_acc(c, HST_STREAM_DIFF2, HST_F32, y, x);
+        ch_acc(c, HST_STREAM_SQSUM, HST_F32, t, 0);
+        ch_acc(c, HST_STREAM_DIFF2, HST_C64, t, y);
+        return;
+    }
+    z = ch_array(c, HST_STREAM_OUTPUT);
+    u = ch_array(c, HST_STREAM_INOUT);
+    ch_wsum(c, y, z, rand_halo(N), rand_halo(N));
+    ch_upd(c, z, u);
+    ch_acc(c, HST_STREAM_DIFF2, HST_F32, u, z);
+    ch_acc(c, HST_STREAM_SUM, HST_C64, y, 0);
+    ch_acc(c, HST_STREAM_SQSUM, HST_F32, z, 0);
+}
+
+/* The chain's loaded halo (sum of the stages' halos) and bytes per slice of all arrays. */
+static uint64_t ch_halo(const chain *c)
+{
+    unsigned s;
+    uint64_t h = 0;
+    for (s = 0; s < c->nst; s++) h += c->st[s].halo_lo + c->st[s].halo_hi;
+    return h;
+}
+static uint64_t ch_per(const chain *c)
+{
+    unsigned a;
+    uint64_t p = 0;
+    for (a = 0; a < c->narr; a++) p += c->arr[a].slice_bytes;
+    return p;
+}
+
+/* The budget (OpenCL devices) whose ring holds exactly blocks of B slices: ring slots of
+   (B + halo) slices of every array, plus the accumulators' per-slice values. */
+static uint64_t budget_for(const chain *c, uint64_t B, unsigned ring, int fp64)
+{
+    return (uint64_t)ring * (B + ch_halo(c)) * ch_per(c) + (uint64_t)c->nacc * c->N * (fp64 ? 8u : 4u);
+}
+
+/* Runs the chain streamed twice (the second run splits by measured speeds) and checks arrays,
+   accumulators, report and progress against the whole-array reference. */
+static void run_and_check(fixture *f, chain *c, hst_stream_desc *d, uint64_t expect_B, int runs)
+{
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    prog p;
+    int k;
+    int exact = fp64_all(d->backends, d->num_backends);
+    hst_result r;
+    memset(&p, 0, sizeof p);
+    d->progress = prog_fn;
+    d->progress_user = &p;
+    r = hst_stream_create(d, &s);
+    if (r != HST_SUCCESS) {
+        print_error("%s: hst_stream_create: %s (%s)\n", cfg, hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    assert_int_equal(hst_stream_block_slices(s), expect_B);
+    for (k = 0; k < runs; k++) {
+        memset(&p, 0, sizeof p);
+        ch_reset(c);
+        memset(&rep, 0xa5, sizeof rep);
+        r = hst_stream_run(s, &rep);
+        if (r != HST_SUCCESS) {
+            print_error("%s: run %d: %s (%s)\n", cfg, k, hst_result_string(r), f->log[0].last_message);
+            fail();
+        }
+        ch_check_arrays(c);
+        ch_check_accs(c, &rep, exact);
+        check_report_complete(&rep, c->N, d->num_backends, expect_B);
+        assert_false(p.bad);
+        assert_int_equal(p.calls, rep.blocks);
+        assert_int_equal(p.last, c->N);
+        assert_int_equal(p.total, c->N);
+    }
+    hst_stream_destroy(s);
+}
+
+static void test_sweep_bitwise(void **state)
+{
+    static const uint64_t Ns[] = {1, 2, 3, 7, 13, 16, 17, 20, 31, 53};
+    fixture *f = FIX(state);
+    unsigned ni, bi, rep, k = 0;
+    unsigned seen[2][2][3];
+    memset(seen, 0, sizeof seen);
+    rng_seed(20260401);
+    for (ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+        uint64_t N = Ns[ni];
+        uint64_t blocks[8];
+        blocks[0] = 0; blocks[1] = 1; blocks[2] = 2; blocks[3] = 3; blocks[4] = 4; blocks[5] = 5;
+        blocks[6] = N; blocks[7] = N + 3;
+        for (bi = 0; bi < 8; bi++)
+            for (rep = 0; rep < 2; rep++, k++) {
+                chain c;
+                hst_stream_desc d;
+                int reverse = (int)(k & 1), type = (int)rng_below(3);
+                unsigned nbe = 1 + ((k >> 1) & 1), ring = 2 + rng_below(3);
+                uint32_t E = 2 * (4 + rng_below(40));
+                uint64_t B;
+                build_chain(&c, type, N, E);
+                ch_reference(&c);
+                d = ch_desc(&c, f->be, nbe);
+                d.ring = ring;
+                d.reverse = reverse;
+                d.block_slices = blocks[bi];
+                if (blocks[bi]) {
+                    B = blocks[bi] < N ? blocks[bi] : N;
+                } else if (!IS_HOST(f) && rep == 1) {   /* auto, under a budget that fits Bx */
+                    uint64_t Bx = 1 + rng_below((unsigned)N + 1);
+                    d.budget_bytes = budget_for(&c, Bx, ring, fp64_all(f->be, nbe));
+                    B = Bx < N ? Bx : N;
+                } else {
+                    B = N;   /* auto without a budget: these arrays fit whole */
+                }
+                snprintf(cfg, sizeof cfg, "case %u: N=%llu block=%llu (B=%llu) type=%d ring=%u %s devices=%u E=%u budget=%llu",
+                         k, (unsigned long long)N, (unsigned long long)blocks[bi], (unsigned long long)B, type,
+                         ring, reverse ? "reverse" : "forward", nbe, E, (unsigned long long)d.budget_bytes);
+                run_and_check(f, &c, &d, B, 2);
+                seen[reverse][nbe - 1][type]++;
+                ch_free(&c);
+            }
+    }
+    /* the sweep covered every direction x device count x chain type */
+    for (k = 0; k < 12; k++) assert_true(seen[k / 6][(k / 3) % 2][k % 3] > 0);
+}
+
+/* ============================================================================================
+   kernels.h's gradient and divergence, streamed: the same bits as the whole-volume twins, and
+   <grad x, p> = -<x, div p> on random data. */
+typedef struct gpar {
+    uint32_t H, W;
+} gpar;
+
+static hst_result grad_host(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                            void *user)
+{
+    (void)user;
+    hst_k_grad3_host((const float *)arrays[0], (float *)arrays[1], *(const uint32_t *)scalars[0],
+                     *(const uint32_t *)scalars[1], blk->base, blk->begin, blk->end, blk->total);
+    return HST_SUCCESS;
+}
+
+static hst_result div_host(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                           void *user)
+{
+    (void)user;
+    hst_k_div3_host((const float *)arrays[0], (float *)arrays[1], *(const uint32_t *)scalars[0],
+                    *(const uint32_t *)scalars[1], blk->base, blk->begin, blk->end, blk->total);
+    return HST_SUCCESS;
+}
+
+/* A stage of the stream program: grad (halo_hi 1 on x) or div (halo_lo 1 on p); halos are 0
+   when N = 1 (there is no neighbour, and a halo must be smaller than N). */
+static void vol_stage(hst_stream_stage *st, hst_backend *be, int grad, const gpar *g, int in, int out,
+                      uint64_t N)
+{
+    static size_t count;
+    const char *const *src = hst_kernels_stream_source(&count);
+    memset(st, 0, sizeof *st);
+    st->name = grad ? "grad3" : "div3";
+    st->sources = src;
+    st->source_count = count;
+    st->options = hst_backend_device(be)->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
+    st->kernel = grad ? "hst_k_grad3" : "hst_k_div3";
+    st->host = grad ? grad_host : div_host;
+    st->num_inputs = 1; st->inputs = &IDX[in];
+    st->num_outputs = 1; st->outputs = &IDX[out];
+    st->num_scalars = 2;
+    st->scalar_bytes[0] = 4; st->scalars[0] = &g->H;
+    st->scalar_bytes[1] = 4; st->scalars[1] = &g->W;
+    st->halo_lo = !grad && N > 1;
+    st->halo_hi = grad && N > 1;
+    st->items_per_slice = (size_t)g->H * g->W;
+}
+
+static void test_grad_div_streamed(void **state)
+{
+    static const uint64_t Ns[] = {1, 2, 3, 7, 13};
+    fixture *f = FIX(state);
+    gpar g;
+    unsigned ni, k, rep;
+    rng_seed(777);
+    g.H = 5; g.W = 7;
+    for (ni = 0, k = 0; ni < sizeof Ns / sizeof Ns[0]; ni++)
+        for (rep = 0; rep < 4; rep++, k++) {
+            uint64_t N = Ns[ni], B;
+            size_t hw = (size_t)g.H * g.W, nv = (size_t)N * hw, at = 0;
+            float *x = (float *)xmalloc(nv * 4), *q = (float *)xmalloc(3 * nv * 4);
+            float *p = (float *)xmalloc(3 * nv * 4), *d = (float *)xmalloc(nv * 4), *lap = (float *)xmalloc(nv * 4);
+            float *p_ref = (float *)xmalloc(3 * nv * 4), *d_ref = (float *)xmalloc(nv * 4);
+            float *lap_ref = (float *)xmalloc(nv * 4), *tmp = (float *)xmalloc(3 * nv * 4);
+            float *x0 = (float *)xmalloc(nv * 4), *q0 = (float *)xmalloc(3 * nv * 4);
+            hst_stream_array arr[6];
+            hst_stream_stage st[3];
+            hst_stream_desc desc;
+            hst_stream *s = NULL;
+            hst_stream_report r;
+            unsigned nbe = 1 + (k & 1);
+            fill_random(x, nv);
+            fill_random(q, 3 * nv);
+            memcpy(x0, x, nv * 4);
+            memcpy(q0, q, 3 * nv * 4);
+            /* whole-volume twins */
+            hst_k_grad3_host(x, p_ref, g.H, g.W, 0, 0, N, N);
+            hst_k_div3_host(q, d_ref, g.H, g.W, 0, 0, N, N);
+            hst_k_div3_host(p_ref, lap_ref, g.H, g.W, 0, 0, N, N);
+            (void)tmp;
+            /* x -> p (grad), q -> d (div), x -> P (TEMP grad) -> lap (div): one stream */
+            memset(arr, 0, sizeof arr);
+            arr[0].kind = HST_STREAM_INPUT;  arr[0].host = x;   arr[0].slice_bytes = hw * 4;
+            arr[1].kind = HST_STREAM_OUTPUT; arr[1].host = p;   arr[1].slice_bytes = 3 * hw * 4;
+            arr[2].kind = HST_STREAM_INPUT;  arr[2].host = q;   arr[2].slice_bytes = 3 * hw * 4;
+            arr[3].kind = HST_STREAM_OUTPUT; arr[3].host = d;   arr[3].slice_bytes = hw * 4;
+            arr[4].kind = HST_STREAM_TEMP;                      arr[4].slice_bytes = 3 * hw * 4;
+            arr[5].kind = HST_STREAM_OUTPUT; arr[5].host = lap; arr[5].slice_bytes = hw * 4;
+            vol_stage(&st[0], f->be[0], 1, &g, 0, 1, N);
+            vol_stage(&st[1], f->be[0], 0, &g, 2, 3, N);
+            memcpy(&st[2], &st[0], sizeof st[0]);     /* the chain: grad into TEMP ... */
+            st[2].outputs = &IDX[4];
+            {
+                hst_stream_stage all[4];
+                memcpy(all, st, 3 * sizeof st[0]);
+                vol_stage(&all[3], f->be[0], 0, &g, 4, 5, N);   /* ... then div of it */
+                memset(&desc, 0, sizeof desc);
+                desc.backends = f->be; desc.num_backends = nbe;
+                desc.num_slices = N;
+                desc.arrays = arr; desc.num_arrays = 6;
+                desc.stages = all; desc.num_stages = 4;
+                desc.block_slices = 1 + rng_below((unsigned)N + 1);
+                desc.ring = 2 + rng_below(3);
+                desc.reverse = (int)((k >> 1) & 1);
+                B = desc.block_slices < N ? desc.block_slices : N;
+                snprintf(cfg, sizeof cfg, "grad/div N=%llu block=%llu ring=%u %s devices=%u",
+                         (unsigned long long)N, (unsigned long long)desc.block_slices, desc.ring,
+                         desc.reverse ? "reverse" : "forward", nbe);
+                assert_int_equal(hst_stream_create(&desc, &s), HST_SUCCESS);
+            }
+            memset(p, 0xff, 3 * nv * 4); memset(d, 0xff, nv * 4); memset(lap, 0xff, nv * 4);
+            assert_int_equal(hst_stream_run(s, &r), HST_SUCCESS);
+            check_report_complete(&r, N, nbe, B);
+            if (!bits_equal_f(p, p_ref, 3 * nv, &at)) { print_error("%s: grad differs at %zu\n", cfg, at); fail(); }
+            if (!bits_equal_f(d, d_ref, nv, &at)) { print_error("%s: div differs at %zu\n", cfg, at); fail(); }
+            if (!bits_equal_f(lap, lap_ref, nv, &at)) { print_error("%s: div grad differs at %zu\n", cfg, at); fail(); }
+            assert_memory_equal(x, x0, nv * 4);
+            assert_memory_equal(q, q0, 3 * nv * 4);
+            /* adjointness from the streamed outputs: <grad x, q> = -<x, div q> */
+            {
+                double a = 0.0, b = 0.0, scale = 0.0;
+                size_t i;
+                for (i = 0; i < 3 * nv; i++) { a += (double)p[i] * (double)q[i]; scale += fabs((double)p[i] * (double)q[i]); }
+                for (i = 0; i < nv; i++) { b += (double)x[i] * (double)d[i]; scale += fabs((double)x[i] * (double)d[i]); }
+                if (!(fabs(a + b) <= 1e-5 * fabs(a) || (N == 1 && fabs(a + b) <= 1e-5 * scale))) {
+                    print_error("%s: <grad x, q> = %.17g, -<x, div q> = %.17g\n", cfg, a, -b);
+                    fail();
+                }
+                if (N > 1) assert_true(fabs(a) > 1e-3);   /* not vacuous */
+            }
+            hst_stream_destroy(s);
+            free(x); free(q); free(p); free(d); free(lap); free(p_ref); free(d_ref); free(lap_ref);
+            free(tmp); free(x0); free(q0);
+        }
+}
+
+/* ============================================================================================
+   Accumulators: PyQMRI's failing cases (N=16, block 4, halo 1; N=20, block 4, two devices), every
+   direction, ring and device count: the totals are the whole-array per-slice sums in slice
+   order (bitwise with fp64), each slice counted once. */
+static void test_accumulators_pyqmri(void **state)
+{
+    fixture *f = FIX(state);
+    unsigned k;
+    rng_seed(4242);
+    for (k = 0; k < 16; k++) {
+        chain c;
+        hst_stream_desc d;
+        int x, y, t;
+        uint64_t N = k < 8 ? 16 : 20;
+        unsigned nbe = 1u + ((k & 1) == 0 || k >= 8 ? 1u : 0u) - (k >= 8 && (k & 1) ? 1u : 0u);
+        ch_init(&c, N, 64);
+        x = ch_array(&c, HST_STREAM_INPUT);
+        if (k & 2) {   /* through a TEMP (PyQMRI's connectouttoin) */
+            t = ch_array(&c, HST_STREAM_TEMP);
+            y = ch_array(&c, HST_STREAM_OUTPUT);
+            ch_wsum(&c, x, t, 1, 1);
+            ch_wsum(&c, t, y, 0, 0);
+            ch_acc(&c, HST_STREAM_DIFF2, HST_F32, t, x);
+        } else {
+            y = ch_array(&c, HST_STREAM_OUTPUT);
+            ch_wsum(&c, x, y, 1, 1);
+        }
+        ch_acc(&c, HST_STREAM_DIFF2, HST_F32, y, x);   /* evalwithnorm */
+        ch_acc(&c, HST_STREAM_SQSUM, HST_F32, y, 0);
+        ch_acc(&c, HST_STREAM_SUM, HST_F32, x, 0);
+        ch_acc(&c, HST_STREAM_DIFF2, HST_C64, y, x);
+        ch_reference(&c);
+        {   /* the reference itself: each slice once, against a naive double sum */
+            size_t i;
+            double naive = 0.0;
+            for (i = 0; i < ch_elems(&c); i++) {
+                double e = (double)c.ref[y][i] - (double)c.ref[x][i];
+                naive += e * e;
+            }
+            assert_true(fabs(naive - c.acc_ref[(k & 2) ? 1 : 0]) <= 1e-9 * naive);
+        }
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = 4;
+        d.ring = 2 + (k % 3);
+        d.reverse = (int)((k >> 2) & 1);
+        snprintf(cfg, sizeof cfg, "pyqmri N=%llu block 4 halo 1 ring=%u %s devices=%u%s", (unsigned long long)N,
+                 d.ring, d.reverse ? "reverse" : "forward", nbe, (k & 2) ? " via TEMP" : "");
+        run_and_check(f, &c, &d, 4, 2);
+        ch_free(&c);
+    }
+}
+
+/* ============================================================================================
+   Cancellation: the progress callback cancels after its k-th call. HST_ERROR_CANCELLED; the
+   report's done ranges are exactly the output slices written (inside: the reference; outside:
+   untouched); inputs unchanged; the stream runs again completely afterwards. */
+static int in_done(const hst_stream_report *rep, unsigned nbe, uint64_t z)
+{
+    unsigned d;
+    for (d = 0; d < nbe; d++)
+        if (z >= rep->done_begin[d] && z < rep->done_end[d]) return 1;
+    return 0;
+}
+
+static void test_cancel(void **state)
+{
+    fixture *f = FIX(state);
+    unsigned k;
+    rng_seed(99);
+    for (k = 0; k < 24; k++) {
+        chain c;
+        hst_stream_desc d;
+        hst_stream *s = NULL;
+        hst_stream_report rep;
+        prog p;
+        unsigned nbe = 1 + (k & 1), cancel_at = 1 + (k >> 3), a, dv;
+        uint64_t N = 31, B = 2, z, done = 0;
+        hst_result r;
+        build_chain(&c, 2, N, 16);
+        ch_reference(&c);
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = B;
+        d.ring = 2 + ((k >> 2) & 1);
+        d.reverse = (int)((k >> 1) & 1);
+        memset(&p, 0, sizeof p);
+        p.cancel_at = cancel_at;
+        d.progress = prog_fn;
+        d.progress_user = &p;
+        snprintf(cfg, sizeof cfg, "cancel after %u: ring=%u %s devices=%u", cancel_at, d.ring,
+                 d.reverse ? "reverse" : "forward", nbe);
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        r = hst_stream_run(s, &rep);
+        assert_int_equal(r, HST_ERROR_CANCELLED);
+        assert_false(p.bad);
+        assert_true(p.calls >= cancel_at);
+        assert_int_equal(p.last, rep.slices_done);
+        for (dv = 0; dv < nbe; dv++) {
+            assert_true(rep.done_begin[dv] <= rep.done_end[dv]);
+            assert_true(rep.done_begin[dv] >= rep.range_begin[dv]);
+            assert_true(rep.done_end[dv] <= rep.range_end[dv]);
+            if (rep.done_end[dv] > rep.done_begin[dv]) {   /* done from the walk's start */
+                if (d.reverse) assert_int_equal(rep.done_end[dv], rep.range_end[dv]);
+                else assert_int_equal(rep.done_begin[dv], rep.range_begin[dv]);
+            }
+            done += rep.done_end[dv] - rep.done_begin[dv];
+        }
+        assert_int_equal(done, rep.slices_done);
+        assert_true(rep.slices_done >= cancel_at * B);
+        assert_true(rep.slices_done < N);
+        if (IS_HOST(f)) assert_int_equal(rep.slices_done, cancel_at * B);   /* no blocks in flight */
+        for (a = 0; a < c.narr; a++) {
+            size_t sl = c.E;
+            if (!c.host[a]) continue;
+            for (z = 0; z < N; z++) {
+                const float *want = c.arr[a].kind == HST_STREAM_INPUT || !in_done(&rep, nbe, z)
+                                  ? c.init[a] : c.ref[a];
+                if (memcmp(c.host[a] + z * sl, want + z * sl, sl * 4) != 0) {
+                    print_error("%s: array %u kind %d slice %llu (%s the done ranges) wrong\n", cfg, a,
+                                (int)c.arr[a].kind, (unsigned long long)z, in_done(&rep, nbe, z) ? "in" : "outside");
+                    fail();
+                }
+            }
+        }
+        /* the stream is usable after a cancelled run */
+        p.cancel_at = 0;
+        ch_reset(&c);
+        memset(&p, 0, sizeof p);
+        assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+        ch_check_arrays(&c);
+        ch_check_accs(&c, &rep, fp64_all(f->be, nbe));
+        check_report_complete(&rep, N, nbe, B);
+        hst_stream_destroy(s);
+        ch_free(&c);
+    }
+}
+
+/* A host twin's error stops the run and is returned (the host device runs the twins). */
+static int twin_calls;
+static hst_result failing_host(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                               void *user)
+{
+    (void)user;
+    if (++twin_calls == 3) return HST_ERROR_IO;
+    return wsum_host(arrays, scalars, blk, NULL);
+}
+
+static void test_host_twin_error(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    if (!IS_HOST(f)) { skip(); return; }
+    rng_seed(5);
+    build_chain(&c, 0, 10, 8);
+    c.st[0].host = failing_host;
+    d = ch_desc(&c, f->be, 1);
+    d.block_slices = 2;
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    twin_calls = 0;
+    assert_int_equal(hst_stream_run(s, &rep), HST_ERROR_IO);
+    assert_int_equal(twin_calls, 3);
+    assert_int_equal(rep.slices_done, 4);
+    hst_stream_destroy(s);
+    ch_free(&c);
+}
+
+/* ============================================================================================
+   Creation errors: result codes AND log items (through the first backend's logger). */
+#define EXPECT_CREATE_FAIL(f, d, code, item, text) do {                                       \
+        hst_stream *s_ = (hst_stream *)&s_;                                                   \
+        cap_reset(&(f)->log[0]);                                                              \
+        assert_refused(hst_stream_create(&(d), &s_), (code), &(f)->log[0], (item), (text));   \
+        assert_null(s_);                                                                      \
+    } while (0)
+
+static void expect_create_ok(fixture *f, const hst_stream_desc *d, uint64_t B)
+{
+    hst_stream *s = NULL;
+    hst_result r = hst_stream_create(d, &s);
+    if (r != HST_SUCCESS) {
+        print_error("create: %s (%s)\n", hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    if (B) assert_int_equal(hst_stream_block_slices(s), B);
+    hst_stream_destroy(s);
+}
+
+static void test_errors_arguments(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream_stage st;
+    hst_stream_array arr;
+    hst_stream *s = NULL;
+    double w[2] = {1.0, 0.0};
+    rng_seed(11);
+    build_chain(&c, 1, 3, 8);   /* x -> T -> y, N = 3 */
+
+    /* halo >= N (either side), and halo = N - 1 accepted */
+    d = ch_desc(&c, f->be, 1);
+    st = c.st[1];
+    c.st[1].halo_lo = 3;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "halo");
+    c.st[1].halo_lo = 0; c.st[1].halo_hi = 3;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "halo");
+    c.st[1].halo_lo = 2; c.st[1].halo_hi = 2;
+    c.par[1].lo = 2; c.par[1].hi = 2;
+    expect_create_ok(f, &d, 0);
+    c.st[1] = st; c.par[1].lo = st.halo_lo; c.par[1].hi = st.halo_hi;
+
+    /* zero slices */
+    d.num_slices = 0;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "num_slices");
+    d.num_slices = 3;
+
+    /* array indices out of range: a stage input, a stage output, an accumulator */
+    c.st[0].inputs = &IDX[3];
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "not an array index");
+    c.st[0].inputs = &IDX[0];
+    {
+        static const int minus_one = -1;
+        c.st[1].outputs = &minus_one;
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "not an array index");
+        c.st[1].outputs = &IDX[2];
+    }
+    ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 7);
+    d = ch_desc(&c, f->be, 1);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "out of range");
+    c.nacc = 0;
+    d = ch_desc(&c, f->be, 1);
+
+    /* an OUTPUT (and a TEMP) read before any stage writes it */
+    c.st[0].inputs = &IDX[2];   /* stage 0 reads y, which stage 1 writes later */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "before any stage writes it");
+    c.st[0].inputs = &IDX[1];   /* stage 0 reads T, its own output (written by no earlier stage) */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "before any stage writes it");
+    c.st[0].inputs = &IDX[0];
+
+    /* a stage without host twin; a stage writing an INPUT */
+    c.st[1].host = NULL;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "host twin");
+    c.st[1].host = wsum_host;
+    c.st[1].outputs = &IDX[0];
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "INPUT");
+    c.st[1].outputs = &IDX[2];
+
+    /* an OpenCL stage without sources or kernel name */
+    if (!IS_HOST(f)) {
+        c.st[0].kernel = NULL;
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kernel");
+        c.st[0].kernel = "wsum";
+    }
+    /* items_per_slice 0, a NULL scalar, no bindings */
+    c.st[0].items_per_slice = 0;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "items_per_slice");
+    c.st[0].items_per_slice = c.E;
+    c.st[0].scalars[2] = NULL;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "scalars");
+    c.st[0].scalars[2] = &c.par[0].hi;
+    c.st[0].num_inputs = 0; c.st[0].num_outputs = 0;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "binds no array");
+    c.st[0].num_inputs = 1; c.st[0].num_outputs = 1;
+
+    /* ring 1 and ring > 8; weights <= 0; arrays: TEMP with memory, host and pinned both/neither,
+       slice_bytes 0, kind out of range */
+    d.ring = 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ring");
+    d.ring = 9;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ring");
+    d.ring = 0;
+    d.num_backends = 2; d.weights = w;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "weights");
+    d.num_backends = 1; d.weights = NULL;
+    arr = c.arr[1];
+    c.arr[1].host = c.host[0];
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "TEMP");
+    c.arr[1] = arr;
+    arr = c.arr[0];
+    c.arr[0].host = NULL;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "exactly one");
+    c.arr[0].slice_bytes = 0; c.arr[0].host = c.host[0];
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "slice_bytes");
+    c.arr[0] = arr;
+    c.arr[0].kind = (hst_stream_kind)9;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kind");
+    c.arr[0] = arr;
+
+    /* the backends: a NULL entry; host and OpenCL mixed */
+    {
+        hst_backend *two[2];
+        two[0] = f->be[0]; two[1] = NULL;
+        d.backends = two; d.num_backends = 2;
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "NULL");
+#ifndef HST_NO_OPENCL
+        if (!IS_HOST(f)) {
+            hst_backend_desc bd;
+            memset(&bd, 0, sizeof bd);
+            bd.device = "host";
+            bd.logger = cap_logger; bd.log_user = &f->log[1];
+            assert_int_equal(hst_backend_create(&bd, &two[1]), HST_SUCCESS);
+            EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "mix");
+            hst_backend_destroy(two[1]);
+        }
+#endif
+        d = ch_desc(&c, f->be, 1);
+    }
+    /* NULL arguments */
+    assert_int_equal(hst_stream_create(&d, NULL), HST_ERROR_INVALID_ARGUMENT);
+    s = (hst_stream *)&s;
+    assert_int_equal(hst_stream_create(NULL, &s), HST_ERROR_INVALID_ARGUMENT);
+    assert_null(s);
+    assert_int_equal(hst_stream_run(NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_set_array(NULL, 0, c.host[0], NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_block_slices(NULL), 0);
+    hst_stream_destroy(NULL);
+
+    /* after all that, the unchanged description still works */
+    expect_create_ok(f, &d, 3);
+    ch_free(&c);
+}
+
+/* Accumulators of different slice sizes, and slices that are not whole c64 elements:
+   HST_ERROR_SHAPE; a kind or dtype out of range: HST_ERROR_INVALID_ARGUMENT. */
+static void test_errors_shapes(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream_array arr;
+    hst_buffer *small = NULL;
+    rng_seed(12);
+    build_chain(&c, 1, 4, 6);    /* E = 6 floats: 3 complex elements */
+    d = ch_desc(&c, f->be, 1);
+    c.arr[1].slice_bytes = 8 * 4;   /* T: 8 floats per slice, y and x 6 */
+    c.st[0].items_per_slice = 6;
+    ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 1, 0);
+    d = ch_desc(&c, f->be, 1);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "slice size");
+    c.arr[1].slice_bytes = 6 * 4;
+    c.nacc = 0;
+    ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 0);    /* same sizes: fine */
+    d = ch_desc(&c, f->be, 1);
+    expect_create_ok(f, &d, 0);
+    c.nacc = 0;
+    c.E = 5; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 5 * 4;
+    ch_acc(&c, HST_STREAM_SQSUM, HST_C64, 2, 0);    /* 5 floats: not whole complex elements */
+    d = ch_desc(&c, f->be, 1);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "c64");
+    c.acc[0].dtype = HST_F64;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "dtype");
+    c.acc[0].dtype = HST_F32;
+    c.acc[0].kind = (hst_stream_acc_kind)7;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kind");
+    c.E = 6; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 6 * 4;
+    c.nacc = 0;
+    d = ch_desc(&c, f->be, 1);
+
+    /* a pinned buffer too small for N slices: HST_ERROR_SHAPE */
+    assert_int_equal(hst_pinned_create(f->be[0], 4 * 6 * 4 - 4, &small), HST_SUCCESS);
+    arr = c.arr[0];
+    c.arr[0].host = NULL; c.arr[0].pinned = small;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned");
+    c.arr[0] = arr;
+    hst_buffer_destroy(small);
+    ch_free(&c);
+}
+
+/* Aliasing: an OUTPUT sharing memory with an INPUT read with a halo is refused (also when the
+   halo is a later stage's, through the chained extents, and for a partial overlap); an INOUT
+   read beyond its owned slices is refused; halo 0 in place is accepted and correct. */
+static void test_errors_aliasing(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    float *buf;
+    uint64_t N = 9;
+    uint32_t E = 8;
+    rng_seed(13);
+
+    /* y == x, halo 1: refused */
+    build_chain(&c, 0, N, E);
+    c.st[0].halo_lo = 1; c.par[0].lo = 1; c.st[0].halo_hi = 0; c.par[0].hi = 0;
+    c.arr[1].host = c.host[0];
+    d = ch_desc(&c, f->be, 1);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    /* y one slice past x (partial overlap), halo_hi 1: refused */
+    buf = (float *)xmalloc((size_t)(N + 1) * E * 4);
+    memcpy(buf, c.init[0], (size_t)N * E * 4);
+    c.arr[0].host = buf; c.arr[1].host = buf + E;
+    c.st[0].halo_lo = 0; c.par[0].lo = 0; c.st[0].halo_hi = 1; c.par[0].hi = 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    /* y == x, halo 0: accepted, and the in-place result is the whole-array one */
+    c.st[0].halo_hi = 0; c.par[0].hi = 0;
+    c.arr[0].host = c.host[0]; c.arr[1].host = c.host[0];
+    d.block_slices = 2;
+    d.reverse = 1;
+    {
+        hst_stream *s = NULL;
+        size_t at = 0;
+        ch_reference(&c);
+        memcpy(c.host[0], c.init[0], (size_t)N * E * 4);
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+        if (!bits_equal_f(c.host[0], c.ref[1], (size_t)N * E, &at)) {
+            print_error("in-place halo 0: element %zu differs\n", at);
+            fail();
+        }
+        hst_stream_destroy(s);
+    }
+    ch_free(&c);
+    free(buf);
+
+    /* x -> T with halo 0, T -> y with halo 1, y == x: stage 0 reads x beyond the owned
+       slices (the chained extent): refused */
+    build_chain(&c, 1, N, E);
+    c.st[0].halo_lo = c.st[0].halo_hi = 0; c.par[0].lo = c.par[0].hi = 0;
+    c.st[1].halo_lo = 1; c.st[1].halo_hi = 0; c.par[1].lo = 1; c.par[1].hi = 0;
+    c.arr[2].host = c.host[0];
+    d = ch_desc(&c, f->be, 1);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    c.arr[2].host = c.host[2];
+    expect_create_ok(f, &d, 0);
+    ch_free(&c);
+
+    /* an INOUT updated in place by a stage with a halo on its inputs: accepted (an output is
+       read only at the slices being computed, here the owned ones) */
+    {
+        int x, u, y;
+        ch_init(&c, N, E);
+        x = ch_array(&c, HST_STREAM_INPUT);
+        u = ch_array(&c, HST_STREAM_INOUT);
+        y = ch_array(&c, HST_STREAM_OUTPUT);
+        ch_upd(&c, x, u);
+        c.st[0].halo_hi = 1;
+        d = ch_desc(&c, f->be, 1);
+        expect_create_ok(f, &d, 0);
+        /* halo 0 there, but a later stage reads u with a halo: u would be needed beyond the
+           owned slices (the extent): refused */
+        c.st[0].halo_hi = 0;
+        ch_wsum(&c, u, y, 1, 1);
+        d = ch_desc(&c, f->be, 1);
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "INOUT");
+        c.st[1].halo_lo = c.st[1].halo_hi = 0; c.par[1].lo = c.par[1].hi = 0;
+        expect_create_ok(f, &d, 0);
+        ch_free(&c);
+    }
+}
+
+/* The budget (OpenCL devices; the host device has no ring): too small for one block ->
+   HST_ERROR_OUT_OF_DEVICE_MEMORY whose message gives the minimum; exactly the minimum -> one
+   slice per block; a fixed block larger than the budget allows -> refused with the maximum. */
+static void test_errors_budget(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    uint64_t need;
+    char num[32];
+    int fp64 = fp64_all(f->be, 1);
+    NEED_OPENCL(f);
+    rng_seed(14);
+    build_chain(&c, 1, 12, 16);
+    ch_acc(&c, HST_STREAM_SQSUM, HST_F32, 2, 0);
+    d = ch_desc(&c, f->be, 1);
+    d.ring = 3;
+    need = budget_for(&c, 1, 3, fp64);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)need);
+    d.budget_bytes = need - 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at least");
+    if (!contains_nocase(f->log[0].last_message, num)) {
+        print_error("budget message \"%s\" lacks the minimum %s\n", f->log[0].last_message, num);
+        fail();
+    }
+    d.budget_bytes = need;
+    expect_create_ok(f, &d, 1);
+    d.budget_bytes = budget_for(&c, 5, 3, fp64);
+    expect_create_ok(f, &d, 5);
+    d.block_slices = 6;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at most 5");
+    d.block_slices = 5;
+    expect_create_ok(f, &d, 5);
+    /* two devices: each must hold the ring */
+    d = ch_desc(&c, f->be, 2);
+    d.ring = 3;
+    d.budget_bytes = need - 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at least");
+    ch_free(&c);
+}
+
+/* ============================================================================================
+   No leaks: one stream run 1,000 times, then 100 streams created, run and destroyed. Device
+   bytes, pool statistics, live OpenCL events, memory objects, queues, kernels and programs
+   (counted by the interposed calls) and the contexts' reference counts are the same before and
+   after. (The context's reference count is what any implementation lets us observe, but it is not
+   enough alone: in PoCL memory objects and queues hold a reference on their context and events
+   do NOT — a live event leaves CL_CONTEXT_REFERENCE_COUNT unchanged — so leaked events show only
+   in the interposed counts, which count every event handed out and released.) */
+typedef struct snapshot {
+    uint64_t bytes[2];
+    hst_pool_stats pool[2];
+    cl_counts cl;
+    unsigned ctx_refs[2];
+} snapshot;
+
+#ifdef COUNTING_CL
+static unsigned ctx_refs(hst_backend *be)
+{
+    cl_uint n = 0;
+    assert_int_equal(clGetContextInfo(hst_backend_cl_context(be), CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL),
+                     CL_SUCCESS);
+    return n;
+}
+#endif
+
+/* target NULL: wait until the context reference counts hold still (5 reads 10 ms apart); else
+   until they equal target's. At most 5 s: PoCL drops some context references from its worker
+   threads some time after the commands and objects holding them are gone (slow under ASan). */
+static void take_snapshot(fixture *f, snapshot *s, const snapshot *target)
+{
+    int i;
+    (void)target;
+    memset(s, 0, sizeof *s);
+    for (i = 0; i < 2; i++) {
+        s->bytes[i] = hst_backend_device_bytes(f->be[i]);
+        s->pool[i] = hst_pool_get_stats(hst_backend_pool(f->be[i]));
+#ifdef COUNTING_CL
+        if (!IS_HOST(f)) {
+            unsigned still = 0, tries;
+            struct timespec ts;
+            ts.tv_sec = 0; ts.tv_nsec = 10 * 1000 * 1000;
+            assert_int_equal(hst_queue_finish(hst_backend_queue(f->be[i])), HST_SUCCESS);
+            s->ctx_refs[i] = ctx_refs(f->be[i]);
+            for (tries = 0; tries < 500; tries++) {
+                unsigned n;
+                if (target ? s->ctx_refs[i] == target->ctx_refs[i] : still >= 5) break;
+                nanosleep(&ts, NULL);
+                n = ctx_refs(f->be[i]);
+                still = n == s->ctx_refs[i] ? still + 1 : 0;
+                s->ctx_refs[i] = n;
+            }
+        }
+#endif
+    }
+    s->cl = live;
+}
+
+static void assert_same_snapshot(const snapshot *a, const snapshot *b, const char *when)
+{
+    int i;
+    int ok = 1;
+    for (i = 0; i < 2; i++) {
+        ok &= a->bytes[i] == b->bytes[i];
+        ok &= a->pool[i].active_blocks == b->pool[i].active_blocks;
+        ok &= a->pool[i].active_bytes == b->pool[i].active_bytes;
+        ok &= a->pool[i].held_blocks == b->pool[i].held_blocks;
+        ok &= a->pool[i].held_bytes == b->pool[i].held_bytes;
+        ok &= a->ctx_refs[i] == b->ctx_refs[i];
+    }
+    ok &= memcmp(&a->cl, &b->cl, sizeof a->cl) == 0;
+    if (!ok) {
+        print_error("%s: device bytes %llu/%llu -> %llu/%llu, pool active %zu/%zu -> %zu/%zu, held %zu/%zu -> %zu/%zu, "
+                    "context refs %u/%u -> %u/%u, live events %ld -> %ld, mems %ld -> %ld, queues %ld -> %ld, "
+                    "kernels %ld -> %ld, programs %ld -> %ld\n", when,
+                    (unsigned long long)a->bytes[0], (unsigned long long)a->bytes[1],
+                    (unsigned long long)b->bytes[0], (unsigned long long)b->bytes[1],
+                    a->pool[0].active_blocks, a->pool[1].active_blocks, b->pool[0].active_blocks, b->pool[1].active_blocks,
+                    a->pool[0].held_blocks, a->pool[1].held_blocks, b->pool[0].held_blocks, b->pool[1].held_blocks,
+                    a->ctx_refs[0], a->ctx_refs[1], b->ctx_refs[0], b->ctx_refs[1],
+                    a->cl.events, b->cl.events, a->cl.mems, b->cl.mems, a->cl.queues, b->cl.queues,
+                    a->cl.kernels, b->cl.kernels, a->cl.programs, b->cl.programs);
+        fail();
+    }
+}
+
+static void leak_chain(chain *c)
+{
+    rng_seed(15);
+    /* x -> T -> y -> z, u = u/2 + z: two uploads (x, u) and three downloads (y, z, u) per
+       block, TEMP, chained halos, three accumulators */
+    build_chain(c, 2, 5, 8);
+    c->st[0].halo_lo = 1; c->par[0].lo = 1; c->st[0].halo_hi = 0; c->par[0].hi = 0;
+    c->st[1].halo_lo = 0; c->par[1].lo = 0; c->st[1].halo_hi = 1; c->par[1].hi = 1;
+    c->st[2].halo_lo = 1; c->par[2].lo = 1; c->st[2].halo_hi = 1; c->par[2].hi = 1;
+    ch_reference(c);
+}
+
+static void test_leaks_1000_runs(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    snapshot before, after;
+    long made0;
+    unsigned i, nbe = 2;
+    leak_chain(&c);
+    d = ch_desc(&c, f->be, nbe);
+    d.block_slices = 2;
+    d.ring = 2;
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);   /* the first run allocates nothing */
+    take_snapshot(f, &before, NULL);
+    made0 = made_events;
+    for (i = 0; i < 1000; i++) {
+        hst_result r;
+        ch_reset(&c);   /* u is updated in place by every run */
+        r = hst_stream_run(s, &rep);
+        if (r != HST_SUCCESS) { print_error("run %u: %s\n", i, hst_result_string(r)); fail(); }
+    }
+    take_snapshot(f, &after, &before);
+    assert_same_snapshot(&before, &after, "1000 runs");
+    snprintf(cfg, sizeof cfg, "after 1000 runs");
+    ch_check_arrays(&c);
+    ch_check_accs(&c, &rep, fp64_all(f->be, nbe));
+    check_report_complete(&rep, 5, nbe, 2);
+#ifdef COUNTING_CL
+    /* the counter saw the stream's events: at least an upload, a launch and a download per block */
+    if (!IS_HOST(f)) assert_true(made_events - made0 >= 1000 * 3 * 3);
+#endif
+    (void)made0;
+    hst_stream_destroy(s);
+    ch_free(&c);
+}
+
+static void test_leaks_100_streams(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    snapshot before, after, during;
+    unsigned i, nbe = 2;
+    leak_chain(&c);
+    d = ch_desc(&c, f->be, nbe);
+    d.block_slices = 2;
+    d.ring = 3;
+    {   /* once first: programs built and cached by the backends, kernels run once (PoCL keeps
+           a few context references after a program's first launches) */
+        hst_stream *s = NULL;
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+        hst_stream_destroy(s);
+    }
+    take_snapshot(f, &before, NULL);
+    for (i = 0; i < 100; i++) {
+        hst_stream *s = NULL;
+        hst_stream_report rep;
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        if (i == 0) {   /* a live stream is visible to the counters (they can fail) */
+            take_snapshot(f, &during, NULL);
+            if (!IS_HOST(f)) {
+                assert_true(during.bytes[0] > before.bytes[0]);
+#ifdef COUNTING_CL
+                assert_true(during.cl.mems > before.cl.mems);
+                assert_true(during.cl.queues >= before.cl.queues + 6);
+                assert_true(during.ctx_refs[0] > before.ctx_refs[0]);
+#endif
+            }
+        }
+        ch_reset(&c);
+        assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+        hst_stream_destroy(s);
+    }
+    take_snapshot(f, &after, &before);
+    assert_same_snapshot(&before, &after, "100 streams");
+    snprintf(cfg, sizeof cfg, "100 streams");
+    ch_check_arrays(&c);
+    ch_free(&c);
+}
+
+/* ============================================================================================
+   Pinned caller arrays (hst_pinned_create on the first backend) give the same results as
+   pageable ones; hst_stream_set_array swaps arrays between runs and keeps its rules. */
+static void test_pinned_arrays(void **state)
+{
+    fixture *f = FIX(state);
+    unsigned k;
+    rng_seed(16);
+    for (k = 0; k < 8; k++) {
+        chain c;
+        hst_stream_desc d;
+        unsigned nbe = 1 + (k & 1);
+        uint64_t N = k < 4 ? 13 : 17;
+        build_chain(&c, 2, N, 24);
+        ch_reference(&c);
+        if (k & 4) {   /* some pinned, some pageable */
+            hst_buffer *pb = NULL;
+            size_t bytes = ch_elems(&c) * 4;
+            assert_int_equal(hst_pinned_create(f->be[0], bytes, &pb), HST_SUCCESS);
+            memcpy(hst_buffer_host_ptr(pb), c.host[0], bytes);
+            free(c.host[0]);
+            c.pinned[0] = pb;
+            c.host[0] = (float *)hst_buffer_host_ptr(pb);
+            c.arr[0].host = NULL; c.arr[0].pinned = pb;
+        } else {
+            ch_pin(&c, f->be[0]);
+        }
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = 1 + (k % 4);
+        d.ring = 2 + (k % 3);
+        d.reverse = (int)((k >> 1) & 1);
+        snprintf(cfg, sizeof cfg, "pinned%s N=%llu block=%llu ring=%u %s devices=%u", (k & 4) ? " (x only)" : "",
+                 (unsigned long long)N, (unsigned long long)d.block_slices, d.ring,
+                 d.reverse ? "reverse" : "forward", nbe);
+        run_and_check(f, &c, &d, d.block_slices, 2);
+        ch_free(&c);
+    }
+}
+
+/* An iterative method over buffers A, B, C with a halo-1 stage: x_{k+1} = wsum(x_k), rotating
+   the roles with hst_stream_set_array (two buffers cannot swap directly with a halo: the state
+   between the two calls aliases input and output and is refused, see below). */
+static void iterate_reference(float *x, float *tmp, const chain *c, unsigned iters)
+{
+    unsigned i;
+    hst_stream_block whole;
+    whole.base = 0; whole.begin = 0; whole.end = c->N; whole.total = c->N;
+    whole.flags = HST_STREAM_FIRST | HST_STREAM_LAST;
+    for (i = 0; i < iters; i++) {
+        void *args[2];
+        args[0] = x; args[1] = tmp;
+        assert_int_equal(wsum_host(args, c->st[0].scalars, &whole, NULL), HST_SUCCESS);
+        memcpy(x, tmp, ch_elems(c) * 4);
+    }
+}
+
+static void set_array_rotation(fixture *f, int pinned, unsigned nbe)
+{
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    float *buf[3], *want, *tmp;
+    hst_buffer *pb[3] = {NULL, NULL, NULL};
+    size_t n, bytes, at = 0;
+    unsigned i, it;
+    rng_seed(17 + (unsigned)pinned);
+    build_chain(&c, 0, 11, 10);
+    c.nacc = 1;   /* SUM of y */
+    c.st[0].halo_lo = c.par[0].lo = 1;
+    c.st[0].halo_hi = c.par[0].hi = 1;
+    n = ch_elems(&c);
+    bytes = n * 4;
+    for (i = 0; i < 3; i++) {
+        if (pinned) {
+            assert_int_equal(hst_pinned_create(f->be[0], bytes, &pb[i]), HST_SUCCESS);
+            buf[i] = (float *)hst_buffer_host_ptr(pb[i]);
+        } else {
+            buf[i] = (float *)xmalloc(bytes);
+        }
+    }
+    memcpy(buf[0], c.init[0], bytes);
+    if (pinned) { c.arr[0].host = NULL; c.arr[0].pinned = pb[0]; c.arr[1].host = NULL; c.arr[1].pinned = pb[1]; }
+    else { c.arr[0].host = buf[0]; c.arr[1].host = buf[1]; }
+    want = (float *)xmalloc(bytes);
+    tmp = (float *)xmalloc(bytes);
+    memcpy(want, c.init[0], bytes);
+    d = ch_desc(&c, f->be, nbe);
+    d.block_slices = 3;
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    for (it = 0; it < 6; it++) {
+        unsigned in = it % 3, out = (it + 1) % 3;
+        hst_stream_report rep;
+        if (it > 0) {   /* out first (it is the buffer read two iterations ago), then in */
+            assert_int_equal(hst_stream_set_array(s, 1, pinned ? NULL : buf[out], pinned ? pb[out] : NULL), HST_SUCCESS);
+            assert_int_equal(hst_stream_set_array(s, 0, pinned ? NULL : buf[in], pinned ? pb[in] : NULL), HST_SUCCESS);
+        }
+        assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+        iterate_reference(want, tmp, &c, 1);
+        if (!bits_equal_f(buf[out], want, n, &at)) {
+            print_error("set_array rotation (%s, %u devices) iteration %u: element %zu differs\n",
+                        pinned ? "pinned" : "pageable", nbe, it, at);
+            fail();
+        }
+        {   /* the accumulator follows the swapped arrays */
+            double t = 0.0;
+            uint64_t z;
+            for (z = 0; z < c.N; z++) {
+                double v = 0.0;
+                hst_k_slice_acc_host(HST_F32, HST_STREAM_SUM, buf[out] + z * c.E, NULL, c.E, &v);
+                t += v;
+            }
+            if (fp64_all(f->be, nbe)) assert_memory_equal(&t, &rep.acc[0], sizeof t);
+            else assert_true(fabs(t - rep.acc[0]) <= 1e-5 * fabs(t) + 1e-6);
+        }
+    }
+    /* the swap that would alias input and output with a halo is refused; the stream keeps the
+       array it had (the next run is still correct) */
+    /* after iteration 5 the input is buf[2] and the output buf[0]: making buf[0] the input too
+       (the first half of a two-buffer swap) aliases them */
+    cap_reset(&f->log[0]);
+    assert_refused(hst_stream_set_array(s, 0, pinned ? NULL : buf[0], pinned ? pb[0] : NULL),
+                   HST_ERROR_INVALID_ARGUMENT, &f->log[0], HST_LOG_BAD_ARGUMENT, "overlaps");
+    /* pinned <-> pageable changes refused; TEMP or out-of-range index; both or neither pointer;
+       a pinned buffer too small */
+    cap_reset(&f->log[0]);
+    if (pinned) {
+        assert_refused(hst_stream_set_array(s, 0, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOG_BAD_ARGUMENT, "must stay pinned");
+        {
+            hst_buffer *small = NULL;
+            assert_int_equal(hst_pinned_create(f->be[0], bytes - 4, &small), HST_SUCCESS);
+            assert_refused(hst_stream_set_array(s, 0, NULL, small), HST_ERROR_SHAPE, &f->log[0],
+                           HST_LOG_SHAPE_MISMATCH, "too small");
+            hst_buffer_destroy(small);
+        }
+    } else {
+        hst_buffer *p = NULL;
+        assert_int_equal(hst_pinned_create(f->be[0], bytes, &p), HST_SUCCESS);
+        assert_refused(hst_stream_set_array(s, 0, NULL, p), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOG_BAD_ARGUMENT, "must stay pageable");
+        hst_buffer_destroy(p);
+    }
+    assert_refused(hst_stream_set_array(s, 2, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                   HST_LOG_BAD_ARGUMENT, "not a host array");
+    assert_refused(hst_stream_set_array(s, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                   HST_LOG_BAD_ARGUMENT, "exactly one");
+    /* still the last good arrays: in = buf[2], out = buf[0]; one more iteration is right */
+    assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+    {
+        float *again = (float *)xmalloc(bytes);
+        memcpy(again, want, bytes);
+        memcpy(want, buf[2], bytes);   /* the input of iteration 5 */
+        iterate_reference(want, tmp, &c, 1);
+        assert_true(bits_equal_f(buf[0], want, n, &at));
+        assert_true(bits_equal_f(again, buf[0], n, &at));   /* same as iteration 5's output */
+        free(again);
+    }
+    hst_stream_destroy(s);
+    for (i = 0; i < 3; i++) {
+        if (pinned) hst_buffer_destroy(pb[i]);
+        else free(buf[i]);
+    }
+    c.arr[0].pinned = c.arr[1].pinned = NULL;
+    free(want);
+    free(tmp);
+    ch_free(&c);
+}
+
+static void test_set_array_rotation(void **state)
+{
+    fixture *f = FIX(state);
+    set_array_rotation(f, 0, 1);
+    set_array_rotation(f, 0, 2);
+    set_array_rotation(f, 1, 1);
+    set_array_rotation(f, 1, 2);
+}
+
+/* With halo 0 two buffers swap directly (in place between the calls is allowed). */
+static void test_set_array_swap_halo0(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    float *A, *Bf, *want, *tmp;
+    size_t n, at = 0;
+    unsigned it;
+    rng_seed(18);
+    build_chain(&c, 0, 7, 12);
+    c.nacc = 0;
+    c.st[0].halo_lo = c.par[0].lo = 0;
+    c.st[0].halo_hi = c.par[0].hi = 0;
+    n = ch_elems(&c);
+    A = c.host[0]; Bf = c.host[1];
+    want = (float *)xmalloc(n * 4);
+    tmp = (float *)xmalloc(n * 4);
+    memcpy(want, c.init[0], n * 4);
+    d = ch_desc(&c, f->be, 2);
+    d.block_slices = 2;
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    for (it = 0; it < 4; it++) {
+        float *in = (it & 1) ? Bf : A, *out = (it & 1) ? A : Bf;
+        if (it) {
+            assert_int_equal(hst_stream_set_array(s, 0, in, NULL), HST_SUCCESS);
+            assert_int_equal(hst_stream_set_array(s, 1, out, NULL), HST_SUCCESS);
+        }
+        assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+        iterate_reference(want, tmp, &c, 1);
+        if (!bits_equal_f(out, want, n, &at)) {
+            print_error("swap halo 0 iteration %u: element %zu differs\n", it, at);
+            fail();
+        }
+    }
+    hst_stream_destroy(s);
+    free(want);
+    free(tmp);
+    ch_free(&c);
+}
+
+/* GLOBAL arrays and loop_slices stages: a per-pixel sum over all slices accumulated across
+   blocks into one image, on one and two devices (device 0 starts from the caller's contents,
+   the others from zeros, the caller gets the sum), forward and reverse, equal to the direct sum
+   (small integers: exact in float); and the refusal of a GLOBAL updated by a stage that
+   computes beyond its owned slices (slices would count twice). */
+static const char *GLOBAL_SRC =
+    "__kernel void colsum(__global const float *x, __global float *g, ulong W, ulong base,\n"
+    "                     ulong begin, ulong end, ulong total, int flags)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    ulong z;\n"
+    "    if (i >= W) return;\n"
+    "    for (z = begin; z < end; z++) g[i] += x[z * W + i];\n"
+    "}\n";
+
+static hst_result colsum_host(void *const *a, const void *const *sc, const hst_stream_block *b,
+                              void *user)
+{
+    const float *x = (const float *)a[0];
+    float *g = (float *)a[1];
+    uint64_t W = *(const uint64_t *)sc[0], z, i;
+    (void)user;
+    for (i = 0; i < W; i++)
+        for (z = b->begin; z < b->end; z++) g[i] += x[z * W + i];
+    return HST_SUCCESS;
+}
+
+static void test_global_accumulation(void **state)
+{
+    fixture *f = FIX(state);
+    const uint64_t W = 53, N = 37;
+    float *x = (float *)malloc(N * W * sizeof *x), g[53], ref[53];
+    hst_stream_array arr[3];
+    hst_stream_stage st;
+    hst_stream_desc d;
+    const int in0[1] = {0}, out0[1] = {1};
+    uint64_t i, z;
+    int nb, rev;
+    assert_non_null(x);
+    for (i = 0; i < N * W; i++) x[i] = (float)((i * 7u) % 13u);
+    memset(arr, 0, sizeof arr);
+    memset(&st, 0, sizeof st);
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = x; arr[0].slice_bytes = W * sizeof *x;
+    arr[1].kind = HST_STREAM_GLOBAL; arr[1].host = g; arr[1].global_bytes = sizeof g;
+    arr[1].dtype = HST_F32;
+    st.sources = &GLOBAL_SRC; st.source_count = 1; st.kernel = "colsum"; st.host = colsum_host;
+    st.items_per_slice = W; st.loop_slices = 1;
+    st.num_inputs = 1; st.inputs = in0; st.num_outputs = 1; st.outputs = out0;
+    st.num_scalars = 1; st.scalar_bytes[0] = sizeof W; st.scalars[0] = &W;
+    for (nb = 1; nb <= 2; nb++)
+        for (rev = 0; rev <= 1; rev++) {
+            hst_stream *s = NULL;
+            memset(&d, 0, sizeof d);
+            d.backends = f->be; d.num_backends = (unsigned)nb; d.num_slices = N;
+            d.arrays = arr; d.num_arrays = 2; d.stages = &st; d.num_stages = 1;
+            d.block_slices = 5; d.reverse = rev;
+            for (i = 0; i < W; i++) {
+                g[i] = 1.0f;
+                ref[i] = 1.0f;
+                for (z = 0; z < N; z++) ref[i] += x[z * W + i];
+            }
+            assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+            assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+            assert_memory_equal(g, ref, sizeof g);
+            hst_stream_destroy(s);
+        }
+    {   /* a later stage with a halo makes stage 0 compute beyond its owned slices: refused */
+        hst_stream_stage two[2];
+        const int in1[1] = {0}, out1[1] = {2};
+        hst_stream *s = (hst_stream *)&s;
+        float *y = (float *)malloc(N * W * sizeof *y);
+        assert_non_null(y);
+        arr[2].kind = HST_STREAM_OUTPUT; arr[2].host = y; arr[2].slice_bytes = W * sizeof *y;
+        two[0] = st;
+        two[1] = st;
+        two[1].inputs = in1; two[1].outputs = out1; two[1].halo_lo = 1; two[1].loop_slices = 0;
+        memset(&d, 0, sizeof d);
+        d.backends = f->be; d.num_backends = 1; d.num_slices = N;
+        d.arrays = arr; d.num_arrays = 3; d.stages = two; d.num_stages = 2;
+        cap_reset(&f->log[0]);
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOG_BAD_ARGUMENT, "count twice");
+        assert_null(s);
+        free(y);
+    }
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest sweep[] = {
+        cmocka_unit_test_setup(test_sweep_bitwise, test_setup),
+        cmocka_unit_test_setup(test_grad_div_streamed, test_setup),
+        cmocka_unit_test_setup(test_accumulators_pyqmri, test_setup),
+        cmocka_unit_test_setup(test_global_accumulation, test_setup),
+    };
+    const struct CMUnitTest control[] = {
+        cmocka_unit_test_setup(test_cancel, test_setup),
+        cmocka_unit_test_setup(test_host_twin_error, test_setup),
+        cmocka_unit_test_setup(test_pinned_arrays, test_setup),
+        cmocka_unit_test_setup(test_set_array_rotation, test_setup),
+        cmocka_unit_test_setup(test_set_array_swap_halo0, test_setup),
+    };
+    const struct CMUnitTest errors[] = {
+        cmocka_unit_test_setup(test_errors_arguments, test_setup),
+        cmocka_unit_test_setup(test_errors_shapes, test_setup),
+        cmocka_unit_test_setup(test_errors_aliasing, test_setup),
+        cmocka_unit_test_setup(test_errors_budget, test_setup),
+    };
+    const struct CMUnitTest leaks[] = {
+        cmocka_unit_test_setup(test_leaks_1000_runs, test_setup),
+        cmocka_unit_test_setup(test_leaks_100_streams, test_setup),
+    };
+    int failed = 0;
+    failed += cmocka_run_group_tests_name("stream_results", sweep, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("stream_control", control, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("stream_errors", errors, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("stream_leaks", leaks, group_setup, group_teardown);
+    return failed;
+}
