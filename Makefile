@@ -4,6 +4,7 @@
 #   make check-headers  compile every header as C99 and C++11 (quick)
 #   make examples       build examples/*.c into build/examples/
 #   make demo           build the examples and run the demo
+#   make mpi-demo       examples/cubed_sphere.c under mpirun -np 6 and -np 24 (installs OpenMPI)
 #   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
 #   make install        headers + pkg-config file under $(PREFIX) (DESTDIR supported)
 #   make uninstall | make clean
@@ -75,7 +76,7 @@ VERSION_MINOR = $(or $(call version_part,MINOR),1)
 VERSION_PATCH = $(or $(call version_part,PATCH),0)
 VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
-.PHONY: all test check-headers test-build examples bench bench-build demo deps \
+.PHONY: all test check-headers test-build examples bench bench-build demo mpi-demo deps \
         install uninstall clean version
 
 all: test-build examples
@@ -84,7 +85,7 @@ all: test-build examples
 # tests/run.sh builds the test variants through the rules below (build/tests,
 # build/tests-noocl, build/tests-san), runs them and prints the totals last.
 RUN_ENV = MAKE="$(MAKE)" CC="$(CC)" CXX="$(CXX)" HDRCHECK_FLAGS="$(HDRCHECK_FLAGS)" \
-          HEADERS="$(HEADERS)" BUILD="$(BUILD)" SAN_FLAGS="$(SAN_FLAGS)"
+          HEADERS="$(HEADERS)" BUILD="$(BUILD)" SAN_FLAGS="$(SAN_FLAGS)" MPICC="$(MPICC)"
 
 test:
 	@sh scripts/deps.sh test
@@ -115,6 +116,11 @@ $(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(TEST_LDLIBS)
 
+# MPI tests (tests/mpi_*.c): built with $(MPICC); tests/run.sh runs them under mpirun.
+$(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(MPICC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+
 # ---------------------------------------------------------------------------- examples, bench
 examples: $(EX_BINS)
 ifneq ($(EX_SKIPPED),)
@@ -138,6 +144,17 @@ demo:
 	@sh scripts/deps.sh demo
 	@$(MAKE) --no-print-directory $(DEMO_BINS)
 	$(DEMO_CMD)
+
+# The cubed-sphere diffusion with a halo exchange every step, on 6 and on 24 ranks; each run
+# compares itself with a single-process run of all tiles (exact) and prints the mass.
+MPIRUN ?= mpirun
+MPIRUN_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPI_DEMO_ARGS ?= 100
+mpi-demo:
+	@sh scripts/deps.sh mpi
+	@$(MAKE) --no-print-directory $(BUILD)/examples/cubed_sphere
+	$(MPIRUN_ENV) $(MPIRUN) -np 6 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
+	$(MPIRUN_ENV) $(MPIRUN) -np 24 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 
 # ---------------------------------------------------------------------------- install
 version:

@@ -316,6 +316,60 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
 /* <<stream kernels */
 
 
+/* >>halo kernels */
+
+/* The halo program: halo.h's fused pack and unpack. ONE launch packs every slot (one region of
+   one quantity: a scalar, or one component of a vector pair) of every spec and every peer into
+   one byte buffer, and one launch unpacks them (AMReX FillBoundary's fused-tag design: each
+   work-item finds its slot by binary search over the prefix sums of the slot sizes).
+
+   A slot is described by HST_K_HALO_DESC_WORDS uint64 words (table below). Element e of a slot
+   is its C-order index over the 4 extents (leading extents 1 for fewer dimensions); it moves
+   between byte (desc[BUF] + e * elem) of the buffer and element
+     base + i0*step0 + i1*step1 + i2*step2 + i3*step3          (steps signed, in elements)
+   of the quantity. Rotations are negative steps and swapped extents (halo.h computes them), so
+   the kernels never branch on a rotation. Moves are loads and stores of the element's bit
+   pattern (uchar, ushort, uint, ulong, uint4 for 1, 2, 4, 8, 16 bytes), so device and host
+   results are identical bit for bit; pack may change the sign (HST_K_HALO_OP_*):
+     FLIP_SIGN:  xor of the top bit (IEEE float16/32/64: exact negation, NaN payload kept);
+     NEGATE_INT: two's complement 0 - v, wrapping (INT_MIN stays INT_MIN).
+   Unpack never changes a value. Alignment: desc[BUF] and the quantities' base addresses are
+   multiples of the element size (halo.h guarantees it).
+
+   Kernels (build options hst_kernels_halo_options(nq): -DHST_HALO_NQ=8,16,...,64):
+     hst_k_halo_pack(table, prefix_at, desc_at, nslots, total, buf, q0, ..., q<NQ-1>)
+     hst_k_halo_unpack(same arguments)
+   table: uint64 words; prefix = table + prefix_at: nslots + 1 running sums of slot sizes in
+   elements (prefix[0] = 0, prefix[nslots] = total); desc = table + desc_at: nslots descriptors.
+   global size >= total, any local size; work-item g < total moves element g. Quantity arguments
+   beyond the plan's count may be any buffer. */
+#define HST_K_HALO_DESC_WORDS 16
+#define HST_K_HALO_MAX_QUANTITIES 64
+enum {
+    HST_K_HALO_D_BUF = 0,       /* byte offset of the slot's segment in the buffer */
+    HST_K_HALO_D_BASE = 1,      /* element offset of the slot's first element in the quantity */
+    HST_K_HALO_D_STEP = 2,      /* 4 words: signed element steps per slot dimension (C order) */
+    HST_K_HALO_D_EXT = 6,       /* 4 words: slot extents, C order, each >= 1 */
+    HST_K_HALO_D_QUANTITY = 10, /* quantity index, < NQ */
+    HST_K_HALO_D_ELEM = 11,     /* element bytes: 1, 2, 4, 8, 16 */
+    HST_K_HALO_D_OP = 12,       /* HST_K_HALO_OP_* (pack only) */
+    HST_K_HALO_D_SMALL = 13     /* 1 when the slot has < 2^32 elements (32-bit index math) */
+};
+enum { HST_K_HALO_OP_COPY = 0, HST_K_HALO_OP_FLIP_SIGN = 1, HST_K_HALO_OP_NEGATE_INT = 2 };
+
+/* The halo program's source pieces (static storage), as hst_kernels_vocab_source. */
+HST_API const char *const *hst_kernels_halo_source(size_t *count);
+/* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. */
+HST_API const char *hst_kernels_halo_options(size_t n_quantities);
+/* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels. Runs
+   along a contiguous slot dimension (step 1) move with one memcpy; others element by element. */
+HST_API void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,
+                                  void *buffer);
+HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const void *buffer,
+                                    void *const *quantities);
+
+/* <<halo kernels */
+
 #ifdef __cplusplus
 }
 #endif
@@ -1761,6 +1815,273 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 
 /* <<stream kernels */
 
+
+/* >>halo kernels */
+
+/* The halo program (hst_kernels_halo_source); each piece at most 4095 characters, checked below. */
+static const char hst__halo_src_args[] =
+"/* halostream halo program (kernels.h): -DHST_HALO_NQ=8,16,...,64 quantity arguments */\n"
+"#if !defined(HST_HALO_NQ) || HST_HALO_NQ < 8 || HST_HALO_NQ > 64 || (HST_HALO_NQ % 8) != 0\n"
+"#error \"build with -DHST_HALO_NQ=8,16,...,64 (hst_kernels_halo_options)\"\n"
+"#endif\n"
+"#define HST_DW " HST__KXSTR(HST_K_HALO_DESC_WORDS) "\n"
+"/* quantity parameters and the selection of quantity qi, 8 at a time */\n"
+"#define HST_HQ(a, b, c, d, e, f, g, h) , __global uchar *q##a, __global uchar *q##b, \\\n"
+"  __global uchar *q##c, __global uchar *q##d, __global uchar *q##e, __global uchar *q##f, \\\n"
+"  __global uchar *q##g, __global uchar *q##h\n"
+"#define HST_HS(a, b, c, d, e, f, g, h) if (qi == a##u) p = q##a; if (qi == b##u) p = q##b; \\\n"
+"  if (qi == c##u) p = q##c; if (qi == d##u) p = q##d; if (qi == e##u) p = q##e; \\\n"
+"  if (qi == f##u) p = q##f; if (qi == g##u) p = q##g; if (qi == h##u) p = q##h;\n"
+"#if HST_HALO_NQ > 8\n"
+"#define HST_HQ1 HST_HQ(8, 9, 10, 11, 12, 13, 14, 15)\n"
+"#define HST_HS1 HST_HS(8, 9, 10, 11, 12, 13, 14, 15)\n"
+"#else\n"
+"#define HST_HQ1\n"
+"#define HST_HS1\n"
+"#endif\n"
+"#if HST_HALO_NQ > 16\n"
+"#define HST_HQ2 HST_HQ(16, 17, 18, 19, 20, 21, 22, 23)\n"
+"#define HST_HS2 HST_HS(16, 17, 18, 19, 20, 21, 22, 23)\n"
+"#else\n"
+"#define HST_HQ2\n"
+"#define HST_HS2\n"
+"#endif\n"
+"#if HST_HALO_NQ > 24\n"
+"#define HST_HQ3 HST_HQ(24, 25, 26, 27, 28, 29, 30, 31)\n"
+"#define HST_HS3 HST_HS(24, 25, 26, 27, 28, 29, 30, 31)\n"
+"#else\n"
+"#define HST_HQ3\n"
+"#define HST_HS3\n"
+"#endif\n"
+"#if HST_HALO_NQ > 32\n"
+"#define HST_HQ4 HST_HQ(32, 33, 34, 35, 36, 37, 38, 39)\n"
+"#define HST_HS4 HST_HS(32, 33, 34, 35, 36, 37, 38, 39)\n"
+"#else\n"
+"#define HST_HQ4\n"
+"#define HST_HS4\n"
+"#endif\n"
+"#if HST_HALO_NQ > 40\n"
+"#define HST_HQ5 HST_HQ(40, 41, 42, 43, 44, 45, 46, 47)\n"
+"#define HST_HS5 HST_HS(40, 41, 42, 43, 44, 45, 46, 47)\n"
+"#else\n"
+"#define HST_HQ5\n"
+"#define HST_HS5\n"
+"#endif\n"
+"#if HST_HALO_NQ > 48\n"
+"#define HST_HQ6 HST_HQ(48, 49, 50, 51, 52, 53, 54, 55)\n"
+"#define HST_HS6 HST_HS(48, 49, 50, 51, 52, 53, 54, 55)\n"
+"#else\n"
+"#define HST_HQ6\n"
+"#define HST_HS6\n"
+"#endif\n"
+"#if HST_HALO_NQ > 56\n"
+"#define HST_HQ7 HST_HQ(56, 57, 58, 59, 60, 61, 62, 63)\n"
+"#define HST_HS7 HST_HS(56, 57, 58, 59, 60, 61, 62, 63)\n"
+"#else\n"
+"#define HST_HQ7\n"
+"#define HST_HS7\n"
+"#endif\n"
+"#define HST_HQALL HST_HQ(0, 1, 2, 3, 4, 5, 6, 7) HST_HQ1 HST_HQ2 HST_HQ3 HST_HQ4 HST_HQ5 \\\n"
+"  HST_HQ6 HST_HQ7\n"
+"#define HST_HSALL HST_HS(0, 1, 2, 3, 4, 5, 6, 7) HST_HS1 HST_HS2 HST_HS3 HST_HS4 HST_HS5 \\\n"
+"  HST_HS6 HST_HS7\n";
+
+static const char hst__halo_src_kernels[] =
+"/* the slot holding element g: the last s with prefix[s] <= g (prefix strictly increasing) */\n"
+"ulong hst_halo_find(__global const ulong *prefix, ulong nslots, ulong g)\n"
+"{\n"
+"  ulong lo = 0, hi = nslots;\n"
+"  while (hi - lo > 1) {\n"
+"    ulong mid = lo + (hi - lo) / 2;\n"
+"    if (prefix[mid] <= g) lo = mid; else hi = mid;\n"
+"  }\n"
+"  return lo;\n"
+"}\n"
+"/* element offset in the quantity of slot element e (C order over the 4 extents) */\n"
+"long hst_halo_offset(__global const ulong *d, ulong e)\n"
+"{\n"
+"  ulong i0, i1, i2, i3;\n"
+"  if (d[13]) {\n"
+"    uint m = (uint)e, e3 = (uint)d[9], e2 = (uint)d[8], e1 = (uint)d[7];\n"
+"    i3 = m % e3; m /= e3; i2 = m % e2; m /= e2; i1 = m % e1; i0 = m / e1;\n"
+"  } else {\n"
+"    ulong m = e;\n"
+"    i3 = m % d[9]; m /= d[9]; i2 = m % d[8]; m /= d[8]; i1 = m % d[7]; i0 = m / d[7];\n"
+"  }\n"
+"  return (long)d[1] + (long)i0 * (long)d[2] + (long)i1 * (long)d[3] + (long)i2 * (long)d[4]\n"
+"         + (long)i3 * (long)d[5];\n"
+"}\n"
+"/* one element's bit pattern; op 1 flips the sign bit, op 2 negates (two's complement) */\n"
+"void hst_halo_move(__global uchar *dst, __global const uchar *src, uint es, uint op)\n"
+"{\n"
+"  if (es == 4u) {\n"
+"    uint v = *(__global const uint *)src;\n"
+"    if (op == 1u) v ^= 0x80000000u; else if (op == 2u) v = 0u - v;\n"
+"    *(__global uint *)dst = v;\n"
+"  } else if (es == 8u) {\n"
+"    ulong v = *(__global const ulong *)src;\n"
+"    if (op == 1u) v ^= 0x8000000000000000UL; else if (op == 2u) v = 0UL - v;\n"
+"    *(__global ulong *)dst = v;\n"
+"  } else if (es == 2u) {\n"
+"    ushort v = *(__global const ushort *)src;\n"
+"    if (op == 1u) v = (ushort)(v ^ 0x8000u); else if (op == 2u) v = (ushort)(0u - v);\n"
+"    *(__global ushort *)dst = v;\n"
+"  } else if (es == 1u) {\n"
+"    uchar v = *src;\n"
+"    if (op == 2u) v = (uchar)(0u - v);\n"
+"    *dst = v;\n"
+"  } else {\n"
+"    *(__global uint4 *)dst = *(__global const uint4 *)src;\n"
+"  }\n"
+"}\n"
+"__kernel void hst_k_halo_pack(__global const ulong *table, ulong prefix_at, ulong desc_at,\n"
+"                              ulong nslots, ulong total, __global uchar *buf HST_HQALL)\n"
+"{\n"
+"  ulong g = get_global_id(0);\n"
+"  if (g >= total) return;\n"
+"  __global const ulong *prefix = table + prefix_at;\n"
+"  ulong s = hst_halo_find(prefix, nslots, g);\n"
+"  __global const ulong *d = table + desc_at + s * HST_DW;\n"
+"  ulong e = g - prefix[s];\n"
+"  uint qi = (uint)d[10], es = (uint)d[11];\n"
+"  __global uchar *p = q0;\n"
+"  HST_HSALL\n"
+"  hst_halo_move(buf + d[0] + e * es, p + hst_halo_offset(d, e) * (long)es, es, (uint)d[12]);\n"
+"}\n"
+"__kernel void hst_k_halo_unpack(__global const ulong *table, ulong prefix_at, ulong desc_at,\n"
+"                                ulong nslots, ulong total, __global uchar *buf HST_HQALL)\n"
+"{\n"
+"  ulong g = get_global_id(0);\n"
+"  if (g >= total) return;\n"
+"  __global const ulong *prefix = table + prefix_at;\n"
+"  ulong s = hst_halo_find(prefix, nslots, g);\n"
+"  __global const ulong *d = table + desc_at + s * HST_DW;\n"
+"  ulong e = g - prefix[s];\n"
+"  uint qi = (uint)d[10], es = (uint)d[11];\n"
+"  __global uchar *p = q0;\n"
+"  HST_HSALL\n"
+"  hst_halo_move(p + hst_halo_offset(d, e) * (long)es, buf + d[0] + e * es, es, 0u);\n"
+"}\n";
+
+typedef char hst__check_piece_halo_args[(sizeof(hst__halo_src_args) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_halo_kernels[(sizeof(hst__halo_src_kernels) <= 4096) ? 1 : -1];
+/* The device source hard-codes the descriptor words and op numbers. */
+typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 1 &&
+                                  HST_K_HALO_D_STEP == 2 && HST_K_HALO_D_EXT == 6 &&
+                                  HST_K_HALO_D_QUANTITY == 10 && HST_K_HALO_D_ELEM == 11 &&
+                                  HST_K_HALO_D_OP == 12 && HST_K_HALO_D_SMALL == 13 &&
+                                  HST_K_HALO_OP_FLIP_SIGN == 1 && HST_K_HALO_OP_NEGATE_INT == 2 &&
+                                  HST_K_HALO_MAX_QUANTITIES == 64) ? 1 : -1];
+
+static const char *const hst__halo_src[] = { hst__halo_src_args, hst__halo_src_kernels };
+
+/* Applies a pack op to n elements of es bytes at p, in place (bit patterns via memcpy, so no
+   alignment or aliasing assumptions). */
+HST__KPRIVATE void hst__halo_op(unsigned char *p, size_t n, size_t es, unsigned op)
+{
+    size_t i;
+    if (op == HST_K_HALO_OP_COPY) return;
+    for (i = 0; i < n; ++i, p += es) {
+        if (es == 1) {
+            if (op == HST_K_HALO_OP_NEGATE_INT) *p = (unsigned char)(0u - *p);
+        } else if (es == 2) {
+            uint16_t v;
+            memcpy(&v, p, 2);
+            v = (uint16_t)(op == HST_K_HALO_OP_FLIP_SIGN ? v ^ 0x8000u : 0u - v);
+            memcpy(p, &v, 2);
+        } else if (es == 4) {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            v = op == HST_K_HALO_OP_FLIP_SIGN ? v ^ 0x80000000u : 0u - v;
+            memcpy(p, &v, 4);
+        } else if (es == 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            v = op == HST_K_HALO_OP_FLIP_SIGN ? v ^ ((uint64_t)1 << 63) : (uint64_t)0 - v;
+            memcpy(p, &v, 8);
+        }
+    }
+}
+
+/* One slot, in the kernels' element order: runs along the last dimension are memcpy'd when
+   contiguous (step 1), element by element otherwise. */
+HST__KPRIVATE void hst__halo_slot(const uint64_t *d, unsigned char *q, unsigned char *buf,
+                                  int pack)
+{
+    size_t es = (size_t)d[HST_K_HALO_D_ELEM], i0, i1, i2, i3;
+    size_t n0 = (size_t)d[HST_K_HALO_D_EXT], n1 = (size_t)d[HST_K_HALO_D_EXT + 1];
+    size_t n2 = (size_t)d[HST_K_HALO_D_EXT + 2], n3 = (size_t)d[HST_K_HALO_D_EXT + 3];
+    int64_t s0 = (int64_t)d[HST_K_HALO_D_STEP], s1 = (int64_t)d[HST_K_HALO_D_STEP + 1];
+    int64_t s2 = (int64_t)d[HST_K_HALO_D_STEP + 2], s3 = (int64_t)d[HST_K_HALO_D_STEP + 3];
+    unsigned op = pack ? (unsigned)d[HST_K_HALO_D_OP] : (unsigned)HST_K_HALO_OP_COPY;
+    unsigned char *seg = buf + d[HST_K_HALO_D_BUF];
+    for (i0 = 0; i0 < n0; ++i0)
+        for (i1 = 0; i1 < n1; ++i1)
+            for (i2 = 0; i2 < n2; ++i2) {
+                int64_t off = (int64_t)d[HST_K_HALO_D_BASE] + (int64_t)i0 * s0 +
+                              (int64_t)i1 * s1 + (int64_t)i2 * s2;
+                if (s3 == 1) {
+                    unsigned char *qp = q + (size_t)off * es;
+                    if (pack) {
+                        memcpy(seg, qp, n3 * es);
+                        hst__halo_op(seg, n3, es, op);
+                    } else {
+                        memcpy(qp, seg, n3 * es);
+                    }
+                    seg += n3 * es;
+                    continue;
+                }
+                for (i3 = 0; i3 < n3; ++i3, seg += es) {
+                    unsigned char *qp = q + (size_t)(off + (int64_t)i3 * s3) * es;
+                    if (pack) {
+                        memcpy(seg, qp, es);
+                        hst__halo_op(seg, 1, es, op);
+                    } else {
+                        memcpy(qp, seg, es);
+                    }
+                }
+            }
+}
+
+HST__KDEF const char *const *hst_kernels_halo_source(size_t *count)
+{
+    if (count) *count = sizeof hst__halo_src / sizeof hst__halo_src[0];
+    return hst__halo_src;
+}
+
+HST__KDEF const char *hst_kernels_halo_options(size_t n_quantities)
+{
+    static const char *const options[] = {
+        "-DHST_HALO_NQ=8", "-DHST_HALO_NQ=16", "-DHST_HALO_NQ=24", "-DHST_HALO_NQ=32",
+        "-DHST_HALO_NQ=40", "-DHST_HALO_NQ=48", "-DHST_HALO_NQ=56", "-DHST_HALO_NQ=64"
+    };
+    if (n_quantities == 0 || n_quantities > HST_K_HALO_MAX_QUANTITIES) return NULL;
+    return options[(n_quantities - 1) / 8];
+}
+
+HST__KDEF void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,
+                                    void *buffer)
+{
+    size_t s;
+    for (s = 0; s < nslots; ++s) {
+        const uint64_t *d = desc + s * HST_K_HALO_DESC_WORDS;
+        hst__halo_slot(d, (unsigned char *)quantities[d[HST_K_HALO_D_QUANTITY]],
+                       (unsigned char *)buffer, 1);
+    }
+}
+
+HST__KDEF void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const void *buffer,
+                                      void *const *quantities)
+{
+    size_t s;
+    for (s = 0; s < nslots; ++s) {
+        const uint64_t *d = desc + s * HST_K_HALO_DESC_WORDS;
+        hst__halo_slot(d, (unsigned char *)quantities[d[HST_K_HALO_D_QUANTITY]],
+                       (unsigned char *)(uintptr_t)buffer, 0);
+    }
+}
+
+/* <<halo kernels */
 
 #ifdef HST__KERNELS_CLANG_FP
 #  pragma float_control(pop)

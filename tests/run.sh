@@ -7,6 +7,8 @@
 #   headers  each header compiled alone as C99 and as C++11, then all of them together
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
+#   mpi      tests/mpi_*.c built with mpicc, run under mpirun -np 6 on every device (and
+#            -np 24 on the host device)
 #
 # Every TAP "ok" / "not ok" line of a test binary counts once; a binary that fails to
 # build, crashes, times out or exits non-zero without a failing TAP line counts as one
@@ -14,7 +16,7 @@
 # non-zero if anything failed.
 #
 # Environment (set by the Makefile; defaults for running this script by hand):
-#   MAKE CC CXX BUILD HEADERS HDRCHECK_FLAGS SAN_FLAGS
+#   MAKE CC CXX BUILD HEADERS HDRCHECK_FLAGS SAN_FLAGS MPICC
 #   JOBS          parallel builds (default: number of CPUs)
 #   TEST_TIMEOUT  seconds one test binary may run on one device (default 900)
 set -u
@@ -38,6 +40,7 @@ LOGDIR=$BUILD/logs
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export POCL_CACHE_DIR=$PWD/$BUILD/cache/pocl
 export HST_CACHE_DIR=$PWD/$BUILD/cache/hst
+export MPICC=${MPICC:-mpicc}
 mkdir -p "$LOGDIR" "$POCL_CACHE_DIR" "$HST_CACHE_DIR"
 
 PASSED=0
@@ -295,17 +298,36 @@ stage_san() {
     unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 }
 
+# ---------------------------------------------------------------------------- MPI
+stage_mpi() {
+    local b d mpi_tests=()
+    section "(e) MPI tests under mpirun"
+    for f in tests/mpi_*.c; do [ -f "$f" ] && mpi_tests+=("$BUILD/tests-mpi/$(basename "$f" .c)"); done
+    [ ${#mpi_tests[@]} -gt 0 ] || { echo "  (no MPI tests)"; return 0; }
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    build_targets mpi "${mpi_tests[@]}"
+    for b in "${BUILT[@]}"; do
+        for d in "${DEVICES[@]}"; do
+            run_test mpi6 "$b" "$d" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 6 --oversubscribe
+        done
+        run_test mpi24 "$b" host env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 24 --oversubscribe
+    done
+}
+
 # ---------------------------------------------------------------------------- main
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(all)
 for s in "${stages[@]}"; do
     case $s in
-        all)     stage_devices; stage_headers; stage_noocl; stage_san ;;
+        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi ;;
         devices) stage_devices ;;
         headers) stage_headers ;;
         noocl)   stage_noocl ;;
         san)     stage_san ;;
-        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san)" >&2; exit 2 ;;
+        mpi)     stage_mpi ;;
+        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san, mpi)" >&2; exit 2 ;;
     esac
 done
 [ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"

@@ -1,0 +1,1607 @@
+/* halo.h — halostream's halo packer: quantity layouts, NDSL-convention boundary regions, exchange
+   specs with quarter-turn rotations for scalars and vector pairs, and plans that pack EVERY halo
+   of EVERY quantity into one buffer per peer in ONE kernel launch (and unpack in one), with an
+   optional MPI exchanger and a cubed-sphere partitioner. Single-file, header-only, C99 (and C++).
+
+   Do this:
+       #define HST_HALO_IMPLEMENTATION      (or HST_IMPLEMENTATION for every header)
+   before you include this file in *exactly one* C or C++ file to create the implementation.
+   Every other file includes it without the macro and sees only the declarations. (Defining the
+   implementation twice gives duplicate symbols; never defining it gives undefined ones.) The
+   backend's and the kernels' implementations must be compiled somewhere too.
+
+   Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device):
+
+       hst_halo_layout L = {0};                  // (z, y, x), 3-point halo, nx = ny = 96, nz = 79
+       L.ndim = 3; L.elem_bytes = 4; L.n_halo = 3;
+       L.dims[0] = HST_HALO_DIM_Z; L.dims[1] = HST_HALO_DIM_Y; L.dims[2] = HST_HALO_DIM_X;
+       L.shape[0] = 79; L.shape[1] = L.shape[2] = 102;
+       L.origin[1] = L.origin[2] = 3; L.extent[0] = 79; L.extent[1] = L.extent[2] = 96;
+       hst_halo_spec specs[8];
+       for (int b = 0; b < 8; b++) hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]);
+       hst_halo_plan_desc d = {0}; d.n_quantities = 1; d.layouts = &L;
+       d.n_specs = 8; d.specs = specs; d.n_peers = 8;
+       hst_halo_plan *plan; hst_halo_plan_create(be, &d, &plan);
+       hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);     // one launch, 8 segments
+       // ... send segment p (hst_halo_plan_peer) to peer p, receive into the recv buffer ...
+       hst_halo_unpack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
+       hst_halo_plan_destroy(plan);
+
+   Options (macros)                         matters in
+     HST_IMPLEMENTATION                     the implementation TU: compile every header's body
+     HST_HALO_IMPLEMENTATION                the implementation TU: compile halo.h's body only
+     HST_HALO_MPI                           every TU: the MPI exchanger (needs mpi.h; link MPI)
+     HST_NO_OPENCL                          every TU: host backend only (the host path works)
+     HST_STATIC, HST_API                    every TU: as in backend.h
+
+   Conventions (NDSL's / pace's halo data transformer, byte for byte; REFERENCE.md section 5):
+   - Dimensions are listed in C order (slowest first), each with a role: x, x_interface, y,
+     y_interface, z, z_interface or other. Interface (staggered) dimensions hold extent + 1
+     points; a boundary's cut through one shifts the send strip by one point (ov = 1).
+   - Boundaries W=0, E=1, N=2, S=3, NW=4, NE=5, SW=6, SE=7: edges exclude corners, corners are
+     n x n. Per cut dimension, with o = origin, e = origin + extent, n = n_halo:
+       low side (W, S):   send [o+ov, o+ov+n)    receive [o-n, o)
+       high side (E, N):  send [e-ov-n, e-ov)    receive [e, e+n)
+     every other dimension spans [o, e). Out-of-range regions are errors.
+   - Rotation r (clockwise quarter turns, mod 4) counter-rotates the pack region before packing;
+     unpacking never rotates. With S the source region (extents n_x, n_y) and T what is packed
+     (dims order kept, extents swapped for odd r):
+       r=1: T[x=a, y=b] = S[x=b, y=n_y-1-a]    r=2: both horizontal axes reversed
+       r=3: T[x=a, y=b] = S[x=n_x-1-b, y=a]
+     x only: r=2,3 reverse x; y only: r=1,2 reverse y. Vectors rotate both components with the
+     x component's dims, and the two slots hold r=0: (x', y'), r=1: (-y', x'), r=2: (-x', -y'),
+     r=3: (y', -x').
+   - The buffer: per peer, its specs in the order given, each spec's slot(s) in C order over the
+     dims as listed (vectors: x slot, then y slot), in the quantities' element type; peers follow
+     each other (each peer's segment starts at a multiple of HST_HALO_PEER_ALIGN bytes). Pack
+     offsets follow the rotated pack regions, unpack offsets the unpack regions (they may differ
+     per slot for staggered vectors; per spec the totals must agree).
+   - Vector sign changes: elem_bytes 2, 4, 8 with HST_HALO_FLOAT (IEEE half, float, double: the
+     sign bit is flipped, exactly -x, NaN payloads kept) and 1, 2, 4, 8 with HST_HALO_INT (two's
+     complement, wrapping). 16-byte elements are scalars only.
+
+   What it does NOT do: it does not fill the corners at cube vertices (three tiles meet there;
+   the partitioner reports no neighbour); it does not thread the host path or block the host
+   path's rotated copies (they go element by element; contiguous runs are memcpy'd); it does not
+   check that a peer's unpack regions match what this rank packs except by total size (the MPI
+   exchanger compares message sizes once at creation); it does not log through the backend's
+   logger (backend.h exposes none: give the plan desc a logger; otherwise the default stderr
+   logger, level $HST_LOG). More than HST_HALO_MAX_QUANTITIES (64) quantities per plan: use two
+   plans.
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see backend.h). */
+
+#ifndef HST_HALO_H
+#define HST_HALO_H
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_HALO_IMPLEMENTATION)
+#  define HST_HALO_IMPLEMENTATION
+#endif
+
+#include "backend.h"
+#ifdef HST_HALO_MPI
+#  include <mpi.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HST_HALO_MAX_DIMS 4
+#define HST_HALO_MAX_QUANTITIES 64   /* quantity buffers one fused kernel takes (kernels.h) */
+#define HST_HALO_PEER_ALIGN 256      /* each peer's segment offset: DMA- and cache-line friendly */
+#define HST_HALO_ALL_PEERS ((size_t)-1)
+
+/* Dimension roles (NDSL's dims names). */
+typedef enum hst_halo_dim {
+    HST_HALO_DIM_OTHER = 0, HST_HALO_DIM_X, HST_HALO_DIM_X_INTERFACE, HST_HALO_DIM_Y,
+    HST_HALO_DIM_Y_INTERFACE, HST_HALO_DIM_Z, HST_HALO_DIM_Z_INTERFACE
+} hst_halo_dim;
+
+/* How a vector component changes sign (scalars never change). */
+typedef enum hst_halo_number { HST_HALO_FLOAT = 0, HST_HALO_INT = 1 } hst_halo_number;
+
+/* NDSL's boundary numbers. */
+typedef enum hst_halo_boundary {
+    HST_HALO_WEST = 0, HST_HALO_EAST = 1, HST_HALO_NORTH = 2, HST_HALO_SOUTH = 3,
+    HST_HALO_NORTHWEST = 4, HST_HALO_NORTHEAST = 5, HST_HALO_SOUTHWEST = 6,
+    HST_HALO_SOUTHEAST = 7, HST_HALO_BOUNDARY_COUNT = 8
+} hst_halo_boundary;
+
+/* One quantity's memory layout (NDSL's QuantityHaloSpec). All extents and offsets in elements,
+   C order (dimension 0 slowest). Zero-initialise, then set what you need. */
+typedef struct hst_halo_layout {
+    unsigned ndim;                         /* 1 .. HST_HALO_MAX_DIMS */
+    size_t shape[HST_HALO_MAX_DIMS];       /* allocated extents (halo and padding included) */
+    size_t strides[HST_HALO_MAX_DIMS];     /* element strides; all 0: C-contiguous from shape */
+    size_t elem_bytes;                     /* 1, 2, 4, 8 or 16 */
+    hst_halo_number number;                /* vector sign rule (see the top of the file) */
+    size_t origin[HST_HALO_MAX_DIMS];      /* first compute-domain index per dimension */
+    size_t extent[HST_HALO_MAX_DIMS];      /* compute-domain extent (interface dims: n + 1) */
+    hst_halo_dim dims[HST_HALO_MAX_DIMS];  /* roles; at most one x, one y, one z dimension */
+    size_t n_halo;                         /* halo width n_points, >= 1 */
+} hst_halo_layout;
+
+/* A box of a quantity: [start[d], stop[d]) per dimension of its layout. */
+typedef struct hst_halo_region {
+    size_t start[HST_HALO_MAX_DIMS], stop[HST_HALO_MAX_DIMS];
+} hst_halo_region;
+
+/* One exchange (NDSL's HaloExchangeSpec; a vector pair is one spec with both components). */
+typedef struct hst_halo_spec {
+    size_t quantity;               /* index into the plan's quantities (vectors: x component) */
+    int vector;                    /* nonzero: quantity_y is the y component */
+    size_t quantity_y;
+    unsigned rotation;             /* clockwise quarter turns before packing (taken mod 4) */
+    hst_halo_region pack, unpack;  /* scalar / x component */
+    hst_halo_region pack_y, unpack_y;   /* y component */
+    size_t peer;                   /* which peer's segment, < n_peers */
+} hst_halo_spec;
+
+typedef struct hst_halo_plan_desc {
+    size_t n_quantities;               /* 1 .. HST_HALO_MAX_QUANTITIES */
+    const hst_halo_layout *layouts;    /* one per quantity */
+    size_t n_specs;
+    const hst_halo_spec *specs;
+    size_t n_peers;                    /* 0 means 1 */
+    hst_log_fn logger;                 /* NULL: stderr, level $HST_LOG (default warnings) */
+    void *log_user;
+    hst_log_level log_level;           /* 0: everything for a custom logger */
+} hst_halo_plan_desc;
+
+/* Counters: one "launch" is one kernel launch on an OpenCL device, or one pass of the host twin
+   (host device and the host path). */
+typedef struct hst_halo_stats {
+    uint64_t pack_launches, unpack_launches;
+    size_t pack_slots, unpack_slots;     /* regions moved per pack / unpack */
+    size_t send_bytes, recv_bytes;       /* whole buffers, all peers, padding included */
+    size_t table_bytes;                  /* the descriptor table on the device */
+} hst_halo_stats;
+
+typedef struct hst_halo_plan hst_halo_plan;
+
+/* Bytes a quantity of this layout needs ((1 + sum (shape-1)*stride) * elem_bytes). Errors:
+   HST_ERROR_INVALID_ARGUMENT (NULL, ndim 0 or > 4, zero shape, origin + extent past shape, two
+   dims with one role), HST_ERROR_DTYPE (elem_bytes), HST_ERROR_OVERFLOW. Does not log. */
+HST_API hst_result hst_halo_layout_bytes(const hst_halo_layout *layout, size_t *bytes);
+
+/* The send (receive = 0) or receive (receive = 1) region of a boundary, per the rules at the
+   top. Errors: HST_ERROR_INVALID_ARGUMENT (the region leaves the allocation, n_halo 0, or the
+   layout lacks a dimension the boundary cuts), and hst_halo_layout_bytes's. Does not log. */
+HST_API hst_result hst_halo_region_get(const hst_halo_layout *layout, hst_halo_boundary b,
+                                       int receive, hst_halo_region *out);
+
+/* A spec exchanging boundary b: pack = send region of b, unpack = receive region of b. The
+   vector form uses each component's own regions. Errors as hst_halo_region_get. */
+HST_API hst_result hst_halo_spec_scalar(const hst_halo_layout *layout, size_t quantity,
+                                        hst_halo_boundary b, unsigned rotation, size_t peer,
+                                        hst_halo_spec *out);
+HST_API hst_result hst_halo_spec_vector(const hst_halo_layout *layout_x, size_t quantity_x,
+                                        const hst_halo_layout *layout_y, size_t quantity_y,
+                                        hst_halo_boundary b, unsigned rotation, size_t peer,
+                                        hst_halo_spec *out);
+
+/* Creates a plan: validates every layout and spec, fixes both buffers' offsets, uploads the
+   descriptor table once, builds the fused kernels (OpenCL) and takes the send and receive
+   buffers from the backend's pool. Rejections are logged (BAD_ARGUMENT, DTYPE, SIZE_OVERFLOW,
+   SHAPE_MISMATCH items) and returned: HST_ERROR_INVALID_ARGUMENT (NULLs, counts, indices,
+   regions outside the allocation, more than 4 dims), HST_ERROR_DTYPE (element size; vector
+   components of different element types; 16-byte or 1-byte float vectors), HST_ERROR_SHAPE
+   (a spec's packed and unpacked element counts differ; vector components on different axes),
+   HST_ERROR_OVERFLOW, out-of-memory and OpenCL codes. */
+HST_API hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
+                                        hst_halo_plan **out);
+/* Waits for the plan's last pack and unpack, then frees it (buffers back to the pool). */
+HST_API void hst_halo_plan_destroy(hst_halo_plan *plan);
+HST_API hst_halo_stats hst_halo_plan_stats(const hst_halo_plan *plan);
+HST_API size_t hst_halo_plan_peers(const hst_halo_plan *plan);
+/* A peer's segment: byte offset and size in the send and the receive buffer (NULLs allowed). */
+HST_API hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
+                                      size_t *send_offset, size_t *send_bytes,
+                                      size_t *recv_offset, size_t *recv_bytes);
+/* The device buffers (the plan owns them). pack writes send; unpack reads recv. */
+HST_API hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *plan);
+HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
+
+/* Packs every quantity into the send buffer: ONE launch. quantities: n_quantities buffers of
+   the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
+   queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
+   a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
+   backend), OpenCL codes. */
+HST_API hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
+                                 hst_buffer *const *quantities,
+                                 size_t num_wait, const hst_event *wait, hst_event *out);
+/* Unpacks the receive buffer into the quantities' halos: ONE launch. As hst_halo_pack. */
+HST_API hst_result hst_halo_unpack(hst_halo_plan *plan, hst_queue *q, size_t n,
+                                   hst_buffer *const *quantities,
+                                   size_t num_wait, const hst_event *wait, hst_event *out);
+/* 1 when the last pack and unpack have completed; hst_halo_plan_synchronize waits for them. */
+HST_API int hst_halo_plan_ready(const hst_halo_plan *plan);
+HST_API hst_result hst_halo_plan_synchronize(hst_halo_plan *plan);
+
+/* The host path: the same plan on host arrays (any backend, blocking), the bytes identical to
+   the device's. bytes (may be NULL: unchecked) gives each quantity's size for the size check;
+   buffer holds stats.send_bytes (pack) / stats.recv_bytes (unpack). */
+HST_API hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
+                                      const size_t *bytes, void *buffer);
+HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
+                                        const size_t *bytes, const void *buffer);
+
+/* Host copies of the buffers for communication: pinned mirrors, created on first call (on the
+   host device: the buffers themselves). download copies a peer's send segment (or
+   HST_HALO_ALL_PEERS) to the send mirror; upload copies the recv mirror's segment to the recv
+   buffer. Non-blocking; no-ops on the host device. */
+HST_API hst_result hst_halo_plan_mirrors(hst_halo_plan *plan, void **send, void **recv);
+HST_API hst_result hst_halo_download(hst_halo_plan *plan, hst_queue *q, size_t peer,
+                                     size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API hst_result hst_halo_upload(hst_halo_plan *plan, hst_queue *q, size_t peer,
+                                   size_t num_wait, const hst_event *wait, hst_event *out);
+
+/* Same-process neighbours: copies src's send segment for src_peer into dst's recv segment for
+   dst_peer, directly (one device copy on a shared backend; through host memory, blocking, across
+   backends). Errors: HST_ERROR_SHAPE (segment sizes differ), HST_ERROR_INVALID_ARGUMENT. */
+HST_API hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst_halo_plan *dst,
+                                      size_t dst_peer, hst_queue *q, size_t num_wait,
+                                      const hst_event *wait, hst_event *out);
+
+/* ---------------------------------------------------------------------------------------------
+   Cubed sphere (NDSL's CubedSpherePartitioner conventions). 6 tiles, each split into
+   layout x layout ranks; rank = tile * layout^2 + ry * layout + rx (rx along the tile's x).
+   Tiles meet with these rotations: even tile west and odd tile east: 1; even tile north and odd
+   tile south: 3; others 0 (a corner crossing one tile edge takes that edge's). Neighbours:
+   even t: W -> t-2 (its N), E -> t+1, N -> t+2 (its W), S -> t-1; odd t: W -> t-1, E -> t+2
+   (its S), N -> t+1, S -> t-2 (its E), tiles mod 6. Corners at cube vertices have none. */
+typedef struct hst_cubed_sphere_neighbor {
+    int rank;                      /* -1: none (a corner at a cube vertex) */
+    unsigned rotation;             /* pack rotation toward it */
+    hst_halo_boundary boundary;    /* the boundary through which it sees this rank */
+} hst_cubed_sphere_neighbor;
+
+/* Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL). */
+HST_API hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
+                                                hst_cubed_sphere_neighbor *out);
+
+/* A field to exchange: a scalar quantity, or a vector pair (quantity = x, quantity_y = y). */
+typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; } hst_halo_field;
+
+/* The specs of one rank: for every boundary with a neighbour (W, E, N, S, NW, NE, SW, SE order;
+   each is one peer, numbered in that order) every field in order (NDSL: boundary-major, then
+   quantity). specs needs room for 8 * n_fields; peers (8 entries, may be NULL) receives the
+   neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of. */
+HST_API hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
+                                          const hst_halo_field *fields,
+                                          const hst_halo_layout *layouts, hst_halo_spec *specs,
+                                          size_t *n_specs, hst_cubed_sphere_neighbor *peers,
+                                          hst_halo_boundary *peer_boundaries, size_t *n_peers);
+
+#ifdef HST_HALO_MPI
+/* ---------------------------------------------------------------------------------------------
+   MPI exchanger: one persistent send and receive per peer (one message per peer per direction)
+   on a private duplicate of comm, so tags never collide between exchangers. A peer with this
+   process's own rank is copied directly. Creation is collective over the peers: it compares
+   every message size with the peer's (HST_ERROR_SHAPE on a mismatch, logged). */
+typedef struct hst_halo_mpi_peer {
+    int rank;        /* MPI rank of the plan's peer i */
+    int send_tag;    /* tag of the message to it (the partitioner uses the boundary) */
+    int recv_tag;    /* tag of its message to us (the boundary through which it sees us) */
+} hst_halo_mpi_peer;
+
+typedef struct hst_halo_exchanger hst_halo_exchanger;
+
+/* peers: hst_halo_plan_peers(plan) entries. */
+HST_API hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
+                                             const hst_halo_mpi_peer *peers,
+                                             hst_halo_exchanger **out);
+HST_API void hst_halo_exchanger_destroy(hst_halo_exchanger *ex);
+/* Device quantities: posts the receives, packs (one launch), downloads the send buffer to the
+   pinned mirror, sends. finish uploads each peer's message as it arrives and unpacks once
+   (one launch) after all; *out (may be NULL) is the unpack's event. */
+HST_API hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                           hst_buffer *const *quantities,
+                                           size_t num_wait, const hst_event *wait);
+HST_API hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                            hst_buffer *const *quantities, hst_event *out);
+/* Host arrays (the host path), blocking in finish. bytes as hst_halo_pack_host. */
+HST_API hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t n,
+                                                void *const *quantities, const size_t *bytes);
+HST_API hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_t n,
+                                                 void *const *quantities, const size_t *bytes);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_HALO_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_HALO_IMPLEMENTATION) && !defined(HST__HALO_IMPLEMENTED)
+#define HST__HALO_IMPLEMENTED
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__HPRIVATE static __attribute__((unused))
+#  define HST__HPRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define HST__HPRIVATE static
+#  define HST__HPRINTF(f, a)
+#endif
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__HDEF HST_API __attribute__((unused))
+#else
+#  define HST__HDEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+#define HST__HALO_LOG_BYTES 512
+#define HST__HALO_SMALL_SLOT ((uint64_t)1 << 32)   /* below: the kernels' 32-bit index math */
+typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
+                                  HST_HALO_MAX_DIMS == 4) ? 1 : -1];
+
+/* >>types ------------------------------------------------------------------------------------ */
+typedef struct hst__halo_log {
+    hst_log_fn fn;
+    void *user;
+    hst_log_level level;
+} hst__halo_log;
+
+struct hst_halo_plan {
+    hst_backend *be;
+    hst__halo_log log;
+    size_t nq, npeers;
+    size_t *qbytes;                 /* bytes each quantity needs */
+    size_t *peer;                   /* per peer: send offset, send bytes, recv offset, recv bytes */
+    size_t send_total, recv_total;
+    size_t npack, nunpack;          /* slots */
+    uint64_t pack_elems, unpack_elems;
+    uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc] */
+    size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
+    hst_buffer *send, *recv, *table_buf;
+    hst_buffer *send_mirror, *recv_mirror;
+    hst_kernel *kpack, *kunpack;
+    hst_event last_pack, last_unpack;
+    hst_halo_stats stats;
+#ifndef HST_NO_OPENCL
+    cl_mem bound[2][HST_HALO_MAX_QUANTITIES];   /* quantity arguments set on each kernel */
+#endif
+};
+
+/* >>logging ---------------------------------------------------------------------------------- */
+static void hst__halo_stderr(void *user, hst_log_level level, hst_log_item item, const char *msg)
+{
+    static const char *const names[] = {"", "error", "warning", "info", "debug"};
+    int l = (int)level >= 1 && (int)level <= 4 ? (int)level : 0;
+    (void)user;
+    fprintf(stderr, "halostream %s [%s]: %s\n", names[l], hst_log_item_name(item), msg);
+}
+
+static hst_log_level hst__halo_env_level(void)
+{
+    const char *s = getenv("HST_LOG");
+    if (!s || !*s) return HST_LOG_WARN;
+    if (!strcmp(s, "error")) return HST_LOG_ERROR;
+    if (!strcmp(s, "info")) return HST_LOG_INFO;
+    if (!strcmp(s, "debug")) return HST_LOG_DEBUG;
+    return HST_LOG_WARN;
+}
+
+static hst__halo_log hst__halo_log_make(hst_log_fn fn, void *user, hst_log_level level)
+{
+    hst__halo_log lg;
+    lg.fn = fn ? fn : hst__halo_stderr;
+    lg.user = fn ? user : NULL;
+    lg.level = level ? level : (fn ? HST_LOG_DEBUG : hst__halo_env_level());
+    return lg;
+}
+
+HST__HPRINTF(4, 5)
+HST__HPRIVATE void hst__halo_logf(const hst__halo_log *lg, hst_log_level level, hst_log_item item,
+                           const char *fmt, ...)
+{
+    char msg[HST__HALO_LOG_BYTES];
+    va_list ap;
+    if (!lg || level > lg->level) return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lg->fn(lg->user, level, item, msg);
+}
+
+/* Logs an error with its item and returns r. */
+HST__HPRINTF(4, 5)
+static hst_result hst__halo_fail(const hst__halo_log *lg, hst_result r, hst_log_item item,
+                                 const char *fmt, ...)
+{
+    char msg[HST__HALO_LOG_BYTES];
+    va_list ap;
+    if (!lg || HST_LOG_ERROR > lg->level) return r;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lg->fn(lg->user, HST_LOG_ERROR, item, msg);
+    return r;
+}
+
+/* The log item that goes with a result of the layout/region checks. */
+static hst_log_item hst__halo_item(hst_result r)
+{
+    switch (r) {
+    case HST_ERROR_DTYPE: return HST_LOG_DTYPE;
+    case HST_ERROR_OVERFLOW: return HST_LOG_SIZE_OVERFLOW;
+    case HST_ERROR_SHAPE: return HST_LOG_SHAPE_MISMATCH;
+    case HST_ERROR_OUT_OF_HOST_MEMORY: return HST_LOG_OUT_OF_HOST_MEMORY;
+    default: return HST_LOG_BAD_ARGUMENT;
+    }
+}
+
+/* >>helpers ---------------------------------------------------------------------------------- */
+static int hst__halo_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static int hst__halo_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return 0;
+    *out = a + b;
+    return 1;
+}
+
+/* a rounded up to a multiple of m (m > 0); 0 on overflow. */
+static int hst__halo_align(size_t a, size_t m, size_t *out)
+{
+    size_t r = a % m;
+    return r == 0 ? (*out = a, 1) : hst__halo_add(a, m - r, out);
+}
+
+static int hst__halo_es_valid(size_t es)
+{
+    return es == 1 || es == 2 || es == 4 || es == 8 || es == 16;
+}
+
+/* 'x', 'y', 'z' or 0 for a role. */
+static int hst__halo_axis(hst_halo_dim d)
+{
+    switch (d) {
+    case HST_HALO_DIM_X: case HST_HALO_DIM_X_INTERFACE: return 'x';
+    case HST_HALO_DIM_Y: case HST_HALO_DIM_Y_INTERFACE: return 'y';
+    case HST_HALO_DIM_Z: case HST_HALO_DIM_Z_INTERFACE: return 'z';
+    default: return 0;
+    }
+}
+
+static int hst__halo_find_axis(const hst_halo_layout *l, int axis)
+{
+    unsigned d;
+    for (d = 0; d < l->ndim; ++d)
+        if (hst__halo_axis(l->dims[d]) == axis) return (int)d;
+    return -1;
+}
+
+/* Validates a layout; fills its element strides and the bytes it needs. why (may be NULL)
+   receives the reason. */
+static hst_result hst__halo_layout_check(const hst_halo_layout *l, size_t strides[4],
+                                         size_t *bytes, char *why, size_t why_bytes)
+{
+    unsigned d, e;
+    size_t elems = 1, all_zero = 1;
+#define HST__WHY(...) do { if (why) snprintf(why, why_bytes, __VA_ARGS__); } while (0)
+    if (!l) { HST__WHY("layout is NULL"); return HST_ERROR_INVALID_ARGUMENT; }
+    if (l->ndim == 0 || l->ndim > HST_HALO_MAX_DIMS) {
+        HST__WHY("ndim %u: 1 to %d dimensions", l->ndim, HST_HALO_MAX_DIMS);
+        return HST_ERROR_INVALID_ARGUMENT;
+    }
+    if (!hst__halo_es_valid(l->elem_bytes)) {
+        HST__WHY("element size %zu bytes: 1, 2, 4, 8 or 16", l->elem_bytes);
+        return HST_ERROR_DTYPE;
+    }
+    if (l->number != HST_HALO_FLOAT && l->number != HST_HALO_INT) {
+        HST__WHY("number kind %d", (int)l->number);
+        return HST_ERROR_INVALID_ARGUMENT;
+    }
+    for (d = 0; d < l->ndim; ++d) {
+        size_t end;
+        if (l->shape[d] == 0) { HST__WHY("shape[%u] is 0", d); return HST_ERROR_INVALID_ARGUMENT; }
+        if (l->strides[d] != 0) all_zero = 0;
+        if ((int)l->dims[d] < 0 || (int)l->dims[d] > (int)HST_HALO_DIM_Z_INTERFACE) {
+            HST__WHY("dims[%u] is not a role", d);
+            return HST_ERROR_INVALID_ARGUMENT;
+        }
+        if (!hst__halo_add(l->origin[d], l->extent[d], &end) || end > l->shape[d]) {
+            HST__WHY("dimension %u: origin %zu + extent %zu exceeds shape %zu", d, l->origin[d],
+                     l->extent[d], l->shape[d]);
+            return HST_ERROR_INVALID_ARGUMENT;
+        }
+        for (e = 0; e < d; ++e)
+            if (hst__halo_axis(l->dims[d]) && hst__halo_axis(l->dims[d]) == hst__halo_axis(l->dims[e])) {
+                HST__WHY("dimensions %u and %u are both %c dimensions", e, d,
+                         hst__halo_axis(l->dims[d]));
+                return HST_ERROR_INVALID_ARGUMENT;
+            }
+    }
+    if (all_zero) {
+        size_t s = 1;
+        for (d = l->ndim; d-- > 0;) {
+            strides[d] = s;
+            if (d > 0 && !hst__halo_mul(s, l->shape[d], &s)) {
+                HST__WHY("the C-order strides of shape overflow size_t");
+                return HST_ERROR_OVERFLOW;
+            }
+        }
+    } else {
+        for (d = 0; d < l->ndim; ++d) {
+            if (l->strides[d] == 0) {
+                HST__WHY("strides[%u] is 0 while others are set", d);
+                return HST_ERROR_INVALID_ARGUMENT;
+            }
+            strides[d] = l->strides[d];
+        }
+    }
+    for (d = l->ndim; d < HST_HALO_MAX_DIMS; ++d) strides[d] = 0;
+    for (d = 0; d < l->ndim; ++d) {
+        size_t t;
+        if (!hst__halo_mul(l->shape[d] - 1, strides[d], &t) || !hst__halo_add(elems, t, &elems)) {
+            HST__WHY("the layout's size overflows size_t");
+            return HST_ERROR_OVERFLOW;
+        }
+    }
+    /* descriptors hold signed 64-bit element offsets */
+    if ((uint64_t)elems > (uint64_t)INT64_MAX || !hst__halo_mul(elems, l->elem_bytes, bytes)) {
+        HST__WHY("the layout's size in bytes overflows size_t");
+        return HST_ERROR_OVERFLOW;
+    }
+#undef HST__WHY
+    return HST_SUCCESS;
+}
+
+/* A region inside the allocation, non-empty in every dimension. */
+static int hst__halo_region_ok(const hst_halo_layout *l, const hst_halo_region *r)
+{
+    unsigned d;
+    for (d = 0; d < l->ndim; ++d)
+        if (r->start[d] >= r->stop[d] || r->stop[d] > l->shape[d]) return 0;
+    return 1;
+}
+
+static size_t hst__halo_region_count(const hst_halo_layout *l, const hst_halo_region *r)
+{
+    unsigned d;
+    size_t n = 1;
+    for (d = 0; d < l->ndim; ++d) n *= r->stop[d] - r->start[d];   /* inside the allocation */
+    return n;
+}
+
+/* >>descriptors ------------------------------------------------------------------------------ */
+/* One slot's descriptor: region reg of a quantity (layout l, strides st) rotated by r using the
+   horizontal positions px, py (-1: absent), as REFERENCE.md's index maps; *count its elements. */
+static void hst__halo_desc(const hst_halo_layout *l, const size_t st[4], const hst_halo_region *reg,
+                           unsigned r, int px, int py, size_t q, unsigned op, size_t buf_offset,
+                           uint64_t *d, uint64_t *count)
+{
+    unsigned k, nd = l->ndim, off = HST_HALO_MAX_DIMS - nd;
+    size_t ext[4], base = 0, nx = 0, ny = 0;
+    int64_t step[4];
+    for (k = 0; k < nd; ++k) {
+        ext[k] = reg->stop[k] - reg->start[k];
+        step[k] = (int64_t)st[k];
+        base += reg->start[k] * st[k];   /* inside the allocation, checked */
+    }
+    if (px >= 0) nx = ext[px];
+    if (py >= 0) ny = ext[py];
+    r &= 3u;
+    if (px >= 0 && py >= 0) {
+        if (r == 1) {
+            base += (ny - 1) * st[py];
+            step[px] = -(int64_t)st[py];
+            step[py] = (int64_t)st[px];
+            ext[px] = ny; ext[py] = nx;
+        } else if (r == 2) {
+            base += (nx - 1) * st[px] + (ny - 1) * st[py];
+            step[px] = -(int64_t)st[px];
+            step[py] = -(int64_t)st[py];
+        } else if (r == 3) {
+            base += (nx - 1) * st[px];
+            step[px] = (int64_t)st[py];
+            step[py] = -(int64_t)st[px];
+            ext[px] = ny; ext[py] = nx;
+        }
+    } else if (px >= 0 && (r == 2 || r == 3)) {
+        base += (nx - 1) * st[px];
+        step[px] = -(int64_t)st[px];
+    } else if (py >= 0 && (r == 1 || r == 2)) {
+        base += (ny - 1) * st[py];
+        step[py] = -(int64_t)st[py];
+    }
+    memset(d, 0, HST_K_HALO_DESC_WORDS * sizeof *d);
+    *count = 1;
+    for (k = 0; k < HST_HALO_MAX_DIMS; ++k) {
+        d[HST_K_HALO_D_EXT + k] = 1;
+        d[HST_K_HALO_D_STEP + k] = 0;
+    }
+    for (k = 0; k < nd; ++k) {
+        d[HST_K_HALO_D_EXT + off + k] = (uint64_t)ext[k];
+        d[HST_K_HALO_D_STEP + off + k] = (uint64_t)step[k];
+        *count *= (uint64_t)ext[k];
+    }
+    d[HST_K_HALO_D_BUF] = (uint64_t)buf_offset;
+    d[HST_K_HALO_D_BASE] = (uint64_t)base;
+    d[HST_K_HALO_D_QUANTITY] = (uint64_t)q;
+    d[HST_K_HALO_D_ELEM] = (uint64_t)l->elem_bytes;
+    d[HST_K_HALO_D_OP] = op;
+    d[HST_K_HALO_D_SMALL] = *count < HST__HALO_SMALL_SLOT;
+}
+
+/* >>plan ------------------------------------------------------------------------------------- */
+static void *hst__halo_calloc(size_t n, size_t size)
+{
+    return (n == 0 || size == 0) ? calloc(1, 1) : calloc(n, size);
+}
+
+/* Checks one spec against the plan's (valid) layouts. */
+static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_plan_desc *desc,
+                                       size_t i)
+{
+    const hst_halo_spec *s = &desc->specs[i];
+    const hst_halo_layout *lx, *ly;
+    size_t pack_n, unpack_n;
+    unsigned d;
+    if (s->quantity >= desc->n_quantities)
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "hst_halo_plan_create: spec %zu: quantity %zu of %zu", i,
+                              s->quantity, desc->n_quantities);
+    if (s->peer >= (desc->n_peers ? desc->n_peers : 1))
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "hst_halo_plan_create: spec %zu: peer %zu of %zu", i, s->peer,
+                              desc->n_peers ? desc->n_peers : 1);
+    lx = &desc->layouts[s->quantity];
+    if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "hst_halo_plan_create: spec %zu: a region of quantity %zu is empty "
+                              "or out of range (outside shape)", i, s->quantity);
+    pack_n = hst__halo_region_count(lx, &s->pack);
+    unpack_n = hst__halo_region_count(lx, &s->unpack);
+    if (s->vector) {
+        if (s->quantity_y >= desc->n_quantities || s->quantity_y == s->quantity)
+            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                  "hst_halo_plan_create: spec %zu: y quantity %zu (of %zu, "
+                                  "x is %zu)", i, s->quantity_y, desc->n_quantities, s->quantity);
+        ly = &desc->layouts[s->quantity_y];
+        if (lx->elem_bytes != ly->elem_bytes || lx->number != ly->number)
+            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOG_DTYPE,
+                                  "hst_halo_plan_create: spec %zu: vector components differ in "
+                                  "element type", i);
+        if (lx->elem_bytes == 16 || (lx->number == HST_HALO_FLOAT && lx->elem_bytes == 1))
+            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOG_DTYPE,
+                                  "hst_halo_plan_create: spec %zu: no vector sign rule for %zu-byte "
+                                  "%s elements", i, lx->elem_bytes,
+                                  lx->number == HST_HALO_FLOAT ? "float" : "integer");
+        if (lx->ndim != ly->ndim)
+            return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                                  "hst_halo_plan_create: spec %zu: vector components have %u and "
+                                  "%u dimensions", i, lx->ndim, ly->ndim);
+        for (d = 0; d < lx->ndim; ++d)
+            if (hst__halo_axis(lx->dims[d]) != hst__halo_axis(ly->dims[d]))
+                return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                                      "hst_halo_plan_create: spec %zu: vector components differ "
+                                      "in the axis of dimension %u", i, d);
+        if (!hst__halo_region_ok(ly, &s->pack_y) || !hst__halo_region_ok(ly, &s->unpack_y))
+            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                  "hst_halo_plan_create: spec %zu: a region of y quantity %zu is "
+                                  "empty or out of range (outside shape)", i, s->quantity_y);
+        pack_n += hst__halo_region_count(ly, &s->pack_y);     /* each inside an allocation */
+        unpack_n += hst__halo_region_count(ly, &s->unpack_y);
+    }
+    if (pack_n != unpack_n)
+        return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                              "hst_halo_plan_create: spec %zu: packs %zu elements but unpacks "
+                              "%zu (sizes must agree after rotation)", i, pack_n, unpack_n);
+    return HST_SUCCESS;
+}
+
+/* Lays out the slots of every peer (pack: unpack = 0, unpack: 1): writes descriptors (if d is
+   not NULL) and returns the slot count, the buffer size and the per-peer ranges. */
+static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan *p,
+                                         const hst_halo_plan_desc *desc, const size_t (*st)[4],
+                                         int unpack, uint64_t *prefix, uint64_t *d,
+                                         size_t *nslots, size_t *total_bytes)
+{
+    size_t peer, i, off = 0, n = 0;
+    uint64_t elems = 0;
+    for (peer = 0; peer < p->npeers; ++peer) {
+        size_t start;
+        if (!hst__halo_align(off, HST_HALO_PEER_ALIGN, &off)) goto overflow;
+        start = off;
+        for (i = 0; i < desc->n_specs; ++i) {
+            const hst_halo_spec *s = &desc->specs[i];
+            unsigned r = unpack ? 0u : (s->rotation & 3u), c;
+            const hst_halo_layout *lx = &desc->layouts[s->quantity];
+            int px = hst__halo_find_axis(lx, 'x'), py = hst__halo_find_axis(lx, 'y');
+            if (s->peer != peer) continue;
+            for (c = 0; c < (s->vector ? 2u : 1u); ++c) {
+                /* pack slots: r odd puts the y component first; signs per REFERENCE.md */
+                unsigned from_y = c, op = HST_K_HALO_OP_COPY;
+                size_t q, bytes;
+                const hst_halo_region *reg;
+                uint64_t cnt, tmp[HST_K_HALO_DESC_WORDS];
+                if (!unpack && s->vector) {
+                    int neg;
+                    from_y = (r & 1u) ? 1u - c : c;
+                    neg = c == 0 ? (r == 1 || r == 2) : (r == 2 || r == 3);
+                    if (neg) op = lx->number == HST_HALO_FLOAT ? HST_K_HALO_OP_FLIP_SIGN
+                                                               : HST_K_HALO_OP_NEGATE_INT;
+                }
+                q = from_y ? s->quantity_y : s->quantity;
+                reg = unpack ? (from_y ? &s->unpack_y : &s->unpack)
+                             : (from_y ? &s->pack_y : &s->pack);
+                if (!hst__halo_align(off, desc->layouts[q].elem_bytes, &off)) goto overflow;
+                hst__halo_desc(&desc->layouts[q], st[q], reg, r, px, py, q, op, off,
+                               d ? d + n * HST_K_HALO_DESC_WORDS : tmp, &cnt);
+                if (prefix) prefix[n] = elems;
+                elems += cnt;
+                if (!hst__halo_mul((size_t)cnt, desc->layouts[q].elem_bytes, &bytes) ||
+                    !hst__halo_add(off, bytes, &off))
+                    goto overflow;
+                ++n;
+            }
+        }
+        if (unpack) { p->peer[4 * peer + 2] = start; p->peer[4 * peer + 3] = off - start; }
+        else { p->peer[4 * peer] = start; p->peer[4 * peer + 1] = off - start; }
+    }
+    if (prefix) prefix[n] = elems;
+    if (unpack) p->unpack_elems = elems; else p->pack_elems = elems;
+    *nslots = n;
+    *total_bytes = off;
+    return HST_SUCCESS;
+overflow:
+    return hst__halo_fail(lg, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+                          "hst_halo_plan_create: the %s buffer's size overflows size_t",
+                          unpack ? "receive" : "send");
+}
+
+#ifndef HST_NO_OPENCL
+/* Builds the fused kernels, uploads the table, binds the fixed arguments. */
+static hst_result hst__halo_device_setup(hst_halo_plan *p)
+{
+    size_t count, i;
+    const char *const *src = hst_kernels_halo_source(&count);
+    hst_program *prog = NULL;
+    hst_result r;
+    size_t nq_args = ((p->nq + 7) / 8) * 8;
+    r = hst_program_build(p->be, count, src, hst_kernels_halo_options(p->nq), &prog);
+    if (r != HST_SUCCESS) return r;
+    r = hst_kernel_create(prog, "hst_k_halo_pack", &p->kpack);
+    if (r == HST_SUCCESS) r = hst_kernel_create(prog, "hst_k_halo_unpack", &p->kunpack);
+    hst_program_release(prog);
+    if (r != HST_SUCCESS) return r;
+    r = hst_pool_alloc(hst_backend_pool(p->be), p->table_words * sizeof(uint64_t), &p->table_buf);
+    if (r != HST_SUCCESS) return r;
+    r = hst_write(hst_backend_queue(p->be), p->table_buf, 0, p->table,
+                  p->table_words * sizeof(uint64_t), 1, 0, NULL, NULL);
+    if (r != HST_SUCCESS) return r;
+    for (i = 0; i < 2; ++i) {
+        hst_kernel *k = i ? p->kunpack : p->kpack;
+        uint64_t args[4];
+        size_t a;
+        args[0] = i ? p->unpack_prefix_at : p->pack_prefix_at;
+        args[1] = i ? p->unpack_desc_at : p->pack_desc_at;
+        args[2] = i ? p->nunpack : p->npack;
+        args[3] = i ? p->unpack_elems : p->pack_elems;
+        if ((r = hst_kernel_set_buffer(k, 0, p->table_buf)) != HST_SUCCESS) return r;
+        for (a = 0; a < 4; ++a)
+            if ((r = hst_kernel_set_arg(k, (unsigned)(1 + a), sizeof args[a], &args[a])) != HST_SUCCESS)
+                return r;
+        if ((r = hst_kernel_set_buffer(k, 5, i ? p->recv : p->send)) != HST_SUCCESS) return r;
+        /* arguments past the plan's quantities are never read: bind the table */
+        for (a = 0; a < nq_args; ++a)
+            if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + a), p->table_buf)) != HST_SUCCESS)
+                return r;
+    }
+    return HST_SUCCESS;
+}
+#endif
+
+HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
+{
+    if (!p) return;
+    hst_halo_plan_synchronize(p);
+    hst_event_release(p->last_pack);
+    hst_event_release(p->last_unpack);
+    hst_kernel_destroy(p->kpack);
+    hst_kernel_destroy(p->kunpack);
+    hst_buffer_destroy(p->table_buf);
+    hst_buffer_destroy(p->send);
+    hst_buffer_destroy(p->recv);
+    hst_buffer_destroy(p->send_mirror);
+    hst_buffer_destroy(p->recv_mirror);
+    free(p->table);
+    free(p->peer);
+    free(p->qbytes);
+    free(p);
+}
+
+HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
+                                          hst_halo_plan **out)
+{
+    static const char F[] = "hst_halo_plan_create";
+    hst__halo_log lg = hst__halo_log_make(desc ? desc->logger : NULL, desc ? desc->log_user : NULL,
+                                          desc ? desc->log_level : (hst_log_level)0);
+    hst_halo_plan *p = NULL;
+    size_t (*st)[4] = NULL;
+    size_t i, nq, words, w;
+    hst_result r;
+    char why[256];
+    if (out) *out = NULL;
+    if (!be || !desc || !out)
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
+    nq = desc->n_quantities;
+    if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: n_quantities %zu (1 to %d) with layouts %s", F, nq,
+                              HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
+    if (desc->n_specs == 0 || !desc->specs)
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: no specs", F);
+    p = (hst_halo_plan *)hst__halo_calloc(1, sizeof *p);
+    st = (size_t (*)[4])hst__halo_calloc(nq, sizeof *st);
+    if (p) {
+        p->qbytes = (size_t *)hst__halo_calloc(nq, sizeof(size_t));
+        p->npeers = desc->n_peers ? desc->n_peers : 1;
+        p->peer = (size_t *)(p->npeers <= SIZE_MAX / 4 ? hst__halo_calloc(4 * p->npeers,
+                                                                          sizeof(size_t)) : NULL);
+    }
+    if (!p || !st || !p->qbytes || !p->peer) {
+        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+                           "%s: host allocation failed", F);
+        goto fail;
+    }
+    p->be = be;
+    p->log = lg;
+    p->nq = nq;
+    for (i = 0; i < nq; ++i) {
+        r = hst__halo_layout_check(&desc->layouts[i], st[i], &p->qbytes[i], why, sizeof why);
+        if (r != HST_SUCCESS) {
+            hst__halo_fail(&lg, r, hst__halo_item(r), "%s: quantity %zu: %s", F, i, why);
+            goto fail;
+        }
+    }
+    for (i = 0; i < desc->n_specs; ++i)
+        if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
+            goto fail;
+    /* sizes first (no descriptors), then the table */
+    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, NULL, NULL,
+                                    &p->npack, &p->send_total)) != HST_SUCCESS ||
+        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, NULL, NULL,
+                                    &p->nunpack, &p->recv_total)) != HST_SUCCESS)
+        goto fail;
+    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * n_specs each */
+    if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
+        !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
+        !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
+        r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+                           "%s: the descriptor table's size overflows", F);
+        goto fail;
+    }
+    p->table_words = words;
+    p->table = (uint64_t *)hst__halo_calloc(words, sizeof(uint64_t));
+    if (!p->table) {
+        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+                           "%s: host allocation of the table failed", F);
+        goto fail;
+    }
+    p->pack_prefix_at = 0;
+    p->pack_desc_at = p->npack + 1;
+    p->unpack_prefix_at = p->pack_desc_at + p->npack * HST_K_HALO_DESC_WORDS;
+    p->unpack_desc_at = p->unpack_prefix_at + p->nunpack + 1;
+    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, p->table + p->pack_prefix_at,
+                           p->table + p->pack_desc_at, &p->npack, &p->send_total);
+    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1,
+                           p->table + p->unpack_prefix_at, p->table + p->unpack_desc_at,
+                           &p->nunpack, &p->recv_total);
+    r = hst_pool_alloc(hst_backend_pool(be), p->send_total ? p->send_total : 1, &p->send);
+    if (r == HST_SUCCESS)
+        r = hst_pool_alloc(hst_backend_pool(be), p->recv_total ? p->recv_total : 1, &p->recv);
+    if (r != HST_SUCCESS) {
+        hst__halo_fail(&lg, r, hst__halo_item(r), "%s: buffers of %zu + %zu bytes: %s", F,
+                       p->send_total, p->recv_total, hst_result_string(r));
+        goto fail;
+    }
+#ifndef HST_NO_OPENCL
+    if (!hst_backend_is_host(be) && (r = hst__halo_device_setup(p)) != HST_SUCCESS) {
+        hst__halo_fail(&lg, r, HST_LOG_CL_ERROR, "%s: device setup: %s", F, hst_result_string(r));
+        goto fail;
+    }
+#endif
+    p->stats.pack_slots = p->npack;
+    p->stats.unpack_slots = p->nunpack;
+    p->stats.send_bytes = p->send_total;
+    p->stats.recv_bytes = p->recv_total;
+    p->stats.table_bytes = p->table_buf ? p->table_words * sizeof(uint64_t) : 0;
+    free(st);
+    *out = p;
+    return HST_SUCCESS;
+fail:
+    free(st);
+    hst_halo_plan_destroy(p);
+    return r;
+}
+
+HST__HDEF hst_halo_stats hst_halo_plan_stats(const hst_halo_plan *p)
+{
+    hst_halo_stats s;
+    if (p) return p->stats;
+    memset(&s, 0, sizeof s);
+    return s;
+}
+
+HST__HDEF size_t hst_halo_plan_peers(const hst_halo_plan *p) { return p ? p->npeers : 0; }
+
+HST__HDEF hst_result hst_halo_plan_peer(const hst_halo_plan *p, size_t peer, size_t *so,
+                                        size_t *sb, size_t *ro, size_t *rb)
+{
+    if (!p || peer >= p->npeers)
+        return p ? hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                  "hst_halo_plan_peer: peer %zu of %zu", peer, p->npeers)
+                 : HST_ERROR_INVALID_ARGUMENT;
+    if (so) *so = p->peer[4 * peer];
+    if (sb) *sb = p->peer[4 * peer + 1];
+    if (ro) *ro = p->peer[4 * peer + 2];
+    if (rb) *rb = p->peer[4 * peer + 3];
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *p) { return p ? p->send : NULL; }
+HST__HDEF hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *p) { return p ? p->recv : NULL; }
+
+/* >>pack and unpack -------------------------------------------------------------------------- */
+static hst_result hst__halo_check_quantities(hst_halo_plan *p, const char *f, size_t n,
+                                             const void *const *ptrs, hst_buffer *const *bufs,
+                                             const size_t *bytes)
+{
+    size_t i;
+    if (n != p->nq || (!ptrs && !bufs))
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: %zu quantities given, the plan has %zu", f,
+                              (ptrs || bufs) ? n : 0, p->nq);
+    for (i = 0; i < n; ++i) {
+        size_t have;
+        if (bufs ? !bufs[i] : !ptrs[i])
+            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                  "%s: quantity %zu is NULL", f, i);
+        if (bufs && hst_buffer_backend(bufs[i]) != p->be)
+            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                                  "%s: quantity %zu belongs to another backend", f, i);
+        if (!bufs && !bytes) continue;
+        have = bufs ? hst_buffer_bytes(bufs[i]) : bytes[i];
+        if (have < p->qbytes[i])
+            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                                  "%s: quantity %zu holds %zu bytes, its layout needs %zu", f, i,
+                                  have, p->qbytes[i]);
+    }
+    return HST_SUCCESS;
+}
+
+/* Keeps *slot as the plan's record of its last pack/unpack; gives the caller its own reference. */
+HST__HPRIVATE void hst__halo_keep_event(hst_event *slot, hst_event e, hst_event *out)
+{
+    hst_event_release(*slot);
+    *slot = e;
+#ifndef HST_NO_OPENCL
+    if (out && e) clRetainEvent(e);
+#endif
+    if (out) *out = e;
+}
+
+static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size_t n,
+                                hst_buffer *const *quantities, size_t num_wait,
+                                const hst_event *wait, hst_event *out)
+{
+    const char *f = unpack ? "hst_halo_unpack" : "hst_halo_pack";
+    hst_result r;
+    size_t i;
+    if (out) *out = NULL;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst__halo_check_quantities(p, f, n, NULL, quantities, NULL)) != HST_SUCCESS)
+        return r;
+    if (num_wait && !wait)
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: num_wait %zu with wait NULL", f, num_wait);
+    if (!q) q = hst_backend_queue(p->be);
+    if (hst_backend_is_host(p->be)) {
+        void *ptrs[HST_HALO_MAX_QUANTITIES];
+        if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS) return r;
+        for (i = 0; i < n; ++i) ptrs[i] = hst_buffer_host_ptr(quantities[i]);
+        if (unpack)
+            hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack,
+                                   hst_buffer_host_ptr(p->recv), ptrs);
+        else
+            hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, ptrs,
+                                 hst_buffer_host_ptr(p->send));
+    } else {
+#ifndef HST_NO_OPENCL
+        hst_kernel *k = unpack ? p->kunpack : p->kpack;
+        hst_event e = NULL;
+        size_t global = (size_t)(unpack ? p->unpack_elems : p->pack_elems);
+        for (i = 0; i < n; ++i) {
+            cl_mem m = hst_buffer_cl(quantities[i]);
+            if (p->bound[unpack][i] == m) continue;
+            if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + i), quantities[i])) != HST_SUCCESS)
+                return r;
+            p->bound[unpack][i] = m;
+        }
+        r = hst_launch(q, k, 1, &global, NULL, num_wait, wait, &e);
+        if (r != HST_SUCCESS)
+            return hst__halo_fail(&p->log, r, HST_LOG_CL_ERROR, "%s: launch: %s", f,
+                                  hst_result_string(r));
+        hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
+#endif
+    }
+    if (unpack) p->stats.unpack_launches++; else p->stats.pack_launches++;
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_pack(hst_halo_plan *p, hst_queue *q, size_t n,
+                                   hst_buffer *const *quantities, size_t num_wait,
+                                   const hst_event *wait, hst_event *out)
+{
+    return hst__halo_run(p, 0, q, n, quantities, num_wait, wait, out);
+}
+
+HST__HDEF hst_result hst_halo_unpack(hst_halo_plan *p, hst_queue *q, size_t n,
+                                     hst_buffer *const *quantities, size_t num_wait,
+                                     const hst_event *wait, hst_event *out)
+{
+    return hst__halo_run(p, 1, q, n, quantities, num_wait, wait, out);
+}
+
+HST__HDEF hst_result hst_halo_pack_host(hst_halo_plan *p, size_t n, void *const *quantities,
+                                        const size_t *bytes, void *buffer)
+{
+    hst_result r;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst__halo_check_quantities(p, "hst_halo_pack_host", n, (const void *const *)quantities,
+                                        NULL, bytes)) != HST_SUCCESS)
+        return r;
+    if (!buffer)
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "hst_halo_pack_host: buffer is NULL");
+    hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, quantities, buffer);
+    p->stats.pack_launches++;
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_unpack_host(hst_halo_plan *p, size_t n, void *const *quantities,
+                                          const size_t *bytes, const void *buffer)
+{
+    hst_result r;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst__halo_check_quantities(p, "hst_halo_unpack_host", n,
+                                        (const void *const *)quantities, NULL, bytes)) != HST_SUCCESS)
+        return r;
+    if (!buffer)
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "hst_halo_unpack_host: buffer is NULL");
+    hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack, buffer, quantities);
+    p->stats.unpack_launches++;
+    return HST_SUCCESS;
+}
+
+HST__HDEF int hst_halo_plan_ready(const hst_halo_plan *p)
+{
+#ifndef HST_NO_OPENCL
+    size_t i;
+    if (!p) return 1;
+    for (i = 0; i < 2; ++i) {
+        hst_event e = i ? p->last_unpack : p->last_pack;
+        cl_int status = CL_COMPLETE;
+        if (e && clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                                NULL) == CL_SUCCESS && status > CL_COMPLETE)
+            return 0;
+    }
+#else
+    (void)p;
+#endif
+    return 1;
+}
+
+HST__HDEF hst_result hst_halo_plan_synchronize(hst_halo_plan *p)
+{
+    hst_event ev[2];
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    ev[0] = p->last_pack;
+    ev[1] = p->last_unpack;
+    return hst_event_wait(2, ev);
+}
+
+/* >>mirrors and peers ------------------------------------------------------------------------ */
+HST__HDEF hst_result hst_halo_plan_mirrors(hst_halo_plan *p, void **send, void **recv)
+{
+    hst_result r = HST_SUCCESS;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if (hst_backend_is_host(p->be)) {
+        if (send) *send = hst_buffer_host_ptr(p->send);
+        if (recv) *recv = hst_buffer_host_ptr(p->recv);
+        return HST_SUCCESS;
+    }
+    if (!p->send_mirror) r = hst_pinned_create(p->be, hst_buffer_bytes(p->send), &p->send_mirror);
+    if (r == HST_SUCCESS && !p->recv_mirror)
+        r = hst_pinned_create(p->be, hst_buffer_bytes(p->recv), &p->recv_mirror);
+    if (r != HST_SUCCESS)
+        return hst__halo_fail(&p->log, r, hst__halo_item(r), "hst_halo_plan_mirrors: %s",
+                              hst_result_string(r));
+    if (send) *send = hst_buffer_host_ptr(p->send_mirror);
+    if (recv) *recv = hst_buffer_host_ptr(p->recv_mirror);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__halo_transfer(hst_halo_plan *p, int up, hst_queue *q, size_t peer,
+                                     size_t num_wait, const hst_event *wait, hst_event *out)
+{
+    size_t off = 0, bytes = 0;
+    void *mirror;
+    hst_result r;
+    if (out) *out = NULL;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if (peer == HST_HALO_ALL_PEERS) {
+        off = 0;
+        bytes = up ? p->recv_total : p->send_total;
+    } else {
+        if ((r = up ? hst_halo_plan_peer(p, peer, NULL, NULL, &off, &bytes)
+                    : hst_halo_plan_peer(p, peer, &off, &bytes, NULL, NULL)) != HST_SUCCESS)
+            return r;
+    }
+    if (hst_backend_is_host(p->be)) return hst_event_wait(num_wait, wait);
+    if ((r = hst_halo_plan_mirrors(p, up ? NULL : &mirror, up ? &mirror : NULL)) != HST_SUCCESS)
+        return r;
+    if (!q) q = hst_backend_queue(p->be);
+    if (up)
+        return hst_write(q, p->recv, off, (char *)mirror + off, bytes, 0, num_wait, wait, out);
+    return hst_read(q, p->send, off, (char *)mirror + off, bytes, 0, num_wait, wait, out);
+}
+
+HST__HDEF hst_result hst_halo_download(hst_halo_plan *p, hst_queue *q, size_t peer,
+                                       size_t num_wait, const hst_event *wait, hst_event *out)
+{
+    return hst__halo_transfer(p, 0, q, peer, num_wait, wait, out);
+}
+
+HST__HDEF hst_result hst_halo_upload(hst_halo_plan *p, hst_queue *q, size_t peer,
+                                     size_t num_wait, const hst_event *wait, hst_event *out)
+{
+    return hst__halo_transfer(p, 1, q, peer, num_wait, wait, out);
+}
+
+HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst_halo_plan *dst,
+                                        size_t dst_peer, hst_queue *q, size_t num_wait,
+                                        const hst_event *wait, hst_event *out)
+{
+    size_t so = 0, sb = 0, ro = 0, rb = 0;
+    hst_result r;
+    if (out) *out = NULL;
+    if (!src || !dst) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst_halo_plan_peer(src, src_peer, &so, &sb, NULL, NULL)) != HST_SUCCESS ||
+        (r = hst_halo_plan_peer(dst, dst_peer, NULL, NULL, &ro, &rb)) != HST_SUCCESS)
+        return r;
+    if (sb != rb)
+        return hst__halo_fail(&dst->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                              "hst_halo_copy_peer: peer %zu sends %zu bytes, peer %zu expects %zu",
+                              src_peer, sb, dst_peer, rb);
+    if (src->be == dst->be) {
+        if (!q) q = hst_backend_queue(src->be);
+        return hst_copy(q, dst->recv, ro, src->send, so, sb, num_wait, wait, out);
+    } else {
+        void *tmp = malloc(sb ? sb : 1);
+        if (!tmp)
+            return hst__halo_fail(&dst->log, HST_ERROR_OUT_OF_HOST_MEMORY,
+                                  HST_LOG_OUT_OF_HOST_MEMORY, "hst_halo_copy_peer: %zu bytes", sb);
+        r = hst_event_wait(num_wait, wait);
+        if (r == HST_SUCCESS)
+            r = hst_read(hst_backend_queue(src->be), src->send, so, tmp, sb, 1, 0, NULL, NULL);
+        if (r == HST_SUCCESS)
+            r = hst_write(hst_backend_queue(dst->be), dst->recv, ro, tmp, sb, 1, 0, NULL, NULL);
+        free(tmp);
+        return r;
+    }
+}
+
+/* >>regions ---------------------------------------------------------------------------------- */
+HST__HDEF hst_result hst_halo_layout_bytes(const hst_halo_layout *l, size_t *bytes)
+{
+    size_t st[4], b;
+    hst_result r = hst__halo_layout_check(l, st, &b, NULL, 0);
+    if (r == HST_SUCCESS && bytes) *bytes = b;
+    return r;
+}
+
+/* -1 low side, +1 high side, 0 not cut, per boundary for x and y. */
+static const signed char hst__halo_side[8][2] = {
+    {-1, 0}, {1, 0}, {0, 1}, {0, -1}, {-1, 1}, {1, 1}, {-1, -1}, {1, -1}
+};
+
+HST__HDEF hst_result hst_halo_region_get(const hst_halo_layout *l, hst_halo_boundary b,
+                                         int receive, hst_halo_region *out)
+{
+    size_t st[4], bytes;
+    unsigned d;
+    hst_result r;
+    if (!out || (int)b < 0 || (int)b >= (int)HST_HALO_BOUNDARY_COUNT)
+        return HST_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if ((r = hst__halo_layout_check(l, st, &bytes, NULL, 0)) != HST_SUCCESS) return r;
+    if (l->n_halo == 0) return HST_ERROR_INVALID_ARGUMENT;
+    if ((hst__halo_side[b][0] && hst__halo_find_axis(l, 'x') < 0) ||
+        (hst__halo_side[b][1] && hst__halo_find_axis(l, 'y') < 0))
+        return HST_ERROR_INVALID_ARGUMENT;
+    for (d = 0; d < l->ndim; ++d) {
+        int axis = hst__halo_axis(l->dims[d]);
+        int side = axis == 'x' ? hst__halo_side[b][0] : axis == 'y' ? hst__halo_side[b][1] : 0;
+        size_t o = l->origin[d], e = l->origin[d] + l->extent[d], n = l->n_halo;
+        size_t ov = (l->dims[d] == HST_HALO_DIM_X_INTERFACE ||
+                     l->dims[d] == HST_HALO_DIM_Y_INTERFACE) ? 1 : 0;
+        size_t a, z;
+        if (side == 0) {
+            a = o; z = e;
+        } else if (side < 0) {
+            if (receive) {
+                if (o < n) return HST_ERROR_INVALID_ARGUMENT;
+                a = o - n; z = o;
+            } else {
+                a = o + ov;
+                if (n > SIZE_MAX - a) return HST_ERROR_INVALID_ARGUMENT;
+                z = a + n;
+            }
+        } else {
+            if (receive) {
+                a = e;
+                if (n > SIZE_MAX - a) return HST_ERROR_INVALID_ARGUMENT;
+                z = e + n;
+            } else {
+                if (e < ov + n) return HST_ERROR_INVALID_ARGUMENT;
+                a = e - ov - n; z = e - ov;
+            }
+        }
+        if (a >= z || z > l->shape[d]) return HST_ERROR_INVALID_ARGUMENT;
+        out->start[d] = a;
+        out->stop[d] = z;
+    }
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_spec_scalar(const hst_halo_layout *l, size_t q, hst_halo_boundary b,
+                                          unsigned rotation, size_t peer, hst_halo_spec *out)
+{
+    hst_result r;
+    if (!out) return HST_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->quantity = q;
+    out->rotation = rotation & 3u;
+    out->peer = peer;
+    if ((r = hst_halo_region_get(l, b, 0, &out->pack)) != HST_SUCCESS) return r;
+    return hst_halo_region_get(l, b, 1, &out->unpack);
+}
+
+HST__HDEF hst_result hst_halo_spec_vector(const hst_halo_layout *lx, size_t qx,
+                                          const hst_halo_layout *ly, size_t qy,
+                                          hst_halo_boundary b, unsigned rotation, size_t peer,
+                                          hst_halo_spec *out)
+{
+    hst_result r = hst_halo_spec_scalar(lx, qx, b, rotation, peer, out);
+    if (r != HST_SUCCESS) return r;
+    out->vector = 1;
+    out->quantity_y = qy;
+    if ((r = hst_halo_region_get(ly, b, 0, &out->pack_y)) != HST_SUCCESS) return r;
+    return hst_halo_region_get(ly, b, 1, &out->unpack_y);
+}
+
+/* >>cubed sphere ----------------------------------------------------------------------------- */
+static hst_halo_boundary hst__halo_boundary_of(int dx, int dy)
+{
+    int b;
+    for (b = 0; b < 8; ++b)
+        if (hst__halo_side[b][0] == dx && hst__halo_side[b][1] == dy) return (hst_halo_boundary)b;
+    return HST_HALO_BOUNDARY_COUNT;
+}
+
+HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
+                                                  hst_cubed_sphere_neighbor *out)
+{
+    long L = (long)layout, per = L * L, t, i, j, tn, in, jn;
+    int dx, dy, out_x, out_y, ddx, ddy;
+    unsigned r = 0;
+    if (!out || layout == 0 || layout > 46340 || rank < 0 || (long)rank >= 6 * per ||
+        (int)b < 0 || (int)b >= 8)
+        return HST_ERROR_INVALID_ARGUMENT;
+    t = rank / per;
+    i = rank % per % L;
+    j = rank % per / L;
+    dx = hst__halo_side[b][0];
+    dy = hst__halo_side[b][1];
+    i += dx;
+    j += dy;
+    out_x = i < 0 || i >= L;
+    out_y = j < 0 || j >= L;
+    out->rank = -1;
+    out->rotation = 0;
+    out->boundary = hst__halo_boundary_of(-dx, -dy);
+    if (out_x && out_y) return HST_SUCCESS;          /* a cube vertex: three tiles meet */
+    tn = t; in = i; jn = j;
+    if (out_x && i < 0) {
+        if (t % 2 == 0) { tn = (t + 4) % 6; r = 1; in = L - 1 - j; jn = L + i; }
+        else { tn = t - 1; in = L + i; }
+    } else if (out_x) {
+        if (t % 2 == 0) { tn = t + 1; in = i - L; }
+        else { tn = (t + 2) % 6; r = 1; in = L - 1 - j; jn = i - L; }
+    } else if (out_y && j >= L) {
+        if (t % 2 == 0) { tn = (t + 2) % 6; r = 3; in = j - L; jn = L - 1 - i; }
+        else { tn = (t + 1) % 6; jn = j - L; }
+    } else if (out_y) {
+        if (t % 2 == 0) { tn = (t + 5) % 6; jn = L + j; }
+        else { tn = (t + 4) % 6; r = 3; in = L + j; jn = L - 1 - i; }
+    }
+    /* the direction toward us in the neighbour's frame: ours rotated as a vector, reversed */
+    ddx = r == 1 ? -dy : r == 3 ? dy : dx;
+    ddy = r == 1 ? dx : r == 3 ? -dx : dy;
+    out->rank = (int)(tn * per + jn * L + in);
+    out->rotation = r;
+    out->boundary = hst__halo_boundary_of(-ddx, -ddy);
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
+                                            const hst_halo_field *fields,
+                                            const hst_halo_layout *layouts, hst_halo_spec *specs,
+                                            size_t *n_specs, hst_cubed_sphere_neighbor *peers,
+                                            hst_halo_boundary *peer_boundaries, size_t *n_peers)
+{
+    size_t np = 0, ns = 0, f;
+    int b;
+    hst_result r;
+    if ((n_fields && (!fields || !layouts)) || !specs || !n_specs || !n_peers)
+        return HST_ERROR_INVALID_ARGUMENT;
+    for (b = 0; b < 8; ++b) {
+        hst_cubed_sphere_neighbor nb;
+        if ((r = hst_cubed_sphere_neighbor_of(layout, rank, (hst_halo_boundary)b, &nb)) != HST_SUCCESS)
+            return r;
+        if (nb.rank < 0) continue;
+        for (f = 0; f < n_fields; ++f) {
+            const hst_halo_field *fd = &fields[f];
+            r = fd->vector ? hst_halo_spec_vector(&layouts[fd->quantity], fd->quantity,
+                                                  &layouts[fd->quantity_y], fd->quantity_y,
+                                                  (hst_halo_boundary)b, nb.rotation, np, &specs[ns])
+                           : hst_halo_spec_scalar(&layouts[fd->quantity], fd->quantity,
+                                                  (hst_halo_boundary)b, nb.rotation, np, &specs[ns]);
+            if (r != HST_SUCCESS) return r;
+            ++ns;
+        }
+        if (peers) peers[np] = nb;
+        if (peer_boundaries) peer_boundaries[np] = (hst_halo_boundary)b;
+        ++np;
+    }
+    *n_specs = ns;
+    *n_peers = np;
+    return HST_SUCCESS;
+}
+
+/* >>mpi -------------------------------------------------------------------------------------- */
+#ifdef HST_HALO_MPI
+struct hst_halo_exchanger {
+    hst_halo_plan *plan;
+    MPI_Comm comm;             /* a private duplicate: tags cannot collide with other traffic */
+    int me;
+    size_t n, nmsg;            /* plan peers; peers reached through MPI */
+    hst_halo_mpi_peer *peers;
+    size_t *msg_peer;          /* message i's plan peer */
+    size_t *self_src;          /* per peer: the plan peer whose send segment it receives (self) */
+    MPI_Request *sreq, *rreq;  /* nmsg each */
+    unsigned char *send, *recv;   /* host mirrors */
+    hst_event *ups;            /* n upload events */
+};
+
+HST__HDEF void hst_halo_exchanger_destroy(hst_halo_exchanger *ex)
+{
+    size_t i;
+    if (!ex) return;
+    for (i = 0; i < ex->nmsg; ++i) {
+        if (ex->sreq && ex->sreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->sreq[i]);
+        if (ex->rreq && ex->rreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->rreq[i]);
+    }
+    if (ex->comm != MPI_COMM_NULL) MPI_Comm_free(&ex->comm);
+    free(ex->peers); free(ex->msg_peer); free(ex->self_src);
+    free(ex->sreq); free(ex->rreq); free(ex->ups);
+    free(ex);
+}
+
+HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
+                                               const hst_halo_mpi_peer *peers,
+                                               hst_halo_exchanger **out)
+{
+    static const char F[] = "hst_halo_exchanger_create";
+    hst_halo_exchanger *ex;
+    uint64_t *mine = NULL, *theirs = NULL;
+    MPI_Request *hs = NULL;
+    size_t i, j, m;
+    hst_result r = HST_SUCCESS;
+    void *sm = NULL, *rm = NULL;
+    if (out) *out = NULL;
+    if (!plan || !peers || !out)
+        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                     "%s: %s is NULL", F, !peers ? "peers" : "out")
+                    : HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst_halo_plan_mirrors(plan, &sm, &rm)) != HST_SUCCESS) return r;
+    ex = (hst_halo_exchanger *)hst__halo_calloc(1, sizeof *ex);
+    if (!ex) return hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY,
+                                   HST_LOG_OUT_OF_HOST_MEMORY, "%s: host allocation failed", F);
+    ex->comm = MPI_COMM_NULL;
+    ex->plan = plan;
+    ex->n = plan->npeers;
+    ex->send = (unsigned char *)sm;
+    ex->recv = (unsigned char *)rm;
+    ex->peers = (hst_halo_mpi_peer *)hst__halo_calloc(ex->n, sizeof *ex->peers);
+    ex->msg_peer = (size_t *)hst__halo_calloc(ex->n, sizeof(size_t));
+    ex->self_src = (size_t *)hst__halo_calloc(ex->n, sizeof(size_t));
+    ex->sreq = (MPI_Request *)hst__halo_calloc(ex->n, sizeof(MPI_Request));
+    ex->rreq = (MPI_Request *)hst__halo_calloc(ex->n, sizeof(MPI_Request));
+    ex->ups = (hst_event *)hst__halo_calloc(ex->n, sizeof(hst_event));
+    mine = (uint64_t *)hst__halo_calloc(ex->n, sizeof(uint64_t));
+    theirs = (uint64_t *)hst__halo_calloc(ex->n, sizeof(uint64_t));
+    hs = (MPI_Request *)hst__halo_calloc(2 * ex->n, sizeof(MPI_Request));
+    if (!ex->peers || !ex->msg_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
+        !mine || !theirs || !hs) {
+        r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+                           "%s: host allocation failed", F);
+        goto done;
+    }
+    for (i = 0; i < ex->n; ++i) ex->sreq[i] = ex->rreq[i] = MPI_REQUEST_NULL;
+    memcpy(ex->peers, peers, ex->n * sizeof *peers);
+    MPI_Comm_dup(comm, &ex->comm);
+    MPI_Comm_rank(ex->comm, &ex->me);
+    /* pair same-process peers; count the messages */
+    for (i = 0, m = 0; i < ex->n; ++i) {
+        ex->self_src[i] = SIZE_MAX;
+        if (peers[i].rank != ex->me) { ex->msg_peer[m++] = i; continue; }
+        for (j = 0; j < ex->n; ++j)
+            if (peers[j].rank == ex->me && peers[j].send_tag == peers[i].recv_tag) break;
+        if (j == ex->n) {
+            r = hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                               "%s: peer %zu is this rank, but no peer sends with tag %d", F, i,
+                               peers[i].recv_tag);
+            goto done;
+        }
+        ex->self_src[i] = j;
+    }
+    ex->nmsg = m;
+    /* handshake: every message's size against what the peer expects (collective over peers) */
+    for (i = 0; i < m; ++i) {
+        size_t p = ex->msg_peer[i];
+        mine[i] = (uint64_t)plan->peer[4 * p + 1];
+        MPI_Irecv(&theirs[i], 1, MPI_UINT64_T, peers[p].rank, peers[p].recv_tag, ex->comm, &hs[i]);
+        MPI_Isend(&mine[i], 1, MPI_UINT64_T, peers[p].rank, peers[p].send_tag, ex->comm, &hs[m + i]);
+    }
+    MPI_Waitall((int)(2 * m), hs, MPI_STATUSES_IGNORE);
+    for (i = 0; i < ex->n && r == HST_SUCCESS; ++i) {
+        size_t p = i, got, want = plan->peer[4 * i + 3];
+        if (ex->self_src[i] != SIZE_MAX) {
+            got = plan->peer[4 * ex->self_src[i] + 1];
+        } else {
+            for (j = 0; j < m && ex->msg_peer[j] != i; ++j) {}
+            got = (size_t)theirs[j];
+        }
+        if (got != want)
+            r = hst__halo_fail(&plan->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                               "%s: peer %zu (rank %d) sends %zu bytes, this plan unpacks %zu",
+                               F, p, peers[i].rank, got, want);
+        if (want > (size_t)INT_MAX || plan->peer[4 * i + 1] > (size_t)INT_MAX)
+            r = hst__halo_fail(&plan->log, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+                               "%s: peer %zu's message exceeds INT_MAX bytes", F, i);
+    }
+    if (r != HST_SUCCESS) goto done;
+    for (i = 0; i < m; ++i) {
+        size_t p = ex->msg_peer[i];
+        MPI_Send_init(ex->send + plan->peer[4 * p], (int)plan->peer[4 * p + 1], MPI_BYTE,
+                      peers[p].rank, peers[p].send_tag, ex->comm, &ex->sreq[i]);
+        MPI_Recv_init(ex->recv + plan->peer[4 * p + 2], (int)plan->peer[4 * p + 3], MPI_BYTE,
+                      peers[p].rank, peers[p].recv_tag, ex->comm, &ex->rreq[i]);
+    }
+done:
+    free(mine); free(theirs); free(hs);
+    if (r != HST_SUCCESS) { hst_halo_exchanger_destroy(ex); return r; }
+    *out = ex;
+    return HST_SUCCESS;
+}
+
+static void hst__halo_self_copies(hst_halo_exchanger *ex)
+{
+    size_t i;
+    for (i = 0; i < ex->n; ++i)
+        if (ex->self_src[i] != SIZE_MAX)
+            memcpy(ex->recv + ex->plan->peer[4 * i + 2],
+                   ex->send + ex->plan->peer[4 * ex->self_src[i]], ex->plan->peer[4 * i + 3]);
+}
+
+HST__HDEF hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                             hst_buffer *const *quantities,
+                                             size_t num_wait, const hst_event *wait)
+{
+    hst_event e1 = NULL, e2 = NULL;
+    hst_result r;
+    if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->rreq);
+    r = hst_halo_pack(ex->plan, q, n, quantities, num_wait, wait, &e1);
+    if (r == HST_SUCCESS)
+        r = hst_halo_download(ex->plan, q, HST_HALO_ALL_PEERS, e1 ? 1 : 0, &e1, &e2);
+    if (r == HST_SUCCESS) r = hst_event_wait(1, &e2);
+    hst_event_release(e1);
+    hst_event_release(e2);
+    if (r != HST_SUCCESS) {   /* the posted receives must not dangle */
+        size_t i;
+        for (i = 0; i < ex->nmsg; ++i) { MPI_Cancel(&ex->rreq[i]); MPI_Wait(&ex->rreq[i], MPI_STATUS_IGNORE); }
+        return r;
+    }
+    hst__halo_self_copies(ex);
+    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->sreq);
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                              hst_buffer *const *quantities, hst_event *out)
+{
+    size_t i, k = 0;
+    hst_result r = HST_SUCCESS;
+    if (out) *out = NULL;
+    if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < ex->n; ++i)      /* same-process segments are already in the mirror */
+        if (ex->self_src[i] != SIZE_MAX && r == HST_SUCCESS)
+            r = hst_halo_upload(ex->plan, q, i, 0, NULL, &ex->ups[k++]);
+    for (i = 0; i < ex->nmsg; ++i) {   /* upload each message as it arrives */
+        int idx = MPI_UNDEFINED;
+        MPI_Waitany((int)ex->nmsg, ex->rreq, &idx, MPI_STATUS_IGNORE);
+        if (idx != MPI_UNDEFINED && r == HST_SUCCESS)
+            r = hst_halo_upload(ex->plan, q, ex->msg_peer[idx], 0, NULL, &ex->ups[k++]);
+    }
+    if (r == HST_SUCCESS) r = hst_halo_unpack(ex->plan, q, n, quantities, k, ex->ups, out);
+    for (i = 0; i < k; ++i) { hst_event_release(ex->ups[i]); ex->ups[i] = NULL; }
+    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->sreq, MPI_STATUSES_IGNORE);
+    return r;
+}
+
+HST__HDEF hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t n,
+                                                  void *const *quantities, const size_t *bytes)
+{
+    hst_result r;
+    if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst_halo_pack_host(ex->plan, n, quantities, bytes, ex->send)) != HST_SUCCESS) return r;
+    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->rreq);
+    hst__halo_self_copies(ex);
+    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->sreq);
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_t n,
+                                                   void *const *quantities, const size_t *bytes)
+{
+    hst_result r;
+    if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->rreq, MPI_STATUSES_IGNORE);
+    r = hst_halo_unpack_host(ex->plan, n, quantities, bytes, ex->recv);
+    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->sreq, MPI_STATUSES_IGNORE);
+    return r;
+}
+#endif /* HST_HALO_MPI */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HST_HALO_IMPLEMENTATION */

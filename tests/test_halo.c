@@ -1,0 +1,896 @@
+/* tests/test_halo.c — halo.h: NDSL regions, rotated pack -> unpack round trips for every
+   rotation, dimension order, interface dims, halo widths 1 and 3, padding 0 and 1, scalars and
+   vectors, checked cell by cell against an independent host reference written from
+   REFERENCE.md section 5; host path and device bytes identical; one launch per pack and per
+   unpack; a whole cubed sphere (6 tiles of 2 x 2 ranks) exchanged in one process with a unique
+   value per (tile, i, j, k, component); the partitioner's symmetry; every error path by result
+   code and log item.
+
+   Runs once per device (HST_DEVICE picks); in HST_NO_OPENCL builds on the host device. */
+#define HST_IMPLEMENTATION
+#include "halo.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- capturing logger --------------------------------------------------------------------- */
+typedef struct cap_log {
+    hst_log_item last_item;
+    unsigned counts[HST_LOG_ITEM_COUNT];
+    char last_message[1024];
+} cap_log;
+
+static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
+{
+    cap_log *c = (cap_log *)user;
+    (void)level;
+    c->last_item = item;
+    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
+    snprintf(c->last_message, sizeof c->last_message, "%s", message);
+}
+
+#define assert_result_logged(r, code, log, item) do {                                         \
+        assert_int_equal((r), (code));                                                        \
+        assert_true((log)->counts[(item)] >= 1);                                              \
+        assert_int_equal((log)->last_item, (item));                                           \
+    } while (0)
+
+typedef struct fixture {
+    hst_backend *be;
+    cap_log log;
+} fixture;
+
+static int group_setup(void **state)
+{
+    fixture *f = (fixture *)calloc(1, sizeof *f);
+    hst_backend_desc desc;
+    if (!f) return -1;
+    memset(&desc, 0, sizeof desc);
+    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) { free(f); return -1; }
+    *state = f;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *f = (fixture *)*state;
+    int leaked = hst_pool_get_stats(hst_backend_pool(f->be)).active_blocks != 0;
+    hst_backend_destroy(f->be);
+    free(f);
+    return leaked ? -1 : 0;
+}
+
+static int test_setup(void **state)
+{
+    fixture *f = (fixture *)*state;
+    memset(&f->log, 0, sizeof f->log);
+    return 0;
+}
+
+#define FIX(state) ((fixture *)*(state))
+
+static hst_halo_plan_desc plan_desc(size_t nq, const hst_halo_layout *l, size_t ns,
+                                    const hst_halo_spec *s, size_t npeers, cap_log *log)
+{
+    hst_halo_plan_desc d;
+    memset(&d, 0, sizeof d);
+    d.n_quantities = nq;
+    d.layouts = l;
+    d.n_specs = ns;
+    d.specs = s;
+    d.n_peers = npeers;
+    if (log) { d.logger = cap_logger; d.log_user = log; }
+    return d;
+}
+
+/* ---- independent reference (REFERENCE.md section 5) ---------------------------------------- */
+static void ref_strides(const hst_halo_layout *l, size_t st[4])
+{
+    int d;
+    if (l->strides[0] || (l->ndim > 1 && l->strides[1])) {
+        for (d = 0; d < 4; d++) st[d] = l->strides[d];
+        return;
+    }
+    st[l->ndim - 1] = 1;
+    for (d = (int)l->ndim - 2; d >= 0; d--) st[d] = st[d + 1] * l->shape[d + 1];
+}
+
+static size_t ref_bytes(const hst_halo_layout *l)
+{
+    size_t st[4], e = 1;
+    unsigned d;
+    ref_strides(l, st);
+    for (d = 0; d < l->ndim; d++) e += (l->shape[d] - 1) * st[d];
+    return e * l->elem_bytes;
+}
+
+static int ref_pos(const hst_halo_layout *l, char axis)
+{
+    unsigned d;
+    for (d = 0; d < l->ndim; d++) {
+        hst_halo_dim r = l->dims[d];
+        if (axis == 'x' && (r == HST_HALO_DIM_X || r == HST_HALO_DIM_X_INTERFACE)) return (int)d;
+        if (axis == 'y' && (r == HST_HALO_DIM_Y || r == HST_HALO_DIM_Y_INTERFACE)) return (int)d;
+    }
+    return -1;
+}
+
+/* NDSL's regions: edges without corners, n x n corners; ov = 1 on interface dims. */
+static void ref_region(const hst_halo_layout *l, int b, int recv, hst_halo_region *out)
+{
+    /* W E N S NW NE SW SE: x side, y side (-1 low, +1 high) */
+    static const int xs[8] = {-1, 1, 0, 0, -1, 1, -1, 1}, ys[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+    unsigned d;
+    memset(out, 0, sizeof *out);
+    for (d = 0; d < l->ndim; d++) {
+        long o = (long)l->origin[d], e = o + (long)l->extent[d], n = (long)l->n_halo;
+        long ov = (l->dims[d] == HST_HALO_DIM_X_INTERFACE || l->dims[d] == HST_HALO_DIM_Y_INTERFACE);
+        int side = 0;
+        if ((int)d == ref_pos(l, 'x')) side = xs[b];
+        if ((int)d == ref_pos(l, 'y')) side = ys[b];
+        if (side == 0) { out->start[d] = (size_t)o; out->stop[d] = (size_t)e; }
+        else if (side < 0 && !recv) { out->start[d] = (size_t)(o + ov); out->stop[d] = (size_t)(o + ov + n); }
+        else if (side < 0) { out->start[d] = (size_t)(o - n); out->stop[d] = (size_t)o; }
+        else if (!recv) { out->start[d] = (size_t)(e - ov - n); out->stop[d] = (size_t)(e - ov); }
+        else { out->start[d] = (size_t)e; out->stop[d] = (size_t)(e + n); }
+    }
+}
+
+/* Negation of one element, written from its bytes (little-endian): float flips the top bit of
+   the last byte; int subtracts from zero byte by byte with borrow. */
+static void ref_negate(unsigned char *p, size_t es, hst_halo_number number)
+{
+    size_t i;
+    if (number == HST_HALO_FLOAT) { p[es - 1] ^= 0x80; return; }
+    {
+        unsigned borrow = 0;
+        for (i = 0; i < es; i++) {
+            unsigned v = 0u - (unsigned)p[i] - borrow;
+            borrow = ((unsigned)p[i] + borrow) != 0;
+            p[i] = (unsigned char)v;
+        }
+    }
+}
+
+typedef struct buf { unsigned char *p; size_t n, cap; } buf;
+
+static void buf_put(buf *b, const void *src, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = (unsigned char *)realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+
+/* Appends region reg of quantity q (layout l), counter-rotated by r using the x layout's
+   horizontal dims (lr), in C order over T's index, possibly negated. */
+static void ref_pack_component(buf *out, const hst_halo_layout *lr, const hst_halo_layout *l,
+                               const unsigned char *q, const hst_halo_region *reg, unsigned r,
+                               int negate)
+{
+    size_t st[4], S[4] = {1, 1, 1, 1}, T[4] = {1, 1, 1, 1}, t[4], s[4], total = 1, idx, k;
+    int px = ref_pos(lr, 'x'), py = ref_pos(lr, 'y');
+    unsigned d, nd = l->ndim;
+    unsigned char el[16];
+    ref_strides(l, st);
+    for (d = 0; d < nd; d++) { S[d] = reg->stop[d] - reg->start[d]; T[d] = S[d]; total *= S[d]; }
+    r &= 3;
+    if (px >= 0 && py >= 0 && (r & 1)) { T[px] = S[py]; T[py] = S[px]; }
+    for (idx = 0; idx < total; idx++) {
+        size_t rem = idx, off = 0;
+        for (d = nd; d-- > 0;) { t[d] = rem % T[d]; rem /= T[d]; }
+        for (d = 0; d < nd; d++) s[d] = t[d];
+        if (px >= 0 && py >= 0) {
+            size_t a = t[px], b = t[py], nx = S[px], ny = S[py];
+            if (r == 1) { s[px] = b; s[py] = ny - 1 - a; }
+            if (r == 2) { s[px] = nx - 1 - a; s[py] = ny - 1 - b; }
+            if (r == 3) { s[px] = nx - 1 - b; s[py] = a; }
+        } else if (px >= 0) {
+            if (r == 2 || r == 3) s[px] = S[px] - 1 - t[px];
+        } else if (py >= 0) {
+            if (r == 1 || r == 2) s[py] = S[py] - 1 - t[py];
+        }
+        for (d = 0; d < nd; d++) off += (reg->start[d] + s[d]) * st[d];
+        for (k = 0; k < l->elem_bytes; k++) el[k] = q[off * l->elem_bytes + k];
+        if (negate) ref_negate(el, l->elem_bytes, l->number);
+        buf_put(out, el, l->elem_bytes);
+    }
+}
+
+/* The NDSL buffer of one peer. */
+static void ref_pack_peer(buf *out, const hst_halo_layout *ls, const hst_halo_spec *specs,
+                          size_t ns, size_t peer, unsigned char *const *qs)
+{
+    size_t i;
+    for (i = 0; i < ns; i++) {
+        const hst_halo_spec *s = &specs[i];
+        unsigned r = s->rotation & 3;
+        const hst_halo_layout *lx = &ls[s->quantity];
+        if (s->peer != peer) continue;
+        if (!s->vector) {
+            ref_pack_component(out, lx, lx, qs[s->quantity], &s->pack, r, 0);
+            continue;
+        }
+        {
+            const hst_halo_layout *ly = &ls[s->quantity_y];
+            const unsigned char *qx = qs[s->quantity], *qy = qs[s->quantity_y];
+            /* r=0: x', y'; r=1: -y', x'; r=2: -x', -y'; r=3: y', -x' */
+            if (r == 0) { ref_pack_component(out, lx, lx, qx, &s->pack, r, 0);
+                          ref_pack_component(out, lx, ly, qy, &s->pack_y, r, 0); }
+            if (r == 1) { ref_pack_component(out, lx, ly, qy, &s->pack_y, r, 1);
+                          ref_pack_component(out, lx, lx, qx, &s->pack, r, 0); }
+            if (r == 2) { ref_pack_component(out, lx, lx, qx, &s->pack, r, 1);
+                          ref_pack_component(out, lx, ly, qy, &s->pack_y, r, 1); }
+            if (r == 3) { ref_pack_component(out, lx, ly, qy, &s->pack_y, r, 0);
+                          ref_pack_component(out, lx, lx, qx, &s->pack, r, 1); }
+        }
+    }
+}
+
+/* Reads a peer's buffer into the unpack regions, C order, x slot then y slot. */
+static size_t ref_unpack_region(const unsigned char *src, const hst_halo_layout *l,
+                                unsigned char *q, const hst_halo_region *reg)
+{
+    size_t st[4], S[4] = {1, 1, 1, 1}, total = 1, idx;
+    unsigned d, nd = l->ndim;
+    ref_strides(l, st);
+    for (d = 0; d < nd; d++) { S[d] = reg->stop[d] - reg->start[d]; total *= S[d]; }
+    for (idx = 0; idx < total; idx++) {
+        size_t rem = idx, off = 0;
+        for (d = nd; d-- > 0;) { off += (reg->start[d] + rem % S[d]) * st[d]; rem /= S[d]; }
+        memcpy(q + off * l->elem_bytes, src + idx * l->elem_bytes, l->elem_bytes);
+    }
+    return total * l->elem_bytes;
+}
+
+static void ref_unpack_peer(const unsigned char *src, const hst_halo_layout *ls,
+                            const hst_halo_spec *specs, size_t ns, size_t peer,
+                            unsigned char *const *qs)
+{
+    size_t i;
+    for (i = 0; i < ns; i++) {
+        const hst_halo_spec *s = &specs[i];
+        if (s->peer != peer) continue;
+        src += ref_unpack_region(src, &ls[s->quantity], qs[s->quantity], &s->unpack);
+        if (s->vector)
+            src += ref_unpack_region(src, &ls[s->quantity_y], qs[s->quantity_y], &s->unpack_y);
+    }
+}
+
+static uint64_t rng_state;
+static unsigned char rng_byte(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned char)(rng_state >> 56);
+}
+
+/* ---- a configurable case ------------------------------------------------------------------- */
+enum { ORDER_ZYX, ORDER_YX, ORDER_XYZ, ORDER_XZY, ORDER_ZX, ORDER_Y, ORDER_COUNT };
+
+/* role of the x dim, of the y dim */
+static hst_halo_layout make_layout(int order, hst_halo_dim xr, hst_halo_dim yr, size_t n,
+                                   size_t pad, size_t es, hst_halo_number number)
+{
+    static const char orders[ORDER_COUNT][4] = {"zyx", "yx", "xyz", "xzy", "zx", "y"};
+    const size_t nx = 5, ny = 4, nz = 3;
+    hst_halo_layout l;
+    unsigned d;
+    memset(&l, 0, sizeof l);
+    l.ndim = (unsigned)strlen(orders[order]);
+    l.elem_bytes = es;
+    l.number = number;
+    l.n_halo = n;
+    for (d = 0; d < l.ndim; d++) {
+        char a = orders[order][d];
+        if (a == 'z') {
+            l.dims[d] = HST_HALO_DIM_Z; l.origin[d] = 0; l.extent[d] = nz; l.shape[d] = nz + pad;
+        } else {
+            hst_halo_dim role = a == 'x' ? xr : yr;
+            size_t ext = (a == 'x' ? nx : ny) +
+                         (role == HST_HALO_DIM_X_INTERFACE || role == HST_HALO_DIM_Y_INTERFACE);
+            l.dims[d] = role; l.origin[d] = n; l.extent[d] = ext; l.shape[d] = ext + 2 * n + pad;
+        }
+    }
+    if (pad) {   /* explicit padded strides: each row one element longer than the shape */
+        size_t s = 1;
+        for (d = l.ndim; d-- > 0;) { l.strides[d] = s; s *= l.shape[d] + pad; }
+    }
+    return l;
+}
+
+typedef struct hcase {
+    size_t nq;
+    hst_halo_layout l[2];
+    hst_halo_spec specs[8];
+    size_t ns, npeers;
+} hcase;
+
+/* Specs for every boundary the layout has, one peer each, rotation r. */
+static int build_case(hcase *c, int order, int staggered, int vector, size_t n, size_t pad,
+                      size_t es, hst_halo_number number, unsigned r)
+{
+    int b;
+    memset(c, 0, sizeof *c);
+    if (!vector) {
+        c->nq = 1;
+        c->l[0] = make_layout(order, staggered ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X,
+                              HST_HALO_DIM_Y, n, pad, es, number);
+    } else {
+        c->nq = 2;   /* D-grid when staggered: u on y_interface, v on x_interface */
+        c->l[0] = make_layout(order, HST_HALO_DIM_X, staggered ? HST_HALO_DIM_Y_INTERFACE : HST_HALO_DIM_Y,
+                              n, pad, es, number);
+        c->l[1] = make_layout(order, staggered ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X, HST_HALO_DIM_Y,
+                              n, pad, es, number);
+    }
+    for (b = 0; b < 8; b++) {
+        hst_halo_spec *s = &c->specs[c->ns];
+        hst_result res = vector ? hst_halo_spec_vector(&c->l[0], 0, &c->l[1], 1, (hst_halo_boundary)b,
+                                                       r, c->ns, s)
+                                : hst_halo_spec_scalar(&c->l[0], 0, (hst_halo_boundary)b, r, c->ns, s);
+        if (res != HST_SUCCESS) continue;   /* a boundary the layout lacks (1 horizontal dim) */
+        /* the regions agree with the reference's */
+        {
+            hst_halo_region a, z;
+            ref_region(&c->l[0], b, 0, &a);
+            ref_region(&c->l[0], b, 1, &z);
+            assert_memory_equal(&a, &s->pack, sizeof a);
+            assert_memory_equal(&z, &s->unpack, sizeof z);
+        }
+        c->ns++;
+    }
+    c->npeers = c->ns;
+    return (int)c->ns;
+}
+
+/* Runs one case: device pack vs reference (per peer), host pack vs device bytes, then the round
+   trip (send -> recv per peer, unpack) vs the reference unpack over the whole arrays. */
+static void run_case(fixture *f, hcase *c)
+{
+    hst_halo_plan_desc d = plan_desc(c->nq, c->l, c->ns, c->specs, c->npeers, &f->log);
+    hst_halo_plan *plan;
+    unsigned char *host[2] = {NULL, NULL}, *ref[2] = {NULL, NULL}, *got;
+    hst_buffer *dev[2] = {NULL, NULL};
+    size_t bytes[2] = {0, 0}, i, p;
+    unsigned char *sendb, *hostb;
+    hst_halo_stats st;
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    st = hst_halo_plan_stats(plan);
+    for (i = 0; i < c->nq; i++) {
+        size_t k;
+        assert_int_equal(hst_halo_layout_bytes(&c->l[i], &bytes[i]), HST_SUCCESS);
+        assert_int_equal(bytes[i], ref_bytes(&c->l[i]));
+        host[i] = (unsigned char *)malloc(bytes[i]);
+        ref[i] = (unsigned char *)malloc(bytes[i]);
+        for (k = 0; k < bytes[i]; k++) host[i][k] = rng_byte();
+        memcpy(ref[i], host[i], bytes[i]);
+        assert_int_equal(hst_buffer_create(f->be, bytes[i], 0, &dev[i]), HST_SUCCESS);
+        assert_int_equal(hst_write(hst_backend_queue(f->be), dev[i], 0, host[i], bytes[i], 1, 0,
+                                   NULL, NULL), HST_SUCCESS);
+    }
+    /* pack: one launch */
+    assert_int_equal(hst_halo_pack(plan, NULL, c->nq, dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_synchronize(plan), HST_SUCCESS);
+    assert_true(hst_halo_plan_ready(plan));
+    assert_int_equal(hst_halo_plan_stats(plan).pack_launches, 1);
+    sendb = (unsigned char *)malloc(st.send_bytes);
+    hostb = (unsigned char *)malloc(st.send_bytes);
+    assert_int_equal(hst_read(hst_backend_queue(f->be), hst_halo_plan_send_buffer(plan), 0, sendb,
+                              st.send_bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    for (p = 0; p < c->npeers; p++) {
+        buf rb = {NULL, 0, 0};
+        size_t so, sb, ro, rbytes;
+        assert_int_equal(hst_halo_plan_peer(plan, p, &so, &sb, &ro, &rbytes), HST_SUCCESS);
+        ref_pack_peer(&rb, c->l, c->specs, c->ns, p, host);
+        assert_int_equal(sb, rb.n);
+        assert_int_equal(rbytes, rb.n);     /* symmetric per peer here */
+        assert_int_equal(so % HST_HALO_PEER_ALIGN, 0);
+        assert_memory_equal(sendb + so, rb.p, rb.n);
+        ref_unpack_peer(rb.p, c->l, c->specs, c->ns, p, ref);
+        free(rb.p);
+    }
+    /* host path: same bytes (the padding between peers is not written: compare segments) */
+    memset(hostb, 0, st.send_bytes);
+    assert_int_equal(hst_halo_pack_host(plan, c->nq, (void *const *)host, bytes, hostb), HST_SUCCESS);
+    for (p = 0; p < c->npeers; p++) {
+        size_t so, sb;
+        hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL);
+        assert_memory_equal(hostb + so, sendb + so, sb);
+    }
+    /* round trip on the device: each peer's send segment into its receive segment */
+    for (p = 0; p < c->npeers; p++)
+        assert_int_equal(hst_halo_copy_peer(plan, p, plan, p, NULL, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack(plan, NULL, c->nq, dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_stats(plan).unpack_launches, 1);
+    for (i = 0; i < c->nq; i++) {
+        got = (unsigned char *)malloc(bytes[i]);
+        assert_int_equal(hst_read(hst_backend_queue(f->be), dev[i], 0, got, bytes[i], 1, 0, NULL,
+                                  NULL), HST_SUCCESS);
+        assert_memory_equal(got, ref[i], bytes[i]);     /* halos, and nothing else, changed */
+        free(got);
+    }
+    /* host unpack of the host pack gives the same arrays */
+    assert_int_equal(hst_halo_unpack_host(plan, c->nq, (void *const *)host, bytes, hostb), HST_SUCCESS);
+    for (i = 0; i < c->nq; i++) assert_memory_equal(host[i], ref[i], bytes[i]);
+    free(sendb);
+    free(hostb);
+    for (i = 0; i < c->nq; i++) { free(host[i]); free(ref[i]); hst_buffer_destroy(dev[i]); }
+    hst_halo_plan_destroy(plan);
+}
+
+/* ============================================================================================ */
+static void test_regions(void **state)
+{
+    hst_halo_layout l = make_layout(ORDER_ZYX, HST_HALO_DIM_X_INTERFACE, HST_HALO_DIM_Y, 3, 0, 4,
+                                    HST_HALO_FLOAT);
+    hst_halo_region r;
+    (void)state;
+    /* x_interface: origin 3, extent 6 -> e = 9; W send [4, 7), receive [0, 3); E send [5, 8),
+       receive [9, 12); y (extent 4, e = 7) spans [3, 7) on W/E; z spans [0, 3) */
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 4); assert_int_equal(r.stop[2], 7);
+    assert_int_equal(r.start[1], 3); assert_int_equal(r.stop[1], 7);
+    assert_int_equal(r.start[0], 0); assert_int_equal(r.stop[0], 3);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 1, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 0); assert_int_equal(r.stop[2], 3);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_EAST, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 5); assert_int_equal(r.stop[2], 8);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_EAST, 1, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 9); assert_int_equal(r.stop[2], 12);
+    /* N edge: x spans the interface extent [3, 9); y send [4, 7), receive [7, 10) */
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 3); assert_int_equal(r.stop[2], 9);
+    assert_int_equal(r.start[1], 4); assert_int_equal(r.stop[1], 7);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 1, &r), HST_SUCCESS);
+    assert_int_equal(r.start[1], 7); assert_int_equal(r.stop[1], 10);
+    /* SE corner: 3 x 3, x send [5, 8), y send [3, 6) */
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_SOUTHEAST, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[2], 5); assert_int_equal(r.stop[2], 8);
+    assert_int_equal(r.start[1], 3); assert_int_equal(r.stop[1], 6);
+    /* out of range: a halo wider than the origin leaves the allocation */
+    l.n_halo = 4;
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_EAST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
+    /* a boundary the layout cannot have */
+    l = make_layout(ORDER_ZX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 4, HST_HALO_FLOAT);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 0, &r), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 0, &r), HST_SUCCESS);
+}
+
+/* Every rotation, dims order, interface dims, halo 1 and 3, padding 0 and 1, scalar/vector. */
+static void test_round_trips(void **state)
+{
+    fixture *f = FIX(state);
+    static const size_t sizes[3] = {4, 8, 2};
+    int order, stag, vec, ni, pad;
+    unsigned r, count = 0;
+    hcase c;
+    rng_state = 12345;
+    for (order = 0; order < ORDER_COUNT; order++)
+        for (stag = 0; stag < 2; stag++)
+            for (vec = 0; vec < 2; vec++)
+                for (ni = 0; ni < 2; ni++)
+                    for (pad = 0; pad < 2; pad++)
+                        for (r = 0; r < 4; r++) {
+                            size_t es = sizes[count % 3];
+                            hst_halo_number num = (count % 5 == 0) ? HST_HALO_INT : HST_HALO_FLOAT;
+                            if ((order == ORDER_ZX || order == ORDER_Y) && stag) continue;
+                            build_case(&c, order, stag, vec, ni ? 3 : 1, (size_t)pad, es, num, r);
+                            assert_true(c.ns == 8 || ((order == ORDER_ZX || order == ORDER_Y) &&
+                                                      c.ns == 2));
+                            run_case(f, &c);
+                            count++;
+                        }
+    assert_int_equal(count, 4 * 2 * 2 * 2 * 2 * 4 + 2 * 2 * 2 * 2 * 4);
+}
+
+/* All element sizes, and int vectors with 1-byte elements. */
+static void test_element_sizes(void **state)
+{
+    fixture *f = FIX(state);
+    static const size_t sizes[5] = {1, 2, 4, 8, 16};
+    hcase c;
+    int i;
+    unsigned r;
+    rng_state = 777;
+    for (i = 0; i < 5; i++)
+        for (r = 0; r < 4; r++) {
+            build_case(&c, ORDER_ZYX, 0, 0, 2, 1, sizes[i], HST_HALO_FLOAT, r);
+            run_case(f, &c);
+            if (sizes[i] != 16) {
+                build_case(&c, ORDER_XYZ, 1, 1, 2, 0, sizes[i], HST_HALO_INT, r);
+                run_case(f, &c);
+            }
+        }
+}
+
+/* 10 scalars and 2 vectors, all 8 boundaries: one launch each way, and specs of several
+   quantities per peer in NDSL's boundary-major order. */
+static void test_one_launch(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout l[14];
+    hst_halo_spec specs[8 * 12];
+    hst_buffer *q[14];
+    hst_halo_plan *plan;
+    hst_halo_plan_desc d;
+    hst_halo_stats st;
+    size_t i, ns = 0, bytes = 0;
+    int b;
+    for (i = 0; i < 14; i++) l[i] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 3, 0, 4,
+                                               HST_HALO_FLOAT);
+    for (b = 0; b < 8; b++) {
+        for (i = 0; i < 10; i++)
+            assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, (unsigned)b,
+                                                  (size_t)b, &specs[ns++]), HST_SUCCESS);
+        for (i = 10; i < 14; i += 2)
+            assert_int_equal(hst_halo_spec_vector(&l[i], i, &l[i + 1], i + 1, (hst_halo_boundary)b,
+                                                  (unsigned)b, (size_t)b, &specs[ns++]), HST_SUCCESS);
+    }
+    d = plan_desc(14, l, ns, specs, 8, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
+    for (i = 0; i < 14; i++) {
+        float v = (float)i;
+        assert_int_equal(hst_buffer_create(f->be, bytes, 0, &q[i]), HST_SUCCESS);
+        assert_int_equal(hst_fill(hst_backend_queue(f->be), q[i], &v, 4, 0, bytes, 0, NULL, NULL),
+                         HST_SUCCESS);
+    }
+    st = hst_halo_plan_stats(plan);
+    assert_int_equal(st.pack_slots, 8 * 14);
+    assert_int_equal(st.pack_launches, 0);
+    for (i = 0; i < 3; i++) {
+        hst_event e1 = NULL, e2 = NULL;
+        assert_int_equal(hst_halo_pack(plan, NULL, 14, q, 0, NULL, &e1), HST_SUCCESS);
+        assert_int_equal(hst_halo_copy_peer(plan, 0, plan, 0, NULL, 1, &e1, NULL), HST_SUCCESS);
+        assert_int_equal(hst_halo_unpack(plan, NULL, 14, q, 1, &e1, &e2), HST_SUCCESS);
+        assert_int_equal(hst_event_wait(1, &e2), HST_SUCCESS);
+        hst_event_release(e1);
+        hst_event_release(e2);
+        st = hst_halo_plan_stats(plan);
+        assert_int_equal(st.pack_launches, i + 1);
+        assert_int_equal(st.unpack_launches, i + 1);
+    }
+    /* peer 1 (east) holds 10 scalar segments of 3 x 4 x 3 then 2 vectors of 2 slots each */
+    {
+        size_t so, sb;
+        assert_int_equal(hst_halo_plan_peer(plan, 1, &so, &sb, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(sb, (10 + 4) * 3 * 4 * 3 * 4);
+    }
+    for (i = 0; i < 14; i++) hst_buffer_destroy(q[i]);
+    hst_halo_plan_destroy(plan);
+}
+
+/* ---- the cubed sphere ---------------------------------------------------------------------- */
+/* The test's own statement of the tile connections (REFERENCE.md section 5): a cell (i, j) just
+   outside tile t (N x N cells) lies on tile *tn at (*in, *jn); *r is the rotation crossing. */
+static int fold_cell(int t, long i, long j, long N, int *tn, long *in, long *jn, unsigned *r)
+{
+    int even = t % 2 == 0;
+    *tn = t; *in = i; *jn = j; *r = 0;
+    if ((i < 0 || i >= N) && (j < 0 || j >= N)) return 0;      /* beyond a cube vertex */
+    if (i < 0) {          /* west: even -> t-2 entering across its north (r 1); odd -> t-1 */
+        if (even) { *tn = (t + 4) % 6; *r = 1; *in = N - 1 - j; *jn = N + i; }
+        else { *tn = t - 1; *in = N + i; }
+    } else if (i >= N) {  /* east: even -> t+1; odd -> t+2 entering across its south (r 1) */
+        if (even) { *tn = t + 1; *in = i - N; }
+        else { *tn = (t + 2) % 6; *r = 1; *in = N - 1 - j; *jn = i - N; }
+    } else if (j >= N) {  /* north: even -> t+2 entering across its west (r 3); odd -> t+1 */
+        if (even) { *tn = (t + 2) % 6; *r = 3; *in = j - N; *jn = N - 1 - i; }
+        else { *tn = (t + 1) % 6; *jn = j - N; }
+    } else if (j < 0) {   /* south: even -> t-1; odd -> t-2 entering across its east (r 3) */
+        if (even) { *tn = (t + 5) % 6; *jn = N + j; }
+        else { *tn = (t + 4) % 6; *r = 3; *in = N + j; *jn = N - 1 - i; }
+    }
+    return 1;
+}
+
+static double cs_value(int t, long i, long j, long k, int comp)
+{
+    return (double)((((t * 64 + i) * 64 + j) * 8 + k) * 4 + comp + 1);
+}
+
+#define CS_NX 4
+#define CS_NZ 2
+#define CS_H 2
+#define CS_SENTINEL (-0.5)
+
+static void test_cubed_sphere_partitioner(void **state)
+{
+    size_t L;
+    (void)state;
+    for (L = 1; L <= 3; L++) {
+        int rank, b, vertices = 0;
+        for (rank = 0; rank < (int)(6 * L * L); rank++)
+            for (b = 0; b < 8; b++) {
+                hst_cubed_sphere_neighbor nb, back;
+                assert_int_equal(hst_cubed_sphere_neighbor_of(L, rank, (hst_halo_boundary)b, &nb),
+                                 HST_SUCCESS);
+                if (nb.rank < 0) { vertices++; assert_true(b >= 4); continue; }
+                assert_int_equal(hst_cubed_sphere_neighbor_of(L, nb.rank, nb.boundary, &back),
+                                 HST_SUCCESS);
+                assert_int_equal(back.rank, rank);
+                assert_int_equal(back.boundary, b);
+                assert_int_equal((back.rotation + nb.rotation) % 4, 0);
+            }
+        /* 8 cube vertices, 3 tiles each: 24 rank corners without a neighbour */
+        assert_int_equal(vertices, 24);
+    }
+    {   /* the rotations of the text: tile 0 (even) west 1, north 3; tile 1 (odd) east 1, south 3 */
+        hst_cubed_sphere_neighbor nb;
+        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_WEST, &nb);
+        assert_int_equal(nb.rank, 4); assert_int_equal(nb.rotation, 1);
+        assert_int_equal(nb.boundary, HST_HALO_NORTH);
+        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_NORTH, &nb);
+        assert_int_equal(nb.rank, 2); assert_int_equal(nb.rotation, 3);
+        assert_int_equal(nb.boundary, HST_HALO_WEST);
+        hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_EAST, &nb);
+        assert_int_equal(nb.rank, 3); assert_int_equal(nb.rotation, 1);
+        hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_SOUTH, &nb);
+        assert_int_equal(nb.rank, 5); assert_int_equal(nb.rotation, 3);
+        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_EAST, &nb);
+        assert_int_equal(nb.rank, 1); assert_int_equal(nb.rotation, 0);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 6, HST_HALO_EAST, &nb),
+                         HST_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/* 6 tiles of 2 x 2 ranks, all 24 in one process: a scalar and a vector, unique values. */
+static void test_cubed_sphere_exchange(void **state)
+{
+    fixture *f = FIX(state);
+    enum { L = 2, R = 6 * L * L, NQ = 3 };
+    const long N = L * CS_NX, S = CS_NX + 2 * CS_H;
+    hst_halo_layout lay[NQ];
+    hst_halo_field fields[2];
+    hst_halo_spec specs[R][16];
+    hst_cubed_sphere_neighbor peers[R][8];
+    hst_halo_boundary pb[R][8];
+    size_t ns[R], np[R], bytes = 0, q, p;
+    hst_halo_plan *plans[R];
+    hst_buffer *dev[R][NQ];
+    double *h = NULL;
+    int rank;
+    for (q = 0; q < NQ; q++) {
+        memset(&lay[q], 0, sizeof lay[q]);
+        lay[q].ndim = 3; lay[q].elem_bytes = 8; lay[q].n_halo = CS_H;
+        lay[q].dims[0] = HST_HALO_DIM_Z; lay[q].dims[1] = HST_HALO_DIM_Y; lay[q].dims[2] = HST_HALO_DIM_X;
+        lay[q].shape[0] = CS_NZ; lay[q].shape[1] = lay[q].shape[2] = (size_t)S;
+        lay[q].origin[1] = lay[q].origin[2] = CS_H;
+        lay[q].extent[0] = CS_NZ; lay[q].extent[1] = lay[q].extent[2] = CS_NX;
+    }
+    fields[0].quantity = 0; fields[0].vector = 0; fields[0].quantity_y = 0;
+    fields[1].quantity = 1; fields[1].vector = 1; fields[1].quantity_y = 2;
+    assert_int_equal(hst_halo_layout_bytes(&lay[0], &bytes), HST_SUCCESS);
+    h = (double *)malloc(bytes);
+    for (rank = 0; rank < R; rank++) {
+        hst_halo_plan_desc d;
+        int t = rank / (L * L), rx = rank % (L * L) % L, ry = rank % (L * L) / L;
+        assert_int_equal(hst_cubed_sphere_specs(L, rank, 2, fields, lay, specs[rank], &ns[rank],
+                                                peers[rank], pb[rank], &np[rank]), HST_SUCCESS);
+        assert_int_equal(np[rank], 7);   /* a 2 x 2 tile: each rank touches one cube vertex */
+        d = plan_desc(NQ, lay, ns[rank], specs[rank], np[rank], &f->log);
+        assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
+        for (q = 0; q < NQ; q++) {
+            long k, j, i;
+            for (k = 0; k < CS_NZ; k++)
+                for (j = 0; j < S; j++)
+                    for (i = 0; i < S; i++) {
+                        int inside = i >= CS_H && i < CS_H + CS_NX && j >= CS_H && j < CS_H + CS_NX;
+                        h[(k * S + j) * S + i] = inside
+                            ? cs_value(t, rx * CS_NX + i - CS_H, ry * CS_NX + j - CS_H, k, (int)q)
+                            : CS_SENTINEL;
+                    }
+            assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[rank][q]), HST_SUCCESS);
+            assert_int_equal(hst_write(hst_backend_queue(f->be), dev[rank][q], 0, h, bytes, 1, 0,
+                                       NULL, NULL), HST_SUCCESS);
+        }
+    }
+    for (rank = 0; rank < R; rank++)
+        assert_int_equal(hst_halo_pack(plans[rank], NULL, NQ, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+    for (rank = 0; rank < R; rank++)
+        for (p = 0; p < np[rank]; p++) {
+            int to = peers[rank][p].rank;
+            size_t tp;
+            for (tp = 0; tp < np[to]; tp++) if (pb[to][tp] == peers[rank][p].boundary) break;
+            assert_true(tp < np[to]);
+            assert_int_equal(peers[to][tp].rank, rank);
+            assert_int_equal(hst_halo_copy_peer(plans[rank], p, plans[to], tp, NULL, 0, NULL, NULL),
+                             HST_SUCCESS);
+        }
+    for (rank = 0; rank < R; rank++)
+        assert_int_equal(hst_halo_unpack(plans[rank], NULL, NQ, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+    for (rank = 0; rank < R; rank++) {
+        int t = rank / (L * L), rx = rank % (L * L) % L, ry = rank % (L * L) / L;
+        double *v[NQ];
+        long k, j, i;
+        for (q = 0; q < NQ; q++) {
+            v[q] = (double *)malloc(bytes);
+            assert_int_equal(hst_read(hst_backend_queue(f->be), dev[rank][q], 0, v[q], bytes, 1, 0,
+                                      NULL, NULL), HST_SUCCESS);
+        }
+        for (k = 0; k < CS_NZ; k++)
+            for (j = 0; j < S; j++)
+                for (i = 0; i < S; i++) {
+                    long gi = rx * CS_NX + i - CS_H, gj = ry * CS_NX + j - CS_H, in, jn;
+                    size_t at = (size_t)((k * S + j) * S + i);
+                    int tn;
+                    unsigned r;
+                    double es, eu, ev, su, sv;
+                    if (!fold_cell(t, gi, gj, N, &tn, &in, &jn, &r)) {
+                        for (q = 0; q < NQ; q++) assert_true(v[q][at] == CS_SENTINEL);
+                        continue;
+                    }
+                    es = cs_value(tn, in, jn, k, 0);
+                    su = cs_value(tn, in, jn, k, 1);
+                    sv = cs_value(tn, in, jn, k, 2);
+                    /* the sender packed with its own rotation toward us, (4 - r) mod 4, and
+                       its components turn with it: 1 (-v, u), 2 (-u, -v), 3 (v, -u) */
+                    r = (4 - r) % 4;
+                    eu = r == 0 ? su : r == 1 ? -sv : r == 2 ? -su : sv;
+                    ev = r == 0 ? sv : r == 1 ? su : r == 2 ? -sv : -su;
+                    if (v[0][at] != es || v[1][at] != eu || v[2][at] != ev)
+                        fail_msg("rank %d cell (k %ld, j %ld, i %ld): got (%g, %g, %g), want "
+                                 "(%g, %g, %g)", rank, k, j, i, v[0][at], v[1][at], v[2][at],
+                                 es, eu, ev);
+                }
+        for (q = 0; q < NQ; q++) free(v[q]);
+    }
+    for (rank = 0; rank < R; rank++) {
+        for (q = 0; q < NQ; q++) hst_buffer_destroy(dev[rank][q]);
+        hst_halo_plan_destroy(plans[rank]);
+    }
+    free(h);
+}
+
+/* ---- errors -------------------------------------------------------------------------------- */
+static void test_errors(void **state)
+{
+    fixture *f = FIX(state);
+    cap_log *log = &f->log;
+    hst_halo_layout l = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 4,
+                                    HST_HALO_FLOAT), bad;
+    hst_halo_layout lv[2];
+    hst_halo_spec s, sv;
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan = NULL;
+    hst_buffer *small = NULL, *ok = NULL, *qs[2];
+    size_t bytes = 0;
+    void *hq[1];
+    unsigned char *hb;
+    assert_int_equal(hst_halo_spec_scalar(&l, 0, HST_HALO_WEST, 0, 0, &s), HST_SUCCESS);
+
+    /* region out of range */
+    {
+        hst_halo_spec s2 = s;
+        s2.pack.stop[2] = l.shape[2] + 1;
+        d = plan_desc(1, &l, 1, &s2, 1, log);
+        assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
+                             log, HST_LOG_BAD_ARGUMENT);
+        assert_null(plan);
+        assert_non_null(strstr(log->last_message, "out of range"));
+    }
+    /* mismatched sizes: pack the west strip, unpack the north one (nx 5 != ny 4) */
+    {
+        hst_halo_spec s2 = s;
+        assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 1, &s2.unpack), HST_SUCCESS);
+        d = plan_desc(1, &l, 1, &s2, 1, log);
+        assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_SHAPE, log,
+                             HST_LOG_SHAPE_MISMATCH);
+    }
+    /* unsupported element size */
+    bad = l; bad.elem_bytes = 3;
+    d = plan_desc(1, &bad, 1, &s, 1, log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, log, HST_LOG_DTYPE);
+    assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_DTYPE);
+    /* 16-byte vectors have no sign rule */
+    lv[0] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 16, HST_HALO_FLOAT);
+    lv[1] = lv[0];
+    assert_int_equal(hst_halo_spec_vector(&lv[0], 0, &lv[1], 1, HST_HALO_EAST, 1, 0, &sv), HST_SUCCESS);
+    d = plan_desc(2, lv, 1, &sv, 1, log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, log, HST_LOG_DTYPE);
+    /* more than 4 dimensions */
+    bad = l; bad.ndim = 5;
+    d = plan_desc(1, &bad, 1, &s, 1, log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT, log,
+                         HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_INVALID_ARGUMENT);
+    /* size overflow: shape products past SIZE_MAX */
+    bad = l;
+    bad.shape[0] = SIZE_MAX / 4; bad.shape[1] = 1024; bad.shape[2] = 1024;
+    d = plan_desc(1, &bad, 1, &s, 1, log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_OVERFLOW, log,
+                         HST_LOG_SIZE_OVERFLOW);
+    assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_OVERFLOW);
+    bad = l; bad.strides[0] = SIZE_MAX / 2; bad.strides[1] = 1; bad.strides[2] = 1;
+    assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_OVERFLOW);
+    /* bad indices and NULLs */
+    {
+        hst_halo_spec s2 = s;
+        s2.quantity = 3;
+        d = plan_desc(1, &l, 1, &s2, 1, log);
+        assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
+                             log, HST_LOG_BAD_ARGUMENT);
+        s2 = s; s2.peer = 2;
+        d = plan_desc(1, &l, 1, &s2, 2, log);
+        assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
+                             log, HST_LOG_BAD_ARGUMENT);
+        d = plan_desc(65, &l, 1, &s, 1, log);
+        assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
+                             log, HST_LOG_BAD_ARGUMENT);
+        assert_int_equal(hst_halo_plan_create(f->be, NULL, &plan), HST_ERROR_INVALID_ARGUMENT);
+    }
+
+    /* a working plan for the quantity checks */
+    d = plan_desc(1, &l, 1, &s, 1, log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_layout_bytes(&l, &bytes), HST_SUCCESS);
+    assert_int_equal(hst_buffer_create(f->be, bytes - 4, 0, &small), HST_SUCCESS);
+    assert_int_equal(hst_buffer_create(f->be, bytes, 0, &ok), HST_SUCCESS);
+    /* a NULL quantity */
+    qs[0] = NULL;
+    assert_result_logged(hst_halo_pack(plan, NULL, 1, qs, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_halo_unpack(plan, NULL, 1, qs, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOG_BAD_ARGUMENT);
+    hq[0] = NULL;
+    hb = (unsigned char *)malloc(hst_halo_plan_stats(plan).send_bytes);
+    assert_result_logged(hst_halo_pack_host(plan, 1, hq, NULL, hb), HST_ERROR_INVALID_ARGUMENT,
+                         log, HST_LOG_BAD_ARGUMENT);
+    /* a quantity whose size does not match its layout */
+    qs[0] = small;
+    assert_result_logged(hst_halo_pack(plan, NULL, 1, qs, 0, NULL, NULL), HST_ERROR_SHAPE, log,
+                         HST_LOG_SHAPE_MISMATCH);
+    assert_non_null(strstr(log->last_message, "needs"));
+    {
+        size_t wrong = bytes - 1;
+        hq[0] = hb;
+        assert_result_logged(hst_halo_unpack_host(plan, 1, hq, &wrong, hb), HST_ERROR_SHAPE, log,
+                             HST_LOG_SHAPE_MISMATCH);
+    }
+    /* wrong count */
+    qs[0] = ok; qs[1] = ok;
+    assert_result_logged(hst_halo_pack(plan, NULL, 2, qs, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(hst_halo_pack(plan, NULL, 1, qs, 0, NULL, NULL), HST_SUCCESS);
+    /* peer segments of different sizes cannot be copied */
+    {
+        hst_halo_plan *other;
+        hst_halo_spec s3;
+        assert_int_equal(hst_halo_spec_scalar(&l, 0, HST_HALO_NORTH, 0, 0, &s3), HST_SUCCESS);
+        d = plan_desc(1, &l, 1, &s3, 1, log);
+        assert_int_equal(hst_halo_plan_create(f->be, &d, &other), HST_SUCCESS);
+        assert_result_logged(hst_halo_copy_peer(plan, 0, other, 0, NULL, 0, NULL, NULL),
+                             HST_ERROR_SHAPE, log, HST_LOG_SHAPE_MISMATCH);
+        assert_result_logged(hst_halo_plan_peer(plan, 1, NULL, NULL, NULL, NULL),
+                             HST_ERROR_INVALID_ARGUMENT, log, HST_LOG_BAD_ARGUMENT);
+        hst_halo_plan_destroy(other);
+    }
+    free(hb);
+    hst_buffer_destroy(small);
+    hst_buffer_destroy(ok);
+    hst_halo_plan_destroy(plan);
+}
+
+int main(void)
+{
+    const struct CMUnitTest halo[] = {
+        cmocka_unit_test(test_regions),
+        cmocka_unit_test(test_cubed_sphere_partitioner),
+        cmocka_unit_test_setup(test_round_trips, test_setup),
+        cmocka_unit_test_setup(test_element_sizes, test_setup),
+        cmocka_unit_test_setup(test_one_launch, test_setup),
+        cmocka_unit_test_setup(test_cubed_sphere_exchange, test_setup),
+        cmocka_unit_test_setup(test_errors, test_setup),
+    };
+    return cmocka_run_group_tests_name("halo", halo, group_setup, group_teardown);
+}
