@@ -167,7 +167,9 @@ typedef struct hst_stream_desc {
     uint64_t block_slices;          /* owned slices per block; 0: the largest that fits */
     uint64_t budget_bytes;          /* device bytes per device for the ring; 0: 3/4 of the
                                        device's global memory (further capped per buffer by
-                                       CL_DEVICE_MAX_MEM_ALLOC_SIZE) */
+                                       CL_DEVICE_MAX_MEM_ALLOC_SIZE). On the host device (no
+                                       ring, no copies) it bounds one block's scratch; 0: the
+                                       whole array is one block */
     unsigned ring;                  /* slots per device, >= 2; 0: 3 */
     int reverse;                    /* walk the blocks from the last slice to the first */
     hst_stream_progress_fn progress;
@@ -573,10 +575,12 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
 static hst_result hst__choose_block(hst_stream *s) {
     uint64_t b = s->desc.num_slices, need = 0, m;
     unsigned d;
-    if (s->host) {   /* the host device needs only scratch for TEMP arrays: bounded by the budget */
-        uint64_t per = hst__slice_sum(s);
-        if (s->desc.budget_bytes && s->desc.budget_bytes / per > (uint64_t)s->halo_lo + s->halo_hi)
-            b = s->desc.budget_bytes / per - s->halo_lo - s->halo_hi;
+    if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
+        uint64_t per = hst__slice_sum(s), H = (uint64_t)s->halo_lo + s->halo_hi;
+        if (s->desc.budget_bytes && s->desc.budget_bytes / per <= H)
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one block "
+                             "on the host device: at least %llu bytes", (unsigned long long)((H + 1) * per));
+        if (s->desc.budget_bytes) b = s->desc.budget_bytes / per - H;
     } else {
         for (d = 0; d < s->desc.num_backends; d++) {
             if ((m = hst__max_block(s, s->backends[d], &need)) == 0)
