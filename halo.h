@@ -344,7 +344,7 @@ extern "C" {
 
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__HALO_LOG_BYTES 512
-#define HST__HALO_SMALL_SLOT ((uint64_t)1 << 32)   /* below: the kernels' 32-bit index math */
+#define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
                                   HST_HALO_MAX_DIMS == 4) ? 1 : -1];
 
@@ -364,7 +364,10 @@ struct hst_halo_plan {
     size_t send_total, recv_total;
     size_t npack, nunpack;          /* slots */
     uint64_t pack_elems, unpack_elems;
-    uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc] */
+    uint64_t pack_groups, unpack_groups;   /* work-groups of the fused kernels */
+    size_t wg;                      /* their local size */
+    uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc];
+                                       prefixes count work-groups (kernels.h) */
     size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
     hst_buffer *send, *recv, *table_buf;
     hst_buffer *send_mirror, *recv_mirror;
@@ -640,7 +643,86 @@ static void hst__halo_desc(const hst_halo_layout *l, const size_t st[4], const h
     d[HST_K_HALO_D_QUANTITY] = (uint64_t)q;
     d[HST_K_HALO_D_ELEM] = (uint64_t)l->elem_bytes;
     d[HST_K_HALO_D_OP] = op;
-    d[HST_K_HALO_D_SMALL] = *count < HST__HALO_SMALL_SLOT;
+}
+
+/* The magic word that divides 32-bit numbers by m (1 <= m < 2^32), as kernels.h describes. */
+static uint64_t hst__halo_magic(uint64_t m)
+{
+    unsigned l = 0;
+    uint64_t mg;
+    while (l < 32 && ((uint64_t)1 << l) < m) ++l;
+    mg = ((((uint64_t)1 << l) - m) << 32) / m + 1;   /* (2^l - m) < 2^31: no overflow */
+    return (mg & 0xffffffffu) | ((uint64_t)(l ? 1u : 0u) << 32) | ((uint64_t)(l ? l - 1u : 0u) << 40);
+}
+
+/* log2 of the smallest power of two >= n, at most lmax. */
+static unsigned hst__halo_log2_up(uint64_t n, unsigned lmax)
+{
+    unsigned l = 0;
+    while (l < lmax && ((uint64_t)1 << l) < n) ++l;
+    return l;
+}
+
+/* How the kernels move a slot (kernels.h's modes): fills the mode words of descriptor d (count
+   elements) and returns its work-group count. */
+static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
+{
+    uint64_t es = d[HST_K_HALO_D_ELEM], n[4], span = 0, chunks;
+    int64_t s[4];
+    int k, b = -1, o1, o2;
+    unsigned lb0, la, lb;
+    for (k = 0; k < 4; ++k) {
+        n[k] = d[HST_K_HALO_D_EXT + k];
+        s[k] = (int64_t)d[HST_K_HALO_D_STEP + k];
+        /* (n - 1) * |s| <= the quantity's elements (< 2^63): the sum cannot overflow */
+        span += (n[k] - 1) * (uint64_t)(s[k] < 0 ? -s[k] : s[k]);
+    }
+    chunks = count / HST_K_HALO_CHUNK + (count % HST_K_HALO_CHUNK != 0);
+    d[HST_K_HALO_D_GROUPS] = chunks;
+    if (count > HST__HALO_SMALL / es || span > HST__HALO_SMALL / es) {
+        d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_WIDE;
+        return chunks;
+    }
+    for (k = 0; k < 3; ++k)
+        if (n[k] > 1 && (s[k] == 1 || s[k] == -1)) b = k;
+    if (es > 8 || n[3] < 2 || s[3] == 1 || s[3] == -1 || b < 0) {
+        d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_DIRECT;
+        d[HST_K_HALO_D_MAGIC] = hst__halo_magic(n[3]);
+        d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(n[2]);
+        d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(n[1]);
+        return chunks;
+    }
+    /* TILED: TB up to 32 first, TA fills the chunk, then TB grows into what TA leaves */
+    lb0 = hst__halo_log2_up(n[b], 5);
+    la = hst__halo_log2_up(n[3], 10 - lb0);
+    lb = hst__halo_log2_up(n[b], 10 - la);
+    o1 = b == 0 ? 1 : 0;
+    o2 = b == 2 ? 1 : 2;
+    d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_TILED;
+    d[HST_K_HALO_D_TILE_B] = (uint64_t)b;
+    d[HST_K_HALO_D_LOG_TB] = lb;
+    d[HST_K_HALO_D_LOG_TA] = la;
+    d[HST_K_HALO_D_NT_B] = (n[b] + ((uint64_t)1 << lb) - 1) >> lb;
+    d[HST_K_HALO_D_NT_A] = (n[3] + ((uint64_t)1 << la) - 1) >> la;
+    d[HST_K_HALO_D_MAGIC] = hst__halo_magic(d[HST_K_HALO_D_NT_A]);
+    d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(d[HST_K_HALO_D_NT_B]);
+    d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(n[o2]);
+    d[HST_K_HALO_D_N_B] = n[b];
+    d[HST_K_HALO_D_N_O2] = n[o2];
+    d[HST_K_HALO_D_QS_B] = (uint64_t)s[b];
+    d[HST_K_HALO_D_QS_O] = (uint64_t)s[o1];
+    d[HST_K_HALO_D_QS_O + 1] = (uint64_t)s[o2];
+    /* buffer (C-order) steps */
+    {
+        uint64_t bs[4];
+        bs[3] = 1;
+        for (k = 2; k >= 0; --k) bs[k] = bs[k + 1] * n[k + 1];
+        d[HST_K_HALO_D_BS_B] = bs[b];
+        d[HST_K_HALO_D_BS_O] = bs[o1];
+        d[HST_K_HALO_D_BS_O + 1] = bs[o2];
+    }
+    d[HST_K_HALO_D_GROUPS] = n[o1] * n[o2] * d[HST_K_HALO_D_NT_B] * d[HST_K_HALO_D_NT_A];
+    return d[HST_K_HALO_D_GROUPS];
 }
 
 /* >>plan ------------------------------------------------------------------------------------- */
@@ -718,7 +800,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                                          size_t *nslots, size_t *total_bytes)
 {
     size_t peer, i, off = 0, n = 0;
-    uint64_t elems = 0;
+    uint64_t elems = 0, groups = 0;
     for (peer = 0; peer < p->npeers; ++peer) {
         size_t start;
         if (!hst__halo_align(off, HST_HALO_PEER_ALIGN, &off)) goto overflow;
@@ -734,7 +816,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                 unsigned from_y = c, op = HST_K_HALO_OP_COPY;
                 size_t q, bytes;
                 const hst_halo_region *reg;
-                uint64_t cnt, tmp[HST_K_HALO_DESC_WORDS];
+                uint64_t cnt, tmp[HST_K_HALO_DESC_WORDS], *dd;
                 if (!unpack && s->vector) {
                     int neg;
                     from_y = (r & 1u) ? 1u - c : c;
@@ -746,10 +828,11 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                 reg = unpack ? (from_y ? &s->unpack_y : &s->unpack)
                              : (from_y ? &s->pack_y : &s->pack);
                 if (!hst__halo_align(off, desc->layouts[q].elem_bytes, &off)) goto overflow;
-                hst__halo_desc(&desc->layouts[q], st[q], reg, r, px, py, q, op, off,
-                               d ? d + n * HST_K_HALO_DESC_WORDS : tmp, &cnt);
-                if (prefix) prefix[n] = elems;
+                dd = d ? d + n * HST_K_HALO_DESC_WORDS : tmp;
+                hst__halo_desc(&desc->layouts[q], st[q], reg, r, px, py, q, op, off, dd, &cnt);
+                if (prefix) prefix[n] = groups;
                 elems += cnt;
+                groups += hst__halo_desc_mode(dd, cnt);   /* <= elems: no overflow */
                 if (!hst__halo_mul((size_t)cnt, desc->layouts[q].elem_bytes, &bytes) ||
                     !hst__halo_add(off, bytes, &off))
                     goto overflow;
@@ -759,8 +842,9 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
         if (unpack) { p->peer[4 * peer + 2] = start; p->peer[4 * peer + 3] = off - start; }
         else { p->peer[4 * peer] = start; p->peer[4 * peer + 1] = off - start; }
     }
-    if (prefix) prefix[n] = elems;
-    if (unpack) p->unpack_elems = elems; else p->pack_elems = elems;
+    if (prefix) prefix[n] = groups;
+    if (unpack) { p->unpack_elems = elems; p->unpack_groups = groups; }
+    else { p->pack_elems = elems; p->pack_groups = groups; }
     *nslots = n;
     *total_bytes = off;
     return HST_SUCCESS;
@@ -785,6 +869,15 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
     if (r == HST_SUCCESS) r = hst_kernel_create(prog, "hst_k_halo_unpack", &p->kunpack);
     hst_program_release(prog);
     if (r != HST_SUCCESS) return r;
+    /* the local size: a power of two up to HST_K_HALO_MAX_LOCAL the device allows */
+    {
+        size_t maxwg = hst_backend_device(p->be)->max_work_group_size;
+        p->wg = HST_K_HALO_MAX_LOCAL;
+        while (p->wg > 1 && p->wg > maxwg) p->wg /= 2;
+        if ((p->pack_groups > (uint64_t)(SIZE_MAX / p->wg)) ||
+            (p->unpack_groups > (uint64_t)(SIZE_MAX / p->wg)))
+            return HST_ERROR_OVERFLOW;
+    }
     r = hst_pool_alloc(hst_backend_pool(p->be), p->table_words * sizeof(uint64_t), &p->table_buf);
     if (r != HST_SUCCESS) return r;
     r = hst_write(hst_backend_queue(p->be), p->table_buf, 0, p->table,
@@ -797,7 +890,7 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
         args[0] = i ? p->unpack_prefix_at : p->pack_prefix_at;
         args[1] = i ? p->unpack_desc_at : p->pack_desc_at;
         args[2] = i ? p->nunpack : p->npack;
-        args[3] = i ? p->unpack_elems : p->pack_elems;
+        args[3] = i ? p->unpack_groups : p->pack_groups;
         if ((r = hst_kernel_set_buffer(k, 0, p->table_buf)) != HST_SUCCESS) return r;
         for (a = 0; a < 4; ++a)
             if ((r = hst_kernel_set_arg(k, (unsigned)(1 + a), sizeof args[a], &args[a])) != HST_SUCCESS)
@@ -1033,7 +1126,7 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
 #ifndef HST_NO_OPENCL
         hst_kernel *k = unpack ? p->kunpack : p->kpack;
         hst_event e = NULL;
-        size_t global = (size_t)(unpack ? p->unpack_elems : p->pack_elems);
+        size_t global = (size_t)(unpack ? p->unpack_groups : p->pack_groups) * p->wg;
         for (i = 0; i < n; ++i) {
             cl_mem m = hst_buffer_cl(quantities[i]);
             if (p->bound[unpack][i] == m) continue;
@@ -1041,7 +1134,7 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
                 return r;
             p->bound[unpack][i] = m;
         }
-        r = hst_launch(q, k, 1, &global, NULL, num_wait, wait, &e);
+        r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
         if (r != HST_SUCCESS)
             return hst__halo_fail(&p->log, r, HST_LOG_CL_ERROR, "%s: launch: %s", f,
                                   hst_result_string(r));

@@ -320,8 +320,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
 
 /* The halo program: halo.h's fused pack and unpack. ONE launch packs every slot (one region of
    one quantity: a scalar, or one component of a vector pair) of every spec and every peer into
-   one byte buffer, and one launch unpacks them (AMReX FillBoundary's fused-tag design: each
-   work-item finds its slot by binary search over the prefix sums of the slot sizes).
+   one byte buffer, and one launch unpacks them (AMReX FillBoundary's fused-tag design, by
+   work-group: each work-group finds its slot ONCE, by binary search over the prefix sums of the
+   slots' work-group counts, and moves one part of it).
 
    A slot is described by HST_K_HALO_DESC_WORDS uint64 words (table below). Element e of a slot
    is its C-order index over the 4 extents (leading extents 1 for fewer dimensions); it moves
@@ -336,15 +337,36 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    Unpack never changes a value. Alignment: desc[BUF] and the quantities' base addresses are
    multiples of the element size (halo.h guarantees it).
 
+   How a work-group moves its part (desc[MODE], chosen by halo.h per slot):
+     DIRECT (0): chunk t (HST_K_HALO_CHUNK elements in buffer order); 32-bit index math with
+       magic-number division by the extents (desc[MAGIC + 0, 1, 2] divide by ext3, ext2, ext1),
+       four loads in flight per work-item. Needs elements * elem and the slot's span
+       (sum (ext-1) * |step| * elem) below 2^31.
+     TILED (1): a transposing slot (dimension 3 is not contiguous in the quantity but a
+       dimension B < 3 is, |step| 1): a TB x TA tile (TB = 2^desc[LOG_TB] along B, TA =
+       2^desc[LOG_TA] along dimension 3) staged through local memory (at most
+       HST_K_HALO_TILE_WORDS ulongs, pitch TA + 1), so that the quantity side runs along B and
+       the buffer side along dimension 3. Work-group t is (o1, o2, tile b, tile a) in C order
+       over (ext[O1], N_O2, NT_B, NT_A), O1 < O2 the two dimensions < 3 other than B; MAGIC + 0,
+       1, 2 divide by NT_A, NT_B, N_O2. QS_* quantity steps, BS_* buffer steps (elements, C
+       order) of B, O1, O2. Same size limits as DIRECT; elements of at most 8 bytes.
+     WIDE (2): 64-bit index math, element by element (larger slots, and 16-byte elements).
+   Work-groups per slot: DIRECT and WIDE ceil(elements / CHUNK); TILED ext[O1]*N_O2*NT_B*NT_A.
+   A magic word for divisor m (1 <= m < 2^32): l = ceil(log2 m), M = floor(2^32 (2^l - m) / m)
+   + 1; word = M | min(l, 1) << 32 | max(l - 1, 0) << 40 (Granlund & Montgomery, 1994).
+
    Kernels (build options hst_kernels_halo_options(nq): -DHST_HALO_NQ=8,16,...,64):
      hst_k_halo_pack(table, prefix_at, desc_at, nslots, total, buf, q0, ..., q<NQ-1>)
      hst_k_halo_unpack(same arguments)
-   table: uint64 words; prefix = table + prefix_at: nslots + 1 running sums of slot sizes in
-   elements (prefix[0] = 0, prefix[nslots] = total); desc = table + desc_at: nslots descriptors.
-   global size >= total, any local size; work-item g < total moves element g. Quantity arguments
-   beyond the plan's count may be any buffer. */
-#define HST_K_HALO_DESC_WORDS 16
+   table: uint64 words; prefix = table + prefix_at: nslots + 1 running sums of the slots'
+   work-group counts (prefix[0] = 0, prefix[nslots] = total); desc = table + desc_at: nslots
+   descriptors. Launch total work-groups of any power-of-two local size up to 256 (global =
+   total * local). Quantity arguments beyond the plan's count may be any buffer. */
+#define HST_K_HALO_DESC_WORDS 32
 #define HST_K_HALO_MAX_QUANTITIES 64
+#define HST_K_HALO_CHUNK 1024        /* elements per DIRECT / WIDE work-group; TILED tile size */
+#define HST_K_HALO_TILE_WORDS 1536   /* local ulongs of a TILED tile: TB * (TA + 1) at most */
+#define HST_K_HALO_MAX_LOCAL 256     /* the largest local size the kernels are written for */
 enum {
     HST_K_HALO_D_BUF = 0,       /* byte offset of the slot's segment in the buffer */
     HST_K_HALO_D_BASE = 1,      /* element offset of the slot's first element in the quantity */
@@ -353,9 +375,23 @@ enum {
     HST_K_HALO_D_QUANTITY = 10, /* quantity index, < NQ */
     HST_K_HALO_D_ELEM = 11,     /* element bytes: 1, 2, 4, 8, 16 */
     HST_K_HALO_D_OP = 12,       /* HST_K_HALO_OP_* (pack only) */
-    HST_K_HALO_D_SMALL = 13     /* 1 when the slot has < 2^32 elements (32-bit index math) */
+    HST_K_HALO_D_MODE = 13,     /* HST_K_HALO_MODE_* */
+    HST_K_HALO_D_TILE_B = 14,   /* TILED: B, the quantity-contiguous dimension (0, 1 or 2) */
+    HST_K_HALO_D_GROUPS = 15,   /* work-groups of the slot */
+    HST_K_HALO_D_LOG_TB = 16,   /* TILED: log2 TB, log2 TA (TB * TA <= CHUNK) */
+    HST_K_HALO_D_LOG_TA = 17,
+    HST_K_HALO_D_NT_B = 18,     /* TILED: tiles along B and along dimension 3 */
+    HST_K_HALO_D_NT_A = 19,
+    HST_K_HALO_D_MAGIC = 20,    /* 3 words: magic divisors (see above) */
+    HST_K_HALO_D_N_B = 23,      /* TILED: ext[B], ext[O2] */
+    HST_K_HALO_D_N_O2 = 24,
+    HST_K_HALO_D_QS_B = 25,     /* TILED: quantity steps of B, O1, O2 (signed, < 2^31) */
+    HST_K_HALO_D_QS_O = 26,     /* 2 words */
+    HST_K_HALO_D_BS_B = 28,     /* TILED: buffer element steps of B, O1, O2 */
+    HST_K_HALO_D_BS_O = 29      /* 2 words; word 31 unused */
 };
 enum { HST_K_HALO_OP_COPY = 0, HST_K_HALO_OP_FLIP_SIGN = 1, HST_K_HALO_OP_NEGATE_INT = 2 };
+enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WIDE = 2 };
 
 /* The halo program's source pieces (static storage), as hst_kernels_vocab_source. */
 HST_API const char *const *hst_kernels_halo_source(size_t *count);
@@ -1886,8 +1922,10 @@ static const char hst__halo_src_args[] =
 "#define HST_HSALL HST_HS(0, 1, 2, 3, 4, 5, 6, 7) HST_HS1 HST_HS2 HST_HS3 HST_HS4 HST_HS5 \\\n"
 "  HST_HS6 HST_HS7\n";
 
-static const char hst__halo_src_kernels[] =
-"/* the slot holding element g: the last s with prefix[s] <= g (prefix strictly increasing) */\n"
+static const char hst__halo_src_helpers[] =
+"#define HST_CHUNK 1024u\n"
+"#define HST_TILE_WORDS 1536\n"
+"/* the slot of work-group g: the last s with prefix[s] <= g (prefix strictly increasing) */\n"
 "ulong hst_halo_find(__global const ulong *prefix, ulong nslots, ulong g)\n"
 "{\n"
 "  ulong lo = 0, hi = nslots;\n"
@@ -1897,83 +1935,177 @@ static const char hst__halo_src_kernels[] =
 "  }\n"
 "  return lo;\n"
 "}\n"
-"/* element offset in the quantity of slot element e (C order over the 4 extents) */\n"
-"long hst_halo_offset(__global const ulong *d, ulong e)\n"
+"/* n / d by d's magic word (Granlund-Montgomery; halo.h computes it) */\n"
+"uint hst_halo_div(uint n, ulong mg)\n"
 "{\n"
-"  ulong i0, i1, i2, i3;\n"
-"  if (d[13]) {\n"
-"    uint m = (uint)e, e3 = (uint)d[9], e2 = (uint)d[8], e1 = (uint)d[7];\n"
-"    i3 = m % e3; m /= e3; i2 = m % e2; m /= e2; i1 = m % e1; i0 = m / e1;\n"
-"  } else {\n"
-"    ulong m = e;\n"
-"    i3 = m % d[9]; m /= d[9]; i2 = m % d[8]; m /= d[8]; i1 = m % d[7]; i0 = m / d[7];\n"
-"  }\n"
-"  return (long)d[1] + (long)i0 * (long)d[2] + (long)i1 * (long)d[3] + (long)i2 * (long)d[4]\n"
-"         + (long)i3 * (long)d[5];\n"
+"  uint t = mul_hi(n, (uint)mg);\n"
+"  return (t + ((n - t) >> (uint)((mg >> 32) & 1UL))) >> (uint)(mg >> 40);\n"
 "}\n"
-"/* one element's bit pattern; op 1 flips the sign bit, op 2 negates (two's complement) */\n"
+"ulong hst_halo_ld(__global const uchar *p, uint es)\n"
+"{\n"
+"  if (es == 4u) return (ulong)*(__global const uint *)p;\n"
+"  if (es == 8u) return *(__global const ulong *)p;\n"
+"  if (es == 2u) return (ulong)*(__global const ushort *)p;\n"
+"  return (ulong)*p;\n"
+"}\n"
+"void hst_halo_st(__global uchar *p, uint es, ulong v)\n"
+"{\n"
+"  if (es == 4u) *(__global uint *)p = (uint)v;\n"
+"  else if (es == 8u) *(__global ulong *)p = v;\n"
+"  else if (es == 2u) *(__global ushort *)p = (ushort)v;\n"
+"  else *p = (uchar)v;\n"
+"}\n"
+"/* op 1 flips the sign bit, op 2 negates (two's complement, wrapping at es bytes) */\n"
+"ulong hst_halo_op(ulong v, uint es, uint op)\n"
+"{\n"
+"  if (op == 1u && es > 1u) v ^= 1UL << (es * 8u - 1u);\n"
+"  else if (op == 2u) v = 0UL - v;\n"
+"  return v;\n"
+"}\n"
+"/* 64-bit path (mode 2, 16-byte elements): element e of the slot, moved alone */\n"
 "void hst_halo_move(__global uchar *dst, __global const uchar *src, uint es, uint op)\n"
 "{\n"
-"  if (es == 4u) {\n"
-"    uint v = *(__global const uint *)src;\n"
-"    if (op == 1u) v ^= 0x80000000u; else if (op == 2u) v = 0u - v;\n"
-"    *(__global uint *)dst = v;\n"
-"  } else if (es == 8u) {\n"
-"    ulong v = *(__global const ulong *)src;\n"
-"    if (op == 1u) v ^= 0x8000000000000000UL; else if (op == 2u) v = 0UL - v;\n"
-"    *(__global ulong *)dst = v;\n"
-"  } else if (es == 2u) {\n"
-"    ushort v = *(__global const ushort *)src;\n"
-"    if (op == 1u) v = (ushort)(v ^ 0x8000u); else if (op == 2u) v = (ushort)(0u - v);\n"
-"    *(__global ushort *)dst = v;\n"
-"  } else if (es == 1u) {\n"
-"    uchar v = *src;\n"
-"    if (op == 2u) v = (uchar)(0u - v);\n"
-"    *dst = v;\n"
-"  } else {\n"
-"    *(__global uint4 *)dst = *(__global const uint4 *)src;\n"
+"  if (es == 16u) *(__global uint4 *)dst = *(__global const uint4 *)src;\n"
+"  else hst_halo_st(dst, es, hst_halo_op(hst_halo_ld(src, es), es, op));\n"
+"}\n"
+"void hst_halo_wide(__global const ulong *d, ulong t, __global uchar *buf, __global uchar *p,\n"
+"                   uint un)\n"
+"{\n"
+"  uint es = (uint)d[11], op = un ? 0u : (uint)d[12];\n"
+"  ulong n = d[6] * d[7] * d[8] * d[9];\n"
+"  for (uint l = get_local_id(0); l < HST_CHUNK; l += get_local_size(0)) {\n"
+"    ulong e = t * HST_CHUNK + l, m = e, i0, i1, i2, i3;\n"
+"    if (e >= n) break;\n"
+"    i3 = m % d[9]; m /= d[9]; i2 = m % d[8]; m /= d[8]; i1 = m % d[7]; i0 = m / d[7];\n"
+"    long o = (long)d[1] + (long)i0 * (long)d[2] + (long)i1 * (long)d[3]\n"
+"             + (long)i2 * (long)d[4] + (long)i3 * (long)d[5];\n"
+"    __global uchar *b = buf + d[0] + e * es, *q = p + o * (long)es;\n"
+"    if (un) hst_halo_move(q, b, es, 0u); else hst_halo_move(b, q, es, op);\n"
 "  }\n"
-"}\n"
-"__kernel void hst_k_halo_pack(__global const ulong *table, ulong prefix_at, ulong desc_at,\n"
-"                              ulong nslots, ulong total, __global uchar *buf HST_HQALL)\n"
-"{\n"
-"  ulong g = get_global_id(0);\n"
-"  if (g >= total) return;\n"
-"  __global const ulong *prefix = table + prefix_at;\n"
-"  ulong s = hst_halo_find(prefix, nslots, g);\n"
-"  __global const ulong *d = table + desc_at + s * HST_DW;\n"
-"  ulong e = g - prefix[s];\n"
-"  uint qi = (uint)d[10], es = (uint)d[11];\n"
-"  __global uchar *p = q0;\n"
-"  HST_HSALL\n"
-"  hst_halo_move(buf + d[0] + e * es, p + hst_halo_offset(d, e) * (long)es, es, (uint)d[12]);\n"
-"}\n"
-"__kernel void hst_k_halo_unpack(__global const ulong *table, ulong prefix_at, ulong desc_at,\n"
-"                                ulong nslots, ulong total, __global uchar *buf HST_HQALL)\n"
-"{\n"
-"  ulong g = get_global_id(0);\n"
-"  if (g >= total) return;\n"
-"  __global const ulong *prefix = table + prefix_at;\n"
-"  ulong s = hst_halo_find(prefix, nslots, g);\n"
-"  __global const ulong *d = table + desc_at + s * HST_DW;\n"
-"  ulong e = g - prefix[s];\n"
-"  uint qi = (uint)d[10], es = (uint)d[11];\n"
-"  __global uchar *p = q0;\n"
-"  HST_HSALL\n"
-"  hst_halo_move(p + hst_halo_offset(d, e) * (long)es, buf + d[0] + e * es, es, 0u);\n"
 "}\n";
 
+static const char hst__halo_src_modes[] =
+"/* mode 0: chunk t of HST_CHUNK elements in buffer order, 4 loads in flight per work-item */\n"
+"void hst_halo_direct(__global const ulong *d, uint t, __global uchar *bb, __global uchar *qb,\n"
+"                     uint un)\n"
+"{\n"
+"  uint es = (uint)d[11], op = un ? 0u : (uint)d[12], L = get_local_size(0);\n"
+"  uint n1 = (uint)d[7], n2 = (uint)d[8], n3 = (uint)d[9], n = (uint)d[6] * n1 * n2 * n3;\n"
+"  uint s0 = (uint)d[2], s1 = (uint)d[3], s2 = (uint)d[4], s3 = (uint)d[5];\n"
+"  ulong m3 = d[20], m2 = d[21], m1 = d[22];\n"
+"  uint c0 = t * HST_CHUNK;\n"
+"  for (uint j = get_local_id(0); j < HST_CHUNK; j += 4u * L) {\n"
+"    ulong v[4];\n"
+"    uint e[4], o[4];\n"
+"    for (uint k = 0; k < 4u; ++k) {\n"
+"      uint x = c0 + j + k * L, r = hst_halo_div(x, m3), i3 = x - r * n3;\n"
+"      uint r2 = hst_halo_div(r, m2), i2 = r - r2 * n2;\n"
+"      uint i0 = hst_halo_div(r2, m1), i1 = r2 - i0 * n1;\n"
+"      e[k] = x;\n"
+"      o[k] = (i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3) * es;\n"
+"      v[k] = 0;\n"
+"      if (x < n) v[k] = un ? hst_halo_ld(bb + x * es, es) : hst_halo_ld(qb + (int)o[k], es);\n"
+"    }\n"
+"    for (uint k = 0; k < 4u; ++k) {\n"
+"      if (e[k] >= n) continue;\n"
+"      if (un) hst_halo_st(qb + (int)o[k], es, v[k]);\n"
+"      else hst_halo_st(bb + e[k] * es, es, hst_halo_op(v[k], es, op));\n"
+"    }\n"
+"  }\n"
+"}\n"
+"/* mode 1: a TB x TA tile through local memory; B the quantity-contiguous dimension, A (3) the\n"
+"   buffer-contiguous one: the quantity side runs along B, the buffer side along A */\n"
+"void hst_halo_tiled(__global const ulong *d, uint t, __global uchar *bb, __global uchar *qb,\n"
+"                    __local ulong *tile, uint un)\n"
+"{\n"
+"  uint es = (uint)d[11], op = un ? 0u : (uint)d[12], L = get_local_size(0);\n"
+"  uint lid = get_local_id(0), lb = (uint)d[16], la = (uint)d[17];\n"
+"  uint TB = 1u << lb, TA = 1u << la, pitch = TA + 1u, sz = TB << la;\n"
+"  uint r = hst_halo_div(t, d[20]), ta = t - r * (uint)d[19];\n"
+"  uint r2 = hst_halo_div(r, d[21]), tb = r - r2 * (uint)d[18];\n"
+"  uint io1 = hst_halo_div(r2, d[22]), io2 = r2 - io1 * (uint)d[24];\n"
+"  uint b0 = tb << lb, a0 = ta << la;\n"
+"  uint vb = min(TB, (uint)d[23] - b0), va = min(TA, (uint)d[9] - a0);\n"
+"  uint qsb = (uint)d[25], qsa = (uint)d[5], bsb = (uint)d[28];\n"
+"  uint qo = io1 * (uint)d[26] + io2 * (uint)d[27] + b0 * qsb + a0 * qsa;\n"
+"  uint bo = io1 * (uint)d[29] + io2 * (uint)d[30] + b0 * bsb + a0;\n"
+"  for (uint j = lid; j < sz; j += 4u * L) {\n"
+"    ulong v[4];\n"
+"    uint w[4];\n"
+"    for (uint k = 0; k < 4u; ++k) {\n"
+"      uint l = j + k * L, a, b;\n"
+"      if (un) { a = l & (TA - 1u); b = l >> la; } else { b = l & (TB - 1u); a = l >> lb; }\n"
+"      w[k] = (l < sz && a < va && b < vb) ? b * pitch + a : 0xffffffffu;\n"
+"      v[k] = 0;\n"
+"      if (w[k] != 0xffffffffu)\n"
+"        v[k] = un ? hst_halo_ld(bb + (bo + b * bsb + a) * es, es)\n"
+"                  : hst_halo_ld(qb + (int)((qo + b * qsb + a * qsa) * es), es);\n"
+"    }\n"
+"    for (uint k = 0; k < 4u; ++k)\n"
+"      if (w[k] != 0xffffffffu) tile[w[k]] = v[k];\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  for (uint l = lid; l < sz; l += L) {\n"
+"    uint a, b;\n"
+"    if (un) { b = l & (TB - 1u); a = l >> lb; } else { a = l & (TA - 1u); b = l >> la; }\n"
+"    if (a >= va || b >= vb) continue;\n"
+"    ulong v = tile[b * pitch + a];\n"
+"    if (un) hst_halo_st(qb + (int)((qo + b * qsb + a * qsa) * es), es, v);\n"
+"    else hst_halo_st(bb + (bo + b * bsb + a) * es, es, hst_halo_op(v, es, op));\n"
+"  }\n"
+"}\n";
+
+static const char hst__halo_src_kernels[] =
+"/* one work-group: find its slot once, pick the quantity once, move the slot's part */\n"
+"void hst_halo_group(__global uchar *buf, __global uchar *p, __global const ulong *d, ulong t,\n"
+"                    __local ulong *tile, uint un)\n"
+"{\n"
+"  uint es = (uint)d[11], mode = (uint)d[13];\n"
+"  if (mode == 2u || es == 16u) { hst_halo_wide(d, t, buf, p, un); return; }\n"
+"  __global uchar *qb = p + (long)d[1] * (long)es, *bb = buf + d[0];\n"
+"  if (mode == 1u) hst_halo_tiled(d, (uint)t, bb, qb, tile, un);\n"
+"  else hst_halo_direct(d, (uint)t, bb, qb, un);\n"
+"}\n"
+"#define HST_HALO_KERNEL(name, un) \\\n"
+"__kernel void name(__global const ulong *table, ulong prefix_at, ulong desc_at, ulong nslots, \\\n"
+"                   ulong total, __global uchar *buf HST_HQALL) \\\n"
+"{ \\\n"
+"  __local ulong tile[HST_TILE_WORDS]; \\\n"
+"  ulong g = get_group_id(0); \\\n"
+"  if (g >= total) return; \\\n"
+"  __global const ulong *prefix = table + prefix_at; \\\n"
+"  ulong s = hst_halo_find(prefix, nslots, g); \\\n"
+"  __global const ulong *d = table + desc_at + s * HST_DW; \\\n"
+"  uint qi = (uint)d[10]; \\\n"
+"  __global uchar *p = q0; \\\n"
+"  HST_HSALL \\\n"
+"  hst_halo_group(buf, p, d, g - prefix[s], tile, un); \\\n"
+"}\n"
+"HST_HALO_KERNEL(hst_k_halo_pack, 0u)\n"
+"HST_HALO_KERNEL(hst_k_halo_unpack, 1u)\n";
+
 typedef char hst__check_piece_halo_args[(sizeof(hst__halo_src_args) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_halo_helpers[(sizeof(hst__halo_src_helpers) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_halo_modes[(sizeof(hst__halo_src_modes) <= 4096) ? 1 : -1];
 typedef char hst__check_piece_halo_kernels[(sizeof(hst__halo_src_kernels) <= 4096) ? 1 : -1];
-/* The device source hard-codes the descriptor words and op numbers. */
+/* The device source hard-codes the descriptor words, op and mode numbers. */
 typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 1 &&
                                   HST_K_HALO_D_STEP == 2 && HST_K_HALO_D_EXT == 6 &&
                                   HST_K_HALO_D_QUANTITY == 10 && HST_K_HALO_D_ELEM == 11 &&
-                                  HST_K_HALO_D_OP == 12 && HST_K_HALO_D_SMALL == 13 &&
+                                  HST_K_HALO_D_OP == 12 && HST_K_HALO_D_MODE == 13 &&
+                                  HST_K_HALO_D_LOG_TB == 16 && HST_K_HALO_D_LOG_TA == 17 &&
+                                  HST_K_HALO_D_NT_B == 18 && HST_K_HALO_D_NT_A == 19 &&
+                                  HST_K_HALO_D_MAGIC == 20 && HST_K_HALO_D_N_B == 23 &&
+                                  HST_K_HALO_D_N_O2 == 24 && HST_K_HALO_D_QS_B == 25 &&
+                                  HST_K_HALO_D_QS_O == 26 && HST_K_HALO_D_BS_B == 28 &&
+                                  HST_K_HALO_D_BS_O == 29 && HST_K_HALO_DESC_WORDS == 32 &&
+                                  HST_K_HALO_CHUNK == 1024 && HST_K_HALO_TILE_WORDS == 1536 &&
                                   HST_K_HALO_OP_FLIP_SIGN == 1 && HST_K_HALO_OP_NEGATE_INT == 2 &&
+                                  HST_K_HALO_MODE_TILED == 1 && HST_K_HALO_MODE_WIDE == 2 &&
                                   HST_K_HALO_MAX_QUANTITIES == 64) ? 1 : -1];
 
-static const char *const hst__halo_src[] = { hst__halo_src_args, hst__halo_src_kernels };
+static const char *const hst__halo_src[] = { hst__halo_src_args, hst__halo_src_helpers,
+                                             hst__halo_src_modes, hst__halo_src_kernels };
 
 /* Applies a pack op to n elements of es bytes at p, in place (bit patterns via memcpy, so no
    alignment or aliasing assumptions). */
