@@ -286,6 +286,8 @@ struct hst_stream {
     hst_stream_array arrays[HST_STREAM_MAX_ARRAYS];
     hst_stream_stage stages[HST_STREAM_MAX_STAGES];
     hst_stream_acc accs[HST_STREAM_MAX_ACCUMULATORS];
+    int bindings[HST_STREAM_MAX_STAGES][2][HST_STREAM_MAX_BINDINGS];  /* copies of the stages'
+                                                                       input and output lists */
     hst_backend *backends[HST_STREAM_MAX_BACKENDS];
     double weights[HST_STREAM_MAX_BACKENDS];
     unsigned ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
@@ -736,6 +738,13 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->desc = *d;
     memcpy(s->arrays, d->arrays, d->num_arrays * sizeof *d->arrays);
     memcpy(s->stages, d->stages, d->num_stages * sizeof *d->stages);
+    for (i = 0; i < d->num_stages; i++) {   /* the lists too: the caller's may go away */
+        hst_stream_stage *st = &s->stages[i];
+        if (st->num_inputs) memcpy(s->bindings[i][0], st->inputs, st->num_inputs * sizeof(int));
+        if (st->num_outputs) memcpy(s->bindings[i][1], st->outputs, st->num_outputs * sizeof(int));
+        st->inputs = s->bindings[i][0];
+        st->outputs = s->bindings[i][1];
+    }
     if (d->num_accumulators) memcpy(s->accs, d->accumulators, d->num_accumulators * sizeof *d->accumulators);
     s->desc.arrays = s->arrays; s->desc.stages = s->stages; s->desc.accumulators = s->accs;
     s->desc.backends = s->backends;
