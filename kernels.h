@@ -315,6 +315,159 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
 
 /* <<stream kernels */
 
+/* >>esrrf kernels */
+
+/* The eSRRF program: enhanced super-resolution radial fluctuations (Culley et al., "Super-
+   resolution radial fluctuations", Nat. Methods 2016; eSRRF: Laine et al., Nat. Methods 2023),
+   with NanoPyx's conventions (../shared/REFERENCE.md section 2), as stream.h stage kernels.
+   Frames are the stream's slices: a frame is rows x cols float, C order; frame z of an array
+   starts at z * (its elements per frame). Magnified images are rowsM x colsM = rows*mag x
+   cols*mag. Positions are in input pixels with pixel n covering [n, n + 1): its centre is n + 0.5.
+
+   Kernels (stream.h's convention: arrays in, arrays out, scalars, then ulong base, ulong begin,
+   ulong end, ulong total, int flags; pointers at global frame base; frames [begin, end)
+   computed; NDRange 2-D: dim 0 = items of a frame (bound-checked), dim 1 = frames):
+
+     kernel                  arrays (in; out)       scalars                            items
+     hst_k_esrrf_roberts     frames; grad           uint rows, uint cols               rows*cols
+     hst_k_esrrf_magnify     in; out                rows, cols, uint mag, uint channels rowsM*colsM
+     hst_k_esrrf_rgc         grad2, magnified; rgc  rows, cols, mag, float radius,     rowsM*colsM
+                                                    float sensitivity, int intensity_weighting
+     hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,
+                                                    intensity_weighting                rowsM*colsM
+     hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, uint frames_per_tp    pixels
+                             (loop_slices = 1, halo_lo = 1 on rgc)
+
+   Catmull-Rom (a = 0.5), in float: cubic(v) = ((1.5|v| - 2.5)|v|)|v| + 1 for |v| < 1,
+   (((-0.5|v| + 2.5)|v|) - 4)|v| + 2 for 1 <= |v| < 2, else 0. interp(I, r, c) = 0 unless
+   0 <= r < rows and 0 <= c < cols; r0 = (int)floor(r - 0.5), c0 likewise; for j = 0..3 (columns
+   cn = c0 - 1 + j inside [0, cols)): p = sum over i = 0..3 (rows rn = r0 - 1 + i inside
+   [0, rows)) of I[rn, cn] * cubic(r - (rn + 0.5)), in i order from 0; q += p * cubic(c - (cn +
+   0.5)), in j order from 0 (zero padding: taps outside are skipped, no renormalisation).
+
+   roberts (NanoPyx's Roberts cross, one work-item per pixel): r0 = max(r1 - 1, 0), c0 likewise,
+     a = I[r0,c1], b = I[r1,c0], c = I[r0,c0], d = I[r1,c1];
+     grad[2 p] = Gc = ((a - b) + d) - c,  grad[2 p + 1] = Gr = ((b - a) + d) - c  (p = r1*cols+c1).
+   magnify (shift-and-magnify, shift 0): out pixel (yM, xM) of channel k = interp(channel k of
+     in, (float)yM / (float)mag, (float)xM / (float)mag); channels 1 or 2 (interleaved, as grad).
+     The chained path runs it twice: on frames with mag (M) and on grad with 2*mag (grad2,
+     rows*2mag x cols*2mag pixels of (Gc, Gr)).
+   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float):
+     margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
+     are exactly 0. Else xc = (xM + 0.5) / mag, yc = (yM + 0.5) / mag; sigma = radius / 2.355,
+     tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2; for j, then i, in [-(int)(G r), (int)(G r + 1)):
+     vy = ((int)(G yc) + j) / G, vx = ((int)(G xc) + i) / G; skip unless 0 < vy <= rowsM - 1 and
+     0 < vx <= colsM - 1; dx = vx - xc, dy = vy - yc, d = sqrt(dx dx + dy dy); skip if d == 0 or
+     d > tSO. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
+     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]. w = (d exp(-d d / tSS))^4 (squared twice; a w below
+     1e-30 counts as 0, so no subnormal appears and flush-to-zero devices agree); W += w; if
+     Gx dx + Gy dy < 0: Dk = 1 - |Gy dx - Gx dy| / (sqrt(Gx Gx + Gy Gy) d) (0 if that is NaN),
+     R += Dk w. R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
+     for an integer sensitivity <= 64, else pow); R < 0 -> 0; times M[yM, xM] when
+     intensity_weighting != 0.
+   rgc_fused: the same map from the frames alone: grad2 and M are never stored. Since vy and vx
+     are multiples of 1/2, the grad2 pixel (vy mag G) samples the gradients at input position
+     exactly vy; the kernel interpolates the Roberts gradients there on the fly (a half-integer
+     position has Catmull-Rom weights (-1/16, 9/16, 9/16, -1/16) or (0, 1, 0, 0), exact in
+     float: the zero taps are skipped), and M by interp. The result is bitwise the chained one
+     (finite inputs; only the sign of a zero may differ).
+     Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
+     work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
+     over both dimensions) computes the work indices [g L, g L + L) of all frames' pixels in
+     order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a
+     strip; so a group of 256 covers a 16 x 16 output tile. For each run of its indices inside
+     one frame and strip, the group first computes the (Gc, Gr, |G|) of every half-pixel position
+     its pixels sample into local memory (3 x HST_E_TILE = 6144 floats, 24 KiB; at mag 5, radius
+     1.5: 14 x 14 positions for 256 pixels x 49 samples), then each item reads them there. A run
+     whose positions do not fit (mag 1 with L >= 1024, or a large radius) interpolates per
+     sample, as before. The values are the per-sample ones, so the bits do not change.
+   temporal (loop_slices: a 1-D NDRange over pixels; the kernel walks z = begin .. end - 1 in
+     order): g = base + z, T = frames_per_tp (0: all frames, T = total), tp = g / T, t = g % T,
+     x = rgc[z pixels + i] (as ACC), a = acc + tp 5 pixels + i:
+       a[0] += x;  a[P] += x x;  if t > 0: a[2P] += x_prev x (x_prev = frame z - 1: the halo);
+       if t == 0: a[3P] += x;  if t == T - 1 or g == total - 1: a[4P] += x   (P = pixels).
+     Every slot is additive, so the GLOBAL array must start at zero, and the sum over devices of
+     stream.h is the whole-stack result. ACC = double when built with -DHST_FP64, else float.
+     The GLOBAL array holds ceil(total / T) time points of 5 x pixels ACC values.
+
+   Statistics (hst_k_esrrf_finalize, from one time point's 5 sums: S1 = sum x, S2 = sum x^2,
+   P = sum_{t=0}^{T-2} x_t x_{t+1}, F = x_0, L = x_{T-1}; n = T frames, mu = S1 / n):
+     AVG  = mu
+     VAR  = S2 / n - mu^2                      (= mean (x - mu)^2, ddof 0; clamped at 0)
+     TAC2 = (P - mu (2 S1 - F - L) + (n - 1) mu^2) / (n - 1)
+          = mean over t = 0..n-2 of (x_t - mu)(x_{t+1} - mu), since sum_{t<n-1} x_t = S1 - L and
+            sum_{t>0} x_t = S1 - F. (n < 2: TAC2 = 0.)
+   In double. VAR and TAC2 subtract large, nearly equal terms: with double sums (fp64 device or
+   the host twin) the cancellation costs ~1e-16 mu^2 absolute; with float sums (no fp64) ~1e-7 mu^2.
+
+   Macro-pixel correction (hst_k_esrrf_macro_pixel), per output image: C[py][px] = mean, in
+   double, over the rows x cols macro-pixels of the value at sub-offset (py, px) (zero margins
+   included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
+   unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
+
+   Build options: "-cl-fp32-correctly-rounded-divide-sqrt" where supported, plus "-DHST_FP64"
+   where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc and rgc_fused equal their host
+   twins when the program is built with -cl-fp32-correctly-rounded-divide-sqrt, the host TU has
+   no FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
+   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
+   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative).
+   temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
+   exact in double); in float it agrees to float rounding of the sums.
+
+   Deliberate differences from NanoPyx: margins are 0 (NanoPyx leaves them uninitialised); no
+   -cl-fast-relaxed-math / -cl-mad-enable (NanoPyx's OpenCL build; its C path agrees with it to
+   ~1e-4 relative only); everything in float where NanoPyx mixes double (cubic weights, the
+   distance weight), so values differ from NanoPyx by float rounding (~1e-6 relative); sigma,
+   tSS, tSO and the margin are computed in float from the float radius (NanoPyx: double from a
+   Python float: for a radius such as 1.4 whose float is just below the decimal, radius * mag
+   may land one below an integer and the margin be one pixel smaller); W == 0 gives 0 (NanoPyx:
+   NaN); Dk uses one division by (|G| d) where NanoPyx divides twice; w below 1e-30 counts as 0;
+   the macro-pixel means are in double (NanoPyx: float). Kept as REFERENCE.md states them: the
+   margin int(radius * mag) (NanoPyx's chained OpenCL path of the seed uses 2 mag), and the Roberts
+   cross storing the difference of pixels c - 1 and c at pixel c, which puts the gradient field,
+   and so the eSRRF image, +0.5 input pixel down and right of the input (measured: blinking
+   emitters at x = 8.75 and 11.25 peak at 9.4 and 11.6; NanoPyx's later eSRRF compensates with
+   xyoffset = -0.5, the chained path reproduced here does not). */
+
+/* The eSRRF program's source pieces (static storage), as hst_kernels_vocab_source. */
+HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
+
+/* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
+   bits as the device under the conditions above). */
+HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
+                                      uint32_t cols, uint64_t base, uint64_t begin,
+                                      uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
+                                      uint32_t mag, uint32_t channels, uint64_t base,
+                                      uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
+                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                  float sensitivity, int intensity_weighting, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
+                                        uint32_t cols, uint32_t mag, float radius,
+                                        float sensitivity, int intensity_weighting,
+                                        uint64_t base, uint64_t begin, uint64_t end,
+                                        uint64_t total);
+/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build). */
+HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
+                                       uint32_t frames_per_tp, uint64_t base, uint64_t begin,
+                                       uint64_t end, uint64_t total);
+
+/* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
+   exact: the device builds 2^k from its exponent bits, the twin with ldexpf). */
+HST_API float hst_k_esrrf_exp(float x);
+
+/* One time point's statistic (mode 0 AVG, 1 VAR, 2 TAC2; other modes write nothing) from its
+   5 x pixels sums (acc + tp * 5 * pixels of the GLOBAL array; a float array of a device without
+   fp64 is widened by the caller) over `frames` frames (>= 1); out: pixels floats. */
+HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
+                                  float *out);
+/* Macro-pixel correction of one rowsM x colsM image in place (mag >= 1; rowsM and colsM
+   multiples of mag). */
+HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
+
+/* <<esrrf kernels */
 
 /* >>halo kernels */
 
@@ -1851,6 +2004,960 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 
 /* <<stream kernels */
 
+/* >>esrrf kernels */
+
+/* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
+
+static const char hst__esrrf_src_common[] =
+"/* halostream eSRRF program (kernels.h):\n"
+"   -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] */\n"
+"#pragma OPENCL FP_CONTRACT OFF\n"
+"#ifdef HST_FP64\n"
+"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+"typedef double HST_EACC;\n"
+"#else\n"
+"typedef float HST_EACC;\n"
+"#endif\n"
+"\n"
+"/* Catmull-Rom weight, a = 0.5 */\n"
+"float hst_e_cubic(float v)\n"
+"{\n"
+"  v = fabs(v);\n"
+"  if (v < 1.0f) {\n"
+"    float t = 1.5f * v;\n"
+"    t = t - 2.5f;\n"
+"    t = t * v;\n"
+"    t = t * v;\n"
+"    return t + 1.0f;\n"
+"  }\n"
+"  if (v < 2.0f) {\n"
+"    float t = -0.5f * v;\n"
+"    t = t + 2.5f;\n"
+"    t = t * v;\n"
+"    t = t - 4.0f;\n"
+"    t = t * v;\n"
+"    return t + 2.0f;\n"
+"  }\n"
+"  return 0.0f;\n"
+"}\n"
+"\n"
+"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels */\n"
+"float hst_e_interp(__global const float *im, int rows, int cols, int ch, int k, float r,\n"
+"                   float c)\n"
+"{\n"
+"  if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;\n"
+"  int r0 = (int)floor(r - 0.5f);\n"
+"  int c0 = (int)floor(c - 0.5f);\n"
+"  float q = 0.0f;\n"
+"  for (int j = 0; j < 4; ++j) {\n"
+"    int cn = c0 - 1 + j;\n"
+"    if (cn < 0 || cn >= cols) continue;\n"
+"    float p = 0.0f;\n"
+"    for (int i = 0; i < 4; ++i) {\n"
+"      int rn = r0 - 1 + i;\n"
+"      if (rn < 0 || rn >= rows) continue;\n"
+"      float u = (float)rn + 0.5f;\n"
+"      float w = hst_e_cubic(r - u);\n"
+"      float t = im[((long)rn * cols + cn) * ch + k] * w;\n"
+"      p = p + t;\n"
+"    }\n"
+"    float u = (float)cn + 0.5f;\n"
+"    float w = hst_e_cubic(c - u);\n"
+"    float t = p * w;\n"
+"    q = q + t;\n"
+"  }\n"
+"  return q;\n"
+"}\n"
+"\n"
+"/* Roberts cross at pixel (r1, c1): g[0] = Gc, g[1] = Gr */\n"
+"void hst_e_roberts(__global const float *f, int cols, int r1, int c1, float *g)\n"
+"{\n"
+"  int r0 = r1 > 0 ? r1 - 1 : 0;\n"
+"  int c0 = c1 > 0 ? c1 - 1 : 0;\n"
+"  float a = f[(long)r0 * cols + c1];\n"
+"  float b = f[(long)r1 * cols + c0];\n"
+"  float c = f[(long)r0 * cols + c0];\n"
+"  float d = f[(long)r1 * cols + c1];\n"
+"  float s = a - b;\n"
+"  s = s + d;\n"
+"  g[0] = s - c;\n"
+"  s = b - a;\n"
+"  s = s + d;\n"
+"  g[1] = s - c;\n"
+"}\n"
+"\n"
+"/* exp(x) for x <= 0: x = k ln2 + r, degree-7 Taylor polynomial of e^r, times 2^k (-115 <= k\n"
+"   <= 0: 2^k and the product are exact, the same bits as ldexp) */\n"
+"float hst_e_exp(float x)\n"
+"{\n"
+"  if (x < -80.0f) return 0.0f;\n"
+"  float k = x * 1.44269504f;\n"
+"  k = floor(k + 0.5f);\n"
+"  float h = k * 0.693145752f;\n"
+"  float r = x - h;\n"
+"  h = k * 1.42860682e-6f;\n"
+"  r = r - h;\n"
+"  float p = 1.98412698e-4f;\n"
+"  p = p * r;\n"
+"  p = p + 1.38888889e-3f;\n"
+"  p = p * r;\n"
+"  p = p + 8.33333333e-3f;\n"
+"  p = p * r;\n"
+"  p = p + 4.16666667e-2f;\n"
+"  p = p * r;\n"
+"  p = p + 1.66666667e-1f;\n"
+"  p = p * r;\n"
+"  p = p + 0.5f;\n"
+"  p = p * r;\n"
+"  p = p + 1.0f;\n"
+"  p = p * r;\n"
+"  p = p + 1.0f;\n"
+"  float s = as_float((uint)((int)k + 127) << 23);\n"
+"  return p * s;\n"
+"}\n"
+"\n"
+"/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else pow */\n"
+"float hst_e_sens(float R, float s)\n"
+"{\n"
+"  if (s <= 64.0f && s == floor(s)) {\n"
+"    int n = (int)s;\n"
+"    float p = R;\n"
+"    for (int e = 1; e < n; ++e) p = p * R;\n"
+"    return p;\n"
+"  }\n"
+"  return pow(R, s);\n"
+"}\n";
+
+static const char hst__esrrf_src_rgc[] =
+"\n"
+"/* Catmull-Rom taps of one axis: n taps from `first` with weights w; for a position k / 2\n"
+"   (k integer) the half-integer weights, exact in float; else the general ones at v */\n"
+"int hst_e_taps(int k, float v, int size, int *first, float *w)\n"
+"{\n"
+"  if (k >= 0) {\n"
+"    if (k & 1) {\n"
+"      *first = (k - 1) / 2;\n"
+"      w[0] = 1.0f;\n"
+"      return 1;\n"
+"    }\n"
+"    *first = k / 2 - 2;\n"
+"    w[0] = -0.0625f;\n"
+"    w[1] = 0.5625f;\n"
+"    w[2] = 0.5625f;\n"
+"    w[3] = -0.0625f;\n"
+"    return 4;\n"
+"  }\n"
+"  if (v < 0.0f || v >= (float)size) return 0;\n"
+"  *first = (int)floor(v - 0.5f) - 1;\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(*first + i) + 0.5f;\n"
+"    w[i] = hst_e_cubic(v - u);\n"
+"  }\n"
+"  return 4;\n"
+"}\n"
+"\n"
+"/* Roberts gradients of frame f interpolated at the 2mag-magnified pixel (iy, ix) */\n"
+"void hst_e_grad_fused(__global const float *f, int rows, int cols, int mag, int iy, int ix,\n"
+"                      float *g)\n"
+"{\n"
+"  float wy[4], wx[4];\n"
+"  int ry = 0, cx = 0;\n"
+"  float m2 = (float)(2 * mag);\n"
+"  float vy = (float)iy / m2;\n"
+"  float vx = (float)ix / m2;\n"
+"  int ny = hst_e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);\n"
+"  int nx = hst_e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);\n"
+"  if (ny == 0 || nx == 0) ny = nx = 0;\n"
+"  float qc = 0.0f, qr = 0.0f;\n"
+"  for (int j = 0; j < nx; ++j) {\n"
+"    int cn = cx + j;\n"
+"    if (cn < 0 || cn >= cols) continue;\n"
+"    float pc = 0.0f, pr = 0.0f;\n"
+"    for (int i = 0; i < ny; ++i) {\n"
+"      int rn = ry + i;\n"
+"      if (rn < 0 || rn >= rows) continue;\n"
+"      float rg[2];\n"
+"      hst_e_roberts(f, cols, rn, cn, rg);\n"
+"      float t = rg[0] * wy[i];\n"
+"      pc = pc + t;\n"
+"      t = rg[1] * wy[i];\n"
+"      pr = pr + t;\n"
+"    }\n"
+"    float t = pc * wx[j];\n"
+"    qc = qc + t;\n"
+"    t = pr * wx[j];\n"
+"    qr = qr + t;\n"
+"  }\n"
+"  g[0] = qc;\n"
+"  g[1] = qr;\n"
+"}\n"
+"\n"
+"/* Index along one axis of grad2 (n2 = 2 * size * mag) of the half-pixel position k / 2 */\n"
+"int hst_e_gidx(int k, float fm, int n2)\n"
+"{\n"
+"  float a = (float)k * 0.5f;\n"
+"  a = a * fm;\n"
+"  a = a * 2.0f;\n"
+"  return min(max((int)a, 0), n2 - 1);\n"
+"}\n"
+"\n"
+"/* (int)(2 yc) of magnified row (or column) y: the first half-pixel position it samples is\n"
+"   that plus j0 */\n"
+"int hst_e_base(int y, float fm)\n"
+"{\n"
+"  float c = (float)y + 0.5f;\n"
+"  c = c / fm;\n"
+"  return (int)(2.0f * c);\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_rgc2[] =
+"/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
+"   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
+"   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
+"   k = k0.., l = l0.., nl per row, as mode 1 computes them */\n"
+"float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
+"                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
+"                int nl)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  float sigma = radius / 2.355f;\n"
+"  float tSS = sigma * sigma;\n"
+"  tSS = 2.0f * tSS;\n"
+"  float tSO = 2.0f * sigma;\n"
+"  tSO = tSO + 1.0f;\n"
+"  float xc = (float)xM + 0.5f;\n"
+"  xc = xc / fm;\n"
+"  float yc = (float)yM + 0.5f;\n"
+"  yc = yc / fm;\n"
+"  float gr = 2.0f * radius;\n"
+"  int j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  int j1 = (int)gr;\n"
+"  float ymax = (float)(rows * mag - 1);\n"
+"  float xmax = (float)(cols * mag - 1);\n"
+"  int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
+"  int by = (int)(2.0f * yc), bx = (int)(2.0f * xc);\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  for (int j = j0; j < j1; ++j) {\n"
+"    float vy = (float)(by + j) * 0.5f;\n"
+"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"    for (int i = j0; i < j1; ++i) {\n"
+"      float vx = (float)(bx + i) * 0.5f;\n"
+"      if (!(0.0f < vx && vx <= xmax)) continue;\n"
+"      float dx = vx - xc;\n"
+"      float dy = vy - yc;\n"
+"      float s = dx * dx;\n"
+"      float t = dy * dy;\n"
+"      s = s + t;\n"
+"      float d = sqrt(s);\n"
+"      if (d == 0.0f || d > tSO) continue;\n"
+"      float gx, gy, gn = 0.0f;\n"
+"      if (mode == 2) {\n"
+"        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
+"        gx = tile[e];\n"
+"        gy = tile[e + 1];\n"
+"        gn = tile[e + 2];\n"
+"      } else {\n"
+"        int iy = hst_e_gidx(by + j, fm, rows2);\n"
+"        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
+"        if (mode == 1) {\n"
+"          float g[2];\n"
+"          hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
+"          gx = g[0];\n"
+"          gy = g[1];\n"
+"        } else {\n"
+"          long o = ((long)iy * cols2 + ix) * 2;\n"
+"          gx = src[o];\n"
+"          gy = src[o + 1];\n"
+"        }\n"
+"      }\n"
+"      float nd = -d;\n"
+"      nd = nd * d;\n"
+"      nd = nd / tSS;\n"
+"      float w = hst_e_exp(nd);\n"
+"      w = d * w;\n"
+"      w = w * w;\n"
+"      w = w * w;\n"
+"      if (w < 1e-30f) w = 0.0f;\n"
+"      W = W + w;\n"
+"      s = gx * dx;\n"
+"      t = gy * dy;\n"
+"      s = s + t;\n"
+"      if (s < 0.0f) {\n"
+"        float num = gy * dx;\n"
+"        t = gx * dy;\n"
+"        num = num - t;\n"
+"        num = fabs(num);\n"
+"        float den = gn;\n"
+"        if (mode != 2) {\n"
+"          den = gx * gx;\n"
+"          t = gy * gy;\n"
+"          den = den + t;\n"
+"          den = sqrt(den);\n"
+"        }\n"
+"        den = den * d;\n"
+"        float dk = num / den;\n"
+"        dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
+"        t = dk * w;\n"
+"        R = R + t;\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  if (R < 0.0f) return 0.0f;\n"
+"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_rgc3[] =
+"/* Magnified pixel i of frame z (2-D NDRange: i, frames); margin from the radius */\n"
+"#define HST_E_PIXEL \\\n"
+"  ulong colsM = (ulong)cols * mag; \\\n"
+"  ulong nM = (ulong)rows * mag * colsM; \\\n"
+"  ulong i = get_global_id(0); \\\n"
+"  ulong z = begin + get_global_id(1); \\\n"
+"  if (i >= nM || z >= end) return; \\\n"
+"  int yM = (int)(i / colsM); \\\n"
+"  int xM = (int)(i % colsM); \\\n"
+"  float mr = radius * (float)mag; \\\n"
+"  int margin = (int)mr; \\\n"
+"  int inside = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin && \\\n"
+"               xM < (int)colsM - margin;\n"
+"\n"
+"__kernel void hst_k_esrrf_rgc(__global const float *grad2, __global const float *magnified,\n"
+"                              __global float *rgc, uint rows, uint cols, uint mag,\n"
+"                              float radius, float sensitivity, int intensity_weighting,\n"
+"                              ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  HST_E_PIXEL\n"
+"  float v = 0.0f;\n"
+"  if (inside) {\n"
+"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, sensitivity, 0,\n"
+"                  0, 0);\n"
+"    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
+"  }\n"
+"  rgc[z * nM + i] = v;\n"
+"}\n";
+
+static const char hst__esrrf_src_fused[] =
+"\n"
+"/* Fused RGC. Any NDRange of at least (rowsM*colsM, end - begin) items and any uniform\n"
+"   work-group size L: group g (linear) does the work indices [g L, g L + L): frame w / nM; in\n"
+"   a frame, pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers\n"
+"   a compact tile. The tile's half-pixel gradients are computed once into local memory (taps\n"
+"   per group segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"#ifndef HST_E_TW\n"
+"#define HST_E_TW 16\n"
+"#endif\n"
+"#ifndef HST_E_TILE\n"
+"#define HST_E_TILE 2048\n"
+"#endif\n"
+"__kernel void hst_k_esrrf_rgc_fused(__global const float *frames, __global float *rgc,\n"
+"                                    uint rows, uint cols, uint mag, float radius,\n"
+"                                    float sensitivity, int intensity_weighting, ulong base,\n"
+"                                    ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  __local float tile[3 * HST_E_TILE];\n"
+"  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nM = rowsM * colsM;\n"
+"  int L = (int)(get_local_size(0) * get_local_size(1));\n"
+"  int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));\n"
+"  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L;\n"
+"  ulong wend = end > begin ? min(w0 + L, (end - begin) * nM) : 0;\n"
+"  if (w0 >= wend) return;\n"
+"  ulong w = w0 + lid;\n"
+"  float fm = (float)mag;\n"
+"  float mr = radius * fm;\n"
+"  int margin = (int)mr;\n"
+"  float gr = 2.0f * radius;\n"
+"  int j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  long jn = (long)(int)gr - j0;\n"
+"  ulong strip = rowsM * HST_E_TW;\n"
+"  for (ulong s0 = w0; s0 < wend;) {\n"
+"    ulong zf = s0 / nM;\n"
+"    ulong st = (s0 - zf * nM) / strip;\n"
+"    ulong x0 = st * HST_E_TW;\n"
+"    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
+"    ulong sb = zf * nM + st * strip;\n"
+"    ulong s1 = min(wend, sb + rowsM * ws);\n"
+"    int ya = (int)((s0 - sb) / ws), yb = (int)((s1 - 1 - sb) / ws);\n"
+"    int xa = (int)x0, xb = (int)(x0 + ws) - 1;\n"
+"    if (ya == yb) {\n"
+"      xa = (int)(x0 + (s0 - sb) % ws);\n"
+"      xb = (int)(x0 + (s1 - 1 - sb) % ws);\n"
+"    }\n"
+"    int k0 = hst_e_base(ya, fm) + j0, l0 = hst_e_base(xa, fm) + j0;\n"
+"    long nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
+"    long nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
+"    int use = nk > 0 && nl > 0 && nk * nl <= HST_E_TILE;\n"
+"    ulong z = begin + zf;\n"
+"    __global const float *f = frames + z * rows * cols;\n"
+"    if (use) {\n"
+"      int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
+"      for (int e = lid; e < (int)(nk * nl); e += L) {\n"
+"        int iy = hst_e_gidx(k0 + e / (int)nl, fm, rows2);\n"
+"        int ix = hst_e_gidx(l0 + e % (int)nl, fm, cols2);\n"
+"        float g[2];\n"
+"        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
+"        float n = g[0] * g[0];\n"
+"        float t = g[1] * g[1];\n"
+"        n = n + t;\n"
+"        tile[3 * e] = g[0];\n"
+"        tile[3 * e + 1] = g[1];\n"
+"        tile[3 * e + 2] = sqrt(n);\n"
+"      }\n"
+"      barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    }\n"
+"    if (w >= s0 && w < s1) {\n"
+"      int yM = (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
+"      float v = 0.0f;\n"
+"      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
+"          xM < (int)colsM - margin) {\n"
+"        if (use)\n"
+"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0,\n"
+"                        (int)nl);\n"
+"        else\n"
+"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0);\n"
+"        if (intensity_weighting) {\n"
+"          float r = (float)yM / fm;\n"
+"          float c = (float)xM / fm;\n"
+"          v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
+"        }\n"
+"      }\n"
+"      rgc[z * nM + (ulong)yM * colsM + xM] = v;\n"
+"    }\n"
+"    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    s0 = s1;\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_other[] =
+"\n"
+"/* grad[2 p] = Gc, grad[2 p + 1] = Gr at pixel p of frame z */\n"
+"__kernel void hst_k_esrrf_roberts(__global const float *frames, __global float *grad,\n"
+"                                  uint rows, uint cols, ulong base, ulong begin, ulong end,\n"
+"                                  ulong total, int flags)\n"
+"{\n"
+"  ulong n = (ulong)rows * cols;\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= n || z >= end) return;\n"
+"  float g[2];\n"
+"  hst_e_roberts(frames + z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);\n"
+"  grad[2 * (z * n + i)] = g[0];\n"
+"  grad[2 * (z * n + i) + 1] = g[1];\n"
+"}\n"
+"\n"
+"/* Catmull-Rom shift-and-magnify (shift 0) of 1 or 2 interleaved channels */\n"
+"__kernel void hst_k_esrrf_magnify(__global const float *in, __global float *out, uint rows,\n"
+"                                  uint cols, uint mag, uint channels, ulong base, ulong begin,\n"
+"                                  ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  ulong nM = (ulong)rows * mag * colsM;\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= nM || z >= end) return;\n"
+"  float fm = (float)mag;\n"
+"  float r = (float)(uint)(i / colsM) / fm;\n"
+"  float c = (float)(uint)(i % colsM) / fm;\n"
+"  __global const float *src = in + z * rows * cols * channels;\n"
+"  for (uint k = 0; k < channels; ++k)\n"
+"    out[(z * nM + i) * channels + k] =\n"
+"        hst_e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);\n"
+"}\n"
+"\n"
+"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1):\n"
+"   acc[(tp * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first, last */\n"
+"__kernel void hst_k_esrrf_temporal(__global const float *rgc, __global HST_EACC *acc,\n"
+"                                   uint pixels, uint frames_per_tp, ulong base, ulong begin,\n"
+"                                   ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= pixels) return;\n"
+"  ulong P = pixels;\n"
+"  ulong T = frames_per_tp ? (ulong)frames_per_tp : total;\n"
+"  ulong z = begin;\n"
+"  while (z < end) {\n"
+"    ulong tp = (base + z) / T;\n"
+"    __global HST_EACC *a = acc + tp * 5 * P + i;\n"
+"    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
+"    for (; z < end && (base + z) / T == tp; ++z) {\n"
+"      ulong g = base + z;\n"
+"      ulong t = g % T;\n"
+"      HST_EACC x = (HST_EACC)rgc[z * P + i];\n"
+"      s1 = s1 + x;\n"
+"      HST_EACC y = x * x;\n"
+"      s2 = s2 + y;\n"
+"      if (t > 0) {\n"
+"        y = (HST_EACC)rgc[(z - 1) * P + i];\n"
+"        y = y * x;\n"
+"        s3 = s3 + y;\n"
+"      }\n"
+"      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
+"      if (t + 1 == T || g + 1 == total) a[4 * P] = a[4 * P] + x;\n"
+"    }\n"
+"    a[0] = s1;\n"
+"    a[P] = s2;\n"
+"    a[2 * P] = s3;\n"
+"  }\n"
+"}\n";
+
+typedef char hst__check_piece_e_common[(sizeof(hst__esrrf_src_common) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_e_rgc[(sizeof(hst__esrrf_src_rgc) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_e_rgc2[(sizeof(hst__esrrf_src_rgc2) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_e_rgc3[(sizeof(hst__esrrf_src_rgc3) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_e_fused[(sizeof(hst__esrrf_src_fused) <= 4096) ? 1 : -1];
+typedef char hst__check_piece_e_other[(sizeof(hst__esrrf_src_other) <= 4096) ? 1 : -1];
+
+static const char *const hst__esrrf_src[] = {
+    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other
+};
+
+/* ---- host twins: the device functions above, statement for statement ---------------------- */
+
+HST__KPRIVATE float hst__e_cubic(float v)
+{
+    float t;
+    v = fabsf(v);
+    if (v < 1.0f) {
+        t = 1.5f * v;
+        t = t - 2.5f;
+        t = t * v;
+        t = t * v;
+        return t + 1.0f;
+    }
+    if (v < 2.0f) {
+        t = -0.5f * v;
+        t = t + 2.5f;
+        t = t * v;
+        t = t - 4.0f;
+        t = t * v;
+        return t + 2.0f;
+    }
+    return 0.0f;
+}
+
+HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
+                                  float c)
+{
+    int r0, c0, i, j;
+    float q = 0.0f;
+    if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;
+    r0 = (int)floorf(r - 0.5f);
+    c0 = (int)floorf(c - 0.5f);
+    for (j = 0; j < 4; ++j) {
+        int cn = c0 - 1 + j;
+        float p = 0.0f, u, w, t;
+        if (cn < 0 || cn >= cols) continue;
+        for (i = 0; i < 4; ++i) {
+            int rn = r0 - 1 + i;
+            if (rn < 0 || rn >= rows) continue;
+            u = (float)rn + 0.5f;
+            w = hst__e_cubic(r - u);
+            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * w;
+            p = p + t;
+        }
+        u = (float)cn + 0.5f;
+        w = hst__e_cubic(c - u);
+        t = p * w;
+        q = q + t;
+    }
+    return q;
+}
+
+HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
+{
+    int r0 = r1 > 0 ? r1 - 1 : 0;
+    int c0 = c1 > 0 ? c1 - 1 : 0;
+    float a = f[(size_t)r0 * (size_t)cols + (size_t)c1];
+    float b = f[(size_t)r1 * (size_t)cols + (size_t)c0];
+    float c = f[(size_t)r0 * (size_t)cols + (size_t)c0];
+    float d = f[(size_t)r1 * (size_t)cols + (size_t)c1];
+    float s = a - b;
+    s = s + d;
+    g[0] = s - c;
+    s = b - a;
+    s = s + d;
+    g[1] = s - c;
+}
+
+HST__KPRIVATE float hst__e_exp(float x)
+{
+    float k, h, r, p, s;
+    if (x < -80.0f) return 0.0f;
+    k = x * 1.44269504f;
+    k = floorf(k + 0.5f);
+    h = k * 0.693145752f;
+    r = x - h;
+    h = k * 1.42860682e-6f;
+    r = r - h;
+    p = 1.98412698e-4f;
+    p = p * r;
+    p = p + 1.38888889e-3f;
+    p = p * r;
+    p = p + 8.33333333e-3f;
+    p = p * r;
+    p = p + 4.16666667e-2f;
+    p = p * r;
+    p = p + 1.66666667e-1f;
+    p = p * r;
+    p = p + 0.5f;
+    p = p * r;
+    p = p + 1.0f;
+    p = p * r;
+    p = p + 1.0f;
+    s = ldexpf(1.0f, (int)k);
+    return p * s;
+}
+
+HST__KPRIVATE float hst__e_sens(float R, float s)
+{
+    if (s <= 64.0f && s == floorf(s)) {
+        int n = (int)s, e;
+        float p = R;
+        for (e = 1; e < n; ++e) p = p * R;
+        return p;
+    }
+    return powf(R, s);
+}
+
+HST__KPRIVATE int hst__e_taps(int k, float v, int size, int *first, float *w)
+{
+    int i;
+    if (k >= 0) {
+        if (k & 1) {
+            *first = (k - 1) / 2;
+            w[0] = 1.0f;
+            return 1;
+        }
+        *first = k / 2 - 2;
+        w[0] = -0.0625f;
+        w[1] = 0.5625f;
+        w[2] = 0.5625f;
+        w[3] = -0.0625f;
+        return 4;
+    }
+    if (v < 0.0f || v >= (float)size) return 0;
+    *first = (int)floorf(v - 0.5f) - 1;
+    for (i = 0; i < 4; ++i) {
+        float u = (float)(*first + i) + 0.5f;
+        w[i] = hst__e_cubic(v - u);
+    }
+    return 4;
+}
+
+HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
+                                     float *g)
+{
+    float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
+    int ry = 0, cx = 0, ny, nx, i, j;
+    vy = (float)iy / m2;
+    vx = (float)ix / m2;
+    ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
+    nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
+    if (ny == 0 || nx == 0) ny = nx = 0;
+    for (j = 0; j < nx; ++j) {
+        int cn = cx + j;
+        float pc = 0.0f, pr = 0.0f, t;
+        if (cn < 0 || cn >= cols) continue;
+        for (i = 0; i < ny; ++i) {
+            int rn = ry + i;
+            float rg[2];
+            if (rn < 0 || rn >= rows) continue;
+            hst__e_roberts(f, cols, rn, cn, rg);
+            t = rg[0] * wy[i];
+            pc = pc + t;
+            t = rg[1] * wy[i];
+            pr = pr + t;
+        }
+        t = pc * wx[j];
+        qc = qc + t;
+        t = pr * wx[j];
+        qr = qr + t;
+    }
+    g[0] = qc;
+    g[1] = qr;
+}
+
+HST__KPRIVATE int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
+HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
+                               int xM, float radius, float sens)
+{
+    float fm = (float)mag, sigma, tSS, tSO, xc, yc, gr, ymax, xmax, R = 0.0f, W = 0.0f;
+    int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, i, j;
+    sigma = radius / 2.355f;
+    tSS = sigma * sigma;
+    tSS = 2.0f * tSS;
+    tSO = 2.0f * sigma;
+    tSO = tSO + 1.0f;
+    xc = (float)xM + 0.5f;
+    xc = xc / fm;
+    yc = (float)yM + 0.5f;
+    yc = yc / fm;
+    gr = 2.0f * radius;
+    j0 = -(int)gr;
+    gr = gr + 1.0f;
+    j1 = (int)gr;
+    ymax = (float)(rows * mag - 1);
+    xmax = (float)(cols * mag - 1);
+    by = (int)(2.0f * yc);
+    bx = (int)(2.0f * xc);
+    for (j = j0; j < j1; ++j) {
+        float vy = (float)(by + j) * 0.5f;
+        if (!(0.0f < vy && vy <= ymax)) continue;
+        for (i = j0; i < j1; ++i) {
+            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, a, g[2], nd, w;
+            int iy, ix;
+            if (!(0.0f < vx && vx <= xmax)) continue;
+            dx = vx - xc;
+            dy = vy - yc;
+            s = dx * dx;
+            t = dy * dy;
+            s = s + t;
+            d = sqrtf(s);
+            if (d == 0.0f || d > tSO) continue;
+            a = vy * fm;
+            a = a * 2.0f;
+            iy = hst__e_clampi((int)a, rows2 - 1);
+            a = vx * fm;
+            a = a * 2.0f;
+            ix = hst__e_clampi((int)a, cols2 - 1);
+            if (fused) {
+                hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
+            } else {
+                size_t o = ((size_t)iy * (size_t)cols2 + (size_t)ix) * 2;
+                g[0] = src[o];
+                g[1] = src[o + 1];
+            }
+            nd = -d;
+            nd = nd * d;
+            nd = nd / tSS;
+            w = hst__e_exp(nd);
+            w = d * w;
+            w = w * w;
+            w = w * w;
+            if (w < 1e-30f) w = 0.0f;
+            W = W + w;
+            s = g[0] * dx;
+            t = g[1] * dy;
+            s = s + t;
+            if (s < 0.0f) {
+                float num, den, dk;
+                num = g[1] * dx;
+                t = g[0] * dy;
+                num = num - t;
+                num = fabsf(num);
+                den = g[0] * g[0];
+                t = g[1] * g[1];
+                den = den + t;
+                den = sqrtf(den);
+                den = den * d;
+                dk = num / den;
+                dk = isnan(dk) ? 0.0f : 1.0f - dk;
+                t = dk * w;
+                R = R + t;
+            }
+        }
+    }
+    R = W > 0.0f ? R / W : 0.0f;
+    if (R < 0.0f) return 0.0f;
+    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+}
+
+/* 1 when magnified pixel (yM, xM) is inside the margin (int)(radius * mag) */
+HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, float radius, int yM,
+                                int xM)
+{
+    float mr = radius * (float)mag;
+    int margin = (int)mr;
+    return yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&
+           xM < (int)(cols * mag) - margin;
+}
+
+HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
+{
+    if (count) *count = sizeof hst__esrrf_src / sizeof hst__esrrf_src[0];
+    return hst__esrrf_src;
+}
+
+HST__KDEF float hst_k_esrrf_exp(float x) { return hst__e_exp(x); }
+
+HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
+                                      uint32_t cols, uint64_t base, uint64_t begin,
+                                      uint64_t end, uint64_t total)
+{
+    size_t n = (size_t)rows * cols, i;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < n; ++i) {
+            size_t o = (size_t)z * n + i;
+            float g[2];
+            hst__e_roberts(frames + (size_t)z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);
+            grad[2 * o] = g[0];
+            grad[2 * o + 1] = g[1];
+        }
+}
+
+HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
+                                      uint32_t mag, uint32_t channels, uint64_t base,
+                                      uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    float fm = (float)mag;
+    uint64_t z;
+    uint32_t k;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z) {
+        const float *src = in + (size_t)z * rows * cols * channels;
+        for (i = 0; i < nM; ++i) {
+            float r = (float)(uint32_t)(i / colsM) / fm;
+            float c = (float)(uint32_t)(i % colsM) / fm;
+            for (k = 0; k < channels; ++k)
+                out[((size_t)z * nM + i) * channels + k] =
+                    hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);
+        }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
+                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                  float sensitivity, int intensity_weighting, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < nM; ++i) {
+            int yM = (int)(i / colsM), xM = (int)(i % colsM);
+            float v = 0.0f;
+            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
+                v = hst__e_rgc(grad2 + (size_t)z * 8 * nM, 0, (int)rows, (int)cols, (int)mag,
+                               yM, xM, radius, sensitivity);
+                if (intensity_weighting) v = v * magnified[(size_t)z * nM + i];
+            }
+            rgc[(size_t)z * nM + i] = v;
+        }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
+                                        uint32_t cols, uint32_t mag, float radius,
+                                        float sensitivity, int intensity_weighting,
+                                        uint64_t base, uint64_t begin, uint64_t end,
+                                        uint64_t total)
+{
+    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    float fm = (float)mag;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z) {
+        const float *f = frames + (size_t)z * rows * cols;
+        for (i = 0; i < nM; ++i) {
+            int yM = (int)(i / colsM), xM = (int)(i % colsM);
+            float v = 0.0f;
+            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
+                v = hst__e_rgc(f, 1, (int)rows, (int)cols, (int)mag, yM, xM, radius, sensitivity);
+                if (intensity_weighting) {
+                    float r = (float)yM / fm;
+                    float c = (float)xM / fm;
+                    v = v * hst__e_interp(f, (int)rows, (int)cols, 1, 0, r, c);
+                }
+            }
+            rgc[(size_t)z * nM + i] = v;
+        }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
+                                       uint32_t frames_per_tp, uint64_t base, uint64_t begin,
+                                       uint64_t end, uint64_t total)
+{
+    size_t P = pixels, i;
+    uint64_t T = frames_per_tp ? (uint64_t)frames_per_tp : total;
+    if (T == 0) return;
+    for (i = 0; i < P; ++i) {
+        uint64_t z = begin;
+        while (z < end) {
+            uint64_t tp = (base + z) / T;
+            double *a = acc + (size_t)tp * 5 * P + i;
+            double s1 = a[0], s2 = a[P], s3 = a[2 * P];
+            for (; z < end && (base + z) / T == tp; ++z) {
+                uint64_t g = base + z, t = g % T;
+                double x = (double)rgc[(size_t)z * P + i], y;
+                s1 = s1 + x;
+                y = x * x;
+                s2 = s2 + y;
+                if (t > 0) {
+                    y = (double)rgc[(size_t)(z - 1) * P + i];
+                    y = y * x;
+                    s3 = s3 + y;
+                }
+                if (t == 0) a[3 * P] = a[3 * P] + x;
+                if (t + 1 == T || g + 1 == total) a[4 * P] = a[4 * P] + x;
+            }
+            a[0] = s1;
+            a[P] = s2;
+            a[2 * P] = s3;
+        }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
+                                  float *out)
+{
+    size_t i, P = pixels;
+    double n = (double)frames;
+    if (mode < 0 || mode > 2 || frames == 0) return;
+    for (i = 0; i < P; ++i) {
+        double s1 = acc[i], s2 = acc[P + i], pr = acc[2 * P + i], f = acc[3 * P + i];
+        double l = acc[4 * P + i], mu = s1 / n, v;
+        if (mode == 0) {
+            v = mu;
+        } else if (mode == 1) {
+            v = s2 / n - mu * mu;
+            if (v < 0.0) v = 0.0;
+        } else if (frames < 2) {
+            v = 0.0;
+        } else {
+            double cross = 2.0 * s1 - f - l;
+            v = (pr - mu * cross + (n - 1.0) * mu * mu) / (n - 1.0);
+        }
+        out[i] = (float)v;
+    }
+}
+
+HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag)
+{
+    size_t py, px, ry, rx, rows, cols;
+    if (!img || mag == 0) return;
+    rows = rowsM / mag;
+    cols = colsM / mag;
+    for (py = 0; py < mag; ++py)
+        for (px = 0; px < mag; ++px) {
+            double c = 0.0;   /* the phase mean, summed over macro-pixels in row order */
+            for (ry = 0; ry < rows; ++ry)
+                for (rx = 0; rx < cols; ++rx)
+                    c += (double)img[(ry * mag + py) * colsM + rx * mag + px];
+            c /= (double)(rows * cols);
+            if (c == 0.0) continue;
+            for (ry = 0; ry < rows; ++ry)
+                for (rx = 0; rx < cols; ++rx) {
+                    float *p = &img[(ry * mag + py) * colsM + rx * mag + px];
+                    *p = (float)((double)*p / c);
+                }
+        }
+}
+
+/* <<esrrf kernels */
 
 /* >>halo kernels */
 

@@ -562,7 +562,7 @@ static void test_one_launch(void **state)
     }
     /* peer 1 (east) holds 10 scalar segments of 3 x 4 x 3 then 2 vectors of 2 slots each */
     {
-        size_t so, sb;
+        size_t so = 0, sb = 0;
         assert_int_equal(hst_halo_plan_peer(plan, 1, &so, &sb, NULL, NULL), HST_SUCCESS);
         assert_int_equal(sb, (10 + 4) * 3 * 4 * 3 * 4);
     }

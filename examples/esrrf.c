@@ -1,0 +1,1236 @@
+/* esrrf.c — eSRRF super-resolution of a fluorescence time series, streamed through a device.
+
+       esrrf [options] input.tif output.tif
+
+   Reads a TIFF stack (8-, 16-, 32-bit integer or 32/64-bit float samples, big- or little-endian,
+   one page per frame, ImageJ hyperstacks included), streams its frames through stream.h (frames
+   are the slices: a stack larger than the device's memory works) and writes
+     output.tif          float32, one page per time point, pixel size scaled by 1/mag
+                         (XResolution/YResolution multiplied by mag);
+     output_preview.png  the widefield mean (left, upscaled) beside the eSRRF image (right),
+                         each contrast-stretched between its 0.1% and 99.9% quantiles.
+   Both are written under temporary names in the output's directory and renamed at the end, so
+   an error or Ctrl-C never leaves a partial output behind.
+
+   The math and its conventions are NanoPyx's eSRRF (Catmull-Rom interpolation, radial gradient
+   convergence, temporal AVG/VAR/TAC2, macro-pixel correction): ../shared/REFERENCE.md section 2
+   and kernels.h's eSRRF section. Two paths compute the same numbers:
+     fused (default)  one kernel per frame: RGC with the 2x-magnified gradients interpolated on
+                      the fly (never stored), then the temporal accumulation;
+     --chained        Roberts cross -> Catmull-Rom magnify (gradients at 2 mag, the frame at
+                      mag) -> RGC -> temporal, with device-only (TEMP) arrays between them.
+
+   Options (defaults in brackets):
+     --mag N                    magnification, 1..32 [5]
+     --radius R                 radius in input pixels, 0 < R <= 20 [1.5]
+     --sensitivity S            sensitivity, 0 < S <= 100 [1]
+     --no-intensity-weighting   do not weight the RGC by the magnified frame
+     --frames-per-timepoint T   frames per output image, 0 = all [0]; trailing frames that do
+                                not fill a time point are left out (with a note)
+     --mode avg|var|tac2        temporal statistic [avg]
+     --no-macro-pixel           skip the macro-pixel correction
+     --channel C                ImageJ hyperstacks with several channels: the channel, from 1
+     --device S                 device selector: auto, gpu, cpu, host, P:D or a name
+                                substring [$HST_DEVICE, else auto] (see build/examples/devices)
+     --budget-mib M             device memory for the stream's ring, MiB [3/4 of the device]
+     --block N                  frames per streamed block, 0 = automatic [0]
+     --max-frames N             use only the first N frames, 0 = all [0]
+     --chained                  the chained path instead of the fused kernel
+     --no-preview               do not write the PNG preview
+     -q, --quiet                no progress bar and no summary
+     -h, --help
+
+   Exit status: 0 success, 1 an error while running (message on stderr), 2 bad usage or input.
+
+   Build: cc -std=c99 -O2 -I. examples/esrrf.c -o esrrf -ltiff -lpng -lOpenCL -lm -lpthread */
+
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime, mkstemp, fileno, sigaction in strict C99 */
+#define HST_IMPLEMENTATION
+#include "stream.h"
+#include "kernels.h"
+
+#include <tiffio.h>
+#include <png.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "esrrf"
+#define MAX_MAG 32
+#define MAX_RADIUS 20.0
+#define MAX_SENSITIVITY 100.0
+#define ACC_VALUES 5                   /* per pixel and time point: sum x, x^2, lag-1, first, last */
+#define PREVIEW_GAP 8                  /* black columns between the two halves of the preview */
+#define PREVIEW_LOW 0.001              /* contrast stretch quantiles */
+#define PREVIEW_HIGH 0.999
+#define PROGRESS_AFTER_S 2.0           /* without a terminal: progress lines only after this */
+#define TARGET_BLOCKS 16               /* automatic block size: about this many blocks ... */
+#define MIN_BLOCK 16                   /* ... of at least this many frames (the temporal stage
+                                          reads one frame before each block: 1/B extra work) */
+
+enum mode { MODE_AVG = 0, MODE_VAR = 1, MODE_TAC2 = 2 };   /* hst_k_esrrf_finalize's numbers */
+static const char *const mode_names[] = { "avg", "var", "tac2" };
+
+typedef struct options {
+    const char *input, *output, *device;
+    unsigned mag;
+    double radius, sensitivity;
+    int intensity_weighting, macro_pixel, chained, preview, quiet;
+    uint64_t frames_per_tp, block, budget_mib, max_frames;
+    unsigned channel;                  /* 0: not given */
+    enum mode mode;
+} options;
+
+/* ------------------------------------------------------------------------------ messages */
+static char tiff_msg[512];   /* libtiff's last error, for our own message */
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, PROG ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void tiff_error(const char *module, const char *fmt, va_list ap)
+{
+    (void)module;
+    vsnprintf(tiff_msg, sizeof tiff_msg, fmt, ap);
+}
+
+static void tiff_warning(const char *module, const char *fmt, va_list ap)
+{
+    (void)module; (void)fmt; (void)ap;   /* ImageJ's private tags and the like: not our concern */
+}
+
+/* The library's log: errors are kept and printed once with our message; warnings go out. */
+typedef struct log_state { char last[1024]; } log_state;
+
+static void logger(void *user, hst_log_level level, hst_log_item item, const char *msg)
+{
+    log_state *ls = (log_state *)user;
+    (void)item;
+    if (level == HST_LOG_ERROR)
+        snprintf(ls->last, sizeof ls->last, "%s", msg);
+    else if (level == HST_LOG_WARN)
+        fprintf(stderr, PROG ": warning: %s\n", msg);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------------ options */
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: " PROG " [options] input.tif output.tif\n"
+        "  --mag N (1..%d, 5)  --radius R (1.5)  --sensitivity S (1)  --no-intensity-weighting\n"
+        "  --frames-per-timepoint T (0 = all)  --mode avg|var|tac2  --no-macro-pixel\n"
+        "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --chained\n"
+        "  --no-preview  -q\n"
+        "Writes output.tif (float32, one page per time point) and output_preview.png.\n",
+        MAX_MAG);
+}
+
+static int parse_u64(const char *name, const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (!s || !*s || *s == '-' || *s == '+') goto bad;
+    v = strtoull(s, &end, 10);
+    if (errno || *end) goto bad;
+    if (v > max) {
+        fail("%s %s is too large (at most %llu)", name, s, (unsigned long long)max);
+        return 0;
+    }
+    *out = v;
+    return 1;
+bad:
+    fail("%s: '%s' is not a non-negative integer", name, s ? s : "");
+    return 0;
+}
+
+static int parse_double(const char *name, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s) goto bad;
+    *out = strtod(s, &end);
+    if (errno || *end || !isfinite(*out)) goto bad;
+    return 1;
+bad:
+    fail("%s: '%s' is not a finite number", name, s ? s : "");
+    return 0;
+}
+
+/* Returns 0 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    int i, npos = 0;
+    uint64_t v;
+    memset(o, 0, sizeof *o);
+    o->mag = 5; o->radius = 1.5; o->sensitivity = 1.0;
+    o->intensity_weighting = 1; o->macro_pixel = 1; o->preview = 1;
+    o->mode = MODE_AVG;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        char name[64];
+        const char *eq;
+        if (a[0] != '-' || a[1] == '\0') {
+            if (npos == 0) o->input = a;
+            else if (npos == 1) o->output = a;
+            else { fail("unexpected argument '%s' (give one input and one output)", a); usage(stderr); return 2; }
+            npos++;
+            continue;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return -1; }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!strcmp(a, "--no-intensity-weighting")) { o->intensity_weighting = 0; continue; }
+        if (!strcmp(a, "--no-macro-pixel")) { o->macro_pixel = 0; continue; }
+        if (!strcmp(a, "--chained")) { o->chained = 1; continue; }
+        if (!strcmp(a, "--fused")) { o->chained = 0; continue; }
+        if (!strcmp(a, "--no-preview")) { o->preview = 0; continue; }
+        /* options with a value: --name value or --name=value */
+        eq = strchr(a, '=');
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        if (eq) val = eq + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else { fail("%s needs a value", name); usage(stderr); return 2; }
+        if (!strcmp(name, "--mag")) {
+            if (!parse_u64(name, val, UINT64_MAX, &v)) return 2;
+            if (v < 1 || v > MAX_MAG) { fail("--mag %s: the magnification must be 1..%d", val, MAX_MAG); return 2; }
+            o->mag = (unsigned)v;
+        } else if (!strcmp(name, "--radius")) {
+            if (!parse_double(name, val, &o->radius)) return 2;
+            if (!(o->radius > 0.0) || o->radius > MAX_RADIUS) {
+                fail("--radius %s: the radius must be > 0 and <= %g input pixels", val, MAX_RADIUS);
+                return 2;
+            }
+        } else if (!strcmp(name, "--sensitivity")) {
+            if (!parse_double(name, val, &o->sensitivity)) return 2;
+            if (!(o->sensitivity > 0.0) || o->sensitivity > MAX_SENSITIVITY) {
+                fail("--sensitivity %s: the sensitivity must be > 0 and <= %g", val, MAX_SENSITIVITY);
+                return 2;
+            }
+        } else if (!strcmp(name, "--frames-per-timepoint")) {
+            if (!parse_u64(name, val, UINT32_MAX, &o->frames_per_tp)) return 2;
+        } else if (!strcmp(name, "--mode")) {
+            if (!strcmp(val, "avg")) o->mode = MODE_AVG;
+            else if (!strcmp(val, "var")) o->mode = MODE_VAR;
+            else if (!strcmp(val, "tac2")) o->mode = MODE_TAC2;
+            else { fail("--mode %s: expected avg, var or tac2", val); return 2; }
+        } else if (!strcmp(name, "--channel")) {
+            if (!parse_u64(name, val, 65535, &v)) return 2;
+            if (v < 1) { fail("--channel counts from 1"); return 2; }
+            o->channel = (unsigned)v;
+        } else if (!strcmp(name, "--device")) {
+            o->device = val;
+        } else if (!strcmp(name, "--budget-mib")) {
+            if (!parse_u64(name, val, (uint64_t)1 << 40, &o->budget_mib)) return 2;
+        } else if (!strcmp(name, "--max-frames")) {
+            if (!parse_u64(name, val, UINT64_MAX, &o->max_frames)) return 2;
+        } else if (!strcmp(name, "--block")) {
+            if (!parse_u64(name, val, UINT32_MAX, &o->block)) return 2;
+        } else {
+            fail("unknown option '%s'", name);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (npos != 2) {
+        fail(npos == 0 ? "no input and output given" : "no output given");
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------ reading */
+typedef struct stack {
+    uint32_t rows, cols;
+    uint64_t frames;                   /* frames kept (of the chosen channel) */
+    float *data;                       /* frames x rows x cols */
+    double xres, yres;                 /* pixels per unit; 0: none */
+    uint16_t res_unit;
+    char unit[32];                     /* ImageJ's unit= ("micron"), or "" */
+    char kind[64];                     /* "uint8", "float32 big-endian", ... for the summary */
+} stack;
+
+/* ImageJ's description: "ImageJ=1.51f\nimages=50\nchannels=2\nslices=5\nframes=5\nunit=micron\n" */
+typedef struct imagej_info { int present; uint64_t images, channels; char unit[32]; } imagej_info;
+
+static void parse_imagej(const char *d, imagej_info *ij)
+{
+    const char *p;
+    memset(ij, 0, sizeof *ij);
+    ij->channels = 1;
+    if (!d || strncmp(d, "ImageJ=", 7) != 0) return;
+    ij->present = 1;
+    for (p = d; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (!strncmp(p, "images=", 7)) ij->images = strtoull(p + 7, NULL, 10);
+        else if (!strncmp(p, "channels=", 9)) ij->channels = strtoull(p + 9, NULL, 10);
+        else if (!strncmp(p, "unit=", 5)) {
+            size_t n = strcspn(p + 5, "\n");
+            if (n >= sizeof ij->unit) n = sizeof ij->unit - 1;
+            memcpy(ij->unit, p + 5, n);
+            ij->unit[n] = '\0';
+        }
+    }
+    if (ij->channels < 1) ij->channels = 1;
+}
+
+typedef struct page_format { uint16_t bps, fmt; } page_format;
+
+static int page_format_of(TIFF *t, const char *path, uint64_t page, page_format *pf)
+{
+    uint16_t spp = 1, bps = 1, fmt = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK;
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &fmt);
+    TIFFGetFieldDefaulted(t, TIFFTAG_PHOTOMETRIC, &photometric);
+    if (spp != 1 || photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_YCBCR) {
+        fail("%s: page %llu has %u samples per pixel (photometric %u): only single-channel "
+             "(grayscale) pages are supported; split colour channels first", path,
+             (unsigned long long)page + 1, spp, photometric);
+        return 0;
+    }
+    if (!((fmt == SAMPLEFORMAT_UINT || fmt == SAMPLEFORMAT_INT) && (bps == 8 || bps == 16 || bps == 32)) &&
+        !(fmt == SAMPLEFORMAT_IEEEFP && (bps == 32 || bps == 64))) {
+        fail("%s: page %llu: unsupported sample format (%u-bit %s): supported are 8-, 16- and "
+             "32-bit integers and 32- or 64-bit floats", path, (unsigned long long)page + 1, bps,
+             fmt == SAMPLEFORMAT_UINT ? "unsigned integer" : fmt == SAMPLEFORMAT_INT ? "signed integer"
+             : fmt == SAMPLEFORMAT_IEEEFP ? "float" : fmt == SAMPLEFORMAT_COMPLEXINT ? "complex integer"
+             : fmt == SAMPLEFORMAT_COMPLEXIEEEFP ? "complex float" : "untyped");
+        return 0;
+    }
+    pf->bps = bps;
+    pf->fmt = fmt;
+    return 1;
+}
+
+/* n samples of format pf (native byte order) at src -> floats. */
+static void to_float(const void *src, page_format pf, size_t n, float *dst)
+{
+    size_t i;
+    if (pf.fmt == SAMPLEFORMAT_IEEEFP && pf.bps == 32) { memcpy(dst, src, n * 4); return; }
+    for (i = 0; i < n; i++) {
+        float v;
+        if (pf.fmt == SAMPLEFORMAT_IEEEFP) v = (float)((const double *)src)[i];
+        else if (pf.fmt == SAMPLEFORMAT_UINT)
+            v = pf.bps == 8 ? (float)((const uint8_t *)src)[i] : pf.bps == 16 ? (float)((const uint16_t *)src)[i]
+              : (float)((const uint32_t *)src)[i];
+        else
+            v = pf.bps == 8 ? (float)((const int8_t *)src)[i] : pf.bps == 16 ? (float)((const int16_t *)src)[i]
+              : (float)((const int32_t *)src)[i];
+        dst[i] = v;
+    }
+}
+
+static void swab_samples(void *buf, page_format pf, size_t n)
+{
+    if (pf.bps == 16) TIFFSwabArrayOfShort((uint16_t *)buf, (tmsize_t)n);
+    else if (pf.bps == 32) TIFFSwabArrayOfLong((uint32_t *)buf, (tmsize_t)n);
+    else if (pf.bps == 64) TIFFSwabArrayOfDouble((double *)buf, (tmsize_t)n);
+}
+
+/* The current page into raw (rows*cols samples, native order): strips or tiles. */
+static int read_page(TIFF *t, const char *path, uint64_t page, uint32_t rows, uint32_t cols,
+                     page_format pf, unsigned char *raw, unsigned char *tmp)
+{
+    size_t sb = pf.bps / 8, row_bytes = (size_t)cols * sb;
+    uint32_t r;
+    if (TIFFIsTiled(t)) {
+        uint32_t tw = 0, th = 0, tr, tc;
+        TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
+        for (tr = 0; tr < rows; tr += th)
+            for (tc = 0; tc < cols; tc += tw) {
+                uint32_t y, h = rows - tr < th ? rows - tr : th, w = cols - tc < tw ? cols - tc : tw;
+                if (TIFFReadTile(t, tmp, tc, tr, 0, 0) < 0) goto bad;
+                for (y = 0; y < h; y++)
+                    memcpy(raw + ((size_t)(tr + y) * cols + tc) * sb, tmp + (size_t)y * tw * sb, (size_t)w * sb);
+            }
+        return 1;
+    }
+    for (r = 0; r < rows; r++)
+        if (TIFFReadScanline(t, raw + (size_t)r * row_bytes, r, 0) < 0) goto bad;
+    return 1;
+bad:
+    fail("%s: page %llu could not be read%s%s", path, (unsigned long long)page + 1,
+         tiff_msg[0] ? ": " : "", tiff_msg);
+    return 0;
+}
+
+/* ImageJ writes stacks over 4 GiB with one IFD and the frames contiguous after the first. */
+static int read_imagej_contiguous(TIFF *t, const char *path, const imagej_info *ij, uint32_t rows,
+                                  uint32_t cols, page_format pf, unsigned channel, stack *st)
+{
+    uint64_t *offsets = NULL;
+    uint16_t compression = COMPRESSION_NONE;
+    size_t frame_samples = (size_t)rows * cols, frame_bytes = frame_samples * (pf.bps / 8);
+    unsigned char *raw;
+    uint64_t p, kept = 0;
+    FILE *f;
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    if (compression != COMPRESSION_NONE || !TIFFGetField(t, TIFFTAG_STRIPOFFSETS, &offsets) || !offsets) {
+        fail("%s: ImageJ says %llu images but the file has one page, and it is compressed: cannot "
+             "read the other frames", path, (unsigned long long)ij->images);
+        return 0;
+    }
+    if (!(f = fopen(path, "rb")) || !(raw = (unsigned char *)malloc(frame_bytes))) {
+        if (f) fclose(f);
+        fail("%s: %s", path, strerror(errno));
+        return 0;
+    }
+    for (p = 0; p < ij->images; p++) {
+        if (p % ij->channels != channel) continue;
+        if (fseeko(f, (off_t)(offsets[0] + p * frame_bytes), SEEK_SET) != 0 || fread(raw, 1, frame_bytes, f) != frame_bytes) {
+            fail("%s: ImageJ frame %llu of %llu is missing (truncated file?)", path,
+                 (unsigned long long)p + 1, (unsigned long long)ij->images);
+            free(raw); fclose(f);
+            return 0;
+        }
+        if (TIFFIsByteSwapped(t)) swab_samples(raw, pf, frame_samples);
+        to_float(raw, pf, frame_samples, st->data + kept * frame_samples);
+        kept++;
+    }
+    free(raw);
+    fclose(f);
+    st->frames = kept;
+    return 1;
+}
+
+static int read_stack(const char *path, unsigned channel_opt, stack *st)
+{
+    TIFF *t;
+    struct stat sb;
+    uint64_t pages = 0, p, kept = 0, want;
+    uint32_t rows = 0, cols = 0;
+    page_format pf0 = {0, 0};
+    imagej_info ij;
+    char *desc = NULL;
+    unsigned channel;
+    unsigned char *raw = NULL, *tmp = NULL;
+    float res = 0;
+    int ok = 0;
+    memset(st, 0, sizeof *st);
+    if (stat(path, &sb) != 0) { fail("%s: %s", path, strerror(errno)); return 0; }
+    if (S_ISDIR(sb.st_mode)) { fail("%s: is a directory, not a TIFF file", path); return 0; }
+    tiff_msg[0] = '\0';
+    if (!(t = TIFFOpen(path, "r"))) {
+        if (tiff_msg[0]) fail("%s: not a readable TIFF file (libtiff: %s)", path, tiff_msg);
+        else fail("%s: not a readable TIFF file", path);
+        return 0;
+    }
+    do pages++; while (TIFFReadDirectory(t));
+    TIFFSetDirectory(t, 0);
+    TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &cols);
+    TIFFGetField(t, TIFFTAG_IMAGELENGTH, &rows);
+    if (!rows || !cols) { fail("%s: the first page has no image size", path); goto out; }
+    if (!page_format_of(t, path, 0, &pf0)) goto out;
+    if (!TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc)) desc = NULL;
+    parse_imagej(desc, &ij);
+    if (ij.channels > 1 && !channel_opt) {
+        fail("%s: an ImageJ hyperstack with %llu channels: choose one with --channel 1..%llu", path,
+             (unsigned long long)ij.channels, (unsigned long long)ij.channels);
+        goto out;
+    }
+    if (channel_opt > ij.channels && channel_opt > 1) {
+        fail("--channel %u: %s has %llu channel(s)", channel_opt, path, (unsigned long long)ij.channels);
+        goto out;
+    }
+    channel = channel_opt ? channel_opt - 1 : 0;
+    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &res)) st->xres = res;
+    if (TIFFGetField(t, TIFFTAG_YRESOLUTION, &res)) st->yres = res;
+    if (!(st->xres > 0)) st->xres = st->yres;   /* one given: square pixels */
+    if (!(st->yres > 0)) st->yres = st->xres;
+    st->res_unit = RESUNIT_NONE;
+    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &st->res_unit);
+    snprintf(st->unit, sizeof st->unit, "%s", ij.unit);
+    st->rows = rows; st->cols = cols;
+    snprintf(st->kind, sizeof st->kind, "%s%u%s%s", pf0.fmt == SAMPLEFORMAT_IEEEFP ? "float"
+             : pf0.fmt == SAMPLEFORMAT_INT ? "int" : "uint", pf0.bps,
+             TIFFIsBigEndian(t) ? ", big-endian" : ", little-endian", ij.present ? ", ImageJ" : "");
+    want = ij.present && ij.images > pages && pages == 1 ? ij.images : pages;
+    want = (want + ij.channels - 1 - channel) / ij.channels;   /* pages of the channel */
+    if ((uint64_t)rows * cols > SIZE_MAX / sizeof(float) / (want ? want : 1)) {
+        fail("%s: %llu frames of %ux%u do not fit in memory", path, (unsigned long long)want, cols, rows);
+        goto out;
+    }
+    if (!(st->data = (float *)malloc((size_t)want * rows * cols * sizeof(float)))) {
+        fail("%s: out of host memory for %llu frames of %ux%u", path, (unsigned long long)want, cols, rows);
+        goto out;
+    }
+    if (want != (pages + ij.channels - 1 - channel) / ij.channels) {   /* ImageJ, > 4 GiB */
+        ok = read_imagej_contiguous(t, path, &ij, rows, cols, pf0, channel, st);
+        goto out;
+    }
+    raw = (unsigned char *)malloc((size_t)rows * cols * 8);
+    tmp = (unsigned char *)malloc(TIFFIsTiled(t) ? (size_t)TIFFTileSize(t) * 2 + 64 : 64);
+    if (!raw || !tmp) { fail("out of host memory"); goto out; }
+    for (p = 0; p < pages; p++) {
+        uint32_t r = 0, c = 0;
+        page_format pf;
+        if (p % ij.channels != channel) continue;
+        if (!TIFFSetDirectory(t, (tdir_t)p)) { fail("%s: page %llu cannot be opened", path, (unsigned long long)p + 1); goto out; }
+        TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &c);
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &r);
+        if (r != rows || c != cols) {
+            fail("%s: page %llu is %ux%u but page 1 is %ux%u: every frame must have the same size",
+                 path, (unsigned long long)p + 1, c, r, cols, rows);
+            goto out;
+        }
+        if (!page_format_of(t, path, p, &pf)) goto out;
+        if (pf.bps != pf0.bps || pf.fmt != pf0.fmt) {
+            fail("%s: page %llu has another sample format than page 1", path, (unsigned long long)p + 1);
+            goto out;
+        }
+        if (TIFFIsTiled(t) && (size_t)TIFFTileSize(t) * 2 + 64 > 64) {
+            unsigned char *n = (unsigned char *)realloc(tmp, (size_t)TIFFTileSize(t) + 64);
+            if (!n) { fail("out of host memory"); goto out; }
+            tmp = n;
+        }
+        if (!read_page(t, path, p, rows, cols, pf, raw, tmp)) goto out;
+        to_float(raw, pf, (size_t)rows * cols, st->data + (size_t)kept * rows * cols);
+        kept++;
+    }
+    st->frames = kept;
+    ok = 1;
+out:
+    free(raw);
+    free(tmp);
+    TIFFClose(t);
+    if (!ok) { free(st->data); st->data = NULL; }
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------ output files */
+/* A temporary file in the output's directory, renamed over the output at the end. */
+typedef struct outfile { char final[4096], tmp[4160]; int fd; } outfile;
+
+static int outfile_open(outfile *o, const char *path)
+{
+    mode_t mask;
+    struct stat sb;
+    o->fd = -1;
+    o->tmp[0] = '\0';
+    if (strlen(path) >= sizeof o->final) { fail("%s: path too long", path); return 0; }
+    snprintf(o->final, sizeof o->final, "%s", path);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { fail("%s: is a directory", path); return 0; }
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
+    if ((o->fd = mkstemp(o->tmp)) < 0) {
+        fail("cannot write %s: %s", path, strerror(errno));
+        o->tmp[0] = '\0';
+        return 0;
+    }
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) != 0) { /* keep 0600 */ }
+    return 1;
+}
+
+static void outfile_discard(outfile *o)
+{
+    if (o->fd >= 0) close(o->fd);
+    o->fd = -1;
+    if (o->tmp[0]) unlink(o->tmp);
+    o->tmp[0] = '\0';
+}
+
+static int outfile_commit(outfile *o)
+{
+    if (rename(o->tmp, o->final) != 0) {
+        fail("cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
+        outfile_discard(o);
+        return 0;
+    }
+    o->tmp[0] = '\0';
+    return 1;
+}
+
+/* Pages of rows x cols floats; the pixel size is the input's divided by mag. */
+static int write_tiff(outfile *o, const stack *in, unsigned mag, const float *img, uint64_t pages,
+                      uint32_t rows, uint32_t cols, const char *software)
+{
+    char desc[256];
+    uint64_t p, bytes = (uint64_t)rows * cols * 4 * pages;
+    TIFF *t;
+    int ok = 1;
+    tiff_msg[0] = '\0';
+    /* BigTIFF when the classic format's 4 GiB offsets would not do. */
+    if (!(t = TIFFFdOpen(o->fd, o->tmp, bytes > ((uint64_t)3 << 30) ? "w8" : "w"))) {
+        fail("cannot write %s: %s", o->final, tiff_msg[0] ? tiff_msg : "TIFFFdOpen failed");
+        return 0;
+    }
+    o->fd = -1;   /* TIFFClose closes it */
+    snprintf(desc, sizeof desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
+             (unsigned long long)pages, (unsigned long long)pages, in->unit[0] ? "unit=" : "",
+             in->unit, in->unit[0] ? "\n" : "");
+    for (p = 0; p < pages && ok; p++) {
+        TIFFSetField(t, TIFFTAG_SUBFILETYPE, pages > 1 ? FILETYPE_PAGE : 0);
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, cols);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, rows);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
+        TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rows);
+        if (in->xres > 0 && in->yres > 0) {
+            TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)(in->xres * mag));
+            TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)(in->yres * mag));
+            TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, in->res_unit);
+        }
+        if (p == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, desc);
+        TIFFSetField(t, TIFFTAG_SOFTWARE, software);
+        if (pages > 1) TIFFSetField(t, TIFFTAG_PAGENUMBER, (uint16_t)(p < 65535 ? p : 65535), (uint16_t)(pages < 65535 ? pages : 65535));
+        if (TIFFWriteEncodedStrip(t, 0, (void *)(img + p * rows * cols), (tmsize_t)rows * cols * 4) < 0 ||
+            !TIFFWriteDirectory(t))
+            ok = 0;
+    }
+    if (ok && !TIFFFlush(t)) ok = 0;
+    TIFFClose(t);
+    if (!ok) fail("cannot write %s: %s", o->final, tiff_msg[0] ? tiff_msg : "write failed (disk full?)");
+    return ok;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 0.1% and 99.9% quantiles of the finite values (on a subsample of large images). */
+static void stretch_range(const float *v, size_t n, float *lo, float *hi)
+{
+    size_t step = n > ((size_t)1 << 22) ? n / ((size_t)1 << 22) + 1 : 1, i, m = 0;
+    float *s = (float *)malloc((n / step + 1) * sizeof *s);
+    *lo = 0; *hi = 1;
+    if (!s) return;
+    for (i = 0; i < n; i += step) if (isfinite(v[i])) s[m++] = v[i];
+    if (m) {
+        qsort(s, m, sizeof *s, cmp_float);
+        *lo = s[(size_t)(PREVIEW_LOW * (double)(m - 1))];
+        *hi = s[(size_t)(PREVIEW_HIGH * (double)(m - 1) + 0.5)];
+    }
+    if (!(*hi > *lo)) *hi = *lo + 1.0f;
+    free(s);
+}
+
+static unsigned char stretch(float v, float lo, float hi)
+{
+    double x = isfinite(v) ? ((double)v - lo) / ((double)hi - lo) : 0.0;
+    return (unsigned char)(x <= 0 ? 0 : x >= 1 ? 255 : x * 255.0 + 0.5);
+}
+
+/* Widefield mean (rows x cols, upscaled by mag) | gap | eSRRF (rowsM x colsM): 8-bit gray. */
+static int write_png(outfile *o, const float *mean, uint32_t rows, uint32_t cols, const float *sr,
+                     unsigned mag)
+{
+    uint32_t rowsM = rows * mag, colsM = cols * mag, width = 2 * colsM + PREVIEW_GAP, y, x;
+    float lo0, hi0, lo1, hi1;
+    unsigned char *line = (unsigned char *)calloc(width, 1);
+    FILE *f = NULL;
+    png_structp png = NULL;
+    png_infop info = NULL;
+    volatile int ok = 0;   /* set after setjmp */
+    if (!line) { fail("out of host memory"); return 0; }
+    stretch_range(mean, (size_t)rows * cols, &lo0, &hi0);
+    stretch_range(sr, (size_t)rowsM * colsM, &lo1, &hi1);
+    if (!(f = fdopen(o->fd, "wb"))) { fail("cannot write %s: %s", o->final, strerror(errno)); goto out; }
+    o->fd = -1;
+    if (!(png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL)) ||
+        !(info = png_create_info_struct(png))) { fail("libpng: out of memory"); goto out; }
+    if (setjmp(png_jmpbuf(png))) { fail("cannot write %s (libpng error)", o->final); goto out; }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, width, rowsM, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (y = 0; y < rowsM; y++) {
+        for (x = 0; x < colsM; x++) {
+            line[x] = stretch(mean[(size_t)(y / mag) * cols + x / mag], lo0, hi0);
+            line[colsM + PREVIEW_GAP + x] = stretch(sr[(size_t)y * colsM + x], lo1, hi1);
+        }
+        png_write_row(png, line);
+    }
+    png_write_end(png, info);
+    ok = 1;
+out:
+    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
+    if (f && fclose(f) != 0 && ok) { fail("cannot write %s: %s", o->final, strerror(errno)); ok = 0; }
+    free(line);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------------ host twins */
+/* The stages' host twins, for the host device. Per-frame stages run on all cores, each thread a
+   contiguous share of the block's frames; the temporal stage walks the frames in order. */
+enum twin { TWIN_FUSED, TWIN_ROBERTS, TWIN_MAGNIFY, TWIN_RGC, TWIN_TEMPORAL };
+
+typedef struct twin_job {
+    enum twin kind;
+    void *const *a;
+    const void *const *s;
+    uint64_t base, begin, end, total;
+} twin_job;
+
+#define U32(i) (*(const uint32_t *)j->s[i])
+#define F32(i) (*(const float *)j->s[i])
+#define I32(i) (*(const int *)j->s[i])
+
+static void twin_run(const twin_job *j)
+{
+    switch (j->kind) {
+    case TWIN_FUSED:
+        hst_k_esrrf_rgc_fused_host((const float *)j->a[0], (float *)j->a[1], U32(0), U32(1), U32(2),
+                                   F32(3), F32(4), I32(5), j->base, j->begin, j->end, j->total);
+        break;
+    case TWIN_ROBERTS:
+        hst_k_esrrf_roberts_host((const float *)j->a[0], (float *)j->a[1], U32(0), U32(1),
+                                 j->base, j->begin, j->end, j->total);
+        break;
+    case TWIN_MAGNIFY:
+        hst_k_esrrf_magnify_host((const float *)j->a[0], (float *)j->a[1], U32(0), U32(1), U32(2),
+                                 U32(3), j->base, j->begin, j->end, j->total);
+        break;
+    case TWIN_RGC:
+        hst_k_esrrf_rgc_host((const float *)j->a[0], (const float *)j->a[1], (float *)j->a[2],
+                             U32(0), U32(1), U32(2), F32(3), F32(4), I32(5), j->base, j->begin,
+                             j->end, j->total);
+        break;
+    case TWIN_TEMPORAL:
+        hst_k_esrrf_temporal_host((const float *)j->a[0], (double *)j->a[1], U32(0), U32(1),
+                                  j->base, j->begin, j->end, j->total);
+        break;
+    }
+}
+
+static void *twin_thread(void *p)
+{
+    twin_run((const twin_job *)p);
+    return NULL;
+}
+
+static unsigned host_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
+static hst_result twin_dispatch(enum twin kind, void *const *a, const void *const *s,
+                                const hst_stream_block *b)
+{
+    twin_job jobs[256];
+    pthread_t th[256];
+    int created[256];
+    uint64_t n = b->end - b->begin;
+    unsigned t, nt = host_threads();
+    if (kind == TWIN_TEMPORAL || n < 2) nt = 1;   /* temporal: one ordered walk over the frames */
+    if (nt > n) nt = (unsigned)n;
+    for (t = 0; t < nt; t++) {
+        jobs[t].kind = kind; jobs[t].a = a; jobs[t].s = s;
+        jobs[t].base = b->base; jobs[t].total = b->total;
+        jobs[t].begin = b->begin + n * t / nt;
+        jobs[t].end = b->begin + n * (t + 1) / nt;
+    }
+    for (t = 1; t < nt; t++) created[t] = pthread_create(&th[t], NULL, twin_thread, &jobs[t]) == 0;
+    if (nt) twin_run(&jobs[0]);
+    for (t = 1; t < nt; t++) {
+        if (created[t]) pthread_join(th[t], NULL);
+        else twin_run(&jobs[t]);   /* no thread: this one does it */
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result host_fused(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; return twin_dispatch(TWIN_FUSED, a, s, b); }
+static hst_result host_roberts(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; return twin_dispatch(TWIN_ROBERTS, a, s, b); }
+static hst_result host_magnify(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; return twin_dispatch(TWIN_MAGNIFY, a, s, b); }
+static hst_result host_rgc(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; return twin_dispatch(TWIN_RGC, a, s, b); }
+static hst_result host_temporal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; return twin_dispatch(TWIN_TEMPORAL, a, s, b); }
+
+/* ------------------------------------------------------------------------------ progress */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+typedef struct progress {
+    int tty, quiet, drawn;
+    double t0, last;
+    unsigned last_tenth;
+} progress;
+
+/* A bar on a terminal; else, once the run is long, a line every 10%. Cancels on Ctrl-C. */
+static int on_progress(uint64_t done, uint64_t total, void *user)
+{
+    progress *p = (progress *)user;
+    double t = now_s() - p->t0, rate = t > 0 ? (double)done / t : 0.0;
+    unsigned tenth = (unsigned)(10 * done / (total ? total : 1));
+    if (p->quiet || interrupted) return interrupted;
+    if (p->tty) {
+        if (t - p->last >= 0.1 || done == total) {
+            char bar[31];
+            unsigned k, fill = (unsigned)(30 * done / (total ? total : 1));
+            for (k = 0; k < 30; k++) bar[k] = k < fill ? '#' : '.';
+            bar[30] = '\0';
+            fprintf(stderr, "\r[%s] %3u%%  %llu/%llu frames  %.1f frames/s  ", bar,
+                    (unsigned)(100 * done / (total ? total : 1)), (unsigned long long)done,
+                    (unsigned long long)total, rate);
+            if (rate > 0 && done < total) fprintf(stderr, "%.0f s left ", (double)(total - done) / rate);
+            fflush(stderr);
+            p->last = t;
+            p->drawn = 1;
+        }
+    } else if (t >= PROGRESS_AFTER_S && tenth > p->last_tenth) {
+        fprintf(stderr, PROG ": %3u%%  %llu/%llu frames  %.1f frames/s\n",
+                (unsigned)(100 * done / (total ? total : 1)), (unsigned long long)done,
+                (unsigned long long)total, rate);
+        p->last_tenth = tenth;
+    }
+    return 0;
+}
+
+static void progress_end(progress *p)
+{
+    if (p->drawn) fputc('\n', stderr);
+    p->drawn = 0;
+}
+
+/* ------------------------------------------------------------------------------ the stream */
+/* Scalar arguments of the stages (the stream reads them through pointers at run time). */
+typedef struct params {
+    uint32_t rows, cols, mag, mag2, one, two, pixels, frames_per_tp;
+    float radius, sensitivity;
+    int intensity_weighting;
+} params;
+
+static void scalar(hst_stream_stage *g, const void *p, size_t bytes)
+{
+    g->scalars[g->num_scalars] = p;
+    g->scalar_bytes[g->num_scalars++] = bytes;
+}
+
+/* Array indices and bindings; static: the stream keeps pointers to the binding lists. */
+enum { A_FRAMES, A_RGC, A_ACC, A_GRAD, A_GRAD2, A_MAG };
+static const int in_frames[1] = { A_FRAMES }, out_rgc[1] = { A_RGC }, in_rgc[1] = { A_RGC },
+                 out_acc[1] = { A_ACC }, out_grad[1] = { A_GRAD }, in_grad[1] = { A_GRAD },
+                 out_grad2[1] = { A_GRAD2 }, out_mag[1] = { A_MAG },
+                 in_rgc_inputs[2] = { A_GRAD2, A_MAG };
+
+typedef struct run_info {
+    double stream_s, upload_s, download_s, compute_s;
+    uint64_t block, blocks;
+    int estimated;          /* upload/download from measured bandwidth (OpenCL devices) */
+} run_info;
+
+/* Best of three blocking copies of `bytes` through pinned memory: seconds per byte each way. */
+static void measure_copies(hst_backend *be, size_t bytes, double *up_s_per_b, double *down_s_per_b)
+{
+    hst_buffer *pin = NULL, *dev = NULL;
+    hst_queue *q = hst_backend_queue(be);
+    int k;
+    *up_s_per_b = *down_s_per_b = 0;
+    if (bytes > ((size_t)64 << 20)) bytes = (size_t)64 << 20;
+    if (!bytes || hst_pinned_create(be, bytes, &pin) != HST_SUCCESS ||
+        hst_buffer_create(be, bytes, HST_MEM_RESIDENT, &dev) != HST_SUCCESS)
+        goto out;
+    memset(hst_buffer_host_ptr(pin), 0, bytes);
+    for (k = 0; k < 3; k++) {
+        double t0 = now_s(), t1, t2;
+        if (hst_write(q, dev, 0, hst_buffer_host_ptr(pin), bytes, 1, 0, NULL, NULL) != HST_SUCCESS) break;
+        t1 = now_s();
+        if (hst_read(q, dev, 0, hst_buffer_host_ptr(pin), bytes, 1, 0, NULL, NULL) != HST_SUCCESS) break;
+        t2 = now_s();
+        if (k == 0 || (t1 - t0) / bytes < *up_s_per_b) *up_s_per_b = (t1 - t0) / bytes;
+        if (k == 0 || (t2 - t1) / bytes < *down_s_per_b) *down_s_per_b = (t2 - t1) / bytes;
+    }
+out:
+    hst_buffer_destroy(dev);
+    hst_buffer_destroy(pin);
+}
+
+/* Streams frames [0, n) of st through the chosen path; acc (5 x pixels x time points, double
+   or float as acc_f64) receives the temporal sums. Returns an hst_result. */
+static hst_result run_stream(const options *o, hst_backend *be, const stack *st, uint64_t n,
+                             uint32_t frames_per_tp, void *acc, size_t acc_bytes, int acc_f64,
+                             progress *pg, run_info *ri)
+{
+    const hst_device_info *dev = hst_backend_device(be);
+    size_t count = 0;
+    const char *const *src = hst_kernels_esrrf_source(&count);
+    char opts[96];
+    params P;
+    hst_stream_array arrays[6];
+    hst_stream_stage stages[5];
+    hst_stream_desc d;
+    hst_stream_report rep;
+    hst_stream *s = NULL;
+    size_t frame_px = (size_t)st->rows * st->cols, pixels;
+    unsigned ns = 0, k;
+    uint64_t block;
+    hst_result r;
+
+    memset(&P, 0, sizeof P);
+    P.rows = st->rows; P.cols = st->cols; P.mag = o->mag; P.mag2 = 2 * o->mag;
+    P.one = 1; P.two = 2;
+    pixels = frame_px * o->mag * o->mag;
+    P.pixels = (uint32_t)pixels;
+    P.frames_per_tp = frames_per_tp;
+    P.radius = (float)o->radius; P.sensitivity = (float)o->sensitivity;
+    P.intensity_weighting = o->intensity_weighting;
+    snprintf(opts, sizeof opts, "%s%s", dev->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
+             dev->fp64 ? " -DHST_FP64" : "");
+
+    memset(arrays, 0, sizeof arrays);
+    arrays[A_FRAMES].kind = HST_STREAM_INPUT;
+    arrays[A_FRAMES].host = st->data;
+    arrays[A_FRAMES].slice_bytes = frame_px * sizeof(float);
+    arrays[A_RGC].kind = HST_STREAM_TEMP;
+    arrays[A_RGC].slice_bytes = pixels * sizeof(float);
+    arrays[A_ACC].kind = HST_STREAM_GLOBAL;
+    arrays[A_ACC].host = acc;
+    arrays[A_ACC].global_bytes = acc_bytes;
+    arrays[A_ACC].dtype = acc_f64 ? HST_F64 : HST_F32;
+    arrays[A_GRAD].kind = HST_STREAM_TEMP;
+    arrays[A_GRAD].slice_bytes = 2 * frame_px * sizeof(float);
+    arrays[A_GRAD2].kind = HST_STREAM_TEMP;
+    arrays[A_GRAD2].slice_bytes = 2 * frame_px * (size_t)P.mag2 * P.mag2 * sizeof(float);
+    arrays[A_MAG].kind = HST_STREAM_TEMP;
+    arrays[A_MAG].slice_bytes = pixels * sizeof(float);
+
+    memset(stages, 0, sizeof stages);
+    for (k = 0; k < 5; k++) {
+        stages[k].sources = src;
+        stages[k].source_count = count;
+        stages[k].options = opts;
+    }
+    if (!o->chained) {
+        hst_stream_stage *g = &stages[ns++];
+        g->name = "esrrf_rgc_fused"; g->kernel = "hst_k_esrrf_rgc_fused"; g->host = host_fused;
+        g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_rgc;
+        g->items_per_slice = pixels;
+        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4);
+        scalar(g, &P.radius, 4); scalar(g, &P.sensitivity, 4); scalar(g, &P.intensity_weighting, 4);
+    } else {
+        hst_stream_stage *g = &stages[ns++];
+        g->name = "esrrf_roberts"; g->kernel = "hst_k_esrrf_roberts"; g->host = host_roberts;
+        g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_grad;
+        g->items_per_slice = frame_px;
+        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4);
+        g = &stages[ns++];
+        g->name = "esrrf_magnify_gradients"; g->kernel = "hst_k_esrrf_magnify"; g->host = host_magnify;
+        g->num_inputs = 1; g->inputs = in_grad; g->num_outputs = 1; g->outputs = out_grad2;
+        g->items_per_slice = frame_px * P.mag2 * P.mag2;
+        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag2, 4); scalar(g, &P.two, 4);
+        g = &stages[ns++];
+        g->name = "esrrf_magnify_frame"; g->kernel = "hst_k_esrrf_magnify"; g->host = host_magnify;
+        g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_mag;
+        g->items_per_slice = pixels;
+        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4); scalar(g, &P.one, 4);
+        g = &stages[ns++];
+        g->name = "esrrf_rgc"; g->kernel = "hst_k_esrrf_rgc"; g->host = host_rgc;
+        g->num_inputs = 2; g->inputs = in_rgc_inputs; g->num_outputs = 1; g->outputs = out_rgc;
+        g->items_per_slice = pixels;
+        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4);
+        scalar(g, &P.radius, 4); scalar(g, &P.sensitivity, 4); scalar(g, &P.intensity_weighting, 4);
+    }
+    {   /* the temporal sums: one ordered walk over the frames per pixel, into the GLOBAL acc;
+           the frame before each block (halo 1) gives the lag-1 product across blocks */
+        hst_stream_stage *g = &stages[ns++];
+        g->name = "esrrf_temporal"; g->kernel = "hst_k_esrrf_temporal"; g->host = host_temporal;
+        g->num_inputs = 1; g->inputs = in_rgc; g->num_outputs = 1; g->outputs = out_acc;
+        g->items_per_slice = pixels;
+        g->loop_slices = 1;
+        g->halo_lo = n > 1 ? 1 : 0;
+        scalar(g, &P.pixels, 4); scalar(g, &P.frames_per_tp, 4);
+    }
+
+    memset(&d, 0, sizeof d);
+    d.backends = &be;
+    d.num_backends = 1;
+    d.num_slices = n;
+    d.arrays = arrays;
+    d.num_arrays = o->chained ? 6 : 3;
+    d.stages = stages;
+    d.num_stages = ns;
+    d.budget_bytes = o->budget_mib << 20;
+    d.progress = on_progress;
+    d.progress_user = pg;
+    /* Blocks small enough that uploads overlap compute and the bar moves, large enough that the
+       halo frame each block recomputes stays a small share. */
+    block = o->block ? o->block : (n + TARGET_BLOCKS - 1) / TARGET_BLOCKS;
+    if (!o->block && block < MIN_BLOCK) block = MIN_BLOCK;
+    d.block_slices = block < n ? block : n;
+    r = hst_stream_create(&d, &s);
+    if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !o->block) {   /* smaller blocks, if they fit */
+        d.block_slices = 0;
+        r = hst_stream_create(&d, &s);
+    }
+    if (r != HST_SUCCESS) return r;
+    ri->block = hst_stream_block_slices(s);
+    pg->t0 = now_s();
+    r = hst_stream_run(s, &rep);
+    progress_end(pg);
+    hst_stream_destroy(s);
+    ri->stream_s = rep.seconds;
+    ri->blocks = rep.blocks;
+    if (r != HST_SUCCESS) return r;
+    ri->upload_s = ri->download_s = 0;
+    ri->compute_s = rep.seconds;
+    ri->estimated = 0;
+    if (!hst_backend_is_host(be)) {
+        /* stream.h's report has no per-queue times: the transfers are estimated from their
+           sizes and the copy speed measured here; compute is the rest of the stream's time. */
+        double up, down, loaded = (double)n + (double)rep.blocks * (n > 1 ? 1 : 0);
+        double first = (double)(ri->block < n ? ri->block : n) * arrays[A_FRAMES].slice_bytes;
+        measure_copies(be, (size_t)(ri->block * arrays[A_FRAMES].slice_bytes), &up, &down);
+        ri->upload_s = up * loaded * (double)arrays[A_FRAMES].slice_bytes;
+        ri->download_s = down * 2.0 * (double)acc_bytes;   /* zeros up, sums down */
+        ri->compute_s = rep.seconds - up * first - ri->download_s;
+        if (ri->compute_s < 0) ri->compute_s = 0;
+        ri->estimated = 1;
+    }
+    return HST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------ main */
+static const char *device_kind(const hst_device_info *d)
+{
+    switch (d->type) {
+    case HST_DEVICE_CPU: return "OpenCL CPU";
+    case HST_DEVICE_GPU: return "OpenCL GPU";
+    case HST_DEVICE_ACCELERATOR: return "OpenCL accelerator";
+    default: return "OpenCL";
+    }
+}
+
+/* output.tif -> output_preview.png */
+static void preview_name(const char *out, char *buf, size_t bytes)
+{
+    size_t n = strlen(out);
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    if (dot && (!slash || dot > slash) && dot != out && (!slash || dot > slash + 1)) n = (size_t)(dot - out);
+    snprintf(buf, bytes, "%.*s_preview.png", (int)n, out);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    stack st;
+    outfile tif_out, png_out;
+    char png_path[4096], software[160];
+    hst_backend_desc bd;
+    hst_backend *be = NULL;
+    log_state ls;
+    progress pg;
+    run_info ri;
+    struct sigaction sa;
+    struct stat in_sb, out_sb;
+    double t_start = now_s(), t_read, t_write = 0, t0;
+    uint64_t n_all, n, ntp, T, tp;
+    size_t pixels, frame_px, acc_count;
+    float *out = NULL, *mean = NULL, *preview = NULL;
+    void *acc = NULL;
+    double *accd = NULL, *sum = NULL;
+    int status = 1, acc_f64, rc;
+    hst_result r;
+
+    memset(&tif_out, 0, sizeof tif_out); tif_out.fd = -1;
+    memset(&png_out, 0, sizeof png_out); png_out.fd = -1;
+    memset(&st, 0, sizeof st);
+    if ((rc = parse_args(argc, argv, &o)) != 0) return rc < 0 ? 0 : rc;
+    TIFFSetErrorHandler(tiff_error);
+    TIFFSetWarningHandler(tiff_warning);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    /* Outputs first: an unwritable path fails before any work. */
+    if (stat(o.input, &in_sb) == 0 && stat(o.output, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev &&
+        in_sb.st_ino == out_sb.st_ino) {
+        fail("the output %s is the input: refused", o.output);
+        return 2;
+    }
+    preview_name(o.output, png_path, sizeof png_path);
+    if (stat(o.input, &in_sb) != 0) { fail("%s: %s", o.input, strerror(errno)); return 2; }
+    if (!outfile_open(&tif_out, o.output)) return 2;
+    if (o.preview && !outfile_open(&png_out, png_path)) { outfile_discard(&tif_out); return 2; }
+
+    /* Read. */
+    t0 = now_s();
+    if (!read_stack(o.input, o.channel, &st)) { status = 2; goto done; }
+    t_read = now_s() - t0;
+    n_all = st.frames;
+    if (o.max_frames && n_all > o.max_frames) n_all = o.max_frames;
+    if (n_all == 0) { fail("%s: no frames", o.input); status = 2; goto done; }
+    T = o.frames_per_tp ? o.frames_per_tp : n_all;
+    if (T > n_all) {
+        fail("--frames-per-timepoint %llu: the stack has only %llu frames", (unsigned long long)T,
+             (unsigned long long)n_all);
+        status = 2; goto done;
+    }
+    if (o.mode != MODE_AVG && T < 2) {
+        fail("--mode %s needs at least 2 frames per time point; %s", mode_names[o.mode],
+             n_all < 2 ? "the stack has 1 frame (use --mode avg)" : "raise --frames-per-timepoint");
+        status = 2; goto done;
+    }
+    ntp = n_all / T;
+    n = ntp * T;
+    if (n < n_all && !o.quiet)
+        fprintf(stderr, PROG ": note: the last %llu frame(s) do not fill a time point of %llu and are left out\n",
+                (unsigned long long)(n_all - n), (unsigned long long)T);
+    frame_px = (size_t)st.rows * st.cols;
+    if ((uint64_t)st.rows * o.mag > UINT32_MAX / 2 || (uint64_t)st.cols * o.mag > UINT32_MAX / 2 ||
+        (uint64_t)frame_px * o.mag * o.mag > UINT32_MAX ||
+        (uint64_t)frame_px * o.mag * o.mag * ntp > SIZE_MAX / (ACC_VALUES * sizeof(double))) {
+        fail("--mag %u: %ux%u magnified is too large (%llu pixels per image)", o.mag, st.cols, st.rows,
+             (unsigned long long)((uint64_t)frame_px * o.mag * o.mag));
+        status = 2; goto done;
+    }
+    pixels = frame_px * o.mag * o.mag;
+
+    /* Device. */
+    memset(&ls, 0, sizeof ls);
+    memset(&bd, 0, sizeof bd);
+    bd.device = o.device;
+    bd.logger = logger;
+    bd.log_user = &ls;
+    bd.log_level = HST_LOG_WARN;
+    if ((r = hst_backend_create(&bd, &be)) != HST_SUCCESS) {
+        fail("no device for '%s': %s%s%s", o.device ? o.device : "auto", hst_result_string(r),
+             ls.last[0] ? ": " : "", ls.last);
+        status = r == HST_ERROR_NO_DEVICE ? 2 : 1;
+        goto done;
+    }
+    acc_f64 = hst_backend_device(be)->fp64 != 0;
+    acc_count = ACC_VALUES * pixels * (size_t)ntp;
+    acc = calloc(acc_count, acc_f64 ? sizeof(double) : sizeof(float));
+    out = (float *)malloc(pixels * (size_t)ntp * sizeof(float));
+    mean = (float *)malloc(frame_px * sizeof(float));
+    sum = (double *)calloc(frame_px, sizeof(double));
+    if (!acc || !out || !mean || !sum) { fail("out of host memory"); goto done; }
+
+    /* Widefield mean of the frames used, for the preview. */
+    {
+        uint64_t f;
+        size_t i;
+        for (f = 0; f < n; f++)
+            for (i = 0; i < frame_px; i++) sum[i] += st.data[f * frame_px + i];
+        for (i = 0; i < frame_px; i++) mean[i] = (float)(sum[i] / (double)n);
+    }
+
+    /* Stream. */
+    memset(&pg, 0, sizeof pg);
+    pg.tty = isatty(fileno(stderr));
+    pg.quiet = o.quiet;
+    memset(&ri, 0, sizeof ri);
+    r = run_stream(&o, be, &st, n, (uint32_t)T, acc, acc_count * (acc_f64 ? sizeof(double) : sizeof(float)),
+                   acc_f64, &pg, &ri);
+    if (r == HST_ERROR_CANCELLED || interrupted) { fail("interrupted: no output written"); status = 130; goto done; }
+    if (r != HST_SUCCESS) {
+        fail("streaming on %s failed: %s%s%s", hst_backend_device(be)->name, hst_result_string(r),
+             ls.last[0] ? ": " : "", ls.last);
+        if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY)
+            fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
+        goto done;
+    }
+
+    /* Temporal statistic and macro-pixel correction, per time point. */
+    t0 = now_s();
+    if (acc_f64) accd = (double *)acc;
+    else {
+        size_t i;
+        if (!(accd = (double *)malloc(acc_count * sizeof(double)))) { fail("out of host memory"); goto done; }
+        for (i = 0; i < acc_count; i++) accd[i] = ((const float *)acc)[i];
+    }
+    for (tp = 0; tp < ntp; tp++) {
+        float *img = out + tp * pixels;
+        hst_k_esrrf_finalize((int)o.mode, accd + tp * ACC_VALUES * pixels, pixels, (uint32_t)T, img);
+        if (o.macro_pixel) hst_k_esrrf_macro_pixel(img, st.rows * o.mag, st.cols * o.mag, o.mag);
+    }
+
+    /* Write: the TIFF, the preview, then both renamed into place. */
+    snprintf(software, sizeof software, "halostream " HST_VERSION_STRING " esrrf (mag %u, radius %g, "
+             "sensitivity %g, %s, %s%s)", o.mag, o.radius, o.sensitivity, mode_names[o.mode],
+             o.intensity_weighting ? "intensity-weighted" : "unweighted", o.macro_pixel ? ", macro-pixel corrected" : "");
+    if (!write_tiff(&tif_out, &st, o.mag, out, ntp, st.rows * o.mag, st.cols * o.mag, software)) goto done;
+    if (o.preview) {
+        if (ntp > 1) {   /* the preview shows the mean over the time points */
+            size_t i;
+            if (!(preview = (float *)calloc(pixels, sizeof(float)))) { fail("out of host memory"); goto done; }
+            for (tp = 0; tp < ntp; tp++)
+                for (i = 0; i < pixels; i++) preview[i] += out[tp * pixels + i] / (float)ntp;
+        }
+        if (!write_png(&png_out, mean, st.rows, st.cols, preview ? preview : out, o.mag)) goto done;
+    }
+    if (interrupted) { fail("interrupted: no output written"); status = 130; goto done; }
+    if (!outfile_commit(&tif_out)) goto done;
+    if (o.preview && !outfile_commit(&png_out)) { unlink(o.output); goto done; }
+    t_write = now_s() - t0;
+    status = 0;
+
+    if (!o.quiet) {
+        const hst_device_info *dev = hst_backend_device(be);
+        double total = now_s() - t_start;
+        printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u, %s\n", o.input,
+               (unsigned long long)n, st.cols, st.rows, st.kind, (unsigned long long)ntp,
+               st.cols * o.mag, st.rows * o.mag, mode_names[o.mode]);
+        printf("  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s, %s path\n",
+               o.mag, o.radius, o.sensitivity, o.intensity_weighting ? "on" : "off",
+               o.macro_pixel ? "on" : "off", o.chained ? "chained" : "fused");
+        if (hst_backend_is_host(be))
+            printf("  device    host: the kernels' C twins on %u threads\n", host_threads());
+        else
+            printf("  device    %s (%s; %s)\n", dev->name, device_kind(dev), dev->platform_name);
+        printf("  speed     %.1f frames/s (%llu frames in %.3f s; %llu blocks of up to %llu frames)\n",
+               ri.stream_s > 0 ? (double)n / ri.stream_s : 0.0, (unsigned long long)n, ri.stream_s,
+               (unsigned long long)ri.blocks, (unsigned long long)ri.block);
+        printf("  time      read %.3f s | upload %s%.3f s | compute %.3f s | download %s%.3f s | write %.3f s | total %.3f s\n",
+               t_read, ri.estimated ? "~" : "", ri.upload_s, ri.compute_s, ri.estimated ? "~" : "",
+               ri.download_s, t_write, total);
+        if (ri.estimated)
+            printf("            (~ from transfer sizes and the measured copy speed; uploads overlap compute)\n");
+        printf("  wrote     %s%s%s\n", o.output, o.preview ? " and " : "", o.preview ? png_path : "");
+    }
+done:
+    if (status != 0) {
+        outfile_discard(&tif_out);
+        outfile_discard(&png_out);
+    }
+    if (accd != (double *)acc) free(accd);
+    free(acc);
+    free(out);
+    free(mean);
+    free(sum);
+    free(preview);
+    free(st.data);
+    hst_backend_destroy(be);
+    return status;
+}

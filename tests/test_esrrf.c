@@ -1,0 +1,728 @@
+/* tests/test_esrrf.c — kernels.h's eSRRF kernels, run through stream.h on the device HST_DEVICE
+   picks (on the host device, stream.h runs the host twins; the same stream description works
+   on every device):
+   - every kernel against its host twin: roberts, magnify, rgc and rgc_fused bitwise (integer
+     sensitivity; a non-integer sensitivity > 1 within 1e-5 relative: pow), temporal bitwise
+     with fp64 (float sums otherwise: within float rounding); fused == chained RGC bitwise;
+   - the whole pipeline (per-frame RGC, temporal AVG/VAR/TAC2, macro-pixel correction) against
+     an independent double-precision reference written here from REFERENCE.md section 2's
+     formulas (margins, half-pixel centres, the clamped gradient index, ...);
+   - streamed == whole-stack results over block sizes that split the stack unevenly and
+     frames-per-time-point values that split blocks;
+   - two blinking emitters 2.5 px apart (PSF sigma 1.5 px) are resolved in the eSRRF image and
+     not in the mean image. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HST_IMPLEMENTATION
+#include "stream.h"
+#include "kernels.h"
+
+/* ---- fixture ------------------------------------------------------------------------------ */
+static hst_backend *be;
+static int fp64;          /* temporal sums in double: the host device, or an fp64 device */
+static char options[128];
+
+static int group_setup(void **state)
+{
+    hst_backend_desc desc;
+    const hst_device_info *info;
+    (void)state;
+    memset(&desc, 0, sizeof desc);
+    if (hst_backend_create(&desc, &be) != HST_SUCCESS) return -1;
+    info = hst_backend_device(be);
+    fp64 = hst_backend_is_host(be) || info->fp64;
+    snprintf(options, sizeof options, "%s%s",
+             info->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
+             !hst_backend_is_host(be) && info->fp64 ? " -DHST_FP64" : "");
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    hst_backend_destroy(be);
+    return 0;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    assert_non_null(p);
+    return p;
+}
+
+/* ---- deterministic randomness (xorshift64*) ------------------------------------------------ */
+static uint64_t rng_state = 1;
+static void rng_seed(uint64_t s) { rng_state = s ? s : 1; }
+static double rng_uniform(void)   /* [0, 1) */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+static double rng_normal(void)
+{
+    double u1 = 1.0 - rng_uniform(), u2 = rng_uniform();
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* Frames of blurred random spots on a background, with noise: gradients in every direction. */
+static float *make_frames(uint32_t N, uint32_t rows, uint32_t cols, uint64_t seed)
+{
+    float *f = (float *)xcalloc((size_t)N * rows * cols, sizeof *f);
+    uint32_t z, k, y, x;
+    rng_seed(seed);
+    for (z = 0; z < N; z++)
+        for (k = 0; k < 6; k++) {
+            double py = rng_uniform() * rows, px = rng_uniform() * cols, a = 20.0 + 80.0 * rng_uniform();
+            for (y = 0; y < rows; y++)
+                for (x = 0; x < cols; x++) {
+                    double dy = y + 0.5 - py, dx = x + 0.5 - px;
+                    f[((size_t)z * rows + y) * cols + x] += (float)(a * exp(-(dx * dx + dy * dy) / 4.5));
+                }
+        }
+    for (k = 0; k < N * rows * cols; k++) f[k] += (float)(10.0 + rng_normal());
+    return f;
+}
+
+/* ---- the stream: chained or fused RGC, then (optionally) the temporal sums ------------------ */
+typedef struct epipe {
+    /* configuration */
+    const float *frames;
+    uint32_t N, rows, cols, mag;
+    float radius, sens;
+    int iw, fused, temporal;
+    uint32_t T;                    /* frames per time point, 0: all */
+    uint64_t block;                /* 0: whole stack */
+    /* outputs (NULL: TEMP / not run) */
+    float *grad, *grad2, *M, *rgc;
+    void *acc;                     /* ntp * 5 * P values, double when fp64 else float */
+    /* kernel scalars (the stages point at these) */
+    uint32_t mag2, one, two, P;
+} epipe;
+
+#define U32(p) (*(const uint32_t *)(p))
+#define F32(p) (*(const float *)(p))
+#define I32(p) (*(const int *)(p))
+
+static hst_result h_roberts(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]), b->base,
+                             b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_magnify(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]), U32(s[2]),
+                             U32(s[3]), b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_rgc(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], U32(s[0]),
+                         U32(s[1]), U32(s[2]), F32(s[3]), F32(s[4]), I32(s[5]), b->base,
+                         b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_fused(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]),
+                               U32(s[2]), F32(s[3]), F32(s[4]), I32(s[5]), b->base, b->begin,
+                               b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_temporal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], U32(s[0]), U32(s[1]), b->base,
+                              b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+
+static void stage_init(hst_stream_stage *st, const char *kernel, hst_stream_host_fn host,
+                       size_t items)
+{
+    size_t count;
+    memset(st, 0, sizeof *st);
+    st->name = kernel;
+    st->sources = hst_kernels_esrrf_source(&count);
+    st->source_count = count;
+    st->options = options;
+    st->kernel = kernel;
+    st->host = host;
+    st->items_per_slice = items;
+}
+
+static void scalar(hst_stream_stage *st, const void *p, size_t bytes)
+{
+    st->scalars[st->num_scalars] = p;
+    st->scalar_bytes[st->num_scalars++] = bytes;
+}
+
+static uint32_t n_tp(const epipe *p) { return p->T ? (p->N + p->T - 1) / p->T : 1; }
+static size_t acc_elem(void) { return fp64 ? sizeof(double) : sizeof(float); }
+
+/* Builds and runs the stream. Array indices: 0 frames, 1 grad, 2 grad2, 3 M, 4 rgc, 5 acc. */
+static void run_pipe(epipe *p)
+{
+    hst_stream_array arr[6];
+    hst_stream_stage st[5];
+    static const int in0[1] = {0}, in1[1] = {1}, in23[2] = {2, 3}, in4[1] = {4};
+    static const int o1[1] = {1}, o2[1] = {2}, o3[1] = {3}, o4[1] = {4}, o5[1] = {5};
+    hst_stream_desc desc;
+    hst_stream *s = NULL;
+    hst_result r;
+    size_t n = (size_t)p->rows * p->cols, nM = n * p->mag * p->mag;
+    unsigned ns = 0;
+    memset(arr, 0, sizeof arr);
+    memset(&desc, 0, sizeof desc);
+    p->mag2 = 2 * p->mag;
+    p->one = 1;
+    p->two = 2;
+    p->P = (uint32_t)nM;
+    arr[0].kind = HST_STREAM_INPUT;
+    arr[0].host = (void *)(uintptr_t)p->frames;
+    arr[0].slice_bytes = n * sizeof(float);
+    arr[1].slice_bytes = 2 * n * sizeof(float);
+    arr[2].slice_bytes = 8 * nM * sizeof(float);
+    arr[3].slice_bytes = nM * sizeof(float);
+    arr[4].slice_bytes = nM * sizeof(float);
+    arr[1].host = p->grad;
+    arr[2].host = p->grad2;
+    arr[3].host = p->M;
+    arr[4].host = p->rgc;
+    arr[1].kind = p->grad ? HST_STREAM_OUTPUT : HST_STREAM_TEMP;
+    arr[2].kind = p->grad2 ? HST_STREAM_OUTPUT : HST_STREAM_TEMP;
+    arr[3].kind = p->M ? HST_STREAM_OUTPUT : HST_STREAM_TEMP;
+    arr[4].kind = p->rgc ? HST_STREAM_OUTPUT : HST_STREAM_TEMP;
+    arr[5].kind = HST_STREAM_GLOBAL;
+    arr[5].host = p->acc;
+    arr[5].dtype = fp64 ? HST_F64 : HST_F32;
+    arr[5].global_bytes = (size_t)n_tp(p) * 5 * nM * acc_elem();
+    if (!p->fused) {
+        stage_init(&st[ns], "hst_k_esrrf_roberts", h_roberts, n);
+        scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
+        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o1;
+        ns++;
+        stage_init(&st[ns], "hst_k_esrrf_magnify", h_magnify, 4 * nM);
+        scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
+        scalar(&st[ns], &p->mag2, 4); scalar(&st[ns], &p->two, 4);
+        st[ns].num_inputs = 1; st[ns].inputs = in1; st[ns].num_outputs = 1; st[ns].outputs = o2;
+        ns++;
+        stage_init(&st[ns], "hst_k_esrrf_magnify", h_magnify, nM);
+        scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
+        scalar(&st[ns], &p->mag, 4); scalar(&st[ns], &p->one, 4);
+        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o3;
+        ns++;
+        stage_init(&st[ns], "hst_k_esrrf_rgc", h_rgc, nM);
+        st[ns].num_inputs = 2; st[ns].inputs = in23;
+    } else {
+        stage_init(&st[ns], "hst_k_esrrf_rgc_fused", h_fused, nM);
+        st[ns].num_inputs = 1; st[ns].inputs = in0;
+    }
+    scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4); scalar(&st[ns], &p->mag, 4);
+    scalar(&st[ns], &p->radius, 4); scalar(&st[ns], &p->sens, 4); scalar(&st[ns], &p->iw, 4);
+    st[ns].num_outputs = 1; st[ns].outputs = o4;
+    ns++;
+    if (p->temporal) {
+        stage_init(&st[ns], "hst_k_esrrf_temporal", h_temporal, nM);
+        scalar(&st[ns], &p->P, 4); scalar(&st[ns], &p->T, 4);
+        st[ns].num_inputs = 1; st[ns].inputs = in4; st[ns].num_outputs = 1; st[ns].outputs = o5;
+        st[ns].halo_lo = 1;
+        st[ns].loop_slices = 1;
+        ns++;
+    }
+    desc.backends = &be;
+    desc.num_backends = 1;
+    desc.num_slices = p->N;
+    desc.arrays = arr;
+    desc.num_arrays = p->temporal ? 6 : 5;
+    desc.stages = st;
+    desc.num_stages = ns;
+    desc.block_slices = p->block;
+    r = hst_stream_create(&desc, &s);
+    if (r != HST_SUCCESS) print_error("hst_stream_create: %s\n", hst_result_string(r));
+    assert_int_equal(r, HST_SUCCESS);
+    r = hst_stream_run(s, NULL);
+    hst_stream_destroy(s);
+    assert_int_equal(r, HST_SUCCESS);
+}
+
+/* acc as doubles (widened from float on a device without fp64) */
+static double *acc_double(const epipe *p)
+{
+    size_t n = (size_t)n_tp(p) * 5 * p->P, i;
+    double *d = (double *)xcalloc(n, sizeof *d);
+    for (i = 0; i < n; i++)
+        d[i] = fp64 ? ((const double *)p->acc)[i] : (double)((const float *)p->acc)[i];
+    return d;
+}
+
+/* ---- comparisons ---------------------------------------------------------------------------- */
+static void expect_bitwise(const char *what, const float *got, const float *want, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+            print_error("%s: element %zu: got %.9g want %.9g (not bitwise)\n", what, i,
+                        (double)got[i], (double)want[i]);
+            fail();
+        }
+}
+
+/* |got - want| <= rel * max|want| everywhere; returns the largest error relative to max|want| */
+static double expect_close(const char *what, const float *got, const double *want, size_t n,
+                           double rel)
+{
+    double m = 0.0, worst = 0.0;
+    size_t i, at = 0;
+    for (i = 0; i < n; i++) m = fabs(want[i]) > m ? fabs(want[i]) : m;
+    for (i = 0; i < n; i++) {
+        double e = fabs((double)got[i] - want[i]);
+        if (e > worst) { worst = e; at = i; }
+    }
+    worst = m > 0 ? worst / m : worst;
+    if (worst > rel) {
+        print_error("%s: element %zu: got %.9g want %.9g: error %.3g of max %.3g > %.3g\n", what,
+                    at, (double)got[at], want[at], worst, m, rel);
+        fail();
+    }
+    return worst;
+}
+
+/* ============================================================================================
+   1. Every kernel against its host twin; fused == chained. */
+static void twins_case(uint32_t mag, float radius, float sens, int iw, uint32_t T)
+{
+    const uint32_t N = 4, rows = 24, cols = 20;
+    size_t n = (size_t)rows * cols, nM = n * mag * mag, i;
+    float *frames = make_frames(N, rows, cols, 7 + mag);
+    float *grad = (float *)xcalloc(N * 2 * n, sizeof(float)), *grad2 = (float *)xcalloc(N * 8 * nM, sizeof(float));
+    float *M = (float *)xcalloc(N * nM, sizeof(float)), *rgc = (float *)xcalloc(N * nM, sizeof(float));
+    float *rgcf = (float *)xcalloc(N * nM, sizeof(float));
+    float *tg = (float *)xcalloc(N * 2 * n, sizeof(float)), *tg2 = (float *)xcalloc(N * 8 * nM, sizeof(float));
+    float *tM = (float *)xcalloc(N * nM, sizeof(float)), *tr = (float *)xcalloc(N * nM, sizeof(float));
+    float *tf = (float *)xcalloc(N * nM, sizeof(float));
+    epipe p;
+    uint32_t ntp;
+    double *tacc, *dacc;
+    char what[160];
+    int exact_sens = !(sens > 1.0f) || sens == floorf(sens);
+    memset(&p, 0, sizeof p);
+    p.frames = frames; p.N = N; p.rows = rows; p.cols = cols; p.mag = mag;
+    p.radius = radius; p.sens = sens; p.iw = iw; p.T = T; p.temporal = 1; p.block = 3;
+    p.grad = grad; p.grad2 = grad2; p.M = M; p.rgc = rgc;
+    ntp = n_tp(&p);
+    p.acc = xcalloc((size_t)ntp * 5 * nM, acc_elem());
+    run_pipe(&p);
+    /* the twins over the whole stack */
+    hst_k_esrrf_roberts_host(frames, tg, rows, cols, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(tg, tg2, rows, cols, 2 * mag, 2, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(frames, tM, rows, cols, mag, 1, 0, 0, N, N);
+    hst_k_esrrf_rgc_host(tg2, tM, tr, rows, cols, mag, radius, sens, iw, 0, 0, N, N);
+    hst_k_esrrf_rgc_fused_host(frames, tf, rows, cols, mag, radius, sens, iw, 0, 0, N, N);
+    snprintf(what, sizeof what, "mag %u radius %g sens %g iw %d", mag, (double)radius, (double)sens, iw);
+    expect_bitwise("roberts", grad, tg, N * 2 * n);
+    expect_bitwise("magnify 2 channels", grad2, tg2, N * 8 * nM);
+    expect_bitwise("magnify", M, tM, N * nM);
+    if (exact_sens) {
+        expect_bitwise("rgc", rgc, tr, N * nM);
+    } else {
+        double *w = (double *)xcalloc(N * nM, sizeof *w);
+        for (i = 0; i < N * nM; i++) w[i] = tr[i];
+        expect_close("rgc (pow)", rgc, w, N * nM, 1e-5);
+        free(w);
+    }
+    /* fused == chained, twins and device */
+    expect_bitwise("fused twin == chained twin", tf, tr, N * nM);
+    p.fused = 1; p.grad = p.grad2 = p.M = NULL; p.rgc = rgcf;
+    memset(p.acc, 0, (size_t)ntp * 5 * nM * acc_elem());
+    run_pipe(&p);
+    expect_bitwise("fused == chained (device)", rgcf, rgc, N * nM);
+    /* temporal: twin on the device's RGC */
+    tacc = (double *)xcalloc((size_t)ntp * 5 * nM, sizeof *tacc);
+    hst_k_esrrf_temporal_host(rgcf, tacc, (uint32_t)nM, T, 0, 0, N, N);
+    dacc = acc_double(&p);
+    for (i = 0; i < (size_t)ntp * 5 * nM; i++) {
+        double e = fabs(dacc[i] - tacc[i]);
+        if (fp64 ? memcmp(&dacc[i], &tacc[i], sizeof(double)) != 0 : e > 1e-6 * fabs(tacc[i]) + 1e-30) {
+            print_error("%s: temporal acc %zu: got %.17g want %.17g\n", what, i, dacc[i], tacc[i]);
+            fail();
+        }
+    }
+    free(tacc); free(dacc); free(p.acc);
+    free(frames); free(grad); free(grad2); free(M); free(rgc); free(rgcf);
+    free(tg); free(tg2); free(tM); free(tr); free(tf);
+}
+
+static void test_twins(void **state)
+{
+    (void)state;
+    twins_case(2, 1.5f, 1.0f, 1, 0);
+    twins_case(3, 1.0f, 2.0f, 0, 2);
+    twins_case(5, 1.5f, 1.0f, 1, 3);
+    twins_case(4, 2.0f, 1.5f, 1, 4);
+}
+
+/* ============================================================================================
+   2. An independent reference from REFERENCE.md section 2, in double. */
+static double ref_cubic(double v)
+{
+    v = fabs(v);
+    if (v < 1) return 1.5 * v * v * v - 2.5 * v * v + 1;
+    if (v < 2) return -0.5 * v * v * v + 2.5 * v * v - 4 * v + 2;
+    return 0;
+}
+
+/* shift-and-magnify by m: out (rows*m x cols*m) samples in at r = rM / m, c = cM / m */
+static double *ref_magnify(const double *in, int rows, int cols, int m)
+{
+    int rM, cM, n, k;
+    double *out = (double *)xcalloc((size_t)rows * m * cols * m, sizeof *out);
+    for (rM = 0; rM < rows * m; rM++)
+        for (cM = 0; cM < cols * m; cM++) {
+            double r = (double)rM / m, c = (double)cM / m, v = 0;
+            int r0 = (int)floor(r - 0.5), c0 = (int)floor(c - 0.5);
+            for (n = r0 - 1; n <= r0 + 2; n++)
+                for (k = c0 - 1; k <= c0 + 2; k++)
+                    if (n >= 0 && n < rows && k >= 0 && k < cols)
+                        v += in[n * cols + k] * ref_cubic(r - (n + 0.5)) * ref_cubic(c - (k + 0.5));
+            out[(size_t)rM * cols * m + cM] = v;
+        }
+    return out;
+}
+
+/* one frame's RGC map (rows*m x cols*m) */
+static void ref_rgc_frame(const float *f, int rows, int cols, int m, double radius, double s,
+                          int iw, double *out)
+{
+    int n = rows * cols, r1, c1, yM, xM, i, j, rowsM = rows * m, colsM = cols * m;
+    int margin = (int)(radius * m), rows2 = 2 * rows * m, cols2 = 2 * cols * m;
+    double *I = (double *)xcalloc((size_t)n, sizeof *I), *Gc = (double *)xcalloc((size_t)n, sizeof *Gc);
+    double *Gr = (double *)xcalloc((size_t)n, sizeof *Gr), *M, *Gc2, *Gr2;
+    double sigma = radius / 2.355, tSS = 2 * sigma * sigma, tSO = 2 * sigma + 1, G = 2;
+    for (i = 0; i < n; i++) I[i] = f[i];
+    for (r1 = 0; r1 < rows; r1++)
+        for (c1 = 0; c1 < cols; c1++) {
+            int r0 = r1 > 0 ? r1 - 1 : 0, c0 = c1 > 0 ? c1 - 1 : 0;
+            Gc[r1 * cols + c1] = I[r0 * cols + c1] + I[r1 * cols + c1] - I[r0 * cols + c0] - I[r1 * cols + c0];
+            Gr[r1 * cols + c1] = I[r1 * cols + c0] + I[r1 * cols + c1] - I[r0 * cols + c0] - I[r0 * cols + c1];
+        }
+    M = ref_magnify(I, rows, cols, m);
+    Gc2 = ref_magnify(Gc, rows, cols, 2 * m);
+    Gr2 = ref_magnify(Gr, rows, cols, 2 * m);
+    for (yM = 0; yM < rowsM; yM++)
+        for (xM = 0; xM < colsM; xM++) {
+            double xc = (xM + 0.5) / m, yc = (yM + 0.5) / m, R = 0, W = 0;
+            if (yM < margin || yM >= rowsM - margin || xM < margin || xM >= colsM - margin) {
+                out[yM * colsM + xM] = 0;
+                continue;
+            }
+            for (j = -(int)(G * radius); j < (int)(G * radius + 1); j++)
+                for (i = -(int)(G * radius); i < (int)(G * radius + 1); i++) {
+                    double vy = ((int)(G * yc) + j) / G, vx = ((int)(G * xc) + i) / G, dx, dy, d, w;
+                    double gx, gy;
+                    int iy, ix;
+                    if (!(0 < vy && vy <= rowsM - 1 && 0 < vx && vx <= colsM - 1)) continue;
+                    dx = vx - xc; dy = vy - yc; d = sqrt(dx * dx + dy * dy);
+                    if (d == 0 || d > tSO) continue;
+                    iy = (int)(vy * m * G); ix = (int)(vx * m * G);
+                    iy = iy < 0 ? 0 : iy > rows2 - 1 ? rows2 - 1 : iy;
+                    ix = ix < 0 ? 0 : ix > cols2 - 1 ? cols2 - 1 : ix;
+                    gx = Gc2[(size_t)iy * cols2 + ix]; gy = Gr2[(size_t)iy * cols2 + ix];
+                    w = pow(d * exp(-d * d / tSS), 4);
+                    W += w;
+                    if (gx * dx + gy * dy < 0) {
+                        double Dk = 1 - fabs(gy * dx - gx * dy) / (sqrt(gx * gx + gy * gy) * d);
+                        if (isnan(Dk)) Dk = 0;
+                        R += Dk * w;
+                    }
+                }
+            R = W > 0 ? R / W : 0;
+            if (s > 1) R = pow(R, s);
+            if (R < 0) R = 0;
+            if (iw) R *= M[yM * colsM + xM];
+            out[yM * colsM + xM] = R;
+        }
+    free(I); free(Gc); free(Gr); free(M); free(Gc2); free(Gr2);
+}
+
+/* statistics of frames [t0, t0 + T) of the per-frame maps, two-pass, then macro-pixel */
+static void ref_stat(const double *maps, size_t P, int t0, int T, int mode, double *out)
+{
+    size_t i;
+    int t;
+    for (i = 0; i < P; i++) {
+        double mu = 0, v = 0;
+        for (t = 0; t < T; t++) mu += maps[(size_t)(t0 + t) * P + i];
+        mu /= T;
+        if (mode == 0) v = mu;
+        else if (mode == 1) { for (t = 0; t < T; t++) v += pow(maps[(size_t)(t0 + t) * P + i] - mu, 2); v /= T; }
+        else if (T > 1) {
+            for (t = 0; t + 1 < T; t++)
+                v += (maps[(size_t)(t0 + t) * P + i] - mu) * (maps[(size_t)(t0 + t + 1) * P + i] - mu);
+            v /= T - 1;
+        }
+        out[i] = v;
+    }
+}
+
+static void ref_macro(double *img, int rowsM, int colsM, int m)
+{
+    int py, px, y, x;
+    for (py = 0; py < m; py++)
+        for (px = 0; px < m; px++) {
+            double c = 0;
+            for (y = py; y < rowsM; y += m)
+                for (x = px; x < colsM; x += m) c += img[y * colsM + x];
+            c /= (double)(rowsM / m) * (colsM / m);
+            if (c != 0)
+                for (y = py; y < rowsM; y += m)
+                    for (x = px; x < colsM; x += m) img[y * colsM + x] /= c;
+        }
+}
+
+static void reference_case(uint32_t mag, float radius, float sens, int iw, uint32_t T, int fused)
+{
+    const uint32_t N = 7, rows = 16, cols = 14;
+    size_t nM = (size_t)rows * cols * mag * mag, z, i;
+    uint32_t rowsM = rows * mag, colsM = cols * mag, ntp, tp, y, x, margin = (uint32_t)(radius * mag);
+    float *frames = make_frames(N, rows, cols, 99 + mag);
+    float *rgc = (float *)xcalloc(N * nM, sizeof(float)), *img = (float *)xcalloc(nM, sizeof(float));
+    double *maps = (double *)xcalloc(N * nM, sizeof(double)), *want = (double *)xcalloc(nM, sizeof(double));
+    double *acc, worst = 0.0;
+    int mode;
+    char what[160];
+    epipe p;
+    memset(&p, 0, sizeof p);
+    p.frames = frames; p.N = N; p.rows = rows; p.cols = cols; p.mag = mag;
+    p.radius = radius; p.sens = sens; p.iw = iw; p.T = T; p.temporal = 1; p.fused = fused;
+    p.rgc = rgc;
+    ntp = n_tp(&p);
+    p.acc = xcalloc((size_t)ntp * 5 * nM, acc_elem());
+    run_pipe(&p);
+    for (z = 0; z < N; z++)
+        ref_rgc_frame(frames + z * rows * cols, (int)rows, (int)cols, (int)mag, radius, sens, iw, maps + z * nM);
+    snprintf(what, sizeof what, "reference mag %u radius %g sens %g iw %d T %u %s", mag,
+             (double)radius, (double)sens, iw, T, fused ? "fused" : "chained");
+    /* per-frame maps, margins exactly 0 */
+    for (z = 0; z < N; z++)
+        for (y = 0; y < rowsM; y++)
+            for (x = 0; x < colsM; x++)
+                if ((y < margin || y >= rowsM - margin || x < margin || x >= colsM - margin) &&
+                    rgc[z * nM + (size_t)y * colsM + x] != 0.0f) {
+                    print_error("%s: margin pixel (%u, %u) of frame %zu is %g\n", what, y, x, z,
+                                (double)rgc[z * nM + (size_t)y * colsM + x]);
+                    fail();
+                }
+    for (z = 0; z < N; z++) {
+        double e = expect_close(what, rgc + z * nM, maps + z * nM, nM, 2e-5);
+        worst = e > worst ? e : worst;
+    }
+    acc = acc_double(&p);
+    for (mode = 0; mode < 3; mode++)
+        for (tp = 0; tp < ntp; tp++) {
+            int t0 = (int)(tp * (T ? T : N)), nt = T ? (int)T : (int)N;
+            if (t0 + nt > (int)N) nt = (int)N - t0;
+            hst_k_esrrf_finalize(mode, acc + (size_t)tp * 5 * nM, nM, (uint32_t)nt, img);
+            hst_k_esrrf_macro_pixel(img, rowsM, colsM, mag);
+            ref_stat(maps, nM, t0, nt, mode, want);
+            ref_macro(want, (int)rowsM, (int)colsM, (int)mag);
+            for (i = 0; i < nM; i++)
+                if (want[i] == 0.0 && img[i] != 0.0f) {
+                    print_error("%s mode %d: pixel %zu: got %g want exactly 0\n", what, mode, i, (double)img[i]);
+                    fail();
+                }
+            /* VAR and TAC2 subtract terms of size mu^2: float sums (no fp64) lose ~1e-7 mu^2 */
+            worst = fmax(worst, expect_close(what, img, want, nM, mode == 0 || fp64 ? 1e-4 : 5e-2));
+        }
+    print_message("# %s: largest error %.3g of the image maximum\n", what, worst);
+    free(acc); free(p.acc); free(frames); free(rgc); free(img); free(maps); free(want);
+}
+
+static void test_reference(void **state)
+{
+    (void)state;
+    reference_case(2, 1.5f, 1.0f, 1, 0, 1);
+    reference_case(3, 1.0f, 2.0f, 0, 3, 0);
+    reference_case(5, 1.5f, 1.0f, 1, 4, 1);
+    reference_case(4, 1.3f, 1.0f, 1, 2, 0);
+}
+
+/* ============================================================================================
+   3. Streamed == whole stack: per-frame maps, the sums and AVG/VAR/TAC2, bitwise. */
+static void test_streamed(void **state)
+{
+    const uint32_t N = 13, rows = 12, cols = 10, mag = 3;
+    static const uint64_t blocks[] = {1, 2, 4, 5, 6};
+    static const uint32_t Ts[] = {0, 4, 5, 3};
+    size_t nM = (size_t)rows * cols * mag * mag, bytes;
+    float *frames = make_frames(N, rows, cols, 5);
+    unsigned b, t;
+    int fused;
+    (void)state;
+    for (fused = 0; fused < 2; fused++)
+        for (t = 0; t < sizeof Ts / sizeof Ts[0]; t++) {
+            epipe whole;
+            float *wr = (float *)xcalloc(N * nM, sizeof(float));
+            memset(&whole, 0, sizeof whole);
+            whole.frames = frames; whole.N = N; whole.rows = rows; whole.cols = cols;
+            whole.mag = mag; whole.radius = 1.5f; whole.sens = 1.0f; whole.iw = 1;
+            whole.T = Ts[t]; whole.temporal = 1; whole.fused = fused; whole.rgc = wr;
+            bytes = (size_t)n_tp(&whole) * 5 * nM * acc_elem();
+            whole.acc = xcalloc(1, bytes);
+            run_pipe(&whole);
+            for (b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+                epipe p = whole;
+                float *r = (float *)xcalloc(N * nM, sizeof(float));
+                double *da, *dw;
+                float *s1 = (float *)xcalloc(nM, sizeof(float)), *s2 = (float *)xcalloc(nM, sizeof(float));
+                uint32_t tp, mode;
+                p.block = blocks[b];
+                p.rgc = r;
+                p.acc = xcalloc(1, bytes);
+                run_pipe(&p);
+                expect_bitwise("streamed rgc", r, wr, N * nM);
+                if (memcmp(p.acc, whole.acc, bytes) != 0) {
+                    print_error("fused %d T %u block %u: temporal sums differ\n", fused, Ts[t], (unsigned)blocks[b]);
+                    fail();
+                }
+                da = acc_double(&p);
+                dw = acc_double(&whole);
+                for (tp = 0; tp < n_tp(&p); tp++)
+                    for (mode = 0; mode < 3; mode++) {
+                        uint32_t T = Ts[t] ? Ts[t] : N, nt = tp * T + T > N ? N - tp * T : T;
+                        hst_k_esrrf_finalize((int)mode, da + (size_t)tp * 5 * nM, nM, nt, s1);
+                        hst_k_esrrf_finalize((int)mode, dw + (size_t)tp * 5 * nM, nM, nt, s2);
+                        expect_bitwise("streamed statistic", s1, s2, nM);
+                    }
+                free(da); free(dw); free(s1); free(s2); free(r); free(p.acc);
+            }
+            free(wr); free(whole.acc);
+        }
+    free(frames);
+}
+
+/* ============================================================================================
+   4. Two emitters closer than the PSF width, blinking independently. */
+static void test_blinking(void **state)
+{
+    const uint32_t N = 100, rows = 20, cols = 20, mag = 4;
+    const double sigma = 1.5, py = 10.5, px1 = 8.75, px2 = 11.25, amp = 100.0, bg = 10.0;
+    size_t n = (size_t)rows * cols, nM = n * mag * mag, k;
+    uint32_t z, y, x, colsM = cols * mag;
+    float *frames = (float *)xcalloc(N * n, sizeof(float)), *img = (float *)xcalloc(nM, sizeof(float));
+    double *mean = (double *)xcalloc(n, sizeof(double)), *acc;
+    epipe p;
+    int yM, x1, x2, xm, peak1 = -1, peak2 = -1, xx;
+    double v1 = -1, v2 = -1, vmin = 1e300;
+    (void)state;
+    rng_seed(2024);
+    for (z = 0; z < N; z++) {
+        int on1 = rng_uniform() < 0.3, on2 = rng_uniform() < 0.3;
+        for (y = 0; y < rows; y++)
+            for (x = 0; x < cols; x++) {
+                double dy = y + 0.5 - py, d1 = x + 0.5 - px1, d2 = x + 0.5 - px2;
+                double v = bg + rng_normal();
+                if (on1) v += amp * exp(-(d1 * d1 + dy * dy) / (2 * sigma * sigma));
+                if (on2) v += amp * exp(-(d2 * d2 + dy * dy) / (2 * sigma * sigma));
+                frames[(size_t)z * n + y * cols + x] = (float)v;
+                mean[y * cols + x] += v / N;
+            }
+    }
+    /* the mean image: one peak along the row of the emitters (no dip between them) */
+    y = (uint32_t)py;
+    for (x = (uint32_t)px1; x + 1 <= (uint32_t)px2; x++)
+        if (mean[y * cols + x] < mean[y * cols + x - 1] && mean[y * cols + x] < mean[y * cols + x + 1]) {
+            print_error("the mean image already resolves the emitters (dip at column %u)\n", x);
+            fail();
+        }
+    memset(&p, 0, sizeof p);
+    p.frames = frames; p.N = N; p.rows = rows; p.cols = cols; p.mag = mag;
+    p.radius = 1.5f; p.sens = 2.0f; p.iw = 1; p.T = 0; p.temporal = 1; p.fused = 1;
+    p.block = 32;
+    p.acc = xcalloc(5 * nM, acc_elem());
+    run_pipe(&p);
+    acc = acc_double(&p);
+    hst_k_esrrf_finalize(0, acc, nM, N, img);
+    hst_k_esrrf_macro_pixel(img, rows * mag, cols * mag, mag);
+    /* Along the magnified row through the emitters. Magnified pixel xM's RGC centre is input
+       position (xM + 0.5) / m, so an emitter at q is near xM = q m - 0.5; but REFERENCE.md's
+       Roberts cross stores the difference of pixels c - 1 and c at pixel c, which shifts the
+       gradient field (and the eSRRF image) by +0.5 input pixel down and right (NanoPyx's
+       later eSRRF compensates with xyoffset = -0.5; the chained path we reproduce does not).
+       So the row taken is the brightest within one input pixel below the emitters' row. */
+    x1 = (int)(px1 * mag - 0.5);
+    x2 = (int)(px2 * mag - 0.5);
+    xm = (x1 + x2) / 2;
+    yM = (int)(py * mag - 0.5);
+    for (xx = yM + 1; xx <= (int)(py * mag - 0.5) + (int)mag; xx++)
+        if (img[xx * colsM + xm] > img[yM * colsM + xm]) yM = xx;
+    for (xx = x1 - (int)mag; xx <= xm; xx++)
+        if (img[yM * colsM + xx] > v1) { v1 = img[yM * colsM + xx]; peak1 = xx; }
+    for (xx = xm; xx <= x2 + (int)mag; xx++)
+        if (img[yM * colsM + xx] > v2) { v2 = img[yM * colsM + xx]; peak2 = xx; }
+    for (xx = peak1; xx <= peak2; xx++) vmin = fmin(vmin, img[yM * colsM + xx]);
+    print_message("# blinking: row %d: eSRRF peaks %.4g at x %d and %.4g at x %d (emitters at "
+                  "%d, %d), minimum between %.4g (%.0f%%)\n", yM, v1, peak1, v2, peak2, x1, x2,
+                  vmin, 100.0 * vmin / fmin(v1, v2));
+    assert_true(peak1 < xm && peak2 > xm);
+    assert_true(abs(peak1 - x1) <= (int)mag && abs(peak2 - x2) <= (int)mag);
+    assert_true(vmin < 0.8 * fmin(v1, v2));
+    for (k = 0; k < nM; k++) assert_true(isfinite(img[k]));
+    free(acc); free(p.acc); free(frames); free(img); free(mean);
+}
+
+/* ============================================================================================
+   5. Host functions: finalize's algebra on known sums, macro-pixel's zero-phase rule, exp. */
+static void test_host_functions(void **state)
+{
+    /* one pixel, x = 1, 4, 2, 7: mu 3.5, var 5.25, tac2 ((-2.5)(0.5) + (0.5)(-1.5) + (-1.5)(3.5))/3 */
+    const double acc[5] = {14.0, 70.0, 4.0 + 8.0 + 14.0, 1.0, 7.0};
+    float out, img[4 * 4];
+    float x;
+    int i;
+    (void)state;
+    hst_k_esrrf_finalize(0, acc, 1, 4, &out);
+    assert_true(out == 3.5f);
+    hst_k_esrrf_finalize(1, acc, 1, 4, &out);
+    assert_true(out == 5.25f);
+    hst_k_esrrf_finalize(2, acc, 1, 4, &out);
+    assert_true(fabs(out - (-1.25 - 0.75 - 5.25) / 3.0) < 1e-6);
+    /* phase (0,0) all zero: unchanged; other phases divided by their means */
+    for (i = 0; i < 16; i++) img[i] = (float)(i % 2 == 0 && (i / 4) % 2 == 0 ? 0 : 1 + i);
+    hst_k_esrrf_macro_pixel(img, 4, 4, 2);
+    assert_true(img[0] == 0.0f && img[2] == 0.0f && img[8] == 0.0f && img[10] == 0.0f);
+    assert_true(fabs(img[1] - 2.0 / ((2.0 + 4.0 + 10.0 + 12.0) / 4.0)) < 1e-6);
+    for (x = -30.0f; x <= 0.0f; x += 0.0137f) {
+        double e = exp((double)x), g = hst_k_esrrf_exp(x);
+        assert_true(fabs(g - e) <= 4e-7 * e);
+    }
+    assert_true(hst_k_esrrf_exp(-100.0f) == 0.0f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_functions),
+        cmocka_unit_test(test_twins),
+        cmocka_unit_test(test_reference),
+        cmocka_unit_test(test_streamed),
+        cmocka_unit_test(test_blinking),
+    };
+    return cmocka_run_group_tests_name("esrrf", tests, group_setup, group_teardown);
+}

@@ -1,0 +1,465 @@
+/* tests/test_esrrf_cli.c — the eSRRF command-line program (examples/esrrf.c), run as a user runs
+   it: fork/exec of build/examples/esrrf (or $ESRRF_BIN) on TIFF files this test writes by hand.
+
+   Bad input must give a clear message on stderr, a non-zero exit status and NO output file (nor a
+   temporary one) in the output directory: a missing file, a file that is not a TIFF, an
+   unsupported sample format, a 1-frame stack with --mode var or tac2, magnification 0 or absurdly
+   large, radius <= 0, an unwritable output path. Good runs (fused and chained, big- and
+   little-endian input) must write a float32 TIFF with one page per time point, the magnified size
+   and the resolution scaled by mag, and a PNG preview.
+
+   The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
+   test skips when the program has not been built (it needs libtiff and libpng: scripts/deps.sh
+   demo; `make test` builds it first where they are installed). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *bin;
+static char dir[256];       /* inputs */
+static char outdir[300];    /* outputs: must stay empty after a failure */
+
+/* ------------------------------------------------------------------ a minimal TIFF writer */
+typedef struct tw { unsigned char *b; size_t n, cap; int be; } tw;
+
+static void tw_put(tw *w, const void *p, size_t n)
+{
+    if (w->n + n > w->cap) {
+        w->cap = (w->n + n) * 2 + 1024;
+        w->b = (unsigned char *)realloc(w->b, w->cap);
+        assert_non_null(w->b);
+    }
+    memcpy(w->b + w->n, p, n);
+    w->n += n;
+}
+
+static void tw_u(tw *w, uint64_t v, int bytes)
+{
+    unsigned char c[8];
+    int i;
+    for (i = 0; i < bytes; i++) c[w->be ? bytes - 1 - i : i] = (unsigned char)(v >> (8 * i));
+    tw_put(w, c, (size_t)bytes);
+}
+
+static void tw_at(tw *w, size_t off, uint64_t v, int bytes)
+{
+    size_t keep = w->n;
+    w->n = off;
+    tw_u(w, v, bytes);
+    w->n = keep;
+}
+
+/* pages of rows x cols samples of `bps` bits, SampleFormat fmt (1 uint, 3 float, 6 complex
+   float), value(page, i) cast to the sample type; XResolution 2/1, ResolutionUnit 3 (cm). An
+   optional ImageDescription on the first page. */
+static void write_tiff(const char *path, int be, unsigned pages, unsigned rows, unsigned cols,
+                       unsigned bps, unsigned fmt, const char *desc)
+{
+    tw w = { NULL, 0, 0, be };
+    size_t next_ifd_at, p, i, n = (size_t)rows * cols;
+    FILE *f;
+    tw_put(&w, be ? "MM" : "II", 2);
+    tw_u(&w, 42, 2);
+    next_ifd_at = w.n;
+    tw_u(&w, 0, 4);
+    for (p = 0; p < pages; p++) {
+        size_t data_at = w.n, res_at, desc_at = 0, ifd_at;
+        unsigned ntags = desc && p == 0 ? 13 : 12;
+        for (i = 0; i < n; i++) {
+            double v = (double)((p * 7 + i * 13) % 50) + (i % 5 == 0 ? 100.0 * (double)(p % 3) : 0.0);
+            if (fmt == 3 && bps == 32) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); }
+            else if (fmt == 6) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); tw_u(&w, 0, 4); }
+            else tw_u(&w, (uint64_t)v, (int)bps / 8);
+        }
+        res_at = w.n;
+        tw_u(&w, 2, 4); tw_u(&w, 1, 4);       /* 2/1 */
+        if (ntags == 13) { desc_at = w.n; tw_put(&w, desc, strlen(desc) + 1); }
+        if (w.n % 2) tw_put(&w, "", 1);
+        ifd_at = w.n;
+        tw_at(&w, next_ifd_at, ifd_at, 4);
+        tw_u(&w, ntags, 2);
+#define TAG(t, type, count, val) do { tw_u(&w, t, 2); tw_u(&w, type, 2); tw_u(&w, count, 4); \
+        if (type == 3) { tw_u(&w, val, 2); tw_u(&w, 0, 2); } else tw_u(&w, val, 4); } while (0)
+        TAG(256, 4, 1, cols);
+        TAG(257, 4, 1, rows);
+        TAG(258, 3, 1, fmt == 6 ? 2 * bps : bps);
+        TAG(259, 3, 1, 1);                    /* no compression */
+        TAG(262, 3, 1, 1);                    /* min-is-black */
+        if (ntags == 13) TAG(270, 2, strlen(desc) + 1, desc_at);
+        TAG(273, 4, 1, data_at);
+        TAG(277, 3, 1, 1);
+        TAG(278, 4, 1, rows);
+        TAG(279, 4, 1, res_at - data_at);
+        TAG(282, 5, 1, res_at);
+        TAG(296, 3, 1, 3);
+        TAG(339, 3, 1, fmt);
+#undef TAG
+        next_ifd_at = w.n;
+        tw_u(&w, 0, 4);
+    }
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(w.b, 1, w.n, f), w.n);
+    fclose(f);
+    free(w.b);
+}
+
+/* ------------------------------------------------------------------ a minimal TIFF reader */
+typedef struct tiff_info {
+    unsigned pages, width, height, bps, fmt;
+    double xres, yres;
+    double sum;          /* of the first page's float samples */
+    int finite;          /* every sample of the first page is finite */
+} tiff_info;
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b;
+    long sz;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b = (unsigned char *)malloc((size_t)sz + 1);
+    if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) { free(b); b = NULL; }
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+static uint64_t rd(const unsigned char *b, size_t off, int bytes, int be)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 0; i < bytes; i++) v |= (uint64_t)b[off + (be ? bytes - 1 - i : i)] << (8 * i);
+    return v;
+}
+
+static int read_tiff_info(const char *path, tiff_info *ti)
+{
+    size_t n, ifd, data_at = 0;
+    unsigned char *b = slurp(path, &n);
+    int be;
+    memset(ti, 0, sizeof *ti);
+    if (!b || n < 8) { free(b); return 0; }
+    be = b[0] == 'M';
+    if (rd(b, 2, 2, be) != 42) { free(b); return 0; }   /* classic TIFF only here */
+    for (ifd = rd(b, 4, 4, be); ifd && ifd + 2 <= n; ifd = rd(b, ifd + 2 + 12 * rd(b, ifd, 2, be), 4, be)) {
+        unsigned k, count = (unsigned)rd(b, ifd, 2, be);
+        if (ti->pages++ == 0)
+            for (k = 0; k < count; k++) {
+                size_t e = ifd + 2 + 12 * k;
+                unsigned tag = (unsigned)rd(b, e, 2, be), type = (unsigned)rd(b, e + 2, 2, be);
+                uint64_t val = type == 3 ? rd(b, e + 8, 2, be) : rd(b, e + 8, 4, be);
+                if (tag == 256) ti->width = (unsigned)val;
+                else if (tag == 257) ti->height = (unsigned)val;
+                else if (tag == 258) ti->bps = (unsigned)val;
+                else if (tag == 339) ti->fmt = (unsigned)val;
+                else if (tag == 273) data_at = (size_t)val;
+                else if (tag == 282) ti->xres = (double)rd(b, (size_t)val, 4, be) / (double)rd(b, (size_t)val + 4, 4, be);
+                else if (tag == 283) ti->yres = (double)rd(b, (size_t)val, 4, be) / (double)rd(b, (size_t)val + 4, 4, be);
+            }
+        if (ti->pages > 100000) break;
+    }
+    ti->finite = 1;
+    if (ti->bps == 32 && ti->fmt == 3 && data_at + (size_t)ti->width * ti->height * 4 <= n) {
+        size_t i;
+        for (i = 0; i < (size_t)ti->width * ti->height; i++) {
+            uint32_t u = (uint32_t)rd(b, data_at + 4 * i, 4, be);
+            float x;
+            memcpy(&x, &u, 4);
+            if (!isfinite(x)) ti->finite = 0;
+            ti->sum += x;
+        }
+    }
+    free(b);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ running the program */
+static char err_text[8192], out_text[8192];
+
+static void read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    buf[0] = '\0';
+    if (!f) return;
+    n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* Runs bin with the NULL-terminated arguments; returns the exit status (or 128 + signal). */
+static int run(const char *first, ...)
+{
+    const char *argv[40];
+    char errp[400], outp[400];
+    va_list ap;
+    int argc = 0, status = 0;
+    pid_t pid;
+    argv[argc++] = bin;
+    va_start(ap, first);
+    for (argv[argc] = first; argv[argc] && argc < 38; argv[++argc] = va_arg(ap, const char *)) {}
+    va_end(ap);
+    argv[argc] = NULL;
+    snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
+    snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644), o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (e < 0 || o < 0) _exit(126);
+        dup2(e, 2);
+        dup2(o, 1);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    read_text(errp, err_text, sizeof err_text);
+    read_text(outp, out_text, sizeof out_text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static unsigned entries(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    unsigned n = 0;
+    if (!d) return 0;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void path_in(char *buf, size_t cap, const char *base, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", base, name);
+}
+
+/* A failed run: non-zero status, `needle` in the message, nothing in outdir. */
+static void expect_failure(int rc, const char *needle)
+{
+    if (rc == 0 || !strstr(err_text, needle) || entries(outdir) != 0)
+        print_message("# status %d, stderr: %s# stdout: %s# %u file(s) left in %s\n", rc, err_text,
+                      out_text, entries(outdir), outdir);
+    assert_int_not_equal(rc, 0);
+    assert_int_not_equal(rc, 127);          /* the program ran */
+    assert_true(strncmp(err_text, "esrrf: ", 7) == 0);
+    assert_non_null(strstr(err_text, needle));
+    assert_int_equal(entries(outdir), 0);
+}
+
+#define SKIP_WITHOUT_BIN() do { if (!bin) { skip(); return; } } while (0)
+
+static char good_be[300], one_frame[300], out_tif[400];
+
+static int setup(void **state)
+{
+    static char tmpl[] = "/tmp/hst-esrrf-cli-XXXXXX";
+    const char *env = getenv("ESRRF_BIN");
+    (void)state;
+    bin = env && *env ? env : "build/examples/esrrf";
+    if (access(bin, X_OK) != 0) {
+        print_message("# %s not built (needs libtiff and libpng: scripts/deps.sh demo): skipping\n", bin);
+        bin = NULL;
+        return 0;
+    }
+    assert_non_null(mkdtemp(tmpl));
+    snprintf(dir, sizeof dir, "%s", tmpl);
+    snprintf(outdir, sizeof outdir, "%s/out", dir);
+    assert_int_equal(mkdir(outdir, 0755), 0);
+    path_in(good_be, sizeof good_be, dir, "good_be_u16.tif");
+    path_in(one_frame, sizeof one_frame, dir, "one_frame.tif");
+    path_in(out_tif, sizeof out_tif, outdir, "sr.tif");
+    write_tiff(good_be, 1, 6, 20, 24, 16, 1, NULL);
+    write_tiff(one_frame, 0, 1, 16, 16, 8, 1, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[400];
+    (void)state;
+    if (bin && dir[0]) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) print_message("# could not remove %s\n", dir);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ bad input */
+static void test_missing_file(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "no_such_stack.tif");
+    expect_failure(run(p, out_tif, NULL), "No such file");
+}
+
+static void test_not_a_tiff(void **state)
+{
+    char p[400];
+    FILE *f;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "notes.tif");
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("this is a text file, not an image\n", f);
+    fclose(f);
+    expect_failure(run(p, out_tif, NULL), "not a readable TIFF");
+}
+
+static void test_unsupported_sample_format(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "complex.tif");
+    write_tiff(p, 0, 3, 8, 8, 32, 6, NULL);          /* complex float */
+    expect_failure(run(p, out_tif, NULL), "unsupported sample format");
+}
+
+static void test_one_frame_var_tac2(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run("--mode", "var", one_frame, out_tif, NULL), "at least 2 frames");
+    expect_failure(run("--mode", "tac2", one_frame, out_tif, NULL), "at least 2 frames");
+    /* and a time point of one frame in a longer stack */
+    expect_failure(run("--mode=var", "--frames-per-timepoint", "1", good_be, out_tif, NULL), "at least 2 frames");
+}
+
+static void test_bad_magnification(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run("--mag", "0", good_be, out_tif, NULL), "magnification");
+    expect_failure(run("--mag", "1000000", good_be, out_tif, NULL), "magnification");
+    expect_failure(run("--mag", "99999999999999999999999", good_be, out_tif, NULL), "--mag");
+    expect_failure(run("--mag", "-3", good_be, out_tif, NULL), "--mag");
+}
+
+static void test_bad_radius(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run("--radius", "0", good_be, out_tif, NULL), "radius");
+    expect_failure(run("--radius", "-1.5", good_be, out_tif, NULL), "radius");
+    expect_failure(run("--radius", "nan", good_be, out_tif, NULL), "radius");
+}
+
+static void test_unwritable_output(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, outdir, "no/such/dir/sr.tif");
+    expect_failure(run(good_be, p, NULL), "cannot write");
+    /* an output that is a directory */
+    path_in(p, sizeof p, dir, "adir.tif");
+    assert_int_equal(mkdir(p, 0755), 0);
+    expect_failure(run(good_be, p, NULL), "is a directory");
+    assert_int_equal(rmdir(p), 0);
+}
+
+static void test_bad_usage(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run(good_be, NULL), "no output");
+    expect_failure(run("--mode", "median", good_be, out_tif, NULL), "--mode");
+    expect_failure(run("--frames-per-timepoint", "7", good_be, out_tif, NULL), "only 6 frames");
+    expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
+}
+
+/* ------------------------------------------------------------------ good runs */
+static void expect_good(int rc, unsigned pages, unsigned w, unsigned h, double xres)
+{
+    tiff_info ti;
+    char png[400];
+    unsigned char sig[8] = {0};
+    FILE *f;
+    if (rc != 0) print_message("# status %d, stderr: %s\n", rc, err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "frames/s"));
+    assert_non_null(strstr(out_text, "device"));
+    assert_true(read_tiff_info(out_tif, &ti));
+    assert_int_equal(ti.pages, pages);
+    assert_int_equal(ti.width, w);
+    assert_int_equal(ti.height, h);
+    assert_int_equal(ti.bps, 32);
+    assert_int_equal(ti.fmt, 3);
+    assert_true(fabs(ti.xres - xres) < 1e-6 * xres);
+    assert_true(fabs(ti.yres - xres) < 1e-6 * xres);
+    assert_true(ti.finite);
+    assert_true(ti.sum != 0.0);
+    path_in(png, sizeof png, outdir, "sr_preview.png");
+    f = fopen(png, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(sig, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal(entries(outdir), 2);      /* the TIFF and the PNG, no temporaries */
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(unlink(png), 0);
+}
+
+static void test_good_fused_var(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* 6 big-endian uint16 frames of 24 x 20, 2 time points of 3: 2 pages of 48 x 40 */
+    expect_good(run("--mag", "2", "--frames-per-timepoint", "3", "--mode", "var", good_be, out_tif, NULL),
+                2, 48, 40, 4.0);
+}
+
+static void test_good_chained_imagej_float(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "imagej_f32.tif");
+    write_tiff(p, 0, 5, 12, 10, 32, 3, "ImageJ=1.51f\nimages=5\nframes=5\nunit=micron\n");
+    /* 5 little-endian float32 frames of 10 x 12 (ImageJ, microns), TAC2 over all: 1 page */
+    expect_good(run("--chained", "--mag=3", "--radius", "1", "--mode", "tac2", p, out_tif, NULL),
+                1, 30, 36, 6.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_not_a_tiff),
+        cmocka_unit_test(test_unsupported_sample_format),
+        cmocka_unit_test(test_one_frame_var_tac2),
+        cmocka_unit_test(test_bad_magnification),
+        cmocka_unit_test(test_bad_radius),
+        cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_good_fused_var),
+        cmocka_unit_test(test_good_chained_imagej_float),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
