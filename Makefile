@@ -191,3 +191,4 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+include mk/reliability.mk

@@ -241,6 +241,15 @@ HST_API hst_queue *hst_backend_queue(hst_backend *be);  /* the default in-order 
 HST_API hst_pool *hst_backend_pool(hst_backend *be);    /* the pool arrays allocate from */
 /* Live device bytes allocated through this backend (pool-held blocks included). */
 HST_API uint64_t hst_backend_device_bytes(const hst_backend *be);
+/* Host memory through the backend's allocator (desc.allocator, else malloc), for the other
+   headers and for callers who want their allocations to go where the library's go: bytes > 0;
+   NULL (logged as HST_LOG_OUT_OF_HOST_MEMORY) when it fails. Free with hst_backend_free. */
+HST_API void *hst_backend_alloc(const hst_backend *be, size_t bytes);
+HST_API void hst_backend_free(const hst_backend *be, void *ptr);
+/* printf-style message through the backend's logger (be NULL: the default stderr logger),
+   filtered by its level. */
+HST_API void hst_backend_log(const hst_backend *be, hst_log_level level, hst_log_item item,
+                             const char *fmt, ...);
 #ifndef HST_NO_OPENCL
 HST_API cl_context hst_backend_cl_context(const hst_backend *be);      /* NULL on host */
 HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL on host */
@@ -962,6 +971,14 @@ static hst_result hst__bad_arg(const hst_backend *be, const char *func, const ch
     return HST_ERROR_INVALID_ARGUMENT;
 }
 
+HST__BDEF void hst_backend_log(const hst_backend *be, hst_log_level level, hst_log_item item,
+                               const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    hst__vlog(be, level, item, fmt, ap);
+    va_end(ap);
+}
+
 /* >>helpers ---------------------------------------------------------------------------------- */
 /* a * b into *out; 0 (and *out untouched) on overflow. */
 static int hst__mul(size_t a, size_t b, size_t *out) {
@@ -997,6 +1014,12 @@ static void hst__free(const hst_backend *be, void *p) {
     if (be && be->allocator.free) be->allocator.free(p, be->allocator.user);
     else free(p);
 }
+
+HST__BDEF void *hst_backend_alloc(const hst_backend *be, size_t bytes) {
+    return hst__malloc(be, bytes);
+}
+
+HST__BDEF void hst_backend_free(const hst_backend *be, void *ptr) { hst__free(be, ptr); }
 
 static void *hst__calloc(const hst_backend *be, size_t bytes) {
     void *p = hst__malloc(be, bytes);

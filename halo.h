@@ -726,9 +726,16 @@ static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
 }
 
 /* >>plan ------------------------------------------------------------------------------------- */
-static void *hst__halo_calloc(size_t n, size_t size)
+/* Zeroed host memory through the backend's allocator (desc.allocator), overflow-checked. */
+static void *hst__halo_calloc(const hst_backend *be, size_t n, size_t size)
 {
-    return (n == 0 || size == 0) ? calloc(1, 1) : calloc(n, size);
+    size_t bytes = n * size;
+    void *m;
+    if (size && bytes / size != n) return NULL;
+    if (!bytes) bytes = 1;
+    m = hst_backend_alloc(be, bytes);
+    if (m) memset(m, 0, bytes);
+    return m;
 }
 
 /* Checks one spec against the plan's (valid) layouts. */
@@ -918,10 +925,10 @@ HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
     hst_buffer_destroy(p->recv);
     hst_buffer_destroy(p->send_mirror);
     hst_buffer_destroy(p->recv_mirror);
-    free(p->table);
-    free(p->peer);
-    free(p->qbytes);
-    free(p);
+    hst_backend_free(p->be, p->table);
+    hst_backend_free(p->be, p->peer);
+    hst_backend_free(p->be, p->qbytes);
+    hst_backend_free(p->be, p);
 }
 
 HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
@@ -947,12 +954,13 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (desc->n_specs == 0 || !desc->specs)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
                               "%s: no specs", F);
-    p = (hst_halo_plan *)hst__halo_calloc(1, sizeof *p);
-    st = (size_t (*)[4])hst__halo_calloc(nq, sizeof *st);
+    p = (hst_halo_plan *)hst__halo_calloc(be, 1, sizeof *p);
+    st = (size_t (*)[4])hst__halo_calloc(be, nq, sizeof *st);
     if (p) {
-        p->qbytes = (size_t *)hst__halo_calloc(nq, sizeof(size_t));
+        p->be = be;   /* first: every later free goes through its allocator */
+        p->qbytes = (size_t *)hst__halo_calloc(be, nq, sizeof(size_t));
         p->npeers = desc->n_peers ? desc->n_peers : 1;
-        p->peer = (size_t *)(p->npeers <= SIZE_MAX / 4 ? hst__halo_calloc(4 * p->npeers,
+        p->peer = (size_t *)(p->npeers <= SIZE_MAX / 4 ? hst__halo_calloc(be, 4 * p->npeers,
                                                                           sizeof(size_t)) : NULL);
     }
     if (!p || !st || !p->qbytes || !p->peer) {
@@ -988,7 +996,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         goto fail;
     }
     p->table_words = words;
-    p->table = (uint64_t *)hst__halo_calloc(words, sizeof(uint64_t));
+    p->table = (uint64_t *)hst__halo_calloc(be, words, sizeof(uint64_t));
     if (!p->table) {
         r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
                            "%s: host allocation of the table failed", F);
@@ -1022,11 +1030,11 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     p->stats.send_bytes = p->send_total;
     p->stats.recv_bytes = p->recv_total;
     p->stats.table_bytes = p->table_buf ? p->table_words * sizeof(uint64_t) : 0;
-    free(st);
+    hst_backend_free(be, st);
     *out = p;
     return HST_SUCCESS;
 fail:
-    free(st);
+    hst_backend_free(be, st);
     hst_halo_plan_destroy(p);
     return r;
 }
@@ -1295,7 +1303,7 @@ HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst
         if (!q) q = hst_backend_queue(src->be);
         return hst_copy(q, dst->recv, ro, src->send, so, sb, num_wait, wait, out);
     } else {
-        void *tmp = malloc(sb ? sb : 1);
+        void *tmp = hst_backend_alloc(dst->be, sb ? sb : 1);
         if (!tmp)
             return hst__halo_fail(&dst->log, HST_ERROR_OUT_OF_HOST_MEMORY,
                                   HST_LOG_OUT_OF_HOST_MEMORY, "hst_halo_copy_peer: %zu bytes", sb);
@@ -1304,7 +1312,7 @@ HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst
             r = hst_read(hst_backend_queue(src->be), src->send, so, tmp, sb, 1, 0, NULL, NULL);
         if (r == HST_SUCCESS)
             r = hst_write(hst_backend_queue(dst->be), dst->recv, ro, tmp, sb, 1, 0, NULL, NULL);
-        free(tmp);
+        hst_backend_free(dst->be, tmp);
         return r;
     }
 }
@@ -1511,9 +1519,10 @@ HST__HDEF void hst_halo_exchanger_destroy(hst_halo_exchanger *ex)
         if (ex->rreq && ex->rreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->rreq[i]);
     }
     if (ex->comm != MPI_COMM_NULL) MPI_Comm_free(&ex->comm);
-    free(ex->peers); free(ex->msg_peer); free(ex->self_src);
-    free(ex->sreq); free(ex->rreq); free(ex->ups);
-    free(ex);
+    hst_backend_free(ex->plan->be, ex->peers); hst_backend_free(ex->plan->be, ex->msg_peer);
+    hst_backend_free(ex->plan->be, ex->self_src); hst_backend_free(ex->plan->be, ex->sreq);
+    hst_backend_free(ex->plan->be, ex->rreq); hst_backend_free(ex->plan->be, ex->ups);
+    hst_backend_free(ex->plan->be, ex);
 }
 
 HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
@@ -1533,7 +1542,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
                                      "%s: %s is NULL", F, !peers ? "peers" : "out")
                     : HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst_halo_plan_mirrors(plan, &sm, &rm)) != HST_SUCCESS) return r;
-    ex = (hst_halo_exchanger *)hst__halo_calloc(1, sizeof *ex);
+    ex = (hst_halo_exchanger *)hst__halo_calloc(plan->be, 1, sizeof *ex);
     if (!ex) return hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY,
                                    HST_LOG_OUT_OF_HOST_MEMORY, "%s: host allocation failed", F);
     ex->comm = MPI_COMM_NULL;
@@ -1541,15 +1550,15 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     ex->n = plan->npeers;
     ex->send = (unsigned char *)sm;
     ex->recv = (unsigned char *)rm;
-    ex->peers = (hst_halo_mpi_peer *)hst__halo_calloc(ex->n, sizeof *ex->peers);
-    ex->msg_peer = (size_t *)hst__halo_calloc(ex->n, sizeof(size_t));
-    ex->self_src = (size_t *)hst__halo_calloc(ex->n, sizeof(size_t));
-    ex->sreq = (MPI_Request *)hst__halo_calloc(ex->n, sizeof(MPI_Request));
-    ex->rreq = (MPI_Request *)hst__halo_calloc(ex->n, sizeof(MPI_Request));
-    ex->ups = (hst_event *)hst__halo_calloc(ex->n, sizeof(hst_event));
-    mine = (uint64_t *)hst__halo_calloc(ex->n, sizeof(uint64_t));
-    theirs = (uint64_t *)hst__halo_calloc(ex->n, sizeof(uint64_t));
-    hs = (MPI_Request *)hst__halo_calloc(2 * ex->n, sizeof(MPI_Request));
+    ex->peers = (hst_halo_mpi_peer *)hst__halo_calloc(plan->be, ex->n, sizeof *ex->peers);
+    ex->msg_peer = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
+    ex->self_src = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
+    ex->sreq = (MPI_Request *)hst__halo_calloc(plan->be, ex->n, sizeof(MPI_Request));
+    ex->rreq = (MPI_Request *)hst__halo_calloc(plan->be, ex->n, sizeof(MPI_Request));
+    ex->ups = (hst_event *)hst__halo_calloc(plan->be, ex->n, sizeof(hst_event));
+    mine = (uint64_t *)hst__halo_calloc(plan->be, ex->n, sizeof(uint64_t));
+    theirs = (uint64_t *)hst__halo_calloc(plan->be, ex->n, sizeof(uint64_t));
+    hs = (MPI_Request *)hst__halo_calloc(plan->be, 2 * ex->n, sizeof(MPI_Request));
     if (!ex->peers || !ex->msg_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
         !mine || !theirs || !hs) {
         r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
@@ -1608,7 +1617,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
                       peers[p].rank, peers[p].recv_tag, ex->comm, &ex->rreq[i]);
     }
 done:
-    free(mine); free(theirs); free(hs);
+    hst_backend_free(plan->be, mine); hst_backend_free(plan->be, theirs); hst_backend_free(plan->be, hs);
     if (r != HST_SUCCESS) { hst_halo_exchanger_destroy(ex); return r; }
     *out = ex;
     return HST_SUCCESS;

@@ -233,6 +233,8 @@ HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
 #if defined(HST_STREAM_IMPLEMENTATION) && !defined(HST__STREAM_IMPLEMENTED)
 #define HST__STREAM_IMPLEMENTED
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +258,26 @@ extern "C" {
    other allocations of the process. */
 #define HST__STREAM_DEFAULT_BUDGET_NUM 3
 #define HST__STREAM_DEFAULT_BUDGET_DEN 4
+
+/* >>helpers (stream.h uses backend.h's public API only, so its implementation may live in
+   another translation unit than backend.h's) */
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__SPRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define HST__SPRINTF(f, a)
+#endif
+
+static int hst__smul(size_t a, size_t b, size_t *out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static void *hst__scalloc(const hst_backend *be, size_t bytes) {
+    void *p = hst_backend_alloc(be, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
 
 /* >>types ------------------------------------------------------------------------------------ */
 typedef struct hst__slot {
@@ -304,7 +326,7 @@ struct hst_stream {
 
 /* >>logging ---------------------------------------------------------------------------------- */
 /* Logs through the first backend's logger (the stream's devices share the caller's setup). */
-HST__PRINTF(3, 4)
+HST__SPRINTF(3, 4)
 static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
     char msg[512];
     va_list ap;
@@ -312,7 +334,7 @@ static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const cha
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    hst__log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
+    hst_backend_log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
                                : code == HST_ERROR_OUT_OF_DEVICE_MEMORY ? HST_LOG_OUT_OF_DEVICE_MEMORY
                                : code == HST_ERROR_SHAPE ? HST_LOG_SHAPE_MISMATCH : HST_LOG_BAD_ARGUMENT,
              "hst_stream: %s", msg);
@@ -372,7 +394,7 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
             continue;
         }
         if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].slice_bytes is 0", i);
-        if (d->num_slices > SIZE_MAX || !hst__mul(a->slice_bytes, (size_t)d->num_slices, &total))
+        if (d->num_slices > SIZE_MAX || !hst__smul(a->slice_bytes, (size_t)d->num_slices, &total))
             return hst__sbad(d, HST_ERROR_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
                              i, (unsigned long long)d->num_slices, a->slice_bytes);
         if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned))
@@ -684,7 +706,10 @@ static hst_result hst__stream_host_scratch(hst_stream *s) {
     if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
     for (i = 0; i < s->desc.num_arrays; i++)
         if (hst__needs_scratch(s, i)) {
-            s->scratch[i] = (unsigned char *)hst__malloc(s->backends[0], (size_t)loaded * s->arrays[i].slice_bytes);
+            size_t bytes;
+            if (!hst__smul((size_t)loaded, s->arrays[i].slice_bytes, &bytes))
+                return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "arrays[%u]: one block's scratch overflows size_t", i);
+            s->scratch[i] = (unsigned char *)hst_backend_alloc(s->backends[0], bytes);
             if (!s->scratch[i]) return HST_ERROR_OUT_OF_HOST_MEMORY;
         }
     return HST_SUCCESS;
@@ -715,9 +740,9 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
     if (!s) return;
     be = s->backends[0];
     for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
-    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst__free(be, s->scratch[i]);
-    hst__free(be, s->acc_slices);
-    hst__free(be, s);
+    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_backend_free(be, s->scratch[i]);
+    hst_backend_free(be, s->acc_slices);
+    hst_backend_free(be, s);
 }
 
 static hst_result hst__stream_validate(const hst_stream_desc *d) {
@@ -769,14 +794,14 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
     *out = NULL;
     if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "desc is NULL");
     if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
-    if (!(s = (hst_stream *)hst__calloc(desc->backends[0], sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (!(s = (hst_stream *)hst__scalloc(desc->backends[0], sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__stream_copy_desc(s, desc);
     hst__stream_extents(s);
     if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) == HST_SUCCESS &&
         (r = hst__choose_block(s)) == HST_SUCCESS) {
-        if (!hst__mul((size_t)desc->num_slices, sizeof(double) * (desc->num_accumulators + 1), &acc_total))
+        if (!hst__smul((size_t)desc->num_slices, sizeof(double) * (desc->num_accumulators + 1), &acc_total))
             r = hst__sbad(desc, HST_ERROR_OVERFLOW, "accumulator slices");
-        else if (!(s->acc_slices = (double *)hst__calloc(desc->backends[0], acc_total)))
+        else if (!(s->acc_slices = (double *)hst__scalloc(desc->backends[0], acc_total)))
             r = HST_ERROR_OUT_OF_HOST_MEMORY;
     }
     if (r == HST_SUCCESS && s->host) r = hst__stream_host_scratch(s);
@@ -1181,12 +1206,12 @@ static hst_result hst__globals_finish(hst_stream *s) {
         if (a->kind != HST_STREAM_GLOBAL) continue;
         r = hst_read(hst_backend_queue(s->devs[0].be), s->devs[0].global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL);
         if (r != HST_SUCCESS || s->desc.num_backends == 1) continue;
-        if (!(tmp = hst__malloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        if (!(tmp = hst_backend_alloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
         for (d = 1; d < s->desc.num_backends && r == HST_SUCCESS; d++) {
             r = hst_read(hst_backend_queue(s->devs[d].be), s->devs[d].global[i], 0, tmp, a->global_bytes, 1, 0, NULL, NULL);
             if (r == HST_SUCCESS) hst__add_into(a->dtype, a->host, tmp, a->global_bytes / hst_dtype_size(a->dtype));
         }
-        hst__free(s->backends[0], tmp);
+        hst_backend_free(s->backends[0], tmp);
     }
     return r;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh — install (or name) the Debian/Ubuntu packages a halostream profile needs.
 #
-#   scripts/deps.sh [test|demo|mpi|all]     (default: test)
+#   scripts/deps.sh [test|demo|mpi|reliability|all]     (default: test)
 #
 # Prints nothing and exits 0 when every package is already installed.
 # As root, missing packages are installed with apt-get; otherwise the exact
@@ -16,16 +16,19 @@ pkgs_test="gcc g++ make pkg-config libc6-dev opencl-headers ocl-icd-opencl-dev p
 # (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"
+# make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer)
+pkgs_reliability="oclgrind clang libclang-rt-dev"
 
 case "$profile" in
     test) want="$pkgs_test" ;;
     demo) want="$pkgs_test $pkgs_demo" ;;
     mpi)  want="$pkgs_test $pkgs_mpi" ;;
-    all)  want="$pkgs_test $pkgs_demo $pkgs_mpi" ;;
+    reliability) want="$pkgs_test $pkgs_reliability" ;;
+    all)  want="$pkgs_test $pkgs_demo $pkgs_mpi $pkgs_reliability" ;;
     -h|--help)
-        echo "usage: $0 [test|demo|mpi|all]"; exit 0 ;;
+        echo "usage: $0 [test|demo|mpi|reliability|all]"; exit 0 ;;
     *)
-        echo "deps.sh: unknown profile '$profile' (expected test, demo, mpi or all)" >&2
+        echo "deps.sh: unknown profile '$profile' (expected test, demo, mpi, reliability or all)" >&2
         exit 2 ;;
 esac
 

@@ -226,6 +226,31 @@ stage_headers() {
     { cat "$BUILD/check/all-headers.c"
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
+    separate_tus
+}
+
+# Each header's implementation in its own translation unit (its per-header macro), linked
+# together: no header may lean on another's private (static) helpers.
+separate_tus() {
+    local h up objs=() log="$LOGDIR/headers/separate-tus.log" ok=1
+    : > "$log"
+    for h in "${HEADER_LIST[@]}"; do
+        up=$(echo "${h%.h}" | tr '[:lower:]' '[:upper:]')
+        printf '#define HST_%s_IMPLEMENTATION\n#include "%s"\n' "$up" "$h" > "$BUILD/check/tu-$h.c"
+        # shellcheck disable=SC2086
+        $CC -std=c99 $HDRCHECK_FLAGS -I. -c "$BUILD/check/tu-$h.c" -o "$BUILD/check/tu-$h.o" >> "$log" 2>&1 || ok=0
+        objs+=("$BUILD/check/tu-$h.o")
+    done
+    { for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done
+      echo 'int main(void) { return hst_result_string(0)[0] == 0; }'; } > "$BUILD/check/tu-main.c"
+    # shellcheck disable=SC2086
+    [ $ok = 1 ] && $CC -std=c99 $HDRCHECK_FLAGS -I. "$BUILD/check/tu-main.c" "${objs[@]}" \
+        -o "$BUILD/check/separate-tus" -lOpenCL -lm >> "$log" 2>&1 && "$BUILD/check/separate-tus" || ok=0
+    if [ $ok = 1 ]; then
+        PASSED=$((PASSED + 1)); printf '  ok    %-6s %s\n' c99 separate-tus
+    else
+        fail_line "c99 separate-tus" "$log" head
+    fi
 }
 
 # ---------------------------------------------------------------------------- HST_NO_OPENCL

@@ -1,0 +1,36 @@
+/* tests/fuzz/fuzz_common.h — shared by the libFuzzer targets (built by mk/reliability.mk with
+   clang -fsanitize=fuzzer,address,undefined -DHST_NO_OPENCL): a byte reader and a quiet host
+   backend. */
+#ifndef HST_FUZZ_COMMON_H
+#define HST_FUZZ_COMMON_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct fz { const uint8_t *p; size_t n; } fz;
+static __attribute__((unused)) unsigned fz_u8(fz *f) { if (!f->n) return 0; f->n--; return *f->p++; }
+static __attribute__((unused)) unsigned fz_u16(fz *f) { unsigned a = fz_u8(f); return a | (fz_u8(f) << 8); }
+/* Mostly small values, now and then a huge one (overflow paths). */
+static __attribute__((unused)) size_t fz_size(fz *f, size_t small)
+{
+    unsigned t = fz_u8(f);
+    if (t == 0xFF) { size_t v = 0; unsigned i; for (i = 0; i < sizeof v; i++) v = (v << 8) | fz_u8(f); return v; }
+    return small ? t % (small + 1) : t;
+}
+
+static __attribute__((unused)) void fz_quiet(void *u, hst_log_level l, hst_log_item i, const char *m) { (void)u; (void)l; (void)i; (void)m; }
+
+static __attribute__((unused)) hst_backend *fz_host(void)
+{
+    static hst_backend *be;
+    if (!be) {
+        hst_backend_desc d;
+        memset(&d, 0, sizeof d);
+        d.device = "host";
+        d.logger = fz_quiet;
+        d.no_disk_cache = 1;
+        if (hst_backend_create(&d, &be) != HST_SUCCESS) __builtin_trap();
+    }
+    return be;
+}
+#endif

@@ -1,0 +1,464 @@
+/* tests/kernels_oclgrind.c — every kernel of kernels.h under Oclgrind (`make test-kernels`):
+   the vocabulary for every dtype (casts from every dtype, scale, axpy, math, random, every
+   reduction), the stream kernels (grad3, div3, tv_dual, tv_primal, tv_gap, slice_acc for f32
+   and c64), the fused halo pack and unpack, and the eSRRF kernels (roberts, magnify, rgc,
+   rgc_fused, temporal), each through the library's real paths (arrays, streams, halo plans) on
+   small inputs, so every launch has the argument values the library really passes.
+
+   Run it as `oclgrind --check-api --data-races --uninitialized [--log FILE] prog`: Oclgrind is
+   then the only OpenCL platform, and its reports (out-of-bounds accesses, races, uninitialised
+   values, API errors) go to FILE; the Makefile counts them (zero = pass). This program checks,
+   besides, that every call succeeds, that every `__kernel` in the four kernels.h programs was
+   launched at least once (a kernel added later without a launch here fails), and that streamed
+   and halo results equal the host device's. Device: $HST_OCLGRIND_DEVICE, default "oclgrind". */
+#define HST_IMPLEMENTATION
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#  define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+#include "reliability/cl_hooks.h"
+#include "stream.h"
+#include "halo.h"
+#include "kernels.h"
+#include "reliability/workload.h"
+
+static int failures;
+#define CHECK(expr) do { hst_result r_ = (expr); if (r_ != HST_SUCCESS) { \
+        fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #expr, hst_result_string(r_)); \
+        failures++; } } while (0)
+#define EXPECT(cond, ...) do { if (!(cond)) { fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
+
+/* ---- launched kernels, by name and by (name, build options) --------------------------------- */
+#define MAX_SEEN 256
+static char seen_name[MAX_SEEN][64], seen_variant[MAX_SEEN][256];
+static unsigned n_names, n_variants;
+static unsigned long launches;
+
+static void remember(char (*list)[256], unsigned *n, const char *s) {
+    unsigned i;
+    for (i = 0; i < *n; i++) if (!strcmp(list[i], s)) return;
+    if (*n < MAX_SEEN) { snprintf(list[*n], 256, "%s", s); (*n)++; }
+}
+static void on_launch(cl_kernel k)
+{
+    char name[64] = "", opts[160] = "", variant[256];
+    cl_program prog = NULL;
+    unsigned i;
+    cl_device_id dev = NULL;
+    launches++;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
+    clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, NULL);
+    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof opts, opts, NULL);
+    for (i = 0; i < n_names; i++) if (!strcmp(seen_name[i], name)) break;
+    if (i == n_names && n_names < MAX_SEEN) strcpy(seen_name[n_names++], name);
+    snprintf(variant, sizeof variant, "%s [%s]", name, opts);
+    remember(seen_variant, &n_variants, variant);
+}
+
+/* Every `__kernel ... void NAME(` in a program's source pieces. */
+static unsigned expected_kernels(const char *const *src, size_t count, char (*out)[64],
+                                 unsigned n)
+{
+    size_t i;
+    for (i = 0; i < count; i++) {
+        const char *p = src[i];
+        while ((p = strstr(p, "__kernel")) != NULL) {
+            const char *v = strstr(p, "void ");
+            size_t len = 0;
+            unsigned j;
+            p += 8;
+            if (!v) break;
+            v += 5;
+            while (v[len] == '_' || (v[len] >= 'a' && v[len] <= 'z') || (v[len] >= 'A' && v[len] <= 'Z') ||
+                   (v[len] >= '0' && v[len] <= '9')) len++;
+            if (!len || len >= 64) continue;
+            if (len == 4 && !strncmp(v, "name", 4)) continue;   /* a macro's parameter */
+            for (j = 0; j < n; j++) if (strlen(out[j]) == len && !strncmp(out[j], v, len)) break;
+            if (j == n && n < MAX_SEEN) { memcpy(out[n], v, len); out[n][len] = '\0'; n++; }
+        }
+    }
+    return n;
+}
+
+/* ---- the vocabulary, every dtype ------------------------------------------------------------ */
+static void vocab(hst_backend *be, int fp64)
+{
+    const hst_dtype all[5] = {HST_U8, HST_I32, HST_F32, HST_F64, HST_C64};
+    hst_array *src[5] = {NULL, NULL, NULL, NULL, NULL};
+    size_t n = 300, i, j;
+    hst_scalar s;
+    for (i = 0; i < 5; i++) {
+        if (all[i] == HST_F64 && !fp64) continue;
+        /* written from the host: Oclgrind 21.10 marks memory filled by clEnqueueFillBuffer with
+           a pattern of more than one byte as uninitialised (fill is exercised below, on arrays
+           that are overwritten before they are read) */
+        unsigned char host[300 * 8];
+        size_t b, es = hst_dtype_size(all[i]);
+        for (b = 0; b < n * es; b++) host[b] = (unsigned char)(b % es == es - 1 ? 0x3f : b * 13 + 1);
+        CHECK(hst_array_create(be, all[i], 1, &n, &src[i]));
+        if (src[i]) CHECK(hst_array_write(src[i], host, n * es));
+    }
+    for (i = 0; i < 5; i++) {
+        hst_dtype dt = all[i];
+        hst_array *a = NULL, *b = NULL;
+        if (!src[i]) continue;
+        CHECK(hst_array_create(be, dt, 1, &n, &a));
+        CHECK(hst_array_create(be, dt, 1, &n, &b));
+        if (!a || !b) { hst_array_destroy(a); hst_array_destroy(b); continue; }
+        CHECK(hst_array_zeros(a));
+        CHECK(hst_array_ones(b));
+        CHECK(hst_array_fill(a, hst_real(1.5)));
+        CHECK(hst_array_copy(b, src[i]));
+        for (j = 0; j < 5; j++) if (src[j]) CHECK(hst_array_cast(a, src[j]));
+        if (hst_kernels_arith_supported(dt)) {
+            CHECK(hst_array_random(a, HST_RANDOM_UNIFORM, 11, 0));
+            CHECK(hst_array_random(b, HST_RANDOM_NORMAL, 12, 5));
+            CHECK(hst_array_scale(a, hst_complex(0.5, dt == HST_C64 ? 0.25 : 0.0)));
+            CHECK(hst_array_axpy(b, hst_complex(2.0, dt == HST_C64 ? -1.0 : 0.0), a));
+        }
+        if (hst_kernels_math_supported(dt, HST_MATH_ABS)) {
+            int op;
+            for (op = 0; op < HST_MATH_COUNT; op++) CHECK(hst_array_math(b, a, (hst_math_op)op, 1.5));
+        }
+        CHECK(hst_array_sum(a, &s));
+        if (hst_kernels_reduce_supported(dt, HST_REDUCE_DOT)) CHECK(hst_array_dot(a, b, &s));
+        if (hst_kernels_reduce_supported(dt, HST_REDUCE_SQNORM)) CHECK(hst_array_sqnorm(a, &s));
+        if (hst_kernels_reduce_supported(dt, HST_REDUCE_MIN)) {
+            CHECK(hst_array_min(a, &s));
+            CHECK(hst_array_max(a, &s));
+        }
+        hst_array_destroy(a);
+        hst_array_destroy(b);
+    }
+    for (i = 0; i < 5; i++) hst_array_destroy(src[i]);
+}
+
+/* ---- stream kernels ------------------------------------------------------------------------- */
+typedef struct tvs { uint32_t H, W; float sigma, tau, lambda; } tvs;
+#define S(i) (s[i])
+static hst_result h_dual(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_tv_dual_host((const float *)a[0], (float *)a[1], WL_U32(S(0)), WL_U32(S(1)),
+                       *(const float *)S(2), b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_primal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_tv_primal_host((const float *)a[0], (const float *)a[1], (float *)a[2], (float *)a[3],
+                         WL_U32(S(0)), WL_U32(S(1)), *(const float *)S(2), *(const float *)S(3),
+                         b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result h_gap(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_tv_gap_host((const float *)a[0], (const float *)a[1], (const float *)a[2], (float *)a[3],
+                      WL_U32(S(0)), WL_U32(S(1)), *(const float *)S(2), b->base, b->begin, b->end,
+                      b->total);
+    return HST_SUCCESS;
+}
+
+static void tv_stage(hst_stream_stage *st, hst_backend *be, const char *k, hst_stream_host_fn h,
+                     const tvs *t, int nsc, size_t items)
+{
+    size_t count;
+    memset(st, 0, sizeof *st);
+    st->name = k;
+    st->sources = hst_kernels_stream_source(&count);
+    st->source_count = count;
+    st->options = wl_stream_options(be);
+    st->kernel = k;
+    st->host = h;
+    st->items_per_slice = items;
+    st->scalars[0] = &t->H; st->scalar_bytes[0] = 4;
+    st->scalars[1] = &t->W; st->scalar_bytes[1] = 4;
+    st->num_scalars = (unsigned)nsc;
+    if (nsc > 2) { st->scalars[2] = !strcmp(k, "hst_k_tv_dual") ? (const void *)&t->sigma
+                                  : !strcmp(k, "hst_k_tv_gap") ? (const void *)&t->lambda
+                                                                : (const void *)&t->tau;
+                   st->scalar_bytes[2] = 4; }
+    if (nsc > 3) { st->scalars[3] = &t->lambda; st->scalar_bytes[3] = 4; }
+}
+
+/* One TV iteration (dual, primal) and the gap, as three streams, block 2; returns the gap. */
+static double tv(hst_backend *be, float *x, float *xbar, float *p, const float *f, float *gap,
+                 uint32_t N, uint32_t H, uint32_t W)
+{
+    tvs t;
+    hst_stream_array arr[5];
+    hst_stream_stage st;
+    hst_stream_acc acc[2];
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    static const int i0[1] = {0}, o1[1] = {1}, i01[2] = {0, 1}, o23[2] = {2, 3};
+    static const int i012[3] = {0, 1, 2}, o3[1] = {3};
+    size_t slice = (size_t)H * W;
+    double g = 0.0;
+    t.H = H; t.W = W; t.sigma = t.tau = 0.288675f; t.lambda = 2.0f;
+    memset(arr, 0, sizeof arr);
+    memset(&d, 0, sizeof d);
+    memset(acc, 0, sizeof acc);
+    d.backends = &be; d.num_backends = 1; d.num_slices = N; d.block_slices = 2;
+    d.arrays = arr; d.stages = &st; d.num_stages = 1;
+    /* dual: xbar in; p in/out */
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = xbar; arr[0].slice_bytes = slice * 4;
+    arr[1].kind = HST_STREAM_INOUT; arr[1].host = p; arr[1].slice_bytes = 3 * slice * 4;
+    tv_stage(&st, be, "hst_k_tv_dual", h_dual, &t, 3, slice);
+    st.num_inputs = 1; st.inputs = i0; st.num_outputs = 1; st.outputs = o1; st.halo_hi = 1;
+    d.num_arrays = 2;
+    CHECK(hst_stream_create(&d, &s));
+    if (s) CHECK(hst_stream_run(s, NULL));
+    hst_stream_destroy(s); s = NULL;
+    /* primal: p, f in; x in/out, xbar out */
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = p; arr[0].slice_bytes = 3 * slice * 4;
+    arr[1].kind = HST_STREAM_INPUT; arr[1].host = (void *)(uintptr_t)f; arr[1].slice_bytes = slice * 4;
+    arr[2].kind = HST_STREAM_INOUT; arr[2].host = x; arr[2].slice_bytes = slice * 4;
+    arr[3].kind = HST_STREAM_OUTPUT; arr[3].host = xbar; arr[3].slice_bytes = slice * 4;
+    tv_stage(&st, be, "hst_k_tv_primal", h_primal, &t, 4, slice);
+    st.num_inputs = 2; st.inputs = i01; st.num_outputs = 2; st.outputs = o23; st.halo_lo = 1;
+    d.num_arrays = 4;
+    CHECK(hst_stream_create(&d, &s));
+    if (s) CHECK(hst_stream_run(s, NULL));
+    hst_stream_destroy(s); s = NULL;
+    /* gap: x, p, f in; gap out; accumulators: SUM f32 of gap, SUM c64 of p, DIFF2 (gap, f) */
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = x; arr[0].slice_bytes = slice * 4;
+    arr[1].kind = HST_STREAM_INPUT; arr[1].host = p; arr[1].slice_bytes = 3 * slice * 4;
+    arr[2].kind = HST_STREAM_INPUT; arr[2].host = (void *)(uintptr_t)f; arr[2].slice_bytes = slice * 4;
+    arr[3].kind = HST_STREAM_OUTPUT; arr[3].host = gap; arr[3].slice_bytes = slice * 4;
+    tv_stage(&st, be, "hst_k_tv_gap", h_gap, &t, 3, slice);
+    st.num_inputs = 3; st.inputs = i012; st.num_outputs = 1; st.outputs = o3;
+    st.halo_lo = 1; st.halo_hi = 1;
+    acc[0].kind = HST_STREAM_SUM; acc[0].dtype = HST_F32; acc[0].a = 3;
+    acc[1].kind = HST_STREAM_SQSUM; acc[1].dtype = HST_C64; acc[1].a = 1;
+    d.accumulators = acc; d.num_accumulators = 2;
+    d.num_arrays = 4;
+    CHECK(hst_stream_create(&d, &s));
+    if (s) { CHECK(hst_stream_run(s, &rep)); g = rep.acc[0] + rep.acc[1]; }
+    hst_stream_destroy(s);
+    return g;
+}
+
+/* ---- eSRRF ---------------------------------------------------------------------------------- */
+typedef struct esp { uint32_t rows, cols, mag, mag2, one, two, P, T; float radius, sens; int iw; } esp;
+static hst_result h_roberts(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
+static hst_result h_magnify(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), WL_U32(s[3]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
+static hst_result h_rgc(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4], *(const int *)s[5], b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
+static hst_result h_fused(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4], *(const int *)s[5], b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
+static hst_result h_temporal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
+{ (void)u; hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], WL_U32(s[0]), WL_U32(s[1]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
+
+static void es_stage(hst_stream_stage *st, hst_backend *be, const char *k, hst_stream_host_fn h,
+                     size_t items)
+{
+    size_t count;
+    memset(st, 0, sizeof *st);
+    st->name = k;
+    st->sources = hst_kernels_esrrf_source(&count);
+    st->source_count = count;
+    st->options = wl_stream_options(be);
+    st->kernel = k;
+    st->host = h;
+    st->items_per_slice = items;
+}
+static void sc(hst_stream_stage *st, const void *p) { st->scalars[st->num_scalars] = p; st->scalar_bytes[st->num_scalars++] = 4; }
+
+/* Chained (fused = 0) or fused RGC, then temporal sums; rgc and acc out. */
+static void esrrf(hst_backend *be, int fused, const float *frames, uint32_t N, float *rgc, void *acc,
+                  int fp64)
+{
+    esp e;
+    hst_stream_array arr[6];
+    hst_stream_stage st[5];
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    static const int in0[1] = {0}, in1[1] = {1}, in23[2] = {2, 3}, in4[1] = {4};
+    static const int o1[1] = {1}, o2[1] = {2}, o3[1] = {3}, o4[1] = {4}, o5[1] = {5};
+    size_t n, nM;
+    unsigned ns = 0;
+    e.rows = 6; e.cols = 5; e.mag = 2; e.mag2 = 4; e.one = 1; e.two = 2; e.T = 3;
+    e.radius = 1.5f; e.sens = 2.0f; e.iw = 1;
+    n = (size_t)e.rows * e.cols; nM = n * e.mag * e.mag; e.P = (uint32_t)nM;
+    memset(arr, 0, sizeof arr);
+    memset(&d, 0, sizeof d);
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = (void *)(uintptr_t)frames; arr[0].slice_bytes = n * 4;
+    arr[1].kind = HST_STREAM_TEMP; arr[1].slice_bytes = 2 * n * 4;
+    arr[2].kind = HST_STREAM_TEMP; arr[2].slice_bytes = 8 * nM * 4;
+    arr[3].kind = HST_STREAM_TEMP; arr[3].slice_bytes = nM * 4;
+    arr[4].kind = HST_STREAM_OUTPUT; arr[4].host = rgc; arr[4].slice_bytes = nM * 4;
+    arr[5].kind = HST_STREAM_GLOBAL; arr[5].host = acc; arr[5].dtype = fp64 ? HST_F64 : HST_F32;
+    arr[5].global_bytes = (size_t)((N + e.T - 1) / e.T) * 5 * nM * (fp64 ? 8 : 4);
+    if (!fused) {
+        es_stage(&st[ns], be, "hst_k_esrrf_roberts", h_roberts, n);
+        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols);
+        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o1; ns++;
+        es_stage(&st[ns], be, "hst_k_esrrf_magnify", h_magnify, 4 * nM);
+        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag2); sc(&st[ns], &e.two);
+        st[ns].num_inputs = 1; st[ns].inputs = in1; st[ns].num_outputs = 1; st[ns].outputs = o2; ns++;
+        es_stage(&st[ns], be, "hst_k_esrrf_magnify", h_magnify, nM);
+        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag); sc(&st[ns], &e.one);
+        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o3; ns++;
+        es_stage(&st[ns], be, "hst_k_esrrf_rgc", h_rgc, nM);
+        st[ns].num_inputs = 2; st[ns].inputs = in23;
+    } else {
+        es_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", h_fused, nM);
+        st[ns].num_inputs = 1; st[ns].inputs = in0;
+    }
+    sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag);
+    sc(&st[ns], &e.radius); sc(&st[ns], &e.sens); sc(&st[ns], &e.iw);
+    st[ns].num_outputs = 1; st[ns].outputs = o4; ns++;
+    es_stage(&st[ns], be, "hst_k_esrrf_temporal", h_temporal, nM);
+    sc(&st[ns], &e.P); sc(&st[ns], &e.T);
+    st[ns].num_inputs = 1; st[ns].inputs = in4; st[ns].num_outputs = 1; st[ns].outputs = o5;
+    st[ns].halo_lo = 1; st[ns].loop_slices = 1; ns++;
+    d.backends = &be; d.num_backends = 1; d.num_slices = N; d.arrays = arr; d.num_arrays = 6;
+    d.stages = st; d.num_stages = ns; d.block_slices = 2;
+    memset(acc, 0, arr[5].global_bytes);
+    CHECK(hst_stream_create(&d, &s));
+    if (s) CHECK(hst_stream_run(s, NULL));
+    hst_stream_destroy(s);
+}
+
+static int close_f(const float *a, const float *b, size_t n, double rel)
+{
+    size_t i;
+    double m = 0.0;
+    for (i = 0; i < n; i++) m = fabs((double)b[i]) > m ? fabs((double)b[i]) : m;
+    for (i = 0; i < n; i++)
+        if (!(fabs((double)a[i] - (double)b[i]) <= rel * (m > 0 ? m : 1.0))) return 0;
+    return 1;
+}
+
+int main(void)
+{
+    hst_backend *be = NULL, *host = NULL;
+    hst_backend_desc desc;
+    const char *sel = getenv("HST_OCLGRIND_DEVICE");
+    char want[MAX_SEEN][64];
+    unsigned n_want = 0, i, missing = 0;
+    size_t count;
+    int fp64;
+    enum { N = 5, H = 6, W = 5, SL = H * W };
+    static float x[N * SL], p[3 * N * SL], d[N * SL], p2[3 * N * SL], d2[N * SL];
+    double acc = 0, acc2 = 0;
+
+    memset(&desc, 0, sizeof desc);
+    desc.device = sel && *sel ? sel : "oclgrind";
+    desc.no_disk_cache = 1;
+    if (hst_backend_create(&desc, &be) != HST_SUCCESS || hst_backend_is_host(be)) {
+        fprintf(stderr, "kernels_oclgrind: no Oclgrind device (run it as `oclgrind %s`)\n",
+                "build/reliability/kernels_oclgrind");
+        return 2;
+    }
+    desc.device = "host";
+    CHECK(hst_backend_create(&desc, &host));
+    fp64 = hst_backend_device(be)->fp64;
+    printf("device: %s (%s), fp64 %d\n", hst_backend_device(be)->name,
+           hst_backend_device(be)->platform_name, fp64);
+    rel_launch_hook = on_launch;
+
+    { const char *const *src = hst_kernels_vocab_source(&count);
+      n_want = expected_kernels(src, count, want, n_want); }
+    { const char *const *src = hst_kernels_stream_source(&count);
+      n_want = expected_kernels(src, count, want, n_want); }
+    { const char *const *src = hst_kernels_esrrf_source(&count);
+      n_want = expected_kernels(src, count, want, n_want); }
+    { const char *const *src = hst_kernels_halo_source(&count);
+      n_want = expected_kernels(src, count, want, n_want); }
+
+    /* 1. vocabulary */
+    vocab(be, fp64);
+    printf("vocabulary: done (%lu launches so far)\n", launches); fflush(stdout);
+
+    /* 2. stream kernels: grad3 -> div3 with an accumulator (block 2, halos), == host */
+    {
+        wl_stream_cfg cfg = {N, H, W, 2};
+        wl_fill_f32(x, N * SL, 3);
+        CHECK(wl_stream_once(be, &cfg, x, p, d, &acc));
+        CHECK(wl_stream_once(host, &cfg, x, p2, d2, &acc2));
+        EXPECT(!memcmp(p, p2, sizeof p) && !memcmp(d, d2, sizeof d), "grad3/div3 differ from the host twins");
+        EXPECT(fabs(acc - acc2) <= 1e-5 * fabs(acc2), "slice_acc: %.9g vs host %.9g", acc, acc2);
+    }
+    {
+        static float f[N * SL], xx[2][N * SL], xb[2][N * SL], pp[2][3 * N * SL], gap[2][N * SL];
+        double g[2];
+        int k;
+        wl_fill_f32(f, N * SL, 4);
+        for (k = 0; k < 2; k++) {
+            memcpy(xx[k], f, sizeof f);
+            memcpy(xb[k], f, sizeof f);
+            memset(pp[k], 0, sizeof pp[k]);
+            g[k] = tv(k ? host : be, xx[k], xb[k], pp[k], f, gap[k], N, H, W);
+        }
+        EXPECT(close_f(xx[0], xx[1], N * SL, 1e-5) && close_f(gap[0], gap[1], N * SL, 1e-4),
+               "TV differs from the host twins");
+        EXPECT(fabs(g[0] - g[1]) <= 1e-4 * fabs(g[1]) + 1e-6, "TV accumulators %.9g vs %.9g", g[0], g[1]);
+    }
+    printf("stream kernels: done (%lu launches so far)\n", launches); fflush(stdout);
+
+    /* 3. halo pack/unpack, == host */
+    {
+        wl_halo h;
+        static unsigned char init[WL_HALO_NQ][2048], res[2][WL_HALO_NQ][2048], send[2][8192];
+        void *pi[WL_HALO_NQ], *pr[2][WL_HALO_NQ];
+        size_t q, b;
+        int k;
+        CHECK(wl_halo_init(&h));
+        for (q = 0; q < WL_HALO_NQ; q++) {
+            for (b = 0; b < sizeof init[q]; b++) init[q][b] = (unsigned char)(b * 29 + q * 7 + 1);
+            pi[q] = init[q]; pr[0][q] = res[0][q]; pr[1][q] = res[1][q];
+        }
+        memset(send, 0, sizeof send);
+        for (k = 0; k < 2; k++) CHECK(wl_halo_once(k ? host : be, &h, pi, pr[k], send[k], sizeof send[k]));
+        EXPECT(!memcmp(res[0], res[1], sizeof res[0]) && !memcmp(send[0], send[1], sizeof send[0]),
+               "halo pack/unpack differ from the host path");
+    }
+    printf("halo kernels: done (%lu launches so far)\n", launches); fflush(stdout);
+
+    /* 4. eSRRF, chained and fused */
+    {
+        enum { EN = 5, EP = 6 * 5 * 4 };
+        static float frames[EN * 30], rgc[3][EN * EP];
+        static double acc64[3][2 * 5 * EP];
+        int k;
+        for (i = 0; i < EN * 30; i++) frames[i] = 1.0f + (float)((i * 7919u) % 97u) / 13.0f;
+        esrrf(be, 0, frames, EN, rgc[0], acc64[0], fp64);
+        esrrf(be, 1, frames, EN, rgc[1], acc64[1], fp64);
+        esrrf(host, 1, frames, EN, rgc[2], acc64[2], 1);
+        for (k = 0; k < 2; k++)
+            EXPECT(close_f(rgc[k], rgc[2], EN * EP, 1e-5), "eSRRF rgc (%s) differs from the host twin",
+                   k ? "fused" : "chained");
+    }
+    printf("esrrf kernels: done (%lu launches so far)\n", launches); fflush(stdout);
+
+    rel_launch_hook = NULL;
+    for (i = 0; i < n_want; i++) {
+        unsigned j;
+        for (j = 0; j < n_names; j++) if (!strcmp(want[i], seen_name[j])) break;
+        if (j == n_names) { fprintf(stderr, "FAIL: kernel %s was never launched\n", want[i]); missing++; }
+    }
+    failures += (int)missing;
+    hst_backend_destroy(host);
+    hst_backend_destroy(be);
+    printf("kernels checked: %u (every one of the %u plain `__kernel void NAME(` definitions of "
+           "kernels.h among them; %u name/build-option variants, %lu launches)\n",
+           n_names, n_want, n_variants, launches);
+    for (i = 0; i < n_variants; i++) printf("  %s\n", seen_variant[i]);
+    printf("%s\n", failures ? "FAILED" : "all launches succeeded");
+    return failures ? 1 : 0;
+}
