@@ -299,8 +299,10 @@ static hst_result host_dummy(void *const *a, const void *const *s, const hst_str
     return HST_ERROR_UNSUPPORTED;   /* the stream runs on an OpenCL device here */
 }
 
+/* frames: pinned host memory (hst_pinned_create), so the ring uploads straight from it. The
+   stream runs twice and the second run is timed (the first pays the first launches). */
 static hst_result stream_run(hst_backend *be, const options *o, const char *const *src, size_t count,
-                             const char *opts, float *frames, uint64_t nf, double *seconds,
+                             const char *opts, hst_buffer *frames, uint64_t nf, double *seconds,
                              uint64_t *block, uint64_t *blocks)
 {
     static const int in0[1] = { 0 }, out1[1] = { 1 }, in1[1] = { 1 }, out2[1] = { 2 };
@@ -321,7 +323,7 @@ static hst_result stream_run(hst_backend *be, const options *o, const char *cons
     memset(arr, 0, sizeof arr);
     memset(st, 0, sizeof st);
     memset(&d, 0, sizeof d);
-    arr[0].kind = HST_STREAM_INPUT; arr[0].host = frames; arr[0].slice_bytes = (size_t)n * n * 4;
+    arr[0].kind = HST_STREAM_INPUT; arr[0].pinned = frames; arr[0].slice_bytes = (size_t)n * n * 4;
     arr[1].kind = HST_STREAM_TEMP; arr[1].slice_bytes = (size_t)pixels * 4;
     arr[2].kind = HST_STREAM_GLOBAL; arr[2].host = acc;
     arr[2].dtype = hst_backend_device(be)->fp64 ? HST_F64 : HST_F32;
@@ -354,6 +356,7 @@ static hst_result stream_run(hst_backend *be, const options *o, const char *cons
     if (r != HST_SUCCESS) { free(acc); TRY(r); }
     *block = hst_stream_block_slices(s);
     r = hst_stream_run(s, &rep);
+    if (r == HST_SUCCESS) r = hst_stream_run(s, &rep);
     *seconds = rep.seconds;
     *blocks = rep.blocks;
     hst_stream_destroy(s);
@@ -422,7 +425,8 @@ static hst_result bench(const options *o)
     char opts[96];
     kset k;
     dev_bufs b;
-    float *frame, *frames = NULL;
+    float *frame;
+    hst_buffer *pinned = NULL;
     double ms_fused = 0, ms_chained = 0, ms_batch = 0, t_build, stream_s = 0;
     uint64_t f, block = 0, blocks = 0;
     unsigned threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
@@ -502,16 +506,17 @@ static hst_result bench(const options *o)
     b.grad = b.grad2 = b.mag = NULL;
 
     /* 2. the stream */
-    if (!(frames = (float *)malloc(px * sizeof(float) * (size_t)o->frames))) {
-        printf("stream: %llu frames do not fit in host memory: skipped\n", (unsigned long long)o->frames);
+    if (hst_pinned_create(be, px * sizeof(float) * (size_t)o->frames, &pinned) != HST_SUCCESS) {
+        printf("stream: %llu frames do not fit in pinned host memory: skipped\n", (unsigned long long)o->frames);
     } else {
+        float *frames = (float *)hst_buffer_host_ptr(pinned);
         float *pat = (float *)malloc(px * sizeof(float) * PATTERNS);
         unsigned p;
         if (!pat) return HST_ERROR_OUT_OF_HOST_MEMORY;
         for (p = 0; p < PATTERNS; p++) make_frame(pat + p * px, o->size, p);
         for (f = 0; f < o->frames; f++) memcpy(frames + f * px, pat + (f % PATTERNS) * px, px * 4);
         free(pat);
-        TRY(stream_run(be, o, src, count, opts, frames, o->frames, &stream_s, &block, &blocks));
+        TRY(stream_run(be, o, src, count, opts, pinned, o->frames, &stream_s, &block, &blocks));
         /* the compute alone, launched as the stream launches a block, the data already there */
         r = time_fused_batch(be, q, &k, o, frame, (unsigned)block, &ms_batch);
         if (r != HST_SUCCESS) { printf("fused, %llu-frame launches: %s\n", (unsigned long long)block, hst_result_string(r)); ms_batch = ms_fused; }
@@ -566,7 +571,7 @@ static hst_result bench(const options *o)
         free(hf); free(hr); free(dr);
     }
     free(frame);
-    free(frames);
+    hst_buffer_destroy(pinned);
     hst_buffer_destroy(b.frames); hst_buffer_destroy(b.rgc); hst_buffer_destroy(b.acc);
     hst_kernel_destroy(k.fused); hst_kernel_destroy(k.roberts); hst_kernel_destroy(k.magnify);
     hst_kernel_destroy(k.rgc); hst_kernel_destroy(k.temporal);
