@@ -4153,6 +4153,8 @@ static hst_result hst__choice_exec(hst_choice_op *op, hst__choice_sig *s, unsign
     hst__choice *reg = op->reg;
     hst__choice_impl *im = &op->impl[i];
     hst_choice_split_info info;
+    hst__choice_key k = s->key;   /* an implementation that uses the choice itself may grow
+                                     op->sigs and move s: it is found again after each run */
     double t0, t1;
     hst_result r;
     char key[64];
@@ -4165,6 +4167,7 @@ static hst_result hst__choice_exec(hst_choice_op *op, hst__choice_sig *s, unsign
     } else {
         r = im->pub.run(args, im->pub.user);
     }
+    s = hst__choice_find_sig(op, &k);
     if (hst_result_is_out_of_memory(r) && *parts <= 1 && op->split) {
         hst__choice_split_info(op, im, args, &info);
         hst__choice_key_text(&s->key, key, sizeof key);
@@ -4175,6 +4178,7 @@ static hst_result hst__choice_exec(hst_choice_op *op, hst__choice_sig *s, unsign
                  (unsigned long long)info.free_bytes);
         t0 = reg->clock(reg->clock_user);     /* the failed whole attempt is not its time */
         r = op->split(args, &info, im->pub.run, im->pub.user);
+        s = hst__choice_find_sig(op, &k);
         *parts = info.parts;
         if (r == HST_SUCCESS) s->parts[i] = info.parts;
     }
@@ -4427,6 +4431,7 @@ HST__BDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
             }
         }
         r = hst__choice_exec(op, s, (unsigned)i, args, 1, &oc.seconds, &oc.parts);
+        s = hst__choice_find_sig(op, &key);   /* the run may have moved it */
         if (r == HST_SUCCESS) {
             oc.impl = (unsigned)i;
             oc.name = op->impl[i].name;
@@ -4579,7 +4584,9 @@ HST__BDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
         row->reference = i == op->reference;
         row->max_rel_error = row->correlation = NAN;
         s->calls++;
-        if ((r = hst__choice_exec(op, s, i, args, 0, &secs[0], &parts)) != HST_SUCCESS) {
+        r = hst__choice_exec(op, s, i, args, 0, &secs[0], &parts);
+        s = hst__choice_find_sig(op, &key);   /* the run may have moved it */
+        if (r != HST_SUCCESS) {
             row->result = r;
             hst__choice_fail(op, s, i, r);
             continue;
@@ -4598,7 +4605,9 @@ HST__BDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
         }
         for (k = 0; k < reps; k++) {
             op->impl[i].warm = 1;       /* the untimed run above was its warm-up */
-            if ((r = hst__choice_exec(op, s, i, args, 1, &secs[k], &parts)) != HST_SUCCESS) break;
+            r = hst__choice_exec(op, s, i, args, 1, &secs[k], &parts);
+            s = hst__choice_find_sig(op, &key);
+            if (r != HST_SUCCESS) break;
             row->runs++;
         }
         if (r != HST_SUCCESS) { row->result = r; hst__choice_fail(op, s, i, r); continue; }

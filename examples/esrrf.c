@@ -14,11 +14,19 @@
 
    The math and its conventions are NanoPyx's eSRRF (Catmull-Rom interpolation, radial gradient
    convergence, temporal AVG/VAR/TAC2, macro-pixel correction): ../shared/REFERENCE.md section 2
-   and kernels.h's eSRRF section. Two paths compute the same numbers:
-     fused (default)  one kernel per frame: RGC with the 2x-magnified gradients interpolated on
+   and kernels.h's eSRRF section. Two paths compute the same numbers (bitwise):
+     --fused          one kernel per frame: RGC with the 2x-magnified gradients interpolated on
                       the fly (never stored), then the temporal accumulation;
      --chained        Roberts cross -> Catmull-Rom magnify (gradients at 2 mag, the frame at
                       mag) -> RGC -> temporal, with device-only (TEMP) arrays between them.
+   Given neither, the faster is chosen by measured speed (backend.h's >>choice: operation
+   "esrrf", implementations "fused" and "chained", signature {rows, cols, mag, frames per
+   block}): while the choice still measures this signature on this device, blocks run one by one
+   through it (each path's first block in the process is a warm-up, not timed), then the rest of
+   the stack runs in one stream of the path it picks, whose time per block is recorded too.
+   Timings persist in the cache directory ($HST_CACHE_DIR), so later runs go straight to the
+   faster path; HST_FORCE=esrrf:chained (or :fused) forces one. The summary says which path ran
+   and why.
 
    Options (defaults in brackets):
      --mag N                    magnification, 1..32 [5]
@@ -35,7 +43,7 @@
      --budget-mib M             device memory for the stream's ring, MiB [3/4 of the device]
      --block N                  frames per streamed block, 0 = automatic [0]
      --max-frames N             use only the first N frames, 0 = all [0]
-     --chained                  the chained path instead of the fused kernel
+     --fused, --chained         this path [the faster, measured]
      --no-preview               do not write the PNG preview
      -q, --quiet                no progress bar and no summary
      -h, --help
@@ -85,7 +93,7 @@ typedef struct options {
     const char *input, *output, *device;
     unsigned mag;
     double radius, sensitivity;
-    int intensity_weighting, macro_pixel, chained, preview, quiet;
+    int intensity_weighting, macro_pixel, chained, path_given, preview, quiet;
     uint64_t frames_per_tp, block, budget_mib, max_frames;
     unsigned channel;                  /* 0: not given */
     enum mode mode;
@@ -142,7 +150,7 @@ static void usage(FILE *f)
         "usage: " PROG " [options] input.tif output.tif\n"
         "  --mag N (1..%d, 5)  --radius R (1.5)  --sensitivity S (1)  --no-intensity-weighting\n"
         "  --frames-per-timepoint T (0 = all)  --mode avg|var|tac2  --no-macro-pixel\n"
-        "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --chained\n"
+        "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --fused | --chained\n"
         "  --no-preview  -q\n"
         "Writes output.tif (float32, one page per time point) and output_preview.png.\n",
         MAX_MAG);
@@ -204,8 +212,8 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
         if (!strcmp(a, "--no-intensity-weighting")) { o->intensity_weighting = 0; continue; }
         if (!strcmp(a, "--no-macro-pixel")) { o->macro_pixel = 0; continue; }
-        if (!strcmp(a, "--chained")) { o->chained = 1; continue; }
-        if (!strcmp(a, "--fused")) { o->chained = 0; continue; }
+        if (!strcmp(a, "--chained")) { o->chained = 1; o->path_given = 1; continue; }
+        if (!strcmp(a, "--fused")) { o->chained = 0; o->path_given = 1; continue; }
         if (!strcmp(a, "--no-preview")) { o->preview = 0; continue; }
         /* options with a value: --name value or --name=value */
         eq = strchr(a, '=');
@@ -784,14 +792,19 @@ typedef struct progress {
     int tty, quiet, drawn;
     double t0, last;
     unsigned last_tenth;
+    uint64_t base, all;     /* a stream of the later frames: done counts from base, of all */
 } progress;
 
 /* A bar on a terminal; else, once the run is long, a line every 10%. Cancels on Ctrl-C. */
 static int on_progress(uint64_t done, uint64_t total, void *user)
 {
     progress *p = (progress *)user;
-    double t = now_s() - p->t0, rate = t > 0 ? (double)done / t : 0.0;
-    unsigned tenth = (unsigned)(10 * done / (total ? total : 1));
+    double t, rate;
+    unsigned tenth;
+    if (p->all) { done += p->base; total = p->all; }
+    t = now_s() - p->t0;
+    rate = t > 0 ? (double)done / t : 0.0;
+    tenth = (unsigned)(10 * done / (total ? total : 1));
     if (p->quiet || interrupted) return interrupted;
     if (p->tty) {
         if (t - p->last >= 0.1 || done == total) {
@@ -845,8 +858,10 @@ static const int in_frames[1] = { A_FRAMES }, out_rgc[1] = { A_RGC }, in_rgc[1] 
 
 typedef struct run_info {
     double stream_s, upload_s, download_s, compute_s;
-    uint64_t block, blocks;
+    uint64_t block, blocks, runs;
+    double acc_moved;       /* bytes of temporal sums copied up and down (each run) */
     int estimated;          /* upload/download from measured bandwidth (OpenCL devices) */
+    int chained;            /* the path that ran the most frames */
 } run_info;
 
 /* Best of three blocking copies of `bytes` through pinned memory: seconds per byte each way. */
@@ -875,41 +890,49 @@ out:
     hst_buffer_destroy(pin);
 }
 
-/* Streams frames [0, n) of st through the chosen path; acc (5 x pixels x time points, double
-   or float as acc_f64) receives the temporal sums. Returns an hst_result. */
-static hst_result run_stream(const options *o, hst_backend *be, const stack *st, uint64_t n,
-                             uint32_t frames_per_tp, void *acc, size_t acc_bytes, int acc_f64,
-                             progress *pg, run_info *ri)
+/* One path's stream over n frames of st from `first` (replaceable between runs), into the GLOBAL
+   acc (acc_bytes: the time points it touches; frames_per_tp 0: the n frames are one time point,
+   or a piece of it, see piece_fix), in blocks of `block` frames. P lives beside the stream: the
+   stream reads the stages' scalars through pointers at run time. */
+typedef struct path_stream {
+    hst_stream *s;
+    params P;
+    size_t acc_bytes;
+} path_stream;
+
+static hst_result stream_open(const options *o, hst_backend *be, const stack *st, int chained,
+                              float *first, uint64_t n, uint32_t frames_per_tp, void *acc,
+                              size_t acc_bytes, int acc_f64, uint64_t block, progress *pg,
+                              path_stream *ps)
 {
     const hst_device_info *dev = hst_backend_device(be);
     size_t count = 0;
     const char *const *src = hst_kernels_esrrf_source(&count);
     char opts[96];
-    params P;
+    params *P = &ps->P;
     hst_stream_array arrays[6];
     hst_stream_stage stages[5];
     hst_stream_desc d;
-    hst_stream_report rep;
-    hst_stream *s = NULL;
     size_t frame_px = (size_t)st->rows * st->cols, pixels;
     unsigned ns = 0, k;
-    uint64_t block;
     hst_result r;
 
-    memset(&P, 0, sizeof P);
-    P.rows = st->rows; P.cols = st->cols; P.mag = o->mag; P.mag2 = 2 * o->mag;
-    P.one = 1; P.two = 2;
+    ps->s = NULL;
+    ps->acc_bytes = acc_bytes;
+    memset(P, 0, sizeof *P);
+    P->rows = st->rows; P->cols = st->cols; P->mag = o->mag; P->mag2 = 2 * o->mag;
+    P->one = 1; P->two = 2;
     pixels = frame_px * o->mag * o->mag;
-    P.pixels = (uint32_t)pixels;
-    P.frames_per_tp = frames_per_tp;
-    P.radius = (float)o->radius; P.sensitivity = (float)o->sensitivity;
-    P.intensity_weighting = o->intensity_weighting;
+    P->pixels = (uint32_t)pixels;
+    P->frames_per_tp = frames_per_tp;
+    P->radius = (float)o->radius; P->sensitivity = (float)o->sensitivity;
+    P->intensity_weighting = o->intensity_weighting;
     snprintf(opts, sizeof opts, "%s%s", dev->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
              dev->fp64 ? " -DHST_FP64" : "");
 
     memset(arrays, 0, sizeof arrays);
     arrays[A_FRAMES].kind = HST_STREAM_INPUT;
-    arrays[A_FRAMES].host = st->data;
+    arrays[A_FRAMES].host = first;
     arrays[A_FRAMES].slice_bytes = frame_px * sizeof(float);
     arrays[A_RGC].kind = HST_STREAM_TEMP;
     arrays[A_RGC].slice_bytes = pixels * sizeof(float);
@@ -920,7 +943,7 @@ static hst_result run_stream(const options *o, hst_backend *be, const stack *st,
     arrays[A_GRAD].kind = HST_STREAM_TEMP;
     arrays[A_GRAD].slice_bytes = 2 * frame_px * sizeof(float);
     arrays[A_GRAD2].kind = HST_STREAM_TEMP;
-    arrays[A_GRAD2].slice_bytes = 2 * frame_px * (size_t)P.mag2 * P.mag2 * sizeof(float);
+    arrays[A_GRAD2].slice_bytes = 2 * frame_px * (size_t)P->mag2 * P->mag2 * sizeof(float);
     arrays[A_MAG].kind = HST_STREAM_TEMP;
     arrays[A_MAG].slice_bytes = pixels * sizeof(float);
 
@@ -930,35 +953,35 @@ static hst_result run_stream(const options *o, hst_backend *be, const stack *st,
         stages[k].source_count = count;
         stages[k].options = opts;
     }
-    if (!o->chained) {
+    if (!chained) {
         hst_stream_stage *g = &stages[ns++];
         g->name = "esrrf_rgc_fused"; g->kernel = "hst_k_esrrf_rgc_fused"; g->host = host_fused;
         g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_rgc;
         g->items_per_slice = pixels;
-        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4);
-        scalar(g, &P.radius, 4); scalar(g, &P.sensitivity, 4); scalar(g, &P.intensity_weighting, 4);
+        scalar(g, &P->rows, 4); scalar(g, &P->cols, 4); scalar(g, &P->mag, 4);
+        scalar(g, &P->radius, 4); scalar(g, &P->sensitivity, 4); scalar(g, &P->intensity_weighting, 4);
     } else {
         hst_stream_stage *g = &stages[ns++];
         g->name = "esrrf_roberts"; g->kernel = "hst_k_esrrf_roberts"; g->host = host_roberts;
         g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_grad;
         g->items_per_slice = frame_px;
-        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4);
+        scalar(g, &P->rows, 4); scalar(g, &P->cols, 4);
         g = &stages[ns++];
         g->name = "esrrf_magnify_gradients"; g->kernel = "hst_k_esrrf_magnify"; g->host = host_magnify;
         g->num_inputs = 1; g->inputs = in_grad; g->num_outputs = 1; g->outputs = out_grad2;
-        g->items_per_slice = frame_px * P.mag2 * P.mag2;
-        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag2, 4); scalar(g, &P.two, 4);
+        g->items_per_slice = frame_px * P->mag2 * P->mag2;
+        scalar(g, &P->rows, 4); scalar(g, &P->cols, 4); scalar(g, &P->mag2, 4); scalar(g, &P->two, 4);
         g = &stages[ns++];
         g->name = "esrrf_magnify_frame"; g->kernel = "hst_k_esrrf_magnify"; g->host = host_magnify;
         g->num_inputs = 1; g->inputs = in_frames; g->num_outputs = 1; g->outputs = out_mag;
         g->items_per_slice = pixels;
-        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4); scalar(g, &P.one, 4);
+        scalar(g, &P->rows, 4); scalar(g, &P->cols, 4); scalar(g, &P->mag, 4); scalar(g, &P->one, 4);
         g = &stages[ns++];
         g->name = "esrrf_rgc"; g->kernel = "hst_k_esrrf_rgc"; g->host = host_rgc;
         g->num_inputs = 2; g->inputs = in_rgc_inputs; g->num_outputs = 1; g->outputs = out_rgc;
         g->items_per_slice = pixels;
-        scalar(g, &P.rows, 4); scalar(g, &P.cols, 4); scalar(g, &P.mag, 4);
-        scalar(g, &P.radius, 4); scalar(g, &P.sensitivity, 4); scalar(g, &P.intensity_weighting, 4);
+        scalar(g, &P->rows, 4); scalar(g, &P->cols, 4); scalar(g, &P->mag, 4);
+        scalar(g, &P->radius, 4); scalar(g, &P->sensitivity, 4); scalar(g, &P->intensity_weighting, 4);
     }
     {   /* the temporal sums: one ordered walk over the frames per pixel, into the GLOBAL acc;
            the frame before each block (halo 1) gives the lag-1 product across blocks */
@@ -968,7 +991,7 @@ static hst_result run_stream(const options *o, hst_backend *be, const stack *st,
         g->items_per_slice = pixels;
         g->loop_slices = 1;
         g->halo_lo = n > 1 ? 1 : 0;
-        scalar(g, &P.pixels, 4); scalar(g, &P.frames_per_tp, 4);
+        scalar(g, &P->pixels, 4); scalar(g, &P->frames_per_tp, 4);
     }
 
     memset(&d, 0, sizeof d);
@@ -976,47 +999,232 @@ static hst_result run_stream(const options *o, hst_backend *be, const stack *st,
     d.num_backends = 1;
     d.num_slices = n;
     d.arrays = arrays;
-    d.num_arrays = o->chained ? 6 : 3;
+    d.num_arrays = chained ? 6 : 3;
     d.stages = stages;
     d.num_stages = ns;
     d.budget_bytes = o->budget_mib << 20;
-    d.progress = on_progress;
+    d.progress = pg ? on_progress : NULL;
     d.progress_user = pg;
+    d.block_slices = block < n ? block : n;
+    r = hst_stream_create(&d, &ps->s);
+    if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !o->block) {   /* smaller blocks, if they fit */
+        d.block_slices = 0;
+        r = hst_stream_create(&d, &ps->s);
+    }
+    if (r != HST_SUCCESS) ps->s = NULL;
+    return r;
+}
+
+/* Runs an open stream once; adds its time and blocks to ri. */
+static hst_result stream_go(path_stream *ps, run_info *ri)
+{
+    hst_stream_report rep;
+    uint64_t b = hst_stream_block_slices(ps->s);
+    hst_result r = hst_stream_run(ps->s, &rep);
+    ri->stream_s += rep.seconds;
+    ri->blocks += rep.blocks;
+    ri->runs++;
+    ri->acc_moved += 2.0 * (double)ps->acc_bytes;   /* up at the start, down at the end */
+    if (b > ri->block) ri->block = b;
+    return r;
+}
+
+/* A piece [c0, c1) of the one time point (c0 > 0), streamed with frames_per_tp 0 into the whole
+   acc: its stream counts frame c0 as the time point's first (adds it to F) and has no lag-1
+   product between frames c0 - 1 and c0. Before the run F and L (L holds frame c0 - 1) are kept
+   in `keep` (2 x pixels) and cleared; after it, that product is added and F restored. S1, S2
+   and the piece's own lag-1 products continue in frame order (the stream uploads acc), so AVG
+   and VAR are bitwise those of one stream; TAC2's lag-1 sum adds the pieces' boundary products
+   after their inner ones (a rounding of the double sum, whichever path ran each piece). */
+static void piece_fix(void *acc, int acc_f64, size_t P, void *keep, int after)
+{
+    size_t i;
+    if (acc_f64) {
+        double *a = (double *)acc, *k = (double *)keep, y;
+        for (i = 0; i < P; i++) {
+            if (!after) { k[i] = a[3 * P + i]; k[P + i] = a[4 * P + i]; a[3 * P + i] = a[4 * P + i] = 0; }
+            else { y = k[P + i] * a[3 * P + i]; a[2 * P + i] = a[2 * P + i] + y; a[3 * P + i] = k[i]; }
+        }
+    } else {
+        float *a = (float *)acc, *k = (float *)keep, y;
+        for (i = 0; i < P; i++) {
+            if (!after) { k[i] = a[3 * P + i]; k[P + i] = a[4 * P + i]; a[3 * P + i] = a[4 * P + i] = 0; }
+            else { y = k[P + i] * a[3 * P + i]; a[2 * P + i] = a[2 * P + i] + y; a[3 * P + i] = k[i]; }
+        }
+    }
+}
+
+/* The choice between the paths (backend.h's >>choice): operation "esrrf" with implementations
+   "fused" and "chained", one call per piece of `chunk` frames, signature {rows, cols, mag,
+   chunk}. A piece is a block of the one time point (frames_per_tp 0, into acc with piece_fix),
+   or whole time points (into a zeroed scratch acc, then copied to their place). */
+typedef struct auto_job {
+    const options *o;
+    hst_backend *be;
+    const stack *st;
+    uint64_t chunk, begin;             /* this call: frames [begin, begin + chunk) */
+    uint32_t frames_per_tp;
+    void *acc;                         /* the pieces' GLOBAL */
+    size_t acc_bytes;
+    int acc_f64;
+    path_stream ps[2];                 /* fused, chained: opened on first use, kept */
+    run_info *ri;
+} auto_job;
+
+static hst_result run_piece(auto_job *j, int chained)
+{
+    path_stream *ps = &j->ps[chained];
+    float *first = j->st->data + j->begin * ((size_t)j->st->rows * j->st->cols);
+    hst_result r;
+    if (!ps->s && (r = stream_open(j->o, j->be, j->st, chained, first, j->chunk, j->frames_per_tp,
+                                   j->acc, j->acc_bytes, j->acc_f64, j->chunk, NULL, ps)) != HST_SUCCESS)
+        return r;
+    if ((r = hst_stream_set_array(ps->s, A_FRAMES, first, NULL)) != HST_SUCCESS) return r;
+    return stream_go(ps, j->ri);
+}
+static hst_result run_fused(void *args, void *user) { (void)user; return run_piece((auto_job *)args, 0); }
+static hst_result run_chained(void *args, void *user) { (void)user; return run_piece((auto_job *)args, 1); }
+
+/* Whether the choice still measures at sig: a usable path without timings of its own. */
+static int measuring(const hst_choice_op *op, const int64_t *sig)
+{
+    hst_choice_stat st[2];
+    size_t n = 0, i;
+    if (hst_choice_stats(op, sig, 4, st, 2, &n) != HST_SUCCESS) return 0;
+    for (i = 0; i < n; i++)
+        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT && st[i].source != HST_CHOICE_DEFAULT)
+            return 1;
+    return 0;
+}
+
+/* What the final report says about the choice. */
+typedef struct choice_info {
+    int used, forced;                  /* chosen (no --fused / --chained); by HST_FORCE */
+    uint64_t chunk, pieces[2];         /* pieces run through the choice, per path */
+    hst_choice_stat stat[2];           /* after the run; valid while the backend lives */
+} choice_info;
+
+/* Streams frames [0, n) of st into acc (5 x pixels x time points, double or float as acc_f64):
+   without --fused / --chained, pieces through the choice while it measures, then the rest in
+   one stream of the path it picks (whose time per piece is recorded). Returns an hst_result. */
+static hst_result run_all(const options *o, hst_backend *be, const stack *st, uint64_t n,
+                          uint32_t T, void *acc, int acc_f64, progress *pg, run_info *ri,
+                          choice_info *ci)
+{
+    size_t pixels = (size_t)st->rows * st->cols * o->mag * o->mag, esz = acc_f64 ? sizeof(double) : sizeof(float);
+    size_t tp_bytes = ACC_VALUES * pixels * esz;
+    uint64_t ntp = n / T, f = 0, block;
+    int chained = o->chained;
+    void *scratch = NULL;
+    path_stream rest;
+    hst_result r = HST_SUCCESS;
+
     /* Blocks small enough that uploads overlap compute and the bar moves, large enough that the
        halo frame each block recomputes stays a small share. */
     block = o->block ? o->block : (n + TARGET_BLOCKS - 1) / TARGET_BLOCKS;
     if (!o->block && block < MIN_BLOCK) block = MIN_BLOCK;
-    d.block_slices = block < n ? block : n;
-    r = hst_stream_create(&d, &s);
-    if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !o->block) {   /* smaller blocks, if they fit */
-        d.block_slices = 0;
-        r = hst_stream_create(&d, &s);
-    }
-    if (r != HST_SUCCESS) return r;
-    ri->block = hst_stream_block_slices(s);
+    if (block > n) block = n;
+    ri->block = 0;
     pg->t0 = now_s();
-    r = hst_stream_run(s, &rep);
-    progress_end(pg);
-    hst_stream_destroy(s);
-    ri->stream_s = rep.seconds;
-    ri->blocks = rep.blocks;
-    if (r != HST_SUCCESS) return r;
-    ri->upload_s = ri->download_s = 0;
-    ri->compute_s = rep.seconds;
-    ri->estimated = 0;
-    if (!hst_backend_is_host(be)) {
-        /* stream.h's report has no per-queue times: the transfers are estimated from their
-           sizes and the copy speed measured here; compute is the rest of the stream's time. */
-        double up, down, loaded = (double)n + (double)rep.blocks * (n > 1 ? 1 : 0);
-        double first = (double)(ri->block < n ? ri->block : n) * arrays[A_FRAMES].slice_bytes;
-        measure_copies(be, (size_t)(ri->block * arrays[A_FRAMES].slice_bytes), &up, &down);
-        ri->upload_s = up * loaded * (double)arrays[A_FRAMES].slice_bytes;
-        ri->download_s = down * 2.0 * (double)acc_bytes;   /* zeros up, sums down */
-        ri->compute_s = rep.seconds - up * first - ri->download_s;
-        if (ri->compute_s < 0) ri->compute_s = 0;
-        ri->estimated = 1;
+    memset(ci, 0, sizeof *ci);
+    if (!o->path_given) {
+        static const hst_choice_impl impls[2] = { { "fused", run_fused, NULL, NULL, NULL, 0 },
+                                                  { "chained", run_chained, NULL, NULL, NULL, 0 } };
+        hst_choice_op_desc od;
+        hst_choice_op *op = NULL;
+        hst_choice_outcome oc;
+        auto_job j;
+        int64_t sig[4];
+        unsigned pick;
+        size_t count;
+        const char *force = getenv("HST_FORCE");
+        memset(&j, 0, sizeof j);
+        j.o = o; j.be = be; j.st = st; j.acc_f64 = acc_f64; j.ri = ri;
+        if (ntp == 1) {                 /* blocks of the one time point, straight into acc */
+            j.chunk = block; j.frames_per_tp = 0; j.acc = acc; j.acc_bytes = tp_bytes;
+            scratch = malloc(2 * pixels * esz);
+        } else {                        /* whole time points, through a scratch acc */
+            j.chunk = (uint64_t)T * (block / T ? block / T : 1);
+            j.frames_per_tp = T; j.acc_bytes = (size_t)(j.chunk / T) * tp_bytes;
+            j.acc = scratch = calloc(j.acc_bytes, 1);
+        }
+        if (!scratch) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        memset(&od, 0, sizeof od);
+        od.name = "esrrf";
+        od.impls = impls;
+        od.num_impls = 2;
+        sig[0] = st->rows; sig[1] = st->cols; sig[2] = o->mag; sig[3] = (int64_t)j.chunk;
+        ci->used = 1;
+        ci->chunk = j.chunk;
+        ci->forced = force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:"));
+        if ((r = hst_choice_register(be, &od, &op)) != HST_SUCCESS) { free(scratch); return r; }
+        while (f + j.chunk <= n && measuring(op, sig) && !interrupted) {
+            j.begin = f;
+            if (ntp == 1 && f > 0) piece_fix(acc, acc_f64, pixels, scratch, 0);
+            r = hst_choice_run(op, sig, 4, &j, NULL, &oc);
+            if (r != HST_SUCCESS) break;
+            if (ntp == 1 && f > 0) piece_fix(acc, acc_f64, pixels, scratch, 1);
+            if (ntp > 1) {
+                memcpy((char *)acc + (size_t)(f / T) * tp_bytes, scratch, j.acc_bytes);
+                memset(scratch, 0, j.acc_bytes);
+            }
+            ci->pieces[oc.impl]++;
+            f += j.chunk;
+            on_progress(f, n, pg);
+            if (!oc.explored || oc.forced) break;
+        }
+        hst_stream_destroy(j.ps[0].s);
+        hst_stream_destroy(j.ps[1].s);
+        if (r == HST_SUCCESS && (r = hst_choice_pick(op, sig, 4, &pick)) == HST_SUCCESS)
+            chained = pick == 1;
+        if (r == HST_SUCCESS && f < n && !interrupted) {   /* the rest: one stream of that path */
+            double s0 = ri->stream_s;
+            int fix = ntp == 1 && f > 0;
+            pg->base = f;
+            pg->all = n;
+            if (fix) piece_fix(acc, acc_f64, pixels, scratch, 0);
+            r = stream_open(o, be, st, chained, st->data + f * ((size_t)st->rows * st->cols), n - f,
+                            ntp == 1 ? 0 : T, (char *)acc + (size_t)(f / T) * tp_bytes,
+                            (size_t)(ntp - f / T) * tp_bytes, acc_f64, block, pg, &rest);
+            if (r == HST_SUCCESS) r = stream_go(&rest, ri);
+            hst_stream_destroy(rest.s);
+            if (r == HST_SUCCESS && fix) piece_fix(acc, acc_f64, pixels, scratch, 1);
+            if (r == HST_SUCCESS && n - f >= j.chunk)       /* its time per piece, for the choice */
+                hst_choice_record(op, sig, 4, impls[chained].name,
+                                  (ri->stream_s - s0) * (double)j.chunk / (double)(n - f));
+            f = n;
+        }
+        hst_choice_stats(op, sig, 4, ci->stat, 2, &count);
+        free(scratch);
+    } else {
+        r = stream_open(o, be, st, chained, st->data, n, ntp == 1 ? 0 : T, acc, (size_t)ntp * tp_bytes,
+                        acc_f64, block, pg, &rest);
+        if (r == HST_SUCCESS) r = stream_go(&rest, ri);
+        hst_stream_destroy(rest.s);
     }
-    return HST_SUCCESS;
+    progress_end(pg);
+    if (r == HST_SUCCESS && interrupted) r = HST_ERROR_CANCELLED;
+    ri->chained = chained;
+    return r;
+}
+
+/* stream.h's report has no per-queue times: on an OpenCL device the transfers are estimated
+   from their sizes and the copy speed measured here; compute is the rest of the stream's time. */
+static void estimate_transfers(hst_backend *be, const stack *st, uint64_t n, run_info *ri)
+{
+    double up, down, frame = (double)st->rows * st->cols * sizeof(float);
+    double loaded = (double)n + (double)ri->blocks * (n > 1 ? 1 : 0);
+    double first = (double)(ri->block < n ? ri->block : n) * frame * (double)ri->runs;
+    ri->upload_s = ri->download_s = 0;
+    ri->compute_s = ri->stream_s;
+    ri->estimated = 0;
+    if (hst_backend_is_host(be)) return;
+    measure_copies(be, (size_t)((double)ri->block * frame), &up, &down);
+    ri->upload_s = up * loaded * frame;
+    ri->download_s = down * ri->acc_moved;   /* the sums, up and down, per run */
+    ri->compute_s = ri->stream_s - up * first - ri->download_s;
+    if (ri->compute_s < 0) ri->compute_s = 0;
+    ri->estimated = 1;
 }
 
 /* ------------------------------------------------------------------------------ main */
@@ -1028,6 +1236,27 @@ static const char *device_kind(const hst_device_info *d)
     case HST_DEVICE_ACCELERATOR: return "OpenCL accelerator";
     default: return "OpenCL";
     }
+}
+
+/* The path line of the summary: which path ran and why (the choice's times per frame). */
+static void print_path(const choice_info *ci, int chained)
+{
+    static const char *const from[] = { "", "measured", "shipped default", "nearest size's" };
+    unsigned i;
+    printf("  path      %s", chained ? "chained" : "fused");
+    if (!ci->used) { printf(" (%s)\n", chained ? "--chained" : "--fused"); return; }
+    printf(" (%s):", ci->forced ? "forced by HST_FORCE" : "chosen by measured speed");
+    for (i = 0; i < 2; i++) {
+        const hst_choice_stat *s = &ci->stat[i];
+        printf("%s %s ", i ? "," : "", i ? "chained" : "fused");
+        if (s->failed) printf("failed (%s)", hst_result_string(s->failed));
+        else if (s->source == HST_CHOICE_NONE) printf("not measured yet");
+        else printf("%.3f ms per frame (%s, %u run%s)", 1e3 * s->seconds / (double)ci->chunk,
+                    from[s->source], s->samples, s->samples == 1 ? "" : "s");
+    }
+    printf("\n            (blocks of %llu frames; this run measured %llu fused and %llu chained)\n",
+           (unsigned long long)ci->chunk, (unsigned long long)ci->pieces[0],
+           (unsigned long long)ci->pieces[1]);
 }
 
 /* output.tif -> output_preview.png */
@@ -1050,6 +1279,7 @@ int main(int argc, char **argv)
     log_state ls;
     progress pg;
     run_info ri;
+    choice_info ci;
     struct sigaction sa;
     struct stat in_sb, out_sb;
     double t_start = now_s(), t_read, t_write = 0, t0;
@@ -1151,8 +1381,8 @@ int main(int argc, char **argv)
     pg.tty = isatty(fileno(stderr));
     pg.quiet = o.quiet;
     memset(&ri, 0, sizeof ri);
-    r = run_stream(&o, be, &st, n, (uint32_t)T, acc, acc_count * (acc_f64 ? sizeof(double) : sizeof(float)),
-                   acc_f64, &pg, &ri);
+    r = run_all(&o, be, &st, n, (uint32_t)T, acc, acc_f64, &pg, &ri, &ci);
+    if (r == HST_SUCCESS) estimate_transfers(be, &st, n, &ri);
     if (r == HST_ERROR_CANCELLED || interrupted) { fail("interrupted: no output written"); status = 130; goto done; }
     if (r != HST_SUCCESS) {
         fail("streaming on %s failed: %s%s%s", hst_backend_device(be)->name, hst_result_string(r),
@@ -1202,9 +1432,10 @@ int main(int argc, char **argv)
         printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u, %s\n", o.input,
                (unsigned long long)n, st.cols, st.rows, st.kind, (unsigned long long)ntp,
                st.cols * o.mag, st.rows * o.mag, mode_names[o.mode]);
-        printf("  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s, %s path\n",
+        printf("  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
                o.mag, o.radius, o.sensitivity, o.intensity_weighting ? "on" : "off",
-               o.macro_pixel ? "on" : "off", o.chained ? "chained" : "fused");
+               o.macro_pixel ? "on" : "off");
+        print_path(&ci, ri.chained);
         if (hst_backend_is_host(be))
             printf("  device    host: the kernels' C twins on %u threads\n", host_threads());
         else
