@@ -28,7 +28,7 @@ BUILD := build
 # The headers of the library, in dependency order; the ones that exist so far.
 HEADERS_ALL := backend.h kernels.h stream.h halo.h
 HEADERS     := $(wildcard $(HEADERS_ALL))
-TEST_HDRS   := $(wildcard tests/*.h)
+TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
 NOOCL_LDLIBS := -lcmocka -lm -lpthread

@@ -1,6 +1,6 @@
 /* tests/reliability/cl_hooks.h — OpenCL call interception for the reliability programs
-   (tests/test_faults.c, tests/soak.c, tests/kernels_oclgrind.c), after tests/test_stream.c's
-   counting idea: include <CL/cl.h>, then this file, then the halostream implementation. Every
+   (tests/test_faults.c, tests/soak.c, tests/kernels_oclgrind.c) and tests/test_stream.c's leak
+   tests: include <CL/cl.h>, then this file, then the halostream implementation. Every
    OpenCL call backend.h makes that creates or releases an object is renamed to a wrapper that
    counts live objects; every call that can fail (create buffer / sub-buffer / context / queue /
    program / kernel, build, every enqueue, map) also passes through rel_fallible(), so a test can
@@ -8,6 +8,7 @@
 
    State (single-threaded use):
      rel_live          created minus released, per object kind
+     rel_made_events   every event handed out (shows a counter sees a stream's events at all)
      rel_calls         fallible calls made since the last rel_reset_faults()
      rel_fail_at       0: nothing fails; k: the k-th fallible call fails (once)
      rel_injected      calls failed so far
@@ -26,7 +27,7 @@ typedef struct rel_counts {
     long events, mems, queues, kernels, programs, contexts;
 } rel_counts;
 static rel_counts rel_live;
-static long rel_calls, rel_fail_at, rel_injected;
+static long rel_calls, rel_fail_at, rel_injected, rel_made_events;
 static char rel_injected_call[64];
 
 REL_FN void rel_reset_faults(long fail_at)
@@ -67,7 +68,7 @@ REL_FN int rel_fallible(const char *name)
     return 0;
 }
 
-#define REL_EV(r, e) do { if ((r) == CL_SUCCESS && (e) && *(e)) rel_live.events++; } while (0)
+#define REL_EV(r, e) do { if ((r) == CL_SUCCESS && (e) && *(e)) { rel_live.events++; rel_made_events++; } } while (0)
 #define REL_ENQ(name) do { if (rel_fallible(name)) return CL_OUT_OF_RESOURCES; } while (0)
 
 REL_FN cl_int rel_clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool blk, size_t off,
