@@ -27,7 +27,11 @@ typedef struct rel_counts {
     long events, mems, queues, kernels, programs, contexts;
 } rel_counts;
 static rel_counts rel_live;
-static long rel_calls, rel_fail_at, rel_injected, rel_made_events;
+static long rel_calls, rel_fail_at, rel_injected;
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
+static long rel_made_events;
 static char rel_injected_call[64];
 
 REL_FN void rel_reset_faults(long fail_at)
