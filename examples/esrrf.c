@@ -1245,7 +1245,10 @@ static void print_path(const choice_info *ci, int chained)
     unsigned i;
     printf("  path      %s", chained ? "chained" : "fused");
     if (!ci->used) { printf(" (%s)\n", chained ? "--chained" : "--fused"); return; }
-    printf(" (%s):", ci->forced ? "forced by HST_FORCE" : "chosen by measured speed");
+    printf(" (%s):", ci->forced ? "forced by HST_FORCE"
+                     : ci->stat[0].source == HST_CHOICE_NONE && ci->stat[1].source == HST_CHOICE_NONE
+                     ? "the first choice until timings exist; a run's first block is a warm-up"
+                     : "chosen by measured speed");
     for (i = 0; i < 2; i++) {
         const hst_choice_stat *s = &ci->stat[i];
         printf("%s %s ", i ? "," : "", i ? "chained" : "fused");
