@@ -24,37 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- capturing logger --------------------------------------------------------------------- */
-typedef struct cap_log {
-    hst_log_item last_item;
-    hst_log_level last_level;
-    char last_message[4096];
-    unsigned counts[HST_LOG_ITEM_COUNT];
-    unsigned total;
-} cap_log;
-
-static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
-{
-    cap_log *c = (cap_log *)user;
-    c->last_item = item;
-    c->last_level = level;
-    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
-    c->total++;
-    strncpy(c->last_message, message ? message : "", sizeof c->last_message - 1);
-    c->last_message[sizeof c->last_message - 1] = '\0';
-}
-
-static void cap_reset(cap_log *c) { memset(c, 0, sizeof *c); }
-
-/* A desc with the capturing logger and the device from HST_DEVICE. */
-static hst_backend_desc cap_desc(cap_log *log)
-{
-    hst_backend_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.logger = cap_logger;
-    desc.log_user = log;
-    return desc;
-}
+#include "cap_log.h"
 
 /* Asserts a result and that the log's last item is `item` (and that it was logged). */
 #define assert_result_logged(r, code, log, item) do {                                         \

@@ -34,20 +34,7 @@
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 /* ---- capturing logger --------------------------------------------------------------------- */
-typedef struct cap_log {
-    unsigned counts[HST_LOG_ITEM_COUNT];
-    hst_log_item last_item;
-    char last_message[2048];
-} cap_log;
-
-static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
-{
-    cap_log *c = (cap_log *)user;
-    (void)level;
-    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
-    c->last_item = item;
-    snprintf(c->last_message, sizeof c->last_message, "%s", message);
-}
+#include "cap_log.h"
 
 /* ---- fake clock and implementations ------------------------------------------------------- */
 typedef struct fake_clock { double now; } fake_clock;

@@ -21,20 +21,7 @@
 #include <string.h>
 
 /* ---- capturing logger --------------------------------------------------------------------- */
-typedef struct cap_log {
-    hst_log_item last_item;
-    unsigned counts[HST_LOG_ITEM_COUNT];
-    char last_message[1024];
-} cap_log;
-
-static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
-{
-    cap_log *c = (cap_log *)user;
-    (void)level;
-    c->last_item = item;
-    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
-    snprintf(c->last_message, sizeof c->last_message, "%s", message);
-}
+#include "cap_log.h"
 
 #define assert_result_logged(r, code, log, item) do {                                         \
         assert_int_equal((r), (code));                                                        \

@@ -55,27 +55,7 @@ typedef rel_counts cl_counts;
 #include "stream.h"
 #include "kernels.h"
 
-/* ---- capturing logger --------------------------------------------------------------------- */
-typedef struct cap_log {
-    hst_log_item last_item;
-    hst_log_level last_level;
-    char last_message[4096];
-    unsigned counts[HST_LOG_ITEM_COUNT];
-    unsigned total;
-} cap_log;
-
-static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message)
-{
-    cap_log *c = (cap_log *)user;
-    c->last_item = item;
-    c->last_level = level;
-    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
-    c->total++;
-    strncpy(c->last_message, message ? message : "", sizeof c->last_message - 1);
-    c->last_message[sizeof c->last_message - 1] = '\0';
-}
-
-static void cap_reset(cap_log *c) { memset(c, 0, sizeof *c); }
+#include "cap_log.h"
 
 /* Asserts a result, that the log's last item is `item` at level ERROR, and that the message
    contains `text` (case-insensitive). */
