@@ -4,8 +4,8 @@
 #                       (tests/kernels_oclgrind.c); pass 1: --check-api --data-races (and
 #                       Oclgrind's built-in out-of-bounds checks); pass 2: --uninitialized with
 #                       kernels built -cl-opt-disable (Oclgrind 21.10's uninitialised-value plugin
-#                       aborts on LLVM's `freeze` instruction in optimised code). Zero findings
-#                       pass. TEST_KERNELS_UNINIT=advisory prints pass 2's count without failing.
+#                       aborts on LLVM's `freeze` instruction in optimised code). Each pass first
+#                       runs a self-test kernel that must give findings; then zero findings pass.
 #   make fuzz           the libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_SECONDS (default 60) each,
 #                       from tests/fuzz/corpus/<target>; prints the executions per target
 #   make soak           SOAK_RUNS (default 10,000) stream runs and halo cycles, no growth
@@ -22,7 +22,6 @@ FUZZ_FLAGS := -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-
               -DHST_NO_OPENCL
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-TEST_KERNELS_UNINIT ?= gate
 SOAK_RUNS  ?= 10000
 
 # the test binaries use the shared helpers too
@@ -36,30 +35,36 @@ $(BUILD)/reliability/%: tests/%.c $(HEADERS) $(REL_HDRS)
 # Findings in an Oclgrind log: its reports are unindented lines (details are tab-indented).
 oclgrind_count = $$(grep -c '^[^[:space:]]' $(1) 2>/dev/null || true)
 
+# One Oclgrind pass: $(1) options, $(2) log name. The self-test kernel (one out-of-bounds write,
+# one race, uninitialised values) must give findings, so a pass that went blind fails; then the
+# real run must give none.
+define oclgrind_pass
+	n0=$$($(OCLGRIND) $(1) --max-errors 1000 --log $(BUILD)/logs/oclgrind-$(2)-selftest.log \
+	    $(BUILD)/reliability/kernels_oclgrind --self-test >/dev/null 2>&1; \
+	    echo $(call oclgrind_count,$(BUILD)/logs/oclgrind-$(2)-selftest.log)); \
+	echo "   self-test kernel: $$n0 findings (must be > 0)"; test "$$n0" -gt 0; \
+	$(OCLGRIND) $(1) --max-errors 100000 --log $(BUILD)/logs/oclgrind-$(2).log \
+	    $(BUILD)/reliability/kernels_oclgrind > $(BUILD)/logs/oclgrind-$(2).out 2>&1 \
+	    || { tail -n 20 $(BUILD)/logs/oclgrind-$(2).out; exit 1; }; \
+	n=$(call oclgrind_count,$(BUILD)/logs/oclgrind-$(2).log); \
+	echo "   findings: $$n ($(BUILD)/logs/oclgrind-$(2).log)"; \
+	if [ "$$n" != 0 ]; then echo "   by finding | kernel | source line:"; \
+	    awk '/^[^[:space:]-]/ { w = $$$$0; sub(/ address 0x[0-9a-f]+/, "", w); k = ""; next } \
+	         /Kernel:/ { k = $$$$2 } /At line/ && w != "" { print w " | " k " | " $$$$3; w = "" }' \
+	        $(BUILD)/logs/oclgrind-$(2).log | sort | uniq -c | sort -rn | head -n 15; fi; \
+	grep -v '^  ' $(BUILD)/logs/oclgrind-$(2).out; \
+	test "$$n" = 0
+endef
+
 test-kernels:
 	@sh scripts/deps.sh reliability
 	@$(MAKE) --no-print-directory $(BUILD)/reliability/kernels_oclgrind
 	@mkdir -p $(BUILD)/logs; rm -f $(BUILD)/logs/oclgrind-*.log
-	@set -e; prog=$(BUILD)/reliability/kernels_oclgrind; export HST_CACHE_DIR=off; \
+	@set -e; export HST_CACHE_DIR=off; \
 	echo "== Oclgrind pass 1: --check-api --data-races (bounds checks always on)"; \
-	$(OCLGRIND) --check-api --data-races --max-errors 100000 --log $(BUILD)/logs/oclgrind-api-races.log $$prog \
-	    > $(BUILD)/logs/oclgrind-api-races.out 2>&1 || { cat $(BUILD)/logs/oclgrind-api-races.out; exit 1; }; \
-	grep -v '^  ' $(BUILD)/logs/oclgrind-api-races.out; \
-	n1=$(call oclgrind_count,$(BUILD)/logs/oclgrind-api-races.log); \
-	echo "   findings: $$n1 ($(BUILD)/logs/oclgrind-api-races.log)"; \
+	$(call oclgrind_pass,--check-api --data-races,api-races); \
 	echo "== Oclgrind pass 2: --uninitialized, kernels built -cl-opt-disable"; \
-	$(OCLGRIND) --uninitialized --build-options -cl-opt-disable --max-errors 100000 \
-	    --log $(BUILD)/logs/oclgrind-uninit.log $$prog > $(BUILD)/logs/oclgrind-uninit.out 2>&1 \
-	    || { tail -n 20 $(BUILD)/logs/oclgrind-uninit.out; exit 1; }; \
-	n2=$(call oclgrind_count,$(BUILD)/logs/oclgrind-uninit.log); \
-	echo "   findings: $$n2 ($(BUILD)/logs/oclgrind-uninit.log)"; \
-	if [ "$$n2" != 0 ]; then echo "   by finding | kernel | source line:"; \
-	    awk '/^[^[:space:]-]/ { w = $$0; sub(/ address 0x[0-9a-f]+/, "", w); k = ""; next } \
-	         /Kernel:/ { k = $$2 } /At line/ && w != "" { print w " | " k " | " $$3; w = "" }' \
-	        $(BUILD)/logs/oclgrind-uninit.log | sort | uniq -c | sort -rn | head -n 15; fi; \
-	echo "$$(grep '^kernels checked' $(BUILD)/logs/oclgrind-api-races.out)"; \
-	test "$$n1" = 0; \
-	test "$$n2" = 0 || test "$(TEST_KERNELS_UNINIT)" = advisory
+	$(call oclgrind_pass,--uninitialized --build-options -cl-opt-disable,uninit)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -7,7 +7,8 @@
 
    Run it as `oclgrind --check-api --data-races --uninitialized [--log FILE] prog`: Oclgrind is
    then the only OpenCL platform, and its reports (out-of-bounds accesses, races, uninitialised
-   values, API errors) go to FILE; the Makefile counts them (zero = pass). This program checks,
+   values, API errors) go to FILE; the Makefile counts them (zero = pass). `prog --self-test`
+   runs one kernel with a defect of each kind instead (the Makefile requires findings there). This program checks,
    besides, that every call succeeds, that every `__kernel` in the four kernels.h programs was
    launched at least once (a kernel added later without a launch here fails), and that streamed
    and halo results equal the host device's. Device: $HST_OCLGRIND_DEVICE, default "oclgrind". */
@@ -53,8 +54,9 @@ static void on_launch(cl_kernel k)
     cl_program prog = NULL;
     unsigned i;
     cl_device_id dev = NULL;
-    launches++;
     clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    if (!strncmp(name, "tool_", 5)) return;   /* the copy and fill stand-ins below */
+    launches++;
     clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
     clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, NULL);
     clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof opts, opts, NULL);
@@ -87,6 +89,149 @@ static unsigned expected_kernels(const char *const *src, size_t count, char (*ou
         }
     }
     return n;
+}
+
+/* ---- working around Oclgrind 21.10's uninitialised-value shadow ----------------------------
+   Its shadow of which global bytes hold defined values goes wrong in three cases, each shown by
+   a few-line program: (1) a buffer whose first write is a kernel's (no host write before) reads
+   back partly "uninitialised" although every byte was stored; (2) clEnqueueCopyBuffer at
+   non-zero offsets scrambles the destination's shadow, inside and outside the copied range;
+   (3) clEnqueueFillBuffer marks what it writes, and later kernel stores there, uninitialised.
+   Left alone they give thousands of false findings. So here (through cl_hooks.h) every buffer
+   starts from a host write of the canary byte 0xff (NaN in floats, -1 in integers), and the
+   library's copies and fills run as the byte kernels below, whose loads and stores Oclgrind
+   tracks exactly. Private and local memory keep their full checks; a read of global bytes
+   nobody wrote yields canary values, which the comparisons with the host device below catch.
+   The tool kernels are left out of the counts. */
+static const char *tool_src =
+    "__kernel void tool_copy(__global const uchar *s, ulong so, __global uchar *d, ulong dof,\n"
+    "                        ulong n)\n"
+    "{ ulong i = get_global_id(0); if (i < n) d[dof + i] = s[so + i]; }\n"
+    "__kernel void tool_fill(__global uchar *d, ulong off, __global const uchar *pat, ulong ps,\n"
+    "                        ulong n)\n"
+    "{ ulong i = get_global_id(0); if (i < n) d[off + i] = pat[i % ps]; }\n";
+static cl_context tool_ctx;
+static cl_program tool_prog;
+static cl_kernel tool_kcopy, tool_kfill;
+
+static cl_int tool_kernels(cl_command_queue q)
+{
+    cl_context ctx = NULL;
+    cl_device_id dev = NULL;
+    cl_int r = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+    if (r != CL_SUCCESS) return r;
+    if (tool_prog && ctx == tool_ctx) return CL_SUCCESS;
+    if (tool_prog) return CL_INVALID_CONTEXT;   /* one Oclgrind context per run */
+    if ((r = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)) != CL_SUCCESS) return r;
+    tool_prog = clCreateProgramWithSource(ctx, 1, &tool_src, NULL, &r);
+    if (r != CL_SUCCESS) return r;
+    if ((r = clBuildProgram(tool_prog, 1, &dev, "", NULL, NULL)) != CL_SUCCESS) return r;
+    tool_kcopy = clCreateKernel(tool_prog, "tool_copy", &r);
+    if (r == CL_SUCCESS) tool_kfill = clCreateKernel(tool_prog, "tool_fill", &r);
+    tool_ctx = ctx;
+    return r;
+}
+
+static cl_int tool_launch(cl_command_queue q, cl_kernel k, size_t n, cl_uint nw, const cl_event *w,
+                          cl_event *e)
+{
+    size_t global = (n + 63) / 64 * 64;
+    return clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, nw, w, e);
+}
+
+static cl_int tool_copy(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t sz,
+                        cl_uint nw, const cl_event *w, cl_event *e)
+{
+    cl_ulong a = so, b = dof, n = sz;
+    cl_int r = tool_kernels(q);
+    if (r != CL_SUCCESS) return r;
+    clSetKernelArg(tool_kcopy, 0, sizeof s, &s);
+    clSetKernelArg(tool_kcopy, 1, sizeof a, &a);
+    clSetKernelArg(tool_kcopy, 2, sizeof d, &d);
+    clSetKernelArg(tool_kcopy, 3, sizeof b, &b);
+    clSetKernelArg(tool_kcopy, 4, sizeof n, &n);
+    return tool_launch(q, tool_kcopy, sz, nw, w, e);
+}
+
+static cl_int tool_fill(cl_command_queue q, cl_mem buf, const void *pat, size_t ps, size_t off,
+                        size_t sz, cl_uint nw, const cl_event *w, cl_event *e)
+{
+    cl_ulong a = off, p = ps, n = sz;
+    cl_context ctx = NULL;
+    cl_mem pb;
+    cl_int r = tool_kernels(q);
+    if (r != CL_SUCCESS) return r;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+    pb = clCreateBuffer(ctx, CL_MEM_READ_ONLY, ps, NULL, &r);
+    if (r != CL_SUCCESS) return r;
+    r = clEnqueueWriteBuffer(q, pb, CL_TRUE, 0, ps, pat, 0, NULL, NULL);
+    clSetKernelArg(tool_kfill, 0, sizeof buf, &buf);
+    clSetKernelArg(tool_kfill, 1, sizeof a, &a);
+    clSetKernelArg(tool_kfill, 2, sizeof pb, &pb);
+    clSetKernelArg(tool_kfill, 3, sizeof p, &p);
+    clSetKernelArg(tool_kfill, 4, sizeof n, &n);
+    if (r == CL_SUCCESS) r = tool_launch(q, tool_kfill, sz, nw, w, e);
+    clReleaseMemObject(pb);   /* the queued launch keeps it alive */
+    return r;
+}
+
+static void tool_release(void)
+{
+    if (tool_kcopy) clReleaseKernel(tool_kcopy);
+    if (tool_kfill) clReleaseKernel(tool_kfill);
+    if (tool_prog) clReleaseProgram(tool_prog);
+    tool_kcopy = tool_kfill = NULL;
+    tool_prog = NULL;
+}
+
+/* ---- self-test: a kernel with one defect of each kind the passes look for ----------------
+   `kernels_oclgrind --self-test` runs it with the same interception as the real run; the
+   Makefile requires findings from it in both passes, so a pass that has gone blind (a plugin
+   missing, a log not written, the interception hiding stores) fails instead of reporting zero. */
+static const char *selftest_src =
+    "__kernel void tool_selftest(__global uint *out, uint n)\n"
+    "{\n"
+    "  __local uint tile[64];\n"
+    "  uint x;\n"                                     /* never set: private, uninitialised */
+    "  size_t g = get_global_id(0), l = get_local_id(0);\n"
+    "  if (l == 0) tile[1] = 1u;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (g < n) out[g] = x + tile[l];\n"            /* tile[l] unset for l != 1 */
+    "  out[0] = (uint)g;\n"                           /* every work-item: a race */
+    "  if (g == 0) out[n] = 1u;\n"                    /* one past the end */
+    "}\n";
+
+static int self_test(void)
+{
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k;
+    cl_mem out;
+    cl_uint n = 16;
+    size_t global = 16, local = 16;
+    cl_int r;
+    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) return 2;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &r);
+    q = clCreateCommandQueue(ctx, dev, 0, &r);
+    prog = clCreateProgramWithSource(ctx, 1, &selftest_src, NULL, &r);
+    if ((r = clBuildProgram(prog, 1, &dev, "", NULL, NULL)) != CL_SUCCESS) return 2;
+    k = clCreateKernel(prog, "tool_selftest", &r);
+    out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(cl_uint), NULL, &r);
+    clSetKernelArg(k, 0, sizeof out, &out);
+    clSetKernelArg(k, 1, sizeof n, &n);
+    r = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    clFinish(q);
+    clReleaseMemObject(out);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    printf("self-test kernel launched (%d)\n", (int)r);
+    return r == CL_SUCCESS ? 0 : 2;
 }
 
 /* ---- the vocabulary, every dtype ------------------------------------------------------------ */
@@ -250,90 +395,6 @@ static double tv(hst_backend *be, float *x, float *xbar, float *p, const float *
     return g;
 }
 
-/* ---- eSRRF ---------------------------------------------------------------------------------- */
-typedef struct esp { uint32_t rows, cols, mag, mag2, one, two, P, T; float radius, sens; int iw; } esp;
-static hst_result h_roberts(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{ (void)u; hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
-static hst_result h_magnify(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{ (void)u; hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), WL_U32(s[3]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
-static hst_result h_rgc(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{ (void)u; hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4], *(const int *)s[5], b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
-static hst_result h_fused(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{ (void)u; hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4], *(const int *)s[5], b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
-static hst_result h_temporal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{ (void)u; hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], WL_U32(s[0]), WL_U32(s[1]), b->base, b->begin, b->end, b->total); return HST_SUCCESS; }
-
-static void es_stage(hst_stream_stage *st, hst_backend *be, const char *k, hst_stream_host_fn h,
-                     size_t items)
-{
-    size_t count;
-    memset(st, 0, sizeof *st);
-    st->name = k;
-    st->sources = hst_kernels_esrrf_source(&count);
-    st->source_count = count;
-    st->options = wl_stream_options(be);
-    st->kernel = k;
-    st->host = h;
-    st->items_per_slice = items;
-}
-static void sc(hst_stream_stage *st, const void *p) { st->scalars[st->num_scalars] = p; st->scalar_bytes[st->num_scalars++] = 4; }
-
-/* Chained (fused = 0) or fused RGC, then temporal sums; rgc and acc out. */
-static void esrrf(hst_backend *be, int fused, const float *frames, uint32_t N, float *rgc, void *acc,
-                  int fp64)
-{
-    esp e;
-    hst_stream_array arr[6];
-    hst_stream_stage st[5];
-    hst_stream_desc d;
-    hst_stream *s = NULL;
-    static const int in0[1] = {0}, in1[1] = {1}, in23[2] = {2, 3}, in4[1] = {4};
-    static const int o1[1] = {1}, o2[1] = {2}, o3[1] = {3}, o4[1] = {4}, o5[1] = {5};
-    size_t n, nM;
-    unsigned ns = 0;
-    e.rows = 6; e.cols = 5; e.mag = 2; e.mag2 = 4; e.one = 1; e.two = 2; e.T = 3;
-    e.radius = 1.5f; e.sens = 2.0f; e.iw = 1;
-    n = (size_t)e.rows * e.cols; nM = n * e.mag * e.mag; e.P = (uint32_t)nM;
-    memset(arr, 0, sizeof arr);
-    memset(&d, 0, sizeof d);
-    arr[0].kind = HST_STREAM_INPUT; arr[0].host = (void *)(uintptr_t)frames; arr[0].slice_bytes = n * 4;
-    arr[1].kind = HST_STREAM_TEMP; arr[1].slice_bytes = 2 * n * 4;
-    arr[2].kind = HST_STREAM_TEMP; arr[2].slice_bytes = 8 * nM * 4;
-    arr[3].kind = HST_STREAM_TEMP; arr[3].slice_bytes = nM * 4;
-    arr[4].kind = HST_STREAM_OUTPUT; arr[4].host = rgc; arr[4].slice_bytes = nM * 4;
-    arr[5].kind = HST_STREAM_GLOBAL; arr[5].host = acc; arr[5].dtype = fp64 ? HST_F64 : HST_F32;
-    arr[5].global_bytes = (size_t)((N + e.T - 1) / e.T) * 5 * nM * (fp64 ? 8 : 4);
-    if (!fused) {
-        es_stage(&st[ns], be, "hst_k_esrrf_roberts", h_roberts, n);
-        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols);
-        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o1; ns++;
-        es_stage(&st[ns], be, "hst_k_esrrf_magnify", h_magnify, 4 * nM);
-        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag2); sc(&st[ns], &e.two);
-        st[ns].num_inputs = 1; st[ns].inputs = in1; st[ns].num_outputs = 1; st[ns].outputs = o2; ns++;
-        es_stage(&st[ns], be, "hst_k_esrrf_magnify", h_magnify, nM);
-        sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag); sc(&st[ns], &e.one);
-        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o3; ns++;
-        es_stage(&st[ns], be, "hst_k_esrrf_rgc", h_rgc, nM);
-        st[ns].num_inputs = 2; st[ns].inputs = in23;
-    } else {
-        es_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", h_fused, nM);
-        st[ns].num_inputs = 1; st[ns].inputs = in0;
-    }
-    sc(&st[ns], &e.rows); sc(&st[ns], &e.cols); sc(&st[ns], &e.mag);
-    sc(&st[ns], &e.radius); sc(&st[ns], &e.sens); sc(&st[ns], &e.iw);
-    st[ns].num_outputs = 1; st[ns].outputs = o4; ns++;
-    es_stage(&st[ns], be, "hst_k_esrrf_temporal", h_temporal, nM);
-    sc(&st[ns], &e.P); sc(&st[ns], &e.T);
-    st[ns].num_inputs = 1; st[ns].inputs = in4; st[ns].num_outputs = 1; st[ns].outputs = o5;
-    st[ns].halo_lo = 1; st[ns].loop_slices = 1; ns++;
-    d.backends = &be; d.num_backends = 1; d.num_slices = N; d.arrays = arr; d.num_arrays = 6;
-    d.stages = st; d.num_stages = ns; d.block_slices = 2;
-    memset(acc, 0, arr[5].global_bytes);
-    CHECK(hst_stream_create(&d, &s));
-    if (s) CHECK(hst_stream_run(s, NULL));
-    hst_stream_destroy(s);
-}
-
 static int close_f(const float *a, const float *b, size_t n, double rel)
 {
     size_t i;
@@ -344,7 +405,7 @@ static int close_f(const float *a, const float *b, size_t n, double rel)
     return 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     hst_backend *be = NULL, *host = NULL;
     hst_backend_desc desc;
@@ -357,6 +418,10 @@ int main(void)
     static float x[N * SL], p[3 * N * SL], d[N * SL], p2[3 * N * SL], d2[N * SL];
     double acc = 0, acc2 = 0;
 
+    rel_canary = 0xff;   /* see "working around Oclgrind 21.10" above */
+    rel_copy_override = tool_copy;
+    rel_fill_override = tool_fill;
+    if (argc > 1 && !strcmp(argv[1], "--self-test")) return self_test();
     memset(&desc, 0, sizeof desc);
     desc.device = sel && *sel ? sel : "oclgrind";
     desc.no_disk_cache = 1;
@@ -430,16 +495,16 @@ int main(void)
     }
     printf("halo kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
-    /* 4. eSRRF, chained and fused */
+    /* 4. eSRRF, chained and fused (tests/reliability/workload.h: 6 x 5 frames, mag 2, T 3) */
     {
-        enum { EN = 5, EP = 6 * 5 * 4 };
-        static float frames[EN * 30], rgc[3][EN * EP];
-        static double acc64[3][2 * 5 * EP];
+        enum { EN = 5, EP = WL_ESRRF_MPIXELS };
+        static float frames[EN * WL_ESRRF_PIXELS], rgc[3][EN * EP];
+        static double acc64[3][WL_ESRRF_ACC_ELEMS(EN)];
         int k;
-        for (i = 0; i < EN * 30; i++) frames[i] = 1.0f + (float)((i * 7919u) % 97u) / 13.0f;
-        esrrf(be, 0, frames, EN, rgc[0], acc64[0], fp64);
-        esrrf(be, 1, frames, EN, rgc[1], acc64[1], fp64);
-        esrrf(host, 1, frames, EN, rgc[2], acc64[2], 1);
+        wl_fill_frames(frames, EN * WL_ESRRF_PIXELS);
+        CHECK(wl_esrrf_once(be, 0, frames, EN, rgc[0], acc64[0], fp64));
+        CHECK(wl_esrrf_once(be, 1, frames, EN, rgc[1], acc64[1], fp64));
+        CHECK(wl_esrrf_once(host, 1, frames, EN, rgc[2], acc64[2], 1));
         for (k = 0; k < 2; k++)
             EXPECT(close_f(rgc[k], rgc[2], EN * EP, 1e-5), "eSRRF rgc (%s) differs from the host twin",
                    k ? "fused" : "chained");
@@ -455,6 +520,7 @@ int main(void)
     failures += (int)missing;
     hst_backend_destroy(host);
     hst_backend_destroy(be);
+    tool_release();
     printf("kernels checked: %u (every one of the %u plain `__kernel void NAME(` definitions of "
            "kernels.h among them; %u name/build-option variants, %lu launches)\n",
            n_names, n_want, n_variants, launches);

@@ -1,12 +1,14 @@
 /* tests/test_faults.c — fault injection: for every k, the k-th host allocation of the library
    fails, and (separately) the k-th OpenCL call that can fail (create buffer, sub-buffer,
    context, queue, program, kernel; build; every enqueue; map) fails with a realistic code,
-   along four paths: a backend create + array vocabulary, a stream create + run (grad3 -> div3
-   with an accumulator), a halo plan create + pack + copy + unpack, and a program build + launch.
-   For every k: the path ends with a clean error (or, where the library absorbs the failure, with
-   results equal to the fault-free run), nothing crashes, nothing leaks (the allocator's live
-   count returns to 0, every OpenCL object created is released; LeakSanitizer in the san build),
-   and the caller's input arrays are unchanged.
+   along five paths: a backend create + array vocabulary, a stream create + run (grad3 -> div3
+   with an accumulator), a halo plan create + pack + copy + unpack, a program build + launch,
+   and two eSRRF streams on one backend (fused rgc, then chained roberts -> magnify x2 -> rgc,
+   each followed by the temporal sums into a GLOBAL accumulator). For every k: the path ends
+   with a clean error (or, where the library absorbs the failure, with results equal to the
+   fault-free run), nothing crashes, nothing leaks (the allocator's live count returns to 0,
+   every OpenCL object created is released; LeakSanitizer in the san build), and the caller's
+   input arrays are unchanged.
 
    Host allocations are counted through the backend desc's allocator hook AND through malloc()
    called directly by the library code compiled here (renamed by a macro below, so an allocation
@@ -88,26 +90,33 @@ static void quiet_logger(void *user, hst_log_level level, hst_log_item item, con
 }
 
 /* ---- the paths ------------------------------------------------------------------------------ */
-enum { P_ARRAYS, P_STREAM, P_HALO, P_PROGRAM, P_COUNT };
-static const char *const path_names[P_COUNT] = {"arrays", "stream", "halo", "program"};
+enum { P_ARRAYS, P_STREAM, P_HALO, P_PROGRAM, P_ESRRF, P_COUNT };
+static const char *const path_names[P_COUNT] = {"arrays", "stream", "halo", "program", "esrrf"};
 
 #define NA 5000
 static const wl_stream_cfg SCFG = {8, 6, 5, 3};
 #define SN (8 * 6 * 5)
+/* eSRRF frames: 3 blocks of 2; both time points (frames 0..2, 3..4) span two blocks */
+#define EN 5
+#define ERGC (EN * WL_ESRRF_MPIXELS)
+#define EACC WL_ESRRF_ACC_ELEMS(EN)
 
 typedef struct io {
     /* inputs (checked unchanged) */
-    float in[NA], x[SN];
+    float in[NA], x[SN], frames[EN * WL_ESRRF_PIXELS];
     unsigned char hinit[WL_HALO_NQ][2048];
     /* outputs */
     double aout[WL_ARRAY_OUTS];
     float ay[NA], p[3 * SN], d[SN], prog[NA];
     double acc;
     unsigned char hres[WL_HALO_NQ][2048], send[8192];
+    float ergc[2][ERGC];        /* eSRRF, [0] fused, [1] chained */
+    double eacc[2][EACC];       /* (floats in the first half where the device has no fp64) */
 } io;
 
 static io pristine, ref, cur;
 static wl_halo halo;
+static int es_fp64;              /* the eSRRF accumulator is in double (else float) */
 static int path_ok[P_COUNT];     /* the fault-free run succeeded (else the path is skipped) */
 
 /* Poisons the outputs of one path, so a run that claims success must have written them. */
@@ -121,8 +130,19 @@ static void clear_outputs(int path, io *o)
         memset(&o->acc, 0xA5, sizeof o->acc);
         break;
     case P_HALO: memset(o->hres, 0xA5, sizeof o->hres); memset(o->send, 0xA5, sizeof o->send); break;
+    case P_ESRRF: memset(o->ergc, 0xA5, sizeof o->ergc); memset(o->eacc, 0xA5, sizeof o->eacc); break;
     default: memset(o->prog, 0xA5, sizeof o->prog); break;
     }
+}
+
+/* The eSRRF path: the fused variant, then the chained one on the same backend (reusing the
+   program the fused run built: hst_program_build caches per backend). */
+static hst_result run_esrrf(hst_backend *be, io *o)
+{
+    hst_result r = wl_esrrf_once(be, 1, o->frames, EN, o->ergc[0], o->eacc[0], es_fp64);
+    if (r == HST_SUCCESS)
+        r = wl_esrrf_once(be, 0, o->frames, EN, o->ergc[1], o->eacc[1], es_fp64);
+    return r;
 }
 
 static hst_result run_path(int path, hst_backend *be, io *o)
@@ -136,6 +156,7 @@ static hst_result run_path(int path, hst_backend *be, io *o)
         for (q = 0; q < WL_HALO_NQ; q++) { init[q] = o->hinit[q]; res[q] = o->hres[q]; }
         return wl_halo_once(be, &halo, init, res, o->send, sizeof o->send);
     }
+    case P_ESRRF: return run_esrrf(be, o);
     default:
 #ifndef HST_NO_OPENCL
         return wl_program(be, o->in, NA, o->prog);
@@ -152,6 +173,7 @@ static int outputs_equal(int path, const io *a, const io *b)
     case P_STREAM: return !memcmp(a->p, b->p, sizeof a->p) && !memcmp(a->d, b->d, sizeof a->d) &&
                           !memcmp(&a->acc, &b->acc, sizeof a->acc);
     case P_HALO: return !memcmp(a->hres, b->hres, sizeof a->hres) && !memcmp(a->send, b->send, sizeof a->send);
+    case P_ESRRF: return !memcmp(a->ergc, b->ergc, sizeof a->ergc) && !memcmp(a->eacc, b->eacc, sizeof a->eacc);
     default: return !memcmp(a->prog, b->prog, sizeof a->prog);
     }
 }
@@ -159,7 +181,8 @@ static int outputs_equal(int path, const io *a, const io *b)
 static int inputs_equal(const io *a, const io *b)
 {
     return !memcmp(a->in, b->in, sizeof a->in) && !memcmp(a->x, b->x, sizeof a->x) &&
-           !memcmp(a->hinit, b->hinit, sizeof a->hinit);
+           !memcmp(a->hinit, b->hinit, sizeof a->hinit) &&
+           !memcmp(a->frames, b->frames, sizeof a->frames);
 }
 
 /* One run of a path, a fresh backend included, with the k-th allocation (mode 0) or OpenCL
@@ -266,6 +289,7 @@ static int group_setup(void **state)
     (void)state;
     wl_fill_f32(pristine.in, NA, 1);
     wl_fill_f32(pristine.x, SN, 2);
+    wl_fill_frames(pristine.frames, EN * WL_ESRRF_PIXELS);
     if (wl_halo_init(&halo) != HST_SUCCESS) return -1;
     for (q = 0; q < WL_HALO_NQ; q++) {
         if (halo.bytes[q] > sizeof pristine.hinit[q]) return -1;
@@ -278,6 +302,7 @@ static int group_setup(void **state)
         memset(&d, 0, sizeof d);
         if (hst_backend_create(&d, &be) != HST_SUCCESS) return -1;
         is_host = hst_backend_is_host(be);
+        es_fp64 = is_host || hst_backend_device(be)->fp64;
         printf("# device: %s\n", hst_backend_device(be)->name);
         hst_backend_destroy(be);
     }
@@ -316,6 +341,7 @@ PATH_TEST(test_faults_arrays, P_ARRAYS)
 PATH_TEST(test_faults_stream, P_STREAM)
 PATH_TEST(test_faults_halo, P_HALO)
 PATH_TEST(test_faults_program, P_PROGRAM)
+PATH_TEST(test_faults_esrrf, P_ESRRF)
 
 /* The fault-free reference itself: right where it can be checked independently. */
 static void test_reference_sane(void **state)
@@ -329,14 +355,56 @@ static void test_reference_sane(void **state)
     assert_memory_equal(d, ref.d, sizeof d);
 }
 
+/* a (n floats, or doubles where dbl) against b: |a - b| <= rel * max |b| everywhere. The device
+   may round differently from the twins (and the chained path from the fused one), but a wrong,
+   missing or doubled result is far off. */
+static int close_to(const void *a, int dbl, const double *b, size_t n, double rel)
+{
+    const float *af = (const float *)a;
+    const double *ad = (const double *)a;
+    size_t i;
+    double m = 0.0;
+    for (i = 0; i < n; i++) m = fabs(b[i]) > m ? fabs(b[i]) : m;
+    for (i = 0; i < n; i++)
+        if (!(fabs((dbl ? ad[i] : (double)af[i]) - b[i]) <= rel * (m > 0 ? m : 1.0))) return 0;
+    return 1;
+}
+
+/* The eSRRF reference, both variants, against the fused rgc twin and the temporal twin. */
+static void test_reference_esrrf(void **state)
+{
+    static float twin_rgc[ERGC];
+    static double rgc[ERGC], acc[EACC];
+    size_t i;
+    int v;
+    (void)state;
+    if (!path_ok[P_ESRRF]) { skip(); return; }
+    hst_k_esrrf_rgc_fused_host(pristine.frames, twin_rgc, WL_ESRRF_ROWS, WL_ESRRF_COLS,
+                               WL_ESRRF_MAG, WL_ESRRF_RADIUS, WL_ESRRF_SENS, WL_ESRRF_IW, 0, 0,
+                               EN, EN);
+    memset(acc, 0, sizeof acc);
+    hst_k_esrrf_temporal_host(twin_rgc, acc, WL_ESRRF_MPIXELS, WL_ESRRF_T, 0, 0, EN, EN);
+    for (i = 0; i < ERGC; i++) rgc[i] = twin_rgc[i];
+    for (v = 0; v < 2; v++) {
+        if (!close_to(ref.ergc[v], 0, rgc, ERGC, 1e-5) ||
+            !close_to(ref.eacc[v], es_fp64, acc, EACC, 1e-5)) {
+            print_error("esrrf (%s): the fault-free run differs from the host twins\n",
+                        v ? "chained" : "fused");
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_sane),
+        cmocka_unit_test(test_reference_esrrf),
         cmocka_unit_test(test_faults_arrays),
         cmocka_unit_test(test_faults_stream),
         cmocka_unit_test(test_faults_halo),
         cmocka_unit_test(test_faults_program),
+        cmocka_unit_test(test_faults_esrrf),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

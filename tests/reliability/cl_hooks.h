@@ -55,9 +55,24 @@ REL_FN long rel_counts_total(const rel_counts *a)
 
 #if !defined(HST_NO_OPENCL) && !defined(__APPLE__)
 #define REL_HOOKS_CL 1
+#include <stdlib.h>
 #include <string.h>
 
 static void (*rel_launch_hook)(cl_kernel k);
+
+/* Replacements for the driver's buffer copy and fill (NULL: the driver's own). A replacement
+   is called in place of the driver after the fault check and must hand out its own event
+   through the wrappers below (which count it). tests/kernels_oclgrind.c sets them to copy
+   kernels: Oclgrind 21.10 loses its uninitialised-value shadow in clEnqueueCopyBuffer at
+   non-zero offsets and in clEnqueueFillBuffer with patterns of more than one byte. */
+static cl_int (*rel_copy_override)(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof,
+                                   size_t sz, cl_uint n, const cl_event *w, cl_event *e);
+/* rel_canary >= 0: every buffer created without host data starts with that byte everywhere
+   (through CL_MEM_COPY_HOST_PTR), for tests/kernels_oclgrind.c. */
+static int rel_canary = -1;
+static cl_int (*rel_fill_override)(cl_command_queue q, cl_mem b, const void *pat, size_t ps,
+                                   size_t off, size_t sz, cl_uint n, const cl_event *w,
+                                   cl_event *e);
 
 /* 1 when this fallible call is the one to fail. */
 REL_FN int rel_fallible(const char *name)
@@ -155,6 +170,7 @@ REL_FN cl_int rel_clEnqueueCopyBuffer(cl_command_queue q, cl_mem s, cl_mem d, si
 {
     cl_int r;
     REL_ENQ("clEnqueueCopyBuffer");
+    if (rel_copy_override) return rel_copy_override(q, s, d, so, dof, sz, n, w, e);
     r = clEnqueueCopyBuffer(q, s, d, so, dof, sz, n, w, e);
     REL_EV(r, e);
     return r;
@@ -165,6 +181,7 @@ REL_FN cl_int rel_clEnqueueFillBuffer(cl_command_queue q, cl_mem b, const void *
 {
     cl_int r;
     REL_ENQ("clEnqueueFillBuffer");
+    if (rel_fill_override) return rel_fill_override(q, b, pat, ps, off, sz, n, w, e);
     r = clEnqueueFillBuffer(q, b, pat, ps, off, sz, n, w, e);
     REL_EV(r, e);
     return r;
@@ -223,7 +240,18 @@ REL_FN cl_mem rel_clCreateBuffer(cl_context c, cl_mem_flags f, size_t sz, void *
         if (err) *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return NULL;
     }
-    m = clCreateBuffer(c, f, sz, p, &r);
+    if (rel_canary >= 0 && !p && sz && !(f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR))) {
+        void *init = malloc(sz);
+        if (!init) {
+            if (err) *err = CL_OUT_OF_HOST_MEMORY;
+            return NULL;
+        }
+        memset(init, rel_canary, sz);
+        m = clCreateBuffer(c, f | CL_MEM_COPY_HOST_PTR, sz, init, &r);
+        free(init);
+    } else {
+        m = clCreateBuffer(c, f, sz, p, &r);
+    }
     if (err) *err = r;
     if (m) rel_live.mems++;
     return m;

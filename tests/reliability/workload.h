@@ -319,4 +319,193 @@ done:
     return r;
 }
 
+/* ---- eSRRF: the radial gradient convergence of every frame, chained (roberts -> magnify x2 ->
+   rgc) or fused (rgc_fused), then the temporal sums of each group of WL_ESRRF_T frames into a
+   GLOBAL accumulator; fixed small sizes, block 2 ------------------------------------------- */
+#define WL_ESRRF_ROWS 6u
+#define WL_ESRRF_COLS 5u
+#define WL_ESRRF_MAG 2u
+#define WL_ESRRF_T 3u            /* frames per time point */
+#define WL_ESRRF_RADIUS 1.5f
+#define WL_ESRRF_SENS 2.0f       /* sensitivity */
+#define WL_ESRRF_IW 1            /* intensity weighting */
+#define WL_ESRRF_PIXELS (WL_ESRRF_ROWS * WL_ESRRF_COLS)                  /* one input frame */
+#define WL_ESRRF_MPIXELS (WL_ESRRF_PIXELS * WL_ESRRF_MAG * WL_ESRRF_MAG) /* one rgc frame */
+/* Elements of the accumulator for N frames: 5 sums per magnified pixel per time point. */
+#define WL_ESRRF_ACC_ELEMS(N) (((size_t)(N) + WL_ESRRF_T - 1) / WL_ESRRF_T * 5 * WL_ESRRF_MPIXELS)
+
+/* Deterministic frames in [1, 8.4]: positive, as a microscope's are. */
+WL_FN void wl_fill_frames(float *f, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) f[i] = 1.0f + (float)((i * 7919u) % 97u) / 13.0f;
+}
+
+/* The stages' scalars, alive for the stream's life. */
+typedef struct wl_esrrf_par {
+    uint32_t rows, cols, mag, mag2, one, two, P, T;
+    float radius, sens;
+    int iw;
+} wl_esrrf_par;
+
+static hst_result wl_h_roberts(void *const *a, const void *const *s, const hst_stream_block *b,
+                               void *u)
+{
+    (void)u;
+    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
+                             b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result wl_h_magnify(void *const *a, const void *const *s, const hst_stream_block *b,
+                               void *u)
+{
+    (void)u;
+    hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
+                             WL_U32(s[2]), WL_U32(s[3]), b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result wl_h_rgc(void *const *a, const void *const *s, const hst_stream_block *b,
+                           void *u)
+{
+    (void)u;
+    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], WL_U32(s[0]),
+                         WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4],
+                         *(const int *)s[5], b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result wl_h_rgc_fused(void *const *a, const void *const *s,
+                                 const hst_stream_block *b, void *u)
+{
+    (void)u;
+    hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
+                               WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4],
+                               *(const int *)s[5], b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+static hst_result wl_h_temporal(void *const *a, const void *const *s, const hst_stream_block *b,
+                                void *u)
+{
+    (void)u;
+    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], WL_U32(s[0]), WL_U32(s[1]),
+                              b->base, b->begin, b->end, b->total);
+    return HST_SUCCESS;
+}
+
+/* One stage of the eSRRF program reading array in[0] and writing array out[0]. */
+WL_FN void wl_esrrf_stage(hst_stream_stage *st, hst_backend *be, const char *kernel,
+                           hst_stream_host_fn host, size_t items, const int *in, const int *out)
+{
+    size_t count;
+    memset(st, 0, sizeof *st);
+    st->name = kernel;
+    st->sources = hst_kernels_esrrf_source(&count);
+    st->source_count = count;
+    st->options = wl_stream_options(be);
+    st->kernel = kernel;
+    st->host = host;
+    st->items_per_slice = items;
+    st->num_inputs = 1;
+    st->inputs = in;
+    st->num_outputs = 1;
+    st->outputs = out;
+}
+
+/* Appends a 4-byte scalar (every eSRRF scalar is a uint32, a float or an int). */
+WL_FN void wl_esrrf_scalar(hst_stream_stage *st, const void *p)
+{
+    st->scalars[st->num_scalars] = p;
+    st->scalar_bytes[st->num_scalars++] = 4;
+}
+
+/* The stages from the frames (array 0) to the rgc image (array 4), chained through the
+   temporaries 1 (gradients), 2 (magnified gradients) and 3 (magnified frames) or fused; returns
+   how many. */
+WL_FN unsigned wl_esrrf_rgc_stages(hst_stream_stage *st, hst_backend *be, int fused,
+                                    const wl_esrrf_par *e)
+{
+    static const int a0[1] = {0}, a1[1] = {1}, a2[1] = {2}, a3[1] = {3}, a4[1] = {4};
+    static const int a23[2] = {2, 3};
+    size_t n = (size_t)e->rows * e->cols, nM = e->P;
+    unsigned ns = 0;
+    if (!fused) {
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_roberts", wl_h_roberts, n, a0, a1);
+        wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols); ns++;
+        /* the two gradient channels, magnified */
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", wl_h_magnify, 4 * nM, a1, a2);
+        wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
+        wl_esrrf_scalar(&st[ns], &e->mag2); wl_esrrf_scalar(&st[ns], &e->two); ns++;
+        /* the frames, magnified */
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", wl_h_magnify, nM, a0, a3);
+        wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
+        wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->one); ns++;
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc", wl_h_rgc, nM, a23, a4);
+        st[ns].num_inputs = 2;
+    } else {
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", wl_h_rgc_fused, nM, a0, a4);
+    }
+    wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
+    wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->radius);
+    wl_esrrf_scalar(&st[ns], &e->sens); wl_esrrf_scalar(&st[ns], &e->iw);
+    return ns + 1;
+}
+
+/* The arrays: 0 frames in, 1..3 the chained path's temporaries, 4 rgc out, 5 the accumulator. */
+WL_FN void wl_esrrf_arrays(hst_stream_array *arr, const float *frames, uint32_t N, float *rgc,
+                           void *acc, int fp64)
+{
+    size_t n = WL_ESRRF_PIXELS, nM = WL_ESRRF_MPIXELS;
+    memset(arr, 0, 6 * sizeof *arr);
+    arr[0].kind = HST_STREAM_INPUT;
+    arr[0].host = (void *)(uintptr_t)frames;
+    arr[0].slice_bytes = n * 4;
+    arr[1].kind = HST_STREAM_TEMP;
+    arr[1].slice_bytes = 2 * n * 4;
+    arr[2].kind = HST_STREAM_TEMP;
+    arr[2].slice_bytes = 8 * nM * 4;
+    arr[3].kind = HST_STREAM_TEMP;
+    arr[3].slice_bytes = nM * 4;
+    arr[4].kind = HST_STREAM_OUTPUT;
+    arr[4].host = rgc;
+    arr[4].slice_bytes = nM * 4;
+    arr[5].kind = HST_STREAM_GLOBAL;
+    arr[5].host = acc;
+    arr[5].dtype = fp64 ? HST_F64 : HST_F32;
+    arr[5].global_bytes = WL_ESRRF_ACC_ELEMS(N) * (fp64 ? 8 : 4);
+}
+
+/* Create, run once, destroy: N frames (N * WL_ESRRF_PIXELS floats) in; rgc
+   (N * WL_ESRRF_MPIXELS floats) and acc (WL_ESRRF_ACC_ELEMS(N) doubles, or floats where fp64
+   is 0: the dtype the device's temporal kernel accumulates in) out. */
+WL_FN hst_result wl_esrrf_once(hst_backend *be, int fused, const float *frames, uint32_t N,
+                               float *rgc, void *acc, int fp64)
+{
+    static const int a4[1] = {4}, a5[1] = {5};
+    wl_esrrf_par e;
+    hst_stream_array arr[6];
+    hst_stream_stage st[5];
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    unsigned ns;
+    hst_result r;
+    e.rows = WL_ESRRF_ROWS; e.cols = WL_ESRRF_COLS; e.mag = WL_ESRRF_MAG;
+    e.mag2 = 2 * WL_ESRRF_MAG; e.one = 1; e.two = 2; e.P = WL_ESRRF_MPIXELS; e.T = WL_ESRRF_T;
+    e.radius = WL_ESRRF_RADIUS; e.sens = WL_ESRRF_SENS; e.iw = WL_ESRRF_IW;
+    wl_esrrf_arrays(arr, frames, N, rgc, acc, fp64);
+    ns = wl_esrrf_rgc_stages(st, be, fused, &e);
+    /* temporal reads the previous frame's rgc (the lag-1 sum: halo_lo 1) and adds each
+       pixel's frames into the GLOBAL sums in order (loop_slices 1) */
+    wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_temporal", wl_h_temporal, WL_ESRRF_MPIXELS, a4, a5);
+    wl_esrrf_scalar(&st[ns], &e.P); wl_esrrf_scalar(&st[ns], &e.T);
+    st[ns].halo_lo = 1; st[ns].loop_slices = 1; ns++;
+    memset(&d, 0, sizeof d);
+    d.backends = &be; d.num_backends = 1; d.num_slices = N; d.arrays = arr; d.num_arrays = 6;
+    d.stages = st; d.num_stages = ns; d.block_slices = 2;
+    memset(acc, 0, arr[5].global_bytes);   /* the stream adds to the caller's contents */
+    WL_TRY(hst_stream_create(&d, &s));
+    WL_TRY(hst_stream_run(s, NULL));
+done:
+    hst_stream_destroy(s);
+    return r;
+}
+
 #endif
