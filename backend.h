@@ -38,6 +38,28 @@
    no backend, such as hst_devices and hst_result_string, are thread-safe); it does not run OpenCL
    kernels on the host device (the host device runs the host C twins from kernels.h instead).
 
+   Thread safety. Every public function's comment ends with one of these classes:
+     thread-safe    any thread, any time, concurrently with any call.
+     while alive    thread-safe, except against destroying the object it takes (or that
+                    object's backend): it reads only what is fixed when the object is made.
+     per object     must not overlap another call on the same object (a kernel, stream, halo
+                    plan or exchanger) unless that call is thread-safe or while alive; calls
+                    on other objects, even of the same backend, may run meanwhile.
+     per backend    must not overlap another per-backend call on the same backend, nor a
+                    per-object call on an object it takes; a backend's queues, buffers, pools,
+                    images, samplers, programs, kernels, arrays, choice ops, streams and halo
+                    plans count as the backend. Different backends may be used from different
+                    threads at once; a call that uses several backends (a stream over several
+                    devices, choice implementations on other devices) is per backend on each.
+   The logger, the allocator and the callbacks a call is given run on the calling thread: a
+   logger or allocator that overlapping calls on several threads can reach must be thread-safe
+   (malloc and the default stderr logger are). The environment is read with getenv: do not
+   change it while other threads call the library. The program cache directory may be shared by
+   threads and processes (unique temporary files renamed into place). The choice timings file
+   is shared between processes under an fcntl lock, which does not exclude the threads of one
+   process: backends of one process must not save to the same file at the same time
+   (hst_choice_save, hst_backend_destroy, hst_choice_run's interval saves).
+
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
 #ifndef HST_BACKEND_H
@@ -99,9 +121,11 @@ enum {
     HST_ERROR_CANCELLED = -20011           /* a progress callback asked to stop */
 };
 
-/* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL. */
+/* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL.
+   Thread-safe. */
 HST_API const char *hst_result_string(hst_result r);
-/* 1 when r means out of memory on the device (ours or OpenCL's allocation-failure codes). */
+/* 1 when r means out of memory on the device (ours or OpenCL's allocation-failure codes).
+   Thread-safe. */
 HST_API int hst_result_is_out_of_memory(hst_result r);
 
 /* ---------------------------------------------------------------------------------------------
@@ -142,7 +166,7 @@ typedef enum hst_log_item {
 /* Called with the level, the item id and a NUL-terminated message (valid during the call). */
 typedef void (*hst_log_fn)(void *user, hst_log_level level, hst_log_item item,
                            const char *message);
-/* "BAD_ARGUMENT", ...; never NULL. */
+/* "BAD_ARGUMENT", ...; never NULL. Thread-safe. */
 HST_API const char *hst_log_item_name(hst_log_item item);
 
 /* Host allocator override: both set or both NULL (then malloc/free). alloc returns memory
@@ -181,7 +205,7 @@ typedef struct hst_device_info {
 
 /* Lists devices: out may be NULL (then only *count is set); at most `capacity` entries are
    written, *count receives the total. No OpenCL platform is not an error: the list then holds
-   the host device alone. Thread-safe. Errors: HST_ERROR_INVALID_ARGUMENT (count NULL). */
+   the host device alone. Errors: HST_ERROR_INVALID_ARGUMENT (count NULL). Thread-safe. */
 HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count);
 
 /* Resolves a selector to one device. selector NULL or "" means $HST_DEVICE, else "auto".
@@ -191,7 +215,7 @@ HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *co
    "P:D": platform P, device D; anything else: a case-insensitive substring of the device name,
    the vendor or the platform name ("nvidia", "h200", "portable").
    why (may be NULL) receives a one-line reason. Errors: HST_ERROR_NO_DEVICE (nothing matched;
-   the reason says what was available), HST_ERROR_INVALID_ARGUMENT (out NULL). */
+   the reason says what was available), HST_ERROR_INVALID_ARGUMENT (out NULL). Thread-safe. */
 HST_API hst_result hst_device_select(const char *selector, hst_device_info *out,
                                      char *why, size_t why_bytes);
 
@@ -230,27 +254,33 @@ typedef struct hst_backend_desc {
 
 /* Creates a backend on the selected device. Errors: HST_ERROR_NO_DEVICE, OpenCL codes from
    context/queue creation, HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_INVALID_ARGUMENT (out NULL,
-   only one of wrap_context/wrap_queue set, allocator half-set). */
+   only one of wrap_context/wrap_queue set, allocator half-set). Thread-safe. */
 HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
 /* Releases everything the backend created (programs, pool, queues); NULL is ignored. Arrays,
-   buffers and kernels must be destroyed first. */
+   buffers and kernels must be destroyed first. It saves the choice timings (>>choice).
+   Thread safety: per backend. */
 HST_API void hst_backend_destroy(hst_backend *be);
+/* The device, whether it is the host device, the default queue, the pool.
+   Thread safety: while alive. */
 HST_API const hst_device_info *hst_backend_device(const hst_backend *be);
 HST_API int hst_backend_is_host(const hst_backend *be);
 HST_API hst_queue *hst_backend_queue(hst_backend *be);  /* the default in-order queue */
 HST_API hst_pool *hst_backend_pool(hst_backend *be);    /* the pool arrays allocate from */
-/* Live device bytes allocated through this backend (pool-held blocks included). */
+/* Live device bytes allocated through this backend (pool-held blocks included).
+   Thread safety: per backend. */
 HST_API uint64_t hst_backend_device_bytes(const hst_backend *be);
 /* Host memory through the backend's allocator (desc.allocator, else malloc), for the other
    headers and for callers who want their allocations to go where the library's go: bytes > 0;
-   NULL (logged as HST_LOG_OUT_OF_HOST_MEMORY) when it fails. Free with hst_backend_free. */
+   NULL (logged as HST_LOG_OUT_OF_HOST_MEMORY) when it fails. Free with hst_backend_free.
+   Thread safety: while alive. */
 HST_API void *hst_backend_alloc(const hst_backend *be, size_t bytes);
 HST_API void hst_backend_free(const hst_backend *be, void *ptr);
 /* printf-style message through the backend's logger (be NULL: the default stderr logger),
-   filtered by its level. */
+   filtered by its level. Thread safety: while alive (be NULL: thread-safe). */
 HST_API void hst_backend_log(const hst_backend *be, hst_log_level level, hst_log_item item,
                              const char *fmt, ...);
 #ifndef HST_NO_OPENCL
+/* Thread safety: while alive. */
 HST_API cl_context hst_backend_cl_context(const hst_backend *be);      /* NULL on host */
 HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL on host */
 #endif
@@ -261,15 +291,20 @@ HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL o
    the caller releases with hst_event_release. On the host device work completes before the call
    returns and *out is NULL. Nothing waits unless the call says "blocking". */
 /* Another in-order queue on the backend's device: commands on different queues may overlap
-   (copy engines and compute), ordered only through events. Errors: OpenCL codes. */
+   (copy engines and compute), ordered only through events. Errors: OpenCL codes.
+   Thread safety: per backend. */
 HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out);
+/* Thread safety: per backend. */
 HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL ignored */
+/* clFlush and clFinish (no-ops on the host device). Thread safety: while alive. */
 HST_API hst_result hst_queue_flush(hst_queue *q);
 HST_API hst_result hst_queue_finish(hst_queue *q);
 #ifndef HST_NO_OPENCL
+/* Thread safety: while alive. */
 HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
 #endif
-/* Blocks until the events complete; NULL entries count as complete. */
+/* Blocks until the events complete; NULL entries count as complete. Thread-safe (also
+   hst_event_release: release each reference once). */
 HST_API hst_result hst_event_wait(size_t num, const hst_event *events);
 HST_API void hst_event_release(hst_event e);    /* NULL ignored */
 
@@ -287,35 +322,42 @@ enum { HST_MAP_READ = 1, HST_MAP_WRITE = 2, HST_MAP_WRITE_INVALIDATE = 4 };
 enum { HST_MIGRATE_TO_HOST = 1, HST_MIGRATE_CONTENT_UNDEFINED = 2 };
 
 /* Errors: HST_ERROR_INVALID_ARGUMENT (bytes 0, bad flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (over
-   CL_DEVICE_MAX_MEM_ALLOC_SIZE or the desc's limit), OpenCL allocation codes. */
+   CL_DEVICE_MAX_MEM_ALLOC_SIZE or the desc's limit), OpenCL allocation codes.
+   Thread safety: per backend. */
 HST_API hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
                                      hst_buffer **out);
 /* A view of [origin, origin+bytes) of parent (which must not itself be a sub-buffer). origin must
    be a multiple of the device's mem_base_addr_align_bytes (HST_ERROR_ALIGNMENT otherwise);
-   the range must lie inside the parent (HST_ERROR_INVALID_ARGUMENT). */
+   the range must lie inside the parent (HST_ERROR_INVALID_ARGUMENT).
+   Thread safety: per backend. */
 HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
                                          hst_buffer **out);
 /* Pinned (page-locked) host memory: an ALLOC_HOST_PTR buffer mapped once for its lifetime, so
    hst_buffer_host_ptr gives host memory the DMA engines read at full speed. It is both a host
    array (use its pointer with hst_write/hst_read on other buffers) and a device buffer. On the
-   host device: plain host memory. Errors as hst_buffer_create. */
+   host device: plain host memory. Errors as hst_buffer_create. Thread safety: per backend. */
 HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out);
-/* Frees the buffer; a pooled buffer returns to its pool. Sub-buffers first. NULL ignored. */
+/* Frees the buffer; a pooled buffer returns to its pool. Sub-buffers first. NULL ignored.
+   Thread safety: per backend. */
 HST_API void hst_buffer_destroy(hst_buffer *buf);
+/* Thread safety: while alive. */
 HST_API size_t hst_buffer_bytes(const hst_buffer *buf);
 HST_API void *hst_buffer_host_ptr(const hst_buffer *buf); /* host device and pinned; else NULL */
 HST_API hst_backend *hst_buffer_backend(const hst_buffer *buf);
 #ifndef HST_NO_OPENCL
+/* Thread safety: while alive. */
 HST_API cl_mem hst_buffer_cl(const hst_buffer *buf);      /* NULL on the host device */
 #endif
 
 /* Fills [offset, offset+bytes) with a repeated pattern of pattern_bytes (1, 2, 4, ..., 128);
-   offset and bytes must be multiples of pattern_bytes. The pattern is copied before return. */
+   offset and bytes must be multiples of pattern_bytes. The pattern is copied before return.
+   Thread safety: per backend. */
 HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
                             size_t pattern_bytes, size_t offset, size_t bytes,
                             size_t num_wait, const hst_event *wait, hst_event *out);
 /* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
-   a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked. */
+   a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked.
+   Thread safety: per backend. */
 HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
                              size_t bytes, int blocking,
                              size_t num_wait, const hst_event *wait, hst_event *out);
@@ -335,7 +377,8 @@ typedef struct hst_rect {
 } hst_rect;
 /* Rectangular copies host<->device and device<->device. The whole region on each side must lie
    inside its buffer (checked with overflow-checked arithmetic; the host side is trusted to
-   hold it). Errors: HST_ERROR_INVALID_ARGUMENT, HST_ERROR_OVERFLOW, OpenCL codes. */
+   hold it). Errors: HST_ERROR_INVALID_ARGUMENT, HST_ERROR_OVERFLOW, OpenCL codes.
+   Thread safety: per backend. */
 HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
                                   const void *src, const hst_rect *src_rect,
                                   const size_t region[3], int blocking,
@@ -351,13 +394,14 @@ HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *
 
 /* Maps [offset, offset+bytes) for host access (HST_MAP_* flags); *ptr is valid once the map
    completes (blocking, or after *out). Unmap with the same pointer. Pinned buffers are already
-   mapped: use hst_buffer_host_ptr instead. */
+   mapped: use hst_buffer_host_ptr instead. Thread safety: per backend. */
 HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
                            size_t bytes, int blocking, void **ptr,
                            size_t num_wait, const hst_event *wait, hst_event *out);
 HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
                              size_t num_wait, const hst_event *wait, hst_event *out);
-/* Moves buffers to the queue's device (or to the host with HST_MIGRATE_TO_HOST). */
+/* Moves buffers to the queue's device (or to the host with HST_MIGRATE_TO_HOST).
+   Thread safety: per backend. */
 HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
                                unsigned migrate_flags,
                                size_t num_wait, const hst_event *wait, hst_event *out);
@@ -365,7 +409,8 @@ HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *con
 /* Shared virtual memory (OpenCL 2.0), where the device reports it (hst_device_info.svm); on the
    host device plain host memory. fine = 1 asks for fine-grain (HST_ERROR_UNSUPPORTED if absent).
    Coarse-grain SVM must be mapped before host access; hst_svm_map blocks until mapped. SVM is
-   checked against the device's largest allocation and the desc's limit, but not charged to it. */
+   checked against the device's largest allocation and the desc's limit, but not charged to it.
+   Thread safety: per backend. */
 HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out);
 HST_API void hst_svm_free(hst_backend *be, void *ptr);
 HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
@@ -392,14 +437,18 @@ enum { HST_FILTER_NEAREST = 0, HST_FILTER_LINEAR };
 
 /* host may be NULL (contents undefined). Errors: HST_ERROR_DTYPE, HST_ERROR_INVALID_ARGUMENT
    (ndim not 2/3, zero extent, channels not 1/2/4), HST_ERROR_UNSUPPORTED (no image support or
-   the format is not supported by the device), HST_ERROR_OVERFLOW, OpenCL codes. */
+   the format is not supported by the device), HST_ERROR_OVERFLOW, OpenCL codes.
+   Thread safety: per backend. */
 HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                         int normalized, unsigned ndim, const size_t *shape,
                                         const void *host, hst_image **out);
+/* Thread safety: per backend. */
 HST_API void hst_image_destroy(hst_image *img);
-/* Bytes per pixel (element size times channels; c64 counts as two float channels). */
+/* Bytes per pixel (element size times channels; c64 counts as two float channels).
+   Thread safety: while alive. */
 HST_API size_t hst_image_pixel_bytes(const hst_image *img);
-/* Host arrays are tight unless pitches (bytes) are given (0 = tight). */
+/* Host arrays are tight unless pitches (bytes) are given (0 = tight).
+   Thread safety: per backend. */
 HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
                                    const size_t region[3], const void *src, size_t row_pitch,
                                    size_t slice_pitch, int blocking,
@@ -412,22 +461,26 @@ HST_API hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst
                                   const hst_image *src, const size_t src_origin[3],
                                   const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out);
-/* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8). */
+/* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8).
+   Thread safety: per backend. */
 HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
                                   const size_t origin[3], const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out);
-/* Blocking map; *row_pitch, *slice_pitch (bytes) describe the mapped layout. */
+/* Blocking map; *row_pitch, *slice_pitch (bytes) describe the mapped layout.
+   Thread safety: per backend. */
 HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
                                  const size_t origin[3], const size_t region[3],
                                  size_t *row_pitch, size_t *slice_pitch, void **ptr);
 HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
                                    size_t num_wait, const hst_event *wait, hst_event *out);
-/* Samplers (OpenCL samplers; on the host device a record of the settings). */
+/* Samplers (OpenCL samplers; on the host device a record of the settings).
+   Thread safety: per backend. */
 HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                       unsigned address_mode, unsigned filter_mode,
                                       hst_sampler **out);
 HST_API void hst_sampler_destroy(hst_sampler *s);
 #ifndef HST_NO_OPENCL
+/* Thread safety: while alive. */
 HST_API cl_mem hst_image_cl(const hst_image *img);
 HST_API cl_sampler hst_sampler_cl(const hst_sampler *s);
 #endif
@@ -443,16 +496,21 @@ typedef struct hst_pool_stats {
     size_t held_blocks, held_bytes;       /* freed, kept for reuse */
     size_t active_blocks, active_bytes;   /* handed out (bin sizes) */
 } hst_pool_stats;
+/* Thread safety: per backend. */
 HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out);
 /* Frees held blocks; blocks still active are reported (warning) and detached: they become plain
-   buffers that hst_buffer_destroy frees (before the backend is destroyed). */
+   buffers that hst_buffer_destroy frees (before the backend is destroyed).
+   Thread safety: per backend. */
 HST_API void hst_pool_destroy(hst_pool *pool);
 /* A block of at least `bytes`; hst_buffer_bytes reports `bytes`, the bin holds
-   hst_pool_bin_bytes(bytes). Free it with hst_buffer_destroy. */
+   hst_pool_bin_bytes(bytes). Free it with hst_buffer_destroy. Thread safety: per backend. */
 HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out);
+/* hst_pool_free_held frees every held block; hst_pool_get_stats reads the counters.
+   Thread safety: per backend. */
 HST_API void hst_pool_free_held(hst_pool *pool);
 HST_API hst_pool_stats hst_pool_get_stats(const hst_pool *pool);
-/* The bin size a request of `bytes` occupies (>= bytes, < bytes * 1.0625); 0 on overflow. */
+/* The bin size a request of `bytes` occupies (>= bytes, < bytes * 1.0625); 0 on overflow.
+   Thread-safe. */
 HST_API size_t hst_pool_bin_bytes(size_t bytes);
 
 /* ---------------------------------------------------------------------------------------------
@@ -461,13 +519,16 @@ HST_API size_t hst_pool_bin_bytes(size_t bytes);
    on disk (key: sources, options, platform and device names and versions, driver version,
    library version; atomic writes; a corrupt entry is a miss and is rewritten). On failure the
    OpenCL code is returned (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS, ...) and the
-   build log reaches the logger as HST_LOG_BUILD_FAILED. */
+   build log reaches the logger as HST_LOG_BUILD_FAILED. Thread safety: per backend. */
 HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
                                      const char *options, hst_program **out);
-/* Drops the caller's reference; the cache keeps the program until the backend is destroyed. */
+/* Drops the caller's reference; the cache keeps the program until the backend is destroyed.
+   Thread safety: per backend. */
 HST_API void hst_program_release(hst_program *prog);
+/* Thread safety: per backend. */
 HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out);
 HST_API void hst_kernel_destroy(hst_kernel *k);
+/* Kernel arguments (clSetKernelArg). Thread safety: per object (the kernel). */
 HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
                                       const void *value);
 HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf);
@@ -477,7 +538,8 @@ HST_API hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void 
 /* Launches over `dims` (1..3) dimensions. global is rounded UP to a multiple of local in each
    dimension (kernels bound-check); local NULL picks a work-group the kernel allows (1-D: up to
    256; 2-D: 16 x 16; 3-D: 8 x 8 x 4, shrunk to the kernel's limit). Errors:
-   HST_ERROR_INVALID_ARGUMENT (dims, zero sizes), HST_ERROR_OVERFLOW, OpenCL codes. */
+   HST_ERROR_INVALID_ARGUMENT (dims, zero sizes), HST_ERROR_OVERFLOW, OpenCL codes.
+   Thread safety: per backend. */
 HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
                               const size_t *local,
                               size_t num_wait, const hst_event *wait, hst_event *out);
@@ -498,38 +560,46 @@ HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const 
    fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the
    memory layer. */
 #define HST_MAX_DIMS 4
+/* Scalars for the operations below. Thread-safe. */
 HST_API hst_scalar hst_real(double re);
 HST_API hst_scalar hst_complex(double re, double im);
 HST_API hst_scalar hst_int(int64_t i);
 
-/* shape: ndim extents, C order (shape[0] slowest), each > 0. Memory from the backend's pool. */
+/* shape: ndim extents, C order (shape[0] slowest), each > 0. Memory from the backend's pool.
+   Thread safety: per backend (also hst_array_destroy). */
 HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
                                     const size_t *shape, hst_array **out);
 HST_API void hst_array_destroy(hst_array *a);
+/* Thread safety: while alive. */
 HST_API hst_dtype hst_array_dtype(const hst_array *a);
 HST_API unsigned hst_array_ndim(const hst_array *a);
 HST_API const size_t *hst_array_shape(const hst_array *a);
 HST_API size_t hst_array_count(const hst_array *a);   /* elements */
 HST_API size_t hst_array_bytes(const hst_array *a);   /* count * dtype size */
 HST_API hst_buffer *hst_array_buffer(const hst_array *a);
-/* Blocking copies of the whole array; bytes must equal hst_array_bytes. */
+/* Blocking copies of the whole array; bytes must equal hst_array_bytes.
+   Thread safety: per backend. */
 HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes);
 HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes);
-/* value: integers take value.i64 saturated to the dtype; floats value.re (c64: re, im). */
+/* value: integers take value.i64 saturated to the dtype; floats value.re (c64: re, im).
+   Thread safety: per backend (also zeros, ones, copy). */
 HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value);
 HST_API hst_result hst_array_zeros(hst_array *a);
 HST_API hst_result hst_array_ones(hst_array *a);
 HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src);  /* same dtype, shape */
 /* Converts with kernels.h's rules (float->int truncates and saturates, NaN -> 0; c64->real
-   keeps the real part). Same shape; dtypes may differ. */
+   keeps the real part). Same shape; dtypes may differ. Thread safety: per backend (also
+   scale, axpy). */
 HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src);
 HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha);       /* x = alpha x */
 HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x);
-/* dst = op(src) element-wise (dst may be src); p is the exponent of HST_MATH_POW. */
+/* dst = op(src) element-wise (dst may be src); p is the exponent of HST_MATH_POW.
+   Thread safety: per backend. */
 HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
                                   double p);
 /* Reductions, blocking. sum: integers exact in int64 (out->i64); dot: sum x*y, conj(x)*y for
-   c64; sqnorm: sum |x|^2; min/max ignore NaN (all NaN gives NaN). */
+   c64; sqnorm: sum |x|^2; min/max ignore NaN (all NaN gives NaN).
+   Thread safety: per backend. */
 HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out);
 HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out);
 HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
@@ -537,7 +607,8 @@ HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out);
 HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out);
 /* Counter-based random numbers (Philox4x32-10; Salmon et al., SC'11): element i gets the
    numbers of counter offset + i under key seed, so any device, block split or order gives the
-   same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts). */
+   same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts).
+   Thread safety: per backend. */
 HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
                                     uint64_t offset);
 
@@ -663,12 +734,12 @@ typedef struct hst_choice_desc {
 } hst_choice_desc;
 
 /* Configures the backend's registry; call before registering an operation (later:
-   HST_ERROR_INVALID_ARGUMENT). Without it the defaults apply. */
+   HST_ERROR_INVALID_ARGUMENT). Without it the defaults apply. Thread safety: per backend. */
 HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
    HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
    many implementations, a run NULL, force or a default naming no implementation),
-   HST_ERROR_OUT_OF_HOST_MEMORY. */
+   HST_ERROR_OUT_OF_HOST_MEMORY. Thread safety: per backend (also hst_choice_find). */
 HST_API hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
                                        hst_choice_op **out);
 HST_API hst_choice_op *hst_choice_find(hst_backend *be, const char *name);  /* NULL: none */
@@ -685,14 +756,17 @@ typedef struct hst_choice_outcome {
 
 /* Runs the operation on args (see above). sig: sig_len (0..HST_CHOICE_MAX_SIG) integers.
    force: an implementation's name, or NULL. outcome may be NULL. Errors: the last failing
-   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown). */
+   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown).
+   Thread safety: per backend, on the op's backend and on every backend its implementations
+   use (the implementations run on the calling thread). */
 HST_API hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                   void *args, const char *force, hst_choice_outcome *outcome);
 /* The index of the implementation hst_choice_run would run next for sig (revisits aside),
-   without running or recording anything. */
+   without running or recording anything. Thread safety: per backend. */
 HST_API hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
                                    unsigned sig_len, unsigned *impl);
-/* Records a time measured elsewhere (the stream measures its devices' blocks) as a run. */
+/* Records a time measured elsewhere (the stream measures its devices' blocks) as a run.
+   Thread safety: per backend. */
 HST_API hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                      const char *impl, double seconds);
 
@@ -706,7 +780,8 @@ typedef struct hst_choice_stat {
     hst_result failed;             /* non-zero: skipped for this signature after this error */
     size_t parts;                  /* > 1: runs split after an out-of-memory */
 } hst_choice_stat;
-/* One entry per implementation, registration order; size-query-then-fill (out NULL). */
+/* One entry per implementation, registration order; size-query-then-fill (out NULL).
+   Thread safety: per backend. */
 HST_API hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *sig,
                                     unsigned sig_len, hst_choice_stat *out, size_t capacity,
                                     size_t *count);
@@ -725,16 +800,18 @@ typedef struct hst_choice_bench_row {
 /* Benchmark mode: runs every implementation on args — the reference first, once untimed
    (its output kept) and `reps` times timed (0: 3) — cross-checks each output against the
    reference's, records every timed run, and fills one row per implementation (rows NULL: only
-   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), allocation. */
+   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), allocation.
+   Thread safety: per backend, as hst_choice_run. */
 HST_API hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                         void *args, unsigned reps, hst_choice_bench_row *rows,
                                         size_t capacity, size_t *count);
 /* The rows as a text table (snprintf-style: returns the bytes needed including the NUL,
-   writes at most capacity). */
+   writes at most capacity). Thread-safe. */
 HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
                                 size_t capacity);
 /* Writes the timings now (merged under the lock), if any were recorded since the last save.
-   Errors: HST_ERROR_IO (logged as HST_LOG_CACHE_WRITE_FAILED). */
+   Errors: HST_ERROR_IO (logged as HST_LOG_CACHE_WRITE_FAILED). Thread safety: per backend
+   (see the timings file at the top of the file). */
 HST_API hst_result hst_choice_save(hst_backend *be);
 
 #ifdef __cplusplus
@@ -3920,9 +3997,11 @@ static hst_result hst__choice_write(hst__choice *reg) {
                            (unsigned long long)hst__choice_text_hash(t.p, t.len));
     if (t.failed) { hst__free(reg->be, t.p); return HST_ERROR_OUT_OF_HOST_MEMORY; }
 #if defined(_WIN32)
-    snprintf(tmp, sizeof tmp, "%s.%u.%lu.tmp", reg->path, ++counter, (unsigned long)time(NULL));
+    snprintf(tmp, sizeof tmp, "%s.%u.%lu.%lx.tmp", reg->path, ++counter, (unsigned long)time(NULL),
+             (unsigned long)(uintptr_t)&t);
 #else
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", reg->path, (long)getpid(), ++counter);
+    snprintf(tmp, sizeof tmp, "%s.%ld.%u.%lx.tmp", reg->path, (long)getpid(), ++counter,
+             (unsigned long)(uintptr_t)&t);   /* the stack address tells threads apart */
 #endif
     ok = (f = fopen(tmp, "wb")) != NULL;
     if (ok) {

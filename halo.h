@@ -64,10 +64,16 @@
    the partitioner reports no neighbour); it does not thread the host path or block the host
    path's rotated copies (they go element by element; contiguous runs are memcpy'd); it does not
    check that a peer's unpack regions match what this rank packs except by total size (the MPI
-   exchanger compares message sizes once at creation); it does not log through the backend's
-   logger (backend.h exposes none: give the plan desc a logger; otherwise the default stderr
-   logger, level $HST_LOG). More than HST_HALO_MAX_QUANTITIES (64) quantities per plan: use two
-   plans.
+   exchanger compares message sizes once at creation). More than HST_HALO_MAX_QUANTITIES (64)
+   quantities per plan: use two plans. (A plan logs through its desc's logger, else through its
+   backend's: hst_backend_log.)
+
+   Thread safety: each function's comment ends with its class, in backend.h's words (see its
+   top comment). A plan counts as an object of its backend; the host path touches only the plan
+   and the caller's arrays, the layout, region, spec and cubed-sphere functions nothing shared.
+   The plan's logger runs on the calling thread. MPI exchangers called from threads other than
+   MPI's main thread need the matching MPI thread level (MPI_THREAD_SERIALIZED, or
+   MPI_THREAD_MULTIPLE where the calls overlap).
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see backend.h). */
 
@@ -144,7 +150,7 @@ typedef struct hst_halo_plan_desc {
     size_t n_specs;
     const hst_halo_spec *specs;
     size_t n_peers;                    /* 0 means 1 */
-    hst_log_fn logger;                 /* NULL: stderr, level $HST_LOG (default warnings) */
+    hst_log_fn logger;                 /* NULL: the backend's logger, at its level */
     void *log_user;
     hst_log_level log_level;           /* 0: everything for a custom logger */
 } hst_halo_plan_desc;
@@ -162,17 +168,20 @@ typedef struct hst_halo_plan hst_halo_plan;
 
 /* Bytes a quantity of this layout needs ((1 + sum (shape-1)*stride) * elem_bytes). Errors:
    HST_ERROR_INVALID_ARGUMENT (NULL, ndim 0 or > 4, zero shape, origin + extent past shape, two
-   dims with one role), HST_ERROR_DTYPE (elem_bytes), HST_ERROR_OVERFLOW. Does not log. */
+   dims with one role), HST_ERROR_DTYPE (elem_bytes), HST_ERROR_OVERFLOW. Does not log.
+   Thread-safe. */
 HST_API hst_result hst_halo_layout_bytes(const hst_halo_layout *layout, size_t *bytes);
 
 /* The send (receive = 0) or receive (receive = 1) region of a boundary, per the rules at the
    top. Errors: HST_ERROR_INVALID_ARGUMENT (the region leaves the allocation, n_halo 0, or the
-   layout lacks a dimension the boundary cuts), and hst_halo_layout_bytes's. Does not log. */
+   layout lacks a dimension the boundary cuts), and hst_halo_layout_bytes's. Does not log.
+   Thread-safe. */
 HST_API hst_result hst_halo_region_get(const hst_halo_layout *layout, hst_halo_boundary b,
                                        int receive, hst_halo_region *out);
 
 /* A spec exchanging boundary b: pack = send region of b, unpack = receive region of b. The
-   vector form uses each component's own regions. Errors as hst_halo_region_get. */
+   vector form uses each component's own regions. Errors as hst_halo_region_get.
+   Thread-safe. */
 HST_API hst_result hst_halo_spec_scalar(const hst_halo_layout *layout, size_t quantity,
                                         hst_halo_boundary b, unsigned rotation, size_t peer,
                                         hst_halo_spec *out);
@@ -188,18 +197,23 @@ HST_API hst_result hst_halo_spec_vector(const hst_halo_layout *layout_x, size_t 
    regions outside the allocation, more than 4 dims), HST_ERROR_DTYPE (element size; vector
    components of different element types; 16-byte or 1-byte float vectors), HST_ERROR_SHAPE
    (a spec's packed and unpacked element counts differ; vector components on different axes),
-   HST_ERROR_OVERFLOW, out-of-memory and OpenCL codes. */
+   HST_ERROR_OVERFLOW, out-of-memory and OpenCL codes. Thread safety: per backend. */
 HST_API hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
                                         hst_halo_plan **out);
-/* Waits for the plan's last pack and unpack, then frees it (buffers back to the pool). */
+/* Waits for the plan's last pack and unpack, then frees it (buffers back to the pool).
+   Thread safety: per backend. */
 HST_API void hst_halo_plan_destroy(hst_halo_plan *plan);
+/* The counters (pack and unpack count launches). Thread safety: per object (the plan). */
 HST_API hst_halo_stats hst_halo_plan_stats(const hst_halo_plan *plan);
+/* Thread safety: while alive. */
 HST_API size_t hst_halo_plan_peers(const hst_halo_plan *plan);
-/* A peer's segment: byte offset and size in the send and the receive buffer (NULLs allowed). */
+/* A peer's segment: byte offset and size in the send and the receive buffer (NULLs allowed).
+   Thread safety: while alive. */
 HST_API hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
                                       size_t *send_offset, size_t *send_bytes,
                                       size_t *recv_offset, size_t *recv_bytes);
-/* The device buffers (the plan owns them). pack writes send; unpack reads recv. */
+/* The device buffers (the plan owns them). pack writes send; unpack reads recv.
+   Thread safety: while alive. */
 HST_API hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *plan);
 HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
 
@@ -207,21 +221,25 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
    queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
-   backend), OpenCL codes. */
+   backend), OpenCL codes. Thread safety: per backend. */
 HST_API hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
                                  hst_buffer *const *quantities,
                                  size_t num_wait, const hst_event *wait, hst_event *out);
-/* Unpacks the receive buffer into the quantities' halos: ONE launch. As hst_halo_pack. */
+/* Unpacks the receive buffer into the quantities' halos: ONE launch. As hst_halo_pack.
+   Thread safety: per backend. */
 HST_API hst_result hst_halo_unpack(hst_halo_plan *plan, hst_queue *q, size_t n,
                                    hst_buffer *const *quantities,
                                    size_t num_wait, const hst_event *wait, hst_event *out);
-/* 1 when the last pack and unpack have completed; hst_halo_plan_synchronize waits for them. */
+/* 1 when the last pack and unpack have completed; hst_halo_plan_synchronize waits for them.
+   Thread safety: per object (the plan). */
 HST_API int hst_halo_plan_ready(const hst_halo_plan *plan);
 HST_API hst_result hst_halo_plan_synchronize(hst_halo_plan *plan);
 
 /* The host path: the same plan on host arrays (any backend, blocking), the bytes identical to
    the device's. bytes (may be NULL: unchecked) gives each quantity's size for the size check;
-   buffer holds stats.send_bytes (pack) / stats.recv_bytes (unpack). */
+   buffer holds stats.send_bytes (pack) / stats.recv_bytes (unpack).
+   Thread safety: per object (the plan): plans of one backend may run the host path on several
+   threads at once. */
 HST_API hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
                                       const size_t *bytes, void *buffer);
 HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
@@ -230,7 +248,7 @@ HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *con
 /* Host copies of the buffers for communication: pinned mirrors, created on first call (on the
    host device: the buffers themselves). download copies a peer's send segment (or
    HST_HALO_ALL_PEERS) to the send mirror; upload copies the recv mirror's segment to the recv
-   buffer. Non-blocking; no-ops on the host device. */
+   buffer. Non-blocking; no-ops on the host device. Thread safety: per backend. */
 HST_API hst_result hst_halo_plan_mirrors(hst_halo_plan *plan, void **send, void **recv);
 HST_API hst_result hst_halo_download(hst_halo_plan *plan, hst_queue *q, size_t peer,
                                      size_t num_wait, const hst_event *wait, hst_event *out);
@@ -239,7 +257,8 @@ HST_API hst_result hst_halo_upload(hst_halo_plan *plan, hst_queue *q, size_t pee
 
 /* Same-process neighbours: copies src's send segment for src_peer into dst's recv segment for
    dst_peer, directly (one device copy on a shared backend; through host memory, blocking, across
-   backends). Errors: HST_ERROR_SHAPE (segment sizes differ), HST_ERROR_INVALID_ARGUMENT. */
+   backends). Errors: HST_ERROR_SHAPE (segment sizes differ), HST_ERROR_INVALID_ARGUMENT.
+   Thread safety: per backend, on both plans' backends. */
 HST_API hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst_halo_plan *dst,
                                       size_t dst_peer, hst_queue *q, size_t num_wait,
                                       const hst_event *wait, hst_event *out);
@@ -257,7 +276,8 @@ typedef struct hst_cubed_sphere_neighbor {
     hst_halo_boundary boundary;    /* the boundary through which it sees this rank */
 } hst_cubed_sphere_neighbor;
 
-/* Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL). */
+/* Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL).
+   Thread-safe. */
 HST_API hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
                                                 hst_cubed_sphere_neighbor *out);
 
@@ -267,7 +287,8 @@ typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; 
 /* The specs of one rank: for every boundary with a neighbour (W, E, N, S, NW, NE, SW, SE order;
    each is one peer, numbered in that order) every field in order (NDSL: boundary-major, then
    quantity). specs needs room for 8 * n_fields; peers (8 entries, may be NULL) receives the
-   neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of. */
+   neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of.
+   Thread-safe. */
 HST_API hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
                                           const hst_halo_field *fields,
                                           const hst_halo_layout *layouts, hst_halo_spec *specs,
@@ -288,20 +309,23 @@ typedef struct hst_halo_mpi_peer {
 
 typedef struct hst_halo_exchanger hst_halo_exchanger;
 
-/* peers: hst_halo_plan_peers(plan) entries. */
+/* peers: hst_halo_plan_peers(plan) entries. Thread safety: per backend. */
 HST_API hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
                                              const hst_halo_mpi_peer *peers,
                                              hst_halo_exchanger **out);
+/* Thread safety: per object (the exchanger). */
 HST_API void hst_halo_exchanger_destroy(hst_halo_exchanger *ex);
 /* Device quantities: posts the receives, packs (one launch), downloads the send buffer to the
    pinned mirror, sends. finish uploads each peer's message as it arrives and unpacks once
-   (one launch) after all; *out (may be NULL) is the unpack's event. */
+   (one launch) after all; *out (may be NULL) is the unpack's event.
+   Thread safety: per backend. */
 HST_API hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
                                            hst_buffer *const *quantities,
                                            size_t num_wait, const hst_event *wait);
 HST_API hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
                                             hst_buffer *const *quantities, hst_event *out);
-/* Host arrays (the host path), blocking in finish. bytes as hst_halo_pack_host. */
+/* Host arrays (the host path), blocking in finish. bytes as hst_halo_pack_host.
+   Thread safety: per object (the exchanger and its plan). */
 HST_API hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t n,
                                                 void *const *quantities, const size_t *bytes);
 HST_API hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_t n,
@@ -350,9 +374,10 @@ typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUAN
 
 /* >>types ------------------------------------------------------------------------------------ */
 typedef struct hst__halo_log {
-    hst_log_fn fn;
+    hst_log_fn fn;              /* the plan desc's logger, or NULL: */
     void *user;
     hst_log_level level;
+    const hst_backend *be;      /* then the backend's logger and level (NULL: stderr, $HST_LOG) */
 } hst__halo_log;
 
 struct hst_halo_plan {
@@ -380,44 +405,35 @@ struct hst_halo_plan {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-static void hst__halo_stderr(void *user, hst_log_level level, hst_log_item item, const char *msg)
-{
-    static const char *const names[] = {"", "error", "warning", "info", "debug"};
-    int l = (int)level >= 1 && (int)level <= 4 ? (int)level : 0;
-    (void)user;
-    fprintf(stderr, "halostream %s [%s]: %s\n", names[l], hst_log_item_name(item), msg);
-}
-
-static hst_log_level hst__halo_env_level(void)
-{
-    const char *s = getenv("HST_LOG");
-    if (!s || !*s) return HST_LOG_WARN;
-    if (!strcmp(s, "error")) return HST_LOG_ERROR;
-    if (!strcmp(s, "info")) return HST_LOG_INFO;
-    if (!strcmp(s, "debug")) return HST_LOG_DEBUG;
-    return HST_LOG_WARN;
-}
-
-static hst__halo_log hst__halo_log_make(hst_log_fn fn, void *user, hst_log_level level)
+static hst__halo_log hst__halo_log_make(hst_log_fn fn, void *user, hst_log_level level,
+                                        const hst_backend *be)
 {
     hst__halo_log lg;
-    lg.fn = fn ? fn : hst__halo_stderr;
+    lg.fn = fn;
     lg.user = fn ? user : NULL;
-    lg.level = level ? level : (fn ? HST_LOG_DEBUG : hst__halo_env_level());
+    lg.level = fn && level ? level : HST_LOG_DEBUG;   /* the backend filters by its own level */
+    lg.be = be;
     return lg;
+}
+
+static void hst__halo_vlog(const hst__halo_log *lg, hst_log_level level, hst_log_item item,
+                           const char *fmt, va_list ap)
+{
+    char msg[HST__HALO_LOG_BYTES];
+    if (!lg || level > lg->level) return;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (lg->fn) lg->fn(lg->user, level, item, msg);
+    else hst_backend_log(lg->be, level, item, "%s", msg);
 }
 
 HST__HPRINTF(4, 5)
 HST__HPRIVATE void hst__halo_logf(const hst__halo_log *lg, hst_log_level level, hst_log_item item,
                            const char *fmt, ...)
 {
-    char msg[HST__HALO_LOG_BYTES];
     va_list ap;
-    if (!lg || level > lg->level) return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    hst__halo_vlog(lg, level, item, fmt, ap);
     va_end(ap);
-    lg->fn(lg->user, level, item, msg);
 }
 
 /* Logs an error with its item and returns r. */
@@ -425,13 +441,10 @@ HST__HPRINTF(4, 5)
 static hst_result hst__halo_fail(const hst__halo_log *lg, hst_result r, hst_log_item item,
                                  const char *fmt, ...)
 {
-    char msg[HST__HALO_LOG_BYTES];
     va_list ap;
-    if (!lg || HST_LOG_ERROR > lg->level) return r;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    hst__halo_vlog(lg, HST_LOG_ERROR, item, fmt, ap);
     va_end(ap);
-    lg->fn(lg->user, HST_LOG_ERROR, item, msg);
     return r;
 }
 
@@ -936,7 +949,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
 {
     static const char F[] = "hst_halo_plan_create";
     hst__halo_log lg = hst__halo_log_make(desc ? desc->logger : NULL, desc ? desc->log_user : NULL,
-                                          desc ? desc->log_level : (hst_log_level)0);
+                                          desc ? desc->log_level : (hst_log_level)0, be);
     hst_halo_plan *p = NULL;
     size_t (*st)[4] = NULL;
     size_t i, nq, words, w;

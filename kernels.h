@@ -56,6 +56,10 @@
    between device and host (they meet the OpenCL spec's ulp bounds against the host libm); it
    does not thread the host twins (callers split arrays; reductions split at block boundaries).
 
+   Thread safety (backend.h's words): every function here is thread-safe. There is no state;
+   sources and options are constant static storage; a host twin touches only its arguments (calls
+   that write memory another call reads or writes must not overlap, as for any C function).
+
    Version 0.1.0 (HST_KERNELS_VERSION). MIT licence, Copyright (c) 2026 the halostream authors
    (see the end of file). */
 
@@ -95,6 +99,7 @@ extern "C" {
    values of the vocabulary program. */
 typedef enum hst_dtype { HST_U8 = 1, HST_I32 = 2, HST_F32 = 3, HST_F64 = 4, HST_C64 = 5 } hst_dtype;
 
+/* Thread-safe (also hst_dtype_name). */
 HST_API size_t hst_dtype_size(hst_dtype dt);       /* bytes per element; 0 for an invalid dtype */
 HST_API const char *hst_dtype_name(hst_dtype dt);  /* "u8","i32","f32","f64","c64"; "invalid" */
 
@@ -127,31 +132,34 @@ typedef enum hst_random_dist { HST_RANDOM_UNIFORM = 0, HST_RANDOM_NORMAL = 1 } h
    dtypes (sums, min, max) i64 holds the exact value and re the same value as a double. */
 typedef struct hst_scalar { double re, im; int64_t i64; } hst_scalar;
 
-/* Which (dtype, op) pairs exist; 1 or 0. The backend rejects other calls with these. */
+/* Which (dtype, op) pairs exist; 1 or 0. The backend rejects other calls with these.
+   Thread-safe. */
 HST_API int hst_kernels_math_supported(hst_dtype dt, hst_math_op op);     /* f32, f64 */
-/* SUM: all five; DOT, SQNORM: f32, f64, c64; MIN, MAX: u8, i32, f32, f64 */
+/* SUM: all five; DOT, SQNORM: f32, f64, c64; MIN, MAX: u8, i32, f32, f64. Thread-safe. */
 HST_API int hst_kernels_reduce_supported(hst_dtype dt, hst_reduce_op op);
 HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: f32, f64, c64 */
 
 /* Bytes of one partial, i.e. of the accumulator type: SUM of u8/i32: 8 (int64); f32: 4; f64: 8;
    c64 SUM and DOT: 8 (float pair); c64 SQNORM: 4 (float); MIN/MAX: the element size.
-   0 for an unsupported pair. */
+   0 for an unsupported pair. Thread-safe. */
 HST_API size_t hst_kernels_partial_size(hst_dtype dt, hst_reduce_op op);
 
 /* The vocabulary program's source: `*count` (if count is not NULL) pieces to pass together to
-   clCreateProgramWithSource (NUL-terminated, so lengths may be NULL). Static storage. */
+   clCreateProgramWithSource (NUL-terminated, so lengths may be NULL). Static storage.
+   Thread-safe. */
 HST_API const char *const *hst_kernels_vocab_source(size_t *count);
 
 /* Build options for dtype dt: "-DHST_DT=<dt>"; NULL for an invalid dtype. The caller appends
    " -DHST_FP64" when the device has cl_khr_fp64 (an f64 program fails to build without it), and
    " -cl-fp32-correctly-rounded-divide-sqrt" where supported (needed for bitwise f32 SQRT).
-   Static storage. */
+   Static storage. Thread-safe. */
 HST_API const char *hst_kernels_vocab_options(hst_dtype dt);
 
 /* Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3",
    SC'11): counter {lo32(counter), hi32(counter), 0, 0}, key {lo32(seed), hi32(seed)}; 10 rounds,
    multipliers 0xD2511F53, 0xCD9E8D57, Weyl constants 0x9E3779B9, 0xBB67AE85. Writes 4 words.
-   Known answer (Random123 kat_vectors): counter 0, key 0 -> 6627e8d5 e169c58d bc57ac4c 9b00dbd8. */
+   Known answer (Random123 kat_vectors): counter 0, key 0 -> 6627e8d5 e169c58d bc57ac4c 9b00dbd8.
+   Thread-safe. */
 HST_API void hst_k_philox4x32(uint64_t counter, uint64_t seed, uint32_t out[4]);
 
 /* Host twins. Arrays are flat, n elements (not bytes) each; c64 counts complex elements.
@@ -161,24 +169,25 @@ HST_API void hst_k_philox4x32(uint64_t counter, uint64_t seed, uint32_t out[4]);
    float -> integer truncates toward zero and saturates, NaN -> 0 (OpenCL convert_<int>_sat);
    float -> float and int -> float round to nearest even; i32 -> u8 clamps to 0..255; c64 -> real
    takes the real part; real -> c64 sets im = 0; same dtype copies. dst and src must not overlap
-   unless the dtypes are equal (then dst == src is allowed). */
+   unless the dtypes are equal (then dst == src is allowed). Thread-safe. */
 HST_API void hst_k_cast_host(hst_dtype dst_dt, void *dst, hst_dtype src_dt, const void *src,
                              size_t n);
 
 /* x = alpha * x (twin of hst_k_scale). alpha = {re, im} is first rounded to the element type
    ((float) for f32 and c64; im ignored unless c64), as the backend does for the kernel argument.
-   c64: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64, c64. */
+   c64: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64, c64. Thread-safe. */
 HST_API void hst_k_scale_host(hst_dtype dt, void *x, size_t n, const double alpha[2]);
 
 /* y = alpha * x + y (twin of hst_k_axpy); alpha as in hst_k_scale_host; the product is rounded
-   before the add. f32, f64, c64. */
+   before the add. f32, f64, c64. Thread-safe. */
 HST_API void hst_k_axpy_host(hst_dtype dt, void *y, const void *x, size_t n,
                              const double alpha[2]);
 
 /* dst = op(src) element-wise (twin of hst_k_math); p (POW's exponent) rounded to the element
    type first. dst may equal src. ABS and SQRT are bitwise equal to the device (f32 SQRT needs
    -cl-fp32-correctly-rounded-divide-sqrt there); EXP, SIN, COS, POW use the host libm and agree
-   within the OpenCL spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, pow 16). f32, f64. */
+   within the OpenCL spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, pow 16). f32, f64.
+   Thread-safe. */
 HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n, hst_math_op op,
                              double p);
 
@@ -189,7 +198,8 @@ HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n,
    u2 = w1 * 2^-32, x = (float)(r cos a); c64: ((float)(r cos a), (float)(r sin a)); f64:
    u1 = (k(w0,w1) + 1) * 2^-53, u2 = k(w2,w3) * 2^-53 with k the 53-bit rule above, x = r cos a.
    Normals agree with the device within a few ulp (libm); on a device without cl_khr_fp64 they are
-   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64. */
+   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64.
+   Thread-safe. */
 HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, uint64_t offset,
                                hst_random_dist dist);
 
@@ -202,7 +212,8 @@ HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, u
    while |sum| < 2^63), the real type for float sums (float for f32 and c64, double for f64), the
    element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, 255/0 (u8),
    INT32_MAX/INT32_MIN (i32). Float MIN is combine(a, b) = isnan(a) ? b : (b < a ? b : a) (MAX
-   with >): fmin/fmax semantics with ties (-0, +0) keeping a; NaN payloads are not specified. */
+   with >): fmin/fmax semantics with ties (-0, +0) keeping a; NaN payloads are not specified.
+   Thread-safe. */
 HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
                                size_t n, void *partial);
 
@@ -210,7 +221,8 @@ HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, co
    recursion, combine(P[0..c)) = P[0] if c == 1, else combine(combine(P[0..h)), combine(P[h..c)))
    with h = c / 2 rounded down, in the accumulator type (float sums stay float until the end).
    Fills *out as described at hst_scalar. count == 0 (n == 0) gives the identity (0 for sums; NaN,
-   or the integer identity, for MIN/MAX: min/max of an empty array is the backend's error). */
+   or the integer identity, for MIN/MAX: min/max of an empty array is the backend's error).
+   Thread-safe. */
 HST_API void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *partial, size_t count,
                                 hst_scalar *out);
 
@@ -286,13 +298,13 @@ HST_API void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *part
 
 /* The stream program's source: `*count` (if not NULL) pieces for clCreateProgramWithSource
    (NUL-terminated; lengths may be NULL). Kernels: hst_k_grad3, hst_k_div3, hst_k_tv_dual,
-   hst_k_tv_primal, hst_k_tv_gap, hst_k_slice_acc. Static storage. */
+   hst_k_tv_primal, hst_k_tv_gap, hst_k_slice_acc. Static storage. Thread-safe. */
 HST_API const char *const *hst_kernels_stream_source(size_t *count);
 
 /* Host twins of the volume kernels: the same pointers (at global slice base) and block
    arguments; they compute slices [begin, end) of the block (all H*W voxels each). Same bits as
    the device under the conditions above. Distinct arrays must not overlap (tv_dual's p and
-   tv_primal's x are single in/out arrays, read and written at the same voxel). */
+   tv_primal's x are single in/out arrays, read and written at the same voxel). Thread-safe. */
 HST_API void hst_k_grad3_host(const float *x, float *p, uint32_t H, uint32_t W, uint64_t base,
                               uint64_t begin, uint64_t end, uint64_t total);
 HST_API void hst_k_div3_host(const float *p, float *d, uint32_t H, uint32_t W, uint64_t base,
@@ -309,7 +321,7 @@ HST_API void hst_k_tv_gap_host(const float *x, const float *p, const float *f, f
 /* Host twin of hst_k_slice_acc for ONE slice: a (and b for DIFF2; may be NULL otherwise) point
    at the slice's `elems` elements (dt HST_F32 or HST_C64; c64 counts complex elements); *out
    gets the value in exactly the device's order, in double (bitwise equal to a device program
-   built with -DHST_FP64). An unsupported dt or kind does nothing. */
+   built with -DHST_FP64). An unsupported dt or kind does nothing. Thread-safe. */
 HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const void *b,
                                   size_t elems, double *out);
 
@@ -429,11 +441,11 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    emitters at x = 8.75 and 11.25 peak at 9.4 and 11.6; NanoPyx's later eSRRF compensates with
    xyoffset = -0.5, the chained path reproduced here does not). */
 
-/* The eSRRF program's source pieces (static storage), as hst_kernels_vocab_source. */
+/* The eSRRF program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
 
 /* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
-   bits as the device under the conditions above). */
+   bits as the device under the conditions above). Thread-safe. */
 HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
                                       uint32_t cols, uint64_t base, uint64_t begin,
                                       uint64_t end, uint64_t total);
@@ -449,22 +461,22 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
                                         float sensitivity, int intensity_weighting,
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total);
-/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build). */
+/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build). Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint32_t frames_per_tp, uint64_t base, uint64_t begin,
                                        uint64_t end, uint64_t total);
 
 /* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
-   exact: the device builds 2^k from its exponent bits, the twin with ldexpf). */
+   exact: the device builds 2^k from its exponent bits, the twin with ldexpf). Thread-safe. */
 HST_API float hst_k_esrrf_exp(float x);
 
 /* One time point's statistic (mode 0 AVG, 1 VAR, 2 TAC2; other modes write nothing) from its
    5 x pixels sums (acc + tp * 5 * pixels of the GLOBAL array; a float array of a device without
-   fp64 is widened by the caller) over `frames` frames (>= 1); out: pixels floats. */
+   fp64 is widened by the caller) over `frames` frames (>= 1); out: pixels floats. Thread-safe. */
 HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
                                   float *out);
 /* Macro-pixel correction of one rowsM x colsM image in place (mag >= 1; rowsM and colsM
-   multiples of mag). */
+   multiples of mag). Thread-safe. */
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
 /* <<esrrf kernels */
@@ -546,12 +558,13 @@ enum {
 enum { HST_K_HALO_OP_COPY = 0, HST_K_HALO_OP_FLIP_SIGN = 1, HST_K_HALO_OP_NEGATE_INT = 2 };
 enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WIDE = 2 };
 
-/* The halo program's source pieces (static storage), as hst_kernels_vocab_source. */
+/* The halo program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_halo_source(size_t *count);
-/* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. */
+/* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. Thread-safe. */
 HST_API const char *hst_kernels_halo_options(size_t n_quantities);
 /* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels. Runs
-   along a contiguous slot dimension (step 1) move with one memcpy; others element by element. */
+   along a contiguous slot dimension (step 1) move with one memcpy; others element by element.
+   Thread-safe. */
 HST_API void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,
                                   void *buffer);
 HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const void *buffer,

@@ -31,6 +31,9 @@
    stream); a stream is used by one thread at a time (two threads may run two streams made on
    their own backends).
 
+   Thread safety: each function's comment ends with its class, in backend.h's words (see its
+   top comment); a stream counts as an object of every backend it was made with.
+
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
 
 #ifndef HST_STREAM_H
@@ -199,7 +202,8 @@ typedef struct hst_stream_report {
    read with a halo (it would read slices already overwritten), mixed host/OpenCL backends),
    HST_ERROR_SHAPE (accumulator arrays of different slice sizes), HST_ERROR_OVERFLOW,
    HST_ERROR_OUT_OF_DEVICE_MEMORY (the budget cannot hold one block; the message gives the
-   minimum in bytes), build errors (OpenCL codes), HST_ERROR_OUT_OF_HOST_MEMORY. */
+   minimum in bytes), build errors (OpenCL codes), HST_ERROR_OUT_OF_HOST_MEMORY.
+   Thread safety: per backend, on every backend of desc (also hst_stream_destroy). */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
@@ -207,19 +211,22 @@ HST_API void hst_stream_destroy(hst_stream *s);
    arrays). report may be NULL. Caller inputs are never written (INOUT arrays are written only
    at owned slices, after they were read). Errors: HST_ERROR_CANCELLED (the progress callback
    asked; report->done_* say which output slices are complete), errors of the host twins,
-   OpenCL codes. */
+   OpenCL codes. Thread safety: per backend, on every backend of the stream (the host twins and
+   the progress callback run on the calling thread). */
 HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
 
 /* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
    Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
-   create refuses), HST_ERROR_SHAPE (a pinned buffer too small). */
+   create refuses), HST_ERROR_SHAPE (a pinned buffer too small).
+   Thread safety: per object (the stream). */
 HST_API hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
 /* Replaces n arrays at once (idx[k] gets host[k] or pinned[k]; either list may be NULL), checked
-   together: how an iterative method swaps the roles of two arrays. All or nothing. */
+   together: how an iterative method swaps the roles of two arrays. All or nothing.
+   Thread safety: per object (the stream). */
 HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
                                          void *const *host, hst_buffer *const *pinned);
 
-/* The block size (owned slices) and ring the stream uses. */
+/* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
 
 #ifdef __cplusplus
