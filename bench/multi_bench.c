@@ -95,35 +95,36 @@ static int parse(int argc, char **argv, opts *o)
     return 1;
 }
 
-/* The backends: the selectors in the comma-separated list, else every GPU. */
-static unsigned open_backends(const char *list, hst_backend **be)
+/* Opens the backends into be[*nb]: the selectors in the comma-separated list, else every GPU.
+   Returns 0 when one does not open (*nb: those opened before it). */
+static int open_backends(const char *list, hst_backend **be, unsigned *nb)
 {
     hst_device_info info[HST_STREAM_MAX_BACKENDS * 4];
     hst_backend_desc d;
     size_t n = 0, i;
-    unsigned nb = 0;
     char sel[64];
     memset(&d, 0, sizeof d);
+    *nb = 0;
     if (list) {
-        while (*list && nb < HST_STREAM_MAX_BACKENDS) {
+        while (*list && *nb < HST_STREAM_MAX_BACKENDS) {
             size_t len = strcspn(list, ",");
             if (len >= sizeof sel) len = sizeof sel - 1;
             memcpy(sel, list, len); sel[len] = '\0';
             d.device = sel;
-            if (hst_backend_create(&d, &be[nb]) != HST_SUCCESS) return 0;
-            nb++;
+            if (hst_backend_create(&d, &be[*nb]) != HST_SUCCESS) return 0;
+            (*nb)++;
             list += len + (list[len] == ',');
         }
-        return nb;
+        return 1;
     }
     if (hst_devices(info, sizeof info / sizeof info[0], &n) != HST_SUCCESS) return 0;
-    for (i = 0; i < n && nb < HST_STREAM_MAX_BACKENDS; i++) {
+    for (i = 0; i < n && *nb < HST_STREAM_MAX_BACKENDS; i++) {
         if (info[i].type != HST_DEVICE_GPU) continue;
         d.device = info[i].selector;
-        if (hst_backend_create(&d, &be[nb]) != HST_SUCCESS) return 0;
-        nb++;
+        if (hst_backend_create(&d, &be[*nb]) != HST_SUCCESS) return 0;
+        (*nb)++;
     }
-    return nb;
+    return 1;
 }
 
 /* Builds the stream over the first nb backends; runs it 2 + reps times; best seconds. */
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
     hst_backend *be[HST_STREAM_MAX_BACKENDS];
     hst_buffer *in = NULL, *out1 = NULL, *outn = NULL;
     hst_stream_report r1, rn;
-    unsigned nb, i;
+    unsigned nb = 0, i;
     size_t bytes, k, n;
     double t1, tn, maxdiff = 0.0;
     int rc = 1;
@@ -177,12 +178,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "multi_bench: the volume is too large\n");
         return 2;
     }
-    nb = open_backends(o.devices, be);
-    if (nb == 0 && !o.devices) {   /* `make bench` on a machine without GPUs */
+    if (!open_backends(o.devices, be, &nb)) {
+        fprintf(stderr, "multi_bench: a device did not open\n");
+        goto done;
+    }
+    if (nb == 0) {   /* `make bench` on a machine without GPUs */
         printf("multi_bench: no GPU found; skipped (name devices with --devices)\n");
         return 0;
     }
-    if (nb == 0) { fprintf(stderr, "multi_bench: a device in --devices did not open\n"); return 2; }
     n = (size_t)o.slices * o.side * o.side;
     bytes = n * 4;
     if (hst_pinned_create(be[0], bytes, &in) != HST_SUCCESS ||

@@ -157,12 +157,10 @@ static cl_int tool_fill(cl_command_queue q, cl_mem buf, const void *pat, size_t 
                         size_t sz, cl_uint nw, const cl_event *w, cl_event *e)
 {
     cl_ulong a = off, p = ps, n = sz;
-    cl_context ctx = NULL;
     cl_mem pb;
     cl_int r = tool_kernels(q);
     if (r != CL_SUCCESS) return r;
-    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-    pb = clCreateBuffer(ctx, CL_MEM_READ_ONLY, ps, NULL, &r);
+    pb = clCreateBuffer(tool_ctx, CL_MEM_READ_ONLY, ps, NULL, &r);
     if (r != CL_SUCCESS) return r;
     r = clEnqueueWriteBuffer(q, pb, CL_TRUE, 0, ps, pat, 0, NULL, NULL);
     clSetKernelArg(tool_kfill, 0, sizeof buf, &buf);

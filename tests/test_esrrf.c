@@ -25,6 +25,7 @@
 #define HST_IMPLEMENTATION
 #include "stream.h"
 #include "kernels.h"
+#include "esrrf_twins.h"
 
 /* ---- fixture ------------------------------------------------------------------------------ */
 static hst_backend *be;
@@ -111,48 +112,6 @@ typedef struct epipe {
     uint32_t mag2, one, two, P;
 } epipe;
 
-#define U32(p) (*(const uint32_t *)(p))
-#define F32(p) (*(const float *)(p))
-#define I32(p) (*(const int *)(p))
-
-static hst_result h_roberts(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]), b->base,
-                             b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result h_magnify(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]), U32(s[2]),
-                             U32(s[3]), b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result h_rgc(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], U32(s[0]),
-                         U32(s[1]), U32(s[2]), F32(s[3]), F32(s[4]), I32(s[5]), b->base,
-                         b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result h_fused(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], U32(s[0]), U32(s[1]),
-                               U32(s[2]), F32(s[3]), F32(s[4]), I32(s[5]), b->base, b->begin,
-                               b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result h_temporal(void *const *a, const void *const *s, const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], U32(s[0]), U32(s[1]), b->base,
-                              b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-
 static void stage_init(hst_stream_stage *st, const char *kernel, hst_stream_host_fn host,
                        size_t items)
 {
@@ -214,24 +173,24 @@ static void run_pipe(epipe *p)
     arr[5].dtype = fp64 ? HST_F64 : HST_F32;
     arr[5].global_bytes = (size_t)n_tp(p) * 5 * nM * acc_elem();
     if (!p->fused) {
-        stage_init(&st[ns], "hst_k_esrrf_roberts", h_roberts, n);
+        stage_init(&st[ns], "hst_k_esrrf_roberts", et_roberts, n);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o1;
         ns++;
-        stage_init(&st[ns], "hst_k_esrrf_magnify", h_magnify, 4 * nM);
+        stage_init(&st[ns], "hst_k_esrrf_magnify", et_magnify, 4 * nM);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
         scalar(&st[ns], &p->mag2, 4); scalar(&st[ns], &p->two, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in1; st[ns].num_outputs = 1; st[ns].outputs = o2;
         ns++;
-        stage_init(&st[ns], "hst_k_esrrf_magnify", h_magnify, nM);
+        stage_init(&st[ns], "hst_k_esrrf_magnify", et_magnify, nM);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
         scalar(&st[ns], &p->mag, 4); scalar(&st[ns], &p->one, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o3;
         ns++;
-        stage_init(&st[ns], "hst_k_esrrf_rgc", h_rgc, nM);
+        stage_init(&st[ns], "hst_k_esrrf_rgc", et_rgc, nM);
         st[ns].num_inputs = 2; st[ns].inputs = in23;
     } else {
-        stage_init(&st[ns], "hst_k_esrrf_rgc_fused", h_fused, nM);
+        stage_init(&st[ns], "hst_k_esrrf_rgc_fused", et_rgc_fused, nM);
         st[ns].num_inputs = 1; st[ns].inputs = in0;
     }
     scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4); scalar(&st[ns], &p->mag, 4);
@@ -239,7 +198,7 @@ static void run_pipe(epipe *p)
     st[ns].num_outputs = 1; st[ns].outputs = o4;
     ns++;
     if (p->temporal) {
-        stage_init(&st[ns], "hst_k_esrrf_temporal", h_temporal, nM);
+        stage_init(&st[ns], "hst_k_esrrf_temporal", et_temporal, nM);
         scalar(&st[ns], &p->P, 4); scalar(&st[ns], &p->T, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in4; st[ns].num_outputs = 1; st[ns].outputs = o5;
         st[ns].halo_lo = 1;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../esrrf_twins.h"
+
 #if defined(__GNUC__)
 #  define WL_FN static __attribute__((unused))
 #else
@@ -348,49 +350,6 @@ typedef struct wl_esrrf_par {
     int iw;
 } wl_esrrf_par;
 
-static hst_result wl_h_roberts(void *const *a, const void *const *s, const hst_stream_block *b,
-                               void *u)
-{
-    (void)u;
-    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
-                             b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result wl_h_magnify(void *const *a, const void *const *s, const hst_stream_block *b,
-                               void *u)
-{
-    (void)u;
-    hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
-                             WL_U32(s[2]), WL_U32(s[3]), b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result wl_h_rgc(void *const *a, const void *const *s, const hst_stream_block *b,
-                           void *u)
-{
-    (void)u;
-    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], WL_U32(s[0]),
-                         WL_U32(s[1]), WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4],
-                         *(const int *)s[5], b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result wl_h_rgc_fused(void *const *a, const void *const *s,
-                                 const hst_stream_block *b, void *u)
-{
-    (void)u;
-    hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], WL_U32(s[0]), WL_U32(s[1]),
-                               WL_U32(s[2]), *(const float *)s[3], *(const float *)s[4],
-                               *(const int *)s[5], b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-static hst_result wl_h_temporal(void *const *a, const void *const *s, const hst_stream_block *b,
-                                void *u)
-{
-    (void)u;
-    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], WL_U32(s[0]), WL_U32(s[1]),
-                              b->base, b->begin, b->end, b->total);
-    return HST_SUCCESS;
-}
-
 /* One stage of the eSRRF program reading array in[0] and writing array out[0]. */
 WL_FN void wl_esrrf_stage(hst_stream_stage *st, hst_backend *be, const char *kernel,
                            hst_stream_host_fn host, size_t items, const int *in, const int *out)
@@ -428,20 +387,20 @@ WL_FN unsigned wl_esrrf_rgc_stages(hst_stream_stage *st, hst_backend *be, int fu
     size_t n = (size_t)e->rows * e->cols, nM = e->P;
     unsigned ns = 0;
     if (!fused) {
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_roberts", wl_h_roberts, n, a0, a1);
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_roberts", et_roberts, n, a0, a1);
         wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols); ns++;
         /* the two gradient channels, magnified */
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", wl_h_magnify, 4 * nM, a1, a2);
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", et_magnify, 4 * nM, a1, a2);
         wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
         wl_esrrf_scalar(&st[ns], &e->mag2); wl_esrrf_scalar(&st[ns], &e->two); ns++;
         /* the frames, magnified */
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", wl_h_magnify, nM, a0, a3);
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", et_magnify, nM, a0, a3);
         wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
         wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->one); ns++;
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc", wl_h_rgc, nM, a23, a4);
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc", et_rgc, nM, a23, a4);
         st[ns].num_inputs = 2;
     } else {
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", wl_h_rgc_fused, nM, a0, a4);
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", et_rgc_fused, nM, a0, a4);
     }
     wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
     wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->radius);
@@ -494,7 +453,7 @@ WL_FN hst_result wl_esrrf_once(hst_backend *be, int fused, const float *frames, 
     ns = wl_esrrf_rgc_stages(st, be, fused, &e);
     /* temporal reads the previous frame's rgc (the lag-1 sum: halo_lo 1) and adds each
        pixel's frames into the GLOBAL sums in order (loop_slices 1) */
-    wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_temporal", wl_h_temporal, WL_ESRRF_MPIXELS, a4, a5);
+    wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_temporal", et_temporal, WL_ESRRF_MPIXELS, a4, a5);
     wl_esrrf_scalar(&st[ns], &e.P); wl_esrrf_scalar(&st[ns], &e.T);
     st[ns].halo_lo = 1; st[ns].loop_slices = 1; ns++;
     memset(&d, 0, sizeof d);
