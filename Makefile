@@ -146,7 +146,7 @@ bench-build: $(BENCH_BINS)
 bench: bench-build
 	@set -e; for b in $(BENCH_BINS); do echo "== $$b"; $$b; done
 
-$(BUILD)/bench/%: bench/%.c $(HEADERS)
+$(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
 	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
 

@@ -56,9 +56,10 @@
    (malloc and the default stderr logger are). The environment is read with getenv: do not
    change it while other threads call the library. The program cache directory may be shared by
    threads and processes (unique temporary files renamed into place). The choice timings file
-   is shared between processes under an fcntl lock, which does not exclude the threads of one
-   process: backends of one process must not save to the same file at the same time
-   (hst_choice_save, hst_backend_destroy, hst_choice_run's interval saves).
+   is shared between processes and threads under an fcntl lock on the open file (Linux 3.15 and
+   later); elsewhere the lock is the process's, and backends of one process must not save to
+   the same file at the same time (hst_choice_save, hst_backend_destroy, hst_choice_run's
+   interval saves).
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
@@ -337,6 +338,19 @@ HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size
    array (use its pointer with hst_write/hst_read on other buffers) and a device buffer. On the
    host device: plain host memory. Errors as hst_buffer_create. Thread safety: per backend. */
 HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out);
+/* A buffer over the caller's host memory [ptr, ptr+bytes) (OpenCL's CL_MEM_USE_HOST_PTR), for
+   kernels that read or write host arrays without a staging copy: devices that share host
+   memory (CPU devices such as PoCL, integrated GPUs) access it in place; a discrete GPU's driver
+   copies it to the device when a command first uses it. The host sees what kernels wrote only
+   after hst_map of the range (which copies back where the driver had copied) and hst_unmap;
+   ptr must stay valid, and the caller must not touch it, until the buffer is destroyed (which
+   never frees ptr). Counts against the desc's memory limit like any buffer (the driver may hold
+   a device copy). On the host device: a buffer whose host pointer is ptr itself. flags as
+   hst_buffer_create (HST_MEM_RESIDENT is not allowed). Errors: HST_ERROR_INVALID_ARGUMENT (be,
+   ptr or out NULL, bytes 0, flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (the limits), OpenCL codes.
+   Thread safety: per backend. */
+HST_API hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, unsigned flags,
+                                   hst_buffer **out);
 /* Frees the buffer; a pooled buffer returns to its pool. Sub-buffers first. NULL ignored.
    Thread safety: per backend. */
 HST_API void hst_buffer_destroy(hst_buffer *buf);
@@ -688,7 +702,10 @@ typedef hst_result (*hst_choice_split_fn)(void *args, const hst_choice_split_inf
 typedef struct hst_choice_impl {
     const char *name;              /* unique in the op; no tab, newline or comma ("host",
                                       "opencl", "fused"); copied */
-    hst_choice_run_fn run;
+    hst_choice_run_fn run;         /* NULL in every implementation: a timings-only operation
+                                      (the caller runs the work, hst_choice_record feeds the
+                                      timings, hst_choice_stats reads the estimates;
+                                      hst_choice_run and _benchmark answer UNSUPPORTED) */
     void *user;                    /* passed to run */
     hst_backend *backend;          /* the device it runs on (identity, split limits);
                                       NULL: the backend the op is registered with */
@@ -738,8 +755,9 @@ typedef struct hst_choice_desc {
 HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
    HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
-   many implementations, a run NULL, force or a default naming no implementation),
-   HST_ERROR_OUT_OF_HOST_MEMORY. Thread safety: per backend (also hst_choice_find). */
+   many implementations, some runs NULL and others not, force or a default naming no
+   implementation), HST_ERROR_OUT_OF_HOST_MEMORY.
+   Thread safety: per backend (also hst_choice_find). */
 HST_API hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
                                        hst_choice_op **out);
 HST_API hst_choice_op *hst_choice_find(hst_backend *be, const char *name);  /* NULL: none */
@@ -887,6 +905,7 @@ struct hst_buffer {
     hst_buffer *next_held;     /* pool: the next held block (held list, largest first) */
     hst_buffer *prev_active, *next_active;   /* pool: the blocks handed out */
     int pinned;
+    int wrapped;               /* hst_buffer_wrap: the memory is the caller's, never freed */
 #ifndef HST_NO_OPENCL
     cl_mem cl;
 #endif
@@ -1905,13 +1924,16 @@ static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
     return HST_SUCCESS;
 }
 
-static hst_result hst__cl_alloc(hst_buffer *b, size_t bytes, unsigned flags, int pinned) {
+/* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
+static hst_result hst__cl_alloc(hst_buffer *b, size_t bytes, unsigned flags, int pinned,
+                                void *wrap) {
     hst_backend *be = b->be;
     cl_mem_flags f = (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
                    : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
     cl_int err;
     if (pinned) f = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
-    b->cl = clCreateBuffer(be->ctx, f, bytes, NULL, &err);
+    if (wrap) f |= CL_MEM_USE_HOST_PTR;
+    b->cl = clCreateBuffer(be->ctx, f, bytes, wrap, &err);
     if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateBuffer", err);
     if (pinned) {   /* mapped once, for the buffer's lifetime */
         b->host = clEnqueueMapBuffer(be->queue.cl, b->cl, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
@@ -1933,13 +1955,14 @@ static void hst__buffer_release(hst_buffer *b) {
         clReleaseMemObject(b->cl);
     } else
 #endif
-    if (!b->parent) hst__free(be, b->host);
+    if (!b->parent && !b->wrapped) hst__free(be, b->host);
     if (!b->parent) hst__unreserve(be, b->capacity);
     hst__free(be, b);
 }
 
+/* wrap: the caller's memory (hst_buffer_wrap), else NULL. */
 static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t bytes,
-                                  unsigned flags, int pinned, hst_buffer **out) {
+                                  unsigned flags, int pinned, void *wrap, hst_buffer **out) {
     hst_buffer *b;
     hst_result r;
     if ((r = hst__reserve(be, func, bytes)) != HST_SUCCESS) return r;
@@ -1948,12 +1971,13 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
     b->be = be;
     b->bytes = b->capacity = bytes;
     b->pinned = pinned;
+    b->wrapped = wrap != NULL;
 #ifndef HST_NO_OPENCL
-    if (be->ctx) r = hst__cl_alloc(b, bytes, flags, pinned);
+    if (be->ctx) r = hst__cl_alloc(b, bytes, flags, pinned, wrap);
     else
 #endif
     {
-        b->host = hst__malloc(be, bytes);
+        b->host = wrap ? wrap : hst__malloc(be, bytes);
         r = b->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
         (void)flags;
     }
@@ -1979,13 +2003,23 @@ HST__BDEF hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned f
                                      hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_buffer_create", bytes, flags, out);
     if (r != HST_SUCCESS) return r;
-    return hst__buffer_new(be, "hst_buffer_create", bytes, flags, 0, out);
+    return hst__buffer_new(be, "hst_buffer_create", bytes, flags, 0, NULL, out);
+}
+
+HST__BDEF hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, unsigned flags,
+                                   hst_buffer **out) {
+    hst_result r = hst__check_alloc_args(be, "hst_buffer_wrap", bytes, flags, out);
+    if (r != HST_SUCCESS) return r;
+    if (!ptr) return hst__bad_arg(be, "hst_buffer_wrap", "ptr is NULL");
+    if (flags & HST_MEM_RESIDENT)   /* a wrap is the caller's memory: nothing to allocate */
+        return hst__bad_arg(be, "hst_buffer_wrap", "flags: HST_MEM_RESIDENT is not allowed");
+    return hst__buffer_new(be, "hst_buffer_wrap", bytes, flags, 0, ptr, out);
 }
 
 HST__BDEF hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_pinned_create", bytes, 0, out);
     if (r != HST_SUCCESS) return r;
-    return hst__buffer_new(be, "hst_pinned_create", bytes, 0, 1, out);
+    return hst__buffer_new(be, "hst_pinned_create", bytes, 0, 1, NULL, out);
 }
 
 HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
@@ -2998,7 +3032,8 @@ HST__BDEF void hst_pool_destroy(hst_pool *pool) {
 /* A new block of `bin` bytes; on out-of-memory, frees held blocks largest first and retries. */
 static hst_result hst__pool_grow(hst_pool *pool, size_t bin, hst_buffer **out) {
     for (;;) {
-        hst_result r = hst__buffer_new(pool->be, "hst_pool_alloc", bin, HST_MEM_RESIDENT, 0, out);
+        hst_result r = hst__buffer_new(pool->be, "hst_pool_alloc", bin, HST_MEM_RESIDENT, 0,
+                                       NULL, out);
         if (r == HST_SUCCESS || !hst_result_is_out_of_memory(r)) return r;
         if (!pool->held) return r;
         hst__log(pool->be, HST_LOG_WARN, HST_LOG_POOL_RELEASED_HELD,
@@ -3937,19 +3972,36 @@ static void hst__choice_load(hst__choice *reg) {
     hst__free(reg->be, buf);
 }
 
+/* Linux's open-file-description locks (3.15 and later; glibc names them only under
+   _GNU_SOURCE, which a header cannot count on): owned by the open file, not the process, so
+   the threads of one process exclude each other too, and closing one descriptor does not drop
+   another thread's lock, as it does with F_SETLKW. */
+#if defined(__linux__) && !defined(_WIN32)
+#  ifdef F_OFD_SETLKW
+#    define HST__F_OFD_SETLKW F_OFD_SETLKW
+#  else
+#    define HST__F_OFD_SETLKW 38
+#  endif
+#endif
+
 /* The advisory lock around read-merge-write: fcntl on "<path>.lock" (released by close, also
-   when the process dies); elsewhere a lock directory, waited for at most
-   HST__CHOICE_LOCK_WAIT_S and then ignored (an abandoned one would block forever). */
+   when the process dies), per open file where Linux has it (threads exclude each other), else
+   per process; elsewhere a lock directory, waited for at most HST__CHOICE_LOCK_WAIT_S and then
+   ignored (an abandoned one would block forever). */
 static int hst__choice_lock(const hst__choice *reg, char *lockpath, size_t cap) {
 #if !defined(_WIN32)
     struct flock fl;
-    int fd;
+    int fd, cmd = F_SETLKW;
     snprintf(lockpath, cap, "%s.lock", reg->path);
     if ((fd = open(lockpath, O_RDWR | O_CREAT, 0644)) < 0) return -1;
-    memset(&fl, 0, sizeof fl);
+    memset(&fl, 0, sizeof fl);   /* l_pid 0, as open-file-description locks require */
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
-    while (fcntl(fd, F_SETLKW, &fl) != 0) {
+#  ifdef HST__F_OFD_SETLKW
+    cmd = HST__F_OFD_SETLKW;
+#  endif
+    while (fcntl(fd, cmd, &fl) != 0) {
+        if (errno == EINVAL && cmd != F_SETLKW) { cmd = F_SETLKW; continue; }  /* older kernel */
         if (errno != EINTR) { close(fd); return -1; }
     }
     return fd;
@@ -4296,6 +4348,14 @@ static hst_result hst__choice_check_call(const hst_choice_op *op, const char *fu
     return hst__choice_check_sig(op->reg->be, func, sig, n);
 }
 
+/* A timings-only operation (no run) cannot be run: its caller does the work. */
+static hst_result hst__choice_check_runnable(const hst_choice_op *op, const char *func) {
+    if (op->impl[0].pub.run) return HST_SUCCESS;
+    hst__log(op->reg->be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT, "%s: %s is a timings-only "
+             "operation (its implementations have no run function)", func, op->name);
+    return HST_ERROR_UNSUPPORTED;
+}
+
 /* ---- registration ---- */
 static int hst__choice_name_ok(const char *s, const char *forbidden) {
     return s && *s && !strpbrk(s, forbidden);
@@ -4318,7 +4378,10 @@ static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg
         if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,"))
             return hst__bad_arg(be, f, "%s: impls[%zu].name is missing or holds a tab, newline "
                                 "or comma", d->name, i);
-        if (!d->impls[i].run) return hst__bad_arg(be, f, "%s: impls[%zu].run is NULL", d->name, i);
+        if (!d->impls[i].run != !d->impls[0].run)
+            return hst__bad_arg(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
+                                "timings-only operation has no run at all)", d->name, i,
+                                d->impls[i].run ? "set" : "NULL");
         for (j = 0; j < i; j++)
             if (!strcmp(d->impls[i].name, d->impls[j].name))
                 return hst__bad_arg(be, f, "%s: two implementations are named %s", d->name,
@@ -4475,6 +4538,7 @@ HST__BDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
     unsigned attempt;
     int i, forced, explored = 0, revisit;
     if (!op) return hst__bad_arg(NULL, "hst_choice_run", "op is NULL");
+    if ((r = hst__choice_check_runnable(op, "hst_choice_run")) != HST_SUCCESS) return r;
     reg = op->reg;
     if ((r = hst__choice_check_sig(reg->be, "hst_choice_run", sig, sig_len)) != HST_SUCCESS)
         return r;
@@ -4640,6 +4704,7 @@ HST__BDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
     unsigned order, k, pick;
     hst_result r;
     r = hst__choice_check_call(op, "hst_choice_benchmark", sig, sig_len, count != NULL);
+    if (r == HST_SUCCESS) r = hst__choice_check_runnable(op, "hst_choice_benchmark");
     if (r != HST_SUCCESS) return r;
     *count = op->nimpl;
     if (!rows) return HST_SUCCESS;

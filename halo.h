@@ -245,6 +245,30 @@ HST_API hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t n, void *const
 HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
                                         const size_t *bytes, const void *buffer);
 
+/* The host path by measured speed (backend.h's choice among implementations; operations
+   "halo_pack_host" and "halo_unpack_host" registered on the plan's backend at first use):
+     "host"    hst_halo_pack_host / _unpack_host: memcpy'd runs on the calling thread;
+     "device"  (OpenCL backends) the fused kernel on the quantities in place (hst_buffer_wrap):
+               zero-copy on CPU devices and integrated GPUs, where the device's threads can beat
+               one host thread on large halos; on a discrete GPU the driver copies each whole
+               quantity, so it wins only where that is cheap.
+   The signature is (halo bytes, mean contiguous run in bytes, bytes of all quantities): what
+   each path's cost follows. The bytes are identical whichever runs. force: an implementation's
+   name or NULL (also $HST_FORCE="halo_pack_host:device"); outcome (may be NULL) says which ran.
+   The device path uses the plan's device buffers: do not overlap it with hst_halo_pack/unpack
+   of the same plan. Quantities that overlap in memory (other than the same pointer twice)
+   always run on the host: OpenCL leaves buffers over overlapping host memory undefined.
+   Errors: as hst_halo_pack_host, hst_choice_register and hst_choice_run (a failing "device"
+   is skipped for the signature, logged, and "host" runs). Thread safety: per backend. */
+HST_API hst_result hst_halo_pack_host_choose(hst_halo_plan *plan, size_t n,
+                                             void *const *quantities, const size_t *bytes,
+                                             void *buffer, const char *force,
+                                             hst_choice_outcome *outcome);
+HST_API hst_result hst_halo_unpack_host_choose(hst_halo_plan *plan, size_t n,
+                                               void *const *quantities, const size_t *bytes,
+                                               const void *buffer, const char *force,
+                                               hst_choice_outcome *outcome);
+
 /* Host copies of the buffers for communication: pinned mirrors, created on first call (on the
    host device: the buffers themselves). download copies a peer's send segment (or
    HST_HALO_ALL_PEERS) to the send mirror; upload copies the recv mirror's segment to the recv
@@ -400,7 +424,9 @@ struct hst_halo_plan {
     hst_event last_pack, last_unpack;
     hst_halo_stats stats;
 #ifndef HST_NO_OPENCL
-    cl_mem bound[2][HST_HALO_MAX_QUANTITIES];   /* quantity arguments set on each kernel */
+    cl_mem bound[2][HST_HALO_MAX_QUANTITIES];   /* quantity arguments set on each kernel,
+                                                   retained: a freed handle's address could
+                                                   come back as another buffer's */
 #endif
 };
 
@@ -925,10 +951,24 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
 }
 #endif
 
+/* Drops the plan's references to the quantities last bound to its kernels. */
+static void hst__halo_unbind(hst_halo_plan *p)
+{
+#ifndef HST_NO_OPENCL
+    size_t k, i;
+    for (k = 0; k < 2; ++k)
+        for (i = 0; i < HST_HALO_MAX_QUANTITIES; ++i)
+            if (p->bound[k][i]) clReleaseMemObject(p->bound[k][i]);
+#else
+    (void)p;
+#endif
+}
+
 HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
 {
     if (!p) return;
     hst_halo_plan_synchronize(p);
+    hst__halo_unbind(p);
     hst_event_release(p->last_pack);
     hst_event_release(p->last_unpack);
     hst_kernel_destroy(p->kpack);
@@ -1153,6 +1193,8 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
             if (p->bound[unpack][i] == m) continue;
             if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + i), quantities[i])) != HST_SUCCESS)
                 return r;
+            clRetainMemObject(m);
+            if (p->bound[unpack][i]) clReleaseMemObject(p->bound[unpack][i]);
             p->bound[unpack][i] = m;
         }
         r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
@@ -1210,6 +1252,214 @@ HST__HDEF hst_result hst_halo_unpack_host(hst_halo_plan *p, size_t n, void *cons
     hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack, buffer, quantities);
     p->stats.unpack_launches++;
     return HST_SUCCESS;
+}
+
+/* >>host path by measured speed -------------------------------------------------------------- */
+/* One call of the chosen host path: what every implementation needs. */
+typedef struct hst__halo_host_call {
+    hst_halo_plan *plan;
+    int unpack;
+    size_t n;
+    void *const *quantities;
+    const size_t *bytes;
+    void *buffer;                   /* pack: written; unpack: read only */
+} hst__halo_host_call;
+
+static hst_result hst__halo_host_twin(void *args, void *user)
+{
+    hst__halo_host_call *c = (hst__halo_host_call *)args;
+    (void)user;
+    return c->unpack ? hst_halo_unpack_host(c->plan, c->n, c->quantities, c->bytes, c->buffer)
+                     : hst_halo_pack_host(c->plan, c->n, c->quantities, c->bytes, c->buffer);
+}
+
+#ifndef HST_NO_OPENCL
+/* Wraps each distinct quantity pointer once (a pointer given twice shares one buffer, so a
+   discrete GPU's copy-back of one cannot undo the other's writes). */
+static hst_result hst__halo_wrap_all(const hst__halo_host_call *c, hst_buffer **w)
+{
+    hst_halo_plan *p = c->plan;
+    unsigned flags = c->unpack ? HST_MEM_READ_WRITE : HST_MEM_READ_ONLY;
+    hst_result r = HST_SUCCESS;
+    size_t i, j;
+    for (i = 0; i < c->n && r == HST_SUCCESS; ++i) {
+        for (j = 0; j < i && c->quantities[j] != c->quantities[i]; ++j) {}
+        w[i] = NULL;
+        if (j < i) continue;
+        r = hst_buffer_wrap(p->be, c->quantities[i], p->qbytes[i], flags, &w[i]);
+    }
+    for (i = 0; i < c->n; ++i)   /* duplicates point at their first wrap */
+        if (!w[i] && r == HST_SUCCESS)
+            for (j = 0; j < i; ++j)
+                if (c->quantities[j] == c->quantities[i]) { w[i] = w[j]; break; }
+    return r;
+}
+
+/* Maps and unmaps each wrap so that the host memory holds what the kernel wrote. */
+static hst_result hst__halo_sync_wraps(hst_halo_plan *p, size_t n, hst_buffer **w, hst_queue *q)
+{
+    hst_result r = HST_SUCCESS;
+    size_t i, j;
+    for (i = 0; i < n && r == HST_SUCCESS; ++i) {
+        void *ptr;
+        for (j = 0; j < i && w[j] != w[i]; ++j) {}
+        if (j < i) continue;
+        r = hst_map(q, w[i], HST_MAP_READ, 0, p->qbytes[i], 1, &ptr, 0, NULL, NULL);
+        if (r == HST_SUCCESS) r = hst_unmap(q, w[i], ptr, 0, NULL, NULL);
+    }
+    if (r == HST_SUCCESS) r = hst_queue_finish(q);
+    return r;
+}
+
+static void hst__halo_unwrap_all(hst_halo_plan *p, size_t n, hst_buffer **w)
+{
+    size_t i, j;
+    hst__halo_unbind(p);   /* the kernels must not keep the caller's memory */
+    memset(p->bound, 0, sizeof p->bound);
+    for (i = 0; i < n; ++i) {
+        for (j = 0; j < i && w[j] != w[i]; ++j) {}
+        if (j == i) hst_buffer_destroy(w[i]);
+    }
+}
+
+/* The fused kernel on the quantities in place, through the plan's device buffers. */
+static hst_result hst__halo_host_device(void *args, void *user)
+{
+    hst__halo_host_call *c = (hst__halo_host_call *)args;
+    hst_halo_plan *p = c->plan;
+    hst_queue *q = hst_backend_queue(p->be);
+    hst_buffer *w[HST_HALO_MAX_QUANTITIES];
+    hst_event e = NULL;
+    hst_result r;
+    (void)user;
+    r = hst__halo_wrap_all(c, w);
+    if (r == HST_SUCCESS && c->unpack) {
+        r = hst_write(q, p->recv, 0, c->buffer, p->recv_total, 0, 0, NULL, &e);
+        if (r == HST_SUCCESS) r = hst_halo_unpack(p, q, c->n, w, e ? 1 : 0, &e, NULL);
+        if (r == HST_SUCCESS) r = hst__halo_sync_wraps(p, c->n, w, q);
+    } else if (r == HST_SUCCESS) {
+        r = hst_halo_pack(p, q, c->n, w, 0, NULL, &e);
+        if (r == HST_SUCCESS) r = hst_read(q, p->send, 0, c->buffer, p->send_total, 1, 1, &e, NULL);
+    }
+    if (r != HST_SUCCESS) hst_queue_finish(q);   /* nothing may still use the wraps */
+    hst_event_release(e);
+    hst__halo_unwrap_all(p, c->n, w);
+    return r;
+}
+#endif
+
+/* pack: the send buffer's bytes, for hst_choice_benchmark's cross-check. */
+static hst_result hst__halo_host_output(void *args, double *dst, size_t capacity, size_t *count)
+{
+    const hst__halo_host_call *c = (const hst__halo_host_call *)args;
+    const unsigned char *b = (const unsigned char *)c->buffer;
+    size_t i;
+    *count = c->plan->send_total;
+    for (i = 0; dst && i < *count && i < capacity; ++i) dst[i] = b[i];
+    return HST_SUCCESS;
+}
+
+/* The operation on the plan's backend, registered at first use. */
+static hst_result hst__halo_host_op(hst_halo_plan *p, int unpack, hst_choice_op **op)
+{
+    const char *name = unpack ? "halo_unpack_host" : "halo_pack_host";
+    hst_choice_impl im[2];
+    hst_choice_op_desc d;
+    if ((*op = hst_choice_find(p->be, name)) != NULL) return HST_SUCCESS;
+    memset(im, 0, sizeof im);
+    memset(&d, 0, sizeof d);
+    im[0].name = "host";
+    im[0].run = hst__halo_host_twin;
+    im[0].reference = 1;
+    d.num_impls = 1;
+#ifndef HST_NO_OPENCL
+    if (!hst_backend_is_host(p->be)) {
+        im[1].name = "device";
+        im[1].run = hst__halo_host_device;
+        d.num_impls = 2;
+    }
+#endif
+    d.name = name;
+    d.impls = im;
+    if (!unpack) d.output = hst__halo_host_output;
+    return hst_choice_register(p->be, &d, op);
+}
+
+/* Contiguous runs of a slot table (a run: the last dimension when its step is 1). */
+static uint64_t hst__halo_runs(const uint64_t *desc, size_t nslots)
+{
+    uint64_t runs = 0;
+    size_t s;
+    for (s = 0; s < nslots; ++s) {
+        const uint64_t *d = desc + s * HST_K_HALO_DESC_WORDS;
+        uint64_t elems = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] *
+                         d[HST_K_HALO_D_EXT + 2] * d[HST_K_HALO_D_EXT + 3];
+        runs += (int64_t)d[HST_K_HALO_D_STEP + 3] == 1 ? elems / d[HST_K_HALO_D_EXT + 3] : elems;
+    }
+    return runs;
+}
+
+/* Whether two distinct quantity pointers share bytes: OpenCL leaves buffers over overlapping
+   host memory undefined, so those run on the host. */
+static int hst__halo_overlap(const hst_halo_plan *p, size_t n, void *const *q)
+{
+    size_t i, j;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < i; ++j) {
+            const char *a = (const char *)q[i], *b = (const char *)q[j];
+            if (a != b && a < b + p->qbytes[j] && b < a + p->qbytes[i]) return 1;
+        }
+    return 0;
+}
+
+static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
+                                        void *const *quantities, const size_t *bytes,
+                                        void *buffer, const char *force,
+                                        hst_choice_outcome *outcome)
+{
+    const char *f = unpack ? "hst_halo_unpack_host_choose" : "hst_halo_pack_host_choose";
+    hst__halo_host_call c;
+    hst_choice_op *op;
+    uint64_t runs, total = 0;
+    int64_t sig[3];
+    hst_result r;
+    size_t i;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst__halo_check_quantities(p, f, n, (const void *const *)quantities, NULL,
+                                        bytes)) != HST_SUCCESS)
+        return r;
+    if (!buffer)
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                              "%s: buffer is NULL", f);
+    if ((r = hst__halo_host_op(p, unpack, &op)) != HST_SUCCESS) return r;
+    for (i = 0; i < n; ++i) total += p->qbytes[i];
+    runs = unpack ? hst__halo_runs(p->table + p->unpack_desc_at, p->nunpack)
+                  : hst__halo_runs(p->table + p->pack_desc_at, p->npack);
+    sig[0] = (int64_t)(unpack ? p->recv_total : p->send_total);
+    sig[1] = runs ? (int64_t)((unpack ? p->recv_total : p->send_total) / runs) : 0;
+    sig[2] = (int64_t)total;
+    c.plan = p; c.unpack = unpack; c.n = n; c.quantities = quantities; c.bytes = bytes;
+    c.buffer = buffer;
+    if (hst__halo_overlap(p, n, quantities)) force = "host";
+    return hst_choice_run(op, sig, 3, &c, force, outcome);
+}
+
+HST__HDEF hst_result hst_halo_pack_host_choose(hst_halo_plan *p, size_t n,
+                                               void *const *quantities, const size_t *bytes,
+                                               void *buffer, const char *force,
+                                               hst_choice_outcome *outcome)
+{
+    return hst__halo_host_choose(p, 0, n, quantities, bytes, buffer, force, outcome);
+}
+
+HST__HDEF hst_result hst_halo_unpack_host_choose(hst_halo_plan *p, size_t n,
+                                                 void *const *quantities, const size_t *bytes,
+                                                 const void *buffer, const char *force,
+                                                 hst_choice_outcome *outcome)
+{
+    /* the unpack implementations only read the buffer */
+    return hst__halo_host_choose(p, 1, n, quantities, bytes, (void *)(uintptr_t)buffer, force,
+                                 outcome);
 }
 
 HST__HDEF int hst_halo_plan_ready(const hst_halo_plan *p)

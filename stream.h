@@ -31,6 +31,14 @@
    stream); a stream is used by one thread at a time (two threads may run two streams made on
    their own backends).
 
+   Several devices: each gets one contiguous range of slices, in proportion to its speed. The
+   speeds come from backend.h's choice registry (that of backends[0]): the stream registers a
+   timings-only operation "stream_split_<16 hex digits>" (a hash of the chain and the devices),
+   one implementation "d0", "d1", ... per device, with one signature integer, the bytes per
+   slice; every successful run records each device's seconds per slice, and each split uses the
+   registry's estimate (lower median of recent runs, kept in its timings file across processes).
+   See hst_stream_desc.weights and hst_stream_choice_op.
+
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment); a stream counts as an object of every backend it was made with.
 
@@ -158,8 +166,12 @@ typedef int (*hst_stream_progress_fn)(uint64_t slices_done, uint64_t slices_tota
 typedef struct hst_stream_desc {
     hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices (all host, or all OpenCL) */
     unsigned num_backends;
-    const double *weights;          /* relative speeds for the first split (NULL: equal); later
-                                       runs split by the speeds measured in the previous run */
+    const double *weights;          /* relative speeds (> 0), one per device. The first run
+                                       splits by these; NULL: by the speeds the backend's choice
+                                       registry holds for this chain and these devices (earlier
+                                       runs, this process or the timings file), else equally;
+                                       later runs split by the registry's robust estimate (lower
+                                       median of recent runs), else by these, else equally */
     uint64_t num_slices;            /* N > 0 */
     const hst_stream_array *arrays;
     unsigned num_arrays;
@@ -228,6 +240,18 @@ HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsign
 
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
+/* The choice registry's operation that splits the slices across the devices, for inspection
+   (hst_choice_stats) or to feed timings measured elsewhere (hst_choice_record): registered on
+   backends[0] as "stream_split_<16 hex digits>", a 64-bit FNV-1a hash of the stages (names,
+   kernels, sources, options, bindings, halos, NDRange shape), the array kinds, the accumulators
+   and the devices' identities ("name | driver version", in order), so the same chain on the same
+   devices finds its timings again; slice sizes and N are not in the name. Implementations "d0",
+   "d1", ...: one per device, timed in seconds per slice. Signature: one integer, the bytes of one
+   slice summed over the sliced arrays (TEMP included, GLOBAL not), bucketed by the registry.
+   NULL for one device, or when the operation could not be registered or found (logged as
+   HST_LOG_CHOICE_FAILED; the split then follows desc.weights, else equal shares). The op lives
+   until backends[0] is destroyed. Thread safety: while alive. */
+HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for one device */
 
 #ifdef __cplusplus
 }
@@ -318,7 +342,11 @@ struct hst_stream {
     int bindings[HST_STREAM_MAX_STAGES][2][HST_STREAM_MAX_BINDINGS];  /* copies of the stages'
                                                                        input and output lists */
     hst_backend *backends[HST_STREAM_MAX_BACKENDS];
-    double weights[HST_STREAM_MAX_BACKENDS];
+    double weights[HST_STREAM_MAX_BACKENDS];    /* desc.weights (desc.weights points here when
+                                                   given), else 1 */
+    hst_choice_op *split_op;                    /* the registry's split op; NULL: none */
+    int64_t split_sig;                          /* its signature: bytes per slice */
+    uint64_t runs;                              /* hst_stream_run calls so far */
     unsigned ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
     unsigned halo_lo, halo_hi;                  /* whole chain: the loaded range */
     uint64_t block;                             /* B */
@@ -632,21 +660,164 @@ static hst_result hst__choose_block(hst_stream *s) {
     return HST_SUCCESS;
 }
 
-/* Contiguous ranges in device order, in proportion to the weights. */
+/* >>split ------------------------------------------------------------------------------------
+   The registry's timings-only op gives each device's speed (see hst_stream_choice_op). */
+#define HST__FNV_OFFSET 14695981039346656037ull
+#define HST__FNV_PRIME 1099511628211ull
+
+static uint64_t hst__fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ b[i]) * HST__FNV_PRIME;
+    return h;
+}
+
+/* Little-endian bytes, so the name (and the timings file's key) is the same on every host. */
+static uint64_t hst__fnv_u64(uint64_t h, uint64_t v) {
+    unsigned char b[8];
+    unsigned i;
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    return hst__fnv(h, b, sizeof b);
+}
+
+/* With its NUL, so "ab" + "c" and "a" + "bc" differ. NULL hashes as "". */
+static uint64_t hst__fnv_str(uint64_t h, const char *str) {
+    return str ? hst__fnv(h, str, strlen(str) + 1) : hst__fnv(h, "", 1);
+}
+
+/* What a slice costs on the devices, except its size (the signature holds that, bucketed, so
+   streams of similar slice sizes share timings): the stages, the kinds of the arrays, the
+   accumulators, and the devices in order. Scalar values may change between runs: left out. */
+static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
+    uint64_t h = hst__fnv_u64(HST__FNV_OFFSET, s->desc.num_backends);
+    unsigned i, k;
+    for (i = 0; i < s->desc.num_backends; i++) h = hst__fnv_str(h, ids[i]);
+    for (i = 0; i < s->desc.num_stages; i++) {
+        const hst_stream_stage *g = &s->stages[i];
+        h = hst__fnv_str(hst__fnv_str(h, g->name), g->kernel);
+        h = hst__fnv_u64(h, g->source_count);
+        for (k = 0; g->sources && k < g->source_count; k++)   /* host twins need none */
+            h = hst__fnv_str(h, g->sources[k]);
+        h = hst__fnv_str(h, g->options);
+        h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
+        for (k = 0; k < g->num_inputs + g->num_outputs; k++)
+            h = hst__fnv_u64(h, (uint64_t)(k < g->num_inputs ? g->inputs[k]
+                                                           : g->outputs[k - g->num_inputs]));
+        h = hst__fnv_u64(hst__fnv_u64(h, g->halo_lo), g->halo_hi);
+        h = hst__fnv_u64(hst__fnv_u64(h, g->local_size), (uint64_t)g->loop_slices);
+        h = hst__fnv_u64(h, g->num_scalars);
+    }
+    for (i = 0; i < s->desc.num_arrays; i++) {   /* fields a kind ignores may hold anything */
+        const hst_stream_array *a = &s->arrays[i];
+        int global = a->kind == HST_STREAM_GLOBAL;
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->kind), global ? (uint64_t)a->dtype : 0);
+    }
+    for (i = 0; i < s->desc.num_accumulators; i++) {
+        const hst_stream_acc *a = &s->accs[i];
+        int b = a->kind == HST_STREAM_DIFF2 ? a->b : -1;
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->kind), (uint64_t)a->dtype);
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->a), (uint64_t)b);
+    }
+    return h;
+}
+
+static void hst__split_impl_name(unsigned d, char *buf, size_t cap) {
+    snprintf(buf, cap, "d%u", d);
+}
+
+/* Finds the chain's op (registered by an earlier stream in this process) or registers it;
+   without one (no memory, or a name taken by an op of another shape) the split falls back to
+   desc.weights or equal shares, logged. */
+static void hst__split_register(hst_stream *s) {
+    hst_choice_impl impls[HST_STREAM_MAX_BACKENDS];
+    char ids[HST_STREAM_MAX_BACKENDS][512], names[HST_STREAM_MAX_BACKENDS][16], op_name[48];
+    hst_backend *be = s->backends[0];
+    unsigned d, n = s->desc.num_backends;
+    hst_choice_op *op;
+    size_t count = 0;
+    const char *why = NULL;
+    if (n < 2) return;
+    memset(impls, 0, sizeof impls);
+    for (d = 0; d < n; d++) {
+        const hst_device_info *info = hst_backend_device(s->backends[d]);
+        snprintf(ids[d], sizeof ids[d], "%s | %s", info->name, info->driver_version);
+        hst__split_impl_name(d, names[d], sizeof names[d]);
+        impls[d].name = names[d];
+        impls[d].device_id = ids[d];   /* backend stays NULL: the op never touches backends[d],
+                                          which the caller may destroy before backends[0] */
+    }
+    snprintf(op_name, sizeof op_name, "stream_split_%016llx",
+             (unsigned long long)hst__split_hash(s, ids));
+    if ((op = hst_choice_find(be, op_name)) != NULL) {
+        if (hst_choice_stats(op, NULL, 0, NULL, 0, &count) != HST_SUCCESS || count != n)
+            why = "an operation of that name has another number of implementations";
+    } else {
+        hst_choice_op_desc od;
+        memset(&od, 0, sizeof od);
+        od.name = op_name;
+        od.impls = impls;
+        od.num_impls = n;
+        od.no_warmup = 1;   /* the stream's first run is as much a measurement as any */
+        if (hst_choice_register(be, &od, &op) != HST_SUCCESS) why = "registration failed";
+    }
+    if (why) {
+        hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: %s: %s; the "
+                        "split follows desc.weights, else equal shares", op_name, why);
+        return;
+    }
+    s->split_op = op;
+    s->split_sig = (int64_t)hst__slice_sum(s);
+}
+
+/* Weights from the registry (1 / seconds per slice) when every device has an estimate. */
+static int hst__split_registry_weights(const hst_stream *s, double *w) {
+    hst_choice_stat st[HST_STREAM_MAX_BACKENDS];
+    unsigned d, n = s->desc.num_backends;
+    size_t count = 0;
+    if (!s->split_op || hst_choice_stats(s->split_op, &s->split_sig, 1, st, n, &count) !=
+        HST_SUCCESS || count != n) return 0;
+    for (d = 0; d < n; d++) {
+        if (st[d].source == HST_CHOICE_NONE || !(st[d].seconds > 0.0)) return 0;
+        w[d] = 1.0 / st[d].seconds;
+    }
+    return 1;
+}
+
+/* Contiguous ranges in device order, in proportion to the weights: the desc's for the first
+   run when it gave them, else the registry's, else the desc's or equal. */
 static void hst__split(hst_stream *s) {
-    double total = 0.0, acc = 0.0;
+    double w[HST_STREAM_MAX_BACKENDS], total = 0.0, acc = 0.0;
     uint64_t N = s->desc.num_slices, start = 0;
     unsigned d, n = s->desc.num_backends;
-    for (d = 0; d < n; d++) total += s->weights[d];
+    int first_by_desc = s->desc.weights && s->runs == 0;
+    if (first_by_desc || !hst__split_registry_weights(s, w))
+        for (d = 0; d < n; d++) w[d] = s->weights[d];
+    for (d = 0; d < n; d++) total += w[d];
     for (d = 0; d < n; d++) {
         uint64_t end;
-        acc += s->weights[d];
+        acc += w[d];
         end = d + 1 == n ? N : (uint64_t)((double)N * acc / total + 0.5);
         if (end < start) end = start;
         if (end > N) end = N;
         s->devs[d].r0 = start;
         s->devs[d].r1 = end;
         start = end;
+    }
+}
+
+/* After a successful run: each device's seconds per slice, for the next splits (this stream's,
+   later streams' of this chain, other processes' through the timings file). */
+static void hst__split_record(hst_stream *s) {
+    unsigned d;
+    if (!s->split_op) return;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        const hst__sdev *dv = &s->devs[d];
+        double t = dv->end_s - dv->start_s;
+        char impl[16];
+        if (dv->r1 == dv->r0 || !(t >= 0.0)) continue;   /* no slices: no speed */
+        hst__split_impl_name(d, impl, sizeof impl);
+        /* a timing lost to a full host memory costs split quality only: nothing to report */
+        (void)hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));
     }
 }
 
@@ -786,7 +957,7 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
         s->devs[i].be = d->backends[i];
         fp64 &= hst_backend_device(d->backends[i])->fp64 != 0;
     }
-    s->desc.weights = NULL;
+    s->desc.weights = d->weights ? s->weights : NULL;
     s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
     s->host = hst_backend_is_host(d->backends[0]);
     s->acc_bytes = fp64 ? 8 : 4;
@@ -815,11 +986,16 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
     for (d = 0; r == HST_SUCCESS && !s->host && d < desc->num_backends; d++)
         r = hst__stream_device(s, &s->devs[d]);
     if (r != HST_SUCCESS) { hst_stream_destroy(s); return r; }
+    hst__split_register(s);   /* last: a stream that failed registers nothing */
     *out = s;
     return HST_SUCCESS;
 }
 
 HST__SDEF uint64_t hst_stream_block_slices(const hst_stream *s) { return s ? s->block : 0; }
+
+HST__SDEF hst_choice_op *hst_stream_choice_op(const hst_stream *s) {
+    return s ? s->split_op : NULL;
+}
 
 /* Checks one replacement of hst_stream_set_arrays. */
 static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *host, const hst_buffer *pinned) {
@@ -1263,16 +1439,6 @@ static void hst__stream_report(hst_stream *s, hst_stream_report *rep, double t0)
             rep->acc[i] += s->acc_slices[(size_t)i * s->desc.num_slices + z];
 }
 
-/* The next run splits by the speeds this one measured (slices per second per device). */
-static void hst__update_weights(hst_stream *s) {
-    unsigned d;
-    for (d = 0; d < s->desc.num_backends; d++) {
-        const hst__sdev *dv = &s->devs[d];
-        double t = dv->end_s - dv->start_s;
-        if (dv->r1 > dv->r0 && t > 0.0) s->weights[d] = (double)(dv->r1 - dv->r0) / t;
-    }
-}
-
 HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     hst_stream_report local;
     double t0 = hst__now_s();
@@ -1280,6 +1446,7 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     hst_result r;
     if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: s is NULL");
     hst__split(s);
+    s->runs++;
     s->done = 0;
     for (d = 0; d < s->desc.num_backends; d++) {
         hst__sdev *dv = &s->devs[d];
@@ -1298,7 +1465,7 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     } else
 #endif
         r = hst__host_run(s);
-    if (r == HST_SUCCESS) hst__update_weights(s);
+    if (r == HST_SUCCESS) hst__split_record(s);
     hst__stream_report(s, report ? report : &local, t0);
     return r;
 }

@@ -17,29 +17,12 @@
 #define _POSIX_C_SOURCE 199309L
 #include "halo.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define CHECK(call) do { hst_result r_ = (call); if (r_ != HST_SUCCESS) {                       \
-        fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, hst_result_string(r_)); \
-        exit(1); } } while (0)
+#include "bench_util.h"
+
 #define WARMUPS 3
 #define MAX_ITERS 1000
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct timing { double best, median; } timing;
 

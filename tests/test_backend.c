@@ -1309,6 +1309,65 @@ static void run_twice(hst_backend *be, hst_program *prog, const size_t *local)
     hst_kernel_destroy(k);
 }
 
+/* A buffer over the caller's memory: reads see it, writes show after a map, a kernel writes
+   it in place (OpenCL devices), destroy leaves it alone; the argument errors. */
+static void test_buffer_wrap(void **state)
+{
+    fixture *f = FIX(state);
+    hst_backend *be = f->be;
+    hst_queue *q = hst_backend_queue(be);
+    hst_buffer *w = NULL, *other = NULL;
+    static int mem[1001];
+    int got[1001], part[100];
+    void *p = NULL;
+    int i;
+    for (i = 0; i < 1001; i++) mem[i] = -1 - i;
+    for (i = 0; i < 100; i++) part[i] = 7 * i;
+    assert_int_equal(hst_buffer_wrap(be, mem, sizeof mem, 0, &w), HST_SUCCESS);
+    assert_int_equal(hst_buffer_bytes(w), sizeof mem);
+    assert_int_equal(hst_read(q, w, 0, got, sizeof got, 1, 0, NULL, NULL), HST_SUCCESS);
+    assert_memory_equal(got, mem, sizeof got);
+    assert_int_equal(hst_write(q, w, 40, part, sizeof part, 1, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_map(q, w, HST_MAP_READ, 0, sizeof mem, 1, &p, 0, NULL, NULL),
+                     HST_SUCCESS);
+    assert_int_equal(hst_unmap(q, w, p, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_queue_finish(q), HST_SUCCESS);
+    assert_memory_equal(mem + 10, part, sizeof part);
+    assert_int_equal(mem[9], -10);
+    assert_int_equal(mem[110], -111);
+    if (!hst_backend_is_host(be)) {   /* a kernel writes the caller's memory in place */
+        hst_program *prog = NULL;
+        hst_kernel *k = NULL;
+        const int n = 1000;
+        const size_t global = 1000;
+        assert_int_equal(hst_program_build(be, 1, &twice_src, "", &prog), HST_SUCCESS);
+        assert_int_equal(hst_kernel_create(prog, "twice", &k), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_buffer(k, 0, w), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 1, sizeof n, &n), HST_SUCCESS);
+        assert_int_equal(hst_launch(q, k, 1, &global, NULL, 0, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(hst_map(q, w, HST_MAP_READ, 0, sizeof mem, 1, &p, 0, NULL, NULL),
+                         HST_SUCCESS);
+        assert_int_equal(hst_unmap(q, w, p, 0, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(hst_queue_finish(q), HST_SUCCESS);
+        for (i = 0; i < 1000; i++) assert_int_equal(mem[i], 2 * i);
+        assert_int_equal(mem[1000], -1001);
+        hst_kernel_destroy(k);
+        hst_program_release(prog);
+    }
+    hst_buffer_destroy(w);
+    mem[0] = 5;   /* still the caller's (a sanitizer build sees a free of static memory) */
+    cap_reset(&f->log);
+    assert_result_logged(hst_buffer_wrap(be, NULL, 16, 0, &other), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_buffer_wrap(be, mem, 0, 0, &other), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_buffer_wrap(be, mem, 16, HST_MEM_RESIDENT, &other),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_buffer_wrap(be, mem, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_null(other);
+}
+
 static void test_program_host_unsupported(void **state)
 {
     fixture *f = FIX(state);
@@ -2065,6 +2124,7 @@ int main(void)
         cmocka_unit_test_setup(test_buffer_write_read_copy, test_setup),
         cmocka_unit_test_setup(test_buffer_rect, test_setup),
         cmocka_unit_test_setup(test_buffer_map, test_setup),
+        cmocka_unit_test_setup(test_buffer_wrap, test_setup),
         cmocka_unit_test_setup(test_buffer_migrate_resident, test_setup),
         cmocka_unit_test_setup(test_buffer_svm, test_setup),
     };

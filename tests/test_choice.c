@@ -1094,7 +1094,7 @@ static void test_bad_arguments(void **state)
     c.impls[1].name = "A";  REJECT(hst_choice_register(c.be, &d, &op));   /* repeated */
     c.impls[1].name = "B,C"; REJECT(hst_choice_register(c.be, &d, &op));
     c.impls[1].name = "B";
-    c.impls[1].run = NULL;  REJECT(hst_choice_register(c.be, &d, &op));
+    c.impls[1].run = NULL;  REJECT(hst_choice_register(c.be, &d, &op));   /* only one run */
     c.impls[1].run = fake_run;
     d.num_defaults = 1;     REJECT(hst_choice_register(c.be, &d, &op));   /* defaults NULL */
     d.num_defaults = 0;
@@ -1123,6 +1123,51 @@ static void test_bad_arguments(void **state)
     assert_int_equal(hst_choice_save(c.be), HST_SUCCESS);                 /* path off: nothing */
     assert_int_equal(hst_choice_save(NULL), HST_ERROR_INVALID_ARGUMENT);
 #undef REJECT
+    ctx_close(&c);
+}
+
+/* A timings-only operation (no run anywhere): records and estimates work, running is
+   refused, and a run set on only some implementations is rejected. */
+static void test_timings_only(void **state)
+{
+    ctx c;
+    hst_choice_op_desc d;
+    hst_choice_op *op;
+    hst_choice_stat st[2];
+    hst_choice_bench_row rows[2];
+    int64_t sig = 1100, near = 1200, far = 4800;
+    size_t count = 0;
+    unsigned pick = 9, i;
+    (void)state;
+    ctx_open(&c);
+    c.impls[0].run = c.impls[1].run = NULL;
+    d = op_desc(&c, "split", 2);
+    op = reg_op(&c, &d);
+    for (i = 0; i < 5; i++) {   /* one outlier of A's never shows in the lower median */
+        assert_int_equal(hst_choice_record(op, &sig, 1, "A", i == 2 ? 50 * MS : 1 * MS),
+                         HST_SUCCESS);
+        assert_int_equal(hst_choice_record(op, &sig, 1, "B", 3 * MS), HST_SUCCESS);
+    }
+    assert_int_equal(hst_choice_stats(op, &near, 1, st, 2, &count), HST_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_int_equal(st[0].source, HST_CHOICE_EXACT);      /* 1100 and 1200 share a bucket */
+    assert_int_equal(st[0].samples, 5);
+    assert_true(fabs(st[0].seconds - 1 * MS) < 1e-12);
+    assert_true(fabs(st[1].seconds - 3 * MS) < 1e-12);
+    assert_int_equal(hst_choice_stats(op, &far, 1, st, 2, &count), HST_SUCCESS);
+    assert_int_equal(st[1].source, HST_CHOICE_NEAREST);
+    assert_true(fabs(st[1].seconds - 3 * MS) < 1e-12);
+    assert_int_equal(hst_choice_pick(op, &sig, 1, &pick), HST_SUCCESS);
+    assert_int_equal(pick, 0);
+    c.log.counts[HST_LOG_BAD_ARGUMENT] = 0;
+    assert_int_equal(hst_choice_run(op, &sig, 1, NULL, NULL, NULL), HST_ERROR_UNSUPPORTED);
+    assert_int_equal(hst_choice_benchmark(op, &sig, 1, NULL, 1, rows, 2, &count),
+                     HST_ERROR_UNSUPPORTED);
+    assert_int_equal(c.log.counts[HST_LOG_BAD_ARGUMENT], 2);
+    /* a run on only one implementation is rejected */
+    c.impls[1].run = fake_run;
+    d.name = "mixed";
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
     ctx_close(&c);
 }
 
@@ -1156,6 +1201,7 @@ int main(void)
         cmocka_unit_test(test_persist_roundtrip),
         cmocka_unit_test(test_corrupt_file),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_timings_only),
     };
     unsetenv("HST_FORCE");
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -339,6 +339,45 @@ static int build_case(hcase *c, int order, int staggered, int vector, size_t n, 
     return (int)c->ns;
 }
 
+/* The host path by measured speed: each implementation (forced), and then the choice itself a
+   few times (so that it measures and then picks), packs the host path's bytes and unpacks into
+   the reference arrays. */
+static void check_host_choose(hst_halo_plan *plan, const hcase *c, unsigned char *const *host,
+                              unsigned char *const *ref, const size_t *bytes,
+                              const unsigned char *hostb)
+{
+    const char *force[4] = {"host", "device", NULL, NULL};
+    hst_halo_stats st = hst_halo_plan_stats(plan);
+    unsigned char *b = (unsigned char *)malloc(st.send_bytes), *q[2] = {NULL, NULL};
+    size_t k, i, p;
+    int device = !hst_backend_is_host(hst_buffer_backend(hst_halo_plan_send_buffer(plan)));
+    for (i = 0; i < c->nq; i++) q[i] = (unsigned char *)malloc(bytes[i]);
+    for (k = 0; k < 4; k++) {
+        hst_choice_outcome oc;
+        if (k == 1 && !device) {   /* the host device has only the host implementation */
+            assert_int_equal(hst_halo_pack_host_choose(plan, c->nq, (void *const *)host, bytes, b,
+                                                       "device", &oc), HST_ERROR_INVALID_ARGUMENT);
+            continue;
+        }
+        memset(b, 0, st.send_bytes);
+        assert_int_equal(hst_halo_pack_host_choose(plan, c->nq, (void *const *)host, bytes, b,
+                                                   force[k], &oc), HST_SUCCESS);
+        if (force[k]) assert_string_equal(oc.name, force[k]);
+        for (p = 0; p < c->npeers; p++) {
+            size_t so, sb;
+            hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL);
+            assert_memory_equal(b + so, hostb + so, sb);
+        }
+        for (i = 0; i < c->nq; i++) memcpy(q[i], host[i], bytes[i]);
+        assert_int_equal(hst_halo_unpack_host_choose(plan, c->nq, (void *const *)q, bytes, hostb,
+                                                     force[k], &oc), HST_SUCCESS);
+        if (force[k]) assert_string_equal(oc.name, force[k]);
+        for (i = 0; i < c->nq; i++) assert_memory_equal(q[i], ref[i], bytes[i]);
+    }
+    for (i = 0; i < c->nq; i++) free(q[i]);
+    free(b);
+}
+
 /* Runs one case: device pack vs reference (per peer), host pack vs device bytes, then the round
    trip (send -> recv per peer, unpack) vs the reference unpack over the whole arrays. */
 static void run_case(fixture *f, hcase *c)
@@ -405,6 +444,7 @@ static void run_case(fixture *f, hcase *c)
         assert_memory_equal(got, ref[i], bytes[i]);     /* halos, and nothing else, changed */
         free(got);
     }
+    check_host_choose(plan, c, host, ref, bytes, hostb);
     /* host unpack of the host pack gives the same arrays */
     assert_int_equal(hst_halo_unpack_host(plan, c->nq, (void *const *)host, bytes, hostb), HST_SUCCESS);
     for (i = 0; i < c->nq; i++) assert_memory_equal(host[i], ref[i], bytes[i]);
@@ -554,6 +594,74 @@ static void test_one_launch(void **state)
         assert_int_equal(sb, (10 + 4) * 3 * 4 * 3 * 4);
     }
     for (i = 0; i < 14; i++) hst_buffer_destroy(q[i]);
+    hst_halo_plan_destroy(plan);
+}
+
+/* The chosen host path with one array given as two quantities (wrapped once on the device),
+   with overlapping quantities (always the host), and its argument errors. */
+static void test_host_choose_aliasing(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout l[2];
+    hst_halo_spec specs[2];
+    hst_halo_plan *plan;
+    hst_halo_plan_desc d;
+    hst_choice_outcome oc;
+    hst_choice_op *op;
+    unsigned char *a[2], *b[2], *send[2], *whole;
+    void *q[2];
+    size_t bytes = 0, sb, count = 0, i, k;
+    int device = !hst_backend_is_host(f->be);
+    l[0] = l[1] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 3, 0, 4, HST_HALO_FLOAT);
+    assert_int_equal(hst_halo_spec_scalar(&l[0], 0, HST_HALO_WEST, 0, 0, &specs[0]), HST_SUCCESS);
+    assert_int_equal(hst_halo_spec_scalar(&l[1], 1, HST_HALO_EAST, 0, 0, &specs[1]), HST_SUCCESS);
+    d = plan_desc(2, l, 2, specs, 1, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    whole = (unsigned char *)malloc(bytes + 4);
+    for (i = 0; i < bytes + 4; i++) whole[i] = rng_byte();
+    /* the same array twice, then overlapping by all but 4 bytes: "host" and "device" agree */
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < 2; i++) {
+            a[i] = (unsigned char *)malloc(bytes + 4);
+            memcpy(a[i], whole, bytes + 4);
+            send[i] = (unsigned char *)calloc(1, sb);
+            q[0] = a[i];
+            q[1] = a[i] + 4 * k;
+            assert_int_equal(hst_halo_pack_host_choose(plan, 2, q, NULL, send[i],
+                                                       i || !device ? "host" : "device", &oc),
+                             HST_SUCCESS);
+            assert_string_equal(oc.name, k || i || !device ? "host" : "device");
+            memset(send[i], 0x5a, sb / 2);   /* something new to unpack */
+            assert_int_equal(hst_halo_unpack_host_choose(plan, 2, q, NULL, send[i],
+                                                         i || !device ? "host" : "device", &oc),
+                             HST_SUCCESS);
+            assert_string_equal(oc.name, k || i || !device ? "host" : "device");
+            b[i] = a[i];
+        }
+        assert_memory_equal(send[0], send[1], sb);
+        assert_memory_equal(b[0], b[1], bytes + 4);
+        assert_memory_not_equal(b[0], whole, bytes + 4);   /* the unpack wrote the halos */
+        for (i = 0; i < 2; i++) { free(a[i]); free(send[i]); }
+    }
+    /* the operation: one implementation on the host device, two elsewhere */
+    assert_non_null(op = hst_choice_find(f->be, "halo_pack_host"));
+    assert_int_equal(hst_choice_stats(op, NULL, 0, NULL, 0, &count), HST_SUCCESS);
+    assert_int_equal(count, device ? 2 : 1);
+    /* errors name the argument */
+    q[0] = q[1] = whole;
+    send[0] = (unsigned char *)malloc(sb);
+    assert_result_logged(hst_halo_pack_host_choose(plan, 2, q, NULL, NULL, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_halo_unpack_host_choose(plan, 1, q, NULL, send[0], NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(hst_halo_pack_host_choose(plan, 2, q, NULL, send[0], "nope", NULL),
+                     HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_halo_pack_host_choose(NULL, 2, q, NULL, send[0], NULL, NULL),
+                     HST_ERROR_INVALID_ARGUMENT);
+    free(send[0]);
+    free(whole);
     hst_halo_plan_destroy(plan);
 }
 
@@ -876,6 +984,7 @@ int main(void)
         cmocka_unit_test_setup(test_round_trips, test_setup),
         cmocka_unit_test_setup(test_element_sizes, test_setup),
         cmocka_unit_test_setup(test_one_launch, test_setup),
+        cmocka_unit_test_setup(test_host_choose_aliasing, test_setup),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, test_setup),
         cmocka_unit_test_setup(test_errors, test_setup),
     };

@@ -91,8 +91,11 @@ typedef struct fixture {
 static int group_setup(void **state)
 {
     fixture *f = (fixture *)calloc(1, sizeof *f);
+    hst_choice_desc off;
     int i;
     if (!f) return -1;
+    memset(&off, 0, sizeof off);
+    off.path = "off";
     for (i = 0; i < 2; i++) {
         hst_backend_desc desc;
         memset(&desc, 0, sizeof desc);
@@ -104,6 +107,14 @@ static int group_setup(void **state)
             return -1;
         }
         f->bytes0[i] = hst_backend_device_bytes(f->be[i]);
+        /* timings in memory only: the stream's split op must not read splits of earlier test
+           runs from the timings file under HST_CACHE_DIR (nor write them there) */
+        if (hst_choice_configure(f->be[i], &off) != HST_SUCCESS) {
+            hst_backend_destroy(f->be[i]);
+            if (i) hst_backend_destroy(f->be[0]);
+            free(f);
+            return -1;
+        }
     }
     *state = f;
     return 0;
@@ -1816,6 +1827,243 @@ static void test_global_accumulation(void **state)
     free(x);
 }
 
+/* ============================================================================================
+   The split across devices comes from backends[0]'s choice registry: a timings-only op per
+   chain and device set (hst_stream_choice_op), fed seconds per slice after every run. The
+   fixture's registries are in memory only ("off"), so nothing from earlier test runs counts. */
+
+/* x -> y (wsum, halo 1 on each side); opt: the stage's build options (another chain). */
+static void split_chain(chain *c, uint64_t N, const char *opt)
+{
+    int x, y;
+    ch_init(c, N, 64);
+    x = ch_array(c, HST_STREAM_INPUT);
+    y = ch_array(c, HST_STREAM_OUTPUT);
+    ch_wsum(c, x, y, 1, 1);
+    c->st[0].options = opt;
+    ch_acc(c, HST_STREAM_SQSUM, HST_F32, y, 0);
+    ch_reference(c);
+}
+
+/* The stream's signature: bytes per slice over the sliced arrays (here all of them). */
+static int64_t split_sig(const chain *c) { return (int64_t)ch_per(c); }
+
+static hst_stream *split_create(fixture *f, hst_stream_desc *d)
+{
+    hst_stream *s = NULL;
+    hst_result r = hst_stream_create(d, &s);
+    if (r != HST_SUCCESS) {
+        print_error("create: %s (%s)\n", hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    return s;
+}
+
+/* One complete run: results equal the whole-array ones; *rep the report. */
+static void split_run(fixture *f, chain *c, hst_stream *s, hst_stream_report *rep)
+{
+    hst_result r;
+    ch_reset(c);
+    r = hst_stream_run(s, rep);
+    if (r != HST_SUCCESS) {
+        print_error("%s: run: %s (%s)\n", cfg, hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    ch_check_arrays(c);
+    ch_check_accs(c, rep, fp64_all(f->be, 2));
+    check_report_complete(rep, c->N, 2, hst_stream_block_slices(s));
+}
+
+/* HST_CHOICE_HISTORY timings per device: d0 `fast` and d1 `slow` seconds per slice. */
+static void split_feed(hst_choice_op *op, int64_t sig, double fast, double slow)
+{
+    unsigned k;
+    for (k = 0; k < HST_CHOICE_HISTORY; k++) {
+        assert_int_equal(hst_choice_record(op, &sig, 1, "d0", fast), HST_SUCCESS);
+        assert_int_equal(hst_choice_record(op, &sig, 1, "d1", slow), HST_SUCCESS);
+    }
+}
+
+/* Asserts device 0 got `want` slices, within one of rounding. */
+static void split_expect(const hst_stream_report *rep, uint64_t want)
+{
+    uint64_t got = rep->range_end[0] - rep->range_begin[0];
+    if (got + 1 < want || got > want + 1) {
+        print_error("%s: device 0 got %llu slices, want %llu (+-1)\n", cfg,
+                    (unsigned long long)got, (unsigned long long)want);
+        fail();
+    }
+}
+
+/* Timings of 1 ms and 3 ms per slice in the registry: a NEW stream of the same chain splits
+   3:1 from its first run, with the same results. */
+static void test_split_from_registry(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s1, *s2;
+    hst_stream_report rep;
+    hst_choice_stat st[2];
+    size_t n = 0;
+    int64_t sig;
+    rng_seed(31);
+    split_chain(&c, 40, NULL);
+    sig = split_sig(&c);
+    d = ch_desc(&c, f->be, 2);
+    d.block_slices = 3;
+    snprintf(cfg, sizeof cfg, "split from the registry");
+    s1 = split_create(f, &d);
+    assert_non_null(hst_stream_choice_op(s1));
+    split_feed(hst_stream_choice_op(s1), sig, 1e-3, 3e-3);
+    assert_int_equal(hst_choice_stats(hst_stream_choice_op(s1), &sig, 1, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(st[0].source, HST_CHOICE_EXACT);
+    assert_true(st[0].seconds == 1e-3 && st[1].seconds == 3e-3);
+    s2 = split_create(f, &d);
+    assert_ptr_equal(hst_stream_choice_op(s2), hst_stream_choice_op(s1));   /* found, shared */
+    split_run(f, &c, s2, &rep);
+    split_expect(&rep, 30);
+    hst_stream_destroy(s1);
+    hst_stream_destroy(s2);
+    ch_free(&c);
+}
+
+/* Another kernel or other build options: another op, no shared timings. Another N of the same
+   chain: the same op (N is not in its name). */
+static void test_split_op_per_chain(void **state)
+{
+    fixture *f = FIX(state);
+    chain a, b, t, m;
+    hst_stream_desc d;
+    hst_stream *sa, *sb, *st, *sm;
+    hst_choice_stat stat[2];
+    size_t n = 0;
+    int64_t sig;
+    rng_seed(32);
+    split_chain(&a, 24, NULL);
+    split_chain(&b, 24, "-DHST_TEST_OTHER_CHAIN=1");
+    split_chain(&t, 24, NULL);
+    t.st[0].kernel = "upd";   /* another kernel (not run: only the op's name matters) */
+    t.st[0].name = "upd";
+    split_chain(&m, 57, NULL);
+    sig = split_sig(&a);
+    d = ch_desc(&a, f->be, 2);
+    sa = split_create(f, &d);
+    d = ch_desc(&b, f->be, 2);
+    sb = split_create(f, &d);
+    d = ch_desc(&t, f->be, 2);
+    st = split_create(f, &d);
+    d = ch_desc(&m, f->be, 2);
+    sm = split_create(f, &d);
+    assert_non_null(hst_stream_choice_op(sa));
+    assert_non_null(hst_stream_choice_op(sb));
+    assert_non_null(hst_stream_choice_op(st));
+    assert_true(hst_stream_choice_op(sa) != hst_stream_choice_op(sb));
+    assert_true(hst_stream_choice_op(sa) != hst_stream_choice_op(st));
+    assert_true(hst_stream_choice_op(sb) != hst_stream_choice_op(st));
+    assert_ptr_equal(hst_stream_choice_op(sm), hst_stream_choice_op(sa));
+    split_feed(hst_stream_choice_op(sa), sig, 1e-3, 3e-3);
+    assert_int_equal(hst_choice_stats(hst_stream_choice_op(sb), &sig, 1, stat, 2, &n), HST_SUCCESS);
+    assert_int_equal(stat[0].samples, 0);
+    assert_int_equal(stat[0].source, HST_CHOICE_NONE);
+    assert_int_equal(stat[1].source, HST_CHOICE_NONE);
+    hst_stream_destroy(sa);
+    hst_stream_destroy(sb);
+    hst_stream_destroy(st);
+    hst_stream_destroy(sm);
+    ch_free(&a);
+    ch_free(&b);
+    ch_free(&t);
+    ch_free(&m);
+}
+
+/* desc.weights wins the first run over the registry's 3:1; the second run follows the
+   registry (15 of its 16 timings per device are still the fed ones). */
+static void test_split_desc_weights_first(void **state)
+{
+    fixture *f = FIX(state);
+    static const double even[2] = {1.0, 1.0};
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s;
+    hst_stream_report rep;
+    rng_seed(33);
+    split_chain(&c, 40, "-DHST_TEST_WEIGHTS=1");
+    d = ch_desc(&c, f->be, 2);
+    d.weights = even;
+    snprintf(cfg, sizeof cfg, "desc.weights first");
+    s = split_create(f, &d);
+    split_feed(hst_stream_choice_op(s), split_sig(&c), 1e-3, 3e-3);
+    split_run(f, &c, s, &rep);
+    split_expect(&rep, 20);
+    snprintf(cfg, sizeof cfg, "desc.weights, second run");
+    split_run(f, &c, s, &rep);
+    split_expect(&rep, 30);
+    hst_stream_destroy(s);
+    ch_free(&c);
+}
+
+/* A run records a timing for every device that had slices, under its device identity. */
+static void test_split_records_samples(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s;
+    hst_stream_report rep;
+    hst_choice_stat st[2];
+    size_t n = 0;
+    int64_t sig;
+    unsigned i;
+    rng_seed(34);
+    split_chain(&c, 17, "-DHST_TEST_RECORDS=1");
+    sig = split_sig(&c);
+    d = ch_desc(&c, f->be, 2);
+    snprintf(cfg, sizeof cfg, "records samples");
+    s = split_create(f, &d);
+    assert_int_equal(hst_choice_stats(hst_stream_choice_op(s), &sig, 1, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(st[0].samples + st[1].samples, 0);   /* a new chain: nothing known */
+    split_run(f, &c, s, &rep);
+    assert_int_equal(hst_choice_stats(hst_stream_choice_op(s), &sig, 1, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(n, 2);
+    for (i = 0; i < 2; i++) {
+        const hst_device_info *info = hst_backend_device(f->be[i]);
+        char id[512], name[8];
+        snprintf(id, sizeof id, "%s | %s", info->name, info->driver_version);
+        snprintf(name, sizeof name, "d%u", i);
+        assert_string_equal(st[i].impl, name);
+        assert_string_equal(st[i].device, id);
+        assert_true(rep.range_end[i] > rep.range_begin[i]);   /* 17 slices split evenly */
+        assert_true(st[i].samples >= 1);
+        assert_int_equal(st[i].source, HST_CHOICE_EXACT);
+        assert_true(st[i].seconds >= 0.0);
+    }
+    hst_stream_destroy(s);
+    ch_free(&c);
+}
+
+/* One device: nothing to split, no op. */
+static void test_split_one_device(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s;
+    hst_stream_report rep;
+    rng_seed(35);
+    split_chain(&c, 9, NULL);
+    d = ch_desc(&c, f->be, 1);
+    s = split_create(f, &d);
+    assert_null(hst_stream_choice_op(s));
+    assert_null(hst_stream_choice_op(NULL));
+    ch_reset(&c);
+    assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+    ch_check_arrays(&c);
+    hst_stream_destroy(s);
+    ch_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest sweep[] = {
@@ -1841,8 +2089,16 @@ int main(void)
         cmocka_unit_test_setup(test_leaks_1000_runs, test_setup),
         cmocka_unit_test_setup(test_leaks_100_streams, test_setup),
     };
+    const struct CMUnitTest split[] = {
+        cmocka_unit_test_setup(test_split_from_registry, test_setup),
+        cmocka_unit_test_setup(test_split_op_per_chain, test_setup),
+        cmocka_unit_test_setup(test_split_desc_weights_first, test_setup),
+        cmocka_unit_test_setup(test_split_records_samples, test_setup),
+        cmocka_unit_test_setup(test_split_one_device, test_setup),
+    };
     int failed = 0;
     failed += cmocka_run_group_tests_name("stream_results", sweep, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("stream_split", split, group_setup, group_teardown);
     failed += cmocka_run_group_tests_name("stream_control", control, group_setup, group_teardown);
     failed += cmocka_run_group_tests_name("stream_errors", errors, group_setup, group_teardown);
     failed += cmocka_run_group_tests_name("stream_leaks", leaks, group_setup, group_teardown);

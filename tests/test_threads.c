@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stream.h"
 #include "halo.h"
@@ -100,6 +101,100 @@ static void two_threads(const char *device)
     }
 }
 
+/* ---- two threads saving choice timings to one file ---------------------------------------- */
+#define SAVES 40
+typedef struct saver { const char *path, *op; hst_result r; } saver;
+
+/* Registers a timings-only op of its own, then records one new signature and saves, SAVES
+   times: every save merges with the file under its lock. */
+static hst_result save_rounds(hst_backend *be, const saver *sv)
+{
+    hst_choice_desc cd;
+    hst_choice_impl im;
+    hst_choice_op_desc d;
+    hst_choice_op *op = NULL;
+    hst_result r;
+    int64_t k;
+    memset(&cd, 0, sizeof cd);
+    cd.path = sv->path;
+    memset(&im, 0, sizeof im);
+    im.name = "only";
+    memset(&d, 0, sizeof d);
+    d.name = sv->op; d.impls = &im; d.num_impls = 1;
+    if ((r = hst_choice_configure(be, &cd)) != HST_SUCCESS) return r;
+    if ((r = hst_choice_register(be, &d, &op)) != HST_SUCCESS) return r;
+    for (k = 0; k < SAVES && r == HST_SUCCESS; k++) {
+        int64_t sig = (int64_t)1 << k;   /* one bucket each */
+        r = hst_choice_record(op, &sig, 1, "only", 1e-3 * (double)(k + 1));
+        if (r == HST_SUCCESS) r = hst_choice_save(be);
+    }
+    return r;
+}
+
+static void *saver_thread(void *arg)
+{
+    saver *sv = (saver *)arg;
+    hst_backend_desc desc;
+    hst_backend *be = NULL;
+    memset(&desc, 0, sizeof desc);
+    desc.device = "host";
+    sv->r = hst_backend_create(&desc, &be);
+    if (sv->r == HST_SUCCESS) sv->r = save_rounds(be, sv);
+    hst_backend_destroy(be);
+    return NULL;
+}
+
+/* Each thread's every signature is in the file afterwards: no save lost another's update. */
+static void test_threads_choice_file(void **state)
+{
+    static saver sv[2];
+    char path[512];
+    const char *dir = getenv("HST_CACHE_DIR");
+    pthread_t t[2];
+    hst_backend_desc desc;
+    hst_backend *be;
+    hst_choice_desc cd;
+    hst_choice_impl im;
+    hst_choice_op_desc d;
+    hst_choice_op *op;
+    int i;
+    int64_t k;
+    (void)state;
+    snprintf(path, sizeof path, "%s/threads-choice-%ld.txt", dir ? dir : "/tmp", (long)getpid());
+    remove(path);
+    for (i = 0; i < 2; i++) {
+        sv[i].path = path;
+        sv[i].op = i ? "thread_b" : "thread_a";
+        assert_int_equal(pthread_create(&t[i], NULL, saver_thread, &sv[i]), 0);
+    }
+    for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (i = 0; i < 2; i++) assert_int_equal(sv[i].r, HST_SUCCESS);
+    memset(&desc, 0, sizeof desc);
+    desc.device = "host";
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    memset(&cd, 0, sizeof cd);
+    cd.path = path;
+    assert_int_equal(hst_choice_configure(be, &cd), HST_SUCCESS);
+    memset(&im, 0, sizeof im);
+    im.name = "only";
+    for (i = 0; i < 2; i++) {
+        memset(&d, 0, sizeof d);
+        d.name = sv[i].op; d.impls = &im; d.num_impls = 1;
+        assert_int_equal(hst_choice_register(be, &d, &op), HST_SUCCESS);
+        for (k = 0; k < SAVES; k++) {
+            int64_t sig = (int64_t)1 << k;
+            hst_choice_stat st;
+            size_t n = 0;
+            assert_int_equal(hst_choice_stats(op, &sig, 1, &st, 1, &n), HST_SUCCESS);
+            if (st.source != HST_CHOICE_EXACT || st.samples != 1)
+                fail_msg("%s: signature 2^%d lost (source %d, %u samples)", sv[i].op, (int)k,
+                         st.source, st.samples);
+        }
+    }
+    hst_backend_destroy(be);
+    remove(path);
+}
+
 static void test_threads_device(void **state) { (void)state; two_threads(NULL); }
 static void test_threads_host(void **state) { (void)state; two_threads("host"); }
 
@@ -108,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_device),
         cmocka_unit_test(test_threads_host),
+        cmocka_unit_test(test_threads_choice_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
