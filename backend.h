@@ -343,9 +343,10 @@ HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer *
    memory (CPU devices such as PoCL, integrated GPUs) access it in place; a discrete GPU's driver
    copies it to the device when a command first uses it. The host sees what kernels wrote only
    after hst_map of the range (which copies back where the driver had copied) and hst_unmap;
-   ptr must stay valid, and the caller must not touch it, until the buffer is destroyed (which
-   never frees ptr). Counts against the desc's memory limit like any buffer (the driver may hold
-   a device copy). On the host device: a buffer whose host pointer is ptr itself. flags as
+   ptr must stay valid, and the caller must not touch it, until the commands that use the
+   buffer have completed and it is destroyed (which never frees ptr). Counts against the desc's
+   memory limit like any buffer (the driver may hold a device copy). hst_buffer_host_ptr gives
+   NULL on OpenCL devices; on the host device the buffer's host pointer is ptr itself. flags as
    hst_buffer_create (HST_MEM_RESIDENT is not allowed). Errors: HST_ERROR_INVALID_ARGUMENT (be,
    ptr or out NULL, bytes 0, flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (the limits), OpenCL codes.
    Thread safety: per backend. */
@@ -358,6 +359,13 @@ HST_API void hst_buffer_destroy(hst_buffer *buf);
 HST_API size_t hst_buffer_bytes(const hst_buffer *buf);
 HST_API void *hst_buffer_host_ptr(const hst_buffer *buf); /* host device and pinned; else NULL */
 HST_API hst_backend *hst_buffer_backend(const hst_buffer *buf);
+/* A number unique among the buffers the backend has made, never reused while it lives (0 for
+   NULL): lets a caller remember what it bound to a kernel without holding on to the buffer
+   (an OpenCL handle's address can come back as another buffer's once freed). A pooled block
+   keeps its number when hst_buffer_destroy returns it and hst_pool_alloc hands it out again
+   (it is the same live buffer).
+   Thread safety: while alive. */
+HST_API uint64_t hst_buffer_serial(const hst_buffer *buf);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
 HST_API cl_mem hst_buffer_cl(const hst_buffer *buf);      /* NULL on the host device */
@@ -750,8 +758,11 @@ typedef struct hst_choice_desc {
                                       passed since the last save; 0: at save/destroy only */
 } hst_choice_desc;
 
-/* Configures the backend's registry; call before registering an operation (later:
-   HST_ERROR_INVALID_ARGUMENT). Without it the defaults apply. Thread safety: per backend. */
+/* Configures the backend's registry; call before the first operation registers (later:
+   HST_ERROR_INVALID_ARGUMENT), which includes those the library registers: hst_stream_create
+   with several devices (on backends[0]) and the first hst_halo_pack_host_choose /
+   _unpack_host_choose of a plan on this backend. Without it the defaults apply.
+   Thread safety: per backend. */
 HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
    HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
@@ -774,7 +785,8 @@ typedef struct hst_choice_outcome {
 
 /* Runs the operation on args (see above). sig: sig_len (0..HST_CHOICE_MAX_SIG) integers.
    force: an implementation's name, or NULL. outcome may be NULL. Errors: the last failing
-   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown).
+   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown);
+   HST_ERROR_UNSUPPORTED (a timings-only operation).
    Thread safety: per backend, on the op's backend and on every backend its implementations
    use (the implementations run on the calling thread). */
 HST_API hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
@@ -818,7 +830,8 @@ typedef struct hst_choice_bench_row {
 /* Benchmark mode: runs every implementation on args — the reference first, once untimed
    (its output kept) and `reps` times timed (0: 3) — cross-checks each output against the
    reference's, records every timed run, and fills one row per implementation (rows NULL: only
-   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), allocation.
+   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), HST_ERROR_UNSUPPORTED
+   (a timings-only operation), allocation.
    Thread safety: per backend, as hst_choice_run. */
 HST_API hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                         void *args, unsigned reps, hst_choice_bench_row *rows,
@@ -906,6 +919,7 @@ struct hst_buffer {
     hst_buffer *prev_active, *next_active;   /* pool: the blocks handed out */
     int pinned;
     int wrapped;               /* hst_buffer_wrap: the memory is the caller's, never freed */
+    uint64_t serial;           /* hst_buffer_serial */
 #ifndef HST_NO_OPENCL
     cl_mem cl;
 #endif
@@ -984,6 +998,7 @@ struct hst_backend {
     hst_allocator allocator;
     char cache_dir[1024];      /* empty: no disk cache */
     uint64_t device_limit, device_bytes;
+    uint64_t buffers_made;     /* the last hst_buffer_serial given */
     hst_queue queue;
     hst_pool *pool;
     hst_program *programs;     /* the in-memory program cache */
@@ -1971,6 +1986,7 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
     b->be = be;
     b->bytes = b->capacity = bytes;
     b->pinned = pinned;
+    b->serial = ++be->buffers_made;
     b->wrapped = wrap != NULL;
 #ifndef HST_NO_OPENCL
     if (be->ctx) r = hst__cl_alloc(b, bytes, flags, pinned, wrap);
@@ -2047,6 +2063,7 @@ HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, si
     *b = *parent;
     b->parent = parent; b->origin = origin; b->bytes = b->capacity = bytes;
     b->pool = NULL; b->next_held = NULL;
+    b->serial = ++be->buffers_made;
     b->host = parent->host ? (char *)parent->host + origin : NULL;
 #ifndef HST_NO_OPENCL
     if (parent->cl) {
@@ -2072,6 +2089,7 @@ HST__BDEF void hst_buffer_destroy(hst_buffer *buf) {
 HST__BDEF size_t hst_buffer_bytes(const hst_buffer *b) { return b ? b->bytes : 0; }
 HST__BDEF void *hst_buffer_host_ptr(const hst_buffer *b) { return b ? b->host : NULL; }
 HST__BDEF hst_backend *hst_buffer_backend(const hst_buffer *b) { return b ? b->be : NULL; }
+HST__BDEF uint64_t hst_buffer_serial(const hst_buffer *b) { return b ? b->serial : 0; }
 #ifndef HST_NO_OPENCL
 HST__BDEF cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
 #endif
@@ -3101,6 +3119,18 @@ static void hst__program_key(const hst_backend *be, size_t count, const char *co
     }
 }
 
+/* A temporary file name beside path, unique per process and thread without a shared counter
+   (threads would race on one): the caller's stack address tells threads apart, and a thread
+   renames each temporary file before it makes the next. */
+static void hst__temp_name(char *buf, size_t cap, const char *path, const void *stack) {
+#if defined(_WIN32)
+    snprintf(buf, cap, "%s.%lu.%lx.tmp", path, (unsigned long)time(NULL),
+             (unsigned long)(uintptr_t)stack);
+#else
+    snprintf(buf, cap, "%s.%ld.%lx.tmp", path, (long)getpid(), (unsigned long)(uintptr_t)stack);
+#endif
+}
+
 #ifndef HST_NO_OPENCL
 static void hst__cache_path(const hst_backend *be, const uint64_t key[2], char *path, size_t cap) {
     snprintf(path, cap, "%s/%016llx%016llx.clbin", be->cache_dir, (unsigned long long)key[0],
@@ -3164,20 +3194,13 @@ static void hst__mkdirs(const char *dir) {
    never see a half-written entry and two writers of the same key both leave a whole one. */
 static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
                                    const unsigned char *data, size_t bytes) {
-    static unsigned counter = 0;
     char path[1200], tmp[1300];
     hst__cache_header h;
     FILE *f;
     int ok;
     hst__mkdirs(be->cache_dir);
     hst__cache_path(be, key, path, sizeof path);
-#if defined(_WIN32)
-    snprintf(tmp, sizeof tmp, "%s.%u.%lu.%lx.tmp", path, ++counter, (unsigned long)time(NULL),
-             (unsigned long)(uintptr_t)&h);
-#else
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.%lx.tmp", path, (long)getpid(), ++counter,
-             (unsigned long)(uintptr_t)&h);   /* the stack address tells threads apart */
-#endif
+    hst__temp_name(tmp, sizeof tmp, path, &h);
     memcpy(h.magic, HST__CACHE_MAGIC, 8);
     h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
     h.check = hst__hash_final(hst__hash(0xcbf29ce484222325ULL, data, bytes));
@@ -4024,7 +4047,6 @@ static void hst__choice_unlock(int fd, const char *lockpath) {
 }
 
 static hst_result hst__choice_write(hst__choice *reg) {
-    static unsigned counter = 0;
     hst__choice_text t;
     char tmp[1300], key[64];
     size_t i, written = 0;
@@ -4048,13 +4070,7 @@ static hst_result hst__choice_write(hst__choice *reg) {
         hst__choice_append(reg->be, &t, "end %lu %016llx\n", (unsigned long)written,
                            (unsigned long long)hst__choice_text_hash(t.p, t.len));
     if (t.failed) { hst__free(reg->be, t.p); return HST_ERROR_OUT_OF_HOST_MEMORY; }
-#if defined(_WIN32)
-    snprintf(tmp, sizeof tmp, "%s.%u.%lu.%lx.tmp", reg->path, ++counter, (unsigned long)time(NULL),
-             (unsigned long)(uintptr_t)&t);
-#else
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.%lx.tmp", reg->path, (long)getpid(), ++counter,
-             (unsigned long)(uintptr_t)&t);   /* the stack address tells threads apart */
-#endif
+    hst__temp_name(tmp, sizeof tmp, reg->path, &t);
     ok = (f = fopen(tmp, "wb")) != NULL;
     if (ok) {
         ok = fwrite(t.p, 1, t.len, f) == t.len;
@@ -4351,7 +4367,7 @@ static hst_result hst__choice_check_call(const hst_choice_op *op, const char *fu
 /* A timings-only operation (no run) cannot be run: its caller does the work. */
 static hst_result hst__choice_check_runnable(const hst_choice_op *op, const char *func) {
     if (op->impl[0].pub.run) return HST_SUCCESS;
-    hst__log(op->reg->be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT, "%s: %s is a timings-only "
+    hst__log(op->reg->be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s is a timings-only "
              "operation (its implementations have no run function)", func, op->name);
     return HST_ERROR_UNSUPPORTED;
 }

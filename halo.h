@@ -253,11 +253,14 @@ HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *con
                one host thread on large halos; on a discrete GPU the driver copies each whole
                quantity, so it wins only where that is cheap.
    The signature is (halo bytes, mean contiguous run in bytes, bytes of all quantities): what
-   each path's cost follows. The bytes are identical whichever runs. force: an implementation's
-   name or NULL (also $HST_FORCE="halo_pack_host:device"); outcome (may be NULL) says which ran.
-   The device path uses the plan's device buffers: do not overlap it with hst_halo_pack/unpack
-   of the same plan. Quantities that overlap in memory (other than the same pointer twice)
-   always run on the host: OpenCL leaves buffers over overlapping host memory undefined.
+   each path's cost follows. The bytes are identical whichever runs (for unpack, as long as no
+   two receive regions overlap). force: an implementation's name or NULL (also
+   $HST_FORCE="halo_pack_host:device"); outcome (may be NULL) says which ran. The device path
+   runs on the backend's queue (after what is queued there) and overwrites the plan's device
+   send or receive buffer: do not count on their contents across it, nor overlap it with
+   hst_halo_pack/unpack of the same plan. Quantities that overlap in memory (other than the
+   same pointer twice) always run on the host: OpenCL leaves buffers over overlapping host
+   memory undefined. The choice logs through the backend's logger.
    Errors: as hst_halo_pack_host, hst_choice_register and hst_choice_run (a failing "device"
    is skipped for the signature, logged, and "host" runs). Thread safety: per backend. */
 HST_API hst_result hst_halo_pack_host_choose(hst_halo_plan *plan, size_t n,
@@ -423,11 +426,10 @@ struct hst_halo_plan {
     hst_kernel *kpack, *kunpack;
     hst_event last_pack, last_unpack;
     hst_halo_stats stats;
-#ifndef HST_NO_OPENCL
-    cl_mem bound[2][HST_HALO_MAX_QUANTITIES];   /* quantity arguments set on each kernel,
-                                                   retained: a freed handle's address could
-                                                   come back as another buffer's */
-#endif
+    uint64_t bound[2][HST_HALO_MAX_QUANTITIES]; /* hst_buffer_serial of the quantity set on
+                                                   each kernel argument (0: none): a freed
+                                                   handle's address can come back as another
+                                                   buffer's, a serial cannot */
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
@@ -951,24 +953,10 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
 }
 #endif
 
-/* Drops the plan's references to the quantities last bound to its kernels. */
-static void hst__halo_unbind(hst_halo_plan *p)
-{
-#ifndef HST_NO_OPENCL
-    size_t k, i;
-    for (k = 0; k < 2; ++k)
-        for (i = 0; i < HST_HALO_MAX_QUANTITIES; ++i)
-            if (p->bound[k][i]) clReleaseMemObject(p->bound[k][i]);
-#else
-    (void)p;
-#endif
-}
-
 HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
 {
     if (!p) return;
     hst_halo_plan_synchronize(p);
-    hst__halo_unbind(p);
     hst_event_release(p->last_pack);
     hst_event_release(p->last_unpack);
     hst_kernel_destroy(p->kpack);
@@ -1189,13 +1177,11 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
         hst_event e = NULL;
         size_t global = (size_t)(unpack ? p->unpack_groups : p->pack_groups) * p->wg;
         for (i = 0; i < n; ++i) {
-            cl_mem m = hst_buffer_cl(quantities[i]);
-            if (p->bound[unpack][i] == m) continue;
+            uint64_t serial = hst_buffer_serial(quantities[i]);
+            if (p->bound[unpack][i] == serial) continue;
             if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + i), quantities[i])) != HST_SUCCESS)
                 return r;
-            clRetainMemObject(m);
-            if (p->bound[unpack][i]) clReleaseMemObject(p->bound[unpack][i]);
-            p->bound[unpack][i] = m;
+            p->bound[unpack][i] = serial;
         }
         r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
         if (r != HST_SUCCESS)
@@ -1274,29 +1260,37 @@ static hst_result hst__halo_host_twin(void *args, void *user)
 }
 
 #ifndef HST_NO_OPENCL
+/* The largest size any quantity given at this pointer needs (the wrap serves them all). */
+static size_t hst__halo_wrap_bytes(const hst__halo_host_call *c, size_t i)
+{
+    size_t j, bytes = 0;
+    for (j = 0; j < c->n; ++j)
+        if (c->quantities[j] == c->quantities[i] && c->plan->qbytes[j] > bytes)
+            bytes = c->plan->qbytes[j];
+    return bytes;
+}
+
 /* Wraps each distinct quantity pointer once (a pointer given twice shares one buffer, so a
-   discrete GPU's copy-back of one cannot undo the other's writes). */
+   discrete GPU's copy-back of one cannot undo the other's writes); w[i] NULL where a wrap
+   failed or was not reached. */
 static hst_result hst__halo_wrap_all(const hst__halo_host_call *c, hst_buffer **w)
 {
     hst_halo_plan *p = c->plan;
     unsigned flags = c->unpack ? HST_MEM_READ_WRITE : HST_MEM_READ_ONLY;
     hst_result r = HST_SUCCESS;
     size_t i, j;
+    for (i = 0; i < c->n; ++i) w[i] = NULL;
     for (i = 0; i < c->n && r == HST_SUCCESS; ++i) {
         for (j = 0; j < i && c->quantities[j] != c->quantities[i]; ++j) {}
-        w[i] = NULL;
-        if (j < i) continue;
-        r = hst_buffer_wrap(p->be, c->quantities[i], p->qbytes[i], flags, &w[i]);
+        if (j < i) w[i] = w[j];
+        else r = hst_buffer_wrap(p->be, c->quantities[i], hst__halo_wrap_bytes(c, i), flags,
+                                 &w[i]);
     }
-    for (i = 0; i < c->n; ++i)   /* duplicates point at their first wrap */
-        if (!w[i] && r == HST_SUCCESS)
-            for (j = 0; j < i; ++j)
-                if (c->quantities[j] == c->quantities[i]) { w[i] = w[j]; break; }
     return r;
 }
 
 /* Maps and unmaps each wrap so that the host memory holds what the kernel wrote. */
-static hst_result hst__halo_sync_wraps(hst_halo_plan *p, size_t n, hst_buffer **w, hst_queue *q)
+static hst_result hst__halo_sync_wraps(size_t n, hst_buffer **w, hst_queue *q)
 {
     hst_result r = HST_SUCCESS;
     size_t i, j;
@@ -1304,18 +1298,17 @@ static hst_result hst__halo_sync_wraps(hst_halo_plan *p, size_t n, hst_buffer **
         void *ptr;
         for (j = 0; j < i && w[j] != w[i]; ++j) {}
         if (j < i) continue;
-        r = hst_map(q, w[i], HST_MAP_READ, 0, p->qbytes[i], 1, &ptr, 0, NULL, NULL);
+        r = hst_map(q, w[i], HST_MAP_READ, 0, hst_buffer_bytes(w[i]), 1, &ptr, 0, NULL, NULL);
         if (r == HST_SUCCESS) r = hst_unmap(q, w[i], ptr, 0, NULL, NULL);
     }
     if (r == HST_SUCCESS) r = hst_queue_finish(q);
     return r;
 }
 
-static void hst__halo_unwrap_all(hst_halo_plan *p, size_t n, hst_buffer **w)
+/* Destroys each distinct wrap once (NULLs: never made). */
+static void hst__halo_unwrap_all(size_t n, hst_buffer **w)
 {
     size_t i, j;
-    hst__halo_unbind(p);   /* the kernels must not keep the caller's memory */
-    memset(p->bound, 0, sizeof p->bound);
     for (i = 0; i < n; ++i) {
         for (j = 0; j < i && w[j] != w[i]; ++j) {}
         if (j == i) hst_buffer_destroy(w[i]);
@@ -1336,14 +1329,14 @@ static hst_result hst__halo_host_device(void *args, void *user)
     if (r == HST_SUCCESS && c->unpack) {
         r = hst_write(q, p->recv, 0, c->buffer, p->recv_total, 0, 0, NULL, &e);
         if (r == HST_SUCCESS) r = hst_halo_unpack(p, q, c->n, w, e ? 1 : 0, &e, NULL);
-        if (r == HST_SUCCESS) r = hst__halo_sync_wraps(p, c->n, w, q);
+        if (r == HST_SUCCESS) r = hst__halo_sync_wraps(c->n, w, q);
     } else if (r == HST_SUCCESS) {
         r = hst_halo_pack(p, q, c->n, w, 0, NULL, &e);
         if (r == HST_SUCCESS) r = hst_read(q, p->send, 0, c->buffer, p->send_total, 1, 1, &e, NULL);
     }
     if (r != HST_SUCCESS) hst_queue_finish(q);   /* nothing may still use the wraps */
     hst_event_release(e);
-    hst__halo_unwrap_all(p, c->n, w);
+    hst__halo_unwrap_all(c->n, w);
     return r;
 }
 #endif
@@ -1406,7 +1399,8 @@ static int hst__halo_overlap(const hst_halo_plan *p, size_t n, void *const *q)
     size_t i, j;
     for (i = 0; i < n; ++i)
         for (j = 0; j < i; ++j) {
-            const char *a = (const char *)q[i], *b = (const char *)q[j];
+            uintptr_t a = (uintptr_t)q[i], b = (uintptr_t)q[j];   /* distinct objects: no
+                                                                      pointer comparison */
             if (a != b && a < b + p->qbytes[j] && b < a + p->qbytes[i]) return 1;
         }
     return 0;

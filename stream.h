@@ -214,8 +214,11 @@ typedef struct hst_stream_report {
    read with a halo (it would read slices already overwritten), mixed host/OpenCL backends),
    HST_ERROR_SHAPE (accumulator arrays of different slice sizes), HST_ERROR_OVERFLOW,
    HST_ERROR_OUT_OF_DEVICE_MEMORY (the budget cannot hold one block; the message gives the
-   minimum in bytes), build errors (OpenCL codes), HST_ERROR_OUT_OF_HOST_MEMORY.
-   Thread safety: per backend, on every backend of desc (also hst_stream_destroy). */
+   minimum in bytes), build errors (OpenCL codes), HST_ERROR_OUT_OF_HOST_MEMORY. With several
+   devices it also registers (or finds) the split's operation in backends[0]'s choice registry,
+   which reads the timings file on first use (see hst_stream_choice_op; hst_choice_configure
+   must come before). Thread safety: per backend, on every backend of desc (also
+   hst_stream_destroy). */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
@@ -694,17 +697,19 @@ static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
     for (i = 0; i < s->desc.num_backends; i++) h = hst__fnv_str(h, ids[i]);
     for (i = 0; i < s->desc.num_stages; i++) {
         const hst_stream_stage *g = &s->stages[i];
-        h = hst__fnv_str(hst__fnv_str(h, g->name), g->kernel);
-        h = hst__fnv_u64(h, g->source_count);
-        for (k = 0; g->sources && k < g->source_count; k++)   /* host twins need none */
-            h = hst__fnv_str(h, g->sources[k]);
-        h = hst__fnv_str(h, g->options);
+        h = hst__fnv_str(h, g->name);
+        if (!s->host) {   /* the host device reads none of these: they may be unset there */
+            h = hst__fnv_str(hst__fnv_u64(h, g->source_count), g->kernel);
+            for (k = 0; k < g->source_count; k++) h = hst__fnv_str(h, g->sources[k]);
+            h = hst__fnv_str(h, g->options);
+        }
         h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
         for (k = 0; k < g->num_inputs + g->num_outputs; k++)
             h = hst__fnv_u64(h, (uint64_t)(k < g->num_inputs ? g->inputs[k]
                                                            : g->outputs[k - g->num_inputs]));
         h = hst__fnv_u64(hst__fnv_u64(h, g->halo_lo), g->halo_hi);
         h = hst__fnv_u64(hst__fnv_u64(h, g->local_size), (uint64_t)g->loop_slices);
+        h = hst__fnv_u64(h, g->items_per_slice);
         h = hst__fnv_u64(h, g->num_scalars);
     }
     for (i = 0; i < s->desc.num_arrays; i++) {   /* fields a kind ignores may hold anything */
@@ -757,7 +762,6 @@ static void hst__split_register(hst_stream *s) {
         od.name = op_name;
         od.impls = impls;
         od.num_impls = n;
-        od.no_warmup = 1;   /* the stream's first run is as much a measurement as any */
         if (hst_choice_register(be, &od, &op) != HST_SUCCESS) why = "registration failed";
     }
     if (why) {
@@ -769,7 +773,8 @@ static void hst__split_register(hst_stream *s) {
     s->split_sig = (int64_t)hst__slice_sum(s);
 }
 
-/* Weights from the registry (1 / seconds per slice) when every device has an estimate. */
+/* Weights from the registry (1 / seconds per slice) when every device has an estimate of one
+   kind (timings at another slice size would skew the ratio against ones at this size). */
 static int hst__split_registry_weights(const hst_stream *s, double *w) {
     hst_choice_stat st[HST_STREAM_MAX_BACKENDS];
     unsigned d, n = s->desc.num_backends;
@@ -777,10 +782,32 @@ static int hst__split_registry_weights(const hst_stream *s, double *w) {
     if (!s->split_op || hst_choice_stats(s->split_op, &s->split_sig, 1, st, n, &count) !=
         HST_SUCCESS || count != n) return 0;
     for (d = 0; d < n; d++) {
-        if (st[d].source == HST_CHOICE_NONE || !(st[d].seconds > 0.0)) return 0;
+        if (st[d].source == HST_CHOICE_NONE || st[d].source != st[0].source ||
+            !(st[d].seconds > 0.0))
+            return 0;
         w[d] = 1.0 / st[d].seconds;
     }
     return 1;
+}
+
+/* Every device keeps at least one slice when there are enough: one given none would never be
+   timed again, and an old slow estimate would starve it for good. Takes from the largest. */
+static void hst__split_min_one(hst_stream *s) {
+    unsigned d, n = s->desc.num_backends, big;
+    uint64_t len[HST_STREAM_MAX_BACKENDS], start = 0;
+    if (s->desc.num_slices < n) return;
+    for (d = 0; d < n; d++) len[d] = s->devs[d].r1 - s->devs[d].r0;
+    for (d = 0; d < n; d++) {
+        unsigned j;
+        if (len[d]) continue;
+        for (big = 0, j = 1; j < n; j++) if (len[j] > len[big]) big = j;
+        len[big]--;
+        len[d] = 1;
+    }
+    for (d = 0; d < n; d++) {
+        s->devs[d].r0 = start;
+        s->devs[d].r1 = start += len[d];
+    }
 }
 
 /* Contiguous ranges in device order, in proportion to the weights: the desc's for the first
@@ -803,6 +830,7 @@ static void hst__split(hst_stream *s) {
         s->devs[d].r1 = end;
         start = end;
     }
+    hst__split_min_one(s);
 }
 
 /* After a successful run: each device's seconds per slice, for the next splits (this stream's,
@@ -814,7 +842,8 @@ static void hst__split_record(hst_stream *s) {
         const hst__sdev *dv = &s->devs[d];
         double t = dv->end_s - dv->start_s;
         char impl[16];
-        if (dv->r1 == dv->r0 || !(t >= 0.0)) continue;   /* no slices: no speed */
+        if (dv->r1 == dv->r0 || !(t > 0.0)) continue;   /* no slices (or a clock that did
+                                                            not move): no speed */
         hst__split_impl_name(d, impl, sizeof impl);
         /* a timing lost to a full host memory costs split quality only: nothing to report */
         (void)hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));

@@ -645,6 +645,32 @@ static void test_host_choose_aliasing(void **state)
         assert_memory_not_equal(b[0], whole, bytes + 4);   /* the unpack wrote the halos */
         for (i = 0; i < 2; i++) { free(a[i]); free(send[i]); }
     }
+    /* one pointer under two layouts of different sizes: the shared wrap holds the larger */
+    if (device) {
+        hst_halo_plan *p2;
+        size_t big = 0;
+        l[1] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 3, 1, 4, HST_HALO_FLOAT);
+        assert_int_equal(hst_halo_spec_scalar(&l[1], 1, HST_HALO_EAST, 0, 0, &specs[1]),
+                         HST_SUCCESS);
+        d = plan_desc(2, l, 2, specs, 1, &f->log);
+        assert_int_equal(hst_halo_plan_create(f->be, &d, &p2), HST_SUCCESS);
+        assert_int_equal(hst_halo_layout_bytes(&l[1], &big), HST_SUCCESS);
+        assert_true(big > bytes);
+        a[0] = (unsigned char *)malloc(big);
+        for (i = 0; i < big; i++) a[0][i] = rng_byte();
+        q[0] = q[1] = a[0];
+        sb = hst_halo_plan_stats(p2).send_bytes;
+        send[0] = (unsigned char *)calloc(1, sb);
+        send[1] = (unsigned char *)calloc(1, sb);
+        assert_int_equal(hst_halo_pack_host_choose(p2, 2, q, NULL, send[0], "device", &oc),
+                         HST_SUCCESS);
+        assert_int_equal(hst_halo_pack_host(p2, 2, q, NULL, send[1]), HST_SUCCESS);
+        assert_memory_equal(send[0], send[1], sb);
+        for (i = 0; i < 2; i++) free(send[i]);
+        free(a[0]);
+        hst_halo_plan_destroy(p2);
+        sb = hst_halo_plan_stats(plan).send_bytes;
+    }
     /* the operation: one implementation on the host device, two elsewhere */
     assert_non_null(op = hst_choice_find(f->be, "halo_pack_host"));
     assert_int_equal(hst_choice_stats(op, NULL, 0, NULL, 0, &count), HST_SUCCESS);
@@ -663,6 +689,73 @@ static void test_host_choose_aliasing(void **state)
     free(send[0]);
     free(whole);
     hst_halo_plan_destroy(plan);
+}
+
+/* The device path failing part-way (the second of four wraps over the memory limit): forced,
+   the error comes back; chosen, the failure is logged, skipped, and the host's bytes result. */
+static void test_host_choose_device_fails(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout l[4];
+    hst_halo_spec specs[32];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_choice_outcome oc;
+    cap_log log;
+    unsigned char *want, *got;
+    void *q[4];
+    size_t bytes = 0, sb, ns = 0, i;
+    uint64_t planned;
+    int b, k;
+    if (hst_backend_is_host(f->be)) skip();   /* no device path there */
+    for (i = 0; i < 4; i++)
+        l[i] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 4, HST_HALO_FLOAT);
+    for (b = 0; b < 8; b++)
+        for (i = 0; i < 4; i++)
+            assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, 0, (size_t)b,
+                                                  &specs[ns++]), HST_SUCCESS);
+    d = plan_desc(4, l, ns, specs, 8, NULL);
+    assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
+    /* what the plan alone takes, on a backend of its own */
+    memset(&bd, 0, sizeof bd);
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_create(be, &d, &plan), HST_SUCCESS);
+    planned = hst_backend_device_bytes(be);
+    hst_halo_plan_destroy(plan);
+    hst_backend_destroy(be);
+    /* room for the plan and one wrap and a half */
+    memset(&log, 0, sizeof log);
+    bd.device_memory_limit_bytes = planned + bytes + bytes / 2;
+    bd.logger = cap_logger;
+    bd.log_user = &log;
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_create(be, &d, &plan), HST_SUCCESS);
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    want = (unsigned char *)calloc(1, sb);
+    got = (unsigned char *)calloc(1, sb);
+    for (i = 0; i < 4; i++) {
+        size_t j;
+        q[i] = malloc(bytes);
+        for (j = 0; j < bytes; j++) ((unsigned char *)q[i])[j] = rng_byte();
+    }
+    assert_int_equal(hst_halo_pack_host(plan, 4, q, NULL, want), HST_SUCCESS);
+    assert_true(hst_result_is_out_of_memory(hst_halo_pack_host_choose(plan, 4, q, NULL, got,
+                                                                      "device", &oc)));
+    for (k = 0; k < 3; k++) {   /* host measured, device tried and skipped, host again */
+        memset(got, 0, sb);
+        assert_int_equal(hst_halo_pack_host_choose(plan, 4, q, NULL, got, NULL, &oc), HST_SUCCESS);
+        assert_string_equal(oc.name, "host");
+        assert_memory_equal(got, want, sb);
+    }
+    assert_int_equal(log.counts[HST_LOG_CHOICE_FAILED], 1);
+    assert_int_equal(hst_backend_device_bytes(be), planned);   /* no wrap left behind */
+    for (i = 0; i < 4; i++) free(q[i]);
+    free(want);
+    free(got);
+    hst_halo_plan_destroy(plan);
+    hst_backend_destroy(be);
 }
 
 /* ---- the cubed sphere ---------------------------------------------------------------------- */
@@ -985,6 +1078,7 @@ int main(void)
         cmocka_unit_test_setup(test_element_sizes, test_setup),
         cmocka_unit_test_setup(test_one_launch, test_setup),
         cmocka_unit_test_setup(test_host_choose_aliasing, test_setup),
+        cmocka_unit_test_setup(test_host_choose_device_fails, test_setup),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, test_setup),
         cmocka_unit_test_setup(test_errors, test_setup),
     };

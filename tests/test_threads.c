@@ -193,6 +193,8 @@ static void test_threads_choice_file(void **state)
     }
     hst_backend_destroy(be);
     remove(path);
+    snprintf(path + strlen(path), sizeof path - strlen(path), ".lock");
+    remove(path);
 }
 
 static void test_threads_device(void **state) { (void)state; two_threads(NULL); }
