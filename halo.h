@@ -396,6 +396,7 @@ extern "C" {
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__HALO_LOG_BYTES 512
 #define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
+#define HST__HALO_MIN_GROUPS 64                 /* DIRECT slots keep this many work-groups */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
                                   HST_HALO_MAX_DIMS == 4) ? 1 : -1];
 
@@ -704,11 +705,21 @@ static unsigned hst__halo_log2_up(uint64_t n, unsigned lmax)
     return l;
 }
 
+/* log2 of the chunks or tiles one work-group moves, for a slot of `parts` of them: up to 8 in
+   large slots (a work-group's start-up, finding its slot and descriptor, is a chain of dependent
+   loads that one chunk of work does not hide), keeping HST__HALO_MIN_GROUPS work-groups. */
+static unsigned hst__halo_log_groups(uint64_t parts)
+{
+    unsigned lg = 0;
+    while (lg < 3 && (parts >> (lg + 1)) >= HST__HALO_MIN_GROUPS) ++lg;
+    return lg;
+}
+
 /* How the kernels move a slot (kernels.h's modes): fills the mode words of descriptor d (count
    elements) and returns its work-group count. */
 static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
 {
-    uint64_t es = d[HST_K_HALO_D_ELEM], n[4], span = 0, chunks;
+    uint64_t es = d[HST_K_HALO_D_ELEM], n[4], span = 0, chunks, tiles;
     int64_t s[4];
     int k, b = -1, o1, o2;
     unsigned lb0, la, lb;
@@ -727,11 +738,14 @@ static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
     for (k = 0; k < 3; ++k)
         if (n[k] > 1 && (s[k] == 1 || s[k] == -1)) b = k;
     if (es > 8 || n[3] < 2 || s[3] == 1 || s[3] == -1 || b < 0) {
+        unsigned lg = hst__halo_log_groups(chunks);
         d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_DIRECT;
+        d[HST_K_HALO_D_LOG_G] = lg;
+        d[HST_K_HALO_D_GROUPS] = (chunks + ((uint64_t)1 << lg) - 1) >> lg;
         d[HST_K_HALO_D_MAGIC] = hst__halo_magic(n[3]);
         d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(n[2]);
         d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(n[1]);
-        return chunks;
+        return d[HST_K_HALO_D_GROUPS];
     }
     /* TILED: TB up to 32 first, TA fills the chunk, then TB grows into what TA leaves */
     lb0 = hst__halo_log2_up(n[b], 5);
@@ -762,7 +776,10 @@ static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
         d[HST_K_HALO_D_BS_O] = bs[o1];
         d[HST_K_HALO_D_BS_O + 1] = bs[o2];
     }
-    d[HST_K_HALO_D_GROUPS] = n[o1] * n[o2] * d[HST_K_HALO_D_NT_B] * d[HST_K_HALO_D_NT_A];
+    tiles = n[o1] * n[o2] * d[HST_K_HALO_D_NT_B] * d[HST_K_HALO_D_NT_A];
+    d[HST_K_HALO_D_LOG_G] = hst__halo_log_groups(tiles);
+    d[HST_K_HALO_D_GROUPS] = (tiles + ((uint64_t)1 << d[HST_K_HALO_D_LOG_G]) - 1) >>
+                             d[HST_K_HALO_D_LOG_G];
     return d[HST_K_HALO_D_GROUPS];
 }
 

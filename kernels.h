@@ -503,20 +503,24 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
    multiples of the element size (halo.h guarantees it).
 
    How a work-group moves its part (desc[MODE], chosen by halo.h per slot):
-     DIRECT (0): chunk t (HST_K_HALO_CHUNK elements in buffer order); 32-bit index math with
-       magic-number division by the extents (desc[MAGIC + 0, 1, 2] divide by ext3, ext2, ext1),
-       four loads in flight per work-item. Needs elements * elem and the slot's span
-       (sum (ext-1) * |step| * elem) below 2^31.
+     DIRECT (0): chunks t G .. t G + G - 1 (G = 2^desc[LOG_G] chunks of HST_K_HALO_CHUNK
+       elements, in buffer order: a large slot's work-groups pay their start-up, a chain of
+       dependent loads, once per G chunks); 32-bit index math with magic-number division by
+       the extents (desc[MAGIC + 0, 1, 2] divide by ext3, ext2, ext1), four loads in flight per
+       work-item. Needs elements * elem and the slot's span (sum (ext-1) * |step| * elem)
+       below 2^31.
      TILED (1): a transposing slot (dimension 3 is not contiguous in the quantity but a
        dimension B < 3 is, |step| 1): a TB x TA tile (TB = 2^desc[LOG_TB] along B, TA =
        2^desc[LOG_TA] along dimension 3) staged through local memory (at most
        HST_K_HALO_TILE_WORDS ulongs, pitch TA + 1), so that the quantity side runs along B and
-       the buffer side along dimension 3. Work-group t is (o1, o2, tile b, tile a) in C order
-       over (ext[O1], N_O2, NT_B, NT_A), O1 < O2 the two dimensions < 3 other than B; MAGIC + 0,
-       1, 2 divide by NT_A, NT_B, N_O2. QS_* quantity steps, BS_* buffer steps (elements, C
+       the buffer side along dimension 3. Tile u is (o1, o2, tile b, tile a) in C order over
+       (ext[O1], N_O2, NT_B, NT_A), O1 < O2 the two dimensions < 3 other than B; work-group t
+       moves tiles t G .. t G + G - 1 (G = 2^desc[LOG_G]) one after the other; MAGIC + 0, 1, 2
+       divide by NT_A, NT_B, N_O2. QS_* quantity steps, BS_* buffer steps (elements, C
        order) of B, O1, O2. Same size limits as DIRECT; elements of at most 8 bytes.
      WIDE (2): 64-bit index math, element by element (larger slots, and 16-byte elements).
-   Work-groups per slot: DIRECT and WIDE ceil(elements / CHUNK); TILED ext[O1]*N_O2*NT_B*NT_A.
+   Work-groups per slot: DIRECT ceil(elements / (G CHUNK)); WIDE ceil(elements / CHUNK); TILED
+   ceil(ext[O1]*N_O2*NT_B*NT_A / G).
    A magic word for divisor m (1 <= m < 2^32): l = ceil(log2 m), M = floor(2^32 (2^l - m) / m)
    + 1; word = M | min(l, 1) << 32 | max(l - 1, 0) << 40 (Granlund & Montgomery, 1994).
 
@@ -553,7 +557,9 @@ enum {
     HST_K_HALO_D_QS_B = 25,     /* TILED: quantity steps of B, O1, O2 (signed, < 2^31) */
     HST_K_HALO_D_QS_O = 26,     /* 2 words */
     HST_K_HALO_D_BS_B = 28,     /* TILED: buffer element steps of B, O1, O2 */
-    HST_K_HALO_D_BS_O = 29      /* 2 words; word 31 unused */
+    HST_K_HALO_D_BS_O = 29,     /* 2 words */
+    HST_K_HALO_D_LOG_G = 31     /* DIRECT, TILED: log2 of the chunks or tiles one work-group
+                                   moves (0..3) */
 };
 enum { HST_K_HALO_OP_COPY = 0, HST_K_HALO_OP_FLIP_SIGN = 1, HST_K_HALO_OP_NEGATE_INT = 2 };
 enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WIDE = 2 };
@@ -3105,7 +3111,8 @@ static const char hst__halo_src_helpers[] =
 "}\n";
 
 static const char hst__halo_src_modes[] =
-"/* mode 0: chunk t of HST_CHUNK elements in buffer order, 4 loads in flight per work-item */\n"
+"/* mode 0: chunks t G .. t G + G - 1 (G = 2^d[31]) of HST_CHUNK elements in buffer order,\n"
+"   4 loads in flight per work-item */\n"
 "void hst_halo_direct(__global const ulong *d, uint t, __global uchar *bb, __global uchar *qb,\n"
 "                     uint un)\n"
 "{\n"
@@ -3113,8 +3120,8 @@ static const char hst__halo_src_modes[] =
 "  uint n1 = (uint)d[7], n2 = (uint)d[8], n3 = (uint)d[9], n = (uint)d[6] * n1 * n2 * n3;\n"
 "  uint s0 = (uint)d[2], s1 = (uint)d[3], s2 = (uint)d[4], s3 = (uint)d[5];\n"
 "  ulong m3 = d[20], m2 = d[21], m1 = d[22];\n"
-"  uint c0 = t * HST_CHUNK;\n"
-"  for (uint j = get_local_id(0); j < HST_CHUNK; j += 4u * L) {\n"
+"  uint span = HST_CHUNK << (uint)d[31], c0 = t * span;\n"
+"  for (uint j = get_local_id(0); j < span && c0 + j < n; j += 4u * L) {\n"
 "    ulong v[4];\n"
 "    uint e[4], o[4];\n"
 "    for (uint k = 0; k < 4u; ++k) {\n"
@@ -3133,17 +3140,21 @@ static const char hst__halo_src_modes[] =
 "    }\n"
 "  }\n"
 "}\n"
-"/* mode 1: a TB x TA tile through local memory; B the quantity-contiguous dimension, A (3) the\n"
-"   buffer-contiguous one: the quantity side runs along B, the buffer side along A */\n"
+"/* mode 1: tiles t G .. t G + G - 1 (G = 2^d[31]), each TB x TA through local memory; B the\n"
+"   quantity-contiguous dimension, A (3) the buffer-contiguous one: the quantity side runs\n"
+"   along B, the buffer side along A */\n"
 "void hst_halo_tiled(__global const ulong *d, uint t, __global uchar *bb, __global uchar *qb,\n"
 "                    __local ulong *tile, uint un)\n"
 "{\n"
 "  uint es = (uint)d[11], op = un ? 0u : (uint)d[12], L = get_local_size(0);\n"
 "  uint lid = get_local_id(0), lb = (uint)d[16], la = (uint)d[17];\n"
-"  uint TB = 1u << lb, TA = 1u << la, pitch = TA + 1u, sz = TB << la;\n"
-"  uint r = hst_halo_div(t, d[20]), ta = t - r * (uint)d[19];\n"
+"  uint TB = 1u << lb, TA = 1u << la, pitch = TA + 1u, sz = TB << la, G = 1u << (uint)d[31];\n"
+"  uint n1 = (uint)d[d[14] == 0 ? 7 : 6];\n"
+"  for (uint u = t * G; u < t * G + G; ++u) {\n"
+"  uint r = hst_halo_div(u, d[20]), ta = u - r * (uint)d[19];\n"
 "  uint r2 = hst_halo_div(r, d[21]), tb = r - r2 * (uint)d[18];\n"
 "  uint io1 = hst_halo_div(r2, d[22]), io2 = r2 - io1 * (uint)d[24];\n"
+"  if (io1 >= n1) break;\n"
 "  uint b0 = tb << lb, a0 = ta << la;\n"
 "  uint vb = min(TB, (uint)d[23] - b0), va = min(TA, (uint)d[9] - a0);\n"
 "  uint qsb = (uint)d[25], qsa = (uint)d[5], bsb = (uint)d[28];\n"
@@ -3172,6 +3183,8 @@ static const char hst__halo_src_modes[] =
 "    ulong v = tile[b * pitch + a];\n"
 "    if (un) hst_halo_st(qb + (int)((qo + b * qsb + a * qsa) * es), es, v);\n"
 "    else hst_halo_st(bb + (bo + b * bsb + a) * es, es, hst_halo_op(v, es, op));\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  }\n"
 "}\n";
 
@@ -3218,7 +3231,8 @@ typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 
                                   HST_K_HALO_D_MAGIC == 20 && HST_K_HALO_D_N_B == 23 &&
                                   HST_K_HALO_D_N_O2 == 24 && HST_K_HALO_D_QS_B == 25 &&
                                   HST_K_HALO_D_QS_O == 26 && HST_K_HALO_D_BS_B == 28 &&
-                                  HST_K_HALO_D_BS_O == 29 && HST_K_HALO_DESC_WORDS == 32 &&
+                                  HST_K_HALO_D_BS_O == 29 && HST_K_HALO_D_LOG_G == 31 &&
+                                  HST_K_HALO_DESC_WORDS == 32 &&
                                   HST_K_HALO_CHUNK == 1024 && HST_K_HALO_TILE_WORDS == 1536 &&
                                   HST_K_HALO_OP_FLIP_SIGN == 1 && HST_K_HALO_OP_NEGATE_INT == 2 &&
                                   HST_K_HALO_MODE_TILED == 1 && HST_K_HALO_MODE_WIDE == 2 &&

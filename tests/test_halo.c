@@ -597,6 +597,80 @@ static void test_one_launch(void **state)
     hst_halo_plan_destroy(plan);
 }
 
+/* Slots large enough that a work-group moves 2, 4 and 8 chunks (west and east edges of
+   131072, 262144 and 524288 elements; quantity 1's quarter-turned, so tiles), with small ones
+   beside them: the device's pack and unpack equal the host path's, byte for byte. */
+static void test_large_slots(void **state)
+{
+    fixture *f = FIX(state);
+    hst_queue *q = hst_backend_queue(f->be);
+    hst_halo_layout l[3];
+    hst_halo_spec specs[24];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_buffer *dev[3], *recv;
+    unsigned char *host[3], *want[3], *got, *packed, *devpacked;
+    size_t bytes[3], ns = 0, sb, i, k;
+    int b;
+    for (i = 0; i < 3; i++) {
+        memset(&l[i], 0, sizeof l[i]);
+        l[i].ndim = 3; l[i].elem_bytes = 4; l[i].n_halo = 4;
+        l[i].dims[0] = HST_HALO_DIM_Z; l[i].dims[1] = HST_HALO_DIM_Y; l[i].dims[2] = HST_HALO_DIM_X;
+        l[i].shape[0] = (size_t)128 << i; l[i].shape[1] = 256 + 8; l[i].shape[2] = 8 + 8;
+        l[i].origin[1] = l[i].origin[2] = 4;
+        l[i].extent[0] = l[i].shape[0]; l[i].extent[1] = 256; l[i].extent[2] = 8;
+        assert_int_equal(hst_halo_layout_bytes(&l[i], &bytes[i]), HST_SUCCESS);
+    }
+    for (b = 0; b < 8; b++)   /* west and east of quantity 1 quarter-turned: tiled slots */
+        for (i = 0; i < 3; i++)
+            assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b,
+                                                  i == 1 && b < 2 ? 1u : 0u, (size_t)b,
+                                                  &specs[ns++]), HST_SUCCESS);
+    d = plan_desc(3, l, ns, specs, 8, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    packed = (unsigned char *)calloc(1, sb);
+    devpacked = (unsigned char *)calloc(1, sb);
+    for (i = 0; i < 3; i++) {
+        host[i] = (unsigned char *)malloc(bytes[i]);
+        want[i] = (unsigned char *)malloc(bytes[i]);
+        for (k = 0; k < bytes[i]; k++) host[i][k] = rng_byte();
+        assert_int_equal(hst_buffer_create(f->be, bytes[i], 0, &dev[i]), HST_SUCCESS);
+        assert_int_equal(hst_write(q, dev[i], 0, host[i], bytes[i], 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+    }
+    assert_int_equal(hst_halo_pack_host(plan, 3, (void *const *)host, bytes, packed), HST_SUCCESS);
+    assert_int_equal(hst_halo_pack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_read(q, hst_halo_plan_send_buffer(plan), 0, devpacked, sb, 1, 0, NULL,
+                              NULL), HST_SUCCESS);
+    assert_memory_equal(devpacked, packed, sb);
+    /* unpack something new: the packed bytes reversed */
+    for (k = 0; k < sb / 2; k++) {
+        unsigned char t = packed[k];
+        packed[k] = packed[sb - 1 - k];
+        packed[sb - 1 - k] = t;
+    }
+    recv = hst_halo_plan_recv_buffer(plan);
+    assert_int_equal(hst_write(q, recv, 0, packed, sb, 1, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    for (i = 0; i < 3; i++) memcpy(want[i], host[i], bytes[i]);
+    assert_int_equal(hst_halo_unpack_host(plan, 3, (void *const *)want, bytes, packed),
+                     HST_SUCCESS);
+    for (i = 0; i < 3; i++) {
+        got = (unsigned char *)malloc(bytes[i]);
+        assert_int_equal(hst_read(q, dev[i], 0, got, bytes[i], 1, 0, NULL, NULL), HST_SUCCESS);
+        assert_memory_equal(got, want[i], bytes[i]);
+        assert_memory_not_equal(got, host[i], bytes[i]);
+        free(got);
+        free(host[i]);
+        free(want[i]);
+        hst_buffer_destroy(dev[i]);
+    }
+    free(packed);
+    free(devpacked);
+    hst_halo_plan_destroy(plan);
+}
+
 /* The chosen host path with one array given as two quantities (wrapped once on the device),
    with overlapping quantities (always the host), and its argument errors. */
 static void test_host_choose_aliasing(void **state)
@@ -1077,6 +1151,7 @@ int main(void)
         cmocka_unit_test_setup(test_round_trips, test_setup),
         cmocka_unit_test_setup(test_element_sizes, test_setup),
         cmocka_unit_test_setup(test_one_launch, test_setup),
+        cmocka_unit_test_setup(test_large_slots, test_setup),
         cmocka_unit_test_setup(test_host_choose_aliasing, test_setup),
         cmocka_unit_test_setup(test_host_choose_device_fails, test_setup),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, test_setup),
