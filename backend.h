@@ -795,8 +795,9 @@ HST_API hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigne
    without running or recording anything. Thread safety: per backend. */
 HST_API hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
                                    unsigned sig_len, unsigned *impl);
-/* Records a time measured elsewhere (the stream measures its devices' blocks) as a run.
-   Thread safety: per backend. */
+/* Records a time measured elsewhere (the stream measures its devices' blocks) as a run; it is
+   saved with the others (hst_choice_save, hst_backend_destroy, the next interval save of
+   hst_choice_run). Thread safety: per backend. */
 HST_API hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                      const char *impl, double seconds);
 
