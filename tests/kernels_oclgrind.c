@@ -491,6 +491,55 @@ int main(int argc, char **argv)
         EXPECT(!memcmp(res[0], res[1], sizeof res[0]) && !memcmp(send[0], send[1], sizeof send[0]),
                "halo pack/unpack differ from the host path");
     }
+    /* 3b. slots large enough that a work-group moves 2 chunks (west, DIRECT) and 2 tiles
+       (east, quarter-turned: TILED), == host */
+    {
+        hst_halo_layout l;
+        hst_halo_spec sp[2];
+        hst_halo_plan_desc hd;
+        hst_halo_plan *plan;
+        hst_buffer *qb;
+        static unsigned char qi[128 * 264 * 12 * 4], qd[sizeof qi], qh[sizeof qi];
+        static unsigned char sd[2 * 131072 * 4 + 512], sh[sizeof sd];
+        void *qp = qh;
+        size_t bytes, sb, k;
+        memset(&l, 0, sizeof l);
+        l.ndim = 3; l.elem_bytes = 4; l.n_halo = 4;
+        l.dims[0] = HST_HALO_DIM_Z; l.dims[1] = HST_HALO_DIM_Y; l.dims[2] = HST_HALO_DIM_X;
+        l.shape[0] = l.extent[0] = 128;
+        l.shape[1] = 256 + 8; l.origin[1] = 4; l.extent[1] = 256;
+        l.shape[2] = 4 + 8; l.origin[2] = 4; l.extent[2] = 4;
+        CHECK(hst_halo_layout_bytes(&l, &bytes));
+        CHECK(hst_halo_spec_scalar(&l, 0, HST_HALO_WEST, 0, 0, &sp[0]));
+        CHECK(hst_halo_spec_scalar(&l, 0, HST_HALO_EAST, 1, 1, &sp[1]));
+        memset(&hd, 0, sizeof hd);
+        hd.n_quantities = 1; hd.layouts = &l; hd.n_specs = 2; hd.specs = sp; hd.n_peers = 2;
+        for (k = 0; k < bytes; k++) qi[k] = (unsigned char)(k * 31 + 7);
+        memcpy(qh, qi, bytes);
+        CHECK(hst_halo_plan_create(be, &hd, &plan));
+        sb = hst_halo_plan_stats(plan).send_bytes;
+        EXPECT(bytes <= sizeof qi && sb <= sizeof sd, "large slots: buffers too small");
+        CHECK(hst_buffer_create(be, bytes, 0, &qb));
+        CHECK(hst_write(hst_backend_queue(be), qb, 0, qi, bytes, 1, 0, NULL, NULL));
+        CHECK(hst_halo_pack(plan, NULL, 1, &qb, 0, NULL, NULL));
+        CHECK(hst_read(hst_backend_queue(be), hst_halo_plan_send_buffer(plan), 0, sd, sb, 1, 0,
+                       NULL, NULL));
+        CHECK(hst_halo_pack_host(plan, 1, &qp, NULL, sh));
+        for (k = 0; k < 2; k++) {   /* the padding between the peers is never written */
+            size_t off, len;
+            CHECK(hst_halo_plan_peer(plan, k, &off, &len, NULL, NULL));
+            EXPECT(!memcmp(sd + off, sh + off, len), "large slots: pack differs from the host");
+        }
+        for (k = 0; k < sb; k++) sh[k] = (unsigned char)(k * 13 + 5);   /* something new */
+        CHECK(hst_write(hst_backend_queue(be), hst_halo_plan_recv_buffer(plan), 0, sh, sb, 1, 0,
+                        NULL, NULL));
+        CHECK(hst_halo_unpack(plan, NULL, 1, &qb, 0, NULL, NULL));
+        CHECK(hst_read(hst_backend_queue(be), qb, 0, qd, bytes, 1, 0, NULL, NULL));
+        CHECK(hst_halo_unpack_host(plan, 1, &qp, NULL, sh));
+        EXPECT(!memcmp(qd, qh, bytes), "large slots: unpack differs from the host");
+        hst_buffer_destroy(qb);
+        hst_halo_plan_destroy(plan);
+    }
     printf("halo kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     /* 4. eSRRF, chained and fused (tests/reliability/workload.h: 6 x 5 frames, mag 2, T 3) */
