@@ -1,9 +1,10 @@
 /* tests/kernels_oclgrind.c — every kernel of kernels.h under Oclgrind (`make test-kernels`):
    the vocabulary for every dtype (casts from every dtype, scale, axpy, math, random, every
    reduction), the stream kernels (grad3, div3, tv_dual, tv_primal, tv_gap, slice_acc for f32
-   and c64), the fused halo pack and unpack, and the eSRRF kernels (roberts, magnify, rgc,
-   rgc_fused, temporal), each through the library's real paths (arrays, streams, halo plans) on
-   small inputs, so every launch has the argument values the library really passes.
+   and c64), the fused halo pack and unpack (small slots, and slots whose work-groups move
+   several chunks or tiles), and the eSRRF kernels (roberts, magnify, rgc, rgc_fused, temporal),
+   each through the library's real paths (arrays, streams, halo plans) on small inputs, so
+   every launch has the argument values the library really passes.
 
    Run it as `oclgrind --check-api --data-races --uninitialized [--log FILE] prog`: Oclgrind is
    then the only OpenCL platform, and its reports (out-of-bounds accesses, races, uninitialised
