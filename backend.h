@@ -129,6 +129,12 @@ HST_API const char *hst_result_string(hst_result r);
    Thread-safe. */
 HST_API int hst_result_is_out_of_memory(hst_result r);
 
+/* 64-bit FNV-1a over n bytes, continuing from h (start from HST_HASH_SEED): the library's hash
+   for keys that must be the same in every process (program cache entries, the timings file's
+   checksum, stream.h's split operation names). Not for security. Thread-safe. */
+#define HST_HASH_SEED 0xcbf29ce484222325ULL
+HST_API uint64_t hst_hash_bytes(uint64_t h, const void *data, size_t n);
+
 /* ---------------------------------------------------------------------------------------------
    Logging. Every rejected argument, device choice, fallback and build log goes to the logger.
    Item ids are stable (tests assert on them); messages are for humans. */
@@ -1157,9 +1163,9 @@ static int hst__contains_nocase(const char *hay, const char *needle) {
     return 0;
 }
 
-/* 64-bit FNV-1a over bytes, continuing from h; finished by a splitmix64 avalanche in
-   hst__hash_final so that nearby keys spread over the whole range. */
-static uint64_t hst__hash(uint64_t h, const void *data, size_t n) {
+/* Keys are finished by a splitmix64 avalanche in hst__hash_final so that nearby keys spread
+   over the whole range. */
+HST__BDEF uint64_t hst_hash_bytes(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = (const unsigned char *)data;
     size_t i;
     for (i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
@@ -3099,7 +3105,7 @@ HST__BDEF hst_pool_stats hst_pool_get_stats(const hst_pool *pool) {
    collision between two different programs is not a practical concern. */
 static void hst__program_key(const hst_backend *be, size_t count, const char *const *src,
                              const char *options, uint64_t key[2]) {
-    static const uint64_t seeds[2] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
+    static const uint64_t seeds[2] = {HST_HASH_SEED, 0x84222325cbf29ce4ULL};
     const char *parts[6];
     size_t i, k, len;
     parts[0] = HST_VERSION_STRING; parts[1] = be->info.platform_name; parts[2] = be->info.name;
@@ -3108,13 +3114,13 @@ static void hst__program_key(const hst_backend *be, size_t count, const char *co
         uint64_t h = seeds[k];
         for (i = 0; i < 6; i++) {
             len = strlen(parts[i]);
-            h = hst__hash(h, &len, sizeof len);      /* length-prefixed: no ambiguity */
-            h = hst__hash(h, parts[i], len);
+            h = hst_hash_bytes(h, &len, sizeof len);      /* length-prefixed: no ambiguity */
+            h = hst_hash_bytes(h, parts[i], len);
         }
         for (i = 0; i < count; i++) {
             len = strlen(src[i]);
-            h = hst__hash(h, &len, sizeof len);
-            h = hst__hash(h, src[i], len);
+            h = hst_hash_bytes(h, &len, sizeof len);
+            h = hst_hash_bytes(h, src[i], len);
         }
         key[k] = hst__hash_final(h);
     }
@@ -3159,7 +3165,7 @@ static unsigned char *hst__cache_read(const hst_backend *be, const uint64_t key[
         h.key[0] == key[0] && h.key[1] == key[1] && h.bytes > 0 && h.bytes <= HST__CACHE_MAX_BINARY &&
         (data = (unsigned char *)hst__malloc(be, (size_t)h.bytes)) != NULL &&
         fread(data, 1, (size_t)h.bytes, f) == h.bytes &&
-        hst__hash_final(hst__hash(0xcbf29ce484222325ULL, data, (size_t)h.bytes)) == h.check) {
+        hst__hash_final(hst_hash_bytes(HST_HASH_SEED, data, (size_t)h.bytes)) == h.check) {
         *corrupt = 0;
         *bytes = (size_t)h.bytes;
     } else {
@@ -3204,7 +3210,7 @@ static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
     hst__temp_name(tmp, sizeof tmp, path, &h);
     memcpy(h.magic, HST__CACHE_MAGIC, 8);
     h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
-    h.check = hst__hash_final(hst__hash(0xcbf29ce484222325ULL, data, bytes));
+    h.check = hst__hash_final(hst_hash_bytes(HST_HASH_SEED, data, bytes));
     if (!(f = fopen(tmp, "wb"))) {
         hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
         return HST_ERROR_IO;
@@ -3846,7 +3852,7 @@ static void hst__choice_append(const hst_backend *be, hst__choice_text *t, const
 }
 
 static uint64_t hst__choice_text_hash(const char *p, size_t n) {
-    return hst__hash_final(hst__hash(0xcbf29ce484222325ULL, p, n));
+    return hst__hash_final(hst_hash_bytes(HST_HASH_SEED, p, n));
 }
 
 /* Parses one field up to a tab; NULL when the line ends first. */

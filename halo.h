@@ -427,6 +427,8 @@ struct hst_halo_plan {
     hst_kernel *kpack, *kunpack;
     hst_event last_pack, last_unpack;
     hst_halo_stats stats;
+    hst_choice_op *host_op[2];      /* the chosen host path's ops (pack, unpack): first use */
+    int64_t host_sig[2][3];         /* and their signatures, fixed by the plan */
     uint64_t bound[2][HST_HALO_MAX_QUANTITIES]; /* hst_buffer_serial of the quantity set on
                                                    each kernel argument (0: none): a freed
                                                    handle's address can come back as another
@@ -1277,6 +1279,14 @@ static hst_result hst__halo_host_twin(void *args, void *user)
 }
 
 #ifndef HST_NO_OPENCL
+/* The first index at which quantity i's pointer is given (i itself when it is new). */
+static size_t hst__halo_first(const hst__halo_host_call *c, size_t i)
+{
+    size_t j = 0;
+    while (c->quantities[j] != c->quantities[i]) ++j;
+    return j;
+}
+
 /* The largest size any quantity given at this pointer needs (the wrap serves them all). */
 static size_t hst__halo_wrap_bytes(const hst__halo_host_call *c, size_t i)
 {
@@ -1298,8 +1308,7 @@ static hst_result hst__halo_wrap_all(const hst__halo_host_call *c, hst_buffer **
     size_t i, j;
     for (i = 0; i < c->n; ++i) w[i] = NULL;
     for (i = 0; i < c->n && r == HST_SUCCESS; ++i) {
-        for (j = 0; j < i && c->quantities[j] != c->quantities[i]; ++j) {}
-        if (j < i) w[i] = w[j];
+        if ((j = hst__halo_first(c, i)) < i) w[i] = w[j];
         else r = hst_buffer_wrap(p->be, c->quantities[i], hst__halo_wrap_bytes(c, i), flags,
                                  &w[i]);
     }
@@ -1307,14 +1316,14 @@ static hst_result hst__halo_wrap_all(const hst__halo_host_call *c, hst_buffer **
 }
 
 /* Maps and unmaps each wrap so that the host memory holds what the kernel wrote. */
-static hst_result hst__halo_sync_wraps(size_t n, hst_buffer **w, hst_queue *q)
+static hst_result hst__halo_sync_wraps(const hst__halo_host_call *c, hst_buffer **w,
+                                       hst_queue *q)
 {
     hst_result r = HST_SUCCESS;
-    size_t i, j;
-    for (i = 0; i < n && r == HST_SUCCESS; ++i) {
+    size_t i;
+    for (i = 0; i < c->n && r == HST_SUCCESS; ++i) {
         void *ptr;
-        for (j = 0; j < i && w[j] != w[i]; ++j) {}
-        if (j < i) continue;
+        if (hst__halo_first(c, i) < i) continue;
         r = hst_map(q, w[i], HST_MAP_READ, 0, hst_buffer_bytes(w[i]), 1, &ptr, 0, NULL, NULL);
         if (r == HST_SUCCESS) r = hst_unmap(q, w[i], ptr, 0, NULL, NULL);
     }
@@ -1323,13 +1332,11 @@ static hst_result hst__halo_sync_wraps(size_t n, hst_buffer **w, hst_queue *q)
 }
 
 /* Destroys each distinct wrap once (NULLs: never made). */
-static void hst__halo_unwrap_all(size_t n, hst_buffer **w)
+static void hst__halo_unwrap_all(const hst__halo_host_call *c, hst_buffer **w)
 {
-    size_t i, j;
-    for (i = 0; i < n; ++i) {
-        for (j = 0; j < i && w[j] != w[i]; ++j) {}
-        if (j == i) hst_buffer_destroy(w[i]);
-    }
+    size_t i;
+    for (i = 0; i < c->n; ++i)
+        if (hst__halo_first(c, i) == i) hst_buffer_destroy(w[i]);
 }
 
 /* The fused kernel on the quantities in place, through the plan's device buffers. */
@@ -1346,14 +1353,14 @@ static hst_result hst__halo_host_device(void *args, void *user)
     if (r == HST_SUCCESS && c->unpack) {
         r = hst_write(q, p->recv, 0, c->buffer, p->recv_total, 0, 0, NULL, &e);
         if (r == HST_SUCCESS) r = hst_halo_unpack(p, q, c->n, w, e ? 1 : 0, &e, NULL);
-        if (r == HST_SUCCESS) r = hst__halo_sync_wraps(c->n, w, q);
+        if (r == HST_SUCCESS) r = hst__halo_sync_wraps(c, w, q);
     } else if (r == HST_SUCCESS) {
         r = hst_halo_pack(p, q, c->n, w, 0, NULL, &e);
         if (r == HST_SUCCESS) r = hst_read(q, p->send, 0, c->buffer, p->send_total, 1, 1, &e, NULL);
     }
     if (r != HST_SUCCESS) hst_queue_finish(q);   /* nothing may still use the wraps */
     hst_event_release(e);
-    hst__halo_unwrap_all(c->n, w);
+    hst__halo_unwrap_all(c, w);
     return r;
 }
 #endif
@@ -1369,13 +1376,44 @@ static hst_result hst__halo_host_output(void *args, double *dst, size_t capacity
     return HST_SUCCESS;
 }
 
-/* The operation on the plan's backend, registered at first use. */
-static hst_result hst__halo_host_op(hst_halo_plan *p, int unpack, hst_choice_op **op)
+/* Contiguous runs of a slot table (a run: the last dimension when its step is 1). */
+static uint64_t hst__halo_runs(const uint64_t *desc, size_t nslots)
+{
+    uint64_t runs = 0;
+    size_t s;
+    for (s = 0; s < nslots; ++s) {
+        const uint64_t *d = desc + s * HST_K_HALO_DESC_WORDS;
+        uint64_t elems = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] *
+                         d[HST_K_HALO_D_EXT + 2] * d[HST_K_HALO_D_EXT + 3];
+        runs += (int64_t)d[HST_K_HALO_D_STEP + 3] == 1 ? elems / d[HST_K_HALO_D_EXT + 3] : elems;
+    }
+    return runs;
+}
+
+/* The plan's signature for direction `unpack`: halo bytes, mean contiguous run in bytes,
+   bytes of all quantities (what each implementation's cost follows). */
+static void hst__halo_host_sig(const hst_halo_plan *p, int unpack, int64_t *sig)
+{
+    uint64_t halo = unpack ? p->recv_total : p->send_total, total = 0;
+    uint64_t runs = unpack ? hst__halo_runs(p->table + p->unpack_desc_at, p->nunpack)
+                           : hst__halo_runs(p->table + p->pack_desc_at, p->npack);
+    size_t i;
+    for (i = 0; i < p->nq; ++i) total += p->qbytes[i];
+    sig[0] = (int64_t)halo;
+    sig[1] = runs ? (int64_t)(halo / runs) : 0;
+    sig[2] = (int64_t)total;
+}
+
+/* The direction's operation on the plan's backend (registered by the backend's first plan to
+   use it) and the plan's signature, both kept in the plan from its first call. */
+static hst_result hst__halo_host_op(hst_halo_plan *p, int unpack)
 {
     const char *name = unpack ? "halo_unpack_host" : "halo_pack_host";
     hst_choice_impl im[2];
     hst_choice_op_desc d;
-    if ((*op = hst_choice_find(p->be, name)) != NULL) return HST_SUCCESS;
+    if (p->host_op[unpack]) return HST_SUCCESS;
+    hst__halo_host_sig(p, unpack, p->host_sig[unpack]);
+    if ((p->host_op[unpack] = hst_choice_find(p->be, name)) != NULL) return HST_SUCCESS;
     memset(im, 0, sizeof im);
     memset(&d, 0, sizeof d);
     im[0].name = "host";
@@ -1392,21 +1430,7 @@ static hst_result hst__halo_host_op(hst_halo_plan *p, int unpack, hst_choice_op 
     d.name = name;
     d.impls = im;
     if (!unpack) d.output = hst__halo_host_output;
-    return hst_choice_register(p->be, &d, op);
-}
-
-/* Contiguous runs of a slot table (a run: the last dimension when its step is 1). */
-static uint64_t hst__halo_runs(const uint64_t *desc, size_t nslots)
-{
-    uint64_t runs = 0;
-    size_t s;
-    for (s = 0; s < nslots; ++s) {
-        const uint64_t *d = desc + s * HST_K_HALO_DESC_WORDS;
-        uint64_t elems = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] *
-                         d[HST_K_HALO_D_EXT + 2] * d[HST_K_HALO_D_EXT + 3];
-        runs += (int64_t)d[HST_K_HALO_D_STEP + 3] == 1 ? elems / d[HST_K_HALO_D_EXT + 3] : elems;
-    }
-    return runs;
+    return hst_choice_register(p->be, &d, &p->host_op[unpack]);
 }
 
 /* Whether two distinct quantity pointers share bytes: OpenCL leaves buffers over overlapping
@@ -1430,11 +1454,7 @@ static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
 {
     const char *f = unpack ? "hst_halo_unpack_host_choose" : "hst_halo_pack_host_choose";
     hst__halo_host_call c;
-    hst_choice_op *op;
-    uint64_t runs, total = 0;
-    int64_t sig[3];
     hst_result r;
-    size_t i;
     if (!p) return HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst__halo_check_quantities(p, f, n, (const void *const *)quantities, NULL,
                                         bytes)) != HST_SUCCESS)
@@ -1442,17 +1462,11 @@ static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
     if (!buffer)
         return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
                               "%s: buffer is NULL", f);
-    if ((r = hst__halo_host_op(p, unpack, &op)) != HST_SUCCESS) return r;
-    for (i = 0; i < n; ++i) total += p->qbytes[i];
-    runs = unpack ? hst__halo_runs(p->table + p->unpack_desc_at, p->nunpack)
-                  : hst__halo_runs(p->table + p->pack_desc_at, p->npack);
-    sig[0] = (int64_t)(unpack ? p->recv_total : p->send_total);
-    sig[1] = runs ? (int64_t)((unpack ? p->recv_total : p->send_total) / runs) : 0;
-    sig[2] = (int64_t)total;
+    if ((r = hst__halo_host_op(p, unpack)) != HST_SUCCESS) return r;
     c.plan = p; c.unpack = unpack; c.n = n; c.quantities = quantities; c.bytes = bytes;
     c.buffer = buffer;
     if (hst__halo_overlap(p, n, quantities)) force = "host";
-    return hst_choice_run(op, sig, 3, &c, force, outcome);
+    return hst_choice_run(p->host_op[unpack], p->host_sig[unpack], 3, &c, force, outcome);
 }
 
 HST__HDEF hst_result hst_halo_pack_host_choose(hst_halo_plan *p, size_t n,

@@ -951,11 +951,14 @@ static const char hst__vocab_src_random[] =
 "}\n"
 "#endif\n";
 
-/* sizeof counts the terminating NUL: 4096 bytes = 4095 characters */
-typedef char hst__check_piece_types[(sizeof(hst__vocab_src_types) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_elementw[(sizeof(hst__vocab_src_elementwise) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_reduce[(sizeof(hst__vocab_src_reduce) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_random[(sizeof(hst__vocab_src_random) <= 4096) ? 1 : -1];
+/* Each piece of OpenCL C must fit the 4095 characters C99 promises for a string literal
+   (sizeof counts the terminating NUL). */
+#define HST__PIECE_FITS(name, piece) \
+    typedef char hst__check_piece_##name[(sizeof(piece) <= 4096) ? 1 : -1]
+HST__PIECE_FITS(types, hst__vocab_src_types);
+HST__PIECE_FITS(elementw, hst__vocab_src_elementwise);
+HST__PIECE_FITS(reduce, hst__vocab_src_reduce);
+HST__PIECE_FITS(random, hst__vocab_src_random);
 
 static const char *const hst__vocab_src[] = {
     hst__vocab_src_types, hst__vocab_src_elementwise, hst__vocab_src_reduce, hst__vocab_src_random
@@ -1806,9 +1809,9 @@ static const char hst__stream_src_acc[] =
 "  if (l == 0) acc[acc_offset + (z - begin)] = s[0];\n"
 "}\n";
 
-typedef char hst__check_piece_s_common[(sizeof(hst__stream_src_common) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_s_volume[(sizeof(hst__stream_src_volume) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_s_acc[(sizeof(hst__stream_src_acc) <= 4096) ? 1 : -1];
+HST__PIECE_FITS(s_common, hst__stream_src_common);
+HST__PIECE_FITS(s_volume, hst__stream_src_volume);
+HST__PIECE_FITS(s_acc, hst__stream_src_acc);
 
 static const char *const hst__stream_src[] = {
     hst__stream_src_common, hst__stream_src_volume, hst__stream_src_acc
@@ -2523,12 +2526,12 @@ static const char hst__esrrf_src_other[] =
 "  }\n"
 "}\n";
 
-typedef char hst__check_piece_e_common[(sizeof(hst__esrrf_src_common) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_e_rgc[(sizeof(hst__esrrf_src_rgc) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_e_rgc2[(sizeof(hst__esrrf_src_rgc2) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_e_rgc3[(sizeof(hst__esrrf_src_rgc3) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_e_fused[(sizeof(hst__esrrf_src_fused) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_e_other[(sizeof(hst__esrrf_src_other) <= 4096) ? 1 : -1];
+HST__PIECE_FITS(e_common, hst__esrrf_src_common);
+HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
+HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
+HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
+HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
@@ -3217,10 +3220,10 @@ static const char hst__halo_src_kernels[] =
 "HST_HALO_KERNEL(hst_k_halo_pack, 0u)\n"
 "HST_HALO_KERNEL(hst_k_halo_unpack, 1u)\n";
 
-typedef char hst__check_piece_halo_args[(sizeof(hst__halo_src_args) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_halo_helpers[(sizeof(hst__halo_src_helpers) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_halo_modes[(sizeof(hst__halo_src_modes) <= 4096) ? 1 : -1];
-typedef char hst__check_piece_halo_kernels[(sizeof(hst__halo_src_kernels) <= 4096) ? 1 : -1];
+HST__PIECE_FITS(halo_args, hst__halo_src_args);
+HST__PIECE_FITS(halo_helpers, hst__halo_src_helpers);
+HST__PIECE_FITS(halo_modes, hst__halo_src_modes);
+HST__PIECE_FITS(halo_kernels, hst__halo_src_kernels);
 /* The device source hard-codes the descriptor words, op and mode numbers. */
 typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 1 &&
                                   HST_K_HALO_D_STEP == 2 && HST_K_HALO_D_EXT == 6 &&

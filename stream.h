@@ -665,34 +665,24 @@ static hst_result hst__choose_block(hst_stream *s) {
 
 /* >>split ------------------------------------------------------------------------------------
    The registry's timings-only op gives each device's speed (see hst_stream_choice_op). */
-#define HST__FNV_OFFSET 14695981039346656037ull
-#define HST__FNV_PRIME 1099511628211ull
-
-static uint64_t hst__fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *b = (const unsigned char *)p;
-    size_t i;
-    for (i = 0; i < n; i++) h = (h ^ b[i]) * HST__FNV_PRIME;
-    return h;
-}
-
 /* Little-endian bytes, so the name (and the timings file's key) is the same on every host. */
 static uint64_t hst__fnv_u64(uint64_t h, uint64_t v) {
     unsigned char b[8];
     unsigned i;
     for (i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
-    return hst__fnv(h, b, sizeof b);
+    return hst_hash_bytes(h, b, sizeof b);
 }
 
 /* With its NUL, so "ab" + "c" and "a" + "bc" differ. NULL hashes as "". */
 static uint64_t hst__fnv_str(uint64_t h, const char *str) {
-    return str ? hst__fnv(h, str, strlen(str) + 1) : hst__fnv(h, "", 1);
+    return str ? hst_hash_bytes(h, str, strlen(str) + 1) : hst_hash_bytes(h, "", 1);
 }
 
 /* What a slice costs on the devices, except its size (the signature holds that, bucketed, so
    streams of similar slice sizes share timings): the stages, the kinds of the arrays, the
    accumulators, and the devices in order. Scalar values may change between runs: left out. */
 static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
-    uint64_t h = hst__fnv_u64(HST__FNV_OFFSET, s->desc.num_backends);
+    uint64_t h = hst__fnv_u64(HST_HASH_SEED, s->desc.num_backends);
     unsigned i, k;
     for (i = 0; i < s->desc.num_backends; i++) h = hst__fnv_str(h, ids[i]);
     for (i = 0; i < s->desc.num_stages; i++) {
@@ -790,23 +780,17 @@ static int hst__split_registry_weights(const hst_stream *s, double *w) {
     return 1;
 }
 
-/* Every device keeps at least one slice when there are enough: one given none would never be
-   timed again, and an old slow estimate would starve it for good. Takes from the largest. */
-static void hst__split_min_one(hst_stream *s) {
-    unsigned d, n = s->desc.num_backends, big;
-    uint64_t len[HST_STREAM_MAX_BACKENDS], start = 0;
-    if (s->desc.num_slices < n) return;
-    for (d = 0; d < n; d++) len[d] = s->devs[d].r1 - s->devs[d].r0;
+/* Every device keeps at least one of the N slices when there are enough: one given none would
+   never be timed again, and an old slow estimate would starve it for good. Takes from the
+   largest share. */
+static void hst__split_keep_one(uint64_t *len, unsigned n, uint64_t N) {
+    unsigned d, j, big;
+    if (N < n) return;
     for (d = 0; d < n; d++) {
-        unsigned j;
         if (len[d]) continue;
         for (big = 0, j = 1; j < n; j++) if (len[j] > len[big]) big = j;
         len[big]--;
         len[d] = 1;
-    }
-    for (d = 0; d < n; d++) {
-        s->devs[d].r0 = start;
-        s->devs[d].r1 = start += len[d];
     }
 }
 
@@ -814,7 +798,7 @@ static void hst__split_min_one(hst_stream *s) {
    run when it gave them, else the registry's, else the desc's or equal. */
 static void hst__split(hst_stream *s) {
     double w[HST_STREAM_MAX_BACKENDS], total = 0.0, acc = 0.0;
-    uint64_t N = s->desc.num_slices, start = 0;
+    uint64_t N = s->desc.num_slices, len[HST_STREAM_MAX_BACKENDS], start = 0;
     unsigned d, n = s->desc.num_backends;
     int first_by_desc = s->desc.weights && s->runs == 0;
     if (first_by_desc || !hst__split_registry_weights(s, w))
@@ -826,11 +810,14 @@ static void hst__split(hst_stream *s) {
         end = d + 1 == n ? N : (uint64_t)((double)N * acc / total + 0.5);
         if (end < start) end = start;
         if (end > N) end = N;
-        s->devs[d].r0 = start;
-        s->devs[d].r1 = end;
+        len[d] = end - start;
         start = end;
     }
-    hst__split_min_one(s);
+    hst__split_keep_one(len, n, N);
+    for (start = 0, d = 0; d < n; d++) {
+        s->devs[d].r0 = start;
+        s->devs[d].r1 = start += len[d];
+    }
 }
 
 /* After a successful run: each device's seconds per slice, for the next splits (this stream's,

@@ -1,4 +1,4 @@
-/* bench/bench_util.h — what the halo benchmarks share: a fatal check, the monotonic clock and
+/* bench/bench_util.h — what the benchmarks share: a fatal check, the monotonic clock and
    sorting of times. Include after the library header, with _POSIX_C_SOURCE >= 199309L defined
    before any system header (clock_gettime). */
 #ifndef HST_BENCH_UTIL_H
@@ -14,7 +14,7 @@
         exit(1); } } while (0)
 
 /* Seconds on the monotonic clock. */
-static double now_s(void)
+static inline double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -22,7 +22,7 @@ static double now_s(void)
 }
 
 /* qsort order of doubles, ascending. */
-static int cmp_d(const void *a, const void *b)
+static inline int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;

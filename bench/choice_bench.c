@@ -23,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
 #include "backend.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +45,6 @@ static const size_t sizes[NSIZES] = { 1000, 10000, 100000, 1000000, 10000000 };
 #define MIN_CALLS 3
 #define MAX_CALLS 3000
 #define BENCH_REPS 10
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void die(const char *what, hst_result r)
 {

@@ -22,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
 #include "backend.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +78,6 @@ typedef struct options {
     double ref_h2d_gbps;
     int csv;
 } options;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void report(const char *what, hst_result r)
 {
@@ -157,12 +151,6 @@ static const copy_fn path_fns[PATH_COUNT] = {
 
 /* ------------------------------------------------------------------ timing */
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static hst_result measure(copy_set *c, enum path p, measurement *m)
 {
     static double times[MAX_REPS];
@@ -182,7 +170,7 @@ static hst_result measure(copy_set *c, enum path p, measurement *m)
         times[reps] = now_s() - start;
         total += times[reps++];
     }
-    qsort(times, reps, sizeof times[0], compare_double);
+    qsort(times, reps, sizeof times[0], cmp_d);
     median = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     m->valid = 1;
     m->reps = reps;

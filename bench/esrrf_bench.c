@@ -29,6 +29,7 @@
 #define HST_IMPLEMENTATION
 #include "stream.h"
 #include "kernels.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -48,13 +49,6 @@ typedef struct options {
     uint64_t frames;
     float radius;
 } options;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define TRY(call) do { hst_result r_ = (call); if (r_ != HST_SUCCESS) { \
         fprintf(stderr, "esrrf_bench: %s failed: %s (%d)\n", #call, hst_result_string(r_), r_); \

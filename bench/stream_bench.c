@@ -32,6 +32,7 @@
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
 #include "stream.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,13 +93,6 @@ typedef struct bench {
     hst_buffer *xb[2], *tb[2], *pb[2];   /* baselines' device buffers (slot 0 for compute) */
     uint64_t up_bytes, down_bytes;    /* per pass, halos included */
 } bench;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define TRY(what, call)                                                                    \
     do {                                                                                   \
