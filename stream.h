@@ -110,7 +110,9 @@ typedef enum hst_stream_kind {
                                on each device for the run: device 0 starts from the caller's
                                contents, the others from zeros, and at the end the caller gets
                                the element-wise sum over devices (in dtype, f32 or f64) - an
-                               additive accumulator. Each device updates it in its block order. */
+                               additive accumulator. Each device updates it in its block order.
+                               Or, with `buffers`, caller device buffers used in place across
+                               runs (see hst_stream_array.buffers). */
 } hst_stream_kind;
 
 /* One array of the stream: N slices of slice_bytes each, slice axis first, C order. */
@@ -122,6 +124,15 @@ typedef struct hst_stream_array {
                                    memory is transferred directly, with no staging copy */
     size_t global_bytes;        /* GLOBAL only: bytes of the whole array (> 0) */
     hst_dtype dtype;            /* GLOBAL only: element type of the sum over devices */
+    hst_buffer *const *buffers; /* GLOBAL only, instead of host: one buffer per backend (in the
+                                   order of desc.backends, each of that backend and of at least
+                                   global_bytes), which the kernels update in place. The stream
+                                   copies nothing to or from them and combines no devices: the
+                                   caller fills them before a run and reads (and sums) them after,
+                                   so they carry state from run to run (a temporal accumulation
+                                   fed by several runs) without a transfer. They must outlive the
+                                   stream. On the host device (where several backends run as
+                                   one) the host memory of buffers[0]; the others stay as given. */
 } hst_stream_array;
 
 /* One stage: a kernel from OpenCL C source plus its host twin. */
@@ -330,6 +341,7 @@ typedef struct hst__sdev {
     hst_kernel *acc_kernel[2];                  /* f32, c64 */
     hst_buffer *acc[HST_STREAM_MAX_ACCUMULATORS];  /* per owned slice of the range */
     hst_buffer *global[HST_STREAM_MAX_ARRAYS];  /* GLOBAL arrays: one copy per device */
+    unsigned char borrowed[HST_STREAM_MAX_ARRAYS];  /* global[i] is the caller's (buffers) */
     hst__slot slots[HST__STREAM_MAX_RING];
     uint64_t r0, r1;                            /* the slices this device owns */
     uint64_t issued, finished;                  /* blocks */
@@ -344,6 +356,8 @@ struct hst_stream {
     hst_stream_acc accs[HST_STREAM_MAX_ACCUMULATORS];
     int bindings[HST_STREAM_MAX_STAGES][2][HST_STREAM_MAX_BINDINGS];  /* copies of the stages'
                                                                        input and output lists */
+    hst_buffer *gbufs[HST_STREAM_MAX_ARRAYS][HST_STREAM_MAX_BACKENDS];  /* copies of the GLOBAL
+                                                                           arrays' buffers lists */
     hst_backend *backends[HST_STREAM_MAX_BACKENDS];
     double weights[HST_STREAM_MAX_BACKENDS];    /* desc.weights (desc.weights points here when
                                                    given), else 1 */
@@ -414,6 +428,24 @@ static hst_result hst__check_backends(const hst_stream_desc *d) {
     return HST_SUCCESS;
 }
 
+/* A GLOBAL array's caller buffers: one per backend, of that backend, large enough. */
+static hst_result hst__check_global_buffers(const hst_stream_desc *d, unsigned i) {
+    const hst_stream_array *a = &d->arrays[i];
+    unsigned k;
+    for (k = 0; k < d->num_backends; k++) {
+        const hst_buffer *b = a->buffers[k];
+        if (!b || hst_buffer_backend(b) != d->backends[k])
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].buffers[%u] is %s", i, k,
+                             b ? "a buffer of another backend than backends[k]" : "NULL");
+        if (hst_buffer_bytes(b) < a->global_bytes)
+            return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u].buffers[%u] holds %zu bytes, global_bytes is %zu",
+                             i, k, hst_buffer_bytes(b), a->global_bytes);
+        if (hst_backend_is_host(d->backends[k]) && !hst_buffer_host_ptr(b))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].buffers[%u] has no host memory", i, k);
+    }
+    return HST_SUCCESS;
+}
+
 static hst_result hst__check_arrays(const hst_stream_desc *d) {
     unsigned i;
     size_t total;
@@ -425,10 +457,13 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
         if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_GLOBAL)
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
         if (a->kind == HST_STREAM_GLOBAL) {
-            if (!a->global_bytes || !a->host || a->pinned)
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and host memory", i);
+            hst_result r;
+            if (!a->global_bytes || !a->host == !a->buffers || a->pinned)
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and "
+                                 "exactly one of host memory and buffers", i);
             if ((a->dtype != HST_F32 && a->dtype != HST_F64) || a->global_bytes % hst_dtype_size(a->dtype))
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
+            if (a->buffers && (r = hst__check_global_buffers(d, i)) != HST_SUCCESS) return r;
             continue;
         }
         if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].slice_bytes is 0", i);
@@ -522,7 +557,8 @@ static hst_result hst__check_accs(const hst_stream_desc *d) {
 
 /* Host memory of array i (NULL for TEMP). */
 static unsigned char *hst__sarray_host(const hst_stream_array *a) {
-    return (unsigned char *)(a->pinned ? hst_buffer_host_ptr(a->pinned) : a->host);
+    return (unsigned char *)(a->pinned ? hst_buffer_host_ptr(a->pinned)
+                             : a->buffers ? hst_buffer_host_ptr(a->buffers[0]) : a->host);
 }
 
 /* An array written to the caller's memory must not be read there beyond the owned slices of
@@ -604,8 +640,8 @@ static size_t hst__slice_sum(const hst_stream *s) {
 static uint64_t hst__global_sum(const hst_stream *s) {
     uint64_t t = 0;
     unsigned i;
-    for (i = 0; i < s->desc.num_arrays; i++)
-        if (s->arrays[i].kind == HST_STREAM_GLOBAL) t += s->arrays[i].global_bytes;
+    for (i = 0; i < s->desc.num_arrays; i++)   /* the caller's buffers exist already */
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL && !s->arrays[i].buffers) t += s->arrays[i].global_bytes;
     return t;
 }
 
@@ -624,7 +660,7 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
     for (i = 0; i < s->desc.num_arrays; i++) {
         uint64_t fit;
         if (s->arrays[i].kind == HST_STREAM_GLOBAL) {
-            if (s->arrays[i].global_bytes > info->max_alloc_bytes) return 0;
+            if (!s->arrays[i].buffers && s->arrays[i].global_bytes > info->max_alloc_bytes) return 0;
             continue;
         }
         fit = info->max_alloc_bytes / s->arrays[i].slice_bytes;
@@ -876,10 +912,14 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
     if ((r = hst_queue_create(d->be, &d->down)) != HST_SUCCESS) return r;
     if ((r = hst__stream_kernels(s, d)) != HST_SUCCESS) return r;
     if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
-    for (i = 0; i < s->desc.num_arrays; i++)
-        if (s->arrays[i].kind == HST_STREAM_GLOBAL &&
-            (r = hst_buffer_create(d->be, s->arrays[i].global_bytes, HST_MEM_RESIDENT, &d->global[i])) != HST_SUCCESS)
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        if (s->arrays[i].kind != HST_STREAM_GLOBAL) continue;
+        if (s->arrays[i].buffers) {
+            d->global[i] = s->arrays[i].buffers[d - s->devs];
+            d->borrowed[i] = 1;
+        } else if ((r = hst_buffer_create(d->be, s->arrays[i].global_bytes, HST_MEM_RESIDENT, &d->global[i])) != HST_SUCCESS)
             return r;
+    }
     for (k = 0; k < s->ring; k++)
         for (i = 0; i < s->desc.num_arrays; i++) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
@@ -919,7 +959,8 @@ static void hst__stream_release_device(hst__sdev *d) {
         }
     }
     for (i = 0; i < HST_STREAM_MAX_ACCUMULATORS; i++) hst_buffer_destroy(d->acc[i]);
-    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_buffer_destroy(d->global[i]);
+    for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++)
+        if (!d->borrowed[i]) hst_buffer_destroy(d->global[i]);
     for (i = 0; i < HST_STREAM_MAX_STAGES; i++) hst_kernel_destroy(d->kernels[i]);
     hst_kernel_destroy(d->acc_kernel[0]);
     hst_kernel_destroy(d->acc_kernel[1]);
@@ -957,6 +998,12 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->desc = *d;
     memcpy(s->arrays, d->arrays, d->num_arrays * sizeof *d->arrays);
     memcpy(s->stages, d->stages, d->num_stages * sizeof *d->stages);
+    for (i = 0; i < d->num_arrays; i++)
+        if (d->arrays[i].buffers && d->arrays[i].kind == HST_STREAM_GLOBAL) {
+            memcpy(s->gbufs[i], d->arrays[i].buffers, d->num_backends * sizeof(hst_buffer *));
+            s->arrays[i].buffers = s->gbufs[i];
+        } else
+            s->arrays[i].buffers = NULL;   /* other kinds ignore it: it may hold anything */
     for (i = 0; i < d->num_stages; i++) {   /* the lists too: the caller's may go away */
         hst_stream_stage *st = &s->stages[i];
         if (st->num_inputs) memcpy(s->bindings[i][0], st->inputs, st->num_inputs * sizeof(int));
@@ -1379,7 +1426,7 @@ static hst_result hst__globals_start(hst_stream *s) {
             const hst_stream_array *a = &s->arrays[i];
             hst__sdev *dv = &s->devs[d];
             static const unsigned char zero[8] = {0};
-            if (a->kind != HST_STREAM_GLOBAL) continue;
+            if (a->kind != HST_STREAM_GLOBAL || a->buffers) continue;
             r = d == 0 ? hst_write(dv->up, dv->global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL)
                        : hst_fill(dv->up, dv->global[i], zero, hst_dtype_size(a->dtype), 0, a->global_bytes, 0, NULL, NULL);
             if (r == HST_SUCCESS) r = hst_queue_finish(dv->up);   /* before any block reads it */
@@ -1402,7 +1449,7 @@ static hst_result hst__globals_finish(hst_stream *s) {
     for (i = 0; i < s->desc.num_arrays && r == HST_SUCCESS; i++) {
         const hst_stream_array *a = &s->arrays[i];
         void *tmp;
-        if (a->kind != HST_STREAM_GLOBAL) continue;
+        if (a->kind != HST_STREAM_GLOBAL || a->buffers) continue;
         r = hst_read(hst_backend_queue(s->devs[0].be), s->devs[0].global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL);
         if (r != HST_SUCCESS || s->desc.num_backends == 1) continue;
         if (!(tmp = hst_backend_alloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;

@@ -1827,6 +1827,90 @@ static void test_global_accumulation(void **state)
     free(x);
 }
 
+/* GLOBAL arrays in caller buffers (hst_stream_array.buffers): updated in place, nothing copied,
+   state carried from run to run: two runs over the same slices give the caller's start plus
+   twice the column sums in each device's buffer summed over devices (exact: small integers);
+   the caller's host memory is never touched; wrong buffers are refused with the argument named. */
+static void test_global_buffers(void **state)
+{
+    fixture *f = FIX(state);
+    const uint64_t W = 53, N = 37;
+    float *x = (float *)malloc(N * W * sizeof *x), g[53], ref[53], tmp[53];
+    hst_buffer *buf[2] = {NULL, NULL};
+    hst_stream_array arr[2];
+    hst_stream_stage st;
+    hst_stream_desc d;
+    const int in0[1] = {0}, out0[1] = {1};
+    uint64_t i, z;
+    unsigned nb, k;
+    assert_non_null(x);
+    for (i = 0; i < N * W; i++) x[i] = (float)((i * 5u) % 11u);
+    memset(arr, 0, sizeof arr);
+    memset(&st, 0, sizeof st);
+    arr[0].kind = HST_STREAM_INPUT; arr[0].host = x; arr[0].slice_bytes = W * sizeof *x;
+    arr[1].kind = HST_STREAM_GLOBAL; arr[1].buffers = buf; arr[1].global_bytes = sizeof g;
+    arr[1].dtype = HST_F32;
+    st.sources = &GLOBAL_SRC; st.source_count = 1; st.kernel = "colsum"; st.host = colsum_host;
+    st.items_per_slice = W; st.loop_slices = 1;
+    st.num_inputs = 1; st.inputs = in0; st.num_outputs = 1; st.outputs = out0;
+    st.num_scalars = 1; st.scalar_bytes[0] = sizeof W; st.scalars[0] = &W;
+    for (nb = 1; nb <= 2; nb++) {
+        hst_stream *s = NULL;
+        for (k = 0; k < nb; k++) {
+            float start = k == 0 ? 3.0f : 0.0f;   /* the caller's start on device 0 */
+            for (i = 0; i < W; i++) tmp[i] = start;
+            assert_int_equal(hst_buffer_create(f->be[k], sizeof g, 0, &buf[k]), HST_SUCCESS);
+            assert_int_equal(hst_write(hst_backend_queue(f->be[k]), buf[k], 0, tmp, sizeof tmp, 1, 0, NULL, NULL),
+                             HST_SUCCESS);
+        }
+        memset(&d, 0, sizeof d);
+        d.backends = f->be; d.num_backends = nb; d.num_slices = N;
+        d.arrays = arr; d.num_arrays = 2; d.stages = &st; d.num_stages = 1; d.block_slices = 4;
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+        assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+        hst_stream_destroy(s);
+        memset(g, 0, sizeof g);
+        for (k = 0; k < nb; k++) {
+            assert_int_equal(hst_read(hst_backend_queue(f->be[k]), buf[k], 0, tmp, sizeof tmp, 1, 0, NULL, NULL),
+                             HST_SUCCESS);
+            for (i = 0; i < W; i++) g[i] += tmp[i];
+            hst_buffer_destroy(buf[k]);
+            buf[k] = NULL;
+        }
+        for (i = 0; i < W; i++) {
+            ref[i] = 3.0f;
+            for (z = 0; z < N; z++) ref[i] += 2.0f * x[z * W + i];
+        }
+        assert_memory_equal(g, ref, sizeof g);
+    }
+    {   /* a buffer too small, and a missing one: refused, naming the array and the backend */
+        hst_stream *s = (hst_stream *)&s;
+        assert_int_equal(hst_buffer_create(f->be[0], sizeof g - 4, 0, &buf[0]), HST_SUCCESS);
+        memset(&d, 0, sizeof d);
+        d.backends = f->be; d.num_backends = 1; d.num_slices = N;
+        d.arrays = arr; d.num_arrays = 2; d.stages = &st; d.num_stages = 1;
+        cap_reset(&f->log[0]);
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_SHAPE, &f->log[0], HST_LOG_SHAPE_MISMATCH,
+                       "arrays[1].buffers[0] holds");
+        assert_null(s);
+        hst_buffer_destroy(buf[0]);
+        buf[0] = NULL;
+        s = (hst_stream *)&s;
+        cap_reset(&f->log[0]);
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOG_BAD_ARGUMENT, "arrays[1].buffers[0] is NULL");
+        assert_null(s);
+        arr[1].host = g;   /* both host memory and buffers */
+        s = (hst_stream *)&s;
+        cap_reset(&f->log[0]);
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOG_BAD_ARGUMENT, "exactly one of host memory and buffers");
+        assert_null(s);
+    }
+    free(x);
+}
+
 /* ============================================================================================
    The split across devices comes from backends[0]'s choice registry: a timings-only op per
    chain and device set (hst_stream_choice_op), fed seconds per slice after every run. The
@@ -2119,6 +2203,7 @@ int main(void)
     };
     const struct CMUnitTest split[] = {
         cmocka_unit_test_setup(test_split_from_registry, test_setup),
+        cmocka_unit_test_setup(test_global_buffers, test_setup),
         cmocka_unit_test_setup(test_split_op_per_chain, test_setup),
         cmocka_unit_test_setup(test_split_desc_weights_first, test_setup),
         cmocka_unit_test_setup(test_split_keeps_one_slice, test_setup),
