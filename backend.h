@@ -119,7 +119,8 @@ enum {
     HST_ERROR_SHAPE = -20008,              /* arguments' shapes, dtypes or backends disagree */
     HST_ERROR_ALIGNMENT = -20009,          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */
     HST_ERROR_IO = -20010,                 /* the disk cache could not be read or written */
-    HST_ERROR_CANCELLED = -20011           /* a progress callback asked to stop */
+    HST_ERROR_CANCELLED = -20011,          /* a progress callback asked to stop */
+    HST_ERROR_NON_FINITE = -20012          /* input data holds NaN or Inf: the log says where */
 };
 
 /* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL.
@@ -167,6 +168,7 @@ typedef enum hst_log_item {
     HST_LOG_CHOICE_SPLIT,        /* out of memory: the call was split into parts */
     HST_LOG_CHOICE_FORCED,       /* an operation always runs one implementation (desc, env) */
     HST_LOG_CHOICE_FILE_IGNORED, /* the timings file is corrupt or foreign: ignored (once) */
+    HST_LOG_NON_FINITE,          /* input data holds NaN or Inf; the message says where */
     HST_LOG_ITEM_COUNT
 } hst_log_item;
 
@@ -175,6 +177,10 @@ typedef void (*hst_log_fn)(void *user, hst_log_level level, hst_log_item item,
                            const char *message);
 /* "BAD_ARGUMENT", ...; never NULL. Thread-safe. */
 HST_API const char *hst_log_item_name(hst_log_item item);
+
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC where the build exposes it, else wall time
+   from gettimeofday; on Windows clock()), for timing work. Thread-safe. */
+HST_API double hst_time_s(void);
 
 /* Host allocator override: both set or both NULL (then malloc/free). alloc returns memory
    aligned for any type (as malloc) or NULL; bytes is never 0. */
@@ -1033,7 +1039,8 @@ static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
     "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
     "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
     "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
-    "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED"
+    "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
+    "NON_FINITE"
 };
 
 HST__BDEF const char *hst_log_item_name(hst_log_item item) {
@@ -1223,7 +1230,8 @@ static const hst__code_name hst__code_names[] = {
     {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
     {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
     {HST_ERROR_IO, "HST_ERROR_IO"},
-    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"}
+    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"},
+    {HST_ERROR_NON_FINITE, "HST_ERROR_NON_FINITE"}
 };
 
 HST__BDEF const char *hst_result_string(hst_result r) {
@@ -3624,6 +3632,8 @@ static double hst__choice_default_clock(void *user) {
     return (double)clock() / CLOCKS_PER_SEC;   /* elapsed wall time on Windows */
 #endif
 }
+
+HST__BDEF double hst_time_s(void) { return hst__choice_default_clock(NULL); }
 
 static char *hst__choice_strdup(const hst_backend *be, const char *s) {
     size_t n = strlen(s) + 1;

@@ -347,8 +347,11 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
                                                     float sensitivity, int intensity_weighting
      hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,
                                                     intensity_weighting                rowsM*colsM
-     hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, uint frames_per_tp    pixels
+     hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, ulong frames_per_tp,  pixels
+                                                    uint acc_tps, ulong frame0,
+                                                    uint skip, ulong frames_total
                              (loop_slices = 1, halo_lo = 1 on rgc)
+     hst_k_esrrf_to_float    raw; frames            uint pixels, uint dtype            rows*cols
 
    Catmull-Rom (a = 0.5), in float: cubic(v) = ((1.5|v| - 2.5)|v|)|v| + 1 for |v| < 1,
    (((-0.5|v| + 2.5)|v|) - 4)|v| + 2 for 1 <= |v| < 2, else 0. interp(I, r, c) = 0 unless
@@ -394,13 +397,21 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      whose positions do not fit (mag 1 with L >= 1024, or a large radius) interpolates per
      sample, as before. The values are the per-sample ones, so the bits do not change.
    temporal (loop_slices: a 1-D NDRange over pixels; the kernel walks z = begin .. end - 1 in
-     order): g = base + z, T = frames_per_tp (0: all frames, T = total), tp = g / T, t = g % T,
-     x = rgc[z pixels + i] (as ACC), a = acc + tp 5 pixels + i:
-       a[0] += x;  a[P] += x x;  if t > 0: a[2P] += x_prev x (x_prev = frame z - 1: the halo);
-       if t == 0: a[3P] += x;  if t == T - 1 or g == total - 1: a[4P] += x   (P = pixels).
-     Every slot is additive, so the GLOBAL array must start at zero, and the sum over devices of
-     stream.h is the whole-stack result. ACC = double when built with -DHST_FP64, else float.
-     The GLOBAL array holds ceil(total / T) time points of 5 x pixels ACC values.
+     order). The stream may cover any piece of an acquisition: its slice 0 is the acquisition's
+     frame frame0, and its first `skip` slices (0 or 1) are read only as the frame before the
+     next one. For z with base + z >= skip: g = frame0 + base + z, T = frames_per_tp (0: all
+     frames are one time point), tp = g / T, t = g % T, x = rgc[z pixels + i] (as ACC),
+     a = acc + (tp % acc_tps) 5 pixels + i (a ring of acc_tps time points):
+       a[0] += x;  a[P] += x x;  if t > 0: a[2P] += x_prev x (x_prev = frame z - 1: the halo or
+       the skipped slice);  if t == 0: a[3P] += x;  if t == T - 1, or g == frames_total - 1
+       (frames_total 0: not known yet), a[4P] += x   (P = pixels).
+     A frame with t > 0 needs the frame before it loaded: a piece that starts inside a time point
+     starts one frame early with skip = 1. S1, S2 and the lag-1 sum continue from the values in
+     acc in frame order, so pieces run one after another give the bits of one run. Every slot is
+     additive, so a time point's slots must start at zero, and a sum over devices (each its own
+     acc) is the whole-stack result. ACC = double when built with -DHST_FP64, else float.
+   to_float: frames[z pixels + i] = (float)raw[z pixels + i], raw of dtype 1 (uchar), 2 (ushort),
+     3 (short) or 4 (float, copied), in the host's byte order (esrrf.h's hst_esrrf_dtype).
 
    Statistics (hst_k_esrrf_finalize, from one time point's 5 sums: S1 = sum x, S2 = sum x^2,
    P = sum_{t=0}^{T-2} x_t x_{t+1}, F = x_0, L = x_{T-1}; n = T frames, mu = S1 / n):
@@ -461,9 +472,15 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
                                         float sensitivity, int intensity_weighting,
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total);
-/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build). Thread-safe. */
+/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build); pixels [i0, i1) only
+   (the kernel: all of them), so threads may share a block. Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
-                                       uint32_t frames_per_tp, uint64_t base, uint64_t begin,
+                                       uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
+                                       uint32_t skip, uint64_t frames_total, uint32_t i0,
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end);
+/* raw: dtype 1 u8, 2 u16, 3 i16, 4 f32 samples. Thread-safe. */
+HST_API void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
+                                       uint32_t dtype, uint64_t base, uint64_t begin,
                                        uint64_t end, uint64_t total);
 
 /* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
@@ -2491,22 +2508,25 @@ static const char hst__esrrf_src_other[] =
 "}\n"
 "\n"
 "/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1):\n"
-"   acc[(tp * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first, last */\n"
+"   acc[((tp % acc_tps) * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first,\n"
+"   last; the stream's slice 0 is frame frame0; its first `skip` slices are only read */\n"
 "__kernel void hst_k_esrrf_temporal(__global const float *rgc, __global HST_EACC *acc,\n"
-"                                   uint pixels, uint frames_per_tp, ulong base, ulong begin,\n"
-"                                   ulong end, ulong total, int flags)\n"
+"                                   uint pixels, ulong frames_per_tp, uint acc_tps,\n"
+"                                   ulong frame0, uint skip, ulong frames_total, ulong base,\n"
+"                                   ulong begin, ulong end, ulong total, int flags)\n"
 "{\n"
 "  ulong i = get_global_id(0);\n"
 "  if (i >= pixels) return;\n"
 "  ulong P = pixels;\n"
-"  ulong T = frames_per_tp ? (ulong)frames_per_tp : total;\n"
-"  ulong z = begin;\n"
+"  ulong T = frames_per_tp ? frames_per_tp : ULONG_MAX;\n"
+"  ulong z = (ulong)skip > base ? (ulong)skip - base : 0;\n"
+"  if (z < begin) z = begin;\n"
 "  while (z < end) {\n"
-"    ulong tp = (base + z) / T;\n"
-"    __global HST_EACC *a = acc + tp * 5 * P + i;\n"
+"    ulong tp = (frame0 + base + z) / T;\n"
+"    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
 "    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
-"    for (; z < end && (base + z) / T == tp; ++z) {\n"
-"      ulong g = base + z;\n"
+"    for (; z < end && (frame0 + base + z) / T == tp; ++z) {\n"
+"      ulong g = frame0 + base + z;\n"
 "      ulong t = g % T;\n"
 "      HST_EACC x = (HST_EACC)rgc[z * P + i];\n"
 "      s1 = s1 + x;\n"
@@ -2518,12 +2538,29 @@ static const char hst__esrrf_src_other[] =
 "        s3 = s3 + y;\n"
 "      }\n"
 "      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
-"      if (t + 1 == T || g + 1 == total) a[4 * P] = a[4 * P] + x;\n"
+"      if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;\n"
 "    }\n"
 "    a[0] = s1;\n"
 "    a[P] = s2;\n"
 "    a[2 * P] = s3;\n"
 "  }\n"
+"}\n"
+"\n"
+"/* Raw samples (1 uchar, 2 ushort, 3 short, 4 float) to float frames */\n"
+"__kernel void hst_k_esrrf_to_float(__global const uchar *raw, __global float *frames,\n"
+"                                   uint pixels, uint dtype, ulong base, ulong begin,\n"
+"                                   ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= pixels || z >= end) return;\n"
+"  ulong k = z * pixels + i;\n"
+"  float v;\n"
+"  if (dtype == 1) v = (float)raw[k];\n"
+"  else if (dtype == 2) v = (float)((__global const ushort *)raw)[k];\n"
+"  else if (dtype == 3) v = (float)((__global const short *)raw)[k];\n"
+"  else v = ((__global const float *)raw)[k];\n"
+"  frames[k] = v;\n"
 "}\n";
 
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
@@ -2900,20 +2937,23 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
 }
 
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
-                                       uint32_t frames_per_tp, uint64_t base, uint64_t begin,
-                                       uint64_t end, uint64_t total)
+                                       uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
+                                       uint32_t skip, uint64_t frames_total, uint32_t i0,
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end)
 {
     size_t P = pixels, i;
-    uint64_t T = frames_per_tp ? (uint64_t)frames_per_tp : total;
-    if (T == 0) return;
-    for (i = 0; i < P; ++i) {
-        uint64_t z = begin;
+    uint64_t T = frames_per_tp ? frames_per_tp : UINT64_MAX;
+    uint64_t z0 = skip > base ? skip - base : 0;
+    if (acc_tps == 0) return;
+    if (z0 < begin) z0 = begin;
+    for (i = i0; i < i1 && i < P; ++i) {
+        uint64_t z = z0;
         while (z < end) {
-            uint64_t tp = (base + z) / T;
-            double *a = acc + (size_t)tp * 5 * P + i;
+            uint64_t tp = (frame0 + base + z) / T;
+            double *a = acc + (size_t)(tp % acc_tps) * 5 * P + i;
             double s1 = a[0], s2 = a[P], s3 = a[2 * P];
-            for (; z < end && (base + z) / T == tp; ++z) {
-                uint64_t g = base + z, t = g % T;
+            for (; z < end && (frame0 + base + z) / T == tp; ++z) {
+                uint64_t g = frame0 + base + z, t = g % T;
                 double x = (double)rgc[(size_t)z * P + i], y;
                 s1 = s1 + x;
                 y = x * x;
@@ -2924,13 +2964,26 @@ HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t
                     s3 = s3 + y;
                 }
                 if (t == 0) a[3 * P] = a[3 * P] + x;
-                if (t + 1 == T || g + 1 == total) a[4 * P] = a[4 * P] + x;
+                if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;
             }
             a[0] = s1;
             a[P] = s2;
             a[2 * P] = s3;
         }
     }
+}
+
+HST__KDEF void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
+                                       uint32_t dtype, uint64_t base, uint64_t begin,
+                                       uint64_t end, uint64_t total)
+{
+    size_t k = (size_t)begin * pixels, k1 = (size_t)end * pixels;
+    (void)base;
+    (void)total;
+    for (; k < k1; ++k)
+        frames[k] = dtype == 1 ? (float)((const uint8_t *)raw)[k]
+                  : dtype == 2 ? (float)((const uint16_t *)raw)[k]
+                  : dtype == 3 ? (float)((const int16_t *)raw)[k] : ((const float *)raw)[k];
 }
 
 HST__KDEF void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,

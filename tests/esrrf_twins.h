@@ -15,6 +15,41 @@
 #define ET_U32(p) (*(const uint32_t *)(p))
 #define ET_F32(p) (*(const float *)(p))
 #define ET_I32(p) (*(const int *)(p))
+#define ET_U64(p) (*(const uint64_t *)(p))
+
+/* The temporal kernel's scalars, in its order; a whole stack from frame 0 as one stream:
+   et_temporal_whole fills them (frames per time point T, 0: all; N frames). */
+typedef struct et_temporal_par {
+    uint32_t pixels;
+    uint64_t frames_per_tp;
+    uint32_t acc_tps;
+    uint64_t frame0;
+    uint32_t skip;
+    uint64_t frames_total;
+} et_temporal_par;
+
+ET_FN void et_temporal_whole(et_temporal_par *t, uint32_t pixels, uint64_t T, uint64_t N)
+{
+    t->pixels = pixels;
+    t->frames_per_tp = T;
+    t->acc_tps = (uint32_t)(T ? (N + T - 1) / T : 1);
+    t->frame0 = 0;
+    t->skip = 0;
+    t->frames_total = N;
+}
+
+/* Adds the six scalars to a temporal stage. */
+ET_FN void et_temporal_scalars(hst_stream_stage *st, const et_temporal_par *t)
+{
+    const void *p[6];
+    size_t b[6], k;
+    p[0] = &t->pixels; b[0] = 4; p[1] = &t->frames_per_tp; b[1] = 8; p[2] = &t->acc_tps; b[2] = 4;
+    p[3] = &t->frame0; b[3] = 8; p[4] = &t->skip; b[4] = 4; p[5] = &t->frames_total; b[5] = 8;
+    for (k = 0; k < 6; k++) {
+        st->scalars[st->num_scalars] = p[k];
+        st->scalar_bytes[st->num_scalars++] = b[k];
+    }
+}
 
 /* scalars: rows, cols */
 ET_FN hst_result et_roberts(void *const *a, const void *const *s, const hst_stream_block *b,
@@ -54,13 +89,14 @@ ET_FN hst_result et_rgc_fused(void *const *a, const void *const *s, const hst_st
                                b->begin, b->end, b->total);
     return HST_SUCCESS;
 }
-/* scalars: pixels, frames per time point; the sums in double */
+/* scalars: et_temporal_par's; the sums in double */
 ET_FN hst_result et_temporal(void *const *a, const void *const *s, const hst_stream_block *b,
                               void *u)
 {
     (void)u;
-    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], ET_U32(s[0]), ET_U32(s[1]),
-                              b->base, b->begin, b->end, b->total);
+    hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], ET_U32(s[0]), ET_U64(s[1]),
+                              ET_U32(s[2]), ET_U64(s[3]), ET_U32(s[4]), ET_U64(s[5]), 0,
+                              ET_U32(s[0]), b->base, b->begin, b->end);
     return HST_SUCCESS;
 }
 

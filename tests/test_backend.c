@@ -109,6 +109,8 @@ static void test_result_strings(void **state)
         {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
         {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
         {HST_ERROR_IO, "HST_ERROR_IO"},
+        {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"},
+        {HST_ERROR_NON_FINITE, "HST_ERROR_NON_FINITE"},
     };
     size_t i;
     (void)state;
@@ -133,7 +135,8 @@ static void test_log_item_names(void **state)
         "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
         "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
         "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
-        "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED"
+        "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
+        "NON_FINITE"
     };
     int i;
     (void)state;

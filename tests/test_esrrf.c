@@ -110,6 +110,7 @@ typedef struct epipe {
     void *acc;                     /* ntp * 5 * P values, double when fp64 else float */
     /* kernel scalars (the stages point at these) */
     uint32_t mag2, one, two, P;
+    et_temporal_par tpar;
 } epipe;
 
 static void stage_init(hst_stream_stage *st, const char *kernel, hst_stream_host_fn host,
@@ -199,7 +200,8 @@ static void run_pipe(epipe *p)
     ns++;
     if (p->temporal) {
         stage_init(&st[ns], "hst_k_esrrf_temporal", et_temporal, nM);
-        scalar(&st[ns], &p->P, 4); scalar(&st[ns], &p->T, 4);
+        et_temporal_whole(&p->tpar, p->P, p->T, p->N);
+        et_temporal_scalars(&st[ns], &p->tpar);
         st[ns].num_inputs = 1; st[ns].inputs = in4; st[ns].num_outputs = 1; st[ns].outputs = o5;
         st[ns].halo_lo = 1;
         st[ns].loop_slices = 1;
@@ -314,7 +316,7 @@ static void twins_case(uint32_t mag, float radius, float sens, int iw, uint32_t 
     expect_bitwise("fused == chained (device)", rgcf, rgc, N * nM);
     /* temporal: twin on the device's RGC */
     tacc = (double *)xcalloc((size_t)ntp * 5 * nM, sizeof *tacc);
-    hst_k_esrrf_temporal_host(rgcf, tacc, (uint32_t)nM, T, 0, 0, N, N);
+    hst_k_esrrf_temporal_host(rgcf, tacc, (uint32_t)nM, T, ntp, 0, 0, N, 0, (uint32_t)nM, 0, 0, N);
     dacc = acc_double(&p);
     for (i = 0; i < (size_t)ntp * 5 * nM; i++) {
         double e = fabs(dacc[i] - tacc[i]);

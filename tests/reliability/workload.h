@@ -348,6 +348,7 @@ typedef struct wl_esrrf_par {
     uint32_t rows, cols, mag, mag2, one, two, P, T;
     float radius, sens;
     int iw;
+    et_temporal_par tpar;
 } wl_esrrf_par;
 
 /* One stage of the eSRRF program reading array in[0] and writing array out[0]. */
@@ -454,7 +455,8 @@ WL_FN hst_result wl_esrrf_once(hst_backend *be, int fused, const float *frames, 
     /* temporal reads the previous frame's rgc (the lag-1 sum: halo_lo 1) and adds each
        pixel's frames into the GLOBAL sums in order (loop_slices 1) */
     wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_temporal", et_temporal, WL_ESRRF_MPIXELS, a4, a5);
-    wl_esrrf_scalar(&st[ns], &e.P); wl_esrrf_scalar(&st[ns], &e.T);
+    et_temporal_whole(&e.tpar, e.P, e.T, N);
+    et_temporal_scalars(&st[ns], &e.tpar);
     st[ns].halo_lo = 1; st[ns].loop_slices = 1; ns++;
     memset(&d, 0, sizeof d);
     d.backends = &be; d.num_backends = 1; d.num_slices = N; d.arrays = arr; d.num_arrays = 6;

@@ -1,0 +1,1304 @@
+/* esrrf.h — halostream's main job as a library: eSRRF super-resolution of a fluorescence time
+   series (an in-memory stack in one call, or live frames pushed as a camera delivers them),
+   streamed through one or several devices. Single-file, header-only, C99 (and C++).
+
+   Do this:
+       #define HST_IMPLEMENTATION
+   before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
+   halostream header included there: one copy of the library per program). Other files include
+   it without the macro.
+
+   Usage (a 16-bit stack of 500 frames of 512 x 512, every statistic from one pass):
+
+       hst_backend *be; hst_backend_desc bd = {0}; hst_esrrf_desc d = {0};   // zero: NanoPyx's defaults
+       float *out[HST_ESRRF_NUM_MODES] = {0};
+       hst_backend_create(&bd, &be);                     // $HST_DEVICE, else the best device
+       d.backends = &be; d.num_backends = 1;
+       d.modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
+       out[0] = malloc(2560 * 2560 * 4); out[1] = ...; out[2] = ...;   // (1, 512*5, 512*5) each
+       hst_result r = hst_esrrf_run(&d, stack, HST_ESRRF_U16, 500, 512, 512, out, NULL);
+       if (r != HST_SUCCESS) puts(hst_result_string(r));  // the backend's log says why
+       // live: hst_esrrf_live_create(&d, HST_ESRRF_U16, 512, 512, &lv); then per frame(s)
+       // hst_esrrf_live_push(lv, frames, k, 512, 512); and hst_esrrf_live_finish(lv, NULL):
+       // each time point's images reach d.on_timepoint as soon as its last frame is in.
+
+   Shapes and units. Input: T frames of rows x cols samples, C order, frame axis first (frame z
+   at z * rows * cols samples), u8 / u16 / i16 / f32 in the host's byte order, read as they are:
+   the conversion to float happens on the device. Output per requested mode: (time points,
+   rows * mag, cols * mag) float32, C order; a time point is frames_per_timepoint consecutive
+   frames (0: all frames, one time point); trailing frames that do not fill a time point are
+   left out (counted in the report). Pixel (yM, xM) of the output is centred at input position
+   ((yM + 0.5) / mag, (xM + 0.5) / mag) in input pixels; margins of int(radius * mag) output
+   pixels on each side are exactly 0 (before macro-pixel correction, which leaves zeros zero).
+   Radius is in input pixels; budget_bytes and sizes are bytes; times are seconds.
+
+   The math: SRRF's radial gradient convergence (Gustafsson et al., "Fast live-cell conventional
+   fluorophore nanoscopy with ImageJ through super-resolution radial fluctuations", Nat. Commun.
+   2016), as enhanced in eSRRF (Laine et al., "High-fidelity 3D live-cell nanoscopy through data-
+   driven enhanced super-resolution radial fluctuation", Nat. Methods 2023), with NanoPyx's
+   conventions and defaults (Catmull-Rom magnification, Roberts-cross gradients, temporal AVG /
+   VAR / TAC2, macro-pixel correction); kernels.h's eSRRF section gives every formula and the
+   few places where we deliberately differ from NanoPyx. The temporal statistics come from five
+   per-pixel sums (S1, S2, lag-1 products, first and last frame), so AVG, VAR and TAC2 are all
+   computed from ONE pass over the frames.
+
+   Paths. Fused (one kernel per frame: RGC with the 2x-magnified gradients interpolated on the
+   fly, never stored) and chained (Roberts -> magnify -> RGC, device-only intermediates) give the
+   same bits. path 0 (auto) chooses by measured speed through backend.h's choice registry
+   (operation "esrrf", implementations "fused" and "chained", signature {rows, cols, mag, frames
+   per block}): while it has no timings of its own for this signature, pieces of one block run
+   through each path; timings persist in the cache directory; HST_FORCE=esrrf:fused forces one.
+
+   Bits. Results do not depend on how the frames are cut: the batch call and the live API with
+   any push sizes give the same bits on the same backend; fused and chained give the same bits;
+   the host device and an OpenCL device give the same bits where kernels.h says so (fp64
+   devices). Several backends split each piece of frames and sum their sums, so their results
+   differ from one backend's by the rounding of that double-precision addition (at most a few
+   ulp of the float outputs, more where VAR or TAC2 cancel).
+
+   Options (macros)                     matters in
+     HST_IMPLEMENTATION                 the implementation TU: compile every header's body
+     HST_ESRRF_IMPLEMENTATION           the implementation TU: compile esrrf.h's body only
+     HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
+   The implementation uses POSIX threads (the live API's worker, the host device's threads):
+   link with -lpthread.
+
+   What it does NOT do: no drift correction or registration of the frames; no 3-D eSRRF; no
+   parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
+   compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
+   does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
+   live session or batch call per backend at a time.
+
+   Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
+   backend of the desc. A live session is one object: push and finish from one thread at a time;
+   its callbacks run on the session's worker thread.
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+
+#ifndef HST_ESRRF_H
+#define HST_ESRRF_H
+
+#include "stream.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)
+#  define HST_ESRRF_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Input sample types (the numbers are kernels.h's to_float dtype codes). */
+typedef enum hst_esrrf_dtype {
+    HST_ESRRF_U8 = 1, HST_ESRRF_U16 = 2, HST_ESRRF_I16 = 3, HST_ESRRF_F32 = 4
+} hst_esrrf_dtype;
+
+/* Temporal statistics, a set (any combination from one pass); out[] index 0, 1, 2. */
+enum { HST_ESRRF_AVG = 1, HST_ESRRF_VAR = 2, HST_ESRRF_TAC2 = 4 };
+#define HST_ESRRF_NUM_MODES 3
+
+typedef enum hst_esrrf_path {
+    HST_ESRRF_PATH_AUTO = 0,   /* the faster, by measured speed */
+    HST_ESRRF_PATH_FUSED,
+    HST_ESRRF_PATH_CHAINED
+} hst_esrrf_path;
+
+#define HST_ESRRF_MAX_MAG 32
+#define HST_ESRRF_MAX_RADIUS 20.0f
+#define HST_ESRRF_MAX_SENSITIVITY 100.0f
+
+/* Called after each block of frames: frames accumulated so far and the total (0 while a live
+   session does not know it). Return nonzero to cancel (HST_ERROR_CANCELLED). */
+typedef int (*hst_esrrf_progress_fn)(uint64_t frames_done, uint64_t frames_total, void *user);
+/* A finished time point: images[m] is mode m's image (rows*mag x cols*mag float32, C order;
+   NULL for modes not requested), valid during the call. Batch calls also call it, after
+   writing the images into out. */
+typedef void (*hst_esrrf_timepoint_fn)(uint64_t timepoint, const float *const *images,
+                                       uint32_t rows_mag, uint32_t cols_mag, void *user);
+
+/* Zero-initialised = NanoPyx's defaults. */
+typedef struct hst_esrrf_desc {
+    unsigned magnification;         /* 1..32; 0: 5 */
+    float radius;                   /* ring radius, input pixels, (0, 20]; 0: 1.5 */
+    float sensitivity;              /* exponent of the RGC, (0, 100]; 0: 1 */
+    int no_intensity_weighting;     /* 0: RGC times the magnified frame (NanoPyx's default) */
+    int no_macro_pixel_correction;  /* 0: corrected (NanoPyx's default) */
+    uint64_t frames_per_timepoint;  /* 0: all frames are one time point */
+    unsigned modes;                 /* HST_ESRRF_AVG | _VAR | _TAC2; 0: AVG */
+    hst_esrrf_path path;            /* 0: auto */
+    hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices; host and OpenCL
+                                       backends may be mixed (each kind streams its share) */
+    unsigned num_backends;
+    uint64_t budget_bytes;          /* device memory per device for the stream's ring; 0: as
+                                       stream.h (3/4 of the device) */
+    uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
+                                       the stack, at least 16) */
+    hst_esrrf_progress_fn progress;
+    void *progress_user;
+    hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
+    void *timepoint_user;
+} hst_esrrf_desc;
+
+/* How the path was decided. */
+enum { HST_ESRRF_BY_DESC = 1, HST_ESRRF_BY_ENV, HST_ESRRF_BY_MEASURED, HST_ESRRF_BY_FIRST_GUESS };
+
+typedef struct hst_esrrf_report {
+    uint64_t frames;                /* frames accumulated into complete time points */
+    uint64_t timepoints;            /* images per mode delivered */
+    uint64_t frames_dropped;        /* trailing frames that did not fill a time point */
+    uint64_t block_frames;          /* frames per block used */
+    uint64_t frames_by_path[2];     /* frames run through fused, chained */
+    hst_esrrf_path path;            /* the path that ran the most frames */
+    int decided_by;                 /* HST_ESRRF_BY_* */
+    double seconds_per_frame[2];    /* the choice's estimates for fused, chained; NaN unknown */
+    double seconds;                 /* wall time of the streaming (batch: the call; live:
+                                       create to finish) */
+} hst_esrrf_report;
+
+/* The output's shape for a stack of `frames` frames of rows x cols under desc (validated as
+   hst_esrrf_run validates it). Errors: HST_ERROR_INVALID_ARGUMENT (the log names the field),
+   HST_ERROR_OVERFLOW (the output size overflows size_t or the kernels' 32-bit indices).
+   Thread safety: per backend (it logs through desc.backends[0]). */
+HST_API hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
+                                          uint32_t rows, uint32_t cols, uint64_t *timepoints,
+                                          uint32_t *rows_mag, uint32_t *cols_mag);
+
+/* eSRRF of a whole stack (frames x rows x cols samples of dtype, C order) into out[m] for each
+   requested mode m (0 AVG, 1 VAR, 2 TAC2): time points x rows*mag x cols*mag float32 each, C
+   order (out[m] of unrequested modes is not read and may be NULL). The stack is never written.
+   report may be NULL. Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT
+   (magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity, modes,
+   path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no backends),
+   HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log names the
+   frame, row and column; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY,
+   HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_CANCELLED (progress), OpenCL codes.
+   Thread safety: per backend, on every backend of desc. */
+HST_API hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
+                                 hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
+                                 uint32_t cols, float *const *out, hst_esrrf_report *report);
+
+/* Live frames: frames are pushed as they arrive; the device works on earlier frames meanwhile
+   (a worker thread runs the streams), and each time point's images go to desc->on_timepoint
+   as soon as its last frame has been processed. With frames_per_timepoint 0 the one time point
+   is delivered by hst_esrrf_live_finish. Errors of create: as hst_esrrf_run's, plus
+   HST_ERROR_INVALID_ARGUMENT when on_timepoint is NULL. Thread safety: per backend. */
+typedef struct hst_esrrf_live hst_esrrf_live;
+HST_API hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+                                         uint32_t rows, uint32_t cols, hst_esrrf_live **out);
+/* Pushes `count` frames (count x rows x cols samples of the session's dtype, C order), copied
+   before it returns (the caller may reuse its memory). rows and cols must be the session's
+   (HST_ERROR_SHAPE otherwise). Blocks while the worker is two pieces behind (back-pressure).
+   An error of the worker (non-finite input, out of memory, cancellation) is returned by this
+   and every later call. Thread safety: per object. */
+HST_API hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
+                                       uint32_t rows, uint32_t cols);
+/* Processes what is left, delivers the last time point(s), fills report (may be NULL).
+   Trailing frames that do not fill a time point are dropped (report->frames_dropped). Later
+   pushes fail. Thread safety: per object. */
+HST_API hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
+/* Stops the worker (without finishing) and frees everything. NULL ignored. */
+HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_ESRRF_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_ESRRF_IMPLEMENTATION) && !defined(HST__ESRRF_IMPLEMENTED)
+#define HST__ESRRF_IMPLEMENTED
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__EDEF HST_API __attribute__((unused))
+#else
+#  define HST__EDEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+#define HST__E_DEFAULT_MAG 5
+#define HST__E_DEFAULT_RADIUS 1.5f
+#define HST__E_ACC_VALUES 5       /* per pixel and time point: S1, S2, lag-1 sum, first, last */
+/* Automatic blocks: about HST__E_TARGET_BLOCKS per stack, so uploads overlap compute and the
+   progress moves, of at least HST__E_MIN_BLOCK frames, since every block recomputes the frame
+   before it (the lag-1 product): 1/B extra work (6% at 16). */
+#define HST__E_TARGET_BLOCKS 16
+#define HST__E_MIN_BLOCK 16
+/* The sums of the time points in flight take at most this share of a device's memory. */
+#define HST__E_ACC_SHARE_DEN 4
+/* Live pieces: a piece runs when this many blocks of frames wait (each piece re-reads one
+   frame, and starts and drains the stream's ring once: 4 blocks keep that under ~2%). */
+#define HST__E_LIVE_BLOCKS 4
+#define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
+#define HST__E_MAX_THREADS 64
+#define HST__E_FUSED 0
+#define HST__E_CHAINED 1
+
+/* >>types ------------------------------------------------------------------------------------ */
+/* The scalars the stages read at each run (one set per stream). */
+typedef struct hst__epar {
+    uint32_t rows, cols, mag, mag2, one, two, pixels, frame_px, dtype;
+    float radius, sensitivity;
+    int iw;
+    uint64_t T;                 /* frames per time point, 0: all */
+    uint32_t acc_tps;
+    uint64_t frame0;            /* the stream's slice 0 in the acquisition */
+    uint32_t skip;              /* 1: slice 0 is only the frame before the piece */
+    uint64_t frames_total;      /* 0: not known yet */
+} hst__epar;
+
+struct hst__eng;
+
+typedef struct hst__estream {
+    hst_stream *s;
+    uint64_t n;                 /* slices (the piece plus its skipped frame) */
+    int path;
+    hst__epar P;
+    struct hst__eng *e;
+} hst__estream;
+
+/* The backends of one kind (host, or OpenCL): one stream.h stream covers them. */
+typedef struct hst__egroup {
+    hst_backend *be[HST_STREAM_MAX_BACKENDS];
+    unsigned nb;
+    int host;
+    size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
+                                   one time point's sums */
+    char opts[96];              /* the program's build options */
+    hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
+    hst__estream streams[HST__E_STREAMS];
+    unsigned next;                               /* the stream slot replaced next */
+} hst__egroup;
+
+typedef struct hst__eng {
+    hst_esrrf_desc d;           /* defaults applied */
+    hst_backend *log_be;
+    hst__egroup grp[2];
+    unsigned ngrp;
+    hst_esrrf_dtype dtype;
+    uint32_t rows, cols, mag, rowsM, colsM;
+    size_t frame_px, pixels, in_frame_bytes;
+    uint32_t acc_tps;           /* time points the sums' ring holds */
+    uint64_t block;
+    double *sum;                /* a time point's sums over devices */
+    void *rd;                   /* one device's sums */
+    float *img[HST_ESRRF_NUM_MODES];   /* images when the caller gives no out */
+    float *const *out;          /* batch: the caller's images */
+    hst_choice_op *op;
+    int64_t sig[4];
+    uint64_t chunk;             /* frames of a measuring piece */
+    uint64_t frames_total;      /* known total (batch), else 0 */
+    uint64_t delivered;         /* time points delivered */
+    uint64_t progress_base;     /* frames accumulated before the running piece */
+    int measuring;              /* a piece runs inside hst_choice_run: no progress calls (a
+                                   cancel there would count as the path's failure) */
+    int nonfinite;              /* the piece's input has a NaN or Inf (found after the run, so
+                                   the choice times a complete run) */
+    hst_esrrf_report rep;
+    double t0;
+} hst__eng;
+
+/* A piece of frames [c0, c1) whose frame c0 - skip starts at src (host memory). */
+typedef struct hst__epiece {
+    hst__eng *e;
+    const unsigned char *src;
+    uint64_t c0, c1;
+    unsigned skip;
+} hst__epiece;
+
+/* >>logging ---------------------------------------------------------------------------------- */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static hst_result hst__ebad(const hst_backend *be, hst_result code, hst_log_item item,
+                            const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    hst_backend_log(be, HST_LOG_ERROR, item, msg);
+    return code;
+}
+
+/* >>checks of the arguments ------------------------------------------------------------------ */
+/* desc with its defaults applied, checked field by field. */
+static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
+    const hst_backend *be = in && in->backends && in->num_backends ? in->backends[0] : NULL;
+    unsigned i;
+    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
+    *d = *in;
+    if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
+    for (i = 0; i < d->num_backends; i++)
+        if (!d->backends[i])
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
+    if (!d->magnification) d->magnification = HST__E_DEFAULT_MAG;
+    if (d->magnification > HST_ESRRF_MAX_MAG)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG, HST__E_DEFAULT_MAG);
+    if (d->radius == 0.0f) d->radius = HST__E_DEFAULT_RADIUS;
+    if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
+                         (double)HST_ESRRF_MAX_RADIUS, (double)HST__E_DEFAULT_RADIUS);
+    if (d->sensitivity == 0.0f) d->sensitivity = 1.0f;
+    if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: 1)", (double)d->sensitivity,
+                         (double)HST_ESRRF_MAX_SENSITIVITY);
+    if (!d->modes) d->modes = HST_ESRRF_AVG;
+    if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: modes 0x%x: a set of HST_ESRRF_AVG, _VAR and _TAC2", d->modes);
+    if (d->path < HST_ESRRF_PATH_AUTO || d->path > HST_ESRRF_PATH_CHAINED)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: path %d: auto (0), fused (1) or chained (2)", (int)d->path);
+    if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && d->frames_per_timepoint == 1)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: frames_per_timepoint 1: VAR and TAC2 need at least 2 frames per time point");
+    return HST_SUCCESS;
+}
+
+/* The frame size against the kernels' index types (int rows*2mag, uint magnified pixels). */
+static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, uint32_t rows,
+                              uint32_t cols) {
+    const hst_backend *be = d->backends[0];
+    uint64_t m = d->magnification, px = (uint64_t)rows * cols;
+    if (dtype < HST_ESRRF_U8 || dtype > HST_ESRRF_F32)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
+    if (!rows || !cols)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
+    if (2 * m * rows > INT32_MAX || 2 * m * cols > INT32_MAX || px * m * m > UINT32_MAX)
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+                         "hst_esrrf: %u x %u frames at magnification %u: %llu output pixels per image, "
+                         "more than the kernels' 32-bit indices hold", rows, cols, d->magnification,
+                         (unsigned long long)(px * m * m));
+    return HST_SUCCESS;
+}
+
+/* Time points of n frames, and the output bytes per mode (overflow-checked). */
+static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows, uint32_t cols,
+                              uint64_t *ntp) {
+    const hst_backend *be = d->backends[0];
+    uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
+    uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
+    if (n == 0)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: frames is 0");
+    if (T > n)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
+                         (unsigned long long)T, (unsigned long long)n);
+    if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
+    *ntp = n / T;
+    if (pixels * sizeof(float) > SIZE_MAX / *ntp)
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+                         "hst_esrrf: %llu time points of %llu pixels overflow size_t",
+                         (unsigned long long)*ntp, (unsigned long long)pixels);
+    return HST_SUCCESS;
+}
+
+/* >>host threads ----------------------------------------------------------------------------- */
+/* The host device's stages run on all cores: fn(ctx, k, n) for k = 0 .. n - 1 shares. */
+typedef void (*hst__ejob_fn)(void *ctx, unsigned k, unsigned n);
+typedef struct hst__ejob { hst__ejob_fn fn; void *ctx; unsigned k, n; } hst__ejob;
+
+static void *hst__ejob_main(void *p) {
+    hst__ejob *j = (hst__ejob *)p;
+    j->fn(j->ctx, j->k, j->n);
+    return NULL;
+}
+
+static unsigned hst__ethreads(void) {
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    long n = 1;   /* a build that hides sysconf's processor count: one thread */
+#endif
+    return n < 1 ? 1u : n > HST__E_MAX_THREADS ? (unsigned)HST__E_MAX_THREADS : (unsigned)n;
+}
+
+/* Runs n shares on up to n threads (the caller's among them); a thread that cannot start is
+   replaced by the caller running its share. */
+static void hst__eparallel(hst__ejob_fn fn, void *ctx, unsigned n) {
+    hst__ejob jobs[HST__E_MAX_THREADS];
+    pthread_t th[HST__E_MAX_THREADS];
+    int started[HST__E_MAX_THREADS];
+    unsigned k;
+    if (n > HST__E_MAX_THREADS) n = HST__E_MAX_THREADS;
+    for (k = 0; k < n; k++) {
+        jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
+        started[k] = k > 0 && pthread_create(&th[k], NULL, hst__ejob_main, &jobs[k]) == 0;
+    }
+    if (n) fn(ctx, 0, n);
+    for (k = 1; k < n; k++) {
+        if (started[k]) pthread_join(th[k], NULL);
+        else fn(ctx, k, n);
+    }
+}
+
+/* A host stage call, split by frames (or, for the temporal sums, by pixels). */
+typedef struct hst__ehost {
+    void *const *a;
+    const hst__epar *P;
+    const hst_stream_block *b;
+    int kind;
+} hst__ehost;
+enum { HST__EH_TOFLOAT, HST__EH_FUSED, HST__EH_ROBERTS, HST__EH_MAG_GRAD, HST__EH_MAG_FRAME,
+       HST__EH_RGC, HST__EH_TEMPORAL };
+
+static void hst__ehost_share(void *ctx, unsigned k, unsigned n) {
+    const hst__ehost *h = (const hst__ehost *)ctx;
+    const hst__epar *P = h->P;
+    uint64_t f = h->b->end - h->b->begin, z0 = h->b->begin + f * k / n, z1 = h->b->begin + f * (k + 1) / n;
+    void *const *a = h->a;
+    switch (h->kind) {
+    case HST__EH_TOFLOAT:
+        hst_k_esrrf_to_float_host(a[0], (float *)a[1], P->frame_px, P->dtype, h->b->base, z0, z1, h->b->total);
+        break;
+    case HST__EH_FUSED:
+        hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->mag, P->radius,
+                                   P->sensitivity, P->iw, h->b->base, z0, z1, h->b->total);
+        break;
+    case HST__EH_ROBERTS:
+        hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], P->rows, P->cols, h->b->base, z0, z1,
+                                 h->b->total);
+        break;
+    case HST__EH_MAG_GRAD:
+        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->mag2, 2,
+                                 h->b->base, z0, z1, h->b->total);
+        break;
+    case HST__EH_MAG_FRAME:
+        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->mag, 1,
+                                 h->b->base, z0, z1, h->b->total);
+        break;
+    case HST__EH_RGC:
+        hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], P->rows, P->cols,
+                             P->mag, P->radius, P->sensitivity, P->iw, h->b->base, z0, z1, h->b->total);
+        break;
+    default: {   /* the temporal sums walk every frame in order: threads share the pixels */
+        uint32_t i0 = (uint32_t)((uint64_t)P->pixels * k / n), i1 = (uint32_t)((uint64_t)P->pixels * (k + 1) / n);
+        hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], P->pixels, P->T, P->acc_tps,
+                                  P->frame0, P->skip, P->frames_total, i0, i1, h->b->base, h->b->begin,
+                                  h->b->end);
+    }
+    }
+}
+
+static hst_result hst__ehost_run(int kind, void *const *a, const void *const *s,
+                                 const hst_stream_block *b, void *user) {
+    hst__ehost h;
+    uint64_t frames = b->end - b->begin;
+    unsigned n = hst__ethreads();
+    (void)s;
+    h.a = a; h.P = &((const hst__estream *)user)->P; h.b = b; h.kind = kind;
+    if (kind != HST__EH_TEMPORAL && frames < n) n = (unsigned)(frames ? frames : 1);
+    hst__eparallel(hst__ehost_share, &h, n);
+    return HST_SUCCESS;
+}
+
+#define HST__EHOST_FN(name, kind)                                                              \
+    static hst_result name(void *const *a, const void *const *s, const hst_stream_block *b,     \
+                           void *u) { return hst__ehost_run(kind, a, s, b, u); }
+HST__EHOST_FN(hst__eh_tofloat, HST__EH_TOFLOAT)
+HST__EHOST_FN(hst__eh_fused, HST__EH_FUSED)
+HST__EHOST_FN(hst__eh_roberts, HST__EH_ROBERTS)
+HST__EHOST_FN(hst__eh_mag_grad, HST__EH_MAG_GRAD)
+HST__EHOST_FN(hst__eh_mag_frame, HST__EH_MAG_FRAME)
+HST__EHOST_FN(hst__eh_rgc, HST__EH_RGC)
+HST__EHOST_FN(hst__eh_temporal, HST__EH_TEMPORAL)
+
+/* >>streams ---------------------------------------------------------------------------------- */
+/* A stream's arrays: the raw frames, float frames (not for f32 input), the RGC, the sums, and
+   the chained path's gradients, magnified gradients and magnified frames; -1: absent. Indices
+   are assigned in that order. */
+typedef struct hst__eidx { int in, frames, rgc, acc, grad, grad2, mag, count; } hst__eidx;
+
+static void hst__eindices(const hst__eng *e, int path, hst__eidx *x) {
+    int n = 0;
+    x->in = n++;
+    x->frames = e->dtype == HST_ESRRF_F32 ? x->in : n++;
+    x->rgc = n++;
+    x->acc = n++;
+    x->grad = x->grad2 = x->mag = -1;
+    if (path == HST__E_CHAINED) { x->grad = n++; x->grad2 = n++; x->mag = n++; }
+    x->count = n;
+}
+
+static void hst__escalar(hst_stream_stage *g, const void *p, size_t bytes) {
+    g->scalars[g->num_scalars] = p;
+    g->scalar_bytes[g->num_scalars++] = bytes;
+}
+
+/* One stage reading arrays in[0..nin) and writing array out; the binding lists live in bind
+   (stream.h copies them at create). */
+#define HST__E_MAX_STAGES 6         /* to_float, roberts, 2 x magnify, rgc, temporal */
+typedef struct hst__ebind { int list[3 * HST__E_MAX_STAGES]; unsigned used; } hst__ebind;
+
+static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__ebind *bind,
+                                     const hst__egroup *g, const char *kernel,
+                                     hst_stream_host_fn host, void *user, size_t items, int in0,
+                                     int in1, int out) {
+    size_t count = 0;
+    hst_stream_stage *t = &st[(*ns)++];
+    int *l = bind->list + bind->used;
+    memset(t, 0, sizeof *t);
+    l[0] = in0; l[1] = in1; l[2] = out;
+    bind->used += 3;
+    t->name = kernel;
+    t->sources = hst_kernels_esrrf_source(&count);
+    t->source_count = count;
+    t->options = g->opts;
+    t->kernel = kernel;
+    t->host = host;
+    t->host_user = user;
+    t->items_per_slice = items;
+    t->num_inputs = in1 < 0 ? 1 : 2; t->inputs = l;
+    t->num_outputs = 1; t->outputs = l + 2;
+    return t;
+}
+
+static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
+    const hst__estream *es = (const hst__estream *)user;
+    const hst__eng *e = es->e;
+    (void)total;
+    if (!e->d.progress || e->measuring) return 0;
+    done = done > es->P.skip ? done - es->P.skip : 0;
+    return e->d.progress(e->progress_base + done, e->frames_total, e->d.progress_user);
+}
+
+/* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
+   temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (the
+   frame before each block, halo 1, gives the lag-1 product across blocks). */
+static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__eng *e,
+                             const hst__egroup *g, hst__estream *es, const hst__eidx *x) {
+    hst__epar *P = &es->P;
+    hst_stream_stage *t;
+    unsigned ns = 0;
+    if (x->frames != x->in) {
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_to_float", hst__eh_tofloat, es, e->frame_px, x->in, -1, x->frames);
+        hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
+    }
+    if (es->path == HST__E_FUSED) {
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+    } else {
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
+        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_magnify", hst__eh_mag_grad, es, 4 * e->pixels, x->grad, -1, x->grad2);
+        t->name = "hst_k_esrrf_magnify (gradients)";
+        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
+        hst__escalar(t, &P->mag2, 4); hst__escalar(t, &P->two, 4);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_magnify", hst__eh_mag_frame, es, e->pixels, x->frames, -1, x->mag);
+        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
+        hst__escalar(t, &P->mag, 4); hst__escalar(t, &P->one, 4);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc", hst__eh_rgc, es, e->pixels, x->grad2, x->mag, x->rgc);
+    }
+    hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4); hst__escalar(t, &P->mag, 4);
+    hst__escalar(t, &P->radius, 4); hst__escalar(t, &P->sensitivity, 4); hst__escalar(t, &P->iw, 4);
+    t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_temporal", hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
+    t->loop_slices = 1;
+    t->halo_lo = es->n > 1 ? 1 : 0;
+    hst__escalar(t, &P->pixels, 4); hst__escalar(t, &P->T, 8); hst__escalar(t, &P->acc_tps, 4);
+    hst__escalar(t, &P->frame0, 8); hst__escalar(t, &P->skip, 4); hst__escalar(t, &P->frames_total, 8);
+    return ns;
+}
+
+static void hst__earrays(hst_stream_array *arr, const hst__eng *e, hst__egroup *g, const hst__eidx *x) {
+    size_t fb = e->frame_px * sizeof(float), pb = e->pixels * sizeof(float);
+    int i;
+    memset(arr, 0, (size_t)x->count * sizeof *arr);
+    for (i = 0; i < x->count; i++) arr[i].kind = HST_STREAM_TEMP;
+    arr[x->in].kind = HST_STREAM_INPUT;
+    arr[x->in].host = (void *)(uintptr_t)e;   /* a placeholder: every run sets the piece's frames */
+    arr[x->in].slice_bytes = e->in_frame_bytes;
+    if (x->frames != x->in) arr[x->frames].slice_bytes = fb;
+    arr[x->rgc].slice_bytes = pb;
+    arr[x->acc].kind = HST_STREAM_GLOBAL;
+    arr[x->acc].buffers = g->acc;
+    arr[x->acc].global_bytes = (size_t)e->acc_tps * g->tp_bytes;
+    arr[x->acc].dtype = g->acc_elem == 8 ? HST_F64 : HST_F32;
+    if (x->grad >= 0) {
+        arr[x->grad].slice_bytes = 2 * fb;
+        arr[x->grad2].slice_bytes = 8 * pb;
+        arr[x->mag].slice_bytes = pb;
+    }
+}
+
+/* The scalars that do not change between runs. */
+static void hst__epar_init(const hst__eng *e, hst__epar *P) {
+    P->rows = e->rows; P->cols = e->cols; P->mag = e->mag; P->mag2 = 2 * e->mag;
+    P->one = 1; P->two = 2;
+    P->pixels = (uint32_t)e->pixels; P->frame_px = (uint32_t)e->frame_px; P->dtype = (uint32_t)e->dtype;
+    P->radius = e->d.radius; P->sensitivity = e->d.sensitivity; P->iw = !e->d.no_intensity_weighting;
+    P->T = e->d.frames_per_timepoint;
+    P->acc_tps = e->acc_tps;
+}
+
+/* A stream of n slices on group g for one path (created on first use, kept). */
+static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
+    hst_stream_array arr[8];
+    hst_stream_stage st[HST__E_MAX_STAGES];
+    hst__ebind bind;
+    hst__eidx x;
+    hst_stream_acc acc;
+    hst_stream_desc sd;
+    hst__estream *es;
+    unsigned i;
+    hst_result r;
+    for (i = 0; i < HST__E_STREAMS; i++)
+        if (g->streams[i].s && g->streams[i].n == n && g->streams[i].path == path) {
+            *out = &g->streams[i];
+            return HST_SUCCESS;
+        }
+    es = &g->streams[g->next];
+    g->next = (g->next + 1) % HST__E_STREAMS;
+    hst_stream_destroy(es->s);
+    memset(es, 0, sizeof *es);
+    es->n = n; es->path = path; es->e = e;
+    hst__epar_init(e, &es->P);
+    hst__eindices(e, path, &x);
+    hst__earrays(arr, e, g, &x);
+    bind.used = 0;
+    memset(&sd, 0, sizeof sd);
+    sd.num_stages = hst__estages(st, &bind, e, g, es, &x);
+    sd.stages = st;
+    sd.backends = g->be; sd.num_backends = g->nb; sd.num_slices = n;
+    sd.arrays = arr; sd.num_arrays = (unsigned)x.count;
+    if (e->dtype == HST_ESRRF_F32) {   /* a frame's sum is NaN or Inf iff one of its pixels is */
+        memset(&acc, 0, sizeof acc);
+        acc.kind = HST_STREAM_SUM; acc.dtype = HST_F32; acc.a = x.in;
+        sd.accumulators = &acc; sd.num_accumulators = 1;
+    }
+    sd.block_slices = e->block < n ? e->block : n;
+    sd.budget_bytes = e->d.budget_bytes;
+    sd.progress = hst__eprogress;
+    sd.progress_user = es;
+    r = hst_stream_create(&sd, &es->s);
+    if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !e->d.block_frames) {   /* smaller blocks, if they fit */
+        sd.block_slices = 0;
+        r = hst_stream_create(&sd, &es->s);
+    }
+    if (r != HST_SUCCESS) { es->s = NULL; return r; }
+    *out = es;
+    return HST_SUCCESS;
+}
+
+/* >>pieces ----------------------------------------------------------------------------------- */
+/* The first non-finite pixel of frames [c0, c1) (src at frame c0 - skip): logged. */
+static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
+    uint64_t z;
+    size_t i;
+    for (z = p->c0; z < p->c1; z++) {
+        const float *f = (const float *)(const void *)(p->src + (size_t)(z - p->c0 + p->skip) * e->in_frame_bytes);
+        for (i = 0; i < e->frame_px; i++)
+            if (!isfinite(f[i]))
+                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOG_NON_FINITE,
+                                 "hst_esrrf: input frame %llu, row %zu, column %zu is %s: eSRRF needs finite pixels",
+                                 (unsigned long long)z, i / e->cols, i % e->cols, isnan(f[i]) ? "NaN" : "infinite");
+    }
+    return HST_SUCCESS;
+}
+
+/* Frames [a, b) of the piece on group g through `path`. */
+static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b) {
+    hst__eng *e = p->e;
+    uint64_t T = e->d.frames_per_timepoint;
+    unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
+    hst__estream *es;
+    hst_stream_report rep;
+    hst_result r;
+    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS) return r;
+    es->P.frame0 = a - skip;
+    es->P.skip = skip;
+    es->P.frames_total = e->frames_total;
+    r = hst_stream_set_array(es->s, 0,
+                             (void *)(uintptr_t)(p->src + (size_t)(a - skip - (p->c0 - p->skip)) * e->in_frame_bytes), NULL);
+    if (r == HST_SUCCESS) r = hst_stream_run(es->s, &rep);
+    if (r == HST_SUCCESS && e->dtype == HST_ESRRF_F32 && !isfinite(rep.acc[0])) e->nonfinite = 1;
+    e->progress_base += b - a;
+    return r;
+}
+
+/* Runs the piece: each kind of backend streams a contiguous share, in proportion to its
+   backends (the host group first). */
+static hst_result hst__erun_piece(const hst__epiece *p, int path) {
+    hst__eng *e = p->e;
+    uint64_t n = p->c1 - p->c0, a = p->c0, nbs = 0;
+    unsigned k;
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->ngrp; k++) nbs += e->grp[k].nb;
+    for (k = 0; k < e->ngrp && r == HST_SUCCESS; k++) {
+        uint64_t b = k + 1 == e->ngrp ? p->c1 : a + n * e->grp[k].nb / nbs;
+        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b);
+        a = b;
+    }
+    e->rep.frames_by_path[path] += n;
+    return r;
+}
+
+static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED); }
+static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED); }
+
+/* Whether the choice still measures at the signature: a usable path without timings. */
+static int hst__emeasuring(const hst__eng *e) {
+    hst_choice_stat st[2];
+    size_t n = 0, i;
+    if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return 0;
+    for (i = 0; i < n; i++)
+        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT && st[i].source != HST_CHOICE_DEFAULT) return 1;
+    return 0;
+}
+
+/* One piece through the path the desc forces, or the choice: a piece of exactly one measuring
+   chunk runs through hst_choice_run while it measures (it times it); otherwise the pick runs,
+   and its time per chunk is recorded. */
+static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
+    static const char *const names[2] = { "fused", "chained" };
+    uint64_t n = p->c1 - p->c0;
+    unsigned pick = 0;
+    double t0;
+    hst_result r;
+    if (e->d.path != HST_ESRRF_PATH_AUTO || !e->op) {
+        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED);
+    } else if (n == e->chunk && hst__emeasuring(e)) {
+        hst_choice_outcome oc;
+        e->measuring = 1;
+        r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
+        e->measuring = 0;
+        if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->frames_total, e->d.progress_user))
+            r = HST_ERROR_CANCELLED;
+    } else if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS) {
+        t0 = hst_time_s();
+        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED);
+        if (r == HST_SUCCESS && n >= e->chunk)
+            hst_choice_record(e->op, e->sig, 4, names[pick], (hst_time_s() - t0) * (double)e->chunk / (double)n);
+    }
+    if (r == HST_SUCCESS && e->nonfinite) r = hst__enonfinite(e, p);
+    return r;
+}
+
+/* >>time points ------------------------------------------------------------------------------ */
+/* Adds one backend's sums of ring slot `slot` into e->sum (the first sets it), then zeroes the
+   slot for the time point that will use it next. */
+static hst_result hst__eread_slot(hst__eng *e, const hst__egroup *g, unsigned b, uint32_t slot, int first) {
+    size_t n = HST__E_ACC_VALUES * e->pixels, off = (size_t)slot * g->tp_bytes, i;
+    static const unsigned char zero[8] = {0};
+    hst_queue *q = hst_backend_queue(g->be[b]);
+    hst_result r;
+    const void *src = e->rd;
+    if (g->host) src = (const unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off;
+    else if ((r = hst_read(q, g->acc[b], off, e->rd, g->tp_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
+    for (i = 0; i < n; i++) {
+        double v = g->acc_elem == 8 ? ((const double *)src)[i] : (double)((const float *)src)[i];
+        e->sum[i] = first ? v : e->sum[i] + v;
+    }
+    if (g->host) {
+        memset((unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off, 0, g->tp_bytes);
+        return HST_SUCCESS;
+    }
+    return hst_fill(q, g->acc[b], zero, g->acc_elem, off, g->tp_bytes, 0, NULL, NULL);
+}
+
+/* Time point tp is complete: its sums over devices (in device order), the statistics, the
+   macro-pixel correction, into the caller's out (batch) or e->img, then the callback. */
+static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
+    uint64_t T = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : e->frames_total;
+    uint32_t slot = (uint32_t)(tp % e->acc_tps);
+    const float *images[HST_ESRRF_NUM_MODES];
+    unsigned k, b, m;
+    int first = 1;
+    hst_result r;
+    for (k = 0; k < e->ngrp; k++)
+        for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
+            if ((r = hst__eread_slot(e, &e->grp[k], b, slot, first)) != HST_SUCCESS) return r;
+            first = 0;
+        }
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        float *img;
+        images[m] = NULL;
+        if (!(e->d.modes & (1u << m))) continue;
+        img = e->out ? e->out[m] + (size_t)tp * e->pixels : e->img[m];
+        hst_k_esrrf_finalize((int)m, e->sum, e->pixels, (uint32_t)T, img);
+        if (!e->d.no_macro_pixel_correction) hst_k_esrrf_macro_pixel(img, e->rowsM, e->colsM, e->mag);
+        images[m] = img;
+    }
+    e->delivered = tp + 1;
+    e->rep.timepoints = tp + 1;
+    e->rep.frames = (tp + 1) * T;
+    if (e->d.on_timepoint) e->d.on_timepoint(tp, images, e->rowsM, e->colsM, e->d.timepoint_user);
+    return HST_SUCCESS;
+}
+
+/* Delivers every time point that frames [0, done) complete. */
+static hst_result hst__edeliver_done(hst__eng *e, uint64_t done) {
+    uint64_t T = e->d.frames_per_timepoint;
+    uint64_t complete = T ? done / T : (e->frames_total && done == e->frames_total);
+    hst_result r = HST_SUCCESS;
+    while (r == HST_SUCCESS && e->delivered < complete) r = hst__edeliver(e, e->delivered);
+    return r;
+}
+
+/* The end of the next piece from frame c0, at most `avail` frames on: within the time points
+   the sums' ring holds, ending at a time point's end when it reaches one. */
+static uint64_t hst__epiece_end(const hst__eng *e, uint64_t c0, uint64_t avail) {
+    uint64_t T = e->d.frames_per_timepoint, c1 = c0 + avail;
+    if (T) {
+        uint64_t ring_end = (c0 / T + e->acc_tps) * T;
+        if (c1 > ring_end) c1 = ring_end;
+    }
+    return c1;
+}
+
+/* >>engine ----------------------------------------------------------------------------------- */
+/* Time points of sums that fit one device: a share of its memory, within its largest
+   allocation (the host device: HST__E_HOST_ACC_BYTES). */
+#define HST__E_HOST_ACC_BYTES ((uint64_t)1 << 30)
+static uint64_t hst__eacc_fit(const hst__egroup *g, unsigned b) {
+    const hst_device_info *info = hst_backend_device(g->be[b]);
+    uint64_t fit;
+    if (g->host) return HST__E_HOST_ACC_BYTES / g->tp_bytes;
+    fit = info->global_mem_bytes / HST__E_ACC_SHARE_DEN / g->tp_bytes;
+    return info->max_alloc_bytes / g->tp_bytes < fit ? info->max_alloc_bytes / g->tp_bytes : fit;
+}
+
+/* The sums' ring (at most ntp_max time points, at least 1) and one zeroed buffer per backend. */
+static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
+    uint64_t cap = ntp_max;
+    unsigned k, b;
+    hst_result r;
+    for (k = 0; k < e->ngrp; k++)
+        for (b = 0; b < e->grp[k].nb; b++) {
+            uint64_t fit = hst__eacc_fit(&e->grp[k], b);
+            if (fit == 0 && !e->grp[k].host)
+                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY,
+                                 "hst_esrrf: the temporal sums of one time point (%zu bytes) do not fit %s "
+                                 "(largest allocation %llu bytes); lower the magnification", e->grp[k].tp_bytes,
+                                 hst_backend_device(e->grp[k].be[b])->name,
+                                 (unsigned long long)hst_backend_device(e->grp[k].be[b])->max_alloc_bytes);
+            if (fit < cap) cap = fit;
+        }
+    e->acc_tps = (uint32_t)(cap < 1 ? 1 : cap > UINT32_MAX ? UINT32_MAX : cap);
+    for (k = 0; k < e->ngrp; k++)
+        for (b = 0; b < e->grp[k].nb; b++) {
+            static const unsigned char zero[8] = {0};
+            hst__egroup *g = &e->grp[k];
+            size_t bytes = (size_t)e->acc_tps * g->tp_bytes;
+            if ((r = hst_buffer_create(g->be[b], bytes, HST_MEM_RESIDENT, &g->acc[b])) != HST_SUCCESS) return r;
+            if (g->host) memset(hst_buffer_host_ptr(g->acc[b]), 0, bytes);
+            else if ((r = hst_fill(hst_backend_queue(g->be[b]), g->acc[b], zero, g->acc_elem, 0, bytes, 0, NULL, NULL)) != HST_SUCCESS ||
+                     (r = hst_queue_finish(hst_backend_queue(g->be[b]))) != HST_SUCCESS)
+                return r;
+        }
+    return HST_SUCCESS;
+}
+
+/* A group's sums type and build options: double where every device has fp64 (the host twin
+   always), correctly rounded divide and sqrt where every device can. */
+static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
+    int fp64 = 1, crs = 1;
+    unsigned b;
+    for (b = 0; b < g->nb && !g->host; b++) {
+        const hst_device_info *info = hst_backend_device(g->be[b]);
+        fp64 &= info->fp64 != 0;
+        crs &= info->correctly_rounded_sqrt != 0;
+    }
+    g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
+    if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
+        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
+    g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
+    snprintf(g->opts, sizeof g->opts, "%s%s", crs ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
+             fp64 ? " -DHST_FP64" : "");
+    return HST_SUCCESS;
+}
+
+/* Groups the backends by kind, keeping their order. */
+static void hst__egroups(hst__eng *e) {
+    unsigned i, k;
+    e->ngrp = 0;
+    for (i = 0; i < e->d.num_backends; i++) {
+        int host = hst_backend_is_host(e->d.backends[i]);
+        for (k = 0; k < e->ngrp && e->grp[k].host != host; k++) {}
+        if (k == e->ngrp) { e->grp[k].host = host; e->ngrp++; }
+        e->grp[k].be[e->grp[k].nb++] = e->d.backends[i];
+    }
+    if (e->ngrp == 2 && !e->grp[0].host) {   /* the host share first */
+        hst__egroup t = e->grp[0];
+        e->grp[0] = e->grp[1];
+        e->grp[1] = t;
+    }
+}
+
+/* The choice between the paths: operation "esrrf" on the first backend's registry. */
+static hst_result hst__echoice(hst__eng *e) {
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0 } };
+    hst_choice_op_desc od;
+    e->chunk = e->block;
+    e->sig[0] = e->rows; e->sig[1] = e->cols; e->sig[2] = e->mag; e->sig[3] = (int64_t)e->chunk;
+    if (e->d.path != HST_ESRRF_PATH_AUTO) return HST_SUCCESS;
+    if ((e->op = hst_choice_find(e->d.backends[0], "esrrf")) != NULL) return HST_SUCCESS;
+    memset(&od, 0, sizeof od);
+    od.name = "esrrf";
+    od.impls = impls;
+    od.num_impls = 2;
+    return hst_choice_register(e->d.backends[0], &od, &e->op);
+}
+
+static void hst__eclose(hst__eng *e) {
+    unsigned k, i;
+    for (k = 0; k < e->ngrp; k++) {
+        for (i = 0; i < HST__E_STREAMS; i++) hst_stream_destroy(e->grp[k].streams[i].s);
+        for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
+    }
+    if (e->log_be) {
+        hst_backend_free(e->log_be, e->sum);
+        hst_backend_free(e->log_be, e->rd);
+        for (i = 0; i < HST_ESRRF_NUM_MODES; i++) hst_backend_free(e->log_be, e->img[i]);
+    }
+    memset(e, 0, sizeof *e);
+}
+
+/* Everything but the streams (made on first use): desc, groups, sums, scratch, choice.
+   n: the stack's frames (batch), 0 for a live session. */
+static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+                             uint32_t rows, uint32_t cols, uint64_t n) {
+    static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
+    unsigned i, m;
+    uint64_t ntp = 1;
+    hst_result r;
+    memset(e, 0, sizeof *e);
+    e->t0 = hst_time_s();
+    if ((r = hst__edesc(desc, &e->d)) != HST_SUCCESS) return r;
+    e->log_be = e->d.backends[0];
+    if ((r = hst__eframe(&e->d, dtype, rows, cols)) != HST_SUCCESS) return r;
+    if (n && (r = hst__eshape(&e->d, n, rows, cols, &ntp)) != HST_SUCCESS) return r;
+    e->dtype = dtype; e->rows = rows; e->cols = cols; e->mag = e->d.magnification;
+    e->rowsM = rows * e->mag; e->colsM = cols * e->mag;
+    e->frame_px = (size_t)rows * cols;
+    e->pixels = e->frame_px * e->mag * e->mag;
+    e->in_frame_bytes = e->frame_px * dsize[dtype];
+    e->frames_total = n && !e->d.frames_per_timepoint ? n : 0;
+    hst__egroups(e);
+    for (i = 0; i < e->ngrp; i++)
+        if ((r = hst__egroup_types(e, &e->grp[i])) != HST_SUCCESS) return r;
+    if (e->d.block_frames) e->block = e->d.block_frames;
+    else if (n) e->block = (n + HST__E_TARGET_BLOCKS - 1) / HST__E_TARGET_BLOCKS;
+    if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
+    if (n && e->block > n) e->block = n;
+    e->rep.block_frames = e->block;
+    if ((r = hst__eacc(e, n ? (e->d.frames_per_timepoint ? ntp : 1) : 1)) != HST_SUCCESS) return r;
+    e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
+    e->rd = hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
+    if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (m = 0; m < HST_ESRRF_NUM_MODES && !n; m++)   /* live: the delivered images */
+        if ((e->d.modes & (1u << m)) && !(e->img[m] = (float *)hst_backend_alloc(e->log_be, e->pixels * sizeof(float))))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+    return hst__echoice(e);
+}
+
+/* Frames [c0, c1) of src (which holds frame c0 - skip first) in pieces, delivering the time
+   points they complete. */
+static hst_result hst__erun_frames(hst__eng *e, const unsigned char *src, uint64_t c0, uint64_t c1,
+                                   unsigned skip) {
+    hst_result r = HST_SUCCESS;
+    uint64_t f = c0;
+    while (f < c1 && r == HST_SUCCESS) {
+        hst__epiece p;
+        uint64_t end = hst__epiece_end(e, f, c1 - f);
+        if (e->op && e->d.path == HST_ESRRF_PATH_AUTO && hst__emeasuring(e) && end - f > e->chunk)
+            end = f + e->chunk;   /* a measuring piece */
+        p.e = e; p.c0 = f; p.c1 = end;
+        p.skip = f > c0 ? 1u : skip;
+        p.src = src + (size_t)(f - p.skip - (c0 - skip)) * e->in_frame_bytes;
+        e->progress_base = f;
+        r = hst__epiece_run(e, &p);
+        if (r == HST_SUCCESS) r = hst__edeliver_done(e, end);
+        f = end;
+    }
+    return r;
+}
+
+/* The report's path fields. */
+static void hst__ereport(hst__eng *e) {
+    hst_choice_stat st[2];
+    size_t n = 0, i;
+    const char *force = getenv("HST_FORCE");
+    e->rep.path = e->rep.frames_by_path[1] > e->rep.frames_by_path[0] ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
+    e->rep.seconds_per_frame[0] = e->rep.seconds_per_frame[1] = NAN;
+    e->rep.decided_by = e->d.path != HST_ESRRF_PATH_AUTO ? HST_ESRRF_BY_DESC
+                      : force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:")) ? HST_ESRRF_BY_ENV
+                      : HST_ESRRF_BY_FIRST_GUESS;
+    if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return;
+    for (i = 0; i < n && i < 2; i++)
+        if (st[i].source != HST_CHOICE_NONE && !st[i].failed) {
+            e->rep.seconds_per_frame[i] = st[i].seconds / (double)e->chunk;
+            if (e->rep.decided_by == HST_ESRRF_BY_FIRST_GUESS) e->rep.decided_by = HST_ESRRF_BY_MEASURED;
+        }
+}
+
+/* >>public functions ------------------------------------------------------------------------- */
+HST__EDEF hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
+                                            uint32_t rows, uint32_t cols, uint64_t *timepoints,
+                                            uint32_t *rows_mag, uint32_t *cols_mag) {
+    hst_esrrf_desc d;
+    uint64_t ntp = 0;
+    hst_result r;
+    if ((r = hst__edesc(desc, &d)) != HST_SUCCESS) return r;
+    if ((r = hst__eframe(&d, HST_ESRRF_F32, rows, cols)) != HST_SUCCESS) return r;
+    if ((r = hst__eshape(&d, frames, rows, cols, &ntp)) != HST_SUCCESS) return r;
+    if (timepoints) *timepoints = ntp;
+    if (rows_mag) *rows_mag = rows * d.magnification;
+    if (cols_mag) *cols_mag = cols * d.magnification;
+    return HST_SUCCESS;
+}
+
+HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
+                                   hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
+                                   uint32_t cols, float *const *out, hst_esrrf_report *report) {
+    hst__eng e;
+    uint64_t ntp = 0, T;
+    unsigned m;
+    hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames);
+    if (r == HST_SUCCESS && !stack)
+        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
+    for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
+        if ((e.d.modes & (1u << m)) && (!out || !out[m]))
+            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                          "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
+                          m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
+    if (r == HST_SUCCESS) {
+        hst__eshape(&e.d, frames, rows, cols, &ntp);
+        T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
+        e.out = out;
+        e.rep.frames_dropped = frames - ntp * T;
+        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, ntp * T, 0);
+    }
+    if (r == HST_SUCCESS && e.d.progress && e.d.progress(ntp * T, ntp * T, e.d.progress_user)) r = HST_ERROR_CANCELLED;
+    if (e.log_be) {
+        hst__ereport(&e);
+        e.rep.seconds = hst_time_s() - e.t0;
+        if (report) *report = e.rep;
+    }
+    hst__eclose(&e);
+    return r;
+}
+
+/* >>live ------------------------------------------------------------------------------------- */
+/* Two staging buffers of (1 + cap) frames: slot 0 holds the frame before the first pushed one
+   (the lag-1 product of a piece that starts inside a time point). Pushes fill one while the
+   worker runs the other. */
+struct hst_esrrf_live {
+    hst__eng e;
+    pthread_t worker;
+    int worker_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *stage[2];
+    uint64_t cap;                   /* frames per staging buffer (after slot 0) */
+    int fill;                       /* the buffer pushes write */
+    uint64_t first;                 /* acquisition index of the fill buffer's slot 1 */
+    uint64_t count;                 /* frames in the fill buffer */
+    int has_prev;                   /* slot 0 of the fill buffer holds frame first - 1 */
+    /* the job handed to the worker */
+    int job;                        /* 1: run job_buf, 0: none */
+    int job_buf;
+    uint64_t job_first, job_count;
+    unsigned job_skip;
+    int quit, finished;
+    hst_result err;                 /* sticky */
+};
+
+static void *hst__elive_main(void *p) {
+    hst_esrrf_live *lv = (hst_esrrf_live *)p;
+    pthread_mutex_lock(&lv->mu);
+    for (;;) {
+        hst_result r;
+        while (!lv->job && !lv->quit) pthread_cond_wait(&lv->cv, &lv->mu);
+        if (!lv->job) break;
+        pthread_mutex_unlock(&lv->mu);
+        r = hst__erun_frames(&lv->e, lv->stage[lv->job_buf] + (lv->job_skip ? 0 : lv->e.in_frame_bytes),
+                             lv->job_first, lv->job_first + lv->job_count, lv->job_skip);
+        pthread_mutex_lock(&lv->mu);
+        if (r != HST_SUCCESS && lv->err == HST_SUCCESS) lv->err = r;
+        lv->job = 0;
+        pthread_cond_broadcast(&lv->cv);
+    }
+    pthread_mutex_unlock(&lv->mu);
+    return NULL;
+}
+
+/* Hands `n` frames of the fill buffer to the worker (waiting until it is free) and starts the
+   other buffer, keeping `keep` frames (with T = 0 the newest frame waits for finish: only then
+   is it known to be the last, whose value the TAC2 statistic needs). Called with mu held. */
+static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
+    uint64_t keep = lv->count - n;
+    size_t fb = lv->e.in_frame_bytes;
+    unsigned char *old, *nxt;
+    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    if (lv->err != HST_SUCCESS || n == 0) return;
+    old = lv->stage[lv->fill];
+    nxt = lv->stage[1 - lv->fill];
+    /* the new buffer: slot 0 = the frame before its first, then the kept frames */
+    memcpy(nxt, old + (size_t)n * fb, fb);
+    if (keep) memcpy(nxt + fb, old + (size_t)(n + 1) * fb, (size_t)keep * fb);
+    lv->job = 1;
+    lv->job_buf = lv->fill;
+    lv->job_first = lv->first;
+    lv->job_count = n;
+    lv->job_skip = lv->has_prev;
+    lv->fill = 1 - lv->fill;
+    lv->first += n;
+    lv->count = keep;
+    lv->has_prev = 1;
+    pthread_cond_broadcast(&lv->cv);
+}
+
+/* Hands off what fills a piece: the buffer is full, or a time point ends in it. */
+static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
+    uint64_t T = lv->e.d.frames_per_timepoint, n = lv->count, end = lv->first + lv->count;
+    if (T && end / T > lv->first / T) n = end / T * T - lv->first;   /* up to the last complete time point */
+    else if (lv->count < lv->cap) return;
+    else if (!T) n = lv->count - 1;
+    hst__elive_handoff(lv, n);
+}
+
+HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+                                           uint32_t rows, uint32_t cols, hst_esrrf_live **out) {
+    hst_esrrf_live *lv;
+    hst_result r;
+    size_t bytes;
+    int k;
+    if (!out) return hst__ebad(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL,
+                               HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
+    *out = NULL;
+    if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0);
+    if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                      "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");
+    lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
+    if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
+        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
+    bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
+    for (k = 0; k < 2 && r == HST_SUCCESS; k++)
+        if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(lv->e.log_be, bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS) {
+        pthread_mutex_init(&lv->mu, NULL);
+        pthread_cond_init(&lv->cv, NULL);
+        lv->worker_started = pthread_create(&lv->worker, NULL, hst__elive_main, lv) == 0;
+        if (!lv->worker_started) {
+            pthread_mutex_destroy(&lv->mu);
+            pthread_cond_destroy(&lv->cv);
+            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+                          "hst_esrrf_live_create: no worker thread");
+        }
+    }
+    if (r != HST_SUCCESS) { hst_esrrf_live_destroy(lv); return r; }
+    *out = lv;
+    return HST_SUCCESS;
+}
+
+HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
+                                         uint32_t rows, uint32_t cols) {
+    const unsigned char *src = (const unsigned char *)frames;
+    size_t fb;
+    hst_result r;
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if (rows != lv->e.rows || cols != lv->e.cols)
+        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                         "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
+                         lv->e.rows, lv->e.cols);
+    if (count && !frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    fb = lv->e.in_frame_bytes;
+    pthread_mutex_lock(&lv->mu);
+    if (lv->finished && lv->err == HST_SUCCESS)
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                            "hst_esrrf_live_push: the session is finished");
+    while (count && lv->err == HST_SUCCESS) {
+        uint64_t k = lv->cap - lv->count;
+        if (k > count) k = count;
+        memcpy(lv->stage[lv->fill] + (size_t)(1 + lv->count) * fb, src, (size_t)k * fb);
+        lv->count += k;
+        src += (size_t)k * fb;
+        count -= k;
+        hst__elive_maybe_handoff(lv);
+    }
+    r = lv->err;
+    pthread_mutex_unlock(&lv->mu);
+    return r;
+}
+
+HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
+    uint64_t T, total;
+    hst_result r;
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    pthread_mutex_lock(&lv->mu);
+    T = lv->e.d.frames_per_timepoint;
+    total = lv->first + lv->count;
+    if (lv->err == HST_SUCCESS && !lv->finished) {
+        while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+        if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
+            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
+                                (unsigned long long)total);
+        if (!T && total == 0 && lv->err == HST_SUCCESS)
+            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                "hst_esrrf_live_finish: no frames were pushed");
+        if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
+            lv->e.frames_total = T ? 0 : total;
+            lv->e.rep.frames_dropped = T ? total % T : 0;
+            hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
+            while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+        }
+        lv->finished = 1;
+    }
+    r = lv->err;
+    pthread_mutex_unlock(&lv->mu);
+    if (r == HST_SUCCESS && lv->e.d.progress && lv->e.d.progress(total, total, lv->e.d.progress_user))
+        r = HST_ERROR_CANCELLED;
+    hst__ereport(&lv->e);
+    lv->e.rep.seconds = hst_time_s() - lv->e.t0;
+    if (report) *report = lv->e.rep;
+    return r;
+}
+
+HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
+    int k;
+    if (!lv) return;
+    if (lv->worker_started) {
+        pthread_mutex_lock(&lv->mu);
+        lv->quit = 1;
+        pthread_cond_broadcast(&lv->cv);
+        pthread_mutex_unlock(&lv->mu);
+        pthread_join(lv->worker, NULL);
+        pthread_mutex_destroy(&lv->mu);
+        pthread_cond_destroy(&lv->cv);
+    }
+    for (k = 0; k < 2; k++)
+        if (lv->e.log_be) hst_backend_free(lv->e.log_be, lv->stage[k]);
+    hst__eclose(&lv->e);
+    free(lv);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_ESRRF_IMPLEMENTATION */

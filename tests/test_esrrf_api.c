@@ -1,0 +1,524 @@
+/* tests/test_esrrf_api.c — esrrf.h: the batch call and the live API on the device under test
+   ($HST_DEVICE, as tests/run.sh sets it), against the whole-stack computation of kernels.h's
+   host twins, and against each other:
+   - batch == whole-stack twins (fused RGC twin over every frame, temporal twin over the whole
+     stack, finalize, macro-pixel correction) bit for bit, for every mode, with and without
+     macro-pixel correction, 1 and several time points, several block sizes, fused and chained;
+   - live == batch bit for bit, frames pushed 1, 3 and 7 at a time, 1 and several time points,
+     trailing frames dropped;
+   - every combination of modes from one pass == single-mode runs; u8 / u16 / i16 / f32 inputs
+     of the same values give the same bits;
+   - two backends (this device twice, and host + this device) == one within the rounding of
+     the double sums over devices (stated below);
+   - errors: each with its code and log item (non-finite pixels with frame, row and column,
+     bad magnification, radius, sensitivity, modes, too few frames for VAR/TAC2, overflowing
+     sizes, a push of another frame size, a live session without callback), cancellation.
+   Exact equality is the claim wherever the same operations run in the same order (kernels.h's
+   eSRRF section says when a device equals its host twin: fp64 and correctly rounded sqrt). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HST_IMPLEMENTATION
+#include "esrrf.h"
+#include "cap_log.h"
+
+#define R 12
+#define C 14
+#define N 23
+#define MAG 3
+
+static hst_backend *be, *host;
+static cap_log logs;
+static float frames[N * R * C];
+static int exact;   /* the device gives its twins' bits */
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    assert_non_null(p);
+    return p;
+}
+
+/* Blinking emitters on a background: integers 0..250, exact in every input dtype. */
+static void make_frames(void)
+{
+    uint32_t s = 12345u;
+    size_t z, y, x;
+    for (z = 0; z < N; z++)
+        for (y = 0; y < R; y++)
+            for (x = 0; x < C; x++) {
+                double v = 10.0 + 4.0 * ((s = s * 1664525u + 1013904223u) >> 29);
+                double d1 = (double)y - 4.3, e1 = (double)x - 5.1, d2 = (double)y - 7.6, e2 = (double)x - 9.2;
+                if ((z * 7 + 3) % 5 < 3) v += 200.0 * exp(-(d1 * d1 + e1 * e1) / 2.0);
+                if ((z * 3 + 1) % 4 < 2) v += 180.0 * exp(-(d2 * d2 + e2 * e2) / 2.0);
+                frames[(z * R + y) * C + x] = (float)floor(v > 250.0 ? 250.0 : v);
+            }
+}
+
+static int setup(void **state)
+{
+    hst_backend_desc bd;
+    (void)state;
+    make_frames();
+    memset(&bd, 0, sizeof bd);
+    bd.logger = cap_logger;
+    bd.log_user = &logs;
+    bd.log_level = HST_LOG_WARN;
+    if (hst_backend_create(&bd, &be) != HST_SUCCESS) return -1;
+    bd.device = "host";
+    if (hst_backend_create(&bd, &host) != HST_SUCCESS) return -1;
+    exact = hst_backend_is_host(be) ||
+            (hst_backend_device(be)->fp64 && hst_backend_device(be)->correctly_rounded_sqrt);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hst_backend_destroy(be);
+    hst_backend_destroy(host);
+    return 0;
+}
+
+static void desc_init(hst_esrrf_desc *d, hst_backend **bes, unsigned nb)
+{
+    memset(d, 0, sizeof *d);
+    d->backends = bes;
+    d->num_backends = nb;
+    d->magnification = MAG;
+    d->radius = 1.5f;
+    d->modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
+}
+
+/* Output images of the batch call: ntp x (R*MAG) x (C*MAG) per mode. */
+typedef struct outs { float *m[HST_ESRRF_NUM_MODES]; uint64_t ntp; size_t px; } outs;
+
+static void outs_alloc(outs *o, const hst_esrrf_desc *d, uint64_t n)
+{
+    uint32_t rm, cm;
+    unsigned m;
+    assert_int_equal(hst_esrrf_output_shape(d, n, R, C, &o->ntp, &rm, &cm), HST_SUCCESS);
+    o->px = (size_t)rm * cm;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        o->m[m] = (float *)xmalloc(o->ntp * o->px * sizeof(float));
+        memset(o->m[m], 0xff, o->ntp * o->px * sizeof(float));   /* NaN: untouched shows */
+    }
+}
+
+static void outs_free(outs *o)
+{
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(o->m[m]);
+}
+
+static void batch(const hst_esrrf_desc *d, const void *stack, hst_esrrf_dtype dt, uint64_t n, outs *o)
+{
+    hst_result r;
+    outs_alloc(o, d, n);
+    r = hst_esrrf_run(d, stack, dt, n, R, C, o->m, NULL);
+    if (r != HST_SUCCESS) {
+        print_error("hst_esrrf_run: %s (%s)\n", hst_result_string(r), logs.last_message);
+        fail();
+    }
+}
+
+static void expect_same(const char *what, const float *a, const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0) {
+            print_error("%s: element %zu: %.9g vs %.9g\n", what, i, (double)a[i], (double)b[i]);
+            fail();
+        }
+}
+
+static void expect_outs(const char *what, const hst_esrrf_desc *d, const outs *a, const outs *b)
+{
+    unsigned m;
+    assert_int_equal(a->ntp, b->ntp);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (d->modes & (1u << m)) {
+            char w[160];
+            snprintf(w, sizeof w, "%s, mode %u, %llu frames per time point", what, m,
+                     (unsigned long long)d->frames_per_timepoint);
+            expect_same(w, a->m[m], b->m[m], a->ntp * a->px);
+        }
+}
+
+/* The whole stack through the host twins, in one piece: the reference. */
+static void whole_twins(const hst_esrrf_desc *d, uint64_t n, outs *o)
+{
+    uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n, ntp = n / T, tp;
+    size_t px = (size_t)R * C * MAG * MAG;
+    float *rgc = (float *)xmalloc(n * px * sizeof(float));
+    double *acc = (double *)calloc(ntp * 5 * px, sizeof(double));
+    unsigned m;
+    assert_non_null(acc);
+    outs_alloc(o, d, n);
+    hst_k_esrrf_rgc_fused_host(frames, rgc, R, C, MAG, d->radius, d->sensitivity ? d->sensitivity : 1.0f,
+                               !d->no_intensity_weighting, 0, 0, ntp * T, ntp * T);
+    hst_k_esrrf_temporal_host(rgc, acc, (uint32_t)px, T, (uint32_t)ntp, 0, 0, ntp * T, 0, (uint32_t)px, 0, 0,
+                              ntp * T);
+    for (tp = 0; tp < ntp; tp++)
+        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+            float *img = o->m[m] + tp * px;
+            hst_k_esrrf_finalize((int)m, acc + tp * 5 * px, px, (uint32_t)T, img);
+            if (!d->no_macro_pixel_correction) hst_k_esrrf_macro_pixel(img, R * MAG, C * MAG, MAG);
+        }
+    free(rgc);
+    free(acc);
+}
+
+/* ------------------------------------------------------------------ batch == whole twins */
+static void test_batch_equals_twins(void **state)
+{
+    static const uint64_t Ts[3] = {0, 5, 7}, blocks[3] = {0, 1, 4};
+    static const hst_esrrf_path paths[2] = {HST_ESRRF_PATH_FUSED, HST_ESRRF_PATH_CHAINED};
+    hst_esrrf_desc d;
+    unsigned t, k, p;
+    (void)state;
+    if (!exact) { skip(); return; }
+    for (t = 0; t < 3; t++)
+        for (k = 0; k < 3; k++)
+            for (p = 0; p < 2; p++) {
+                outs ref, got;
+                desc_init(&d, &be, 1);
+                d.frames_per_timepoint = Ts[t];
+                d.block_frames = blocks[k];
+                d.path = paths[p];
+                d.no_macro_pixel_correction = k == 2;
+                whole_twins(&d, N, &ref);
+                batch(&d, frames, HST_ESRRF_F32, N, &got);
+                expect_outs("batch vs whole-stack twins", &d, &got, &ref);
+                outs_free(&ref);
+                outs_free(&got);
+            }
+}
+
+/* The automatic path (the choice measures both paths on pieces of one block) gives the same
+   bits as a forced one. */
+static void test_auto_path(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    outs a, b;
+    (void)state;
+    desc_init(&d, &be, 1);
+    d.block_frames = 2;
+    outs_alloc(&a, &d, N);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, a.m, &rep), HST_SUCCESS);
+    assert_true(rep.frames_by_path[0] + rep.frames_by_path[1] >= N);
+    assert_int_equal(rep.frames, N);
+    d.path = HST_ESRRF_PATH_CHAINED;
+    batch(&d, frames, HST_ESRRF_F32, N, &b);
+    expect_outs("auto vs chained", &d, &a, &b);
+    outs_free(&a);
+    outs_free(&b);
+}
+
+/* ------------------------------------------------------------------ live == batch */
+typedef struct sink { outs o; uint64_t calls; } sink;
+
+static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    sink *s = (sink *)user;
+    unsigned m;
+    assert_int_equal(rm, R * MAG);
+    assert_int_equal(cm, C * MAG);
+    assert_int_equal(tp, s->calls);
+    assert_true(tp < s->o.ntp);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (images[m]) memcpy(s->o.m[m] + tp * s->o.px, images[m], s->o.px * sizeof(float));
+    s->calls++;
+}
+
+static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
+{
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    uint64_t f;
+    outs_alloc(&s->o, d, n);
+    s->calls = 0;
+    d->on_timepoint = on_tp;
+    d->timepoint_user = s;
+    assert_int_equal(hst_esrrf_live_create(d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0; f < n; f += step) {
+        uint64_t k = n - f < step ? n - f : step;
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, k, R, C), HST_SUCCESS);
+    }
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(s->calls, s->o.ntp);
+    assert_int_equal(rep.timepoints, s->o.ntp);
+    assert_int_equal(rep.frames_dropped, n - rep.frames);
+    hst_esrrf_live_destroy(lv);
+}
+
+static void test_live_equals_batch(void **state)
+{
+    static const unsigned steps[3] = {1, 3, 7};
+    static const uint64_t Ts[3] = {0, 4, 6};
+    hst_esrrf_desc d;
+    unsigned s, t;
+    (void)state;
+    for (t = 0; t < 3; t++)
+        for (s = 0; s < 3; s++) {
+            outs ref;
+            sink k;
+            desc_init(&d, &be, 1);
+            d.frames_per_timepoint = Ts[t];
+            d.block_frames = 2;     /* live pieces of 8 frames: pieces cut inside time points */
+            d.path = HST_ESRRF_PATH_FUSED;
+            batch(&d, frames, HST_ESRRF_F32, N, &ref);
+            live(&d, N, steps[s], &k);
+            expect_outs("live vs batch", &d, &k.o, &ref);
+            outs_free(&ref);
+            outs_free(&k.o);
+        }
+}
+
+/* ------------------------------------------------------------------ modes, dtypes, backends */
+static void test_modes_one_pass(void **state)
+{
+    hst_esrrf_desc d;
+    outs all, one;
+    unsigned set, m;
+    (void)state;
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 7;
+    d.path = HST_ESRRF_PATH_FUSED;
+    batch(&d, frames, HST_ESRRF_F32, N, &all);
+    for (set = 1; set < 8; set++) {
+        d.modes = set;
+        batch(&d, frames, HST_ESRRF_F32, N, &one);
+        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+            size_t i, n = one.ntp * one.px;
+            if (!(set & (1u << m))) {   /* an unrequested mode's output is not written */
+                for (i = 0; i < n; i++) assert_true(isnan(one.m[m][i]));
+                continue;
+            }
+            expect_same("one mode vs all modes", one.m[m], all.m[m], n);
+        }
+        outs_free(&one);
+    }
+    outs_free(&all);
+}
+
+static void test_dtypes(void **state)
+{
+    static const hst_esrrf_dtype dts[3] = {HST_ESRRF_U8, HST_ESRRF_U16, HST_ESRRF_I16};
+    size_t n = (size_t)N * R * C, i;
+    unsigned char *u8 = (unsigned char *)xmalloc(n);
+    uint16_t *u16 = (uint16_t *)xmalloc(n * 2);
+    int16_t *i16 = (int16_t *)xmalloc(n * 2);
+    const void *src[3];
+    hst_esrrf_desc d;
+    outs ref, got;
+    unsigned k;
+    (void)state;
+    for (i = 0; i < n; i++) {
+        u8[i] = (unsigned char)frames[i];
+        u16[i] = (uint16_t)frames[i];
+        i16[i] = (int16_t)frames[i];
+    }
+    src[0] = u8; src[1] = u16; src[2] = i16;
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 5;
+    d.path = HST_ESRRF_PATH_FUSED;
+    batch(&d, frames, HST_ESRRF_F32, N, &ref);
+    for (k = 0; k < 3; k++) {
+        batch(&d, src[k], dts[k], N, &got);
+        expect_outs("integer input vs f32 input", &d, &got, &ref);
+        outs_free(&got);
+    }
+    outs_free(&ref);
+    free(u8);
+    free(u16);
+    free(i16);
+}
+
+/* Several backends sum their devices' double sums: the outputs may differ from one backend's
+   by the rounding of that sum, relative 1e-15 of S1, S2, ... before the float conversion; VAR
+   and TAC2 subtract terms of size mu^2, so the bound is 1e-12 of the image's peak plus 2 ulp. */
+static void expect_near(const char *what, const hst_esrrf_desc *d, const outs *a, const outs *b)
+{
+    unsigned m;
+    size_t i, n = a->ntp * a->px;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        double peak = 0;
+        if (!(d->modes & (1u << m))) continue;
+        for (i = 0; i < n; i++) if (fabs(b->m[m][i]) > peak) peak = fabs(b->m[m][i]);
+        for (i = 0; i < n; i++) {
+            double x = a->m[m][i], y = b->m[m][i];
+            if (fabs(x - y) > 1e-12 * peak + 2.5e-7 * fabs(y)) {
+                print_error("%s: mode %u element %zu: %.9g vs %.9g\n", what, m, i, x, y);
+                fail();
+            }
+        }
+    }
+}
+
+static void test_two_backends(void **state)
+{
+    hst_backend *two[2];
+    hst_esrrf_desc d;
+    outs one, got;
+    unsigned k;
+    (void)state;
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 0;
+    d.path = HST_ESRRF_PATH_FUSED;
+    d.block_frames = 3;
+    batch(&d, frames, HST_ESRRF_F32, N, &one);
+    for (k = 0; k < 2; k++) {   /* this device twice; the host and this device */
+        hst_backend_desc bd;
+        memset(&bd, 0, sizeof bd);
+        bd.logger = cap_logger;
+        bd.log_user = &logs;
+        bd.log_level = HST_LOG_WARN;
+        bd.device = hst_backend_is_host(be) ? "host" : NULL;
+        two[0] = k ? host : be;
+        assert_int_equal(hst_backend_create(&bd, &two[1]), HST_SUCCESS);
+        d.backends = two;
+        d.num_backends = 2;
+        batch(&d, frames, HST_ESRRF_F32, N, &got);
+        expect_near(k ? "host + device vs one device" : "two backends vs one", &d, &got, &one);
+        outs_free(&got);
+        hst_backend_destroy(two[1]);
+    }
+    outs_free(&one);
+}
+
+/* ------------------------------------------------------------------ errors */
+#define EXPECT_REFUSED(call, code, item, text) do {                                       \
+        cap_reset(&logs);                                                                \
+        assert_int_equal((call), (code));                                                \
+        assert_true(logs.counts[(item)] >= 1);                                           \
+        if (!strstr(logs.last_message, (text))) {                                        \
+            print_error("log: '%s' lacks '%s'\n", logs.last_message, (text));            \
+            fail();                                                                      \
+        }                                                                                \
+    } while (0)
+
+static void test_errors(void **state)
+{
+    hst_esrrf_desc d;
+    outs o;
+    float *bad = (float *)xmalloc(sizeof frames);
+    hst_esrrf_live *lv = NULL;
+    (void)state;
+    desc_init(&d, &be, 1);
+    outs_alloc(&o, &d, N);
+    memcpy(bad, frames, sizeof frames);
+    bad[(9 * R + 4) * C + 11] = INFINITY;
+    EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOG_NON_FINITE, "frame 9, row 4, column 11 is infinite");
+    bad[(9 * R + 4) * C + 11] = frames[(9 * R + 4) * C + 11];
+    bad[(20 * R + 0) * C + 2] = NAN;
+    EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOG_NON_FINITE, "frame 20, row 0, column 2 is NaN");
+    d.magnification = 33;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "magnification 33");
+    desc_init(&d, &be, 1);
+    d.radius = -1.0f;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "radius -1");
+    d.radius = NAN;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "radius nan");
+    desc_init(&d, &be, 1);
+    d.sensitivity = 1000.0f;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "sensitivity 1000");
+    desc_init(&d, &be, 1);
+    d.modes = 8;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "modes 0x8");
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 1;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "at least 2 frames");
+    desc_init(&d, &be, 1);
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 1, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "at least 2 frames");
+    d.modes = HST_ESRRF_AVG;
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
+                   HST_LOG_SIZE_OVERFLOW, "32-bit");
+    EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "dtype 9");
+    d.modes = HST_ESRRF_VAR;
+    {
+        float *none[3] = {NULL, NULL, NULL};
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOG_BAD_ARGUMENT, "out[1] is NULL");
+    }
+    /* live: no callback; another frame size; a non-finite frame reaches later pushes */
+    desc_init(&d, &be, 1);
+    EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "on_timepoint is NULL");
+    assert_null(lv);
+    d.on_timepoint = on_tp;
+    d.block_frames = 1;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                   "the session's are 12 x 14");
+    bad[(20 * R + 0) * C + 2] = frames[(20 * R + 0) * C + 2];
+    bad[(2 * R + 3) * C + 5] = -INFINITY;
+    {
+        hst_result r = HST_SUCCESS;
+        uint64_t f;
+        for (f = 0; f < N && r == HST_SUCCESS; f++) r = hst_esrrf_live_push(lv, bad + f * R * C, 1, R, C);
+        if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
+        assert_int_equal(r, HST_ERROR_NON_FINITE);
+        assert_non_null(strstr(logs.last_message, "frame 2, row 3, column 5 is infinite"));
+        assert_int_equal(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_NON_FINITE);   /* sticky */
+    }
+    hst_esrrf_live_destroy(lv);
+    outs_free(&o);
+    free(bad);
+}
+
+static int cancel_at(uint64_t done, uint64_t total, void *user)
+{
+    (void)total;
+    return done >= *(const uint64_t *)user;
+}
+
+static void test_cancel(void **state)
+{
+    hst_esrrf_desc d;
+    uint64_t at = 5;
+    outs o;
+    (void)state;
+    desc_init(&d, &be, 1);
+    d.block_frames = 2;
+    d.progress = cancel_at;
+    d.progress_user = &at;
+    outs_alloc(&o, &d, N);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_CANCELLED);
+    outs_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_equals_twins),
+        cmocka_unit_test(test_auto_path),
+        cmocka_unit_test(test_live_equals_batch),
+        cmocka_unit_test(test_modes_one_pass),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_two_backends),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cancel),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
