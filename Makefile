@@ -2,7 +2,8 @@
 #
 #   make test           install missing OS packages (as root) and run the whole test suite
 #   make check-headers  compile every header as C99 and C++11 (quick)
-#   make examples       build examples/*.c into build/examples/
+#   make examples       install missing OS packages (as root; else name them) and build
+#                       examples/*.c into build/examples/ (those whose libraries are missing: skipped)
 #   make demo           build the examples and run the demo
 #   make mpi-demo       examples/cubed_sphere.c under mpirun -np 6 and -np 24 (installs OpenMPI)
 #   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
@@ -45,16 +46,23 @@ EX_SRCS := $(wildcard examples/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-# Examples and benchmarks link libtiff / libpng only when they include tiffio.h / png.h,
-# and are compiled with $(MPICC) when they include mpi.h.
+# Examples, benchmarks and fuzz targets link libtiff / libpng only when they (or the local
+# headers they include, such as examples/image_io.h) include tiffio.h / png.h, and are compiled
+# with $(MPICC) when they include mpi.h.
 MPICC ?= mpicc
 uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
-extra_libs = $(if $(call uses,$(1),tiffio\.h),-ltiff) $(if $(call uses,$(1),png\.h),-lpng)
+with_local = $(1) $(wildcard $(addprefix $(dir $(1)),$(shell sed -n 's/^.*include[[:space:]]*"\([^"]*\)".*/\1/p' $(1) 2>/dev/null)))
+extra_libs = $(if $(call uses,$(call with_local,$(1)),tiffio\.h),-ltiff) $(if $(call uses,$(call with_local,$(1)),png\.h),-lpng)
 cc_for = $(if $(call uses,$(1),mpi\.h),$(MPICC),$(CC))
-# Without an MPI compiler the MPI examples are left out of `make examples` (with a note).
+# Without an MPI compiler the MPI examples are left out of `make examples` (with a note); without
+# libtiff's and libpng's headers, so are the examples that need them.
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+HAVE_TIFF_PNG := $(shell printf '\043include <tiffio.h>\n\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses,$(EX_SRCS),mpi\.h))
-EX_SKIPPED  := $(if $(HAVE_MPICC),,$(EX_MPI_SRCS))
+EX_IMG_SRCS := $(foreach s,$(EX_SRCS),$(if $(strip $(call extra_libs,$(s))),$(s)))
+EX_SKIPPED_MPI := $(if $(HAVE_MPICC),,$(EX_MPI_SRCS))
+EX_SKIPPED_IMG := $(if $(HAVE_TIFF_PNG),,$(EX_IMG_SRCS))
+EX_SKIPPED  := $(EX_SKIPPED_MPI) $(EX_SKIPPED_IMG)
 EX_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(filter-out $(EX_SKIPPED),$(EX_SRCS)))
 
 # What `make demo` builds and then runs: eSRRF (mag 5, radius 1.5, fused path) on the first 10
@@ -80,7 +88,7 @@ VERSION_MINOR = $(or $(call version_part,MINOR),1)
 VERSION_PATCH = $(or $(call version_part,PATCH),0)
 VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
-.PHONY: all test check-headers test-build examples bench bench-build demo mpi-demo deps \
+.PHONY: all test check-headers test-build examples examples-build bench bench-build demo mpi-demo deps \
         install uninstall clean version
 
 all: test-build examples
@@ -127,17 +135,25 @@ $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 
 # The eSRRF CLI test runs build/examples/esrrf, built first where libtiff and libpng are
 # installed (scripts/deps.sh demo); without them the test skips.
-HAVE_TIFF_PNG := $(shell printf '\043include <tiffio.h>\n\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 $(addsuffix /test_esrrf_cli,$(BUILD)/tests $(BUILD)/tests-noocl $(BUILD)/tests-san): \
     | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples/esrrf)
 
 # ---------------------------------------------------------------------------- examples, bench
-examples: $(EX_BINS)
-ifneq ($(EX_SKIPPED),)
-	@echo "note: $(MPICC) not found; not built: $(EX_SKIPPED) (scripts/deps.sh mpi installs MPI)"
+# deps.sh installs what the examples need (as root) or names it; what is still missing then is
+# skipped with a note by the second make, which looks for the libraries afresh.
+examples:
+	@sh scripts/deps.sh demo || echo "note: continuing without the missing packages"
+	@$(MAKE) --no-print-directory examples-build
+
+examples-build: $(EX_BINS)
+ifneq ($(strip $(EX_SKIPPED_MPI)),)
+	@echo "note: $(MPICC) not found; not built: $(EX_SKIPPED_MPI) (scripts/deps.sh mpi installs MPI)"
+endif
+ifneq ($(strip $(EX_SKIPPED_IMG)),)
+	@echo "note: libtiff or libpng headers not found; not built: $(EX_SKIPPED_IMG) (scripts/deps.sh demo installs libtiff-dev and libpng-dev)"
 endif
 
-$(BUILD)/examples/%: examples/%.c $(HEADERS)
+$(BUILD)/examples/%: examples/%.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
 

@@ -8,7 +8,10 @@
      output.tif          float32, one page per time point, pixel size scaled by 1/mag
                          (XResolution/YResolution multiplied by mag);
      output_preview.png  the widefield mean (left, upscaled) beside the eSRRF image (right),
-                         each contrast-stretched between its 0.1% and 99.9% quantiles.
+                         each contrast-stretched between its 0.1% and 99.9% quantiles,
+                         labelled, with a scale bar from the input's pixel size.
+   A file that does not hold what it promises (a page chain that ends early, short strips, fewer
+   frames than its ImageJ header says) is an error: examples/image_io.h reads and writes the files.
    Both are written under temporary names in the output's directory and renamed at the end, so
    an error or Ctrl-C never leaves a partial output behind.
 
@@ -57,8 +60,8 @@
 #include "stream.h"
 #include "kernels.h"
 
-#include <tiffio.h>
-#include <png.h>
+#define IMAGE_IO_IMPLEMENTATION
+#include "image_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -78,9 +81,6 @@
 #define MAX_RADIUS 20.0
 #define MAX_SENSITIVITY 100.0
 #define ACC_VALUES 5                   /* per pixel and time point: sum x, x^2, lag-1, first, last */
-#define PREVIEW_GAP 8                  /* black columns between the two halves of the preview */
-#define PREVIEW_LOW 0.001              /* contrast stretch quantiles */
-#define PREVIEW_HIGH 0.999
 #define PROGRESS_AFTER_S 2.0           /* without a terminal: progress lines only after this */
 #define TARGET_BLOCKS 16               /* automatic block size: about this many blocks ... */
 #define MIN_BLOCK 16                   /* ... of at least this many frames (the temporal stage
@@ -100,8 +100,6 @@ typedef struct options {
 } options;
 
 /* ------------------------------------------------------------------------------ messages */
-static char tiff_msg[512];   /* libtiff's last error, for our own message */
-
 static void fail(const char *fmt, ...)
 {
     va_list ap;
@@ -110,17 +108,6 @@ static void fail(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-}
-
-static void tiff_error(const char *module, const char *fmt, va_list ap)
-{
-    (void)module;
-    vsnprintf(tiff_msg, sizeof tiff_msg, fmt, ap);
-}
-
-static void tiff_warning(const char *module, const char *fmt, va_list ap)
-{
-    (void)module; (void)fmt; (void)ap;   /* ImageJ's private tags and the like: not our concern */
 }
 
 /* The library's log: errors are kept and printed once with our message; warnings go out. */
@@ -271,421 +258,34 @@ static int parse_args(int argc, char **argv, options *o)
 }
 
 /* ------------------------------------------------------------------------------ reading */
+/* The stack as read (native samples, size, pixel size: image_io.h) and as the stream takes it. */
 typedef struct stack {
+    io_stack in;
     uint32_t rows, cols;
-    uint64_t frames;                   /* frames kept (of the chosen channel) */
+    uint64_t frames;
     float *data;                       /* frames x rows x cols */
-    double xres, yres;                 /* pixels per unit; 0: none */
-    uint16_t res_unit;
-    char unit[32];                     /* ImageJ's unit= ("micron"), or "" */
-    char kind[64];                     /* "uint8", "float32 big-endian", ... for the summary */
 } stack;
 
-/* ImageJ's description: "ImageJ=1.51f\nimages=50\nchannels=2\nslices=5\nframes=5\nunit=micron\n" */
-typedef struct imagej_info { int present; uint64_t images, channels; char unit[32]; } imagej_info;
-
-static void parse_imagej(const char *d, imagej_info *ij)
+/* in's samples -> float (the stream's input type). */
+static int stack_to_float(stack *st)
 {
-    const char *p;
-    memset(ij, 0, sizeof *ij);
-    ij->channels = 1;
-    if (!d || strncmp(d, "ImageJ=", 7) != 0) return;
-    ij->present = 1;
-    for (p = d; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (!strncmp(p, "images=", 7)) ij->images = strtoull(p + 7, NULL, 10);
-        else if (!strncmp(p, "channels=", 9)) ij->channels = strtoull(p + 9, NULL, 10);
-        else if (!strncmp(p, "unit=", 5)) {
-            size_t n = strcspn(p + 5, "\n");
-            if (n >= sizeof ij->unit) n = sizeof ij->unit - 1;
-            memcpy(ij->unit, p + 5, n);
-            ij->unit[n] = '\0';
-        }
-    }
-    if (ij->channels < 1) ij->channels = 1;
-}
-
-typedef struct page_format { uint16_t bps, fmt; } page_format;
-
-static int page_format_of(TIFF *t, const char *path, uint64_t page, page_format *pf)
-{
-    uint16_t spp = 1, bps = 1, fmt = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK;
-    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
-    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
-    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &fmt);
-    TIFFGetFieldDefaulted(t, TIFFTAG_PHOTOMETRIC, &photometric);
-    if (spp != 1 || photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_YCBCR) {
-        fail("%s: page %llu has %u samples per pixel (photometric %u): only single-channel "
-             "(grayscale) pages are supported; split colour channels first", path,
-             (unsigned long long)page + 1, spp, photometric);
-        return 0;
-    }
-    if (!((fmt == SAMPLEFORMAT_UINT || fmt == SAMPLEFORMAT_INT) && (bps == 8 || bps == 16 || bps == 32)) &&
-        !(fmt == SAMPLEFORMAT_IEEEFP && (bps == 32 || bps == 64))) {
-        fail("%s: page %llu: unsupported sample format (%u-bit %s): supported are 8-, 16- and "
-             "32-bit integers and 32- or 64-bit floats", path, (unsigned long long)page + 1, bps,
-             fmt == SAMPLEFORMAT_UINT ? "unsigned integer" : fmt == SAMPLEFORMAT_INT ? "signed integer"
-             : fmt == SAMPLEFORMAT_IEEEFP ? "float" : fmt == SAMPLEFORMAT_COMPLEXINT ? "complex integer"
-             : fmt == SAMPLEFORMAT_COMPLEXIEEEFP ? "complex float" : "untyped");
-        return 0;
-    }
-    pf->bps = bps;
-    pf->fmt = fmt;
+    size_t i, n = (size_t)st->in.frames * st->in.rows * st->in.cols;
+    st->rows = st->in.rows; st->cols = st->in.cols; st->frames = st->in.frames;
+    if (st->in.dtype == IO_F32) { st->data = (float *)st->in.data; st->in.data = NULL; return 1; }
+    if (!(st->data = (float *)malloc((n ? n : 1) * sizeof(float)))) { fail("out of host memory"); return 0; }
+    for (i = 0; i < n; i++)
+        st->data[i] = st->in.dtype == IO_U8 ? (float)((const uint8_t *)st->in.data)[i]
+                    : st->in.dtype == IO_U16 ? (float)((const uint16_t *)st->in.data)[i]
+                    : (float)((const int16_t *)st->in.data)[i];
+    io_stack_free(&st->in);
     return 1;
 }
 
-/* n samples of format pf (native byte order) at src -> floats. */
-static void to_float(const void *src, page_format pf, size_t n, float *dst)
+static int read_stack(const options *o, stack *st)
 {
-    size_t i;
-    if (pf.fmt == SAMPLEFORMAT_IEEEFP && pf.bps == 32) { memcpy(dst, src, n * 4); return; }
-    for (i = 0; i < n; i++) {
-        float v;
-        if (pf.fmt == SAMPLEFORMAT_IEEEFP) v = (float)((const double *)src)[i];
-        else if (pf.fmt == SAMPLEFORMAT_UINT)
-            v = pf.bps == 8 ? (float)((const uint8_t *)src)[i] : pf.bps == 16 ? (float)((const uint16_t *)src)[i]
-              : (float)((const uint32_t *)src)[i];
-        else
-            v = pf.bps == 8 ? (float)((const int8_t *)src)[i] : pf.bps == 16 ? (float)((const int16_t *)src)[i]
-              : (float)((const int32_t *)src)[i];
-        dst[i] = v;
-    }
-}
-
-static void swab_samples(void *buf, page_format pf, size_t n)
-{
-    if (pf.bps == 16) TIFFSwabArrayOfShort((uint16_t *)buf, (tmsize_t)n);
-    else if (pf.bps == 32) TIFFSwabArrayOfLong((uint32_t *)buf, (tmsize_t)n);
-    else if (pf.bps == 64) TIFFSwabArrayOfDouble((double *)buf, (tmsize_t)n);
-}
-
-/* The current page into raw (rows*cols samples, native order): strips or tiles. */
-static int read_page(TIFF *t, const char *path, uint64_t page, uint32_t rows, uint32_t cols,
-                     page_format pf, unsigned char *raw, unsigned char *tmp)
-{
-    size_t sb = pf.bps / 8, row_bytes = (size_t)cols * sb;
-    uint32_t r;
-    if (TIFFIsTiled(t)) {
-        uint32_t tw = 0, th = 0, tr, tc;
-        TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw);
-        TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
-        for (tr = 0; tr < rows; tr += th)
-            for (tc = 0; tc < cols; tc += tw) {
-                uint32_t y, h = rows - tr < th ? rows - tr : th, w = cols - tc < tw ? cols - tc : tw;
-                if (TIFFReadTile(t, tmp, tc, tr, 0, 0) < 0) goto bad;
-                for (y = 0; y < h; y++)
-                    memcpy(raw + ((size_t)(tr + y) * cols + tc) * sb, tmp + (size_t)y * tw * sb, (size_t)w * sb);
-            }
-        return 1;
-    }
-    for (r = 0; r < rows; r++)
-        if (TIFFReadScanline(t, raw + (size_t)r * row_bytes, r, 0) < 0) goto bad;
-    return 1;
-bad:
-    fail("%s: page %llu could not be read%s%s", path, (unsigned long long)page + 1,
-         tiff_msg[0] ? ": " : "", tiff_msg);
-    return 0;
-}
-
-/* ImageJ writes stacks over 4 GiB with one IFD and the frames contiguous after the first. */
-static int read_imagej_contiguous(TIFF *t, const char *path, const imagej_info *ij, uint32_t rows,
-                                  uint32_t cols, page_format pf, unsigned channel, stack *st)
-{
-    uint64_t *offsets = NULL;
-    uint16_t compression = COMPRESSION_NONE;
-    size_t frame_samples = (size_t)rows * cols, frame_bytes = frame_samples * (pf.bps / 8);
-    unsigned char *raw;
-    uint64_t p, kept = 0;
-    FILE *f;
-    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
-    if (compression != COMPRESSION_NONE || !TIFFGetField(t, TIFFTAG_STRIPOFFSETS, &offsets) || !offsets) {
-        fail("%s: ImageJ says %llu images but the file has one page, and it is compressed: cannot "
-             "read the other frames", path, (unsigned long long)ij->images);
-        return 0;
-    }
-    if (!(f = fopen(path, "rb")) || !(raw = (unsigned char *)malloc(frame_bytes))) {
-        if (f) fclose(f);
-        fail("%s: %s", path, strerror(errno));
-        return 0;
-    }
-    for (p = 0; p < ij->images; p++) {
-        if (p % ij->channels != channel) continue;
-        if (fseeko(f, (off_t)(offsets[0] + p * frame_bytes), SEEK_SET) != 0 || fread(raw, 1, frame_bytes, f) != frame_bytes) {
-            fail("%s: ImageJ frame %llu of %llu is missing (truncated file?)", path,
-                 (unsigned long long)p + 1, (unsigned long long)ij->images);
-            free(raw); fclose(f);
-            return 0;
-        }
-        if (TIFFIsByteSwapped(t)) swab_samples(raw, pf, frame_samples);
-        to_float(raw, pf, frame_samples, st->data + kept * frame_samples);
-        kept++;
-    }
-    free(raw);
-    fclose(f);
-    st->frames = kept;
-    return 1;
-}
-
-static int read_stack(const char *path, unsigned channel_opt, stack *st)
-{
-    TIFF *t;
-    struct stat sb;
-    uint64_t pages = 0, p, kept = 0, want;
-    uint32_t rows = 0, cols = 0;
-    page_format pf0 = {0, 0};
-    imagej_info ij;
-    char *desc = NULL;
-    unsigned channel;
-    unsigned char *raw = NULL, *tmp = NULL;
-    float res = 0;
-    int ok = 0;
-    memset(st, 0, sizeof *st);
-    if (stat(path, &sb) != 0) { fail("%s: %s", path, strerror(errno)); return 0; }
-    if (S_ISDIR(sb.st_mode)) { fail("%s: is a directory, not a TIFF file", path); return 0; }
-    tiff_msg[0] = '\0';
-    if (!(t = TIFFOpen(path, "r"))) {
-        if (tiff_msg[0]) fail("%s: not a readable TIFF file (libtiff: %s)", path, tiff_msg);
-        else fail("%s: not a readable TIFF file", path);
-        return 0;
-    }
-    do pages++; while (TIFFReadDirectory(t));
-    TIFFSetDirectory(t, 0);
-    TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &cols);
-    TIFFGetField(t, TIFFTAG_IMAGELENGTH, &rows);
-    if (!rows || !cols) { fail("%s: the first page has no image size", path); goto out; }
-    if (!page_format_of(t, path, 0, &pf0)) goto out;
-    if (!TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc)) desc = NULL;
-    parse_imagej(desc, &ij);
-    if (ij.channels > 1 && !channel_opt) {
-        fail("%s: an ImageJ hyperstack with %llu channels: choose one with --channel 1..%llu", path,
-             (unsigned long long)ij.channels, (unsigned long long)ij.channels);
-        goto out;
-    }
-    if (channel_opt > ij.channels && channel_opt > 1) {
-        fail("--channel %u: %s has %llu channel(s)", channel_opt, path, (unsigned long long)ij.channels);
-        goto out;
-    }
-    channel = channel_opt ? channel_opt - 1 : 0;
-    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &res)) st->xres = res;
-    if (TIFFGetField(t, TIFFTAG_YRESOLUTION, &res)) st->yres = res;
-    if (!(st->xres > 0)) st->xres = st->yres;   /* one given: square pixels */
-    if (!(st->yres > 0)) st->yres = st->xres;
-    st->res_unit = RESUNIT_NONE;
-    TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &st->res_unit);
-    snprintf(st->unit, sizeof st->unit, "%s", ij.unit);
-    st->rows = rows; st->cols = cols;
-    snprintf(st->kind, sizeof st->kind, "%s%u%s%s", pf0.fmt == SAMPLEFORMAT_IEEEFP ? "float"
-             : pf0.fmt == SAMPLEFORMAT_INT ? "int" : "uint", pf0.bps,
-             TIFFIsBigEndian(t) ? ", big-endian" : ", little-endian", ij.present ? ", ImageJ" : "");
-    want = ij.present && ij.images > pages && pages == 1 ? ij.images : pages;
-    want = (want + ij.channels - 1 - channel) / ij.channels;   /* pages of the channel */
-    if ((uint64_t)rows * cols > SIZE_MAX / sizeof(float) / (want ? want : 1)) {
-        fail("%s: %llu frames of %ux%u do not fit in memory", path, (unsigned long long)want, cols, rows);
-        goto out;
-    }
-    if (!(st->data = (float *)malloc((size_t)want * rows * cols * sizeof(float)))) {
-        fail("%s: out of host memory for %llu frames of %ux%u", path, (unsigned long long)want, cols, rows);
-        goto out;
-    }
-    if (want != (pages + ij.channels - 1 - channel) / ij.channels) {   /* ImageJ, > 4 GiB */
-        ok = read_imagej_contiguous(t, path, &ij, rows, cols, pf0, channel, st);
-        goto out;
-    }
-    raw = (unsigned char *)malloc((size_t)rows * cols * 8);
-    tmp = (unsigned char *)malloc(TIFFIsTiled(t) ? (size_t)TIFFTileSize(t) * 2 + 64 : 64);
-    if (!raw || !tmp) { fail("out of host memory"); goto out; }
-    for (p = 0; p < pages; p++) {
-        uint32_t r = 0, c = 0;
-        page_format pf;
-        if (p % ij.channels != channel) continue;
-        if (!TIFFSetDirectory(t, (tdir_t)p)) { fail("%s: page %llu cannot be opened", path, (unsigned long long)p + 1); goto out; }
-        TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &c);
-        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &r);
-        if (r != rows || c != cols) {
-            fail("%s: page %llu is %ux%u but page 1 is %ux%u: every frame must have the same size",
-                 path, (unsigned long long)p + 1, c, r, cols, rows);
-            goto out;
-        }
-        if (!page_format_of(t, path, p, &pf)) goto out;
-        if (pf.bps != pf0.bps || pf.fmt != pf0.fmt) {
-            fail("%s: page %llu has another sample format than page 1", path, (unsigned long long)p + 1);
-            goto out;
-        }
-        if (TIFFIsTiled(t) && (size_t)TIFFTileSize(t) * 2 + 64 > 64) {
-            unsigned char *n = (unsigned char *)realloc(tmp, (size_t)TIFFTileSize(t) + 64);
-            if (!n) { fail("out of host memory"); goto out; }
-            tmp = n;
-        }
-        if (!read_page(t, path, p, rows, cols, pf, raw, tmp)) goto out;
-        to_float(raw, pf, (size_t)rows * cols, st->data + (size_t)kept * rows * cols);
-        kept++;
-    }
-    st->frames = kept;
-    ok = 1;
-out:
-    free(raw);
-    free(tmp);
-    TIFFClose(t);
-    if (!ok) { free(st->data); st->data = NULL; }
-    return ok;
-}
-
-/* ------------------------------------------------------------------------------ output files */
-/* A temporary file in the output's directory, renamed over the output at the end. */
-typedef struct outfile { char final[4096], tmp[4160]; int fd; } outfile;
-
-static int outfile_open(outfile *o, const char *path)
-{
-    mode_t mask;
-    struct stat sb;
-    o->fd = -1;
-    o->tmp[0] = '\0';
-    if (strlen(path) >= sizeof o->final) { fail("%s: path too long", path); return 0; }
-    snprintf(o->final, sizeof o->final, "%s", path);
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { fail("%s: is a directory", path); return 0; }
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
-    if ((o->fd = mkstemp(o->tmp)) < 0) {
-        fail("cannot write %s: %s", path, strerror(errno));
-        o->tmp[0] = '\0';
-        return 0;
-    }
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(o->fd, 0666 & ~mask) != 0) { /* keep 0600 */ }
-    return 1;
-}
-
-static void outfile_discard(outfile *o)
-{
-    if (o->fd >= 0) close(o->fd);
-    o->fd = -1;
-    if (o->tmp[0]) unlink(o->tmp);
-    o->tmp[0] = '\0';
-}
-
-static int outfile_commit(outfile *o)
-{
-    if (rename(o->tmp, o->final) != 0) {
-        fail("cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
-        outfile_discard(o);
-        return 0;
-    }
-    o->tmp[0] = '\0';
-    return 1;
-}
-
-/* Pages of rows x cols floats; the pixel size is the input's divided by mag. */
-static int write_tiff(outfile *o, const stack *in, unsigned mag, const float *img, uint64_t pages,
-                      uint32_t rows, uint32_t cols, const char *software)
-{
-    char desc[256];
-    uint64_t p, bytes = (uint64_t)rows * cols * 4 * pages;
-    TIFF *t;
-    int ok = 1;
-    tiff_msg[0] = '\0';
-    /* BigTIFF when the classic format's 4 GiB offsets would not do. */
-    if (!(t = TIFFFdOpen(o->fd, o->tmp, bytes > ((uint64_t)3 << 30) ? "w8" : "w"))) {
-        fail("cannot write %s: %s", o->final, tiff_msg[0] ? tiff_msg : "TIFFFdOpen failed");
-        return 0;
-    }
-    o->fd = -1;   /* TIFFClose closes it */
-    snprintf(desc, sizeof desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
-             (unsigned long long)pages, (unsigned long long)pages, in->unit[0] ? "unit=" : "",
-             in->unit, in->unit[0] ? "\n" : "");
-    for (p = 0; p < pages && ok; p++) {
-        TIFFSetField(t, TIFFTAG_SUBFILETYPE, pages > 1 ? FILETYPE_PAGE : 0);
-        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, cols);
-        TIFFSetField(t, TIFFTAG_IMAGELENGTH, rows);
-        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
-        TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
-        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
-        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
-        TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-        TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rows);
-        if (in->xres > 0 && in->yres > 0) {
-            TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)(in->xres * mag));
-            TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)(in->yres * mag));
-            TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, in->res_unit);
-        }
-        if (p == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, desc);
-        TIFFSetField(t, TIFFTAG_SOFTWARE, software);
-        if (pages > 1) TIFFSetField(t, TIFFTAG_PAGENUMBER, (uint16_t)(p < 65535 ? p : 65535), (uint16_t)(pages < 65535 ? pages : 65535));
-        if (TIFFWriteEncodedStrip(t, 0, (void *)(img + p * rows * cols), (tmsize_t)rows * cols * 4) < 0 ||
-            !TIFFWriteDirectory(t))
-            ok = 0;
-    }
-    if (ok && !TIFFFlush(t)) ok = 0;
-    TIFFClose(t);
-    if (!ok) fail("cannot write %s: %s", o->final, tiff_msg[0] ? tiff_msg : "write failed (disk full?)");
-    return ok;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-/* The 0.1% and 99.9% quantiles of the finite values (on a subsample of large images). */
-static void stretch_range(const float *v, size_t n, float *lo, float *hi)
-{
-    size_t step = n > ((size_t)1 << 22) ? n / ((size_t)1 << 22) + 1 : 1, i, m = 0;
-    float *s = (float *)malloc((n / step + 1) * sizeof *s);
-    *lo = 0; *hi = 1;
-    if (!s) return;
-    for (i = 0; i < n; i += step) if (isfinite(v[i])) s[m++] = v[i];
-    if (m) {
-        qsort(s, m, sizeof *s, cmp_float);
-        *lo = s[(size_t)(PREVIEW_LOW * (double)(m - 1))];
-        *hi = s[(size_t)(PREVIEW_HIGH * (double)(m - 1) + 0.5)];
-    }
-    if (!(*hi > *lo)) *hi = *lo + 1.0f;
-    free(s);
-}
-
-static unsigned char stretch(float v, float lo, float hi)
-{
-    double x = isfinite(v) ? ((double)v - lo) / ((double)hi - lo) : 0.0;
-    return (unsigned char)(x <= 0 ? 0 : x >= 1 ? 255 : x * 255.0 + 0.5);
-}
-
-/* Widefield mean (rows x cols, upscaled by mag) | gap | eSRRF (rowsM x colsM): 8-bit gray. */
-static int write_png(outfile *o, const float *mean, uint32_t rows, uint32_t cols, const float *sr,
-                     unsigned mag)
-{
-    uint32_t rowsM = rows * mag, colsM = cols * mag, width = 2 * colsM + PREVIEW_GAP, y, x;
-    float lo0, hi0, lo1, hi1;
-    unsigned char *line = (unsigned char *)calloc(width, 1);
-    FILE *f = NULL;
-    png_structp png = NULL;
-    png_infop info = NULL;
-    volatile int ok = 0;   /* set after setjmp */
-    if (!line) { fail("out of host memory"); return 0; }
-    stretch_range(mean, (size_t)rows * cols, &lo0, &hi0);
-    stretch_range(sr, (size_t)rowsM * colsM, &lo1, &hi1);
-    if (!(f = fdopen(o->fd, "wb"))) { fail("cannot write %s: %s", o->final, strerror(errno)); goto out; }
-    o->fd = -1;
-    if (!(png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL)) ||
-        !(info = png_create_info_struct(png))) { fail("libpng: out of memory"); goto out; }
-    if (setjmp(png_jmpbuf(png))) { fail("cannot write %s (libpng error)", o->final); goto out; }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, width, rowsM, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (y = 0; y < rowsM; y++) {
-        for (x = 0; x < colsM; x++) {
-            line[x] = stretch(mean[(size_t)(y / mag) * cols + x / mag], lo0, hi0);
-            line[colsM + PREVIEW_GAP + x] = stretch(sr[(size_t)y * colsM + x], lo1, hi1);
-        }
-        png_write_row(png, line);
-    }
-    png_write_end(png, info);
-    ok = 1;
-out:
-    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
-    if (f && fclose(f) != 0 && ok) { fail("cannot write %s: %s", o->final, strerror(errno)); ok = 0; }
-    free(line);
-    return ok;
+    char err[1024];
+    if (!io_read_stack(o->input, o->channel, o->max_frames, &st->in, err, sizeof err)) { fail("%s", err); return 0; }
+    return stack_to_float(st);
 }
 
 /* ------------------------------------------------------------------------------ host twins */
@@ -1275,8 +875,8 @@ int main(int argc, char **argv)
 {
     options o;
     stack st;
-    outfile tif_out, png_out;
-    char png_path[4096], software[160];
+    io_outfile tif_out, png_out;
+    char png_path[4096], software[160], err[1024], label[32];
     hst_backend_desc bd;
     hst_backend *be = NULL;
     log_state ls;
@@ -1294,12 +894,10 @@ int main(int argc, char **argv)
     int status = 1, acc_f64, rc;
     hst_result r;
 
-    memset(&tif_out, 0, sizeof tif_out); tif_out.fd = -1;
-    memset(&png_out, 0, sizeof png_out); png_out.fd = -1;
+    memset(&tif_out, 0, sizeof tif_out);
+    memset(&png_out, 0, sizeof png_out);
     memset(&st, 0, sizeof st);
     if ((rc = parse_args(argc, argv, &o)) != 0) return rc < 0 ? 0 : rc;
-    TIFFSetErrorHandler(tiff_error);
-    TIFFSetWarningHandler(tiff_warning);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
@@ -1313,12 +911,16 @@ int main(int argc, char **argv)
     }
     preview_name(o.output, png_path, sizeof png_path);
     if (stat(o.input, &in_sb) != 0) { fail("%s: %s", o.input, strerror(errno)); return 2; }
-    if (!outfile_open(&tif_out, o.output)) return 2;
-    if (o.preview && !outfile_open(&png_out, png_path)) { outfile_discard(&tif_out); return 2; }
+    if (!io_outfile_open(&tif_out, o.output, err, sizeof err)) { fail("%s", err); return 2; }
+    if (o.preview && !io_outfile_open(&png_out, png_path, err, sizeof err)) {
+        fail("%s", err);
+        io_outfile_discard(&tif_out);
+        return 2;
+    }
 
     /* Read. */
     t0 = now_s();
-    if (!read_stack(o.input, o.channel, &st)) { status = 2; goto done; }
+    if (!read_stack(&o, &st)) { status = 2; goto done; }
     t_read = now_s() - t0;
     n_all = st.frames;
     if (o.max_frames && n_all > o.max_frames) n_all = o.max_frames;
@@ -1413,7 +1015,10 @@ int main(int argc, char **argv)
     snprintf(software, sizeof software, "halostream " HST_VERSION_STRING " esrrf (mag %u, radius %g, "
              "sensitivity %g, %s, %s%s)", o.mag, o.radius, o.sensitivity, mode_names[o.mode],
              o.intensity_weighting ? "intensity-weighted" : "unweighted", o.macro_pixel ? ", macro-pixel corrected" : "");
-    if (!write_tiff(&tif_out, &st, o.mag, out, ntp, st.rows * o.mag, st.cols * o.mag, software)) goto done;
+    if (!io_write_tiff(&tif_out, &st.in, o.mag, out, ntp, st.rows * o.mag, st.cols * o.mag, software, err, sizeof err)) {
+        fail("%s", err);
+        goto done;
+    }
     if (o.preview) {
         if (ntp > 1) {   /* the preview shows the mean over the time points */
             size_t i;
@@ -1421,11 +1026,16 @@ int main(int argc, char **argv)
             for (tp = 0; tp < ntp; tp++)
                 for (i = 0; i < pixels; i++) preview[i] += out[tp * pixels + i] / (float)ntp;
         }
-        if (!write_png(&png_out, mean, st.rows, st.cols, preview ? preview : out, o.mag)) goto done;
+        snprintf(label, sizeof label, "eSRRF %s", o.mode == MODE_AVG ? "AVG" : o.mode == MODE_VAR ? "VAR" : "TAC2");
+        if (!io_write_png_preview(&png_out, mean, st.rows, st.cols, preview ? preview : out, o.mag,
+                                  st.in.pixel_size, st.in.unit, "widefield mean", label, err, sizeof err)) {
+            fail("%s", err);
+            goto done;
+        }
     }
     if (interrupted) { fail("interrupted: no output written"); status = 130; goto done; }
-    if (!outfile_commit(&tif_out)) goto done;
-    if (o.preview && !outfile_commit(&png_out)) { unlink(o.output); goto done; }
+    if (!io_outfile_commit(&tif_out, err, sizeof err)) { fail("%s", err); goto done; }
+    if (o.preview && !io_outfile_commit(&png_out, err, sizeof err)) { fail("%s", err); unlink(o.output); goto done; }
     t_write = now_s() - t0;
     status = 0;
 
@@ -1433,7 +1043,7 @@ int main(int argc, char **argv)
         const hst_device_info *dev = hst_backend_device(be);
         double total = now_s() - t_start;
         printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u, %s\n", o.input,
-               (unsigned long long)n, st.cols, st.rows, st.kind, (unsigned long long)ntp,
+               (unsigned long long)n, st.cols, st.rows, st.in.kind, (unsigned long long)ntp,
                st.cols * o.mag, st.rows * o.mag, mode_names[o.mode]);
         printf("  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
                o.mag, o.radius, o.sensitivity, o.intensity_weighting ? "on" : "off",
@@ -1455,8 +1065,8 @@ int main(int argc, char **argv)
     }
 done:
     if (status != 0) {
-        outfile_discard(&tif_out);
-        outfile_discard(&png_out);
+        io_outfile_discard(&tif_out);
+        io_outfile_discard(&png_out);
     }
     if (accd != (double *)acc) free(accd);
     free(acc);
@@ -1465,6 +1075,7 @@ done:
     free(sum);
     free(preview);
     free(st.data);
+    io_stack_free(&st.in);
     hst_backend_destroy(be);
     return status;
 }

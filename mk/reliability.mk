@@ -68,9 +68,10 @@ test-kernels:
 
 fuzz-build: $(FUZZ_BINS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(HEADERS)
+# (fuzz_tiff reads through examples/image_io.h: extra_libs links libtiff and libpng)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(HST_CPPFLAGS) $(FUZZ_FLAGS) $< -o $@ -lm
+	$(FUZZ_CC) $(HST_CPPFLAGS) $(FUZZ_FLAGS) $< -o $@ $(call extra_libs,$<) -lm
 
 # Each target starts from the shipped corpus plus what earlier runs here found (build/fuzz/corpus);
 # crashes go to build/fuzz/artifacts/. ASan's allocator returns NULL for absurd sizes (the

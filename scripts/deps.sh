@@ -16,8 +16,9 @@ pkgs_test="gcc g++ make pkg-config libc6-dev opencl-headers ocl-icd-opencl-dev p
 # (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"
-# make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer)
-pkgs_reliability="oclgrind clang libclang-rt-dev"
+# make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer;
+# the TIFF reader's target, tests/fuzz/fuzz_tiff.c, links libtiff and libpng)
+pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"
 
 case "$profile" in
     test) want="$pkgs_test" ;;

@@ -1,0 +1,1232 @@
+/* image_io.h — the examples' image files: TIFF stacks in (checked against what the file promises),
+   float32 TIFF stacks out, and a labelled PNG preview with a scale bar. Not part of the library:
+   a single-file module for the command-line programs under examples/, on libtiff and libpng.
+
+   Define IMAGE_IO_IMPLEMENTATION in exactly ONE .c file before including this header (the other
+   files see the declarations only); that file also needs POSIX.1-2008 (define _POSIX_C_SOURCE
+   200809L before any include: mkstemp, pread, fchmod) and links -ltiff -lpng -lm.
+
+       io_stack st;
+       io_outfile out = {0};
+       char err[1024];
+       if (!io_read_stack("in.tif", 0, 0, &st, err, sizeof err)) { fprintf(stderr, "%s\n", err); ... }
+       ... st.data: st.frames x st.rows x st.cols samples of st.dtype ...
+       if (!io_outfile_open(&out, "out.tif", err, sizeof err) ||
+           !io_write_tiff(&out, &st, mag, img, pages, st.rows * mag, st.cols * mag, "me 1.0", err, sizeof err) ||
+           !io_outfile_commit(&out, err, sizeof err)) { io_outfile_discard(&out); ... }
+       io_stack_free(&st);
+
+   Reading (io_read_stack): one page per frame, 8/16/32-bit integer or 32/64-bit float grayscale
+   samples, big- or little-endian, strips or tiles, any compression libtiff decodes, ImageJ
+   hyperstacks (one channel chosen; channel-fastest page order) and ImageJ's contiguous layout
+   (stacks over 4 GiB: one page, the frames back to back after it). A file is read only when it
+   holds what it promises; each of these is an error naming what was found against what was
+   promised, and nothing is returned:
+     - the page chain ends early: a page points to a next page that cannot be read (a cut file);
+     - fewer pages than the ImageJ header's images=N or than page 1's PageNumber total;
+     - ImageJ's contiguous layout with fewer frames' bytes in the file than images=N needs;
+     - a strip or tile whose data runs past the end of the file, or an uncompressed one shorter
+       than its rows need, or one that does not decode to its full size;
+     - pages of different sizes or sample formats, colour or multi-sample pages, unsupported
+       sample formats, a hyperstack with several channels and no channel chosen.
+   Non-finite float samples are data, not format errors: they are returned as they are (the
+   computation decides what to do with them).
+
+   Memory: what the reader allocates is bounded by the file's size: the samples kept are at most
+   IO_MAX_INFLATE times the file's bytes (4 times more when converted to float32); libtiff's own
+   allocations are capped the same way. A hostile header asking for more is an error, not an
+   allocation.
+
+   Not done: writing anything but float32 pages; colour; OME-XML metadata (read as a plain
+   stack); pyramids and sub-IFDs (ignored). Errors are sentences written into the caller's buffer
+   (err, err_bytes; always terminated when err_bytes > 0), never printed. */
+#ifndef IMAGE_IO_H
+#define IMAGE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sample types kept as they are in the file; everything else is converted to IO_F32. */
+typedef enum io_dtype { IO_U8 = 1, IO_U16, IO_I16, IO_F32 } io_dtype;
+
+typedef struct io_stack {
+    void *data;            /* frames x rows x cols samples of dtype, C order, host byte order */
+    io_dtype dtype;        /* 8-bit unsigned -> IO_U8, 16-bit unsigned -> IO_U16, 16-bit signed ->
+                              IO_I16, 32-bit float -> IO_F32; 8-bit signed, 32-bit integers and
+                              64-bit floats are converted to IO_F32 (`kind` says so) */
+    uint64_t frames;       /* frames kept: of the chosen channel, at most max_frames */
+    uint32_t rows, cols;
+    double pixel_size;     /* one input pixel's size in `unit`; 0: unknown */
+    char unit[32];         /* ImageJ's unit= ("micron", "nm", ...), or "um" from a TIFF
+                              ResolutionUnit of inch or centimetre; "": unknown */
+    char kind[96];         /* for people: "8-bit unsigned, little-endian, ImageJ hyperstack" */
+    double x_resolution, y_resolution;   /* page 1's pixels per resolution unit; 0: none */
+    int resolution_unit;   /* TIFF ResolutionUnit: 1 none (ImageJ: per `unit`), 2 inch, 3 cm */
+} io_stack;
+
+/* Reads the TIFF stack at path into st (zeroed first; io_stack_free releases it). channel: the
+   ImageJ channel to keep, from 1; 0 = not given (fine unless the file has several channels).
+   max_frames: keep at most this many frames (of the channel), 0 = all; the whole file is
+   still checked. Returns 1, or 0 with st empty and a sentence in err that names the file. */
+int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st,
+                  char *err, size_t err_bytes);
+
+/* The same from size bytes in memory (the fuzz target's entry); name is used in messages. */
+int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsigned channel,
+                         uint64_t max_frames, io_stack *st, char *err, size_t err_bytes);
+
+void io_stack_free(io_stack *st);
+
+/* Bytes of one sample of dtype (1, 2 or 4); 0 for a value outside io_dtype. */
+size_t io_dtype_bytes(io_dtype dtype);
+
+/* An output written under a temporary name in its own directory (path.tmp-XXXXXX) and renamed
+   over path by io_outfile_commit, so that an error or an interruption never leaves a partial
+   output: call io_outfile_discard on every path that does not commit. A zero-initialised
+   io_outfile may be discarded (nothing happens). */
+typedef struct io_outfile { char final[4096], tmp[4160]; int fd; } io_outfile;
+
+int  io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes);
+int  io_outfile_commit(io_outfile *o, char *err, size_t err_bytes);
+void io_outfile_discard(io_outfile *o);
+
+/* Writes pages images of rowsM x colsM float32 samples (images: pages x rowsM x colsM, C order)
+   into o, one page per image, uncompressed (BigTIFF past 3 GiB). The pixel size is the input's
+   (in) divided by mag: XResolution and YResolution multiplied by mag, the same ResolutionUnit;
+   an ImageJ description (images, frames, unit) so that ImageJ and Fiji open it as a stack with
+   its calibration. software goes into the Software tag. Returns 1, or 0 with err filled. */
+int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
+                  uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
+                  char *err, size_t err_bytes);
+
+/* The preview: an 8-bit grayscale PNG of two panels side by side, each rows*mag x cols*mag, with
+   IO_PREVIEW_GAP black columns between them: left the widefield mean (mean: rows x cols, shown
+   magnified by pixel replication), right the super-resolved image (sr: rows*mag x cols*mag). Each
+   panel is contrast-stretched between its 0.1% and 99.9% quantiles of the finite values, has its
+   label (left_label, right_label; ASCII, clipped to the panel) in a band above it, and a scale
+   bar in a band below it: a round length (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten, in
+   nm, um or mm) between 1/6 and 1/4 of the panel's width, written under the bar. Without a known
+   pixel size (pixel_size 0 or unit "") the bar is a round number of input pixels ("10 px").
+   io_preview_size gives the PNG's size; 0 when it exceeds PNG's limits (1,000,000 pixels a side
+   in libpng). Returns 1, or 0 with err filled. */
+#define IO_PREVIEW_GAP 8
+int io_preview_size(uint32_t rows, uint32_t cols, unsigned mag, uint32_t *width, uint32_t *height);
+int io_write_png_preview(io_outfile *o, const float *mean, uint32_t rows, uint32_t cols,
+                         const float *sr, unsigned mag, double pixel_size, const char *unit,
+                         const char *left_label, const char *right_label, char *err,
+                         size_t err_bytes);
+
+#endif /* IMAGE_IO_H */
+
+#ifdef IMAGE_IO_IMPLEMENTATION
+#ifndef IMAGE_IO_IMPLEMENTED
+#define IMAGE_IO_IMPLEMENTED
+
+#include <tiffio.h>
+#include <png.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest ratio of decoded sample bytes to file bytes the reader accepts: deflate's limit is
+   1032:1 and LZW's about 1300:1, so a larger one is a hostile or broken header. */
+#define IO_MAX_INFLATE 4096u
+#define IO_PREVIEW_LOW 0.001          /* contrast stretch quantiles */
+#define IO_PREVIEW_HIGH 0.999
+#define IO_PREVIEW_SAMPLES (1u << 22) /* quantiles from at most this many samples */
+#define IO_PNG_MAX_SIDE 1000000u      /* libpng's default user limit on width and height */
+#define IO_BAR_MAX_FRACTION 0.25      /* the scale bar: at most this fraction of the panel ... */
+
+/* --------------------------------------------------------------------------- >>messages */
+static void io__say(char *err, size_t err_bytes, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err || !err_bytes) return;
+    va_start(ap, fmt);
+    vsnprintf(err, err_bytes, fmt, ap);
+    va_end(ap);
+}
+
+/* libtiff's messages for one file, kept per handle (no global handler): the first error says
+   what went wrong first. */
+typedef struct io__tiff_log { char error[512]; } io__tiff_log;
+
+static int io__on_tiff_error(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
+{
+    io__tiff_log *lg = (io__tiff_log *)user;
+    (void)t; (void)module;
+    if (!lg->error[0]) vsnprintf(lg->error, sizeof lg->error, fmt, ap);
+    return 1;   /* handled: not printed */
+}
+
+static int io__on_tiff_warning(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)t; (void)user; (void)module; (void)fmt; (void)ap;
+    return 1;   /* ImageJ's private tags, estimated byte counts: the checks below decide */
+}
+
+/* " (libtiff: ...)" when libtiff said something, else "". */
+static const char *io__libtiff_said(const io__tiff_log *lg, char *buf, size_t bytes)
+{
+    if (!lg->error[0]) return "";
+    snprintf(buf, bytes, " (libtiff: %s)", lg->error);
+    return buf;
+}
+
+/* --------------------------------------------------------------------------- >>source */
+/* The bytes libtiff reads: a file (read with pread) or a buffer in memory. */
+typedef struct io__src {
+    int fd;                 /* -1: memory */
+    const unsigned char *mem;
+    uint64_t size, pos;
+} io__src;
+
+/* n bytes at off into buf; returns the bytes read (short at the end of the source). */
+static uint64_t io__src_read_at(io__src *s, uint64_t off, void *buf, uint64_t n)
+{
+    uint64_t got = 0;
+    if (off >= s->size) return 0;
+    if (n > s->size - off) n = s->size - off;
+    if (s->fd < 0) { memcpy(buf, s->mem + off, (size_t)n); return n; }
+    while (got < n) {
+        ssize_t r = pread(s->fd, (char *)buf + got, (size_t)(n - got), (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (uint64_t)r;
+    }
+    return got;
+}
+
+static tmsize_t io__tiff_read(thandle_t h, void *buf, tmsize_t n)
+{
+    io__src *s = (io__src *)h;
+    uint64_t got;
+    if (n <= 0) return 0;
+    got = io__src_read_at(s, s->pos, buf, (uint64_t)n);
+    s->pos += got;
+    return (tmsize_t)got;
+}
+
+static tmsize_t io__tiff_write(thandle_t h, void *buf, tmsize_t n)
+{
+    (void)h; (void)buf; (void)n;
+    return 0;   /* read-only */
+}
+
+static toff_t io__tiff_seek(thandle_t h, toff_t off, int whence)
+{
+    io__src *s = (io__src *)h;
+    uint64_t base = whence == SEEK_CUR ? s->pos : whence == SEEK_END ? s->size : 0;
+    if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return (toff_t)-1;
+    if (off > UINT64_MAX / 2 || base > UINT64_MAX / 2) return (toff_t)-1;
+    s->pos = base + off;
+    return s->pos;
+}
+
+static int io__tiff_close(thandle_t h) { (void)h; return 0; }
+static toff_t io__tiff_size(thandle_t h) { return ((io__src *)h)->size; }
+static int io__tiff_map(thandle_t h, void **base, toff_t *size)
+{
+    (void)h; (void)base; (void)size;
+    return 0;   /* no mapping: every read goes through io__tiff_read */
+}
+static void io__tiff_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+/* --------------------------------------------------------------------------- >>formats */
+typedef struct io__format { uint16_t bps, fmt; } io__format;
+
+static const char *io__format_name(io__format f)
+{
+    if (f.fmt == SAMPLEFORMAT_IEEEFP) return f.bps == 32 ? "32-bit float" : "64-bit float";
+    if (f.fmt == SAMPLEFORMAT_INT)
+        return f.bps == 8 ? "8-bit signed" : f.bps == 16 ? "16-bit signed" : "32-bit signed";
+    return f.bps == 8 ? "8-bit unsigned" : f.bps == 16 ? "16-bit unsigned" : "32-bit unsigned";
+}
+
+static io_dtype io__dtype_of(io__format f)
+{
+    if (f.fmt == SAMPLEFORMAT_UINT && f.bps == 8) return IO_U8;
+    if (f.fmt == SAMPLEFORMAT_UINT && f.bps == 16) return IO_U16;
+    if (f.fmt == SAMPLEFORMAT_INT && f.bps == 16) return IO_I16;
+    return IO_F32;
+}
+
+size_t io_dtype_bytes(io_dtype dtype)
+{
+    switch (dtype) {
+    case IO_U8: return 1;
+    case IO_U16: case IO_I16: return 2;
+    case IO_F32: return 4;
+    }
+    return 0;
+}
+
+/* n samples of format f (host byte order) -> float32. */
+static void io__to_f32(const void *src, io__format f, size_t n, float *dst)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (f.fmt == SAMPLEFORMAT_IEEEFP) dst[i] = f.bps == 64 ? (float)((const double *)src)[i] : ((const float *)src)[i];
+        else if (f.fmt == SAMPLEFORMAT_INT)
+            dst[i] = f.bps == 8 ? (float)((const int8_t *)src)[i] : f.bps == 16 ? (float)((const int16_t *)src)[i]
+                   : (float)((const int32_t *)src)[i];
+        else
+            dst[i] = f.bps == 8 ? (float)((const uint8_t *)src)[i] : f.bps == 16 ? (float)((const uint16_t *)src)[i]
+                   : (float)((const uint32_t *)src)[i];
+    }
+}
+
+static void io__swab(void *buf, io__format f, size_t n)
+{
+    if (f.bps == 16) TIFFSwabArrayOfShort((uint16_t *)buf, (tmsize_t)n);
+    else if (f.bps == 32) TIFFSwabArrayOfLong((uint32_t *)buf, (tmsize_t)n);
+    else if (f.bps == 64) TIFFSwabArrayOfDouble((double *)buf, (tmsize_t)n);
+}
+
+/* --------------------------------------------------------------------------- >>ImageJ */
+/* ImageJ's description: "ImageJ=1.51f\nimages=50\nchannels=2\nslices=5\nframes=5\nunit=micron\n" */
+typedef struct io__imagej { int present; uint64_t images, channels, slices, frames; char unit[32]; } io__imagej;
+
+static uint64_t io__count(const char *s)
+{
+    return (uint64_t)strtoull(s, NULL, 10);
+}
+
+static void io__parse_imagej(const char *d, io__imagej *ij)
+{
+    const char *p;
+    memset(ij, 0, sizeof *ij);
+    ij->channels = 1;
+    if (!d || strncmp(d, "ImageJ=", 7) != 0) return;
+    ij->present = 1;
+    for (p = d; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (!strncmp(p, "images=", 7)) ij->images = io__count(p + 7);
+        else if (!strncmp(p, "channels=", 9)) ij->channels = io__count(p + 9);
+        else if (!strncmp(p, "slices=", 7)) ij->slices = io__count(p + 7);
+        else if (!strncmp(p, "frames=", 7)) ij->frames = io__count(p + 7);
+        else if (!strncmp(p, "unit=", 5)) {
+            size_t n = strcspn(p + 5, "\n");
+            if (n >= sizeof ij->unit) n = sizeof ij->unit - 1;
+            memcpy(ij->unit, p + 5, n);
+            ij->unit[n] = '\0';
+        }
+    }
+    if (ij->channels < 1) ij->channels = 1;
+}
+
+/* --------------------------------------------------------------------------- >>reader */
+/* One reading: the source, libtiff's handle and what the pages say. */
+typedef struct io__reader {
+    const char *name;
+    io__src src;
+    TIFF *t;
+    io__tiff_log log;
+    uint64_t budget;          /* most decoded sample bytes the file may ask for */
+    uint64_t *diroff;         /* each page's directory offset */
+    uint64_t pages, cap;
+    uint32_t rows, cols;
+    io__format format;
+    io__imagej ij;
+    uint16_t pagenumber_total;   /* page 1's PageNumber total; 0: none */
+    char *err;
+    size_t err_bytes;
+} io__reader;
+
+/* Page p's samples format; 0 (err filled) when it is not one this reader reads. */
+static int io__page_format(io__reader *r, uint64_t p, io__format *out)
+{
+    uint16_t spp = 1, bps = 1, fmt = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK;
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_SAMPLEFORMAT, &fmt);
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_PHOTOMETRIC, &photometric);
+    if (spp != 1 || photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_YCBCR ||
+        photometric == PHOTOMETRIC_PALETTE) {
+        io__say(r->err, r->err_bytes, "%s: page %llu has %u samples per pixel (photometric %u): "
+                "only single-channel (grayscale) pages are supported; split colour channels first",
+                r->name, (unsigned long long)p + 1, spp, photometric);
+        return 0;
+    }
+    if (!((fmt == SAMPLEFORMAT_UINT || fmt == SAMPLEFORMAT_INT) && (bps == 8 || bps == 16 || bps == 32)) &&
+        !(fmt == SAMPLEFORMAT_IEEEFP && (bps == 32 || bps == 64))) {
+        io__say(r->err, r->err_bytes, "%s: page %llu: unsupported sample format (%u-bit %s): "
+                "supported are 8-, 16- and 32-bit integers and 32- or 64-bit floats", r->name,
+                (unsigned long long)p + 1, bps,
+                fmt == SAMPLEFORMAT_UINT ? "unsigned integer" : fmt == SAMPLEFORMAT_INT ? "signed integer"
+                : fmt == SAMPLEFORMAT_IEEEFP ? "float" : fmt == SAMPLEFORMAT_COMPLEXINT ? "complex integer"
+                : fmt == SAMPLEFORMAT_COMPLEXIEEEFP ? "complex float" : "untyped");
+        return 0;
+    }
+    out->bps = bps;
+    out->fmt = fmt;
+    return 1;
+}
+
+/* Bytes of one frame's samples in the file's format; UINT64_MAX when that overflows. */
+static uint64_t io__frame_bytes(const io__reader *r)
+{
+    uint64_t px = (uint64_t)r->rows * r->cols;
+    return px > UINT64_MAX / 8 ? UINT64_MAX : px * (r->format.bps / 8);
+}
+
+/* Page p's size and format against page 1's, and its samples against the file's size. */
+static int io__check_page(io__reader *r, uint64_t p)
+{
+    uint32_t rows = 0, cols = 0;
+    uint16_t compression = COMPRESSION_NONE;
+    io__format f;
+    TIFFGetField(r->t, TIFFTAG_IMAGEWIDTH, &cols);
+    TIFFGetField(r->t, TIFFTAG_IMAGELENGTH, &rows);
+    if (!io__page_format(r, p, &f)) return 0;
+    if (p == 0) {
+        if (!rows || !cols) { io__say(r->err, r->err_bytes, "%s: page 1 has no image size", r->name); return 0; }
+        r->rows = rows; r->cols = cols; r->format = f;
+    } else if (rows != r->rows || cols != r->cols) {
+        io__say(r->err, r->err_bytes, "%s: page %llu is %ux%u but page 1 is %ux%u: every frame must have "
+                "the same size", r->name, (unsigned long long)p + 1, cols, rows, r->cols, r->rows);
+        return 0;
+    } else if (f.bps != r->format.bps || f.fmt != r->format.fmt) {
+        io__say(r->err, r->err_bytes, "%s: page %llu holds %s samples but page 1 holds %s: every frame must "
+                "have the same sample format", r->name, (unsigned long long)p + 1, io__format_name(f),
+                io__format_name(r->format));
+        return 0;
+    }
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_COMPRESSION, &compression);
+    if (!TIFFIsCODECConfigured(compression)) {
+        io__say(r->err, r->err_bytes, "%s: page %llu is compressed with scheme %u, which this libtiff cannot "
+                "decode", r->name, (unsigned long long)p + 1, compression);
+        return 0;
+    }
+    if (io__frame_bytes(r) > r->budget ||
+        (compression == COMPRESSION_NONE && io__frame_bytes(r) > r->src.size)) {
+        io__say(r->err, r->err_bytes, "%s: page %llu claims %ux%u %s samples (%llu bytes), more than a file "
+                "of %llu bytes can hold", r->name, (unsigned long long)p + 1, cols, rows,
+                io__format_name(f), (unsigned long long)io__frame_bytes(r), (unsigned long long)r->src.size);
+        return 0;
+    }
+    return 1;
+}
+
+/* Rows of strip s of the current page (strips) or the tile's size (tiles), in bytes. */
+static uint64_t io__strile_need(io__reader *r, uint32_t s)
+{
+    uint32_t rps = r->rows;
+    if (TIFFIsTiled(r->t)) return (uint64_t)TIFFTileSize64(r->t);
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_ROWSPERSTRIP, &rps);
+    if (rps == 0 || rps > r->rows) rps = r->rows;
+    if ((uint64_t)s * rps >= r->rows) return 0;
+    return (uint64_t)TIFFVStripSize64(r->t, r->rows - s * rps < rps ? r->rows - s * rps : rps);
+}
+
+/* Every strip or tile of page p lies inside the file and, uncompressed, holds its rows. */
+static int io__check_striles(io__reader *r, uint64_t p)
+{
+    const char *what = TIFFIsTiled(r->t) ? "tile" : "strip";
+    uint32_t n = TIFFIsTiled(r->t) ? TIFFNumberOfTiles(r->t) : TIFFNumberOfStrips(r->t), s;
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_COMPRESSION, &compression);
+    if (n == 0) {
+        io__say(r->err, r->err_bytes, "%s: page %llu has no %ss", r->name, (unsigned long long)p + 1, what);
+        return 0;
+    }
+    if (!TIFFIsTiled(r->t)) {
+        uint32_t rps = r->rows;
+        TIFFGetFieldDefaulted(r->t, TIFFTAG_ROWSPERSTRIP, &rps);
+        if (rps == 0 || rps > r->rows) rps = r->rows;
+        if ((uint64_t)n * rps < r->rows) {
+            io__say(r->err, r->err_bytes, "%s: page %llu has %u strips of %u rows but %u rows", r->name,
+                    (unsigned long long)p + 1, n, rps, r->rows);
+            return 0;
+        }
+    }
+    for (s = 0; s < n; s++) {
+        int e1 = 0, e2 = 0;
+        uint64_t off = TIFFGetStrileOffsetWithErr(r->t, s, &e1), bytes = TIFFGetStrileByteCountWithErr(r->t, s, &e2);
+        uint64_t need = io__strile_need(r, s);
+        if (e1 || e2) {
+            io__say(r->err, r->err_bytes, "%s: page %llu: the location of %s %u cannot be read", r->name,
+                    (unsigned long long)p + 1, what, s + 1);
+            return 0;
+        }
+        if (off > r->src.size || bytes > r->src.size - off) {
+            io__say(r->err, r->err_bytes, "%s: page %llu, %s %u: its data (bytes %llu to %llu) runs past the end "
+                    "of the file (%llu bytes): the file is cut short", r->name, (unsigned long long)p + 1,
+                    what, s + 1, (unsigned long long)off, (unsigned long long)off + bytes,
+                    (unsigned long long)r->src.size);
+            return 0;
+        }
+        if (compression == COMPRESSION_NONE && bytes < need) {
+            io__say(r->err, r->err_bytes, "%s: page %llu, %s %u holds %llu bytes but its pixels need %llu: the "
+                    "data is short", r->name, (unsigned long long)p + 1, what, s + 1,
+                    (unsigned long long)bytes, (unsigned long long)need);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* What the file promises, for messages: "; the file promises 6 pages (ImageJ images=6)". */
+static void io__promise(const io__reader *r, char *buf, size_t bytes)
+{
+    buf[0] = '\0';
+    if (r->ij.present && r->ij.images > 1)
+        snprintf(buf, bytes, "; the file promises %llu pages (ImageJ images=%llu)",
+                 (unsigned long long)r->ij.images, (unsigned long long)r->ij.images);
+    else if (r->pagenumber_total > 1)
+        snprintf(buf, bytes, "; the file promises %u pages (PageNumber of page 1)", r->pagenumber_total);
+}
+
+static int io__add_page(io__reader *r)
+{
+    if (r->pages == r->cap) {
+        uint64_t cap = r->cap ? 2 * r->cap : 64;
+        uint64_t *n = cap <= SIZE_MAX / sizeof *n ? (uint64_t *)realloc(r->diroff, (size_t)cap * sizeof *n) : NULL;
+        if (!n) { io__say(r->err, r->err_bytes, "%s: out of host memory for the page list", r->name); return 0; }
+        r->diroff = n;
+        r->cap = cap;
+    }
+    r->diroff[r->pages++] = TIFFCurrentDirOffset(r->t);
+    return 1;
+}
+
+/* Walks the page chain, checking each page; an unreadable next page is an error, not the end. */
+static int io__walk_pages(io__reader *r)
+{
+    char libtiff[600], promise[160];
+    for (;;) {
+        if (!io__check_page(r, r->pages) || !io__check_striles(r, r->pages) || !io__add_page(r)) return 0;
+        if (TIFFLastDirectory(r->t)) return 1;
+        r->log.error[0] = '\0';
+        if (!TIFFReadDirectory(r->t)) {
+            io__promise(r, promise, sizeof promise);
+            io__say(r->err, r->err_bytes, "%s: the page chain ends early: page %llu points to a next page that "
+                    "cannot be read%s%s%s", r->name, (unsigned long long)r->pages,
+                    io__libtiff_said(&r->log, libtiff, sizeof libtiff), promise,
+                    promise[0] ? "" : "; the file is cut short or damaged");
+            return 0;
+        }
+    }
+}
+
+/* ImageJ's images=N and page 1's PageNumber total against the pages found. */
+static int io__check_promises(io__reader *r)
+{
+    if (r->ij.present && r->ij.images > r->pages && r->pages > 1) {
+        io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images but the file has %llu pages",
+                r->name, (unsigned long long)r->ij.images, (unsigned long long)r->pages);
+        return 0;
+    }
+    if (r->pagenumber_total > r->pages && !(r->ij.present && r->ij.images > 1)) {
+        io__say(r->err, r->err_bytes, "%s: page 1's PageNumber tag promises %u pages but the file has %llu",
+                r->name, r->pagenumber_total, (unsigned long long)r->pages);
+        return 0;
+    }
+    if (r->ij.channels > 1 && r->pages > 1 && r->pages % r->ij.channels != 0) {
+        io__say(r->err, r->err_bytes, "%s: the ImageJ header says %llu channels but the file has %llu pages, "
+                "not a multiple of it", r->name, (unsigned long long)r->ij.channels, (unsigned long long)r->pages);
+        return 0;
+    }
+    return 1;
+}
+
+/* Pixel size and unit from page 1's resolution tags and ImageJ's unit. */
+static void io__calibration(io__reader *r, io_stack *st)
+{
+    float xres = 0, yres = 0;
+    uint16_t unit = RESUNIT_INCH;
+    if (TIFFGetField(r->t, TIFFTAG_XRESOLUTION, &xres) && isfinite(xres) && xres > 0) st->x_resolution = xres;
+    if (TIFFGetField(r->t, TIFFTAG_YRESOLUTION, &yres) && isfinite(yres) && yres > 0) st->y_resolution = yres;
+    if (!(st->x_resolution > 0)) st->x_resolution = st->y_resolution;   /* one given: square pixels */
+    if (!(st->y_resolution > 0)) st->y_resolution = st->x_resolution;
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_RESOLUTIONUNIT, &unit);
+    st->resolution_unit = unit;
+    if (!(st->x_resolution > 0)) return;
+    if (unit == RESUNIT_NONE && r->ij.unit[0] && strcmp(r->ij.unit, "pixel") != 0) {
+        st->pixel_size = 1.0 / st->x_resolution;
+        snprintf(st->unit, sizeof st->unit, "%s", r->ij.unit);
+    } else if (unit == RESUNIT_CENTIMETER || unit == RESUNIT_INCH) {
+        st->pixel_size = (unit == RESUNIT_CENTIMETER ? 1e4 : 25400.0) / st->x_resolution;
+        snprintf(st->unit, sizeof st->unit, "um");
+    }
+}
+
+static void io__describe(const io__reader *r, int contiguous, io_stack *st)
+{
+    int hyper = r->ij.channels > 1 || (r->ij.slices > 1 && r->ij.frames > 1);
+    snprintf(st->kind, sizeof st->kind, "%s, %s%s%s%s", io__format_name(r->format),
+             TIFFIsBigEndian(r->t) ? "big-endian" : "little-endian",
+             !r->ij.present ? "" : hyper ? ", ImageJ hyperstack" : ", ImageJ stack",
+             contiguous ? " (contiguous)" : "",
+             io__dtype_of(r->format) == IO_F32 && !(r->format.fmt == SAMPLEFORMAT_IEEEFP && r->format.bps == 32)
+             ? ", converted to 32-bit float" : "");
+}
+
+/* The frames to keep: pages p (of `total`) with p % channels == channel, at most max_frames. */
+static uint64_t io__kept(const io__reader *r, uint64_t total, unsigned channel, uint64_t max_frames)
+{
+    uint64_t k = total > channel ? (total - channel + r->ij.channels - 1) / r->ij.channels : 0;
+    return max_frames && k > max_frames ? max_frames : k;
+}
+
+/* st->data for `frames` frames, within the file's budget. */
+static int io__alloc_frames(io__reader *r, io_stack *st, uint64_t frames)
+{
+    uint64_t px = (uint64_t)r->rows * r->cols, esz = io_dtype_bytes(st->dtype);
+    if (frames && (px > r->budget / (r->format.bps / 8) / frames || px * frames > SIZE_MAX / esz)) {
+        io__say(r->err, r->err_bytes, "%s: %llu frames of %ux%u samples: more than a file of %llu bytes can hold",
+                r->name, (unsigned long long)frames, r->cols, r->rows, (unsigned long long)r->src.size);
+        return 0;
+    }
+    if (!(st->data = malloc(frames ? (size_t)(px * frames * esz) : 1))) {
+        io__say(r->err, r->err_bytes, "%s: out of host memory for %llu frames of %ux%u", r->name,
+                (unsigned long long)frames, r->cols, r->rows);
+        return 0;
+    }
+    return 1;
+}
+
+/* The current page's samples (file format, host order) into raw: rows x cols. */
+static int io__decode_page(io__reader *r, uint64_t p, unsigned char *raw, unsigned char *tile)
+{
+    size_t sb = r->format.bps / 8, row_bytes = (size_t)r->cols * sb;
+    char libtiff[600];
+    uint32_t s, n;
+    r->log.error[0] = '\0';
+    if (TIFFIsTiled(r->t)) {
+        uint32_t tw = 0, th = 0, tr, tc;
+        tmsize_t tsize = TIFFTileSize(r->t);
+        TIFFGetField(r->t, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(r->t, TIFFTAG_TILELENGTH, &th);
+        for (tr = 0; tr < r->rows; tr += th)
+            for (tc = 0; tc < r->cols; tc += tw) {
+                uint32_t y, h = r->rows - tr < th ? r->rows - tr : th, w = r->cols - tc < tw ? r->cols - tc : tw;
+                s = TIFFComputeTile(r->t, tc, tr, 0, 0);
+                if (TIFFReadEncodedTile(r->t, s, tile, tsize) != tsize) goto bad;
+                for (y = 0; y < h; y++)
+                    memcpy(raw + ((size_t)(tr + y) * r->cols + tc) * sb, tile + (size_t)y * tw * sb, (size_t)w * sb);
+            }
+        return 1;
+    }
+    n = TIFFNumberOfStrips(r->t);
+    for (s = 0; s < n; s++) {
+        uint32_t rps = r->rows;
+        tmsize_t need = (tmsize_t)io__strile_need(r, s);
+        TIFFGetFieldDefaulted(r->t, TIFFTAG_ROWSPERSTRIP, &rps);
+        if (rps == 0 || rps > r->rows) rps = r->rows;
+        if (need == 0) break;   /* strips past the last row: nothing to read */
+        if (TIFFReadEncodedStrip(r->t, s, raw + (size_t)s * rps * row_bytes, need) != need) goto bad;
+    }
+    return 1;
+bad:
+    io__say(r->err, r->err_bytes, "%s: page %llu, %s %u could not be decoded to its full size%s", r->name,
+            (unsigned long long)p + 1, TIFFIsTiled(r->t) ? "tile" : "strip", s + 1,
+            io__libtiff_said(&r->log, libtiff, sizeof libtiff));
+    return 0;
+}
+
+/* raw (one frame, file format, host order) into frame k of st. */
+static void io__store(const io__reader *r, io_stack *st, uint64_t k, const unsigned char *raw)
+{
+    size_t px = (size_t)r->rows * r->cols;
+    if (io__dtype_of(r->format) == IO_F32 && !(r->format.fmt == SAMPLEFORMAT_IEEEFP && r->format.bps == 32))
+        io__to_f32(raw, r->format, px, (float *)st->data + k * px);
+    else
+        memcpy((unsigned char *)st->data + k * px * io_dtype_bytes(st->dtype), raw, px * io_dtype_bytes(st->dtype));
+}
+
+/* The pages of the chosen channel, decoded. */
+static int io__read_pages(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+{
+    uint64_t kept = io__kept(r, r->pages, channel, max_frames), p, k = 0;
+    size_t frame = (size_t)io__frame_bytes(r);
+    unsigned char *raw = NULL, *tile = NULL;
+    int ok = 0;
+    if (!io__alloc_frames(r, st, kept)) return 0;
+    raw = (unsigned char *)malloc(frame ? frame : 1);
+    if (!raw) { io__say(r->err, r->err_bytes, "%s: out of host memory", r->name); goto out; }
+    for (p = channel; k < kept; p += r->ij.channels) {
+        if (!TIFFSetSubDirectory(r->t, r->diroff[p])) {
+            io__say(r->err, r->err_bytes, "%s: page %llu cannot be opened again", r->name, (unsigned long long)p + 1);
+            goto out;
+        }
+        if (TIFFIsTiled(r->t)) {
+            uint64_t tsize = (uint64_t)TIFFTileSize64(r->t);
+            unsigned char *n;
+            if (tsize == 0 || tsize > r->budget || !(n = (unsigned char *)realloc(tile, (size_t)tsize))) {
+                io__say(r->err, r->err_bytes, "%s: page %llu: tiles of %llu bytes cannot be read", r->name,
+                        (unsigned long long)p + 1, (unsigned long long)tsize);
+                goto out;
+            }
+            tile = n;
+        }
+        if (!io__decode_page(r, p, raw, tile)) goto out;
+        io__store(r, st, k++, raw);
+    }
+    st->frames = kept;
+    ok = 1;
+out:
+    free(raw);
+    free(tile);
+    return ok;
+}
+
+/* ImageJ's layout for stacks over 4 GiB: one page, images=N frames back to back from its data. */
+static int io__read_contiguous(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+{
+    uint64_t frame = io__frame_bytes(r), start, kept, p, k = 0;
+    uint16_t compression = COMPRESSION_NONE;
+    unsigned char *raw;
+    TIFFGetFieldDefaulted(r->t, TIFFTAG_COMPRESSION, &compression);
+    if (compression != COMPRESSION_NONE || TIFFIsTiled(r->t)) {
+        io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images but the file has one page, "
+                "and it is %s: the other frames cannot be located", r->name,
+                (unsigned long long)r->ij.images, TIFFIsTiled(r->t) ? "tiled" : "compressed");
+        return 0;
+    }
+    start = TIFFGetStrileOffset(r->t, 0);
+    if (start > r->src.size || r->ij.images > (r->src.size - start) / frame) {
+        uint64_t room = start > r->src.size ? 0 : (r->src.size - start) / frame;
+        io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images of %ux%u (%llu bytes each, "
+                "from byte %llu) but the file ends at byte %llu: it holds %llu", r->name,
+                (unsigned long long)r->ij.images, r->cols, r->rows, (unsigned long long)frame,
+                (unsigned long long)start, (unsigned long long)r->src.size, (unsigned long long)room);
+        return 0;
+    }
+    kept = io__kept(r, r->ij.images, channel, max_frames);
+    if (!io__alloc_frames(r, st, kept)) return 0;
+    if (!(raw = (unsigned char *)malloc((size_t)frame))) {
+        io__say(r->err, r->err_bytes, "%s: out of host memory", r->name);
+        return 0;
+    }
+    for (p = channel; k < kept; p += r->ij.channels) {
+        if (io__src_read_at(&r->src, start + p * frame, raw, frame) != frame) {
+            io__say(r->err, r->err_bytes, "%s: ImageJ frame %llu of %llu cannot be read: %s", r->name,
+                    (unsigned long long)p + 1, (unsigned long long)r->ij.images, strerror(errno));
+            free(raw);
+            return 0;
+        }
+        if (TIFFIsByteSwapped(r->t)) io__swab(raw, r->format, (size_t)(frame / (r->format.bps / 8)));
+        io__store(r, st, k++, raw);
+    }
+    free(raw);
+    st->frames = kept;
+    return 1;
+}
+
+/* The ImageJ channel asked for against the file's channels. */
+static int io__check_channel(io__reader *r, unsigned channel)
+{
+    if (r->ij.channels > 1 && !channel) {
+        io__say(r->err, r->err_bytes, "%s: an ImageJ hyperstack with %llu channels: choose one with --channel "
+                "1..%llu", r->name, (unsigned long long)r->ij.channels, (unsigned long long)r->ij.channels);
+        return 0;
+    }
+    if (channel > r->ij.channels && channel > 1) {
+        io__say(r->err, r->err_bytes, "%s: --channel %u: the file has %llu channel(s)", r->name, channel,
+                (unsigned long long)r->ij.channels);
+        return 0;
+    }
+    return 1;
+}
+
+static int io__read(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+{
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    char *desc = NULL, libtiff[600];
+    uint16_t pn = 0, pn_total = 0;
+    int ok = 0, contiguous;
+    /* IO_MAX_INFLATE times the file, at least 1 MiB: libtiff's small working buffers */
+    r->budget = r->src.size > UINT64_MAX / IO_MAX_INFLATE ? UINT64_MAX : r->src.size * IO_MAX_INFLATE;
+    if (r->budget < ((uint64_t)1 << 20)) r->budget = (uint64_t)1 << 20;
+    if (!opts) { io__say(r->err, r->err_bytes, "%s: out of host memory", r->name); return 0; }
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &r->log);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &r->log);
+    TIFFOpenOptionsSetMaxSingleMemAlloc(opts, r->budget > (uint64_t)PTRDIFF_MAX ? PTRDIFF_MAX : (tmsize_t)r->budget);
+    r->t = TIFFClientOpenExt(r->name, "rm", (thandle_t)&r->src, io__tiff_read, io__tiff_write, io__tiff_seek,
+                             io__tiff_close, io__tiff_size, io__tiff_map, io__tiff_unmap, opts);
+    TIFFOpenOptionsFree(opts);
+    if (!r->t) {
+        io__say(r->err, r->err_bytes, "%s: not a readable TIFF file%s", r->name,
+                io__libtiff_said(&r->log, libtiff, sizeof libtiff));
+        return 0;
+    }
+    if (TIFFGetField(r->t, TIFFTAG_IMAGEDESCRIPTION, &desc) != 1) desc = NULL;
+    io__parse_imagej(desc, &r->ij);
+    if (TIFFGetField(r->t, TIFFTAG_PAGENUMBER, &pn, &pn_total) == 1) r->pagenumber_total = pn_total;
+    if (!io__walk_pages(r) || !io__check_promises(r) || !io__check_channel(r, channel)) goto out;
+    if (!TIFFSetSubDirectory(r->t, r->diroff[0])) {
+        io__say(r->err, r->err_bytes, "%s: page 1 cannot be opened again", r->name);
+        goto out;
+    }
+    st->rows = r->rows;
+    st->cols = r->cols;
+    st->dtype = io__dtype_of(r->format);
+    io__calibration(r, st);
+    contiguous = r->ij.present && r->ij.images > 1 && r->pages == 1;
+    io__describe(r, contiguous, st);
+    ok = contiguous ? io__read_contiguous(r, channel, max_frames, st) : io__read_pages(r, channel, max_frames, st);
+out:
+    TIFFClose(r->t);
+    free(r->diroff);
+    return ok;
+}
+
+static int io__read_from(io__src *src, const char *name, unsigned channel, uint64_t max_frames,
+                         io_stack *st, char *err, size_t err_bytes)
+{
+    io__reader r;
+    memset(&r, 0, sizeof r);
+    r.name = name;
+    r.src = *src;
+    r.err = err;
+    r.err_bytes = err_bytes;
+    if (!io__read(&r, channel, max_frames, st)) { io_stack_free(st); return 0; }
+    return 1;
+}
+
+int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st, char *err,
+                  size_t err_bytes)
+{
+    io__src src;
+    struct stat sb;
+    int ok;
+    memset(st, 0, sizeof *st);
+    io__say(err, err_bytes, "%s", "");
+    memset(&src, 0, sizeof src);
+    if ((src.fd = open(path, O_RDONLY)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
+    if (fstat(src.fd, &sb) != 0 || S_ISDIR(sb.st_mode) || !S_ISREG(sb.st_mode)) {
+        io__say(err, err_bytes, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory, not a TIFF file"
+                : "not a regular file");
+        close(src.fd);
+        return 0;
+    }
+    src.size = (uint64_t)sb.st_size;
+    ok = io__read_from(&src, path, channel, max_frames, st, err, err_bytes);
+    close(src.fd);
+    return ok;
+}
+
+int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsigned channel,
+                         uint64_t max_frames, io_stack *st, char *err, size_t err_bytes)
+{
+    io__src src;
+    memset(st, 0, sizeof *st);
+    io__say(err, err_bytes, "%s", "");
+    memset(&src, 0, sizeof src);
+    src.fd = -1;
+    src.mem = (const unsigned char *)bytes;
+    src.size = bytes ? size : 0;
+    return io__read_from(&src, name, channel, max_frames, st, err, err_bytes);
+}
+
+void io_stack_free(io_stack *st)
+{
+    free(st->data);
+    st->data = NULL;
+    st->frames = 0;
+}
+
+/* --------------------------------------------------------------------------- >>output files */
+int io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes)
+{
+    mode_t mask;
+    struct stat sb;
+    o->fd = -1;
+    o->tmp[0] = '\0';
+    o->final[0] = '\0';
+    if (strlen(path) >= sizeof o->final) { io__say(err, err_bytes, "%s: path too long", path); return 0; }
+    snprintf(o->final, sizeof o->final, "%s", path);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { io__say(err, err_bytes, "%s: is a directory", path); return 0; }
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
+    if ((o->fd = mkstemp(o->tmp)) < 0) {
+        io__say(err, err_bytes, "cannot write %s: %s", path, strerror(errno));
+        o->tmp[0] = '\0';
+        return 0;
+    }
+    /* mkstemp makes 0600; an output file gets the usual 0666 less the umask */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) != 0) { /* keeps 0600: still readable by its owner */ }
+    return 1;
+}
+
+void io_outfile_discard(io_outfile *o)
+{
+    if (!o->tmp[0]) return;
+    if (o->fd >= 0) close(o->fd);
+    o->fd = -1;
+    unlink(o->tmp);
+    o->tmp[0] = '\0';
+}
+
+int io_outfile_commit(io_outfile *o, char *err, size_t err_bytes)
+{
+    if (o->fd >= 0) { close(o->fd); o->fd = -1; }
+    if (rename(o->tmp, o->final) != 0) {
+        io__say(err, err_bytes, "cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
+        io_outfile_discard(o);
+        return 0;
+    }
+    o->tmp[0] = '\0';
+    return 1;
+}
+
+/* --------------------------------------------------------------------------- >>TIFF writer */
+static void io__set_page_tags(TIFF *t, const io_stack *in, unsigned mag, uint64_t p, uint64_t pages,
+                              uint32_t rows, uint32_t cols, const char *desc, const char *software)
+{
+    TIFFSetField(t, TIFFTAG_SUBFILETYPE, pages > 1 ? FILETYPE_PAGE : 0);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, cols);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, rows);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 32);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rows);
+    if (in->x_resolution > 0 && in->y_resolution > 0) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)(in->x_resolution * mag));
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)(in->y_resolution * mag));
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, (uint16_t)in->resolution_unit);
+    }
+    if (p == 0) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, desc);
+    if (software) TIFFSetField(t, TIFFTAG_SOFTWARE, software);
+    if (pages > 1)
+        TIFFSetField(t, TIFFTAG_PAGENUMBER, (uint16_t)(p < 65535 ? p : 65535), (uint16_t)(pages < 65535 ? pages : 65535));
+}
+
+int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
+                  uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
+                  char *err, size_t err_bytes)
+{
+    char desc[256], libtiff[600];
+    uint64_t p, page_bytes = (uint64_t)rowsM * colsM * 4;
+    io__tiff_log lg;
+    TIFFOpenOptions *opts;
+    TIFF *t;
+    int ok = 1, imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
+    memset(&lg, 0, sizeof lg);
+    if (page_bytes > (uint64_t)PTRDIFF_MAX || (pages && page_bytes > UINT64_MAX / pages)) {
+        io__say(err, err_bytes, "cannot write %s: %llu pages of %ux%u are too large", o->final,
+                (unsigned long long)pages, colsM, rowsM);
+        return 0;
+    }
+    if (!(opts = TIFFOpenOptionsAlloc())) { io__say(err, err_bytes, "cannot write %s: out of host memory", o->final); return 0; }
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &lg);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &lg);
+    /* BigTIFF when the classic format's 4 GiB offsets would not do */
+    t = TIFFFdOpenExt(o->fd, o->tmp, page_bytes * pages > ((uint64_t)3 << 30) ? "w8" : "w", opts);
+    TIFFOpenOptionsFree(opts);
+    if (!t) {
+        io__say(err, err_bytes, "cannot write %s%s", o->final, io__libtiff_said(&lg, libtiff, sizeof libtiff));
+        return 0;
+    }
+    o->fd = -1;   /* TIFFClose closes it */
+    snprintf(desc, sizeof desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
+             (unsigned long long)pages, (unsigned long long)pages, imagej_unit ? "unit=" : "",
+             imagej_unit ? in->unit : "", imagej_unit ? "\n" : "");
+    for (p = 0; p < pages && ok; p++) {
+        io__set_page_tags(t, in, mag, p, pages, rowsM, colsM, desc, software);
+        if (TIFFWriteEncodedStrip(t, 0, (void *)(images + p * ((size_t)rowsM * colsM)), (tmsize_t)page_bytes) < 0 ||
+            !TIFFWriteDirectory(t))
+            ok = 0;
+    }
+    if (ok && !TIFFFlush(t)) ok = 0;
+    TIFFClose(t);
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, lg.error[0] ? lg.error : "write failed (disk full?)");
+    return ok;
+}
+
+/* --------------------------------------------------------------------------- >>preview */
+/* A 5x8 bitmap font for ASCII 32..126: rows top to bottom, bit 4 the leftmost column; rows 0-6
+   stand on the baseline, row 7 holds descenders. Drawn for this file. */
+#define IO_GLYPH_W 5
+#define IO_GLYPH_H 8
+static const unsigned char io__font[95][IO_GLYPH_H] = {
+    {0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00}, {0x04,0x04,0x04,0x04,0x04,0x00,0x04,0x00}, {0x0A,0x0A,0x00,0x00,0x00,0x00,0x00,0x00},   /* ' ' '!' '"' */
+    {0x0A,0x0A,0x1F,0x0A,0x1F,0x0A,0x0A,0x00}, {0x04,0x0F,0x14,0x0E,0x05,0x1E,0x04,0x00}, {0x18,0x19,0x02,0x04,0x08,0x13,0x03,0x00},   /* '#' '$' '%' */
+    {0x0C,0x12,0x14,0x08,0x15,0x12,0x0D,0x00}, {0x04,0x04,0x00,0x00,0x00,0x00,0x00,0x00}, {0x02,0x04,0x08,0x08,0x08,0x04,0x02,0x00},   /* '&' "'" '(' */
+    {0x08,0x04,0x02,0x02,0x02,0x04,0x08,0x00}, {0x00,0x04,0x15,0x0E,0x15,0x04,0x00,0x00}, {0x00,0x04,0x04,0x1F,0x04,0x04,0x00,0x00},   /* ')' '*' '+' */
+    {0x00,0x00,0x00,0x00,0x00,0x04,0x04,0x08}, {0x00,0x00,0x00,0x1F,0x00,0x00,0x00,0x00}, {0x00,0x00,0x00,0x00,0x00,0x00,0x04,0x00},   /* ',' '-' '.' */
+    {0x01,0x01,0x02,0x04,0x08,0x10,0x10,0x00}, {0x0E,0x11,0x13,0x15,0x19,0x11,0x0E,0x00}, {0x04,0x0C,0x04,0x04,0x04,0x04,0x0E,0x00},   /* '/' '0' '1' */
+    {0x0E,0x11,0x01,0x02,0x04,0x08,0x1F,0x00}, {0x1F,0x02,0x04,0x02,0x01,0x11,0x0E,0x00}, {0x02,0x06,0x0A,0x12,0x1F,0x02,0x02,0x00},   /* '2' '3' '4' */
+    {0x1F,0x10,0x1E,0x01,0x01,0x11,0x0E,0x00}, {0x06,0x08,0x10,0x1E,0x11,0x11,0x0E,0x00}, {0x1F,0x01,0x02,0x04,0x08,0x08,0x08,0x00},   /* '5' '6' '7' */
+    {0x0E,0x11,0x11,0x0E,0x11,0x11,0x0E,0x00}, {0x0E,0x11,0x11,0x0F,0x01,0x02,0x0C,0x00}, {0x00,0x00,0x04,0x00,0x00,0x04,0x00,0x00},   /* '8' '9' ':' */
+    {0x00,0x00,0x04,0x00,0x00,0x04,0x04,0x08}, {0x02,0x04,0x08,0x10,0x08,0x04,0x02,0x00}, {0x00,0x00,0x1F,0x00,0x1F,0x00,0x00,0x00},   /* ';' '<' '=' */
+    {0x08,0x04,0x02,0x01,0x02,0x04,0x08,0x00}, {0x0E,0x11,0x01,0x02,0x04,0x00,0x04,0x00}, {0x0E,0x11,0x17,0x15,0x17,0x10,0x0F,0x00},   /* '>' '?' '@' */
+    {0x0E,0x11,0x11,0x1F,0x11,0x11,0x11,0x00}, {0x1E,0x11,0x11,0x1E,0x11,0x11,0x1E,0x00}, {0x0E,0x11,0x10,0x10,0x10,0x11,0x0E,0x00},   /* 'A' 'B' 'C' */
+    {0x1C,0x12,0x11,0x11,0x11,0x12,0x1C,0x00}, {0x1F,0x10,0x10,0x1E,0x10,0x10,0x1F,0x00}, {0x1F,0x10,0x10,0x1E,0x10,0x10,0x10,0x00},   /* 'D' 'E' 'F' */
+    {0x0E,0x11,0x10,0x17,0x11,0x11,0x0F,0x00}, {0x11,0x11,0x11,0x1F,0x11,0x11,0x11,0x00}, {0x0E,0x04,0x04,0x04,0x04,0x04,0x0E,0x00},   /* 'G' 'H' 'I' */
+    {0x07,0x02,0x02,0x02,0x02,0x12,0x0C,0x00}, {0x11,0x12,0x14,0x18,0x14,0x12,0x11,0x00}, {0x10,0x10,0x10,0x10,0x10,0x10,0x1F,0x00},   /* 'J' 'K' 'L' */
+    {0x11,0x1B,0x15,0x15,0x11,0x11,0x11,0x00}, {0x11,0x11,0x19,0x15,0x13,0x11,0x11,0x00}, {0x0E,0x11,0x11,0x11,0x11,0x11,0x0E,0x00},   /* 'M' 'N' 'O' */
+    {0x1E,0x11,0x11,0x1E,0x10,0x10,0x10,0x00}, {0x0E,0x11,0x11,0x11,0x15,0x12,0x0D,0x00}, {0x1E,0x11,0x11,0x1E,0x14,0x12,0x11,0x00},   /* 'P' 'Q' 'R' */
+    {0x0F,0x10,0x10,0x0E,0x01,0x01,0x1E,0x00}, {0x1F,0x04,0x04,0x04,0x04,0x04,0x04,0x00}, {0x11,0x11,0x11,0x11,0x11,0x11,0x0E,0x00},   /* 'S' 'T' 'U' */
+    {0x11,0x11,0x11,0x11,0x11,0x0A,0x04,0x00}, {0x11,0x11,0x11,0x15,0x15,0x15,0x0A,0x00}, {0x11,0x11,0x0A,0x04,0x0A,0x11,0x11,0x00},   /* 'V' 'W' 'X' */
+    {0x11,0x11,0x0A,0x04,0x04,0x04,0x04,0x00}, {0x1F,0x01,0x02,0x04,0x08,0x10,0x1F,0x00}, {0x0E,0x08,0x08,0x08,0x08,0x08,0x0E,0x00},   /* 'Y' 'Z' '[' */
+    {0x10,0x10,0x08,0x04,0x02,0x01,0x01,0x00}, {0x0E,0x02,0x02,0x02,0x02,0x02,0x0E,0x00}, {0x04,0x0A,0x11,0x00,0x00,0x00,0x00,0x00},   /* '\\' ']' '^' */
+    {0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x1F}, {0x08,0x04,0x00,0x00,0x00,0x00,0x00,0x00}, {0x00,0x00,0x0E,0x01,0x0F,0x11,0x0F,0x00},   /* '_' '`' 'a' */
+    {0x10,0x10,0x1E,0x11,0x11,0x11,0x1E,0x00}, {0x00,0x00,0x0E,0x10,0x10,0x11,0x0E,0x00}, {0x01,0x01,0x0F,0x11,0x11,0x11,0x0F,0x00},   /* 'b' 'c' 'd' */
+    {0x00,0x00,0x0E,0x11,0x1F,0x10,0x0E,0x00}, {0x06,0x09,0x08,0x1C,0x08,0x08,0x08,0x00}, {0x00,0x00,0x0F,0x11,0x11,0x0F,0x01,0x0E},   /* 'e' 'f' 'g' */
+    {0x10,0x10,0x1E,0x11,0x11,0x11,0x11,0x00}, {0x04,0x00,0x0C,0x04,0x04,0x04,0x0E,0x00}, {0x02,0x00,0x06,0x02,0x02,0x02,0x12,0x0C},   /* 'h' 'i' 'j' */
+    {0x10,0x10,0x12,0x14,0x18,0x14,0x12,0x00}, {0x0C,0x04,0x04,0x04,0x04,0x04,0x0E,0x00}, {0x00,0x00,0x1A,0x15,0x15,0x15,0x15,0x00},   /* 'k' 'l' 'm' */
+    {0x00,0x00,0x1E,0x11,0x11,0x11,0x11,0x00}, {0x00,0x00,0x0E,0x11,0x11,0x11,0x0E,0x00}, {0x00,0x00,0x1E,0x11,0x11,0x1E,0x10,0x10},   /* 'n' 'o' 'p' */
+    {0x00,0x00,0x0F,0x11,0x11,0x0F,0x01,0x01}, {0x00,0x00,0x16,0x19,0x10,0x10,0x10,0x00}, {0x00,0x00,0x0F,0x10,0x0E,0x01,0x1E,0x00},   /* 'q' 'r' 's' */
+    {0x08,0x08,0x1C,0x08,0x08,0x09,0x06,0x00}, {0x00,0x00,0x11,0x11,0x11,0x13,0x0D,0x00}, {0x00,0x00,0x11,0x11,0x11,0x0A,0x04,0x00},   /* 't' 'u' 'v' */
+    {0x00,0x00,0x11,0x11,0x15,0x15,0x0A,0x00}, {0x00,0x00,0x11,0x0A,0x04,0x0A,0x11,0x00}, {0x00,0x00,0x11,0x11,0x11,0x0F,0x01,0x0E},   /* 'w' 'x' 'y' */
+    {0x00,0x00,0x1F,0x02,0x04,0x08,0x1F,0x00}, {0x02,0x04,0x04,0x08,0x04,0x04,0x02,0x00}, {0x04,0x04,0x04,0x04,0x04,0x04,0x04,0x00},   /* 'z' '{' '|' */
+    {0x08,0x04,0x04,0x02,0x04,0x04,0x08,0x00}, {0x00,0x00,0x08,0x15,0x02,0x00,0x00,0x00},   /* '}' '~' */
+};
+
+/* The preview's bands and font size: glyphs scaled by `scale` (1 for panels up to 511 pixels
+   wide, one more per 512 pixels, at most 4), a label band above each panel and a scale-bar band
+   below it. */
+typedef struct io__layout { uint32_t scale, pad, top, bottom, bar_h; } io__layout;
+
+static io__layout io__layout_for(uint32_t colsM)
+{
+    io__layout l;
+    l.scale = 1 + colsM / 512;
+    if (l.scale > 4) l.scale = 4;
+    l.pad = 3 * l.scale;
+    l.bar_h = 2 * l.scale;
+    l.top = IO_GLYPH_H * l.scale + 2 * l.pad;
+    l.bottom = l.pad + l.bar_h + l.pad + IO_GLYPH_H * l.scale + l.pad;
+    return l;
+}
+
+int io_preview_size(uint32_t rows, uint32_t cols, unsigned mag, uint32_t *width, uint32_t *height)
+{
+    uint64_t rowsM = (uint64_t)rows * mag, colsM = (uint64_t)cols * mag, w, h;
+    io__layout l;
+    if (colsM > IO_PNG_MAX_SIDE || rowsM > IO_PNG_MAX_SIDE) return 0;
+    l = io__layout_for((uint32_t)colsM);
+    w = 2 * colsM + IO_PREVIEW_GAP;
+    h = rowsM + l.top + l.bottom;
+    if (!rows || !cols || !mag || w > IO_PNG_MAX_SIDE || h > IO_PNG_MAX_SIDE) return 0;
+    *width = (uint32_t)w;
+    *height = (uint32_t)h;
+    return 1;
+}
+
+/* Text in a band (band_w x band_h, 8-bit) from (x, y), clipped to columns [x, x_end). */
+static void io__draw_text(unsigned char *band, uint32_t band_w, uint32_t band_h, uint32_t x, uint32_t y,
+                          uint32_t x_end, const char *text, uint32_t scale)
+{
+    for (; *text; text++, x += (IO_GLYPH_W + 1) * scale) {
+        unsigned ch = (unsigned char)*text;
+        const unsigned char *g = io__font[(ch >= 32 && ch < 127 ? ch : '?') - 32];
+        uint32_t gy, gx;
+        if (x + IO_GLYPH_W * scale > x_end) break;   /* whole glyphs only */
+        for (gy = 0; gy < IO_GLYPH_H * scale && y + gy < band_h; gy++)
+            for (gx = 0; gx < IO_GLYPH_W * scale; gx++)
+                if (g[gy / scale] & (0x10 >> (gx / scale))) band[(size_t)(y + gy) * band_w + x + gx] = 255;
+    }
+}
+
+/* Nanometres per `unit`; 0 when the unit is not a length this knows. */
+static double io__unit_nm(const char *unit)
+{
+    static const struct { const char *name; double nm; } units[] = {
+        {"nm", 1.0}, {"nanometer", 1.0}, {"nanometre", 1.0},
+        {"um", 1e3}, {"micron", 1e3}, {"microns", 1e3}, {"micrometer", 1e3}, {"micrometre", 1e3},
+        {"\xC2\xB5m", 1e3}, {"\\u00B5m", 1e3}, {"mm", 1e6}, {"cm", 1e7}, {"m", 1e9}};
+    size_t i;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(unit, units[i].name)) return units[i].nm;
+    return 0;
+}
+
+/* The largest round length (1, 1.5, 2, 3, 4, 5, 6, 8 x 10^k) at most `most`; 0 if most <= 0. */
+static double io__round_length(double most)
+{
+    static const double steps[] = {8, 6, 5, 4, 3, 2, 1.5, 1};
+    double decade;
+    size_t i;
+    if (!(most > 0) || !isfinite(most)) return 0;
+    decade = pow(10.0, floor(log10(most)));
+    for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i] * decade <= most * (1 + 1e-9)) return steps[i] * decade;
+    return decade;
+}
+
+/* The scale bar: its length in preview pixels and its text; 0 pixels when none fits. */
+static uint32_t io__scale_bar(uint32_t cols, unsigned mag, double pixel_size, const char *unit, char *text,
+                              size_t bytes)
+{
+    double nm = unit ? io__unit_nm(unit) : 0, len, px;
+    if (pixel_size > 0 && isfinite(pixel_size) && nm > 0) {   /* a length, shown in nm, um or mm */
+        double pix_nm = pixel_size * nm;
+        len = io__round_length(IO_BAR_MAX_FRACTION * cols * pix_nm);
+        px = len / pix_nm * mag;
+        if (len >= 1e6) snprintf(text, bytes, "%g mm", len / 1e6);
+        else if (len >= 1e3) snprintf(text, bytes, "%g um", len / 1e3);
+        else snprintf(text, bytes, "%g nm", len);
+    } else {   /* input pixels */
+        len = io__round_length(IO_BAR_MAX_FRACTION * cols);
+        if (len < 1) len = cols >= 1 ? 1 : 0;
+        else len = floor(len);
+        px = len * mag;
+        snprintf(text, bytes, "%g px", len);
+    }
+    return px >= 1 && px <= (double)cols * mag ? (uint32_t)(px + 0.5) : 0;
+}
+
+/* One panel's bands: label above (at x0), scale bar and its text below, right-aligned. */
+static void io__draw_bands(unsigned char *top, unsigned char *bottom, uint32_t width, const io__layout *l,
+                           uint32_t x0, uint32_t colsM, const char *label, uint32_t bar, const char *bar_text)
+{
+    uint32_t y, x, text_w = (uint32_t)strlen(bar_text) * (IO_GLYPH_W + 1) * l->scale, tx;
+    io__draw_text(top, width, l->top, x0 + l->pad, l->pad, x0 + colsM, label ? label : "", l->scale);
+    if (!bar || bar + l->pad > colsM) return;
+    for (y = l->pad; y < l->pad + l->bar_h; y++)
+        for (x = x0 + colsM - l->pad - bar; x < x0 + colsM - l->pad; x++) bottom[(size_t)y * width + x] = 255;
+    /* the text centred under the bar, kept inside the panel */
+    tx = x0 + colsM - l->pad - bar / 2;
+    tx = tx > x0 + text_w / 2 ? tx - text_w / 2 : x0;
+    io__draw_text(bottom, width, l->bottom, tx, 2 * l->pad + l->bar_h, x0 + colsM, bar_text, l->scale);
+}
+
+static int io__cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The 0.1% and 99.9% quantiles of the finite values (on a subsample of large images). */
+static int io__stretch_range(const float *v, size_t n, float *lo, float *hi)
+{
+    size_t step = n > IO_PREVIEW_SAMPLES ? n / IO_PREVIEW_SAMPLES + 1 : 1, i, m = 0;
+    float *s = (float *)malloc((n / step + 1) * sizeof *s);
+    *lo = 0; *hi = 1;
+    if (!s) return 0;
+    for (i = 0; i < n; i += step) if (isfinite(v[i])) s[m++] = v[i];
+    if (m) {
+        qsort(s, m, sizeof *s, io__cmp_float);
+        *lo = s[(size_t)(IO_PREVIEW_LOW * (double)(m - 1))];
+        *hi = s[(size_t)(IO_PREVIEW_HIGH * (double)(m - 1) + 0.5)];
+    }
+    if (!(*hi > *lo)) *hi = *lo + 1.0f;
+    free(s);
+    return 1;
+}
+
+static unsigned char io__stretch(float v, float lo, float hi)
+{
+    double x = isfinite(v) ? ((double)v - lo) / ((double)hi - lo) : 0.0;
+    return (unsigned char)(x <= 0 ? 0 : x >= 1 ? 255 : x * 255.0 + 0.5);
+}
+
+/* What the PNG writer needs, kept apart from setjmp's reach. */
+typedef struct io__png_job {
+    const float *mean, *sr;
+    uint32_t rows, cols, rowsM, colsM, width, height;
+    unsigned mag;
+    float lo[2], hi[2];
+    unsigned char *line, *top, *bottom;
+    io__layout l;
+} io__png_job;
+
+static void io__png_rows(png_structp png, const io__png_job *j)
+{
+    uint32_t y, x;
+    for (y = 0; y < j->l.top; y++) png_write_row(png, j->top + (size_t)y * j->width);
+    for (y = 0; y < j->rowsM; y++) {
+        for (x = 0; x < j->colsM; x++) {
+            j->line[x] = io__stretch(j->mean[(size_t)(y / j->mag) * j->cols + x / j->mag], j->lo[0], j->hi[0]);
+            j->line[j->colsM + IO_PREVIEW_GAP + x] = io__stretch(j->sr[(size_t)y * j->colsM + x], j->lo[1], j->hi[1]);
+        }
+        png_write_row(png, j->line);
+    }
+    for (y = 0; y < j->l.bottom; y++) png_write_row(png, j->bottom + (size_t)y * j->width);
+}
+
+static void io__png_error(png_structp png, png_const_charp msg)
+{
+    char *buf = (char *)png_get_error_ptr(png);
+    snprintf(buf, 256, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void io__png_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
+
+static int io__png_write(FILE *f, const io__png_job *j, char *png_msg)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, png_msg, io__png_error, io__png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        snprintf(png_msg, 256, "out of host memory");
+        png_destroy_write_struct(&png, NULL);
+        return 0;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return 0;
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, j->width, j->height, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    io__png_rows(png, j);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    return 1;
+}
+
+int io_write_png_preview(io_outfile *o, const float *mean, uint32_t rows, uint32_t cols,
+                         const float *sr, unsigned mag, double pixel_size, const char *unit,
+                         const char *left_label, const char *right_label, char *err,
+                         size_t err_bytes)
+{
+    io__png_job j;
+    char bar_text[48], png_msg[256] = "";
+    uint32_t bar;
+    FILE *f = NULL;
+    int ok = 0;
+    memset(&j, 0, sizeof j);
+    if (!io_preview_size(rows, cols, mag, &j.width, &j.height)) {
+        io__say(err, err_bytes, "cannot write %s: a preview of %ux%u magnified %u times exceeds PNG's limit "
+                "of %u pixels a side", o->final, cols, rows, mag, IO_PNG_MAX_SIDE);
+        return 0;
+    }
+    j.mean = mean; j.sr = sr; j.rows = rows; j.cols = cols; j.mag = mag;
+    j.rowsM = rows * mag; j.colsM = cols * mag;
+    j.l = io__layout_for(j.colsM);
+    j.line = (unsigned char *)calloc(j.width, 1);
+    j.top = (unsigned char *)calloc((size_t)j.width * j.l.top, 1);
+    j.bottom = (unsigned char *)calloc((size_t)j.width * j.l.bottom, 1);
+    if (!j.line || !j.top || !j.bottom || !io__stretch_range(mean, (size_t)rows * cols, &j.lo[0], &j.hi[0]) ||
+        !io__stretch_range(sr, (size_t)j.rowsM * j.colsM, &j.lo[1], &j.hi[1])) {
+        io__say(err, err_bytes, "cannot write %s: out of host memory", o->final);
+        goto out;
+    }
+    bar = io__scale_bar(cols, mag, pixel_size, unit, bar_text, sizeof bar_text);
+    io__draw_bands(j.top, j.bottom, j.width, &j.l, 0, j.colsM, left_label, bar, bar_text);
+    io__draw_bands(j.top, j.bottom, j.width, &j.l, j.colsM + IO_PREVIEW_GAP, j.colsM, right_label, bar, bar_text);
+    if (!(f = fdopen(o->fd, "wb"))) {
+        io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
+        goto out;
+    }
+    o->fd = -1;   /* fclose closes it */
+    if (!(ok = io__png_write(f, &j, png_msg)))
+        io__say(err, err_bytes, "cannot write %s: %s", o->final, png_msg[0] ? png_msg : "libpng failed");
+out:
+    if (f && fclose(f) != 0 && ok) {
+        io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
+        ok = 0;
+    }
+    free(j.line);
+    free(j.top);
+    free(j.bottom);
+    return ok;
+}
+
+#endif /* IMAGE_IO_IMPLEMENTED */
+#endif /* IMAGE_IO_IMPLEMENTATION */
