@@ -151,6 +151,9 @@ typedef struct hst_esrrf_report {
     hst_esrrf_path path;            /* the path that ran the most frames */
     int decided_by;                 /* HST_ESRRF_BY_* */
     double seconds_per_frame[2];    /* the choice's estimates for fused, chained; NaN unknown */
+    double stream_seconds;          /* of which the streams ran (sums on the devices) */
+    double finish_seconds;          /* of which time points were read back and finished (sums
+                                       over devices, statistics, macro-pixel correction) */
     double seconds;                 /* wall time of the streaming (batch: the call; live:
                                        create to finish) */
 } hst_esrrf_report;
@@ -652,6 +655,19 @@ static void hst__epar_init(const hst__eng *e, hst__epar *P) {
     P->acc_tps = e->acc_tps;
 }
 
+/* The ring's budget: the caller's, else stream.h's default share of the smallest device less
+   the sums' ring that already lives there. */
+static uint64_t hst__ebudget(const hst__eng *e, const hst__egroup *g) {
+    uint64_t least = UINT64_MAX, acc = (uint64_t)e->acc_tps * g->tp_bytes;
+    unsigned b;
+    if (e->d.budget_bytes || g->host) return e->d.budget_bytes;
+    for (b = 0; b < g->nb; b++) {
+        uint64_t mem = hst_backend_device(g->be[b])->global_mem_bytes / 4 * 3;
+        if (mem < least) least = mem;
+    }
+    return least > 2 * acc ? least - acc : least / 2;
+}
+
 /* A stream of n slices on group g for one path (created on first use, kept). */
 static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
     hst_stream_array arr[8];
@@ -667,6 +683,11 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         if (g->streams[i].s && g->streams[i].n == n && g->streams[i].path == path) {
             *out = &g->streams[i];
             return HST_SUCCESS;
+        }
+    for (i = 0; i < HST__E_STREAMS; i++)   /* one path's rings at a time: each may fill the budget */
+        if (g->streams[i].s && g->streams[i].path != path) {
+            hst_stream_destroy(g->streams[i].s);
+            g->streams[i].s = NULL;
         }
     es = &g->streams[g->next];
     g->next = (g->next + 1) % HST__E_STREAMS;
@@ -688,7 +709,7 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         sd.accumulators = &acc; sd.num_accumulators = 1;
     }
     sd.block_slices = e->block < n ? e->block : n;
-    sd.budget_bytes = e->d.budget_bytes;
+    sd.budget_bytes = hst__ebudget(e, g);
     sd.progress = hst__eprogress;
     sd.progress_user = es;
     r = hst_stream_create(&sd, &es->s);
@@ -731,7 +752,11 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
     es->P.frames_total = e->frames_total;
     r = hst_stream_set_array(es->s, 0,
                              (void *)(uintptr_t)(p->src + (size_t)(a - skip - (p->c0 - p->skip)) * e->in_frame_bytes), NULL);
-    if (r == HST_SUCCESS) r = hst_stream_run(es->s, &rep);
+    if (r == HST_SUCCESS) {
+        double t0 = hst_time_s();
+        r = hst_stream_run(es->s, &rep);
+        e->rep.stream_seconds += hst_time_s() - t0;
+    }
     if (r == HST_SUCCESS && e->dtype == HST_ESRRF_F32 && !isfinite(rep.acc[0])) e->nonfinite = 1;
     e->progress_base += b - a;
     return r;
@@ -817,6 +842,38 @@ static hst_result hst__eread_slot(hst__eng *e, const hst__egroup *g, unsigned b,
     return hst_fill(q, g->acc[b], zero, g->acc_elem, off, g->tp_bytes, 0, NULL, NULL);
 }
 
+/* The statistics of the requested modes (element-wise: threads share the pixels), then each
+   image's macro-pixel correction (a sum in a fixed order: one thread per image). */
+typedef struct hst__efin { const hst__eng *e; uint32_t T; const float *const *images; } hst__efin;
+
+static void hst__efinish_share(void *ctx, unsigned k, unsigned n) {
+    const hst__efin *f = (const hst__efin *)ctx;
+    const hst__eng *e = f->e;
+    size_t P = e->pixels, i0 = P * k / n, i1 = P * (k + 1) / n;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (f->images[m])
+            hst_k_esrrf_finalize_range((int)m, e->sum + i0, P, i1 - i0, f->T, (float *)(uintptr_t)f->images[m] + i0);
+}
+
+static void hst__emacro_share(void *ctx, unsigned k, unsigned n) {
+    const hst__efin *f = (const hst__efin *)ctx;
+    unsigned m, seen = 0;
+    (void)n;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (f->images[m] && seen++ == k)
+            hst_k_esrrf_macro_pixel((float *)(uintptr_t)f->images[m], f->e->rowsM, f->e->colsM, f->e->mag);
+}
+
+static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *images) {
+    hst__efin f;
+    unsigned m, n = 0;
+    f.e = e; f.T = T; f.images = images;
+    hst__eparallel(hst__efinish_share, &f, hst__ethreads());
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) n += images[m] != NULL;
+    if (!e->d.no_macro_pixel_correction) hst__eparallel(hst__emacro_share, &f, n);
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
    macro-pixel correction, into the caller's out (batch) or e->img, then the callback. */
 static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
@@ -825,6 +882,7 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     const float *images[HST_ESRRF_NUM_MODES];
     unsigned k, b, m;
     int first = 1;
+    double t0 = hst_time_s();
     hst_result r;
     for (k = 0; k < e->ngrp; k++)
         for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
@@ -832,14 +890,11 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
             first = 0;
         }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
-        float *img;
         images[m] = NULL;
-        if (!(e->d.modes & (1u << m))) continue;
-        img = e->out ? e->out[m] + (size_t)tp * e->pixels : e->img[m];
-        hst_k_esrrf_finalize((int)m, e->sum, e->pixels, (uint32_t)T, img);
-        if (!e->d.no_macro_pixel_correction) hst_k_esrrf_macro_pixel(img, e->rowsM, e->colsM, e->mag);
-        images[m] = img;
+        if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->pixels : e->img[m];
     }
+    hst__efinish(e, (uint32_t)T, images);
+    e->rep.finish_seconds += hst_time_s() - t0;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
     e->rep.frames = (tp + 1) * T;

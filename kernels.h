@@ -492,6 +492,11 @@ HST_API float hst_k_esrrf_exp(float x);
    fp64 is widened by the caller) over `frames` frames (>= 1); out: pixels floats. Thread-safe. */
 HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
                                   float *out);
+/* The same for `count` pixels whose sums start at acc[0], acc[stride], ... acc[4 stride] (a
+   share of an image: acc + i0 with stride = the image's pixels), into out[0 .. count).
+   Thread-safe. */
+HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
+                                        uint32_t frames, float *out);
 /* Macro-pixel correction of one rowsM x colsM image in place (mag >= 1; rowsM and colsM
    multiples of mag). Thread-safe. */
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
@@ -2989,10 +2994,16 @@ HST__KDEF void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_
 HST__KDEF void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
                                   float *out)
 {
-    size_t i, P = pixels;
+    hst_k_esrrf_finalize_range(mode, acc, pixels, pixels, frames, out);
+}
+
+HST__KDEF void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
+                                        uint32_t frames, float *out)
+{
+    size_t i, P = stride;
     double n = (double)frames;
     if (mode < 0 || mode > 2 || frames == 0) return;
-    for (i = 0; i < P; ++i) {
+    for (i = 0; i < count; ++i) {
         double s1 = acc[i], s2 = acc[P + i], pr = acc[2 * P + i], f = acc[3 * P + i];
         double l = acc[4 * P + i], mu = s1 / n, v;
         if (mode == 0) {

@@ -155,8 +155,10 @@ int main(int argc, char **argv)
            hst_backend_device(be)->name, (unsigned long long)a.frames, a.size, a.size,
            a.dtype == HST_ESRRF_F32 ? "f32" : "u16", a.mag, a.modes);
     def = batch_ms(&a, &d, stack, out, &rep);
-    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames)\n", def,
-           rep.path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused", (unsigned long long)rep.block_frames);
+    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames; of the call: streams "
+           "%.3f s, reading back and finishing %.3f s, the rest %.3f s)\n", def,
+           rep.path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused", (unsigned long long)rep.block_frames,
+           rep.stream_seconds, rep.finish_seconds, rep.seconds - rep.stream_seconds - rep.finish_seconds);
     d.path = HST_ESRRF_PATH_FUSED;
     fused = batch_ms(&a, &d, stack, out, &rep);
     printf("  batch, fused         %9.3f ms per frame\n", fused);
