@@ -243,8 +243,9 @@ extern "C" {
 /* The sums of the time points in flight take at most this share of a device's memory. */
 #define HST__E_ACC_SHARE_DEN 4
 /* Live pieces: a piece runs when this many blocks of frames wait (each piece re-reads one
-   frame, and starts and drains the stream's ring once: 4 blocks keep that under ~2%). */
-#define HST__E_LIVE_BLOCKS 4
+   frame, starts and drains the stream's ring once, and its last piece needs a stream of its own
+   length: 8 blocks keep that small). */
+#define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
 #define HST__E_FUSED 0
@@ -297,7 +298,7 @@ typedef struct hst__eng {
     uint32_t acc_tps;           /* time points the sums' ring holds */
     uint64_t block;
     double *sum;                /* a time point's sums over devices */
-    void *rd;                   /* one device's sums */
+    void *rd;                   /* one sum of one device */
     float *img[HST_ESRRF_NUM_MODES];   /* images when the caller gives no out */
     float *const *out;          /* batch: the caller's images */
     hst_choice_op *op;
@@ -821,25 +822,41 @@ static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
 }
 
 /* >>time points ------------------------------------------------------------------------------ */
-/* Adds one backend's sums of ring slot `slot` into e->sum (the first sets it), then zeroes the
-   slot for the time point that will use it next. */
+/* The sums the requested modes read (bit q: sum q): AVG S1; VAR S1, S2; TAC2 S1, lag-1, first,
+   last. Only those come back from the devices. */
+static unsigned hst__esums(unsigned modes) {
+    return 1u | (modes & HST_ESRRF_VAR ? 2u : 0u) | (modes & HST_ESRRF_TAC2 ? 0x1du : 0u);
+}
+
+/* Adds one backend's sums of ring slot `slot` into e->sum (the first sets them), then zeroes
+   the slot for the time point that will use it next. */
 static hst_result hst__eread_slot(hst__eng *e, const hst__egroup *g, unsigned b, uint32_t slot, int first) {
-    size_t n = HST__E_ACC_VALUES * e->pixels, off = (size_t)slot * g->tp_bytes, i;
+    size_t P = e->pixels, off = (size_t)slot * g->tp_bytes, i;
+    unsigned q, want = hst__esums(e->d.modes);
     static const unsigned char zero[8] = {0};
-    hst_queue *q = hst_backend_queue(g->be[b]);
+    hst_queue *q_ = hst_backend_queue(g->be[b]);
     hst_result r;
-    const void *src = e->rd;
-    if (g->host) src = (const unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off;
-    else if ((r = hst_read(q, g->acc[b], off, e->rd, g->tp_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
-    for (i = 0; i < n; i++) {
-        double v = g->acc_elem == 8 ? ((const double *)src)[i] : (double)((const float *)src)[i];
-        e->sum[i] = first ? v : e->sum[i] + v;
+    for (q = 0; q < HST__E_ACC_VALUES; q++) {
+        size_t qoff = off + q * P * g->acc_elem;
+        double *dst = e->sum + q * P;
+        const void *src = e->rd;
+        if (!(want & (1u << q))) continue;
+        if (g->host) src = (const unsigned char *)hst_buffer_host_ptr(g->acc[b]) + qoff;
+        else if (first && g->acc_elem == 8) {   /* straight into place */
+            if ((r = hst_read(q_, g->acc[b], qoff, dst, P * 8, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
+            continue;
+        } else if ((r = hst_read(q_, g->acc[b], qoff, e->rd, P * g->acc_elem, 1, 0, NULL, NULL)) != HST_SUCCESS)
+            return r;
+        for (i = 0; i < P; i++) {
+            double v = g->acc_elem == 8 ? ((const double *)src)[i] : (double)((const float *)src)[i];
+            dst[i] = first ? v : dst[i] + v;
+        }
     }
     if (g->host) {
         memset((unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off, 0, g->tp_bytes);
         return HST_SUCCESS;
     }
-    return hst_fill(q, g->acc[b], zero, g->acc_elem, off, g->tp_bytes, 0, NULL, NULL);
+    return hst_fill(q_, g->acc[b], zero, g->acc_elem, off, g->tp_bytes, 0, NULL, NULL);
 }
 
 /* The statistics of the requested modes (element-wise: threads share the pixels), then each
@@ -1061,7 +1078,7 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     e->rep.block_frames = e->block;
     if ((r = hst__eacc(e, n ? (e->d.frames_per_timepoint ? ntp : 1) : 1)) != HST_SUCCESS) return r;
     e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
-    e->rd = hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
+    e->rd = hst_backend_alloc(e->log_be, e->pixels * sizeof(double));   /* one sum of one device */
     if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (m = 0; m < HST_ESRRF_NUM_MODES && !n; m++)   /* live: the delivered images */
         if ((e->d.modes & (1u << m)) && !(e->img[m] = (float *)hst_backend_alloc(e->log_be, e->pixels * sizeof(float))))

@@ -497,8 +497,9 @@ HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, ui
    Thread-safe. */
 HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
                                         uint32_t frames, float *out);
-/* Macro-pixel correction of one rowsM x colsM image in place (mag >= 1; rowsM and colsM
+/* Macro-pixel correction of one rowsM x colsM image in place (1 <= mag <= 32; rowsM and colsM
    multiples of mag). Thread-safe. */
+#define HST_K_ESRRF_MAX_MAG 32
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
 /* <<esrrf kernels */
@@ -3003,19 +3004,18 @@ HST__KDEF void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t st
     size_t i, P = stride;
     double n = (double)frames;
     if (mode < 0 || mode > 2 || frames == 0) return;
-    for (i = 0; i < count; ++i) {
-        double s1 = acc[i], s2 = acc[P + i], pr = acc[2 * P + i], f = acc[3 * P + i];
-        double l = acc[4 * P + i], mu = s1 / n, v;
+    for (i = 0; i < count; ++i) {   /* each mode reads only its sums (the others may be unset) */
+        double s1 = acc[i], mu = s1 / n, v;
         if (mode == 0) {
             v = mu;
         } else if (mode == 1) {
-            v = s2 / n - mu * mu;
+            v = acc[P + i] / n - mu * mu;
             if (v < 0.0) v = 0.0;
         } else if (frames < 2) {
             v = 0.0;
         } else {
-            double cross = 2.0 * s1 - f - l;
-            v = (pr - mu * cross + (n - 1.0) * mu * mu) / (n - 1.0);
+            double cross = 2.0 * s1 - acc[3 * P + i] - acc[4 * P + i];
+            v = (acc[2 * P + i] - mu * cross + (n - 1.0) * mu * mu) / (n - 1.0);
         }
         out[i] = (float)v;
     }
@@ -3023,23 +3023,22 @@ HST__KDEF void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t st
 
 HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag)
 {
-    size_t py, px, ry, rx, rows, cols;
-    if (!img || mag == 0) return;
+    double c[HST_K_ESRRF_MAX_MAG * HST_K_ESRRF_MAX_MAG];
+    size_t y, x, rows, cols;
+    if (!img || mag == 0 || mag > HST_K_ESRRF_MAX_MAG) return;
     rows = rowsM / mag;
     cols = colsM / mag;
-    for (py = 0; py < mag; ++py)
-        for (px = 0; px < mag; ++px) {
-            double c = 0.0;   /* the phase mean, summed over macro-pixels in row order */
-            for (ry = 0; ry < rows; ++ry)
-                for (rx = 0; rx < cols; ++rx)
-                    c += (double)img[(ry * mag + py) * colsM + rx * mag + px];
-            c /= (double)(rows * cols);
-            if (c == 0.0) continue;
-            for (ry = 0; ry < rows; ++ry)
-                for (rx = 0; rx < cols; ++rx) {
-                    float *p = &img[(ry * mag + py) * colsM + rx * mag + px];
-                    *p = (float)((double)*p / c);
-                }
+    memset(c, 0, sizeof c);
+    /* one row-major sweep: each phase (y % mag, x % mag) still sums its macro-pixels in row
+       order, as the definition does, while the image is read once and in order */
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) c[(y % mag) * mag + x % mag] += (double)img[y * colsM + x];
+    for (y = 0; y < (size_t)mag * mag; ++y) c[y] /= (double)(rows * cols);
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) {
+            double m = c[(y % mag) * mag + x % mag];
+            float *p = &img[y * colsM + x];
+            if (m != 0.0) *p = (float)((double)*p / m);
         }
 }
 
