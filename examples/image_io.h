@@ -106,7 +106,8 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
    label (left_label, right_label; ASCII, clipped to the panel) in a band above it, and a scale
    bar in a band below it: a round length (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten, in
    nm, um or mm) between 1/6 and 1/4 of the panel's width, written under the bar. Without a known
-   pixel size (pixel_size 0 or unit "") the bar is a round number of input pixels ("10 px").
+   pixel size (pixel_size 0, or a unit that is not a length: "", "pixel") the bar is a round
+   number of input pixels ("10 px").
    io_preview_size gives the PNG's size; 0 when it exceeds PNG's limits (1,000,000 pixels a side
    in libpng). Returns 1, or 0 with err filled. */
 #define IO_PREVIEW_GAP 8
@@ -810,7 +811,11 @@ static int io__read_from(io__src *src, const char *name, unsigned channel, uint6
     r.src = *src;
     r.err = err;
     r.err_bytes = err_bytes;
-    if (!io__read(&r, channel, max_frames, st)) { io_stack_free(st); return 0; }
+    if (!io__read(&r, channel, max_frames, st)) {
+        io_stack_free(st);
+        memset(st, 0, sizeof *st);
+        return 0;
+    }
     return 1;
 }
 
@@ -823,8 +828,14 @@ int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_st
     memset(st, 0, sizeof *st);
     io__say(err, err_bytes, "%s", "");
     memset(&src, 0, sizeof src);
-    if ((src.fd = open(path, O_RDONLY)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
-    if (fstat(src.fd, &sb) != 0 || S_ISDIR(sb.st_mode) || !S_ISREG(sb.st_mode)) {
+    /* O_NONBLOCK: a FIFO given by mistake fails below instead of waiting for a writer */
+    if ((src.fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
+    if (fstat(src.fd, &sb) != 0) {
+        io__say(err, err_bytes, "%s: %s", path, strerror(errno));
+        close(src.fd);
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode)) {
         io__say(err, err_bytes, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory, not a TIFF file"
                 : "not a regular file");
         close(src.fd);
