@@ -106,7 +106,8 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
    label (left_label, right_label; ASCII, clipped to the panel) in a band above it, and a scale
    bar in a band below it: a round length (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten, in
    nm, um or mm) between 1/6 and 1/4 of the panel's width, written under the bar. Without a known
-   pixel size (pixel_size 0 or unit "") the bar is a round number of input pixels ("10 px").
+   pixel size (pixel_size 0, or a unit that is not a length: "", "pixel") the bar is a round
+   number of input pixels ("10 px").
    io_preview_size gives the PNG's size; 0 when it exceeds PNG's limits (1,000,000 pixels a side
    in libpng). Returns 1, or 0 with err filled. */
 #define IO_PREVIEW_GAP 8
@@ -155,21 +156,36 @@ static void io__say(char *err, size_t err_bytes, const char *fmt, ...)
 }
 
 /* libtiff's messages for one file, kept per handle (no global handler): the first error says
-   what went wrong first. */
-typedef struct io__tiff_log { char error[512]; } io__tiff_log;
+   what went wrong first. bad_counts: libtiff found a page's Strip/TileByteCounts at odds with
+   its pixels or the file ("Bogus" or "Wrong" ... "ignoring and calculating from imagelength")
+   and replaced them with its own estimate: the strips the file describes are short or run past
+   its end, so the reader refuses the page instead of trusting the estimate. */
+typedef struct io__tiff_log { const char *name; char error[512], bad_counts[512]; } io__tiff_log;
+
+/* msg without the "name: " that libtiff puts in front of some messages */
+static void io__keep_message(const io__tiff_log *lg, char *dst, size_t bytes, const char *fmt, va_list ap)
+{
+    char buf[512];
+    size_t n = lg->name ? strlen(lg->name) : 0;
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    snprintf(dst, bytes, "%s", n && !strncmp(buf, lg->name, n) && !strncmp(buf + n, ": ", 2) ? buf + n + 2 : buf);
+}
 
 static int io__on_tiff_error(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
 {
     io__tiff_log *lg = (io__tiff_log *)user;
     (void)t; (void)module;
-    if (!lg->error[0]) vsnprintf(lg->error, sizeof lg->error, fmt, ap);
+    if (!lg->error[0]) io__keep_message(lg, lg->error, sizeof lg->error, fmt, ap);
     return 1;   /* handled: not printed */
 }
 
 static int io__on_tiff_warning(TIFF *t, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)t; (void)user; (void)module; (void)fmt; (void)ap;
-    return 1;   /* ImageJ's private tags, estimated byte counts: the checks below decide */
+    io__tiff_log *lg = (io__tiff_log *)user;
+    (void)t; (void)module;
+    if (!lg->bad_counts[0] && strstr(fmt, "ByteCounts\" field, ignoring and calculating"))
+        io__keep_message(lg, lg->bad_counts, sizeof lg->bad_counts, fmt, ap);
+    return 1;   /* other warnings (ImageJ's private tags...): the checks below decide */
 }
 
 /* " (libtiff: ...)" when libtiff said something, else "". */
@@ -469,6 +485,12 @@ static int io__check_striles(io__reader *r, uint64_t p)
             return 0;
         }
     }
+    if (r->log.bad_counts[0]) {   /* the data is there, but not where the byte counts say */
+        io__say(r->err, r->err_bytes, "%s: page %llu: its %s byte counts disagree with its pixels and the "
+                "file's size of %llu bytes (libtiff: %s): the file is damaged", r->name,
+                (unsigned long long)p + 1, what, (unsigned long long)r->src.size, r->log.bad_counts);
+        return 0;
+    }
     return 1;
 }
 
@@ -503,7 +525,7 @@ static int io__walk_pages(io__reader *r)
     for (;;) {
         if (!io__check_page(r, r->pages) || !io__check_striles(r, r->pages) || !io__add_page(r)) return 0;
         if (TIFFLastDirectory(r->t)) return 1;
-        r->log.error[0] = '\0';
+        r->log.error[0] = r->log.bad_counts[0] = '\0';
         if (!TIFFReadDirectory(r->t)) {
             io__promise(r, promise, sizeof promise);
             io__say(r->err, r->err_bytes, "%s: the page chain ends early: page %llu points to a next page that "
@@ -694,7 +716,7 @@ static int io__read_contiguous(io__reader *r, unsigned channel, uint64_t max_fra
     if (start > r->src.size || r->ij.images > (r->src.size - start) / frame) {
         uint64_t room = start > r->src.size ? 0 : (r->src.size - start) / frame;
         io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images of %ux%u (%llu bytes each, "
-                "from byte %llu) but the file ends at byte %llu: it holds %llu", r->name,
+                "from byte %llu) but the file ends at byte %llu: room for %llu", r->name,
                 (unsigned long long)r->ij.images, r->cols, r->rows, (unsigned long long)frame,
                 (unsigned long long)start, (unsigned long long)r->src.size, (unsigned long long)room);
         return 0;
@@ -771,6 +793,7 @@ static int io__read(io__reader *r, unsigned channel, uint64_t max_frames, io_sta
     io__calibration(r, st);
     contiguous = r->ij.present && r->ij.images > 1 && r->pages == 1;
     io__describe(r, contiguous, st);
+    channel = channel ? channel - 1 : 0;   /* from here on: the index of the channel's first page */
     ok = contiguous ? io__read_contiguous(r, channel, max_frames, st) : io__read_pages(r, channel, max_frames, st);
 out:
     TIFFClose(r->t);
@@ -784,10 +807,15 @@ static int io__read_from(io__src *src, const char *name, unsigned channel, uint6
     io__reader r;
     memset(&r, 0, sizeof r);
     r.name = name;
+    r.log.name = name;
     r.src = *src;
     r.err = err;
     r.err_bytes = err_bytes;
-    if (!io__read(&r, channel, max_frames, st)) { io_stack_free(st); return 0; }
+    if (!io__read(&r, channel, max_frames, st)) {
+        io_stack_free(st);
+        memset(st, 0, sizeof *st);
+        return 0;
+    }
     return 1;
 }
 
@@ -800,8 +828,14 @@ int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_st
     memset(st, 0, sizeof *st);
     io__say(err, err_bytes, "%s", "");
     memset(&src, 0, sizeof src);
-    if ((src.fd = open(path, O_RDONLY)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
-    if (fstat(src.fd, &sb) != 0 || S_ISDIR(sb.st_mode) || !S_ISREG(sb.st_mode)) {
+    /* O_NONBLOCK: a FIFO given by mistake fails below instead of waiting for a writer */
+    if ((src.fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
+    if (fstat(src.fd, &sb) != 0) {
+        io__say(err, err_bytes, "%s: %s", path, strerror(errno));
+        close(src.fd);
+        return 0;
+    }
+    if (!S_ISREG(sb.st_mode)) {
         io__say(err, err_bytes, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory, not a TIFF file"
                 : "not a regular file");
         close(src.fd);
@@ -914,6 +948,7 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
     TIFF *t;
     int ok = 1, imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
     memset(&lg, 0, sizeof lg);
+    lg.name = o->tmp;
     if (page_bytes > (uint64_t)PTRDIFF_MAX || (pages && page_bytes > UINT64_MAX / pages)) {
         io__say(err, err_bytes, "cannot write %s: %llu pages of %ux%u are too large", o->final,
                 (unsigned long long)pages, colsM, rowsM);

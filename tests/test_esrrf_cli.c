@@ -3,10 +3,13 @@
 
    Bad input must give a clear message on stderr, a non-zero exit status and NO output file (nor a
    temporary one) in the output directory: a missing file, a file that is not a TIFF, an
-   unsupported sample format, a 1-frame stack with --mode var or tac2, magnification 0 or absurdly
-   large, radius <= 0, an unwritable output path. Good runs (fused and chained, big- and
-   little-endian input) must write a float32 TIFF with one page per time point, the magnified size
-   and the resolution scaled by mag, and a PNG preview.
+   unsupported sample format, a file that does not hold what it promises (a page chain cut after
+   page 1, strips running past the end of the file or with byte counts that do not fit, an ImageJ
+   header promising more frames than the pages or the contiguous data hold), a 1-frame stack with
+   --mode var or tac2, magnification 0 or absurdly large, radius <= 0, an unwritable output path.
+   Good runs (fused and chained, big- and little-endian input) must write a float32 TIFF with one
+   page per time point, the magnified size and the resolution scaled by mag, and a PNG preview of
+   the size examples/image_io.h gives it (two panels, the gap, the label and scale-bar bands).
 
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
    test skips when the program has not been built (it needs libtiff and libpng: scripts/deps.sh
@@ -191,6 +194,67 @@ static int read_tiff_info(const char *path, tiff_info *ti)
     }
     free(b);
     return 1;
+}
+
+/* ------------------------------------------------------------------ damaging a file */
+/* Byte offset of page `page`'s (from 0) directory in a classic TIFF, 0 if there is none. */
+static size_t ifd_of(const unsigned char *b, size_t n, unsigned page, int be)
+{
+    size_t ifd = (size_t)rd(b, 4, 4, be);
+    while (page-- && ifd && ifd + 2 <= n) ifd = (size_t)rd(b, ifd + 2 + 12 * rd(b, ifd, 2, be), 4, be);
+    return ifd + 2 <= n ? ifd : 0;
+}
+
+static void put_file(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
+/* Cuts the file right after page `page`'s directory: the page chain points past the end. */
+static void cut_after_page(const char *path, unsigned page)
+{
+    size_t n, ifd;
+    unsigned char *b = slurp(path, &n);
+    int be;
+    assert_non_null(b);
+    be = b[0] == 'M';
+    ifd = ifd_of(b, n, page, be);
+    assert_true(ifd != 0);
+    put_file(path, b, ifd + 2 + 12 * rd(b, ifd, 2, be) + 4);
+    free(b);
+}
+
+/* Sets the 4-byte value of `tag` (a LONG of count 1) in page `page`'s directory. */
+static void patch_tag(const char *path, unsigned page, unsigned tag, uint32_t value)
+{
+    size_t n, ifd, e;
+    unsigned char *b = slurp(path, &n);
+    unsigned k, count, i;
+    int be, found = 0;
+    assert_non_null(b);
+    be = b[0] == 'M';
+    ifd = ifd_of(b, n, page, be);
+    assert_true(ifd != 0);
+    count = (unsigned)rd(b, ifd, 2, be);
+    for (k = 0; k < count; k++) {
+        e = ifd + 2 + 12 * k;
+        if (rd(b, e, 2, be) != tag) continue;
+        for (i = 0; i < 4; i++) b[e + 8 + (be ? 3 - i : i)] = (unsigned char)(value >> (8 * i));
+        found = 1;
+    }
+    assert_true(found);
+    put_file(path, b, n);
+    free(b);
+}
+
+static size_t file_size(const char *path)
+{
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return (size_t)sb.st_size;
 }
 
 /* ------------------------------------------------------------------ running the program */
@@ -394,12 +458,77 @@ static void test_bad_usage(void **state)
     expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
 }
 
+/* ------------------------------------------------------------------ files that break their promises */
+static void test_short_page_chain(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* an ImageJ stack of 6 frames cut after page 1: what was found against what was promised */
+    path_in(p, sizeof p, dir, "cut_imagej.tif");
+    write_tiff(p, 0, 6, 20, 24, 16, 1, "ImageJ=1.51f\nimages=6\nframes=6\n");
+    cut_after_page(p, 0);
+    expect_failure(run(p, out_tif, NULL), "page chain ends early: page 1 points to a next page");
+    assert_non_null(strstr(err_text, "promises 6 pages (ImageJ images=6)"));
+    /* the whole file is checked even when fewer frames are used */
+    expect_failure(run("--max-frames", "1", p, out_tif, NULL), "page chain ends early");
+    /* nothing promises a count: a next page that is not there is still an error */
+    path_in(p, sizeof p, dir, "cut_plain_be.tif");
+    write_tiff(p, 1, 6, 20, 24, 16, 1, NULL);
+    cut_after_page(p, 2);
+    expect_failure(run(p, out_tif, NULL), "page chain ends early: page 3 points to a next page");
+    assert_non_null(strstr(err_text, "cut short or damaged"));
+}
+
+static void test_short_strips(void **state)
+{
+    char p[400], needle[160];
+    size_t n;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* page 4's data starts 100 bytes before the end of the file: 960 bytes do not fit */
+    path_in(p, sizeof p, dir, "strip_past_end.tif");
+    write_tiff(p, 0, 6, 20, 24, 16, 1, NULL);
+    n = file_size(p);
+    patch_tag(p, 3, 273, (uint32_t)(n - 100));
+    snprintf(needle, sizeof needle, "page 4, strip 1: its data (bytes %zu to %zu) runs past the end of the file "
+             "(%zu bytes)", n - 100, n - 100 + 960, n);
+    expect_failure(run(p, out_tif, NULL), needle);
+    /* page 2's StripByteCounts larger than the whole file */
+    path_in(p, sizeof p, dir, "bytecount_too_big.tif");
+    write_tiff(p, 1, 6, 20, 24, 16, 1, NULL);
+    patch_tag(p, 1, 279, 10000000);
+    expect_failure(run(p, out_tif, NULL), "page 2: its strip byte counts disagree");
+}
+
+static void test_imagej_frames_too_high(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* one page per frame, 6 pages, the header says 9 */
+    path_in(p, sizeof p, dir, "imagej_9_of_6.tif");
+    write_tiff(p, 0, 6, 20, 24, 16, 1, "ImageJ=1.51f\nimages=9\nframes=9\n");
+    expect_failure(run(p, out_tif, NULL), "the ImageJ header promises 9 images but the file has 6 pages");
+    /* ImageJ's contiguous layout (one page, the frames after it): room for 1 frame of 6 */
+    path_in(p, sizeof p, dir, "imagej_contiguous_short.tif");
+    write_tiff(p, 1, 1, 20, 24, 16, 1, "ImageJ=1.51f\nimages=6\nframes=6\n");
+    expect_failure(run(p, out_tif, NULL), "the ImageJ header promises 6 images of 24x20 (960 bytes each");
+    assert_non_null(strstr(err_text, "room for 1"));
+}
+
 /* ------------------------------------------------------------------ good runs */
+/* The preview's size for panels of w x h (examples/image_io.h): two panels and 8 columns between
+   them; above them a label band of 8 + 2 * 3 rows, below them a scale-bar band of 3 + 2 + 3 + 8 + 3
+   rows (glyphs of 8 rows, padding 3, a bar 2 rows thick: the sizes of panels under 512 wide). */
+#define PREVIEW_W(w) (2 * (w) + 8)
+#define PREVIEW_H(h) ((h) + 14 + 19)
+
 static void expect_good(int rc, unsigned pages, unsigned w, unsigned h, double xres)
 {
     tiff_info ti;
     char png[400];
-    unsigned char sig[8] = {0};
+    unsigned char sig[24] = {0};
     FILE *f;
     if (rc != 0) print_message("# status %d, stderr: %s\n", rc, err_text);
     assert_int_equal(rc, 0);
@@ -418,9 +547,12 @@ static void expect_good(int rc, unsigned pages, unsigned w, unsigned h, double x
     path_in(png, sizeof png, outdir, "sr_preview.png");
     f = fopen(png, "rb");
     assert_non_null(f);
-    assert_int_equal(fread(sig, 1, 8, f), 8);
+    assert_int_equal(fread(sig, 1, 24, f), 24);
     fclose(f);
     assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    assert_memory_equal(sig + 12, "IHDR", 4);
+    assert_int_equal(rd(sig, 16, 4, 1), PREVIEW_W(w));     /* PNG: big-endian width, height */
+    assert_int_equal(rd(sig, 20, 4, 1), PREVIEW_H(h));
     assert_int_equal(entries(outdir), 2);      /* the TIFF and the PNG, no temporaries */
     assert_int_equal(unlink(out_tif), 0);
     assert_int_equal(unlink(png), 0);
@@ -458,6 +590,9 @@ int main(void)
         cmocka_unit_test(test_bad_radius),
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_short_page_chain),
+        cmocka_unit_test(test_short_strips),
+        cmocka_unit_test(test_imagej_frames_too_high),
         cmocka_unit_test(test_good_fused_var),
         cmocka_unit_test(test_good_chained_imagej_float),
     };
