@@ -68,6 +68,9 @@ static void tw_at(tw *w, size_t off, uint64_t v, int bytes)
     w->n = keep;
 }
 
+/* One sample write_tiff replaces (page, index, value): the non-finite pixel tests. */
+static struct { long page; size_t index; double value; } poison = { -1, 0, 0.0 };
+
 /* pages of rows x cols samples of `bps` bits, SampleFormat fmt (1 uint, 3 float, 6 complex
    float), value(page, i) cast to the sample type; XResolution 2/1, ResolutionUnit 3 (cm). An
    optional ImageDescription on the first page. */
@@ -86,6 +89,7 @@ static void write_tiff(const char *path, int be, unsigned pages, unsigned rows, 
         unsigned ntags = desc && p == 0 ? 13 : 12;
         for (i = 0; i < n; i++) {
             double v = (double)((p * 7 + i * 13) % 50) + (i % 5 == 0 ? 100.0 * (double)(p % 3) : 0.0);
+            if ((long)p == poison.page && i == poison.index) v = poison.value;
             if (fmt == 3 && bps == 32) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); }
             else if (fmt == 6) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); tw_u(&w, 0, 4); }
             else tw_u(&w, (uint64_t)v, (int)bps / 8);
@@ -579,6 +583,24 @@ static void test_good_chained_imagej_float(void **state)
                 1, 30, 36, 6.0);
 }
 
+/* An Inf or a NaN pixel in a float stack: refused with its frame, row and column (esrrf.h finds
+   it on the device and names it), exit status 2, no output. */
+static void test_nonfinite_pixels(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "inf.tif");
+    poison.page = 3; poison.index = 2 * 12 + 7; poison.value = INFINITY;   /* row 2, column 7 */
+    write_tiff(p, 0, 5, 10, 12, 32, 3, NULL);
+    expect_failure(run("--mag=2", p, out_tif, NULL), "input frame 3, row 2, column 7 is infinite");
+    path_in(p, sizeof p, dir, "nan.tif");
+    poison.page = 0; poison.index = 9 * 12 + 11; poison.value = NAN;
+    write_tiff(p, 1, 5, 10, 12, 32, 3, NULL);
+    expect_failure(run("--mag=2", "--chained", p, out_tif, NULL), "input frame 0, row 9, column 11 is NaN");
+    poison.page = -1;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_imagej_frames_too_high),
         cmocka_unit_test(test_good_fused_var),
         cmocka_unit_test(test_good_chained_imagej_float),
+        cmocka_unit_test(test_nonfinite_pixels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
