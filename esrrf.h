@@ -242,6 +242,8 @@ extern "C" {
 #define HST__E_MIN_BLOCK 16
 /* The sums of the time points in flight take at most this share of a device's memory. */
 #define HST__E_ACC_SHARE_DEN 4
+/* The streams' rings get at most this share of a device's memory by default. */
+#define HST__E_RING_SHARE_DEN 2
 /* Live pieces: a piece runs when this many blocks of frames wait (each piece re-reads one
    frame, starts and drains the stream's ring once, and its last piece needs a stream of its own
    length: 8 blocks keep that small). */
@@ -656,14 +658,15 @@ static void hst__epar_init(const hst__eng *e, hst__epar *P) {
     P->acc_tps = e->acc_tps;
 }
 
-/* The ring's budget: the caller's, else stream.h's default share of the smallest device less
-   the sums' ring that already lives there. */
+/* The ring's budget: the caller's, else half of the smallest device less the sums' ring that
+   already lives there (the chained path holds about 1 GB per frame at 1000 x 1000, mag 5: a
+   ring that fills stream.h's default 3/4 left too little for the driver on an 80 GB H100). */
 static uint64_t hst__ebudget(const hst__eng *e, const hst__egroup *g) {
     uint64_t least = UINT64_MAX, acc = (uint64_t)e->acc_tps * g->tp_bytes;
     unsigned b;
     if (e->d.budget_bytes || g->host) return e->d.budget_bytes;
     for (b = 0; b < g->nb; b++) {
-        uint64_t mem = hst_backend_device(g->be[b])->global_mem_bytes / 4 * 3;
+        uint64_t mem = hst_backend_device(g->be[b])->global_mem_bytes / HST__E_RING_SHARE_DEN;
         if (mem < least) least = mem;
     }
     return least > 2 * acc ? least - acc : least / 2;
@@ -714,8 +717,8 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
     sd.progress = hst__eprogress;
     sd.progress_user = es;
     r = hst_stream_create(&sd, &es->s);
-    if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !e->d.block_frames) {   /* smaller blocks, if they fit */
-        sd.block_slices = 0;
+    while (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !e->d.block_frames && sd.block_slices > 1) {
+        sd.block_slices /= 2;   /* automatic blocks: halve them until the ring fits */
         r = hst_stream_create(&sd, &es->s);
     }
     if (r != HST_SUCCESS) { es->s = NULL; return r; }
