@@ -96,7 +96,7 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
     return 1e3 * best / (double)a->frames;
 }
 
-static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s)
+static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s, hst_esrrf_report *rep)
 {
     size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
     double best = INFINITY;
@@ -110,7 +110,7 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
         CHECK(hst_esrrf_live_create(d, a->dtype, a->size, a->size, &lv));
         for (f = 0; f < a->frames; f++)
             CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
-        CHECK(hst_esrrf_live_finish(lv, NULL));
+        CHECK(hst_esrrf_live_finish(lv, rep));
         hst_esrrf_live_destroy(lv);
         t = now_s() - t0;
         if (t < best) best = t;
@@ -168,8 +168,10 @@ int main(int argc, char **argv)
     printf("  default / best path  %9.3f\n", def / (fused < chained ? fused : chained));
     d.path = HST_ESRRF_PATH_AUTO;
     d.block_frames = rep.block_frames;   /* the batch call's blocks, so both stream alike */
-    lv = live_ms(&a, &d, stack, &s);
-    printf("  live, 1 frame/push   %9.3f ms per frame  (live / batch frames per second: %.3f)\n", lv, def / lv);
+    lv = live_ms(&a, &d, stack, &s, &rep);
+    printf("  live, 1 frame/push   %9.3f ms per frame  (live / batch frames per second: %.3f; of the last "
+           "session: streams %.3f s, finishing %.3f s, the rest %.3f s)\n", lv, def / lv, rep.stream_seconds,
+           rep.finish_seconds, rep.seconds - rep.stream_seconds - rep.finish_seconds);
     printf("  live == batch        %s\n", memcmp(s.img, out[first], px * sizeof(float)) ? "NO: the bits differ" : "bit for bit");
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);
     free(s.img);

@@ -28,6 +28,7 @@
 #include "reliability/cl_hooks.h"
 #include "stream.h"
 #include "halo.h"
+#include "esrrf.h"
 #include "kernels.h"
 #include "reliability/workload.h"
 
@@ -556,6 +557,25 @@ int main(int argc, char **argv)
         for (k = 0; k < 2; k++)
             EXPECT(close_f(rgc[k], rgc[2], EN * EP, 1e-5), "eSRRF rgc (%s) differs from the host twin",
                    k ? "fused" : "chained");
+    }
+    {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host */
+        enum { EN = 4 };
+        static unsigned char u8[EN * WL_ESRRF_PIXELS];
+        static float img[2][WL_ESRRF_MPIXELS];
+        hst_backend *two[2];
+        hst_esrrf_desc ed;
+        int k;
+        two[0] = be; two[1] = host;
+        for (k = 0; k < EN * (int)WL_ESRRF_PIXELS; k++) u8[k] = (unsigned char)((k * 37) % 251);
+        for (k = 0; k < 2; k++) {
+            float *out[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
+            out[0] = img[k];
+            memset(&ed, 0, sizeof ed);
+            ed.backends = &two[k]; ed.num_backends = 1; ed.magnification = WL_ESRRF_MAG;
+            ed.path = HST_ESRRF_PATH_FUSED;
+            CHECK(hst_esrrf_run(&ed, u8, HST_ESRRF_U8, EN, WL_ESRRF_ROWS, WL_ESRRF_COLS, out, NULL));
+        }
+        EXPECT(close_f(img[0], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on u8 frames differs from the host");
     }
     printf("esrrf kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
