@@ -414,7 +414,7 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(all)
 for s in "${stages[@]}"; do
     case $s in
-        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install ;;
+        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python ;;
         devices) stage_devices ;;
         headers) stage_headers ;;
         noocl)   stage_noocl ;;

@@ -108,7 +108,8 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(done - self.bar.n)
         else:
-            sys.stderr.write("\reSRRF: %d / %d frames (%d%%)" % (done, total, 100 * done // max(total, 1)))
+            of = " / %d frames (%d%%)" % (total, 100 * done // total) if total else " frames"
+            sys.stderr.write("\reSRRF: %d%s" % (done, of))
             sys.stderr.flush()
 
     def close(self):
@@ -127,7 +128,8 @@ def _check_stack(stack):
                          % (stack.ndim, stack.shape))
     if stack.dtype.name not in _lib.DTYPES or not stack.dtype.isnative:
         raise TypeError("esrrf: stack dtype must be native-order uint8, uint16, int16 or float32, "
-                        "got %s (convert with stack.astype(numpy.float32))" % stack.dtype.str)
+                        "got %s (%s; convert with stack.astype(numpy.float32))"
+                        % (stack.dtype.name, stack.dtype.str))
     if not stack.flags.c_contiguous:
         raise ValueError("esrrf: stack must be C-contiguous (it is read in place, not copied); "
                          "pass numpy.ascontiguousarray(stack)")
