@@ -7,7 +7,8 @@
 #   make demo           build the examples and run the demo
 #   make mpi-demo       examples/cubed_sphere.c under mpirun -np 6 and -np 24 (installs OpenMPI)
 #   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
-#   make install        headers + pkg-config file under $(PREFIX) (DESTDIR supported)
+#   make install        headers, pkg-config file and CMake package under $(PREFIX) (DESTDIR supported)
+#   make python         build/libhalostream.so for the Python package in python/
 #   make uninstall | make clean
 #
 # GNU make. Everything built goes under build/.
@@ -77,6 +78,7 @@ PREFIX       ?= /usr/local
 INCLUDEDIR   ?= $(PREFIX)/include
 LIBDIR       ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/halostream
 DESTDIR      ?=
 INSTALL      ?= install
 
@@ -88,7 +90,7 @@ VERSION_PATCH = $(or $(call version_part,PATCH),0)
 VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
 .PHONY: all test check-headers test-build examples examples-build bench bench-build demo mpi-demo deps \
-        install uninstall clean version
+        python install uninstall clean version
 
 all: test-build examples
 
@@ -181,6 +183,14 @@ mpi-demo:
 	$(MPIRUN_ENV) $(MPIRUN) -np 6 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 	$(MPIRUN_ENV) $(MPIRUN) -np 24 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 
+# ---------------------------------------------------------------------------- python
+# The shared library the Python package (python/) loads with ctypes: every header's body.
+python: $(BUILD)/libhalostream.so
+
+$(BUILD)/libhalostream.so: python/libhalostream.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+
 # ---------------------------------------------------------------------------- install
 version:
 	@echo $(VERSION)
@@ -188,20 +198,28 @@ version:
 # Paths under PREFIX are written relative to ${prefix} in the .pc file.
 pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
-# The .pc file records PREFIX, so it is generated on every install.
+# The .pc file and the CMake package record PREFIX, so they are generated on every install.
+CMAKE_FILES := halostream-config.cmake halostream-config-version.cmake
 install:
 	@test -n "$(HEADERS)" || { echo "install: no headers found" >&2; exit 1; }
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' \
 	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    halostream.pc.in > $(BUILD)/halostream.pc
-	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)/halostream" "$(DESTDIR)$(PKGCONFIGDIR)"
+	for f in $(CMAKE_FILES); do \
+	    sed -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	        -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' \
+	        cmake/$$f.in > $(BUILD)/$$f || exit 1; done
+	$(INSTALL) -d "$(DESTDIR)$(INCLUDEDIR)/halostream" "$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(CMAKEDIR)"
 	$(INSTALL) -m 644 $(HEADERS) "$(DESTDIR)$(INCLUDEDIR)/halostream/"
 	$(INSTALL) -m 644 $(BUILD)/halostream.pc "$(DESTDIR)$(PKGCONFIGDIR)/halostream.pc"
+	$(INSTALL) -m 644 $(addprefix $(BUILD)/,$(CMAKE_FILES)) "$(DESTDIR)$(CMAKEDIR)/"
 
 uninstall:
 	for h in $(HEADERS_ALL); do rm -f "$(DESTDIR)$(INCLUDEDIR)/halostream/$$h"; done
 	rm -f "$(DESTDIR)$(PKGCONFIGDIR)/halostream.pc"
+	for f in $(CMAKE_FILES); do rm -f "$(DESTDIR)$(CMAKEDIR)/$$f"; done
+	rmdir "$(DESTDIR)$(CMAKEDIR)" 2>/dev/null || true
 	rmdir "$(DESTDIR)$(INCLUDEDIR)/halostream" 2>/dev/null || true
 
 clean:

@@ -12,10 +12,11 @@ profile=${1:-test}
 
 # libc6-dev is listed because gcc only *recommends* it and we install
 # without recommends.
-pkgs_test="gcc g++ make pkg-config libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin"
+pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin"
 # (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"
+# (cmake, python3-numpy: the install and python stages of make test.)
 # make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer;
 # the TIFF reader's target, tests/fuzz/fuzz_tiff.c, links libtiff and libpng)
 pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"

@@ -9,6 +9,9 @@
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
 #   mpi      tests/mpi_*.c built with mpicc, run under mpirun -np 6 on every device (and
 #            -np 24 on the host device)
+#   install  `make install PREFIX=<tmp>`, then tests/cmake_consumer built against it through
+#            the CMake package (cmake) and through pkg-config, and run
+#   python   `make python`, then python/tests/test_halostream.py on every device
 #
 # Every TAP "ok" / "not ok" line of a test binary counts once; a binary that fails to
 # build, crashes, times out or exits non-zero without a failing TAP line counts as one
@@ -341,18 +344,85 @@ stage_mpi() {
     done
 }
 
+# ---------------------------------------------------------------------------- install
+# step NAME LOG CMD...: one TAP-like result for a command (its output goes to LOG).
+step() {
+    local name=$1 log=$2
+    shift 2
+    if "$@" >> "$log" 2>&1; then
+        PASSED=$((PASSED + 1)); printf '  ok    %s\n' "$name"
+    else
+        fail_line "$name" "$log" tail
+    fi
+}
+
+
+stage_install() {
+    local tmp log=$LOGDIR/install.log cflags libs
+    section "(f) install: CMake package and pkg-config file, used by tests/cmake_consumer"
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/hst-install.XXXXXX") || { fail_line "mktemp" /dev/null tail; return 0; }
+    : > "$log"
+    step "make install PREFIX=<tmp>" "$log" $MAKE -s --no-print-directory install PREFIX="$tmp" BUILD="$BUILD/install"
+    if command -v cmake > /dev/null 2>&1; then
+        step "cmake configure (find_package(halostream))" "$log" \
+            cmake -S tests/cmake_consumer -B "$tmp/build-cmake" -DCMAKE_PREFIX_PATH="$tmp" -DCMAKE_C_COMPILER="$CC"
+        step "cmake build" "$log" cmake --build "$tmp/build-cmake"
+        [ -x "$tmp/build-cmake/consumer" ] && run_test cmake "$tmp/build-cmake/consumer" host
+    else
+        echo "  note: cmake not found; CMake package not tested (scripts/deps.sh test installs it)"
+    fi
+    cflags=$(PKG_CONFIG_PATH="$tmp/lib/pkgconfig" pkg-config --cflags halostream 2>> "$log")
+    libs=$(PKG_CONFIG_PATH="$tmp/lib/pkgconfig" pkg-config --libs halostream 2>> "$log")
+    # shellcheck disable=SC2086  # pkg-config's flags split into words on purpose
+    step "pkg-config build ($cflags $libs)" "$log" \
+        $CC -std=c99 tests/cmake_consumer/main.c -o "$tmp/consumer-pc" $cflags $libs
+    [ -x "$tmp/consumer-pc" ] && run_test pkgconf "$tmp/consumer-pc" host
+    rm -rf "$tmp"
+}
+
+# ---------------------------------------------------------------------------- python
+# The first of $PYTHON, python3 and /usr/bin/python3 that imports numpy.
+find_python() {
+    local p
+    for p in ${PYTHON:-} python3 /usr/bin/python3; do
+        command -v "$p" > /dev/null 2>&1 && "$p" -c 'import numpy' > /dev/null 2>&1 && { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+stage_python() {
+    local py d
+    section "(g) Python package (python/), once per device"
+    if ! py=$(find_python); then
+        echo "  note: no python3 with numpy; Python package not tested (scripts/deps.sh test installs python3-numpy)"
+        return 0
+    fi
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    build_targets python "$BUILD/libhalostream.so"
+    [ ${#BUILT[@]} -eq 1 ] || return 0
+    # The CLI (libtiff, libpng) for the bit-for-bit comparison; without it those checks skip.
+    $MAKE -s --no-print-directory "$BUILD/examples/esrrf" > "$LOGDIR/build/python/esrrf.log" 2>&1 ||
+        echo "  note: build/examples/esrrf not built (scripts/deps.sh demo); the CLI comparison skips"
+    for d in "${DEVICES[@]}"; do
+        run_test python python/tests/test_halostream.py "$d" env HALOSTREAM_LIB="$PWD/$BUILD/libhalostream.so" \
+            HALOSTREAM_CLI="$PWD/$BUILD/examples/esrrf" PYTHONPATH="$PWD/python" "$py"
+    done
+}
+
 # ---------------------------------------------------------------------------- main
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(all)
 for s in "${stages[@]}"; do
     case $s in
-        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi ;;
+        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python ;;
         devices) stage_devices ;;
         headers) stage_headers ;;
         noocl)   stage_noocl ;;
         san)     stage_san ;;
         mpi)     stage_mpi ;;
-        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san, mpi)" >&2; exit 2 ;;
+        install) stage_install ;;
+        python)  stage_python ;;
+        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san, mpi, install, python)" >&2; exit 2 ;;
     esac
 done
 [ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"

@@ -1,0 +1,21 @@
+/* libhalostream.c — the shared library under the Python package (python/halostream): every
+   halostream header's implementation, built by `make python` into build/libhalostream.so
+   (cc -fPIC -shared -I. python/libhalostream.c -lOpenCL -lm -lpthread). C users keep
+   including the headers; this file exists only for callers that need a shared object. */
+#define HST_IMPLEMENTATION
+#include "esrrf.h"
+
+/* The sizes of the structs the Python package mirrors with ctypes (0 hst_device_info,
+   1 hst_backend_desc, 2 hst_esrrf_desc, 3 hst_esrrf_report; 0 for any other number): the package
+   refuses to load a library whose layout differs from its mirror. Thread-safe. */
+HST_API size_t hst_py_struct_size(int which);
+
+size_t hst_py_struct_size(int which) {
+    switch (which) {
+    case 0: return sizeof(hst_device_info);
+    case 1: return sizeof(hst_backend_desc);
+    case 2: return sizeof(hst_esrrf_desc);
+    case 3: return sizeof(hst_esrrf_report);
+    default: return 0;
+    }
+}
