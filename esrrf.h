@@ -306,7 +306,9 @@ typedef struct hst__eng {
     hst_choice_op *op;
     int64_t sig[4];
     uint64_t chunk;             /* frames of a measuring piece */
-    uint64_t frames_total;      /* known total (batch), else 0 */
+    uint64_t frames_total;      /* the last frame's index + 1 where it closes the one time point
+                                   (frames_per_timepoint 0), once known; else 0 */
+    uint64_t progress_total;    /* frames the progress counts towards (batch), 0 live */
     uint64_t delivered;         /* time points delivered */
     uint64_t progress_base;     /* frames accumulated before the running piece */
     int measuring;              /* a piece runs inside hst_choice_run: no progress calls (a
@@ -588,7 +590,7 @@ static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
     (void)total;
     if (!e->d.progress || e->measuring) return 0;
     done = done > es->P.skip ? done - es->P.skip : 0;
-    return e->d.progress(e->progress_base + done, e->frames_total, e->d.progress_user);
+    return e->d.progress(e->progress_base + done, e->progress_total, e->d.progress_user);
 }
 
 /* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
@@ -812,7 +814,7 @@ static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
         e->measuring = 1;
         r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
         e->measuring = 0;
-        if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->frames_total, e->d.progress_user))
+        if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
             r = HST_ERROR_CANCELLED;
     } else if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS) {
         t0 = hst_time_s();
@@ -1164,6 +1166,7 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
         T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
         e.rep.frames_dropped = frames - ntp * T;
+        e.progress_total = ntp * T;
         r = hst__erun_frames(&e, (const unsigned char *)stack, 0, ntp * T, 0);
     }
     if (r == HST_SUCCESS && e.d.progress && e.d.progress(ntp * T, ntp * T, e.d.progress_user)) r = HST_ERROR_CANCELLED;
