@@ -719,7 +719,15 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
     sd.progress = hst__eprogress;
     sd.progress_user = es;
     r = hst_stream_create(&sd, &es->s);
-    while (r == HST_ERROR_OUT_OF_DEVICE_MEMORY && !e->d.block_frames && sd.block_slices > 1) {
+    if (hst_result_is_out_of_memory(r)) {   /* the other lengths' rings first make room */
+        for (i = 0; i < HST__E_STREAMS; i++)
+            if (&g->streams[i] != es && g->streams[i].s) {
+                hst_stream_destroy(g->streams[i].s);
+                g->streams[i].s = NULL;
+            }
+        r = hst_stream_create(&sd, &es->s);
+    }
+    while (hst_result_is_out_of_memory(r) && !e->d.block_frames && sd.block_slices > 1) {
         sd.block_slices /= 2;   /* automatic blocks: halve them until the ring fits */
         r = hst_stream_create(&sd, &es->s);
     }
@@ -1258,6 +1266,31 @@ static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
     hst__elive_handoff(lv, n);
 }
 
+/* The first piece's stream, made now rather than while frames arrive (its ring's allocation is
+   the slowest part of a stream's start: a tenth of a second or more for gigabytes on a GPU). With
+   several kinds of backends the shares are not known yet: they make theirs on first use. */
+static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
+    hst__eng *e = &lv->e;
+    hst__estream *es;
+    unsigned pick = 0;
+    hst_result r;
+    uint64_t T = e->d.frames_per_timepoint, n[2];
+    int path;
+    unsigned k;
+    if (e->ngrp != 1) return HST_SUCCESS;
+    if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
+    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst_choice_pick(e->op, e->sig, 4, &pick)) != HST_SUCCESS) return r;
+    path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
+    /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
+       after the one before; T < cap: T frames from a time point's start; else cap frames,
+       then cap after the one before */
+    n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
+    n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
+    for (k = 0; k < 2; k++)
+        if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
+    return HST_SUCCESS;
+}
+
 HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
                                            uint32_t rows, uint32_t cols, hst_esrrf_live **out) {
     hst_esrrf_live *lv;
@@ -1278,6 +1311,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
     for (k = 0; k < 2 && r == HST_SUCCESS; k++)
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(lv->e.log_be, bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+        else memset(lv->stage[k], 0, bytes);   /* its pages now, not while frames arrive */
     if (r == HST_SUCCESS) {
         pthread_mutex_init(&lv->mu, NULL);
         pthread_cond_init(&lv->cv, NULL);
@@ -1289,6 +1323,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
                           "hst_esrrf_live_create: no worker thread");
         }
     }
+    if (r == HST_SUCCESS) r = hst__elive_prepare(lv);
     if (r != HST_SUCCESS) { hst_esrrf_live_destroy(lv); return r; }
     *out = lv;
     return HST_SUCCESS;
