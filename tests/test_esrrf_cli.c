@@ -22,6 +22,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#define HST_IMPLEMENTATION   /* the batch call the CLI's output is compared with */
+#include "esrrf.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,12 @@ static void tw_at(tw *w, size_t off, uint64_t v, int bytes)
     w->n = keep;
 }
 
+/* write_tiff's sample i of page p (before the cast to the sample type). */
+static double sample_value(size_t p, size_t i)
+{
+    return (double)((p * 7 + i * 13) % 50) + (i % 5 == 0 ? 100.0 * (double)(p % 3) : 0.0);
+}
+
 /* One sample write_tiff replaces (page, index, value): the non-finite pixel tests. */
 static struct { long page; size_t index; double value; } poison = { -1, 0, 0.0 };
 
@@ -88,7 +97,7 @@ static void write_tiff(const char *path, int be, unsigned pages, unsigned rows, 
         size_t data_at = w.n, res_at, desc_at = 0, ifd_at;
         unsigned ntags = desc && p == 0 ? 13 : 12;
         for (i = 0; i < n; i++) {
-            double v = (double)((p * 7 + i * 13) % 50) + (i % 5 == 0 ? 100.0 * (double)(p % 3) : 0.0);
+            double v = sample_value(p, i);
             if ((long)p == poison.page && i == poison.index) v = poison.value;
             if (fmt == 3 && bps == 32) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); }
             else if (fmt == 6) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); tw_u(&w, 0, 4); }
@@ -133,6 +142,7 @@ typedef struct tiff_info {
     double xres, yres;
     double sum;          /* of the first page's float samples */
     int finite;          /* every sample of the first page is finite */
+    float *page0;        /* when asked for (non-NULL page0_wanted): the first page's samples */
 } tiff_info;
 
 static unsigned char *slurp(const char *path, size_t *n)
@@ -159,7 +169,7 @@ static uint64_t rd(const unsigned char *b, size_t off, int bytes, int be)
     return v;
 }
 
-static int read_tiff_info(const char *path, tiff_info *ti)
+static int read_tiff_info_pixels(const char *path, tiff_info *ti, int want_page0)
 {
     size_t n, ifd, data_at = 0;
     unsigned char *b = slurp(path, &n);
@@ -188,17 +198,21 @@ static int read_tiff_info(const char *path, tiff_info *ti)
     ti->finite = 1;
     if (ti->bps == 32 && ti->fmt == 3 && data_at + (size_t)ti->width * ti->height * 4 <= n) {
         size_t i;
+        if (want_page0) ti->page0 = (float *)malloc((size_t)ti->width * ti->height * sizeof(float) + 1);
         for (i = 0; i < (size_t)ti->width * ti->height; i++) {
             uint32_t u = (uint32_t)rd(b, data_at + 4 * i, 4, be);
             float x;
             memcpy(&x, &u, 4);
             if (!isfinite(x)) ti->finite = 0;
             ti->sum += x;
+            if (ti->page0) ti->page0[i] = x;
         }
     }
     free(b);
     return 1;
 }
+
+static int read_tiff_info(const char *path, tiff_info *ti) { return read_tiff_info_pixels(path, ti, 0); }
 
 /* ------------------------------------------------------------------ damaging a file */
 /* Byte offset of page `page`'s (from 0) directory in a classic TIFF, 0 if there is none. */
@@ -601,6 +615,41 @@ static void test_nonfinite_pixels(void **state)
     poison.page = -1;
 }
 
+/* The CLI's image equals the library's batch call on the same samples, bit for bit (the same
+   device: $HST_DEVICE for both): the program adds nothing to the numbers. */
+static void test_cli_equals_batch(void **state)
+{
+    enum { P = 5, R = 10, C = 12, M = 2 };
+    char p[400];
+    uint16_t stack[P * R * C];
+    float img[R * M * C * M];
+    float *out[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
+    hst_backend_desc bd;
+    hst_backend *be = NULL;
+    hst_esrrf_desc d;
+    tiff_info ti;
+    size_t k;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "batch_u16.tif");
+    write_tiff(p, 0, P, R, C, 16, 1, NULL);
+    assert_int_equal(run("--mag=2", "--mode", "tac2", "--no-preview", p, out_tif, NULL), 0);
+    assert_true(read_tiff_info_pixels(out_tif, &ti, 1));
+    assert_non_null(ti.page0);
+    assert_int_equal(unlink(out_tif), 0);
+    for (k = 0; k < (size_t)P * R * C; k++) stack[k] = (uint16_t)sample_value(k / (R * C), k % (R * C));
+    memset(&bd, 0, sizeof bd);
+    bd.log_level = HST_LOG_ERROR;
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    memset(&d, 0, sizeof d);
+    d.backends = &be; d.num_backends = 1; d.magnification = M; d.modes = HST_ESRRF_TAC2;
+    out[2] = img;
+    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_U16, P, R, C, out, NULL), HST_SUCCESS);
+    assert_memory_equal(ti.page0, img, sizeof img);
+    free(ti.page0);
+    hst_backend_destroy(be);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_good_fused_var),
         cmocka_unit_test(test_good_chained_imagej_float),
         cmocka_unit_test(test_nonfinite_pixels),
+        cmocka_unit_test(test_cli_equals_batch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
