@@ -287,6 +287,9 @@ typedef struct hst__egroup {
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
+    hst_program *prog;                           /* the statistics on the device (one fp64 */
+    hst_kernel *stat;                            /* device alone): hst_k_esrrf_stat into */
+    hst_buffer *img;                             /* img, only floats come back */
 } hst__egroup;
 
 typedef struct hst__eng {
@@ -886,6 +889,13 @@ static void hst__efinish_share(void *ctx, unsigned k, unsigned n) {
             hst_k_esrrf_finalize_range((int)m, e->sum + i0, P, i1 - i0, f->T, (float *)(uintptr_t)f->images[m] + i0);
 }
 
+static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *images) {
+    hst__efin f;
+    f.e = e; f.T = T; f.images = images;
+    hst__eparallel(hst__efinish_share, &f, hst__ethreads());
+}
+
+/* Each requested image's macro-pixel correction: a sum in a fixed order, one thread per image. */
 static void hst__emacro_share(void *ctx, unsigned k, unsigned n) {
     const hst__efin *f = (const hst__efin *)ctx;
     unsigned m, seen = 0;
@@ -895,13 +905,48 @@ static void hst__emacro_share(void *ctx, unsigned k, unsigned n) {
             hst_k_esrrf_macro_pixel((float *)(uintptr_t)f->images[m], f->e->rowsM, f->e->colsM, f->e->mag);
 }
 
-static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *images) {
-    hst__efin f;
+static unsigned hst__enimages(const float *const *images) {
     unsigned m, n = 0;
-    f.e = e; f.T = T; f.images = images;
-    hst__eparallel(hst__efinish_share, &f, hst__ethreads());
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) n += images[m] != NULL;
-    if (!e->d.no_macro_pixel_correction) hst__eparallel(hst__emacro_share, &f, n);
+    return n;
+}
+
+/* The statistics run on the device when one OpenCL device with fp64 holds all the sums: only
+   the float images come back (a fifth of TAC2's sums), with the host twin's bits. */
+static int hst__edevice_stats(const hst__eng *e) {
+    return e->ngrp == 1 && e->grp[0].nb == 1 && !e->grp[0].host && e->grp[0].acc_elem == 8;
+}
+
+static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, const float *const *images) {
+    static const unsigned char zero[8] = {0};
+    hst__egroup *g = &e->grp[0];
+    hst_queue *q = hst_backend_queue(g->be[0]);
+    uint64_t first = (uint64_t)slot * HST__E_ACC_VALUES * e->pixels;
+    uint32_t px = (uint32_t)e->pixels;
+    size_t global = e->pixels, count = 0;
+    unsigned m;
+    hst_result r = HST_SUCCESS;
+    if (!g->stat) {
+        const char *const *src = hst_kernels_esrrf_source(&count);
+        if ((r = hst_program_build(g->be[0], count, src, g->opts, &g->prog)) != HST_SUCCESS ||
+            (r = hst_kernel_create(g->prog, "hst_k_esrrf_stat", &g->stat)) != HST_SUCCESS ||
+            (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img)) != HST_SUCCESS)
+            return r;
+    }
+    for (m = 0; m < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; m++) {
+        int mode = (int)m;
+        if (!images[m]) continue;
+        if ((r = hst_kernel_set_buffer(g->stat, 0, g->acc[0])) == HST_SUCCESS &&
+            (r = hst_kernel_set_buffer(g->stat, 1, g->img)) == HST_SUCCESS &&
+            (r = hst_kernel_set_arg(g->stat, 2, sizeof first, &first)) == HST_SUCCESS &&
+            (r = hst_kernel_set_arg(g->stat, 3, sizeof px, &px)) == HST_SUCCESS &&
+            (r = hst_kernel_set_arg(g->stat, 4, sizeof T, &T)) == HST_SUCCESS &&
+            (r = hst_kernel_set_arg(g->stat, 5, sizeof mode, &mode)) == HST_SUCCESS &&
+            (r = hst_launch(q, g->stat, 1, &global, NULL, 0, NULL, NULL)) == HST_SUCCESS)
+            r = hst_read(q, g->img, 0, (void *)(uintptr_t)images[m], e->pixels * sizeof(float), 1, 0, NULL, NULL);
+    }
+    if (r != HST_SUCCESS) return r;
+    return hst_fill(q, g->acc[0], zero, 8, (size_t)slot * g->tp_bytes, g->tp_bytes, 0, NULL, NULL);
 }
 
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
@@ -914,16 +959,25 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     int first = 1;
     double t0 = hst_time_s();
     hst_result r;
-    for (k = 0; k < e->ngrp; k++)
-        for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
-            if ((r = hst__eread_slot(e, &e->grp[k], b, slot, first)) != HST_SUCCESS) return r;
-            first = 0;
-        }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         images[m] = NULL;
         if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->pixels : e->img[m];
     }
-    hst__efinish(e, (uint32_t)T, images);
+    if (hst__edevice_stats(e)) {
+        if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
+    } else {
+        for (k = 0; k < e->ngrp; k++)
+            for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
+                if ((r = hst__eread_slot(e, &e->grp[k], b, slot, first)) != HST_SUCCESS) return r;
+                first = 0;
+            }
+        hst__efinish(e, (uint32_t)T, images);
+    }
+    if (!e->d.no_macro_pixel_correction) {
+        hst__efin f;
+        f.e = e; f.T = (uint32_t)T; f.images = images;
+        hst__eparallel(hst__emacro_share, &f, hst__enimages(images));
+    }
     e->rep.finish_seconds += hst_time_s() - t0;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
@@ -1052,6 +1106,9 @@ static void hst__eclose(hst__eng *e) {
     for (k = 0; k < e->ngrp; k++) {
         for (i = 0; i < HST__E_STREAMS; i++) hst_stream_destroy(e->grp[k].streams[i].s);
         for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
+        hst_kernel_destroy(e->grp[k].stat);
+        hst_program_release(e->grp[k].prog);
+        hst_buffer_destroy(e->grp[k].img);
     }
     if (e->log_be) {
         hst_backend_free(e->log_be, e->sum);

@@ -352,6 +352,8 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
                                                     uint skip, ulong frames_total
                              (loop_slices = 1, halo_lo = 1 on rgc)
      hst_k_esrrf_to_float    raw; frames            uint pixels, uint dtype            rows*cols
+     hst_k_esrrf_stat        acc; image (not a stream stage; -DHST_FP64 builds only):  pixels
+                             ulong first (elements), uint pixels, uint frames, int mode
 
    Catmull-Rom (a = 0.5), in float: cubic(v) = ((1.5|v| - 2.5)|v|)|v| + 1 for |v| < 1,
    (((-0.5|v| + 2.5)|v|) - 4)|v| + 2 for 1 <= |v| < 2, else 0. interp(I, r, c) = 0 unless
@@ -410,6 +412,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      acc in frame order, so pieces run one after another give the bits of one run. Every slot is
      additive, so a time point's slots must start at zero, and a sum over devices (each its own
      acc) is the whole-stack result. ACC = double when built with -DHST_FP64, else float.
+   stat: image[i] = hst_k_esrrf_finalize's value for pixel i of mode `mode` from the five sums at
+     acc + first (one time point's slot of the ring), in double as the host's: the same bits
+     (OpenCL's double +, -, *, / are correctly rounded; no contraction).
    to_float: frames[z pixels + i] = (float)raw[z pixels + i], raw of dtype 1 (uchar), 2 (ushort),
      3 (short) or 4 (float, copied), in the host's byte order (esrrf.h's hst_esrrf_dtype).
 
@@ -2551,7 +2556,9 @@ static const char hst__esrrf_src_other[] =
 "    a[P] = s2;\n"
 "    a[2 * P] = s3;\n"
 "  }\n"
-"}\n"
+"}\n";
+
+static const char hst__esrrf_src_io[] =
 "\n"
 "/* Raw samples (1 uchar, 2 ushort, 3 short, 4 float) to float frames */\n"
 "__kernel void hst_k_esrrf_to_float(__global const uchar *raw, __global float *frames,\n"
@@ -2568,7 +2575,45 @@ static const char hst__esrrf_src_other[] =
 "  else if (dtype == 3) v = (float)((__global const short *)raw)[k];\n"
 "  else v = ((__global const float *)raw)[k];\n"
 "  frames[k] = v;\n"
-"}\n";
+"}\n"
+"\n"
+"#ifdef HST_FP64\n"
+"/* One time point's statistic from its five sums (hst_k_esrrf_finalize, on the device) */\n"
+"__kernel void hst_k_esrrf_stat(__global const double *acc, __global float *image, ulong first,\n"
+"                               uint pixels, uint frames, int mode)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= pixels || frames == 0) return;\n"
+"  __global const double *a = acc + first + i;\n"
+"  ulong P = pixels;\n"
+"  double n = (double)frames;\n"
+"  double s1 = a[0];\n"
+"  double mu = s1 / n;\n"
+"  double v;\n"
+"  if (mode == 0) {\n"
+"    v = mu;\n"
+"  } else if (mode == 1) {\n"
+"    double q = a[P] / n;\n"
+"    double m2 = mu * mu;\n"
+"    v = q - m2;\n"
+"    if (v < 0.0) v = 0.0;\n"
+"  } else if (frames < 2) {\n"
+"    v = 0.0;\n"
+"  } else {\n"
+"    double cross = 2.0 * s1;\n"
+"    cross = cross - a[3 * P];\n"
+"    cross = cross - a[4 * P];\n"
+"    double t = mu * cross;\n"
+"    double u = n - 1.0;\n"
+"    double w = u * mu;\n"
+"    w = w * mu;\n"
+"    double num = a[2 * P] - t;\n"
+"    num = num + w;\n"
+"    v = num / u;\n"
+"  }\n"
+"  image[i] = (float)v;\n"
+"}\n"
+"#endif\n";
 
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
@@ -2576,10 +2621,11 @@ HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
+HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other
+    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other, hst__esrrf_src_io
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
