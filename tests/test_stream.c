@@ -1766,6 +1766,16 @@ static hst_result colsum_host(void *const *a, const void *const *sc, const hst_s
     return HST_SUCCESS;
 }
 
+/* The colsum stage: arrays[in[0]] (N x W) summed over the slices into GLOBAL arrays[out[0]]. */
+static void colsum_stage(hst_stream_stage *st, const uint64_t *W, const int *in, const int *out)
+{
+    memset(st, 0, sizeof *st);
+    st->sources = &GLOBAL_SRC; st->source_count = 1; st->kernel = "colsum"; st->host = colsum_host;
+    st->items_per_slice = (size_t)*W; st->loop_slices = 1;
+    st->num_inputs = 1; st->inputs = in; st->num_outputs = 1; st->outputs = out;
+    st->num_scalars = 1; st->scalar_bytes[0] = sizeof *W; st->scalars[0] = W;
+}
+
 static void test_global_accumulation(void **state)
 {
     fixture *f = FIX(state);
@@ -1784,10 +1794,7 @@ static void test_global_accumulation(void **state)
     arr[0].kind = HST_STREAM_INPUT; arr[0].host = x; arr[0].slice_bytes = W * sizeof *x;
     arr[1].kind = HST_STREAM_GLOBAL; arr[1].host = g; arr[1].global_bytes = sizeof g;
     arr[1].dtype = HST_F32;
-    st.sources = &GLOBAL_SRC; st.source_count = 1; st.kernel = "colsum"; st.host = colsum_host;
-    st.items_per_slice = W; st.loop_slices = 1;
-    st.num_inputs = 1; st.inputs = in0; st.num_outputs = 1; st.outputs = out0;
-    st.num_scalars = 1; st.scalar_bytes[0] = sizeof W; st.scalars[0] = &W;
+    colsum_stage(&st, &W, in0, out0);
     for (nb = 1; nb <= 2; nb++)
         for (rev = 0; rev <= 1; rev++) {
             hst_stream *s = NULL;
@@ -1850,10 +1857,7 @@ static void test_global_buffers(void **state)
     arr[0].kind = HST_STREAM_INPUT; arr[0].host = x; arr[0].slice_bytes = W * sizeof *x;
     arr[1].kind = HST_STREAM_GLOBAL; arr[1].buffers = buf; arr[1].global_bytes = sizeof g;
     arr[1].dtype = HST_F32;
-    st.sources = &GLOBAL_SRC; st.source_count = 1; st.kernel = "colsum"; st.host = colsum_host;
-    st.items_per_slice = W; st.loop_slices = 1;
-    st.num_inputs = 1; st.inputs = in0; st.num_outputs = 1; st.outputs = out0;
-    st.num_scalars = 1; st.scalar_bytes[0] = sizeof W; st.scalars[0] = &W;
+    colsum_stage(&st, &W, in0, out0);
     for (nb = 1; nb <= 2; nb++) {
         hst_stream *s = NULL;
         for (k = 0; k < nb; k++) {
