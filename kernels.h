@@ -461,6 +461,20 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
                                         float sensitivity, int intensity_weighting,
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total);
+/* The fused twin's magnified rows [yM0, yM1) of ONE frame: frame points at its rows x cols
+   floats, rgc_frame at its rowsM x colsM output (C order, rowsM = rows*mag, colsM = cols*mag);
+   rows [yM0, yM1) of it are written (yM1 is clipped to rowsM), nothing else, bitwise equal to
+   what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
+   For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
+   a stack tile of the half-pixel gradients (36 KiB) is shared by blocks of pixels, as the
+   device's local memory is, and HST__E_LANES pixels of a row go through their samples together
+   (auto-vectorised by gcc -O2); a radius whose samples of one row do not fit (above ~10) goes
+   per sample, with the same bits. No allocation, no failure path. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                             uint32_t rows, uint32_t cols, uint32_t mag,
+                                             float radius, float sensitivity,
+                                             int intensity_weighting, uint32_t yM0,
+                                             uint32_t yM1);
 /* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build). Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint32_t frames_per_tp, uint64_t base, uint64_t begin,
@@ -2706,6 +2720,15 @@ HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag
 
 HST__KPRIVATE int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
+/* Index along one axis of grad2 of the half-pixel position k / 2 */
+HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
+{
+    float a = (float)k * 0.5f;
+    a = a * fm;
+    a = a * 2.0f;
+    return hst__e_clampi((int)a, n2 - 1);
+}
+
 HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
                                int xM, float radius, float sens)
 {
@@ -2732,7 +2755,7 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
         float vy = (float)(by + j) * 0.5f;
         if (!(0.0f < vy && vy <= ymax)) continue;
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, a, g[2], nd, w;
+            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, g[2], nd, w;
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
             dx = vx - xc;
@@ -2742,12 +2765,8 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
             s = s + t;
             d = sqrtf(s);
             if (d == 0.0f || d > tSO) continue;
-            a = vy * fm;
-            a = a * 2.0f;
-            iy = hst__e_clampi((int)a, rows2 - 1);
-            a = vx * fm;
-            a = a * 2.0f;
-            ix = hst__e_clampi((int)a, cols2 - 1);
+            iy = hst__e_gidx(by + j, fm, rows2);
+            ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
                 hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
             } else {
@@ -2798,6 +2817,337 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
     int margin = (int)mr;
     return yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&
            xM < (int)(cols * mag) - margin;
+}
+
+/* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
+   The device's local-memory tile, on the stack: for a block of magnified rows and of
+   HST__E_LANES * mag columns, the (Gc, Gr, |G|) of every half-pixel position its pixels sample
+   are computed once (hst__e_grad_fused, as the device's tile); then each row's pixels of one
+   phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start exactly 2 half
+   positions apart) walk their samples together, lane by lane, every lane in the per-pixel
+   order. The lane loops have no branches (selects by bit masks: gcc's -O2 vectoriser needs
+   if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
+   operations); sqrtf has a loop of its own (under math-errno a sqrtf call stops vectorisation).
+   Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both start at +0 and
+   a sum that starts at +0 is never -0 in round-to-nearest. */
+
+#define HST__E_LANES 8      /* pixels of one row and phase computed together */
+/* Half-pixel positions the stack tile holds (3 floats each: 36 KiB). Radius 1.5 needs 7 rows
+   of 24 positions for one magnified row; a radius above ~10 needs more than it holds for one
+   row and takes the per-sample path (hst__e_rgc), with the same bits. */
+#define HST__E_HOST_TILE 3072
+
+/* Every per-frame number of hst__e_rgc and the margin, computed as there */
+typedef struct hst__e_geom {
+    int rows, cols, mag, rowsM, colsM, margin, j0, j1;
+    float fm, radius, sens, tSS, tSO, ymax, xmax;
+} hst__e_geom;
+
+HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
+                                    float radius, float sens)
+{
+    float sigma = radius / 2.355f, gr = 2.0f * radius, mr = radius * (float)mag;
+    g->rows = (int)rows;
+    g->cols = (int)cols;
+    g->mag = (int)mag;
+    g->rowsM = (int)(rows * mag);
+    g->colsM = (int)(cols * mag);
+    g->margin = (int)mr;
+    g->fm = (float)mag;
+    g->radius = radius;
+    g->sens = sens;
+    g->tSS = sigma * sigma;
+    g->tSS = 2.0f * g->tSS;
+    g->tSO = 2.0f * sigma;
+    g->tSO = g->tSO + 1.0f;
+    g->j0 = -(int)gr;
+    gr = gr + 1.0f;
+    g->j1 = (int)gr;
+    g->ymax = (float)(g->rowsM - 1);
+    g->xmax = (float)(g->colsM - 1);
+}
+
+/* c ? a : b, bit for bit, without a branch */
+HST__KPRIVATE float hst__e_pick(int c, float a, float b)
+{
+    union { float f; uint32_t u; } x, y;
+    uint32_t m = 0u - (uint32_t)(c != 0);
+    x.f = a;
+    y.f = b;
+    x.u = (x.u & m) | (y.u & ~m);
+    return x.f;
+}
+
+/* hst__e_exp(x) for x >= -80 (the caller zeroes the others): the same operations, floor and
+   2^k without a libm call (k is an integer in [-116, 0]: exact either way) */
+HST__KPRIVATE float hst__e_exp_lane(float x)
+{
+    union { uint32_t u; float f; } s;
+    float k, kf, h, r, p;
+    int ki;
+    k = x * 1.44269504f;
+    k = k + 0.5f;
+    ki = (int)k;
+    kf = (float)ki;
+    ki = ki - (kf > k);
+    k = (float)ki;
+    h = k * 0.693145752f;
+    r = x - h;
+    h = k * 1.42860682e-6f;
+    r = r - h;
+    p = 1.98412698e-4f;
+    p = p * r;
+    p = p + 1.38888889e-3f;
+    p = p * r;
+    p = p + 8.33333333e-3f;
+    p = p * r;
+    p = p + 4.16666667e-2f;
+    p = p * r;
+    p = p + 1.66666667e-1f;
+    p = p * r;
+    p = p + 0.5f;
+    p = p * r;
+    p = p + 1.0f;
+    p = p * r;
+    p = p + 1.0f;
+    s.u = (uint32_t)(ki + 127) << 23;
+    return p * s.f;
+}
+
+/* (int)(2 c), c = (y + 0.5) / mag: the first half-pixel position magnified row or column y
+   samples is that plus j0 (hst__e_rgc's by and bx) */
+HST__KPRIVATE int hst__e_base(int y, float fm)
+{
+    float c = (float)y + 0.5f;
+    c = c / fm;
+    return (int)(2.0f * c);
+}
+
+/* The tile: (Gc, Gr, |G|) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl, in three
+   planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e at
+   (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0,
+                               int nl, int stride, float *tile)
+{
+    size_t plane = (size_t)nk * (size_t)stride;
+    int a, e, half = stride / 2;
+    for (a = 0; a < nk; ++a) {
+        int iy = hst__e_gidx(k0 + a, g->fm, 2 * g->rowsM);
+        for (e = 0; e < nl; ++e) {
+            int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
+            size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
+            float gg[2], n, t;
+            hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+            n = gg[0] * gg[0];
+            t = gg[1] * gg[1];
+            n = n + t;
+            tile[o] = gg[0];
+            tile[plane + o] = gg[1];
+            tile[2 * plane + o] = sqrtf(n);
+        }
+    }
+}
+
+/* One sample column i of one row for the lanes: W += w, R += Dk w (hst__e_rgc's loop body);
+   gx, gy, gn: the lanes' gradients (adjacent), xc: the lanes' centres, by2: bx + i of lane 0 */
+HST__KPRIVATE void hst__e_lane_sample(const hst__e_geom *g, const float *gx, const float *gy,
+                                      const float *gn, const float *xc, int bxi, float yc,
+                                      float vy, float *W, float *R)
+{
+    float dx[HST__E_LANES], s[HST__E_LANES], d[HST__E_LANES];
+    int ok[HST__E_LANES], l;
+    float dy = vy - yc, ty = dy * dy;
+    for (l = 0; l < HST__E_LANES; ++l) {
+        float vx = (float)(bxi + 2 * l) * 0.5f, t;
+        ok[l] = (0.0f < vx) & (vx <= g->xmax);
+        dx[l] = vx - xc[l];
+        t = dx[l] * dx[l];
+        s[l] = t + ty;
+    }
+    for (l = 0; l < HST__E_LANES; ++l) d[l] = sqrtf(s[l]);
+    for (l = 0; l < HST__E_LANES; ++l) {
+        float nd, w, t, u, num, den, dk;
+        int use = ok[l] & (d[l] != 0.0f) & !(d[l] > g->tSO);
+        nd = -d[l];
+        nd = nd * d[l];
+        nd = nd / g->tSS;
+        use = use & !(nd < -80.0f);
+        w = hst__e_exp_lane(hst__e_pick(use, nd, 0.0f));
+        w = d[l] * w;
+        w = w * w;
+        w = w * w;
+        w = hst__e_pick(use & !(w < 1e-30f), w, 0.0f);
+        W[l] = W[l] + w;
+        t = gx[l] * dx[l];
+        u = gy[l] * dy;
+        t = t + u;
+        use = use & (t < 0.0f);
+        num = gy[l] * dx[l];
+        u = gx[l] * dy;
+        num = num - u;
+        num = fabsf(num);
+        den = gn[l] * d[l];
+        dk = num / den;
+        dk = hst__e_pick(dk != dk, 0.0f, 1.0f - dk);
+        t = dk * w;
+        R[l] = R[l] + hst__e_pick(use, t, 0.0f);
+    }
+}
+
+/* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
+   half-pixel position k0, columns from l0), as hst__e_rgc computes each */
+HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane,
+                                int stride, int k0, int l0, int yM, int x0, float *v)
+{
+    float xc[HST__E_LANES], W[HST__E_LANES], R[HST__E_LANES], yc;
+    int by, bx, j, i, l, half = stride / 2;
+    yc = (float)yM + 0.5f;
+    yc = yc / g->fm;
+    by = (int)(2.0f * yc);
+    for (l = 0; l < HST__E_LANES; ++l) {
+        xc[l] = (float)(x0 + l * g->mag) + 0.5f;
+        xc[l] = xc[l] / g->fm;
+        W[l] = R[l] = 0.0f;
+    }
+    bx = (int)(2.0f * xc[0]);
+    for (j = g->j0; j < g->j1; ++j) {
+        float vy = (float)(by + j) * 0.5f;
+        const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
+        if (!(0.0f < vy && vy <= g->ymax)) continue;
+        for (i = g->j0; i < g->j1; ++i) {
+            int e = bx + i - l0;
+            const float *gx = row + (e & 1) * half + (e >> 1);
+            hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, xc, bx + i, yc, vy, W, R);
+        }
+    }
+    for (l = 0; l < HST__E_LANES; ++l) {
+        float r = W[l] > 0.0f ? R[l] / W[l] : 0.0f;
+        if (r < 0.0f) r = 0.0f;
+        else if (g->sens > 1.0f) r = hst__e_sens(r, g->sens);
+        v[l] = r;
+    }
+}
+
+/* 1 when every lane's first half-pixel column is lane 0's plus 2 l (true whenever colsM is
+   below 2^22; the lanes need it to share the tile's rows) */
+HST__KPRIVATE int hst__e_lanes_regular(const hst__e_geom *g, int x0)
+{
+    int l, b0 = hst__e_base(x0, g->fm);
+    for (l = 1; l < HST__E_LANES; ++l)
+        if (hst__e_base(x0 + l * g->mag, g->fm) != b0 + 2 * l) return 0;
+    return 1;
+}
+
+/* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
+   weighting */
+HST__KPRIVATE float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
+                                  float r)
+{
+    if (iw) {
+        float rr = (float)yM / g->fm;
+        float c = (float)xM / g->fm;
+        r = r * hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
+    }
+    return r;
+}
+
+/* Inside pixel (yM, xM) the per-sample way (no tile) */
+HST__KPRIVATE float hst__e_pixel(const float *f, const hst__e_geom *g, int iw, int yM, int xM)
+{
+    float r = hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, g->sens);
+    return hst__e_weight(f, g, iw, yM, xM, r);
+}
+
+/* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
+HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                int yb, int xa, int k0, int nk, float *tile)
+{
+    int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
+    int l0 = hst__e_base(xa, g->fm) + g->j0;
+    int nl = hst__e_base(xa + w - 1, g->fm) + g->j1 - l0, stride = nl + (nl & 1);
+    size_t plane = (size_t)nk * (size_t)stride;
+    hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
+    for (p = 0; p < g->mag && xa + p < xe; ++p) {
+        int regular = hst__e_lanes_regular(g, xa + p);
+        for (y = ya; y < yb; ++y) {
+            float *o = out + (size_t)y * (size_t)g->colsM;
+            float v[HST__E_LANES];
+            if (regular) hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
+            for (l = 0; l < HST__E_LANES; ++l) {
+                int x = xa + p + l * g->mag;
+                if (x >= xe) break;
+                o[x] = regular ? hst__e_weight(f, g, iw, y, x, v[l]) : hst__e_pixel(f, g, iw, y, x);
+            }
+        }
+    }
+}
+
+/* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
+   rows k0..k0 + nk fit HST__E_HOST_TILE positions of `stride`; ya itself when one does not */
+HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int stride, int *k0,
+                                    int *nk)
+{
+    int yb = ya, n;
+    *k0 = hst__e_base(ya, g->fm) + g->j0;
+    while (yb < ye) {
+        n = hst__e_base(yb, g->fm) + g->j1 - *k0;
+        if ((long)n * stride > HST__E_HOST_TILE) break;
+        *nk = n;
+        ++yb;
+    }
+    return yb;
+}
+
+HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0, int yM1)
+{
+    int y, x;
+    for (y = yM0; y < yM1; ++y) {
+        float *o = out + (size_t)y * (size_t)g->colsM;
+        int in = y >= g->margin && y < g->rowsM - g->margin;
+        for (x = 0; x < g->colsM; ++x)
+            if (!in || x < g->margin || x >= g->colsM - g->margin) o[x] = 0.0f;
+    }
+}
+
+/* Inside rows [ya, ye) of the column block from xa, in blocks whose tile fits; a row whose
+   samples do not fit alone goes the per-sample way */
+HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                 int ye, int xa, float *tile)
+{
+    int w = HST__E_LANES * g->mag, xe = g->colsM - g->margin;
+    int nl = hst__e_base(xa + w - 1, g->fm) - hst__e_base(xa, g->fm) + g->j1 - g->j0;
+    int stride = nl + (nl & 1), x;
+    while (ya < ye) {
+        int k0 = 0, nk = 0, yb = hst__e_block_rows(g, ya, ye, stride, &k0, &nk);
+        if (yb > ya) {
+            hst__e_block(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+            ya = yb;
+            continue;
+        }
+        for (x = xa; x < xa + w && x < xe; ++x)
+            out[(size_t)ya * (size_t)g->colsM + (size_t)x] = hst__e_pixel(f, g, iw, ya, x);
+        ++ya;
+    }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                               uint32_t rows, uint32_t cols, uint32_t mag,
+                                               float radius, float sensitivity,
+                                               int intensity_weighting, uint32_t yM0,
+                                               uint32_t yM1)
+{
+    float tile[3 * HST__E_HOST_TILE];
+    hst__e_geom g;
+    int ya, ye, xa;
+    hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
+    if (yM1 > (uint32_t)g.rowsM) yM1 = (uint32_t)g.rowsM;
+    if (yM0 >= yM1) return;
+    hst__e_zero_outside(rgc_frame, &g, (int)yM0, (int)yM1);
+    ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
+    ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
+    if (ya >= ye) return;
+    for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
+        hst__e_column(frame, rgc_frame, &g, intensity_weighting, ya, ye, xa, tile);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
@@ -2876,27 +3226,14 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total)
 {
-    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
-    float fm = (float)mag;
+    size_t n = (size_t)rows * cols, nM = n * mag * mag;
     uint64_t z;
     (void)base;
     (void)total;
-    for (z = begin; z < end; ++z) {
-        const float *f = frames + (size_t)z * rows * cols;
-        for (i = 0; i < nM; ++i) {
-            int yM = (int)(i / colsM), xM = (int)(i % colsM);
-            float v = 0.0f;
-            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
-                v = hst__e_rgc(f, 1, (int)rows, (int)cols, (int)mag, yM, xM, radius, sensitivity);
-                if (intensity_weighting) {
-                    float r = (float)yM / fm;
-                    float c = (float)xM / fm;
-                    v = v * hst__e_interp(f, (int)rows, (int)cols, 1, 0, r, c);
-                }
-            }
-            rgc[(size_t)z * nM + i] = v;
-        }
-    }
+    for (z = begin; z < end; ++z)
+        hst_k_esrrf_rgc_fused_host_rows(frames + (size_t)z * n, rgc + (size_t)z * nM, rows, cols,
+                                        mag, radius, sensitivity, intensity_weighting, 0,
+                                        rows * mag);
 }
 
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
