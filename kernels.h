@@ -2077,13 +2077,19 @@ static const char hst__esrrf_src_common[] =
 "  return 0.0f;\n"
 "}\n"
 "\n"
-"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels */\n"
+"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels (the\n"
+"   row weights once: the same for every column) */\n"
 "float hst_e_interp(__global const float *im, int rows, int cols, int ch, int k, float r,\n"
 "                   float c)\n"
 "{\n"
 "  if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;\n"
 "  int r0 = (int)floor(r - 0.5f);\n"
 "  int c0 = (int)floor(c - 0.5f);\n"
+"  float wr[4];\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(r0 - 1 + i) + 0.5f;\n"
+"    wr[i] = hst_e_cubic(r - u);\n"
+"  }\n"
 "  float q = 0.0f;\n"
 "  for (int j = 0; j < 4; ++j) {\n"
 "    int cn = c0 - 1 + j;\n"
@@ -2092,9 +2098,7 @@ static const char hst__esrrf_src_common[] =
 "    for (int i = 0; i < 4; ++i) {\n"
 "      int rn = r0 - 1 + i;\n"
 "      if (rn < 0 || rn >= rows) continue;\n"
-"      float u = (float)rn + 0.5f;\n"
-"      float w = hst_e_cubic(r - u);\n"
-"      float t = im[((long)rn * cols + cn) * ch + k] * w;\n"
+"      float t = im[((long)rn * cols + cn) * ch + k] * wr[i];\n"
 "      p = p + t;\n"
 "    }\n"
 "    float u = (float)cn + 0.5f;\n"
@@ -2150,7 +2154,9 @@ static const char hst__esrrf_src_common[] =
 "  p = p + 1.0f;\n"
 "  float s = as_float((uint)((int)k + 127) << 23);\n"
 "  return p * s;\n"
-"}\n"
+"}\n";
+
+static const char hst__esrrf_src_rgc[] =
 "\n"
 "/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else pow */\n"
 "float hst_e_sens(float R, float s)\n"
@@ -2162,9 +2168,7 @@ static const char hst__esrrf_src_common[] =
 "    return p;\n"
 "  }\n"
 "  return pow(R, s);\n"
-"}\n";
-
-static const char hst__esrrf_src_rgc[] =
+"}\n"
 "\n"
 "/* Catmull-Rom taps of one axis: n taps from `first` with weights w; for a position k / 2\n"
 "   (k integer) the half-integer weights, exact in float; else the general ones at v */\n"
@@ -2244,32 +2248,74 @@ static const char hst__esrrf_src_rgc[] =
 "  float c = (float)y + 0.5f;\n"
 "  c = c / fm;\n"
 "  return (int)(2.0f * c);\n"
-"}\n"
-"\n";
+"}\n";
 
 static const char hst__esrrf_src_rgc2[] =
-"/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
-"   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
-"   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
-"   k = k0.., l = l0.., nl per row, as mode 1 computes them */\n"
-"float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
-"                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
-"                int nl)\n"
+"\n"
+"/* One sample of RGC: distance d (0 < d <= tSO) to a half-pixel position at (dx, dy) whose\n"
+"   gradient is (gx, gy), |G| = gn: W += w, R += Dk w */\n"
+"void hst_e_acc(float d, float dx, float dy, float gx, float gy, float gn, float tSS, float *W,\n"
+"               float *R)\n"
 "{\n"
-"  float fm = (float)mag;\n"
+"  float nd = -d;\n"
+"  nd = nd * d;\n"
+"  nd = nd / tSS;\n"
+"  float w = hst_e_exp(nd);\n"
+"  w = d * w;\n"
+"  w = w * w;\n"
+"  w = w * w;\n"
+"  if (w < 1e-30f) w = 0.0f;\n"
+"  *W = *W + w;\n"
+"  float s = gx * dx;\n"
+"  float t = gy * dy;\n"
+"  s = s + t;\n"
+"  if (s < 0.0f) {\n"
+"    float num = gy * dx;\n"
+"    t = gx * dy;\n"
+"    num = num - t;\n"
+"    num = fabs(num);\n"
+"    float den = gn * d;\n"
+"    float dk = num / den;\n"
+"    dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
+"    t = dk * w;\n"
+"    *R = *R + t;\n"
+"  }\n"
+"}\n"
+"\n"
+"/* The per-pixel numbers of RGC: c[0] tSS, c[1] tSO; j0, j1: the sample offsets [j0, j1) */\n"
+"void hst_e_consts(float radius, float *c, int *j0, int *j1)\n"
+"{\n"
 "  float sigma = radius / 2.355f;\n"
 "  float tSS = sigma * sigma;\n"
-"  tSS = 2.0f * tSS;\n"
+"  c[0] = 2.0f * tSS;\n"
 "  float tSO = 2.0f * sigma;\n"
-"  tSO = tSO + 1.0f;\n"
+"  c[1] = tSO + 1.0f;\n"
+"  float gr = 2.0f * radius;\n"
+"  *j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  *j1 = (int)gr;\n"
+"}\n"
+"\n"
+"/* R / W, clamped at 0, to the sensitivity */\n"
+"float hst_e_final(float R, float W, float sens)\n"
+"{\n"
+"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  if (R < 0.0f) return 0.0f;\n"
+"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
+"}\n"
+"\n"
+"/* RGC at magnified pixel (yM, xM) (inside the margin), gradients per sample: fused != 0\n"
+"   interpolated from the frame src; else from grad2 (src: rows*2mag x cols*2mag (Gc, Gr)) */\n"
+"float hst_e_rgc(__global const float *src, int fused, int rows, int cols, int mag, int yM,\n"
+"                int xM, float radius, float sens)\n"
+"{\n"
+"  float fm = (float)mag, c[2];\n"
+"  int j0, j1;\n"
+"  hst_e_consts(radius, c, &j0, &j1);\n"
 "  float xc = (float)xM + 0.5f;\n"
 "  xc = xc / fm;\n"
 "  float yc = (float)yM + 0.5f;\n"
 "  yc = yc / fm;\n"
-"  float gr = 2.0f * radius;\n"
-"  int j0 = -(int)gr;\n"
-"  gr = gr + 1.0f;\n"
-"  int j1 = (int)gr;\n"
 "  float ymax = (float)(rows * mag - 1);\n"
 "  float xmax = (float)(cols * mag - 1);\n"
 "  int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
@@ -2287,64 +2333,62 @@ static const char hst__esrrf_src_rgc2[] =
 "      float t = dy * dy;\n"
 "      s = s + t;\n"
 "      float d = sqrt(s);\n"
-"      if (d == 0.0f || d > tSO) continue;\n"
-"      float gx, gy, gn = 0.0f;\n"
-"      if (mode == 2) {\n"
-"        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
-"        gx = tile[e];\n"
-"        gy = tile[e + 1];\n"
-"        gn = tile[e + 2];\n"
+"      if (d == 0.0f || d > c[1]) continue;\n"
+"      int iy = hst_e_gidx(by + j, fm, rows2);\n"
+"      int ix = hst_e_gidx(bx + i, fm, cols2);\n"
+"      float g[2];\n"
+"      if (fused) {\n"
+"        hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
 "      } else {\n"
-"        int iy = hst_e_gidx(by + j, fm, rows2);\n"
-"        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
-"        if (mode == 1) {\n"
-"          float g[2];\n"
-"          hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
-"          gx = g[0];\n"
-"          gy = g[1];\n"
-"        } else {\n"
-"          long o = ((long)iy * cols2 + ix) * 2;\n"
-"          gx = src[o];\n"
-"          gy = src[o + 1];\n"
-"        }\n"
+"        long o = ((long)iy * cols2 + ix) * 2;\n"
+"        g[0] = src[o];\n"
+"        g[1] = src[o + 1];\n"
 "      }\n"
-"      float nd = -d;\n"
-"      nd = nd * d;\n"
-"      nd = nd / tSS;\n"
-"      float w = hst_e_exp(nd);\n"
-"      w = d * w;\n"
-"      w = w * w;\n"
-"      w = w * w;\n"
-"      if (w < 1e-30f) w = 0.0f;\n"
-"      W = W + w;\n"
-"      s = gx * dx;\n"
-"      t = gy * dy;\n"
-"      s = s + t;\n"
-"      if (s < 0.0f) {\n"
-"        float num = gy * dx;\n"
-"        t = gx * dy;\n"
-"        num = num - t;\n"
-"        num = fabs(num);\n"
-"        float den = gn;\n"
-"        if (mode != 2) {\n"
-"          den = gx * gx;\n"
-"          t = gy * gy;\n"
-"          den = den + t;\n"
-"          den = sqrt(den);\n"
-"        }\n"
-"        den = den * d;\n"
-"        float dk = num / den;\n"
-"        dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
-"        t = dk * w;\n"
-"        R = R + t;\n"
-"      }\n"
+"      float n = g[0] * g[0];\n"
+"      t = g[1] * g[1];\n"
+"      n = n + t;\n"
+"      hst_e_acc(d, dx, dy, g[0], g[1], sqrt(n), c[0], &W, &R);\n"
 "    }\n"
 "  }\n"
-"  R = W > 0.0f ? R / W : 0.0f;\n"
-"  if (R < 0.0f) return 0.0f;\n"
-"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
-"}\n"
-"\n";
+"  return hst_e_final(R, W, sens);\n"
+"}\n";
+
+static const char hst__esrrf_src_tile[] =
+"\n"
+"/* hst_e_rgc at (yM, xM) from a tile: (Gc, Gr, |G|) of the half-pixel position (k0 + a,\n"
+"   l0 + b) at t[a nl + b], t[T + a nl + b], t[2T + ...]. The samples with 0 < v <= max are\n"
+"   half positions 1 .. 2 max: loop bounds, the same samples in the same order */\n"
+"float hst_e_rgc_tile(__local const float *t, int T, int k0, int l0, int nl, int rowsM,\n"
+"                     int colsM, float fm, int yM, int xM, float radius, float sens)\n"
+"{\n"
+"  float c[2];\n"
+"  int j0, j1;\n"
+"  hst_e_consts(radius, c, &j0, &j1);\n"
+"  float xc = (float)xM + 0.5f;\n"
+"  xc = xc / fm;\n"
+"  float yc = (float)yM + 0.5f;\n"
+"  yc = yc / fm;\n"
+"  int by = (int)(2.0f * yc), bx = (int)(2.0f * xc);\n"
+"  int ja = max(j0, 1 - by), jb = min(j1, 2 * (rowsM - 1) + 1 - by);\n"
+"  int ia = max(j0, 1 - bx), ib = min(j1, 2 * (colsM - 1) + 1 - bx);\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float vy = (float)(by + j) * 0.5f;\n"
+"    float dy = vy - yc;\n"
+"    float ty = dy * dy;\n"
+"    int e = (by + j - k0) * nl + bx + ia - l0;\n"
+"    for (int i = ia; i < ib; ++i, ++e) {\n"
+"      float vx = (float)(bx + i) * 0.5f;\n"
+"      float dx = vx - xc;\n"
+"      float s = dx * dx;\n"
+"      s = s + ty;\n"
+"      float d = sqrt(s);\n"
+"      if (d == 0.0f || d > c[1]) continue;\n"
+"      hst_e_acc(d, dx, dy, t[e], t[T + e], t[2 * T + e], c[0], &W, &R);\n"
+"    }\n"
+"  }\n"
+"  return hst_e_final(R, W, sens);\n"
+"}\n";
 
 static const char hst__esrrf_src_rgc3[] =
 "/* Magnified pixel i of frame z (2-D NDRange: i, frames); margin from the radius */\n"
@@ -2369,11 +2413,16 @@ static const char hst__esrrf_src_rgc3[] =
 "  HST_E_PIXEL\n"
 "  float v = 0.0f;\n"
 "  if (inside) {\n"
-"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, sensitivity, 0,\n"
-"                  0, 0);\n"
+"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, rows, cols, mag, yM, xM, radius, sensitivity);\n"
 "    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
 "  }\n"
 "  rgc[z * nM + i] = v;\n"
+"}\n"
+"\n"
+"/* a / b, in 32 bits when both fit (the same quotient, far fewer instructions on a GPU) */\n"
+"ulong hst_e_div(ulong a, ulong b)\n"
+"{\n"
+"  return (a | b) >> 32 ? a / b : (ulong)((uint)a / (uint)b);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused[] =
@@ -2382,7 +2431,9 @@ static const char hst__esrrf_src_fused[] =
 "   work-group size L: group g (linear) does the work indices [g L, g L + L): frame w / nM; in\n"
 "   a frame, pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers\n"
 "   a compact tile. The tile's half-pixel gradients are computed once into local memory (taps\n"
-"   per group segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"   per group segment: one frame and strip); if they do not fit, per sample. Offsets inside a\n"
+"   strip are 32-bit (rowsM * HST_E_TW < 2^32); divisions of 64-bit indices take 32 bits\n"
+"   when the numbers fit (hst_e_div). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
@@ -2408,53 +2459,58 @@ static const char hst__esrrf_src_fused[] =
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
-"  long jn = (long)(int)gr - j0;\n"
+"  int jn = (int)gr - j0;\n"
 "  ulong strip = rowsM * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
-"    ulong zf = s0 / nM;\n"
-"    ulong st = (s0 - zf * nM) / strip;\n"
-"    ulong x0 = st * HST_E_TW;\n"
-"    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
-"    ulong sb = zf * nM + st * strip;\n"
+"    ulong zf = hst_e_div(s0, nM);\n"
+"    ulong fb = zf * nM;\n"
+"    ulong st = hst_e_div(s0 - fb, strip);\n"
+"    uint x0 = (uint)st * HST_E_TW;\n"
+"    uint ws = min((uint)HST_E_TW, (uint)colsM - x0);\n"
+"    ulong sb = fb + st * strip;\n"
 "    ulong s1 = min(wend, sb + rowsM * ws);\n"
-"    int ya = (int)((s0 - sb) / ws), yb = (int)((s1 - 1 - sb) / ws);\n"
+"    uint oa = (uint)(s0 - sb), ob = (uint)(s1 - 1 - sb);\n"
+"    int ya = (int)(oa / ws), yb = (int)(ob / ws);\n"
 "    int xa = (int)x0, xb = (int)(x0 + ws) - 1;\n"
 "    if (ya == yb) {\n"
-"      xa = (int)(x0 + (s0 - sb) % ws);\n"
-"      xb = (int)(x0 + (s1 - 1 - sb) % ws);\n"
+"      xa = (int)(x0 + oa % ws);\n"
+"      xb = (int)(x0 + ob % ws);\n"
 "    }\n"
 "    int k0 = hst_e_base(ya, fm) + j0, l0 = hst_e_base(xa, fm) + j0;\n"
-"    long nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
-"    long nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
-"    int use = nk > 0 && nl > 0 && nk * nl <= HST_E_TILE;\n"
+"    int nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
+"    int nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
+"    int use = (long)nk * nl <= HST_E_TILE;\n"
 "    ulong z = begin + zf;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
 "    if (use) {\n"
 "      int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
-"      for (int e = lid; e < (int)(nk * nl); e += L) {\n"
-"        int iy = hst_e_gidx(k0 + e / (int)nl, fm, rows2);\n"
-"        int ix = hst_e_gidx(l0 + e % (int)nl, fm, cols2);\n"
+"      for (int e = lid; e < nk * nl; e += L) {\n"
+"        int a = e / nl;\n"
+"        int iy = hst_e_gidx(k0 + a, fm, rows2);\n"
+"        int ix = hst_e_gidx(l0 + e - a * nl, fm, cols2);\n"
 "        float g[2];\n"
 "        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
 "        float n = g[0] * g[0];\n"
 "        float t = g[1] * g[1];\n"
 "        n = n + t;\n"
-"        tile[3 * e] = g[0];\n"
-"        tile[3 * e + 1] = g[1];\n"
-"        tile[3 * e + 2] = sqrt(n);\n"
+"        tile[e] = g[0];\n"
+"        tile[HST_E_TILE + e] = g[1];\n"
+"        tile[2 * HST_E_TILE + e] = sqrt(n);\n"
 "      }\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
 "    if (w >= s0 && w < s1) {\n"
-"      int yM = (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
+"      uint o = (uint)(w - sb);\n"
+"      int yM = (int)(ws == HST_E_TW ? o / HST_E_TW : o / ws);\n"
+"      int xM = (int)x0 + (int)(o - (uint)yM * ws);\n"
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
 "        if (use)\n"
-"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0,\n"
-"                        (int)nl);\n"
+"          v = hst_e_rgc_tile(tile, HST_E_TILE, k0, l0, nl, (int)rowsM, (int)colsM, fm, yM,\n"
+"                             xM, radius, sensitivity);\n"
 "        else\n"
-"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0);\n"
+"          v = hst_e_rgc(f, 1, rows, cols, mag, yM, xM, radius, sensitivity);\n"
 "        if (intensity_weighting) {\n"
 "          float r = (float)yM / fm;\n"
 "          float c = (float)xM / fm;\n"
@@ -2543,12 +2599,13 @@ static const char hst__esrrf_src_other[] =
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
+HST__PIECE_FITS(e_tile, hst__esrrf_src_tile);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 
 static const char *const hst__esrrf_src[] = {
-    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2, hst__esrrf_src_tile,
     hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other
 };
 
@@ -2580,10 +2637,14 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
                                   float c)
 {
     int r0, c0, i, j;
-    float q = 0.0f;
+    float q = 0.0f, wr[4];
     if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;
     r0 = (int)floorf(r - 0.5f);
     c0 = (int)floorf(c - 0.5f);
+    for (i = 0; i < 4; ++i) {
+        float u = (float)(r0 - 1 + i) + 0.5f;
+        wr[i] = hst__e_cubic(r - u);
+    }
     for (j = 0; j < 4; ++j) {
         int cn = c0 - 1 + j;
         float p = 0.0f, u, w, t;
@@ -2591,9 +2652,7 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
         for (i = 0; i < 4; ++i) {
             int rn = r0 - 1 + i;
             if (rn < 0 || rn >= rows) continue;
-            u = (float)rn + 0.5f;
-            w = hst__e_cubic(r - u);
-            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * w;
+            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
             p = p + t;
         }
         u = (float)cn + 0.5f;
@@ -2729,24 +2788,66 @@ HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
     return hst__e_clampi((int)a, n2 - 1);
 }
 
+HST__KPRIVATE void hst__e_acc(float d, float dx, float dy, float gx, float gy, float gn,
+                              float tSS, float *W, float *R)
+{
+    float nd, w, s, t;
+    nd = -d;
+    nd = nd * d;
+    nd = nd / tSS;
+    w = hst__e_exp(nd);
+    w = d * w;
+    w = w * w;
+    w = w * w;
+    if (w < 1e-30f) w = 0.0f;
+    *W = *W + w;
+    s = gx * dx;
+    t = gy * dy;
+    s = s + t;
+    if (s < 0.0f) {
+        float num, den, dk;
+        num = gy * dx;
+        t = gx * dy;
+        num = num - t;
+        num = fabsf(num);
+        den = gn * d;
+        dk = num / den;
+        dk = isnan(dk) ? 0.0f : 1.0f - dk;
+        t = dk * w;
+        *R = *R + t;
+    }
+}
+
+HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
+{
+    float sigma = radius / 2.355f, tSS, tSO, gr;
+    tSS = sigma * sigma;
+    c[0] = 2.0f * tSS;
+    tSO = 2.0f * sigma;
+    c[1] = tSO + 1.0f;
+    gr = 2.0f * radius;
+    *j0 = -(int)gr;
+    gr = gr + 1.0f;
+    *j1 = (int)gr;
+}
+
+HST__KPRIVATE float hst__e_final(float R, float W, float sens)
+{
+    R = W > 0.0f ? R / W : 0.0f;
+    if (R < 0.0f) return 0.0f;
+    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+}
+
 HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
                                int xM, float radius, float sens)
 {
-    float fm = (float)mag, sigma, tSS, tSO, xc, yc, gr, ymax, xmax, R = 0.0f, W = 0.0f;
+    float fm = (float)mag, c[2], xc, yc, ymax, xmax, R = 0.0f, W = 0.0f;
     int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, i, j;
-    sigma = radius / 2.355f;
-    tSS = sigma * sigma;
-    tSS = 2.0f * tSS;
-    tSO = 2.0f * sigma;
-    tSO = tSO + 1.0f;
+    hst__e_consts(radius, c, &j0, &j1);
     xc = (float)xM + 0.5f;
     xc = xc / fm;
     yc = (float)yM + 0.5f;
     yc = yc / fm;
-    gr = 2.0f * radius;
-    j0 = -(int)gr;
-    gr = gr + 1.0f;
-    j1 = (int)gr;
     ymax = (float)(rows * mag - 1);
     xmax = (float)(cols * mag - 1);
     by = (int)(2.0f * yc);
@@ -2755,7 +2856,7 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
         float vy = (float)(by + j) * 0.5f;
         if (!(0.0f < vy && vy <= ymax)) continue;
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, g[2], nd, w;
+            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, g[2], n;
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
             dx = vx - xc;
@@ -2764,7 +2865,7 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
             t = dy * dy;
             s = s + t;
             d = sqrtf(s);
-            if (d == 0.0f || d > tSO) continue;
+            if (d == 0.0f || d > c[1]) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
@@ -2774,39 +2875,13 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
                 g[0] = src[o];
                 g[1] = src[o + 1];
             }
-            nd = -d;
-            nd = nd * d;
-            nd = nd / tSS;
-            w = hst__e_exp(nd);
-            w = d * w;
-            w = w * w;
-            w = w * w;
-            if (w < 1e-30f) w = 0.0f;
-            W = W + w;
-            s = g[0] * dx;
-            t = g[1] * dy;
-            s = s + t;
-            if (s < 0.0f) {
-                float num, den, dk;
-                num = g[1] * dx;
-                t = g[0] * dy;
-                num = num - t;
-                num = fabsf(num);
-                den = g[0] * g[0];
-                t = g[1] * g[1];
-                den = den + t;
-                den = sqrtf(den);
-                den = den * d;
-                dk = num / den;
-                dk = isnan(dk) ? 0.0f : 1.0f - dk;
-                t = dk * w;
-                R = R + t;
-            }
+            n = g[0] * g[0];
+            t = g[1] * g[1];
+            n = n + t;
+            hst__e_acc(d, dx, dy, g[0], g[1], sqrtf(n), c[0], &W, &R);
         }
     }
-    R = W > 0.0f ? R / W : 0.0f;
-    if (R < 0.0f) return 0.0f;
-    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+    return hst__e_final(R, W, sens);
 }
 
 /* 1 when magnified pixel (yM, xM) is inside the margin (int)(radius * mag) */
@@ -2846,7 +2921,10 @@ typedef struct hst__e_geom {
 HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
                                     float radius, float sens)
 {
-    float sigma = radius / 2.355f, gr = 2.0f * radius, mr = radius * (float)mag;
+    float mr = radius * (float)mag, c[2];
+    hst__e_consts(radius, c, &g->j0, &g->j1);
+    g->tSS = c[0];
+    g->tSO = c[1];
     g->rows = (int)rows;
     g->cols = (int)cols;
     g->mag = (int)mag;
@@ -2856,13 +2934,6 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->fm = (float)mag;
     g->radius = radius;
     g->sens = sens;
-    g->tSS = sigma * sigma;
-    g->tSS = 2.0f * g->tSS;
-    g->tSO = 2.0f * sigma;
-    g->tSO = g->tSO + 1.0f;
-    g->j0 = -(int)gr;
-    gr = gr + 1.0f;
-    g->j1 = (int)gr;
     g->ymax = (float)(g->rowsM - 1);
     g->xmax = (float)(g->colsM - 1);
 }
@@ -3020,12 +3091,7 @@ HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t 
             hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, xc, bx + i, yc, vy, W, R);
         }
     }
-    for (l = 0; l < HST__E_LANES; ++l) {
-        float r = W[l] > 0.0f ? R[l] / W[l] : 0.0f;
-        if (r < 0.0f) r = 0.0f;
-        else if (g->sens > 1.0f) r = hst__e_sens(r, g->sens);
-        v[l] = r;
-    }
+    for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
 }
 
 /* 1 when every lane's first half-pixel column is lane 0's plus 2 l (true whenever colsM is
