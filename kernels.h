@@ -477,6 +477,20 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
                                         float sensitivity, int intensity_weighting,
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total);
+/* The fused twin's magnified rows [yM0, yM1) of ONE frame: frame points at its rows x cols
+   floats, rgc_frame at its rowsM x colsM output (C order, rowsM = rows*mag, colsM = cols*mag);
+   rows [yM0, yM1) of it are written (yM1 is clipped to rowsM), nothing else, bitwise equal to
+   what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
+   For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
+   a stack tile of the half-pixel gradients (36 KiB) is shared by blocks of pixels, as the
+   device's local memory is, and HST__E_LANES pixels of a row go through their samples together
+   (auto-vectorised by gcc -O2); a radius whose samples of one row do not fit (above ~10) goes
+   per sample, with the same bits. No allocation, no failure path. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                             uint32_t rows, uint32_t cols, uint32_t mag,
+                                             float radius, float sensitivity,
+                                             int intensity_weighting, uint32_t yM0,
+                                             uint32_t yM1);
 /* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build); pixels [i0, i1) only
    (the kernel: all of them), so threads may share a block. Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
@@ -2091,13 +2105,19 @@ static const char hst__esrrf_src_common[] =
 "  return 0.0f;\n"
 "}\n"
 "\n"
-"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels */\n"
+"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels (the\n"
+"   row weights once: the same for every column) */\n"
 "float hst_e_interp(__global const float *im, int rows, int cols, int ch, int k, float r,\n"
 "                   float c)\n"
 "{\n"
 "  if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;\n"
 "  int r0 = (int)floor(r - 0.5f);\n"
 "  int c0 = (int)floor(c - 0.5f);\n"
+"  float wr[4];\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(r0 - 1 + i) + 0.5f;\n"
+"    wr[i] = hst_e_cubic(r - u);\n"
+"  }\n"
 "  float q = 0.0f;\n"
 "  for (int j = 0; j < 4; ++j) {\n"
 "    int cn = c0 - 1 + j;\n"
@@ -2106,9 +2126,7 @@ static const char hst__esrrf_src_common[] =
 "    for (int i = 0; i < 4; ++i) {\n"
 "      int rn = r0 - 1 + i;\n"
 "      if (rn < 0 || rn >= rows) continue;\n"
-"      float u = (float)rn + 0.5f;\n"
-"      float w = hst_e_cubic(r - u);\n"
-"      float t = im[((long)rn * cols + cn) * ch + k] * w;\n"
+"      float t = im[((long)rn * cols + cn) * ch + k] * wr[i];\n"
 "      p = p + t;\n"
 "    }\n"
 "    float u = (float)cn + 0.5f;\n"
@@ -2164,7 +2182,9 @@ static const char hst__esrrf_src_common[] =
 "  p = p + 1.0f;\n"
 "  float s = as_float((uint)((int)k + 127) << 23);\n"
 "  return p * s;\n"
-"}\n"
+"}\n";
+
+static const char hst__esrrf_src_rgc[] =
 "\n"
 "/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else pow */\n"
 "float hst_e_sens(float R, float s)\n"
@@ -2176,9 +2196,7 @@ static const char hst__esrrf_src_common[] =
 "    return p;\n"
 "  }\n"
 "  return pow(R, s);\n"
-"}\n";
-
-static const char hst__esrrf_src_rgc[] =
+"}\n"
 "\n"
 "/* Catmull-Rom taps of one axis: n taps from `first` with weights w; for a position k / 2\n"
 "   (k integer) the half-integer weights, exact in float; else the general ones at v */\n"
@@ -2258,32 +2276,74 @@ static const char hst__esrrf_src_rgc[] =
 "  float c = (float)y + 0.5f;\n"
 "  c = c / fm;\n"
 "  return (int)(2.0f * c);\n"
-"}\n"
-"\n";
+"}\n";
 
 static const char hst__esrrf_src_rgc2[] =
-"/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
-"   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
-"   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
-"   k = k0.., l = l0.., nl per row, as mode 1 computes them */\n"
-"float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
-"                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
-"                int nl)\n"
+"\n"
+"/* One sample of RGC: distance d (0 < d <= tSO) to a half-pixel position at (dx, dy) whose\n"
+"   gradient is (gx, gy), |G| = gn: W += w, R += Dk w */\n"
+"void hst_e_acc(float d, float dx, float dy, float gx, float gy, float gn, float tSS, float *W,\n"
+"               float *R)\n"
 "{\n"
-"  float fm = (float)mag;\n"
+"  float nd = -d;\n"
+"  nd = nd * d;\n"
+"  nd = nd / tSS;\n"
+"  float w = hst_e_exp(nd);\n"
+"  w = d * w;\n"
+"  w = w * w;\n"
+"  w = w * w;\n"
+"  if (w < 1e-30f) w = 0.0f;\n"
+"  *W = *W + w;\n"
+"  float s = gx * dx;\n"
+"  float t = gy * dy;\n"
+"  s = s + t;\n"
+"  if (s < 0.0f) {\n"
+"    float num = gy * dx;\n"
+"    t = gx * dy;\n"
+"    num = num - t;\n"
+"    num = fabs(num);\n"
+"    float den = gn * d;\n"
+"    float dk = num / den;\n"
+"    dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
+"    t = dk * w;\n"
+"    *R = *R + t;\n"
+"  }\n"
+"}\n"
+"\n"
+"/* The per-pixel numbers of RGC: c[0] tSS, c[1] tSO; j0, j1: the sample offsets [j0, j1) */\n"
+"void hst_e_consts(float radius, float *c, int *j0, int *j1)\n"
+"{\n"
 "  float sigma = radius / 2.355f;\n"
 "  float tSS = sigma * sigma;\n"
-"  tSS = 2.0f * tSS;\n"
+"  c[0] = 2.0f * tSS;\n"
 "  float tSO = 2.0f * sigma;\n"
-"  tSO = tSO + 1.0f;\n"
+"  c[1] = tSO + 1.0f;\n"
+"  float gr = 2.0f * radius;\n"
+"  *j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  *j1 = (int)gr;\n"
+"}\n"
+"\n"
+"/* R / W, clamped at 0, to the sensitivity */\n"
+"float hst_e_final(float R, float W, float sens)\n"
+"{\n"
+"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  if (R < 0.0f) return 0.0f;\n"
+"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
+"}\n"
+"\n"
+"/* RGC at magnified pixel (yM, xM) (inside the margin), gradients per sample: fused != 0\n"
+"   interpolated from the frame src; else from grad2 (src: rows*2mag x cols*2mag (Gc, Gr)) */\n"
+"float hst_e_rgc(__global const float *src, int fused, int rows, int cols, int mag, int yM,\n"
+"                int xM, float radius, float sens)\n"
+"{\n"
+"  float fm = (float)mag, c[2];\n"
+"  int j0, j1;\n"
+"  hst_e_consts(radius, c, &j0, &j1);\n"
 "  float xc = (float)xM + 0.5f;\n"
 "  xc = xc / fm;\n"
 "  float yc = (float)yM + 0.5f;\n"
 "  yc = yc / fm;\n"
-"  float gr = 2.0f * radius;\n"
-"  int j0 = -(int)gr;\n"
-"  gr = gr + 1.0f;\n"
-"  int j1 = (int)gr;\n"
 "  float ymax = (float)(rows * mag - 1);\n"
 "  float xmax = (float)(cols * mag - 1);\n"
 "  int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
@@ -2301,64 +2361,62 @@ static const char hst__esrrf_src_rgc2[] =
 "      float t = dy * dy;\n"
 "      s = s + t;\n"
 "      float d = sqrt(s);\n"
-"      if (d == 0.0f || d > tSO) continue;\n"
-"      float gx, gy, gn = 0.0f;\n"
-"      if (mode == 2) {\n"
-"        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
-"        gx = tile[e];\n"
-"        gy = tile[e + 1];\n"
-"        gn = tile[e + 2];\n"
+"      if (d == 0.0f || d > c[1]) continue;\n"
+"      int iy = hst_e_gidx(by + j, fm, rows2);\n"
+"      int ix = hst_e_gidx(bx + i, fm, cols2);\n"
+"      float g[2];\n"
+"      if (fused) {\n"
+"        hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
 "      } else {\n"
-"        int iy = hst_e_gidx(by + j, fm, rows2);\n"
-"        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
-"        if (mode == 1) {\n"
-"          float g[2];\n"
-"          hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
-"          gx = g[0];\n"
-"          gy = g[1];\n"
-"        } else {\n"
-"          long o = ((long)iy * cols2 + ix) * 2;\n"
-"          gx = src[o];\n"
-"          gy = src[o + 1];\n"
-"        }\n"
+"        long o = ((long)iy * cols2 + ix) * 2;\n"
+"        g[0] = src[o];\n"
+"        g[1] = src[o + 1];\n"
 "      }\n"
-"      float nd = -d;\n"
-"      nd = nd * d;\n"
-"      nd = nd / tSS;\n"
-"      float w = hst_e_exp(nd);\n"
-"      w = d * w;\n"
-"      w = w * w;\n"
-"      w = w * w;\n"
-"      if (w < 1e-30f) w = 0.0f;\n"
-"      W = W + w;\n"
-"      s = gx * dx;\n"
-"      t = gy * dy;\n"
-"      s = s + t;\n"
-"      if (s < 0.0f) {\n"
-"        float num = gy * dx;\n"
-"        t = gx * dy;\n"
-"        num = num - t;\n"
-"        num = fabs(num);\n"
-"        float den = gn;\n"
-"        if (mode != 2) {\n"
-"          den = gx * gx;\n"
-"          t = gy * gy;\n"
-"          den = den + t;\n"
-"          den = sqrt(den);\n"
-"        }\n"
-"        den = den * d;\n"
-"        float dk = num / den;\n"
-"        dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
-"        t = dk * w;\n"
-"        R = R + t;\n"
-"      }\n"
+"      float n = g[0] * g[0];\n"
+"      t = g[1] * g[1];\n"
+"      n = n + t;\n"
+"      hst_e_acc(d, dx, dy, g[0], g[1], sqrt(n), c[0], &W, &R);\n"
 "    }\n"
 "  }\n"
-"  R = W > 0.0f ? R / W : 0.0f;\n"
-"  if (R < 0.0f) return 0.0f;\n"
-"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
-"}\n"
-"\n";
+"  return hst_e_final(R, W, sens);\n"
+"}\n";
+
+static const char hst__esrrf_src_tile[] =
+"\n"
+"/* hst_e_rgc at (yM, xM) from a tile: (Gc, Gr, |G|) of the half-pixel position (k0 + a,\n"
+"   l0 + b) at t[a nl + b], t[T + a nl + b], t[2T + ...]. The samples with 0 < v <= max are\n"
+"   half positions 1 .. 2 max: loop bounds, the same samples in the same order */\n"
+"float hst_e_rgc_tile(__local const float *t, int T, int k0, int l0, int nl, int rowsM,\n"
+"                     int colsM, float fm, int yM, int xM, float radius, float sens)\n"
+"{\n"
+"  float c[2];\n"
+"  int j0, j1;\n"
+"  hst_e_consts(radius, c, &j0, &j1);\n"
+"  float xc = (float)xM + 0.5f;\n"
+"  xc = xc / fm;\n"
+"  float yc = (float)yM + 0.5f;\n"
+"  yc = yc / fm;\n"
+"  int by = (int)(2.0f * yc), bx = (int)(2.0f * xc);\n"
+"  int ja = max(j0, 1 - by), jb = min(j1, 2 * (rowsM - 1) + 1 - by);\n"
+"  int ia = max(j0, 1 - bx), ib = min(j1, 2 * (colsM - 1) + 1 - bx);\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float vy = (float)(by + j) * 0.5f;\n"
+"    float dy = vy - yc;\n"
+"    float ty = dy * dy;\n"
+"    int e = (by + j - k0) * nl + bx + ia - l0;\n"
+"    for (int i = ia; i < ib; ++i, ++e) {\n"
+"      float vx = (float)(bx + i) * 0.5f;\n"
+"      float dx = vx - xc;\n"
+"      float s = dx * dx;\n"
+"      s = s + ty;\n"
+"      float d = sqrt(s);\n"
+"      if (d == 0.0f || d > c[1]) continue;\n"
+"      hst_e_acc(d, dx, dy, t[e], t[T + e], t[2 * T + e], c[0], &W, &R);\n"
+"    }\n"
+"  }\n"
+"  return hst_e_final(R, W, sens);\n"
+"}\n";
 
 static const char hst__esrrf_src_rgc3[] =
 "/* Magnified pixel i of frame z (2-D NDRange: i, frames); margin from the radius */\n"
@@ -2383,11 +2441,16 @@ static const char hst__esrrf_src_rgc3[] =
 "  HST_E_PIXEL\n"
 "  float v = 0.0f;\n"
 "  if (inside) {\n"
-"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, sensitivity, 0,\n"
-"                  0, 0);\n"
+"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, rows, cols, mag, yM, xM, radius, sensitivity);\n"
 "    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
 "  }\n"
 "  rgc[z * nM + i] = v;\n"
+"}\n"
+"\n"
+"/* a / b, in 32 bits when both fit (the same quotient, far fewer instructions on a GPU) */\n"
+"ulong hst_e_div(ulong a, ulong b)\n"
+"{\n"
+"  return (a | b) >> 32 ? a / b : (ulong)((uint)a / (uint)b);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused[] =
@@ -2396,7 +2459,9 @@ static const char hst__esrrf_src_fused[] =
 "   work-group size L: group g (linear) does the work indices [g L, g L + L): frame w / nM; in\n"
 "   a frame, pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers\n"
 "   a compact tile. The tile's half-pixel gradients are computed once into local memory (taps\n"
-"   per group segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"   per group segment: one frame and strip); if they do not fit, per sample. Offsets inside a\n"
+"   strip are 32-bit (rowsM * HST_E_TW < 2^32); divisions of 64-bit indices take 32 bits\n"
+"   when the numbers fit (hst_e_div). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
@@ -2422,53 +2487,58 @@ static const char hst__esrrf_src_fused[] =
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
-"  long jn = (long)(int)gr - j0;\n"
+"  int jn = (int)gr - j0;\n"
 "  ulong strip = rowsM * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
-"    ulong zf = s0 / nM;\n"
-"    ulong st = (s0 - zf * nM) / strip;\n"
-"    ulong x0 = st * HST_E_TW;\n"
-"    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
-"    ulong sb = zf * nM + st * strip;\n"
+"    ulong zf = hst_e_div(s0, nM);\n"
+"    ulong fb = zf * nM;\n"
+"    ulong st = hst_e_div(s0 - fb, strip);\n"
+"    uint x0 = (uint)st * HST_E_TW;\n"
+"    uint ws = min((uint)HST_E_TW, (uint)colsM - x0);\n"
+"    ulong sb = fb + st * strip;\n"
 "    ulong s1 = min(wend, sb + rowsM * ws);\n"
-"    int ya = (int)((s0 - sb) / ws), yb = (int)((s1 - 1 - sb) / ws);\n"
+"    uint oa = (uint)(s0 - sb), ob = (uint)(s1 - 1 - sb);\n"
+"    int ya = (int)(oa / ws), yb = (int)(ob / ws);\n"
 "    int xa = (int)x0, xb = (int)(x0 + ws) - 1;\n"
 "    if (ya == yb) {\n"
-"      xa = (int)(x0 + (s0 - sb) % ws);\n"
-"      xb = (int)(x0 + (s1 - 1 - sb) % ws);\n"
+"      xa = (int)(x0 + oa % ws);\n"
+"      xb = (int)(x0 + ob % ws);\n"
 "    }\n"
 "    int k0 = hst_e_base(ya, fm) + j0, l0 = hst_e_base(xa, fm) + j0;\n"
-"    long nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
-"    long nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
-"    int use = nk > 0 && nl > 0 && nk * nl <= HST_E_TILE;\n"
+"    int nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
+"    int nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
+"    int use = (long)nk * nl <= HST_E_TILE;\n"
 "    ulong z = begin + zf;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
 "    if (use) {\n"
 "      int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
-"      for (int e = lid; e < (int)(nk * nl); e += L) {\n"
-"        int iy = hst_e_gidx(k0 + e / (int)nl, fm, rows2);\n"
-"        int ix = hst_e_gidx(l0 + e % (int)nl, fm, cols2);\n"
+"      for (int e = lid; e < nk * nl; e += L) {\n"
+"        int a = e / nl;\n"
+"        int iy = hst_e_gidx(k0 + a, fm, rows2);\n"
+"        int ix = hst_e_gidx(l0 + e - a * nl, fm, cols2);\n"
 "        float g[2];\n"
 "        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
 "        float n = g[0] * g[0];\n"
 "        float t = g[1] * g[1];\n"
 "        n = n + t;\n"
-"        tile[3 * e] = g[0];\n"
-"        tile[3 * e + 1] = g[1];\n"
-"        tile[3 * e + 2] = sqrt(n);\n"
+"        tile[e] = g[0];\n"
+"        tile[HST_E_TILE + e] = g[1];\n"
+"        tile[2 * HST_E_TILE + e] = sqrt(n);\n"
 "      }\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
 "    if (w >= s0 && w < s1) {\n"
-"      int yM = (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
+"      uint o = (uint)(w - sb);\n"
+"      int yM = (int)(ws == HST_E_TW ? o / HST_E_TW : o / ws);\n"
+"      int xM = (int)x0 + (int)(o - (uint)yM * ws);\n"
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
 "        if (use)\n"
-"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0,\n"
-"                        (int)nl);\n"
+"          v = hst_e_rgc_tile(tile, HST_E_TILE, k0, l0, nl, (int)rowsM, (int)colsM, fm, yM,\n"
+"                             xM, radius, sensitivity);\n"
 "        else\n"
-"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0);\n"
+"          v = hst_e_rgc(f, 1, rows, cols, mag, yM, xM, radius, sensitivity);\n"
 "        if (intensity_weighting) {\n"
 "          float r = (float)yM / fm;\n"
 "          float c = (float)xM / fm;\n"
@@ -2618,13 +2688,14 @@ static const char hst__esrrf_src_io[] =
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
+HST__PIECE_FITS(e_tile, hst__esrrf_src_tile);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
-    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2, hst__esrrf_src_tile,
     hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other, hst__esrrf_src_io
 };
 
@@ -2656,10 +2727,14 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
                                   float c)
 {
     int r0, c0, i, j;
-    float q = 0.0f;
+    float q = 0.0f, wr[4];
     if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;
     r0 = (int)floorf(r - 0.5f);
     c0 = (int)floorf(c - 0.5f);
+    for (i = 0; i < 4; ++i) {
+        float u = (float)(r0 - 1 + i) + 0.5f;
+        wr[i] = hst__e_cubic(r - u);
+    }
     for (j = 0; j < 4; ++j) {
         int cn = c0 - 1 + j;
         float p = 0.0f, u, w, t;
@@ -2667,9 +2742,7 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
         for (i = 0; i < 4; ++i) {
             int rn = r0 - 1 + i;
             if (rn < 0 || rn >= rows) continue;
-            u = (float)rn + 0.5f;
-            w = hst__e_cubic(r - u);
-            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * w;
+            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
             p = p + t;
         }
         u = (float)cn + 0.5f;
@@ -2796,24 +2869,75 @@ HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag
 
 HST__KPRIVATE int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
+/* Index along one axis of grad2 of the half-pixel position k / 2 */
+HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
+{
+    float a = (float)k * 0.5f;
+    a = a * fm;
+    a = a * 2.0f;
+    return hst__e_clampi((int)a, n2 - 1);
+}
+
+HST__KPRIVATE void hst__e_acc(float d, float dx, float dy, float gx, float gy, float gn,
+                              float tSS, float *W, float *R)
+{
+    float nd, w, s, t;
+    nd = -d;
+    nd = nd * d;
+    nd = nd / tSS;
+    w = hst__e_exp(nd);
+    w = d * w;
+    w = w * w;
+    w = w * w;
+    if (w < 1e-30f) w = 0.0f;
+    *W = *W + w;
+    s = gx * dx;
+    t = gy * dy;
+    s = s + t;
+    if (s < 0.0f) {
+        float num, den, dk;
+        num = gy * dx;
+        t = gx * dy;
+        num = num - t;
+        num = fabsf(num);
+        den = gn * d;
+        dk = num / den;
+        dk = isnan(dk) ? 0.0f : 1.0f - dk;
+        t = dk * w;
+        *R = *R + t;
+    }
+}
+
+HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
+{
+    float sigma = radius / 2.355f, tSS, tSO, gr;
+    tSS = sigma * sigma;
+    c[0] = 2.0f * tSS;
+    tSO = 2.0f * sigma;
+    c[1] = tSO + 1.0f;
+    gr = 2.0f * radius;
+    *j0 = -(int)gr;
+    gr = gr + 1.0f;
+    *j1 = (int)gr;
+}
+
+HST__KPRIVATE float hst__e_final(float R, float W, float sens)
+{
+    R = W > 0.0f ? R / W : 0.0f;
+    if (R < 0.0f) return 0.0f;
+    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+}
+
 HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
                                int xM, float radius, float sens)
 {
-    float fm = (float)mag, sigma, tSS, tSO, xc, yc, gr, ymax, xmax, R = 0.0f, W = 0.0f;
+    float fm = (float)mag, c[2], xc, yc, ymax, xmax, R = 0.0f, W = 0.0f;
     int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, i, j;
-    sigma = radius / 2.355f;
-    tSS = sigma * sigma;
-    tSS = 2.0f * tSS;
-    tSO = 2.0f * sigma;
-    tSO = tSO + 1.0f;
+    hst__e_consts(radius, c, &j0, &j1);
     xc = (float)xM + 0.5f;
     xc = xc / fm;
     yc = (float)yM + 0.5f;
     yc = yc / fm;
-    gr = 2.0f * radius;
-    j0 = -(int)gr;
-    gr = gr + 1.0f;
-    j1 = (int)gr;
     ymax = (float)(rows * mag - 1);
     xmax = (float)(cols * mag - 1);
     by = (int)(2.0f * yc);
@@ -2822,7 +2946,7 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
         float vy = (float)(by + j) * 0.5f;
         if (!(0.0f < vy && vy <= ymax)) continue;
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, a, g[2], nd, w;
+            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, g[2], n;
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
             dx = vx - xc;
@@ -2831,13 +2955,9 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
             t = dy * dy;
             s = s + t;
             d = sqrtf(s);
-            if (d == 0.0f || d > tSO) continue;
-            a = vy * fm;
-            a = a * 2.0f;
-            iy = hst__e_clampi((int)a, rows2 - 1);
-            a = vx * fm;
-            a = a * 2.0f;
-            ix = hst__e_clampi((int)a, cols2 - 1);
+            if (d == 0.0f || d > c[1]) continue;
+            iy = hst__e_gidx(by + j, fm, rows2);
+            ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
                 hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
             } else {
@@ -2845,39 +2965,13 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
                 g[0] = src[o];
                 g[1] = src[o + 1];
             }
-            nd = -d;
-            nd = nd * d;
-            nd = nd / tSS;
-            w = hst__e_exp(nd);
-            w = d * w;
-            w = w * w;
-            w = w * w;
-            if (w < 1e-30f) w = 0.0f;
-            W = W + w;
-            s = g[0] * dx;
-            t = g[1] * dy;
-            s = s + t;
-            if (s < 0.0f) {
-                float num, den, dk;
-                num = g[1] * dx;
-                t = g[0] * dy;
-                num = num - t;
-                num = fabsf(num);
-                den = g[0] * g[0];
-                t = g[1] * g[1];
-                den = den + t;
-                den = sqrtf(den);
-                den = den * d;
-                dk = num / den;
-                dk = isnan(dk) ? 0.0f : 1.0f - dk;
-                t = dk * w;
-                R = R + t;
-            }
+            n = g[0] * g[0];
+            t = g[1] * g[1];
+            n = n + t;
+            hst__e_acc(d, dx, dy, g[0], g[1], sqrtf(n), c[0], &W, &R);
         }
     }
-    R = W > 0.0f ? R / W : 0.0f;
-    if (R < 0.0f) return 0.0f;
-    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+    return hst__e_final(R, W, sens);
 }
 
 /* 1 when magnified pixel (yM, xM) is inside the margin (int)(radius * mag) */
@@ -2888,6 +2982,328 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
     int margin = (int)mr;
     return yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&
            xM < (int)(cols * mag) - margin;
+}
+
+/* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
+   The device's local-memory tile, on the stack: for a block of magnified rows and of
+   HST__E_LANES * mag columns, the (Gc, Gr, |G|) of every half-pixel position its pixels sample
+   are computed once (hst__e_grad_fused, as the device's tile); then each row's pixels of one
+   phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start exactly 2 half
+   positions apart) walk their samples together, lane by lane, every lane in the per-pixel
+   order. The lane loops have no branches (selects by bit masks: gcc's -O2 vectoriser needs
+   if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
+   operations); sqrtf has a loop of its own (under math-errno a sqrtf call stops vectorisation).
+   Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both start at +0 and
+   a sum that starts at +0 is never -0 in round-to-nearest. */
+
+#define HST__E_LANES 8      /* pixels of one row and phase computed together */
+/* Half-pixel positions the stack tile holds (3 floats each: 36 KiB). Radius 1.5 needs 7 rows
+   of 24 positions for one magnified row; a radius above ~10 needs more than it holds for one
+   row and takes the per-sample path (hst__e_rgc), with the same bits. */
+#define HST__E_HOST_TILE 3072
+
+/* Every per-frame number of hst__e_rgc and the margin, computed as there */
+typedef struct hst__e_geom {
+    int rows, cols, mag, rowsM, colsM, margin, j0, j1;
+    float fm, radius, sens, tSS, tSO, ymax, xmax;
+} hst__e_geom;
+
+HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
+                                    float radius, float sens)
+{
+    float mr = radius * (float)mag, c[2];
+    hst__e_consts(radius, c, &g->j0, &g->j1);
+    g->tSS = c[0];
+    g->tSO = c[1];
+    g->rows = (int)rows;
+    g->cols = (int)cols;
+    g->mag = (int)mag;
+    g->rowsM = (int)(rows * mag);
+    g->colsM = (int)(cols * mag);
+    g->margin = (int)mr;
+    g->fm = (float)mag;
+    g->radius = radius;
+    g->sens = sens;
+    g->ymax = (float)(g->rowsM - 1);
+    g->xmax = (float)(g->colsM - 1);
+}
+
+/* c ? a : b, bit for bit, without a branch */
+HST__KPRIVATE float hst__e_pick(int c, float a, float b)
+{
+    union { float f; uint32_t u; } x, y;
+    uint32_t m = 0u - (uint32_t)(c != 0);
+    x.f = a;
+    y.f = b;
+    x.u = (x.u & m) | (y.u & ~m);
+    return x.f;
+}
+
+/* hst__e_exp(x) for x >= -80 (the caller zeroes the others): the same operations, floor and
+   2^k without a libm call (k is an integer in [-116, 0]: exact either way) */
+HST__KPRIVATE float hst__e_exp_lane(float x)
+{
+    union { uint32_t u; float f; } s;
+    float k, kf, h, r, p;
+    int ki;
+    k = x * 1.44269504f;
+    k = k + 0.5f;
+    ki = (int)k;
+    kf = (float)ki;
+    ki = ki - (kf > k);
+    k = (float)ki;
+    h = k * 0.693145752f;
+    r = x - h;
+    h = k * 1.42860682e-6f;
+    r = r - h;
+    p = 1.98412698e-4f;
+    p = p * r;
+    p = p + 1.38888889e-3f;
+    p = p * r;
+    p = p + 8.33333333e-3f;
+    p = p * r;
+    p = p + 4.16666667e-2f;
+    p = p * r;
+    p = p + 1.66666667e-1f;
+    p = p * r;
+    p = p + 0.5f;
+    p = p * r;
+    p = p + 1.0f;
+    p = p * r;
+    p = p + 1.0f;
+    s.u = (uint32_t)(ki + 127) << 23;
+    return p * s.f;
+}
+
+/* (int)(2 c), c = (y + 0.5) / mag: the first half-pixel position magnified row or column y
+   samples is that plus j0 (hst__e_rgc's by and bx) */
+HST__KPRIVATE int hst__e_base(int y, float fm)
+{
+    float c = (float)y + 0.5f;
+    c = c / fm;
+    return (int)(2.0f * c);
+}
+
+/* The tile: (Gc, Gr, |G|) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl, in three
+   planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e at
+   (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0,
+                               int nl, int stride, float *tile)
+{
+    size_t plane = (size_t)nk * (size_t)stride;
+    int a, e, half = stride / 2;
+    for (a = 0; a < nk; ++a) {
+        int iy = hst__e_gidx(k0 + a, g->fm, 2 * g->rowsM);
+        for (e = 0; e < nl; ++e) {
+            int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
+            size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
+            float gg[2], n, t;
+            hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+            n = gg[0] * gg[0];
+            t = gg[1] * gg[1];
+            n = n + t;
+            tile[o] = gg[0];
+            tile[plane + o] = gg[1];
+            tile[2 * plane + o] = sqrtf(n);
+        }
+    }
+}
+
+/* One sample column i of one row for the lanes: W += w, R += Dk w (hst__e_rgc's loop body);
+   gx, gy, gn: the lanes' gradients (adjacent), xc: the lanes' centres, by2: bx + i of lane 0 */
+HST__KPRIVATE void hst__e_lane_sample(const hst__e_geom *g, const float *gx, const float *gy,
+                                      const float *gn, const float *xc, int bxi, float yc,
+                                      float vy, float *W, float *R)
+{
+    float dx[HST__E_LANES], s[HST__E_LANES], d[HST__E_LANES];
+    int ok[HST__E_LANES], l;
+    float dy = vy - yc, ty = dy * dy;
+    for (l = 0; l < HST__E_LANES; ++l) {
+        float vx = (float)(bxi + 2 * l) * 0.5f, t;
+        ok[l] = (0.0f < vx) & (vx <= g->xmax);
+        dx[l] = vx - xc[l];
+        t = dx[l] * dx[l];
+        s[l] = t + ty;
+    }
+    for (l = 0; l < HST__E_LANES; ++l) d[l] = sqrtf(s[l]);
+    for (l = 0; l < HST__E_LANES; ++l) {
+        float nd, w, t, u, num, den, dk;
+        int use = ok[l] & (d[l] != 0.0f) & !(d[l] > g->tSO);
+        nd = -d[l];
+        nd = nd * d[l];
+        nd = nd / g->tSS;
+        use = use & !(nd < -80.0f);
+        w = hst__e_exp_lane(hst__e_pick(use, nd, 0.0f));
+        w = d[l] * w;
+        w = w * w;
+        w = w * w;
+        w = hst__e_pick(use & !(w < 1e-30f), w, 0.0f);
+        W[l] = W[l] + w;
+        t = gx[l] * dx[l];
+        u = gy[l] * dy;
+        t = t + u;
+        use = use & (t < 0.0f);
+        num = gy[l] * dx[l];
+        u = gx[l] * dy;
+        num = num - u;
+        num = fabsf(num);
+        den = gn[l] * d[l];
+        dk = num / den;
+        dk = hst__e_pick(dk != dk, 0.0f, 1.0f - dk);
+        t = dk * w;
+        R[l] = R[l] + hst__e_pick(use, t, 0.0f);
+    }
+}
+
+/* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
+   half-pixel position k0, columns from l0), as hst__e_rgc computes each */
+HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane,
+                                int stride, int k0, int l0, int yM, int x0, float *v)
+{
+    float xc[HST__E_LANES], W[HST__E_LANES], R[HST__E_LANES], yc;
+    int by, bx, j, i, l, half = stride / 2;
+    yc = (float)yM + 0.5f;
+    yc = yc / g->fm;
+    by = (int)(2.0f * yc);
+    for (l = 0; l < HST__E_LANES; ++l) {
+        xc[l] = (float)(x0 + l * g->mag) + 0.5f;
+        xc[l] = xc[l] / g->fm;
+        W[l] = R[l] = 0.0f;
+    }
+    bx = (int)(2.0f * xc[0]);
+    for (j = g->j0; j < g->j1; ++j) {
+        float vy = (float)(by + j) * 0.5f;
+        const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
+        if (!(0.0f < vy && vy <= g->ymax)) continue;
+        for (i = g->j0; i < g->j1; ++i) {
+            int e = bx + i - l0;
+            const float *gx = row + (e & 1) * half + (e >> 1);
+            hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, xc, bx + i, yc, vy, W, R);
+        }
+    }
+    for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
+}
+
+/* 1 when every lane's first half-pixel column is lane 0's plus 2 l (true whenever colsM is
+   below 2^22; the lanes need it to share the tile's rows) */
+HST__KPRIVATE int hst__e_lanes_regular(const hst__e_geom *g, int x0)
+{
+    int l, b0 = hst__e_base(x0, g->fm);
+    for (l = 1; l < HST__E_LANES; ++l)
+        if (hst__e_base(x0 + l * g->mag, g->fm) != b0 + 2 * l) return 0;
+    return 1;
+}
+
+/* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
+   weighting */
+HST__KPRIVATE float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
+                                  float r)
+{
+    if (iw) {
+        float rr = (float)yM / g->fm;
+        float c = (float)xM / g->fm;
+        r = r * hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
+    }
+    return r;
+}
+
+/* Inside pixel (yM, xM) the per-sample way (no tile) */
+HST__KPRIVATE float hst__e_pixel(const float *f, const hst__e_geom *g, int iw, int yM, int xM)
+{
+    float r = hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, g->sens);
+    return hst__e_weight(f, g, iw, yM, xM, r);
+}
+
+/* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
+HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                int yb, int xa, int k0, int nk, float *tile)
+{
+    int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
+    int l0 = hst__e_base(xa, g->fm) + g->j0;
+    int nl = hst__e_base(xa + w - 1, g->fm) + g->j1 - l0, stride = nl + (nl & 1);
+    size_t plane = (size_t)nk * (size_t)stride;
+    hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
+    for (p = 0; p < g->mag && xa + p < xe; ++p) {
+        int regular = hst__e_lanes_regular(g, xa + p);
+        for (y = ya; y < yb; ++y) {
+            float *o = out + (size_t)y * (size_t)g->colsM;
+            float v[HST__E_LANES];
+            if (regular) hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
+            for (l = 0; l < HST__E_LANES; ++l) {
+                int x = xa + p + l * g->mag;
+                if (x >= xe) break;
+                o[x] = regular ? hst__e_weight(f, g, iw, y, x, v[l]) : hst__e_pixel(f, g, iw, y, x);
+            }
+        }
+    }
+}
+
+/* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
+   rows k0..k0 + nk fit HST__E_HOST_TILE positions of `stride`; ya itself when one does not */
+HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int stride, int *k0,
+                                    int *nk)
+{
+    int yb = ya, n;
+    *k0 = hst__e_base(ya, g->fm) + g->j0;
+    while (yb < ye) {
+        n = hst__e_base(yb, g->fm) + g->j1 - *k0;
+        if ((long)n * stride > HST__E_HOST_TILE) break;
+        *nk = n;
+        ++yb;
+    }
+    return yb;
+}
+
+HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0, int yM1)
+{
+    int y, x;
+    for (y = yM0; y < yM1; ++y) {
+        float *o = out + (size_t)y * (size_t)g->colsM;
+        int in = y >= g->margin && y < g->rowsM - g->margin;
+        for (x = 0; x < g->colsM; ++x)
+            if (!in || x < g->margin || x >= g->colsM - g->margin) o[x] = 0.0f;
+    }
+}
+
+/* Inside rows [ya, ye) of the column block from xa, in blocks whose tile fits; a row whose
+   samples do not fit alone goes the per-sample way */
+HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                 int ye, int xa, float *tile)
+{
+    int w = HST__E_LANES * g->mag, xe = g->colsM - g->margin;
+    int nl = hst__e_base(xa + w - 1, g->fm) - hst__e_base(xa, g->fm) + g->j1 - g->j0;
+    int stride = nl + (nl & 1), x;
+    while (ya < ye) {
+        int k0 = 0, nk = 0, yb = hst__e_block_rows(g, ya, ye, stride, &k0, &nk);
+        if (yb > ya) {
+            hst__e_block(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+            ya = yb;
+            continue;
+        }
+        for (x = xa; x < xa + w && x < xe; ++x)
+            out[(size_t)ya * (size_t)g->colsM + (size_t)x] = hst__e_pixel(f, g, iw, ya, x);
+        ++ya;
+    }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                               uint32_t rows, uint32_t cols, uint32_t mag,
+                                               float radius, float sensitivity,
+                                               int intensity_weighting, uint32_t yM0,
+                                               uint32_t yM1)
+{
+    float tile[3 * HST__E_HOST_TILE];
+    hst__e_geom g;
+    int ya, ye, xa;
+    hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
+    if (yM1 > (uint32_t)g.rowsM) yM1 = (uint32_t)g.rowsM;
+    if (yM0 >= yM1) return;
+    hst__e_zero_outside(rgc_frame, &g, (int)yM0, (int)yM1);
+    ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
+    ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
+    if (ya >= ye) return;
+    for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
+        hst__e_column(frame, rgc_frame, &g, intensity_weighting, ya, ye, xa, tile);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
@@ -2966,27 +3382,14 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
                                         uint64_t base, uint64_t begin, uint64_t end,
                                         uint64_t total)
 {
-    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
-    float fm = (float)mag;
+    size_t n = (size_t)rows * cols, nM = n * mag * mag;
     uint64_t z;
     (void)base;
     (void)total;
-    for (z = begin; z < end; ++z) {
-        const float *f = frames + (size_t)z * rows * cols;
-        for (i = 0; i < nM; ++i) {
-            int yM = (int)(i / colsM), xM = (int)(i % colsM);
-            float v = 0.0f;
-            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
-                v = hst__e_rgc(f, 1, (int)rows, (int)cols, (int)mag, yM, xM, radius, sensitivity);
-                if (intensity_weighting) {
-                    float r = (float)yM / fm;
-                    float c = (float)xM / fm;
-                    v = v * hst__e_interp(f, (int)rows, (int)cols, 1, 0, r, c);
-                }
-            }
-            rgc[(size_t)z * nM + i] = v;
-        }
-    }
+    for (z = begin; z < end; ++z)
+        hst_k_esrrf_rgc_fused_host_rows(frames + (size_t)z * n, rgc + (size_t)z * nM, rows, cols,
+                                        mag, radius, sensitivity, intensity_weighting, 0,
+                                        rows * mag);
 }
 
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
