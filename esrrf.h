@@ -161,6 +161,15 @@ typedef struct hst_esrrf_report {
                                        create to finish) */
 } hst_esrrf_report;
 
+/* The backend eSRRF runs fastest on for desc's selector: hst_backend_create's, except that
+   `auto` (desc->device "auto", or NULL with $HST_DEVICE unset or "auto") landing on an OpenCL
+   CPU device gives the host device instead: for eSRRF the kernels' C twins on all cores beat
+   PoCL five times (the shipped stack on 2 cores: 17 s against 92 s; bench/RESULTS.md). "cpu"
+   still selects the OpenCL CPU device. *host_instead (may be NULL) is 1 when that happened.
+   Errors: hst_backend_create's. Thread-safe. */
+HST_API hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
+                                            int *host_instead);
+
 /* The output's shape for a stack of `frames` frames of rows x cols under desc (validated as
    hst_esrrf_run validates it). Errors: HST_ERROR_INVALID_ARGUMENT (the log names the field),
    HST_ERROR_OVERFLOW (the output size overflows size_t or the kernels' 32-bit indices).
@@ -1228,6 +1237,22 @@ static void hst__ereport(hst__eng *e) {
 }
 
 /* >>public functions ------------------------------------------------------------------------- */
+HST__EDEF hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
+                                              int *host_instead) {
+    const char *sel = desc && desc->device ? desc->device : getenv("HST_DEVICE");
+    hst_backend_desc host;
+    hst_result r = hst_backend_create(desc, out);
+    if (host_instead) *host_instead = 0;
+    if (r != HST_SUCCESS || (sel && *sel && strcmp(sel, "auto")) || hst_backend_device(*out)->type != HST_DEVICE_CPU)
+        return r;
+    hst_backend_destroy(*out);
+    *out = NULL;
+    host = *desc;
+    host.device = "host";
+    if (host_instead) *host_instead = 1;
+    return hst_backend_create(&host, out);
+}
+
 HST__EDEF hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
                                             uint32_t rows, uint32_t cols, uint64_t *timepoints,
                                             uint32_t *rows_mag, uint32_t *cols_mag) {

@@ -400,23 +400,6 @@ static const char *device_kind(const hst_device_info *d)
 static const hst_esrrf_dtype dtype_of[5] = { (hst_esrrf_dtype)0, HST_ESRRF_U8, HST_ESRRF_U16,
                                              HST_ESRRF_I16, HST_ESRRF_F32 };
 
-/* The device: as selected (--device, else $HST_DEVICE, else auto), except that `auto` landing on
-   an OpenCL CPU device takes the host device instead: for eSRRF the kernels' C twins on all
-   cores run the shipped stack in 17 s where PoCL takes 92 s (2 cores, the same machine, cold
-   caches). *host is set when that happened. */
-static hst_result open_device(hst_backend_desc *bd, hst_backend **be, int *host)
-{
-    const char *sel = bd->device ? bd->device : getenv("HST_DEVICE");
-    hst_result r = hst_backend_create(bd, be);
-    *host = 0;
-    if (r != HST_SUCCESS || (sel && *sel && strcmp(sel, "auto")) || hst_backend_device(*be)->type != HST_DEVICE_CPU)
-        return r;
-    hst_backend_destroy(*be);
-    bd->device = "host";
-    *host = 1;
-    return hst_backend_create(bd, be);
-}
-
 /* The path line of the summary: which path ran and why. */
 static void print_path(const hst_esrrf_report *rep)
 {
@@ -528,7 +511,7 @@ int main(int argc, char **argv)
     bd.logger = logger;
     bd.log_user = &j.ls;
     bd.log_level = HST_LOG_WARN;
-    if ((r = open_device(&bd, &j.be, &auto_host)) != HST_SUCCESS) {
+    if ((r = hst_esrrf_backend_create(&bd, &j.be, &auto_host)) != HST_SUCCESS) {
         fail("no device for '%s': %s%s%s", o.device ? o.device : "auto", hst_result_string(r),
              j.ls.last[0] ? ": " : "", j.ls.last);
         job_free(&j, 1);

@@ -508,6 +508,32 @@ static void test_cancel(void **state)
     outs_free(&o);
 }
 
+/* hst_esrrf_backend_create: "auto" gives the host device exactly where plain auto gives an
+   OpenCL CPU device; any other selector is hst_backend_create's. */
+static void test_backend_choice(void **state)
+{
+    hst_backend_desc bd;
+    hst_backend *plain = NULL, *got = NULL;
+    int host_instead = -1;
+    (void)state;
+    memset(&bd, 0, sizeof bd);
+    bd.device = "auto";
+    bd.log_level = HST_LOG_ERROR;
+    assert_int_equal(hst_backend_create(&bd, &plain), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_backend_create(&bd, &got, &host_instead), HST_SUCCESS);
+    assert_int_equal(host_instead, hst_backend_device(plain)->type == HST_DEVICE_CPU);
+    if (host_instead) assert_true(hst_backend_is_host(got));
+    else assert_string_equal(hst_backend_device(got)->name, hst_backend_device(plain)->name);
+    hst_backend_destroy(got);
+    bd.device = hst_backend_is_host(be) ? "host" : "cpu";   /* explicit: taken as it is */
+    if (!hst_backend_is_host(be) && hst_backend_device(be)->type != HST_DEVICE_CPU) bd.device = "gpu";
+    assert_int_equal(hst_esrrf_backend_create(&bd, &got, &host_instead), HST_SUCCESS);
+    assert_int_equal(host_instead, 0);
+    assert_int_equal(hst_backend_is_host(got), hst_backend_is_host(be));
+    hst_backend_destroy(got);
+    hst_backend_destroy(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_two_backends),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_backend_choice),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -200,7 +200,8 @@ class _Backends:
         bd.device = None if selector is None else str(selector).encode()
         bd.logger, bd.log_level = self.logger, 2
         handle = ctypes.c_void_p()
-        r = _library().hst_backend_create(ctypes.byref(bd), ctypes.byref(handle))
+        # auto: a GPU where there is one, else the host device (faster than PoCL for eSRRF)
+        r = _library().hst_esrrf_backend_create(ctypes.byref(bd), ctypes.byref(handle), None)
         if r != _lib.HST_SUCCESS:
             self.close()
             raise _error(r, self.messages or ["device %r: backend not created" % (selector,)])

@@ -63,6 +63,7 @@ class EsrrfReport(ctypes.Structure):
     _fields_ = [("frames", u64), ("timepoints", u64), ("frames_dropped", u64),
                 ("block_frames", u64), ("frames_by_path", u64 * 2), ("path", ctypes.c_int),
                 ("decided_by", ctypes.c_int), ("seconds_per_frame", ctypes.c_double * 2),
+                ("estimate_from", ctypes.c_int * 2),
                 ("stream_seconds", ctypes.c_double), ("finish_seconds", ctypes.c_double),
                 ("seconds", ctypes.c_double)]
 
@@ -86,6 +87,8 @@ def _declare(lib):
         "hst_result_string": (ctypes.c_char_p, [ctypes.c_int]),
         "hst_devices": (ctypes.c_int, [ctypes.POINTER(DeviceInfo), sz, ctypes.POINTER(sz)]),
         "hst_backend_create": (ctypes.c_int, [ctypes.POINTER(BackendDesc), ctypes.POINTER(vp)]),
+        "hst_esrrf_backend_create": (ctypes.c_int, [ctypes.POINTER(BackendDesc), ctypes.POINTER(vp),
+                                                    ctypes.POINTER(ctypes.c_int)]),
         "hst_backend_destroy": (None, [vp]),
         "hst_esrrf_output_shape": (ctypes.c_int, [ctypes.POINTER(EsrrfDesc), u64, ctypes.c_uint32,
                                                   ctypes.c_uint32, ctypes.POINTER(u64),
