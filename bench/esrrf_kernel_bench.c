@@ -15,7 +15,9 @@
    counted as 2) and memory bandwidth, as its maker states them (0: not stated).
 
    Figures:
-     ms per frame        launch time / F, frames resident, nothing else in the queue;
+     ms per frame        launch time / F, frames resident, nothing else in the queue; and the
+                         process's CPU time per frame (all threads: a CPU device's work,
+                         robust on a shared machine; on a GPU, the host waiting);
      flops per pixel     a count of the kernel's float operations from its source (comparisons,
                          conversions and selects not counted; sqrt, divide, floor count 1):
                            per sample inside the window:    5 (position, distance, sqrt)
@@ -174,20 +176,33 @@ static void launch(hst_kernel *k, run *r, unsigned n, unsigned frames, size_t lo
     CHECK(hst_launch(r->q, k, 2, g, local ? l : NULL, 0, NULL, NULL));
 }
 
-/* Median ms per frame over the reps launches, after one warm-up */
-static double time_kernel(hst_kernel *k, run *r, size_t local)
+/* CPU seconds of the process, all threads (a CPU device's work even on a shared machine) */
+static double cpu_s(void)
 {
-    double t[64], t0;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Median ms per frame over the reps launches, after one warm-up; *cpu_ms: the process's CPU
+   milliseconds per frame in that launch */
+static double time_kernel(hst_kernel *k, run *r, size_t local, double *cpu_ms)
+{
+    double t[64], c[64], t0, c0;
     unsigned i, reps = r->o->reps < 64 ? r->o->reps : 64;
     launch(k, r, r->o->size, r->o->frames, local);
     CHECK(hst_queue_finish(r->q));
     for (i = 0; i < reps; i++) {
         t0 = now_s();
+        c0 = cpu_s();
         launch(k, r, r->o->size, r->o->frames, local);
         CHECK(hst_queue_finish(r->q));
         t[i] = 1e3 * (now_s() - t0) / r->o->frames;
+        c[i] = 1e3 * (cpu_s() - c0) / r->o->frames;
     }
     qsort(t, reps, sizeof t[0], cmp_d);
+    qsort(c, reps, sizeof c[0], cmp_d);
+    *cpu_ms = c[reps / 2];
     return t[reps / 2];
 }
 
@@ -267,7 +282,7 @@ static void bench(const options *o)
         hst_kernel *k = build(&r, o->variant[v]);
         set_args(k, &r, o->size, o->frames);
         for (li = 0; li < o->nlocal; li++) {
-            double ms = time_kernel(k, &r, o->local[li]);
+            double cms, ms = time_kernel(k, &r, o->local[li], &cms);
             double gf = flops * pm / (ms * 1e-3) / 1e9, gb = bytes * pm / (ms * 1e-3) / 1e9;
             CHECK(hst_read(r.q, r.rgc, 0, v + li ? got : ref, pm * 4, 1, 0, NULL, NULL));
             i = v + li ? first_differs(got, ref, pm) : pm;
@@ -276,7 +291,7 @@ static void bench(const options *o)
             if (o->peak_gflops > 0) printf(" (%.3f of peak)", gf / o->peak_gflops);
             printf("  %7.1f GB/s", gb);
             if (o->peak_gbs > 0) printf(" (%.4f of peak)", gb / o->peak_gbs);
-            printf("  %s\n", i == pm ? (v + li ? "= first" : "") : "DIFFERS from the first");
+            printf("  cpu %.1f ms  %s\n", cms, i == pm ? (v + li ? "= first" : "") : "DIFFERS from the first");
         }
         if (v == 0 && o->host) host_twin(&r, k);
         hst_kernel_destroy(k);

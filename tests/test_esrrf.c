@@ -4,6 +4,9 @@
    - every kernel against its host twin: roberts, magnify, rgc and rgc_fused bitwise (integer
      sensitivity; a non-integer sensitivity > 1 within 1e-5 relative: pow), temporal bitwise
      with fp64 (float sums otherwise: within float rounding); fused == chained RGC bitwise;
+   - hst_k_esrrf_rgc_fused_host_rows: frames split into row calls (thirds, one row per call,
+     an end past the last row), mag 1..8, radius 0.5..4 (and 12: the per-sample path),
+     sensitivity 1, 2, 2.5, weighting on and off, bitwise the whole-frame twin and the device;
    - the whole pipeline (per-frame RGC, temporal AVG/VAR/TAC2, macro-pixel correction) against
      an independent double-precision reference written here from REFERENCE.md section 2's
      formulas (margins, half-pixel centres, the clamped gradient index, ...);
@@ -337,6 +340,114 @@ static void test_twins(void **state)
     twins_case(3, 1.0f, 2.0f, 0, 2);
     twins_case(5, 1.5f, 1.0f, 1, 3);
     twins_case(4, 2.0f, 1.5f, 1, 4);
+}
+
+/* ============================================================================================
+   1b. hst_k_esrrf_rgc_fused_host_rows: any split of a frame's rows into calls gives bitwise
+   what hst_k_esrrf_rgc_fused_host writes, and what the device's fused kernel writes. */
+
+/* Frame z of frames by row calls split at cuts[0..ncut) (each clipped to rowsM); rows not
+   covered keep their sentinel */
+static void rows_by_calls(const float *frame, float *out, uint32_t rows, uint32_t cols,
+                          uint32_t mag, float radius, float sens, int iw, const uint32_t *cuts,
+                          unsigned ncut)
+{
+    unsigned c;
+    for (c = 0; c + 1 < ncut; c++)
+        hst_k_esrrf_rgc_fused_host_rows(frame, out, rows, cols, mag, radius, sens, iw, cuts[c],
+                                        cuts[c + 1]);
+}
+
+/* Every split below of frame 1 of a 2-frame stack, against the twin over the stack */
+static void rows_case(uint32_t rows, uint32_t cols, uint32_t mag, float radius, float sens,
+                      int iw, const float *frames, const float *whole)
+{
+    uint32_t rowsM = rows * mag, third = rowsM / 3;
+    size_t n = (size_t)rows * cols, nM = n * mag * mag, i;
+    float *got = (float *)xcalloc(nM, sizeof(float));
+    char what[160];
+    const uint32_t split3[4] = {0, third, 2 * third + 1, rowsM};
+    const uint32_t past[3] = {0, rowsM / 2, rowsM + 7};   /* the end clipped to rowsM */
+    uint32_t ones[1024];
+    unsigned k, s;
+    assert_true(rowsM < 1023);
+    for (k = 0; k <= rowsM; k++) ones[k] = k;              /* one row per call */
+    snprintf(what, sizeof what, "rows: %ux%u mag %u radius %g sens %g iw %d", rows, cols, mag,
+             (double)radius, (double)sens, iw);
+    for (s = 0; s < 3; s++) {
+        for (i = 0; i < nM; i++) got[i] = -1.0f;            /* sentinel: every row is written */
+        if (s == 0) rows_by_calls(frames + n, got, rows, cols, mag, radius, sens, iw, split3, 4);
+        else if (s == 1) rows_by_calls(frames + n, got, rows, cols, mag, radius, sens, iw, past, 3);
+        else rows_by_calls(frames + n, got, rows, cols, mag, radius, sens, iw, ones, rowsM + 1);
+        expect_bitwise(what, got, whole + nM, nM);
+    }
+    /* an empty range and a range past the end write nothing */
+    for (i = 0; i < nM; i++) got[i] = -1.0f;
+    hst_k_esrrf_rgc_fused_host_rows(frames + n, got, rows, cols, mag, radius, sens, iw, third, third);
+    hst_k_esrrf_rgc_fused_host_rows(frames + n, got, rows, cols, mag, radius, sens, iw, rowsM, rowsM + 5);
+    for (i = 0; i < nM; i++) assert_true(got[i] == -1.0f);
+    free(got);
+}
+
+/* The device's fused RGC of the stack against the row calls of each frame */
+static void rows_device_case(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                             float sens, int iw, const float *frames)
+{
+    size_t n = (size_t)rows * cols, nM = n * mag * mag, i;
+    float *dev = (float *)xcalloc(2 * nM, sizeof(float)), *host = (float *)xcalloc(2 * nM, sizeof(float));
+    const uint32_t cuts[3] = {0, rows * mag / 2 + 1, rows * mag};
+    epipe p;
+    unsigned z;
+    memset(&p, 0, sizeof p);
+    p.frames = frames; p.N = 2; p.rows = rows; p.cols = cols; p.mag = mag;
+    p.radius = radius; p.sens = sens; p.iw = iw; p.fused = 1; p.rgc = dev;
+    run_pipe(&p);
+    for (z = 0; z < 2; z++)
+        rows_by_calls(frames + z * n, host + z * nM, rows, cols, mag, radius, sens, iw, cuts, 3);
+    if (!(sens > 1.0f) || sens == floorf(sens)) {
+        expect_bitwise("rows == device fused", host, dev, 2 * nM);
+    } else {
+        double *w = (double *)xcalloc(2 * nM, sizeof *w);
+        for (i = 0; i < 2 * nM; i++) w[i] = host[i];
+        expect_close("rows vs device fused (pow)", dev, w, 2 * nM, 1e-5);
+        free(w);
+    }
+    free(dev);
+    free(host);
+}
+
+static void test_fused_rows(void **state)
+{
+    static const float radii[5] = {0.5f, 1.0f, 1.5f, 2.5f, 4.0f}, sens[3] = {1.0f, 2.0f, 2.5f};
+    const uint32_t rows = 13, cols = 11;
+    float *frames = make_frames(2, rows, cols, 99);
+    uint32_t mag;
+    unsigned r, s, iw;
+    (void)state;
+    for (mag = 1; mag <= 8; mag++) {
+        size_t nM = (size_t)rows * cols * mag * mag;
+        float *whole = (float *)xcalloc(2 * nM, sizeof(float));
+        for (r = 0; r < 5; r++)
+            for (s = 0; s < 3; s++)
+                for (iw = 0; iw < 2; iw++) {
+                    hst_k_esrrf_rgc_fused_host(frames, whole, rows, cols, mag, radii[r], sens[s],
+                                               (int)iw, 0, 0, 2, 2);
+                    rows_case(rows, cols, mag, radii[r], sens[s], (int)iw, frames, whole);
+                }
+        rows_device_case(rows, cols, mag, radii[mag % 5], sens[mag % 3], (int)(mag & 1), frames);
+        free(whole);
+    }
+    free(frames);
+    {   /* a radius whose samples exceed the row path's tile: the per-sample path, same bits */
+        const uint32_t R = 40, C = 36;
+        size_t nM = (size_t)R * C * 4;
+        float *f = make_frames(2, R, C, 5), *whole = (float *)xcalloc(2 * nM, sizeof(float));
+        hst_k_esrrf_rgc_fused_host(f, whole, R, C, 2, 12.0f, 1.0f, 1, 0, 0, 2, 2);
+        rows_case(R, C, 2, 12.0f, 1.0f, 1, f, whole);
+        rows_device_case(R, C, 2, 12.0f, 1.0f, 1, f);
+        free(f);
+        free(whole);
+    }
 }
 
 /* ============================================================================================
@@ -681,6 +792,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_functions),
         cmocka_unit_test(test_twins),
+        cmocka_unit_test(test_fused_rows),
         cmocka_unit_test(test_reference),
         cmocka_unit_test(test_streamed),
         cmocka_unit_test(test_blinking),
