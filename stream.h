@@ -83,10 +83,12 @@ extern "C" {
    a block of B slices costs c t0 + w B / BW on the copy engines: c transfer commands (one per
    uploaded array and one per downloaded array), t0 the overhead of one command (seconds), w the
    bytes per slice moved in both directions, BW the pinned copy speed (bytes/s). A run costs the
-   steady transfers plus what the pipeline cannot hide: the first block's upload and the last
-   block's download (about w B / BW) and the command overheads of all blocks (n c t0 / B, with
-   n = N / devices the slices of one device). Hence
-     B_fill  = sqrt(c t0 BW n / w)   the B that minimises w B / BW + n c t0 / B;
+   steady transfers plus what the pipeline cannot hide or adds per block: the first block's
+   upload and the last block's download (about w B / BW), the command overheads of all blocks
+   (n c t0 / B, with n = N / devices the slices of one device), and the halo slices each block
+   uploads again (n h u / (B BW), h the chain's halo slices, u the bytes per slice uploaded).
+   Hence
+     B_fill  = sqrt(n (c t0 BW + h u) / w)   the B that minimises the sum of those three;
      B_slots = n / (4 R)             at least 4 blocks per ring slot (R slots), so the ring keeps
                                      the copy engines busy across the host's waits;
      B_dma   = 19 c t0 BW / w        each block's transfers at >= 95% of the copy speed (the
@@ -94,10 +96,10 @@ extern "C" {
      B       = max(B_dma, min(B_fill, B_slots)), then at least 1 and at most N and what the
                budget holds (a chain that moves nothing: what the budget holds).
    t0 and BW are the device's, from hst_stream_copy_model: measured once per device and kept
-   with the choice timings. On an H100 (t0 ~ 10 us, BW ~ 55 GB/s) streaming 2048 slices of 4 MiB
-   in and 4 MiB out, B_fill is about 16 slices (128 blocks, 67 MB moved per block), which brings
-   the pipeline's unhidden time under 2% of the run; bench/RESULTS.md has the sweep. A caller's
-   block_slices wins over the rule (and must fit the budget). */
+   with the choice timings. For example, t0 = 10 us and BW = 55 GB/s (a GPU on PCIe 5.0)
+   streaming 2048 slices of 4 MiB in and 4 MiB out with a halo of one slice give B_fill = 36
+   (57 blocks of 300 MB moved each, c t0 under 0.4% of a block's copies); bench/RESULTS.md has
+   the measured sweep. A caller's block_slices wins over the rule (and must fit the budget). */
 #define HST_STREAM_MAX_ARRAYS 16
 #define HST_STREAM_MAX_STAGES 16
 #define HST_STREAM_MAX_SCALARS 8
@@ -1058,16 +1060,18 @@ static void hst__copy_model_or_fallback(hst_backend *be, double *t0, double *bw)
 /* The rule of the default block (top comment) for n slices of one device; UINT64_MAX when
    the chain moves nothing (the budget alone decides). */
 static uint64_t hst__rule_block(const hst_stream *s, uint64_t n, double t0, double bw) {
-    double w = 0.0, c = 0.0, fill, slots, dma, b;
+    double w = 0.0, c = 0.0, u = 0.0, fill, slots, dma, b;
+    double h = (double)hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
     unsigned i;
     for (i = 0; i < s->desc.num_arrays; i++) {
         hst_stream_kind k = s->arrays[i].kind;
         int up = k == HST_STREAM_INPUT || k == HST_STREAM_INOUT, down = k == HST_STREAM_OUTPUT || k == HST_STREAM_INOUT;
         w += (double)(up + down) * (double)s->arrays[i].slice_bytes;
+        u += (double)up * (double)s->arrays[i].slice_bytes;
         c += up + down;
     }
     if (w == 0.0) return UINT64_MAX;
-    fill = floor(sqrt(c * t0 * bw * (double)n / w) + 0.5);
+    fill = floor(sqrt((double)n * (c * t0 * bw + h * u) / w) + 0.5);
     slots = floor((double)n / (HST__STREAM_BLOCKS_PER_SLOT * (double)s->ring));
     dma = ceil(HST__STREAM_COPY_OVER_OVERHEAD * c * t0 * bw / w);
     b = fill < slots ? fill : slots;
