@@ -331,7 +331,7 @@ HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const
 #define HST_STREAM_COPY_SMALL_BYTES 4096
 #define HST_STREAM_COPY_LARGE_BYTES (16u << 20)
 #define HST_STREAM_COPY_REPS 5
-#define HST_STREAM_COPY_FALLBACK_OVERHEAD_S 20e-6   /* an H100's blocking 4 KiB copy, doubled */
+#define HST_STREAM_COPY_FALLBACK_OVERHEAD_S 20e-6   /* about twice an H100's blocking 4 KiB copy (8.8 us) */
 #define HST_STREAM_COPY_FALLBACK_BYTES_PER_S 25e9   /* PCIe 4.0 x16 in practice */
 HST_API hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
 /* The operation (registered on first use), or NULL on the host device or when it cannot be
