@@ -75,7 +75,31 @@ extern "C" {
    the items with the kernel walking the slices itself. Slices [0, loaded) relative to base are readable, where the
    loaded range covers [begin - halo_lo, end + halo_hi) clipped to [0, N) - base.
    The host twin gets the same pointers (on the host device: into the caller's arrays) and the
-   same block arguments in an hst_stream_block. */
+   same block arguments in an hst_stream_block. Any N works with any halo, N = 1 included: a
+   block loads what exists of its halo, and the kernel's boundary condition does the rest.
+
+   The default block size (desc.block_slices = 0). On the host device (no copies) one block
+   holds all N slices, or what budget_bytes holds. On an OpenCL device the copies decide. Moving
+   a block of B slices costs c t0 + w B / BW on the copy engines: c transfer commands (one per
+   uploaded array and one per downloaded array), t0 the overhead of one command (seconds), w the
+   bytes per slice moved in both directions, BW the pinned copy speed (bytes/s). A run costs the
+   steady transfers plus what the pipeline cannot hide or adds per block: the first block's
+   upload and the last block's download (about w B / BW), the command overheads of all blocks
+   (n c t0 / B, with n = N / devices the slices of one device), and the halo slices each block
+   uploads again (n h u / (B BW), h the chain's halo slices, u the bytes per slice uploaded).
+   Hence
+     B_fill  = sqrt(n (c t0 BW + h u) / w)   the B that minimises the sum of those three;
+     B_slots = n / (4 R)             at least 4 blocks per ring slot (R slots), so the ring keeps
+                                     the copy engines busy across the host's waits;
+     B_dma   = 19 c t0 BW / w        each block's transfers at >= 95% of the copy speed (the
+                                     command overheads <= 5% of its copy time);
+     B       = max(B_dma, min(B_fill, B_slots)), then at least 1 and at most N and what the
+               budget holds (a chain that moves nothing: what the budget holds).
+   t0 and BW are the device's, from hst_stream_copy_model: measured once per device and kept
+   with the choice timings. For example, t0 = 10 us and BW = 55 GB/s (a GPU on PCIe 5.0)
+   streaming 2048 slices of 4 MiB in and 4 MiB out with a halo of one slice give B_fill = 36
+   (57 blocks of 300 MB moved each, c t0 under 0.4% of a block's copies); bench/RESULTS.md has
+   the measured sweep. A caller's block_slices wins over the rule (and must fit the budget). */
 #define HST_STREAM_MAX_ARRAYS 16
 #define HST_STREAM_MAX_STAGES 16
 #define HST_STREAM_MAX_SCALARS 8
@@ -115,6 +139,8 @@ typedef enum hst_stream_kind {
                                runs (see hst_stream_array.buffers). */
 } hst_stream_kind;
 
+typedef struct hst_stream_pinned hst_stream_pinned;   /* see "Pinned arrays" below */
+
 /* One array of the stream: N slices of slice_bytes each, slice axis first, C order. */
 typedef struct hst_stream_array {
     hst_stream_kind kind;
@@ -133,6 +159,12 @@ typedef struct hst_stream_array {
                                    fed by several runs) without a transfer. They must outlive the
                                    stream. On the host device (where several backends run as
                                    one) the host memory of buffers[0]; the others stay as given. */
+    hst_stream_pinned *pinned_array;  /* or, instead of host or pinned, a pinned array of one or
+                                   more pinned buffers (hst_stream_pinned_create) of at least N
+                                   slices of slice_bytes: transferred directly, chunk by chunk,
+                                   as a pinned buffer is; for arrays beyond the device's largest
+                                   allocation. It must outlive the stream (or its replacement by
+                                   hst_stream_set_pinned_arrays). */
 } hst_stream_array;
 
 /* One stage: a kernel from OpenCL C source plus its host twin. */
@@ -142,14 +174,18 @@ typedef struct hst_stream_stage {
     size_t source_count;
     const char *options;
     const char *kernel;                     /* kernel name in the program */
-    hst_stream_host_fn host;                /* host twin (required) */
+    hst_stream_host_fn host;                /* host twin: required on the host device (which
+                                               runs stages through their twins), optional on
+                                               OpenCL devices */
     void *host_user;
     unsigned num_inputs, num_outputs;       /* indices into the stream's arrays */
     const int *inputs, *outputs;
     unsigned num_scalars;                   /* scalar kernel arguments (after the arrays) */
     size_t scalar_bytes[HST_STREAM_MAX_SCALARS];
     const void *scalars[HST_STREAM_MAX_SCALARS];  /* read at hst_stream_run; may change between runs */
-    unsigned halo_lo, halo_hi;              /* slices read before / after each computed slice */
+    unsigned halo_lo, halo_hi;              /* slices read before / after each computed slice
+                                               (any value: those outside [0, N) are never
+                                               loaded, so N = 1 works with any halo) */
     size_t items_per_slice;                 /* work-items along NDRange dimension 0 (> 0) */
     size_t local_size;                      /* work-group along dimension 0; 0: backend default */
     int loop_slices;                        /* 1: a 1-D NDRange of items_per_slice, the kernel
@@ -190,7 +226,8 @@ typedef struct hst_stream_desc {
     unsigned num_stages;
     const hst_stream_acc *accumulators;
     unsigned num_accumulators;
-    uint64_t block_slices;          /* owned slices per block; 0: the largest that fits */
+    uint64_t block_slices;          /* owned slices per block; 0: chosen for throughput (see
+                                       "The default block size" below), within the budget */
     uint64_t budget_bytes;          /* device bytes per device for the ring; 0: 3/4 of the
                                        device's global memory (further capped per buffer by
                                        CL_DEVICE_MAX_MEM_ALLOC_SIZE). On the host device (no
@@ -220,8 +257,9 @@ typedef struct hst_stream_report {
 
 /* Validates the description, builds the stages' programs on every device, chooses the block size
    and allocates each device's ring (pinned staging + device buffers). Errors:
-   HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, halo >= N, an index out of
-   range, an array kind used wrongly, a stage without host twin, an output that aliases an input
+   HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, an index out of range, an
+   array kind used wrongly, a stage without host twin on the host device (named), an output
+   that aliases an input
    read with a halo (it would read slices already overwritten), mixed host/OpenCL backends),
    HST_ERROR_SHAPE (accumulator arrays of different slice sizes), HST_ERROR_OVERFLOW,
    HST_ERROR_OUT_OF_DEVICE_MEMORY (the budget cannot hold one block; the message gives the
@@ -267,6 +305,83 @@ HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
    until backends[0] is destroyed. Thread safety: while alive. */
 HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for one device */
 
+/* Replaces the pinned arrays of n arrays at once (idx[k] gets arrays[k]), as
+   hst_stream_set_arrays does: the arrays must have been made pinned (a pinned buffer or a
+   pinned array: either may replace either), and the replacement holds at least N slices of
+   their slice_bytes. Errors as hst_stream_set_arrays. Thread safety: per object (the stream). */
+HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                hst_stream_pinned *const *arrays);
+
+/* ---------------------------------------------------------------------------------------------
+   The copy model of the default block size: t0, the overhead of one transfer command
+   (seconds), and BW, the pinned copy speed (bytes/s), of an OpenCL device. They come from a
+   timings-only operation of be's choice registry, HST_STREAM_COPY_OP, with two implementations,
+   "up" (hst_write from pinned memory) and "down" (hst_read into pinned memory), timed at one
+   signature integer, the bytes of one copy: HST_STREAM_COPY_SMALL_BYTES (t0) and
+   HST_STREAM_COPY_LARGE_BYTES (t0 + bytes / BW). What is missing is measured on the device (a
+   blocking copy of each size each way, the median of HST_STREAM_COPY_REPS after a warm-up: a
+   few milliseconds) and recorded, so the timings file keeps it across processes; a caller may
+   feed its own figures with hst_choice_record before (hst_stream_copy_op gives the operation
+   without measuring). t0 is the slower direction's small copy; BW the slower direction's
+   (large - small) bytes over (large - small) seconds. On the host device: 0 and 0 (no copies).
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL arguments), allocation errors of the measurement
+   (when it cannot run, the stream's default block falls back to HST_STREAM_COPY_FALLBACK_*,
+   logged as HST_LOG_CHOICE_FAILED). Thread safety: per backend. */
+#define HST_STREAM_COPY_OP "stream_copy"
+#define HST_STREAM_COPY_SMALL_BYTES 4096
+#define HST_STREAM_COPY_LARGE_BYTES (16u << 20)
+#define HST_STREAM_COPY_REPS 5
+#define HST_STREAM_COPY_FALLBACK_OVERHEAD_S 20e-6   /* about twice an H100's blocking 4 KiB copy (8.8 us) */
+#define HST_STREAM_COPY_FALLBACK_BYTES_PER_S 25e9   /* PCIe 4.0 x16 in practice */
+HST_API hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
+/* The operation (registered on first use), or NULL on the host device or when it cannot be
+   registered (logged). Thread safety: per backend. */
+HST_API hst_choice_op *hst_stream_copy_op(hst_backend *be);
+
+/* ---------------------------------------------------------------------------------------------
+   Pinned arrays: num_slices slices of slice_bytes (slice axis first, C order) in pinned host
+   memory made of one or more pinned buffers (hst_pinned_create), each a whole number of slices:
+   for caller arrays beyond the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE, 1/4
+   of global memory on NVIDIA: a 24 GiB array on an 80 GB GPU), which hst_pinned_create refuses.
+   Use one as hst_stream_array.pinned_array wherever a pinned buffer can go: the stream copies
+   each chunk's slices directly, splitting a block's transfer at chunk boundaries.
+   One pointer: on the host device the chunks are consecutive parts of one allocation, and on
+   an OpenCL device an array of one chunk is one pinned buffer, so hst_stream_pinned_host gives
+   the whole array. Several chunks on an OpenCL device lie where the driver put each: OpenCL has
+   no call that pins memory at an address the caller chooses (CL_MEM_USE_HOST_PTR leaves
+   pinning to the driver), so there hst_stream_pinned_host gives NULL; reach the slices through
+   hst_stream_pinned_slice, or copy with hst_stream_pinned_write / _read. */
+
+/* chunk_slices: slices per chunk (the last may hold fewer); 0: as many as one allocation of the
+   device holds (on the host device: all N). Errors: HST_ERROR_INVALID_ARGUMENT (be or out
+   NULL, slice_bytes or num_slices 0), HST_ERROR_OVERFLOW, HST_ERROR_OUT_OF_DEVICE_MEMORY (a
+   chunk beyond the device's largest allocation or the backend's limit; a slice larger than
+   one allocation), OpenCL codes, HST_ERROR_OUT_OF_HOST_MEMORY (nothing is left allocated).
+   Thread safety: per backend. */
+HST_API hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes,
+                                            uint64_t num_slices, uint64_t chunk_slices,
+                                            hst_stream_pinned **out);
+/* Frees every chunk; NULL ignored. Thread safety: per backend. */
+HST_API void hst_stream_pinned_destroy(hst_stream_pinned *p);
+/* The whole array as one pointer, or NULL where the chunks are apart (see above).
+   Thread safety: while alive. */
+HST_API void *hst_stream_pinned_host(const hst_stream_pinned *p);
+/* The address of slice z (< num_slices) and, in *contiguous (may be NULL), how many slices lie
+   contiguously from it (to the end of its chunk); NULL when z is out of range.
+   Thread safety: while alive. */
+HST_API void *hst_stream_pinned_slice(const hst_stream_pinned *p, uint64_t z, uint64_t *contiguous);
+/* Slices per chunk (the last may hold fewer) and the number of chunks.
+   Thread safety: while alive. */
+HST_API uint64_t hst_stream_pinned_chunk_slices(const hst_stream_pinned *p);
+HST_API size_t hst_stream_pinned_chunks(const hst_stream_pinned *p);
+/* Copies slices [first, first + count) from src (count slices, contiguous) into the array, or
+   out of it into dst. Errors: HST_ERROR_INVALID_ARGUMENT (NULL arguments, the range beyond
+   num_slices). Thread safety: per object (the array). */
+HST_API hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src,
+                                           uint64_t count);
+HST_API hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst,
+                                          uint64_t count);
+
 #ifdef __cplusplus
 }
 #endif
@@ -278,6 +393,7 @@ HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for 
 #if defined(HST_STREAM_IMPLEMENTATION) && !defined(HST__STREAM_IMPLEMENTED)
 #define HST__STREAM_IMPLEMENTED
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,6 +419,11 @@ extern "C" {
    other allocations of the process. */
 #define HST__STREAM_DEFAULT_BUDGET_NUM 3
 #define HST__STREAM_DEFAULT_BUDGET_DEN 4
+/* The default block (see the top comment): at least this many blocks per ring slot when the
+   slices allow it, and each block's copy time at least this many times its command overheads
+   (19: the overheads are at most 5% of a block's transfers, so they run at >= 95% speed). */
+#define HST__STREAM_BLOCKS_PER_SLOT 4
+#define HST__STREAM_COPY_OVER_OVERHEAD 19.0
 
 /* >>helpers (stream.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
@@ -316,6 +437,12 @@ static int hst__smul(size_t a, size_t b, size_t *out) {
     if (a != 0 && b > SIZE_MAX / a) return 0;
     *out = a * b;
     return 1;
+}
+
+/* a + h slices of reach, clamped to N - 1 (no block reaches further within [0, N)). */
+static uint64_t hst__reach(uint64_t a, uint64_t h, uint64_t N) {
+    uint64_t cap = N ? N - 1 : 0;
+    return a >= cap || h >= cap - a ? cap : a + h;
 }
 
 static void *hst__scalloc(const hst_backend *be, size_t bytes) {
@@ -364,8 +491,8 @@ struct hst_stream {
     hst_choice_op *split_op;                    /* the registry's split op; NULL: none */
     int64_t split_sig;                          /* its signature: bytes per slice */
     uint64_t runs;                              /* hst_stream_run calls so far */
-    unsigned ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
-    unsigned halo_lo, halo_hi;                  /* whole chain: the loaded range */
+    uint64_t ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
+    uint64_t halo_lo, halo_hi;                  /* whole chain: the loaded range (each < N) */
     uint64_t block;                             /* B */
     unsigned ring;
     int host;                                   /* every backend is the host device */
@@ -377,20 +504,36 @@ struct hst_stream {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-/* Logs through the first backend's logger (the stream's devices share the caller's setup). */
-HST__SPRINTF(3, 4)
-static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
+static hst_result hst__vbad(const hst_backend *be, hst_result code, const char *fmt, va_list ap) {
     char msg[512];
-    va_list ap;
-    hst_backend *be = d && d->backends && d->num_backends ? d->backends[0] : NULL;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     hst_backend_log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
                                : code == HST_ERROR_OUT_OF_DEVICE_MEMORY ? HST_LOG_OUT_OF_DEVICE_MEMORY
                                : code == HST_ERROR_SHAPE ? HST_LOG_SHAPE_MISMATCH : HST_LOG_BAD_ARGUMENT,
              "hst_stream: %s", msg);
     return code;
+}
+
+/* Logs through the first backend's logger (the stream's devices share the caller's setup). */
+HST__SPRINTF(3, 4)
+static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
+    va_list ap;
+    hst_result r;
+    va_start(ap, fmt);
+    r = hst__vbad(d && d->backends && d->num_backends ? d->backends[0] : NULL, code, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* The same through one backend's logger (NULL: the default logger). */
+HST__SPRINTF(3, 4)
+static hst_result hst__bbad(const hst_backend *be, hst_result code, const char *fmt, ...) {
+    va_list ap;
+    hst_result r;
+    va_start(ap, fmt);
+    r = hst__vbad(be, code, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 static double hst__now_s(void) {
@@ -401,6 +544,129 @@ static double hst__now_s(void) {
 #else
     return (double)clock() / CLOCKS_PER_SEC;
 #endif
+}
+
+/* >>pinned arrays --------------------------------------------------------------------------- */
+struct hst_stream_pinned {
+    hst_backend *be;
+    size_t slice_bytes;
+    uint64_t num_slices, chunk_slices;
+    size_t chunks;
+    unsigned char **base;          /* each chunk's slice 0 */
+    hst_buffer **bufs;             /* OpenCL device: one pinned buffer per chunk */
+    unsigned char *one;            /* host device: the single allocation */
+};
+
+HST__SDEF void hst_stream_pinned_destroy(hst_stream_pinned *p) {
+    size_t k;
+    if (!p) return;
+    for (k = 0; p->bufs && k < p->chunks; k++) hst_buffer_destroy(p->bufs[k]);
+    hst_backend_free(p->be, p->bufs);
+    hst_backend_free(p->be, p->base);
+    hst_backend_free(p->be, p->one);
+    hst_backend_free(p->be, p);
+}
+
+/* Chunks of at most `chunk` slices: on the host device views of one allocation, else one
+   pinned buffer each. */
+static hst_result hst__pinned_alloc(hst_stream_pinned *p) {
+    size_t k, bytes;
+    hst_result r;
+    if (!(p->base = (unsigned char **)hst__scalloc(p->be, p->chunks * sizeof *p->base))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (hst_backend_is_host(p->be)) {
+        if (!(p->one = (unsigned char *)hst_backend_alloc(p->be, p->slice_bytes * (size_t)p->num_slices)))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+        for (k = 0; k < p->chunks; k++) p->base[k] = p->one + (size_t)(k * p->chunk_slices) * p->slice_bytes;
+        return HST_SUCCESS;
+    }
+    if (!(p->bufs = (hst_buffer **)hst__scalloc(p->be, p->chunks * sizeof *p->bufs))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (k = 0; k < p->chunks; k++) {
+        uint64_t first = (uint64_t)k * p->chunk_slices, n = p->num_slices - first;
+        bytes = p->slice_bytes * (size_t)(n < p->chunk_slices ? n : p->chunk_slices);
+        if ((r = hst_pinned_create(p->be, bytes, &p->bufs[k])) != HST_SUCCESS) return r;
+        p->base[k] = (unsigned char *)hst_buffer_host_ptr(p->bufs[k]);
+    }
+    return HST_SUCCESS;
+}
+
+HST__SDEF hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes, uint64_t num_slices,
+                                              uint64_t chunk_slices, hst_stream_pinned **out) {
+    const char *F = "hst_stream_pinned_create";
+    hst_stream_pinned *p;
+    size_t total;
+    uint64_t fit;
+    hst_result r;
+    if (!be || !out) return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", F, be ? "out" : "be");
+    *out = NULL;
+    if (!slice_bytes || !num_slices)
+        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "%s: slice_bytes and num_slices must be > 0", F);
+    if (num_slices > SIZE_MAX || !hst__smul(slice_bytes, (size_t)num_slices, &total))
+        return hst__bbad(be, HST_ERROR_OVERFLOW, "%s: %llu slices of %zu bytes overflow size_t", F,
+                         (unsigned long long)num_slices, slice_bytes);
+    fit = hst_backend_is_host(be) ? num_slices : hst_backend_device(be)->max_alloc_bytes / slice_bytes;
+    if (fit == 0)
+        return hst__bbad(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, "%s: a slice of %zu bytes exceeds the device's "
+                         "largest allocation", F, slice_bytes);
+    if (!chunk_slices || chunk_slices > num_slices) chunk_slices = chunk_slices ? num_slices : fit;
+    if (!(p = (hst_stream_pinned *)hst__scalloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    p->be = be;
+    p->slice_bytes = slice_bytes;
+    p->num_slices = num_slices;
+    p->chunk_slices = chunk_slices < num_slices ? chunk_slices : num_slices;
+    p->chunks = (size_t)(num_slices / p->chunk_slices + (num_slices % p->chunk_slices != 0));
+    if ((r = hst__pinned_alloc(p)) != HST_SUCCESS) { hst_stream_pinned_destroy(p); return r; }
+    *out = p;
+    return HST_SUCCESS;
+}
+
+HST__SDEF void *hst_stream_pinned_host(const hst_stream_pinned *p) {
+    return !p ? NULL : p->one ? p->one : p->chunks == 1 ? p->base[0] : NULL;
+}
+
+HST__SDEF void *hst_stream_pinned_slice(const hst_stream_pinned *p, uint64_t z, uint64_t *contiguous) {
+    uint64_t k;
+    if (contiguous) *contiguous = 0;
+    if (!p || z >= p->num_slices) return NULL;
+    k = z / p->chunk_slices;
+    if (contiguous) {
+        uint64_t end = (k + 1) * p->chunk_slices;
+        *contiguous = (end < p->num_slices ? end : p->num_slices) - z;
+    }
+    return p->base[k] + (size_t)(z - k * p->chunk_slices) * p->slice_bytes;
+}
+
+HST__SDEF uint64_t hst_stream_pinned_chunk_slices(const hst_stream_pinned *p) { return p ? p->chunk_slices : 0; }
+HST__SDEF size_t hst_stream_pinned_chunks(const hst_stream_pinned *p) { return p ? p->chunks : 0; }
+
+/* Copies count slices between the array (from slice first) and contiguous memory, chunk by
+   chunk; to_array: into the array. */
+static hst_result hst__pinned_copy(const hst_stream_pinned *p, uint64_t first, void *mem,
+                                   uint64_t count, int to_array) {
+    unsigned char *m = (unsigned char *)mem;
+    if (!p || (!mem && count) || first > p->num_slices || count > p->num_slices - first)
+        return hst__bbad(p ? p->be : NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_pinned_%s: %s", to_array ? "write" : "read",
+                         !p ? "p is NULL" : !mem ? "the memory is NULL" : "slices beyond the array");
+    while (count) {
+        uint64_t run;
+        unsigned char *q = (unsigned char *)hst_stream_pinned_slice(p, first, &run);
+        size_t bytes;
+        if (run > count) run = count;
+        bytes = (size_t)run * p->slice_bytes;
+        if (to_array) memcpy(q, m, bytes);
+        else memcpy(m, q, bytes);
+        m += bytes;
+        first += run;
+        count -= run;
+    }
+    return HST_SUCCESS;
+}
+
+HST__SDEF hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src, uint64_t count) {
+    return hst__pinned_copy(p, first, (void *)(uintptr_t)src, count, 1);
+}
+
+HST__SDEF hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst, uint64_t count) {
+    return hst__pinned_copy(p, first, dst, count, 0);
 }
 
 /* >>validation ------------------------------------------------------------------------------- */
@@ -446,9 +712,30 @@ static hst_result hst__check_global_buffers(const hst_stream_desc *d, unsigned i
     return HST_SUCCESS;
 }
 
+/* Pinned memory for array i (either may be NULL): N slices, host memory the host device can
+   address as one array. */
+static hst_result hst__check_pinned(const hst_stream_desc *d, unsigned i, size_t slice_bytes,
+                                    const hst_buffer *pinned, const hst_stream_pinned *pa) {
+    size_t total = slice_bytes * (size_t)d->num_slices;   /* checked by the caller */
+    if (pinned && hst_buffer_bytes(pinned) < total)
+        return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
+                         i, hst_buffer_bytes(pinned), total);
+    if (pinned && !hst_buffer_host_ptr(pinned))
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
+    if (pa && (pa->slice_bytes != slice_bytes || pa->num_slices < d->num_slices))
+        return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
+                         "%llu slices of %zu needed", i, (unsigned long long)pa->num_slices, pa->slice_bytes,
+                         (unsigned long long)d->num_slices, slice_bytes);
+    if (pa && hst_backend_is_host(d->backends[0]) && !hst_stream_pinned_host(pa))
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned_array lies in %zu chunks apart: the "
+                         "host device needs one pointer (make the array on a host backend)", i, pa->chunks);
+    return HST_SUCCESS;
+}
+
 static hst_result hst__check_arrays(const hst_stream_desc *d) {
     unsigned i;
     size_t total;
+    hst_result r;
     if (!d->arrays || d->num_arrays < 1 || d->num_arrays > HST_STREAM_MAX_ARRAYS)
         return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_arrays %u: give 1..%d arrays",
                          d->num_arrays, HST_STREAM_MAX_ARRAYS);
@@ -457,8 +744,7 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
         if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_GLOBAL)
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
         if (a->kind == HST_STREAM_GLOBAL) {
-            hst_result r;
-            if (!a->global_bytes || !a->host == !a->buffers || a->pinned)
+            if (!a->global_bytes || !a->host == !a->buffers || a->pinned || a->pinned_array)
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and "
                                  "exactly one of host memory and buffers", i);
             if ((a->dtype != HST_F32 && a->dtype != HST_F64) || a->global_bytes % hst_dtype_size(a->dtype))
@@ -470,15 +756,11 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
         if (d->num_slices > SIZE_MAX || !hst__smul(a->slice_bytes, (size_t)d->num_slices, &total))
             return hst__sbad(d, HST_ERROR_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
                              i, (unsigned long long)d->num_slices, a->slice_bytes);
-        if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned))
+        if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned || a->pinned_array))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
-        if (a->kind != HST_STREAM_TEMP && !a->host == !a->pinned)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host and pinned", i);
-        if (a->pinned && hst_buffer_bytes(a->pinned) < total)
-            return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned buffer holds %zu bytes, %zu needed",
-                             i, hst_buffer_bytes(a->pinned), total);
-        if (a->pinned && !hst_buffer_host_ptr(a->pinned))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
+        if (a->kind != HST_STREAM_TEMP && (!a->host + !a->pinned + !a->pinned_array) != 2)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and pinned_array", i);
+        if ((r = hst__check_pinned(d, i, a->slice_bytes, a->pinned, a->pinned_array)) != HST_SUCCESS) return r;
     }
     return HST_SUCCESS;
 }
@@ -510,13 +792,12 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
         unsigned k;
-        if (!st->host) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].host (the host twin) is NULL", s);
+        if (!st->host && hst_backend_is_host(d->backends[0]))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
+                             "the host device runs every stage through its host twin", s, st->name ? st->name : "unnamed");
         if (!hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name", s);
         if (!st->items_per_slice) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].items_per_slice is 0", s);
-        if (st->halo_lo >= d->num_slices || st->halo_hi >= d->num_slices)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: halo (%u, %u) must be smaller than the %llu slices",
-                             s, st->halo_lo, st->halo_hi, (unsigned long long)d->num_slices);
         if (st->num_inputs + st->num_outputs == 0)
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] binds no array", s);
         if (st->num_scalars > HST_STREAM_MAX_SCALARS)
@@ -555,23 +836,50 @@ static hst_result hst__check_accs(const hst_stream_desc *d) {
     return HST_SUCCESS;
 }
 
-/* Host memory of array i (NULL for TEMP). */
+/* Host memory of array i as one pointer (NULL for TEMP, and for a pinned array in chunks
+   apart, which only OpenCL devices take). */
 static unsigned char *hst__sarray_host(const hst_stream_array *a) {
     return (unsigned char *)(a->pinned ? hst_buffer_host_ptr(a->pinned)
+                             : a->pinned_array ? hst_stream_pinned_host(a->pinned_array)
                              : a->buffers ? hst_buffer_host_ptr(a->buffers[0]) : a->host);
+}
+
+static int hst__is_pinned(const hst_stream_array *a) { return a->pinned || a->pinned_array; }
+
+/* Slice z of array a's host memory, and how many slices lie contiguously from it. */
+static unsigned char *hst__slice_run(const hst_stream_array *a, uint64_t z, uint64_t *run) {
+    if (a->pinned_array) return (unsigned char *)hst_stream_pinned_slice(a->pinned_array, z, run);
+    *run = UINT64_MAX;
+    return hst__sarray_host(a) + (size_t)z * a->slice_bytes;
+}
+
+/* Whether the host memory of a and b (N slices each) overlaps, chunk by chunk. */
+static int hst__overlap(const hst_stream_array *a, const hst_stream_array *b, uint64_t N) {
+    uint64_t za, zb, ra = 0, rb = 0;
+    for (za = 0; za < N; za += ra) {
+        const unsigned char *p = hst__slice_run(a, za, &ra);
+        if (ra > N - za) ra = N - za;
+        for (zb = 0; zb < N; zb += rb) {
+            const unsigned char *q = hst__slice_run(b, zb, &rb);
+            if (rb > N - zb) rb = N - zb;
+            if (p < q + (size_t)rb * b->slice_bytes && q < p + (size_t)ra * a->slice_bytes) return 1;
+        }
+    }
+    return 0;
 }
 
 /* An array written to the caller's memory must not be read there beyond the owned slices of
    the block writing it: a later block would read slices an earlier block already replaced. */
 static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream_array *arrays,
-                                      const unsigned *ext_lo, const unsigned *ext_hi) {
+                                      const uint64_t *ext_lo, const uint64_t *ext_hi) {
     unsigned s, w, k;
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
         /* inputs are read with the stage's halo; an output (in place, for INOUT) only at the
            slices being computed, which go beyond the owned ones when a later stage has a halo */
-        unsigned reach_in = st->halo_lo + st->halo_hi + ext_lo[s] + ext_hi[s];
-        unsigned reach_out = ext_lo[s] + ext_hi[s];
+        uint64_t N = d->num_slices;
+        uint64_t reach_out = hst__reach(ext_lo[s], ext_hi[s], N);
+        uint64_t reach_in = hst__reach(hst__reach(reach_out, st->halo_lo, N), st->halo_hi, N);
         for (k = 0; k < st->num_outputs; k++)
             if (arrays[st->outputs[k]].kind == HST_STREAM_GLOBAL && (ext_lo[s] || ext_hi[s]))
                 return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
@@ -579,8 +887,6 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
         for (k = 0; k < st->num_inputs + st->num_outputs; k++) {
             int a = k < st->num_inputs ? st->inputs[k] : st->outputs[k - st->num_inputs];
             const hst_stream_array *ra = &arrays[a];
-            size_t bytes = ra->slice_bytes * (size_t)d->num_slices;
-            const unsigned char *p = hst__sarray_host(ra);
             if (!(k < st->num_inputs ? reach_in : reach_out) || ra->kind == HST_STREAM_TEMP ||
                 ra->kind == HST_STREAM_GLOBAL) continue;
             if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
@@ -590,10 +896,8 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
                                  "block order; use separate input and output arrays", s, a);
             for (w = 0; w < d->num_arrays; w++) {
                 const hst_stream_array *wa = &arrays[w];
-                const unsigned char *q = hst__sarray_host(wa);
-                size_t wbytes = wa->slice_bytes * (size_t)d->num_slices;
-                if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT) || !q || !p) continue;
-                if (p < q + wbytes && q < p + bytes)
+                if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT)) continue;
+                if (hst__overlap(wa, ra, N))
                     return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
                                      "which stages[%u] reads with a halo: refused, the streamed result would "
                                      "differ from the whole-array one", w, a, s);
@@ -605,14 +909,17 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
 
 /* >>setup ------------------------------------------------------------------------------------ */
 /* ext: how far beyond the owned slices each stage must compute so that later stages find their
-   halos computed; the chain's halo (the loaded range) is stage 0's reach. */
+   halos computed; the chain's halo (the loaded range) is stage 0's reach. Every reach is
+   clamped to N - 1 (hst__reach): slices outside [0, N) are never loaded or computed, so a
+   larger halo loads the same slices, and the sums cannot overflow. */
 static void hst__stream_extents(hst_stream *s) {
-    unsigned st = s->desc.num_stages, lo = 0, hi = 0;
+    unsigned st = s->desc.num_stages;
+    uint64_t lo = 0, hi = 0, N = s->desc.num_slices;
     while (st-- > 0) {
         s->ext_lo[st] = lo;
         s->ext_hi[st] = hi;
-        lo += s->stages[st].halo_lo;
-        hi += s->stages[st].halo_hi;
+        lo = hst__reach(lo, s->stages[st].halo_lo, N);
+        hi = hst__reach(hi, s->stages[st].halo_hi, N);
     }
     s->halo_lo = lo;
     s->halo_hi = hi;
@@ -645,11 +952,138 @@ static uint64_t hst__global_sum(const hst_stream *s) {
     return t;
 }
 
+/* >>copy model ------------------------------------------------------------------------------- */
+static const char *const hst__copy_impl[2] = {"up", "down"};
+
+/* Finds the backend's copy operation or registers it. */
+static hst_result hst__copy_op(hst_backend *be, hst_choice_op **out) {
+    hst_choice_impl impls[2];
+    hst_choice_op_desc od;
+    if ((*out = hst_choice_find(be, HST_STREAM_COPY_OP)) != NULL) return HST_SUCCESS;
+    memset(impls, 0, sizeof impls);
+    memset(&od, 0, sizeof od);
+    impls[0].name = hst__copy_impl[0];
+    impls[1].name = hst__copy_impl[1];
+    od.name = HST_STREAM_COPY_OP;
+    od.impls = impls;
+    od.num_impls = 2;
+    return hst_choice_register(be, &od, out);
+}
+
+HST__SDEF hst_choice_op *hst_stream_copy_op(hst_backend *be) {
+    hst_choice_op *op = NULL;
+    if (!be || hst_backend_is_host(be)) return NULL;
+    if (hst__copy_op(be, &op) != HST_SUCCESS)
+        hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: the operation %s could not be registered",
+                        HST_STREAM_COPY_OP);
+    return op;
+}
+
+/* Measured seconds (the registry's lower median, this device, exactly this size) of the copy
+   direction `dir` at `bytes`; 0 when there are none, or when the op is not the stream's. */
+static double hst__copy_seconds(const hst_choice_op *op, unsigned dir, int64_t bytes) {
+    hst_choice_stat st[HST_CHOICE_MAX_IMPLS];
+    size_t count = 0;
+    if (hst_choice_stats(op, &bytes, 1, st, HST_CHOICE_MAX_IMPLS, &count) != HST_SUCCESS || count != 2 ||
+        strcmp(st[dir].impl, hst__copy_impl[dir]) != 0)
+        return 0.0;
+    return st[dir].source == HST_CHOICE_EXACT && st[dir].seconds > 0.0 ? st[dir].seconds : 0.0;
+}
+
+/* One blocking copy each way at each probe size, timed HST_STREAM_COPY_REPS times after a
+   warm-up; the median of each is recorded where the op has no timing yet. */
+static hst_result hst__copy_measure(hst_backend *be, hst_choice_op *op) {
+    static const int64_t sizes[2] = {HST_STREAM_COPY_SMALL_BYTES, HST_STREAM_COPY_LARGE_BYTES};
+    hst_queue *q = hst_backend_queue(be);
+    hst_buffer *pin = NULL, *dev = NULL;
+    unsigned z, dir, k, j, known = 0;
+    hst_result r;
+    for (z = 0; z < 4; z++) known += hst__copy_seconds(op, z & 1, sizes[z >> 1]) > 0.0;
+    if (known == 4) return HST_SUCCESS;
+    r = hst_pinned_create(be, HST_STREAM_COPY_LARGE_BYTES, &pin);
+    if (r == HST_SUCCESS) r = hst_buffer_create(be, HST_STREAM_COPY_LARGE_BYTES, HST_MEM_RESIDENT, &dev);
+    if (r == HST_SUCCESS) memset(hst_buffer_host_ptr(pin), 0, HST_STREAM_COPY_LARGE_BYTES);
+    for (z = 0; z < 2 && r == HST_SUCCESS; z++)
+        for (dir = 0; dir < 2 && r == HST_SUCCESS; dir++) {
+            double t[HST_STREAM_COPY_REPS + 1], tmp;
+            if (hst__copy_seconds(op, dir, sizes[z]) > 0.0) continue;
+            for (k = 0; k <= HST_STREAM_COPY_REPS && r == HST_SUCCESS; k++) {   /* k = 0: warm-up */
+                t[k] = hst__now_s();
+                r = dir == 0 ? hst_write(q, dev, 0, hst_buffer_host_ptr(pin), (size_t)sizes[z], 1, 0, NULL, NULL)
+                             : hst_read(q, dev, 0, hst_buffer_host_ptr(pin), (size_t)sizes[z], 1, 0, NULL, NULL);
+                t[k] = hst__now_s() - t[k];
+                for (j = k; j > 1 && t[j - 1] > t[j]; j--) { tmp = t[j]; t[j] = t[j - 1]; t[j - 1] = tmp; }
+            }
+            if (r == HST_SUCCESS)
+                r = hst_choice_record(op, &sizes[z], 1, hst__copy_impl[dir], t[1 + HST_STREAM_COPY_REPS / 2]);
+        }
+    hst_buffer_destroy(dev);
+    hst_buffer_destroy(pin);
+    return r;
+}
+
+HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s) {
+    const double S = HST_STREAM_COPY_SMALL_BYTES, L = HST_STREAM_COPY_LARGE_BYTES;
+    hst_choice_op *op = NULL;
+    unsigned dir;
+    hst_result r;
+    if (!be || !overhead_s || !bytes_per_s)
+        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "hst_stream_copy_model: %s is NULL",
+                         !be ? "be" : !overhead_s ? "overhead_s" : "bytes_per_s");
+    *overhead_s = *bytes_per_s = 0.0;
+    if (hst_backend_is_host(be)) return HST_SUCCESS;
+    if ((r = hst__copy_op(be, &op)) != HST_SUCCESS || (r = hst__copy_measure(be, op)) != HST_SUCCESS) return r;
+    for (dir = 0; dir < 2; dir++) {
+        double ts = hst__copy_seconds(op, dir, HST_STREAM_COPY_SMALL_BYTES);
+        double tl = hst__copy_seconds(op, dir, HST_STREAM_COPY_LARGE_BYTES);
+        double bw = tl > ts ? (L - S) / (tl - ts) : L / tl;
+        if (!(ts > 0.0 && tl > 0.0))
+            return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "hst_stream_copy_model: %s is not halostream's copy "
+                             "operation (its implementations differ)", HST_STREAM_COPY_OP);
+        if (ts > *overhead_s) *overhead_s = ts;
+        if (dir == 0 || bw < *bytes_per_s) *bytes_per_s = bw;
+    }
+    return HST_SUCCESS;
+}
+
+/* The device's copy model for the default block; without one, the fallback figures (logged). */
+static void hst__copy_model_or_fallback(hst_backend *be, double *t0, double *bw) {
+    hst_result r = hst_stream_copy_model(be, t0, bw);
+    if (r == HST_SUCCESS) return;
+    hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: the copy model of %s is unknown (%s): "
+                    "the default block assumes %g s per command and %g bytes/s", hst_backend_device(be)->name,
+                    hst_result_string(r), HST_STREAM_COPY_FALLBACK_OVERHEAD_S, HST_STREAM_COPY_FALLBACK_BYTES_PER_S);
+    *t0 = HST_STREAM_COPY_FALLBACK_OVERHEAD_S;
+    *bw = HST_STREAM_COPY_FALLBACK_BYTES_PER_S;
+}
+
+/* The rule of the default block (top comment) for n slices of one device; UINT64_MAX when
+   the chain moves nothing (the budget alone decides). */
+static uint64_t hst__rule_block(const hst_stream *s, uint64_t n, double t0, double bw) {
+    double w = 0.0, c = 0.0, u = 0.0, fill, slots, dma, b;
+    double h = (double)hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
+    unsigned i;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        hst_stream_kind k = s->arrays[i].kind;
+        int up = k == HST_STREAM_INPUT || k == HST_STREAM_INOUT, down = k == HST_STREAM_OUTPUT || k == HST_STREAM_INOUT;
+        w += (double)(up + down) * (double)s->arrays[i].slice_bytes;
+        u += (double)up * (double)s->arrays[i].slice_bytes;
+        c += up + down;
+    }
+    if (w == 0.0) return UINT64_MAX;
+    fill = floor(sqrt((double)n * (c * t0 * bw + h * u) / w) + 0.5);
+    slots = floor((double)n / (HST__STREAM_BLOCKS_PER_SLOT * (double)s->ring));
+    dma = ceil(HST__STREAM_COPY_OVER_OVERHEAD * c * t0 * bw / w);
+    b = fill < slots ? fill : slots;
+    if (b < dma) b = dma;
+    return b < 1.0 ? 1 : b >= (double)n ? n : (uint64_t)b;
+}
+
 /* The largest B whose ring fits one device: K slots of (B + halo) slices of every array, each
    buffer within CL_DEVICE_MAX_MEM_ALLOC_SIZE. 0 when not even B = 1 fits (*need: bytes). */
 static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint64_t *need) {
     const hst_device_info *info = hst_backend_device(be);
-    uint64_t H = (uint64_t)s->halo_lo + s->halo_hi, per = hst__slice_sum(s), budget, b, accs;
+    uint64_t H = hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices), per = hst__slice_sum(s), budget, b, accs;
     unsigned i;
     accs = (uint64_t)s->desc.num_accumulators * s->desc.num_slices * (uint64_t)s->acc_bytes + hst__global_sum(s);
     budget = s->desc.budget_bytes ? s->desc.budget_bytes
@@ -674,7 +1108,7 @@ static hst_result hst__choose_block(hst_stream *s) {
     uint64_t b = s->desc.num_slices, need = 0, m;
     unsigned d;
     if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
-        uint64_t per = hst__slice_sum(s), H = (uint64_t)s->halo_lo + s->halo_hi;
+        uint64_t per = hst__slice_sum(s), H = hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
         if (s->desc.budget_bytes && s->desc.budget_bytes / per <= H)
             return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one block "
                              "on the host device: at least %llu bytes", (unsigned long long)((H + 1) * per));
@@ -694,6 +1128,13 @@ static hst_result hst__choose_block(hst_stream *s) {
             return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most %llu",
                              (unsigned long long)s->desc.block_slices, (unsigned long long)b);
         b = s->desc.block_slices;
+    } else if (!s->host) {   /* the rule, per device over its share of the slices */
+        uint64_t n = s->desc.num_slices / s->desc.num_backends + (s->desc.num_slices % s->desc.num_backends != 0);
+        for (d = 0; d < s->desc.num_backends; d++) {
+            double t0, bw;
+            hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
+            if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
+        }
     }
     s->block = b < s->desc.num_slices ? b : s->desc.num_slices;
     return HST_SUCCESS;
@@ -925,7 +1366,7 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
             if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
             if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
-            if (s->arrays[i].kind != HST_STREAM_TEMP && !s->arrays[i].pinned &&
+            if (s->arrays[i].kind != HST_STREAM_TEMP && !hst__is_pinned(&s->arrays[i]) &&
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
         }
     for (i = 0; i < s->desc.num_accumulators; i++)
@@ -1060,39 +1501,52 @@ HST__SDEF hst_choice_op *hst_stream_choice_op(const hst_stream *s) {
     return s ? s->split_op : NULL;
 }
 
-/* Checks one replacement of hst_stream_set_arrays. */
-static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *host, const hst_buffer *pinned) {
+/* Checks one replacement of hst_stream_set_arrays: exactly one kind of memory, pinned where
+   the ring was built without staging (and pageable where it was built with it). */
+static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *host, const hst_buffer *pinned,
+                                 const hst_stream_pinned *pa) {
     const char *F = "hst_stream_set_arrays";
     if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP || s->arrays[i].kind == HST_STREAM_GLOBAL)
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
-    if (!host == !pinned)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: give exactly one of host and pinned for arrays[%u]", F, i);
-    if (!!s->arrays[i].pinned != !!pinned)   /* the ring was built with (or without) staging */
+    if ((!host + !pinned + !pa) != 2)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
+    if (hst__is_pinned(&s->arrays[i]) != (pinned || pa))
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
-                         s->arrays[i].pinned ? "pinned" : "pageable");
-    if (pinned && hst_buffer_bytes(pinned) < s->arrays[i].slice_bytes * (size_t)s->desc.num_slices)
-        return hst__sbad(&s->desc, HST_ERROR_SHAPE, "%s: the pinned buffer for arrays[%u] is too small", F, i);
-    return HST_SUCCESS;
+                         hst__is_pinned(&s->arrays[i]) ? "pinned" : "pageable");
+    return hst__check_pinned(&s->desc, i, s->arrays[i].slice_bytes, pinned, pa);
 }
 
-HST__SDEF hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
-                                           void *const *host, hst_buffer *const *pinned) {
+/* n replacements from up to three lists (NULL: none of that kind), all or nothing. */
+static hst_result hst__set_arrays(hst_stream *s, unsigned n, const unsigned *idx, void *const *host,
+                                  hst_buffer *const *pinned, hst_stream_pinned *const *pa) {
     hst_stream_array saved[HST_STREAM_MAX_ARRAYS];
     hst_result r;
     unsigned k;
     if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: s is NULL");
-    if (!n || n > s->desc.num_arrays || !idx || (!host && !pinned))
+    if (!n || n > s->desc.num_arrays || !idx || (!host && !pinned && !pa))
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: %u replacements", n);
     for (k = 0; k < n; k++)
-        if ((r = hst__check_set(s, idx[k], host ? host[k] : NULL, pinned ? pinned[k] : NULL)) != HST_SUCCESS) return r;
+        if ((r = hst__check_set(s, idx[k], host ? host[k] : NULL, pinned ? pinned[k] : NULL,
+                                pa ? pa[k] : NULL)) != HST_SUCCESS) return r;
     memcpy(saved, s->arrays, sizeof saved);
     for (k = 0; k < n; k++) {
         s->arrays[idx[k]].host = host ? host[k] : NULL;
         s->arrays[idx[k]].pinned = pinned ? pinned[k] : NULL;
+        s->arrays[idx[k]].pinned_array = pa ? pa[k] : NULL;
     }
     if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) != HST_SUCCESS)
-        memcpy(s->arrays, saved, sizeof saved);   /* all or nothing */
+        memcpy(s->arrays, saved, sizeof saved);
     return r;
+}
+
+HST__SDEF hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                           void *const *host, hst_buffer *const *pinned) {
+    return hst__set_arrays(s, n, idx, host, pinned, NULL);
+}
+
+HST__SDEF hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                  hst_stream_pinned *const *arrays) {
+    return hst__set_arrays(s, n, idx, NULL, NULL, arrays);
 }
 
 HST__SDEF hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned) {
@@ -1218,6 +1672,26 @@ static void hst__keep_event(hst_event *keep, hst_event e) {
     *keep = e;
 }
 
+/* Slices [z0, z1) of pinned caller memory to (up) or from the device buffer at dev_off, one
+   copy per contiguous run (a pinned array splits at its chunk boundaries); *ev: the last copy
+   (the queue is in order: it implies the others). */
+static hst_result hst__copy_runs(hst_queue *q, hst_buffer *dev, size_t dev_off, const hst_stream_array *a,
+                                 uint64_t z0, uint64_t z1, int up, hst_event wait, hst_event *ev) {
+    size_t sb = a->slice_bytes;
+    uint64_t run = 0;
+    hst_result r;
+    for (; z0 < z1; z0 += run, dev_off += (size_t)run * sb) {
+        unsigned char *p = hst__slice_run(a, z0, &run);
+        hst_event e = NULL;
+        if (run > z1 - z0) run = z1 - z0;
+        r = up ? hst_write(q, dev, dev_off, p, (size_t)run * sb, 0, 0, NULL, &e)
+               : hst_read(q, dev, dev_off, p, (size_t)run * sb, 0, wait ? 1 : 0, &wait, &e);
+        if (r != HST_SUCCESS) return r;
+        hst__keep_event(ev, e);
+    }
+    return HST_SUCCESS;
+}
+
 static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t base,
                               uint64_t end, hst_event *ev) {
     unsigned i;
@@ -1225,15 +1699,15 @@ static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint
     for (i = 0; i < s->desc.num_arrays; i++) {
         const hst_stream_array *a = &s->arrays[i];
         size_t sb = a->slice_bytes, bytes = (size_t)(end - base) * sb;
-        const unsigned char *src = hst__sarray_host(a) + (size_t)base * sb;
         hst_event e = NULL;
         if (a->kind != HST_STREAM_INPUT && a->kind != HST_STREAM_INOUT) continue;
-        if (slot->staging[i]) {   /* pageable caller memory: through pinned staging */
-            memcpy(hst_buffer_host_ptr(slot->staging[i]), src, bytes);
-            src = (const unsigned char *)hst_buffer_host_ptr(slot->staging[i]);
+        if (!slot->staging[i]) r = hst__copy_runs(d->up, slot->dev[i], 0, a, base, end, 1, NULL, ev);
+        else {   /* pageable caller memory: through pinned staging */
+            memcpy(hst_buffer_host_ptr(slot->staging[i]), hst__sarray_host(a) + (size_t)base * sb, bytes);
+            r = hst_write(d->up, slot->dev[i], 0, hst_buffer_host_ptr(slot->staging[i]), bytes, 0, 0, NULL, &e);
+            if (r == HST_SUCCESS) hst__keep_event(ev, e);
         }
-        if ((r = hst_write(d->up, slot->dev[i], 0, src, bytes, 0, 0, NULL, &e)) != HST_SUCCESS) return r;
-        hst__keep_event(ev, e);   /* the queue is in order: the last write implies the others */
+        if (r != HST_SUCCESS) return r;
     }
     return hst_queue_flush(d->up);
 }
@@ -1322,14 +1796,15 @@ static hst_result hst__download(hst_stream *s, hst__sdev *d, hst__slot *slot, ui
     for (i = 0; i < s->desc.num_arrays; i++) {
         const hst_stream_array *a = &s->arrays[i];
         size_t sb = a->slice_bytes, off = (size_t)(b0 - base) * sb, bytes = (size_t)(b1 - b0) * sb;
-        unsigned char *dst;
         hst_event e = NULL;
         if (a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) continue;
-        dst = slot->staging[i] ? (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + off
-                               : hst__sarray_host(a) + (size_t)b0 * sb;
-        if ((r = hst_read(d->down, slot->dev[i], off, dst, bytes, 0, computed ? 1 : 0, &computed, &e)) != HST_SUCCESS)
-            return r;
-        hst__keep_event(ev, e);
+        if (!slot->staging[i]) r = hst__copy_runs(d->down, slot->dev[i], off, a, b0, b1, 0, computed, ev);
+        else {
+            r = hst_read(d->down, slot->dev[i], off, (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + off,
+                         bytes, 0, computed ? 1 : 0, &computed, &e);
+            if (r == HST_SUCCESS) hst__keep_event(ev, e);
+        }
+        if (r != HST_SUCCESS) return r;
     }
     return hst_queue_flush(d->down);
 }

@@ -88,6 +88,26 @@ typedef struct fixture {
     uint64_t bytes0[2];
 } fixture;
 
+/* Feeds the copy model of the default block size (hst_stream_copy_model) through the choice
+   registry: t0 seconds per command and bw bytes/s, in both directions, as measured timings of
+   the probe sizes. */
+static int feed_copy_model(hst_backend *be, double t0, double bw)
+{
+    static const int64_t small = HST_STREAM_COPY_SMALL_BYTES, large = HST_STREAM_COPY_LARGE_BYTES;
+    hst_choice_op *op = hst_stream_copy_op(be);
+    double tl = t0 + (double)(large - small) / bw;
+    if (!op) return -1;
+    return hst_choice_record(op, &small, 1, "up", t0) != HST_SUCCESS ||
+           hst_choice_record(op, &small, 1, "down", t0) != HST_SUCCESS ||
+           hst_choice_record(op, &large, 1, "up", tl) != HST_SUCCESS ||
+           hst_choice_record(op, &large, 1, "down", tl) != HST_SUCCESS ? -1 : 0;
+}
+
+/* The fixture's copy model: 10 us per command, 10 GB/s (a PCIe 3.0 GPU). Fed rather than
+   measured so that the default block sizes the tests expect do not depend on the machine. */
+#define FIX_T0 10e-6
+#define FIX_BW 10e9
+
 static int group_setup(void **state)
 {
     fixture *f = (fixture *)calloc(1, sizeof *f);
@@ -109,7 +129,8 @@ static int group_setup(void **state)
         f->bytes0[i] = hst_backend_device_bytes(f->be[i]);
         /* timings in memory only: the stream's split op must not read splits of earlier test
            runs from the timings file under HST_CACHE_DIR (nor write them there) */
-        if (hst_choice_configure(f->be[i], &off) != HST_SUCCESS) {
+        if (hst_choice_configure(f->be[i], &off) != HST_SUCCESS ||
+            (!hst_backend_is_host(f->be[i]) && feed_copy_model(f->be[i], FIX_T0, FIX_BW) != 0)) {
             hst_backend_destroy(f->be[i]);
             if (i) hst_backend_destroy(f->be[0]);
             free(f);
@@ -296,6 +317,7 @@ typedef struct chain {
     float *host[CH_MAX_ARR], *init[CH_MAX_ARR], *ref[CH_MAX_ARR];
     double acc_ref[HST_STREAM_MAX_ACCUMULATORS];
     hst_buffer *pinned[CH_MAX_ARR];
+    hst_stream_pinned *parr[CH_MAX_ARR];   /* pinned arrays (then host[a] is NULL) */
 } chain;
 
 static size_t ch_elems(const chain *c) { return (size_t)c->N * c->E; }
@@ -417,6 +439,7 @@ static void ch_free(chain *c)
     for (a = 0; a < CH_MAX_ARR; a++) {
         if (!c->pinned[a]) free(c->host[a]);
         hst_buffer_destroy(c->pinned[a]);
+        hst_stream_pinned_destroy(c->parr[a]);
         free(c->init[a]);
         free(c->ref[a]);
     }
@@ -440,12 +463,29 @@ CNT_FN2 void ch_pin(chain *c, hst_backend *be)
     }
 }
 
+/* Puts every host array of the chain into a pinned array of `be` in chunks of `chunk` slices
+   (same contents). */
+CNT_FN2 void ch_pin_chunks(chain *c, hst_backend *be, uint64_t chunk)
+{
+    unsigned a;
+    for (a = 0; a < c->narr; a++) {
+        if (!c->host[a]) continue;
+        assert_int_equal(hst_stream_pinned_create(be, c->arr[a].slice_bytes, c->N, chunk, &c->parr[a]), HST_SUCCESS);
+        assert_int_equal(hst_stream_pinned_write(c->parr[a], 0, c->host[a], c->N), HST_SUCCESS);
+        free(c->host[a]);
+        c->host[a] = NULL;
+        c->arr[a].host = NULL;
+        c->arr[a].pinned_array = c->parr[a];
+    }
+}
+
 /* Restores every caller array to its initial contents (outputs to the sentinel). */
 static void ch_reset(chain *c)
 {
     unsigned a;
     for (a = 0; a < c->narr; a++)
         if (c->host[a]) memcpy(c->host[a], c->init[a], ch_elems(c) * sizeof(float));
+        else if (c->parr[a]) assert_int_equal(hst_stream_pinned_write(c->parr[a], 0, c->init[a], c->N), HST_SUCCESS);
 }
 
 static hst_stream_desc ch_desc(chain *c, hst_backend *const *be, unsigned nbe)
@@ -477,14 +517,22 @@ static void ch_check_arrays(const chain *c)
     unsigned a;
     size_t n = ch_elems(c), at = 0;
     for (a = 0; a < c->narr; a++) {
-        const float *want;
-        if (!c->host[a]) continue;
+        const float *want, *got = c->host[a];
+        float *copy = NULL;
+        if (!c->host[a] && !c->parr[a]) continue;
+        if (!got) {   /* a pinned array: its slices copied out */
+            copy = (float *)xmalloc(n * sizeof(float));
+            assert_int_equal(hst_stream_pinned_read(c->parr[a], 0, copy, c->N), HST_SUCCESS);
+            got = copy;
+        }
         want = c->arr[a].kind == HST_STREAM_INPUT ? c->init[a] : c->ref[a];
-        if (!bits_equal_f(c->host[a], want, n, &at)) {
+        if (!bits_equal_f(got, want, n, &at)) {
             print_error("%s: array %u (kind %d) slice %zu element %zu: got %.9g want %.9g\n", cfg, a,
-                        (int)c->arr[a].kind, at / c->E, at % c->E, (double)c->host[a][at], (double)want[at]);
+                        (int)c->arr[a].kind, at / c->E, at % c->E, (double)got[at], (double)want[at]);
+            free(copy);
             fail();
         }
+        free(copy);
     }
 }
 
@@ -617,10 +665,12 @@ static uint64_t ch_per(const chain *c)
 }
 
 /* The budget (OpenCL devices) whose ring holds exactly blocks of B slices: ring slots of
-   (B + halo) slices of every array, plus the accumulators' per-slice values. */
+   (B + halo) slices of every array (a halo of at most N - 1: no more slices exist), plus the
+   accumulators' per-slice values. */
 static uint64_t budget_for(const chain *c, uint64_t B, unsigned ring, int fp64)
 {
-    return (uint64_t)ring * (B + ch_halo(c)) * ch_per(c) + (uint64_t)c->nacc * c->N * (fp64 ? 8u : 4u);
+    uint64_t h = ch_halo(c) < c->N - 1 ? ch_halo(c) : c->N - 1;
+    return (uint64_t)ring * (B + h) * ch_per(c) + (uint64_t)c->nacc * c->N * (fp64 ? 8u : 4u);
 }
 
 /* Runs the chain streamed twice (the second run splits by measured speeds) and checks arrays,
@@ -708,6 +758,43 @@ static void test_sweep_bitwise(void **state)
     }
     /* the sweep covered every direction x device count x chain type */
     for (k = 0; k < 12; k++) assert_true(seen[k / 6][(k / 3) % 2][k % 3] > 0);
+}
+
+/* Small N against large halos: N in {1, 2, 3, 7, 31, 97}, x -> T -> y with halos (3, 2) then
+   (2, 3) (so for N <= 3 every halo reaches past the array), every block size from 1 to N, rings
+   2 to 4, both directions: the same bits as the whole-array twins. Slices of 3 floats keep the
+   846 streams quick. */
+static void test_small_n_halos(void **state)
+{
+    static const uint64_t Ns[] = {1, 2, 3, 7, 31, 97};
+    fixture *f = FIX(state);
+    unsigned ni, ring, rev;
+    uint64_t B;
+    rng_seed(1313);
+    for (ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++) {
+        chain c;
+        int x, t, y;
+        ch_init(&c, Ns[ni], 3);
+        x = ch_array(&c, HST_STREAM_INPUT);
+        t = ch_array(&c, HST_STREAM_TEMP);
+        y = ch_array(&c, HST_STREAM_OUTPUT);
+        ch_wsum(&c, x, t, 3, 2);
+        ch_wsum(&c, t, y, 2, 3);
+        ch_acc(&c, HST_STREAM_SUM, HST_F32, y, 0);
+        ch_reference(&c);
+        for (B = 1; B <= c.N; B++)
+            for (ring = 2; ring <= 4; ring++)
+                for (rev = 0; rev < 2; rev++) {
+                    hst_stream_desc d = ch_desc(&c, f->be, 1);
+                    d.block_slices = B;
+                    d.ring = ring;
+                    d.reverse = (int)rev;
+                    snprintf(cfg, sizeof cfg, "small N=%llu B=%llu ring=%u %s", (unsigned long long)c.N,
+                             (unsigned long long)B, ring, rev ? "reverse" : "forward");
+                    run_and_check(f, &c, &d, B, 1);
+                }
+        ch_free(&c);
+    }
 }
 
 /* ============================================================================================
@@ -1048,17 +1135,16 @@ static void test_errors_arguments(void **state)
     rng_seed(11);
     build_chain(&c, 1, 3, 8);   /* x -> T -> y, N = 3 */
 
-    /* halo >= N (either side), and halo = N - 1 accepted */
+    /* halos of N - 1, N and far beyond (either side, both stages) are accepted: slices outside
+       [0, N) are never loaded (results: test_small_n_halos) */
     d = ch_desc(&c, f->be, 1);
     st = c.st[1];
-    c.st[1].halo_lo = 3;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "halo");
-    c.st[1].halo_lo = 0; c.st[1].halo_hi = 3;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "halo");
     c.st[1].halo_lo = 2; c.st[1].halo_hi = 2;
-    c.par[1].lo = 2; c.par[1].hi = 2;
     expect_create_ok(f, &d, 0);
-    c.st[1] = st; c.par[1].lo = st.halo_lo; c.par[1].hi = st.halo_hi;
+    c.st[1].halo_lo = 3; c.st[1].halo_hi = 0xffffffffu;
+    c.st[0].halo_hi = 0xffffffffu;
+    expect_create_ok(f, &d, 0);
+    c.st[1] = st; c.st[0].halo_hi = c.par[0].hi;
 
     /* zero slices */
     d.num_slices = 0;
@@ -1088,10 +1174,7 @@ static void test_errors_arguments(void **state)
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "before any stage writes it");
     c.st[0].inputs = &IDX[0];
 
-    /* a stage without host twin; a stage writing an INPUT */
-    c.st[1].host = NULL;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "host twin");
-    c.st[1].host = wsum_host;
+    /* a stage writing an INPUT (a stage without host twin: test_no_host_twin) */
     c.st[1].outputs = &IDX[0];
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "INPUT");
     c.st[1].outputs = &IDX[2];
@@ -1557,6 +1640,294 @@ static void test_pinned_arrays(void **state)
         run_and_check(f, &c, &d, d.block_slices, 2);
         ch_free(&c);
     }
+}
+
+/* The default block size (desc.block_slices = 0) on an OpenCL device, from the fixture's copy
+   model (t0 = 10 us, BW = 10 GB/s): 4096 slices of 16 KiB in and out (c = 2 commands, w = 32 KiB
+   per slice, halo 1) on a device whose memory holds the whole ring at B = N, so the old default
+   was one block. The rule (stream.h's top comment) gives B_dma = 116, B_slots = 341 and
+   B_fill = sqrt(4096 (2 t0 BW + 16384) / 32768) = 164: B = 164, 25 blocks, more than 4 per
+   ring slot, each moving 5.4 MB (>= 19 c t0 BW = 3.8 MB). A
+   short array keeps transfers large rather than blocks many (N = 64: one block of 64, since
+   B_dma = 116 > N); a budget still bounds the block, and a caller's block_slices wins. */
+static void test_default_block_rule(void **state)
+{
+    fixture *f = FIX(state);
+    const hst_device_info *info;
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    uint64_t B, blocks, whole;
+    double t0 = 0.0, bw = 0.0;
+    NEED_OPENCL(f);
+    info = hst_backend_device(f->be[0]);
+    assert_int_equal(hst_stream_copy_model(f->be[0], &t0, &bw), HST_SUCCESS);
+    assert_true(fabs(t0 - FIX_T0) <= 1e-12 && fabs(bw / FIX_BW - 1.0) <= 1e-9);
+    ch_init(&c, 4096, 4096);
+    c.narr = 2;   /* x and y, never touched: the stream is created, not run */
+    c.arr[0].kind = HST_STREAM_INPUT;  c.arr[0].slice_bytes = 16384; c.arr[0].host = xmalloc((size_t)4096 * 16384);
+    c.arr[1].kind = HST_STREAM_OUTPUT; c.arr[1].slice_bytes = 16384; c.arr[1].host = xmalloc((size_t)4096 * 16384);
+    ch_wsum(&c, 0, 1, 0, 1);
+    d = ch_desc(&c, f->be, 1);
+    /* the device would hold the ring at B = N: within 3/4 of its memory and its largest allocation */
+    whole = 3 * (c.N + 1) * 2 * 16384;
+    assert_true(whole <= info->global_mem_bytes / 4 * 3 && (c.N + 1) * 16384 <= info->max_alloc_bytes);
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    B = hst_stream_block_slices(s);
+    blocks = (c.N + B - 1) / B;
+    assert_int_equal(B, 164);
+    assert_true(blocks >= 4 * 3);
+    assert_true((double)B * 2 * 16384 >= 19.0 * 2 * FIX_T0 * FIX_BW);
+    hst_stream_destroy(s);
+    d.ring = 2;   /* fewer slots: the same fill-optimal block (B_slots = 512) */
+    expect_create_ok(f, &d, 164);
+    d.ring = 0;
+    d.num_slices = 64;   /* short: one block of all 64 (transfers stay >= 95% efficient) */
+    expect_create_ok(f, &d, 64);
+    d.num_slices = 4096;
+    d.budget_bytes = 3 * (100 + 1) * 2 * 16384;   /* the budget holds B = 100 */
+    expect_create_ok(f, &d, 100);
+    d.budget_bytes = 0;
+    d.block_slices = 7;   /* the caller's wins */
+    expect_create_ok(f, &d, 7);
+    free(c.arr[0].host);
+    free(c.arr[1].host);
+}
+
+/* The copy model measured on a device that has none: both directions timed at both probe sizes
+   (one median each, recorded exactly there), positive figures, nothing measured again on the
+   next call; on the host device nothing to measure (0, 0). The figures' values are the
+   machine's: only their presence and signs are asserted. */
+static void test_copy_model_measured(void **state)
+{
+    fixture *f = FIX(state);
+    static const int64_t sizes[2] = {HST_STREAM_COPY_SMALL_BYTES, HST_STREAM_COPY_LARGE_BYTES};
+    hst_backend_desc bd;
+    hst_choice_desc off;
+    hst_backend *be = NULL;
+    hst_choice_op *op;
+    hst_choice_stat st[2];
+    size_t count = 0;
+    double t0 = -1.0, bw = -1.0;
+    unsigned z, k;
+    memset(&bd, 0, sizeof bd);
+    bd.logger = cap_logger; bd.log_user = &f->log[1];
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    memset(&off, 0, sizeof off);
+    off.path = "off";
+    assert_int_equal(hst_choice_configure(be, &off), HST_SUCCESS);
+    if (hst_backend_is_host(be)) {
+        assert_null(hst_stream_copy_op(be));
+        assert_int_equal(hst_stream_copy_model(be, &t0, &bw), HST_SUCCESS);
+        assert_true(t0 == 0.0 && bw == 0.0);
+        hst_backend_destroy(be);
+        return;
+    }
+    assert_non_null(op = hst_stream_copy_op(be));
+    assert_ptr_equal(hst_choice_find(be, HST_STREAM_COPY_OP), op);
+    assert_int_equal(hst_choice_stats(op, &sizes[0], 1, st, 2, &count), HST_SUCCESS);
+    assert_int_equal(st[0].samples + st[1].samples, 0);   /* nothing known before */
+    for (k = 0; k < 2; k++) {
+        assert_int_equal(hst_stream_copy_model(be, &t0, &bw), HST_SUCCESS);
+        assert_true(t0 > 0.0 && bw > 0.0);
+        for (z = 0; z < 2; z++) {
+            assert_int_equal(hst_choice_stats(op, &sizes[z], 1, st, 2, &count), HST_SUCCESS);
+            assert_int_equal(count, 2);
+            assert_string_equal(st[0].impl, "up");
+            assert_string_equal(st[1].impl, "down");
+            assert_int_equal(st[0].source, HST_CHOICE_EXACT);
+            assert_int_equal(st[1].source, HST_CHOICE_EXACT);
+            assert_int_equal(st[0].samples, 1);   /* the second call measured nothing */
+            assert_int_equal(st[1].samples, 1);
+        }
+    }
+    assert_int_equal(hst_stream_copy_model(NULL, &t0, &bw), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_copy_model(be, NULL, &bw), HST_ERROR_INVALID_ARGUMENT);
+    hst_backend_destroy(be);
+}
+
+/* Pinned arrays of several buffers (chunks of 3 slices: boundaries at 3, 6, ..., 15 of 17):
+   every array of chain 2 (an INPUT read with halos, OUTPUTs, one read by a later stage, an
+   INOUT) in chunks, blocks of 1 to 5 (so blocks straddle the boundaries), rings 2 to 4, both
+   directions, one and two devices: the same bits as plain host arrays (whose results the
+   sweeps check against the same whole-array reference), every slice compared. */
+static void test_pinned_chunked(void **state)
+{
+    fixture *f = FIX(state);
+    unsigned k;
+    rng_seed(1717);
+    for (k = 0; k < 10; k++) {
+        chain c;
+        hst_stream_desc d;
+        unsigned nbe = 1 + (k & 1);
+        build_chain(&c, 2, 17, 10);
+        ch_reference(&c);
+        ch_pin_chunks(&c, f->be[0], 3);
+        assert_int_equal(hst_stream_pinned_chunks(c.parr[0]), 6);
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = 1 + k / 2;
+        d.ring = 2 + (k % 3);
+        d.reverse = (int)((k >> 1) & 1);
+        snprintf(cfg, sizeof cfg, "pinned chunks of 3: N=17 block=%llu ring=%u %s devices=%u",
+                 (unsigned long long)d.block_slices, d.ring, d.reverse ? "reverse" : "forward", nbe);
+        run_and_check(f, &c, &d, d.block_slices, 2);
+        ch_free(&c);
+    }
+}
+
+/* The pinned array's own API: chunk layout, slice addresses and runs, one pointer where the
+   platform gives one, copies in and out across chunk boundaries, and its errors. */
+static void test_pinned_array_api(void **state)
+{
+    fixture *f = FIX(state);
+    hst_stream_pinned *p = NULL, *one = NULL;
+    float src[11 * 4], back[11 * 4];
+    uint64_t z, run = 99;
+    size_t i;
+    for (i = 0; i < 11 * 4; i++) src[i] = (float)i;
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 16, 11, 4, &p), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_chunks(p), 3);
+    assert_int_equal(hst_stream_pinned_chunk_slices(p), 4);
+    /* slices 0..10: runs end at the chunk boundaries 4 and 8, and at 11 */
+    for (z = 0; z < 11; z++) {
+        unsigned char *q = (unsigned char *)hst_stream_pinned_slice(p, z, &run);
+        assert_non_null(q);
+        assert_int_equal(run, (z < 8 ? (z / 4 + 1) * 4 : 11) - z);
+        if (z % 4) assert_ptr_equal(q, (unsigned char *)hst_stream_pinned_slice(p, z - 1, NULL) + 16);
+    }
+    assert_null(hst_stream_pinned_slice(p, 11, &run));
+    assert_int_equal(run, 0);
+    /* one pointer on the host device (one allocation); chunks apart on an OpenCL device */
+    if (IS_HOST(f)) {
+        assert_ptr_equal(hst_stream_pinned_host(p), hst_stream_pinned_slice(p, 0, NULL));
+        assert_ptr_equal(hst_stream_pinned_slice(p, 5, NULL), (unsigned char *)hst_stream_pinned_host(p) + 5 * 16);
+    } else {
+        assert_null(hst_stream_pinned_host(p));
+    }
+    /* copies across both boundaries, then a part of it back */
+    assert_int_equal(hst_stream_pinned_write(p, 0, src, 11), HST_SUCCESS);
+    memset(back, 0, sizeof back);
+    assert_int_equal(hst_stream_pinned_read(p, 3, back, 6), HST_SUCCESS);
+    assert_memory_equal(back, src + 3 * 4, 6 * 16);
+    assert_memory_equal(hst_stream_pinned_slice(p, 8, NULL), src + 8 * 4, 16);
+    /* errors: beyond the array, NULL memory, NULL array, zero sizes, NULL out */
+    cap_reset(&f->log[0]);
+    assert_int_equal(hst_stream_pinned_read(p, 6, back, 6), HST_ERROR_INVALID_ARGUMENT);
+    assert_true(contains_nocase(f->log[0].last_message, "beyond"));
+    assert_int_equal(hst_stream_pinned_write(p, 0, NULL, 1), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_pinned_write(NULL, 0, src, 1), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 0, 11, 0, &one), HST_ERROR_INVALID_ARGUMENT);
+    assert_null(one);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 16, 0, 0, &one), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 16, 11, 0, NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], (size_t)1 << 40, (uint64_t)1 << 40, 0, &one),
+                     HST_ERROR_OVERFLOW);
+    /* the default chunking: one chunk that holds it all, one pointer everywhere */
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 16, 11, 0, &one), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_chunks(one), 1);
+    assert_non_null(hst_stream_pinned_host(one));
+    assert_ptr_equal(hst_stream_pinned_host(one), hst_stream_pinned_slice(one, 0, &run));
+    assert_int_equal(run, 11);
+    hst_stream_pinned_destroy(one);
+    hst_stream_pinned_destroy(p);
+    hst_stream_pinned_destroy(NULL);
+}
+
+/* A pinned array in a stream's description: shapes and kinds checked, replaced between runs
+   (hst_stream_set_pinned_arrays, by another pinned array or a pinned buffer, never by pageable
+   memory), and an output placed inside a pinned input read with a halo refused. */
+static void test_pinned_array_rules(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    hst_stream_pinned *px = NULL, *small = NULL, *wide = NULL, *other = NULL;
+    hst_buffer *pb = NULL;
+    hst_stream_array keep, keep1;
+    unsigned i0 = 0;
+    rng_seed(1818);
+    build_chain(&c, 0, 9, 8);   /* x -> y, random halos */
+    c.st[0].halo_lo = 1; c.par[0].lo = 1;
+    ch_reference(&c);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 32, 9, 2, &px), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_write(px, 0, c.init[0], 9), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 32, 8, 2, &small), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 64, 9, 2, &wide), HST_SUCCESS);
+    assert_int_equal(hst_stream_pinned_create(f->be[0], 32, 12, 5, &other), HST_SUCCESS);
+    keep = c.arr[0];
+    keep1 = c.arr[1];
+    c.arr[0].host = NULL;
+    d = ch_desc(&c, f->be, 1);
+    c.arr[0].pinned_array = small;     /* 8 slices for N = 9 */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned array");
+    c.arr[0].pinned_array = wide;      /* slices of 64 bytes, not 32 */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned array");
+    c.arr[0].pinned_array = px;
+    c.arr[0].host = keep.host;         /* two kinds of memory */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "exactly one");
+    c.arr[0].host = NULL;
+    /* y at slice 4 of x's second chunk: an output inside an input read with a halo */
+    c.arr[1].host = (float *)hst_stream_pinned_slice(px, 4, NULL);
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    c.arr[1].host = c.host[1];
+    /* runs, then swaps: another pinned array (longer, other chunks), a pinned buffer */
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+    assert_memory_equal(c.host[1], c.ref[1], 9 * 32);
+    assert_int_equal(hst_stream_pinned_write(other, 0, c.init[0], 9), HST_SUCCESS);
+    assert_int_equal(hst_stream_set_pinned_arrays(s, 1, &i0, &other), HST_SUCCESS);
+    memset(c.host[1], 0, 9 * 32);
+    assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+    assert_memory_equal(c.host[1], c.ref[1], 9 * 32);
+    assert_int_equal(hst_stream_set_pinned_arrays(s, 1, &i0, &small), HST_ERROR_SHAPE);
+    assert_int_equal(hst_stream_set_array(s, 0, c.init[0], NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_true(contains_nocase(f->log[0].last_message, "stay pinned"));
+    assert_int_equal(hst_pinned_create(f->be[0], 9 * 32, &pb), HST_SUCCESS);
+    memcpy(hst_buffer_host_ptr(pb), c.init[0], 9 * 32);
+    assert_int_equal(hst_stream_set_array(s, 0, NULL, pb), HST_SUCCESS);
+    memset(c.host[1], 0, 9 * 32);
+    assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+    assert_memory_equal(c.host[1], c.ref[1], 9 * 32);
+    hst_stream_destroy(s);
+    /* TEMP and GLOBAL arrays take no pinned array */
+    c.arr[0].pinned_array = px;
+    c.arr[1].kind = HST_STREAM_TEMP; c.arr[1].host = NULL; c.arr[1].pinned_array = other;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "TEMP");
+    c.arr[1].kind = HST_STREAM_GLOBAL; c.arr[1].host = c.host[1]; c.arr[1].global_bytes = 32; c.arr[1].dtype = HST_F32;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "GLOBAL");
+    c.arr[0] = keep;
+    c.arr[1] = keep1;
+    hst_buffer_destroy(pb);
+    hst_stream_pinned_destroy(px);
+    hst_stream_pinned_destroy(small);
+    hst_stream_pinned_destroy(wide);
+    hst_stream_pinned_destroy(other);
+    ch_free(&c);
+}
+
+/* A stage without host twin: streams on an OpenCL device (the same bits as the twins' whole-
+   array reference); refused on the host device, with the stage named. */
+static void test_no_host_twin(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    rng_seed(1919);
+    build_chain(&c, 1, 11, 8);   /* x -> T -> y */
+    ch_reference(&c);            /* by the twins, before one is taken away */
+    c.st[1].host = NULL;
+    c.st[1].name = "second_wsum";
+    d = ch_desc(&c, f->be, 1);
+    if (IS_HOST(f)) {
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "host twin");
+        assert_true(contains_nocase(f->log[0].last_message, "stages[1] (\"second_wsum\")"));
+    } else {
+        d.block_slices = 3;
+        snprintf(cfg, sizeof cfg, "stage 1 without host twin");
+        run_and_check(f, &c, &d, 3, 2);
+    }
+    ch_free(&c);
 }
 
 /* An iterative method over buffers A, B, C with a halo-1 stage: x_{k+1} = wsum(x_k), rotating
@@ -2184,6 +2555,7 @@ int main(void)
 {
     const struct CMUnitTest sweep[] = {
         cmocka_unit_test_setup(test_sweep_bitwise, test_setup),
+        cmocka_unit_test_setup(test_small_n_halos, test_setup),
         cmocka_unit_test_setup(test_grad_div_streamed, test_setup),
         cmocka_unit_test_setup(test_accumulators_pyqmri, test_setup),
         cmocka_unit_test_setup(test_global_accumulation, test_setup),
@@ -2192,6 +2564,12 @@ int main(void)
         cmocka_unit_test_setup(test_cancel, test_setup),
         cmocka_unit_test_setup(test_host_twin_error, test_setup),
         cmocka_unit_test_setup(test_pinned_arrays, test_setup),
+        cmocka_unit_test_setup(test_pinned_chunked, test_setup),
+        cmocka_unit_test_setup(test_pinned_array_api, test_setup),
+        cmocka_unit_test_setup(test_pinned_array_rules, test_setup),
+        cmocka_unit_test_setup(test_no_host_twin, test_setup),
+        cmocka_unit_test_setup(test_default_block_rule, test_setup),
+        cmocka_unit_test_setup(test_copy_model_measured, test_setup),
         cmocka_unit_test_setup(test_set_array_rotation, test_setup),
         cmocka_unit_test_setup(test_set_array_swap_halo0, test_setup),
     };
