@@ -772,8 +772,10 @@ typedef struct hst_choice_desc {
 
 /* Configures the backend's registry; call before the first operation registers (later:
    HST_ERROR_INVALID_ARGUMENT), which includes those the library registers: hst_stream_create
-   with several devices (on backends[0]) and the first hst_halo_pack_host_choose /
-   _unpack_host_choose of a plan on this backend. Without it the defaults apply.
+   with several devices (on backends[0]) or with block_slices 0 on an OpenCL device (its copy
+   model, "stream_copy"), esrrf.h's first run or live session ("esrrf"), and the first
+   hst_halo_pack_host_choose / _unpack_host_choose of a plan on this backend. Without it the
+   defaults apply.
    Thread safety: per backend. */
 HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
