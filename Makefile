@@ -51,6 +51,13 @@ MPICC ?= mpicc
 uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
 extra_libs = $(if $(call uses,$(1),tiffio\.h),-ltiff) $(if $(call uses,$(1),png\.h),-lpng)
 cc_for = $(if $(call uses,$(1),mpi\.h),$(MPICC),$(CC))
+# Sources that define HST_FFT (backend.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
+# names a directory holding vkFFT.h (elsewhere than the default include path), see it there.
+VKFFT_INCLUDE ?=
+FFT_LDLIBS := -lfftw3f
+uses_fft = $(shell grep -lE '^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_FFT([[:space:]]|$$)' $(1) 2>/dev/null)
+fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(call uses_fft,$(1)),-isystem $(VKFFT_INCLUDE)))
+fft_libs = $(if $(call uses_fft,$(1)),$(FFT_LDLIBS))
 # Without an MPI compiler the MPI examples are left out of `make examples` (with a note).
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses,$(EX_SRCS),mpi\.h))
@@ -109,16 +116,16 @@ $(BUILD)/list_devices: tests/list_devices.c $(HEADERS)
 
 $(BUILD)/tests/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
 
 # The host backend alone: no -lOpenCL, so any OpenCL symbol left fails the link.
 $(BUILD)/tests-noocl/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(NOOCL_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(NOOCL_LDLIBS)
 
 $(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
 
 # MPI tests (tests/mpi_*.c): built with $(MPICC); tests/run.sh runs them under mpirun.
 $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
@@ -139,7 +146,7 @@ endif
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 
@@ -148,7 +155,7 @@ bench: bench-build
 
 $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 demo:
 	@sh scripts/deps.sh demo

@@ -119,7 +119,8 @@ enum {
     HST_ERROR_SHAPE = -20008,              /* arguments' shapes, dtypes or backends disagree */
     HST_ERROR_ALIGNMENT = -20009,          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */
     HST_ERROR_IO = -20010,                 /* the disk cache could not be read or written */
-    HST_ERROR_CANCELLED = -20011           /* a progress callback asked to stop */
+    HST_ERROR_CANCELLED = -20011,          /* a progress callback asked to stop */
+    HST_ERROR_NOT_BUILT_IN = -20012        /* an opt-in part (FFTs: HST_FFT) was not compiled */
 };
 
 /* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL.
@@ -167,6 +168,8 @@ typedef enum hst_log_item {
     HST_LOG_CHOICE_SPLIT,        /* out of memory: the call was split into parts */
     HST_LOG_CHOICE_FORCED,       /* an operation always runs one implementation (desc, env) */
     HST_LOG_CHOICE_FILE_IGNORED, /* the timings file is corrupt or foreign: ignored (once) */
+    HST_LOG_NOT_BUILT_IN,        /* an opt-in part was called but not compiled (FFTs: HST_FFT) */
+    HST_LOG_FFT_LIBRARY,         /* FFTW or VkFFT refused a plan; the message has its code */
     HST_LOG_ITEM_COUNT
 } hst_log_item;
 
@@ -641,6 +644,50 @@ HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t
                                     uint64_t offset);
 
 /* ---------------------------------------------------------------------------------------------
+   FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
+   with HST_FFT defined (link -lfftw3f; it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
+   VkFFT's vkFFT.h: Debian libfftw3-dev and libvkfft-dev). Without HST_FFT every FFT call returns
+   HST_ERROR_NOT_BUILT_IN and logs HST_LOG_NOT_BUILT_IN; the rest of the library is unchanged.
+   The host device runs FFTW (Frigo & Johnson, "The design and implementation of FFTW3",
+   Proc. IEEE 93(2), 2005); OpenCL devices run VkFFT's OpenCL backend (Tolmachev, "VkFFT - a
+   performant, cross-platform and open-source GPU FFT library", IEEE Access 11, 2023).
+
+   hst_array_fft transforms the LAST `axes` axes (1, 2 or 3; NumPy's fft/fft2/fftn with the
+   default axes) of src into dst, batched over the leading axes (C order, each batch contiguous).
+   The kind follows the dtypes:
+     c64 -> c64   c2c, forward or inverse; dst may be src (in place); same shapes.
+     f32 -> c64   r2c (numpy.fft.rfftn), forward only: dst's last extent is src's n / 2 + 1.
+     c64 -> f32   c2r (numpy.fft.irfftn), inverse only: dst's shape gives the real lengths (n,
+                  NumPy's `s`), src's last extent must be n / 2 + 1; src is not modified.
+                  src must be the spectrum of a real array (Hermitian symmetric, as r2c makes
+                  it); for other input the devices' results may differ.
+   Sign: forward X[k] = sum_j x[j] exp(-2 pi i j k / n) per axis, inverse with +. norm is
+   NumPy's: with N the product of the transformed (real-space) extents, BACKWARD scales the
+   inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N. f64/c128 transforms are
+   not offered: the vocabulary has no complex double dtype yet (HST_ERROR_DTYPE).
+   Plans are made on first use per (kind, direction, lengths, batch, in-place) and kept by the
+   backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
+   is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
+   not block on OpenCL devices.
+   Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
+   a direction the kind lacks); HST_ERROR_DTYPE (a dtype pair other than the three above);
+   HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
+   HST_LOG_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
+   Thread safety: per backend. */
+typedef enum hst_fft_norm {
+    HST_FFT_NORM_BACKWARD = 0,   /* NumPy's default ("backward") */
+    HST_FFT_NORM_ORTHO = 1,
+    HST_FFT_NORM_FORWARD = 2
+} hst_fft_norm;
+#define HST_FFT_MAX_AXES 3
+HST_API hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                 int inverse, hst_fft_norm norm);
+/* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
+HST_API int hst_fft_built_in(void);
+/* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
+HST_API size_t hst_fft_plan_count(const hst_backend *be);
+
+/* ---------------------------------------------------------------------------------------------
    Choice by measured speed (NanoPyx's Liquid Engine, REFERENCE.md section 2, without its
    defects: the device is part of every key, timings are bucketed per signature value rather
    than collapsed into one product "score", the file is written at exit or an interval rather
@@ -882,6 +929,19 @@ HST_API hst_result hst_choice_save(hst_backend *be);
 #  include <sys/time.h>   /* choice: gettimeofday where strict C99 hides clock_gettime */
 #endif
 
+/* >>fft's libraries, outside extern "C" (their headers include C++-aware system headers). */
+#ifdef HST_FFT
+#  include <fftw3.h>
+#  ifndef HST_NO_OPENCL
+#    ifndef VKFFT_BACKEND
+#      define VKFFT_BACKEND 3
+#    elif VKFFT_BACKEND != 3
+#      error "backend.h's FFTs need VkFFT's OpenCL backend (VKFFT_BACKEND 3)"
+#    endif
+#    include <vkFFT.h>
+#  endif
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #  define HST__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -1011,6 +1071,7 @@ struct hst_backend {
     hst_program *programs;     /* the in-memory program cache */
     hst__vocab vocab[HST_C64 + 1];
     struct hst__choice *choice; /* the registry of >>choice, created on first use */
+    struct hst__fft_plan *fft_plans; /* >>fft: plans made so far (NULL without HST_FFT) */
 #ifndef HST_NO_OPENCL
     cl_context ctx;
     cl_device_id dev;
@@ -1033,7 +1094,8 @@ static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
     "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
     "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
     "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
-    "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED"
+    "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
+    "NOT_BUILT_IN", "FFT_LIBRARY"
 };
 
 HST__BDEF const char *hst_log_item_name(hst_log_item item) {
@@ -1223,7 +1285,8 @@ static const hst__code_name hst__code_names[] = {
     {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
     {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
     {HST_ERROR_IO, "HST_ERROR_IO"},
-    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"}
+    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"},
+    {HST_ERROR_NOT_BUILT_IN, "HST_ERROR_NOT_BUILT_IN"}
 };
 
 HST__BDEF const char *hst_result_string(hst_result r) {
@@ -1721,10 +1784,12 @@ static void hst__release_programs(hst_backend *be) {
 }
 
 static void hst__choice_destroy(hst_backend *be);   /* >>choice: saves timings, frees */
+static void hst__fft_release(hst_backend *be);      /* >>fft: frees the cached plans */
 
 HST__BDEF void hst_backend_destroy(hst_backend *be) {
     if (!be) return;
     hst__choice_destroy(be);
+    hst__fft_release(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
 #ifndef HST_NO_OPENCL
@@ -5207,6 +5272,349 @@ HST__BDEF hst_result hst_array_min(const hst_array *x, hst_scalar *out) {
 HST__BDEF hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_max", x, NULL, HST_REDUCE_MAX, out);
 }
+
+
+/* >>fft -------------------------------------------------------------------------------------- */
+enum { HST__FFT_C2C = 0, HST__FFT_R2C = 1, HST__FFT_C2R = 2 };
+
+/* What a plan is made for: lengths n[] of the transformed axes, fastest first (n[0] = the last
+   axis, real-space length); unused entries are 1. */
+typedef struct hst__fft_key {
+    int kind, inverse, in_place;
+    unsigned axes;
+    size_t n[HST_FFT_MAX_AXES], batch;
+} hst__fft_key;
+
+struct hst__fft_plan {
+    hst__fft_key key;
+    struct hst__fft_plan *next;
+#ifdef HST_FFT
+    fftwf_plan host;                 /* host device */
+#  ifndef HST_NO_OPENCL
+    VkFFTApplication *app;           /* OpenCL devices */
+#  endif
+#endif
+};
+
+HST__BDEF int hst_fft_built_in(void) {
+#ifdef HST_FFT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+HST__BDEF size_t hst_fft_plan_count(const hst_backend *be) {
+    const struct hst__fft_plan *p;
+    size_t n = 0;
+    for (p = be ? be->fft_plans : NULL; p; p = p->next) n++;
+    return n;
+}
+
+#ifndef HST_FFT
+static void hst__fft_release(hst_backend *be) { (void)be; }
+
+HST__BDEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                   int inverse, hst_fft_norm norm) {
+    const hst_backend *be = dst ? dst->be : src ? src->be : NULL;
+    (void)axes; (void)inverse; (void)norm;
+    hst__log(be, HST_LOG_ERROR, HST_LOG_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
+             "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
+             "link -lfftw3f)");
+    return HST_ERROR_NOT_BUILT_IN;
+}
+#else
+/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
+static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
+    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
+    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
+    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
+    return -1;
+}
+
+/* Shapes agree for the kind: equal, except the last axis of the complex side of r2c/c2r,
+   which holds n / 2 + 1 bins of the real side's n. */
+static hst_result hst__fft_check_shapes(const char *func, const hst_array *real_side,
+                                        const hst_array *cplx_side, int kind) {
+    unsigned i, last = real_side->ndim - 1;
+    int same = real_side->be == cplx_side->be && real_side->ndim == cplx_side->ndim;
+    for (i = 0; same && i < real_side->ndim; i++) {
+        size_t want = real_side->shape[i];
+        if (i == last && kind != HST__FFT_C2C) want = want / 2 + 1;
+        same = cplx_side->shape[i] == want;
+    }
+    if (same) return HST_SUCCESS;
+    hst__log(real_side->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH,
+             "%s: %s", func, real_side->be != cplx_side->be ? "operands differ in backend"
+             : kind == HST__FFT_C2C ? "src and dst differ in shape"
+             : "the complex array's shape must be the real one's with its last extent n / 2 + 1");
+    return HST_ERROR_SHAPE;
+}
+
+/* Drops transformed axes of length 1 (identities that VkFFT refuses as a radix); c2c with no
+   axis left is a copy (axes = 0). The last axis of r2c/c2r stays: it is the real one. */
+static void hst__fft_squeeze(hst__fft_key *key) {
+    size_t kept[HST_FFT_MAX_AXES] = {1, 1, 1};
+    unsigned i, m = 0;
+    for (i = 0; i < key->axes; i++)
+        if (key->n[i] > 1 || (i == 0 && key->kind != HST__FFT_C2C)) kept[m++] = key->n[i];
+    memcpy(key->n, kept, sizeof kept);
+    key->axes = m;
+}
+
+/* Validates a call and fills the plan key. */
+static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_array *src,
+                                unsigned axes, int inverse, hst_fft_norm norm, hst__fft_key *key) {
+    const hst_array *real_side;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
+    if (axes < 1 || axes > HST_FFT_MAX_AXES || axes > src->ndim)
+        return hst__bad_arg(dst->be, func, "axes %u is not 1..%d and <= src's ndim %u", axes,
+                            HST_FFT_MAX_AXES, src->ndim);
+    if ((int)norm < HST_FFT_NORM_BACKWARD || norm > HST_FFT_NORM_FORWARD)
+        return hst__bad_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
+    memset(key, 0, sizeof *key);
+    key->kind = hst__fft_kind(src->dtype, dst->dtype);
+    if (key->kind < 0)
+        return hst__dtype_error(dst->be, func, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
+                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+    if ((key->kind == HST__FFT_R2C && inverse) || (key->kind == HST__FFT_C2R && !inverse))
+        return hst__bad_arg(dst->be, func, "inverse %d: %s", inverse, key->kind == HST__FFT_R2C
+                            ? "f32 -> c64 is forward only" : "c64 -> f32 is inverse only");
+    real_side = key->kind == HST__FFT_C2R ? dst : src;
+    r = hst__fft_check_shapes(func, real_side, key->kind == HST__FFT_C2R ? src : dst, key->kind);
+    if (r != HST_SUCCESS) return r;
+    key->inverse = inverse != 0;
+    key->in_place = dst == src;
+    key->axes = axes;
+    key->batch = 1;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++)
+        key->n[i] = i < axes ? real_side->shape[real_side->ndim - 1 - i] : 1;
+    for (i = 0; i + axes < real_side->ndim; i++) key->batch *= real_side->shape[i];
+    if (key->kind != HST__FFT_C2C && key->n[0] < 2)
+        return hst__bad_arg(dst->be, func, "the real side's last extent is 1: r2c and c2r "
+                            "need n >= 2 (use c64 -> c64)");
+    hst__fft_squeeze(key);
+    return HST_SUCCESS;
+}
+
+/* NumPy's scale factor for the call: 1, 1/N or 1/sqrt(N). */
+static double hst__fft_scale(const hst__fft_key *key, hst_fft_norm norm) {
+    double n = (double)key->n[0] * (double)key->n[1] * (double)key->n[2];
+    if (norm == HST_FFT_NORM_ORTHO) return 1.0 / sqrt(n);
+    if ((norm == HST_FFT_NORM_BACKWARD) == (key->inverse != 0)) return 1.0 / n;
+    return 1.0;
+}
+
+/* Element strides of the transformed axes (fastest first) of a contiguous array whose fastest
+   axis holds `fast` elements, and the distance between batches. */
+static void hst__fft_strides(const hst__fft_key *key, size_t fast, ptrdiff_t stride[3],
+                             ptrdiff_t *dist) {
+    size_t s = 1;
+    unsigned i;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++) {
+        stride[i] = (ptrdiff_t)s;
+        s *= i == 0 ? fast : key->n[i];
+    }
+    *dist = (ptrdiff_t)s;
+}
+
+/* The FFTW plan (guru64 interface: no int limits; FFTW_ESTIMATE leaves the arrays untouched;
+   FFTW_UNALIGNED lets one plan run on any arrays through the new-array execute calls). */
+static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, void *in,
+                                     void *out, struct hst__fft_plan *p) {
+    fftw_iodim64 dims[HST_FFT_MAX_AXES], batch;
+    ptrdiff_t rs[3], cs[3], rdist, cdist;
+    unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED, i;
+    size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
+    hst__fft_strides(key, key->n[0], rs, &rdist);
+    hst__fft_strides(key, bins, cs, &cdist);
+    for (i = 0; i < key->axes; i++) {        /* FFTW lists dims slowest first */
+        unsigned a = key->axes - 1 - i;
+        dims[i].n = (ptrdiff_t)key->n[a];
+        dims[i].is = key->kind == HST__FFT_R2C ? rs[a] : cs[a];
+        dims[i].os = key->kind == HST__FFT_C2R ? rs[a] : cs[a];
+    }
+    batch.n = (ptrdiff_t)key->batch;
+    batch.is = key->kind == HST__FFT_R2C ? rdist : cdist;
+    batch.os = key->kind == HST__FFT_C2R ? rdist : cdist;
+    if (key->kind == HST__FFT_C2C)
+        p->host = fftwf_plan_guru64_dft((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
+                                        (fftwf_complex *)out,
+                                        key->inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags);
+    else if (key->kind == HST__FFT_R2C)
+        p->host = fftwf_plan_guru64_dft_r2c((int)key->axes, dims, 1, &batch, (float *)in,
+                                            (fftwf_complex *)out, flags);
+    else
+        p->host = fftwf_plan_guru64_dft_c2r((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
+                                            (float *)out, flags);
+    if (p->host) return HST_SUCCESS;
+    hst__log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
+             "these lengths and batch");
+    return HST_ERROR_UNSUPPORTED;
+}
+
+static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out) {
+    if (p->key.kind == HST__FFT_C2C)
+        fftwf_execute_dft(p->host, (fftwf_complex *)in, (fftwf_complex *)out);
+    else if (p->key.kind == HST__FFT_R2C)
+        fftwf_execute_dft_r2c(p->host, (float *)in, (fftwf_complex *)out);
+    else
+        fftwf_execute_dft_c2r(p->host, (fftwf_complex *)in, (float *)out);
+}
+
+#ifndef HST_NO_OPENCL
+/* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
+   strides of every buffer given explicitly (the complex side holds n / 2 + 1 bins in r2c/c2r;
+   the real side is VkFFT's unpadded "input buffer"). Only the direction needed is compiled. */
+static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_mem cplx,
+                                   cl_mem real, struct hst__fft_plan *p) {
+    VkFFTConfiguration c;
+    VkFFTResult vr;
+    ptrdiff_t rs[3], cs[3], rdist, cdist;
+    uint64_t cbytes, rbytes;
+    unsigned i;
+    size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
+    hst__fft_strides(key, key->n[0], rs, &rdist);
+    hst__fft_strides(key, bins, cs, &cdist);
+    cbytes = (uint64_t)cdist * key->batch * 8;
+    rbytes = (uint64_t)rdist * key->batch * 4;
+    memset(&c, 0, sizeof c);
+    c.FFTdim = key->axes;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++) {
+        c.size[i] = key->n[i];
+        c.bufferStride[i] = (uint64_t)(i + 1 < HST_FFT_MAX_AXES ? cs[i + 1] : cdist);
+    }
+    c.numberBatches = key->batch;
+    c.platform = &be->platform;
+    c.device = &be->dev;
+    c.context = &be->ctx;
+    c.commandQueue = &be->queue.cl;
+    c.buffer = &cplx;
+    c.bufferSize = &cbytes;
+    if (key->kind != HST__FFT_C2C) {
+        c.performR2C = 1;
+        c.isInputFormatted = 1;
+        c.inputBuffer = &real;
+        c.inputBufferSize = &rbytes;
+        for (i = 0; i < HST_FFT_MAX_AXES; i++)
+            c.inputBufferStride[i] = (uint64_t)(i + 1 < HST_FFT_MAX_AXES ? rs[i + 1] : rdist);
+        c.inverseReturnToInputBuffer = 1;
+    }
+    c.makeForwardPlanOnly = !key->inverse;
+    c.makeInversePlanOnly = key->inverse != 0;
+    if (be->info.unified_memory) c.coalescedMemory = 64;   /* CPU caches: 64-byte lines */
+    if (!(p->app = (VkFFTApplication *)hst__calloc(be, sizeof *p->app)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    vr = initializeVkFFT(p->app, c);
+    if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
+    hst__free(be, p->app);
+    p->app = NULL;
+    if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst__log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: initializeVkFFT failed "
+             "(VkFFTResult %d)", (int)vr);
+    return HST_ERROR_UNSUPPORTED;
+}
+
+/* Enqueues the transform: c2c in place on cplx; r2c real -> cplx; c2r cplx -> real (cplx is
+   overwritten: the caller passes a copy). */
+static hst_result hst__fft_run_cl(hst_backend *be, const struct hst__fft_plan *p, cl_mem cplx,
+                                  cl_mem real) {
+    VkFFTLaunchParams lp;
+    VkFFTResult vr;
+    memset(&lp, 0, sizeof lp);
+    lp.commandQueue = &be->queue.cl;
+    lp.buffer = &cplx;
+    if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &real;
+    vr = VkFFTAppend(p->app, p->key.inverse ? 1 : -1, &lp);
+    if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
+    hst__log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
+             "(VkFFTResult %d)", (int)vr);
+    return HST_ERROR_UNSUPPORTED;
+}
+#endif
+
+static void hst__fft_release(hst_backend *be) {
+    while (be->fft_plans) {
+        struct hst__fft_plan *p = be->fft_plans;
+        be->fft_plans = p->next;
+        if (p->host) fftwf_destroy_plan(p->host);
+#ifndef HST_NO_OPENCL
+        if (p->app) { deleteVkFFT(p->app); hst__free(be, p->app); }
+#endif
+        hst__free(be, p);
+    }
+}
+
+/* The cached plan for key, made on first use from the call's arrays (cplx: the complex side,
+   or the c2c in-place array; real: the real side; host pointers on the host device). */
+static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_buffer *in,
+                                hst_buffer *out, struct hst__fft_plan **found) {
+    struct hst__fft_plan *p;
+    hst_result r;
+    for (p = be->fft_plans; p; p = p->next)
+        if (!memcmp(&p->key, key, sizeof *key)) { *found = p; return HST_SUCCESS; }
+    if (!(p = (struct hst__fft_plan *)hst__calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    p->key = *key;
+#ifndef HST_NO_OPENCL
+    if (hst__is_cl(be)) {
+        int c2r = key->kind == HST__FFT_C2R;
+        r = hst__fft_plan_cl(be, key, (c2r ? in : out)->cl, (c2r ? out : in)->cl, p);
+    } else
+#endif
+        r = hst__fft_plan_host(be, key, in->host, out->host, p);
+    if (r != HST_SUCCESS) { hst__free(be, p); return r; }
+    p->next = be->fft_plans;
+    be->fft_plans = p;
+    *found = p;
+    return HST_SUCCESS;
+}
+
+/* Runs the transform unscaled. Inputs are never modified: c2r (which both libraries run in
+   place on the spectrum) works on a pooled copy; c2c on an OpenCL device copies src into dst
+   and transforms dst in place. */
+static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
+    hst_backend *be = dst->be;
+    hst_buffer *in = src->buf, *tmp = NULL;
+    struct hst__fft_plan *p;
+    hst_result r = HST_SUCCESS;
+    if (key->kind == HST__FFT_C2R) {
+        if ((r = hst_pool_alloc(be->pool, src->bytes, &tmp)) != HST_SUCCESS) return r;
+        r = hst_copy(&be->queue, tmp, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
+        in = tmp;
+    } else if (key->kind == HST__FFT_C2C && hst__is_cl(be) && dst->buf != src->buf) {
+        r = hst_copy(&be->queue, dst->buf, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
+        in = dst->buf;
+    }
+    if (r == HST_SUCCESS) r = hst__fft_plan(be, key, in, dst->buf, &p);
+#ifndef HST_NO_OPENCL
+    if (r == HST_SUCCESS && hst__is_cl(be)) {
+        int c2r = key->kind == HST__FFT_C2R;
+        r = hst__fft_run_cl(be, p, (c2r ? in : dst->buf)->cl, (c2r ? dst->buf : in)->cl);
+    } else
+#endif
+    if (r == HST_SUCCESS) hst__fft_run_host(p, in->host, dst->buf->host);
+    hst_buffer_destroy(tmp);
+    return r;
+}
+
+HST__BDEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                   int inverse, hst_fft_norm norm) {
+    static const char *F = "hst_array_fft";
+    hst__fft_key key;
+    double scale;
+    hst_result r;
+    if ((r = hst__fft_args(F, dst, src, axes, inverse, norm, &key)) != HST_SUCCESS) return r;
+    if (hst__is_cl(dst->be) && key.kind == HST__FFT_C2C) key.in_place = 1;  /* see exec */
+    if (key.axes == 0) r = hst_array_copy(dst, src);     /* every length was 1 */
+    else r = hst__fft_exec(dst, src, &key);
+    if (r != HST_SUCCESS) return r;
+    scale = hst__fft_scale(&key, norm);
+    return scale == 1.0 ? HST_SUCCESS : hst_array_scale(dst, hst_real(scale));
+}
+#endif /* HST_FFT */
 
 #ifdef __cplusplus
 }
