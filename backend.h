@@ -644,6 +644,80 @@ HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t
                                     uint64_t offset);
 
 /* ---------------------------------------------------------------------------------------------
+   More vocabulary (>>vocabx): the rest of what PyEPRI's scripts call (README: "PyEPRI's
+   vocabulary"), with NumPy's meaning and defaults, identical on every device (kernels.h's second
+   vocabulary program; its host twins on the host device). Exact (bitwise equal everywhere):
+   every copy-like call, where, clip, the binary operations (division needs a device that rounds
+   division correctly, as the first vocabulary's sqrt), the axis operations, the ramps on devices
+   with fp64 (else within float rounding). ABS and ANGLE of complex: OpenCL's 4 and 6 ulp.
+   Axes are numbered from 0 (slowest); shapes C order. Errors: HST_ERROR_INVALID_ARGUMENT (NULL,
+   axis out of range, bad op/part, count 0), HST_ERROR_SHAPE (shapes, dtypes or backends
+   disagree with what the call needs), HST_ERROR_DTYPE (the op is not defined for the dtype),
+   memory errors. Thread safety: per backend (reshape: per object). */
+
+/* numpy.arange(start, stop, step, dtype): ceil((stop - start) / step) elements start + i step
+   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). u8 i32 f32 f64. */
+HST_API hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                    double step, hst_array **out);
+/* numpy.linspace(start, stop, num, endpoint, dtype): start + i step with step = (stop - start)
+   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. u8 i32 f32 f64. */
+HST_API hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                      size_t num, int endpoint, hst_array **out);
+/* numpy.fft.fftfreq(n, d) (rfft = 0; n elements: 0, 1, .., ceil(n/2) - 1, -floor(n/2), .., -1,
+   over d n) and rfftfreq (rfft = 1; n / 2 + 1 elements 0 .. n/2 over d n), in cycles per unit
+   of d. f32 or f64. */
+HST_API hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
+                                     int rfft, hst_array **out);
+/* Creates an array and copies `data` (hst_array_bytes bytes, C order) into it: PyEPRI's
+   from_numpy. (to_numpy is hst_array_read.) */
+HST_API hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                       const size_t *shape, const void *data, hst_array **out);
+/* Gives a new shape with the same element count to the same memory (numpy.reshape of a
+   C-contiguous array: no copy). */
+HST_API hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape);
+/* dst = src.transpose(perm): dst.shape[i] = src.shape[perm[i]]; perm NULL reverses the axes
+   (NumPy's default, PyEPRI's transpose). dst must not be src. */
+HST_API hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
+                                       const unsigned *perm);
+/* numpy.fft.fftshift (inverse = 0) / ifftshift (inverse = 1) over the axes whose bit is set in
+   axes_mask (bit a = axis a; ~0u: all axes, NumPy's default). Same shape; dst must not be src. */
+HST_API hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
+                                      int inverse);
+/* numpy.concatenate(srcs, axis): srcs agree in dtype, ndim and every extent but axis's; dst's
+   axis extent is their sum. numpy.stack(srcs, axis): srcs of one shape; dst has one more axis,
+   at `axis`, of extent count. */
+HST_API hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
+                                         unsigned axis);
+HST_API hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
+                                   unsigned axis);
+/* numpy.meshgrid(*vecs, indexing): count 1-D arrays (count <= 4) of lengths n_k; each dst[k]
+   has shape (n_0, n_1, ...) with indexing ij (ij = 1) or (n_1, n_0, n_2, ...) with xy
+   (ij = 0, NumPy's default) and holds vecs[k] along the axis of n_k. */
+HST_API hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
+                                      size_t count, int ij);
+/* dst = a op b, broadcasting as NumPy does: shapes are aligned at the last axis; each extent
+   of a and b equals dst's or is 1 (or the axis is missing); dst's shape is the broadcast shape
+   (dst may be a or b when it has their shape). Ops per dtype: kernels.h's hst_binary_op. */
+HST_API hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
+                                    hst_binary_op op);
+/* dst = a op s (scalar_first = 0) or s op a (1), s rounded to a's dtype first. */
+HST_API hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
+                                           hst_binary_op op, int scalar_first);
+/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i32 f32 f64. */
+HST_API hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
+/* numpy.where(cond, a, b) with cond a u8 array (nonzero = true); all four of one shape. */
+HST_API hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
+                                   const hst_array *b);
+/* Along `axis`: SUM, MAX, MIN (dst of src's dtype), ARGMAX, ARGMIN (dst i32; first index of
+   the extreme, or of the first NaN), with dst's shape src's without axis ((1) for a 1-D src);
+   CUMSUM (numpy.cumsum(axis): dst like src). Order and NaN rules: kernels.h's hst_k_axis. */
+HST_API hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
+                                         hst_axis_op op);
+/* numpy.real / imag / abs / angle of a c64 src into an f32 dst of its shape; CONJ: c64 dst. */
+HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
+                                          hst_complex_part part);
+
+/* ---------------------------------------------------------------------------------------------
    FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
    with HST_FFT defined (link -lfftw3f; it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
    VkFFT's vkFFT.h: Debian libfftw3-dev and libvkfft-dev). Without HST_FFT every FFT call returns
@@ -1057,6 +1131,17 @@ typedef struct hst__vocab {
     hst_kernel *kernels[HST__K_COUNT];
 } hst__vocab;
 
+/* >>vocabx's kernels (kernels.h's second vocabulary program), built lazily per dtype. */
+enum { HST__KX_GATHER, HST__KX_WHERE, HST__KX_RAMP, HST__KX_BINARY, HST__KX_CPART, HST__KX_AXIS,
+       HST__KX_COUNT };
+static const char *const hst__vocabx_names[HST__KX_COUNT] = {
+    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis"
+};
+typedef struct hst__vocabx {
+    hst_program *prog;
+    hst_kernel *kernels[HST__KX_COUNT];
+} hst__vocabx;
+
 struct hst_backend {
     hst_device_info info;
     hst_log_fn logger;
@@ -1072,6 +1157,7 @@ struct hst_backend {
     hst__vocab vocab[HST_C64 + 1];
     struct hst__choice *choice; /* the registry of >>choice, created on first use */
     struct hst__fft_plan *fft_plans; /* >>fft: plans made so far (NULL without HST_FFT) */
+    hst__vocabx vocabx[HST_C64 + 1]; /* >>vocabx: the second vocabulary program per dtype */
 #ifndef HST_NO_OPENCL
     cl_context ctx;
     cl_device_id dev;
@@ -1773,6 +1859,8 @@ static void hst__release_programs(hst_backend *be) {
     int dt, k;
     for (dt = 0; dt <= HST_C64; dt++)
         for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(be->vocab[dt].kernels[k]);
+    for (dt = 0; dt <= HST_C64; dt++)
+        for (k = 0; k < HST__KX_COUNT; k++) hst_kernel_destroy(be->vocabx[dt].kernels[k]);
     while (be->programs) {
         hst_program *p = be->programs;
         be->programs = p->next;
@@ -5030,18 +5118,24 @@ HST__BDEF hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
     return hst_copy(&dst->be->queue, dst->buf, 0, src->buf, 0, dst->bytes, 0, NULL, NULL);
 }
 
+/* Builds a vocabulary program (either of kernels.h's two) for dtype dt with its options. */
+static hst_result hst__vocab_build(hst_backend *be, hst_dtype dt, size_t count,
+                                   const char *const *src, hst_program **out) {
+    char options[256];
+    snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt),
+             be->info.fp64 ? " -DHST_FP64" : "",
+             be->info.correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    return hst_program_build(be, count, src, options, out);
+}
+
 /* The vocabulary kernel `which` for dtype dt, building the dtype's program on first use. */
 static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
     hst__vocab *v = &be->vocab[dt];
     hst_result r;
     if (!v->prog) {
-        char options[256];
         size_t count;
         const char *const *src = hst_kernels_vocab_source(&count);
-        snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt),
-                 be->info.fp64 ? " -DHST_FP64" : "",
-                 be->info.correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-        if ((r = hst_program_build(be, count, src, options, &v->prog)) != HST_SUCCESS) return r;
+        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
     }
     if (!v->kernels[which] &&
         (r = hst_kernel_create(v->prog, hst__vocab_names[which], &v->kernels[which])) != HST_SUCCESS)
@@ -5273,6 +5367,470 @@ HST__BDEF hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_max", x, NULL, HST_REDUCE_MAX, out);
 }
 
+
+/* >>vocabx ----------------------------------------------------------------------------------- */
+/* A 4-D view: shapes padded with leading 1s, C-order strides (elements). */
+typedef struct hst__v4 { uint64_t shape[4], stride[4]; } hst__v4;
+
+static hst__v4 hst__view(unsigned ndim, const size_t *shape) {
+    hst__v4 v;
+    uint64_t s = 1;
+    int d;
+    for (d = 3; d >= 0; d--) {
+        int a = d - (4 - (int)ndim);
+        v.shape[d] = a >= 0 ? shape[a] : 1;
+        v.stride[d] = s;
+        s *= v.shape[d];
+    }
+    return v;
+}
+
+/* The kernel `which` of the second vocabulary program for dt. */
+static hst_result hst__vocabx_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
+    hst__vocabx *v = &be->vocabx[dt];
+    hst_result r;
+    if (!v->prog) {
+        size_t count;
+        const char *const *src = hst_kernels_vocabx_source(&count);
+        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
+    }
+    if (!v->kernels[which] &&
+        (r = hst_kernel_create(v->prog, hst__vocabx_names[which], &v->kernels[which])) != HST_SUCCESS)
+        return r;
+    *out = v->kernels[which];
+    return HST_SUCCESS;
+}
+
+static hst_result hst__vocabx_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
+                                  unsigned nargs, size_t items) {
+    hst_kernel *k;
+    hst_result r;
+    unsigned i;
+    if (!items) return HST_SUCCESS;
+    if ((r = hst__vocabx_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
+    for (i = 0; i < nargs; i++)
+        if ((r = hst_kernel_set_arg(k, i, args[i].bytes, args[i].value)) != HST_SUCCESS) return r;
+    return hst_launch(&be->queue, k, 1, &items, NULL, 0, NULL, NULL);
+}
+
+/* dst[doff + ix . dstride] = src[soff + ((ix + shift) % mod) . sstride] over `shape`. */
+typedef struct hst__gather_args {
+    uint64_t shape[4], sst[4], dst[4], shift[4], mod[4], soff, doff;
+} hst__gather_args;
+
+static hst_result hst__gather(hst_array *dst, const hst_array *src, const hst__gather_args *g) {
+    uint64_t n = g->shape[0] * g->shape[1] * g->shape[2] * g->shape[3];
+    if (!hst__is_cl(dst->be)) {
+        hst_k_gather_host(hst_dtype_size(dst->dtype), src->buf->host, dst->buf->host, (size_t)n,
+                          g->shape, g->sst, g->dst, g->shift, g->mod, g->soff, g->doff);
+        return HST_SUCCESS;
+    }
+    {
+        hst__arg args[10] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {32, g->shape},
+                             {32, g->sst}, {32, g->dst}, {32, g->shift}, {32, g->mod},
+                             {8, &g->soff}, {8, &g->doff}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_GATHER, args, 10, (size_t)n);
+    }
+}
+
+/* A gather whose source and destination are both whole contiguous arrays of `shape`. */
+static hst__gather_args hst__gather_plain(unsigned ndim, const size_t *shape) {
+    hst__gather_args g;
+    hst__v4 v = hst__view(ndim, shape);
+    int d;
+    memset(&g, 0, sizeof g);
+    for (d = 0; d < 4; d++) {
+        g.shape[d] = g.mod[d] = v.shape[d];
+        g.sst[d] = g.dst[d] = v.stride[d];
+    }
+    return g;
+}
+
+static hst_result hst__check_axis(const hst_array *a, const char *func, unsigned axis) {
+    if (axis >= a->ndim) return hst__bad_arg(a->be, func, "axis %u is not < ndim %u", axis, a->ndim);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__shape_error(const hst_backend *be, const char *func, const char *why) {
+    hst__log(be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: %s", func, why);
+    return HST_ERROR_SHAPE;
+}
+
+static hst_result hst__ramp(hst_array *a, double start, double step, int set_last, double last) {
+    uint64_t n = a->count;
+    if (!hst__is_cl(a->be)) {
+        hst_k_ramp_host(a->dtype, a->buf->host, a->count, start, step, set_last, last);
+        return HST_SUCCESS;
+    }
+    {
+        float fs = (float)start, ft = (float)step, fl = (float)last;
+        int fp64 = a->be->info.fp64;
+        hst__arg args[6] = {HST__ARG_MEM(a), {8, &n}, {fp64 ? 8 : 4, fp64 ? (const void *)&start : &fs},
+                            {fp64 ? 8 : 4, fp64 ? (const void *)&step : &ft}, {sizeof set_last, &set_last},
+                            {fp64 ? 8 : 4, fp64 ? (const void *)&last : &fl}};
+        return hst__vocabx_run(a->be, a->dtype, HST__KX_RAMP, args, 6, a->count);
+    }
+}
+
+static hst_result hst__make_1d(hst_backend *be, const char *func, hst_dtype dt, size_t n,
+                               hst_array **out) {
+    if (dt == HST_C64) return hst__dtype_error(be, func, dt, "ramps are real (u8 i32 f32 f64)");
+    return hst_array_create(be, dt, 1, &n, out);
+}
+
+HST__BDEF hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                    double step, hst_array **out) {
+    static const char *F = "hst_array_arange";
+    double count = step != 0.0 ? ceil((stop - start) / step) : 0.0;
+    hst_result r;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!(count >= 1.0) || count > 1e18)
+        return hst__bad_arg(be, F, "start %g, stop %g, step %g give no elements (or too many)", start, stop, step);
+    if ((r = hst__make_1d(be, F, dtype, (size_t)count, out)) != HST_SUCCESS) return r;
+    if ((r = hst__ramp(*out, start, step, 0, 0.0)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__BDEF hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                      size_t num, int endpoint, hst_array **out) {
+    static const char *F = "hst_array_linspace";
+    size_t div = endpoint ? num - 1 : num;
+    hst_result r;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!num) return hst__bad_arg(be, F, "num is 0");
+    if ((r = hst__make_1d(be, F, dtype, num, out)) != HST_SUCCESS) return r;
+    r = hst__ramp(*out, start, div ? (stop - start) / (double)div : 0.0, endpoint && num > 1, stop);
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__BDEF hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
+                                     int rfft, hst_array **out) {
+    static const char *F = "hst_array_fftfreq";
+    size_t len = rfft ? n / 2 + 1 : n, i;
+    double *v;
+    hst_result r;
+    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!n || !(d != 0.0)) return hst__bad_arg(be, F, "n %zu and d %g must be nonzero", n, d);
+    if (dtype != HST_F32 && dtype != HST_F64) return hst__dtype_error(be, F, dtype, "f32 or f64 only");
+    if (!(v = (double *)hst__malloc(be, len * sizeof *v))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i < len; i++)   /* NumPy: integer bins, then one multiplication by 1/(n d) */
+        v[i] = (double)(i < (n + 1) / 2 || rfft ? (double)i : (double)i - (double)n) * (1.0 / ((double)n * d));
+    if ((r = hst_array_create(be, dtype, 1, &len, out)) == HST_SUCCESS) {
+        if (dtype == HST_F32) hst_k_cast_host(HST_F32, v, HST_F64, v, len);   /* in place, shrinking */
+        r = hst_array_write(*out, v, hst_array_bytes(*out));
+        if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    }
+    hst__free(be, v);
+    return r;
+}
+
+HST__BDEF hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                       const size_t *shape, const void *data, hst_array **out) {
+    hst_result r;
+    if (!data) return hst__bad_arg(be, "hst_array_from_host", "data is NULL");
+    if ((r = hst_array_create(be, dtype, ndim, shape, out)) != HST_SUCCESS) return r;
+    if ((r = hst_array_write(*out, data, (*out)->bytes)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__BDEF hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape) {
+    static const char *F = "hst_array_reshape";
+    size_t count = 1;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if (ndim < 1 || ndim > HST_MAX_DIMS || !shape) return hst__bad_arg(a->be, F, "ndim %u (1..%d) or shape NULL", ndim, HST_MAX_DIMS);
+    for (i = 0; i < ndim; i++)
+        if (!hst__mul(count, shape[i], &count)) return hst__overflow(a->be, F, "the product of shape");
+    if (count != a->count) return hst__shape_error(a->be, F, "the new shape has another element count");
+    a->ndim = ndim;
+    for (i = 0; i < HST_MAX_DIMS; i++) a->shape[i] = i < ndim ? shape[i] : 0;
+    return HST_SUCCESS;
+}
+
+/* dst and src: non-NULL, distinct, same backend and dtype. */
+static hst_result hst__check_move(const char *func, const hst_array *dst, const hst_array *src) {
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
+    if (dst == src || dst->buf == src->buf) return hst__bad_arg(dst->be, func, "dst must not be src");
+    if (dst->be != src->be || dst->dtype != src->dtype)
+        return hst__shape_error(dst->be, func, "dst and src differ in backend or dtype");
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
+                                       const unsigned *perm) {
+    static const char *F = "hst_array_transpose";
+    unsigned p[HST_MAX_DIMS], i, seen = 0;
+    size_t shape[HST_MAX_DIMS];
+    hst__gather_args g;
+    hst__v4 sv;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    for (i = 0; i < src->ndim; i++) {
+        p[i] = perm ? perm[i] : src->ndim - 1 - i;
+        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__bad_arg(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
+        seen |= 1u << p[i];
+        shape[i] = src->shape[p[i]];
+    }
+    for (i = 0; i < src->ndim; i++)
+        if (dst->ndim != src->ndim || dst->shape[i] != shape[i]) return hst__shape_error(dst->be, F, "dst's shape is not src's permuted");
+    g = hst__gather_plain(dst->ndim, dst->shape);
+    sv = hst__view(src->ndim, src->shape);
+    for (i = 0; i < src->ndim; i++) g.sst[4 - src->ndim + i] = sv.stride[4 - src->ndim + p[i]];
+    return hst__gather(dst, src, &g);
+}
+
+HST__BDEF hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
+                                      int inverse) {
+    static const char *F = "hst_array_fftshift";
+    hst__gather_args g;
+    unsigned a;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    g = hst__gather_plain(src->ndim, src->shape);
+    for (a = 0; a < src->ndim; a++)
+        if (axes_mask >> a & 1u) {
+            size_t n = src->shape[a];   /* out[i] = in[(i + shift) % n] */
+            g.shift[4 - src->ndim + a] = inverse ? n / 2 : n - n / 2;
+        }
+    return hst__gather(dst, src, &g);
+}
+
+/* Copies src into the block of dst that starts at `at` along axis (concatenate and stack). */
+static hst_result hst__place(hst_array *dst, const hst_array *src, unsigned axis, size_t at,
+                             int new_axis) {
+    hst__v4 dv = hst__view(dst->ndim, dst->shape), sv = hst__view(src->ndim, src->shape);
+    hst__gather_args g;
+    int d, da = 4 - (int)dst->ndim + (int)axis;
+    memset(&g, 0, sizeof g);
+    for (d = 0; d < 4; d++) {
+        /* stack: src's axes map to dst's axes other than `axis` */
+        int sd = !new_axis ? d : d < da ? d + 1 : d;
+        g.shape[d] = new_axis && d == da ? 1 : sv.shape[sd];
+        g.sst[d] = new_axis && d == da ? 0 : sv.stride[sd];
+        g.mod[d] = g.shape[d];
+        g.dst[d] = dv.stride[d];
+    }
+    g.doff = at * dv.stride[da];
+    return hst__gather(dst, src, &g);
+}
+
+static hst_result hst__join(const char *func, hst_array *dst, hst_array *const *srcs,
+                            size_t count, unsigned axis, int new_axis) {
+    size_t k, at = 0;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if (!srcs || !count) return hst__bad_arg(dst->be, func, "srcs is NULL or count is 0");
+    if ((r = hst__check_axis(dst, func, axis)) != HST_SUCCESS) return r;
+    for (k = 0; k < count; k++) {   /* shapes first: nothing is written unless all fit */
+        const hst_array *s = srcs[k];
+        if ((r = hst__check_move(func, dst, s)) != HST_SUCCESS) return r;
+        if (s->ndim + (unsigned)new_axis != dst->ndim) return hst__shape_error(dst->be, func, "a src's ndim does not fit dst's");
+        for (i = 0; i < dst->ndim; i++) {
+            size_t want = new_axis ? (i == axis ? 1 : s->shape[i < axis ? i : i - 1]) : s->shape[i];
+            if (i != axis && dst->shape[i] != want) return hst__shape_error(dst->be, func, "a src's extents do not fit dst's");
+        }
+        at += new_axis ? 1 : s->shape[axis];
+    }
+    if (at != dst->shape[axis]) return hst__shape_error(dst->be, func, "dst's extent along axis is not the srcs' total");
+    for (k = 0, at = 0; k < count && r == HST_SUCCESS; k++) {
+        r = hst__place(dst, srcs[k], axis, at, new_axis);
+        at += new_axis ? 1 : srcs[k]->shape[axis];
+    }
+    return r;
+}
+
+HST__BDEF hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
+                                         unsigned axis) {
+    return hst__join("hst_array_concatenate", dst, srcs, count, axis, 0);
+}
+
+HST__BDEF hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
+                                   unsigned axis) {
+    return hst__join("hst_array_stack", dst, srcs, count, axis, 1);
+}
+
+HST__BDEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
+                                      size_t count, int ij) {
+    static const char *F = "hst_array_meshgrid";
+    size_t shape[HST_MAX_DIMS], k;
+    unsigned i;
+    hst_result r;
+    if (!dst || !vecs || !count || count > HST_MAX_DIMS) return hst__bad_arg(NULL, F, "dst or vecs NULL, or count not 1..%d", HST_MAX_DIMS);
+    for (k = 0; k < count; k++) {
+        if ((r = hst__check_array(F, vecs[k], "vecs[k]")) != HST_SUCCESS) return r;
+        if (vecs[k]->ndim != 1) return hst__shape_error(vecs[k]->be, F, "vecs must be 1-D");
+        shape[k] = vecs[k]->shape[0];
+    }
+    if (!ij && count >= 2) { size_t t = shape[0]; shape[0] = shape[1]; shape[1] = t; }
+    for (k = 0; k < count; k++) {
+        hst__gather_args g;
+        unsigned along = (unsigned)k;
+        if (!ij && k < 2 && count >= 2) along = 1 - (unsigned)k;
+        if ((r = hst__check_move(F, dst[k], vecs[k])) != HST_SUCCESS) return r;
+        for (i = 0; i < dst[k]->ndim; i++)
+            if (dst[k]->ndim != count || dst[k]->shape[i] != shape[i]) return hst__shape_error(dst[k]->be, F, "dst's shape is not the grid's");
+        g = hst__gather_plain((unsigned)count, shape);
+        for (i = 0; i < 4; i++) g.sst[i] = 4 - count + along == i ? 1 : 0;
+        if ((r = hst__gather(dst[k], vecs[k], &g)) != HST_SUCCESS) return r;
+    }
+    return HST_SUCCESS;
+}
+
+/* a's strides against dst's 4-D view, 0 on broadcast axes; fails if a does not broadcast. */
+static int hst__broadcast(const hst_array *a, const hst__v4 *dv, uint64_t st[4]) {
+    hst__v4 av = hst__view(a->ndim, a->shape);
+    int d;
+    for (d = 0; d < 4; d++) {
+        if (av.shape[d] != dv->shape[d] && av.shape[d] != 1) return 0;
+        st[d] = av.shape[d] == 1 ? 0 : av.stride[d];
+    }
+    return 1;
+}
+
+HST__BDEF hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
+                                    hst_binary_op op) {
+    static const char *F = "hst_array_binary";
+    hst__v4 dv;
+    uint64_t ast[4], bst[4], n;
+    int iop = (int)op;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
+    if (a->be != dst->be || b->be != dst->be || a->dtype != dst->dtype || b->dtype != dst->dtype)
+        return hst__shape_error(dst->be, F, "operands differ in backend or dtype");
+    if (!hst_kernels_binary_supported(dst->dtype, op)) return hst__dtype_error(dst->be, F, dst->dtype, "this op is not defined for it");
+    dv = hst__view(dst->ndim, dst->shape);
+    if (a->ndim > dst->ndim || b->ndim > dst->ndim || !hst__broadcast(a, &dv, ast) || !hst__broadcast(b, &dv, bst))
+        return hst__shape_error(dst->be, F, "a or b does not broadcast to dst's shape");
+    if (!hst__is_cl(dst->be)) {
+        hst_k_binary_host(dst->dtype, a->buf->host, b->buf->host, dst->buf->host, dst->count, dv.shape, ast, bst, op);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[8] = {HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n},
+                            {32, dv.shape}, {32, ast}, {32, bst}, {sizeof iop, &iop}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_BINARY, args, 8, dst->count);
+    }
+}
+
+HST__BDEF hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
+                                           hst_binary_op op, int scalar_first) {
+    static const char *F = "hst_array_binary_scalar";
+    hst_array *sa;
+    size_t one = 1;
+    hst_result r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst_array_create(a->be, a->dtype, 1, &one, &sa)) != HST_SUCCESS) return r;
+    r = hst_array_fill(sa, s);   /* a one-element array broadcasts like NumPy's scalar */
+    if (r == HST_SUCCESS) r = scalar_first ? hst_array_binary(dst, sa, a, op) : hst_array_binary(dst, a, sa, op);
+    hst_array_destroy(sa);
+    return r;
+}
+
+HST__BDEF hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi) {
+    hst_result r = hst_array_binary_scalar(dst, src, hst_real(lo), HST_BINARY_MAXIMUM, 0);
+    return r != HST_SUCCESS ? r : hst_array_binary_scalar(dst, dst, hst_real(hi), HST_BINARY_MINIMUM, 0);
+}
+
+HST__BDEF hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
+                                   const hst_array *b) {
+    static const char *F = "hst_array_where";
+    uint64_t n;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, cond, "cond")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, a, 1)) != HST_SUCCESS || (r = hst__check_pair(F, dst, b, 1)) != HST_SUCCESS ||
+        (r = hst__check_pair(F, dst, cond, 0)) != HST_SUCCESS) return r;
+    if (cond->dtype != HST_U8) return hst__dtype_error(dst->be, F, cond->dtype, "cond must be u8");
+    if (!hst__is_cl(dst->be)) {
+        hst_k_where_host(dst->dtype, (const uint8_t *)cond->buf->host, a->buf->host, b->buf->host, dst->buf->host, dst->count);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[5] = {HST__ARG_MEM(cond), HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_WHERE, args, 5, dst->count);
+    }
+}
+
+HST__BDEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
+                                         hst_axis_op op) {
+    static const char *F = "hst_array_reduce_axis";
+    uint64_t outer = 1, len, inner = 1;
+    int iop = (int)op, arg = op == HST_AXIS_ARGMAX || op == HST_AXIS_ARGMIN;
+    unsigned i, k = 0;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_axis(src, F, axis)) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__bad_arg(src->be, F, "op %d is not an hst_axis_op", iop);
+    if (!hst_kernels_axis_supported(src->dtype, op)) return hst__dtype_error(src->be, F, src->dtype, "this op is not defined for it");
+    if (dst->be != src->be || dst->dtype != (arg ? HST_I32 : src->dtype))
+        return hst__shape_error(src->be, F, "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
+    if (op == HST_AXIS_CUMSUM) {
+        if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    } else {
+        int ok = dst->ndim == (src->ndim > 1 ? src->ndim - 1 : 1);
+        for (i = 0; ok && i < src->ndim; i++)
+            if (i != axis) ok = dst->shape[k++] == src->shape[i];
+        if (!ok || (src->ndim == 1 && dst->shape[0] != 1)) return hst__shape_error(src->be, F, "dst's shape is not src's without axis");
+    }
+    if (arg && src->shape[axis] > (size_t)INT32_MAX) return hst__bad_arg(src->be, F, "axis extent over INT32_MAX");
+    for (i = 0; i < src->ndim; i++) {
+        if (i < axis) outer *= src->shape[i];
+        if (i > axis) inner *= src->shape[i];
+    }
+    len = src->shape[axis];
+    if (!hst__is_cl(src->be)) {
+        hst_k_axis_host(src->dtype, src->buf->host, arg ? NULL : dst->buf->host, arg ? (int32_t *)dst->buf->host : NULL,
+                        (size_t)outer, (size_t)len, (size_t)inner, op);
+        return HST_SUCCESS;
+    }
+    {
+        uint64_t items = outer * inner;
+        hst__arg args[7] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), HST__ARG_MEM(dst), {8, &outer},
+                            {8, &len}, {8, &inner}, {sizeof iop, &iop}};
+        return hst__vocabx_run(src->be, src->dtype, HST__KX_AXIS, args, 7, (size_t)items);
+    }
+}
+
+HST__BDEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
+                                          hst_complex_part part) {
+    static const char *F = "hst_array_complex_part";
+    uint64_t n;
+    int ip = (int)part;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
+    if (src->dtype != HST_C64) return hst__dtype_error(src->be, F, src->dtype, "src must be c64");
+    if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
+    if (dst->dtype != (part == HST_PART_CONJ ? HST_C64 : HST_F32))
+        return hst__shape_error(src->be, F, "dst must be f32 (c64 for CONJ)");
+    if (!hst__is_cl(src->be)) {
+        hst_k_cpart_host((const float *)src->buf->host, (float *)dst->buf->host, src->count, part);
+        return HST_SUCCESS;
+    }
+    n = src->count;
+    {
+        hst__arg args[4] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {sizeof ip, &ip}};
+        return hst__vocabx_run(src->be, HST_C64, HST__KX_CPART, args, 4, src->count);
+    }
+}
 
 /* >>fft -------------------------------------------------------------------------------------- */
 enum { HST__FFT_C2C = 0, HST__FFT_R2C = 1, HST__FFT_C2R = 2 };
