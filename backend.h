@@ -5465,9 +5465,10 @@ static hst_result hst__ramp(hst_array *a, double start, double step, int set_las
     {
         float fs = (float)start, ft = (float)step, fl = (float)last;
         int fp64 = a->be->info.fp64;
-        hst__arg args[6] = {HST__ARG_MEM(a), {8, &n}, {fp64 ? 8 : 4, fp64 ? (const void *)&start : &fs},
-                            {fp64 ? 8 : 4, fp64 ? (const void *)&step : &ft}, {sizeof set_last, &set_last},
-                            {fp64 ? 8 : 4, fp64 ? (const void *)&last : &fl}};
+        size_t db = fp64 ? sizeof(double) : sizeof(float);   /* the kernel's D */
+        hst__arg args[6] = {HST__ARG_MEM(a), {8, &n}, {db, fp64 ? (const void *)&start : &fs},
+                            {db, fp64 ? (const void *)&step : &ft}, {sizeof set_last, &set_last},
+                            {db, fp64 ? (const void *)&last : &fl}};
         return hst__vocabx_run(a->be, a->dtype, HST__KX_RAMP, args, 6, a->count);
     }
 }
