@@ -5851,6 +5851,10 @@ struct hst__fft_plan {
     fftwf_plan host;                 /* host device */
 #  ifndef HST_NO_OPENCL
     VkFFTApplication *app;           /* OpenCL devices */
+    /* VkFFT keeps the pointers it is given (sizes at init, buffers at each launch) and reads
+       them again later: they point here, never at a stack frame. */
+    uint64_t cbytes, rbytes;
+    cl_mem cplx, real;
 #  endif
 #endif
 };
@@ -6033,13 +6037,14 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     VkFFTConfiguration c;
     VkFFTResult vr;
     ptrdiff_t rs[3], cs[3], rdist, cdist;
-    uint64_t cbytes, rbytes;
     unsigned i;
     size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
     hst__fft_strides(key, key->n[0], rs, &rdist);
     hst__fft_strides(key, bins, cs, &cdist);
-    cbytes = (uint64_t)cdist * key->batch * 8;
-    rbytes = (uint64_t)rdist * key->batch * 4;
+    p->cbytes = (uint64_t)cdist * key->batch * 8;
+    p->rbytes = (uint64_t)rdist * key->batch * 4;
+    p->cplx = cplx;
+    p->real = real;
     memset(&c, 0, sizeof c);
     c.FFTdim = key->axes;
     for (i = 0; i < HST_FFT_MAX_AXES; i++) {
@@ -6051,13 +6056,13 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     c.device = &be->dev;
     c.context = &be->ctx;
     c.commandQueue = &be->queue.cl;
-    c.buffer = &cplx;
-    c.bufferSize = &cbytes;
+    c.buffer = &p->cplx;
+    c.bufferSize = &p->cbytes;
     if (key->kind != HST__FFT_C2C) {
         c.performR2C = 1;
         c.isInputFormatted = 1;
-        c.inputBuffer = &real;
-        c.inputBufferSize = &rbytes;
+        c.inputBuffer = &p->real;
+        c.inputBufferSize = &p->rbytes;
         for (i = 0; i < HST_FFT_MAX_AXES; i++)
             c.inputBufferStride[i] = (uint64_t)(i + 1 < HST_FFT_MAX_AXES ? rs[i + 1] : rdist);
         c.inverseReturnToInputBuffer = 1;
@@ -6079,14 +6084,16 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
 
 /* Enqueues the transform: c2c in place on cplx; r2c real -> cplx; c2r cplx -> real (cplx is
    overwritten: the caller passes a copy). */
-static hst_result hst__fft_run_cl(hst_backend *be, const struct hst__fft_plan *p, cl_mem cplx,
+static hst_result hst__fft_run_cl(hst_backend *be, struct hst__fft_plan *p, cl_mem cplx,
                                   cl_mem real) {
     VkFFTLaunchParams lp;
     VkFFTResult vr;
     memset(&lp, 0, sizeof lp);
+    p->cplx = cplx;
+    p->real = real;
     lp.commandQueue = &be->queue.cl;
-    lp.buffer = &cplx;
-    if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &real;
+    lp.buffer = &p->cplx;
+    if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &p->real;
     vr = VkFFTAppend(p->app, p->key.inverse ? 1 : -1, &lp);
     if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
     hst__log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
