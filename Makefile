@@ -55,6 +55,13 @@ uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
 with_local = $(1) $(wildcard $(addprefix $(dir $(1)),$(shell sed -n 's/^.*include[[:space:]]*"\([^"]*\)".*/\1/p' $(1) 2>/dev/null)))
 extra_libs = $(if $(call uses,$(call with_local,$(1)),tiffio\.h),-ltiff) $(if $(call uses,$(call with_local,$(1)),png\.h),-lpng)
 cc_for = $(if $(call uses,$(1),mpi\.h),$(MPICC),$(CC))
+# Sources that define HST_FFT (backend.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
+# names a directory holding vkFFT.h (elsewhere than the default include path), see it there.
+VKFFT_INCLUDE ?=
+FFT_LDLIBS := -lfftw3f
+uses_fft = $(shell grep -lE '^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_FFT([[:space:]]|$$)' $(1) 2>/dev/null)
+fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(call uses_fft,$(1)),-isystem $(VKFFT_INCLUDE)))
+fft_libs = $(if $(call uses_fft,$(1)),$(FFT_LDLIBS))
 # Without an MPI compiler the MPI examples are left out of `make examples` (with a note); without
 # libtiff's and libpng's headers, so are the examples that need them.
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
@@ -119,16 +126,16 @@ $(BUILD)/list_devices: tests/list_devices.c $(HEADERS)
 
 $(BUILD)/tests/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
 
 # The host backend alone: no -lOpenCL, so any OpenCL symbol left fails the link.
 $(BUILD)/tests-noocl/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(NOOCL_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(NOOCL_LDLIBS)
 
 $(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
 
 # MPI tests (tests/mpi_*.c): built with $(MPICC); tests/run.sh runs them under mpirun.
 $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
@@ -157,7 +164,7 @@ endif
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 
@@ -166,7 +173,7 @@ bench: bench-build
 
 $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(@D)
-	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 demo:
 	@sh scripts/deps.sh demo

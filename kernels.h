@@ -226,6 +226,75 @@ HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, co
 HST_API void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *partial, size_t count,
                                 hst_scalar *out);
 
+/* >>vocabx kernels */
+
+/* The second vocabulary program: what PyEPRI's scripts need beyond the first (strided copies
+   for transpose/shift/concatenate/stack/meshgrid, broadcasting binary operations, reductions
+   and cumulative sums along one axis, ramps, where, complex parts). Built like the first:
+   hst_kernels_vocab_options(dt) [+ " -DHST_FP64"] [+ " -cl-fp32-correctly-rounded-divide-sqrt"].
+   Every kernel is element-wise over n items (global size may exceed n). Index vectors are
+   ulong4 (host: uint64_t[4]) over 4 dims, C order, dim 0 slowest; arrays of fewer dims pad
+   with leading extents of 1.
+
+     hst_k_gather      (src, dst, n, shape, sstride, dstride, shift, mod, soff, doff): item i
+                       of shape at (i0..i3) copies src[soff + sum ((i_d + shift_d) % mod_d) *
+                       sstride_d] to dst[doff + sum i_d * dstride_d]. All dtypes.
+     hst_k_binary      (a, b, dst, n, shape, astride, bstride, op): dst[i] = a[..] op b[..]
+                       (strides 0 broadcast). op: hst_binary_op. f32 f64 c64 (ADD..DIV), i32
+                       (ADD SUB MUL wrapping, MAXIMUM MINIMUM).
+     hst_k_axis        (src, dst, idx, outer, len, inner, op): src viewed as (outer, len,
+                       inner); item (o, j) < outer*inner runs k = 0..len-1 in order. op:
+                       hst_axis_op; ARGMAX/ARGMIN write int idx[o*inner + j], CUMSUM writes
+                       dst like src, the others dst[o*inner + j]. SUM, CUMSUM: i32 (wrapping)
+                       f32 f64 c64; MAX MIN ARGMAX ARGMIN: u8 i32 f32 f64.
+     hst_k_ramp        (dst, n, start, step, set_last, last): dst[i] = T(start + i * step),
+                       start/step/last double with HST_FP64 (else float); dst[n-1] = T(last)
+                       when set_last. u8 i32 f32 f64 (integers truncate and saturate).
+     hst_k_where       (cond, a, b, dst, n): dst[i] = cond[i] ? a[i] : b[i]; cond uchar.
+     hst_k_cpart       (src float2, dst float, n, part) [c64 program only]: hst_complex_part;
+                       CONJ writes float pairs.
+   Float semantics: one IEEE operation per step (FP_CONTRACT OFF); MAXIMUM/MINIMUM and axis
+   MAX/MIN/ARGMAX/ARGMIN propagate NaN as NumPy does (the first NaN wins); c64 MUL is
+   (ar br - ai bi, ar bi + ai br), DIV ((ar br + ai bi) / d, (ai br - ar bi) / d) with
+   d = br br + bi bi. Sums run in T in index order. The host twins below give the same bits
+   (ABS and ANGLE: within OpenCL's hypot 4 ulp and atan2 6 ulp of the host libm). */
+typedef enum hst_binary_op {
+    HST_BINARY_ADD = 0, HST_BINARY_SUB, HST_BINARY_MUL, HST_BINARY_DIV,
+    HST_BINARY_MAXIMUM, HST_BINARY_MINIMUM, HST_BINARY_COUNT
+} hst_binary_op;
+typedef enum hst_axis_op {
+    HST_AXIS_SUM = 0, HST_AXIS_MAX, HST_AXIS_MIN, HST_AXIS_ARGMAX, HST_AXIS_ARGMIN,
+    HST_AXIS_CUMSUM, HST_AXIS_COUNT
+} hst_axis_op;
+typedef enum hst_complex_part {
+    HST_PART_REAL = 0, HST_PART_IMAG, HST_PART_ABS, HST_PART_ANGLE, HST_PART_CONJ, HST_PART_COUNT
+} hst_complex_part;
+
+/* Which pairs exist (1 or 0). Thread-safe. */
+HST_API int hst_kernels_binary_supported(hst_dtype dt, hst_binary_op op);
+HST_API int hst_kernels_axis_supported(hst_dtype dt, hst_axis_op op);
+/* The program's source (pieces, static storage). Thread-safe. */
+HST_API const char *const *hst_kernels_vocabx_source(size_t *count);
+
+/* Host twins (same arguments as the kernels; esize = bytes per element for the gather).
+   Thread-safe. */
+HST_API void hst_k_gather_host(size_t esize, const void *src, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t sstride[4],
+                               const uint64_t dstride[4], const uint64_t shift[4],
+                               const uint64_t mod[4], uint64_t soff, uint64_t doff);
+HST_API void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t astride[4],
+                               const uint64_t bstride[4], hst_binary_op op);
+HST_API void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t *idx,
+                             size_t outer, size_t len, size_t inner, hst_axis_op op);
+HST_API void hst_k_ramp_host(hst_dtype dt, void *dst, size_t n, double start, double step,
+                             int set_last, double last);
+HST_API void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a, const void *b,
+                              void *dst, size_t n);
+HST_API void hst_k_cpart_host(const float *src, float *dst, size_t n, hst_complex_part part);
+
+/* <<vocabx kernels */
+
 /* >>stream kernels */
 
 /* The stream program: stream.h stage kernels on f32 volumes, and its per-slice accumulators.
@@ -1641,6 +1710,370 @@ HST__KDEF void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *pa
     a = count == 0 ? hst__acc_identity(dt, op) : hst__combine_range(dt, op, partial, 0, count);
     hst__acc_to_scalar(hst__acc_kind(dt, op), a, out);
 }
+
+/* >>vocabx kernels */
+
+typedef char hst__check_vocabx_abi[(HST_BINARY_MINIMUM == 5 && HST_AXIS_CUMSUM == 5 &&
+                                    HST_PART_CONJ == 4) ? 1 : -1];
+
+static const char hst__vocabx_src_index[] =
+"\n/* >>vocabx: 4-D index helpers (C order, dim 0 slowest) */\n"
+"ulong4 hst_idx4(ulong i, ulong4 shape)\n"
+"{\n"
+"  ulong4 r;\n"
+"  r.w = i % shape.w; i /= shape.w;\n"
+"  r.z = i % shape.z; i /= shape.z;\n"
+"  r.y = i % shape.y; r.x = i / shape.y;\n"
+"  return r;\n"
+"}\n"
+"ulong hst_dot4(ulong4 a, ulong4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }\n"
+"__kernel void hst_k_gather(__global const T *src, __global T *dst, ulong n, ulong4 shape,\n"
+"                           ulong4 sst, ulong4 dstr, ulong4 shift, ulong4 mod, ulong soff,\n"
+"                           ulong doff)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  ulong4 ix = hst_idx4(i, shape);\n"
+"  dst[doff + hst_dot4(ix, dstr)] = src[soff + hst_dot4((ix + shift) % mod, sst)];\n"
+"}\n"
+"__kernel void hst_k_where(__global const uchar *c, __global const T *a, __global const T *b,\n"
+"                          __global T *dst, ulong n)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  dst[i] = c[i] ? a[i] : b[i];\n"
+"}\n"
+"#ifdef HST_FP64\n"
+"typedef double D;\n"
+"#define HST_E_FROM_D hst_e_from_f64\n"
+"#else\n"
+"typedef float D;\n"
+"#define HST_E_FROM_D hst_e_from_f32\n"
+"#endif\n"
+"#if HST_DT != 5\n"
+"__kernel void hst_k_ramp(__global T *dst, ulong n, D start, D step, int set_last, D last)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  D v = (D)i * step;\n"
+"  v = start + v;\n"
+"  dst[i] = HST_E_FROM_D((set_last && i == n - 1) ? last : v);\n"
+"}\n"
+"#endif\n";
+
+static const char hst__vocabx_src_binary[] =
+"\n/* binary operations: op numbered as hst_binary_op */\n"
+"#if HST_DT == 5\n"
+"T hst_bin(T a, T b, int op)\n"
+"{\n"
+"  if (op == 0) return a + b;\n"
+"  if (op == 1) return a - b;\n"
+"  if (op == 2) return hst_mul(a, b);\n"
+"  float d = b.x * b.x + b.y * b.y;\n"
+"  float re = a.x * b.x + a.y * b.y, im = a.y * b.x - a.x * b.y;\n"
+"  return (T)(re / d, im / d);\n"
+"}\n"
+"#elif HST_DT == 2\n"
+"T hst_bin(T a, T b, int op)\n"
+"{\n"
+"  uint ua = as_uint(a), ub = as_uint(b);\n"
+"  if (op == 0) return as_int(ua + ub);\n"
+"  if (op == 1) return as_int(ua - ub);\n"
+"  if (op == 2) return as_int(ua * ub);\n"
+"  if (op == 4) return a > b ? a : b;\n"
+"  return a < b ? a : b;\n"
+"}\n"
+"#elif HST_DT != 1\n"
+"T hst_bin(T a, T b, int op)\n"
+"{\n"
+"  if (op == 0) return a + b;\n"
+"  if (op == 1) return a - b;\n"
+"  if (op == 2) return a * b;\n"
+"  if (op == 3) return a / b;\n"
+"  if (isnan(a)) return a;\n"
+"  if (isnan(b)) return b;\n"
+"  if (op == 4) return a > b ? a : b;\n"
+"  return a < b ? a : b;\n"
+"}\n"
+"#endif\n"
+"#if HST_DT != 1\n"
+"__kernel void hst_k_binary(__global const T *a, __global const T *b, __global T *dst,\n"
+"                           ulong n, ulong4 shape, ulong4 ast, ulong4 bst, int op)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  ulong4 ix = hst_idx4(i, shape);\n"
+"  dst[i] = hst_bin(a[hst_dot4(ix, ast)], b[hst_dot4(ix, bst)], op);\n"
+"}\n"
+"#endif\n"
+"#if HST_DT == 5\n"
+"__kernel void hst_k_cpart(__global const float2 *src, __global float *dst, ulong n, int part)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  float2 v = src[i];\n"
+"  if (part == 4) { dst[2 * i] = v.x; dst[2 * i + 1] = -v.y; return; }\n"
+"  dst[i] = part == 0 ? v.x : part == 1 ? v.y : part == 2 ? hypot(v.x, v.y) : atan2(v.y, v.x);\n"
+"}\n"
+"#endif\n";
+
+static const char hst__vocabx_src_axis[] =
+"\n/* along one axis: op numbered as hst_axis_op; (o, j) item, k in order */\n"
+"#if HST_DT == 5\n"
+"int hst_isnan(T v) { return isnan(v.x) || isnan(v.y); }\n"
+"#elif HST_DT <= 2\n"
+"int hst_isnan(T v) { return 0; }\n"
+"#else\n"
+"int hst_isnan(T v) { return isnan(v); }\n"
+"#endif\n"
+"#if HST_DT == 2\n"
+"T hst_add(T a, T b) { return as_int(as_uint(a) + as_uint(b)); }\n"
+"#elif HST_DT != 1\n"
+"T hst_add(T a, T b) { return a + b; }\n"
+"#endif\n"
+"__kernel void hst_k_axis(__global const T *src, __global T *dst, __global int *idx,\n"
+"                         ulong outer, ulong len, ulong inner, int op)\n"
+"{\n"
+"  ulong g = get_global_id(0);\n"
+"  if (g >= outer * inner) return;\n"
+"  ulong o = g / inner, j = g % inner, base = o * len * inner + j, k;\n"
+"#if HST_DT != 1\n"
+"  if (op == 0 || op == 5) {\n"
+"    T acc = src[base];\n"
+"    if (op == 5) dst[base] = acc;\n"
+"    for (k = 1; k < len; k++) {\n"
+"      acc = hst_add(acc, src[base + k * inner]);\n"
+"      if (op == 5) dst[base + k * inner] = acc;\n"
+"    }\n"
+"    if (op == 0) dst[g] = acc;\n"
+"    return;\n"
+"  }\n"
+"#endif\n"
+"#if HST_DT != 5\n"
+"  T best = src[base];\n"
+"  int at = 0;\n"
+"  for (k = 1; k < len && !hst_isnan(best); k++) {\n"
+"    T v = src[base + k * inner];\n"
+"    int better = hst_isnan(v) || ((op == 1 || op == 3) ? v > best : v < best);\n"
+"    if (better) { best = v; at = (int)k; }\n"
+"  }\n"
+"  if (op <= 2) dst[g] = best;\n"
+"  else idx[g] = at;\n"
+"#endif\n"
+"}\n";
+
+HST__PIECE_FITS(vx_index, hst__vocabx_src_index);
+HST__PIECE_FITS(vx_binary, hst__vocabx_src_binary);
+HST__PIECE_FITS(vx_axis, hst__vocabx_src_axis);
+
+static const char *const hst__vocabx_src[] = {
+    hst__vocab_src_types, hst__vocabx_src_index, hst__vocabx_src_binary, hst__vocabx_src_axis
+};
+
+HST__KDEF const char *const *hst_kernels_vocabx_source(size_t *count)
+{
+    if (count) *count = sizeof hst__vocabx_src / sizeof hst__vocabx_src[0];
+    return hst__vocabx_src;
+}
+
+HST__KDEF int hst_kernels_binary_supported(hst_dtype dt, hst_binary_op op)
+{
+    if ((int)op < 0 || op >= HST_BINARY_COUNT) return 0;
+    if (dt == HST_F32 || dt == HST_F64) return 1;
+    if (dt == HST_C64) return op <= HST_BINARY_DIV;
+    if (dt == HST_I32) return op != HST_BINARY_DIV;
+    return 0;
+}
+
+HST__KDEF int hst_kernels_axis_supported(hst_dtype dt, hst_axis_op op)
+{
+    if ((int)op < 0 || op >= HST_AXIS_COUNT || !hst__dtype_valid(dt)) return 0;
+    if (op == HST_AXIS_SUM || op == HST_AXIS_CUMSUM) return dt != HST_U8;
+    return dt != HST_C64;
+}
+
+/* The 4-D index of item i (C order) and a dot product with strides. */
+HST__KPRIVATE void hst__idx4(uint64_t i, const uint64_t shape[4], uint64_t ix[4])
+{
+    ix[3] = i % shape[3]; i /= shape[3];
+    ix[2] = i % shape[2]; i /= shape[2];
+    ix[1] = i % shape[1]; ix[0] = i / shape[1];
+}
+
+HST__KPRIVATE uint64_t hst__dot4(const uint64_t a[4], const uint64_t b[4])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
+HST__KDEF void hst_k_gather_host(size_t esize, const void *src, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t sstride[4],
+                               const uint64_t dstride[4], const uint64_t shift[4],
+                               const uint64_t mod[4], uint64_t soff, uint64_t doff)
+{
+    size_t i;
+    int d;
+    for (i = 0; i < n; i++) {
+        uint64_t ix[4], sx[4];
+        hst__idx4(i, shape, ix);
+        for (d = 0; d < 4; d++) sx[d] = (ix[d] + shift[d]) % mod[d];
+        memcpy((unsigned char *)dst + (doff + hst__dot4(ix, dstride)) * esize,
+               (const unsigned char *)src + (soff + hst__dot4(sx, sstride)) * esize, esize);
+    }
+}
+
+HST__KPRIVATE float hst__bin_f(float a, float b, int op)
+{
+    if (op == HST_BINARY_ADD) return a + b;
+    if (op == HST_BINARY_SUB) return a - b;
+    if (op == HST_BINARY_MUL) return a * b;
+    if (op == HST_BINARY_DIV) return a / b;
+    if (a != a) return a;
+    if (b != b) return b;
+    if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
+    return a < b ? a : b;
+}
+
+HST__KPRIVATE double hst__bin_d(double a, double b, int op)
+{
+    if (op == HST_BINARY_ADD) return a + b;
+    if (op == HST_BINARY_SUB) return a - b;
+    if (op == HST_BINARY_MUL) return a * b;
+    if (op == HST_BINARY_DIV) return a / b;
+    if (a != a) return a;
+    if (b != b) return b;
+    if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
+    return a < b ? a : b;
+}
+
+HST__KPRIVATE int32_t hst__bin_i(int32_t a, int32_t b, int op)
+{
+    uint32_t ua = (uint32_t)a, ub = (uint32_t)b, r;
+    if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
+    if (op == HST_BINARY_MINIMUM) return a < b ? a : b;
+    r = op == HST_BINARY_ADD ? ua + ub : op == HST_BINARY_SUB ? ua - ub : ua * ub;
+    return (int32_t)r;   /* two's complement wrap, as OpenCL's as_int */
+}
+
+HST__KPRIVATE hst__c32 hst__bin_c(hst__c32 a, hst__c32 b, int op)
+{
+    float d, re, im, t;
+    if (op == HST_BINARY_ADD) return hst__c32_make(a.re + b.re, a.im + b.im);
+    if (op == HST_BINARY_SUB) return hst__c32_make(a.re - b.re, a.im - b.im);
+    if (op == HST_BINARY_MUL) {
+        re = a.re * b.re; t = a.im * b.im; re = re - t;
+        im = a.re * b.im; t = a.im * b.re; im = im + t;
+        return hst__c32_make(re, im);
+    }
+    d = b.re * b.re; t = b.im * b.im; d = d + t;
+    re = a.re * b.re; t = a.im * b.im; re = re + t;
+    im = a.im * b.re; t = a.re * b.im; im = im - t;
+    return hst__c32_make(re / d, im / d);
+}
+
+HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t astride[4],
+                               const uint64_t bstride[4], hst_binary_op op)
+{
+    size_t i;
+    if (!hst_kernels_binary_supported(dt, op)) return;
+    for (i = 0; i < n; i++) {
+        uint64_t ix[4], ia, ib;
+        hst__idx4(i, shape, ix);
+        ia = hst__dot4(ix, astride);
+        ib = hst__dot4(ix, bstride);
+        switch (dt) {
+        case HST_I32: ((int32_t *)dst)[i] = hst__bin_i(((const int32_t *)a)[ia], ((const int32_t *)b)[ib], op); break;
+        case HST_F32: ((float *)dst)[i] = hst__bin_f(((const float *)a)[ia], ((const float *)b)[ib], op); break;
+        case HST_F64: ((double *)dst)[i] = hst__bin_d(((const double *)a)[ia], ((const double *)b)[ib], op); break;
+        default: ((hst__c32 *)dst)[i] = hst__bin_c(((const hst__c32 *)a)[ia], ((const hst__c32 *)b)[ib], op); break;
+        }
+    }
+}
+
+/* Element k of a real array as double (exact for every dtype but c64), and NaN tests. */
+HST__KPRIVATE int hst__elem_isnan(hst_dtype dt, const void *p, size_t k)
+{
+    if (dt == HST_F32) { float v = ((const float *)p)[k]; return v != v; }
+    if (dt == HST_F64) { double v = ((const double *)p)[k]; return v != v; }
+    return 0;
+}
+
+/* SUM / CUMSUM of one line in the element type, in index order. */
+HST__KPRIVATE void hst__axis_sum(hst_dtype dt, const void *src, void *dst, size_t base,
+                                 size_t len, size_t inner, size_t g, int cum)
+{
+    size_t k, esize = hst_dtype_size(dt);
+    unsigned char acc[8], v[8];
+    memcpy(acc, (const unsigned char *)src + base * esize, esize);
+    if (cum) memcpy((unsigned char *)dst + base * esize, acc, esize);
+    for (k = 1; k < len; k++) {
+        uint64_t z[4] = {1, 1, 1, 1}, zero[4] = {0, 0, 0, 0};
+        memcpy(v, (const unsigned char *)src + (base + k * inner) * esize, esize);
+        hst_k_binary_host(dt, acc, v, acc, 1, z, zero, zero, HST_BINARY_ADD);
+        if (cum) memcpy((unsigned char *)dst + (base + k * inner) * esize, acc, esize);
+    }
+    if (!cum) memcpy((unsigned char *)dst + g * esize, acc, esize);
+}
+
+HST__KDEF void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t *idx,
+                             size_t outer, size_t len, size_t inner, hst_axis_op op)
+{
+    size_t g, k, esize = hst_dtype_size(dt);
+    if (!hst_kernels_axis_supported(dt, op)) return;
+    for (g = 0; g < outer * inner; g++) {
+        size_t base = g / inner * len * inner + g % inner, at = 0;
+        int is_max = op == HST_AXIS_MAX || op == HST_AXIS_ARGMAX;
+        if (op == HST_AXIS_SUM || op == HST_AXIS_CUMSUM) {
+            hst__axis_sum(dt, src, dst, base, len, inner, g, op == HST_AXIS_CUMSUM);
+            continue;
+        }
+        for (k = 1; k < len && !hst__elem_isnan(dt, src, base + at * inner); k++) {
+            double v = hst__load_real(dt, src, base + k * inner);
+            double b = hst__load_real(dt, src, base + at * inner);
+            if (hst__elem_isnan(dt, src, base + k * inner) || (is_max ? v > b : v < b)) at = k;
+        }
+        if (op == HST_AXIS_ARGMAX || op == HST_AXIS_ARGMIN) idx[g] = (int32_t)at;
+        else memcpy((unsigned char *)dst + g * esize,
+                    (const unsigned char *)src + (base + at * inner) * esize, esize);
+    }
+}
+
+HST__KDEF void hst_k_ramp_host(hst_dtype dt, void *dst, size_t n, double start, double step,
+                             int set_last, double last)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double v = (double)i * step;
+        v = start + v;
+        hst__store_real(dt, dst, i, (set_last && i == n - 1) ? last : v);
+    }
+}
+
+HST__KDEF void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a, const void *b,
+                              void *dst, size_t n)
+{
+    size_t i, es = hst_dtype_size(dt);
+    for (i = 0; i < n; i++)
+        memcpy((unsigned char *)dst + i * es, (const unsigned char *)(cond[i] ? a : b) + i * es, es);
+}
+
+HST__KDEF void hst_k_cpart_host(const float *src, float *dst, size_t n, hst_complex_part part)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        float re = src[2 * i], im = src[2 * i + 1];
+        switch (part) {
+        case HST_PART_REAL: dst[i] = re; break;
+        case HST_PART_IMAG: dst[i] = im; break;
+        case HST_PART_ABS: dst[i] = hypotf(re, im); break;
+        case HST_PART_ANGLE: dst[i] = atan2f(im, re); break;
+        case HST_PART_CONJ: dst[2 * i] = re; dst[2 * i + 1] = -im; break;
+        default: break;
+        }
+    }
+}
+
+/* <<vocabx kernels */
 
 /* >>stream kernels */
 

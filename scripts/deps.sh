@@ -12,7 +12,7 @@ profile=${1:-test}
 
 # libc6-dev is listed because gcc only *recommends* it and we install
 # without recommends.
-pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin"
+pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin libfftw3-dev libvkfft-dev"
 # (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"

@@ -224,6 +224,10 @@ stage_headers() {
     { echo '#define HST_IMPLEMENTATION'
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers "$lang" "$tu"; done
+    # The same with backend.h's FFTs built in (HST_FFT: fftw3.h and vkFFT.h from deps.sh).
+    tu="$BUILD/check/all-headers-fft.c"
+    { echo '#define HST_FFT'; cat "$BUILD/check/all-headers.c"; } > "$tu"
+    for lang in c99 cxx11; do compile_check all-headers-fft "$lang" "$tu"; done
     # Including a header twice (implementation included) is harmless.
     tu="$BUILD/check/all-headers-twice.c"
     { cat "$BUILD/check/all-headers.c"

@@ -136,7 +136,7 @@ static void test_log_item_names(void **state)
         "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
         "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
         "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
-        "NON_FINITE"
+        "NON_FINITE", "NOT_BUILT_IN", "FFT_LIBRARY"
     };
     int i;
     (void)state;
