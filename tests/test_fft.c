@@ -32,27 +32,7 @@
 
 /* ------------------------------------------------------------------------------------------
    Fixture: one backend for the group (VkFFT plans are costly to make on a CPU device). */
-typedef struct fixture { hst_backend *be; cap_log log; } fixture;
-
-static int setup(void **state) {
-    fixture *f = (fixture *)calloc(1, sizeof *f);
-    hst_backend_desc desc;
-    if (!f) return -1;
-    desc = cap_desc(&f->log);
-    desc.log_level = HST_LOG_WARN;
-    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) { free(f); return -1; }
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = (fixture *)*state;
-    if (f) { hst_backend_destroy(f->be); free(f); }
-    return 0;
-}
-
-static hst_backend *BE(void **state) { return ((fixture *)*state)->be; }
-static cap_log *LOG(void **state) { return &((fixture *)*state)->log; }
+#include "be_fixture.h"
 
 /* A transform: `axes` transformed lengths n[] fastest first (n[0] = the last axis), over
    `batch` leading elements (one leading axis). */
