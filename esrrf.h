@@ -67,7 +67,9 @@
    parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time.
+   live session or batch call per backend at a time; host and OpenCL backends given together
+   stream their shares one after the other (the same numbers, not more speed: several OpenCL
+   devices do run at once, within stream.h); no MPI ranks yet.
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
