@@ -3145,12 +3145,11 @@ HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, floa
     g[1] = s - c;
 }
 
-HST__KPRIVATE float hst__e_exp(float x)
+/* e^(x - k ln 2) for the integer k nearest x / ln 2: the range reduction (ln 2 in two parts)
+   and the degree-7 Taylor polynomial the device's hst_e_exp computes, operation for operation */
+HST__KPRIVATE float hst__e_exp_reduced(float x, float k)
 {
-    float k, h, r, p, s;
-    if (x < -80.0f) return 0.0f;
-    k = x * 1.44269504f;
-    k = floorf(k + 0.5f);
+    float h, r, p;
     h = k * 0.693145752f;
     r = x - h;
     h = k * 1.42860682e-6f;
@@ -3170,8 +3169,16 @@ HST__KPRIVATE float hst__e_exp(float x)
     p = p + 1.0f;
     p = p * r;
     p = p + 1.0f;
-    s = ldexpf(1.0f, (int)k);
-    return p * s;
+    return p;
+}
+
+HST__KPRIVATE float hst__e_exp(float x)
+{
+    float k;
+    if (x < -80.0f) return 0.0f;
+    k = x * 1.44269504f;
+    k = floorf(k + 0.5f);
+    return hst__e_exp_reduced(x, k) * ldexpf(1.0f, (int)k);
 }
 
 HST__KPRIVATE float hst__e_sens(float R, float s)
@@ -3420,7 +3427,7 @@ HST__KPRIVATE float hst__e_pick(int c, float a, float b)
 HST__KPRIVATE float hst__e_exp_lane(float x)
 {
     union { uint32_t u; float f; } s;
-    float k, kf, h, r, p;
+    float k, kf;
     int ki;
     k = x * 1.44269504f;
     k = k + 0.5f;
@@ -3428,27 +3435,8 @@ HST__KPRIVATE float hst__e_exp_lane(float x)
     kf = (float)ki;
     ki = ki - (kf > k);
     k = (float)ki;
-    h = k * 0.693145752f;
-    r = x - h;
-    h = k * 1.42860682e-6f;
-    r = r - h;
-    p = 1.98412698e-4f;
-    p = p * r;
-    p = p + 1.38888889e-3f;
-    p = p * r;
-    p = p + 8.33333333e-3f;
-    p = p * r;
-    p = p + 4.16666667e-2f;
-    p = p * r;
-    p = p + 1.66666667e-1f;
-    p = p * r;
-    p = p + 0.5f;
-    p = p * r;
-    p = p + 1.0f;
-    p = p * r;
-    p = p + 1.0f;
     s.u = (uint32_t)(ki + 127) << 23;
-    return p * s.f;
+    return hst__e_exp_reduced(x, k) * s.f;
 }
 
 /* (int)(2 c), c = (y + 0.5) / mag: the first half-pixel position magnified row or column y
