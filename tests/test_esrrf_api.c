@@ -425,31 +425,29 @@ static void test_errors(void **state)
     bad[(20 * R + 0) * C + 2] = NAN;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
                    HST_LOG_NON_FINITE, "frame 20, row 0, column 2 is NaN");
-    d.magnification = 33;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "magnification 33");
+    {   /* one bad field at a time on a good desc: refused, the log naming it */
+        static const struct { unsigned mag, modes; float radius, sens; uint64_t T, n; const char *text; } bad_desc[] = {
+            { 33, 0, 0, 0, 0, N, "magnification 33" },
+            { 0, 0, -1.0f, 0, 0, N, "radius -1" },
+            { 0, 0, NAN, 0, 0, N, "radius nan" },
+            { 0, 0, 0, 1000.0f, 0, N, "sensitivity 1000" },
+            { 0, 8, 0, 0, 0, N, "modes 0x8" },
+            { 0, 0, 0, 0, 1, N, "at least 2 frames" },   /* VAR/TAC2, 1 frame per time point */
+            { 0, 0, 0, 0, 0, 1, "at least 2 frames" },   /* VAR/TAC2, a 1-frame stack */
+        };
+        size_t k;
+        for (k = 0; k < sizeof bad_desc / sizeof bad_desc[0]; k++) {
+            desc_init(&d, &be, 1);
+            if (bad_desc[k].mag) d.magnification = bad_desc[k].mag;
+            if (bad_desc[k].modes) d.modes = bad_desc[k].modes;
+            if (bad_desc[k].radius != 0.0f) d.radius = bad_desc[k].radius;
+            if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
+            d.frames_per_timepoint = bad_desc[k].T;
+            EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, bad_desc[k].text);
+        }
+    }
     desc_init(&d, &be, 1);
-    d.radius = -1.0f;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "radius -1");
-    d.radius = NAN;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "radius nan");
-    desc_init(&d, &be, 1);
-    d.sensitivity = 1000.0f;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "sensitivity 1000");
-    desc_init(&d, &be, 1);
-    d.modes = 8;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "modes 0x8");
-    desc_init(&d, &be, 1);
-    d.frames_per_timepoint = 1;
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "at least 2 frames");
-    desc_init(&d, &be, 1);
-    EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 1, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "at least 2 frames");
     d.modes = HST_ESRRF_AVG;
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
                    HST_LOG_SIZE_OVERFLOW, "32-bit");
