@@ -140,7 +140,7 @@ $(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 # MPI tests (tests/mpi_*.c): built with $(MPICC); tests/run.sh runs them under mpirun.
 $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(MPICC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+	$(MPICC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) -lOpenCL -lm -lpthread
 
 # The eSRRF CLI test runs build/examples/esrrf, built first where libtiff and libpng are
 # installed (scripts/deps.sh demo); without them the test skips.
@@ -165,6 +165,13 @@ endif
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(call cc_for,$<) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
+
+# The eSRRF CLI runs over MPI ranks under mpirun where mpicc exists (esrrf.h's HST_ESRRF_MPI);
+# without it, the same program for one process.
+ESRRF_CC := $(if $(HAVE_MPICC),$(MPICC) -DHST_ESRRF_MPI,$(CC))
+$(BUILD)/examples/esrrf: examples/esrrf.c $(HEADERS) $(wildcard examples/*.h)
+	@mkdir -p $(@D)
+	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 

@@ -172,6 +172,7 @@ typedef enum hst_log_item {
     HST_LOG_NON_FINITE,          /* input data holds NaN or Inf; the message says where */
     HST_LOG_NOT_BUILT_IN,        /* an opt-in part was called but not compiled (FFTs: HST_FFT) */
     HST_LOG_FFT_LIBRARY,         /* FFTW or VkFFT refused a plan; the message has its code */
+    HST_LOG_RANK_FAILED,         /* another MPI rank failed: this rank returns its code too */
     HST_LOG_ITEM_COUNT
 } hst_log_item;
 
@@ -1189,7 +1190,7 @@ static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
     "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
     "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
     "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
-    "NON_FINITE", "NOT_BUILT_IN", "FFT_LIBRARY"
+    "NON_FINITE", "NOT_BUILT_IN", "FFT_LIBRARY", "RANK_FAILED"
 };
 
 HST__BDEF const char *hst_log_item_name(hst_log_item item) {

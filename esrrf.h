@@ -56,9 +56,26 @@
    differ from one backend's by the rounding of that double-precision addition (at most a few
    ulp of the float outputs, more where VAR or TAC2 cancel).
 
+   MPI ranks (HST_ESRRF_MPI, desc.mpi_comm = &comm). hst_esrrf_run becomes collective: every
+   rank of comm calls it with the same desc values, the whole stack and the same shape; rank k
+   of K computes magnified rows [rowsM k / K, rowsM (k + 1) / K) of every frame on its own
+   backends, rank 0 gathers the rows into its out (other ranks' out is not touched and may be
+   NULL), applies the macro-pixel correction to the whole images and calls on_timepoint. Why rows
+   and not frames: each pixel's temporal sums then run over its frames in order on one rank, as
+   in one process, so the images are the same bits as one process's for any K (a split of the
+   frames would add partial sums in another order). Each rank therefore reads every frame (its
+   rows need them all); the fused path runs (the chained one has no row window; both give the
+   same bits). Progress: rank 0's callback, whose frames are the whole job's (every rank walks
+   every frame); a cancel there ends every rank with HST_ERROR_CANCELLED once they finish their
+   rows. A failure on any rank (a bad argument there, out of memory, a non-finite pixel) ends
+   every rank with the first failing rank's code; the other ranks log HST_LOG_RANK_FAILED naming
+   it. The report is rank 0's, on every rank.
+
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
      HST_ESRRF_IMPLEMENTATION           the implementation TU: compile esrrf.h's body only
+     HST_ESRRF_MPI                      the implementation TU: hst_esrrf_run over MPI ranks
+                                        (desc.mpi_comm; needs mpi.h; link MPI, e.g. build with mpicc)
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
    The implementation uses POSIX threads (the live API's worker, the host device's threads):
    link with -lpthread.
@@ -69,7 +86,8 @@
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
    live session or batch call per backend at a time; host and OpenCL backends given together
    stream their shares one after the other (the same numbers, not more speed: several OpenCL
-   devices do run at once, within stream.h); no MPI ranks yet.
+   devices do run at once, within stream.h); the live API in one process only (not over MPI
+   ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
@@ -139,6 +157,10 @@ typedef struct hst_esrrf_desc {
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
     void *timepoint_user;
+    const void *mpi_comm;           /* NULL: one process. Else the address of an MPI_Comm over
+                                       which hst_esrrf_run is collective (see "MPI ranks"
+                                       above; an implementation built without HST_ESRRF_MPI
+                                       answers HST_ERROR_NOT_BUILT_IN) */
 } hst_esrrf_desc;
 
 /* How the path was decided. */
@@ -234,6 +256,9 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef HST_ESRRF_MPI
+#  include <mpi.h>
+#endif
 
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__EDEF HST_API __attribute__((unused))
@@ -271,6 +296,7 @@ extern "C" {
 /* The scalars the stages read at each run (one set per stream). */
 typedef struct hst__epar {
     uint32_t rows, cols, mag, mag2, one, two, pixels, frame_px, dtype;
+    uint32_t row0, nrows;       /* the magnified rows computed: [row0, row0 + nrows) */
     float radius, sensitivity;
     int iw;
     uint64_t T;                 /* frames per time point, 0: all */
@@ -313,7 +339,9 @@ typedef struct hst__eng {
     unsigned ngrp;
     hst_esrrf_dtype dtype;
     uint32_t rows, cols, mag, rowsM, colsM;
-    size_t frame_px, pixels, in_frame_bytes;
+    uint32_t row0, nrows;       /* the window of magnified rows this engine computes (all of them
+                                   in one process; one MPI rank's share otherwise) */
+    size_t frame_px, pixels, in_frame_bytes;   /* pixels: of the window */
     uint32_t acc_tps;           /* time points the sums' ring holds */
     uint64_t block;
     double *sum;                /* a time point's sums over devices */
@@ -490,17 +518,17 @@ typedef struct hst__ehost {
 enum { HST__EH_TOFLOAT, HST__EH_FUSED, HST__EH_ROBERTS, HST__EH_MAG_GRAD, HST__EH_MAG_FRAME,
        HST__EH_RGC, HST__EH_TEMPORAL };
 
-/* The fused RGC of rows [u0, u1) of the block, rows numbered frame by frame. */
+/* The fused RGC of rows [u0, u1) of the block, the window's rows numbered frame by frame. */
 static void hst__ehost_fused_rows(const hst__ehost *h, uint64_t u0, uint64_t u1) {
     const hst__epar *P = h->P;
-    uint64_t rowsM = (uint64_t)P->rows * P->mag;
-    size_t fpx = (size_t)P->rows * P->cols, mpx = (size_t)rowsM * P->cols * P->mag;
+    uint64_t nrows = P->nrows;
+    size_t fpx = (size_t)P->rows * P->cols, mpx = (size_t)nrows * P->cols * P->mag;
     while (u0 < u1) {
-        uint64_t z = h->b->begin + u0 / rowsM, y0 = u0 % rowsM, y1 = y0 + (u1 - u0);
-        if (y1 > rowsM) y1 = rowsM;
-        hst_k_esrrf_rgc_fused_host_rows((const float *)h->a[0] + (size_t)z * fpx, (float *)h->a[1] + (size_t)z * mpx,
-                                        P->rows, P->cols, P->mag, P->radius, P->sensitivity, P->iw,
-                                        (uint32_t)y0, (uint32_t)y1);
+        uint64_t z = h->b->begin + u0 / nrows, y0 = u0 % nrows, y1 = y0 + (u1 - u0);
+        if (y1 > nrows) y1 = nrows;
+        hst_k_esrrf_rgc_fused_host_rows_at((const float *)h->a[0] + (size_t)z * fpx, (float *)h->a[1] + (size_t)z * mpx,
+                                           P->row0, P->rows, P->cols, P->mag, P->radius, P->sensitivity,
+                                           P->iw, P->row0 + (uint32_t)y0, P->row0 + (uint32_t)y1);
         u0 += y1 - y0;
     }
 }
@@ -515,7 +543,7 @@ static void hst__ehost_share(void *ctx, unsigned k, unsigned n) {
         hst_k_esrrf_to_float_host(a[0], (float *)a[1], P->frame_px, P->dtype, h->b->base, z0, z1, h->b->total);
         break;
     case HST__EH_FUSED:   /* shares of the block's (frame, magnified row) pairs: one frame splits too */
-        hst__ehost_fused_rows(h, (uint64_t)P->rows * P->mag * f * k / n, (uint64_t)P->rows * P->mag * f * (k + 1) / n);
+        hst__ehost_fused_rows(h, (uint64_t)P->nrows * f * k / n, (uint64_t)P->nrows * f * (k + 1) / n);
         break;
     case HST__EH_ROBERTS:
         hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], P->rows, P->cols, h->b->base, z0, z1,
@@ -637,7 +665,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
         hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
     }
     if (es->path == HST__E_FUSED) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused_window", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
     } else {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
         hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
@@ -652,6 +680,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
     }
     hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4); hst__escalar(t, &P->mag, 4);
     hst__escalar(t, &P->radius, 4); hst__escalar(t, &P->sensitivity, 4); hst__escalar(t, &P->iw, 4);
+    if (es->path == HST__E_FUSED) { hst__escalar(t, &P->row0, 4); hst__escalar(t, &P->nrows, 4); }
     t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_temporal", hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
     t->loop_slices = 1;
     t->halo_lo = es->n > 1 ? 1 : 0;
@@ -684,6 +713,7 @@ static void hst__earrays(hst_stream_array *arr, const hst__eng *e, hst__egroup *
 /* The scalars that do not change between runs. */
 static void hst__epar_init(const hst__eng *e, hst__epar *P) {
     P->rows = e->rows; P->cols = e->cols; P->mag = e->mag; P->mag2 = 2 * e->mag;
+    P->row0 = e->row0; P->nrows = e->nrows;
     P->one = 1; P->two = 2;
     P->pixels = (uint32_t)e->pixels; P->frame_px = (uint32_t)e->frame_px; P->dtype = (uint32_t)e->dtype;
     P->radius = e->d.radius; P->sensitivity = e->d.sensitivity; P->iw = !e->d.no_intensity_weighting;
@@ -1160,9 +1190,12 @@ static void hst__eclose(hst__eng *e) {
 }
 
 /* Everything but the streams (made on first use): desc, groups, sums, scratch, choice.
-   n: the stack's frames (batch), 0 for a live session. */
+   n: the stack's frames (batch), 0 for a live session. The engine computes magnified rows
+   [row0, row0 + nrows) (nrows 0: all); a part of the image runs the fused path (the chained
+   RGC has no window; both give the same bits) and no macro-pixel correction (it needs the
+   whole image: the caller applies it). */
 static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
-                             uint32_t rows, uint32_t cols, uint64_t n) {
+                             uint32_t rows, uint32_t cols, uint64_t n, uint32_t row0, uint32_t nrows) {
     static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
     unsigned i, m;
     uint64_t ntp = 1;
@@ -1175,8 +1208,14 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if (n && (r = hst__eshape(&e->d, n, rows, cols, &ntp)) != HST_SUCCESS) return r;
     e->dtype = dtype; e->rows = rows; e->cols = cols; e->mag = e->d.magnification;
     e->rowsM = rows * e->mag; e->colsM = cols * e->mag;
+    e->row0 = row0;
+    e->nrows = nrows ? nrows : e->rowsM;
+    if (e->nrows != e->rowsM) {
+        e->d.path = HST_ESRRF_PATH_FUSED;
+        e->d.no_macro_pixel_correction = 1;
+    }
     e->frame_px = (size_t)rows * cols;
-    e->pixels = e->frame_px * e->mag * e->mag;
+    e->pixels = (size_t)e->nrows * e->colsM;
     e->in_frame_bytes = e->frame_px * dsize[dtype];
     e->frames_total = n && !e->d.frames_per_timepoint ? n : 0;
     hst__egroups(e);
@@ -1270,13 +1309,15 @@ HST__EDEF hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t
     return HST_SUCCESS;
 }
 
-HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
-                                   hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
-                                   uint32_t cols, float *const *out, hst_esrrf_report *report) {
+/* The batch call on magnified rows [row0, row0 + nrows) (nrows 0: all); out[m] holds time
+   points of nrows x colsM. */
+static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
+                              uint64_t frames, uint32_t rows, uint32_t cols, uint32_t row0,
+                              uint32_t nrows, float *const *out, hst_esrrf_report *report) {
     hst__eng e;
     uint64_t ntp = 0, T;
     unsigned m;
-    hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames);
+    hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
         r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
     for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
@@ -1300,6 +1341,168 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
     }
     hst__eclose(&e);
     return r;
+}
+
+/* >>mpi -------------------------------------------------------------------------------------- */
+#ifdef HST_ESRRF_MPI
+/* The ranks of one call: a private duplicate of the caller's communicator (no message of ours
+   can meet one of the caller's). */
+typedef struct hst__empi { MPI_Comm comm; int rank, size; hst_backend *log_be; } hst__empi;
+
+/* Every rank learns whether any failed: the first failing rank's code (rank order) is every
+   rank's result, and the others log which rank it was. Called at the same points on every
+   rank, whatever happened before, so no rank waits for one that gave up. */
+static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *stage) {
+    int mine = r != HST_SUCCESS ? m->rank : m->size, first = m->size, code = (int)r;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m->comm);
+    if (first == m->size) return HST_SUCCESS;
+    MPI_Bcast(&code, 1, MPI_INT, first, m->comm);
+    if (first != m->rank)
+        hst__ebad(m->log_be, (hst_result)code, HST_LOG_RANK_FAILED,
+                  "hst_esrrf_run: rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
+                  stage, hst_result_string((hst_result)code), m->rank);
+    return (hst_result)code;
+}
+
+/* The local images of the requested modes: time points of nrows x colsM floats each. */
+static hst_result hst__empi_images(hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, size_t px, float **loc) {
+    unsigned k;
+    if (px && ntp > SIZE_MAX / sizeof(float) / px)
+        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
+    for (k = 0; k < HST_ESRRF_NUM_MODES; k++)
+        if ((d->modes & (1u << k)) && px &&
+            !(loc[k] = (float *)hst_backend_alloc(m->log_be, (size_t)ntp * px * sizeof(float))))
+            return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+                             "hst_esrrf_run: rank %d: no host memory for its %llu time points of %zu pixels",
+                             m->rank, (unsigned long long)ntp, px);
+    return HST_SUCCESS;
+}
+
+/* Rank 0 gathers every rank's rows of each image into out (rows are whole: one MPI datatype per
+   magnified row, so the counts stay small integers whatever the image's size). */
+static void hst__empi_gather(const hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM,
+                             uint32_t colsM, float *const *loc, float *const *out) {
+    MPI_Datatype row;
+    int *counts = NULL, *displs = NULL, k;
+    unsigned q;
+    uint64_t tp;
+    uint32_t mine = (uint32_t)((uint64_t)rowsM * (uint64_t)(m->rank + 1) / (uint64_t)m->size)
+                  - (uint32_t)((uint64_t)rowsM * (uint64_t)m->rank / (uint64_t)m->size);
+    MPI_Type_contiguous((int)colsM, MPI_FLOAT, &row);
+    MPI_Type_commit(&row);
+    if (m->rank == 0) {
+        counts = (int *)hst_backend_alloc(m->log_be, 2 * (size_t)m->size * sizeof(int));
+        displs = counts ? counts + m->size : NULL;
+        for (k = 0; counts && k < m->size; k++) {
+            displs[k] = (int)((uint64_t)rowsM * (uint64_t)k / (uint64_t)m->size);
+            counts[k] = (int)((uint64_t)rowsM * (uint64_t)(k + 1) / (uint64_t)m->size) - displs[k];
+        }
+    }
+    for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
+        for (tp = 0; (d->modes & (1u << q)) && tp < ntp; tp++)
+            MPI_Gatherv(mine ? loc[q] + (size_t)tp * mine * colsM : NULL, (int)mine, row,
+                        m->rank == 0 ? out[q] + (size_t)tp * rowsM * colsM : NULL, counts, displs, row, 0, m->comm);
+    hst_backend_free(m->log_be, counts);
+    MPI_Type_free(&row);
+}
+
+/* Rank 0's finish on the whole images: the macro-pixel correction (a sum over the whole image,
+   in the order of one process), then the callbacks. */
+static void hst__empi_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
+                             uint32_t mag, float *const *out) {
+    uint64_t tp;
+    unsigned q;
+    for (tp = 0; tp < ntp; tp++) {
+        const float *images[HST_ESRRF_NUM_MODES];
+        for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
+            images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
+            if (images[q] && !d->no_macro_pixel_correction)
+                hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
+        }
+        if (d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
+    }
+}
+
+/* The checks every rank makes before any work: the desc, the shapes, the pointers (out only on
+   rank 0, which receives the images). */
+static hst_result hst__empi_check(const hst__empi *m, const hst_esrrf_desc *desc, hst_esrrf_desc *d,
+                                  const void *stack, hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
+                                  uint32_t cols, float *const *out, uint64_t *ntp) {
+    unsigned k;
+    hst_result r;
+    if ((r = hst__edesc(desc, d)) != HST_SUCCESS || (r = hst__eframe(d, dtype, rows, cols)) != HST_SUCCESS ||
+        (r = hst__eshape(d, frames, rows, cols, ntp)) != HST_SUCCESS)
+        return r;
+    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
+    for (k = 0; m->rank == 0 && k < HST_ESRRF_NUM_MODES; k++)
+        if ((d->modes & (1u << k)) && (!out || !out[k]))
+            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                             "hst_esrrf_run: out[%u] is NULL on rank 0 but mode %s is requested", k,
+                             k == 0 ? "AVG" : k == 1 ? "VAR" : "TAC2");
+    return HST_SUCCESS;
+}
+
+/* eSRRF over the ranks of desc->mpi_comm, split by magnified rows: rank k computes rows
+   [rowsM k / K, rowsM (k + 1) / K) of every frame, so each pixel's frames are summed in order
+   on one rank, as in one process; rank 0 gathers the rows and corrects the whole images. */
+static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
+                                uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
+                                hst_esrrf_report *report) {
+    hst__empi m;
+    hst_esrrf_desc d, local;
+    hst_esrrf_report rep;
+    float *loc[HST_ESRRF_NUM_MODES] = { NULL, NULL, NULL };
+    uint64_t ntp = 0;
+    uint32_t rowsM = 0, colsM = 0, r0 = 0, r1 = 0;
+    unsigned k;
+    hst_result r;
+    m.log_be = desc->backends && desc->num_backends ? desc->backends[0] : NULL;
+    MPI_Comm_dup(*(const MPI_Comm *)desc->mpi_comm, &m.comm);
+    MPI_Comm_rank(m.comm, &m.rank);
+    MPI_Comm_size(m.comm, &m.size);
+    memset(&rep, 0, sizeof rep);
+    r = hst__empi_check(&m, desc, &d, stack, dtype, frames, rows, cols, out, &ntp);
+    if (r == HST_SUCCESS) {
+        rowsM = rows * d.magnification; colsM = cols * d.magnification;
+        r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)m.rank / (uint64_t)m.size);
+        r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(m.rank + 1) / (uint64_t)m.size);
+        r = hst__empi_images(&m, &d, ntp, (size_t)(r1 - r0) * colsM, loc);
+    }
+    r = hst__empi_agree(&m, r, "set-up");
+    if (r == HST_SUCCESS && r1 > r0) {
+        local = d;
+        local.mpi_comm = NULL;
+        local.on_timepoint = NULL;             /* rank 0 calls it on the whole images */
+        if (m.rank != 0) local.progress = NULL;   /* rank 0's frames are the whole job's */
+        r = hst__ebatch(&local, stack, dtype, frames, rows, cols, r0, r1 - r0, loc, &rep);
+    }
+    r = hst__empi_agree(&m, r, "eSRRF");
+    if (r == HST_SUCCESS) {
+        hst__empi_gather(&m, &d, ntp, rowsM, colsM, loc, out);
+        if (m.rank == 0) hst__empi_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's: every rank's frames */
+    }
+    if (report) *report = rep;
+    for (k = 0; k < HST_ESRRF_NUM_MODES; k++) hst_backend_free(m.log_be, loc[k]);
+    MPI_Comm_free(&m.comm);
+    return r;
+}
+#else
+static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
+                                uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
+                                hst_esrrf_report *report) {
+    (void)stack; (void)dtype; (void)frames; (void)rows; (void)cols; (void)out; (void)report;
+    return hst__ebad(desc->backends && desc->num_backends ? desc->backends[0] : NULL, HST_ERROR_NOT_BUILT_IN,
+                     HST_LOG_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
+                     "was compiled without HST_ESRRF_MPI");
+}
+#endif
+
+HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
+                                   hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
+                                   uint32_t cols, float *const *out, hst_esrrf_report *report) {
+    if (desc && desc->mpi_comm) return hst__erun_mpi(desc, stack, dtype, frames, rows, cols, out, report);
+    return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, report);
 }
 
 /* >>live ------------------------------------------------------------------------------------- */
@@ -1416,7 +1619,10 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
                                HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0);
+    r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
+    if (r == HST_SUCCESS && lv->e.d.mpi_comm)
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                      "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
         r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");

@@ -416,6 +416,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
                                                     float sensitivity, int intensity_weighting
      hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,
                                                     intensity_weighting                rowsM*colsM
+     hst_k_esrrf_rgc_fused_window                   the same, then uint row0,          nrows*colsM
+                             frames; rgc            uint nrows: output rows [row0, row0 + nrows)
+                                                    of each frame, rgc frames nrows x colsM
      hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, ulong frames_per_tp,  pixels
                                                     uint acc_tps, ulong frame0,
                                                     uint skip, ulong frames_total
@@ -467,6 +470,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      1.5: 14 x 14 positions for 256 pixels x 49 samples), then each item reads them there. A run
      whose positions do not fit (mag 1 with L >= 1024, or a large radius) interpolates per
      sample, as before. The values are the per-sample ones, so the bits do not change.
+   rgc_fused_window: rows [row0, row0 + nrows) of rgc_fused's output (margins and sample bounds
+     those of the whole frame), bitwise: a pixel's value does not depend on which pixels share
+     its work-group's tile. Strips are nrows high. How esrrf.h splits an image over MPI ranks.
    temporal (loop_slices: a 1-D NDRange over pixels; the kernel walks z = begin .. end - 1 in
      order). The stream may cover any piece of an acquisition: its slice 0 is the acquisition's
      frame frame0, and its first `skip` slices (0 or 1) are read only as the frame before the
@@ -560,6 +566,21 @@ HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_fram
                                              float radius, float sensitivity,
                                              int intensity_weighting, uint32_t yM0,
                                              uint32_t yM1);
+/* The same into a window of the output: out holds magnified rows [out_row0, ...) of the frame
+   (row yM at out + (yM - out_row0) * colsM); rows [max(yM0, out_row0), yM1) are written, bitwise
+   what the whole frame's twin writes there. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
+                                                uint32_t out_row0, uint32_t rows, uint32_t cols,
+                                                uint32_t mag, float radius, float sensitivity,
+                                                int intensity_weighting, uint32_t yM0,
+                                                uint32_t yM1);
+/* hst_k_esrrf_rgc_fused_window's twin: magnified rows [row0, row0 + nrows) of each frame, into
+   rgc frames of nrows x colsM. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
+                                               uint32_t cols, uint32_t mag, float radius,
+                                               float sensitivity, int intensity_weighting,
+                                               uint32_t row0, uint32_t nrows, uint64_t base,
+                                               uint64_t begin, uint64_t end, uint64_t total);
 /* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build); pixels [i0, i1) only
    (the kernel: all of them), so threads may share a block. Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
@@ -2839,28 +2860,27 @@ static const char hst__esrrf_src_rgc3[] =
 
 static const char hst__esrrf_src_fused[] =
 "\n"
-"/* Fused RGC. Any NDRange of at least (rowsM*colsM, end - begin) items and any uniform\n"
-"   work-group size L: group g (linear) does the work indices [g L, g L + L): frame w / nM; in\n"
-"   a frame, pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers\n"
-"   a compact tile. The tile's half-pixel gradients are computed once into local memory (taps\n"
-"   per group segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
+"   colsM. Any NDRange of at least (nrows*colsM, end - begin) items and any uniform work-group\n"
+"   size L: group g (linear) does the work indices [g L, g L + L): frame w / nW; in a frame,\n"
+"   pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers a compact\n"
+"   tile. The tile's half-pixel gradients are computed once into local memory (taps per group\n"
+"   segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
 "#ifndef HST_E_TILE\n"
 "#define HST_E_TILE 2048\n"
 "#endif\n"
-"__kernel void hst_k_esrrf_rgc_fused(__global const float *frames, __global float *rgc,\n"
-"                                    uint rows, uint cols, uint mag, float radius,\n"
-"                                    float sensitivity, int intensity_weighting, ulong base,\n"
-"                                    ulong begin, ulong end, ulong total, int flags)\n"
+"void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
+"                 uint rows, uint cols, uint mag, float radius, float sensitivity,\n"
+"                 int intensity_weighting, uint row0, uint nrows, ulong begin, ulong end)\n"
 "{\n"
-"  __local float tile[3 * HST_E_TILE];\n"
-"  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nM = rowsM * colsM;\n"
+"  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nW = (ulong)nrows * colsM;\n"
 "  int L = (int)(get_local_size(0) * get_local_size(1));\n"
 "  int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));\n"
 "  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L;\n"
-"  ulong wend = end > begin ? min(w0 + L, (end - begin) * nM) : 0;\n"
+"  ulong wend = end > begin ? min(w0 + L, (end - begin) * nW) : 0;\n"
 "  if (w0 >= wend) return;\n"
 "  ulong w = w0 + lid;\n"
 "  float fm = (float)mag;\n"
@@ -2870,15 +2890,15 @@ static const char hst__esrrf_src_fused[] =
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
 "  long jn = (long)(int)gr - j0;\n"
-"  ulong strip = rowsM * HST_E_TW;\n"
+"  ulong strip = (ulong)nrows * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
-"    ulong zf = s0 / nM;\n"
-"    ulong st = (s0 - zf * nM) / strip;\n"
+"    ulong zf = s0 / nW;\n"
+"    ulong st = (s0 - zf * nW) / strip;\n"
 "    ulong x0 = st * HST_E_TW;\n"
 "    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
-"    ulong sb = zf * nM + st * strip;\n"
-"    ulong s1 = min(wend, sb + rowsM * ws);\n"
-"    int ya = (int)((s0 - sb) / ws), yb = (int)((s1 - 1 - sb) / ws);\n"
+"    ulong sb = zf * nW + st * strip;\n"
+"    ulong s1 = min(wend, sb + (ulong)nrows * ws);\n"
+"    int ya = (int)row0 + (int)((s0 - sb) / ws), yb = (int)row0 + (int)((s1 - 1 - sb) / ws);\n"
 "    int xa = (int)x0, xb = (int)(x0 + ws) - 1;\n"
 "    if (ya == yb) {\n"
 "      xa = (int)(x0 + (s0 - sb) % ws);\n"
@@ -2907,7 +2927,7 @@ static const char hst__esrrf_src_fused[] =
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
 "    if (w >= s0 && w < s1) {\n"
-"      int yM = (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
+"      int yM = (int)row0 + (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
@@ -2922,11 +2942,35 @@ static const char hst__esrrf_src_fused[] =
 "          v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
 "        }\n"
 "      }\n"
-"      rgc[z * nM + (ulong)yM * colsM + xM] = v;\n"
+"      rgc[z * nW + (ulong)(yM - (int)row0) * colsM + xM] = v;\n"
 "    }\n"
 "    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    s0 = s1;\n"
 "  }\n"
+"}\n";
+
+static const char hst__esrrf_src_fused2[] =
+"\n"
+"/* The whole frame, and a window of rows (one MPI rank's share of the output) */\n"
+"__kernel void hst_k_esrrf_rgc_fused(__global const float *frames, __global float *rgc,\n"
+"                                    uint rows, uint cols, uint mag, float radius,\n"
+"                                    float sensitivity, int intensity_weighting, ulong base,\n"
+"                                    ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  __local float tile[3 * HST_E_TILE];\n"
+"  hst_e_fused(frames, rgc, tile, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"              0, rows * mag, begin, end);\n"
+"}\n"
+"\n"
+"__kernel void hst_k_esrrf_rgc_fused_window(__global const float *frames, __global float *rgc,\n"
+"                                           uint rows, uint cols, uint mag, float radius,\n"
+"                                           float sensitivity, int intensity_weighting,\n"
+"                                           uint row0, uint nrows, ulong base, ulong begin,\n"
+"                                           ulong end, ulong total, int flags)\n"
+"{\n"
+"  __local float tile[3 * HST_E_TILE];\n"
+"  hst_e_fused(frames, rgc, tile, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"              row0, nrows, begin, end);\n"
 "}\n";
 
 static const char hst__esrrf_src_other[] =
@@ -3067,12 +3111,14 @@ HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_other, hst__esrrf_src_io
+    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_fused2, hst__esrrf_src_other,
+    hst__esrrf_src_io
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
@@ -3388,6 +3434,7 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 /* Every per-frame number of hst__e_rgc and the margin, computed as there */
 typedef struct hst__e_geom {
     int rows, cols, mag, rowsM, colsM, margin, j0, j1;
+    int out_row0;           /* the output's first magnified row (row yM at (yM - out_row0) colsM) */
     float fm, radius, sens, tSS, tSO, ymax, xmax;
 } hst__e_geom;
 
@@ -3409,6 +3456,7 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->sens = sens;
     g->ymax = (float)(g->rowsM - 1);
     g->xmax = (float)(g->colsM - 1);
+    g->out_row0 = 0;
 }
 
 /* c ? a : b, bit for bit, without a branch */
@@ -3590,7 +3638,7 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
     for (p = 0; p < g->mag && xa + p < xe; ++p) {
         int regular = hst__e_lanes_regular(g, xa + p);
         for (y = ya; y < yb; ++y) {
-            float *o = out + (size_t)y * (size_t)g->colsM;
+            float *o = out + (size_t)(y - g->out_row0) * (size_t)g->colsM;
             float v[HST__E_LANES];
             if (regular) hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
             for (l = 0; l < HST__E_LANES; ++l) {
@@ -3622,7 +3670,7 @@ HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0
 {
     int y, x;
     for (y = yM0; y < yM1; ++y) {
-        float *o = out + (size_t)y * (size_t)g->colsM;
+        float *o = out + (size_t)(y - g->out_row0) * (size_t)g->colsM;
         int in = y >= g->margin && y < g->rowsM - g->margin;
         for (x = 0; x < g->colsM; ++x)
             if (!in || x < g->margin || x >= g->colsM - g->margin) o[x] = 0.0f;
@@ -3645,7 +3693,7 @@ HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *
             continue;
         }
         for (x = xa; x < xa + w && x < xe; ++x)
-            out[(size_t)ya * (size_t)g->colsM + (size_t)x] = hst__e_pixel(f, g, iw, ya, x);
+            out[(size_t)(ya - g->out_row0) * (size_t)g->colsM + (size_t)x] = hst__e_pixel(f, g, iw, ya, x);
         ++ya;
     }
 }
@@ -3656,18 +3704,30 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_fr
                                                int intensity_weighting, uint32_t yM0,
                                                uint32_t yM1)
 {
+    hst_k_esrrf_rgc_fused_host_rows_at(frame, rgc_frame, 0, rows, cols, mag, radius, sensitivity,
+                                       intensity_weighting, yM0, yM1);
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
+                                                  uint32_t out_row0, uint32_t rows,
+                                                  uint32_t cols, uint32_t mag, float radius,
+                                                  float sensitivity, int intensity_weighting,
+                                                  uint32_t yM0, uint32_t yM1)
+{
     float tile[3 * HST__E_HOST_TILE];
     hst__e_geom g;
     int ya, ye, xa;
     hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
+    g.out_row0 = (int)out_row0;
     if (yM1 > (uint32_t)g.rowsM) yM1 = (uint32_t)g.rowsM;
+    if (yM0 < out_row0) yM0 = out_row0;
     if (yM0 >= yM1) return;
-    hst__e_zero_outside(rgc_frame, &g, (int)yM0, (int)yM1);
+    hst__e_zero_outside(out, &g, (int)yM0, (int)yM1);
     ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
     ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
     if (ya >= ye) return;
     for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
-        hst__e_column(frame, rgc_frame, &g, intensity_weighting, ya, ye, xa, tile);
+        hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
@@ -3738,6 +3798,22 @@ HST__KDEF void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, 
             }
             rgc[(size_t)z * nM + i] = v;
         }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
+                                                 uint32_t cols, uint32_t mag, float radius,
+                                                 float sensitivity, int intensity_weighting,
+                                                 uint32_t row0, uint32_t nrows, uint64_t base,
+                                                 uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t n = (size_t)rows * cols, nW = (size_t)nrows * cols * mag;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        hst_k_esrrf_rgc_fused_host_rows_at(frames + (size_t)z * n, rgc + (size_t)z * nW, row0, rows,
+                                           cols, mag, radius, sensitivity, intensity_weighting,
+                                           row0, row0 + nrows);
 }
 
 HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,

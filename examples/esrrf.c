@@ -47,7 +47,13 @@
    Exit status: 0 success, 1 an error while running (message on stderr), 2 bad usage or input,
    130 interrupted.
 
-   Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lOpenCL -lm -lpthread */
+   Over MPI ranks: mpirun -n K esrrf [options] input.tif output.tif — every rank reads the stack
+   and computes its share of the magnified rows on its own device (--device, or HST_DEVICE set
+   per rank), rank 0 writes the same bytes as one process would; a failure on any rank ends all
+   of them with the same exit status. Started without a launcher, the program is one process.
+
+   Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lOpenCL -lm -lpthread
+   (for MPI ranks: mpicc -DHST_ESRRF_MPI ..., what `make examples` does where mpicc exists) */
 
 #define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, isatty in strict C99 */
 #define HST_IMPLEMENTATION
@@ -466,141 +472,236 @@ static int write_outputs(const options *o, job *j, uint64_t ntp, uint32_t rm, ui
     return 1;
 }
 
-int main(int argc, char **argv)
+/* ------------------------------------------------------------------------------ MPI ranks */
+/* Under mpirun (built with HST_ESRRF_MPI, i.e. with mpicc) every rank reads the stack and
+   computes its rows of the images (esrrf.h's "MPI ranks"); rank 0 writes. Started without a
+   launcher the program never touches MPI: it runs as one process. */
+typedef struct ranks {
+    int rank, size, on;
+#ifdef HST_ESRRF_MPI
+    MPI_Comm comm;
+#endif
+} ranks;
+
+static void ranks_init(ranks *rk, int *argc, char ***argv)
 {
+    rk->rank = 0; rk->size = 1; rk->on = 0;
+#ifdef HST_ESRRF_MPI
+    /* the launchers' environment (OpenMPI, PMIx, PMI, MPICH's Hydra) */
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") || getenv("PMI_SIZE")) {
+        MPI_Init(argc, argv);
+        rk->comm = MPI_COMM_WORLD;
+        MPI_Comm_rank(rk->comm, &rk->rank);
+        MPI_Comm_size(rk->comm, &rk->size);
+        rk->on = 1;
+    }
+#else
+    (void)argc; (void)argv;
+#endif
+}
+
+/* Every rank's exit status becomes the worst one, so all ranks stop together. */
+static int ranks_agree(const ranks *rk, int status)
+{
+#ifdef HST_ESRRF_MPI
+    int worst = status;
+    if (rk->on) MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, rk->comm);
+    return worst;
+#else
+    (void)rk;
+    return status;
+#endif
+}
+
+static int ranks_finish(ranks *rk, int status)
+{
+    status = ranks_agree(rk, status);
+#ifdef HST_ESRRF_MPI
+    if (rk->on) MPI_Finalize();
+#endif
+    return status;
+}
+
+/* ------------------------------------------------------------------------------ main */
+/* What main holds between its steps. */
+typedef struct run {
     options o;
     job j;
-    char err[1024];
-    hst_backend_desc bd;
     hst_esrrf_desc d;
     hst_esrrf_report rep;
     progress pg;
-    struct sigaction sa;
+    ranks *rk;
+    int auto_host;
+    uint64_t ntp;
+    uint32_t rm, cm;
+    double t_start, t_read, t_write;
+} run;
+
+/* The desc from the options. */
+static void make_desc(run *u)
+{
+    const options *o = &u->o;
+    hst_esrrf_desc *d = &u->d;
+    memset(d, 0, sizeof *d);
+    d->magnification = o->mag;
+    d->radius = (float)o->radius;
+    d->sensitivity = (float)o->sensitivity;
+    d->no_intensity_weighting = !o->intensity_weighting;
+    d->no_macro_pixel_correction = !o->macro_pixel;
+    d->frames_per_timepoint = o->frames_per_tp;
+    d->modes = o->modes;
+    d->path = !o->path_given ? HST_ESRRF_PATH_AUTO : o->chained ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
+    d->backends = &u->j.be;
+    d->num_backends = 1;
+    d->budget_bytes = o->budget_mib << 20;
+    d->block_frames = o->block;
+    memset(&u->pg, 0, sizeof u->pg);
+    u->pg.tty = isatty(fileno(stderr));
+    u->pg.quiet = o->quiet || u->rk->rank != 0;
+    d->progress = on_progress;
+    d->progress_user = &u->pg;
+#ifdef HST_ESRRF_MPI
+    if (u->rk->size > 1) d->mpi_comm = &u->rk->comm;
+#endif
+}
+
+/* Everything before eSRRF: the files (rank 0 opens the outputs), the stack, the device, the
+   desc, the images. Returns an exit status (0: go on). */
+static int prepare(run *u)
+{
+    options *o = &u->o;
+    job *j = &u->j;
+    char err[1024];
+    hst_backend_desc bd;
     struct stat in_sb, out_sb;
-    double t_start = now_s(), t_read, t_write, t0;
-    uint64_t ntp = 0;
-    uint32_t rm = 0, cm = 0;
+    double t0;
     unsigned m;
-    int status = 1, rc, auto_host = 0;
+    int writer = u->rk->rank == 0;
     hst_result r;
 
-    memset(&j, 0, sizeof j);
-    if ((rc = parse_args(argc, argv, &o)) != 0) return rc < 0 ? 0 : rc;
+    if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
+    if (stat(o->output, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino) {
+        fail("the output %s is the input: refused", o->output);
+        return 2;
+    }
+    if (writer && !open_outputs(o, j)) return 2;
+
+    /* Read (the samples as they are), then the device. */
+    t0 = now_s();
+    if (!io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) { fail("%s", err); return 2; }
+    u->t_read = now_s() - t0;
+    memset(&bd, 0, sizeof bd);
+    bd.device = o->device;
+    bd.logger = logger;
+    bd.log_user = &j->ls;
+    bd.log_level = HST_LOG_WARN;
+    if ((r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host)) != HST_SUCCESS) {
+        fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
+             j->ls.last[0] ? ": " : "", j->ls.last);
+        return r == HST_ERROR_NO_DEVICE ? 2 : 1;
+    }
+    make_desc(u);
+
+    /* The shape (the library checks the arguments and names what is wrong), the outputs. */
+    if (hst_esrrf_output_shape(&u->d, j->st.frames, j->st.rows, j->st.cols, &u->ntp, &u->rm, &u->cm) != HST_SUCCESS) {
+        fail("%s: %s", o->input, j->ls.last);
+        return 2;
+    }
+    for (m = 0; writer && m < HST_ESRRF_NUM_MODES; m++)
+        if ((o->modes & (1u << m)) && !(j->out[m] = (float *)malloc((size_t)u->ntp * u->rm * u->cm * sizeof(float)))) {
+            fail("out of host memory for the %s images", mode_names[m]);
+            return 1;
+        }
+    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, u->ntp * (o->frames_per_tp ? o->frames_per_tp : j->st.frames)))) {
+        fail("out of host memory");
+        return 1;
+    }
+    return 0;
+}
+
+/* eSRRF, every mode from one pass (collective over the ranks). Returns an exit status. */
+static int compute(run *u)
+{
+    job *j = &u->j;
+    hst_result r;
+    u->pg.t0 = now_s();
+    r = hst_esrrf_run(&u->d, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols, j->out, &u->rep);
+    progress_end(&u->pg);
+    if (r == HST_ERROR_CANCELLED || interrupted) { fail("interrupted: no output written"); return 130; }
+    if (r != HST_SUCCESS) {
+        fail("eSRRF on %s failed: %s%s%s", hst_backend_device(j->be)->name, hst_result_string(r),
+             j->ls.last[0] ? ": " : "", j->ls.last);
+        if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY)
+            fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
+        return r == HST_ERROR_NON_FINITE ? 2 : 1;
+    }
+    if (u->rep.frames_dropped && !u->o.quiet && u->rk->rank == 0)
+        fprintf(stderr, PROG ": note: the last %llu frame(s) do not fill a time point of %llu and are left out\n",
+                (unsigned long long)u->rep.frames_dropped, (unsigned long long)u->o.frames_per_tp);
+    return 0;
+}
+
+static void summary(const run *u)
+{
+    const options *o = &u->o;
+    const job *j = &u->j;
+    const hst_device_info *dev = hst_backend_device(j->be);
+    unsigned m;
+    printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u:", o->input,
+           (unsigned long long)u->rep.frames, j->st.cols, j->st.rows, j->st.kind, (unsigned long long)u->ntp, u->cm, u->rm);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", mode_names[m]);
+    printf("\n  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
+           o->mag, o->radius, o->sensitivity, o->intensity_weighting ? "on" : "off", o->macro_pixel ? "on" : "off");
+    print_path(&u->rep);
+    if (hst_backend_is_host(j->be))
+        printf("  device    host: the kernels' C twins on all cores%s\n",
+               u->auto_host ? " (auto: faster than the OpenCL CPU device for eSRRF; --device cpu uses it)" : "");
+    else printf("  device    %s (%s; %s)\n", dev->name, device_kind(dev), dev->platform_name);
+    if (u->rk->size > 1) printf("  ranks     %d MPI ranks, each its rows of every frame (rank 0's device above)\n", u->rk->size);
+    printf("  speed     %.1f frames/s (%llu frames in %.3f s, programs built or loaded included)\n",
+           u->rep.seconds > 0 ? (double)u->rep.frames / u->rep.seconds : 0.0, (unsigned long long)u->rep.frames, u->rep.seconds);
+    printf("  time      read %.3f s | eSRRF %.3f s | write %.3f s | total %.3f s\n", u->t_read, u->rep.seconds,
+           u->t_write, now_s() - u->t_start);
+    printf("  wrote    ");
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", j->tif_path[m]);
+    if (o->preview) printf(" %s", j->png_path);
+    printf("\n");
+}
+
+static int esrrf_main(int argc, char **argv, ranks *rk)
+{
+    run u;
+    struct sigaction sa;
+    double t0;
+    int status, rc;
+
+    memset(&u, 0, sizeof u);
+    u.rk = rk;
+    u.t_start = now_s();
+    if ((rc = parse_args(argc, argv, &u.o)) != 0) return rc < 0 ? 0 : rc;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    if (stat(o.input, &in_sb) != 0) { fail("%s: %s", o.input, strerror(errno)); return 2; }
-    if (stat(o.output, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino) {
-        fail("the output %s is the input: refused", o.output);
-        return 2;
-    }
-    if (!open_outputs(&o, &j)) { job_free(&j, 1); return 2; }
-
-    /* Read (the samples as they are), then the device. */
-    t0 = now_s();
-    if (!io_read_stack(o.input, o.channel, o.max_frames, &j.st, err, sizeof err)) {
-        fail("%s", err);
-        job_free(&j, 1);
-        return 2;
-    }
-    t_read = now_s() - t0;
-    memset(&bd, 0, sizeof bd);
-    bd.device = o.device;
-    bd.logger = logger;
-    bd.log_user = &j.ls;
-    bd.log_level = HST_LOG_WARN;
-    if ((r = hst_esrrf_backend_create(&bd, &j.be, &auto_host)) != HST_SUCCESS) {
-        fail("no device for '%s': %s%s%s", o.device ? o.device : "auto", hst_result_string(r),
-             j.ls.last[0] ? ": " : "", j.ls.last);
-        job_free(&j, 1);
-        return r == HST_ERROR_NO_DEVICE ? 2 : 1;
-    }
-    memset(&d, 0, sizeof d);
-    d.magnification = o.mag;
-    d.radius = (float)o.radius;
-    d.sensitivity = (float)o.sensitivity;
-    d.no_intensity_weighting = !o.intensity_weighting;
-    d.no_macro_pixel_correction = !o.macro_pixel;
-    d.frames_per_timepoint = o.frames_per_tp;
-    d.modes = o.modes;
-    d.path = !o.path_given ? HST_ESRRF_PATH_AUTO : o.chained ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
-    d.backends = &j.be;
-    d.num_backends = 1;
-    d.budget_bytes = o.budget_mib << 20;
-    d.block_frames = o.block;
-    memset(&pg, 0, sizeof pg);
-    pg.tty = isatty(fileno(stderr));
-    pg.quiet = o.quiet;
-    d.progress = on_progress;
-    d.progress_user = &pg;
-
-    /* The shape (the library checks the arguments and names what is wrong), the outputs. */
-    if ((r = hst_esrrf_output_shape(&d, j.st.frames, j.st.rows, j.st.cols, &ntp, &rm, &cm)) != HST_SUCCESS) {
-        fail("%s: %s", o.input, j.ls.last);
-        job_free(&j, 1);
-        return 2;
-    }
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-        if ((o.modes & (1u << m)) && !(j.out[m] = (float *)malloc((size_t)ntp * rm * cm * sizeof(float)))) {
-            fail("out of host memory for the %s images", mode_names[m]);
-            job_free(&j, 1);
-            return 1;
+    status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
+    if (status == 0) status = compute(&u);
+    if (status == 0 && rk->rank == 0) {
+        t0 = now_s();
+        if (!write_outputs(&u.o, &u.j, u.ntp, u.rm, u.cm)) {
+            if (interrupted) fail("interrupted: no output written");
+            status = interrupted ? 130 : 1;
         }
-    if (o.preview && !(j.mean = widefield_mean(&j.st, ntp * (o.frames_per_tp ? o.frames_per_tp : j.st.frames)))) {
-        fail("out of host memory");
-        job_free(&j, 1);
-        return 1;
+        u.t_write = now_s() - t0;
+        if (status == 0 && !u.o.quiet) summary(&u);
     }
-
-    /* eSRRF: every mode from one pass. */
-    pg.t0 = now_s();
-    r = hst_esrrf_run(&d, j.st.data, dtype_of[j.st.dtype], j.st.frames, j.st.rows, j.st.cols, j.out, &rep);
-    progress_end(&pg);
-    if (r == HST_ERROR_CANCELLED || interrupted) { fail("interrupted: no output written"); job_free(&j, 1); return 130; }
-    if (r != HST_SUCCESS) {
-        fail("eSRRF on %s failed: %s%s%s", hst_backend_device(j.be)->name, hst_result_string(r),
-             j.ls.last[0] ? ": " : "", j.ls.last);
-        if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY)
-            fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
-        job_free(&j, 1);
-        return r == HST_ERROR_NON_FINITE ? 2 : 1;
-    }
-    if (rep.frames_dropped && !o.quiet)
-        fprintf(stderr, PROG ": note: the last %llu frame(s) do not fill a time point of %llu and are left out\n",
-                (unsigned long long)rep.frames_dropped, (unsigned long long)o.frames_per_tp);
-
-    t0 = now_s();
-    if (!write_outputs(&o, &j, ntp, rm, cm)) {
-        if (interrupted) fail("interrupted: no output written");
-        job_free(&j, 1);
-        return interrupted ? 130 : 1;
-    }
-    t_write = now_s() - t0;
-    status = 0;
-
-    if (!o.quiet) {
-        const hst_device_info *dev = hst_backend_device(j.be);
-        printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u:", o.input,
-               (unsigned long long)rep.frames, j.st.cols, j.st.rows, j.st.kind, (unsigned long long)ntp, cm, rm);
-        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o.modes & (1u << m)) printf(" %s", mode_names[m]);
-        printf("\n  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
-               o.mag, o.radius, o.sensitivity, o.intensity_weighting ? "on" : "off", o.macro_pixel ? "on" : "off");
-        print_path(&rep);
-        if (hst_backend_is_host(j.be))
-            printf("  device    host: the kernels' C twins on all cores%s\n",
-                   auto_host ? " (auto: faster than the OpenCL CPU device for eSRRF; --device cpu uses it)" : "");
-        else printf("  device    %s (%s; %s)\n", dev->name, device_kind(dev), dev->platform_name);
-        printf("  speed     %.1f frames/s (%llu frames in %.3f s, programs built or loaded included)\n",
-               rep.seconds > 0 ? (double)rep.frames / rep.seconds : 0.0, (unsigned long long)rep.frames, rep.seconds);
-        printf("  time      read %.3f s | eSRRF %.3f s | write %.3f s | total %.3f s\n", t_read, rep.seconds,
-               t_write, now_s() - t_start);
-        printf("  wrote    ");
-        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o.modes & (1u << m)) printf(" %s", j.tif_path[m]);
-        if (o.preview) printf(" %s", j.png_path);
-        printf("\n");
-    }
-    job_free(&j, status != 0);
+    job_free(&u.j, status != 0);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    ranks rk;
+    ranks_init(&rk, &argc, &argv);
+    return ranks_finish(&rk, esrrf_main(argc, argv, &rk));
 }

@@ -56,7 +56,7 @@ class EsrrfDesc(ctypes.Structure):
                 ("backends", ctypes.POINTER(ctypes.c_void_p)), ("num_backends", ctypes.c_uint),
                 ("budget_bytes", u64), ("block_frames", u64), ("progress", PROGRESS_FN),
                 ("progress_user", ctypes.c_void_p), ("on_timepoint", TIMEPOINT_FN),
-                ("timepoint_user", ctypes.c_void_p)]
+                ("timepoint_user", ctypes.c_void_p), ("mpi_comm", ctypes.c_void_p)]
 
 
 class EsrrfReport(ctypes.Structure):

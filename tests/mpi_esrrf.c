@@ -1,0 +1,239 @@
+/* mpi-ranks: 1 2 3 4 */
+/* tests/mpi_esrrf.c — esrrf.h over MPI ranks (desc.mpi_comm): the images of the shipped stack
+   (examples/data, all 50 frames, a 64 x 64 crop so that every rank count runs in seconds on two
+   cores) equal one process's bit for bit, AVG, VAR and TAC2 from one pass, with one time point
+   and with several (and trailing frames dropped), macro-pixel correction on and off; a failure
+   on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
+   by rank 0's progress callback) returns the same code on every rank, and the other ranks log
+   HST_LOG_RANK_FAILED naming it. Every rank checks; rank 0 prints TAP. Run by tests/run.sh
+   (stage "mpi") under mpirun with the ranks above, on every device (HST_DEVICE's, the same on
+   every rank). */
+#define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
+#define HST_IMPLEMENTATION
+#define HST_ESRRF_MPI
+#include "esrrf.h"
+
+#define IMAGE_IO_IMPLEMENTATION
+#include "../examples/image_io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACK "examples/data/fkbp_confocal_50x256x256_u8.tif"
+#define CROP 64          /* rows and columns of the crop, from the stack's centre */
+#define MAG 5
+
+static int me, nranks, ntest, nfail;
+static int rank_failed_logged;   /* HST_LOG_RANK_FAILED seen on this rank */
+
+static void tap(const char *name, int local_ok)
+{
+    int all = 0, bad = !local_ok;
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    ++ntest;
+    if (all) ++nfail;
+    if (me == 0) printf("%sok %d - %s (%d ranks)%s\n", all ? "not " : "", ntest, name, nranks,
+                        all ? " (failed on some ranks)" : "");
+    fflush(stdout);
+}
+
+static void logger(void *user, hst_log_level level, hst_log_item item, const char *msg)
+{
+    (void)user; (void)msg;
+    if (level == HST_LOG_ERROR && item == HST_LOG_RANK_FAILED) rank_failed_logged = 1;
+}
+
+/* The centre CROP x CROP of every frame of the shipped stack, as u8 samples. */
+static unsigned char *crop_stack(uint64_t *frames)
+{
+    io_stack st;
+    char err[512];
+    unsigned char *c;
+    uint64_t z;
+    uint32_t y, r0, c0;
+    memset(&st, 0, sizeof st);
+    if (!io_read_stack(STACK, 0, 0, &st, err, sizeof err) || st.dtype != 1 || st.rows < CROP || st.cols < CROP) {
+        fprintf(stderr, "rank %d: %s: %s\n", me, STACK, err);
+        io_stack_free(&st);
+        return NULL;
+    }
+    r0 = (st.rows - CROP) / 2;
+    c0 = (st.cols - CROP) / 2;
+    c = (unsigned char *)malloc((size_t)st.frames * CROP * CROP);
+    for (z = 0; c && z < st.frames; z++)
+        for (y = 0; y < CROP; y++)
+            memcpy(c + ((size_t)z * CROP + y) * CROP,
+                   (const unsigned char *)st.data + ((size_t)z * st.rows + r0 + y) * st.cols + c0, CROP);
+    *frames = st.frames;
+    io_stack_free(&st);
+    return c;
+}
+
+/* out[m]: time points of (CROP*MAG)^2 floats for each mode, zeroed. */
+static void alloc_images(float **out, uint64_t ntp)
+{
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        out[m] = (float *)calloc((size_t)ntp * CROP * MAG * CROP * MAG, sizeof(float));
+}
+
+static void free_images(float **out)
+{
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);
+}
+
+static void desc_init(hst_esrrf_desc *d, hst_backend **be, uint64_t T, int macro)
+{
+    memset(d, 0, sizeof *d);
+    d->magnification = MAG;
+    d->modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
+    d->frames_per_timepoint = T;
+    d->no_macro_pixel_correction = !macro;
+    d->backends = be;
+    d->num_backends = 1;
+}
+
+/* The ranks' images against one process's (rank 0 computes both): every mode, every time
+   point, bit for bit; the report's frame counts on every rank equal rank 0's. */
+static int same_bits(hst_backend **be, const unsigned char *stack, uint64_t frames, uint64_t T, int macro)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep, one_rep;
+    float *ranks_out[HST_ESRRF_NUM_MODES], *one[HST_ESRRF_NUM_MODES];
+    uint64_t ntp = T ? frames / T : 1, counts[3], mine[3];
+    size_t bytes = (size_t)ntp * CROP * MAG * CROP * MAG * sizeof(float);
+    unsigned m;
+    int ok;
+    alloc_images(ranks_out, ntp);
+    desc_init(&d, be, T, macro);
+    d.mpi_comm = &comm;
+    ok = hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, me == 0 ? ranks_out : NULL, &rep) == HST_SUCCESS;
+    mine[0] = rep.frames; mine[1] = rep.timepoints; mine[2] = rep.frames_dropped;
+    memcpy(counts, mine, sizeof counts);
+    MPI_Bcast(counts, 3, MPI_UINT64_T, 0, comm);
+    ok = ok && memcmp(counts, mine, sizeof counts) == 0 && rep.timepoints == ntp && rep.frames == ntp * (T ? T : frames);
+    if (me == 0) {
+        alloc_images(one, ntp);
+        d.mpi_comm = NULL;
+        ok = ok && hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, one, &one_rep) == HST_SUCCESS;
+        for (m = 0; ok && m < HST_ESRRF_NUM_MODES; m++) {
+            ok = memcmp(one[m], ranks_out[m], bytes) == 0;
+            if (!ok) fprintf(stderr, "mode %u differs from one process\n", m);
+        }
+        ok = ok && one_rep.frames == rep.frames && one_rep.timepoints == rep.timepoints;
+        free_images(one);
+    }
+    free_images(ranks_out);
+    return ok;
+}
+
+/* A failure on rank `bad` only: every rank returns `want`, and the others log RANK_FAILED. */
+static int agreed(hst_result r, hst_result want, int bad)
+{
+    return r == want && (me == bad || rank_failed_logged);
+}
+
+static int one_rank_bad_argument(hst_backend **be, const unsigned char *stack, uint64_t frames)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES];
+    int bad = nranks - 1;
+    hst_result r;
+    alloc_images(out, 1);
+    desc_init(&d, be, 0, 1);
+    d.mpi_comm = &comm;
+    if (me == bad) d.radius = -1.0f;
+    rank_failed_logged = 0;
+    r = hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, out, NULL);
+    free_images(out);
+    return agreed(r, HST_ERROR_INVALID_ARGUMENT, bad);
+}
+
+/* The last rank's copy of the stack (as floats) holds an Inf: each rank reads every frame, so
+   the rank that finds it fails and the others follow. */
+static int one_rank_non_finite(hst_backend **be, const unsigned char *stack, uint64_t frames)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES], *f;
+    size_t n = (size_t)frames * CROP * CROP, i;
+    int bad = nranks - 1;
+    hst_result r;
+    if (!(f = (float *)malloc(n * sizeof(float)))) return 0;
+    for (i = 0; i < n; i++) f[i] = (float)stack[i];
+    if (me == bad) f[(size_t)7 * CROP * CROP + 5 * CROP + 9] = INFINITY;
+    alloc_images(out, 1);
+    desc_init(&d, be, 0, 1);
+    d.modes = HST_ESRRF_AVG;
+    d.mpi_comm = &comm;
+    rank_failed_logged = 0;
+    r = hst_esrrf_run(&d, f, HST_ESRRF_F32, frames, CROP, CROP, out, NULL);
+    free_images(out);
+    free(f);
+    return agreed(r, HST_ERROR_NON_FINITE, bad);
+}
+
+static int cancel_at_half(uint64_t done, uint64_t total, void *user)
+{
+    (void)user;
+    return total && 2 * done >= total;
+}
+
+static int rank0_cancels(hst_backend **be, const unsigned char *stack, uint64_t frames)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES];
+    hst_result r;
+    alloc_images(out, 1);
+    desc_init(&d, be, 0, 1);
+    d.modes = HST_ESRRF_AVG;
+    d.block_frames = 8;
+    d.progress = cancel_at_half;
+    d.mpi_comm = &comm;
+    rank_failed_logged = 0;
+    r = hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, out, NULL);
+    free_images(out);
+    return agreed(r, HST_ERROR_CANCELLED, 0);
+}
+
+int main(int argc, char **argv)
+{
+    hst_backend *be = NULL;
+    hst_backend_desc bd;
+    unsigned char *stack;
+    uint64_t frames = 0;
+    int ok;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    memset(&bd, 0, sizeof bd);
+    bd.logger = logger;
+    stack = crop_stack(&frames);
+    ok = stack && hst_backend_create(&bd, &be) == HST_SUCCESS;
+    tap("the shipped stack read and a backend made", ok);
+    if (!ok) {
+        if (me == 0) printf("1..%d\n", ntest);
+        MPI_Finalize();
+        return 1;
+    }
+    tap("AVG, VAR, TAC2, one time point: the bits of one process", same_bits(&be, stack, frames, 0, 1));
+    tap("several time points, 2 trailing frames dropped: the bits of one process",
+        same_bits(&be, stack, frames, 16, 1));
+    tap("no macro-pixel correction: the bits of one process", same_bits(&be, stack, frames, 25, 0));
+    tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
+        one_rank_bad_argument(&be, stack, frames));
+    tap("an Inf in the last rank's stack: every rank NON_FINITE, the others name it",
+        one_rank_non_finite(&be, stack, frames));
+    tap("rank 0's progress cancels: every rank CANCELLED", rank0_cancels(&be, stack, frames));
+    if (me == 0) printf("1..%d\n", ntest);
+    hst_backend_destroy(be);
+    free(stack);
+    MPI_Finalize();
+    return nfail != 0;
+}
