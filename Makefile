@@ -30,7 +30,7 @@ BUILD := build
 # The headers of the library, in dependency order; the ones that exist so far.
 HEADERS_ALL := backend.h kernels.h stream.h halo.h esrrf.h
 HEADERS     := $(wildcard $(HEADERS_ALL))
-TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h)
+TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
 NOOCL_LDLIBS := -lcmocka -lm -lpthread
@@ -54,7 +54,9 @@ MPICC ?= mpicc
 uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
 with_local = $(1) $(wildcard $(addprefix $(dir $(1)),$(shell sed -n 's/^.*include[[:space:]]*"\([^"]*\)".*/\1/p' $(1) 2>/dev/null)))
 extra_libs = $(if $(call uses,$(call with_local,$(1)),tiffio\.h),-ltiff) $(if $(call uses,$(call with_local,$(1)),png\.h),-lpng)
-cc_for = $(if $(call uses,$(1),mpi\.h),$(MPICC),$(CC))
+# (a source that defines HST_STREAM_MPI, HST_ESRRF_MPI or HST_HALO_MPI includes mpi.h through them)
+uses_mpi = $(shell grep -lE 'include[[:space:]]*[<"]mpi\.h[>"]|^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_[A-Z]+_MPI' $(1) 2>/dev/null)
+cc_for = $(if $(call uses_mpi,$(1)),$(MPICC),$(CC))
 # Sources that define HST_FFT (backend.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
 # names a directory holding vkFFT.h (elsewhere than the default include path), see it there.
 VKFFT_INCLUDE ?=
@@ -66,7 +68,7 @@ fft_libs = $(if $(call uses_fft,$(1)),$(FFT_LDLIBS))
 # libtiff's and libpng's headers, so are the examples that need them.
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 HAVE_TIFF_PNG := $(shell printf '\043include <tiffio.h>\n\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
-EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses,$(EX_SRCS),mpi\.h))
+EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses_mpi,$(EX_SRCS)))
 EX_IMG_SRCS := $(strip $(foreach s,$(EX_SRCS),$(if $(strip $(call extra_libs,$(s))),$(s))))
 EX_SKIPPED_MPI := $(if $(HAVE_MPICC),,$(EX_MPI_SRCS))
 EX_SKIPPED_IMG := $(if $(HAVE_TIFF_PNG),,$(EX_IMG_SRCS))

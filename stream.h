@@ -1,5 +1,6 @@
 /* stream.h — halostream's out-of-core engine: streams slice-major arrays larger than device memory
-   through a chain of kernels in blocks of slices, with uploads, compute and downloads overlapped.
+   through a chain of kernels in blocks of slices, with uploads, compute and downloads overlapped,
+   on one or several devices of one process, or over the ranks of an MPI communicator.
    Single-file, header-only, C99 (and C++). Replaces PyQMRI's Stream and fixes its defects.
 
    Do this:
@@ -24,12 +25,21 @@
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
      HST_STREAM_IMPLEMENTATION          the implementation TU: compile stream.h's body only
+     HST_STREAM_MPI                     the implementation TU: streams over MPI ranks
+                                        (desc.mpi_comm; includes mpi.h, link MPI). The
+                                        declarations do not depend on it (mpi_comm is a pointer);
+                                        without it a non-NULL mpi_comm is refused
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
 
    What it does NOT do: it does not split a slice (a slice of every array must fit a block); it
    does not reorder stages; it does not run two streams' blocks interleaved (one run at a time per
    stream); a stream is used by one thread at a time (two threads may run two streams made on
-   their own backends).
+   their own backends). Over MPI ranks it moves no slices between ranks (each rank reads the
+   halo slices of its range from its own caller memory: the caller loads them there), it does
+   not change a stream's split across ranks after create (a new stream splits by newer
+   timings), it does not combine GLOBAL arrays given as caller buffers (nor does it across
+   devices), and it cannot notice a rank that never calls (every rank must call create, run and
+   destroy, with the same communicator).
 
    Several devices: each gets one contiguous range of slices, in proportion to its speed. The
    speeds come from backend.h's choice registry (that of backends[0]): the stream registers a
@@ -38,6 +48,39 @@
    slice; every successful run records each device's seconds per slice, and each split uses the
    registry's estimate (lower median of recent runs, kept in its timings file across processes).
    See hst_stream_desc.weights and hst_stream_choice_op.
+
+   Several ranks (HST_STREAM_MPI and desc.mpi_comm): hst_stream_create, hst_stream_run and
+   hst_stream_destroy become collective over the communicator (the stream works on a private
+   duplicate of it, so its messages never meet the caller's). At create the N slices are split
+   across the ranks in contiguous ranges in rank order, in proportion to each rank's measured
+   speed when every rank has one (the sum over its devices of 1 / seconds per slice in the
+   split operation's timings of earlier runs of this chain on these devices: see
+   hst_stream_choice_op), else equally; every rank gets at least one slice when N >= ranks, and
+   a rank without slices takes part in the collectives and does nothing else. The split is
+   fixed for the stream's life. Each rank streams its range on its own backends exactly as one
+   process does (several devices split the rank's range as above) and holds in memory only its
+   range plus the chain's halo slices on either side: hst_stream_rank_range gives both, and
+   every sliced array's caller memory on a rank starts at global slice load_begin (leave it
+   NULL at create, then give it with hst_stream_set_array(s)). The results are the same bits
+   as one process:
+     outputs       each slice is computed from the same slices with the same global indices;
+     accumulators  every rank's per-slice values are gathered on every rank (MPI_Allgatherv)
+                   and summed in slice order there, as one process sums them;
+     GLOBAL arrays rank 0 starts from the caller's contents (on its device 0), every other rank
+                   and device from zeros; the copies are added element-wise in dtype, device by
+                   device in rank order (a pipeline rank 0 -> 1 -> ... -> last, then a
+                   broadcast from the last: never MPI_Allreduce, whose order is unspecified),
+                   and every rank's caller array gets the total. That is the sum one process
+                   makes with the same devices in that order; where every update is exact
+                   (integer-valued data) it equals any one process's. On the host device a
+                   rank's backends update one copy one after the other (as in one process), so
+                   there a rank adds one copy: its own slices' updates from zeros (rank 0: from
+                   the caller's contents). A rank without slices adds nothing.
+   A failure on any rank (a bad argument, out of memory, a host twin's error, a cancel) ends
+   create or run on every rank with the same code, the first failing rank's: the ranks compare
+   outcomes with one MPI_Allreduce at the end of each phase, all of them reaching the same
+   collectives, and the other ranks log HST_LOG_RANK_FAILED naming it. Reports and progress
+   are per rank (see hst_stream_report and hst_stream_progress_fn).
 
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment); a stream counts as an object of every backend it was made with.
@@ -207,7 +250,9 @@ typedef struct hst_stream_acc {
     int a, b;                 /* array indices (b only for DIFF2) */
 } hst_stream_acc;
 
-/* Progress: called on the host after each completed block; return nonzero to cancel. */
+/* Progress: called on the host after each completed block; return nonzero to cancel. Over MPI
+   ranks each rank's callback sees its own slices: slices_total is the number it owns, and a
+   cancel on one rank ends the run on every rank (HST_ERROR_CANCELLED). */
 typedef int (*hst_stream_progress_fn)(uint64_t slices_done, uint64_t slices_total, void *user);
 
 typedef struct hst_stream_desc {
@@ -237,6 +282,15 @@ typedef struct hst_stream_desc {
     int reverse;                    /* walk the blocks from the last slice to the first */
     hst_stream_progress_fn progress;
     void *progress_user;
+    const void *mpi_comm;           /* NULL: one process. Else the address of the caller's
+                                       MPI_Comm (the same communicator on every rank): create,
+                                       run and destroy are collective over it (see "Several
+                                       ranks" above). The description must agree on every rank
+                                       in num_slices, the arrays' kinds and sizes, the stages'
+                                       halos and bindings, the accumulators and reverse; the
+                                       backends, weights, budget, block and ring are each
+                                       rank's own. Needs HST_STREAM_MPI in the implementation
+                                       TU (else HST_ERROR_NOT_BUILT_IN) */
 } hst_stream_desc;
 
 typedef struct hst_stream hst_stream;
@@ -252,8 +306,15 @@ typedef struct hst_stream_report {
     uint64_t range_end[HST_STREAM_MAX_BACKENDS];
     double seconds;                         /* wall time of the run */
     double device_seconds[HST_STREAM_MAX_BACKENDS]; /* per device: first enqueue to last event */
-    double acc[HST_STREAM_MAX_ACCUMULATORS];/* accumulator totals */
+    double acc[HST_STREAM_MAX_ACCUMULATORS];/* accumulator totals (over all N slices, every rank) */
+    uint64_t rank_begin, rank_end;          /* the slices this rank owns (one process: 0, N) */
+    uint64_t slices_done_all;               /* slices_done summed over the ranks (one process:
+                                               slices_done); N after a successful run */
 } hst_stream_report;
+/* Over MPI ranks every field but acc and slices_done_all is this rank's own: blocks,
+   slices_done, seconds and the per-device fields describe its devices, whose ranges lie in
+   [rank_begin, rank_end) (global slice indices); acc and slices_done_all are the same on every
+   rank. */
 
 /* Validates the description, builds the stages' programs on every device, chooses the block size
    and allocates each device's ring (pinned staging + device buffers). Errors:
@@ -267,7 +328,14 @@ typedef struct hst_stream_report {
    devices it also registers (or finds) the split's operation in backends[0]'s choice registry,
    which reads the timings file on first use (see hst_stream_choice_op; hst_choice_configure
    must come before). Thread safety: per backend, on every backend of desc (also
-   hst_stream_destroy). */
+   hst_stream_destroy).
+   With desc.mpi_comm: collective over the communicator (desc must not be NULL on any rank: its
+   mpi_comm names the communicator); every rank returns the same code, the first failing rank's
+   (the other ranks log HST_LOG_RANK_FAILED naming it), and also HST_ERROR_SHAPE when the ranks' descriptions
+   disagree (see mpi_comm), HST_ERROR_OVERFLOW when N or a GLOBAL array's element count exceeds
+   INT_MAX (MPI counts). Without HST_STREAM_MPI a non-NULL mpi_comm gives
+   HST_ERROR_NOT_BUILT_IN (logged as HST_LOG_NOT_BUILT_IN) on every rank, with no collective.
+   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator). */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
@@ -276,10 +344,19 @@ HST_API void hst_stream_destroy(hst_stream *s);
    at owned slices, after they were read). Errors: HST_ERROR_CANCELLED (the progress callback
    asked; report->done_* say which output slices are complete), errors of the host twins,
    OpenCL codes. Thread safety: per backend, on every backend of the stream (the host twins and
-   the progress callback run on the calling thread). */
+   the progress callback run on the calling thread).
+   Over MPI ranks: collective; each rank streams its own slices, then the accumulators and
+   GLOBAL arrays are combined across the ranks (top comment). Every rank returns the same code,
+   the first failing rank's (the others log HST_LOG_RANK_FAILED naming it); HST_ERROR_INVALID_ARGUMENT
+   also when a rank with slices has not been given the memory of a sliced array. After a
+   failed run (a cancel included) the GLOBAL arrays are not combined: each caller array holds
+   what that rank left there (unspecified). */
 HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
 
 /* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
+   Over MPI ranks the memory holds this rank's loaded slices only (hst_stream_rank_range), from
+   global slice load_begin; an array left NULL at create takes pageable or pinned memory here
+   (its ring keeps the staging of pageable memory either way). Not collective.
    Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
    create refuses), HST_ERROR_SHAPE (a pinned buffer too small).
    Thread safety: per object (the stream). */
@@ -300,10 +377,23 @@ HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
    devices finds its timings again; slice sizes and N are not in the name. Implementations "d0",
    "d1", ...: one per device, timed in seconds per slice. Signature: one integer, the bytes of one
    slice summed over the sliced arrays (TEMP included, GLOBAL not), bucketed by the registry.
-   NULL for one device, or when the operation could not be registered or found (logged as
-   HST_LOG_CHOICE_FAILED; the split then follows desc.weights, else equal shares). The op lives
-   until backends[0] is destroyed. Thread safety: while alive. */
+   NULL for one device in one process, or when the operation could not be registered or found
+   (logged as HST_LOG_CHOICE_FAILED; the split then follows desc.weights, else equal shares).
+   Over MPI ranks it exists for one device too: its timings give the rank's speed for the
+   splits across ranks of later streams of this chain. The op lives until backends[0] is
+   destroyed. Thread safety: while alive. */
 HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for one device */
+
+/* This rank's slices: it owns [*own_begin, *own_end) (the outputs it writes and the
+   accumulator values it computes) and its caller memory holds [*load_begin, *load_end): the
+   owned slices plus the chain's halo on either side, clipped to [0, N). Every sliced array's
+   memory on this rank is load_end - load_begin slices, its first being global slice
+   load_begin (outputs are written at the owned slices only). In one process: 0, N, 0, N. A
+   rank without slices gets empty ranges (begin == end) and needs no memory. Fixed for the
+   stream's life. Any pointer may be NULL. Not collective. Errors: HST_ERROR_INVALID_ARGUMENT
+   (s NULL). Thread safety: while alive. */
+HST_API hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
+                                         uint64_t *load_begin, uint64_t *load_end);
 
 /* Replaces the pinned arrays of n arrays at once (idx[k] gets arrays[k]), as
    hst_stream_set_arrays does: the arrays must have been made pinned (a pinned buffer or a
@@ -393,6 +483,7 @@ HST_API hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t f
 #if defined(HST_STREAM_IMPLEMENTATION) && !defined(HST__STREAM_IMPLEMENTED)
 #define HST__STREAM_IMPLEMENTED
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -400,6 +491,9 @@ HST_API hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t f
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef HST_STREAM_MPI
+#  include <mpi.h>
+#endif
 
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__SDEF HST_API __attribute__((unused))
@@ -444,6 +538,15 @@ static uint64_t hst__reach(uint64_t a, uint64_t h, uint64_t N) {
     uint64_t cap = N ? N - 1 : 0;
     return a >= cap || h >= cap - a ? cap : a + h;
 }
+
+#if !defined(HST_NO_OPENCL) || defined(HST_STREAM_MPI)   /* what sums several GLOBAL copies */
+/* Adds n elements of src into dst (f32 or f64): how GLOBAL copies are summed. */
+static void hst__add_into(hst_dtype dt, void *dst, const void *src, size_t n) {
+    size_t k;
+    if (dt == HST_F32) for (k = 0; k < n; k++) ((float *)dst)[k] += ((const float *)src)[k];
+    else for (k = 0; k < n; k++) ((double *)dst)[k] += ((const double *)src)[k];
+}
+#endif
 
 static void *hst__scalloc(const hst_backend *be, size_t bytes) {
     void *p = hst_backend_alloc(be, bytes);
@@ -501,26 +604,55 @@ struct hst_stream {
     unsigned char *scratch[HST_STREAM_MAX_ARRAYS];  /* host device: TEMP and extended outputs */
     double *acc_slices;                         /* N per-slice values per accumulator */
     uint64_t done;
+    /* the ranks (one process: rank 0 of 1, owning and loading all N slices) */
+    uint64_t own0, own1;                        /* the slices this rank owns */
+    uint64_t load0, load1;                      /* the slices its caller memory holds, from
+                                                   index 0: owned plus the halo, clipped */
+    uint64_t done_all;                          /* done summed over the ranks */
+    int rank, nranks;
+    int mpi;                                    /* desc.mpi_comm was given */
+    unsigned char deferred[HST_STREAM_MAX_ARRAYS];  /* no memory at create (mpi_comm): staged
+                                                       like pageable memory, any kind later */
+#ifdef HST_STREAM_MPI
+    MPI_Comm comm;                              /* a private duplicate of the caller's */
+    uint64_t *bounds;                           /* nranks + 1: rank r owns [bounds[r], [r + 1]) */
+    uint64_t *peers;                            /* 2 per rank: its N and description hash */
+    double *speeds;                             /* per rank: slices per second, 0: unknown */
+    int *counts, *displs;                       /* the ranges as MPI_Allgatherv's lists */
+#endif
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
+/* The log item of a refusal's code. */
+static hst_log_item hst__item_of(hst_result code) {
+    switch (code) {
+    case HST_ERROR_OVERFLOW: return HST_LOG_SIZE_OVERFLOW;
+    case HST_ERROR_OUT_OF_DEVICE_MEMORY: return HST_LOG_OUT_OF_DEVICE_MEMORY;
+    case HST_ERROR_SHAPE: return HST_LOG_SHAPE_MISMATCH;
+    case HST_ERROR_NOT_BUILT_IN: return HST_LOG_NOT_BUILT_IN;
+    default: return HST_LOG_BAD_ARGUMENT;
+    }
+}
+
 static hst_result hst__vbad(const hst_backend *be, hst_result code, const char *fmt, va_list ap) {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    hst_backend_log(be, HST_LOG_ERROR, code == HST_ERROR_OVERFLOW ? HST_LOG_SIZE_OVERFLOW
-                               : code == HST_ERROR_OUT_OF_DEVICE_MEMORY ? HST_LOG_OUT_OF_DEVICE_MEMORY
-                               : code == HST_ERROR_SHAPE ? HST_LOG_SHAPE_MISMATCH : HST_LOG_BAD_ARGUMENT,
-             "hst_stream: %s", msg);
+    hst_backend_log(be, HST_LOG_ERROR, hst__item_of(code), "hst_stream: %s", msg);
     return code;
 }
 
-/* Logs through the first backend's logger (the stream's devices share the caller's setup). */
+/* The backend whose logger speaks for a description (the stream's devices share the caller's
+   setup): its first, or NULL (the default logger) when it has none. */
+static const hst_backend *hst__desc_be(const hst_stream_desc *d) {
+    return d && d->backends && d->num_backends ? d->backends[0] : NULL;
+}
+
 HST__SPRINTF(3, 4)
 static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
     va_list ap;
     hst_result r;
     va_start(ap, fmt);
-    r = hst__vbad(d && d->backends && d->num_backends ? d->backends[0] : NULL, code, fmt, ap);
+    r = hst__vbad(hst__desc_be(d), code, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -712,20 +844,23 @@ static hst_result hst__check_global_buffers(const hst_stream_desc *d, unsigned i
     return HST_SUCCESS;
 }
 
-/* Pinned memory for array i (either may be NULL): N slices, host memory the host device can
-   address as one array. */
-static hst_result hst__check_pinned(const hst_stream_desc *d, unsigned i, size_t slice_bytes,
-                                    const hst_buffer *pinned, const hst_stream_pinned *pa) {
-    size_t total = slice_bytes * (size_t)d->num_slices;   /* checked by the caller */
+/* Pinned memory for array i of the stream (either may be NULL): the slices this rank holds (all
+   N in one process), host memory the host device can address as one array. */
+static hst_result hst__check_pinned(const hst_stream *s, unsigned i, const hst_buffer *pinned,
+                                    const hst_stream_pinned *pa) {
+    const hst_stream_desc *d = &s->desc;
+    size_t slice_bytes = s->arrays[i].slice_bytes;
+    uint64_t slices = s->load1 - s->load0;
+    size_t total = slice_bytes * (size_t)slices;   /* N slices were checked at create */
     if (pinned && hst_buffer_bytes(pinned) < total)
         return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
                          i, hst_buffer_bytes(pinned), total);
     if (pinned && !hst_buffer_host_ptr(pinned))
         return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
-    if (pa && (pa->slice_bytes != slice_bytes || pa->num_slices < d->num_slices))
+    if (pa && (pa->slice_bytes != slice_bytes || pa->num_slices < slices))
         return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
                          "%llu slices of %zu needed", i, (unsigned long long)pa->num_slices, pa->slice_bytes,
-                         (unsigned long long)d->num_slices, slice_bytes);
+                         (unsigned long long)slices, slice_bytes);
     if (pa && hst_backend_is_host(d->backends[0]) && !hst_stream_pinned_host(pa))
         return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned_array lies in %zu chunks apart: the "
                          "host device needs one pointer (make the array on a host backend)", i, pa->chunks);
@@ -758,9 +893,11 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
                              i, (unsigned long long)d->num_slices, a->slice_bytes);
         if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned || a->pinned_array))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
-        if (a->kind != HST_STREAM_TEMP && (!a->host + !a->pinned + !a->pinned_array) != 2)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and pinned_array", i);
-        if ((r = hst__check_pinned(d, i, a->slice_bytes, a->pinned, a->pinned_array)) != HST_SUCCESS) return r;
+        /* with ranks the memory may come after create, once the rank knows its range */
+        if (a->kind != HST_STREAM_TEMP && (!a->host + !a->pinned + !a->pinned_array) != 2 &&
+            !(d->mpi_comm && !a->host && !a->pinned && !a->pinned_array))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and "
+                             "pinned_array%s", i, d->mpi_comm ? " (or none, given later by hst_stream_set_array)" : "");
     }
     return HST_SUCCESS;
 }
@@ -845,17 +982,40 @@ static unsigned char *hst__sarray_host(const hst_stream_array *a) {
 }
 
 static int hst__is_pinned(const hst_stream_array *a) { return a->pinned || a->pinned_array; }
+static int hst__has_memory(const hst_stream_array *a) { return a->host || hst__is_pinned(a); }
+static int hst__sliced(const hst_stream_array *a) {   /* with caller memory of slices */
+    return a->kind != HST_STREAM_TEMP && a->kind != HST_STREAM_GLOBAL;
+}
 
-/* Slice z of array a's host memory, and how many slices lie contiguously from it. */
+/* The caller memory of every sliced array against the slices this rank holds; arrays without
+   memory yet (mpi_comm) are checked when it comes (hst_stream_set_array(s)). */
+static hst_result hst__check_local_memory(const hst_stream *s) {
+    unsigned i;
+    hst_result r;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (hst__sliced(&s->arrays[i]) &&
+            (r = hst__check_pinned(s, i, s->arrays[i].pinned, s->arrays[i].pinned_array)) != HST_SUCCESS) return r;
+    return HST_SUCCESS;
+}
+
+/* Slice z of array a's caller memory (z counted from its first slice: global slice load0), and
+   how many slices lie contiguously from it. */
 static unsigned char *hst__slice_run(const hst_stream_array *a, uint64_t z, uint64_t *run) {
     if (a->pinned_array) return (unsigned char *)hst_stream_pinned_slice(a->pinned_array, z, run);
     *run = UINT64_MAX;
     return hst__sarray_host(a) + (size_t)z * a->slice_bytes;
 }
 
-/* Whether the host memory of a and b (N slices each) overlaps, chunk by chunk. */
+/* Global slice z of array a's caller memory, which holds this rank's slices from load0 on. */
+static unsigned char *hst__host_slice(const hst_stream *s, const hst_stream_array *a, uint64_t z) {
+    return hst__sarray_host(a) + (size_t)(z - s->load0) * a->slice_bytes;
+}
+
+/* Whether the host memory of a and b (N slices each) overlaps, chunk by chunk; memory not yet
+   given overlaps nothing. */
 static int hst__overlap(const hst_stream_array *a, const hst_stream_array *b, uint64_t N) {
     uint64_t za, zb, ra = 0, rb = 0;
+    if (!hst__has_memory(a) || !hst__has_memory(b)) return 0;
     for (za = 0; za < N; za += ra) {
         const unsigned char *p = hst__slice_run(a, za, &ra);
         if (ra > N - za) ra = N - za;
@@ -870,8 +1030,10 @@ static int hst__overlap(const hst_stream_array *a, const hst_stream_array *b, ui
 
 /* An array written to the caller's memory must not be read there beyond the owned slices of
    the block writing it: a later block would read slices an earlier block already replaced. */
-static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream_array *arrays,
-                                      const uint64_t *ext_lo, const uint64_t *ext_hi) {
+static hst_result hst__check_aliasing(const hst_stream *str) {
+    const hst_stream_desc *d = &str->desc;
+    const hst_stream_array *arrays = str->arrays;
+    const uint64_t *ext_lo = str->ext_lo, *ext_hi = str->ext_hi;
     unsigned s, w, k;
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
@@ -897,7 +1059,7 @@ static hst_result hst__check_aliasing(const hst_stream_desc *d, const hst_stream
             for (w = 0; w < d->num_arrays; w++) {
                 const hst_stream_array *wa = &arrays[w];
                 if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT)) continue;
-                if (hst__overlap(wa, ra, N))
+                if (hst__overlap(wa, ra, str->load1 - str->load0))
                     return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
                                      "which stages[%u] reads with a halo: refused, the streamed result would "
                                      "differ from the whole-array one", w, a, s);
@@ -1128,15 +1290,16 @@ static hst_result hst__choose_block(hst_stream *s) {
             return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most %llu",
                              (unsigned long long)s->desc.block_slices, (unsigned long long)b);
         b = s->desc.block_slices;
-    } else if (!s->host) {   /* the rule, per device over its share of the slices */
-        uint64_t n = s->desc.num_slices / s->desc.num_backends + (s->desc.num_slices % s->desc.num_backends != 0);
+    } else if (!s->host) {   /* the rule, per device over its share of the rank's slices */
+        uint64_t own = s->own1 - s->own0;
+        uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
         for (d = 0; d < s->desc.num_backends; d++) {
             double t0, bw;
             hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
             if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
         }
     }
-    s->block = b < s->desc.num_slices ? b : s->desc.num_slices;
+    s->block = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
     return HST_SUCCESS;
 }
 
@@ -1197,9 +1360,19 @@ static void hst__split_impl_name(unsigned d, char *buf, size_t cap) {
     snprintf(buf, cap, "d%u", d);
 }
 
+/* The devices' identities ("name | driver version") and the op's name for this chain. */
+static void hst__split_name(const hst_stream *s, char (*ids)[512], char *op_name, size_t cap) {
+    unsigned d;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        const hst_device_info *info = hst_backend_device(s->backends[d]);
+        snprintf(ids[d], sizeof ids[d], "%s | %s", info->name, info->driver_version);
+    }
+    snprintf(op_name, cap, "stream_split_%016llx", (unsigned long long)hst__split_hash(s, ids));
+}
+
 /* Finds the chain's op (registered by an earlier stream in this process) or registers it;
    without one (no memory, or a name taken by an op of another shape) the split falls back to
-   desc.weights or equal shares, logged. */
+   desc.weights or equal shares, logged. One device needs it only for the split across ranks. */
 static void hst__split_register(hst_stream *s) {
     hst_choice_impl impls[HST_STREAM_MAX_BACKENDS];
     char ids[HST_STREAM_MAX_BACKENDS][512], names[HST_STREAM_MAX_BACKENDS][16], op_name[48];
@@ -1208,18 +1381,15 @@ static void hst__split_register(hst_stream *s) {
     hst_choice_op *op;
     size_t count = 0;
     const char *why = NULL;
-    if (n < 2) return;
+    if (n < 2 && !s->mpi) return;
     memset(impls, 0, sizeof impls);
+    hst__split_name(s, ids, op_name, sizeof op_name);
     for (d = 0; d < n; d++) {
-        const hst_device_info *info = hst_backend_device(s->backends[d]);
-        snprintf(ids[d], sizeof ids[d], "%s | %s", info->name, info->driver_version);
         hst__split_impl_name(d, names[d], sizeof names[d]);
         impls[d].name = names[d];
         impls[d].device_id = ids[d];   /* backend stays NULL: the op never touches backends[d],
                                           which the caller may destroy before backends[0] */
     }
-    snprintf(op_name, sizeof op_name, "stream_split_%016llx",
-             (unsigned long long)hst__split_hash(s, ids));
     if ((op = hst_choice_find(be, op_name)) != NULL) {
         if (hst_choice_stats(op, NULL, 0, NULL, 0, &count) != HST_SUCCESS || count != n)
             why = "an operation of that name has another number of implementations";
@@ -1240,14 +1410,14 @@ static void hst__split_register(hst_stream *s) {
     s->split_sig = (int64_t)hst__slice_sum(s);
 }
 
-/* Weights from the registry (1 / seconds per slice) when every device has an estimate of one
-   kind (timings at another slice size would skew the ratio against ones at this size). */
-static int hst__split_registry_weights(const hst_stream *s, double *w) {
+/* Weights from the registry's op (1 / seconds per slice) when every device has an estimate of
+   one kind (timings at another slice size would skew the ratio against ones at this size). */
+static int hst__split_registry_weights(const hst_stream *s, const hst_choice_op *op, double *w) {
     hst_choice_stat st[HST_STREAM_MAX_BACKENDS];
     unsigned d, n = s->desc.num_backends;
+    int64_t sig = (int64_t)hst__slice_sum(s);   /* split_sig, known before registration */
     size_t count = 0;
-    if (!s->split_op || hst_choice_stats(s->split_op, &s->split_sig, 1, st, n, &count) !=
-        HST_SUCCESS || count != n) return 0;
+    if (!op || hst_choice_stats(op, &sig, 1, st, n, &count) != HST_SUCCESS || count != n) return 0;
     for (d = 0; d < n; d++) {
         if (st[d].source == HST_CHOICE_NONE || st[d].source != st[0].source ||
             !(st[d].seconds > 0.0))
@@ -1271,15 +1441,13 @@ static void hst__split_keep_one(uint64_t *len, unsigned n, uint64_t N) {
     }
 }
 
-/* Contiguous ranges in device order, in proportion to the weights: the desc's for the first
-   run when it gave them, else the registry's, else the desc's or equal. */
-static void hst__split(hst_stream *s) {
-    double w[HST_STREAM_MAX_BACKENDS], total = 0.0, acc = 0.0;
-    uint64_t N = s->desc.num_slices, len[HST_STREAM_MAX_BACKENDS], start = 0;
-    unsigned d, n = s->desc.num_backends;
-    int first_by_desc = s->desc.weights && s->runs == 0;
-    if (first_by_desc || !hst__split_registry_weights(s, w))
-        for (d = 0; d < n; d++) w[d] = s->weights[d];
+/* Lengths of n contiguous ranges covering N slices in proportion to the weights w (> 0),
+   rounded at the cumulative boundaries, each at least one slice when N >= n: the split across
+   devices and the split across ranks. */
+static void hst__split_lengths(const double *w, unsigned n, uint64_t N, uint64_t *len) {
+    double total = 0.0, acc = 0.0;
+    uint64_t start = 0;
+    unsigned d;
     for (d = 0; d < n; d++) total += w[d];
     for (d = 0; d < n; d++) {
         uint64_t end;
@@ -1291,7 +1459,19 @@ static void hst__split(hst_stream *s) {
         start = end;
     }
     hst__split_keep_one(len, n, N);
-    for (start = 0, d = 0; d < n; d++) {
+}
+
+/* The rank's slices in contiguous ranges in device order, in proportion to the weights: the
+   desc's for the first run when it gave them, else the registry's, else the desc's or equal. */
+static void hst__split(hst_stream *s) {
+    double w[HST_STREAM_MAX_BACKENDS];
+    uint64_t len[HST_STREAM_MAX_BACKENDS], start = s->own0;
+    unsigned d, n = s->desc.num_backends;
+    int first_by_desc = s->desc.weights && s->runs == 0;
+    if (first_by_desc || !hst__split_registry_weights(s, s->split_op, w))
+        for (d = 0; d < n; d++) w[d] = s->weights[d];
+    hst__split_lengths(w, n, s->own1 - s->own0, len);
+    for (d = 0; d < n; d++) {
         s->devs[d].r0 = start;
         s->devs[d].r1 = start += len[d];
     }
@@ -1366,7 +1546,7 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
             if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
             if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
-            if (s->arrays[i].kind != HST_STREAM_TEMP && !hst__is_pinned(&s->arrays[i]) &&
+            if (s->arrays[i].kind != HST_STREAM_TEMP && !hst__is_pinned(&s->arrays[i]) &&   /* deferred too */
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
         }
     for (i = 0; i < s->desc.num_accumulators; i++)
@@ -1418,6 +1598,16 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
     for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
     for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_backend_free(be, s->scratch[i]);
     hst_backend_free(be, s->acc_slices);
+#ifdef HST_STREAM_MPI
+    if (s->mpi) {
+        MPI_Comm_free(&s->comm);
+        hst_backend_free(be, s->bounds);
+        hst_backend_free(be, s->peers);
+        hst_backend_free(be, s->speeds);
+        hst_backend_free(be, s->counts);
+        hst_backend_free(be, s->displs);
+    }
+#endif
     hst_backend_free(be, s);
 }
 
@@ -1439,6 +1629,8 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->desc = *d;
     memcpy(s->arrays, d->arrays, d->num_arrays * sizeof *d->arrays);
     memcpy(s->stages, d->stages, d->num_stages * sizeof *d->stages);
+    for (i = 0; i < d->num_arrays; i++)
+        s->deferred[i] = hst__sliced(&d->arrays[i]) && !hst__has_memory(&d->arrays[i]);
     for (i = 0; i < d->num_arrays; i++)
         if (d->arrays[i].buffers && d->arrays[i].kind == HST_STREAM_GLOBAL) {
             memcpy(s->gbufs[i], d->arrays[i].buffers, d->num_backends * sizeof(hst_buffer *));
@@ -1465,33 +1657,64 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
     s->host = hst_backend_is_host(d->backends[0]);
     s->acc_bytes = fp64 ? 8 : 4;
+    s->own1 = s->load1 = d->num_slices;   /* one process (the ranks' split narrows them) */
+    s->nranks = 1;
 }
 
-HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out) {
-    hst_stream *s;
+/* The first part of create, on this rank alone: the description checked and copied, the
+   chain's halos. *out: the stream, or NULL on failure. */
+static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out) {
     hst_result r;
-    unsigned d;
+    *out = NULL;
+    if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
+    if (!(*out = (hst_stream *)hst__scalloc(desc->backends[0], sizeof **out))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst__stream_copy_desc(*out, desc);
+    hst__stream_extents(*out);
+    return HST_SUCCESS;
+}
+
+/* The second part, once the rank's slices are known: its caller memory, the block size, the
+   accumulator slices and each device's ring (a rank without slices needs neither). */
+static hst_result hst__create_setup(hst_stream *s) {
     size_t acc_total;
+    unsigned d;
+    hst_result r;
+    int idle = s->own0 == s->own1;
+    if ((r = hst__check_local_memory(s)) != HST_SUCCESS || (r = hst__check_aliasing(s)) != HST_SUCCESS) return r;
+    if (!idle && (r = hst__choose_block(s)) != HST_SUCCESS) return r;
+    if (!hst__smul((size_t)s->desc.num_slices, sizeof(double) * (s->desc.num_accumulators + 1), &acc_total))
+        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "accumulator slices");
+    if (!(s->acc_slices = (double *)hst__scalloc(s->backends[0], acc_total))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (idle) return HST_SUCCESS;
+    if (s->host) return hst__stream_host_scratch(s);
+    for (d = 0; d < s->desc.num_backends; d++)
+        if ((r = hst__stream_device(s, &s->devs[d])) != HST_SUCCESS) return r;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **out);
+
+HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out) {
+    hst_stream *s = NULL;
+    hst_result r;
+    if (desc && desc->mpi_comm) return hst__create_ranks(desc, out);
     if (!out) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "desc is NULL");
-    if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
-    if (!(s = (hst_stream *)hst__scalloc(desc->backends[0], sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst__stream_copy_desc(s, desc);
-    hst__stream_extents(s);
-    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) == HST_SUCCESS &&
-        (r = hst__choose_block(s)) == HST_SUCCESS) {
-        if (!hst__smul((size_t)desc->num_slices, sizeof(double) * (desc->num_accumulators + 1), &acc_total))
-            r = hst__sbad(desc, HST_ERROR_OVERFLOW, "accumulator slices");
-        else if (!(s->acc_slices = (double *)hst__scalloc(desc->backends[0], acc_total)))
-            r = HST_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    if (r == HST_SUCCESS && s->host) r = hst__stream_host_scratch(s);
-    for (d = 0; r == HST_SUCCESS && !s->host && d < desc->num_backends; d++)
-        r = hst__stream_device(s, &s->devs[d]);
+    if ((r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__create_setup(s);
     if (r != HST_SUCCESS) { hst_stream_destroy(s); return r; }
     hst__split_register(s);   /* last: a stream that failed registers nothing */
     *out = s;
+    return HST_SUCCESS;
+}
+
+HST__SDEF hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
+                                           uint64_t *load_begin, uint64_t *load_end) {
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_rank_range: s is NULL");
+    if (own_begin) *own_begin = s->own0;
+    if (own_end) *own_end = s->own1;
+    if (load_begin) *load_begin = s->load0;
+    if (load_end) *load_end = s->load1;
     return HST_SUCCESS;
 }
 
@@ -1510,10 +1733,10 @@ static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *ho
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
     if ((!host + !pinned + !pa) != 2)
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
-    if (hst__is_pinned(&s->arrays[i]) != (pinned || pa))
+    if (!s->deferred[i] && hst__is_pinned(&s->arrays[i]) != (pinned || pa))
         return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
                          hst__is_pinned(&s->arrays[i]) ? "pinned" : "pageable");
-    return hst__check_pinned(&s->desc, i, s->arrays[i].slice_bytes, pinned, pa);
+    return hst__check_pinned(s, i, pinned, pa);
 }
 
 /* n replacements from up to three lists (NULL: none of that kind), all or nothing. */
@@ -1534,7 +1757,7 @@ static hst_result hst__set_arrays(hst_stream *s, unsigned n, const unsigned *idx
         s->arrays[idx[k]].pinned = pinned ? pinned[k] : NULL;
         s->arrays[idx[k]].pinned_array = pa ? pa[k] : NULL;
     }
-    if ((r = hst__check_aliasing(&s->desc, s->arrays, s->ext_lo, s->ext_hi)) != HST_SUCCESS)
+    if ((r = hst__check_aliasing(s)) != HST_SUCCESS)
         memcpy(s->arrays, saved, sizeof saved);
     return r;
 }
@@ -1598,7 +1821,7 @@ static int hst__block_done(hst_stream *s, hst__sdev *d, uint64_t b0, uint64_t b1
     if (!s->desc.reverse) { if (d->done0 == d->done1) d->done0 = b0; d->done1 = b1; }
     else { if (d->done0 == d->done1) d->done1 = b1; d->done0 = b0; }
     s->done += b1 - b0;
-    return s->desc.progress && s->desc.progress(s->done, s->desc.num_slices, s->desc.progress_user);
+    return s->desc.progress && s->desc.progress(s->done, s->own1 - s->own0, s->desc.progress_user);
 }
 
 /* >>host device ------------------------------------------------------------------------------ */
@@ -1628,7 +1851,7 @@ static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
     for (i = 0; i < s->desc.num_arrays; i++)
         ptr[i] = s->scratch[i] ? s->scratch[i]
                : s->arrays[i].kind == HST_STREAM_GLOBAL ? hst__sarray_host(&s->arrays[i])
-               : hst__sarray_host(&s->arrays[i]) + (size_t)base * s->arrays[i].slice_bytes;
+               : hst__host_slice(s, &s->arrays[i], base);
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
@@ -1638,7 +1861,7 @@ static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
     }
     for (i = 0; i < s->desc.num_arrays; i++)   /* owned slices of outputs computed in scratch */
         if (s->scratch[i] && s->arrays[i].kind == HST_STREAM_OUTPUT)
-            memcpy(hst__sarray_host(&s->arrays[i]) + (size_t)b0 * s->arrays[i].slice_bytes,
+            memcpy(hst__host_slice(s, &s->arrays[i], b0),
                    s->scratch[i] + (size_t)(b0 - base) * s->arrays[i].slice_bytes,
                    (size_t)(b1 - b0) * s->arrays[i].slice_bytes);
     (void)end;
@@ -1666,6 +1889,12 @@ static hst_result hst__host_run(hst_stream *s) {
 
 /* >>opencl device ---------------------------------------------------------------------------- */
 #ifndef HST_NO_OPENCL
+/* Whether array i goes through the slot's pinned staging: pageable caller memory (an array
+   given no memory at create has staging, and may get pinned memory later: that goes direct). */
+static int hst__staged(const hst__slot *slot, const hst_stream_array *a, unsigned i) {
+    return slot->staging[i] && !hst__is_pinned(a);
+}
+
 /* Replaces *keep with e (both may be NULL), releasing the older event. */
 static void hst__keep_event(hst_event *keep, hst_event e) {
     hst_event_release(*keep);
@@ -1701,9 +1930,10 @@ static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint
         size_t sb = a->slice_bytes, bytes = (size_t)(end - base) * sb;
         hst_event e = NULL;
         if (a->kind != HST_STREAM_INPUT && a->kind != HST_STREAM_INOUT) continue;
-        if (!slot->staging[i]) r = hst__copy_runs(d->up, slot->dev[i], 0, a, base, end, 1, NULL, ev);
+        if (!hst__staged(slot, a, i))
+            r = hst__copy_runs(d->up, slot->dev[i], 0, a, base - s->load0, end - s->load0, 1, NULL, ev);
         else {   /* pageable caller memory: through pinned staging */
-            memcpy(hst_buffer_host_ptr(slot->staging[i]), hst__sarray_host(a) + (size_t)base * sb, bytes);
+            memcpy(hst_buffer_host_ptr(slot->staging[i]), hst__host_slice(s, a, base), bytes);
             r = hst_write(d->up, slot->dev[i], 0, hst_buffer_host_ptr(slot->staging[i]), bytes, 0, 0, NULL, &e);
             if (r == HST_SUCCESS) hst__keep_event(ev, e);
         }
@@ -1798,7 +2028,8 @@ static hst_result hst__download(hst_stream *s, hst__sdev *d, hst__slot *slot, ui
         size_t sb = a->slice_bytes, off = (size_t)(b0 - base) * sb, bytes = (size_t)(b1 - b0) * sb;
         hst_event e = NULL;
         if (a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) continue;
-        if (!slot->staging[i]) r = hst__copy_runs(d->down, slot->dev[i], off, a, b0, b1, 0, computed, ev);
+        if (!hst__staged(slot, a, i))
+            r = hst__copy_runs(d->down, slot->dev[i], off, a, b0 - s->load0, b1 - s->load0, 0, computed, ev);
         else {
             r = hst_read(d->down, slot->dev[i], off, (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + off,
                          bytes, 0, computed ? 1 : 0, &computed, &e);
@@ -1841,8 +2072,8 @@ static hst_result hst__finish(hst_stream *s, hst__sdev *d, hst__slot *slot, int 
     for (i = 0; i < s->desc.num_arrays; i++) {
         const hst_stream_array *a = &s->arrays[i];
         size_t sb = a->slice_bytes;
-        if ((a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) || !slot->staging[i]) continue;
-        memcpy(hst__sarray_host(a) + (size_t)slot->b0 * sb,
+        if ((a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) || !hst__staged(slot, a, i)) continue;
+        memcpy(hst__host_slice(s, a, slot->b0),
                (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + (size_t)(slot->b0 - base) * sb,
                (size_t)(slot->b1 - slot->b0) * sb);
     }
@@ -1892,7 +2123,8 @@ static hst_result hst__cl_run(hst_stream *s) {
     return r;
 }
 
-/* GLOBAL arrays at the start of a run: the caller's contents on device 0, zeros elsewhere. */
+/* GLOBAL arrays at the start of a run: the caller's contents on device 0 (of rank 0), zeros
+   elsewhere. */
 static hst_result hst__globals_start(hst_stream *s) {
     unsigned d, i;
     hst_result r;
@@ -1902,7 +2134,7 @@ static hst_result hst__globals_start(hst_stream *s) {
             hst__sdev *dv = &s->devs[d];
             static const unsigned char zero[8] = {0};
             if (a->kind != HST_STREAM_GLOBAL || a->buffers) continue;
-            r = d == 0 ? hst_write(dv->up, dv->global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL)
+            r = d == 0 && s->rank == 0 ? hst_write(dv->up, dv->global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL)
                        : hst_fill(dv->up, dv->global[i], zero, hst_dtype_size(a->dtype), 0, a->global_bytes, 0, NULL, NULL);
             if (r == HST_SUCCESS) r = hst_queue_finish(dv->up);   /* before any block reads it */
             if (r != HST_SUCCESS) return r;
@@ -1910,30 +2142,34 @@ static hst_result hst__globals_start(hst_stream *s) {
     return HST_SUCCESS;
 }
 
-/* Adds n elements of src into dst (f32 or f64). */
-static void hst__add_into(hst_dtype dt, void *dst, const void *src, size_t n) {
-    size_t k;
-    if (dt == HST_F32) for (k = 0; k < n; k++) ((float *)dst)[k] += ((const float *)src)[k];
-    else for (k = 0; k < n; k++) ((double *)dst)[k] += ((const double *)src)[k];
+/* Adds every device's copy of GLOBAL array i into dst, in device order; first: dst starts as
+   device 0's copy (the start of the sum) instead. */
+static hst_result hst__globals_add(hst_stream *s, unsigned i, void *dst, int first) {
+    const hst_stream_array *a = &s->arrays[i];
+    void *tmp = NULL;
+    unsigned d;
+    hst_result r = HST_SUCCESS;
+    for (d = 0; d < s->desc.num_backends && r == HST_SUCCESS; d++) {
+        hst_queue *q = hst_backend_queue(s->devs[d].be);
+        if (d == 0 && first) {
+            r = hst_read(q, s->devs[0].global[i], 0, dst, a->global_bytes, 1, 0, NULL, NULL);
+            continue;
+        }
+        if (!tmp && !(tmp = hst_backend_alloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        r = hst_read(q, s->devs[d].global[i], 0, tmp, a->global_bytes, 1, 0, NULL, NULL);
+        if (r == HST_SUCCESS) hst__add_into(a->dtype, dst, tmp, a->global_bytes / hst_dtype_size(a->dtype));
+    }
+    hst_backend_free(s->backends[0], tmp);
+    return r;
 }
 
 /* GLOBAL arrays at the end: the caller gets the sum over devices, in device order. */
 static hst_result hst__globals_finish(hst_stream *s) {
-    unsigned d, i;
+    unsigned i;
     hst_result r = HST_SUCCESS;
-    for (i = 0; i < s->desc.num_arrays && r == HST_SUCCESS; i++) {
-        const hst_stream_array *a = &s->arrays[i];
-        void *tmp;
-        if (a->kind != HST_STREAM_GLOBAL || a->buffers) continue;
-        r = hst_read(hst_backend_queue(s->devs[0].be), s->devs[0].global[i], 0, a->host, a->global_bytes, 1, 0, NULL, NULL);
-        if (r != HST_SUCCESS || s->desc.num_backends == 1) continue;
-        if (!(tmp = hst_backend_alloc(s->backends[0], a->global_bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-        for (d = 1; d < s->desc.num_backends && r == HST_SUCCESS; d++) {
-            r = hst_read(hst_backend_queue(s->devs[d].be), s->devs[d].global[i], 0, tmp, a->global_bytes, 1, 0, NULL, NULL);
-            if (r == HST_SUCCESS) hst__add_into(a->dtype, a->host, tmp, a->global_bytes / hst_dtype_size(a->dtype));
-        }
-        hst_backend_free(s->backends[0], tmp);
-    }
+    for (i = 0; i < s->desc.num_arrays && r == HST_SUCCESS; i++)
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL && !s->arrays[i].buffers)
+            r = hst__globals_add(s, i, s->arrays[i].host, 1);
     return r;
 }
 
@@ -1957,13 +2193,283 @@ static hst_result hst__read_accs(hst_stream *s) {
 }
 #endif
 
+/* >>ranks ------------------------------------------------------------------------------------ */
+#ifdef HST_STREAM_MPI
+/* The outcome of a phase on every rank: success where every rank succeeded, else the first
+   failing rank's code (MPI_MINLOC over (rank, code) pairs: the lowest failing rank wins),
+   which the other ranks log as HST_LOG_RANK_FAILED naming it (the failing rank logged its own
+   reason where the library saw one). Every rank calls it at the same points, whatever happened
+   before, so none waits for a rank that gave up. */
+static hst_result hst__ranks_agree(MPI_Comm comm, const hst_backend *be, hst_result r, const char *what) {
+    struct { int rank, code; } in, out;
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    in.rank = r != HST_SUCCESS ? me : n;
+    in.code = r;
+    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, comm);
+    if (out.rank == n) return HST_SUCCESS;
+    if (out.rank != me)
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOG_RANK_FAILED, "hst_stream: rank %d of %d failed during %s (%s); "
+                        "rank %d returns it too", out.rank, n, what, hst_result_string(out.code), me);
+    return out.code;
+}
+
+/* The stream on the ranks of comm (the stream's own duplicate, freed with it): this rank, the
+   count, the lists of the split and of the combining, and the limits of MPI's int counts. */
+static hst_result hst__ranks_attach(hst_stream *s, MPI_Comm comm) {
+    const hst_backend *be = s->backends[0];
+    size_t n;
+    unsigned i;
+    s->comm = comm;
+    s->mpi = 1;
+    MPI_Comm_rank(comm, &s->rank);
+    MPI_Comm_size(comm, &s->nranks);
+    n = (size_t)s->nranks;
+    if (s->desc.num_slices > INT_MAX)
+        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "num_slices %llu: at most INT_MAX with mpi_comm (MPI's "
+                         "counts)", (unsigned long long)s->desc.num_slices);
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL && s->arrays[i].global_bytes / hst_dtype_size(s->arrays[i].dtype) > INT_MAX)
+            return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "arrays[%u]: a GLOBAL array of more than INT_MAX "
+                             "elements with mpi_comm (MPI's counts)", i);
+    s->bounds = (uint64_t *)hst_backend_alloc(be, (n + 1) * sizeof *s->bounds);
+    s->peers = (uint64_t *)hst_backend_alloc(be, 2 * n * sizeof *s->peers);
+    s->speeds = (double *)hst_backend_alloc(be, n * sizeof *s->speeds);
+    s->counts = (int *)hst_backend_alloc(be, n * sizeof *s->counts);
+    s->displs = (int *)hst_backend_alloc(be, n * sizeof *s->displs);
+    return s->bounds && s->peers && s->speeds && s->counts && s->displs ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* What every rank's description must share: what the collectives move (N, the accumulators,
+   the GLOBAL arrays) and what decides the slices a rank loads and computes (the arrays' kinds
+   and slice sizes, the stages' halos and bindings, the direction). */
+static uint64_t hst__ranks_hash(const hst_stream *s) {
+    uint64_t h = hst__fnv_u64(hst__fnv_u64(HST_HASH_SEED, s->desc.num_slices), (uint64_t)s->desc.reverse);
+    unsigned i, k;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        int global = a->kind == HST_STREAM_GLOBAL;
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->kind), global ? 0 : a->slice_bytes);
+        h = hst__fnv_u64(hst__fnv_u64(h, global ? a->global_bytes : 0), global ? (uint64_t)a->dtype : 0);
+        h = hst__fnv_u64(h, global && a->buffers);
+    }
+    for (i = 0; i < s->desc.num_stages; i++) {
+        const hst_stream_stage *g = &s->stages[i];
+        h = hst__fnv_u64(hst__fnv_u64(h, g->halo_lo), g->halo_hi);
+        h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
+        for (k = 0; k < g->num_inputs + g->num_outputs; k++)
+            h = hst__fnv_u64(h, (uint64_t)(k < g->num_inputs ? g->inputs[k] : g->outputs[k - g->num_inputs]));
+    }
+    for (i = 0; i < s->desc.num_accumulators; i++) {
+        const hst_stream_acc *a = &s->accs[i];
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->kind), (uint64_t)a->dtype);
+        h = hst__fnv_u64(hst__fnv_u64(h, (uint64_t)a->a), (uint64_t)(a->kind == HST_STREAM_DIFF2 ? a->b : -1));
+    }
+    return h;
+}
+
+/* This rank's speed for the split across ranks (slices per second): the sum over its devices
+   of 1 / seconds per slice in the split op of earlier streams of this chain on these devices
+   (found, not registered); 0 when there is none (or a device has no timing). */
+static double hst__rank_speed(const hst_stream *s) {
+    char ids[HST_STREAM_MAX_BACKENDS][512], op_name[48];
+    double w[HST_STREAM_MAX_BACKENDS], sum = 0.0;
+    unsigned d;
+    hst__split_name(s, ids, op_name, sizeof op_name);
+    if (!hst__split_registry_weights(s, hst_choice_find(s->backends[0], op_name), w)) return 0.0;
+    for (d = 0; d < s->desc.num_backends; d++) sum += w[d];
+    return sum;
+}
+
+/* The split across ranks (collective): every rank's N, description hash and speed gathered,
+   the descriptions compared, then contiguous ranges in rank order in proportion to the speeds
+   (equal unless every rank has one). Every rank computes the same from the same gathered
+   values, so the outcome needs no agreement. */
+static hst_result hst__ranks_split(hst_stream *s) {
+    uint64_t mine[2], N = s->desc.num_slices;
+    double speed = hst__rank_speed(s);
+    unsigned k, n = (unsigned)s->nranks;
+    int known = 1;
+    mine[0] = N;
+    mine[1] = hst__ranks_hash(s);
+    MPI_Allgather(mine, 2, MPI_UINT64_T, s->peers, 2, MPI_UINT64_T, s->comm);
+    MPI_Allgather(&speed, 1, MPI_DOUBLE, s->speeds, 1, MPI_DOUBLE, s->comm);
+    for (k = 1; k < n; k++)
+        if (s->peers[2 * k] != s->peers[0] || s->peers[2 * k + 1] != s->peers[1])
+            return hst__sbad(&s->desc, HST_ERROR_SHAPE, "rank %u's description differs from rank 0's (num_slices "
+                             "%llu and %llu, or the arrays' kinds and sizes, the stages' halos and bindings, the "
+                             "accumulators, reverse): every rank must give the same", k,
+                             (unsigned long long)s->peers[2 * k], (unsigned long long)s->peers[0]);
+    for (k = 0; k < n; k++) known &= s->speeds[k] > 0.0;
+    for (k = 0; k < n && !known; k++) s->speeds[k] = 1.0;
+    hst__split_lengths(s->speeds, n, N, s->bounds + 1);
+    s->bounds[0] = 0;
+    for (k = 0; k < n; k++) {
+        s->bounds[k + 1] += s->bounds[k];
+        s->counts[k] = (int)(s->bounds[k + 1] - s->bounds[k]);
+        s->displs[k] = (int)s->bounds[k];
+    }
+    s->own0 = s->bounds[s->rank];
+    s->own1 = s->bounds[s->rank + 1];
+    if (s->own0 == s->own1) s->load0 = s->load1 = s->own0;   /* no slices: no memory */
+    else hst__loaded(s, s->own0, s->own1, &s->load0, &s->load1);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **out) {
+    MPI_Comm comm;
+    hst_stream *s = NULL;
+    hst_result r = HST_SUCCESS;
+    MPI_Comm_dup(*(const MPI_Comm *)desc->mpi_comm, &comm);
+    if (out) *out = NULL;
+    else r = hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (r == HST_SUCCESS && (r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__ranks_attach(s, comm);
+    r = hst__ranks_agree(comm, hst__desc_be(desc), r, "hst_stream_create");
+    if (r == HST_SUCCESS) r = hst__ranks_split(s);
+    if (r == HST_SUCCESS) r = hst__ranks_agree(comm, s->backends[0], hst__create_setup(s), "hst_stream_create");
+    if (r != HST_SUCCESS) {
+        if (!s || !s->mpi) MPI_Comm_free(&comm);   /* else hst_stream_destroy frees it */
+        hst_stream_destroy(s);
+        return r;
+    }
+    hst__split_register(s);
+    *out = s;
+    return HST_SUCCESS;
+}
+
+/* Every rank's per-slice accumulator values into every rank's lists (each then sums all N in
+   slice order, as one process does). */
+static void hst__ranks_accs(hst_stream *s) {
+    unsigned i;
+    for (i = 0; i < s->desc.num_accumulators; i++)
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->acc_slices + (size_t)i * s->desc.num_slices,
+                       s->counts, s->displs, MPI_DOUBLE, s->comm);
+}
+
+/* This rank's part of GLOBAL array i added to dst, the sum of the ranks before it (first:
+   rank 0, dst is the caller array, which starts the sum): its devices' copies in device
+   order, or on the host device its one copy (the caller array, updated in place from zeros). */
+static hst_result hst__rank_global_add(hst_stream *s, unsigned i, void *dst, int first) {
+    const hst_stream_array *a = &s->arrays[i];
+    if (s->own0 == s->own1) return HST_SUCCESS;   /* no slices: nothing to add */
+#ifndef HST_NO_OPENCL
+    if (!s->host) return hst__globals_add(s, i, dst, first);
+#endif
+    if (!first) hst__add_into(a->dtype, dst, a->host, a->global_bytes / hst_dtype_size(a->dtype));
+    return HST_SUCCESS;
+}
+
+/* GLOBAL arrays across the ranks (top comment): a pipeline in rank order, each rank adding its
+   part to the sum of the ranks before it and passing it on, then the last rank's total
+   broadcast into every caller array. Every rank sends and receives whatever happens here, so
+   an error cannot leave a rank waiting: it is returned, for the agreement. */
+static hst_result hst__ranks_globals(hst_stream *s) {
+    hst_result r = HST_SUCCESS, e;
+    unsigned i;
+    int first = s->rank == 0, last = s->rank + 1 == s->nranks;
+    for (i = 0; i < s->desc.num_arrays; i++) {
+        const hst_stream_array *a = &s->arrays[i];
+        MPI_Datatype t = a->dtype == HST_F32 ? MPI_FLOAT : MPI_DOUBLE;
+        int count;
+        void *sum = NULL;
+        if (a->kind != HST_STREAM_GLOBAL || a->buffers) continue;
+        count = (int)(a->global_bytes / hst_dtype_size(a->dtype));   /* <= INT_MAX: attach */
+        if (!first) {   /* the sum of ranks 0 .. rank - 1 (without memory: received, then lost) */
+            sum = hst_backend_alloc(s->backends[0], a->global_bytes);
+            MPI_Recv(sum ? sum : a->host, count, t, s->rank - 1, (int)i, s->comm, MPI_STATUS_IGNORE);
+            if (!sum && r == HST_SUCCESS) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        if (first || sum) {
+            e = hst__rank_global_add(s, i, first ? a->host : sum, first);
+            if (r == HST_SUCCESS) r = e;
+            if (sum) memcpy(a->host, sum, a->global_bytes);
+        }
+        hst_backend_free(s->backends[0], sum);
+        if (!last) MPI_Send(a->host, count, t, s->rank + 1, (int)i, s->comm);
+        MPI_Bcast(a->host, count, t, s->nranks - 1, s->comm);
+    }
+    return r;
+}
+
+/* The end of a run on every rank: the outcomes agreed; after a success everywhere the
+   accumulators and GLOBAL arrays combined, and that agreed too; the slices done summed. */
+static hst_result hst__ranks_run_end(hst_stream *s, hst_result r) {
+    uint64_t done = s->done;
+    r = hst__ranks_agree(s->comm, s->backends[0], r, "hst_stream_run");
+    if (r == HST_SUCCESS) {
+        hst__ranks_accs(s);
+        r = hst__ranks_agree(s->comm, s->backends[0], hst__ranks_globals(s), "hst_stream_run (combining GLOBAL arrays)");
+    }
+    MPI_Allreduce(&done, &s->done_all, 1, MPI_UINT64_T, MPI_SUM, s->comm);
+    return r;
+}
+#else
+static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **out) {
+    if (out) *out = NULL;
+    return hst__sbad(desc, HST_ERROR_NOT_BUILT_IN, "mpi_comm is set, but stream.h's implementation was compiled "
+                     "without HST_STREAM_MPI");
+}
+#endif
+
 /* >>run -------------------------------------------------------------------------------------- */
+/* Every sliced array has caller memory (with ranks it may come after create). */
+static hst_result hst__check_run_memory(const hst_stream *s) {
+    unsigned i;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (hst__sliced(&s->arrays[i]) && !hst__has_memory(&s->arrays[i]))
+            return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: arrays[%u] has no memory: give "
+                             "this rank's slices [%llu, %llu) with hst_stream_set_array", i,
+                             (unsigned long long)s->load0, (unsigned long long)s->load1);
+    return HST_SUCCESS;
+}
+
+/* GLOBAL arrays on the host device of a rank after 0 at the start of a run: zeros (the
+   caller's contents count once, on rank 0). The host device updates the caller array itself. */
+static void hst__globals_zero_host(hst_stream *s) {
+    unsigned i;
+    for (i = 0; i < s->desc.num_arrays && s->rank > 0; i++)
+        if (s->arrays[i].kind == HST_STREAM_GLOBAL && !s->arrays[i].buffers)
+            memset(s->arrays[i].host, 0, s->arrays[i].global_bytes);
+}
+
+/* This rank's part of a run: its slices through its devices (nothing where it owns none). */
+static hst_result hst__run_local(hst_stream *s) {
+    unsigned d;
+    hst_result r;
+    if (s->own0 == s->own1) return HST_SUCCESS;
+    if ((r = hst__check_run_memory(s)) != HST_SUCCESS) return r;
+    hst__split(s);
+    for (d = 0; d < s->desc.num_backends; d++) {
+        hst__sdev *dv = &s->devs[d];
+        dv->issued = dv->finished = 0;
+        dv->done0 = dv->done1 = s->desc.reverse ? dv->r1 : dv->r0;
+    }
+#ifndef HST_NO_OPENCL
+    if (!s->host) {
+        r = hst__globals_start(s);
+        if (r == HST_SUCCESS) r = hst__cl_run(s);
+        if (r == HST_SUCCESS) r = hst__read_accs(s);
+        if (!s->mpi && (r == HST_SUCCESS || r == HST_ERROR_CANCELLED)) {   /* ranks: hst__ranks_globals */
+            hst_result g = hst__globals_finish(s);
+            if (r == HST_SUCCESS) r = g;
+        }
+        return r;
+    }
+#endif
+    hst__globals_zero_host(s);
+    return hst__host_run(s);
+}
+
 static void hst__stream_report(hst_stream *s, hst_stream_report *rep, double t0) {
     unsigned d, i;
     uint64_t z;
     memset(rep, 0, sizeof *rep);
     rep->block_slices = s->block;
     rep->slices_done = s->done;
+    rep->slices_done_all = s->done_all;
+    rep->rank_begin = s->own0;
+    rep->rank_end = s->own1;
     rep->seconds = hst__now_s() - t0;
     for (d = 0; d < s->desc.num_backends; d++) {
         const hst__sdev *dv = &s->devs[d];
@@ -1980,29 +2486,15 @@ static void hst__stream_report(hst_stream *s, hst_stream_report *rep, double t0)
 HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     hst_stream_report local;
     double t0 = hst__now_s();
-    unsigned d;
     hst_result r;
     if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: s is NULL");
-    hst__split(s);
-    s->runs++;
     s->done = 0;
-    for (d = 0; d < s->desc.num_backends; d++) {
-        hst__sdev *dv = &s->devs[d];
-        dv->issued = dv->finished = 0;
-        dv->done0 = dv->done1 = s->desc.reverse ? dv->r1 : dv->r0;
-    }
-#ifndef HST_NO_OPENCL
-    if (!s->host) {
-        r = hst__globals_start(s);
-        if (r == HST_SUCCESS) r = hst__cl_run(s);
-        if (r == HST_SUCCESS) r = hst__read_accs(s);
-        if (r == HST_SUCCESS || r == HST_ERROR_CANCELLED) {
-            hst_result g = hst__globals_finish(s);
-            if (r == HST_SUCCESS) r = g;
-        }
-    } else
+    r = hst__run_local(s);
+    s->runs++;
+    s->done_all = s->done;
+#ifdef HST_STREAM_MPI
+    if (s->mpi) r = hst__ranks_run_end(s, r);
 #endif
-        r = hst__host_run(s);
     if (r == HST_SUCCESS) hst__split_record(s);
     hst__stream_report(s, report ? report : &local, t0);
     return r;

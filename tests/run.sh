@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # tests/run.sh — build and run the halostream test suite; normally called by `make test`.
 #
-#   tests/run.sh [all|devices|headers|noocl|san]...      (default: all)
+#   tests/run.sh [all|devices|headers|noocl|san|mpi|install|python]...   (default: all)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
 #   headers  each header compiled alone as C99 and as C++11, then all of them together
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
-#   mpi      tests/mpi_*.c built with mpicc, run under mpirun -np 6 on every device (and
-#            -np 24 on the host device)
+#   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
+#            built with mpicc and run under mpirun on every device, with the rank counts of
+#            the test's "mpi-ranks:" line (else -np 6, and -np 24 on the host device)
 #   install  `make install PREFIX=<tmp>`, then tests/cmake_consumer built against it through
 #            the CMake package (cmake) and through pkg-config, and run
 #   python   `make python`, then python/tests/test_halostream.py on every device
@@ -332,19 +333,52 @@ stage_san() {
 
 # ---------------------------------------------------------------------------- MPI
 stage_mpi() {
-    local b d mpi_tests=()
+    local b d np ranks lang log tu mpi_tests=() mpirun_env
     section "(e) MPI tests under mpirun"
+    # stream.h's implementation with HST_STREAM_MPI (halo.h's with HST_HALO_MPI, esrrf.h's with
+    # HST_ESRRF_MPI) compiled by
+    # $MPICC as C99 and as C++11 (without OpenMPI's deprecated C++ bindings: their headers do
+    # not build under -Werror)
+    mkdir -p "$BUILD/check" "$LOGDIR/headers"
+    tu=$BUILD/check/mpi-headers.c
+    printf '#define HST_STREAM_MPI\n#define HST_HALO_MPI\n#define HST_ESRRF_MPI\n#define HST_IMPLEMENTATION\n#include "stream.h"\n#include "halo.h"\n#include "esrrf.h"\n' > "$tu"
+    for lang in c99 cxx11; do
+        log=$LOGDIR/headers/mpi-headers.$lang.log
+        # shellcheck disable=SC2086  # the flag lists split into words on purpose
+        if [ "$lang" = c99 ]; then
+            $MPICC -std=c99 $HDRCHECK_FLAGS -I. -c "$tu" -o "$BUILD/check/mpi-headers.o" > "$log" 2>&1
+        else
+            $MPICC -x c++ -std=c++11 -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $HDRCHECK_FLAGS -I. -c "$tu" \
+                -o "$BUILD/check/mpi-headers.xo" > "$log" 2>&1
+        fi
+        if [ $? -eq 0 ]; then
+            PASSED=$((PASSED + 1)); printf '  ok    %-6s mpi-headers\n' "$lang"
+        else
+            fail_line "$lang mpi-headers" "$log" head
+        fi
+    done
     for f in tests/mpi_*.c; do [ -f "$f" ] && mpi_tests+=("$BUILD/tests-mpi/$(basename "$f" .c)"); done
     [ ${#mpi_tests[@]} -gt 0 ] || { echo "  (no MPI tests)"; return 0; }
     [ ${#DEVICES[@]} -gt 0 ] || list_devices
     build_targets mpi "${mpi_tests[@]}"
+    mpirun_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
     for b in "${BUILT[@]}"; do
-        for d in "${DEVICES[@]}"; do
-            run_test mpi6 "$b" "$d" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-                OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 6 --oversubscribe
-        done
-        run_test mpi24 "$b" host env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-            OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np 24 --oversubscribe
+        # rank counts from the test's first lines ("/* mpi-ranks: 1 2 3 4 */"), each on every
+        # device; without that line: 6 ranks on every device and 24 on the host device
+        ranks=$(head -n 10 "tests/$(basename "$b").c" |
+                sed -n 's/.*mpi-ranks:[[:space:]]*\([0-9][0-9 ]*\).*/\1/p' | head -n 1)
+        if [ -n "$ranks" ]; then
+            for np in $ranks; do
+                for d in "${DEVICES[@]}"; do
+                    run_test "mpi$np" "$b" "$d" "${mpirun_env[@]}" mpirun -np "$np" --oversubscribe
+                done
+            done
+        else
+            for d in "${DEVICES[@]}"; do
+                run_test mpi6 "$b" "$d" "${mpirun_env[@]}" mpirun -np 6 --oversubscribe
+            done
+            run_test mpi24 "$b" host "${mpirun_env[@]}" mpirun -np 24 --oversubscribe
+        fi
     done
 }
 
