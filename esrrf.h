@@ -289,6 +289,10 @@ extern "C" {
 #define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
+/* The fused kernel's work-group on GPUs: 512 pixels (a 16 x 32 output tile) ran 6.88 ms per
+   1000 x 1000 frame at mag 5 on an H100 against 7.49 for the default 16 x 16 (bench/RESULTS.md);
+   the bits do not depend on it (kernels.h) */
+#define HST__E_GPU_FUSED_LOCAL 512
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -324,6 +328,7 @@ typedef struct hst__egroup {
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
     char opts[96];              /* the program's build options */
+    size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
@@ -348,6 +353,7 @@ typedef struct hst__eng {
     void *rd;                   /* one sum of one device */
     float *img[HST_ESRRF_NUM_MODES];   /* images when the caller gives no out */
     float *const *out;          /* batch: the caller's images */
+    size_t out_tp;              /* batch: floats from one time point's image to the next in out */
     hst_choice_op *op;
     int64_t sig[4];
     uint64_t chunk;             /* frames of a measuring piece */
@@ -666,6 +672,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
     }
     if (es->path == HST__E_FUSED) {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused_window", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+        t->local_size = g->fused_local;
     } else {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
         hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
@@ -1019,7 +1026,7 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     hst_result r;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         images[m] = NULL;
-        if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->pixels : e->img[m];
+        if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->out_tp : e->img[m];
     }
     if (hst__edevice_stats(e)) {
         if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
@@ -1118,6 +1125,12 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         crs &= info->correctly_rounded_sqrt != 0;
     }
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
+    g->fused_local = 0;
+    for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
+        const hst_device_info *info = hst_backend_device(g->be[b]);
+        if (info->type != HST_DEVICE_GPU || info->max_work_group_size < HST__E_GPU_FUSED_LOCAL) break;
+    }
+    if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
@@ -1310,10 +1323,11 @@ HST__EDEF hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t
 }
 
 /* The batch call on magnified rows [row0, row0 + nrows) (nrows 0: all); out[m] holds time
-   points of nrows x colsM. */
+   points of nrows x colsM, out_tp floats apart (0: nrows x colsM). */
 static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
                               uint64_t frames, uint32_t rows, uint32_t cols, uint32_t row0,
-                              uint32_t nrows, float *const *out, hst_esrrf_report *report) {
+                              uint32_t nrows, float *const *out, size_t out_tp,
+                              hst_esrrf_report *report) {
     hst__eng e;
     uint64_t ntp = 0, T;
     unsigned m;
@@ -1329,6 +1343,7 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
         hst__eshape(&e.d, frames, rows, cols, &ntp);
         T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
+        e.out_tp = out_tp ? out_tp : e.pixels;
         e.rep.frames_dropped = frames - ntp * T;
         e.progress_total = ntp * T;
         r = hst__erun_frames(&e, (const unsigned char *)stack, 0, ntp * T, 0);
@@ -1364,9 +1379,11 @@ static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *
     return (hst_result)code;
 }
 
-/* The local images of the requested modes: time points of nrows x colsM floats each. */
+/* The local images of the requested modes: time points of nrows x colsM floats each; rank 0
+   computes its rows (the first) straight into out. */
 static hst_result hst__empi_images(hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, size_t px, float **loc) {
     unsigned k;
+    if (m->rank == 0) return HST_SUCCESS;
     if (px && ntp > SIZE_MAX / sizeof(float) / px)
         return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
     for (k = 0; k < HST_ESRRF_NUM_MODES; k++)
@@ -1400,8 +1417,11 @@ static void hst__empi_gather(const hst__empi *m, const hst_esrrf_desc *d, uint64
     }
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         for (tp = 0; (d->modes & (1u << q)) && tp < ntp; tp++)
-            MPI_Gatherv(mine ? loc[q] + (size_t)tp * mine * colsM : NULL, (int)mine, row,
-                        m->rank == 0 ? out[q] + (size_t)tp * rowsM * colsM : NULL, counts, displs, row, 0, m->comm);
+            if (m->rank == 0)   /* its rows are in place */
+                MPI_Gatherv(MPI_IN_PLACE, 0, row, out[q] + (size_t)tp * rowsM * colsM, counts, displs, row, 0, m->comm);
+            else
+                MPI_Gatherv(mine ? loc[q] + (size_t)tp * mine * colsM : NULL, (int)mine, row, NULL, NULL, NULL, row, 0,
+                            m->comm);
     hst_backend_free(m->log_be, counts);
     MPI_Type_free(&row);
 }
@@ -1472,9 +1492,11 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
     if (r == HST_SUCCESS && r1 > r0) {
         local = d;
         local.mpi_comm = NULL;
-        local.on_timepoint = NULL;             /* rank 0 calls it on the whole images */
+        local.on_timepoint = NULL;             /* rank 0 calls it on the whole images, */
+        local.no_macro_pixel_correction = 1;   /* corrected as a whole */
         if (m.rank != 0) local.progress = NULL;   /* rank 0's frames are the whole job's */
-        r = hst__ebatch(&local, stack, dtype, frames, rows, cols, r0, r1 - r0, loc, &rep);
+        r = hst__ebatch(&local, stack, dtype, frames, rows, cols, r0, r1 - r0, m.rank == 0 ? out : loc,
+                        m.rank == 0 ? (size_t)rowsM * colsM : 0, &rep);
     }
     r = hst__empi_agree(&m, r, "eSRRF");
     if (r == HST_SUCCESS) {
@@ -1502,7 +1524,7 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
                                    hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
                                    uint32_t cols, float *const *out, hst_esrrf_report *report) {
     if (desc && desc->mpi_comm) return hst__erun_mpi(desc, stack, dtype, frames, rows, cols, out, report);
-    return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, report);
+    return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, 0, report);
 }
 
 /* >>live ------------------------------------------------------------------------------------- */

@@ -443,10 +443,14 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      rows*2mag x cols*2mag pixels of (Gc, Gr)).
    rgc (radial gradient convergence at magnified pixel (yM, xM), all in float):
      margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
-     are exactly 0. Else xc = (xM + 0.5) / mag, yc = (yM + 0.5) / mag; sigma = radius / 2.355,
-     tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2; for j, then i, in [-(int)(G r), (int)(G r + 1)):
-     vy = ((int)(G yc) + j) / G, vx = ((int)(G xc) + i) / G; skip unless 0 < vy <= rowsM - 1 and
-     0 < vx <= colsM - 1; dx = vx - xc, dy = vy - yc, d = sqrt(dx dx + dy dy); skip if d == 0 or
+     are exactly 0. Else the pixel's centre is (yc, xc) = ((yM + 0.5) / mag, (xM + 0.5) / mag),
+     computed from its phase (py, px) = (yM % mag, xM % mag): cx = (px + 0.5f) / mag (float),
+     bx = 2 (xM / mag) + (int)(2 cx) (= (int)(G xc)), fx = bx - 2 (xM / mag), likewise cy, by,
+     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2; for j, then i, in
+     [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
+     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = (fx + i) / G - cx, dy = (fy + j) / G - cy
+     (vx - xc and vy - yc, but the same bits for every pixel of a phase: a pixel's offsets, and
+     so its weights, depend on its phase only), d = sqrt(dx dx + dy dy); skip if d == 0 or
      d > tSO. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
      [0, 2 rows mag - 1] / [0, 2 cols mag - 1]. w = (d exp(-d d / tSS))^4 (squared twice; a w below
      1e-30 counts as 0, so no subnormal appears and flush-to-zero devices agree); W += w; if
@@ -470,6 +474,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      1.5: 14 x 14 positions for 256 pixels x 49 samples), then each item reads them there. A run
      whose positions do not fit (mag 1 with L >= 1024, or a large radius) interpolates per
      sample, as before. The values are the per-sample ones, so the bits do not change.
+     The weights w and distances d of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225
+     at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB
+     entries at most; more: per sample), so the sample loop has no sqrt, exp or division by
+     tSS; the host twin computes them once per 8 pixels of a phase. Same bits either way.
    rgc_fused_window: rows [row0, row0 + nrows) of rgc_fused's output (margins and sample bounds
      those of the whole frame), bitwise: a pixel's value does not depend on which pixels share
      its work-group's tile. Strips are nrows high. How esrrf.h splits an image over MPI ranks.
@@ -525,7 +533,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    Python float: for a radius such as 1.4 whose float is just below the decimal, radius * mag
    may land one below an integer and the margin be one pixel smaller); W == 0 gives 0 (NanoPyx:
    NaN); Dk uses one division by (|G| d) where NanoPyx divides twice; w below 1e-30 counts as 0;
-   the macro-pixel means are in double (NanoPyx: float). Kept as REFERENCE.md states them: the
+   the macro-pixel means are in double (NanoPyx: float); the sample offsets dx, dy come from the
+   pixel's phase (NanoPyx: vx - xc in double, whose float rounding would differ from pixel to
+   pixel of a phase). Kept as REFERENCE.md states them: the
    margin int(radius * mag) (NanoPyx's chained OpenCL path of the seed uses 2 mag), and the Roberts
    cross storing the difference of pixels c - 1 and c at pixel c, which puts the gradient field,
    and so the eSRRF image, +0.5 input pixel down and right of the input (measured: blinking
@@ -2719,57 +2729,117 @@ static const char hst__esrrf_src_rgc[] =
 "  return min(max((int)a, 0), n2 - 1);\n"
 "}\n"
 "\n"
-"/* (int)(2 yc) of magnified row (or column) y: the first half-pixel position it samples is\n"
-"   that plus j0 */\n"
-"int hst_e_base(int y, float fm)\n"
+"/* Centre of phase p (0 <= p < mag) in input pixels from its macro-pixel's start */\n"
+"float hst_e_centre(int p, int mag)\n"
 "{\n"
-"  float c = (float)y + 0.5f;\n"
-"  c = c / fm;\n"
-"  return (int)(2.0f * c);\n"
+"  float c = (float)p + 0.5f;\n"
+"  return c / (float)mag;\n"
+"}\n"
+"\n"
+"/* (int)(2 c) of magnified row (or column) y, c = (y + 0.5) / mag: the first half-pixel\n"
+"   position it samples is that plus j0; 2 (y / mag) plus its phase's */\n"
+"int hst_e_base(int y, int mag)\n"
+"{\n"
+"  int q = y / mag;\n"
+"  float c = hst_e_centre(y - q * mag, mag);\n"
+"  return 2 * q + (int)(2.0f * c);\n"
+"}\n"
+"\n"
+"/* sigma = radius / 2.355: c[0] = tSS = 2 sigma^2, c[1] = tSO = 2 sigma + 1 */\n"
+"void hst_e_consts(float radius, float *c)\n"
+"{\n"
+"  float sigma = radius / 2.355f;\n"
+"  float tSS = sigma * sigma;\n"
+"  c[0] = 2.0f * tSS;\n"
+"  float tSO = 2.0f * sigma;\n"
+"  c[1] = tSO + 1.0f;\n"
+"}\n"
+"\n"
+"/* The weight of a sample at offset (dx, dy) from the pixel's centre, and its distance d:\n"
+"   w = (d exp(-d d / tSS))^4, 0 for d == 0, d > tSO or w < 1e-30 (the sample does not count) */\n"
+"float hst_e_w(float dx, float dy, const float *c, float *d)\n"
+"{\n"
+"  float s = dx * dx;\n"
+"  float t = dy * dy;\n"
+"  s = s + t;\n"
+"  float e = sqrt(s);\n"
+"  *d = e;\n"
+"  if (e == 0.0f || e > c[1]) return 0.0f;\n"
+"  float nd = -e;\n"
+"  nd = nd * e;\n"
+"  nd = nd / c[0];\n"
+"  float w = hst_e_exp(nd);\n"
+"  w = e * w;\n"
+"  w = w * w;\n"
+"  w = w * w;\n"
+"  return w < 1e-30f ? 0.0f : w;\n"
 "}\n"
 "\n";
 
 static const char hst__esrrf_src_rgc2[] =
+"/* The (w, d) table of the fused kernel's work-groups: at most HST_E_WTAB entries of\n"
+"   HST_E_WTE floats (2: w and d; 1: w, d recomputed) */\n"
+"#ifndef HST_E_WTAB\n"
+"#define HST_E_WTAB 2048\n"
+"#endif\n"
+"#ifndef HST_E_WTE\n"
+"#define HST_E_WTE 2\n"
+"#endif\n"
+"#ifndef HST_E_TABFN\n"
+"#define HST_E_TABFN 1\n"
+"#endif\n"
 "/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
 "   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
 "   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
-"   k = k0.., l = l0.., nl per row, as mode 1 computes them */\n"
+"   k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets come from the\n"
+"   pixel's phase (yM % mag, xM % mag), so (w, d) of sample (j, i) is the same for every pixel\n"
+"   of a phase: with wt (usewt 1) they are read from the work-group's table, at\n"
+"   2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
 "float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
 "                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
-"                int nl)\n"
+"                int nl, __local const float *wt, int usewt)\n"
 "{\n"
 "  float fm = (float)mag;\n"
-"  float sigma = radius / 2.355f;\n"
-"  float tSS = sigma * sigma;\n"
-"  tSS = 2.0f * tSS;\n"
-"  float tSO = 2.0f * sigma;\n"
-"  tSO = tSO + 1.0f;\n"
-"  float xc = (float)xM + 0.5f;\n"
-"  xc = xc / fm;\n"
-"  float yc = (float)yM + 0.5f;\n"
-"  yc = yc / fm;\n"
+"  float c[2];\n"
+"  hst_e_consts(radius, c);\n"
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
-"  int j1 = (int)gr;\n"
+"  int j1 = (int)gr, n = j1 - j0;\n"
 "  float ymax = (float)(rows * mag - 1);\n"
 "  float xmax = (float)(cols * mag - 1);\n"
 "  int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
-"  int by = (int)(2.0f * yc), bx = (int)(2.0f * xc);\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
+"  int fy = by - 2 * (yM / mag), fx = bx - 2 * (xM / mag);\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
 "  float R = 0.0f, W = 0.0f;\n"
 "  for (int j = j0; j < j1; ++j) {\n"
 "    float vy = (float)(by + j) * 0.5f;\n"
 "    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"    float dy = (float)(fy + j) * 0.5f;\n"
+"    dy = dy - cy;\n"
 "    for (int i = j0; i < j1; ++i) {\n"
 "      float vx = (float)(bx + i) * 0.5f;\n"
 "      if (!(0.0f < vx && vx <= xmax)) continue;\n"
-"      float dx = vx - xc;\n"
-"      float dy = vy - yc;\n"
-"      float s = dx * dx;\n"
-"      float t = dy * dy;\n"
-"      s = s + t;\n"
-"      float d = sqrt(s);\n"
-"      if (d == 0.0f || d > tSO) continue;\n"
+"      float dx = (float)(fx + i) * 0.5f;\n"
+"      dx = dx - cx;\n"
+"      float w, d;\n"
+"      if (usewt) {\n"
+"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * HST_E_WTE;\n"
+"        w = wt[e];\n"
+"#if HST_E_WTE == 2\n"
+"        d = wt[e + 1];\n"
+"#else\n"
+"        float s = dx * dx;\n"
+"        float t = dy * dy;\n"
+"        s = s + t;\n"
+"        d = sqrt(s);\n"
+"#endif\n"
+"      } else {\n"
+"        w = hst_e_w(dx, dy, c, &d);\n"
+"      }\n"
+"      if (w == 0.0f) continue;\n"
 "      float gx, gy, gn = 0.0f;\n"
 "      if (mode == 2) {\n"
 "        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
@@ -2790,17 +2860,9 @@ static const char hst__esrrf_src_rgc2[] =
 "          gy = src[o + 1];\n"
 "        }\n"
 "      }\n"
-"      float nd = -d;\n"
-"      nd = nd * d;\n"
-"      nd = nd / tSS;\n"
-"      float w = hst_e_exp(nd);\n"
-"      w = d * w;\n"
-"      w = w * w;\n"
-"      w = w * w;\n"
-"      if (w < 1e-30f) w = 0.0f;\n"
 "      W = W + w;\n"
-"      s = gx * dx;\n"
-"      t = gy * dy;\n"
+"      float s = gx * dx;\n"
+"      float t = gy * dy;\n"
 "      s = s + t;\n"
 "      if (s < 0.0f) {\n"
 "        float num = gy * dx;\n"
@@ -2852,11 +2914,98 @@ static const char hst__esrrf_src_rgc3[] =
 "  float v = 0.0f;\n"
 "  if (inside) {\n"
 "    v = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, sensitivity, 0,\n"
-"                  0, 0);\n"
+"                  0, 0, 0, 0);\n"
 "    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
 "  }\n"
 "  rgc[z * nM + i] = v;\n"
 "}\n";
+
+static const char hst__esrrf_src_wtab[] =
+"\n"
+
+"/* The (w, d) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
+"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225) */\n"
+"int hst_e_wtable(__local float *wt, int mag, float radius, int j0, int n, int lid, int L)\n"
+"{\n"
+"  int nt = mag * mag * n * n;\n"
+"  if (nt > HST_E_WTAB) return 0;\n"
+"  float c[2];\n"
+"  hst_e_consts(radius, c);\n"
+"  for (int e = lid; e < nt; e += L) {\n"
+"    int i = e % n, r = e / n;\n"
+"    int j = r % n;\n"
+"    r = r / n;\n"
+"    int px = r % mag, py = r / mag;\n"
+"    float cx = hst_e_centre(px, mag), cy = hst_e_centre(py, mag);\n"
+"    float dx = (float)(hst_e_base(px, mag) + j0 + i) * 0.5f;\n"
+"    dx = dx - cx;\n"
+"    float dy = (float)(hst_e_base(py, mag) + j0 + j) * 0.5f;\n"
+"    dy = dy - cy;\n"
+"    float d;\n"
+"    wt[HST_E_WTE * e] = hst_e_w(dx, dy, c, &d);\n"
+"#if HST_E_WTE == 2\n"
+"    wt[2 * e + 1] = d;\n"
+"#endif\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  return 1;\n"
+"}\n"
+"\n"
+"/* hst_e_rgc in mode 2 with the table, in its own function: no per-sample weight code (fewer\n"
+"   registers); the same samples in the same order, so the same bits */\n"
+"float hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                    int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n)\n"
+"{\n"
+"  float ymax = (float)(rows * mag - 1), xmax = (float)(cols * mag - 1);\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
+"  int fy = by - 2 * (yM / mag) + j0, fx = bx - 2 * (xM / mag) + j0;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * HST_E_WTE;\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  for (int j = 0; j < n; ++j) {\n"
+"    float vy = (float)(by + j0 + j) * 0.5f;\n"
+"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"    float dy = (float)(fy + j) * 0.5f;\n"
+"    dy = dy - cy;\n"
+"    __local const float *tr = tile + ((by + j0 + j - k0) * nl + bx + j0 - l0) * 3;\n"
+"    __local const float *wr = wp + j * n * HST_E_WTE;\n"
+"    for (int i = 0; i < n; ++i) {\n"
+"      float w = wr[i * HST_E_WTE];\n"
+"      float vx = (float)(bx + j0 + i) * 0.5f;\n"
+"      if (w == 0.0f || !(0.0f < vx && vx <= xmax)) continue;\n"
+"      float dx = (float)(fx + i) * 0.5f;\n"
+"      dx = dx - cx;\n"
+"#if HST_E_WTE == 2\n"
+"      float d = wr[i * 2 + 1];\n"
+"#else\n"
+"      float d = dx * dx;\n"
+"      float q = dy * dy;\n"
+"      d = sqrt(d + q);\n"
+"#endif\n"
+"      float gx = tr[3 * i], gy = tr[3 * i + 1], gn = tr[3 * i + 2];\n"
+"      W = W + w;\n"
+"      float s = gx * dx;\n"
+"      float t = gy * dy;\n"
+"      s = s + t;\n"
+"      if (s < 0.0f) {\n"
+"        float num = gy * dx;\n"
+"        t = gx * dy;\n"
+"        num = num - t;\n"
+"        num = fabs(num);\n"
+"        float den = gn * d;\n"
+"        float dk = num / den;\n"
+"        dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
+"        t = dk * w;\n"
+"        R = R + t;\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  if (R < 0.0f) return 0.0f;\n"
+"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
+"}\n"
+"\n";
 
 static const char hst__esrrf_src_fused[] =
 "\n"
@@ -2872,9 +3021,11 @@ static const char hst__esrrf_src_fused[] =
 "#ifndef HST_E_TILE\n"
 "#define HST_E_TILE 2048\n"
 "#endif\n"
+
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
-"                 uint rows, uint cols, uint mag, float radius, float sensitivity,\n"
-"                 int intensity_weighting, uint row0, uint nrows, ulong begin, ulong end)\n"
+"                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                 float sensitivity, int intensity_weighting, uint row0, uint nrows,\n"
+"                 ulong begin, ulong end)\n"
 "{\n"
 "  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nW = (ulong)nrows * colsM;\n"
 "  int L = (int)(get_local_size(0) * get_local_size(1));\n"
@@ -2890,6 +3041,7 @@ static const char hst__esrrf_src_fused[] =
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
 "  long jn = (long)(int)gr - j0;\n"
+"  int usewt = hst_e_wtable(wt, (int)mag, radius, j0, (int)jn, lid, L);\n"
 "  ulong strip = (ulong)nrows * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
 "    ulong zf = s0 / nW;\n"
@@ -2904,9 +3056,9 @@ static const char hst__esrrf_src_fused[] =
 "      xa = (int)(x0 + (s0 - sb) % ws);\n"
 "      xb = (int)(x0 + (s1 - 1 - sb) % ws);\n"
 "    }\n"
-"    int k0 = hst_e_base(ya, fm) + j0, l0 = hst_e_base(xa, fm) + j0;\n"
-"    long nk = hst_e_base(yb, fm) - (k0 - j0) + jn;\n"
-"    long nl = hst_e_base(xb, fm) - (l0 - j0) + jn;\n"
+"    int k0 = hst_e_base(ya, (int)mag) + j0, l0 = hst_e_base(xa, (int)mag) + j0;\n"
+"    long nk = hst_e_base(yb, (int)mag) - (k0 - j0) + jn;\n"
+"    long nl = hst_e_base(xb, (int)mag) - (l0 - j0) + jn;\n"
 "    int use = nk > 0 && nl > 0 && nk * nl <= HST_E_TILE;\n"
 "    ulong z = begin + zf;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
@@ -2931,11 +3083,15 @@ static const char hst__esrrf_src_fused[] =
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
-"        if (use)\n"
+"        if (use && usewt && HST_E_TABFN)\n"
+"          v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sensitivity, k0, l0, (int)nl,\n"
+"                            j0, (int)jn);\n"
+"        else if (use)\n"
 "          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0,\n"
-"                        (int)nl);\n"
+"                        (int)nl, wt, usewt);\n"
 "        else\n"
-"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0);\n"
+"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0, wt,\n"
+"                        usewt);\n"
 "        if (intensity_weighting) {\n"
 "          float r = (float)yM / fm;\n"
 "          float c = (float)xM / fm;\n"
@@ -2958,8 +3114,9 @@ static const char hst__esrrf_src_fused2[] =
 "                                    ulong begin, ulong end, ulong total, int flags)\n"
 "{\n"
 "  __local float tile[3 * HST_E_TILE];\n"
-"  hst_e_fused(frames, rgc, tile, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
-"              0, rows * mag, begin, end);\n"
+"  __local float wt[HST_E_WTE * HST_E_WTAB + 1];\n"
+"  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"              intensity_weighting, 0, rows * mag, begin, end);\n"
 "}\n"
 "\n"
 "__kernel void hst_k_esrrf_rgc_fused_window(__global const float *frames, __global float *rgc,\n"
@@ -2969,8 +3126,9 @@ static const char hst__esrrf_src_fused2[] =
 "                                           ulong end, ulong total, int flags)\n"
 "{\n"
 "  __local float tile[3 * HST_E_TILE];\n"
-"  hst_e_fused(frames, rgc, tile, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
-"              row0, nrows, begin, end);\n"
+"  __local float wt[HST_E_WTE * HST_E_WTAB + 1];\n"
+"  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"              intensity_weighting, row0, nrows, begin, end);\n"
 "}\n";
 
 static const char hst__esrrf_src_other[] =
@@ -3110,6 +3268,7 @@ HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
+HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
@@ -3117,7 +3276,7 @@ HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_fused, hst__esrrf_src_fused2, hst__esrrf_src_other,
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_fused, hst__esrrf_src_fused2, hst__esrrf_src_other,
     hst__esrrf_src_io
 };
 
@@ -3307,18 +3466,11 @@ HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
     return hst__e_clampi((int)a, n2 - 1);
 }
 
-HST__KPRIVATE void hst__e_acc(float d, float dx, float dy, float gx, float gy, float gn,
-                              float tSS, float *W, float *R)
+/* One counted sample of weight w at distance d: W += w, R += Dk w (hst_e_rgc's loop body) */
+HST__KPRIVATE void hst__e_acc(float w, float d, float dx, float dy, float gx, float gy, float gn,
+                              float *W, float *R)
 {
-    float nd, w, s, t;
-    nd = -d;
-    nd = nd * d;
-    nd = nd / tSS;
-    w = hst__e_exp(nd);
-    w = d * w;
-    w = w * w;
-    w = w * w;
-    if (w < 1e-30f) w = 0.0f;
+    float s, t;
     *W = *W + w;
     s = gx * dx;
     t = gy * dy;
@@ -3350,6 +3502,40 @@ HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
     *j1 = (int)gr;
 }
 
+/* hst_e_centre: the centre of phase p in input pixels from its macro-pixel's start */
+HST__KPRIVATE float hst__e_centre(int p, int mag)
+{
+    float c = (float)p + 0.5f;
+    return c / (float)mag;
+}
+
+/* hst_e_base: (int)(2 c), c = (y + 0.5) / mag, from y's phase: the first half-pixel position
+   magnified row or column y samples is that plus j0 */
+HST__KPRIVATE int hst__e_base(int y, int mag)
+{
+    int q = y / mag;
+    float c = hst__e_centre(y - q * mag, mag);
+    return 2 * q + (int)(2.0f * c);
+}
+
+/* hst_e_w: the weight of a sample at offset (dx, dy) and its distance d (c: tSS, tSO) */
+HST__KPRIVATE float hst__e_w(float dx, float dy, const float *c, float *d)
+{
+    float s = dx * dx, t = dy * dy, e, nd, w;
+    s = s + t;
+    e = sqrtf(s);
+    *d = e;
+    if (e == 0.0f || e > c[1]) return 0.0f;
+    nd = -e;
+    nd = nd * e;
+    nd = nd / c[0];
+    w = hst__e_exp(nd);
+    w = e * w;
+    w = w * w;
+    w = w * w;
+    return w < 1e-30f ? 0.0f : w;
+}
+
 HST__KPRIVATE float hst__e_final(float R, float W, float sens)
 {
     R = W > 0.0f ? R / W : 0.0f;
@@ -3360,31 +3546,30 @@ HST__KPRIVATE float hst__e_final(float R, float W, float sens)
 HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
                                int xM, float radius, float sens)
 {
-    float fm = (float)mag, c[2], xc, yc, ymax, xmax, R = 0.0f, W = 0.0f;
-    int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, i, j;
+    float fm = (float)mag, c[2], cx, cy, ymax, xmax, R = 0.0f, W = 0.0f;
+    int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, fy, fx, i, j;
     hst__e_consts(radius, c, &j0, &j1);
-    xc = (float)xM + 0.5f;
-    xc = xc / fm;
-    yc = (float)yM + 0.5f;
-    yc = yc / fm;
     ymax = (float)(rows * mag - 1);
     xmax = (float)(cols * mag - 1);
-    by = (int)(2.0f * yc);
-    bx = (int)(2.0f * xc);
+    by = hst__e_base(yM, mag);
+    bx = hst__e_base(xM, mag);
+    fy = by - 2 * (yM / mag);
+    fx = bx - 2 * (xM / mag);
+    cy = hst__e_centre(yM % mag, mag);
+    cx = hst__e_centre(xM % mag, mag);
     for (j = j0; j < j1; ++j) {
-        float vy = (float)(by + j) * 0.5f;
+        float vy = (float)(by + j) * 0.5f, dy;
         if (!(0.0f < vy && vy <= ymax)) continue;
+        dy = (float)(fy + j) * 0.5f;
+        dy = dy - cy;
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, dy, s, t, d, g[2], n;
+            float vx = (float)(bx + i) * 0.5f, dx, t, d, w, g[2], n;
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
-            dx = vx - xc;
-            dy = vy - yc;
-            s = dx * dx;
-            t = dy * dy;
-            s = s + t;
-            d = sqrtf(s);
-            if (d == 0.0f || d > c[1]) continue;
+            dx = (float)(fx + i) * 0.5f;
+            dx = dx - cx;
+            w = hst__e_w(dx, dy, c, &d);
+            if (w == 0.0f) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
@@ -3397,7 +3582,7 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
             n = g[0] * g[0];
             t = g[1] * g[1];
             n = n + t;
-            hst__e_acc(d, dx, dy, g[0], g[1], sqrtf(n), c[0], &W, &R);
+            hst__e_acc(w, d, dx, dy, g[0], g[1], sqrtf(n), &W, &R);
         }
     }
     return hst__e_final(R, W, sens);
@@ -3470,32 +3655,6 @@ HST__KPRIVATE float hst__e_pick(int c, float a, float b)
     return x.f;
 }
 
-/* hst__e_exp(x) for x >= -80 (the caller zeroes the others): the same operations, floor and
-   2^k without a libm call (k is an integer in [-116, 0]: exact either way) */
-HST__KPRIVATE float hst__e_exp_lane(float x)
-{
-    union { uint32_t u; float f; } s;
-    float k, kf;
-    int ki;
-    k = x * 1.44269504f;
-    k = k + 0.5f;
-    ki = (int)k;
-    kf = (float)ki;
-    ki = ki - (kf > k);
-    k = (float)ki;
-    s.u = (uint32_t)(ki + 127) << 23;
-    return hst__e_exp_reduced(x, k) * s.f;
-}
-
-/* (int)(2 c), c = (y + 0.5) / mag: the first half-pixel position magnified row or column y
-   samples is that plus j0 (hst__e_rgc's by and bx) */
-HST__KPRIVATE int hst__e_base(int y, float fm)
-{
-    float c = (float)y + 0.5f;
-    c = c / fm;
-    return (int)(2.0f * c);
-}
-
 /* The tile: (Gc, Gr, |G|) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl, in three
    planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e at
    (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
@@ -3521,89 +3680,67 @@ HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int
     }
 }
 
-/* One sample column i of one row for the lanes: W += w, R += Dk w (hst__e_rgc's loop body);
-   gx, gy, gn: the lanes' gradients (adjacent), xc: the lanes' centres, by2: bx + i of lane 0 */
+/* One sample (j, i) for the lanes, whose pixels share a phase and so its offsets (dx, dy),
+   weight w and distance d: W += w, R += Dk w (hst__e_acc) where each lane's sample is inside
+   the image; gx, gy, gn: the lanes' gradients (adjacent), bxi: bx + i of lane 0 */
 HST__KPRIVATE void hst__e_lane_sample(const hst__e_geom *g, const float *gx, const float *gy,
-                                      const float *gn, const float *xc, int bxi, float yc,
-                                      float vy, float *W, float *R)
+                                      const float *gn, int bxi, float dx, float dy, float w,
+                                      float d, float *W, float *R)
 {
-    float dx[HST__E_LANES], s[HST__E_LANES], d[HST__E_LANES];
-    int ok[HST__E_LANES], l;
-    float dy = vy - yc, ty = dy * dy;
+    int l;
     for (l = 0; l < HST__E_LANES; ++l) {
-        float vx = (float)(bxi + 2 * l) * 0.5f, t;
-        ok[l] = (0.0f < vx) & (vx <= g->xmax);
-        dx[l] = vx - xc[l];
-        t = dx[l] * dx[l];
-        s[l] = t + ty;
-    }
-    for (l = 0; l < HST__E_LANES; ++l) d[l] = sqrtf(s[l]);
-    for (l = 0; l < HST__E_LANES; ++l) {
-        float nd, w, t, u, num, den, dk;
-        int use = ok[l] & (d[l] != 0.0f) & !(d[l] > g->tSO);
-        nd = -d[l];
-        nd = nd * d[l];
-        nd = nd / g->tSS;
-        use = use & !(nd < -80.0f);
-        w = hst__e_exp_lane(hst__e_pick(use, nd, 0.0f));
-        w = d[l] * w;
-        w = w * w;
-        w = w * w;
-        w = hst__e_pick(use & !(w < 1e-30f), w, 0.0f);
-        W[l] = W[l] + w;
-        t = gx[l] * dx[l];
+        float vx = (float)(bxi + 2 * l) * 0.5f, t, u, num, den, dk;
+        int ok = (0.0f < vx) & (vx <= g->xmax), use;
+        t = gx[l] * dx;
         u = gy[l] * dy;
         t = t + u;
-        use = use & (t < 0.0f);
-        num = gy[l] * dx[l];
+        use = ok & (t < 0.0f);
+        num = gy[l] * dx;
         u = gx[l] * dy;
         num = num - u;
         num = fabsf(num);
-        den = gn[l] * d[l];
+        den = gn[l] * d;
         dk = num / den;
         dk = hst__e_pick(dk != dk, 0.0f, 1.0f - dk);
         t = dk * w;
+        W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
         R[l] = R[l] + hst__e_pick(use, t, 0.0f);
     }
 }
 
 /* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
-   half-pixel position k0, columns from l0), as hst__e_rgc computes each */
+   half-pixel position k0, columns from l0), as hst__e_rgc computes each: lane l samples the
+   half-pixel columns of lane 0 plus 2 l */
 HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane,
                                 int stride, int k0, int l0, int yM, int x0, float *v)
 {
-    float xc[HST__E_LANES], W[HST__E_LANES], R[HST__E_LANES], yc;
-    int by, bx, j, i, l, half = stride / 2;
-    yc = (float)yM + 0.5f;
-    yc = yc / g->fm;
-    by = (int)(2.0f * yc);
-    for (l = 0; l < HST__E_LANES; ++l) {
-        xc[l] = (float)(x0 + l * g->mag) + 0.5f;
-        xc[l] = xc[l] / g->fm;
-        W[l] = R[l] = 0.0f;
-    }
-    bx = (int)(2.0f * xc[0]);
+    float W[HST__E_LANES], R[HST__E_LANES], c[2], cx, cy;
+    int by, bx, fy, fx, j, i, l, half = stride / 2;
+    c[0] = g->tSS;
+    c[1] = g->tSO;
+    by = hst__e_base(yM, g->mag);
+    bx = hst__e_base(x0, g->mag);
+    fy = by - 2 * (yM / g->mag);
+    fx = bx - 2 * (x0 / g->mag);
+    cy = hst__e_centre(yM % g->mag, g->mag);
+    cx = hst__e_centre(x0 % g->mag, g->mag);
+    for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
     for (j = g->j0; j < g->j1; ++j) {
-        float vy = (float)(by + j) * 0.5f;
+        float vy = (float)(by + j) * 0.5f, dy;
         const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
         if (!(0.0f < vy && vy <= g->ymax)) continue;
+        dy = (float)(fy + j) * 0.5f;
+        dy = dy - cy;
         for (i = g->j0; i < g->j1; ++i) {
             int e = bx + i - l0;
             const float *gx = row + (e & 1) * half + (e >> 1);
-            hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, xc, bx + i, yc, vy, W, R);
+            float dx = (float)(fx + i) * 0.5f, d, w;
+            dx = dx - cx;
+            w = hst__e_w(dx, dy, c, &d);
+            if (w != 0.0f) hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, bx + i, dx, dy, w, d, W, R);
         }
     }
     for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
-}
-
-/* 1 when every lane's first half-pixel column is lane 0's plus 2 l (true whenever colsM is
-   below 2^22; the lanes need it to share the tile's rows) */
-HST__KPRIVATE int hst__e_lanes_regular(const hst__e_geom *g, int x0)
-{
-    int l, b0 = hst__e_base(x0, g->fm);
-    for (l = 1; l < HST__E_LANES; ++l)
-        if (hst__e_base(x0 + l * g->mag, g->fm) != b0 + 2 * l) return 0;
-    return 1;
 }
 
 /* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
@@ -3631,20 +3768,19 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
                                 int yb, int xa, int k0, int nk, float *tile)
 {
     int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
-    int l0 = hst__e_base(xa, g->fm) + g->j0;
-    int nl = hst__e_base(xa + w - 1, g->fm) + g->j1 - l0, stride = nl + (nl & 1);
+    int l0 = hst__e_base(xa, g->mag) + g->j0;
+    int nl = hst__e_base(xa + w - 1, g->mag) + g->j1 - l0, stride = nl + (nl & 1);
     size_t plane = (size_t)nk * (size_t)stride;
     hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
     for (p = 0; p < g->mag && xa + p < xe; ++p) {
-        int regular = hst__e_lanes_regular(g, xa + p);
         for (y = ya; y < yb; ++y) {
             float *o = out + (size_t)(y - g->out_row0) * (size_t)g->colsM;
             float v[HST__E_LANES];
-            if (regular) hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
+            hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
                 if (x >= xe) break;
-                o[x] = regular ? hst__e_weight(f, g, iw, y, x, v[l]) : hst__e_pixel(f, g, iw, y, x);
+                o[x] = hst__e_weight(f, g, iw, y, x, v[l]);
             }
         }
     }
@@ -3656,9 +3792,9 @@ HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int st
                                     int *nk)
 {
     int yb = ya, n;
-    *k0 = hst__e_base(ya, g->fm) + g->j0;
+    *k0 = hst__e_base(ya, g->mag) + g->j0;
     while (yb < ye) {
-        n = hst__e_base(yb, g->fm) + g->j1 - *k0;
+        n = hst__e_base(yb, g->mag) + g->j1 - *k0;
         if ((long)n * stride > HST__E_HOST_TILE) break;
         *nk = n;
         ++yb;
@@ -3683,7 +3819,7 @@ HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *
                                  int ye, int xa, float *tile)
 {
     int w = HST__E_LANES * g->mag, xe = g->colsM - g->margin;
-    int nl = hst__e_base(xa + w - 1, g->fm) - hst__e_base(xa, g->fm) + g->j1 - g->j0;
+    int nl = hst__e_base(xa + w - 1, g->mag) - hst__e_base(xa, g->mag) + g->j1 - g->j0;
     int stride = nl + (nl & 1), x;
     while (ya < ye) {
         int k0 = 0, nk = 0, yb = hst__e_block_rows(g, ya, ye, stride, &k0, &nk);

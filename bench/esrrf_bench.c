@@ -58,23 +58,6 @@ static void parse(int argc, char **argv, args *a)
     if (i < argc || !a->size || !a->frames || !a->reps) { fprintf(stderr, "bad arguments\n"); exit(2); }
 }
 
-/* Emitters blinking on a noisy background, u16 or f32 samples of the same values. */
-static void *make_stack(const args *a)
-{
-    size_t n = (size_t)a->frames * a->size * a->size, i, es = a->dtype == HST_ESRRF_F32 ? 4 : 2;
-    unsigned char *p = (unsigned char *)malloc(n * es);
-    uint32_t s = 1u;
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
-    for (i = 0; i < n; i++) {
-        size_t f = i / ((size_t)a->size * a->size), x = i % a->size, y = i / a->size % a->size;
-        double v = 100.0 + 20.0 * ((s = s * 1664525u + 1013904223u) >> 28);
-        if ((x % 23 == 7 && y % 19 == 5) && ((f + x) % 3 != 0)) v += 3000.0;
-        if (es == 4) ((float *)(void *)p)[i] = (float)v;
-        else ((uint16_t *)(void *)p)[i] = (uint16_t)v;
-    }
-    return p;
-}
-
 typedef struct sink { float *img; size_t px; } sink;
 
 static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
@@ -149,7 +132,7 @@ int main(int argc, char **argv)
     while (!(a.modes & (1u << first))) first++;
     s.px = px;
     s.img = (float *)malloc(px * sizeof(float));
-    stack = make_stack(&a);
+    stack = bench_blinking_stack(a.frames, a.size, a.dtype == HST_ESRRF_F32);
     if (!s.img) return 1;
     memset(&d, 0, sizeof d);
     d.backends = &be;
