@@ -316,6 +316,15 @@ HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL 
 /* clFlush and clFinish (no-ops on the host device). Thread safety: while alive. */
 HST_API hst_result hst_queue_flush(hst_queue *q);
 HST_API hst_result hst_queue_finish(hst_queue *q);
+/* A barrier (clEnqueueBarrierWithWaitList): the commands enqueued on q after it start only
+   once the events of `wait` and every command enqueued on q before it have completed; *out
+   (may be NULL) completes then. How work on one queue waits for another queue's without the
+   host waiting (stream.h orders its compute queue and the backend's default queue so). On the
+   host device it waits for the events and returns with *out NULL. Errors:
+   HST_ERROR_INVALID_ARGUMENT (q NULL, wait NULL with num_wait > 0), OpenCL codes.
+   Thread safety: per backend. */
+HST_API hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
+                                     hst_event *out);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
 HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
@@ -607,6 +616,30 @@ HST_API hst_scalar hst_int(int64_t i);
    Thread safety: per backend (also hst_array_destroy). */
 HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
                                     const size_t *shape, hst_array **out);
+/* A view: an array over bytes [offset_bytes, offset_bytes + hst_array_bytes) of buf (shape,
+   C order, and dtype as hst_array_create) that does not own them. Every array function takes
+   views as it takes arrays, hst_array_fft included, and reads and writes buf's memory there;
+   views and buffer see each other's writes in queue order. hst_array_destroy releases the view
+   only: it never frees buf, which must outlive it. buf may be any buffer of its backend (made,
+   pooled, pinned or wrapped, another array's or view's). A view is an OpenCL sub-buffer of
+   buf's underlying allocation (on the host device, a pointer into buf's memory), so where the
+   array functions (and VkFFT, which takes no buffer offset) see the view's first element, the
+   device sees a buffer start: offset_bytes must be a multiple of the element size on every
+   device and, on an OpenCL device, also of CL_DEVICE_MEM_BASE_ADDR_ALIGN
+   (hst_device_info.mem_base_addr_align_bytes: 128 bytes on PoCL, up to 4096 on GPUs), which
+   OpenCL requires of a sub-buffer's origin; the host device needs only the element size.
+   (Views carrying an element offset that every kernel honoured would lift the OpenCL rule at
+   the cost of an argument in every vocabulary kernel; the rule costs nothing to a caller whose
+   views start at slices of aligned sizes, and is checked here rather than failing later.)
+   Errors: HST_ERROR_INVALID_ARGUMENT (buf, shape or out NULL; dtype not an hst_dtype; ndim not
+   1..4; a zero extent; offset_bytes not a multiple of the element size: the log names the
+   argument), HST_ERROR_SHAPE (logged as HST_LOG_SHAPE_MISMATCH: the view's bytes end beyond
+   buf's), HST_ERROR_OVERFLOW (shape's product or the end offset), HST_ERROR_ALIGNMENT (logged
+   as HST_LOG_MISALIGNED: an OpenCL device's base address alignment), HST_ERROR_DTYPE (f64 on a
+   device without fp64), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes (clCreateSubBuffer).
+   Thread safety: per backend (buf's; also hst_array_destroy of a view). */
+HST_API hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
+                                  unsigned ndim, const size_t *shape, hst_array **out);
 HST_API void hst_array_destroy(hst_array *a);
 /* Thread safety: while alive. */
 HST_API hst_dtype hst_array_dtype(const hst_array *a);
@@ -736,7 +769,8 @@ HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
    hst_array_fft transforms the LAST `axes` axes (1, 2 or 3; NumPy's fft/fft2/fftn with the
    default axes) of src into dst, batched over the leading axes (C order, each batch contiguous).
    The kind follows the dtypes:
-     c64 -> c64   c2c, forward or inverse; dst may be src (in place); same shapes.
+     c64 -> c64   c2c, forward or inverse; dst may be src (in place: also two views of the
+                  same bytes, see hst_array_view); same shapes.
      f32 -> c64   r2c (numpy.fft.rfftn), forward only: dst's last extent is src's n / 2 + 1.
      c64 -> f32   c2r (numpy.fft.irfftn), inverse only: dst's shape gives the real lengths (n,
                   NumPy's `s`), src's last extent must be n / 2 + 1; src is not modified.
@@ -750,8 +784,10 @@ HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
    backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
    is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
    not block on OpenCL devices.
+   Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
+   pointers, VkFFT their sub-buffers.
    Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
-   a direction the kind lacks); HST_ERROR_DTYPE (a dtype pair other than the three above);
+   a direction the kind lacks, src and dst views of overlapping but not the same bytes); HST_ERROR_DTYPE (a dtype pair other than the three above);
    HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
    HST_LOG_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
    Thread safety: per backend. */
@@ -2057,6 +2093,23 @@ static hst_result hst__nothing(hst_queue *q, size_t num_wait, const hst_event *w
     return hst__host_begin(num_wait, wait, out);
 }
 
+HST__BDEF hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
+                                     hst_event *out) {
+    hst_result r;
+    if ((r = hst__check_enqueue(q, "hst_queue_barrier", num_wait, wait)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (q->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueBarrierWithWaitList(q->cl, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueBarrierWithWaitList", err);
+    }
+#endif
+    return hst__host_begin(num_wait, wait, out);
+}
+
 /* [offset, offset + bytes) must lie inside `size` bytes. */
 static hst_result hst__check_range(const hst_backend *be, const char *func, const char *what,
                                    size_t offset, size_t bytes, size_t size) {
@@ -2208,11 +2261,44 @@ HST__BDEF hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer
     return hst__buffer_new(be, "hst_pinned_create", bytes, 0, 1, NULL, out);
 }
 
+/* A sub-buffer of [origin, origin + bytes) of parent, whose origin in parent's underlying
+   allocation (parent's own origin added when parent is itself a sub-buffer) must be a multiple
+   of align (HST_ERROR_ALIGNMENT, logged as HST_LOG_MISALIGNED). The caller checked the range. */
+static hst_result hst__buffer_sub(hst_buffer *parent, size_t origin, size_t bytes, size_t align,
+                                  const char *func, hst_buffer **out) {
+    hst_backend *be = parent->be;
+    hst_buffer *root = parent->parent ? parent->parent : parent, *b;
+    size_t at = parent->parent ? parent->origin + origin : origin;
+    if (at % align) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_MISALIGNED,
+                 "%s: origin %zu is not a multiple of the device's base address alignment "
+                 "(%zu bytes)", func, at, align);
+        return HST_ERROR_ALIGNMENT;
+    }
+    b = (hst_buffer *)hst__calloc(be, sizeof *b);
+    if (!b) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    *b = *root;
+    b->parent = root; b->origin = at; b->bytes = b->capacity = bytes;
+    b->pool = NULL; b->next_held = NULL; b->prev_active = b->next_active = NULL;
+    b->serial = ++be->buffers_made;
+    b->host = root->host ? (char *)root->host + at : NULL;
+#ifndef HST_NO_OPENCL
+    if (root->cl) {
+        cl_buffer_region reg;
+        cl_int err;
+        reg.origin = at; reg.size = bytes;
+        b->cl = clCreateSubBuffer(root->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+        if (err != CL_SUCCESS) { hst__free(be, b); return hst__cl_fail(be, "clCreateSubBuffer", err); }
+    }
+#endif
+    *out = b;
+    return HST_SUCCESS;
+}
+
 HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
                                          hst_buffer **out) {
     static const char *F = "hst_buffer_create_sub";
     hst_backend *be;
-    hst_buffer *b;
     hst_result r;
     if (!parent) return hst__bad_arg(NULL, F, "parent is NULL");
     be = parent->be;
@@ -2222,30 +2308,7 @@ HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, si
     if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
     if ((r = hst__check_range(be, F, "sub-buffer", origin, bytes, parent->bytes)) != HST_SUCCESS)
         return r;
-    if (origin % be->info.mem_base_addr_align_bytes) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_MISALIGNED,
-                 "%s: origin %zu is not a multiple of the device's base address alignment "
-                 "(%u bytes)", F, origin, be->info.mem_base_addr_align_bytes);
-        return HST_ERROR_ALIGNMENT;
-    }
-    b = (hst_buffer *)hst__calloc(be, sizeof *b);
-    if (!b) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    *b = *parent;
-    b->parent = parent; b->origin = origin; b->bytes = b->capacity = bytes;
-    b->pool = NULL; b->next_held = NULL;
-    b->serial = ++be->buffers_made;
-    b->host = parent->host ? (char *)parent->host + origin : NULL;
-#ifndef HST_NO_OPENCL
-    if (parent->cl) {
-        cl_buffer_region reg;
-        cl_int err;
-        reg.origin = origin; reg.size = bytes;
-        b->cl = clCreateSubBuffer(parent->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
-        if (err != CL_SUCCESS) { hst__free(be, b); return hst__cl_fail(be, "clCreateSubBuffer", err); }
-    }
-#endif
-    *out = b;
-    return HST_SUCCESS;
+    return hst__buffer_sub(parent, origin, bytes, be->info.mem_base_addr_align_bytes, F, out);
 }
 
 static void hst__pool_return(hst_pool *pool, hst_buffer *b);
@@ -5053,6 +5116,51 @@ HST__BDEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned
     return HST_SUCCESS;
 }
 
+HST__BDEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
+                                  unsigned ndim, const size_t *shape, hst_array **out) {
+    static const char *F = "hst_array_view";
+    hst_backend *be;
+    hst_array *a;
+    size_t count = 1, bytes, end, es = hst_dtype_size(dtype), align;
+    unsigned i;
+    hst_result r;
+    if (!buf) return hst__bad_arg(NULL, F, "buf is NULL");
+    be = buf->be;
+    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (!es) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__bad_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__bad_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++) {
+        if (!shape[i]) return hst__bad_arg(be, F, "shape[%u] is 0", i);
+        if (!hst__mul(count, shape[i], &count)) return hst__overflow(be, F, "the product of shape");
+    }
+    if (!hst__mul(count, es, &bytes)) return hst__overflow(be, F, "elements * element size");
+    if (offset_bytes % es)
+        return hst__bad_arg(be, F, "offset_bytes %zu is not a multiple of the %s element size (%zu bytes)",
+                            offset_bytes, hst_dtype_name(dtype), es);
+    if (!hst__add(offset_bytes, bytes, &end)) return hst__overflow(be, F, "offset_bytes + the view's bytes");
+    if (end > buf->bytes) {
+        hst__log(be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: offset_bytes %zu + shape's %zu bytes "
+                 "= %zu exceed buf's %zu bytes", F, offset_bytes, bytes, end, buf->bytes);
+        return HST_ERROR_SHAPE;
+    }
+    if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
+    /* the host device's pointers need only whole elements; OpenCL sub-buffers the device's
+       base address alignment (a power of two at least as large as any element) */
+    align = hst__is_cl(be) ? be->info.mem_base_addr_align_bytes : es;
+    if (!(a = (hst_array *)hst__calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
+    for (i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    if ((r = hst__buffer_sub(buf, offset_bytes, bytes, align, F, &a->buf)) != HST_SUCCESS) {
+        hst__free(be, a);
+        return r;
+    }
+    *out = a;
+    return HST_SUCCESS;
+}
+
+/* A view's buffer is its own sub-buffer: destroying it leaves the viewed memory alone. */
 HST__BDEF void hst_array_destroy(hst_array *a) {
     if (!a) return;
     hst_buffer_destroy(a->buf);
@@ -6178,12 +6286,38 @@ static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst_
     return r;
 }
 
+/* Where an array's bytes lie: its buffer's underlying allocation and the offset in it. */
+static const hst_buffer *hst__array_root(const hst_array *a, size_t *at) {
+    *at = a->buf->parent ? a->buf->origin : 0;
+    return a->buf->parent ? a->buf->parent : a->buf;
+}
+
+/* 1: a and b (distinct arrays) cover the same bytes with the same dtype and shape (two views of
+   one region: in place); -1: their bytes overlap otherwise; 0: they are apart. */
+static int hst__array_alias(const hst_array *a, const hst_array *b) {
+    size_t ao, bo;
+    unsigned i;
+    int same;
+    if (hst__array_root(a, &ao) != hst__array_root(b, &bo)) return 0;
+    if (ao >= bo + b->bytes || bo >= ao + a->bytes) return 0;
+    same = ao == bo && a->dtype == b->dtype && a->ndim == b->ndim;
+    for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    return same ? 1 : -1;
+}
+
 HST__BDEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
                                    int inverse, hst_fft_norm norm) {
     static const char *F = "hst_array_fft";
     hst__fft_key key;
     double scale;
     hst_result r;
+    if (dst && src && dst != src) {
+        int alias = hst__array_alias(dst, src);
+        if (alias == 1) src = dst;   /* two views of the same bytes: in place */
+        else if (alias < 0)
+            return hst__bad_arg(dst->be, F, "src and dst are views of overlapping bytes (give "
+                                "the same array, or views of the same bytes, to transform in place)");
+    }
     if ((r = hst__fft_args(F, dst, src, axes, inverse, norm, &key)) != HST_SUCCESS) return r;
     if (hst__is_cl(dst->be) && key.kind == HST__FFT_C2C) key.in_place = 1;  /* see exec */
     if (key.axes == 0) r = hst_array_copy(dst, src);     /* every length was 1 */

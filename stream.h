@@ -166,6 +166,52 @@ typedef struct hst_stream_block {
 typedef hst_result (*hst_stream_host_fn)(void *const *arrays, const void *const *scalars,
                                          const hst_stream_block *blk, void *user);
 
+/* Calls instead of kernels: a stage whose arrays_fn is set is a call of a library operation
+   (hst_array_fft, the array vocabulary) on the block's device memory rather than an OpenCL
+   kernel. For each block the stream calls it on the calling thread, with be the block's
+   device's backend and arrays[i] (num_arrays = the stage's num_inputs + num_outputs) its
+   inputs then outputs, each as the buffer holding the block, where the block's first LOADED
+   slice (global slice blk->base) starts in it, and how many slices are loaded; blk gives the
+   slices to compute ([begin, end), relative to base, as for a kernel), scalars the stage's
+   scalar values. The call wraps what it needs in hst_array_view(buffer, offset_bytes + k *
+   slice_bytes, ...) and runs hst_array_* on them; it writes only the slices [begin, end) of its
+   outputs (as a kernel does), and returns HST_SUCCESS or an error that stops the run. Views it
+   makes must be destroyed before it returns (a view of the block's memory outlives no block).
+     buffer   OpenCL devices: the ring slot's device buffer (GLOBAL: the device's copy); the
+              host device: the block's caller memory (or the stream's scratch) wrapped with
+              hst_buffer_wrap for this call.
+     halos    the call sees every loaded slice, [0, slices): the chain's halo around the block,
+              clipped to [0, N), as a kernel does; slices outside [0, N) are not there.
+     offsets  offset_bytes is 0 (every buffer starts at the block's first loaded slice), so a
+              view from there is always possible; a view from slice k (blk->begin, say) needs
+              k * slice_bytes to be a multiple of the device's base address alignment on an
+              OpenCL device (hst_array_view; HST_ERROR_ALIGNMENT otherwise): slices of a whole
+              number of mem_base_addr_align_bytes, or a chain without halos (begin = 0), keep
+              every view possible.
+   Where its work runs, and what that costs. The call enqueues its work on be's default queue
+   (hst_backend_queue, where hst_array_* run) and need not wait for it. The stream orders it
+   with events, without the host waiting: before the call, a barrier on the device's compute
+   queue (after the block's upload and earlier stages) that the default queue waits for;
+   after it, a barrier on the default queue that the compute queue waits for before the
+   block's later stages, accumulators and downloads. Uploads and downloads of the other blocks
+   in the ring keep overlapping; the cost is that the compute queue runs nothing while the
+   call's work runs (the call's work and the kernels of other blocks do not overlap), and the
+   host is busy with the call itself (VkFFT builds a plan's kernels on a shape's first call; a
+   blocking call, such as a reduction, waits for the compute queue's earlier blocks). On the
+   host device everything runs in order in the call. Outputs are bit for bit what the same
+   calls give on the whole array when the operation treats slices independently and the
+   library's result does not depend on how many slices one call covers (the array vocabulary:
+   yes; FFTs: see examples/mri_op.h for what was measured). */
+typedef struct hst_stream_binding {
+    hst_buffer *buffer;     /* holds the block (a GLOBAL array: the whole array) */
+    size_t offset_bytes;    /* where global slice blk->base starts in buffer (GLOBAL: its start) */
+    uint64_t slices;        /* slices loaded from there (GLOBAL: 0) */
+    size_t slice_bytes;     /* bytes of one slice (GLOBAL: global_bytes) */
+} hst_stream_binding;
+typedef hst_result (*hst_stream_array_fn)(hst_backend *be, const hst_stream_binding *arrays,
+                                          unsigned num_arrays, const void *const *scalars,
+                                          const hst_stream_block *blk, void *user);
+
 typedef enum hst_stream_kind {
     HST_STREAM_INPUT = 1,   /* caller host array, read: uploaded block by block */
     HST_STREAM_OUTPUT,      /* caller host array, written: downloaded (owned slices only) */
@@ -210,7 +256,8 @@ typedef struct hst_stream_array {
                                    hst_stream_set_pinned_arrays). */
 } hst_stream_array;
 
-/* One stage: a kernel from OpenCL C source plus its host twin. */
+/* One stage: a kernel from OpenCL C source plus its host twin, or a call (arrays_fn: see
+   hst_stream_array_fn above), never both. */
 typedef struct hst_stream_stage {
     const char *name;                       /* for messages; may be NULL */
     const char *const *sources;             /* OpenCL C program (pieces) and build options */
@@ -234,6 +281,11 @@ typedef struct hst_stream_stage {
     int loop_slices;                        /* 1: a 1-D NDRange of items_per_slice, the kernel
                                                walks [begin, end) itself, in order (reductions
                                                along the slice axis into GLOBAL arrays) */
+    hst_stream_array_fn arrays_fn;          /* a call instead of a kernel: then sources,
+                                               source_count, options, kernel and host must be
+                                               unset (items_per_slice, local_size and
+                                               loop_slices are ignored) */
+    void *arrays_user;                      /* arrays_fn's user pointer */
 } hst_stream_stage;
 
 /* Accumulators live on the device across blocks and are read once at the end: one value per
@@ -319,7 +371,8 @@ typedef struct hst_stream_report {
 /* Validates the description, builds the stages' programs on every device, chooses the block size
    and allocates each device's ring (pinned staging + device buffers). Errors:
    HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, an index out of range, an
-   array kind used wrongly, a stage without host twin on the host device (named), an output
+   array kind used wrongly, a stage without host twin on the host device (named), a stage with
+   both arrays_fn and a kernel, sources, options or host twin (named), an output
    that aliases an input
    read with a halo (it would read slices already overwritten), mixed host/OpenCL backends),
    HST_ERROR_SHAPE (accumulator arrays of different slice sizes), HST_ERROR_OVERFLOW,
@@ -928,13 +981,21 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
         return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
+        const char *name = st->name ? st->name : "unnamed";
         unsigned k;
-        if (!st->host && hst_backend_is_host(d->backends[0]))
+        if (st->arrays_fn && (st->kernel || st->sources || st->source_count || st->options || st->host))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
+                             "is a call (arrays_fn) or a kernel with its host twin, not both", s, name,
+                             st->kernel ? "a kernel" : st->sources || st->source_count ? "sources"
+                             : st->options ? "options" : "a host twin");
+        if (!st->arrays_fn && !st->host && hst_backend_is_host(d->backends[0]))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
-                             "the host device runs every stage through its host twin", s, st->name ? st->name : "unnamed");
-        if (!hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name", s);
-        if (!st->items_per_slice) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].items_per_slice is 0", s);
+                             "the host device runs every stage through its host twin", s, name);
+        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name "
+                             "(or arrays_fn, a call)", s);
+        if (!st->arrays_fn && !st->items_per_slice)
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].items_per_slice is 0", s);
         if (st->num_inputs + st->num_outputs == 0)
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] binds no array", s);
         if (st->num_scalars > HST_STREAM_MAX_SCALARS)
@@ -1328,7 +1389,8 @@ static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
     for (i = 0; i < s->desc.num_stages; i++) {
         const hst_stream_stage *g = &s->stages[i];
         h = hst__fnv_str(h, g->name);
-        if (!s->host) {   /* the host device reads none of these: they may be unset there */
+        h = hst__fnv_u64(h, g->arrays_fn != NULL);   /* a call (its address is no identity) */
+        if (!s->host && !g->arrays_fn) {   /* the host device reads none of these: they may be unset there */
             h = hst__fnv_str(hst__fnv_u64(h, g->source_count), g->kernel);
             for (k = 0; k < g->source_count; k++) h = hst__fnv_str(h, g->sources[k]);
             h = hst__fnv_str(h, g->options);
@@ -1500,6 +1562,7 @@ static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_program *prog;
+        if (g->arrays_fn) continue;   /* a call: no kernel */
         if ((r = hst_program_build(d->be, g->source_count, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
         r = hst_kernel_create(prog, g->kernel, &d->kernels[st]);
         hst_program_release(prog);
@@ -1841,7 +1904,33 @@ static hst_result hst__host_accs(hst_stream *s, unsigned char *const *ptr, uint6
     return HST_SUCCESS;
 }
 
-static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
+/* Array a of stage g's binding k (inputs, then outputs). */
+static int hst__binding(const hst_stream_stage *g, unsigned k) {
+    return k < g->num_inputs ? g->inputs[k] : g->outputs[k - g->num_inputs];
+}
+
+/* An arrays_fn stage on the host device: each binding's block memory (ptr, `loaded` slices
+   from base; GLOBAL: the whole array) wrapped as a buffer of be for the call. */
+static hst_result hst__host_call(hst_stream *s, hst_backend *be, const hst_stream_stage *g,
+                                 unsigned char *const *ptr, uint64_t loaded, const hst_stream_block *blk) {
+    hst_stream_binding bind[2 * HST_STREAM_MAX_BINDINGS];
+    unsigned k, n = g->num_inputs + g->num_outputs, made = 0;
+    hst_result r = HST_SUCCESS;
+    memset(bind, 0, sizeof bind);
+    for (k = 0; k < n && r == HST_SUCCESS; k++, made++) {
+        const hst_stream_array *a = &s->arrays[hst__binding(g, k)];
+        int global = a->kind == HST_STREAM_GLOBAL;
+        bind[k].slices = global ? 0 : loaded;
+        bind[k].slice_bytes = global ? a->global_bytes : a->slice_bytes;
+        r = hst_buffer_wrap(be, ptr[hst__binding(g, k)], global ? a->global_bytes : (size_t)loaded * a->slice_bytes,
+                            0, &bind[k].buffer);
+    }
+    if (r == HST_SUCCESS) r = g->arrays_fn(be, bind, n, g->scalars, blk, g->arrays_user);
+    for (k = 0; k < made; k++) hst_buffer_destroy(bind[k].buffer);
+    return r;
+}
+
+static hst_result hst__host_block(hst_stream *s, hst_backend *be, uint64_t b0, uint64_t b1) {
     unsigned char *ptr[HST_STREAM_MAX_ARRAYS];
     void *args[2 * HST_STREAM_MAX_BINDINGS];
     uint64_t base, end;
@@ -1855,6 +1944,10 @@ static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
+        if (g->arrays_fn) {
+            if ((r = hst__host_call(s, be, g, ptr, end - base, &blk)) != HST_SUCCESS) return r;
+            continue;
+        }
         for (k = 0; k < g->num_inputs; k++) args[k] = ptr[g->inputs[k]];
         for (k = 0; k < g->num_outputs; k++) args[g->num_inputs + k] = ptr[g->outputs[k]];
         if ((r = g->host(args, g->scalars, &blk, g->host_user)) != HST_SUCCESS) return r;
@@ -1864,7 +1957,6 @@ static hst_result hst__host_block(hst_stream *s, uint64_t b0, uint64_t b1) {
             memcpy(hst__host_slice(s, &s->arrays[i], b0),
                    s->scratch[i] + (size_t)(b0 - base) * s->arrays[i].slice_bytes,
                    (size_t)(b1 - b0) * s->arrays[i].slice_bytes);
-    (void)end;
     return hst__host_accs(s, ptr, b0, b1, base);
 }
 
@@ -1878,7 +1970,7 @@ static hst_result hst__host_run(hst_stream *s) {
             hst_result r;
             hst__block_bounds(s, dv, i, &b0, &b1);
             dv->issued++;
-            if ((r = hst__host_block(s, b0, b1)) != HST_SUCCESS) return r;
+            if ((r = hst__host_block(s, dv->be, b0, b1)) != HST_SUCCESS) return r;
             dv->finished++;
             if (hst__block_done(s, dv, b0, b1)) return HST_ERROR_CANCELLED;
         }
@@ -2001,6 +2093,40 @@ static hst_result hst__launch_acc(hst_stream *s, hst__sdev *d, hst__slot *slot, 
     return hst_launch(d->comp, k, 2, global, local, 0, NULL, out);
 }
 
+/* An arrays_fn stage on an OpenCL device: the call's work goes to the backend's default
+   queue, between two barriers (see hst_stream_array_fn): the default queue waits for the
+   compute queue's commands so far (this block's upload, `wait`, and earlier stages), and the
+   compute queue's later commands wait for the call's; *out completes with them. */
+static hst_result hst__call_stage(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned st,
+                                  uint64_t b0, uint64_t b1, uint64_t base, hst_event wait, hst_event *out) {
+    const hst_stream_stage *g = &s->stages[st];
+    hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
+    hst_stream_binding bind[2 * HST_STREAM_MAX_BINDINGS];
+    hst_queue *dq = hst_backend_queue(d->be);
+    hst_event before = NULL, after = NULL;
+    uint64_t lbase, lend;
+    unsigned k, n = g->num_inputs + g->num_outputs;
+    hst_result r;
+    hst__loaded(s, b0, b1, &lbase, &lend);
+    memset(bind, 0, sizeof bind);
+    for (k = 0; k < n; k++) {
+        int a = hst__binding(g, k), global = s->arrays[a].kind == HST_STREAM_GLOBAL;
+        bind[k].buffer = global ? d->global[a] : slot->dev[a];
+        bind[k].slices = global ? 0 : lend - lbase;
+        bind[k].slice_bytes = global ? s->arrays[a].global_bytes : s->arrays[a].slice_bytes;
+    }
+    r = hst_queue_barrier(d->comp, 1, &wait, &before);
+    if (r == HST_SUCCESS) r = hst_queue_flush(d->comp);
+    if (r == HST_SUCCESS) r = hst_queue_barrier(dq, 1, &before, NULL);
+    if (r == HST_SUCCESS) r = g->arrays_fn(d->be, bind, n, g->scalars, &blk, g->arrays_user);
+    if (r == HST_SUCCESS) r = hst_queue_barrier(dq, 0, NULL, &after);
+    if (r == HST_SUCCESS) r = hst_queue_flush(dq);
+    if (r == HST_SUCCESS) r = hst_queue_barrier(d->comp, 1, &after, out);
+    hst_event_release(before);
+    hst_event_release(after);
+    return r;
+}
+
 /* The chain and the accumulators on the compute queue, after the upload; *ev: the last. */
 static hst_result hst__compute(hst_stream *s, hst__sdev *d, hst__slot *slot, uint64_t b0,
                                uint64_t b1, uint64_t base, hst_event up, hst_event *ev) {
@@ -2008,8 +2134,11 @@ static hst_result hst__compute(hst_stream *s, hst__sdev *d, hst__slot *slot, uin
     hst_result r;
     for (st = 0; st < s->desc.num_stages; st++) {
         int first = st == 0, last = st == last_stage && nacc == 0;
-        if ((r = hst__launch_stage(s, d, slot, st, b0, b1, base, first && up ? 1 : 0, &up,
-                                   last ? ev : NULL)) != HST_SUCCESS) return r;
+        if (s->stages[st].arrays_fn)
+            r = hst__call_stage(s, d, slot, st, b0, b1, base, first ? up : NULL, last ? ev : NULL);
+        else
+            r = hst__launch_stage(s, d, slot, st, b0, b1, base, first && up ? 1 : 0, &up, last ? ev : NULL);
+        if (r != HST_SUCCESS) return r;
     }
     for (i = 0; i < nacc; i++)
         if ((r = hst__launch_acc(s, d, slot, i, b0, b1, base, i + 1 == nacc ? ev : NULL)) != HST_SUCCESS)

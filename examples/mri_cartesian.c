@@ -6,7 +6,9 @@
 
    Per slice z:  forward  y[z, c] = M .* F(S[z, c] .* x[z])       (F: orthonormal 2-D DFT)
                  adjoint  x[z]    = sum_c conj(S[z, c]) .* F^H(M .* y[z, c])
-   (examples/mri_op.h has the operator, its layout and how the FFT runs inside the stream.)
+   F is the library's FFT, backend.h's hst_array_fft (FFTW on the host device, VkFFT on OpenCL
+   devices), called by stream stages on views of each block's device memory (examples/mri_op.h
+   has the operator, its layout and how the FFT runs inside the stream).
 
    It generates a 3-D phantom x (N, ny, nx) complex64, smooth coil maps S (N, C, ny, nx)
    normalised to sum_c |S_c|^2 = 1, and a variable-density Cartesian mask M (ny, nx) that keeps
@@ -30,7 +32,7 @@
    Options
      --device S     device selector (default $HST_DEVICE, else auto; `host` runs the C twins)
      --slices N     slices (default 64)          --coils C    coils (default 8)
-     --ny R         rows, a power of two (128)   --nx K       columns, a power of two (128)
+     --ny R         rows, any length (128)       --nx K       columns, any length (128)
      --budget B     device bytes for a stream's blocks (suffix k, M or G: 1024-based; default
                     32M, an eighth of the default volume's arrays); on the host device it bounds
                     one block's scratch

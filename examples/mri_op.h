@@ -1,6 +1,7 @@
 /* mri_op.h — PyQMRI's Cartesian multi-coil MRI operator, streamed through stream.h; shared by
    examples/mri_cartesian.c and tests/test_mri.c (static functions: include it in the one C file
-   that defines HST_IMPLEMENTATION, after defining HST_FFT there for mri_reference_*).
+   that defines HST_IMPLEMENTATION, after defining HST_FFT there: the operator's FFTs are
+   backend.h's, and without HST_FFT mri_forward / mri_adjoint return HST_ERROR_NOT_BUILT_IN).
 
    The operator, per slice z (slice-major arrays, C order, complex64 as (re, im) float pairs):
      forward  A:   y[z, c] = M .* F (S[z, c] .* x[z])             for c = 0 .. C-1
@@ -11,26 +12,29 @@
    order, with no fftshift: row r holds frequency r for r < ny/2 and r - ny above, as numpy's
    fft2 gives it (the mask is made in that order too). PyQMRI shifts its data so that its FFTs
    see this order; nothing else differs. With sum_c |S_c|^2 <= 1 and M in {0, 1}, ||A|| <= 1.
+   Any ny and nx up to MRI_MAX_LENGTH (FFTW and VkFFT transform every length).
 
-   How the 2-D FFT runs inside a stream. stream.h's stages are OpenCL kernels (with host C
-   twins on the host device); a stage cannot call VkFFT or hst_array_fft on the block's device
-   buffers, so the FFT is itself a pair of stage kernels: a radix-2 FFT of one line per
-   work-item, along the rows in one stage and along the columns in the next, fused with the
-   element-wise parts (coil products, mask, coil sum). Every line is independent, so any block
-   size gives the same bits. Twiddles exp(-2 pi i k / n) come from a table made on the host in
-   double and rounded once (GLOBAL arrays of the stream, like the mask), so no device's sin/cos
-   enters; with FP_CONTRACT OFF the kernels and their twins do the same IEEE operations in the
-   same order, hence the same bits on the host device, PoCL and GPUs. The radix-2 transform
-   needs power-of-two ny and nx. mri_reference_forward/_adjoint compute the same operator on
-   whole arrays with backend.h's vocabulary and hst_array_fft (FFTW / VkFFT): the check that
-   the streamed FFT is numpy's.
+   How the 2-D FFT runs inside a stream: it is the library's FFT, backend.h's hst_array_fft
+   (FFTW on the host device, VkFFT on OpenCL devices), called by a stage that is a call rather
+   than a kernel (hst_stream_stage.arrays_fn): for each block it views the block's coil images
+   in the device buffer as one (slices * C, ny, nx) c64 array (hst_array_view) and transforms
+   its last two axes in place with norm "ortho", on the device's default queue, ordered with the
+   stream's kernels by events (stream.h, hst_stream_array_fn). The element-wise parts stay
+   kernels (FP_CONTRACT OFF; the host twins do the same IEEE operations in the same order).
+   Both libraries give the same bits for a transform whatever the batch it is part of (FFTW's
+   plans and VkFFT's kernels for one length do not change with the batch count: tests/test_mri.c
+   asserts it for blocks of 1, 2, N slices and a budget's block), so the streamed result is the
+   unstreamed one bit for bit; the host device and an OpenCL device differ by the two
+   libraries' rounding (within test_mri.c's REF_TOL). mri_reference_forward/_adjoint compute
+   the same operator on whole arrays with the array vocabulary and one hst_array_fft call.
 
    Streams, per call of mri_forward / mri_adjoint (arrays by index):
-     forward  in x, coils; [ref y]       stage rows: t = F_x(S .* x) / sqrt(nx)   (t: TEMP)
-                                         stage cols: y = M .* F_y(t) / sqrt(ny)
-     adjoint  in y, coils; [ref x]       stage cols: t = F_y^-1(M .* y) / sqrt(ny) (t: TEMP)
-                                         stage rows: u = conj(S) .* F_x^-1(t) / sqrt(nx) (u: TEMP)
-                                         stage sum:  x = sum_c u_c, c in order
+     forward  in x, coils; [ref y]       kernel coil:  t = S .* x              (t: TEMP)
+                                         call fft:     t = F(t)                (in place)
+                                         kernel mask:  y = M .* t
+     adjoint  in y, coils; [ref x]       kernel mask:  t = M .* y              (t: TEMP)
+                                         call ifft:    t = F^-1(t)             (in place)
+                                         kernel coil:  x = sum_c conj(S_c) .* t_c, c in order
    and the accumulators of PyQMRI's evalwithnorm: SQSUM of the input and of the output, and
    DIFF2 |out - ref|^2 when a ref array is given (the line search's ||A x - y||^2). */
 #ifndef MRI_OP_H
@@ -52,7 +56,7 @@
 #endif
 
 #define MRI_PI 3.14159265358979323846
-#define MRI_MAX_LENGTH 65536u     /* ny, nx: powers of two up to this (2^16) */
+#define MRI_MAX_LENGTH 65536u     /* ny, nx: 1 .. this */
 #define MRI_MAX_COILS 1024u
 
 typedef struct mri_dims {
@@ -66,9 +70,7 @@ typedef struct mri_op {
     uint64_t budget_bytes;     /* stream budget (hst_stream_desc.budget_bytes; 0: its default) */
     uint64_t block_slices;     /* owned slices per block (0: the stream chooses) */
     float *mask;               /* (ny, nx), a copy of the caller's */
-    float *tw_x, *tw_y;        /* n/2 (at least 1) complex twiddles exp(-2 pi i k / n) */
-    uint32_t nc, ny, nx;       /* the kernels' scalars */
-    float scale_x, scale_y;    /* 1/sqrt(nx), 1/sqrt(ny): the orthonormal scaling per axis */
+    uint32_t nc, plane;        /* the kernels' scalars: C, ny nx */
 } mri_op;
 
 /* What one streamed application gives besides its output. */
@@ -81,264 +83,147 @@ typedef struct mri_norms {
 } mri_norms;
 
 /* ------------------------------------------------------------------------------------------
-   Kernels (stream.h's convention: inputs, outputs, scalars uint nc, uint ny, uint nx, float
-   scale, then the block arguments). */
+   Kernels (stream.h's convention: inputs, outputs, scalars uint nc, uint plane (ny nx), then
+   the block arguments), one work-item per element of a slice. */
 static const char *const mri_cl_source[] = {
 "#pragma OPENCL FP_CONTRACT OFF\n"
-"/* k with its log2(n) low bits reversed */\n"
-"inline uint mri_rev(uint k, uint n)\n"
+"#define MRI_ARGS uint nc, uint plane, ulong base, ulong begin, ulong end, ulong total, int flags\n"
+"/* item e = c plane + p: t = S .* x */\n"
+"__kernel void mri_fwd_coil(__global const float2 *x, __global const float2 *coils, __global float2 *t, MRI_ARGS)\n"
 "{\n"
-"    uint r = 0;\n"
-"    for (uint m = n >> 1; m; m >>= 1) { r = (r << 1) | (k & 1u); k >>= 1; }\n"
-"    return r;\n"
+"    ulong e = get_global_id(0), z = begin + get_global_id(1);\n"
+"    if (e >= (ulong)nc * plane || z >= end) return;\n"
+"    ulong i = z * nc * plane + e;\n"
+"    float2 a = coils[i], b = x[z * plane + e % plane];\n"
+"    float re = a.x * b.x - a.y * b.y, im = a.x * b.y + a.y * b.x;\n"
+"    t[i] = (float2)(re, im);\n"
 "}\n"
-"inline float2 mri_mul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n"
-"/* conj(a) b */\n"
-"inline float2 mri_cmul(float2 a, float2 b) { return (float2)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x); }\n"
-"/* radix-2 decimation in time over a line already in bit-reversed order */\n"
-"void mri_butterflies(__global float2 *v, ulong stride, uint n, __global const float2 *tw, int inverse)\n"
+"/* item e = c plane + p: out = M .* in (the forward's y from t, the adjoint's t from y) */\n"
+"__kernel void mri_mask(__global const float2 *in, __global const float *mask, __global float2 *out, MRI_ARGS)\n"
 "{\n"
-"    for (uint len = 2; len <= n; len <<= 1) {\n"
-"        uint hl = len >> 1, ts = n / len;\n"
-"        for (uint i = 0; i < n; i += len)\n"
-"            for (uint j = 0; j < hl; j++) {\n"
-"                float2 w = tw[j * ts], a = v[(i + j) * stride], b = v[(i + j + hl) * stride], t;\n"
-"                if (inverse) w.y = -w.y;\n"
-"                t = mri_mul(w, b);\n"
-"                v[(i + j) * stride] = a + t;\n"
-"                v[(i + j + hl) * stride] = a - t;\n"
-"            }\n"
+"    ulong e = get_global_id(0), z = begin + get_global_id(1);\n"
+"    if (e >= (ulong)nc * plane || z >= end) return;\n"
+"    ulong i = z * nc * plane + e;\n"
+"    float m = mask[e % plane];\n"
+"    float2 v = in[i];\n"
+"    out[i] = (float2)(v.x * m, v.y * m);\n"
+"}\n"
+"/* item p < plane: x = sum_c conj(S_c) .* t_c, in coil order */\n"
+"__kernel void mri_adj_coil(__global const float2 *t, __global const float2 *coils, __global float2 *x, MRI_ARGS)\n"
+"{\n"
+"    ulong p = get_global_id(0), z = begin + get_global_id(1);\n"
+"    if (p >= plane || z >= end) return;\n"
+"    float re = 0.0f, im = 0.0f;\n"
+"    for (uint c = 0; c < nc; c++) {\n"
+"        ulong i = (z * nc + c) * plane + p;\n"
+"        float2 a = coils[i], b = t[i];\n"
+"        float pr = a.x * b.x + a.y * b.y, pi = a.x * b.y - a.y * b.x;\n"
+"        if (c == 0) { re = pr; im = pi; } else { re = re + pr; im = im + pi; }\n"
 "    }\n"
-"}\n",
-"#define MRI_ARGS uint nc, uint ny, uint nx, float scale, ulong base, ulong begin, ulong end, ulong total, int flags\n"
-"/* item i = c ny + row: t's row = F_x(coil row .* image row) scale */\n"
-"__kernel void mri_fwd_rows(__global const float2 *x, __global const float2 *coils, __global const float2 *tw,\n"
-"                           __global float2 *t, MRI_ARGS)\n"
-"{\n"
-"    ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
-"    if (i >= (ulong)nc * ny || z >= end) return;\n"
-"    ulong img = (z * ny + i % ny) * nx, line = (z * nc * ny + i) * nx;\n"
-"    for (uint k = 0; k < nx; k++) t[line + mri_rev(k, nx)] = mri_mul(coils[line + k], x[img + k]);\n"
-"    mri_butterflies(t + line, 1, nx, tw, 0);\n"
-"    for (uint k = 0; k < nx; k++) t[line + k] = t[line + k] * scale;\n"
-"}\n"
-"/* item i = c nx + col: y's column = mask .* F_y(t's column) scale */\n"
-"__kernel void mri_fwd_cols(__global const float2 *t, __global const float *mask, __global const float2 *tw,\n"
-"                           __global float2 *y, MRI_ARGS)\n"
-"{\n"
-"    ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
-"    if (i >= (ulong)nc * nx || z >= end) return;\n"
-"    ulong col = i % nx, first = (z * nc + i / nx) * ny * nx + col;\n"
-"    for (uint r = 0; r < ny; r++) y[first + (ulong)mri_rev(r, ny) * nx] = t[first + (ulong)r * nx];\n"
-"    mri_butterflies(y + first, nx, ny, tw, 0);\n"
-"    for (uint r = 0; r < ny; r++)\n"
-"        y[first + (ulong)r * nx] = y[first + (ulong)r * nx] * scale * mask[(ulong)r * nx + col];\n"
-"}\n",
-"/* item i = c nx + col: t's column = F_y^-1(mask .* y's column) scale */\n"
-"__kernel void mri_adj_cols(__global const float2 *y, __global const float *mask, __global const float2 *tw,\n"
-"                           __global float2 *t, MRI_ARGS)\n"
-"{\n"
-"    ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
-"    if (i >= (ulong)nc * nx || z >= end) return;\n"
-"    ulong col = i % nx, first = (z * nc + i / nx) * ny * nx + col;\n"
-"    for (uint r = 0; r < ny; r++)\n"
-"        t[first + (ulong)mri_rev(r, ny) * nx] = y[first + (ulong)r * nx] * mask[(ulong)r * nx + col];\n"
-"    mri_butterflies(t + first, nx, ny, tw, 1);\n"
-"    for (uint r = 0; r < ny; r++) t[first + (ulong)r * nx] = t[first + (ulong)r * nx] * scale;\n"
-"}\n"
-"/* item i = c ny + row: u's row = conj(coil row) .* F_x^-1(t's row) scale */\n"
-"__kernel void mri_adj_rows(__global const float2 *t, __global const float2 *coils, __global const float2 *tw,\n"
-"                           __global float2 *u, MRI_ARGS)\n"
-"{\n"
-"    ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
-"    if (i >= (ulong)nc * ny || z >= end) return;\n"
-"    ulong line = (z * nc * ny + i) * nx;\n"
-"    for (uint k = 0; k < nx; k++) u[line + mri_rev(k, nx)] = t[line + k];\n"
-"    mri_butterflies(u + line, 1, nx, tw, 1);\n"
-"    for (uint k = 0; k < nx; k++) u[line + k] = mri_cmul(coils[line + k], u[line + k] * scale);\n"
-"}\n"
-"/* item e < ny nx: x = the sum over coils of u, in coil order */\n"
-"__kernel void mri_adj_sum(__global const float2 *u, __global float2 *x, MRI_ARGS)\n"
-"{\n"
-"    ulong e = get_global_id(0), z = begin + get_global_id(1), plane = (ulong)ny * nx;\n"
-"    if (e >= plane || z >= end) return;\n"
-"    float2 s = u[z * nc * plane + e];\n"
-"    for (uint c = 1; c < nc; c++) s = s + u[(z * nc + c) * plane + e];\n"
-"    x[z * plane + e] = s;\n"
+"    x[z * plane + p] = (float2)(re, im);\n"
 "}\n"
 };
 
 /* ------------------------------------------------------------------------------------------
    Host twins: the kernels' operations in the same order (one IEEE operation per step; C99
    compilers do not contract a*b+c across statements, and GCC in ISO mode not at all). */
-static uint32_t mri__rev(uint32_t k, uint32_t n)
+static uint32_t mri__u32(const void *const *s, unsigned k) { return *(const uint32_t *)s[k]; }
+
+static hst_result mri__fwd_coil_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
 {
-    uint32_t r = 0, m;
-    for (m = n >> 1; m; m >>= 1) { r = (r << 1) | (k & 1u); k >>= 1; }
+    const float *x = (const float *)arr[0], *coils = (const float *)arr[1];
+    float *t = (float *)arr[2];
+    uint32_t nc = mri__u32(s, 0), plane = mri__u32(s, 1);
+    uint64_t z;
+    size_t e;
+    (void)user;
+    for (z = blk->begin; z < blk->end; z++)
+        for (e = 0; e < (size_t)nc * plane; e++) {
+            size_t i = (size_t)z * nc * plane + e, j = (size_t)z * plane + e % plane;
+            float ar = coils[2 * i], ai = coils[2 * i + 1], br = x[2 * j], bi = x[2 * j + 1];
+            float p1 = ar * br, p2 = ai * bi, p3 = ar * bi, p4 = ai * br;
+            t[2 * i] = p1 - p2;
+            t[2 * i + 1] = p3 + p4;
+        }
+    return HST_SUCCESS;
+}
+
+static hst_result mri__mask_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
+{
+    const float *in = (const float *)arr[0], *mask = (const float *)arr[1];
+    float *out = (float *)arr[2];
+    uint32_t nc = mri__u32(s, 0), plane = mri__u32(s, 1);
+    uint64_t z;
+    size_t e;
+    (void)user;
+    for (z = blk->begin; z < blk->end; z++)
+        for (e = 0; e < (size_t)nc * plane; e++) {
+            size_t i = (size_t)z * nc * plane + e;
+            float m = mask[e % plane];
+            out[2 * i] = in[2 * i] * m;
+            out[2 * i + 1] = in[2 * i + 1] * m;
+        }
+    return HST_SUCCESS;
+}
+
+static hst_result mri__adj_coil_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
+{
+    const float *t = (const float *)arr[0], *coils = (const float *)arr[1];
+    float *x = (float *)arr[2];
+    uint32_t nc = mri__u32(s, 0), plane = mri__u32(s, 1), c;
+    uint64_t z;
+    size_t p;
+    (void)user;
+    for (z = blk->begin; z < blk->end; z++)
+        for (p = 0; p < plane; p++) {
+            float re = 0.0f, im = 0.0f;
+            for (c = 0; c < nc; c++) {
+                size_t i = ((size_t)z * nc + c) * plane + p;
+                float ar = coils[2 * i], ai = coils[2 * i + 1], br = t[2 * i], bi = t[2 * i + 1];
+                float p1 = ar * br, p2 = ai * bi, p3 = ar * bi, p4 = ai * br;
+                float pr = p1 + p2, pi = p3 - p4;
+                if (c == 0) { re = pr; im = pi; } else { re = re + pr; im = im + pi; }
+            }
+            x[2 * ((size_t)z * plane + p)] = re;
+            x[2 * ((size_t)z * plane + p) + 1] = im;
+        }
+    return HST_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------
+   The FFT stage (a call: hst_stream_array_fn): the block's slices [begin, end) of t, one
+   (slices * C, ny, nx) c64 view, transformed in place over its last two axes. Binding 0 and 1
+   are both t (read and written). */
+static hst_result mri__fft_call(hst_backend *be, const hst_stream_binding *arr, unsigned n,
+                                const void *const *scalars, const hst_stream_block *blk,
+                                void *user, int inverse)
+{
+    const mri_op *op = (const mri_op *)user;
+    hst_array *v = NULL;
+    size_t shape[3];
+    hst_result r;
+    (void)be; (void)scalars;
+    if (n != 2 || blk->end <= blk->begin) return HST_SUCCESS;
+    shape[0] = (size_t)(blk->end - blk->begin) * op->nc;
+    shape[1] = op->d.ny;
+    shape[2] = op->d.nx;
+    r = hst_array_view(arr[1].buffer, arr[1].offset_bytes + (size_t)blk->begin * arr[1].slice_bytes,
+                       HST_C64, 3, shape, &v);
+    if (r == HST_SUCCESS) r = hst_array_fft(v, v, 2, inverse, HST_FFT_NORM_ORTHO);
+    hst_array_destroy(v);
     return r;
 }
 
-/* (re, im) pairs: o = a b, or conj(a) b */
-static void mri__mul(const float *a, const float *b, float *o)
+static hst_result mri__fft_fwd(hst_backend *be, const hst_stream_binding *arr, unsigned n,
+                               const void *const *scalars, const hst_stream_block *blk, void *user)
 {
-    float re = a[0] * b[0] - a[1] * b[1], im = a[0] * b[1] + a[1] * b[0];
-    o[0] = re; o[1] = im;
+    return mri__fft_call(be, arr, n, scalars, blk, user, 0);
 }
 
-static void mri__cmul(const float *a, const float *b, float *o)
+static hst_result mri__fft_inv(hst_backend *be, const hst_stream_binding *arr, unsigned n,
+                               const void *const *scalars, const hst_stream_block *blk, void *user)
 {
-    float re = a[0] * b[0] + a[1] * b[1], im = a[0] * b[1] - a[1] * b[0];
-    o[0] = re; o[1] = im;
-}
-
-static void mri__butterflies(float *v, size_t stride, uint32_t n, const float *tw, int inverse)
-{
-    uint32_t len, i, j;
-    for (len = 2; len <= n; len <<= 1) {
-        uint32_t hl = len >> 1, ts = n / len;
-        for (i = 0; i < n; i += len)
-            for (j = 0; j < hl; j++) {
-                float *a = v + 2 * (size_t)(i + j) * stride, *b = v + 2 * (size_t)(i + j + hl) * stride;
-                float w[2], t[2], ar = a[0], ai = a[1];
-                w[0] = tw[2 * (size_t)j * ts];
-                w[1] = inverse ? -tw[2 * (size_t)j * ts + 1] : tw[2 * (size_t)j * ts + 1];
-                mri__mul(w, b, t);
-                a[0] = ar + t[0]; a[1] = ai + t[1];
-                b[0] = ar - t[0]; b[1] = ai - t[1];
-            }
-    }
-}
-
-/* The scalars every stage gets: nc, ny, nx, scale. */
-typedef struct mri__sc { uint32_t nc, ny, nx; float scale; } mri__sc;
-
-static mri__sc mri__scalars(const void *const *s)
-{
-    mri__sc v;
-    v.nc = *(const uint32_t *)s[0];
-    v.ny = *(const uint32_t *)s[1];
-    v.nx = *(const uint32_t *)s[2];
-    v.scale = *(const float *)s[3];
-    return v;
-}
-
-static hst_result mri__fwd_rows_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
-{
-    const float *x = (const float *)arr[0], *coils = (const float *)arr[1], *tw = (const float *)arr[2];
-    float *t = (float *)arr[3];
-    mri__sc p = mri__scalars(s);
-    uint64_t z, i;
-    uint32_t k;
-    (void)user;
-    for (z = blk->begin; z < blk->end; z++)
-        for (i = 0; i < (uint64_t)p.nc * p.ny; i++) {
-            size_t img = (size_t)((z * p.ny + i % p.ny) * p.nx), line = (size_t)((z * p.nc * p.ny + i) * p.nx);
-            for (k = 0; k < p.nx; k++) mri__mul(coils + 2 * (line + k), x + 2 * (img + k), t + 2 * (line + mri__rev(k, p.nx)));
-            mri__butterflies(t + 2 * line, 1, p.nx, tw, 0);
-            for (k = 0; k < 2 * p.nx; k++) t[2 * line + k] = t[2 * line + k] * p.scale;
-        }
-    return HST_SUCCESS;
-}
-
-static hst_result mri__fwd_cols_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
-{
-    const float *t = (const float *)arr[0], *mask = (const float *)arr[1], *tw = (const float *)arr[2];
-    float *y = (float *)arr[3];
-    mri__sc p = mri__scalars(s);
-    uint64_t z, i;
-    uint32_t r;
-    (void)user;
-    for (z = blk->begin; z < blk->end; z++)
-        for (i = 0; i < (uint64_t)p.nc * p.nx; i++) {
-            size_t col = (size_t)(i % p.nx), first = (size_t)((z * p.nc + i / p.nx) * p.ny * p.nx) + col;
-            for (r = 0; r < p.ny; r++) {
-                float *o = y + 2 * (first + (size_t)mri__rev(r, p.ny) * p.nx);
-                o[0] = t[2 * (first + (size_t)r * p.nx)];
-                o[1] = t[2 * (first + (size_t)r * p.nx) + 1];
-            }
-            mri__butterflies(y + 2 * first, p.nx, p.ny, tw, 0);
-            for (r = 0; r < p.ny; r++) {
-                float *o = y + 2 * (first + (size_t)r * p.nx), m = mask[(size_t)r * p.nx + col];
-                o[0] = o[0] * p.scale * m;
-                o[1] = o[1] * p.scale * m;
-            }
-        }
-    return HST_SUCCESS;
-}
-
-static hst_result mri__adj_cols_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
-{
-    const float *y = (const float *)arr[0], *mask = (const float *)arr[1], *tw = (const float *)arr[2];
-    float *t = (float *)arr[3];
-    mri__sc p = mri__scalars(s);
-    uint64_t z, i;
-    uint32_t r;
-    (void)user;
-    for (z = blk->begin; z < blk->end; z++)
-        for (i = 0; i < (uint64_t)p.nc * p.nx; i++) {
-            size_t col = (size_t)(i % p.nx), first = (size_t)((z * p.nc + i / p.nx) * p.ny * p.nx) + col;
-            for (r = 0; r < p.ny; r++) {
-                float *o = t + 2 * (first + (size_t)mri__rev(r, p.ny) * p.nx), m = mask[(size_t)r * p.nx + col];
-                o[0] = y[2 * (first + (size_t)r * p.nx)] * m;
-                o[1] = y[2 * (first + (size_t)r * p.nx) + 1] * m;
-            }
-            mri__butterflies(t + 2 * first, p.nx, p.ny, tw, 1);
-            for (r = 0; r < p.ny; r++) {
-                float *o = t + 2 * (first + (size_t)r * p.nx);
-                o[0] = o[0] * p.scale;
-                o[1] = o[1] * p.scale;
-            }
-        }
-    return HST_SUCCESS;
-}
-
-static hst_result mri__adj_rows_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
-{
-    const float *t = (const float *)arr[0], *coils = (const float *)arr[1], *tw = (const float *)arr[2];
-    float *u = (float *)arr[3];
-    mri__sc p = mri__scalars(s);
-    uint64_t z, i;
-    uint32_t k;
-    (void)user;
-    for (z = blk->begin; z < blk->end; z++)
-        for (i = 0; i < (uint64_t)p.nc * p.ny; i++) {
-            size_t line = (size_t)((z * p.nc * p.ny + i) * p.nx);
-            for (k = 0; k < p.nx; k++) {
-                float *o = u + 2 * (line + mri__rev(k, p.nx));
-                o[0] = t[2 * (line + k)];
-                o[1] = t[2 * (line + k) + 1];
-            }
-            mri__butterflies(u + 2 * line, 1, p.nx, tw, 1);
-            for (k = 0; k < p.nx; k++) {
-                float *o = u + 2 * (line + k), v[2];
-                v[0] = o[0] * p.scale;
-                v[1] = o[1] * p.scale;
-                mri__cmul(coils + 2 * (line + k), v, o);
-            }
-        }
-    return HST_SUCCESS;
-}
-
-static hst_result mri__adj_sum_host(void *const *arr, const void *const *s, const hst_stream_block *blk, void *user)
-{
-    const float *u = (const float *)arr[0];
-    float *x = (float *)arr[1];
-    mri__sc p = mri__scalars(s);
-    size_t plane = (size_t)p.ny * p.nx, e;
-    uint64_t z;
-    uint32_t c;
-    (void)user;
-    for (z = blk->begin; z < blk->end; z++)
-        for (e = 0; e < plane; e++) {
-            float re = u[2 * ((size_t)z * p.nc * plane + e)], im = u[2 * ((size_t)z * p.nc * plane + e) + 1];
-            for (c = 1; c < p.nc; c++) {
-                re = re + u[2 * (((size_t)z * p.nc + c) * plane + e)];
-                im = im + u[2 * (((size_t)z * p.nc + c) * plane + e) + 1];
-            }
-            x[2 * ((size_t)z * plane + e)] = re;
-            x[2 * ((size_t)z * plane + e) + 1] = im;
-        }
-    return HST_SUCCESS;
+    return mri__fft_call(be, arr, n, scalars, blk, user, 1);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -357,36 +242,20 @@ static hst_result mri__bad(const hst_backend *be, const char *fmt, ...)
     return HST_ERROR_INVALID_ARGUMENT;
 }
 
-#define MRI__POW2_MSG "mri_op_init: %s = %lu must be a power of two in 1..%u (radix-2 FFT)"
-static int mri__pow2(uint32_t n) { return n >= 1 && n <= MRI_MAX_LENGTH && (n & (n - 1)) == 0; }
-
-/* exp(-2 pi i k / n) for k < max(n/2, 1), in double, rounded once. */
-static float *mri__twiddles(const hst_backend *be, uint32_t n)
-{
-    uint32_t k, count = n > 1 ? n / 2 : 1;
-    float *tw = (float *)hst_backend_alloc(be, 2 * (size_t)count * sizeof(float));
-    for (k = 0; tw && k < count; k++) {
-        double a = -2.0 * MRI_PI * (double)k / (double)n;
-        tw[2 * k] = (float)cos(a);
-        tw[2 * k + 1] = (float)sin(a);
-    }
-    return tw;
-}
+#define MRI__LEN_MSG "mri_op_init: %s = %lu: give 1..%u"
 
 MRI_FN void mri_op_free(mri_op *op)
 {
     if (!op || !op->be) return;
     hst_backend_free(op->be, op->mask);
-    hst_backend_free(op->be, op->tw_x);
-    hst_backend_free(op->be, op->tw_y);
     memset(op, 0, sizeof *op);
 }
 
 /* Prepares the operator on be for dims d and mask (ny * nx floats, copied). budget_bytes and
    block_slices go to every stream (hst_stream_desc's meaning) and may be changed in op between
    calls. Errors: HST_ERROR_INVALID_ARGUMENT (logged as HST_LOG_BAD_ARGUMENT: NULL, zero slices,
-   coils outside 1..MRI_MAX_COILS, ny or nx not a power of two up to MRI_MAX_LENGTH),
-   HST_ERROR_OUT_OF_HOST_MEMORY. */
+   coils outside 1..MRI_MAX_COILS, ny or nx outside 1..MRI_MAX_LENGTH, a slice of C ny nx
+   beyond 2^32 elements), HST_ERROR_OUT_OF_HOST_MEMORY. */
 MRI_FN hst_result mri_op_init(mri_op *op, hst_backend *be, const mri_dims *d, const float *mask,
                               uint64_t budget_bytes, uint64_t block_slices)
 {
@@ -397,19 +266,19 @@ MRI_FN hst_result mri_op_init(mri_op *op, hst_backend *be, const mri_dims *d, co
     if (d->slices == 0) return mri__bad(be, "mri_op_init: slices = 0: give at least one slice");
     if (d->coils == 0 || d->coils > MRI_MAX_COILS)
         return mri__bad(be, "mri_op_init: coils = %lu: give 1..%u coils", (unsigned long)d->coils, MRI_MAX_COILS);
-    if (!mri__pow2(d->ny)) return mri__bad(be, MRI__POW2_MSG, "ny", (unsigned long)d->ny, MRI_MAX_LENGTH);
-    if (!mri__pow2(d->nx)) return mri__bad(be, MRI__POW2_MSG, "nx", (unsigned long)d->nx, MRI_MAX_LENGTH);
+    if (d->ny == 0 || d->ny > MRI_MAX_LENGTH) return mri__bad(be, MRI__LEN_MSG, "ny", (unsigned long)d->ny, MRI_MAX_LENGTH);
+    if (d->nx == 0 || d->nx > MRI_MAX_LENGTH) return mri__bad(be, MRI__LEN_MSG, "nx", (unsigned long)d->nx, MRI_MAX_LENGTH);
+    if ((uint64_t)d->coils * d->ny * d->nx > UINT32_MAX)   /* the kernels index a slice in uint */
+        return mri__bad(be, "mri_op_init: a slice of %lu coils x %lu x %lu exceeds 2^32 elements",
+                        (unsigned long)d->coils, (unsigned long)d->ny, (unsigned long)d->nx);
     op->be = be;
     op->d = *d;
     op->budget_bytes = budget_bytes;
     op->block_slices = block_slices;
-    op->nc = d->coils; op->ny = d->ny; op->nx = d->nx;
-    op->scale_x = (float)(1.0 / sqrt((double)d->nx));
-    op->scale_y = (float)(1.0 / sqrt((double)d->ny));
+    op->nc = d->coils;
+    op->plane = d->ny * d->nx;
     op->mask = (float *)hst_backend_alloc(be, (size_t)d->ny * d->nx * sizeof(float));
-    op->tw_x = mri__twiddles(be, d->nx);
-    op->tw_y = mri__twiddles(be, d->ny);
-    if (!op->mask || !op->tw_x || !op->tw_y) { mri_op_free(op); return HST_ERROR_OUT_OF_HOST_MEMORY; }
+    if (!op->mask) { mri_op_free(op); return HST_ERROR_OUT_OF_HOST_MEMORY; }
     memcpy(op->mask, mask, (size_t)d->ny * d->nx * sizeof(float));
     return HST_SUCCESS;
 }
@@ -418,25 +287,14 @@ MRI_FN hst_result mri_op_init(mri_op *op, hst_backend *be, const mri_dims *d, co
 MRI_FN size_t mri_image_slice_bytes(const mri_dims *d) { return (size_t)d->ny * d->nx * 8; }
 MRI_FN size_t mri_coil_slice_bytes(const mri_dims *d) { return (size_t)d->coils * d->ny * d->nx * 8; }
 
-/* Array indices of both streams: the adjoint's coil images U, then the optional ref (the
-   forward's ref takes U's place). */
-enum { MRI_A_IN, MRI_A_COILS, MRI_A_OUT, MRI_A_T, MRI_A_MASK, MRI_A_TWX, MRI_A_TWY, MRI_A_U, MRI_A_MAX = 9 };
-static int mri__ref_index(int adjoint) { return adjoint ? MRI_A_U + 1 : MRI_A_U; }
-
-static void mri__global(hst_stream_array *a, float *table, size_t bytes)
-{
-    a->kind = HST_STREAM_GLOBAL;
-    a->host = table;
-    a->global_bytes = bytes;
-    a->dtype = HST_F32;
-}
+/* Array indices of both streams (the optional ref last). */
+enum { MRI_A_IN, MRI_A_COILS, MRI_A_OUT, MRI_A_T, MRI_A_MASK, MRI_A_REF, MRI_A_MAX };
 
 /* Every array of direction adjoint (0: forward); *count: how many (ref last when given). */
 static void mri__arrays(const mri_op *op, int adjoint, const float *in, const float *coils,
                         const float *ref, float *out, hst_stream_array *a, unsigned *count)
 {
     size_t img = mri_image_slice_bytes(&op->d), coil = mri_coil_slice_bytes(&op->d);
-    size_t twx = 8 * (size_t)(op->nx > 1 ? op->nx / 2 : 1), twy = 8 * (size_t)(op->ny > 1 ? op->ny / 2 : 1);
     memset(a, 0, MRI_A_MAX * sizeof *a);
     a[MRI_A_IN].kind = HST_STREAM_INPUT;
     a[MRI_A_IN].host = (void *)(uintptr_t)in;
@@ -449,28 +307,22 @@ static void mri__arrays(const mri_op *op, int adjoint, const float *in, const fl
     a[MRI_A_OUT].slice_bytes = adjoint ? img : coil;
     a[MRI_A_T].kind = HST_STREAM_TEMP;
     a[MRI_A_T].slice_bytes = coil;
-    mri__global(&a[MRI_A_MASK], op->mask, (size_t)op->ny * op->nx * sizeof(float));
-    mri__global(&a[MRI_A_TWX], op->tw_x, twx);
-    mri__global(&a[MRI_A_TWY], op->tw_y, twy);
-    *count = MRI_A_U;
-    if (adjoint) {
-        a[MRI_A_U].kind = HST_STREAM_TEMP;
-        a[MRI_A_U].slice_bytes = coil;
-        *count = MRI_A_U + 1;
-    }
+    a[MRI_A_MASK].kind = HST_STREAM_GLOBAL;
+    a[MRI_A_MASK].host = op->mask;
+    a[MRI_A_MASK].global_bytes = (size_t)op->d.ny * op->d.nx * sizeof(float);
+    a[MRI_A_MASK].dtype = HST_F32;
+    *count = MRI_A_REF;
     if (ref) {
-        hst_stream_array *r = &a[mri__ref_index(adjoint)];
-        r->kind = HST_STREAM_INPUT;
-        r->host = (void *)(uintptr_t)ref;
-        r->slice_bytes = adjoint ? img : coil;
-        *count = (unsigned)mri__ref_index(adjoint) + 1;
+        a[MRI_A_REF].kind = HST_STREAM_INPUT;
+        a[MRI_A_REF].host = (void *)(uintptr_t)ref;
+        a[MRI_A_REF].slice_bytes = adjoint ? img : coil;
+        *count = MRI_A_REF + 1;
     }
 }
 
-/* One stage: kernel name, twin, bindings, scalars, items per slice. */
+/* A kernel stage: kernel name, twin, bindings, items per slice. */
 static void mri__stage(hst_stream_stage *st, const char *kernel, hst_stream_host_fn host,
-                       const int *in, unsigned nin, const int *out, const mri_op *op,
-                       const float *scale, size_t items)
+                       const int *in, unsigned nin, const int *out, const mri_op *op, size_t items)
 {
     memset(st, 0, sizeof *st);
     st->name = kernel;
@@ -482,32 +334,42 @@ static void mri__stage(hst_stream_stage *st, const char *kernel, hst_stream_host
     st->inputs = in;
     st->num_outputs = 1;
     st->outputs = out;
-    st->num_scalars = 4;
-    st->scalars[0] = &op->nc; st->scalar_bytes[0] = sizeof op->nc;
-    st->scalars[1] = &op->ny; st->scalar_bytes[1] = sizeof op->ny;
-    st->scalars[2] = &op->nx; st->scalar_bytes[2] = sizeof op->nx;
-    st->scalars[3] = scale;   st->scalar_bytes[3] = sizeof *scale;
+    st->num_scalars = 2;
+    st->scalars[0] = &op->nc;    st->scalar_bytes[0] = sizeof op->nc;
+    st->scalars[1] = &op->plane; st->scalar_bytes[1] = sizeof op->plane;
     st->items_per_slice = items;
+}
+
+/* The FFT stage: a call on t, in place. */
+static void mri__fft_stage(hst_stream_stage *st, const char *name, hst_stream_array_fn fn, const mri_op *op)
+{
+    static const int t[1] = {MRI_A_T};
+    memset(st, 0, sizeof *st);
+    st->name = name;
+    st->arrays_fn = fn;
+    st->arrays_user = (void *)(uintptr_t)op;
+    st->num_inputs = 1;
+    st->inputs = t;
+    st->num_outputs = 1;
+    st->outputs = t;
 }
 
 /* The chain of direction adjoint; returns the number of stages. */
 static unsigned mri__stages(const mri_op *op, int adjoint, hst_stream_stage *st)
 {
-    static const int f_rows_in[3] = {MRI_A_IN, MRI_A_COILS, MRI_A_TWX}, f_rows_out[1] = {MRI_A_T};
-    static const int f_cols_in[3] = {MRI_A_T, MRI_A_MASK, MRI_A_TWY}, f_cols_out[1] = {MRI_A_OUT};
-    static const int a_cols_in[3] = {MRI_A_IN, MRI_A_MASK, MRI_A_TWY}, a_cols_out[1] = {MRI_A_T};
-    static const int a_rows_in[3] = {MRI_A_T, MRI_A_COILS, MRI_A_TWX}, a_rows_out[1] = {MRI_A_U};
-    static const int a_sum_in[1] = {MRI_A_U}, a_sum_out[1] = {MRI_A_OUT};
-    size_t rows = (size_t)op->nc * op->ny, cols = (size_t)op->nc * op->nx;
+    static const int f_coil_in[2] = {MRI_A_IN, MRI_A_COILS}, f_mask_in[2] = {MRI_A_T, MRI_A_MASK};
+    static const int a_mask_in[2] = {MRI_A_IN, MRI_A_MASK}, a_coil_in[2] = {MRI_A_T, MRI_A_COILS};
+    static const int to_t[1] = {MRI_A_T}, to_out[1] = {MRI_A_OUT};
+    size_t coil = (size_t)op->nc * op->plane;
     if (!adjoint) {
-        mri__stage(&st[0], "mri_fwd_rows", mri__fwd_rows_host, f_rows_in, 3, f_rows_out, op, &op->scale_x, rows);
-        mri__stage(&st[1], "mri_fwd_cols", mri__fwd_cols_host, f_cols_in, 3, f_cols_out, op, &op->scale_y, cols);
-        return 2;
+        mri__stage(&st[0], "mri_fwd_coil", mri__fwd_coil_host, f_coil_in, 2, to_t, op, coil);
+        mri__fft_stage(&st[1], "mri_fft", mri__fft_fwd, op);
+        mri__stage(&st[2], "mri_mask", mri__mask_host, f_mask_in, 2, to_out, op, coil);
+    } else {
+        mri__stage(&st[0], "mri_mask", mri__mask_host, a_mask_in, 2, to_t, op, coil);
+        mri__fft_stage(&st[1], "mri_ifft", mri__fft_inv, op);
+        mri__stage(&st[2], "mri_adj_coil", mri__adj_coil_host, a_coil_in, 2, to_out, op, op->plane);
     }
-    mri__stage(&st[0], "mri_adj_cols", mri__adj_cols_host, a_cols_in, 3, a_cols_out, op, &op->scale_y, cols);
-    mri__stage(&st[1], "mri_adj_rows", mri__adj_rows_host, a_rows_in, 3, a_rows_out, op, &op->scale_x, rows);
-    mri__stage(&st[2], "mri_adj_sum", mri__adj_sum_host, a_sum_in, 1, a_sum_out, op, &op->scale_x,
-               (size_t)op->ny * op->nx);
     return 3;
 }
 
@@ -543,7 +405,7 @@ static hst_result mri__apply(mri_op *op, int adjoint, const float *in, const flo
     desc.arrays = arrays;
     desc.num_stages = mri__stages(op, adjoint, stages);
     desc.stages = stages;
-    desc.num_accumulators = mri__accs(ref != NULL, mri__ref_index(adjoint), accs);
+    desc.num_accumulators = mri__accs(ref != NULL, MRI_A_REF, accs);
     desc.accumulators = accs;
     desc.budget_bytes = op->budget_bytes;
     desc.block_slices = op->block_slices;
@@ -565,7 +427,8 @@ static hst_result mri__apply(mri_op *op, int adjoint, const float *in, const flo
 /* y = A x, streamed. x (N, ny, nx) c64, coils (N, C, ny, nx) c64, y (N, C, ny, nx) c64; ref
    (like y, may be NULL) gives norms->diff_sq = ||A x - ref||^2. Errors: those of
    hst_stream_create / hst_stream_run (HST_ERROR_OUT_OF_DEVICE_MEMORY: the budget cannot hold
-   one slice of every array), HST_ERROR_INVALID_ARGUMENT (NULL). */
+   one slice of every array), HST_ERROR_INVALID_ARGUMENT (NULL), those of hst_array_fft
+   (HST_ERROR_NOT_BUILT_IN without HST_FFT). */
 MRI_FN hst_result mri_forward(mri_op *op, const float *x, const float *coils, const float *ref,
                               float *y, mri_norms *norms)
 {

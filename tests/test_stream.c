@@ -1906,6 +1906,285 @@ static void test_pinned_array_rules(void **state)
     ch_free(&c);
 }
 
+/* ============================================================================================
+   Stages that are calls (hst_stream_stage.arrays_fn): "wmul" views its block and runs the
+   array vocabulary on the device: out[begin, end) = (in .* w) * 0.5 with w a GLOBAL array of E
+   floats (broadcast over the slices), through hst_array_view, hst_array_binary and
+   hst_array_scale on the backend's default queue. */
+typedef struct callpar {
+    uint32_t E;
+    unsigned calls;
+    hst_result fail;        /* returned by every call when set */
+    hst_backend *const *be; /* the stream's backends: the call gets one of them */
+    unsigned nbe;
+} callpar;
+
+static hst_result wmul_call(hst_backend *be, const hst_stream_binding *arr, unsigned n,
+                            const void *const *scalars, const hst_stream_block *blk, void *user)
+{
+    callpar *p = (callpar *)user;
+    hst_array *in = NULL, *w = NULL, *out = NULL;
+    size_t sh[2], e = p->E, sb = (size_t)p->E * sizeof(float);
+    unsigned k;
+    int known = 0;
+    hst_result r;
+    (void)scalars;
+    p->calls++;
+    if (p->fail) return p->fail;
+    for (k = 0; k < p->nbe; k++) known |= p->be[k] == be;
+    /* what the call is promised: its backend, the loaded slices, the GLOBAL array whole */
+    if (n != 3 || !known || !block_flags_ok(blk) || blk->end > arr[0].slices || arr[2].slices != arr[0].slices ||
+        arr[0].slice_bytes != sb || arr[2].slice_bytes != sb || arr[1].slices != 0 || arr[1].slice_bytes != sb ||
+        hst_buffer_backend(arr[0].buffer) != be || hst_buffer_backend(arr[1].buffer) != be ||
+        hst_buffer_bytes(arr[0].buffer) < arr[0].offset_bytes + (size_t)arr[0].slices * sb)
+        return HST_ERROR_SHAPE;
+    if (blk->end == blk->begin) return HST_SUCCESS;
+    sh[0] = (size_t)(blk->end - blk->begin);
+    sh[1] = p->E;
+    r = hst_array_view(arr[0].buffer, arr[0].offset_bytes + (size_t)blk->begin * sb, HST_F32, 2, sh, &in);
+    if (r == HST_SUCCESS) r = hst_array_view(arr[1].buffer, arr[1].offset_bytes, HST_F32, 1, &e, &w);
+    if (r == HST_SUCCESS) r = hst_array_view(arr[2].buffer, arr[2].offset_bytes + (size_t)blk->begin * sb, HST_F32, 2, sh, &out);
+    if (r == HST_SUCCESS) r = hst_array_binary(out, in, w, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_scale(out, hst_real(0.5));
+    hst_array_destroy(in);
+    hst_array_destroy(w);
+    hst_array_destroy(out);
+    return r;
+}
+
+static void ch_call(chain *c, int in, int w, int out, callpar *p)
+{
+    unsigned s = c->nst++;
+    hst_stream_stage *st = &c->st[s];
+    static int lists[CH_MAX_ST][3];
+    assert_true(s < CH_MAX_ST);
+    lists[s][0] = in; lists[s][1] = w; lists[s][2] = out;
+    memset(st, 0, sizeof *st);
+    st->name = "wmul";
+    st->arrays_fn = wmul_call;
+    st->arrays_user = p;
+    st->num_inputs = 2; st->inputs = lists[s];
+    st->num_outputs = 1; st->outputs = &lists[s][2];
+}
+
+/* The whole-array reference of a chain of wsum and wmul stages; accumulators as ch_reference. */
+static void ch_reference_calls(chain *c, const float *w)
+{
+    size_t n = ch_elems(c), sb = (size_t)c->E * sizeof(float), k;
+    unsigned a, s, i;
+    uint64_t z;
+    hst_stream_block whole;
+    whole.base = 0; whole.begin = 0; whole.end = c->N; whole.total = c->N;
+    whole.flags = HST_STREAM_FIRST | HST_STREAM_LAST;
+    for (a = 0; a < c->narr; a++) {
+        free(c->ref[a]);
+        if (c->arr[a].kind == HST_STREAM_GLOBAL) { c->ref[a] = NULL; continue; }
+        c->ref[a] = (float *)xmalloc(n * sizeof(float));
+        if (c->init[a]) memcpy(c->ref[a], c->init[a], n * sizeof(float));
+        else memset(c->ref[a], 0, n * sizeof(float));
+    }
+    for (s = 0; s < c->nst; s++) {
+        const hst_stream_stage *st = &c->st[s];
+        if (st->arrays_fn) {
+            const float *x = c->ref[st->inputs[0]];
+            float *y = c->ref[st->outputs[0]];
+            for (k = 0; k < n; k++) {
+                float m = x[k] * w[k % c->E];
+                y[k] = m * 0.5f;
+            }
+        } else {
+            void *args[2];
+            args[0] = c->ref[st->inputs[0]];
+            args[1] = c->ref[st->outputs[0]];
+            assert_int_equal(st->host(args, st->scalars, &whole, NULL), HST_SUCCESS);
+        }
+    }
+    for (i = 0; i < c->nacc; i++) {
+        const hst_stream_acc *x = &c->acc[i];
+        double t = 0.0;
+        for (z = 0; z < c->N; z++) {
+            double v = 0.0;
+            hst_k_slice_acc_host(x->dtype, (int)x->kind, (const unsigned char *)c->ref[x->a] + (size_t)z * sb,
+                                 NULL, sb / hst_dtype_size(x->dtype), &v);
+            t += v;
+        }
+        c->acc_ref[i] = t;
+    }
+}
+
+/* The weights w as a GLOBAL array of caller buffers, one per backend (read-only tables must
+   be: a GLOBAL array of host memory is an additive accumulator, zeros on devices past the
+   first). */
+static void ch_weights(chain *c, int g, hst_backend *const *be, hst_buffer **bufs, const float *w)
+{
+    unsigned k;
+    size_t bytes = (size_t)c->E * sizeof(float);
+    for (k = 0; k < 2; k++) {
+        assert_int_equal(hst_buffer_create(be[k], bytes, 0, &bufs[k]), HST_SUCCESS);
+        assert_int_equal(hst_write(hst_backend_queue(be[k]), bufs[k], 0, w, bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    }
+    c->arr[g].kind = HST_STREAM_GLOBAL;
+    c->arr[g].slice_bytes = 0;
+    c->arr[g].global_bytes = bytes;
+    c->arr[g].dtype = HST_F32;
+    c->arr[g].buffers = bufs;
+}
+
+/* Floats per slice: on an OpenCL device a slice is a whole number of the device's base address
+   alignment, so a view may start at any slice (hst_array_view); the host device takes any. */
+static uint32_t call_E(fixture *f)
+{
+    uint32_t al = hst_backend_device(f->be[0])->mem_base_addr_align_bytes / 4;
+    return IS_HOST(f) ? 12 : al > 8 ? al : 8;
+}
+
+/* kernel -> call -> kernel (the call in the middle, TEMP in and out) and kernel -> call (the
+   call last, writing an OUTPUT that an accumulator reads), with halos on the kernels, one and
+   two devices, both directions, blocks of 1, 2, 3 and N slices and the default block: the same
+   bits as the whole-array computation, one call per block. */
+static void test_arrays_fn_chain(void **state)
+{
+    static const uint64_t Ns[] = {1, 5, 13};
+    fixture *f = FIX(state);
+    unsigned ni, bi, k = 0;
+    rng_seed(777);
+    for (ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++)
+        for (bi = 0; bi < 5; bi++, k++) {
+            uint64_t N = Ns[ni], blocks[5];
+            unsigned type, run;
+            blocks[0] = 1; blocks[1] = 2; blocks[2] = 3; blocks[3] = N; blocks[4] = 0;
+            for (type = 0; type < 2; type++) {
+                chain c;
+                hst_stream_desc d;
+                hst_stream *s = NULL;
+                hst_stream_report rep;
+                callpar p;
+                float *w;
+                hst_buffer *wbufs[2];
+                int x, t, u, y, g;
+                unsigned nbe = 1 + ((k + type) & 1);
+                uint32_t E = call_E(f);
+                ch_init(&c, N, E);
+                x = ch_array(&c, HST_STREAM_INPUT);
+                t = ch_array(&c, HST_STREAM_TEMP);
+                g = ch_array(&c, HST_STREAM_TEMP);   /* made GLOBAL */
+                w = (float *)xmalloc((size_t)E * sizeof(float));
+                fill_random(w, E);
+                ch_weights(&c, g, f->be, wbufs, w);
+                memset(&p, 0, sizeof p);
+                p.E = E; p.be = f->be; p.nbe = nbe;
+                ch_wsum(&c, x, t, rand_halo(N), rand_halo(N));
+                if (type == 0) {
+                    u = ch_array(&c, HST_STREAM_TEMP);
+                    y = ch_array(&c, HST_STREAM_OUTPUT);
+                    ch_call(&c, t, g, u, &p);
+                    ch_wsum(&c, u, y, rand_halo(N), rand_halo(N));
+                } else {
+                    y = ch_array(&c, HST_STREAM_OUTPUT);
+                    ch_call(&c, t, g, y, &p);
+                    ch_acc(&c, HST_STREAM_SQSUM, HST_F32, y, 0);
+                    ch_acc(&c, HST_STREAM_SUM, HST_F32, t, 0);
+                }
+                ch_reference_calls(&c, w);
+                d = ch_desc(&c, f->be, nbe);
+                d.block_slices = blocks[bi];
+                d.reverse = (int)(k & 1);
+                snprintf(cfg, sizeof cfg, "arrays_fn: N=%llu block=%llu type=%u devices=%u %s E=%u",
+                         (unsigned long long)N, (unsigned long long)blocks[bi], type, nbe,
+                         d.reverse ? "reverse" : "forward", E);
+                if (hst_stream_create(&d, &s) != HST_SUCCESS) {
+                    print_error("%s: create: %s\n", cfg, f->log[0].last_message);
+                    fail();
+                }
+                for (run = 0; run < 2; run++) {
+                    hst_result r;
+                    ch_reset(&c);
+                    p.calls = 0;
+                    r = hst_stream_run(s, &rep);
+                    if (r != HST_SUCCESS) {
+                        print_error("%s: run: %s (%s)\n", cfg, hst_result_string(r), f->log[0].last_message);
+                        fail();
+                    }
+                    ch_check_arrays(&c);
+                    ch_check_accs(&c, &rep, fp64_all(f->be, nbe));
+                    assert_int_equal(p.calls, rep.blocks);
+                    assert_int_equal(rep.slices_done, N);
+                }
+                hst_stream_destroy(s);
+                ch_free(&c);
+                free(w);
+                hst_buffer_destroy(wbufs[0]);
+                hst_buffer_destroy(wbufs[1]);
+            }
+        }
+}
+
+/* Refusals: a call stage with a kernel, sources, options or a host twin (named); a stage with
+   neither (on an OpenCL device); a call's error ends the run with its code, and nothing leaks
+   (the group teardown checks the pool and the device bytes). */
+static void test_arrays_fn_refused(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    callpar p;
+    float *wg;
+    hst_buffer *wbufs[2];
+    int x, t, g, y;
+    uint32_t E = call_E(f);
+    rng_seed(31);
+    ch_init(&c, 9, E);
+    x = ch_array(&c, HST_STREAM_INPUT);
+    t = ch_array(&c, HST_STREAM_TEMP);
+    g = ch_array(&c, HST_STREAM_TEMP);
+    wg = (float *)xmalloc((size_t)E * sizeof(float));
+    fill_random(wg, E);
+    ch_weights(&c, g, f->be, wbufs, wg);
+    y = ch_array(&c, HST_STREAM_OUTPUT);
+    memset(&p, 0, sizeof p);
+    p.E = E; p.be = f->be; p.nbe = 1;
+    ch_wsum(&c, x, t, 1, 1);
+    ch_call(&c, t, g, y, &p);
+    d = ch_desc(&c, f->be, 1);
+    d.block_slices = 2;
+    c.st[1].kernel = "wsum";
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "has arrays_fn and also a kernel");
+    c.st[1].kernel = NULL;
+    c.st[1].sources = test_src; c.st[1].source_count = 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "stages[1] (\"wmul\") has arrays_fn and also sources");
+    c.st[1].sources = NULL; c.st[1].source_count = 0;
+    c.st[1].options = "-DX";
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "options");
+    c.st[1].options = NULL;
+    c.st[1].host = wsum_host;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "a host twin");
+    c.st[1].host = NULL;
+    if (!IS_HOST(f)) {   /* neither a kernel nor a call */
+        c.st[1].arrays_fn = NULL;
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "or arrays_fn");
+        c.st[1].arrays_fn = wmul_call;
+    }
+    /* a call's error stops the run with its code */
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+    p.fail = HST_ERROR_IO;
+    assert_int_equal(hst_stream_run(s, &rep), HST_ERROR_IO);
+    assert_int_equal(p.calls, 1);
+    p.fail = HST_SUCCESS;   /* and the stream runs again afterwards */
+    p.calls = 0;
+    ch_reference_calls(&c, wg);
+    ch_reset(&c);
+    assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+    ch_check_arrays(&c);
+    assert_int_equal(p.calls, 5);
+    hst_stream_destroy(s);
+    ch_free(&c);
+    free(wg);
+    hst_buffer_destroy(wbufs[0]);
+    hst_buffer_destroy(wbufs[1]);
+}
+
 /* A stage without host twin: streams on an OpenCL device (the same bits as the twins' whole-
    array reference); refused on the host device, with the stage named. */
 static void test_no_host_twin(void **state)
@@ -2568,6 +2847,8 @@ int main(void)
         cmocka_unit_test_setup(test_pinned_array_api, test_setup),
         cmocka_unit_test_setup(test_pinned_array_rules, test_setup),
         cmocka_unit_test_setup(test_no_host_twin, test_setup),
+        cmocka_unit_test_setup(test_arrays_fn_chain, test_setup),
+        cmocka_unit_test_setup(test_arrays_fn_refused, test_setup),
         cmocka_unit_test_setup(test_default_block_rule, test_setup),
         cmocka_unit_test_setup(test_copy_model_measured, test_setup),
         cmocka_unit_test_setup(test_set_array_rotation, test_setup),

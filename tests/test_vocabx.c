@@ -315,6 +315,141 @@ static void test_complex_parts(void **state) {
     hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(cj);
 }
 
+/* ------------------------------------------------------------------------------------------
+   hst_array_view: arrays over part of a buffer they do not own. */
+static size_t view_align(hst_backend *be) {   /* the smallest offset every device takes */
+    return hst_backend_is_host(be) ? sizeof(float) : hst_backend_device(be)->mem_base_addr_align_bytes;
+}
+
+/* Reads, writes and vocabulary calls go to the viewed bytes only; a view of a view composes
+   the offsets; destroying views frees nothing of the buffer. */
+static void test_view_basics(void **state) {
+    hst_backend *be = BE(state);
+    /* offsets of whole alignment units, at least 16 floats apart (the views do not overlap) */
+    size_t al = view_align(be) >= 64 ? view_align(be) : 64;
+    size_t n = 3 * al / sizeof(float) + 40, i, sh2[2] = {2, 5}, ten = 10, k;
+    size_t off = al, first = off / sizeof(float);
+    float *v = (float *)malloc(n * sizeof(float)), *o, *p;
+    hst_array *base, *view, *vv, *v3;
+    hst_pool_stats before, after;
+    uint64_t bytes0;
+    assert_non_null(v);
+    ramp(v, n, 0.25f);
+    base = mkf(be, 1, &n, v);
+    bytes0 = hst_backend_device_bytes(be);
+    before = hst_pool_get_stats(hst_backend_pool(be));
+    assert_int_equal(hst_array_view(hst_array_buffer(base), off, HST_F32, 2, sh2, &view), HST_SUCCESS);
+    assert_int_equal(hst_array_ndim(view), 2);
+    assert_int_equal(hst_array_count(view), 10);
+    assert_int_equal(hst_array_bytes(view), 40);
+    assert_int_equal(hst_buffer_bytes(hst_array_buffer(view)), 40);
+    assert_true(hst_array_buffer(view) != hst_array_buffer(base));
+    o = (float *)rd(view);
+    for (i = 0; i < 10; i++) assert_true(o[i] == v[first + i]);
+    free(o);
+    /* writes through the view land in the base array's bytes, nowhere else */
+    assert_int_equal(hst_array_scale(view, hst_real(2.0)), HST_SUCCESS);
+    p = (float *)rd(base);
+    for (i = 0; i < n; i++) assert_true(p[i] == (i >= first && i < first + 10 ? 2.0f * v[i] : v[i]));
+    free(p);
+    /* a view of the view's buffer, at another aligned offset from it: offsets add up */
+    assert_int_equal(hst_array_view(hst_array_buffer(base), 0, HST_F32, 1, &n, &vv), HST_SUCCESS);
+    assert_int_equal(hst_array_view(hst_array_buffer(vv), 2 * al, HST_F32, 1, &ten, &v3), HST_SUCCESS);
+    o = (float *)rd(v3);
+    for (i = 0; i < 10; i++) assert_true(o[i] == v[2 * first + i]);
+    free(o);
+    /* the vocabulary between a view and an array: v3 = view (copy), then write/read */
+    assert_int_equal(hst_array_reshape(v3, 2, sh2), HST_SUCCESS);
+    assert_int_equal(hst_array_copy(v3, view), HST_SUCCESS);
+    p = (float *)rd(base);
+    for (k = 0; k < 10; k++) assert_true(p[2 * first + k] == 2.0f * v[first + k]);
+    free(p);
+    for (i = 0; i < 10; i++) v[i] = (float)i;
+    assert_int_equal(hst_array_write(view, v, 40), HST_SUCCESS);
+    p = (float *)rd(base);
+    for (i = 0; i < 10; i++) assert_true(p[first + i] == (float)i);
+    free(p);
+    hst_array_destroy(v3); hst_array_destroy(vv); hst_array_destroy(view);
+    /* nothing allocated, nothing freed: the pool and the device bytes are as before */
+    after = hst_pool_get_stats(hst_backend_pool(be));
+    assert_int_equal(hst_backend_device_bytes(be), bytes0);
+    assert_int_equal(after.active_blocks, before.active_blocks);
+    p = (float *)rd(base);   /* the base array still holds its bytes */
+    for (i = 0; i < 10; i++) assert_true(p[first + i] == (float)i);
+    free(p);
+    hst_array_destroy(base);
+    free(v);
+}
+
+/* A view over a plain buffer and over the caller's memory (hst_buffer_wrap). */
+static void test_view_buffers(void **state) {
+    hst_backend *be = BE(state);
+    size_t al = view_align(be), n = 16, i;
+    float mem[64], *o;
+    hst_buffer *b = NULL, *w = NULL;
+    hst_array *v = NULL;
+    for (i = 0; i < 64; i++) mem[i] = (float)i + 0.5f;
+    assert_int_equal(hst_buffer_create(be, al + n * sizeof(float), 0, &b), HST_SUCCESS);
+    assert_int_equal(hst_array_view(b, al, HST_F32, 1, &n, &v), HST_SUCCESS);
+    assert_int_equal(hst_array_fill(v, hst_real(7.0)), HST_SUCCESS);
+    o = (float *)rd(v);
+    for (i = 0; i < n; i++) assert_true(o[i] == 7.0f);
+    free(o);
+    hst_array_destroy(v);
+    hst_buffer_destroy(b);
+    assert_int_equal(hst_buffer_wrap(be, mem, sizeof mem, 0, &w), HST_SUCCESS);
+    assert_int_equal(hst_array_view(w, 0, HST_F32, 1, &n, &v), HST_SUCCESS);
+    o = (float *)rd(v);
+    for (i = 0; i < n; i++) assert_true(o[i] == (float)i + 0.5f);
+    free(o);
+    hst_array_destroy(v);
+    hst_buffer_destroy(w);
+}
+
+#define assert_view_refused(call, code, item, text) do {                         \
+        cap_reset(log);                                                          \
+        assert_int_equal((call), (code));                                       \
+        assert_int_equal(log->last_item, (item));                               \
+        if (!strstr(log->last_message, (text))) {                               \
+            print_error("\"%s\" lacks \"%s\"\n", log->last_message, (text));     \
+            fail();                                                              \
+        }                                                                        \
+    } while (0)
+
+static void test_view_errors(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    size_t n = 64, sh[2] = {4, 4}, zero[2] = {4, 0}, big[2] = {SIZE_MAX / 2, 4}, al = view_align(be);
+    hst_array *base = mk(be, HST_F32, 1, &n), *v = (hst_array *)&n;
+    hst_buffer *b = hst_array_buffer(base);
+    /* no buffer, no backend: the default logger (stderr) says "buf is NULL" */
+    assert_int_equal(hst_array_view(NULL, 0, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT);
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, sh, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "out");
+    assert_view_refused(hst_array_view(b, 0, (hst_dtype)99, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "dtype");
+    assert_null(v);   /* *out is cleared on failure */
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 0, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ndim");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 5, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ndim");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, NULL, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "shape");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, zero, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "shape[1]");
+    assert_view_refused(hst_array_view(b, 2, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "offset_bytes");
+    assert_view_refused(hst_array_view(b, 8, HST_C64, 2, sh, &v), hst_backend_is_host(be) ? HST_SUCCESS : HST_ERROR_ALIGNMENT,
+                        hst_backend_is_host(be) ? log->last_item : HST_LOG_MISALIGNED, hst_backend_is_host(be) ? "" : "alignment");
+    hst_array_destroy(v);
+    v = NULL;
+    /* beyond the buffer: 64 floats hold 4 x 4 from element 48, not from 52 (nor 65 x 1) */
+    assert_int_equal(hst_array_view(b, 48 * 4, HST_F32, 2, sh, &v), (48 * 4) % al == 0 || hst_backend_is_host(be) ? HST_SUCCESS : HST_ERROR_ALIGNMENT);
+    hst_array_destroy(v);
+    assert_view_refused(hst_array_view(b, 52 * 4, HST_F32, 2, sh, &v), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "offset_bytes");
+    n = 65;
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 1, &n, &v), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "256 bytes");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, big, &v), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "shape");
+    n = 1;
+    assert_view_refused(hst_array_view(b, SIZE_MAX - 3, HST_F32, 1, &n, &v), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "offset_bytes");
+    if (!hst_backend_device(be)->fp64)
+        assert_view_refused(hst_array_view(b, 0, HST_F64, 1, &n, &v), HST_ERROR_DTYPE, HST_LOG_DTYPE, "f64");
+    hst_array_destroy(base);
+}
+
 /* This file is built without HST_FFT: the FFT call says so, with its code and log item. */
 static void test_fft_not_built_in(void **state) {
     size_t n = 8;
@@ -335,6 +470,9 @@ int main(void) {
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_axis),
         cmocka_unit_test(test_complex_parts),
+        cmocka_unit_test(test_view_basics),
+        cmocka_unit_test(test_view_buffers),
+        cmocka_unit_test(test_view_errors),
         cmocka_unit_test(test_fft_not_built_in),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
