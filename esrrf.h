@@ -249,6 +249,7 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
 #if defined(HST_ESRRF_IMPLEMENTATION) && !defined(HST__ESRRF_IMPLEMENTED)
 #define HST__ESRRF_IMPLEMENTED
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -289,9 +290,10 @@ extern "C" {
 #define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
-/* The fused kernel's work-group on GPUs: 512 pixels (a 16 x 32 output tile) ran 6.88 ms per
-   1000 x 1000 frame at mag 5 on an H100 against 7.49 for the default 16 x 16 (bench/RESULTS.md);
-   the bits do not depend on it (kernels.h) */
+/* The fused kernel's work-group on NVIDIA GPUs: 512 pixels (a 16 x 32 output tile) ran 6.88 ms
+   per 1000 x 1000 frame at mag 5 on an H100 against 7.49 for the default 16 x 16
+   (bench/RESULTS.md); the bits do not depend on it (kernels.h). Only where measured: other
+   compilers may allow a kernel fewer work-items than the device (AMD's default is 256). */
 #define HST__E_GPU_FUSED_LOCAL 512
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
@@ -1128,7 +1130,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
         const hst_device_info *info = hst_backend_device(g->be[b]);
-        if (info->type != HST_DEVICE_GPU || info->max_work_group_size < HST__E_GPU_FUSED_LOCAL) break;
+        if (info->type != HST_DEVICE_GPU || !strstr(info->vendor, "NVIDIA") ||
+            info->max_work_group_size < HST__E_GPU_FUSED_LOCAL)
+            break;
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
@@ -1379,50 +1383,102 @@ static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *
     return (hst_result)code;
 }
 
-/* The local images of the requested modes: time points of nrows x colsM floats each; rank 0
-   computes its rows (the first) straight into out. */
-static hst_result hst__empi_images(hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, size_t px, float **loc) {
-    unsigned k;
-    if (m->rank == 0) return HST_SUCCESS;
+/* Rank k's magnified rows [*r0, *r1): rowsM cut into min(K, rowsM) nearly equal parts in rank
+   order, so rank 0 always has rows (its report and progress are the job's); ranks beyond
+   rowsM get none. */
+static void hst__empi_rows(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
+    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
+    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
+    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
+    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
+}
+
+/* What every rank must agree on (the stack's shape and the numbers of the desc), as one hash. */
+static uint64_t hst__empi_job_hash(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, uint64_t frames,
+                                   uint32_t rows, uint32_t cols) {
+    uint64_t v[10];
+    memset(v, 0, sizeof v);   /* the floats fill half of their words */
+    v[0] = frames; v[1] = rows; v[2] = cols; v[3] = (uint64_t)dtype; v[4] = d->magnification;
+    v[5] = d->frames_per_timepoint; v[6] = d->modes;
+    v[7] = (uint64_t)d->no_intensity_weighting << 1 | (uint64_t)(d->no_macro_pixel_correction != 0);
+    memcpy(&v[8], &d->radius, sizeof d->radius);
+    memcpy(&v[9], &d->sensitivity, sizeof d->sensitivity);
+    return hst_hash_bytes(HST_HASH_SEED, v, sizeof v);
+}
+
+/* The jobs of the ranks whose own checks passed are the same (collective): else
+   HST_ERROR_SHAPE on those ranks (a rank that failed its checks keeps its own error). */
+static hst_result hst__empi_same_job(const hst__empi *m, hst_result r, uint64_t h) {
+    unsigned long long mine = (unsigned long long)h, lo = 0, hi = 0;
+    unsigned long long for_lo = r == HST_SUCCESS ? mine : ULLONG_MAX, for_hi = r == HST_SUCCESS ? mine : 0;
+    MPI_Allreduce(&for_lo, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm);
+    MPI_Allreduce(&for_hi, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, m->comm);
+    if (r == HST_SUCCESS && lo != hi)
+        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                      "hst_esrrf_run: the ranks disagree on the stack (frames, rows, cols, dtype) or the "
+                      "desc's numbers (rank %d: job hash %016llx): every rank must pass the same", m->rank, mine);
+    return r;
+}
+
+/* The buffers of the gather: rank 0's counts and displacements (in rows), every other rank's
+   images of its rows (time points of nrows x colsM floats; rank 0 computes its rows straight
+   into out). */
+typedef struct hst__empi_bufs { float *loc[HST_ESRRF_NUM_MODES]; int *counts, *displs; } hst__empi_bufs;
+
+static hst_result hst__empi_alloc(hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, size_t px,
+                                  hst__empi_bufs *b) {
+    unsigned q;
+    int k;
+    if (m->rank == 0) {
+        if (!(b->counts = (int *)hst_backend_alloc(m->log_be, 2 * (size_t)m->size * sizeof(int))))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+        b->displs = b->counts + m->size;
+        for (k = 0; k < m->size; k++) {
+            uint32_t r0, r1;
+            hst__empi_rows(rowsM, k, m->size, &r0, &r1);
+            b->displs[k] = (int)r0;
+            b->counts[k] = (int)(r1 - r0);
+        }
+        return HST_SUCCESS;
+    }
     if (px && ntp > SIZE_MAX / sizeof(float) / px)
         return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
-    for (k = 0; k < HST_ESRRF_NUM_MODES; k++)
-        if ((d->modes & (1u << k)) && px &&
-            !(loc[k] = (float *)hst_backend_alloc(m->log_be, (size_t)ntp * px * sizeof(float))))
+    for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
+        if ((d->modes & (1u << q)) && px &&
+            !(b->loc[q] = (float *)hst_backend_alloc(m->log_be, (size_t)ntp * px * sizeof(float))))
             return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
                              "hst_esrrf_run: rank %d: no host memory for its %llu time points of %zu pixels",
                              m->rank, (unsigned long long)ntp, px);
     return HST_SUCCESS;
 }
 
-/* Rank 0 gathers every rank's rows of each image into out (rows are whole: one MPI datatype per
-   magnified row, so the counts stay small integers whatever the image's size). */
+static void hst__empi_free(const hst__empi *m, hst__empi_bufs *b) {
+    unsigned q;
+    for (q = 0; q < HST_ESRRF_NUM_MODES; q++) hst_backend_free(m->log_be, b->loc[q]);
+    hst_backend_free(m->log_be, b->counts);
+}
+
+/* Rank 0 gathers every rank's rows of each image into out, its own in place (rows are whole:
+   one MPI datatype per magnified row, so the counts stay small integers whatever the image's
+   size). */
 static void hst__empi_gather(const hst__empi *m, const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM,
-                             uint32_t colsM, float *const *loc, float *const *out) {
+                             uint32_t colsM, const hst__empi_bufs *b, float *const *out) {
     MPI_Datatype row;
-    int *counts = NULL, *displs = NULL, k;
     unsigned q;
     uint64_t tp;
-    uint32_t mine = (uint32_t)((uint64_t)rowsM * (uint64_t)(m->rank + 1) / (uint64_t)m->size)
-                  - (uint32_t)((uint64_t)rowsM * (uint64_t)m->rank / (uint64_t)m->size);
+    uint32_t r0, r1;
+    hst__empi_rows(rowsM, m->rank, m->size, &r0, &r1);
     MPI_Type_contiguous((int)colsM, MPI_FLOAT, &row);
     MPI_Type_commit(&row);
-    if (m->rank == 0) {
-        counts = (int *)hst_backend_alloc(m->log_be, 2 * (size_t)m->size * sizeof(int));
-        displs = counts ? counts + m->size : NULL;
-        for (k = 0; counts && k < m->size; k++) {
-            displs[k] = (int)((uint64_t)rowsM * (uint64_t)k / (uint64_t)m->size);
-            counts[k] = (int)((uint64_t)rowsM * (uint64_t)(k + 1) / (uint64_t)m->size) - displs[k];
-        }
-    }
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
-        for (tp = 0; (d->modes & (1u << q)) && tp < ntp; tp++)
-            if (m->rank == 0)   /* its rows are in place */
-                MPI_Gatherv(MPI_IN_PLACE, 0, row, out[q] + (size_t)tp * rowsM * colsM, counts, displs, row, 0, m->comm);
-            else
-                MPI_Gatherv(mine ? loc[q] + (size_t)tp * mine * colsM : NULL, (int)mine, row, NULL, NULL, NULL, row, 0,
+        for (tp = 0; (d->modes & (1u << q)) && tp < ntp; tp++) {
+            if (m->rank == 0)
+                MPI_Gatherv(MPI_IN_PLACE, 0, row, out[q] + (size_t)tp * rowsM * colsM, b->counts, b->displs, row, 0,
                             m->comm);
-    hst_backend_free(m->log_be, counts);
+            else
+                MPI_Gatherv(r1 > r0 ? b->loc[q] + (size_t)tp * (r1 - r0) * colsM : NULL, (int)(r1 - r0), row, NULL,
+                            NULL, NULL, row, 0, m->comm);
+        }
     MPI_Type_free(&row);
 }
 
@@ -1462,50 +1518,61 @@ static hst_result hst__empi_check(const hst__empi *m, const hst_esrrf_desc *desc
     return HST_SUCCESS;
 }
 
-/* eSRRF over the ranks of desc->mpi_comm, split by magnified rows: rank k computes rows
-   [rowsM k / K, rowsM (k + 1) / K) of every frame, so each pixel's frames are summed in order
-   on one rank, as in one process; rank 0 gathers the rows and corrects the whole images. */
+/* This rank's rows of every frame through one engine (no macro-pixel correction, no callback:
+   rank 0 does both on the whole images; only rank 0 reports progress). */
+static hst_result hst__empi_local(const hst__empi *m, const hst_esrrf_desc *d, const void *stack,
+                                  hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows, uint32_t cols,
+                                  float *const *out, const hst__empi_bufs *b, hst_esrrf_report *rep) {
+    hst_esrrf_desc local = *d;
+    uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification, r0, r1;
+    hst__empi_rows(rowsM, m->rank, m->size, &r0, &r1);
+    if (r1 == r0) return HST_SUCCESS;
+    local.mpi_comm = NULL;
+    local.on_timepoint = NULL;
+    local.no_macro_pixel_correction = 1;
+    if (m->rank != 0) local.progress = NULL;   /* rank 0 walks every frame: the job's progress */
+    return hst__ebatch(&local, stack, dtype, frames, rows, cols, r0, r1 - r0, m->rank == 0 ? out : b->loc,
+                       m->rank == 0 ? (size_t)rowsM * colsM : 0, rep);
+}
+
+/* eSRRF over the ranks of desc->mpi_comm, split by magnified rows: rank k computes its rows of
+   every frame, so each pixel's frames are summed in order on one rank, as in one process; rank
+   0 gathers the rows and corrects the whole images. Every rank reaches every collective in the
+   same order whatever fails: failures are agreed at two points. */
 static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
                                 uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
                                 hst_esrrf_report *report) {
     hst__empi m;
-    hst_esrrf_desc d, local;
+    hst_esrrf_desc d;
     hst_esrrf_report rep;
-    float *loc[HST_ESRRF_NUM_MODES] = { NULL, NULL, NULL };
+    hst__empi_bufs b;
     uint64_t ntp = 0;
     uint32_t rowsM = 0, colsM = 0, r0 = 0, r1 = 0;
-    unsigned k;
     hst_result r;
     m.log_be = desc->backends && desc->num_backends ? desc->backends[0] : NULL;
     MPI_Comm_dup(*(const MPI_Comm *)desc->mpi_comm, &m.comm);
     MPI_Comm_rank(m.comm, &m.rank);
     MPI_Comm_size(m.comm, &m.size);
     memset(&rep, 0, sizeof rep);
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
     r = hst__empi_check(&m, desc, &d, stack, dtype, frames, rows, cols, out, &ntp);
+    r = hst__empi_same_job(&m, r, hst__empi_job_hash(&d, dtype, frames, rows, cols));
     if (r == HST_SUCCESS) {
         rowsM = rows * d.magnification; colsM = cols * d.magnification;
-        r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)m.rank / (uint64_t)m.size);
-        r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(m.rank + 1) / (uint64_t)m.size);
-        r = hst__empi_images(&m, &d, ntp, (size_t)(r1 - r0) * colsM, loc);
+        hst__empi_rows(rowsM, m.rank, m.size, &r0, &r1);
+        r = hst__empi_alloc(&m, &d, ntp, rowsM, (size_t)(r1 - r0) * colsM, &b);
     }
     r = hst__empi_agree(&m, r, "set-up");
-    if (r == HST_SUCCESS && r1 > r0) {
-        local = d;
-        local.mpi_comm = NULL;
-        local.on_timepoint = NULL;             /* rank 0 calls it on the whole images, */
-        local.no_macro_pixel_correction = 1;   /* corrected as a whole */
-        if (m.rank != 0) local.progress = NULL;   /* rank 0's frames are the whole job's */
-        r = hst__ebatch(&local, stack, dtype, frames, rows, cols, r0, r1 - r0, m.rank == 0 ? out : loc,
-                        m.rank == 0 ? (size_t)rowsM * colsM : 0, &rep);
-    }
+    if (r == HST_SUCCESS) r = hst__empi_local(&m, &d, stack, dtype, frames, rows, cols, out, &b, &rep);
     r = hst__empi_agree(&m, r, "eSRRF");
     if (r == HST_SUCCESS) {
-        hst__empi_gather(&m, &d, ntp, rowsM, colsM, loc, out);
+        hst__empi_gather(&m, &d, ntp, rowsM, colsM, &b, out);
         if (m.rank == 0) hst__empi_finish(&d, ntp, rowsM, colsM, d.magnification, out);
-        MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's: every rank's frames */
     }
+    MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's, every frame's */
     if (report) *report = rep;
-    for (k = 0; k < HST_ESRRF_NUM_MODES; k++) hst_backend_free(m.log_be, loc[k]);
+    hst__empi_free(&m, &b);
     MPI_Comm_free(&m.comm);
     return r;
 }

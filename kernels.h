@@ -470,13 +470,13 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a
      strip; so a group of 256 covers a 16 x 16 output tile. For each run of its indices inside
      one frame and strip, the group first computes the (Gc, Gr, |G|) of every half-pixel position
-     its pixels sample into local memory (3 x HST_E_TILE = 6144 floats, 24 KiB; at mag 5, radius
-     1.5: 14 x 14 positions for 256 pixels x 49 samples), then each item reads them there. A run
-     whose positions do not fit (mag 1 with L >= 1024, or a large radius) interpolates per
+     its pixels sample into local memory (3 x HST_E_TILE = 3072 floats, 12 KiB; at mag 5, radius
+     1.5: 14 x 14 positions for 256 pixels x 49 samples, 20 x 14 for 512), then each item reads
+     them there. A run whose positions do not fit (mag 1 with L >= 512, or a large radius) interpolates per
      sample, as before. The values are the per-sample ones, so the bits do not change.
      The weights w and distances d of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225
-     at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB
-     entries at most; more: per sample), so the sample loop has no sqrt, exp or division by
+     at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB =
+     1536 entries of 2 floats at most, 12 KiB; more: per sample), so the sample loop has no sqrt, exp or division by
      tSS; the host twin computes them once per 8 pixels of a phase. Same bits either way.
    rgc_fused_window: rows [row0, row0 + nrows) of rgc_fused's output (margins and sample bounds
      those of the whole frame), bitwise: a pixel's value does not depend on which pixels share
@@ -2777,10 +2777,11 @@ static const char hst__esrrf_src_rgc[] =
 "\n";
 
 static const char hst__esrrf_src_rgc2[] =
-"/* The (w, d) table of the fused kernel's work-groups: at most HST_E_WTAB entries of\n"
-"   HST_E_WTE floats (2: w and d; 1: w, d recomputed) */\n"
+"/* The (w, d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries of\n"
+"   HST_E_WTE floats (2: w and d; 1: w, d recomputed). With the gradient tile (3 HST_E_TILE\n"
+"   floats) 24 KiB of local memory, within OpenCL's guaranteed 32 KiB */\n"
 "#ifndef HST_E_WTAB\n"
-"#define HST_E_WTAB 2048\n"
+"#define HST_E_WTAB 1536\n"
 "#endif\n"
 "#ifndef HST_E_WTE\n"
 "#define HST_E_WTE 2\n"
@@ -3019,7 +3020,7 @@ static const char hst__esrrf_src_fused[] =
 "#define HST_E_TW 16\n"
 "#endif\n"
 "#ifndef HST_E_TILE\n"
-"#define HST_E_TILE 2048\n"
+"#define HST_E_TILE 1024\n"
 "#endif\n"
 
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
@@ -3114,7 +3115,7 @@ static const char hst__esrrf_src_fused2[] =
 "                                    ulong begin, ulong end, ulong total, int flags)\n"
 "{\n"
 "  __local float tile[3 * HST_E_TILE];\n"
-"  __local float wt[HST_E_WTE * HST_E_WTAB + 1];\n"
+"  __local float wt[HST_E_WTE * HST_E_WTAB];\n"
 "  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "              intensity_weighting, 0, rows * mag, begin, end);\n"
 "}\n"
@@ -3126,7 +3127,7 @@ static const char hst__esrrf_src_fused2[] =
 "                                           ulong end, ulong total, int flags)\n"
 "{\n"
 "  __local float tile[3 * HST_E_TILE];\n"
-"  __local float wt[HST_E_WTE * HST_E_WTAB + 1];\n"
+"  __local float wt[HST_E_WTE * HST_E_WTAB];\n"
 "  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "              intensity_weighting, row0, nrows, begin, end);\n"
 "}\n";

@@ -178,6 +178,54 @@ static int one_rank_non_finite(hst_backend **be, const unsigned char *stack, uin
     return agreed(r, HST_ERROR_NON_FINITE, bad);
 }
 
+/* The last rank passes one frame fewer than the others: every rank HST_ERROR_SHAPE, no hang. */
+static int one_rank_other_shape(hst_backend **be, const unsigned char *stack, uint64_t frames)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES];
+    int bad = nranks - 1;
+    hst_result r;
+    if (nranks < 2) return 1;
+    alloc_images(out, 1);
+    desc_init(&d, be, 0, 1);
+    d.modes = HST_ESRRF_AVG;
+    d.mpi_comm = &comm;
+    r = hst_esrrf_run(&d, stack, HST_ESRRF_U8, me == bad ? frames - 1 : frames, CROP, CROP, out, NULL);
+    free_images(out);
+    return r == HST_ERROR_SHAPE;
+}
+
+/* More ranks than magnified rows (2 rows at mag 1): the ranks beyond the rows idle; the images
+   and every rank's report equal one process's. */
+static int more_ranks_than_rows(hst_backend **be, const unsigned char *stack)
+{
+    enum { R = 2, C = 16, F = 8 };
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep, one_rep;
+    float all[2 * R * C], one[2 * R * C];   /* 2 time points of 4 frames */
+    float *out[HST_ESRRF_NUM_MODES] = { NULL, NULL, NULL };
+    int ok;
+    memset(&d, 0, sizeof d);
+    d.magnification = 1;
+    d.radius = 0.5f;
+    d.frames_per_timepoint = 4;
+    d.backends = be;
+    d.num_backends = 1;
+    d.mpi_comm = &comm;
+    out[0] = all;
+    ok = hst_esrrf_run(&d, stack, HST_ESRRF_U8, F, R, C, out, &rep) == HST_SUCCESS && rep.frames == F &&
+         rep.timepoints == 2;
+    if (me == 0) {
+        d.mpi_comm = NULL;
+        out[0] = one;
+        ok = ok && hst_esrrf_run(&d, stack, HST_ESRRF_U8, F, R, C, out, &one_rep) == HST_SUCCESS &&
+             memcmp(one, all, sizeof one) == 0;
+    }
+    return ok;
+}
+
 static int cancel_at_half(uint64_t done, uint64_t total, void *user)
 {
     (void)user;
@@ -231,6 +279,8 @@ int main(int argc, char **argv)
     tap("an Inf in the last rank's stack: every rank NON_FINITE, the others name it",
         one_rank_non_finite(&be, stack, frames));
     tap("rank 0's progress cancels: every rank CANCELLED", rank0_cancels(&be, stack, frames));
+    tap("one frame fewer on the last rank: every rank SHAPE", one_rank_other_shape(&be, stack, frames));
+    tap("more ranks than magnified rows: the bits and report of one process", more_ranks_than_rows(&be, stack));
     if (me == 0) printf("1..%d\n", ntest);
     hst_backend_destroy(be);
     free(stack);
