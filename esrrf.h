@@ -52,9 +52,12 @@
    Bits. Results do not depend on how the frames are cut: the batch call and the live API with
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
    the host device and an OpenCL device give the same bits where kernels.h says so (fp64
-   devices). Several backends split each piece of frames and sum their sums, so their results
-   differ from one backend's by the rounding of that double-precision addition (at most a few
-   ulp of the float outputs, more where VAR or TAC2 cancel).
+   devices). Several backends in a batch call: backend k computes its share of the magnified
+   rows of every frame (equal shares), all at once, each in a thread of its own, so each pixel's
+   frames are summed in order on one backend and the images are one backend's bits (host and
+   OpenCL backends mixed: where the device has fp64). A live session on several backends splits
+   each piece of frames instead and sums their sums: its images differ from one backend's by the
+   rounding of that double-precision addition (a few ulp, more where VAR or TAC2 cancel).
 
    MPI ranks (HST_ESRRF_MPI, desc.mpi_comm = &comm). hst_esrrf_run becomes collective: every
    rank of comm calls it with the same desc values, the whole stack and the same shape; rank k
@@ -84,9 +87,8 @@
    parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time; host and OpenCL backends given together
-   stream their shares one after the other (the same numbers, not more speed: several OpenCL
-   devices do run at once, within stream.h); the live API in one process only (not over MPI
+   live session or batch call per backend at a time; backends of unequal speed get equal rows
+   in a batch call (give devices of one kind); the live API in one process only (not over MPI
    ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
@@ -147,7 +149,7 @@ typedef struct hst_esrrf_desc {
     unsigned modes;                 /* HST_ESRRF_AVG | _VAR | _TAC2; 0: AVG */
     hst_esrrf_path path;            /* 0: auto */
     hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices; host and OpenCL
-                                       backends may be mixed (each kind streams its share) */
+                                       backends may be mixed (see "Bits" above) */
     unsigned num_backends;
     uint64_t budget_bytes;          /* device memory per device for the stream's ring; 0: as
                                        stream.h (3/4 of the device) */
@@ -1362,6 +1364,141 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
     return r;
 }
 
+/* >>several backends ------------------------------------------------------------------------- */
+/* The batch call on several backends: backend k computes its share of the magnified rows of
+   every frame (as MPI ranks do: hst__erows_cut' cut), each in a thread of its own, straight into
+   out; then the whole images' macro-pixel correction and the callbacks. Each pixel's frames are
+   summed in order on one backend, so the images are one backend's bits. */
+/* Part k's magnified rows [*r0, *r1) of K (MPI ranks, or backends): rowsM cut into
+   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
+   are the job's); parts beyond rowsM get none. */
+static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
+    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
+    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
+    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
+    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
+}
+
+/* The finish on the whole images (MPI: rank 0's): the macro-pixel correction (a sum over the whole image,
+   in the order of one process), then the callbacks. */
+static void hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
+                             uint32_t mag, float *const *out) {
+    uint64_t tp;
+    unsigned q;
+    for (tp = 0; tp < ntp; tp++) {
+        const float *images[HST_ESRRF_NUM_MODES];
+        for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
+            images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
+            if (images[q] && !d->no_macro_pixel_correction)
+                hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
+        }
+        if (d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
+    }
+}
+
+typedef struct hst__erows_ctl {
+    pthread_mutex_t mu;
+    int cancel;                 /* backend 0's progress asked to stop: the others stop too */
+    const hst_esrrf_desc *d;
+} hst__erows_ctl;
+
+typedef struct hst__erows_job {
+    hst__erows_ctl *ctl;
+    hst_esrrf_desc d;           /* one backend, no correction, no callback */
+    hst_backend *be;
+    const void *stack;
+    hst_esrrf_dtype dtype;
+    uint64_t frames;
+    uint32_t rows, cols, r0, r1;
+    float *out[HST_ESRRF_NUM_MODES];
+    size_t out_tp;
+    hst_esrrf_report rep;
+    hst_result r;
+} hst__erows_job;
+
+static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
+    hst__erows_job *j = (hst__erows_job *)user;
+    hst__erows_ctl *c = j->ctl;
+    int stop;
+    if (j->r0 == 0 && c->d->progress && c->d->progress(done, total, c->d->progress_user)) {
+        pthread_mutex_lock(&c->mu);
+        c->cancel = 1;
+        pthread_mutex_unlock(&c->mu);
+    }
+    pthread_mutex_lock(&c->mu);
+    stop = c->cancel;
+    pthread_mutex_unlock(&c->mu);
+    return stop;
+}
+
+static void *hst__erows_main(void *p) {
+    hst__erows_job *j = (hst__erows_job *)p;
+    j->r = hst__ebatch(&j->d, j->stack, j->dtype, j->frames, j->rows, j->cols, j->r0, j->r1 - j->r0, j->out,
+                       j->out_tp, &j->rep);
+    return NULL;
+}
+
+/* Job k: backend k's rows, its out pointers at its first row. */
+static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_esrrf_desc *d, unsigned k,
+                                const void *stack, hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
+                                uint32_t cols, float *const *out) {
+    uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification;
+    unsigned q;
+    memset(j, 0, sizeof *j);
+    j->ctl = c;
+    j->d = *d;
+    j->be = d->backends[k];
+    j->d.backends = &j->be;
+    j->d.num_backends = 1;
+    j->d.no_macro_pixel_correction = 1;
+    j->d.on_timepoint = NULL;
+    j->d.progress = hst__erows_progress;
+    j->d.progress_user = j;
+    j->stack = stack; j->dtype = dtype; j->frames = frames; j->rows = rows; j->cols = cols;
+    hst__erows_cut(rowsM, (int)k, (int)d->num_backends, &j->r0, &j->r1);
+    for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
+        j->out[q] = out && out[q] && j->r1 > j->r0 ? out[q] + (size_t)j->r0 * colsM : NULL;
+    j->out_tp = (size_t)rowsM * colsM;
+}
+
+static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
+                                 uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
+                                 hst_esrrf_report *report) {
+    hst__erows_job jobs[HST_STREAM_MAX_BACKENDS];
+    pthread_t th[HST_STREAM_MAX_BACKENDS];
+    int started[HST_STREAM_MAX_BACKENDS];
+    hst__erows_ctl ctl;
+    hst_esrrf_desc d;
+    uint64_t ntp = 0;
+    unsigned k, n;
+    double t0 = hst_time_s();
+    hst_result r;
+    if ((r = hst__edesc(desc, &d)) != HST_SUCCESS || (r = hst__eframe(&d, dtype, rows, cols)) != HST_SUCCESS ||
+        (r = hst__eshape(&d, frames, rows, cols, &ntp)) != HST_SUCCESS)
+        return r;
+    n = d.num_backends;
+    memset(&ctl, 0, sizeof ctl);
+    pthread_mutex_init(&ctl.mu, NULL);
+    ctl.d = &d;
+    for (k = 0; k < n; k++) {
+        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, out);
+        started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && pthread_create(&th[k], NULL, hst__erows_main, &jobs[k]) == 0;
+    }
+    for (k = 0; k < n; k++)   /* backend 0's rows on this thread, and any that could not start */
+        if (!started[k] && jobs[k].r1 > jobs[k].r0) hst__erows_main(&jobs[k]);
+    for (k = 1; k < n; k++)
+        if (started[k]) pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&ctl.mu);
+    for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;   /* the first backend's failure */
+    if (r == HST_SUCCESS)
+        hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+    if (report) {
+        *report = jobs[0].rep;
+        report->seconds = hst_time_s() - t0;
+    }
+    return r;
+}
+
 /* >>mpi -------------------------------------------------------------------------------------- */
 #ifdef HST_ESRRF_MPI
 /* The ranks of one call: a private duplicate of the caller's communicator (no message of ours
@@ -1381,16 +1518,6 @@ static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *
                   "hst_esrrf_run: rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
                   stage, hst_result_string((hst_result)code), m->rank);
     return (hst_result)code;
-}
-
-/* Rank k's magnified rows [*r0, *r1): rowsM cut into min(K, rowsM) nearly equal parts in rank
-   order, so rank 0 always has rows (its report and progress are the job's); ranks beyond
-   rowsM get none. */
-static void hst__empi_rows(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
-    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
-    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
-    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
-    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
 }
 
 /* What every rank must agree on (the stack's shape and the numbers of the desc), as one hash. */
@@ -1435,7 +1562,7 @@ static hst_result hst__empi_alloc(hst__empi *m, const hst_esrrf_desc *d, uint64_
         b->displs = b->counts + m->size;
         for (k = 0; k < m->size; k++) {
             uint32_t r0, r1;
-            hst__empi_rows(rowsM, k, m->size, &r0, &r1);
+            hst__erows_cut(rowsM, k, m->size, &r0, &r1);
             b->displs[k] = (int)r0;
             b->counts[k] = (int)(r1 - r0);
         }
@@ -1467,7 +1594,7 @@ static void hst__empi_gather(const hst__empi *m, const hst_esrrf_desc *d, uint64
     unsigned q;
     uint64_t tp;
     uint32_t r0, r1;
-    hst__empi_rows(rowsM, m->rank, m->size, &r0, &r1);
+    hst__erows_cut(rowsM, m->rank, m->size, &r0, &r1);
     MPI_Type_contiguous((int)colsM, MPI_FLOAT, &row);
     MPI_Type_commit(&row);
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
@@ -1480,23 +1607,6 @@ static void hst__empi_gather(const hst__empi *m, const hst_esrrf_desc *d, uint64
                             NULL, NULL, row, 0, m->comm);
         }
     MPI_Type_free(&row);
-}
-
-/* Rank 0's finish on the whole images: the macro-pixel correction (a sum over the whole image,
-   in the order of one process), then the callbacks. */
-static void hst__empi_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
-                             uint32_t mag, float *const *out) {
-    uint64_t tp;
-    unsigned q;
-    for (tp = 0; tp < ntp; tp++) {
-        const float *images[HST_ESRRF_NUM_MODES];
-        for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
-            images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
-            if (images[q] && !d->no_macro_pixel_correction)
-                hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
-        }
-        if (d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
-    }
 }
 
 /* The checks every rank makes before any work: the desc, the shapes, the pointers (out only on
@@ -1525,7 +1635,7 @@ static hst_result hst__empi_local(const hst__empi *m, const hst_esrrf_desc *d, c
                                   float *const *out, const hst__empi_bufs *b, hst_esrrf_report *rep) {
     hst_esrrf_desc local = *d;
     uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification, r0, r1;
-    hst__empi_rows(rowsM, m->rank, m->size, &r0, &r1);
+    hst__erows_cut(rowsM, m->rank, m->size, &r0, &r1);
     if (r1 == r0) return HST_SUCCESS;
     local.mpi_comm = NULL;
     local.on_timepoint = NULL;
@@ -1560,7 +1670,7 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
     r = hst__empi_same_job(&m, r, hst__empi_job_hash(&d, dtype, frames, rows, cols));
     if (r == HST_SUCCESS) {
         rowsM = rows * d.magnification; colsM = cols * d.magnification;
-        hst__empi_rows(rowsM, m.rank, m.size, &r0, &r1);
+        hst__erows_cut(rowsM, m.rank, m.size, &r0, &r1);
         r = hst__empi_alloc(&m, &d, ntp, rowsM, (size_t)(r1 - r0) * colsM, &b);
     }
     r = hst__empi_agree(&m, r, "set-up");
@@ -1568,7 +1678,7 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
     r = hst__empi_agree(&m, r, "eSRRF");
     if (r == HST_SUCCESS) {
         hst__empi_gather(&m, &d, ntp, rowsM, colsM, &b, out);
-        if (m.rank == 0) hst__empi_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        if (m.rank == 0) hst__erows_finish(&d, ntp, rowsM, colsM, d.magnification, out);
     }
     MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's, every frame's */
     if (report) *report = rep;
@@ -1591,6 +1701,7 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
                                    hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
                                    uint32_t cols, float *const *out, hst_esrrf_report *report) {
     if (desc && desc->mpi_comm) return hst__erun_mpi(desc, stack, dtype, frames, rows, cols, out, report);
+    if (desc && desc->num_backends > 1) return hst__erun_rows(desc, stack, dtype, frames, rows, cols, out, report);
     return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, 0, report);
 }
 

@@ -4,8 +4,11 @@
    one at a time as a camera delivers them, on the same stack), with live / batch frames per
    second, and that the outputs are the same bits.
 
-       esrrf_bench [--device S] [--size N] [--frames F] [--mag M] [--modes all|avg]
+       esrrf_bench [--device S[,S...]] [--size N] [--frames F] [--mag M] [--modes all|avg]
                    [--dtype u16|f32] [--reps K]
+
+   With several selectors (--device 1:0,1:1): the fused batch call on the first device alone and
+   on all of them (each computes its rows of every frame), the speed-up and the images' bits.
 
    Defaults: 1000 x 1000 frames, mag 5, radius 1.5 (the issue's and NanoPyx's benchmark), 500
    frames of u16 from a synthetic blinking-emitter stack, AVG only, best of K = 2 timed runs after
@@ -107,6 +110,47 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
     return 1e3 * best / (double)a->frames;
 }
 
+/* --device a,b,...: the fused batch call on the first device alone and on all of them (each its
+   rows of every frame), ms per frame, the speed-up and whether the images are the same bits. */
+static int several_devices(const args *a, const void *stack, float *const *out, size_t px)
+{
+    char list[256], *tok, *save = NULL;
+    hst_backend *be[HST_STREAM_MAX_BACKENDS];
+    hst_backend_desc bd;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    float *all[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
+    unsigned n = 0, m, same = 1;
+    double one, many;
+    snprintf(list, sizeof list, "%s", a->device);
+    for (tok = strtok_r(list, ",", &save); tok && n < HST_STREAM_MAX_BACKENDS; tok = strtok_r(NULL, ",", &save)) {
+        memset(&bd, 0, sizeof bd);
+        bd.device = tok;
+        CHECK(hst_backend_create(&bd, &be[n++]));
+    }
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (out[m] && !(all[m] = (float *)malloc(px * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
+    memset(&d, 0, sizeof d);
+    d.magnification = a->mag;
+    d.modes = a->modes;
+    d.path = HST_ESRRF_PATH_FUSED;
+    d.backends = be;
+    d.num_backends = 1;
+    printf("esrrf_bench: %u devices (%s, ...); %llu frames of %u x %u, mag %u, modes 0x%x, fused\n", n,
+           hst_backend_device(be[0])->name, (unsigned long long)a->frames, a->size, a->size, a->mag, a->modes);
+    one = batch_ms(a, &d, stack, out, &rep);
+    d.num_backends = n;
+    many = batch_ms(a, &d, stack, all, &rep);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (out[m]) { same &= memcmp(out[m], all[m], px * sizeof(float)) == 0; free(all[m]); }
+    printf("  first device alone   %9.3f ms per frame\n", one);
+    printf("  all %u devices        %9.3f ms per frame\n", n, many);
+    printf("  speed-up             %9.3f\n", one / many);
+    printf("  images               %s\n", same ? "bit-identical to one device" : "DIFFERENT from one device");
+    while (n) hst_backend_destroy(be[--n]);
+    return same ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -120,9 +164,12 @@ int main(int argc, char **argv)
     size_t px;
     unsigned m, first = 0;
     double def, fused, chained, lv, create_s = 0;
+    char first_dev[256];
     parse(argc, argv, &a);
     memset(&bd, 0, sizeof bd);
-    bd.device = a.device;
+    snprintf(first_dev, sizeof first_dev, "%s", a.device ? a.device : "");
+    first_dev[strcspn(first_dev, ",")] = '\0';   /* several: the first one here */
+    bd.device = a.device ? first_dev : NULL;
     CHECK(hst_backend_create(&bd, &be));
     px = (size_t)a.size * a.size * a.mag * a.mag;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
@@ -134,6 +181,11 @@ int main(int argc, char **argv)
     s.img = (float *)malloc(px * sizeof(float));
     stack = bench_blinking_stack(a.frames, a.size, a.dtype == HST_ESRRF_F32);
     if (!s.img) return 1;
+    if (a.device && strchr(a.device, ',')) {
+        int rc = several_devices(&a, stack, out, px);
+        hst_backend_destroy(be);
+        return rc;
+    }
     memset(&d, 0, sizeof d);
     d.backends = &be;
     d.num_backends = 1;

@@ -8,8 +8,8 @@
      trailing frames dropped;
    - every combination of modes from one pass == single-mode runs; u8 / u16 / i16 / f32 inputs
      of the same values give the same bits;
-   - two backends (this device twice, and host + this device) == one within the rounding of
-     the double sums over devices (stated below);
+   - two backends (this device twice, and host + this device) == one bit for bit (each computes
+     its rows of every frame), host + a device without fp64 within float sums' rounding;
    - errors: each with its code and log item (non-finite pixels with frame, row and column,
      bad magnification, radius, sensitivity, modes, too few frames for VAR/TAC2, overflowing
      sizes, a push of another frame size, a live session without callback), cancellation.
@@ -345,9 +345,9 @@ static void test_dtypes(void **state)
     free(i16);
 }
 
-/* Several backends sum their devices' double sums: the outputs may differ from one backend's
-   by the rounding of that sum, relative 1e-15 of S1, S2, ... before the float conversion; VAR
-   and TAC2 subtract terms of size mu^2, so the bound is 1e-12 of the image's peak plus 2 ulp. */
+/* The host's rows (double sums) against a device without fp64 (float sums): the float sums
+   round at ~6e-8 relative per frame, and VAR and TAC2 cancel terms of size mu^2 (kernels.h:
+   ~1e-7 mu^2 absolute); for this test's few frames 1e-5 of the image's peak bounds both. */
 static void expect_near(const char *what, const hst_esrrf_desc *d, const outs *a, const outs *b)
 {
     unsigned m;
@@ -358,7 +358,7 @@ static void expect_near(const char *what, const hst_esrrf_desc *d, const outs *a
         for (i = 0; i < n; i++) if (fabs(b->m[m][i]) > peak) peak = fabs(b->m[m][i]);
         for (i = 0; i < n; i++) {
             double x = a->m[m][i], y = b->m[m][i];
-            if (fabs(x - y) > 1e-12 * peak + 2.5e-7 * fabs(y)) {
+            if (fabs(x - y) > 1e-5 * peak) {
                 print_error("%s: mode %u element %zu: %.9g vs %.9g\n", what, m, i, x, y);
                 fail();
             }
@@ -390,7 +390,10 @@ static void test_two_backends(void **state)
         d.backends = two;
         d.num_backends = 2;
         batch(&d, frames, HST_ESRRF_F32, N, &got);
-        expect_near(k ? "host + device vs one device" : "two backends vs one", &d, &got, &one);
+        if (k && !hst_backend_is_host(be) && !hst_backend_device(be)->fp64)
+            expect_near("host + device without fp64 vs one device", &d, &got, &one);
+        else
+            expect_outs(k ? "host + device vs one device" : "two backends vs one", &d, &got, &one);
         outs_free(&got);
         hst_backend_destroy(two[1]);
     }
