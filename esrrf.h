@@ -675,7 +675,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
         hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
     }
     if (es->path == HST__E_FUSED) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused_window", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
         t->local_size = g->fused_local;
     } else {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
@@ -1477,6 +1477,14 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         (r = hst__eshape(&d, frames, rows, cols, &ntp)) != HST_SUCCESS)
         return r;
     n = d.num_backends;
+    for (k = 0; k < n; k++) {   /* each backend runs on a thread of its own: one use each */
+        unsigned i;
+        for (i = 0; i < k; i++)
+            if (d.backends[i] == d.backends[k])
+                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                                 "hst_esrrf_run: desc.backends[%u] is backends[%u] again: give each backend once "
+                                 "(two backends of one device are fine)", k, i);
+    }
     memset(&ctl, 0, sizeof ctl);
     pthread_mutex_init(&ctl.mu, NULL);
     ctl.d = &d;

@@ -414,11 +414,11 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      hst_k_esrrf_magnify     in; out                rows, cols, uint mag, uint channels rowsM*colsM
      hst_k_esrrf_rgc         grad2, magnified; rgc  rows, cols, mag, float radius,     rowsM*colsM
                                                     float sensitivity, int intensity_weighting
-     hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,
-                                                    intensity_weighting                rowsM*colsM
-     hst_k_esrrf_rgc_fused_window                   the same, then uint row0,          nrows*colsM
-                             frames; rgc            uint nrows: output rows [row0, row0 + nrows)
-                                                    of each frame, rgc frames nrows x colsM
+     hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,  nrows*colsM
+                                                    intensity_weighting, uint row0, uint nrows:
+                                                    output rows [row0, row0 + nrows) of each
+                                                    frame (0, rowsM: all), rgc frames of
+                                                    nrows x colsM
      hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, ulong frames_per_tp,  pixels
                                                     uint acc_tps, ulong frame0,
                                                     uint skip, ulong frames_total
@@ -478,9 +478,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB =
      1536 entries of 2 floats at most, 12 KiB; more: per sample), so the sample loop has no sqrt, exp or division by
      tSS; the host twin computes them once per 8 pixels of a phase. Same bits either way.
-   rgc_fused_window: rows [row0, row0 + nrows) of rgc_fused's output (margins and sample bounds
-     those of the whole frame), bitwise: a pixel's value does not depend on which pixels share
-     its work-group's tile. Strips are nrows high. How esrrf.h splits an image over MPI ranks.
+     A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
+     gives the whole frame's values there, bitwise: a pixel's value does not depend on which
+     pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
+     over MPI ranks and over backends.
    temporal (loop_slices: a 1-D NDRange over pixels; the kernel walks z = begin .. end - 1 in
      order). The stream may cover any piece of an acquisition: its slice 0 is the acquisition's
      frame frame0, and its first `skip` slices (0 or 1) are read only as the frame before the
@@ -584,8 +585,9 @@ HST_API void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
                                                 uint32_t mag, float radius, float sensitivity,
                                                 int intensity_weighting, uint32_t yM0,
                                                 uint32_t yM1);
-/* hst_k_esrrf_rgc_fused_window's twin: magnified rows [row0, row0 + nrows) of each frame, into
-   rgc frames of nrows x colsM. Thread-safe. */
+/* hst_k_esrrf_rgc_fused's twin with its window: magnified rows [row0, row0 + nrows) of each
+   frame, into rgc frames of nrows x colsM (hst_k_esrrf_rgc_fused_host: the whole frames).
+   Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
                                                uint32_t cols, uint32_t mag, float radius,
                                                float sensitivity, int intensity_weighting,
@@ -3108,23 +3110,14 @@ static const char hst__esrrf_src_fused[] =
 
 static const char hst__esrrf_src_fused2[] =
 "\n"
-"/* The whole frame, and a window of rows (one MPI rank's share of the output) */\n"
+"/* Rows [row0, row0 + nrows) of each frame: nrows = rowsM, row0 = 0 for whole frames (one MPI\n"
+"   rank's or one backend's share of the image otherwise). One kernel declares the local arrays:\n"
+"   some implementations add up the local memory of every kernel of a program. */\n"
 "__kernel void hst_k_esrrf_rgc_fused(__global const float *frames, __global float *rgc,\n"
 "                                    uint rows, uint cols, uint mag, float radius,\n"
-"                                    float sensitivity, int intensity_weighting, ulong base,\n"
-"                                    ulong begin, ulong end, ulong total, int flags)\n"
-"{\n"
-"  __local float tile[3 * HST_E_TILE];\n"
-"  __local float wt[HST_E_WTE * HST_E_WTAB];\n"
-"  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
-"              intensity_weighting, 0, rows * mag, begin, end);\n"
-"}\n"
-"\n"
-"__kernel void hst_k_esrrf_rgc_fused_window(__global const float *frames, __global float *rgc,\n"
-"                                           uint rows, uint cols, uint mag, float radius,\n"
-"                                           float sensitivity, int intensity_weighting,\n"
-"                                           uint row0, uint nrows, ulong base, ulong begin,\n"
-"                                           ulong end, ulong total, int flags)\n"
+"                                    float sensitivity, int intensity_weighting, uint row0,\n"
+"                                    uint nrows, ulong base, ulong begin, ulong end, ulong total,\n"
+"                                    int flags)\n"
 "{\n"
 "  __local float tile[3 * HST_E_TILE];\n"
 "  __local float wt[HST_E_WTE * HST_E_WTAB];\n"

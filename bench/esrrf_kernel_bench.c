@@ -149,6 +149,7 @@ static void set_args(hst_kernel *k, run *r, cl_uint n, cl_uint frames)
     cl_uint mag = r->o->mag;
     cl_float radius = r->o->radius, sens = 1.0f;
     cl_int iw = 1, flags = 3;
+    cl_uint row0 = 0, nrows = n * mag;   /* whole frames */
     cl_ulong base = 0, begin = 0, end = frames, total = frames;
     CHECK(hst_kernel_set_buffer(k, 0, r->frames));
     CHECK(hst_kernel_set_buffer(k, 1, r->rgc));
@@ -158,11 +159,13 @@ static void set_args(hst_kernel *k, run *r, cl_uint n, cl_uint frames)
     CHECK(hst_kernel_set_arg(k, 5, 4, &radius));
     CHECK(hst_kernel_set_arg(k, 6, 4, &sens));
     CHECK(hst_kernel_set_arg(k, 7, 4, &iw));
-    CHECK(hst_kernel_set_arg(k, 8, 8, &base));
-    CHECK(hst_kernel_set_arg(k, 9, 8, &begin));
-    CHECK(hst_kernel_set_arg(k, 10, 8, &end));
-    CHECK(hst_kernel_set_arg(k, 11, 8, &total));
-    CHECK(hst_kernel_set_arg(k, 12, 4, &flags));
+    CHECK(hst_kernel_set_arg(k, 8, 4, &row0));
+    CHECK(hst_kernel_set_arg(k, 9, 4, &nrows));
+    CHECK(hst_kernel_set_arg(k, 10, 8, &base));
+    CHECK(hst_kernel_set_arg(k, 11, 8, &begin));
+    CHECK(hst_kernel_set_arg(k, 12, 8, &end));
+    CHECK(hst_kernel_set_arg(k, 13, 8, &total));
+    CHECK(hst_kernel_set_arg(k, 14, 4, &flags));
 }
 
 /* One launch over `frames` frames of n x n; local 0: the backend's default */

@@ -79,14 +79,14 @@ ET_FN hst_result et_rgc(void *const *a, const void *const *s, const hst_stream_b
                          b->base, b->begin, b->end, b->total);
     return HST_SUCCESS;
 }
-/* scalars: as et_rgc */
+/* scalars: as et_rgc, then row0, nrows */
 ET_FN hst_result et_rgc_fused(void *const *a, const void *const *s, const hst_stream_block *b,
                                void *u)
 {
     (void)u;
-    hst_k_esrrf_rgc_fused_host((const float *)a[0], (float *)a[1], ET_U32(s[0]), ET_U32(s[1]),
-                               ET_U32(s[2]), ET_F32(s[3]), ET_F32(s[4]), ET_I32(s[5]), b->base,
-                               b->begin, b->end, b->total);
+    hst_k_esrrf_rgc_fused_window_host((const float *)a[0], (float *)a[1], ET_U32(s[0]), ET_U32(s[1]),
+                                      ET_U32(s[2]), ET_F32(s[3]), ET_F32(s[4]), ET_I32(s[5]),
+                                      ET_U32(s[6]), ET_U32(s[7]), b->base, b->begin, b->end, b->total);
     return HST_SUCCESS;
 }
 /* scalars: et_temporal_par's; the sums in double */

@@ -112,7 +112,7 @@ typedef struct epipe {
     float *grad, *grad2, *M, *rgc;
     void *acc;                     /* ntp * 5 * P values, double when fp64 else float */
     /* kernel scalars (the stages point at these) */
-    uint32_t mag2, one, two, P;
+    uint32_t mag2, one, two, P, row0, rowsM;
     et_temporal_par tpar;
 } epipe;
 
@@ -154,6 +154,8 @@ static void run_pipe(epipe *p)
     memset(arr, 0, sizeof arr);
     memset(&desc, 0, sizeof desc);
     p->mag2 = 2 * p->mag;
+    p->row0 = 0;
+    p->rowsM = p->rows * p->mag;
     p->one = 1;
     p->two = 2;
     p->P = (uint32_t)nM;
@@ -199,6 +201,7 @@ static void run_pipe(epipe *p)
     }
     scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4); scalar(&st[ns], &p->mag, 4);
     scalar(&st[ns], &p->radius, 4); scalar(&st[ns], &p->sens, 4); scalar(&st[ns], &p->iw, 4);
+    if (p->fused) { scalar(&st[ns], &p->row0, 4); scalar(&st[ns], &p->rowsM, 4); }   /* whole frames */
     st[ns].num_outputs = 1; st[ns].outputs = o4;
     ns++;
     if (p->temporal) {

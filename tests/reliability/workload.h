@@ -345,7 +345,7 @@ WL_FN void wl_fill_frames(float *f, size_t n)
 
 /* The stages' scalars, alive for the stream's life. */
 typedef struct wl_esrrf_par {
-    uint32_t rows, cols, mag, mag2, one, two, P, T;
+    uint32_t rows, cols, mag, mag2, one, two, P, T, row0, rowsM;
     float radius, sens;
     int iw;
     et_temporal_par tpar;
@@ -406,6 +406,7 @@ WL_FN unsigned wl_esrrf_rgc_stages(hst_stream_stage *st, hst_backend *be, int fu
     wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
     wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->radius);
     wl_esrrf_scalar(&st[ns], &e->sens); wl_esrrf_scalar(&st[ns], &e->iw);
+    if (fused) { wl_esrrf_scalar(&st[ns], &e->row0); wl_esrrf_scalar(&st[ns], &e->rowsM); }
     return ns + 1;
 }
 
@@ -449,6 +450,7 @@ WL_FN hst_result wl_esrrf_once(hst_backend *be, int fused, const float *frames, 
     hst_result r;
     e.rows = WL_ESRRF_ROWS; e.cols = WL_ESRRF_COLS; e.mag = WL_ESRRF_MAG;
     e.mag2 = 2 * WL_ESRRF_MAG; e.one = 1; e.two = 2; e.P = WL_ESRRF_MPIXELS; e.T = WL_ESRRF_T;
+    e.row0 = 0; e.rowsM = WL_ESRRF_ROWS * WL_ESRRF_MAG;   /* the fused stage: whole frames */
     e.radius = WL_ESRRF_RADIUS; e.sens = WL_ESRRF_SENS; e.iw = WL_ESRRF_IW;
     wl_esrrf_arrays(arr, frames, N, rgc, acc, fp64);
     ns = wl_esrrf_rgc_stages(st, be, fused, &e);
