@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 
 #ifndef CL_TARGET_OPENCL_VERSION
 #  define CL_TARGET_OPENCL_VERSION 300
@@ -50,7 +51,9 @@ static void remember(char (*list)[256], unsigned *n, const char *s) {
     for (i = 0; i < *n; i++) if (!strcmp(list[i], s)) return;
     if (*n < MAX_SEEN) { snprintf(list[*n], 256, "%s", s); (*n)++; }
 }
-static void on_launch(cl_kernel k)
+static pthread_mutex_t launch_mu = PTHREAD_MUTEX_INITIALIZER;   /* launches come from two threads */
+
+static void on_launch_locked(cl_kernel k)
 {
     char name[64] = "", opts[160] = "", variant[256];
     cl_program prog = NULL;
@@ -66,6 +69,13 @@ static void on_launch(cl_kernel k)
     if (i == n_names && n_names < MAX_SEEN) strcpy(seen_name[n_names++], name);
     snprintf(variant, sizeof variant, "%s [%s]", name, opts);
     remember(seen_variant, &n_variants, variant);
+}
+
+static void on_launch(cl_kernel k)
+{
+    pthread_mutex_lock(&launch_mu);
+    on_launch_locked(k);
+    pthread_mutex_unlock(&launch_mu);
 }
 
 /* Every `__kernel ... void NAME(` in a program's source pieces. */
@@ -112,25 +122,33 @@ static const char *tool_src =
     "__kernel void tool_fill(__global uchar *d, ulong off, __global const uchar *pat, ulong ps,\n"
     "                        ulong n)\n"
     "{ ulong i = get_global_id(0); if (i < n) d[off + i] = pat[i % ps]; }\n";
-static cl_context tool_ctx;
-static cl_program tool_prog;
-static cl_kernel tool_kcopy, tool_kfill;
+/* The tool kernels of each context (esrrf.h on two backends uses two contexts, from two
+   threads: one lock around setting the arguments and enqueueing). */
+#define TOOL_CONTEXTS 4
+typedef struct tool_set { cl_context ctx; cl_program prog; cl_kernel kcopy, kfill; } tool_set;
+static tool_set tools[TOOL_CONTEXTS];
+static pthread_mutex_t tool_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static cl_int tool_kernels(cl_command_queue q)
+static cl_int tool_kernels(cl_command_queue q, tool_set **out)
 {
     cl_context ctx = NULL;
     cl_device_id dev = NULL;
+    tool_set *t;
+    unsigned i;
     cl_int r = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
     if (r != CL_SUCCESS) return r;
-    if (tool_prog && ctx == tool_ctx) return CL_SUCCESS;
-    if (tool_prog) return CL_INVALID_CONTEXT;   /* one Oclgrind context per run */
+    for (i = 0; i < TOOL_CONTEXTS && tools[i].prog; i++)
+        if (tools[i].ctx == ctx) { *out = &tools[i]; return CL_SUCCESS; }
+    if (i == TOOL_CONTEXTS) return CL_OUT_OF_RESOURCES;
+    t = &tools[i];
     if ((r = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)) != CL_SUCCESS) return r;
-    tool_prog = clCreateProgramWithSource(ctx, 1, &tool_src, NULL, &r);
+    t->prog = clCreateProgramWithSource(ctx, 1, &tool_src, NULL, &r);
     if (r != CL_SUCCESS) return r;
-    if ((r = clBuildProgram(tool_prog, 1, &dev, "", NULL, NULL)) != CL_SUCCESS) return r;
-    tool_kcopy = clCreateKernel(tool_prog, "tool_copy", &r);
-    if (r == CL_SUCCESS) tool_kfill = clCreateKernel(tool_prog, "tool_fill", &r);
-    tool_ctx = ctx;
+    if ((r = clBuildProgram(t->prog, 1, &dev, "", NULL, NULL)) != CL_SUCCESS) return r;
+    t->kcopy = clCreateKernel(t->prog, "tool_copy", &r);
+    if (r == CL_SUCCESS) t->kfill = clCreateKernel(t->prog, "tool_fill", &r);
+    t->ctx = ctx;
+    *out = t;
     return r;
 }
 
@@ -141,47 +159,71 @@ static cl_int tool_launch(cl_command_queue q, cl_kernel k, size_t n, cl_uint nw,
     return clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, nw, w, e);
 }
 
+static cl_int tool_copy_locked(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t sz,
+                               cl_uint nw, const cl_event *w, cl_event *e)
+{
+    cl_ulong a = so, b = dof, n = sz;
+    tool_set *t = NULL;
+    cl_int r = tool_kernels(q, &t);
+    if (r != CL_SUCCESS) return r;
+    clSetKernelArg(t->kcopy, 0, sizeof s, &s);
+    clSetKernelArg(t->kcopy, 1, sizeof a, &a);
+    clSetKernelArg(t->kcopy, 2, sizeof d, &d);
+    clSetKernelArg(t->kcopy, 3, sizeof b, &b);
+    clSetKernelArg(t->kcopy, 4, sizeof n, &n);
+    return tool_launch(q, t->kcopy, sz, nw, w, e);
+}
+
 static cl_int tool_copy(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t sz,
                         cl_uint nw, const cl_event *w, cl_event *e)
 {
-    cl_ulong a = so, b = dof, n = sz;
-    cl_int r = tool_kernels(q);
+    cl_int r;
+    pthread_mutex_lock(&tool_mu);
+    r = tool_copy_locked(q, s, d, so, dof, sz, nw, w, e);
+    pthread_mutex_unlock(&tool_mu);
+    return r;
+}
+
+static cl_int tool_fill_locked(cl_command_queue q, cl_mem buf, const void *pat, size_t ps, size_t off,
+                               size_t sz, cl_uint nw, const cl_event *w, cl_event *e)
+{
+    cl_ulong a = off, p = ps, n = sz;
+    cl_mem pb;
+    tool_set *t = NULL;
+    cl_int r = tool_kernels(q, &t);
     if (r != CL_SUCCESS) return r;
-    clSetKernelArg(tool_kcopy, 0, sizeof s, &s);
-    clSetKernelArg(tool_kcopy, 1, sizeof a, &a);
-    clSetKernelArg(tool_kcopy, 2, sizeof d, &d);
-    clSetKernelArg(tool_kcopy, 3, sizeof b, &b);
-    clSetKernelArg(tool_kcopy, 4, sizeof n, &n);
-    return tool_launch(q, tool_kcopy, sz, nw, w, e);
+    pb = clCreateBuffer(t->ctx, CL_MEM_READ_ONLY, ps, NULL, &r);
+    if (r != CL_SUCCESS) return r;
+    r = clEnqueueWriteBuffer(q, pb, CL_TRUE, 0, ps, pat, 0, NULL, NULL);
+    clSetKernelArg(t->kfill, 0, sizeof buf, &buf);
+    clSetKernelArg(t->kfill, 1, sizeof a, &a);
+    clSetKernelArg(t->kfill, 2, sizeof pb, &pb);
+    clSetKernelArg(t->kfill, 3, sizeof p, &p);
+    clSetKernelArg(t->kfill, 4, sizeof n, &n);
+    if (r == CL_SUCCESS) r = tool_launch(q, t->kfill, sz, nw, w, e);
+    clReleaseMemObject(pb);   /* the queued launch keeps it alive */
+    return r;
 }
 
 static cl_int tool_fill(cl_command_queue q, cl_mem buf, const void *pat, size_t ps, size_t off,
                         size_t sz, cl_uint nw, const cl_event *w, cl_event *e)
 {
-    cl_ulong a = off, p = ps, n = sz;
-    cl_mem pb;
-    cl_int r = tool_kernels(q);
-    if (r != CL_SUCCESS) return r;
-    pb = clCreateBuffer(tool_ctx, CL_MEM_READ_ONLY, ps, NULL, &r);
-    if (r != CL_SUCCESS) return r;
-    r = clEnqueueWriteBuffer(q, pb, CL_TRUE, 0, ps, pat, 0, NULL, NULL);
-    clSetKernelArg(tool_kfill, 0, sizeof buf, &buf);
-    clSetKernelArg(tool_kfill, 1, sizeof a, &a);
-    clSetKernelArg(tool_kfill, 2, sizeof pb, &pb);
-    clSetKernelArg(tool_kfill, 3, sizeof p, &p);
-    clSetKernelArg(tool_kfill, 4, sizeof n, &n);
-    if (r == CL_SUCCESS) r = tool_launch(q, tool_kfill, sz, nw, w, e);
-    clReleaseMemObject(pb);   /* the queued launch keeps it alive */
+    cl_int r;
+    pthread_mutex_lock(&tool_mu);
+    r = tool_fill_locked(q, buf, pat, ps, off, sz, nw, w, e);
+    pthread_mutex_unlock(&tool_mu);
     return r;
 }
 
 static void tool_release(void)
 {
-    if (tool_kcopy) clReleaseKernel(tool_kcopy);
-    if (tool_kfill) clReleaseKernel(tool_kfill);
-    if (tool_prog) clReleaseProgram(tool_prog);
-    tool_kcopy = tool_kfill = NULL;
-    tool_prog = NULL;
+    unsigned i;
+    for (i = 0; i < TOOL_CONTEXTS; i++) {
+        if (tools[i].kcopy) clReleaseKernel(tools[i].kcopy);
+        if (tools[i].kfill) clReleaseKernel(tools[i].kfill);
+        if (tools[i].prog) clReleaseProgram(tools[i].prog);
+    }
+    memset(tools, 0, sizeof tools);
 }
 
 /* ---- self-test: a kernel with one defect of each kind the passes look for ----------------
