@@ -474,7 +474,6 @@ int main(int argc, char **argv)
     }
     desc.device = "host";
     CHECK(hst_backend_create(&desc, &host));
-    desc.device = sel && *sel ? sel : "oclgrind";   /* later backends: the device again */
     fp64 = hst_backend_device(be)->fp64;
     printf("device: %s (%s), fp64 %d\n", hst_backend_device(be)->name,
            hst_backend_device(be)->platform_name, fp64);
@@ -602,31 +601,30 @@ int main(int argc, char **argv)
                    k ? "fused" : "chained");
     }
     {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host;
-           then on two backends of the device (each its rows of the image: the fused kernel's
-           row window) */
+           then on the host and the device together (each its rows of the image: the device's
+           are the lower half, through the fused kernel's row window; one Oclgrind context at a
+           time, since the simulator is not made for two running at once) */
         enum { EN = 4 };
         static unsigned char u8[EN * WL_ESRRF_PIXELS];
         static float img[3][WL_ESRRF_MPIXELS];
-        hst_backend *two[3];
+        hst_backend *two[2];
         hst_esrrf_desc ed;
         int k;
         two[0] = be; two[1] = host;
-        CHECK(hst_backend_create(&desc, &two[2]));   /* desc.device: still the device's */
         for (k = 0; k < EN * (int)WL_ESRRF_PIXELS; k++) u8[k] = (unsigned char)((k * 37) % 251);
         for (k = 0; k < 3; k++) {
             hst_backend *pair[2];
             float *out[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
             out[0] = img[k];
-            pair[0] = k == 2 ? be : two[k];
-            pair[1] = two[2];
+            pair[0] = k == 2 ? host : two[k];
+            pair[1] = be;
             memset(&ed, 0, sizeof ed);
             ed.backends = pair; ed.num_backends = k == 2 ? 2 : 1; ed.magnification = WL_ESRRF_MAG;
             ed.path = HST_ESRRF_PATH_FUSED;
             CHECK(hst_esrrf_run(&ed, u8, HST_ESRRF_U8, EN, WL_ESRRF_ROWS, WL_ESRRF_COLS, out, NULL));
         }
-        hst_backend_destroy(two[2]);
         EXPECT(close_f(img[0], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on u8 frames differs from the host");
-        EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on two backends differs from the host");
+        EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on the host and the device differs from the host");
     }
     printf("esrrf kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
