@@ -396,10 +396,12 @@ static void ch_acc(chain *c, hst_stream_acc_kind kind, hst_dtype dt, int a, int 
     x->kind = kind; x->dtype = dt; x->a = a; x->b = b;
 }
 
-/* The whole-array results: every stage's twin over the whole array as one block. */
-static void ch_reference(chain *c)
+/* The whole-array results: every stage's twin over the whole array as one block; a call stage
+   (arrays_fn, the wsum / wmul chains) as y = x * w[k % E] * 0.5 with the weights w. GLOBAL
+   arrays have no reference. */
+static void ch_reference_w(chain *c, const float *w)
 {
-    size_t n = ch_elems(c), sb = (size_t)c->E * sizeof(float);
+    size_t n = ch_elems(c), sb = (size_t)c->E * sizeof(float), k;
     unsigned a, s, i;
     uint64_t z;
     hst_stream_block whole;
@@ -407,15 +409,26 @@ static void ch_reference(chain *c)
     whole.flags = HST_STREAM_FIRST | HST_STREAM_LAST;
     for (a = 0; a < c->narr; a++) {
         free(c->ref[a]);
+        if (c->arr[a].kind == HST_STREAM_GLOBAL) { c->ref[a] = NULL; continue; }
         c->ref[a] = (float *)xmalloc(n * sizeof(float));
         if (c->init[a]) memcpy(c->ref[a], c->init[a], n * sizeof(float));
         else memset(c->ref[a], 0, n * sizeof(float));
     }
     for (s = 0; s < c->nst; s++) {
-        void *args[2];
-        args[0] = c->ref[c->st[s].inputs[0]];
-        args[1] = c->ref[c->st[s].outputs[0]];
-        assert_int_equal(c->st[s].host(args, c->st[s].scalars, &whole, NULL), HST_SUCCESS);
+        const hst_stream_stage *st = &c->st[s];
+        if (st->arrays_fn) {
+            const float *x = c->ref[st->inputs[0]];
+            float *y = c->ref[st->outputs[0]];
+            for (k = 0; k < n; k++) {
+                float m = x[k] * w[k % c->E];
+                y[k] = m * 0.5f;
+            }
+        } else {
+            void *args[2];
+            args[0] = c->ref[st->inputs[0]];
+            args[1] = c->ref[st->outputs[0]];
+            assert_int_equal(st->host(args, st->scalars, &whole, NULL), HST_SUCCESS);
+        }
     }
     for (i = 0; i < c->nacc; i++) {
         const hst_stream_acc *x = &c->acc[i];
@@ -432,6 +445,8 @@ static void ch_reference(chain *c)
         c->acc_ref[i] = t;
     }
 }
+
+static void ch_reference(chain *c) { ch_reference_w(c, NULL); }
 
 static void ch_free(chain *c)
 {
@@ -1967,51 +1982,6 @@ static void ch_call(chain *c, int in, int w, int out, callpar *p)
     st->num_outputs = 1; st->outputs = &lists[s][2];
 }
 
-/* The whole-array reference of a chain of wsum and wmul stages; accumulators as ch_reference. */
-static void ch_reference_calls(chain *c, const float *w)
-{
-    size_t n = ch_elems(c), sb = (size_t)c->E * sizeof(float), k;
-    unsigned a, s, i;
-    uint64_t z;
-    hst_stream_block whole;
-    whole.base = 0; whole.begin = 0; whole.end = c->N; whole.total = c->N;
-    whole.flags = HST_STREAM_FIRST | HST_STREAM_LAST;
-    for (a = 0; a < c->narr; a++) {
-        free(c->ref[a]);
-        if (c->arr[a].kind == HST_STREAM_GLOBAL) { c->ref[a] = NULL; continue; }
-        c->ref[a] = (float *)xmalloc(n * sizeof(float));
-        if (c->init[a]) memcpy(c->ref[a], c->init[a], n * sizeof(float));
-        else memset(c->ref[a], 0, n * sizeof(float));
-    }
-    for (s = 0; s < c->nst; s++) {
-        const hst_stream_stage *st = &c->st[s];
-        if (st->arrays_fn) {
-            const float *x = c->ref[st->inputs[0]];
-            float *y = c->ref[st->outputs[0]];
-            for (k = 0; k < n; k++) {
-                float m = x[k] * w[k % c->E];
-                y[k] = m * 0.5f;
-            }
-        } else {
-            void *args[2];
-            args[0] = c->ref[st->inputs[0]];
-            args[1] = c->ref[st->outputs[0]];
-            assert_int_equal(st->host(args, st->scalars, &whole, NULL), HST_SUCCESS);
-        }
-    }
-    for (i = 0; i < c->nacc; i++) {
-        const hst_stream_acc *x = &c->acc[i];
-        double t = 0.0;
-        for (z = 0; z < c->N; z++) {
-            double v = 0.0;
-            hst_k_slice_acc_host(x->dtype, (int)x->kind, (const unsigned char *)c->ref[x->a] + (size_t)z * sb,
-                                 NULL, sb / hst_dtype_size(x->dtype), &v);
-            t += v;
-        }
-        c->acc_ref[i] = t;
-    }
-}
-
 /* The weights w as a GLOBAL array of caller buffers, one per backend (read-only tables must
    be: a GLOBAL array of host memory is an additive accumulator, zeros on devices past the
    first). */
@@ -2085,7 +2055,7 @@ static void test_arrays_fn_chain(void **state)
                     ch_acc(&c, HST_STREAM_SQSUM, HST_F32, y, 0);
                     ch_acc(&c, HST_STREAM_SUM, HST_F32, t, 0);
                 }
-                ch_reference_calls(&c, w);
+                ch_reference_w(&c, w);
                 d = ch_desc(&c, f->be, nbe);
                 d.block_slices = blocks[bi];
                 d.reverse = (int)(k & 1);
@@ -2173,7 +2143,7 @@ static void test_arrays_fn_refused(void **state)
     assert_int_equal(p.calls, 1);
     p.fail = HST_SUCCESS;   /* and the stream runs again afterwards */
     p.calls = 0;
-    ch_reference_calls(&c, wg);
+    ch_reference_w(&c, wg);
     ch_reset(&c);
     assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
     ch_check_arrays(&c);
