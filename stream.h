@@ -1659,6 +1659,7 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
     if (!s) return;
     be = s->backends[0];
     for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
+    for (d = 0; d < s->desc.num_backends; d++) hst_backend_release_hold(s->backends[d], s);
     for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_backend_free(be, s->scratch[i]);
     hst_backend_free(be, s->acc_slices);
 #ifdef HST_STREAM_MPI
@@ -1728,10 +1729,15 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
    chain's halos. *out: the stream, or NULL on failure. */
 static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out) {
     hst_result r;
+    unsigned d, e;
     *out = NULL;
     if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
     if (!(*out = (hst_stream *)hst__scalloc(desc->backends[0], sizeof **out))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__stream_copy_desc(*out, desc);
+    for (d = 0; d < desc->num_backends; d++) {   /* destroying a backend under the stream is refused */
+        for (e = 0; e < d && desc->backends[e] != desc->backends[d]; e++) {}
+        if (e == d && (r = hst_backend_hold(desc->backends[d], *out, "hst_stream")) != HST_SUCCESS) return r;
+    }
     hst__stream_extents(*out);
     return HST_SUCCESS;
 }
