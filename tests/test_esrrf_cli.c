@@ -26,8 +26,9 @@
    stack of finite values near 1e20 gives an error naming VAR's time point, not an Inf image.
 
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
-   test skips when the program has not been built (it needs libtiff and libpng: scripts/deps.sh
-   demo; `make test` builds it first where they are installed). */
+   test skips when the program has not been built (it needs libtiff and libpng, which `make
+   test`'s set-up, scripts/deps.sh test, installs; with CI=true tests/run.sh counts such a skip
+   as a failure). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdarg.h>
@@ -412,7 +413,7 @@ static int setup(void **state)
     (void)state;
     bin = env && *env ? env : "build/examples/esrrf";
     if (access(bin, X_OK) != 0) {
-        print_message("# %s not built (needs libtiff and libpng: scripts/deps.sh demo): skipping\n", bin);
+        print_message("# %s not built (needs libtiff and libpng: scripts/deps.sh test): skipping\n", bin);
         bin = NULL;
         return 0;
     }
