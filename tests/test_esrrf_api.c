@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
@@ -706,6 +707,21 @@ static void test_finite_output(void **state)
     free(big);
 }
 
+/* The host device reports the cores its twins use (eSRRF's stages: one thread per online
+   processor) as its compute units, in the device list and on a backend. */
+static void test_host_compute_units(void **state)
+{
+    hst_device_info list[16];
+    size_t n = 0, i;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    (void)state;
+    assert_true(cores >= 1);
+    assert_int_equal(hst_backend_device(host)->compute_units, (unsigned)cores);
+    assert_int_equal(hst_devices(list, 16, &n), HST_SUCCESS);
+    for (i = 0; i < n && i < 16; i++)
+        if (list[i].type == HST_DEVICE_HOST) assert_int_equal(list[i].compute_units, (unsigned)cores);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_live_states),
         cmocka_unit_test(test_backend_held_by_live),
         cmocka_unit_test(test_finite_output),
+        cmocka_unit_test(test_host_compute_units),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
