@@ -1785,7 +1785,8 @@ struct hst_esrrf_live {
     hst_result err;                 /* the worker's first failure (under mu) */
     int state;                      /* HST__ELIVE_*: changed by push and finish only */
     hst_result failed_with;         /* the failure that made the state FAILED */
-    unsigned held;                  /* backends[0 .. held) of the desc hold this session */
+    hst_backend *held[HST_STREAM_MAX_BACKENDS];   /* the backends this session holds (the */
+    unsigned nheld;                 /* caller's desc.backends need not outlive create) */
 };
 
 static void *hst__elive_main(void *p) {
@@ -1833,14 +1834,16 @@ static hst_result hst__elive_after(hst_esrrf_live *lv, hst_result r) {
     return r;
 }
 
-/* The desc's backends, each once, hold the session: destroying one under it is refused. */
+/* The session holds each of the desc's backends once: destroying one under it is refused. */
 static hst_result hst__elive_hold(hst_esrrf_live *lv) {
     const hst_esrrf_desc *d = &lv->e.d;
     hst_result r;
     unsigned k, i;
-    for (k = 0; k < d->num_backends; k++, lv->held = k) {
-        for (i = 0; i < k && d->backends[i] != d->backends[k]; i++) {}
-        if (i == k && (r = hst_backend_hold(d->backends[k], lv, "hst_esrrf_live")) != HST_SUCCESS) return r;
+    for (k = 0; k < d->num_backends; k++) {
+        for (i = 0; i < lv->nheld && lv->held[i] != d->backends[k]; i++) {}
+        if (i < lv->nheld) continue;
+        if ((r = hst_backend_hold(d->backends[k], lv, "hst_esrrf_live")) != HST_SUCCESS) return r;
+        lv->held[lv->nheld++] = d->backends[k];
     }
     return HST_SUCCESS;
 }
@@ -2025,7 +2028,7 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     }
     for (k = 0; k < 2; k++)
         if (lv->e.log_be) hst_backend_free(lv->e.log_be, lv->stage[k]);
-    for (k = 0; k < (int)lv->held; k++) hst_backend_release_hold(lv->e.d.backends[k], lv);
+    for (k = 0; k < (int)lv->nheld; k++) hst_backend_release_hold(lv->held[k], lv);
     hst__eclose(&lv->e);
     free(lv);
 }
