@@ -388,7 +388,9 @@ typedef struct hst_stream_report {
    disagree (see mpi_comm), HST_ERROR_OVERFLOW when N or a GLOBAL array's element count exceeds
    INT_MAX (MPI counts). Without HST_STREAM_MPI a non-NULL mpi_comm gives
    HST_ERROR_NOT_BUILT_IN (logged as HST_LOG_NOT_BUILT_IN) on every rank, with no collective.
-   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator). */
+   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator).
+   The stream holds its backends (hst_backend_hold) until hst_stream_destroy: destroying one
+   under it is refused. */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
