@@ -79,6 +79,16 @@
 #  endif
 #endif
 
+/* HST_NODISCARD marks a function whose hst_result must be looked at: GCC and Clang warn
+   (-Wunused-result, on by default) where a call drops it; other compilers ignore it. */
+#ifndef HST_NODISCARD
+#  if defined(__GNUC__) || defined(__clang__)
+#    define HST_NODISCARD __attribute__((warn_unused_result))
+#  else
+#    define HST_NODISCARD
+#  endif
+#endif
+
 #if defined(HST_IMPLEMENTATION) && !defined(HST_BACKEND_IMPLEMENTATION)
 #  define HST_BACKEND_IMPLEMENTATION
 #endif
@@ -273,10 +283,24 @@ typedef struct hst_backend_desc {
    context/queue creation, HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_INVALID_ARGUMENT (out NULL,
    only one of wrap_context/wrap_queue set, allocator half-set). Thread-safe. */
 HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
-/* Releases everything the backend created (programs, pool, queues); NULL is ignored. Arrays,
-   buffers and kernels must be destroyed first. It saves the choice timings (>>choice).
+/* Releases everything the backend created (programs, pool, queues); NULL is ignored
+   (HST_SUCCESS). Arrays, buffers and kernels must be destroyed first. It saves the choice
+   timings (>>choice). While an object still holds the backend (hst_backend_hold: a stream, a
+   live eSRRF session) it frees nothing and returns HST_ERROR_INVALID_ARGUMENT, the log
+   (BAD_ARGUMENT) naming the holder: destroy that object first, then call this again.
    Thread safety: per backend. */
-HST_API void hst_backend_destroy(hst_backend *be);
+HST_API hst_result hst_backend_destroy(hst_backend *be);
+/* Holds: objects that keep using a backend across calls (stream.h's streams, esrrf.h's live
+   sessions) hold it from their creation to their destruction, so that destroying the backend
+   under them is refused (above) instead of freeing what they use. holder is the object (its
+   address is the key; one hold per holder), what its kind for the log ("hst_stream"; a string
+   that outlives the hold). Errors of hold: HST_ERROR_INVALID_ARGUMENT (be, holder or what NULL;
+   holder already holding it), HST_ERROR_OUT_OF_HOST_MEMORY. Releasing a holder that holds
+   nothing does nothing. hst_backend_holds: the number of holds (0 for NULL).
+   Thread safety: per backend. */
+HST_API hst_result hst_backend_hold(hst_backend *be, const void *holder, const char *what);
+HST_API void hst_backend_release_hold(hst_backend *be, const void *holder);
+HST_API unsigned hst_backend_holds(const hst_backend *be);
 /* The device, whether it is the host device, the default queue, the pool.
    Thread safety: while alive. */
 HST_API const hst_device_info *hst_backend_device(const hst_backend *be);
@@ -1187,8 +1211,12 @@ typedef struct hst__vocabx {
     hst_kernel *kernels[HST__KX_COUNT];
 } hst__vocabx;
 
+/* One hold on a backend (hst_backend_hold): a list, newest first. */
+typedef struct hst__hold { const void *holder; const char *what; struct hst__hold *next; } hst__hold;
+
 struct hst_backend {
     hst_device_info info;
+    hst__hold *holds;          /* the objects that still use the backend: destroy refuses */
     hst_log_fn logger;
     void *log_user;
     hst_log_level log_level;
@@ -1457,6 +1485,16 @@ static uint64_t hst__host_memory_bytes(void) {
     return (uint64_t)PTRDIFF_MAX;
 }
 
+/* The host device's compute units: the online processors, on which the host twins that run
+   in threads (esrrf.h's stages, one thread per core) spread; 1 where the system does not say. */
+static unsigned hst__host_cores(void) {
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0 && (unsigned long)n <= UINT32_MAX) return (unsigned)n;
+#endif
+    return 1;
+}
+
 static void hst__host_device_info(hst_device_info *d) {
     memset(d, 0, sizeof *d);
     hst__copy_string(d->selector, sizeof d->selector, "host");
@@ -1468,7 +1506,7 @@ static void hst__host_device_info(hst_device_info *d) {
     hst__copy_string(d->platform_name, sizeof d->platform_name, "host");
     hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
     hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
-    d->compute_units = 1;                        /* the host twins run on the calling thread */
+    d->compute_units = hst__host_cores();        /* the threads of the host twins (esrrf.h) */
     d->global_mem_bytes = d->max_alloc_bytes = hst__host_memory_bytes();
     d->max_work_group_size = 1;
     d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
@@ -1920,8 +1958,14 @@ static void hst__release_programs(hst_backend *be) {
 static void hst__choice_destroy(hst_backend *be);   /* >>choice: saves timings, frees */
 static void hst__fft_release(hst_backend *be);      /* >>fft: frees the cached plans */
 
-HST__BDEF void hst_backend_destroy(hst_backend *be) {
-    if (!be) return;
+HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
+    if (!be) return HST_SUCCESS;
+    if (be->holds) {   /* the oldest holder: the caller's object (a session's own streams come later) */
+        const hst__hold *h = be->holds;
+        while (h->next) h = h->next;
+        return hst__bad_arg(be, "hst_backend_destroy", "%s %p still uses the backend (%u hold(s) in all): "
+                            "destroy it first; the backend is not freed", h->what, h->holder, hst_backend_holds(be));
+    }
     hst__choice_destroy(be);
     hst__fft_release(be);
     hst__release_programs(be);
@@ -1931,6 +1975,41 @@ HST__BDEF void hst_backend_destroy(hst_backend *be) {
     if (be->ctx) clReleaseContext(be->ctx);
 #endif
     hst__free(be, be);
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_backend_hold(hst_backend *be, const void *holder, const char *what) {
+    hst__hold *h;
+    if (!be || !holder || !what)
+        return hst__bad_arg(be, "hst_backend_hold", "%s is NULL", !be ? "be" : !holder ? "holder" : "what");
+    for (h = be->holds; h; h = h->next)
+        if (h->holder == holder)
+            return hst__bad_arg(be, "hst_backend_hold", "%s %p already holds the backend", what, holder);
+    if (!(h = (hst__hold *)hst__malloc(be, sizeof *h))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    h->holder = holder;
+    h->what = what;
+    h->next = be->holds;
+    be->holds = h;
+    return HST_SUCCESS;
+}
+
+HST__BDEF void hst_backend_release_hold(hst_backend *be, const void *holder) {
+    hst__hold **p;
+    if (!be) return;
+    for (p = &be->holds; *p; p = &(*p)->next)
+        if ((*p)->holder == holder) {
+            hst__hold *h = *p;
+            *p = h->next;
+            hst__free(be, h);
+            return;
+        }
+}
+
+HST__BDEF unsigned hst_backend_holds(const hst_backend *be) {
+    const hst__hold *h;
+    unsigned n = 0;
+    for (h = be ? be->holds : NULL; h; h = h->next) n++;
+    return n;
 }
 
 HST__BDEF const hst_device_info *hst_backend_device(const hst_backend *be) {

@@ -193,28 +193,32 @@ typedef struct hst_esrrf_report {
    PoCL five times (the shipped stack on 2 cores: 17 s against 92 s; bench/RESULTS.md). "cpu"
    still selects the OpenCL CPU device. *host_instead (may be NULL) is 1 when that happened.
    Errors: hst_backend_create's. Thread-safe. */
-HST_API hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
+HST_API HST_NODISCARD hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
                                             int *host_instead);
 
 /* The output's shape for a stack of `frames` frames of rows x cols under desc (validated as
    hst_esrrf_run validates it). Errors: HST_ERROR_INVALID_ARGUMENT (the log names the field),
    HST_ERROR_OVERFLOW (the output size overflows size_t or the kernels' 32-bit indices).
    Thread safety: per backend (it logs through desc.backends[0]). */
-HST_API hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
+HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
                                           uint32_t rows, uint32_t cols, uint64_t *timepoints,
                                           uint32_t *rows_mag, uint32_t *cols_mag);
 
 /* eSRRF of a whole stack (frames x rows x cols samples of dtype, C order) into out[m] for each
    requested mode m (0 AVG, 1 VAR, 2 TAC2): time points x rows*mag x cols*mag float32 each, C
    order (out[m] of unrequested modes is not read and may be NULL). The stack is never written.
-   report may be NULL. Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT
-   (magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity, modes,
-   path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no backends),
-   HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log names the
-   frame, row and column; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-   HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_CANCELLED (progress), OpenCL codes.
+   report may be NULL. Finite input gives finite images or an error, never a silent Inf or NaN:
+   the temporal sums are double (an OpenCL device without fp64: float, checked the same way).
+   Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT (frames, rows or
+   cols 0, magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity,
+   modes, path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no
+   backends), HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log
+   names the frame, row and column; or a statistic of finite input is not representable in
+   float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
+   pixel; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_ERROR_OUT_OF_HOST_MEMORY,
+   HST_ERROR_CANCELLED (progress), OpenCL codes.
    Thread safety: per backend, on every backend of desc. */
-HST_API hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
+HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                  hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
                                  uint32_t cols, float *const *out, hst_esrrf_report *report);
 
@@ -222,21 +226,36 @@ HST_API hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
    (a worker thread runs the streams), and each time point's images go to desc->on_timepoint
    as soon as its last frame has been processed. With frames_per_timepoint 0 the one time point
    is delivered by hst_esrrf_live_finish. Errors of create: as hst_esrrf_run's, plus
-   HST_ERROR_INVALID_ARGUMENT when on_timepoint is NULL. Thread safety: per backend. */
+   HST_ERROR_INVALID_ARGUMENT when on_timepoint is NULL. Thread safety: per backend.
+
+   A session is a state machine:
+       create ──> OPEN ──push (taken)──> OPEN
+                  OPEN ──finish succeeds──> FINISHED
+                  OPEN ──push or finish fails (the worker's error, too few frames)──> FAILED
+       FINISHED, FAILED ──push or finish──> HST_ERROR_INVALID_ARGUMENT (BAD_ARGUMENT: the log
+                  says which state and, for FAILED, the failure), the state unchanged
+       any state ──destroy──> freed
+   A push refused for its arguments (count 0, frames NULL: INVALID_ARGUMENT; another frame
+   size: HST_ERROR_SHAPE) leaves the session OPEN. The session holds the desc's backends
+   (hst_backend_hold) until destroy: hst_backend_destroy refuses while it lives. */
 typedef struct hst_esrrf_live hst_esrrf_live;
-HST_API hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
                                          uint32_t rows, uint32_t cols, hst_esrrf_live **out);
-/* Pushes `count` frames (count x rows x cols samples of the session's dtype, C order), copied
-   before it returns (the caller may reuse its memory). rows and cols must be the session's
-   (HST_ERROR_SHAPE otherwise). Blocks while the worker is two pieces behind (back-pressure).
-   An error of the worker (non-finite input, out of memory, cancellation) is returned by this
-   and every later call. Thread safety: per object. */
-HST_API hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
+/* Pushes `count` >= 1 frames (count x rows x cols samples of the session's dtype, C order),
+   copied before it returns (the caller may reuse its memory). rows and cols must be the
+   session's (HST_ERROR_SHAPE otherwise). Blocks while the worker is two pieces behind
+   (back-pressure). An error of the worker on earlier frames (non-finite input or images, out of
+   memory, cancellation) is returned by the next push or finish, which makes the session
+   FAILED. Thread safety: per object. */
+HST_API HST_NODISCARD hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
                                        uint32_t rows, uint32_t cols);
-/* Processes what is left, delivers the last time point(s), fills report (may be NULL).
-   Trailing frames that do not fill a time point are dropped (report->frames_dropped). Later
-   pushes fail. Thread safety: per object. */
-HST_API hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
+/* Processes what is left, delivers the last time point(s), fills report (may be NULL; not
+   written when the session is not OPEN). Trailing frames that do not fill a time point are
+   dropped (report->frames_dropped). Errors: the worker's, HST_ERROR_INVALID_ARGUMENT (no frames
+   pushed; VAR or TAC2 with frames_per_timepoint 0 and 1 frame; the session not OPEN),
+   HST_ERROR_CANCELLED (the final progress call; every image was delivered: FINISHED).
+   Thread safety: per object. */
+HST_API HST_NODISCARD hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
 /* Stops the worker (without finishing) and frees everything. NULL ignored. */
 HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
 
@@ -1018,8 +1037,31 @@ static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, 
     return hst_fill(q, g->acc[0], zero, 8, (size_t)slot * g->tp_bytes, g->tp_bytes, 0, NULL, NULL);
 }
 
+/* Finite input gives finite sums (double: a float32's square times 2^64 frames stays below
+   DBL_MAX), but a statistic need not fit float32 (VAR of values near 1e20 is near 1e40), nor
+   does a device without fp64 keep float sums finite: every image is checked before anyone sees
+   it, and the first non-finite pixel fails the call (HST_ERROR_NON_FINITE) naming the time
+   point, the statistic and the pixel. rows x cols floats of images[m] (NULL: not requested),
+   whose first row is magnified row row0. */
+static hst_result hst__efinite_images(const hst_backend *be, uint64_t tp, const float *const *images, uint32_t row0,
+                                      uint32_t rows, uint32_t cols) {
+    static const char *const names[HST_ESRRF_NUM_MODES] = { "AVG", "VAR", "TAC2" };
+    size_t i, n = (size_t)rows * cols;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; images[m] && i < n; i++)
+            if (!isfinite(images[m][i]))
+                return hst__ebad(be, HST_ERROR_NON_FINITE, HST_LOG_NON_FINITE,
+                                 "hst_esrrf: the %s image of time point %llu is not representable in float32 "
+                                 "(magnified row %zu, column %zu is %s): the input's values are too large for "
+                                 "this statistic; scale them down", names[m], (unsigned long long)tp,
+                                 (size_t)row0 + i / cols, i % cols, isnan(images[m][i]) ? "NaN" : "infinite");
+    return HST_SUCCESS;
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
-   macro-pixel correction, into the caller's out (batch) or e->img, then the callback. */
+   macro-pixel correction, into the caller's out (batch) or e->img, the check that every pixel
+   is finite, then the callback. */
 static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     uint64_t T = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : e->frames_total;
     uint32_t slot = (uint32_t)(tp % e->acc_tps);
@@ -1048,6 +1090,7 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
         hst__eparallel(hst__emacro_share, &f, hst__enimages(images));
     }
     e->rep.finish_seconds += hst_time_s() - t0;
+    if ((r = hst__efinite_images(e->log_be, tp, images, e->row0, e->nrows, e->colsM)) != HST_SUCCESS) return r;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
     e->rep.frames = (tp + 1) * T;
@@ -1345,8 +1388,8 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
             r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
                           "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
+    if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
     if (r == HST_SUCCESS) {
-        hst__eshape(&e.d, frames, rows, cols, &ntp);
         T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
@@ -1380,20 +1423,23 @@ static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t 
 }
 
 /* The finish on the whole images (MPI: rank 0's): the macro-pixel correction (a sum over the whole image,
-   in the order of one process), then the callbacks. */
-static void hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
-                             uint32_t mag, float *const *out) {
+   in the order of one process), the check that every pixel is finite, then the callbacks. */
+static hst_result hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
+                                    uint32_t mag, float *const *out) {
     uint64_t tp;
     unsigned q;
-    for (tp = 0; tp < ntp; tp++) {
+    hst_result r = HST_SUCCESS;
+    for (tp = 0; tp < ntp && r == HST_SUCCESS; tp++) {
         const float *images[HST_ESRRF_NUM_MODES];
         for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
             images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
             if (images[q] && !d->no_macro_pixel_correction)
                 hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
         }
-        if (d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
+        r = hst__efinite_images(d->backends[0], tp, images, 0, rowsM, colsM);
+        if (r == HST_SUCCESS && d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
     }
+    return r;
 }
 
 typedef struct hst__erows_ctl {
@@ -1499,7 +1545,7 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     pthread_mutex_destroy(&ctl.mu);
     for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;   /* the first backend's failure */
     if (r == HST_SUCCESS)
-        hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+        r = hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
     if (report) {
         *report = jobs[0].rep;
         report->seconds = hst_time_s() - t0;
@@ -1686,7 +1732,8 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
     r = hst__empi_agree(&m, r, "eSRRF");
     if (r == HST_SUCCESS) {
         hst__empi_gather(&m, &d, ntp, rowsM, colsM, &b, out);
-        if (m.rank == 0) hst__erows_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        if (m.rank == 0) r = hst__erows_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        r = hst__empi_agree(&m, r, "the finish");   /* rank 0's check of the whole images */
     }
     MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's, every frame's */
     if (report) *report = rep;
@@ -1734,8 +1781,12 @@ struct hst_esrrf_live {
     int job_buf;
     uint64_t job_first, job_count;
     unsigned job_skip;
-    int quit, finished;
-    hst_result err;                 /* sticky */
+    int quit;
+    hst_result err;                 /* the worker's first failure (under mu) */
+    int state;                      /* HST__ELIVE_*: changed by push and finish only */
+    hst_result failed_with;         /* the failure that made the state FAILED */
+    hst_backend *held[HST_STREAM_MAX_BACKENDS];   /* the backends this session holds (the */
+    unsigned nheld;                 /* caller's desc.backends need not outlive create) */
 };
 
 static void *hst__elive_main(void *p) {
@@ -1755,6 +1806,46 @@ static void *hst__elive_main(void *p) {
     }
     pthread_mutex_unlock(&lv->mu);
     return NULL;
+}
+
+/* The session's states (esrrf.h's top comment on the live API): pushes are taken while OPEN;
+   a successful finish makes it FINISHED, any failure FAILED; in both only destroy remains. */
+enum { HST__ELIVE_OPEN, HST__ELIVE_FINISHED, HST__ELIVE_FAILED };
+
+/* A call of push or finish in the wrong state: refused, logged. */
+static hst_result hst__elive_state(const hst_esrrf_live *lv, const char *fn) {
+    if (lv->state == HST__ELIVE_FINISHED)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "%s: the session is finished (hst_esrrf_live_finish succeeded): only "
+                         "hst_esrrf_live_destroy remains", fn);
+    if (lv->state == HST__ELIVE_FAILED)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "%s: the session failed earlier (%s): only hst_esrrf_live_destroy remains", fn,
+                         hst_result_string(lv->failed_with));
+    return HST_SUCCESS;
+}
+
+/* The result of a push or finish moves the session: a failure makes it FAILED. */
+static hst_result hst__elive_after(hst_esrrf_live *lv, hst_result r) {
+    if (r != HST_SUCCESS) {
+        lv->state = HST__ELIVE_FAILED;
+        lv->failed_with = r;
+    }
+    return r;
+}
+
+/* The session holds each of the desc's backends once: destroying one under it is refused. */
+static hst_result hst__elive_hold(hst_esrrf_live *lv) {
+    const hst_esrrf_desc *d = &lv->e.d;
+    hst_result r;
+    unsigned k, i;
+    for (k = 0; k < d->num_backends; k++) {
+        for (i = 0; i < lv->nheld && lv->held[i] != d->backends[k]; i++) {}
+        if (i < lv->nheld) continue;
+        if ((r = hst_backend_hold(d->backends[k], lv, "hst_esrrf_live")) != HST_SUCCESS) return r;
+        lv->held[lv->nheld++] = d->backends[k];
+    }
+    return HST_SUCCESS;
 }
 
 /* Hands `n` frames of the fill buffer to the worker (waiting until it is free) and starts the
@@ -1828,6 +1919,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
+    if (r == HST_SUCCESS) r = hst__elive_hold(lv);
     if (r == HST_SUCCESS && lv->e.d.mpi_comm)
         r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
@@ -1864,16 +1956,17 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     size_t fb;
     hst_result r;
     if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if ((r = hst__elive_state(lv, "hst_esrrf_live_push")) != HST_SUCCESS) return r;
+    if (count == 0)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                         "hst_esrrf_live_push: count is 0: push at least one frame");
     if (rows != lv->e.rows || cols != lv->e.cols)
         return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
                          "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
                          lv->e.rows, lv->e.cols);
-    if (count && !frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
-    if (lv->finished && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                            "hst_esrrf_live_push: the session is finished");
     while (count && lv->err == HST_SUCCESS) {
         uint64_t k = lv->cap - lv->count;
         if (k > count) k = count;
@@ -1885,37 +1978,36 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     }
     r = lv->err;
     pthread_mutex_unlock(&lv->mu);
-    return r;
+    return hst__elive_after(lv, r);
 }
 
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
     hst_result r;
     if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
-    if (lv->err == HST_SUCCESS && !lv->finished) {
+    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    if (total == 0 && lv->err == HST_SUCCESS)
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                            "hst_esrrf_live_finish: no frames were pushed");
+    if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                            "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
+                            (unsigned long long)total);
+    if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
+        lv->e.frames_total = T ? 0 : total;
+        lv->e.rep.frames_dropped = T ? total % T : 0;
+        hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
         while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
-        if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
-            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                                "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
-                                (unsigned long long)total);
-        if (!T && total == 0 && lv->err == HST_SUCCESS)
-            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                                "hst_esrrf_live_finish: no frames were pushed");
-        if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
-            lv->e.frames_total = T ? 0 : total;
-            lv->e.rep.frames_dropped = T ? total % T : 0;
-            hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
-            while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
-        }
-        lv->finished = 1;
     }
     r = lv->err;
     pthread_mutex_unlock(&lv->mu);
+    if (hst__elive_after(lv, r) == HST_SUCCESS) lv->state = HST__ELIVE_FINISHED;
     if (r == HST_SUCCESS && lv->e.d.progress && lv->e.d.progress(total, total, lv->e.d.progress_user))
-        r = HST_ERROR_CANCELLED;
+        r = HST_ERROR_CANCELLED;   /* every image is delivered: the session stays FINISHED */
     hst__ereport(&lv->e);
     lv->e.rep.seconds = hst_time_s() - lv->e.t0;
     if (report) *report = lv->e.rep;
@@ -1936,6 +2028,7 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     }
     for (k = 0; k < 2; k++)
         if (lv->e.log_be) hst_backend_free(lv->e.log_be, lv->stage[k]);
+    for (k = 0; k < (int)lv->nheld; k++) hst_backend_release_hold(lv->held[k], lv);
     hst__eclose(&lv->e);
     free(lv);
 }

@@ -388,7 +388,9 @@ typedef struct hst_stream_report {
    disagree (see mpi_comm), HST_ERROR_OVERFLOW when N or a GLOBAL array's element count exceeds
    INT_MAX (MPI counts). Without HST_STREAM_MPI a non-NULL mpi_comm gives
    HST_ERROR_NOT_BUILT_IN (logged as HST_LOG_NOT_BUILT_IN) on every rank, with no collective.
-   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator). */
+   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator).
+   The stream holds its backends (hst_backend_hold) until hst_stream_destroy: destroying one
+   under it is refused. */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
@@ -1659,6 +1661,7 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
     if (!s) return;
     be = s->backends[0];
     for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
+    for (d = 0; d < s->desc.num_backends; d++) hst_backend_release_hold(s->backends[d], s);
     for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_backend_free(be, s->scratch[i]);
     hst_backend_free(be, s->acc_slices);
 #ifdef HST_STREAM_MPI
@@ -1728,10 +1731,15 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
    chain's halos. *out: the stream, or NULL on failure. */
 static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out) {
     hst_result r;
+    unsigned d, e;
     *out = NULL;
     if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
     if (!(*out = (hst_stream *)hst__scalloc(desc->backends[0], sizeof **out))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__stream_copy_desc(*out, desc);
+    for (d = 0; d < desc->num_backends; d++) {   /* destroying a backend under the stream is refused */
+        for (e = 0; e < d && desc->backends[e] != desc->backends[d]; e++) {}
+        if (e == d && (r = hst_backend_hold(desc->backends[d], *out, "hst_stream")) != HST_SUCCESS) return r;
+    }
     hst__stream_extents(*out);
     return HST_SUCCESS;
 }

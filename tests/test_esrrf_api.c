@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
@@ -481,7 +482,7 @@ static void test_errors(void **state)
         if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
         assert_int_equal(r, HST_ERROR_NON_FINITE);
         assert_non_null(strstr(logs.last_message, "frame 2, row 3, column 5 is infinite"));
-        assert_int_equal(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_NON_FINITE);   /* sticky */
+        assert_int_equal(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT);   /* FAILED */
     }
     hst_esrrf_live_destroy(lv);
     outs_free(&o);
@@ -535,6 +536,192 @@ static void test_backend_choice(void **state)
     hst_backend_destroy(plain);
 }
 
+/* ------------------------------------------------------------------ trust at the edges */
+/* Zero frames, rows or cols: INVALID_ARGUMENT with its log item on every entry point (one
+   backend, two backends, the shape query, the live API), the caller's images untouched. */
+static void test_zero_frames(void **state)
+{
+    hst_backend *two[2];
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    sink s;
+    outs o;
+    unsigned nb;
+    uint64_t ntp = 7;
+    (void)state;
+    two[0] = be; two[1] = host;
+    desc_init(&d, &be, 1);
+    outs_alloc(&o, &d, N);
+    for (nb = 1; nb <= 2; nb++) {
+        size_t i;
+        desc_init(&d, two, nb);
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 0, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOG_BAD_ARGUMENT, "frames is 0");
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 0, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, 0, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+        for (i = 0; i < o.ntp * o.px; i++) assert_true(isnan(o.m[0][i]));   /* untouched */
+    }
+    desc_init(&d, &be, 1);
+    EXPECT_REFUSED(hst_esrrf_output_shape(&d, 0, R, C, &ntp, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "frames is 0");
+    assert_int_equal(ntp, 7);
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, 0, &lv), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+    assert_null(lv);
+    d.frames_per_timepoint = 4;   /* with or without time points: no frames is no result */
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "count is 0");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "no frames were pushed");
+    hst_esrrf_live_destroy(lv);
+    outs_free(&o);
+}
+
+/* The live session's states: a second finish, a push after finish, any call after a failure
+   are INVALID_ARGUMENT with their log item, and a refused argument leaves the session open. */
+static void test_live_states(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    float *bad = (float *)xmalloc(sizeof frames);
+    sink s;
+    (void)state;
+    desc_init(&d, &be, 1);
+    outs_alloc(&s.o, &d, N);
+    s.calls = 0;
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "frames is NULL");
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                   "the session's are");
+    assert_int_equal(hst_esrrf_live_push(lv, frames, N, R, C), HST_SUCCESS);   /* still open */
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(s.calls, 1);
+    memset(&rep, 0x5a, sizeof rep);
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "hst_esrrf_live_finish: the session is finished");
+    assert_int_equal(rep.frames, 0x5a5a5a5a5a5a5a5aULL);   /* not written */
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "hst_esrrf_live_push: the session is finished");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "is finished");   /* a refused push does not change the state */
+    assert_int_equal(s.calls, 1);
+    hst_esrrf_live_destroy(lv);
+    /* FAILED: the worker's error once, then INVALID_ARGUMENT naming it */
+    memcpy(bad, frames, sizeof frames);
+    bad[(1 * R + 2) * C + 3] = NAN;
+    d.block_frames = 1;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    {
+        hst_result r = hst_esrrf_live_push(lv, bad, N, R, C);
+        if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
+        assert_int_equal(r, HST_ERROR_NON_FINITE);
+    }
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "failed earlier (HST_ERROR_NON_FINITE)");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "failed earlier (HST_ERROR_NON_FINITE)");
+    hst_esrrf_live_destroy(lv);
+    outs_free(&s.o);
+    free(bad);
+}
+
+/* A backend destroyed under a live session: refused, naming the session; after the session,
+   it goes. */
+static void test_backend_held_by_live(void **state)
+{
+    hst_backend_desc bd = cap_desc(&logs);
+    hst_backend *mine = NULL;
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    sink s;
+    (void)state;
+    bd.device = hst_backend_device(be)->selector;
+    bd.log_level = HST_LOG_WARN;
+    assert_int_equal(hst_backend_create(&bd, &mine), HST_SUCCESS);
+    desc_init(&d, &mine, 1);
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    assert_true(hst_backend_holds(mine) >= 1);
+    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                   "hst_esrrf_live");
+    assert_non_null(strstr(logs.last_message, "still uses the backend"));
+    hst_esrrf_live_destroy(lv);
+    assert_int_equal(hst_backend_holds(mine), 0);
+    assert_int_equal(hst_backend_destroy(mine), HST_SUCCESS);
+}
+
+/* Finite input, finite images or an error: VAR and TAC2 of values near 1e20 (near 1e40: no
+   float32) fail naming the time point and statistic, in the batch and the live API; values
+   near 1e15 give finite images of every mode. */
+static void test_finite_output(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    float *big = (float *)xmalloc(sizeof frames);
+    outs o;
+    sink s;
+    size_t i;
+    unsigned m;
+    (void)state;
+    for (i = 0; i < (size_t)N * R * C; i++) big[i] = frames[i] * 1e18f;   /* 1e19 .. 2.5e20 */
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 10;
+    d.modes = HST_ESRRF_VAR;
+    outs_alloc(&o, &d, N);
+    EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOG_NON_FINITE, "the VAR image of time point 0 is not representable in float32");
+    d.modes = HST_ESRRF_TAC2;
+    EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOG_NON_FINITE, "the TAC2 image of time point 0");
+    d.modes = HST_ESRRF_VAR;
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    s.o = o;
+    s.calls = 0;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    {
+        hst_result r = hst_esrrf_live_push(lv, big, N, R, C);
+        if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
+        assert_int_equal(r, HST_ERROR_NON_FINITE);
+        assert_non_null(strstr(logs.last_message, "the VAR image of time point 0"));
+        assert_int_equal(s.calls, 0);   /* no image reached the callback */
+    }
+    hst_esrrf_live_destroy(lv);
+    for (i = 0; i < (size_t)N * R * C; i++) big[i] = frames[i] * 1e13f;   /* VAR near 1e30: fits */
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 10;
+    assert_int_equal(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; i < o.ntp * o.px; i++) assert_true(isfinite(o.m[m][i]));
+    outs_free(&o);
+    free(big);
+}
+
+/* The host device reports the cores its twins use (eSRRF's stages: one thread per online
+   processor) as its compute units, in the device list and on a backend. */
+static void test_host_compute_units(void **state)
+{
+    hst_device_info list[16];
+    size_t n = 0, i;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    (void)state;
+    assert_true(cores >= 1);
+    assert_int_equal(hst_backend_device(host)->compute_units, (unsigned)cores);
+    assert_int_equal(hst_devices(list, 16, &n), HST_SUCCESS);
+    for (i = 0; i < n && i < 16; i++)
+        if (list[i].type == HST_DEVICE_HOST) assert_int_equal(list[i].compute_units, (unsigned)cores);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +734,11 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),
+        cmocka_unit_test(test_zero_frames),
+        cmocka_unit_test(test_live_states),
+        cmocka_unit_test(test_backend_held_by_live),
+        cmocka_unit_test(test_finite_output),
+        cmocka_unit_test(test_host_compute_units),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
