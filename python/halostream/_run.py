@@ -51,11 +51,13 @@ class _Bar:
     def __init__(self, show_after):
         self.start, self.show_after = time.monotonic(), show_after
         self.tqdm = None
+        self.done = None
         self.shown = self.broken = False
 
     def update(self, done, total):
-        if self.broken or time.monotonic() - self.start < self.show_after:
+        if self.broken or done == self.done or time.monotonic() - self.start < self.show_after:
             return
+        self.done = done
         try:
             self._show(done, total)
         except Exception:   # a stderr that cannot be written: stop showing

@@ -62,7 +62,7 @@ def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float
     parts = [_timepoints(stack[:whole * per], per, whole, mode, options)]
     if rest:
         parts.append(_timepoints(stack[whole * per:], rest, 1, mode, options))
-    return np.squeeze(np.concatenate(parts))
+    return np.squeeze(parts[0] if len(parts) == 1 else np.concatenate(parts))
 
 
 def _refuse_unsupported(use_fht, pad_edges, force_run_type):
