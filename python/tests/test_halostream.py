@@ -193,17 +193,18 @@ def no_stderr_never_fails():
 
 
 CTRL_C_CHILD = """
-import numpy as np, halostream
+import time, numpy as np, halostream
 rng = np.random.default_rng(0)
 small = rng.random((6, 32, 32)).astype(np.float32)
 big = rng.random((3000, 64, 64)).astype(np.float32)
 be = halostream.Backend(%r)
 ref = be.esrrf(small, magnification=2, modes=("avg", "var", "tac2"))
 told = []
-def progress(done, total):
+def progress(done, total):   # slows every block down: the run outlasts the signal on any device
     if not told:
         told.append(1)
         print("running", flush=True)
+    time.sleep(0.2)
 try:
     be.esrrf(big, magnification=4, progress=progress)
     print("finished")
