@@ -13,6 +13,7 @@ Offline (CI): pip wheel --no-build-isolation --no-deps ./python, with Debian's
 python3-setuptools and python3-wheel. The headers must be in the folder above (pip builds a
 local folder in place); an sdist is not supported."""
 
+import glob
 import os
 import tempfile
 
@@ -23,7 +24,6 @@ from setuptools import Extension
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-HEADERS = ["backend.h", "kernels.h", "stream.h", "halo.h", "esrrf.h"]
 
 if not os.path.isfile(os.path.join(ROOT, "esrrf.h")):
     raise SystemExit("halostream: the C headers (esrrf.h, ...) are not in %s: build from the "
@@ -34,8 +34,7 @@ def _library(name, macros, libraries):
     return Extension("halostream." + name, sources=["libhalostream.c"], include_dirs=[ROOT],
                    define_macros=macros, libraries=libraries + ["m", "pthread"],
                    extra_compile_args=["-std=c99"],
-                   depends=[os.path.join(ROOT, h) for h in HEADERS
-                            if os.path.isfile(os.path.join(ROOT, h))])
+                   depends=sorted(glob.glob(os.path.join(ROOT, "*.h"))))
 
 
 class BuildWithOpenCLProbe(build_ext):

@@ -90,6 +90,9 @@ def progress(where, value):
 def mode_bits(where, modes):
     if isinstance(modes, str):
         modes = (modes,)
+    if not isinstance(modes, (tuple, list, set, frozenset)):
+        raise TypeError("%s: modes must be a mode or a list of them (avg, var, tac2), got %r"
+                        % (where, modes))
     bits = 0
     for m in modes:
         key = m.lower() if isinstance(m, str) else None

@@ -88,15 +88,21 @@ class Backend:
         bd = _lib.BackendDesc()
         bd.device, bd.logger, bd.log_level = selector, self._logger, 2
         handle = ctypes.c_void_p()
-        r = self._lib.hst_esrrf_backend_create(ctypes.byref(bd), ctypes.byref(handle), None)
+        try:   # Ctrl-C held back until the backend exists, then it is destroyed
+            r = _run.call(lambda: self._lib.hst_esrrf_backend_create(
+                ctypes.byref(bd), ctypes.byref(handle), None), _run.Monitor(False))
+        except BaseException:
+            if handle.value:
+                self._lib.hst_backend_destroy(handle)
+            raise
         _errors.check(r, self._messages or ["device %r: no backend" % (selector,)])
         self._handles[self._count] = handle.value
         self._count += 1
 
     def _destroy(self):
-        for i in range(self._count):
+        count, self._count = self._count, 0   # an interruption leaks, never frees twice
+        for i in range(count):
             self._lib.hst_backend_destroy(self._handles[i])
-        self._count = 0
 
     @property
     def closed(self):
@@ -257,8 +263,13 @@ class EsrrfLive:
         desc.on_timepoint, desc.progress = self._timepoint_fn, self._progress_fn
         self._desc = desc
         self._handle = ctypes.c_void_p()
-        r = self._lib.hst_esrrf_live_create(ctypes.byref(desc), code, rows, cols,
-                                            ctypes.byref(self._handle))
+        try:   # Ctrl-C held back until the session exists, then it is destroyed
+            r = _run.call(lambda: self._lib.hst_esrrf_live_create(
+                ctypes.byref(desc), code, rows, cols, ctypes.byref(self._handle)), self._monitor)
+        except BaseException:
+            if self._handle.value:
+                self._lib.hst_esrrf_live_destroy(self._handle)
+            raise
         _errors.check(r, backend._messages)
 
     def _timepoint(self, index, images, rows_mag, cols_mag, _user):
@@ -334,9 +345,11 @@ class EsrrfLive:
         Closing twice is harmless."""
         if self._handle.value is None:
             return
-        self._lib.hst_esrrf_live_destroy(self._handle)
-        self._handle = ctypes.c_void_p()
-        self._backend._live_closed()
+        handle, self._handle = self._handle, ctypes.c_void_p()   # never destroyed twice
+        try:
+            self._lib.hst_esrrf_live_destroy(handle)
+        finally:
+            self._backend._live_closed()
 
     def __enter__(self):
         return self

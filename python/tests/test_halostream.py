@@ -12,6 +12,7 @@ HALOSTREAM_CLI names build/examples/esrrf).
 - progress: a callable is called with (done, total); None / closed stderr never fails a run;
 - Ctrl-C (SIGINT) during a run cancels it; the same Backend then gives the uninterrupted bits;
 - HALOSTREAM_LIB overrides the library; without an ICD loader the host build is taken;
+- a process that exits with Backends and a live session still open exits cleanly;
 - devices() lists every device, the host device last."""
 
 import os
@@ -131,6 +132,7 @@ REFUSED = [
     (TypeError, "macro_pixel_correction", dict(macro_pixel_correction=2)),
     (TypeError, "fused", dict(fused="fused")),
     (ValueError, "unknown mode 'median'", dict(modes=("avg", "median"))),
+    (TypeError, "modes must be", dict(modes=3)),
     (TypeError, "progress", dict(progress=5)),
     (ValueError, "device must not contain NUL", dict(device="ho\0st")),
     (TypeError, "device", dict(device=5)),
@@ -273,6 +275,25 @@ def host_build_when_no_icd_loader():
         sel, bits, warned = [f.strip() for f in out.split("|")]
         assert sel == "host" and bits == str(want), (what, out, want)
         assert warned == ("halostream" if what == "no loader" else ""), (what, warned)
+
+
+EXIT_CHILD = """
+import numpy as np, halostream
+s = np.random.default_rng(1).random((8, 24, 24)).astype(np.float32)
+halostream.esrrf(s, magnification=2, device=%r)             # the cached Backend, never closed
+be = halostream.Backend(%r)
+be.esrrf(s, magnification=2)
+live = be.esrrf_live(s.shape[1:], s.dtype, magnification=2)  # a session left open, unfinished
+live.push(s)
+print("bye")
+"""
+
+
+@test
+def exit_with_backends_open():
+    p = child(EXIT_CHILD % (DEVICE, DEVICE))
+    out, _ = p.communicate(timeout=300)
+    assert p.returncode == 0 and out.strip() == "bye", (out, p.returncode)
 
 
 @test
