@@ -62,6 +62,7 @@ class BuildWithOpenCLProbe(build_ext):
 
 
 setup(
+    license="MIT",
     ext_modules=[_library("_libhalostream_opencl", [], ["OpenCL"]),
                  _library("_libhalostream_host", [("HST_NO_OPENCL", None)], [])],
     cmdclass={"build_ext": BuildWithOpenCLProbe},
