@@ -8,7 +8,7 @@
 #   make mpi-demo       examples/cubed_sphere.c under mpirun -np 6 and -np 24 (installs OpenMPI)
 #   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
 #   make install        headers, pkg-config file and CMake package under $(PREFIX) (DESTDIR supported)
-#   make python         build/libhalostream.so for the Python package in python/
+#   make python         build/python/dist/halostream-*.whl (the Python package, library inside)
 #   make uninstall | make clean
 #
 # GNU make. Everything built goes under build/.
@@ -201,12 +201,14 @@ mpi-demo:
 	$(MPIRUN_ENV) $(MPIRUN) -np 24 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 
 # ---------------------------------------------------------------------------- python
-# The shared library the Python package (python/) loads with ctypes: every header's body.
-python: $(BUILD)/libhalostream.so
-
-$(BUILD)/libhalostream.so: python/libhalostream.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+# The wheel of the Python package (python/): its setup.py compiles the library into it (with
+# OpenCL where it links, and a host-only build). Offline: the system's setuptools and wheel
+# (Debian's python3-setuptools, python3-wheel), no build isolation. Rebuilt every time, from a
+# clean python/build (files setuptools left there earlier would land in the wheel).
+PYTHON ?= python3
+python:
+	rm -rf python/build $(BUILD)/python/dist
+	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w $(BUILD)/python/dist ./python
 
 # ---------------------------------------------------------------------------- install
 version:

@@ -12,7 +12,8 @@
 #            the test's "mpi-ranks:" line (else -np 6, and -np 24 on the host device)
 #   install  `make install PREFIX=<tmp>`, then tests/cmake_consumer built against it through
 #            the CMake package (cmake) and through pkg-config, and run
-#   python   `make python`, then python/tests/test_halostream.py on every device
+#   python   `make python` (the wheel), installed into a fresh venv, then python/tests/test_*.py
+#            on every device against the installed package
 #
 # Every TAP "ok" / "not ok" line of a test binary counts once; a binary that fails to
 # build, crashes, times out or exits non-zero without a failing TAP line counts as one
@@ -425,31 +426,45 @@ stage_install() {
 }
 
 # ---------------------------------------------------------------------------- python
-# The first of $PYTHON, python3 and /usr/bin/python3 that imports numpy.
+# The first of $PYTHON, python3 and /usr/bin/python3 that imports numpy, setuptools and wheel
+# and can make a venv (Debian: python3-numpy python3-setuptools python3-wheel python3-venv).
 find_python() {
     local p
     for p in ${PYTHON:-} python3 /usr/bin/python3; do
-        command -v "$p" > /dev/null 2>&1 && "$p" -c 'import numpy' > /dev/null 2>&1 && { echo "$p"; return 0; }
+        command -v "$p" > /dev/null 2>&1 &&
+            "$p" -c 'import numpy, setuptools, wheel, venv, ensurepip' > /dev/null 2>&1 && { echo "$p"; return 0; }
     done
     return 1
 }
 
+# The wheel (`make python`: setup.py compiles the library into it), installed offline into a
+# fresh venv that sees the system's NumPy; python/tests/test_*.py then run on every device
+# with that venv's python, against the installed package (no PYTHONPATH, no HALOSTREAM_LIB).
 stage_python() {
-    local py d
-    section "(g) Python package (python/), once per device"
+    local py d t dir=$BUILD/python log=$LOGDIR/build/python
+    section "(g) Python package (python/): wheel, fresh venv, tests once per device"
     if ! py=$(find_python); then
-        echo "  note: no python3 with numpy; Python package not tested (scripts/deps.sh test installs python3-numpy)"
+        echo "  note: no python3 with numpy, setuptools, wheel and venv; Python package not tested (scripts/deps.sh test installs them)"
         return 0
     fi
     [ ${#DEVICES[@]} -gt 0 ] || list_devices
-    build_targets python "$BUILD/libhalostream.so"
-    [ ${#BUILT[@]} -eq 1 ] || return 0
+    mkdir -p "$log"
+    rm -rf "$dir/venv"
+    if ! $MAKE -s --no-print-directory python PYTHON="$py" > "$log/wheel.log" 2>&1; then
+        fail_line "build python/wheel" "$log/wheel.log" tail; return 0
+    fi
+    if ! { "$py" -m venv --system-site-packages "$dir/venv" &&
+           "$dir/venv/bin/python" -m pip install --no-index --no-deps "$dir"/dist/halostream-*.whl; } > "$log/venv.log" 2>&1; then
+        fail_line "python venv + pip install of the wheel" "$log/venv.log" tail; return 0
+    fi
     # The CLI (libtiff, libpng) for the bit-for-bit comparison; without it those checks skip.
-    $MAKE -s --no-print-directory "$BUILD/examples/esrrf" > "$LOGDIR/build/python/esrrf.log" 2>&1 ||
+    $MAKE -s --no-print-directory "$BUILD/examples/esrrf" > "$log/esrrf.log" 2>&1 ||
         echo "  note: build/examples/esrrf not built (scripts/deps.sh demo); the CLI comparison skips"
     for d in "${DEVICES[@]}"; do
-        run_test python python/tests/test_halostream.py "$d" env HALOSTREAM_LIB="$PWD/$BUILD/libhalostream.so" \
-            HALOSTREAM_CLI="$PWD/$BUILD/examples/esrrf" PYTHONPATH="$PWD/python" "$py"
+        for t in python/tests/test_*.py; do
+            run_test python "$t" "$d" env -u HALOSTREAM_LIB -u PYTHONPATH \
+                HALOSTREAM_CLI="$PWD/$BUILD/examples/esrrf" "$dir/venv/bin/python"
+        done
     done
 }
 
