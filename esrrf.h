@@ -319,6 +319,7 @@ struct hst__eng;
 typedef struct hst__estream {
     hst_stream *s;
     uint64_t n;                 /* slices (the piece plus its skipped frame) */
+    uint64_t bytes;             /* device bytes per device (hst_stream_block_info) */
     int path;
     hst__epar P;
     struct hst__eng *e;
@@ -746,6 +747,31 @@ static uint64_t hst__ebudget(const hst__eng *e, const hst__egroup *g) {
     return least > 2 * acc ? least - acc : least / 2;
 }
 
+/* The block of a new stream es (sd.block_slices holds the wish, e->block frames, or fewer for
+   a short piece): stream.h's answer under the ring's budget (hst__ebudget). The group's other
+   streams stay while they and this one fit that budget together, else they go first (a kept
+   stream only saves its creation). A caller's block_frames is kept as given (create refuses it
+   when it does not fit); automatic blocks take the largest that fits. */
+static hst_result hst__eblock(hst__eng *e, hst__egroup *g, hst__estream *es, hst_stream_desc *sd) {
+    hst_stream_block_info bi;
+    uint64_t held = 0;
+    unsigned i;
+    hst_result r;
+    sd->budget_bytes = hst__ebudget(e, g);
+    if ((r = hst_stream_block_query(sd, &bi)) != HST_SUCCESS) return r;
+    for (i = 0; i < HST__E_STREAMS; i++)
+        if (g->streams[i].s && &g->streams[i] != es) held += g->streams[i].bytes;
+    if (sd->budget_bytes && held > sd->budget_bytes - bi.device_bytes)
+        for (i = 0; i < HST__E_STREAMS; i++)
+            if (&g->streams[i] != es && g->streams[i].s) {
+                hst_stream_destroy(g->streams[i].s);
+                g->streams[i].s = NULL;
+            }
+    if (!e->d.block_frames) sd->block_slices = bi.block_slices;
+    es->bytes = bi.device_bytes;
+    return HST_SUCCESS;
+}
+
 /* A stream of n slices on group g for one path (created on first use, kept). */
 static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
     hst_stream_array arr[8];
@@ -787,22 +813,9 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         sd.accumulators = &acc; sd.num_accumulators = 1;
     }
     sd.block_slices = e->block < n ? e->block : n;
-    sd.budget_bytes = hst__ebudget(e, g);
     sd.progress = hst__eprogress;
     sd.progress_user = es;
-    r = hst_stream_create(&sd, &es->s);
-    if (hst_result_is_out_of_memory(r)) {   /* the other lengths' rings first make room */
-        for (i = 0; i < HST__E_STREAMS; i++)
-            if (&g->streams[i] != es && g->streams[i].s) {
-                hst_stream_destroy(g->streams[i].s);
-                g->streams[i].s = NULL;
-            }
-        r = hst_stream_create(&sd, &es->s);
-    }
-    while (hst_result_is_out_of_memory(r) && !e->d.block_frames && sd.block_slices > 1) {
-        sd.block_slices /= 2;   /* automatic blocks: halve them until the ring fits */
-        r = hst_stream_create(&sd, &es->s);
-    }
+    if ((r = hst__eblock(e, g, es, &sd)) == HST_SUCCESS) r = hst_stream_create(&sd, &es->s);
     if (r != HST_SUCCESS) { es->s = NULL; return r; }
     *out = es;
     return HST_SUCCESS;

@@ -535,6 +535,56 @@ static void test_backend_choice(void **state)
     hst_backend_destroy(plain);
 }
 
+/* ------------------------------------------------------------------ quiet successful runs */
+static void tp_avg(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    (void)tp;
+    memcpy(user, images[0], (size_t)rm * cm * sizeof(float));
+}
+
+/* A run that succeeds logs nothing at WARN or above (the backend's logger captures from WARN
+   up): the zero desc (NanoPyx's defaults, the path chosen by measured speed), the same under a
+   device budget that holds 4 chained frames per block where the automatic block asks for 16
+   (stream.h's block query sizes the blocks: no refused create, no retry; the chained path
+   forced, as auto may never run it), and a live session
+   of one frame per push. The budget changes no bit; live gives the batch's bits. */
+static void test_default_runs_quiet(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    outs a, b;
+    float *img;
+    uint64_t f;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    d.backends = &be;
+    d.num_backends = 1;
+    cap_reset(&logs);
+    batch(&d, frames, HST_ESRRF_F32, N, &a);
+    d.budget_bytes = 3 * (4 + 1) * 175000;   /* chained: about 170,000 bytes per frame at mag 5 */
+    d.path = HST_ESRRF_PATH_CHAINED;          /* (auto may not run it where it is known slower) */
+    batch(&d, frames, HST_ESRRF_F32, N, &b);
+    expect_outs("chained under a budget of 4 frames per block vs auto without", &d, &a, &b);
+    d.budget_bytes = 0;
+    d.path = HST_ESRRF_PATH_AUTO;
+    img = (float *)xmalloc(a.px * sizeof(float));
+    d.on_timepoint = tp_avg;
+    d.timepoint_user = img;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0; f < N; f++)
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, 1, R, C), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_live_finish(lv, NULL), HST_SUCCESS);
+    hst_esrrf_live_destroy(lv);
+    expect_same("live vs batch, default desc", img, a.m[0], a.px);
+    if (logs.total) {
+        print_error("%u messages at WARN or above on successful runs; the last: %s\n", logs.total, logs.last_message);
+        fail();
+    }
+    free(img);
+    outs_free(&a);
+    outs_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),
+        cmocka_unit_test(test_default_runs_quiet),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
