@@ -837,15 +837,17 @@ static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
     return HST_SUCCESS;
 }
 
-/* Frames [a, b) of the piece on group g through `path`. */
-static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b) {
+/* Frames [a, b) of the piece on group g through `path`; with run 0 only its stream is made (so
+   that a timing which follows holds no ring allocation or program build). */
+static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b,
+                                  int run) {
     hst__eng *e = p->e;
     uint64_t T = e->d.frames_per_timepoint;
     unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
     hst__estream *es;
     hst_stream_report rep;
     hst_result r;
-    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS) return r;
+    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS || !run) return r;
     es->P.frame0 = a - skip;
     es->P.skip = skip;
     es->P.frames_total = e->frames_total;
@@ -861,9 +863,9 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
     return r;
 }
 
-/* Runs the piece: each kind of backend streams a contiguous share, in proportion to its
-   backends (the host group first). */
-static hst_result hst__erun_piece(const hst__epiece *p, int path) {
+/* Runs the piece (run 0: makes its streams only): each kind of backend streams a contiguous
+   share, in proportion to its backends (the host group first). */
+static hst_result hst__erun_piece(const hst__epiece *p, int path, int run) {
     hst__eng *e = p->e;
     uint64_t n = p->c1 - p->c0, a = p->c0, nbs = 0;
     unsigned k;
@@ -871,15 +873,15 @@ static hst_result hst__erun_piece(const hst__epiece *p, int path) {
     for (k = 0; k < e->ngrp; k++) nbs += e->grp[k].nb;
     for (k = 0; k < e->ngrp && r == HST_SUCCESS; k++) {
         uint64_t b = k + 1 == e->ngrp ? p->c1 : a + n * e->grp[k].nb / nbs;
-        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b);
+        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b, run);
         a = b;
     }
-    e->rep.frames_by_path[path] += n;
+    if (run) e->rep.frames_by_path[path] += n;
     return r;
 }
 
-static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED); }
-static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED); }
+static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED, 1); }
+static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED, 1); }
 
 /* Whether the choice still measures at the signature: a usable path without timings. */
 static int hst__emeasuring(const hst__eng *e) {
@@ -891,29 +893,59 @@ static int hst__emeasuring(const hst__eng *e) {
     return 0;
 }
 
-/* One piece through the path the desc forces, or the choice: a piece of exactly one measuring
-   chunk runs through hst_choice_run while it measures (it times it); otherwise the pick runs,
-   and its time per chunk is recorded. */
+/* Whether $HST_FORCE names the esrrf operation. */
+static int hst__eforced_by_env(void) {
+    const char *force = getenv("HST_FORCE");
+    return force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:"));
+}
+
+/* The path of a piece the choice does not time: its pick, except while a path has no timings
+   (the pick would then be that path, run for nothing since such a piece is not recorded): the
+   fastest path with an estimate (fused when none has one). */
+static hst_result hst__eknown_pick(const hst__eng *e, unsigned *pick) {
+    hst_choice_stat st[2];
+    size_t n = 0, i;
+    hst_result r;
+    if (!hst__emeasuring(e) || hst__eforced_by_env()) return hst_choice_pick(e->op, e->sig, 4, pick);
+    if ((r = hst_choice_stats(e->op, e->sig, 4, st, 2, &n)) != HST_SUCCESS) return r;
+    *pick = 0;
+    for (i = 0; i < n && i < 2; i++)
+        if (!st[i].failed && st[i].source != HST_CHOICE_NONE &&
+            (st[*pick].failed || st[*pick].source == HST_CHOICE_NONE || st[i].seconds < st[*pick].seconds))
+            *pick = (unsigned)i;
+    return HST_SUCCESS;
+}
+
+/* One piece through the path the desc forces, or the choice. While a path has no timings, a
+   piece of exactly one measuring chunk runs through hst_choice_run (which times it, the first
+   run of each path in the process a warm-up it does not record: PoCL compiles a kernel at its
+   first launch), its streams made before the clock starts. Other pieces run the best known
+   path (hst__eknown_pick: never one its timings show slower, never a revisit), and a piece of
+   at least a chunk records its streams' time per chunk, unless it is this call's first run of
+   the path (a warm-up again). */
 static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
     static const char *const names[2] = { "fused", "chained" };
     uint64_t n = p->c1 - p->c0;
     unsigned pick = 0;
-    double t0;
     hst_result r;
     if (e->d.path != HST_ESRRF_PATH_AUTO || !e->op) {
-        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED);
+        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED, 1);
     } else if (n == e->chunk && hst__emeasuring(e)) {
         hst_choice_outcome oc;
-        e->measuring = 1;
-        r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
-        e->measuring = 0;
+        if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS &&
+            (r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 0)) == HST_SUCCESS) {
+            e->measuring = 1;
+            r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
+            e->measuring = 0;
+        }
         if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
             r = HST_ERROR_CANCELLED;
-    } else if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS) {
-        t0 = hst_time_s();
-        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED);
-        if (r == HST_SUCCESS && n >= e->chunk)
-            hst_choice_record(e->op, e->sig, 4, names[pick], (hst_time_s() - t0) * (double)e->chunk / (double)n);
+    } else if ((r = hst__eknown_pick(e, &pick)) == HST_SUCCESS) {
+        int warm = e->rep.frames_by_path[pick] > 0;
+        double s0 = e->rep.stream_seconds;
+        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 1);
+        if (r == HST_SUCCESS && n >= e->chunk && warm)
+            hst_choice_record(e->op, e->sig, 4, names[pick], (e->rep.stream_seconds - s0) * (double)e->chunk / (double)n);
     }
     if (r == HST_SUCCESS && e->nonfinite) r = hst__enonfinite(e, p);
     return r;
@@ -1175,13 +1207,20 @@ static void hst__egroups(hst__eng *e) {
     }
 }
 
-/* Shipped timings for the host device (the Liquid Engine's defaults): blocks of 16 frames of
-   256 x 256 at mag 5 on 2 cores, fused 9.6 s, chained 26.1 s (the chained twins store and
-   re-read the magnified gradients). Without them a short run spends a measuring block on the
-   slower path (a third of the shipped stack's time); real timings replace them. */
+/* Shipped timings for CPUs (the Liquid Engine's defaults), blocks of 16 frames of 256 x 256 at
+   mag 5 on 2 cores: the host device fused 9.6 s, chained 26.1 s; PoCL fused 10.5 s, chained
+   36.8 s (655 and 2,301 ms per frame). On a CPU the chained path stores and re-reads the
+   magnified gradients (32 bytes per output pixel and frame), so it is the slower there. Without
+   them a process's first run spends two measuring blocks (a warm-up and a timed one) on the
+   slower path: on PoCL 32 of the shipped stack's 50 frames, over twice its settled time.
+   Real timings replace them; GPUs, without defaults, measure both paths. */
 static const hst_choice_default hst__ehost_defaults[2] = {
     { "fused", { 256, 256, 5, 16 }, 4, 9.6 },
     { "chained", { 256, 256, 5, 16 }, 4, 26.1 }
+};
+static const hst_choice_default hst__ecpu_defaults[2] = {
+    { "fused", { 256, 256, 5, 16 }, 4, 10.5 },
+    { "chained", { 256, 256, 5, 16 }, 4, 36.8 }
 };
 
 /* The choice between the paths: operation "esrrf" on the first backend's registry. */
@@ -1197,9 +1236,9 @@ static hst_result hst__echoice(hst__eng *e) {
     od.name = "esrrf";
     od.impls = impls;
     od.num_impls = 2;
-    if (hst_backend_is_host(e->d.backends[0])) {   /* no exploring a path known to be slower */
-        od.defaults = hst__ehost_defaults;
-        od.num_defaults = sizeof hst__ehost_defaults / sizeof hst__ehost_defaults[0];
+    if (hst_backend_is_host(e->d.backends[0]) || hst_backend_device(e->d.backends[0])->type == HST_DEVICE_CPU) {
+        od.defaults = hst_backend_is_host(e->d.backends[0]) ? hst__ehost_defaults : hst__ecpu_defaults;
+        od.num_defaults = 2;   /* no exploring a path known to be slower */
     }
     return hst_choice_register(e->d.backends[0], &od, &e->op);
 }
@@ -1294,12 +1333,10 @@ static hst_result hst__erun_frames(hst__eng *e, const unsigned char *src, uint64
 static void hst__ereport(hst__eng *e) {
     hst_choice_stat st[2];
     size_t n = 0, i;
-    const char *force = getenv("HST_FORCE");
     e->rep.path = e->rep.frames_by_path[1] > e->rep.frames_by_path[0] ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
     e->rep.seconds_per_frame[0] = e->rep.seconds_per_frame[1] = NAN;
     e->rep.decided_by = e->d.path != HST_ESRRF_PATH_AUTO ? HST_ESRRF_BY_DESC
-                      : force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:")) ? HST_ESRRF_BY_ENV
-                      : HST_ESRRF_BY_FIRST_GUESS;
+                      : hst__eforced_by_env() ? HST_ESRRF_BY_ENV : HST_ESRRF_BY_FIRST_GUESS;
     if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return;
     for (i = 0; i < n && i < 2; i++)
         if (st[i].source != HST_CHOICE_NONE && !st[i].failed) {

@@ -585,6 +585,56 @@ static void test_default_runs_quiet(void **state)
     outs_free(&b);
 }
 
+/* ------------------------------------------------------------------ the choice follows its timings */
+/* Once both paths have timings at a signature, every frame of a run goes through the faster
+   one (no revisit, no measuring piece), and a lasting change of the timings moves every frame
+   to the other. A backend of its own, timings in memory only (nothing from the disk). */
+static void run_with_timings(hst_backend *b, double fused_s, double chained_s, int expect_path)
+{
+    static const char *const names[2] = {"fused", "chained"};
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    int64_t sig[4] = {R, C, MAG, 4};
+    unsigned k, i;
+    outs o;
+    desc_init(&d, &b, 1);
+    d.block_frames = 4;   /* the signature's chunk */
+    outs_alloc(&o, &d, N);
+    if (!(op = hst_choice_find(b, "esrrf"))) {   /* registered by a first run */
+        assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+        assert_non_null(op = hst_choice_find(b, "esrrf"));
+    }
+    for (k = 0; k < HST_CHOICE_HISTORY; k++)
+        for (i = 0; i < 2; i++) assert_int_equal(hst_choice_record(op, sig, 4, names[i], i ? chained_s : fused_s), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[expect_path], N);
+    assert_int_equal(rep.frames_by_path[1 - expect_path], 0);
+    assert_int_equal(rep.decided_by, HST_ESRRF_BY_MEASURED);
+    outs_free(&o);
+}
+
+static void test_choice_follows_timings(void **state)
+{
+    hst_backend_desc bd;
+    hst_choice_desc cd;
+    hst_backend *b = NULL;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    memset(&bd, 0, sizeof bd);
+    bd.device = hst_backend_is_host(be) ? "host" : NULL;
+    bd.logger = cap_logger;
+    bd.log_user = &logs;
+    bd.log_level = HST_LOG_WARN;
+    assert_int_equal(hst_backend_create(&bd, &b), HST_SUCCESS);
+    memset(&cd, 0, sizeof cd);
+    cd.path = "off";
+    assert_int_equal(hst_choice_configure(b, &cd), HST_SUCCESS);
+    run_with_timings(b, 1.0, 9.0, 0);
+    run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
+    hst_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -598,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),
         cmocka_unit_test(test_default_runs_quiet),
+        cmocka_unit_test(test_choice_follows_timings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
