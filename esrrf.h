@@ -53,7 +53,8 @@
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
    the host device and an OpenCL device give the same bits where kernels.h says so (fp64
    devices). Several backends in a batch call: backend k computes its share of the magnified
-   rows of every frame (equal shares), all at once, each in a thread of its own, so each pixel's
+   rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
+   kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
    frames are summed in order on one backend and the images are one backend's bits (host and
    OpenCL backends mixed: where the device has fp64). A live session on several backends splits
    each piece of frames instead and sums their sums: its images differ from one backend's by the
@@ -87,9 +88,8 @@
    parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time; backends of unequal speed get equal rows
-   in a batch call (give devices of one kind); the live API in one process only (not over MPI
-   ranks).
+   live session or batch call per backend at a time; MPI ranks get equal rows whatever their
+   speed; the live API in one process only (not over MPI ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
@@ -1416,18 +1416,9 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
 
 /* >>several backends ------------------------------------------------------------------------- */
 /* The batch call on several backends: backend k computes its share of the magnified rows of
-   every frame (as MPI ranks do: hst__erows_cut' cut), each in a thread of its own, straight into
-   out; then the whole images' macro-pixel correction and the callbacks. Each pixel's frames are
-   summed in order on one backend, so the images are one backend's bits. */
-/* Part k's magnified rows [*r0, *r1) of K (MPI ranks, or backends): rowsM cut into
-   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
-   are the job's); parts beyond rowsM get none. */
-static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
-    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
-    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
-    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
-    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
-}
+   every frame (as MPI ranks do; the shares by measured speed), each in a thread of its own,
+   straight into out; then the whole images' macro-pixel correction and the callbacks. Each
+   pixel's frames are summed in order on one backend, so the images are one backend's bits. */
 
 /* The finish on the whole images (MPI: rank 0's): the macro-pixel correction (a sum over the whole image,
    in the order of one process), then the callbacks. */
@@ -1463,6 +1454,7 @@ typedef struct hst__erows_job {
     float *out[HST_ESRRF_NUM_MODES];
     size_t out_tp;
     hst_esrrf_report rep;
+    double seconds;             /* the call's wall time on its thread */
     hst_result r;
 } hst__erows_job;
 
@@ -1483,15 +1475,72 @@ static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
 
 static void *hst__erows_main(void *p) {
     hst__erows_job *j = (hst__erows_job *)p;
+    double t0 = hst_time_s();
     j->r = hst__ebatch(&j->d, j->stack, j->dtype, j->frames, j->rows, j->cols, j->r0, j->r1 - j->r0, j->out,
                        j->out_tp, &j->rep);
+    j->seconds = hst_time_s() - t0;
     return NULL;
 }
 
-/* Job k: backend k's rows, its out pointers at its first row. */
+/* The rows' split across backends by measured speed: each backend's registry keeps a
+   timings-only operation HST__E_ROWS_OP (implementation "rows", signature {colsM, mag}): its
+   seconds per magnified row and frame in earlier calls (the whole share's call: set-up,
+   uploads, kernels, read-back), recorded after each successful call, kept in the timings file.
+   A call splits in proportion to 1 / the estimates when every backend has one, else equally.
+   Any split gives the same bits (each pixel's frames stay on one backend, in order). */
+#define HST__E_ROWS_OP "esrrf_rows"
+static hst_choice_op *hst__erows_op(hst_backend *be) {
+    static const hst_choice_impl impl = { "rows", NULL, NULL, NULL, NULL, 0 };
+    hst_choice_op_desc od;
+    hst_choice_op *op = hst_choice_find(be, HST__E_ROWS_OP);
+    if (op) return op;
+    memset(&od, 0, sizeof od);
+    od.name = HST__E_ROWS_OP;
+    od.impls = &impl;
+    od.num_impls = 1;
+    return hst_choice_register(be, &od, &op) == HST_SUCCESS ? op : NULL;
+}
+
+/* Rows [bounds[k], bounds[k + 1]) for backend k of n: in proportion to w (NULL: equal), in
+   order; backend 0 always has rows (its report and progress are the call's), and each of the
+   others at least one while rows last. */
+static void hst__erows_split(uint32_t rowsM, const double *w, unsigned n, uint32_t *bounds) {
+    double total = 0.0, acc = 0.0;
+    unsigned k;
+    for (k = 0; k < n; k++) total += w ? w[k] : 1.0;
+    bounds[0] = 0;
+    for (k = 0; k < n; k++) {
+        uint64_t b, after = n - 1 - k;
+        acc += w ? w[k] : 1.0;
+        b = (uint64_t)((double)rowsM * acc / total + 0.5);
+        if (b <= bounds[k] && bounds[k] < rowsM) b = bounds[k] + 1;       /* one row at least */
+        if (b + after > rowsM) b = rowsM > after ? rowsM - after : rowsM;  /* and one for each after */
+        if (b < bounds[k]) b = bounds[k];
+        bounds[k + 1] = k + 1 == n ? rowsM : (uint32_t)b;
+    }
+}
+
+/* Weights from the backends' timings: 1 / seconds per row-frame; 0 when one has none. */
+static int hst__erows_weights(const hst_esrrf_desc *d, uint32_t colsM, double *w) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        hst_choice_stat st;
+        size_t n = 0;
+        if (!op || hst_choice_stats(op, sig, 2, &st, 1, &n) != HST_SUCCESS || n != 1 ||
+            st.source == HST_CHOICE_NONE || !(st.seconds > 0.0))
+            return 0;
+        w[k] = 1.0 / st.seconds;
+    }
+    return 1;
+}
+
+/* Job k: backend k's rows [r0, r1), its out pointers at its first row. */
 static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_esrrf_desc *d, unsigned k,
                                 const void *stack, hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
-                                uint32_t cols, float *const *out) {
+                                uint32_t cols, uint32_t r0, uint32_t r1, float *const *out) {
     uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification;
     unsigned q;
     memset(j, 0, sizeof *j);
@@ -1505,16 +1554,31 @@ static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_
     j->d.progress = hst__erows_progress;
     j->d.progress_user = j;
     j->stack = stack; j->dtype = dtype; j->frames = frames; j->rows = rows; j->cols = cols;
-    hst__erows_cut(rowsM, (int)k, (int)d->num_backends, &j->r0, &j->r1);
+    (void)k;
+    j->r0 = r0; j->r1 = r1;
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         j->out[q] = out && out[q] && j->r1 > j->r0 ? out[q] + (size_t)j->r0 * colsM : NULL;
     j->out_tp = (size_t)rowsM * colsM;
+}
+
+/* Each backend's seconds per row-frame of this call, into its registry. */
+static void hst__erows_record(const hst_esrrf_desc *d, const hst__erows_job *jobs, uint32_t colsM) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        uint64_t work = (uint64_t)(jobs[k].r1 - jobs[k].r0) * jobs[k].frames;
+        if (op && work) hst_choice_record(op, sig, 2, "rows", jobs[k].seconds / (double)work);
+    }
 }
 
 static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
                                  uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
                                  hst_esrrf_report *report) {
     hst__erows_job jobs[HST_STREAM_MAX_BACKENDS];
+    uint32_t bounds[HST_STREAM_MAX_BACKENDS + 1];
+    double w[HST_STREAM_MAX_BACKENDS];
     pthread_t th[HST_STREAM_MAX_BACKENDS];
     int started[HST_STREAM_MAX_BACKENDS];
     hst__erows_ctl ctl;
@@ -1538,8 +1602,9 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     memset(&ctl, 0, sizeof ctl);
     pthread_mutex_init(&ctl.mu, NULL);
     ctl.d = &d;
+    hst__erows_split(rows * d.magnification, hst__erows_weights(&d, cols * d.magnification, w) ? w : NULL, n, bounds);
     for (k = 0; k < n; k++) {
-        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, out);
+        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, bounds[k], bounds[k + 1], out);
         started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && pthread_create(&th[k], NULL, hst__erows_main, &jobs[k]) == 0;
     }
     for (k = 0; k < n; k++)   /* backend 0's rows on this thread, and any that could not start */
@@ -1548,8 +1613,10 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         if (started[k]) pthread_join(th[k], NULL);
     pthread_mutex_destroy(&ctl.mu);
     for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;   /* the first backend's failure */
-    if (r == HST_SUCCESS)
+    if (r == HST_SUCCESS) {
+        hst__erows_record(&d, jobs, cols * d.magnification);
         hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+    }
     if (report) {
         *report = jobs[0].rep;
         report->seconds = hst_time_s() - t0;
@@ -1559,6 +1626,16 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
 
 /* >>mpi -------------------------------------------------------------------------------------- */
 #ifdef HST_ESRRF_MPI
+/* Part k's magnified rows [*r0, *r1) of K (MPI ranks): rowsM cut into
+   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
+   are the job's); parts beyond rowsM get none. */
+static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
+    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
+    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
+    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
+    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
+}
+
 /* The ranks of one call: a private duplicate of the caller's communicator (no message of ours
    can meet one of the caller's). */
 typedef struct hst__empi { MPI_Comm comm; int rank, size; hst_backend *log_be; } hst__empi;
