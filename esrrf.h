@@ -921,8 +921,9 @@ static hst_result hst__eknown_pick(const hst__eng *e, unsigned *pick) {
    run of each path in the process a warm-up it does not record: PoCL compiles a kernel at its
    first launch), its streams made before the clock starts. Other pieces run the best known
    path (hst__eknown_pick: never one its timings show slower, never a revisit), and a piece of
-   at least a chunk records its streams' time per chunk, unless it is this call's first run of
-   the path (a warm-up again). */
+   at least a chunk records its streams' time per chunk (not their creation; a kernel's first
+   launch on PoCL, which compiles it, stays in: one slow sample, which the lower median of the
+   history outvotes). */
 static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
     static const char *const names[2] = { "fused", "chained" };
     uint64_t n = p->c1 - p->c0;
@@ -941,10 +942,9 @@ static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
         if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
             r = HST_ERROR_CANCELLED;
     } else if ((r = hst__eknown_pick(e, &pick)) == HST_SUCCESS) {
-        int warm = e->rep.frames_by_path[pick] > 0;
         double s0 = e->rep.stream_seconds;
         r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 1);
-        if (r == HST_SUCCESS && n >= e->chunk && warm)
+        if (r == HST_SUCCESS && n >= e->chunk)
             hst_choice_record(e->op, e->sig, 4, names[pick], (e->rep.stream_seconds - s0) * (double)e->chunk / (double)n);
     }
     if (r == HST_SUCCESS && e->nonfinite) r = hst__enonfinite(e, p);
