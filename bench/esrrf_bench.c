@@ -288,8 +288,9 @@ int main(int argc, char **argv)
            "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s)\n", lv, def / lv,
            create_s, rep.stream_seconds, rep.finish_seconds);
     printf("  live == batch        %s\n", memcmp(s.img, out[first], px * sizeof(float)) ? "NO: the bits differ" : "bit for bit");
-    if (!hst_backend_is_host(be)) {
+    if (!hst_backend_is_host(be)) {   /* the choice's timings to the file first: no measuring there */
         hst_backend *pbe;
+        CHECK(hst_choice_save(be));
         make_backends(a.device, 1, &pbe);
         d.backends = &pbe;
         d.block_frames = 0;
