@@ -899,20 +899,29 @@ static int hst__eforced_by_env(void) {
     return force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:"));
 }
 
-/* The path of a piece the choice does not time: its pick, except while a path has no timings
-   (the pick would then be that path, run for nothing since such a piece is not recorded): the
-   fastest path with an estimate (fused when none has one). */
+static const hst_choice_default *hst__edefaults(const hst_backend *be);
+
+/* The path of a piece the choice does not time: the fastest path with an estimate (fused when
+   none has one), never the pick while a path has no timings (the pick would be that path, run
+   for nothing since such a piece is not recorded). A shipped estimate (CPUs) is weighed against
+   a measured one through the shipped ratio (the measured path's time times the ratio of the
+   shipped figures): a measurement carries this machine's speed and load, and a first run's
+   includes PoCL's kernel compiles, so a slow first measurement of the faster path does not hand
+   the next run to a path known only from the shipped figures. $HST_FORCE: the pick. */
 static hst_result hst__eknown_pick(const hst__eng *e, unsigned *pick) {
+    const hst_choice_default *def = hst__edefaults(e->d.backends[0]);
     hst_choice_stat st[2];
+    double est[2];
     size_t n = 0, i;
     hst_result r;
-    if (!hst__emeasuring(e) || hst__eforced_by_env()) return hst_choice_pick(e->op, e->sig, 4, pick);
+    if (hst__eforced_by_env()) return hst_choice_pick(e->op, e->sig, 4, pick);
     if ((r = hst_choice_stats(e->op, e->sig, 4, st, 2, &n)) != HST_SUCCESS) return r;
-    *pick = 0;
-    for (i = 0; i < n && i < 2; i++)
-        if (!st[i].failed && st[i].source != HST_CHOICE_NONE &&
-            (st[*pick].failed || st[*pick].source == HST_CHOICE_NONE || st[i].seconds < st[*pick].seconds))
-            *pick = (unsigned)i;
+    for (i = 0; i < 2; i++)
+        est[i] = i < n && !st[i].failed && st[i].source != HST_CHOICE_NONE ? st[i].seconds : INFINITY;
+    for (i = 0; i < 2 && n == 2 && def; i++)
+        if (st[i].source == HST_CHOICE_DEFAULT && st[1 - i].source == HST_CHOICE_EXACT && !st[i].failed)
+            est[i] = st[1 - i].seconds * def[i].seconds / def[1 - i].seconds;
+    *pick = est[1] < est[0];
     return HST_SUCCESS;
 }
 
@@ -1245,6 +1254,12 @@ static const hst_choice_default hst__ecpu_defaults[2] = {
     { "chained", { 256, 256, 5, 16 }, 4, 36.8 }
 };
 
+/* The shipped timings of be's kind (fused first), or NULL (GPUs: none). */
+static const hst_choice_default *hst__edefaults(const hst_backend *be) {
+    if (hst_backend_is_host(be)) return hst__ehost_defaults;
+    return hst_backend_device(be)->type == HST_DEVICE_CPU ? hst__ecpu_defaults : NULL;
+}
+
 /* The choice between the paths: operation "esrrf" on the first backend's registry. */
 static hst_result hst__echoice(hst__eng *e) {
     static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
@@ -1258,10 +1273,8 @@ static hst_result hst__echoice(hst__eng *e) {
     od.name = "esrrf";
     od.impls = impls;
     od.num_impls = 2;
-    if (hst_backend_is_host(e->d.backends[0]) || hst_backend_device(e->d.backends[0])->type == HST_DEVICE_CPU) {
-        od.defaults = hst_backend_is_host(e->d.backends[0]) ? hst__ehost_defaults : hst__ecpu_defaults;
-        od.num_defaults = 2;   /* no exploring a path known to be slower */
-    }
+    od.defaults = hst__edefaults(e->d.backends[0]);   /* no exploring a path known to be slower */
+    od.num_defaults = od.defaults ? 2 : 0;
     return hst_choice_register(e->d.backends[0], &od, &e->op);
 }
 
@@ -1954,7 +1967,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     unsigned k;
     if (e->ngrp != 1) return HST_SUCCESS;
     if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
-    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst_choice_pick(e->op, e->sig, 4, &pick)) != HST_SUCCESS) return r;
+    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst__eknown_pick(e, &pick)) != HST_SUCCESS) return r;
     path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
     /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
        after the one before; T < cap: T frames from a time point's start; else cap frames,
