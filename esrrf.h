@@ -154,7 +154,8 @@ typedef struct hst_esrrf_desc {
     uint64_t budget_bytes;          /* device memory per device for the stream's ring; 0: as
                                        stream.h (3/4 of the device) */
     uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
-                                       the stack, at least 16) */
+                                       the stack, at least 16, at most what the budget holds:
+                                       stream.h's hst_stream_block_query) */
     hst_esrrf_progress_fn progress;
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
