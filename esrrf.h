@@ -53,7 +53,8 @@
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
    the host device and an OpenCL device give the same bits where kernels.h says so (fp64
    devices). Several backends in a batch call: backend k computes its share of the magnified
-   rows of every frame (equal shares), all at once, each in a thread of its own, so each pixel's
+   rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
+   kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
    frames are summed in order on one backend and the images are one backend's bits (host and
    OpenCL backends mixed: where the device has fp64). A live session on several backends splits
    each piece of frames instead and sums their sums: its images differ from one backend's by the
@@ -87,9 +88,8 @@
    parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time; backends of unequal speed get equal rows
-   in a batch call (give devices of one kind); the live API in one process only (not over MPI
-   ranks).
+   live session or batch call per backend at a time; MPI ranks get equal rows whatever their
+   speed; the live API in one process only (not over MPI ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
@@ -154,7 +154,8 @@ typedef struct hst_esrrf_desc {
     uint64_t budget_bytes;          /* device memory per device for the stream's ring; 0: as
                                        stream.h (3/4 of the device) */
     uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
-                                       the stack, at least 16) */
+                                       the stack, at least 16, at most what the budget holds:
+                                       stream.h's hst_stream_block_query) */
     hst_esrrf_progress_fn progress;
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
@@ -338,6 +339,7 @@ struct hst__eng;
 typedef struct hst__estream {
     hst_stream *s;
     uint64_t n;                 /* slices (the piece plus its skipped frame) */
+    uint64_t bytes;             /* device bytes per device (hst_stream_block_info) */
     int path;
     hst__epar P;
     struct hst__eng *e;
@@ -765,6 +767,31 @@ static uint64_t hst__ebudget(const hst__eng *e, const hst__egroup *g) {
     return least > 2 * acc ? least - acc : least / 2;
 }
 
+/* The block of a new stream es (sd.block_slices holds the wish, e->block frames, or fewer for
+   a short piece): stream.h's answer under the ring's budget (hst__ebudget). The group's other
+   streams stay while they and this one fit that budget together, else they go first (a kept
+   stream only saves its creation). A caller's block_frames is kept as given (create refuses it
+   when it does not fit); automatic blocks take the largest that fits. */
+static hst_result hst__eblock(hst__eng *e, hst__egroup *g, hst__estream *es, hst_stream_desc *sd) {
+    hst_stream_block_info bi;
+    uint64_t held = 0;
+    unsigned i;
+    hst_result r;
+    sd->budget_bytes = hst__ebudget(e, g);
+    if ((r = hst_stream_block_query(sd, &bi)) != HST_SUCCESS) return r;
+    for (i = 0; i < HST__E_STREAMS; i++)
+        if (g->streams[i].s && &g->streams[i] != es) held += g->streams[i].bytes;
+    if (sd->budget_bytes && held > sd->budget_bytes - bi.device_bytes)
+        for (i = 0; i < HST__E_STREAMS; i++)
+            if (&g->streams[i] != es && g->streams[i].s) {
+                hst_stream_destroy(g->streams[i].s);
+                g->streams[i].s = NULL;
+            }
+    if (!e->d.block_frames) sd->block_slices = bi.block_slices;
+    es->bytes = bi.device_bytes;
+    return HST_SUCCESS;
+}
+
 /* A stream of n slices on group g for one path (created on first use, kept). */
 static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
     hst_stream_array arr[8];
@@ -806,22 +833,9 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         sd.accumulators = &acc; sd.num_accumulators = 1;
     }
     sd.block_slices = e->block < n ? e->block : n;
-    sd.budget_bytes = hst__ebudget(e, g);
     sd.progress = hst__eprogress;
     sd.progress_user = es;
-    r = hst_stream_create(&sd, &es->s);
-    if (hst_result_is_out_of_memory(r)) {   /* the other lengths' rings first make room */
-        for (i = 0; i < HST__E_STREAMS; i++)
-            if (&g->streams[i] != es && g->streams[i].s) {
-                hst_stream_destroy(g->streams[i].s);
-                g->streams[i].s = NULL;
-            }
-        r = hst_stream_create(&sd, &es->s);
-    }
-    while (hst_result_is_out_of_memory(r) && !e->d.block_frames && sd.block_slices > 1) {
-        sd.block_slices /= 2;   /* automatic blocks: halve them until the ring fits */
-        r = hst_stream_create(&sd, &es->s);
-    }
+    if ((r = hst__eblock(e, g, es, &sd)) == HST_SUCCESS) r = hst_stream_create(&sd, &es->s);
     if (r != HST_SUCCESS) { es->s = NULL; return r; }
     *out = es;
     return HST_SUCCESS;
@@ -843,15 +857,17 @@ static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
     return HST_SUCCESS;
 }
 
-/* Frames [a, b) of the piece on group g through `path`. */
-static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b) {
+/* Frames [a, b) of the piece on group g through `path`; with run 0 only its stream is made (so
+   that a timing which follows holds no ring allocation or program build). */
+static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b,
+                                  int run) {
     hst__eng *e = p->e;
     uint64_t T = e->d.frames_per_timepoint;
     unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
     hst__estream *es;
     hst_stream_report rep;
     hst_result r;
-    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS) return r;
+    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS || !run) return r;
     es->P.frame0 = a - skip;
     es->P.skip = skip;
     es->P.frames_total = e->frames_total;
@@ -867,9 +883,9 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
     return r;
 }
 
-/* Runs the piece: each kind of backend streams a contiguous share, in proportion to its
-   backends (the host group first). */
-static hst_result hst__erun_piece(const hst__epiece *p, int path) {
+/* Runs the piece (run 0: makes its streams only): each kind of backend streams a contiguous
+   share, in proportion to its backends (the host group first). */
+static hst_result hst__erun_piece(const hst__epiece *p, int path, int run) {
     hst__eng *e = p->e;
     uint64_t n = p->c1 - p->c0, a = p->c0, nbs = 0;
     unsigned k;
@@ -877,15 +893,15 @@ static hst_result hst__erun_piece(const hst__epiece *p, int path) {
     for (k = 0; k < e->ngrp; k++) nbs += e->grp[k].nb;
     for (k = 0; k < e->ngrp && r == HST_SUCCESS; k++) {
         uint64_t b = k + 1 == e->ngrp ? p->c1 : a + n * e->grp[k].nb / nbs;
-        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b);
+        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b, run);
         a = b;
     }
-    e->rep.frames_by_path[path] += n;
+    if (run) e->rep.frames_by_path[path] += n;
     return r;
 }
 
-static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED); }
-static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED); }
+static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED, 1); }
+static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED, 1); }
 
 /* Whether the choice still measures at the signature: a usable path without timings. */
 static int hst__emeasuring(const hst__eng *e) {
@@ -897,29 +913,68 @@ static int hst__emeasuring(const hst__eng *e) {
     return 0;
 }
 
-/* One piece through the path the desc forces, or the choice: a piece of exactly one measuring
-   chunk runs through hst_choice_run while it measures (it times it); otherwise the pick runs,
-   and its time per chunk is recorded. */
+/* Whether $HST_FORCE names the esrrf operation. */
+static int hst__eforced_by_env(void) {
+    const char *force = getenv("HST_FORCE");
+    return force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:"));
+}
+
+static const hst_choice_default *hst__edefaults(const hst_backend *be);
+
+/* The path of a piece the choice does not time: the fastest path with an estimate (fused when
+   none has one), never the pick while a path has no timings (the pick would be that path, run
+   for nothing since such a piece is not recorded). A shipped estimate (CPUs) is weighed against
+   a measured one through the shipped ratio (the measured path's time times the ratio of the
+   shipped figures): a measurement carries this machine's speed and load, and a first run's
+   includes PoCL's kernel compiles, so a slow first measurement of the faster path does not hand
+   the next run to a path known only from the shipped figures. $HST_FORCE: the pick. */
+static hst_result hst__eknown_pick(const hst__eng *e, unsigned *pick) {
+    const hst_choice_default *def = hst__edefaults(e->d.backends[0]);
+    hst_choice_stat st[2];
+    double est[2];
+    size_t n = 0, i;
+    hst_result r;
+    if (hst__eforced_by_env()) return hst_choice_pick(e->op, e->sig, 4, pick);
+    if ((r = hst_choice_stats(e->op, e->sig, 4, st, 2, &n)) != HST_SUCCESS) return r;
+    for (i = 0; i < 2; i++)
+        est[i] = i < n && !st[i].failed && st[i].source != HST_CHOICE_NONE ? st[i].seconds : INFINITY;
+    for (i = 0; i < 2 && n == 2 && def; i++)
+        if (st[i].source == HST_CHOICE_DEFAULT && st[1 - i].source == HST_CHOICE_EXACT && !st[i].failed)
+            est[i] = st[1 - i].seconds * def[i].seconds / def[1 - i].seconds;
+    *pick = est[1] < est[0];
+    return HST_SUCCESS;
+}
+
+/* One piece through the path the desc forces, or the choice. While a path has no timings, a
+   piece of exactly one measuring chunk runs through hst_choice_run (which times it, the first
+   run of each path in the process a warm-up it does not record: PoCL compiles a kernel at its
+   first launch), its streams made before the clock starts. Other pieces run the best known
+   path (hst__eknown_pick: never one its timings show slower, never a revisit), and a piece of
+   at least a chunk records its streams' time per chunk (not their creation; a kernel's first
+   launch on PoCL, which compiles it, stays in: one slow sample, which the lower median of the
+   history outvotes). */
 static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
     static const char *const names[2] = { "fused", "chained" };
     uint64_t n = p->c1 - p->c0;
     unsigned pick = 0;
-    double t0;
     hst_result r;
     if (e->d.path != HST_ESRRF_PATH_AUTO || !e->op) {
-        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED);
+        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED, 1);
     } else if (n == e->chunk && hst__emeasuring(e)) {
         hst_choice_outcome oc;
-        e->measuring = 1;
-        r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
-        e->measuring = 0;
+        if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS &&
+            (r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 0)) == HST_SUCCESS) {
+            e->measuring = 1;
+            r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
+            e->measuring = 0;
+        }
         if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
             r = HST_ERROR_CANCELLED;
-    } else if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS) {
-        t0 = hst_time_s();
-        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED);
+    } else if ((r = hst__eknown_pick(e, &pick)) == HST_SUCCESS) {
+        double s0 = e->rep.stream_seconds;
+        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 1);
         if (r == HST_SUCCESS && n >= e->chunk)
-            hst_choice_record(e->op, e->sig, 4, names[pick], (hst_time_s() - t0) * (double)e->chunk / (double)n);
+            hst_choice_record(e->op, e->sig, 4, names[pick], (e->rep.stream_seconds - s0) * (double)e->chunk / (double)n);
     }
     if (r == HST_SUCCESS && e->nonfinite) r = hst__enonfinite(e, p);
     return r;
@@ -983,20 +1038,45 @@ static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *imag
     hst__eparallel(hst__efinish_share, &f, hst__ethreads());
 }
 
-/* Each requested image's macro-pixel correction: a sum in a fixed order, one thread per image. */
-static void hst__emacro_share(void *ctx, unsigned k, unsigned n) {
-    const hst__efin *f = (const hst__efin *)ctx;
-    unsigned m, seen = 0;
-    (void)n;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-        if (f->images[m] && seen++ == k)
-            hst_k_esrrf_macro_pixel((float *)(uintptr_t)f->images[m], f->e->rowsM, f->e->colsM, f->e->mag);
+/* The macro-pixel correction of one image on all cores, with hst_k_esrrf_macro_pixel's bits
+   (kernels.h defines it; this only shares its work): each phase's sum runs over that phase's
+   pixels in row-major order in double, as there, so threads take whole rows of phases (phase
+   rows py = y % mag); then each pixel is divided by its phase's mean, threads sharing the rows.
+   On one thread it took a fifth of the call's time beside the device on two H200s. */
+typedef struct hst__emacro {
+    float *img;
+    size_t rowsM, colsM, rows, cols, mag;    /* rows, cols: whole macro-pixels */
+    double c[HST_ESRRF_MAX_MAG * HST_ESRRF_MAX_MAG];
+} hst__emacro;
+
+static void hst__emacro_sums(void *ctx, unsigned k, unsigned n) {
+    hst__emacro *m = (hst__emacro *)ctx;
+    size_t py, y, x;
+    for (py = k; py < m->mag; py += n)
+        for (y = py; y < m->rows * m->mag; y += m->mag)
+            for (x = 0; x < m->cols * m->mag; ++x) m->c[py * m->mag + x % m->mag] += (double)m->img[y * m->colsM + x];
 }
 
-static unsigned hst__enimages(const float *const *images) {
-    unsigned m, n = 0;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) n += images[m] != NULL;
-    return n;
+static void hst__emacro_scale(void *ctx, unsigned k, unsigned n) {
+    const hst__emacro *m = (const hst__emacro *)ctx;
+    size_t rows = m->rows * m->mag, y, x;
+    for (y = rows * k / n; y < rows * (k + 1) / n; ++y)
+        for (x = 0; x < m->cols * m->mag; ++x) {
+            double mean = m->c[(y % m->mag) * m->mag + x % m->mag];
+            float *p = &m->img[y * m->colsM + x];
+            if (mean != 0.0) *p = (float)((double)*p / mean);
+        }
+}
+
+static void hst__emacro_image(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag) {
+    hst__emacro m;
+    size_t i;
+    memset(&m, 0, sizeof m);
+    m.img = img; m.rowsM = rowsM; m.colsM = colsM; m.mag = mag;
+    m.rows = rowsM / mag; m.cols = colsM / mag;
+    hst__eparallel(hst__emacro_sums, &m, mag < hst__ethreads() ? mag : hst__ethreads());
+    for (i = 0; i < (size_t)mag * mag; ++i) m.c[i] /= (double)(m.rows * m.cols);
+    hst__eparallel(hst__emacro_scale, &m, hst__ethreads());
 }
 
 /* The statistics run on the device when one OpenCL device with fp64 holds all the sums: only
@@ -1084,11 +1164,8 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
             }
         hst__efinish(e, (uint32_t)T, images);
     }
-    if (!e->d.no_macro_pixel_correction) {
-        hst__efin f;
-        f.e = e; f.T = (uint32_t)T; f.images = images;
-        hst__eparallel(hst__emacro_share, &f, hst__enimages(images));
-    }
+    for (m = 0; m < HST_ESRRF_NUM_MODES && !e->d.no_macro_pixel_correction; m++)
+        if (images[m]) hst__emacro_image((float *)(uintptr_t)images[m], e->rowsM, e->colsM, e->mag);
     e->rep.finish_seconds += hst_time_s() - t0;
     if ((r = hst__efinite_images(e->log_be, tp, images, e->row0, e->nrows, e->colsM)) != HST_SUCCESS) return r;
     e->delivered = tp + 1;
@@ -1205,14 +1282,27 @@ static void hst__egroups(hst__eng *e) {
     }
 }
 
-/* Shipped timings for the host device (the Liquid Engine's defaults): blocks of 16 frames of
-   256 x 256 at mag 5 on 2 cores, fused 9.6 s, chained 26.1 s (the chained twins store and
-   re-read the magnified gradients). Without them a short run spends a measuring block on the
-   slower path (a third of the shipped stack's time); real timings replace them. */
+/* Shipped timings for CPUs (the Liquid Engine's defaults), blocks of 16 frames of 256 x 256 at
+   mag 5 on 2 cores: the host device fused 9.6 s, chained 26.1 s; PoCL fused 10.5 s, chained
+   36.8 s (655 and 2,301 ms per frame). On a CPU the chained path stores and re-reads the
+   magnified gradients (32 bytes per output pixel and frame), so it is the slower there. Without
+   them a process's first run spends two measuring blocks (a warm-up and a timed one) on the
+   slower path: on PoCL 32 of the shipped stack's 50 frames, over twice its settled time.
+   Real timings replace them; GPUs, without defaults, measure both paths. */
 static const hst_choice_default hst__ehost_defaults[2] = {
     { "fused", { 256, 256, 5, 16 }, 4, 9.6 },
     { "chained", { 256, 256, 5, 16 }, 4, 26.1 }
 };
+static const hst_choice_default hst__ecpu_defaults[2] = {
+    { "fused", { 256, 256, 5, 16 }, 4, 10.5 },
+    { "chained", { 256, 256, 5, 16 }, 4, 36.8 }
+};
+
+/* The shipped timings of be's kind (fused first), or NULL (GPUs: none). */
+static const hst_choice_default *hst__edefaults(const hst_backend *be) {
+    if (hst_backend_is_host(be)) return hst__ehost_defaults;
+    return hst_backend_device(be)->type == HST_DEVICE_CPU ? hst__ecpu_defaults : NULL;
+}
 
 /* The choice between the paths: operation "esrrf" on the first backend's registry. */
 static hst_result hst__echoice(hst__eng *e) {
@@ -1227,10 +1317,8 @@ static hst_result hst__echoice(hst__eng *e) {
     od.name = "esrrf";
     od.impls = impls;
     od.num_impls = 2;
-    if (hst_backend_is_host(e->d.backends[0])) {   /* no exploring a path known to be slower */
-        od.defaults = hst__ehost_defaults;
-        od.num_defaults = sizeof hst__ehost_defaults / sizeof hst__ehost_defaults[0];
-    }
+    od.defaults = hst__edefaults(e->d.backends[0]);   /* no exploring a path known to be slower */
+    od.num_defaults = od.defaults ? 2 : 0;
     return hst_choice_register(e->d.backends[0], &od, &e->op);
 }
 
@@ -1324,12 +1412,10 @@ static hst_result hst__erun_frames(hst__eng *e, const unsigned char *src, uint64
 static void hst__ereport(hst__eng *e) {
     hst_choice_stat st[2];
     size_t n = 0, i;
-    const char *force = getenv("HST_FORCE");
     e->rep.path = e->rep.frames_by_path[1] > e->rep.frames_by_path[0] ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
     e->rep.seconds_per_frame[0] = e->rep.seconds_per_frame[1] = NAN;
     e->rep.decided_by = e->d.path != HST_ESRRF_PATH_AUTO ? HST_ESRRF_BY_DESC
-                      : force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:")) ? HST_ESRRF_BY_ENV
-                      : HST_ESRRF_BY_FIRST_GUESS;
+                      : hst__eforced_by_env() ? HST_ESRRF_BY_ENV : HST_ESRRF_BY_FIRST_GUESS;
     if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return;
     for (i = 0; i < n && i < 2; i++)
         if (st[i].source != HST_CHOICE_NONE && !st[i].failed) {
@@ -1409,18 +1495,9 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
 
 /* >>several backends ------------------------------------------------------------------------- */
 /* The batch call on several backends: backend k computes its share of the magnified rows of
-   every frame (as MPI ranks do: hst__erows_cut' cut), each in a thread of its own, straight into
-   out; then the whole images' macro-pixel correction and the callbacks. Each pixel's frames are
-   summed in order on one backend, so the images are one backend's bits. */
-/* Part k's magnified rows [*r0, *r1) of K (MPI ranks, or backends): rowsM cut into
-   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
-   are the job's); parts beyond rowsM get none. */
-static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
-    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
-    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
-    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
-    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
-}
+   every frame (as MPI ranks do; the shares by measured speed), each in a thread of its own,
+   straight into out; then the whole images' macro-pixel correction and the callbacks. Each
+   pixel's frames are summed in order on one backend, so the images are one backend's bits. */
 
 /* The finish on the whole images (MPI: rank 0's): the macro-pixel correction (a sum over the whole image,
    in the order of one process), the check that every pixel is finite, then the callbacks. */
@@ -1434,7 +1511,7 @@ static hst_result hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint3
         for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
             images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
             if (images[q] && !d->no_macro_pixel_correction)
-                hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
+                hst__emacro_image(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
         }
         r = hst__efinite_images(d->backends[0], tp, images, 0, rowsM, colsM);
         if (r == HST_SUCCESS && d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
@@ -1459,6 +1536,7 @@ typedef struct hst__erows_job {
     float *out[HST_ESRRF_NUM_MODES];
     size_t out_tp;
     hst_esrrf_report rep;
+    double seconds;             /* the call's wall time on its thread */
     hst_result r;
 } hst__erows_job;
 
@@ -1479,15 +1557,72 @@ static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
 
 static void *hst__erows_main(void *p) {
     hst__erows_job *j = (hst__erows_job *)p;
+    double t0 = hst_time_s();
     j->r = hst__ebatch(&j->d, j->stack, j->dtype, j->frames, j->rows, j->cols, j->r0, j->r1 - j->r0, j->out,
                        j->out_tp, &j->rep);
+    j->seconds = hst_time_s() - t0;
     return NULL;
 }
 
-/* Job k: backend k's rows, its out pointers at its first row. */
+/* The rows' split across backends by measured speed: each backend's registry keeps a
+   timings-only operation HST__E_ROWS_OP (implementation "rows", signature {colsM, mag}): its
+   seconds per magnified row and frame in earlier calls (the whole share's call: set-up,
+   uploads, kernels, read-back), recorded after each successful call, kept in the timings file.
+   A call splits in proportion to 1 / the estimates when every backend has one, else equally.
+   Any split gives the same bits (each pixel's frames stay on one backend, in order). */
+#define HST__E_ROWS_OP "esrrf_rows"
+static hst_choice_op *hst__erows_op(hst_backend *be) {
+    static const hst_choice_impl impl = { "rows", NULL, NULL, NULL, NULL, 0 };
+    hst_choice_op_desc od;
+    hst_choice_op *op = hst_choice_find(be, HST__E_ROWS_OP);
+    if (op) return op;
+    memset(&od, 0, sizeof od);
+    od.name = HST__E_ROWS_OP;
+    od.impls = &impl;
+    od.num_impls = 1;
+    return hst_choice_register(be, &od, &op) == HST_SUCCESS ? op : NULL;
+}
+
+/* Rows [bounds[k], bounds[k + 1]) for backend k of n: in proportion to w (NULL: equal), in
+   order; backend 0 always has rows (its report and progress are the call's), and each of the
+   others at least one while rows last. */
+static void hst__erows_split(uint32_t rowsM, const double *w, unsigned n, uint32_t *bounds) {
+    double total = 0.0, acc = 0.0;
+    unsigned k;
+    for (k = 0; k < n; k++) total += w ? w[k] : 1.0;
+    bounds[0] = 0;
+    for (k = 0; k < n; k++) {
+        uint64_t b, after = n - 1 - k;
+        acc += w ? w[k] : 1.0;
+        b = (uint64_t)((double)rowsM * acc / total + 0.5);
+        if (b <= bounds[k] && bounds[k] < rowsM) b = bounds[k] + 1;       /* one row at least */
+        if (b + after > rowsM) b = rowsM > after ? rowsM - after : rowsM;  /* and one for each after */
+        if (b < bounds[k]) b = bounds[k];
+        bounds[k + 1] = k + 1 == n ? rowsM : (uint32_t)b;
+    }
+}
+
+/* Weights from the backends' timings: 1 / seconds per row-frame; 0 when one has none. */
+static int hst__erows_weights(const hst_esrrf_desc *d, uint32_t colsM, double *w) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        hst_choice_stat st;
+        size_t n = 0;
+        if (!op || hst_choice_stats(op, sig, 2, &st, 1, &n) != HST_SUCCESS || n != 1 ||
+            st.source == HST_CHOICE_NONE || !(st.seconds > 0.0))
+            return 0;
+        w[k] = 1.0 / st.seconds;
+    }
+    return 1;
+}
+
+/* Job k: backend k's rows [r0, r1), its out pointers at its first row. */
 static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_esrrf_desc *d, unsigned k,
                                 const void *stack, hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
-                                uint32_t cols, float *const *out) {
+                                uint32_t cols, uint32_t r0, uint32_t r1, float *const *out) {
     uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification;
     unsigned q;
     memset(j, 0, sizeof *j);
@@ -1501,16 +1636,31 @@ static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_
     j->d.progress = hst__erows_progress;
     j->d.progress_user = j;
     j->stack = stack; j->dtype = dtype; j->frames = frames; j->rows = rows; j->cols = cols;
-    hst__erows_cut(rowsM, (int)k, (int)d->num_backends, &j->r0, &j->r1);
+    (void)k;
+    j->r0 = r0; j->r1 = r1;
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         j->out[q] = out && out[q] && j->r1 > j->r0 ? out[q] + (size_t)j->r0 * colsM : NULL;
     j->out_tp = (size_t)rowsM * colsM;
+}
+
+/* Each backend's seconds per row-frame of this call, into its registry. */
+static void hst__erows_record(const hst_esrrf_desc *d, const hst__erows_job *jobs, uint32_t colsM) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        uint64_t work = (uint64_t)(jobs[k].r1 - jobs[k].r0) * jobs[k].frames;
+        if (op && work) hst_choice_record(op, sig, 2, "rows", jobs[k].seconds / (double)work);
+    }
 }
 
 static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
                                  uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
                                  hst_esrrf_report *report) {
     hst__erows_job jobs[HST_STREAM_MAX_BACKENDS];
+    uint32_t bounds[HST_STREAM_MAX_BACKENDS + 1];
+    double w[HST_STREAM_MAX_BACKENDS];
     pthread_t th[HST_STREAM_MAX_BACKENDS];
     int started[HST_STREAM_MAX_BACKENDS];
     hst__erows_ctl ctl;
@@ -1534,8 +1684,9 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     memset(&ctl, 0, sizeof ctl);
     pthread_mutex_init(&ctl.mu, NULL);
     ctl.d = &d;
+    hst__erows_split(rows * d.magnification, hst__erows_weights(&d, cols * d.magnification, w) ? w : NULL, n, bounds);
     for (k = 0; k < n; k++) {
-        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, out);
+        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, bounds[k], bounds[k + 1], out);
         started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && pthread_create(&th[k], NULL, hst__erows_main, &jobs[k]) == 0;
     }
     for (k = 0; k < n; k++)   /* backend 0's rows on this thread, and any that could not start */
@@ -1544,8 +1695,10 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         if (started[k]) pthread_join(th[k], NULL);
     pthread_mutex_destroy(&ctl.mu);
     for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;   /* the first backend's failure */
-    if (r == HST_SUCCESS)
+    if (r == HST_SUCCESS) {
+        hst__erows_record(&d, jobs, cols * d.magnification);
         r = hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+    }
     if (report) {
         *report = jobs[0].rep;
         report->seconds = hst_time_s() - t0;
@@ -1555,6 +1708,16 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
 
 /* >>mpi -------------------------------------------------------------------------------------- */
 #ifdef HST_ESRRF_MPI
+/* Part k's magnified rows [*r0, *r1) of K (MPI ranks): rowsM cut into
+   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
+   are the job's); parts beyond rowsM get none. */
+static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
+    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
+    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
+    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
+    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
+}
+
 /* The ranks of one call: a private duplicate of the caller's communicator (no message of ours
    can meet one of the caller's). */
 typedef struct hst__empi { MPI_Comm comm; int rank, size; hst_backend *log_be; } hst__empi;
@@ -1896,7 +2059,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     unsigned k;
     if (e->ngrp != 1) return HST_SUCCESS;
     if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
-    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst_choice_pick(e->op, e->sig, 4, &pick)) != HST_SUCCESS) return r;
+    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst__eknown_pick(e, &pick)) != HST_SUCCESS) return r;
     path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
     /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
        after the one before; T < cap: T frames from a time point's start; else cap frames,

@@ -424,6 +424,32 @@ HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsign
 
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
+
+/* The block hst_stream_create would take for desc, asked before creating (nothing is built,
+   allocated or run): the block is stream.h's decision, and a layer above that wants smaller or
+   larger blocks (esrrf.h: a share of its stack) gives its wish as desc.block_slices and takes
+   the answer, rather than provoking create's refusal.
+     block_slices    desc.block_slices when it fits the budget, else largest_slices (create
+                     refuses a block_slices over it); with desc.block_slices 0 the default rule
+                     ("The default block size" above: it may measure the device's copy model);
+     largest_slices  the largest block whose ring (K slots of the block plus its halo slices,
+                     every buffer within the device's largest allocation) fits budget_bytes on
+                     every device; on the host device the block whose scratch fits the budget
+                     (all N without one); at most N;
+     device_bytes    bytes one device then holds for the stream: the ring's device buffers,
+                     the accumulators' per-slice values and the GLOBAL arrays it allocates (the
+                     host device: one block's scratch). A caller keeping several streams on one
+                     device sums these against its memory.
+   In one process (desc.mpi_comm is not read: a rank asks for its own num_slices). Errors:
+   create's argument refusals (logged, naming the field), HST_ERROR_OUT_OF_DEVICE_MEMORY when
+   not one block fits (logged with the bytes needed: the run cannot happen), HST_ERROR_INVALID_
+   ARGUMENT (info NULL). Thread safety: per backend, on every backend of desc. */
+typedef struct hst_stream_block_info {
+    uint64_t block_slices;
+    uint64_t largest_slices;
+    uint64_t device_bytes;
+} hst_stream_block_info;
+HST_API hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
 /* The choice registry's operation that splits the slices across the devices, for inspection
    (hst_choice_stats) or to feed timings measured elsewhere (hst_choice_record): registered on
    backends[0] as "stream_split_<16 hex digits>", a 64-bit FNV-1a hash of the stages (names,
@@ -1329,7 +1355,10 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
     return b;
 }
 
-static hst_result hst__choose_block(hst_stream *s) {
+/* The largest block under the budget on every device: the ring's K slots of (B + halo) slices
+   (OpenCL devices), one block's scratch (the host device: all N without a budget). Logged
+   HST_ERROR_OUT_OF_DEVICE_MEMORY when not even B = 1 fits. At most the rank's slices. */
+static hst_result hst__largest_block(const hst_stream *s, uint64_t *largest) {
     uint64_t b = s->desc.num_slices, need = 0, m;
     unsigned d;
     if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
@@ -1348,22 +1377,73 @@ static hst_result hst__choose_block(hst_stream *s) {
             if (m < b) b = m;
         }
     }
+    *largest = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
+    return HST_SUCCESS;
+}
+
+/* The default rule's block (top comment), per device over its share of the rank's slices,
+   within `largest`. */
+static uint64_t hst__default_block(const hst_stream *s, uint64_t largest) {
+    uint64_t own = s->own1 - s->own0, b = largest, m;
+    uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
+    unsigned d;
+    if (s->host) return b;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        double t0, bw;
+        hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
+        if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
+    }
+    return b;
+}
+
+static hst_result hst__choose_block(hst_stream *s) {
+    uint64_t b;
+    hst_result r = hst__largest_block(s, &b);
+    if (r != HST_SUCCESS) return r;
     if (s->desc.block_slices) {
-        if (s->desc.block_slices > b && s->desc.block_slices <= s->desc.num_slices)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most %llu",
+        if (s->desc.block_slices > b && s->desc.block_slices <= s->own1 - s->own0)
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most "
+                             "%llu (hst_stream_block_query gives the largest)",
                              (unsigned long long)s->desc.block_slices, (unsigned long long)b);
         b = s->desc.block_slices;
-    } else if (!s->host) {   /* the rule, per device over its share of the rank's slices */
-        uint64_t own = s->own1 - s->own0;
-        uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
-        for (d = 0; d < s->desc.num_backends; d++) {
-            double t0, bw;
-            hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
-            if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
-        }
+    } else {
+        b = hst__default_block(s, b);
     }
     s->block = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
     return HST_SUCCESS;
+}
+
+/* The device bytes of a block of b slices: the ring's buffers, the accumulators' slices and the
+   GLOBAL arrays the stream allocates (OpenCL); one block's scratch (the host device). */
+static uint64_t hst__block_bytes(const hst_stream *s, uint64_t b) {
+    uint64_t N = s->desc.num_slices, loaded = b + s->halo_lo + s->halo_hi, bytes = 0;
+    unsigned i;
+    if (loaded > N) loaded = N;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->host ? hst__needs_scratch(s, i) : s->arrays[i].kind != HST_STREAM_GLOBAL)
+            bytes += loaded * s->arrays[i].slice_bytes;
+    if (s->host) return bytes;
+    return (uint64_t)s->ring * bytes + (uint64_t)s->desc.num_accumulators * N * (uint64_t)s->acc_bytes +
+           hst__global_sum(s);
+}
+
+static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out);
+
+HST__SDEF hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info) {
+    hst_stream *s = NULL;
+    uint64_t largest = 0;
+    hst_result r;
+    if (!info) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: info is NULL");
+    memset(info, 0, sizeof *info);
+    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: desc is NULL");
+    if ((r = hst__create_local(desc, &s)) == HST_SUCCESS && (r = hst__largest_block(s, &largest)) == HST_SUCCESS) {
+        info->largest_slices = largest;
+        info->block_slices = !desc->block_slices ? hst__default_block(s, largest)
+                           : desc->block_slices < largest ? desc->block_slices : largest;
+        info->device_bytes = hst__block_bytes(s, info->block_slices);
+    }
+    hst_stream_destroy(s);
+    return r;
 }
 
 /* >>split ------------------------------------------------------------------------------------

@@ -722,6 +722,113 @@ static void test_host_compute_units(void **state)
         if (list[i].type == HST_DEVICE_HOST) assert_int_equal(list[i].compute_units, (unsigned)cores);
 }
 
+/* ------------------------------------------------------------------ quiet successful runs */
+static void tp_avg(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    (void)tp;
+    memcpy(user, images[0], (size_t)rm * cm * sizeof(float));
+}
+
+/* A run that succeeds logs nothing at WARN or above (the backend's logger captures from WARN
+   up): the zero desc (NanoPyx's defaults, the path chosen by measured speed), the same under a
+   device budget that holds 4 chained frames per block where the automatic block asks for 16
+   (stream.h's block query sizes the blocks: no refused create, no retry; the chained path
+   forced, as auto may never run it), and a live session
+   of one frame per push. The budget changes no bit; live gives the batch's bits. */
+static void test_default_runs_quiet(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    outs a, b;
+    float *img;
+    uint64_t f;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    d.backends = &be;
+    d.num_backends = 1;
+    cap_reset(&logs);
+    batch(&d, frames, HST_ESRRF_F32, N, &a);
+    d.budget_bytes = 3 * (4 + 1) * 175000;   /* chained: about 170,000 bytes per frame at mag 5 */
+    d.path = HST_ESRRF_PATH_CHAINED;          /* (auto may not run it where it is known slower) */
+    batch(&d, frames, HST_ESRRF_F32, N, &b);
+    expect_outs("chained under a budget of 4 frames per block vs auto without", &d, &a, &b);
+    d.budget_bytes = 0;
+    d.path = HST_ESRRF_PATH_AUTO;
+    img = (float *)xmalloc(a.px * sizeof(float));
+    d.on_timepoint = tp_avg;
+    d.timepoint_user = img;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0; f < N; f++)
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, 1, R, C), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_live_finish(lv, NULL), HST_SUCCESS);
+    hst_esrrf_live_destroy(lv);
+    expect_same("live vs batch, default desc", img, a.m[0], a.px);
+    if (logs.total) {
+        print_error("%u messages at WARN or above on successful runs; the last: %s\n", logs.total, logs.last_message);
+        fail();
+    }
+    free(img);
+    outs_free(&a);
+    outs_free(&b);
+}
+
+/* ------------------------------------------------------------------ the choice follows its timings */
+/* Once both paths have timings at a signature, every frame of a run goes through the faster
+   one (no revisit, no measuring piece), and a lasting change of the timings moves every frame
+   to the other. Where the choice has shipped estimates (the host device, OpenCL CPUs), a
+   measured fused path slower than the chained path's shipped figure (a loaded machine, a first
+   run's compiles) keeps every frame: the shipped ratio says chained is slower still. A backend
+   of its own, timings in memory only (nothing from the disk). */
+static void run_with_timings(hst_backend *b, double fused_s, double chained_s, int expect_path)
+{
+    static const char *const names[2] = {"fused", "chained"};
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    int64_t sig[4] = {R, C, MAG, 4};
+    unsigned k, i;
+    outs o;
+    desc_init(&d, &b, 1);
+    d.block_frames = 4;   /* the signature's chunk */
+    outs_alloc(&o, &d, N);
+    if (!(op = hst_choice_find(b, "esrrf"))) {   /* registered by a first run */
+        assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+        assert_non_null(op = hst_choice_find(b, "esrrf"));
+    }
+    for (k = 0; k < HST_CHOICE_HISTORY; k++)
+        for (i = 0; i < 2; i++)
+            if ((i ? chained_s : fused_s) > 0.0)   /* 0: no timing recorded */
+                assert_int_equal(hst_choice_record(op, sig, 4, names[i], i ? chained_s : fused_s), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[expect_path], N);
+    assert_int_equal(rep.frames_by_path[1 - expect_path], 0);
+    assert_int_equal(rep.decided_by, HST_ESRRF_BY_MEASURED);
+    outs_free(&o);
+}
+
+static void test_choice_follows_timings(void **state)
+{
+    hst_backend_desc bd;
+    hst_choice_desc cd;
+    hst_backend *b = NULL;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    memset(&bd, 0, sizeof bd);
+    bd.device = hst_backend_is_host(be) ? "host" : NULL;
+    bd.logger = cap_logger;
+    bd.log_user = &logs;
+    bd.log_level = HST_LOG_WARN;
+    assert_int_equal(hst_backend_create(&bd, &b), HST_SUCCESS);
+    memset(&cd, 0, sizeof cd);
+    cd.path = "off";
+    assert_int_equal(hst_choice_configure(b, &cd), HST_SUCCESS);
+    if (hst_backend_is_host(b) || hst_backend_device(b)->type == HST_DEVICE_CPU)
+        run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
+    run_with_timings(b, 1.0, 9.0, 0);
+    run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
+    hst_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +846,8 @@ int main(void)
         cmocka_unit_test(test_backend_held_by_live),
         cmocka_unit_test(test_finite_output),
         cmocka_unit_test(test_host_compute_units),
+        cmocka_unit_test(test_default_runs_quiet),
+        cmocka_unit_test(test_choice_follows_timings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1438,6 +1438,71 @@ static void test_errors_budget(void **state)
     ch_free(&c);
 }
 
+/* hst_stream_block_query answers what create takes, without refusals: the default block (the
+   create's), a caller's block within the budget as given, one over it clipped to the largest
+   (create refuses that one: the answer is what to ask), the bytes one device holds (the ring and
+   the accumulators' slices, budget_for's count), nothing logged on any of these; a budget below
+   one block is the create's refusal. On the host device: the whole array unless a budget. */
+static void expect_query(fixture *f, const hst_stream_desc *d, uint64_t B, uint64_t largest, uint64_t bytes)
+{
+    hst_stream_block_info bi;
+    hst_result r;
+    cap_reset(&f->log[0]);
+    r = hst_stream_block_query(d, &bi);
+    if (r != HST_SUCCESS) {
+        print_error("query: %s (%s)\n", hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    assert_int_equal(f->log[0].total, 0);
+    assert_int_equal(bi.block_slices, B);
+    assert_int_equal(bi.largest_slices, largest);
+    if (bytes) assert_int_equal(bi.device_bytes, bytes);
+}
+
+static void test_block_query(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream_block_info bi;
+    hst_stream *s = NULL;
+    uint64_t B, h;
+    int fp64 = fp64_all(f->be, 1);
+    rng_seed(15);
+    build_chain(&c, 1, 12, 16);
+    ch_acc(&c, HST_STREAM_SQSUM, HST_F32, 2, 0);
+    d = ch_desc(&c, f->be, 1);
+    d.ring = 3;
+    if (IS_HOST(f)) {
+        expect_query(f, &d, c.N, c.N, 0);
+        d.block_slices = 4;
+        expect_query(f, &d, 4, c.N, 0);
+        ch_free(&c);
+        return;
+    }
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);   /* the default: create's, the ring */
+    B = hst_stream_block_slices(s);                             /* clipped to the N slices */
+    h = ch_halo(&c) < c.N - 1 ? ch_halo(&c) : c.N - 1;
+    expect_query(f, &d, B, c.N, budget_for(&c, B + h > c.N ? c.N - h : B, 3, fp64));
+    hst_stream_destroy(s);
+    d.budget_bytes = budget_for(&c, 5, 3, fp64);
+    d.block_slices = 3;
+    expect_query(f, &d, 3, 5, budget_for(&c, 3, 3, fp64));
+    d.block_slices = 9;   /* over the budget: the largest that fits, and create takes that */
+    expect_query(f, &d, 5, 5, budget_for(&c, 5, 3, fp64));
+    d.block_slices = 5;
+    expect_create_ok(f, &d, 5);
+    d.budget_bytes = budget_for(&c, 1, 3, fp64) - 1;
+    cap_reset(&f->log[0]);
+    assert_refused(hst_stream_block_query(&d, &bi), HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log[0],
+                   HST_LOG_OUT_OF_DEVICE_MEMORY, "at least");
+    assert_int_equal(bi.block_slices, 0);
+    cap_reset(&f->log[0]);
+    assert_refused(hst_stream_block_query(&d, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                   HST_LOG_BAD_ARGUMENT, "info");
+    ch_free(&c);
+}
+
 /* ============================================================================================
    No leaks: one stream run 1,000 times, then 100 streams created, run and destroyed. Device
    bytes, pool statistics, live OpenCL events, memory objects, queues, kernels and programs
@@ -2842,6 +2907,7 @@ int main(void)
         cmocka_unit_test_setup(test_split_keeps_one_slice, test_setup),
         cmocka_unit_test_setup(test_split_records_samples, test_setup),
         cmocka_unit_test_setup(test_split_one_device, test_setup),
+        cmocka_unit_test_setup(test_block_query, test_setup),
     };
     int failed = 0;
     failed += cmocka_run_group_tests_name("stream_results", sweep, group_setup, group_teardown);
