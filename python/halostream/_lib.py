@@ -85,7 +85,7 @@ def _declare(lib):
         "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
         "hst_esrrf_backend_create": (c_int, [ref(BackendDesc), ref(vp), ref(c_int)]),
         "hst_backend_device": (ref(DeviceInfo), [vp]),
-        "hst_backend_destroy": (None, [vp]),
+        "hst_backend_destroy": (c_int, [vp]),   # refused (nonzero) while a session holds it
         "hst_esrrf_output_shape": (c_int, [ref(EsrrfDesc), u64, u32, u32, ref(u64), ref(u32),
                                            ref(u32)]),
         "hst_esrrf_run": (c_int, [ref(EsrrfDesc), vp, c_int, u64, u32, u32, ref(vp),

@@ -101,8 +101,9 @@ class Backend:
 
     def _destroy(self):
         count, self._count = self._count, 0   # an interruption leaks, never frees twice
-        for i in range(count):
-            self._lib.hst_backend_destroy(self._handles[i])
+        # live sessions are closed first, so a refusal (a session still holding one) is a bug
+        codes = [self._lib.hst_backend_destroy(self._handles[i]) for i in range(count)]
+        _errors.check(next((c for c in codes if c), 0), self._messages)
 
     @property
     def closed(self):
