@@ -28,7 +28,7 @@ MAKEFLAGS += --no-builtin-rules
 BUILD := build
 
 # The headers of the library, in dependency order; the ones that exist so far.
-HEADERS_ALL := backend.h kernels.h stream.h halo.h esrrf.h
+HEADERS_ALL := backend.h kernels.h array.h choice.h stream.h halo.h esrrf.h
 HEADERS     := $(wildcard $(HEADERS_ALL))
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
@@ -57,7 +57,7 @@ extra_libs = $(if $(call uses,$(call with_local,$(1)),tiffio\.h),-ltiff) $(if $(
 # (a source that defines HST_STREAM_MPI, HST_ESRRF_MPI or HST_HALO_MPI includes mpi.h through them)
 uses_mpi = $(shell grep -lE 'include[[:space:]]*[<"]mpi\.h[>"]|^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_[A-Z]+_MPI' $(1) 2>/dev/null)
 cc_for = $(if $(call uses_mpi,$(1)),$(MPICC),$(CC))
-# Sources that define HST_FFT (backend.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
+# Sources that define HST_FFT (array.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
 # names a directory holding vkFFT.h (elsewhere than the default include path), see it there.
 VKFFT_INCLUDE ?=
 FFT_LDLIBS := -lfftw3f

@@ -100,6 +100,7 @@
 #ifndef HST_ESRRF_H
 #define HST_ESRRF_H
 
+#include "choice.h"   /* the CPU/GPU choice of the "esrrf" operation */
 #include "stream.h"
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)

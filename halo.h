@@ -85,6 +85,7 @@
 #endif
 
 #include "backend.h"
+#include "choice.h"   /* hst_halo_pack_host_choose, _unpack_host_choose */
 #ifdef HST_HALO_MPI
 #  include <mpi.h>
 #endif

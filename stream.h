@@ -91,6 +91,7 @@
 #define HST_STREAM_H
 
 #include "backend.h"
+#include "choice.h"   /* the stream copy model and several devices' shares (hst_choice_*) */
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_STREAM_IMPLEMENTATION)
 #  define HST_STREAM_IMPLEMENTATION

@@ -40,6 +40,7 @@
 #ifndef MRI_OP_H
 #define MRI_OP_H
 
+#include "array.h"
 #include "stream.h"
 
 #include <math.h>

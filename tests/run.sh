@@ -4,7 +4,8 @@
 #   tests/run.sh [all|devices|headers|noocl|san|mpi|install|python]...   (default: all)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
-#   headers  each header compiled alone as C99 and as C++11, then all of them together
+#   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
+#            then all of them together
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
 #   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
@@ -36,7 +37,7 @@ JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 if [ -z "${HEADERS+x}" ]; then
     HEADERS=""
-    for h in backend.h kernels.h stream.h halo.h esrrf.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
+    for h in backend.h kernels.h array.h choice.h stream.h halo.h esrrf.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
 fi
 read -r -a HEADER_LIST <<< "$HEADERS"
 
@@ -189,15 +190,16 @@ stage_devices() {
 }
 
 # ---------------------------------------------------------------------------- headers
-compile_check() { # compile_check LABEL LANG TU
+compile_check() { # compile_check LABEL LANG TU [FLAG...]
     local label=$1 lang=$2 tu=$3 log obj
+    shift 3
     log="$LOGDIR/headers/$label.$lang.log"
     obj="$BUILD/check/$label.$lang.o"
     # shellcheck disable=SC2086  # the flag lists split into words on purpose
     if [ "$lang" = c99 ]; then
-        $CC -std=c99 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+        $CC -std=c99 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     else
-        $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+        $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     fi
     if [ $? -eq 0 ]; then
         PASSED=$((PASSED + 1))
@@ -219,7 +221,10 @@ stage_headers() {
         label=${h%.h}
         tu="$BUILD/check/$label.c"
         printf '#define HST_IMPLEMENTATION\n#include "%s"\n' "$h" > "$tu"
-        for lang in c99 cxx11; do compile_check "$label" "$lang" "$tu"; done
+        for lang in c99 cxx11; do
+            compile_check "$label" "$lang" "$tu"
+            compile_check "$label-noocl" "$lang" "$tu" -DHST_NO_OPENCL
+        done
     done
     tu="$BUILD/check/all-headers.c"
     { echo '#define HST_IMPLEMENTATION'

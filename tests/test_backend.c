@@ -94,6 +94,53 @@ static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
 }
 
 /* ============================================================================================
+   Extensions: the layers above backend.h hang their state on a backend by name; destroy hooks
+   run in hst_backend_destroy, the last attached first. */
+static int ext_order[HST_BACKEND_MAX_EXTENSIONS];
+static int ext_calls;
+
+static void ext_destroy(hst_backend *be, void *data)
+{
+    assert_non_null(hst_backend_queue(be));   /* the backend is still whole */
+    ext_order[ext_calls++] = *(int *)data;
+}
+
+static void test_backend_extensions(void **state)
+{
+    static int tags[HST_BACKEND_MAX_EXTENSIONS + 1];
+    static const char *const names[HST_BACKEND_MAX_EXTENSIONS + 1] = {
+        "e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8"};
+    char same_name[3] = {'e', '1', '\0'};   /* equal text, another pointer */
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    int i;
+    (void)state;
+    assert_int_equal(HST_BACKEND_MAX_EXTENSIONS, 8);   /* names[] holds one more than fits */
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    assert_null(hst_backend_extension(be, "e0"));
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++) {
+        tags[i] = i;
+        assert_int_equal(hst_backend_attach(be, names[i], &tags[i], ext_destroy), HST_SUCCESS);
+    }
+    assert_ptr_equal(hst_backend_extension(be, same_name), &tags[1]);
+    assert_null(hst_backend_extension(be, "e8"));
+    assert_null(hst_backend_extension(be, NULL));
+    assert_result_logged(hst_backend_attach(be, same_name, &tags[8], NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_backend_attach(be, "e8", NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOG_BAD_ARGUMENT);
+    assert_result_logged(hst_backend_attach(be, "e8", &tags[8], NULL),
+                         HST_ERROR_UNSUPPORTED, &log, HST_LOG_UNSUPPORTED);
+    assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
+    ext_calls = 0;
+    hst_backend_destroy(be);
+    assert_int_equal(ext_calls, HST_BACKEND_MAX_EXTENSIONS);
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++)
+        assert_int_equal(ext_order[i], HST_BACKEND_MAX_EXTENSIONS - 1 - i);
+}
+
+/* ============================================================================================
    Results and logging: every result has its name (ours and OpenCL's, passed through), every
    log item its stable name, and only out-of-device-memory codes count as out of memory. */
 static void test_result_strings(void **state)
@@ -2113,6 +2160,7 @@ int main(void)
         cmocka_unit_test_setup(test_device_select, test_setup),
         cmocka_unit_test_setup(test_backend_unknown_device, test_setup),
         cmocka_unit_test_setup(test_backend_device, test_setup),
+        cmocka_unit_test(test_backend_extensions),
 #ifndef HST_NO_OPENCL
         cmocka_unit_test_setup(test_backend_wrap, test_setup),
         cmocka_unit_test_setup(test_backend_wrap_half, test_setup),

@@ -12,7 +12,7 @@
    device); the forked writers use the host device. */
 #define HST_IMPLEMENTATION
 #define _XOPEN_SOURCE 700   /* mkdtemp, setenv, fork */
-#include "backend.h"
+#include "choice.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
    Sizes include 1, primes (7, 13, 97: VkFFT's Bluestein path) and powers of 2. */
 #define HST_IMPLEMENTATION
 #define HST_FFT
-#include "backend.h"
+#include "array.h"
 
 #include <stdarg.h>
 #include <stddef.h>

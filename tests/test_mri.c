@@ -34,6 +34,7 @@
        in float (NORM_TOL_F32 = 1e-4: a lane sums up to slice/256 terms). */
 #define HST_IMPLEMENTATION
 #define HST_FFT
+#include "array.h"
 #include "stream.h"
 
 #include <stdarg.h>

@@ -52,6 +52,7 @@ typedef rel_counts cl_counts;
 #define live rel_live
 #define made_events rel_made_events
 
+#include "array.h"
 #include "stream.h"
 #include "kernels.h"
 

@@ -6,7 +6,7 @@
    (hst_k_*_host) on host memory and compares them with what the device produced: bitwise where
    the contract says "exact", within the stated ulp bound otherwise. */
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
    reference computed here on the host with NumPy's definitions, bitwise where the contract says
    exact (everything but complex abs/angle, checked within OpenCL's 4 and 6 ulp). */
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
 
 #include <stdarg.h>
 #include <stddef.h>
