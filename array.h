@@ -93,9 +93,9 @@ HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned n
    views start at slices of aligned sizes, and is checked here rather than failing later.)
    Errors: HST_ERROR_INVALID_ARGUMENT (buf, shape or out NULL; dtype not an hst_dtype; ndim not
    1..4; a zero extent; offset_bytes not a multiple of the element size: the log names the
-   argument), HST_ERROR_SHAPE (logged as HST_LOG_SHAPE_MISMATCH: the view's bytes end beyond
+   argument), HST_ERROR_SHAPE (logged as HST_LOGITEM_SHAPE_MISMATCH: the view's bytes end beyond
    buf's), HST_ERROR_OVERFLOW (shape's product or the end offset), HST_ERROR_ALIGNMENT (logged
-   as HST_LOG_MISALIGNED: an OpenCL device's base address alignment), HST_ERROR_DTYPE (f64 on a
+   as HST_LOGITEM_MISALIGNED: an OpenCL device's base address alignment), HST_ERROR_DTYPE (f64 on a
    device without fp64), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes (clCreateSubBuffer).
    Thread safety: per backend (buf's; also hst_array_destroy of a view). */
 HST_API hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
@@ -221,7 +221,7 @@ HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
    FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
    with HST_FFT defined (link -lfftw3f; it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
    VkFFT's vkFFT.h: Debian libfftw3-dev and libvkfft-dev). Without HST_FFT every FFT call returns
-   HST_ERROR_NOT_BUILT_IN and logs HST_LOG_NOT_BUILT_IN; the rest of the library is unchanged.
+   HST_ERROR_NOT_BUILT_IN and logs HST_LOGITEM_NOT_BUILT_IN; the rest of the library is unchanged.
    The host device runs FFTW (Frigo & Johnson, "The design and implementation of FFTW3",
    Proc. IEEE 93(2), 2005); OpenCL devices run VkFFT's OpenCL backend (Tolmachev, "VkFFT - a
    performant, cross-platform and open-source GPU FFT library", IEEE Access 11, 2023).
@@ -249,7 +249,7 @@ HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
    Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
    a direction the kind lacks, src and dst views of overlapping but not the same bytes); HST_ERROR_DTYPE (a dtype pair other than the three above);
    HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
-   HST_LOG_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
+   HST_LOGITEM_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
    Thread safety: per backend. */
 typedef enum hst_fft_norm {
     HST_FFT_NORM_BACKWARD = 0,   /* NumPy's default ("backward") */
@@ -310,12 +310,12 @@ extern "C" {
 
 /* >>helpers (array.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOG_BAD_ARGUMENT. */
+/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOGITEM_BAD_ARGUMENT. */
 #define hst__abad(be, ...) \
-    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, __VA_ARGS__)
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
 /* A size computation `what` of func would overflow size_t. */
 #define hst__aoverflow(be, func, what) \
-    hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, func, "%s overflows size_t", what)
+    hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func, "%s overflows size_t", what)
 #define hst__on_cl(be) (!hst_backend_is_host(be))
 
 /* >>types ------------------------------------------------------------------------------------ */
@@ -430,7 +430,7 @@ HST__ADEF hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf :
 
 static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_dtype dt,
                                    const char *why) {
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_DTYPE, "%s: dtype %s: %s", func, hst_dtype_name(dt), why);
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: dtype %s: %s", func, hst_dtype_name(dt), why);
     return HST_ERROR_DTYPE;
 }
 
@@ -493,7 +493,7 @@ HST__ADEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dt
                             offset_bytes, hst_dtype_name(dtype), es);
     if (!hst_size_add(offset_bytes, bytes, &end)) return hst__aoverflow(be, F, "offset_bytes + the view's bytes");
     if (end > hst_buffer_bytes(buf)) {
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: offset_bytes %zu + shape's %zu bytes "
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: offset_bytes %zu + shape's %zu bytes "
                  "= %zu exceed buf's %zu bytes", F, offset_bytes, bytes, end, hst_buffer_bytes(buf));
         return HST_ERROR_SHAPE;
     }
@@ -531,7 +531,7 @@ static hst_result hst__check_pair(const char *func, const hst_array *a, const hs
     int same = a->be == b->be && a->ndim == b->ndim && (!same_dtype || a->dtype == b->dtype);
     for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
     if (same) return HST_SUCCESS;
-    hst_backend_log(a->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: operands differ in %s", func,
+    hst_backend_log(a->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: operands differ in %s", func,
              a->be != b->be ? "backend" : (a->ndim != b->ndim || !same_dtype || a->dtype == b->dtype)
                                           ? "shape" : "dtype");
     return HST_ERROR_SHAPE;
@@ -782,7 +782,7 @@ static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_red
     size_t items;
     hst_result r;
     if (hst_backend_device(be)->max_work_group_size < HST_REDUCE_LOCAL) {   /* cannot keep the fixed order */
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "reductions need work-groups of %d; %s "
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "reductions need work-groups of %d; %s "
                  "allows %zu", HST_REDUCE_LOCAL, hst_backend_device(be)->name, hst_backend_device(be)->max_work_group_size);
         return HST_ERROR_UNSUPPORTED;
     }
@@ -925,7 +925,7 @@ static hst_result hst__check_axis(const hst_array *a, const char *func, unsigned
 }
 
 static hst_result hst__shape_error(const hst_backend *be, const char *func, const char *why) {
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: %s", func, why);
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: %s", func, why);
     return HST_ERROR_SHAPE;
 }
 
@@ -1356,7 +1356,7 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
                                    int inverse, hst_fft_norm norm) {
     const hst_backend *be = dst ? dst->be : src ? src->be : NULL;
     (void)axes; (void)inverse; (void)norm;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
              "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
              "link -lfftw3f)");
     return HST_ERROR_NOT_BUILT_IN;
@@ -1382,7 +1382,7 @@ static hst_result hst__fft_check_shapes(const char *func, const hst_array *real_
         same = cplx_side->shape[i] == want;
     }
     if (same) return HST_SUCCESS;
-    hst_backend_log(real_side->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH,
+    hst_backend_log(real_side->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
              "%s: %s", func, real_side->be != cplx_side->be ? "operands differ in backend"
              : kind == HST__FFT_C2C ? "src and dst differ in shape"
              : "the complex array's shape must be the real one's with its last extent n / 2 + 1");
@@ -1489,7 +1489,7 @@ static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, v
         p->host = fftwf_plan_guru64_dft_c2r((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
                                             (float *)out, flags);
     if (p->host) return HST_SUCCESS;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
              "these lengths and batch");
     return HST_ERROR_UNSUPPORTED;
 }
@@ -1554,7 +1554,7 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     hst_backend_free(be, p->app);
     p->app = NULL;
     if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: initializeVkFFT failed "
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: initializeVkFFT failed "
              "(VkFFTResult %d)", (int)vr);
     return HST_ERROR_UNSUPPORTED;
 }
@@ -1575,7 +1575,7 @@ static hst_result hst__fft_run_cl(hst_backend *be, struct hst__fft_plan *p, cl_m
     if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &p->real;
     vr = VkFFTAppend(p->app, p->key.inverse ? 1 : -1, &lp);
     if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
              "(VkFFTResult %d)", (int)vr);
     return HST_ERROR_UNSUPPORTED;
 }

@@ -149,35 +149,35 @@ typedef enum hst_log_level {
 } hst_log_level;
 
 typedef enum hst_log_item {
-    HST_LOG_ITEM_NONE = 0,
-    HST_LOG_BAD_ARGUMENT,        /* an argument was rejected; the message names it */
-    HST_LOG_SIZE_OVERFLOW,       /* a size multiplication overflowed */
-    HST_LOG_NO_PLATFORM,         /* no OpenCL platform: the host device serves (logged once) */
-    HST_LOG_DEVICE_CHOSEN,       /* which device a selector picked, and why */
-    HST_LOG_NO_MATCHING_DEVICE,  /* the selector matched nothing */
-    HST_LOG_CL_ERROR,            /* an OpenCL call failed; the message names the call */
-    HST_LOG_BUILD_FAILED,        /* program build failed; the message carries the build log */
-    HST_LOG_BUILD_WARNINGS,      /* program built, with a non-empty build log */
-    HST_LOG_CACHE_HIT,           /* a program binary came from the disk cache */
-    HST_LOG_CACHE_CORRUPT,       /* a disk cache entry was unreadable: treated as a miss */
-    HST_LOG_CACHE_WRITE_FAILED,  /* the disk cache could not be written (build still succeeds) */
-    HST_LOG_OUT_OF_HOST_MEMORY,  /* the allocator returned NULL */
-    HST_LOG_OUT_OF_DEVICE_MEMORY,/* a device allocation failed or would exceed a limit */
-    HST_LOG_POOL_RELEASED_HELD,  /* the pool freed held blocks to retry an allocation */
-    HST_LOG_UNSUPPORTED,         /* the device lacks a feature */
-    HST_LOG_DTYPE,               /* an operation was asked of a dtype it does not support */
-    HST_LOG_SHAPE_MISMATCH,      /* shapes, dtypes or backends of arguments disagree */
-    HST_LOG_MISALIGNED,          /* a sub-buffer origin is not aligned */
-    HST_LOG_CHOICE_CHANGED,      /* the implementation chosen for a signature changed */
-    HST_LOG_CHOICE_FAILED,       /* an implementation failed: skipped for that signature */
-    HST_LOG_CHOICE_SPLIT,        /* out of memory: the call was split into parts */
-    HST_LOG_CHOICE_FORCED,       /* an operation always runs one implementation (desc, env) */
-    HST_LOG_CHOICE_FILE_IGNORED, /* the timings file is corrupt or foreign: ignored (once) */
-    HST_LOG_NON_FINITE,          /* input data holds NaN or Inf; the message says where */
-    HST_LOG_NOT_BUILT_IN,        /* an opt-in part was called but not compiled (FFTs: HST_FFT) */
-    HST_LOG_FFT_LIBRARY,         /* FFTW or VkFFT refused a plan; the message has its code */
-    HST_LOG_RANK_FAILED,         /* another MPI rank failed: this rank returns its code too */
-    HST_LOG_ITEM_COUNT
+    HST_LOGITEM_NONE = 0,
+    HST_LOGITEM_BAD_ARGUMENT,        /* an argument was rejected; the message names it */
+    HST_LOGITEM_SIZE_OVERFLOW,       /* a size multiplication overflowed */
+    HST_LOGITEM_NO_PLATFORM,         /* no OpenCL platform: the host device serves (logged once) */
+    HST_LOGITEM_DEVICE_CHOSEN,       /* which device a selector picked, and why */
+    HST_LOGITEM_NO_MATCHING_DEVICE,  /* the selector matched nothing */
+    HST_LOGITEM_CL_ERROR,            /* an OpenCL call failed; the message names the call */
+    HST_LOGITEM_BUILD_FAILED,        /* program build failed; the message carries the build log */
+    HST_LOGITEM_BUILD_WARNINGS,      /* program built, with a non-empty build log */
+    HST_LOGITEM_CACHE_HIT,           /* a program binary came from the disk cache */
+    HST_LOGITEM_CACHE_CORRUPT,       /* a disk cache entry was unreadable: treated as a miss */
+    HST_LOGITEM_CACHE_WRITE_FAILED,  /* the disk cache could not be written (build still succeeds) */
+    HST_LOGITEM_OUT_OF_HOST_MEMORY,  /* the allocator returned NULL */
+    HST_LOGITEM_OUT_OF_DEVICE_MEMORY,/* a device allocation failed or would exceed a limit */
+    HST_LOGITEM_POOL_RELEASED_HELD,  /* the pool freed held blocks to retry an allocation */
+    HST_LOGITEM_UNSUPPORTED,         /* the device lacks a feature */
+    HST_LOGITEM_DTYPE,               /* an operation was asked of a dtype it does not support */
+    HST_LOGITEM_SHAPE_MISMATCH,      /* shapes, dtypes or backends of arguments disagree */
+    HST_LOGITEM_MISALIGNED,          /* a sub-buffer origin is not aligned */
+    HST_LOGITEM_CHOICE_CHANGED,      /* the implementation chosen for a signature changed */
+    HST_LOGITEM_CHOICE_FAILED,       /* an implementation failed: skipped for that signature */
+    HST_LOGITEM_CHOICE_SPLIT,        /* out of memory: the call was split into parts */
+    HST_LOGITEM_CHOICE_FORCED,       /* an operation always runs one implementation (desc, env) */
+    HST_LOGITEM_CHOICE_FILE_IGNORED, /* the timings file is corrupt or foreign: ignored (once) */
+    HST_LOGITEM_NON_FINITE,          /* input data holds NaN or Inf; the message says where */
+    HST_LOGITEM_NOT_BUILT_IN,        /* an opt-in part was called but not compiled (FFTs: HST_FFT) */
+    HST_LOGITEM_FFT_LIBRARY,         /* FFTW or VkFFT refused a plan; the message has its code */
+    HST_LOGITEM_RANK_FAILED,         /* another MPI rank failed: this rank returns its code too */
+    HST_LOGITEM_COUNT
 } hst_log_item;
 
 /* Called with the level, the item id and a NUL-terminated message (valid during the call). */
@@ -292,7 +292,7 @@ HST_API hst_pool *hst_backend_pool(hst_backend *be);    /* the pool arrays alloc
 HST_API uint64_t hst_backend_device_bytes(const hst_backend *be);
 /* Host memory through the backend's allocator (desc.allocator, else malloc), for the other
    headers and for callers who want their allocations to go where the library's go: bytes > 0;
-   NULL (logged as HST_LOG_OUT_OF_HOST_MEMORY) when it fails. Free with hst_backend_free.
+   NULL (logged as HST_LOGITEM_OUT_OF_HOST_MEMORY) when it fails. Free with hst_backend_free.
    Thread safety: while alive. */
 HST_API void *hst_backend_alloc(const hst_backend *be, size_t bytes);
 HST_API void hst_backend_free(const hst_backend *be, void *ptr);
@@ -570,7 +570,7 @@ HST_API size_t hst_pool_bin_bytes(size_t bytes);
    on disk (key: sources, options, platform and device names and versions, driver version,
    library version; atomic writes; a corrupt entry is a miss and is rewritten). On failure the
    OpenCL code is returned (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS, ...) and the
-   build log reaches the logger as HST_LOG_BUILD_FAILED. Thread safety: per backend. */
+   build log reaches the logger as HST_LOGITEM_BUILD_FAILED. Thread safety: per backend. */
 HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
                                      const char *options, hst_program **out);
 /* Drops the caller's reference; the cache keeps the program until the backend is destroyed.
@@ -645,7 +645,7 @@ HST_API uint64_t hst_hash_final(uint64_t h);
 HST_API void hst_temp_name(char *buf, size_t cap, const char *path, const void *stack);
 /* A view of bytes [origin, origin + bytes) of buf, which may itself be a sub-buffer (unlike
    hst_buffer_create_sub), whose origin in the underlying allocation must be a multiple of
-   align (HST_ERROR_ALIGNMENT, logged as HST_LOG_MISALIGNED; OpenCL devices need their
+   align (HST_ERROR_ALIGNMENT, logged as HST_LOGITEM_MISALIGNED; OpenCL devices need their
    mem_base_addr_align_bytes). Free it with hst_buffer_destroy; the memory stays buf's. Errors:
    HST_ERROR_INVALID_ARGUMENT (NULL, bytes or align 0, range outside buf), OpenCL codes.
    Thread safety: per backend. */
@@ -815,7 +815,7 @@ struct hst_backend {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
+static const char *const hst__item_names[HST_LOGITEM_COUNT] = {
     "NONE", "BAD_ARGUMENT", "SIZE_OVERFLOW", "NO_PLATFORM", "DEVICE_CHOSEN",
     "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
     "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
@@ -825,7 +825,7 @@ static const char *const hst__item_names[HST_LOG_ITEM_COUNT] = {
 };
 
 HST__BDEF const char *hst_log_item_name(hst_log_item item) {
-    if ((int)item < 0 || item >= HST_LOG_ITEM_COUNT) return "UNKNOWN";
+    if ((int)item < 0 || item >= HST_LOGITEM_COUNT) return "UNKNOWN";
     return hst__item_names[item];
 }
 
@@ -873,7 +873,7 @@ static hst_result hst__bad_arg(const hst_backend *be, const char *func, const ch
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, func, "%s", why);
+    return hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, func, "%s", why);
 }
 
 HST__BDEF hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
@@ -910,7 +910,7 @@ HST__BDEF int hst_size_add(size_t a, size_t b, size_t *out) {
 }
 
 static hst_result hst__overflow(const hst_backend *be, const char *func, const char *what) {
-    hst__log(be, HST_LOG_ERROR, HST_LOG_SIZE_OVERFLOW, "%s: %s overflows size_t", func, what);
+    hst__log(be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW, "%s: %s overflows size_t", func, what);
     return HST_ERROR_OVERFLOW;
 }
 
@@ -920,7 +920,7 @@ static void *hst__malloc(const hst_backend *be, size_t bytes) {
     p = (be && be->allocator.alloc) ? be->allocator.alloc(bytes, be->allocator.user)
                                     : malloc(bytes);
     if (!p)
-        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_HOST_MEMORY,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                  "host allocation of %zu bytes failed", bytes);
     return p;
 }
@@ -1059,8 +1059,8 @@ HST__BDEF int hst_result_is_out_of_memory(hst_result r) {
 #ifndef HST_NO_OPENCL
 /* Logs a failed OpenCL call by name and passes its code through. */
 static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int err) {
-    hst_log_item item = hst_result_is_out_of_memory(err) ? HST_LOG_OUT_OF_DEVICE_MEMORY
-                                                           : HST_LOG_CL_ERROR;
+    hst_log_item item = hst_result_is_out_of_memory(err) ? HST_LOGITEM_OUT_OF_DEVICE_MEMORY
+                                                           : HST_LOGITEM_CL_ERROR;
     hst__log(be, HST_LOG_ERROR, item, "%s failed: %s (%d)", call, hst_result_string(err),
              (int)err);
     return err;
@@ -1449,7 +1449,7 @@ static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queu
     clRetainCommandQueue(q);
     be->ctx = ctx;
     be->queue.cl = q;
-    hst__log(be, HST_LOG_INFO, HST_LOG_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
+    hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
              be->info.name, be->info.selector);
     return HST_SUCCESS;
 }
@@ -1475,7 +1475,7 @@ static void hst__note_no_platform(const hst_backend *be) {
     static int said = 0;
     if (said) return;
     said = 1;
-    hst__log(be, HST_LOG_WARN, HST_LOG_NO_PLATFORM,
+    hst__log(be, HST_LOG_WARN, HST_LOGITEM_NO_PLATFORM,
              "no OpenCL device found: the host device runs everything (C twins of the kernels)");
 }
 
@@ -1487,10 +1487,10 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
 #endif
     r = hst__select(be, desc->device, &be->info, why, sizeof why);
     if (r != HST_SUCCESS) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_NO_MATCHING_DEVICE, "hst_backend_create: %s", why);
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_NO_MATCHING_DEVICE, "hst_backend_create: %s", why);
         return r;
     }
-    hst__log(be, HST_LOG_INFO, HST_LOG_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
+    hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
     if (be->info.type == HST_DEVICE_HOST) {
         size_t n = 0;
         hst_devices(NULL, 0, &n);
@@ -1578,7 +1578,7 @@ HST__BDEF hst_result hst_backend_attach(hst_backend *be, const char *name, void 
     if (!name || !data) return hst__bad_arg(be, F, "%s is NULL", name ? "data" : "name");
     if (hst_backend_extension(be, name)) return hst__bad_arg(be, F, "\"%s\" is attached already", name);
     if (be->num_ext == HST_BACKEND_MAX_EXTENSIONS) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: all %d extension slots are taken",
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: all %d extension slots are taken",
                  F, HST_BACKEND_MAX_EXTENSIONS);
         return HST_ERROR_UNSUPPORTED;
     }
@@ -1783,13 +1783,13 @@ static hst_result hst__check_range(const hst_backend *be, const char *func, cons
 /* Charges a device allocation against the device's and the caller's limits. */
 static hst_result hst__reserve(hst_backend *be, const char *func, size_t bytes) {
     if ((uint64_t)bytes > be->info.max_alloc_bytes) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
                  "%s: %zu bytes exceed the device's largest allocation (%llu bytes)", func, bytes,
                  (unsigned long long)be->info.max_alloc_bytes);
         return HST_ERROR_OUT_OF_DEVICE_MEMORY;
     }
     if (be->device_limit && (uint64_t)bytes > be->device_limit - be->device_bytes) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
                  "%s: %zu bytes more would exceed the limit of %llu device bytes (%llu in use)",
                  func, bytes, (unsigned long long)be->device_limit,
                  (unsigned long long)be->device_bytes);
@@ -1922,14 +1922,14 @@ HST__BDEF hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer
 
 /* A sub-buffer of [origin, origin + bytes) of parent, whose origin in parent's underlying
    allocation (parent's own origin added when parent is itself a sub-buffer) must be a multiple
-   of align (HST_ERROR_ALIGNMENT, logged as HST_LOG_MISALIGNED). The caller checked the range. */
+   of align (HST_ERROR_ALIGNMENT, logged as HST_LOGITEM_MISALIGNED). The caller checked the range. */
 static hst_result hst__buffer_sub(hst_buffer *parent, size_t origin, size_t bytes, size_t align,
                                   const char *func, hst_buffer **out) {
     hst_backend *be = parent->be;
     hst_buffer *root = parent->parent ? parent->parent : parent, *b;
     size_t at = parent->parent ? parent->origin + origin : origin;
     if (at % align) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_MISALIGNED,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_MISALIGNED,
                  "%s: origin %zu is not a multiple of the device's base address alignment "
                  "(%zu bytes)", func, at, align);
         return HST_ERROR_ALIGNMENT;
@@ -2012,7 +2012,7 @@ static hst_result hst__check_buffer(const hst_queue *q, const char *func, const 
                                     const hst_buffer *b) {
     if (!b) return hst__bad_arg(q->be, func, "%s is NULL", name);
     if (b->be != q->be) {
-        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH,
+        hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
                  "%s: %s belongs to another backend than the queue", func, name);
         return HST_ERROR_SHAPE;
     }
@@ -2364,7 +2364,7 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
     *out = NULL;
     if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
     if (!(be->info.svm & (fine ? HST_SVM_FINE : HST_SVM_COARSE))) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s does not support %s-grain SVM",
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s does not support %s-grain SVM",
                  F, be->info.name, fine ? "fine" : "coarse");
         return HST_ERROR_UNSUPPORTED;
     }
@@ -2379,7 +2379,7 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
 #endif
         *out = hst__malloc(be, bytes);
     if (!*out) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_OUT_OF_DEVICE_MEMORY, "%s: %zu bytes failed", F, bytes);
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "%s: %zu bytes failed", F, bytes);
         return HST_ERROR_OUT_OF_DEVICE_MEMORY;
     }
     return HST_SUCCESS;
@@ -2492,7 +2492,7 @@ static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned
     static const char *F = "hst_image_from_array";
     unsigned i;
     if (dt != HST_U8 && dt != HST_I32 && dt != HST_F32 && dt != HST_C64) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_DTYPE, "%s: no image format holds dtype %s", F,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: no image format holds dtype %s", F,
                  hst_dtype_name(dt));
         return HST_ERROR_DTYPE;
     }
@@ -2505,7 +2505,7 @@ static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned
     for (i = 0; i < ndim; i++)
         if (!shape[i]) return hst__bad_arg(be, F, "shape[%u] is 0", i);
     if (!be->info.images) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
         return HST_ERROR_UNSUPPORTED;
     }
     return HST_SUCCESS;
@@ -2535,7 +2535,7 @@ static hst_result hst__cl_image_create(hst_image *img, int normalized, const voi
     img->cl = clCreateImage(be->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
                             &d, (void *)host, &err);
     if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) {
-        hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED,
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED,
                  "hst_image_from_array: %s does not support %u-channel %s images", be->info.name,
                  img->channels, hst_dtype_name(img->dtype));
         return HST_ERROR_UNSUPPORTED;
@@ -2605,7 +2605,7 @@ static hst_result hst__image_box(const hst_queue *q, const char *func, const hst
     int i;
     if (!img) return hst__bad_arg(q->be, func, "image is NULL");
     if (img->be != q->be) {
-        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: the image belongs to another backend", func);
+        hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: the image belongs to another backend", func);
         return HST_ERROR_SHAPE;
     }
     if (!origin || !region) return hst__bad_arg(q->be, func, "%s is NULL", origin ? "region" : "origin");
@@ -2695,7 +2695,7 @@ HST__BDEF hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t d
     if ((r = hst__image_box(q, F, dst, dst_origin, region)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, src, src_origin, region)) != HST_SUCCESS) return r;
     if (dst->pixel_bytes != src->pixel_bytes || dst->dtype != src->dtype) {
-        hst__log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH, "%s: the images' formats differ", F);
+        hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: the images' formats differ", F);
         return HST_ERROR_SHAPE;
     }
 #ifndef HST_NO_OPENCL
@@ -2948,7 +2948,7 @@ HST__BDEF void hst_pool_destroy(hst_pool *pool) {
     if (!pool) return;
     hst_pool_free_held(pool);
     if (pool->stats.active_blocks)
-        hst__log(pool->be, HST_LOG_WARN, HST_LOG_BAD_ARGUMENT,
+        hst__log(pool->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT,
                  "hst_pool_destroy: %zu blocks (%zu bytes) are still in use; they are detached "
                  "and freed by hst_buffer_destroy", pool->stats.active_blocks,
                  pool->stats.active_bytes);
@@ -2967,7 +2967,7 @@ static hst_result hst__pool_grow(hst_pool *pool, size_t bin, hst_buffer **out) {
                                        NULL, out);
         if (r == HST_SUCCESS || !hst_result_is_out_of_memory(r)) return r;
         if (!pool->held) return r;
-        hst__log(pool->be, HST_LOG_WARN, HST_LOG_POOL_RELEASED_HELD,
+        hst__log(pool->be, HST_LOG_WARN, HST_LOGITEM_POOL_RELEASED_HELD,
                  "hst_pool_alloc: out of memory for %zu bytes; freeing a held block of %zu "
                  "bytes and retrying", bin, pool->held->capacity);
         hst__pool_release_largest(pool);
@@ -3118,13 +3118,13 @@ static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
     h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
     h.check = hst_hash_final(hst_hash_bytes(HST_HASH_SEED, data, bytes));
     if (!(f = fopen(tmp, "wb"))) {
-        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
         return HST_ERROR_IO;
     }
     ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, bytes, f) == bytes;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
-        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
         remove(tmp);
         return HST_ERROR_IO;
     }
@@ -3177,9 +3177,9 @@ static hst_result hst__cl_build(hst_backend *be, cl_program prog, const char *op
         char what[512];
         snprintf(what, sizeof what, "hst_program_build: %s (%d) on %s; build log:",
                  hst_result_string(err), (int)err, be->info.name);
-        hst__log_build(be, HST_LOG_ERROR, HST_LOG_BUILD_FAILED, what, log);
+        hst__log_build(be, HST_LOG_ERROR, HST_LOGITEM_BUILD_FAILED, what, log);
     } else if (log) {
-        hst__log_build(be, HST_LOG_INFO, HST_LOG_BUILD_WARNINGS, "hst_program_build: build log:", log);
+        hst__log_build(be, HST_LOG_INFO, HST_LOGITEM_BUILD_WARNINGS, "hst_program_build: build log:", log);
     }
     hst__free(be, log);
     return err;
@@ -3200,7 +3200,7 @@ static cl_program hst__program_from_cache(hst_backend *be, const uint64_t key[2]
         if (err == CL_SUCCESS && status == CL_SUCCESS &&
             clBuildProgram(prog, 1, &be->dev, options, NULL, NULL) == CL_SUCCESS) {
             hst__free(be, bin);
-            hst__log(be, HST_LOG_INFO, HST_LOG_CACHE_HIT, "program %016llx%016llx from %s",
+            hst__log(be, HST_LOG_INFO, HST_LOGITEM_CACHE_HIT, "program %016llx%016llx from %s",
                      (unsigned long long)key[0], (unsigned long long)key[1], be->cache_dir);
             return prog;
         }
@@ -3210,7 +3210,7 @@ static cl_program hst__program_from_cache(hst_backend *be, const uint64_t key[2]
         hst__free(be, bin);
     }
     if (corrupt)
-        hst__log(be, HST_LOG_WARN, HST_LOG_CACHE_CORRUPT, "cache entry %016llx%016llx in %s is "
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_CORRUPT, "cache entry %016llx%016llx in %s is "
                  "unreadable; rebuilding from source", (unsigned long long)key[0],
                  (unsigned long long)key[1], be->cache_dir);
     return NULL;
@@ -3246,7 +3246,7 @@ static hst_result hst__program_compile(hst_backend *be, size_t count, const char
 #endif
 
 static hst_result hst__unsupported_on_host(const hst_backend *be, const char *func) {
-    hst__log(be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: the host device runs the C twins of "
+    hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: the host device runs the C twins of "
              "kernels, not OpenCL programs; select an OpenCL device", func);
     return HST_ERROR_UNSUPPORTED;
 }
@@ -3299,7 +3299,7 @@ HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_
         k->cl = clCreateKernel(prog->cl, name, &err);
         if (err != CL_SUCCESS) {
             hst__free(prog->be, k);
-            hst__log(prog->be, HST_LOG_ERROR, HST_LOG_CL_ERROR, "%s: no kernel '%s' (%s)", F, name,
+            hst__log(prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "%s: no kernel '%s' (%s)", F, name,
                      hst_result_string(err));
             return err;
         }
@@ -3324,7 +3324,7 @@ HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t by
     {
         cl_int err = clSetKernelArg(k->cl, index, bytes, value);
         if (err != CL_SUCCESS) {
-            hst__log(k->prog->be, HST_LOG_ERROR, HST_LOG_CL_ERROR, "hst_kernel_set_arg: argument "
+            hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
                      "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
             return err;
         }

@@ -87,10 +87,10 @@ extern "C" {
    Every successful run is timed with the registry's clock and recorded, except the first run
    of each implementation in the process (a warm-up: program builds, first touch of memory)
    unless op.no_warmup. A run that fails is skipped for that signature from then on, logged with
-   its reason (HST_LOG_CHOICE_FAILED), and the call goes on with the next choice: it fails only
+   its reason (HST_LOGITEM_CHOICE_FAILED), and the call goes on with the next choice: it fails only
    when every implementation has. An out-of-memory result (hst_result_is_out_of_memory) with
    op.split set is run once more, split into parts computed from the implementation's device
-   (largest allocation, free-memory estimate; HST_LOG_CHOICE_SPLIT), and that part count is kept
+   (largest allocation, free-memory estimate; HST_LOGITEM_CHOICE_SPLIT), and that part count is kept
    for the signature. There is no retry loop: a split that fails is a failure.
 
    Timings persist in one file per user: <cache dir>/choice-u<uid>.txt (the backend's cache
@@ -100,7 +100,7 @@ extern "C" {
    at most every save_interval_s (never per call): under an advisory lock (fcntl; a lock
    directory elsewhere), merged with what other processes wrote meanwhile, into a temporary file
    renamed over the old one. A corrupt or foreign file is ignored with one warning
-   (HST_LOG_CHOICE_FILE_IGNORED) and replaced at the next save.
+   (HST_LOGITEM_CHOICE_FILE_IGNORED) and replaced at the next save.
 
    Implementations must return when their results are complete (wait for their queues), or their
    times mean nothing. Backends named by implementations must outlive the operation; operations
@@ -271,7 +271,7 @@ HST_API hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, u
 HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
                                 size_t capacity);
 /* Writes the timings now (merged under the lock), if any were recorded since the last save.
-   Errors: HST_ERROR_IO (logged as HST_LOG_CACHE_WRITE_FAILED). Thread safety: per backend
+   Errors: HST_ERROR_IO (logged as HST_LOGITEM_CACHE_WRITE_FAILED). Thread safety: per backend
    (see the timings file at the top of the file). */
 HST_API hst_result hst_choice_save(hst_backend *be);
 
@@ -325,9 +325,9 @@ extern "C" {
 
 /* >>helpers (choice.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOG_BAD_ARGUMENT. */
+/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOGITEM_BAD_ARGUMENT. */
 #define hst__cbad(be, ...) \
-    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, __VA_ARGS__)
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
 
 static void hst__choice_copy(char *dst, size_t cap, const char *src) {
     size_t n = strlen(src);
@@ -769,7 +769,7 @@ static void hst__choice_merge(hst__choice *reg, int ok, hst__choice_rec *disk, s
     unsigned j;
     if (!ok) {
         if (!reg->warned_file)
-            hst_backend_log(reg->be, HST_LOG_WARN, HST_LOG_CHOICE_FILE_IGNORED,
+            hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FILE_IGNORED,
                      "timings file %s is corrupt or not halostream's; ignored (it is replaced "
                      "at the next save)", reg->path);
         reg->warned_file = 1;
@@ -891,7 +891,7 @@ static hst_result hst__choice_write(hst__choice *reg) {
     if (ok) remove(reg->path);   /* Windows' rename does not replace; the lock covers the gap */
 #endif
     if (!ok || rename(tmp, reg->path) != 0) {
-        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot write timings file "
+        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write timings file "
                  "%s: %s", reg->path, strerror(errno));
         remove(tmp);
         hst_backend_free(reg->be, t.p);
@@ -936,7 +936,7 @@ static hst_result hst__choice_save(hst__choice *reg) {
     if (!reg->path[0] || !hst__choice_dirty(reg)) return HST_SUCCESS;
     hst__choice_mkdirs(reg->path);
     if ((fd = hst__choice_lock(reg, lockpath, sizeof lockpath)) < 0)
-        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOG_CACHE_WRITE_FAILED, "cannot lock %s (%s); "
+        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot lock %s (%s); "
                  "saving without the lock", lockpath, strerror(errno));
     ok = hst__choice_read_file(reg, &buf, &disk, &n);
     hst__choice_merge(reg, ok, disk, n);
@@ -1129,7 +1129,7 @@ static hst_result hst__choice_exec(hst_choice_op *op, hst__choice_sig *s, unsign
     if (hst_result_is_out_of_memory(r) && *parts <= 1 && op->split) {
         hst__choice_split_info(op, im, args, &info);
         hst__choice_key_text(&s->key, key, sizeof key);
-        hst_backend_log(reg->be, HST_LOG_INFO, HST_LOG_CHOICE_SPLIT, "%s: %s on %s ran out of memory "
+        hst_backend_log(reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_SPLIT, "%s: %s on %s ran out of memory "
                  "(%s) at signature [%s]; running it in %zu parts (largest allocation %llu "
                  "bytes, about %llu free)", op->name, im->name, im->device, hst_result_string(r),
                  key, info.parts, (unsigned long long)info.max_alloc_bytes,
@@ -1153,7 +1153,7 @@ static void hst__choice_fail(hst_choice_op *op, hst__choice_sig *s, unsigned i, 
     char key[64];
     s->failed[i] = r;
     hst__choice_key_text(&s->key, key, sizeof key);
-    hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "%s: %s on %s failed at "
+    hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FAILED, "%s: %s on %s failed at "
              "signature [%s]: %s (%d); skipped for this signature", op->name, op->impl[i].name,
              op->impl[i].device, key, hst_result_string(r), (int)r);
 }
@@ -1178,7 +1178,7 @@ static hst_result hst__choice_check_call(const hst_choice_op *op, const char *fu
 /* A timings-only operation (no run) cannot be run: its caller does the work. */
 static hst_result hst__choice_check_runnable(const hst_choice_op *op, const char *func) {
     if (op->impl[0].pub.run) return HST_SUCCESS;
-    hst_backend_log(op->reg->be, HST_LOG_ERROR, HST_LOG_UNSUPPORTED, "%s: %s is a timings-only "
+    hst_backend_log(op->reg->be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s is a timings-only "
              "operation (its implementations have no run function)", func, op->name);
     return HST_ERROR_UNSUPPORTED;
 }
@@ -1248,7 +1248,7 @@ static int hst__choice_env_force(const hst_choice_op *op) {
         if (!colon || (size_t)(colon - p) != nl || memcmp(p, op->name, nl) != 0) continue;
         snprintf(impl, sizeof impl, "%.*s", (int)(end - colon - 1), colon + 1);
         if ((i = hst__choice_impl_index(op, impl, NULL)) >= 0) return i;
-        hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOG_BAD_ARGUMENT, "HST_FORCE: operation %s has "
+        hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT, "HST_FORCE: operation %s has "
                  "no implementation named %s; ignored", op->name, impl);
     }
     return -1;
@@ -1331,7 +1331,7 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     if (desc->force) op->force_desc = hst__choice_impl_index(op, desc->force, NULL);
     op->force_env = hst__choice_env_force(op);
     if (op->force_env >= 0 || op->force_desc >= 0)
-        hst_backend_log(be, HST_LOG_INFO, HST_LOG_CHOICE_FORCED, "%s: always runs %s (forced by %s)",
+        hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_CHOICE_FORCED, "%s: always runs %s (forced by %s)",
                  op->name, op->impl[op->force_env >= 0 ? op->force_env : op->force_desc].name,
                  op->force_env >= 0 ? "HST_FORCE" : "the desc");
     if (!reg->loaded) hst__choice_load(reg);
@@ -1392,7 +1392,7 @@ HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
                     int src;
                     double e = hst__choice_estimate(op, &key, s, (unsigned)i, &src);
                     hst__choice_key_text(&key, k, sizeof k);
-                    hst_backend_log(reg->be, HST_LOG_INFO, HST_LOG_CHOICE_CHANGED, "%s [%s]: %s on %s "
+                    hst_backend_log(reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_CHANGED, "%s [%s]: %s on %s "
                              "(%.3g ms%s) replaces %s", op->name, k, op->impl[i].name,
                              op->impl[i].device, 1e3 * e, from[src],
                              s->chosen >= 0 ? op->impl[s->chosen].name : "nothing");
@@ -1420,7 +1420,7 @@ HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
     }
     if (last == HST_SUCCESS) {           /* every one failed at this signature before */
         for (i = 0; i < (int)op->nimpl && !last; i++) last = s->failed[i];
-        hst_backend_log(reg->be, HST_LOG_ERROR, HST_LOG_CHOICE_FAILED, "%s: every implementation has "
+        hst_backend_log(reg->be, HST_LOG_ERROR, HST_LOGITEM_CHOICE_FAILED, "%s: every implementation has "
                  "failed at this signature; the first failure was %s", op->name,
                  hst_result_string(last));
     }

@@ -15,7 +15,7 @@ typedef struct cap_log {
     hst_log_item last_item;
     hst_log_level last_level;
     char last_message[4096];
-    unsigned counts[HST_LOG_ITEM_COUNT];   /* per item */
+    unsigned counts[HST_LOGITEM_COUNT];   /* per item */
     unsigned total;
 } cap_log;
 
@@ -24,7 +24,7 @@ CAP_FN void cap_logger(void *user, hst_log_level level, hst_log_item item, const
     cap_log *c = (cap_log *)user;
     c->last_item = item;
     c->last_level = level;
-    if ((unsigned)item < HST_LOG_ITEM_COUNT) c->counts[item]++;
+    if ((unsigned)item < HST_LOGITEM_COUNT) c->counts[item]++;
     c->total++;
     strncpy(c->last_message, message ? message : "", sizeof c->last_message - 1);
     c->last_message[sizeof c->last_message - 1] = '\0';

@@ -127,11 +127,11 @@ static void test_backend_extensions(void **state)
     assert_null(hst_backend_extension(be, "e8"));
     assert_null(hst_backend_extension(be, NULL));
     assert_result_logged(hst_backend_attach(be, same_name, &tags[8], NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_backend_attach(be, "e8", NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_backend_attach(be, "e8", &tags[8], NULL),
-                         HST_ERROR_UNSUPPORTED, &log, HST_LOG_UNSUPPORTED);
+                         HST_ERROR_UNSUPPORTED, &log, HST_LOGITEM_UNSUPPORTED);
     assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
     ext_calls = 0;
     hst_backend_destroy(be);
@@ -177,7 +177,7 @@ static void test_result_strings(void **state)
 
 static void test_log_item_names(void **state)
 {
-    static const char *const names[HST_LOG_ITEM_COUNT] = {
+    static const char *const names[HST_LOGITEM_COUNT] = {
         "NONE", "BAD_ARGUMENT", "SIZE_OVERFLOW", "NO_PLATFORM", "DEVICE_CHOSEN",
         "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
         "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
@@ -187,11 +187,11 @@ static void test_log_item_names(void **state)
     };
     int i;
     (void)state;
-    for (i = 0; i < HST_LOG_ITEM_COUNT; i++) {
+    for (i = 0; i < HST_LOGITEM_COUNT; i++) {
         assert_non_null(names[i]);   /* a new item without a name here: extend the table */
         assert_string_equal(hst_log_item_name((hst_log_item)i), names[i]);
     }
-    assert_non_null(hst_log_item_name(HST_LOG_ITEM_COUNT));
+    assert_non_null(hst_log_item_name(HST_LOGITEM_COUNT));
     assert_non_null(hst_log_item_name((hst_log_item)-1));
 }
 
@@ -344,7 +344,7 @@ static void test_backend_unknown_device(void **state)
     r = hst_backend_create(&desc, &be);
     assert_int_equal(r, HST_ERROR_NO_DEVICE);
     assert_null(be);
-    assert_int_equal(log.counts[HST_LOG_NO_MATCHING_DEVICE], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_NO_MATCHING_DEVICE], 1);
     assert_non_null(strstr(log.last_message, "host"));
 }
 
@@ -378,7 +378,7 @@ static void test_backend_device(void **state)
         hst_backend *be = NULL;
         cap_reset(&log);
         assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
-        assert_int_equal(log.counts[HST_LOG_DEVICE_CHOSEN], 1);
+        assert_int_equal(log.counts[HST_LOGITEM_DEVICE_CHOSEN], 1);
         hst_backend_destroy(be);
     }
 }
@@ -454,7 +454,7 @@ static void test_backend_wrap_half(void **state)
     assert_int_equal(hst_backend_create(&desc, &be), HST_ERROR_INVALID_ARGUMENT);
     assert_null(be);
     /* "Every rejected argument ... goes to the logger": the desc names one */
-    assert_int_equal(log.counts[HST_LOG_BAD_ARGUMENT], 2);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], 2);
 }
 #endif
 
@@ -511,7 +511,7 @@ static void test_queue_events(void **state)
     /* wait == NULL with num_wait > 0 is rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_read(qb, buf, 0, out, 4, 1, 1, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_queue_finish(qb), HST_SUCCESS);
     hst_buffer_destroy(buf);
     hst_queue_destroy(qb);
@@ -591,7 +591,7 @@ static void test_buffer_sub(void **state)
         hst_buffer *subsub = (hst_buffer *)pat;
         cap_reset(&f->log);
         assert_result_logged(hst_buffer_create_sub(sub, 0, 8, &subsub),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_null(subsub);
     }
     hst_buffer_destroy(sub);
@@ -657,13 +657,13 @@ static void test_buffer_fill(void **state)
     /* misaligned offset or size, bad pattern sizes */
     cap_reset(&f->log);
     assert_result_logged(hst_fill(q, b, p4, 4, 2, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 4, 6, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 3, 0, 3, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 252, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(b);
 }
 
@@ -702,11 +702,11 @@ static void test_buffer_write_read_copy(void **state)
     /* past the end */
     cap_reset(&f->log);
     assert_result_logged(hst_write(q, a, 1000, src, 25, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_read(q, a, 1, got, 1024, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, b, 1000, a, 0, 25, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(a);
     hst_buffer_destroy(b);
 }
@@ -806,20 +806,20 @@ static void test_buffer_rect(void **state)
     cap_reset(&f->log);
     drect.origin[0] = 25;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_read_rect(q, b, &drect, back, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy_rect(q, c, &crect, b, &drect, region, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* pitches smaller than the region */
     srect.row_pitch = 8;
     drect.origin[0] = 0;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     srect.row_pitch = SRP;
     drect.origin[0] = 0; drect.origin[2] = 3;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(b);
     hst_buffer_destroy(c);
 }
@@ -860,11 +860,11 @@ static void test_buffer_map(void **state)
     /* bad flags, zero bytes, out of range */
     cap_reset(&f->log);
     assert_result_logged(hst_map(q, b, 0, 0, 16, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 0, 0, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 1000, 100, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(b);
 }
 
@@ -892,9 +892,9 @@ static void test_buffer_migrate_resident(void **state)
     assert_memory_equal(got, b, 4096);
     cap_reset(&f->log);
     assert_result_logged(hst_migrate(q, 0, bufs, 0, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_migrate(q, 2, bufs, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(bufs[0]);
     hst_buffer_destroy(bufs[1]);
 
@@ -910,9 +910,9 @@ static void test_buffer_migrate_resident(void **state)
     /* unknown flags and READ_ONLY|WRITE_ONLY are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 64, 64, &r), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_create(be, 64, HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY, &r),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(r);
 }
 
@@ -948,11 +948,11 @@ static void test_buffer_svm(void **state)
     if (!(hst_backend_device(be)->svm & HST_SVM_FINE)) {
         a = (int *)&pat;
         assert_result_logged(hst_svm_alloc(be, 64, 1, (void **)&a), HST_ERROR_UNSUPPORTED,
-                             &f->log, HST_LOG_UNSUPPORTED);
+                             &f->log, HST_LOGITEM_UNSUPPORTED);
         assert_null(a);
     }
     assert_result_logged(hst_svm_alloc(be, 0, 0, (void **)&a), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
 }
 
 /* ============================================================================================
@@ -1101,7 +1101,7 @@ static void test_image_f32(void **state)
         assert_int_equal(hst_image_from_array(be, HST_U8, 1, 0, 2, us, NULL, &u), HST_SUCCESS);
         cap_reset(&f->log);
         assert_result_logged(hst_image_copy(q, u, o0, a, o0, r, 0, NULL, NULL), HST_ERROR_SHAPE,
-                             &f->log, HST_LOG_SHAPE_MISMATCH);
+                             &f->log, HST_LOGITEM_SHAPE_MISMATCH);
         hst_image_destroy(u);
     }
     hst_image_destroy(a);
@@ -1134,24 +1134,24 @@ static void test_image_sampler_errors(void **state)
     cap_reset(&f->log);
     s = (hst_sampler *)buf;
     assert_result_logged(hst_sampler_create(be, 0, HST_ADDRESS_REPEAT, HST_FILTER_NEAREST, &s),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(s);
     assert_result_logged(hst_sampler_create(be, 1, 99, HST_FILTER_NEAREST, &s),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
 
     /* f64 has no image format; ndim 1, zero extents and 3 channels are invalid */
     bad = (hst_image *)buf;
     assert_result_logged(hst_image_from_array(be, HST_F64, 1, 0, 2, shape, NULL, &bad),
-                         HST_ERROR_DTYPE, &f->log, HST_LOG_DTYPE);
+                         HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
     assert_null(bad);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 1, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 4, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 2, shape0, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_image_from_array(be, HST_F32, 3, 0, 2, shape, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(bad);
 
     /* boxes outside the image */
@@ -1166,19 +1166,19 @@ static void test_image_sampler_errors(void **state)
         void *p;
         cap_reset(&f->log);
         assert_result_logged(hst_image_read(q, img, o_in, r2, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_write(q, img, o_y, r1, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_read(q, img, o0, rz, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_read(q, img, o0, r0, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_fill(q, img, color, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_map(q, img, HST_MAP_READ, o_y, r1, &rp, &sp, &p),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_result_logged(hst_image_copy(q, img, o0, img, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         /* u8 fill colours are 4 uint32, saturated: fill all, read back */
         assert_int_equal(hst_image_fill(q, img, color, o0, r2 /* 2x1 at origin */, 0, NULL, NULL),
                          HST_SUCCESS);
@@ -1304,10 +1304,10 @@ static void test_pool_stats(void **state)
     /* zero bytes and an overflowing bin are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_pool_alloc(pool, 0, &a), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_null(a);
     assert_result_logged(hst_pool_alloc(pool, SIZE_MAX, &a), HST_ERROR_OVERFLOW, &f->log,
-                         HST_LOG_SIZE_OVERFLOW);
+                         HST_LOGITEM_SIZE_OVERFLOW);
     hst_pool_destroy(pool);
     hst_pool_free_held(NULL);
     hst_pool_destroy(NULL);
@@ -1408,13 +1408,13 @@ static void test_buffer_wrap(void **state)
     mem[0] = 5;   /* still the caller's (a sanitizer build sees a free of static memory) */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_wrap(be, NULL, 16, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 0, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, HST_MEM_RESIDENT, &other),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(other);
 }
 
@@ -1424,7 +1424,7 @@ static void test_program_host_unsupported(void **state)
     hst_program *prog = (hst_program *)&prog;
     if (!hst_backend_is_host(f->be)) { skip(); return; }
     assert_result_logged(hst_program_build(f->be, 1, &twice_src, NULL, &prog),
-                         HST_ERROR_UNSUPPORTED, &f->log, HST_LOG_UNSUPPORTED);
+                         HST_ERROR_UNSUPPORTED, &f->log, HST_LOGITEM_UNSUPPORTED);
     assert_null(prog);
 }
 
@@ -1472,12 +1472,12 @@ static void test_program_errors(void **state)
     NEED_OPENCL(be);
     assert_int_equal(hst_program_build(be, 1, &bad_src, "", &bad), -11);
     assert_null(bad);
-    assert_int_equal(f->log.counts[HST_LOG_BUILD_FAILED], 1);
-    assert_int_equal(f->log.last_item, HST_LOG_BUILD_FAILED);
+    assert_int_equal(f->log.counts[HST_LOGITEM_BUILD_FAILED], 1);
+    assert_int_equal(f->log.last_item, HST_LOGITEM_BUILD_FAILED);
     assert_true(contains_nocase(f->log.last_message, "error"));
     /* a failed build is not cached: it fails again, and logs again */
     assert_int_equal(hst_program_build(be, 1, &bad_src, "", &bad), -11);
-    assert_int_equal(f->log.counts[HST_LOG_BUILD_FAILED], 2);
+    assert_int_equal(f->log.counts[HST_LOGITEM_BUILD_FAILED], 2);
 
     assert_int_equal(hst_program_build(be, 1, &twice_src, "", &prog), HST_SUCCESS);
     cap_reset(&f->log);
@@ -1487,23 +1487,23 @@ static void test_program_errors(void **state)
     assert_int_equal(hst_kernel_create(prog, "twice", &k), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_launch(q, k, 0, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_launch(q, k, 4, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_launch(q, k, 1, NULL, NULL, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     {
         const size_t zero = 0;
         assert_result_logged(hst_launch(q, k, 1, &zero, NULL, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     }
     {
         const size_t huge = SIZE_MAX, l = 64;
         assert_result_logged(hst_launch(q, k, 1, &huge, &l, 0, NULL, NULL), HST_ERROR_OVERFLOW,
-                             &f->log, HST_LOG_SIZE_OVERFLOW);
+                             &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     }
     assert_result_logged(hst_program_build(be, 0, &twice_src, "", &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_kernel_destroy(k);
     hst_program_release(prog);
 }
@@ -1587,30 +1587,30 @@ static void test_program_disk_cache(void **state)
     assert_non_null(mkdtemp(dir));
 
     build_in_cache(dir, &log);                       /* a fresh directory: a miss */
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_WRITE_FAILED], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_WRITE_FAILED], 0);
     assert_int_equal(for_each_file(dir, NULL), 1);   /* one entry, no temporary left */
 
     build_in_cache(dir, &log);                       /* a new backend: a hit */
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
 
     assert_int_equal(for_each_file(dir, garble_file), 1);
     build_in_cache(dir, &log);                       /* garbage: a logged miss, rewritten */
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     build_in_cache(dir, &log);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
 
     assert_int_equal(for_each_file(dir, truncate_file), 1);
     build_in_cache(dir, &log);                       /* truncated: a logged miss, rewritten */
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     build_in_cache(dir, &log);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
     assert_int_equal(for_each_file(dir, NULL), 1);
 
     remove_dir(dir);
@@ -1635,7 +1635,7 @@ static void test_program_no_disk_cache(void **state)
     hst_program_release(prog);
     hst_backend_destroy(be);
     assert_int_equal(for_each_file(dir, NULL), 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     remove_dir(dir);
 }
 
@@ -1654,39 +1654,39 @@ static void test_errors_null_and_zero(void **state)
     assert_int_equal(hst_buffer_create(be, 16, 0, &buf), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_pinned_create(be, 16, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_write(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_read(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_write(q, NULL, 0, data, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, buf, 0, NULL, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, buf, NULL, 4, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_queue_create(be, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_create_sub(buf, 0, 8, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* zero sizes */
     assert_result_logged(hst_buffer_create(be, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_pinned_create(be, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_buffer_create_sub(buf, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(b);
     {
         const size_t region[3] = {4, 0, 1};
         assert_result_logged(hst_write_rect(q, buf, NULL, data, NULL, region, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     }
     hst_buffer_destroy(buf);
 }
@@ -1718,8 +1718,8 @@ static void test_errors_backend_desc(void **state)
     assert_null(nb);
     expected++;
     /* the codes above are right; now the logging */
-    assert_int_equal(log.counts[HST_LOG_BAD_ARGUMENT], expected);
-    assert_int_equal(log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], expected);
+    assert_int_equal(log.last_item, HST_LOGITEM_BAD_ARGUMENT);
 }
 
 static void test_errors_sub_buffer(void **state)
@@ -1732,17 +1732,17 @@ static void test_errors_sub_buffer(void **state)
     assert_int_equal(hst_buffer_create(be, 4 * align, 0, &parent), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create_sub(parent, 1, 16, &sub), HST_ERROR_ALIGNMENT,
-                         &f->log, HST_LOG_MISALIGNED);
+                         &f->log, HST_LOGITEM_MISALIGNED);
     assert_null(sub);
     if (align > 1) {
         assert_result_logged(hst_buffer_create_sub(parent, align / 2, 16, &sub),
-                             HST_ERROR_ALIGNMENT, &f->log, HST_LOG_MISALIGNED);
+                             HST_ERROR_ALIGNMENT, &f->log, HST_LOGITEM_MISALIGNED);
     }
     /* out of range: past the end by one byte, and an origin at the end */
     assert_result_logged(hst_buffer_create_sub(parent, align, 3 * align + 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_create_sub(parent, 4 * align, 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(sub);
     /* exactly the tail fits */
     assert_int_equal(hst_buffer_create_sub(parent, 3 * align, align, &sub), HST_SUCCESS);
@@ -1768,39 +1768,39 @@ static void test_errors_overflow(void **state)
     r.origin[2] = SIZE_MAX / 8;
     r.row_pitch = 16; r.slice_pitch = 64;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_read_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_copy_rect(q, other, NULL, buf, &r, region, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* origin y times a huge row pitch overflows */
     memset(&r, 0, sizeof r);
     r.origin[1] = 3;
     r.row_pitch = SIZE_MAX / 2; r.slice_pitch = SIZE_MAX / 2;
     region[1] = 1;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* a tight slice pitch (rows x row pitch) that overflows */
     memset(&r, 0, sizeof r);
     r.row_pitch = SIZE_MAX / 2;
     region[1] = 3;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* the region's own volume overflows */
     region[0] = SIZE_MAX / 2; region[1] = 4; region[2] = 1;
     assert_result_logged(hst_write_rect(q, buf, NULL, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* linear offsets */
     assert_result_logged(hst_write(q, buf, SIZE_MAX, data, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_read(q, buf, SIZE_MAX - 1, data, 8, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_copy(q, other, SIZE_MAX, buf, 0, 16, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     {
         const unsigned pat = 7;
         assert_result_logged(hst_fill(q, buf, &pat, 4, SIZE_MAX - 3, 8, 0, NULL, NULL),
-                             HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                             HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     }
     /* nothing was written by any of them */
     {
@@ -1827,18 +1827,18 @@ static void test_errors_overlap(void **state)
     assert_int_equal(hst_write(q, a, 0, src, 512, 1, 0, NULL, NULL), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_copy(q, a, 50, a, 0, 100, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, 0, a, 99, 100, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, 10, a, 10, 1, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* a sub-buffer overlaps its parent: sub [0, 100) is the parent's [align, align + 100),
        the source [align + 50, align + 150) */
     assert_int_equal(hst_buffer_create_sub(a, align, 256, &sub), HST_SUCCESS);
     assert_result_logged(hst_copy(q, sub, 0, a, align + 50, 100, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, align + 255, sub, 255, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* adjacent ranges do not overlap, and nothing was changed before */
     assert_int_equal(hst_copy(q, a, 100, a, 0, 100, 0, NULL, NULL), HST_SUCCESS);
     assert_int_equal(hst_read(q, a, 0, got, 512, 1, 0, NULL, NULL), HST_SUCCESS);
@@ -1866,22 +1866,22 @@ static void test_errors_two_backends(void **state)
     assert_int_equal(hst_buffer_create(b, 64, 0, &bb), HST_SUCCESS);
     cap_reset(&blog);
     assert_result_logged(hst_write(hst_backend_queue(b), ba, 0, data, 64, 1, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     assert_result_logged(hst_read(hst_backend_queue(b), ba, 0, data, 64, 1, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     assert_result_logged(hst_copy(hst_backend_queue(b), bb, 0, ba, 0, 64, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     list[0] = ba;
     assert_result_logged(hst_migrate(hst_backend_queue(b), 1, list, 0, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     cap_reset(&f->log);
     assert_result_logged(hst_fill(hst_backend_queue(a), bb, &pat, 4, 0, 64, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &f->log, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &f->log, HST_LOGITEM_SHAPE_MISMATCH);
     {
         const size_t region[3] = {8, 2, 1};
         assert_result_logged(hst_copy_rect(hst_backend_queue(a), ba, NULL, bb, NULL, region,
                                            0, NULL, NULL),
-                             HST_ERROR_SHAPE, &f->log, HST_LOG_SHAPE_MISMATCH);
+                             HST_ERROR_SHAPE, &f->log, HST_LOGITEM_SHAPE_MISMATCH);
     }
     hst_buffer_destroy(ba);
     hst_buffer_destroy(bb);
@@ -1935,15 +1935,15 @@ static void test_oom_allocator(void **state)
         r = hst_backend_create(&desc, &be);
         if (r != HST_SUCCESS) {
             assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY);
-            assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 1);
+            assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 1);
             assert_null(be);
             backend_failed++;
         } else {
             r = hst_buffer_create(be, 4096, 0, &buf);
             if (r != HST_SUCCESS) {
                 assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY);
-                assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 1);
-                assert_int_equal(log.last_item, HST_LOG_OUT_OF_HOST_MEMORY);
+                assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 1);
+                assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_HOST_MEMORY);
                 assert_null(buf);
                 assert_int_equal(hst_backend_device_bytes(be), 0);
                 buffer_failed++;
@@ -1955,7 +1955,7 @@ static void test_oom_allocator(void **state)
                 assert_int_equal(hst_read(hst_backend_queue(be), buf, 0, out, 4096, 1, 0, NULL,
                                           NULL), HST_SUCCESS);
                 assert_memory_equal(in, out, 4096);
-                assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 0);
+                assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 0);
                 hst_buffer_destroy(buf);
                 all_ok++;
             }
@@ -1979,16 +1979,16 @@ static void test_oom_oversized(void **state)
     hst_result r;
     if (max >= (uint64_t)SIZE_MAX) { skip(); return; }
     r = hst_buffer_create(be, (size_t)max + 1, 0, &b);
-    assert_result_logged(r, HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    assert_result_logged(r, HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_true(hst_result_is_out_of_memory(r));
     assert_null(b);
     assert_int_equal(hst_backend_device_bytes(be), before);
     cap_reset(&f->log);
     assert_result_logged(hst_pinned_create(be, (size_t)max + 1, &b), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-                         &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     cap_reset(&f->log);
     assert_result_logged(hst_pool_alloc(hst_backend_pool(be), (size_t)max + 1, &b),
-                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(b);
     assert_int_equal(hst_backend_device_bytes(be), before);
 }
@@ -2018,14 +2018,14 @@ static void test_oom_pool_recovery(void **state)
     /* a plain buffer over the budget fails (the pool does not rescue it) */
     plain = (hst_buffer *)&log;
     assert_result_logged(hst_buffer_create(be, 512 * 1024, 0, &plain),
-                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(plain);
     /* 900 KiB (bin 928 KiB) fits only once every held block is gone */
     cap_reset(&log);
     assert_int_equal(hst_pool_alloc(pool, 900 * 1024, &big), HST_SUCCESS);
     assert_non_null(big);
-    assert_true(log.counts[HST_LOG_POOL_RELEASED_HELD] >= 1);
-    assert_int_equal(log.counts[HST_LOG_POOL_RELEASED_HELD], 3);
+    assert_true(log.counts[HST_LOGITEM_POOL_RELEASED_HELD] >= 1);
+    assert_int_equal(log.counts[HST_LOGITEM_POOL_RELEASED_HELD], 3);
     s = hst_pool_get_stats(pool);
     assert_true(s.held_blocks < 3);
     assert_int_equal(s.held_blocks, 0);
@@ -2036,7 +2036,7 @@ static void test_oom_pool_recovery(void **state)
     /* 2 MiB cannot fit at all */
     cap_reset(&log);
     assert_result_logged(hst_pool_alloc(pool, 2 * mib, &huge), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-                         &log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         &log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(huge);
     s = hst_pool_get_stats(pool);
     assert_int_equal(s.active_blocks, 1);
@@ -2063,7 +2063,7 @@ static void test_pool_destroy_detaches(void **state)
     assert_int_equal(hst_pool_alloc(pool, 5000, &b), HST_SUCCESS);
     hst_buffer_destroy(b);                       /* held */
     hst_pool_destroy(pool);                      /* a is still active: detached, warned */
-    assert_int_equal(f->log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(f->log.last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_backend_device_bytes(f->be), before + hst_pool_bin_bytes(1000));
     hst_buffer_destroy(a);                       /* a plain buffer now */
     assert_int_equal(hst_backend_device_bytes(f->be), before);
@@ -2119,7 +2119,7 @@ static void test_image_charged_to_limit(void **state)
     cap_reset(&log);
     assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_ERROR_OUT_OF_DEVICE_MEMORY);
     assert_null(img);
-    assert_int_equal(log.last_item, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     shape[0] = 128;                              /* 512 KiB fits and is charged */
     assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_SUCCESS);
     assert_int_equal(hst_backend_device_bytes(be), 128 * 1024 * 4);
@@ -2142,7 +2142,7 @@ static void test_pool_impossible_keeps_held(void **state)
     if (max < SIZE_MAX) {
         assert_int_equal(hst_pool_alloc(pool, (size_t)max + 1, &b), HST_ERROR_OUT_OF_DEVICE_MEMORY);
         assert_null(b);
-        assert_int_equal(f->log.counts[HST_LOG_POOL_RELEASED_HELD], 0);
+        assert_int_equal(f->log.counts[HST_LOGITEM_POOL_RELEASED_HELD], 0);
         assert_int_equal(hst_pool_get_stats(pool).held_blocks, st.held_blocks);
     }
     hst_pool_free_held(pool);

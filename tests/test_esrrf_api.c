@@ -423,11 +423,11 @@ static void test_errors(void **state)
     memcpy(bad, frames, sizeof frames);
     bad[(9 * R + 4) * C + 11] = INFINITY;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 9, row 4, column 11 is infinite");
+                   HST_LOGITEM_NON_FINITE, "frame 9, row 4, column 11 is infinite");
     bad[(9 * R + 4) * C + 11] = frames[(9 * R + 4) * C + 11];
     bad[(20 * R + 0) * C + 2] = NAN;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 20, row 0, column 2 is NaN");
+                   HST_LOGITEM_NON_FINITE, "frame 20, row 0, column 2 is NaN");
     {   /* one bad field at a time on a good desc: refused, the log naming it */
         static const struct { unsigned mag, modes; float radius, sens; uint64_t T, n; const char *text; } bad_desc[] = {
             { 33, 0, 0, 0, 0, N, "magnification 33" },
@@ -447,30 +447,30 @@ static void test_errors(void **state)
             if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
             d.frames_per_timepoint = bad_desc[k].T;
             EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
-                           HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, bad_desc[k].text);
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, bad_desc[k].text);
         }
     }
     desc_init(&d, &be, 1);
     d.modes = HST_ESRRF_AVG;
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
-                   HST_LOG_SIZE_OVERFLOW, "32-bit");
+                   HST_LOGITEM_SIZE_OVERFLOW, "32-bit");
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "dtype 9");
+                   HST_LOGITEM_BAD_ARGUMENT, "dtype 9");
     d.modes = HST_ESRRF_VAR;
     {
         float *none[3] = {NULL, NULL, NULL};
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "out[1] is NULL");
+                       HST_LOGITEM_BAD_ARGUMENT, "out[1] is NULL");
     }
     /* live: no callback; another frame size; a non-finite frame reaches later pushes */
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "on_timepoint is NULL");
+                   HST_LOGITEM_BAD_ARGUMENT, "on_timepoint is NULL");
     assert_null(lv);
     d.on_timepoint = on_tp;
     d.block_frames = 1;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are 12 x 14");
     bad[(20 * R + 0) * C + 2] = frames[(20 * R + 0) * C + 2];
     bad[(2 * R + 3) * C + 5] = -INFINITY;
