@@ -110,23 +110,29 @@ extern "C" {
    Results. 0 is success; OpenCL error codes pass through unchanged (negative, -1 .. -1xxx); the
    library's own codes live below HST_ERROR_BASE, far from any OpenCL or vendor code. */
 typedef int hst_result;
+/* X(NAME, value): the library's own results, HST_<NAME>; the enum and hst_result_string's
+   names are made from this one list (see HST_LOGITEM_LIST for the pattern). */
+#define HST_RESULT_LIST(X) \
+    X(SUCCESS, 0) \
+    X(ERROR_INVALID_ARGUMENT, -20001)   /* NULL, zero size, out of range: the log names it */ \
+    X(ERROR_OVERFLOW, -20002)           /* a size computation would overflow size_t */ \
+    X(ERROR_OUT_OF_HOST_MEMORY, -20003) /* the allocator returned NULL */ \
+    X(ERROR_OUT_OF_DEVICE_MEMORY, -20004) /* over the device's limits or the caller's budget */ \
+    X(ERROR_NO_DEVICE, -20005)          /* the selector matched no device */ \
+    X(ERROR_UNSUPPORTED, -20006)        /* the device lacks the feature (fp64, SVM, images) */ \
+    X(ERROR_DTYPE, -20007)              /* the operation is not defined for this dtype */ \
+    X(ERROR_SHAPE, -20008)              /* arguments' shapes, dtypes or backends disagree */ \
+    X(ERROR_ALIGNMENT, -20009)          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */ \
+    X(ERROR_IO, -20010)                 /* the disk cache could not be read or written */ \
+    X(ERROR_CANCELLED, -20011)          /* a progress callback asked to stop */ \
+    X(ERROR_NON_FINITE, -20012)         /* input data holds NaN or Inf: the log says where */ \
+    X(ERROR_NOT_BUILT_IN, -20013)       /* an opt-in part (FFTs: HST_FFT) was not compiled */
+#define HST__RESULT_ENUM(name, value) HST_##name = value,
 enum {
-    HST_SUCCESS = 0,
-    HST_ERROR_BASE = -20000,
-    HST_ERROR_INVALID_ARGUMENT = -20001,   /* NULL, zero size, out of range: the log names it */
-    HST_ERROR_OVERFLOW = -20002,           /* a size computation would overflow size_t */
-    HST_ERROR_OUT_OF_HOST_MEMORY = -20003, /* the allocator returned NULL */
-    HST_ERROR_OUT_OF_DEVICE_MEMORY = -20004, /* over the device's limits or the caller's budget */
-    HST_ERROR_NO_DEVICE = -20005,          /* the selector matched no device */
-    HST_ERROR_UNSUPPORTED = -20006,        /* the device lacks the feature (fp64, SVM, images) */
-    HST_ERROR_DTYPE = -20007,              /* the operation is not defined for this dtype */
-    HST_ERROR_SHAPE = -20008,              /* arguments' shapes, dtypes or backends disagree */
-    HST_ERROR_ALIGNMENT = -20009,          /* a sub-buffer origin breaks MEM_BASE_ADDR_ALIGN */
-    HST_ERROR_IO = -20010,                 /* the disk cache could not be read or written */
-    HST_ERROR_CANCELLED = -20011,          /* a progress callback asked to stop */
-    HST_ERROR_NON_FINITE = -20012,         /* input data holds NaN or Inf: the log says where */
-    HST_ERROR_NOT_BUILT_IN = -20013        /* an opt-in part (FFTs: HST_FFT) was not compiled */
+    HST_RESULT_LIST(HST__RESULT_ENUM)
+    HST_ERROR_BASE = -20000             /* every code of the library's own is below it */
 };
+#undef HST__RESULT_ENUM
 
 /* The name of a result ("HST_ERROR_OVERFLOW", "CL_OUT_OF_RESOURCES", ...); never NULL.
    Thread-safe. */
@@ -148,37 +154,50 @@ typedef enum hst_log_level {
     HST_LOG_ERROR = 1, HST_LOG_WARN = 2, HST_LOG_INFO = 3, HST_LOG_DEBUG = 4
 } hst_log_level;
 
+/* X(NAME): every log item, HST_LOGITEM_<NAME>, in id order (ids are stable: new items go at
+   the end); the enum and hst_log_item_name's names ("BAD_ARGUMENT") are made from this one list
+   (sokol's log-item X-macro). Rejections log the finest item that fits: NULL_ARGUMENT,
+   ZERO_SIZE, OUT_OF_RANGE, SIZE_OVERFLOW, SHAPE_MISMATCH, BAD_STATE, else BAD_ARGUMENT; all of
+   them return HST_ERROR_INVALID_ARGUMENT unless the call documents another code. */
+#define HST_LOGITEM_LIST(X) \
+    X(NONE) \
+    X(BAD_ARGUMENT)          /* an argument was rejected; the message names it */ \
+    X(SIZE_OVERFLOW)         /* a size multiplication overflowed */ \
+    X(NO_PLATFORM)           /* no OpenCL platform: the host device serves (logged once) */ \
+    X(DEVICE_CHOSEN)         /* which device a selector picked, and why */ \
+    X(NO_MATCHING_DEVICE)    /* the selector matched nothing */ \
+    X(CL_ERROR)              /* an OpenCL call failed; the message names the call */ \
+    X(BUILD_FAILED)          /* program build failed; the message carries the build log */ \
+    X(BUILD_WARNINGS)        /* program built, with a non-empty build log */ \
+    X(CACHE_HIT)             /* a program binary came from the disk cache */ \
+    X(CACHE_CORRUPT)         /* a disk cache entry was unreadable: treated as a miss */ \
+    X(CACHE_WRITE_FAILED)    /* the disk cache could not be written (build still succeeds) */ \
+    X(OUT_OF_HOST_MEMORY)    /* the allocator returned NULL */ \
+    X(OUT_OF_DEVICE_MEMORY)  /* a device allocation failed or would exceed a limit */ \
+    X(POOL_RELEASED_HELD)    /* the pool freed held blocks to retry an allocation */ \
+    X(UNSUPPORTED)           /* the device lacks a feature */ \
+    X(DTYPE)                 /* an operation was asked of a dtype it does not support */ \
+    X(SHAPE_MISMATCH)        /* shapes, dtypes or backends of arguments disagree */ \
+    X(MISALIGNED)            /* a sub-buffer origin is not aligned */ \
+    X(CHOICE_CHANGED)        /* the implementation chosen for a signature changed */ \
+    X(CHOICE_FAILED)         /* an implementation failed: skipped for that signature */ \
+    X(CHOICE_SPLIT)          /* out of memory: the call was split into parts */ \
+    X(CHOICE_FORCED)         /* an operation always runs one implementation (desc, env) */ \
+    X(CHOICE_FILE_IGNORED)   /* the timings file is corrupt or foreign: ignored (once) */ \
+    X(NON_FINITE)            /* input data holds NaN or Inf; the message says where */ \
+    X(NOT_BUILT_IN)          /* an opt-in part was called but not compiled (FFTs: HST_FFT) */ \
+    X(FFT_LIBRARY)           /* FFTW or VkFFT refused a plan; the message has its code */ \
+    X(RANK_FAILED)           /* another MPI rank failed: this rank returns its code too */ \
+    X(NULL_ARGUMENT)         /* a pointer argument is NULL; the message names it */ \
+    X(ZERO_SIZE)             /* a size, count or extent is 0 where one is needed */ \
+    X(OUT_OF_RANGE)          /* a value or range lies outside what the argument allows */ \
+    X(BAD_STATE)             /* the object is in a state that does not allow the call */
+#define HST__LOGITEM_ENUM(name) HST_LOGITEM_##name,
 typedef enum hst_log_item {
-    HST_LOGITEM_NONE = 0,
-    HST_LOGITEM_BAD_ARGUMENT,        /* an argument was rejected; the message names it */
-    HST_LOGITEM_SIZE_OVERFLOW,       /* a size multiplication overflowed */
-    HST_LOGITEM_NO_PLATFORM,         /* no OpenCL platform: the host device serves (logged once) */
-    HST_LOGITEM_DEVICE_CHOSEN,       /* which device a selector picked, and why */
-    HST_LOGITEM_NO_MATCHING_DEVICE,  /* the selector matched nothing */
-    HST_LOGITEM_CL_ERROR,            /* an OpenCL call failed; the message names the call */
-    HST_LOGITEM_BUILD_FAILED,        /* program build failed; the message carries the build log */
-    HST_LOGITEM_BUILD_WARNINGS,      /* program built, with a non-empty build log */
-    HST_LOGITEM_CACHE_HIT,           /* a program binary came from the disk cache */
-    HST_LOGITEM_CACHE_CORRUPT,       /* a disk cache entry was unreadable: treated as a miss */
-    HST_LOGITEM_CACHE_WRITE_FAILED,  /* the disk cache could not be written (build still succeeds) */
-    HST_LOGITEM_OUT_OF_HOST_MEMORY,  /* the allocator returned NULL */
-    HST_LOGITEM_OUT_OF_DEVICE_MEMORY,/* a device allocation failed or would exceed a limit */
-    HST_LOGITEM_POOL_RELEASED_HELD,  /* the pool freed held blocks to retry an allocation */
-    HST_LOGITEM_UNSUPPORTED,         /* the device lacks a feature */
-    HST_LOGITEM_DTYPE,               /* an operation was asked of a dtype it does not support */
-    HST_LOGITEM_SHAPE_MISMATCH,      /* shapes, dtypes or backends of arguments disagree */
-    HST_LOGITEM_MISALIGNED,          /* a sub-buffer origin is not aligned */
-    HST_LOGITEM_CHOICE_CHANGED,      /* the implementation chosen for a signature changed */
-    HST_LOGITEM_CHOICE_FAILED,       /* an implementation failed: skipped for that signature */
-    HST_LOGITEM_CHOICE_SPLIT,        /* out of memory: the call was split into parts */
-    HST_LOGITEM_CHOICE_FORCED,       /* an operation always runs one implementation (desc, env) */
-    HST_LOGITEM_CHOICE_FILE_IGNORED, /* the timings file is corrupt or foreign: ignored (once) */
-    HST_LOGITEM_NON_FINITE,          /* input data holds NaN or Inf; the message says where */
-    HST_LOGITEM_NOT_BUILT_IN,        /* an opt-in part was called but not compiled (FFTs: HST_FFT) */
-    HST_LOGITEM_FFT_LIBRARY,         /* FFTW or VkFFT refused a plan; the message has its code */
-    HST_LOGITEM_RANK_FAILED,         /* another MPI rank failed: this rank returns its code too */
+    HST_LOGITEM_LIST(HST__LOGITEM_ENUM)
     HST_LOGITEM_COUNT
 } hst_log_item;
+#undef HST__LOGITEM_ENUM
 
 /* Called with the level, the item id and a NUL-terminated message (valid during the call). */
 typedef void (*hst_log_fn)(void *user, hst_log_level level, hst_log_item item,
@@ -815,14 +834,9 @@ struct hst_backend {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-static const char *const hst__item_names[HST_LOGITEM_COUNT] = {
-    "NONE", "BAD_ARGUMENT", "SIZE_OVERFLOW", "NO_PLATFORM", "DEVICE_CHOSEN",
-    "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
-    "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
-    "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
-    "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
-    "NON_FINITE", "NOT_BUILT_IN", "FFT_LIBRARY", "RANK_FAILED"
-};
+#define HST__LOGITEM_NAME(name) #name,
+static const char *const hst__item_names[HST_LOGITEM_COUNT] = {HST_LOGITEM_LIST(HST__LOGITEM_NAME)};
+#undef HST__LOGITEM_NAME
 
 HST__BDEF const char *hst_log_item_name(hst_log_item item) {
     if ((int)item < 0 || item >= HST_LOGITEM_COUNT) return "UNKNOWN";
@@ -995,9 +1009,10 @@ HST__BDEF uint64_t hst_hash_final(uint64_t z) {
 }
 
 /* >>results ---------------------------------------------------------------------------------- */
+/* OpenCL's codes (they pass through), then ours from HST_RESULT_LIST. */
 typedef struct hst__code_name { int code; const char *name; } hst__code_name;
+#define HST__RESULT_NAME(name, value) {value, "HST_" #name},
 static const hst__code_name hst__code_names[] = {
-    {0, "HST_SUCCESS"},
     {-1, "CL_DEVICE_NOT_FOUND"}, {-2, "CL_DEVICE_NOT_AVAILABLE"},
     {-3, "CL_COMPILER_NOT_AVAILABLE"}, {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
     {-5, "CL_OUT_OF_RESOURCES"}, {-6, "CL_OUT_OF_HOST_MEMORY"},
@@ -1029,20 +1044,9 @@ static const hst__code_name hst__code_names[] = {
     {-69, "CL_INVALID_PIPE_SIZE"}, {-70, "CL_INVALID_DEVICE_QUEUE"},
     {-71, "CL_INVALID_SPEC_ID"}, {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
     {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
-    {HST_ERROR_INVALID_ARGUMENT, "HST_ERROR_INVALID_ARGUMENT"},
-    {HST_ERROR_OVERFLOW, "HST_ERROR_OVERFLOW"},
-    {HST_ERROR_OUT_OF_HOST_MEMORY, "HST_ERROR_OUT_OF_HOST_MEMORY"},
-    {HST_ERROR_OUT_OF_DEVICE_MEMORY, "HST_ERROR_OUT_OF_DEVICE_MEMORY"},
-    {HST_ERROR_NO_DEVICE, "HST_ERROR_NO_DEVICE"},
-    {HST_ERROR_UNSUPPORTED, "HST_ERROR_UNSUPPORTED"},
-    {HST_ERROR_DTYPE, "HST_ERROR_DTYPE"},
-    {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
-    {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
-    {HST_ERROR_IO, "HST_ERROR_IO"},
-    {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"},
-    {HST_ERROR_NON_FINITE, "HST_ERROR_NON_FINITE"},
-    {HST_ERROR_NOT_BUILT_IN, "HST_ERROR_NOT_BUILT_IN"}
+    HST_RESULT_LIST(HST__RESULT_NAME)
 };
+#undef HST__RESULT_NAME
 
 HST__BDEF const char *hst_result_string(hst_result r) {
     size_t i;
