@@ -310,9 +310,7 @@ extern "C" {
 
 /* >>helpers (array.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOGITEM_BAD_ARGUMENT. */
-#define hst__abad(be, ...) \
-    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
+/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
 /* A size computation `what` of func would overflow size_t. */
 #define hst__aoverflow(be, func, what) \
     hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func, "%s overflows size_t", what)
@@ -448,14 +446,14 @@ HST__ADEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned
     size_t count = 1, bytes;
     unsigned i;
     hst_result r;
-    if (!be) return hst__abad(NULL, F, "be is NULL");
-    if (!out) return hst__abad(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (!hst_dtype_size(dtype)) return hst__abad(be, F, "dtype %d is not an hst_dtype", (int)dtype);
-    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__abad(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
-    if (!shape) return hst__abad(be, F, "shape is NULL");
+    if (!hst_dtype_size(dtype)) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
-        if (!shape[i]) return hst__abad(be, F, "shape[%u] is 0", i);
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
         if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
     }
     if (!hst_size_mul(count, hst_dtype_size(dtype), &bytes)) return hst__aoverflow(be, F, "elements * element size");
@@ -476,20 +474,20 @@ HST__ADEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dt
     size_t count = 1, bytes, end, es = hst_dtype_size(dtype), align;
     unsigned i;
     hst_result r;
-    if (!buf) return hst__abad(NULL, F, "buf is NULL");
+    if (!buf) return hst__null_arg(NULL, F, "buf is NULL");
     be = hst_buffer_backend(buf);
-    if (!out) return hst__abad(be, F, "out is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (!es) return hst__abad(be, F, "dtype %d is not an hst_dtype", (int)dtype);
-    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__abad(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
-    if (!shape) return hst__abad(be, F, "shape is NULL");
+    if (!es) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
-        if (!shape[i]) return hst__abad(be, F, "shape[%u] is 0", i);
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
         if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
     }
     if (!hst_size_mul(count, es, &bytes)) return hst__aoverflow(be, F, "elements * element size");
     if (offset_bytes % es)
-        return hst__abad(be, F, "offset_bytes %zu is not a multiple of the %s element size (%zu bytes)",
+        return hst__bad_arg(be, F, "offset_bytes %zu is not a multiple of the %s element size (%zu bytes)",
                             offset_bytes, hst_dtype_name(dtype), es);
     if (!hst_size_add(offset_bytes, bytes, &end)) return hst__aoverflow(be, F, "offset_bytes + the view's bytes");
     if (end > hst_buffer_bytes(buf)) {
@@ -520,7 +518,7 @@ HST__ADEF void hst_array_destroy(hst_array *a) {
 }
 
 static hst_result hst__check_array(const char *func, const hst_array *a, const char *name) {
-    if (!a) return hst__abad(NULL, func, "%s is NULL", name);
+    if (!a) return hst__null_arg(NULL, func, "%s is NULL", name);
     return HST_SUCCESS;
 }
 
@@ -541,7 +539,7 @@ HST__ADEF hst_result hst_array_write(hst_array *a, const void *src, size_t bytes
     hst_result r;
     if ((r = hst__check_array("hst_array_write", a, "a")) != HST_SUCCESS) return r;
     if (bytes != a->bytes)
-        return hst__abad(a->be, "hst_array_write", "bytes %zu != the array's %zu", bytes, a->bytes);
+        return hst__bad_arg(a->be, "hst_array_write", "bytes %zu != the array's %zu", bytes, a->bytes);
     return hst_write(hst_backend_queue(a->be), a->buf, 0, src, bytes, 1, 0, NULL, NULL);
 }
 
@@ -549,7 +547,7 @@ HST__ADEF hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes)
     hst_result r;
     if ((r = hst__check_array("hst_array_read", a, "a")) != HST_SUCCESS) return r;
     if (bytes != a->bytes)
-        return hst__abad(a->be, "hst_array_read", "bytes %zu != the array's %zu", bytes, a->bytes);
+        return hst__bad_arg(a->be, "hst_array_read", "bytes %zu != the array's %zu", bytes, a->bytes);
     return hst_read(hst_backend_queue(a->be), a->buf, 0, dst, bytes, 1, 0, NULL, NULL);
 }
 
@@ -736,7 +734,7 @@ HST__ADEF hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_ma
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__abad(dst->be, F, "op %d is not an hst_math_op", iop);
+    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_math_op", iop);
     if (!hst_kernels_math_supported(dst->dtype, op))
         return hst__dtype_error(dst->be, F, dst->dtype, "element-wise math is defined for f32 and f64 only");
     if (!hst__on_cl(dst->be)) { hst_k_math_host(dst->dtype, hst_buffer_host_ptr(dst->buf), hst_buffer_host_ptr(src->buf), dst->count, op, p); return HST_SUCCESS; }
@@ -758,7 +756,7 @@ HST__ADEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
     if (dist != HST_RANDOM_UNIFORM && dist != HST_RANDOM_NORMAL)
-        return hst__abad(x->be, F, "dist %d is not an hst_random_dist", idist);
+        return hst__bad_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
     if (!hst__on_cl(x->be)) { hst_k_random_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, seed, offset, dist); return HST_SUCCESS; }
     n = x->count;
     {
@@ -807,7 +805,7 @@ static hst_result hst__reduce(const char *func, const hst_array *x, const hst_ar
     void *partial;
     hst_result r;
     if ((r = hst__check_array(func, x, "x")) != HST_SUCCESS) return r;
-    if (!out) return hst__abad(x->be, func, "out is NULL");
+    if (!out) return hst__null_arg(x->be, func, "out is NULL");
     if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
     if (!hst_kernels_reduce_supported(x->dtype, op))
         return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
@@ -826,7 +824,7 @@ HST__ADEF hst_result hst_array_sum(const hst_array *x, hst_scalar *out) {
     return hst__reduce("hst_array_sum", x, NULL, HST_REDUCE_SUM, out);
 }
 HST__ADEF hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out) {
-    if (!y) return hst__abad(x ? x->be : NULL, "hst_array_dot", "y is NULL");
+    if (!y) return hst__null_arg(x ? x->be : NULL, "hst_array_dot", "y is NULL");
     return hst__reduce("hst_array_dot", x, y, HST_REDUCE_DOT, out);
 }
 HST__ADEF hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out) {
@@ -920,7 +918,7 @@ static hst__gather_args hst__gather_plain(unsigned ndim, const size_t *shape) {
 }
 
 static hst_result hst__check_axis(const hst_array *a, const char *func, unsigned axis) {
-    if (axis >= a->ndim) return hst__abad(a->be, func, "axis %u is not < ndim %u", axis, a->ndim);
+    if (axis >= a->ndim) return hst__range_arg(a->be, func, "axis %u is not < ndim %u", axis, a->ndim);
     return HST_SUCCESS;
 }
 
@@ -957,10 +955,10 @@ HST__ADEF hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double s
     static const char *F = "hst_array_arange";
     double count = step != 0.0 ? ceil((stop - start) / step) : 0.0;
     hst_result r;
-    if (!be) return hst__abad(NULL, F, "be is NULL");
-    if (!out) return hst__abad(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     if (!(count >= 1.0) || count > 1e18)
-        return hst__abad(be, F, "start %g, stop %g, step %g give no elements (or too many)", start, stop, step);
+        return hst__bad_arg(be, F, "start %g, stop %g, step %g give no elements (or too many)", start, stop, step);
     if ((r = hst__make_1d(be, F, dtype, (size_t)count, out)) != HST_SUCCESS) return r;
     if ((r = hst__ramp(*out, start, step, 0, 0.0)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
     return r;
@@ -971,9 +969,9 @@ HST__ADEF hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double
     static const char *F = "hst_array_linspace";
     size_t div = endpoint ? num - 1 : num;
     hst_result r;
-    if (!be) return hst__abad(NULL, F, "be is NULL");
-    if (!out) return hst__abad(be, F, "out is NULL");
-    if (!num) return hst__abad(be, F, "num is 0");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    if (!num) return hst__zero_arg(be, F, "num is 0");
     if ((r = hst__make_1d(be, F, dtype, num, out)) != HST_SUCCESS) return r;
     r = hst__ramp(*out, start, div ? (stop - start) / (double)div : 0.0, endpoint && num > 1, stop);
     if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
@@ -986,9 +984,9 @@ HST__ADEF hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t 
     size_t len = rfft ? n / 2 + 1 : n, i;
     double *v;
     hst_result r;
-    if (!be) return hst__abad(NULL, F, "be is NULL");
-    if (!out) return hst__abad(be, F, "out is NULL");
-    if (!n || !(d != 0.0)) return hst__abad(be, F, "n %zu and d %g must be nonzero", n, d);
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    if (!n || !(d != 0.0)) return hst__zero_arg(be, F, "n %zu and d %g must be nonzero", n, d);
     if (dtype != HST_F32 && dtype != HST_F64) return hst__dtype_error(be, F, dtype, "f32 or f64 only");
     if (!(v = (double *)hst_backend_alloc(be, len * sizeof *v))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (i = 0; i < len; i++)   /* NumPy: integer bins, then one multiplication by 1/(n d) */
@@ -1005,7 +1003,7 @@ HST__ADEF hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t 
 HST__ADEF hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
                                        const size_t *shape, const void *data, hst_array **out) {
     hst_result r;
-    if (!data) return hst__abad(be, "hst_array_from_host", "data is NULL");
+    if (!data) return hst__null_arg(be, "hst_array_from_host", "data is NULL");
     if ((r = hst_array_create(be, dtype, ndim, shape, out)) != HST_SUCCESS) return r;
     if ((r = hst_array_write(*out, data, (*out)->bytes)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
     return r;
@@ -1017,7 +1015,7 @@ HST__ADEF hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t
     unsigned i;
     hst_result r;
     if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
-    if (ndim < 1 || ndim > HST_MAX_DIMS || !shape) return hst__abad(a->be, F, "ndim %u (1..%d) or shape NULL", ndim, HST_MAX_DIMS);
+    if (ndim < 1 || ndim > HST_MAX_DIMS || !shape) return hst__bad_arg(a->be, F, "ndim %u (1..%d) or shape NULL", ndim, HST_MAX_DIMS);
     for (i = 0; i < ndim; i++)
         if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(a->be, F, "the product of shape");
     if (count != a->count) return hst__shape_error(a->be, F, "the new shape has another element count");
@@ -1031,7 +1029,7 @@ static hst_result hst__check_move(const char *func, const hst_array *dst, const 
     hst_result r;
     if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
-    if (dst == src || dst->buf == src->buf) return hst__abad(dst->be, func, "dst must not be src");
+    if (dst == src || dst->buf == src->buf) return hst__bad_arg(dst->be, func, "dst must not be src");
     if (dst->be != src->be || dst->dtype != src->dtype)
         return hst__shape_error(dst->be, func, "dst and src differ in backend or dtype");
     return HST_SUCCESS;
@@ -1048,7 +1046,7 @@ HST__ADEF hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
     if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
     for (i = 0; i < src->ndim; i++) {
         p[i] = perm ? perm[i] : src->ndim - 1 - i;
-        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__abad(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
+        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__bad_arg(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
         seen |= 1u << p[i];
         shape[i] = src->shape[p[i]];
     }
@@ -1102,7 +1100,7 @@ static hst_result hst__join(const char *func, hst_array *dst, hst_array *const *
     unsigned i;
     hst_result r;
     if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
-    if (!srcs || !count) return hst__abad(dst->be, func, "srcs is NULL or count is 0");
+    if (!srcs || !count) return hst__bad_arg(dst->be, func, "srcs is NULL or count is 0");
     if ((r = hst__check_axis(dst, func, axis)) != HST_SUCCESS) return r;
     for (k = 0; k < count; k++) {   /* shapes first: nothing is written unless all fit */
         const hst_array *s = srcs[k];
@@ -1138,7 +1136,7 @@ HST__ADEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const 
     size_t shape[HST_MAX_DIMS], k;
     unsigned i;
     hst_result r;
-    if (!dst || !vecs || !count || count > HST_MAX_DIMS) return hst__abad(NULL, F, "dst or vecs NULL, or count not 1..%d", HST_MAX_DIMS);
+    if (!dst || !vecs || !count || count > HST_MAX_DIMS) return hst__bad_arg(NULL, F, "dst or vecs NULL, or count not 1..%d", HST_MAX_DIMS);
     for (k = 0; k < count; k++) {
         if ((r = hst__check_array(F, vecs[k], "vecs[k]")) != HST_SUCCESS) return r;
         if (vecs[k]->ndim != 1) return hst__shape_error(vecs[k]->be, F, "vecs must be 1-D");
@@ -1180,7 +1178,7 @@ HST__ADEF hst_result hst_array_binary(hst_array *dst, const hst_array *a, const 
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__abad(dst->be, F, "op %d is not an hst_binary_op", iop);
+    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
     if (a->be != dst->be || b->be != dst->be || a->dtype != dst->dtype || b->dtype != dst->dtype)
         return hst__shape_error(dst->be, F, "operands differ in backend or dtype");
     if (!hst_kernels_binary_supported(dst->dtype, op)) return hst__dtype_error(dst->be, F, dst->dtype, "this op is not defined for it");
@@ -1251,7 +1249,7 @@ HST__ADEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src,
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_axis(src, F, axis)) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__abad(src->be, F, "op %d is not an hst_axis_op", iop);
+    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__bad_arg(src->be, F, "op %d is not an hst_axis_op", iop);
     if (!hst_kernels_axis_supported(src->dtype, op)) return hst__dtype_error(src->be, F, src->dtype, "this op is not defined for it");
     if (dst->be != src->be || dst->dtype != (arg ? HST_I32 : src->dtype))
         return hst__shape_error(src->be, F, "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
@@ -1263,7 +1261,7 @@ HST__ADEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src,
             if (i != axis) ok = dst->shape[k++] == src->shape[i];
         if (!ok || (src->ndim == 1 && dst->shape[0] != 1)) return hst__shape_error(src->be, F, "dst's shape is not src's without axis");
     }
-    if (arg && src->shape[axis] > (size_t)INT32_MAX) return hst__abad(src->be, F, "axis extent over INT32_MAX");
+    if (arg && src->shape[axis] > (size_t)INT32_MAX) return hst__range_arg(src->be, F, "axis extent over INT32_MAX");
     for (i = 0; i < src->ndim; i++) {
         if (i < axis) outer *= src->shape[i];
         if (i > axis) inner *= src->shape[i];
@@ -1290,7 +1288,7 @@ HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
-    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__abad(src->be, F, "part %d is not an hst_complex_part", ip);
+    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
     if (src->dtype != HST_C64) return hst__dtype_error(src->be, F, src->dtype, "src must be c64");
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
     if (dst->dtype != (part == HST_PART_CONJ ? HST_C64 : HST_F32))
@@ -1409,17 +1407,17 @@ static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_arra
     if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
     if (axes < 1 || axes > HST_FFT_MAX_AXES || axes > src->ndim)
-        return hst__abad(dst->be, func, "axes %u is not 1..%d and <= src's ndim %u", axes,
+        return hst__range_arg(dst->be, func, "axes %u is not 1..%d and <= src's ndim %u", axes,
                             HST_FFT_MAX_AXES, src->ndim);
     if ((int)norm < HST_FFT_NORM_BACKWARD || norm > HST_FFT_NORM_FORWARD)
-        return hst__abad(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
+        return hst__bad_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
     memset(key, 0, sizeof *key);
     key->kind = hst__fft_kind(src->dtype, dst->dtype);
     if (key->kind < 0)
         return hst__dtype_error(dst->be, func, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
                                 "(forward) or c64 -> f32 (inverse); this is the src dtype");
     if ((key->kind == HST__FFT_R2C && inverse) || (key->kind == HST__FFT_C2R && !inverse))
-        return hst__abad(dst->be, func, "inverse %d: %s", inverse, key->kind == HST__FFT_R2C
+        return hst__bad_arg(dst->be, func, "inverse %d: %s", inverse, key->kind == HST__FFT_R2C
                             ? "f32 -> c64 is forward only" : "c64 -> f32 is inverse only");
     real_side = key->kind == HST__FFT_C2R ? dst : src;
     r = hst__fft_check_shapes(func, real_side, key->kind == HST__FFT_C2R ? src : dst, key->kind);
@@ -1432,7 +1430,7 @@ static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_arra
         key->n[i] = i < axes ? real_side->shape[real_side->ndim - 1 - i] : 1;
     for (i = 0; i + axes < real_side->ndim; i++) key->batch *= real_side->shape[i];
     if (key->kind != HST__FFT_C2C && key->n[0] < 2)
-        return hst__abad(dst->be, func, "the real side's last extent is 1: r2c and c2r "
+        return hst__bad_arg(dst->be, func, "the real side's last extent is 1: r2c and c2r "
                             "need n >= 2 (use c64 -> c64)");
     hst__fft_squeeze(key);
     return HST_SUCCESS;
@@ -1675,7 +1673,7 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
         int alias = hst__array_alias(dst, src);
         if (alias == 1) src = dst;   /* two views of the same bytes: in place */
         else if (alias < 0)
-            return hst__abad(dst->be, F, "src and dst are views of overlapping bytes (give "
+            return hst__bad_arg(dst->be, F, "src and dst are views of overlapping bytes (give "
                                 "the same array, or views of the same bytes, to transform in place)");
     }
     if ((r = hst__fft_args(F, dst, src, axes, inverse, norm, &key)) != HST_SUCCESS) return r;

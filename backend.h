@@ -642,8 +642,24 @@ HST_API void *hst_backend_extension(const hst_backend *be, const char *name);
 /* Logs "func: message" (printf-style) at HST_LOG_ERROR under item and returns result: how a
    layer rejects an argument (HST_ERROR_INVALID_ARGUMENT) or reports a failure of its own.
    Thread safety: while alive (be NULL: thread-safe). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 5, 6)))
+#endif
 HST_API hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
                                     const char *func, const char *fmt, ...);
+/* The headers' rejections, (be, func, fmt, ...): HST_ERROR_INVALID_ARGUMENT, logged under the
+   finest item that fits (HST_LOGITEM_LIST says which to use). For the implementations of the
+   library's headers; an embedder's layer may use them too. */
+#define hst__null_arg(be, ...) \
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, __VA_ARGS__)
+#define hst__zero_arg(be, ...) \
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, __VA_ARGS__)
+#define hst__range_arg(be, ...) \
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, __VA_ARGS__)
+#define hst__state_arg(be, ...) \
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE, __VA_ARGS__)
+#define hst__bad_arg(be, ...) \
+    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
 /* hst_backend_alloc with the bytes zeroed. Thread safety: while alive. */
 HST_API void *hst_backend_calloc(const hst_backend *be, size_t bytes);
 /* The disk cache directory ("" when off) and the desc's cap on live device bytes (0: none).
@@ -877,17 +893,6 @@ static void hst__log(const hst_backend *be, hst_log_level level, hst_log_item it
     va_start(ap, fmt);
     hst__vlog(be, level, item, fmt, ap);
     va_end(ap);
-}
-
-/* Rejects an argument: logs which one and why, returns HST_ERROR_INVALID_ARGUMENT. */
-HST__PRINTF(3, 4)
-static hst_result hst__bad_arg(const hst_backend *be, const char *func, const char *fmt, ...) {
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, func, "%s", why);
 }
 
 HST__BDEF hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
@@ -1213,7 +1218,7 @@ static int hst__find_visit(cl_platform_id pl, cl_device_id dev, int p, int d, vo
 
 HST__BDEF hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count) {
     size_t n = 0;
-    if (!count) return hst__bad_arg(NULL, "hst_devices", "count is NULL");
+    if (!count) return hst__null_arg(NULL, "hst_devices", "count is NULL");
 #ifndef HST_NO_OPENCL
     {
         hst__list_ctx c;
@@ -1350,7 +1355,7 @@ HST__BDEF hst_result hst_device_select(const char *selector, hst_device_info *ou
                                      size_t why_bytes) {
     char local[512];
     hst_result r;
-    if (!out) return hst__bad_arg(NULL, "hst_device_select", "out is NULL");
+    if (!out) return hst__null_arg(NULL, "hst_device_select", "out is NULL");
     r = hst__select(NULL, selector, out, local, sizeof local);
     if (why && why_bytes) hst__copy_string(why, why_bytes, local);
     return r;
@@ -1514,7 +1519,7 @@ HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backen
     hst_result r;
     if (!desc) { memset(&zero, 0, sizeof zero); desc = &zero; }
     hst__init_config(&cfg, desc);   /* first, so rejections reach the caller's logger */
-    if (!out) return hst__bad_arg(&cfg, "hst_backend_create", "out is NULL");
+    if (!out) return hst__null_arg(&cfg, "hst_backend_create", "out is NULL");
     *out = NULL;
     if ((r = hst__check_desc(&cfg, desc)) != HST_SUCCESS) return r;
     be = (hst_backend *)hst__malloc(&cfg, sizeof *be);
@@ -1578,8 +1583,8 @@ HST__BDEF uint64_t hst_backend_device_limit(const hst_backend *be) {
 HST__BDEF hst_result hst_backend_attach(hst_backend *be, const char *name, void *data,
                                         hst_backend_ext_destroy_fn destroy) {
     static const char *F = "hst_backend_attach";
-    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
-    if (!name || !data) return hst__bad_arg(be, F, "%s is NULL", name ? "data" : "name");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!name || !data) return hst__null_arg(be, F, "%s is NULL", name ? "data" : "name");
     if (hst_backend_extension(be, name)) return hst__bad_arg(be, F, "\"%s\" is attached already", name);
     if (be->num_ext == HST_BACKEND_MAX_EXTENSIONS) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: all %d extension slots are taken",
@@ -1615,7 +1620,7 @@ HST__BDEF cl_device_id hst_backend_cl_device(const hst_backend *be) { return be 
 /* >>queues ----------------------------------------------------------------------------------- */
 HST__BDEF hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
     hst_queue *q;
-    if (!be || !out) return hst__bad_arg(be, "hst_queue_create", "%s is NULL", be ? "out" : "be");
+    if (!be || !out) return hst__null_arg(be, "hst_queue_create", "%s is NULL", be ? "out" : "be");
     q = (hst_queue *)hst__calloc(be, sizeof *q);
     if (!q) return HST_ERROR_OUT_OF_HOST_MEMORY;
     q->be = be;
@@ -1638,7 +1643,7 @@ HST__BDEF void hst_queue_destroy(hst_queue *q) {
 }
 
 HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
-    if (!q) return hst__bad_arg(NULL, "hst_queue_flush", "q is NULL");
+    if (!q) return hst__null_arg(NULL, "hst_queue_flush", "q is NULL");
 #ifndef HST_NO_OPENCL
     if (q->cl) HST__CL(q->be, "clFlush", clFlush(q->cl));
 #endif
@@ -1646,7 +1651,7 @@ HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
 }
 
 HST__BDEF hst_result hst_queue_finish(hst_queue *q) {
-    if (!q) return hst__bad_arg(NULL, "hst_queue_finish", "q is NULL");
+    if (!q) return hst__null_arg(NULL, "hst_queue_finish", "q is NULL");
 #ifndef HST_NO_OPENCL
     if (q->cl) HST__CL(q->be, "clFinish", clFinish(q->cl));
 #endif
@@ -1715,9 +1720,9 @@ static void hst__wl_free(const hst_backend *be, hst__waitlist *w) { hst__free(be
 /* Every enqueue-style call starts here: the queue exists and the wait list is well formed. */
 static hst_result hst__check_enqueue(const hst_queue *q, const char *func, size_t num_wait,
                                      const hst_event *wait) {
-    if (!q) return hst__bad_arg(NULL, func, "q is NULL");
+    if (!q) return hst__null_arg(NULL, func, "q is NULL");
     if (num_wait && !wait)
-        return hst__bad_arg(q->be, func, "wait is NULL but num_wait is %zu", num_wait);
+        return hst__null_arg(q->be, func, "wait is NULL but num_wait is %zu", num_wait);
     return HST_SUCCESS;
 }
 
@@ -1779,7 +1784,7 @@ static hst_result hst__check_range(const hst_backend *be, const char *func, cons
     size_t end;
     if (!hst_size_add(offset, bytes, &end)) return hst__overflow(be, func, what);
     if (end > size)
-        return hst__bad_arg(be, func, "%s [%zu, %zu) exceeds the buffer's %zu bytes", what,
+        return hst__range_arg(be, func, "%s [%zu, %zu) exceeds the buffer's %zu bytes", what,
                             offset, end, size);
     return HST_SUCCESS;
 }
@@ -1890,10 +1895,10 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
 
 static hst_result hst__check_alloc_args(hst_backend *be, const char *func, size_t bytes,
                                         unsigned flags, hst_buffer **out) {
-    if (!be) return hst__bad_arg(NULL, func, "be is NULL");
-    if (!out) return hst__bad_arg(be, func, "out is NULL");
+    if (!be) return hst__null_arg(NULL, func, "be is NULL");
+    if (!out) return hst__null_arg(be, func, "out is NULL");
     *out = NULL;
-    if (bytes == 0) return hst__bad_arg(be, func, "bytes is 0");
+    if (bytes == 0) return hst__zero_arg(be, func, "bytes is 0");
     if (flags & ~(unsigned)(HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY | HST_MEM_RESIDENT))
         return hst__bad_arg(be, func, "flags 0x%x has unknown bits", flags);
     if ((flags & HST_MEM_READ_ONLY) && (flags & HST_MEM_WRITE_ONLY))
@@ -1912,7 +1917,7 @@ HST__BDEF hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, u
                                    hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_buffer_wrap", bytes, flags, out);
     if (r != HST_SUCCESS) return r;
-    if (!ptr) return hst__bad_arg(be, "hst_buffer_wrap", "ptr is NULL");
+    if (!ptr) return hst__null_arg(be, "hst_buffer_wrap", "ptr is NULL");
     if (flags & HST_MEM_RESIDENT)   /* a wrap is the caller's memory: nothing to allocate */
         return hst__bad_arg(be, "hst_buffer_wrap", "flags: HST_MEM_RESIDENT is not allowed");
     return hst__buffer_new(be, "hst_buffer_wrap", bytes, flags, 0, ptr, out);
@@ -1963,12 +1968,12 @@ HST__BDEF hst_result hst_buffer_create_view(hst_buffer *buf, size_t origin, size
     static const char *F = "hst_buffer_create_view";
     hst_backend *be;
     hst_result r;
-    if (!buf) return hst__bad_arg(NULL, F, "buf is NULL");
+    if (!buf) return hst__null_arg(NULL, F, "buf is NULL");
     be = buf->be;
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
-    if (align == 0) return hst__bad_arg(be, F, "align is 0");
+    if (bytes == 0) return hst__zero_arg(be, F, "bytes is 0");
+    if (align == 0) return hst__zero_arg(be, F, "align is 0");
     if ((r = hst__check_range(be, F, "view", origin, bytes, buf->bytes)) != HST_SUCCESS) return r;
     return hst__buffer_sub(buf, origin, bytes, align, F, out);
 }
@@ -1984,12 +1989,12 @@ HST__BDEF hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, si
     static const char *F = "hst_buffer_create_sub";
     hst_backend *be;
     hst_result r;
-    if (!parent) return hst__bad_arg(NULL, F, "parent is NULL");
+    if (!parent) return hst__null_arg(NULL, F, "parent is NULL");
     be = parent->be;
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
     if (parent->parent) return hst__bad_arg(be, F, "parent is itself a sub-buffer");
-    if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
+    if (bytes == 0) return hst__zero_arg(be, F, "bytes is 0");
     if ((r = hst__check_range(be, F, "sub-buffer", origin, bytes, parent->bytes)) != HST_SUCCESS)
         return r;
     return hst__buffer_sub(parent, origin, bytes, be->info.mem_base_addr_align_bytes, F, out);
@@ -2014,7 +2019,7 @@ HST__BDEF cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
 /* The buffer belongs to the queue's backend (objects of two backends never mix). */
 static hst_result hst__check_buffer(const hst_queue *q, const char *func, const char *name,
                                     const hst_buffer *b) {
-    if (!b) return hst__bad_arg(q->be, func, "%s is NULL", name);
+    if (!b) return hst__null_arg(q->be, func, "%s is NULL", name);
     if (b->be != q->be) {
         hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
                  "%s: %s belongs to another backend than the queue", func, name);
@@ -2031,7 +2036,7 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
     size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
-    if (!pattern) return hst__bad_arg(q->be, F, "pattern is NULL");
+    if (!pattern) return hst__null_arg(q->be, F, "pattern is NULL");
     if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)))
         return hst__bad_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
     if (offset % pattern_bytes || bytes % pattern_bytes)
@@ -2062,7 +2067,7 @@ HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "dst", dst)) != HST_SUCCESS) return r;
-    if (!src) return hst__bad_arg(q->be, F, "src is NULL");
+    if (!src) return hst__null_arg(q->be, F, "src is NULL");
     if ((r = hst__check_range(q->be, F, "write", dst_offset, bytes, dst->bytes)) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
     if (dst->cl) {
@@ -2088,7 +2093,7 @@ HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_of
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "src", src)) != HST_SUCCESS) return r;
-    if (!dst) return hst__bad_arg(q->be, F, "dst is NULL");
+    if (!dst) return hst__null_arg(q->be, F, "dst is NULL");
     if ((r = hst__check_range(q->be, F, "read", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
     if (src->cl) {
@@ -2176,16 +2181,16 @@ static hst_result hst__resolve_rect(const hst_backend *be, const char *func, con
         !hst_size_add(last, region[0], &last))
         return hst__overflow(be, func, what);
     if (last > size)
-        return hst__bad_arg(be, func, "%s: the region ends at byte %zu, past the buffer's %zu",
+        return hst__range_arg(be, func, "%s: the region ends at byte %zu, past the buffer's %zu",
                             what, last, size);
     return HST_SUCCESS;
 }
 
 static hst_result hst__check_region(const hst_backend *be, const char *func, const size_t *region) {
     size_t t;
-    if (!region) return hst__bad_arg(be, func, "region is NULL");
+    if (!region) return hst__null_arg(be, func, "region is NULL");
     if (!region[0] || !region[1] || !region[2])
-        return hst__bad_arg(be, func, "region {%zu, %zu, %zu} has a zero extent", region[0],
+        return hst__zero_arg(be, func, "region {%zu, %zu, %zu} has a zero extent", region[0],
                             region[1], region[2]);
     if (!hst_size_mul(region[0], region[1], &t) || !hst_size_mul(t, region[2], &t))
         return hst__overflow(be, func, "region");
@@ -2220,7 +2225,7 @@ static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer 
     if (dir != 1 && (r = hst__check_buffer(q, func, "dst", dbuf)) != HST_SUCCESS) return r;
     if (dir != 0 && (r = hst__check_buffer(q, func, "src", sbuf)) != HST_SUCCESS) return r;
     if ((dir == 1 && !dhost) || (dir == 0 && !shost))
-        return hst__bad_arg(q->be, func, "the host pointer is NULL");
+        return hst__null_arg(q->be, func, "the host pointer is NULL");
     if ((r = hst__resolve_rect(q->be, func, "destination", drect, region, dir == 1 ? 0 : dbuf->bytes, &d)) != HST_SUCCESS) return r;
     if ((r = hst__resolve_rect(q->be, func, "source", srect, region, dir == 0 ? 0 : sbuf->bytes, &s)) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
@@ -2276,11 +2281,11 @@ HST__BDEF hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, 
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
-    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+    if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
     *ptr = NULL;
     if (!map_flags || (map_flags & ~7u))
         return hst__bad_arg(q->be, F, "map_flags 0x%x: use HST_MAP_READ/WRITE/WRITE_INVALIDATE", map_flags);
-    if (bytes == 0) return hst__bad_arg(q->be, F, "bytes is 0");
+    if (bytes == 0) return hst__zero_arg(q->be, F, "bytes is 0");
     if ((r = hst__check_range(q->be, F, "map", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
     if (buf->cl) {
@@ -2307,7 +2312,7 @@ HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
-    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+    if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
 #ifndef HST_NO_OPENCL
     if (buf->cl) {
         hst__waitlist w;
@@ -2363,10 +2368,10 @@ HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *c
 HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out) {
     static const char *F = "hst_svm_alloc";
     hst_result r;
-    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (bytes == 0) return hst__bad_arg(be, F, "bytes is 0");
+    if (bytes == 0) return hst__zero_arg(be, F, "bytes is 0");
     if (!(be->info.svm & (fine ? HST_SVM_FINE : HST_SVM_COARSE))) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s does not support %s-grain SVM",
                  F, be->info.name, fine ? "fine" : "coarse");
@@ -2425,7 +2430,7 @@ HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
     static const char *F = "hst_svm_unmap";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!ptr) return hst__bad_arg(q->be, F, "ptr is NULL");
+    if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
 #ifndef HST_NO_OPENCL
     if (hst__is_cl(q->be)) {
         hst__waitlist w;
@@ -2445,7 +2450,7 @@ HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size
     static const char *F = "hst_svm_copy";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!dst || !src) return hst__bad_arg(q->be, F, "%s is NULL", dst ? "src" : "dst");
+    if (!dst || !src) return hst__null_arg(q->be, F, "%s is NULL", dst ? "src" : "dst");
 #ifndef HST_NO_OPENCL
     if (hst__is_cl(q->be)) {
         hst__waitlist w;
@@ -2469,7 +2474,7 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
     hst_result r;
     size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!ptr || !pattern) return hst__bad_arg(q->be, F, "%s is NULL", ptr ? "pattern" : "ptr");
+    if (!ptr || !pattern) return hst__null_arg(q->be, F, "%s is NULL", ptr ? "pattern" : "ptr");
     if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)) ||
         bytes % pattern_bytes)
         return hst__bad_arg(q->be, F, "pattern_bytes %zu must be a power of two up to 128 dividing bytes %zu",
@@ -2501,13 +2506,13 @@ static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned
         return HST_ERROR_DTYPE;
     }
     if (channels != 1 && channels != 2 && channels != 4)
-        return hst__bad_arg(be, F, "channels %u is not 1, 2 or 4", channels);
+        return hst__range_arg(be, F, "channels %u is not 1, 2 or 4", channels);
     if (dt == HST_C64 && channels != 1 && channels != 2)
         return hst__bad_arg(be, F, "c64 images hold 1 or 2 complex values per pixel");
-    if (ndim != 2 && ndim != 3) return hst__bad_arg(be, F, "ndim %u is not 2 or 3", ndim);
-    if (!shape) return hst__bad_arg(be, F, "shape is NULL");
+    if (ndim != 2 && ndim != 3) return hst__range_arg(be, F, "ndim %u is not 2 or 3", ndim);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++)
-        if (!shape[i]) return hst__bad_arg(be, F, "shape[%u] is 0", i);
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
     if (!be->info.images) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
         return HST_ERROR_UNSUPPORTED;
@@ -2555,8 +2560,8 @@ HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsi
     hst_image *img;
     hst_result r;
     size_t bytes;
-    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
     if ((r = hst__image_check(be, dtype, channels, ndim, shape)) != HST_SUCCESS) return r;
     if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -2607,15 +2612,15 @@ HST__BDEF cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NUL
 static hst_result hst__image_box(const hst_queue *q, const char *func, const hst_image *img,
                                  const size_t *origin, const size_t *region) {
     int i;
-    if (!img) return hst__bad_arg(q->be, func, "image is NULL");
+    if (!img) return hst__null_arg(q->be, func, "image is NULL");
     if (img->be != q->be) {
         hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: the image belongs to another backend", func);
         return HST_ERROR_SHAPE;
     }
-    if (!origin || !region) return hst__bad_arg(q->be, func, "%s is NULL", origin ? "region" : "origin");
+    if (!origin || !region) return hst__null_arg(q->be, func, "%s is NULL", origin ? "region" : "origin");
     for (i = 0; i < 3; i++)
         if (region[i] == 0 || origin[i] >= img->extent[i] || region[i] > img->extent[i] - origin[i])
-            return hst__bad_arg(q->be, func, "the box [%zu, +%zu) leaves the image's %zu pixels "
+            return hst__range_arg(q->be, func, "the box [%zu, +%zu) leaves the image's %zu pixels "
                                 "along axis %d", origin[i], region[i], img->extent[i], i);
     return HST_SUCCESS;
 }
@@ -2648,7 +2653,7 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
     hst_result r;
     if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
-    if (!host) return hst__bad_arg(q->be, func, "the host pointer is NULL");
+    if (!host) return hst__null_arg(q->be, func, "the host pointer is NULL");
 #ifndef HST_NO_OPENCL
     if (img->cl) {
         hst__waitlist w;
@@ -2748,7 +2753,7 @@ HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *co
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
-    if (!color) return hst__bad_arg(q->be, F, "color is NULL");
+    if (!color) return hst__null_arg(q->be, F, "color is NULL");
 #ifndef HST_NO_OPENCL
     if (img->cl) {
         hst__waitlist w;
@@ -2781,7 +2786,7 @@ HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_fl
     hst_result r;
     if ((r = hst__check_enqueue(q, F, 0, NULL)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
-    if (!row_pitch || !slice_pitch || !ptr) return hst__bad_arg(q->be, F, "an output pointer is NULL");
+    if (!row_pitch || !slice_pitch || !ptr) return hst__null_arg(q->be, F, "an output pointer is NULL");
     if (!map_flags || (map_flags & ~7u)) return hst__bad_arg(q->be, F, "map_flags 0x%x", map_flags);
 #ifndef HST_NO_OPENCL
     if (img->cl) {
@@ -2807,7 +2812,7 @@ HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
     static const char *F = "hst_image_unmap";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!img || !ptr) return hst__bad_arg(q->be, F, "%s is NULL", img ? "ptr" : "img");
+    if (!img || !ptr) return hst__null_arg(q->be, F, "%s is NULL", img ? "ptr" : "img");
 #ifndef HST_NO_OPENCL
     if (img->cl) {
         hst__waitlist w;
@@ -2826,8 +2831,8 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                       hst_sampler **out) {
     static const char *F = "hst_sampler_create";
     hst_sampler *s;
-    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
     if (address_mode > HST_ADDRESS_MIRRORED_REPEAT) return hst__bad_arg(be, F, "address_mode %u", address_mode);
     if (filter_mode > HST_FILTER_LINEAR) return hst__bad_arg(be, F, "filter_mode %u", filter_mode);
@@ -2889,8 +2894,8 @@ HST__BDEF size_t hst_pool_bin_bytes(size_t bytes) {
 
 HST__BDEF hst_result hst_pool_create(hst_backend *be, hst_pool **out) {
     hst_pool *p;
-    if (!be) return hst__bad_arg(NULL, "hst_pool_create", "be is NULL");
-    if (!out) return hst__bad_arg(be, "hst_pool_create", "out is NULL");
+    if (!be) return hst__null_arg(NULL, "hst_pool_create", "be is NULL");
+    if (!out) return hst__null_arg(be, "hst_pool_create", "out is NULL");
     if (!(p = (hst_pool *)hst__calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     p->be = be;
     *out = p;
@@ -2982,10 +2987,10 @@ HST__BDEF hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **o
     size_t bin;
     hst_buffer *b;
     hst_result r;
-    if (!pool) return hst__bad_arg(NULL, "hst_pool_alloc", "pool is NULL");
-    if (!out) return hst__bad_arg(pool->be, "hst_pool_alloc", "out is NULL");
+    if (!pool) return hst__null_arg(NULL, "hst_pool_alloc", "pool is NULL");
+    if (!out) return hst__null_arg(pool->be, "hst_pool_alloc", "out is NULL");
     *out = NULL;
-    if (bytes == 0) return hst__bad_arg(pool->be, "hst_pool_alloc", "bytes is 0");
+    if (bytes == 0) return hst__zero_arg(pool->be, "hst_pool_alloc", "bytes is 0");
     if ((bin = hst_pool_bin_bytes(bytes)) == 0) return hst__overflow(pool->be, "hst_pool_alloc", "the bin size");
     if ((uint64_t)bytes > pool->be->info.max_alloc_bytes)   /* freeing held blocks cannot help */
         return hst__reserve(pool->be, "hst_pool_alloc", bytes);
@@ -3261,12 +3266,12 @@ HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char
     uint64_t key[2];
     hst_program *p;
     size_t i;
-    if (!be) return hst__bad_arg(NULL, F, "be is NULL");
-    if (!out) return hst__bad_arg(be, F, "out is NULL");
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
     if (!count || !sources) return hst__bad_arg(be, F, "no sources given");
     for (i = 0; i < count; i++)
-        if (!sources[i]) return hst__bad_arg(be, F, "sources[%zu] is NULL", i);
+        if (!sources[i]) return hst__null_arg(be, F, "sources[%zu] is NULL", i);
     if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
     if (!options) options = "";
     hst__program_key(be, count, sources, options, key);
@@ -3292,8 +3297,8 @@ HST__BDEF void hst_program_release(hst_program *prog) {
 HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out) {
     static const char *F = "hst_kernel_create";
     hst_kernel *k;
-    if (!prog) return hst__bad_arg(NULL, F, "prog is NULL");
-    if (!name || !out) return hst__bad_arg(prog->be, F, "%s is NULL", name ? "out" : "name");
+    if (!prog) return hst__null_arg(NULL, F, "prog is NULL");
+    if (!name || !out) return hst__null_arg(prog->be, F, "%s is NULL", name ? "out" : "name");
     *out = NULL;
     if (!(k = (hst_kernel *)hst__calloc(prog->be, sizeof *k))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     k->prog = prog;
@@ -3323,7 +3328,7 @@ HST__BDEF void hst_kernel_destroy(hst_kernel *k) {
 
 HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
                                       const void *value) {
-    if (!k) return hst__bad_arg(NULL, "hst_kernel_set_arg", "k is NULL");
+    if (!k) return hst__null_arg(NULL, "hst_kernel_set_arg", "k is NULL");
 #ifndef HST_NO_OPENCL
     {
         cl_int err = clSetKernelArg(k->cl, index, bytes, value);
@@ -3340,7 +3345,7 @@ HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t by
 }
 
 HST__BDEF hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf) {
-    if (!k || !buf) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_buffer", "%s is NULL", k ? "buf" : "k");
+    if (!k || !buf) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_buffer", "%s is NULL", k ? "buf" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_mem), &buf->cl);
 #else
@@ -3350,7 +3355,7 @@ HST__BDEF hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const 
 }
 
 HST__BDEF hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img) {
-    if (!k || !img) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_image", "%s is NULL", k ? "img" : "k");
+    if (!k || !img) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_image", "%s is NULL", k ? "img" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_mem), &img->cl);
 #else
@@ -3360,7 +3365,7 @@ HST__BDEF hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const h
 }
 
 HST__BDEF hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s) {
-    if (!k || !s) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_sampler", "%s is NULL", k ? "s" : "k");
+    if (!k || !s) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_sampler", "%s is NULL", k ? "s" : "k");
 #ifndef HST_NO_OPENCL
     return hst_kernel_set_arg(k, index, sizeof(cl_sampler), &s->cl);
 #else
@@ -3370,7 +3375,7 @@ HST__BDEF hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const
 }
 
 HST__BDEF hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
-    if (!k || !ptr) return hst__bad_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
+    if (!k || !ptr) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
 #ifndef HST_NO_OPENCL
     {
         cl_int err = clSetKernelArgSVMPointer(k->cl, index, ptr);
@@ -3410,9 +3415,9 @@ HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, cons
     static const char *F = "hst_launch";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!k) return hst__bad_arg(q->be, F, "k is NULL");
-    if (dims < 1 || dims > 3) return hst__bad_arg(q->be, F, "dims %u is not 1, 2 or 3", dims);
-    if (!global) return hst__bad_arg(q->be, F, "global is NULL");
+    if (!k) return hst__null_arg(q->be, F, "k is NULL");
+    if (dims < 1 || dims > 3) return hst__range_arg(q->be, F, "dims %u is not 1, 2 or 3", dims);
+    if (!global) return hst__null_arg(q->be, F, "global is NULL");
     if (!hst__is_cl(q->be)) return hst__unsupported_on_host(q->be, F);
 #ifndef HST_NO_OPENCL
     {
@@ -3424,7 +3429,7 @@ HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, cons
         else hst__default_local(k, q->be->dev, dims, loc);
         for (i = 0; i < dims; i++) {
             if (!global[i] || !loc[i])
-                return hst__bad_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
+                return hst__zero_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
                                     i, global[i], i, loc[i]);
             if (!hst_size_add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
             glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */

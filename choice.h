@@ -325,9 +325,7 @@ extern "C" {
 
 /* >>helpers (choice.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejects an argument: (be, func, fmt, ...) logged as HST_LOGITEM_BAD_ARGUMENT. */
-#define hst__cbad(be, ...) \
-    hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
+/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
 
 static void hst__choice_copy(char *dst, size_t cap, const char *src) {
     size_t n = strlen(src);
@@ -1161,17 +1159,17 @@ static void hst__choice_fail(hst_choice_op *op, hst__choice_sig *s, unsigned i, 
 static hst_result hst__choice_check_sig(const hst_backend *be, const char *func,
                                         const int64_t *sig, unsigned n) {
     if (n > HST_CHOICE_MAX_SIG)
-        return hst__cbad(be, func, "sig_len %u is over HST_CHOICE_MAX_SIG (%d)", n,
+        return hst__range_arg(be, func, "sig_len %u is over HST_CHOICE_MAX_SIG (%d)", n,
                             HST_CHOICE_MAX_SIG);
-    if (n && !sig) return hst__cbad(be, func, "sig is NULL with sig_len %u", n);
+    if (n && !sig) return hst__null_arg(be, func, "sig is NULL with sig_len %u", n);
     return HST_SUCCESS;
 }
 
 /* op, then the pointer the function needs (ptr_ok), then the signature. */
 static hst_result hst__choice_check_call(const hst_choice_op *op, const char *func,
                                          const int64_t *sig, unsigned n, int ptr_ok) {
-    if (!op) return hst__cbad(NULL, func, "op is NULL");
-    if (!ptr_ok) return hst__cbad(op->reg->be, func, "a pointer argument is NULL");
+    if (!op) return hst__null_arg(NULL, func, "op is NULL");
+    if (!ptr_ok) return hst__null_arg(op->reg->be, func, "a pointer argument is NULL");
     return hst__choice_check_sig(op->reg->be, func, sig, n);
 }
 
@@ -1194,40 +1192,40 @@ static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg
     hst_choice_op *op;
     size_t i, j;
     if (!hst__choice_name_ok(d->name, "\t\r\n,:"))
-        return hst__cbad(be, f, "desc.name is missing or holds a tab, newline, comma or colon");
+        return hst__bad_arg(be, f, "desc.name is missing or holds a tab, newline, comma or colon");
     for (op = reg->ops; op; op = op->next)
         if (!strcmp(op->name, d->name))
-            return hst__cbad(be, f, "operation %s is already registered", d->name);
+            return hst__bad_arg(be, f, "operation %s is already registered", d->name);
     if (!d->impls || d->num_impls == 0 || d->num_impls > HST_CHOICE_MAX_IMPLS)
-        return hst__cbad(be, f, "%s: num_impls %zu is not 1..%d", d->name, d->num_impls,
+        return hst__range_arg(be, f, "%s: num_impls %zu is not 1..%d", d->name, d->num_impls,
                             HST_CHOICE_MAX_IMPLS);
     for (i = 0; i < d->num_impls; i++) {
         if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,"))
-            return hst__cbad(be, f, "%s: impls[%zu].name is missing or holds a tab, newline "
+            return hst__bad_arg(be, f, "%s: impls[%zu].name is missing or holds a tab, newline "
                                 "or comma", d->name, i);
         if (!d->impls[i].run != !d->impls[0].run)
-            return hst__cbad(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
+            return hst__null_arg(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
                                 "timings-only operation has no run at all)", d->name, i,
                                 d->impls[i].run ? "set" : "NULL");
         for (j = 0; j < i; j++)
             if (!strcmp(d->impls[i].name, d->impls[j].name))
-                return hst__cbad(be, f, "%s: two implementations are named %s", d->name,
+                return hst__bad_arg(be, f, "%s: two implementations are named %s", d->name,
                                     d->impls[i].name);
     }
     if (d->num_defaults && !d->defaults)
-        return hst__cbad(be, f, "%s: defaults is NULL", d->name);
+        return hst__null_arg(be, f, "%s: defaults is NULL", d->name);
     for (i = 0; i < d->num_defaults; i++) {
         for (j = 0; j < d->num_impls; j++)
             if (d->defaults[i].impl && !strcmp(d->defaults[i].impl, d->impls[j].name)) break;
         if (j == d->num_impls || d->defaults[i].sig_len > HST_CHOICE_MAX_SIG ||
             !(d->defaults[i].seconds >= 0.0))
-            return hst__cbad(be, f, "%s: defaults[%zu] names no implementation, or its "
+            return hst__range_arg(be, f, "%s: defaults[%zu] names no implementation, or its "
                                 "sig_len or seconds is out of range", d->name, i);
     }
     if (d->force) {
         for (j = 0; j < d->num_impls; j++) if (!strcmp(d->force, d->impls[j].name)) break;
         if (j == d->num_impls)
-            return hst__cbad(be, f, "%s: desc.force names no implementation (%s)", d->name,
+            return hst__bad_arg(be, f, "%s: desc.force names no implementation (%s)", d->name,
                                 d->force);
     }
     return HST_SUCCESS;
@@ -1256,14 +1254,14 @@ static int hst__choice_env_force(const hst_choice_op *op) {
 
 HST__CDEF hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc) {
     hst__choice *reg;
-    if (!be) return hst__cbad(NULL, "hst_choice_configure", "be is NULL");
+    if (!be) return hst__null_arg(NULL, "hst_choice_configure", "be is NULL");
     if (hst__choice_of(be) && hst__choice_of(be)->ops)
-        return hst__cbad(be, "hst_choice_configure", "operations are registered already; "
+        return hst__state_arg(be, "hst_choice_configure", "operations are registered already; "
                             "configure first");
     if (!(reg = hst__choice_get(be))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (!desc) return HST_SUCCESS;
     if (desc->save_interval_s < 0.0 || desc->save_interval_s != desc->save_interval_s)
-        return hst__cbad(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
+        return hst__bad_arg(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
     if (desc->clock) { reg->clock = desc->clock; reg->clock_user = desc->clock_user; }
     if (desc->path && !strcmp(desc->path, "off")) reg->path[0] = '\0';
     else if (desc->path && *desc->path) hst__choice_copy(reg->path, sizeof reg->path, desc->path);
@@ -1280,8 +1278,8 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     char dev[512];
     size_t i;
     unsigned j;
-    if (!be) return hst__cbad(NULL, "hst_choice_register", "be is NULL");
-    if (!desc || !out) return hst__cbad(be, "hst_choice_register", "desc or out is NULL");
+    if (!be) return hst__null_arg(NULL, "hst_choice_register", "be is NULL");
+    if (!desc || !out) return hst__null_arg(be, "hst_choice_register", "desc or out is NULL");
     *out = NULL;
     if (!(reg = hst__choice_get(be))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if ((r = hst__choice_check_desc(be, reg, desc)) != HST_SUCCESS) return r;
@@ -1364,13 +1362,13 @@ HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
     hst_choice_outcome oc;
     unsigned attempt;
     int i, forced, explored = 0, revisit;
-    if (!op) return hst__cbad(NULL, "hst_choice_run", "op is NULL");
+    if (!op) return hst__null_arg(NULL, "hst_choice_run", "op is NULL");
     if ((r = hst__choice_check_runnable(op, "hst_choice_run")) != HST_SUCCESS) return r;
     reg = op->reg;
     if ((r = hst__choice_check_sig(reg->be, "hst_choice_run", sig, sig_len)) != HST_SUCCESS)
         return r;
     if ((forced = hst__choice_forced(op, force)) == -2)
-        return hst__cbad(reg->be, "hst_choice_run", "%s has no implementation named %s",
+        return hst__bad_arg(reg->be, "hst_choice_run", "%s has no implementation named %s",
                             op->name, force);
     hst__choice_make_key(sig, sig_len, &key);
     if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1452,10 +1450,10 @@ HST__CDEF hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, un
     r = hst__choice_check_call(op, "hst_choice_record", sig, sig_len, impl != NULL);
     if (r != HST_SUCCESS) return r;
     if ((i = hst__choice_impl_index(op, impl, NULL)) < 0)
-        return hst__cbad(op->reg->be, "hst_choice_record", "%s has no implementation named "
+        return hst__bad_arg(op->reg->be, "hst_choice_record", "%s has no implementation named "
                             "%s", op->name, impl);
     if (!(seconds >= 0.0))
-        return hst__cbad(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
+        return hst__bad_arg(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
     hst__choice_make_key(sig, sig_len, &key);
     if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__choice_note(op, s, (unsigned)i, seconds);
@@ -1536,7 +1534,7 @@ HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
     *count = op->nimpl;
     if (!rows) return HST_SUCCESS;
     if (capacity < op->nimpl)
-        return hst__cbad(op->reg->be, "hst_choice_benchmark", "capacity %zu is below the %u "
+        return hst__range_arg(op->reg->be, "hst_choice_benchmark", "capacity %zu is below the %u "
                             "implementations", capacity, op->nimpl);
     if (reps == 0) reps = 3;
     if (reps > sizeof secs / sizeof secs[0]) reps = sizeof secs / sizeof secs[0];
@@ -1626,7 +1624,7 @@ HST__CDEF size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count
 }
 
 HST__CDEF hst_result hst_choice_save(hst_backend *be) {
-    if (!be) return hst__cbad(NULL, "hst_choice_save", "be is NULL");
+    if (!be) return hst__null_arg(NULL, "hst_choice_save", "be is NULL");
     return hst__choice_of(be) ? hst__choice_save(hst__choice_of(be)) : HST_SUCCESS;
 }
 

@@ -817,7 +817,7 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
                               desc->n_peers ? desc->n_peers : 1);
     lx = &desc->layouts[s->quantity];
     if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                               "hst_halo_plan_create: spec %zu: a region of quantity %zu is empty "
                               "or out of range (outside shape)", i, s->quantity);
     pack_n = hst__halo_region_count(lx, &s->pack);
@@ -847,7 +847,7 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
                                       "hst_halo_plan_create: spec %zu: vector components differ "
                                       "in the axis of dimension %u", i, d);
         if (!hst__halo_region_ok(ly, &s->pack_y) || !hst__halo_region_ok(ly, &s->unpack_y))
-            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                                   "hst_halo_plan_create: spec %zu: a region of y quantity %zu is "
                                   "empty or out of range (outside shape)", i, s->quantity_y);
         pack_n += hst__halo_region_count(ly, &s->pack_y);     /* each inside an allocation */
@@ -1005,11 +1005,11 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     char why[256];
     if (out) *out = NULL;
     if (!be || !desc || !out)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
     nq = desc->n_quantities;
     if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: n_quantities %zu (1 to %d) with layouts %s", F, nq,
                               HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
     if (desc->n_specs == 0 || !desc->specs)
@@ -1140,7 +1140,7 @@ static hst_result hst__halo_check_quantities(hst_halo_plan *p, const char *f, si
     for (i = 0; i < n; ++i) {
         size_t have;
         if (bufs ? !bufs[i] : !ptrs[i])
-            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                                   "%s: quantity %zu is NULL", f, i);
         if (bufs && hst_buffer_backend(bufs[i]) != p->be)
             return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
@@ -1178,7 +1178,7 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
     if ((r = hst__halo_check_quantities(p, f, n, NULL, quantities, NULL)) != HST_SUCCESS)
         return r;
     if (num_wait && !wait)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: num_wait %zu with wait NULL", f, num_wait);
     if (!q) q = hst_backend_queue(p->be);
     if (hst_backend_is_host(p->be)) {
@@ -1237,7 +1237,7 @@ HST__HDEF hst_result hst_halo_pack_host(hst_halo_plan *p, size_t n, void *const 
                                         NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "hst_halo_pack_host: buffer is NULL");
     hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, quantities, buffer);
     p->stats.pack_launches++;
@@ -1253,7 +1253,7 @@ HST__HDEF hst_result hst_halo_unpack_host(hst_halo_plan *p, size_t n, void *cons
                                         (const void *const *)quantities, NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "hst_halo_unpack_host: buffer is NULL");
     hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack, buffer, quantities);
     p->stats.unpack_launches++;
@@ -1461,7 +1461,7 @@ static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
                                         bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: buffer is NULL", f);
     if ((r = hst__halo_host_op(p, unpack)) != HST_SUCCESS) return r;
     c.plan = p; c.unpack = unpack; c.n = n; c.quantities = quantities; c.bytes = bytes;
@@ -1827,7 +1827,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     void *sm = NULL, *rm = NULL;
     if (out) *out = NULL;
     if (!plan || !peers || !out)
-        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                                      "%s: %s is NULL", F, !peers ? "peers" : "out")
                     : HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst_halo_plan_mirrors(plan, &sm, &rm)) != HST_SUCCESS) return r;

@@ -32,6 +32,14 @@ CAP_FN void cap_logger(void *user, hst_log_level level, hst_log_item item, const
 
 CAP_FN void cap_reset(cap_log *c) { memset(c, 0, sizeof *c); }
 
+/* The rejected arguments logged, whatever their item (HST_LOGITEM_LIST's rejection items). */
+CAP_FN unsigned rejections(const cap_log *c)
+{
+    return c->counts[HST_LOGITEM_BAD_ARGUMENT] + c->counts[HST_LOGITEM_NULL_ARGUMENT] +
+           c->counts[HST_LOGITEM_ZERO_SIZE] + c->counts[HST_LOGITEM_OUT_OF_RANGE] +
+           c->counts[HST_LOGITEM_BAD_STATE];
+}
+
 /* A backend desc with the capturing logger and the device from HST_DEVICE. */
 CAP_FN hst_backend_desc cap_desc(cap_log *log)
 {

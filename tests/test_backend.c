@@ -29,8 +29,8 @@
 /* Asserts a result and that the log's last item is `item` (and that it was logged). */
 #define assert_result_logged(r, code, log, item) do {                                         \
         assert_int_equal((r), (code));                                                        \
-        assert_true((log)->counts[(item)] >= 1);                                              \
         assert_int_equal((log)->last_item, (item));                                           \
+        assert_true((log)->counts[(item)] >= 1);                                              \
     } while (0)
 
 static int contains_nocase(const char *hay, const char *needle)
@@ -129,7 +129,7 @@ static void test_backend_extensions(void **state)
     assert_result_logged(hst_backend_attach(be, same_name, &tags[8], NULL),
                          HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_backend_attach(be, "e8", NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_backend_attach(be, "e8", &tags[8], NULL),
                          HST_ERROR_UNSUPPORTED, &log, HST_LOGITEM_UNSUPPORTED);
     assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
@@ -504,7 +504,7 @@ static void test_queue_events(void **state)
     /* wait == NULL with num_wait > 0 is rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_read(qb, buf, 0, out, 4, 1, 1, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_int_equal(hst_queue_finish(qb), HST_SUCCESS);
     hst_buffer_destroy(buf);
     hst_queue_destroy(qb);
@@ -656,7 +656,7 @@ static void test_buffer_fill(void **state)
     assert_result_logged(hst_fill(q, b, p4, 3, 0, 3, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
                          &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 252, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
 }
 
@@ -695,11 +695,11 @@ static void test_buffer_write_read_copy(void **state)
     /* past the end */
     cap_reset(&f->log);
     assert_result_logged(hst_write(q, a, 1000, src, 25, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_read(q, a, 1, got, 1024, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_copy(q, b, 1000, a, 0, 25, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(a);
     hst_buffer_destroy(b);
 }
@@ -799,11 +799,11 @@ static void test_buffer_rect(void **state)
     cap_reset(&f->log);
     drect.origin[0] = 25;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_read_rect(q, b, &drect, back, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_copy_rect(q, c, &crect, b, &drect, region, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     /* pitches smaller than the region */
     srect.row_pitch = 8;
     drect.origin[0] = 0;
@@ -812,7 +812,7 @@ static void test_buffer_rect(void **state)
     srect.row_pitch = SRP;
     drect.origin[0] = 0; drect.origin[2] = 3;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
     hst_buffer_destroy(c);
 }
@@ -855,9 +855,9 @@ static void test_buffer_map(void **state)
     assert_result_logged(hst_map(q, b, 0, 0, 16, 1, &p, 0, NULL, NULL),
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 0, 0, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 1000, 100, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
 }
 
@@ -945,7 +945,7 @@ static void test_buffer_svm(void **state)
         assert_null(a);
     }
     assert_result_logged(hst_svm_alloc(be, 0, 0, (void **)&a), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
 }
 
 /* ============================================================================================
@@ -1138,13 +1138,13 @@ static void test_image_sampler_errors(void **state)
                          HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
     assert_null(bad);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 1, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 4, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 2, shape0, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 3, 0, 2, shape, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(bad);
 
     /* boxes outside the image */
@@ -1159,19 +1159,19 @@ static void test_image_sampler_errors(void **state)
         void *p;
         cap_reset(&f->log);
         assert_result_logged(hst_image_read(q, img, o_in, r2, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_write(q, img, o_y, r1, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_read(q, img, o0, rz, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_read(q, img, o0, r0, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_fill(q, img, color, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_map(q, img, HST_MAP_READ, o_y, r1, &rp, &sp, &p),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_copy(q, img, o0, img, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         /* u8 fill colours are 4 uint32, saturated: fill all, read back */
         assert_int_equal(hst_image_fill(q, img, color, o0, r2 /* 2x1 at origin */, 0, NULL, NULL),
                          HST_SUCCESS);
@@ -1297,7 +1297,7 @@ static void test_pool_stats(void **state)
     /* zero bytes and an overflowing bin are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_pool_alloc(pool, 0, &a), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOGITEM_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(a);
     assert_result_logged(hst_pool_alloc(pool, SIZE_MAX, &a), HST_ERROR_OVERFLOW, &f->log,
                          HST_LOGITEM_SIZE_OVERFLOW);
@@ -1401,13 +1401,13 @@ static void test_buffer_wrap(void **state)
     mem[0] = 5;   /* still the caller's (a sanitizer build sees a free of static memory) */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_wrap(be, NULL, 16, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 0, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, HST_MEM_RESIDENT, &other),
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_null(other);
 }
 
@@ -1480,15 +1480,15 @@ static void test_program_errors(void **state)
     assert_int_equal(hst_kernel_create(prog, "twice", &k), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_launch(q, k, 0, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_launch(q, k, 4, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_launch(q, k, 1, NULL, NULL, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     {
         const size_t zero = 0;
         assert_result_logged(hst_launch(q, k, 1, &zero, NULL, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     }
     {
         const size_t huge = SIZE_MAX, l = 64;
@@ -1647,39 +1647,39 @@ static void test_errors_null_and_zero(void **state)
     assert_int_equal(hst_buffer_create(be, 16, 0, &buf), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_pinned_create(be, 16, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_write(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_read(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_write(q, NULL, 0, data, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_copy(q, buf, 0, NULL, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_fill(q, buf, NULL, 4, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_queue_create(be, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOGITEM_BAD_ARGUMENT);
+                         HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_buffer_create_sub(buf, 0, 8, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     /* zero sizes */
     assert_result_logged(hst_buffer_create(be, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOGITEM_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_pinned_create(be, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOGITEM_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_buffer_create_sub(buf, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     {
         const size_t region[3] = {4, 0, 1};
         assert_result_logged(hst_write_rect(q, buf, NULL, data, NULL, region, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     }
     hst_buffer_destroy(buf);
 }
@@ -1710,8 +1710,9 @@ static void test_errors_backend_desc(void **state)
     assert_int_equal(hst_backend_create(&desc, &nb), HST_ERROR_INVALID_ARGUMENT);
     assert_null(nb);
     expected++;
-    /* the codes above are right; now the logging */
-    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], expected);
+    /* the codes above are right; now the logging: out NULL, then two bad settings */
+    assert_int_equal(log.counts[HST_LOGITEM_NULL_ARGUMENT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], expected - 1);
     assert_int_equal(log.last_item, HST_LOGITEM_BAD_ARGUMENT);
 }
 
@@ -1733,9 +1734,9 @@ static void test_errors_sub_buffer(void **state)
     }
     /* out of range: past the end by one byte, and an origin at the end */
     assert_result_logged(hst_buffer_create_sub(parent, align, 3 * align + 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_buffer_create_sub(parent, 4 * align, 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(sub);
     /* exactly the tail fits */
     assert_int_equal(hst_buffer_create_sub(parent, 3 * align, align, &sub), HST_SUCCESS);

@@ -25,8 +25,8 @@
 
 #define assert_result_logged(r, code, log, item) do {                                         \
         assert_int_equal((r), (code));                                                        \
-        assert_true((log)->counts[(item)] >= 1);                                              \
         assert_int_equal((log)->last_item, (item));                                           \
+        assert_true((log)->counts[(item)] >= 1);                                              \
     } while (0)
 
 typedef struct fixture {
@@ -753,7 +753,7 @@ static void test_host_choose_aliasing(void **state)
     q[0] = q[1] = whole;
     send[0] = (unsigned char *)malloc(sb);
     assert_result_logged(hst_halo_pack_host_choose(plan, 2, q, NULL, NULL, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_halo_unpack_host_choose(plan, 1, q, NULL, send[0], NULL, NULL),
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_halo_pack_host_choose(plan, 2, q, NULL, send[0], "nope", NULL),
@@ -1037,9 +1037,8 @@ static void test_errors(void **state)
         s2.pack.stop[2] = l.shape[2] + 1;
         d = plan_desc(1, &l, 1, &s2, 1, log);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
-                             log, HST_LOGITEM_BAD_ARGUMENT);
+                             log, HST_LOGITEM_OUT_OF_RANGE);
         assert_null(plan);
-        assert_non_null(strstr(log->last_message, "out of range"));
     }
     /* mismatched sizes: pack the west strip, unpack the north one (nx 5 != ny 4) */
     {
@@ -1088,7 +1087,7 @@ static void test_errors(void **state)
                              log, HST_LOGITEM_BAD_ARGUMENT);
         d = plan_desc(65, &l, 1, &s, 1, log);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
-                             log, HST_LOGITEM_BAD_ARGUMENT);
+                             log, HST_LOGITEM_NULL_ARGUMENT);
         assert_int_equal(hst_halo_plan_create(f->be, NULL, &plan), HST_ERROR_INVALID_ARGUMENT);
     }
 
@@ -1101,13 +1100,13 @@ static void test_errors(void **state)
     /* a NULL quantity */
     qs[0] = NULL;
     assert_result_logged(hst_halo_pack(plan, NULL, 1, qs, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_halo_unpack(plan, NULL, 1, qs, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, log, HST_LOGITEM_NULL_ARGUMENT);
     hq[0] = NULL;
     hb = (unsigned char *)malloc(hst_halo_plan_stats(plan).send_bytes);
     assert_result_logged(hst_halo_pack_host(plan, 1, hq, NULL, hb), HST_ERROR_INVALID_ARGUMENT,
-                         log, HST_LOGITEM_BAD_ARGUMENT);
+                         log, HST_LOGITEM_NULL_ARGUMENT);
     /* a quantity whose size does not match its layout */
     qs[0] = small;
     assert_result_logged(hst_halo_pack(plan, NULL, 1, qs, 0, NULL, NULL), HST_ERROR_SHAPE, log,

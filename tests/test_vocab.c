@@ -45,6 +45,12 @@ static void cap_logger(void *user, hst_log_level level, hst_log_item item, const
 
 static void cap_reset(capture *c) { memset(c, 0, sizeof *c); }
 
+/* The name of the last item captured ("NONE" when none). */
+static const char *cap_last_item(const capture *c) {
+    int n = c->count < CAP_MAX ? c->count : CAP_MAX;
+    return hst_log_item_name(n ? c->items[n - 1] : HST_LOGITEM_NONE);
+}
+
 /* 1 when the capture holds item at level ERROR. */
 static int cap_has(const capture *c, hst_log_item item) {
     int i, n = c->count < CAP_MAX ? c->count : CAP_MAX;
@@ -1354,8 +1360,8 @@ static void test_helpers(void **state) {
         cap_reset(cap);                                                                     \
         assert_int_equal((call), (code));                                                   \
         if (!cap_has(cap, (item)))                                                          \
-            fail_msg("%s: log item %s not captured (%d messages, last: %s)", #call,         \
-                     hst_log_item_name(item), cap->count, cap->last);                       \
+            fail_msg("%s: log item %s not captured (%d messages, last: %s %s)", #call,      \
+                     hst_log_item_name(item), cap->count, cap_last_item(cap), cap->last);   \
     } while (0)
 
 static void test_errors(void **state) {
@@ -1425,18 +1431,18 @@ static void test_errors(void **state) {
     }
 
     /* create: bad ndim, zero extent, NULL shape/out, overflow, bad dtype */
-    EXPECT_ERR(hst_array_create(be, HST_F32, 0, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 0, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(out);
-    EXPECT_ERR(hst_array_create(be, HST_F32, 5, sh5, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 5, sh5, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(out);
     {
         size_t z[3] = {4, 0, 4};
-        EXPECT_ERR(hst_array_create(be, HST_F32, 3, z, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+        EXPECT_ERR(hst_array_create(be, HST_F32, 3, z, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
         assert_null(out);
     }
-    EXPECT_ERR(hst_array_create(be, HST_F32, 2, NULL, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 2, NULL, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
     assert_null(out);
-    EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
     EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
     EXPECT_ERR(hst_array_create(be, (hst_dtype)6, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(out);
