@@ -10,12 +10,13 @@
 
    Usage (a 16-bit stack of 500 frames of 512 x 512, every statistic from one pass):
 
+       // given: const uint16_t *stack;   // (500, 512, 512)
        hst_backend *be; hst_backend_desc bd = {0}; hst_esrrf_desc d = {0};   // zero: NanoPyx's defaults
        float *out[HST_ESRRF_NUM_MODES] = {0};
        hst_backend_create(&bd, &be);                     // $HST_DEVICE, else the best device
        d.backends = &be; d.num_backends = 1;
        d.modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
-       out[0] = malloc(2560 * 2560 * 4); out[1] = ...; out[2] = ...;   // (1, 512*5, 512*5) each
+       for (int m = 0; m < 3; m++) out[m] = malloc(2560 * 2560 * 4);   // (1, 512*5, 512*5) each
        hst_result r = hst_esrrf_run(&d, stack, HST_ESRRF_U16, 500, 512, 512, out, NULL);
        if (r != HST_SUCCESS) puts(hst_result_string(r));  // the backend's log says why
        // live: hst_esrrf_live_create(&d, HST_ESRRF_U16, 512, 512, &lv); then per frame(s)

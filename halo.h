@@ -12,6 +12,7 @@
 
    Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device):
 
+       // given: hst_backend *be; hst_buffer *field;    // the field, (79, 102, 102) floats
        hst_halo_layout L = {0};                  // (z, y, x), 3-point halo, nx = ny = 96, nz = 79
        L.ndim = 3; L.elem_bytes = 4; L.n_halo = 3;
        L.dims[0] = HST_HALO_DIM_Z; L.dims[1] = HST_HALO_DIM_Y; L.dims[2] = HST_HALO_DIM_X;

@@ -10,6 +10,10 @@
 
    Usage (y = 2 x + 1 over a volume of N slices of 512 x 512 floats, under a 256 MiB budget):
 
+       // given: hst_backend *be; float *x, *y; uint64_t N; const char *my_cl_source;
+       // given: hst_stream_host_fn affine_host;   // the kernel's host twin
+       hst_stream_desc desc = {0};
+       hst_stream *s;
        hst_stream_array arrays[2] = {{0}};
        hst_stream_stage stage = {0};
        const int in[1] = {0}, out[1] = {1};

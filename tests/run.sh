@@ -5,7 +5,7 @@
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
 #   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
-#            then all of them together
+#            then all of them together, then each header's opening usage example (C99)
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
 #   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
@@ -240,6 +240,43 @@ stage_headers() {
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
     separate_tus
+    header_examples
+}
+
+# Each header's opening usage example, compiled as C99: the indented block after "Usage",
+# with its "// given: ..." lines (what the example assumes: a backend, the caller's arrays) and
+# `static` definitions at file scope and the rest as main's body.
+EXAMPLE_AWK='
+/^   Usage/ && !started { started = 1; next }
+!started { next }
+started == 1 && /^       / { started = 2 }
+started == 1 { next }
+started == 2 && $0 != "" && substr($0, 1, 7) != "       " { exit }
+started == 2 {
+    line = substr($0, 8)
+    if (line ~ /^\/\/ given:/) { sub(/^\/\/ given: */, "", line); file = file line "\n"; next }
+    if (line ~ /^static /) mode = "file"
+    else if (line ~ /^[^ ]/) mode = "body"
+    if (mode == "file") file = file line "\n"; else body = body "    " line "\n"
+}
+END {
+    printf "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    printf "#ifndef HST_NO_OPENCL\n#  define CL_TARGET_OPENCL_VERSION 300\n#  include <CL/cl.h>\n#endif\n"
+    printf "#include \"%s\"\n\n%s\nint main(void)\n{\n%s    return 0;\n}\n", header, file, body
+}
+'
+header_examples() {
+    local h label tu
+    for h in "${HEADER_LIST[@]}"; do
+        label=example-${h%.h}
+        tu="$BUILD/check/$label.c"
+        awk -v header="$h" "$EXAMPLE_AWK" "$h" > "$tu"
+        if grep -q 'int main' "$tu" && [ "$(sed -n '/^int main/,$p' "$tu" | wc -l)" -gt 4 ]; then
+            compile_check "$label" c99 "$tu"
+        else
+            FAILED=$((FAILED + 1)); printf '  FAIL  c99    %s (no usage example found)\n' "$label"
+        fi
+    done
 }
 
 # Each header's implementation in its own translation unit (its per-header macro), linked
