@@ -46,43 +46,9 @@ static int contains_nocase(const char *hay, const char *needle)
 
 static void free_stub_for_tests(void *ptr, void *user) { (void)user; free(ptr); }
 
-/* ---- group fixture: one backend on the selected device, with the capturing logger --------- */
-typedef struct fixture {
-    hst_backend *be;
-    cap_log log;
-} fixture;
-
-static int group_setup(void **state)
-{
-    fixture *f = (fixture *)calloc(1, sizeof *f);
-    hst_backend_desc desc;
-    if (!f) return -1;
-    desc = cap_desc(&f->log);
-    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) { free(f); return -1; }
-    *state = f;
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    fixture *f = (fixture *)*state;
-    if (f) {
-        /* nothing a test made may outlive it: the backend's pool holds no active block */
-        hst_pool_stats s = hst_pool_get_stats(hst_backend_pool(f->be));
-        int leaked = s.active_blocks != 0;
-        hst_backend_destroy(f->be);
-        free(f);
-        if (leaked) return -1;
-    }
-    return 0;
-}
-
-static int test_setup(void **state)
-{
-    fixture *f = (fixture *)*state;
-    cap_reset(&f->log);
-    return 0;
-}
+/* ---- group fixture (be_fixture.h): one backend on the selected device, everything logged -- */
+#define BE_FIXTURE_LOG_LEVEL 0
+#include "be_fixture.h"
 
 #define FIX(state) ((fixture *)*(state))
 #define NEED_OPENCL(be) do { if (hst_backend_is_host(be)) { skip(); return; } } while (0)
@@ -2151,63 +2117,63 @@ int main(void)
         cmocka_unit_test(test_devices_list),
     };
     const struct CMUnitTest devices[] = {
-        cmocka_unit_test_setup(test_device_select, test_setup),
-        cmocka_unit_test_setup(test_backend_unknown_device, test_setup),
-        cmocka_unit_test_setup(test_backend_device, test_setup),
+        cmocka_unit_test_setup(test_device_select, reset_log),
+        cmocka_unit_test_setup(test_backend_unknown_device, reset_log),
+        cmocka_unit_test_setup(test_backend_device, reset_log),
         cmocka_unit_test(test_backend_extensions),
 #ifndef HST_NO_OPENCL
-        cmocka_unit_test_setup(test_backend_wrap, test_setup),
-        cmocka_unit_test_setup(test_backend_wrap_half, test_setup),
+        cmocka_unit_test_setup(test_backend_wrap, reset_log),
+        cmocka_unit_test_setup(test_backend_wrap_half, reset_log),
 #endif
     };
     const struct CMUnitTest memory[] = {
-        cmocka_unit_test_setup(test_queue_events, test_setup),
-        cmocka_unit_test_setup(test_buffer_basics, test_setup),
-        cmocka_unit_test_setup(test_buffer_sub, test_setup),
-        cmocka_unit_test_setup(test_buffer_pinned, test_setup),
-        cmocka_unit_test_setup(test_buffer_fill, test_setup),
-        cmocka_unit_test_setup(test_buffer_write_read_copy, test_setup),
-        cmocka_unit_test_setup(test_buffer_rect, test_setup),
-        cmocka_unit_test_setup(test_buffer_map, test_setup),
-        cmocka_unit_test_setup(test_buffer_wrap, test_setup),
-        cmocka_unit_test_setup(test_buffer_migrate_resident, test_setup),
-        cmocka_unit_test_setup(test_buffer_svm, test_setup),
+        cmocka_unit_test_setup(test_queue_events, reset_log),
+        cmocka_unit_test_setup(test_buffer_basics, reset_log),
+        cmocka_unit_test_setup(test_buffer_sub, reset_log),
+        cmocka_unit_test_setup(test_buffer_pinned, reset_log),
+        cmocka_unit_test_setup(test_buffer_fill, reset_log),
+        cmocka_unit_test_setup(test_buffer_write_read_copy, reset_log),
+        cmocka_unit_test_setup(test_buffer_rect, reset_log),
+        cmocka_unit_test_setup(test_buffer_map, reset_log),
+        cmocka_unit_test_setup(test_buffer_wrap, reset_log),
+        cmocka_unit_test_setup(test_buffer_migrate_resident, reset_log),
+        cmocka_unit_test_setup(test_buffer_svm, reset_log),
     };
     const struct CMUnitTest images_pool[] = {
-        cmocka_unit_test_setup(test_image_u8_2d, test_setup),
-        cmocka_unit_test_setup(test_image_f32, test_setup),
-        cmocka_unit_test_setup(test_image_sampler_errors, test_setup),
+        cmocka_unit_test_setup(test_image_u8_2d, reset_log),
+        cmocka_unit_test_setup(test_image_f32, reset_log),
+        cmocka_unit_test_setup(test_image_sampler_errors, reset_log),
         cmocka_unit_test(test_pool_bins),
-        cmocka_unit_test_setup(test_pool_stats, test_setup),
-        cmocka_unit_test_setup(test_pool_destroy_detaches, test_setup),
-        cmocka_unit_test_setup(test_pool_impossible_keeps_held, test_setup),
-        cmocka_unit_test_setup(test_zero_bytes_do_not_block, test_setup),
+        cmocka_unit_test_setup(test_pool_stats, reset_log),
+        cmocka_unit_test_setup(test_pool_destroy_detaches, reset_log),
+        cmocka_unit_test_setup(test_pool_impossible_keeps_held, reset_log),
+        cmocka_unit_test_setup(test_zero_bytes_do_not_block, reset_log),
         cmocka_unit_test(test_image_charged_to_limit),
     };
     const struct CMUnitTest programs[] = {
-        cmocka_unit_test_setup(test_program_host_unsupported, test_setup),
-        cmocka_unit_test_setup(test_program_build_launch, test_setup),
-        cmocka_unit_test_setup(test_program_errors, test_setup),
-        cmocka_unit_test_setup(test_program_disk_cache, test_setup),
-        cmocka_unit_test_setup(test_program_no_disk_cache, test_setup),
+        cmocka_unit_test_setup(test_program_host_unsupported, reset_log),
+        cmocka_unit_test_setup(test_program_build_launch, reset_log),
+        cmocka_unit_test_setup(test_program_errors, reset_log),
+        cmocka_unit_test_setup(test_program_disk_cache, reset_log),
+        cmocka_unit_test_setup(test_program_no_disk_cache, reset_log),
     };
     const struct CMUnitTest errors[] = {
-        cmocka_unit_test_setup(test_errors_null_and_zero, test_setup),
-        cmocka_unit_test_setup(test_errors_backend_desc, test_setup),
-        cmocka_unit_test_setup(test_errors_sub_buffer, test_setup),
-        cmocka_unit_test_setup(test_errors_overflow, test_setup),
-        cmocka_unit_test_setup(test_errors_overlap, test_setup),
-        cmocka_unit_test_setup(test_errors_two_backends, test_setup),
+        cmocka_unit_test_setup(test_errors_null_and_zero, reset_log),
+        cmocka_unit_test_setup(test_errors_backend_desc, reset_log),
+        cmocka_unit_test_setup(test_errors_sub_buffer, reset_log),
+        cmocka_unit_test_setup(test_errors_overflow, reset_log),
+        cmocka_unit_test_setup(test_errors_overlap, reset_log),
+        cmocka_unit_test_setup(test_errors_two_backends, reset_log),
         cmocka_unit_test(test_oom_allocator),
-        cmocka_unit_test_setup(test_oom_oversized, test_setup),
+        cmocka_unit_test_setup(test_oom_oversized, reset_log),
         cmocka_unit_test(test_oom_pool_recovery),
     };
     int failed = 0;
     failed += cmocka_run_group_tests_name("results_logging", basics, NULL, NULL);
-    failed += cmocka_run_group_tests_name("devices_backend", devices, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("queues_buffers", memory, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("images_pool", images_pool, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("programs", programs, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("errors", errors, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("devices_backend", devices, setup, teardown);
+    failed += cmocka_run_group_tests_name("queues_buffers", memory, setup, teardown);
+    failed += cmocka_run_group_tests_name("images_pool", images_pool, setup, teardown);
+    failed += cmocka_run_group_tests_name("programs", programs, setup, teardown);
+    failed += cmocka_run_group_tests_name("errors", errors, setup, teardown);
     return failed;
 }
