@@ -386,22 +386,25 @@ static void hst__array_state_destroy(hst_backend *be, void *data) {
     hst_backend_free(be, st);
 }
 
-/* The backend's state, made and attached on first use; NULL (logged) when that fails. */
-static hst__array_state *hst__array_state_of(hst_backend *be) {
+/* The backend's state into *out, made and attached on first use. Errors (logged):
+   HST_ERROR_OUT_OF_HOST_MEMORY, hst_backend_attach's (every extension slot taken). */
+static hst_result hst__array_state_of(hst_backend *be, hst__array_state **out) {
     hst__array_state *st = (hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
-    if (st) return st;
-    if (!(st = (hst__array_state *)hst_backend_calloc(be, sizeof *st))) return NULL;
+    hst_result r;
+    if ((*out = st) != NULL) return HST_SUCCESS;
+    if (!(st = (hst__array_state *)hst_backend_calloc(be, sizeof *st))) return HST_ERROR_OUT_OF_HOST_MEMORY;
 #ifndef HST_NO_OPENCL
     st->platform = hst_backend_cl_platform(be);
     st->dev = hst_backend_cl_device(be);
     st->ctx = hst_backend_cl_context(be);
     st->queue = hst_queue_cl(hst_backend_queue(be));
 #endif
-    if (hst_backend_attach(be, HST__ARRAY_EXTENSION, st, hst__array_state_destroy) != HST_SUCCESS) {
+    if ((r = hst_backend_attach(be, HST__ARRAY_EXTENSION, st, hst__array_state_destroy)) != HST_SUCCESS) {
         hst_backend_free(be, st);
-        return NULL;
+        return r;
     }
-    return st;
+    *out = st;
+    return HST_SUCCESS;
 }
 
 /* >>arrays ----------------------------------------------------------------------------------- */
@@ -600,10 +603,10 @@ static hst_result hst__vocab_build(hst_backend *be, hst_dtype dt, size_t count,
 
 /* The vocabulary kernel `which` for dtype dt, building the dtype's program on first use. */
 static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
-    hst__array_state *st = hst__array_state_of(be);
+    hst__array_state *st;
     hst__vocab *v;
     hst_result r;
-    if (!st) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
     v = &st->vocab[dt];
     if (!v->prog) {
         size_t count;
@@ -857,10 +860,10 @@ static hst__v4 hst__view(unsigned ndim, const size_t *shape) {
 
 /* The kernel `which` of the second vocabulary program for dt. */
 static hst_result hst__vocabx_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
-    hst__array_state *st = hst__array_state_of(be);
+    hst__array_state *st;
     hst__vocabx *v;
     hst_result r;
-    if (!st) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
     v = &st->vocabx[dt];
     if (!v->prog) {
         size_t count;
@@ -1595,10 +1598,10 @@ static void hst__fft_release(hst_backend *be, hst__array_state *st) {
    or the c2c in-place array; real: the real side; host pointers on the host device). */
 static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_buffer *in,
                                 hst_buffer *out, struct hst__fft_plan **found) {
-    hst__array_state *st = hst__array_state_of(be);
+    hst__array_state *st;
     struct hst__fft_plan *p;
     hst_result r;
-    if (!st) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
     for (p = st->fft_plans; p; p = p->next)
         if (!memcmp(&p->key, key, sizeof *key)) { *found = p; return HST_SUCCESS; }
     if (!(p = (struct hst__fft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;

@@ -497,11 +497,14 @@ static hst__choice *hst__choice_of(const hst_backend *be) {
 
 static void hst__choice_destroy(hst_backend *be, void *data);
 
-static hst__choice *hst__choice_get(hst_backend *be) {
+/* The backend's registry into *out, made and attached on first use. Errors (logged):
+   HST_ERROR_OUT_OF_HOST_MEMORY, hst_backend_attach's (every extension slot taken). */
+static hst_result hst__choice_get(hst_backend *be, hst__choice **out) {
     hst__choice *reg = hst__choice_of(be);
     const char *cache_dir = hst_backend_cache_dir(be);
-    if (reg) return reg;
-    if (!(reg = (hst__choice *)hst_backend_calloc(be, sizeof *reg))) return NULL;
+    hst_result r;
+    if ((*out = reg) != NULL) return HST_SUCCESS;
+    if (!(reg = (hst__choice *)hst_backend_calloc(be, sizeof *reg))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     reg->be = be;
     reg->clock = hst__choice_default_clock;
     reg->last_save = reg->clock(NULL);
@@ -513,11 +516,12 @@ static hst__choice *hst__choice_get(hst_backend *be) {
                  (unsigned long)getuid());
 #endif
     }
-    if (hst_backend_attach(be, HST__CHOICE_EXTENSION, reg, hst__choice_destroy) != HST_SUCCESS) {
+    if ((r = hst_backend_attach(be, HST__CHOICE_EXTENSION, reg, hst__choice_destroy)) != HST_SUCCESS) {
         hst_backend_free(be, reg);
-        return NULL;
+        return r;
     }
-    return reg;
+    *out = reg;
+    return HST_SUCCESS;
 }
 
 /* ---- records and their attachment to operations ---- */
@@ -1254,11 +1258,12 @@ static int hst__choice_env_force(const hst_choice_op *op) {
 
 HST__CDEF hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc) {
     hst__choice *reg;
+    hst_result r;
     if (!be) return hst__null_arg(NULL, "hst_choice_configure", "be is NULL");
     if (hst__choice_of(be) && hst__choice_of(be)->ops)
         return hst__state_arg(be, "hst_choice_configure", "operations are registered already; "
                             "configure first");
-    if (!(reg = hst__choice_get(be))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
     if (!desc) return HST_SUCCESS;
     if (desc->save_interval_s < 0.0 || desc->save_interval_s != desc->save_interval_s)
         return hst__bad_arg(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
@@ -1281,7 +1286,7 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     if (!be) return hst__null_arg(NULL, "hst_choice_register", "be is NULL");
     if (!desc || !out) return hst__null_arg(be, "hst_choice_register", "desc or out is NULL");
     *out = NULL;
-    if (!(reg = hst__choice_get(be))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
     if ((r = hst__choice_check_desc(be, reg, desc)) != HST_SUCCESS) return r;
     if (!(op = (hst_choice_op *)hst_backend_calloc(be, sizeof *op))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     op->reg = reg;

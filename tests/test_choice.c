@@ -1126,6 +1126,41 @@ static void test_bad_arguments(void **state)
     ctx_close(&c);
 }
 
+/* A backend whose extension slots other layers took all: the registry cannot attach, and
+   configure and register answer what hst_backend_attach said (HST_ERROR_UNSUPPORTED, logged),
+   not out-of-memory; the backend still destroys cleanly. */
+static void test_no_extension_slot(void **state)
+{
+    static int data;
+    static const char *const names[HST_BACKEND_MAX_EXTENSIONS] = {
+        "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"};
+    hst_choice_impl impl;
+    hst_choice_op_desc d;
+    hst_choice_op *op = NULL;
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    int i;
+    (void)state;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++)
+        assert_int_equal(hst_backend_attach(be, names[i], &data, NULL), HST_SUCCESS);
+    memset(&impl, 0, sizeof impl);
+    impl.name = "A";
+    impl.run = fake_run;
+    memset(&d, 0, sizeof d);
+    d.name = "full";
+    d.impls = &impl;
+    d.num_impls = 1;
+    cap_reset(&log);
+    assert_int_equal(hst_choice_register(be, &d, &op), HST_ERROR_UNSUPPORTED);
+    assert_int_equal(log.last_item, HST_LOGITEM_UNSUPPORTED);
+    assert_null(op);
+    assert_int_equal(hst_choice_configure(be, NULL), HST_ERROR_UNSUPPORTED);
+    assert_null(hst_choice_find(be, "full"));
+    hst_backend_destroy(be);
+}
+
 /* A timings-only operation (no run anywhere): records and estimates work, running is
    refused, and a run set on only some implementations is rejected. */
 static void test_timings_only(void **state)
@@ -1201,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_file),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_timings_only),
+        cmocka_unit_test(test_no_extension_slot),
     };
     unsetenv("HST_FORCE");
     return cmocka_run_group_tests(tests, NULL, NULL);
