@@ -10,12 +10,13 @@
 
    Usage (a 16-bit stack of 500 frames of 512 x 512, every statistic from one pass):
 
+       // given: const uint16_t *stack;   // (500, 512, 512)
        hst_backend *be; hst_backend_desc bd = {0}; hst_esrrf_desc d = {0};   // zero: NanoPyx's defaults
        float *out[HST_ESRRF_NUM_MODES] = {0};
        hst_backend_create(&bd, &be);                     // $HST_DEVICE, else the best device
        d.backends = &be; d.num_backends = 1;
        d.modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
-       out[0] = malloc(2560 * 2560 * 4); out[1] = ...; out[2] = ...;   // (1, 512*5, 512*5) each
+       for (int m = 0; m < 3; m++) out[m] = malloc(2560 * 2560 * 4);   // (1, 512*5, 512*5) each
        hst_result r = hst_esrrf_run(&d, stack, HST_ESRRF_U16, 500, 512, 512, out, NULL);
        if (r != HST_SUCCESS) puts(hst_result_string(r));  // the backend's log says why
        // live: hst_esrrf_live_create(&d, HST_ESRRF_U16, 512, 512, &lv); then per frame(s)
@@ -72,7 +73,7 @@
    same bits). Progress: rank 0's callback, whose frames are the whole job's (every rank walks
    every frame); a cancel there ends every rank with HST_ERROR_CANCELLED once they finish their
    rows. A failure on any rank (a bad argument there, out of memory, a non-finite pixel) ends
-   every rank with the first failing rank's code; the other ranks log HST_LOG_RANK_FAILED naming
+   every rank with the first failing rank's code; the other ranks log HST_LOGITEM_RANK_FAILED naming
    it. The report is rank 0's, on every rank.
 
    Options (macros)                     matters in
@@ -95,11 +96,13 @@
    backend of the desc. A live session is one object: push and finish from one thread at a time;
    its callbacks run on the session's worker thread.
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_ESRRF_H
 #define HST_ESRRF_H
 
+#include "choice.h"   /* the CPU/GPU choice of the "esrrf" operation */
 #include "stream.h"
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)
@@ -423,37 +426,37 @@ static hst_result hst__ebad(const hst_backend *be, hst_result code, hst_log_item
 static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
     const hst_backend *be = in && in->backends && in->num_backends ? in->backends[0] : NULL;
     unsigned i;
-    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
+    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
     *d = *in;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++)
         if (!d->backends[i])
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
     if (!d->magnification) d->magnification = HST__E_DEFAULT_MAG;
     if (d->magnification > HST_ESRRF_MAX_MAG)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG, HST__E_DEFAULT_MAG);
     if (d->radius == 0.0f) d->radius = HST__E_DEFAULT_RADIUS;
     if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
                          (double)HST_ESRRF_MAX_RADIUS, (double)HST__E_DEFAULT_RADIUS);
     if (d->sensitivity == 0.0f) d->sensitivity = 1.0f;
     if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: 1)", (double)d->sensitivity,
                          (double)HST_ESRRF_MAX_SENSITIVITY);
     if (!d->modes) d->modes = HST_ESRRF_AVG;
     if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: modes 0x%x: a set of HST_ESRRF_AVG, _VAR and _TAC2", d->modes);
     if (d->path < HST_ESRRF_PATH_AUTO || d->path > HST_ESRRF_PATH_CHAINED)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: path %d: auto (0), fused (1) or chained (2)", (int)d->path);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && d->frames_per_timepoint == 1)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames_per_timepoint 1: VAR and TAC2 need at least 2 frames per time point");
     return HST_SUCCESS;
 }
@@ -464,13 +467,13 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     const hst_backend *be = d->backends[0];
     uint64_t m = d->magnification, px = (uint64_t)rows * cols;
     if (dtype < HST_ESRRF_U8 || dtype > HST_ESRRF_F32)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
     if (!rows || !cols)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
     if (2 * m * rows > INT32_MAX || 2 * m * cols > INT32_MAX || px * m * m > UINT32_MAX)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %u x %u frames at magnification %u: %llu output pixels per image, "
                          "more than the kernels' 32-bit indices hold", rows, cols, d->magnification,
                          (unsigned long long)(px * m * m));
@@ -484,17 +487,17 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
     uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
     if (n == 0)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: frames is 0");
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: frames is 0");
     if (T > n)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
                          (unsigned long long)T, (unsigned long long)n);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
     *ntp = n / T;
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %llu time points of %llu pixels overflow size_t",
                          (unsigned long long)*ntp, (unsigned long long)pixels);
     return HST_SUCCESS;
@@ -850,7 +853,7 @@ static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
         const float *f = (const float *)(const void *)(p->src + (size_t)(z - p->c0 + p->skip) * e->in_frame_bytes);
         for (i = 0; i < e->frame_px; i++)
             if (!isfinite(f[i]))
-                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOG_NON_FINITE,
+                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
                                  "hst_esrrf: input frame %llu, row %zu, column %zu is %s: eSRRF needs finite pixels",
                                  (unsigned long long)z, i / e->cols, i % e->cols, isnan(f[i]) ? "NaN" : "infinite");
     }
@@ -1131,7 +1134,7 @@ static hst_result hst__efinite_images(const hst_backend *be, uint64_t tp, const 
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         for (i = 0; images[m] && i < n; i++)
             if (!isfinite(images[m][i]))
-                return hst__ebad(be, HST_ERROR_NON_FINITE, HST_LOG_NON_FINITE,
+                return hst__ebad(be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
                                  "hst_esrrf: the %s image of time point %llu is not representable in float32 "
                                  "(magnified row %zu, column %zu is %s): the input's values are too large for "
                                  "this statistic; scale them down", names[m], (unsigned long long)tp,
@@ -1216,7 +1219,7 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
         for (b = 0; b < e->grp[k].nb; b++) {
             uint64_t fit = hst__eacc_fit(&e->grp[k], b);
             if (fit == 0 && !e->grp[k].host)
-                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY,
+                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
                                  "hst_esrrf: the temporal sums of one time point (%zu bytes) do not fit %s "
                                  "(largest allocation %llu bytes); lower the magnification", e->grp[k].tp_bytes,
                                  hst_backend_device(e->grp[k].be[b])->name,
@@ -1258,7 +1261,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
-        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
+        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     snprintf(g->opts, sizeof g->opts, "%s%s", crs ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
              fp64 ? " -DHST_FP64" : "");
@@ -1468,10 +1471,10 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
     unsigned m;
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
-        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
+        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
     for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
         if ((e.d.modes & (1u << m)) && (!out || !out[m]))
-            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                           "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
     if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
@@ -1677,7 +1680,7 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         unsigned i;
         for (i = 0; i < k; i++)
             if (d.backends[i] == d.backends[k])
-                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                  "hst_esrrf_run: desc.backends[%u] is backends[%u] again: give each backend once "
                                  "(two backends of one device are fine)", k, i);
     }
@@ -1731,7 +1734,7 @@ static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *
     if (first == m->size) return HST_SUCCESS;
     MPI_Bcast(&code, 1, MPI_INT, first, m->comm);
     if (first != m->rank)
-        hst__ebad(m->log_be, (hst_result)code, HST_LOG_RANK_FAILED,
+        hst__ebad(m->log_be, (hst_result)code, HST_LOGITEM_RANK_FAILED,
                   "hst_esrrf_run: rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
                   stage, hst_result_string((hst_result)code), m->rank);
     return (hst_result)code;
@@ -1758,7 +1761,7 @@ static hst_result hst__empi_same_job(const hst__empi *m, hst_result r, uint64_t 
     MPI_Allreduce(&for_lo, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm);
     MPI_Allreduce(&for_hi, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, m->comm);
     if (r == HST_SUCCESS && lo != hi)
-        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                       "hst_esrrf_run: the ranks disagree on the stack (frames, rows, cols, dtype) or the "
                       "desc's numbers (rank %d: job hash %016llx): every rank must pass the same", m->rank, mine);
     return r;
@@ -1786,11 +1789,11 @@ static hst_result hst__empi_alloc(hst__empi *m, const hst_esrrf_desc *d, uint64_
         return HST_SUCCESS;
     }
     if (px && ntp > SIZE_MAX / sizeof(float) / px)
-        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
+        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         if ((d->modes & (1u << q)) && px &&
             !(b->loc[q] = (float *)hst_backend_alloc(m->log_be, (size_t)ntp * px * sizeof(float))))
-            return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+            return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                              "hst_esrrf_run: rank %d: no host memory for its %llu time points of %zu pixels",
                              m->rank, (unsigned long long)ntp, px);
     return HST_SUCCESS;
@@ -1836,10 +1839,10 @@ static hst_result hst__empi_check(const hst__empi *m, const hst_esrrf_desc *desc
     if ((r = hst__edesc(desc, d)) != HST_SUCCESS || (r = hst__eframe(d, dtype, rows, cols)) != HST_SUCCESS ||
         (r = hst__eshape(d, frames, rows, cols, ntp)) != HST_SUCCESS)
         return r;
-    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
+    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
     for (k = 0; m->rank == 0 && k < HST_ESRRF_NUM_MODES; k++)
         if ((d->modes & (1u << k)) && (!out || !out[k]))
-            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                              "hst_esrrf_run: out[%u] is NULL on rank 0 but mode %s is requested", k,
                              k == 0 ? "AVG" : k == 1 ? "VAR" : "TAC2");
     return HST_SUCCESS;
@@ -1910,7 +1913,7 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
                                 hst_esrrf_report *report) {
     (void)stack; (void)dtype; (void)frames; (void)rows; (void)cols; (void)out; (void)report;
     return hst__ebad(desc->backends && desc->num_backends ? desc->backends[0] : NULL, HST_ERROR_NOT_BUILT_IN,
-                     HST_LOG_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
+                     HST_LOGITEM_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
                      "was compiled without HST_ESRRF_MPI");
 }
 #endif
@@ -1978,11 +1981,11 @@ enum { HST__ELIVE_OPEN, HST__ELIVE_FINISHED, HST__ELIVE_FAILED };
 /* A call of push or finish in the wrong state: refused, logged. */
 static hst_result hst__elive_state(const hst_esrrf_live *lv, const char *fn) {
     if (lv->state == HST__ELIVE_FINISHED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "%s: the session is finished (hst_esrrf_live_finish succeeded): only "
                          "hst_esrrf_live_destroy remains", fn);
     if (lv->state == HST__ELIVE_FAILED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "%s: the session failed earlier (%s): only hst_esrrf_live_destroy remains", fn,
                          hst_result_string(lv->failed_with));
     return HST_SUCCESS;
@@ -2078,20 +2081,20 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     size_t bytes;
     int k;
     if (!out) return hst__ebad(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL,
-                               HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
+                               HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
     if (r == HST_SUCCESS) r = hst__elive_hold(lv);
     if (r == HST_SUCCESS && lv->e.d.mpi_comm)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");
     lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
     if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
-        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
+        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
     for (k = 0; k < 2 && r == HST_SUCCESS; k++)
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(lv->e.log_be, bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -2103,7 +2106,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
         if (!lv->worker_started) {
             pthread_mutex_destroy(&lv->mu);
             pthread_cond_destroy(&lv->cv);
-            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                           "hst_esrrf_live_create: no worker thread");
         }
     }
@@ -2118,16 +2121,16 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     const unsigned char *src = (const unsigned char *)frames;
     size_t fb;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_push")) != HST_SUCCESS) return r;
     if (count == 0)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf_live_push: count is 0: push at least one frame");
     if (rows != lv->e.rows || cols != lv->e.cols)
-        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                          "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
                          lv->e.rows, lv->e.cols);
-    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
     while (count && lv->err == HST_SUCCESS) {
@@ -2147,17 +2150,17 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
     while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
     if (total == 0 && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                             "hst_esrrf_live_finish: no frames were pushed");
     if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                             "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
                             (unsigned long long)total);
     if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
@@ -2200,3 +2203,22 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
 }
 #endif
 #endif /* HST_ESRRF_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

@@ -10,6 +10,7 @@
 
    Usage (the vocabulary program for f32, built with plain OpenCL, and its host reference):
 
+       // given: cl_context ctx; cl_device_id dev; cl_int err; const float *x;   // n floats
        size_t count, n = 10000, parts = (n + HST_REDUCE_BLOCK - 1) / HST_REDUCE_BLOCK;
        const char *const *src = hst_kernels_vocab_source(&count);
        cl_program p = clCreateProgramWithSource(ctx, (cl_uint)count, (const char **)src, 0, &err);

@@ -4,7 +4,8 @@
 #   tests/run.sh [all|devices|headers|noocl|san|mpi|install|python]...   (default: all)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
-#   headers  each header compiled alone as C99 and as C++11, then all of them together
+#   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
+#            then all of them together, then each header's opening usage example (C99)
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device
 #   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
@@ -39,10 +40,7 @@ SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 MAIN_JOB_TESTS=" test_esrrf_cli test_esrrf_api test_esrrf "
-if [ -z "${HEADERS+x}" ]; then
-    HEADERS=""
-    for h in backend.h kernels.h stream.h halo.h esrrf.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
-fi
+HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h}
 read -r -a HEADER_LIST <<< "$HEADERS"
 
 LOGDIR=$BUILD/logs
@@ -196,15 +194,16 @@ stage_devices() {
 }
 
 # ---------------------------------------------------------------------------- headers
-compile_check() { # compile_check LABEL LANG TU
+compile_check() { # compile_check LABEL LANG TU [FLAG...]
     local label=$1 lang=$2 tu=$3 log obj
+    shift 3
     log="$LOGDIR/headers/$label.$lang.log"
     obj="$BUILD/check/$label.$lang.o"
     # shellcheck disable=SC2086  # the flag lists split into words on purpose
     if [ "$lang" = c99 ]; then
-        $CC -std=c99 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+        $CC -std=c99 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     else
-        $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS -I. -c "$tu" -o "$obj" > "$log" 2>&1
+        $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     fi
     if [ $? -eq 0 ]; then
         PASSED=$((PASSED + 1))
@@ -218,15 +217,14 @@ stage_headers() {
     local h label tu lang
     section "(b) header compile checks (C99, C++11)"
     mkdir -p "$BUILD/check" "$LOGDIR/headers"
-    if [ ${#HEADER_LIST[@]} -eq 0 ]; then
-        echo "  (no headers yet)"
-        return 0
-    fi
     for h in "${HEADER_LIST[@]}"; do
         label=${h%.h}
         tu="$BUILD/check/$label.c"
         printf '#define HST_IMPLEMENTATION\n#include "%s"\n' "$h" > "$tu"
-        for lang in c99 cxx11; do compile_check "$label" "$lang" "$tu"; done
+        for lang in c99 cxx11; do
+            compile_check "$label" "$lang" "$tu"
+            compile_check "$label-noocl" "$lang" "$tu" -DHST_NO_OPENCL
+        done
     done
     tu="$BUILD/check/all-headers.c"
     { echo '#define HST_IMPLEMENTATION'
@@ -242,6 +240,43 @@ stage_headers() {
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
     separate_tus
+    header_examples
+}
+
+# Each header's opening usage example, compiled as C99: the indented block after "Usage",
+# with its "// given: ..." lines (what the example assumes: a backend, the caller's arrays) and
+# `static` definitions at file scope and the rest as main's body.
+EXAMPLE_AWK='
+/^   Usage/ && !started { started = 1; next }
+!started { next }
+started == 1 && /^       / { started = 2 }
+started == 1 { next }
+started == 2 && $0 != "" && substr($0, 1, 7) != "       " { exit }
+started == 2 {
+    line = substr($0, 8)
+    if (line ~ /^\/\/ given:/) { sub(/^\/\/ given: */, "", line); file = file line "\n"; next }
+    if (line ~ /^static /) mode = "file"
+    else if (line ~ /^[^ ]/) mode = "body"
+    if (mode == "file") file = file line "\n"; else body = body "    " line "\n"
+}
+END {
+    printf "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    printf "#ifndef HST_NO_OPENCL\n#  define CL_TARGET_OPENCL_VERSION 300\n#  include <CL/cl.h>\n#endif\n"
+    printf "#include \"%s\"\n\n%s\nint main(void)\n{\n%s    return 0;\n}\n", header, file, body
+}
+'
+header_examples() {
+    local h label tu
+    for h in "${HEADER_LIST[@]}"; do
+        label=example-${h%.h}
+        tu="$BUILD/check/$label.c"
+        awk -v header="$h" "$EXAMPLE_AWK" "$h" > "$tu"
+        if grep -q 'int main' "$tu" && [ "$(sed -n '/^int main/,$p' "$tu" | wc -l)" -gt 4 ]; then
+            compile_check "$label" c99 "$tu"
+        else
+            FAILED=$((FAILED + 1)); printf '  FAIL  c99    %s (no usage example found)\n' "$label"
+        fi
+    done
 }
 
 # Each header's implementation in its own translation unit (its per-header macro), linked

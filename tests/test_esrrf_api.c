@@ -424,11 +424,11 @@ static void test_errors(void **state)
     memcpy(bad, frames, sizeof frames);
     bad[(9 * R + 4) * C + 11] = INFINITY;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 9, row 4, column 11 is infinite");
+                   HST_LOGITEM_NON_FINITE, "frame 9, row 4, column 11 is infinite");
     bad[(9 * R + 4) * C + 11] = frames[(9 * R + 4) * C + 11];
     bad[(20 * R + 0) * C + 2] = NAN;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 20, row 0, column 2 is NaN");
+                   HST_LOGITEM_NON_FINITE, "frame 20, row 0, column 2 is NaN");
     {   /* one bad field at a time on a good desc: refused, the log naming it */
         static const struct { unsigned mag, modes; float radius, sens; uint64_t T, n; const char *text; } bad_desc[] = {
             { 33, 0, 0, 0, 0, N, "magnification 33" },
@@ -448,30 +448,30 @@ static void test_errors(void **state)
             if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
             d.frames_per_timepoint = bad_desc[k].T;
             EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
-                           HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, bad_desc[k].text);
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, bad_desc[k].text);
         }
     }
     desc_init(&d, &be, 1);
     d.modes = HST_ESRRF_AVG;
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
-                   HST_LOG_SIZE_OVERFLOW, "32-bit");
+                   HST_LOGITEM_SIZE_OVERFLOW, "32-bit");
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "dtype 9");
+                   HST_LOGITEM_BAD_ARGUMENT, "dtype 9");
     d.modes = HST_ESRRF_VAR;
     {
         float *none[3] = {NULL, NULL, NULL};
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "out[1] is NULL");
+                       HST_LOGITEM_BAD_ARGUMENT, "out[1] is NULL");
     }
     /* live: no callback; another frame size; a non-finite frame reaches later pushes */
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "on_timepoint is NULL");
+                   HST_LOGITEM_BAD_ARGUMENT, "on_timepoint is NULL");
     assert_null(lv);
     d.on_timepoint = on_tp;
     d.block_frames = 1;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are 12 x 14");
     bad[(20 * R + 0) * C + 2] = frames[(20 * R + 0) * C + 2];
     bad[(2 * R + 3) * C + 5] = -INFINITY;
@@ -556,27 +556,27 @@ static void test_zero_frames(void **state)
         size_t i;
         desc_init(&d, two, nb);
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 0, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "frames is 0");
+                       HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 0, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, 0, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
         for (i = 0; i < o.ntp * o.px; i++) assert_true(isnan(o.m[0][i]));   /* untouched */
     }
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_output_shape(&d, 0, R, C, &ntp, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "frames is 0");
+                   HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
     assert_int_equal(ntp, 7);
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, 0, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "rows and cols must be > 0");
+                   HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
     assert_null(lv);
     d.frames_per_timepoint = 4;   /* with or without time points: no frames is no result */
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "count is 0");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "no frames were pushed");
     hst_esrrf_live_destroy(lv);
     outs_free(&o);
@@ -598,20 +598,20 @@ static void test_live_states(void **state)
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "frames is NULL");
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are");
     assert_int_equal(hst_esrrf_live_push(lv, frames, N, R, C), HST_SUCCESS);   /* still open */
     assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
     assert_int_equal(s.calls, 1);
     memset(&rep, 0x5a, sizeof rep);
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "hst_esrrf_live_finish: the session is finished");
     assert_int_equal(rep.frames, 0x5a5a5a5a5a5a5a5aULL);   /* not written */
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "hst_esrrf_live_push: the session is finished");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "is finished");   /* a refused push does not change the state */
     assert_int_equal(s.calls, 1);
     hst_esrrf_live_destroy(lv);
@@ -625,9 +625,9 @@ static void test_live_states(void **state)
         if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
         assert_int_equal(r, HST_ERROR_NON_FINITE);
     }
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "failed earlier (HST_ERROR_NON_FINITE)");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "failed earlier (HST_ERROR_NON_FINITE)");
     hst_esrrf_live_destroy(lv);
     outs_free(&s.o);
@@ -652,7 +652,7 @@ static void test_backend_held_by_live(void **state)
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
     assert_true(hst_backend_holds(mine) >= 1);
-    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                    "hst_esrrf_live");
     assert_non_null(strstr(logs.last_message, "still uses the backend"));
     hst_esrrf_live_destroy(lv);
@@ -679,10 +679,10 @@ static void test_finite_output(void **state)
     d.modes = HST_ESRRF_VAR;
     outs_alloc(&o, &d, N);
     EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "the VAR image of time point 0 is not representable in float32");
+                   HST_LOGITEM_NON_FINITE, "the VAR image of time point 0 is not representable in float32");
     d.modes = HST_ESRRF_TAC2;
     EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "the TAC2 image of time point 0");
+                   HST_LOGITEM_NON_FINITE, "the TAC2 image of time point 0");
     d.modes = HST_ESRRF_VAR;
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
