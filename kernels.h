@@ -2539,8 +2539,8 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 /* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
 
 static const char hst__esrrf_src_common[] =
-"/* halostream eSRRF program (kernels.h):\n"
-"   -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] */\n"
+"/* halostream eSRRF program (kernels.h): [-DHST_FP64]. No float division or sqrt: fma\n"
+"   sequences (hst_e_rcp, hst_e_div, hst_e_rsqrt), the same bits on every IEEE-754 device */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
 "#ifdef HST_FP64\n"
 "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -2658,24 +2658,85 @@ static const char hst__esrrf_src_common[] =
 "  return pow(R, s);\n"
 "}\n"
 "\n"
-"/* One counted sample of weight w at distance d, gradient (gx, gy) of norm gn: W += w, and\n"
-"   R += Dk w where the gradient points away from the pixel (hst__e_acc on the host) */\n"
-"void hst_e_acc(float w, float d, float dx, float dy, float gx, float gy, float gn, float *W,\n"
-"               float *R)\n"
+"\n";
+
+static const char hst__esrrf_src_math[] =
+"\n"
+"/* 1/b for 2^-125 <= |b| <= 2^125: a seed from the bits (0x7EF311C3 - bits: within 13%), then\n"
+"   three Newton-Raphson steps y += y (1 - b y) in fma (hst__e_rcp on the host) */\n"
+"float hst_e_rcp(float b)\n"
+"{\n"
+"  float y = as_float(0x7EF311C3u - as_uint(b));\n"
+"  for (int k = 0; k < 3; ++k) {\n"
+"    float e = fma(-b, y, 1.0f);\n"
+"    y = fma(y, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* a / b: q = a rcp(b), then Markstein's correction q += (a - b q) rcp(b) in fma */\n"
+"float hst_e_div(float a, float b)\n"
+"{\n"
+"  float y = hst_e_rcp(b);\n"
+"  float q = a * y;\n"
+"  float r = fma(-b, q, a);\n"
+"  return fma(r, y, q);\n"
+"}\n"
+"\n"
+"/* 1/sqrt(x) for normal x > 0: a seed from the bits (0x5F375A86 - bits / 2: within 3.5%),\n"
+"   three Newton-Raphson steps y += y/2 (1 - x y^2), then one whose residual 1 - x y^2 is\n"
+"   taken exactly (y^2 split as p + (y^2 - p) by fma) */\n"
+"float hst_e_rsqrt(float x)\n"
+"{\n"
+"  float y = as_float(0x5F375A86u - (as_uint(x) >> 1));\n"
+"  for (int k = 0; k < 4; ++k) {\n"
+"    float p = y * y;\n"
+"    float e = fma(-x, p, 1.0f);\n"
+"    if (k == 3) {\n"
+"      float q = fma(y, y, -p);\n"
+"      e = fma(-x, q, e);\n"
+"    }\n"
+"    float h = 0.5f * y;\n"
+"    y = fma(h, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* The unit vector of the gradient (gx, gy) into u[0], u[1]: the pair is first scaled by the\n"
+"   power of two that brings its larger magnitude to [1, 4) (exact; no overflow for finite\n"
+"   input), scaled parts below FLT_MIN count as 0 (flush-to-zero devices agree); (0, 0) for a\n"
+"   zero, infinite or NaN gradient (hst__e_unit on the host) */\n"
+"void hst_e_unit(float gx, float gy, float *u)\n"
+"{\n"
+"  uint m = max(as_uint(gx) & 0x7FFFFFFFu, as_uint(gy) & 0x7FFFFFFFu);\n"
+"  u[0] = 0.0f;\n"
+"  u[1] = 0.0f;\n"
+"  if (m == 0u || m >= 0x7F800000u) return;\n"
+"  uint E = min(max(m >> 23, 1u), 253u);\n"
+"  float sc = as_float((254u - E) << 23);\n"
+"  float x = gx * sc;\n"
+"  float y = gy * sc;\n"
+"  x = (as_uint(x) & 0x7F800000u) ? x : 0.0f;\n"
+"  y = (as_uint(y) & 0x7F800000u) ? y : 0.0f;\n"
+"  float t = y * y;\n"
+"  float n = fma(x, x, t);\n"
+"  float r = hst_e_rsqrt(n);\n"
+"  u[0] = x * r;\n"
+"  u[1] = y * r;\n"
+"}\n"
+"\n"
+"/* One counted sample of weight w (wd = w / d, d its distance) at offset (dx, dy), unit\n"
+"   gradient (ux, uy): W += w, and where the gradient points away from the pixel (u.d < 0)\n"
+"   R += Dk w = w (1 - |u x d| / d) = w - |uy dx - ux dy| wd (hst__e_acc on the host) */\n"
+"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
 "{\n"
 "  *W = *W + w;\n"
-"  float s = gx * dx;\n"
-"  float t = gy * dy;\n"
-"  s = s + t;\n"
+"  float t = ux * dx;\n"
+"  float s = fma(uy, dy, t);\n"
 "  if (s < 0.0f) {\n"
-"    float num = gy * dx;\n"
-"    t = gx * dy;\n"
-"    num = num - t;\n"
-"    num = fabs(num);\n"
-"    float den = gn * d;\n"
-"    float dk = num / den;\n"
-"    dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
-"    t = dk * w;\n"
+"    t = ux * dy;\n"
+"    float c = fma(uy, dx, -t);\n"
+"    t = fma(-fabs(c), wd, w);\n"
 "    *R = *R + t;\n"
 "  }\n"
 "}\n"
@@ -2683,7 +2744,7 @@ static const char hst__esrrf_src_common[] =
 "/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
 "float hst_e_final(float R, float W, float sens)\n"
 "{\n"
-"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  R = W > 0.0f ? hst_e_div(R, W) : 0.0f;\n"
 "  if (R < 0.0f) return 0.0f;\n"
 "  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
 "}\n";
@@ -2723,8 +2784,8 @@ static const char hst__esrrf_src_rgc[] =
 "  float wy[4], wx[4];\n"
 "  int ry = 0, cx = 0;\n"
 "  float m2 = (float)(2 * mag);\n"
-"  float vy = (float)iy / m2;\n"
-"  float vx = (float)ix / m2;\n"
+"  float vy = hst_e_div((float)iy, m2);\n"
+"  float vx = hst_e_div((float)ix, m2);\n"
 "  int ny = hst_e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);\n"
 "  int nx = hst_e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);\n"
 "  if (ny == 0 || nx == 0) ny = nx = 0;\n"
@@ -2765,7 +2826,7 @@ static const char hst__esrrf_src_rgc[] =
 "float hst_e_centre(int p, int mag)\n"
 "{\n"
 "  float c = (float)p + 0.5f;\n"
-"  return c / (float)mag;\n"
+"  return hst_e_div(c, (float)mag);\n"
 "}\n"
 "\n"
 "/* (int)(2 c) of magnified row (or column) y, c = (y + 0.5) / mag: the first half-pixel\n"
@@ -2777,57 +2838,51 @@ static const char hst__esrrf_src_rgc[] =
 "  return 2 * q + (int)(2.0f * c);\n"
 "}\n"
 "\n"
-"/* sigma = radius / 2.355: c[0] = tSS = 2 sigma^2, c[1] = tSO = 2 sigma + 1 */\n"
+"/* sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1: c[0] = -2 / tSS, c[1] = tSO^2 */\n"
 "void hst_e_consts(float radius, float *c)\n"
 "{\n"
-"  float sigma = radius / 2.355f;\n"
+"  float sigma = hst_e_div(radius, 2.355f);\n"
 "  float tSS = sigma * sigma;\n"
-"  c[0] = 2.0f * tSS;\n"
+"  tSS = 2.0f * tSS;\n"
+"  c[0] = hst_e_div(-2.0f, tSS);\n"
 "  float tSO = 2.0f * sigma;\n"
-"  c[1] = tSO + 1.0f;\n"
+"  tSO = tSO + 1.0f;\n"
+"  c[1] = tSO * tSO;\n"
 "}\n"
 "\n"
-"/* The weight of a sample at offset (dx, dy) from the pixel's centre, and its distance d:\n"
-"   w = (d exp(-d d / tSS))^4, 0 for d == 0, d > tSO or w < 1e-30 (the sample does not count) */\n"
-"float hst_e_w(float dx, float dy, const float *c, float *d)\n"
+"/* The weight of a sample at offset (dx, dy) from the pixel's centre, d2 = dx^2 + dy^2:\n"
+"   w = (d2 exp(-2 d2 / tSS))^2 (= (d exp(-d^2 / tSS))^4: one exp, no sqrt); 0 for d2 == 0,\n"
+"   d2 > tSO^2 or w < 1e-30 (the sample does not count); *wd = w / d = w rsqrt(d2) */\n"
+"float hst_e_wd(float dx, float dy, const float *c, float *wd)\n"
 "{\n"
-"  float s = dx * dx;\n"
 "  float t = dy * dy;\n"
-"  s = s + t;\n"
-"  float e = sqrt(s);\n"
-"  *d = e;\n"
-"  if (e == 0.0f || e > c[1]) return 0.0f;\n"
-"  float nd = -e;\n"
-"  nd = nd * e;\n"
-"  nd = nd / c[0];\n"
-"  float w = hst_e_exp(nd);\n"
-"  w = e * w;\n"
+"  float d2 = fma(dx, dx, t);\n"
+"  *wd = 0.0f;\n"
+"  if (d2 == 0.0f || d2 > c[1]) return 0.0f;\n"
+"  t = d2 * c[0];\n"
+"  float w = hst_e_exp(t);\n"
+"  w = d2 * w;\n"
 "  w = w * w;\n"
-"  w = w * w;\n"
-"  return w < 1e-30f ? 0.0f : w;\n"
+"  if (w < 1e-30f) return 0.0f;\n"
+"  *wd = w * hst_e_rsqrt(d2);\n"
+"  return w;\n"
 "}\n"
 "\n";
 
 static const char hst__esrrf_src_rgc2[] =
-"/* The (w, d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries of\n"
-"   HST_E_WTE floats (2: w and d; 1: w, d recomputed). With the gradient tile (3 HST_E_TILE\n"
-"   floats) 24 KiB of local memory, within OpenCL's guaranteed 32 KiB */\n"
+"/* The (w, w / d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries\n"
+"   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory, within\n"
+"   OpenCL's guaranteed 32 KiB */\n"
 "#ifndef HST_E_WTAB\n"
 "#define HST_E_WTAB 1536\n"
 "#endif\n"
-"#ifndef HST_E_WTE\n"
-"#define HST_E_WTE 2\n"
-"#endif\n"
-"#ifndef HST_E_TABFN\n"
-"#define HST_E_TABFN 1\n"
-"#endif\n"
 "/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
 "   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
-"   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
-"   k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets come from the\n"
-"   pixel's phase (yM % mag, xM % mag), so (w, d) of sample (j, i) is the same for every pixel\n"
-"   of a phase: with wt (usewt 1) they are read from the work-group's table, at\n"
-"   2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
+"   sample; mode 2 from tile: the unit gradients (hst_e_unit) of the half-pixel positions\n"
+"   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets\n"
+"   come from the pixel's phase (yM % mag, xM % mag), so (w, wd) of sample (j, i) is the same\n"
+"   for every pixel of a phase: with wt (usewt 1) they are read from the work-group's table,\n"
+"   at 2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
 "float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
 "                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
 "                int nl, __local const float *wt, int usewt)\n"
@@ -2850,36 +2905,27 @@ static const char hst__esrrf_src_rgc2[] =
 "  for (int j = j0; j < j1; ++j) {\n"
 "    float vy = (float)(by + j) * 0.5f;\n"
 "    if (!(0.0f < vy && vy <= ymax)) continue;\n"
-"    float dy = (float)(fy + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
 "    for (int i = j0; i < j1; ++i) {\n"
 "      float vx = (float)(bx + i) * 0.5f;\n"
 "      if (!(0.0f < vx && vx <= xmax)) continue;\n"
-"      float dx = (float)(fx + i) * 0.5f;\n"
-"      dx = dx - cx;\n"
-"      float w, d;\n"
+"      float dx = fma((float)(fx + i), 0.5f, -cx);\n"
+"      float w, wd;\n"
 "      if (usewt) {\n"
-"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * HST_E_WTE;\n"
+"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * 2;\n"
 "        w = wt[e];\n"
-"#if HST_E_WTE == 2\n"
-"        d = wt[e + 1];\n"
-"#else\n"
-"        float s = dx * dx;\n"
-"        float t = dy * dy;\n"
-"        s = s + t;\n"
-"        d = sqrt(s);\n"
-"#endif\n"
+"        wd = wt[e + 1];\n"
 "      } else {\n"
-"        w = hst_e_w(dx, dy, c, &d);\n"
+"        w = hst_e_wd(dx, dy, c, &wd);\n"
 "      }\n"
 "      if (w == 0.0f) continue;\n"
-"      float gx, gy, gn = 0.0f;\n"
+"      float u[2];\n"
 "      if (mode == 2) {\n"
-"        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
-"        gx = tile[e];\n"
-"        gy = tile[e + 1];\n"
-"        gn = tile[e + 2];\n"
+"        int e = ((by + j - k0) * nl + bx + i - l0) * 2;\n"
+"        u[0] = tile[e];\n"
+"        u[1] = tile[e + 1];\n"
 "      } else {\n"
+"        float gx, gy;\n"
 "        int iy = hst_e_gidx(by + j, fm, rows2);\n"
 "        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
 "        if (mode == 1) {\n"
@@ -2892,12 +2938,9 @@ static const char hst__esrrf_src_rgc2[] =
 "          gx = src[o];\n"
 "          gy = src[o + 1];\n"
 "        }\n"
-"        float n2 = gx * gx;\n"
-"        float t = gy * gy;\n"
-"        n2 = n2 + t;\n"
-"        gn = sqrt(n2);\n"
+"        hst_e_unit(gx, gy, u);\n"
 "      }\n"
-"      hst_e_acc(w, d, dx, dy, gx, gy, gn, &W, &R);\n"
+"      hst_e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);\n"
 "    }\n"
 "  }\n"
 "  return hst_e_final(R, W, sens);\n"
@@ -2937,7 +2980,7 @@ static const char hst__esrrf_src_rgc3[] =
 static const char hst__esrrf_src_wtab[] =
 "\n"
 
-"/* The (w, d) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
+"/* The (w, wd) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
 "   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225) */\n"
 "int hst_e_wtable(__local float *wt, int mag, float radius, int j0, int n, int lid, int L)\n"
 "{\n"
@@ -2951,15 +2994,11 @@ static const char hst__esrrf_src_wtab[] =
 "    r = r / n;\n"
 "    int px = r % mag, py = r / mag;\n"
 "    float cx = hst_e_centre(px, mag), cy = hst_e_centre(py, mag);\n"
-"    float dx = (float)(hst_e_base(px, mag) + j0 + i) * 0.5f;\n"
-"    dx = dx - cx;\n"
-"    float dy = (float)(hst_e_base(py, mag) + j0 + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
-"    float d;\n"
-"    wt[HST_E_WTE * e] = hst_e_w(dx, dy, c, &d);\n"
-"#if HST_E_WTE == 2\n"
-"    wt[2 * e + 1] = d;\n"
-"#endif\n"
+"    float dx = fma((float)(hst_e_base(px, mag) + j0 + i), 0.5f, -cx);\n"
+"    float dy = fma((float)(hst_e_base(py, mag) + j0 + j), 0.5f, -cy);\n"
+"    float wd;\n"
+"    wt[2 * e] = hst_e_wd(dx, dy, c, &wd);\n"
+"    wt[2 * e + 1] = wd;\n"
 "  }\n"
 "  barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  return 1;\n"
@@ -2970,34 +3009,26 @@ static const char hst__esrrf_src_wtab[] =
 "float hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
 "                    int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n)\n"
 "{\n"
-"  float ymax = (float)(rows * mag - 1), xmax = (float)(cols * mag - 1);\n"
+"  float ymax = (float)(rows * mag - 1);\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
 "  int fy = by - 2 * (yM / mag) + j0, fx = bx - 2 * (xM / mag) + j0;\n"
+"  /* samples i in [ia, ib): 0 < (bx + j0 + i) / 2 <= colsM - 1 (the others add +0) */\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
-"  __local const float *wp = wt + (py * mag + px) * n * n * HST_E_WTE;\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
 "  float R = 0.0f, W = 0.0f;\n"
 "  for (int j = 0; j < n; ++j) {\n"
 "    float vy = (float)(by + j0 + j) * 0.5f;\n"
 "    if (!(0.0f < vy && vy <= ymax)) continue;\n"
-"    float dy = (float)(fy + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
-"    __local const float *tr = tile + ((by + j0 + j - k0) * nl + bx + j0 - l0) * 3;\n"
-"    __local const float *wr = wp + j * n * HST_E_WTE;\n"
-"    for (int i = 0; i < n; ++i) {\n"
-"      float w = wr[i * HST_E_WTE];\n"
-"      float vx = (float)(bx + j0 + i) * 0.5f;\n"
-"      if (w == 0.0f || !(0.0f < vx && vx <= xmax)) continue;\n"
-"      float dx = (float)(fx + i) * 0.5f;\n"
-"      dx = dx - cx;\n"
-"#if HST_E_WTE == 2\n"
-"      float d = wr[i * 2 + 1];\n"
-"#else\n"
-"      float d = dx * dx;\n"
-"      float q = dy * dy;\n"
-"      d = sqrt(d + q);\n"
-"#endif\n"
-"      hst_e_acc(w, d, dx, dy, tr[3 * i], tr[3 * i + 1], tr[3 * i + 2], &W, &R);\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float2 u = tr[i];\n"
+"      float dx = fma((float)(fx + i), 0.5f, -cx);\n"
+"      hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W, &R);\n"
 "    }\n"
 "  }\n"
 "  return hst_e_final(R, W, sens);\n"
@@ -3010,13 +3041,13 @@ static const char hst__esrrf_src_fused[] =
 "   colsM. Any NDRange of at least (nrows*colsM, end - begin) items and any uniform work-group\n"
 "   size L: group g (linear) does the work indices [g L, g L + L): frame w / nW; in a frame,\n"
 "   pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers a compact\n"
-"   tile. The tile's half-pixel gradients are computed once into local memory (taps per group\n"
+"   tile. The tile's half-pixel unit gradients are computed once into local memory (per group\n"
 "   segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
 "#ifndef HST_E_TILE\n"
-"#define HST_E_TILE 1024\n"
+"#define HST_E_TILE 1536\n"
 "#endif\n"
 
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
@@ -3064,14 +3095,11 @@ static const char hst__esrrf_src_fused[] =
 "      for (int e = lid; e < (int)(nk * nl); e += L) {\n"
 "        int iy = hst_e_gidx(k0 + e / (int)nl, fm, rows2);\n"
 "        int ix = hst_e_gidx(l0 + e % (int)nl, fm, cols2);\n"
-"        float g[2];\n"
+"        float g[2], u[2];\n"
 "        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
-"        float n = g[0] * g[0];\n"
-"        float t = g[1] * g[1];\n"
-"        n = n + t;\n"
-"        tile[3 * e] = g[0];\n"
-"        tile[3 * e + 1] = g[1];\n"
-"        tile[3 * e + 2] = sqrt(n);\n"
+"        hst_e_unit(g[0], g[1], u);\n"
+"        tile[2 * e] = u[0];\n"
+"        tile[2 * e + 1] = u[1];\n"
 "      }\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
@@ -3080,7 +3108,7 @@ static const char hst__esrrf_src_fused[] =
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
-"        if (use && usewt && HST_E_TABFN)\n"
+"        if (use && usewt)\n"
 "          v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sensitivity, k0, l0, (int)nl,\n"
 "                            j0, (int)jn);\n"
 "        else if (use)\n"
@@ -3090,8 +3118,8 @@ static const char hst__esrrf_src_fused[] =
 "          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0, wt,\n"
 "                        usewt);\n"
 "        if (intensity_weighting) {\n"
-"          float r = (float)yM / fm;\n"
-"          float c = (float)xM / fm;\n"
+"          float r = hst_e_div((float)yM, fm);\n"
+"          float c = hst_e_div((float)xM, fm);\n"
 "          v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
 "        }\n"
 "      }\n"
@@ -3113,8 +3141,8 @@ static const char hst__esrrf_src_fused2[] =
 "                                    uint nrows, ulong base, ulong begin, ulong end, ulong total,\n"
 "                                    int flags)\n"
 "{\n"
-"  __local float tile[3 * HST_E_TILE];\n"
-"  __local float wt[HST_E_WTE * HST_E_WTAB];\n"
+"  __local float tile[2 * HST_E_TILE];\n"
+"  __local float wt[2 * HST_E_WTAB];\n"
 "  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "              intensity_weighting, row0, nrows, begin, end);\n"
 "}\n";
@@ -3147,8 +3175,8 @@ static const char hst__esrrf_src_other[] =
 "  ulong z = begin + get_global_id(1);\n"
 "  if (i >= nM || z >= end) return;\n"
 "  float fm = (float)mag;\n"
-"  float r = (float)(uint)(i / colsM) / fm;\n"
-"  float c = (float)(uint)(i % colsM) / fm;\n"
+"  float r = hst_e_div((float)(uint)(i / colsM), fm);\n"
+"  float c = hst_e_div((float)(uint)(i % colsM), fm);\n"
 "  __global const float *src = in + z * rows * cols * channels;\n"
 "  for (uint k = 0; k < channels; ++k)\n"
 "    out[(z * nM + i) * channels + k] =\n"
@@ -3253,6 +3281,7 @@ static const char hst__esrrf_src_io[] =
 "#endif\n";
 
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
+HST__PIECE_FITS(e_math, hst__esrrf_src_math);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
@@ -3263,14 +3292,98 @@ HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
-    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
     hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_fused, hst__esrrf_src_fused2, hst__esrrf_src_other,
     hst__esrrf_src_io
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
 
-HST__KPRIVATE float hst__e_cubic(float v)
+/* The twins the fused RGC's hot loops call are inlined into each of its builds (the portable
+   one and, on x86-64 with gcc or clang, one for AVX2 + FMA picked at run time): inside the
+   latter, fmaf is one instruction instead of a libm call. */
+#if defined(__GNUC__)
+#  define HST__E_INL static inline __attribute__((always_inline, unused))
+#else
+#  define HST__E_INL static inline
+#endif
+
+HST__E_INL uint32_t hst__e_bits(float f)
+{
+    union { float f; uint32_t u; } x;
+    x.f = f;
+    return x.u;
+}
+
+HST__E_INL float hst__e_float(uint32_t u)
+{
+    union { float f; uint32_t u; } x;
+    x.u = u;
+    return x.f;
+}
+
+/* hst_e_rcp: 1/b from a bit seed and three Newton-Raphson steps in fma */
+HST__E_INL float hst__e_rcp(float b)
+{
+    float y = hst__e_float(0x7EF311C3u - hst__e_bits(b)), e;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        e = fmaf(-b, y, 1.0f);
+        y = fmaf(y, e, y);
+    }
+    return y;
+}
+
+/* hst_e_div: a / b with Markstein's correction (see hst_k_esrrf_div) */
+HST__E_INL float hst__e_div(float a, float b)
+{
+    float y = hst__e_rcp(b), q = a * y, r;
+    r = fmaf(-b, q, a);
+    return fmaf(r, y, q);
+}
+
+/* hst_e_rsqrt: 1/sqrt(x), bit seed, three Newton-Raphson steps, one with an exact residual */
+HST__E_INL float hst__e_rsqrt(float x)
+{
+    float y = hst__e_float(0x5F375A86u - (hst__e_bits(x) >> 1)), p, e, q, h;
+    int k;
+    for (k = 0; k < 4; ++k) {
+        p = y * y;
+        e = fmaf(-x, p, 1.0f);
+        if (k == 3) {
+            q = fmaf(y, y, -p);
+            e = fmaf(-x, q, e);
+        }
+        h = 0.5f * y;
+        y = fmaf(h, e, y);
+    }
+    return y;
+}
+
+/* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow) */
+HST__E_INL void hst__e_unit(float gx, float gy, float *u)
+{
+    uint32_t a = hst__e_bits(gx) & 0x7FFFFFFFu, b = hst__e_bits(gy) & 0x7FFFFFFFu;
+    uint32_t m = a > b ? a : b, E;
+    float sc, x, y, t, n, r;
+    u[0] = 0.0f;
+    u[1] = 0.0f;
+    if (m == 0u || m >= 0x7F800000u) return;
+    E = m >> 23;
+    E = E < 1u ? 1u : E > 253u ? 253u : E;
+    sc = hst__e_float((254u - E) << 23);
+    x = gx * sc;
+    y = gy * sc;
+    x = (hst__e_bits(x) & 0x7F800000u) ? x : 0.0f;
+    y = (hst__e_bits(y) & 0x7F800000u) ? y : 0.0f;
+    t = y * y;
+    n = fmaf(x, x, t);
+    r = hst__e_rsqrt(n);
+    u[0] = x * r;
+    u[1] = y * r;
+}
+
+HST__E_INL float hst__e_cubic(float v)
 {
     float t;
     v = fabsf(v);
@@ -3292,7 +3405,7 @@ HST__KPRIVATE float hst__e_cubic(float v)
     return 0.0f;
 }
 
-HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
+HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
                                   float c)
 {
     int r0, c0, i, j;
@@ -3322,7 +3435,7 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
     return q;
 }
 
-HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
+HST__E_INL void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
 {
     int r0 = r1 > 0 ? r1 - 1 : 0;
     int c0 = c1 > 0 ? c1 - 1 : 0;
@@ -3340,7 +3453,7 @@ HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, floa
 
 /* e^(x - k ln 2) for the integer k nearest x / ln 2: the range reduction (ln 2 in two parts)
    and the degree-7 Taylor polynomial the device's hst_e_exp computes, operation for operation */
-HST__KPRIVATE float hst__e_exp_reduced(float x, float k)
+HST__E_INL float hst__e_exp_reduced(float x, float k)
 {
     float h, r, p;
     h = k * 0.693145752f;
@@ -3365,7 +3478,7 @@ HST__KPRIVATE float hst__e_exp_reduced(float x, float k)
     return p;
 }
 
-HST__KPRIVATE float hst__e_exp(float x)
+HST__E_INL float hst__e_exp(float x)
 {
     float k;
     if (x < -80.0f) return 0.0f;
@@ -3385,7 +3498,7 @@ HST__KPRIVATE float hst__e_sens(float R, float s)
     return powf(R, s);
 }
 
-HST__KPRIVATE int hst__e_taps(int k, float v, int size, int *first, float *w)
+HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
 {
     int i;
     if (k >= 0) {
@@ -3410,13 +3523,13 @@ HST__KPRIVATE int hst__e_taps(int k, float v, int size, int *first, float *w)
     return 4;
 }
 
-HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
+HST__E_INL void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
                                      float *g)
 {
     float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
     int ry = 0, cx = 0, ny, nx, i, j;
-    vy = (float)iy / m2;
-    vx = (float)ix / m2;
+    vy = hst__e_div((float)iy, m2);
+    vx = hst__e_div((float)ix, m2);
     ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
     nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
     if (ny == 0 || nx == 0) ny = nx = 0;
@@ -3443,10 +3556,10 @@ HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag
     g[1] = qr;
 }
 
-HST__KPRIVATE int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
 /* Index along one axis of grad2 of the half-pixel position k / 2 */
-HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
+HST__E_INL int hst__e_gidx(int k, float fm, int n2)
 {
     float a = (float)k * 0.5f;
     a = a * fm;
@@ -3454,36 +3567,32 @@ HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
     return hst__e_clampi((int)a, n2 - 1);
 }
 
-/* One counted sample of weight w at distance d: W += w, R += Dk w (hst_e_rgc's loop body) */
-HST__KPRIVATE void hst__e_acc(float w, float d, float dx, float dy, float gx, float gy, float gn,
-                              float *W, float *R)
+/* One counted sample (hst_e_acc): W += w; R += w - |uy dx - ux dy| wd where u.d < 0 */
+HST__E_INL void hst__e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W,
+                           float *R)
 {
-    float s, t;
+    float s, t, c;
     *W = *W + w;
-    s = gx * dx;
-    t = gy * dy;
-    s = s + t;
+    t = ux * dx;
+    s = fmaf(uy, dy, t);
     if (s < 0.0f) {
-        float num, den, dk;
-        num = gy * dx;
-        t = gx * dy;
-        num = num - t;
-        num = fabsf(num);
-        den = gn * d;
-        dk = num / den;
-        dk = isnan(dk) ? 0.0f : 1.0f - dk;
-        t = dk * w;
+        t = ux * dy;
+        c = fmaf(uy, dx, -t);
+        t = fmaf(-fabsf(c), wd, w);
         *R = *R + t;
     }
 }
 
-HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
+/* hst_e_consts: c[0] = -2 / tSS, c[1] = tSO^2; and the sample range [j0, j1) */
+HST__E_INL void hst__e_consts(float radius, float *c, int *j0, int *j1)
 {
-    float sigma = radius / 2.355f, tSS, tSO, gr;
+    float sigma = hst__e_div(radius, 2.355f), tSS, tSO, gr;
     tSS = sigma * sigma;
-    c[0] = 2.0f * tSS;
+    tSS = 2.0f * tSS;
+    c[0] = hst__e_div(-2.0f, tSS);
     tSO = 2.0f * sigma;
-    c[1] = tSO + 1.0f;
+    tSO = tSO + 1.0f;
+    c[1] = tSO * tSO;
     gr = 2.0f * radius;
     *j0 = -(int)gr;
     gr = gr + 1.0f;
@@ -3491,42 +3600,40 @@ HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
 }
 
 /* hst_e_centre: the centre of phase p in input pixels from its macro-pixel's start */
-HST__KPRIVATE float hst__e_centre(int p, int mag)
+HST__E_INL float hst__e_centre(int p, int mag)
 {
     float c = (float)p + 0.5f;
-    return c / (float)mag;
+    return hst__e_div(c, (float)mag);
 }
 
 /* hst_e_base: (int)(2 c), c = (y + 0.5) / mag, from y's phase: the first half-pixel position
    magnified row or column y samples is that plus j0 */
-HST__KPRIVATE int hst__e_base(int y, int mag)
+HST__E_INL int hst__e_base(int y, int mag)
 {
     int q = y / mag;
     float c = hst__e_centre(y - q * mag, mag);
     return 2 * q + (int)(2.0f * c);
 }
 
-/* hst_e_w: the weight of a sample at offset (dx, dy) and its distance d (c: tSS, tSO) */
-HST__KPRIVATE float hst__e_w(float dx, float dy, const float *c, float *d)
+/* hst_e_wd: the weight w of a sample at offset (dx, dy) and *wd = w / d (c: hst__e_consts) */
+HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
 {
-    float s = dx * dx, t = dy * dy, e, nd, w;
-    s = s + t;
-    e = sqrtf(s);
-    *d = e;
-    if (e == 0.0f || e > c[1]) return 0.0f;
-    nd = -e;
-    nd = nd * e;
-    nd = nd / c[0];
-    w = hst__e_exp(nd);
-    w = e * w;
+    float t = dy * dy, d2, w;
+    d2 = fmaf(dx, dx, t);
+    *wd = 0.0f;
+    if (d2 == 0.0f || d2 > c[1]) return 0.0f;
+    t = d2 * c[0];
+    w = hst__e_exp(t);
+    w = d2 * w;
     w = w * w;
-    w = w * w;
-    return w < 1e-30f ? 0.0f : w;
+    if (w < 1e-30f) return 0.0f;
+    *wd = w * hst__e_rsqrt(d2);
+    return w;
 }
 
-HST__KPRIVATE float hst__e_final(float R, float W, float sens)
+HST__E_INL float hst__e_final(float R, float W, float sens)
 {
-    R = W > 0.0f ? R / W : 0.0f;
+    R = W > 0.0f ? hst__e_div(R, W) : 0.0f;
     if (R < 0.0f) return 0.0f;
     return sens > 1.0f ? hst__e_sens(R, sens) : R;
 }
@@ -3548,15 +3655,13 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
     for (j = j0; j < j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         if (!(0.0f < vy && vy <= ymax)) continue;
-        dy = (float)(fy + j) * 0.5f;
-        dy = dy - cy;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, t, d, w, g[2], n;
+            float vx = (float)(bx + i) * 0.5f, dx, wd, w, g[2], u[2];
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
-            dx = (float)(fx + i) * 0.5f;
-            dx = dx - cx;
-            w = hst__e_w(dx, dy, c, &d);
+            dx = fmaf((float)(fx + i), 0.5f, -cx);
+            w = hst__e_wd(dx, dy, c, &wd);
             if (w == 0.0f) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
@@ -3567,10 +3672,8 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
                 g[0] = src[o];
                 g[1] = src[o + 1];
             }
-            n = g[0] * g[0];
-            t = g[1] * g[1];
-            n = n + t;
-            hst__e_acc(w, d, dx, dy, g[0], g[1], sqrtf(n), &W, &R);
+            hst__e_unit(g[0], g[1], u);
+            hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
         }
     }
     return hst__e_final(R, W, sens);
@@ -3588,36 +3691,46 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 
 /* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
    The device's local-memory tile, on the stack: for a block of magnified rows and of
-   HST__E_LANES * mag columns, the (Gc, Gr, |G|) of every half-pixel position its pixels sample
-   are computed once (hst__e_grad_fused, as the device's tile); then each row's pixels of one
-   phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start exactly 2 half
-   positions apart) walk their samples together, lane by lane, every lane in the per-pixel
-   order. The lane loops have no branches (selects by bit masks: gcc's -O2 vectoriser needs
-   if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
-   operations); sqrtf has a loop of its own (under math-errno a sqrtf call stops vectorisation).
-   Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both start at +0 and
-   a sum that starts at +0 is never -0 in round-to-nearest. */
+   HST__E_LANES * mag columns, the unit gradients of every half-pixel position its pixels
+   sample are computed once (hst__e_grad_fused, hst__e_unit, as the device's tile), and the
+   (w, w / d) of every phase and sample once per call (the device's table); then each row's
+   pixels of one phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start
+   exactly 2 half positions apart) walk their samples together, lane by lane, every lane in the
+   per-pixel order. The lane loop has no branches (selects by bit masks: gcc's -O2 vectoriser
+   needs if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
+   operations). Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both
+   start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
+   The block code is built twice: portable, and (gcc/clang on x86-64) for AVX2 + FMA, chosen
+   at run time by __builtin_cpu_supports; fmaf is correctly rounded in both, so the bits agree. */
 
 #define HST__E_LANES 8      /* pixels of one row and phase computed together */
-/* Half-pixel positions the stack tile holds (3 floats each: 36 KiB). Radius 1.5 needs 7 rows
+/* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
    of 24 positions for one magnified row; a radius above ~10 needs more than it holds for one
    row and takes the per-sample path (hst__e_rgc), with the same bits. */
 #define HST__E_HOST_TILE 3072
+/* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
+   1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
+#define HST__E_HOST_WTAB 4096
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  define HST__E_AVX2 1
+#else
+#  define HST__E_AVX2 0
+#endif
 
 /* Every per-frame number of hst__e_rgc and the margin, computed as there */
 typedef struct hst__e_geom {
     int rows, cols, mag, rowsM, colsM, margin, j0, j1;
     int out_row0;           /* the output's first magnified row (row yM at (yM - out_row0) colsM) */
-    float fm, radius, sens, tSS, tSO, ymax, xmax;
+    float fm, radius, sens, c[2], ymax;
+    const float *wt;        /* the (w, wd) table of every phase and sample, or NULL */
 } hst__e_geom;
 
 HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
                                     float radius, float sens)
 {
-    float mr = radius * (float)mag, c[2];
-    hst__e_consts(radius, c, &g->j0, &g->j1);
-    g->tSS = c[0];
-    g->tSO = c[1];
+    float mr = radius * (float)mag;
+    hst__e_consts(radius, g->c, &g->j0, &g->j1);
     g->rows = (int)rows;
     g->cols = (int)cols;
     g->mag = (int)mag;
@@ -3628,26 +3741,42 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->radius = radius;
     g->sens = sens;
     g->ymax = (float)(g->rowsM - 1);
-    g->xmax = (float)(g->colsM - 1);
     g->out_row0 = 0;
+    g->wt = NULL;
+}
+
+/* The device's hst_e_wtable into wt (HST__E_HOST_WTAB entries) if it fits: g->wt set */
+HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
+{
+    int n = g->j1 - g->j0, py, px, j, i;
+    if ((long)g->mag * g->mag * n * n > HST__E_HOST_WTAB) return;
+    for (py = 0; py < g->mag; ++py)
+        for (px = 0; px < g->mag; ++px) {
+            float cy = hst__e_centre(py, g->mag), cx = hst__e_centre(px, g->mag);
+            float *e = wt + (size_t)((py * g->mag + px) * n * n) * 2;
+            for (j = 0; j < n; ++j) {
+                float dy = fmaf((float)(hst__e_base(py, g->mag) + g->j0 + j), 0.5f, -cy);
+                for (i = 0; i < n; ++i, e += 2) {
+                    float dx = fmaf((float)(hst__e_base(px, g->mag) + g->j0 + i), 0.5f, -cx);
+                    e[0] = hst__e_wd(dx, dy, g->c, &e[1]);
+                }
+            }
+        }
+    g->wt = wt;
 }
 
 /* c ? a : b, bit for bit, without a branch */
-HST__KPRIVATE float hst__e_pick(int c, float a, float b)
+HST__E_INL float hst__e_pick(int c, float a, float b)
 {
-    union { float f; uint32_t u; } x, y;
     uint32_t m = 0u - (uint32_t)(c != 0);
-    x.f = a;
-    y.f = b;
-    x.u = (x.u & m) | (y.u & ~m);
-    return x.f;
+    return hst__e_float((hst__e_bits(a) & m) | (hst__e_bits(b) & ~m));
 }
 
-/* The tile: (Gc, Gr, |G|) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl, in three
-   planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e at
-   (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
-HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0,
-                               int nl, int stride, float *tile)
+/* The tile: unit gradients (ux, uy) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl,
+   in two planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e
+   at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0, int nl,
+                            int stride, float *tile)
 {
     size_t plane = (size_t)nk * (size_t)stride;
     int a, e, half = stride / 2;
@@ -3656,76 +3785,69 @@ HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int
         for (e = 0; e < nl; ++e) {
             int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
             size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
-            float gg[2], n, t;
+            float gg[2], u[2];
             hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
-            n = gg[0] * gg[0];
-            t = gg[1] * gg[1];
-            n = n + t;
-            tile[o] = gg[0];
-            tile[plane + o] = gg[1];
-            tile[2 * plane + o] = sqrtf(n);
+            hst__e_unit(gg[0], gg[1], u);
+            tile[o] = u[0];
+            tile[plane + o] = u[1];
         }
     }
 }
 
-/* One sample (j, i) for the lanes, whose pixels share a phase and so its offsets (dx, dy),
-   weight w and distance d: W += w, R += Dk w (hst__e_acc) where each lane's sample is inside
-   the image; gx, gy, gn: the lanes' gradients (adjacent), bxi: bx + i of lane 0 */
-HST__KPRIVATE void hst__e_lane_sample(const hst__e_geom *g, const float *gx, const float *gy,
-                                      const float *gn, int bxi, float dx, float dy, float w,
-                                      float d, float *W, float *R)
+/* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
+   (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
+   k = ki + 2 l with 0 < k <= kx); ux, uy: the lanes' unit gradients (adjacent) */
+HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int kx, float dx,
+                                   float dy, float w, float wd, float *W, float *R)
 {
     int l;
     for (l = 0; l < HST__E_LANES; ++l) {
-        float vx = (float)(bxi + 2 * l) * 0.5f, t, u, num, den, dk;
-        int ok = (0.0f < vx) & (vx <= g->xmax), use;
-        t = gx[l] * dx;
-        u = gy[l] * dy;
-        t = t + u;
-        use = ok & (t < 0.0f);
-        num = gy[l] * dx;
-        u = gx[l] * dy;
-        num = num - u;
-        num = fabsf(num);
-        den = gn[l] * d;
-        dk = num / den;
-        dk = hst__e_pick(dk != dk, 0.0f, 1.0f - dk);
-        t = dk * w;
+        int k = ki + 2 * l, ok = (k > 0) & (k <= kx);
+        float t = ux[l] * dx, s, c, v;
+        s = fmaf(uy[l], dy, t);
+        t = ux[l] * dy;
+        c = fmaf(uy[l], dx, -t);
+        v = fmaf(-fabsf(c), wd, w);
         W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
-        R[l] = R[l] + hst__e_pick(use, t, 0.0f);
+        R[l] = R[l] + hst__e_pick(ok & (s < 0.0f), v, 0.0f);
     }
 }
 
 /* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
    half-pixel position k0, columns from l0), as hst__e_rgc computes each: lane l samples the
    half-pixel columns of lane 0 plus 2 l */
-HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane,
-                                int stride, int k0, int l0, int yM, int x0, float *v)
+HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane, int stride,
+                             int k0, int l0, int yM, int x0, float *v)
 {
-    float W[HST__E_LANES], R[HST__E_LANES], c[2], cx, cy;
-    int by, bx, fy, fx, j, i, l, half = stride / 2;
-    c[0] = g->tSS;
-    c[1] = g->tSO;
+    float W[HST__E_LANES], R[HST__E_LANES], cx, cy;
+    int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
+    const float *wp = NULL;
     by = hst__e_base(yM, g->mag);
     bx = hst__e_base(x0, g->mag);
     fy = by - 2 * (yM / g->mag);
     fx = bx - 2 * (x0 / g->mag);
     cy = hst__e_centre(yM % g->mag, g->mag);
     cx = hst__e_centre(x0 % g->mag, g->mag);
+    if (g->wt) wp = g->wt + (size_t)(((yM % g->mag) * g->mag + x0 % g->mag) * n * n) * 2;
     for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
     for (j = g->j0; j < g->j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
         if (!(0.0f < vy && vy <= g->ymax)) continue;
-        dy = (float)(fy + j) * 0.5f;
-        dy = dy - cy;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
         for (i = g->j0; i < g->j1; ++i) {
             int e = bx + i - l0;
-            const float *gx = row + (e & 1) * half + (e >> 1);
-            float dx = (float)(fx + i) * 0.5f, d, w;
-            dx = dx - cx;
-            w = hst__e_w(dx, dy, c, &d);
-            if (w != 0.0f) hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, bx + i, dx, dy, w, d, W, R);
+            const float *ux = row + (e & 1) * half + (e >> 1);
+            float dx = fmaf((float)(fx + i), 0.5f, -cx), wd, w;
+            if (wp) {
+                w = wp[((j - g->j0) * n + i - g->j0) * 2];
+                wd = wp[((j - g->j0) * n + i - g->j0) * 2 + 1];
+            } else {
+                w = hst__e_wd(dx, dy, g->c, &wd);
+            }
+            if (w != 0.0f)
+                hst__e_lane_sample(ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
+                                   W, R);
         }
     }
     for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
@@ -3733,12 +3855,12 @@ HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t 
 
 /* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
    weighting */
-HST__KPRIVATE float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
-                                  float r)
+HST__E_INL float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
+                               float r)
 {
     if (iw) {
-        float rr = (float)yM / g->fm;
-        float c = (float)xM / g->fm;
+        float rr = hst__e_div((float)yM, g->fm);
+        float c = hst__e_div((float)xM, g->fm);
         r = r * hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
     }
     return r;
@@ -3752,8 +3874,8 @@ HST__KPRIVATE float hst__e_pixel(const float *f, const hst__e_geom *g, int iw, i
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
-HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
-                                int yb, int xa, int k0, int nk, float *tile)
+HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *g, int iw,
+                                 int ya, int yb, int xa, int k0, int nk, float *tile)
 {
     int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
     int l0 = hst__e_base(xa, g->mag) + g->j0;
@@ -3772,6 +3894,28 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
             }
         }
     }
+}
+
+#if HST__E_AVX2
+__attribute__((target("avx2,fma"))) static void
+hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                  int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+#endif
+
+/* hst__e_block_any, built for the CPU at hand */
+HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                int yb, int xa, int k0, int nk, float *tile)
+{
+#if HST__E_AVX2
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+        return;
+    }
+#endif
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 /* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
@@ -3838,7 +3982,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
                                                   float sensitivity, int intensity_weighting,
                                                   uint32_t yM0, uint32_t yM1)
 {
-    float tile[3 * HST__E_HOST_TILE];
+    float tile[2 * HST__E_HOST_TILE], wt[2 * HST__E_HOST_WTAB];
     hst__e_geom g;
     int ya, ye, xa;
     hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
@@ -3850,6 +3994,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
     ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
     ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
     if (ya >= ye) return;
+    hst__e_wtable(&g, wt);
     for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
         hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
 }
@@ -3893,8 +4038,8 @@ HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t ro
     for (z = begin; z < end; ++z) {
         const float *src = in + (size_t)z * rows * cols * channels;
         for (i = 0; i < nM; ++i) {
-            float r = (float)(uint32_t)(i / colsM) / fm;
-            float c = (float)(uint32_t)(i % colsM) / fm;
+            float r = hst__e_div((float)(uint32_t)(i / colsM), fm);
+            float c = hst__e_div((float)(uint32_t)(i % colsM), fm);
             for (k = 0; k < channels; ++k)
                 out[((size_t)z * nM + i) * channels + k] =
                     hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);
