@@ -2868,22 +2868,34 @@ static const char hst__esrrf_src_rgc[] =
 "  c[1] = tSO * tSO;\n"
 "}\n"
 "\n"
-"/* The weight of a sample at offset (dx, dy) from the pixel's centre, d2 = dx^2 + dy^2:\n"
-"   w = (d2 exp(-2 d2 / tSS))^2 (= (d exp(-d^2 / tSS))^4: one exp, no sqrt); 0 for d2 == 0,\n"
-"   d2 > tSO^2 or w < 1e-30 (the sample does not count); *wd = w / d = w rsqrt(d2) */\n"
-"float hst_e_wd(float dx, float dy, const float *c, float *wd)\n"
+"/* exp(-2 d^2 / tSS) of one axis offset d: the weight's Gaussian is separable */\n"
+"float hst_e_axexp(float d, const float *c)\n"
+"{\n"
+"  float t = d * d;\n"
+"  t = t * c[0];\n"
+"  return hst_e_exp(t);\n"
+"}\n"
+"\n"
+"/* The weight of a sample at offset (dx, dy) from the pixel's centre (ex, ey: hst_e_axexp of\n"
+"   dx, dy), d2 = dx^2 + dy^2: w = (d2 ex ey)^2 (= (d exp(-d^2 / tSS))^4: no sqrt); 0 for\n"
+"   d2 == 0, d2 > tSO^2 or w < 1e-30 (the sample does not count); *wd = w / d = w rsqrt(d2) */\n"
+"float hst_e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)\n"
 "{\n"
 "  float t = dy * dy;\n"
 "  float d2 = fma(dx, dx, t);\n"
 "  *wd = 0.0f;\n"
 "  if (d2 == 0.0f || d2 > c[1]) return 0.0f;\n"
-"  t = d2 * c[0];\n"
-"  float w = hst_e_exp(t);\n"
+"  float w = ex * ey;\n"
 "  w = d2 * w;\n"
 "  w = w * w;\n"
 "  if (w < 1e-30f) return 0.0f;\n"
 "  *wd = w * hst_e_rsqrt(d2);\n"
 "  return w;\n"
+"}\n"
+"\n"
+"float hst_e_wd(float dx, float dy, const float *c, float *wd)\n"
+"{\n"
+"  return hst_e_wd2(dx, dy, hst_e_axexp(dx, c), hst_e_axexp(dy, c), c, wd);\n"
 "}\n"
 "\n";
 
@@ -2999,23 +3011,30 @@ static const char hst__esrrf_src_wtab[] =
 "\n"
 
 "/* The (w, wd) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
-"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225) */\n"
-"int hst_e_wtable(__local float *wt, int mag, float radius, int j0, int n, int lid, int L)\n"
+"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225). First the\n"
+"   mag n axis offsets of phase p, sample i and their hst_e_axexp into ax (2 mag n floats:\n"
+"   the tile's memory, free until the tile is made) */\n"
+"int hst_e_wtable(__local float *wt, __local float *ax, int mag, float radius, int j0, int n,\n"
+"                 int lid, int L)\n"
 "{\n"
 "  int nt = mag * mag * n * n;\n"
 "  if (nt > HST_E_WTAB) return 0;\n"
 "  float c[2];\n"
 "  hst_e_consts(radius, c);\n"
+"  for (int e = lid; e < mag * n; e += L) {\n"
+"    int p = e / n, i = e % n;\n"
+"    float d = fma((float)(hst_e_base(p, mag) + j0 + i), 0.5f, -hst_e_centre(p, mag));\n"
+"    ax[2 * e] = d;\n"
+"    ax[2 * e + 1] = hst_e_axexp(d, c);\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  for (int e = lid; e < nt; e += L) {\n"
 "    int i = e % n, r = e / n;\n"
 "    int j = r % n;\n"
 "    r = r / n;\n"
-"    int px = r % mag, py = r / mag;\n"
-"    float cx = hst_e_centre(px, mag), cy = hst_e_centre(py, mag);\n"
-"    float dx = fma((float)(hst_e_base(px, mag) + j0 + i), 0.5f, -cx);\n"
-"    float dy = fma((float)(hst_e_base(py, mag) + j0 + j), 0.5f, -cy);\n"
+"    int a = 2 * ((r % mag) * n + i), b = 2 * ((r / mag) * n + j);\n"
 "    float wd;\n"
-"    wt[2 * e] = hst_e_wd(dx, dy, c, &wd);\n"
+"    wt[2 * e] = hst_e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], c, &wd);\n"
 "    wt[2 * e + 1] = wd;\n"
 "  }\n"
 "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -3029,11 +3048,11 @@ static const char hst__esrrf_src_wtab[] =
 "{\n"
 "  float ymax = (float)(rows * mag - 1);\n"
 "  int py = yM % mag, px = xM % mag;\n"
-"  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
-"  int fy = by - 2 * (yM / mag) + j0, fx = bx - 2 * (xM / mag) + j0;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
 "  /* samples i in [ia, ib): 0 < (bx + j0 + i) / 2 <= colsM - 1 (the others add +0) */\n"
 "  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
-"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
 "  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
 "  float R = 0.0f, W = 0.0f;\n"
 "  for (int j = 0; j < n; ++j) {\n"
@@ -3042,10 +3061,12 @@ static const char hst__esrrf_src_wtab[] =
 "    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
 "    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
 "    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia); /* (float)(fx + i): integers, exact */\n"
 "    for (int i = ia; i < ib; ++i) {\n"
 "      float2 w = wr[i];\n"
 "      float2 u = tr[i];\n"
-"      float dx = fma((float)(fx + i), 0.5f, -cx);\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
 "      hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W, &R);\n"
 "    }\n"
 "  }\n"
@@ -3087,7 +3108,7 @@ static const char hst__esrrf_src_fused[] =
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
 "  long jn = (long)(int)gr - j0;\n"
-"  int usewt = hst_e_wtable(wt, (int)mag, radius, j0, (int)jn, lid, L);\n"
+"  int usewt = hst_e_wtable(wt, tile, (int)mag, radius, j0, (int)jn, lid, L);\n"
 "  ulong strip = (ulong)nrows * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
 "    ulong zf = s0 / nW;\n"
@@ -3633,20 +3654,32 @@ HST__E_INL int hst__e_base(int y, int mag)
     return 2 * q + (int)(2.0f * c);
 }
 
-/* hst_e_wd: the weight w of a sample at offset (dx, dy) and *wd = w / d (c: hst__e_consts) */
-HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
+/* hst_e_axexp: exp(-2 d^2 / tSS) of one axis offset (c: hst__e_consts) */
+HST__KPRIVATE float hst__e_axexp(float d, const float *c)
+{
+    float t = d * d;
+    t = t * c[0];
+    return hst__e_exp(t);
+}
+
+/* hst_e_wd2: the weight w of a sample at offset (dx, dy), *wd = w / d (ex, ey: axexp) */
+HST__E_INL float hst__e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)
 {
     float t = dy * dy, d2, w;
     d2 = fmaf(dx, dx, t);
     *wd = 0.0f;
     if (d2 == 0.0f || d2 > c[1]) return 0.0f;
-    t = d2 * c[0];
-    w = hst__e_exp(t);
+    w = ex * ey;
     w = d2 * w;
     w = w * w;
     if (w < 1e-30f) return 0.0f;
     *wd = w * hst__e_rsqrt(d2);
     return w;
+}
+
+HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
+{
+    return hst__e_wd2(dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
 }
 
 HST__E_INL float hst__e_final(float R, float W, float sens)
@@ -3766,20 +3799,23 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
 /* The device's hst_e_wtable into wt (HST__E_HOST_WTAB entries) if it fits: g->wt set */
 HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
 {
-    int n = g->j1 - g->j0, py, px, j, i;
+    float ax[2 * 64];       /* mag n <= 64 when mag^2 n^2 <= HST__E_HOST_WTAB */
+    int n = g->j1 - g->j0, p, j, i, r;
+    float *e = wt;
     if ((long)g->mag * g->mag * n * n > HST__E_HOST_WTAB) return;
-    for (py = 0; py < g->mag; ++py)
-        for (px = 0; px < g->mag; ++px) {
-            float cy = hst__e_centre(py, g->mag), cx = hst__e_centre(px, g->mag);
-            float *e = wt + (size_t)((py * g->mag + px) * n * n) * 2;
-            for (j = 0; j < n; ++j) {
-                float dy = fmaf((float)(hst__e_base(py, g->mag) + g->j0 + j), 0.5f, -cy);
-                for (i = 0; i < n; ++i, e += 2) {
-                    float dx = fmaf((float)(hst__e_base(px, g->mag) + g->j0 + i), 0.5f, -cx);
-                    e[0] = hst__e_wd(dx, dy, g->c, &e[1]);
-                }
-            }
+    for (p = 0; p < g->mag; ++p)
+        for (i = 0; i < n; ++i) {
+            float d = fmaf((float)(hst__e_base(p, g->mag) + g->j0 + i), 0.5f,
+                           -hst__e_centre(p, g->mag));
+            ax[2 * (p * n + i)] = d;
+            ax[2 * (p * n + i) + 1] = hst__e_axexp(d, g->c);
         }
+    for (r = 0; r < g->mag * g->mag; ++r)
+        for (j = 0; j < n; ++j)
+            for (i = 0; i < n; ++i, e += 2) {
+                int a = 2 * ((r % g->mag) * n + i), b = 2 * ((r / g->mag) * n + j);
+                e[0] = hst__e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], g->c, &e[1]);
+            }
     g->wt = wt;
 }
 
