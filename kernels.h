@@ -441,21 +441,25 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      in, (float)yM / (float)mag, (float)xM / (float)mag); channels 1 or 2 (interleaved, as grad).
      The chained path runs it twice: on frames with mag (M) and on grad with 2*mag (grad2,
      rows*2mag x cols*2mag pixels of (Gc, Gr)).
-   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float):
+   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float; every division
+     below is hst_k_esrrf_div, every 1/sqrt hst_k_esrrf_rsqrt, fma() is fma: see "Arithmetic"):
      margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
      are exactly 0. Else the pixel's centre is (yc, xc) = ((yM + 0.5) / mag, (xM + 0.5) / mag),
      computed from its phase (py, px) = (yM % mag, xM % mag): cx = (px + 0.5f) / mag (float),
      bx = 2 (xM / mag) + (int)(2 cx) (= (int)(G xc)), fx = bx - 2 (xM / mag), likewise cy, by,
-     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2; for j, then i, in
-     [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
-     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = (fx + i) / G - cx, dy = (fy + j) / G - cy
+     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2, k = -2 / tSS; for j,
+     then i, in [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
+     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = fma(fx + i, 1/2, -cx), dy likewise
      (vx - xc and vy - yc, but the same bits for every pixel of a phase: a pixel's offsets, and
-     so its weights, depend on its phase only), d = sqrt(dx dx + dy dy); skip if d == 0 or
-     d > tSO. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
-     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]. w = (d exp(-d d / tSS))^4 (squared twice; a w below
-     1e-30 counts as 0, so no subnormal appears and flush-to-zero devices agree); W += w; if
-     Gx dx + Gy dy < 0: Dk = 1 - |Gy dx - Gx dy| / (sqrt(Gx Gx + Gy Gy) d) (0 if that is NaN),
-     R += Dk w. R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
+     so its weights, depend on its phase only), d2 = fma(dx, dx, dy dy); skip if d2 == 0 or
+     d2 > tSO^2. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
+     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]; u = (Gx, Gy) / |G| (hst_e_unit: scaled by a power
+     of two first, so finite gradients never overflow; (0, 0) for a zero or non-finite one).
+     w = (d2 exp(dx^2 k) exp(dy^2 k))^2 (= (d exp(-d^2 / tSS))^4: the Gaussian is separable, no
+     sqrt; a w below 1e-30 counts as 0, so no subnormal appears and flush-to-zero devices
+     agree), wd = w rsqrt(d2) (= w / d); W += w; if fma(uy, dy, ux dx) < 0:
+     R += fma(-|fma(uy, dx, -(ux dy))|, wd, w) (= Dk w, Dk = 1 - |Gy dx - Gx dy| / (|G| d)).
+     R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
      for an integer sensitivity <= 64, else pow); R < 0 -> 0; times M[yM, xM] when
      intensity_weighting != 0.
    rgc_fused: the same map from the frames alone: grad2 and M are never stored. Since vy and vx
@@ -466,18 +470,20 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      (finite inputs; only the sign of a zero may differ).
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
-     over both dimensions) computes the work indices [g L, g L + L) of all frames' pixels in
-     order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a
-     strip; so a group of 256 covers a 16 x 16 output tile. For each run of its indices inside
-     one frame and strip, the group first computes the (Gc, Gr, |G|) of every half-pixel position
-     its pixels sample into local memory (3 x HST_E_TILE = 3072 floats, 12 KiB; at mag 5, radius
-     1.5: 14 x 14 positions for 256 pixels x 49 samples, 20 x 14 for 512), then each item reads
-     them there. A run whose positions do not fit (mag 1 with L >= 512, or a large radius) interpolates per
-     sample, as before. The values are the per-sample ones, so the bits do not change.
-     The weights w and distances d of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225
-     at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB =
-     1536 entries of 2 floats at most, 12 KiB; more: per sample), so the sample loop has no sqrt, exp or division by
-     tSS; the host twin computes them once per 8 pixels of a phase. Same bits either way.
+     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 4; the
+     groups past the end return at once) of all frames' pixels in order frame, then vertical
+     strips of HST_E_TW (16) magnified columns, row-major inside a strip; so a group of 256
+     covers a 16 x 64 output tile. For each run of its indices inside one frame and strip (split
+     into runs of L if its positions do not fit), the group first computes the unit gradients u
+     of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
+     floats, 12 KiB; at mag 5, radius 1.5: 33 x 14 positions for 1024 pixels x 49 samples),
+     then each item reads them there. A run whose positions do not fit even so (a large radius)
+     interpolates per sample. The values are the per-sample ones, so the bits do not change.
+     The (w, wd) of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225 at mag 5, radius
+     1.5) are computed once per work-group into a local table (HST_E_WTAB = 1536 entries of 2
+     floats at most, 12 KiB; more: per sample) from the mag (j1 - j0) axis offsets and their
+     exp, so the sample loop is 2 local float2 reads, 4 fma, 3 mul/add and a select; the host
+     twin makes the same table once per call. Same bits either way.
      A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
      gives the whole frame's values there, bitwise: a pixel's value does not depend on which
      pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
@@ -517,12 +523,17 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
    unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
 
-   Build options: "-cl-fp32-correctly-rounded-divide-sqrt" where supported, plus "-DHST_FP64"
-   where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc and rgc_fused equal their host
-   twins when the program is built with -cl-fp32-correctly-rounded-divide-sqrt, the host TU has
-   no FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
-   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
-   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative).
+   Arithmetic: the program has no float division and no sqrt, so every IEEE-754 device computes
+   the host's bits without -cl-fp32-correctly-rounded-divide-sqrt (harmless if given): fma() is
+   correctly rounded in OpenCL and C99 alike; divisions (positions y / mag, phase centres, the
+   constants, R / W) use hst_k_esrrf_div and 1/|G|, 1/d hst_k_esrrf_rsqrt, fixed fma sequences
+   from a bit-level seed, the same statements on both sides (their error bounds: below).
+   Build options: "-DHST_FP64" where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc
+   and rgc_fused equal their host twins when the host TU has no FP contraction (see the top of
+   this file) and sensitivity <= 1 or an integer <= 64: exp is computed by the same range
+   reduction and polynomial on both sides (hst_k_esrrf_exp), not by libm; a non-integer
+   sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative). Measured: the host
+   twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c on each).
    temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
    exact in double); in float it agrees to float rounding of the sums.
 
@@ -533,7 +544,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    tSS, tSO and the margin are computed in float from the float radius (NanoPyx: double from a
    Python float: for a radius such as 1.4 whose float is just below the decimal, radius * mag
    may land one below an integer and the margin be one pixel smaller); W == 0 gives 0 (NanoPyx:
-   NaN); Dk uses one division by (|G| d) where NanoPyx divides twice; w below 1e-30 counts as 0;
+   NaN); Dk w is w - |u x d| (w / d) with the unit gradient u and w / d from the table, where
+   NanoPyx divides twice; d > tSO is tested as d^2 > tSO^2; the Gaussian is exp(dx^2 k) exp(dy^2 k)
+   and w uses d^2 (no sqrt); a gradient whose |G|^2 overflows float still counts (NanoPyx: NaN,
+   0); the divisions and 1/sqrt are fma sequences within 1 ulp; w below 1e-30 counts as 0;
    the macro-pixel means are in double (NanoPyx: float); the sample offsets dx, dy come from the
    pixel's phase (NanoPyx: vx - xc in double, whose float rounding would differ from pixel to
    pixel of a phase). Kept as REFERENCE.md states them: the
@@ -568,10 +582,13 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
    rows [yM0, yM1) of it are written (yM1 is clipped to rowsM), nothing else, bitwise equal to
    what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
    For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
-   a stack tile of the half-pixel gradients (36 KiB) is shared by blocks of pixels, as the
-   device's local memory is, and HST__E_LANES pixels of a row go through their samples together
-   (auto-vectorised by gcc -O2); a radius whose samples of one row do not fit (above ~10) goes
-   per sample, with the same bits. No allocation, no failure path. Thread-safe. */
+   a stack tile of the half-pixel unit gradients (24 KiB) is shared by blocks of pixels, as the
+   device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 8
+   pixels of a row go through their samples together (auto-vectorised by gcc -O2; with gcc or
+   clang on x86-64 built a second time for AVX2 + FMA and chosen at run time when the CPU has
+   them, where fmaf is one instruction; the same bits either way); a radius whose samples of
+   one row do not fit (above ~10) goes per sample, with the same bits. Needs ~60 KiB of stack.
+   No allocation, no failure path. Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
                                              uint32_t rows, uint32_t cols, uint32_t mag,
                                              float radius, float sensitivity,

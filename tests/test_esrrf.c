@@ -271,6 +271,21 @@ static double expect_close(const char *what, const float *got, const double *wan
     return worst;
 }
 
+/* Pearson's r of got against want (1 for two equal constant images) */
+static double pearson(const float *got, const double *want, size_t n)
+{
+    double mg = 0.0, mw = 0.0, sgg = 0.0, sww = 0.0, sgw = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) { mg += got[i]; mw += want[i]; }
+    mg /= (double)n;
+    mw /= (double)n;
+    for (i = 0; i < n; i++) {
+        double a = got[i] - mg, b = want[i] - mw;
+        sgg += a * a; sww += b * b; sgw += a * b;
+    }
+    return sgg > 0.0 && sww > 0.0 ? sgw / sqrt(sgg * sww) : (sgg == sww ? 1.0 : 0.0);
+}
+
 /* ============================================================================================
    1. Every kernel against its host twin; fused == chained. */
 static void twins_case(uint32_t mag, float radius, float sens, int iw, uint32_t T)
@@ -624,6 +639,14 @@ static void reference_case(uint32_t mag, float radius, float sens, int iw, uint3
                 }
             /* VAR and TAC2 subtract terms of size mu^2: float sums (no fp64) lose ~1e-7 mu^2 */
             worst = fmax(worst, expect_close(what, img, want, nM, mode == 0 || fp64 ? 1e-4 : 5e-2));
+            /* the accuracy asked against NanoPyx (bench/esrrf_nanopyx_compare.py): r >= 0.999999 */
+            if (mode == 0 || fp64) {
+                double r = pearson(img, want, nM);
+                if (!(r >= 0.999999)) {
+                    print_error("%s mode %d: Pearson r %.9f < 0.999999\n", what, mode, r);
+                    fail();
+                }
+            }
         }
     print_message("# %s: largest error %.3g of the image maximum\n", what, worst);
     free(acc); free(p.acc); free(frames); free(rgc); free(img); free(maps); free(want);
