@@ -470,13 +470,13 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      (finite inputs; only the sign of a zero may differ).
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
-     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 4; the
+     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8; the
      groups past the end return at once) of all frames' pixels in order frame, then vertical
      strips of HST_E_TW (16) magnified columns, row-major inside a strip; so a group of 256
-     covers a 16 x 64 output tile. For each run of its indices inside one frame and strip (split
+     covers a 16 x 128 output tile. For each run of its indices inside one frame and strip (split
      into runs of L if its positions do not fit), the group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
-     floats, 12 KiB; at mag 5, radius 1.5: 33 x 14 positions for 1024 pixels x 49 samples),
+     floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
      then each item reads them there. A run whose positions do not fit even so (a large radius)
      interpolates per sample. The values are the per-sample ones, so the bits do not change.
      The (w, wd) of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225 at mag 5, radius
@@ -3110,7 +3110,7 @@ static const char hst__esrrf_src_fused[] =
 "/* Work indices per work-item: a group does HST_E_K L of them (groups past the end return at\n"
 "   once), so its (w, wd) table and its tile's borders serve HST_E_K times the pixels */\n"
 "#ifndef HST_E_K\n"
-"#define HST_E_K 4\n"
+"#define HST_E_K 8\n"
 "#endif\n"
 "\n"
 "/* The tile of work indices [s0, s1) of the strip whose first index is sb (ws columns from\n"

@@ -117,7 +117,7 @@ static void window_counts(unsigned mag, float radius, double *cand, double *near
     *near = (double)nr / (mag * mag);
 }
 
-#define GROUP_PIXELS (256.0 * 4.0)   /* a work-group of 256 items, HST_E_K = 4 pixels each */
+#define GROUP_PIXELS (256.0 * 8.0)   /* a work-group of 256 items, HST_E_K = 8 pixels each */
 
 /* Half-pixel positions a 16-column strip of GROUP_PIXELS output pixels needs, per pixel (the
    local tile) */
