@@ -583,10 +583,10 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
    what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
    For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
    a stack tile of the half-pixel unit gradients (24 KiB) is shared by blocks of pixels, as the
-   device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 8
+   device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 16
    pixels of a row go through their samples together (auto-vectorised by gcc -O2; with gcc or
-   clang on x86-64 built a second time for AVX2 + FMA and chosen at run time when the CPU has
-   them, where fmaf is one instruction; the same bits either way); a radius whose samples of
+   clang on x86-64 also built for AVX-512 and for AVX2 + FMA, chosen at run time by what the
+   CPU has, where fmaf is one instruction; the same bits every way); a radius whose samples of
    one row do not fit (above ~10) goes per sample, with the same bits. Needs ~60 KiB of stack.
    No allocation, no failure path. Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
@@ -3796,12 +3796,13 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
    needs if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
    operations). Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both
    start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
-   The block code is built twice: portable, and (gcc/clang on x86-64) for AVX2 + FMA, chosen
-   at run time by __builtin_cpu_supports; fmaf is correctly rounded in both, so the bits agree. */
+   The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (16
+   lanes in one register) and for AVX2 + FMA, the first the CPU has chosen at run time by
+   __builtin_cpu_supports; fmaf is correctly rounded in all, so the bits agree. */
 
-#define HST__E_LANES 8      /* pixels of one row and phase computed together */
+#define HST__E_LANES 16     /* pixels of one row and phase computed together */
 /* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
-   of 24 positions for one magnified row; a radius above ~10 needs more than it holds for one
+   of 40 positions for one magnified row; a radius above ~10 needs more than it holds for one
    row and takes the per-sample path (hst__e_rgc), with the same bits. */
 #define HST__E_HOST_TILE 3072
 /* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
@@ -3996,6 +3997,18 @@ HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *
 }
 
 #if HST__E_AVX2
+#  if defined(__clang__)
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma"
+#  else
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512"
+#  endif
+__attribute__((target(HST__E_T512))) static void
+hst__e_block_avx512(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                    int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+
 __attribute__((target("avx2,fma"))) static void
 hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
                   int xa, int k0, int nk, float *tile)
@@ -4009,6 +4022,11 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
                                 int yb, int xa, int k0, int nk, float *tile)
 {
 #if HST__E_AVX2
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
+        hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+        return;
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile);
         return;
