@@ -9,11 +9,16 @@
      sensitivity 1, 2, 2.5, weighting on and off, bitwise the whole-frame twin and the device;
    - the whole pipeline (per-frame RGC, temporal AVG/VAR/TAC2, macro-pixel correction) against
      an independent double-precision reference written here from REFERENCE.md section 2's
-     formulas (margins, half-pixel centres, the clamped gradient index, ...);
+     formulas (margins, half-pixel centres, the clamped gradient index, ...): every mode with
+     macro-pixel correction within 1e-4 of the peak and Pearson r >= 0.999999 (with fp64 sums);
    - streamed == whole-stack results over block sizes that split the stack unevenly and
      frames-per-time-point values that split blocks;
    - two blinking emitters 2.5 px apart (PSF sigma 1.5 px) are resolved in the eSRRF image and
-     not in the mean image. */
+     not in the mean image;
+   - the fma sequences (hst_k_esrrf_rcp, _div, _rsqrt) against correctly rounded results, within
+     the bounds kernels.h states; the device's fused RGC == the row twin on 13 x 11 frames for
+     every mag 1..8 x radius 0.5, 1, 1.5, 3 x weighting off/on; frames scaled by 2^117 (|G|^2
+     beyond float) give finite RGC, bitwise that of the frames unscaled. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
