@@ -904,7 +904,7 @@ static void test_fused_grid(void **state)
 
 /* Frames times 2^117 (values near 2.5e37, gradients near 1e38, whose squares overflow float):
    the RGC is finite and, gradients being scaled exactly, bitwise that of the frames unscaled,
-   on the device and the twin */
+   on the device and the twin; times 2^120 (gradients overflow: they count as 0) still finite */
 static void test_near_flt_max(void **state)
 {
     const uint32_t N = 2, rows = 17, cols = 15, mag = 3;
@@ -924,6 +924,12 @@ static void test_near_flt_max(void **state)
     for (i = 0; i < N * nM; i++) assert_true(isfinite(got[i]) && got[i] >= 0.0f && got[i] <= 1.0f);
     expect_bitwise("RGC of frames x 2^117 == RGC of frames (twin)", got, want, N * nM);
     expect_bitwise("RGC of frames x 2^117 (device) == twin", dev, got, N * nM);
+    /* x 2^120: the frames are finite (below 1.5e38), Roberts sums of them overflow to inf */
+    for (i = 0; i < N * n; i++) big[i] = (float)ldexp(f[i], 120);
+    hst_k_esrrf_rgc_fused_host(big, got, rows, cols, mag, 1.5f, 1.0f, 0, 0, 0, N, N);
+    run_pipe(&p);
+    for (i = 0; i < N * nM; i++) assert_true(isfinite(got[i]) && got[i] >= 0.0f && got[i] <= 1.0f);
+    expect_bitwise("RGC of frames x 2^120 (device) == twin", dev, got, N * nM);
     free(f); free(big); free(want); free(got); free(dev);
 }
 
