@@ -1329,6 +1329,11 @@ static void hst__eclose(hst__eng *e) {
     unsigned k, i;
     for (k = 0; k < e->ngrp; k++) {
         for (i = 0; i < HST__E_STREAMS; i++) hst_stream_destroy(e->grp[k].streams[i].s);
+        for (i = 0; i < e->grp[k].nb; i++) {   /* a failed call may leave the stats kernel or
+                                                   the sums' fill in flight on the backend's queue */
+            hst_result drained = hst_queue_finish(hst_backend_queue(e->grp[k].be[i]));
+            (void)drained;   /* closing: an error here has nothing left to undo */
+        }
         for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
         hst_kernel_destroy(e->grp[k].stat);
         hst_program_release(e->grp[k].prog);

@@ -1723,6 +1723,12 @@ static hst_result hst__stream_host_scratch(hst_stream *s) {
 
 static void hst__stream_release_device(hst__sdev *d) {
     unsigned k, i;
+    /* The queues first: destroying one finishes it, so no copy still reads a staging buffer
+       (or runs a kernel) that is released below. After a failed enqueue, earlier commands may
+       still be in flight; PoCL's workers then read freed memory. */
+    hst_queue_destroy(d->up);
+    hst_queue_destroy(d->comp);
+    hst_queue_destroy(d->down);
     for (k = 0; k < HST__STREAM_MAX_RING; k++) {
         hst_event_release(d->slots[k].done);
         for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) {
@@ -1736,9 +1742,6 @@ static void hst__stream_release_device(hst__sdev *d) {
     for (i = 0; i < HST_STREAM_MAX_STAGES; i++) hst_kernel_destroy(d->kernels[i]);
     hst_kernel_destroy(d->acc_kernel[0]);
     hst_kernel_destroy(d->acc_kernel[1]);
-    hst_queue_destroy(d->up);
-    hst_queue_destroy(d->comp);
-    hst_queue_destroy(d->down);
 }
 
 HST__SDEF void hst_stream_destroy(hst_stream *s) {
