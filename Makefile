@@ -28,7 +28,7 @@ MAKEFLAGS += --no-builtin-rules
 BUILD := build
 
 # The headers of the library, in dependency order; the ones that exist so far.
-HEADERS_ALL := backend.h kernels.h stream.h halo.h esrrf.h
+HEADERS_ALL := backend.h kernels.h stream.h halo.h esrrf.h quality.h
 HEADERS     := $(wildcard $(HEADERS_ALL))
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 

@@ -36,7 +36,7 @@ JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 if [ -z "${HEADERS+x}" ]; then
     HEADERS=""
-    for h in backend.h kernels.h stream.h halo.h esrrf.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
+    for h in backend.h kernels.h stream.h halo.h esrrf.h quality.h; do [ -f "$h" ] && HEADERS="$HEADERS $h"; done
 fi
 read -r -a HEADER_LIST <<< "$HEADERS"
 
