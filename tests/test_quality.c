@@ -434,7 +434,7 @@ static void test_errors(void **state) {
     assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 32, NULL, NULL, &e), HST_ERROR_NON_FINITE);
     assert_int_equal(log->last_item, HST_LOG_NON_FINITE);
     assert_non_null(strstr(log->last_message, "sr[37]"));
-    assert_int_equal(hst_frc(be, a, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE);
+    assert_int_equal(hst_frc(be, big, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE);
     assert_int_equal(hst_decorr(be, big, 32, 32, NULL, &d), HST_ERROR_NON_FINITE);
     assert_int_equal(hst_frc(be, a, a, 16, 9, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_frc(be, a, NULL, 16, 16, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
