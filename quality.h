@@ -66,7 +66,8 @@
    differ only where OpenCL's float cos and sqrt differ from the host's correctly rounded ones
    (FRC sample positions, decorrelation ring radii): tests/test_quality.c states the agreement
    (relative 1e-4 on every returned number). Sums over whole images run in float in a fixed
-   tree (backend.h's reductions) or per column then in double on the host.
+   order (32768 strided partial sums, or one per column, or backend.h's reduction tree), the
+   partial sums then in double on the host.
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
 
@@ -245,6 +246,10 @@ extern "C" {
 /* Samples per FRC work-item: rings have 2 pi r samples; chunks spread the longest rings over
    many work-items, and their partial sums are added in order per ring afterwards. */
 #define HST__Q_FRC_CHUNK 64
+/* Work-items of the error map's moments (sums of b, b^2, b r): 32768 partial sums read back
+   (384 KiB) and added in double on the host; enough work-items to keep a GPU's memory busy,
+   and the partial sums stay short (763 terms each at 5000 x 5000). */
+#define HST__Q_MOMENT_ITEMS 32768u
 #define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
 #define HST__Q_DECORR_G_MIN 0.14f
 #define HST__Q_DECORR_DT 0.001f
@@ -278,6 +283,19 @@ static const char *const hst__q_source[] = {
 "        acc = fma(w[j + radius], v, acc);\n"
 "    }\n"
 "    dst[(size_t)y * cols + x] = acc;\n"
+"}\n"
+"/* Work-item i of g sums b, b^2 and b r over elements i, i + g, i + 2 g, .. in order into\n"
+"   part[i][3] (coalesced; the order is fixed by g, not by the device) */\n"
+"__kernel void hst_q_moments(__global const float *b, __global const float *r,\n"
+"                            __global float *part, ulong n, uint g) {\n"
+"    size_t i = get_global_id(0), j;\n"
+"    float s = 0.0f, ss = 0.0f, sr = 0.0f;\n"
+"    if (i >= g) return;\n"
+"    for (j = i; j < n; j += g) {\n"
+"        float v = b[j];\n"
+"        s += v; ss = fma(v, v, ss); sr = fma(v, r[j], sr);\n"
+"    }\n"
+"    part[3 * i] = s; part[3 * i + 1] = ss; part[3 * i + 2] = sr;\n"
 "}\n"
 "/* e = |alpha b + beta - r| */\n"
 "__kernel void hst_q_error_map(__global const float *b, __global const float *r,\n"
@@ -430,6 +448,19 @@ static void hst__q_blur_host(const float *src, float *dst, const float *w, int r
         }
 }
 
+static void hst__q_moments_host(const float *b, const float *r, float *part, size_t n,
+                                uint32_t g) {
+    size_t i, j;
+    for (i = 0; i < g; i++) {
+        float sum = 0.0f, ss = 0.0f, sr = 0.0f;
+        for (j = i; j < n; j += g) {
+            float v = b[j];
+            sum += v; ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr);
+        }
+        part[3 * i] = sum; part[3 * i + 1] = ss; part[3 * i + 2] = sr;
+    }
+}
+
 static void hst__q_error_map_host(const float *b, const float *r, float *e, float alpha,
                                   float beta, size_t n) {
     size_t i;
@@ -548,10 +579,10 @@ static void hst__q_decorr_cols_host(const float *f, float *part, float *norm, in
 }
 
 /* >>types ------------------------------------------------------------------------------------ */
-enum { HST__Q_BLUR, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
+enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
        HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
-    "hst_q_blur", "hst_q_error_map", "hst_q_fourier_pad", "hst_q_crop_rescale",
+    "hst_q_blur", "hst_q_moments", "hst_q_error_map", "hst_q_fourier_pad", "hst_q_crop_rescale",
     "hst_q_frc_partial", "hst_q_frc_rings", "hst_q_decorr_cols"
 };
 
@@ -788,7 +819,9 @@ static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int 
    (both centred, so the float sums below do not cancel); b, tmp: work arrays. */
 typedef struct hst__qfit {
     hst__q *q;
-    hst_array *srz, *rz, *b, *tmp;
+    hst_array *srz, *rz, *b, *tmp, *part;   /* part: the moments' partial sums */
+    float *hpart;
+    uint32_t items;
     double n, var_r;      /* pixels; the centred reference's mean square */
     double mean_r, mean_sr;   /* what was subtracted */
     double mean_b, var_b, cov, rmse;
@@ -796,16 +829,33 @@ typedef struct hst__qfit {
     hst_result err;       /* the first failure inside the optimiser */
 } hst__qfit;
 
+/* Sums of b, b^2 and b r over the image (hst_q_moments' partials, added in double). */
+static hst_result hst__q_moments(hst__qfit *f, double m[3]) {
+    uint64_t n = (uint64_t)f->n;
+    size_t global = f->items, i;
+    hst_result r = HST_SUCCESS;
+    if (f->q->host) {
+        hst__q_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->part), (size_t)n,
+                            f->items);
+    } else {
+        hst__qarg a[5] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->part), HST__QV(n),
+                          HST__QV(f->items)};
+        r = hst__q_launch(f->q, HST__Q_MOMENTS, 1, &global, 5, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_read(f->part, f->hpart, (size_t)f->items * 3 * sizeof(float));
+    m[0] = m[1] = m[2] = 0.0;
+    for (i = 0; r == HST_SUCCESS && i < 3 * (size_t)f->items; i++) m[i % 3] += f->hpart[i];
+    return r;
+}
+
 static hst_result hst__q_fit(hst__qfit *f, double sigma) {
-    hst_scalar sb, sbb, sbr;
+    double m[3];
     hst_result r = hst__q_blur(f->q, f->b, f->srz, f->tmp, sigma);
-    if (r == HST_SUCCESS) r = hst_array_sum(f->b, &sb);
-    if (r == HST_SUCCESS) r = hst_array_dot(f->b, f->b, &sbb);
-    if (r == HST_SUCCESS) r = hst_array_dot(f->b, f->rz, &sbr);
+    if (r == HST_SUCCESS) r = hst__q_moments(f, m);
     if (r != HST_SUCCESS) return r;
-    f->mean_b = sb.re / f->n;
-    f->var_b = sbb.re / f->n - f->mean_b * f->mean_b;
-    f->cov = sbr.re / f->n;   /* the reference is centred: its mean is 0 */
+    f->mean_b = m[0] / f->n;
+    f->var_b = m[1] / f->n - f->mean_b * f->mean_b;
+    f->cov = m[2] / f->n;   /* the reference is centred: its mean is 0 */
     f->rmse = f->var_b > 0.0 ? sqrt(fmax(0.0, f->var_r - f->cov * f->cov / f->var_b))
                              : sqrt(f->var_r);
     f->evaluations++;
@@ -976,9 +1026,10 @@ static hst_result hst__q_reference(hst__qfit *f, const float *ref, size_t h, siz
     else if ((r = hst__q_array(f->q, HST_F32, h * mag, w * mag, NULL, &f->rz)) == HST_SUCCESS)
         r = hst__q_fourier_interp(f->q, ref, (int)h, (int)w, (int)mag, f->rz);
     if (r == HST_SUCCESS) r = hst_array_sum(f->rz, &s);
-    f->mean_r = (float)(s.re / f->n);   /* as binary_scalar rounds it */
-    if (r == HST_SUCCESS)
+    if (r == HST_SUCCESS) {
+        f->mean_r = (float)(s.re / f->n);   /* as binary_scalar rounds it */
         r = hst_array_binary_scalar(f->rz, f->rz, hst_real(f->mean_r), HST_BINARY_SUB, 0);
+    }
     if (r == HST_SUCCESS) r = hst_array_sqnorm(f->rz, &ss);
     if (r == HST_SUCCESS) f->var_r = ss.re / f->n;
     return r;
@@ -1036,6 +1087,11 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
     r = hst__q_centred(&q, sr, sr_rows, sr_cols, &f.mean_sr, &f.srz);
     if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.b);
     if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.tmp);
+    f.items = HST__Q_MOMENT_ITEMS;
+    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, f.items, 3, NULL, &f.part);
+    if (r == HST_SUCCESS &&
+        !(f.hpart = (float *)hst_backend_alloc(be, (size_t)f.items * 3 * sizeof(float))))
+        r = HST_ERROR_OUT_OF_HOST_MEMORY;
     if (r == HST_SUCCESS) r = hst__q_reference(&f, ref, ref_rows, ref_cols, mag);
     if (r == HST_SUCCESS) {
         sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : hst__q_optimise_sigma(&f, mag);
@@ -1048,7 +1104,8 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
     if (r == HST_SUCCESS)   /* beta for the original (uncentred) images */
         out->beta += f.mean_r - out->alpha * f.mean_sr;
     hst_array_destroy(f.srz); hst_array_destroy(f.rz);
-    hst_array_destroy(f.b); hst_array_destroy(f.tmp);
+    hst_array_destroy(f.b); hst_array_destroy(f.tmp); hst_array_destroy(f.part);
+    if (f.hpart) hst_backend_free(be, f.hpart);
     hst__q_release(&q);
     return r;
 }

@@ -4,12 +4,15 @@
        quality_bench [--device S] [--size N] [--mag M] [--reps R]
        quality_bench [--device S] --metrics DIR
 
-   Speed mode: an SR image of N x N (default 5000) pixels, blurred Gaussian spots on a noisy
-   background, against its reference, the SR image binned M x M (default 5: N / M pixels a
-   side); FRC of two independently noisy copies of the SR image. Each figure is the median of R
+   Speed mode: an SR image of N x N (default 5000) pixels, Gaussian spots (sigma 2.5 pixels) on
+   a noisy background, against its widefield reference: the same spots with sigma 4.717, each
+   reference pixel the mean of M x M SR pixels (default 5: N / M pixels a side), so that the
+   fitted sigma is near 4 SR pixels (an interior optimum, as in real data); FRC of two independently noisy copies of the SR image. Each figure is the median of R
    (default 5) whole calls (host images in, numbers and the error map out: uploads, kernels,
    FFTs, optimiser, downloads) after a warm-up call that builds the programs and FFT plans.
    The error map's sigma is optimised (NanoPyx's default); the evaluation count is printed.
+   For scale, the time of one image's upload and download (hst_array_from_host + read) too:
+   the error map moves its two images up and the map down, the FRC two images up.
 
    Metrics mode: DIR/inputs.txt lists `ref R C`, `sr R C`, `frc_a R C`, `frc_b R C`,
    `decorr R C` (any subset); each names DIR/<name>.f32 (float32, C order). Prints one line per
@@ -35,26 +38,33 @@
 #define MAX_REPS 100
 #define SPOT_SPACING 37      /* SR pixels between spots */
 #define SPOT_SIGMA 2.5       /* SR pixels */
+#define WIDEFIELD_SIGMA 4.717 /* SR pixels: sqrt(2.5^2 + 4^2) */
 #define MAX_INPUTS 8
 
 static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
 
-/* Spots on a background with uniform noise of amplitude `noise` (seeded). */
+/* Gaussian spots of width `sigma` every SPOT_SPACING pixels on a background of 100, at (x, y). */
+static double scene(double x, double y, double sigma) {
+    double dx = fmod(x, SPOT_SPACING) - SPOT_SPACING / 2.0, dy = fmod(y, SPOT_SPACING) - SPOT_SPACING / 2.0;
+    return 100.0 + 1000.0 * exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
+}
+
+/* The SR image: the scene with spots of SPOT_SIGMA, plus uniform noise of amplitude `noise`. */
 static float *synthetic(size_t n, uint32_t seed, double noise) {
     float *p = (float *)malloc(n * n * sizeof(float));
     size_t x, y;
     if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
     for (y = 0; y < n; y++)
-        for (x = 0; x < n; x++) {
-            double dx = (double)(x % SPOT_SPACING) - SPOT_SPACING / 2.0;
-            double dy = (double)(y % SPOT_SPACING) - SPOT_SPACING / 2.0;
-            double v = 100.0 + 1000.0 * exp(-(dx * dx + dy * dy) / (2 * SPOT_SIGMA * SPOT_SIGMA));
-            p[y * n + x] = (float)(v + noise * ((lcg(&seed) >> 8) / 16777216.0 - 0.5));
-        }
+        for (x = 0; x < n; x++)
+            p[y * n + x] = (float)(scene((double)x, (double)y, SPOT_SIGMA) +
+                                   noise * ((lcg(&seed) >> 8) / 16777216.0 - 0.5));
     return p;
 }
 
-static float *binned(const float *sr, size_t n, size_t m) {
+/* The widefield reference: the scene with spots of WIDEFIELD_SIGMA (SR pixels), each reference
+   pixel the mean over its m x m SR pixels. The error map's sigma should come out near
+   sqrt(WIDEFIELD_SIGMA^2 - SPOT_SIGMA^2) = 4 SR pixels. */
+static float *widefield(size_t n, size_t m) {
     size_t k = n / m, x, y, i, j;
     float *p = (float *)calloc(k * k, sizeof(float));
     if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
@@ -62,7 +72,8 @@ static float *binned(const float *sr, size_t n, size_t m) {
         for (x = 0; x < k; x++) {
             double s = 0.0;
             for (j = 0; j < m; j++)
-                for (i = 0; i < m; i++) s += sr[(y * m + j) * n + x * m + i];
+                for (i = 0; i < m; i++)
+                    s += scene((double)(x * m + i), (double)(y * m + j), WIDEFIELD_SIGMA);
             p[y * k + x] = (float)(s / (double)(m * m));
         }
     return p;
@@ -75,12 +86,12 @@ static double median(double *t, int n) {
 
 static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
     float *sr = synthetic(n, 1u, 50.0), *sr2 = synthetic(n, 2u, 50.0), *ref, *map;
-    double tem[MAX_REPS], tfrc[MAX_REPS], t0;
+    double tem[MAX_REPS], tfrc[MAX_REPS], tcopy[MAX_REPS], t0;
     hst_error_map_result em;
     hst_frc_result fr;
     int i;
     n = n / mag * mag;
-    ref = binned(sr, n, mag);
+    ref = widefield(n, mag);
     if (!(map = (float *)malloc(n * n * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
     CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, NULL, map, &em));   /* warm-up */
     CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
@@ -92,7 +103,19 @@ static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
         CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
         tfrc[i] = now_s() - t0;
     }
+    for (i = 0; i < reps; i++) {   /* the PCIe share: one image up and down */
+        hst_array *a;
+        size_t shape[2];
+        shape[0] = shape[1] = n;
+        t0 = now_s();
+        CHECK(hst_array_from_host(be, HST_F32, 2, shape, sr, &a));
+        CHECK(hst_array_read(a, map, n * n * sizeof(float)));
+        tcopy[i] = now_s() - t0;
+        hst_array_destroy(a);
+    }
     printf("device: %s\n", hst_backend_device(be)->name);
+    printf("one %zu x %zu float image up and back down (pageable host memory): %.2f ms\n", n, n,
+           1e3 * median(tcopy, reps));
     printf("error map %zu x %zu against %zu x %zu (mag %zu): %.2f ms median of %d "
            "(RSE %.4g, RSP %.6f, sigma %.4f, %u evaluations)\n",
            n, n, n / mag, n / mag, mag, 1e3 * median(tem, reps), reps, em.rse, em.rsp, em.sigma,
