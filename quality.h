@@ -685,6 +685,28 @@ static hst_result hst__q_array(const hst__q *q, hst_dtype dt, size_t rows, size_
                 : hst_array_create(q->be, dt, 2, shape, out);
 }
 
+/* Uploads a host image and checks it on the way: the device's sum of a finite image is finite,
+   so only a non-finite sum costs a scan of the host copy (which names the first bad pixel; a
+   sum that overflowed from finite pixels passes, its mean then taken on the host). *mean: the
+   pixels' mean. */
+static hst_result hst__q_upload(const hst__q *q, const char *name, const float *x, size_t rows,
+                                size_t cols, hst_array **out, double *mean) {
+    size_t i, n = rows * cols;
+    double sum = 0.0;
+    hst_scalar s;
+    hst_result r = hst__q_array(q, HST_F32, rows, cols, x, out);
+    if (r == HST_SUCCESS) r = hst_array_sum(*out, &s);
+    if (r == HST_SUCCESS && !isfinite(s.re)) {
+        if ((r = hst__q_finite(q, name, x, n)) == HST_SUCCESS) {
+            for (i = 0; i < n; i++) sum += x[i];
+            s.re = sum;
+        }
+    }
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; return r; }
+    *mean = s.re / (double)n;
+    return HST_SUCCESS;
+}
+
 /* scipy.ndimage._gaussian_kernel1d: radius int(4 sigma + 0.5), weights exp(-x^2 / 2 sigma^2)
    normalised in double, then rounded to float. Returns the radius; w holds 2 radius + 1. */
 static int hst__q_gauss_weights(double sigma, float *w) {
@@ -996,38 +1018,34 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
                         q->func, sr_rows, sr_cols, ref_rows, ref_cols);
         return HST_ERROR_SHAPE;
     }
-    if ((r = hst__q_finite(q, "ref", ref, ref_rows * ref_cols)) != HST_SUCCESS) return r;
-    return hst__q_finite(q, "sr", sr, sr_rows * sr_cols);
+    /* sr is checked as it is uploaded; ref too at magnification 1 (else the host reads it) */
+    return *mag > 1 ? hst__q_finite(q, "ref", ref, ref_rows * ref_cols) : HST_SUCCESS;
 }
 
-/* The SR image minus its mean (double), as floats in a new array. */
-static hst_result hst__q_centred(hst__q *q, const float *x, size_t rows, size_t cols,
-                                 double *mean_out, hst_array **out) {
-    size_t i, n = rows * cols;
-    double sum = 0.0;
-    float mean, *c = (float *)hst_backend_alloc(q->be, n * sizeof(float));
-    hst_result r;
-    if (!c) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    for (i = 0; i < n; i++) sum += x[i];
-    mean = (float)(sum / (double)n);
-    for (i = 0; i < n; i++) c[i] = x[i] - mean;
-    *mean_out = mean;
-    r = hst__q_array(q, HST_F32, rows, cols, c, out);
-    hst_backend_free(q->be, c);
-    return r;
+/* The SR image minus its mean, on the device: f->srz, f->mean_sr. */
+static hst_result hst__q_centred_sr(hst__qfit *f, const float *sr, size_t rows, size_t cols) {
+    double mean = 0.0;
+    hst_result r = hst__q_upload(f->q, "sr", sr, rows, cols, &f->srz, &mean);
+    if (r != HST_SUCCESS) return r;
+    f->mean_sr = (float)mean;   /* as binary_scalar rounds it */
+    return hst_array_binary_scalar(f->srz, f->srz, hst_real(f->mean_sr), HST_BINARY_SUB, 0);
 }
 
 /* The reference at the SR size, centred on the device: f->rz, f->var_r. */
 static hst_result hst__q_reference(hst__qfit *f, const float *ref, size_t h, size_t w,
                                    unsigned mag) {
     hst_scalar s, ss;
+    double mean = 0.0;
     hst_result r;
-    if (mag == 1) r = hst__q_array(f->q, HST_F32, h, w, ref, &f->rz);
-    else if ((r = hst__q_array(f->q, HST_F32, h * mag, w * mag, NULL, &f->rz)) == HST_SUCCESS)
-        r = hst__q_fourier_interp(f->q, ref, (int)h, (int)w, (int)mag, f->rz);
-    if (r == HST_SUCCESS) r = hst_array_sum(f->rz, &s);
+    if (mag == 1) {
+        r = hst__q_upload(f->q, "ref", ref, h, w, &f->rz, &mean);
+    } else if ((r = hst__q_array(f->q, HST_F32, h * mag, w * mag, NULL, &f->rz)) == HST_SUCCESS &&
+               (r = hst__q_fourier_interp(f->q, ref, (int)h, (int)w, (int)mag, f->rz)) == HST_SUCCESS &&
+               (r = hst_array_sum(f->rz, &s)) == HST_SUCCESS) {
+        mean = s.re / f->n;
+    }
     if (r == HST_SUCCESS) {
-        f->mean_r = (float)(s.re / f->n);   /* as binary_scalar rounds it */
+        f->mean_r = (float)mean;   /* as binary_scalar rounds it */
         r = hst_array_binary_scalar(f->rz, f->rz, hst_real(f->mean_r), HST_BINARY_SUB, 0);
     }
     if (r == HST_SUCCESS) r = hst_array_sqnorm(f->rz, &ss);
@@ -1084,7 +1102,7 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
     memset(&f, 0, sizeof f);
     f.q = &q;
     f.n = (double)sr_rows * (double)sr_cols;
-    r = hst__q_centred(&q, sr, sr_rows, sr_cols, &f.mean_sr, &f.srz);
+    r = hst__q_centred_sr(&f, sr, sr_rows, sr_cols);
     if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.b);
     if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.tmp);
     f.items = HST__Q_MOMENT_ITEMS;
@@ -1203,21 +1221,29 @@ HST__QDEF size_t hst_frc_curve_length(size_t rows, size_t cols) {
     return side < HST__Q_FRC_MIN_SIDE ? 0 : side / 2 - 1;
 }
 
-/* The centred even square of img, tapered: NanoPyx's _make_even_square then
-   _get_squared_tapered_image. */
-static hst_result hst__q_frc_spectrum(hst__q *q, const float *img, size_t rows, size_t cols,
-                                      int s, const float *taper, hst_array *spec) {
-    size_t y0 = (rows - (size_t)s) / 2, x0 = (cols - (size_t)s) / 2;
-    float *t = (float *)hst_backend_alloc(q->be, (size_t)s * s * sizeof(float));
+/* The spectrum of the centred even square of img, tapered (NanoPyx's _make_even_square, then
+   _get_squared_tapered_image: (img * taper_x) * taper_y in float, here broadcast on the
+   device: tx (1, s), ty (s, 1)). A square image goes up as it is and is checked there; another
+   is checked and cropped on the host first. */
+static hst_result hst__q_frc_spectrum(hst__q *q, const char *name, const float *img,
+                                      size_t rows, size_t cols, int s, const hst_array *tx,
+                                      const hst_array *ty, hst_array *spec) {
+    size_t y0 = (rows - (size_t)s) / 2, x0 = (cols - (size_t)s) / 2, y;
+    float *crop = NULL;
+    double mean;
     hst_array *a = NULL;
-    int x, y;
     hst_result r;
-    if (!t) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    for (y = 0; y < s; y++)
-        for (x = 0; x < s; x++)
-            t[(size_t)y * s + x] = img[(y0 + y) * cols + x0 + x] * taper[x] * taper[y];
-    r = hst__q_array(q, HST_F32, (size_t)s, (size_t)s, t, &a);
-    hst_backend_free(q->be, t);
+    if (rows != (size_t)s || cols != (size_t)s) {
+        if ((r = hst__q_finite(q, name, img, rows * cols)) != HST_SUCCESS) return r;
+        if (!(crop = (float *)hst_backend_alloc(q->be, (size_t)s * s * sizeof(float))))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+        for (y = 0; y < (size_t)s; y++)
+            memcpy(crop + y * s, img + (y0 + y) * cols + x0, (size_t)s * sizeof(float));
+    }
+    r = hst__q_upload(q, name, crop ? crop : img, (size_t)s, (size_t)s, &a, &mean);
+    if (crop) hst_backend_free(q->be, crop);
+    if (r == HST_SUCCESS) r = hst_array_binary(a, a, tx, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_binary(a, a, ty, HST_BINARY_MUL);
     if (r == HST_SUCCESS) r = hst_array_fft(spec, a, 2, 0, HST_FFT_NORM_BACKWARD);
     hst_array_destroy(a);
     return r;
@@ -1286,15 +1312,12 @@ static float hst__q_first_crossing(const float *freq, const float *frc, int n, f
 static hst_result hst__q_frc_check(hst__q *q, const float *a, const float *b, size_t rows,
                                    size_t cols, const hst_frc_desc *d, const hst_frc_result *out) {
     size_t n;
-    hst_result r;
     if (!a || !b || !out) return hst__q_bad(q, "a, b and out must not be NULL");
     if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
         return hst__q_bad(q, "rows and cols must be >= 10");
     if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
         return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
-    if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS) return r;
-    if ((r = hst__q_finite(q, "a", a, n)) != HST_SUCCESS) return r;
-    return hst__q_finite(q, "b", b, n);
+    return hst__q_count(q, rows, cols, &n);   /* a and b are checked as they go up */
 }
 
 /* The curve (frequency, FRC) from the ring sums, smoothed. freq and frc hold max_r floats. */
@@ -1319,9 +1342,9 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
     const hst_frc_desc *d = desc ? desc : &zero;
     hst__q q;
     int s, max_r, i;
-    size_t hshape[2];
+    size_t hshape[2], tshape[2];
     float *work = NULL, *taper, *ring, *freq, *frc, ps, x;
-    hst_array *f1 = NULL, *f2 = NULL;
+    hst_array *f1 = NULL, *f2 = NULL, *tx = NULL, *ty = NULL;
     hst_result r;
     if (!be) return HST_ERROR_INVALID_ARGUMENT;
     hst__q_init(&q, be, "hst_frc");
@@ -1336,10 +1359,14 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     taper = work; ring = taper + s; freq = ring + 3 * max_r; frc = freq + max_r;
     hst__q_tukey(s, taper);
-    r = hst_array_create(be, HST_C64, 2, hshape, &f1);
+    tshape[0] = 1; tshape[1] = (size_t)s;
+    r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &tx);
+    tshape[0] = (size_t)s; tshape[1] = 1;
+    if (r == HST_SUCCESS) r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &ty);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f1);
     if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f2);
-    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, a, rows, cols, s, taper, f1);
-    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, b, rows, cols, s, taper, f2);
+    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "a", a, rows, cols, s, tx, ty, f1);
+    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "b", b, rows, cols, s, tx, ty, f2);
     if (r == HST_SUCCESS) r = hst__q_frc_rings(&q, f1, f2, s, max_r, ring);
     if (r == HST_SUCCESS) r = hst__q_frc_curve(&q, ring, max_r, ps, freq, frc);
     if (r == HST_SUCCESS) {
@@ -1349,7 +1376,7 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
         if (curve)
             for (i = 0; i < max_r; i++) { curve[2 * i] = freq[i]; curve[2 * i + 1] = frc[i]; }
     }
-    hst_array_destroy(f1); hst_array_destroy(f2);
+    hst_array_destroy(f1); hst_array_destroy(f2); hst_array_destroy(tx); hst_array_destroy(ty);
     hst_backend_free(be, work);
     hst__q_release(&q);
     return r;
