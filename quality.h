@@ -96,7 +96,7 @@ typedef struct hst_error_map_result {
     double rse;            /* root mean square of fitted - reference, in reference intensity */
     double rsp;            /* Pearson correlation of fitted and reference, -1 .. 1 */
     double alpha, beta;    /* fitted = alpha * G_sigma(SR) + beta */
-    double sigma;          /* in SR pixels (NanoPyx's get_sigma()) */
+    double sigma;          /* in SR pixels (NanoPyx's get_sigma()); <= 0: no blur */
     unsigned magnification;
     unsigned evaluations;  /* objective evaluations by the optimiser (0 with fixed_sigma) */
 } hst_error_map_result;
@@ -118,7 +118,9 @@ typedef struct hst_error_map_result {
    alpha G(SR) + beta rather than G(alpha SR + beta) (equal by linearity: the weights sum to
    1); sums run in float on centred data (NanoPyx: float64 regression, float32 means);
    when no bracket is found (NanoPyx raises scipy's BracketError) the best sigma evaluated is
-   kept, with a warning.
+   kept, with a warning. Kept as NanoPyx has it: when the objective at sigma 0 is below the one
+   at 4 / 2.35482 M, scipy's bracket walks to negative sigmas, which blur nothing, and the
+   search ends at "no blur" (a negative sigma) even where a small positive sigma fits better.
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, ref, sr or out; a zero extent; fixed_sigma
    negative or not finite), HST_ERROR_SHAPE (sr not M times ref), HST_ERROR_NON_FINITE (NaN or
    Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW, HST_ERROR_NOT_
@@ -265,23 +267,28 @@ extern "C" {
 /* >>kernels ---------------------------------------------------------------------------------- */
 /* OpenCL C, one source line per literal line; the host twins below follow them line by line. */
 static const char *const hst__q_source[] = {
-"/* scipy.ndimage's 'reflect' (d c b a | a b c d | d c b a) for any offset */\n"
-"int hst_q_reflect(long i, int n) {\n"
-"    long p = 2 * (long)n, m = i % p;\n"
+"/* scipy.ndimage's 'reflect' (d c b a | a b c d | d c b a) for any offset (2 n <= INT_MAX) */\n"
+"int hst_q_reflect(int i, int n) {\n"
+"    int p = 2 * n, m = i % p;\n"
 "    if (m < 0) m += p;\n"
-"    return (int)(m < n ? m : p - 1 - m);\n"
+"    return m < n ? m : p - 1 - m;\n"
 "}\n"
-"/* one axis of a Gaussian blur: dst = correlate(src, w) along axis (0: rows, 1: cols) */\n"
+"/* one axis of a Gaussian blur: dst = correlate(src, w) along axis (0: rows, 1: cols); the\n"
+"   taps in order j = -radius .. radius, reflected only where the window leaves the line */\n"
 "__kernel void hst_q_blur(__global const float *src, __global float *dst,\n"
 "                         __global const float *w, int radius, int rows, int cols, int axis) {\n"
-"    int x = get_global_id(0), y = get_global_id(1), j;\n"
+"    int x = get_global_id(0), y = get_global_id(1), j, n = axis == 0 ? rows : cols;\n"
+"    int p = axis == 0 ? y : x;\n"
+"    size_t step = axis == 0 ? (size_t)cols : 1;\n"
+"    __global const float *s;\n"
 "    float acc = 0.0f;\n"
 "    if (x >= cols || y >= rows) return;\n"
-"    for (j = -radius; j <= radius; j++) {\n"
-"        float v = axis == 0 ? src[(size_t)hst_q_reflect(y + j, rows) * cols + x]\n"
-"                            : src[(size_t)y * cols + hst_q_reflect(x + j, cols)];\n"
-"        acc = fma(w[j + radius], v, acc);\n"
-"    }\n"
+"    s = src + (axis == 0 ? (size_t)x : (size_t)y * cols);\n"
+"    if (p - radius >= 0 && p + radius < n)\n"
+"        for (j = -radius; j <= radius; j++) acc = fma(w[j + radius], s[(p + j) * step], acc);\n"
+"    else\n"
+"        for (j = -radius; j <= radius; j++)\n"
+"            acc = fma(w[j + radius], s[hst_q_reflect(p + j, n) * step], acc);\n"
 "    dst[(size_t)y * cols + x] = acc;\n"
 "}\n"
 "/* Work-item i of g sums b, b^2 and b r over elements i, i + g, i + 2 g, .. in order into\n"
@@ -427,25 +434,39 @@ HST__QDEF const char *const *hst_quality_source(size_t *count) {
 }
 
 /* >>host twins ------------------------------------------------------------------------------- */
-static int hst__q_reflect(long i, int n) {
-    long p = 2 * (long)n, m = i % p;
+static int hst__q_reflect(int i, int n) {
+    int p = 2 * n, m = i % p;
     if (m < 0) m += p;
-    return (int)(m < n ? m : p - 1 - m);
+    return m < n ? m : p - 1 - m;
 }
 
+/* hst_q_blur's twin. Along rows (axis 0) it accumulates whole output rows, tap by tap, so it
+   reads rows in memory order; each pixel still takes its taps in the kernel's order. */
 static void hst__q_blur_host(const float *src, float *dst, const float *w, int radius, int rows,
                              int cols, int axis) {
     int x, y, j;
-    for (y = 0; y < rows; y++)
-        for (x = 0; x < cols; x++) {
-            float acc = 0.0f;
+    for (y = 0; y < rows; y++) {
+        float *o = dst + (size_t)y * cols;
+        if (axis == 0) {
+            for (x = 0; x < cols; x++) o[x] = 0.0f;
             for (j = -radius; j <= radius; j++) {
-                float v = axis == 0 ? src[(size_t)hst__q_reflect(y + j, rows) * cols + x]
-                                    : src[(size_t)y * cols + hst__q_reflect(x + j, cols)];
-                acc = fmaf(w[j + radius], v, acc);
+                const float *s = src + (size_t)hst__q_reflect(y + j, rows) * cols;
+                float wj = w[j + radius];
+                for (x = 0; x < cols; x++) o[x] = fmaf(wj, s[x], o[x]);
             }
-            dst[(size_t)y * cols + x] = acc;
+            continue;
         }
+        for (x = 0; x < cols; x++) {
+            const float *s = src + (size_t)y * cols;
+            float acc = 0.0f;
+            if (x - radius >= 0 && x + radius < cols)
+                for (j = -radius; j <= radius; j++) acc = fmaf(w[j + radius], s[x + j], acc);
+            else
+                for (j = -radius; j <= radius; j++)
+                    acc = fmaf(w[j + radius], s[hst__q_reflect(x + j, cols)], acc);
+            o[x] = acc;
+        }
+    }
 }
 
 static void hst__q_moments_host(const float *b, const float *r, float *part, size_t n,
