@@ -157,7 +157,9 @@ HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
    linspace(0, 1 / (2 pixel_size), S/2 - 1); scipy's savgol_filter (window int(0.0707 (S/2 -
    1)), at least 4, order 3, mode 'interp'); the first crossing of 1/7, linearly interpolated.
    Deliberate differences: each ring's samples are summed in chunks (NanoPyx: one float sum per
-   ring); the FFT is float32 (NanoPyx: float64 then rounded to complex64).
+   ring); the FFT is float32 (NanoPyx: float64 then rounded to complex64); the product of the
+   two ring power sums is taken in double (NanoPyx's float product overflows to inf, and its
+   FRC to 0, once the sums pass 1.8e19, e.g. large images of large counts).
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, a, b or out; rows or cols < 10; pixel_size
    negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN
    (without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
