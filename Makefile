@@ -1,14 +1,15 @@
 # halostream — build, test, install.
 #
 #   make test           install missing OS packages (as root) and run the whole test suite
-#   make check-headers  compile every header as C99 and C++11 (quick)
+#   make check-headers  compile every header alone as C99 and C++11 (with and without OpenCL),
+#                       and each header's opening usage example (quick)
 #   make examples       install missing OS packages (as root; else name them) and build
 #                       examples/*.c into build/examples/ (those whose libraries are missing: skipped)
 #   make demo           build the examples and run the demo
 #   make mpi-demo       examples/cubed_sphere.c under mpirun -np 6 and -np 24 (installs OpenMPI)
 #   make bench          build bench/*.c into build/bench/ and run them (bench-build: build only)
 #   make install        headers, pkg-config file and CMake package under $(PREFIX) (DESTDIR supported)
-#   make python         build/libhalostream.so for the Python package in python/
+#   make python         build/python/dist/halostream-*.whl (the Python package, library inside)
 #   make uninstall | make clean
 #
 # GNU make. Everything built goes under build/.
@@ -27,9 +28,8 @@ MAKEFLAGS += --no-builtin-rules
 
 BUILD := build
 
-# The headers of the library, in dependency order; the ones that exist so far.
-HEADERS_ALL := backend.h kernels.h stream.h halo.h esrrf.h quality.h
-HEADERS     := $(wildcard $(HEADERS_ALL))
+# The headers of the library, lowest layer first (README.md: Layering).
+HEADERS     := kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
@@ -47,29 +47,28 @@ EX_SRCS := $(wildcard examples/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
-# Examples, benchmarks and fuzz targets link libtiff / libpng only when they (or the local
-# headers they include, such as examples/image_io.h) include tiffio.h / png.h, and are compiled
-# with $(MPICC) when they include mpi.h.
+# What each target needs beyond the defaults, written per source (not guessed from includes):
+# libtiff and libpng (the image files of examples/image_io.h), FFTW (sources that define HST_FFT,
+# array.h's FFTs; VKFFT_INCLUDE, when set, names a directory holding vkFFT.h elsewhere than the
+# default include path) and the MPI compiler. tests/mpi_*.c always build with $(MPICC).
 MPICC ?= mpicc
-uses = $(shell grep -lE 'include[[:space:]]*[<"]$(2)[>"]' $(1) 2>/dev/null)
-with_local = $(1) $(wildcard $(addprefix $(dir $(1)),$(shell sed -n 's/^.*include[[:space:]]*"\([^"]*\)".*/\1/p' $(1) 2>/dev/null)))
-extra_libs = $(if $(call uses,$(call with_local,$(1)),tiffio\.h),-ltiff) $(if $(call uses,$(call with_local,$(1)),png\.h),-lpng)
-# (a source that defines HST_STREAM_MPI, HST_ESRRF_MPI or HST_HALO_MPI includes mpi.h through them)
-uses_mpi = $(shell grep -lE 'include[[:space:]]*[<"]mpi\.h[>"]|^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_[A-Z]+_MPI' $(1) 2>/dev/null)
-cc_for = $(if $(call uses_mpi,$(1)),$(MPICC),$(CC))
-# Sources that define HST_FFT (backend.h's FFTs) link FFTW (-lfftw3f) and, when VKFFT_INCLUDE
-# names a directory holding vkFFT.h (elsewhere than the default include path), see it there.
-VKFFT_INCLUDE ?=
+TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
+PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
+FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
+            bench/quality_bench.c
+MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
 FFT_LDLIBS := -lfftw3f
-uses_fft = $(shell grep -lE '^[[:space:]]*\#[[:space:]]*define[[:space:]]+HST_FFT([[:space:]]|$$)' $(1) 2>/dev/null)
-fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(call uses_fft,$(1)),-isystem $(VKFFT_INCLUDE)))
-fft_libs = $(if $(call uses_fft,$(1)),$(FFT_LDLIBS))
+VKFFT_INCLUDE ?=
+extra_libs = $(if $(filter $(TIFF_SRCS),$(1)),-ltiff) $(if $(filter $(PNG_SRCS),$(1)),-lpng)
+fft_libs = $(if $(filter $(FFT_SRCS),$(1)),$(FFT_LDLIBS))
+fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(filter $(FFT_SRCS),$(1)),-isystem $(VKFFT_INCLUDE)))
+cc_for = $(if $(filter $(MPI_SRCS),$(1)),$(MPICC),$(CC))
 # Without an MPI compiler the MPI examples are left out of `make examples` (with a note); without
 # libtiff's and libpng's headers, so are the examples that need them.
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 HAVE_TIFF_PNG := $(shell printf '\043include <tiffio.h>\n\043include <png.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
-EX_MPI_SRCS := $(if $(EX_SRCS),$(call uses_mpi,$(EX_SRCS)))
-EX_IMG_SRCS := $(strip $(foreach s,$(EX_SRCS),$(if $(strip $(call extra_libs,$(s))),$(s))))
+EX_MPI_SRCS := $(filter $(MPI_SRCS),$(EX_SRCS))
+EX_IMG_SRCS := $(filter $(TIFF_SRCS) $(PNG_SRCS),$(EX_SRCS))
 EX_SKIPPED_MPI := $(if $(HAVE_MPICC),,$(EX_MPI_SRCS))
 EX_SKIPPED_IMG := $(if $(HAVE_TIFF_PNG),,$(EX_IMG_SRCS))
 EX_SKIPPED  := $(EX_SKIPPED_MPI) $(EX_SKIPPED_IMG)
@@ -92,11 +91,11 @@ CMAKEDIR     ?= $(LIBDIR)/cmake/halostream
 DESTDIR      ?=
 INSTALL      ?= install
 
-# Version from backend.h's HST_VERSION_MAJOR/MINOR/PATCH; 0.1.0 until they exist.
-version_part = $(shell awk '$$1 ~ /define$$/ && $$2 == "HST_VERSION_$(1)" { print $$3; exit }' backend.h 2>/dev/null)
-VERSION_MAJOR = $(or $(call version_part,MAJOR),0)
-VERSION_MINOR = $(or $(call version_part,MINOR),1)
-VERSION_PATCH = $(or $(call version_part,PATCH),0)
+# Version from backend.h's HST_VERSION_MAJOR/MINOR/PATCH.
+version_part = $(shell awk '$$1 ~ /define$$/ && $$2 == "HST_VERSION_$(1)" { print $$3; exit }' backend.h)
+VERSION_MAJOR = $(call version_part,MAJOR)
+VERSION_MINOR = $(call version_part,MINOR)
+VERSION_PATCH = $(call version_part,PATCH)
 VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
 .PHONY: all test check-headers test-build examples examples-build bench bench-build demo mpi-demo deps \
@@ -201,12 +200,14 @@ mpi-demo:
 	$(MPIRUN_ENV) $(MPIRUN) -np 24 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 
 # ---------------------------------------------------------------------------- python
-# The shared library the Python package (python/) loads with ctypes: every header's body.
-python: $(BUILD)/libhalostream.so
-
-$(BUILD)/libhalostream.so: python/libhalostream.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS) -lOpenCL -lm -lpthread
+# The wheel of the Python package (python/): its setup.py compiles the library into it (with
+# OpenCL where it links, and a host-only build). Offline: the system's setuptools and wheel
+# (Debian's python3-setuptools, python3-wheel), no build isolation. Rebuilt every time, from a
+# clean python/build (files setuptools left there earlier would land in the wheel).
+PYTHON ?= python3
+python:
+	rm -rf python/build $(BUILD)/python/dist
+	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w $(BUILD)/python/dist ./python
 
 # ---------------------------------------------------------------------------- install
 version:
@@ -218,7 +219,6 @@ pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 # The .pc file and the CMake package record PREFIX, so they are generated on every install.
 CMAKE_FILES := halostream-config.cmake halostream-config-version.cmake
 install:
-	@test -n "$(HEADERS)" || { echo "install: no headers found" >&2; exit 1; }
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' \
 	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
@@ -233,7 +233,7 @@ install:
 	$(INSTALL) -m 644 $(addprefix $(BUILD)/,$(CMAKE_FILES)) "$(DESTDIR)$(CMAKEDIR)/"
 
 uninstall:
-	for h in $(HEADERS_ALL); do rm -f "$(DESTDIR)$(INCLUDEDIR)/halostream/$$h"; done
+	for h in $(HEADERS); do rm -f "$(DESTDIR)$(INCLUDEDIR)/halostream/$$h"; done
 	rm -f "$(DESTDIR)$(PKGCONFIGDIR)/halostream.pc"
 	for f in $(CMAKE_FILES); do rm -f "$(DESTDIR)$(CMAKEDIR)/$$f"; done
 	rmdir "$(DESTDIR)$(CMAKEDIR)" 2>/dev/null || true

@@ -10,12 +10,13 @@
 
    Usage (a 16-bit stack of 500 frames of 512 x 512, every statistic from one pass):
 
+       // given: const uint16_t *stack;   // (500, 512, 512)
        hst_backend *be; hst_backend_desc bd = {0}; hst_esrrf_desc d = {0};   // zero: NanoPyx's defaults
        float *out[HST_ESRRF_NUM_MODES] = {0};
        hst_backend_create(&bd, &be);                     // $HST_DEVICE, else the best device
        d.backends = &be; d.num_backends = 1;
        d.modes = HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2;
-       out[0] = malloc(2560 * 2560 * 4); out[1] = ...; out[2] = ...;   // (1, 512*5, 512*5) each
+       for (int m = 0; m < 3; m++) out[m] = malloc(2560 * 2560 * 4);   // (1, 512*5, 512*5) each
        hst_result r = hst_esrrf_run(&d, stack, HST_ESRRF_U16, 500, 512, 512, out, NULL);
        if (r != HST_SUCCESS) puts(hst_result_string(r));  // the backend's log says why
        // live: hst_esrrf_live_create(&d, HST_ESRRF_U16, 512, 512, &lv); then per frame(s)
@@ -53,7 +54,8 @@
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
    the host device and an OpenCL device give the same bits where kernels.h says so (fp64
    devices). Several backends in a batch call: backend k computes its share of the magnified
-   rows of every frame (equal shares), all at once, each in a thread of its own, so each pixel's
+   rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
+   kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
    frames are summed in order on one backend and the images are one backend's bits (host and
    OpenCL backends mixed: where the device has fp64). A live session on several backends splits
    each piece of frames instead and sums their sums: its images differ from one backend's by the
@@ -71,7 +73,7 @@
    same bits). Progress: rank 0's callback, whose frames are the whole job's (every rank walks
    every frame); a cancel there ends every rank with HST_ERROR_CANCELLED once they finish their
    rows. A failure on any rank (a bad argument there, out of memory, a non-finite pixel) ends
-   every rank with the first failing rank's code; the other ranks log HST_LOG_RANK_FAILED naming
+   every rank with the first failing rank's code; the other ranks log HST_LOGITEM_RANK_FAILED naming
    it. The report is rank 0's, on every rank.
 
    Options (macros)                     matters in
@@ -87,19 +89,20 @@
    parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time; backends of unequal speed get equal rows
-   in a batch call (give devices of one kind); the live API in one process only (not over MPI
-   ranks).
+   live session or batch call per backend at a time; MPI ranks get equal rows whatever their
+   speed; the live API in one process only (not over MPI ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
    its callbacks run on the session's worker thread.
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_ESRRF_H
 #define HST_ESRRF_H
 
+#include "choice.h"   /* the CPU/GPU choice of the "esrrf" operation */
 #include "stream.h"
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)
@@ -154,7 +157,8 @@ typedef struct hst_esrrf_desc {
     uint64_t budget_bytes;          /* device memory per device for the stream's ring; 0: as
                                        stream.h (3/4 of the device) */
     uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
-                                       the stack, at least 16) */
+                                       the stack, at least 16, at most what the budget holds:
+                                       stream.h's hst_stream_block_query) */
     hst_esrrf_progress_fn progress;
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
@@ -193,28 +197,32 @@ typedef struct hst_esrrf_report {
    PoCL five times (the shipped stack on 2 cores: 17 s against 92 s; bench/RESULTS.md). "cpu"
    still selects the OpenCL CPU device. *host_instead (may be NULL) is 1 when that happened.
    Errors: hst_backend_create's. Thread-safe. */
-HST_API hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
+HST_API HST_NODISCARD hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
                                             int *host_instead);
 
 /* The output's shape for a stack of `frames` frames of rows x cols under desc (validated as
    hst_esrrf_run validates it). Errors: HST_ERROR_INVALID_ARGUMENT (the log names the field),
    HST_ERROR_OVERFLOW (the output size overflows size_t or the kernels' 32-bit indices).
    Thread safety: per backend (it logs through desc.backends[0]). */
-HST_API hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
+HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *desc, uint64_t frames,
                                           uint32_t rows, uint32_t cols, uint64_t *timepoints,
                                           uint32_t *rows_mag, uint32_t *cols_mag);
 
 /* eSRRF of a whole stack (frames x rows x cols samples of dtype, C order) into out[m] for each
    requested mode m (0 AVG, 1 VAR, 2 TAC2): time points x rows*mag x cols*mag float32 each, C
    order (out[m] of unrequested modes is not read and may be NULL). The stack is never written.
-   report may be NULL. Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT
-   (magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity, modes,
-   path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no backends),
-   HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log names the
-   frame, row and column; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-   HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_CANCELLED (progress), OpenCL codes.
+   report may be NULL. Finite input gives finite images or an error, never a silent Inf or NaN:
+   the temporal sums are double (an OpenCL device without fp64: float, checked the same way).
+   Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT (frames, rows or
+   cols 0, magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity,
+   modes, path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no
+   backends), HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log
+   names the frame, row and column; or a statistic of finite input is not representable in
+   float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
+   pixel; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_ERROR_OUT_OF_HOST_MEMORY,
+   HST_ERROR_CANCELLED (progress), OpenCL codes.
    Thread safety: per backend, on every backend of desc. */
-HST_API hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
+HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                  hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
                                  uint32_t cols, float *const *out, hst_esrrf_report *report);
 
@@ -222,21 +230,36 @@ HST_API hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
    (a worker thread runs the streams), and each time point's images go to desc->on_timepoint
    as soon as its last frame has been processed. With frames_per_timepoint 0 the one time point
    is delivered by hst_esrrf_live_finish. Errors of create: as hst_esrrf_run's, plus
-   HST_ERROR_INVALID_ARGUMENT when on_timepoint is NULL. Thread safety: per backend. */
+   HST_ERROR_INVALID_ARGUMENT when on_timepoint is NULL. Thread safety: per backend.
+
+   A session is a state machine:
+       create ──> OPEN ──push (taken)──> OPEN
+                  OPEN ──finish succeeds──> FINISHED
+                  OPEN ──push or finish fails (the worker's error, too few frames)──> FAILED
+       FINISHED, FAILED ──push or finish──> HST_ERROR_INVALID_ARGUMENT (BAD_ARGUMENT: the log
+                  says which state and, for FAILED, the failure), the state unchanged
+       any state ──destroy──> freed
+   A push refused for its arguments (count 0, frames NULL: INVALID_ARGUMENT; another frame
+   size: HST_ERROR_SHAPE) leaves the session OPEN. The session holds the desc's backends
+   (hst_backend_hold) until destroy: hst_backend_destroy refuses while it lives. */
 typedef struct hst_esrrf_live hst_esrrf_live;
-HST_API hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
                                          uint32_t rows, uint32_t cols, hst_esrrf_live **out);
-/* Pushes `count` frames (count x rows x cols samples of the session's dtype, C order), copied
-   before it returns (the caller may reuse its memory). rows and cols must be the session's
-   (HST_ERROR_SHAPE otherwise). Blocks while the worker is two pieces behind (back-pressure).
-   An error of the worker (non-finite input, out of memory, cancellation) is returned by this
-   and every later call. Thread safety: per object. */
-HST_API hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
+/* Pushes `count` >= 1 frames (count x rows x cols samples of the session's dtype, C order),
+   copied before it returns (the caller may reuse its memory). rows and cols must be the
+   session's (HST_ERROR_SHAPE otherwise). Blocks while the worker is two pieces behind
+   (back-pressure). An error of the worker on earlier frames (non-finite input or images, out of
+   memory, cancellation) is returned by the next push or finish, which makes the session
+   FAILED. Thread safety: per object. */
+HST_API HST_NODISCARD hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
                                        uint32_t rows, uint32_t cols);
-/* Processes what is left, delivers the last time point(s), fills report (may be NULL).
-   Trailing frames that do not fill a time point are dropped (report->frames_dropped). Later
-   pushes fail. Thread safety: per object. */
-HST_API hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
+/* Processes what is left, delivers the last time point(s), fills report (may be NULL; not
+   written when the session is not OPEN). Trailing frames that do not fill a time point are
+   dropped (report->frames_dropped). Errors: the worker's, HST_ERROR_INVALID_ARGUMENT (no frames
+   pushed; VAR or TAC2 with frames_per_timepoint 0 and 1 frame; the session not OPEN),
+   HST_ERROR_CANCELLED (the final progress call; every image was delivered: FINISHED).
+   Thread safety: per object. */
+HST_API HST_NODISCARD hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
 /* Stops the worker (without finishing) and frees everything. NULL ignored. */
 HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
 
@@ -319,6 +342,7 @@ struct hst__eng;
 typedef struct hst__estream {
     hst_stream *s;
     uint64_t n;                 /* slices (the piece plus its skipped frame) */
+    uint64_t bytes;             /* device bytes per device (hst_stream_block_info) */
     int path;
     hst__epar P;
     struct hst__eng *e;
@@ -402,37 +426,37 @@ static hst_result hst__ebad(const hst_backend *be, hst_result code, hst_log_item
 static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
     const hst_backend *be = in && in->backends && in->num_backends ? in->backends[0] : NULL;
     unsigned i;
-    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
+    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
     *d = *in;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++)
         if (!d->backends[i])
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
     if (!d->magnification) d->magnification = HST__E_DEFAULT_MAG;
     if (d->magnification > HST_ESRRF_MAX_MAG)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG, HST__E_DEFAULT_MAG);
     if (d->radius == 0.0f) d->radius = HST__E_DEFAULT_RADIUS;
     if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
                          (double)HST_ESRRF_MAX_RADIUS, (double)HST__E_DEFAULT_RADIUS);
     if (d->sensitivity == 0.0f) d->sensitivity = 1.0f;
     if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: 1)", (double)d->sensitivity,
                          (double)HST_ESRRF_MAX_SENSITIVITY);
     if (!d->modes) d->modes = HST_ESRRF_AVG;
     if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: modes 0x%x: a set of HST_ESRRF_AVG, _VAR and _TAC2", d->modes);
     if (d->path < HST_ESRRF_PATH_AUTO || d->path > HST_ESRRF_PATH_CHAINED)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: path %d: auto (0), fused (1) or chained (2)", (int)d->path);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && d->frames_per_timepoint == 1)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames_per_timepoint 1: VAR and TAC2 need at least 2 frames per time point");
     return HST_SUCCESS;
 }
@@ -443,13 +467,13 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     const hst_backend *be = d->backends[0];
     uint64_t m = d->magnification, px = (uint64_t)rows * cols;
     if (dtype < HST_ESRRF_U8 || dtype > HST_ESRRF_F32)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
     if (!rows || !cols)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
     if (2 * m * rows > INT32_MAX || 2 * m * cols > INT32_MAX || px * m * m > UINT32_MAX)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %u x %u frames at magnification %u: %llu output pixels per image, "
                          "more than the kernels' 32-bit indices hold", rows, cols, d->magnification,
                          (unsigned long long)(px * m * m));
@@ -463,17 +487,17 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
     uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
     if (n == 0)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf: frames is 0");
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: frames is 0");
     if (T > n)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
                          (unsigned long long)T, (unsigned long long)n);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
     *ntp = n / T;
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %llu time points of %llu pixels overflow size_t",
                          (unsigned long long)*ntp, (unsigned long long)pixels);
     return HST_SUCCESS;
@@ -746,6 +770,31 @@ static uint64_t hst__ebudget(const hst__eng *e, const hst__egroup *g) {
     return least > 2 * acc ? least - acc : least / 2;
 }
 
+/* The block of a new stream es (sd.block_slices holds the wish, e->block frames, or fewer for
+   a short piece): stream.h's answer under the ring's budget (hst__ebudget). The group's other
+   streams stay while they and this one fit that budget together, else they go first (a kept
+   stream only saves its creation). A caller's block_frames is kept as given (create refuses it
+   when it does not fit); automatic blocks take the largest that fits. */
+static hst_result hst__eblock(hst__eng *e, hst__egroup *g, hst__estream *es, hst_stream_desc *sd) {
+    hst_stream_block_info bi;
+    uint64_t held = 0;
+    unsigned i;
+    hst_result r;
+    sd->budget_bytes = hst__ebudget(e, g);
+    if ((r = hst_stream_block_query(sd, &bi)) != HST_SUCCESS) return r;
+    for (i = 0; i < HST__E_STREAMS; i++)
+        if (g->streams[i].s && &g->streams[i] != es) held += g->streams[i].bytes;
+    if (sd->budget_bytes && held > sd->budget_bytes - bi.device_bytes)
+        for (i = 0; i < HST__E_STREAMS; i++)
+            if (&g->streams[i] != es && g->streams[i].s) {
+                hst_stream_destroy(g->streams[i].s);
+                g->streams[i].s = NULL;
+            }
+    if (!e->d.block_frames) sd->block_slices = bi.block_slices;
+    es->bytes = bi.device_bytes;
+    return HST_SUCCESS;
+}
+
 /* A stream of n slices on group g for one path (created on first use, kept). */
 static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
     hst_stream_array arr[8];
@@ -787,22 +836,9 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         sd.accumulators = &acc; sd.num_accumulators = 1;
     }
     sd.block_slices = e->block < n ? e->block : n;
-    sd.budget_bytes = hst__ebudget(e, g);
     sd.progress = hst__eprogress;
     sd.progress_user = es;
-    r = hst_stream_create(&sd, &es->s);
-    if (hst_result_is_out_of_memory(r)) {   /* the other lengths' rings first make room */
-        for (i = 0; i < HST__E_STREAMS; i++)
-            if (&g->streams[i] != es && g->streams[i].s) {
-                hst_stream_destroy(g->streams[i].s);
-                g->streams[i].s = NULL;
-            }
-        r = hst_stream_create(&sd, &es->s);
-    }
-    while (hst_result_is_out_of_memory(r) && !e->d.block_frames && sd.block_slices > 1) {
-        sd.block_slices /= 2;   /* automatic blocks: halve them until the ring fits */
-        r = hst_stream_create(&sd, &es->s);
-    }
+    if ((r = hst__eblock(e, g, es, &sd)) == HST_SUCCESS) r = hst_stream_create(&sd, &es->s);
     if (r != HST_SUCCESS) { es->s = NULL; return r; }
     *out = es;
     return HST_SUCCESS;
@@ -817,22 +853,24 @@ static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
         const float *f = (const float *)(const void *)(p->src + (size_t)(z - p->c0 + p->skip) * e->in_frame_bytes);
         for (i = 0; i < e->frame_px; i++)
             if (!isfinite(f[i]))
-                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOG_NON_FINITE,
+                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
                                  "hst_esrrf: input frame %llu, row %zu, column %zu is %s: eSRRF needs finite pixels",
                                  (unsigned long long)z, i / e->cols, i % e->cols, isnan(f[i]) ? "NaN" : "infinite");
     }
     return HST_SUCCESS;
 }
 
-/* Frames [a, b) of the piece on group g through `path`. */
-static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b) {
+/* Frames [a, b) of the piece on group g through `path`; with run 0 only its stream is made (so
+   that a timing which follows holds no ring allocation or program build). */
+static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path, uint64_t a, uint64_t b,
+                                  int run) {
     hst__eng *e = p->e;
     uint64_t T = e->d.frames_per_timepoint;
     unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
     hst__estream *es;
     hst_stream_report rep;
     hst_result r;
-    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS) return r;
+    if ((r = hst__estream_get(e, g, path, b - a + skip, &es)) != HST_SUCCESS || !run) return r;
     es->P.frame0 = a - skip;
     es->P.skip = skip;
     es->P.frames_total = e->frames_total;
@@ -848,9 +886,9 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
     return r;
 }
 
-/* Runs the piece: each kind of backend streams a contiguous share, in proportion to its
-   backends (the host group first). */
-static hst_result hst__erun_piece(const hst__epiece *p, int path) {
+/* Runs the piece (run 0: makes its streams only): each kind of backend streams a contiguous
+   share, in proportion to its backends (the host group first). */
+static hst_result hst__erun_piece(const hst__epiece *p, int path, int run) {
     hst__eng *e = p->e;
     uint64_t n = p->c1 - p->c0, a = p->c0, nbs = 0;
     unsigned k;
@@ -858,15 +896,15 @@ static hst_result hst__erun_piece(const hst__epiece *p, int path) {
     for (k = 0; k < e->ngrp; k++) nbs += e->grp[k].nb;
     for (k = 0; k < e->ngrp && r == HST_SUCCESS; k++) {
         uint64_t b = k + 1 == e->ngrp ? p->c1 : a + n * e->grp[k].nb / nbs;
-        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b);
+        if (b > a) r = hst__erun_group(p, &e->grp[k], path, a, b, run);
         a = b;
     }
-    e->rep.frames_by_path[path] += n;
+    if (run) e->rep.frames_by_path[path] += n;
     return r;
 }
 
-static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED); }
-static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED); }
+static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED, 1); }
+static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED, 1); }
 
 /* Whether the choice still measures at the signature: a usable path without timings. */
 static int hst__emeasuring(const hst__eng *e) {
@@ -878,29 +916,68 @@ static int hst__emeasuring(const hst__eng *e) {
     return 0;
 }
 
-/* One piece through the path the desc forces, or the choice: a piece of exactly one measuring
-   chunk runs through hst_choice_run while it measures (it times it); otherwise the pick runs,
-   and its time per chunk is recorded. */
+/* Whether $HST_FORCE names the esrrf operation. */
+static int hst__eforced_by_env(void) {
+    const char *force = getenv("HST_FORCE");
+    return force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:"));
+}
+
+static const hst_choice_default *hst__edefaults(const hst_backend *be);
+
+/* The path of a piece the choice does not time: the fastest path with an estimate (fused when
+   none has one), never the pick while a path has no timings (the pick would be that path, run
+   for nothing since such a piece is not recorded). A shipped estimate (CPUs) is weighed against
+   a measured one through the shipped ratio (the measured path's time times the ratio of the
+   shipped figures): a measurement carries this machine's speed and load, and a first run's
+   includes PoCL's kernel compiles, so a slow first measurement of the faster path does not hand
+   the next run to a path known only from the shipped figures. $HST_FORCE: the pick. */
+static hst_result hst__eknown_pick(const hst__eng *e, unsigned *pick) {
+    const hst_choice_default *def = hst__edefaults(e->d.backends[0]);
+    hst_choice_stat st[2];
+    double est[2];
+    size_t n = 0, i;
+    hst_result r;
+    if (hst__eforced_by_env()) return hst_choice_pick(e->op, e->sig, 4, pick);
+    if ((r = hst_choice_stats(e->op, e->sig, 4, st, 2, &n)) != HST_SUCCESS) return r;
+    for (i = 0; i < 2; i++)
+        est[i] = i < n && !st[i].failed && st[i].source != HST_CHOICE_NONE ? st[i].seconds : INFINITY;
+    for (i = 0; i < 2 && n == 2 && def; i++)
+        if (st[i].source == HST_CHOICE_DEFAULT && st[1 - i].source == HST_CHOICE_EXACT && !st[i].failed)
+            est[i] = st[1 - i].seconds * def[i].seconds / def[1 - i].seconds;
+    *pick = est[1] < est[0];
+    return HST_SUCCESS;
+}
+
+/* One piece through the path the desc forces, or the choice. While a path has no timings, a
+   piece of exactly one measuring chunk runs through hst_choice_run (which times it, the first
+   run of each path in the process a warm-up it does not record: PoCL compiles a kernel at its
+   first launch), its streams made before the clock starts. Other pieces run the best known
+   path (hst__eknown_pick: never one its timings show slower, never a revisit), and a piece of
+   at least a chunk records its streams' time per chunk (not their creation; a kernel's first
+   launch on PoCL, which compiles it, stays in: one slow sample, which the lower median of the
+   history outvotes). */
 static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
     static const char *const names[2] = { "fused", "chained" };
     uint64_t n = p->c1 - p->c0;
     unsigned pick = 0;
-    double t0;
     hst_result r;
     if (e->d.path != HST_ESRRF_PATH_AUTO || !e->op) {
-        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED);
+        r = hst__erun_piece(p, e->d.path == HST_ESRRF_PATH_CHAINED ? HST__E_CHAINED : HST__E_FUSED, 1);
     } else if (n == e->chunk && hst__emeasuring(e)) {
         hst_choice_outcome oc;
-        e->measuring = 1;
-        r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
-        e->measuring = 0;
+        if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS &&
+            (r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 0)) == HST_SUCCESS) {
+            e->measuring = 1;
+            r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
+            e->measuring = 0;
+        }
         if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
             r = HST_ERROR_CANCELLED;
-    } else if ((r = hst_choice_pick(e->op, e->sig, 4, &pick)) == HST_SUCCESS) {
-        t0 = hst_time_s();
-        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED);
+    } else if ((r = hst__eknown_pick(e, &pick)) == HST_SUCCESS) {
+        double s0 = e->rep.stream_seconds;
+        r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 1);
         if (r == HST_SUCCESS && n >= e->chunk)
-            hst_choice_record(e->op, e->sig, 4, names[pick], (hst_time_s() - t0) * (double)e->chunk / (double)n);
+            hst_choice_record(e->op, e->sig, 4, names[pick], (e->rep.stream_seconds - s0) * (double)e->chunk / (double)n);
     }
     if (r == HST_SUCCESS && e->nonfinite) r = hst__enonfinite(e, p);
     return r;
@@ -964,20 +1041,45 @@ static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *imag
     hst__eparallel(hst__efinish_share, &f, hst__ethreads());
 }
 
-/* Each requested image's macro-pixel correction: a sum in a fixed order, one thread per image. */
-static void hst__emacro_share(void *ctx, unsigned k, unsigned n) {
-    const hst__efin *f = (const hst__efin *)ctx;
-    unsigned m, seen = 0;
-    (void)n;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-        if (f->images[m] && seen++ == k)
-            hst_k_esrrf_macro_pixel((float *)(uintptr_t)f->images[m], f->e->rowsM, f->e->colsM, f->e->mag);
+/* The macro-pixel correction of one image on all cores, with hst_k_esrrf_macro_pixel's bits
+   (kernels.h defines it; this only shares its work): each phase's sum runs over that phase's
+   pixels in row-major order in double, as there, so threads take whole rows of phases (phase
+   rows py = y % mag); then each pixel is divided by its phase's mean, threads sharing the rows.
+   On one thread it took a fifth of the call's time beside the device on two H200s. */
+typedef struct hst__emacro {
+    float *img;
+    size_t rowsM, colsM, rows, cols, mag;    /* rows, cols: whole macro-pixels */
+    double c[HST_ESRRF_MAX_MAG * HST_ESRRF_MAX_MAG];
+} hst__emacro;
+
+static void hst__emacro_sums(void *ctx, unsigned k, unsigned n) {
+    hst__emacro *m = (hst__emacro *)ctx;
+    size_t py, y, x;
+    for (py = k; py < m->mag; py += n)
+        for (y = py; y < m->rows * m->mag; y += m->mag)
+            for (x = 0; x < m->cols * m->mag; ++x) m->c[py * m->mag + x % m->mag] += (double)m->img[y * m->colsM + x];
 }
 
-static unsigned hst__enimages(const float *const *images) {
-    unsigned m, n = 0;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) n += images[m] != NULL;
-    return n;
+static void hst__emacro_scale(void *ctx, unsigned k, unsigned n) {
+    const hst__emacro *m = (const hst__emacro *)ctx;
+    size_t rows = m->rows * m->mag, y, x;
+    for (y = rows * k / n; y < rows * (k + 1) / n; ++y)
+        for (x = 0; x < m->cols * m->mag; ++x) {
+            double mean = m->c[(y % m->mag) * m->mag + x % m->mag];
+            float *p = &m->img[y * m->colsM + x];
+            if (mean != 0.0) *p = (float)((double)*p / mean);
+        }
+}
+
+static void hst__emacro_image(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag) {
+    hst__emacro m;
+    size_t i;
+    memset(&m, 0, sizeof m);
+    m.img = img; m.rowsM = rowsM; m.colsM = colsM; m.mag = mag;
+    m.rows = rowsM / mag; m.cols = colsM / mag;
+    hst__eparallel(hst__emacro_sums, &m, mag < hst__ethreads() ? mag : hst__ethreads());
+    for (i = 0; i < (size_t)mag * mag; ++i) m.c[i] /= (double)(m.rows * m.cols);
+    hst__eparallel(hst__emacro_scale, &m, hst__ethreads());
 }
 
 /* The statistics run on the device when one OpenCL device with fp64 holds all the sums: only
@@ -1018,8 +1120,31 @@ static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, 
     return hst_fill(q, g->acc[0], zero, 8, (size_t)slot * g->tp_bytes, g->tp_bytes, 0, NULL, NULL);
 }
 
+/* Finite input gives finite sums (double: a float32's square times 2^64 frames stays below
+   DBL_MAX), but a statistic need not fit float32 (VAR of values near 1e20 is near 1e40), nor
+   does a device without fp64 keep float sums finite: every image is checked before anyone sees
+   it, and the first non-finite pixel fails the call (HST_ERROR_NON_FINITE) naming the time
+   point, the statistic and the pixel. rows x cols floats of images[m] (NULL: not requested),
+   whose first row is magnified row row0. */
+static hst_result hst__efinite_images(const hst_backend *be, uint64_t tp, const float *const *images, uint32_t row0,
+                                      uint32_t rows, uint32_t cols) {
+    static const char *const names[HST_ESRRF_NUM_MODES] = { "AVG", "VAR", "TAC2" };
+    size_t i, n = (size_t)rows * cols;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; images[m] && i < n; i++)
+            if (!isfinite(images[m][i]))
+                return hst__ebad(be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
+                                 "hst_esrrf: the %s image of time point %llu is not representable in float32 "
+                                 "(magnified row %zu, column %zu is %s): the input's values are too large for "
+                                 "this statistic; scale them down", names[m], (unsigned long long)tp,
+                                 (size_t)row0 + i / cols, i % cols, isnan(images[m][i]) ? "NaN" : "infinite");
+    return HST_SUCCESS;
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
-   macro-pixel correction, into the caller's out (batch) or e->img, then the callback. */
+   macro-pixel correction, into the caller's out (batch) or e->img, the check that every pixel
+   is finite, then the callback. */
 static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     uint64_t T = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : e->frames_total;
     uint32_t slot = (uint32_t)(tp % e->acc_tps);
@@ -1042,12 +1167,10 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
             }
         hst__efinish(e, (uint32_t)T, images);
     }
-    if (!e->d.no_macro_pixel_correction) {
-        hst__efin f;
-        f.e = e; f.T = (uint32_t)T; f.images = images;
-        hst__eparallel(hst__emacro_share, &f, hst__enimages(images));
-    }
+    for (m = 0; m < HST_ESRRF_NUM_MODES && !e->d.no_macro_pixel_correction; m++)
+        if (images[m]) hst__emacro_image((float *)(uintptr_t)images[m], e->rowsM, e->colsM, e->mag);
     e->rep.finish_seconds += hst_time_s() - t0;
+    if ((r = hst__efinite_images(e->log_be, tp, images, e->row0, e->nrows, e->colsM)) != HST_SUCCESS) return r;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
     e->rep.frames = (tp + 1) * T;
@@ -1096,7 +1219,7 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
         for (b = 0; b < e->grp[k].nb; b++) {
             uint64_t fit = hst__eacc_fit(&e->grp[k], b);
             if (fit == 0 && !e->grp[k].host)
-                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY,
+                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
                                  "hst_esrrf: the temporal sums of one time point (%zu bytes) do not fit %s "
                                  "(largest allocation %llu bytes); lower the magnification", e->grp[k].tp_bytes,
                                  hst_backend_device(e->grp[k].be[b])->name,
@@ -1138,7 +1261,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
-        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
+        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     snprintf(g->opts, sizeof g->opts, "%s%s", crs ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
              fp64 ? " -DHST_FP64" : "");
@@ -1162,14 +1285,27 @@ static void hst__egroups(hst__eng *e) {
     }
 }
 
-/* Shipped timings for the host device (the Liquid Engine's defaults): blocks of 16 frames of
-   256 x 256 at mag 5 on 2 cores, fused 9.6 s, chained 26.1 s (the chained twins store and
-   re-read the magnified gradients). Without them a short run spends a measuring block on the
-   slower path (a third of the shipped stack's time); real timings replace them. */
+/* Shipped timings for CPUs (the Liquid Engine's defaults), blocks of 16 frames of 256 x 256 at
+   mag 5 on 2 cores: the host device fused 9.6 s, chained 26.1 s; PoCL fused 10.5 s, chained
+   36.8 s (655 and 2,301 ms per frame). On a CPU the chained path stores and re-reads the
+   magnified gradients (32 bytes per output pixel and frame), so it is the slower there. Without
+   them a process's first run spends two measuring blocks (a warm-up and a timed one) on the
+   slower path: on PoCL 32 of the shipped stack's 50 frames, over twice its settled time.
+   Real timings replace them; GPUs, without defaults, measure both paths. */
 static const hst_choice_default hst__ehost_defaults[2] = {
     { "fused", { 256, 256, 5, 16 }, 4, 9.6 },
     { "chained", { 256, 256, 5, 16 }, 4, 26.1 }
 };
+static const hst_choice_default hst__ecpu_defaults[2] = {
+    { "fused", { 256, 256, 5, 16 }, 4, 10.5 },
+    { "chained", { 256, 256, 5, 16 }, 4, 36.8 }
+};
+
+/* The shipped timings of be's kind (fused first), or NULL (GPUs: none). */
+static const hst_choice_default *hst__edefaults(const hst_backend *be) {
+    if (hst_backend_is_host(be)) return hst__ehost_defaults;
+    return hst_backend_device(be)->type == HST_DEVICE_CPU ? hst__ecpu_defaults : NULL;
+}
 
 /* The choice between the paths: operation "esrrf" on the first backend's registry. */
 static hst_result hst__echoice(hst__eng *e) {
@@ -1184,10 +1320,8 @@ static hst_result hst__echoice(hst__eng *e) {
     od.name = "esrrf";
     od.impls = impls;
     od.num_impls = 2;
-    if (hst_backend_is_host(e->d.backends[0])) {   /* no exploring a path known to be slower */
-        od.defaults = hst__ehost_defaults;
-        od.num_defaults = sizeof hst__ehost_defaults / sizeof hst__ehost_defaults[0];
-    }
+    od.defaults = hst__edefaults(e->d.backends[0]);   /* no exploring a path known to be slower */
+    od.num_defaults = od.defaults ? 2 : 0;
     return hst_choice_register(e->d.backends[0], &od, &e->op);
 }
 
@@ -1281,12 +1415,10 @@ static hst_result hst__erun_frames(hst__eng *e, const unsigned char *src, uint64
 static void hst__ereport(hst__eng *e) {
     hst_choice_stat st[2];
     size_t n = 0, i;
-    const char *force = getenv("HST_FORCE");
     e->rep.path = e->rep.frames_by_path[1] > e->rep.frames_by_path[0] ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
     e->rep.seconds_per_frame[0] = e->rep.seconds_per_frame[1] = NAN;
     e->rep.decided_by = e->d.path != HST_ESRRF_PATH_AUTO ? HST_ESRRF_BY_DESC
-                      : force && (!strncmp(force, "esrrf:", 6) || strstr(force, ",esrrf:")) ? HST_ESRRF_BY_ENV
-                      : HST_ESRRF_BY_FIRST_GUESS;
+                      : hst__eforced_by_env() ? HST_ESRRF_BY_ENV : HST_ESRRF_BY_FIRST_GUESS;
     if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return;
     for (i = 0; i < n && i < 2; i++)
         if (st[i].source != HST_CHOICE_NONE && !st[i].failed) {
@@ -1339,14 +1471,14 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
     unsigned m;
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
-        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
+        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
     for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
         if ((e.d.modes & (1u << m)) && (!out || !out[m]))
-            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                           "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
+    if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
     if (r == HST_SUCCESS) {
-        hst__eshape(&e.d, frames, rows, cols, &ntp);
         T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
@@ -1366,34 +1498,28 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
 
 /* >>several backends ------------------------------------------------------------------------- */
 /* The batch call on several backends: backend k computes its share of the magnified rows of
-   every frame (as MPI ranks do: hst__erows_cut' cut), each in a thread of its own, straight into
-   out; then the whole images' macro-pixel correction and the callbacks. Each pixel's frames are
-   summed in order on one backend, so the images are one backend's bits. */
-/* Part k's magnified rows [*r0, *r1) of K (MPI ranks, or backends): rowsM cut into
-   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
-   are the job's); parts beyond rowsM get none. */
-static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
-    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
-    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
-    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
-    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
-}
+   every frame (as MPI ranks do; the shares by measured speed), each in a thread of its own,
+   straight into out; then the whole images' macro-pixel correction and the callbacks. Each
+   pixel's frames are summed in order on one backend, so the images are one backend's bits. */
 
 /* The finish on the whole images (MPI: rank 0's): the macro-pixel correction (a sum over the whole image,
-   in the order of one process), then the callbacks. */
-static void hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
-                             uint32_t mag, float *const *out) {
+   in the order of one process), the check that every pixel is finite, then the callbacks. */
+static hst_result hst__erows_finish(const hst_esrrf_desc *d, uint64_t ntp, uint32_t rowsM, uint32_t colsM,
+                                    uint32_t mag, float *const *out) {
     uint64_t tp;
     unsigned q;
-    for (tp = 0; tp < ntp; tp++) {
+    hst_result r = HST_SUCCESS;
+    for (tp = 0; tp < ntp && r == HST_SUCCESS; tp++) {
         const float *images[HST_ESRRF_NUM_MODES];
         for (q = 0; q < HST_ESRRF_NUM_MODES; q++) {
             images[q] = (d->modes & (1u << q)) ? out[q] + (size_t)tp * rowsM * colsM : NULL;
             if (images[q] && !d->no_macro_pixel_correction)
-                hst_k_esrrf_macro_pixel(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
+                hst__emacro_image(out[q] + (size_t)tp * rowsM * colsM, rowsM, colsM, mag);
         }
-        if (d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
+        r = hst__efinite_images(d->backends[0], tp, images, 0, rowsM, colsM);
+        if (r == HST_SUCCESS && d->on_timepoint) d->on_timepoint(tp, images, rowsM, colsM, d->timepoint_user);
     }
+    return r;
 }
 
 typedef struct hst__erows_ctl {
@@ -1413,6 +1539,7 @@ typedef struct hst__erows_job {
     float *out[HST_ESRRF_NUM_MODES];
     size_t out_tp;
     hst_esrrf_report rep;
+    double seconds;             /* the call's wall time on its thread */
     hst_result r;
 } hst__erows_job;
 
@@ -1433,15 +1560,72 @@ static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
 
 static void *hst__erows_main(void *p) {
     hst__erows_job *j = (hst__erows_job *)p;
+    double t0 = hst_time_s();
     j->r = hst__ebatch(&j->d, j->stack, j->dtype, j->frames, j->rows, j->cols, j->r0, j->r1 - j->r0, j->out,
                        j->out_tp, &j->rep);
+    j->seconds = hst_time_s() - t0;
     return NULL;
 }
 
-/* Job k: backend k's rows, its out pointers at its first row. */
+/* The rows' split across backends by measured speed: each backend's registry keeps a
+   timings-only operation HST__E_ROWS_OP (implementation "rows", signature {colsM, mag}): its
+   seconds per magnified row and frame in earlier calls (the whole share's call: set-up,
+   uploads, kernels, read-back), recorded after each successful call, kept in the timings file.
+   A call splits in proportion to 1 / the estimates when every backend has one, else equally.
+   Any split gives the same bits (each pixel's frames stay on one backend, in order). */
+#define HST__E_ROWS_OP "esrrf_rows"
+static hst_choice_op *hst__erows_op(hst_backend *be) {
+    static const hst_choice_impl impl = { "rows", NULL, NULL, NULL, NULL, 0 };
+    hst_choice_op_desc od;
+    hst_choice_op *op = hst_choice_find(be, HST__E_ROWS_OP);
+    if (op) return op;
+    memset(&od, 0, sizeof od);
+    od.name = HST__E_ROWS_OP;
+    od.impls = &impl;
+    od.num_impls = 1;
+    return hst_choice_register(be, &od, &op) == HST_SUCCESS ? op : NULL;
+}
+
+/* Rows [bounds[k], bounds[k + 1]) for backend k of n: in proportion to w (NULL: equal), in
+   order; backend 0 always has rows (its report and progress are the call's), and each of the
+   others at least one while rows last. */
+static void hst__erows_split(uint32_t rowsM, const double *w, unsigned n, uint32_t *bounds) {
+    double total = 0.0, acc = 0.0;
+    unsigned k;
+    for (k = 0; k < n; k++) total += w ? w[k] : 1.0;
+    bounds[0] = 0;
+    for (k = 0; k < n; k++) {
+        uint64_t b, after = n - 1 - k;
+        acc += w ? w[k] : 1.0;
+        b = (uint64_t)((double)rowsM * acc / total + 0.5);
+        if (b <= bounds[k] && bounds[k] < rowsM) b = bounds[k] + 1;       /* one row at least */
+        if (b + after > rowsM) b = rowsM > after ? rowsM - after : rowsM;  /* and one for each after */
+        if (b < bounds[k]) b = bounds[k];
+        bounds[k + 1] = k + 1 == n ? rowsM : (uint32_t)b;
+    }
+}
+
+/* Weights from the backends' timings: 1 / seconds per row-frame; 0 when one has none. */
+static int hst__erows_weights(const hst_esrrf_desc *d, uint32_t colsM, double *w) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        hst_choice_stat st;
+        size_t n = 0;
+        if (!op || hst_choice_stats(op, sig, 2, &st, 1, &n) != HST_SUCCESS || n != 1 ||
+            st.source == HST_CHOICE_NONE || !(st.seconds > 0.0))
+            return 0;
+        w[k] = 1.0 / st.seconds;
+    }
+    return 1;
+}
+
+/* Job k: backend k's rows [r0, r1), its out pointers at its first row. */
 static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_esrrf_desc *d, unsigned k,
                                 const void *stack, hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
-                                uint32_t cols, float *const *out) {
+                                uint32_t cols, uint32_t r0, uint32_t r1, float *const *out) {
     uint32_t rowsM = rows * d->magnification, colsM = cols * d->magnification;
     unsigned q;
     memset(j, 0, sizeof *j);
@@ -1455,16 +1639,31 @@ static void hst__erows_job_init(hst__erows_job *j, hst__erows_ctl *c, const hst_
     j->d.progress = hst__erows_progress;
     j->d.progress_user = j;
     j->stack = stack; j->dtype = dtype; j->frames = frames; j->rows = rows; j->cols = cols;
-    hst__erows_cut(rowsM, (int)k, (int)d->num_backends, &j->r0, &j->r1);
+    (void)k;
+    j->r0 = r0; j->r1 = r1;
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         j->out[q] = out && out[q] && j->r1 > j->r0 ? out[q] + (size_t)j->r0 * colsM : NULL;
     j->out_tp = (size_t)rowsM * colsM;
+}
+
+/* Each backend's seconds per row-frame of this call, into its registry. */
+static void hst__erows_record(const hst_esrrf_desc *d, const hst__erows_job *jobs, uint32_t colsM) {
+    int64_t sig[2];
+    unsigned k;
+    sig[0] = colsM; sig[1] = d->magnification;
+    for (k = 0; k < d->num_backends; k++) {
+        hst_choice_op *op = hst__erows_op(d->backends[k]);
+        uint64_t work = (uint64_t)(jobs[k].r1 - jobs[k].r0) * jobs[k].frames;
+        if (op && work) hst_choice_record(op, sig, 2, "rows", jobs[k].seconds / (double)work);
+    }
 }
 
 static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, hst_esrrf_dtype dtype,
                                  uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
                                  hst_esrrf_report *report) {
     hst__erows_job jobs[HST_STREAM_MAX_BACKENDS];
+    uint32_t bounds[HST_STREAM_MAX_BACKENDS + 1];
+    double w[HST_STREAM_MAX_BACKENDS];
     pthread_t th[HST_STREAM_MAX_BACKENDS];
     int started[HST_STREAM_MAX_BACKENDS];
     hst__erows_ctl ctl;
@@ -1481,15 +1680,16 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         unsigned i;
         for (i = 0; i < k; i++)
             if (d.backends[i] == d.backends[k])
-                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                  "hst_esrrf_run: desc.backends[%u] is backends[%u] again: give each backend once "
                                  "(two backends of one device are fine)", k, i);
     }
     memset(&ctl, 0, sizeof ctl);
     pthread_mutex_init(&ctl.mu, NULL);
     ctl.d = &d;
+    hst__erows_split(rows * d.magnification, hst__erows_weights(&d, cols * d.magnification, w) ? w : NULL, n, bounds);
     for (k = 0; k < n; k++) {
-        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, out);
+        hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, bounds[k], bounds[k + 1], out);
         started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && pthread_create(&th[k], NULL, hst__erows_main, &jobs[k]) == 0;
     }
     for (k = 0; k < n; k++)   /* backend 0's rows on this thread, and any that could not start */
@@ -1498,8 +1698,10 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         if (started[k]) pthread_join(th[k], NULL);
     pthread_mutex_destroy(&ctl.mu);
     for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;   /* the first backend's failure */
-    if (r == HST_SUCCESS)
-        hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+    if (r == HST_SUCCESS) {
+        hst__erows_record(&d, jobs, cols * d.magnification);
+        r = hst__erows_finish(&d, ntp, rows * d.magnification, cols * d.magnification, d.magnification, out);
+    }
     if (report) {
         *report = jobs[0].rep;
         report->seconds = hst_time_s() - t0;
@@ -1509,6 +1711,16 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
 
 /* >>mpi -------------------------------------------------------------------------------------- */
 #ifdef HST_ESRRF_MPI
+/* Part k's magnified rows [*r0, *r1) of K (MPI ranks): rowsM cut into
+   min(K, rowsM) nearly equal parts in order, so part 0 always has rows (its report and progress
+   are the job's); parts beyond rowsM get none. */
+static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t *r1) {
+    uint64_t parts = (uint64_t)K < rowsM ? (uint64_t)K : rowsM;
+    if ((uint64_t)k >= parts) { *r0 = *r1 = rowsM; return; }
+    *r0 = (uint32_t)((uint64_t)rowsM * (uint64_t)k / parts);
+    *r1 = (uint32_t)((uint64_t)rowsM * (uint64_t)(k + 1) / parts);
+}
+
 /* The ranks of one call: a private duplicate of the caller's communicator (no message of ours
    can meet one of the caller's). */
 typedef struct hst__empi { MPI_Comm comm; int rank, size; hst_backend *log_be; } hst__empi;
@@ -1522,7 +1734,7 @@ static hst_result hst__empi_agree(const hst__empi *m, hst_result r, const char *
     if (first == m->size) return HST_SUCCESS;
     MPI_Bcast(&code, 1, MPI_INT, first, m->comm);
     if (first != m->rank)
-        hst__ebad(m->log_be, (hst_result)code, HST_LOG_RANK_FAILED,
+        hst__ebad(m->log_be, (hst_result)code, HST_LOGITEM_RANK_FAILED,
                   "hst_esrrf_run: rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
                   stage, hst_result_string((hst_result)code), m->rank);
     return (hst_result)code;
@@ -1549,7 +1761,7 @@ static hst_result hst__empi_same_job(const hst__empi *m, hst_result r, uint64_t 
     MPI_Allreduce(&for_lo, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm);
     MPI_Allreduce(&for_hi, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, m->comm);
     if (r == HST_SUCCESS && lo != hi)
-        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                       "hst_esrrf_run: the ranks disagree on the stack (frames, rows, cols, dtype) or the "
                       "desc's numbers (rank %d: job hash %016llx): every rank must pass the same", m->rank, mine);
     return r;
@@ -1577,11 +1789,11 @@ static hst_result hst__empi_alloc(hst__empi *m, const hst_esrrf_desc *d, uint64_
         return HST_SUCCESS;
     }
     if (px && ntp > SIZE_MAX / sizeof(float) / px)
-        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
+        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_run: this rank's images overflow size_t");
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         if ((d->modes & (1u << q)) && px &&
             !(b->loc[q] = (float *)hst_backend_alloc(m->log_be, (size_t)ntp * px * sizeof(float))))
-            return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+            return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                              "hst_esrrf_run: rank %d: no host memory for its %llu time points of %zu pixels",
                              m->rank, (unsigned long long)ntp, px);
     return HST_SUCCESS;
@@ -1627,10 +1839,10 @@ static hst_result hst__empi_check(const hst__empi *m, const hst_esrrf_desc *desc
     if ((r = hst__edesc(desc, d)) != HST_SUCCESS || (r = hst__eframe(d, dtype, rows, cols)) != HST_SUCCESS ||
         (r = hst__eshape(d, frames, rows, cols, ntp)) != HST_SUCCESS)
         return r;
-    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
+    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
     for (k = 0; m->rank == 0 && k < HST_ESRRF_NUM_MODES; k++)
         if ((d->modes & (1u << k)) && (!out || !out[k]))
-            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                              "hst_esrrf_run: out[%u] is NULL on rank 0 but mode %s is requested", k,
                              k == 0 ? "AVG" : k == 1 ? "VAR" : "TAC2");
     return HST_SUCCESS;
@@ -1686,7 +1898,8 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
     r = hst__empi_agree(&m, r, "eSRRF");
     if (r == HST_SUCCESS) {
         hst__empi_gather(&m, &d, ntp, rowsM, colsM, &b, out);
-        if (m.rank == 0) hst__erows_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        if (m.rank == 0) r = hst__erows_finish(&d, ntp, rowsM, colsM, d.magnification, out);
+        r = hst__empi_agree(&m, r, "the finish");   /* rank 0's check of the whole images */
     }
     MPI_Bcast(&rep, (int)sizeof rep, MPI_BYTE, 0, m.comm);   /* rank 0's, every frame's */
     if (report) *report = rep;
@@ -1700,7 +1913,7 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
                                 hst_esrrf_report *report) {
     (void)stack; (void)dtype; (void)frames; (void)rows; (void)cols; (void)out; (void)report;
     return hst__ebad(desc->backends && desc->num_backends ? desc->backends[0] : NULL, HST_ERROR_NOT_BUILT_IN,
-                     HST_LOG_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
+                     HST_LOGITEM_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
                      "was compiled without HST_ESRRF_MPI");
 }
 #endif
@@ -1734,8 +1947,12 @@ struct hst_esrrf_live {
     int job_buf;
     uint64_t job_first, job_count;
     unsigned job_skip;
-    int quit, finished;
-    hst_result err;                 /* sticky */
+    int quit;
+    hst_result err;                 /* the worker's first failure (under mu) */
+    int state;                      /* HST__ELIVE_*: changed by push and finish only */
+    hst_result failed_with;         /* the failure that made the state FAILED */
+    hst_backend *held[HST_STREAM_MAX_BACKENDS];   /* the backends this session holds (the */
+    unsigned nheld;                 /* caller's desc.backends need not outlive create) */
 };
 
 static void *hst__elive_main(void *p) {
@@ -1755,6 +1972,46 @@ static void *hst__elive_main(void *p) {
     }
     pthread_mutex_unlock(&lv->mu);
     return NULL;
+}
+
+/* The session's states (esrrf.h's top comment on the live API): pushes are taken while OPEN;
+   a successful finish makes it FINISHED, any failure FAILED; in both only destroy remains. */
+enum { HST__ELIVE_OPEN, HST__ELIVE_FINISHED, HST__ELIVE_FAILED };
+
+/* A call of push or finish in the wrong state: refused, logged. */
+static hst_result hst__elive_state(const hst_esrrf_live *lv, const char *fn) {
+    if (lv->state == HST__ELIVE_FINISHED)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "%s: the session is finished (hst_esrrf_live_finish succeeded): only "
+                         "hst_esrrf_live_destroy remains", fn);
+    if (lv->state == HST__ELIVE_FAILED)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "%s: the session failed earlier (%s): only hst_esrrf_live_destroy remains", fn,
+                         hst_result_string(lv->failed_with));
+    return HST_SUCCESS;
+}
+
+/* The result of a push or finish moves the session: a failure makes it FAILED. */
+static hst_result hst__elive_after(hst_esrrf_live *lv, hst_result r) {
+    if (r != HST_SUCCESS) {
+        lv->state = HST__ELIVE_FAILED;
+        lv->failed_with = r;
+    }
+    return r;
+}
+
+/* The session holds each of the desc's backends once: destroying one under it is refused. */
+static hst_result hst__elive_hold(hst_esrrf_live *lv) {
+    const hst_esrrf_desc *d = &lv->e.d;
+    hst_result r;
+    unsigned k, i;
+    for (k = 0; k < d->num_backends; k++) {
+        for (i = 0; i < lv->nheld && lv->held[i] != d->backends[k]; i++) {}
+        if (i < lv->nheld) continue;
+        if ((r = hst_backend_hold(d->backends[k], lv, "hst_esrrf_live")) != HST_SUCCESS) return r;
+        lv->held[lv->nheld++] = d->backends[k];
+    }
+    return HST_SUCCESS;
 }
 
 /* Hands `n` frames of the fill buffer to the worker (waiting until it is free) and starts the
@@ -1805,7 +2062,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     unsigned k;
     if (e->ngrp != 1) return HST_SUCCESS;
     if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
-    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst_choice_pick(e->op, e->sig, 4, &pick)) != HST_SUCCESS) return r;
+    else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst__eknown_pick(e, &pick)) != HST_SUCCESS) return r;
     path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
     /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
        after the one before; T < cap: T frames from a time point's start; else cap frames,
@@ -1824,19 +2081,20 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     size_t bytes;
     int k;
     if (!out) return hst__ebad(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL,
-                               HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
+                               HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
+    if (r == HST_SUCCESS) r = hst__elive_hold(lv);
     if (r == HST_SUCCESS && lv->e.d.mpi_comm)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");
     lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
     if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
-        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
+        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
     for (k = 0; k < 2 && r == HST_SUCCESS; k++)
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(lv->e.log_be, bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1848,7 +2106,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
         if (!lv->worker_started) {
             pthread_mutex_destroy(&lv->mu);
             pthread_cond_destroy(&lv->cv);
-            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                           "hst_esrrf_live_create: no worker thread");
         }
     }
@@ -1863,17 +2121,18 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     const unsigned char *src = (const unsigned char *)frames;
     size_t fb;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if ((r = hst__elive_state(lv, "hst_esrrf_live_push")) != HST_SUCCESS) return r;
+    if (count == 0)
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "hst_esrrf_live_push: count is 0: push at least one frame");
     if (rows != lv->e.rows || cols != lv->e.cols)
-        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                          "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
                          lv->e.rows, lv->e.cols);
-    if (count && !frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
-    if (lv->finished && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                            "hst_esrrf_live_push: the session is finished");
     while (count && lv->err == HST_SUCCESS) {
         uint64_t k = lv->cap - lv->count;
         if (k > count) k = count;
@@ -1885,37 +2144,36 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     }
     r = lv->err;
     pthread_mutex_unlock(&lv->mu);
-    return r;
+    return hst__elive_after(lv, r);
 }
 
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
-    if (lv->err == HST_SUCCESS && !lv->finished) {
+    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    if (total == 0 && lv->err == HST_SUCCESS)
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                            "hst_esrrf_live_finish: no frames were pushed");
+    if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                            "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
+                            (unsigned long long)total);
+    if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
+        lv->e.frames_total = T ? 0 : total;
+        lv->e.rep.frames_dropped = T ? total % T : 0;
+        hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
         while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
-        if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
-            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                                "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
-                                (unsigned long long)total);
-        if (!T && total == 0 && lv->err == HST_SUCCESS)
-            lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
-                                "hst_esrrf_live_finish: no frames were pushed");
-        if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
-            lv->e.frames_total = T ? 0 : total;
-            lv->e.rep.frames_dropped = T ? total % T : 0;
-            hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
-            while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
-        }
-        lv->finished = 1;
     }
     r = lv->err;
     pthread_mutex_unlock(&lv->mu);
+    if (hst__elive_after(lv, r) == HST_SUCCESS) lv->state = HST__ELIVE_FINISHED;
     if (r == HST_SUCCESS && lv->e.d.progress && lv->e.d.progress(total, total, lv->e.d.progress_user))
-        r = HST_ERROR_CANCELLED;
+        r = HST_ERROR_CANCELLED;   /* every image is delivered: the session stays FINISHED */
     hst__ereport(&lv->e);
     lv->e.rep.seconds = hst_time_s() - lv->e.t0;
     if (report) *report = lv->e.rep;
@@ -1936,6 +2194,7 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     }
     for (k = 0; k < 2; k++)
         if (lv->e.log_be) hst_backend_free(lv->e.log_be, lv->stage[k]);
+    for (k = 0; k < (int)lv->nheld; k++) hst_backend_release_hold(lv->held[k], lv);
     hst__eclose(&lv->e);
     free(lv);
 }
@@ -1944,3 +2203,22 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
 }
 #endif
 #endif /* HST_ESRRF_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

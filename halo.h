@@ -12,6 +12,7 @@
 
    Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device):
 
+       // given: hst_backend *be; hst_buffer *field;    // the field, (79, 102, 102) floats
        hst_halo_layout L = {0};                  // (z, y, x), 3-point halo, nx = ny = 96, nz = 79
        L.ndim = 3; L.elem_bytes = 4; L.n_halo = 3;
        L.dims[0] = HST_HALO_DIM_Z; L.dims[1] = HST_HALO_DIM_Y; L.dims[2] = HST_HALO_DIM_X;
@@ -75,7 +76,8 @@
    MPI's main thread need the matching MPI thread level (MPI_THREAD_SERIALIZED, or
    MPI_THREAD_MULTIPLE where the calls overlap).
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see backend.h). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_HALO_H
 #define HST_HALO_H
@@ -85,6 +87,7 @@
 #endif
 
 #include "backend.h"
+#include "choice.h"   /* hst_halo_pack_host_choose, _unpack_host_choose */
 #ifdef HST_HALO_MPI
 #  include <mpi.h>
 #endif
@@ -483,11 +486,11 @@ static hst_result hst__halo_fail(const hst__halo_log *lg, hst_result r, hst_log_
 static hst_log_item hst__halo_item(hst_result r)
 {
     switch (r) {
-    case HST_ERROR_DTYPE: return HST_LOG_DTYPE;
-    case HST_ERROR_OVERFLOW: return HST_LOG_SIZE_OVERFLOW;
-    case HST_ERROR_SHAPE: return HST_LOG_SHAPE_MISMATCH;
-    case HST_ERROR_OUT_OF_HOST_MEMORY: return HST_LOG_OUT_OF_HOST_MEMORY;
-    default: return HST_LOG_BAD_ARGUMENT;
+    case HST_ERROR_DTYPE: return HST_LOGITEM_DTYPE;
+    case HST_ERROR_OVERFLOW: return HST_LOGITEM_SIZE_OVERFLOW;
+    case HST_ERROR_SHAPE: return HST_LOGITEM_SHAPE_MISMATCH;
+    case HST_ERROR_OUT_OF_HOST_MEMORY: return HST_LOGITEM_OUT_OF_HOST_MEMORY;
+    default: return HST_LOGITEM_BAD_ARGUMENT;
     }
 }
 
@@ -807,53 +810,53 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     size_t pack_n, unpack_n;
     unsigned d;
     if (s->quantity >= desc->n_quantities)
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: quantity %zu of %zu", i,
                               s->quantity, desc->n_quantities);
     if (s->peer >= (desc->n_peers ? desc->n_peers : 1))
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: peer %zu of %zu", i, s->peer,
                               desc->n_peers ? desc->n_peers : 1);
     lx = &desc->layouts[s->quantity];
     if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                               "hst_halo_plan_create: spec %zu: a region of quantity %zu is empty "
                               "or out of range (outside shape)", i, s->quantity);
     pack_n = hst__halo_region_count(lx, &s->pack);
     unpack_n = hst__halo_region_count(lx, &s->unpack);
     if (s->vector) {
         if (s->quantity_y >= desc->n_quantities || s->quantity_y == s->quantity)
-            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                   "hst_halo_plan_create: spec %zu: y quantity %zu (of %zu, "
                                   "x is %zu)", i, s->quantity_y, desc->n_quantities, s->quantity);
         ly = &desc->layouts[s->quantity_y];
         if (lx->elem_bytes != ly->elem_bytes || lx->number != ly->number)
-            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOG_DTYPE,
+            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
                                   "hst_halo_plan_create: spec %zu: vector components differ in "
                                   "element type", i);
         if (lx->elem_bytes == 16 || (lx->number == HST_HALO_FLOAT && lx->elem_bytes == 1))
-            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOG_DTYPE,
+            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
                                   "hst_halo_plan_create: spec %zu: no vector sign rule for %zu-byte "
                                   "%s elements", i, lx->elem_bytes,
                                   lx->number == HST_HALO_FLOAT ? "float" : "integer");
         if (lx->ndim != ly->ndim)
-            return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+            return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                   "hst_halo_plan_create: spec %zu: vector components have %u and "
                                   "%u dimensions", i, lx->ndim, ly->ndim);
         for (d = 0; d < lx->ndim; ++d)
             if (hst__halo_axis(lx->dims[d]) != hst__halo_axis(ly->dims[d]))
-                return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+                return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                       "hst_halo_plan_create: spec %zu: vector components differ "
                                       "in the axis of dimension %u", i, d);
         if (!hst__halo_region_ok(ly, &s->pack_y) || !hst__halo_region_ok(ly, &s->unpack_y))
-            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                                   "hst_halo_plan_create: spec %zu: a region of y quantity %zu is "
                                   "empty or out of range (outside shape)", i, s->quantity_y);
         pack_n += hst__halo_region_count(ly, &s->pack_y);     /* each inside an allocation */
         unpack_n += hst__halo_region_count(ly, &s->unpack_y);
     }
     if (pack_n != unpack_n)
-        return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                               "hst_halo_plan_create: spec %zu: packs %zu elements but unpacks "
                               "%zu (sizes must agree after rotation)", i, pack_n, unpack_n);
     return HST_SUCCESS;
@@ -916,7 +919,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
     *total_bytes = off;
     return HST_SUCCESS;
 overflow:
-    return hst__halo_fail(lg, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+    return hst__halo_fail(lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                           "hst_halo_plan_create: the %s buffer's size overflows size_t",
                           unpack ? "receive" : "send");
 }
@@ -1004,15 +1007,15 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     char why[256];
     if (out) *out = NULL;
     if (!be || !desc || !out)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
     nq = desc->n_quantities;
     if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: n_quantities %zu (1 to %d) with layouts %s", F, nq,
                               HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
     if (desc->n_specs == 0 || !desc->specs)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "%s: no specs", F);
     p = (hst_halo_plan *)hst__halo_calloc(be, 1, sizeof *p);
     st = (size_t (*)[4])hst__halo_calloc(be, nq, sizeof *st);
@@ -1024,7 +1027,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
                                                                           sizeof(size_t)) : NULL);
     }
     if (!p || !st || !p->qbytes || !p->peer) {
-        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation failed", F);
         goto fail;
     }
@@ -1051,14 +1054,14 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
         !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
         !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
-        r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+        r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                            "%s: the descriptor table's size overflows", F);
         goto fail;
     }
     p->table_words = words;
     p->table = (uint64_t *)hst__halo_calloc(be, words, sizeof(uint64_t));
     if (!p->table) {
-        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation of the table failed", F);
         goto fail;
     }
@@ -1081,7 +1084,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     }
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(be) && (r = hst__halo_device_setup(p)) != HST_SUCCESS) {
-        hst__halo_fail(&lg, r, HST_LOG_CL_ERROR, "%s: device setup: %s", F, hst_result_string(r));
+        hst__halo_fail(&lg, r, HST_LOGITEM_CL_ERROR, "%s: device setup: %s", F, hst_result_string(r));
         goto fail;
     }
 #endif
@@ -1113,7 +1116,7 @@ HST__HDEF hst_result hst_halo_plan_peer(const hst_halo_plan *p, size_t peer, siz
                                         size_t *sb, size_t *ro, size_t *rb)
 {
     if (!p || peer >= p->npeers)
-        return p ? hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return p ? hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                   "hst_halo_plan_peer: peer %zu of %zu", peer, p->npeers)
                  : HST_ERROR_INVALID_ARGUMENT;
     if (so) *so = p->peer[4 * peer];
@@ -1133,21 +1136,21 @@ static hst_result hst__halo_check_quantities(hst_halo_plan *p, const char *f, si
 {
     size_t i;
     if (n != p->nq || (!ptrs && !bufs))
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "%s: %zu quantities given, the plan has %zu", f,
                               (ptrs || bufs) ? n : 0, p->nq);
     for (i = 0; i < n; ++i) {
         size_t have;
         if (bufs ? !bufs[i] : !ptrs[i])
-            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                                   "%s: quantity %zu is NULL", f, i);
         if (bufs && hst_buffer_backend(bufs[i]) != p->be)
-            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                   "%s: quantity %zu belongs to another backend", f, i);
         if (!bufs && !bytes) continue;
         have = bufs ? hst_buffer_bytes(bufs[i]) : bytes[i];
         if (have < p->qbytes[i])
-            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                   "%s: quantity %zu holds %zu bytes, its layout needs %zu", f, i,
                                   have, p->qbytes[i]);
     }
@@ -1177,7 +1180,7 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
     if ((r = hst__halo_check_quantities(p, f, n, NULL, quantities, NULL)) != HST_SUCCESS)
         return r;
     if (num_wait && !wait)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: num_wait %zu with wait NULL", f, num_wait);
     if (!q) q = hst_backend_queue(p->be);
     if (hst_backend_is_host(p->be)) {
@@ -1204,7 +1207,7 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
         }
         r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
         if (r != HST_SUCCESS)
-            return hst__halo_fail(&p->log, r, HST_LOG_CL_ERROR, "%s: launch: %s", f,
+            return hst__halo_fail(&p->log, r, HST_LOGITEM_CL_ERROR, "%s: launch: %s", f,
                                   hst_result_string(r));
         hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
 #endif
@@ -1236,7 +1239,7 @@ HST__HDEF hst_result hst_halo_pack_host(hst_halo_plan *p, size_t n, void *const 
                                         NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "hst_halo_pack_host: buffer is NULL");
     hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, quantities, buffer);
     p->stats.pack_launches++;
@@ -1252,7 +1255,7 @@ HST__HDEF hst_result hst_halo_unpack_host(hst_halo_plan *p, size_t n, void *cons
                                         (const void *const *)quantities, NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "hst_halo_unpack_host: buffer is NULL");
     hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack, buffer, quantities);
     p->stats.unpack_launches++;
@@ -1460,7 +1463,7 @@ static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
                                         bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: buffer is NULL", f);
     if ((r = hst__halo_host_op(p, unpack)) != HST_SUCCESS) return r;
     c.plan = p; c.unpack = unpack; c.n = n; c.quantities = quantities; c.bytes = bytes;
@@ -1584,7 +1587,7 @@ HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst
         (r = hst_halo_plan_peer(dst, dst_peer, NULL, NULL, &ro, &rb)) != HST_SUCCESS)
         return r;
     if (sb != rb)
-        return hst__halo_fail(&dst->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+        return hst__halo_fail(&dst->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                               "hst_halo_copy_peer: peer %zu sends %zu bytes, peer %zu expects %zu",
                               src_peer, sb, dst_peer, rb);
     if (src->be == dst->be) {
@@ -1594,7 +1597,7 @@ HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst
         void *tmp = hst_backend_alloc(dst->be, sb ? sb : 1);
         if (!tmp)
             return hst__halo_fail(&dst->log, HST_ERROR_OUT_OF_HOST_MEMORY,
-                                  HST_LOG_OUT_OF_HOST_MEMORY, "hst_halo_copy_peer: %zu bytes", sb);
+                                  HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_halo_copy_peer: %zu bytes", sb);
         r = hst_event_wait(num_wait, wait);
         if (r == HST_SUCCESS)
             r = hst_read(hst_backend_queue(src->be), src->send, so, tmp, sb, 1, 0, NULL, NULL);
@@ -1826,13 +1829,13 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     void *sm = NULL, *rm = NULL;
     if (out) *out = NULL;
     if (!plan || !peers || !out)
-        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                                      "%s: %s is NULL", F, !peers ? "peers" : "out")
                     : HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst_halo_plan_mirrors(plan, &sm, &rm)) != HST_SUCCESS) return r;
     ex = (hst_halo_exchanger *)hst__halo_calloc(plan->be, 1, sizeof *ex);
     if (!ex) return hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY,
-                                   HST_LOG_OUT_OF_HOST_MEMORY, "%s: host allocation failed", F);
+                                   HST_LOGITEM_OUT_OF_HOST_MEMORY, "%s: host allocation failed", F);
     ex->comm = MPI_COMM_NULL;
     ex->plan = plan;
     ex->n = plan->npeers;
@@ -1849,7 +1852,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     hs = (MPI_Request *)hst__halo_calloc(plan->be, 2 * ex->n, sizeof(MPI_Request));
     if (!ex->peers || !ex->msg_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
         !mine || !theirs || !hs) {
-        r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOG_OUT_OF_HOST_MEMORY,
+        r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation failed", F);
         goto done;
     }
@@ -1864,7 +1867,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
         for (j = 0; j < ex->n; ++j)
             if (peers[j].rank == ex->me && peers[j].send_tag == peers[i].recv_tag) break;
         if (j == ex->n) {
-            r = hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT,
+            r = hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                "%s: peer %zu is this rank, but no peer sends with tag %d", F, i,
                                peers[i].recv_tag);
             goto done;
@@ -1889,11 +1892,11 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
             got = (size_t)theirs[j];
         }
         if (got != want)
-            r = hst__halo_fail(&plan->log, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+            r = hst__halo_fail(&plan->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                "%s: peer %zu (rank %d) sends %zu bytes, this plan unpacks %zu",
                                F, p, peers[i].rank, got, want);
         if (want > (size_t)INT_MAX || plan->peer[4 * i + 1] > (size_t)INT_MAX)
-            r = hst__halo_fail(&plan->log, HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW,
+            r = hst__halo_fail(&plan->log, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                                "%s: peer %zu's message exceeds INT_MAX bytes", F, i);
     }
     if (r != HST_SUCCESS) goto done;
@@ -1995,3 +1998,22 @@ HST__HDEF hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_
 #endif
 
 #endif /* HST_HALO_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

@@ -10,6 +10,7 @@
 
    Usage (the vocabulary program for f32, built with plain OpenCL, and its host reference):
 
+       // given: cl_context ctx; cl_device_id dev; cl_int err; const float *x;   // n floats
        size_t count, n = 10000, parts = (n + HST_REDUCE_BLOCK - 1) / HST_REDUCE_BLOCK;
        const char *const *src = hst_kernels_vocab_source(&count);
        cl_program p = clCreateProgramWithSource(ctx, (cl_uint)count, (const char **)src, 0, &err);
@@ -441,21 +442,25 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      in, (float)yM / (float)mag, (float)xM / (float)mag); channels 1 or 2 (interleaved, as grad).
      The chained path runs it twice: on frames with mag (M) and on grad with 2*mag (grad2,
      rows*2mag x cols*2mag pixels of (Gc, Gr)).
-   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float):
+   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float; every division
+     below is hst_k_esrrf_div, every 1/sqrt hst_k_esrrf_rsqrt, fma() is fma: see "Arithmetic"):
      margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
      are exactly 0. Else the pixel's centre is (yc, xc) = ((yM + 0.5) / mag, (xM + 0.5) / mag),
      computed from its phase (py, px) = (yM % mag, xM % mag): cx = (px + 0.5f) / mag (float),
      bx = 2 (xM / mag) + (int)(2 cx) (= (int)(G xc)), fx = bx - 2 (xM / mag), likewise cy, by,
-     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2; for j, then i, in
-     [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
-     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = (fx + i) / G - cx, dy = (fy + j) / G - cy
+     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2, k = -2 / tSS; for j,
+     then i, in [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
+     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = fma(fx + i, 1/2, -cx), dy likewise
      (vx - xc and vy - yc, but the same bits for every pixel of a phase: a pixel's offsets, and
-     so its weights, depend on its phase only), d = sqrt(dx dx + dy dy); skip if d == 0 or
-     d > tSO. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
-     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]. w = (d exp(-d d / tSS))^4 (squared twice; a w below
-     1e-30 counts as 0, so no subnormal appears and flush-to-zero devices agree); W += w; if
-     Gx dx + Gy dy < 0: Dk = 1 - |Gy dx - Gx dy| / (sqrt(Gx Gx + Gy Gy) d) (0 if that is NaN),
-     R += Dk w. R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
+     so its weights, depend on its phase only), d2 = fma(dx, dx, dy dy); skip if d2 == 0 or
+     d2 > tSO^2. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
+     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]; u = (Gx, Gy) / |G| (hst_e_unit: scaled by a power
+     of two first, so finite gradients never overflow; (0, 0) for a zero or non-finite one).
+     w = (d2 exp(dx^2 k) exp(dy^2 k))^2 (= (d exp(-d^2 / tSS))^4: the Gaussian is separable, no
+     sqrt; a w below 1e-30 counts as 0, so no subnormal appears and flush-to-zero devices
+     agree), wd = w rsqrt(d2) (= w / d); W += w; if fma(uy, dy, ux dx) < 0:
+     R += fma(-|fma(uy, dx, -(ux dy))|, wd, w) (= Dk w, Dk = 1 - |Gy dx - Gx dy| / (|G| d)).
+     R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
      for an integer sensitivity <= 64, else pow); R < 0 -> 0; times M[yM, xM] when
      intensity_weighting != 0.
    rgc_fused: the same map from the frames alone: grad2 and M are never stored. Since vy and vx
@@ -466,18 +471,20 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      (finite inputs; only the sign of a zero may differ).
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
-     over both dimensions) computes the work indices [g L, g L + L) of all frames' pixels in
-     order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a
-     strip; so a group of 256 covers a 16 x 16 output tile. For each run of its indices inside
-     one frame and strip, the group first computes the (Gc, Gr, |G|) of every half-pixel position
-     its pixels sample into local memory (3 x HST_E_TILE = 3072 floats, 12 KiB; at mag 5, radius
-     1.5: 14 x 14 positions for 256 pixels x 49 samples, 20 x 14 for 512), then each item reads
-     them there. A run whose positions do not fit (mag 1 with L >= 512, or a large radius) interpolates per
-     sample, as before. The values are the per-sample ones, so the bits do not change.
-     The weights w and distances d of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225
-     at mag 5, radius 1.5) are computed once per work-group into a local table (HST_E_WTAB =
-     1536 entries of 2 floats at most, 12 KiB; more: per sample), so the sample loop has no sqrt, exp or division by
-     tSS; the host twin computes them once per 8 pixels of a phase. Same bits either way.
+     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8; the
+     groups past the end return at once) of all frames' pixels in order frame, then vertical
+     strips of HST_E_TW (16) magnified columns, row-major inside a strip; so a group of 256
+     covers a 16 x 128 output tile. For each run of its indices inside one frame and strip (split
+     into runs of L if its positions do not fit), the group first computes the unit gradients u
+     of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
+     floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
+     then each item reads them there. A run whose positions do not fit even so (a large radius)
+     interpolates per sample. The values are the per-sample ones, so the bits do not change.
+     The (w, wd) of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225 at mag 5, radius
+     1.5) are computed once per work-group into a local table (HST_E_WTAB = 1536 entries of 2
+     floats at most, 12 KiB; more: per sample) from the mag (j1 - j0) axis offsets and their
+     exp, so the sample loop is 2 local float2 reads, 4 fma, 3 mul/add and a select; the host
+     twin makes the same table once per call. Same bits either way.
      A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
      gives the whole frame's values there, bitwise: a pixel's value does not depend on which
      pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
@@ -517,12 +524,17 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
    unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
 
-   Build options: "-cl-fp32-correctly-rounded-divide-sqrt" where supported, plus "-DHST_FP64"
-   where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc and rgc_fused equal their host
-   twins when the program is built with -cl-fp32-correctly-rounded-divide-sqrt, the host TU has
-   no FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
-   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
-   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative).
+   Arithmetic: the program has no float division and no sqrt, so every IEEE-754 device computes
+   the host's bits without -cl-fp32-correctly-rounded-divide-sqrt (harmless if given): fma() is
+   correctly rounded in OpenCL and C99 alike; divisions (positions y / mag, phase centres, the
+   constants, R / W) use hst_k_esrrf_div and 1/|G|, 1/d hst_k_esrrf_rsqrt, fixed fma sequences
+   from a bit-level seed, the same statements on both sides (their error bounds: below).
+   Build options: "-DHST_FP64" where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc
+   and rgc_fused equal their host twins when the host TU has no FP contraction (see the top of
+   this file) and sensitivity <= 1 or an integer <= 64: exp is computed by the same range
+   reduction and polynomial on both sides (hst_k_esrrf_exp), not by libm; a non-integer
+   sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative). Measured: the host
+   twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c on each).
    temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
    exact in double); in float it agrees to float rounding of the sums.
 
@@ -533,7 +545,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    tSS, tSO and the margin are computed in float from the float radius (NanoPyx: double from a
    Python float: for a radius such as 1.4 whose float is just below the decimal, radius * mag
    may land one below an integer and the margin be one pixel smaller); W == 0 gives 0 (NanoPyx:
-   NaN); Dk uses one division by (|G| d) where NanoPyx divides twice; w below 1e-30 counts as 0;
+   NaN); Dk w is w - |u x d| (w / d) with the unit gradient u and w / d from the table, where
+   NanoPyx divides twice; d > tSO is tested as d^2 > tSO^2; the Gaussian is exp(dx^2 k) exp(dy^2 k)
+   and w uses d^2 (no sqrt); a gradient whose |G|^2 overflows float still counts (NanoPyx: NaN,
+   0); the divisions and 1/sqrt are fma sequences within 1 ulp; w below 1e-30 counts as 0;
    the macro-pixel means are in double (NanoPyx: float); the sample offsets dx, dy come from the
    pixel's phase (NanoPyx: vx - xc in double, whose float rounding would differ from pixel to
    pixel of a phase). Kept as REFERENCE.md states them: the
@@ -568,10 +583,13 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
    rows [yM0, yM1) of it are written (yM1 is clipped to rowsM), nothing else, bitwise equal to
    what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
    For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
-   a stack tile of the half-pixel gradients (36 KiB) is shared by blocks of pixels, as the
-   device's local memory is, and HST__E_LANES pixels of a row go through their samples together
-   (auto-vectorised by gcc -O2); a radius whose samples of one row do not fit (above ~10) goes
-   per sample, with the same bits. No allocation, no failure path. Thread-safe. */
+   a stack tile of the half-pixel unit gradients (24 KiB) is shared by blocks of pixels, as the
+   device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 16
+   pixels of a row go through their samples together (auto-vectorised by gcc -O2; with gcc or
+   clang on x86-64 also built for AVX-512 and for AVX2 + FMA, chosen at run time by what the
+   CPU has, where fmaf is one instruction; the same bits every way); a radius whose samples of
+   one row do not fit (above ~10) goes per sample, with the same bits. Needs ~60 KiB of stack.
+   No allocation, no failure path. Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
                                              uint32_t rows, uint32_t cols, uint32_t mag,
                                              float radius, float sensitivity,
@@ -603,6 +621,24 @@ HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t p
 HST_API void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
                                        uint32_t dtype, uint64_t base, uint64_t begin,
                                        uint64_t end, uint64_t total);
+
+/* The eSRRF program's fma sequences (every IEEE-754 device and the host give the same bits;
+   no correctly rounded division or sqrt is needed). Measured against correctly rounded results
+   by tests/test_esrrf.c (host; the kernels' bitwise tests carry the bits to the devices):
+   - hst_k_esrrf_rcp(b) = 1/b for 2^-125 <= |b| <= 2^125: seed 0x7EF311C3 - bits(b), three
+     Newton-Raphson steps y = fma(y, fma(-b, y, 1), y). Error <= 1 ulp.
+   - hst_k_esrrf_div(a, b) = a / b (b as above, a / b normal or 0): q = a rcp(b), r = fma(-b,
+     q, a), fma(r, y, q) (Markstein). Error <= 1 ulp (none seen on 2e7 random pairs); correctly rounded
+     for the kernels' operands, integers a < 2^24 over 1 <= b <= 64 and (p + 0.5) / b (tests:
+     every a < 2^17, every 61st above; every a < 2^21 once), so positions, phase centres and
+     magnification coordinates keep the bits of a correctly rounded division.
+   - hst_k_esrrf_rsqrt(x) = 1/sqrt(x) for 2^-126 <= x <= 2^125: seed 0x5F375A86 - bits(x) / 2, three
+     Newton-Raphson steps y += (y / 2) fma(-x, y y, 1), a fourth with the residual 1 - x y^2
+     computed exactly (y y split by fma). Error <= 1 ulp.
+   Thread-safe. */
+HST_API float hst_k_esrrf_rcp(float b);
+HST_API float hst_k_esrrf_div(float a, float b);
+HST_API float hst_k_esrrf_rsqrt(float x);
 
 /* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
    exact: the device builds 2^k from its exponent bits, the twin with ldexpf). Thread-safe. */
@@ -2539,8 +2575,8 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 /* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
 
 static const char hst__esrrf_src_common[] =
-"/* halostream eSRRF program (kernels.h):\n"
-"   -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] */\n"
+"/* halostream eSRRF program (kernels.h): [-DHST_FP64]. No float division or sqrt: fma\n"
+"   sequences (hst_e_rcp, hst_e_div, hst_e_rsqrt), the same bits on every IEEE-754 device */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
 "#ifdef HST_FP64\n"
 "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -2578,7 +2614,11 @@ static const char hst__esrrf_src_common[] =
 "  if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;\n"
 "  int r0 = (int)floor(r - 0.5f);\n"
 "  int c0 = (int)floor(c - 0.5f);\n"
-"  float q = 0.0f;\n"
+"  float q = 0.0f, wr[4];\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(r0 - 1 + i) + 0.5f;\n"
+"    wr[i] = hst_e_cubic(r - u);\n"
+"  }\n"
 "  for (int j = 0; j < 4; ++j) {\n"
 "    int cn = c0 - 1 + j;\n"
 "    if (cn < 0 || cn >= cols) continue;\n"
@@ -2586,9 +2626,7 @@ static const char hst__esrrf_src_common[] =
 "    for (int i = 0; i < 4; ++i) {\n"
 "      int rn = r0 - 1 + i;\n"
 "      if (rn < 0 || rn >= rows) continue;\n"
-"      float u = (float)rn + 0.5f;\n"
-"      float w = hst_e_cubic(r - u);\n"
-"      float t = im[((long)rn * cols + cn) * ch + k] * w;\n"
+"      float t = im[((long)rn * cols + cn) * ch + k] * wr[i];\n"
 "      p = p + t;\n"
 "    }\n"
 "    float u = (float)cn + 0.5f;\n"
@@ -2658,24 +2696,85 @@ static const char hst__esrrf_src_common[] =
 "  return pow(R, s);\n"
 "}\n"
 "\n"
-"/* One counted sample of weight w at distance d, gradient (gx, gy) of norm gn: W += w, and\n"
-"   R += Dk w where the gradient points away from the pixel (hst__e_acc on the host) */\n"
-"void hst_e_acc(float w, float d, float dx, float dy, float gx, float gy, float gn, float *W,\n"
-"               float *R)\n"
+"\n";
+
+static const char hst__esrrf_src_math[] =
+"\n"
+"/* 1/b for 2^-125 <= |b| <= 2^125: a seed from the bits (0x7EF311C3 - bits: within 13%), then\n"
+"   three Newton-Raphson steps y += y (1 - b y) in fma (hst__e_rcp on the host) */\n"
+"float hst_e_rcp(float b)\n"
+"{\n"
+"  float y = as_float(0x7EF311C3u - as_uint(b));\n"
+"  for (int k = 0; k < 3; ++k) {\n"
+"    float e = fma(-b, y, 1.0f);\n"
+"    y = fma(y, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* a / b: q = a rcp(b), then Markstein's correction q += (a - b q) rcp(b) in fma */\n"
+"float hst_e_div(float a, float b)\n"
+"{\n"
+"  float y = hst_e_rcp(b);\n"
+"  float q = a * y;\n"
+"  float r = fma(-b, q, a);\n"
+"  return fma(r, y, q);\n"
+"}\n"
+"\n"
+"/* 1/sqrt(x) for normal x > 0: a seed from the bits (0x5F375A86 - bits / 2: within 3.5%),\n"
+"   three Newton-Raphson steps y += y/2 (1 - x y^2), then one whose residual 1 - x y^2 is\n"
+"   taken exactly (y^2 split as p + (y^2 - p) by fma) */\n"
+"float hst_e_rsqrt(float x)\n"
+"{\n"
+"  float y = as_float(0x5F375A86u - (as_uint(x) >> 1));\n"
+"  for (int k = 0; k < 4; ++k) {\n"
+"    float p = y * y;\n"
+"    float e = fma(-x, p, 1.0f);\n"
+"    if (k == 3) {\n"
+"      float q = fma(y, y, -p);\n"
+"      e = fma(-x, q, e);\n"
+"    }\n"
+"    float h = 0.5f * y;\n"
+"    y = fma(h, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* The unit vector of the gradient (gx, gy) into u[0], u[1]: the pair is first scaled by the\n"
+"   power of two that brings its larger magnitude to [1, 4) (exact; no overflow for finite\n"
+"   input), scaled parts below FLT_MIN count as 0 (flush-to-zero devices agree); (0, 0) for a\n"
+"   zero, infinite or NaN gradient (hst__e_unit on the host) */\n"
+"void hst_e_unit(float gx, float gy, float *u)\n"
+"{\n"
+"  uint m = max(as_uint(gx) & 0x7FFFFFFFu, as_uint(gy) & 0x7FFFFFFFu);\n"
+"  u[0] = 0.0f;\n"
+"  u[1] = 0.0f;\n"
+"  if (m == 0u || m >= 0x7F800000u) return;\n"
+"  uint E = min(max(m >> 23, 1u), 253u);\n"
+"  float sc = as_float((254u - E) << 23);\n"
+"  float x = gx * sc;\n"
+"  float y = gy * sc;\n"
+"  x = (as_uint(x) & 0x7F800000u) ? x : 0.0f;\n"
+"  y = (as_uint(y) & 0x7F800000u) ? y : 0.0f;\n"
+"  float t = y * y;\n"
+"  float n = fma(x, x, t);\n"
+"  float r = hst_e_rsqrt(n);\n"
+"  u[0] = x * r;\n"
+"  u[1] = y * r;\n"
+"}\n"
+"\n"
+"/* One counted sample of weight w (wd = w / d, d its distance) at offset (dx, dy), unit\n"
+"   gradient (ux, uy): W += w, and where the gradient points away from the pixel (u.d < 0)\n"
+"   R += Dk w = w (1 - |u x d| / d) = w - |uy dx - ux dy| wd (hst__e_acc on the host) */\n"
+"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
 "{\n"
 "  *W = *W + w;\n"
-"  float s = gx * dx;\n"
-"  float t = gy * dy;\n"
-"  s = s + t;\n"
+"  float t = ux * dx;\n"
+"  float s = fma(uy, dy, t);\n"
 "  if (s < 0.0f) {\n"
-"    float num = gy * dx;\n"
-"    t = gx * dy;\n"
-"    num = num - t;\n"
-"    num = fabs(num);\n"
-"    float den = gn * d;\n"
-"    float dk = num / den;\n"
-"    dk = isnan(dk) ? 0.0f : 1.0f - dk;\n"
-"    t = dk * w;\n"
+"    t = ux * dy;\n"
+"    float c = fma(uy, dx, -t);\n"
+"    t = fma(-fabs(c), wd, w);\n"
 "    *R = *R + t;\n"
 "  }\n"
 "}\n"
@@ -2683,7 +2782,7 @@ static const char hst__esrrf_src_common[] =
 "/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
 "float hst_e_final(float R, float W, float sens)\n"
 "{\n"
-"  R = W > 0.0f ? R / W : 0.0f;\n"
+"  R = W > 0.0f ? hst_e_div(R, W) : 0.0f;\n"
 "  if (R < 0.0f) return 0.0f;\n"
 "  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
 "}\n";
@@ -2723,8 +2822,8 @@ static const char hst__esrrf_src_rgc[] =
 "  float wy[4], wx[4];\n"
 "  int ry = 0, cx = 0;\n"
 "  float m2 = (float)(2 * mag);\n"
-"  float vy = (float)iy / m2;\n"
-"  float vx = (float)ix / m2;\n"
+"  float vy = hst_e_div((float)iy, m2);\n"
+"  float vx = hst_e_div((float)ix, m2);\n"
 "  int ny = hst_e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);\n"
 "  int nx = hst_e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);\n"
 "  if (ny == 0 || nx == 0) ny = nx = 0;\n"
@@ -2765,7 +2864,7 @@ static const char hst__esrrf_src_rgc[] =
 "float hst_e_centre(int p, int mag)\n"
 "{\n"
 "  float c = (float)p + 0.5f;\n"
-"  return c / (float)mag;\n"
+"  return hst_e_div(c, (float)mag);\n"
 "}\n"
 "\n"
 "/* (int)(2 c) of magnified row (or column) y, c = (y + 0.5) / mag: the first half-pixel\n"
@@ -2777,57 +2876,63 @@ static const char hst__esrrf_src_rgc[] =
 "  return 2 * q + (int)(2.0f * c);\n"
 "}\n"
 "\n"
-"/* sigma = radius / 2.355: c[0] = tSS = 2 sigma^2, c[1] = tSO = 2 sigma + 1 */\n"
+"/* sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1: c[0] = -2 / tSS, c[1] = tSO^2 */\n"
 "void hst_e_consts(float radius, float *c)\n"
 "{\n"
-"  float sigma = radius / 2.355f;\n"
+"  float sigma = hst_e_div(radius, 2.355f);\n"
 "  float tSS = sigma * sigma;\n"
-"  c[0] = 2.0f * tSS;\n"
+"  tSS = 2.0f * tSS;\n"
+"  c[0] = hst_e_div(-2.0f, tSS);\n"
 "  float tSO = 2.0f * sigma;\n"
-"  c[1] = tSO + 1.0f;\n"
+"  tSO = tSO + 1.0f;\n"
+"  c[1] = tSO * tSO;\n"
 "}\n"
 "\n"
-"/* The weight of a sample at offset (dx, dy) from the pixel's centre, and its distance d:\n"
-"   w = (d exp(-d d / tSS))^4, 0 for d == 0, d > tSO or w < 1e-30 (the sample does not count) */\n"
-"float hst_e_w(float dx, float dy, const float *c, float *d)\n"
+"/* exp(-2 d^2 / tSS) of one axis offset d: the weight's Gaussian is separable */\n"
+"float hst_e_axexp(float d, const float *c)\n"
 "{\n"
-"  float s = dx * dx;\n"
+"  float t = d * d;\n"
+"  t = t * c[0];\n"
+"  return hst_e_exp(t);\n"
+"}\n"
+"\n"
+"/* The weight of a sample at offset (dx, dy) from the pixel's centre (ex, ey: hst_e_axexp of\n"
+"   dx, dy), d2 = dx^2 + dy^2: w = (d2 ex ey)^2 (= (d exp(-d^2 / tSS))^4: no sqrt); 0 for\n"
+"   d2 == 0, d2 > tSO^2 or w < 1e-30 (the sample does not count); *wd = w / d = w rsqrt(d2) */\n"
+"float hst_e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)\n"
+"{\n"
 "  float t = dy * dy;\n"
-"  s = s + t;\n"
-"  float e = sqrt(s);\n"
-"  *d = e;\n"
-"  if (e == 0.0f || e > c[1]) return 0.0f;\n"
-"  float nd = -e;\n"
-"  nd = nd * e;\n"
-"  nd = nd / c[0];\n"
-"  float w = hst_e_exp(nd);\n"
-"  w = e * w;\n"
+"  float d2 = fma(dx, dx, t);\n"
+"  *wd = 0.0f;\n"
+"  if (d2 == 0.0f || d2 > c[1]) return 0.0f;\n"
+"  float w = ex * ey;\n"
+"  w = d2 * w;\n"
 "  w = w * w;\n"
-"  w = w * w;\n"
-"  return w < 1e-30f ? 0.0f : w;\n"
+"  if (w < 1e-30f) return 0.0f;\n"
+"  *wd = w * hst_e_rsqrt(d2);\n"
+"  return w;\n"
+"}\n"
+"\n"
+"float hst_e_wd(float dx, float dy, const float *c, float *wd)\n"
+"{\n"
+"  return hst_e_wd2(dx, dy, hst_e_axexp(dx, c), hst_e_axexp(dy, c), c, wd);\n"
 "}\n"
 "\n";
 
 static const char hst__esrrf_src_rgc2[] =
-"/* The (w, d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries of\n"
-"   HST_E_WTE floats (2: w and d; 1: w, d recomputed). With the gradient tile (3 HST_E_TILE\n"
-"   floats) 24 KiB of local memory, within OpenCL's guaranteed 32 KiB */\n"
+"/* The (w, w / d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries\n"
+"   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory, within\n"
+"   OpenCL's guaranteed 32 KiB */\n"
 "#ifndef HST_E_WTAB\n"
 "#define HST_E_WTAB 1536\n"
 "#endif\n"
-"#ifndef HST_E_WTE\n"
-"#define HST_E_WTE 2\n"
-"#endif\n"
-"#ifndef HST_E_TABFN\n"
-"#define HST_E_TABFN 1\n"
-"#endif\n"
 "/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
 "   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
-"   sample; mode 2 from tile: (Gc, Gr, |G|) of the half-pixel positions (k / 2, l / 2),\n"
-"   k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets come from the\n"
-"   pixel's phase (yM % mag, xM % mag), so (w, d) of sample (j, i) is the same for every pixel\n"
-"   of a phase: with wt (usewt 1) they are read from the work-group's table, at\n"
-"   2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
+"   sample; mode 2 from tile: the unit gradients (hst_e_unit) of the half-pixel positions\n"
+"   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets\n"
+"   come from the pixel's phase (yM % mag, xM % mag), so (w, wd) of sample (j, i) is the same\n"
+"   for every pixel of a phase: with wt (usewt 1) they are read from the work-group's table,\n"
+"   at 2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
 "float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
 "                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
 "                int nl, __local const float *wt, int usewt)\n"
@@ -2850,36 +2955,27 @@ static const char hst__esrrf_src_rgc2[] =
 "  for (int j = j0; j < j1; ++j) {\n"
 "    float vy = (float)(by + j) * 0.5f;\n"
 "    if (!(0.0f < vy && vy <= ymax)) continue;\n"
-"    float dy = (float)(fy + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
 "    for (int i = j0; i < j1; ++i) {\n"
 "      float vx = (float)(bx + i) * 0.5f;\n"
 "      if (!(0.0f < vx && vx <= xmax)) continue;\n"
-"      float dx = (float)(fx + i) * 0.5f;\n"
-"      dx = dx - cx;\n"
-"      float w, d;\n"
+"      float dx = fma((float)(fx + i), 0.5f, -cx);\n"
+"      float w, wd;\n"
 "      if (usewt) {\n"
-"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * HST_E_WTE;\n"
+"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * 2;\n"
 "        w = wt[e];\n"
-"#if HST_E_WTE == 2\n"
-"        d = wt[e + 1];\n"
-"#else\n"
-"        float s = dx * dx;\n"
-"        float t = dy * dy;\n"
-"        s = s + t;\n"
-"        d = sqrt(s);\n"
-"#endif\n"
+"        wd = wt[e + 1];\n"
 "      } else {\n"
-"        w = hst_e_w(dx, dy, c, &d);\n"
+"        w = hst_e_wd(dx, dy, c, &wd);\n"
 "      }\n"
 "      if (w == 0.0f) continue;\n"
-"      float gx, gy, gn = 0.0f;\n"
+"      float u[2];\n"
 "      if (mode == 2) {\n"
-"        int e = ((by + j - k0) * nl + bx + i - l0) * 3;\n"
-"        gx = tile[e];\n"
-"        gy = tile[e + 1];\n"
-"        gn = tile[e + 2];\n"
+"        int e = ((by + j - k0) * nl + bx + i - l0) * 2;\n"
+"        u[0] = tile[e];\n"
+"        u[1] = tile[e + 1];\n"
 "      } else {\n"
+"        float gx, gy;\n"
 "        int iy = hst_e_gidx(by + j, fm, rows2);\n"
 "        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
 "        if (mode == 1) {\n"
@@ -2892,12 +2988,9 @@ static const char hst__esrrf_src_rgc2[] =
 "          gx = src[o];\n"
 "          gy = src[o + 1];\n"
 "        }\n"
-"        float n2 = gx * gx;\n"
-"        float t = gy * gy;\n"
-"        n2 = n2 + t;\n"
-"        gn = sqrt(n2);\n"
+"        hst_e_unit(gx, gy, u);\n"
 "      }\n"
-"      hst_e_acc(w, d, dx, dy, gx, gy, gn, &W, &R);\n"
+"      hst_e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);\n"
 "    }\n"
 "  }\n"
 "  return hst_e_final(R, W, sens);\n"
@@ -2937,29 +3030,32 @@ static const char hst__esrrf_src_rgc3[] =
 static const char hst__esrrf_src_wtab[] =
 "\n"
 
-"/* The (w, d) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
-"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225) */\n"
-"int hst_e_wtable(__local float *wt, int mag, float radius, int j0, int n, int lid, int L)\n"
+"/* The (w, wd) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
+"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225). First the\n"
+"   mag n axis offsets of phase p, sample i and their hst_e_axexp into ax (2 mag n floats:\n"
+"   the tile's memory, free until the tile is made) */\n"
+"int hst_e_wtable(__local float *wt, __local float *ax, int mag, float radius, int j0, int n,\n"
+"                 int lid, int L)\n"
 "{\n"
 "  int nt = mag * mag * n * n;\n"
 "  if (nt > HST_E_WTAB) return 0;\n"
 "  float c[2];\n"
 "  hst_e_consts(radius, c);\n"
+"  for (int e = lid; e < mag * n; e += L) {\n"
+"    int p = e / n, i = e % n;\n"
+"    float d = fma((float)(hst_e_base(p, mag) + j0 + i), 0.5f, -hst_e_centre(p, mag));\n"
+"    ax[2 * e] = d;\n"
+"    ax[2 * e + 1] = hst_e_axexp(d, c);\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  for (int e = lid; e < nt; e += L) {\n"
 "    int i = e % n, r = e / n;\n"
 "    int j = r % n;\n"
 "    r = r / n;\n"
-"    int px = r % mag, py = r / mag;\n"
-"    float cx = hst_e_centre(px, mag), cy = hst_e_centre(py, mag);\n"
-"    float dx = (float)(hst_e_base(px, mag) + j0 + i) * 0.5f;\n"
-"    dx = dx - cx;\n"
-"    float dy = (float)(hst_e_base(py, mag) + j0 + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
-"    float d;\n"
-"    wt[HST_E_WTE * e] = hst_e_w(dx, dy, c, &d);\n"
-"#if HST_E_WTE == 2\n"
-"    wt[2 * e + 1] = d;\n"
-"#endif\n"
+"    int a = 2 * ((r % mag) * n + i), b = 2 * ((r / mag) * n + j);\n"
+"    float wd;\n"
+"    wt[2 * e] = hst_e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], c, &wd);\n"
+"    wt[2 * e + 1] = wd;\n"
 "  }\n"
 "  barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  return 1;\n"
@@ -2970,34 +3066,28 @@ static const char hst__esrrf_src_wtab[] =
 "float hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
 "                    int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n)\n"
 "{\n"
-"  float ymax = (float)(rows * mag - 1), xmax = (float)(cols * mag - 1);\n"
+"  float ymax = (float)(rows * mag - 1);\n"
 "  int py = yM % mag, px = xM % mag;\n"
-"  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
-"  int fy = by - 2 * (yM / mag) + j0, fx = bx - 2 * (xM / mag) + j0;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
-"  __local const float *wp = wt + (py * mag + px) * n * n * HST_E_WTE;\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  /* samples i in [ia, ib): 0 < (bx + j0 + i) / 2 <= colsM - 1 (the others add +0) */\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
 "  float R = 0.0f, W = 0.0f;\n"
 "  for (int j = 0; j < n; ++j) {\n"
 "    float vy = (float)(by + j0 + j) * 0.5f;\n"
 "    if (!(0.0f < vy && vy <= ymax)) continue;\n"
-"    float dy = (float)(fy + j) * 0.5f;\n"
-"    dy = dy - cy;\n"
-"    __local const float *tr = tile + ((by + j0 + j - k0) * nl + bx + j0 - l0) * 3;\n"
-"    __local const float *wr = wp + j * n * HST_E_WTE;\n"
-"    for (int i = 0; i < n; ++i) {\n"
-"      float w = wr[i * HST_E_WTE];\n"
-"      float vx = (float)(bx + j0 + i) * 0.5f;\n"
-"      if (w == 0.0f || !(0.0f < vx && vx <= xmax)) continue;\n"
-"      float dx = (float)(fx + i) * 0.5f;\n"
-"      dx = dx - cx;\n"
-"#if HST_E_WTE == 2\n"
-"      float d = wr[i * 2 + 1];\n"
-"#else\n"
-"      float d = dx * dx;\n"
-"      float q = dy * dy;\n"
-"      d = sqrt(d + q);\n"
-"#endif\n"
-"      hst_e_acc(w, d, dx, dy, tr[3 * i], tr[3 * i + 1], tr[3 * i + 2], &W, &R);\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia); /* (float)(fx + i): integers, exact */\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float2 u = tr[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W, &R);\n"
 "    }\n"
 "  }\n"
 "  return hst_e_final(R, W, sens);\n"
@@ -3010,15 +3100,42 @@ static const char hst__esrrf_src_fused[] =
 "   colsM. Any NDRange of at least (nrows*colsM, end - begin) items and any uniform work-group\n"
 "   size L: group g (linear) does the work indices [g L, g L + L): frame w / nW; in a frame,\n"
 "   pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers a compact\n"
-"   tile. The tile's half-pixel gradients are computed once into local memory (taps per group\n"
+"   tile. The tile's half-pixel unit gradients are computed once into local memory (per group\n"
 "   segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
 "#ifndef HST_E_TILE\n"
-"#define HST_E_TILE 1024\n"
+"#define HST_E_TILE 1536\n"
 "#endif\n"
+"/* Work indices per work-item: a group does HST_E_K L of them (groups past the end return at\n"
+"   once), so its (w, wd) table and its tile's borders serve HST_E_K times the pixels */\n"
+"#ifndef HST_E_K\n"
+"#define HST_E_K 8\n"
+"#endif\n"
+"\n"
+"/* The tile of work indices [s0, s1) of the strip whose first index is sb (ws columns from\n"
+"   x0): half-pixel rows from k[0] (k[2] of them), columns from k[1] (k[3]); 1 if it fits */\n"
+"int hst_e_span(ulong s0, ulong s1, ulong sb, uint ws, int x0, int row0, int mag, int j0,\n"
+"               int jn, int *k)\n"
+"{\n"
+"  uint a = (uint)(s0 - sb), b = (uint)(s1 - 1 - sb);\n"
+"  int ya = row0 + (int)(a / ws), yb = row0 + (int)(b / ws);\n"
+"  int xa = x0, xb = x0 + (int)ws - 1;\n"
+"  if (ya == yb) {\n"
+"    xa = x0 + (int)(a % ws);\n"
+"    xb = x0 + (int)(b % ws);\n"
+"  }\n"
+"  k[0] = hst_e_base(ya, mag) + j0;\n"
+"  k[1] = hst_e_base(xa, mag) + j0;\n"
+"  k[2] = hst_e_base(yb, mag) - (k[0] - j0) + jn;\n"
+"  k[3] = hst_e_base(xb, mag) - (k[1] - j0) + jn;\n"
+"  return k[2] > 0 && k[3] > 0 && (long)k[2] * k[3] <= HST_E_TILE;\n"
+"}\n"
 
+"\n";
+
+static const char hst__esrrf_src_fused1[] =
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
 "                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                 float sensitivity, int intensity_weighting, uint row0, uint nrows,\n"
@@ -3027,18 +3144,17 @@ static const char hst__esrrf_src_fused[] =
 "  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nW = (ulong)nrows * colsM;\n"
 "  int L = (int)(get_local_size(0) * get_local_size(1));\n"
 "  int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));\n"
-"  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L;\n"
-"  ulong wend = end > begin ? min(w0 + L, (end - begin) * nW) : 0;\n"
+"  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L * HST_E_K;\n"
+"  ulong wend = end > begin ? min(w0 + (ulong)L * HST_E_K, (end - begin) * nW) : 0;\n"
 "  if (w0 >= wend) return;\n"
-"  ulong w = w0 + lid;\n"
 "  float fm = (float)mag;\n"
 "  float mr = radius * fm;\n"
 "  int margin = (int)mr;\n"
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
-"  long jn = (long)(int)gr - j0;\n"
-"  int usewt = hst_e_wtable(wt, (int)mag, radius, j0, (int)jn, lid, L);\n"
+"  int jn = (int)gr - j0;\n"
+"  int usewt = hst_e_wtable(wt, tile, (int)mag, radius, j0, jn, lid, L);\n"
 "  ulong strip = (ulong)nrows * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
 "    ulong zf = s0 / nW;\n"
@@ -3047,51 +3163,46 @@ static const char hst__esrrf_src_fused[] =
 "    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
 "    ulong sb = zf * nW + st * strip;\n"
 "    ulong s1 = min(wend, sb + (ulong)nrows * ws);\n"
-"    int ya = (int)row0 + (int)((s0 - sb) / ws), yb = (int)row0 + (int)((s1 - 1 - sb) / ws);\n"
-"    int xa = (int)x0, xb = (int)(x0 + ws) - 1;\n"
-"    if (ya == yb) {\n"
-"      xa = (int)(x0 + (s0 - sb) % ws);\n"
-"      xb = (int)(x0 + (s1 - 1 - sb) % ws);\n"
+"    int k[4];\n"
+"    int use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
+"    if (!use && s1 - s0 > (ulong)L) { /* a tile per L indices, as a group of HST_E_K 1 */\n"
+"      s1 = s0 + L;\n"
+"      use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
 "    }\n"
-"    int k0 = hst_e_base(ya, (int)mag) + j0, l0 = hst_e_base(xa, (int)mag) + j0;\n"
-"    long nk = hst_e_base(yb, (int)mag) - (k0 - j0) + jn;\n"
-"    long nl = hst_e_base(xb, (int)mag) - (l0 - j0) + jn;\n"
-"    int use = nk > 0 && nl > 0 && nk * nl <= HST_E_TILE;\n"
+"    int k0 = k[0], l0 = k[1], nk = k[2], nl = k[3];\n"
 "    ulong z = begin + zf;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
 "    if (use) {\n"
 "      int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
-"      for (int e = lid; e < (int)(nk * nl); e += L) {\n"
-"        int iy = hst_e_gidx(k0 + e / (int)nl, fm, rows2);\n"
-"        int ix = hst_e_gidx(l0 + e % (int)nl, fm, cols2);\n"
-"        float g[2];\n"
+"      for (int e = lid; e < nk * nl; e += L) {\n"
+"        int iy = hst_e_gidx(k0 + e / nl, fm, rows2);\n"
+"        int ix = hst_e_gidx(l0 + e % nl, fm, cols2);\n"
+"        float g[2], u[2];\n"
 "        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
-"        float n = g[0] * g[0];\n"
-"        float t = g[1] * g[1];\n"
-"        n = n + t;\n"
-"        tile[3 * e] = g[0];\n"
-"        tile[3 * e + 1] = g[1];\n"
-"        tile[3 * e + 2] = sqrt(n);\n"
+"        hst_e_unit(g[0], g[1], u);\n"
+"        tile[2 * e] = u[0];\n"
+"        tile[2 * e + 1] = u[1];\n"
 "      }\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
-"    if (w >= s0 && w < s1) {\n"
-"      int yM = (int)row0 + (int)((w - sb) / ws), xM = (int)(x0 + (w - sb) % ws);\n"
+"    for (ulong w = s0 + lid; w < s1; w += L) {\n"
+"      uint q = (uint)(w - sb);\n"
+"      int yM = (int)row0 + (int)(q / (uint)ws), xM = (int)x0 + (int)(q % (uint)ws);\n"
 "      float v = 0.0f;\n"
 "      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
 "          xM < (int)colsM - margin) {\n"
-"        if (use && usewt && HST_E_TABFN)\n"
-"          v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sensitivity, k0, l0, (int)nl,\n"
-"                            j0, (int)jn);\n"
+"        if (use && usewt)\n"
+"          v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sensitivity, k0, l0, nl, j0,\n"
+"                            jn);\n"
 "        else if (use)\n"
-"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0,\n"
-"                        (int)nl, wt, usewt);\n"
+"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0, nl,\n"
+"                        wt, usewt);\n"
 "        else\n"
 "          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0, wt,\n"
 "                        usewt);\n"
 "        if (intensity_weighting) {\n"
-"          float r = (float)yM / fm;\n"
-"          float c = (float)xM / fm;\n"
+"          float r = hst_e_div((float)yM, fm);\n"
+"          float c = hst_e_div((float)xM, fm);\n"
 "          v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
 "        }\n"
 "      }\n"
@@ -3113,9 +3224,10 @@ static const char hst__esrrf_src_fused2[] =
 "                                    uint nrows, ulong base, ulong begin, ulong end, ulong total,\n"
 "                                    int flags)\n"
 "{\n"
-"  __local float tile[3 * HST_E_TILE];\n"
-"  __local float wt[HST_E_WTE * HST_E_WTAB];\n"
-"  hst_e_fused(frames, rgc, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"  /* float2: the sample loop reads (ux, uy) and (w, wd) pairs as float2, aligned */\n"
+"  __local float2 tile[HST_E_TILE];\n"
+"  __local float2 wt[HST_E_WTAB];\n"
+"  hst_e_fused(frames, rgc, (__local float *)tile, (__local float *)wt, rows, cols, mag, radius, sensitivity,\n"
 "              intensity_weighting, row0, nrows, begin, end);\n"
 "}\n";
 
@@ -3147,8 +3259,8 @@ static const char hst__esrrf_src_other[] =
 "  ulong z = begin + get_global_id(1);\n"
 "  if (i >= nM || z >= end) return;\n"
 "  float fm = (float)mag;\n"
-"  float r = (float)(uint)(i / colsM) / fm;\n"
-"  float c = (float)(uint)(i % colsM) / fm;\n"
+"  float r = hst_e_div((float)(uint)(i / colsM), fm);\n"
+"  float c = hst_e_div((float)(uint)(i % colsM), fm);\n"
 "  __global const float *src = in + z * rows * cols * channels;\n"
 "  for (uint k = 0; k < channels; ++k)\n"
 "    out[(z * nM + i) * channels + k] =\n"
@@ -3253,24 +3365,110 @@ static const char hst__esrrf_src_io[] =
 "#endif\n";
 
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
+HST__PIECE_FITS(e_math, hst__esrrf_src_math);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 
 static const char *const hst__esrrf_src[] = {
-    hst__esrrf_src_common, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_fused, hst__esrrf_src_fused2, hst__esrrf_src_other,
+    hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_fused, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
     hst__esrrf_src_io
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
 
-HST__KPRIVATE float hst__e_cubic(float v)
+/* The twins the fused RGC's hot loops call are inlined into each of its builds (the portable
+   one and, on x86-64 with gcc or clang, one for AVX2 + FMA picked at run time): inside the
+   latter, fmaf is one instruction instead of a libm call. */
+#if defined(__GNUC__)
+#  define HST__E_INL static inline __attribute__((always_inline, unused))
+#else
+#  define HST__E_INL static inline
+#endif
+
+HST__E_INL uint32_t hst__e_bits(float f)
+{
+    union { float f; uint32_t u; } x;
+    x.f = f;
+    return x.u;
+}
+
+HST__E_INL float hst__e_float(uint32_t u)
+{
+    union { float f; uint32_t u; } x;
+    x.u = u;
+    return x.f;
+}
+
+/* hst_e_rcp: 1/b from a bit seed and three Newton-Raphson steps in fma */
+HST__E_INL float hst__e_rcp(float b)
+{
+    float y = hst__e_float(0x7EF311C3u - hst__e_bits(b)), e;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        e = fmaf(-b, y, 1.0f);
+        y = fmaf(y, e, y);
+    }
+    return y;
+}
+
+/* hst_e_div: a / b with Markstein's correction (see hst_k_esrrf_div) */
+HST__E_INL float hst__e_div(float a, float b)
+{
+    float y = hst__e_rcp(b), q = a * y, r;
+    r = fmaf(-b, q, a);
+    return fmaf(r, y, q);
+}
+
+/* hst_e_rsqrt: 1/sqrt(x), bit seed, three Newton-Raphson steps, one with an exact residual */
+HST__E_INL float hst__e_rsqrt(float x)
+{
+    float y = hst__e_float(0x5F375A86u - (hst__e_bits(x) >> 1)), p, e, q, h;
+    int k;
+    for (k = 0; k < 4; ++k) {
+        p = y * y;
+        e = fmaf(-x, p, 1.0f);
+        if (k == 3) {
+            q = fmaf(y, y, -p);
+            e = fmaf(-x, q, e);
+        }
+        h = 0.5f * y;
+        y = fmaf(h, e, y);
+    }
+    return y;
+}
+
+/* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow) */
+HST__E_INL void hst__e_unit(float gx, float gy, float *u)
+{
+    uint32_t a = hst__e_bits(gx) & 0x7FFFFFFFu, b = hst__e_bits(gy) & 0x7FFFFFFFu;
+    uint32_t m = a > b ? a : b, E;
+    float sc, x, y, t, n, r;
+    u[0] = 0.0f;
+    u[1] = 0.0f;
+    if (m == 0u || m >= 0x7F800000u) return;
+    E = m >> 23;
+    E = E < 1u ? 1u : E > 253u ? 253u : E;
+    sc = hst__e_float((254u - E) << 23);
+    x = gx * sc;
+    y = gy * sc;
+    x = (hst__e_bits(x) & 0x7F800000u) ? x : 0.0f;
+    y = (hst__e_bits(y) & 0x7F800000u) ? y : 0.0f;
+    t = y * y;
+    n = fmaf(x, x, t);
+    r = hst__e_rsqrt(n);
+    u[0] = x * r;
+    u[1] = y * r;
+}
+
+HST__E_INL float hst__e_cubic(float v)
 {
     float t;
     v = fabsf(v);
@@ -3292,7 +3490,7 @@ HST__KPRIVATE float hst__e_cubic(float v)
     return 0.0f;
 }
 
-HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
+HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
                                   float c)
 {
     int r0, c0, i, j;
@@ -3322,7 +3520,7 @@ HST__KPRIVATE float hst__e_interp(const float *im, int rows, int cols, int ch, i
     return q;
 }
 
-HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
+HST__E_INL void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
 {
     int r0 = r1 > 0 ? r1 - 1 : 0;
     int c0 = c1 > 0 ? c1 - 1 : 0;
@@ -3340,7 +3538,7 @@ HST__KPRIVATE void hst__e_roberts(const float *f, int cols, int r1, int c1, floa
 
 /* e^(x - k ln 2) for the integer k nearest x / ln 2: the range reduction (ln 2 in two parts)
    and the degree-7 Taylor polynomial the device's hst_e_exp computes, operation for operation */
-HST__KPRIVATE float hst__e_exp_reduced(float x, float k)
+HST__E_INL float hst__e_exp_reduced(float x, float k)
 {
     float h, r, p;
     h = k * 0.693145752f;
@@ -3365,7 +3563,7 @@ HST__KPRIVATE float hst__e_exp_reduced(float x, float k)
     return p;
 }
 
-HST__KPRIVATE float hst__e_exp(float x)
+HST__E_INL float hst__e_exp(float x)
 {
     float k;
     if (x < -80.0f) return 0.0f;
@@ -3385,7 +3583,7 @@ HST__KPRIVATE float hst__e_sens(float R, float s)
     return powf(R, s);
 }
 
-HST__KPRIVATE int hst__e_taps(int k, float v, int size, int *first, float *w)
+HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
 {
     int i;
     if (k >= 0) {
@@ -3410,13 +3608,13 @@ HST__KPRIVATE int hst__e_taps(int k, float v, int size, int *first, float *w)
     return 4;
 }
 
-HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
+HST__E_INL void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
                                      float *g)
 {
     float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
     int ry = 0, cx = 0, ny, nx, i, j;
-    vy = (float)iy / m2;
-    vx = (float)ix / m2;
+    vy = hst__e_div((float)iy, m2);
+    vx = hst__e_div((float)ix, m2);
     ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
     nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
     if (ny == 0 || nx == 0) ny = nx = 0;
@@ -3443,10 +3641,10 @@ HST__KPRIVATE void hst__e_grad_fused(const float *f, int rows, int cols, int mag
     g[1] = qr;
 }
 
-HST__KPRIVATE int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
 /* Index along one axis of grad2 of the half-pixel position k / 2 */
-HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
+HST__E_INL int hst__e_gidx(int k, float fm, int n2)
 {
     float a = (float)k * 0.5f;
     a = a * fm;
@@ -3454,36 +3652,32 @@ HST__KPRIVATE int hst__e_gidx(int k, float fm, int n2)
     return hst__e_clampi((int)a, n2 - 1);
 }
 
-/* One counted sample of weight w at distance d: W += w, R += Dk w (hst_e_rgc's loop body) */
-HST__KPRIVATE void hst__e_acc(float w, float d, float dx, float dy, float gx, float gy, float gn,
-                              float *W, float *R)
+/* One counted sample (hst_e_acc): W += w; R += w - |uy dx - ux dy| wd where u.d < 0 */
+HST__E_INL void hst__e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W,
+                           float *R)
 {
-    float s, t;
+    float s, t, c;
     *W = *W + w;
-    s = gx * dx;
-    t = gy * dy;
-    s = s + t;
+    t = ux * dx;
+    s = fmaf(uy, dy, t);
     if (s < 0.0f) {
-        float num, den, dk;
-        num = gy * dx;
-        t = gx * dy;
-        num = num - t;
-        num = fabsf(num);
-        den = gn * d;
-        dk = num / den;
-        dk = isnan(dk) ? 0.0f : 1.0f - dk;
-        t = dk * w;
+        t = ux * dy;
+        c = fmaf(uy, dx, -t);
+        t = fmaf(-fabsf(c), wd, w);
         *R = *R + t;
     }
 }
 
-HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
+/* hst_e_consts: c[0] = -2 / tSS, c[1] = tSO^2; and the sample range [j0, j1) */
+HST__E_INL void hst__e_consts(float radius, float *c, int *j0, int *j1)
 {
-    float sigma = radius / 2.355f, tSS, tSO, gr;
+    float sigma = hst__e_div(radius, 2.355f), tSS, tSO, gr;
     tSS = sigma * sigma;
-    c[0] = 2.0f * tSS;
+    tSS = 2.0f * tSS;
+    c[0] = hst__e_div(-2.0f, tSS);
     tSO = 2.0f * sigma;
-    c[1] = tSO + 1.0f;
+    tSO = tSO + 1.0f;
+    c[1] = tSO * tSO;
     gr = 2.0f * radius;
     *j0 = -(int)gr;
     gr = gr + 1.0f;
@@ -3491,42 +3685,52 @@ HST__KPRIVATE void hst__e_consts(float radius, float *c, int *j0, int *j1)
 }
 
 /* hst_e_centre: the centre of phase p in input pixels from its macro-pixel's start */
-HST__KPRIVATE float hst__e_centre(int p, int mag)
+HST__E_INL float hst__e_centre(int p, int mag)
 {
     float c = (float)p + 0.5f;
-    return c / (float)mag;
+    return hst__e_div(c, (float)mag);
 }
 
 /* hst_e_base: (int)(2 c), c = (y + 0.5) / mag, from y's phase: the first half-pixel position
    magnified row or column y samples is that plus j0 */
-HST__KPRIVATE int hst__e_base(int y, int mag)
+HST__E_INL int hst__e_base(int y, int mag)
 {
     int q = y / mag;
     float c = hst__e_centre(y - q * mag, mag);
     return 2 * q + (int)(2.0f * c);
 }
 
-/* hst_e_w: the weight of a sample at offset (dx, dy) and its distance d (c: tSS, tSO) */
-HST__KPRIVATE float hst__e_w(float dx, float dy, const float *c, float *d)
+/* hst_e_axexp: exp(-2 d^2 / tSS) of one axis offset (c: hst__e_consts) */
+HST__KPRIVATE float hst__e_axexp(float d, const float *c)
 {
-    float s = dx * dx, t = dy * dy, e, nd, w;
-    s = s + t;
-    e = sqrtf(s);
-    *d = e;
-    if (e == 0.0f || e > c[1]) return 0.0f;
-    nd = -e;
-    nd = nd * e;
-    nd = nd / c[0];
-    w = hst__e_exp(nd);
-    w = e * w;
-    w = w * w;
-    w = w * w;
-    return w < 1e-30f ? 0.0f : w;
+    float t = d * d;
+    t = t * c[0];
+    return hst__e_exp(t);
 }
 
-HST__KPRIVATE float hst__e_final(float R, float W, float sens)
+/* hst_e_wd2: the weight w of a sample at offset (dx, dy), *wd = w / d (ex, ey: axexp) */
+HST__E_INL float hst__e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)
 {
-    R = W > 0.0f ? R / W : 0.0f;
+    float t = dy * dy, d2, w;
+    d2 = fmaf(dx, dx, t);
+    *wd = 0.0f;
+    if (d2 == 0.0f || d2 > c[1]) return 0.0f;
+    w = ex * ey;
+    w = d2 * w;
+    w = w * w;
+    if (w < 1e-30f) return 0.0f;
+    *wd = w * hst__e_rsqrt(d2);
+    return w;
+}
+
+HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
+{
+    return hst__e_wd2(dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
+}
+
+HST__E_INL float hst__e_final(float R, float W, float sens)
+{
+    R = W > 0.0f ? hst__e_div(R, W) : 0.0f;
     if (R < 0.0f) return 0.0f;
     return sens > 1.0f ? hst__e_sens(R, sens) : R;
 }
@@ -3548,15 +3752,13 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
     for (j = j0; j < j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         if (!(0.0f < vy && vy <= ymax)) continue;
-        dy = (float)(fy + j) * 0.5f;
-        dy = dy - cy;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
         for (i = j0; i < j1; ++i) {
-            float vx = (float)(bx + i) * 0.5f, dx, t, d, w, g[2], n;
+            float vx = (float)(bx + i) * 0.5f, dx, wd, w, g[2], u[2];
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
-            dx = (float)(fx + i) * 0.5f;
-            dx = dx - cx;
-            w = hst__e_w(dx, dy, c, &d);
+            dx = fmaf((float)(fx + i), 0.5f, -cx);
+            w = hst__e_wd(dx, dy, c, &wd);
             if (w == 0.0f) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
@@ -3567,10 +3769,8 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
                 g[0] = src[o];
                 g[1] = src[o + 1];
             }
-            n = g[0] * g[0];
-            t = g[1] * g[1];
-            n = n + t;
-            hst__e_acc(w, d, dx, dy, g[0], g[1], sqrtf(n), &W, &R);
+            hst__e_unit(g[0], g[1], u);
+            hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
         }
     }
     return hst__e_final(R, W, sens);
@@ -3588,36 +3788,49 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 
 /* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
    The device's local-memory tile, on the stack: for a block of magnified rows and of
-   HST__E_LANES * mag columns, the (Gc, Gr, |G|) of every half-pixel position its pixels sample
-   are computed once (hst__e_grad_fused, as the device's tile); then each row's pixels of one
-   phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start exactly 2 half
-   positions apart) walk their samples together, lane by lane, every lane in the per-pixel
-   order. The lane loops have no branches (selects by bit masks: gcc's -O2 vectoriser needs
-   if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
-   operations); sqrtf has a loop of its own (under math-errno a sqrtf call stops vectorisation).
-   Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both start at +0 and
-   a sum that starts at +0 is never -0 in round-to-nearest. */
+   HST__E_LANES * mag columns, the unit gradients of every half-pixel position its pixels
+   sample are computed once (hst__e_grad_fused, hst__e_unit, as the device's tile), and the
+   (w, w / d) of every phase and sample once per call (the device's table); then each row's
+   pixels of one phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start
+   exactly 2 half positions apart) walk their samples together, lane by lane, every lane in the
+   per-pixel order. The lane loop has no branches (selects by bit masks: gcc's -O2 vectoriser
+   needs if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
+   operations). Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both
+   start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
+   The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (16
+   lanes in one register) and for AVX2 + FMA, the first the CPU has chosen at run time by
+   __builtin_cpu_supports; fmaf is correctly rounded in all, so the bits agree. The portable
+   build calls libm's fmaf unless the build targets FMA (-mfma, -march=haswell or later;
+   aarch64 always has it): measured on x86-64 without it, 9x slower than the AVX-512 build. */
 
-#define HST__E_LANES 8      /* pixels of one row and phase computed together */
-/* Half-pixel positions the stack tile holds (3 floats each: 36 KiB). Radius 1.5 needs 7 rows
-   of 24 positions for one magnified row; a radius above ~10 needs more than it holds for one
+#define HST__E_LANES 16     /* pixels of one row and phase computed together */
+/* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
+   of 40 positions for one magnified row; a radius above ~10 needs more than it holds for one
    row and takes the per-sample path (hst__e_rgc), with the same bits. */
 #define HST__E_HOST_TILE 3072
+/* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
+   1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
+#define HST__E_HOST_WTAB 4096
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  define HST__E_AVX2 1
+#else
+#  define HST__E_AVX2 0
+#endif
 
 /* Every per-frame number of hst__e_rgc and the margin, computed as there */
 typedef struct hst__e_geom {
     int rows, cols, mag, rowsM, colsM, margin, j0, j1;
     int out_row0;           /* the output's first magnified row (row yM at (yM - out_row0) colsM) */
-    float fm, radius, sens, tSS, tSO, ymax, xmax;
+    float fm, radius, sens, c[2], ymax;
+    const float *wt;        /* the (w, wd) table of every phase and sample, or NULL */
 } hst__e_geom;
 
 HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
                                     float radius, float sens)
 {
-    float mr = radius * (float)mag, c[2];
-    hst__e_consts(radius, c, &g->j0, &g->j1);
-    g->tSS = c[0];
-    g->tSO = c[1];
+    float mr = radius * (float)mag;
+    hst__e_consts(radius, g->c, &g->j0, &g->j1);
     g->rows = (int)rows;
     g->cols = (int)cols;
     g->mag = (int)mag;
@@ -3628,26 +3841,45 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->radius = radius;
     g->sens = sens;
     g->ymax = (float)(g->rowsM - 1);
-    g->xmax = (float)(g->colsM - 1);
     g->out_row0 = 0;
+    g->wt = NULL;
+}
+
+/* The device's hst_e_wtable into wt (HST__E_HOST_WTAB entries) if it fits: g->wt set */
+HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
+{
+    float ax[2 * 64];       /* mag n <= 64 when mag^2 n^2 <= HST__E_HOST_WTAB */
+    int n = g->j1 - g->j0, p, j, i, r;
+    float *e = wt;
+    if ((long)g->mag * g->mag * n * n > HST__E_HOST_WTAB) return;
+    for (p = 0; p < g->mag; ++p)
+        for (i = 0; i < n; ++i) {
+            float d = fmaf((float)(hst__e_base(p, g->mag) + g->j0 + i), 0.5f,
+                           -hst__e_centre(p, g->mag));
+            ax[2 * (p * n + i)] = d;
+            ax[2 * (p * n + i) + 1] = hst__e_axexp(d, g->c);
+        }
+    for (r = 0; r < g->mag * g->mag; ++r)
+        for (j = 0; j < n; ++j)
+            for (i = 0; i < n; ++i, e += 2) {
+                int a = 2 * ((r % g->mag) * n + i), b = 2 * ((r / g->mag) * n + j);
+                e[0] = hst__e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], g->c, &e[1]);
+            }
+    g->wt = wt;
 }
 
 /* c ? a : b, bit for bit, without a branch */
-HST__KPRIVATE float hst__e_pick(int c, float a, float b)
+HST__E_INL float hst__e_pick(int c, float a, float b)
 {
-    union { float f; uint32_t u; } x, y;
     uint32_t m = 0u - (uint32_t)(c != 0);
-    x.f = a;
-    y.f = b;
-    x.u = (x.u & m) | (y.u & ~m);
-    return x.f;
+    return hst__e_float((hst__e_bits(a) & m) | (hst__e_bits(b) & ~m));
 }
 
-/* The tile: (Gc, Gr, |G|) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl, in three
-   planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e at
-   (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
-HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0,
-                               int nl, int stride, float *tile)
+/* The tile: unit gradients (ux, uy) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl,
+   in two planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e
+   at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0, int nl,
+                            int stride, float *tile)
 {
     size_t plane = (size_t)nk * (size_t)stride;
     int a, e, half = stride / 2;
@@ -3656,76 +3888,69 @@ HST__KPRIVATE void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int
         for (e = 0; e < nl; ++e) {
             int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
             size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
-            float gg[2], n, t;
+            float gg[2], u[2];
             hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
-            n = gg[0] * gg[0];
-            t = gg[1] * gg[1];
-            n = n + t;
-            tile[o] = gg[0];
-            tile[plane + o] = gg[1];
-            tile[2 * plane + o] = sqrtf(n);
+            hst__e_unit(gg[0], gg[1], u);
+            tile[o] = u[0];
+            tile[plane + o] = u[1];
         }
     }
 }
 
-/* One sample (j, i) for the lanes, whose pixels share a phase and so its offsets (dx, dy),
-   weight w and distance d: W += w, R += Dk w (hst__e_acc) where each lane's sample is inside
-   the image; gx, gy, gn: the lanes' gradients (adjacent), bxi: bx + i of lane 0 */
-HST__KPRIVATE void hst__e_lane_sample(const hst__e_geom *g, const float *gx, const float *gy,
-                                      const float *gn, int bxi, float dx, float dy, float w,
-                                      float d, float *W, float *R)
+/* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
+   (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
+   k = ki + 2 l with 0 < k <= kx); ux, uy: the lanes' unit gradients (adjacent) */
+HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int kx, float dx,
+                                   float dy, float w, float wd, float *W, float *R)
 {
     int l;
     for (l = 0; l < HST__E_LANES; ++l) {
-        float vx = (float)(bxi + 2 * l) * 0.5f, t, u, num, den, dk;
-        int ok = (0.0f < vx) & (vx <= g->xmax), use;
-        t = gx[l] * dx;
-        u = gy[l] * dy;
-        t = t + u;
-        use = ok & (t < 0.0f);
-        num = gy[l] * dx;
-        u = gx[l] * dy;
-        num = num - u;
-        num = fabsf(num);
-        den = gn[l] * d;
-        dk = num / den;
-        dk = hst__e_pick(dk != dk, 0.0f, 1.0f - dk);
-        t = dk * w;
+        int k = ki + 2 * l, ok = (k > 0) & (k <= kx);
+        float t = ux[l] * dx, s, c, v;
+        s = fmaf(uy[l], dy, t);
+        t = ux[l] * dy;
+        c = fmaf(uy[l], dx, -t);
+        v = fmaf(-fabsf(c), wd, w);
         W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
-        R[l] = R[l] + hst__e_pick(use, t, 0.0f);
+        R[l] = R[l] + hst__e_pick(ok & (s < 0.0f), v, 0.0f);
     }
 }
 
 /* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
    half-pixel position k0, columns from l0), as hst__e_rgc computes each: lane l samples the
    half-pixel columns of lane 0 plus 2 l */
-HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane,
-                                int stride, int k0, int l0, int yM, int x0, float *v)
+HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane, int stride,
+                             int k0, int l0, int yM, int x0, float *v)
 {
-    float W[HST__E_LANES], R[HST__E_LANES], c[2], cx, cy;
-    int by, bx, fy, fx, j, i, l, half = stride / 2;
-    c[0] = g->tSS;
-    c[1] = g->tSO;
+    float W[HST__E_LANES], R[HST__E_LANES], cx, cy;
+    int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
+    const float *wp = NULL;
     by = hst__e_base(yM, g->mag);
     bx = hst__e_base(x0, g->mag);
     fy = by - 2 * (yM / g->mag);
     fx = bx - 2 * (x0 / g->mag);
     cy = hst__e_centre(yM % g->mag, g->mag);
     cx = hst__e_centre(x0 % g->mag, g->mag);
+    if (g->wt) wp = g->wt + (size_t)(((yM % g->mag) * g->mag + x0 % g->mag) * n * n) * 2;
     for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
     for (j = g->j0; j < g->j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
         if (!(0.0f < vy && vy <= g->ymax)) continue;
-        dy = (float)(fy + j) * 0.5f;
-        dy = dy - cy;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
         for (i = g->j0; i < g->j1; ++i) {
             int e = bx + i - l0;
-            const float *gx = row + (e & 1) * half + (e >> 1);
-            float dx = (float)(fx + i) * 0.5f, d, w;
-            dx = dx - cx;
-            w = hst__e_w(dx, dy, c, &d);
-            if (w != 0.0f) hst__e_lane_sample(g, gx, gx + plane, gx + 2 * plane, bx + i, dx, dy, w, d, W, R);
+            const float *ux = row + (e & 1) * half + (e >> 1);
+            float dx = fmaf((float)(fx + i), 0.5f, -cx), wd, w;
+            if (wp) {
+                w = wp[((j - g->j0) * n + i - g->j0) * 2];
+                wd = wp[((j - g->j0) * n + i - g->j0) * 2 + 1];
+            } else {
+                w = hst__e_wd(dx, dy, g->c, &wd);
+            }
+            if (w != 0.0f)
+                hst__e_lane_sample(ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
+                                   W, R);
         }
     }
     for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
@@ -3733,12 +3958,12 @@ HST__KPRIVATE void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t 
 
 /* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
    weighting */
-HST__KPRIVATE float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
-                                  float r)
+HST__E_INL float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
+                               float r)
 {
     if (iw) {
-        float rr = (float)yM / g->fm;
-        float c = (float)xM / g->fm;
+        float rr = hst__e_div((float)yM, g->fm);
+        float c = hst__e_div((float)xM, g->fm);
         r = r * hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
     }
     return r;
@@ -3752,8 +3977,8 @@ HST__KPRIVATE float hst__e_pixel(const float *f, const hst__e_geom *g, int iw, i
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
-HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
-                                int yb, int xa, int k0, int nk, float *tile)
+HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *g, int iw,
+                                 int ya, int yb, int xa, int k0, int nk, float *tile)
 {
     int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
     int l0 = hst__e_base(xa, g->mag) + g->j0;
@@ -3772,6 +3997,45 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
             }
         }
     }
+}
+
+#if HST__E_AVX2
+#  if defined(__clang__)
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma"
+#  else
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512"
+#  endif
+__attribute__((target(HST__E_T512))) static void
+hst__e_block_avx512(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                    int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+
+__attribute__((target("avx2,fma"))) static void
+hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                  int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+#endif
+
+/* hst__e_block_any, built for the CPU at hand */
+HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                int yb, int xa, int k0, int nk, float *tile)
+{
+#if HST__E_AVX2
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
+        hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+        return;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+        return;
+    }
+#endif
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 /* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
@@ -3838,7 +4102,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
                                                   float sensitivity, int intensity_weighting,
                                                   uint32_t yM0, uint32_t yM1)
 {
-    float tile[3 * HST__E_HOST_TILE];
+    float tile[2 * HST__E_HOST_TILE], wt[2 * HST__E_HOST_WTAB];
     hst__e_geom g;
     int ya, ye, xa;
     hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
@@ -3850,6 +4114,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
     ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
     ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
     if (ya >= ye) return;
+    hst__e_wtable(&g, wt);
     for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
         hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
 }
@@ -3861,6 +4126,9 @@ HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
 }
 
 HST__KDEF float hst_k_esrrf_exp(float x) { return hst__e_exp(x); }
+HST__KDEF float hst_k_esrrf_rcp(float b) { return hst__e_rcp(b); }
+HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
+HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
 
 HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
                                       uint32_t cols, uint64_t base, uint64_t begin,
@@ -3893,8 +4161,8 @@ HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t ro
     for (z = begin; z < end; ++z) {
         const float *src = in + (size_t)z * rows * cols * channels;
         for (i = 0; i < nM; ++i) {
-            float r = (float)(uint32_t)(i / colsM) / fm;
-            float c = (float)(uint32_t)(i % colsM) / fm;
+            float r = hst__e_div((float)(uint32_t)(i / colsM), fm);
+            float c = hst__e_div((float)(uint32_t)(i % colsM), fm);
             for (k = 0; k < channels; ++k)
                 out[((size_t)z * nM + i) * channels + k] =
                     hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);

@@ -8,11 +8,12 @@
        #define HST_IMPLEMENTATION
    before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
    halostream header included there: one copy of the library per program); define HST_FFT there
-   too (backend.h's FFTs: FRC, decorrelation and the error map of a magnified image need them).
+   too (array.h's FFTs: FRC, decorrelation and the error map of a magnified image need them).
    Other files include it without the macros.
 
    Usage (a 1000 x 1000 widefield reference, its 5000 x 5000 eSRRF image, two half-stack images):
 
+       // given: const float *ref, *sr, *odd, *even;   // the images, in host memory
        hst_backend *be; hst_backend_desc bd = {0};
        hst_error_map_result em; hst_frc_result fr; hst_decorr_result dr;
        hst_backend_create(&bd, &be);                      // $HST_DEVICE, else the best device
@@ -52,7 +53,7 @@
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
      HST_QUALITY_IMPLEMENTATION         the implementation TU: compile quality.h's body only
-     HST_FFT                            the implementation TU: backend.h's FFTs (without them
+     HST_FFT                            the implementation TU: array.h's FFTs (without them
                                         FRC, decorrelation and magnified error maps return
                                         HST_ERROR_NOT_BUILT_IN)
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
@@ -74,7 +75,7 @@
 #ifndef HST_QUALITY_H
 #define HST_QUALITY_H
 
-#include "backend.h"
+#include "array.h"
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_QUALITY_IMPLEMENTATION)
 #  define HST_QUALITY_IMPLEMENTATION
@@ -673,14 +674,14 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
 
 /* >>helpers ---------------------------------------------------------------------------------- */
 static hst_result hst__q_bad(const hst__q *q, const char *why) {
-    hst_backend_log(q->be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT, "%s: %s", q->func, why);
+    hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT, "%s: %s", q->func, why);
     return HST_ERROR_INVALID_ARGUMENT;
 }
 
 static hst_result hst__q_count(const hst__q *q, size_t rows, size_t cols, size_t *n) {
     if (rows > (size_t)INT_MAX / 2 || cols > (size_t)INT_MAX / 2 ||
         (rows && cols > SIZE_MAX / sizeof(float) / 2 / rows)) {
-        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOG_SIZE_OVERFLOW,
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
                         "%s: an image of %zu x %zu is too large", q->func, rows, cols);
         return HST_ERROR_OVERFLOW;
     }
@@ -692,7 +693,7 @@ static hst_result hst__q_finite(const hst__q *q, const char *name, const float *
     size_t i;
     for (i = 0; i < n; i++)
         if (!isfinite(x[i])) {
-            hst_backend_log(q->be, HST_LOG_ERROR, HST_LOG_NON_FINITE,
+            hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_NON_FINITE,
                             "%s: %s[%zu] is %g", q->func, name, i, (double)x[i]);
             return HST_ERROR_NON_FINITE;
         }
@@ -1010,13 +1011,13 @@ static double hst__q_brent(hst__qfit *f, double xa, double xb, double xc, double
 static double hst__q_optimise_sigma(hst__qfit *f, unsigned mag) {
     double xa = 0.0, xb = HST__Q_TRUNCATE / HST__Q_FWHM * mag, xc = 0.0, fb = 0.0, s;
     if (!hst__q_bracket(f, &xa, &xb, &xc, &fb)) {
-        hst_backend_log(f->q->be, HST_LOG_WARN, HST_LOG_ITEM_NONE,
+        hst_backend_log(f->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
                         "%s: no bracket of the blur's sigma; keeping sigma %g", f->q->func, xb);
         return xb;
     }
     s = hst__q_brent(f, xa, xb, xc, fb);
     if (fabs(s - HST__Q_TRUNCATE / HST__Q_FWHM * mag) < 1e-4)
-        hst_backend_log(f->q->be, HST_LOG_INFO, HST_LOG_ITEM_NONE,
+        hst_backend_log(f->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
                         "%s: RSF constrained, as no good minimum found", f->q->func);
     return s;
 }
@@ -1036,7 +1037,7 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
         return r;
     *mag = (unsigned)(sr_rows / ref_rows);
     if (*mag < 1 || sr_rows != *mag * ref_rows || sr_cols != *mag * ref_cols) {
-        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOG_SHAPE_MISMATCH,
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
                         "%s: sr (%zu x %zu) is not an integer magnification of ref (%zu x %zu)",
                         q->func, sr_rows, sr_cols, ref_rows, ref_cols);
         return HST_ERROR_SHAPE;

@@ -10,6 +10,10 @@
 
    Usage (y = 2 x + 1 over a volume of N slices of 512 x 512 floats, under a 256 MiB budget):
 
+       // given: hst_backend *be; float *x, *y; uint64_t N; const char *my_cl_source;
+       // given: hst_stream_host_fn affine_host;   // the kernel's host twin
+       hst_stream_desc desc = {0};
+       hst_stream *s;
        hst_stream_array arrays[2] = {{0}};
        hst_stream_stage stage = {0};
        const int in[1] = {0}, out[1] = {1};
@@ -79,18 +83,20 @@
    A failure on any rank (a bad argument, out of memory, a host twin's error, a cancel) ends
    create or run on every rank with the same code, the first failing rank's: the ranks compare
    outcomes with one MPI_Allreduce at the end of each phase, all of them reaching the same
-   collectives, and the other ranks log HST_LOG_RANK_FAILED naming it. Reports and progress
+   collectives, and the other ranks log HST_LOGITEM_RANK_FAILED naming it. Reports and progress
    are per rank (see hst_stream_report and hst_stream_progress_fn).
 
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment); a stream counts as an object of every backend it was made with.
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_STREAM_H
 #define HST_STREAM_H
 
 #include "backend.h"
+#include "choice.h"   /* the stream copy model and several devices' shares (hst_choice_*) */
 
 #if defined(HST_IMPLEMENTATION) && !defined(HST_STREAM_IMPLEMENTATION)
 #  define HST_STREAM_IMPLEMENTATION
@@ -384,11 +390,13 @@ typedef struct hst_stream_report {
    hst_stream_destroy).
    With desc.mpi_comm: collective over the communicator (desc must not be NULL on any rank: its
    mpi_comm names the communicator); every rank returns the same code, the first failing rank's
-   (the other ranks log HST_LOG_RANK_FAILED naming it), and also HST_ERROR_SHAPE when the ranks' descriptions
+   (the other ranks log HST_LOGITEM_RANK_FAILED naming it), and also HST_ERROR_SHAPE when the ranks' descriptions
    disagree (see mpi_comm), HST_ERROR_OVERFLOW when N or a GLOBAL array's element count exceeds
    INT_MAX (MPI counts). Without HST_STREAM_MPI a non-NULL mpi_comm gives
-   HST_ERROR_NOT_BUILT_IN (logged as HST_LOG_NOT_BUILT_IN) on every rank, with no collective.
-   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator). */
+   HST_ERROR_NOT_BUILT_IN (logged as HST_LOGITEM_NOT_BUILT_IN) on every rank, with no collective.
+   hst_stream_destroy is then collective too (it frees the stream's duplicate communicator).
+   The stream holds its backends (hst_backend_hold) until hst_stream_destroy: destroying one
+   under it is refused. */
 HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
@@ -400,7 +408,7 @@ HST_API void hst_stream_destroy(hst_stream *s);
    the progress callback run on the calling thread).
    Over MPI ranks: collective; each rank streams its own slices, then the accumulators and
    GLOBAL arrays are combined across the ranks (top comment). Every rank returns the same code,
-   the first failing rank's (the others log HST_LOG_RANK_FAILED naming it); HST_ERROR_INVALID_ARGUMENT
+   the first failing rank's (the others log HST_LOGITEM_RANK_FAILED naming it); HST_ERROR_INVALID_ARGUMENT
    also when a rank with slices has not been given the memory of a sliced array. After a
    failed run (a cancel included) the GLOBAL arrays are not combined: each caller array holds
    what that rank left there (unspecified). */
@@ -422,6 +430,32 @@ HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsign
 
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
+
+/* The block hst_stream_create would take for desc, asked before creating (nothing is built,
+   allocated or run): the block is stream.h's decision, and a layer above that wants smaller or
+   larger blocks (esrrf.h: a share of its stack) gives its wish as desc.block_slices and takes
+   the answer, rather than provoking create's refusal.
+     block_slices    desc.block_slices when it fits the budget, else largest_slices (create
+                     refuses a block_slices over it); with desc.block_slices 0 the default rule
+                     ("The default block size" above: it may measure the device's copy model);
+     largest_slices  the largest block whose ring (K slots of the block plus its halo slices,
+                     every buffer within the device's largest allocation) fits budget_bytes on
+                     every device; on the host device the block whose scratch fits the budget
+                     (all N without one); at most N;
+     device_bytes    bytes one device then holds for the stream: the ring's device buffers,
+                     the accumulators' per-slice values and the GLOBAL arrays it allocates (the
+                     host device: one block's scratch). A caller keeping several streams on one
+                     device sums these against its memory.
+   In one process (desc.mpi_comm is not read: a rank asks for its own num_slices). Errors:
+   create's argument refusals (logged, naming the field), HST_ERROR_OUT_OF_DEVICE_MEMORY when
+   not one block fits (logged with the bytes needed: the run cannot happen), HST_ERROR_INVALID_
+   ARGUMENT (info NULL). Thread safety: per backend, on every backend of desc. */
+typedef struct hst_stream_block_info {
+    uint64_t block_slices;
+    uint64_t largest_slices;
+    uint64_t device_bytes;
+} hst_stream_block_info;
+HST_API hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
 /* The choice registry's operation that splits the slices across the devices, for inspection
    (hst_choice_stats) or to feed timings measured elsewhere (hst_choice_record): registered on
    backends[0] as "stream_split_<16 hex digits>", a 64-bit FNV-1a hash of the stages (names,
@@ -431,7 +465,7 @@ HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
    "d1", ...: one per device, timed in seconds per slice. Signature: one integer, the bytes of one
    slice summed over the sliced arrays (TEMP included, GLOBAL not), bucketed by the registry.
    NULL for one device in one process, or when the operation could not be registered or found
-   (logged as HST_LOG_CHOICE_FAILED; the split then follows desc.weights, else equal shares).
+   (logged as HST_LOGITEM_CHOICE_FAILED; the split then follows desc.weights, else equal shares).
    Over MPI ranks it exists for one device too: its timings give the rank's speed for the
    splits across ranks of later streams of this chain. The op lives until backends[0] is
    destroyed. Thread safety: while alive. */
@@ -469,7 +503,7 @@ HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const
    (large - small) bytes over (large - small) seconds. On the host device: 0 and 0 (no copies).
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL arguments), allocation errors of the measurement
    (when it cannot run, the stream's default block falls back to HST_STREAM_COPY_FALLBACK_*,
-   logged as HST_LOG_CHOICE_FAILED). Thread safety: per backend. */
+   logged as HST_LOGITEM_CHOICE_FAILED). Thread safety: per backend. */
 #define HST_STREAM_COPY_OP "stream_copy"
 #define HST_STREAM_COPY_SMALL_BYTES 4096
 #define HST_STREAM_COPY_LARGE_BYTES (16u << 20)
@@ -679,11 +713,11 @@ struct hst_stream {
 /* The log item of a refusal's code. */
 static hst_log_item hst__item_of(hst_result code) {
     switch (code) {
-    case HST_ERROR_OVERFLOW: return HST_LOG_SIZE_OVERFLOW;
-    case HST_ERROR_OUT_OF_DEVICE_MEMORY: return HST_LOG_OUT_OF_DEVICE_MEMORY;
-    case HST_ERROR_SHAPE: return HST_LOG_SHAPE_MISMATCH;
-    case HST_ERROR_NOT_BUILT_IN: return HST_LOG_NOT_BUILT_IN;
-    default: return HST_LOG_BAD_ARGUMENT;
+    case HST_ERROR_OVERFLOW: return HST_LOGITEM_SIZE_OVERFLOW;
+    case HST_ERROR_OUT_OF_DEVICE_MEMORY: return HST_LOGITEM_OUT_OF_DEVICE_MEMORY;
+    case HST_ERROR_SHAPE: return HST_LOGITEM_SHAPE_MISMATCH;
+    case HST_ERROR_NOT_BUILT_IN: return HST_LOGITEM_NOT_BUILT_IN;
+    default: return HST_LOGITEM_BAD_ARGUMENT;
     }
 }
 
@@ -1197,7 +1231,7 @@ HST__SDEF hst_choice_op *hst_stream_copy_op(hst_backend *be) {
     hst_choice_op *op = NULL;
     if (!be || hst_backend_is_host(be)) return NULL;
     if (hst__copy_op(be, &op) != HST_SUCCESS)
-        hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: the operation %s could not be registered",
+        hst_backend_log(be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FAILED, "hst_stream: the operation %s could not be registered",
                         HST_STREAM_COPY_OP);
     return op;
 }
@@ -1273,7 +1307,7 @@ HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, 
 static void hst__copy_model_or_fallback(hst_backend *be, double *t0, double *bw) {
     hst_result r = hst_stream_copy_model(be, t0, bw);
     if (r == HST_SUCCESS) return;
-    hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: the copy model of %s is unknown (%s): "
+    hst_backend_log(be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FAILED, "hst_stream: the copy model of %s is unknown (%s): "
                     "the default block assumes %g s per command and %g bytes/s", hst_backend_device(be)->name,
                     hst_result_string(r), HST_STREAM_COPY_FALLBACK_OVERHEAD_S, HST_STREAM_COPY_FALLBACK_BYTES_PER_S);
     *t0 = HST_STREAM_COPY_FALLBACK_OVERHEAD_S;
@@ -1327,7 +1361,10 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
     return b;
 }
 
-static hst_result hst__choose_block(hst_stream *s) {
+/* The largest block under the budget on every device: the ring's K slots of (B + halo) slices
+   (OpenCL devices), one block's scratch (the host device: all N without a budget). Logged
+   HST_ERROR_OUT_OF_DEVICE_MEMORY when not even B = 1 fits. At most the rank's slices. */
+static hst_result hst__largest_block(const hst_stream *s, uint64_t *largest) {
     uint64_t b = s->desc.num_slices, need = 0, m;
     unsigned d;
     if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
@@ -1346,22 +1383,73 @@ static hst_result hst__choose_block(hst_stream *s) {
             if (m < b) b = m;
         }
     }
+    *largest = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
+    return HST_SUCCESS;
+}
+
+/* The default rule's block (top comment), per device over its share of the rank's slices,
+   within `largest`. */
+static uint64_t hst__default_block(const hst_stream *s, uint64_t largest) {
+    uint64_t own = s->own1 - s->own0, b = largest, m;
+    uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
+    unsigned d;
+    if (s->host) return b;
+    for (d = 0; d < s->desc.num_backends; d++) {
+        double t0, bw;
+        hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
+        if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
+    }
+    return b;
+}
+
+static hst_result hst__choose_block(hst_stream *s) {
+    uint64_t b;
+    hst_result r = hst__largest_block(s, &b);
+    if (r != HST_SUCCESS) return r;
     if (s->desc.block_slices) {
-        if (s->desc.block_slices > b && s->desc.block_slices <= s->desc.num_slices)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most %llu",
+        if (s->desc.block_slices > b && s->desc.block_slices <= s->own1 - s->own0)
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most "
+                             "%llu (hst_stream_block_query gives the largest)",
                              (unsigned long long)s->desc.block_slices, (unsigned long long)b);
         b = s->desc.block_slices;
-    } else if (!s->host) {   /* the rule, per device over its share of the rank's slices */
-        uint64_t own = s->own1 - s->own0;
-        uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
-        for (d = 0; d < s->desc.num_backends; d++) {
-            double t0, bw;
-            hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
-            if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
-        }
+    } else {
+        b = hst__default_block(s, b);
     }
     s->block = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
     return HST_SUCCESS;
+}
+
+/* The device bytes of a block of b slices: the ring's buffers, the accumulators' slices and the
+   GLOBAL arrays the stream allocates (OpenCL); one block's scratch (the host device). */
+static uint64_t hst__block_bytes(const hst_stream *s, uint64_t b) {
+    uint64_t N = s->desc.num_slices, loaded = b + s->halo_lo + s->halo_hi, bytes = 0;
+    unsigned i;
+    if (loaded > N) loaded = N;
+    for (i = 0; i < s->desc.num_arrays; i++)
+        if (s->host ? hst__needs_scratch(s, i) : s->arrays[i].kind != HST_STREAM_GLOBAL)
+            bytes += loaded * s->arrays[i].slice_bytes;
+    if (s->host) return bytes;
+    return (uint64_t)s->ring * bytes + (uint64_t)s->desc.num_accumulators * N * (uint64_t)s->acc_bytes +
+           hst__global_sum(s);
+}
+
+static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out);
+
+HST__SDEF hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info) {
+    hst_stream *s = NULL;
+    uint64_t largest = 0;
+    hst_result r;
+    if (!info) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: info is NULL");
+    memset(info, 0, sizeof *info);
+    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: desc is NULL");
+    if ((r = hst__create_local(desc, &s)) == HST_SUCCESS && (r = hst__largest_block(s, &largest)) == HST_SUCCESS) {
+        info->largest_slices = largest;
+        info->block_slices = !desc->block_slices ? hst__default_block(s, largest)
+                           : desc->block_slices < largest ? desc->block_slices : largest;
+        info->device_bytes = hst__block_bytes(s, info->block_slices);
+    }
+    hst_stream_destroy(s);
+    return r;
 }
 
 /* >>split ------------------------------------------------------------------------------------
@@ -1464,7 +1552,7 @@ static void hst__split_register(hst_stream *s) {
         if (hst_choice_register(be, &od, &op) != HST_SUCCESS) why = "registration failed";
     }
     if (why) {
-        hst_backend_log(be, HST_LOG_WARN, HST_LOG_CHOICE_FAILED, "hst_stream: %s: %s; the "
+        hst_backend_log(be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FAILED, "hst_stream: %s: %s; the "
                         "split follows desc.weights, else equal shares", op_name, why);
         return;
     }
@@ -1659,6 +1747,7 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
     if (!s) return;
     be = s->backends[0];
     for (d = 0; d < s->desc.num_backends; d++) hst__stream_release_device(&s->devs[d]);
+    for (d = 0; d < s->desc.num_backends; d++) hst_backend_release_hold(s->backends[d], s);
     for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) hst_backend_free(be, s->scratch[i]);
     hst_backend_free(be, s->acc_slices);
 #ifdef HST_STREAM_MPI
@@ -1728,10 +1817,15 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
    chain's halos. *out: the stream, or NULL on failure. */
 static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out) {
     hst_result r;
+    unsigned d, e;
     *out = NULL;
     if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
     if (!(*out = (hst_stream *)hst__scalloc(desc->backends[0], sizeof **out))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__stream_copy_desc(*out, desc);
+    for (d = 0; d < desc->num_backends; d++) {   /* destroying a backend under the stream is refused */
+        for (e = 0; e < d && desc->backends[e] != desc->backends[d]; e++) {}
+        if (e == d && (r = hst_backend_hold(desc->backends[d], *out, "hst_stream")) != HST_SUCCESS) return r;
+    }
     hst__stream_extents(*out);
     return HST_SUCCESS;
 }
@@ -2326,7 +2420,7 @@ static hst_result hst__read_accs(hst_stream *s) {
 #ifdef HST_STREAM_MPI
 /* The outcome of a phase on every rank: success where every rank succeeded, else the first
    failing rank's code (MPI_MINLOC over (rank, code) pairs: the lowest failing rank wins),
-   which the other ranks log as HST_LOG_RANK_FAILED naming it (the failing rank logged its own
+   which the other ranks log as HST_LOGITEM_RANK_FAILED naming it (the failing rank logged its own
    reason where the library saw one). Every rank calls it at the same points, whatever happened
    before, so none waits for a rank that gave up. */
 static hst_result hst__ranks_agree(MPI_Comm comm, const hst_backend *be, hst_result r, const char *what) {
@@ -2339,7 +2433,7 @@ static hst_result hst__ranks_agree(MPI_Comm comm, const hst_backend *be, hst_res
     MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, comm);
     if (out.rank == n) return HST_SUCCESS;
     if (out.rank != me)
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOG_RANK_FAILED, "hst_stream: rank %d of %d failed during %s (%s); "
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_RANK_FAILED, "hst_stream: rank %d of %d failed during %s (%s); "
                         "rank %d returns it too", out.rank, n, what, hst_result_string(out.code), me);
     return out.code;
 }
@@ -2633,3 +2727,22 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
 }
 #endif
 #endif /* HST_STREAM_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

@@ -22,7 +22,8 @@
 
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
+#include "choice.h"
 #include "bench_util.h"
 
 #include <stdio.h>

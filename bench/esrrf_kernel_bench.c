@@ -3,7 +3,7 @@
 
        esrrf_kernel_bench [--device S] [--size N] [--mag M] [--radius R] [--frames F] [--reps K]
                           [--local L[,L...]] [--variant OPTS]... [--peak-gflops G] [--peak-gbs B]
-                          [--host-size N] [--no-host]
+                          [--host-size N] [--no-host] [--no-weighting]
 
    Defaults: 1000 x 1000 frames, mag 5, radius 1.5, sensitivity 1, intensity weighting on (the
    issue's and NanoPyx's benchmark), F = 32 frames per launch (the block esrrf_bench's 500-frame
@@ -18,18 +18,20 @@
      ms per frame        launch time / F, frames resident, nothing else in the queue; and the
                          process's CPU time per frame (all threads: a CPU device's work,
                          robust on a shared machine; on a GPU, the host waiting);
-     flops per pixel     a count of the kernel's float operations from its source (comparisons,
-                         conversions and selects not counted; sqrt, divide, floor count 1):
-                           per sample inside the window:    5 (position, distance, sqrt)
-                           per sample within tSO:          +31 (weight: 2 + exp 22 + 3, W,
-                                                             dot product 3)
-                                                           + 8 where the gradient points away
-                                                             (Dk: taken as half the samples)
+     flops per pixel     a count of the kernel's float operations from its source (FMA counts
+                         2; comparisons, conversions and selects not counted; floor counts 1):
+                           per sample of the window (the table path: every one):  7 (offset
+                                                             fma + step, W, u.d 3)
+                                                           + 6 where the gradient points away
+                                                             (|u x d| 3, Dk w 2, R: taken as
+                                                             half the samples)
                            per pixel: 96 (interpolated intensity: 8 weights, 20 taps),
-                                      11 (centres, constants, R / W)
+                                      87 (5 divisions of 17: 2 centres, R / W, the intensity
+                                      position; 2 (int)(2 c))
                          with the window counts taken exactly for this mag and radius (all mag^2
-                         sub-pixel phases averaged, inside pixels), and the local tile's
-                         gradients (~76 flops per half-pixel position, per work-group) added;
+                         sub-pixel phases averaged, inside pixels), and per work-group the tile's
+                         unit gradients (107 per half-pixel position: 72 interpolation, 35 unit)
+                         and the (w, w/d) table (35 per entry, 45 per axis value) added;
      bytes per pixel     4 written + the frame read (4 / mag^2): the compulsory traffic;
      achieved            flops per pixel x pixels / time, and bytes likewise, against the peaks;
      host twin           hst_k_esrrf_rgc_fused_host on one frame of --host-size (threads = 1),
@@ -50,11 +52,15 @@
 
 #define MAX_VARIANTS 8
 #define MAX_LOCALS 8
-#define TILE_FLOPS 76.0     /* one half-pixel gradient of the tile: 6.25 taps x 10, sums, |G| */
+#define TILE_FLOPS 107.0    /* one half-pixel unit gradient of the tile: 6.25 taps x 10, sums,
+                               scaling 2, |G|^2 3, rsqrt 28, unit 2 */
+#define WTAB_FLOPS 35.0     /* one (w, w/d) table entry: d2 3, w 3, rsqrt 28, w/d 1 */
+#define AXIS_FLOPS 45.0     /* one axis value of the table: offset 2 + centre 17, exp 22 + 4 */
 
 typedef struct options {
     const char *device, *variant[MAX_VARIANTS];
     unsigned size, mag, frames, reps, host_size, host, nvariant, nlocal;
+    int weighting;
     size_t local[MAX_LOCALS];
     float radius;
     double peak_gflops, peak_gbs;
@@ -111,13 +117,15 @@ static void window_counts(unsigned mag, float radius, double *cand, double *near
     *near = (double)nr / (mag * mag);
 }
 
-/* Half-pixel positions a 16 x 16 tile of output pixels needs, per pixel (the local tile) */
+#define GROUP_PIXELS (256.0 * 8.0)   /* a work-group of 256 items, HST_E_K = 8 pixels each */
+
+/* Half-pixel positions a 16-column strip of GROUP_PIXELS output pixels needs, per pixel (the
+   local tile) */
 static double tile_per_pixel(unsigned mag, float radius)
 {
     float gr = 2.0f * radius;
     int jn = (int)(gr + 1.0f) + (int)gr;
-    double span = 2.0 * 16.0 / mag + jn;
-    return span * span / 256.0;
+    return (2.0 * 16.0 / mag + jn) * (2.0 * GROUP_PIXELS / 16.0 / mag + jn) / GROUP_PIXELS;
 }
 
 typedef struct run {
@@ -135,9 +143,8 @@ static hst_kernel *build(run *r, const char *extra)
     char opts[512];
     hst_program *p;
     hst_kernel *k;
-    snprintf(opts, sizeof opts, "%s%s %s",
-             dev->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
-             dev->fp64 ? " -DHST_FP64" : "", extra);
+    /* no -cl-fp32-correctly-rounded-divide-sqrt: the program has no float division or sqrt */
+    snprintf(opts, sizeof opts, "%s %s", dev->fp64 ? "-DHST_FP64" : "", extra);
     CHECK(hst_program_build(r->be, count, src, opts, &p));
     CHECK(hst_kernel_create(p, "hst_k_esrrf_rgc_fused", &k));
     hst_program_release(p);
@@ -148,7 +155,7 @@ static void set_args(hst_kernel *k, run *r, cl_uint n, cl_uint frames)
 {
     cl_uint mag = r->o->mag;
     cl_float radius = r->o->radius, sens = 1.0f;
-    cl_int iw = 1, flags = 3;
+    cl_int iw = r->o->weighting, flags = 3;
     cl_uint row0 = 0, nrows = n * mag;   /* whole frames */
     cl_ulong base = 0, begin = 0, end = frames, total = frames;
     CHECK(hst_kernel_set_buffer(k, 0, r->frames));
@@ -228,7 +235,7 @@ static void host_twin(run *r, hst_kernel *k)
     if (!f || !h || !d) { fprintf(stderr, "out of host memory\n"); exit(1); }
     make_frame(f, n, 7);
     t0 = now_s();
-    hst_k_esrrf_rgc_fused_host(f, h, n, n, r->o->mag, r->o->radius, 1.0f, 1, 0, 0, 1, 1);
+    hst_k_esrrf_rgc_fused_host(f, h, n, n, r->o->mag, r->o->radius, 1.0f, r->o->weighting, 0, 0, 1, 1);
     ms = 1e3 * (now_s() - t0);
     CHECK(hst_buffer_create(r->be, px * 4, HST_MEM_RESIDENT, &r->frames));
     CHECK(hst_buffer_create(r->be, pm * 4, HST_MEM_RESIDENT, &r->rgc));
@@ -267,13 +274,19 @@ static void bench(const options *o)
     r.q = hst_backend_queue(r.be);
     window_counts(o->mag, o->radius, &cand, &near);
     inside = (double)(o->size * o->mag - 2 * margin) * (o->size * o->mag - 2 * margin) / (double)pm;
-    flops = inside * (5.0 * cand + (31.0 + 4.0) * near + 96.0 + 11.0) +
-            tile_per_pixel(o->mag, o->radius) * TILE_FLOPS;
+    {
+        int jn = (int)(2.0f * o->radius + 1.0f) + (int)(2.0f * o->radius);
+        double nt = (double)o->mag * o->mag * jn * jn;
+        flops = inside * ((7.0 + 3.0) * cand + (o->weighting ? 96.0 + 87.0 : 53.0)) +
+                tile_per_pixel(o->mag, o->radius) * TILE_FLOPS +
+                (nt <= 1536 ? (nt * WTAB_FLOPS + (double)o->mag * jn * AXIS_FLOPS) / GROUP_PIXELS : 0.0);
+    }
     bytes = 4.0 + 4.0 / (o->mag * o->mag);
     printf("esrrf_kernel_bench: %s (%s), %u compute units\n", dev->name, dev->platform_name,
            dev->compute_units);
-    printf("frames %ux%u, mag %u, radius %g, sensitivity 1, weighting on; %u frames per launch, "
-           "median of %u launches\n", o->size, o->size, o->mag, (double)o->radius, o->frames, o->reps);
+    printf("frames %ux%u, mag %u, radius %g, sensitivity 1, weighting %s; %u frames per launch, "
+           "median of %u launches\n", o->size, o->size, o->mag, (double)o->radius,
+           o->weighting ? "on" : "off", o->frames, o->reps);
     printf("per pixel: %.1f window samples, %.1f within tSO; %.0f flops, %.2f bytes (%.0f flops/byte)\n",
            cand, near, flops, bytes, flops / bytes);
     make_frame(frame, o->size, 1);
@@ -314,7 +327,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: esrrf_kernel_bench [--device S] [--size N] [--mag M] [--radius R] [--frames F] [--reps K]\n"
                 "                          [--local L[,L...]] [--variant OPTS]... [--peak-gflops G] [--peak-gbs B]\n"
-                "                          [--host-size N] [--no-host]\n");
+                "                          [--host-size N] [--no-host] [--no-weighting]\n");
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -322,11 +335,12 @@ static int parse(int argc, char **argv, options *o)
     int i;
     memset(o, 0, sizeof *o);
     o->size = 1000; o->mag = 5; o->radius = 1.5f; o->frames = 32; o->reps = 5;
-    o->host_size = 256; o->host = 1;
+    o->host_size = 256; o->host = 1; o->weighting = 1;
     o->nlocal = 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-host")) { o->host = 0; continue; }
+        if (!strcmp(a, "--no-weighting")) { o->weighting = 0; continue; }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
         if (!v) { usage(stderr); return 0; }
         i++;

@@ -25,7 +25,7 @@
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime, popen in strict C99 */
 #define HST_IMPLEMENTATION
 #define HST_FFT
-#include "backend.h"
+#include "array.h"
 #include "bench_util.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
    Build: cc -std=c99 -O2 -I. examples/backend_tour.c -o backend_tour -lOpenCL -lm -lpthread */
 
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,13 @@
                          quantiles, labelled, with a scale bar from the input's pixel size.
    A file that does not hold what it promises (a page chain that ends early, short strips, fewer
    frames than its ImageJ header says) is an error, and so is a NaN or Inf pixel (esrrf.h names
-   its frame, row and column). Outputs are written under temporary names in the output's
-   directory and renamed at the end, so an error or Ctrl-C never leaves a partial output behind.
+   its frame, row and column), and so is an image of finite input that float32 cannot hold (VAR
+   of values near 1e20: esrrf.h names the time point and statistic). Every file the run would
+   write (each mode's, the preview) is checked before a frame is read: one that is the input or
+   another output (the same file: through symlinks and hard links too) is refused, naming both.
+   Outputs are written under temporary names in the output's directory and renamed at the end,
+   so an error or a signal (HUP, INT, TERM, QUIT, PIPE: exit status 128 + the signal) never
+   leaves a partial output or a temporary file behind.
 
    The math, its conventions (NanoPyx's) and the choice between the fused and the chained path
    (by measured speed; HST_FORCE=esrrf:fused or :chained forces one) are esrrf.h's: see its top
@@ -45,7 +50,7 @@
      -h, --help
 
    Exit status: 0 success, 1 an error while running (message on stderr), 2 bad usage or input,
-   130 interrupted.
+   128 + N killed by signal N (HUP 129, INT 130, QUIT 131, PIPE 141, TERM 143).
 
    Over MPI ranks: mpirun -n K esrrf [options] input.tif output.tif — every rank reads the stack
    and computes its share of the magnified rows on its own device (--device, or HST_DEVICE set
@@ -263,15 +268,42 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* ------------------------------------------------------------------------------ progress */
-static volatile sig_atomic_t interrupted;
+/* ------------------------------------------------------------------------------ signals */
+/* The signals that end the run: each cancels the computation (the progress callback), the
+   temporary files are removed, and the exit status is 128 + the signal. */
+static const int end_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
+static const char *const end_signal_names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM" };
+#define NUM_END_SIGNALS (sizeof end_signals / sizeof end_signals[0])
+
+static volatile sig_atomic_t interrupted;   /* the first signal caught, 0: none */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    if (!interrupted) interrupted = sig;
 }
 
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    size_t k;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (k = 0; k < NUM_END_SIGNALS; k++) sigaction(end_signals[k], &sa, NULL);
+}
+
+/* After a signal: the message and the exit status. */
+static int interrupted_status(void)
+{
+    const char *name = "a signal";
+    size_t k;
+    for (k = 0; k < NUM_END_SIGNALS; k++)
+        if (end_signals[k] == interrupted) name = end_signal_names[k];
+    fail("interrupted by %s: no output written", name);
+    return 128 + (int)interrupted;
+}
+
+/* ------------------------------------------------------------------------------ progress */
 typedef struct progress {
     int tty, quiet, drawn;
     double t0, last;
@@ -287,7 +319,7 @@ static int on_progress(uint64_t done, uint64_t total, void *user)
     t = now_s() - p->t0;
     rate = t > 0 ? (double)done / t : 0.0;
     tenth = (unsigned)(10 * done / (total ? total : 1));
-    if (p->quiet || interrupted) return interrupted;
+    if (p->quiet || interrupted) return interrupted != 0;
     if (p->tty) {
         if (t - p->last >= 0.1 || done == total) {
             char bar[31];
@@ -426,18 +458,87 @@ static void print_path(const hst_esrrf_report *rep)
            (unsigned long long)rep->frames_by_path[1]);
 }
 
+/* The names of every file the run writes: paths[0 .. n) (each mode's TIFF, the preview). */
+static unsigned output_paths(const options *o, job *j, const char **paths)
+{
+    unsigned m, n = 0, several = (o->modes & (o->modes - 1)) != 0;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if (o->modes & (1u << m)) {
+            mode_name(o->output, m, (int)several, j->tif_path[m], sizeof j->tif_path[m]);
+            paths[n++] = j->tif_path[m];
+        }
+    preview_name(o->output, j->png_path, sizeof j->png_path);
+    if (o->preview) paths[n++] = j->png_path;
+    return n;
+}
+
+/* Which file a path names: an existing file by its device and inode (symlinks followed, so
+   links and hard links of one file are one file); a file not there yet by its directory's device
+   and inode and its name (it can only be another output's name). known 0: the directory cannot
+   be read either (opening the output will say why). */
+typedef struct file_id { int exists, known; dev_t dev; ino_t ino; const char *name; } file_id;
+
+static file_id identify(const char *path)
+{
+    file_id id;
+    struct stat sb;
+    char dir[4200];
+    const char *slash = strrchr(path, '/');
+    memset(&id, 0, sizeof id);
+    if (stat(path, &sb) == 0) {
+        id.exists = id.known = 1;
+    } else {
+        if (!slash) snprintf(dir, sizeof dir, ".");
+        else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        id.name = slash ? slash + 1 : path;
+        id.known = stat(dir, &sb) == 0;
+    }
+    id.dev = sb.st_dev;
+    id.ino = sb.st_ino;
+    return id;
+}
+
+static int same_file(const file_id *a, const file_id *b)
+{
+    if (!a->known || !b->known || a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) return 0;
+    return a->exists || !strcmp(a->name, b->name);
+}
+
+/* No output may be the input or another output: refused before a frame is read. */
+static int check_collisions(const options *o, job *j)
+{
+    const char *paths[HST_ESRRF_NUM_MODES + 1];
+    file_id in = identify(o->input), ids[HST_ESRRF_NUM_MODES + 1];
+    unsigned n = output_paths(o, j, paths), k, i;
+    for (k = 0; k < n; k++) {
+        ids[k] = identify(paths[k]);
+        if (same_file(&ids[k], &in)) {
+            fail("the output %s is the input %s (the same file): refused; choose another output name", paths[k],
+                 o->input);
+            return 0;
+        }
+        for (i = 0; i < k; i++)
+            if (same_file(&ids[k], &ids[i])) {
+                fail("the outputs %s and %s are the same file: refused; choose another output name", paths[i],
+                     paths[k]);
+                return 0;
+            }
+    }
+    return 1;
+}
+
 /* Opens every output under a temporary name: an unwritable path fails before any work. */
 static int open_outputs(const options *o, job *j)
 {
+    const char *paths[HST_ESRRF_NUM_MODES + 1];
     char err[1024];
-    unsigned m, several = (o->modes & (o->modes - 1)) != 0;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
-        if (!(o->modes & (1u << m))) continue;
-        mode_name(o->output, m, (int)several, j->tif_path[m], sizeof j->tif_path[m]);
-        if (!io_outfile_open(&j->tif[m], j->tif_path[m], err, sizeof err)) { fail("%s", err); return 0; }
-    }
-    preview_name(o->output, j->png_path, sizeof j->png_path);
-    if (o->preview && !io_outfile_open(&j->png, j->png_path, err, sizeof err)) { fail("%s", err); return 0; }
+    unsigned m, k = 0, n = output_paths(o, j, paths);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        if ((o->modes & (1u << m)) && !io_outfile_open(&j->tif[m], paths[k++], err, sizeof err)) {
+            fail("%s", err);
+            return 0;
+        }
+    if (k < n && !io_outfile_open(&j->png, paths[k], err, sizeof err)) { fail("%s", err); return 0; }
     return 1;
 }
 
@@ -573,18 +674,14 @@ static int prepare(run *u)
     job *j = &u->j;
     char err[1024];
     hst_backend_desc bd;
-    struct stat in_sb, out_sb;
+    struct stat in_sb;
     double t0;
     unsigned m;
     int writer = u->rk->rank == 0;
     hst_result r;
 
     if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
-    if (stat(o->output, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev && in_sb.st_ino == out_sb.st_ino) {
-        fail("the output %s is the input: refused", o->output);
-        return 2;
-    }
-    if (writer && !open_outputs(o, j)) return 2;
+    if (writer && (!check_collisions(o, j) || !open_outputs(o, j))) return 2;
 
     /* Read (the samples as they are), then the device. */
     t0 = now_s();
@@ -616,7 +713,7 @@ static int prepare(run *u)
         fail("out of host memory");
         return 1;
     }
-    return 0;
+    return interrupted ? interrupted_status() : 0;   /* a signal while the stack was read */
 }
 
 /* eSRRF, every mode from one pass (collective over the ranks). Returns an exit status. */
@@ -627,7 +724,7 @@ static int compute(run *u)
     u->pg.t0 = now_s();
     r = hst_esrrf_run(&u->d, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols, j->out, &u->rep);
     progress_end(&u->pg);
-    if (r == HST_ERROR_CANCELLED || interrupted) { fail("interrupted: no output written"); return 130; }
+    if (interrupted) return interrupted_status();
     if (r != HST_SUCCESS) {
         fail("eSRRF on %s failed: %s%s%s", hst_backend_device(j->be)->name, hst_result_string(r),
              j->ls.last[0] ? ": " : "", j->ls.last);
@@ -671,7 +768,6 @@ static void summary(const run *u)
 static int esrrf_main(int argc, char **argv, ranks *rk)
 {
     run u;
-    struct sigaction sa;
     double t0;
     int status, rc;
 
@@ -679,22 +775,17 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     u.rk = rk;
     u.t_start = now_s();
     if ((rc = parse_args(argc, argv, &u.o)) != 0) return rc < 0 ? 0 : rc;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_signals();
 
     status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
     if (status == 0) status = compute(&u);
     if (status == 0 && rk->rank == 0) {
         t0 = now_s();
-        if (!write_outputs(&u.o, &u.j, u.ntp, u.rm, u.cm)) {
-            if (interrupted) fail("interrupted: no output written");
-            status = interrupted ? 130 : 1;
-        }
+        if (!write_outputs(&u.o, &u.j, u.ntp, u.rm, u.cm)) status = interrupted ? interrupted_status() : 1;
         u.t_write = now_s() - t0;
         if (status == 0 && !u.o.quiet) summary(&u);
     }
+    if (status == 0 && interrupted) status = 128 + (int)interrupted;   /* after the outputs (SIGPIPE on stdout) */
     job_free(&u.j, status != 0);
     return status;
 }

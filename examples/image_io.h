@@ -83,7 +83,8 @@ size_t io_dtype_bytes(io_dtype dtype);
 /* An output written under a temporary name in its own directory (path.tmp-XXXXXX) and renamed
    over path by io_outfile_commit, so that an error or an interruption never leaves a partial
    output: call io_outfile_discard on every path that does not commit. A zero-initialised
-   io_outfile may be discarded (nothing happens). */
+   io_outfile may be discarded (nothing happens). Every failure to write (a full disk, a
+   quota, an I/O error) is reported with the path and the system's reason (strerror). */
 typedef struct io_outfile { char final[4096], tmp[4160]; int fd; } io_outfile;
 
 int  io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes);
@@ -912,6 +913,74 @@ int io_outfile_commit(io_outfile *o, char *err, size_t err_bytes)
     return 1;
 }
 
+/* --------------------------------------------------------------------------- >>sink */
+/* The writers' file descriptor: libtiff and libpng write through it, so the first system error
+   (errno) is kept for the message ("No space left on device") instead of their "Write error". */
+typedef struct io__sink { int fd, err; } io__sink;
+
+static void io__sink_fail(io__sink *k) { if (!k->err) k->err = errno ? errno : EIO; }
+
+/* All n bytes, or 0 with the error kept. */
+static int io__sink_write(io__sink *k, const void *buf, size_t n)
+{
+    const char *p = (const char *)buf;
+    while (n) {
+        ssize_t w = write(k->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { if (w == 0) errno = ENOSPC; io__sink_fail(k); return 0; }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+
+/* Closes the descriptor; 0 with the error kept where close reports one (NFS: a late ENOSPC). */
+static int io__sink_close(io__sink *k)
+{
+    int ok = 1;
+    if (k->fd >= 0 && close(k->fd) != 0) { io__sink_fail(k); ok = 0; }
+    k->fd = -1;
+    return ok;
+}
+
+static tmsize_t io__sink_tiff_read(thandle_t h, void *buf, tmsize_t n)
+{
+    io__sink *k = (io__sink *)h;
+    ssize_t r;
+    do r = read(k->fd, buf, (size_t)n); while (r < 0 && errno == EINTR);
+    return (tmsize_t)r;
+}
+
+static tmsize_t io__sink_tiff_write(thandle_t h, void *buf, tmsize_t n)
+{
+    return n < 0 || !io__sink_write((io__sink *)h, buf, (size_t)n) ? (tmsize_t)-1 : n;
+}
+
+static toff_t io__sink_tiff_seek(thandle_t h, toff_t off, int whence)
+{
+    io__sink *k = (io__sink *)h;
+    off_t r;
+    if (off > (toff_t)INT64_MAX) { errno = EOVERFLOW; io__sink_fail(k); return (toff_t)-1; }
+    r = lseek(k->fd, (off_t)off, whence);
+    if (r < 0) { io__sink_fail(k); return (toff_t)-1; }
+    return (toff_t)r;
+}
+
+static int io__sink_tiff_close(thandle_t h) { return io__sink_close((io__sink *)h) ? 0 : -1; }
+
+static toff_t io__sink_tiff_size(thandle_t h)
+{
+    struct stat sb;
+    return fstat(((io__sink *)h)->fd, &sb) == 0 ? (toff_t)sb.st_size : 0;
+}
+
+/* " (No space left on device)"-style: the system's reason, else libtiff's, else a guess. */
+static const char *io__write_reason(const io__sink *k, const char *library_said)
+{
+    if (k->err) return strerror(k->err);
+    return library_said && library_said[0] ? library_said : "write failed";
+}
+
 /* --------------------------------------------------------------------------- >>TIFF writer */
 static void io__set_page_tags(TIFF *t, const io_stack *in, unsigned mag, uint64_t p, uint64_t pages,
                               uint32_t rows, uint32_t cols, const char *desc, const char *software)
@@ -944,10 +1013,13 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
     char desc[256], libtiff[600];
     uint64_t p, page_bytes = (uint64_t)rowsM * colsM * 4;
     io__tiff_log lg;
+    io__sink sink;
     TIFFOpenOptions *opts;
     TIFF *t;
     int ok = 1, imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
     memset(&lg, 0, sizeof lg);
+    sink.fd = o->fd;
+    sink.err = 0;
     lg.name = o->tmp;
     if (page_bytes > (uint64_t)PTRDIFF_MAX || (pages && page_bytes > UINT64_MAX / pages)) {
         io__say(err, err_bytes, "cannot write %s: %llu pages of %ux%u are too large", o->final,
@@ -958,13 +1030,16 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
     TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &lg);
     TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &lg);
     /* BigTIFF when the classic format's 4 GiB offsets would not do */
-    t = TIFFFdOpenExt(o->fd, o->tmp, page_bytes * pages > ((uint64_t)3 << 30) ? "w8" : "w", opts);
+    t = TIFFClientOpenExt(o->tmp, page_bytes * pages > ((uint64_t)3 << 30) ? "w8" : "w", (thandle_t)&sink,
+                          io__sink_tiff_read, io__sink_tiff_write, io__sink_tiff_seek, io__sink_tiff_close,
+                          io__sink_tiff_size, io__tiff_map, io__tiff_unmap, opts);
     TIFFOpenOptionsFree(opts);
     if (!t) {
-        io__say(err, err_bytes, "cannot write %s%s", o->final, io__libtiff_said(&lg, libtiff, sizeof libtiff));
+        if (sink.err) io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(sink.err));
+        else io__say(err, err_bytes, "cannot write %s%s", o->final, io__libtiff_said(&lg, libtiff, sizeof libtiff));
         return 0;
     }
-    o->fd = -1;   /* TIFFClose closes it */
+    o->fd = -1;   /* TIFFClose closes it (io__sink_tiff_close) */
     snprintf(desc, sizeof desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
              (unsigned long long)pages, (unsigned long long)pages, imagej_unit ? "unit=" : "",
              imagej_unit ? in->unit : "", imagej_unit ? "\n" : "");
@@ -976,7 +1051,8 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
     }
     if (ok && !TIFFFlush(t)) ok = 0;
     TIFFClose(t);
-    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, lg.error[0] ? lg.error : "write failed (disk full?)");
+    if (sink.err) ok = 0;   /* the close's error too */
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, lg.error));
     return ok;
 }
 
@@ -1192,7 +1268,14 @@ static void io__png_error(png_structp png, png_const_charp msg)
 
 static void io__png_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
 
-static int io__png_write(FILE *f, const io__png_job *j, char *png_msg)
+static void io__png_write_data(png_structp png, png_bytep data, size_t n)
+{
+    if (!io__sink_write((io__sink *)png_get_io_ptr(png), data, n)) png_error(png, "write failed");
+}
+
+static void io__png_flush(png_structp png) { (void)png; }   /* no buffer of ours */
+
+static int io__png_write(io__sink *sink, const io__png_job *j, char *png_msg)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, png_msg, io__png_error, io__png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -1205,7 +1288,7 @@ static int io__png_write(FILE *f, const io__png_job *j, char *png_msg)
         png_destroy_write_struct(&png, &info);
         return 0;
     }
-    png_init_io(png, f);
+    png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
     png_set_IHDR(png, info, j->width, j->height, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -1223,8 +1306,10 @@ int io_write_png_preview(io_outfile *o, const float *mean, uint32_t rows, uint32
     io__png_job j;
     char bar_text[48], png_msg[256] = "";
     uint32_t bar;
-    FILE *f = NULL;
+    io__sink sink;
     int ok = 0;
+    sink.fd = -1;
+    sink.err = 0;
     memset(&j, 0, sizeof j);
     if (!io_preview_size(rows, cols, mag, &j.width, &j.height)) {
         io__say(err, err_bytes, "cannot write %s: a preview of %ux%u magnified %u times exceeds PNG's limit "
@@ -1245,18 +1330,12 @@ int io_write_png_preview(io_outfile *o, const float *mean, uint32_t rows, uint32
     bar = io__scale_bar(cols, mag, pixel_size, unit, bar_text, sizeof bar_text);
     io__draw_bands(j.top, j.bottom, j.width, &j.l, 0, j.colsM, left_label, bar, bar_text);
     io__draw_bands(j.top, j.bottom, j.width, &j.l, j.colsM + IO_PREVIEW_GAP, j.colsM, right_label, bar, bar_text);
-    if (!(f = fdopen(o->fd, "wb"))) {
-        io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
-        goto out;
-    }
-    o->fd = -1;   /* fclose closes it */
-    if (!(ok = io__png_write(f, &j, png_msg)))
-        io__say(err, err_bytes, "cannot write %s: %s", o->final, png_msg[0] ? png_msg : "libpng failed");
+    sink.fd = o->fd;
+    o->fd = -1;   /* closed below */
+    ok = io__png_write(&sink, &j, png_msg);
+    if (!io__sink_close(&sink)) ok = 0;
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, png_msg));
 out:
-    if (f && fclose(f) != 0 && ok) {
-        io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
-        ok = 0;
-    }
     free(j.line);
     free(j.top);
     free(j.bottom);

@@ -52,6 +52,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define HST_IMPLEMENTATION
 #define HST_FFT
+#include "array.h"
 #include "stream.h"
 #include "mri_op.h"
 

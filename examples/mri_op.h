@@ -40,6 +40,7 @@
 #ifndef MRI_OP_H
 #define MRI_OP_H
 
+#include "array.h"
 #include "stream.h"
 
 #include <math.h>
@@ -238,7 +239,7 @@ static hst_result mri__bad(const hst_backend *be, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOG_BAD_ARGUMENT, "%s", msg);
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT, "%s", msg);
     return HST_ERROR_INVALID_ARGUMENT;
 }
 
@@ -253,7 +254,7 @@ MRI_FN void mri_op_free(mri_op *op)
 
 /* Prepares the operator on be for dims d and mask (ny * nx floats, copied). budget_bytes and
    block_slices go to every stream (hst_stream_desc's meaning) and may be changed in op between
-   calls. Errors: HST_ERROR_INVALID_ARGUMENT (logged as HST_LOG_BAD_ARGUMENT: NULL, zero slices,
+   calls. Errors: HST_ERROR_INVALID_ARGUMENT (logged as HST_LOGITEM_BAD_ARGUMENT: NULL, zero slices,
    coils outside 1..MRI_MAX_COILS, ny or nx outside 1..MRI_MAX_LENGTH, a slice of C ny nx
    beyond 2^32 elements), HST_ERROR_OUT_OF_HOST_MEMORY. */
 MRI_FN hst_result mri_op_init(mri_op *op, hst_backend *be, const mri_dims *d, const float *mask,

@@ -1,7 +1,7 @@
-/* libhalostream.c — the shared library under the Python package (python/halostream): every
-   halostream header's implementation, built by `make python` into build/libhalostream.so
-   (cc -fPIC -shared -I. python/libhalostream.c -lOpenCL -lm -lpthread). C users keep
-   including the headers; this file exists only for callers that need a shared object. */
+/* libhalostream.c — the shared library inside the Python package (python/halostream): every
+   halostream header's implementation, built by python/setup.py twice (with OpenCL, and with
+   -DHST_NO_OPENCL for machines without an ICD loader). C users keep including the headers;
+   this file exists only for callers that need a shared object. */
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
 

@@ -12,11 +12,14 @@ profile=${1:-test}
 
 # libc6-dev is listed because gcc only *recommends* it and we install
 # without recommends.
-pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin libfftw3-dev libvkfft-dev"
-# (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.)
+pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy python3-setuptools python3-wheel python3-pip python3-venv python3-tifffile libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin libfftw3-dev libvkfft-dev libtiff-dev libpng-dev"
+# (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.
+#  libtiff, libpng: `make test` builds the eSRRF command line, build/examples/esrrf, which
+#  tests/test_esrrf_cli.c runs: without them the main job's program would go untested.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"
-# (cmake, python3-numpy: the install and python stages of make test.)
+# (cmake, python3-*: the install and python stages of make test: the wheel is built offline with
+# Debian's setuptools and wheel and installed into a venv that sees Debian's NumPy and tifffile.)
 # make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer;
 # the TIFF reader's target, tests/fuzz/fuzz_tiff.c, links libtiff and libpng)
 pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"

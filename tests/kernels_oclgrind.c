@@ -27,6 +27,7 @@
 #endif
 #include <CL/cl.h>
 #include "reliability/cl_hooks.h"
+#include "array.h"
 #include "stream.h"
 #include "halo.h"
 #include "esrrf.h"

@@ -5,7 +5,7 @@
    and with several (and trailing frames dropped), macro-pixel correction on and off; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
-   HST_LOG_RANK_FAILED naming it. Every rank checks; rank 0 prints TAP. Run by tests/run.sh
+   HST_LOGITEM_RANK_FAILED naming it. Every rank checks; rank 0 prints TAP. Run by tests/run.sh
    (stage "mpi") under mpirun with the ranks above, on every device (HST_DEVICE's, the same on
    every rank). */
 #define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
@@ -26,7 +26,7 @@
 #define MAG 5
 
 static int me, nranks, ntest, nfail;
-static int rank_failed_logged;   /* HST_LOG_RANK_FAILED seen on this rank */
+static int rank_failed_logged;   /* HST_LOGITEM_RANK_FAILED seen on this rank */
 
 static void tap(const char *name, int local_ok)
 {
@@ -42,7 +42,7 @@ static void tap(const char *name, int local_ok)
 static void logger(void *user, hst_log_level level, hst_log_item item, const char *msg)
 {
     (void)user; (void)msg;
-    if (level == HST_LOG_ERROR && item == HST_LOG_RANK_FAILED) rank_failed_logged = 1;
+    if (level == HST_LOG_ERROR && item == HST_LOGITEM_RANK_FAILED) rank_failed_logged = 1;
 }
 
 /* The centre CROP x CROP of every frame of the shipped stack, as u8 samples. */

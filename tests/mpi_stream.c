@@ -12,7 +12,7 @@
    rank's devices update one copy). Then the rank ranges, the split by measured speeds, and
    errors on one rank only (a bad desc, descriptions that differ, a budget too small, out NULL,
    memory not given, a host twin's error, a cancel): every rank returns the same code, no rank
-   hangs, and every other rank logs HST_LOG_RANK_FAILED naming the failing one. Rank 0 prints
+   hangs, and every other rank logs HST_LOGITEM_RANK_FAILED naming the failing one. Rank 0 prints
    TAP.
 
    The device is HST_DEVICE's (every rank uses the same one). */
@@ -496,14 +496,14 @@ static void check_split_by_speed(void)
 }
 
 /* ---- errors on one rank ----------------------------------------------------------------- */
-/* Every rank got `want`, and every other rank than the failing one logged HST_LOG_RANK_FAILED
+/* Every rank got `want`, and every other rank than the failing one logged HST_LOGITEM_RANK_FAILED
    naming it. */
 static int same_everywhere(hst_result r, hst_result want)
 {
     char who[32];
     int named;
     snprintf(who, sizeof who, "rank %d of", bad_rank);
-    named = me == bad_rank || (logs[0].last_item == HST_LOG_RANK_FAILED && strstr(logs[0].last_message, who));
+    named = me == bad_rank || (logs[0].last_item == HST_LOGITEM_RANK_FAILED && strstr(logs[0].last_message, who));
     if (r != want) fprintf(stderr, "rank %d: %s, expected %s\n", me, hst_result_string(r), hst_result_string(want));
     if (!named) fprintf(stderr, "rank %d: log \"%s\" lacks \"%s\"\n", me, logs[0].last_message, who);
     return r == want && named;
@@ -537,7 +537,7 @@ static void check_create_errors(void)
         hst_stream_destroy(s);
     } else {
         tap("descriptions that differ: HST_ERROR_SHAPE on every rank", r == HST_ERROR_SHAPE && s == NULL &&
-            logs[0].last_item == HST_LOG_SHAPE_MISMATCH && strstr(logs[0].last_message, "rank 1's description"));
+            logs[0].last_item == HST_LOGITEM_SHAPE_MISMATCH && strstr(logs[0].last_message, "rank 1's description"));
     }
 
     d = chain_desc(&c, N, 1, 0, 0, &(MPI_Comm){MPI_COMM_WORLD});

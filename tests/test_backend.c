@@ -29,8 +29,8 @@
 /* Asserts a result and that the log's last item is `item` (and that it was logged). */
 #define assert_result_logged(r, code, log, item) do {                                         \
         assert_int_equal((r), (code));                                                        \
-        assert_true((log)->counts[(item)] >= 1);                                              \
         assert_int_equal((log)->last_item, (item));                                           \
+        assert_true((log)->counts[(item)] >= 1);                                              \
     } while (0)
 
 static int contains_nocase(const char *hay, const char *needle)
@@ -46,43 +46,9 @@ static int contains_nocase(const char *hay, const char *needle)
 
 static void free_stub_for_tests(void *ptr, void *user) { (void)user; free(ptr); }
 
-/* ---- group fixture: one backend on the selected device, with the capturing logger --------- */
-typedef struct fixture {
-    hst_backend *be;
-    cap_log log;
-} fixture;
-
-static int group_setup(void **state)
-{
-    fixture *f = (fixture *)calloc(1, sizeof *f);
-    hst_backend_desc desc;
-    if (!f) return -1;
-    desc = cap_desc(&f->log);
-    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) { free(f); return -1; }
-    *state = f;
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    fixture *f = (fixture *)*state;
-    if (f) {
-        /* nothing a test made may outlive it: the backend's pool holds no active block */
-        hst_pool_stats s = hst_pool_get_stats(hst_backend_pool(f->be));
-        int leaked = s.active_blocks != 0;
-        hst_backend_destroy(f->be);
-        free(f);
-        if (leaked) return -1;
-    }
-    return 0;
-}
-
-static int test_setup(void **state)
-{
-    fixture *f = (fixture *)*state;
-    cap_reset(&f->log);
-    return 0;
-}
+/* ---- group fixture (be_fixture.h): one backend on the selected device, everything logged -- */
+#define BE_FIXTURE_LOG_LEVEL 0
+#include "be_fixture.h"
 
 #define FIX(state) ((fixture *)*(state))
 #define NEED_OPENCL(be) do { if (hst_backend_is_host(be)) { skip(); return; } } while (0)
@@ -94,33 +60,73 @@ static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
 }
 
 /* ============================================================================================
+   Extensions: the layers above backend.h hang their state on a backend by name; destroy hooks
+   run in hst_backend_destroy, the last attached first. */
+static int ext_order[HST_BACKEND_MAX_EXTENSIONS];
+static int ext_calls;
+
+static void ext_destroy(hst_backend *be, void *data)
+{
+    assert_non_null(hst_backend_queue(be));   /* the backend is still whole */
+    ext_order[ext_calls++] = *(int *)data;
+}
+
+static void test_backend_extensions(void **state)
+{
+    static int tags[HST_BACKEND_MAX_EXTENSIONS + 1];
+    static const char *const names[HST_BACKEND_MAX_EXTENSIONS + 1] = {
+        "e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8"};
+    char same_name[3] = {'e', '1', '\0'};   /* equal text, another pointer */
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    int i;
+    (void)state;
+    assert_int_equal(HST_BACKEND_MAX_EXTENSIONS, 8);   /* names[] holds one more than fits */
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    assert_null(hst_backend_extension(be, "e0"));
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++) {
+        tags[i] = i;
+        assert_int_equal(hst_backend_attach(be, names[i], &tags[i], ext_destroy), HST_SUCCESS);
+    }
+    assert_ptr_equal(hst_backend_extension(be, same_name), &tags[1]);
+    assert_null(hst_backend_extension(be, "e8"));
+    assert_null(hst_backend_extension(be, NULL));
+    assert_result_logged(hst_backend_attach(be, same_name, &tags[8], NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
+    assert_result_logged(hst_backend_attach(be, "e8", NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_NULL_ARGUMENT);
+    assert_result_logged(hst_backend_attach(be, "e8", &tags[8], NULL),
+                         HST_ERROR_UNSUPPORTED, &log, HST_LOGITEM_UNSUPPORTED);
+    assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
+    ext_calls = 0;
+    hst_backend_destroy(be);
+    assert_int_equal(ext_calls, HST_BACKEND_MAX_EXTENSIONS);
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++)
+        assert_int_equal(ext_order[i], HST_BACKEND_MAX_EXTENSIONS - 1 - i);
+}
+
+/* ============================================================================================
    Results and logging: every result has its name (ours and OpenCL's, passed through), every
    log item its stable name, and only out-of-device-memory codes count as out of memory. */
+/* Every result of HST_RESULT_LIST has its own name, "HST_<NAME>", and every value its own. */
 static void test_result_strings(void **state)
 {
-    static const struct { hst_result r; const char *name; } ours[] = {
-        {HST_ERROR_INVALID_ARGUMENT, "HST_ERROR_INVALID_ARGUMENT"},
-        {HST_ERROR_OVERFLOW, "HST_ERROR_OVERFLOW"},
-        {HST_ERROR_OUT_OF_HOST_MEMORY, "HST_ERROR_OUT_OF_HOST_MEMORY"},
-        {HST_ERROR_OUT_OF_DEVICE_MEMORY, "HST_ERROR_OUT_OF_DEVICE_MEMORY"},
-        {HST_ERROR_NO_DEVICE, "HST_ERROR_NO_DEVICE"},
-        {HST_ERROR_UNSUPPORTED, "HST_ERROR_UNSUPPORTED"},
-        {HST_ERROR_DTYPE, "HST_ERROR_DTYPE"},
-        {HST_ERROR_SHAPE, "HST_ERROR_SHAPE"},
-        {HST_ERROR_ALIGNMENT, "HST_ERROR_ALIGNMENT"},
-        {HST_ERROR_IO, "HST_ERROR_IO"},
-        {HST_ERROR_CANCELLED, "HST_ERROR_CANCELLED"},
-        {HST_ERROR_NON_FINITE, "HST_ERROR_NON_FINITE"},
-    };
-    size_t i;
+#define RESULT_ROW(name, value) {value, "HST_" #name},
+    static const struct { hst_result r; const char *name; } ours[] = {HST_RESULT_LIST(RESULT_ROW)};
+#undef RESULT_ROW
+    size_t i, j, n = sizeof ours / sizeof ours[0];
     (void)state;
-    assert_string_equal(hst_result_string(HST_SUCCESS), "HST_SUCCESS");
+    assert_true(n >= 14);   /* SUCCESS and the 13 errors of 0.1.0 */
+    for (i = 0; i < n; i++) {
+        assert_string_equal(hst_result_string(ours[i].r), ours[i].name);
+        assert_true(ours[i].r == HST_SUCCESS || ours[i].r < HST_ERROR_BASE);
+        for (j = 0; j < i; j++) assert_int_not_equal(ours[i].r, ours[j].r);
+    }
     assert_string_equal(hst_result_string(-11), "CL_BUILD_PROGRAM_FAILURE");
     assert_string_equal(hst_result_string(-46), "CL_INVALID_KERNEL_NAME");
     assert_string_equal(hst_result_string(-4), "CL_MEM_OBJECT_ALLOCATION_FAILURE");
     assert_string_equal(hst_result_string(-5), "CL_OUT_OF_RESOURCES");
-    for (i = 0; i < sizeof ours / sizeof ours[0]; i++)
-        assert_string_equal(hst_result_string(ours[i].r), ours[i].name);
     /* unknown codes still get a non-NULL, non-empty name */
     assert_non_null(hst_result_string(-12345));
     assert_true(strlen(hst_result_string(-12345)) > 0);
@@ -128,24 +134,24 @@ static void test_result_strings(void **state)
     assert_true(strlen(hst_result_string(777)) > 0);
 }
 
+/* Every log item of HST_LOGITEM_LIST has an id in list order and its own name. */
 static void test_log_item_names(void **state)
 {
-    static const char *const names[HST_LOG_ITEM_COUNT] = {
-        "NONE", "BAD_ARGUMENT", "SIZE_OVERFLOW", "NO_PLATFORM", "DEVICE_CHOSEN",
-        "NO_MATCHING_DEVICE", "CL_ERROR", "BUILD_FAILED", "BUILD_WARNINGS", "CACHE_HIT",
-        "CACHE_CORRUPT", "CACHE_WRITE_FAILED", "OUT_OF_HOST_MEMORY", "OUT_OF_DEVICE_MEMORY",
-        "POOL_RELEASED_HELD", "UNSUPPORTED", "DTYPE", "SHAPE_MISMATCH", "MISALIGNED",
-        "CHOICE_CHANGED", "CHOICE_FAILED", "CHOICE_SPLIT", "CHOICE_FORCED", "CHOICE_FILE_IGNORED",
-        "NON_FINITE", "NOT_BUILT_IN", "FFT_LIBRARY", "RANK_FAILED"
-    };
-    int i;
+#define ITEM_ROW(name) {HST_LOGITEM_##name, #name},
+    static const struct { hst_log_item item; const char *name; } items[] = {
+        HST_LOGITEM_LIST(ITEM_ROW)};
+#undef ITEM_ROW
+    size_t i, j, n = sizeof items / sizeof items[0];
     (void)state;
-    for (i = 0; i < HST_LOG_ITEM_COUNT; i++) {
-        assert_non_null(names[i]);   /* a new item without a name here: extend the table */
-        assert_string_equal(hst_log_item_name((hst_log_item)i), names[i]);
+    assert_int_equal(n, HST_LOGITEM_COUNT);
+    for (i = 0; i < n; i++) {
+        assert_int_equal(items[i].item, (hst_log_item)i);
+        assert_string_equal(hst_log_item_name(items[i].item), items[i].name);
+        for (j = 0; j < i; j++) assert_string_not_equal(items[i].name, items[j].name);
     }
-    assert_non_null(hst_log_item_name(HST_LOG_ITEM_COUNT));
-    assert_non_null(hst_log_item_name((hst_log_item)-1));
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_BAD_ARGUMENT), "BAD_ARGUMENT");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_COUNT), "UNKNOWN");
+    assert_string_equal(hst_log_item_name((hst_log_item)-1), "UNKNOWN");
 }
 
 static void test_result_out_of_memory(void **state)
@@ -297,7 +303,7 @@ static void test_backend_unknown_device(void **state)
     r = hst_backend_create(&desc, &be);
     assert_int_equal(r, HST_ERROR_NO_DEVICE);
     assert_null(be);
-    assert_int_equal(log.counts[HST_LOG_NO_MATCHING_DEVICE], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_NO_MATCHING_DEVICE], 1);
     assert_non_null(strstr(log.last_message, "host"));
 }
 
@@ -331,7 +337,7 @@ static void test_backend_device(void **state)
         hst_backend *be = NULL;
         cap_reset(&log);
         assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
-        assert_int_equal(log.counts[HST_LOG_DEVICE_CHOSEN], 1);
+        assert_int_equal(log.counts[HST_LOGITEM_DEVICE_CHOSEN], 1);
         hst_backend_destroy(be);
     }
 }
@@ -407,7 +413,7 @@ static void test_backend_wrap_half(void **state)
     assert_int_equal(hst_backend_create(&desc, &be), HST_ERROR_INVALID_ARGUMENT);
     assert_null(be);
     /* "Every rejected argument ... goes to the logger": the desc names one */
-    assert_int_equal(log.counts[HST_LOG_BAD_ARGUMENT], 2);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], 2);
 }
 #endif
 
@@ -464,7 +470,7 @@ static void test_queue_events(void **state)
     /* wait == NULL with num_wait > 0 is rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_read(qb, buf, 0, out, 4, 1, 1, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_int_equal(hst_queue_finish(qb), HST_SUCCESS);
     hst_buffer_destroy(buf);
     hst_queue_destroy(qb);
@@ -544,7 +550,7 @@ static void test_buffer_sub(void **state)
         hst_buffer *subsub = (hst_buffer *)pat;
         cap_reset(&f->log);
         assert_result_logged(hst_buffer_create_sub(sub, 0, 8, &subsub),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
         assert_null(subsub);
     }
     hst_buffer_destroy(sub);
@@ -610,13 +616,13 @@ static void test_buffer_fill(void **state)
     /* misaligned offset or size, bad pattern sizes */
     cap_reset(&f->log);
     assert_result_logged(hst_fill(q, b, p4, 4, 2, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 4, 6, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 3, 0, 3, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 252, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
 }
 
@@ -655,11 +661,11 @@ static void test_buffer_write_read_copy(void **state)
     /* past the end */
     cap_reset(&f->log);
     assert_result_logged(hst_write(q, a, 1000, src, 25, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_read(q, a, 1, got, 1024, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_copy(q, b, 1000, a, 0, 25, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(a);
     hst_buffer_destroy(b);
 }
@@ -759,20 +765,20 @@ static void test_buffer_rect(void **state)
     cap_reset(&f->log);
     drect.origin[0] = 25;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_read_rect(q, b, &drect, back, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_copy_rect(q, c, &crect, b, &drect, region, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     /* pitches smaller than the region */
     srect.row_pitch = 8;
     drect.origin[0] = 0;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     srect.row_pitch = SRP;
     drect.origin[0] = 0; drect.origin[2] = 3;
     assert_result_logged(hst_write_rect(q, b, &drect, host, &srect, region, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
     hst_buffer_destroy(c);
 }
@@ -813,11 +819,11 @@ static void test_buffer_map(void **state)
     /* bad flags, zero bytes, out of range */
     cap_reset(&f->log);
     assert_result_logged(hst_map(q, b, 0, 0, 16, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 0, 0, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 1000, 100, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
 }
 
@@ -845,9 +851,9 @@ static void test_buffer_migrate_resident(void **state)
     assert_memory_equal(got, b, 4096);
     cap_reset(&f->log);
     assert_result_logged(hst_migrate(q, 0, bufs, 0, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_migrate(q, 2, bufs, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_buffer_destroy(bufs[0]);
     hst_buffer_destroy(bufs[1]);
 
@@ -863,9 +869,9 @@ static void test_buffer_migrate_resident(void **state)
     /* unknown flags and READ_ONLY|WRITE_ONLY are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 64, 64, &r), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_create(be, 64, HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY, &r),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(r);
 }
 
@@ -901,11 +907,11 @@ static void test_buffer_svm(void **state)
     if (!(hst_backend_device(be)->svm & HST_SVM_FINE)) {
         a = (int *)&pat;
         assert_result_logged(hst_svm_alloc(be, 64, 1, (void **)&a), HST_ERROR_UNSUPPORTED,
-                             &f->log, HST_LOG_UNSUPPORTED);
+                             &f->log, HST_LOGITEM_UNSUPPORTED);
         assert_null(a);
     }
     assert_result_logged(hst_svm_alloc(be, 0, 0, (void **)&a), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
 }
 
 /* ============================================================================================
@@ -1054,7 +1060,7 @@ static void test_image_f32(void **state)
         assert_int_equal(hst_image_from_array(be, HST_U8, 1, 0, 2, us, NULL, &u), HST_SUCCESS);
         cap_reset(&f->log);
         assert_result_logged(hst_image_copy(q, u, o0, a, o0, r, 0, NULL, NULL), HST_ERROR_SHAPE,
-                             &f->log, HST_LOG_SHAPE_MISMATCH);
+                             &f->log, HST_LOGITEM_SHAPE_MISMATCH);
         hst_image_destroy(u);
     }
     hst_image_destroy(a);
@@ -1087,24 +1093,24 @@ static void test_image_sampler_errors(void **state)
     cap_reset(&f->log);
     s = (hst_sampler *)buf;
     assert_result_logged(hst_sampler_create(be, 0, HST_ADDRESS_REPEAT, HST_FILTER_NEAREST, &s),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(s);
     assert_result_logged(hst_sampler_create(be, 1, 99, HST_FILTER_NEAREST, &s),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
 
     /* f64 has no image format; ndim 1, zero extents and 3 channels are invalid */
     bad = (hst_image *)buf;
     assert_result_logged(hst_image_from_array(be, HST_F64, 1, 0, 2, shape, NULL, &bad),
-                         HST_ERROR_DTYPE, &f->log, HST_LOG_DTYPE);
+                         HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
     assert_null(bad);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 1, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 4, shape1, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 1, 0, 2, shape0, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_image_from_array(be, HST_F32, 3, 0, 2, shape, NULL, &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(bad);
 
     /* boxes outside the image */
@@ -1119,19 +1125,19 @@ static void test_image_sampler_errors(void **state)
         void *p;
         cap_reset(&f->log);
         assert_result_logged(hst_image_read(q, img, o_in, r2, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_write(q, img, o_y, r1, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_read(q, img, o0, rz, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_read(q, img, o0, r0, buf, 0, 0, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_fill(q, img, color, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_map(q, img, HST_MAP_READ, o_y, r1, &rp, &sp, &p),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_copy(q, img, o0, img, o_in, r2, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         /* u8 fill colours are 4 uint32, saturated: fill all, read back */
         assert_int_equal(hst_image_fill(q, img, color, o0, r2 /* 2x1 at origin */, 0, NULL, NULL),
                          HST_SUCCESS);
@@ -1257,10 +1263,10 @@ static void test_pool_stats(void **state)
     /* zero bytes and an overflowing bin are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_pool_alloc(pool, 0, &a), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(a);
     assert_result_logged(hst_pool_alloc(pool, SIZE_MAX, &a), HST_ERROR_OVERFLOW, &f->log,
-                         HST_LOG_SIZE_OVERFLOW);
+                         HST_LOGITEM_SIZE_OVERFLOW);
     hst_pool_destroy(pool);
     hst_pool_free_held(NULL);
     hst_pool_destroy(NULL);
@@ -1361,13 +1367,13 @@ static void test_buffer_wrap(void **state)
     mem[0] = 5;   /* still the caller's (a sanitizer build sees a free of static memory) */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_wrap(be, NULL, 16, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 0, 0, &other), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, HST_MEM_RESIDENT, &other),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_buffer_wrap(be, mem, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_null(other);
 }
 
@@ -1377,7 +1383,7 @@ static void test_program_host_unsupported(void **state)
     hst_program *prog = (hst_program *)&prog;
     if (!hst_backend_is_host(f->be)) { skip(); return; }
     assert_result_logged(hst_program_build(f->be, 1, &twice_src, NULL, &prog),
-                         HST_ERROR_UNSUPPORTED, &f->log, HST_LOG_UNSUPPORTED);
+                         HST_ERROR_UNSUPPORTED, &f->log, HST_LOGITEM_UNSUPPORTED);
     assert_null(prog);
 }
 
@@ -1425,12 +1431,12 @@ static void test_program_errors(void **state)
     NEED_OPENCL(be);
     assert_int_equal(hst_program_build(be, 1, &bad_src, "", &bad), -11);
     assert_null(bad);
-    assert_int_equal(f->log.counts[HST_LOG_BUILD_FAILED], 1);
-    assert_int_equal(f->log.last_item, HST_LOG_BUILD_FAILED);
+    assert_int_equal(f->log.counts[HST_LOGITEM_BUILD_FAILED], 1);
+    assert_int_equal(f->log.last_item, HST_LOGITEM_BUILD_FAILED);
     assert_true(contains_nocase(f->log.last_message, "error"));
     /* a failed build is not cached: it fails again, and logs again */
     assert_int_equal(hst_program_build(be, 1, &bad_src, "", &bad), -11);
-    assert_int_equal(f->log.counts[HST_LOG_BUILD_FAILED], 2);
+    assert_int_equal(f->log.counts[HST_LOGITEM_BUILD_FAILED], 2);
 
     assert_int_equal(hst_program_build(be, 1, &twice_src, "", &prog), HST_SUCCESS);
     cap_reset(&f->log);
@@ -1440,23 +1446,23 @@ static void test_program_errors(void **state)
     assert_int_equal(hst_kernel_create(prog, "twice", &k), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_launch(q, k, 0, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_launch(q, k, 4, g, NULL, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_launch(q, k, 1, NULL, NULL, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     {
         const size_t zero = 0;
         assert_result_logged(hst_launch(q, k, 1, &zero, NULL, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     }
     {
         const size_t huge = SIZE_MAX, l = 64;
         assert_result_logged(hst_launch(q, k, 1, &huge, &l, 0, NULL, NULL), HST_ERROR_OVERFLOW,
-                             &f->log, HST_LOG_SIZE_OVERFLOW);
+                             &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     }
     assert_result_logged(hst_program_build(be, 0, &twice_src, "", &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     hst_kernel_destroy(k);
     hst_program_release(prog);
 }
@@ -1540,30 +1546,30 @@ static void test_program_disk_cache(void **state)
     assert_non_null(mkdtemp(dir));
 
     build_in_cache(dir, &log);                       /* a fresh directory: a miss */
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_WRITE_FAILED], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_WRITE_FAILED], 0);
     assert_int_equal(for_each_file(dir, NULL), 1);   /* one entry, no temporary left */
 
     build_in_cache(dir, &log);                       /* a new backend: a hit */
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
 
     assert_int_equal(for_each_file(dir, garble_file), 1);
     build_in_cache(dir, &log);                       /* garbage: a logged miss, rewritten */
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     build_in_cache(dir, &log);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
 
     assert_int_equal(for_each_file(dir, truncate_file), 1);
     build_in_cache(dir, &log);                       /* truncated: a logged miss, rewritten */
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     build_in_cache(dir, &log);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 1);
-    assert_int_equal(log.counts[HST_LOG_CACHE_CORRUPT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_CORRUPT], 0);
     assert_int_equal(for_each_file(dir, NULL), 1);
 
     remove_dir(dir);
@@ -1588,7 +1594,7 @@ static void test_program_no_disk_cache(void **state)
     hst_program_release(prog);
     hst_backend_destroy(be);
     assert_int_equal(for_each_file(dir, NULL), 0);
-    assert_int_equal(log.counts[HST_LOG_CACHE_HIT], 0);
+    assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     remove_dir(dir);
 }
 
@@ -1607,39 +1613,39 @@ static void test_errors_null_and_zero(void **state)
     assert_int_equal(hst_buffer_create(be, 16, 0, &buf), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 16, 0, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_pinned_create(be, 16, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_write(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_read(q, buf, 0, NULL, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_write(q, NULL, 0, data, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_copy(q, buf, 0, NULL, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_fill(q, buf, NULL, 4, 0, 4, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_queue_create(be, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_buffer_create_sub(buf, 0, 8, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
     /* zero sizes */
     assert_result_logged(hst_buffer_create(be, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_pinned_create(be, 0, &b), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOG_BAD_ARGUMENT);
+                         HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     b = (hst_buffer *)&buf;
     assert_result_logged(hst_buffer_create_sub(buf, 0, 0, &b), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_null(b);
     {
         const size_t region[3] = {4, 0, 1};
         assert_result_logged(hst_write_rect(q, buf, NULL, data, NULL, region, 1, 0, NULL, NULL),
-                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     }
     hst_buffer_destroy(buf);
 }
@@ -1670,9 +1676,10 @@ static void test_errors_backend_desc(void **state)
     assert_int_equal(hst_backend_create(&desc, &nb), HST_ERROR_INVALID_ARGUMENT);
     assert_null(nb);
     expected++;
-    /* the codes above are right; now the logging */
-    assert_int_equal(log.counts[HST_LOG_BAD_ARGUMENT], expected);
-    assert_int_equal(log.last_item, HST_LOG_BAD_ARGUMENT);
+    /* the codes above are right; now the logging: out NULL, then two bad settings */
+    assert_int_equal(log.counts[HST_LOGITEM_NULL_ARGUMENT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], expected - 1);
+    assert_int_equal(log.last_item, HST_LOGITEM_BAD_ARGUMENT);
 }
 
 static void test_errors_sub_buffer(void **state)
@@ -1685,17 +1692,17 @@ static void test_errors_sub_buffer(void **state)
     assert_int_equal(hst_buffer_create(be, 4 * align, 0, &parent), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create_sub(parent, 1, 16, &sub), HST_ERROR_ALIGNMENT,
-                         &f->log, HST_LOG_MISALIGNED);
+                         &f->log, HST_LOGITEM_MISALIGNED);
     assert_null(sub);
     if (align > 1) {
         assert_result_logged(hst_buffer_create_sub(parent, align / 2, 16, &sub),
-                             HST_ERROR_ALIGNMENT, &f->log, HST_LOG_MISALIGNED);
+                             HST_ERROR_ALIGNMENT, &f->log, HST_LOGITEM_MISALIGNED);
     }
     /* out of range: past the end by one byte, and an origin at the end */
     assert_result_logged(hst_buffer_create_sub(parent, align, 3 * align + 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_buffer_create_sub(parent, 4 * align, 1, &sub),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(sub);
     /* exactly the tail fits */
     assert_int_equal(hst_buffer_create_sub(parent, 3 * align, align, &sub), HST_SUCCESS);
@@ -1721,39 +1728,39 @@ static void test_errors_overflow(void **state)
     r.origin[2] = SIZE_MAX / 8;
     r.row_pitch = 16; r.slice_pitch = 64;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_read_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_copy_rect(q, other, NULL, buf, &r, region, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* origin y times a huge row pitch overflows */
     memset(&r, 0, sizeof r);
     r.origin[1] = 3;
     r.row_pitch = SIZE_MAX / 2; r.slice_pitch = SIZE_MAX / 2;
     region[1] = 1;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* a tight slice pitch (rows x row pitch) that overflows */
     memset(&r, 0, sizeof r);
     r.row_pitch = SIZE_MAX / 2;
     region[1] = 3;
     assert_result_logged(hst_write_rect(q, buf, &r, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* the region's own volume overflows */
     region[0] = SIZE_MAX / 2; region[1] = 4; region[2] = 1;
     assert_result_logged(hst_write_rect(q, buf, NULL, data, NULL, region, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     /* linear offsets */
     assert_result_logged(hst_write(q, buf, SIZE_MAX, data, 4, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_read(q, buf, SIZE_MAX - 1, data, 8, 1, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     assert_result_logged(hst_copy(q, other, SIZE_MAX, buf, 0, 16, 0, NULL, NULL),
-                         HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                         HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     {
         const unsigned pat = 7;
         assert_result_logged(hst_fill(q, buf, &pat, 4, SIZE_MAX - 3, 8, 0, NULL, NULL),
-                             HST_ERROR_OVERFLOW, &f->log, HST_LOG_SIZE_OVERFLOW);
+                             HST_ERROR_OVERFLOW, &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     }
     /* nothing was written by any of them */
     {
@@ -1780,18 +1787,18 @@ static void test_errors_overlap(void **state)
     assert_int_equal(hst_write(q, a, 0, src, 512, 1, 0, NULL, NULL), HST_SUCCESS);
     cap_reset(&f->log);
     assert_result_logged(hst_copy(q, a, 50, a, 0, 100, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, 0, a, 99, 100, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, 10, a, 10, 1, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOG_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* a sub-buffer overlaps its parent: sub [0, 100) is the parent's [align, align + 100),
        the source [align + 50, align + 150) */
     assert_int_equal(hst_buffer_create_sub(a, align, 256, &sub), HST_SUCCESS);
     assert_result_logged(hst_copy(q, sub, 0, a, align + 50, 100, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_copy(q, a, align + 255, sub, 255, 1, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOG_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     /* adjacent ranges do not overlap, and nothing was changed before */
     assert_int_equal(hst_copy(q, a, 100, a, 0, 100, 0, NULL, NULL), HST_SUCCESS);
     assert_int_equal(hst_read(q, a, 0, got, 512, 1, 0, NULL, NULL), HST_SUCCESS);
@@ -1819,22 +1826,22 @@ static void test_errors_two_backends(void **state)
     assert_int_equal(hst_buffer_create(b, 64, 0, &bb), HST_SUCCESS);
     cap_reset(&blog);
     assert_result_logged(hst_write(hst_backend_queue(b), ba, 0, data, 64, 1, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     assert_result_logged(hst_read(hst_backend_queue(b), ba, 0, data, 64, 1, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     assert_result_logged(hst_copy(hst_backend_queue(b), bb, 0, ba, 0, 64, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     list[0] = ba;
     assert_result_logged(hst_migrate(hst_backend_queue(b), 1, list, 0, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &blog, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &blog, HST_LOGITEM_SHAPE_MISMATCH);
     cap_reset(&f->log);
     assert_result_logged(hst_fill(hst_backend_queue(a), bb, &pat, 4, 0, 64, 0, NULL, NULL),
-                         HST_ERROR_SHAPE, &f->log, HST_LOG_SHAPE_MISMATCH);
+                         HST_ERROR_SHAPE, &f->log, HST_LOGITEM_SHAPE_MISMATCH);
     {
         const size_t region[3] = {8, 2, 1};
         assert_result_logged(hst_copy_rect(hst_backend_queue(a), ba, NULL, bb, NULL, region,
                                            0, NULL, NULL),
-                             HST_ERROR_SHAPE, &f->log, HST_LOG_SHAPE_MISMATCH);
+                             HST_ERROR_SHAPE, &f->log, HST_LOGITEM_SHAPE_MISMATCH);
     }
     hst_buffer_destroy(ba);
     hst_buffer_destroy(bb);
@@ -1888,15 +1895,15 @@ static void test_oom_allocator(void **state)
         r = hst_backend_create(&desc, &be);
         if (r != HST_SUCCESS) {
             assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY);
-            assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 1);
+            assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 1);
             assert_null(be);
             backend_failed++;
         } else {
             r = hst_buffer_create(be, 4096, 0, &buf);
             if (r != HST_SUCCESS) {
                 assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY);
-                assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 1);
-                assert_int_equal(log.last_item, HST_LOG_OUT_OF_HOST_MEMORY);
+                assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 1);
+                assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_HOST_MEMORY);
                 assert_null(buf);
                 assert_int_equal(hst_backend_device_bytes(be), 0);
                 buffer_failed++;
@@ -1908,7 +1915,7 @@ static void test_oom_allocator(void **state)
                 assert_int_equal(hst_read(hst_backend_queue(be), buf, 0, out, 4096, 1, 0, NULL,
                                           NULL), HST_SUCCESS);
                 assert_memory_equal(in, out, 4096);
-                assert_int_equal(log.counts[HST_LOG_OUT_OF_HOST_MEMORY], 0);
+                assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_HOST_MEMORY], 0);
                 hst_buffer_destroy(buf);
                 all_ok++;
             }
@@ -1932,16 +1939,16 @@ static void test_oom_oversized(void **state)
     hst_result r;
     if (max >= (uint64_t)SIZE_MAX) { skip(); return; }
     r = hst_buffer_create(be, (size_t)max + 1, 0, &b);
-    assert_result_logged(r, HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    assert_result_logged(r, HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_true(hst_result_is_out_of_memory(r));
     assert_null(b);
     assert_int_equal(hst_backend_device_bytes(be), before);
     cap_reset(&f->log);
     assert_result_logged(hst_pinned_create(be, (size_t)max + 1, &b), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-                         &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     cap_reset(&f->log);
     assert_result_logged(hst_pool_alloc(hst_backend_pool(be), (size_t)max + 1, &b),
-                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(b);
     assert_int_equal(hst_backend_device_bytes(be), before);
 }
@@ -1971,14 +1978,14 @@ static void test_oom_pool_recovery(void **state)
     /* a plain buffer over the budget fails (the pool does not rescue it) */
     plain = (hst_buffer *)&log;
     assert_result_logged(hst_buffer_create(be, 512 * 1024, 0, &plain),
-                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         HST_ERROR_OUT_OF_DEVICE_MEMORY, &log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(plain);
     /* 900 KiB (bin 928 KiB) fits only once every held block is gone */
     cap_reset(&log);
     assert_int_equal(hst_pool_alloc(pool, 900 * 1024, &big), HST_SUCCESS);
     assert_non_null(big);
-    assert_true(log.counts[HST_LOG_POOL_RELEASED_HELD] >= 1);
-    assert_int_equal(log.counts[HST_LOG_POOL_RELEASED_HELD], 3);
+    assert_true(log.counts[HST_LOGITEM_POOL_RELEASED_HELD] >= 1);
+    assert_int_equal(log.counts[HST_LOGITEM_POOL_RELEASED_HELD], 3);
     s = hst_pool_get_stats(pool);
     assert_true(s.held_blocks < 3);
     assert_int_equal(s.held_blocks, 0);
@@ -1989,7 +1996,7 @@ static void test_oom_pool_recovery(void **state)
     /* 2 MiB cannot fit at all */
     cap_reset(&log);
     assert_result_logged(hst_pool_alloc(pool, 2 * mib, &huge), HST_ERROR_OUT_OF_DEVICE_MEMORY,
-                         &log, HST_LOG_OUT_OF_DEVICE_MEMORY);
+                         &log, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     assert_null(huge);
     s = hst_pool_get_stats(pool);
     assert_int_equal(s.active_blocks, 1);
@@ -2016,7 +2023,7 @@ static void test_pool_destroy_detaches(void **state)
     assert_int_equal(hst_pool_alloc(pool, 5000, &b), HST_SUCCESS);
     hst_buffer_destroy(b);                       /* held */
     hst_pool_destroy(pool);                      /* a is still active: detached, warned */
-    assert_int_equal(f->log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(f->log.last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_backend_device_bytes(f->be), before + hst_pool_bin_bytes(1000));
     hst_buffer_destroy(a);                       /* a plain buffer now */
     assert_int_equal(hst_backend_device_bytes(f->be), before);
@@ -2072,7 +2079,7 @@ static void test_image_charged_to_limit(void **state)
     cap_reset(&log);
     assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_ERROR_OUT_OF_DEVICE_MEMORY);
     assert_null(img);
-    assert_int_equal(log.last_item, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     shape[0] = 128;                              /* 512 KiB fits and is charged */
     assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_SUCCESS);
     assert_int_equal(hst_backend_device_bytes(be), 128 * 1024 * 4);
@@ -2095,7 +2102,7 @@ static void test_pool_impossible_keeps_held(void **state)
     if (max < SIZE_MAX) {
         assert_int_equal(hst_pool_alloc(pool, (size_t)max + 1, &b), HST_ERROR_OUT_OF_DEVICE_MEMORY);
         assert_null(b);
-        assert_int_equal(f->log.counts[HST_LOG_POOL_RELEASED_HELD], 0);
+        assert_int_equal(f->log.counts[HST_LOGITEM_POOL_RELEASED_HELD], 0);
         assert_int_equal(hst_pool_get_stats(pool).held_blocks, st.held_blocks);
     }
     hst_pool_free_held(pool);
@@ -2110,62 +2117,63 @@ int main(void)
         cmocka_unit_test(test_devices_list),
     };
     const struct CMUnitTest devices[] = {
-        cmocka_unit_test_setup(test_device_select, test_setup),
-        cmocka_unit_test_setup(test_backend_unknown_device, test_setup),
-        cmocka_unit_test_setup(test_backend_device, test_setup),
+        cmocka_unit_test_setup(test_device_select, reset_log),
+        cmocka_unit_test_setup(test_backend_unknown_device, reset_log),
+        cmocka_unit_test_setup(test_backend_device, reset_log),
+        cmocka_unit_test(test_backend_extensions),
 #ifndef HST_NO_OPENCL
-        cmocka_unit_test_setup(test_backend_wrap, test_setup),
-        cmocka_unit_test_setup(test_backend_wrap_half, test_setup),
+        cmocka_unit_test_setup(test_backend_wrap, reset_log),
+        cmocka_unit_test_setup(test_backend_wrap_half, reset_log),
 #endif
     };
     const struct CMUnitTest memory[] = {
-        cmocka_unit_test_setup(test_queue_events, test_setup),
-        cmocka_unit_test_setup(test_buffer_basics, test_setup),
-        cmocka_unit_test_setup(test_buffer_sub, test_setup),
-        cmocka_unit_test_setup(test_buffer_pinned, test_setup),
-        cmocka_unit_test_setup(test_buffer_fill, test_setup),
-        cmocka_unit_test_setup(test_buffer_write_read_copy, test_setup),
-        cmocka_unit_test_setup(test_buffer_rect, test_setup),
-        cmocka_unit_test_setup(test_buffer_map, test_setup),
-        cmocka_unit_test_setup(test_buffer_wrap, test_setup),
-        cmocka_unit_test_setup(test_buffer_migrate_resident, test_setup),
-        cmocka_unit_test_setup(test_buffer_svm, test_setup),
+        cmocka_unit_test_setup(test_queue_events, reset_log),
+        cmocka_unit_test_setup(test_buffer_basics, reset_log),
+        cmocka_unit_test_setup(test_buffer_sub, reset_log),
+        cmocka_unit_test_setup(test_buffer_pinned, reset_log),
+        cmocka_unit_test_setup(test_buffer_fill, reset_log),
+        cmocka_unit_test_setup(test_buffer_write_read_copy, reset_log),
+        cmocka_unit_test_setup(test_buffer_rect, reset_log),
+        cmocka_unit_test_setup(test_buffer_map, reset_log),
+        cmocka_unit_test_setup(test_buffer_wrap, reset_log),
+        cmocka_unit_test_setup(test_buffer_migrate_resident, reset_log),
+        cmocka_unit_test_setup(test_buffer_svm, reset_log),
     };
     const struct CMUnitTest images_pool[] = {
-        cmocka_unit_test_setup(test_image_u8_2d, test_setup),
-        cmocka_unit_test_setup(test_image_f32, test_setup),
-        cmocka_unit_test_setup(test_image_sampler_errors, test_setup),
+        cmocka_unit_test_setup(test_image_u8_2d, reset_log),
+        cmocka_unit_test_setup(test_image_f32, reset_log),
+        cmocka_unit_test_setup(test_image_sampler_errors, reset_log),
         cmocka_unit_test(test_pool_bins),
-        cmocka_unit_test_setup(test_pool_stats, test_setup),
-        cmocka_unit_test_setup(test_pool_destroy_detaches, test_setup),
-        cmocka_unit_test_setup(test_pool_impossible_keeps_held, test_setup),
-        cmocka_unit_test_setup(test_zero_bytes_do_not_block, test_setup),
+        cmocka_unit_test_setup(test_pool_stats, reset_log),
+        cmocka_unit_test_setup(test_pool_destroy_detaches, reset_log),
+        cmocka_unit_test_setup(test_pool_impossible_keeps_held, reset_log),
+        cmocka_unit_test_setup(test_zero_bytes_do_not_block, reset_log),
         cmocka_unit_test(test_image_charged_to_limit),
     };
     const struct CMUnitTest programs[] = {
-        cmocka_unit_test_setup(test_program_host_unsupported, test_setup),
-        cmocka_unit_test_setup(test_program_build_launch, test_setup),
-        cmocka_unit_test_setup(test_program_errors, test_setup),
-        cmocka_unit_test_setup(test_program_disk_cache, test_setup),
-        cmocka_unit_test_setup(test_program_no_disk_cache, test_setup),
+        cmocka_unit_test_setup(test_program_host_unsupported, reset_log),
+        cmocka_unit_test_setup(test_program_build_launch, reset_log),
+        cmocka_unit_test_setup(test_program_errors, reset_log),
+        cmocka_unit_test_setup(test_program_disk_cache, reset_log),
+        cmocka_unit_test_setup(test_program_no_disk_cache, reset_log),
     };
     const struct CMUnitTest errors[] = {
-        cmocka_unit_test_setup(test_errors_null_and_zero, test_setup),
-        cmocka_unit_test_setup(test_errors_backend_desc, test_setup),
-        cmocka_unit_test_setup(test_errors_sub_buffer, test_setup),
-        cmocka_unit_test_setup(test_errors_overflow, test_setup),
-        cmocka_unit_test_setup(test_errors_overlap, test_setup),
-        cmocka_unit_test_setup(test_errors_two_backends, test_setup),
+        cmocka_unit_test_setup(test_errors_null_and_zero, reset_log),
+        cmocka_unit_test_setup(test_errors_backend_desc, reset_log),
+        cmocka_unit_test_setup(test_errors_sub_buffer, reset_log),
+        cmocka_unit_test_setup(test_errors_overflow, reset_log),
+        cmocka_unit_test_setup(test_errors_overlap, reset_log),
+        cmocka_unit_test_setup(test_errors_two_backends, reset_log),
         cmocka_unit_test(test_oom_allocator),
-        cmocka_unit_test_setup(test_oom_oversized, test_setup),
+        cmocka_unit_test_setup(test_oom_oversized, reset_log),
         cmocka_unit_test(test_oom_pool_recovery),
     };
     int failed = 0;
     failed += cmocka_run_group_tests_name("results_logging", basics, NULL, NULL);
-    failed += cmocka_run_group_tests_name("devices_backend", devices, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("queues_buffers", memory, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("images_pool", images_pool, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("programs", programs, group_setup, group_teardown);
-    failed += cmocka_run_group_tests_name("errors", errors, group_setup, group_teardown);
+    failed += cmocka_run_group_tests_name("devices_backend", devices, setup, teardown);
+    failed += cmocka_run_group_tests_name("queues_buffers", memory, setup, teardown);
+    failed += cmocka_run_group_tests_name("images_pool", images_pool, setup, teardown);
+    failed += cmocka_run_group_tests_name("programs", programs, setup, teardown);
+    failed += cmocka_run_group_tests_name("errors", errors, setup, teardown);
     return failed;
 }

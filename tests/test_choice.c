@@ -12,7 +12,7 @@
    device); the forked writers use the host device. */
 #define HST_IMPLEMENTATION
 #define _XOPEN_SOURCE 700   /* mkdtemp, setenv, fork */
-#include "backend.h"
+#include "choice.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,14 +253,14 @@ static void test_picks_fastest(void **state)
     assert_int_equal(oc.impl, 1); assert_true(oc.explored);
     oc = run1(op, 1000);
     assert_int_equal(oc.impl, 2); assert_true(oc.explored);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 0);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 0);
     for (k = 0; k < 10; k++) {
         oc = run1(op, 1000);
         assert_int_equal(oc.impl, 1);
         assert_false(oc.explored);
         assert_near(oc.seconds, 1 * MS, 1e-12);
     }
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 1);   /* nothing -> B, once */
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 1);   /* nothing -> B, once */
     assert_int_equal(c.f[0].calls, 1); assert_int_equal(c.f[1].calls, 11);
     assert_int_equal(c.f[2].calls, 1);
     st = stat_of(op, 1000, 1);
@@ -320,15 +320,15 @@ static void test_follows_drift(void **state)
     assert_int_equal(run1(op, 256).impl, 0);
     assert_int_equal(run1(op, 256).impl, 1);
     for (k = 0; k < 5; k++) assert_int_equal(run1(op, 256).impl, 0);   /* A: 6 samples */
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 1);
     c.f[0].cost = 5 * MS;                       /* the machine got slower for A */
     /* lower median of 6 x 1 ms and m x 5 ms is 5 ms from m = 7 on */
     for (k = 0; k < 7; k++) assert_int_equal(run1(op, 256).impl, 0);
     assert_int_equal(run1(op, 256).impl, 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 2);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 2);
     assert_near(stat_of(op, 256, 0).seconds, 5 * MS, 1e-12);
     for (k = 0; k < 5; k++) assert_int_equal(run1(op, 256).impl, 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 2);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 2);
     ctx_close(&c);
 }
 
@@ -381,7 +381,7 @@ static void test_single_outlier(void **state)
     c.f[0].once = 80 * MS;
     assert_int_equal(run1(op, 10).impl, 0);
     assert_int_equal(run1(op, 10).impl, 0);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_CHANGED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_CHANGED], 1);
     assert_int_equal(c.f[1].calls, 1);
     ctx_close(&c);
 }
@@ -405,13 +405,13 @@ static void test_skips_failing(void **state)
     op = reg_op(&c, &d);
     oc = run1(op, 7);
     assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 1);
     assert_non_null(strstr(c.log.last_message, "HST_ERROR_UNSUPPORTED"));
     assert_int_equal(stat_of(op, 7, 0).failed, HST_ERROR_UNSUPPORTED);
     assert_int_equal(run1(op, 7).impl, 1);
     assert_int_equal(run1(op, 7).impl, 1);
     assert_int_equal(c.f[0].calls, 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 1);
     /* another signature: A works there and is the fastest */
     assert_int_equal(run1(op, 1000).impl, 0);
     assert_int_equal(run1(op, 1000).impl, 1);
@@ -425,11 +425,11 @@ static void test_skips_failing(void **state)
     op = reg_op(&c, &d);
     assert_int_equal(hst_choice_run(op, &n, 1, &n, NULL, &oc), -5);
     assert_int_equal(oc.failures, 2);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 3);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 3);
     a_calls = c.f[2].calls;
     assert_int_equal(hst_choice_run(op, &n, 1, &n, NULL, NULL), HST_ERROR_DTYPE);
     assert_int_equal(c.f[2].calls, a_calls);    /* nothing ran again */
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 4);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 4);
     ctx_close(&c);
 }
 
@@ -454,7 +454,7 @@ static void test_force_per_call(void **state)
     assert_int_equal(oc.impl, 1); assert_true(oc.forced); assert_false(oc.explored);
     assert_int_equal(stat_of(op, 50, 1).samples, 2);
     assert_int_equal(hst_choice_run(op, &n, 1, &n, "Z", &oc), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(c.log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_choice_run(op, &n, 1, &n, "C", &oc), HST_ERROR_UNSUPPORTED);
     assert_int_equal(oc.failures, 1);
     assert_int_equal(c.f[0].calls, 3);                  /* no fallback to A */
@@ -478,10 +478,10 @@ static void test_force_desc(void **state)
     d.force = "Q";
     assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
     assert_null(op);
-    assert_int_equal(c.log.last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_BAD_ARGUMENT);
     d.force = "C";
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FORCED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FORCED], 1);
     for (k = 0; k < 5; k++) {
         oc = run1(op, 9);
         assert_int_equal(oc.impl, 2); assert_true(oc.forced);
@@ -509,7 +509,7 @@ static void test_force_env(void **state)
     d = op_desc(&c, "env_op", 3);
     d.force = "C";
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FORCED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FORCED], 1);
     assert_non_null(strstr(c.log.last_message, "HST_FORCE"));
     oc = run1(op, 9);
     assert_int_equal(oc.impl, 1); assert_true(oc.forced);
@@ -518,8 +518,8 @@ static void test_force_env(void **state)
     assert_int_equal(c.f[2].calls, 0);
     d = op_desc(&c, "env_bad", 2);
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_BAD_ARGUMENT], 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FORCED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_BAD_ARGUMENT], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FORCED], 1);
     oc = run1(op, 9);
     assert_false(oc.forced); assert_true(oc.explored);
     unsetenv("HST_FORCE");
@@ -688,15 +688,15 @@ static void test_oom_split(void **state)
     assert_int_equal(acct.pieces, expect);
     assert_true(acct.done_bytes == job.bytes);
     assert_true(acct.biggest <= job.limit);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_SPLIT], 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 0);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_SPLIT], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 0);
     assert_near(oc.seconds, (double)expect * MS, 1e-9);   /* the failed attempt not counted */
     assert_int_equal(stat_of(op, sig, 0).parts, expect);
     /* the next call splits straight away */
     assert_int_equal(hst_choice_run(op, &sig, 1, &job, NULL, &oc), HST_SUCCESS);
     assert_int_equal(acct.whole_oom, 1);
     assert_int_equal(acct.pieces, 2 * expect);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_SPLIT], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_SPLIT], 1);
     ctx_close(&c);
 
     /* a split that still runs out of memory fails once (no retry loop): B takes over; and
@@ -714,8 +714,8 @@ static void test_oom_split(void **state)
     assert_int_equal(split_parts_seen, 2);
     assert_int_equal(acct.whole_oom, 2);        /* the whole call, then the first part */
     assert_int_equal(c.f[0].calls, 2);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_SPLIT], 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_SPLIT], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 1);
     assert_int_equal(stat_of(op, sig, 0).failed, HST_ERROR_OUT_OF_DEVICE_MEMORY);
     /* without a split an out-of-memory result is an ordinary failure */
     d = op_desc(&c, "oom_nosplit", 2);
@@ -723,8 +723,8 @@ static void test_oom_split(void **state)
     assert_int_equal(hst_choice_run(op, &sig, 1, &job, NULL, &oc), HST_SUCCESS);
     assert_int_equal(oc.impl, 1);
     assert_int_equal(c.f[0].calls, 3);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_SPLIT], 1);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 2);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_SPLIT], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 2);
     ctx_close(&c);
 }
 
@@ -816,7 +816,7 @@ static void test_benchmark(void **state)
     assert_near(rows[0].median_s, 1 * MS, 1e-12); assert_near(rows[1].median_s, 3 * MS, 1e-12);
     assert_near(rows[1].vs_best, 3.0, 1e-9); assert_near(rows[0].vs_best, 1.0, 1e-12);
     assert_true(rows[0].chosen); assert_false(rows[1].chosen); assert_false(rows[2].chosen);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FAILED], 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 1);
     /* the timed runs were recorded, the untimed first runs were not */
     assert_int_equal(stat_of(op, BENCH_N, 0).samples, 4);
     assert_int_equal(stat_of(op, BENCH_N, 1).samples, 4);
@@ -863,7 +863,7 @@ static void test_persist_roundtrip(void **state)
     ctx_open_on(&c, NULL, dir, NULL, 0.0);
     d = op_desc(&c, "persist", 2);
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 0);   /* absent: fine */
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 0);   /* absent: fine */
     c.f[1].cost = 2.5 * MS;
     for (k = 0; k < 5; k++) run1(op, 64);                   /* A x4 (1 ms), B x1 (2.5 ms) */
     assert_int_equal(hst_choice_record(op, (const int64_t[]){64}, 1, "A", 1.25 * MS), HST_SUCCESS);
@@ -876,7 +876,7 @@ static void test_persist_roundtrip(void **state)
     ctx_open_on(&c, NULL, dir, NULL, 0.0);
     d = op_desc(&c, "persist", 2);
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 0);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 0);
     st = stat_of(op, 64, 0);
     assert_int_equal(st.samples, 5); assert_near(st.seconds, 1 * MS, 1e-15);
     assert_near(stat_of(op, 64, 1).seconds, 2.5 * MS, 1e-15);
@@ -992,7 +992,7 @@ static void test_concurrent_writers(void **state)
     ctx_open_on(&c, "host", dir, NULL, 0.0);   /* the writers' device: the same keys */
     d = op_desc(&c, "concurrent", 2);
     op = reg_op(&c, &d);
-    assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 0);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 0);
     {
         hst_choice_stat st[2];
         size_t n = 0;
@@ -1051,16 +1051,16 @@ static void test_corrupt_file(void **state)
         ctx_open_on(&c, NULL, dir, NULL, 0.0);
         d = op_desc(&c, "corrupt", 2);
         op = reg_op(&c, &d);
-        assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 1);
+        assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 1);
         assert_int_equal(stat_of(op, 8, 0).samples, 0);
         assert_true(run1(op, 8).explored);
         assert_int_equal(hst_choice_save(c.be), HST_SUCCESS);   /* replaces it */
-        assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 1);
+        assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 1);
         ctx_close(&c);
         ctx_open_on(&c, NULL, dir, NULL, 0.0);
         d = op_desc(&c, "corrupt", 2);
         op = reg_op(&c, &d);
-        assert_int_equal(c.log.counts[HST_LOG_CHOICE_FILE_IGNORED], 0);
+        assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FILE_IGNORED], 0);
         assert_int_equal(stat_of(op, 8, 0).samples, 1);
         ctx_close(&c);
     }
@@ -1080,9 +1080,9 @@ static void test_bad_arguments(void **state)
     unsigned pick;
     (void)state;
     ctx_open(&c);
-#define REJECT(call) do { c.log.counts[HST_LOG_BAD_ARGUMENT] = 0;                               \
+#define REJECT(call) do { cap_reset(&c.log);                                                   \
         assert_int_equal((call), HST_ERROR_INVALID_ARGUMENT);                                  \
-        assert_int_equal(c.log.counts[HST_LOG_BAD_ARGUMENT], 1); } while (0)
+        assert_int_equal(rejections(&c.log), 1); } while (0)
     d = op_desc(&c, "bad", 2);
     d.name = NULL;          REJECT(hst_choice_register(c.be, &d, &op));
     d.name = "a:b";         REJECT(hst_choice_register(c.be, &d, &op));
@@ -1126,6 +1126,41 @@ static void test_bad_arguments(void **state)
     ctx_close(&c);
 }
 
+/* A backend whose extension slots other layers took all: the registry cannot attach, and
+   configure and register answer what hst_backend_attach said (HST_ERROR_UNSUPPORTED, logged),
+   not out-of-memory; the backend still destroys cleanly. */
+static void test_no_extension_slot(void **state)
+{
+    static int data;
+    static const char *const names[HST_BACKEND_MAX_EXTENSIONS] = {
+        "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7"};
+    hst_choice_impl impl;
+    hst_choice_op_desc d;
+    hst_choice_op *op = NULL;
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    int i;
+    (void)state;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++)
+        assert_int_equal(hst_backend_attach(be, names[i], &data, NULL), HST_SUCCESS);
+    memset(&impl, 0, sizeof impl);
+    impl.name = "A";
+    impl.run = fake_run;
+    memset(&d, 0, sizeof d);
+    d.name = "full";
+    d.impls = &impl;
+    d.num_impls = 1;
+    cap_reset(&log);
+    assert_int_equal(hst_choice_register(be, &d, &op), HST_ERROR_UNSUPPORTED);
+    assert_int_equal(log.last_item, HST_LOGITEM_UNSUPPORTED);
+    assert_null(op);
+    assert_int_equal(hst_choice_configure(be, NULL), HST_ERROR_UNSUPPORTED);
+    assert_null(hst_choice_find(be, "full"));
+    hst_backend_destroy(be);
+}
+
 /* A timings-only operation (no run anywhere): records and estimates work, running is
    refused, and a run set on only some implementations is rejected. */
 static void test_timings_only(void **state)
@@ -1162,7 +1197,7 @@ static void test_timings_only(void **state)
     assert_int_equal(hst_choice_run(op, &sig, 1, NULL, NULL, NULL), HST_ERROR_UNSUPPORTED);
     assert_int_equal(hst_choice_benchmark(op, &sig, 1, NULL, 1, rows, 2, &count),
                      HST_ERROR_UNSUPPORTED);
-    assert_int_equal(c.log.counts[HST_LOG_UNSUPPORTED], 2);
+    assert_int_equal(c.log.counts[HST_LOGITEM_UNSUPPORTED], 2);
     /* a run on only one implementation is rejected */
     c.impls[1].run = fake_run;
     d.name = "mixed";
@@ -1173,11 +1208,11 @@ static void test_timings_only(void **state)
 static void test_log_item_names(void **state)
 {
     (void)state;
-    assert_string_equal(hst_log_item_name(HST_LOG_CHOICE_CHANGED), "CHOICE_CHANGED");
-    assert_string_equal(hst_log_item_name(HST_LOG_CHOICE_FAILED), "CHOICE_FAILED");
-    assert_string_equal(hst_log_item_name(HST_LOG_CHOICE_SPLIT), "CHOICE_SPLIT");
-    assert_string_equal(hst_log_item_name(HST_LOG_CHOICE_FORCED), "CHOICE_FORCED");
-    assert_string_equal(hst_log_item_name(HST_LOG_CHOICE_FILE_IGNORED), "CHOICE_FILE_IGNORED");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_CHANGED), "CHOICE_CHANGED");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_FAILED), "CHOICE_FAILED");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_SPLIT), "CHOICE_SPLIT");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_FORCED), "CHOICE_FORCED");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_FILE_IGNORED), "CHOICE_FILE_IGNORED");
 }
 
 int main(void)
@@ -1201,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_file),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_timings_only),
+        cmocka_unit_test(test_no_extension_slot),
     };
     unsetenv("HST_FORCE");
     return cmocka_run_group_tests(tests, NULL, NULL);

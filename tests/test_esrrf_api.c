@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
@@ -423,11 +424,11 @@ static void test_errors(void **state)
     memcpy(bad, frames, sizeof frames);
     bad[(9 * R + 4) * C + 11] = INFINITY;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 9, row 4, column 11 is infinite");
+                   HST_LOGITEM_NON_FINITE, "frame 9, row 4, column 11 is infinite");
     bad[(9 * R + 4) * C + 11] = frames[(9 * R + 4) * C + 11];
     bad[(20 * R + 0) * C + 2] = NAN;
     EXPECT_REFUSED(hst_esrrf_run(&d, bad, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
-                   HST_LOG_NON_FINITE, "frame 20, row 0, column 2 is NaN");
+                   HST_LOGITEM_NON_FINITE, "frame 20, row 0, column 2 is NaN");
     {   /* one bad field at a time on a good desc: refused, the log naming it */
         static const struct { unsigned mag, modes; float radius, sens; uint64_t T, n; const char *text; } bad_desc[] = {
             { 33, 0, 0, 0, 0, N, "magnification 33" },
@@ -447,30 +448,30 @@ static void test_errors(void **state)
             if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
             d.frames_per_timepoint = bad_desc[k].T;
             EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
-                           HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, bad_desc[k].text);
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, bad_desc[k].text);
         }
     }
     desc_init(&d, &be, 1);
     d.modes = HST_ESRRF_AVG;
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
-                   HST_LOG_SIZE_OVERFLOW, "32-bit");
+                   HST_LOGITEM_SIZE_OVERFLOW, "32-bit");
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "dtype 9");
+                   HST_LOGITEM_BAD_ARGUMENT, "dtype 9");
     d.modes = HST_ESRRF_VAR;
     {
         float *none[3] = {NULL, NULL, NULL};
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOG_BAD_ARGUMENT, "out[1] is NULL");
+                       HST_LOGITEM_BAD_ARGUMENT, "out[1] is NULL");
     }
     /* live: no callback; another frame size; a non-finite frame reaches later pushes */
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOG_BAD_ARGUMENT, "on_timepoint is NULL");
+                   HST_LOGITEM_BAD_ARGUMENT, "on_timepoint is NULL");
     assert_null(lv);
     d.on_timepoint = on_tp;
     d.block_frames = 1;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C + 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are 12 x 14");
     bad[(20 * R + 0) * C + 2] = frames[(20 * R + 0) * C + 2];
     bad[(2 * R + 3) * C + 5] = -INFINITY;
@@ -481,7 +482,7 @@ static void test_errors(void **state)
         if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
         assert_int_equal(r, HST_ERROR_NON_FINITE);
         assert_non_null(strstr(logs.last_message, "frame 2, row 3, column 5 is infinite"));
-        assert_int_equal(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_NON_FINITE);   /* sticky */
+        assert_int_equal(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT);   /* FAILED */
     }
     hst_esrrf_live_destroy(lv);
     outs_free(&o);
@@ -535,6 +536,299 @@ static void test_backend_choice(void **state)
     hst_backend_destroy(plain);
 }
 
+/* ------------------------------------------------------------------ trust at the edges */
+/* Zero frames, rows or cols: INVALID_ARGUMENT with its log item on every entry point (one
+   backend, two backends, the shape query, the live API), the caller's images untouched. */
+static void test_zero_frames(void **state)
+{
+    hst_backend *two[2];
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    sink s;
+    outs o;
+    unsigned nb;
+    uint64_t ntp = 7;
+    (void)state;
+    two[0] = be; two[1] = host;
+    desc_init(&d, &be, 1);
+    outs_alloc(&o, &d, N);
+    for (nb = 1; nb <= 2; nb++) {
+        size_t i;
+        desc_init(&d, two, nb);
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 0, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 0, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+        EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, 0, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
+                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+        for (i = 0; i < o.ntp * o.px; i++) assert_true(isnan(o.m[0][i]));   /* untouched */
+    }
+    desc_init(&d, &be, 1);
+    EXPECT_REFUSED(hst_esrrf_output_shape(&d, 0, R, C, &ntp, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+    assert_int_equal(ntp, 7);
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, 0, &lv), HST_ERROR_INVALID_ARGUMENT,
+                   HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+    assert_null(lv);
+    d.frames_per_timepoint = 4;   /* with or without time points: no frames is no result */
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "count is 0");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "no frames were pushed");
+    hst_esrrf_live_destroy(lv);
+    outs_free(&o);
+}
+
+/* The live session's states: a second finish, a push after finish, any call after a failure
+   are INVALID_ARGUMENT with their log item, and a refused argument leaves the session open. */
+static void test_live_states(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    float *bad = (float *)xmalloc(sizeof frames);
+    sink s;
+    (void)state;
+    desc_init(&d, &be, 1);
+    outs_alloc(&s.o, &d, N);
+    s.calls = 0;
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "frames is NULL");
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
+                   "the session's are");
+    assert_int_equal(hst_esrrf_live_push(lv, frames, N, R, C), HST_SUCCESS);   /* still open */
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(s.calls, 1);
+    memset(&rep, 0x5a, sizeof rep);
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "hst_esrrf_live_finish: the session is finished");
+    assert_int_equal(rep.frames, 0x5a5a5a5a5a5a5a5aULL);   /* not written */
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "hst_esrrf_live_push: the session is finished");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "is finished");   /* a refused push does not change the state */
+    assert_int_equal(s.calls, 1);
+    hst_esrrf_live_destroy(lv);
+    /* FAILED: the worker's error once, then INVALID_ARGUMENT naming it */
+    memcpy(bad, frames, sizeof frames);
+    bad[(1 * R + 2) * C + 3] = NAN;
+    d.block_frames = 1;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    {
+        hst_result r = hst_esrrf_live_push(lv, bad, N, R, C);
+        if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
+        assert_int_equal(r, HST_ERROR_NON_FINITE);
+    }
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "failed earlier (HST_ERROR_NON_FINITE)");
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "failed earlier (HST_ERROR_NON_FINITE)");
+    hst_esrrf_live_destroy(lv);
+    outs_free(&s.o);
+    free(bad);
+}
+
+/* A backend destroyed under a live session: refused, naming the session; after the session,
+   it goes. */
+static void test_backend_held_by_live(void **state)
+{
+    hst_backend_desc bd = cap_desc(&logs);
+    hst_backend *mine = NULL;
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    sink s;
+    (void)state;
+    bd.device = hst_backend_device(be)->selector;
+    bd.log_level = HST_LOG_WARN;
+    assert_int_equal(hst_backend_create(&bd, &mine), HST_SUCCESS);
+    desc_init(&d, &mine, 1);
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    assert_true(hst_backend_holds(mine) >= 1);
+    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                   "hst_esrrf_live");
+    assert_non_null(strstr(logs.last_message, "still uses the backend"));
+    hst_esrrf_live_destroy(lv);
+    assert_int_equal(hst_backend_holds(mine), 0);
+    assert_int_equal(hst_backend_destroy(mine), HST_SUCCESS);
+}
+
+/* Finite input, finite images or an error: VAR and TAC2 of values near 1e20 (near 1e40: no
+   float32) fail naming the time point and statistic, in the batch and the live API; values
+   near 1e15 give finite images of every mode. */
+static void test_finite_output(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    float *big = (float *)xmalloc(sizeof frames);
+    outs o;
+    sink s;
+    size_t i;
+    unsigned m;
+    (void)state;
+    for (i = 0; i < (size_t)N * R * C; i++) big[i] = frames[i] * 1e18f;   /* 1e19 .. 2.5e20 */
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 10;
+    d.modes = HST_ESRRF_VAR;
+    outs_alloc(&o, &d, N);
+    EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOGITEM_NON_FINITE, "the VAR image of time point 0 is not representable in float32");
+    d.modes = HST_ESRRF_TAC2;
+    EXPECT_REFUSED(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_NON_FINITE,
+                   HST_LOGITEM_NON_FINITE, "the TAC2 image of time point 0");
+    d.modes = HST_ESRRF_VAR;
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &s;
+    s.o = o;
+    s.calls = 0;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    {
+        hst_result r = hst_esrrf_live_push(lv, big, N, R, C);
+        if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
+        assert_int_equal(r, HST_ERROR_NON_FINITE);
+        assert_non_null(strstr(logs.last_message, "the VAR image of time point 0"));
+        assert_int_equal(s.calls, 0);   /* no image reached the callback */
+    }
+    hst_esrrf_live_destroy(lv);
+    for (i = 0; i < (size_t)N * R * C; i++) big[i] = frames[i] * 1e13f;   /* VAR near 1e30: fits */
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 10;
+    assert_int_equal(hst_esrrf_run(&d, big, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; i < o.ntp * o.px; i++) assert_true(isfinite(o.m[m][i]));
+    outs_free(&o);
+    free(big);
+}
+
+/* The host device reports the cores its twins use (eSRRF's stages: one thread per online
+   processor) as its compute units, in the device list and on a backend. */
+static void test_host_compute_units(void **state)
+{
+    hst_device_info list[16];
+    size_t n = 0, i;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    (void)state;
+    assert_true(cores >= 1);
+    assert_int_equal(hst_backend_device(host)->compute_units, (unsigned)cores);
+    assert_int_equal(hst_devices(list, 16, &n), HST_SUCCESS);
+    for (i = 0; i < n && i < 16; i++)
+        if (list[i].type == HST_DEVICE_HOST) assert_int_equal(list[i].compute_units, (unsigned)cores);
+}
+
+/* ------------------------------------------------------------------ quiet successful runs */
+static void tp_avg(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    (void)tp;
+    memcpy(user, images[0], (size_t)rm * cm * sizeof(float));
+}
+
+/* A run that succeeds logs nothing at WARN or above (the backend's logger captures from WARN
+   up): the zero desc (NanoPyx's defaults, the path chosen by measured speed), the same under a
+   device budget that holds 4 chained frames per block where the automatic block asks for 16
+   (stream.h's block query sizes the blocks: no refused create, no retry; the chained path
+   forced, as auto may never run it), and a live session
+   of one frame per push. The budget changes no bit; live gives the batch's bits. */
+static void test_default_runs_quiet(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    outs a, b;
+    float *img;
+    uint64_t f;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    d.backends = &be;
+    d.num_backends = 1;
+    cap_reset(&logs);
+    batch(&d, frames, HST_ESRRF_F32, N, &a);
+    d.budget_bytes = 3 * (4 + 1) * 175000;   /* chained: about 170,000 bytes per frame at mag 5 */
+    d.path = HST_ESRRF_PATH_CHAINED;          /* (auto may not run it where it is known slower) */
+    batch(&d, frames, HST_ESRRF_F32, N, &b);
+    expect_outs("chained under a budget of 4 frames per block vs auto without", &d, &a, &b);
+    d.budget_bytes = 0;
+    d.path = HST_ESRRF_PATH_AUTO;
+    img = (float *)xmalloc(a.px * sizeof(float));
+    d.on_timepoint = tp_avg;
+    d.timepoint_user = img;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0; f < N; f++)
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, 1, R, C), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_live_finish(lv, NULL), HST_SUCCESS);
+    hst_esrrf_live_destroy(lv);
+    expect_same("live vs batch, default desc", img, a.m[0], a.px);
+    if (logs.total) {
+        print_error("%u messages at WARN or above on successful runs; the last: %s\n", logs.total, logs.last_message);
+        fail();
+    }
+    free(img);
+    outs_free(&a);
+    outs_free(&b);
+}
+
+/* ------------------------------------------------------------------ the choice follows its timings */
+/* Once both paths have timings at a signature, every frame of a run goes through the faster
+   one (no revisit, no measuring piece), and a lasting change of the timings moves every frame
+   to the other. Where the choice has shipped estimates (the host device, OpenCL CPUs), a
+   measured fused path slower than the chained path's shipped figure (a loaded machine, a first
+   run's compiles) keeps every frame: the shipped ratio says chained is slower still. A backend
+   of its own, timings in memory only (nothing from the disk). */
+static void run_with_timings(hst_backend *b, double fused_s, double chained_s, int expect_path)
+{
+    static const char *const names[2] = {"fused", "chained"};
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    int64_t sig[4] = {R, C, MAG, 4};
+    unsigned k, i;
+    outs o;
+    desc_init(&d, &b, 1);
+    d.block_frames = 4;   /* the signature's chunk */
+    outs_alloc(&o, &d, N);
+    if (!(op = hst_choice_find(b, "esrrf"))) {   /* registered by a first run */
+        assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+        assert_non_null(op = hst_choice_find(b, "esrrf"));
+    }
+    for (k = 0; k < HST_CHOICE_HISTORY; k++)
+        for (i = 0; i < 2; i++)
+            if ((i ? chained_s : fused_s) > 0.0)   /* 0: no timing recorded */
+                assert_int_equal(hst_choice_record(op, sig, 4, names[i], i ? chained_s : fused_s), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[expect_path], N);
+    assert_int_equal(rep.frames_by_path[1 - expect_path], 0);
+    assert_int_equal(rep.decided_by, HST_ESRRF_BY_MEASURED);
+    outs_free(&o);
+}
+
+static void test_choice_follows_timings(void **state)
+{
+    hst_backend_desc bd;
+    hst_choice_desc cd;
+    hst_backend *b = NULL;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    memset(&bd, 0, sizeof bd);
+    bd.device = hst_backend_is_host(be) ? "host" : NULL;
+    bd.logger = cap_logger;
+    bd.log_user = &logs;
+    bd.log_level = HST_LOG_WARN;
+    assert_int_equal(hst_backend_create(&bd, &b), HST_SUCCESS);
+    memset(&cd, 0, sizeof cd);
+    cd.path = "off";
+    assert_int_equal(hst_choice_configure(b, &cd), HST_SUCCESS);
+    if (hst_backend_is_host(b) || hst_backend_device(b)->type == HST_DEVICE_CPU)
+        run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
+    run_with_timings(b, 1.0, 9.0, 0);
+    run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
+    hst_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +841,13 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),
+        cmocka_unit_test(test_zero_frames),
+        cmocka_unit_test(test_live_states),
+        cmocka_unit_test(test_backend_held_by_live),
+        cmocka_unit_test(test_finite_output),
+        cmocka_unit_test(test_host_compute_units),
+        cmocka_unit_test(test_default_runs_quiet),
+        cmocka_unit_test(test_choice_follows_timings),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

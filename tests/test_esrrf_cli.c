@@ -11,9 +11,24 @@
    page per time point, the magnified size and the resolution scaled by mag, and a PNG preview of
    the size examples/image_io.h gives it (two panels, the gap, the label and scale-bar bands).
 
+   Trust at the edges: an output that would be the input or another output (by name, symlink or
+   hard link; each mode's file and the preview) is refused before a frame is read, naming both,
+   and the input is unchanged; a full disk (a tiny tmpfs where this test may mount one, and a
+   file size limit, RLIMIT_FSIZE, everywhere) gives the path and the system's reason; HUP, INT,
+   TERM, QUIT and PIPE during a run leave no file behind and exit with 128 + the signal; a float
+   stack of finite values near 1e20 gives an error naming VAR's time point, not an Inf image.
+
+   Trust at the edges: an output that would be the input or another output (by name, symlink or
+   hard link; each mode's file and the preview) is refused before a frame is read, naming both,
+   and the input is unchanged; a full disk (a tiny tmpfs where this test may mount one, and a
+   file size limit, RLIMIT_FSIZE, everywhere) gives the path and the system's reason; HUP, INT,
+   TERM, QUIT and PIPE during a run leave no file behind and exit with 128 + the signal; a float
+   stack of finite values near 1e20 gives an error naming VAR's time point, not an Inf image.
+
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
-   test skips when the program has not been built (it needs libtiff and libpng: scripts/deps.sh
-   demo; `make test` builds it first where they are installed). */
+   test skips when the program has not been built (it needs libtiff and libpng, which `make
+   test`'s set-up, scripts/deps.sh test, installs; with CI=true tests/run.sh counts such a skip
+   as a failure). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdarg.h>
@@ -32,9 +47,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *bin;
@@ -79,6 +98,8 @@ static double sample_value(size_t p, size_t i)
 
 /* One sample write_tiff replaces (page, index, value): the non-finite pixel tests. */
 static struct { long page; size_t index; double value; } poison = { -1, 0, 0.0 };
+/* write_tiff's samples are sample_value times this (huge finite float stacks). */
+static double sample_scale = 1.0;
 
 /* pages of rows x cols samples of `bps` bits, SampleFormat fmt (1 uint, 3 float, 6 complex
    float), value(page, i) cast to the sample type; XResolution 2/1, ResolutionUnit 3 (cm). An
@@ -97,7 +118,7 @@ static void write_tiff(const char *path, int be, unsigned pages, unsigned rows, 
         size_t data_at = w.n, res_at, desc_at = 0, ifd_at;
         unsigned ntags = desc && p == 0 ? 13 : 12;
         for (i = 0; i < n; i++) {
-            double v = sample_value(p, i);
+            double v = sample_value(p, i) * sample_scale;
             if ((long)p == poison.page && i == poison.index) v = poison.value;
             if (fmt == 3 && bps == 32) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); }
             else if (fmt == 6) { float x = (float)v; uint32_t u; memcpy(&u, &x, 4); tw_u(&w, u, 4); tw_u(&w, 0, 4); }
@@ -289,12 +310,14 @@ static void read_text(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-/* Runs argv (argv[0] found on PATH unless it holds a '/'), its stdout and stderr kept in
-   out_text and err_text; returns the exit status (or 128 + signal). */
-static int run_argv(const char *const *argv)
+/* A file size limit for the next child (RLIMIT_FSIZE, bytes; 0: none): a disk that fills up. */
+static rlim_t child_fsize;
+
+/* Starts argv (argv[0] found on PATH unless it holds a '/') with stdout and stderr going to
+   files of dir; returns its pid. */
+static pid_t start_argv(const char *const *argv)
 {
     char errp[400], outp[400];
-    int status = 0;
     pid_t pid;
     snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
     snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
@@ -306,14 +329,33 @@ static int run_argv(const char *const *argv)
         if (e < 0 || o < 0) _exit(126);
         dup2(e, 2);
         dup2(o, 1);
+        if (child_fsize) {   /* past the limit write() fails with EFBIG (SIGXFSZ ignored) */
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = child_fsize;
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+        }
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Waits for pid, keeps its stdout and stderr in out_text and err_text; returns the exit status
+   (or 128 + signal). */
+static int wait_child(pid_t pid)
+{
+    char errp[400], outp[400];
+    int status = 0;
+    snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
+    snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     read_text(errp, err_text, sizeof err_text);
     read_text(outp, out_text, sizeof out_text);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+static int run_argv(const char *const *argv) { return wait_child(start_argv(argv)); }
 
 /* Runs bin with the NULL-terminated arguments. */
 static int run(const char *first, ...)
@@ -362,6 +404,7 @@ static void expect_failure(int rc, const char *needle)
 #define SKIP_WITHOUT_BIN() do { if (!bin) { skip(); return; } } while (0)
 
 static char good_be[300], one_frame[300], out_tif[400];
+static char tiny[400];   /* test_disk_full's tmpfs while mounted */
 
 static int setup(void **state)
 {
@@ -370,7 +413,7 @@ static int setup(void **state)
     (void)state;
     bin = env && *env ? env : "build/examples/esrrf";
     if (access(bin, X_OK) != 0) {
-        print_message("# %s not built (needs libtiff and libpng: scripts/deps.sh demo): skipping\n", bin);
+        print_message("# %s not built (needs libtiff and libpng: scripts/deps.sh test): skipping\n", bin);
         bin = NULL;
         return 0;
     }
@@ -390,6 +433,7 @@ static int teardown(void **state)
 {
     char cmd[400];
     (void)state;
+    if (tiny[0]) umount(tiny);   /* a failed disk test's tmpfs */
     if (bin && dir[0]) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0) print_message("# could not remove %s\n", dir);
@@ -703,6 +747,175 @@ static void test_cli_ranks_equal_one_process(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ trust at the edges */
+/* A run refused because of a collision: status 2, the message of `kind` naming both paths. */
+static void expect_collision(int rc, const char *first, const char *second, const char *kind)
+{
+    if (rc != 2 || !strstr(err_text, kind) || !strstr(err_text, first) || !strstr(err_text, second))
+        print_message("# status %d, stderr: %s\n", rc, err_text);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err_text, kind));
+    assert_non_null(strstr(err_text, first));
+    assert_non_null(strstr(err_text, second));
+}
+
+/* path holds the bytes of good_be (the input was not replaced). */
+static void expect_good_be_bytes(const char *path)
+{
+    size_t n = 0, m = 0;
+    unsigned char *a = slurp(good_be, &n), *b = slurp(path, &m);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(n, m);
+    assert_memory_equal(a, b, n);
+    free(a);
+    free(b);
+}
+
+/* A directory of its own under dir, with good_be copied in under `name` as the input. */
+static void case_dir(char *d, size_t cap, const char *sub, const char *name, char *input, size_t icap)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(good_be, &n);
+    assert_non_null(b);
+    snprintf(d, cap, "%s/%s", dir, sub);
+    assert_int_equal(mkdir(d, 0755), 0);
+    snprintf(input, icap, "%s/%s", d, name);
+    put_file(input, b, n);
+    free(b);
+}
+
+/* Every file the run writes is checked against the input before a frame is read: a mode's
+   file, the preview, a symlink, a hard link, the input through a symlinked directory. */
+static void test_output_is_input(void **state)
+{
+    char d[400], in[500], out[600], other[500];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    case_dir(d, sizeof d, "c1", "x_avg.tif", in, sizeof in);   /* x.tif, avg,var: x_avg.tif */
+    snprintf(out, sizeof out, "%s/x.tif", d);
+    expect_collision(run("--mode", "avg,var", in, out, NULL), in, in, "is the input");
+    expect_good_be_bytes(in);
+    assert_int_equal(entries(d), 1);
+    case_dir(d, sizeof d, "c2", "y_preview.png", in, sizeof in);   /* y.tif: y_preview.png */
+    snprintf(out, sizeof out, "%s/y.tif", d);
+    expect_collision(run(in, out, NULL), in, in, "is the input");
+    expect_good_be_bytes(in);
+    assert_int_equal(entries(d), 1);
+    case_dir(d, sizeof d, "c3", "in.tif", in, sizeof in);
+    snprintf(other, sizeof other, "%s/sym.tif", d);
+    assert_int_equal(symlink(in, other), 0);
+    expect_collision(run("--no-preview", in, other, NULL), in, other, "is the input");
+    snprintf(other, sizeof other, "%s/hard.tif", d);
+    assert_int_equal(link(in, other), 0);
+    expect_collision(run("--no-preview", in, other, NULL), in, other, "is the input");
+    snprintf(other, sizeof other, "%s/c3link", dir);
+    assert_int_equal(symlink(d, other), 0);
+    snprintf(out, sizeof out, "%s/in.tif", other);
+    expect_collision(run("--no-preview", in, out, NULL), in, out, "is the input");
+    expect_good_be_bytes(in);
+    assert_int_equal(entries(d), 3);   /* in, sym, hard: nothing written */
+}
+
+/* Two outputs that are one file (hard links of each other): refused naming both. Names not
+   there yet collide only by name: with the link gone the same run succeeds. */
+static void test_outputs_collide(void **state)
+{
+    char d[400], in[500], a[500], b[500], out[500];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    case_dir(d, sizeof d, "c4", "in.tif", in, sizeof in);
+    snprintf(a, sizeof a, "%s/o_avg.tif", d);
+    snprintf(b, sizeof b, "%s/o_var.tif", d);
+    put_file(a, (const unsigned char *)"old", 3);
+    assert_int_equal(link(a, b), 0);
+    snprintf(out, sizeof out, "%s/o.tif", d);
+    expect_collision(run("--mode", "avg,var", "--no-preview", in, out, NULL), a, b, "are the same file");
+    assert_int_equal(entries(d), 3);
+    assert_int_equal(unlink(b), 0);
+    assert_int_equal(run("-q", "--mag=2", "--mode", "avg,var", in, out, NULL), 0);
+    assert_int_equal(entries(d), 4);   /* in, o_avg, o_var, o_preview */
+}
+
+/* A full disk names the path and the system's reason and leaves nothing: a file size limit
+   (EFBIG) everywhere, and a 32 KiB tmpfs where this test may mount one (ENOSPC). The images:
+   2 pages of 120 x 100 floats, 94 KiB. */
+static void test_disk_full(void **state)
+{
+    char out[500];
+    int rc;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    child_fsize = 64 * 1024;   /* the host device: no OpenCL cache file meets the limit first */
+    rc = run("--device", "host", "--mag", "5", "--frames-per-timepoint", "3", good_be, out_tif, NULL);
+    child_fsize = 0;
+    expect_failure(rc, "File too large");
+    assert_non_null(strstr(err_text, out_tif));
+    snprintf(tiny, sizeof tiny, "%s/tiny", dir);
+    assert_int_equal(mkdir(tiny, 0755), 0);
+    if (mount("tmpfs", tiny, "tmpfs", 0, "size=32k") != 0) {
+        print_message("# no tmpfs mount here (%s): the file size limit stands for a full disk\n", strerror(errno));
+        tiny[0] = '\0';
+        return;
+    }
+    snprintf(out, sizeof out, "%s/sr.tif", tiny);
+    rc = run("--mag", "5", "--frames-per-timepoint", "3", good_be, out, NULL);
+    if (rc == 0 || !strstr(err_text, "No space left on device") || !strstr(err_text, out) || entries(tiny) != 0)
+        print_message("# status %d, stderr: %s# %u file(s) left\n", rc, err_text, entries(tiny));
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err_text, "No space left on device"));
+    assert_non_null(strstr(err_text, out));
+    assert_int_equal(entries(tiny), 0);
+    assert_int_equal(umount(tiny), 0);
+    tiny[0] = '\0';
+}
+
+/* Each signal the program catches, sent while it runs (its temporary files exist): exit status
+   128 + the signal, the signal named, no file left. */
+static void test_signals_clean_up(void **state)
+{
+    static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
+    static const char *const names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM" };
+    char big[400];
+    size_t k;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(big, sizeof big, dir, "long_u16.tif");
+    write_tiff(big, 0, 400, 64, 64, 16, 1, NULL);   /* seconds of work at mag 4 */
+    for (k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        const char *argv[] = { bin, "--mag", "4", "--mode", "avg,var,tac2", big, out_tif, NULL };
+        struct timespec step = { 0, 5000000 };
+        pid_t pid = start_argv(argv);
+        unsigned waited = 0;
+        int rc;
+        while (entries(outdir) == 0 && waited++ < 12000) nanosleep(&step, NULL);   /* up to 60 s */
+        assert_true(entries(outdir) > 0);
+        nanosleep(&step, NULL);
+        assert_int_equal(kill(pid, sigs[k]), 0);
+        rc = wait_child(pid);
+        if (rc != 128 + sigs[k] || !strstr(err_text, names[k]) || entries(outdir) != 0)
+            print_message("# %s: status %d, stderr: %s# %u file(s) left\n", names[k], rc, err_text, entries(outdir));
+        assert_int_equal(rc, 128 + sigs[k]);
+        assert_non_null(strstr(err_text, names[k]));
+        assert_int_equal(entries(outdir), 0);
+    }
+}
+
+/* Finite float32 values near 1e20: VAR near 1e40 has no float32; an error naming the time point
+   and the statistic, no output (never an Inf image). */
+static void test_finite_in_finite_out(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "huge_f32.tif");
+    sample_scale = 1e18;   /* 0 .. 2.5e20 */
+    write_tiff(p, 0, 6, 10, 12, 32, 3, NULL);
+    sample_scale = 1.0;
+    expect_failure(run("--mag=2", "--mode", "var", "--frames-per-timepoint", "3", p, out_tif, NULL),
+                   "the VAR image of time point 0 is not representable in float32");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +935,11 @@ int main(void)
         cmocka_unit_test(test_nonfinite_pixels),
         cmocka_unit_test(test_cli_equals_batch),
         cmocka_unit_test(test_cli_ranks_equal_one_process),
+        cmocka_unit_test(test_output_is_input),
+        cmocka_unit_test(test_outputs_collide),
+        cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_signals_clean_up),
+        cmocka_unit_test(test_finite_in_finite_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

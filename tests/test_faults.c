@@ -397,6 +397,33 @@ static void test_reference_esrrf(void **state)
     }
 }
 
+/* A backend destroyed under a stream: refused (the log names the stream), nothing freed; with
+   the stream gone it goes, and the k-th allocation failing at the hold is a clean error (the
+   stream path's sweep above covers it: the hold's node is one of its allocations). */
+static void test_backend_held_by_stream(void **state)
+{
+    hst_backend *be = NULL;
+    hst_backend_desc bd;
+    wl_stream_ctx c;
+    hst_stream *s = NULL;
+    hst_stream_report rep;
+    (void)state;
+    memset(&bd, 0, sizeof bd);
+    bd.logger = quiet_logger;
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    memcpy(&cur, &pristine, sizeof cur);
+    assert_int_equal(wl_stream_create(&be, 1, &SCFG, cur.x, cur.p, cur.d, &c, &s), HST_SUCCESS);
+    assert_int_equal(hst_backend_holds(be), 1);
+    log_errors = 0;
+    assert_int_equal(hst_backend_destroy(be), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log_errors, 1);
+    assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);   /* the backend is still whole */
+    assert_memory_equal(cur.d, ref.d, sizeof cur.d);
+    hst_stream_destroy(s);
+    assert_int_equal(hst_backend_holds(be), 0);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_faults_halo),
         cmocka_unit_test(test_faults_program),
         cmocka_unit_test(test_faults_esrrf),
+        cmocka_unit_test(test_backend_held_by_stream),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -34,6 +34,7 @@
        in float (NORM_TOL_F32 = 1e-4: a lane sums up to slice/256 terms). */
 #define HST_IMPLEMENTATION
 #define HST_FFT
+#include "array.h"
 #include "stream.h"
 
 #include <stdarg.h>
@@ -329,7 +330,7 @@ static void test_fft_views(void **state) {
     assert_int_equal(hst_array_view(buf, 2 * al, HST_C64, 3, two, &v2), HST_SUCCESS);
     cap_reset(log);
     assert_int_equal(hst_array_fft(v2, v, 2, 0, HST_FFT_NORM_ORTHO), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_non_null(strstr(log->last_message, "overlapping"));
     hst_array_destroy(v2);
     hst_array_destroy(v);
@@ -355,7 +356,7 @@ static void test_fft_views(void **state) {
     hst_array_destroy(v);
     /* an offset of one c64 element: the host device takes it (any element offset), an OpenCL
        device refuses it where its base address alignment is larger (VkFFT takes no offset and
-       a sub-buffer must start aligned): HST_ERROR_ALIGNMENT, logged as HST_LOG_MISALIGNED */
+       a sub-buffer must start aligned): HST_ERROR_ALIGNMENT, logged as HST_LOGITEM_MISALIGNED */
     cap_reset(log);
     if (host || al <= unal) {
         hst_array *u = NULL;
@@ -369,7 +370,7 @@ static void test_fft_views(void **state) {
         hst_array_destroy(v);
     } else {
         assert_int_equal(hst_array_view(buf, unal, HST_C64, 3, sh, &v), HST_ERROR_ALIGNMENT);
-        assert_int_equal(log->last_item, HST_LOG_MISALIGNED);
+        assert_int_equal(log->last_item, HST_LOGITEM_MISALIGNED);
         assert_null(v);
     }
     hst_array_destroy(c); hst_array_destroy(o1); hst_array_destroy(o2);
@@ -389,7 +390,7 @@ static void expect_bad_init(void **state, uint64_t slices, uint32_t coils, uint3
     d.slices = slices; d.coils = coils; d.ny = ny; d.nx = nx;
     cap_reset(log);
     assert_int_equal(mri_op_init(&op, BE(state), &d, mask, 0, 0), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_non_null(strstr(log->last_message, needle));
 }
 
@@ -408,13 +409,13 @@ static void test_errors(void **state) {
     op_make(&op, be, &t, 0, 0);
     cap_reset(log);
     assert_int_equal(mri_forward(&op, NULL, t.coils, NULL, t.ax, NULL), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(mri_adjoint(&op, t.y, t.coils, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
     /* a budget that cannot hold one slice of every array */
     op.budget_bytes = 1024;
     cap_reset(log);
     assert_int_equal(mri_forward(&op, t.x, t.coils, NULL, t.ax, NULL), HST_ERROR_OUT_OF_DEVICE_MEMORY);
-    assert_int_equal(log->last_item, HST_LOG_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
     mri_op_free(&op);
     data_free(&t);
 }

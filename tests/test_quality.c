@@ -416,11 +416,11 @@ static void test_errors(void **state) {
     assert_int_equal(hst_error_map(NULL, a, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
     cap_reset(log);
     assert_int_equal(hst_error_map(be, NULL, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOG_BAD_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_error_map(be, a, 0, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
     cap_reset(log);
     assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 31, NULL, NULL, &e), HST_ERROR_SHAPE);
-    assert_int_equal(log->last_item, HST_LOG_SHAPE_MISMATCH);
+    assert_int_equal(log->last_item, HST_LOGITEM_SHAPE_MISMATCH);
     assert_int_equal(hst_error_map(be, big, 32, 32, a, 16, 16, NULL, NULL, &e), HST_ERROR_SHAPE);
     memset(&ed, 0, sizeof ed);
     ed.fixed_sigma = -1.0;
@@ -428,11 +428,11 @@ static void test_errors(void **state) {
     cap_reset(log);
     assert_int_equal(hst_error_map(be, a, (size_t)1 << 40, (size_t)1 << 40, a, (size_t)1 << 40,
                                    (size_t)1 << 40, NULL, NULL, &e), HST_ERROR_OVERFLOW);
-    assert_int_equal(log->last_item, HST_LOG_SIZE_OVERFLOW);
+    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
     big[37] = NAN;
     cap_reset(log);
     assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 32, NULL, NULL, &e), HST_ERROR_NON_FINITE);
-    assert_int_equal(log->last_item, HST_LOG_NON_FINITE);
+    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
     assert_non_null(strstr(log->last_message, "sr[37]"));
     assert_int_equal(hst_frc(be, big, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE);
     assert_int_equal(hst_decorr(be, big, 32, 32, NULL, &d), HST_ERROR_NON_FINITE);

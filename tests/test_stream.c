@@ -52,6 +52,7 @@ typedef rel_counts cl_counts;
 #define live rel_live
 #define made_events rel_made_events
 
+#include "array.h"
 #include "stream.h"
 #include "kernels.h"
 
@@ -1163,76 +1164,76 @@ static void test_errors_arguments(void **state)
 
     /* zero slices */
     d.num_slices = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "num_slices");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "num_slices");
     d.num_slices = 3;
 
     /* array indices out of range: a stage input, a stage output, an accumulator */
     c.st[0].inputs = &IDX[3];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "not an array index");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
     c.st[0].inputs = &IDX[0];
     {
         static const int minus_one = -1;
         c.st[1].outputs = &minus_one;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "not an array index");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
         c.st[1].outputs = &IDX[2];
     }
     ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 7);
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "out of range");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "out of range");
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
 
     /* an OUTPUT (and a TEMP) read before any stage writes it */
     c.st[0].inputs = &IDX[2];   /* stage 0 reads y, which stage 1 writes later */
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "before any stage writes it");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "before any stage writes it");
     c.st[0].inputs = &IDX[1];   /* stage 0 reads T, its own output (written by no earlier stage) */
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "before any stage writes it");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "before any stage writes it");
     c.st[0].inputs = &IDX[0];
 
     /* a stage writing an INPUT (a stage without host twin: test_no_host_twin) */
     c.st[1].outputs = &IDX[0];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "INPUT");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "INPUT");
     c.st[1].outputs = &IDX[2];
 
     /* an OpenCL stage without sources or kernel name */
     if (!IS_HOST(f)) {
         c.st[0].kernel = NULL;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kernel");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kernel");
         c.st[0].kernel = "wsum";
     }
     /* items_per_slice 0, a NULL scalar, no bindings */
     c.st[0].items_per_slice = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "items_per_slice");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "items_per_slice");
     c.st[0].items_per_slice = c.E;
     c.st[0].scalars[2] = NULL;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "scalars");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "scalars");
     c.st[0].scalars[2] = &c.par[0].hi;
     c.st[0].num_inputs = 0; c.st[0].num_outputs = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "binds no array");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "binds no array");
     c.st[0].num_inputs = 1; c.st[0].num_outputs = 1;
 
     /* ring 1 and ring > 8; weights <= 0; arrays: TEMP with memory, host and pinned both/neither,
        slice_bytes 0, kind out of range */
     d.ring = 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
     d.ring = 9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
     d.ring = 0;
     d.num_backends = 2; d.weights = w;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "weights");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "weights");
     d.num_backends = 1; d.weights = NULL;
     arr = c.arr[1];
     c.arr[1].host = c.host[0];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "TEMP");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "TEMP");
     c.arr[1] = arr;
     arr = c.arr[0];
     c.arr[0].host = NULL;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "exactly one");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     c.arr[0].slice_bytes = 0; c.arr[0].host = c.host[0];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "slice_bytes");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "slice_bytes");
     c.arr[0] = arr;
     c.arr[0].kind = (hst_stream_kind)9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
     c.arr[0] = arr;
 
     /* the backends: a NULL entry; host and OpenCL mixed */
@@ -1240,7 +1241,7 @@ static void test_errors_arguments(void **state)
         hst_backend *two[2];
         two[0] = f->be[0]; two[1] = NULL;
         d.backends = two; d.num_backends = 2;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "NULL");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "NULL");
 #ifndef HST_NO_OPENCL
         if (!IS_HOST(f)) {
             hst_backend_desc bd;
@@ -1248,7 +1249,7 @@ static void test_errors_arguments(void **state)
             bd.device = "host";
             bd.logger = cap_logger; bd.log_user = &f->log[1];
             assert_int_equal(hst_backend_create(&bd, &two[1]), HST_SUCCESS);
-            EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "mix");
+            EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "mix");
             hst_backend_destroy(two[1]);
         }
 #endif
@@ -1285,7 +1286,7 @@ static void test_errors_shapes(void **state)
     c.st[0].items_per_slice = 6;
     ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 1, 0);
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "slice size");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "slice size");
     c.arr[1].slice_bytes = 6 * 4;
     c.nacc = 0;
     ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 0);    /* same sizes: fine */
@@ -1295,12 +1296,12 @@ static void test_errors_shapes(void **state)
     c.E = 5; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 5 * 4;
     ch_acc(&c, HST_STREAM_SQSUM, HST_C64, 2, 0);    /* 5 floats: not whole complex elements */
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "c64");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "c64");
     c.acc[0].dtype = HST_F64;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "dtype");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
     c.acc[0].dtype = HST_F32;
     c.acc[0].kind = (hst_stream_acc_kind)7;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
     c.E = 6; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 6 * 4;
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
@@ -1309,7 +1310,7 @@ static void test_errors_shapes(void **state)
     assert_int_equal(hst_pinned_create(f->be[0], 4 * 6 * 4 - 4, &small), HST_SUCCESS);
     arr = c.arr[0];
     c.arr[0].host = NULL; c.arr[0].pinned = small;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "pinned");
     c.arr[0] = arr;
     hst_buffer_destroy(small);
     ch_free(&c);
@@ -1333,13 +1334,13 @@ static void test_errors_aliasing(void **state)
     c.st[0].halo_lo = 1; c.par[0].lo = 1; c.st[0].halo_hi = 0; c.par[0].hi = 0;
     c.arr[1].host = c.host[0];
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "overlaps");
     /* y one slice past x (partial overlap), halo_hi 1: refused */
     buf = (float *)xmalloc((size_t)(N + 1) * E * 4);
     memcpy(buf, c.init[0], (size_t)N * E * 4);
     c.arr[0].host = buf; c.arr[1].host = buf + E;
     c.st[0].halo_lo = 0; c.par[0].lo = 0; c.st[0].halo_hi = 1; c.par[0].hi = 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "overlaps");
     /* y == x, halo 0: accepted, and the in-place result is the whole-array one */
     c.st[0].halo_hi = 0; c.par[0].hi = 0;
     c.arr[0].host = c.host[0]; c.arr[1].host = c.host[0];
@@ -1368,7 +1369,7 @@ static void test_errors_aliasing(void **state)
     c.st[1].halo_lo = 1; c.st[1].halo_hi = 0; c.par[1].lo = 1; c.par[1].hi = 0;
     c.arr[2].host = c.host[0];
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "overlaps");
     c.arr[2].host = c.host[2];
     expect_create_ok(f, &d, 0);
     ch_free(&c);
@@ -1390,7 +1391,7 @@ static void test_errors_aliasing(void **state)
         c.st[0].halo_hi = 0;
         ch_wsum(&c, u, y, 1, 1);
         d = ch_desc(&c, f->be, 1);
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "INOUT");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "INOUT");
         c.st[1].halo_lo = c.st[1].halo_hi = 0; c.par[1].lo = c.par[1].hi = 0;
         expect_create_ok(f, &d, 0);
         ch_free(&c);
@@ -1417,7 +1418,7 @@ static void test_errors_budget(void **state)
     need = budget_for(&c, 1, 3, fp64);
     snprintf(num, sizeof num, "%llu", (unsigned long long)need);
     d.budget_bytes = need - 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at least");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "at least");
     if (!contains_nocase(f->log[0].last_message, num)) {
         print_error("budget message \"%s\" lacks the minimum %s\n", f->log[0].last_message, num);
         fail();
@@ -1427,14 +1428,79 @@ static void test_errors_budget(void **state)
     d.budget_bytes = budget_for(&c, 5, 3, fp64);
     expect_create_ok(f, &d, 5);
     d.block_slices = 6;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at most 5");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "at most 5");
     d.block_slices = 5;
     expect_create_ok(f, &d, 5);
     /* two devices: each must hold the ring */
     d = ch_desc(&c, f->be, 2);
     d.ring = 3;
     d.budget_bytes = need - 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOG_OUT_OF_DEVICE_MEMORY, "at least");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "at least");
+    ch_free(&c);
+}
+
+/* hst_stream_block_query answers what create takes, without refusals: the default block (the
+   create's), a caller's block within the budget as given, one over it clipped to the largest
+   (create refuses that one: the answer is what to ask), the bytes one device holds (the ring and
+   the accumulators' slices, budget_for's count), nothing logged on any of these; a budget below
+   one block is the create's refusal. On the host device: the whole array unless a budget. */
+static void expect_query(fixture *f, const hst_stream_desc *d, uint64_t B, uint64_t largest, uint64_t bytes)
+{
+    hst_stream_block_info bi;
+    hst_result r;
+    cap_reset(&f->log[0]);
+    r = hst_stream_block_query(d, &bi);
+    if (r != HST_SUCCESS) {
+        print_error("query: %s (%s)\n", hst_result_string(r), f->log[0].last_message);
+        fail();
+    }
+    assert_int_equal(f->log[0].total, 0);
+    assert_int_equal(bi.block_slices, B);
+    assert_int_equal(bi.largest_slices, largest);
+    if (bytes) assert_int_equal(bi.device_bytes, bytes);
+}
+
+static void test_block_query(void **state)
+{
+    fixture *f = FIX(state);
+    chain c;
+    hst_stream_desc d;
+    hst_stream_block_info bi;
+    hst_stream *s = NULL;
+    uint64_t B, h;
+    int fp64 = fp64_all(f->be, 1);
+    rng_seed(15);
+    build_chain(&c, 1, 12, 16);
+    ch_acc(&c, HST_STREAM_SQSUM, HST_F32, 2, 0);
+    d = ch_desc(&c, f->be, 1);
+    d.ring = 3;
+    if (IS_HOST(f)) {
+        expect_query(f, &d, c.N, c.N, 0);
+        d.block_slices = 4;
+        expect_query(f, &d, 4, c.N, 0);
+        ch_free(&c);
+        return;
+    }
+    assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);   /* the default: create's, the ring */
+    B = hst_stream_block_slices(s);                             /* clipped to the N slices */
+    h = ch_halo(&c) < c.N - 1 ? ch_halo(&c) : c.N - 1;
+    expect_query(f, &d, B, c.N, budget_for(&c, B + h > c.N ? c.N - h : B, 3, fp64));
+    hst_stream_destroy(s);
+    d.budget_bytes = budget_for(&c, 5, 3, fp64);
+    d.block_slices = 3;
+    expect_query(f, &d, 3, 5, budget_for(&c, 3, 3, fp64));
+    d.block_slices = 9;   /* over the budget: the largest that fits, and create takes that */
+    expect_query(f, &d, 5, 5, budget_for(&c, 5, 3, fp64));
+    d.block_slices = 5;
+    expect_create_ok(f, &d, 5);
+    d.budget_bytes = budget_for(&c, 1, 3, fp64) - 1;
+    cap_reset(&f->log[0]);
+    assert_refused(hst_stream_block_query(&d, &bi), HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log[0],
+                   HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "at least");
+    assert_int_equal(bi.block_slices, 0);
+    cap_reset(&f->log[0]);
+    assert_refused(hst_stream_block_query(&d, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                   HST_LOGITEM_BAD_ARGUMENT, "info");
     ch_free(&c);
 }
 
@@ -1875,16 +1941,16 @@ static void test_pinned_array_rules(void **state)
     c.arr[0].host = NULL;
     d = ch_desc(&c, f->be, 1);
     c.arr[0].pinned_array = small;     /* 8 slices for N = 9 */
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned array");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "pinned array");
     c.arr[0].pinned_array = wide;      /* slices of 64 bytes, not 32 */
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "pinned array");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "pinned array");
     c.arr[0].pinned_array = px;
     c.arr[0].host = keep.host;         /* two kinds of memory */
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "exactly one");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     c.arr[0].host = NULL;
     /* y at slice 4 of x's second chunk: an output inside an input read with a halo */
     c.arr[1].host = (float *)hst_stream_pinned_slice(px, 4, NULL);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "overlaps");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "overlaps");
     c.arr[1].host = c.host[1];
     /* runs, then swaps: another pinned array (longer, other chunks), a pinned buffer */
     assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
@@ -1908,9 +1974,9 @@ static void test_pinned_array_rules(void **state)
     /* TEMP and GLOBAL arrays take no pinned array */
     c.arr[0].pinned_array = px;
     c.arr[1].kind = HST_STREAM_TEMP; c.arr[1].host = NULL; c.arr[1].pinned_array = other;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "TEMP");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "TEMP");
     c.arr[1].kind = HST_STREAM_GLOBAL; c.arr[1].host = c.host[1]; c.arr[1].global_bytes = 32; c.arr[1].dtype = HST_F32;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "GLOBAL");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "GLOBAL");
     c.arr[0] = keep;
     c.arr[1] = keep1;
     hst_buffer_destroy(pb);
@@ -2120,20 +2186,20 @@ static void test_arrays_fn_refused(void **state)
     d = ch_desc(&c, f->be, 1);
     d.block_slices = 2;
     c.st[1].kernel = "wsum";
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "has arrays_fn and also a kernel");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "has arrays_fn and also a kernel");
     c.st[1].kernel = NULL;
     c.st[1].sources = test_src; c.st[1].source_count = 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "stages[1] (\"wmul\") has arrays_fn and also sources");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[1] (\"wmul\") has arrays_fn and also sources");
     c.st[1].sources = NULL; c.st[1].source_count = 0;
     c.st[1].options = "-DX";
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "options");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "options");
     c.st[1].options = NULL;
     c.st[1].host = wsum_host;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "a host twin");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "a host twin");
     c.st[1].host = NULL;
     if (!IS_HOST(f)) {   /* neither a kernel nor a call */
         c.st[1].arrays_fn = NULL;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "or arrays_fn");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "or arrays_fn");
         c.st[1].arrays_fn = wmul_call;
     }
     /* a call's error stops the run with its code */
@@ -2169,7 +2235,7 @@ static void test_no_host_twin(void **state)
     c.st[1].name = "second_wsum";
     d = ch_desc(&c, f->be, 1);
     if (IS_HOST(f)) {
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "host twin");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "host twin");
         assert_true(contains_nocase(f->log[0].last_message, "stages[1] (\"second_wsum\")"));
     } else {
         d.block_slices = 3;
@@ -2261,31 +2327,31 @@ static void set_array_rotation(fixture *f, int pinned, unsigned nbe)
        (the first half of a two-buffer swap) aliases them */
     cap_reset(&f->log[0]);
     assert_refused(hst_stream_set_array(s, 0, pinned ? NULL : buf[0], pinned ? pb[0] : NULL),
-                   HST_ERROR_INVALID_ARGUMENT, &f->log[0], HST_LOG_BAD_ARGUMENT, "overlaps");
+                   HST_ERROR_INVALID_ARGUMENT, &f->log[0], HST_LOGITEM_BAD_ARGUMENT, "overlaps");
     /* pinned <-> pageable changes refused; TEMP or out-of-range index; both or neither pointer;
        a pinned buffer too small */
     cap_reset(&f->log[0]);
     if (pinned) {
         assert_refused(hst_stream_set_array(s, 0, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOG_BAD_ARGUMENT, "must stay pinned");
+                       HST_LOGITEM_BAD_ARGUMENT, "must stay pinned");
         {
             hst_buffer *small = NULL;
             assert_int_equal(hst_pinned_create(f->be[0], bytes - 4, &small), HST_SUCCESS);
             assert_refused(hst_stream_set_array(s, 0, NULL, small), HST_ERROR_SHAPE, &f->log[0],
-                           HST_LOG_SHAPE_MISMATCH, "too small");
+                           HST_LOGITEM_SHAPE_MISMATCH, "too small");
             hst_buffer_destroy(small);
         }
     } else {
         hst_buffer *p = NULL;
         assert_int_equal(hst_pinned_create(f->be[0], bytes, &p), HST_SUCCESS);
         assert_refused(hst_stream_set_array(s, 0, NULL, p), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOG_BAD_ARGUMENT, "must stay pageable");
+                       HST_LOGITEM_BAD_ARGUMENT, "must stay pageable");
         hst_buffer_destroy(p);
     }
     assert_refused(hst_stream_set_array(s, 2, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOG_BAD_ARGUMENT, "not a host array");
+                   HST_LOGITEM_BAD_ARGUMENT, "not a host array");
     assert_refused(hst_stream_set_array(s, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOG_BAD_ARGUMENT, "exactly one");
+                   HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     /* still the last good arrays: in = buf[2], out = buf[0]; one more iteration is right */
     assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
     {
@@ -2447,7 +2513,7 @@ static void test_global_accumulation(void **state)
         d.arrays = arr; d.num_arrays = 3; d.stages = two; d.num_stages = 2;
         cap_reset(&f->log[0]);
         assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOG_BAD_ARGUMENT, "count twice");
+                       HST_LOGITEM_BAD_ARGUMENT, "count twice");
         assert_null(s);
         free(y);
     }
@@ -2515,7 +2581,7 @@ static void test_global_buffers(void **state)
         d.backends = f->be; d.num_backends = 1; d.num_slices = N;
         d.arrays = arr; d.num_arrays = 2; d.stages = &st; d.num_stages = 1;
         cap_reset(&f->log[0]);
-        assert_refused(hst_stream_create(&d, &s), HST_ERROR_SHAPE, &f->log[0], HST_LOG_SHAPE_MISMATCH,
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_SHAPE, &f->log[0], HST_LOGITEM_SHAPE_MISMATCH,
                        "arrays[1].buffers[0] holds");
         assert_null(s);
         hst_buffer_destroy(buf[0]);
@@ -2523,13 +2589,13 @@ static void test_global_buffers(void **state)
         s = (hst_stream *)&s;
         cap_reset(&f->log[0]);
         assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOG_BAD_ARGUMENT, "arrays[1].buffers[0] is NULL");
+                       HST_LOGITEM_BAD_ARGUMENT, "arrays[1].buffers[0] is NULL");
         assert_null(s);
         arr[1].host = g;   /* both host memory and buffers */
         s = (hst_stream *)&s;
         cap_reset(&f->log[0]);
         assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOG_BAD_ARGUMENT, "exactly one of host memory and buffers");
+                       HST_LOGITEM_BAD_ARGUMENT, "exactly one of host memory and buffers");
         assert_null(s);
     }
     free(x);
@@ -2842,6 +2908,7 @@ int main(void)
         cmocka_unit_test_setup(test_split_keeps_one_slice, test_setup),
         cmocka_unit_test_setup(test_split_records_samples, test_setup),
         cmocka_unit_test_setup(test_split_one_device, test_setup),
+        cmocka_unit_test_setup(test_block_query, test_setup),
     };
     int failed = 0;
     failed += cmocka_run_group_tests_name("stream_results", sweep, group_setup, group_teardown);

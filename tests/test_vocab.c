@@ -6,7 +6,7 @@
    (hst_k_*_host) on host memory and compares them with what the device produced: bitwise where
    the contract says "exact", within the stated ulp bound otherwise. */
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +44,12 @@ static void cap_logger(void *user, hst_log_level level, hst_log_item item, const
 }
 
 static void cap_reset(capture *c) { memset(c, 0, sizeof *c); }
+
+/* The name of the last item captured ("NONE" when none). */
+static const char *cap_last_item(const capture *c) {
+    int n = c->count < CAP_MAX ? c->count : CAP_MAX;
+    return hst_log_item_name(n ? c->items[n - 1] : HST_LOGITEM_NONE);
+}
 
 /* 1 when the capture holds item at level ERROR. */
 static int cap_has(const capture *c, hst_log_item item) {
@@ -247,7 +253,7 @@ static void test_roundtrip(void **state) {
             cap_reset(CAP(state));
             assert_int_equal(hst_array_create(be, dt, 2, shape, &a), HST_ERROR_DTYPE);
             assert_null(a);
-            assert_true(cap_has(CAP(state), HST_LOG_DTYPE));
+            assert_true(cap_has(CAP(state), HST_LOGITEM_DTYPE));
             continue;
         }
         src = (unsigned char *)malloc(n * es);
@@ -1354,8 +1360,8 @@ static void test_helpers(void **state) {
         cap_reset(cap);                                                                     \
         assert_int_equal((call), (code));                                                   \
         if (!cap_has(cap, (item)))                                                          \
-            fail_msg("%s: log item %s not captured (%d messages, last: %s)", #call,         \
-                     hst_log_item_name(item), cap->count, cap->last);                       \
+            fail_msg("%s: log item %s not captured (%d messages, last: %s %s)", #call,      \
+                     hst_log_item_name(item), cap->count, cap_last_item(cap), cap->last);   \
     } while (0)
 
 static void test_errors(void **state) {
@@ -1375,36 +1381,36 @@ static void test_errors(void **state) {
     {
         int op;
         for (op = 0; op < HST_MATH_COUNT; op++) {
-            EXPECT_ERR(hst_array_math(u8, u8, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-            EXPECT_ERR(hst_array_math(i32, i32, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-            EXPECT_ERR(hst_array_math(c64, c64, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOG_DTYPE);
+            EXPECT_ERR(hst_array_math(u8, u8, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+            EXPECT_ERR(hst_array_math(i32, i32, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+            EXPECT_ERR(hst_array_math(c64, c64, (hst_math_op)op, 2.0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
         }
     }
-    EXPECT_ERR(hst_array_scale(i32, hst_real(2.0)), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_scale(u8, hst_real(2.0)), HST_ERROR_DTYPE, HST_LOG_DTYPE);
+    EXPECT_ERR(hst_array_scale(i32, hst_real(2.0)), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_scale(u8, hst_real(2.0)), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
     {
         hst_array *i32b = mk1(be, HST_I32, n);
-        EXPECT_ERR(hst_array_axpy(i32, hst_real(2.0), i32b), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-        EXPECT_ERR(hst_array_dot(i32, i32b, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
+        EXPECT_ERR(hst_array_axpy(i32, hst_real(2.0), i32b), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+        EXPECT_ERR(hst_array_dot(i32, i32b, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
         hst_array_destroy(i32b);
     }
-    EXPECT_ERR(hst_array_random(i32, HST_RANDOM_UNIFORM, 1, 0), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_random(u8, HST_RANDOM_NORMAL, 1, 0), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_dot(u8, u8, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_sqnorm(u8, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_sqnorm(i32, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_min(c64, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
-    EXPECT_ERR(hst_array_max(c64, &s), HST_ERROR_DTYPE, HST_LOG_DTYPE);
+    EXPECT_ERR(hst_array_random(i32, HST_RANDOM_UNIFORM, 1, 0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_random(u8, HST_RANDOM_NORMAL, 1, 0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_dot(u8, u8, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_sqnorm(u8, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_sqnorm(i32, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_min(c64, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    EXPECT_ERR(hst_array_max(c64, &s), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
 
     /* shape / dtype / backend mismatches */
-    EXPECT_ERR(hst_array_copy(f32, f32b), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_copy(f32, f32_2d), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_copy(f32, i32), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_cast(f32, f32b), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), f32b), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), c64), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_dot(f32, f32b, &s), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-    EXPECT_ERR(hst_array_math(f32, f32b, HST_MATH_ABS, 0.0), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_copy(f32, f32b), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_copy(f32, f32_2d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_copy(f32, i32), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_cast(f32, f32b), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), f32b), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), c64), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_dot(f32, f32b, &s), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_math(f32, f32b, HST_MATH_ABS, 0.0), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
     {
         hst_backend *be2 = NULL;
         hst_backend_desc desc;
@@ -1416,51 +1422,51 @@ static void test_errors(void **state) {
         assert_int_equal(hst_backend_create(&desc, &be2), HST_SUCCESS);
         other = mk1(be2, HST_F32, n);
         assert_int_equal(hst_array_zeros(other), HST_SUCCESS);
-        EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), other), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-        EXPECT_ERR(hst_array_axpy(other, hst_real(1.0), f32), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-        EXPECT_ERR(hst_array_copy(f32, other), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
-        EXPECT_ERR(hst_array_dot(f32, other, &s), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH);
+        EXPECT_ERR(hst_array_axpy(f32, hst_real(1.0), other), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+        EXPECT_ERR(hst_array_axpy(other, hst_real(1.0), f32), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+        EXPECT_ERR(hst_array_copy(f32, other), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+        EXPECT_ERR(hst_array_dot(f32, other, &s), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
         hst_array_destroy(other);
         hst_backend_destroy(be2);
     }
 
     /* create: bad ndim, zero extent, NULL shape/out, overflow, bad dtype */
-    EXPECT_ERR(hst_array_create(be, HST_F32, 0, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 0, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(out);
-    EXPECT_ERR(hst_array_create(be, HST_F32, 5, sh5, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 5, sh5, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(out);
     {
         size_t z[3] = {4, 0, 4};
-        EXPECT_ERR(hst_array_create(be, HST_F32, 3, z, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+        EXPECT_ERR(hst_array_create(be, HST_F32, 3, z, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
         assert_null(out);
     }
-    EXPECT_ERR(hst_array_create(be, HST_F32, 2, NULL, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 2, NULL, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
     assert_null(out);
-    EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_create(be, (hst_dtype)6, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, (hst_dtype)6, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(out);
     {
         size_t big[2] = {SIZE_MAX / 2, 3};
         size_t big2[1] = {SIZE_MAX / 2};   /* count fits, bytes (x4) do not */
-        EXPECT_ERR(hst_array_create(be, HST_U8, 2, big, &out), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW);
+        EXPECT_ERR(hst_array_create(be, HST_U8, 2, big, &out), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW);
         assert_null(out);
-        EXPECT_ERR(hst_array_create(be, HST_F32, 1, big2, &out), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW);
+        EXPECT_ERR(hst_array_create(be, HST_F32, 1, big2, &out), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW);
         assert_null(out);
     }
 
     /* write/read with the wrong byte count */
-    EXPECT_ERR(hst_array_write(f32, buf, 63 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_write(f32, buf, 65 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_read(f32, buf, 64), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_read(c64, buf, 64 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_read(c64, buf, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_write(f32, buf, 63 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_write(f32, buf, 65 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_read(f32, buf, 64), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_read(c64, buf, 64 * 4), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_read(c64, buf, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
 
     /* out-of-range enums */
-    EXPECT_ERR(hst_array_math(f32, f32, HST_MATH_COUNT, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_math(f32, f32, (hst_math_op)-1, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)2, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)-1, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_math(f32, f32, HST_MATH_COUNT, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_math(f32, f32, (hst_math_op)-1, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)2, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)-1, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
 
     /* the rejected calls changed nothing: f32 is still all zeros */
     {

@@ -3,7 +3,7 @@
    reference computed here on the host with NumPy's definitions, bitwise where the contract says
    exact (everything but complex abs/angle, checked within OpenCL's 4 and 6 ulp). */
 #define HST_IMPLEMENTATION
-#include "backend.h"
+#include "array.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,7 +136,7 @@ static void test_moves(void **state) {
         assert_memory_equal(o + 30, y, sizeof y);
         free(o);
         assert_int_equal(hst_array_concatenate(st, srcs, 2, 1), HST_ERROR_SHAPE);
-        assert_int_equal(LOG(state)->last_item, HST_LOG_SHAPE_MISMATCH);
+        assert_int_equal(LOG(state)->last_item, HST_LOGITEM_SHAPE_MISMATCH);
         hst_array_destroy(c); hst_array_destroy(st); hst_array_destroy(b);
     }
     {   /* meshgrid xy: X[i][j] = x[j], Y[i][j] = y[i] for x of 4, y of 3 */
@@ -314,7 +314,7 @@ static void test_complex_parts(void **state) {
     free(o);
     assert_int_equal(hst_array_complex_part(cj, c, HST_PART_REAL), HST_ERROR_SHAPE);
     assert_int_equal(hst_array_complex_part(f, f, HST_PART_REAL), HST_ERROR_DTYPE);
-    assert_int_equal(LOG(state)->last_item, HST_LOG_DTYPE);
+    assert_int_equal(LOG(state)->last_item, HST_LOGITEM_DTYPE);
     hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(cj);
 }
 
@@ -427,29 +427,29 @@ static void test_view_errors(void **state) {
     hst_buffer *b = hst_array_buffer(base);
     /* no buffer, no backend: the default logger (stderr) says "buf is NULL" */
     assert_int_equal(hst_array_view(NULL, 0, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT);
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, sh, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "out");
-    assert_view_refused(hst_array_view(b, 0, (hst_dtype)99, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "dtype");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, sh, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out");
+    assert_view_refused(hst_array_view(b, 0, (hst_dtype)99, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
     assert_null(v);   /* *out is cleared on failure */
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 0, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ndim");
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 5, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "ndim");
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, NULL, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "shape");
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, zero, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "shape[1]");
-    assert_view_refused(hst_array_view(b, 2, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOG_BAD_ARGUMENT, "offset_bytes");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 0, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 5, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, NULL, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "shape");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, zero, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "shape[1]");
+    assert_view_refused(hst_array_view(b, 2, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "offset_bytes");
     assert_view_refused(hst_array_view(b, 8, HST_C64, 2, sh, &v), hst_backend_is_host(be) ? HST_SUCCESS : HST_ERROR_ALIGNMENT,
-                        hst_backend_is_host(be) ? log->last_item : HST_LOG_MISALIGNED, hst_backend_is_host(be) ? "" : "alignment");
+                        hst_backend_is_host(be) ? log->last_item : HST_LOGITEM_MISALIGNED, hst_backend_is_host(be) ? "" : "alignment");
     hst_array_destroy(v);
     v = NULL;
     /* beyond the buffer: 64 floats hold 4 x 4 from element 48, not from 52 (nor 65 x 1) */
     assert_int_equal(hst_array_view(b, 48 * 4, HST_F32, 2, sh, &v), (48 * 4) % al == 0 || hst_backend_is_host(be) ? HST_SUCCESS : HST_ERROR_ALIGNMENT);
     hst_array_destroy(v);
-    assert_view_refused(hst_array_view(b, 52 * 4, HST_F32, 2, sh, &v), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "offset_bytes");
+    assert_view_refused(hst_array_view(b, 52 * 4, HST_F32, 2, sh, &v), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "offset_bytes");
     n = 65;
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 1, &n, &v), HST_ERROR_SHAPE, HST_LOG_SHAPE_MISMATCH, "256 bytes");
-    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, big, &v), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "shape");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 1, &n, &v), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "256 bytes");
+    assert_view_refused(hst_array_view(b, 0, HST_F32, 2, big, &v), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "shape");
     n = 1;
-    assert_view_refused(hst_array_view(b, SIZE_MAX - 3, HST_F32, 1, &n, &v), HST_ERROR_OVERFLOW, HST_LOG_SIZE_OVERFLOW, "offset_bytes");
+    assert_view_refused(hst_array_view(b, SIZE_MAX - 3, HST_F32, 1, &n, &v), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "offset_bytes");
     if (!hst_backend_device(be)->fp64)
-        assert_view_refused(hst_array_view(b, 0, HST_F64, 1, &n, &v), HST_ERROR_DTYPE, HST_LOG_DTYPE, "f64");
+        assert_view_refused(hst_array_view(b, 0, HST_F64, 1, &n, &v), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "f64");
     hst_array_destroy(base);
 }
 
@@ -459,7 +459,7 @@ static void test_fft_not_built_in(void **state) {
     hst_array *x = mk(BE(state), HST_C64, 1, &n);
     cap_reset(LOG(state));
     assert_int_equal(hst_array_fft(x, x, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_NOT_BUILT_IN);
-    assert_int_equal(LOG(state)->last_item, HST_LOG_NOT_BUILT_IN);
+    assert_int_equal(LOG(state)->last_item, HST_LOGITEM_NOT_BUILT_IN);
     assert_non_null(strstr(LOG(state)->last_message, "HST_FFT"));
     assert_int_equal(hst_fft_built_in(), 0);
     assert_int_equal(hst_fft_plan_count(BE(state)), 0);

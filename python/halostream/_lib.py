@@ -1,21 +1,26 @@
-"""ctypes mirror of the parts of backend.h and esrrf.h the package calls, and the loading of
-the shared library (build/libhalostream.so, made by `make python`).
+"""ctypes mirror of the parts of backend.h and esrrf.h the package calls, and the loading of the
+shared library that python/setup.py builds into the package.
 
-The library is found, in order: $HALOSTREAM_LIB (a file), libhalostream.so next to this
-package, build/libhalostream.so of the source tree this package sits in. The structs below
-mirror the C ones field for field; load() compares their sizes with the library's own
-(hst_py_struct_size) and refuses a library whose layout differs."""
+The library is, in order: $HALOSTREAM_LIB (a file: an override, e.g. a debug build); else the
+package's OpenCL build (_libhalostream_opencl<suffix>), which needs the OpenCL ICD loader
+(libOpenCL.so.1) at run time; else, where that loader is missing or the package was built
+without OpenCL, the package's host build (_libhalostream_host<suffix>, -DHST_NO_OPENCL: the
+host device alone). The structs below mirror the C ones field for field; load() compares their
+sizes with the library's own (hst_py_struct_size) and refuses a library whose layout differs."""
 
 import ctypes
+import importlib.machinery
 import os
 
 u64 = ctypes.c_uint64
-LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_char_p)
-PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, u64, u64, ctypes.c_void_p)
-TIMEPOINT_FN = ctypes.CFUNCTYPE(None, u64, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
-                                ctypes.c_void_p)
+vp = ctypes.c_void_p
+LOG_FN = ctypes.CFUNCTYPE(None, vp, ctypes.c_int, ctypes.c_int, ctypes.c_char_p)
+PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, u64, u64, vp)
+TIMEPOINT_FN = ctypes.CFUNCTYPE(None, u64, ctypes.POINTER(ctypes.POINTER(ctypes.c_float)),
+                                ctypes.c_uint32, ctypes.c_uint32, vp)
 
 HST_SUCCESS = 0
+HST_ERROR_INVALID_ARGUMENT = -20001
 HST_ERROR_CANCELLED = -20011
 DEVICE_TYPES = {1: "host", 2: "cpu", 3: "gpu", 4: "accelerator", 5: "other"}   # hst_device_type
 DTYPES = {"uint8": 1, "uint16": 2, "int16": 3, "float32": 4}   # hst_esrrf_dtype
@@ -37,15 +42,15 @@ class DeviceInfo(ctypes.Structure):
 
 
 class Allocator(ctypes.Structure):
-    _fields_ = [("alloc", ctypes.c_void_p), ("free", ctypes.c_void_p), ("user", ctypes.c_void_p)]
+    _fields_ = [("alloc", vp), ("free", vp), ("user", vp)]
 
 
 class BackendDesc(ctypes.Structure):
-    _fields_ = [("device", ctypes.c_char_p), ("logger", LOG_FN), ("log_user", ctypes.c_void_p),
+    _fields_ = [("device", ctypes.c_char_p), ("logger", LOG_FN), ("log_user", vp),
                 ("log_level", ctypes.c_int), ("allocator", Allocator),
                 ("cache_dir", ctypes.c_char_p), ("no_disk_cache", ctypes.c_int),
-                ("device_memory_limit_bytes", u64), ("wrap_context", ctypes.c_void_p),
-                ("wrap_queue", ctypes.c_void_p)]
+                ("device_memory_limit_bytes", u64), ("wrap_context", vp),
+                ("wrap_queue", vp)]
 
 
 class EsrrfDesc(ctypes.Structure):
@@ -53,10 +58,10 @@ class EsrrfDesc(ctypes.Structure):
                 ("sensitivity", ctypes.c_float), ("no_intensity_weighting", ctypes.c_int),
                 ("no_macro_pixel_correction", ctypes.c_int), ("frames_per_timepoint", u64),
                 ("modes", ctypes.c_uint), ("path", ctypes.c_int),
-                ("backends", ctypes.POINTER(ctypes.c_void_p)), ("num_backends", ctypes.c_uint),
+                ("backends", ctypes.POINTER(vp)), ("num_backends", ctypes.c_uint),
                 ("budget_bytes", u64), ("block_frames", u64), ("progress", PROGRESS_FN),
-                ("progress_user", ctypes.c_void_p), ("on_timepoint", TIMEPOINT_FN),
-                ("timepoint_user", ctypes.c_void_p), ("mpi_comm", ctypes.c_void_p)]
+                ("progress_user", vp), ("on_timepoint", TIMEPOINT_FN),
+                ("timepoint_user", vp), ("mpi_comm", vp)]
 
 
 class EsrrfReport(ctypes.Structure):
@@ -71,57 +76,81 @@ class EsrrfReport(ctypes.Structure):
 MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport)   # hst_py_struct_size's order
 
 
-def _candidates():
-    env = os.environ.get("HALOSTREAM_LIB")
-    if env:
-        return [env]
-    here = os.path.dirname(os.path.abspath(__file__))
-    return [os.path.join(here, "libhalostream.so"),
-            os.path.join(here, "..", "..", "build", "libhalostream.so")]
-
-
 def _declare(lib):
-    vp, sz = ctypes.c_void_p, ctypes.c_size_t
+    sz, u32, c_int = ctypes.c_size_t, ctypes.c_uint32, ctypes.c_int
+    ref = ctypes.POINTER
     sigs = {
-        "hst_py_struct_size": (sz, [ctypes.c_int]),
-        "hst_result_string": (ctypes.c_char_p, [ctypes.c_int]),
-        "hst_devices": (ctypes.c_int, [ctypes.POINTER(DeviceInfo), sz, ctypes.POINTER(sz)]),
-        "hst_backend_create": (ctypes.c_int, [ctypes.POINTER(BackendDesc), ctypes.POINTER(vp)]),
-        "hst_esrrf_backend_create": (ctypes.c_int, [ctypes.POINTER(BackendDesc), ctypes.POINTER(vp),
-                                                    ctypes.POINTER(ctypes.c_int)]),
-        "hst_backend_destroy": (None, [vp]),
-        "hst_esrrf_output_shape": (ctypes.c_int, [ctypes.POINTER(EsrrfDesc), u64, ctypes.c_uint32,
-                                                  ctypes.c_uint32, ctypes.POINTER(u64),
-                                                  ctypes.POINTER(ctypes.c_uint32),
-                                                  ctypes.POINTER(ctypes.c_uint32)]),
-        "hst_esrrf_run": (ctypes.c_int, [ctypes.POINTER(EsrrfDesc), vp, ctypes.c_int, u64,
-                                         ctypes.c_uint32, ctypes.c_uint32,
-                                         ctypes.POINTER(vp), ctypes.POINTER(EsrrfReport)]),
+        "hst_py_struct_size": (sz, [c_int]),
+        "hst_result_string": (ctypes.c_char_p, [c_int]),
+        "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
+        "hst_esrrf_backend_create": (c_int, [ref(BackendDesc), ref(vp), ref(c_int)]),
+        "hst_backend_device": (ref(DeviceInfo), [vp]),
+        "hst_backend_destroy": (c_int, [vp]),   # refused (nonzero) while a session holds it
+        "hst_esrrf_output_shape": (c_int, [ref(EsrrfDesc), u64, u32, u32, ref(u64), ref(u32),
+                                           ref(u32)]),
+        "hst_esrrf_run": (c_int, [ref(EsrrfDesc), vp, c_int, u64, u32, u32, ref(vp),
+                                  ref(EsrrfReport)]),
+        "hst_esrrf_live_create": (c_int, [ref(EsrrfDesc), c_int, u32, u32, ref(vp)]),
+        "hst_esrrf_live_push": (c_int, [vp, vp, u64, u32, u32]),
+        "hst_esrrf_live_finish": (c_int, [vp, ref(EsrrfReport)]),
+        "hst_esrrf_live_destroy": (None, [vp]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
 
 
+def _packaged(stem):
+    """The package's build of that name (the extension suffix setuptools gave it), or None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = os.path.join(here, stem + suffix)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _sizes(mirror):
+    """The sizes the C struct may have: hst_backend_desc ends without its OpenCL fields
+    (wrap_context, wrap_queue) in a build with HST_NO_OPENCL; the package always passes the
+    whole mirror, whose prefix such a build reads."""
+    if mirror is BackendDesc:
+        return (ctypes.sizeof(mirror), BackendDesc.wrap_context.offset)
+    return (ctypes.sizeof(mirror),)
+
+
+def _open(path):
+    """The library at path, declared and checked against the mirrors above."""
+    lib = ctypes.CDLL(path)
+    if not hasattr(lib, "hst_py_struct_size"):
+        raise OSError(path + ": not halostream's Python library (no hst_py_struct_size)")
+    _declare(lib)
+    for i, mirror in enumerate(MIRRORS):
+        if lib.hst_py_struct_size(i) not in _sizes(mirror):
+            raise OSError("%s: struct %s is %d bytes in the library, %d in the package: build "
+                          "the library from the package's source" %
+                          (path, mirror.__name__, lib.hst_py_struct_size(i),
+                           ctypes.sizeof(mirror)))
+    return lib
+
+
 def load():
-    """The loaded library; OSError naming every place looked at when none loads, or when the
-    library's struct layout differs from the mirror above."""
-    tried = []
-    for path in _candidates():
-        path = os.path.normpath(path)
-        if not os.path.isfile(path):
-            tried.append(path + " (missing)")
-            continue
-        lib = ctypes.CDLL(path)
-        if not hasattr(lib, "hst_py_struct_size"):
-            raise OSError(path + ": not halostream's Python library (no hst_py_struct_size)")
-        _declare(lib)
-        for i, mirror in enumerate(MIRRORS):
-            if lib.hst_py_struct_size(i) != ctypes.sizeof(mirror):
-                raise OSError("%s: struct %s is %d bytes in the library, %d in the package: "
-                              "rebuild with `make python` from the same source" %
-                              (path, mirror.__name__, lib.hst_py_struct_size(i),
-                               ctypes.sizeof(mirror)))
-        return lib
-    raise OSError("halostream: libhalostream.so not found (build it with `make python`, or set "
-                  "HALOSTREAM_LIB); looked at: " + ", ".join(tried))
+    """(the loaded library, a note saying why the host build was taken or None). OSError when
+    $HALOSTREAM_LIB does not load, or when the package holds no build that loads (each reason
+    named)."""
+    env = os.environ.get("HALOSTREAM_LIB")
+    if env:
+        if not os.path.isfile(env):
+            raise OSError("halostream: HALOSTREAM_LIB=%s: no such file" % env)
+        return _open(env), None
+    opencl, host = _packaged("_libhalostream_opencl"), _packaged("_libhalostream_host")
+    reason = "the package was built without OpenCL (no OpenCL headers or ICD loader then)"
+    if opencl:
+        try:
+            return _open(opencl), None
+        except OSError as e:   # typically libOpenCL.so.1 missing: the host device still works
+            reason = "its OpenCL build did not load (%s)" % e
+    if host:
+        return _open(host), "halostream: host device only: " + reason
+    raise OSError("halostream: no library in the package next to %s (reinstall with "
+                  "`pip install ./python`, or set HALOSTREAM_LIB)" % os.path.dirname(__file__))

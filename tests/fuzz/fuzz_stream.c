@@ -3,7 +3,8 @@
    scalars, loop_slices, accumulators, block size, budget, ring, direction) over small sizes. A
    description that is accepted is run: the host twin touches exactly the slices the block
    arguments promise (reads [begin - halo_lo, end + halo_hi) of inputs clipped to [0, N),
-   writes [begin, end) of outputs), so a wrong promise is an AddressSanitizer report. */
+   writes [begin, end) of outputs), so a wrong promise is an AddressSanitizer report. While a
+   stream lives its backend is held (hst_backend_destroy refused); after it, not. */
 #define HST_IMPLEMENTATION
 #include <stdlib.h>
 #include "stream.h"
@@ -137,10 +138,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     d.reverse = fz_u8(&f) & 1;
     if (hst_stream_create(&d, &s) == HST_SUCCESS) {
         hst_stream_report rep;
+        /* the stream holds its backend (once, however often desc names it): destroying the
+           backend under it is refused, and the hold goes with the stream */
+        if (hst_backend_holds(be) != 1 || hst_backend_destroy(be) != HST_ERROR_INVALID_ARGUMENT) __builtin_trap();
         (void)hst_stream_run(s, &rep);
         (void)hst_stream_block_slices(s);
         hst_stream_destroy(s);
     }
+    if (hst_backend_holds(be) != 0) __builtin_trap();   /* a failed create holds nothing */
     for (i = 0; i < MAXA; i++) free(mem[i]);
     return 0;
 }

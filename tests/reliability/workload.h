@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "array.h"   /* the workloads use hst_array_* */
 #include "../esrrf_twins.h"
 
 #if defined(__GNUC__)

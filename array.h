@@ -1,0 +1,1714 @@
+/* array.h — halostream's array vocabulary: typed arrays of 1..4 dimensions (C order) on any
+   device with identical semantics everywhere (fill, copy, cast, scale, axpy, math, reductions,
+   random numbers; NumPy's gather, where, clip, binary and axis operations, complex parts) and,
+   behind HST_FFT, numpy.fft's transforms. Single-file, header-only, C99 (and C++). Sits on
+   backend.h (devices, memory, programs, launches) and kernels.h (the vocabulary's kernel
+   sources and their host twins); it does not use choice.h.
+
+   Do this:
+       #define HST_IMPLEMENTATION          (or HST_ARRAY_IMPLEMENTATION for this header alone)
+   before you include this file in *exactly one* C or C++ file to create the implementation.
+   Every other file includes it without the macro and sees only the declarations.
+
+   Usage (a scaled random vector, summed, on whichever device HST_DEVICE or `auto` picks):
+
+       hst_backend_desc desc = {0};               // zero means every documented default
+       hst_backend *be; hst_array *x; hst_scalar s;
+       size_t shape[2] = {512, 1024};              // C order, slowest axis first
+       if (hst_backend_create(&desc, &be) != HST_SUCCESS) return 1;
+       hst_array_create(be, HST_F32, 2, shape, &x);
+       hst_array_random(x, HST_RANDOM_NORMAL, 42, 0);     // same numbers on every device
+       hst_array_scale(x, hst_real(0.5));
+       hst_array_sqnorm(x, &s);                    // s.re ~ 0.25 * 512 * 1024
+       hst_array_destroy(x); hst_backend_destroy(be);
+       // cc -std=c99 app.c -lOpenCL -lm
+
+   Options (macros)                         matters in
+     HST_IMPLEMENTATION                     the implementation TU: compile every header's body
+     HST_ARRAY_IMPLEMENTATION               the implementation TU: compile array.h's body only
+     HST_FFT                                the implementation TU: build hst_array_fft (FFTW 3 on
+                                            the host device, VkFFT on OpenCL devices; link
+                                            -lfftw3f); without it the FFT calls answer
+                                            HST_ERROR_NOT_BUILT_IN
+     HST_NO_OPENCL, HST_STATIC, HST_API     as in backend.h
+
+   What it does NOT do: it does not broadcast implicitly beyond what each call documents; it does
+   not pick a faster but different reduction order per device (sums are the same bits
+   everywhere); it does not block except where a call says so (read, write, reductions); it
+   offers no complex double dtype (no f64 FFTs).
+
+   Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
+   halostream authors (the full text at the end of this file). */
+
+#ifndef HST_ARRAY_H
+#define HST_ARRAY_H
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hst_array hst_array;
+
+/* ---------------------------------------------------------------------------------------------
+   Array vocabulary (PyEPRI's backend idea in C): typed arrays of 1..4 dimensions, C order, on any
+   device, with identical semantics everywhere. Operations run in order on the backend's default
+   queue; read, write and reductions block. Which operations each dtype supports:
+     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: u8 i32 f32 f64;
+     scale/axpy/dot/sqnorm/random: f32 f64 c64;  math (abs sqrt exp sin cos pow): f32 f64.
+   Exact on every device, bit for bit: fill, copy, cast, scale, axpy, abs, sqrt (where the device
+   rounds sqrt correctly, see hst_device_info), sum/dot/sqnorm/min/max (the reduction order is
+   fixed by kernels.h, not by the device), uniform random; a NaN that an operation creates (sqrt
+   of a negative number) is a NaN everywhere, with the device's payload bits. Within OpenCL's ulp
+   bounds of the host
+   libm: exp (3 ulp), sin and cos (4 ulp), pow (16 ulp), normal random (computed in double,
+   then rounded). Errors: HST_ERROR_DTYPE (op not defined for the dtype; f64 on a device without
+   fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the
+   memory layer. */
+#define HST_MAX_DIMS 4
+/* Scalars for the operations below. Thread-safe. */
+HST_API hst_scalar hst_real(double re);
+HST_API hst_scalar hst_complex(double re, double im);
+HST_API hst_scalar hst_int(int64_t i);
+
+/* shape: ndim extents, C order (shape[0] slowest), each > 0. Memory from the backend's pool.
+   Thread safety: per backend (also hst_array_destroy). */
+HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                    const size_t *shape, hst_array **out);
+/* A view: an array over bytes [offset_bytes, offset_bytes + hst_array_bytes) of buf (shape,
+   C order, and dtype as hst_array_create) that does not own them. Every array function takes
+   views as it takes arrays, hst_array_fft included, and reads and writes buf's memory there;
+   views and buffer see each other's writes in queue order. hst_array_destroy releases the view
+   only: it never frees buf, which must outlive it. buf may be any buffer of its backend (made,
+   pooled, pinned or wrapped, another array's or view's). A view is an OpenCL sub-buffer of
+   buf's underlying allocation (on the host device, a pointer into buf's memory), so where the
+   array functions (and VkFFT, which takes no buffer offset) see the view's first element, the
+   device sees a buffer start: offset_bytes must be a multiple of the element size on every
+   device and, on an OpenCL device, also of CL_DEVICE_MEM_BASE_ADDR_ALIGN
+   (hst_device_info.mem_base_addr_align_bytes: 128 bytes on PoCL, up to 4096 on GPUs), which
+   OpenCL requires of a sub-buffer's origin; the host device needs only the element size.
+   (Views carrying an element offset that every kernel honoured would lift the OpenCL rule at
+   the cost of an argument in every vocabulary kernel; the rule costs nothing to a caller whose
+   views start at slices of aligned sizes, and is checked here rather than failing later.)
+   Errors: HST_ERROR_INVALID_ARGUMENT (buf, shape or out NULL; dtype not an hst_dtype; ndim not
+   1..4; a zero extent; offset_bytes not a multiple of the element size: the log names the
+   argument), HST_ERROR_SHAPE (logged as HST_LOGITEM_SHAPE_MISMATCH: the view's bytes end beyond
+   buf's), HST_ERROR_OVERFLOW (shape's product or the end offset), HST_ERROR_ALIGNMENT (logged
+   as HST_LOGITEM_MISALIGNED: an OpenCL device's base address alignment), HST_ERROR_DTYPE (f64 on a
+   device without fp64), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes (clCreateSubBuffer).
+   Thread safety: per backend (buf's; also hst_array_destroy of a view). */
+HST_API hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
+                                  unsigned ndim, const size_t *shape, hst_array **out);
+HST_API void hst_array_destroy(hst_array *a);
+/* Thread safety: while alive. */
+HST_API hst_dtype hst_array_dtype(const hst_array *a);
+HST_API unsigned hst_array_ndim(const hst_array *a);
+HST_API const size_t *hst_array_shape(const hst_array *a);
+HST_API size_t hst_array_count(const hst_array *a);   /* elements */
+HST_API size_t hst_array_bytes(const hst_array *a);   /* count * dtype size */
+HST_API hst_buffer *hst_array_buffer(const hst_array *a);
+/* Blocking copies of the whole array; bytes must equal hst_array_bytes.
+   Thread safety: per backend. */
+HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes);
+HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes);
+/* value: integers take value.i64 saturated to the dtype; floats value.re (c64: re, im).
+   Thread safety: per backend (also zeros, ones, copy). */
+HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value);
+HST_API hst_result hst_array_zeros(hst_array *a);
+HST_API hst_result hst_array_ones(hst_array *a);
+HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src);  /* same dtype, shape */
+/* Converts with kernels.h's rules (float->int truncates and saturates, NaN -> 0; c64->real
+   keeps the real part). Same shape; dtypes may differ. Thread safety: per backend (also
+   scale, axpy). */
+HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src);
+HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha);       /* x = alpha x */
+HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x);
+/* dst = op(src) element-wise (dst may be src); p is the exponent of HST_MATH_POW.
+   Thread safety: per backend. */
+HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+                                  double p);
+/* Reductions, blocking. sum: integers exact in int64 (out->i64); dot: sum x*y, conj(x)*y for
+   c64; sqnorm: sum |x|^2; min/max ignore NaN (all NaN gives NaN).
+   Thread safety: per backend. */
+HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out);
+HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out);
+HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out);
+/* Counter-based random numbers (Philox4x32-10; Salmon et al., SC'11): element i gets the
+   numbers of counter offset + i under key seed, so any device, block split or order gives the
+   same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts).
+   Thread safety: per backend. */
+HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+                                    uint64_t offset);
+
+/* ---------------------------------------------------------------------------------------------
+   More vocabulary (>>vocabx): the rest of what PyEPRI's scripts call (README: "PyEPRI's
+   vocabulary"), with NumPy's meaning and defaults, identical on every device (kernels.h's second
+   vocabulary program; its host twins on the host device). Exact (bitwise equal everywhere):
+   every copy-like call, where, clip, the binary operations (division needs a device that rounds
+   division correctly, as the first vocabulary's sqrt), the axis operations, the ramps on devices
+   with fp64 (else within float rounding). ABS and ANGLE of complex: OpenCL's 4 and 6 ulp.
+   Axes are numbered from 0 (slowest); shapes C order. Errors: HST_ERROR_INVALID_ARGUMENT (NULL,
+   axis out of range, bad op/part, count 0), HST_ERROR_SHAPE (shapes, dtypes or backends
+   disagree with what the call needs), HST_ERROR_DTYPE (the op is not defined for the dtype),
+   memory errors. Thread safety: per backend (reshape: per object). */
+
+/* numpy.arange(start, stop, step, dtype): ceil((stop - start) / step) elements start + i step
+   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). u8 i32 f32 f64. */
+HST_API hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                    double step, hst_array **out);
+/* numpy.linspace(start, stop, num, endpoint, dtype): start + i step with step = (stop - start)
+   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. u8 i32 f32 f64. */
+HST_API hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                      size_t num, int endpoint, hst_array **out);
+/* numpy.fft.fftfreq(n, d) (rfft = 0; n elements: 0, 1, .., ceil(n/2) - 1, -floor(n/2), .., -1,
+   over d n) and rfftfreq (rfft = 1; n / 2 + 1 elements 0 .. n/2 over d n), in cycles per unit
+   of d. f32 or f64. */
+HST_API hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
+                                     int rfft, hst_array **out);
+/* Creates an array and copies `data` (hst_array_bytes bytes, C order) into it: PyEPRI's
+   from_numpy. (to_numpy is hst_array_read.) */
+HST_API hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                       const size_t *shape, const void *data, hst_array **out);
+/* Gives a new shape with the same element count to the same memory (numpy.reshape of a
+   C-contiguous array: no copy). */
+HST_API hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape);
+/* dst = src.transpose(perm): dst.shape[i] = src.shape[perm[i]]; perm NULL reverses the axes
+   (NumPy's default, PyEPRI's transpose). dst must not be src. */
+HST_API hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
+                                       const unsigned *perm);
+/* numpy.fft.fftshift (inverse = 0) / ifftshift (inverse = 1) over the axes whose bit is set in
+   axes_mask (bit a = axis a; ~0u: all axes, NumPy's default). Same shape; dst must not be src. */
+HST_API hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
+                                      int inverse);
+/* numpy.concatenate(srcs, axis): srcs agree in dtype, ndim and every extent but axis's; dst's
+   axis extent is their sum. numpy.stack(srcs, axis): srcs of one shape; dst has one more axis,
+   at `axis`, of extent count. */
+HST_API hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
+                                         unsigned axis);
+HST_API hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
+                                   unsigned axis);
+/* numpy.meshgrid(*vecs, indexing): count 1-D arrays (count <= 4) of lengths n_k; each dst[k]
+   has shape (n_0, n_1, ...) with indexing ij (ij = 1) or (n_1, n_0, n_2, ...) with xy
+   (ij = 0, NumPy's default) and holds vecs[k] along the axis of n_k. */
+HST_API hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
+                                      size_t count, int ij);
+/* dst = a op b, broadcasting as NumPy does: shapes are aligned at the last axis; each extent
+   of a and b equals dst's or is 1 (or the axis is missing); dst's shape is the broadcast shape
+   (dst may be a or b when it has their shape). Ops per dtype: kernels.h's hst_binary_op. */
+HST_API hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
+                                    hst_binary_op op);
+/* dst = a op s (scalar_first = 0) or s op a (1), s rounded to a's dtype first. */
+HST_API hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
+                                           hst_binary_op op, int scalar_first);
+/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i32 f32 f64. */
+HST_API hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
+/* numpy.where(cond, a, b) with cond a u8 array (nonzero = true); all four of one shape. */
+HST_API hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
+                                   const hst_array *b);
+/* Along `axis`: SUM, MAX, MIN (dst of src's dtype), ARGMAX, ARGMIN (dst i32; first index of
+   the extreme, or of the first NaN), with dst's shape src's without axis ((1) for a 1-D src);
+   CUMSUM (numpy.cumsum(axis): dst like src). Order and NaN rules: kernels.h's hst_k_axis. */
+HST_API hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
+                                         hst_axis_op op);
+/* numpy.real / imag / abs / angle of a c64 src into an f32 dst of its shape; CONJ: c64 dst. */
+HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
+                                          hst_complex_part part);
+
+/* ---------------------------------------------------------------------------------------------
+   FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
+   with HST_FFT defined (link -lfftw3f; it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
+   VkFFT's vkFFT.h: Debian libfftw3-dev and libvkfft-dev). Without HST_FFT every FFT call returns
+   HST_ERROR_NOT_BUILT_IN and logs HST_LOGITEM_NOT_BUILT_IN; the rest of the library is unchanged.
+   The host device runs FFTW (Frigo & Johnson, "The design and implementation of FFTW3",
+   Proc. IEEE 93(2), 2005); OpenCL devices run VkFFT's OpenCL backend (Tolmachev, "VkFFT - a
+   performant, cross-platform and open-source GPU FFT library", IEEE Access 11, 2023).
+
+   hst_array_fft transforms the LAST `axes` axes (1, 2 or 3; NumPy's fft/fft2/fftn with the
+   default axes) of src into dst, batched over the leading axes (C order, each batch contiguous).
+   The kind follows the dtypes:
+     c64 -> c64   c2c, forward or inverse; dst may be src (in place: also two views of the
+                  same bytes, see hst_array_view); same shapes.
+     f32 -> c64   r2c (numpy.fft.rfftn), forward only: dst's last extent is src's n / 2 + 1.
+     c64 -> f32   c2r (numpy.fft.irfftn), inverse only: dst's shape gives the real lengths (n,
+                  NumPy's `s`), src's last extent must be n / 2 + 1; src is not modified.
+                  src must be the spectrum of a real array (Hermitian symmetric, as r2c makes
+                  it); for other input the devices' results may differ.
+   Sign: forward X[k] = sum_j x[j] exp(-2 pi i j k / n) per axis, inverse with +. norm is
+   NumPy's: with N the product of the transformed (real-space) extents, BACKWARD scales the
+   inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N. f64/c128 transforms are
+   not offered: the vocabulary has no complex double dtype yet (HST_ERROR_DTYPE).
+   Plans are made on first use per (kind, direction, lengths, batch, in-place) and kept by the
+   backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
+   is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
+   not block on OpenCL devices.
+   Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
+   pointers, VkFFT their sub-buffers.
+   Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
+   a direction the kind lacks, src and dst views of overlapping but not the same bytes); HST_ERROR_DTYPE (a dtype pair other than the three above);
+   HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
+   HST_LOGITEM_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
+   Thread safety: per backend. */
+typedef enum hst_fft_norm {
+    HST_FFT_NORM_BACKWARD = 0,   /* NumPy's default ("backward") */
+    HST_FFT_NORM_ORTHO = 1,
+    HST_FFT_NORM_FORWARD = 2
+} hst_fft_norm;
+#define HST_FFT_MAX_AXES 3
+HST_API hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                 int inverse, hst_fft_norm norm);
+/* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
+HST_API int hst_fft_built_in(void);
+/* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
+HST_API size_t hst_fft_plan_count(const hst_backend *be);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_ARRAY_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_IMPLEMENTATION) && !defined(HST_ARRAY_IMPLEMENTATION)
+#  define HST_ARRAY_IMPLEMENTATION
+#endif
+#if defined(HST_ARRAY_IMPLEMENTATION) && !defined(HST__ARRAY_IMPLEMENTED)
+#define HST__ARRAY_IMPLEMENTED
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* >>fft's libraries, outside extern "C" (their headers include C++-aware system headers). */
+#ifdef HST_FFT
+#  include <fftw3.h>
+#  ifndef HST_NO_OPENCL
+#    ifndef VKFFT_BACKEND
+#      define VKFFT_BACKEND 3
+#    elif VKFFT_BACKEND != 3
+#      error "array.h's FFTs need VkFFT's OpenCL backend (VKFFT_BACKEND 3)"
+#    endif
+#    include <vkFFT.h>
+#  endif
+#endif
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__ADEF HST_API __attribute__((unused))
+#else
+#  define HST__ADEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>helpers (array.h uses backend.h's public API only, so its implementation may live in
+   another translation unit than backend.h's) */
+/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
+/* A size computation `what` of func would overflow size_t. */
+#define hst__aoverflow(be, func, what) \
+    hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func, "%s overflows size_t", what)
+#define hst__on_cl(be) (!hst_backend_is_host(be))
+
+/* >>types ------------------------------------------------------------------------------------ */
+/* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
+enum {
+    HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
+    HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
+    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_COUNT
+};
+static const char *const hst__vocab_names[HST__K_COUNT] = {
+    "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
+    "hst_k_cast_from_c64", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
+    "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
+    "hst_k_random"
+};
+
+typedef struct hst__vocab {
+    hst_program *prog;
+    hst_kernel *kernels[HST__K_COUNT];
+} hst__vocab;
+
+/* >>vocabx's kernels (kernels.h's second vocabulary program), built lazily per dtype. */
+enum { HST__KX_GATHER, HST__KX_WHERE, HST__KX_RAMP, HST__KX_BINARY, HST__KX_CPART, HST__KX_AXIS,
+       HST__KX_COUNT };
+static const char *const hst__vocabx_names[HST__KX_COUNT] = {
+    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis"
+};
+typedef struct hst__vocabx {
+    hst_program *prog;
+    hst_kernel *kernels[HST__KX_COUNT];
+} hst__vocabx;
+
+struct hst_array {
+    hst_backend *be;
+    hst_dtype dtype;
+    unsigned ndim;
+    size_t shape[HST_MAX_DIMS];
+    size_t count, bytes;
+    hst_buffer *buf;
+};
+
+
+/* array.h's state on a backend (its "array" extension, made on first use): the vocabulary
+   programs' kernels, the FFT plans and, for VkFFT (which keeps their addresses), copies of the
+   backend's OpenCL handles. */
+#define HST__ARRAY_EXTENSION "array"
+typedef struct hst__array_state {
+    hst__vocab vocab[HST_C64 + 1];
+    hst__vocabx vocabx[HST_C64 + 1];   /* >>vocabx: the second vocabulary program per dtype */
+    struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far (NULL without HST_FFT) */
+#ifndef HST_NO_OPENCL
+    cl_platform_id platform;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue queue;
+#endif
+} hst__array_state;
+
+static void hst__fft_release(hst_backend *be, hst__array_state *st);
+
+/* The state's destroy hook, called by hst_backend_destroy (the programs stay the backend's). */
+static void hst__array_state_destroy(hst_backend *be, void *data) {
+    hst__array_state *st = (hst__array_state *)data;
+    int dt, k;
+    for (dt = 0; dt <= HST_C64; dt++) {
+        for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(st->vocab[dt].kernels[k]);
+        for (k = 0; k < HST__KX_COUNT; k++) hst_kernel_destroy(st->vocabx[dt].kernels[k]);
+    }
+    hst__fft_release(be, st);
+    hst_backend_free(be, st);
+}
+
+/* The backend's state into *out, made and attached on first use. Errors (logged):
+   HST_ERROR_OUT_OF_HOST_MEMORY, hst_backend_attach's (every extension slot taken). */
+static hst_result hst__array_state_of(hst_backend *be, hst__array_state **out) {
+    hst__array_state *st = (hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    hst_result r;
+    if ((*out = st) != NULL) return HST_SUCCESS;
+    if (!(st = (hst__array_state *)hst_backend_calloc(be, sizeof *st))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+#ifndef HST_NO_OPENCL
+    st->platform = hst_backend_cl_platform(be);
+    st->dev = hst_backend_cl_device(be);
+    st->ctx = hst_backend_cl_context(be);
+    st->queue = hst_queue_cl(hst_backend_queue(be));
+#endif
+    if ((r = hst_backend_attach(be, HST__ARRAY_EXTENSION, st, hst__array_state_destroy)) != HST_SUCCESS) {
+        hst_backend_free(be, st);
+        return r;
+    }
+    *out = st;
+    return HST_SUCCESS;
+}
+
+/* >>arrays ----------------------------------------------------------------------------------- */
+HST__ADEF hst_scalar hst_real(double re) { return hst_complex(re, 0.0); }
+HST__ADEF hst_scalar hst_complex(double re, double im) {
+    hst_scalar s;
+    s.re = re; s.im = im;
+    s.i64 = re != re ? 0 : re >= 9223372036854775807.0 ? INT64_MAX
+          : re <= -9223372036854775808.0 ? INT64_MIN : (int64_t)re;
+    return s;
+}
+HST__ADEF hst_scalar hst_int(int64_t i) {
+    hst_scalar s;
+    s.re = (double)i; s.im = 0.0; s.i64 = i;
+    return s;
+}
+
+HST__ADEF hst_dtype hst_array_dtype(const hst_array *a) { return a ? a->dtype : (hst_dtype)0; }
+HST__ADEF unsigned hst_array_ndim(const hst_array *a) { return a ? a->ndim : 0; }
+HST__ADEF const size_t *hst_array_shape(const hst_array *a) { return a ? a->shape : NULL; }
+HST__ADEF size_t hst_array_count(const hst_array *a) { return a ? a->count : 0; }
+HST__ADEF size_t hst_array_bytes(const hst_array *a) { return a ? a->bytes : 0; }
+HST__ADEF hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf : NULL; }
+
+static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_dtype dt,
+                                   const char *why) {
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: dtype %s: %s", func, hst_dtype_name(dt), why);
+    return HST_ERROR_DTYPE;
+}
+
+/* f64 needs the device's fp64 support, wherever it appears. */
+static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_dtype dt) {
+    if (dt == HST_F64 && !hst_backend_device(be)->fp64)
+        return hst__dtype_error(be, func, dt, "the device has no double precision (cl_khr_fp64)");
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                    const size_t *shape, hst_array **out) {
+    static const char *F = "hst_array_create";
+    hst_array *a;
+    size_t count = 1, bytes;
+    unsigned i;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (!hst_dtype_size(dtype)) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++) {
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
+        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
+    }
+    if (!hst_size_mul(count, hst_dtype_size(dtype), &bytes)) return hst__aoverflow(be, F, "elements * element size");
+    if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
+    if (!(a = (hst_array *)hst_backend_calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
+    for (i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    if ((r = hst_pool_alloc(hst_backend_pool(be), bytes, &a->buf)) != HST_SUCCESS) { hst_backend_free(be, a); return r; }
+    *out = a;
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
+                                  unsigned ndim, const size_t *shape, hst_array **out) {
+    static const char *F = "hst_array_view";
+    hst_backend *be;
+    hst_array *a;
+    size_t count = 1, bytes, end, es = hst_dtype_size(dtype), align;
+    unsigned i;
+    hst_result r;
+    if (!buf) return hst__null_arg(NULL, F, "buf is NULL");
+    be = hst_buffer_backend(buf);
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    *out = NULL;
+    if (!es) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++) {
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
+        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
+    }
+    if (!hst_size_mul(count, es, &bytes)) return hst__aoverflow(be, F, "elements * element size");
+    if (offset_bytes % es)
+        return hst__bad_arg(be, F, "offset_bytes %zu is not a multiple of the %s element size (%zu bytes)",
+                            offset_bytes, hst_dtype_name(dtype), es);
+    if (!hst_size_add(offset_bytes, bytes, &end)) return hst__aoverflow(be, F, "offset_bytes + the view's bytes");
+    if (end > hst_buffer_bytes(buf)) {
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: offset_bytes %zu + shape's %zu bytes "
+                 "= %zu exceed buf's %zu bytes", F, offset_bytes, bytes, end, hst_buffer_bytes(buf));
+        return HST_ERROR_SHAPE;
+    }
+    if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
+    /* the host device's pointers need only whole elements; OpenCL sub-buffers the device's
+       base address alignment (a power of two at least as large as any element) */
+    align = hst__on_cl(be) ? hst_backend_device(be)->mem_base_addr_align_bytes : es;
+    if (!(a = (hst_array *)hst_backend_calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
+    for (i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    if ((r = hst_buffer_create_view(buf, offset_bytes, bytes, align, &a->buf)) != HST_SUCCESS) {
+        hst_backend_free(be, a);
+        return r;
+    }
+    *out = a;
+    return HST_SUCCESS;
+}
+
+/* A view's buffer is its own sub-buffer: destroying it leaves the viewed memory alone. */
+HST__ADEF void hst_array_destroy(hst_array *a) {
+    if (!a) return;
+    hst_buffer_destroy(a->buf);
+    hst_backend_free(a->be, a);
+}
+
+static hst_result hst__check_array(const char *func, const hst_array *a, const char *name) {
+    if (!a) return hst__null_arg(NULL, func, "%s is NULL", name);
+    return HST_SUCCESS;
+}
+
+/* Two operands agree: same backend, same shape, and (when asked) the same dtype. */
+static hst_result hst__check_pair(const char *func, const hst_array *a, const hst_array *b,
+                                  int same_dtype) {
+    unsigned i;
+    int same = a->be == b->be && a->ndim == b->ndim && (!same_dtype || a->dtype == b->dtype);
+    for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    if (same) return HST_SUCCESS;
+    hst_backend_log(a->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: operands differ in %s", func,
+             a->be != b->be ? "backend" : (a->ndim != b->ndim || !same_dtype || a->dtype == b->dtype)
+                                          ? "shape" : "dtype");
+    return HST_ERROR_SHAPE;
+}
+
+HST__ADEF hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) {
+    hst_result r;
+    if ((r = hst__check_array("hst_array_write", a, "a")) != HST_SUCCESS) return r;
+    if (bytes != a->bytes)
+        return hst__bad_arg(a->be, "hst_array_write", "bytes %zu != the array's %zu", bytes, a->bytes);
+    return hst_write(hst_backend_queue(a->be), a->buf, 0, src, bytes, 1, 0, NULL, NULL);
+}
+
+HST__ADEF hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes) {
+    hst_result r;
+    if ((r = hst__check_array("hst_array_read", a, "a")) != HST_SUCCESS) return r;
+    if (bytes != a->bytes)
+        return hst__bad_arg(a->be, "hst_array_read", "bytes %zu != the array's %zu", bytes, a->bytes);
+    return hst_read(hst_backend_queue(a->be), a->buf, 0, dst, bytes, 1, 0, NULL, NULL);
+}
+
+/* One element of dtype dt holding v (integers saturate v.i64; floats round v.re, v.im). */
+static void hst__element(hst_dtype dt, hst_scalar v, unsigned char *out) {
+    float c[2];
+    int32_t i;
+    switch (dt) {
+    case HST_U8: out[0] = (unsigned char)(v.i64 < 0 ? 0 : v.i64 > 255 ? 255 : v.i64); break;
+    case HST_I32:
+        i = (int32_t)(v.i64 < INT32_MIN ? INT32_MIN : v.i64 > INT32_MAX ? INT32_MAX : v.i64);
+        memcpy(out, &i, 4);
+        break;
+    case HST_F32: c[0] = (float)v.re; memcpy(out, c, 4); break;
+    case HST_F64: memcpy(out, &v.re, 8); break;
+    default: c[0] = (float)v.re; c[1] = (float)v.im; memcpy(out, c, 8); break;
+    }
+}
+
+HST__ADEF hst_result hst_array_fill(hst_array *a, hst_scalar value) {
+    unsigned char el[16];
+    hst_result r;
+    if ((r = hst__check_array("hst_array_fill", a, "a")) != HST_SUCCESS) return r;
+    hst__element(a->dtype, value, el);
+    return hst_fill(hst_backend_queue(a->be), a->buf, el, hst_dtype_size(a->dtype), 0, a->bytes, 0, NULL, NULL);
+}
+
+HST__ADEF hst_result hst_array_zeros(hst_array *a) { return hst_array_fill(a, hst_int(0)); }
+HST__ADEF hst_result hst_array_ones(hst_array *a) { return hst_array_fill(a, hst_int(1)); }
+
+HST__ADEF hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
+    static const char *F = "hst_array_copy";
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    if (dst == src) return HST_SUCCESS;
+    return hst_copy(hst_backend_queue(dst->be), dst->buf, 0, src->buf, 0, dst->bytes, 0, NULL, NULL);
+}
+
+/* Builds a vocabulary program (either of kernels.h's two) for dtype dt with its options. */
+static hst_result hst__vocab_build(hst_backend *be, hst_dtype dt, size_t count,
+                                   const char *const *src, hst_program **out) {
+    char options[256];
+    snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt),
+             hst_backend_device(be)->fp64 ? " -DHST_FP64" : "",
+             hst_backend_device(be)->correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    return hst_program_build(be, count, src, options, out);
+}
+
+/* The vocabulary kernel `which` for dtype dt, building the dtype's program on first use. */
+static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
+    hst__array_state *st;
+    hst__vocab *v;
+    hst_result r;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
+    v = &st->vocab[dt];
+    if (!v->prog) {
+        size_t count;
+        const char *const *src = hst_kernels_vocab_source(&count);
+        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
+    }
+    if (!v->kernels[which] &&
+        (r = hst_kernel_create(v->prog, hst__vocab_names[which], &v->kernels[which])) != HST_SUCCESS)
+        return r;
+    *out = v->kernels[which];
+    return HST_SUCCESS;
+}
+
+/* Arguments of a vocabulary launch, set in order: bytes at value, or (bytes 0) the buffer
+   that value points to. */
+typedef struct hst__arg { size_t bytes; const void *value; } hst__arg;
+
+static hst_result hst__set_args(hst_kernel *k, const hst__arg *args, unsigned nargs) {
+    hst_result r = HST_SUCCESS;
+    unsigned i;
+    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
+        r = args[i].bytes ? hst_kernel_set_arg(k, i, args[i].bytes, args[i].value)
+                          : hst_kernel_set_buffer(k, i, (const hst_buffer *)args[i].value);
+    return r;
+}
+
+/* Sets the arguments and launches over `items` work-items on the backend's queue; the
+   reductions need work-groups of exactly HST_REDUCE_LOCAL, element-wise kernels take any. */
+static hst_result hst__vocab_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
+                                 unsigned nargs, size_t items) {
+    hst_kernel *k;
+    hst_result r;
+    size_t local = HST_REDUCE_LOCAL;
+    int reduction = which >= HST__K_SUM && which <= HST__K_MAX;
+    if ((r = hst__vocab_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
+    if ((r = hst__set_args(k, args, nargs)) != HST_SUCCESS) return r;
+    return hst_launch(hst_backend_queue(be), k, 1, &items, reduction ? &local : NULL, 0, NULL, NULL);
+}
+
+#define HST__ARG_MEM(a) { 0, (a)->buf }
+
+/* A T-typed kernel argument holding v rounded to dt, as the host twins round it. */
+typedef struct hst__targ { unsigned char bytes[16]; size_t size; } hst__targ;
+static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
+    hst__targ t;
+    hst__element(dt, v, t.bytes);
+    t.size = hst_dtype_size(dt);
+    return t;
+}
+
+static const int hst__cast_kernel[HST_C64 + 1] = {
+    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64
+};
+
+HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
+    static const char *F = "hst_array_cast";
+    uint64_t n;   /* the kernels take ulong */
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
+    if (dst->dtype == src->dtype) return hst_array_copy(dst, src);
+    if (!hst__on_cl(dst->be)) {
+        hst_k_cast_host(dst->dtype, hst_buffer_host_ptr(dst->buf), src->dtype, hst_buffer_host_ptr(src->buf), dst->count);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[3] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {sizeof n, &n}};
+        return hst__vocab_run(dst->be, dst->dtype, hst__cast_kernel[src->dtype], args, 3, dst->count);
+    }
+}
+
+/* The dtype supports the element-wise arithmetic family (scale, axpy, random). */
+static hst_result hst__check_arith(const hst_array *a, const char *func) {
+    if (!hst_kernels_arith_supported(a->dtype))
+        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64 and c64 only");
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
+    static const char *F = "hst_array_scale";
+    double al[2];
+    uint64_t n;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
+    al[0] = alpha.re; al[1] = alpha.im;
+    if (!hst__on_cl(x->be)) { hst_k_scale_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, al); return HST_SUCCESS; }
+    n = x->count;
+    t = hst__typed(x->dtype, alpha);
+    {
+        hst__arg args[3] = {HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
+        args[2].bytes = t.size; args[2].value = t.bytes;
+        return hst__vocab_run(x->be, x->dtype, HST__K_SCALE, args, 3, x->count);
+    }
+}
+
+HST__ADEF hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x) {
+    static const char *F = "hst_array_axpy";
+    double al[2];
+    uint64_t n;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, y, "y")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, y, x, 1)) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(y, F)) != HST_SUCCESS) return r;
+    al[0] = alpha.re; al[1] = alpha.im;
+    if (!hst__on_cl(y->be)) { hst_k_axpy_host(y->dtype, hst_buffer_host_ptr(y->buf), hst_buffer_host_ptr(x->buf), y->count, al); return HST_SUCCESS; }
+    n = y->count;
+    t = hst__typed(y->dtype, alpha);
+    {
+        hst__arg args[4] = {HST__ARG_MEM(y), HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
+        args[3].bytes = t.size; args[3].value = t.bytes;
+        return hst__vocab_run(y->be, y->dtype, HST__K_AXPY, args, 4, y->count);
+    }
+}
+
+HST__ADEF hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+                                  double p) {
+    static const char *F = "hst_array_math";
+    uint64_t n;
+    int iop = (int)op;
+    hst__targ t;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_math_op", iop);
+    if (!hst_kernels_math_supported(dst->dtype, op))
+        return hst__dtype_error(dst->be, F, dst->dtype, "element-wise math is defined for f32 and f64 only");
+    if (!hst__on_cl(dst->be)) { hst_k_math_host(dst->dtype, hst_buffer_host_ptr(dst->buf), hst_buffer_host_ptr(src->buf), dst->count, op, p); return HST_SUCCESS; }
+    n = dst->count;
+    t = hst__typed(dst->dtype, hst_real(p));
+    {
+        hst__arg args[5] = {HST__ARG_MEM(dst), HST__ARG_MEM(src), {sizeof n, &n}, {sizeof iop, &iop}, {0, NULL}};
+        args[4].bytes = t.size; args[4].value = t.bytes;
+        return hst__vocab_run(dst->be, dst->dtype, HST__K_MATH, args, 5, dst->count);
+    }
+}
+
+HST__ADEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+                                    uint64_t offset) {
+    static const char *F = "hst_array_random";
+    uint64_t n;
+    int idist = (int)dist;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
+    if (dist != HST_RANDOM_UNIFORM && dist != HST_RANDOM_NORMAL)
+        return hst__bad_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
+    if (!hst__on_cl(x->be)) { hst_k_random_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, seed, offset, dist); return HST_SUCCESS; }
+    n = x->count;
+    {
+        hst__arg args[5] = {HST__ARG_MEM(x), {sizeof n, &n}, {sizeof seed, &seed}, {sizeof offset, &offset}, {sizeof idist, &idist}};
+        return hst__vocab_run(x->be, x->dtype, HST__K_RANDOM, args, 5, x->count);
+    }
+}
+
+/* >>reductions ------------------------------------------------------------------------------- */
+static const int hst__reduce_kernel[HST_REDUCE_COUNT] = {
+    HST__K_SUM, HST__K_DOT, HST__K_SQNORM, HST__K_MIN, HST__K_MAX
+};
+
+/* Block partials on the device (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK
+   elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's. */
+static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_reduce_op op,
+                                 size_t groups, size_t bytes, void *partial) {
+    hst_backend *be = x->be;
+    hst_buffer *pbuf;
+    uint64_t n = x->count;
+    size_t items;
+    hst_result r;
+    if (hst_backend_device(be)->max_work_group_size < HST_REDUCE_LOCAL) {   /* cannot keep the fixed order */
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "reductions need work-groups of %d; %s "
+                 "allows %zu", HST_REDUCE_LOCAL, hst_backend_device(be)->name, hst_backend_device(be)->max_work_group_size);
+        return HST_ERROR_UNSUPPORTED;
+    }
+    if (!hst_size_mul(groups, HST_REDUCE_LOCAL, &items)) return hst__aoverflow(be, "reduction", "work-items");
+    if ((r = hst_pool_alloc(hst_backend_pool(be), bytes, &pbuf)) != HST_SUCCESS) return r;
+    {
+        hst__arg args[4] = {HST__ARG_MEM(x), HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
+        unsigned nargs = 3;
+        args[3].value = pbuf;
+        if (op == HST_REDUCE_DOT) { args[1].value = y->buf; nargs = 4; }
+        else { args[1] = args[2]; args[2] = args[3]; }
+        r = hst__vocab_run(be, x->dtype, hst__reduce_kernel[op], args, nargs, items);
+    }
+    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), pbuf, 0, partial, bytes, 1, 0, NULL, NULL);
+    hst_buffer_destroy(pbuf);
+    return r;
+}
+
+static hst_result hst__reduce(const char *func, const hst_array *x, const hst_array *y,
+                              hst_reduce_op op, hst_scalar *out) {
+    size_t groups, pbytes, bytes;
+    void *partial;
+    hst_result r;
+    if ((r = hst__check_array(func, x, "x")) != HST_SUCCESS) return r;
+    if (!out) return hst__null_arg(x->be, func, "out is NULL");
+    if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
+    if (!hst_kernels_reduce_supported(x->dtype, op))
+        return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
+    groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
+    pbytes = hst_kernels_partial_size(x->dtype, op);
+    if (!hst_size_mul(groups, pbytes, &bytes)) return hst__aoverflow(x->be, func, "partials");
+    if (!(partial = hst_backend_alloc(x->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (hst__on_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, bytes, partial);
+    else hst_k_reduce_host(x->dtype, op, hst_buffer_host_ptr(x->buf), y ? hst_buffer_host_ptr(y->buf) : NULL, x->count, partial);
+    if (r == HST_SUCCESS) hst_k_combine_host(x->dtype, op, partial, groups, out);
+    hst_backend_free(x->be, partial);
+    return r;
+}
+
+HST__ADEF hst_result hst_array_sum(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_sum", x, NULL, HST_REDUCE_SUM, out);
+}
+HST__ADEF hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out) {
+    if (!y) return hst__null_arg(x ? x->be : NULL, "hst_array_dot", "y is NULL");
+    return hst__reduce("hst_array_dot", x, y, HST_REDUCE_DOT, out);
+}
+HST__ADEF hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_sqnorm", x, NULL, HST_REDUCE_SQNORM, out);
+}
+HST__ADEF hst_result hst_array_min(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_min", x, NULL, HST_REDUCE_MIN, out);
+}
+HST__ADEF hst_result hst_array_max(const hst_array *x, hst_scalar *out) {
+    return hst__reduce("hst_array_max", x, NULL, HST_REDUCE_MAX, out);
+}
+
+
+/* >>vocabx ----------------------------------------------------------------------------------- */
+/* A 4-D view: shapes padded with leading 1s, C-order strides (elements). */
+typedef struct hst__v4 { uint64_t shape[4], stride[4]; } hst__v4;
+
+static hst__v4 hst__view(unsigned ndim, const size_t *shape) {
+    hst__v4 v;
+    uint64_t s = 1;
+    int d;
+    for (d = 3; d >= 0; d--) {
+        int a = d - (4 - (int)ndim);
+        v.shape[d] = a >= 0 ? shape[a] : 1;
+        v.stride[d] = s;
+        s *= v.shape[d];
+    }
+    return v;
+}
+
+/* The kernel `which` of the second vocabulary program for dt. */
+static hst_result hst__vocabx_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
+    hst__array_state *st;
+    hst__vocabx *v;
+    hst_result r;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
+    v = &st->vocabx[dt];
+    if (!v->prog) {
+        size_t count;
+        const char *const *src = hst_kernels_vocabx_source(&count);
+        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
+    }
+    if (!v->kernels[which] &&
+        (r = hst_kernel_create(v->prog, hst__vocabx_names[which], &v->kernels[which])) != HST_SUCCESS)
+        return r;
+    *out = v->kernels[which];
+    return HST_SUCCESS;
+}
+
+static hst_result hst__vocabx_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
+                                  unsigned nargs, size_t items) {
+    hst_kernel *k;
+    hst_result r;
+    if (!items) return HST_SUCCESS;
+    if ((r = hst__vocabx_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
+    if ((r = hst__set_args(k, args, nargs)) != HST_SUCCESS) return r;
+    return hst_launch(hst_backend_queue(be), k, 1, &items, NULL, 0, NULL, NULL);
+}
+
+/* dst[doff + ix . dstride] = src[soff + ((ix + shift) % mod) . sstride] over `shape`. */
+typedef struct hst__gather_args {
+    uint64_t shape[4], sst[4], dst[4], shift[4], mod[4], soff, doff;
+} hst__gather_args;
+
+static hst_result hst__gather(hst_array *dst, const hst_array *src, const hst__gather_args *g) {
+    uint64_t n = g->shape[0] * g->shape[1] * g->shape[2] * g->shape[3];
+    if (!hst__on_cl(dst->be)) {
+        hst_k_gather_host(hst_dtype_size(dst->dtype), hst_buffer_host_ptr(src->buf), hst_buffer_host_ptr(dst->buf), (size_t)n,
+                          g->shape, g->sst, g->dst, g->shift, g->mod, g->soff, g->doff);
+        return HST_SUCCESS;
+    }
+    {
+        hst__arg args[10] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {32, g->shape},
+                             {32, g->sst}, {32, g->dst}, {32, g->shift}, {32, g->mod},
+                             {8, &g->soff}, {8, &g->doff}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_GATHER, args, 10, (size_t)n);
+    }
+}
+
+/* A gather whose source and destination are both whole contiguous arrays of `shape`. */
+static hst__gather_args hst__gather_plain(unsigned ndim, const size_t *shape) {
+    hst__gather_args g;
+    hst__v4 v = hst__view(ndim, shape);
+    int d;
+    memset(&g, 0, sizeof g);
+    for (d = 0; d < 4; d++) {
+        g.shape[d] = g.mod[d] = v.shape[d];
+        g.sst[d] = g.dst[d] = v.stride[d];
+    }
+    return g;
+}
+
+static hst_result hst__check_axis(const hst_array *a, const char *func, unsigned axis) {
+    if (axis >= a->ndim) return hst__range_arg(a->be, func, "axis %u is not < ndim %u", axis, a->ndim);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__shape_error(const hst_backend *be, const char *func, const char *why) {
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: %s", func, why);
+    return HST_ERROR_SHAPE;
+}
+
+static hst_result hst__ramp(hst_array *a, double start, double step, int set_last, double last) {
+    uint64_t n = a->count;
+    if (!hst__on_cl(a->be)) {
+        hst_k_ramp_host(a->dtype, hst_buffer_host_ptr(a->buf), a->count, start, step, set_last, last);
+        return HST_SUCCESS;
+    }
+    {
+        float fs = (float)start, ft = (float)step, fl = (float)last;
+        int fp64 = hst_backend_device(a->be)->fp64;
+        size_t db = fp64 ? sizeof(double) : sizeof(float);   /* the kernel's D */
+        hst__arg args[6] = {HST__ARG_MEM(a), {8, &n}, {db, fp64 ? (const void *)&start : &fs},
+                            {db, fp64 ? (const void *)&step : &ft}, {sizeof set_last, &set_last},
+                            {db, fp64 ? (const void *)&last : &fl}};
+        return hst__vocabx_run(a->be, a->dtype, HST__KX_RAMP, args, 6, a->count);
+    }
+}
+
+static hst_result hst__make_1d(hst_backend *be, const char *func, hst_dtype dt, size_t n,
+                               hst_array **out) {
+    if (dt == HST_C64) return hst__dtype_error(be, func, dt, "ramps are real (u8 i32 f32 f64)");
+    return hst_array_create(be, dt, 1, &n, out);
+}
+
+HST__ADEF hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                    double step, hst_array **out) {
+    static const char *F = "hst_array_arange";
+    double count = step != 0.0 ? ceil((stop - start) / step) : 0.0;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    if (!(count >= 1.0) || count > 1e18)
+        return hst__bad_arg(be, F, "start %g, stop %g, step %g give no elements (or too many)", start, stop, step);
+    if ((r = hst__make_1d(be, F, dtype, (size_t)count, out)) != HST_SUCCESS) return r;
+    if ((r = hst__ramp(*out, start, step, 0, 0.0)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__ADEF hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                      size_t num, int endpoint, hst_array **out) {
+    static const char *F = "hst_array_linspace";
+    size_t div = endpoint ? num - 1 : num;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    if (!num) return hst__zero_arg(be, F, "num is 0");
+    if ((r = hst__make_1d(be, F, dtype, num, out)) != HST_SUCCESS) return r;
+    r = hst__ramp(*out, start, div ? (stop - start) / (double)div : 0.0, endpoint && num > 1, stop);
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__ADEF hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
+                                     int rfft, hst_array **out) {
+    static const char *F = "hst_array_fftfreq";
+    size_t len = rfft ? n / 2 + 1 : n, i;
+    double *v;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!out) return hst__null_arg(be, F, "out is NULL");
+    if (!n || !(d != 0.0)) return hst__zero_arg(be, F, "n %zu and d %g must be nonzero", n, d);
+    if (dtype != HST_F32 && dtype != HST_F64) return hst__dtype_error(be, F, dtype, "f32 or f64 only");
+    if (!(v = (double *)hst_backend_alloc(be, len * sizeof *v))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i < len; i++)   /* NumPy: integer bins, then one multiplication by 1/(n d) */
+        v[i] = (double)(i < (n + 1) / 2 || rfft ? (double)i : (double)i - (double)n) * (1.0 / ((double)n * d));
+    if ((r = hst_array_create(be, dtype, 1, &len, out)) == HST_SUCCESS) {
+        if (dtype == HST_F32) hst_k_cast_host(HST_F32, v, HST_F64, v, len);   /* in place, shrinking */
+        r = hst_array_write(*out, v, hst_array_bytes(*out));
+        if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    }
+    hst_backend_free(be, v);
+    return r;
+}
+
+HST__ADEF hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                       const size_t *shape, const void *data, hst_array **out) {
+    hst_result r;
+    if (!data) return hst__null_arg(be, "hst_array_from_host", "data is NULL");
+    if ((r = hst_array_create(be, dtype, ndim, shape, out)) != HST_SUCCESS) return r;
+    if ((r = hst_array_write(*out, data, (*out)->bytes)) != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+HST__ADEF hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape) {
+    static const char *F = "hst_array_reshape";
+    size_t count = 1;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if (ndim < 1 || ndim > HST_MAX_DIMS || !shape) return hst__bad_arg(a->be, F, "ndim %u (1..%d) or shape NULL", ndim, HST_MAX_DIMS);
+    for (i = 0; i < ndim; i++)
+        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(a->be, F, "the product of shape");
+    if (count != a->count) return hst__shape_error(a->be, F, "the new shape has another element count");
+    a->ndim = ndim;
+    for (i = 0; i < HST_MAX_DIMS; i++) a->shape[i] = i < ndim ? shape[i] : 0;
+    return HST_SUCCESS;
+}
+
+/* dst and src: non-NULL, distinct, same backend and dtype. */
+static hst_result hst__check_move(const char *func, const hst_array *dst, const hst_array *src) {
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
+    if (dst == src || dst->buf == src->buf) return hst__bad_arg(dst->be, func, "dst must not be src");
+    if (dst->be != src->be || dst->dtype != src->dtype)
+        return hst__shape_error(dst->be, func, "dst and src differ in backend or dtype");
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
+                                       const unsigned *perm) {
+    static const char *F = "hst_array_transpose";
+    unsigned p[HST_MAX_DIMS], i, seen = 0;
+    size_t shape[HST_MAX_DIMS];
+    hst__gather_args g;
+    hst__v4 sv;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    for (i = 0; i < src->ndim; i++) {
+        p[i] = perm ? perm[i] : src->ndim - 1 - i;
+        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__bad_arg(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
+        seen |= 1u << p[i];
+        shape[i] = src->shape[p[i]];
+    }
+    for (i = 0; i < src->ndim; i++)
+        if (dst->ndim != src->ndim || dst->shape[i] != shape[i]) return hst__shape_error(dst->be, F, "dst's shape is not src's permuted");
+    g = hst__gather_plain(dst->ndim, dst->shape);
+    sv = hst__view(src->ndim, src->shape);
+    for (i = 0; i < src->ndim; i++) g.sst[4 - src->ndim + i] = sv.stride[4 - src->ndim + p[i]];
+    return hst__gather(dst, src, &g);
+}
+
+HST__ADEF hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
+                                      int inverse) {
+    static const char *F = "hst_array_fftshift";
+    hst__gather_args g;
+    unsigned a;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    g = hst__gather_plain(src->ndim, src->shape);
+    for (a = 0; a < src->ndim; a++)
+        if (axes_mask >> a & 1u) {
+            size_t n = src->shape[a];   /* out[i] = in[(i + shift) % n] */
+            g.shift[4 - src->ndim + a] = inverse ? n / 2 : n - n / 2;
+        }
+    return hst__gather(dst, src, &g);
+}
+
+/* Copies src into the block of dst that starts at `at` along axis (concatenate and stack). */
+static hst_result hst__place(hst_array *dst, const hst_array *src, unsigned axis, size_t at,
+                             int new_axis) {
+    hst__v4 dv = hst__view(dst->ndim, dst->shape), sv = hst__view(src->ndim, src->shape);
+    hst__gather_args g;
+    int d, da = 4 - (int)dst->ndim + (int)axis;
+    memset(&g, 0, sizeof g);
+    for (d = 0; d < 4; d++) {
+        /* stack: src's axes map to dst's axes other than `axis` */
+        int sd = !new_axis ? d : d < da ? d + 1 : d;
+        g.shape[d] = new_axis && d == da ? 1 : sv.shape[sd];
+        g.sst[d] = new_axis && d == da ? 0 : sv.stride[sd];
+        g.mod[d] = g.shape[d];
+        g.dst[d] = dv.stride[d];
+    }
+    g.doff = at * dv.stride[da];
+    return hst__gather(dst, src, &g);
+}
+
+static hst_result hst__join(const char *func, hst_array *dst, hst_array *const *srcs,
+                            size_t count, unsigned axis, int new_axis) {
+    size_t k, at = 0;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if (!srcs || !count) return hst__bad_arg(dst->be, func, "srcs is NULL or count is 0");
+    if ((r = hst__check_axis(dst, func, axis)) != HST_SUCCESS) return r;
+    for (k = 0; k < count; k++) {   /* shapes first: nothing is written unless all fit */
+        const hst_array *s = srcs[k];
+        if ((r = hst__check_move(func, dst, s)) != HST_SUCCESS) return r;
+        if (s->ndim + (unsigned)new_axis != dst->ndim) return hst__shape_error(dst->be, func, "a src's ndim does not fit dst's");
+        for (i = 0; i < dst->ndim; i++) {
+            size_t want = new_axis ? (i == axis ? 1 : s->shape[i < axis ? i : i - 1]) : s->shape[i];
+            if (i != axis && dst->shape[i] != want) return hst__shape_error(dst->be, func, "a src's extents do not fit dst's");
+        }
+        at += new_axis ? 1 : s->shape[axis];
+    }
+    if (at != dst->shape[axis]) return hst__shape_error(dst->be, func, "dst's extent along axis is not the srcs' total");
+    for (k = 0, at = 0; k < count && r == HST_SUCCESS; k++) {
+        r = hst__place(dst, srcs[k], axis, at, new_axis);
+        at += new_axis ? 1 : srcs[k]->shape[axis];
+    }
+    return r;
+}
+
+HST__ADEF hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
+                                         unsigned axis) {
+    return hst__join("hst_array_concatenate", dst, srcs, count, axis, 0);
+}
+
+HST__ADEF hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
+                                   unsigned axis) {
+    return hst__join("hst_array_stack", dst, srcs, count, axis, 1);
+}
+
+HST__ADEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
+                                      size_t count, int ij) {
+    static const char *F = "hst_array_meshgrid";
+    size_t shape[HST_MAX_DIMS], k;
+    unsigned i;
+    hst_result r;
+    if (!dst || !vecs || !count || count > HST_MAX_DIMS) return hst__bad_arg(NULL, F, "dst or vecs NULL, or count not 1..%d", HST_MAX_DIMS);
+    for (k = 0; k < count; k++) {
+        if ((r = hst__check_array(F, vecs[k], "vecs[k]")) != HST_SUCCESS) return r;
+        if (vecs[k]->ndim != 1) return hst__shape_error(vecs[k]->be, F, "vecs must be 1-D");
+        shape[k] = vecs[k]->shape[0];
+    }
+    if (!ij && count >= 2) { size_t t = shape[0]; shape[0] = shape[1]; shape[1] = t; }
+    for (k = 0; k < count; k++) {
+        hst__gather_args g;
+        unsigned along = (unsigned)k;
+        if (!ij && k < 2 && count >= 2) along = 1 - (unsigned)k;
+        if ((r = hst__check_move(F, dst[k], vecs[k])) != HST_SUCCESS) return r;
+        for (i = 0; i < dst[k]->ndim; i++)
+            if (dst[k]->ndim != count || dst[k]->shape[i] != shape[i]) return hst__shape_error(dst[k]->be, F, "dst's shape is not the grid's");
+        g = hst__gather_plain((unsigned)count, shape);
+        for (i = 0; i < 4; i++) g.sst[i] = 4 - count + along == i ? 1 : 0;
+        if ((r = hst__gather(dst[k], vecs[k], &g)) != HST_SUCCESS) return r;
+    }
+    return HST_SUCCESS;
+}
+
+/* a's strides against dst's 4-D view, 0 on broadcast axes; fails if a does not broadcast. */
+static int hst__broadcast(const hst_array *a, const hst__v4 *dv, uint64_t st[4]) {
+    hst__v4 av = hst__view(a->ndim, a->shape);
+    int d;
+    for (d = 0; d < 4; d++) {
+        if (av.shape[d] != dv->shape[d] && av.shape[d] != 1) return 0;
+        st[d] = av.shape[d] == 1 ? 0 : av.stride[d];
+    }
+    return 1;
+}
+
+HST__ADEF hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
+                                    hst_binary_op op) {
+    static const char *F = "hst_array_binary";
+    hst__v4 dv;
+    uint64_t ast[4], bst[4], n;
+    int iop = (int)op;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
+    if (a->be != dst->be || b->be != dst->be || a->dtype != dst->dtype || b->dtype != dst->dtype)
+        return hst__shape_error(dst->be, F, "operands differ in backend or dtype");
+    if (!hst_kernels_binary_supported(dst->dtype, op)) return hst__dtype_error(dst->be, F, dst->dtype, "this op is not defined for it");
+    dv = hst__view(dst->ndim, dst->shape);
+    if (a->ndim > dst->ndim || b->ndim > dst->ndim || !hst__broadcast(a, &dv, ast) || !hst__broadcast(b, &dv, bst))
+        return hst__shape_error(dst->be, F, "a or b does not broadcast to dst's shape");
+    if (!hst__on_cl(dst->be)) {
+        hst_k_binary_host(dst->dtype, hst_buffer_host_ptr(a->buf), hst_buffer_host_ptr(b->buf), hst_buffer_host_ptr(dst->buf), dst->count, dv.shape, ast, bst, op);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[8] = {HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n},
+                            {32, dv.shape}, {32, ast}, {32, bst}, {sizeof iop, &iop}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_BINARY, args, 8, dst->count);
+    }
+}
+
+HST__ADEF hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
+                                           hst_binary_op op, int scalar_first) {
+    static const char *F = "hst_array_binary_scalar";
+    hst_array *sa;
+    size_t one = 1;
+    hst_result r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst_array_create(a->be, a->dtype, 1, &one, &sa)) != HST_SUCCESS) return r;
+    r = hst_array_fill(sa, s);   /* a one-element array broadcasts like NumPy's scalar */
+    if (r == HST_SUCCESS) r = scalar_first ? hst_array_binary(dst, sa, a, op) : hst_array_binary(dst, a, sa, op);
+    hst_array_destroy(sa);
+    return r;
+}
+
+HST__ADEF hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi) {
+    hst_result r = hst_array_binary_scalar(dst, src, hst_real(lo), HST_BINARY_MAXIMUM, 0);
+    return r != HST_SUCCESS ? r : hst_array_binary_scalar(dst, dst, hst_real(hi), HST_BINARY_MINIMUM, 0);
+}
+
+HST__ADEF hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
+                                   const hst_array *b) {
+    static const char *F = "hst_array_where";
+    uint64_t n;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, cond, "cond")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
+    if ((r = hst__check_pair(F, dst, a, 1)) != HST_SUCCESS || (r = hst__check_pair(F, dst, b, 1)) != HST_SUCCESS ||
+        (r = hst__check_pair(F, dst, cond, 0)) != HST_SUCCESS) return r;
+    if (cond->dtype != HST_U8) return hst__dtype_error(dst->be, F, cond->dtype, "cond must be u8");
+    if (!hst__on_cl(dst->be)) {
+        hst_k_where_host(dst->dtype, (const uint8_t *)hst_buffer_host_ptr(cond->buf), hst_buffer_host_ptr(a->buf), hst_buffer_host_ptr(b->buf), hst_buffer_host_ptr(dst->buf), dst->count);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[5] = {HST__ARG_MEM(cond), HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n}};
+        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_WHERE, args, 5, dst->count);
+    }
+}
+
+HST__ADEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
+                                         hst_axis_op op) {
+    static const char *F = "hst_array_reduce_axis";
+    uint64_t outer = 1, len, inner = 1;
+    int iop = (int)op, arg = op == HST_AXIS_ARGMAX || op == HST_AXIS_ARGMIN;
+    unsigned i, k = 0;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((r = hst__check_axis(src, F, axis)) != HST_SUCCESS) return r;
+    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__bad_arg(src->be, F, "op %d is not an hst_axis_op", iop);
+    if (!hst_kernels_axis_supported(src->dtype, op)) return hst__dtype_error(src->be, F, src->dtype, "this op is not defined for it");
+    if (dst->be != src->be || dst->dtype != (arg ? HST_I32 : src->dtype))
+        return hst__shape_error(src->be, F, "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
+    if (op == HST_AXIS_CUMSUM) {
+        if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
+    } else {
+        int ok = dst->ndim == (src->ndim > 1 ? src->ndim - 1 : 1);
+        for (i = 0; ok && i < src->ndim; i++)
+            if (i != axis) ok = dst->shape[k++] == src->shape[i];
+        if (!ok || (src->ndim == 1 && dst->shape[0] != 1)) return hst__shape_error(src->be, F, "dst's shape is not src's without axis");
+    }
+    if (arg && src->shape[axis] > (size_t)INT32_MAX) return hst__range_arg(src->be, F, "axis extent over INT32_MAX");
+    for (i = 0; i < src->ndim; i++) {
+        if (i < axis) outer *= src->shape[i];
+        if (i > axis) inner *= src->shape[i];
+    }
+    len = src->shape[axis];
+    if (!hst__on_cl(src->be)) {
+        hst_k_axis_host(src->dtype, hst_buffer_host_ptr(src->buf), arg ? NULL : hst_buffer_host_ptr(dst->buf), arg ? (int32_t *)hst_buffer_host_ptr(dst->buf) : NULL,
+                        (size_t)outer, (size_t)len, (size_t)inner, op);
+        return HST_SUCCESS;
+    }
+    {
+        uint64_t items = outer * inner;
+        hst__arg args[7] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), HST__ARG_MEM(dst), {8, &outer},
+                            {8, &len}, {8, &inner}, {sizeof iop, &iop}};
+        return hst__vocabx_run(src->be, src->dtype, HST__KX_AXIS, args, 7, (size_t)items);
+    }
+}
+
+HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
+                                          hst_complex_part part) {
+    static const char *F = "hst_array_complex_part";
+    uint64_t n;
+    int ip = (int)part;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
+    if (src->dtype != HST_C64) return hst__dtype_error(src->be, F, src->dtype, "src must be c64");
+    if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
+    if (dst->dtype != (part == HST_PART_CONJ ? HST_C64 : HST_F32))
+        return hst__shape_error(src->be, F, "dst must be f32 (c64 for CONJ)");
+    if (!hst__on_cl(src->be)) {
+        hst_k_cpart_host((const float *)hst_buffer_host_ptr(src->buf), (float *)hst_buffer_host_ptr(dst->buf), src->count, part);
+        return HST_SUCCESS;
+    }
+    n = src->count;
+    {
+        hst__arg args[4] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {sizeof ip, &ip}};
+        return hst__vocabx_run(src->be, HST_C64, HST__KX_CPART, args, 4, src->count);
+    }
+}
+
+/* >>fft -------------------------------------------------------------------------------------- */
+enum { HST__FFT_C2C = 0, HST__FFT_R2C = 1, HST__FFT_C2R = 2 };
+
+/* What a plan is made for: lengths n[] of the transformed axes, fastest first (n[0] = the last
+   axis, real-space length); unused entries are 1. */
+typedef struct hst__fft_key {
+    int kind, inverse, in_place;
+    unsigned axes;
+    size_t n[HST_FFT_MAX_AXES], batch;
+} hst__fft_key;
+
+struct hst__fft_plan {
+    hst__fft_key key;
+    struct hst__fft_plan *next;
+#ifdef HST_FFT
+    fftwf_plan host;                 /* host device */
+#  ifndef HST_NO_OPENCL
+    VkFFTApplication *app;           /* OpenCL devices */
+    /* VkFFT keeps the pointers it is given (sizes at init, buffers at each launch) and reads
+       them again later: they point here, never at a stack frame. */
+    uint64_t cbytes, rbytes;
+    cl_mem cplx, real;
+#  endif
+#endif
+};
+
+HST__ADEF int hst_fft_built_in(void) {
+#ifdef HST_FFT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+HST__ADEF size_t hst_fft_plan_count(const hst_backend *be) {
+    const struct hst__fft_plan *p;
+    size_t n = 0;
+    const hst__array_state *st =
+        (const hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    for (p = st ? st->fft_plans : NULL; p; p = p->next) n++;
+    return n;
+}
+
+#ifndef HST_FFT
+static void hst__fft_release(hst_backend *be, hst__array_state *st) { (void)be; (void)st; }
+
+HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                   int inverse, hst_fft_norm norm) {
+    const hst_backend *be = dst ? dst->be : src ? src->be : NULL;
+    (void)axes; (void)inverse; (void)norm;
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
+             "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
+             "link -lfftw3f)");
+    return HST_ERROR_NOT_BUILT_IN;
+}
+#else
+/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
+static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
+    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
+    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
+    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
+    return -1;
+}
+
+/* Shapes agree for the kind: equal, except the last axis of the complex side of r2c/c2r,
+   which holds n / 2 + 1 bins of the real side's n. */
+static hst_result hst__fft_check_shapes(const char *func, const hst_array *real_side,
+                                        const hst_array *cplx_side, int kind) {
+    unsigned i, last = real_side->ndim - 1;
+    int same = real_side->be == cplx_side->be && real_side->ndim == cplx_side->ndim;
+    for (i = 0; same && i < real_side->ndim; i++) {
+        size_t want = real_side->shape[i];
+        if (i == last && kind != HST__FFT_C2C) want = want / 2 + 1;
+        same = cplx_side->shape[i] == want;
+    }
+    if (same) return HST_SUCCESS;
+    hst_backend_log(real_side->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
+             "%s: %s", func, real_side->be != cplx_side->be ? "operands differ in backend"
+             : kind == HST__FFT_C2C ? "src and dst differ in shape"
+             : "the complex array's shape must be the real one's with its last extent n / 2 + 1");
+    return HST_ERROR_SHAPE;
+}
+
+/* Drops transformed axes of length 1 (identities that VkFFT refuses as a radix); c2c with no
+   axis left is a copy (axes = 0). The last axis of r2c/c2r stays: it is the real one. */
+static void hst__fft_squeeze(hst__fft_key *key) {
+    size_t kept[HST_FFT_MAX_AXES] = {1, 1, 1};
+    unsigned i, m = 0;
+    for (i = 0; i < key->axes; i++)
+        if (key->n[i] > 1 || (i == 0 && key->kind != HST__FFT_C2C)) kept[m++] = key->n[i];
+    memcpy(key->n, kept, sizeof kept);
+    key->axes = m;
+}
+
+/* Validates a call and fills the plan key. */
+static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_array *src,
+                                unsigned axes, int inverse, hst_fft_norm norm, hst__fft_key *key) {
+    const hst_array *real_side;
+    unsigned i;
+    hst_result r;
+    if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
+    if (axes < 1 || axes > HST_FFT_MAX_AXES || axes > src->ndim)
+        return hst__range_arg(dst->be, func, "axes %u is not 1..%d and <= src's ndim %u", axes,
+                            HST_FFT_MAX_AXES, src->ndim);
+    if ((int)norm < HST_FFT_NORM_BACKWARD || norm > HST_FFT_NORM_FORWARD)
+        return hst__bad_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
+    memset(key, 0, sizeof *key);
+    key->kind = hst__fft_kind(src->dtype, dst->dtype);
+    if (key->kind < 0)
+        return hst__dtype_error(dst->be, func, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
+                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+    if ((key->kind == HST__FFT_R2C && inverse) || (key->kind == HST__FFT_C2R && !inverse))
+        return hst__bad_arg(dst->be, func, "inverse %d: %s", inverse, key->kind == HST__FFT_R2C
+                            ? "f32 -> c64 is forward only" : "c64 -> f32 is inverse only");
+    real_side = key->kind == HST__FFT_C2R ? dst : src;
+    r = hst__fft_check_shapes(func, real_side, key->kind == HST__FFT_C2R ? src : dst, key->kind);
+    if (r != HST_SUCCESS) return r;
+    key->inverse = inverse != 0;
+    key->in_place = dst == src;
+    key->axes = axes;
+    key->batch = 1;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++)
+        key->n[i] = i < axes ? real_side->shape[real_side->ndim - 1 - i] : 1;
+    for (i = 0; i + axes < real_side->ndim; i++) key->batch *= real_side->shape[i];
+    if (key->kind != HST__FFT_C2C && key->n[0] < 2)
+        return hst__bad_arg(dst->be, func, "the real side's last extent is 1: r2c and c2r "
+                            "need n >= 2 (use c64 -> c64)");
+    hst__fft_squeeze(key);
+    return HST_SUCCESS;
+}
+
+/* NumPy's scale factor for the call: 1, 1/N or 1/sqrt(N). */
+static double hst__fft_scale(const hst__fft_key *key, hst_fft_norm norm) {
+    double n = (double)key->n[0] * (double)key->n[1] * (double)key->n[2];
+    if (norm == HST_FFT_NORM_ORTHO) return 1.0 / sqrt(n);
+    if ((norm == HST_FFT_NORM_BACKWARD) == (key->inverse != 0)) return 1.0 / n;
+    return 1.0;
+}
+
+/* Element strides of the transformed axes (fastest first) of a contiguous array whose fastest
+   axis holds `fast` elements, and the distance between batches. */
+static void hst__fft_strides(const hst__fft_key *key, size_t fast, ptrdiff_t stride[3],
+                             ptrdiff_t *dist) {
+    size_t s = 1;
+    unsigned i;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++) {
+        stride[i] = (ptrdiff_t)s;
+        s *= i == 0 ? fast : key->n[i];
+    }
+    *dist = (ptrdiff_t)s;
+}
+
+/* The FFTW plan (guru64 interface: no int limits; FFTW_ESTIMATE leaves the arrays untouched;
+   FFTW_UNALIGNED lets one plan run on any arrays through the new-array execute calls). */
+static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, void *in,
+                                     void *out, struct hst__fft_plan *p) {
+    fftw_iodim64 dims[HST_FFT_MAX_AXES], batch;
+    ptrdiff_t rs[3], cs[3], rdist, cdist;
+    unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED, i;
+    size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
+    hst__fft_strides(key, key->n[0], rs, &rdist);
+    hst__fft_strides(key, bins, cs, &cdist);
+    for (i = 0; i < key->axes; i++) {        /* FFTW lists dims slowest first */
+        unsigned a = key->axes - 1 - i;
+        dims[i].n = (ptrdiff_t)key->n[a];
+        dims[i].is = key->kind == HST__FFT_R2C ? rs[a] : cs[a];
+        dims[i].os = key->kind == HST__FFT_C2R ? rs[a] : cs[a];
+    }
+    batch.n = (ptrdiff_t)key->batch;
+    batch.is = key->kind == HST__FFT_R2C ? rdist : cdist;
+    batch.os = key->kind == HST__FFT_C2R ? rdist : cdist;
+    if (key->kind == HST__FFT_C2C)
+        p->host = fftwf_plan_guru64_dft((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
+                                        (fftwf_complex *)out,
+                                        key->inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags);
+    else if (key->kind == HST__FFT_R2C)
+        p->host = fftwf_plan_guru64_dft_r2c((int)key->axes, dims, 1, &batch, (float *)in,
+                                            (fftwf_complex *)out, flags);
+    else
+        p->host = fftwf_plan_guru64_dft_c2r((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
+                                            (float *)out, flags);
+    if (p->host) return HST_SUCCESS;
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
+             "these lengths and batch");
+    return HST_ERROR_UNSUPPORTED;
+}
+
+static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out) {
+    if (p->key.kind == HST__FFT_C2C)
+        fftwf_execute_dft(p->host, (fftwf_complex *)in, (fftwf_complex *)out);
+    else if (p->key.kind == HST__FFT_R2C)
+        fftwf_execute_dft_r2c(p->host, (float *)in, (fftwf_complex *)out);
+    else
+        fftwf_execute_dft_c2r(p->host, (fftwf_complex *)in, (float *)out);
+}
+
+#ifndef HST_NO_OPENCL
+/* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
+   strides of every buffer given explicitly (the complex side holds n / 2 + 1 bins in r2c/c2r;
+   the real side is VkFFT's unpadded "input buffer"). Only the direction needed is compiled. */
+static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_mem cplx,
+                                   cl_mem real, struct hst__fft_plan *p) {
+    /* made by hst__fft_plan before any plan */
+    hst__array_state *st = (hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    VkFFTConfiguration c;
+    VkFFTResult vr;
+    ptrdiff_t rs[3], cs[3], rdist, cdist;
+    unsigned i;
+    size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
+    hst__fft_strides(key, key->n[0], rs, &rdist);
+    hst__fft_strides(key, bins, cs, &cdist);
+    p->cbytes = (uint64_t)cdist * key->batch * 8;
+    p->rbytes = (uint64_t)rdist * key->batch * 4;
+    p->cplx = cplx;
+    p->real = real;
+    memset(&c, 0, sizeof c);
+    c.FFTdim = key->axes;
+    for (i = 0; i < HST_FFT_MAX_AXES; i++) {
+        c.size[i] = key->n[i];
+        c.bufferStride[i] = (uint64_t)(i + 1 < HST_FFT_MAX_AXES ? cs[i + 1] : cdist);
+    }
+    c.numberBatches = key->batch;
+    c.platform = &st->platform;
+    c.device = &st->dev;
+    c.context = &st->ctx;
+    c.commandQueue = &st->queue;
+    c.buffer = &p->cplx;
+    c.bufferSize = &p->cbytes;
+    if (key->kind != HST__FFT_C2C) {
+        c.performR2C = 1;
+        c.isInputFormatted = 1;
+        c.inputBuffer = &p->real;
+        c.inputBufferSize = &p->rbytes;
+        for (i = 0; i < HST_FFT_MAX_AXES; i++)
+            c.inputBufferStride[i] = (uint64_t)(i + 1 < HST_FFT_MAX_AXES ? rs[i + 1] : rdist);
+        c.inverseReturnToInputBuffer = 1;
+    }
+    c.makeForwardPlanOnly = !key->inverse;
+    c.makeInversePlanOnly = key->inverse != 0;
+    if (hst_backend_device(be)->unified_memory) c.coalescedMemory = 64;   /* CPU caches: 64-byte lines */
+    if (!(p->app = (VkFFTApplication *)hst_backend_calloc(be, sizeof *p->app)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    vr = initializeVkFFT(p->app, c);
+    if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
+    hst_backend_free(be, p->app);
+    p->app = NULL;
+    if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: initializeVkFFT failed "
+             "(VkFFTResult %d)", (int)vr);
+    return HST_ERROR_UNSUPPORTED;
+}
+
+/* Enqueues the transform: c2c in place on cplx; r2c real -> cplx; c2r cplx -> real (cplx is
+   overwritten: the caller passes a copy). */
+static hst_result hst__fft_run_cl(hst_backend *be, struct hst__fft_plan *p, cl_mem cplx,
+                                  cl_mem real) {
+    /* made by hst__fft_plan before any plan */
+    hst__array_state *st = (hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    VkFFTLaunchParams lp;
+    VkFFTResult vr;
+    memset(&lp, 0, sizeof lp);
+    p->cplx = cplx;
+    p->real = real;
+    lp.commandQueue = &st->queue;
+    lp.buffer = &p->cplx;
+    if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &p->real;
+    vr = VkFFTAppend(p->app, p->key.inverse ? 1 : -1, &lp);
+    if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
+    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
+             "(VkFFTResult %d)", (int)vr);
+    return HST_ERROR_UNSUPPORTED;
+}
+#endif
+
+static void hst__fft_release(hst_backend *be, hst__array_state *st) {
+    while (st->fft_plans) {
+        struct hst__fft_plan *p = st->fft_plans;
+        st->fft_plans = p->next;
+        if (p->host) fftwf_destroy_plan(p->host);
+#ifndef HST_NO_OPENCL
+        if (p->app) { deleteVkFFT(p->app); hst_backend_free(be, p->app); }
+#endif
+        hst_backend_free(be, p);
+    }
+}
+
+/* The cached plan for key, made on first use from the call's arrays (cplx: the complex side,
+   or the c2c in-place array; real: the real side; host pointers on the host device). */
+static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_buffer *in,
+                                hst_buffer *out, struct hst__fft_plan **found) {
+    hst__array_state *st;
+    struct hst__fft_plan *p;
+    hst_result r;
+    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
+    for (p = st->fft_plans; p; p = p->next)
+        if (!memcmp(&p->key, key, sizeof *key)) { *found = p; return HST_SUCCESS; }
+    if (!(p = (struct hst__fft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    p->key = *key;
+#ifndef HST_NO_OPENCL
+    if (hst__on_cl(be)) {
+        int c2r = key->kind == HST__FFT_C2R;
+        r = hst__fft_plan_cl(be, key, hst_buffer_cl(c2r ? in : out), hst_buffer_cl(c2r ? out : in), p);
+    } else
+#endif
+        r = hst__fft_plan_host(be, key, hst_buffer_host_ptr(in), hst_buffer_host_ptr(out), p);
+    if (r != HST_SUCCESS) { hst_backend_free(be, p); return r; }
+    p->next = st->fft_plans;
+    st->fft_plans = p;
+    *found = p;
+    return HST_SUCCESS;
+}
+
+/* Runs the transform unscaled. Inputs are never modified: c2r (which both libraries run in
+   place on the spectrum) works on a pooled copy; c2c on an OpenCL device copies src into dst
+   and transforms dst in place. */
+static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
+    hst_backend *be = dst->be;
+    hst_buffer *in = src->buf, *tmp = NULL;
+    struct hst__fft_plan *p;
+    hst_result r = HST_SUCCESS;
+    if (key->kind == HST__FFT_C2R) {
+        if ((r = hst_pool_alloc(hst_backend_pool(be), src->bytes, &tmp)) != HST_SUCCESS) return r;
+        r = hst_copy(hst_backend_queue(be), tmp, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
+        in = tmp;
+    } else if (key->kind == HST__FFT_C2C && hst__on_cl(be) && dst->buf != src->buf) {
+        r = hst_copy(hst_backend_queue(be), dst->buf, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
+        in = dst->buf;
+    }
+    if (r == HST_SUCCESS) r = hst__fft_plan(be, key, in, dst->buf, &p);
+#ifndef HST_NO_OPENCL
+    if (r == HST_SUCCESS && hst__on_cl(be)) {
+        int c2r = key->kind == HST__FFT_C2R;
+        r = hst__fft_run_cl(be, p, hst_buffer_cl(c2r ? in : dst->buf), hst_buffer_cl(c2r ? dst->buf : in));
+    } else
+#endif
+    if (r == HST_SUCCESS) hst__fft_run_host(p, hst_buffer_host_ptr(in), hst_buffer_host_ptr(dst->buf));
+    hst_buffer_destroy(tmp);
+    return r;
+}
+
+/* Where an array's bytes lie: its buffer's underlying allocation and the offset in it. */
+static const hst_buffer *hst__array_root(const hst_array *a, size_t *at) {
+    return hst_buffer_root(a->buf, at);
+}
+
+/* 1: a and b (distinct arrays) cover the same bytes with the same dtype and shape (two views of
+   one region: in place); -1: their bytes overlap otherwise; 0: they are apart. */
+static int hst__array_alias(const hst_array *a, const hst_array *b) {
+    size_t ao = 0, bo = 0;
+    unsigned i;
+    int same;
+    if (hst__array_root(a, &ao) != hst__array_root(b, &bo)) return 0;
+    if (ao >= bo + b->bytes || bo >= ao + a->bytes) return 0;
+    same = ao == bo && a->dtype == b->dtype && a->ndim == b->ndim;
+    for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+    return same ? 1 : -1;
+}
+
+HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                   int inverse, hst_fft_norm norm) {
+    static const char *F = "hst_array_fft";
+    hst__fft_key key;
+    double scale;
+    hst_result r;
+    if (dst && src && dst != src) {
+        int alias = hst__array_alias(dst, src);
+        if (alias == 1) src = dst;   /* two views of the same bytes: in place */
+        else if (alias < 0)
+            return hst__bad_arg(dst->be, F, "src and dst are views of overlapping bytes (give "
+                                "the same array, or views of the same bytes, to transform in place)");
+    }
+    if ((r = hst__fft_args(F, dst, src, axes, inverse, norm, &key)) != HST_SUCCESS) return r;
+    if (hst__on_cl(dst->be) && key.kind == HST__FFT_C2C) key.in_place = 1;  /* see exec */
+    if (key.axes == 0) r = hst_array_copy(dst, src);     /* every length was 1 */
+    else r = hst__fft_exec(dst, src, &key);
+    if (r != HST_SUCCESS) return r;
+    scale = hst__fft_scale(&key, norm);
+    return scale == 1.0 ? HST_SUCCESS : hst_array_scale(dst, hst_real(scale));
+}
+#endif /* HST_FFT */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_ARRAY_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

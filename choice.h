@@ -1,0 +1,1658 @@
+/* choice.h — halostream's choice among implementations by measured speed: an operation
+   registers several implementations (host C, OpenCL on each device, fused or chained variants),
+   each call names its size signature, and the registry runs the one measured fastest for that
+   signature on that device, keeping the timings in one file per user. Single-file, header-only,
+   C99 (and C++). Sits on backend.h (its devices, logging and cache directory); it does not use
+   array.h.
+
+   Do this:
+       #define HST_IMPLEMENTATION          (or HST_CHOICE_IMPLEMENTATION for this header alone)
+   before you include this file in *exactly one* C or C++ file to create the implementation.
+   Every other file includes it without the macro and sees only the declarations.
+
+   Usage (two implementations of a square; the registry measures both, then runs the faster):
+
+       static hst_result square_host(void *args, void *user) {
+           double *x = (double *)args; (void)user; *x = *x * *x; return HST_SUCCESS; }
+       static hst_result square_again(void *args, void *user) {
+           double *x = (double *)args; (void)user; *x = *x * *x; return HST_SUCCESS; }
+
+       hst_backend_desc bdesc = {0};
+       hst_backend *be; hst_choice_op *op; hst_choice_outcome oc;
+       hst_choice_impl impls[2] = {{"host", square_host, NULL, NULL, NULL, 1},
+                                   {"again", square_again, NULL, NULL, NULL, 0}};
+       hst_choice_op_desc d = {0};
+       int64_t sig[1] = {1};                      // the size that drives the cost
+       double x = 3.0;
+       if (hst_backend_create(&bdesc, &be) != HST_SUCCESS) return 1;
+       d.name = "square"; d.impls = impls; d.num_impls = 2;
+       hst_choice_register(be, &d, &op);
+       hst_choice_run(op, sig, 1, &x, NULL, &oc);    // oc.name: the one that ran
+       hst_backend_destroy(be);                      // saves the timings
+       // cc -std=c99 app.c -lOpenCL -lm
+
+   Options (macros)                         matters in
+     HST_IMPLEMENTATION                     the implementation TU: compile every header's body
+     HST_CHOICE_IMPLEMENTATION              the implementation TU: compile choice.h's body only
+     HST_NO_OPENCL, HST_STATIC, HST_API     as in backend.h
+
+   Environment: HST_FORCE ("op:impl,op2:impl2": always run those implementations), and
+   backend.h's HST_CACHE_DIR (where the timings file lives).
+
+   What it does NOT do: it never picks at random; it never times a run that failed (a failing
+   implementation is skipped for that signature and logged); it does not retry an
+   out-of-memory in a loop (one split, computed from the device's limits); it does not write the
+   timings file per call; it does not make one registry safe to use from two threads at once
+   (its calls are per backend, see backend.h's thread-safety classes). The timings file is
+   shared between processes and threads under an fcntl lock on the open file (Linux 3.15 and
+   later); elsewhere the lock is the process's, and backends of one process must not save to the
+   same file at the same time (hst_choice_save, hst_backend_destroy, hst_choice_run's interval
+   saves).
+
+   Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
+   halostream authors (the full text at the end of this file). */
+
+#ifndef HST_CHOICE_H
+#define HST_CHOICE_H
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Choice by measured speed (NanoPyx's Liquid Engine, REFERENCE.md section 2, without its
+   defects: the device is part of every key, timings are bucketed per signature value rather
+   than collapsed into one product "score", the file is written at exit or an interval rather
+   than per call, out-of-memory splits once from the device's limits rather than in a retry
+   loop, and nothing is picked at random).
+
+   An operation registers several implementations (host C serial or threaded, OpenCL on each
+   device, fused or chained variants); each call names a size signature: the integers that drive
+   its cost (rows, cols, frames, magnification, ...). Each value falls into a bucket of
+   1/HST_CHOICE_BUCKETS_PER_OCTAVE of an octave (values < 1 share one bucket), so similar inputs
+   share timings. For a call hst_choice_run
+     1. runs the forced implementation if one is forced: per call (`force`), else $HST_FORCE
+        ("op:impl,op2:impl2"), else the op desc's `force`; a forced failure is returned as is;
+     2. else measures what is unknown: an implementation with neither a timing nor a shipped
+        default for this signature runs (registration order), unless the nearest signature
+        with timings shows it more than HST_CHOICE_EXPLORE_SLOWER times slower than the best
+        there (op.no_explore: never run to measure; use the nearest signature's timings);
+     3. else runs the implementation whose last HST_CHOICE_HISTORY timings for this signature
+        have the lowest lower median (a single slow run never flips the choice; a lasting change
+        does, once it fills half the history). Every `revisit_every` calls of one signature the
+        least recently run implementation within HST_CHOICE_REVISIT_WITHIN of the best runs
+        instead, so the choice also follows implementations that became faster.
+   Every successful run is timed with the registry's clock and recorded, except the first run
+   of each implementation in the process (a warm-up: program builds, first touch of memory)
+   unless op.no_warmup. A run that fails is skipped for that signature from then on, logged with
+   its reason (HST_LOGITEM_CHOICE_FAILED), and the call goes on with the next choice: it fails only
+   when every implementation has. An out-of-memory result (hst_result_is_out_of_memory) with
+   op.split set is run once more, split into parts computed from the implementation's device
+   (largest allocation, free-memory estimate; HST_LOGITEM_CHOICE_SPLIT), and that part count is kept
+   for the signature. There is no retry loop: a split that fails is a failure.
+
+   Timings persist in one file per user: <cache dir>/choice-u<uid>.txt (the backend's cache
+   directory, see hst_backend_desc.cache_dir; none when it is off), keyed by operation,
+   implementation, device identity (name | driver version) and signature buckets. It is read
+   when the first operation registers and written by hst_choice_save, by hst_backend_destroy and
+   at most every save_interval_s (never per call): under an advisory lock (fcntl; a lock
+   directory elsewhere), merged with what other processes wrote meanwhile, into a temporary file
+   renamed over the old one. A corrupt or foreign file is ignored with one warning
+   (HST_LOGITEM_CHOICE_FILE_IGNORED) and replaced at the next save.
+
+   Implementations must return when their results are complete (wait for their queues), or their
+   times mean nothing. Backends named by implementations must outlive the operation; operations
+   live until their backend is destroyed. Not thread-safe (like the backend). */
+#define HST_CHOICE_MAX_SIG 4            /* integers in a size signature */
+#define HST_CHOICE_MAX_IMPLS 16         /* implementations of one operation */
+#define HST_CHOICE_HISTORY 16           /* timings kept per implementation, device, signature */
+#define HST_CHOICE_BUCKETS_PER_OCTAVE 2 /* 100 and 128 differ; 100 and 110 share */
+#define HST_CHOICE_EXPLORE_SLOWER 4.0   /* not measured where the nearest says this much slower */
+#define HST_CHOICE_REVISIT_EVERY 100    /* default revisit interval (calls of one signature) */
+#define HST_CHOICE_REVISIT_WITHIN 3.0   /* revisited only within 3x of the best: at most
+                                           (3 - 1) / 100 = 2% of the time goes to revisits */
+
+typedef struct hst_choice_op hst_choice_op;
+/* Runs one implementation on the caller's arguments; returns when the results are complete. */
+typedef hst_result (*hst_choice_run_fn)(void *args, void *user);
+/* Seconds on a monotonic clock (the default: CLOCK_MONOTONIC where the build exposes it,
+   gettimeofday otherwise); tests inject their own. */
+typedef double (*hst_choice_clock_fn)(void *user);
+
+/* What an out-of-memory split knows: a suggested part count (>= 2: the declared work_bytes
+   over the free estimate and over the largest allocation, whichever needs more; 2 when the op
+   declares no work size) and the limits it came from, of the implementation's device. */
+typedef struct hst_choice_split_info {
+    size_t parts;
+    uint64_t max_alloc_bytes;      /* CL_DEVICE_MAX_MEM_ALLOC_SIZE (hst_device_info) */
+    uint64_t free_bytes;           /* global memory (or the desc's limit) less live bytes */
+} hst_choice_split_info;
+/* Runs the call's work in info->parts pieces (or as many as the split decides from the
+   limits), calling run(piece_args, run_user) for each. */
+typedef hst_result (*hst_choice_split_fn)(void *args, const hst_choice_split_info *info,
+                                          hst_choice_run_fn run, void *run_user);
+
+typedef struct hst_choice_impl {
+    const char *name;              /* unique in the op; no tab, newline or comma ("host",
+                                      "opencl", "fused"); copied */
+    hst_choice_run_fn run;         /* NULL in every implementation: a timings-only operation
+                                      (the caller runs the work, hst_choice_record feeds the
+                                      timings, hst_choice_stats reads the estimates;
+                                      hst_choice_run and _benchmark answer UNSUPPORTED) */
+    void *user;                    /* passed to run */
+    hst_backend *backend;          /* the device it runs on (identity, split limits);
+                                      NULL: the backend the op is registered with */
+    const char *device_id;         /* overrides the identity "name | driver version"; copied */
+    int reference;                 /* the host twin that hst_choice_benchmark compares with
+                                      (none marked: the first implementation) */
+} hst_choice_impl;
+
+/* A shipped default: a time in seconds for an implementation at a signature. Used for
+   signatures the implementation has no timings for (the nearest default); never saved. */
+typedef struct hst_choice_default {
+    const char *impl;
+    int64_t sig[HST_CHOICE_MAX_SIG];
+    unsigned sig_len;
+    double seconds;
+} hst_choice_default;
+
+typedef struct hst_choice_op_desc {
+    const char *name;              /* unique per backend; no tab, newline, comma or colon */
+    const hst_choice_impl *impls;  /* 1..HST_CHOICE_MAX_IMPLS, copied */
+    size_t num_impls;
+    const char *force;             /* always run this implementation (by name); NULL: choose */
+    const hst_choice_default *defaults;   /* copied */
+    size_t num_defaults;
+    hst_choice_split_fn split;     /* out of memory: run in parts; NULL: it is a failure */
+    uint64_t (*work_bytes)(const void *args);  /* device bytes the whole call needs; NULL:
+                                      unknown (the split gets 2 parts and the limits) */
+    /* Benchmark cross-check: the call's output as doubles, size-query-then-fill (dst NULL:
+       only *count); NULL: outputs are not compared. */
+    hst_result (*output)(void *args, double *dst, size_t capacity, size_t *count);
+    int no_warmup;                 /* 1: record first runs too */
+    int no_explore;                /* 1: never run an implementation just to measure it */
+    int revisit_every;             /* 0: HST_CHOICE_REVISIT_EVERY; < 0: never revisit */
+} hst_choice_op_desc;
+
+typedef struct hst_choice_desc {
+    hst_choice_clock_fn clock;     /* NULL: the monotonic clock */
+    void *clock_user;
+    const char *path;              /* timings file; NULL: <cache dir>/choice-u<uid>.txt;
+                                      "off": in memory only */
+    double save_interval_s;        /* > 0: also save from hst_choice_run once this long has
+                                      passed since the last save; 0: at save/destroy only */
+} hst_choice_desc;
+
+/* Configures the backend's registry; call before the first operation registers (later:
+   HST_ERROR_INVALID_ARGUMENT), which includes those the library registers: hst_stream_create
+   with several devices (on backends[0]) or with block_slices 0 on an OpenCL device (its copy
+   model, "stream_copy"), esrrf.h's first run or live session ("esrrf"), and the first
+   hst_halo_pack_host_choose / _unpack_host_choose of a plan on this backend. Without it the
+   defaults apply.
+   Thread safety: per backend. */
+HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
+/* Registers an operation (reading the timings file on first use). Errors:
+   HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
+   many implementations, some runs NULL and others not, force or a default naming no
+   implementation), HST_ERROR_OUT_OF_HOST_MEMORY.
+   Thread safety: per backend (also hst_choice_find). */
+HST_API hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
+                                       hst_choice_op **out);
+HST_API hst_choice_op *hst_choice_find(hst_backend *be, const char *name);  /* NULL: none */
+
+typedef struct hst_choice_outcome {
+    unsigned impl;                 /* index (registration order) of the one that produced it */
+    const char *name;              /* its name (valid while the op lives) */
+    double seconds;                /* its time for this call (with splitting) */
+    size_t parts;                  /* 1, or the parts an out-of-memory split used */
+    int explored;                  /* run to measure it (no timing for this signature yet) */
+    int forced;                    /* per call, $HST_FORCE or the desc chose it */
+    unsigned failures;             /* implementations that failed during this call */
+} hst_choice_outcome;
+
+/* Runs the operation on args (see above). sig: sig_len (0..HST_CHOICE_MAX_SIG) integers.
+   force: an implementation's name, or NULL. outcome may be NULL. Errors: the last failing
+   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown);
+   HST_ERROR_UNSUPPORTED (a timings-only operation).
+   Thread safety: per backend, on the op's backend and on every backend its implementations
+   use (the implementations run on the calling thread). */
+HST_API hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                  void *args, const char *force, hst_choice_outcome *outcome);
+/* The index of the implementation hst_choice_run would run next for sig (revisits aside),
+   without running or recording anything. Thread safety: per backend. */
+HST_API hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
+                                   unsigned sig_len, unsigned *impl);
+/* Records a time measured elsewhere (the stream measures its devices' blocks) as a run; it is
+   saved with the others (hst_choice_save, hst_backend_destroy, the next interval save of
+   hst_choice_run). Thread safety: per backend. */
+HST_API hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                     const char *impl, double seconds);
+
+enum { HST_CHOICE_NONE = 0, HST_CHOICE_EXACT, HST_CHOICE_DEFAULT, HST_CHOICE_NEAREST };
+typedef struct hst_choice_stat {
+    const char *impl, *device;
+    unsigned samples;              /* timings held for this signature */
+    double seconds;                /* lower median of them; else the nearest shipped default;
+                                      else the nearest signature's; NaN when nothing is known */
+    int source;                    /* HST_CHOICE_EXACT, _DEFAULT, _NEAREST or _NONE */
+    hst_result failed;             /* non-zero: skipped for this signature after this error */
+    size_t parts;                  /* > 1: runs split after an out-of-memory */
+} hst_choice_stat;
+/* One entry per implementation, registration order; size-query-then-fill (out NULL).
+   Thread safety: per backend. */
+HST_API hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *sig,
+                                    unsigned sig_len, hst_choice_stat *out, size_t capacity,
+                                    size_t *count);
+
+typedef struct hst_choice_bench_row {
+    const char *impl, *device;
+    hst_result result;             /* of its runs (a failure ends its row) */
+    unsigned runs;                 /* timed runs (after one untimed run, whose output is kept) */
+    double median_s, best_s;
+    double vs_best;                /* median over the best median among the rows that ran */
+    double max_rel_error;          /* max |x - ref| / max |ref| against the reference;
+                                      NaN without op.output */
+    double correlation;            /* Pearson r against the reference; NaN without output */
+    int reference, chosen;         /* chosen: what hst_choice_run would pick afterwards */
+} hst_choice_bench_row;
+/* Benchmark mode: runs every implementation on args — the reference first, once untimed
+   (its output kept) and `reps` times timed (0: 3) — cross-checks each output against the
+   reference's, records every timed run, and fills one row per implementation (rows NULL: only
+   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), HST_ERROR_UNSUPPORTED
+   (a timings-only operation), allocation.
+   Thread safety: per backend, as hst_choice_run. */
+HST_API hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                        void *args, unsigned reps, hst_choice_bench_row *rows,
+                                        size_t capacity, size_t *count);
+/* The rows as a text table (snprintf-style: returns the bytes needed including the NUL,
+   writes at most capacity). Thread-safe. */
+HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
+                                size_t capacity);
+/* Writes the timings now (merged under the lock), if any were recorded since the last save.
+   Errors: HST_ERROR_IO (logged as HST_LOGITEM_CACHE_WRITE_FAILED). Thread safety: per backend
+   (see the timings file at the top of the file). */
+HST_API hst_result hst_choice_save(hst_backend *be);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_CHOICE_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_IMPLEMENTATION) && !defined(HST_CHOICE_IMPLEMENTATION)
+#  define HST_CHOICE_IMPLEMENTATION
+#endif
+#if defined(HST_CHOICE_IMPLEMENTATION) && !defined(HST__CHOICE_IMPLEMENTED)
+#define HST__CHOICE_IMPLEMENTED
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(_WIN32)
+#  include <direct.h>
+#else
+#  include <sys/stat.h>
+#  include <sys/types.h>
+#  include <unistd.h>
+#  include <fcntl.h>      /* advisory lock on the timings file */
+#endif
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__CDEF HST_API __attribute__((unused))
+#else
+#  define HST__CDEF HST_API
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__CPRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define HST__CPRINTF(f, a)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>helpers (choice.h uses backend.h's public API only, so its implementation may live in
+   another translation unit than backend.h's) */
+/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
+
+static void hst__choice_copy(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* >>choice ----------------------------------------------------------------------------------- */
+#define HST__CHOICE_MAGIC "halostream-choice 1"
+#define HST__CHOICE_EXTENSION "choice"   /* the registry's name among the backend's extensions */
+#define HST__CHOICE_MAX_FILE_BYTES ((size_t)16 << 20)  /* larger: not ours, or corrupt */
+/* Part of the free-memory estimate a split plans to use: drivers keep some memory back (the
+   NVIDIA OpenCL driver a few hundred MiB) and allocations fragment. */
+#define HST__CHOICE_FREE_FRACTION 0.75
+#define HST__CHOICE_MAX_PARTS ((size_t)1 << 16)   /* beyond this a split cannot help */
+#define HST__CHOICE_LOCK_WAIT_S 5.0   /* the lock-directory fallback's patience, then it goes on */
+
+typedef struct hst__choice_key {
+    unsigned n;
+    int32_t b[HST_CHOICE_MAX_SIG];
+} hst__choice_key;
+
+/* One history: an implementation on a device at a signature. Samples are chronological. */
+typedef struct hst__choice_rec {
+    char *op, *impl, *device;
+    hst__choice_key key;
+    double t[HST_CHOICE_HISTORY];
+    unsigned n;
+    unsigned fresh;                /* samples recorded since the last load or save */
+} hst__choice_rec;
+
+typedef struct hst__choice_sig {
+    hst__choice_key key;
+    long rec[HST_CHOICE_MAX_IMPLS];        /* index into the registry's records; -1: none */
+    double med[HST_CHOICE_MAX_IMPLS];      /* lower median of the record; < 0: no samples */
+    hst_result failed[HST_CHOICE_MAX_IMPLS];
+    size_t parts[HST_CHOICE_MAX_IMPLS];    /* > 1: split after an out-of-memory */
+    unsigned long last_run[HST_CHOICE_MAX_IMPLS];
+    unsigned long calls;
+    int chosen;                            /* the last best (not explored or revisited); -1 */
+} hst__choice_sig;
+
+typedef struct hst__choice_impl {
+    hst_choice_impl pub;           /* name and device_id point at the copies below */
+    char *name, *device;
+    int warm;                      /* has run once in this process */
+} hst__choice_impl;
+
+typedef struct hst__choice_dflt {
+    unsigned impl;
+    hst__choice_key key;
+    double seconds;
+} hst__choice_dflt;
+
+struct hst_choice_op {
+    struct hst__choice *reg;
+    char *name;
+    hst__choice_impl impl[HST_CHOICE_MAX_IMPLS];
+    unsigned nimpl, reference;
+    int force_desc, force_env;     /* -1: none */
+    hst__choice_dflt *defaults;
+    size_t ndefaults;
+    hst_choice_split_fn split;
+    uint64_t (*work_bytes)(const void *args);
+    hst_result (*output)(void *args, double *dst, size_t capacity, size_t *count);
+    int no_warmup, no_explore;
+    unsigned long revisit_every;   /* 0: never */
+    hst__choice_sig *sigs;
+    size_t nsigs, capsigs;
+    hst_choice_op *next;
+};
+
+typedef struct hst__choice {
+    hst_backend *be;
+    hst_choice_clock_fn clock;
+    void *clock_user;
+    char path[1100];               /* empty: in memory only */
+    double save_interval_s, last_save;
+    hst__choice_rec *recs;
+    size_t nrecs, caprecs;
+    hst_choice_op *ops;
+    int warned_file, loaded;
+} hst__choice;
+
+static double hst__choice_default_clock(void *user) {
+    (void)user;
+    return hst_time_s();
+}
+
+static char *hst__choice_strdup(const hst_backend *be, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)hst_backend_alloc(be, n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* floor(log2(v) * HST_CHOICE_BUCKETS_PER_OCTAVE); values below 1 share bucket -1. */
+static int32_t hst__choice_bucket(int64_t v) {
+    if (v < 1) return -1;
+    return (int32_t)floor(log2((double)v) * HST_CHOICE_BUCKETS_PER_OCTAVE + 1e-9);
+}
+
+static void hst__choice_make_key(const int64_t *sig, unsigned n, hst__choice_key *k) {
+    unsigned i;
+    memset(k, 0, sizeof *k);
+    k->n = n;
+    for (i = 0; i < n; i++) k->b[i] = hst__choice_bucket(sig[i]);
+}
+
+static int hst__choice_key_eq(const hst__choice_key *a, const hst__choice_key *b) {
+    return a->n == b->n && !memcmp(a->b, b->b, sizeof a->b);
+}
+
+/* L1 distance in buckets; -1 when the lengths differ (never near). */
+static long hst__choice_key_dist(const hst__choice_key *a, const hst__choice_key *b) {
+    long d = 0;
+    unsigned i;
+    if (a->n != b->n) return -1;
+    for (i = 0; i < a->n; i++) d += labs((long)a->b[i] - (long)b->b[i]);
+    return d;
+}
+
+static void hst__choice_key_text(const hst__choice_key *k, char *buf, size_t cap) {
+    size_t len = 0;
+    unsigned i;
+    buf[0] = '\0';
+    for (i = 0; i < k->n && len + 1 < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%d", i ? "," : "", (int)k->b[i]);
+    if (k->n == 0) hst__choice_copy(buf, cap, "-");
+}
+
+/* The lower median: with an even count the faster of the two middle values, so one slow run
+   among two cannot flip a choice. */
+static double hst__choice_median(const double *t, unsigned n) {
+    double s[HST_CHOICE_HISTORY], x;
+    unsigned i, j;
+    if (n == 0) return -1.0;
+    for (i = 0; i < n; i++) {
+        x = t[i];
+        for (j = i; j > 0 && s[j - 1] > x; j--) s[j] = s[j - 1];
+        s[j] = x;
+    }
+    return s[(n - 1) / 2];
+}
+
+static void hst__choice_push(hst__choice_rec *r, double seconds) {
+    if (r->n == HST_CHOICE_HISTORY) {
+        memmove(r->t, r->t + 1, (HST_CHOICE_HISTORY - 1) * sizeof r->t[0]);
+        r->n--;
+    }
+    r->t[r->n++] = seconds;
+}
+
+/* "name | driver version", with characters the file format reserves replaced. */
+static void hst__choice_device_id(const hst_backend *be, const char *override, char *buf,
+                                  size_t cap) {
+    size_t i;
+    if (override && *override) hst__choice_copy(buf, cap, override);
+    else snprintf(buf, cap, "%s | %s", hst_backend_device(be)->name, hst_backend_device(be)->driver_version);
+    for (i = 0; buf[i]; i++)
+        if (buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r') buf[i] = ' ';
+}
+
+/* The backend's registry (its "choice" extension), or NULL before the first hst__choice_get. */
+static hst__choice *hst__choice_of(const hst_backend *be) {
+    return (hst__choice *)hst_backend_extension(be, HST__CHOICE_EXTENSION);
+}
+
+static void hst__choice_destroy(hst_backend *be, void *data);
+
+/* The backend's registry into *out, made and attached on first use. Errors (logged):
+   HST_ERROR_OUT_OF_HOST_MEMORY, hst_backend_attach's (every extension slot taken). */
+static hst_result hst__choice_get(hst_backend *be, hst__choice **out) {
+    hst__choice *reg = hst__choice_of(be);
+    const char *cache_dir = hst_backend_cache_dir(be);
+    hst_result r;
+    if ((*out = reg) != NULL) return HST_SUCCESS;
+    if (!(reg = (hst__choice *)hst_backend_calloc(be, sizeof *reg))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    reg->be = be;
+    reg->clock = hst__choice_default_clock;
+    reg->last_save = reg->clock(NULL);
+    if (cache_dir[0]) {
+#if defined(_WIN32)
+        snprintf(reg->path, sizeof reg->path, "%s/choice.txt", cache_dir);
+#else
+        snprintf(reg->path, sizeof reg->path, "%s/choice-u%lu.txt", cache_dir,
+                 (unsigned long)getuid());
+#endif
+    }
+    if ((r = hst_backend_attach(be, HST__CHOICE_EXTENSION, reg, hst__choice_destroy)) != HST_SUCCESS) {
+        hst_backend_free(be, reg);
+        return r;
+    }
+    *out = reg;
+    return HST_SUCCESS;
+}
+
+/* ---- records and their attachment to operations ---- */
+static hst__choice_sig *hst__choice_find_sig(const hst_choice_op *op, const hst__choice_key *k) {
+    size_t i;
+    for (i = 0; i < op->nsigs; i++)
+        if (hst__choice_key_eq(&op->sigs[i].key, k)) return &op->sigs[i];
+    return NULL;
+}
+
+static hst__choice_sig *hst__choice_add_sig(hst_choice_op *op, const hst__choice_key *k) {
+    hst__choice_sig *s;
+    unsigned i;
+    if ((s = hst__choice_find_sig(op, k)) != NULL) return s;
+    if (op->nsigs == op->capsigs) {
+        size_t cap = op->capsigs ? 2 * op->capsigs : 8;
+        hst__choice_sig *n = (hst__choice_sig *)hst_backend_alloc(op->reg->be, cap * sizeof *n);
+        if (!n) return NULL;
+        if (op->nsigs) memcpy(n, op->sigs, op->nsigs * sizeof *n);
+        hst_backend_free(op->reg->be, op->sigs);
+        op->sigs = n;
+        op->capsigs = cap;
+    }
+    s = &op->sigs[op->nsigs++];
+    memset(s, 0, sizeof *s);
+    s->key = *k;
+    s->chosen = -1;
+    for (i = 0; i < HST_CHOICE_MAX_IMPLS; i++) {
+        s->rec[i] = -1;
+        s->med[i] = -1.0;
+        s->parts[i] = 1;
+    }
+    return s;
+}
+
+static int hst__choice_impl_index(const hst_choice_op *op, const char *name, const char *device) {
+    unsigned i;
+    for (i = 0; i < op->nimpl; i++)
+        if (!strcmp(op->impl[i].name, name) && (!device || !strcmp(op->impl[i].device, device)))
+            return (int)i;
+    return -1;
+}
+
+/* Binds record ri to its operation's signature entry, if that operation is registered. */
+static void hst__choice_attach(hst__choice *reg, size_t ri) {
+    hst__choice_rec *r = &reg->recs[ri];
+    hst_choice_op *op;
+    hst__choice_sig *s;
+    int i;
+    for (op = reg->ops; op; op = op->next) if (!strcmp(op->name, r->op)) break;
+    if (!op || (i = hst__choice_impl_index(op, r->impl, r->device)) < 0) return;
+    if (!(s = hst__choice_add_sig(op, &r->key)) || s->rec[i] >= 0) return;
+    s->rec[i] = (long)ri;
+    s->med[i] = hst__choice_median(r->t, r->n);
+}
+
+static void hst__choice_free_rec(const hst_backend *be, hst__choice_rec *r) {
+    hst_backend_free(be, r->op); hst_backend_free(be, r->impl); hst_backend_free(be, r->device);
+}
+
+/* Appends a copy of r (strings duplicated); the index, or -1 when out of memory. */
+static long hst__choice_add_rec(hst__choice *reg, const hst__choice_rec *r) {
+    hst__choice_rec *d;
+    if (reg->nrecs == reg->caprecs) {
+        size_t cap = reg->caprecs ? 2 * reg->caprecs : 32;
+        hst__choice_rec *n = (hst__choice_rec *)hst_backend_alloc(reg->be, cap * sizeof *n);
+        if (!n) return -1;
+        if (reg->nrecs) memcpy(n, reg->recs, reg->nrecs * sizeof *n);
+        hst_backend_free(reg->be, reg->recs);
+        reg->recs = n;
+        reg->caprecs = cap;
+    }
+    d = &reg->recs[reg->nrecs];
+    *d = *r;
+    d->op = hst__choice_strdup(reg->be, r->op);
+    d->impl = hst__choice_strdup(reg->be, r->impl);
+    d->device = hst__choice_strdup(reg->be, r->device);
+    if (!d->op || !d->impl || !d->device) { hst__choice_free_rec(reg->be, d); return -1; }
+    return (long)reg->nrecs++;
+}
+
+static long hst__choice_find_rec(const hst__choice *reg, const hst__choice_rec *k) {
+    size_t i;
+    for (i = 0; i < reg->nrecs; i++) {
+        const hst__choice_rec *r = &reg->recs[i];
+        if (hst__choice_key_eq(&r->key, &k->key) && !strcmp(r->op, k->op) &&
+            !strcmp(r->impl, k->impl) && !strcmp(r->device, k->device))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Records one run of implementation i at signature entry s. */
+static void hst__choice_note(hst_choice_op *op, hst__choice_sig *s, unsigned i, double seconds) {
+    hst__choice *reg = op->reg;
+    hst__choice_rec *r;
+    if (!(seconds >= 0.0)) seconds = 0.0;   /* a clock that went backwards (or NaN) */
+    if (s->rec[i] < 0) {
+        hst__choice_rec k;
+        memset(&k, 0, sizeof k);
+        k.op = op->name; k.impl = op->impl[i].name; k.device = op->impl[i].device; k.key = s->key;
+        if ((s->rec[i] = hst__choice_add_rec(reg, &k)) < 0) return;
+    }
+    r = &reg->recs[s->rec[i]];
+    hst__choice_push(r, seconds);
+    if (r->fresh < HST_CHOICE_HISTORY) r->fresh++;
+    s->med[i] = hst__choice_median(r->t, r->n);
+}
+
+/* ---- the file ---- */
+typedef struct hst__choice_text { char *p; size_t len, cap; int failed; } hst__choice_text;
+
+HST__CPRINTF(3, 4)
+static void hst__choice_append(const hst_backend *be, hst__choice_text *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    if (t->failed) return;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) { t->failed = 1; return; }
+        if (t->p && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
+        {
+            size_t cap = (t->cap ? 2 * t->cap : 4096) + (size_t)n;
+            char *p = (char *)hst_backend_alloc(be, cap);
+            if (!p) { t->failed = 1; return; }
+            if (t->p) memcpy(p, t->p, t->len + 1);
+            hst_backend_free(be, t->p);
+            t->p = p;
+            t->cap = cap;
+        }
+    }
+}
+
+static uint64_t hst__choice_text_hash(const char *p, size_t n) {
+    return hst_hash_final(hst_hash_bytes(HST_HASH_SEED, p, n));
+}
+
+/* Parses one field up to a tab; NULL when the line ends first. */
+static char *hst__choice_field(char **cursor) {
+    char *s = *cursor, *tab = strchr(s, '\t');
+    if (!tab) return NULL;
+    *tab = '\0';
+    *cursor = tab + 1;
+    return s;
+}
+
+/* One record line ("op\timpl\tdevice\tb0,b1\tns ns ..."), modified in place. */
+static int hst__choice_parse_line(char *line, hst__choice_rec *r) {
+    char *cur = line, *buckets, *times, *end;
+    memset(r, 0, sizeof *r);
+    if (!(r->op = hst__choice_field(&cur)) || !(r->impl = hst__choice_field(&cur)) ||
+        !(r->device = hst__choice_field(&cur)) || !(buckets = hst__choice_field(&cur)))
+        return 0;
+    times = cur;
+    if (!*r->op || !*r->impl) return 0;
+    if (strcmp(buckets, "-") != 0) {
+        for (;;) {
+            long v = strtol(buckets, &end, 10);
+            if (end == buckets || r->key.n == HST_CHOICE_MAX_SIG || v < -1 || v > 100000) return 0;
+            r->key.b[r->key.n++] = (int32_t)v;
+            if (*end == '\0') break;
+            if (*end != ',') return 0;
+            buckets = end + 1;
+        }
+    }
+    while (*times) {
+        unsigned long long ns = strtoull(times, &end, 10);
+        if (end == times || r->n == HST_CHOICE_HISTORY) return 0;
+        r->t[r->n++] = (double)ns * 1e-9;
+        times = end;
+        if (*times == ' ') times++;
+        else if (*times) return 0;
+    }
+    return r->n > 0;
+}
+
+/* Reads the file's records into *out (strings point into *buf). Returns 1 when the file is
+   absent or valid, 0 when it is corrupt or foreign. Layout: the magic line, one line per
+   record, then "end <records> <hash of every byte before this line>". */
+static int hst__choice_read_file(hst__choice *reg, char **buf, hst__choice_rec **out,
+                                 size_t *count) {
+    static const char magic[] = HST__CHOICE_MAGIC "\n";
+    FILE *f;
+    long size;
+    char *p, *line, *next, *stop;
+    size_t got, last, cap = 0;
+    unsigned long long declared = 0, hash = 0;
+    *buf = NULL; *out = NULL; *count = 0;
+    if (!(f = fopen(reg->path, "rb"))) return 1;
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+        (size_t)size > HST__CHOICE_MAX_FILE_BYTES || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return 0;
+    }
+    if (!(p = (char *)hst_backend_alloc(reg->be, (size_t)size + 1))) { fclose(f); return 1; }
+    got = fread(p, 1, (size_t)size, f);
+    fclose(f);
+    p[got] = '\0';
+    *buf = p;
+    if (got != (size_t)size || strlen(p) != got || got < sizeof magic || p[got - 1] != '\n' ||
+        memcmp(p, magic, sizeof magic - 1) != 0)
+        return 0;                  /* short read, NUL bytes, unterminated, someone else's */
+    for (last = got - 1; last > 0 && p[last - 1] != '\n'; last--) {}
+    if (last < sizeof magic - 1) return 0;
+    p[got - 1] = '\0';
+    if (sscanf(p + last, "end %llu %llx", &declared, &hash) != 2 ||
+        hst__choice_text_hash(p, last) != hash)
+        return 0;
+    stop = p + last;
+    for (line = p + sizeof magic - 1; line < stop; line = next) {
+        next = strchr(line, '\n');   /* every line before the end line ends with one */
+        *next++ = '\0';
+        if (*count == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            hst__choice_rec *r = (hst__choice_rec *)hst_backend_alloc(reg->be, c * sizeof *r);
+            if (!r) return 0;
+            if (*count) memcpy(r, *out, *count * sizeof *r);
+            hst_backend_free(reg->be, *out);
+            *out = r;
+            cap = c;
+        }
+        if (!hst__choice_parse_line(line, &(*out)[*count])) return 0;
+        (*count)++;
+    }
+    return *count == declared;
+}
+
+static void hst__choice_recompute(hst__choice *reg) {
+    hst_choice_op *op;
+    size_t s;
+    unsigned i;
+    for (op = reg->ops; op; op = op->next)
+        for (s = 0; s < op->nsigs; s++)
+            for (i = 0; i < op->nimpl; i++) {
+                long ri = op->sigs[s].rec[i];
+                op->sigs[s].med[i] = ri < 0 ? -1.0
+                    : hst__choice_median(reg->recs[ri].t, reg->recs[ri].n);
+            }
+}
+
+/* Merges the file's records into memory: file history, then what this process recorded since
+   it last synchronised. ok = 0: the file was unusable (warned about once). */
+static void hst__choice_merge(hst__choice *reg, int ok, hst__choice_rec *disk, size_t n) {
+    size_t i;
+    unsigned j;
+    if (!ok) {
+        if (!reg->warned_file)
+            hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FILE_IGNORED,
+                     "timings file %s is corrupt or not halostream's; ignored (it is replaced "
+                     "at the next save)", reg->path);
+        reg->warned_file = 1;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        long m = hst__choice_find_rec(reg, &disk[i]);
+        if (m < 0) {
+            disk[i].fresh = 0;
+            if ((m = hst__choice_add_rec(reg, &disk[i])) >= 0) hst__choice_attach(reg, (size_t)m);
+        } else {
+            hst__choice_rec *r = &reg->recs[m];
+            double mine[HST_CHOICE_HISTORY];
+            unsigned f = r->fresh < r->n ? r->fresh : r->n;
+            memcpy(mine, r->t + (r->n - f), f * sizeof mine[0]);
+            memcpy(r->t, disk[i].t, disk[i].n * sizeof r->t[0]);
+            r->n = disk[i].n;
+            for (j = 0; j < f; j++) hst__choice_push(r, mine[j]);
+        }
+    }
+    hst__choice_recompute(reg);
+}
+
+static void hst__choice_load(hst__choice *reg) {
+    char *buf;
+    hst__choice_rec *disk;
+    size_t n;
+    int ok;
+    reg->loaded = 1;
+    if (!reg->path[0]) return;
+    ok = hst__choice_read_file(reg, &buf, &disk, &n);
+    hst__choice_merge(reg, ok, disk, n);
+    hst_backend_free(reg->be, disk);
+    hst_backend_free(reg->be, buf);
+}
+
+/* Linux's open-file-description locks (3.15 and later; glibc names them only under
+   _GNU_SOURCE, which a header cannot count on): owned by the open file, not the process, so
+   the threads of one process exclude each other too, and closing one descriptor does not drop
+   another thread's lock, as it does with F_SETLKW. */
+#if defined(__linux__) && !defined(_WIN32)
+#  ifdef F_OFD_SETLKW
+#    define HST__F_OFD_SETLKW F_OFD_SETLKW
+#  else
+#    define HST__F_OFD_SETLKW 38
+#  endif
+#endif
+
+/* The advisory lock around read-merge-write: fcntl on "<path>.lock" (released by close, also
+   when the process dies), per open file where Linux has it (threads exclude each other), else
+   per process; elsewhere a lock directory, waited for at most HST__CHOICE_LOCK_WAIT_S and then
+   ignored (an abandoned one would block forever). */
+static int hst__choice_lock(const hst__choice *reg, char *lockpath, size_t cap) {
+#if !defined(_WIN32)
+    struct flock fl;
+    int fd, cmd = F_SETLKW;
+    snprintf(lockpath, cap, "%s.lock", reg->path);
+    if ((fd = open(lockpath, O_RDWR | O_CREAT, 0644)) < 0) return -1;
+    memset(&fl, 0, sizeof fl);   /* l_pid 0, as open-file-description locks require */
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+#  ifdef HST__F_OFD_SETLKW
+    cmd = HST__F_OFD_SETLKW;
+#  endif
+    while (fcntl(fd, cmd, &fl) != 0) {
+        if (errno == EINVAL && cmd != F_SETLKW) { cmd = F_SETLKW; continue; }  /* older kernel */
+        if (errno != EINTR) { close(fd); return -1; }
+    }
+    return fd;
+#else
+    time_t start = time(NULL);
+    snprintf(lockpath, cap, "%s.lockdir", reg->path);
+    while (_mkdir(lockpath) != 0)
+        if (difftime(time(NULL), start) > HST__CHOICE_LOCK_WAIT_S) return -1;
+    return 1;
+#endif
+}
+
+static void hst__choice_unlock(int fd, const char *lockpath) {
+#if !defined(_WIN32)
+    (void)lockpath;
+    if (fd >= 0) close(fd);   /* releases the fcntl lock; the file stays for the next one */
+#else
+    if (fd >= 0) _rmdir(lockpath);
+#endif
+}
+
+static hst_result hst__choice_write(hst__choice *reg) {
+    hst__choice_text t;
+    char tmp[1300], key[64];
+    size_t i, written = 0;
+    unsigned j;
+    FILE *f;
+    int ok;
+    memset(&t, 0, sizeof t);
+    hst__choice_append(reg->be, &t, "%s\n", HST__CHOICE_MAGIC);
+    for (i = 0; i < reg->nrecs; i++) {
+        const hst__choice_rec *r = &reg->recs[i];
+        if (r->n == 0) continue;
+        hst__choice_key_text(&r->key, key, sizeof key);
+        hst__choice_append(reg->be, &t, "%s\t%s\t%s\t%s\t", r->op, r->impl, r->device, key);
+        for (j = 0; j < r->n; j++)
+            hst__choice_append(reg->be, &t, "%s%llu", j ? " " : "",
+                               (unsigned long long)(r->t[j] * 1e9 + 0.5));
+        hst__choice_append(reg->be, &t, "\n");
+        written++;
+    }
+    if (!t.failed)
+        hst__choice_append(reg->be, &t, "end %lu %016llx\n", (unsigned long)written,
+                           (unsigned long long)hst__choice_text_hash(t.p, t.len));
+    if (t.failed) { hst_backend_free(reg->be, t.p); return HST_ERROR_OUT_OF_HOST_MEMORY; }
+    hst_temp_name(tmp, sizeof tmp, reg->path, &t);
+    ok = (f = fopen(tmp, "wb")) != NULL;
+    if (ok) {
+        ok = fwrite(t.p, 1, t.len, f) == t.len;
+        ok = (fclose(f) == 0) && ok;
+    }
+#if defined(_WIN32)
+    if (ok) remove(reg->path);   /* Windows' rename does not replace; the lock covers the gap */
+#endif
+    if (!ok || rename(tmp, reg->path) != 0) {
+        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write timings file "
+                 "%s: %s", reg->path, strerror(errno));
+        remove(tmp);
+        hst_backend_free(reg->be, t.p);
+        return HST_ERROR_IO;
+    }
+    hst_backend_free(reg->be, t.p);
+    for (i = 0; i < reg->nrecs; i++) reg->recs[i].fresh = 0;
+    return HST_SUCCESS;
+}
+
+/* Creates the directories above `path` (the program cache's hst__mkdirs exists only with
+   OpenCL); failures show when the file is written. */
+static void hst__choice_mkdirs(const char *path) {
+    char dir[1100];
+    size_t i;
+    hst__choice_copy(dir, sizeof dir, path);
+    for (i = 1; dir[i]; i++) {
+        if (dir[i] != '/') continue;
+        dir[i] = '\0';
+#if defined(_WIN32)
+        _mkdir(dir);
+#else
+        mkdir(dir, 0755);
+#endif
+        dir[i] = '/';
+    }
+}
+
+static int hst__choice_dirty(const hst__choice *reg) {
+    size_t i;
+    for (i = 0; i < reg->nrecs; i++) if (reg->recs[i].fresh) return 1;
+    return 0;
+}
+
+static hst_result hst__choice_save(hst__choice *reg) {
+    char lockpath[1200], *buf;
+    hst__choice_rec *disk;
+    size_t n;
+    int fd, ok;
+    hst_result r;
+    reg->last_save = reg->clock(reg->clock_user);
+    if (!reg->path[0] || !hst__choice_dirty(reg)) return HST_SUCCESS;
+    hst__choice_mkdirs(reg->path);
+    if ((fd = hst__choice_lock(reg, lockpath, sizeof lockpath)) < 0)
+        hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot lock %s (%s); "
+                 "saving without the lock", lockpath, strerror(errno));
+    ok = hst__choice_read_file(reg, &buf, &disk, &n);
+    hst__choice_merge(reg, ok, disk, n);
+    hst_backend_free(reg->be, disk);
+    hst_backend_free(reg->be, buf);
+    r = hst__choice_write(reg);
+    hst__choice_unlock(fd, lockpath);
+    return r;
+}
+
+static void hst__choice_free_op(hst_backend *be, hst_choice_op *op) {
+    unsigned j;
+    for (j = 0; j < op->nimpl; j++) {
+        hst_backend_free(be, op->impl[j].name);
+        hst_backend_free(be, op->impl[j].device);
+    }
+    hst_backend_free(be, op->defaults);
+    hst_backend_free(be, op->sigs);
+    hst_backend_free(be, op->name);
+    hst_backend_free(be, op);
+}
+
+/* The registry's destroy hook, called by hst_backend_destroy: saves what is new, frees
+   everything. */
+static void hst__choice_destroy(hst_backend *be, void *data) {
+    hst__choice *reg = (hst__choice *)data;
+    size_t i;
+    hst__choice_save(reg);
+    while (reg->ops) {
+        hst_choice_op *op = reg->ops;
+        reg->ops = op->next;
+        hst__choice_free_op(be, op);
+    }
+    for (i = 0; i < reg->nrecs; i++) hst__choice_free_rec(be, &reg->recs[i]);
+    hst_backend_free(be, reg->recs);
+    hst_backend_free(be, reg);
+}
+
+/* ---- choosing ---- */
+static double hst__choice_sig_med(const hst__choice_sig *s, unsigned i) {
+    return s ? s->med[i] : -1.0;
+}
+static hst_result hst__choice_sig_failed(const hst__choice_sig *s, unsigned i) {
+    return s ? s->failed[i] : HST_SUCCESS;
+}
+
+/* The nearest signature entry (other than `self`) where implementation i has timings and, if
+   need_other, some other usable implementation has too. */
+static const hst__choice_sig *hst__choice_nearest(const hst_choice_op *op, const hst__choice_key *k,
+                                                  const hst__choice_sig *self, unsigned i,
+                                                  int need_other) {
+    const hst__choice_sig *best = NULL;
+    long bestd = -1;
+    size_t s;
+    unsigned j;
+    for (s = 0; s < op->nsigs; s++) {
+        const hst__choice_sig *e = &op->sigs[s];
+        long d = hst__choice_key_dist(&e->key, k);
+        int other = !need_other;
+        if (e == self || d < 0 || e->med[i] < 0.0) continue;
+        for (j = 0; j < op->nimpl && !other; j++)
+            if (j != i && e->med[j] >= 0.0 && !hst__choice_sig_failed(self, j)) other = 1;
+        if (other && (bestd < 0 || d < bestd)) { best = e; bestd = d; }
+    }
+    return best;
+}
+
+/* What is known of implementation i at key k: exact timings, the nearest shipped default, the
+   nearest signature's timings, or nothing (HST_CHOICE_* source). */
+static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_key *k,
+                                   const hst__choice_sig *s, unsigned i, int *source) {
+    const hst__choice_sig *near;
+    double best = -1.0;
+    long bestd = -1;
+    size_t d;
+    if (hst__choice_sig_med(s, i) >= 0.0) { *source = HST_CHOICE_EXACT; return s->med[i]; }
+    for (d = 0; d < op->ndefaults; d++) {
+        long dist = hst__choice_key_dist(&op->defaults[d].key, k);
+        if (op->defaults[d].impl != i || dist < 0) continue;
+        if (bestd < 0 || dist < bestd) { bestd = dist; best = op->defaults[d].seconds; }
+    }
+    if (bestd >= 0) { *source = HST_CHOICE_DEFAULT; return best; }
+    if ((near = hst__choice_nearest(op, k, s, i, 0)) != NULL) {
+        *source = HST_CHOICE_NEAREST;
+        return near->med[i];
+    }
+    *source = HST_CHOICE_NONE;
+    return -1.0;
+}
+
+/* Whether measuring implementation i can be skipped: at the nearest signature where it and
+   another have timings, it was over HST_CHOICE_EXPLORE_SLOWER times the best other. */
+static int hst__choice_skip_explore(const hst_choice_op *op, const hst__choice_key *k,
+                                    const hst__choice_sig *s, unsigned i) {
+    const hst__choice_sig *near = hst__choice_nearest(op, k, s, i, 1);
+    double other = -1.0;
+    unsigned j;
+    if (!near) return 0;
+    for (j = 0; j < op->nimpl; j++)
+        if (j != i && near->med[j] >= 0.0 && !hst__choice_sig_failed(s, j) &&
+            (other < 0.0 || near->med[j] < other))
+            other = near->med[j];
+    return other >= 0.0 && near->med[i] > HST_CHOICE_EXPLORE_SLOWER * other;
+}
+
+/* The implementation to run: explored = 1 when it runs to be measured. -1: none usable. */
+static int hst__choice_select(const hst_choice_op *op, const hst__choice_key *k,
+                              const hst__choice_sig *s, int *explored) {
+    unsigned i;
+    int best = -1, src, first = -1;
+    double bt = 0.0, e;
+    *explored = 0;
+    for (i = 0; i < op->nimpl; i++) {
+        if (hst__choice_sig_failed(s, i)) continue;
+        if (first < 0) first = (int)i;
+        e = hst__choice_estimate(op, k, s, i, &src);
+        if (!op->no_explore && (src == HST_CHOICE_NONE || src == HST_CHOICE_NEAREST) &&
+            !hst__choice_skip_explore(op, k, s, i)) {
+            *explored = 1;
+            return (int)i;
+        }
+        if (src != HST_CHOICE_NONE && (best < 0 || e < bt)) { best = (int)i; bt = e; }
+    }
+    return best >= 0 ? best : first;
+}
+
+/* Every revisit_every calls: the least recently run implementation within
+   HST_CHOICE_REVISIT_WITHIN of the best, or -1. */
+static int hst__choice_revisit(const hst_choice_op *op, const hst__choice_sig *s, int best) {
+    unsigned i;
+    int pick = -1;
+    if (!op->revisit_every || s->calls % op->revisit_every != 0 || s->med[best] < 0.0) return -1;
+    for (i = 0; i < op->nimpl; i++) {
+        if ((int)i == best || s->failed[i] || s->med[i] < 0.0 ||
+            s->med[i] > HST_CHOICE_REVISIT_WITHIN * s->med[best])
+            continue;
+        if (pick < 0 || s->last_run[i] < s->last_run[pick]) pick = (int)i;
+    }
+    return pick;
+}
+
+static uint64_t hst__choice_free_bytes(const hst_backend *be) {
+    uint64_t total = hst_backend_device(be)->global_mem_bytes;
+    uint64_t limit = hst_backend_device_limit(be), used = hst_backend_device_bytes(be);
+    if (limit && limit < total) total = limit;
+    return used < total ? total - used : 0;
+}
+
+/* Parts for an out-of-memory split: enough that each part fits the free estimate (times
+   HST__CHOICE_FREE_FRACTION) and the largest allocation; at least 2. */
+static void hst__choice_split_info(const hst_choice_op *op, const hst__choice_impl *im,
+                                   const void *args, hst_choice_split_info *info) {
+    const hst_backend *dev = im->pub.backend ? im->pub.backend : op->reg->be;
+    uint64_t work = op->work_bytes ? op->work_bytes(args) : 0;
+    double avail, k1, k2, k;
+    info->max_alloc_bytes = hst_backend_device(dev)->max_alloc_bytes;
+    info->free_bytes = hst__choice_free_bytes(dev);
+    info->parts = 2;
+    if (!work) return;
+    avail = (double)info->free_bytes * HST__CHOICE_FREE_FRACTION;
+    k1 = ceil((double)work / (avail >= 1.0 ? avail : 1.0));
+    k2 = ceil((double)work / (double)(info->max_alloc_bytes ? info->max_alloc_bytes : 1));
+    k = k1 > k2 ? k1 : k2;
+    if (k > (double)HST__CHOICE_MAX_PARTS) k = (double)HST__CHOICE_MAX_PARTS;
+    if (k > 2.0) info->parts = (size_t)k;
+}
+
+/* Runs implementation i once (split if an earlier out-of-memory said so, or once more split if
+   this run runs out of memory), records the time, fills *seconds and *parts. */
+static hst_result hst__choice_exec(hst_choice_op *op, hst__choice_sig *s, unsigned i, void *args,
+                                   int record, double *seconds, size_t *parts) {
+    hst__choice *reg = op->reg;
+    hst__choice_impl *im = &op->impl[i];
+    hst_choice_split_info info;
+    hst__choice_key k = s->key;   /* an implementation that uses the choice itself may grow
+                                     op->sigs and move s: it is found again after each run */
+    double t0, t1;
+    hst_result r;
+    char key[64];
+    *parts = s->parts[i];
+    t0 = reg->clock(reg->clock_user);
+    if (*parts > 1) {
+        hst__choice_split_info(op, im, args, &info);
+        info.parts = *parts;
+        r = op->split(args, &info, im->pub.run, im->pub.user);
+    } else {
+        r = im->pub.run(args, im->pub.user);
+    }
+    s = hst__choice_find_sig(op, &k);
+    if (hst_result_is_out_of_memory(r) && *parts <= 1 && op->split) {
+        hst__choice_split_info(op, im, args, &info);
+        hst__choice_key_text(&s->key, key, sizeof key);
+        hst_backend_log(reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_SPLIT, "%s: %s on %s ran out of memory "
+                 "(%s) at signature [%s]; running it in %zu parts (largest allocation %llu "
+                 "bytes, about %llu free)", op->name, im->name, im->device, hst_result_string(r),
+                 key, info.parts, (unsigned long long)info.max_alloc_bytes,
+                 (unsigned long long)info.free_bytes);
+        t0 = reg->clock(reg->clock_user);     /* the failed whole attempt is not its time */
+        r = op->split(args, &info, im->pub.run, im->pub.user);
+        s = hst__choice_find_sig(op, &k);
+        *parts = info.parts;
+        if (r == HST_SUCCESS) s->parts[i] = info.parts;
+    }
+    t1 = reg->clock(reg->clock_user);
+    *seconds = t1 - t0;
+    s->last_run[i] = s->calls;
+    if (r != HST_SUCCESS) return r;
+    if (record && (im->warm || op->no_warmup)) hst__choice_note(op, s, i, *seconds);
+    im->warm = 1;
+    return HST_SUCCESS;
+}
+
+static void hst__choice_fail(hst_choice_op *op, hst__choice_sig *s, unsigned i, hst_result r) {
+    char key[64];
+    s->failed[i] = r;
+    hst__choice_key_text(&s->key, key, sizeof key);
+    hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FAILED, "%s: %s on %s failed at "
+             "signature [%s]: %s (%d); skipped for this signature", op->name, op->impl[i].name,
+             op->impl[i].device, key, hst_result_string(r), (int)r);
+}
+
+static hst_result hst__choice_check_sig(const hst_backend *be, const char *func,
+                                        const int64_t *sig, unsigned n) {
+    if (n > HST_CHOICE_MAX_SIG)
+        return hst__range_arg(be, func, "sig_len %u is over HST_CHOICE_MAX_SIG (%d)", n,
+                            HST_CHOICE_MAX_SIG);
+    if (n && !sig) return hst__null_arg(be, func, "sig is NULL with sig_len %u", n);
+    return HST_SUCCESS;
+}
+
+/* op, then the pointer the function needs (ptr_ok), then the signature. */
+static hst_result hst__choice_check_call(const hst_choice_op *op, const char *func,
+                                         const int64_t *sig, unsigned n, int ptr_ok) {
+    if (!op) return hst__null_arg(NULL, func, "op is NULL");
+    if (!ptr_ok) return hst__null_arg(op->reg->be, func, "a pointer argument is NULL");
+    return hst__choice_check_sig(op->reg->be, func, sig, n);
+}
+
+/* A timings-only operation (no run) cannot be run: its caller does the work. */
+static hst_result hst__choice_check_runnable(const hst_choice_op *op, const char *func) {
+    if (op->impl[0].pub.run) return HST_SUCCESS;
+    hst_backend_log(op->reg->be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s is a timings-only "
+             "operation (its implementations have no run function)", func, op->name);
+    return HST_ERROR_UNSUPPORTED;
+}
+
+/* ---- registration ---- */
+static int hst__choice_name_ok(const char *s, const char *forbidden) {
+    return s && *s && !strpbrk(s, forbidden);
+}
+
+static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg,
+                                         const hst_choice_op_desc *d) {
+    static const char *const f = "hst_choice_register";
+    hst_choice_op *op;
+    size_t i, j;
+    if (!hst__choice_name_ok(d->name, "\t\r\n,:"))
+        return hst__bad_arg(be, f, "desc.name is missing or holds a tab, newline, comma or colon");
+    for (op = reg->ops; op; op = op->next)
+        if (!strcmp(op->name, d->name))
+            return hst__bad_arg(be, f, "operation %s is already registered", d->name);
+    if (!d->impls || d->num_impls == 0 || d->num_impls > HST_CHOICE_MAX_IMPLS)
+        return hst__range_arg(be, f, "%s: num_impls %zu is not 1..%d", d->name, d->num_impls,
+                            HST_CHOICE_MAX_IMPLS);
+    for (i = 0; i < d->num_impls; i++) {
+        if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,"))
+            return hst__bad_arg(be, f, "%s: impls[%zu].name is missing or holds a tab, newline "
+                                "or comma", d->name, i);
+        if (!d->impls[i].run != !d->impls[0].run)
+            return hst__null_arg(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
+                                "timings-only operation has no run at all)", d->name, i,
+                                d->impls[i].run ? "set" : "NULL");
+        for (j = 0; j < i; j++)
+            if (!strcmp(d->impls[i].name, d->impls[j].name))
+                return hst__bad_arg(be, f, "%s: two implementations are named %s", d->name,
+                                    d->impls[i].name);
+    }
+    if (d->num_defaults && !d->defaults)
+        return hst__null_arg(be, f, "%s: defaults is NULL", d->name);
+    for (i = 0; i < d->num_defaults; i++) {
+        for (j = 0; j < d->num_impls; j++)
+            if (d->defaults[i].impl && !strcmp(d->defaults[i].impl, d->impls[j].name)) break;
+        if (j == d->num_impls || d->defaults[i].sig_len > HST_CHOICE_MAX_SIG ||
+            !(d->defaults[i].seconds >= 0.0))
+            return hst__range_arg(be, f, "%s: defaults[%zu] names no implementation, or its "
+                                "sig_len or seconds is out of range", d->name, i);
+    }
+    if (d->force) {
+        for (j = 0; j < d->num_impls; j++) if (!strcmp(d->force, d->impls[j].name)) break;
+        if (j == d->num_impls)
+            return hst__bad_arg(be, f, "%s: desc.force names no implementation (%s)", d->name,
+                                d->force);
+    }
+    return HST_SUCCESS;
+}
+
+/* $HST_FORCE = "op:impl,op2:impl2": this op's entry, or -1. An unknown implementation is
+   warned about and ignored. */
+static int hst__choice_env_force(const hst_choice_op *op) {
+    const char *env = getenv("HST_FORCE"), *p, *end, *colon;
+    size_t nl = strlen(op->name);
+    char impl[256];
+    int i;
+    if (!env) return -1;
+    for (p = env; *p; p = *end ? end + 1 : end) {
+        end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        colon = (const char *)memchr(p, ':', (size_t)(end - p));
+        if (!colon || (size_t)(colon - p) != nl || memcmp(p, op->name, nl) != 0) continue;
+        snprintf(impl, sizeof impl, "%.*s", (int)(end - colon - 1), colon + 1);
+        if ((i = hst__choice_impl_index(op, impl, NULL)) >= 0) return i;
+        hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT, "HST_FORCE: operation %s has "
+                 "no implementation named %s; ignored", op->name, impl);
+    }
+    return -1;
+}
+
+HST__CDEF hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc) {
+    hst__choice *reg;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, "hst_choice_configure", "be is NULL");
+    if (hst__choice_of(be) && hst__choice_of(be)->ops)
+        return hst__state_arg(be, "hst_choice_configure", "operations are registered already; "
+                            "configure first");
+    if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
+    if (!desc) return HST_SUCCESS;
+    if (desc->save_interval_s < 0.0 || desc->save_interval_s != desc->save_interval_s)
+        return hst__bad_arg(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
+    if (desc->clock) { reg->clock = desc->clock; reg->clock_user = desc->clock_user; }
+    if (desc->path && !strcmp(desc->path, "off")) reg->path[0] = '\0';
+    else if (desc->path && *desc->path) hst__choice_copy(reg->path, sizeof reg->path, desc->path);
+    reg->save_interval_s = desc->save_interval_s;
+    reg->last_save = reg->clock(reg->clock_user);
+    return HST_SUCCESS;
+}
+
+HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
+                                         hst_choice_op **out) {
+    hst__choice *reg;
+    hst_choice_op *op;
+    hst_result r;
+    char dev[512];
+    size_t i;
+    unsigned j;
+    if (!be) return hst__null_arg(NULL, "hst_choice_register", "be is NULL");
+    if (!desc || !out) return hst__null_arg(be, "hst_choice_register", "desc or out is NULL");
+    *out = NULL;
+    if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
+    if ((r = hst__choice_check_desc(be, reg, desc)) != HST_SUCCESS) return r;
+    if (!(op = (hst_choice_op *)hst_backend_calloc(be, sizeof *op))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    op->reg = reg;
+    op->name = hst__choice_strdup(be, desc->name);
+    op->nimpl = (unsigned)desc->num_impls;
+    op->force_desc = op->force_env = -1;
+    op->split = desc->split;
+    op->work_bytes = desc->work_bytes;
+    op->output = desc->output;
+    op->no_warmup = desc->no_warmup;
+    op->no_explore = desc->no_explore;
+    op->revisit_every = desc->revisit_every < 0 ? 0 : desc->revisit_every == 0
+                      ? HST_CHOICE_REVISIT_EVERY : (unsigned long)desc->revisit_every;
+    r = op->name ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (j = 0; j < op->nimpl && r == HST_SUCCESS; j++) {
+        hst__choice_impl *im = &op->impl[j];
+        im->pub = desc->impls[j];
+        if (im->pub.reference && !op->impl[op->reference].pub.reference) op->reference = j;
+        hst__choice_device_id(im->pub.backend ? im->pub.backend : be, im->pub.device_id, dev,
+                              sizeof dev);
+        im->name = hst__choice_strdup(be, im->pub.name);
+        im->device = hst__choice_strdup(be, dev);
+        im->pub.name = im->name;
+        im->pub.device_id = im->device;
+        if (!im->name || !im->device) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (r == HST_SUCCESS && desc->num_defaults) {
+        op->defaults = (hst__choice_dflt *)hst_backend_alloc(be, desc->num_defaults *
+                                                           sizeof *op->defaults);
+        if (!op->defaults) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+        for (i = 0; op->defaults && i < desc->num_defaults; i++) {
+            const hst_choice_default *d = &desc->defaults[i];
+            op->defaults[i].impl = (unsigned)hst__choice_impl_index(op, d->impl, NULL);
+            hst__choice_make_key(d->sig, d->sig_len, &op->defaults[i].key);
+            op->defaults[i].seconds = d->seconds;
+        }
+        op->ndefaults = desc->num_defaults;
+    }
+    if (r != HST_SUCCESS) {
+        hst__choice_free_op(be, op);
+        return r;
+    }
+    op->next = reg->ops;
+    reg->ops = op;
+    if (desc->force) op->force_desc = hst__choice_impl_index(op, desc->force, NULL);
+    op->force_env = hst__choice_env_force(op);
+    if (op->force_env >= 0 || op->force_desc >= 0)
+        hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_CHOICE_FORCED, "%s: always runs %s (forced by %s)",
+                 op->name, op->impl[op->force_env >= 0 ? op->force_env : op->force_desc].name,
+                 op->force_env >= 0 ? "HST_FORCE" : "the desc");
+    if (!reg->loaded) hst__choice_load(reg);
+    for (i = 0; i < reg->nrecs; i++)
+        if (!strcmp(reg->recs[i].op, op->name)) hst__choice_attach(reg, i);
+    *out = op;
+    return HST_SUCCESS;
+}
+
+HST__CDEF hst_choice_op *hst_choice_find(hst_backend *be, const char *name) {
+    hst_choice_op *op;
+    if (!be || !hst__choice_of(be) || !name) return NULL;
+    for (op = hst__choice_of(be)->ops; op; op = op->next) if (!strcmp(op->name, name)) return op;
+    return NULL;
+}
+
+/* The forced implementation (call, then $HST_FORCE, then desc), -1 none, -2 unknown name. */
+static int hst__choice_forced(const hst_choice_op *op, const char *force) {
+    if (force) return hst__choice_impl_index(op, force, NULL) >= 0
+                    ? hst__choice_impl_index(op, force, NULL) : -2;
+    return op->force_env >= 0 ? op->force_env : op->force_desc;
+}
+
+HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                    void *args, const char *force, hst_choice_outcome *outcome) {
+    hst__choice *reg;
+    hst__choice_key key;
+    hst__choice_sig *s;
+    hst_result r, last = HST_SUCCESS;
+    hst_choice_outcome oc;
+    unsigned attempt;
+    int i, forced, explored = 0, revisit;
+    if (!op) return hst__null_arg(NULL, "hst_choice_run", "op is NULL");
+    if ((r = hst__choice_check_runnable(op, "hst_choice_run")) != HST_SUCCESS) return r;
+    reg = op->reg;
+    if ((r = hst__choice_check_sig(reg->be, "hst_choice_run", sig, sig_len)) != HST_SUCCESS)
+        return r;
+    if ((forced = hst__choice_forced(op, force)) == -2)
+        return hst__bad_arg(reg->be, "hst_choice_run", "%s has no implementation named %s",
+                            op->name, force);
+    hst__choice_make_key(sig, sig_len, &key);
+    if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    memset(&oc, 0, sizeof oc);
+    s->calls++;
+    for (attempt = 0; attempt < op->nimpl; attempt++) {
+        if (forced >= 0) {
+            i = forced;
+        } else {
+            i = hst__choice_select(op, &key, s, &explored);
+            if (i < 0) break;
+            if (!explored) {
+                if ((revisit = hst__choice_revisit(op, s, i)) >= 0) {
+                    i = revisit;
+                } else if (s->chosen != i) {
+                    static const char *const from[] = {"nothing", "", " (a shipped default)",
+                                                       " (the nearest signature's)"};
+                    char k[64];
+                    int src;
+                    double e = hst__choice_estimate(op, &key, s, (unsigned)i, &src);
+                    hst__choice_key_text(&key, k, sizeof k);
+                    hst_backend_log(reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_CHANGED, "%s [%s]: %s on %s "
+                             "(%.3g ms%s) replaces %s", op->name, k, op->impl[i].name,
+                             op->impl[i].device, 1e3 * e, from[src],
+                             s->chosen >= 0 ? op->impl[s->chosen].name : "nothing");
+                    s->chosen = i;
+                }
+            }
+        }
+        r = hst__choice_exec(op, s, (unsigned)i, args, 1, &oc.seconds, &oc.parts);
+        s = hst__choice_find_sig(op, &key);   /* the run may have moved it */
+        if (r == HST_SUCCESS) {
+            oc.impl = (unsigned)i;
+            oc.name = op->impl[i].name;
+            oc.explored = explored;
+            oc.forced = forced >= 0;
+            if (outcome) *outcome = oc;
+            if (reg->save_interval_s > 0.0 &&
+                reg->clock(reg->clock_user) - reg->last_save >= reg->save_interval_s)
+                hst__choice_save(reg);
+            return HST_SUCCESS;
+        }
+        hst__choice_fail(op, s, (unsigned)i, r);
+        oc.failures++;
+        last = r;
+        if (forced >= 0) break;          /* forced means forced: no other implementation */
+    }
+    if (last == HST_SUCCESS) {           /* every one failed at this signature before */
+        for (i = 0; i < (int)op->nimpl && !last; i++) last = s->failed[i];
+        hst_backend_log(reg->be, HST_LOG_ERROR, HST_LOGITEM_CHOICE_FAILED, "%s: every implementation has "
+                 "failed at this signature; the first failure was %s", op->name,
+                 hst_result_string(last));
+    }
+    if (outcome) *outcome = oc;
+    return last;
+}
+
+HST__CDEF hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
+                                     unsigned sig_len, unsigned *impl) {
+    hst__choice_key key;
+    int i, explored;
+    hst_result r;
+    r = hst__choice_check_call(op, "hst_choice_pick", sig, sig_len, impl != NULL);
+    if (r != HST_SUCCESS) return r;
+    hst__choice_make_key(sig, sig_len, &key);
+    i = hst__choice_forced(op, NULL);
+    if (i < 0) i = hst__choice_select(op, &key, hst__choice_find_sig(op, &key), &explored);
+    if (i < 0) return HST_ERROR_UNSUPPORTED;   /* every implementation failed here */
+    *impl = (unsigned)i;
+    return HST_SUCCESS;
+}
+
+HST__CDEF hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                       const char *impl, double seconds) {
+    hst__choice_key key;
+    hst__choice_sig *s;
+    int i;
+    hst_result r;
+    r = hst__choice_check_call(op, "hst_choice_record", sig, sig_len, impl != NULL);
+    if (r != HST_SUCCESS) return r;
+    if ((i = hst__choice_impl_index(op, impl, NULL)) < 0)
+        return hst__bad_arg(op->reg->be, "hst_choice_record", "%s has no implementation named "
+                            "%s", op->name, impl);
+    if (!(seconds >= 0.0))
+        return hst__bad_arg(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
+    hst__choice_make_key(sig, sig_len, &key);
+    if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst__choice_note(op, s, (unsigned)i, seconds);
+    return HST_SUCCESS;
+}
+
+HST__CDEF hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *sig,
+                                      unsigned sig_len, hst_choice_stat *out, size_t capacity,
+                                      size_t *count) {
+    hst__choice_key key;
+    const hst__choice_sig *s;
+    unsigned i;
+    hst_result r;
+    r = hst__choice_check_call(op, "hst_choice_stats", sig, sig_len, count != NULL);
+    if (r != HST_SUCCESS) return r;
+    *count = op->nimpl;
+    if (!out) return HST_SUCCESS;
+    hst__choice_make_key(sig, sig_len, &key);
+    s = hst__choice_find_sig(op, &key);
+    for (i = 0; i < op->nimpl && i < capacity; i++) {
+        hst_choice_stat *st = &out[i];
+        double e;
+        memset(st, 0, sizeof *st);
+        st->impl = op->impl[i].name;
+        st->device = op->impl[i].device;
+        st->samples = s && s->rec[i] >= 0 ? op->reg->recs[s->rec[i]].n : 0;
+        e = hst__choice_estimate(op, &key, s, i, &st->source);
+        st->seconds = st->source == HST_CHOICE_NONE ? NAN : e;
+        st->failed = hst__choice_sig_failed(s, i);
+        st->parts = s ? s->parts[i] : 1;
+    }
+    return HST_SUCCESS;
+}
+
+/* ---- benchmark ---- */
+/* The op's output as doubles (allocated), or NULL. */
+static double *hst__choice_output(hst_choice_op *op, void *args, size_t *n) {
+    double *v;
+    *n = 0;
+    if (!op->output || op->output(args, NULL, 0, n) != HST_SUCCESS || *n == 0) return NULL;
+    if (!(v = (double *)hst_backend_alloc(op->reg->be, *n * sizeof *v))) return NULL;
+    if (op->output(args, v, *n, n) != HST_SUCCESS) { hst_backend_free(op->reg->be, v); return NULL; }
+    return v;
+}
+
+/* max |x - ref| / max |ref| and Pearson's r (1 for identical constant outputs). */
+static void hst__choice_compare(const double *ref, const double *x, size_t n, double *err,
+                                double *corr) {
+    double mr = 0.0, mx = 0.0, scale = 0.0, diff = 0.0, sxy = 0.0, sxx = 0.0, syy = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        mr += ref[i]; mx += x[i];
+        if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
+        if (x[i] != x[i]) diff = INFINITY;            /* a NaN where the reference has none */
+        else if (fabs(x[i] - ref[i]) > diff) diff = fabs(x[i] - ref[i]);
+    }
+    mr /= (double)n; mx /= (double)n;
+    for (i = 0; i < n; i++) {
+        sxy += (ref[i] - mr) * (x[i] - mx);
+        sxx += (ref[i] - mr) * (ref[i] - mr);
+        syy += (x[i] - mx) * (x[i] - mx);
+    }
+    *err = scale > 0.0 ? diff / scale : diff;
+    *corr = sxx > 0.0 && syy > 0.0 ? sxy / sqrt(sxx * syy) : diff == 0.0 ? 1.0 : NAN;
+}
+
+HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                          void *args, unsigned reps, hst_choice_bench_row *rows,
+                                          size_t capacity, size_t *count) {
+    hst__choice_key key;
+    double *ref = NULL, best = -1.0, secs[64];
+    size_t nref = 0, parts;
+    unsigned order, k, pick;
+    hst_result r;
+    r = hst__choice_check_call(op, "hst_choice_benchmark", sig, sig_len, count != NULL);
+    if (r == HST_SUCCESS) r = hst__choice_check_runnable(op, "hst_choice_benchmark");
+    if (r != HST_SUCCESS) return r;
+    *count = op->nimpl;
+    if (!rows) return HST_SUCCESS;
+    if (capacity < op->nimpl)
+        return hst__range_arg(op->reg->be, "hst_choice_benchmark", "capacity %zu is below the %u "
+                            "implementations", capacity, op->nimpl);
+    if (reps == 0) reps = 3;
+    if (reps > sizeof secs / sizeof secs[0]) reps = sizeof secs / sizeof secs[0];
+    hst__choice_make_key(sig, sig_len, &key);
+    if (!hst__choice_add_sig(op, &key)) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (order = 0; order < op->nimpl; order++) {
+        /* the reference first, then the others in registration order */
+        unsigned i = order == 0 ? op->reference : order <= op->reference ? order - 1 : order;
+        hst_choice_bench_row *row = &rows[i];
+        hst__choice_sig *s = hst__choice_find_sig(op, &key);
+        double *out;
+        size_t n;
+        memset(row, 0, sizeof *row);
+        row->impl = op->impl[i].name;
+        row->device = op->impl[i].device;
+        row->reference = i == op->reference;
+        row->max_rel_error = row->correlation = NAN;
+        s->calls++;
+        r = hst__choice_exec(op, s, i, args, 0, &secs[0], &parts);
+        s = hst__choice_find_sig(op, &key);   /* the run may have moved it */
+        if (r != HST_SUCCESS) {
+            row->result = r;
+            hst__choice_fail(op, s, i, r);
+            continue;
+        }
+        out = hst__choice_output(op, args, &n);
+        if (i == op->reference) {
+            ref = out;
+            nref = n;
+            if (ref) { row->max_rel_error = 0.0; row->correlation = 1.0; }
+        } else {
+            if (ref && out && n == nref)
+                hst__choice_compare(ref, out, n, &row->max_rel_error, &row->correlation);
+            else if (ref && out)
+                row->max_rel_error = INFINITY;      /* the output's size differs */
+            hst_backend_free(op->reg->be, out);
+        }
+        for (k = 0; k < reps; k++) {
+            op->impl[i].warm = 1;       /* the untimed run above was its warm-up */
+            r = hst__choice_exec(op, s, i, args, 1, &secs[k], &parts);
+            s = hst__choice_find_sig(op, &key);
+            if (r != HST_SUCCESS) break;
+            row->runs++;
+        }
+        if (r != HST_SUCCESS) { row->result = r; hst__choice_fail(op, s, i, r); continue; }
+        row->median_s = hst__choice_median(secs, row->runs);
+        row->best_s = secs[0];
+        for (k = 1; k < row->runs; k++) if (secs[k] < row->best_s) row->best_s = secs[k];
+        if (best < 0.0 || row->median_s < best) best = row->median_s;
+    }
+    hst_backend_free(op->reg->be, ref);
+    if (hst_choice_pick(op, sig, sig_len, &pick) != HST_SUCCESS) pick = op->nimpl;
+    for (k = 0; k < op->nimpl; k++) {
+        rows[k].chosen = k == pick;
+        rows[k].vs_best = rows[k].result == HST_SUCCESS && best > 0.0 ? rows[k].median_s / best
+                                                                        : NAN;
+    }
+    return HST_SUCCESS;
+}
+
+HST__CDEF size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
+                                  size_t capacity) {
+    size_t i, len = 0;
+    int n;
+    char line[512];
+    if (buf && capacity) buf[0] = '\0';
+    for (i = 0; i <= count; i++) {
+        if (i == 0)
+            n = snprintf(line, sizeof line, "%-18s %-30s %11s %11s %7s %11s %9s  %s\n",
+                         "implementation", "device", "median ms", "best ms", "x best",
+                         "max rel err", "corr r", "result");
+        else if (!rows) break;
+        else {
+            const hst_choice_bench_row *w = &rows[i - 1];
+            n = snprintf(line, sizeof line, "%-18.18s %-30.30s %11.4f %11.4f %7.2f %11.3g %9.6f  "
+                         "%s%s%s\n", w->impl ? w->impl : "?", w->device ? w->device : "?",
+                         1e3 * w->median_s, 1e3 * w->best_s, w->vs_best, w->max_rel_error,
+                         w->correlation, w->result ? hst_result_string(w->result) : "ok",
+                         w->reference ? ", reference" : "", w->chosen ? ", CHOSEN" : "");
+        }
+        if (n < 0) continue;
+        if (buf && len + (size_t)n < capacity) memcpy(buf + len, line, (size_t)n + 1);
+        else if (buf && len < capacity) buf[len] = '\0';
+        len += (size_t)n;
+    }
+    return len + 1;
+}
+
+HST__CDEF hst_result hst_choice_save(hst_backend *be) {
+    if (!be) return hst__null_arg(NULL, "hst_choice_save", "be is NULL");
+    return hst__choice_of(be) ? hst__choice_save(hst__choice_of(be)) : HST_SUCCESS;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_CHOICE_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

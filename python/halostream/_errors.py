@@ -1,0 +1,45 @@
+"""The exceptions the library's result codes become, and the loaded library they name codes by."""
+
+import warnings
+
+from . import _lib
+
+_LIB = None
+
+
+def library():
+    """The C library, loaded on first use (a RuntimeWarning once when only the host build loads)."""
+    global _LIB
+    if _LIB is None:
+        lib, note = _lib.load()
+        if note:
+            warnings.warn(note, RuntimeWarning, stacklevel=3)
+        _LIB = lib
+    return _LIB
+
+
+class HalostreamError(RuntimeError):
+    """A call of the library failed: .code is its hst_result (a negative number, or an OpenCL
+    error code), .name its name ("HST_ERROR_OUT_OF_DEVICE_MEMORY"), the message what the
+    library logged about it."""
+
+    def __init__(self, code, message):
+        self.code = code
+        self.name = library().hst_result_string(code).decode()
+        super().__init__("%s (%s, %d)" % (message or self.name, self.name, code))
+
+
+class InvalidArgument(HalostreamError, ValueError):
+    """HST_ERROR_INVALID_ARGUMENT: an option the library refused (the message names it)."""
+
+
+class Cancelled(HalostreamError):
+    """HST_ERROR_CANCELLED: the run was stopped (Ctrl-C raises KeyboardInterrupt instead)."""
+
+
+def check(code, messages):
+    """Raises the exception of a failed result code (its message: the library's log lines)."""
+    if code != _lib.HST_SUCCESS:
+        cls = {_lib.HST_ERROR_INVALID_ARGUMENT: InvalidArgument,
+               _lib.HST_ERROR_CANCELLED: Cancelled}.get(code, HalostreamError)
+        raise cls(code, "; ".join(messages))

@@ -1,0 +1,149 @@
+"""Running a C call so that Ctrl-C cancels it safely, and the progress callback it gets.
+
+The call runs on a worker thread while the calling thread waits for an Event that the worker
+sets once the C function has returned. In the main thread, SIGINT is caught by a handler of
+ours for that time: it only asks the library to stop (the progress callback answers "cancel"
+at the library's next block); KeyboardInterrupt is raised after the C call has ended, so the
+buffers it uses outlive it. (Waiting on Thread.is_alive() after an interrupted join() is not
+reliable on CPython <= 3.12: cpython issue 90882.)"""
+
+import signal
+import sys
+import threading
+import time
+
+
+class Monitor:
+    """The progress callback of one run (called by the library on its worker threads with
+    frames done and the total, 0 while unknown) and its cancel flag. progress: None shows a
+    bar once the run has lasted a second, True at once, False never; a callable is called with
+    (done, total) instead. An exception in that callable cancels the run and is raised once
+    the C call has ended."""
+
+    def __init__(self, progress):
+        self.cancelled = False
+        self.error = None
+        self.user = progress if callable(progress) else None
+        self.bar = None if self.user or progress is False else _Bar(0.0 if progress else 1.0)
+
+    def __call__(self, done, total, _user):
+        try:
+            if self.user is not None:
+                self.user(done, total)
+            elif self.bar is not None:
+                self.bar.update(done, total)
+        except BaseException as e:   # raised in the caller's thread after the C call
+            if self.error is None:
+                self.error = e
+            self.cancelled = True
+        return 1 if self.cancelled else 0
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Bar:
+    """Frames done as tqdm's bar where tqdm is installed, else one line rewritten on stderr.
+    Showing progress never fails a run: without a usable sys.stderr (None in a GUI, closed)
+    nothing is shown."""
+
+    def __init__(self, show_after):
+        self.start, self.show_after = time.monotonic(), show_after
+        self.tqdm = None
+        self.done = None
+        self.shown = self.broken = False
+
+    def update(self, done, total):
+        if self.broken or done == self.done or time.monotonic() - self.start < self.show_after:
+            return
+        self.done = done
+        try:
+            self._show(done, total)
+        except Exception:   # a stderr that cannot be written: stop showing
+            self.broken = True
+
+    def _show(self, done, total):
+        err = sys.stderr
+        if err is None:
+            self.broken = True
+            return
+        if not self.shown:
+            self.shown = True
+            try:
+                import tqdm
+                self.tqdm = tqdm.tqdm(total=total or None, unit="frame", desc="eSRRF", file=err)
+            except ImportError:
+                pass
+        if self.tqdm is not None:
+            self.tqdm.update(done - self.tqdm.n)
+        else:
+            of = " / %d frames (%d%%)" % (total, 100 * done // total) if total else " frames"
+            err.write("\reSRRF: %d%s" % (done, of))
+            err.flush()
+
+    def close(self):
+        try:
+            if self.tqdm is not None:
+                self.tqdm.close()
+            elif self.shown and not self.broken and sys.stderr is not None:
+                sys.stderr.write("\n")
+        except Exception:
+            pass
+
+
+def call(fn, monitor):
+    """fn() on a worker thread, returning its result once it has ended. Ctrl-C meanwhile sets
+    monitor.cancelled (the library stops at its next block) and raises KeyboardInterrupt after
+    fn has returned; an exception of the monitor's callable is raised likewise."""
+    done = threading.Event()
+    box = {}
+
+    def work():
+        try:
+            box["result"] = fn()
+        except BaseException as e:   # ctypes' own errors: raised in the caller's thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    interrupted = []
+    previous = _catch_sigint(lambda signum, frame: _cancel(monitor, interrupted))
+    try:
+        # not a daemon: at interpreter exit Python waits for the C call to end
+        threading.Thread(target=work, name="halostream-call").start()
+        while not done.wait(0.25):
+            pass
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        _deliver_sigint(previous)
+    if monitor.error is not None:
+        raise monitor.error
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def _cancel(monitor, interrupted):
+    monitor.cancelled = True
+    interrupted.append(True)
+
+
+def _catch_sigint(handler):
+    """Installs handler for SIGINT where Python lets us (the main thread) and Ctrl-C would
+    otherwise raise or call a Python handler; returns the handler it replaced, else None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):   # SIG_IGN, SIG_DFL, or set outside Python: leave it
+        return None
+    signal.signal(signal.SIGINT, handler)
+    return previous
+
+
+def _deliver_sigint(previous):
+    """The Ctrl-C we held back, now that the C call has ended: what the replaced handler does
+    (Python's default raises KeyboardInterrupt)."""
+    previous(signal.SIGINT, None)

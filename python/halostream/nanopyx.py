@@ -1,0 +1,112 @@
+"""NanoPyx's eSRRF, drop-in: `from halostream.nanopyx import eSRRF` in place of
+`from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result.
+
+NanoPyx 2.1 (nanopyx/methods/esrrf/eSRRF_workflow.py) converts the image to float32, cuts it
+into time points of frames_per_timepoint frames (0, or more than there are: all frames) with a
+shorter last one where they do not divide evenly, computes one image per time point and returns
+np.squeeze of the (time points, rows * magnification, cols * magnification) float32 stack: a
+2-D image for one time point. This module does the same through halostream.esrrf: the whole
+time points in one call, a shorter last one in a second call over its frames (halostream's own
+calls leave a partial time point out).
+
+Where NanoPyx's result is defined by the degenerate statistic of one frame, it is reproduced:
+VAR of a one-frame time point is 0 everywhere (numpy.var of one sample), TAC2 of one is NaN
+everywhere (numpy.mean of the empty lag-1 products; NanoPyx warns "Mean of empty slice", and
+so do we).
+
+The device: $HST_DEVICE, else auto (a GPU where there is one, else the host), through the
+Backend halostream.esrrf caches. Not supported (NotImplementedError naming the parameter):
+use_fht=True (Fourier interpolation), pad_edges=True (edge padding instead of zero margins),
+_force_run_type (NanoPyx's Liquid Engine run types; choose the device with $HST_DEVICE).
+Unlike NanoPyx, an image holding NaN or Inf raises HalostreamError (HST_ERROR_NON_FINITE)
+instead of returning NaN images."""
+
+import warnings
+
+import numpy as np
+
+from . import _check, _lib, cached_backend
+from .backend import EsrrfArgs
+
+__all__ = ["eSRRF"]
+
+_CORRELATIONS = {"AVG": "avg", "VAR": "var", "TAC2": "tac2"}
+
+
+def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float = 1,
+          frames_per_timepoint: int = 0, temporal_correlation: str = "AVG",
+          use_fht: bool = False, doIntensityWeighting: bool = True,
+          macro_pixel_correction: bool = True, pad_edges: bool = False,
+          _force_run_type=None):
+    """NanoPyx 2.1's eSRRF(image, ...) (nanopyx.methods.eSRRF) on halostream.
+
+    image: (frames, rows, cols), any real numeric dtype (converted to float32 as NanoPyx does;
+    uint8, uint16, int16 and float32 are read in place). Returns float32 (time points,
+    rows * magnification, cols * magnification), squeezed: (rows * magnification,
+    cols * magnification) for one time point."""
+    _refuse_unsupported(use_fht, pad_edges, _force_run_type)
+    if temporal_correlation not in _CORRELATIONS:
+        raise ValueError("Type of correlation must be AVG, VAR or TAC2")
+    mode = _CORRELATIONS[temporal_correlation]
+    stack = _as_stack(image)
+    frames = stack.shape[0]
+    per = _check.integer("eSRRF", "frames_per_timepoint", frames_per_timepoint, 0,
+                         _check.U64_MAX)
+    if per == 0 or per > frames:
+        per = frames
+    whole, rest = divmod(frames, per)
+    options = dict(magnification=magnification, radius=radius, sensitivity=sensitivity,
+                   intensity_weighting=doIntensityWeighting, modes=(mode,),
+                   macro_pixel_correction=macro_pixel_correction)
+    _check.desc("eSRRF", frames_per_timepoint=per, fused=None, **options)   # before any C call
+    parts = [_timepoints(stack[:whole * per], per, whole, mode, options)]
+    if rest:
+        parts.append(_timepoints(stack[whole * per:], rest, 1, mode, options))
+    return np.squeeze(parts[0] if len(parts) == 1 else np.concatenate(parts))
+
+
+def _refuse_unsupported(use_fht, pad_edges, force_run_type):
+    if use_fht:
+        raise NotImplementedError("eSRRF: use_fht=True (Fourier interpolation) is not "
+                                  "supported by halostream; it magnifies by Catmull-Rom")
+    if pad_edges:
+        raise NotImplementedError("eSRRF: pad_edges=True is not supported by halostream; its "
+                                  "margins of int(radius * magnification) pixels are 0")
+    if force_run_type is not None:
+        raise NotImplementedError("eSRRF: _force_run_type=%r is not supported by halostream; "
+                                  "choose the device with $HST_DEVICE (e.g. host, gpu, 0:0)"
+                                  % (force_run_type,))
+
+
+def _as_stack(image):
+    """image as a C-contiguous (frames, rows, cols) array halostream reads: its own dtype where
+    halostream takes it (u8, u16, i16, f32: the same float32 values on the device), else
+    converted to float32 as NanoPyx's check_image does."""
+    a = np.asarray(image)
+    if a.dtype.kind not in "biuf":
+        raise TypeError("eSRRF: image must hold real numbers, got dtype %s" % a.dtype)
+    if a.ndim != 3:
+        raise ValueError("eSRRF: image must be (frames, rows, cols), got shape %s" % (a.shape,))
+    if a.dtype.name not in _lib.DTYPES or not a.dtype.isnative:
+        a = a.astype(np.float32)
+    if a.shape[0] == 0:
+        raise ValueError("eSRRF: image has no frames")
+    return np.ascontiguousarray(a)
+
+
+def _timepoints(stack, per, count, mode, options):
+    """The images of `count` time points of `per` frames each: (count, rows * mag, cols * mag)."""
+    if per == 1 and mode != "avg":
+        return _one_frame_statistic(stack, count, mode, options["magnification"])
+    args = EsrrfArgs(stack, frames_per_timepoint=per, fused=None, progress=None, **options)
+    return cached_backend(None).run_esrrf(args)[mode]
+
+
+def _one_frame_statistic(stack, count, mode, mag):
+    """VAR (0) and TAC2 (NaN) of time points of one frame each, as NumPy gives them to NanoPyx."""
+    shape = (count, stack.shape[1] * mag, stack.shape[2] * mag)
+    if mode == "var":
+        return np.zeros(shape, np.float32)
+    warnings.warn("Mean of empty slice: TAC2 of a time point of one frame is NaN (as NanoPyx)",
+                  RuntimeWarning, stacklevel=3)
+    return np.full(shape, np.nan, np.float32)
