@@ -1,0 +1,226 @@
+/* quality_bench.c — quality.h's metrics: the time of an error map and of an FRC of a large
+   image on one device, and (for bench/quality_nanopyx.py) the metrics of given images.
+
+       quality_bench [--device S] [--size N] [--mag M] [--reps R]
+       quality_bench [--device S] --metrics DIR
+
+   Speed mode: an SR image of N x N (default 5000) pixels, Gaussian spots (sigma 2.5 pixels) on
+   a noisy background, against its widefield reference: the same spots with sigma 4.717, each
+   reference pixel the mean of M x M SR pixels (default 5: N / M pixels a side), so that the
+   fitted sigma is near 4 SR pixels (an interior optimum, as in real data); FRC of two independently noisy copies of the SR image. Each figure is the median of R
+   (default 5) whole calls (host images in, numbers and the error map out: uploads, kernels,
+   FFTs, optimiser, downloads) after a warm-up call that builds the programs and FFT plans.
+   The error map's sigma is optimised (NanoPyx's default); the evaluation count is printed.
+   For scale, the time of one image's upload and download (hst_array_from_host + read) too:
+   the error map moves its two images up and the map down, the FRC two images up.
+
+   Metrics mode: DIR/inputs.txt lists `ref R C`, `sr R C`, `frc_a R C`, `frc_b R C`,
+   `decorr R C` (any subset); each names DIR/<name>.f32 (float32, C order). Prints one line per
+   metric with its numbers and seconds (one call, after a warm-up call of the same metric) and
+   writes the error map to DIR/hst_error_map.f32.
+
+   Build (needs FFTW and VkFFT headers): make build/bench/quality_bench */
+
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
+#define HST_IMPLEMENTATION
+#define HST_FFT
+#include "quality.h"
+#include "bench_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SIZE 5000
+#define DEFAULT_MAG 5
+#define DEFAULT_REPS 5
+#define MAX_REPS 100
+#define SPOT_SPACING 37      /* SR pixels between spots */
+#define SPOT_SIGMA 2.5       /* SR pixels */
+#define WIDEFIELD_SIGMA 4.717 /* SR pixels: sqrt(2.5^2 + 4^2) */
+#define MAX_INPUTS 8
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+
+/* Gaussian spots of width `sigma` every SPOT_SPACING pixels on a background of 100, at (x, y). */
+static double scene(double x, double y, double sigma) {
+    double dx = fmod(x, SPOT_SPACING) - SPOT_SPACING / 2.0, dy = fmod(y, SPOT_SPACING) - SPOT_SPACING / 2.0;
+    return 100.0 + 1000.0 * exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
+}
+
+/* The SR image: the scene with spots of SPOT_SIGMA, plus uniform noise of amplitude `noise`. */
+static float *synthetic(size_t n, uint32_t seed, double noise) {
+    float *p = (float *)malloc(n * n * sizeof(float));
+    size_t x, y;
+    if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
+    for (y = 0; y < n; y++)
+        for (x = 0; x < n; x++)
+            p[y * n + x] = (float)(scene((double)x, (double)y, SPOT_SIGMA) +
+                                   noise * ((lcg(&seed) >> 8) / 16777216.0 - 0.5));
+    return p;
+}
+
+/* The widefield reference: the scene with spots of WIDEFIELD_SIGMA (SR pixels), each reference
+   pixel the mean over its m x m SR pixels. The error map's sigma should come out near
+   sqrt(WIDEFIELD_SIGMA^2 - SPOT_SIGMA^2) = 4 SR pixels. */
+static float *widefield(size_t n, size_t m) {
+    size_t k = n / m, x, y, i, j;
+    float *p = (float *)calloc(k * k, sizeof(float));
+    if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
+    for (y = 0; y < k; y++)
+        for (x = 0; x < k; x++) {
+            double s = 0.0;
+            for (j = 0; j < m; j++)
+                for (i = 0; i < m; i++)
+                    s += scene((double)(x * m + i), (double)(y * m + j), WIDEFIELD_SIGMA);
+            p[y * k + x] = (float)(s / (double)(m * m));
+        }
+    return p;
+}
+
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    return t[n / 2];
+}
+
+static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
+    float *sr = synthetic(n, 1u, 50.0), *sr2 = synthetic(n, 2u, 50.0), *ref, *map;
+    double tem[MAX_REPS], tfrc[MAX_REPS], tcopy[MAX_REPS], t0;
+    hst_error_map_result em;
+    hst_frc_result fr;
+    int i;
+    n = n / mag * mag;
+    ref = widefield(n, mag);
+    if (!(map = (float *)malloc(n * n * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
+    CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, NULL, map, &em));   /* warm-up */
+    CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
+    for (i = 0; i < reps; i++) {
+        t0 = now_s();
+        CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, NULL, map, &em));
+        tem[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
+        tfrc[i] = now_s() - t0;
+    }
+    for (i = 0; i < reps; i++) {   /* the PCIe share: one image up and down */
+        hst_array *a;
+        size_t shape[2];
+        shape[0] = shape[1] = n;
+        t0 = now_s();
+        CHECK(hst_array_from_host(be, HST_F32, 2, shape, sr, &a));
+        CHECK(hst_array_read(a, map, n * n * sizeof(float)));
+        tcopy[i] = now_s() - t0;
+        hst_array_destroy(a);
+    }
+    printf("device: %s\n", hst_backend_device(be)->name);
+    printf("one %zu x %zu float image up and back down (pageable host memory): %.2f ms\n", n, n,
+           1e3 * median(tcopy, reps));
+    printf("error map %zu x %zu against %zu x %zu (mag %zu): %.2f ms median of %d "
+           "(RSE %.4g, RSP %.6f, sigma %.4f, %u evaluations)\n",
+           n, n, n / mag, n / mag, mag, 1e3 * median(tem, reps), reps, em.rse, em.rsp, em.sigma,
+           em.evaluations);
+    printf("FRC %zu x %zu: %.2f ms median of %d (FIRE %.4f pixels)\n", n, n,
+           1e3 * median(tfrc, reps), reps, fr.resolution);
+    free(sr); free(sr2); free(ref); free(map);
+}
+
+/* >>metrics mode */
+typedef struct input { char name[32]; size_t rows, cols; float *data; } input;
+
+static float *read_f32(const char *dir, const char *name, size_t n) {
+    char path[1024];
+    float *p = (float *)malloc(n * sizeof(float));
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s.f32", dir, name);
+    if (!p || !(f = fopen(path, "rb")) || fread(p, sizeof(float), n, f) != n) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+    return p;
+}
+
+static const input *find(const input *in, int n, const char *name) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(in[i].name, name)) return &in[i];
+    return NULL;
+}
+
+static void metrics(hst_backend *be, const char *dir) {
+    input in[MAX_INPUTS];
+    int n = 0, i;
+    char path[1024];
+    const input *ref, *sr, *fa, *fb, *dc;
+    FILE *f;
+    double t0;
+    snprintf(path, sizeof path, "%s/inputs.txt", dir);
+    if (!(f = fopen(path, "r"))) { fprintf(stderr, "cannot read %s\n", path); exit(1); }
+    while (n < MAX_INPUTS && fscanf(f, "%31s %zu %zu", in[n].name, &in[n].rows, &in[n].cols) == 3)
+        n++;
+    fclose(f);
+    for (i = 0; i < n; i++) in[i].data = read_f32(dir, in[i].name, in[i].rows * in[i].cols);
+    printf("device %s\n", hst_backend_device(be)->name);
+    if ((ref = find(in, n, "ref")) && (sr = find(in, n, "sr"))) {
+        hst_error_map_result em;
+        float *map = (float *)malloc(sr->rows * sr->cols * sizeof(float));
+        if (!map) exit(1);
+        CHECK(hst_error_map(be, ref->data, ref->rows, ref->cols, sr->data, sr->rows, sr->cols,
+                            NULL, map, &em));
+        t0 = now_s();
+        CHECK(hst_error_map(be, ref->data, ref->rows, ref->cols, sr->data, sr->rows, sr->cols,
+                            NULL, map, &em));
+        printf("error_map rse %.9g rsp %.9g sigma %.9g alpha %.9g beta %.9g evaluations %u "
+               "seconds %.6f\n", em.rse, em.rsp, em.sigma, em.alpha, em.beta, em.evaluations,
+               now_s() - t0);
+        snprintf(path, sizeof path, "%s/hst_error_map.f32", dir);
+        if (!(f = fopen(path, "wb")) || fwrite(map, sizeof(float), sr->rows * sr->cols, f) !=
+                                            sr->rows * sr->cols)
+            exit(1);
+        fclose(f);
+        free(map);
+    }
+    if ((fa = find(in, n, "frc_a")) && (fb = find(in, n, "frc_b"))) {
+        hst_frc_result fr;
+        CHECK(hst_frc(be, fa->data, fb->data, fa->rows, fa->cols, NULL, NULL, &fr));
+        t0 = now_s();
+        CHECK(hst_frc(be, fa->data, fb->data, fa->rows, fa->cols, NULL, NULL, &fr));
+        printf("frc fire %.9g seconds %.6f\n", fr.resolution, now_s() - t0);
+    }
+    if ((dc = find(in, n, "decorr"))) {
+        hst_decorr_result dr;
+        CHECK(hst_decorr(be, dc->data, dc->rows, dc->cols, NULL, &dr));
+        t0 = now_s();
+        CHECK(hst_decorr(be, dc->data, dc->rows, dc->cols, NULL, &dr));
+        printf("decorr resolution %.9g kc_max %.9g a_max %.9g kc0 %.9g seconds %.6f\n",
+               dr.resolution, dr.kc_max, dr.a_max, dr.kc0, now_s() - t0);
+    }
+    for (i = 0; i < n; i++) free(in[i].data);
+}
+
+int main(int argc, char **argv) {
+    hst_backend_desc desc;
+    hst_backend *be;
+    size_t size = DEFAULT_SIZE, mag = DEFAULT_MAG;
+    int reps = DEFAULT_REPS, i;
+    const char *dir = NULL;
+    memset(&desc, 0, sizeof desc);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) desc.device = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) size = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--mag") && i + 1 < argc) mag = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) dir = argv[++i];
+        else { fprintf(stderr, "usage: see the top of bench/quality_bench.c\n"); return 2; }
+    }
+    if (reps < 1 || reps > MAX_REPS || mag < 1 || size < 10 * mag) {
+        fprintf(stderr, "bad --reps, --mag or --size\n");
+        return 2;
+    }
+    CHECK(hst_backend_create(&desc, &be));
+    if (dir) metrics(be, dir);
+    else speed(be, size, mag, reps);
+    hst_backend_destroy(be);
+    return 0;
+}

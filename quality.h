@@ -1,0 +1,1701 @@
+/* quality.h — halostream's image quality metrics for super-resolution microscopy, as NanoPyx 2.1
+   computes them: SQUIRREL's error map (RSE, RSP and the RSE map), Fourier ring correlation with
+   its FIRE resolution, and decorrelation analysis. On any device of backend.h: the host device
+   runs the host C twins of this header's kernels, OpenCL devices run the kernels. Single-file,
+   header-only, C99 (and C++).
+
+   Do this:
+       #define HST_IMPLEMENTATION
+   before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
+   halostream header included there: one copy of the library per program); define HST_FFT there
+   too (array.h's FFTs: FRC, decorrelation and the error map of a magnified image need them).
+   Other files include it without the macros.
+
+   Usage (a 1000 x 1000 widefield reference, its 5000 x 5000 eSRRF image, two half-stack images):
+
+       // given: const float *ref, *sr, *odd, *even;   // the images, in host memory
+       hst_backend *be; hst_backend_desc bd = {0};
+       hst_error_map_result em; hst_frc_result fr; hst_decorr_result dr;
+       hst_backend_create(&bd, &be);                      // $HST_DEVICE, else the best device
+       float *map = malloc(5000 * 5000 * 4);             // the RSE map: the SR image's shape
+       hst_error_map(be, ref, 1000, 1000, sr, 5000, 5000, NULL, map, &em);  // em.rse, em.rsp
+       hst_frc_desc fd = {0}; fd.pixel_size = 20.0;       // nm per SR pixel
+       hst_frc(be, odd, even, 5000, 5000, &fd, NULL, &fr);               // fr.resolution (nm)
+       hst_decorr(be, sr, 5000, 5000, NULL, &dr);         // NULL: NanoPyx's defaults
+       hst_backend_destroy(be);
+       // cc -std=c99 app.c -lOpenCL -lfftw3f -lm   (with HST_FFT: vkFFT.h on the include path)
+
+   Shapes and units. Images are 2-D float32, C order (rows, cols), host memory, read only.
+   Pixel sizes are in the caller's unit, and resolutions come back in that unit (NanoPyx's
+   `units` argument only labels its plots: keep it beside the number). Frequencies are in
+   cycles per unit (FRC) or normalised to the Nyquist frequency (decorrelation, 0 .. 1).
+
+   What each computes (NanoPyx 2.1.5's sources, which are the specification; the deliberate
+   differences are listed under each function):
+     hst_error_map  SQUIRREL (Culley et al., "Quantitative mapping and minimization of super-
+                    resolution optical imaging artifacts", Nat. Methods 2018), NanoPyx's
+                    core/transform/error_map.pyx: the reference is Fourier-interpolated to the
+                    SR image's size, the SR image is fitted to it as alpha * G_sigma(SR) + beta
+                    (alpha, beta by linear least squares in closed form; sigma by Brent's method
+                    with scipy's bracket, as NanoPyx), RSE = root mean square error, RSP =
+                    Pearson correlation, the map = |fitted - reference| per pixel.
+     hst_frc        NanoJ's / NanoPyx's core/analysis/frc.pyx: even-square crop, Tukey(0.25)
+                    taper, ring sums sampled at 1 / r radians with bilinear interpolation,
+                    Savitzky-Golay smoothing (window 0.0707 of the curve, order 3), the first
+                    crossing of the fixed 1/7 threshold (FIRE; Nieuwenhuizen et al., Nat.
+                    Methods 2013).
+     hst_decorr     Descloux, Grussmayer & Radenovic, "Parameter-free image resolution
+                    estimation based on decorrelation analysis", Nat. Methods 2019, as NanoPyx's
+                    core/analysis/decorr.pyx (its ImageJ plugin's port): edge apodisation, power-
+                    of-two padding, n_g high-pass filtered images in two refinement rounds, the
+                    decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max.
+
+   Options (macros)                     matters in
+     HST_IMPLEMENTATION                 the implementation TU: compile every header's body
+     HST_QUALITY_IMPLEMENTATION         the implementation TU: compile quality.h's body only
+     HST_FFT                            the implementation TU: array.h's FFTs (without them
+                                        FRC, decorrelation and magnified error maps return
+                                        HST_ERROR_NOT_BUILT_IN)
+     HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
+
+   What it does NOT do: no plots (NanoPyx's plot_* return images; the curves are returned here
+   as numbers); no 3-D metrics; no registration of the two FRC images; no NanoJ-SQUIRREL
+   extras (per-frame error maps, RSF output, border crops); a backend serves one call at a
+   time (per backend, in backend.h's words). The parameter sweep (QnR) is esrrf.h's.
+
+   Numerics. Host and OpenCL devices run the same kernels in the same summation order; they
+   differ only where OpenCL's float cos and sqrt differ from the host's correctly rounded ones
+   (FRC sample positions, decorrelation ring radii): tests/test_quality.c states the agreement
+   (relative 1e-4 on every returned number). Sums over whole images run in float in a fixed
+   order (32768 strided partial sums, or one per column, or backend.h's reduction tree), the
+   partial sums then in double on the host.
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+
+#ifndef HST_QUALITY_H
+#define HST_QUALITY_H
+
+#include "array.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_QUALITY_IMPLEMENTATION)
+#  define HST_QUALITY_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   The error map. fixed_sigma: the blur's sigma in REFERENCE pixels (NanoPyx's fixedSigma; the
+   blur applied to the SR image is fixed_sigma * magnification SR pixels); 0 (the default)
+   optimises sigma. */
+typedef struct hst_error_map_desc {
+    double fixed_sigma;
+} hst_error_map_desc;
+
+typedef struct hst_error_map_result {
+    double rse;            /* root mean square of fitted - reference, in reference intensity */
+    double rsp;            /* Pearson correlation of fitted and reference, -1 .. 1 */
+    double alpha, beta;    /* fitted = alpha * G_sigma(SR) + beta */
+    double sigma;          /* in SR pixels (NanoPyx's get_sigma()); <= 0: no blur */
+    unsigned magnification;
+    unsigned evaluations;  /* objective evaluations by the optimiser (0 with fixed_sigma) */
+} hst_error_map_result;
+
+/* SQUIRREL's error map of an SR image against its diffraction-limited reference.
+   ref: (ref_rows, ref_cols) float32, C order; sr: (sr_rows, sr_cols) with sr_rows = M ref_rows
+   and sr_cols = M ref_cols for one integer magnification M >= 1; map: NULL or (sr_rows,
+   sr_cols) floats receiving |alpha G_sigma(SR) + beta - ref_M| where ref_M is ref Fourier-
+   interpolated by M (NanoPyx's fht_space_interpolation: mirror padding to a power-of-two
+   square, zero-padded spectrum, range rescaled to ref's min and max). desc NULL: defaults.
+   The fit: for a sigma, alpha and beta are the least-squares line of ref_M on G_sigma(SR)
+   (closed form: alpha = cov / var, beta = mean_ref - alpha mean_b, as scipy's linregress), and
+   the objective is the RMS residual, sqrt(var_ref - cov^2 / var_b); sigma minimises it by
+   scipy.optimize.brent (bracket from (0, 4 / 2.35482 M), Brent's parabolic steps, tol 1.48e-8,
+   at most 1000 iterations) as NanoPyx. G_sigma is scipy.ndimage.gaussian_filter (truncate 4,
+   'reflect' edges; sigma <= 1e-15 is no blur).
+   Deliberate differences from NanoPyx 2.1.5: the SR image must be an exact multiple of ref
+   (NanoPyx truncates the ratio and then fails on the shapes); the fitted image is
+   alpha G(SR) + beta rather than G(alpha SR + beta) (equal by linearity: the weights sum to
+   1); sums run in float on centred data (NanoPyx: float64 regression, float32 means);
+   when no bracket is found (NanoPyx raises scipy's BracketError) the best sigma evaluated is
+   kept, with a warning. Kept as NanoPyx has it: when the objective at sigma 0 is below the one
+   at 4 / 2.35482 M, scipy's bracket walks to negative sigmas, which blur nothing, and the
+   search ends at "no blur" (a negative sigma) even where a small positive sigma fits better.
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, ref, sr or out; a zero extent; fixed_sigma
+   negative or not finite), HST_ERROR_SHAPE (sr not M times ref), HST_ERROR_NON_FINITE (NaN or
+   Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW, HST_ERROR_NOT_
+   BUILT_IN (M > 1 without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
+HST_API hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
+                                 size_t ref_cols, const float *sr, size_t sr_rows,
+                                 size_t sr_cols, const hst_error_map_desc *desc, float *map,
+                                 hst_error_map_result *out);
+
+/* ---------------------------------------------------------------------------------------------
+   FRC. pixel_size: the images' pixel size in the caller's unit (0: 1, NanoPyx's default). */
+typedef struct hst_frc_desc {
+    double pixel_size;
+} hst_frc_desc;
+
+typedef struct hst_frc_result {
+    double resolution;     /* FIRE: 1 / the first crossing of 1/7, in pixel_size units;
+                              0 when the curve never crosses (NanoPyx's fire_number 0) */
+    size_t curve_length;   /* points of the curve: the even square's side / 2 - 1 */
+} hst_frc_result;
+
+/* The number of FRC curve points for images of rows x cols (the side of the centred even
+   square NanoPyx crops to, halved, minus 1); 0 when it is too small (side < 10). Thread-safe. */
+HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
+
+/* Fourier ring correlation of two images of one scene (the images of odd and even frames),
+   and its FIRE resolution. a, b: (rows, cols) float32, C order, rows and cols >= 10.
+   curve: NULL or 2 * hst_frc_curve_length(rows, cols) floats receiving (spatial frequency in
+   1 / pixel_size units, smoothed FRC) pairs, NanoPyx's frc_curve.
+   NanoPyx's steps: the centred even square of side S = min(rows, cols) rounded down to even;
+   a Tukey(alpha 0.25) taper along each axis; |FFT|-products at S/2 - 1 rings r, each sampled
+   at angles 0, 1/r, 2/r, .. < 2 pi (float32 as numpy.arange) with bilinear interpolation of the
+   products; FRC(r) = sum Re(F1 F2*) / sqrt(sum |F1|^2 sum |F2|^2), FRC(0) = 1; frequencies
+   linspace(0, 1 / (2 pixel_size), S/2 - 1); scipy's savgol_filter (window int(0.0707 (S/2 -
+   1)), at least 4, order 3, mode 'interp'); the first crossing of 1/7, linearly interpolated.
+   Deliberate differences: each ring's samples are summed in chunks (NanoPyx: one float sum per
+   ring); the FFT is float32 (NanoPyx: float64 then rounded to complex64); the product of the
+   two ring power sums is taken in double (NanoPyx's float product overflows to inf, and its
+   FRC to 0, once the sums pass 1.8e19, e.g. large images of large counts).
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, a, b or out; rows or cols < 10; pixel_size
+   negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN
+   (without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
+HST_API hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
+                           size_t cols, const hst_frc_desc *desc, float *curve,
+                           hst_frc_result *out);
+
+/* ---------------------------------------------------------------------------------------------
+   Decorrelation analysis. Zero fields take NanoPyx's defaults: rmin 0 and rmax 1 (normalised
+   frequencies; rmax 0 means 1), n_r 50 (curve samples), n_g 10 (high-pass images per round),
+   pixel_size 1; roi {x0, y0, x1, y1} in pixels (x1, y1 exclusive): all equal means the whole
+   image. */
+#define HST_DECORR_MAX_NR 128
+typedef struct hst_decorr_desc {
+    double rmin, rmax;
+    unsigned n_r, n_g;
+    double pixel_size;
+    size_t roi[4];
+} hst_decorr_desc;
+
+typedef struct hst_decorr_result {
+    double resolution;     /* 2 pixel_size / kc_max, in pixel_size units (inf if kc_max is 0) */
+    double kc_max, a_max;  /* the highest cut-off frequency among the refined curves' maxima */
+    double kc_gm, a_gm;    /* the maximum with the best kc * A (NanoPyx's kc_gm, agm) */
+    double kc0, a0;        /* the unfiltered image's curve maximum */
+} hst_decorr_result;
+
+/* Decorrelation analysis of one image (Descloux et al. 2019, NanoPyx's DecorrAnalysis).
+   img: (rows, cols) float32, C order, rows, cols >= 2. desc NULL: defaults.
+   NanoPyx's steps: apodisation of a 20-pixel border towards the mean beyond the inscribed
+   circle; padding to the next power-of-two square N (filled with the first pixel, the image at
+   rows 0.., centred along x, as NanoPyx's loop places it); the normalised spectrum's
+   cross-correlation d(r) with the spectrum, cumulated over rings mapped to n_r samples of
+   [rmin, rmax] (one half-plane); its last local maximum (NanoPyx's _get_d_corr_max, step 0.001);
+   then 2 rounds of n_g images (image - G_sigma(image), sigma geometric in [0.14, 2 / kc0],
+   refined to the best pair's neighbours in round 2 and rmin, rmax to their kc -0.05, +0.3).
+   Deliberate differences: the ROI is applied (NanoPyx 2.1.5 crops and then analyses the whole
+   image anyway); sums per column in float then in double (NanoPyx: float, in parallel);
+   float32 FFT. n_r must be 2 .. HST_DECORR_MAX_NR (a private array per column on devices),
+   n_g >= 2.
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, img or out; rows or cols < 2; rmin < 0,
+   rmax > 1, rmin >= rmax; n_r, n_g out of range; a ROI beyond the image or empty in one axis;
+   pixel_size negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW,
+   HST_ERROR_NOT_BUILT_IN (without HST_FFT), memory and OpenCL errors.
+   Thread safety: per backend. */
+HST_API hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
+                              const hst_decorr_desc *desc, hst_decorr_result *out);
+
+/* The kernels' OpenCL C source (pieces in static storage). Thread-safe. */
+HST_API const char *const *hst_quality_source(size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_QUALITY_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_QUALITY_IMPLEMENTATION) && !defined(HST__QUALITY_IMPLEMENTED)
+#define HST__QUALITY_IMPLEMENTED
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__QDEF HST_API __attribute__((unused))
+#else
+#  define HST__QDEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+#define HST__Q_PI 3.14159265358979323846
+#define HST__Q_TRUNCATE 4.0           /* scipy.ndimage.gaussian_filter's default truncate */
+#define HST__Q_NO_BLUR 1e-15          /* scipy skips axes with sigma at or below this */
+#define HST__Q_FWHM 2.35482           /* NanoPyx's FWHM / sigma for the sigma bracket */
+#define HST__Q_FRC_THRESHOLD (1.0f / 7.0f)
+#define HST__Q_FRC_TUKEY 0.25
+#define HST__Q_FRC_SAVGOL 0.0707      /* NanoPyx's window, as a share of the curve */
+#define HST__Q_SAVGOL_ORDER 3
+#define HST__Q_FRC_MIN_SIDE 10        /* a curve of 4 points: the smallest savgol window */
+/* Samples per FRC work-item: rings have 2 pi r samples; chunks spread the longest rings over
+   many work-items, and their partial sums are added in order per ring afterwards. */
+#define HST__Q_FRC_CHUNK 64
+/* Work-items of the error map's moments (sums of b, b^2, b r): 32768 partial sums read back
+   (384 KiB) and added in double on the host; enough work-items to keep a GPU's memory busy,
+   and the partial sums stay short (763 terms each at 5000 x 5000). */
+#define HST__Q_MOMENT_ITEMS 32768u
+#define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
+#define HST__Q_DECORR_G_MIN 0.14f
+#define HST__Q_DECORR_DT 0.001f
+/* scipy.optimize.brent and bracket's constants */
+#define HST__Q_BRENT_TOL 1.48e-8
+#define HST__Q_BRENT_MINTOL 1.0e-11
+#define HST__Q_BRENT_CG 0.3819660
+#define HST__Q_BRENT_MAXITER 1000
+#define HST__Q_GOLD 1.618034
+#define HST__Q_GROW_LIMIT 110.0
+#define HST__Q_VERYSMALL 1e-21
+
+/* >>kernels ---------------------------------------------------------------------------------- */
+/* OpenCL C, one source line per literal line; the host twins below follow them line by line. */
+static const char *const hst__q_source[] = {
+"/* scipy.ndimage's 'reflect' (d c b a | a b c d | d c b a) for any offset (2 n <= INT_MAX) */\n"
+"int hst_q_reflect(int i, int n) {\n"
+"    int p = 2 * n, m = i % p;\n"
+"    if (m < 0) m += p;\n"
+"    return m < n ? m : p - 1 - m;\n"
+"}\n"
+"/* one axis of a Gaussian blur: dst = correlate(src, w) along axis (0: rows, 1: cols); the\n"
+"   taps in order j = -radius .. radius, reflected only where the window leaves the line */\n"
+"__kernel void hst_q_blur(__global const float *src, __global float *dst,\n"
+"                         __global const float *w, int radius, int rows, int cols, int axis) {\n"
+"    int x = get_global_id(0), y = get_global_id(1), j, n = axis == 0 ? rows : cols;\n"
+"    int p = axis == 0 ? y : x;\n"
+"    size_t step = axis == 0 ? (size_t)cols : 1;\n"
+"    __global const float *s;\n"
+"    float acc = 0.0f;\n"
+"    if (x >= cols || y >= rows) return;\n"
+"    s = src + (axis == 0 ? (size_t)x : (size_t)y * cols);\n"
+"    if (p - radius >= 0 && p + radius < n)\n"
+"        for (j = -radius; j <= radius; j++) acc = fma(w[j + radius], s[(p + j) * step], acc);\n"
+"    else\n"
+"        for (j = -radius; j <= radius; j++)\n"
+"            acc = fma(w[j + radius], s[hst_q_reflect(p + j, n) * step], acc);\n"
+"    dst[(size_t)y * cols + x] = acc;\n"
+"}\n"
+"/* Work-item i of g sums b, b^2 and b r over elements i, i + g, i + 2 g, .. in order into\n"
+"   part[i][3] (coalesced; the order is fixed by g, not by the device) */\n"
+"__kernel void hst_q_moments(__global const float *b, __global const float *r,\n"
+"                            __global float *part, ulong n, uint g) {\n"
+"    size_t i = get_global_id(0), j;\n"
+"    float s = 0.0f, ss = 0.0f, sr = 0.0f;\n"
+"    if (i >= g) return;\n"
+"    for (j = i; j < n; j += g) {\n"
+"        float v = b[j];\n"
+"        s += v; ss = fma(v, v, ss); sr = fma(v, r[j], sr);\n"
+"    }\n"
+"    part[3 * i] = s; part[3 * i + 1] = ss; part[3 * i + 2] = sr;\n"
+"}\n"
+"/* e = |alpha b + beta - r| */\n"
+"__kernel void hst_q_error_map(__global const float *b, __global const float *r,\n"
+"                              __global float *e, float alpha, float beta, ulong n) {\n"
+"    size_t i = get_global_id(0);\n"
+"    if (i < n) e[i] = fabs(fma(alpha, b[i], beta) - r[i]);\n"
+"}\n",
+"/* The Fourier interpolation's spectrum (NanoPyx's fht_space_interpolation): dst (mp, mp)\n"
+"   unshifted holds src's frequencies (src: the r2c hw spectrum of a p x p image) at the\n"
+"   fftshifted placement NanoPyx gives them, zero elsewhere. */\n"
+"__kernel void hst_q_fourier_pad(__global const float2 *src, __global float2 *dst,\n"
+"                                int p, int mp) {\n"
+"    int u = get_global_id(0), v = get_global_id(1), roi = (mp - p) / 2, hw = p / 2 + 1;\n"
+"    int ju, jv, fu, fv;\n"
+"    float2 z = (float2)(0.0f, 0.0f);\n"
+"    if (u >= mp || v >= mp) return;\n"
+"    ju = (u + mp / 2) % mp - roi;\n"
+"    jv = (v + mp / 2) % mp - roi;\n"
+"    if (ju >= 0 && ju < p && jv >= 0 && jv < p) {\n"
+"        fu = ((ju - p / 2) % p + p) % p;\n"
+"        fv = ((jv - p / 2) % p + p) % p;\n"
+"        if (fu < hw) z = src[(size_t)fv * hw + fu];\n"
+"        else { z = src[(size_t)((p - fv) % p) * hw + (p - fu)]; z.y = -z.y; }\n"
+"    }\n"
+"    dst[(size_t)v * mp + u] = z;\n"
+"}\n"
+"/* dst (rows, cols) = (src[y0 + y][x0 + x] - lo) scale + base, src (mp, mp) */\n"
+"__kernel void hst_q_crop_rescale(__global const float *src, __global float *dst, int mp,\n"
+"                                 int rows, int cols, int y0, int x0, float lo, float scale,\n"
+"                                 float base) {\n"
+"    int x = get_global_id(0), y = get_global_id(1);\n"
+"    if (x >= cols || y >= rows) return;\n"
+"    dst[(size_t)y * cols + x] = fma(src[(size_t)(y + y0) * mp + x + x0] - lo, scale, base);\n"
+"}\n",
+"/* The FRC products (Re F1 F2*, |F1|^2, |F2|^2) at shifted position (y, x) of an s x s\n"
+"   spectrum held as r2c halves (the products are the same at -k). */\n"
+"float3 hst_q_frc_at(__global const float2 *f1, __global const float2 *f2, int s, int y,\n"
+"                    int x) {\n"
+"    int hw = s / 2 + 1, ky = (y + s / 2) % s, kx = (x + s / 2) % s;\n"
+"    float2 a, b;\n"
+"    size_t i;\n"
+"    if (kx >= hw) { kx = s - kx; ky = (s - ky) % s; }\n"
+"    i = (size_t)ky * hw + kx;\n"
+"    a = f1[i]; b = f2[i];\n"
+"    return (float3)(a.x * b.x + a.y * b.y, a.x * a.x + a.y * a.y, b.x * b.x + b.y * b.y);\n"
+"}\n"
+"/* Ring r's samples [c chunk, (c + 1) chunk) of count[r], at angles i step[r] (NanoPyx's\n"
+"   _calculate_frc_value), bilinearly interpolated products summed into part[r][c][3]. */\n"
+"__kernel void hst_q_frc_partial(__global const float2 *f1, __global const float2 *f2,\n"
+"                                __global const int *count, __global const float *step,\n"
+"                                __global float *part, int s, int max_r, int chunk,\n"
+"                                int nchunks) {\n"
+"    int c = get_global_id(0), r = get_global_id(1), i, end;\n"
+"    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;\n"
+"    if (c >= nchunks || r >= max_r) return;\n"
+"    end = min(count[r], (c + 1) * chunk);\n"
+"    for (i = c * chunk; i < end; i++) {\n"
+"        float angle = (float)i * step[r], ca = cos(angle), sa = sqrt(1.0f - ca * ca);\n"
+"        float x = (float)(max_r + 1) + (float)r * ca, y, xf, yf;\n"
+"        int xb, yb;\n"
+"        float3 ll, lr, ul, ur, lo, up, v;\n"
+"        if (angle > M_PI_F) sa = -sa;\n"
+"        y = (float)(max_r + 1) + (float)r * sa;\n"
+"        xb = (int)x; yb = (int)y;\n"
+"        xf = fmax(x - (float)xb, 0.0f); yf = fmax(y - (float)yb, 0.0f);\n"
+"        ll = hst_q_frc_at(f1, f2, s, yb, xb); lr = hst_q_frc_at(f1, f2, s, yb, xb + 1);\n"
+"        ul = hst_q_frc_at(f1, f2, s, yb + 1, xb); ur = hst_q_frc_at(f1, f2, s, yb + 1, xb + 1);\n"
+"        up = ul + xf * (ur - ul);\n"
+"        lo = ll + xf * (lr - ll);\n"
+"        v = lo + yf * (up - lo);\n"
+"        s0 += v.x; s1 += v.y; s2 += v.z;\n"
+"    }\n"
+"    part[((size_t)r * nchunks + c) * 3 + 0] = s0;\n"
+"    part[((size_t)r * nchunks + c) * 3 + 1] = s1;\n"
+"    part[((size_t)r * nchunks + c) * 3 + 2] = s2;\n"
+"}\n"
+"/* ring[r][k] = sum over chunks c in order of part[r][c][k] */\n"
+"__kernel void hst_q_frc_rings(__global const float *part, __global float *ring, int max_r,\n"
+"                              int nchunks) {\n"
+"    int r = get_global_id(0), c, k;\n"
+"    if (r >= max_r) return;\n"
+"    for (k = 0; k < 3; k++) {\n"
+"        float s = 0.0f;\n"
+"        for (c = 0; c < nchunks; c++) s += part[((size_t)r * nchunks + c) * 3 + k];\n"
+"        ring[r * 3 + k] = s;\n"
+"    }\n"
+"}\n",
+"/* Decorrelation, one shifted column x of an n x n spectrum (r2c halves): norm[x] = sum of\n"
+"   |F|^2 inside the inscribed circle; part[x][d] and part[x][nr + d] = sums of |F| and of\n"
+"   |F / |F||^2 over ring d (NanoPyx's _get_corr_coef_ring window and hw plane). */\n"
+"#define HST_Q_MAX_NR 128\n"
+"__kernel void hst_q_decorr_cols(__global const float2 *f, __global float *part,\n"
+"                                __global float *norm, int n, int nr, float crmin,\n"
+"                                float crmax, int ox, int w, int oy, int h, int zero_dc) {\n"
+"    int x = get_global_id(0), y, d, hw = n / 2 + 1;\n"
+"    float bins[2 * HST_Q_MAX_NR], cn = 0.0f;\n"
+"    long limit = (long)n * n / 2 + n / 2;\n"
+"    if (x >= n) return;\n"
+"    for (d = 0; d < 2 * nr; d++) bins[d] = 0.0f;\n"
+"    for (y = 0; y < n; y++) {\n"
+"        int ky = (y + n / 2) % n, kx = (x + n / 2) % n, dy = y - n / 2, dx = x - n / 2;\n"
+"        float2 z;\n"
+"        if (kx >= hw) { kx = n - kx; ky = (n - ky) % n; }\n"
+"        z = f[(size_t)ky * hw + kx];\n"
+"        if (zero_dc && dx == 0 && dy == 0) z = (float2)(0.0f, 0.0f);\n"
+"        if ((long)dy * dy + (long)dx * dx < (long)n * n / 4) cn += z.x * z.x + z.y * z.y;\n"
+"        if (x >= ox && x < ox + w && y >= oy && y < oy + h && (long)x * n + y <= limit) {\n"
+"            float dist = sqrt(4.0f * (float)(dx * dx + dy * dy) / (float)((long)n * n));\n"
+"            if (dist <= crmax) {\n"
+"                float mag = sqrt(z.x * z.x + z.y * z.y), nx = 0.0f, ny = 0.0f;\n"
+"                dist = (dist - crmin) / (crmax - crmin) * (float)(nr - 1);\n"
+"                d = (int)round(fmax(dist, 0.0f));\n"
+"                if (mag != 0.0f) { nx = z.x / mag; ny = z.y / mag; }\n"
+"                if (d < nr) {\n"
+"                    bins[d] += z.x * nx + z.y * ny;\n"
+"                    bins[d + nr] += nx * nx + ny * ny;\n"
+"                }\n"
+"            }\n"
+"        }\n"
+"    }\n"
+"    for (d = 0; d < 2 * nr; d++) part[(size_t)x * 2 * nr + d] = bins[d];\n"
+"    norm[x] = cn;\n"
+"}\n"
+};
+
+HST__QDEF const char *const *hst_quality_source(size_t *count) {
+    if (count) *count = sizeof hst__q_source / sizeof hst__q_source[0];
+    return hst__q_source;
+}
+
+/* >>host twins ------------------------------------------------------------------------------- */
+static int hst__q_reflect(int i, int n) {
+    int p = 2 * n, m = i % p;
+    if (m < 0) m += p;
+    return m < n ? m : p - 1 - m;
+}
+
+/* hst_q_blur's twin. Along rows (axis 0) it accumulates whole output rows, tap by tap, so it
+   reads rows in memory order; each pixel still takes its taps in the kernel's order. */
+static void hst__q_blur_host(const float *src, float *dst, const float *w, int radius, int rows,
+                             int cols, int axis) {
+    int x, y, j;
+    for (y = 0; y < rows; y++) {
+        float *o = dst + (size_t)y * cols;
+        if (axis == 0) {
+            for (x = 0; x < cols; x++) o[x] = 0.0f;
+            for (j = -radius; j <= radius; j++) {
+                const float *s = src + (size_t)hst__q_reflect(y + j, rows) * cols;
+                float wj = w[j + radius];
+                for (x = 0; x < cols; x++) o[x] = fmaf(wj, s[x], o[x]);
+            }
+            continue;
+        }
+        for (x = 0; x < cols; x++) {
+            const float *s = src + (size_t)y * cols;
+            float acc = 0.0f;
+            if (x - radius >= 0 && x + radius < cols)
+                for (j = -radius; j <= radius; j++) acc = fmaf(w[j + radius], s[x + j], acc);
+            else
+                for (j = -radius; j <= radius; j++)
+                    acc = fmaf(w[j + radius], s[hst__q_reflect(x + j, cols)], acc);
+            o[x] = acc;
+        }
+    }
+}
+
+static void hst__q_moments_host(const float *b, const float *r, float *part, size_t n,
+                                uint32_t g) {
+    size_t i, j;
+    for (i = 0; i < g; i++) {
+        float sum = 0.0f, ss = 0.0f, sr = 0.0f;
+        for (j = i; j < n; j += g) {
+            float v = b[j];
+            sum += v; ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr);
+        }
+        part[3 * i] = sum; part[3 * i + 1] = ss; part[3 * i + 2] = sr;
+    }
+}
+
+static void hst__q_error_map_host(const float *b, const float *r, float *e, float alpha,
+                                  float beta, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) e[i] = fabsf(fmaf(alpha, b[i], beta) - r[i]);
+}
+
+static void hst__q_fourier_pad_host(const float *src, float *dst, int p, int mp) {
+    int u, v, roi = (mp - p) / 2, half = p / 2 + 1;
+    for (v = 0; v < mp; v++)
+        for (u = 0; u < mp; u++) {
+            int ju = (u + mp / 2) % mp - roi, jv = (v + mp / 2) % mp - roi;
+            float zr = 0.0f, zi = 0.0f;
+            if (ju >= 0 && ju < p && jv >= 0 && jv < p) {
+                int fu = ((ju - p / 2) % p + p) % p, fv = ((jv - p / 2) % p + p) % p;
+                size_t i = fu < half ? (size_t)fv * half + fu
+                                     : (size_t)((p - fv) % p) * half + (p - fu);
+                zr = src[2 * i];
+                zi = fu < half ? src[2 * i + 1] : -src[2 * i + 1];
+            }
+            dst[2 * ((size_t)v * mp + u)] = zr;
+            dst[2 * ((size_t)v * mp + u) + 1] = zi;
+        }
+}
+
+static void hst__q_crop_rescale_host(const float *src, float *dst, int mp, int rows, int cols,
+                                     int y0, int x0, float lo, float scale, float base) {
+    int x, y;
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++)
+            dst[(size_t)y * cols + x] =
+                fmaf(src[(size_t)(y + y0) * mp + x + x0] - lo, scale, base);
+}
+
+static void hst__q_frc_at_host(const float *f1, const float *f2, int s, int y, int x, float v[3]) {
+    int half = s / 2 + 1, ky = (y + s / 2) % s, kx = (x + s / 2) % s;
+    size_t i;
+    float ar, ai, br, bi;
+    if (kx >= half) { kx = s - kx; ky = (s - ky) % s; }
+    i = (size_t)ky * half + kx;
+    ar = f1[2 * i]; ai = f1[2 * i + 1]; br = f2[2 * i]; bi = f2[2 * i + 1];
+    v[0] = ar * br + ai * bi; v[1] = ar * ar + ai * ai; v[2] = br * br + bi * bi;
+}
+
+static void hst__q_frc_partial_host(const float *f1, const float *f2, const int *count,
+                                    const float *step, float *part, int s, int max_r, int chunk,
+                                    int nchunks) {
+    int c, r, i, k;
+    for (r = 0; r < max_r; r++)
+        for (c = 0; c < nchunks; c++) {
+            int end = count[r] < (c + 1) * chunk ? count[r] : (c + 1) * chunk;
+            float sum[3] = {0.0f, 0.0f, 0.0f};
+            for (i = c * chunk; i < end; i++) {
+                float angle = (float)i * step[r], ca = (float)cos(angle);
+                float sa = (float)sqrt(1.0f - ca * ca), x, y, xf, yf;
+                float ll[3], lr[3], ul[3], ur[3];
+                int xb, yb;
+                if (angle > (float)HST__Q_PI) sa = -sa;
+                x = (float)(max_r + 1) + (float)r * ca;
+                y = (float)(max_r + 1) + (float)r * sa;
+                xb = (int)x; yb = (int)y;
+                xf = fmaxf(x - (float)xb, 0.0f); yf = fmaxf(y - (float)yb, 0.0f);
+                hst__q_frc_at_host(f1, f2, s, yb, xb, ll);
+                hst__q_frc_at_host(f1, f2, s, yb, xb + 1, lr);
+                hst__q_frc_at_host(f1, f2, s, yb + 1, xb, ul);
+                hst__q_frc_at_host(f1, f2, s, yb + 1, xb + 1, ur);
+                for (k = 0; k < 3; k++) {
+                    float up = ul[k] + xf * (ur[k] - ul[k]), lo = ll[k] + xf * (lr[k] - ll[k]);
+                    sum[k] += lo + yf * (up - lo);
+                }
+            }
+            for (k = 0; k < 3; k++) part[((size_t)r * nchunks + c) * 3 + k] = sum[k];
+        }
+}
+
+static void hst__q_frc_rings_host(const float *part, float *ring, int max_r, int nchunks) {
+    int r, c, k;
+    for (r = 0; r < max_r; r++)
+        for (k = 0; k < 3; k++) {
+            float s = 0.0f;
+            for (c = 0; c < nchunks; c++) s += part[((size_t)r * nchunks + c) * 3 + k];
+            ring[r * 3 + k] = s;
+        }
+}
+
+static void hst__q_decorr_cols_host(const float *f, float *part, float *norm, int n, int nr,
+                                    float crmin, float crmax, int ox, int w, int oy, int h,
+                                    int zero_dc) {
+    int x, y, d, half = n / 2 + 1;
+    long limit = (long)n * n / 2 + n / 2;
+    for (x = 0; x < n; x++) {
+        float *bins = part + (size_t)x * 2 * nr, cn = 0.0f;
+        for (d = 0; d < 2 * nr; d++) bins[d] = 0.0f;
+        for (y = 0; y < n; y++) {
+            int ky = (y + n / 2) % n, kx = (x + n / 2) % n, dy = y - n / 2, dx = x - n / 2;
+            float zr, zi;
+            if (kx >= half) { kx = n - kx; ky = (n - ky) % n; }
+            zr = f[2 * ((size_t)ky * half + kx)]; zi = f[2 * ((size_t)ky * half + kx) + 1];
+            if (zero_dc && dx == 0 && dy == 0) zr = zi = 0.0f;
+            if ((long)dy * dy + (long)dx * dx < (long)n * n / 4) cn += zr * zr + zi * zi;
+            if (x >= ox && x < ox + w && y >= oy && y < oy + h && (long)x * n + y <= limit) {
+                float dist = sqrtf(4.0f * (float)(dx * dx + dy * dy) / (float)((long)n * n));
+                if (dist <= crmax) {
+                    float mag = sqrtf(zr * zr + zi * zi), nx = 0.0f, ny = 0.0f;
+                    dist = (dist - crmin) / (crmax - crmin) * (float)(nr - 1);
+                    d = (int)roundf(fmaxf(dist, 0.0f));
+                    if (mag != 0.0f) { nx = zr / mag; ny = zi / mag; }
+                    if (d < nr) {
+                        bins[d] += zr * nx + zi * ny;
+                        bins[d + nr] += nx * nx + ny * ny;
+                    }
+                }
+            }
+        }
+        norm[x] = cn;
+    }
+}
+
+/* >>types ------------------------------------------------------------------------------------ */
+enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
+       HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_NUM_KERNELS };
+static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
+    "hst_q_blur", "hst_q_moments", "hst_q_error_map", "hst_q_fourier_pad", "hst_q_crop_rescale",
+    "hst_q_frc_partial", "hst_q_frc_rings", "hst_q_decorr_cols"
+};
+
+/* One call's device state: the program is built on first use (backend.h caches it per
+   backend, so later calls find it), kernels are made as the call needs them. */
+typedef struct hst__q {
+    hst_backend *be;
+    int host;
+    const char *func;
+#ifndef HST_NO_OPENCL
+    hst_program *prog;
+    hst_kernel *k[HST__Q_NUM_KERNELS];
+#endif
+} hst__q;
+
+/* A kernel argument: a buffer (an array's) or a value. */
+typedef struct hst__qarg { const hst_array *a; size_t bytes; const void *v; } hst__qarg;
+#define HST__QA(arr) {(arr), 0, NULL}
+#define HST__QV(x) {NULL, sizeof(x), &(x)}
+
+static void hst__q_init(hst__q *q, hst_backend *be, const char *func) {
+    memset(q, 0, sizeof *q);
+    q->be = be;
+    q->host = hst_backend_is_host(be);
+    q->func = func;
+}
+
+static void hst__q_release(hst__q *q) {
+#ifndef HST_NO_OPENCL
+    int i;
+    for (i = 0; i < HST__Q_NUM_KERNELS; i++)
+        if (q->k[i]) hst_kernel_destroy(q->k[i]);
+    if (q->prog) hst_program_release(q->prog);
+#endif
+    memset(q, 0, sizeof *q);
+}
+
+static float *hst__q_ptr(const hst_array *a) {
+    return (float *)hst_buffer_host_ptr(hst_array_buffer(a));
+}
+
+/* Launches kernel `which` over `dims` global sizes with args (OpenCL devices only). */
+static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
+                                size_t nargs, const hst__qarg *args) {
+#ifndef HST_NO_OPENCL
+    hst_result r = HST_SUCCESS;
+    size_t i, count = 0;
+    if (!q->prog) {
+        const char *const *src = hst_quality_source(&count);
+        if ((r = hst_program_build(q->be, count, src, "", &q->prog)) != HST_SUCCESS) return r;
+    }
+    if (!q->k[which] &&
+        (r = hst_kernel_create(q->prog, hst__q_kernel_names[which], &q->k[which])) != HST_SUCCESS)
+        return r;
+    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
+        r = args[i].a ? hst_kernel_set_buffer(q->k[which], (unsigned)i, hst_array_buffer(args[i].a))
+                      : hst_kernel_set_arg(q->k[which], (unsigned)i, args[i].bytes, args[i].v);
+    if (r != HST_SUCCESS) return r;
+    return hst_launch(hst_backend_queue(q->be), q->k[which], dims, global, NULL, 0, NULL, NULL);
+#else
+    (void)q; (void)which; (void)dims; (void)global; (void)nargs; (void)args;
+    return HST_ERROR_UNSUPPORTED;
+#endif
+}
+
+/* >>helpers ---------------------------------------------------------------------------------- */
+static hst_result hst__q_bad(const hst__q *q, const char *why) {
+    hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT, "%s: %s", q->func, why);
+    return HST_ERROR_INVALID_ARGUMENT;
+}
+
+static hst_result hst__q_count(const hst__q *q, size_t rows, size_t cols, size_t *n) {
+    if (rows > (size_t)INT_MAX / 2 || cols > (size_t)INT_MAX / 2 ||
+        (rows && cols > SIZE_MAX / sizeof(float) / 2 / rows)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
+                        "%s: an image of %zu x %zu is too large", q->func, rows, cols);
+        return HST_ERROR_OVERFLOW;
+    }
+    *n = rows * cols;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__q_finite(const hst__q *q, const char *name, const float *x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(x[i])) {
+            hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_NON_FINITE,
+                            "%s: %s[%zu] is %g", q->func, name, i, (double)x[i]);
+            return HST_ERROR_NON_FINITE;
+        }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__q_array(const hst__q *q, hst_dtype dt, size_t rows, size_t cols,
+                               const void *data, hst_array **out) {
+    size_t shape[2];
+    shape[0] = rows; shape[1] = cols;
+    *out = NULL;
+    return data ? hst_array_from_host(q->be, dt, 2, shape, data, out)
+                : hst_array_create(q->be, dt, 2, shape, out);
+}
+
+/* Uploads a host image and checks it on the way: the device's sum of a finite image is finite,
+   so only a non-finite sum costs a scan of the host copy (which names the first bad pixel; a
+   sum that overflowed from finite pixels passes, its mean then taken on the host). *mean: the
+   pixels' mean. */
+static hst_result hst__q_upload(const hst__q *q, const char *name, const float *x, size_t rows,
+                                size_t cols, hst_array **out, double *mean) {
+    size_t i, n = rows * cols;
+    double sum = 0.0;
+    hst_scalar s;
+    hst_result r = hst__q_array(q, HST_F32, rows, cols, x, out);
+    if (r == HST_SUCCESS) r = hst_array_sum(*out, &s);
+    if (r == HST_SUCCESS && !isfinite(s.re)) {
+        if ((r = hst__q_finite(q, name, x, n)) == HST_SUCCESS) {
+            for (i = 0; i < n; i++) sum += x[i];
+            s.re = sum;
+        }
+    }
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; return r; }
+    *mean = s.re / (double)n;
+    return HST_SUCCESS;
+}
+
+/* scipy.ndimage._gaussian_kernel1d: radius int(4 sigma + 0.5), weights exp(-x^2 / 2 sigma^2)
+   normalised in double, then rounded to float. Returns the radius; w holds 2 radius + 1. */
+static int hst__q_gauss_weights(double sigma, float *w) {
+    int radius = (int)(HST__Q_TRUNCATE * sigma + 0.5), i;
+    double sum = 0.0;
+    for (i = -radius; i <= radius; i++) sum += exp(-0.5 / (sigma * sigma) * (double)i * i);
+    for (i = -radius; i <= radius; i++)
+        w[i + radius] = (float)(exp(-0.5 / (sigma * sigma) * (double)i * i) / sum);
+    return radius;
+}
+
+/* dst = G_sigma(src) (rows, cols), tmp of the same shape; sigma <= 1e-15: a copy. */
+static hst_result hst__q_blur(hst__q *q, hst_array *dst, const hst_array *src, hst_array *tmp,
+                              double sigma) {
+    const size_t *shape = hst_array_shape(src);
+    int rows = (int)shape[0], cols = (int)shape[1], radius, axis;
+    size_t wn, global[2];
+    hst_array *w = NULL;
+    float *wh;
+    hst_result r = HST_SUCCESS;
+    if (!(sigma > HST__Q_NO_BLUR)) return hst_array_copy(dst, src);
+    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, "sigma is too large");
+    wn = 2 * (size_t)(int)(HST__Q_TRUNCATE * sigma + 0.5) + 1;
+    if (!(wh = (float *)hst_backend_alloc(q->be, wn * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    radius = hst__q_gauss_weights(sigma, wh);
+    r = hst_array_from_host(q->be, HST_F32, 1, &wn, wh, &w);
+    hst_backend_free(q->be, wh);
+    if (r != HST_SUCCESS) return r;
+    global[0] = (size_t)cols; global[1] = (size_t)rows;
+    for (axis = 0; axis < 2 && r == HST_SUCCESS; axis++) {
+        const hst_array *in = axis == 0 ? src : tmp;
+        hst_array *o = axis == 0 ? tmp : dst;
+        if (q->host) {
+            hst__q_blur_host(hst__q_ptr(in), hst__q_ptr(o), hst__q_ptr(w), radius, rows, cols, axis);
+        } else {
+            hst__qarg a[7] = {HST__QA(in), HST__QA(o), HST__QA(w), HST__QV(radius),
+                              HST__QV(rows), HST__QV(cols), HST__QV(axis)};
+            r = hst__q_launch(q, HST__Q_BLUR, 2, global, 7, a);
+        }
+    }
+    hst_array_destroy(w);
+    return r;
+}
+
+/* >>error map -------------------------------------------------------------------------------- */
+/* NanoPyx's _mirror_padding_even_square_c: tiles of img, flipped on odd tile offsets from the
+   middle one, an odd number of tiles per axis, cropped to the centred power-of-two square
+   (side *p). Returns malloc'd memory (the backend's allocator) or NULL. */
+static float *hst__q_mirror_pad(const hst__q *q, const float *img, int h, int w, int *p) {
+    int bw = (int)pow(2.0, ceil(log2((double)w))), bh = (int)pow(2.0, ceil(log2((double)h)));
+    int dim = bw > bh ? bw : bh;
+    int sw = (int)ceil(dim / (float)w), sh = (int)ceil(dim / (float)h), x, y;
+    int xr, yr, midw, midh;
+    float *out;
+    if (sw % 2 == 0) sw++;
+    if (sh % 2 == 0) sh++;
+    midw = (sw - 1) / 2; midh = (sh - 1) / 2;
+    xr = (sw * w - dim) / 2; yr = (sh * h - dim) / 2;
+    if (!(out = (float *)hst_backend_alloc(q->be, (size_t)dim * dim * sizeof(float)))) return NULL;
+    for (y = 0; y < dim; y++)
+        for (x = 0; x < dim; x++) {
+            int Y = y + yr, X = x + xr, tj = Y / h, ti = X / w, j = Y % h, i = X % w;
+            int pi = ((ti - midw) % 2 == 0) ? i : w - 1 - i;
+            int qj = ((tj - midh) % 2 == 0) ? j : h - 1 - j;
+            out[(size_t)y * dim + x] = img[(size_t)qj * w + pi];
+        }
+    *p = dim;
+    return out;
+}
+
+/* ref Fourier-interpolated by mag into dst (h mag, w mag) (NanoPyx's fht_space_interpolation
+   with mirror padding): r2c of the padded p x p image, its spectrum placed centred in an
+   (mag p)^2 one, c2c inverse, real part rescaled to ref's range, centre crop. */
+static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int w, int mag,
+                                        hst_array *dst) {
+    int p = 0, mp, y0, x0, rows = h * mag, cols = w * mag;
+    size_t i, n = (size_t)h * w, half[2], full[2], global[2];
+    float lo_in = ref[0], hi_in = ref[0], lo, scale = 1.0f;
+    float *pad = hst__q_mirror_pad(q, ref, h, w, &p);
+    hst_array *img = NULL, *spec = NULL, *big = NULL, *re = NULL;
+    hst_scalar mn, mx;
+    hst_result r;
+    if (!pad) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 1; i < n; i++) {
+        if (ref[i] < lo_in) lo_in = ref[i];
+        if (ref[i] > hi_in) hi_in = ref[i];
+    }
+    mp = p * mag;
+    if ((size_t)mp > (size_t)INT_MAX / 2 / (size_t)mp) { hst_backend_free(q->be, pad); return HST_ERROR_OVERFLOW; }
+    half[0] = (size_t)p; half[1] = (size_t)p / 2 + 1;
+    full[0] = full[1] = (size_t)mp;
+    r = hst__q_array(q, HST_F32, (size_t)p, (size_t)p, pad, &img);
+    hst_backend_free(q->be, pad);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, full, &big);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_F32, 2, full, &re);
+    if (r == HST_SUCCESS) r = hst_array_fft(spec, img, 2, 0, HST_FFT_NORM_BACKWARD);
+    if (r == HST_SUCCESS) {
+        global[0] = global[1] = (size_t)mp;
+        if (q->host) {
+            hst__q_fourier_pad_host(hst__q_ptr(spec), hst__q_ptr(big), p, mp);
+        } else {
+            hst__qarg a[4] = {HST__QA(spec), HST__QA(big), HST__QV(p), HST__QV(mp)};
+            r = hst__q_launch(q, HST__Q_FOURIER_PAD, 2, global, 4, a);
+        }
+    }
+    if (r == HST_SUCCESS) r = hst_array_fft(big, big, 2, 1, HST_FFT_NORM_BACKWARD);
+    if (r == HST_SUCCESS) r = hst_array_complex_part(re, big, HST_PART_REAL);
+    if (r == HST_SUCCESS) r = hst_array_min(re, &mn);
+    if (r == HST_SUCCESS) r = hst_array_max(re, &mx);
+    if (r == HST_SUCCESS) {
+        lo = (float)mn.re;
+        if ((float)mx.re != lo) scale = (hi_in - lo_in) / ((float)mx.re - lo);
+        else { lo = 0.0f; lo_in = 0.0f; }   /* NanoPyx leaves a constant output as it is */
+        y0 = (mp - rows) / 2; x0 = (mp - cols) / 2;
+        global[0] = (size_t)cols; global[1] = (size_t)rows;
+        if (q->host) {
+            hst__q_crop_rescale_host(hst__q_ptr(re), hst__q_ptr(dst), mp, rows, cols, y0, x0,
+                                     lo, scale, lo_in);
+        } else {
+            hst__qarg a[10] = {HST__QA(re), HST__QA(dst), HST__QV(mp), HST__QV(rows),
+                               HST__QV(cols), HST__QV(y0), HST__QV(x0), HST__QV(lo),
+                               HST__QV(scale), HST__QV(lo_in)};
+            r = hst__q_launch(q, HST__Q_CROP_RESCALE, 2, global, 10, a);
+        }
+    }
+    hst_array_destroy(img); hst_array_destroy(spec); hst_array_destroy(big); hst_array_destroy(re);
+    return r;
+}
+
+/* The fit at one sigma. srz: the SR image minus its mean; rz: the reference minus its mean
+   (both centred, so the float sums below do not cancel); b, tmp: work arrays. */
+typedef struct hst__qfit {
+    hst__q *q;
+    hst_array *srz, *rz, *b, *tmp, *part;   /* part: the moments' partial sums */
+    float *hpart;
+    uint32_t items;
+    double n, var_r;      /* pixels; the centred reference's mean square */
+    double mean_r, mean_sr;   /* what was subtracted */
+    double mean_b, var_b, cov, rmse;
+    unsigned evaluations;
+    hst_result err;       /* the first failure inside the optimiser */
+} hst__qfit;
+
+/* Sums of b, b^2 and b r over the image (hst_q_moments' partials, added in double). */
+static hst_result hst__q_moments(hst__qfit *f, double m[3]) {
+    uint64_t n = (uint64_t)f->n;
+    size_t global = f->items, i;
+    hst_result r = HST_SUCCESS;
+    if (f->q->host) {
+        hst__q_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->part), (size_t)n,
+                            f->items);
+    } else {
+        hst__qarg a[5] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->part), HST__QV(n),
+                          HST__QV(f->items)};
+        r = hst__q_launch(f->q, HST__Q_MOMENTS, 1, &global, 5, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_read(f->part, f->hpart, (size_t)f->items * 3 * sizeof(float));
+    m[0] = m[1] = m[2] = 0.0;
+    for (i = 0; r == HST_SUCCESS && i < 3 * (size_t)f->items; i++) m[i % 3] += f->hpart[i];
+    return r;
+}
+
+static hst_result hst__q_fit(hst__qfit *f, double sigma) {
+    double m[3];
+    hst_result r = hst__q_blur(f->q, f->b, f->srz, f->tmp, sigma);
+    if (r == HST_SUCCESS) r = hst__q_moments(f, m);
+    if (r != HST_SUCCESS) return r;
+    f->mean_b = m[0] / f->n;
+    f->var_b = m[1] / f->n - f->mean_b * f->mean_b;
+    f->cov = m[2] / f->n;   /* the reference is centred: its mean is 0 */
+    f->rmse = f->var_b > 0.0 ? sqrt(fmax(0.0, f->var_r - f->cov * f->cov / f->var_b))
+                             : sqrt(f->var_r);
+    f->evaluations++;
+    return HST_SUCCESS;
+}
+
+/* The optimiser's objective; a failure is kept and reads as +inf so the search ends. */
+static double hst__q_objective(hst__qfit *f, double sigma) {
+    hst_result r;
+    if (f->err != HST_SUCCESS) return HUGE_VAL;
+    if ((r = hst__q_fit(f, sigma)) != HST_SUCCESS) { f->err = r; return HUGE_VAL; }
+    return f->rmse;
+}
+
+/* scipy.optimize.bracket(func, xa, xb) (scipy 1.17's _optimize.py, line for line). Returns 1
+   with a valid bracket (xa, xb, xc), 0 without. */
+static int hst__q_bracket(hst__qfit *f, double *pa, double *pb, double *pc, double *pfb) {
+    double xa = *pa, xb = *pb, xc, fa, fb, fc, w, fw, t;
+    int iter = 0;
+    fa = hst__q_objective(f, xa);
+    fb = hst__q_objective(f, xb);
+    if (fa < fb) { t = xa; xa = xb; xb = t; t = fa; fa = fb; fb = t; }
+    xc = xb + HST__Q_GOLD * (xb - xa);
+    fc = hst__q_objective(f, xc);
+    while (fc < fb) {
+        double tmp1 = (xb - xa) * (fb - fc), tmp2 = (xb - xc) * (fb - fa), val = tmp2 - tmp1;
+        double denom = fabs(val) < HST__Q_VERYSMALL ? 2.0 * HST__Q_VERYSMALL : 2.0 * val;
+        double wlim = xb + HST__Q_GROW_LIMIT * (xc - xb);
+        w = xb - ((xb - xc) * tmp2 - (xb - xa) * tmp1) / denom;
+        if (iter > HST__Q_BRENT_MAXITER || f->err != HST_SUCCESS) return 0;
+        iter++;
+        if ((w - xc) * (xb - w) > 0.0) {
+            fw = hst__q_objective(f, w);
+            if (fw < fc) { xa = xb; xb = w; fa = fb; fb = fw; break; }
+            else if (fw > fb) { xc = w; fc = fw; break; }
+            w = xc + HST__Q_GOLD * (xc - xb);
+            fw = hst__q_objective(f, w);
+        } else if ((w - wlim) * (wlim - xc) >= 0.0) {
+            w = wlim;
+            fw = hst__q_objective(f, w);
+        } else if ((w - wlim) * (xc - w) > 0.0) {
+            fw = hst__q_objective(f, w);
+            if (fw < fc) {
+                xb = xc; xc = w; w = xc + HST__Q_GOLD * (xc - xb);
+                fb = fc; fc = fw; fw = hst__q_objective(f, w);
+            }
+        } else {
+            w = xc + HST__Q_GOLD * (xc - xb);
+            fw = hst__q_objective(f, w);
+        }
+        xa = xb; xb = xc; xc = w;
+        fa = fb; fb = fc; fc = fw;
+    }
+    *pa = xa; *pb = xb; *pc = xc; *pfb = fb;
+    return ((fb < fc && fb <= fa) || (fb < fa && fb <= fc)) &&
+           ((xa < xb && xb < xc) || (xc < xb && xb < xa)) &&
+           isfinite(xa) && isfinite(xb) && isfinite(xc);
+}
+
+/* scipy.optimize.Brent.optimize from a bracket (a, x, c), f(x) = fx. */
+static double hst__q_brent(hst__qfit *f, double xa, double xb, double xc, double fb) {
+    double x = xb, w = xb, v = xb, fw = fb, fv = fb, fx = fb, a, b, deltax = 0.0, rat = 0.0;
+    int iter;
+    if (xa < xc) { a = xa; b = xc; } else { a = xc; b = xa; }
+    for (iter = 0; iter < HST__Q_BRENT_MAXITER && f->err == HST_SUCCESS; iter++) {
+        double tol1 = HST__Q_BRENT_TOL * fabs(x) + HST__Q_BRENT_MINTOL, tol2 = 2.0 * tol1;
+        double xmid = 0.5 * (a + b), u, fu;
+        if (fabs(x - xmid) < (tol2 - 0.5 * (b - a))) break;
+        if (fabs(deltax) <= tol1) {
+            deltax = x >= xmid ? a - x : b - x;
+            rat = HST__Q_BRENT_CG * deltax;
+        } else {
+            double tmp1 = (x - w) * (fx - fv), tmp2 = (x - v) * (fx - fw), p, dx_temp;
+            p = (x - v) * tmp2 - (x - w) * tmp1;
+            tmp2 = 2.0 * (tmp2 - tmp1);
+            if (tmp2 > 0.0) p = -p;
+            tmp2 = fabs(tmp2);
+            dx_temp = deltax;
+            deltax = rat;
+            if (p > tmp2 * (a - x) && p < tmp2 * (b - x) && fabs(p) < fabs(0.5 * tmp2 * dx_temp)) {
+                rat = p * 1.0 / tmp2;
+                u = x + rat;
+                if ((u - a) < tol2 || (b - u) < tol2) rat = xmid - x >= 0 ? tol1 : -tol1;
+            } else {
+                deltax = x >= xmid ? a - x : b - x;
+                rat = HST__Q_BRENT_CG * deltax;
+            }
+        }
+        if (fabs(rat) < tol1) u = rat >= 0 ? x + tol1 : x - tol1;
+        else u = x + rat;
+        fu = hst__q_objective(f, u);
+        if (fu > fx) {
+            if (u < x) a = u; else b = u;
+            if (fu <= fw || w == x) { v = w; w = u; fv = fw; fw = fu; }
+            else if (fu <= fv || v == x || v == w) { v = u; fv = fu; }
+        } else {
+            if (u >= x) a = x; else b = x;
+            v = w; w = x; x = u;
+            fv = fw; fw = fx; fx = fu;
+        }
+    }
+    return x;
+}
+
+/* NanoPyx's sigma search: brent(brack=(0, 4 / 2.35482 mag)). A failed bracket keeps the best
+   point it saw (NanoPyx raises), with a warning. */
+static double hst__q_optimise_sigma(hst__qfit *f, unsigned mag) {
+    double xa = 0.0, xb = HST__Q_TRUNCATE / HST__Q_FWHM * mag, xc = 0.0, fb = 0.0, s;
+    if (!hst__q_bracket(f, &xa, &xb, &xc, &fb)) {
+        hst_backend_log(f->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
+                        "%s: no bracket of the blur's sigma; keeping sigma %g", f->q->func, xb);
+        return xb;
+    }
+    s = hst__q_brent(f, xa, xb, xc, fb);
+    if (fabs(s - HST__Q_TRUNCATE / HST__Q_FWHM * mag) < 1e-4)
+        hst_backend_log(f->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
+                        "%s: RSF constrained, as no good minimum found", f->q->func);
+    return s;
+}
+
+static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref_rows,
+                                         size_t ref_cols, const float *sr, size_t sr_rows,
+                                         size_t sr_cols, const hst_error_map_desc *d,
+                                         const hst_error_map_result *out, unsigned *mag) {
+    size_t n;
+    hst_result r;
+    if (!ref || !sr || !out) return hst__q_bad(q, "ref, sr and out must not be NULL");
+    if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, "an extent is 0");
+    if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
+        return hst__q_bad(q, "desc->fixed_sigma must be finite and >= 0");
+    if ((r = hst__q_count(q, ref_rows, ref_cols, &n)) != HST_SUCCESS ||
+        (r = hst__q_count(q, sr_rows, sr_cols, &n)) != HST_SUCCESS)
+        return r;
+    *mag = (unsigned)(sr_rows / ref_rows);
+    if (*mag < 1 || sr_rows != *mag * ref_rows || sr_cols != *mag * ref_cols) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
+                        "%s: sr (%zu x %zu) is not an integer magnification of ref (%zu x %zu)",
+                        q->func, sr_rows, sr_cols, ref_rows, ref_cols);
+        return HST_ERROR_SHAPE;
+    }
+    /* sr is checked as it is uploaded; ref too at magnification 1 (else the host reads it) */
+    return *mag > 1 ? hst__q_finite(q, "ref", ref, ref_rows * ref_cols) : HST_SUCCESS;
+}
+
+/* The SR image minus its mean, on the device: f->srz, f->mean_sr. */
+static hst_result hst__q_centred_sr(hst__qfit *f, const float *sr, size_t rows, size_t cols) {
+    double mean = 0.0;
+    hst_result r = hst__q_upload(f->q, "sr", sr, rows, cols, &f->srz, &mean);
+    if (r != HST_SUCCESS) return r;
+    f->mean_sr = (float)mean;   /* as binary_scalar rounds it */
+    return hst_array_binary_scalar(f->srz, f->srz, hst_real(f->mean_sr), HST_BINARY_SUB, 0);
+}
+
+/* The reference at the SR size, centred on the device: f->rz, f->var_r. */
+static hst_result hst__q_reference(hst__qfit *f, const float *ref, size_t h, size_t w,
+                                   unsigned mag) {
+    hst_scalar s, ss;
+    double mean = 0.0;
+    hst_result r;
+    if (mag == 1) {
+        r = hst__q_upload(f->q, "ref", ref, h, w, &f->rz, &mean);
+    } else if ((r = hst__q_array(f->q, HST_F32, h * mag, w * mag, NULL, &f->rz)) == HST_SUCCESS &&
+               (r = hst__q_fourier_interp(f->q, ref, (int)h, (int)w, (int)mag, f->rz)) == HST_SUCCESS &&
+               (r = hst_array_sum(f->rz, &s)) == HST_SUCCESS) {
+        mean = s.re / f->n;
+    }
+    if (r == HST_SUCCESS) {
+        f->mean_r = (float)mean;   /* as binary_scalar rounds it */
+        r = hst_array_binary_scalar(f->rz, f->rz, hst_real(f->mean_r), HST_BINARY_SUB, 0);
+    }
+    if (r == HST_SUCCESS) r = hst_array_sqnorm(f->rz, &ss);
+    if (r == HST_SUCCESS) f->var_r = ss.re / f->n;
+    return r;
+}
+
+/* The map and the final RSE, RSP at the fitted sigma (f->b holds G_sigma(SR - mean)). */
+static hst_result hst__q_error_map_final(hst__qfit *f, float *map, hst_error_map_result *out) {
+    double alpha = f->var_b > 0.0 ? f->cov / f->var_b : 0.0, beta = -alpha * f->mean_b;
+    float fa = (float)alpha, fbeta = (float)beta;
+    size_t n = (size_t)f->n;
+    hst_scalar ss;
+    hst_result r = HST_SUCCESS;
+    if (f->q->host) {
+        hst__q_error_map_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->tmp), fa,
+                              fbeta, n);
+    } else {
+        uint64_t n64 = n;
+        hst__qarg a[6] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->tmp), HST__QV(fa),
+                          HST__QV(fbeta), HST__QV(n64)};
+        r = hst__q_launch(f->q, HST__Q_ERROR_MAP, 1, &n, 6, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_sqnorm(f->tmp, &ss);
+    if (r == HST_SUCCESS && map) r = hst_array_read(f->tmp, map, n * sizeof(float));
+    if (r != HST_SUCCESS) return r;
+    out->rse = sqrt(ss.re / f->n);
+    /* Least squares with an intercept: residual = (1 - rho^2) total, rho of cov's sign. */
+    out->rsp = f->var_r > 0.0 ? sqrt(fmax(0.0, 1.0 - ss.re / f->n / f->var_r)) : 0.0;
+    if (f->cov < 0.0) out->rsp = -out->rsp;
+    out->alpha = alpha;
+    out->beta = beta;   /* of the centred images; shifted to the originals by the caller */
+    return HST_SUCCESS;
+}
+
+HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
+                                   size_t ref_cols, const float *sr, size_t sr_rows,
+                                   size_t sr_cols, const hst_error_map_desc *desc, float *map,
+                                   hst_error_map_result *out) {
+    hst_error_map_desc zero;
+    const hst_error_map_desc *d = desc ? desc : &zero;
+    hst__q q;
+    hst__qfit f;
+    unsigned mag = 0;
+    double sigma;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_error_map");
+    memset(&zero, 0, sizeof zero);
+    if ((r = hst__q_error_map_check(&q, ref, ref_rows, ref_cols, sr, sr_rows, sr_cols, d, out,
+                                    &mag)) != HST_SUCCESS)
+        return r;
+    memset(out, 0, sizeof *out);
+    memset(&f, 0, sizeof f);
+    f.q = &q;
+    f.n = (double)sr_rows * (double)sr_cols;
+    r = hst__q_centred_sr(&f, sr, sr_rows, sr_cols);
+    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.b);
+    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.tmp);
+    f.items = HST__Q_MOMENT_ITEMS;
+    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, f.items, 3, NULL, &f.part);
+    if (r == HST_SUCCESS &&
+        !(f.hpart = (float *)hst_backend_alloc(be, (size_t)f.items * 3 * sizeof(float))))
+        r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS) r = hst__q_reference(&f, ref, ref_rows, ref_cols, mag);
+    if (r == HST_SUCCESS) {
+        sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : hst__q_optimise_sigma(&f, mag);
+        out->evaluations = d->fixed_sigma > 0.0 ? 0 : f.evaluations;
+        r = f.err != HST_SUCCESS ? f.err : hst__q_fit(&f, sigma);
+        if (r == HST_SUCCESS) r = hst__q_error_map_final(&f, map, out);
+        out->sigma = sigma;
+        out->magnification = mag;
+    }
+    if (r == HST_SUCCESS)   /* beta for the original (uncentred) images */
+        out->beta += f.mean_r - out->alpha * f.mean_sr;
+    hst_array_destroy(f.srz); hst_array_destroy(f.rz);
+    hst_array_destroy(f.b); hst_array_destroy(f.tmp); hst_array_destroy(f.part);
+    if (f.hpart) hst_backend_free(be, f.hpart);
+    hst__q_release(&q);
+    return r;
+}
+
+/* >>frc -------------------------------------------------------------------------------------- */
+/* Solves the 4 x 4 (order + 1) normal equations m x = rhs in place (Gauss-Jordan with partial
+   pivoting, double). */
+static void hst__q_solve(double m[4][4], double rhs[4], int n) {
+    int i, j, k;
+    for (i = 0; i < n; i++) {
+        int piv = i;
+        for (k = i + 1; k < n; k++)
+            if (fabs(m[k][i]) > fabs(m[piv][i])) piv = k;
+        for (j = 0; j < n; j++) { double t = m[i][j]; m[i][j] = m[piv][j]; m[piv][j] = t; }
+        { double t = rhs[i]; rhs[i] = rhs[piv]; rhs[piv] = t; }
+        for (k = 0; k < n; k++) {
+            double c;
+            if (k == i || m[i][i] == 0.0) continue;
+            c = m[k][i] / m[i][i];
+            for (j = 0; j < n; j++) m[k][j] -= c * m[i][j];
+            rhs[k] -= c * rhs[i];
+        }
+    }
+    for (i = 0; i < n; i++) rhs[i] = m[i][i] != 0.0 ? rhs[i] / m[i][i] : 0.0;
+}
+
+/* Weights w[0..len) with sum_j w[j] x[j] = the least-squares polynomial of order
+   HST__Q_SAVGOL_ORDER through (j, x[j]) evaluated at `at` (scipy's savgol_coeffs and
+   _fit_edge are such weights). Positions are scaled by 1/len for conditioning. */
+static void hst__q_savgol_weights(int len, double at, double *w) {
+    double m[4][4] = {{0}}, e[4], s = 1.0 / len, p[4];
+    int j, k, l, n = HST__Q_SAVGOL_ORDER + 1;
+    for (j = 0; j < len; j++) {
+        p[0] = 1.0;
+        for (k = 1; k < n; k++) p[k] = p[k - 1] * (j * s);
+        for (k = 0; k < n; k++)
+            for (l = 0; l < n; l++) m[k][l] += p[k] * p[l];
+    }
+    e[0] = 1.0;
+    for (k = 1; k < n; k++) e[k] = e[k - 1] * (at * s);
+    hst__q_solve(m, e, n);   /* e = (A^T A)^-1 [1 at at^2 at^3] */
+    for (j = 0; j < len; j++) {
+        double v = 0.0, t = 1.0;
+        for (k = 0; k < n; k++) { v += e[k] * t; t *= j * s; }
+        w[j] = v;
+    }
+}
+
+/* scipy.signal.savgol_filter(y, len, 3) with mode 'interp', in place on n floats: interior
+   point i from the window [i - (len - 1) / 2, ..] evaluated at its position (len - 1) / 2
+   (a half sample after i for even len, as scipy), the first and last len / 2 points from the
+   polynomial through the first and last len points. */
+static hst_result hst__q_savgol(const hst__q *q, float *y, int n, int len) {
+    double *w = (double *)hst_backend_alloc(q->be, (size_t)(len + n) * sizeof(double));
+    double *out;
+    int i, j, a = (len - 1) / 2, half = len / 2;
+    if (!w) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    out = w + len;
+    hst__q_savgol_weights(len, (len - 1) / 2.0, w);
+    for (i = half; i < n - half; i++) {
+        double v = 0.0;
+        for (j = 0; j < len; j++) v += w[j] * y[i - a + j];
+        out[i] = v;
+    }
+    for (i = 0; i < half; i++) {
+        double v = 0.0, u = 0.0;
+        hst__q_savgol_weights(len, (double)i, w);
+        for (j = 0; j < len; j++) v += w[j] * y[j];
+        hst__q_savgol_weights(len, (double)(len - half + i), w);
+        for (j = 0; j < len; j++) u += w[j] * y[n - len + j];
+        out[i] = v;
+        out[n - half + i] = u;
+    }
+    for (i = 0; i < n; i++) y[i] = (float)out[i];
+    hst_backend_free(q->be, w);
+    return HST_SUCCESS;
+}
+
+/* scipy.signal.windows.tukey(m, 0.25) rounded to float. */
+static void hst__q_tukey(int m, float *w) {
+    int width = (int)floor(HST__Q_FRC_TUKEY * (m - 1) / 2.0), n;
+    for (n = 0; n < m; n++) {
+        double v = 1.0;
+        if (n <= width)
+            v = 0.5 * (1 + cos(HST__Q_PI * (-1 + 2.0 * n / HST__Q_FRC_TUKEY / (m - 1))));
+        else if (n >= m - width - 1)
+            v = 0.5 * (1 + cos(HST__Q_PI * (-2.0 / HST__Q_FRC_TUKEY + 1 +
+                                            2.0 * n / HST__Q_FRC_TUKEY / (m - 1))));
+        w[n] = (float)v;
+    }
+}
+
+HST__QDEF size_t hst_frc_curve_length(size_t rows, size_t cols) {
+    size_t side = (rows < cols ? rows : cols) & ~(size_t)1;
+    return side < HST__Q_FRC_MIN_SIDE ? 0 : side / 2 - 1;
+}
+
+/* The spectrum of the centred even square of img, tapered (NanoPyx's _make_even_square, then
+   _get_squared_tapered_image: (img * taper_x) * taper_y in float, here broadcast on the
+   device: tx (1, s), ty (s, 1)). A square image goes up as it is and is checked there; another
+   is checked and cropped on the host first. */
+static hst_result hst__q_frc_spectrum(hst__q *q, const char *name, const float *img,
+                                      size_t rows, size_t cols, int s, const hst_array *tx,
+                                      const hst_array *ty, hst_array *spec) {
+    size_t y0 = (rows - (size_t)s) / 2, x0 = (cols - (size_t)s) / 2, y;
+    float *crop = NULL;
+    double mean;
+    hst_array *a = NULL;
+    hst_result r;
+    if (rows != (size_t)s || cols != (size_t)s) {
+        if ((r = hst__q_finite(q, name, img, rows * cols)) != HST_SUCCESS) return r;
+        if (!(crop = (float *)hst_backend_alloc(q->be, (size_t)s * s * sizeof(float))))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+        for (y = 0; y < (size_t)s; y++)
+            memcpy(crop + y * s, img + (y0 + y) * cols + x0, (size_t)s * sizeof(float));
+    }
+    r = hst__q_upload(q, name, crop ? crop : img, (size_t)s, (size_t)s, &a, &mean);
+    if (crop) hst_backend_free(q->be, crop);
+    if (r == HST_SUCCESS) r = hst_array_binary(a, a, tx, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_binary(a, a, ty, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_fft(spec, a, 2, 0, HST_FFT_NORM_BACKWARD);
+    hst_array_destroy(a);
+    return r;
+}
+
+/* Ring sums (Re F1 F2*, |F1|^2, |F2|^2) for r < max_r into ring[max_r][3]. */
+static hst_result hst__q_frc_rings(hst__q *q, hst_array *f1, hst_array *f2, int s, int max_r,
+                                   float *ring) {
+    int *count = (int *)hst_backend_alloc(q->be, (size_t)max_r * (sizeof(int) + sizeof(float)));
+    float *step = (float *)(count + max_r), limit = (float)(2.0 * HST__Q_PI);
+    int r, most = 0, chunk = HST__Q_FRC_CHUNK, nchunks;
+    size_t pshape[2], rshape[2], global[2];
+    hst_array *ac = NULL, *as = NULL, *part = NULL, *rings = NULL;
+    hst_result res;
+    if (!count) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    count[0] = 0; step[0] = 0.0f;
+    for (r = 1; r < max_r; r++) {   /* numpy.arange(0, limit, 1/r, float32)'s length */
+        step[r] = (float)(1.0 / r);
+        count[r] = (int)ceil((double)limit / (double)step[r]);
+        if (count[r] > most) most = count[r];
+    }
+    nchunks = (most + chunk - 1) / chunk;
+    pshape[0] = (size_t)max_r * nchunks; pshape[1] = 3;
+    rshape[0] = (size_t)max_r; rshape[1] = 3;
+    res = hst_array_from_host(q->be, HST_I32, 1, rshape, count, &ac);
+    if (res == HST_SUCCESS) res = hst_array_from_host(q->be, HST_F32, 1, rshape, step, &as);
+    hst_backend_free(q->be, count);
+    if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, pshape, &part);
+    if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, rshape, &rings);
+    if (res == HST_SUCCESS && q->host) {
+        hst__q_frc_partial_host(hst__q_ptr(f1), hst__q_ptr(f2), (const int *)hst__q_ptr(ac),
+                                hst__q_ptr(as), hst__q_ptr(part), s, max_r, chunk, nchunks);
+        hst__q_frc_rings_host(hst__q_ptr(part), hst__q_ptr(rings), max_r, nchunks);
+    } else if (res == HST_SUCCESS) {
+        hst__qarg a[9] = {HST__QA(f1), HST__QA(f2), HST__QA(ac), HST__QA(as), HST__QA(part),
+                          HST__QV(s), HST__QV(max_r), HST__QV(chunk), HST__QV(nchunks)};
+        hst__qarg b[4] = {HST__QA(part), HST__QA(rings), HST__QV(max_r), HST__QV(nchunks)};
+        global[0] = (size_t)nchunks; global[1] = (size_t)max_r;
+        res = hst__q_launch(q, HST__Q_FRC_PARTIAL, 2, global, 9, a);
+        if (res == HST_SUCCESS) res = hst__q_launch(q, HST__Q_FRC_RINGS, 1, rshape, 4, b);
+    }
+    if (res == HST_SUCCESS) res = hst_array_read(rings, ring, (size_t)max_r * 3 * sizeof(float));
+    hst_array_destroy(ac); hst_array_destroy(as); hst_array_destroy(part);
+    hst_array_destroy(rings);
+    return res;
+}
+
+/* NanoPyx's _get_intersections: the first crossing of the threshold t, as its px. Returns 0
+   when there is none. */
+static float hst__q_first_crossing(const float *freq, const float *frc, int n, float t) {
+    int i;
+    for (i = 1; i < n; i++) {
+        float y1 = frc[i - 1], y2 = frc[i], x1 = freq[i - 1], x2 = freq[i];
+        float x1_x2 = x1 - x2, y1_y2 = y1 - y2, den;
+        if (!((t >= y1 && t < y2) || (y1 >= t && y2 < t))) continue;
+        den = x1_x2 * 0.0f - y1_y2 * x1_x2;   /* the threshold is flat: y3 - y4 = 0 */
+        if (den == 0.0f) {
+            if (y1 == t) return x1;
+            continue;
+        }
+        return ((x1 * y2 - y1 * x2) * x1_x2 - x1_x2 * (x1 * t - t * x2)) / den;
+    }
+    return 0.0f;
+}
+
+static hst_result hst__q_frc_check(hst__q *q, const float *a, const float *b, size_t rows,
+                                   size_t cols, const hst_frc_desc *d, const hst_frc_result *out) {
+    size_t n;
+    if (!a || !b || !out) return hst__q_bad(q, "a, b and out must not be NULL");
+    if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
+        return hst__q_bad(q, "rows and cols must be >= 10");
+    if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
+        return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
+    return hst__q_count(q, rows, cols, &n);   /* a and b are checked as they go up */
+}
+
+/* The curve (frequency, FRC) from the ring sums, smoothed. freq and frc hold max_r floats. */
+static hst_result hst__q_frc_curve(const hst__q *q, const float *ring, int max_r, float ps,
+                                   float *freq, float *frc) {
+    float stop = 1.0f / (2.0f * ps);
+    double step = (double)stop / (max_r - 1);
+    int r, len = (int)(HST__Q_FRC_SAVGOL * max_r);
+    if (HST__Q_SAVGOL_ORDER >= len) len = HST__Q_SAVGOL_ORDER + 1;
+    for (r = 0; r < max_r; r++) freq[r] = r == max_r - 1 ? stop : (float)(r * step);
+    frc[0] = 1.0f;
+    /* the product in double: NanoPyx's float product overflows past 1.8e19 per ring sum */
+    for (r = 1; r < max_r; r++)
+        frc[r] = (float)((double)ring[3 * r] / sqrt((double)ring[3 * r + 1] * ring[3 * r + 2]));
+    return hst__q_savgol(q, frc, max_r, len);
+}
+
+HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
+                             size_t cols, const hst_frc_desc *desc, float *curve,
+                             hst_frc_result *out) {
+    hst_frc_desc zero;
+    const hst_frc_desc *d = desc ? desc : &zero;
+    hst__q q;
+    int s, max_r, i;
+    size_t hshape[2], tshape[2];
+    float *work = NULL, *taper, *ring, *freq, *frc, ps, x;
+    hst_array *f1 = NULL, *f2 = NULL, *tx = NULL, *ty = NULL;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_frc");
+    memset(&zero, 0, sizeof zero);
+    if ((r = hst__q_frc_check(&q, a, b, rows, cols, d, out)) != HST_SUCCESS) return r;
+    memset(out, 0, sizeof *out);
+    max_r = (int)hst_frc_curve_length(rows, cols);
+    s = 2 * (max_r + 1);
+    ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
+    hshape[0] = (size_t)s; hshape[1] = (size_t)s / 2 + 1;
+    if (!(work = (float *)hst_backend_alloc(be, ((size_t)s + 6 * (size_t)max_r) * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    taper = work; ring = taper + s; freq = ring + 3 * max_r; frc = freq + max_r;
+    hst__q_tukey(s, taper);
+    tshape[0] = 1; tshape[1] = (size_t)s;
+    r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &tx);
+    tshape[0] = (size_t)s; tshape[1] = 1;
+    if (r == HST_SUCCESS) r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &ty);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f1);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f2);
+    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "a", a, rows, cols, s, tx, ty, f1);
+    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "b", b, rows, cols, s, tx, ty, f2);
+    if (r == HST_SUCCESS) r = hst__q_frc_rings(&q, f1, f2, s, max_r, ring);
+    if (r == HST_SUCCESS) r = hst__q_frc_curve(&q, ring, max_r, ps, freq, frc);
+    if (r == HST_SUCCESS) {
+        x = hst__q_first_crossing(freq, frc, max_r, HST__Q_FRC_THRESHOLD);
+        out->resolution = x != 0.0f ? (double)(1.0f / x) : 0.0;
+        out->curve_length = (size_t)max_r;
+        if (curve)
+            for (i = 0; i < max_r; i++) { curve[2 * i] = freq[i]; curve[2 * i + 1] = frc[i]; }
+    }
+    hst_array_destroy(f1); hst_array_destroy(f2); hst_array_destroy(tx); hst_array_destroy(ty);
+    hst_backend_free(be, work);
+    hst__q_release(&q);
+    return r;
+}
+
+/* >>decorrelation ---------------------------------------------------------------------------- */
+typedef struct hst__qdec {
+    hst__q *q;
+    int n, nr, ng;               /* padded side, curve samples, filters per round */
+    float rmin, rmax;
+    hst_array *img, *blur, *tmp, *spec, *part, *norm;
+    float *hpart, *hnorm;        /* host copies of part (n x 2 nr) and norm (n) */
+} hst__qdec;
+
+/* NanoPyx's _apodize_edges: a cosine ramp over the 20-pixel border towards the mean of the
+   pixels beyond the circle of radius width / 2 - 20. In place on (h, w). */
+static void hst__q_apodize(float *p, int h, int w) {
+    float radius = (float)(w / 2.0 - HST__Q_DECORR_APODIZE), mean;
+    double sum = 0.0;
+    long count = 0;
+    int x, y;
+    for (x = 0; x < w; x++)
+        for (y = 0; y < h; y++) {
+            float dist = (float)((y - h / 2.0) * (y - h / 2.0) + (x - w / 2.0) * (x - w / 2.0));
+            if (dist > radius * radius) { sum += p[(size_t)y * w + x]; count++; }
+        }
+    mean = count ? (float)(sum / (double)count) : 0.0f;
+    for (x = 0; x < w; x++)
+        for (y = 0; y < h; y++) {
+            float x0 = (float)fabs(x - w / 2.0), y0 = (float)fabs(y - h / 2.0);
+            float dx = (float)fabs(x0 - w / 2.0), dy = (float)fabs(y0 - h / 2.0);
+            if (dx <= HST__Q_DECORR_APODIZE || dy <= HST__Q_DECORR_APODIZE) {
+                double d = dx < dy ? dx : dy;
+                double c = (cos(d * HST__Q_PI / HST__Q_DECORR_APODIZE - HST__Q_PI) + 1) / 2;
+                float *v = &p[(size_t)y * w + x];
+                *v = (float)(c * (*v - mean)) + mean;
+            }
+        }
+}
+
+/* NanoPyx's _get_preprocessed_image: an N x N square (N the next power of two of the larger
+   side), filled with the first pixel, the image at rows 0 .. h - 1 and columns ox .. (its loop
+   starts the rows at 0, not at the centring offset). Returns the backend allocator's memory. */
+static float *hst__q_pad_pow2(const hst__q *q, const float *img, int h, int w, int *n_out) {
+    int big = h > w ? h : w, n = (int)pow(2.0, ceil(log((double)big) / log(2.0)));
+    int ox = (n - w) / 2, x, y;
+    size_t i;
+    float *out = (float *)hst_backend_alloc(q->be, (size_t)n * n * sizeof(float));
+    if (!out) return NULL;
+    for (i = 0; i < (size_t)n * n; i++) out[i] = img[0];
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++) out[(size_t)y * n + ox + x] = img[(size_t)y * w + x];
+    *n_out = n;
+    return out;
+}
+
+/* d(k), k < nr, of the spectrum in dd->spec with ring range [crmin, crmax] (NanoPyx's
+   _compute_d0 / the inner loop of _compute_d: cumulative ring sums over the norm). */
+static hst_result hst__q_dcurve(hst__qdec *dd, float crmin, float crmax, int zero_dc, float *d) {
+    hst__q *q = dd->q;
+    int n = dd->n, nr = dd->nr, ox = (int)(n * (1 - crmax) / 2), oy = ox, w = (int)(n * crmax);
+    int h = w, k, x;
+    size_t gl = (size_t)n;
+    double cr = 0.0, dsum = 0.0, csum = 0.0, coef[2 * HST_DECORR_MAX_NR];
+    float crf;
+    hst_result r = HST_SUCCESS;
+    if (q->host) {
+        hst__q_decorr_cols_host(hst__q_ptr(dd->spec), hst__q_ptr(dd->part), hst__q_ptr(dd->norm),
+                                n, nr, crmin, crmax, ox, w, oy, h, zero_dc);
+    } else {
+        hst__qarg a[12] = {HST__QA(dd->spec), HST__QA(dd->part), HST__QA(dd->norm), HST__QV(n),
+                           HST__QV(nr), HST__QV(crmin), HST__QV(crmax), HST__QV(ox),
+                           HST__QV(w), HST__QV(oy), HST__QV(h), HST__QV(zero_dc)};
+        r = hst__q_launch(q, HST__Q_DECORR_COLS, 1, &gl, 12, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_read(dd->part, dd->hpart, (size_t)n * 2 * nr * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_read(dd->norm, dd->hnorm, (size_t)n * sizeof(float));
+    if (r != HST_SUCCESS) return r;
+    for (k = 0; k < 2 * nr; k++) coef[k] = 0.0;
+    for (x = 0; x < n; x++) {
+        cr += dd->hnorm[x];
+        for (k = 0; k < 2 * nr; k++) coef[k] += dd->hpart[(size_t)x * 2 * nr + k];
+    }
+    crf = (float)sqrt(cr);
+    for (k = 0; k < nr; k++) {
+        dsum += coef[k];
+        csum += coef[k + nr];
+        d[k] = (crf == 0.0f || csum == 0.0) ? NAN : (float)(sqrt(2.0) * dsum / (crf * sqrt(csum)));
+    }
+    if (isnan(d[0])) d[0] = 0.0f;
+    return HST_SUCCESS;
+}
+
+/* NanoPyx's _get_max / _get_min over [x1, x2): out = (index, value), first extreme. */
+static void hst__q_extreme(const float *v, int x1, int x2, int want_max, float out[2]) {
+    int k;
+    out[0] = (float)x1; out[1] = v[x1];
+    for (k = x1; k < x2; k++)
+        if (want_max ? v[k] > out[1] : v[k] < out[1]) { out[0] = (float)k; out[1] = v[k]; }
+}
+
+/* NanoPyx's _get_d_corr_max: the curve's last local maximum (a maximum at the end is dropped
+   until one stands more than 0.001 above what follows), as (frequency in [r1, r2], value). */
+static void hst__q_dcorr_max(const float *d, int nr, float r1, float r2, float out[2]) {
+    float t[HST_DECORR_MAX_NR], mn[2];
+    int len = nr;
+    memcpy(t, d, (size_t)nr * sizeof(float));
+    hst__q_extreme(d, 0, nr, 1, out);
+    while (out[0] == (float)(len - 1)) {
+        t[len - 1] = 0.0f;
+        len--;
+        if (len == 0) { out[0] = 0.0f; out[1] = 0.0f; break; }
+        hst__q_extreme(t, 0, nr, 1, out);
+        hst__q_extreme(t, (int)out[0], len - 1, 0, mn);
+        if (t[(int)out[0]] - mn[1] > HST__Q_DECORR_DT) break;
+        t[(int)out[0]] = mn[1];
+        out[0] = (float)(len - 1);
+    }
+    out[0] = r1 + (r2 - r1) * out[0] / (float)(nr - 1);
+}
+
+/* NanoPyx's _get_best_score (by kc * A, gm = 1) and _get_max_score (by kc): (kc, A, index). */
+static void hst__q_best(const float *kc, const float *a, int n, int gm, float out[3]) {
+    float best = 0.0f;
+    int k;
+    out[0] = out[1] = out[2] = 0.0f;
+    for (k = 0; k < n; k++) {
+        float s = gm ? kc[k] * a[k] : kc[k];
+        if (s > best) { best = s; out[0] = kc[k]; out[1] = a[k]; out[2] = (float)k; }
+    }
+}
+
+/* One high-pass image's curve: img - G_sigma(img), its spectrum, d over [crmin, crmax]. */
+static hst_result hst__q_highpass_curve(hst__qdec *dd, double sigma, float crmin, float crmax,
+                                        float *d) {
+    hst_result r = hst__q_blur(dd->q, dd->blur, dd->img, dd->tmp, sigma);
+    if (r == HST_SUCCESS) r = hst_array_binary(dd->blur, dd->img, dd->blur, HST_BINARY_SUB);
+    if (r == HST_SUCCESS) r = hst_array_fft(dd->spec, dd->blur, 2, 0, HST_FFT_NORM_BACKWARD);
+    if (r == HST_SUCCESS) r = hst__q_dcurve(dd, crmin, crmax, 0, d);
+    return r;
+}
+
+/* NanoPyx's _compute_d after d0: two rounds of n_g high-pass curves. */
+static hst_result hst__q_decorr_rounds(hst__qdec *dd, const float *d0, float kc0,
+                                       hst_decorr_result *out) {
+    int ng = dd->ng, nr = dd->nr, refine, k;
+    float gmax = kc0 == 0.0f ? (float)(dd->n / 2.0) : 2.0f / kc0, gmin = HST__Q_DECORR_G_MIN;
+    float crmin = dd->rmin, crmax = dd->rmax, kc[HST_DECORR_MAX_NR + 1], a[HST_DECORR_MAX_NR + 1];
+    float d[HST_DECORR_MAX_NR], res[2], gm[3], mx[3];
+    hst_result r = HST_SUCCESS;
+    for (refine = 0; refine < 2 && r == HST_SUCCESS; refine++) {
+        for (k = 0; k < ng && r == HST_SUCCESS; k++) {
+            double sig = exp(log((double)gmin) + (log((double)gmax) - log((double)gmin)) *
+                                                     (double)((float)k / (float)(ng - 1)));
+            if ((r = hst__q_highpass_curve(dd, sig, crmin, crmax, d)) != HST_SUCCESS) break;
+            hst__q_dcorr_max(d, nr, crmin, crmax, res);
+            kc[k] = res[0]; a[k] = res[1];
+        }
+        if (r != HST_SUCCESS) break;
+        if (refine == 0) {
+            float ind1, ind2;
+            hst__q_dcorr_max(d0, nr, crmin, crmax, res);
+            kc[ng] = res[0]; a[ng] = res[1];
+            hst__q_best(kc, a, ng + 1, 1, gm);
+            hst__q_best(kc, a, ng + 1, 0, mx);
+            crmin = fminf(gm[0], mx[0]) - 0.05f;
+            if (crmin < dd->rmin) crmin = dd->rmin;
+            crmax = fmaxf(gm[0], mx[0]) + 0.3f;
+            if (crmax > dd->rmax) crmax = dd->rmax;
+            ind1 = fminf(gm[2], mx[2]) - 1; ind2 = fmaxf(gm[2], mx[2]);
+            if (ind2 < (float)ng) {
+                double lmin = log((double)gmin), lmax = log((double)gmax);
+                double gtemp = exp(lmin + (lmax - lmin) * (double)(ind1 / (float)(ng - 1)));
+                gmax = (float)exp(lmin + (lmax - lmin) * (double)(ind2 / (float)(ng - 1)));
+                gmin = (float)gtemp;
+            } else {
+                gmax = gmin;
+                gmin = (float)(2.0 / dd->n);
+            }
+        } else {
+            hst__q_best(kc, a, ng, 1, gm);
+            hst__q_best(kc, a, ng, 0, mx);
+            out->kc_gm = gm[0]; out->a_gm = gm[1];
+            out->kc_max = mx[0]; out->a_max = mx[1];
+        }
+    }
+    return r;
+}
+
+static hst_result hst__q_decorr_check(hst__q *q, const float *img, size_t rows, size_t cols,
+                                      const hst_decorr_desc *d, const hst_decorr_result *out) {
+    size_t n;
+    hst_result r;
+    const size_t *roi = d->roi;
+    double rmax = d->rmax == 0.0 ? 1.0 : d->rmax;
+    if (!img || !out) return hst__q_bad(q, "img and out must not be NULL");
+    if (rows < 2 || cols < 2) return hst__q_bad(q, "rows and cols must be >= 2");
+    if (!(d->rmin >= 0.0) || !(rmax <= 1.0) || !(d->rmin < rmax))
+        return hst__q_bad(q, "desc needs 0 <= rmin < rmax <= 1");
+    if (d->n_r == 1 || d->n_r > HST_DECORR_MAX_NR)
+        return hst__q_bad(q, "desc->n_r must be 2 .. HST_DECORR_MAX_NR (0: 50)");
+    if (d->n_g == 1) return hst__q_bad(q, "desc->n_g must be >= 2 (0: 10)");
+    if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
+        return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
+    if (!(roi[0] == roi[2] && roi[1] == roi[3] && roi[0] == roi[1]) &&
+        (roi[0] >= roi[2] || roi[1] >= roi[3] || roi[2] > cols || roi[3] > rows ||
+         roi[2] - roi[0] < 2 || roi[3] - roi[1] < 2))
+        return hst__q_bad(q, "desc->roi must be {x0, y0, x1, y1} inside the image, 2 pixels at least");
+    if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS) return r;
+    return hst__q_finite(q, "img", img, n);
+}
+
+/* The analysed image: the ROI (or all), apodised, padded: dd->n, and the device arrays. */
+static hst_result hst__q_decorr_setup(hst__qdec *dd, const float *img, size_t rows, size_t cols,
+                                      const size_t *roi) {
+    hst__q *q = dd->q;
+    int whole = roi[0] == roi[2] && roi[1] == roi[3] && roi[0] == roi[1];
+    size_t x0 = whole ? 0 : roi[0], y0 = whole ? 0 : roi[1];
+    size_t w = whole ? cols : roi[2] - roi[0], h = whole ? rows : roi[3] - roi[1], y, n;
+    size_t half[2];
+    float *crop = (float *)hst_backend_alloc(q->be, w * h * sizeof(float)), *pad;
+    hst_result r;
+    if (!crop) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (y = 0; y < h; y++) memcpy(crop + y * w, img + (y0 + y) * cols + x0, w * sizeof(float));
+    hst__q_apodize(crop, (int)h, (int)w);
+    pad = hst__q_pad_pow2(q, crop, (int)h, (int)w, &dd->n);
+    hst_backend_free(q->be, crop);
+    if (!pad) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    n = (size_t)dd->n;
+    half[0] = n; half[1] = n / 2 + 1;
+    r = hst__q_array(q, HST_F32, n, n, pad, &dd->img);
+    hst_backend_free(q->be, pad);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, n, NULL, &dd->blur);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, n, NULL, &dd->tmp);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &dd->spec);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, 2 * (size_t)dd->nr, NULL, &dd->part);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_F32, 1, &n, &dd->norm);
+    if (r == HST_SUCCESS &&
+        !(dd->hpart = (float *)hst_backend_alloc(q->be, n * (2 * (size_t)dd->nr + 1) * sizeof(float))))
+        r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS) dd->hnorm = dd->hpart + n * 2 * (size_t)dd->nr;
+    return r;
+}
+
+HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
+                                const hst_decorr_desc *desc, hst_decorr_result *out) {
+    hst_decorr_desc zero;
+    const hst_decorr_desc *d = desc ? desc : &zero;
+    hst__q q;
+    hst__qdec dd;
+    float d0[HST_DECORR_MAX_NR], res[2], ps;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_decorr");
+    memset(&zero, 0, sizeof zero);
+    if ((r = hst__q_decorr_check(&q, img, rows, cols, d, out)) != HST_SUCCESS) return r;
+    memset(out, 0, sizeof *out);
+    memset(&dd, 0, sizeof dd);
+    dd.q = &q;
+    dd.nr = d->n_r ? (int)d->n_r : 50;
+    dd.ng = d->n_g ? (int)d->n_g : 10;
+    dd.rmin = (float)d->rmin;
+    dd.rmax = d->rmax == 0.0 ? 1.0f : (float)d->rmax;
+    ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
+    r = hst__q_decorr_setup(&dd, img, rows, cols, d->roi);
+    if (r == HST_SUCCESS) r = hst_array_fft(dd.spec, dd.img, 2, 0, HST_FFT_NORM_BACKWARD);
+    if (r == HST_SUCCESS) r = hst__q_dcurve(&dd, dd.rmin, dd.rmax, 1, d0);
+    if (r == HST_SUCCESS) {
+        hst__q_dcorr_max(d0, dd.nr, 0.0f, 1.0f, res);
+        out->kc0 = res[0]; out->a0 = res[1];
+        r = hst__q_decorr_rounds(&dd, d0, res[0], out);
+    }
+    if (r == HST_SUCCESS) out->resolution = (double)(2.0f * ps / (float)out->kc_max);
+    hst_array_destroy(dd.img); hst_array_destroy(dd.blur); hst_array_destroy(dd.tmp);
+    hst_array_destroy(dd.spec); hst_array_destroy(dd.part); hst_array_destroy(dd.norm);
+    if (dd.hpart) hst_backend_free(be, dd.hpart);
+    hst__q_release(&q);
+    return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_QUALITY_IMPLEMENTATION */
+
+/* MIT License. Copyright (c) 2026 the halostream authors.
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions: The above copyright
+   notice and this permission notice shall be included in all copies or substantial portions of
+   the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+   IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A
+   PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE
+   LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+   OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+   IN THE SOFTWARE. */

@@ -1,0 +1,471 @@
+/* test_quality.c — quality.h's metrics (error map, FRC / FIRE, decorrelation) on images made
+   here, with answers known in closed form; on the device under test ($HST_DEVICE), and against
+   the host device's twins in the same run.
+
+   Known answers:
+   - error map: an image against itself (RSE 0, RSP 1, alpha 1, beta 0); an image against its
+     own Gaussian blur scaled and offset (the optimiser must find sigma, alpha and beta); a
+     cosine against its shifted copy (RSP = cos(k d), RSE = A |sin(k d)| / sqrt 2); two
+     independent white noises (RSP ~ 0 within 4 / sqrt(n), RSE = the reference's standard
+     deviation); a magnified image (the Fourier interpolation of a smooth image repeated 2 x 2:
+     RSP above 0.99).
+   - FRC: an image against itself (FRC = 1 everywhere: no crossing, resolution 0); white noise
+     shifted by d pixels along x (FRC(k) = J0(2 pi k d): FIRE = 2 pi d / x0 with J0(x0) = 1/7);
+     one blurred white noise with two independent noises added (FRC(k) = S(k) / (S(k) + N):
+     FIRE where exp(-4 pi^2 s^2 k^2) = N / (6 S0)).
+   - decorrelation: band-limited white noise (flat spectrum inside |k| < K0, faint noise
+     outside): resolution 1 / K0 pixels, the cut-off; invariance to intensity scale
+     and offset; pixel_size scales the resolution and nothing else; the ROI.
+   Tolerances are stated per test: sampling noise of the rings and the estimators' own bias
+   (the taper, the smoothing, the local-maximum search) set them, each far below what a wrong
+   radius, frequency scale or normalisation would give (factors of 2 and more).
+   Devices agree: every number within HST_AGREE (1e-4) relative between the host device and the
+   device under test: the same kernels, sums in the same order, only OpenCL's cos and sqrt
+   differ from the host's. */
+#define HST_IMPLEMENTATION
+#define HST_FFT
+#include "quality.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap_log.h"
+#include "be_fixture.h"
+
+#define TWO_PI 6.283185307179586476925286766559
+#define HST_AGREE 1e-4
+
+/* ------------------------------------------------------------------------------------------
+   Images. */
+static uint64_t rng_state;
+static double uniform(void) {   /* xorshift64*, [0, 1) */
+    uint64_t x = rng_state;
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    rng_state = x;
+    return (double)((x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+static double normal(void) {   /* Box-Muller */
+    double u = uniform(), v = uniform();
+    return sqrt(-2.0 * log(u + 1e-300)) * cos(TWO_PI * v);
+}
+
+static float *image(size_t n) {
+    float *p = (float *)calloc(n, sizeof(float));
+    assert_non_null(p);
+    return p;
+}
+
+static float *noise(size_t rows, size_t cols, uint64_t seed, double sd) {
+    float *p = image(rows * cols);
+    size_t i;
+    rng_state = seed;
+    for (i = 0; i < rows * cols; i++) p[i] = (float)(sd * normal());
+    return p;
+}
+
+/* Gaussian blur in double, 'reflect' edges, radius 4 sigma (the test's own, not quality.h's). */
+static int refl(long i, long n) {
+    long p = 2 * n, m = ((i % p) + p) % p;
+    return (int)(m < n ? m : p - 1 - m);
+}
+static void blur(float *img, size_t rows, size_t cols, double s) {
+    int r = (int)(4 * s + 0.5), j;
+    double *w = (double *)calloc((size_t)(2 * r + 1), sizeof(double)), sum = 0.0;
+    double *tmp = (double *)calloc(rows * cols, sizeof(double));
+    size_t x, y;
+    assert_non_null(w); assert_non_null(tmp);
+    for (j = -r; j <= r; j++) sum += w[j + r] = exp(-0.5 * j * j / (s * s));
+    for (j = 0; j <= 2 * r; j++) w[j] /= sum;
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++) {
+            double a = 0.0;
+            for (j = -r; j <= r; j++) a += w[j + r] * img[(size_t)refl((long)y + j, (long)rows) * cols + x];
+            tmp[y * cols + x] = a;
+        }
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++) {
+            double a = 0.0;
+            for (j = -r; j <= r; j++) a += w[j + r] * tmp[y * cols + refl((long)x + j, (long)cols)];
+            img[y * cols + x] = (float)a;
+        }
+    free(w); free(tmp);
+}
+
+static void add(float *dst, const float *a, const float *b, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = a[i] + b[i];
+}
+
+static double stddev(const float *p, size_t n) {
+    double s = 0.0, ss = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) s += p[i];
+    for (i = 0; i < n; i++) ss += (p[i] - s / n) * (p[i] - s / n);
+    return sqrt(ss / n);
+}
+
+/* A host backend for the agreement checks (NULL when the device under test is the host). */
+static hst_backend *host_twin(hst_backend *be) {
+    hst_backend_desc d;
+    hst_backend *h = NULL;
+    if (hst_backend_is_host(be)) return NULL;
+    memset(&d, 0, sizeof d);
+    d.device = "host";
+    assert_int_equal(hst_backend_create(&d, &h), HST_SUCCESS);
+    return h;
+}
+
+static void agree(double dev, double host, const char *what) {
+    double scale = fabs(host) > 1e-12 ? fabs(host) : 1.0;
+    if (fabs(dev - host) > HST_AGREE * scale)
+        fail_msg("%s: device %.9g, host %.9g", what, dev, host);
+}
+
+/* ------------------------------------------------------------------------------------------
+   Error map. */
+#define EM_N 96
+
+static void test_error_map_self(void **state) {
+    float *a = noise(EM_N, EM_N, 1, 10.0), *map = image(EM_N * EM_N);
+    hst_error_map_result r;
+    size_t i;
+    blur(a, EM_N, EM_N, 2.0);
+    assert_int_equal(hst_error_map(BE(state), a, EM_N, EM_N, a, EM_N, EM_N, NULL, map, &r), HST_SUCCESS);
+    /* the optimum is no blur: sigma <= ~0 (NanoPyx's bracket walks to negative sigmas, which
+       scipy's gaussian_filter treats as none) */
+    assert_true(r.rse < 1e-4 * stddev(a, EM_N * EM_N));
+    assert_true(r.rsp > 1.0 - 1e-6);
+    assert_true(fabs(r.alpha - 1.0) < 1e-4 && fabs(r.beta) < 1e-3);
+    assert_int_equal(r.magnification, 1);
+    assert_true(r.evaluations > 3);
+    for (i = 0; i < EM_N * EM_N; i++) assert_true(map[i] < 1e-3);
+    free(a); free(map);
+}
+
+/* ref = 3 G_1.5(sr) + 20: sigma 1.5, alpha 3, beta 20, RSE ~ 0. The fixed-sigma call too. */
+static void test_error_map_blurred(void **state) {
+    float *sr = noise(EM_N, EM_N, 2, 10.0), *ref = image(EM_N * EM_N);
+    hst_error_map_result r;
+    hst_error_map_desc d;
+    size_t i;
+    blur(sr, EM_N, EM_N, 1.0);
+    memcpy(ref, sr, EM_N * EM_N * sizeof(float));
+    blur(ref, EM_N, EM_N, 1.5);
+    for (i = 0; i < EM_N * EM_N; i++) ref[i] = 3.0f * ref[i] + 20.0f;
+    assert_int_equal(hst_error_map(BE(state), ref, EM_N, EM_N, sr, EM_N, EM_N, NULL, NULL, &r), HST_SUCCESS);
+    assert_true(fabs(r.sigma - 1.5) < 1e-3);
+    assert_true(fabs(r.alpha - 3.0) < 1e-3 && fabs(r.beta - 20.0) < 1e-2);
+    assert_true(r.rse < 1e-3 * stddev(ref, EM_N * EM_N));
+    assert_true(r.rsp > 1.0 - 1e-6);
+    memset(&d, 0, sizeof d);
+    d.fixed_sigma = 1.5;
+    assert_int_equal(hst_error_map(BE(state), ref, EM_N, EM_N, sr, EM_N, EM_N, &d, NULL, &r), HST_SUCCESS);
+    assert_int_equal(r.evaluations, 0);
+    assert_true(fabs(r.sigma - 1.5) < 1e-12);
+    assert_true(r.rse < 1e-3 * stddev(ref, EM_N * EM_N));
+    free(sr); free(ref);
+}
+
+/* A cosine along x against its copy shifted by d: with no blur, RSP = cos(k d) and
+   RSE = A |sin(k d)| / sqrt(2) (whole periods: the means and cross terms vanish). */
+static void test_error_map_shifted(void **state) {
+    const size_t rows = 32, cols = 128, period = 32;
+    const double A = 50.0, d = 3.0, k = TWO_PI / period;
+    float *ref = image(rows * cols), *sr = image(rows * cols);
+    hst_error_map_result r;
+    hst_error_map_desc desc;
+    size_t x, y;
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++) {
+            ref[y * cols + x] = (float)(100.0 + A * cos(k * x));
+            sr[y * cols + x] = (float)(7.0 + 0.5 * A * cos(k * (x + d)));
+        }
+    memset(&desc, 0, sizeof desc);
+    desc.fixed_sigma = 1e-6;   /* radius 0: no blur (the cosine's fit is flat in sigma) */
+    assert_int_equal(hst_error_map(BE(state), ref, rows, cols, sr, rows, cols, &desc, NULL, &r), HST_SUCCESS);
+    assert_true(fabs(r.rsp - cos(k * d)) < 1e-4);
+    assert_true(fabs(r.rse / (A * fabs(sin(k * d)) / sqrt(2.0)) - 1.0) < 1e-3);
+    free(ref); free(sr);
+}
+
+/* Independent white noises: no correlation; the fit is the mean, RSE the reference's SD. */
+static void test_error_map_noise(void **state) {
+    float *ref = noise(EM_N, EM_N, 3, 5.0), *sr = noise(EM_N, EM_N, 4, 5.0);
+    hst_error_map_result r;
+    double n = EM_N * EM_N;
+    assert_int_equal(hst_error_map(BE(state), ref, EM_N, EM_N, sr, EM_N, EM_N, NULL, NULL, &r), HST_SUCCESS);
+    /* the optimiser may blur a little to fit noise: |RSP| stays at the chance level */
+    assert_true(fabs(r.rsp) < 4.0 / sqrt(n) * 3.0);
+    assert_true(fabs(r.rse / stddev(ref, EM_N * EM_N) - 1.0) < 0.01);
+    free(ref); free(sr);
+}
+
+/* Magnification 2: a smooth image against itself repeated 2 x 2 (the Fourier interpolation
+   of the reference is compared with the blocky SR image). */
+static void test_error_map_magnified(void **state) {
+    const size_t h = 48, w = 40;
+    float *ref = noise(h, w, 5, 10.0), *sr = image(4 * h * w), *map = image(4 * h * w);
+    hst_error_map_result r;
+    size_t x, y;
+    blur(ref, h, w, 3.0);
+    for (y = 0; y < 2 * h; y++)
+        for (x = 0; x < 2 * w; x++) sr[y * 2 * w + x] = ref[(y / 2) * w + x / 2] + 100.0f;
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, 2 * h, 2 * w, NULL, map, &r), HST_SUCCESS);
+    assert_int_equal(r.magnification, 2);
+    assert_true(r.rsp > 0.99);   /* 0.9924 here; NanoPyx agrees (bench/quality_nanopyx.py) */
+    assert_true(r.rse < 0.2 * stddev(ref, h * w));
+    assert_true(fabs(r.alpha - 1.0) < 0.05);
+    free(ref); free(sr); free(map);
+}
+
+/* ------------------------------------------------------------------------------------------
+   FRC. */
+#define FRC_N 256
+
+static void test_frc_self(void **state) {
+    float *a = noise(FRC_N, FRC_N, 6, 1.0), *curve;
+    hst_frc_result r;
+    size_t i, len = hst_frc_curve_length(FRC_N, FRC_N);
+    assert_int_equal(len, FRC_N / 2 - 1);
+    curve = image(2 * len);
+    assert_int_equal(hst_frc(BE(state), a, a, FRC_N, FRC_N, NULL, curve, &r), HST_SUCCESS);
+    assert_int_equal(r.curve_length, len);
+    assert_true(r.resolution == 0.0);   /* never crosses 1/7 */
+    for (i = 0; i < len; i++) assert_true(fabs(curve[2 * i + 1] - 1.0) < 1e-4);
+    assert_true(fabs(curve[0]) < 1e-12 && fabs(curve[2 * (len - 1)] - 0.5) < 1e-6);
+    free(a); free(curve);
+}
+
+/* J0 by its power series (enough terms for x < 3). */
+static double bessel_j0(double x) {
+    double t = 1.0, s = 1.0;
+    int m;
+    for (m = 1; m < 30; m++) { t *= -(x * x / 4.0) / ((double)m * m); s += t; }
+    return s;
+}
+
+/* White noise and its copy shifted by D pixels along x: FIRE = 2 pi D / x0, J0(x0) = 1/7. */
+static void test_frc_shifted(void **state) {
+    const size_t D = 4;
+    float *a = noise(FRC_N, FRC_N, 7, 1.0), *b = image(FRC_N * FRC_N);
+    double lo = 0.0, hi = 2.404825557695773, x0, expect;
+    hst_frc_result r;
+    size_t x, y;
+    int i;
+    for (y = 0; y < FRC_N; y++)
+        for (x = 0; x < FRC_N; x++) b[y * FRC_N + x] = a[y * FRC_N + (x + D) % FRC_N];
+    for (i = 0; i < 60; i++) {   /* J0 falls from 1 to 0 on [0, its first zero] */
+        double mid = 0.5 * (lo + hi);
+        if (bessel_j0(mid) > 1.0 / 7.0) lo = mid; else hi = mid;
+    }
+    x0 = 0.5 * (lo + hi);
+    expect = TWO_PI * D / x0;
+    assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, NULL, NULL, &r), HST_SUCCESS);
+    if (fabs(r.resolution / expect - 1.0) > 0.05)
+        fail_msg("FIRE %.4f, J0 model %.4f", r.resolution, expect);
+    free(a); free(b);
+}
+
+/* s = G_sb(white noise of variance 1): power spectrum S(k) = exp(-4 pi^2 sb^2 k^2) (the
+   blur's transfer function squared); two images s + independent noises of variance nv:
+   FRC = S / (S + nv), 1/7 where S = nv / 6. With pixel_size 0.1: FIRE in those units. */
+static void test_frc_blurred_noise(void **state) {
+    const double sb = 2.0, nv = 1e-4, ps = 0.1;
+    float *s = noise(FRC_N, FRC_N, 8, 1.0), *n1 = noise(FRC_N, FRC_N, 9, sqrt(nv));
+    float *n2 = noise(FRC_N, FRC_N, 10, sqrt(nv)), *a = image(FRC_N * FRC_N), *b = image(FRC_N * FRC_N);
+    double k, expect;
+    hst_frc_desc d;
+    hst_frc_result r;
+    blur(s, FRC_N, FRC_N, sb);
+    add(a, s, n1, FRC_N * FRC_N);
+    add(b, s, n2, FRC_N * FRC_N);
+    k = sqrt(log(6.0 / nv)) / (TWO_PI * sb);
+    expect = ps / k;
+    memset(&d, 0, sizeof d);
+    d.pixel_size = ps;
+    assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, &d, NULL, &r), HST_SUCCESS);
+    if (fabs(r.resolution / expect - 1.0) > 0.05)
+        fail_msg("FIRE %.4f, model %.4f", r.resolution, expect);
+    free(s); free(n1); free(n2); free(a); free(b);
+}
+
+/* ------------------------------------------------------------------------------------------
+   Decorrelation. */
+#define DC_N 128
+
+/* Band-limited white noise: every grid frequency with |k| < K0 cycles per pixel, unit
+   amplitude, random phase (so the image is periodic and its spectrum is flat inside the disk
+   and empty outside), plus a faint white noise. The unfiltered image's decorrelation curve
+   rises while it adds signal and falls after: its maximum kc0 is the cut-off, 2 K0 in
+   normalised frequency (Descloux et al. 2019, Fig. 1), within one of the n_r = 50 samples.
+   NanoPyx's second round then searches [kc0 - 0.05, kc0 + 0.3], where the high-pass curves
+   of a hard cut-off have no interior maximum, and reports its lower end: the resolution is
+   2 / (kc0 - 0.05) (NanoPyx 2.1.5 gives 4.5476 pixels for K0 = 0.25 too; bench/). */
+#define DC_K0 0.25
+static float *band_limited(uint64_t seed) {
+    float *p = image(DC_N * DC_N);
+    double *cx = (double *)malloc(DC_N * sizeof(double)), *sx = (double *)malloc(DC_N * sizeof(double));
+    int m, l, kmax = (int)(DC_K0 * DC_N);
+    size_t x, y;
+    assert_non_null(cx); assert_non_null(sx);
+    rng_state = seed;
+    for (l = 0; l <= kmax; l++)       /* half plane: l > 0, or l = 0 and m > 0 */
+        for (m = -kmax; m <= kmax; m++) {
+            double ph;
+            if ((l == 0 && m <= 0) || (double)(m * m + l * l) >= (DC_K0 * DC_N) * (DC_K0 * DC_N)) continue;
+            ph = TWO_PI * uniform();
+            for (x = 0; x < DC_N; x++) {
+                cx[x] = cos(TWO_PI * m * (double)x / DC_N + ph);
+                sx[x] = sin(TWO_PI * m * (double)x / DC_N + ph);
+            }
+            for (y = 0; y < DC_N; y++) {
+                double cy = cos(TWO_PI * l * (double)y / DC_N), sy = sin(TWO_PI * l * (double)y / DC_N);
+                for (x = 0; x < DC_N; x++) p[y * DC_N + x] += (float)(cx[x] * cy - sx[x] * sy);
+            }
+        }
+    for (x = 0; x < DC_N * DC_N; x++) p[x] += (float)(0.05 * normal());
+    free(cx); free(sx);
+    return p;
+}
+
+static void test_decorr_band_limited(void **state) {
+    float *a = band_limited(11), *b = image(DC_N * DC_N);
+    hst_decorr_result r, r2;
+    hst_decorr_desc d;
+    size_t i;
+    assert_int_equal(hst_decorr(BE(state), a, DC_N, DC_N, NULL, &r), HST_SUCCESS);
+    if (fabs(r.kc0 - 2.0 * DC_K0) > 1.0 / 49.0)
+        fail_msg("kc0 %.4f, cut-off %.4f", r.kc0, 2.0 * DC_K0);
+    if (fabs(r.resolution * (r.kc0 - 0.05) / 2.0 - 1.0) > 1e-5)
+        fail_msg("decorrelation %.4f pixels, 2 / (kc0 - 0.05) = %.4f", r.resolution, 2.0 / (r.kc0 - 0.05));
+    assert_true(fabs(r.resolution - 2.0 / r.kc_max) < 1e-5 * r.resolution);
+    /* scale and offset do not change the normalised curves; pixel_size scales the result */
+    for (i = 0; i < DC_N * DC_N; i++) b[i] = 3.0f * a[i] + 7.0f;
+    memset(&d, 0, sizeof d);
+    d.pixel_size = 65.0;
+    assert_int_equal(hst_decorr(BE(state), b, DC_N, DC_N, &d, &r2), HST_SUCCESS);
+    if (fabs(r2.resolution / (65.0 * r.resolution) - 1.0) > 1e-3)
+        fail_msg("scaled image, pixel size 65: %.5f, expected %.5f", r2.resolution, 65.0 * r.resolution);
+    free(a); free(b);
+}
+
+/* The ROI: analysing a corner through roi equals analysing the cropped corner. */
+static void test_decorr_roi(void **state) {
+    const size_t R = 100, C = 90;
+    float *a = noise(R, C, 13, 1.0), *crop = image(64 * 64);
+    hst_decorr_desc d;
+    hst_decorr_result r1, r2;
+    size_t y;
+    blur(a, R, C, 1.2);
+    for (y = 0; y < 64; y++) memcpy(crop + y * 64, a + (y + 10) * C + 20, 64 * sizeof(float));
+    memset(&d, 0, sizeof d);
+    d.roi[0] = 20; d.roi[1] = 10; d.roi[2] = 84; d.roi[3] = 74;
+    assert_int_equal(hst_decorr(BE(state), a, R, C, &d, &r1), HST_SUCCESS);
+    assert_int_equal(hst_decorr(BE(state), crop, 64, 64, NULL, &r2), HST_SUCCESS);
+    assert_true(r1.resolution == r2.resolution);
+    assert_true(r1.resolution > 2.0 && isfinite(r1.resolution));
+    free(a); free(crop);
+}
+
+/* ------------------------------------------------------------------------------------------
+   The host device and the device under test agree. */
+static void test_devices_agree(void **state) {
+    hst_backend *h = host_twin(BE(state));
+    float *sr = noise(64, 64, 14, 10.0), *ref = image(32 * 32), *b = noise(64, 64, 15, 1.0);
+    hst_error_map_result e1, e2;
+    hst_frc_result f1, f2;
+    hst_decorr_result d1, d2;
+    size_t x, y;
+    if (!h) { free(sr); free(ref); free(b); skip(); }
+    blur(sr, 64, 64, 1.5);
+    for (y = 0; y < 32; y++)
+        for (x = 0; x < 32; x++) ref[y * 32 + x] = sr[(2 * y) * 64 + 2 * x] + 0.1f * b[y * 64 + x];
+    add(b, b, sr, 64 * 64);
+    assert_int_equal(hst_error_map(BE(state), ref, 32, 32, sr, 64, 64, NULL, NULL, &e1), HST_SUCCESS);
+    assert_int_equal(hst_error_map(h, ref, 32, 32, sr, 64, 64, NULL, NULL, &e2), HST_SUCCESS);
+    agree(e1.rse, e2.rse, "RSE"); agree(e1.rsp, e2.rsp, "RSP"); agree(e1.sigma, e2.sigma, "sigma");
+    assert_int_equal(hst_frc(BE(state), sr, b, 64, 64, NULL, NULL, &f1), HST_SUCCESS);
+    assert_int_equal(hst_frc(h, sr, b, 64, 64, NULL, NULL, &f2), HST_SUCCESS);
+    agree(f1.resolution, f2.resolution, "FIRE");
+    assert_int_equal(hst_decorr(BE(state), b, 64, 64, NULL, &d1), HST_SUCCESS);
+    assert_int_equal(hst_decorr(h, b, 64, 64, NULL, &d2), HST_SUCCESS);
+    agree(d1.resolution, d2.resolution, "decorrelation");
+    hst_backend_destroy(h);
+    free(sr); free(ref); free(b);
+}
+
+/* ------------------------------------------------------------------------------------------
+   Errors: codes and log items. */
+static void test_errors(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    float *a = noise(16, 16, 16, 1.0), *big = noise(32, 32, 17, 1.0);
+    hst_error_map_result e;
+    hst_error_map_desc ed;
+    hst_frc_result f;
+    hst_decorr_result d;
+    hst_decorr_desc dd;
+    assert_int_equal(hst_error_map(NULL, a, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    cap_reset(log);
+    assert_int_equal(hst_error_map(be, NULL, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_int_equal(hst_error_map(be, a, 0, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    cap_reset(log);
+    assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 31, NULL, NULL, &e), HST_ERROR_SHAPE);
+    assert_int_equal(log->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+    assert_int_equal(hst_error_map(be, big, 32, 32, a, 16, 16, NULL, NULL, &e), HST_ERROR_SHAPE);
+    memset(&ed, 0, sizeof ed);
+    ed.fixed_sigma = -1.0;
+    assert_int_equal(hst_error_map(be, a, 16, 16, a, 16, 16, &ed, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    cap_reset(log);
+    assert_int_equal(hst_error_map(be, a, (size_t)1 << 40, (size_t)1 << 40, a, (size_t)1 << 40,
+                                   (size_t)1 << 40, NULL, NULL, &e), HST_ERROR_OVERFLOW);
+    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
+    big[37] = NAN;
+    cap_reset(log);
+    assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 32, NULL, NULL, &e), HST_ERROR_NON_FINITE);
+    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "sr[37]"));
+    assert_int_equal(hst_frc(be, big, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE);
+    assert_int_equal(hst_decorr(be, big, 32, 32, NULL, &d), HST_ERROR_NON_FINITE);
+    assert_int_equal(hst_frc(be, a, a, 16, 9, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_frc(be, a, NULL, 16, 16, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_frc_curve_length(9, 100), 0);
+    memset(&dd, 0, sizeof dd);
+    dd.n_r = HST_DECORR_MAX_NR + 1;
+    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    dd.n_r = 0; dd.n_g = 1;
+    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    dd.n_g = 0; dd.rmin = 0.5; dd.rmax = 0.4;
+    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    dd.rmin = 0.0; dd.rmax = 0.0;
+    dd.roi[0] = 2; dd.roi[1] = 2; dd.roi[2] = 17; dd.roi[3] = 10;
+    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    free(a); free(big);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_map_self),
+        cmocka_unit_test(test_error_map_blurred),
+        cmocka_unit_test(test_error_map_shifted),
+        cmocka_unit_test(test_error_map_noise),
+        cmocka_unit_test(test_error_map_magnified),
+        cmocka_unit_test(test_frc_self),
+        cmocka_unit_test(test_frc_shifted),
+        cmocka_unit_test(test_frc_blurred_noise),
+        cmocka_unit_test(test_decorr_band_limited),
+        cmocka_unit_test(test_decorr_roi),
+        cmocka_unit_test(test_devices_agree),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
