@@ -76,7 +76,7 @@ EX_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(filter-out $(EX_SKIPPED
 
 # What `make demo` builds and then runs: eSRRF (mag 5, radius 1.5, every temporal mode from one
 # pass) on the whole shipped stack (50 frames of 256 x 256) on the `auto` device (a GPU if there is
-# one, else the host device: see examples/esrrf.c), in about 20 s on a 2-core CPU, writing
+# one, else the host device: see examples/esrrf.c), in about 6 s on a 2-core CPU, writing
 # out/esrrf_{avg,var,tac2}.tif and out/esrrf_preview.png.
 DEMO_BINS ?= $(BUILD)/examples/esrrf
 DEMO_CMD  ?= mkdir -p out && $(BUILD)/examples/esrrf --device auto --mode avg,var,tac2 \
