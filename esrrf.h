@@ -320,6 +320,11 @@ extern "C" {
    (bench/RESULTS.md); the bits do not depend on it (kernels.h). Only where measured: other
    compilers may allow a kernel fewer work-items than the device (AMD's default is 256). */
 #define HST__E_GPU_FUSED_LOCAL 512
+/* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
+   the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
+   threads; 64 lets 4 in): 2.34 -> 2.02 ms per 1000 x 1000 frame at mag 5 on an H100
+   (bench/RESULTS.md), the same bits (register allocation does not change the arithmetic). */
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64"
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -1241,16 +1246,30 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
     return HST_SUCCESS;
 }
 
+/* 1 where the OpenCL device of be takes NVIDIA's build options (cl_nv_compiler_options) */
+static int hst__env_options(hst_backend *be) {
+#ifndef HST_NO_OPENCL
+    char ext[8192];
+    size_t n = 0;
+    cl_device_id dev = hst_backend_cl_device(be);
+    if (!dev || clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, &n) != CL_SUCCESS)
+        return 0;
+    ext[n < sizeof ext ? n : sizeof ext - 1] = '\0';
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+#else
+    (void)be;
+    return 0;
+#endif
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
-   always), correctly rounded divide and sqrt where every device can. */
+   always); NVIDIA's work-group and register cap where every device is such a GPU. The program
+   has no float division or sqrt, so no option changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
-    int fp64 = 1, crs = 1;
+    int fp64 = 1, nvopt = !g->host;
     unsigned b;
-    for (b = 0; b < g->nb && !g->host; b++) {
-        const hst_device_info *info = hst_backend_device(g->be[b]);
-        fp64 &= info->fp64 != 0;
-        crs &= info->correctly_rounded_sqrt != 0;
-    }
+    for (b = 0; b < g->nb && !g->host; b++)
+        fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
@@ -1258,13 +1277,14 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         if (info->type != HST_DEVICE_GPU || !strstr(info->vendor, "NVIDIA") ||
             info->max_work_group_size < HST__E_GPU_FUSED_LOCAL)
             break;
+        nvopt &= hst__env_options(g->be[b]);
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
+    else nvopt = 0;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
-    snprintf(g->opts, sizeof g->opts, "%s%s", crs ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
-             fp64 ? " -DHST_FP64" : "");
+    snprintf(g->opts, sizeof g->opts, "%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "");
     return HST_SUCCESS;
 }
 
