@@ -375,9 +375,7 @@ typedef struct hst_stream_report {
    rank. */
 
 /* Validates the description, builds the stages' programs on every device, chooses the block size
-   and allocates each device's ring (pinned staging + device buffers; on a discrete GPU the
-   device buffers come from the backend's pool, hst_backend_pool: destroy hands them back there
-   for the next stream of the same sizes, and hst_pool_free_held frees them). Errors:
+   and allocates each device's ring (pinned staging + device buffers). Errors:
    HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, an index out of range, an
    array kind used wrongly, a stage without host twin on the host device (named), a stage with
    both arrays_fn and a kernel, sources, options or host twin (named), an output
@@ -1676,33 +1674,10 @@ static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
     return HST_SUCCESS;
 }
 
-/* Whether device d's ring comes from its backend's pool: on a discrete GPU, where a resident
-   allocation costs a driver call and a migration per GB (eSRRF's ring of 10 GB on an H100:
-   part of the gaps of a call's first block), a stream made after another one of the same
-   sizes was destroyed (the next call, the live API's next session) reuses the blocks. CPUs and
-   integrated GPUs allocate host memory, cheaply, which a pool would keep from the process. */
-static int hst__ring_pooled(const hst__sdev *d) {
-    const hst_device_info *info = hst_backend_device(d->be);
-    return info->type == HST_DEVICE_GPU && !info->unified_memory;
-}
-
-/* Before a pooled ring is made: the pool's held blocks are given back when they and the new
-   ring together pass the default ring budget (HST__STREAM_DEFAULT_BUDGET_NUM / DEN of the
-   device), so that held blocks never crowd out the allocations that do not come from the pool
-   (the pool would free them itself on out-of-memory, but with a warning on a good run). */
-static void hst__ring_pool_room(hst__sdev *d, uint64_t ring_bytes) {
-    hst_pool *pool = hst_backend_pool(d->be);
-    uint64_t cap = hst_backend_device(d->be)->global_mem_bytes / HST__STREAM_DEFAULT_BUDGET_DEN *
-                   HST__STREAM_DEFAULT_BUDGET_NUM;
-    if ((uint64_t)hst_pool_get_stats(pool).held_bytes > cap - (ring_bytes < cap ? ring_bytes : cap))
-        hst_pool_free_held(pool);
-}
-
 /* One device's queues, kernels, ring buffers and accumulator buffers. */
 static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
-    uint64_t loaded = s->block + s->halo_lo + s->halo_hi, ring_bytes = 0;
+    uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
     unsigned k, i;
-    int pooled = hst__ring_pooled(d);
     hst_result r;
     if ((r = hst_queue_create(d->be, &d->up)) != HST_SUCCESS) return r;
     if ((r = hst_queue_create(d->be, &d->comp)) != HST_SUCCESS) return r;
@@ -1717,16 +1692,11 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
         } else if ((r = hst_buffer_create(d->be, s->arrays[i].global_bytes, HST_MEM_RESIDENT, &d->global[i])) != HST_SUCCESS)
             return r;
     }
-    for (i = 0; i < s->desc.num_arrays; i++)
-        if (s->arrays[i].kind != HST_STREAM_GLOBAL) ring_bytes += s->ring * (uint64_t)loaded * s->arrays[i].slice_bytes;
-    if (pooled) hst__ring_pool_room(d, ring_bytes);
     for (k = 0; k < s->ring; k++)
         for (i = 0; i < s->desc.num_arrays; i++) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
             if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
-            r = pooled ? hst_pool_alloc(hst_backend_pool(d->be), bytes, &d->slots[k].dev[i])
-                       : hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i]);
-            if (r != HST_SUCCESS) return r;
+            if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
             if (s->arrays[i].kind != HST_STREAM_TEMP && !hst__is_pinned(&s->arrays[i]) &&   /* deferred too */
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
         }
