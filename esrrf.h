@@ -315,16 +315,20 @@ extern "C" {
 #define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
-/* The fused kernel's work-group on NVIDIA GPUs: 512 pixels (a 16 x 32 output tile) ran 6.88 ms
-   per 1000 x 1000 frame at mag 5 on an H100 against 7.49 for the default 16 x 16
-   (bench/RESULTS.md); the bits do not depend on it (kernels.h). Only where measured: other
-   compilers may allow a kernel fewer work-items than the device (AMD's default is 256). */
-#define HST__E_GPU_FUSED_LOCAL 512
+/* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
+   frames, mag 5; bench/RESULTS.md): with the options below 1.950 ms per frame (512: 2.215,
+   128: 2.544); without them 2.339 (512: 2.314; before the fma arithmetic 512 had won, 6.88
+   against 7.49). The bits do not depend on it (kernels.h). Only where measured: other compilers
+   may allow a kernel fewer work-items than the device (AMD's default is 256). */
+#define HST__E_GPU_FUSED_LOCAL 256
 /* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
    the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
-   threads; 64 lets 4 in): 2.34 -> 2.02 ms per 1000 x 1000 frame at mag 5 on an H100
-   (bench/RESULTS.md), the same bits (register allocation does not change the arithmetic). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64"
+   threads; 64 lets 4 in; 48 spills: 2.072), and 16 work indices per item with a tile of 2048
+   half-pixel positions (a group's (w, w/d) table and tile borders serve twice the pixels of
+   kernels.h's default 8; local memory 16 + 12 KiB, within OpenCL's guaranteed 32 KiB). On an
+   H100: 2.339 -> 2.040 (the cap) -> 1.950 ms per frame (both), every variant the same bits
+   (neither registers nor the work per item change the arithmetic of a pixel). */
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=16 -DHST_E_TILE=2048"
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
