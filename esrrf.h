@@ -365,6 +365,8 @@ typedef struct hst__egroup {
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
     char opts[96];              /* the program's build options */
+    int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
+                                   them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
@@ -696,8 +698,9 @@ static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
 }
 
 /* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
-   temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (the
-   frame before each block, halo 1, gives the lag-1 product across blocks). */
+   temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (with
+   TAC2 the frame before each block, halo 1, gives the lag-1 product across blocks; without it a
+   device does not recompute that frame: 1 in 33 of the fused work at blocks of 32). */
 static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__eng *e,
                              const hst__egroup *g, hst__estream *es, const hst__eidx *x) {
     hst__epar *P = &es->P;
@@ -727,7 +730,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
     if (es->path == HST__E_FUSED) { hst__escalar(t, &P->row0, 4); hst__escalar(t, &P->nrows, 4); }
     t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_temporal", hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
     t->loop_slices = 1;
-    t->halo_lo = es->n > 1 ? 1 : 0;
+    t->halo_lo = es->n > 1 && g->lag ? 1 : 0;
     hst__escalar(t, &P->pixels, 4); hst__escalar(t, &P->T, 8); hst__escalar(t, &P->acc_tps, 4);
     hst__escalar(t, &P->frame0, 8); hst__escalar(t, &P->skip, 4); hst__escalar(t, &P->frames_total, 8);
     return ns;
@@ -875,7 +878,7 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
                                   int run) {
     hst__eng *e = p->e;
     uint64_t T = e->d.frames_per_timepoint;
-    unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
+    unsigned skip = g->lag && a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
     hst__estream *es;
     hst_stream_report rep;
     hst_result r;
@@ -1288,7 +1291,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
-    snprintf(g->opts, sizeof g->opts, "%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "");
+    g->lag = g->host || (e->d.modes & HST_ESRRF_TAC2);
+    snprintf(g->opts, sizeof g->opts, "%s%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "",
+             g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
 
@@ -2093,6 +2098,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
        then cap after the one before */
     n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
     n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
+    if (!e->grp[0].lag) n[1] = !T ? lv->cap - 1 : n[0];   /* no frame before: the piece alone */
     for (k = 0; k < 2; k++)
         if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
     return HST_SUCCESS;

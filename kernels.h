@@ -530,7 +530,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    correctly rounded in OpenCL and C99 alike; divisions (positions y / mag, phase centres, the
    constants, R / W) use hst_k_esrrf_div and 1/|G|, 1/d hst_k_esrrf_rsqrt, fixed fma sequences
    from a bit-level seed, the same statements on both sides (their error bounds: below).
-   Build options: "-DHST_FP64" where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc
+   Build options: "-DHST_FP64" where the device has cl_khr_fp64; "-DHST_E_NO_LAG1" for runs
+   without TAC2: temporal leaves the lag-1 sum as it is and never reads frame z - 1 (its stage
+   then needs no halo, and no block recomputes the frame before it). Bitwise: roberts, magnify, rgc
    and rgc_fused equal their host twins when the host TU has no FP contraction (see the top of
    this file) and sensitivity <= 1 or an integer <= 64: exp is computed by the same range
    reduction and polynomial on both sides (hst_k_esrrf_exp), not by libm; a non-integer
@@ -3268,7 +3270,8 @@ static const char hst__esrrf_src_other[] =
 "        hst_e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);\n"
 "}\n"
 "\n"
-"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1):\n"
+"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1, or 0\n"
+"   with -DHST_E_NO_LAG1, which leaves the lag-1 sum alone):\n"
 "   acc[((tp % acc_tps) * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first,\n"
 "   last; the stream's slice 0 is frame frame0; its first `skip` slices are only read */\n"
 "__kernel void hst_k_esrrf_temporal(__global const float *rgc, __global HST_EACC *acc,\n"
@@ -3290,7 +3293,9 @@ static const char hst__esrrf_src_other[] =
 "  ulong g = frame0 + base + z;\n"
 "  ulong tp = g / T;\n"
 "  ulong t = g - tp * T;\n"
+"#ifndef HST_E_NO_LAG1\n"
 "  HST_EACC prev = t > 0 ? (HST_EACC)rgc[(z - 1) * P + i] : (HST_EACC)0;\n"
+"#endif\n"
 "  while (z < end) {\n"
 "    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
 "    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
@@ -3299,13 +3304,15 @@ static const char hst__esrrf_src_other[] =
 "      s1 = s1 + x;\n"
 "      HST_EACC y = x * x;\n"
 "      s2 = s2 + y;\n"
+"#ifndef HST_E_NO_LAG1\n"
 "      if (t > 0) {\n"
 "        y = prev * x;\n"
 "        s3 = s3 + y;\n"
 "      }\n"
+"      prev = x;\n"
+"#endif\n"
 "      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
 "      if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;\n"
-"      prev = x;\n"
 "    }\n"
 "    a[0] = s1;\n"
 "    a[P] = s2;\n"
