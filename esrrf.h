@@ -315,11 +315,20 @@ extern "C" {
 #define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
-/* The fused kernel's work-group on NVIDIA GPUs: 512 pixels (a 16 x 32 output tile) ran 6.88 ms
-   per 1000 x 1000 frame at mag 5 on an H100 against 7.49 for the default 16 x 16
-   (bench/RESULTS.md); the bits do not depend on it (kernels.h). Only where measured: other
-   compilers may allow a kernel fewer work-items than the device (AMD's default is 256). */
-#define HST__E_GPU_FUSED_LOCAL 512
+/* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
+   frames, mag 5; bench/RESULTS.md): with the options below 1.950 ms per frame (512: 2.215,
+   128: 2.544); without them 2.339 (512: 2.314; before the fma arithmetic 512 had won, 6.88
+   against 7.49). The bits do not depend on it (kernels.h). Only where measured: other compilers
+   may allow a kernel fewer work-items than the device (AMD's default is 256). */
+#define HST__E_GPU_FUSED_LOCAL 256
+/* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
+   the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
+   threads; 64 lets 4 in; 48 spills: 2.072), and 16 work indices per item with a tile of 2048
+   half-pixel positions (a group's (w, w/d) table and tile borders serve twice the pixels of
+   kernels.h's default 8; local memory 16 + 12 KiB, within OpenCL's guaranteed 32 KiB). On an
+   H100: 2.339 -> 2.040 (the cap) -> 1.950 ms per frame (both), every variant the same bits
+   (neither registers nor the work per item change the arithmetic of a pixel). */
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=16 -DHST_E_TILE=2048"
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -356,6 +365,8 @@ typedef struct hst__egroup {
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
     char opts[96];              /* the program's build options */
+    int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
+                                   them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
@@ -687,8 +698,9 @@ static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
 }
 
 /* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
-   temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (the
-   frame before each block, halo 1, gives the lag-1 product across blocks). */
+   temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (with
+   TAC2 the frame before each block, halo 1, gives the lag-1 product across blocks; without it a
+   device does not recompute that frame: 1 in 33 of the fused work at blocks of 32). */
 static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__eng *e,
                              const hst__egroup *g, hst__estream *es, const hst__eidx *x) {
     hst__epar *P = &es->P;
@@ -718,7 +730,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
     if (es->path == HST__E_FUSED) { hst__escalar(t, &P->row0, 4); hst__escalar(t, &P->nrows, 4); }
     t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_temporal", hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
     t->loop_slices = 1;
-    t->halo_lo = es->n > 1 ? 1 : 0;
+    t->halo_lo = es->n > 1 && g->lag ? 1 : 0;
     hst__escalar(t, &P->pixels, 4); hst__escalar(t, &P->T, 8); hst__escalar(t, &P->acc_tps, 4);
     hst__escalar(t, &P->frame0, 8); hst__escalar(t, &P->skip, 4); hst__escalar(t, &P->frames_total, 8);
     return ns;
@@ -866,7 +878,7 @@ static hst_result hst__erun_group(const hst__epiece *p, hst__egroup *g, int path
                                   int run) {
     hst__eng *e = p->e;
     uint64_t T = e->d.frames_per_timepoint;
-    unsigned skip = a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
+    unsigned skip = g->lag && a > 0 && (T == 0 || a % T != 0);   /* inside a time point: the frame before too */
     hst__estream *es;
     hst_stream_report rep;
     hst_result r;
@@ -1241,16 +1253,30 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
     return HST_SUCCESS;
 }
 
+/* 1 where the OpenCL device of be takes NVIDIA's build options (cl_nv_compiler_options) */
+static int hst__env_options(hst_backend *be) {
+#ifndef HST_NO_OPENCL
+    char ext[8192];
+    size_t n = 0;
+    cl_device_id dev = hst_backend_cl_device(be);
+    if (!dev || clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, &n) != CL_SUCCESS)
+        return 0;
+    ext[n < sizeof ext ? n : sizeof ext - 1] = '\0';
+    return strstr(ext, "cl_nv_compiler_options") != NULL;
+#else
+    (void)be;
+    return 0;
+#endif
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
-   always), correctly rounded divide and sqrt where every device can. */
+   always); NVIDIA's work-group and register cap where every device is such a GPU. The program
+   has no float division or sqrt, so no option changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
-    int fp64 = 1, crs = 1;
+    int fp64 = 1, nvopt = !g->host;
     unsigned b;
-    for (b = 0; b < g->nb && !g->host; b++) {
-        const hst_device_info *info = hst_backend_device(g->be[b]);
-        fp64 &= info->fp64 != 0;
-        crs &= info->correctly_rounded_sqrt != 0;
-    }
+    for (b = 0; b < g->nb && !g->host; b++)
+        fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
@@ -1258,13 +1284,16 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         if (info->type != HST_DEVICE_GPU || !strstr(info->vendor, "NVIDIA") ||
             info->max_work_group_size < HST__E_GPU_FUSED_LOCAL)
             break;
+        nvopt &= hst__env_options(g->be[b]);
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
+    else nvopt = 0;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
-    snprintf(g->opts, sizeof g->opts, "%s%s", crs ? "-cl-fp32-correctly-rounded-divide-sqrt" : "",
-             fp64 ? " -DHST_FP64" : "");
+    g->lag = g->host || (e->d.modes & HST_ESRRF_TAC2);
+    snprintf(g->opts, sizeof g->opts, "%s%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "",
+             g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
 
@@ -2074,6 +2103,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
        then cap after the one before */
     n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
     n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
+    if (!e->grp[0].lag) n[1] = !T ? lv->cap - 1 : n[0];   /* no frame before: the piece alone */
     for (k = 0; k < 2; k++)
         if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
     return HST_SUCCESS;

@@ -471,8 +471,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      (finite inputs; only the sign of a zero may differ).
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
-     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8; the
-     groups past the end return at once) of all frames' pixels in order frame, then vertical
+     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
+     default; esrrf.h builds NVIDIA GPUs with 16 and HST_E_TILE 2048, 28 KiB of local memory in
+     all; the groups past the end return at once) of all frames' pixels in order frame, then vertical
      strips of HST_E_TW (16) magnified columns, row-major inside a strip; so a group of 256
      covers a 16 x 128 output tile. For each run of its indices inside one frame and strip (split
      into runs of L if its positions do not fit), the group first computes the unit gradients u
@@ -529,7 +530,9 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    correctly rounded in OpenCL and C99 alike; divisions (positions y / mag, phase centres, the
    constants, R / W) use hst_k_esrrf_div and 1/|G|, 1/d hst_k_esrrf_rsqrt, fixed fma sequences
    from a bit-level seed, the same statements on both sides (their error bounds: below).
-   Build options: "-DHST_FP64" where the device has cl_khr_fp64. Bitwise: roberts, magnify, rgc
+   Build options: "-DHST_FP64" where the device has cl_khr_fp64; "-DHST_E_NO_LAG1" for runs
+   without TAC2: temporal leaves the lag-1 sum as it is and never reads frame z - 1 (its stage
+   then needs no halo, and no block recomputes the frame before it). Bitwise: roberts, magnify, rgc
    and rgc_fused equal their host twins when the host TU has no FP contraction (see the top of
    this file) and sensitivity <= 1 or an integer <= 64: exp is computed by the same range
    reduction and polynomial on both sides (hst_k_esrrf_exp), not by libm; a non-integer
@@ -2921,8 +2924,8 @@ static const char hst__esrrf_src_rgc[] =
 
 static const char hst__esrrf_src_rgc2[] =
 "/* The (w, w / d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries\n"
-"   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory, within\n"
-"   OpenCL's guaranteed 32 KiB */\n"
+"   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory (28 with\n"
+"   HST_E_TILE 2048), within OpenCL's guaranteed 32 KiB */\n"
 "#ifndef HST_E_WTAB\n"
 "#define HST_E_WTAB 1536\n"
 "#endif\n"
@@ -3267,7 +3270,8 @@ static const char hst__esrrf_src_other[] =
 "        hst_e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);\n"
 "}\n"
 "\n"
-"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1):\n"
+"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1, or 0\n"
+"   with -DHST_E_NO_LAG1, which leaves the lag-1 sum alone):\n"
 "   acc[((tp % acc_tps) * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first,\n"
 "   last; the stream's slice 0 is frame frame0; its first `skip` slices are only read */\n"
 "__kernel void hst_k_esrrf_temporal(__global const float *rgc, __global HST_EACC *acc,\n"
@@ -3282,28 +3286,39 @@ static const char hst__esrrf_src_other[] =
 "  /* skip <= 1: only a stream's first block (base 0) holds skipped slices; max(), not a\n"
 "     subtraction that LLVM turns into an intrinsic Oclgrind 21.10 lacks (usub.sat) */\n"
 "  ulong z = base == 0 ? max(begin, (ulong)skip) : begin;\n"
+"  if (z >= end) return;\n"
+"  /* frame g = frame0 + base + z is frame t of time point tp; both counted on, not divided\n"
+"     (64-bit divisions per frame cost as much as the sums), and the frame before held in\n"
+"     prev, not read again: the host twin's values in its order, so its bits */\n"
+"  ulong g = frame0 + base + z;\n"
+"  ulong tp = g / T;\n"
+"  ulong t = g - tp * T;\n"
+"#ifndef HST_E_NO_LAG1\n"
+"  HST_EACC prev = t > 0 ? (HST_EACC)rgc[(z - 1) * P + i] : (HST_EACC)0;\n"
+"#endif\n"
 "  while (z < end) {\n"
-"    ulong tp = (frame0 + base + z) / T;\n"
 "    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
 "    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
-"    for (; z < end && (frame0 + base + z) / T == tp; ++z) {\n"
-"      ulong g = frame0 + base + z;\n"
-"      ulong t = g % T;\n"
+"    for (; z < end && t < T; ++z, ++t, ++g) {\n"
 "      HST_EACC x = (HST_EACC)rgc[z * P + i];\n"
 "      s1 = s1 + x;\n"
 "      HST_EACC y = x * x;\n"
 "      s2 = s2 + y;\n"
+"#ifndef HST_E_NO_LAG1\n"
 "      if (t > 0) {\n"
-"        y = (HST_EACC)rgc[(z - 1) * P + i];\n"
-"        y = y * x;\n"
+"        y = prev * x;\n"
 "        s3 = s3 + y;\n"
 "      }\n"
+"      prev = x;\n"
+"#endif\n"
 "      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
 "      if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;\n"
 "    }\n"
 "    a[0] = s1;\n"
 "    a[P] = s2;\n"
 "    a[2 * P] = s3;\n"
+"    t = 0;\n"
+"    tp = tp + 1;\n"
 "  }\n"
 "}\n";
 
