@@ -131,6 +131,11 @@ typedef enum hst_esrrf_path {
 #define HST_ESRRF_MAX_MAG 32
 #define HST_ESRRF_MAX_RADIUS 20.0f
 #define HST_ESRRF_MAX_SENSITIVITY 100.0f
+/* What a zero in hst_esrrf_desc stands for (NanoPyx's defaults); the CLI and the Python
+   package take theirs from here. */
+#define HST_ESRRF_DEFAULT_MAGNIFICATION 5
+#define HST_ESRRF_DEFAULT_RADIUS 1.5f
+#define HST_ESRRF_DEFAULT_SENSITIVITY 1.0f
 
 /* Called after each block of frames: frames accumulated so far and the total (0 while a live
    session does not know it). Return nonzero to cancel (HST_ERROR_CANCELLED). */
@@ -143,9 +148,9 @@ typedef void (*hst_esrrf_timepoint_fn)(uint64_t timepoint, const float *const *i
 
 /* Zero-initialised = NanoPyx's defaults. */
 typedef struct hst_esrrf_desc {
-    unsigned magnification;         /* 1..32; 0: 5 */
-    float radius;                   /* ring radius, input pixels, (0, 20]; 0: 1.5 */
-    float sensitivity;              /* exponent of the RGC, (0, 100]; 0: 1 */
+    unsigned magnification;         /* 1..32; 0: HST_ESRRF_DEFAULT_MAGNIFICATION (5) */
+    float radius;                   /* ring radius, input pixels, (0, 20]; 0: _DEFAULT_RADIUS (1.5) */
+    float sensitivity;              /* exponent of the RGC, (0, 100]; 0: _DEFAULT_SENSITIVITY (1) */
     int no_intensity_weighting;     /* 0: RGC times the magnified frame (NanoPyx's default) */
     int no_macro_pixel_correction;  /* 0: corrected (NanoPyx's default) */
     uint64_t frames_per_timepoint;  /* 0: all frames are one time point */
@@ -297,8 +302,6 @@ extern "C" {
 #endif
 
 /* >>checks ----------------------------------------------------------------------------------- */
-#define HST__E_DEFAULT_MAG 5
-#define HST__E_DEFAULT_RADIUS 1.5f
 #define HST__E_ACC_VALUES 5       /* per pixel and time point: S1, S2, lag-1 sum, first, last */
 /* Automatic blocks: about HST__E_TARGET_BLOCKS per stack, so uploads overlap compute and the
    progress moves, of at least HST__E_MIN_BLOCK frames, since every block recomputes the frame
@@ -434,20 +437,21 @@ static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
     for (i = 0; i < d->num_backends; i++)
         if (!d->backends[i])
             return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
-    if (!d->magnification) d->magnification = HST__E_DEFAULT_MAG;
+    if (!d->magnification) d->magnification = HST_ESRRF_DEFAULT_MAGNIFICATION;
     if (d->magnification > HST_ESRRF_MAX_MAG)
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                         "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG, HST__E_DEFAULT_MAG);
-    if (d->radius == 0.0f) d->radius = HST__E_DEFAULT_RADIUS;
+                         "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG,
+                         HST_ESRRF_DEFAULT_MAGNIFICATION);
+    if (d->radius == 0.0f) d->radius = HST_ESRRF_DEFAULT_RADIUS;
     if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                          "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
-                         (double)HST_ESRRF_MAX_RADIUS, (double)HST__E_DEFAULT_RADIUS);
-    if (d->sensitivity == 0.0f) d->sensitivity = 1.0f;
+                         (double)HST_ESRRF_MAX_RADIUS, (double)HST_ESRRF_DEFAULT_RADIUS);
+    if (d->sensitivity == 0.0f) d->sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
     if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                         "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: 1)", (double)d->sensitivity,
-                         (double)HST_ESRRF_MAX_SENSITIVITY);
+                         "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: %g)", (double)d->sensitivity,
+                         (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY);
     if (!d->modes) d->modes = HST_ESRRF_AVG;
     if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
