@@ -670,7 +670,7 @@ static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__eb
     bind->used += 3;
     t->name = kernel;
     t->sources = hst_kernels_esrrf_source(&count);
-    t->source_count = count;
+    t->num_sources = count;
     t->options = g->opts;
     t->kernel = kernel;
     t->host = host;

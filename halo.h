@@ -20,8 +20,8 @@
        L.origin[1] = L.origin[2] = 3; L.extent[0] = 79; L.extent[1] = L.extent[2] = 96;
        hst_halo_spec specs[8];
        for (int b = 0; b < 8; b++) hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]);
-       hst_halo_plan_desc d = {0}; d.n_quantities = 1; d.layouts = &L;
-       d.n_specs = 8; d.specs = specs; d.n_peers = 8;
+       hst_halo_plan_desc d = {0}; d.num_quantities = 1; d.layouts = &L;
+       d.num_specs = 8; d.specs = specs; d.num_peers = 8;
        hst_halo_plan *plan; hst_halo_plan_create(be, &d, &plan);
        hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);     // one launch, 8 segments
        // ... send segment p (hst_halo_plan_peer) to peer p, receive into the recv buffer ...
@@ -144,15 +144,15 @@ typedef struct hst_halo_spec {
     unsigned rotation;             /* clockwise quarter turns before packing (taken mod 4) */
     hst_halo_region pack, unpack;  /* scalar / x component */
     hst_halo_region pack_y, unpack_y;   /* y component */
-    size_t peer;                   /* which peer's segment, < n_peers */
+    size_t peer;                   /* which peer's segment, < num_peers */
 } hst_halo_spec;
 
 typedef struct hst_halo_plan_desc {
-    size_t n_quantities;               /* 1 .. HST_HALO_MAX_QUANTITIES */
+    size_t num_quantities;             /* 1 .. HST_HALO_MAX_QUANTITIES */
     const hst_halo_layout *layouts;    /* one per quantity */
-    size_t n_specs;
+    size_t num_specs;
     const hst_halo_spec *specs;
-    size_t n_peers;                    /* 0 means 1 */
+    size_t num_peers;                  /* 0 means 1 */
     hst_log_fn logger;                 /* NULL: the backend's logger, at its level */
     void *log_user;
     hst_log_level log_level;           /* 0: everything for a custom logger */
@@ -220,7 +220,7 @@ HST_API hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
 HST_API hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *plan);
 HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
 
-/* Packs every quantity into the send buffer: ONE launch. quantities: n_quantities buffers of
+/* Packs every quantity into the send buffer: ONE launch. quantities: num_quantities buffers of
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
    queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
@@ -316,14 +316,14 @@ typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; 
 
 /* The specs of one rank: for every boundary with a neighbour (W, E, N, S, NW, NE, SW, SE order;
    each is one peer, numbered in that order) every field in order (NDSL: boundary-major, then
-   quantity). specs needs room for 8 * n_fields; peers (8 entries, may be NULL) receives the
+   quantity). specs needs room for 8 * num_fields; peers (8 entries, may be NULL) receives the
    neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of.
    Thread-safe. */
-HST_API hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
+HST_API hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
                                           const hst_halo_field *fields,
                                           const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                          size_t *n_specs, hst_cubed_sphere_neighbor *peers,
-                                          hst_halo_boundary *peer_boundaries, size_t *n_peers);
+                                          size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                          hst_halo_boundary *peer_boundaries, size_t *num_peers);
 
 #ifdef HST_HALO_MPI
 /* ---------------------------------------------------------------------------------------------
@@ -809,14 +809,14 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     const hst_halo_layout *lx, *ly;
     size_t pack_n, unpack_n;
     unsigned d;
-    if (s->quantity >= desc->n_quantities)
+    if (s->quantity >= desc->num_quantities)
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: quantity %zu of %zu", i,
-                              s->quantity, desc->n_quantities);
-    if (s->peer >= (desc->n_peers ? desc->n_peers : 1))
+                              s->quantity, desc->num_quantities);
+    if (s->peer >= (desc->num_peers ? desc->num_peers : 1))
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: peer %zu of %zu", i, s->peer,
-                              desc->n_peers ? desc->n_peers : 1);
+                              desc->num_peers ? desc->num_peers : 1);
     lx = &desc->layouts[s->quantity];
     if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
@@ -825,10 +825,10 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     pack_n = hst__halo_region_count(lx, &s->pack);
     unpack_n = hst__halo_region_count(lx, &s->unpack);
     if (s->vector) {
-        if (s->quantity_y >= desc->n_quantities || s->quantity_y == s->quantity)
+        if (s->quantity_y >= desc->num_quantities || s->quantity_y == s->quantity)
             return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                   "hst_halo_plan_create: spec %zu: y quantity %zu (of %zu, "
-                                  "x is %zu)", i, s->quantity_y, desc->n_quantities, s->quantity);
+                                  "x is %zu)", i, s->quantity_y, desc->num_quantities, s->quantity);
         ly = &desc->layouts[s->quantity_y];
         if (lx->elem_bytes != ly->elem_bytes || lx->number != ly->number)
             return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
@@ -875,7 +875,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
         size_t start;
         if (!hst__halo_align(off, HST_HALO_PEER_ALIGN, &off)) goto overflow;
         start = off;
-        for (i = 0; i < desc->n_specs; ++i) {
+        for (i = 0; i < desc->num_specs; ++i) {
             const hst_halo_spec *s = &desc->specs[i];
             unsigned r = unpack ? 0u : (s->rotation & 3u), c;
             const hst_halo_layout *lx = &desc->layouts[s->quantity];
@@ -1009,12 +1009,12 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (!be || !desc || !out)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
-    nq = desc->n_quantities;
+    nq = desc->num_quantities;
     if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: n_quantities %zu (1 to %d) with layouts %s", F, nq,
+                              "%s: num_quantities %zu (1 to %d) with layouts %s", F, nq,
                               HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
-    if (desc->n_specs == 0 || !desc->specs)
+    if (desc->num_specs == 0 || !desc->specs)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "%s: no specs", F);
     p = (hst_halo_plan *)hst__halo_calloc(be, 1, sizeof *p);
@@ -1022,7 +1022,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (p) {
         p->be = be;   /* first: every later free goes through its allocator */
         p->qbytes = (size_t *)hst__halo_calloc(be, nq, sizeof(size_t));
-        p->npeers = desc->n_peers ? desc->n_peers : 1;
+        p->npeers = desc->num_peers ? desc->num_peers : 1;
         p->peer = (size_t *)(p->npeers <= SIZE_MAX / 4 ? hst__halo_calloc(be, 4 * p->npeers,
                                                                           sizeof(size_t)) : NULL);
     }
@@ -1041,7 +1041,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
             goto fail;
         }
     }
-    for (i = 0; i < desc->n_specs; ++i)
+    for (i = 0; i < desc->num_specs; ++i)
         if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
             goto fail;
     /* sizes first (no descriptors), then the table */
@@ -1050,7 +1050,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
-    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * n_specs each */
+    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * num_specs each */
     if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
         !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
         !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
@@ -1751,23 +1751,23 @@ HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_h
     return HST_SUCCESS;
 }
 
-HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
+HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
                                             const hst_halo_field *fields,
                                             const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                            size_t *n_specs, hst_cubed_sphere_neighbor *peers,
-                                            hst_halo_boundary *peer_boundaries, size_t *n_peers)
+                                            size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                            hst_halo_boundary *peer_boundaries, size_t *num_peers)
 {
     size_t np = 0, ns = 0, f;
     int b;
     hst_result r;
-    if ((n_fields && (!fields || !layouts)) || !specs || !n_specs || !n_peers)
+    if ((num_fields && (!fields || !layouts)) || !specs || !num_specs || !num_peers)
         return HST_ERROR_INVALID_ARGUMENT;
     for (b = 0; b < 8; ++b) {
         hst_cubed_sphere_neighbor nb;
         if ((r = hst_cubed_sphere_neighbor_of(layout, rank, (hst_halo_boundary)b, &nb)) != HST_SUCCESS)
             return r;
         if (nb.rank < 0) continue;
-        for (f = 0; f < n_fields; ++f) {
+        for (f = 0; f < num_fields; ++f) {
             const hst_halo_field *fd = &fields[f];
             r = fd->vector ? hst_halo_spec_vector(&layouts[fd->quantity], fd->quantity,
                                                   &layouts[fd->quantity_y], fd->quantity_y,
@@ -1781,8 +1781,8 @@ HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fi
         if (peer_boundaries) peer_boundaries[np] = (hst_halo_boundary)b;
         ++np;
     }
-    *n_specs = ns;
-    *n_peers = np;
+    *num_specs = ns;
+    *num_peers = np;
     return HST_SUCCESS;
 }
 

@@ -747,7 +747,7 @@ enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WI
 /* The halo program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_halo_source(size_t *count);
 /* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. Thread-safe. */
-HST_API const char *hst_kernels_halo_options(size_t n_quantities);
+HST_API const char *hst_kernels_halo_options(size_t num_quantities);
 /* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels. Runs
    along a contiguous slot dimension (step 1) move with one memcpy; others element by element.
    Thread-safe. */
@@ -4663,14 +4663,14 @@ HST__KDEF const char *const *hst_kernels_halo_source(size_t *count)
     return hst__halo_src;
 }
 
-HST__KDEF const char *hst_kernels_halo_options(size_t n_quantities)
+HST__KDEF const char *hst_kernels_halo_options(size_t num_quantities)
 {
     static const char *const options[] = {
         "-DHST_HALO_NQ=8", "-DHST_HALO_NQ=16", "-DHST_HALO_NQ=24", "-DHST_HALO_NQ=32",
         "-DHST_HALO_NQ=40", "-DHST_HALO_NQ=48", "-DHST_HALO_NQ=56", "-DHST_HALO_NQ=64"
     };
-    if (n_quantities == 0 || n_quantities > HST_K_HALO_MAX_QUANTITIES) return NULL;
-    return options[(n_quantities - 1) / 8];
+    if (num_quantities == 0 || num_quantities > HST_K_HALO_MAX_QUANTITIES) return NULL;
+    return options[(num_quantities - 1) / 8];
 }
 
 HST__KDEF void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,

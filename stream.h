@@ -19,7 +19,7 @@
        const int in[1] = {0}, out[1] = {1};
        arrays[0].kind = HST_STREAM_INPUT;  arrays[0].host = x; arrays[0].slice_bytes = 512*512*4;
        arrays[1].kind = HST_STREAM_OUTPUT; arrays[1].host = y; arrays[1].slice_bytes = 512*512*4;
-       stage.sources = &my_cl_source; stage.source_count = 1; stage.kernel = "affine";
+       stage.sources = &my_cl_source; stage.num_sources = 1; stage.kernel = "affine";
        stage.host = affine_host; stage.items_per_slice = 512 * 512;
        stage.num_inputs = 1; stage.inputs = in; stage.num_outputs = 1; stage.outputs = out;
        desc.backends = &be; desc.num_backends = 1; desc.num_slices = N; desc.budget_bytes = 256 << 20;
@@ -267,7 +267,7 @@ typedef struct hst_stream_array {
 typedef struct hst_stream_stage {
     const char *name;                       /* for messages; may be NULL */
     const char *const *sources;             /* OpenCL C program (pieces) and build options */
-    size_t source_count;
+    size_t num_sources;
     const char *options;
     const char *kernel;                     /* kernel name in the program */
     hst_stream_host_fn host;                /* host twin: required on the host device (which
@@ -288,7 +288,7 @@ typedef struct hst_stream_stage {
                                                walks [begin, end) itself, in order (reductions
                                                along the slice axis into GLOBAL arrays) */
     hst_stream_array_fn arrays_fn;          /* a call instead of a kernel: then sources,
-                                               source_count, options, kernel and host must be
+                                               num_sources, options, kernel and host must be
                                                unset (items_per_slice, local_size and
                                                loop_slices are ignored) */
     void *arrays_user;                      /* arrays_fn's user pointer */
@@ -1017,15 +1017,15 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
         const hst_stream_stage *st = &d->stages[s];
         const char *name = st->name ? st->name : "unnamed";
         unsigned k;
-        if (st->arrays_fn && (st->kernel || st->sources || st->source_count || st->options || st->host))
+        if (st->arrays_fn && (st->kernel || st->sources || st->num_sources || st->options || st->host))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
                              "is a call (arrays_fn) or a kernel with its host twin, not both", s, name,
-                             st->kernel ? "a kernel" : st->sources || st->source_count ? "sources"
+                             st->kernel ? "a kernel" : st->sources || st->num_sources ? "sources"
                              : st->options ? "options" : "a host twin");
         if (!st->arrays_fn && !st->host && hst_backend_is_host(d->backends[0]))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
                              "the host device runs every stage through its host twin", s, name);
-        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
+        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->num_sources || !st->kernel))
             return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name "
                              "(or arrays_fn, a call)", s);
         if (!st->arrays_fn && !st->items_per_slice)
@@ -1479,8 +1479,8 @@ static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
         h = hst__fnv_str(h, g->name);
         h = hst__fnv_u64(h, g->arrays_fn != NULL);   /* a call (its address is no identity) */
         if (!s->host && !g->arrays_fn) {   /* the host device reads none of these: they may be unset there */
-            h = hst__fnv_str(hst__fnv_u64(h, g->source_count), g->kernel);
-            for (k = 0; k < g->source_count; k++) h = hst__fnv_str(h, g->sources[k]);
+            h = hst__fnv_str(hst__fnv_u64(h, g->num_sources), g->kernel);
+            for (k = 0; k < g->num_sources; k++) h = hst__fnv_str(h, g->sources[k]);
             h = hst__fnv_str(h, g->options);
         }
         h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
@@ -1651,7 +1651,7 @@ static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
         const hst_stream_stage *g = &s->stages[st];
         hst_program *prog;
         if (g->arrays_fn) continue;   /* a call: no kernel */
-        if ((r = hst_program_build(d->be, g->source_count, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
+        if ((r = hst_program_build(d->be, g->num_sources, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
         r = hst_kernel_create(prog, g->kernel, &d->kernels[st]);
         hst_program_release(prog);
         if (r != HST_SUCCESS) return r;

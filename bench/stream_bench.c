@@ -189,7 +189,7 @@ static hst_result make_stream(bench *bn, int kind, uint64_t budget, uint64_t blo
     d.block_slices = block;
     d.ring = ring;
     st[0].sources = bn->src;
-    st[0].source_count = bn->nsrc;
+    st[0].num_sources = bn->nsrc;
     st[0].items_per_slice = (size_t)bn->hw;
     if (kind == S_DIFF) {   /* no host twins: the stream runs on OpenCL devices only */
         arr[0].kind = HST_STREAM_INPUT;  arr[0].pinned_array = bn->x_pin; arr[0].slice_bytes = bn->sb;

@@ -487,7 +487,7 @@ static void set_stage(hst_stream_stage *st, const char *name, const char *const 
     memset(st, 0, sizeof *st);
     st->name = name;
     st->sources = sources;
-    st->source_count = count;
+    st->num_sources = count;
     st->options = options;
     st->kernel = kernel;
     st->host = host;

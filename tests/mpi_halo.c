@@ -91,7 +91,7 @@ static int make_plan(hst_backend *be, size_t n_halo, rankplan *rp)
     layouts(lay, n_halo);
     if (hst_cubed_sphere_specs((size_t)L, me, 2, fields, lay, specs, &ns, nb, pb, &np)) return 0;
     memset(&d, 0, sizeof d);
-    d.n_quantities = 3; d.layouts = lay; d.n_specs = ns; d.specs = specs; d.n_peers = np;
+    d.num_quantities = 3; d.layouts = lay; d.num_specs = ns; d.specs = specs; d.num_peers = np;
     if (hst_halo_plan_create(be, &d, &rp->plan) != HST_SUCCESS) return 0;
     for (p = 0; p < np; p++) {
         rp->mp[p].rank = nb[p].rank;
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
         layouts(l3, (me / (L * L)) % 2 ? 1 : 2);
         ok = hst_cubed_sphere_specs((size_t)L, me, 2, fields, l3, specs, &ns, nb, pb, &np) == 0;
         memset(&d, 0, sizeof d);
-        d.n_quantities = 3; d.layouts = l3; d.n_specs = ns; d.specs = specs; d.n_peers = np;
+        d.num_quantities = 3; d.layouts = l3; d.num_specs = ns; d.specs = specs; d.num_peers = np;
         d.logger = quiet;
         ok = ok && hst_halo_plan_create(be, &d, &rp3.plan) == HST_SUCCESS;
         for (p = 0; ok && p < np; p++) {

@@ -147,7 +147,7 @@ static void stage(hst_stream_stage *st, const char *kernel, hst_stream_host_fn h
                   const int *in, const int *out)
 {
     memset(st, 0, sizeof *st);
-    st->name = kernel; st->sources = SRC; st->source_count = 1; st->kernel = kernel;
+    st->name = kernel; st->sources = SRC; st->num_sources = 1; st->kernel = kernel;
     st->host = host; st->host_user = user; st->items_per_slice = E;
     st->num_inputs = 1; st->inputs = in; st->num_outputs = 1; st->outputs = out;
 }

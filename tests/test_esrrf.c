@@ -128,7 +128,7 @@ static void stage_init(hst_stream_stage *st, const char *kernel, hst_stream_host
     memset(st, 0, sizeof *st);
     st->name = kernel;
     st->sources = hst_kernels_esrrf_source(&count);
-    st->source_count = count;
+    st->num_sources = count;
     st->options = options;
     st->kernel = kernel;
     st->host = host;

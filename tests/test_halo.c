@@ -68,11 +68,11 @@ static hst_halo_plan_desc plan_desc(size_t nq, const hst_halo_layout *l, size_t 
 {
     hst_halo_plan_desc d;
     memset(&d, 0, sizeof d);
-    d.n_quantities = nq;
+    d.num_quantities = nq;
     d.layouts = l;
-    d.n_specs = ns;
+    d.num_specs = ns;
     d.specs = s;
-    d.n_peers = npeers;
+    d.num_peers = npeers;
     if (log) { d.logger = cap_logger; d.log_user = log; }
     return d;
 }

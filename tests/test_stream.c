@@ -360,7 +360,7 @@ static void ch_wsum(chain *c, int in, int out, unsigned lo, unsigned hi)
     p->E = c->E; p->lo = lo; p->hi = hi; p->c = 0.0625f * (float)(s + 1);
     memset(st, 0, sizeof *st);
     st->name = "wsum";
-    st->sources = test_src; st->source_count = 1; st->kernel = "wsum";
+    st->sources = test_src; st->num_sources = 1; st->kernel = "wsum";
     st->host = wsum_host;
     st->num_inputs = 1; st->inputs = &IDX[in];
     st->num_outputs = 1; st->outputs = &IDX[out];
@@ -382,7 +382,7 @@ static void ch_upd(chain *c, int y, int u)
     p->E = c->E;
     memset(st, 0, sizeof *st);
     st->name = "upd";
-    st->sources = test_src; st->source_count = 1; st->kernel = "upd";
+    st->sources = test_src; st->num_sources = 1; st->kernel = "upd";
     st->host = upd_host;
     st->num_inputs = 1; st->inputs = &IDX[y];
     st->num_outputs = 1; st->outputs = &IDX[u];
@@ -848,7 +848,7 @@ static void vol_stage(hst_stream_stage *st, hst_backend *be, int grad, const gpa
     memset(st, 0, sizeof *st);
     st->name = grad ? "grad3" : "div3";
     st->sources = src;
-    st->source_count = count;
+    st->num_sources = count;
     st->options = hst_backend_device(be)->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
     st->kernel = grad ? "hst_k_grad3" : "hst_k_div3";
     st->host = grad ? grad_host : div_host;
@@ -2188,9 +2188,9 @@ static void test_arrays_fn_refused(void **state)
     c.st[1].kernel = "wsum";
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "has arrays_fn and also a kernel");
     c.st[1].kernel = NULL;
-    c.st[1].sources = test_src; c.st[1].source_count = 1;
+    c.st[1].sources = test_src; c.st[1].num_sources = 1;
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[1] (\"wmul\") has arrays_fn and also sources");
-    c.st[1].sources = NULL; c.st[1].source_count = 0;
+    c.st[1].sources = NULL; c.st[1].num_sources = 0;
     c.st[1].options = "-DX";
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "options");
     c.st[1].options = NULL;
@@ -2456,7 +2456,7 @@ static hst_result colsum_host(void *const *a, const void *const *sc, const hst_s
 static void colsum_stage(hst_stream_stage *st, const uint64_t *W, const int *in, const int *out)
 {
     memset(st, 0, sizeof *st);
-    st->sources = &GLOBAL_SRC; st->source_count = 1; st->kernel = "colsum"; st->host = colsum_host;
+    st->sources = &GLOBAL_SRC; st->num_sources = 1; st->kernel = "colsum"; st->host = colsum_host;
     st->items_per_slice = (size_t)*W; st->loop_slices = 1;
     st->num_inputs = 1; st->inputs = in; st->num_outputs = 1; st->outputs = out;
     st->num_scalars = 1; st->scalar_bytes[0] = sizeof *W; st->scalars[0] = W;
