@@ -1595,7 +1595,7 @@ HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
     if (be->holds) {   /* the oldest holder: the caller's object (a session's own streams come later) */
         const hst__hold *h = be->holds;
         while (h->next) h = h->next;
-        return hst__bad_arg(be, "hst_backend_destroy", "%s %p still uses the backend (%u hold(s) in all): "
+        return hst__state_arg(be, "hst_backend_destroy", "%s %p still uses the backend (%u hold(s) in all): "
                             "destroy it first; the backend is not freed", h->what, h->holder, hst_backend_holds(be));
     }
     hst__destroy_extensions(be);

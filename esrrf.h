@@ -221,7 +221,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *de
    Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT (frames, rows or
    cols 0, magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity,
    modes, path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no
-   backends), HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log
+   backends; logged as HST_LOGITEM_ZERO_SIZE, _OUT_OF_RANGE, _NULL_ARGUMENT, else
+   _BAD_ARGUMENT), HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log
    names the frame, row and column; or a statistic of finite input is not representable in
    float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
    pixel; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_ERROR_OUT_OF_HOST_MEMORY,
@@ -429,38 +430,38 @@ static hst_result hst__ebad(const hst_backend *be, hst_result code, hst_log_item
 static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
     const hst_backend *be = in && in->backends && in->num_backends ? in->backends[0] : NULL;
     unsigned i;
-    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: desc is NULL");
+    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf: desc is NULL");
     *d = *in;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++)
         if (!d->backends[i])
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
     if (!d->magnification) d->magnification = HST_ESRRF_DEFAULT_MAGNIFICATION;
     if (d->magnification > HST_ESRRF_MAX_MAG)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG,
                          HST_ESRRF_DEFAULT_MAGNIFICATION);
     if (d->radius == 0.0f) d->radius = HST_ESRRF_DEFAULT_RADIUS;
     if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
                          (double)HST_ESRRF_MAX_RADIUS, (double)HST_ESRRF_DEFAULT_RADIUS);
     if (d->sensitivity == 0.0f) d->sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
     if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: %g)", (double)d->sensitivity,
                          (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY);
     if (!d->modes) d->modes = HST_ESRRF_AVG;
     if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: modes 0x%x: a set of HST_ESRRF_AVG, _VAR and _TAC2", d->modes);
     if (d->path < HST_ESRRF_PATH_AUTO || d->path > HST_ESRRF_PATH_CHAINED)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: path %d: auto (0), fused (1) or chained (2)", (int)d->path);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && d->frames_per_timepoint == 1)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: frames_per_timepoint 1: VAR and TAC2 need at least 2 frames per time point");
     return HST_SUCCESS;
 }
@@ -471,10 +472,10 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     const hst_backend *be = d->backends[0];
     uint64_t m = d->magnification, px = (uint64_t)rows * cols;
     if (dtype < HST_ESRRF_U8 || dtype > HST_ESRRF_F32)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
     if (!rows || !cols)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                          "hst_esrrf: frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
     if (2 * m * rows > INT32_MAX || 2 * m * cols > INT32_MAX || px * m * m > UINT32_MAX)
         return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
@@ -491,13 +492,13 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
     uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
     if (n == 0)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf: frames is 0");
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "hst_esrrf: frames is 0");
     if (T > n)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
                          (unsigned long long)T, (unsigned long long)n);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
     *ntp = n / T;
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
@@ -1475,10 +1476,10 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
     unsigned m;
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
-        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL");
+        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_run: stack is NULL");
     for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
         if ((e.d.modes & (1u << m)) && (!out || !out[m]))
-            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                           "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
     if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
@@ -1843,10 +1844,10 @@ static hst_result hst__empi_check(const hst__empi *m, const hst_esrrf_desc *desc
     if ((r = hst__edesc(desc, d)) != HST_SUCCESS || (r = hst__eframe(d, dtype, rows, cols)) != HST_SUCCESS ||
         (r = hst__eshape(d, frames, rows, cols, ntp)) != HST_SUCCESS)
         return r;
-    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
+    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
     for (k = 0; m->rank == 0 && k < HST_ESRRF_NUM_MODES; k++)
         if ((d->modes & (1u << k)) && (!out || !out[k]))
-            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                              "hst_esrrf_run: out[%u] is NULL on rank 0 but mode %s is requested", k,
                              k == 0 ? "AVG" : k == 1 ? "VAR" : "TAC2");
     return HST_SUCCESS;
@@ -1985,11 +1986,11 @@ enum { HST__ELIVE_OPEN, HST__ELIVE_FINISHED, HST__ELIVE_FAILED };
 /* A call of push or finish in the wrong state: refused, logged. */
 static hst_result hst__elive_state(const hst_esrrf_live *lv, const char *fn) {
     if (lv->state == HST__ELIVE_FINISHED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                          "%s: the session is finished (hst_esrrf_live_finish succeeded): only "
                          "hst_esrrf_live_destroy remains", fn);
     if (lv->state == HST__ELIVE_FAILED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                          "%s: the session failed earlier (%s): only hst_esrrf_live_destroy remains", fn,
                          hst_result_string(lv->failed_with));
     return HST_SUCCESS;
@@ -2085,7 +2086,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     size_t bytes;
     int k;
     if (!out) return hst__ebad(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL,
-                               HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_create: out is NULL");
+                               HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_create: out is NULL");
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
@@ -2094,7 +2095,7 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
         r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                       "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                       "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");
     lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
     if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
@@ -2125,16 +2126,16 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     const unsigned char *src = (const unsigned char *)frames;
     size_t fb;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_push")) != HST_SUCCESS) return r;
     if (count == 0)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                          "hst_esrrf_live_push: count is 0: push at least one frame");
     if (rows != lv->e.rows || cols != lv->e.cols)
         return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                          "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
                          lv->e.rows, lv->e.cols);
-    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
     while (count && lv->err == HST_SUCCESS) {
@@ -2154,17 +2155,17 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
     while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
     if (total == 0 && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                             "hst_esrrf_live_finish: no frames were pushed");
     if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                             "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
                             (unsigned long long)total);
     if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */

@@ -448,7 +448,7 @@ static void test_errors(void **state)
             if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
             d.frames_per_timepoint = bad_desc[k].T;
             EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
-                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, bad_desc[k].text);
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, bad_desc[k].text);
         }
     }
     desc_init(&d, &be, 1);
@@ -456,17 +456,17 @@ static void test_errors(void **state)
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
                    HST_LOGITEM_SIZE_OVERFLOW, "32-bit");
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "dtype 9");
+                   HST_LOGITEM_OUT_OF_RANGE, "dtype 9");
     d.modes = HST_ESRRF_VAR;
     {
         float *none[3] = {NULL, NULL, NULL};
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "out[1] is NULL");
+                       HST_LOGITEM_NULL_ARGUMENT, "out[1] is NULL");
     }
     /* live: no callback; another frame size; a non-finite frame reaches later pushes */
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "on_timepoint is NULL");
+                   HST_LOGITEM_NULL_ARGUMENT, "on_timepoint is NULL");
     assert_null(lv);
     d.on_timepoint = on_tp;
     d.block_frames = 1;
@@ -556,27 +556,27 @@ static void test_zero_frames(void **state)
         size_t i;
         desc_init(&d, two, nb);
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 0, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+                       HST_LOGITEM_ZERO_SIZE, "frames is 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 0, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, 0, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
         for (i = 0; i < o.ntp * o.px; i++) assert_true(isnan(o.m[0][i]));   /* untouched */
     }
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_output_shape(&d, 0, R, C, &ntp, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+                   HST_LOGITEM_ZERO_SIZE, "frames is 0");
     assert_int_equal(ntp, 7);
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, 0, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                   HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
     assert_null(lv);
     d.frames_per_timepoint = 4;   /* with or without time points: no frames is no result */
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                    "count is 0");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                    "no frames were pushed");
     hst_esrrf_live_destroy(lv);
     outs_free(&o);
@@ -598,7 +598,7 @@ static void test_live_states(void **state)
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                    "frames is NULL");
     EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are");
@@ -606,12 +606,12 @@ static void test_live_states(void **state)
     assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
     assert_int_equal(s.calls, 1);
     memset(&rep, 0x5a, sizeof rep);
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live_finish: the session is finished");
     assert_int_equal(rep.frames, 0x5a5a5a5a5a5a5a5aULL);   /* not written */
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live_push: the session is finished");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "is finished");   /* a refused push does not change the state */
     assert_int_equal(s.calls, 1);
     hst_esrrf_live_destroy(lv);
@@ -625,9 +625,9 @@ static void test_live_states(void **state)
         if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
         assert_int_equal(r, HST_ERROR_NON_FINITE);
     }
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "failed earlier (HST_ERROR_NON_FINITE)");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "failed earlier (HST_ERROR_NON_FINITE)");
     hst_esrrf_live_destroy(lv);
     outs_free(&s.o);
@@ -652,7 +652,7 @@ static void test_backend_held_by_live(void **state)
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
     assert_true(hst_backend_holds(mine) >= 1);
-    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live");
     assert_non_null(strstr(logs.last_message, "still uses the backend"));
     hst_esrrf_live_destroy(lv);

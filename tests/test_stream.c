@@ -1164,22 +1164,22 @@ static void test_errors_arguments(void **state)
 
     /* zero slices */
     d.num_slices = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "num_slices");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "num_slices");
     d.num_slices = 3;
 
     /* array indices out of range: a stage input, a stage output, an accumulator */
     c.st[0].inputs = &IDX[3];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "not an array index");
     c.st[0].inputs = &IDX[0];
     {
         static const int minus_one = -1;
         c.st[1].outputs = &minus_one;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "not an array index");
         c.st[1].outputs = &IDX[2];
     }
     ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 7);
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "out of range");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "out of range");
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
 
@@ -1203,24 +1203,24 @@ static void test_errors_arguments(void **state)
     }
     /* items_per_slice 0, a NULL scalar, no bindings */
     c.st[0].items_per_slice = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "items_per_slice");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "items_per_slice");
     c.st[0].items_per_slice = c.E;
     c.st[0].scalars[2] = NULL;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "scalars");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "scalars");
     c.st[0].scalars[2] = &c.par[0].hi;
     c.st[0].num_inputs = 0; c.st[0].num_outputs = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "binds no array");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "binds no array");
     c.st[0].num_inputs = 1; c.st[0].num_outputs = 1;
 
     /* ring 1 and ring > 8; weights <= 0; arrays: TEMP with memory, host and pinned both/neither,
        slice_bytes 0, kind out of range */
     d.ring = 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring");
     d.ring = 9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring");
     d.ring = 0;
     d.num_backends = 2; d.weights = w;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "weights");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "weights");
     d.num_backends = 1; d.weights = NULL;
     arr = c.arr[1];
     c.arr[1].host = c.host[0];
@@ -1230,10 +1230,10 @@ static void test_errors_arguments(void **state)
     c.arr[0].host = NULL;
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     c.arr[0].slice_bytes = 0; c.arr[0].host = c.host[0];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "slice_bytes");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "slice_bytes");
     c.arr[0] = arr;
     c.arr[0].kind = (hst_stream_kind)9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "kind");
     c.arr[0] = arr;
 
     /* the backends: a NULL entry; host and OpenCL mixed */
@@ -1241,7 +1241,7 @@ static void test_errors_arguments(void **state)
         hst_backend *two[2];
         two[0] = f->be[0]; two[1] = NULL;
         d.backends = two; d.num_backends = 2;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "NULL");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "NULL");
 #ifndef HST_NO_OPENCL
         if (!IS_HOST(f)) {
             hst_backend_desc bd;
@@ -1301,7 +1301,7 @@ static void test_errors_shapes(void **state)
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
     c.acc[0].dtype = HST_F32;
     c.acc[0].kind = (hst_stream_acc_kind)7;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "kind");
     c.E = 6; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 6 * 4;
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
@@ -1500,7 +1500,7 @@ static void test_block_query(void **state)
     assert_int_equal(bi.block_slices, 0);
     cap_reset(&f->log[0]);
     assert_refused(hst_stream_block_query(&d, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOGITEM_BAD_ARGUMENT, "info");
+                   HST_LOGITEM_NULL_ARGUMENT, "info");
     ch_free(&c);
 }
 
@@ -2235,7 +2235,7 @@ static void test_no_host_twin(void **state)
     c.st[1].name = "second_wsum";
     d = ch_desc(&c, f->be, 1);
     if (IS_HOST(f)) {
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "host twin");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "host twin");
         assert_true(contains_nocase(f->log[0].last_message, "stages[1] (\"second_wsum\")"));
     } else {
         d.block_slices = 3;
@@ -2349,7 +2349,7 @@ static void set_array_rotation(fixture *f, int pinned, unsigned nbe)
         hst_buffer_destroy(p);
     }
     assert_refused(hst_stream_set_array(s, 2, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOGITEM_BAD_ARGUMENT, "not a host array");
+                   HST_LOGITEM_OUT_OF_RANGE, "not a host array");
     assert_refused(hst_stream_set_array(s, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
                    HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     /* still the last good arrays: in = buf[2], out = buf[0]; one more iteration is right */
@@ -2589,7 +2589,7 @@ static void test_global_buffers(void **state)
         s = (hst_stream *)&s;
         cap_reset(&f->log[0]);
         assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOGITEM_BAD_ARGUMENT, "arrays[1].buffers[0] is NULL");
+                       HST_LOGITEM_NULL_ARGUMENT, "arrays[1].buffers[0] is NULL");
         assert_null(s);
         arr[1].host = g;   /* both host memory and buffers */
         s = (hst_stream *)&s;
