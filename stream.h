@@ -24,7 +24,9 @@
        stage.num_inputs = 1; stage.inputs = in; stage.num_outputs = 1; stage.outputs = out;
        desc.backends = &be; desc.num_backends = 1; desc.num_slices = N; desc.budget_bytes = 256 << 20;
        desc.arrays = arrays; desc.num_arrays = 2; desc.stages = &stage; desc.num_stages = 1;
-       hst_stream_create(&desc, &s); hst_stream_run(s, NULL); hst_stream_destroy(s);
+       hst_result r = hst_stream_create(&desc, &s);
+       if (r == HST_SUCCESS) { r = hst_stream_run(s, NULL); hst_stream_destroy(s); }
+       if (r != HST_SUCCESS) return 1;            // the backend's log says why
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -397,7 +399,7 @@ typedef struct hst_stream_report {
    hst_stream_destroy is then collective too (it frees the stream's duplicate communicator).
    The stream holds its backends (hst_backend_hold) until hst_stream_destroy: destroying one
    under it is refused. */
-HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
+HST_API HST_NODISCARD hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
 /* Runs the chain over all N slices (blocking: returns when every output is in the caller's
@@ -412,7 +414,7 @@ HST_API void hst_stream_destroy(hst_stream *s);
    also when a rank with slices has not been given the memory of a sliced array. After a
    failed run (a cancel included) the GLOBAL arrays are not combined: each caller array holds
    what that rank left there (unspecified). */
-HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
+HST_API HST_NODISCARD hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
 
 /* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
    Over MPI ranks the memory holds this rank's loaded slices only (hst_stream_rank_range), from
@@ -421,12 +423,12 @@ HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
    Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
    create refuses), HST_ERROR_SHAPE (a pinned buffer too small).
    Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
+HST_API HST_NODISCARD hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
 /* Replaces n arrays at once (idx[k] gets host[k] or pinned[k]; either list may be NULL), checked
    together: how an iterative method swaps the roles of two arrays. All or nothing.
    Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
-                                         void *const *host, hst_buffer *const *pinned);
+HST_API HST_NODISCARD hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                       void *const *host, hst_buffer *const *pinned);
 
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
@@ -455,7 +457,7 @@ typedef struct hst_stream_block_info {
     uint64_t largest_slices;
     uint64_t device_bytes;
 } hst_stream_block_info;
-HST_API hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
+HST_API HST_NODISCARD hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
 /* The choice registry's operation that splits the slices across the devices, for inspection
    (hst_choice_stats) or to feed timings measured elsewhere (hst_choice_record): registered on
    backends[0] as "stream_split_<16 hex digits>", a 64-bit FNV-1a hash of the stages (names,
@@ -479,15 +481,15 @@ HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for 
    rank without slices gets empty ranges (begin == end) and needs no memory. Fixed for the
    stream's life. Any pointer may be NULL. Not collective. Errors: HST_ERROR_INVALID_ARGUMENT
    (s NULL). Thread safety: while alive. */
-HST_API hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
-                                         uint64_t *load_begin, uint64_t *load_end);
+HST_API HST_NODISCARD hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
+                                                       uint64_t *load_begin, uint64_t *load_end);
 
 /* Replaces the pinned arrays of n arrays at once (idx[k] gets arrays[k]), as
    hst_stream_set_arrays does: the arrays must have been made pinned (a pinned buffer or a
    pinned array: either may replace either), and the replacement holds at least N slices of
    their slice_bytes. Errors as hst_stream_set_arrays. Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
-                                                hst_stream_pinned *const *arrays);
+HST_API HST_NODISCARD hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                              hst_stream_pinned *const *arrays);
 
 /* ---------------------------------------------------------------------------------------------
    The copy model of the default block size: t0, the overhead of one transfer command
@@ -510,7 +512,7 @@ HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const
 #define HST_STREAM_COPY_REPS 5
 #define HST_STREAM_COPY_FALLBACK_OVERHEAD_S 20e-6   /* about twice an H100's blocking 4 KiB copy (8.8 us) */
 #define HST_STREAM_COPY_FALLBACK_BYTES_PER_S 25e9   /* PCIe 4.0 x16 in practice */
-HST_API hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
+HST_API HST_NODISCARD hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
 /* The operation (registered on first use), or NULL on the host device or when it cannot be
    registered (logged). Thread safety: per backend. */
 HST_API hst_choice_op *hst_stream_copy_op(hst_backend *be);
@@ -535,9 +537,9 @@ HST_API hst_choice_op *hst_stream_copy_op(hst_backend *be);
    chunk beyond the device's largest allocation or the backend's limit; a slice larger than
    one allocation), OpenCL codes, HST_ERROR_OUT_OF_HOST_MEMORY (nothing is left allocated).
    Thread safety: per backend. */
-HST_API hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes,
-                                            uint64_t num_slices, uint64_t chunk_slices,
-                                            hst_stream_pinned **out);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes,
+                                                          uint64_t num_slices, uint64_t chunk_slices,
+                                                          hst_stream_pinned **out);
 /* Frees every chunk; NULL ignored. Thread safety: per backend. */
 HST_API void hst_stream_pinned_destroy(hst_stream_pinned *p);
 /* The whole array as one pointer, or NULL where the chunks are apart (see above).
@@ -554,10 +556,10 @@ HST_API size_t hst_stream_pinned_chunks(const hst_stream_pinned *p);
 /* Copies slices [first, first + count) from src (count slices, contiguous) into the array, or
    out of it into dst. Errors: HST_ERROR_INVALID_ARGUMENT (NULL arguments, the range beyond
    num_slices). Thread safety: per object (the array). */
-HST_API hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src,
-                                           uint64_t count);
-HST_API hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst,
-                                          uint64_t count);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src,
+                                                         uint64_t count);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst,
+                                                        uint64_t count);
 
 #ifdef __cplusplus
 }
@@ -1628,11 +1630,14 @@ static void hst__split_record(hst_stream *s) {
         const hst__sdev *dv = &s->devs[d];
         double t = dv->end_s - dv->start_s;
         char impl[16];
+        hst_result lost;
         if (dv->r1 == dv->r0 || !(t > 0.0)) continue;   /* no slices (or a clock that did
                                                             not move): no speed */
         hst__split_impl_name(d, impl, sizeof impl);
-        /* a timing lost to a full host memory costs split quality only: nothing to report */
-        (void)hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));
+        /* a timing lost to a full host memory costs split quality only: nothing to report
+           (GCC warns on a (void) cast of a warn_unused_result call, not on a variable's) */
+        lost = hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));
+        (void)lost;
     }
 }
 

@@ -346,6 +346,6 @@ int main(int argc, char **argv)
            hst_backend_device(be)->driver_version, iters);
     large(be, iters, nf, quick);
     ndsl(be, iters);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

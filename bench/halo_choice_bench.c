@@ -208,6 +208,6 @@ int main(int argc, char **argv)
     printf("| case | direction | halo bytes | host (median) | device (median) | chosen | "
            "best/chosen | outputs |\n|---|---|---|---|---|---|---|---|\n");
     for (k = 0; k < ncases; k++) bench_case(be, &cases[k], iters);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

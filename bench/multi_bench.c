@@ -223,6 +223,7 @@ done:
     hst_buffer_destroy(in);
     hst_buffer_destroy(out1);
     hst_buffer_destroy(outn);
-    for (i = 0; i < nb; i++) hst_backend_destroy(be[i]);
+    for (i = 0; i < nb; i++)   /* a refusal (a holder left) is logged naming it */
+        if (hst_backend_destroy(be[i]) != HST_SUCCESS) rc = 1;
     return rc;
 }

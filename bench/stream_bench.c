@@ -867,7 +867,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "stream_bench: out of host memory (%.2f GiB pageable)\n", 7.0 * (double)total / GIB);
         goto done;
     }
-    (void)hst_stream_pinned_read(bn.x_pin, 0, bn.x_page, bn.N);
+    CHECK(hst_stream_pinned_read(bn.x_pin, 0, bn.x_page, bn.N));
     memset(bn.p_seq, 0, (size_t)(3 * total));
     memset(bn.p_dbl, 0, (size_t)(3 * total));
 
@@ -886,6 +886,6 @@ done:
     free(bn.x_page);
     free(bn.p_seq);
     free(bn.p_dbl);
-    hst_backend_destroy(bn.be);
+    CHECK(hst_backend_destroy(bn.be));
     return status;
 }

@@ -296,7 +296,7 @@ int main(int argc, char **argv)
     hst_halo_exchanger_destroy(ex);
     block_destroy(&b);
     hst_kernel_destroy(c.k);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     MPI_Finalize();
     return 0;
 }

@@ -382,7 +382,8 @@ typedef struct job {
     log_state ls;
 } job;
 
-static void job_free(job *j, int discard)
+/* 0 when the backend refused to go (something still holds it: its log names what). */
+static int job_free(job *j, int discard)
 {
     unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
@@ -392,7 +393,7 @@ static void job_free(job *j, int discard)
     if (discard) io_outfile_discard(&j->png);
     free(j->mean);
     io_stack_free(&j->st);
-    hst_backend_destroy(j->be);
+    return hst_backend_destroy(j->be) == HST_SUCCESS;
 }
 
 /* The widefield mean of frames [0, n), for the preview. */
@@ -789,7 +790,7 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
         if (status == 0 && !u.o.quiet) summary(&u);
     }
     if (status == 0 && interrupted) status = 128 + (int)interrupted;   /* after the outputs (SIGPIPE on stdout) */
-    job_free(&u.j, status != 0);
+    if (!job_free(&u.j, status != 0) && status == 0) status = 1;
     return status;
 }
 

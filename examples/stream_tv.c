@@ -958,8 +958,8 @@ int main(int argc, char **argv)
 done:
     tv_free(&t);
     tv_free(&ref);
-    hst_backend_destroy(be);
-    hst_backend_destroy(host);
+    if (hst_backend_destroy(be) != HST_SUCCESS) status = 1;   /* logged, naming what holds it */
+    if (hst_backend_destroy(host) != HST_SUCCESS) status = 1;
     free(v.f);
     return status;
 }

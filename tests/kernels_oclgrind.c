@@ -638,8 +638,8 @@ int main(int argc, char **argv)
         if (j == n_names) { fprintf(stderr, "FAIL: kernel %s was never launched\n", want[i]); missing++; }
     }
     failures += (int)missing;
-    hst_backend_destroy(host);
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(host) != HST_SUCCESS) failures++;   /* logged, naming what holds it */
+    if (hst_backend_destroy(be) != HST_SUCCESS) failures++;
     tool_release();
     printf("kernels checked: %u (every one of the %u plain `__kernel void NAME(` definitions of "
            "kernels.h among them; %u name/build-option variants, %lu launches)\n",

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
     tap("one frame fewer on the last rank: every rank SHAPE", one_rank_other_shape(&be, stack, frames));
     tap("more ranks than magnified rows: the bits and report of one process", more_ranks_than_rows(&be, stack));
     if (me == 0) printf("1..%d\n", ntest);
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(be) != HST_SUCCESS) nfail++;   /* logged, naming what holds it */
     free(stack);
     MPI_Finalize();
     return nfail != 0;

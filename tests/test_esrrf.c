@@ -58,7 +58,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     return 0;
 }
 

@@ -85,8 +85,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    hst_backend_destroy(be);
-    hst_backend_destroy(host);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
     return 0;
 }
 
@@ -396,7 +396,7 @@ static void test_two_backends(void **state)
         else
             expect_outs(k ? "host + device vs one device" : "two backends vs one", &d, &got, &one);
         outs_free(&got);
-        hst_backend_destroy(two[1]);
+        assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
     }
     outs_free(&one);
 }
@@ -526,14 +526,14 @@ static void test_backend_choice(void **state)
     assert_int_equal(host_instead, hst_backend_device(plain)->type == HST_DEVICE_CPU);
     if (host_instead) assert_true(hst_backend_is_host(got));
     else assert_string_equal(hst_backend_device(got)->name, hst_backend_device(plain)->name);
-    hst_backend_destroy(got);
+    assert_int_equal(hst_backend_destroy(got), HST_SUCCESS);
     bd.device = hst_backend_is_host(be) ? "host" : "cpu";   /* explicit: taken as it is */
     if (!hst_backend_is_host(be) && hst_backend_device(be)->type != HST_DEVICE_CPU) bd.device = "gpu";
     assert_int_equal(hst_esrrf_backend_create(&bd, &got, &host_instead), HST_SUCCESS);
     assert_int_equal(host_instead, 0);
     assert_int_equal(hst_backend_is_host(got), hst_backend_is_host(be));
-    hst_backend_destroy(got);
-    hst_backend_destroy(plain);
+    assert_int_equal(hst_backend_destroy(got), HST_SUCCESS);
+    assert_int_equal(hst_backend_destroy(plain), HST_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ trust at the edges */
@@ -826,7 +826,7 @@ static void test_choice_follows_timings(void **state)
         run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
     run_with_timings(b, 1.0, 9.0, 0);
     run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
-    hst_backend_destroy(b);
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
 int main(void)

@@ -123,7 +123,7 @@ static int group_setup(void **state)
         desc.logger = cap_logger;
         desc.log_user = &f->log[i];
         if (hst_backend_create(&desc, &f->be[i]) != HST_SUCCESS) {
-            if (i) hst_backend_destroy(f->be[0]);
+            if (i) assert_int_equal(hst_backend_destroy(f->be[0]), HST_SUCCESS);
             free(f);
             return -1;
         }
@@ -132,8 +132,8 @@ static int group_setup(void **state)
            runs from the timings file under HST_CACHE_DIR (nor write them there) */
         if (hst_choice_configure(f->be[i], &off) != HST_SUCCESS ||
             (!hst_backend_is_host(f->be[i]) && feed_copy_model(f->be[i], FIX_T0, FIX_BW) != 0)) {
-            hst_backend_destroy(f->be[i]);
-            if (i) hst_backend_destroy(f->be[0]);
+            assert_int_equal(hst_backend_destroy(f->be[i]), HST_SUCCESS);
+            if (i) assert_int_equal(hst_backend_destroy(f->be[0]), HST_SUCCESS);
             free(f);
             return -1;
         }
@@ -151,7 +151,7 @@ static int group_teardown(void **state)
         /* nothing a stream made outlives it: no active pool block, device bytes as at setup */
         hst_pool_stats s = hst_pool_get_stats(hst_backend_pool(f->be[i]));
         if (s.active_blocks != 0 || hst_backend_device_bytes(f->be[i]) != f->bytes0[i]) leaked = 1;
-        hst_backend_destroy(f->be[i]);
+        assert_int_equal(hst_backend_destroy(f->be[i]), HST_SUCCESS);
     }
     free(f);
     return leaked ? -1 : 0;
@@ -1250,7 +1250,7 @@ static void test_errors_arguments(void **state)
             bd.logger = cap_logger; bd.log_user = &f->log[1];
             assert_int_equal(hst_backend_create(&bd, &two[1]), HST_SUCCESS);
             EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "mix");
-            hst_backend_destroy(two[1]);
+            assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
         }
 #endif
         d = ch_desc(&c, f->be, 1);
@@ -1801,7 +1801,7 @@ static void test_copy_model_measured(void **state)
         assert_null(hst_stream_copy_op(be));
         assert_int_equal(hst_stream_copy_model(be, &t0, &bw), HST_SUCCESS);
         assert_true(t0 == 0.0 && bw == 0.0);
-        hst_backend_destroy(be);
+        assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
         return;
     }
     assert_non_null(op = hst_stream_copy_op(be));
@@ -1824,7 +1824,7 @@ static void test_copy_model_measured(void **state)
     }
     assert_int_equal(hst_stream_copy_model(NULL, &t0, &bw), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_stream_copy_model(be, NULL, &bw), HST_ERROR_INVALID_ARGUMENT);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* Pinned arrays of several buffers (chunks of 3 slices: boundaries at 3, 6, ..., 15 of 17):
