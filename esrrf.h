@@ -105,6 +105,10 @@
 #include "choice.h"   /* the CPU/GPU choice of the "esrrf" operation */
 #include "stream.h"
 
+#ifdef HST_NO_ESRRF_KERNELS
+#  error "esrrf.h needs kernels.h's eSRRF kernels: HST_NO_ESRRF_KERNELS (which drops them) is for programs without esrrf.h"
+#endif
+
 #if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)
 #  define HST_ESRRF_IMPLEMENTATION
 #endif

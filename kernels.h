@@ -26,6 +26,9 @@
      HST_KERNELS_IMPLEMENTATION             the implementation TU: compile kernels.h's body only
      HST_STATIC                             every TU: all functions `static` (embed twice)
      HST_API                                every TU: the declaration prefix (default `extern`)
+     HST_NO_ESRRF_KERNELS                   every TU: leave out the eSRRF program and its twins
+                                            (about 1,700 lines) for a program that does not
+                                            include esrrf.h (which then refuses to compile)
 
    Kernel sources. The vocabulary program is ONE generic OpenCL C 1.2 source, built once per dtype
    with -DHST_DT=<hst_dtype value> (hst_kernels_vocab_options) and, where the device has
@@ -398,6 +401,7 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
 /* <<stream kernels */
 
 /* >>esrrf kernels */
+#ifndef HST_NO_ESRRF_KERNELS   /* an embedder without esrrf.h may drop this text */
 
 /* The eSRRF program: enhanced super-resolution radial fluctuations (Culley et al., "Super-
    resolution radial fluctuations", Nat. Methods 2016; eSRRF: Laine et al., Nat. Methods 2023),
@@ -658,6 +662,8 @@ HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stri
    multiples of mag). Thread-safe. */
 #define HST_K_ESRRF_MAX_MAG 32
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
+
+#endif /* HST_NO_ESRRF_KERNELS */
 
 /* <<esrrf kernels */
 
@@ -2571,6 +2577,7 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 /* <<stream kernels */
 
 /* >>esrrf kernels */
+#ifndef HST_NO_ESRRF_KERNELS   /* an embedder without esrrf.h may drop this text */
 
 /* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
 
@@ -4323,6 +4330,8 @@ HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t cols
             if (m != 0.0) *p = (float)((double)*p / m);
         }
 }
+
+#endif /* HST_NO_ESRRF_KERNELS */
 
 /* <<esrrf kernels */
 
