@@ -246,7 +246,7 @@ HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const
        create ──> OPEN ──push (taken)──> OPEN
                   OPEN ──finish succeeds──> FINISHED
                   OPEN ──push or finish fails (the worker's error, too few frames)──> FAILED
-       FINISHED, FAILED ──push or finish──> HST_ERROR_INVALID_ARGUMENT (BAD_ARGUMENT: the log
+       FINISHED, FAILED ──push or finish──> HST_ERROR_INVALID_ARGUMENT (BAD_STATE: the log
                   says which state and, for FAILED, the failure), the state unchanged
        any state ──destroy──> freed
    A push refused for its arguments (count 0, frames NULL: INVALID_ARGUMENT; another frame
