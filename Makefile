@@ -144,7 +144,8 @@ $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	$(MPICC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) -lOpenCL -lm -lpthread
 
 # The eSRRF CLI test runs build/examples/esrrf, built first where libtiff and libpng are
-# installed (scripts/deps.sh demo); without them the test skips.
+# installed: `make test`'s set-up (scripts/deps.sh test) installs them. Elsewhere, without
+# them, the test skips, which fails the run under CI=true (tests/run.sh: MAIN_JOB_TESTS).
 $(addsuffix /test_esrrf_cli,$(BUILD)/tests $(BUILD)/tests-noocl $(BUILD)/tests-san): \
     | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples/esrrf)
 

@@ -16,11 +16,12 @@
        hst_backend *be; hst_array *x; hst_scalar s;
        size_t shape[2] = {512, 1024};              // C order, slowest axis first
        if (hst_backend_create(&desc, &be) != HST_SUCCESS) return 1;
-       hst_array_create(be, HST_F32, 2, shape, &x);
-       hst_array_random(x, HST_RANDOM_NORMAL, 42, 0);     // same numbers on every device
-       hst_array_scale(x, hst_real(0.5));
-       hst_array_sqnorm(x, &s);                    // s.re ~ 0.25 * 512 * 1024
-       hst_array_destroy(x); hst_backend_destroy(be);
+       hst_result r = hst_array_create(be, HST_F32, 2, shape, &x);
+       if (r == HST_SUCCESS) r = hst_array_random(x, HST_RANDOM_NORMAL, 42, 0);   // same numbers everywhere
+       if (r == HST_SUCCESS) r = hst_array_scale(x, hst_real(0.5));
+       if (r == HST_SUCCESS) r = hst_array_sqnorm(x, &s);   // s.re ~ 0.25 * 512 * 1024
+       hst_array_destroy(x);                       // NULL (a failed create) is fine
+       if (hst_backend_destroy(be) != HST_SUCCESS || r != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lm
 
    Options (macros)                         matters in
@@ -74,8 +75,8 @@ HST_API hst_scalar hst_int(int64_t i);
 
 /* shape: ndim extents, C order (shape[0] slowest), each > 0. Memory from the backend's pool.
    Thread safety: per backend (also hst_array_destroy). */
-HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
-                                    const size_t *shape, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                                  const size_t *shape, hst_array **out);
 /* A view: an array over bytes [offset_bytes, offset_bytes + hst_array_bytes) of buf (shape,
    C order, and dtype as hst_array_create) that does not own them. Every array function takes
    views as it takes arrays, hst_array_fft included, and reads and writes buf's memory there;
@@ -98,8 +99,8 @@ HST_API hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned n
    as HST_LOGITEM_MISALIGNED: an OpenCL device's base address alignment), HST_ERROR_DTYPE (f64 on a
    device without fp64), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes (clCreateSubBuffer).
    Thread safety: per backend (buf's; also hst_array_destroy of a view). */
-HST_API hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
-                                  unsigned ndim, const size_t *shape, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dtype dtype,
+                                                unsigned ndim, const size_t *shape, hst_array **out);
 HST_API void hst_array_destroy(hst_array *a);
 /* Thread safety: while alive. */
 HST_API hst_dtype hst_array_dtype(const hst_array *a);
@@ -110,38 +111,38 @@ HST_API size_t hst_array_bytes(const hst_array *a);   /* count * dtype size */
 HST_API hst_buffer *hst_array_buffer(const hst_array *a);
 /* Blocking copies of the whole array; bytes must equal hst_array_bytes.
    Thread safety: per backend. */
-HST_API hst_result hst_array_write(hst_array *a, const void *src, size_t bytes);
-HST_API hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes);
+HST_API HST_NODISCARD hst_result hst_array_write(hst_array *a, const void *src, size_t bytes);
+HST_API HST_NODISCARD hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes);
 /* value: integers take value.i64 saturated to the dtype; floats value.re (c64: re, im).
    Thread safety: per backend (also zeros, ones, copy). */
-HST_API hst_result hst_array_fill(hst_array *a, hst_scalar value);
-HST_API hst_result hst_array_zeros(hst_array *a);
-HST_API hst_result hst_array_ones(hst_array *a);
-HST_API hst_result hst_array_copy(hst_array *dst, const hst_array *src);  /* same dtype, shape */
+HST_API HST_NODISCARD hst_result hst_array_fill(hst_array *a, hst_scalar value);
+HST_API HST_NODISCARD hst_result hst_array_zeros(hst_array *a);
+HST_API HST_NODISCARD hst_result hst_array_ones(hst_array *a);
+HST_API HST_NODISCARD hst_result hst_array_copy(hst_array *dst, const hst_array *src);  /* same dtype, shape */
 /* Converts with kernels.h's rules (float->int truncates and saturates, NaN -> 0; c64->real
    keeps the real part). Same shape; dtypes may differ. Thread safety: per backend (also
    scale, axpy). */
-HST_API hst_result hst_array_cast(hst_array *dst, const hst_array *src);
-HST_API hst_result hst_array_scale(hst_array *x, hst_scalar alpha);       /* x = alpha x */
-HST_API hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x);
+HST_API HST_NODISCARD hst_result hst_array_cast(hst_array *dst, const hst_array *src);
+HST_API HST_NODISCARD hst_result hst_array_scale(hst_array *x, hst_scalar alpha);       /* x = alpha x */
+HST_API HST_NODISCARD hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x);
 /* dst = op(src) element-wise (dst may be src); p is the exponent of HST_MATH_POW.
    Thread safety: per backend. */
-HST_API hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
-                                  double p);
+HST_API HST_NODISCARD hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
+                                                double p);
 /* Reductions, blocking. sum: integers exact in int64 (out->i64); dot: sum x*y, conj(x)*y for
    c64; sqnorm: sum |x|^2; min/max ignore NaN (all NaN gives NaN).
    Thread safety: per backend. */
-HST_API hst_result hst_array_sum(const hst_array *x, hst_scalar *out);
-HST_API hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out);
-HST_API hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
-HST_API hst_result hst_array_min(const hst_array *x, hst_scalar *out);
-HST_API hst_result hst_array_max(const hst_array *x, hst_scalar *out);
+HST_API HST_NODISCARD hst_result hst_array_sum(const hst_array *x, hst_scalar *out);
+HST_API HST_NODISCARD hst_result hst_array_dot(const hst_array *x, const hst_array *y, hst_scalar *out);
+HST_API HST_NODISCARD hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
+HST_API HST_NODISCARD hst_result hst_array_min(const hst_array *x, hst_scalar *out);
+HST_API HST_NODISCARD hst_result hst_array_max(const hst_array *x, hst_scalar *out);
 /* Counter-based random numbers (Philox4x32-10; Salmon et al., SC'11): element i gets the
    numbers of counter offset + i under key seed, so any device, block split or order gives the
    same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts).
    Thread safety: per backend. */
-HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
-                                    uint64_t offset);
+HST_API HST_NODISCARD hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
+                                                  uint64_t offset);
 
 /* ---------------------------------------------------------------------------------------------
    More vocabulary (>>vocabx): the rest of what PyEPRI's scripts call (README: "PyEPRI's
@@ -157,65 +158,65 @@ HST_API hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t
 
 /* numpy.arange(start, stop, step, dtype): ceil((stop - start) / step) elements start + i step
    (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). u8 i32 f32 f64. */
-HST_API hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
-                                    double step, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                                  double step, hst_array **out);
 /* numpy.linspace(start, stop, num, endpoint, dtype): start + i step with step = (stop - start)
    / (num - endpoint), the last element exactly stop when endpoint. num >= 1. u8 i32 f32 f64. */
-HST_API hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
-                                      size_t num, int endpoint, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
+                                                    size_t num, int endpoint, hst_array **out);
 /* numpy.fft.fftfreq(n, d) (rfft = 0; n elements: 0, 1, .., ceil(n/2) - 1, -floor(n/2), .., -1,
    over d n) and rfftfreq (rfft = 1; n / 2 + 1 elements 0 .. n/2 over d n), in cycles per unit
    of d. f32 or f64. */
-HST_API hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
-                                     int rfft, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t n, double d,
+                                                   int rfft, hst_array **out);
 /* Creates an array and copies `data` (hst_array_bytes bytes, C order) into it: PyEPRI's
    from_numpy. (to_numpy is hst_array_read.) */
-HST_API hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
-                                       const size_t *shape, const void *data, hst_array **out);
+HST_API HST_NODISCARD hst_result hst_array_from_host(hst_backend *be, hst_dtype dtype, unsigned ndim,
+                                                     const size_t *shape, const void *data, hst_array **out);
 /* Gives a new shape with the same element count to the same memory (numpy.reshape of a
    C-contiguous array: no copy). */
-HST_API hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape);
+HST_API HST_NODISCARD hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t *shape);
 /* dst = src.transpose(perm): dst.shape[i] = src.shape[perm[i]]; perm NULL reverses the axes
    (NumPy's default, PyEPRI's transpose). dst must not be src. */
-HST_API hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
-                                       const unsigned *perm);
+HST_API HST_NODISCARD hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
+                                                     const unsigned *perm);
 /* numpy.fft.fftshift (inverse = 0) / ifftshift (inverse = 1) over the axes whose bit is set in
    axes_mask (bit a = axis a; ~0u: all axes, NumPy's default). Same shape; dst must not be src. */
-HST_API hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
-                                      int inverse);
+HST_API HST_NODISCARD hst_result hst_array_fftshift(hst_array *dst, const hst_array *src, unsigned axes_mask,
+                                                    int inverse);
 /* numpy.concatenate(srcs, axis): srcs agree in dtype, ndim and every extent but axis's; dst's
    axis extent is their sum. numpy.stack(srcs, axis): srcs of one shape; dst has one more axis,
    at `axis`, of extent count. */
-HST_API hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
-                                         unsigned axis);
-HST_API hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
-                                   unsigned axis);
+HST_API HST_NODISCARD hst_result hst_array_concatenate(hst_array *dst, hst_array *const *srcs, size_t count,
+                                                       unsigned axis);
+HST_API HST_NODISCARD hst_result hst_array_stack(hst_array *dst, hst_array *const *srcs, size_t count,
+                                                 unsigned axis);
 /* numpy.meshgrid(*vecs, indexing): count 1-D arrays (count <= 4) of lengths n_k; each dst[k]
    has shape (n_0, n_1, ...) with indexing ij (ij = 1) or (n_1, n_0, n_2, ...) with xy
    (ij = 0, NumPy's default) and holds vecs[k] along the axis of n_k. */
-HST_API hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
-                                      size_t count, int ij);
+HST_API HST_NODISCARD hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const *vecs,
+                                                    size_t count, int ij);
 /* dst = a op b, broadcasting as NumPy does: shapes are aligned at the last axis; each extent
    of a and b equals dst's or is 1 (or the axis is missing); dst's shape is the broadcast shape
    (dst may be a or b when it has their shape). Ops per dtype: kernels.h's hst_binary_op. */
-HST_API hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
-                                    hst_binary_op op);
+HST_API HST_NODISCARD hst_result hst_array_binary(hst_array *dst, const hst_array *a, const hst_array *b,
+                                                  hst_binary_op op);
 /* dst = a op s (scalar_first = 0) or s op a (1), s rounded to a's dtype first. */
-HST_API hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
-                                           hst_binary_op op, int scalar_first);
+HST_API HST_NODISCARD hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
+                                                         hst_binary_op op, int scalar_first);
 /* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i32 f32 f64. */
-HST_API hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
+HST_API HST_NODISCARD hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
 /* numpy.where(cond, a, b) with cond a u8 array (nonzero = true); all four of one shape. */
-HST_API hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
-                                   const hst_array *b);
+HST_API HST_NODISCARD hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
+                                                 const hst_array *b);
 /* Along `axis`: SUM, MAX, MIN (dst of src's dtype), ARGMAX, ARGMIN (dst i32; first index of
    the extreme, or of the first NaN), with dst's shape src's without axis ((1) for a 1-D src);
    CUMSUM (numpy.cumsum(axis): dst like src). Order and NaN rules: kernels.h's hst_k_axis. */
-HST_API hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
-                                         hst_axis_op op);
+HST_API HST_NODISCARD hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
+                                                       hst_axis_op op);
 /* numpy.real / imag / abs / angle of a c64 src into an f32 dst of its shape; CONJ: c64 dst. */
-HST_API hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
-                                          hst_complex_part part);
+HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
+                                                        hst_complex_part part);
 
 /* ---------------------------------------------------------------------------------------------
    FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
@@ -257,8 +258,8 @@ typedef enum hst_fft_norm {
     HST_FFT_NORM_FORWARD = 2
 } hst_fft_norm;
 #define HST_FFT_MAX_AXES 3
-HST_API hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
-                                 int inverse, hst_fft_norm norm);
+HST_API HST_NODISCARD hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
+                                               int inverse, hst_fft_norm norm);
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
 /* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */

@@ -18,12 +18,13 @@
        static unsigned char src[1 << 20], dst[1 << 20];
        if (hst_backend_create(&desc, &be) != HST_SUCCESS) return 1;
        printf("%s\n", hst_backend_device(be)->name);
-       if (hst_buffer_create(be, sizeof src, HST_MEM_READ_WRITE, &buf) == HST_SUCCESS) {
-           hst_write(hst_backend_queue(be), buf, 0, src, sizeof src, 1, 0, NULL, NULL);
-           hst_read(hst_backend_queue(be), buf, 0, dst, sizeof dst, 1, 0, NULL, NULL);
-           hst_buffer_destroy(buf);                // dst now equals src
+       hst_result r = hst_buffer_create(be, sizeof src, HST_MEM_READ_WRITE, &buf);
+       if (r == HST_SUCCESS) {                     // every hst_result is looked at (HST_NODISCARD)
+           r = hst_write(hst_backend_queue(be), buf, 0, src, sizeof src, 1, 0, NULL, NULL);
+           if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), buf, 0, dst, sizeof dst, 1, 0, NULL, NULL);
+           hst_buffer_destroy(buf);                // r == HST_SUCCESS: dst now equals src
        }
-       hst_backend_destroy(be);
+       if (hst_backend_destroy(be) != HST_SUCCESS || r != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lm
 
    Options (macros)                         matters in
@@ -256,7 +257,7 @@ typedef struct hst_device_info {
 /* Lists devices: out may be NULL (then only *count is set); at most `capacity` entries are
    written, *count receives the total. No OpenCL platform is not an error: the list then holds
    the host device alone. Errors: HST_ERROR_INVALID_ARGUMENT (count NULL). Thread-safe. */
-HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count);
+HST_API HST_NODISCARD hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count);
 
 /* Resolves a selector to one device. selector NULL or "" means $HST_DEVICE, else "auto".
    auto: a discrete GPU, else an integrated GPU, else an accelerator, else the OpenCL CPU device,
@@ -266,8 +267,8 @@ HST_API hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *co
    the vendor or the platform name ("nvidia", "h200", "portable").
    why (may be NULL) receives a one-line reason. Errors: HST_ERROR_NO_DEVICE (nothing matched;
    the reason says what was available), HST_ERROR_INVALID_ARGUMENT (out NULL). Thread-safe. */
-HST_API hst_result hst_device_select(const char *selector, hst_device_info *out,
-                                     char *why, size_t why_bytes);
+HST_API HST_NODISCARD hst_result hst_device_select(const char *selector, hst_device_info *out,
+                                                   char *why, size_t why_bytes);
 
 /* ---------------------------------------------------------------------------------------------
    Backend: one device, its context, a default in-order queue, a program cache and a pool. */
@@ -304,7 +305,7 @@ typedef struct hst_backend_desc {
 /* Creates a backend on the selected device. Errors: HST_ERROR_NO_DEVICE, OpenCL codes from
    context/queue creation, HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_INVALID_ARGUMENT (out NULL,
    only one of wrap_context/wrap_queue set, allocator half-set). Thread-safe. */
-HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
+HST_API HST_NODISCARD hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
 /* Releases everything the backend created (programs, pool, queues); NULL is ignored
    (HST_SUCCESS). Arrays, buffers and kernels must be destroyed first. It runs the extensions'
    destroy hooks first (choice.h saves its timings there). While an object still holds the
@@ -312,7 +313,7 @@ HST_API hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend 
    HST_ERROR_INVALID_ARGUMENT, the log (BAD_STATE) naming the holder: destroy that object first,
    then call this again.
    Thread safety: per backend. */
-HST_API hst_result hst_backend_destroy(hst_backend *be);
+HST_API HST_NODISCARD hst_result hst_backend_destroy(hst_backend *be);
 /* Holds: objects that keep using a backend across calls (stream.h's streams, esrrf.h's live
    sessions) hold it from their creation to their destruction, so that destroying the backend
    under them is refused (above) instead of freeing what they use. holder is the object (its
@@ -321,7 +322,7 @@ HST_API hst_result hst_backend_destroy(hst_backend *be);
    holder already holding it), HST_ERROR_OUT_OF_HOST_MEMORY. Releasing a holder that holds
    nothing does nothing. hst_backend_holds: the number of holds (0 for NULL).
    Thread safety: per backend. */
-HST_API hst_result hst_backend_hold(hst_backend *be, const void *holder, const char *what);
+HST_API HST_NODISCARD hst_result hst_backend_hold(hst_backend *be, const void *holder, const char *what);
 HST_API void hst_backend_release_hold(hst_backend *be, const void *holder);
 HST_API unsigned hst_backend_holds(const hst_backend *be);
 /* The device, whether it is the host device, the default queue, the pool.
@@ -357,12 +358,12 @@ HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL o
 /* Another in-order queue on the backend's device: commands on different queues may overlap
    (copy engines and compute), ordered only through events. Errors: OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_queue_create(hst_backend *be, hst_queue **out);
+HST_API HST_NODISCARD hst_result hst_queue_create(hst_backend *be, hst_queue **out);
 /* Thread safety: per backend. */
 HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL ignored */
 /* clFlush and clFinish (no-ops on the host device). Thread safety: while alive. */
-HST_API hst_result hst_queue_flush(hst_queue *q);
-HST_API hst_result hst_queue_finish(hst_queue *q);
+HST_API HST_NODISCARD hst_result hst_queue_flush(hst_queue *q);
+HST_API HST_NODISCARD hst_result hst_queue_finish(hst_queue *q);
 /* A barrier (clEnqueueBarrierWithWaitList): the commands enqueued on q after it start only
    once the events of `wait` and every command enqueued on q before it have completed; *out
    (may be NULL) completes then. How work on one queue waits for another queue's without the
@@ -370,15 +371,15 @@ HST_API hst_result hst_queue_finish(hst_queue *q);
    host device it waits for the events and returns with *out NULL. Errors:
    HST_ERROR_INVALID_ARGUMENT (q NULL, wait NULL with num_wait > 0), OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
-                                     hst_event *out);
+HST_API HST_NODISCARD hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
+                                                   hst_event *out);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
 HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
 #endif
 /* Blocks until the events complete; NULL entries count as complete. Thread-safe (also
    hst_event_release: release each reference once). */
-HST_API hst_result hst_event_wait(size_t num, const hst_event *events);
+HST_API HST_NODISCARD hst_result hst_event_wait(size_t num, const hst_event *events);
 HST_API void hst_event_release(hst_event e);    /* NULL ignored */
 
 /* ---------------------------------------------------------------------------------------------
@@ -397,19 +398,19 @@ enum { HST_MIGRATE_TO_HOST = 1, HST_MIGRATE_CONTENT_UNDEFINED = 2 };
 /* Errors: HST_ERROR_INVALID_ARGUMENT (bytes 0, bad flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (over
    CL_DEVICE_MAX_MEM_ALLOC_SIZE or the desc's limit), OpenCL allocation codes.
    Thread safety: per backend. */
-HST_API hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
-                                     hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_buffer_create(hst_backend *be, size_t bytes, unsigned flags,
+                                                   hst_buffer **out);
 /* A view of [origin, origin+bytes) of parent (which must not itself be a sub-buffer). origin must
    be a multiple of the device's mem_base_addr_align_bytes (HST_ERROR_ALIGNMENT otherwise);
    the range must lie inside the parent (HST_ERROR_INVALID_ARGUMENT).
    Thread safety: per backend. */
-HST_API hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
-                                         hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_buffer_create_sub(hst_buffer *parent, size_t origin, size_t bytes,
+                                                       hst_buffer **out);
 /* Pinned (page-locked) host memory: an ALLOC_HOST_PTR buffer mapped once for its lifetime, so
    hst_buffer_host_ptr gives host memory the DMA engines read at full speed. It is both a host
    array (use its pointer with hst_write/hst_read on other buffers) and a device buffer. On the
    host device: plain host memory. Errors as hst_buffer_create. Thread safety: per backend. */
-HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out);
 /* A buffer over the caller's host memory [ptr, ptr+bytes) (OpenCL's CL_MEM_USE_HOST_PTR), for
    kernels that read or write host arrays without a staging copy: devices that share host
    memory (CPU devices such as PoCL, integrated GPUs) access it in place; a discrete GPU's driver
@@ -422,8 +423,8 @@ HST_API hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer *
    hst_buffer_create (HST_MEM_RESIDENT is not allowed). Errors: HST_ERROR_INVALID_ARGUMENT (be,
    ptr or out NULL, bytes 0, flags), HST_ERROR_OUT_OF_DEVICE_MEMORY (the limits), OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, unsigned flags,
-                                   hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, unsigned flags,
+                                                 hst_buffer **out);
 /* Frees the buffer; a pooled buffer returns to its pool. Sub-buffers first. NULL ignored.
    Thread safety: per backend. */
 HST_API void hst_buffer_destroy(hst_buffer *buf);
@@ -446,21 +447,21 @@ HST_API cl_mem hst_buffer_cl(const hst_buffer *buf);      /* NULL on the host de
 /* Fills [offset, offset+bytes) with a repeated pattern of pattern_bytes (1, 2, 4, ..., 128);
    offset and bytes must be multiples of pattern_bytes. The pattern is copied before return.
    Thread safety: per backend. */
-HST_API hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
-                            size_t pattern_bytes, size_t offset, size_t bytes,
-                            size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern,
+                                          size_t pattern_bytes, size_t offset, size_t bytes,
+                                          size_t num_wait, const hst_event *wait, hst_event *out);
 /* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
    a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked.
    Thread safety: per backend. */
-HST_API hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
-                             size_t bytes, int blocking,
-                             size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
-                            size_t bytes, int blocking,
-                            size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
-                            const hst_buffer *src, size_t src_offset, size_t bytes,
-                            size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
+                                           size_t bytes, int blocking,
+                                           size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
+                                          size_t bytes, int blocking,
+                                          size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+                                          const hst_buffer *src, size_t src_offset, size_t bytes,
+                                          size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* A rectangular (up to 3-D) region, as OpenCL's *BufferRect: origin and region are
    {bytes, rows, slices} (x in bytes, then y, then z); pitches in bytes, 0 meaning tight
@@ -473,50 +474,50 @@ typedef struct hst_rect {
    inside its buffer (checked with overflow-checked arithmetic; the host side is trusted to
    hold it). Errors: HST_ERROR_INVALID_ARGUMENT, HST_ERROR_OVERFLOW, OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
-                                  const void *src, const hst_rect *src_rect,
-                                  const size_t region[3], int blocking,
-                                  size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
-                                 void *dst, const hst_rect *dst_rect,
-                                 const size_t region[3], int blocking,
-                                 size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
-                                 const hst_buffer *src, const hst_rect *src_rect,
-                                 const size_t region[3],
-                                 size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                                const void *src, const hst_rect *src_rect,
+                                                const size_t region[3], int blocking,
+                                                size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_read_rect(hst_queue *q, const hst_buffer *src, const hst_rect *src_rect,
+                                               void *dst, const hst_rect *dst_rect,
+                                               const size_t region[3], int blocking,
+                                               size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_copy_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
+                                               const hst_buffer *src, const hst_rect *src_rect,
+                                               const size_t region[3],
+                                               size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* Maps [offset, offset+bytes) for host access (HST_MAP_* flags); *ptr is valid once the map
    completes (blocking, or after *out). Unmap with the same pointer. Pinned buffers are already
    mapped: use hst_buffer_host_ptr instead. Thread safety: per backend. */
-HST_API hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
-                           size_t bytes, int blocking, void **ptr,
-                           size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
-                             size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset,
+                                         size_t bytes, int blocking, void **ptr,
+                                         size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
+                                           size_t num_wait, const hst_event *wait, hst_event *out);
 /* Moves buffers to the queue's device (or to the host with HST_MIGRATE_TO_HOST).
    Thread safety: per backend. */
-HST_API hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
-                               unsigned migrate_flags,
-                               size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
+                                             unsigned migrate_flags,
+                                             size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* Shared virtual memory (OpenCL 2.0), where the device reports it (hst_device_info.svm); on the
    host device plain host memory. fine = 1 asks for fine-grain (HST_ERROR_UNSUPPORTED if absent).
    Coarse-grain SVM must be mapped before host access; hst_svm_map blocks until mapped. SVM is
    checked against the device's largest allocation and the desc's limit, but not charged to it.
    Thread safety: per backend. */
-HST_API hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out);
+HST_API HST_NODISCARD hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void **out);
 HST_API void hst_svm_free(hst_backend *be, void *ptr);
-HST_API hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
-                               size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_svm_unmap(hst_queue *q, void *ptr,
-                                 size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
-                                int blocking, size_t num_wait, const hst_event *wait,
-                                hst_event *out);
-HST_API hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
-                                size_t pattern_bytes, size_t bytes,
-                                size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
+                                             size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_svm_unmap(hst_queue *q, void *ptr,
+                                               size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
+                                              int blocking, size_t num_wait, const hst_event *wait,
+                                              hst_event *out);
+HST_API HST_NODISCARD hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
+                                              size_t pattern_bytes, size_t bytes,
+                                              size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
    Images (2-D and 3-D), as PyOpenCL's image_from_array: an array of shape (height, width) or
@@ -533,9 +534,9 @@ enum { HST_FILTER_NEAREST = 0, HST_FILTER_LINEAR };
    (ndim not 2/3, zero extent, channels not 1/2/4), HST_ERROR_UNSUPPORTED (no image support or
    the format is not supported by the device), HST_ERROR_OVERFLOW, OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
-                                        int normalized, unsigned ndim, const size_t *shape,
-                                        const void *host, hst_image **out);
+HST_API HST_NODISCARD hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
+                                                      int normalized, unsigned ndim, const size_t *shape,
+                                                      const void *host, hst_image **out);
 /* Thread safety: per backend. */
 HST_API void hst_image_destroy(hst_image *img);
 /* Bytes per pixel (element size times channels; c64 counts as two float channels).
@@ -543,35 +544,35 @@ HST_API void hst_image_destroy(hst_image *img);
 HST_API size_t hst_image_pixel_bytes(const hst_image *img);
 /* Host arrays are tight unless pitches (bytes) are given (0 = tight).
    Thread safety: per backend. */
-HST_API hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
-                                   const size_t region[3], const void *src, size_t row_pitch,
-                                   size_t slice_pitch, int blocking,
-                                   size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
-                                  const size_t region[3], void *dst, size_t row_pitch,
-                                  size_t slice_pitch, int blocking,
-                                  size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
-                                  const hst_image *src, const size_t src_origin[3],
-                                  const size_t region[3],
-                                  size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
+                                                 const size_t region[3], const void *src, size_t row_pitch,
+                                                 size_t slice_pitch, int blocking,
+                                                 size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_image_read(hst_queue *q, const hst_image *img, const size_t origin[3],
+                                                const size_t region[3], void *dst, size_t row_pitch,
+                                                size_t slice_pitch, int blocking,
+                                                size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t dst_origin[3],
+                                                const hst_image *src, const size_t src_origin[3],
+                                                const size_t region[3],
+                                                size_t num_wait, const hst_event *wait, hst_event *out);
 /* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8).
    Thread safety: per backend. */
-HST_API hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
-                                  const size_t origin[3], const size_t region[3],
-                                  size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
+                                                const size_t origin[3], const size_t region[3],
+                                                size_t num_wait, const hst_event *wait, hst_event *out);
 /* Blocking map; *row_pitch, *slice_pitch (bytes) describe the mapped layout.
    Thread safety: per backend. */
-HST_API hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
-                                 const size_t origin[3], const size_t region[3],
-                                 size_t *row_pitch, size_t *slice_pitch, void **ptr);
-HST_API hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
-                                   size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
+                                               const size_t origin[3], const size_t region[3],
+                                               size_t *row_pitch, size_t *slice_pitch, void **ptr);
+HST_API HST_NODISCARD hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
+                                                 size_t num_wait, const hst_event *wait, hst_event *out);
 /* Samplers (OpenCL samplers; on the host device a record of the settings).
    Thread safety: per backend. */
-HST_API hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
-                                      unsigned address_mode, unsigned filter_mode,
-                                      hst_sampler **out);
+HST_API HST_NODISCARD hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
+                                                    unsigned address_mode, unsigned filter_mode,
+                                                    hst_sampler **out);
 HST_API void hst_sampler_destroy(hst_sampler *s);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
@@ -591,14 +592,14 @@ typedef struct hst_pool_stats {
     size_t active_blocks, active_bytes;   /* handed out (bin sizes) */
 } hst_pool_stats;
 /* Thread safety: per backend. */
-HST_API hst_result hst_pool_create(hst_backend *be, hst_pool **out);
+HST_API HST_NODISCARD hst_result hst_pool_create(hst_backend *be, hst_pool **out);
 /* Frees held blocks; blocks still active are reported (warning) and detached: they become plain
    buffers that hst_buffer_destroy frees (before the backend is destroyed).
    Thread safety: per backend. */
 HST_API void hst_pool_destroy(hst_pool *pool);
 /* A block of at least `bytes`; hst_buffer_bytes reports `bytes`, the bin holds
    hst_pool_bin_bytes(bytes). Free it with hst_buffer_destroy. Thread safety: per backend. */
-HST_API hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_pool_alloc(hst_pool *pool, size_t bytes, hst_buffer **out);
 /* hst_pool_free_held frees every held block; hst_pool_get_stats reads the counters.
    Thread safety: per backend. */
 HST_API void hst_pool_free_held(hst_pool *pool);
@@ -614,29 +615,29 @@ HST_API size_t hst_pool_bin_bytes(size_t bytes);
    library version; atomic writes; a corrupt entry is a miss and is rewritten). On failure the
    OpenCL code is returned (CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS, ...) and the
    build log reaches the logger as HST_LOGITEM_BUILD_FAILED. Thread safety: per backend. */
-HST_API hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
-                                     const char *options, hst_program **out);
+HST_API HST_NODISCARD hst_result hst_program_build(hst_backend *be, size_t count, const char *const *sources,
+                                                   const char *options, hst_program **out);
 /* Drops the caller's reference; the cache keeps the program until the backend is destroyed.
    Thread safety: per backend. */
 HST_API void hst_program_release(hst_program *prog);
 /* Thread safety: per backend. */
-HST_API hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out);
+HST_API HST_NODISCARD hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out);
 HST_API void hst_kernel_destroy(hst_kernel *k);
 /* Kernel arguments (clSetKernelArg). Thread safety: per object (the kernel). */
-HST_API hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
-                                      const void *value);
-HST_API hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf);
-HST_API hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img);
-HST_API hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s);
-HST_API hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr);
+HST_API HST_NODISCARD hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
+                                                    const void *value);
+HST_API HST_NODISCARD hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf);
+HST_API HST_NODISCARD hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img);
+HST_API HST_NODISCARD hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s);
+HST_API HST_NODISCARD hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr);
 /* Launches over `dims` (1..3) dimensions. global is rounded UP to a multiple of local in each
    dimension (kernels bound-check); local NULL picks a work-group the kernel allows (1-D: up to
    256; 2-D: 16 x 16; 3-D: 8 x 8 x 4, shrunk to the kernel's limit). Errors:
    HST_ERROR_INVALID_ARGUMENT (dims, zero sizes), HST_ERROR_OVERFLOW, OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
-                              const size_t *local,
-                              size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
+                                            const size_t *local,
+                                            size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
    Extensions: what the layers above backend.h (array.h, choice.h, stream.h, halo.h, esrrf.h, or
@@ -658,8 +659,8 @@ typedef void (*hst_backend_ext_destroy_fn)(hst_backend *be, void *data);
    HST_ERROR_INVALID_ARGUMENT (be, name or data NULL; name already attached),
    HST_ERROR_UNSUPPORTED (all HST_BACKEND_MAX_EXTENSIONS slots taken). Thread safety: per
    backend. */
-HST_API hst_result hst_backend_attach(hst_backend *be, const char *name, void *data,
-                                      hst_backend_ext_destroy_fn destroy);
+HST_API HST_NODISCARD hst_result hst_backend_attach(hst_backend *be, const char *name, void *data,
+                                                    hst_backend_ext_destroy_fn destroy);
 /* The data attached under name; NULL when none (or be or name NULL). Thread safety: per
    backend. */
 HST_API void *hst_backend_extension(const hst_backend *be, const char *name);
@@ -669,8 +670,8 @@ HST_API void *hst_backend_extension(const hst_backend *be, const char *name);
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 5, 6)))
 #endif
-HST_API hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
-                                    const char *func, const char *fmt, ...);
+HST_API HST_NODISCARD hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
+                                                  const char *func, const char *fmt, ...);
 /* The headers' rejections, (be, func, fmt, ...): HST_ERROR_INVALID_ARGUMENT, logged under the
    finest item that fits (HST_LOGITEM_LIST says which to use). For the implementations of the
    library's headers; an embedder's layer may use them too. */
@@ -708,8 +709,8 @@ HST_API void hst_temp_name(char *buf, size_t cap, const char *path, const void *
    mem_base_addr_align_bytes). Free it with hst_buffer_destroy; the memory stays buf's. Errors:
    HST_ERROR_INVALID_ARGUMENT (NULL, bytes or align 0, range outside buf), OpenCL codes.
    Thread safety: per backend. */
-HST_API hst_result hst_buffer_create_view(hst_buffer *buf, size_t origin, size_t bytes,
-                                          size_t align, hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_buffer_create_view(hst_buffer *buf, size_t origin, size_t bytes,
+                                                        size_t align, hst_buffer **out);
 /* The allocation a buffer lies in (a sub-buffer's or view's parent, else buf itself) and buf's
    byte offset in it (*origin); NULL for buf NULL. Thread safety: while alive. */
 HST_API const hst_buffer *hst_buffer_root(const hst_buffer *buf, size_t *origin);
@@ -1368,12 +1369,12 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
     hst_result r;
     if (!sel || !*sel) sel = getenv("HST_DEVICE");
     if (!sel || !*sel) sel = "auto";
-    hst_devices(NULL, 0, &n);
+    if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
     list = (hst_device_info *)hst__malloc(be, n * sizeof *list);
     if (!list) return HST_ERROR_OUT_OF_HOST_MEMORY;
     {
         size_t now = 0;   /* a device may have appeared since the count */
-        hst_devices(list, n, &now);
+        if ((r = hst_devices(list, n, &now)) != HST_SUCCESS) { hst__free(be, list); return r; }
         if (now < n) n = now;
     }
     why[0] = '\0';
@@ -1540,7 +1541,7 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
     hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
     if (be->info.type == HST_DEVICE_HOST) {
         size_t n = 0;
-        hst_devices(NULL, 0, &n);
+        if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
         if (n == 1) hst__note_no_platform(be);
         return HST_SUCCESS;
     }
@@ -1550,6 +1551,8 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
     return HST_ERROR_NO_DEVICE;
 #endif
 }
+
+static void hst__backend_free(hst_backend *be);
 
 HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out) {
     hst_backend cfg, *be;
@@ -1566,7 +1569,7 @@ HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backen
     be->queue.be = be;
     r = hst__open_device(be, desc);
     if (r == HST_SUCCESS) r = hst_pool_create(be, &be->pool);
-    if (r != HST_SUCCESS) { hst_backend_destroy(be); return r; }
+    if (r != HST_SUCCESS) { hst__backend_free(be); return r; }   /* not handed out: nothing holds it */
     *out = be;
     return HST_SUCCESS;
 }
@@ -1590,14 +1593,8 @@ static void hst__destroy_extensions(hst_backend *be) {
     }
 }
 
-HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
-    if (!be) return HST_SUCCESS;
-    if (be->holds) {   /* the oldest holder: the caller's object (a session's own streams come later) */
-        const hst__hold *h = be->holds;
-        while (h->next) h = h->next;
-        return hst__bad_arg(be, "hst_backend_destroy", "%s %p still uses the backend (%u hold(s) in all): "
-                            "destroy it first; the backend is not freed", h->what, h->holder, hst_backend_holds(be));
-    }
+/* Frees a backend nothing holds (destroy's work after its check; create's failure path). */
+static void hst__backend_free(hst_backend *be) {
     hst__destroy_extensions(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
@@ -1606,6 +1603,17 @@ HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
     if (be->ctx) clReleaseContext(be->ctx);
 #endif
     hst__free(be, be);
+}
+
+HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
+    if (!be) return HST_SUCCESS;
+    if (be->holds) {   /* the oldest holder: the caller's object (a session's own streams come later) */
+        const hst__hold *h = be->holds;
+        while (h->next) h = h->next;
+        return hst__state_arg(be, "hst_backend_destroy", "%s %p still uses the backend (%u hold(s) in all): "
+                            "destroy it first; the backend is not freed", h->what, h->holder, hst_backend_holds(be));
+    }
+    hst__backend_free(be);
     return HST_SUCCESS;
 }
 

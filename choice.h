@@ -26,9 +26,9 @@
        double x = 3.0;
        if (hst_backend_create(&bdesc, &be) != HST_SUCCESS) return 1;
        d.name = "square"; d.impls = impls; d.num_impls = 2;
-       hst_choice_register(be, &d, &op);
-       hst_choice_run(op, sig, 1, &x, NULL, &oc);    // oc.name: the one that ran
-       hst_backend_destroy(be);                      // saves the timings
+       hst_result r = hst_choice_register(be, &d, &op);
+       if (r == HST_SUCCESS) r = hst_choice_run(op, sig, 1, &x, NULL, &oc);   // oc.name: the one that ran
+       if (hst_backend_destroy(be) != HST_SUCCESS || r != HST_SUCCESS) return 1;   // saves the timings
        // cc -std=c99 app.c -lOpenCL -lm
 
    Options (macros)                         matters in
@@ -192,14 +192,14 @@ typedef struct hst_choice_desc {
    hst_halo_pack_host_choose / _unpack_host_choose of a plan on this backend. Without it the
    defaults apply.
    Thread safety: per backend. */
-HST_API hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
+HST_API HST_NODISCARD hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
    HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
    many implementations, some runs NULL and others not, force or a default naming no
    implementation), HST_ERROR_OUT_OF_HOST_MEMORY.
    Thread safety: per backend (also hst_choice_find). */
-HST_API hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
-                                       hst_choice_op **out);
+HST_API HST_NODISCARD hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
+                                                     hst_choice_op **out);
 HST_API hst_choice_op *hst_choice_find(hst_backend *be, const char *name);  /* NULL: none */
 
 typedef struct hst_choice_outcome {
@@ -218,17 +218,17 @@ typedef struct hst_choice_outcome {
    HST_ERROR_UNSUPPORTED (a timings-only operation).
    Thread safety: per backend, on the op's backend and on every backend its implementations
    use (the implementations run on the calling thread). */
-HST_API hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
-                                  void *args, const char *force, hst_choice_outcome *outcome);
+HST_API HST_NODISCARD hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                                void *args, const char *force, hst_choice_outcome *outcome);
 /* The index of the implementation hst_choice_run would run next for sig (revisits aside),
    without running or recording anything. Thread safety: per backend. */
-HST_API hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
-                                   unsigned sig_len, unsigned *impl);
+HST_API HST_NODISCARD hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
+                                                 unsigned sig_len, unsigned *impl);
 /* Records a time measured elsewhere (the stream measures its devices' blocks) as a run; it is
    saved with the others (hst_choice_save, hst_backend_destroy, the next interval save of
    hst_choice_run). Thread safety: per backend. */
-HST_API hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
-                                     const char *impl, double seconds);
+HST_API HST_NODISCARD hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                                   const char *impl, double seconds);
 
 enum { HST_CHOICE_NONE = 0, HST_CHOICE_EXACT, HST_CHOICE_DEFAULT, HST_CHOICE_NEAREST };
 typedef struct hst_choice_stat {
@@ -242,9 +242,9 @@ typedef struct hst_choice_stat {
 } hst_choice_stat;
 /* One entry per implementation, registration order; size-query-then-fill (out NULL).
    Thread safety: per backend. */
-HST_API hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *sig,
-                                    unsigned sig_len, hst_choice_stat *out, size_t capacity,
-                                    size_t *count);
+HST_API HST_NODISCARD hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *sig,
+                                                  unsigned sig_len, hst_choice_stat *out, size_t capacity,
+                                                  size_t *count);
 
 typedef struct hst_choice_bench_row {
     const char *impl, *device;
@@ -263,9 +263,9 @@ typedef struct hst_choice_bench_row {
    *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), HST_ERROR_UNSUPPORTED
    (a timings-only operation), allocation.
    Thread safety: per backend, as hst_choice_run. */
-HST_API hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
-                                        void *args, unsigned reps, hst_choice_bench_row *rows,
-                                        size_t capacity, size_t *count);
+HST_API HST_NODISCARD hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
+                                                      void *args, unsigned reps, hst_choice_bench_row *rows,
+                                                      size_t capacity, size_t *count);
 /* The rows as a text table (snprintf-style: returns the bytes needed including the NUL,
    writes at most capacity). Thread-safe. */
 HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
@@ -273,7 +273,7 @@ HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, 
 /* Writes the timings now (merged under the lock), if any were recorded since the last save.
    Errors: HST_ERROR_IO (logged as HST_LOGITEM_CACHE_WRITE_FAILED). Thread safety: per backend
    (see the timings file at the top of the file). */
-HST_API hst_result hst_choice_save(hst_backend *be);
+HST_API HST_NODISCARD hst_result hst_choice_save(hst_backend *be);
 
 #ifdef __cplusplus
 }

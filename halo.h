@@ -19,14 +19,17 @@
        L.shape[0] = 79; L.shape[1] = L.shape[2] = 102;
        L.origin[1] = L.origin[2] = 3; L.extent[0] = 79; L.extent[1] = L.extent[2] = 96;
        hst_halo_spec specs[8];
-       for (int b = 0; b < 8; b++) hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]);
-       hst_halo_plan_desc d = {0}; d.n_quantities = 1; d.layouts = &L;
-       d.n_specs = 8; d.specs = specs; d.n_peers = 8;
-       hst_halo_plan *plan; hst_halo_plan_create(be, &d, &plan);
-       hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);     // one launch, 8 segments
+       for (int b = 0; b < 8; b++)
+           if (hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]) != HST_SUCCESS) return 1;
+       hst_halo_plan_desc d = {0}; d.num_quantities = 1; d.layouts = &L;
+       d.num_specs = 8; d.specs = specs; d.num_peers = 8;
+       hst_halo_plan *plan;
+       if (hst_halo_plan_create(be, &d, &plan) != HST_SUCCESS) return 1;
+       hst_result r = hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch, 8 segments
        // ... send segment p (hst_halo_plan_peer) to peer p, receive into the recv buffer ...
-       hst_halo_unpack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
+       if (r == HST_SUCCESS) r = hst_halo_unpack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
        hst_halo_plan_destroy(plan);
+       if (r != HST_SUCCESS) return 1;
 
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
@@ -144,15 +147,15 @@ typedef struct hst_halo_spec {
     unsigned rotation;             /* clockwise quarter turns before packing (taken mod 4) */
     hst_halo_region pack, unpack;  /* scalar / x component */
     hst_halo_region pack_y, unpack_y;   /* y component */
-    size_t peer;                   /* which peer's segment, < n_peers */
+    size_t peer;                   /* which peer's segment, < num_peers */
 } hst_halo_spec;
 
 typedef struct hst_halo_plan_desc {
-    size_t n_quantities;               /* 1 .. HST_HALO_MAX_QUANTITIES */
+    size_t num_quantities;             /* 1 .. HST_HALO_MAX_QUANTITIES */
     const hst_halo_layout *layouts;    /* one per quantity */
-    size_t n_specs;
+    size_t num_specs;
     const hst_halo_spec *specs;
-    size_t n_peers;                    /* 0 means 1 */
+    size_t num_peers;                  /* 0 means 1 */
     hst_log_fn logger;                 /* NULL: the backend's logger, at its level */
     void *log_user;
     hst_log_level log_level;           /* 0: everything for a custom logger */
@@ -173,25 +176,25 @@ typedef struct hst_halo_plan hst_halo_plan;
    HST_ERROR_INVALID_ARGUMENT (NULL, ndim 0 or > 4, zero shape, origin + extent past shape, two
    dims with one role), HST_ERROR_DTYPE (elem_bytes), HST_ERROR_OVERFLOW. Does not log.
    Thread-safe. */
-HST_API hst_result hst_halo_layout_bytes(const hst_halo_layout *layout, size_t *bytes);
+HST_API HST_NODISCARD hst_result hst_halo_layout_bytes(const hst_halo_layout *layout, size_t *bytes);
 
 /* The send (receive = 0) or receive (receive = 1) region of a boundary, per the rules at the
    top. Errors: HST_ERROR_INVALID_ARGUMENT (the region leaves the allocation, n_halo 0, or the
    layout lacks a dimension the boundary cuts), and hst_halo_layout_bytes's. Does not log.
    Thread-safe. */
-HST_API hst_result hst_halo_region_get(const hst_halo_layout *layout, hst_halo_boundary b,
-                                       int receive, hst_halo_region *out);
+HST_API HST_NODISCARD hst_result hst_halo_region_get(const hst_halo_layout *layout, hst_halo_boundary b,
+                                                     int receive, hst_halo_region *out);
 
 /* A spec exchanging boundary b: pack = send region of b, unpack = receive region of b. The
    vector form uses each component's own regions. Errors as hst_halo_region_get.
    Thread-safe. */
-HST_API hst_result hst_halo_spec_scalar(const hst_halo_layout *layout, size_t quantity,
-                                        hst_halo_boundary b, unsigned rotation, size_t peer,
-                                        hst_halo_spec *out);
-HST_API hst_result hst_halo_spec_vector(const hst_halo_layout *layout_x, size_t quantity_x,
-                                        const hst_halo_layout *layout_y, size_t quantity_y,
-                                        hst_halo_boundary b, unsigned rotation, size_t peer,
-                                        hst_halo_spec *out);
+HST_API HST_NODISCARD hst_result hst_halo_spec_scalar(const hst_halo_layout *layout, size_t quantity,
+                                                      hst_halo_boundary b, unsigned rotation, size_t peer,
+                                                      hst_halo_spec *out);
+HST_API HST_NODISCARD hst_result hst_halo_spec_vector(const hst_halo_layout *layout_x, size_t quantity_x,
+                                                      const hst_halo_layout *layout_y, size_t quantity_y,
+                                                      hst_halo_boundary b, unsigned rotation, size_t peer,
+                                                      hst_halo_spec *out);
 
 /* Creates a plan: validates every layout and spec, fixes both buffers' offsets, uploads the
    descriptor table once, builds the fused kernels (OpenCL) and takes the send and receive
@@ -201,8 +204,8 @@ HST_API hst_result hst_halo_spec_vector(const hst_halo_layout *layout_x, size_t 
    components of different element types; 16-byte or 1-byte float vectors), HST_ERROR_SHAPE
    (a spec's packed and unpacked element counts differ; vector components on different axes),
    HST_ERROR_OVERFLOW, out-of-memory and OpenCL codes. Thread safety: per backend. */
-HST_API hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
-                                        hst_halo_plan **out);
+HST_API HST_NODISCARD hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_desc *desc,
+                                                      hst_halo_plan **out);
 /* Waits for the plan's last pack and unpack, then frees it (buffers back to the pool).
    Thread safety: per backend. */
 HST_API void hst_halo_plan_destroy(hst_halo_plan *plan);
@@ -212,41 +215,41 @@ HST_API hst_halo_stats hst_halo_plan_stats(const hst_halo_plan *plan);
 HST_API size_t hst_halo_plan_peers(const hst_halo_plan *plan);
 /* A peer's segment: byte offset and size in the send and the receive buffer (NULLs allowed).
    Thread safety: while alive. */
-HST_API hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
-                                      size_t *send_offset, size_t *send_bytes,
-                                      size_t *recv_offset, size_t *recv_bytes);
+HST_API HST_NODISCARD hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
+                                                    size_t *send_offset, size_t *send_bytes,
+                                                    size_t *recv_offset, size_t *recv_bytes);
 /* The device buffers (the plan owns them). pack writes send; unpack reads recv.
    Thread safety: while alive. */
 HST_API hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *plan);
 HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
 
-/* Packs every quantity into the send buffer: ONE launch. quantities: n_quantities buffers of
+/* Packs every quantity into the send buffer: ONE launch. quantities: num_quantities buffers of
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
    queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
    backend), OpenCL codes. Thread safety: per backend. */
-HST_API hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
-                                 hst_buffer *const *quantities,
-                                 size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
+                                               hst_buffer *const *quantities,
+                                               size_t num_wait, const hst_event *wait, hst_event *out);
 /* Unpacks the receive buffer into the quantities' halos: ONE launch. As hst_halo_pack.
    Thread safety: per backend. */
-HST_API hst_result hst_halo_unpack(hst_halo_plan *plan, hst_queue *q, size_t n,
-                                   hst_buffer *const *quantities,
-                                   size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_unpack(hst_halo_plan *plan, hst_queue *q, size_t n,
+                                                 hst_buffer *const *quantities,
+                                                 size_t num_wait, const hst_event *wait, hst_event *out);
 /* 1 when the last pack and unpack have completed; hst_halo_plan_synchronize waits for them.
    Thread safety: per object (the plan). */
 HST_API int hst_halo_plan_ready(const hst_halo_plan *plan);
-HST_API hst_result hst_halo_plan_synchronize(hst_halo_plan *plan);
+HST_API HST_NODISCARD hst_result hst_halo_plan_synchronize(hst_halo_plan *plan);
 
 /* The host path: the same plan on host arrays (any backend, blocking), the bytes identical to
    the device's. bytes (may be NULL: unchecked) gives each quantity's size for the size check;
    buffer holds stats.send_bytes (pack) / stats.recv_bytes (unpack).
    Thread safety: per object (the plan): plans of one backend may run the host path on several
    threads at once. */
-HST_API hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
-                                      const size_t *bytes, void *buffer);
-HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
-                                        const size_t *bytes, const void *buffer);
+HST_API HST_NODISCARD hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
+                                                    const size_t *bytes, void *buffer);
+HST_API HST_NODISCARD hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
+                                                      const size_t *bytes, const void *buffer);
 
 /* The host path by measured speed (backend.h's choice among implementations; operations
    "halo_pack_host" and "halo_unpack_host" registered on the plan's backend at first use):
@@ -266,32 +269,32 @@ HST_API hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *con
    memory undefined. The choice logs through the backend's logger.
    Errors: as hst_halo_pack_host, hst_choice_register and hst_choice_run (a failing "device"
    is skipped for the signature, logged, and "host" runs). Thread safety: per backend. */
-HST_API hst_result hst_halo_pack_host_choose(hst_halo_plan *plan, size_t n,
-                                             void *const *quantities, const size_t *bytes,
-                                             void *buffer, const char *force,
-                                             hst_choice_outcome *outcome);
-HST_API hst_result hst_halo_unpack_host_choose(hst_halo_plan *plan, size_t n,
-                                               void *const *quantities, const size_t *bytes,
-                                               const void *buffer, const char *force,
-                                               hst_choice_outcome *outcome);
+HST_API HST_NODISCARD hst_result hst_halo_pack_host_choose(hst_halo_plan *plan, size_t n,
+                                                           void *const *quantities, const size_t *bytes,
+                                                           void *buffer, const char *force,
+                                                           hst_choice_outcome *outcome);
+HST_API HST_NODISCARD hst_result hst_halo_unpack_host_choose(hst_halo_plan *plan, size_t n,
+                                                             void *const *quantities, const size_t *bytes,
+                                                             const void *buffer, const char *force,
+                                                             hst_choice_outcome *outcome);
 
 /* Host copies of the buffers for communication: pinned mirrors, created on first call (on the
    host device: the buffers themselves). download copies a peer's send segment (or
    HST_HALO_ALL_PEERS) to the send mirror; upload copies the recv mirror's segment to the recv
    buffer. Non-blocking; no-ops on the host device. Thread safety: per backend. */
-HST_API hst_result hst_halo_plan_mirrors(hst_halo_plan *plan, void **send, void **recv);
-HST_API hst_result hst_halo_download(hst_halo_plan *plan, hst_queue *q, size_t peer,
-                                     size_t num_wait, const hst_event *wait, hst_event *out);
-HST_API hst_result hst_halo_upload(hst_halo_plan *plan, hst_queue *q, size_t peer,
-                                   size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_plan_mirrors(hst_halo_plan *plan, void **send, void **recv);
+HST_API HST_NODISCARD hst_result hst_halo_download(hst_halo_plan *plan, hst_queue *q, size_t peer,
+                                                   size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_upload(hst_halo_plan *plan, hst_queue *q, size_t peer,
+                                                 size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* Same-process neighbours: copies src's send segment for src_peer into dst's recv segment for
    dst_peer, directly (one device copy on a shared backend; through host memory, blocking, across
    backends). Errors: HST_ERROR_SHAPE (segment sizes differ), HST_ERROR_INVALID_ARGUMENT.
    Thread safety: per backend, on both plans' backends. */
-HST_API hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst_halo_plan *dst,
-                                      size_t dst_peer, hst_queue *q, size_t num_wait,
-                                      const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst_halo_plan *dst,
+                                                    size_t dst_peer, hst_queue *q, size_t num_wait,
+                                                    const hst_event *wait, hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
    Cubed sphere (NDSL's CubedSpherePartitioner conventions). 6 tiles, each split into
@@ -308,22 +311,22 @@ typedef struct hst_cubed_sphere_neighbor {
 
 /* Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL).
    Thread-safe. */
-HST_API hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
-                                                hst_cubed_sphere_neighbor *out);
+HST_API HST_NODISCARD hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
+                                                              hst_cubed_sphere_neighbor *out);
 
 /* A field to exchange: a scalar quantity, or a vector pair (quantity = x, quantity_y = y). */
 typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; } hst_halo_field;
 
 /* The specs of one rank: for every boundary with a neighbour (W, E, N, S, NW, NE, SW, SE order;
    each is one peer, numbered in that order) every field in order (NDSL: boundary-major, then
-   quantity). specs needs room for 8 * n_fields; peers (8 entries, may be NULL) receives the
+   quantity). specs needs room for 8 * num_fields; peers (8 entries, may be NULL) receives the
    neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of.
    Thread-safe. */
-HST_API hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
-                                          const hst_halo_field *fields,
-                                          const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                          size_t *n_specs, hst_cubed_sphere_neighbor *peers,
-                                          hst_halo_boundary *peer_boundaries, size_t *n_peers);
+HST_API HST_NODISCARD hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
+                                                        const hst_halo_field *fields,
+                                                        const hst_halo_layout *layouts, hst_halo_spec *specs,
+                                                        size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                                        hst_halo_boundary *peer_boundaries, size_t *num_peers);
 
 #ifdef HST_HALO_MPI
 /* ---------------------------------------------------------------------------------------------
@@ -340,26 +343,26 @@ typedef struct hst_halo_mpi_peer {
 typedef struct hst_halo_exchanger hst_halo_exchanger;
 
 /* peers: hst_halo_plan_peers(plan) entries. Thread safety: per backend. */
-HST_API hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
-                                             const hst_halo_mpi_peer *peers,
-                                             hst_halo_exchanger **out);
+HST_API HST_NODISCARD hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm comm,
+                                                           const hst_halo_mpi_peer *peers,
+                                                           hst_halo_exchanger **out);
 /* Thread safety: per object (the exchanger). */
 HST_API void hst_halo_exchanger_destroy(hst_halo_exchanger *ex);
 /* Device quantities: posts the receives, packs (one launch), downloads the send buffer to the
    pinned mirror, sends. finish uploads each peer's message as it arrives and unpacks once
    (one launch) after all; *out (may be NULL) is the unpack's event.
    Thread safety: per backend. */
-HST_API hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
-                                           hst_buffer *const *quantities,
-                                           size_t num_wait, const hst_event *wait);
-HST_API hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
-                                            hst_buffer *const *quantities, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                                         hst_buffer *const *quantities,
+                                                         size_t num_wait, const hst_event *wait);
+HST_API HST_NODISCARD hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
+                                                          hst_buffer *const *quantities, hst_event *out);
 /* Host arrays (the host path), blocking in finish. bytes as hst_halo_pack_host.
    Thread safety: per object (the exchanger and its plan). */
-HST_API hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t n,
-                                                void *const *quantities, const size_t *bytes);
-HST_API hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_t n,
-                                                 void *const *quantities, const size_t *bytes);
+HST_API HST_NODISCARD hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t n,
+                                                              void *const *quantities, const size_t *bytes);
+HST_API HST_NODISCARD hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_t n,
+                                                               void *const *quantities, const size_t *bytes);
 #endif
 
 #ifdef __cplusplus
@@ -809,14 +812,14 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     const hst_halo_layout *lx, *ly;
     size_t pack_n, unpack_n;
     unsigned d;
-    if (s->quantity >= desc->n_quantities)
+    if (s->quantity >= desc->num_quantities)
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: quantity %zu of %zu", i,
-                              s->quantity, desc->n_quantities);
-    if (s->peer >= (desc->n_peers ? desc->n_peers : 1))
+                              s->quantity, desc->num_quantities);
+    if (s->peer >= (desc->num_peers ? desc->num_peers : 1))
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "hst_halo_plan_create: spec %zu: peer %zu of %zu", i, s->peer,
-                              desc->n_peers ? desc->n_peers : 1);
+                              desc->num_peers ? desc->num_peers : 1);
     lx = &desc->layouts[s->quantity];
     if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
         return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
@@ -825,10 +828,10 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     pack_n = hst__halo_region_count(lx, &s->pack);
     unpack_n = hst__halo_region_count(lx, &s->unpack);
     if (s->vector) {
-        if (s->quantity_y >= desc->n_quantities || s->quantity_y == s->quantity)
+        if (s->quantity_y >= desc->num_quantities || s->quantity_y == s->quantity)
             return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                                   "hst_halo_plan_create: spec %zu: y quantity %zu (of %zu, "
-                                  "x is %zu)", i, s->quantity_y, desc->n_quantities, s->quantity);
+                                  "x is %zu)", i, s->quantity_y, desc->num_quantities, s->quantity);
         ly = &desc->layouts[s->quantity_y];
         if (lx->elem_bytes != ly->elem_bytes || lx->number != ly->number)
             return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
@@ -875,7 +878,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
         size_t start;
         if (!hst__halo_align(off, HST_HALO_PEER_ALIGN, &off)) goto overflow;
         start = off;
-        for (i = 0; i < desc->n_specs; ++i) {
+        for (i = 0; i < desc->num_specs; ++i) {
             const hst_halo_spec *s = &desc->specs[i];
             unsigned r = unpack ? 0u : (s->rotation & 3u), c;
             const hst_halo_layout *lx = &desc->layouts[s->quantity];
@@ -977,8 +980,12 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
 
 HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
 {
+    hst_result synced;
     if (!p) return;
-    hst_halo_plan_synchronize(p);
+    /* a failed wait means the commands ended in error: they use the buffers no more, which
+       are released either way, and a void destroy has no one to tell */
+    synced = hst_halo_plan_synchronize(p);
+    (void)synced;
     hst_event_release(p->last_pack);
     hst_event_release(p->last_unpack);
     hst_kernel_destroy(p->kpack);
@@ -1009,12 +1016,12 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (!be || !desc || !out)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                               "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
-    nq = desc->n_quantities;
+    nq = desc->num_quantities;
     if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: n_quantities %zu (1 to %d) with layouts %s", F, nq,
+                              "%s: num_quantities %zu (1 to %d) with layouts %s", F, nq,
                               HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
-    if (desc->n_specs == 0 || !desc->specs)
+    if (desc->num_specs == 0 || !desc->specs)
         return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
                               "%s: no specs", F);
     p = (hst_halo_plan *)hst__halo_calloc(be, 1, sizeof *p);
@@ -1022,7 +1029,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (p) {
         p->be = be;   /* first: every later free goes through its allocator */
         p->qbytes = (size_t *)hst__halo_calloc(be, nq, sizeof(size_t));
-        p->npeers = desc->n_peers ? desc->n_peers : 1;
+        p->npeers = desc->num_peers ? desc->num_peers : 1;
         p->peer = (size_t *)(p->npeers <= SIZE_MAX / 4 ? hst__halo_calloc(be, 4 * p->npeers,
                                                                           sizeof(size_t)) : NULL);
     }
@@ -1041,7 +1048,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
             goto fail;
         }
     }
-    for (i = 0; i < desc->n_specs; ++i)
+    for (i = 0; i < desc->num_specs; ++i)
         if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
             goto fail;
     /* sizes first (no descriptors), then the table */
@@ -1050,7 +1057,7 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
-    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * n_specs each */
+    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * num_specs each */
     if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
         !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
         !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
@@ -1361,7 +1368,10 @@ static hst_result hst__halo_host_device(void *args, void *user)
         r = hst_halo_pack(p, q, c->n, w, 0, NULL, &e);
         if (r == HST_SUCCESS) r = hst_read(q, p->send, 0, c->buffer, p->send_total, 1, 1, &e, NULL);
     }
-    if (r != HST_SUCCESS) hst_queue_finish(q);   /* nothing may still use the wraps */
+    if (r != HST_SUCCESS) {   /* nothing may still use the wraps; r, the first error, is returned */
+        hst_result finished = hst_queue_finish(q);
+        (void)finished;
+    }
     hst_event_release(e);
     hst__halo_unwrap_all(c, w);
     return r;
@@ -1751,23 +1761,23 @@ HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_h
     return HST_SUCCESS;
 }
 
-HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fields,
+HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
                                             const hst_halo_field *fields,
                                             const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                            size_t *n_specs, hst_cubed_sphere_neighbor *peers,
-                                            hst_halo_boundary *peer_boundaries, size_t *n_peers)
+                                            size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                            hst_halo_boundary *peer_boundaries, size_t *num_peers)
 {
     size_t np = 0, ns = 0, f;
     int b;
     hst_result r;
-    if ((n_fields && (!fields || !layouts)) || !specs || !n_specs || !n_peers)
+    if ((num_fields && (!fields || !layouts)) || !specs || !num_specs || !num_peers)
         return HST_ERROR_INVALID_ARGUMENT;
     for (b = 0; b < 8; ++b) {
         hst_cubed_sphere_neighbor nb;
         if ((r = hst_cubed_sphere_neighbor_of(layout, rank, (hst_halo_boundary)b, &nb)) != HST_SUCCESS)
             return r;
         if (nb.rank < 0) continue;
-        for (f = 0; f < n_fields; ++f) {
+        for (f = 0; f < num_fields; ++f) {
             const hst_halo_field *fd = &fields[f];
             r = fd->vector ? hst_halo_spec_vector(&layouts[fd->quantity], fd->quantity,
                                                   &layouts[fd->quantity_y], fd->quantity_y,
@@ -1781,8 +1791,8 @@ HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t n_fi
         if (peer_boundaries) peer_boundaries[np] = (hst_halo_boundary)b;
         ++np;
     }
-    *n_specs = ns;
-    *n_peers = np;
+    *num_specs = ns;
+    *num_peers = np;
     return HST_SUCCESS;
 }
 

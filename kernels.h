@@ -26,6 +26,9 @@
      HST_KERNELS_IMPLEMENTATION             the implementation TU: compile kernels.h's body only
      HST_STATIC                             every TU: all functions `static` (embed twice)
      HST_API                                every TU: the declaration prefix (default `extern`)
+     HST_NO_ESRRF_KERNELS                   every TU: leave out the eSRRF program and its twins
+                                            (about 1,700 lines) for a program that does not
+                                            include esrrf.h (which then refuses to compile)
 
    Kernel sources. The vocabulary program is ONE generic OpenCL C 1.2 source, built once per dtype
    with -DHST_DT=<hst_dtype value> (hst_kernels_vocab_options) and, where the device has
@@ -398,6 +401,7 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
 /* <<stream kernels */
 
 /* >>esrrf kernels */
+#ifndef HST_NO_ESRRF_KERNELS   /* an embedder without esrrf.h may drop this text */
 
 /* The eSRRF program: enhanced super-resolution radial fluctuations (Culley et al., "Super-
    resolution radial fluctuations", Nat. Methods 2016; eSRRF: Laine et al., Nat. Methods 2023),
@@ -662,6 +666,8 @@ HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stri
 #define HST_K_ESRRF_MAX_MAG 32
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
+#endif /* HST_NO_ESRRF_KERNELS */
+
 /* <<esrrf kernels */
 
 /* >>halo kernels */
@@ -750,7 +756,7 @@ enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WI
 /* The halo program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_halo_source(size_t *count);
 /* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. Thread-safe. */
-HST_API const char *hst_kernels_halo_options(size_t n_quantities);
+HST_API const char *hst_kernels_halo_options(size_t num_quantities);
 /* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels. Runs
    along a contiguous slot dimension (step 1) move with one memcpy; others element by element.
    Thread-safe. */
@@ -2574,6 +2580,7 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 /* <<stream kernels */
 
 /* >>esrrf kernels */
+#ifndef HST_NO_ESRRF_KERNELS   /* an embedder without esrrf.h may drop this text */
 
 /* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
 
@@ -4339,6 +4346,8 @@ HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t cols
         }
 }
 
+#endif /* HST_NO_ESRRF_KERNELS */
+
 /* <<esrrf kernels */
 
 /* >>halo kernels */
@@ -4678,14 +4687,14 @@ HST__KDEF const char *const *hst_kernels_halo_source(size_t *count)
     return hst__halo_src;
 }
 
-HST__KDEF const char *hst_kernels_halo_options(size_t n_quantities)
+HST__KDEF const char *hst_kernels_halo_options(size_t num_quantities)
 {
     static const char *const options[] = {
         "-DHST_HALO_NQ=8", "-DHST_HALO_NQ=16", "-DHST_HALO_NQ=24", "-DHST_HALO_NQ=32",
         "-DHST_HALO_NQ=40", "-DHST_HALO_NQ=48", "-DHST_HALO_NQ=56", "-DHST_HALO_NQ=64"
     };
-    if (n_quantities == 0 || n_quantities > HST_K_HALO_MAX_QUANTITIES) return NULL;
-    return options[(n_quantities - 1) / 8];
+    if (num_quantities == 0 || num_quantities > HST_K_HALO_MAX_QUANTITIES) return NULL;
+    return options[(num_quantities - 1) / 8];
 }
 
 HST__KDEF void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,

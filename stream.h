@@ -19,12 +19,14 @@
        const int in[1] = {0}, out[1] = {1};
        arrays[0].kind = HST_STREAM_INPUT;  arrays[0].host = x; arrays[0].slice_bytes = 512*512*4;
        arrays[1].kind = HST_STREAM_OUTPUT; arrays[1].host = y; arrays[1].slice_bytes = 512*512*4;
-       stage.sources = &my_cl_source; stage.source_count = 1; stage.kernel = "affine";
+       stage.sources = &my_cl_source; stage.num_sources = 1; stage.kernel = "affine";
        stage.host = affine_host; stage.items_per_slice = 512 * 512;
        stage.num_inputs = 1; stage.inputs = in; stage.num_outputs = 1; stage.outputs = out;
        desc.backends = &be; desc.num_backends = 1; desc.num_slices = N; desc.budget_bytes = 256 << 20;
        desc.arrays = arrays; desc.num_arrays = 2; desc.stages = &stage; desc.num_stages = 1;
-       hst_stream_create(&desc, &s); hst_stream_run(s, NULL); hst_stream_destroy(s);
+       hst_result r = hst_stream_create(&desc, &s);
+       if (r == HST_SUCCESS) { r = hst_stream_run(s, NULL); hst_stream_destroy(s); }
+       if (r != HST_SUCCESS) return 1;            // the backend's log says why
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -267,7 +269,7 @@ typedef struct hst_stream_array {
 typedef struct hst_stream_stage {
     const char *name;                       /* for messages; may be NULL */
     const char *const *sources;             /* OpenCL C program (pieces) and build options */
-    size_t source_count;
+    size_t num_sources;
     const char *options;
     const char *kernel;                     /* kernel name in the program */
     hst_stream_host_fn host;                /* host twin: required on the host device (which
@@ -288,7 +290,7 @@ typedef struct hst_stream_stage {
                                                walks [begin, end) itself, in order (reductions
                                                along the slice axis into GLOBAL arrays) */
     hst_stream_array_fn arrays_fn;          /* a call instead of a kernel: then sources,
-                                               source_count, options, kernel and host must be
+                                               num_sources, options, kernel and host must be
                                                unset (items_per_slice, local_size and
                                                loop_slices are ignored) */
     void *arrays_user;                      /* arrays_fn's user pointer */
@@ -397,7 +399,7 @@ typedef struct hst_stream_report {
    hst_stream_destroy is then collective too (it frees the stream's duplicate communicator).
    The stream holds its backends (hst_backend_hold) until hst_stream_destroy: destroying one
    under it is refused. */
-HST_API hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
+HST_API HST_NODISCARD hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream **out);
 HST_API void hst_stream_destroy(hst_stream *s);
 
 /* Runs the chain over all N slices (blocking: returns when every output is in the caller's
@@ -412,7 +414,7 @@ HST_API void hst_stream_destroy(hst_stream *s);
    also when a rank with slices has not been given the memory of a sliced array. After a
    failed run (a cancel included) the GLOBAL arrays are not combined: each caller array holds
    what that rank left there (unspecified). */
-HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
+HST_API HST_NODISCARD hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
 
 /* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
    Over MPI ranks the memory holds this rank's loaded slices only (hst_stream_rank_range), from
@@ -421,12 +423,12 @@ HST_API hst_result hst_stream_run(hst_stream *s, hst_stream_report *report);
    Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
    create refuses), HST_ERROR_SHAPE (a pinned buffer too small).
    Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
+HST_API HST_NODISCARD hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host, hst_buffer *pinned);
 /* Replaces n arrays at once (idx[k] gets host[k] or pinned[k]; either list may be NULL), checked
    together: how an iterative method swaps the roles of two arrays. All or nothing.
    Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
-                                         void *const *host, hst_buffer *const *pinned);
+HST_API HST_NODISCARD hst_result hst_stream_set_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                       void *const *host, hst_buffer *const *pinned);
 
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
@@ -455,7 +457,7 @@ typedef struct hst_stream_block_info {
     uint64_t largest_slices;
     uint64_t device_bytes;
 } hst_stream_block_info;
-HST_API hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
+HST_API HST_NODISCARD hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info);
 /* The choice registry's operation that splits the slices across the devices, for inspection
    (hst_choice_stats) or to feed timings measured elsewhere (hst_choice_record): registered on
    backends[0] as "stream_split_<16 hex digits>", a 64-bit FNV-1a hash of the stages (names,
@@ -479,15 +481,15 @@ HST_API hst_choice_op *hst_stream_choice_op(const hst_stream *s);   /* NULL for 
    rank without slices gets empty ranges (begin == end) and needs no memory. Fixed for the
    stream's life. Any pointer may be NULL. Not collective. Errors: HST_ERROR_INVALID_ARGUMENT
    (s NULL). Thread safety: while alive. */
-HST_API hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
-                                         uint64_t *load_begin, uint64_t *load_end);
+HST_API HST_NODISCARD hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
+                                                       uint64_t *load_begin, uint64_t *load_end);
 
 /* Replaces the pinned arrays of n arrays at once (idx[k] gets arrays[k]), as
    hst_stream_set_arrays does: the arrays must have been made pinned (a pinned buffer or a
    pinned array: either may replace either), and the replacement holds at least N slices of
    their slice_bytes. Errors as hst_stream_set_arrays. Thread safety: per object (the stream). */
-HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
-                                                hst_stream_pinned *const *arrays);
+HST_API HST_NODISCARD hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
+                                                              hst_stream_pinned *const *arrays);
 
 /* ---------------------------------------------------------------------------------------------
    The copy model of the default block size: t0, the overhead of one transfer command
@@ -510,7 +512,7 @@ HST_API hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const
 #define HST_STREAM_COPY_REPS 5
 #define HST_STREAM_COPY_FALLBACK_OVERHEAD_S 20e-6   /* about twice an H100's blocking 4 KiB copy (8.8 us) */
 #define HST_STREAM_COPY_FALLBACK_BYTES_PER_S 25e9   /* PCIe 4.0 x16 in practice */
-HST_API hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
+HST_API HST_NODISCARD hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, double *bytes_per_s);
 /* The operation (registered on first use), or NULL on the host device or when it cannot be
    registered (logged). Thread safety: per backend. */
 HST_API hst_choice_op *hst_stream_copy_op(hst_backend *be);
@@ -535,9 +537,9 @@ HST_API hst_choice_op *hst_stream_copy_op(hst_backend *be);
    chunk beyond the device's largest allocation or the backend's limit; a slice larger than
    one allocation), OpenCL codes, HST_ERROR_OUT_OF_HOST_MEMORY (nothing is left allocated).
    Thread safety: per backend. */
-HST_API hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes,
-                                            uint64_t num_slices, uint64_t chunk_slices,
-                                            hst_stream_pinned **out);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_bytes,
+                                                          uint64_t num_slices, uint64_t chunk_slices,
+                                                          hst_stream_pinned **out);
 /* Frees every chunk; NULL ignored. Thread safety: per backend. */
 HST_API void hst_stream_pinned_destroy(hst_stream_pinned *p);
 /* The whole array as one pointer, or NULL where the chunks are apart (see above).
@@ -554,10 +556,10 @@ HST_API size_t hst_stream_pinned_chunks(const hst_stream_pinned *p);
 /* Copies slices [first, first + count) from src (count slices, contiguous) into the array, or
    out of it into dst. Errors: HST_ERROR_INVALID_ARGUMENT (NULL arguments, the range beyond
    num_slices). Thread safety: per object (the array). */
-HST_API hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src,
-                                           uint64_t count);
-HST_API hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst,
-                                          uint64_t count);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_write(hst_stream_pinned *p, uint64_t first, const void *src,
+                                                         uint64_t count);
+HST_API HST_NODISCARD hst_result hst_stream_pinned_read(const hst_stream_pinned *p, uint64_t first, void *dst,
+                                                        uint64_t count);
 
 #ifdef __cplusplus
 }
@@ -710,21 +712,13 @@ struct hst_stream {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-/* The log item of a refusal's code. */
-static hst_log_item hst__item_of(hst_result code) {
-    switch (code) {
-    case HST_ERROR_OVERFLOW: return HST_LOGITEM_SIZE_OVERFLOW;
-    case HST_ERROR_OUT_OF_DEVICE_MEMORY: return HST_LOGITEM_OUT_OF_DEVICE_MEMORY;
-    case HST_ERROR_SHAPE: return HST_LOGITEM_SHAPE_MISMATCH;
-    case HST_ERROR_NOT_BUILT_IN: return HST_LOGITEM_NOT_BUILT_IN;
-    default: return HST_LOGITEM_BAD_ARGUMENT;
-    }
-}
-
-static hst_result hst__vbad(const hst_backend *be, hst_result code, const char *fmt, va_list ap) {
+/* A refusal: logged as an error with its item (the finest that fits: HST_LOGITEM_LIST says
+   which), its code returned. */
+static hst_result hst__vbad(const hst_backend *be, hst_result code, hst_log_item item, const char *fmt,
+                            va_list ap) {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    hst_backend_log(be, HST_LOG_ERROR, hst__item_of(code), "hst_stream: %s", msg);
+    hst_backend_log(be, HST_LOG_ERROR, item, "hst_stream: %s", msg);
     return code;
 }
 
@@ -734,23 +728,23 @@ static const hst_backend *hst__desc_be(const hst_stream_desc *d) {
     return d && d->backends && d->num_backends ? d->backends[0] : NULL;
 }
 
-HST__SPRINTF(3, 4)
-static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, const char *fmt, ...) {
+HST__SPRINTF(4, 5)
+static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, hst_log_item item, const char *fmt, ...) {
     va_list ap;
     hst_result r;
     va_start(ap, fmt);
-    r = hst__vbad(hst__desc_be(d), code, fmt, ap);
+    r = hst__vbad(hst__desc_be(d), code, item, fmt, ap);
     va_end(ap);
     return r;
 }
 
 /* The same through one backend's logger (NULL: the default logger). */
-HST__SPRINTF(3, 4)
-static hst_result hst__bbad(const hst_backend *be, hst_result code, const char *fmt, ...) {
+HST__SPRINTF(4, 5)
+static hst_result hst__bbad(const hst_backend *be, hst_result code, hst_log_item item, const char *fmt, ...) {
     va_list ap;
     hst_result r;
     va_start(ap, fmt);
-    r = hst__vbad(be, code, fmt, ap);
+    r = hst__vbad(be, code, item, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -815,16 +809,16 @@ HST__SDEF hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_byte
     size_t total;
     uint64_t fit;
     hst_result r;
-    if (!be || !out) return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", F, be ? "out" : "be");
+    if (!be || !out) return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "%s: %s is NULL", F, be ? "out" : "be");
     *out = NULL;
     if (!slice_bytes || !num_slices)
-        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "%s: slice_bytes and num_slices must be > 0", F);
+        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "%s: slice_bytes and num_slices must be > 0", F);
     if (num_slices > SIZE_MAX || !hst__smul(slice_bytes, (size_t)num_slices, &total))
-        return hst__bbad(be, HST_ERROR_OVERFLOW, "%s: %llu slices of %zu bytes overflow size_t", F,
+        return hst__bbad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "%s: %llu slices of %zu bytes overflow size_t", F,
                          (unsigned long long)num_slices, slice_bytes);
     fit = hst_backend_is_host(be) ? num_slices : hst_backend_device(be)->max_alloc_bytes / slice_bytes;
     if (fit == 0)
-        return hst__bbad(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, "%s: a slice of %zu bytes exceeds the device's "
+        return hst__bbad(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "%s: a slice of %zu bytes exceeds the device's "
                          "largest allocation", F, slice_bytes);
     if (!chunk_slices || chunk_slices > num_slices) chunk_slices = chunk_slices ? num_slices : fit;
     if (!(p = (hst_stream_pinned *)hst__scalloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -863,7 +857,7 @@ static hst_result hst__pinned_copy(const hst_stream_pinned *p, uint64_t first, v
                                    uint64_t count, int to_array) {
     unsigned char *m = (unsigned char *)mem;
     if (!p || (!mem && count) || first > p->num_slices || count > p->num_slices - first)
-        return hst__bbad(p ? p->be : NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_pinned_%s: %s", to_array ? "write" : "read",
+        return hst__bbad(p ? p->be : NULL, HST_ERROR_INVALID_ARGUMENT, !p || !mem ? HST_LOGITEM_NULL_ARGUMENT : HST_LOGITEM_OUT_OF_RANGE, "hst_stream_pinned_%s: %s", to_array ? "write" : "read",
                          !p ? "p is NULL" : !mem ? "the memory is NULL" : "slices beyond the array");
     while (count) {
         uint64_t run;
@@ -898,18 +892,18 @@ static int hst__stream_writes(const hst_stream_stage *st, int a) {
 static hst_result hst__check_backends(const hst_stream_desc *d) {
     unsigned i, hosts = 0;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_backends %u: give 1..%d backends",
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_backends %u: give 1..%d backends",
                          d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++) {
-        if (!d->backends[i]) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "backends[%u] is NULL", i);
+        if (!d->backends[i]) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "backends[%u] is NULL", i);
         hosts += hst_backend_is_host(d->backends[i]) != 0;
     }
     if (hosts && hosts != d->num_backends)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "backends mix the host device and OpenCL devices");
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "backends mix the host device and OpenCL devices");
     if (d->weights)
         for (i = 0; i < d->num_backends; i++)
             if (!(d->weights[i] > 0.0))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "weights[%u] must be > 0", i);
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "weights[%u] must be > 0", i);
     return HST_SUCCESS;
 }
 
@@ -920,13 +914,13 @@ static hst_result hst__check_global_buffers(const hst_stream_desc *d, unsigned i
     for (k = 0; k < d->num_backends; k++) {
         const hst_buffer *b = a->buffers[k];
         if (!b || hst_buffer_backend(b) != d->backends[k])
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].buffers[%u] is %s", i, k,
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, b ? HST_LOGITEM_BAD_ARGUMENT : HST_LOGITEM_NULL_ARGUMENT, "arrays[%u].buffers[%u] is %s", i, k,
                              b ? "a buffer of another backend than backends[k]" : "NULL");
         if (hst_buffer_bytes(b) < a->global_bytes)
-            return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u].buffers[%u] holds %zu bytes, global_bytes is %zu",
+            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u].buffers[%u] holds %zu bytes, global_bytes is %zu",
                              i, k, hst_buffer_bytes(b), a->global_bytes);
         if (hst_backend_is_host(d->backends[k]) && !hst_buffer_host_ptr(b))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].buffers[%u] has no host memory", i, k);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].buffers[%u] has no host memory", i, k);
     }
     return HST_SUCCESS;
 }
@@ -940,16 +934,16 @@ static hst_result hst__check_pinned(const hst_stream *s, unsigned i, const hst_b
     uint64_t slices = s->load1 - s->load0;
     size_t total = slice_bytes * (size_t)slices;   /* N slices were checked at create */
     if (pinned && hst_buffer_bytes(pinned) < total)
-        return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
+        return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
                          i, hst_buffer_bytes(pinned), total);
     if (pinned && !hst_buffer_host_ptr(pinned))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
     if (pa && (pa->slice_bytes != slice_bytes || pa->num_slices < slices))
-        return hst__sbad(d, HST_ERROR_SHAPE, "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
+        return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
                          "%llu slices of %zu needed", i, (unsigned long long)pa->num_slices, pa->slice_bytes,
                          (unsigned long long)slices, slice_bytes);
     if (pa && hst_backend_is_host(d->backends[0]) && !hst_stream_pinned_host(pa))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].pinned_array lies in %zu chunks apart: the "
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].pinned_array lies in %zu chunks apart: the "
                          "host device needs one pointer (make the array on a host backend)", i, pa->chunks);
     return HST_SUCCESS;
 }
@@ -959,31 +953,31 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
     size_t total;
     hst_result r;
     if (!d->arrays || d->num_arrays < 1 || d->num_arrays > HST_STREAM_MAX_ARRAYS)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_arrays %u: give 1..%d arrays",
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_arrays %u: give 1..%d arrays",
                          d->num_arrays, HST_STREAM_MAX_ARRAYS);
     for (i = 0; i < d->num_arrays; i++) {
         const hst_stream_array *a = &d->arrays[i];
         if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_GLOBAL)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
         if (a->kind == HST_STREAM_GLOBAL) {
             if (!a->global_bytes || !a->host == !a->buffers || a->pinned || a->pinned_array)
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and "
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and "
                                  "exactly one of host memory and buffers", i);
             if ((a->dtype != HST_F32 && a->dtype != HST_F64) || a->global_bytes % hst_dtype_size(a->dtype))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
             if (a->buffers && (r = hst__check_global_buffers(d, i)) != HST_SUCCESS) return r;
             continue;
         }
-        if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u].slice_bytes is 0", i);
+        if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "arrays[%u].slice_bytes is 0", i);
         if (d->num_slices > SIZE_MAX || !hst__smul(a->slice_bytes, (size_t)d->num_slices, &total))
-            return hst__sbad(d, HST_ERROR_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
+            return hst__sbad(d, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
                              i, (unsigned long long)d->num_slices, a->slice_bytes);
         if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned || a->pinned_array))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
         /* with ranks the memory may come after create, once the rank knows its range */
         if (a->kind != HST_STREAM_TEMP && (!a->host + !a->pinned + !a->pinned_array) != 2 &&
             !(d->mpi_comm && !a->host && !a->pinned && !a->pinned_array))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and "
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and "
                              "pinned_array%s", i, d->mpi_comm ? " (or none, given later by hst_stream_set_array)" : "");
     }
     return HST_SUCCESS;
@@ -993,16 +987,16 @@ static hst_result hst__check_binding(const hst_stream_desc *d, unsigned s, const
                                      unsigned n, const int *idx, const int *written) {
     unsigned k;
     if (n > HST_STREAM_MAX_BINDINGS || (n && !idx))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].%s: %u bindings (at most %d, and the list must not be NULL)",
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].%s: %u bindings (at most %d, and the list must not be NULL)",
                          s, what, n, HST_STREAM_MAX_BINDINGS);
     for (k = 0; k < n; k++) {
         int a = idx[k];
         if (a < 0 || (unsigned)a >= d->num_arrays)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].%s[%u] = %d is not an array index", s, what, k, a);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].%s[%u] = %d is not an array index", s, what, k, a);
         if (what[0] == 'o' && d->arrays[a].kind == HST_STREAM_INPUT)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] writes arrays[%d], an INPUT", s, a);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] writes arrays[%d], an INPUT", s, a);
         if (what[0] == 'i' && (d->arrays[a].kind == HST_STREAM_TEMP || d->arrays[a].kind == HST_STREAM_OUTPUT) && !written[a])
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads arrays[%d] before any stage writes it", s, a);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] reads arrays[%d] before any stage writes it", s, a);
     }
     return HST_SUCCESS;
 }
@@ -1012,31 +1006,31 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
     int written[HST_STREAM_MAX_ARRAYS] = {0};
     hst_result r;
     if (!d->stages || d->num_stages < 1 || d->num_stages > HST_STREAM_MAX_STAGES)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
         const char *name = st->name ? st->name : "unnamed";
         unsigned k;
-        if (st->arrays_fn && (st->kernel || st->sources || st->source_count || st->options || st->host))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
+        if (st->arrays_fn && (st->kernel || st->sources || st->num_sources || st->options || st->host))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
                              "is a call (arrays_fn) or a kernel with its host twin, not both", s, name,
-                             st->kernel ? "a kernel" : st->sources || st->source_count ? "sources"
+                             st->kernel ? "a kernel" : st->sources || st->num_sources ? "sources"
                              : st->options ? "options" : "a host twin");
         if (!st->arrays_fn && !st->host && hst_backend_is_host(d->backends[0]))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
                              "the host device runs every stage through its host twin", s, name);
-        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->source_count || !st->kernel))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name "
+        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->num_sources || !st->kernel))
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name "
                              "(or arrays_fn, a call)", s);
         if (!st->arrays_fn && !st->items_per_slice)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].items_per_slice is 0", s);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "stages[%u].items_per_slice is 0", s);
         if (st->num_inputs + st->num_outputs == 0)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] binds no array", s);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "stages[%u] binds no array", s);
         if (st->num_scalars > HST_STREAM_MAX_SCALARS)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].num_scalars %u > %d", s, st->num_scalars, HST_STREAM_MAX_SCALARS);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].num_scalars %u > %d", s, st->num_scalars, HST_STREAM_MAX_SCALARS);
         for (k = 0; k < st->num_scalars; k++)
             if (!st->scalars[k] || !st->scalar_bytes[k])
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u].scalars[%u] is NULL or has 0 bytes", s, k);
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "stages[%u].scalars[%u] is NULL or has 0 bytes", s, k);
         if ((r = hst__check_binding(d, s, "inputs", st->num_inputs, st->inputs, written)) != HST_SUCCESS) return r;
         if ((r = hst__check_binding(d, s, "outputs", st->num_outputs, st->outputs, written)) != HST_SUCCESS) return r;
         for (k = 0; k < st->num_outputs; k++) written[st->outputs[k]] = 1;
@@ -1047,23 +1041,23 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
 static hst_result hst__check_accs(const hst_stream_desc *d) {
     unsigned i;
     if (d->num_accumulators > HST_STREAM_MAX_ACCUMULATORS || (d->num_accumulators && !d->accumulators))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
     for (i = 0; i < d->num_accumulators; i++) {
         const hst_stream_acc *a = &d->accumulators[i];
         size_t es = hst_dtype_size(a->dtype);
         if (a->kind < HST_STREAM_SUM || a->kind > HST_STREAM_DIFF2)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u].kind %d", i, (int)a->kind);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "accumulators[%u].kind %d", i, (int)a->kind);
         if (a->dtype != HST_F32 && a->dtype != HST_C64)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u].dtype: f32 or c64", i);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "accumulators[%u].dtype: f32 or c64", i);
         if (a->a < 0 || (unsigned)a->a >= d->num_arrays || (a->kind == HST_STREAM_DIFF2 && (a->b < 0 || (unsigned)a->b >= d->num_arrays)))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u]: array index out of range", i);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "accumulators[%u]: array index out of range", i);
         if (d->arrays[a->a].kind == HST_STREAM_GLOBAL || (a->kind == HST_STREAM_DIFF2 && d->arrays[a->b].kind == HST_STREAM_GLOBAL))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "accumulators[%u]: GLOBAL arrays have no slices", i);
+            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "accumulators[%u]: GLOBAL arrays have no slices", i);
         if (d->arrays[a->a].slice_bytes % es)
-            return hst__sbad(d, HST_ERROR_SHAPE, "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
+            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
                              i, d->arrays[a->a].slice_bytes, hst_dtype_name(a->dtype));
         if (a->kind == HST_STREAM_DIFF2 && d->arrays[a->a].slice_bytes != d->arrays[a->b].slice_bytes)
-            return hst__sbad(d, HST_ERROR_SHAPE, "accumulators[%u]: a and b differ in slice size", i);
+            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "accumulators[%u]: a and b differ in slice size", i);
     }
     return HST_SUCCESS;
 }
@@ -1139,7 +1133,7 @@ static hst_result hst__check_aliasing(const hst_stream *str) {
         uint64_t reach_in = hst__reach(hst__reach(reach_out, st->halo_lo, N), st->halo_hi, N);
         for (k = 0; k < st->num_outputs; k++)
             if (arrays[st->outputs[k]].kind == HST_STREAM_GLOBAL && (ext_lo[s] || ext_hi[s]))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
                                  "beyond the owned slices (a later stage has a halo): slices would count twice", s, st->outputs[k]);
         for (k = 0; k < st->num_inputs + st->num_outputs; k++) {
             int a = k < st->num_inputs ? st->inputs[k] : st->outputs[k - st->num_inputs];
@@ -1148,14 +1142,14 @@ static hst_result hst__check_aliasing(const hst_stream *str) {
                 ra->kind == HST_STREAM_GLOBAL) continue;
             if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
             if (ra->kind == HST_STREAM_INOUT)
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
+                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
                                  "owned slices (halo or a later stage's halo): the result would depend on the "
                                  "block order; use separate input and output arrays", s, a);
             for (w = 0; w < d->num_arrays; w++) {
                 const hst_stream_array *wa = &arrays[w];
                 if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT)) continue;
                 if (hst__overlap(wa, ra, str->load1 - str->load0))
-                    return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
+                    return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
                                      "which stages[%u] reads with a halo: refused, the streamed result would "
                                      "differ from the whole-array one", w, a, s);
             }
@@ -1285,7 +1279,7 @@ HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, 
     unsigned dir;
     hst_result r;
     if (!be || !overhead_s || !bytes_per_s)
-        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "hst_stream_copy_model: %s is NULL",
+        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_copy_model: %s is NULL",
                          !be ? "be" : !overhead_s ? "overhead_s" : "bytes_per_s");
     *overhead_s = *bytes_per_s = 0.0;
     if (hst_backend_is_host(be)) return HST_SUCCESS;
@@ -1295,7 +1289,7 @@ HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, 
         double tl = hst__copy_seconds(op, dir, HST_STREAM_COPY_LARGE_BYTES);
         double bw = tl > ts ? (L - S) / (tl - ts) : L / tl;
         if (!(ts > 0.0 && tl > 0.0))
-            return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, "hst_stream_copy_model: %s is not halostream's copy "
+            return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_stream_copy_model: %s is not halostream's copy "
                              "operation (its implementations differ)", HST_STREAM_COPY_OP);
         if (ts > *overhead_s) *overhead_s = ts;
         if (dir == 0 || bw < *bytes_per_s) *bytes_per_s = bw;
@@ -1370,13 +1364,13 @@ static hst_result hst__largest_block(const hst_stream *s, uint64_t *largest) {
     if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
         uint64_t per = hst__slice_sum(s), H = hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
         if (s->desc.budget_bytes && s->desc.budget_bytes / per <= H)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one block "
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one block "
                              "on the host device: at least %llu bytes", (unsigned long long)((H + 1) * per));
         if (s->desc.budget_bytes) b = s->desc.budget_bytes / per - H;
     } else {
         for (d = 0; d < s->desc.num_backends; d++) {
             if ((m = hst__max_block(s, s->backends[d], &need)) == 0)
-                return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one "
+                return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one "
                                  "block on %s: the ring of %u slots needs at least %llu bytes (and every "
                                  "buffer within the device's largest allocation)",
                                  hst_backend_device(s->backends[d])->name, s->ring, (unsigned long long)need);
@@ -1408,7 +1402,7 @@ static hst_result hst__choose_block(hst_stream *s) {
     if (r != HST_SUCCESS) return r;
     if (s->desc.block_slices) {
         if (s->desc.block_slices > b && s->desc.block_slices <= s->own1 - s->own0)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most "
+            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most "
                              "%llu (hst_stream_block_query gives the largest)",
                              (unsigned long long)s->desc.block_slices, (unsigned long long)b);
         b = s->desc.block_slices;
@@ -1439,9 +1433,9 @@ HST__SDEF hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_str
     hst_stream *s = NULL;
     uint64_t largest = 0;
     hst_result r;
-    if (!info) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: info is NULL");
+    if (!info) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_block_query: info is NULL");
     memset(info, 0, sizeof *info);
-    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_block_query: desc is NULL");
+    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_block_query: desc is NULL");
     if ((r = hst__create_local(desc, &s)) == HST_SUCCESS && (r = hst__largest_block(s, &largest)) == HST_SUCCESS) {
         info->largest_slices = largest;
         info->block_slices = !desc->block_slices ? hst__default_block(s, largest)
@@ -1479,8 +1473,8 @@ static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
         h = hst__fnv_str(h, g->name);
         h = hst__fnv_u64(h, g->arrays_fn != NULL);   /* a call (its address is no identity) */
         if (!s->host && !g->arrays_fn) {   /* the host device reads none of these: they may be unset there */
-            h = hst__fnv_str(hst__fnv_u64(h, g->source_count), g->kernel);
-            for (k = 0; k < g->source_count; k++) h = hst__fnv_str(h, g->sources[k]);
+            h = hst__fnv_str(hst__fnv_u64(h, g->num_sources), g->kernel);
+            for (k = 0; k < g->num_sources; k++) h = hst__fnv_str(h, g->sources[k]);
             h = hst__fnv_str(h, g->options);
         }
         h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
@@ -1636,11 +1630,14 @@ static void hst__split_record(hst_stream *s) {
         const hst__sdev *dv = &s->devs[d];
         double t = dv->end_s - dv->start_s;
         char impl[16];
+        hst_result lost;
         if (dv->r1 == dv->r0 || !(t > 0.0)) continue;   /* no slices (or a clock that did
                                                             not move): no speed */
         hst__split_impl_name(d, impl, sizeof impl);
-        /* a timing lost to a full host memory costs split quality only: nothing to report */
-        (void)hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));
+        /* a timing lost to a full host memory costs split quality only: nothing to report
+           (GCC warns on a (void) cast of a warn_unused_result call, not on a variable's) */
+        lost = hst_choice_record(s->split_op, &s->split_sig, 1, impl, t / (double)(dv->r1 - dv->r0));
+        (void)lost;
     }
 }
 
@@ -1651,7 +1648,7 @@ static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
         const hst_stream_stage *g = &s->stages[st];
         hst_program *prog;
         if (g->arrays_fn) continue;   /* a call: no kernel */
-        if ((r = hst_program_build(d->be, g->source_count, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
+        if ((r = hst_program_build(d->be, g->num_sources, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
         r = hst_kernel_create(prog, g->kernel, &d->kernels[st]);
         hst_program_release(prog);
         if (r != HST_SUCCESS) return r;
@@ -1714,7 +1711,7 @@ static hst_result hst__stream_host_scratch(hst_stream *s) {
         if (hst__needs_scratch(s, i)) {
             size_t bytes;
             if (!hst__smul((size_t)loaded, s->arrays[i].slice_bytes, &bytes))
-                return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "arrays[%u]: one block's scratch overflows size_t", i);
+                return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: one block's scratch overflows size_t", i);
             s->scratch[i] = (unsigned char *)hst_backend_alloc(s->backends[0], bytes);
             if (!s->scratch[i]) return HST_ERROR_OUT_OF_HOST_MEMORY;
         }
@@ -1769,9 +1766,9 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
 static hst_result hst__stream_validate(const hst_stream_desc *d) {
     hst_result r;
     if ((r = hst__check_backends(d)) != HST_SUCCESS) return r;
-    if (d->num_slices == 0) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "num_slices is 0");
+    if (d->num_slices == 0) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "num_slices is 0");
     if (d->ring == 1 || d->ring > HST__STREAM_MAX_RING)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, "ring %u: 2..%d slots (0: %d)", d->ring,
+        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring %u: 2..%d slots (0: %d)", d->ring,
                          HST__STREAM_MAX_RING, HST__STREAM_DEFAULT_RING);
     if ((r = hst__check_arrays(d)) != HST_SUCCESS) return r;
     if ((r = hst__check_stages(d)) != HST_SUCCESS) return r;
@@ -1843,7 +1840,7 @@ static hst_result hst__create_setup(hst_stream *s) {
     if ((r = hst__check_local_memory(s)) != HST_SUCCESS || (r = hst__check_aliasing(s)) != HST_SUCCESS) return r;
     if (!idle && (r = hst__choose_block(s)) != HST_SUCCESS) return r;
     if (!hst__smul((size_t)s->desc.num_slices, sizeof(double) * (s->desc.num_accumulators + 1), &acc_total))
-        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "accumulator slices");
+        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "accumulator slices");
     if (!(s->acc_slices = (double *)hst__scalloc(s->backends[0], acc_total))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (idle) return HST_SUCCESS;
     if (s->host) return hst__stream_host_scratch(s);
@@ -1858,9 +1855,9 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
     hst_stream *s = NULL;
     hst_result r;
     if (desc && desc->mpi_comm) return hst__create_ranks(desc, out);
-    if (!out) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (!out) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out is NULL");
     *out = NULL;
-    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "desc is NULL");
     if ((r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__create_setup(s);
     if (r != HST_SUCCESS) { hst_stream_destroy(s); return r; }
     hst__split_register(s);   /* last: a stream that failed registers nothing */
@@ -1870,7 +1867,7 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
 
 HST__SDEF hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
                                            uint64_t *load_begin, uint64_t *load_end) {
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_rank_range: s is NULL");
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_rank_range: s is NULL");
     if (own_begin) *own_begin = s->own0;
     if (own_end) *own_end = s->own1;
     if (load_begin) *load_begin = s->load0;
@@ -1890,11 +1887,13 @@ static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *ho
                                  const hst_stream_pinned *pa) {
     const char *F = "hst_stream_set_arrays";
     if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP || s->arrays[i].kind == HST_STREAM_GLOBAL)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT,
+                         i >= s->desc.num_arrays ? HST_LOGITEM_OUT_OF_RANGE : HST_LOGITEM_BAD_ARGUMENT,
+                         "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
     if ((!host + !pinned + !pa) != 2)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
     if (!s->deferred[i] && hst__is_pinned(&s->arrays[i]) != (pinned || pa))
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
                          hst__is_pinned(&s->arrays[i]) ? "pinned" : "pageable");
     return hst__check_pinned(s, i, pinned, pa);
 }
@@ -1905,9 +1904,9 @@ static hst_result hst__set_arrays(hst_stream *s, unsigned n, const unsigned *idx
     hst_stream_array saved[HST_STREAM_MAX_ARRAYS];
     hst_result r;
     unsigned k;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: s is NULL");
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_set_arrays: s is NULL");
     if (!n || n > s->desc.num_arrays || !idx || (!host && !pinned && !pa))
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_set_arrays: %u replacements", n);
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "hst_stream_set_arrays: %u replacements", n);
     for (k = 0; k < n; k++)
         if ((r = hst__check_set(s, idx[k], host ? host[k] : NULL, pinned ? pinned[k] : NULL,
                                 pa ? pa[k] : NULL)) != HST_SUCCESS) return r;
@@ -2453,11 +2452,11 @@ static hst_result hst__ranks_attach(hst_stream *s, MPI_Comm comm) {
     MPI_Comm_size(comm, &s->nranks);
     n = (size_t)s->nranks;
     if (s->desc.num_slices > INT_MAX)
-        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "num_slices %llu: at most INT_MAX with mpi_comm (MPI's "
+        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "num_slices %llu: at most INT_MAX with mpi_comm (MPI's "
                          "counts)", (unsigned long long)s->desc.num_slices);
     for (i = 0; i < s->desc.num_arrays; i++)
         if (s->arrays[i].kind == HST_STREAM_GLOBAL && s->arrays[i].global_bytes / hst_dtype_size(s->arrays[i].dtype) > INT_MAX)
-            return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, "arrays[%u]: a GLOBAL array of more than INT_MAX "
+            return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: a GLOBAL array of more than INT_MAX "
                              "elements with mpi_comm (MPI's counts)", i);
     s->bounds = (uint64_t *)hst_backend_alloc(be, (n + 1) * sizeof *s->bounds);
     s->peers = (uint64_t *)hst_backend_alloc(be, 2 * n * sizeof *s->peers);
@@ -2523,7 +2522,7 @@ static hst_result hst__ranks_split(hst_stream *s) {
     MPI_Allgather(&speed, 1, MPI_DOUBLE, s->speeds, 1, MPI_DOUBLE, s->comm);
     for (k = 1; k < n; k++)
         if (s->peers[2 * k] != s->peers[0] || s->peers[2 * k + 1] != s->peers[1])
-            return hst__sbad(&s->desc, HST_ERROR_SHAPE, "rank %u's description differs from rank 0's (num_slices "
+            return hst__sbad(&s->desc, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "rank %u's description differs from rank 0's (num_slices "
                              "%llu and %llu, or the arrays' kinds and sizes, the stages' halos and bindings, the "
                              "accumulators, reverse): every rank must give the same", k,
                              (unsigned long long)s->peers[2 * k], (unsigned long long)s->peers[0]);
@@ -2549,7 +2548,7 @@ static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **ou
     hst_result r = HST_SUCCESS;
     MPI_Comm_dup(*(const MPI_Comm *)desc->mpi_comm, &comm);
     if (out) *out = NULL;
-    else r = hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, "out is NULL");
+    else r = hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out is NULL");
     if (r == HST_SUCCESS && (r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__ranks_attach(s, comm);
     r = hst__ranks_agree(comm, hst__desc_be(desc), r, "hst_stream_create");
     if (r == HST_SUCCESS) r = hst__ranks_split(s);
@@ -2633,7 +2632,7 @@ static hst_result hst__ranks_run_end(hst_stream *s, hst_result r) {
 #else
 static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **out) {
     if (out) *out = NULL;
-    return hst__sbad(desc, HST_ERROR_NOT_BUILT_IN, "mpi_comm is set, but stream.h's implementation was compiled "
+    return hst__sbad(desc, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, "mpi_comm is set, but stream.h's implementation was compiled "
                      "without HST_STREAM_MPI");
 }
 #endif
@@ -2644,7 +2643,7 @@ static hst_result hst__check_run_memory(const hst_stream *s) {
     unsigned i;
     for (i = 0; i < s->desc.num_arrays; i++)
         if (hst__sliced(&s->arrays[i]) && !hst__has_memory(&s->arrays[i]))
-            return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: arrays[%u] has no memory: give "
+            return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE, "hst_stream_run: arrays[%u] has no memory: give "
                              "this rank's slices [%llu, %llu) with hst_stream_set_array", i,
                              (unsigned long long)s->load0, (unsigned long long)s->load1);
     return HST_SUCCESS;
@@ -2713,7 +2712,7 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     hst_stream_report local;
     double t0 = hst__now_s();
     hst_result r;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, "hst_stream_run: s is NULL");
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_run: s is NULL");
     s->done = 0;
     r = hst__run_local(s);
     s->runs++;

@@ -82,17 +82,17 @@ static void overhead(hst_backend *be)
     if (hst_choice_register(be, &d, &op) != HST_SUCCESS) die("register", -1);
     for (i = 0; i < OVERHEAD_SIGS; i++) {        /* a registry that has seen some sizes */
         sig[0] = 16 << (i % 16); sig[1] = 3 << (i / 16);
-        hst_choice_record(op, sig, 2, "serial", 3e-3);
-        hst_choice_record(op, sig, 2, "threaded", 1e-3);
-        hst_choice_record(op, sig, 2, "opencl", 2e-3);
+        CHECK(hst_choice_record(op, sig, 2, "serial", 3e-3));
+        CHECK(hst_choice_record(op, sig, 2, "threaded", 1e-3));
+        CHECK(hst_choice_record(op, sig, 2, "opencl", 2e-3));
     }
     sig[0] = 4096; sig[1] = 24;
-    for (i = 0; i < 1000; i++) hst_choice_run(op, sig, 2, NULL, NULL, NULL);   /* warm */
+    for (i = 0; i < 1000; i++) CHECK(hst_choice_run(op, sig, 2, NULL, NULL, NULL));   /* warm */
     t0 = now_s();
     for (i = 0; i < OVERHEAD_CALLS; i++) nop_run(NULL, NULL);
     direct = now_s() - t0;
     t0 = now_s();
-    for (i = 0; i < OVERHEAD_CALLS; i++) hst_choice_run(op, sig, 2, NULL, NULL, NULL);
+    for (i = 0; i < OVERHEAD_CALLS; i++) CHECK(hst_choice_run(op, sig, 2, NULL, NULL, NULL));
     chosen = now_s() - t0;
     per_call = (chosen - direct) / OVERHEAD_CALLS;
     printf("1. overhead of the choice per call (3 implementations, %d known signatures):\n"
@@ -104,12 +104,12 @@ static void overhead(hst_backend *be)
     for (i = 0; i < 3; i++) impls[i].run = spin_run;
     d.name = "spin10ms";
     if (hst_choice_register(be, &d, &op10) != HST_SUCCESS) die("register", -1);
-    for (i = 0; i < 8; i++) hst_choice_run(op10, sig, 2, NULL, NULL, NULL);   /* measure all */
+    for (i = 0; i < 8; i++) CHECK(hst_choice_run(op10, sig, 2, NULL, NULL, NULL));   /* measure all */
     t0 = now_s();
     for (i = 0; i < OP_10MS_CALLS; i++) spin_run(NULL, NULL);
     d10 = (now_s() - t0) / OP_10MS_CALLS;
     t0 = now_s();
-    for (i = 0; i < OP_10MS_CALLS; i++) hst_choice_run(op10, sig, 2, NULL, NULL, NULL);
+    for (i = 0; i < OP_10MS_CALLS; i++) CHECK(hst_choice_run(op10, sig, 2, NULL, NULL, NULL));
     c10 = (now_s() - t0) / OP_10MS_CALLS;
     printf("   a real 10 ms operation: %.4f ms direct, %.4f ms chosen: ratio %.5f "
            "(noise-limited)\n\n", 1e3 * d10, 1e3 * c10, c10 / d10);
@@ -312,7 +312,7 @@ static void devices_bench(hst_backend *host, int quick)
             hst_array_destroy(dev[i].z[s]);
         }
     }
-    for (i = 1; i < ndev; i++) hst_backend_destroy(dev[i].be);
+    for (i = 1; i < ndev; i++) CHECK(hst_backend_destroy(dev[i].be));
 }
 
 int main(int argc, char **argv)
@@ -330,6 +330,6 @@ int main(int argc, char **argv)
     if ((r = hst_choice_configure(host, &cd)) != HST_SUCCESS) die("configure", r);
     overhead(host);
     devices_bench(host, quick);
-    hst_backend_destroy(host);
+    CHECK(hst_backend_destroy(host));
     return 0;
 }

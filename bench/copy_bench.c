@@ -526,6 +526,6 @@ done:
     free_set(&c);
     hst_queue_destroy(c.q_up);
     hst_queue_destroy(c.q_down);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return status;
 }

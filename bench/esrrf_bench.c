@@ -216,11 +216,11 @@ static int several_devices(const args *a, const void *stack, float *const *out, 
     printf("  all %u devices        %9.3f ms per frame\n", n, many);
     printf("  speed-up             %9.3f\n", one / many);
     printf("  images               %s\n", same ? "bit-identical to one device" : "DIFFERENT from one device");
-    while (n) hst_backend_destroy(be[--n]);
+    while (n) CHECK(hst_backend_destroy(be[--n]));
     n = make_backends(a->device, 1, be);
     d.backends = be;
     stages(a, &d, stack, out);
-    while (n) hst_backend_destroy(be[--n]);
+    while (n) CHECK(hst_backend_destroy(be[--n]));
     return same ? 0 : 1;
 }
 
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
     if (!s.img) return 1;
     if (a.device && strchr(a.device, ',')) {
         int rc = several_devices(&a, stack, out, px);
-        hst_backend_destroy(be);
+        CHECK(hst_backend_destroy(be));
         return rc;
     }
     memset(&d, 0, sizeof d);
@@ -295,11 +295,11 @@ int main(int argc, char **argv)
         d.backends = &pbe;
         d.block_frames = 0;
         stages(&a, &d, stack, out);
-        hst_backend_destroy(pbe);
+        CHECK(hst_backend_destroy(pbe));
     }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);
     free(s.img);
     free(stack);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

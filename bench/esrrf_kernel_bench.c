@@ -319,7 +319,7 @@ static void bench(const options *o)
                flops * pm / o->peak_gflops / 1e6, bytes * pm / o->peak_gbs / 1e6);
     hst_buffer_destroy(r.frames);
     hst_buffer_destroy(r.rgc);
-    hst_backend_destroy(r.be);
+    CHECK(hst_backend_destroy(r.be));
     free(frame); free(ref); free(got);
 }
 

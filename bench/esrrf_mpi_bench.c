@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { free(one[m]); free(all[m]); }
     free(stack);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     MPI_Finalize();
     return same ? 0 : 1;
 }

@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
         check_round_trip(x, b[i].axes);
         hst_array_destroy(x);
     }
-    hst_backend_destroy(be);   /* frees the device memory before the peer allocates its own */
+    CHECK(hst_backend_destroy(be));   /* frees the device memory before the peer allocates its own */
     run_peer(peer, reps, b, 2, theirs);
     printf("| transform | ours (ms) | GFLOP/s | %s (ms) | speed ratio %s/ours |\n|---|---|---|---|---|\n",
            peer, peer);

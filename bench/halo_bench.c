@@ -181,7 +181,7 @@ static void large(hst_backend *be, int iters, size_t nf, int quick)
             for (i = 0; i < nf; i++)
                 CHECK(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)bd, r, (size_t)bd, &specs[ns++]));
         memset(&d, 0, sizeof d);
-        d.n_quantities = nf; d.layouts = l; d.n_specs = ns; d.specs = specs; d.n_peers = 8;
+        d.num_quantities = nf; d.layouts = l; d.num_specs = ns; d.specs = specs; d.num_peers = 8;
         CHECK(hst_halo_plan_create(be, &d, &plan));
         halo_bytes = hst_halo_plan_stats(plan).send_bytes;
         tp = time_plans(be, &plan, 1, nf, &q, iters);
@@ -250,14 +250,14 @@ static void ndsl(hst_backend *be, int iters)
         for (i = 0; i < NQ; i++) {
             CHECK(hst_halo_spec_scalar(&l[i], 0, (hst_halo_boundary)b, rot, 0, &one[nu]));
             memset(&d, 0, sizeof d);
-            d.n_quantities = 1; d.layouts = &l[i]; d.n_specs = 1; d.specs = &one[nu];
+            d.num_quantities = 1; d.layouts = &l[i]; d.num_specs = 1; d.specs = &one[nu];
             CHECK(hst_halo_plan_create(be, &d, &unfused[nu]));
             qs_un[nu] = &q[i];
             nu++;
         }
     }
     memset(&d, 0, sizeof d);
-    d.n_quantities = NQ; d.layouts = l; d.n_specs = ns; d.specs = specs; d.n_peers = NB;
+    d.num_quantities = NQ; d.layouts = l; d.num_specs = ns; d.specs = specs; d.num_peers = NB;
     CHECK(hst_halo_plan_create(be, &d, &fused));
     qs_f[0] = q;
     tf = time_plans(be, &fused, 1, NQ, qs_f, iters);
@@ -346,6 +346,6 @@ int main(int argc, char **argv)
            hst_backend_device(be)->driver_version, iters);
     large(be, iters, nf, quick);
     ndsl(be, iters);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

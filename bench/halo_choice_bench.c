@@ -63,7 +63,7 @@ static void case_open(hst_backend *be, hcase *c)
         for (i = 0; i < c->nf; i++)
             CHECK(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, 0, (size_t)b, &specs[ns++]));
     memset(&d, 0, sizeof d);
-    d.n_quantities = c->nf; d.layouts = l; d.n_specs = ns; d.specs = specs; d.n_peers = 8;
+    d.num_quantities = c->nf; d.layouts = l; d.num_specs = ns; d.specs = specs; d.num_peers = 8;
     CHECK(hst_halo_plan_create(be, &d, &c->plan));
     CHECK(hst_halo_layout_bytes(&l[0], &c->bytes));
     c->buffer_bytes = hst_halo_plan_stats(c->plan).send_bytes;
@@ -208,6 +208,6 @@ int main(int argc, char **argv)
     printf("| case | direction | halo bytes | host (median) | device (median) | chosen | "
            "best/chosen | outputs |\n|---|---|---|---|---|---|---|---|\n");
     for (k = 0; k < ncases; k++) bench_case(be, &cases[k], iters);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

@@ -145,7 +145,7 @@ static double run_config(hst_backend **be, unsigned nb, const opts *o, hst_buffe
     memset(&d, 0, sizeof d);
     arr[0].kind = HST_STREAM_INPUT;  arr[0].pinned = in;  arr[0].slice_bytes = items * 4u;
     arr[1].kind = HST_STREAM_OUTPUT; arr[1].pinned = out; arr[1].slice_bytes = items * 4u;
-    st.name = "burn"; st.sources = &burn_src; st.source_count = 1; st.kernel = "burn";
+    st.name = "burn"; st.sources = &burn_src; st.num_sources = 1; st.kernel = "burn";
     st.host = burn_host; st.items_per_slice = items;
     st.num_inputs = 1; st.inputs = i0; st.num_outputs = 1; st.outputs = o1;
     st.num_scalars = 2;
@@ -223,6 +223,7 @@ done:
     hst_buffer_destroy(in);
     hst_buffer_destroy(out1);
     hst_buffer_destroy(outn);
-    for (i = 0; i < nb; i++) hst_backend_destroy(be[i]);
+    for (i = 0; i < nb; i++)   /* a refusal (a holder left) is logged naming it */
+        if (hst_backend_destroy(be[i]) != HST_SUCCESS) rc = 1;
     return rc;
 }

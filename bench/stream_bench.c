@@ -189,7 +189,7 @@ static hst_result make_stream(bench *bn, int kind, uint64_t budget, uint64_t blo
     d.block_slices = block;
     d.ring = ring;
     st[0].sources = bn->src;
-    st[0].source_count = bn->nsrc;
+    st[0].num_sources = bn->nsrc;
     st[0].items_per_slice = (size_t)bn->hw;
     if (kind == S_DIFF) {   /* no host twins: the stream runs on OpenCL devices only */
         arr[0].kind = HST_STREAM_INPUT;  arr[0].pinned_array = bn->x_pin; arr[0].slice_bytes = bn->sb;
@@ -867,7 +867,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "stream_bench: out of host memory (%.2f GiB pageable)\n", 7.0 * (double)total / GIB);
         goto done;
     }
-    (void)hst_stream_pinned_read(bn.x_pin, 0, bn.x_page, bn.N);
+    CHECK(hst_stream_pinned_read(bn.x_pin, 0, bn.x_page, bn.N));
     memset(bn.p_seq, 0, (size_t)(3 * total));
     memset(bn.p_dbl, 0, (size_t)(3 * total));
 
@@ -886,6 +886,6 @@ done:
     free(bn.x_page);
     free(bn.p_seq);
     free(bn.p_dbl);
-    hst_backend_destroy(bn.be);
+    CHECK(hst_backend_destroy(bn.be));
     return status;
 }

@@ -93,7 +93,7 @@ static void block_create(ctx *c, block *b, int L, int rank)
     CHECK(hst_cubed_sphere_specs((size_t)L, rank, 2, fields, c->lay, specs, &ns, b->nb, b->pb,
                                  &b->np));
     memset(&d, 0, sizeof d);
-    d.n_quantities = 3; d.layouts = c->lay; d.n_specs = ns; d.specs = specs; d.n_peers = b->np;
+    d.num_quantities = 3; d.layouts = c->lay; d.num_specs = ns; d.specs = specs; d.num_peers = b->np;
     CHECK(hst_halo_plan_create(c->be, &d, &b->plan));
     for (q = 0; q < 3; q++) {
         long z, j, i;
@@ -296,7 +296,7 @@ int main(int argc, char **argv)
     hst_halo_exchanger_destroy(ex);
     block_destroy(&b);
     hst_kernel_destroy(c.k);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     MPI_Finalize();
     return 0;
 }

@@ -26,7 +26,7 @@
    (by measured speed; HST_FORCE=esrrf:fused or :chained forces one) are esrrf.h's: see its top
    comment and kernels.h's eSRRF section. The summary says which path ran and why.
 
-   Options (defaults in brackets):
+   Options (defaults in brackets; eSRRF's are esrrf.h's HST_ESRRF_DEFAULT_*):
      --mag N                    magnification, 1..32 [5]
      --radius R                 radius in input pixels, 0 < R <= 20 [1.5]
      --sensitivity S            sensitivity, 0 < S <= 100 [1]
@@ -123,13 +123,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: " PROG " [options] input.tif output.tif\n"
-        "  --mag N (1..%d, 5)  --radius R (1.5)  --sensitivity S (1)  --no-intensity-weighting\n"
+        "  --mag N (1..%d, %d)  --radius R (%g)  --sensitivity S (%g)  --no-intensity-weighting\n"
         "  --frames-per-timepoint T (0 = all)  --mode avg[,var][,tac2]  --no-macro-pixel\n"
         "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --fused | --chained\n"
         "  --no-preview  -q\n"
         "Writes output.tif (float32, one page per time point; with several modes output_<mode>.tif\n"
         "each) and output_preview.png.\n",
-        HST_ESRRF_MAX_MAG);
+        HST_ESRRF_MAX_MAG, HST_ESRRF_DEFAULT_MAGNIFICATION, (double)HST_ESRRF_DEFAULT_RADIUS,
+        (double)HST_ESRRF_DEFAULT_SENSITIVITY);
 }
 
 static int parse_u64(const char *name, const char *s, uint64_t max, uint64_t *out)
@@ -195,7 +196,9 @@ static int parse_args(int argc, char **argv, options *o)
     int i, npos = 0;
     uint64_t v;
     memset(o, 0, sizeof *o);
-    o->mag = 5; o->radius = 1.5; o->sensitivity = 1.0;
+    o->mag = HST_ESRRF_DEFAULT_MAGNIFICATION;
+    o->radius = HST_ESRRF_DEFAULT_RADIUS;
+    o->sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
     o->intensity_weighting = 1; o->macro_pixel = 1; o->preview = 1;
     o->modes = HST_ESRRF_AVG;
     for (i = 1; i < argc; i++) {
@@ -379,7 +382,8 @@ typedef struct job {
     log_state ls;
 } job;
 
-static void job_free(job *j, int discard)
+/* 0 when the backend refused to go (something still holds it: its log names what). */
+static int job_free(job *j, int discard)
 {
     unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
@@ -389,7 +393,7 @@ static void job_free(job *j, int discard)
     if (discard) io_outfile_discard(&j->png);
     free(j->mean);
     io_stack_free(&j->st);
-    hst_backend_destroy(j->be);
+    return hst_backend_destroy(j->be) == HST_SUCCESS;
 }
 
 /* The widefield mean of frames [0, n), for the preview. */
@@ -786,7 +790,7 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
         if (status == 0 && !u.o.quiet) summary(&u);
     }
     if (status == 0 && interrupted) status = 128 + (int)interrupted;   /* after the outputs (SIGPIPE on stdout) */
-    job_free(&u.j, status != 0);
+    if (!job_free(&u.j, status != 0) && status == 0) status = 1;
     return status;
 }
 

@@ -362,6 +362,6 @@ int main(int argc, char **argv)
 done:
     mri_op_free(&op);
     arrays_free(&a);
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(be) != HST_SUCCESS) status = 1;   /* logged, naming what holds it */
     return status;
 }

@@ -328,7 +328,7 @@ static void mri__stage(hst_stream_stage *st, const char *kernel, hst_stream_host
     memset(st, 0, sizeof *st);
     st->name = kernel;
     st->sources = mri_cl_source;
-    st->source_count = sizeof mri_cl_source / sizeof mri_cl_source[0];
+    st->num_sources = sizeof mri_cl_source / sizeof mri_cl_source[0];
     st->kernel = kernel;
     st->host = host;
     st->num_inputs = nin;

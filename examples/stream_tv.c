@@ -487,7 +487,7 @@ static void set_stage(hst_stream_stage *st, const char *name, const char *const 
     memset(st, 0, sizeof *st);
     st->name = name;
     st->sources = sources;
-    st->source_count = count;
+    st->num_sources = count;
     st->options = options;
     st->kernel = kernel;
     st->host = host;
@@ -958,8 +958,8 @@ int main(int argc, char **argv)
 done:
     tv_free(&t);
     tv_free(&ref);
-    hst_backend_destroy(be);
-    hst_backend_destroy(host);
+    if (hst_backend_destroy(be) != HST_SUCCESS) status = 1;   /* logged, naming what holds it */
+    if (hst_backend_destroy(host) != HST_SUCCESS) status = 1;
     free(v.f);
     return status;
 }

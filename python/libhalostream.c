@@ -19,3 +19,14 @@ size_t hst_py_struct_size(int which) {
     default: return 0;
     }
 }
+
+/* eSRRF's defaults, what a zero in hst_esrrf_desc stands for (esrrf.h's HST_ESRRF_DEFAULT_*):
+   the package's options left at None take them, and halostream.esrrf_defaults() reports them,
+   so the numbers live in esrrf.h alone. Thread-safe. */
+HST_API void hst_py_esrrf_defaults(unsigned *magnification, float *radius, float *sensitivity);
+
+void hst_py_esrrf_defaults(unsigned *magnification, float *radius, float *sensitivity) {
+    *magnification = HST_ESRRF_DEFAULT_MAGNIFICATION;
+    *radius = HST_ESRRF_DEFAULT_RADIUS;
+    *sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
+}

@@ -31,7 +31,7 @@ CAP_FN int teardown(void **state) {
     int leaked = 0;
     if (f) {
         leaked = hst_pool_get_stats(hst_backend_pool(f->be)).active_blocks != 0;
-        hst_backend_destroy(f->be);
+        assert_int_equal(hst_backend_destroy(f->be), HST_SUCCESS);
         free(f);
     }
     return leaked ? -1 : 0;

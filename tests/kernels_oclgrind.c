@@ -364,7 +364,7 @@ static void tv_stage(hst_stream_stage *st, hst_backend *be, const char *k, hst_s
     memset(st, 0, sizeof *st);
     st->name = k;
     st->sources = hst_kernels_stream_source(&count);
-    st->source_count = count;
+    st->num_sources = count;
     st->options = wl_stream_options(be);
     st->kernel = k;
     st->host = h;
@@ -558,7 +558,7 @@ int main(int argc, char **argv)
         CHECK(hst_halo_spec_scalar(&l, 0, HST_HALO_WEST, 0, 0, &sp[0]));
         CHECK(hst_halo_spec_scalar(&l, 0, HST_HALO_EAST, 1, 1, &sp[1]));
         memset(&hd, 0, sizeof hd);
-        hd.n_quantities = 1; hd.layouts = &l; hd.n_specs = 2; hd.specs = sp; hd.n_peers = 2;
+        hd.num_quantities = 1; hd.layouts = &l; hd.num_specs = 2; hd.specs = sp; hd.num_peers = 2;
         for (k = 0; k < bytes; k++) qi[k] = (unsigned char)(k * 31 + 7);
         memcpy(qh, qi, bytes);
         CHECK(hst_halo_plan_create(be, &hd, &plan));
@@ -638,8 +638,8 @@ int main(int argc, char **argv)
         if (j == n_names) { fprintf(stderr, "FAIL: kernel %s was never launched\n", want[i]); missing++; }
     }
     failures += (int)missing;
-    hst_backend_destroy(host);
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(host) != HST_SUCCESS) failures++;   /* logged, naming what holds it */
+    if (hst_backend_destroy(be) != HST_SUCCESS) failures++;
     tool_release();
     printf("kernels checked: %u (every one of the %u plain `__kernel void NAME(` definitions of "
            "kernels.h among them; %u name/build-option variants, %lu launches)\n",

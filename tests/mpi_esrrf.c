@@ -5,9 +5,9 @@
    and with several (and trailing frames dropped), macro-pixel correction on and off; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
-   HST_LOGITEM_RANK_FAILED naming it. Every rank checks; rank 0 prints TAP. Run by tests/run.sh
-   (stage "mpi") under mpirun with the ranks above, on every device (HST_DEVICE's, the same on
-   every rank). */
+   HST_LOGITEM_RANK_FAILED naming it; zero frames is INVALID_ARGUMENT on every rank. Every rank
+   checks; rank 0 prints TAP. Run by tests/run.sh (stage "mpi") under mpirun with the ranks
+   above, on every device (HST_DEVICE's, the same on every rank). */
 #define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
 #define HST_IMPLEMENTATION
 #define HST_ESRRF_MPI
@@ -27,6 +27,7 @@
 
 static int me, nranks, ntest, nfail;
 static int rank_failed_logged;   /* HST_LOGITEM_RANK_FAILED seen on this rank */
+static int zero_size_logged;     /* HST_LOGITEM_ZERO_SIZE seen on this rank */
 
 static void tap(const char *name, int local_ok)
 {
@@ -43,6 +44,7 @@ static void logger(void *user, hst_log_level level, hst_log_item item, const cha
 {
     (void)user; (void)msg;
     if (level == HST_LOG_ERROR && item == HST_LOGITEM_RANK_FAILED) rank_failed_logged = 1;
+    if (level == HST_LOG_ERROR && item == HST_LOGITEM_ZERO_SIZE) zero_size_logged = 1;
 }
 
 /* The centre CROP x CROP of every frame of the shipped stack, as u8 samples. */
@@ -178,6 +180,31 @@ static int one_rank_non_finite(hst_backend **be, const unsigned char *stack, uin
     return agreed(r, HST_ERROR_NON_FINITE, bad);
 }
 
+/* Zero frames on every rank: every rank INVALID_ARGUMENT, each logging ZERO_SIZE for its own
+   argument, no hang, and rank 0's images untouched (never a silent success). */
+static int zero_frames(hst_backend **be, const unsigned char *stack)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES];
+    size_t px = (size_t)CROP * MAG * CROP * MAG, i;
+    unsigned m;
+    int untouched = 1;
+    hst_result r;
+    alloc_images(out, 1);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; out[m] && i < px; i++) out[m][i] = -7.0f;
+    desc_init(&d, be, 0, 1);
+    d.mpi_comm = &comm;
+    zero_size_logged = 0;
+    r = hst_esrrf_run(&d, stack, HST_ESRRF_U8, 0, CROP, CROP, out, NULL);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        for (i = 0; out[m] && i < px; i++) untouched &= out[m][i] == -7.0f;
+    free_images(out);
+    if (r != HST_ERROR_INVALID_ARGUMENT) fprintf(stderr, "rank %d: zero frames gave %s\n", me, hst_result_string(r));
+    return r == HST_ERROR_INVALID_ARGUMENT && zero_size_logged && untouched;
+}
+
 /* The last rank passes one frame fewer than the others: every rank HST_ERROR_SHAPE, no hang. */
 static int one_rank_other_shape(hst_backend **be, const unsigned char *stack, uint64_t frames)
 {
@@ -280,9 +307,11 @@ int main(int argc, char **argv)
         one_rank_non_finite(&be, stack, frames));
     tap("rank 0's progress cancels: every rank CANCELLED", rank0_cancels(&be, stack, frames));
     tap("one frame fewer on the last rank: every rank SHAPE", one_rank_other_shape(&be, stack, frames));
+    tap("zero frames on every rank: every rank INVALID_ARGUMENT (ZERO_SIZE), no output written",
+        zero_frames(&be, stack));
     tap("more ranks than magnified rows: the bits and report of one process", more_ranks_than_rows(&be, stack));
     if (me == 0) printf("1..%d\n", ntest);
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(be) != HST_SUCCESS) nfail++;   /* logged, naming what holds it */
     free(stack);
     MPI_Finalize();
     return nfail != 0;

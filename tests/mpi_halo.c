@@ -91,7 +91,7 @@ static int make_plan(hst_backend *be, size_t n_halo, rankplan *rp)
     layouts(lay, n_halo);
     if (hst_cubed_sphere_specs((size_t)L, me, 2, fields, lay, specs, &ns, nb, pb, &np)) return 0;
     memset(&d, 0, sizeof d);
-    d.n_quantities = 3; d.layouts = lay; d.n_specs = ns; d.specs = specs; d.n_peers = np;
+    d.num_quantities = 3; d.layouts = lay; d.num_specs = ns; d.specs = specs; d.num_peers = np;
     if (hst_halo_plan_create(be, &d, &rp->plan) != HST_SUCCESS) return 0;
     for (p = 0; p < np; p++) {
         rp->mp[p].rank = nb[p].rank;
@@ -182,12 +182,16 @@ int main(int argc, char **argv)
     tap("backend", ok);
     if (!ok) { MPI_Finalize(); return 1; }
     layouts(lay, H);
-    hst_halo_layout_bytes(&lay[0], &bytes);
-    for (q = 0; q < 3; q++) {
+    ok = hst_halo_layout_bytes(&lay[0], &bytes) == HST_SUCCESS;
+    for (q = 0; ok && q < 3; q++) {
         h[q] = (double *)malloc(bytes);
         h2[q] = (double *)malloc(bytes);
-        hst_buffer_create(be, bytes, 0, &dev[q]);
-        hst_buffer_create(be, bytes, 0, &dev2[q]);
+        ok = h[q] && h2[q] && hst_buffer_create(be, bytes, 0, &dev[q]) == HST_SUCCESS &&
+             hst_buffer_create(be, bytes, 0, &dev2[q]) == HST_SUCCESS;
+    }
+    if (!ok) {   /* every later check needs them */
+        fprintf(stderr, "mpi_halo: rank %d: the layout's buffers could not be made\n", me);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
     /* the device path */
@@ -196,12 +200,12 @@ int main(int argc, char **argv)
     if (ok) {
         fill(h, 1);
         for (q = 0; q < 3; q++)
-            hst_write(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL);
-        ok = hst_halo_exchange_start(ex, NULL, 3, dev, 0, NULL) == HST_SUCCESS &&
+            ok = ok && hst_write(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
+        ok = ok && hst_halo_exchange_start(ex, NULL, 3, dev, 0, NULL) == HST_SUCCESS &&
              hst_halo_exchange_finish(ex, NULL, 3, dev, NULL) == HST_SUCCESS &&
              hst_halo_plan_synchronize(rp.plan) == HST_SUCCESS;
         for (q = 0; q < 3; q++)
-            hst_read(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL);
+            ok = ok && hst_read(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
         ok = ok && check(h, 1) && hst_halo_plan_stats(rp.plan).pack_launches == 1 &&
              hst_halo_plan_stats(rp.plan).unpack_launches == 1;
     }
@@ -219,19 +223,17 @@ int main(int argc, char **argv)
     if (ok) {
         fill(h, 3);
         fill(h2, 4);
-        for (q = 0; q < 3; q++) {
-            hst_write(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL);
-            hst_write(hst_backend_queue(be), dev2[q], 0, h2[q], bytes, 1, 0, NULL, NULL);
-        }
-        ok = hst_halo_exchange_start(ex, NULL, 3, dev, 0, NULL) == HST_SUCCESS &&
+        for (q = 0; q < 3; q++)
+            ok = ok && hst_write(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS &&
+                 hst_write(hst_backend_queue(be), dev2[q], 0, h2[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
+        ok = ok && hst_halo_exchange_start(ex, NULL, 3, dev, 0, NULL) == HST_SUCCESS &&
              hst_halo_exchange_start(ex2, NULL, 3, dev2, 0, NULL) == HST_SUCCESS &&
              hst_halo_exchange_finish(ex2, NULL, 3, dev2, NULL) == HST_SUCCESS &&
              hst_halo_exchange_finish(ex, NULL, 3, dev, NULL) == HST_SUCCESS;
-        hst_queue_finish(hst_backend_queue(be));
-        for (q = 0; q < 3; q++) {
-            hst_read(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL);
-            hst_read(hst_backend_queue(be), dev2[q], 0, h2[q], bytes, 1, 0, NULL, NULL);
-        }
+        ok = hst_queue_finish(hst_backend_queue(be)) == HST_SUCCESS && ok;
+        for (q = 0; q < 3; q++)
+            ok = ok && hst_read(hst_backend_queue(be), dev[q], 0, h[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS &&
+                 hst_read(hst_backend_queue(be), dev2[q], 0, h2[q], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
         ok = ok && check(h, 3) && check(h2, 4);
     }
     tap("two exchangers at once", ok);
@@ -253,7 +255,7 @@ int main(int argc, char **argv)
         layouts(l3, (me / (L * L)) % 2 ? 1 : 2);
         ok = hst_cubed_sphere_specs((size_t)L, me, 2, fields, l3, specs, &ns, nb, pb, &np) == 0;
         memset(&d, 0, sizeof d);
-        d.n_quantities = 3; d.layouts = l3; d.n_specs = ns; d.specs = specs; d.n_peers = np;
+        d.num_quantities = 3; d.layouts = l3; d.num_specs = ns; d.specs = specs; d.num_peers = np;
         d.logger = quiet;
         ok = ok && hst_halo_plan_create(be, &d, &rp3.plan) == HST_SUCCESS;
         for (p = 0; ok && p < np; p++) {
@@ -284,7 +286,7 @@ int main(int argc, char **argv)
         free(h[q]);
         free(h2[q]);
     }
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(be) != HST_SUCCESS) nfail++;   /* logged, naming what holds it */
     MPI_Finalize();
     return nfail ? 1 : 0;
 }

@@ -239,6 +239,7 @@ stage_headers() {
     { cat "$BUILD/check/all-headers.c"
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
+    no_esrrf_kernels
     separate_tus
     header_examples
 }
@@ -277,6 +278,22 @@ header_examples() {
             FAILED=$((FAILED + 1)); printf '  FAIL  c99    %s (no usage example found)\n' "$label"
         fi
     done
+}
+
+# HST_NO_ESRRF_KERNELS: every header but esrrf.h compiles (implementation included) without the
+# eSRRF kernel text, so no user of them can build that program; esrrf.h refuses, saying why.
+no_esrrf_kernels() {
+    local h lang tu=$BUILD/check/no-esrrf-kernels.c log=$LOGDIR/headers/esrrf-refuses.log
+    { printf '#define HST_NO_ESRRF_KERNELS\n#define HST_IMPLEMENTATION\n'
+      for h in "${HEADER_LIST[@]}"; do [ "$h" = esrrf.h ] || printf '#include "%s"\n' "$h"; done; } > "$tu"
+    for lang in c99 cxx11; do compile_check no-esrrf-kernels "$lang" "$tu"; done
+    printf '#define HST_NO_ESRRF_KERNELS\n#include "esrrf.h"\n' > "$BUILD/check/esrrf-refuses.c"
+    if ! $CC -std=c99 -I. -c "$BUILD/check/esrrf-refuses.c" -o "$BUILD/check/esrrf-refuses.o" > "$log" 2>&1 &&
+       grep -q 'esrrf.h needs kernels.h' "$log"; then
+        PASSED=$((PASSED + 1)); printf '  ok    %-6s %s\n' c99 esrrf-refuses-without-kernels
+    else
+        fail_line "c99 esrrf-refuses-without-kernels (compiled, or failed for another reason)" "$log" head
+    fi
 }
 
 # Each header's implementation in its own translation unit (its per-header macro), linked

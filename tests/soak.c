@@ -122,7 +122,9 @@ int main(void)
             if (wl_halo_cycle(plan, qs) != HST_SUCCESS) { fprintf(stderr, "soak: halo cycle %ld failed\n", i); ok = 0; break; }
             if (i == 0 || i % 1000 == 0 || i == runs - 1) {
                 for (q = 0; q < WL_HALO_NQ; q++)
-                    hst_read(hst_backend_queue(be), qs[q], 0, i ? now[q] : first[q], h.bytes[q], 1, 0, NULL, NULL);
+                    if (hst_read(hst_backend_queue(be), qs[q], 0, i ? now[q] : first[q], h.bytes[q], 1, 0, NULL,
+                                 NULL) != HST_SUCCESS) { fprintf(stderr, "soak: halo read %ld failed\n", i); ok = 0; }
+                if (!ok) break;
                 /* a self-exchange is idempotent after the first cycle */
                 if (i && memcmp(now, first, sizeof now)) { fprintf(stderr, "soak: halo cycle %ld: results changed\n", i); ok = 0; break; }
             }
@@ -132,7 +134,7 @@ int main(void)
         hst_halo_plan_destroy(plan);
         for (q = 0; q < WL_HALO_NQ; q++) hst_buffer_destroy(qs[q]);
     }
-    hst_backend_destroy(be);
+    if (hst_backend_destroy(be) != HST_SUCCESS) { fprintf(stderr, "soak: the backend is still held\n"); ok = 0; }
     if (live_blocks != 0 || rel_counts_total(&rel_live) != 0) {
         printf("after destroy: %ld library host blocks, %ld OpenCL objects live: LEAK\n", live_blocks,
                rel_counts_total(&rel_live));

@@ -100,7 +100,7 @@ static void test_backend_extensions(void **state)
                          HST_ERROR_UNSUPPORTED, &log, HST_LOGITEM_UNSUPPORTED);
     assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
     ext_calls = 0;
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     assert_int_equal(ext_calls, HST_BACKEND_MAX_EXTENSIONS);
     for (i = 0; i < HST_BACKEND_MAX_EXTENSIONS; i++)
         assert_int_equal(ext_order[i], HST_BACKEND_MAX_EXTENSIONS - 1 - i);
@@ -338,7 +338,7 @@ static void test_backend_device(void **state)
         cap_reset(&log);
         assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
         assert_int_equal(log.counts[HST_LOGITEM_DEVICE_CHOSEN], 1);
-        hst_backend_destroy(be);
+        assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     }
 }
 
@@ -381,7 +381,7 @@ static void test_backend_wrap(void **state)
                      HST_SUCCESS);
     assert_memory_equal(in, out, sizeof in);
     hst_buffer_destroy(buf);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 
     /* still ours and usable (OpenCL reference counts are stale by definition, and PoCL's
        completed commands drop their queue references asynchronously, so they are not compared) */
@@ -1534,7 +1534,7 @@ static void build_in_cache(const char *dir, cap_log *log)
     assert_int_equal(hst_program_build(be, 1, &twice_src, "-DCACHE_TEST=1", &prog), HST_SUCCESS);
     run_twice(be, prog, &local64);
     hst_program_release(prog);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 static void test_program_disk_cache(void **state)
@@ -1592,7 +1592,7 @@ static void test_program_no_disk_cache(void **state)
     assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
     assert_int_equal(hst_program_build(be, 1, &twice_src, "-DNO_DISK=1", &prog), HST_SUCCESS);
     hst_program_release(prog);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     assert_int_equal(for_each_file(dir, NULL), 0);
     assert_int_equal(log.counts[HST_LOGITEM_CACHE_HIT], 0);
     remove_dir(dir);
@@ -1845,7 +1845,7 @@ static void test_errors_two_backends(void **state)
     }
     hst_buffer_destroy(ba);
     hst_buffer_destroy(bb);
-    hst_backend_destroy(b);
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
 /* ============================================================================================
@@ -1919,7 +1919,7 @@ static void test_oom_allocator(void **state)
                 hst_buffer_destroy(buf);
                 all_ok++;
             }
-            hst_backend_destroy(be);
+            assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
         }
         if (c.allocs != c.frees)
             fail_msg("k = %zu: %zu allocations, %zu frees", k, c.allocs, c.frees);
@@ -2004,7 +2004,7 @@ static void test_oom_pool_recovery(void **state)
     hst_buffer_destroy(big);
     hst_pool_free_held(pool);
     assert_int_equal(hst_backend_device_bytes(be), 0);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* ============================================================================================
@@ -2075,7 +2075,7 @@ static void test_image_charged_to_limit(void **state)
     (void)state;
     desc.device_memory_limit_bytes = 1 << 20;
     assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
-    if (!hst_backend_device(be)->images) { hst_backend_destroy(be); skip(); return; }
+    if (!hst_backend_device(be)->images) { assert_int_equal(hst_backend_destroy(be), HST_SUCCESS); skip(); return; }
     cap_reset(&log);
     assert_int_equal(hst_image_from_array(be, HST_F32, 1, 0, 2, shape, NULL, &img), HST_ERROR_OUT_OF_DEVICE_MEMORY);
     assert_null(img);
@@ -2085,7 +2085,7 @@ static void test_image_charged_to_limit(void **state)
     assert_int_equal(hst_backend_device_bytes(be), 128 * 1024 * 4);
     hst_image_destroy(img);
     assert_int_equal(hst_backend_device_bytes(be), 0);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 static void test_pool_impossible_keeps_held(void **state)

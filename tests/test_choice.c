@@ -104,7 +104,7 @@ static void ctx_open_on(ctx *c, const char *device, const char *cache_dir, const
 
 static void ctx_open(ctx *c) { ctx_open_on(c, NULL, NULL, "off", 0.0); }
 
-static void ctx_close(ctx *c) { hst_backend_destroy(c->be); c->be = NULL; }
+static void ctx_close(ctx *c) { assert_int_equal(hst_backend_destroy(c->be), HST_SUCCESS); c->be = NULL; }
 
 /* An op desc over the first n fakes; warm-up and revisits off unless a test wants them. */
 static hst_choice_op_desc op_desc(ctx *c, const char *name, size_t n)
@@ -962,7 +962,7 @@ static int writer_child(const char *dir, int id)
             hst_choice_save(be) != HST_SUCCESS)
             bad = 12;
     }
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     return bad;
 }
 
@@ -1158,7 +1158,7 @@ static void test_no_extension_slot(void **state)
     assert_null(op);
     assert_int_equal(hst_choice_configure(be, NULL), HST_ERROR_UNSUPPORTED);
     assert_null(hst_choice_find(be, "full"));
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* A timings-only operation (no run anywhere): records and estimates work, running is

@@ -58,7 +58,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     return 0;
 }
 
@@ -128,7 +128,7 @@ static void stage_init(hst_stream_stage *st, const char *kernel, hst_stream_host
     memset(st, 0, sizeof *st);
     st->name = kernel;
     st->sources = hst_kernels_esrrf_source(&count);
-    st->source_count = count;
+    st->num_sources = count;
     st->options = options;
     st->kernel = kernel;
     st->host = host;

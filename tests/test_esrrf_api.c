@@ -85,8 +85,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    hst_backend_destroy(be);
-    hst_backend_destroy(host);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
     return 0;
 }
 
@@ -398,7 +398,7 @@ static void test_two_backends(void **state)
         else
             expect_outs(k ? "host + device vs one device" : "two backends vs one", &d, &got, &one);
         outs_free(&got);
-        hst_backend_destroy(two[1]);
+        assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
     }
     outs_free(&one);
 }
@@ -450,7 +450,7 @@ static void test_errors(void **state)
             if (bad_desc[k].sens != 0.0f) d.sensitivity = bad_desc[k].sens;
             d.frames_per_timepoint = bad_desc[k].T;
             EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, bad_desc[k].n, R, C, o.m, NULL),
-                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, bad_desc[k].text);
+                           HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, bad_desc[k].text);
         }
     }
     desc_init(&d, &be, 1);
@@ -458,17 +458,17 @@ static void test_errors(void **state)
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 60000, 60000, o.m, NULL), HST_ERROR_OVERFLOW,
                    HST_LOGITEM_SIZE_OVERFLOW, "32-bit");
     EXPECT_REFUSED(hst_esrrf_run(&d, frames, (hst_esrrf_dtype)9, N, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "dtype 9");
+                   HST_LOGITEM_OUT_OF_RANGE, "dtype 9");
     d.modes = HST_ESRRF_VAR;
     {
         float *none[3] = {NULL, NULL, NULL};
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, none, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "out[1] is NULL");
+                       HST_LOGITEM_NULL_ARGUMENT, "out[1] is NULL");
     }
     /* live: no callback; another frame size; a non-finite frame reaches later pushes */
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "on_timepoint is NULL");
+                   HST_LOGITEM_NULL_ARGUMENT, "on_timepoint is NULL");
     assert_null(lv);
     d.on_timepoint = on_tp;
     d.block_frames = 1;
@@ -528,14 +528,14 @@ static void test_backend_choice(void **state)
     assert_int_equal(host_instead, hst_backend_device(plain)->type == HST_DEVICE_CPU);
     if (host_instead) assert_true(hst_backend_is_host(got));
     else assert_string_equal(hst_backend_device(got)->name, hst_backend_device(plain)->name);
-    hst_backend_destroy(got);
+    assert_int_equal(hst_backend_destroy(got), HST_SUCCESS);
     bd.device = hst_backend_is_host(be) ? "host" : "cpu";   /* explicit: taken as it is */
     if (!hst_backend_is_host(be) && hst_backend_device(be)->type != HST_DEVICE_CPU) bd.device = "gpu";
     assert_int_equal(hst_esrrf_backend_create(&bd, &got, &host_instead), HST_SUCCESS);
     assert_int_equal(host_instead, 0);
     assert_int_equal(hst_backend_is_host(got), hst_backend_is_host(be));
-    hst_backend_destroy(got);
-    hst_backend_destroy(plain);
+    assert_int_equal(hst_backend_destroy(got), HST_SUCCESS);
+    assert_int_equal(hst_backend_destroy(plain), HST_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ trust at the edges */
@@ -558,27 +558,27 @@ static void test_zero_frames(void **state)
         size_t i;
         desc_init(&d, two, nb);
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, 0, R, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+                       HST_LOGITEM_ZERO_SIZE, "frames is 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, 0, C, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
         EXPECT_REFUSED(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, 0, o.m, NULL), HST_ERROR_INVALID_ARGUMENT,
-                       HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                       HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
         for (i = 0; i < o.ntp * o.px; i++) assert_true(isnan(o.m[0][i]));   /* untouched */
     }
     desc_init(&d, &be, 1);
     EXPECT_REFUSED(hst_esrrf_output_shape(&d, 0, R, C, &ntp, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "frames is 0");
+                   HST_LOGITEM_ZERO_SIZE, "frames is 0");
     assert_int_equal(ntp, 7);
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     EXPECT_REFUSED(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, 0, &lv), HST_ERROR_INVALID_ARGUMENT,
-                   HST_LOGITEM_BAD_ARGUMENT, "rows and cols must be > 0");
+                   HST_LOGITEM_ZERO_SIZE, "rows and cols must be > 0");
     assert_null(lv);
     d.frames_per_timepoint = 4;   /* with or without time points: no frames is no result */
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 0, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                    "count is 0");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                    "no frames were pushed");
     hst_esrrf_live_destroy(lv);
     outs_free(&o);
@@ -600,7 +600,7 @@ static void test_live_states(void **state)
     d.on_timepoint = on_tp;
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, NULL, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
                    "frames is NULL");
     EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R + 1, C), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                    "the session's are");
@@ -608,12 +608,12 @@ static void test_live_states(void **state)
     assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
     assert_int_equal(s.calls, 1);
     memset(&rep, 0x5a, sizeof rep);
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, &rep), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live_finish: the session is finished");
     assert_int_equal(rep.frames, 0x5a5a5a5a5a5a5a5aULL);   /* not written */
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live_push: the session is finished");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "is finished");   /* a refused push does not change the state */
     assert_int_equal(s.calls, 1);
     hst_esrrf_live_destroy(lv);
@@ -627,9 +627,9 @@ static void test_live_states(void **state)
         if (r == HST_SUCCESS) r = hst_esrrf_live_finish(lv, NULL);
         assert_int_equal(r, HST_ERROR_NON_FINITE);
     }
-    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_push(lv, frames, 1, R, C), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "failed earlier (HST_ERROR_NON_FINITE)");
-    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_esrrf_live_finish(lv, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "failed earlier (HST_ERROR_NON_FINITE)");
     hst_esrrf_live_destroy(lv);
     outs_free(&s.o);
@@ -654,7 +654,7 @@ static void test_backend_held_by_live(void **state)
     d.timepoint_user = &s;
     assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
     assert_true(hst_backend_holds(mine) >= 1);
-    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+    EXPECT_REFUSED(hst_backend_destroy(mine), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
                    "hst_esrrf_live");
     assert_non_null(strstr(logs.last_message, "still uses the backend"));
     hst_esrrf_live_destroy(lv);
@@ -828,7 +828,7 @@ static void test_choice_follows_timings(void **state)
         run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
     run_with_timings(b, 1.0, 9.0, 0);
     run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
-    hst_backend_destroy(b);
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
 int main(void)

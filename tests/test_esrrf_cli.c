@@ -699,7 +699,7 @@ static void test_cli_equals_batch(void **state)
     assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_U16, P, R, C, out, NULL), HST_SUCCESS);
     assert_memory_equal(ti.page0, img, sizeof img);
     free(ti.page0);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* Under mpirun (where there is one, and the program was built with MPI: make examples uses

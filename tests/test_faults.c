@@ -208,7 +208,7 @@ static hst_result one_run(int path, int mode, long k, io *o, int *injected)
     rel_reset_faults(mode == 1 ? k : 0);
     r = hst_backend_create(&desc, &be);
     if (r == HST_SUCCESS) r = run_path(path, be, o);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     flt_fail_at = 0;
     rel_fail_at = 0;
     *injected = mode == 0 ? flt_injected > 0 : rel_injected > 0;
@@ -304,7 +304,7 @@ static int group_setup(void **state)
         is_host = hst_backend_is_host(be);
         es_fp64 = is_host || hst_backend_device(be)->fp64;
         printf("# device: %s\n", hst_backend_device(be)->name);
-        hst_backend_destroy(be);
+        assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     }
     memcpy(&ref, &pristine, sizeof ref);
     memcpy(&cur, &pristine, sizeof cur);

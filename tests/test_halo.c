@@ -49,7 +49,7 @@ static int group_teardown(void **state)
 {
     fixture *f = (fixture *)*state;
     int leaked = hst_pool_get_stats(hst_backend_pool(f->be)).active_blocks != 0;
-    hst_backend_destroy(f->be);
+    assert_int_equal(hst_backend_destroy(f->be), HST_SUCCESS);
     free(f);
     return leaked ? -1 : 0;
 }
@@ -68,11 +68,11 @@ static hst_halo_plan_desc plan_desc(size_t nq, const hst_halo_layout *l, size_t 
 {
     hst_halo_plan_desc d;
     memset(&d, 0, sizeof d);
-    d.n_quantities = nq;
+    d.num_quantities = nq;
     d.layouts = l;
-    d.n_specs = ns;
+    d.num_specs = ns;
     d.specs = s;
-    d.n_peers = npeers;
+    d.num_peers = npeers;
     if (log) { d.logger = cap_logger; d.log_user = log; }
     return d;
 }
@@ -364,8 +364,8 @@ static void check_host_choose(hst_halo_plan *plan, const hcase *c, unsigned char
                                                    force[k], &oc), HST_SUCCESS);
         if (force[k]) assert_string_equal(oc.name, force[k]);
         for (p = 0; p < c->npeers; p++) {
-            size_t so, sb;
-            hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL);
+            size_t so = 0, sb = 0;   /* set by plan_peer, asserted to succeed */
+            assert_int_equal(hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL), HST_SUCCESS);
             assert_memory_equal(b + so, hostb + so, sb);
         }
         for (i = 0; i < c->nq; i++) memcpy(q[i], host[i], bytes[i]);
@@ -428,8 +428,8 @@ static void run_case(fixture *f, hcase *c)
     memset(hostb, 0, st.send_bytes);
     assert_int_equal(hst_halo_pack_host(plan, c->nq, (void *const *)host, bytes, hostb), HST_SUCCESS);
     for (p = 0; p < c->npeers; p++) {
-        size_t so, sb;
-        hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL);
+        size_t so = 0, sb = 0;   /* set by plan_peer, asserted to succeed */
+        assert_int_equal(hst_halo_plan_peer(plan, p, &so, &sb, NULL, NULL), HST_SUCCESS);
         assert_memory_equal(hostb + so, sendb + so, sb);
     }
     /* round trip on the device: each peer's send segment into its receive segment */
@@ -798,7 +798,7 @@ static void test_host_choose_device_fails(void **state)
     assert_int_equal(hst_halo_plan_create(be, &d, &plan), HST_SUCCESS);
     planned = hst_backend_device_bytes(be);
     hst_halo_plan_destroy(plan);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     /* room for the plan and one wrap and a half */
     memset(&log, 0, sizeof log);
     bd.device_memory_limit_bytes = planned + bytes + bytes / 2;
@@ -829,7 +829,7 @@ static void test_host_choose_device_fails(void **state)
     free(want);
     free(got);
     hst_halo_plan_destroy(plan);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* ---- the cubed sphere ---------------------------------------------------------------------- */
@@ -889,17 +889,17 @@ static void test_cubed_sphere_partitioner(void **state)
     }
     {   /* the rotations of the text: tile 0 (even) west 1, north 3; tile 1 (odd) east 1, south 3 */
         hst_cubed_sphere_neighbor nb;
-        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_WEST, &nb);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_WEST, &nb), HST_SUCCESS);
         assert_int_equal(nb.rank, 4); assert_int_equal(nb.rotation, 1);
         assert_int_equal(nb.boundary, HST_HALO_NORTH);
-        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_NORTH, &nb);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_NORTH, &nb), HST_SUCCESS);
         assert_int_equal(nb.rank, 2); assert_int_equal(nb.rotation, 3);
         assert_int_equal(nb.boundary, HST_HALO_WEST);
-        hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_EAST, &nb);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_EAST, &nb), HST_SUCCESS);
         assert_int_equal(nb.rank, 3); assert_int_equal(nb.rotation, 1);
-        hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_SOUTH, &nb);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 1, HST_HALO_SOUTH, &nb), HST_SUCCESS);
         assert_int_equal(nb.rank, 5); assert_int_equal(nb.rotation, 3);
-        hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_EAST, &nb);
+        assert_int_equal(hst_cubed_sphere_neighbor_of(1, 0, HST_HALO_EAST, &nb), HST_SUCCESS);
         assert_int_equal(nb.rank, 1); assert_int_equal(nb.rotation, 0);
         assert_int_equal(hst_cubed_sphere_neighbor_of(1, 6, HST_HALO_EAST, &nb),
                          HST_ERROR_INVALID_ARGUMENT);

@@ -234,7 +234,7 @@ static void test_agrees_with_host(void **state) {
     assert_true(ex <= ref_tol(&t.d));
     run_free(&dev); run_free(&ref);
     data_free(&t);
-    hst_backend_destroy(host);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------------------------

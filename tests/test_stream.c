@@ -123,7 +123,7 @@ static int group_setup(void **state)
         desc.logger = cap_logger;
         desc.log_user = &f->log[i];
         if (hst_backend_create(&desc, &f->be[i]) != HST_SUCCESS) {
-            if (i) hst_backend_destroy(f->be[0]);
+            if (i) assert_int_equal(hst_backend_destroy(f->be[0]), HST_SUCCESS);
             free(f);
             return -1;
         }
@@ -132,8 +132,8 @@ static int group_setup(void **state)
            runs from the timings file under HST_CACHE_DIR (nor write them there) */
         if (hst_choice_configure(f->be[i], &off) != HST_SUCCESS ||
             (!hst_backend_is_host(f->be[i]) && feed_copy_model(f->be[i], FIX_T0, FIX_BW) != 0)) {
-            hst_backend_destroy(f->be[i]);
-            if (i) hst_backend_destroy(f->be[0]);
+            assert_int_equal(hst_backend_destroy(f->be[i]), HST_SUCCESS);
+            if (i) assert_int_equal(hst_backend_destroy(f->be[0]), HST_SUCCESS);
             free(f);
             return -1;
         }
@@ -151,7 +151,7 @@ static int group_teardown(void **state)
         /* nothing a stream made outlives it: no active pool block, device bytes as at setup */
         hst_pool_stats s = hst_pool_get_stats(hst_backend_pool(f->be[i]));
         if (s.active_blocks != 0 || hst_backend_device_bytes(f->be[i]) != f->bytes0[i]) leaked = 1;
-        hst_backend_destroy(f->be[i]);
+        assert_int_equal(hst_backend_destroy(f->be[i]), HST_SUCCESS);
     }
     free(f);
     return leaked ? -1 : 0;
@@ -360,7 +360,7 @@ static void ch_wsum(chain *c, int in, int out, unsigned lo, unsigned hi)
     p->E = c->E; p->lo = lo; p->hi = hi; p->c = 0.0625f * (float)(s + 1);
     memset(st, 0, sizeof *st);
     st->name = "wsum";
-    st->sources = test_src; st->source_count = 1; st->kernel = "wsum";
+    st->sources = test_src; st->num_sources = 1; st->kernel = "wsum";
     st->host = wsum_host;
     st->num_inputs = 1; st->inputs = &IDX[in];
     st->num_outputs = 1; st->outputs = &IDX[out];
@@ -382,7 +382,7 @@ static void ch_upd(chain *c, int y, int u)
     p->E = c->E;
     memset(st, 0, sizeof *st);
     st->name = "upd";
-    st->sources = test_src; st->source_count = 1; st->kernel = "upd";
+    st->sources = test_src; st->num_sources = 1; st->kernel = "upd";
     st->host = upd_host;
     st->num_inputs = 1; st->inputs = &IDX[y];
     st->num_outputs = 1; st->outputs = &IDX[u];
@@ -848,7 +848,7 @@ static void vol_stage(hst_stream_stage *st, hst_backend *be, int grad, const gpa
     memset(st, 0, sizeof *st);
     st->name = grad ? "grad3" : "div3";
     st->sources = src;
-    st->source_count = count;
+    st->num_sources = count;
     st->options = hst_backend_device(be)->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
     st->kernel = grad ? "hst_k_grad3" : "hst_k_div3";
     st->host = grad ? grad_host : div_host;
@@ -1164,22 +1164,22 @@ static void test_errors_arguments(void **state)
 
     /* zero slices */
     d.num_slices = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "num_slices");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "num_slices");
     d.num_slices = 3;
 
     /* array indices out of range: a stage input, a stage output, an accumulator */
     c.st[0].inputs = &IDX[3];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "not an array index");
     c.st[0].inputs = &IDX[0];
     {
         static const int minus_one = -1;
         c.st[1].outputs = &minus_one;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not an array index");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "not an array index");
         c.st[1].outputs = &IDX[2];
     }
     ch_acc(&c, HST_STREAM_DIFF2, HST_F32, 2, 7);
     d = ch_desc(&c, f->be, 1);
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "out of range");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "out of range");
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
 
@@ -1203,24 +1203,24 @@ static void test_errors_arguments(void **state)
     }
     /* items_per_slice 0, a NULL scalar, no bindings */
     c.st[0].items_per_slice = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "items_per_slice");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "items_per_slice");
     c.st[0].items_per_slice = c.E;
     c.st[0].scalars[2] = NULL;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "scalars");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "scalars");
     c.st[0].scalars[2] = &c.par[0].hi;
     c.st[0].num_inputs = 0; c.st[0].num_outputs = 0;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "binds no array");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "binds no array");
     c.st[0].num_inputs = 1; c.st[0].num_outputs = 1;
 
     /* ring 1 and ring > 8; weights <= 0; arrays: TEMP with memory, host and pinned both/neither,
        slice_bytes 0, kind out of range */
     d.ring = 1;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring");
     d.ring = 9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "ring");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring");
     d.ring = 0;
     d.num_backends = 2; d.weights = w;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "weights");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "weights");
     d.num_backends = 1; d.weights = NULL;
     arr = c.arr[1];
     c.arr[1].host = c.host[0];
@@ -1230,10 +1230,10 @@ static void test_errors_arguments(void **state)
     c.arr[0].host = NULL;
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     c.arr[0].slice_bytes = 0; c.arr[0].host = c.host[0];
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "slice_bytes");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "slice_bytes");
     c.arr[0] = arr;
     c.arr[0].kind = (hst_stream_kind)9;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "kind");
     c.arr[0] = arr;
 
     /* the backends: a NULL entry; host and OpenCL mixed */
@@ -1241,7 +1241,7 @@ static void test_errors_arguments(void **state)
         hst_backend *two[2];
         two[0] = f->be[0]; two[1] = NULL;
         d.backends = two; d.num_backends = 2;
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "NULL");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "NULL");
 #ifndef HST_NO_OPENCL
         if (!IS_HOST(f)) {
             hst_backend_desc bd;
@@ -1250,7 +1250,7 @@ static void test_errors_arguments(void **state)
             bd.logger = cap_logger; bd.log_user = &f->log[1];
             assert_int_equal(hst_backend_create(&bd, &two[1]), HST_SUCCESS);
             EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "mix");
-            hst_backend_destroy(two[1]);
+            assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
         }
 #endif
         d = ch_desc(&c, f->be, 1);
@@ -1301,7 +1301,7 @@ static void test_errors_shapes(void **state)
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
     c.acc[0].dtype = HST_F32;
     c.acc[0].kind = (hst_stream_acc_kind)7;
-    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "kind");
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "kind");
     c.E = 6; c.arr[0].slice_bytes = c.arr[1].slice_bytes = c.arr[2].slice_bytes = 6 * 4;
     c.nacc = 0;
     d = ch_desc(&c, f->be, 1);
@@ -1500,7 +1500,7 @@ static void test_block_query(void **state)
     assert_int_equal(bi.block_slices, 0);
     cap_reset(&f->log[0]);
     assert_refused(hst_stream_block_query(&d, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOGITEM_BAD_ARGUMENT, "info");
+                   HST_LOGITEM_NULL_ARGUMENT, "info");
     ch_free(&c);
 }
 
@@ -1801,7 +1801,7 @@ static void test_copy_model_measured(void **state)
         assert_null(hst_stream_copy_op(be));
         assert_int_equal(hst_stream_copy_model(be, &t0, &bw), HST_SUCCESS);
         assert_true(t0 == 0.0 && bw == 0.0);
-        hst_backend_destroy(be);
+        assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
         return;
     }
     assert_non_null(op = hst_stream_copy_op(be));
@@ -1824,7 +1824,7 @@ static void test_copy_model_measured(void **state)
     }
     assert_int_equal(hst_stream_copy_model(NULL, &t0, &bw), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_stream_copy_model(be, NULL, &bw), HST_ERROR_INVALID_ARGUMENT);
-    hst_backend_destroy(be);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
 /* Pinned arrays of several buffers (chunks of 3 slices: boundaries at 3, 6, ..., 15 of 17):
@@ -2188,9 +2188,9 @@ static void test_arrays_fn_refused(void **state)
     c.st[1].kernel = "wsum";
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "has arrays_fn and also a kernel");
     c.st[1].kernel = NULL;
-    c.st[1].sources = test_src; c.st[1].source_count = 1;
+    c.st[1].sources = test_src; c.st[1].num_sources = 1;
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[1] (\"wmul\") has arrays_fn and also sources");
-    c.st[1].sources = NULL; c.st[1].source_count = 0;
+    c.st[1].sources = NULL; c.st[1].num_sources = 0;
     c.st[1].options = "-DX";
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "options");
     c.st[1].options = NULL;
@@ -2235,7 +2235,7 @@ static void test_no_host_twin(void **state)
     c.st[1].name = "second_wsum";
     d = ch_desc(&c, f->be, 1);
     if (IS_HOST(f)) {
-        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "host twin");
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "host twin");
         assert_true(contains_nocase(f->log[0].last_message, "stages[1] (\"second_wsum\")"));
     } else {
         d.block_slices = 3;
@@ -2349,7 +2349,7 @@ static void set_array_rotation(fixture *f, int pinned, unsigned nbe)
         hst_buffer_destroy(p);
     }
     assert_refused(hst_stream_set_array(s, 2, tmp, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                   HST_LOGITEM_BAD_ARGUMENT, "not a host array");
+                   HST_LOGITEM_OUT_OF_RANGE, "not a host array");
     assert_refused(hst_stream_set_array(s, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
                    HST_LOGITEM_BAD_ARGUMENT, "exactly one");
     /* still the last good arrays: in = buf[2], out = buf[0]; one more iteration is right */
@@ -2456,7 +2456,7 @@ static hst_result colsum_host(void *const *a, const void *const *sc, const hst_s
 static void colsum_stage(hst_stream_stage *st, const uint64_t *W, const int *in, const int *out)
 {
     memset(st, 0, sizeof *st);
-    st->sources = &GLOBAL_SRC; st->source_count = 1; st->kernel = "colsum"; st->host = colsum_host;
+    st->sources = &GLOBAL_SRC; st->num_sources = 1; st->kernel = "colsum"; st->host = colsum_host;
     st->items_per_slice = (size_t)*W; st->loop_slices = 1;
     st->num_inputs = 1; st->inputs = in; st->num_outputs = 1; st->outputs = out;
     st->num_scalars = 1; st->scalar_bytes[0] = sizeof *W; st->scalars[0] = W;
@@ -2589,7 +2589,7 @@ static void test_global_buffers(void **state)
         s = (hst_stream *)&s;
         cap_reset(&f->log[0]);
         assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
-                       HST_LOGITEM_BAD_ARGUMENT, "arrays[1].buffers[0] is NULL");
+                       HST_LOGITEM_NULL_ARGUMENT, "arrays[1].buffers[0] is NULL");
         assert_null(s);
         arr[1].host = g;   /* both host memory and buffers */
         s = (hst_stream *)&s;

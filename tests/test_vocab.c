@@ -84,7 +84,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fixture *f = (fixture *)*state;
     if (f) {
-        hst_backend_destroy(f->be);
+        assert_int_equal(hst_backend_destroy(f->be), HST_SUCCESS);
         free(f);
     }
     return 0;
@@ -1427,7 +1427,7 @@ static void test_errors(void **state) {
         EXPECT_ERR(hst_array_copy(f32, other), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
         EXPECT_ERR(hst_array_dot(f32, other, &s), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
         hst_array_destroy(other);
-        hst_backend_destroy(be2);
+        assert_int_equal(hst_backend_destroy(be2), HST_SUCCESS);
     }
 
     /* create: bad ndim, zero extent, NULL shape/out, overflow, bad dtype */

@@ -19,8 +19,8 @@ from . import _check, _errors, _lib
 from ._errors import Cancelled, HalostreamError, InvalidArgument
 from .backend import Backend, EsrrfArgs, EsrrfLive, device_dict
 
-__all__ = ["esrrf", "devices", "Backend", "EsrrfLive", "HalostreamError", "InvalidArgument",
-           "Cancelled"]
+__all__ = ["esrrf", "esrrf_defaults", "devices", "Backend", "EsrrfLive", "HalostreamError",
+           "InvalidArgument", "Cancelled"]
 __version__ = "0.1.0"
 
 _CACHED = {}                  # selectors -> Backend, for esrrf(device=...)
@@ -41,6 +41,15 @@ def devices():
     return [device_dict(d) for d in infos[:min(got.value, count.value)]]
 
 
+def esrrf_defaults():
+    """eSRRF's defaults, read from the library (esrrf.h's HST_ESRRF_DEFAULT_*): what esrrf()'s
+    magnification, radius and sensitivity left at None mean, as a dict of those three."""
+    lib = _errors.library()
+    mag, radius, sensitivity = ctypes.c_uint(0), ctypes.c_float(0), ctypes.c_float(0)
+    lib.hst_py_esrrf_defaults(ctypes.byref(mag), ctypes.byref(radius), ctypes.byref(sensitivity))
+    return {"magnification": mag.value, "radius": radius.value, "sensitivity": sensitivity.value}
+
+
 def cached_backend(device="auto"):
     """The Backend esrrf(device=...) uses: one per selector (or list of them), opened on first
     use, kept until interpreter exit."""
@@ -52,14 +61,15 @@ def cached_backend(device="auto"):
     return be
 
 
-def esrrf(stack, magnification=5, radius=1.5, sensitivity=1.0, intensity_weighting=True,
+def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_weighting=True,
           frames_per_timepoint=0, modes=("avg",), macro_pixel_correction=True, device="auto",
           fused=None, progress=None):
     """eSRRF of a stack (Laine et al., Nat. Methods 2023; NanoPyx's conventions, as esrrf.h).
 
     stack: numpy array (T, rows, cols), C order, uint8 / uint16 / int16 / float32 in native
     byte order; read in place (never copied, never written). magnification 1..32; radius in
-    input pixels, (0, 20]; sensitivity (0, 100]; intensity_weighting: RGC times the magnified
+    input pixels, (0, 20]; sensitivity (0, 100]; each None: the library's default
+    (esrrf_defaults()); intensity_weighting: RGC times the magnified
     frame; frames_per_timepoint: frames per output image, 0 = all (trailing frames that do not
     fill a time point are left out); modes: any of "avg", "var", "tac2" (all from one pass);
     macro_pixel_correction; device: a selector ("auto", "gpu", "cpu", "host", "P:D", a name;

@@ -41,6 +41,11 @@ def positive_float32(where, name, value):
     return value
 
 
+def optional(check, where, name, value, *limits):
+    """None (0 in the C field: the library's default, esrrf_defaults()) or check's value."""
+    return 0 if value is None else check(where, name, value, *limits)
+
+
 def flag(where, name, value):
     """A yes/no option: bool, NumPy bool or the ints 0 / 1."""
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral)
@@ -135,11 +140,12 @@ def stack(where, s):
 
 def desc(where, magnification, radius, sensitivity, intensity_weighting,
          frames_per_timepoint, modes, macro_pixel_correction, fused):
-    """The hst_esrrf_desc of the options (backends, callbacks: the caller's)."""
+    """The hst_esrrf_desc of the options (backends, callbacks: the caller's; magnification,
+    radius, sensitivity None: the library's default)."""
     d = _lib.EsrrfDesc()
-    d.magnification = integer(where, "magnification", magnification, 1, U32_MAX)
-    d.radius = positive_float32(where, "radius", radius)
-    d.sensitivity = positive_float32(where, "sensitivity", sensitivity)
+    d.magnification = optional(integer, where, "magnification", magnification, 1, U32_MAX)
+    d.radius = optional(positive_float32, where, "radius", radius)
+    d.sensitivity = optional(positive_float32, where, "sensitivity", sensitivity)
     d.no_intensity_weighting = not flag(where, "intensity_weighting", intensity_weighting)
     d.no_macro_pixel_correction = not flag(where, "macro_pixel_correction",
                                            macro_pixel_correction)

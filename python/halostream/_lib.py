@@ -81,6 +81,8 @@ def _declare(lib):
     ref = ctypes.POINTER
     sigs = {
         "hst_py_struct_size": (sz, [c_int]),
+        "hst_py_esrrf_defaults": (None, [ref(ctypes.c_uint), ref(ctypes.c_float),
+                                         ref(ctypes.c_float)]),
         "hst_result_string": (ctypes.c_char_p, [c_int]),
         "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
         "hst_esrrf_backend_create": (c_int, [ref(BackendDesc), ref(vp), ref(c_int)]),

@@ -135,7 +135,7 @@ class Backend:
         desc.backends = ctypes.cast(self._handles, ctypes.POINTER(ctypes.c_void_p))
         desc.num_backends = self._count
 
-    def esrrf(self, stack, magnification=5, radius=1.5, sensitivity=1.0,
+    def esrrf(self, stack, magnification=None, radius=None, sensitivity=None,
               intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
               macro_pixel_correction=True, fused=None, progress=None):
         """eSRRF of a stack on this backend: halostream.esrrf's arguments and result, less
@@ -173,7 +173,7 @@ class Backend:
         self.last_report = _report_dict(report)
         return out
 
-    def esrrf_live(self, shape, dtype, magnification=5, radius=1.5, sensitivity=1.0,
+    def esrrf_live(self, shape, dtype, magnification=None, radius=None, sensitivity=None,
                    intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
                    macro_pixel_correction=True, fused=None, on_timepoint=None, progress=False):
         """A live eSRRF session for frames of shape (rows, cols) and dtype (uint8, uint16,

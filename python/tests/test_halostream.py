@@ -8,6 +8,7 @@ HALOSTREAM_CLI names build/examples/esrrf).
   CLI writes with the same settings on the same device;
 - the four input dtypes holding the same values give the same bits; a Backend's calls give the
   bits of the module-level call, again and again;
+- options left at None take the library's defaults, esrrf_defaults(): esrrf.h's numbers;
 - bad stacks and each refused option raise TypeError / ValueError naming it, before any C call;
 - progress: a callable is called with (done, total); None / closed stderr never fails a run;
 - Ctrl-C (SIGINT) during a run cancels it; the same Backend then gives the uninterrupted bits;
@@ -96,6 +97,20 @@ def backend_reused_same_bits():
     raises(RuntimeError, "closed", be.esrrf, s)
     be.close()   # twice: harmless
     assert halostream.cached_backend(DEVICE) is halostream.cached_backend(DEVICE)
+
+
+@test
+def defaults_are_the_librarys():
+    header = open(os.path.join(ROOT, "esrrf.h")).read()
+    want = {k: float(re.search(r"#define HST_ESRRF_DEFAULT_%s ([0-9.]+)" % k.upper(), header)
+                     .group(1)) for k in ("magnification", "radius", "sensitivity")}
+    got = halostream.esrrf_defaults()
+    assert got == want and isinstance(got["magnification"], int), (got, want)
+    s = small_stack()
+    out = halostream.esrrf(s, device=DEVICE)["avg"]
+    mag = got["magnification"]
+    assert out.shape == (1, 24 * mag, 20 * mag), out.shape
+    same_bits(out, halostream.esrrf(s, device=DEVICE, **got)["avg"], "defaults")
 
 
 @test

@@ -76,7 +76,7 @@ int main(void) {
     uint32_t rm = 0, cm = 0, tp;
     hst_result r;
 
-    printf("1..8\n");
+    printf("1..9\n");
     make_stack(stack);
     bd.device = "host";
     r = hst_backend_create(&bd, &be);
@@ -101,6 +101,6 @@ int main(void) {
     }
     check(!strcmp(hst_result_string(HST_ERROR_CANCELLED), "HST_ERROR_CANCELLED"),
           "hst_result_string links from the installed headers");
-    hst_backend_destroy(be);
+    check(hst_backend_destroy(be) == HST_SUCCESS, "the backend is destroyed (nothing holds it)");
     return n_failed ? 1 : 0;
 }

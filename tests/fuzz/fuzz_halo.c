@@ -67,16 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     memset(&pd, 0, sizeof pd);
-    pd.n_quantities = fz_u8(&f) % 8 == 0 ? fz_size(&f, 70) : nq;
+    pd.num_quantities = fz_u8(&f) % 8 == 0 ? fz_size(&f, 70) : nq;
     pd.layouts = lay;
-    pd.n_specs = ns;
+    pd.num_specs = ns;
     pd.specs = specs;
-    pd.n_peers = fz_u8(&f) % 6;
+    pd.num_peers = fz_u8(&f) % 6;
     pd.logger = fz_quiet;
-    if (pd.n_quantities > nq) pd.n_quantities = nq;   /* the array holds nq layouts */
+    if (pd.num_quantities > nq) pd.num_quantities = nq;   /* the array holds nq layouts */
     if (hst_halo_plan_create(be, &pd, &plan) == HST_SUCCESS) {
         hst_halo_stats st = hst_halo_plan_stats(plan);
-        for (q = 0; q < pd.n_quantities; q++)
+        for (q = 0; q < pd.num_quantities; q++)
             if (!ok_q[q]) __builtin_trap();   /* a plan over a layout that layout_bytes rejects */
         if (st.send_bytes <= CAP && st.recv_bytes <= CAP && bytes[0] <= CAP && bytes[1] <= CAP && bytes[2] <= CAP) {
             void *qs[MAXQ] = {NULL, NULL, NULL};
@@ -84,16 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             unsigned char *send = (unsigned char *)malloc(st.send_bytes ? st.send_bytes : 1);
             unsigned char *recv = (unsigned char *)calloc(1, st.recv_bytes ? st.recv_bytes : 1);
             int ok = 1;
-            for (q = 0; q < pd.n_quantities; q++) {
+            for (q = 0; q < pd.num_quantities; q++) {
                 qs[q] = malloc(bytes[q] ? bytes[q] : 1);
                 if (qs[q]) memset(qs[q], (int)q + 1, bytes[q]);
                 if (hst_buffer_create(be, bytes[q] ? bytes[q] : 1, 0, &bufs[q]) != HST_SUCCESS) ok = 0;
             }
             if (ok && send && recv) {
-                if (hst_halo_pack_host(plan, pd.n_quantities, qs, bytes, send) != HST_SUCCESS) __builtin_trap();
-                if (hst_halo_unpack_host(plan, pd.n_quantities, qs, bytes, recv) != HST_SUCCESS) __builtin_trap();
-                if (hst_halo_pack(plan, NULL, pd.n_quantities, bufs, 0, NULL, NULL) != HST_SUCCESS) __builtin_trap();
-                if (hst_halo_unpack(plan, NULL, pd.n_quantities, bufs, 0, NULL, NULL) != HST_SUCCESS) __builtin_trap();
+                if (hst_halo_pack_host(plan, pd.num_quantities, qs, bytes, send) != HST_SUCCESS) __builtin_trap();
+                if (hst_halo_unpack_host(plan, pd.num_quantities, qs, bytes, recv) != HST_SUCCESS) __builtin_trap();
+                if (hst_halo_pack(plan, NULL, pd.num_quantities, bufs, 0, NULL, NULL) != HST_SUCCESS) __builtin_trap();
+                if (hst_halo_unpack(plan, NULL, pd.num_quantities, bufs, 0, NULL, NULL) != HST_SUCCESS) __builtin_trap();
             }
             for (q = 0; q < MAXQ; q++) { free(qs[q]); hst_buffer_destroy(bufs[q]); }
             free(send);

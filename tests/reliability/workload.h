@@ -100,7 +100,7 @@ WL_FN hst_result wl_stream_create(hst_backend **be, unsigned nbe, const wl_strea
         hst_stream_stage *st = &c->st[i];
         st->name = i ? "div3" : "grad3";
         st->sources = hst_kernels_stream_source(&count);
-        st->source_count = count;
+        st->num_sources = count;
         st->options = wl_stream_options(be[0]);
         st->kernel = i ? "hst_k_div3" : "hst_k_grad3";
         st->host = i ? wl_h_div3 : wl_h_grad3;
@@ -158,7 +158,7 @@ static void *wl_halo_log_user;
 typedef struct wl_halo {
     hst_halo_layout lay[WL_HALO_NQ];
     hst_halo_spec specs[10];
-    size_t n_specs, bytes[WL_HALO_NQ];
+    size_t num_specs, bytes[WL_HALO_NQ];
 } wl_halo;
 
 WL_FN hst_result wl_halo_init(wl_halo *h)
@@ -180,11 +180,11 @@ WL_FN hst_result wl_halo_init(wl_halo *h)
     }
     for (b = 0; b < 8; b++)
         WL_TRY(hst_halo_spec_scalar(&h->lay[0], 0, (hst_halo_boundary)b, (unsigned)b % 4, b,
-                                    &h->specs[h->n_specs++]));
+                                    &h->specs[h->num_specs++]));
     WL_TRY(hst_halo_spec_vector(&h->lay[1], 1, &h->lay[2], 2, HST_HALO_WEST, 1, 0,
-                                &h->specs[h->n_specs++]));
+                                &h->specs[h->num_specs++]));
     WL_TRY(hst_halo_spec_vector(&h->lay[1], 1, &h->lay[2], 2, HST_HALO_NORTH, 1, 2,
-                                &h->specs[h->n_specs++]));
+                                &h->specs[h->num_specs++]));
 done:
     return r;
 }
@@ -194,11 +194,11 @@ WL_FN hst_result wl_halo_plan(hst_backend *be, const wl_halo *h, hst_log_fn logg
 {
     hst_halo_plan_desc d;
     memset(&d, 0, sizeof d);
-    d.n_quantities = WL_HALO_NQ;
+    d.num_quantities = WL_HALO_NQ;
     d.layouts = h->lay;
-    d.n_specs = h->n_specs;
+    d.num_specs = h->num_specs;
     d.specs = h->specs;
-    d.n_peers = 8;
+    d.num_peers = 8;
     d.logger = logger;
     d.log_user = user;
     d.log_level = logger ? HST_LOG_DEBUG : (hst_log_level)0;
@@ -360,7 +360,7 @@ WL_FN void wl_esrrf_stage(hst_stream_stage *st, hst_backend *be, const char *ker
     memset(st, 0, sizeof *st);
     st->name = kernel;
     st->sources = hst_kernels_esrrf_source(&count);
-    st->source_count = count;
+    st->num_sources = count;
     st->options = wl_stream_options(be);
     st->kernel = kernel;
     st->host = host;
