@@ -16,13 +16,14 @@
        // given: const float *ref, *sr, *odd, *even;   // the images, in host memory
        hst_backend *be; hst_backend_desc bd = {0};
        hst_error_map_result em; hst_frc_result fr; hst_decorr_result dr;
-       hst_backend_create(&bd, &be);                      // $HST_DEVICE, else the best device
+       if (hst_backend_create(&bd, &be) != HST_SUCCESS) return 1;   // $HST_DEVICE, else the best
        float *map = malloc(5000 * 5000 * 4);             // the RSE map: the SR image's shape
-       hst_error_map(be, ref, 1000, 1000, sr, 5000, 5000, NULL, map, &em);  // em.rse, em.rsp
+       hst_result r = hst_error_map(be, ref, 1000, 1000, sr, 5000, 5000, NULL, map, &em);  // em.rse, em.rsp
        hst_frc_desc fd = {0}; fd.pixel_size = 20.0;       // nm per SR pixel
-       hst_frc(be, odd, even, 5000, 5000, &fd, NULL, &fr);               // fr.resolution (nm)
-       hst_decorr(be, sr, 5000, 5000, NULL, &dr);         // NULL: NanoPyx's defaults
-       hst_backend_destroy(be);
+       if (r == HST_SUCCESS) r = hst_frc(be, odd, even, 5000, 5000, &fd, NULL, &fr);  // fr.resolution (nm)
+       if (r == HST_SUCCESS) r = hst_decorr(be, sr, 5000, 5000, NULL, &dr);  // NULL: NanoPyx's defaults
+       if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
+       if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lm   (with HST_FFT: vkFFT.h on the include path)
 
    Shapes and units. Images are 2-D float32, C order (rows, cols), host memory, read only.
@@ -126,7 +127,7 @@ typedef struct hst_error_map_result {
    negative or not finite), HST_ERROR_SHAPE (sr not M times ref), HST_ERROR_NON_FINITE (NaN or
    Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW, HST_ERROR_NOT_
    BUILT_IN (M > 1 without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
-HST_API hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
+HST_API HST_NODISCARD hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
                                  size_t ref_cols, const float *sr, size_t sr_rows,
                                  size_t sr_cols, const hst_error_map_desc *desc, float *map,
                                  hst_error_map_result *out);
@@ -164,7 +165,7 @@ HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, a, b or out; rows or cols < 10; pixel_size
    negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN
    (without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
-HST_API hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
+HST_API HST_NODISCARD hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
                            size_t cols, const hst_frc_desc *desc, float *curve,
                            hst_frc_result *out);
 
@@ -206,7 +207,7 @@ typedef struct hst_decorr_result {
    pixel_size negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW,
    HST_ERROR_NOT_BUILT_IN (without HST_FFT), memory and OpenCL errors.
    Thread safety: per backend. */
-HST_API hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
+HST_API HST_NODISCARD hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
                               const hst_decorr_desc *desc, hst_decorr_result *out);
 
 /* The kernels' OpenCL C source (pieces in static storage). Thread-safe. */

@@ -221,6 +221,6 @@ int main(int argc, char **argv) {
     CHECK(hst_backend_create(&desc, &be));
     if (dir) metrics(be, dir);
     else speed(be, size, mag, reps);
-    hst_backend_destroy(be);
+    CHECK(hst_backend_destroy(be));
     return 0;
 }

@@ -398,7 +398,7 @@ static void test_devices_agree(void **state) {
     assert_int_equal(hst_decorr(BE(state), b, 64, 64, NULL, &d1), HST_SUCCESS);
     assert_int_equal(hst_decorr(h, b, 64, 64, NULL, &d2), HST_SUCCESS);
     agree(d1.resolution, d2.resolution, "decorrelation");
-    hst_backend_destroy(h);
+    assert_int_equal(hst_backend_destroy(h), HST_SUCCESS);
     free(sr); free(ref); free(b);
 }
 
