@@ -1,8 +1,8 @@
 /* quality.h — halostream's image quality metrics for super-resolution microscopy, as NanoPyx 2.1
    computes them: SQUIRREL's error map (RSE, RSP and the RSE map), Fourier ring correlation with
    its FIRE resolution, and decorrelation analysis. On any device of backend.h: the host device
-   runs the host C twins of this header's kernels, OpenCL devices run the kernels. Single-file,
-   header-only, C99 (and C++).
+   runs the host C twins of kernels.h's quality kernels, OpenCL devices run the kernels (the
+   program is built on a backend's first call). Single-file, header-only, C99 (and C++).
 
    Do this:
        #define HST_IMPLEMENTATION
@@ -174,7 +174,7 @@ HST_API HST_NODISCARD hst_result hst_frc(hst_backend *be, const float *a, const 
    frequencies; rmax 0 means 1), n_r 50 (curve samples), n_g 10 (high-pass images per round),
    pixel_size 1; roi {x0, y0, x1, y1} in pixels (x1, y1 exclusive): all equal means the whole
    image. */
-#define HST_DECORR_MAX_NR 128
+#define HST_DECORR_MAX_NR HST_K_QUALITY_MAX_NR   /* 128, kernels.h's limit */
 typedef struct hst_decorr_desc {
     double rmin, rmax;
     unsigned n_r, n_g;
@@ -209,9 +209,6 @@ typedef struct hst_decorr_result {
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
                               const hst_decorr_desc *desc, hst_decorr_result *out);
-
-/* The kernels' OpenCL C source (pieces in static storage). Thread-safe. */
-HST_API const char *const *hst_quality_source(size_t *count);
 
 #ifdef __cplusplus
 }
@@ -268,347 +265,13 @@ extern "C" {
 #define HST__Q_GROW_LIMIT 110.0
 #define HST__Q_VERYSMALL 1e-21
 
-/* >>kernels ---------------------------------------------------------------------------------- */
-/* OpenCL C, one source line per literal line; the host twins below follow them line by line. */
-static const char *const hst__q_source[] = {
-"/* scipy.ndimage's 'reflect' (d c b a | a b c d | d c b a) for any offset (2 n <= INT_MAX) */\n"
-"int hst_q_reflect(int i, int n) {\n"
-"    int p = 2 * n, m = i % p;\n"
-"    if (m < 0) m += p;\n"
-"    return m < n ? m : p - 1 - m;\n"
-"}\n"
-"/* one axis of a Gaussian blur: dst = correlate(src, w) along axis (0: rows, 1: cols); the\n"
-"   taps in order j = -radius .. radius, reflected only where the window leaves the line */\n"
-"__kernel void hst_q_blur(__global const float *src, __global float *dst,\n"
-"                         __global const float *w, int radius, int rows, int cols, int axis) {\n"
-"    int x = get_global_id(0), y = get_global_id(1), j, n = axis == 0 ? rows : cols;\n"
-"    int p = axis == 0 ? y : x;\n"
-"    size_t step = axis == 0 ? (size_t)cols : 1;\n"
-"    __global const float *s;\n"
-"    float acc = 0.0f;\n"
-"    if (x >= cols || y >= rows) return;\n"
-"    s = src + (axis == 0 ? (size_t)x : (size_t)y * cols);\n"
-"    if (p - radius >= 0 && p + radius < n)\n"
-"        for (j = -radius; j <= radius; j++) acc = fma(w[j + radius], s[(p + j) * step], acc);\n"
-"    else\n"
-"        for (j = -radius; j <= radius; j++)\n"
-"            acc = fma(w[j + radius], s[hst_q_reflect(p + j, n) * step], acc);\n"
-"    dst[(size_t)y * cols + x] = acc;\n"
-"}\n"
-"/* Work-item i of g sums b, b^2 and b r over elements i, i + g, i + 2 g, .. in order into\n"
-"   part[i][3] (coalesced; the order is fixed by g, not by the device) */\n"
-"__kernel void hst_q_moments(__global const float *b, __global const float *r,\n"
-"                            __global float *part, ulong n, uint g) {\n"
-"    size_t i = get_global_id(0), j;\n"
-"    float s = 0.0f, ss = 0.0f, sr = 0.0f;\n"
-"    if (i >= g) return;\n"
-"    for (j = i; j < n; j += g) {\n"
-"        float v = b[j];\n"
-"        s += v; ss = fma(v, v, ss); sr = fma(v, r[j], sr);\n"
-"    }\n"
-"    part[3 * i] = s; part[3 * i + 1] = ss; part[3 * i + 2] = sr;\n"
-"}\n"
-"/* e = |alpha b + beta - r| */\n"
-"__kernel void hst_q_error_map(__global const float *b, __global const float *r,\n"
-"                              __global float *e, float alpha, float beta, ulong n) {\n"
-"    size_t i = get_global_id(0);\n"
-"    if (i < n) e[i] = fabs(fma(alpha, b[i], beta) - r[i]);\n"
-"}\n",
-"/* The Fourier interpolation's spectrum (NanoPyx's fht_space_interpolation): dst (mp, mp)\n"
-"   unshifted holds src's frequencies (src: the r2c hw spectrum of a p x p image) at the\n"
-"   fftshifted placement NanoPyx gives them, zero elsewhere. */\n"
-"__kernel void hst_q_fourier_pad(__global const float2 *src, __global float2 *dst,\n"
-"                                int p, int mp) {\n"
-"    int u = get_global_id(0), v = get_global_id(1), roi = (mp - p) / 2, hw = p / 2 + 1;\n"
-"    int ju, jv, fu, fv;\n"
-"    float2 z = (float2)(0.0f, 0.0f);\n"
-"    if (u >= mp || v >= mp) return;\n"
-"    ju = (u + mp / 2) % mp - roi;\n"
-"    jv = (v + mp / 2) % mp - roi;\n"
-"    if (ju >= 0 && ju < p && jv >= 0 && jv < p) {\n"
-"        fu = ((ju - p / 2) % p + p) % p;\n"
-"        fv = ((jv - p / 2) % p + p) % p;\n"
-"        if (fu < hw) z = src[(size_t)fv * hw + fu];\n"
-"        else { z = src[(size_t)((p - fv) % p) * hw + (p - fu)]; z.y = -z.y; }\n"
-"    }\n"
-"    dst[(size_t)v * mp + u] = z;\n"
-"}\n"
-"/* dst (rows, cols) = (src[y0 + y][x0 + x] - lo) scale + base, src (mp, mp) */\n"
-"__kernel void hst_q_crop_rescale(__global const float *src, __global float *dst, int mp,\n"
-"                                 int rows, int cols, int y0, int x0, float lo, float scale,\n"
-"                                 float base) {\n"
-"    int x = get_global_id(0), y = get_global_id(1);\n"
-"    if (x >= cols || y >= rows) return;\n"
-"    dst[(size_t)y * cols + x] = fma(src[(size_t)(y + y0) * mp + x + x0] - lo, scale, base);\n"
-"}\n",
-"/* The FRC products (Re F1 F2*, |F1|^2, |F2|^2) at shifted position (y, x) of an s x s\n"
-"   spectrum held as r2c halves (the products are the same at -k). */\n"
-"float3 hst_q_frc_at(__global const float2 *f1, __global const float2 *f2, int s, int y,\n"
-"                    int x) {\n"
-"    int hw = s / 2 + 1, ky = (y + s / 2) % s, kx = (x + s / 2) % s;\n"
-"    float2 a, b;\n"
-"    size_t i;\n"
-"    if (kx >= hw) { kx = s - kx; ky = (s - ky) % s; }\n"
-"    i = (size_t)ky * hw + kx;\n"
-"    a = f1[i]; b = f2[i];\n"
-"    return (float3)(a.x * b.x + a.y * b.y, a.x * a.x + a.y * a.y, b.x * b.x + b.y * b.y);\n"
-"}\n"
-"/* Ring r's samples [c chunk, (c + 1) chunk) of count[r], at angles i step[r] (NanoPyx's\n"
-"   _calculate_frc_value), bilinearly interpolated products summed into part[r][c][3]. */\n"
-"__kernel void hst_q_frc_partial(__global const float2 *f1, __global const float2 *f2,\n"
-"                                __global const int *count, __global const float *step,\n"
-"                                __global float *part, int s, int max_r, int chunk,\n"
-"                                int nchunks) {\n"
-"    int c = get_global_id(0), r = get_global_id(1), i, end;\n"
-"    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;\n"
-"    if (c >= nchunks || r >= max_r) return;\n"
-"    end = min(count[r], (c + 1) * chunk);\n"
-"    for (i = c * chunk; i < end; i++) {\n"
-"        float angle = (float)i * step[r], ca = cos(angle), sa = sqrt(1.0f - ca * ca);\n"
-"        float x = (float)(max_r + 1) + (float)r * ca, y, xf, yf;\n"
-"        int xb, yb;\n"
-"        float3 ll, lr, ul, ur, lo, up, v;\n"
-"        if (angle > M_PI_F) sa = -sa;\n"
-"        y = (float)(max_r + 1) + (float)r * sa;\n"
-"        xb = (int)x; yb = (int)y;\n"
-"        xf = fmax(x - (float)xb, 0.0f); yf = fmax(y - (float)yb, 0.0f);\n"
-"        ll = hst_q_frc_at(f1, f2, s, yb, xb); lr = hst_q_frc_at(f1, f2, s, yb, xb + 1);\n"
-"        ul = hst_q_frc_at(f1, f2, s, yb + 1, xb); ur = hst_q_frc_at(f1, f2, s, yb + 1, xb + 1);\n"
-"        up = ul + xf * (ur - ul);\n"
-"        lo = ll + xf * (lr - ll);\n"
-"        v = lo + yf * (up - lo);\n"
-"        s0 += v.x; s1 += v.y; s2 += v.z;\n"
-"    }\n"
-"    part[((size_t)r * nchunks + c) * 3 + 0] = s0;\n"
-"    part[((size_t)r * nchunks + c) * 3 + 1] = s1;\n"
-"    part[((size_t)r * nchunks + c) * 3 + 2] = s2;\n"
-"}\n"
-"/* ring[r][k] = sum over chunks c in order of part[r][c][k] */\n"
-"__kernel void hst_q_frc_rings(__global const float *part, __global float *ring, int max_r,\n"
-"                              int nchunks) {\n"
-"    int r = get_global_id(0), c, k;\n"
-"    if (r >= max_r) return;\n"
-"    for (k = 0; k < 3; k++) {\n"
-"        float s = 0.0f;\n"
-"        for (c = 0; c < nchunks; c++) s += part[((size_t)r * nchunks + c) * 3 + k];\n"
-"        ring[r * 3 + k] = s;\n"
-"    }\n"
-"}\n",
-"/* Decorrelation, one shifted column x of an n x n spectrum (r2c halves): norm[x] = sum of\n"
-"   |F|^2 inside the inscribed circle; part[x][d] and part[x][nr + d] = sums of |F| and of\n"
-"   |F / |F||^2 over ring d (NanoPyx's _get_corr_coef_ring window and hw plane). */\n"
-"#define HST_Q_MAX_NR 128\n"
-"__kernel void hst_q_decorr_cols(__global const float2 *f, __global float *part,\n"
-"                                __global float *norm, int n, int nr, float crmin,\n"
-"                                float crmax, int ox, int w, int oy, int h, int zero_dc) {\n"
-"    int x = get_global_id(0), y, d, hw = n / 2 + 1;\n"
-"    float bins[2 * HST_Q_MAX_NR], cn = 0.0f;\n"
-"    long limit = (long)n * n / 2 + n / 2;\n"
-"    if (x >= n) return;\n"
-"    for (d = 0; d < 2 * nr; d++) bins[d] = 0.0f;\n"
-"    for (y = 0; y < n; y++) {\n"
-"        int ky = (y + n / 2) % n, kx = (x + n / 2) % n, dy = y - n / 2, dx = x - n / 2;\n"
-"        float2 z;\n"
-"        if (kx >= hw) { kx = n - kx; ky = (n - ky) % n; }\n"
-"        z = f[(size_t)ky * hw + kx];\n"
-"        if (zero_dc && dx == 0 && dy == 0) z = (float2)(0.0f, 0.0f);\n"
-"        if ((long)dy * dy + (long)dx * dx < (long)n * n / 4) cn += z.x * z.x + z.y * z.y;\n"
-"        if (x >= ox && x < ox + w && y >= oy && y < oy + h && (long)x * n + y <= limit) {\n"
-"            float dist = sqrt(4.0f * (float)(dx * dx + dy * dy) / (float)((long)n * n));\n"
-"            if (dist <= crmax) {\n"
-"                float mag = sqrt(z.x * z.x + z.y * z.y), nx = 0.0f, ny = 0.0f;\n"
-"                dist = (dist - crmin) / (crmax - crmin) * (float)(nr - 1);\n"
-"                d = (int)round(fmax(dist, 0.0f));\n"
-"                if (mag != 0.0f) { nx = z.x / mag; ny = z.y / mag; }\n"
-"                if (d < nr) {\n"
-"                    bins[d] += z.x * nx + z.y * ny;\n"
-"                    bins[d + nr] += nx * nx + ny * ny;\n"
-"                }\n"
-"            }\n"
-"        }\n"
-"    }\n"
-"    for (d = 0; d < 2 * nr; d++) part[(size_t)x * 2 * nr + d] = bins[d];\n"
-"    norm[x] = cn;\n"
-"}\n"
-};
-
-HST__QDEF const char *const *hst_quality_source(size_t *count) {
-    if (count) *count = sizeof hst__q_source / sizeof hst__q_source[0];
-    return hst__q_source;
-}
-
-/* >>host twins ------------------------------------------------------------------------------- */
-static int hst__q_reflect(int i, int n) {
-    int p = 2 * n, m = i % p;
-    if (m < 0) m += p;
-    return m < n ? m : p - 1 - m;
-}
-
-/* hst_q_blur's twin. Along rows (axis 0) it accumulates whole output rows, tap by tap, so it
-   reads rows in memory order; each pixel still takes its taps in the kernel's order. */
-static void hst__q_blur_host(const float *src, float *dst, const float *w, int radius, int rows,
-                             int cols, int axis) {
-    int x, y, j;
-    for (y = 0; y < rows; y++) {
-        float *o = dst + (size_t)y * cols;
-        if (axis == 0) {
-            for (x = 0; x < cols; x++) o[x] = 0.0f;
-            for (j = -radius; j <= radius; j++) {
-                const float *s = src + (size_t)hst__q_reflect(y + j, rows) * cols;
-                float wj = w[j + radius];
-                for (x = 0; x < cols; x++) o[x] = fmaf(wj, s[x], o[x]);
-            }
-            continue;
-        }
-        for (x = 0; x < cols; x++) {
-            const float *s = src + (size_t)y * cols;
-            float acc = 0.0f;
-            if (x - radius >= 0 && x + radius < cols)
-                for (j = -radius; j <= radius; j++) acc = fmaf(w[j + radius], s[x + j], acc);
-            else
-                for (j = -radius; j <= radius; j++)
-                    acc = fmaf(w[j + radius], s[hst__q_reflect(x + j, cols)], acc);
-            o[x] = acc;
-        }
-    }
-}
-
-static void hst__q_moments_host(const float *b, const float *r, float *part, size_t n,
-                                uint32_t g) {
-    size_t i, j;
-    for (i = 0; i < g; i++) {
-        float sum = 0.0f, ss = 0.0f, sr = 0.0f;
-        for (j = i; j < n; j += g) {
-            float v = b[j];
-            sum += v; ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr);
-        }
-        part[3 * i] = sum; part[3 * i + 1] = ss; part[3 * i + 2] = sr;
-    }
-}
-
-static void hst__q_error_map_host(const float *b, const float *r, float *e, float alpha,
-                                  float beta, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++) e[i] = fabsf(fmaf(alpha, b[i], beta) - r[i]);
-}
-
-static void hst__q_fourier_pad_host(const float *src, float *dst, int p, int mp) {
-    int u, v, roi = (mp - p) / 2, half = p / 2 + 1;
-    for (v = 0; v < mp; v++)
-        for (u = 0; u < mp; u++) {
-            int ju = (u + mp / 2) % mp - roi, jv = (v + mp / 2) % mp - roi;
-            float zr = 0.0f, zi = 0.0f;
-            if (ju >= 0 && ju < p && jv >= 0 && jv < p) {
-                int fu = ((ju - p / 2) % p + p) % p, fv = ((jv - p / 2) % p + p) % p;
-                size_t i = fu < half ? (size_t)fv * half + fu
-                                     : (size_t)((p - fv) % p) * half + (p - fu);
-                zr = src[2 * i];
-                zi = fu < half ? src[2 * i + 1] : -src[2 * i + 1];
-            }
-            dst[2 * ((size_t)v * mp + u)] = zr;
-            dst[2 * ((size_t)v * mp + u) + 1] = zi;
-        }
-}
-
-static void hst__q_crop_rescale_host(const float *src, float *dst, int mp, int rows, int cols,
-                                     int y0, int x0, float lo, float scale, float base) {
-    int x, y;
-    for (y = 0; y < rows; y++)
-        for (x = 0; x < cols; x++)
-            dst[(size_t)y * cols + x] =
-                fmaf(src[(size_t)(y + y0) * mp + x + x0] - lo, scale, base);
-}
-
-static void hst__q_frc_at_host(const float *f1, const float *f2, int s, int y, int x, float v[3]) {
-    int half = s / 2 + 1, ky = (y + s / 2) % s, kx = (x + s / 2) % s;
-    size_t i;
-    float ar, ai, br, bi;
-    if (kx >= half) { kx = s - kx; ky = (s - ky) % s; }
-    i = (size_t)ky * half + kx;
-    ar = f1[2 * i]; ai = f1[2 * i + 1]; br = f2[2 * i]; bi = f2[2 * i + 1];
-    v[0] = ar * br + ai * bi; v[1] = ar * ar + ai * ai; v[2] = br * br + bi * bi;
-}
-
-static void hst__q_frc_partial_host(const float *f1, const float *f2, const int *count,
-                                    const float *step, float *part, int s, int max_r, int chunk,
-                                    int nchunks) {
-    int c, r, i, k;
-    for (r = 0; r < max_r; r++)
-        for (c = 0; c < nchunks; c++) {
-            int end = count[r] < (c + 1) * chunk ? count[r] : (c + 1) * chunk;
-            float sum[3] = {0.0f, 0.0f, 0.0f};
-            for (i = c * chunk; i < end; i++) {
-                float angle = (float)i * step[r], ca = (float)cos(angle);
-                float sa = (float)sqrt(1.0f - ca * ca), x, y, xf, yf;
-                float ll[3], lr[3], ul[3], ur[3];
-                int xb, yb;
-                if (angle > (float)HST__Q_PI) sa = -sa;
-                x = (float)(max_r + 1) + (float)r * ca;
-                y = (float)(max_r + 1) + (float)r * sa;
-                xb = (int)x; yb = (int)y;
-                xf = fmaxf(x - (float)xb, 0.0f); yf = fmaxf(y - (float)yb, 0.0f);
-                hst__q_frc_at_host(f1, f2, s, yb, xb, ll);
-                hst__q_frc_at_host(f1, f2, s, yb, xb + 1, lr);
-                hst__q_frc_at_host(f1, f2, s, yb + 1, xb, ul);
-                hst__q_frc_at_host(f1, f2, s, yb + 1, xb + 1, ur);
-                for (k = 0; k < 3; k++) {
-                    float up = ul[k] + xf * (ur[k] - ul[k]), lo = ll[k] + xf * (lr[k] - ll[k]);
-                    sum[k] += lo + yf * (up - lo);
-                }
-            }
-            for (k = 0; k < 3; k++) part[((size_t)r * nchunks + c) * 3 + k] = sum[k];
-        }
-}
-
-static void hst__q_frc_rings_host(const float *part, float *ring, int max_r, int nchunks) {
-    int r, c, k;
-    for (r = 0; r < max_r; r++)
-        for (k = 0; k < 3; k++) {
-            float s = 0.0f;
-            for (c = 0; c < nchunks; c++) s += part[((size_t)r * nchunks + c) * 3 + k];
-            ring[r * 3 + k] = s;
-        }
-}
-
-static void hst__q_decorr_cols_host(const float *f, float *part, float *norm, int n, int nr,
-                                    float crmin, float crmax, int ox, int w, int oy, int h,
-                                    int zero_dc) {
-    int x, y, d, half = n / 2 + 1;
-    long limit = (long)n * n / 2 + n / 2;
-    for (x = 0; x < n; x++) {
-        float *bins = part + (size_t)x * 2 * nr, cn = 0.0f;
-        for (d = 0; d < 2 * nr; d++) bins[d] = 0.0f;
-        for (y = 0; y < n; y++) {
-            int ky = (y + n / 2) % n, kx = (x + n / 2) % n, dy = y - n / 2, dx = x - n / 2;
-            float zr, zi;
-            if (kx >= half) { kx = n - kx; ky = (n - ky) % n; }
-            zr = f[2 * ((size_t)ky * half + kx)]; zi = f[2 * ((size_t)ky * half + kx) + 1];
-            if (zero_dc && dx == 0 && dy == 0) zr = zi = 0.0f;
-            if ((long)dy * dy + (long)dx * dx < (long)n * n / 4) cn += zr * zr + zi * zi;
-            if (x >= ox && x < ox + w && y >= oy && y < oy + h && (long)x * n + y <= limit) {
-                float dist = sqrtf(4.0f * (float)(dx * dx + dy * dy) / (float)((long)n * n));
-                if (dist <= crmax) {
-                    float mag = sqrtf(zr * zr + zi * zi), nx = 0.0f, ny = 0.0f;
-                    dist = (dist - crmin) / (crmax - crmin) * (float)(nr - 1);
-                    d = (int)roundf(fmaxf(dist, 0.0f));
-                    if (mag != 0.0f) { nx = zr / mag; ny = zi / mag; }
-                    if (d < nr) {
-                        bins[d] += zr * nx + zi * ny;
-                        bins[d + nr] += nx * nx + ny * ny;
-                    }
-                }
-            }
-        }
-        norm[x] = cn;
-    }
-}
-
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
        HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
-    "hst_q_blur", "hst_q_moments", "hst_q_error_map", "hst_q_fourier_pad", "hst_q_crop_rescale",
-    "hst_q_frc_partial", "hst_q_frc_rings", "hst_q_decorr_cols"
+    "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
+    "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
+    "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols"
 };
 
 /* One call's device state: the program is built on first use (backend.h caches it per
@@ -656,7 +319,7 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
     hst_result r = HST_SUCCESS;
     size_t i, count = 0;
     if (!q->prog) {
-        const char *const *src = hst_quality_source(&count);
+        const char *const *src = hst_kernels_quality_source(&count);
         if ((r = hst_program_build(q->be, count, src, "", &q->prog)) != HST_SUCCESS) return r;
     }
     if (!q->k[which] &&
@@ -765,7 +428,8 @@ static hst_result hst__q_blur(hst__q *q, hst_array *dst, const hst_array *src, h
         const hst_array *in = axis == 0 ? src : tmp;
         hst_array *o = axis == 0 ? tmp : dst;
         if (q->host) {
-            hst__q_blur_host(hst__q_ptr(in), hst__q_ptr(o), hst__q_ptr(w), radius, rows, cols, axis);
+            hst_k_quality_blur_host(hst__q_ptr(in), hst__q_ptr(o), hst__q_ptr(w), radius, rows,
+                                    cols, axis);
         } else {
             hst__qarg a[7] = {HST__QA(in), HST__QA(o), HST__QA(w), HST__QV(radius),
                               HST__QV(rows), HST__QV(cols), HST__QV(axis)};
@@ -832,7 +496,7 @@ static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int 
     if (r == HST_SUCCESS) {
         global[0] = global[1] = (size_t)mp;
         if (q->host) {
-            hst__q_fourier_pad_host(hst__q_ptr(spec), hst__q_ptr(big), p, mp);
+            hst_k_quality_fourier_pad_host(hst__q_ptr(spec), hst__q_ptr(big), p, mp);
         } else {
             hst__qarg a[4] = {HST__QA(spec), HST__QA(big), HST__QV(p), HST__QV(mp)};
             r = hst__q_launch(q, HST__Q_FOURIER_PAD, 2, global, 4, a);
@@ -849,8 +513,8 @@ static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int 
         y0 = (mp - rows) / 2; x0 = (mp - cols) / 2;
         global[0] = (size_t)cols; global[1] = (size_t)rows;
         if (q->host) {
-            hst__q_crop_rescale_host(hst__q_ptr(re), hst__q_ptr(dst), mp, rows, cols, y0, x0,
-                                     lo, scale, lo_in);
+            hst_k_quality_crop_rescale_host(hst__q_ptr(re), hst__q_ptr(dst), mp, rows, cols, y0,
+                                            x0, lo, scale, lo_in);
         } else {
             hst__qarg a[10] = {HST__QA(re), HST__QA(dst), HST__QV(mp), HST__QV(rows),
                                HST__QV(cols), HST__QV(y0), HST__QV(x0), HST__QV(lo),
@@ -876,14 +540,14 @@ typedef struct hst__qfit {
     hst_result err;       /* the first failure inside the optimiser */
 } hst__qfit;
 
-/* Sums of b, b^2 and b r over the image (hst_q_moments' partials, added in double). */
+/* Sums of b, b^2 and b r over the image (hst_k_quality_moments' partials, added in double). */
 static hst_result hst__q_moments(hst__qfit *f, double m[3]) {
     uint64_t n = (uint64_t)f->n;
     size_t global = f->items, i;
     hst_result r = HST_SUCCESS;
     if (f->q->host) {
-        hst__q_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->part), (size_t)n,
-                            f->items);
+        hst_k_quality_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->part),
+                                   (size_t)n, f->items);
     } else {
         hst__qarg a[5] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->part), HST__QV(n),
                           HST__QV(f->items)};
@@ -1086,8 +750,8 @@ static hst_result hst__q_error_map_final(hst__qfit *f, float *map, hst_error_map
     hst_scalar ss;
     hst_result r = HST_SUCCESS;
     if (f->q->host) {
-        hst__q_error_map_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->tmp), fa,
-                              fbeta, n);
+        hst_k_quality_error_map_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->tmp), fa,
+                                     fbeta, n);
     } else {
         uint64_t n64 = n;
         hst__qarg a[6] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->tmp), HST__QV(fa),
@@ -1299,9 +963,10 @@ static hst_result hst__q_frc_rings(hst__q *q, hst_array *f1, hst_array *f2, int 
     if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, pshape, &part);
     if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, rshape, &rings);
     if (res == HST_SUCCESS && q->host) {
-        hst__q_frc_partial_host(hst__q_ptr(f1), hst__q_ptr(f2), (const int *)hst__q_ptr(ac),
-                                hst__q_ptr(as), hst__q_ptr(part), s, max_r, chunk, nchunks);
-        hst__q_frc_rings_host(hst__q_ptr(part), hst__q_ptr(rings), max_r, nchunks);
+        hst_k_quality_frc_partial_host(hst__q_ptr(f1), hst__q_ptr(f2),
+                                       (const int *)hst__q_ptr(ac), hst__q_ptr(as),
+                                       hst__q_ptr(part), s, max_r, chunk, nchunks);
+        hst_k_quality_frc_rings_host(hst__q_ptr(part), hst__q_ptr(rings), max_r, nchunks);
     } else if (res == HST_SUCCESS) {
         hst__qarg a[9] = {HST__QA(f1), HST__QA(f2), HST__QA(ac), HST__QA(as), HST__QA(part),
                           HST__QV(s), HST__QV(max_r), HST__QV(chunk), HST__QV(nchunks)};
@@ -1469,8 +1134,9 @@ static hst_result hst__q_dcurve(hst__qdec *dd, float crmin, float crmax, int zer
     float crf;
     hst_result r = HST_SUCCESS;
     if (q->host) {
-        hst__q_decorr_cols_host(hst__q_ptr(dd->spec), hst__q_ptr(dd->part), hst__q_ptr(dd->norm),
-                                n, nr, crmin, crmax, ox, w, oy, h, zero_dc);
+        hst_k_quality_decorr_cols_host(hst__q_ptr(dd->spec), hst__q_ptr(dd->part),
+                                       hst__q_ptr(dd->norm), n, nr, crmin, crmax, ox, w, oy, h,
+                                       zero_dc);
     } else {
         hst__qarg a[12] = {HST__QA(dd->spec), HST__QA(dd->part), HST__QA(dd->norm), HST__QV(n),
                            HST__QV(nr), HST__QV(crmin), HST__QV(crmax), HST__QV(ox),

@@ -2,17 +2,22 @@
    the vocabulary for every dtype (casts from every dtype, scale, axpy, math, random, every
    reduction), the stream kernels (grad3, div3, tv_dual, tv_primal, tv_gap, slice_acc for f32
    and c64), the fused halo pack and unpack (small slots, and slots whose work-groups move
-   several chunks or tiles), and the eSRRF kernels (roberts, magnify, rgc, rgc_fused, temporal),
+   several chunks or tiles), the eSRRF kernels (roberts, magnify, rgc, rgc_fused, temporal),
    each through the library's real paths (arrays, streams, halo plans) on small inputs, so
-   every launch has the argument values the library really passes.
+   every launch has the argument values the library really passes, and the quality kernels:
+   blur, moments and error_map through quality.h's error map; the five that read spectra
+   (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols) launched one by one with
+   the arguments quality.h gives them, on made-up spectra (this program has no FFT: VkFFT's own
+   kernels would run under Oclgrind too), each against its host twin.
 
    Run it as `oclgrind --check-api --data-races --uninitialized [--log FILE] prog`: Oclgrind is
    then the only OpenCL platform, and its reports (out-of-bounds accesses, races, uninitialised
    values, API errors) go to FILE; the Makefile counts them (zero = pass). `prog --self-test`
    runs one kernel with a defect of each kind instead (the Makefile requires findings there). This program checks,
-   besides, that every call succeeds, that every `__kernel` in the four kernels.h programs was
-   launched at least once (a kernel added later without a launch here fails), and that streamed
-   and halo results equal the host device's. Device: $HST_OCLGRIND_DEVICE, default "oclgrind". */
+   besides, that every call succeeds, that every `__kernel` in the five kernels.h programs it
+   reads (vocabulary, stream, eSRRF, halo, quality) was launched at least once (a kernel added
+   later without a launch here fails), and that streamed, halo and quality results equal the
+   host device's or the host twins'. Device: $HST_OCLGRIND_DEVICE, default "oclgrind". */
 #define HST_IMPLEMENTATION
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -31,6 +36,7 @@
 #include "stream.h"
 #include "halo.h"
 #include "esrrf.h"
+#include "quality.h"
 #include "kernels.h"
 #include "reliability/workload.h"
 
@@ -448,6 +454,146 @@ static int close_f(const float *a, const float *b, size_t n, double rel)
     return 1;
 }
 
+/* ---- quality kernels ------------------------------------------------------------------------ */
+/* quality.h's error map at magnification 1 with a fixed sigma (one fit: the two blur axes, the
+   moments, the map; a blur radius of 3 on 5 columns takes the reflecting path), == host. */
+static void quality_error_map(hst_backend *be, hst_backend *host)
+{
+    enum { QH = 6, QW = 5 };
+    float ref[QH * QW], sr[QH * QW], map[2][QH * QW];
+    hst_error_map_desc d;
+    hst_error_map_result res[2];
+    int k;
+    wl_fill_f32(ref, QH * QW, 5);
+    wl_fill_f32(sr, QH * QW, 6);
+    memset(&d, 0, sizeof d);
+    d.fixed_sigma = 0.8;
+    for (k = 0; k < 2; k++)
+        CHECK(hst_error_map(k ? host : be, ref, QH, QW, sr, QH, QW, &d, map[k], &res[k]));
+    EXPECT(close_f(map[0], map[1], QH * QW, 1e-5) &&
+           fabs(res[0].rse - res[1].rse) <= 1e-5 * fabs(res[1].rse) &&
+           fabs(res[0].rsp - res[1].rsp) <= 1e-5, "quality error map differs from the host");
+}
+
+/* A kernel argument: `bytes` at p, as a buffer (written before the launch and read back into p
+   after it) or as a value. */
+typedef struct qarg { void *p; size_t bytes; int buf; } qarg;
+#define QB(x) {(void *)(x), sizeof(x), 1}
+#define QV(x) {(void *)&(x), sizeof(x), 0}
+
+/* One launch of kernel `name` of the quality program (global sizes as quality.h gives them). */
+static void quality_launch(hst_backend *be, const char *name, unsigned dims, const size_t *global,
+                           size_t nargs, qarg *a)
+{
+    hst_queue *q = hst_backend_queue(be);
+    const char *const *src;
+    hst_program *prog = NULL;
+    hst_kernel *k = NULL;
+    hst_buffer *b[12] = {NULL};
+    size_t i, count;
+    src = hst_kernels_quality_source(&count);
+    CHECK(hst_program_build(be, count, src, "", &prog));
+    if (prog) CHECK(hst_kernel_create(prog, name, &k));
+    for (i = 0; i < nargs && k; i++) {
+        if (!a[i].buf) { CHECK(hst_kernel_set_arg(k, (unsigned)i, a[i].bytes, a[i].p)); continue; }
+        CHECK(hst_buffer_create(be, a[i].bytes, 0, &b[i]));
+        if (!b[i]) continue;
+        CHECK(hst_write(q, b[i], 0, a[i].p, a[i].bytes, 1, 0, NULL, NULL));
+        CHECK(hst_kernel_set_buffer(k, (unsigned)i, b[i]));
+    }
+    if (k) CHECK(hst_launch(q, k, dims, global, NULL, 0, NULL, NULL));
+    for (i = 0; i < nargs; i++) {
+        if (!b[i]) continue;
+        CHECK(hst_read(q, b[i], 0, a[i].p, a[i].bytes, 1, 0, NULL, NULL));
+        hst_buffer_destroy(b[i]);
+    }
+    hst_kernel_destroy(k);
+    hst_program_release(prog);
+}
+
+/* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
+static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
+
+/* The kernels that read spectra, on made-up r2c halves: FRC's for a 32 x 32 image (max_r 15,
+   chunks of 64 samples: 2 per long ring), decorrelation's for 16 x 16 (the whole plane, and a
+   ROI with the DC kept), the Fourier interpolation's for 8 -> 16, each == its host twin (cos and
+   sqrt: OpenCL's ulp bounds, hence 1e-5 relative where they enter). */
+static void quality_spectra(hst_backend *be)
+{
+    enum { S = 32, MAXR = S / 2 - 1, CH = 64, NCH = 2, DN = 16, NR = 10, P = 8, MP = 16 };
+    static float f1[S * (S / 2 + 1) * 2], f2[sizeof f1 / sizeof f1[0]];
+    static float part[2][MAXR * NCH * 3], ring[2][MAXR * 3], step[MAXR];
+    static float dpart[2][DN * 2 * NR], dnorm[2][DN], spec[P * (P / 2 + 1) * 2];
+    static float big[2][MP * MP * 2], crop[2][12 * 10];
+    int count[MAXR], s = S, max_r = MAXR, chunk = CH, nch = NCH, r, k;
+    size_t g2[2];
+    wl_fill_f32(f1, sizeof f1 / sizeof f1[0], 7);
+    wl_fill_f32(f2, sizeof f2 / sizeof f2[0], 8);
+    count[0] = 0; step[0] = 0.0f;
+    for (r = 1; r < MAXR; r++) {   /* as quality.h's hst__q_frc_rings */
+        step[r] = (float)(1.0 / r);
+        count[r] = (int)ceil(2.0 * 3.14159265358979323846 / (double)step[r]);
+    }
+    EXPECT((count[MAXR - 1] + CH - 1) / CH == NCH, "FRC: %d chunks expected", NCH);
+    {
+        qarg a[9] = {QB(f1), QB(f2), QB(count), QB(step), QB(part[0]), QV(s), QV(max_r),
+                     QV(chunk), QV(nch)};
+        nan_fill(part[0], sizeof part[0] / sizeof(float));
+        g2[0] = NCH; g2[1] = MAXR;
+        quality_launch(be, "hst_k_quality_frc_partial", 2, g2, 9, a);
+        hst_k_quality_frc_partial_host(f1, f2, count, step, part[1], S, MAXR, CH, NCH);
+        EXPECT(close_f(part[0], part[1], sizeof part[0] / sizeof(float), 1e-5),
+               "quality frc_partial differs from the host twin");
+    }
+    {
+        qarg a[4] = {QB(part[1]), QB(ring[0]), QV(max_r), QV(nch)};
+        size_t g = MAXR;
+        nan_fill(ring[0], sizeof ring[0] / sizeof(float));
+        quality_launch(be, "hst_k_quality_frc_rings", 1, &g, 4, a);
+        hst_k_quality_frc_rings_host(part[1], ring[1], MAXR, NCH);
+        EXPECT(!memcmp(ring[0], ring[1], sizeof ring[0]), "quality frc_rings differs from the host twin");
+    }
+    for (k = 0; k < 2; k++) {
+        int n = DN, nr = NR, ox = k ? 3 : 0, w = k ? 9 : DN, oy = k ? 2 : 0, h = k ? 11 : DN;
+        int zero_dc = !k;
+        float crmin = k ? 0.1f : 0.0f, crmax = k ? 0.8f : 1.0f;
+        qarg a[12] = {QB(f1), QB(dpart[0]), QB(dnorm[0]), QV(n), QV(nr), QV(crmin), QV(crmax),
+                      QV(ox), QV(w), QV(oy), QV(h), QV(zero_dc)};
+        size_t g = DN;
+        a[0].bytes = (size_t)DN * (DN / 2 + 1) * 2 * sizeof(float);   /* f1's first DN rows */
+        nan_fill(dpart[0], sizeof dpart[0] / sizeof(float));
+        nan_fill(dnorm[0], DN);
+        quality_launch(be, "hst_k_quality_decorr_cols", 1, &g, 12, a);
+        hst_k_quality_decorr_cols_host(f1, dpart[1], dnorm[1], DN, NR, crmin, crmax, ox, w, oy, h,
+                                       zero_dc);
+        EXPECT(close_f(dpart[0], dpart[1], sizeof dpart[0] / sizeof(float), 1e-5) &&
+               close_f(dnorm[0], dnorm[1], DN, 1e-5),
+               "quality decorr_cols (%d) differs from the host twin", k);
+    }
+    {
+        int p = P, mp = MP;
+        qarg a[4] = {QB(spec), QB(big[0]), QV(p), QV(mp)};
+        wl_fill_f32(spec, sizeof spec / sizeof spec[0], 9);
+        nan_fill(big[0], sizeof big[0] / sizeof(float));
+        g2[0] = g2[1] = MP;
+        quality_launch(be, "hst_k_quality_fourier_pad", 2, g2, 4, a);
+        hst_k_quality_fourier_pad_host(spec, big[1], P, MP);
+        EXPECT(!memcmp(big[0], big[1], sizeof big[0]), "quality fourier_pad differs from the host twin");
+    }
+    {
+        int mp = MP, rows = 12, cols = 10, y0 = 2, x0 = 3;
+        float lo = -1.5f, scale = 0.75f, base = 0.25f;
+        qarg a[10] = {QB(big[1]), QB(crop[0]), QV(mp), QV(rows), QV(cols), QV(y0), QV(x0), QV(lo),
+                      QV(scale), QV(base)};
+        a[0].bytes = (size_t)MP * MP * sizeof(float);   /* the real image of (mp, mp) */
+        nan_fill(crop[0], sizeof crop[0] / sizeof(float));
+        g2[0] = 10; g2[1] = 12;
+        quality_launch(be, "hst_k_quality_crop_rescale", 2, g2, 10, a);
+        hst_k_quality_crop_rescale_host(big[1], crop[1], MP, 12, 10, y0, x0, lo, scale, base);
+        EXPECT(!memcmp(crop[0], crop[1], sizeof crop[0]), "quality crop_rescale differs from the host twin");
+    }
+}
+
 int main(int argc, char **argv)
 {
     hst_backend *be = NULL, *host = NULL;
@@ -487,6 +633,8 @@ int main(int argc, char **argv)
     { const char *const *src = hst_kernels_esrrf_source(&count);
       n_want = expected_kernels(src, count, want, n_want); }
     { const char *const *src = hst_kernels_halo_source(&count);
+      n_want = expected_kernels(src, count, want, n_want); }
+    { const char *const *src = hst_kernels_quality_source(&count);
       n_want = expected_kernels(src, count, want, n_want); }
 
     /* 1. vocabulary */
@@ -630,6 +778,11 @@ int main(int argc, char **argv)
         EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on the device and the host differs from the host");
     }
     printf("esrrf kernels: done (%lu launches so far)\n", launches); fflush(stdout);
+
+    /* 5. quality kernels */
+    quality_error_map(be, host);
+    quality_spectra(be);
+    printf("quality kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     rel_launch_hook = NULL;
     for (i = 0; i < n_want; i++) {
