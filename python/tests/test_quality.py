@@ -13,19 +13,22 @@ HST_DEVICE; the module-level calls run on it):
   of the map's maximum, FRC curves within 1e-4;
 - the drop-in's NanoPyx 2.1.5 signatures, defaults and return types / shapes;
 - refused arguments raise naming the argument (shapes, NaN, bad numbers, types);
+- Ctrl-C during a metric raises KeyboardInterrupt once the call has ended, and the Backend
+  then gives the same answer again;
 - with NanoPyx importable: its answers within the issue's accuracy (RSP 1e-3, RSE 1%, the map's
   r >= 0.999, FIRE and decorrelation 2%); skipped otherwise."""
 
 import inspect
 import math
 import sys
+import time
 
 import numpy as np
 
 import halostream
 from halostream import squirrel
 from halostream.nanopyx import calculate_decorr_analysis, calculate_error_map, calculate_frc
-from tap import DEVICE, main, raises, test
+from tap import DEVICE, child, main, raises, test
 
 AGREE = 1e-4   # relative, between devices (quality.h)
 
@@ -238,6 +241,42 @@ def refused():
     with halostream.Backend(DEVICE) as be:   # the backend is usable after a refusal
         raises(halostream.HalostreamError, "img[389]", be.decorrelation, nan)
         assert be.decorrelation(a).resolution > 0
+
+
+CTRL_C_CHILD = """
+import os, signal, threading, time, numpy as np, halostream
+be = halostream.Backend(%r)
+a, b = (np.random.default_rng(s).random((64, 64)).astype(np.float32) for s in (1, 2))
+before = be.frc(a, b).resolution
+img = np.random.default_rng(0).random((512, 512)).astype(np.float32)   # seconds on a CPU
+t = time.monotonic()
+be.decorrelation(img)
+full = time.monotonic() - t
+fired = []
+timer = threading.Timer(0.25, lambda: (fired.append(1), os.kill(os.getpid(), signal.SIGINT)))
+t = time.monotonic()
+timer.start()
+try:
+    be.decorrelation(img)
+    timer.cancel()
+    print("finished", "fired" if fired else "early", full)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - t, full)
+print("same" if be.frc(a, b).resolution == before else "differ")
+"""
+
+
+@test
+def ctrl_c_after_the_metric():
+    p = child(CTRL_C_CHILD % DEVICE)
+    out, _ = p.communicate(timeout=300)
+    words = out.split()
+    assert p.returncode == 0 and len(words) == 4 and words[3] == "same", (out, p.returncode)
+    if words[0] == "finished" and words[1] == "early":
+        return "SKIP the metric took %.2f s: over before the signal" % float(words[2])
+    assert words[0] == "interrupted", out
+    # held back until the call ended: not raised at 0.25 s, but after most of a whole call
+    assert float(words[1]) > 0.5 * float(words[2]), out
 
 
 @test
