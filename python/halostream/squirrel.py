@@ -19,7 +19,7 @@ the image); HalostreamError for its other errors (HST_ERROR_NON_FINITE for NaN o
 image, its message naming the image and the pixel's flat index). Ctrl-C raises
 KeyboardInterrupt once the running metric has ended (they are not cancelled midway)."""
 
-from . import _quality, cached_backend
+from . import cached_backend
 
 __all__ = ["error_map", "frc", "decorrelation"]
 

@@ -21,7 +21,6 @@ HST_DEVICE; the module-level calls run on it):
 import inspect
 import math
 import sys
-import time
 
 import numpy as np
 
