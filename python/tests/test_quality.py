@@ -5,7 +5,8 @@ HST_DEVICE; the module-level calls run on it):
 
 - known answers: an image against itself (RSP 1, RSE ~0, the map ~0); a blurred, scaled and
   offset copy (the fit finds sigma, alpha and beta); two copies of one image (FRC 1 at every
-  ring, no FIRE crossing: 0.0); independent white noise (FRC ~0 beyond the first rings, where it crosses 1/7);
+  ring, no FIRE crossing: 0.0); independent white noise (FRC ~0 beyond the first rings, where
+  it crosses 1/7);
   resolutions scale with pixel_size exactly; a more blurred image has a coarser decorrelation
   resolution; a ROI gives the cropped image's answer;
 - every device (the host device and each OpenCL device) agrees: each returned number within
