@@ -1,9 +1,13 @@
 /* libhalostream.c — the shared library inside the Python package (python/halostream): every
    halostream header's implementation, built by python/setup.py twice (with OpenCL, and with
    -DHST_NO_OPENCL for machines without an ICD loader). C users keep including the headers;
-   this file exists only for callers that need a shared object. */
+   this file exists only for callers that need a shared object. HST_FFT: array.h's FFTs, which
+   quality.h's FRC, decorrelation and magnified error maps need (FFTW for the host device, VkFFT
+   for OpenCL devices; setup.py links -lfftw3f). */
 #define HST_IMPLEMENTATION
+#define HST_FFT
 #include "esrrf.h"
+#include "quality.h"
 
 /* The sizes of the structs the Python package mirrors with ctypes (0 hst_device_info,
    1 hst_backend_desc, 2 hst_esrrf_desc, 3 hst_esrrf_report; 0 for any other number): the package
@@ -29,4 +33,21 @@ void hst_py_esrrf_defaults(unsigned *magnification, float *radius, float *sensit
     *magnification = HST_ESRRF_DEFAULT_MAGNIFICATION;
     *radius = HST_ESRRF_DEFAULT_RADIUS;
     *sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
+}
+
+/* The sizes of quality.h's structs the Python package mirrors (halostream/_quality.py): 0
+   hst_error_map_desc, 1 hst_error_map_result, 2 hst_frc_desc, 3 hst_frc_result, 4
+   hst_decorr_desc, 5 hst_decorr_result; 0 for any other number. Thread-safe. */
+HST_API size_t hst_py_quality_struct_size(int which);
+
+size_t hst_py_quality_struct_size(int which) {
+    switch (which) {
+    case 0: return sizeof(hst_error_map_desc);
+    case 1: return sizeof(hst_error_map_result);
+    case 2: return sizeof(hst_frc_desc);
+    case 3: return sizeof(hst_frc_result);
+    case 4: return sizeof(hst_decorr_desc);
+    case 5: return sizeof(hst_decorr_result);
+    default: return 0;
+    }
 }

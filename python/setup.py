@@ -6,6 +6,9 @@ Two builds of python/libhalostream.c over the headers of the source tree above t
   halostream/_libhalostream_host<suffix>    -DHST_NO_OPENCL: the host device alone
   halostream/_libhalostream_opencl<suffix>  linked with -lOpenCL, built only where the OpenCL
                                             headers and ICD loader are found at build time
+Both define HST_FFT (quality.h's metrics need array.h's FFTs) and link -lfftw3f: FFTW 3's
+fftw3.h, and for the OpenCL build VkFFT's vkFFT.h, must be installed (Debian libfftw3-dev,
+libvkfft-dev); $VKFFT_INCLUDE, as the Makefile's, names a folder holding vkFFT.h elsewhere.
 At import the package loads the OpenCL build and falls back to the host build where the ICD
 loader (libOpenCL.so.1) is missing at run time (halostream/_lib.py).
 
@@ -31,8 +34,10 @@ if not os.path.isfile(os.path.join(ROOT, "esrrf.h")):
 
 
 def _library(name, macros, libraries):
-    return Extension("halostream." + name, sources=["libhalostream.c"], include_dirs=[ROOT],
-                   define_macros=macros, libraries=libraries + ["m", "pthread"],
+    vkfft = [os.environ["VKFFT_INCLUDE"]] if os.environ.get("VKFFT_INCLUDE") else []
+    return Extension("halostream." + name, sources=["libhalostream.c"],
+                   include_dirs=[ROOT] + vkfft, define_macros=macros,
+                   libraries=libraries + ["fftw3f", "m", "pthread"],
                    extra_compile_args=["-std=c99"],
                    depends=sorted(glob.glob(os.path.join(ROOT, "*.h"))))
 

@@ -8,6 +8,9 @@
     halostream.esrrf(stack)                                # the same through a cached Backend
     halostream.devices()                                   # what device= can name
     from halostream.nanopyx import eSRRF                   # NanoPyx 2.1's eSRRF, drop-in
+    halostream.squirrel.error_map(ref, sr)                 # (error map, RSE, RSP)
+    halostream.frc(odd, even, pixel_size=20, units="nm")   # FIRE resolution, the FRC curve
+    halostream.decorrelation(sr)                           # decorrelation analysis
 
 A ctypes layer over the C library (esrrf.h), which pip builds into the package (_lib.py says
 how it is found). Stacks are read in place, never copied."""
@@ -88,3 +91,9 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
                      frames_per_timepoint, modes, macro_pixel_correction, fused, progress)
     return cached_backend(device).run_esrrf(args)
+
+
+from . import squirrel                              # noqa: E402  (it uses cached_backend)
+from .squirrel import decorrelation, frc            # noqa: E402
+
+__all__ += ["squirrel", "frc", "decorrelation"]

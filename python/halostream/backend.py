@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-from . import _check, _errors, _lib, _run
+from . import _check, _errors, _lib, _quality, _run
 
 _OPEN = weakref.WeakSet()   # closed at interpreter exit
 
@@ -172,6 +172,22 @@ class Backend:
         _errors.check(r, self._messages)
         self.last_report = _report_dict(report)
         return out
+
+    def error_map(self, ref, sr, fixed_sigma=None):
+        """SQUIRREL's error map on this backend's first device: halostream.squirrel.error_map's
+        arguments and result, less device."""
+        return _quality.error_map(self, ref, sr, fixed_sigma)
+
+    def frc(self, a, b, pixel_size=1, units="pixels"):
+        """FRC and its FIRE resolution on this backend's first device: halostream.frc's
+        arguments and result, less device."""
+        return _quality.frc(self, a, b, pixel_size, units)
+
+    def decorrelation(self, img, rmin=0, rmax=1, n_r=50, n_g=10, pixel_size=1, units="pixels",
+                      roi=None):
+        """Decorrelation analysis on this backend's first device: halostream.decorrelation's
+        arguments and result, less device."""
+        return _quality.decorrelation(self, img, rmin, rmax, n_r, n_g, pixel_size, units, roi)
 
     def esrrf_live(self, shape, dtype, magnification=None, radius=None, sensitivity=None,
                    intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),

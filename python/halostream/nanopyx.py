@@ -1,5 +1,7 @@
 """NanoPyx's eSRRF, drop-in: `from halostream.nanopyx import eSRRF` in place of
-`from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result.
+`from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result; and its
+quality metrics, calculate_error_map, calculate_frc and calculate_decorr_analysis in place of
+nanopyx.methods.squirrel's (_nanopyx_quality.py).
 
 NanoPyx 2.1 (nanopyx/methods/esrrf/eSRRF_workflow.py) converts the image to float32, cuts it
 into time points of frames_per_timepoint frames (0, or more than there are: all frames) with a
@@ -26,9 +28,11 @@ import warnings
 import numpy as np
 
 from . import _check, _lib, cached_backend
+from ._nanopyx_quality import (calculate_decorr_analysis, calculate_error_map,  # noqa: F401
+                               calculate_frc)
 from .backend import EsrrfArgs
 
-__all__ = ["eSRRF"]
+__all__ = ["eSRRF", "calculate_error_map", "calculate_frc", "calculate_decorr_analysis"]
 
 _CORRELATIONS = {"AVG": "avg", "VAR": "var", "TAC2": "tac2"}
 
