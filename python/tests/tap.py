@@ -4,9 +4,11 @@ the installed package (tests/run.sh runs each test_*.py once per device, HST_DEV
 fresh venv's python holding the installed wheel)."""
 
 import os
+import signal
 import struct
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -57,6 +59,45 @@ def child(code, **popen):
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                             env=dict(os.environ, HST_DEVICE=DEVICE, PYTHONUNBUFFERED="1"),
                             **popen)
+
+
+ESRRF_CTRL_C_CHILD = """
+import time, numpy as np, halostream
+rng = np.random.default_rng(0)
+small = rng.random((6, 32, 32)).astype(np.float32)
+big = rng.random((3000, 64, 64)).astype(np.float32)
+be = halostream.Backend(%r)
+ref = be.esrrf(small, magnification=2, modes=("avg", "var", "tac2"))
+told = []
+def progress(done, total):   # slows every block down: the run outlasts the signal on any device
+    if not told:
+        told.append(1)
+        print("running", flush=True)
+    time.sleep(0.2)
+try:
+%s
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted")
+again = be.esrrf(small, magnification=2, modes=("avg", "var", "tac2"))
+print("same" if all(np.array_equal(ref[m].view(np.uint32), again[m].view(np.uint32))
+                    for m in ref) else "differ")
+be.close()
+"""
+
+
+def esrrf_interrupted(run):
+    """Runs `run` (code indented by 4, using be, big and progress) in a child on a Backend,
+    sends SIGINT once it runs, and checks the call was interrupted, the Backend then gives the
+    first call's bits, and the whole took under 120 s."""
+    p = child(ESRRF_CTRL_C_CHILD % (DEVICE, run))
+    assert p.stdout.readline().strip() == "running"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=300)
+    took = time.monotonic() - t0
+    assert out.split() == ["interrupted", "same"] and p.returncode == 0, (out, p.returncode)
+    assert took < 120, "cancellation took %.1f s" % took
 
 
 def read_tiff(path, max_pages=None):
