@@ -29,37 +29,9 @@
         assert_true((log)->counts[(item)] >= 1);                                              \
     } while (0)
 
-typedef struct fixture {
-    hst_backend *be;
-    cap_log log;
-} fixture;
-
-static int group_setup(void **state)
-{
-    fixture *f = (fixture *)calloc(1, sizeof *f);
-    hst_backend_desc desc;
-    if (!f) return -1;
-    memset(&desc, 0, sizeof desc);
-    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) { free(f); return -1; }
-    *state = f;
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    fixture *f = (fixture *)*state;
-    int leaked = hst_pool_get_stats(hst_backend_pool(f->be)).active_blocks != 0;
-    assert_int_equal(hst_backend_destroy(f->be), HST_SUCCESS);
-    free(f);
-    return leaked ? -1 : 0;
-}
-
-static int test_setup(void **state)
-{
-    fixture *f = (fixture *)*state;
-    memset(&f->log, 0, sizeof f->log);
-    return 0;
-}
+/* one backend on the device under test, its log captured (at WARN) into the same cap_log the
+   plans log to; reset_log empties it before each test */
+#include "be_fixture.h"
 
 #define FIX(state) ((fixture *)*(state))
 
@@ -1147,14 +1119,14 @@ int main(void)
     const struct CMUnitTest halo[] = {
         cmocka_unit_test(test_regions),
         cmocka_unit_test(test_cubed_sphere_partitioner),
-        cmocka_unit_test_setup(test_round_trips, test_setup),
-        cmocka_unit_test_setup(test_element_sizes, test_setup),
-        cmocka_unit_test_setup(test_one_launch, test_setup),
-        cmocka_unit_test_setup(test_large_slots, test_setup),
-        cmocka_unit_test_setup(test_host_choose_aliasing, test_setup),
-        cmocka_unit_test_setup(test_host_choose_device_fails, test_setup),
-        cmocka_unit_test_setup(test_cubed_sphere_exchange, test_setup),
-        cmocka_unit_test_setup(test_errors, test_setup),
+        cmocka_unit_test_setup(test_round_trips, reset_log),
+        cmocka_unit_test_setup(test_element_sizes, reset_log),
+        cmocka_unit_test_setup(test_one_launch, reset_log),
+        cmocka_unit_test_setup(test_large_slots, reset_log),
+        cmocka_unit_test_setup(test_host_choose_aliasing, reset_log),
+        cmocka_unit_test_setup(test_host_choose_device_fails, reset_log),
+        cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),
+        cmocka_unit_test_setup(test_errors, reset_log),
     };
-    return cmocka_run_group_tests_name("halo", halo, group_setup, group_teardown);
+    return cmocka_run_group_tests_name("halo", halo, setup, teardown);
 }
