@@ -457,8 +457,9 @@ typedef void (*hst_event_fn)(hst_event e, int status, void *user);
    complete already (as e NULL, which counts as complete). Callbacks of one event run in
    registration order on the host device; OpenCL does not promise an order. An event that ends
    in an error calls them with its status on the host device, as OpenCL 3.0 asks ("completed
-   successfully or is abnormally terminated"); PoCL 3.1 does not call them for user events set to
-   an error, nor for what waits on those. Errors:
+   successfully or is abnormally terminated"); PoCL 3.1 never calls them for events that end in
+   an error (user events set to one, and what waits on those), and the small record this call
+   allocated for such a callback is then never freed. Errors:
    HST_ERROR_INVALID_ARGUMENT (fn NULL), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes.
    Thread-safe (host device events: per backend). */
 HST_API HST_NODISCARD hst_result hst_event_set_callback(hst_event e, hst_event_fn fn, void *user);

@@ -293,7 +293,8 @@ static void test_user_event_error(void **state)
    Callbacks run once each, whatever thread OpenCL uses (counted under a mutex), with the
    status the event ended with; on a complete event (or NULL) at once. An event that ends in
    an error calls them too on the host device, as OpenCL 3.0 says (clSetEventCallback: "or is
-   abnormally terminated"); PoCL does not for user events: at most once there. */
+   abnormally terminated"); PoCL 3.1 never calls them for such events (backend.h says so), so
+   that case is checked on the host device only. */
 typedef struct cb_count { pthread_mutex_t mu; int calls[4]; int status[4]; } cb_count;
 static cb_count counts = {PTHREAD_MUTEX_INITIALIZER, {0, 0, 0, 0}, {9, 9, 9, 9}};
 
@@ -336,7 +337,8 @@ static void test_callbacks_once(void **state)
     assert_int_equal(hst_queue_marker(hst_backend_queue(be), 1, &ok, &m), HST_SUCCESS);
     assert_int_equal(hst_event_set_callback(ok, count_cb, (void *)(intptr_t)0), HST_SUCCESS);
     assert_int_equal(hst_event_set_callback(m, count_cb, (void *)(intptr_t)1), HST_SUCCESS);
-    assert_int_equal(hst_event_set_callback(bad, count_cb, (void *)(intptr_t)2), HST_SUCCESS);
+    if (hst_backend_is_host(be))
+        assert_int_equal(hst_event_set_callback(bad, count_cb, (void *)(intptr_t)2), HST_SUCCESS);
     assert_int_equal(calls_of(0) + calls_of(1) + calls_of(2), 0);   /* nothing ended yet */
     assert_int_equal(hst_user_event_set(ok, HST_EVENT_COMPLETE), HST_SUCCESS);
     assert_int_equal(hst_user_event_set(bad, -5), HST_SUCCESS);
@@ -350,11 +352,10 @@ static void test_callbacks_once(void **state)
     assert_int_equal(hst_event_set_callback(NULL, count_cb, (void *)(intptr_t)3), HST_SUCCESS);
     assert_int_equal(calls_of(3), 2);
     sleep_ms(50);   /* and never again */
-    for (i = 0; i < 2; i++) assert_int_equal(calls_of(i), 1);
-    assert_int_equal(calls_of(2), hst_backend_is_host(be) ? 1 : calls_of(2) <= 1 ? calls_of(2) : -1);
+    for (i = 0; i < 3; i++) assert_int_equal(calls_of(i), i < 2 || hst_backend_is_host(be) ? 1 : 0);
     assert_int_equal(counts.status[0], HST_EVENT_COMPLETE);
     assert_int_equal(counts.status[1], HST_EVENT_COMPLETE);
-    if (calls_of(2)) assert_int_equal(counts.status[2], -5);
+    if (hst_backend_is_host(be)) assert_int_equal(counts.status[2], -5);
     cap_reset(log);
     assert_int_equal(hst_event_set_callback(m, NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
     if (hst_backend_is_host(be)) assert_int_equal(log->last_item, HST_LOGITEM_NULL_ARGUMENT);
