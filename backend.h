@@ -284,7 +284,7 @@ typedef struct hst_sampler hst_sampler;
 #ifndef HST_NO_OPENCL
 typedef cl_event hst_event;
 #else
-typedef struct hst__event *hst_event;   /* always NULL: host work completes before returning */
+typedef struct hst__event *hst_event;   /* the host device's events (see hst_event_profile) */
 #endif
 
 typedef struct hst_backend_desc {
@@ -356,7 +356,8 @@ HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL o
    Queues and events. Enqueue-style calls take (queue, ..., num_wait, wait, out): `wait` lists
    events that must complete first, `out` (may be NULL) receives an event for this command that
    the caller releases with hst_event_release. On the host device work completes before the call
-   returns and *out is NULL. Nothing waits unless the call says "blocking". */
+   returns and *out is NULL, except on profiling queues and for markers (see "Events" below).
+   Nothing waits unless the call says "blocking". */
 /* Another in-order queue on the backend's device: commands on different queues may overlap
    (copy engines and compute), ordered only through events. Errors: OpenCL codes.
    Thread safety: per backend. */
@@ -405,7 +406,8 @@ HST_API void hst_event_release(hst_event e);    /* NULL ignored */
    device. On OpenCL devices they are OpenCL's events. On the host device, commands run when
    they are enqueued and their *out is NULL (complete) as above, except on a profiling queue
    (*out: a complete event with host clock times) and for markers and barriers that wait on a
-   pending event (*out: a pending event that completes with it). Host device events belong to
+   pending event (*out: a pending event that ends with it) or on one that ended in an error
+   (*out: an event ended in that error). Host device events belong to
    their backend: release them before destroying it, and use them from one thread at a time
    (per backend), like its queues; an OpenCL wait list rejects them (BAD_ARGUMENT). The calls
    below that take an event but no backend log through the event's backend for host device

@@ -135,6 +135,26 @@ static void test_profile_times(void **state)
     free(host);
 }
 
+/* The backend desc's queue_profiling makes the default queue a profiling one. */
+static void test_profile_default_queue(void **state)
+{
+    hst_backend_desc desc = cap_desc(LOG(state));
+    hst_backend *be = NULL;
+    hst_buffer *buf = NULL;
+    hst_event ev = NULL;
+    const uint32_t zero = 0;
+    desc.queue_profiling = 1;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    assert_int_equal(hst_queue_profiling(hst_backend_queue(be)), 1);
+    assert_int_equal(hst_buffer_create(be, 4096, 0, &buf), HST_SUCCESS);
+    assert_int_equal(hst_fill(hst_backend_queue(be), buf, &zero, 4, 0, 4096, 0, NULL, &ev), HST_SUCCESS);
+    assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
+    assert_ordered_times(ev, NULL, NULL);
+    hst_event_release(ev);
+    hst_buffer_destroy(buf);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+
 /* The default queue does not profile: asking is a clear error; so is a user event. */
 static void test_profile_refused(void **state)
 {
@@ -213,7 +233,7 @@ static void test_user_event_gates_commands(void **state)
     cap_log *log = LOG(state);
     hst_queue *q = hst_backend_queue(be);
     hst_buffer *buf = NULL;
-    hst_event user = NULL, m = NULL, w = NULL;
+    hst_event user = NULL, m = NULL, w = NULL, b = NULL;
     unsigned char src[64], got[64];
     size_t i;
     memset(src, 0xab, sizeof src);
@@ -224,6 +244,9 @@ static void test_user_event_gates_commands(void **state)
     assert_int_equal(hst_queue_marker(q, 1, &user, &m), HST_SUCCESS);
     assert_non_null(m);
     assert_true(event_status(m) > HST_EVENT_COMPLETE);
+    assert_int_equal(hst_queue_barrier(q, 1, &user, &b), HST_SUCCESS);   /* waits the same way */
+    assert_non_null(b);
+    assert_true(event_status(b) > HST_EVENT_COMPLETE);
     if (hst_backend_is_host(be)) {
         cap_reset(log);
         assert_logged(hst_write(q, buf, 0, src, sizeof src, 0, 1, &user, &w), HST_ERROR_INVALID_ARGUMENT,
@@ -245,8 +268,10 @@ static void test_user_event_gates_commands(void **state)
     }
     assert_int_equal(hst_event_wait(1, &m), HST_SUCCESS);
     assert_int_equal(event_status(m), HST_EVENT_COMPLETE);
+    assert_int_equal(hst_event_wait(1, &b), HST_SUCCESS);
     assert_int_equal(hst_read(q, buf, 0, got, sizeof got, 1, 1, &w, NULL), HST_SUCCESS);
     for (i = 0; i < sizeof got; i++) assert_int_equal(got[i], 0x11);
+    hst_event_release(b);
     hst_event_release(w);
     hst_event_release(m);
     hst_event_release(user);
@@ -652,6 +677,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_profile_times, reset_log),
+        cmocka_unit_test_setup(test_profile_default_queue, reset_log),
         cmocka_unit_test_setup(test_profile_refused, reset_log),
         cmocka_unit_test_setup(test_user_event_gates_launch, reset_log),
         cmocka_unit_test_setup(test_user_event_gates_commands, reset_log),
