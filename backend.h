@@ -296,8 +296,6 @@ typedef struct hst_backend_desc {
     const char *cache_dir;         /* NULL: $HST_CACHE_DIR, else the XDG cache directory */
     int no_disk_cache;             /* 1: keep built programs in memory only */
     uint64_t device_memory_limit_bytes; /* cap on this backend's live device bytes; 0: none */
-    int queue_profiling;           /* 1: the default queue records profiling times (see
-                                      hst_queue_desc); 0: off. A wrapped queue keeps its own. */
 #ifndef HST_NO_OPENCL
     cl_context wrap_context;       /* bring your own: with wrap_queue set, the backend wraps */
     cl_command_queue wrap_queue;   /* them (retained on create, released on destroy) */
@@ -371,9 +369,10 @@ typedef struct hst_queue_desc {
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc *desc,
                                                        hst_queue **out);
-/* 1 when the queue records profiling times (desc.profiling, the backend desc's
-   queue_profiling, or a wrapped queue created with CL_QUEUE_PROFILING_ENABLE); 0 else or for
-   NULL. Thread safety: while alive. */
+/* 1 when the queue records profiling times (desc.profiling, or the backend's default queue when
+   it wraps a queue created with CL_QUEUE_PROFILING_ENABLE); 0 else or for NULL. The default
+   queue of a backend the library opened does not profile: create a profiling queue for the
+   commands to time. Thread safety: while alive. */
 HST_API int hst_queue_profiling(const hst_queue *q);
 /* Thread safety: per backend. */
 HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL ignored */
@@ -1688,7 +1687,7 @@ static hst_result hst__open_cl(hst_backend *be) {
     props[0] = CL_CONTEXT_PLATFORM; props[1] = (cl_context_properties)f.plat; props[2] = 0;
     be->ctx = clCreateContext(props, 1, &f.dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateContext", err);
-    return hst__cl_queue(be, be->queue.profiling, &be->queue.cl);
+    return hst__cl_queue(be, 0, &be->queue.cl);
 }
 #endif
 
@@ -1741,7 +1740,6 @@ HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backen
     if (!be) return HST_ERROR_OUT_OF_HOST_MEMORY;
     *be = cfg;
     be->queue.be = be;
-    be->queue.profiling = desc->queue_profiling != 0;
     r = hst__open_device(be, desc);
     if (r == HST_SUCCESS) r = hst_pool_create(be, &be->pool);
     if (r != HST_SUCCESS) { hst__backend_free(be); return r; }   /* not handed out: nothing holds it */

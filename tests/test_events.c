@@ -135,24 +135,37 @@ static void test_profile_times(void **state)
     free(host);
 }
 
-/* The backend desc's queue_profiling makes the default queue a profiling one. */
-static void test_profile_default_queue(void **state)
+/* A wrapped OpenCL queue created with CL_QUEUE_PROFILING_ENABLE profiles as the default queue. */
+static void test_profile_wrapped_queue(void **state)
 {
-    hst_backend_desc desc = cap_desc(LOG(state));
-    hst_backend *be = NULL;
-    hst_buffer *buf = NULL;
-    hst_event ev = NULL;
-    const uint32_t zero = 0;
-    desc.queue_profiling = 1;
-    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
-    assert_int_equal(hst_queue_profiling(hst_backend_queue(be)), 1);
-    assert_int_equal(hst_buffer_create(be, 4096, 0, &buf), HST_SUCCESS);
-    assert_int_equal(hst_fill(hst_backend_queue(be), buf, &zero, 4, 0, 4096, 0, NULL, &ev), HST_SUCCESS);
-    assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
-    assert_ordered_times(ev, NULL, NULL);
-    hst_event_release(ev);
-    hst_buffer_destroy(buf);
-    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    hst_backend *be = BE(state);
+    NEED_OPENCL(be);
+#ifndef HST_NO_OPENCL
+    {
+        hst_backend_desc desc = cap_desc(LOG(state));
+        hst_backend *wrapped = NULL;
+        hst_buffer *buf = NULL;
+        hst_event ev = NULL;
+        const uint32_t zero = 0;
+        cl_queue_properties props[3] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+        cl_int err;
+        cl_command_queue cq = clCreateCommandQueueWithProperties(hst_backend_cl_context(be), hst_backend_cl_device(be),
+                                                                 props, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        desc.wrap_context = hst_backend_cl_context(be);
+        desc.wrap_queue = cq;
+        assert_int_equal(hst_backend_create(&desc, &wrapped), HST_SUCCESS);
+        clReleaseCommandQueue(cq);   /* the backend holds its own reference */
+        assert_int_equal(hst_queue_profiling(hst_backend_queue(wrapped)), 1);
+        assert_int_equal(hst_buffer_create(wrapped, 4096, 0, &buf), HST_SUCCESS);
+        assert_int_equal(hst_fill(hst_backend_queue(wrapped), buf, &zero, 4, 0, 4096, 0, NULL, &ev), HST_SUCCESS);
+        assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
+        assert_ordered_times(ev, NULL, NULL);
+        hst_event_release(ev);
+        hst_buffer_destroy(buf);
+        assert_int_equal(hst_backend_destroy(wrapped), HST_SUCCESS);
+    }
+#endif
 }
 
 /* The default queue does not profile: asking is a clear error; so is a user event. */
@@ -677,7 +690,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_profile_times, reset_log),
-        cmocka_unit_test_setup(test_profile_default_queue, reset_log),
+        cmocka_unit_test_setup(test_profile_wrapped_queue, reset_log),
         cmocka_unit_test_setup(test_profile_refused, reset_log),
         cmocka_unit_test_setup(test_user_event_gates_launch, reset_log),
         cmocka_unit_test_setup(test_user_event_gates_commands, reset_log),
