@@ -284,7 +284,7 @@ typedef struct hst_sampler hst_sampler;
 #ifndef HST_NO_OPENCL
 typedef cl_event hst_event;
 #else
-typedef struct hst__event *hst_event;   /* always NULL: host work completes before returning */
+typedef struct hst__event *hst_event;   /* the host device's events (see hst_event_profile) */
 #endif
 
 typedef struct hst_backend_desc {
@@ -354,11 +354,26 @@ HST_API cl_device_id hst_backend_cl_device(const hst_backend *be);     /* NULL o
    Queues and events. Enqueue-style calls take (queue, ..., num_wait, wait, out): `wait` lists
    events that must complete first, `out` (may be NULL) receives an event for this command that
    the caller releases with hst_event_release. On the host device work completes before the call
-   returns and *out is NULL. Nothing waits unless the call says "blocking". */
+   returns and *out is NULL, except on profiling queues and for markers (see "Events" below).
+   Nothing waits unless the call says "blocking". */
 /* Another in-order queue on the backend's device: commands on different queues may overlap
    (copy engines and compute), ordered only through events. Errors: OpenCL codes.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_queue_create(hst_backend *be, hst_queue **out);
+/* A queue's properties; zero means the default (hst_queue_create's queue). */
+typedef struct hst_queue_desc {
+    int profiling;   /* 1: commands' events record profiling times (CL_QUEUE_PROFILING_ENABLE;
+                        on the host device, host clock times): hst_event_profile */
+} hst_queue_desc;
+/* hst_queue_create with properties (desc NULL: the defaults). Errors: as hst_queue_create.
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc *desc,
+                                                       hst_queue **out);
+/* 1 when the queue records profiling times (desc.profiling, or the backend's default queue when
+   it wraps a queue created with CL_QUEUE_PROFILING_ENABLE); 0 else or for NULL. The default
+   queue of a backend the library opened does not profile: create a profiling queue for the
+   commands to time. Thread safety: while alive. */
+HST_API int hst_queue_profiling(const hst_queue *q);
 /* Thread safety: per backend. */
 HST_API void hst_queue_destroy(hst_queue *q);   /* waits for its commands; NULL ignored */
 /* clFlush and clFinish (no-ops on the host device). Thread safety: while alive. */
@@ -378,9 +393,84 @@ HST_API HST_NODISCARD hst_result hst_queue_barrier(hst_queue *q, size_t num_wait
 HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
 #endif
 /* Blocks until the events complete; NULL entries count as complete. Thread-safe (also
-   hst_event_release: release each reference once). */
+   hst_event_release: release each reference once). An event that ended in an error status
+   gives CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14), as clWaitForEvents does; a host
+   device event still pending (it waits on a user event not set yet) is refused with
+   HST_ERROR_INVALID_ARGUMENT (BAD_STATE) instead of waiting for ever: on the host device only
+   hst_user_event_set, on this thread, can complete it. */
 HST_API HST_NODISCARD hst_result hst_event_wait(size_t num, const hst_event *events);
 HST_API void hst_event_release(hst_event e);    /* NULL ignored */
+
+/* Events as PyOpenCL's Event, UserEvent and enqueue_marker (OpenCL 1.2, section 5.10), on every
+   device. On OpenCL devices they are OpenCL's events. On the host device, commands run when
+   they are enqueued and their *out is NULL (complete) as above, except on a profiling queue
+   (*out: a complete event with host clock times) and for markers and barriers that wait on a
+   pending event (*out: a pending event that ends with it) or on one that ended in an error
+   (*out: an event ended in that error). Host device events belong to
+   their backend: release them before destroying it, and use them from one thread at a time
+   (per backend), like its queues; an OpenCL wait list rejects them (BAD_ARGUMENT). The calls
+   below that take an event but no backend log through the event's backend for host device
+   events, and through the default logger (stderr, $HST_LOG) for OpenCL events, which do not
+   know the backend that made them. */
+enum {                              /* execution status: OpenCL's CL_COMPLETE .. CL_QUEUED */
+    HST_EVENT_COMPLETE = 0, HST_EVENT_RUNNING = 1, HST_EVENT_SUBMITTED = 2, HST_EVENT_QUEUED = 3
+};
+/* *status: the event's execution status (HST_EVENT_*), or the negative error it ended with;
+   HST_EVENT_COMPLETE for NULL. Errors: HST_ERROR_INVALID_ARGUMENT (status NULL), OpenCL
+   codes. Thread-safe (host device events: per backend). */
+HST_API HST_NODISCARD hst_result hst_event_status(hst_event e, int *status);
+/* The four times of a command, in nanoseconds of the device's clock (OpenCL's
+   CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START, _END; on the host device CLOCK_MONOTONIC), with
+   queued <= submit <= start <= end; any pointer may be NULL. The command must have been
+   enqueued on a profiling queue (hst_queue_desc.profiling) and be complete. Errors:
+   CL_PROFILING_INFO_NOT_AVAILABLE (-7: the queue does not profile, the event is a user event
+   or not complete; logged as BAD_STATE), HST_ERROR_INVALID_ARGUMENT (e NULL), OpenCL codes.
+   Thread-safe (host device events: per backend). */
+HST_API HST_NODISCARD hst_result hst_event_profile(hst_event e, uint64_t *queued_ns, uint64_t *submit_ns,
+                                                   uint64_t *start_ns, uint64_t *end_ns);
+/* A user event (clCreateUserEvent; PyOpenCL's UserEvent): pending (HST_EVENT_SUBMITTED) until
+   hst_user_event_set. Commands that list it in their wait list do not start before it is set;
+   on the host device, where commands run when enqueued, only markers and barriers may wait on
+   a pending event (other commands, and any command on a queue behind such a marker, are
+   refused with BAD_STATE rather than run early or hang). Release it with hst_event_release.
+   Errors: HST_ERROR_INVALID_ARGUMENT (be or out NULL), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL
+   codes. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_user_event_create(hst_backend *be, hst_event *out);
+/* Sets a user event's status once (clSetUserEventStatus): HST_EVENT_COMPLETE releases the
+   commands that wait on it; a negative status is an error: the commands that wait on it
+   (directly or through other commands) are terminated, their events end with status
+   CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14; OpenCL 1.2, 5.10: what a terminated
+   command's event reports is the implementation's: the host device's is this, PoCL's -1), and
+   waiting on them fails with -14. Callbacks of the events that reach an end run before it
+   returns (the host device) or from OpenCL's thread. Errors: HST_ERROR_INVALID_ARGUMENT (e NULL, status
+   positive; on the host device also an event not made by hst_user_event_create),
+   CL_INVALID_OPERATION (-59: the status is set already), OpenCL codes (CL_INVALID_EVENT: not a
+   user event). Thread-safe (host device events: per backend). */
+HST_API HST_NODISCARD hst_result hst_user_event_set(hst_event e, int status);
+/* Called once when the event reaches its end: status HST_EVENT_COMPLETE, or the negative
+   status it ended with. e is valid during the call (do not release it there). */
+typedef void (*hst_event_fn)(hst_event e, int status, void *user);
+/* Registers fn to run once when e completes (clSetEventCallback with CL_COMPLETE; PyOpenCL's
+   Event.set_callback). Which thread runs it: on OpenCL devices a thread of the OpenCL
+   implementation (PoCL's and NVIDIA's run it on their own threads, not the caller's), so fn must
+   be thread-safe, quick, and call no blocking OpenCL function; on the host device the thread
+   whose call completes the event (hst_user_event_set), or the calling thread at once when e is
+   complete already (as e NULL, which counts as complete). Callbacks of one event run in
+   registration order on the host device; OpenCL does not promise an order. An event that ends
+   in an error calls them with its status on the host device, as OpenCL 3.0 asks ("completed
+   successfully or is abnormally terminated"); PoCL 3.1 never calls them for events that end in
+   an error (user events set to one, and what waits on those), and the small record this call
+   allocated for such a callback is then never freed. Errors:
+   HST_ERROR_INVALID_ARGUMENT (fn NULL), HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes.
+   Thread-safe (host device events: per backend). */
+HST_API HST_NODISCARD hst_result hst_event_set_callback(hst_event e, hst_event_fn fn, void *user);
+/* A marker (clEnqueueMarkerWithWaitList; PyOpenCL's enqueue_marker): *out completes once the
+   events of `wait` have — or, with num_wait 0, every command enqueued on q before it. Unlike a
+   barrier, later commands on q need not wait for it (on in-order queues they do anyway).
+   Errors: HST_ERROR_INVALID_ARGUMENT (q NULL, wait NULL with num_wait > 0),
+   HST_ERROR_OUT_OF_HOST_MEMORY, OpenCL codes. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_queue_marker(hst_queue *q, size_t num_wait, const hst_event *wait,
+                                                  hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
    Memory. Sizes and offsets are in bytes. A buffer lives on the backend's device (on the host
@@ -556,6 +646,22 @@ HST_API HST_NODISCARD hst_result hst_image_copy(hst_queue *q, hst_image *dst, co
                                                 const hst_image *src, const size_t src_origin[3],
                                                 const size_t region[3],
                                                 size_t num_wait, const hst_event *wait, hst_event *out);
+/* Copies between an image's pixel box [origin, origin + region) and a buffer's bytes
+   [offset, offset + region[0] * region[1] * region[2] * pixel_bytes), the buffer holding the
+   box's pixels tight in C order (z, y, x; channels interleaved), as clEnqueueCopyImageToBuffer
+   and clEnqueueCopyBufferToImage (PyOpenCL's enqueue_copy between an Image and a Buffer). The
+   box must lie inside the image and the byte range inside the buffer; both belong to q's
+   backend. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, zero region, box or range outside: the log
+   names it), HST_ERROR_OVERFLOW, HST_ERROR_SHAPE (another backend's object), OpenCL codes.
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_image_to_buffer(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+                                                     const hst_image *src, const size_t origin[3],
+                                                     const size_t region[3],
+                                                     size_t num_wait, const hst_event *wait, hst_event *out);
+HST_API HST_NODISCARD hst_result hst_buffer_to_image(hst_queue *q, hst_image *dst, const size_t origin[3],
+                                                     const size_t region[3], const hst_buffer *src,
+                                                     size_t src_offset,
+                                                     size_t num_wait, const hst_event *wait, hst_event *out);
 /* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8).
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
@@ -638,6 +744,28 @@ HST_API HST_NODISCARD hst_result hst_kernel_set_svm(hst_kernel *k, unsigned inde
 HST_API HST_NODISCARD hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
                                             const size_t *local,
                                             size_t num_wait, const hst_event *wait, hst_event *out);
+/* hst_launch with a global offset (clEnqueueNDRangeKernel's global_work_offset; PyOpenCL's
+   global_offset): work-item ids run over [offset[i], offset[i] + global[i] rounded up) in each
+   dimension, get_global_offset() reports offset. offset NULL, or all zero, is hst_launch.
+   Errors: as hst_launch, and HST_ERROR_OVERFLOW where offset + the rounded global size
+   overflows size_t (OpenCL's CL_INVALID_GLOBAL_OFFSET). Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_launch_offset(hst_queue *q, hst_kernel *k, unsigned dims,
+                                                   const size_t *offset, const size_t *global,
+                                                   const size_t *local,
+                                                   size_t num_wait, const hst_event *wait, hst_event *out);
+/* A kernel's limits on the backend's device (clGetKernelWorkGroupInfo; PyOpenCL's
+   Kernel.get_work_group_info). */
+typedef struct hst_kernel_wg_info {
+    size_t work_group_size;              /* CL_KERNEL_WORK_GROUP_SIZE: the largest work-group */
+    size_t preferred_multiple;           /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE */
+    uint64_t local_mem_bytes;            /* CL_KERNEL_LOCAL_MEM_SIZE: its __local use, bytes */
+    uint64_t private_mem_bytes;          /* CL_KERNEL_PRIVATE_MEM_SIZE: per work-item, bytes */
+    size_t compile_work_group_size[3];   /* CL_KERNEL_COMPILE_WORK_GROUP_SIZE: its
+                                            reqd_work_group_size, {0, 0, 0} when none */
+} hst_kernel_wg_info;
+/* Fills *out. Errors: HST_ERROR_INVALID_ARGUMENT (k or out NULL), OpenCL codes (kernels exist
+   on OpenCL devices only). Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_wg_info *out);
 
 /* ---------------------------------------------------------------------------------------------
    Extensions: what the layers above backend.h (array.h, choice.h, stream.h, halo.h, esrrf.h, or
@@ -776,10 +904,39 @@ extern "C" {
 /* >>types ------------------------------------------------------------------------------------ */
 struct hst_queue {
     hst_backend *be;
+    int profiling;             /* hst_queue_desc.profiling */
+    struct hst__event *tail;   /* host device: the last marker, while it may still be pending */
 #ifndef HST_NO_OPENCL
     cl_command_queue cl;
 #endif
 };
+
+/* A host device event (>>events). magic comes first: an OpenCL event from the ICD loader starts
+   with its dispatch table's address, which never equals it (a non-canonical address on 64-bit
+   machines), so one look at the first 8 bytes tells the two apart. */
+#define HST__EVENT_MAGIC 0x68737465766e7431ULL   /* "hstevnt1" */
+typedef struct hst__callback {
+    hst_event_fn fn;
+    void *user;
+    struct hst__callback *next;
+} hst__callback;
+typedef struct hst__waiter { struct hst__event *ev; struct hst__waiter *next; } hst__waiter;
+struct hst__event {
+    uint64_t magic;
+    hst_backend *be;           /* its allocator and logger */
+    unsigned refs;
+    int status;                /* HST_EVENT_* or the negative status it ended with */
+    int user;                  /* made by hst_user_event_create */
+    int profiled;              /* enqueued on a profiling queue: t holds its times */
+    uint64_t t[4];             /* queued, submit, start, end (ns, hst__time_ns) */
+    hst__callback *callbacks;  /* to run once at the end, in registration order */
+    hst__waiter *waiters;      /* markers waiting for it (they unlink themselves if freed first) */
+    struct hst__event **deps;  /* a marker: the pending events it waits for (held) */
+    size_t num_deps, pending;  /* pending: how many of deps have not ended yet */
+    int dep_failed;            /* one of deps ended in an error */
+    struct hst__event *next_ready;   /* hst__event_end's work list */
+};
+static void hst__event_release(struct hst__event *ev);
 
 struct hst_buffer {
     hst_backend *be;
@@ -1033,6 +1190,17 @@ HST__BDEF double hst_time_s(void) {
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 #else
     return (double)clock() / CLOCKS_PER_SEC;   /* elapsed wall time on Windows */
+#endif
+}
+
+/* Nanoseconds on the monotonic clock of hst_time_s: the host device's profiling times. */
+static uint64_t hst__time_ns(void) {
+#if defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#else
+    return (uint64_t)(hst_time_s() * 1e9);
 #endif
 }
 
@@ -1445,17 +1613,21 @@ static int hst__cl_version_at_least(const char *version, int major) {
     return maj >= major;
 }
 
-/* An in-order queue; OpenCL 2.0+ has the non-deprecated constructor. */
-static hst_result hst__cl_queue(hst_backend *be, cl_command_queue *out) {
+/* An in-order queue, with profiling when asked; OpenCL 2.0+ has the non-deprecated
+   constructor. */
+static hst_result hst__cl_queue(hst_backend *be, int profiling, cl_command_queue *out) {
     cl_int err;
+    cl_command_queue_properties flags = profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
     if (hst__cl_version_at_least(be->info.version, 2)) {
-        *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, NULL, &err);
+        cl_queue_properties props[3] = {CL_QUEUE_PROPERTIES, 0, 0};
+        props[1] = flags;
+        *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, props, &err);
     } else {
 #if defined(__GNUC__) || defined(__clang__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
-        *out = clCreateCommandQueue(be->ctx, be->dev, 0, &err);
+        *out = clCreateCommandQueue(be->ctx, be->dev, flags, &err);
 #if defined(__GNUC__) || defined(__clang__)
 #  pragma GCC diagnostic pop
 #endif
@@ -1497,6 +1669,7 @@ static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queu
     clRetainCommandQueue(q);
     be->ctx = ctx;
     be->queue.cl = q;
+    be->queue.profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
              be->info.name, be->info.selector);
     return HST_SUCCESS;
@@ -1514,7 +1687,7 @@ static hst_result hst__open_cl(hst_backend *be) {
     props[0] = CL_CONTEXT_PLATFORM; props[1] = (cl_context_properties)f.plat; props[2] = 0;
     be->ctx = clCreateContext(props, 1, &f.dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateContext", err);
-    return hst__cl_queue(be, &be->queue.cl);
+    return hst__cl_queue(be, 0, &be->queue.cl);
 }
 #endif
 
@@ -1598,6 +1771,7 @@ static void hst__backend_free(hst_backend *be) {
     hst__destroy_extensions(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
+    if (be->queue.tail) hst__event_release(be->queue.tail);
 #ifndef HST_NO_OPENCL
     if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
     if (be->ctx) clReleaseContext(be->ctx);
@@ -1706,14 +1880,19 @@ HST__BDEF cl_device_id hst_backend_cl_device(const hst_backend *be) { return be 
 
 /* >>queues ----------------------------------------------------------------------------------- */
 HST__BDEF hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
+    return hst_queue_create_desc(be, NULL, out);
+}
+
+HST__BDEF hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc *desc, hst_queue **out) {
     hst_queue *q;
     if (!be || !out) return hst__null_arg(be, "hst_queue_create", "%s is NULL", be ? "out" : "be");
     q = (hst_queue *)hst__calloc(be, sizeof *q);
     if (!q) return HST_ERROR_OUT_OF_HOST_MEMORY;
     q->be = be;
+    q->profiling = desc && desc->profiling;
 #ifndef HST_NO_OPENCL
     if (be->ctx) {
-        hst_result r = hst__cl_queue(be, &q->cl);
+        hst_result r = hst__cl_queue(be, q->profiling, &q->cl);
         if (r != HST_SUCCESS) { hst__free(be, q); return r; }
     }
 #endif
@@ -1726,8 +1905,11 @@ HST__BDEF void hst_queue_destroy(hst_queue *q) {
 #ifndef HST_NO_OPENCL
     if (q->cl) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
 #endif
+    if (q->tail) hst__event_release(q->tail);
     hst__free(q->be, q);
 }
+
+HST__BDEF int hst_queue_profiling(const hst_queue *q) { return q ? q->profiling : 0; }
 
 HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
     if (!q) return hst__null_arg(NULL, "hst_queue_flush", "q is NULL");
@@ -1749,26 +1931,279 @@ HST__BDEF hst_result hst_queue_finish(hst_queue *q) {
 HST__BDEF cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
 #endif
 
-HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
-#ifndef HST_NO_OPENCL
+/* >>events ----------------------------------------------------------------------------------- */
+/* OpenCL's codes for what the host device's events share with OpenCL's (as OpenCL names them,
+   also where OpenCL is not compiled in). */
+#define HST__CL_PROFILING_INFO_NOT_AVAILABLE (-7)
+#define HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14)
+#define HST__CL_INVALID_OPERATION (-59)
+
+/* The host device event behind e, or NULL (e NULL or an OpenCL event). */
+static struct hst__event *hst__host_event(hst_event e) {
+    uint64_t magic;
+    if (!e) return NULL;
+    memcpy(&magic, (const void *)e, sizeof magic);
+    return magic == HST__EVENT_MAGIC ? (struct hst__event *)(void *)e : NULL;
+}
+
+static hst_event hst__as_event(struct hst__event *ev) { return (hst_event)(void *)ev; }
+
+static struct hst__event *hst__event_new(hst_backend *be, int status) {
+    struct hst__event *ev = (struct hst__event *)hst__calloc(be, sizeof *ev);
+    if (!ev) return NULL;
+    ev->magic = HST__EVENT_MAGIC;
+    ev->be = be;
+    ev->refs = 1;
+    ev->status = status;
+    return ev;
+}
+
+static struct hst__event *hst__event_retain(struct hst__event *ev) { ev->refs++; return ev; }
+
+static void hst__event_unlink_waiter(struct hst__event *dep, const struct hst__event *m) {
+    hst__waiter **w;
+    for (w = &dep->waiters; *w; w = &(*w)->next)
+        if ((*w)->ev == m) { hst__waiter *x = *w; *w = x->next; hst__free(dep->be, x); return; }
+}
+
+/* A marker lets go of what it waits for (when it ends, or when freed before). */
+static void hst__event_drop_deps(struct hst__event *ev) {
     size_t i;
-    for (i = 0; i < num; i++)
-        if (events[i]) {
+    for (i = 0; i < ev->num_deps; i++) {
+        hst__event_unlink_waiter(ev->deps[i], ev);
+        hst__event_release(ev->deps[i]);
+    }
+    hst__free(ev->be, ev->deps);
+    ev->deps = NULL;
+    ev->num_deps = 0;
+}
+
+/* Callbacks never run (the event never ended) are dropped with it. */
+static void hst__event_release(struct hst__event *ev) {
+    if (--ev->refs) return;
+    hst__event_drop_deps(ev);
+    while (ev->callbacks) { hst__callback *c = ev->callbacks; ev->callbacks = c->next; hst__free(ev->be, c); }
+    while (ev->waiters) { hst__waiter *w = ev->waiters; ev->waiters = w->next; hst__free(ev->be, w); }
+    hst__free(ev->be, ev);
+}
+
+static void hst__event_run_callbacks(struct hst__event *ev) {
+    while (ev->callbacks) {
+        hst__callback *c = ev->callbacks;
+        ev->callbacks = c->next;
+        c->fn(hst__as_event(ev), ev->status, c->user);
+        hst__free(ev->be, c);
+    }
+}
+
+/* A waiting marker hears that one of its events ended; 1 when that was the last. */
+static int hst__event_dep_ended(struct hst__event *m, int dep_status) {
+    if (dep_status < 0) m->dep_failed = 1;
+    if (--m->pending) return 0;
+    m->status = m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE;
+    return 1;
+}
+
+/* ev reaches its end with status: its times, its callbacks, then the markers this releases, and
+   theirs in turn (a work list, not recursion: chains of markers may be long). Events on the
+   list are held, so a callback that releases one cannot free it under the walk. */
+static void hst__event_end(struct hst__event *ev, int status) {
+    struct hst__event *ready = hst__event_retain(ev);
+    ev->status = status;
+    ev->next_ready = NULL;
+    while (ready) {
+        struct hst__event *e = ready;
+        ready = e->next_ready;
+        if (e->profiled) e->t[3] = hst__time_ns();
+        if (e->profiled && !e->t[2]) e->t[2] = e->t[3];   /* a marker starts as it ends */
+        hst__event_drop_deps(e);
+        hst__event_run_callbacks(e);
+        while (e->waiters) {
+            hst__waiter *w = e->waiters;
+            struct hst__event *m = w->ev;
+            e->waiters = w->next;
+            hst__free(e->be, w);
+            if (hst__event_dep_ended(m, e->status)) { m->next_ready = ready; ready = hst__event_retain(m); }
+        }
+        hst__event_release(e);
+    }
+}
+
+/* Logs a refused wait on a pending host event and says why nothing else can end it. */
+static hst_result hst__pending_refused(const hst_backend *be, const char *func, const char *what) {
+    return hst__state_arg(be, func, "%s is still pending (it waits on a user event not set yet): the "
+                          "host device runs commands when they are enqueued and only "
+                          "hst_user_event_set ends it, so this would wait for ever; set the user "
+                          "event first, or wait with a marker", what);
+}
+
+HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
+    size_t i;
+    if (num && !events) return hst__null_arg(NULL, "hst_event_wait", "events is NULL but num is %zu", num);
+    for (i = 0; i < num; i++) {
+        struct hst__event *ev = hst__host_event(events[i]);
+        if (ev && ev->status > 0) return hst__pending_refused(ev->be, "hst_event_wait", "an event");
+        if (ev && ev->status < 0) {
+            hst__log(ev->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_event_wait: event %zu ended with "
+                     "status %d", i, ev->status);
+            return HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+        }
+#ifndef HST_NO_OPENCL
+        if (!ev && events[i]) {
             cl_int e = clWaitForEvents(1, &events[i]);
             if (e != CL_SUCCESS) return hst__cl_fail(NULL, "clWaitForEvents", e);
         }
-#else
-    (void)num; (void)events;
 #endif
+    }
     return HST_SUCCESS;
 }
 
 HST__BDEF void hst_event_release(hst_event e) {
+    struct hst__event *ev = hst__host_event(e);
+    if (ev) hst__event_release(ev);
 #ifndef HST_NO_OPENCL
-    if (e) clReleaseEvent(e);
-#else
-    (void)e;
+    else if (e) clReleaseEvent(e);
 #endif
+}
+
+HST__BDEF hst_result hst_event_status(hst_event e, int *status) {
+    struct hst__event *ev = hst__host_event(e);
+    if (!status) return hst__null_arg(ev ? ev->be : NULL, "hst_event_status", "status is NULL");
+    *status = ev ? ev->status : HST_EVENT_COMPLETE;
+#ifndef HST_NO_OPENCL
+    if (!ev && e) {
+        cl_int st = 0;
+        HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+        *status = (int)st;
+    }
+#endif
+    return HST_SUCCESS;
+}
+
+static hst_result hst__not_profiled(const hst_backend *be, const char *why) {
+    hst__log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "hst_event_profile: no profiling times: %s",
+             why);
+    return HST__CL_PROFILING_INFO_NOT_AVAILABLE;
+}
+
+#ifndef HST_NO_OPENCL
+static hst_result hst__cl_profile(hst_event e, uint64_t t[4]) {
+    static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                              CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+    int i;
+    for (i = 0; i < 4; i++) {
+        cl_ulong v = 0;
+        cl_int err = clGetEventProfilingInfo(e, what[i], sizeof v, &v, NULL);
+        if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
+            return hst__not_profiled(NULL, "the event's queue was not created with profiling "
+                                     "(hst_queue_desc.profiling), it is a user event, or it is not complete");
+        if (err != CL_SUCCESS) return hst__cl_fail(NULL, "clGetEventProfilingInfo", err);
+        t[i] = (uint64_t)v;
+    }
+    return HST_SUCCESS;
+}
+#endif
+
+HST__BDEF hst_result hst_event_profile(hst_event e, uint64_t *queued_ns, uint64_t *submit_ns,
+                                     uint64_t *start_ns, uint64_t *end_ns) {
+    struct hst__event *ev = hst__host_event(e);
+    uint64_t t[4] = {0, 0, 0, 0};
+    hst_result r = HST_SUCCESS;
+    if (!e) return hst__null_arg(NULL, "hst_event_profile", "e is NULL (a command on a host device "
+                                 "queue without profiling, or no event asked for)");
+    if (ev && !ev->profiled)
+        return hst__not_profiled(ev->be, ev->user ? "a user event has none"
+                                                  : "the queue was not created with profiling (hst_queue_desc.profiling)");
+    if (ev && ev->status != HST_EVENT_COMPLETE)
+        return hst__not_profiled(ev->be, ev->status > 0 ? "the command is not complete" : "the command failed");
+    if (ev) memcpy(t, ev->t, sizeof t);
+#ifndef HST_NO_OPENCL
+    else r = hst__cl_profile(e, t);
+#endif
+    if (r != HST_SUCCESS) return r;
+    if (queued_ns) *queued_ns = t[0];
+    if (submit_ns) *submit_ns = t[1];
+    if (start_ns) *start_ns = t[2];
+    if (end_ns) *end_ns = t[3];
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_user_event_create(hst_backend *be, hst_event *out) {
+    struct hst__event *ev;
+    if (!be || !out) return hst__null_arg(be, "hst_user_event_create", "%s is NULL", be ? "out" : "be");
+    *out = NULL;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) {
+        cl_int err;
+        *out = clCreateUserEvent(be->ctx, &err);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, "clCreateUserEvent", err);
+    }
+#endif
+    if (!(ev = hst__event_new(be, HST_EVENT_SUBMITTED))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    ev->user = 1;
+    *out = hst__as_event(ev);
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_user_event_set(hst_event e, int status) {
+    static const char *F = "hst_user_event_set";
+    struct hst__event *ev = hst__host_event(e);
+    const hst_backend *be = ev ? ev->be : NULL;
+    if (!e) return hst__null_arg(NULL, F, "e is NULL");
+    if (status > 0)
+        return hst__range_arg(be, F, "status %d: a user event is set to HST_EVENT_COMPLETE (0) or a "
+                              "negative error", status);
+    if (ev && !ev->user) return hst__bad_arg(be, F, "e was not made by hst_user_event_create");
+    if (ev && ev->status <= 0) {
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, ev->status);
+        return HST__CL_INVALID_OPERATION;
+    }
+    if (ev) { hst__event_end(ev, status); return HST_SUCCESS; }
+#ifndef HST_NO_OPENCL
+    HST__CL(NULL, "clSetUserEventStatus", clSetUserEventStatus(e, (cl_int)status));
+#endif
+    return HST_SUCCESS;
+}
+
+#ifndef HST_NO_OPENCL
+/* What an OpenCL callback carries to the caller's function (freed by its one call). */
+typedef struct hst__cl_callback { hst_event_fn fn; void *user; } hst__cl_callback;
+
+static void CL_CALLBACK hst__cl_event_callback(cl_event e, cl_int status, void *data) {
+    hst__cl_callback c = *(hst__cl_callback *)data;
+    free(data);
+    c.fn(e, (int)status, c.user);
+}
+
+/* OpenCL's callback runs on its own thread, where no backend (and so no allocator) is at hand:
+   the carrier comes from malloc. */
+static hst_result hst__cl_set_callback(hst_event e, hst_event_fn fn, void *user) {
+    hst__cl_callback *c = (hst__cl_callback *)malloc(sizeof *c);
+    cl_int err;
+    if (!c) return hst__cl_fail(NULL, "hst_event_set_callback: malloc", CL_OUT_OF_HOST_MEMORY);
+    c->fn = fn;
+    c->user = user;
+    err = clSetEventCallback(e, CL_COMPLETE, hst__cl_event_callback, c);
+    if (err != CL_SUCCESS) { free(c); return hst__cl_fail(NULL, "clSetEventCallback", err); }
+    return HST_SUCCESS;
+}
+#endif
+
+HST__BDEF hst_result hst_event_set_callback(hst_event e, hst_event_fn fn, void *user) {
+    struct hst__event *ev = hst__host_event(e);
+    hst__callback *c, **tail;
+    if (!fn) return hst__null_arg(ev ? ev->be : NULL, "hst_event_set_callback", "fn is NULL");
+    if (!e || (ev && ev->status <= 0)) { fn(e, ev ? ev->status : HST_EVENT_COMPLETE, user); return HST_SUCCESS; }
+#ifndef HST_NO_OPENCL
+    if (!ev) return hst__cl_set_callback(e, fn, user);
+#endif
+    if (!(c = (hst__callback *)hst__malloc(ev->be, sizeof *c))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    c->fn = fn;
+    c->user = user;
+    c->next = NULL;
+    for (tail = &ev->callbacks; *tail; tail = &(*tail)->next) {}
+    *tail = c;
+    return HST_SUCCESS;
 }
 
 /* >>memory ----------------------------------------------------------------------------------- */
@@ -1788,7 +2223,12 @@ static hst_result hst__wl_init(const hst_backend *be, hst__waitlist *w, size_t n
     size_t i, nonnull = 0;
     cl_event *dst;
     w->heap = NULL; w->n = 0; w->ev = NULL;
-    for (i = 0; i < num; i++) nonnull += wait[i] != NULL;
+    for (i = 0; i < num; i++) {
+        if (hst__host_event(wait[i]))
+            return hst__bad_arg(be, "enqueue", "wait[%zu] is an event of the host device: an OpenCL "
+                                "queue cannot wait on it", i);
+        nonnull += wait[i] != NULL;
+    }
     if (nonnull == num) { w->n = (cl_uint)num; w->ev = num ? wait : NULL; return HST_SUCCESS; }
     dst = w->local;
     if (nonnull > HST__WAIT_LOCAL) {
@@ -1813,10 +2253,107 @@ static hst_result hst__check_enqueue(const hst_queue *q, const char *func, size_
     return HST_SUCCESS;
 }
 
-/* The host device works synchronously: wait for the listed events, then run. */
-static hst_result hst__host_begin(size_t num_wait, const hst_event *wait, hst_event *out) {
+/* The host device's queue drops its last marker once that has ended; while it has not,
+   commands behind it cannot run in order. */
+static void hst__host_queue_trim(hst_queue *q) {
+    if (q->tail && q->tail->status <= 0) { hst__event_release(q->tail); q->tail = NULL; }
+}
+
+static hst_result hst__host_queue_ready(hst_queue *q, const char *func) {
+    hst__host_queue_trim(q);
+    return q->tail ? hst__pending_refused(q->be, func, "a marker enqueued on q before it") : HST_SUCCESS;
+}
+
+/* The host device runs a command when it is enqueued: once the listed events (and the queue's
+   last marker) have ended; on a profiling queue *out becomes a running event with its times. */
+static hst_result hst__host_begin(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
+                                  hst_event *out) {
+    struct hst__event *ev;
+    hst_result r;
+    uint64_t now = hst__time_ns();
     if (out) *out = NULL;
-    return hst_event_wait(num_wait, wait);
+    if ((r = hst__host_queue_ready(q, func)) != HST_SUCCESS) return r;
+    if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS) return r;
+    if (!out || !q->profiling) return HST_SUCCESS;
+    if (!(ev = hst__event_new(q->be, HST_EVENT_RUNNING))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    ev->profiled = 1;
+    ev->t[0] = ev->t[1] = now;
+    ev->t[2] = hst__time_ns();
+    *out = hst__as_event(ev);
+    return HST_SUCCESS;
+}
+
+/* The command's work is done: its event (if any) ends. */
+static hst_result hst__host_end(hst_event *out) {
+    struct hst__event *ev = out ? hst__host_event(*out) : NULL;
+    if (ev) hst__event_end(ev, HST_EVENT_COMPLETE);
+    return HST_SUCCESS;
+}
+
+/* A command with nothing to do on the host device. */
+static hst_result hst__host_none(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
+                                 hst_event *out) {
+    hst_result r = hst__host_begin(q, func, num_wait, wait, out);
+    return r != HST_SUCCESS ? r : hst__host_end(out);
+}
+
+/* A marker's event waits for the pending host events of `wait` and the queue's last marker;
+   errors in the listed events it takes over at once. */
+static hst_result hst__marker_deps(struct hst__event *m, hst_queue *q, size_t num_wait, const hst_event *wait) {
+    size_t i, n = 0;
+    hst__host_queue_trim(q);
+    if (!(m->deps = (struct hst__event **)hst__malloc(q->be, (num_wait + 1) * sizeof *m->deps)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i <= num_wait; i++) {
+        struct hst__event *d = i < num_wait ? hst__host_event(wait[i]) : q->tail;
+        hst__waiter *w;
+        if (!d || d->status <= 0) { if (d && d->status < 0) m->dep_failed = 1; continue; }
+        if (!(w = (hst__waiter *)hst__malloc(q->be, sizeof *w))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        w->ev = m;
+        w->next = d->waiters;
+        d->waiters = w;
+        m->deps[n++] = hst__event_retain(d);
+        m->num_deps = m->pending = n;
+    }
+    return HST_SUCCESS;
+}
+
+/* The host device's marker (and barrier: on an in-order queue the same): it ends now when
+   nothing it waits for is pending, else later, with the last of them; then it is the queue's
+   last marker, which later commands wait behind. OpenCL events in `wait` are waited for here. */
+static hst_result hst__host_marker(hst_queue *q, size_t num_wait, const hst_event *wait, hst_event *out) {
+    struct hst__event *m;
+    hst_result r;
+    size_t i;
+    if (out) *out = NULL;
+    for (i = 0; i < num_wait; i++)
+        if (!hst__host_event(wait[i]) && (r = hst_event_wait(1, &wait[i])) != HST_SUCCESS) return r;
+    if (!(m = hst__event_new(q->be, HST_EVENT_SUBMITTED))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    m->profiled = q->profiling;
+    m->t[0] = m->t[1] = hst__time_ns();
+    if ((r = hst__marker_deps(m, q, num_wait, wait)) != HST_SUCCESS) { hst__event_release(m); return r; }
+    if (!m->pending)
+        hst__event_end(m, m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE);
+    else { if (q->tail) hst__event_release(q->tail); q->tail = hst__event_retain(m); }
+    if (out && (m->status != HST_EVENT_COMPLETE || m->profiled)) *out = hst__as_event(m);
+    else hst__event_release(m);   /* ended well and unprofiled: NULL says as much */
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_queue_marker(hst_queue *q, size_t num_wait, const hst_event *wait, hst_event *out) {
+    hst_result r;
+    if ((r = hst__check_enqueue(q, "hst_queue_marker", num_wait, wait)) != HST_SUCCESS) return r;
+#ifndef HST_NO_OPENCL
+    if (q->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = clEnqueueMarkerWithWaitList(q->cl, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMarkerWithWaitList", err);
+    }
+#endif
+    return hst__host_marker(q, num_wait, wait, out);
 }
 
 static int hst__is_cl(const hst_backend *be) {
@@ -1830,22 +2367,10 @@ static int hst__is_cl(const hst_backend *be) {
 
 /* A command with nothing to move still orders after its wait list and yields an event, without
    the host waiting (OpenCL rejects zero-byte fills and copies, hence a marker). */
-static hst_result hst__nothing(hst_queue *q, size_t num_wait, const hst_event *wait,
+static hst_result hst__nothing(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
                                hst_event *out) {
-#ifndef HST_NO_OPENCL
-    if (q->cl) {
-        hst__waitlist w;
-        cl_int err;
-        hst_result r;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueMarkerWithWaitList(q->cl, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMarkerWithWaitList", err);
-    }
-#else
-    (void)q;
-#endif
-    return hst__host_begin(num_wait, wait, out);
+    if (hst__is_cl(q->be)) return hst_queue_marker(q, num_wait, wait, out);
+    return hst__host_none(q, func, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
@@ -1862,7 +2387,7 @@ HST__BDEF hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueBarrierWithWaitList", err);
     }
 #endif
-    return hst__host_begin(num_wait, wait, out);
+    return hst__host_marker(q, num_wait, wait, out);
 }
 
 /* [offset, offset + bytes) must lie inside `size` bytes. */
@@ -2130,7 +2655,7 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
         return hst__bad_arg(q->be, F, "offset %zu and bytes %zu must be multiples of pattern_bytes %zu",
                             offset, bytes, pattern_bytes);
     if ((r = hst__check_range(q->be, F, "fill", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
-    if (bytes == 0) return hst__nothing(q, num_wait, wait, out);
+    if (bytes == 0) return hst__nothing(q, F, num_wait, wait, out);
 #ifndef HST_NO_OPENCL
     if (buf->cl) {
         hst__waitlist w;
@@ -2141,10 +2666,10 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillBuffer", err);
     }
 #endif
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     for (i = 0; i < bytes; i += pattern_bytes)
         memcpy((char *)buf->host + offset + i, pattern, pattern_bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
@@ -2168,9 +2693,9 @@ HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     if (bytes) memmove((char *)dst->host + dst_offset, src, bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
@@ -2194,9 +2719,9 @@ HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_of
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     if (bytes) memmove(dst, (const char *)src->host + src_offset, bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 /* The root buffer and absolute offset of a (sub-)buffer, to detect overlapping copies. */
@@ -2218,7 +2743,7 @@ HST__BDEF hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     if ((r = hst__check_range(q->be, F, "source", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
     if (hst__root(dst, &da) == hst__root(src, &sa) && da < sa + bytes && sa < da + bytes)
         return hst__bad_arg(q->be, F, "source and destination ranges overlap");
-    if (bytes == 0) return hst__nothing(q, num_wait, wait, out);
+    if (bytes == 0) return hst__nothing(q, F, num_wait, wait, out);
 #ifndef HST_NO_OPENCL
     if (dst->cl) {
         hst__waitlist w;
@@ -2229,9 +2754,9 @@ HST__BDEF hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyBuffer", err);
     }
 #endif
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     memcpy((char *)dst->host + dst_offset, (const char *)src->host + src_offset, bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 /* Rectangular regions: pitches resolved to explicit values and the extent checked. */
@@ -2332,9 +2857,9 @@ static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer 
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
     hst__rect_memcpy(dir == 1 ? dhost : dbuf->host, &d, dir == 0 ? shost : sbuf->host, &s, region);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
@@ -2388,9 +2913,9 @@ HST__BDEF hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, 
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     *ptr = (char *)buf->host + offset;
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
@@ -2412,7 +2937,7 @@ HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
 #endif
     if ((char *)ptr < (char *)buf->host || (char *)ptr >= (char *)buf->host + buf->bytes)
         return hst__bad_arg(q->be, F, "ptr was not mapped from buf");
-    return hst__host_begin(num_wait, wait, out);
+    return hst__host_none(q, F, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
@@ -2448,7 +2973,7 @@ HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *c
         return r;
     }
 #endif
-    return hst__host_begin(num_wait, wait, out);   /* host memory is where it is used */
+    return hst__host_none(q, F, num_wait, wait, out);   /* host memory is where it is used */
 }
 
 /* >>svm -------------------------------------------------------------------------------------- */
@@ -2509,7 +3034,7 @@ HST__BDEF hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, si
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMap", err);
     }
 #endif
-    return hst__host_begin(num_wait, wait, out);
+    return hst__host_none(q, F, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
@@ -2528,7 +3053,7 @@ HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMUnmap", err);
     }
 #endif
-    return hst__host_begin(num_wait, wait, out);
+    return hst__host_none(q, F, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
@@ -2549,9 +3074,9 @@ HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     if (bytes) memmove(dst, src, bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
@@ -2576,9 +3101,9 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMemFill", err);
     }
 #endif
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     for (i = 0; i < bytes; i += pattern_bytes) memcpy((char *)ptr + i, pattern, pattern_bytes);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 /* >>images ----------------------------------------------------------------------------------- */
@@ -2754,7 +3279,7 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
     }
 #endif
     (void)blocking;
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
     {
         hst__rect_abs ir = hst__image_rect(img, origin), hr = hst__host_rect(img, region, row_pitch, slice_pitch);
         size_t reg[3];
@@ -2762,7 +3287,7 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
         if (write) hst__rect_memcpy(img->host, &ir, host, &hr, reg);
         else hst__rect_memcpy(host, &hr, img->host, &ir, reg);
     }
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
@@ -2804,14 +3329,80 @@ HST__BDEF hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t d
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyImage", err);
     }
 #endif
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     {
         hst__rect_abs d = hst__image_rect(dst, dst_origin), s = hst__image_rect(src, src_origin);
         size_t reg[3];
         reg[0] = region[0] * dst->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
         hst__rect_memcpy(dst->host, &d, src->host, &s, reg);
     }
-    return HST_SUCCESS;
+    return hst__host_end(out);
+}
+
+/* The buffer side of an image <-> buffer copy: the box's pixels, tight, at `offset`, inside
+   the buffer; *bytes receives their size. */
+static hst_result hst__box_in_buffer(const hst_queue *q, const char *func, const hst_image *img,
+                                     const size_t *region, const hst_buffer *buf, const char *name,
+                                     size_t offset, size_t *bytes) {
+    hst_result r;
+    if ((r = hst__check_buffer(q, func, name, buf)) != HST_SUCCESS) return r;
+    if (!hst_size_mul(region[0], region[1], bytes) || !hst_size_mul(*bytes, region[2], bytes) ||
+        !hst_size_mul(*bytes, img->pixel_bytes, bytes))
+        return hst__overflow(q->be, func, "the box's bytes");
+    return hst__check_range(q->be, func, name, offset, *bytes, buf->bytes);
+}
+
+/* The host device's image <-> buffer copy: the buffer side is a tight rect at its offset. */
+static void hst__host_image_buffer(hst_image *img, const size_t *origin, const size_t *region,
+                                   void *host, size_t offset, int to_buffer) {
+    hst__rect_abs ir = hst__image_rect(img, origin), br = hst__host_rect(img, region, 0, 0);
+    size_t reg[3];
+    br.origin[0] = offset;
+    reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+    if (to_buffer) hst__rect_memcpy(host, &br, img->host, &ir, reg);
+    else hst__rect_memcpy(img->host, &ir, host, &br, reg);
+}
+
+/* to_buffer 1: image -> buffer (clEnqueueCopyImageToBuffer), 0: buffer -> image. */
+static hst_result hst__image_buffer(hst_queue *q, const char *func, int to_buffer, hst_image *img,
+                                    const size_t *origin, const size_t *region, hst_buffer *buf,
+                                    size_t offset, size_t num_wait, const hst_event *wait, hst_event *out) {
+    size_t bytes;
+    hst_result r;
+    if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
+    if ((r = hst__box_in_buffer(q, func, img, region, buf, to_buffer ? "dst" : "src", offset, &bytes)) != HST_SUCCESS)
+        return r;
+#ifndef HST_NO_OPENCL
+    if (img->cl) {
+        hst__waitlist w;
+        cl_int err;
+        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+        err = to_buffer ? clEnqueueCopyImageToBuffer(q->cl, img->cl, buf->cl, origin, region, offset, w.n, w.ev, out)
+                        : clEnqueueCopyBufferToImage(q->cl, buf->cl, img->cl, offset, origin, region, w.n, w.ev, out);
+        hst__wl_free(q->be, &w);
+        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
+    }
+#endif
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
+    hst__host_image_buffer(img, origin, region, buf->host, offset, to_buffer);
+    return hst__host_end(out);
+}
+
+HST__BDEF hst_result hst_image_to_buffer(hst_queue *q, hst_buffer *dst, size_t dst_offset,
+                                       const hst_image *src, const size_t origin[3],
+                                       const size_t region[3],
+                                       size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__image_buffer(q, "hst_image_to_buffer", 1, (hst_image *)src, origin, region, dst,
+                             dst_offset, num_wait, wait, out);
+}
+
+HST__BDEF hst_result hst_buffer_to_image(hst_queue *q, hst_image *dst, const size_t origin[3],
+                                       const size_t region[3], const hst_buffer *src,
+                                       size_t src_offset,
+                                       size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__image_buffer(q, "hst_buffer_to_image", 0, dst, origin, region, (hst_buffer *)src,
+                             src_offset, num_wait, wait, out);
 }
 
 /* One pixel from a fill colour, converted as OpenCL converts fill colours (host device). */
@@ -2851,7 +3442,7 @@ HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *co
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillImage", err);
     }
 #endif
-    if ((r = hst__host_begin(num_wait, wait, out)) != HST_SUCCESS) return r;
+    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
     {
         unsigned char px[32];
         hst__rect_abs d = hst__image_rect(img, origin);
@@ -2863,7 +3454,7 @@ HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *co
                     memcpy((char *)img->host + hst__rect_offset(&d) + z * d.slice_pitch +
                            y * d.row_pitch + x * img->pixel_bytes, px, img->pixel_bytes);
     }
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
@@ -2910,7 +3501,7 @@ HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueUnmapMemObject", err);
     }
 #endif
-    return hst__host_begin(num_wait, wait, out);
+    return hst__host_none(q, F, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
@@ -3496,9 +4087,38 @@ static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned d
 }
 #endif
 
+#ifndef HST_NO_OPENCL
+/* The launch's NDRange: local as given or the default, global rounded up to it, and the
+   offset added without overflow (OpenCL's CL_INVALID_GLOBAL_OFFSET, caught before the call). */
+static hst_result hst__ndrange(const hst_queue *q, const hst_kernel *k, unsigned dims, const size_t *offset,
+                               const size_t *global, const size_t *local, size_t *glob, size_t *loc) {
+    static const char *F = "hst_launch";
+    unsigned i;
+    size_t end;
+    if (local) for (i = 0; i < dims; i++) loc[i] = local[i];
+    else hst__default_local(k, q->be->dev, dims, loc);
+    for (i = 0; i < dims; i++) {
+        if (!global[i] || !loc[i])
+            return hst__zero_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
+                                 i, global[i], i, loc[i]);
+        if (!hst_size_add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
+        glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */
+        if (offset && !hst_size_add(offset[i], glob[i], &end))
+            return hst__overflow(q->be, F, "global_offset + global size");
+    }
+    return HST_SUCCESS;
+}
+#endif
+
 HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
                               const size_t *local,
                               size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst_launch_offset(q, k, dims, NULL, global, local, num_wait, wait, out);
+}
+
+HST__BDEF hst_result hst_launch_offset(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *offset,
+                                     const size_t *global, const size_t *local,
+                                     size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_launch";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
@@ -3509,29 +4129,46 @@ HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, cons
 #ifndef HST_NO_OPENCL
     {
         size_t loc[3] = {1, 1, 1}, glob[3] = {1, 1, 1};
-        unsigned i;
         hst__waitlist w;
         cl_int err;
-        if (local) for (i = 0; i < dims; i++) loc[i] = local[i];
-        else hst__default_local(k, q->be->dev, dims, loc);
-        for (i = 0; i < dims; i++) {
-            if (!global[i] || !loc[i])
-                return hst__zero_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
-                                    i, global[i], i, loc[i]);
-            if (!hst_size_add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
-            glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */
-        }
+        if ((r = hst__ndrange(q, k, dims, offset, global, local, glob, loc)) != HST_SUCCESS) return r;
         if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueNDRangeKernel(q->cl, k->cl, dims, NULL, glob, loc, w.n, w.ev, out);
+        err = clEnqueueNDRangeKernel(q->cl, k->cl, dims, offset, glob, loc, w.n, w.ev, out);
         hst__wl_free(q->be, &w);
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueNDRangeKernel", err);
     }
 #else
-    (void)local; (void)out;
+    (void)offset; (void)local; (void)out;
     return HST_ERROR_UNSUPPORTED;
 #endif
 }
 
+HST__BDEF hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_wg_info *out) {
+    static const char *F = "hst_kernel_work_group_info";
+    if (!k || !out) return hst__null_arg(k ? k->prog->be : NULL, F, "%s is NULL", k ? "out" : "k");
+    memset(out, 0, sizeof *out);
+#ifndef HST_NO_OPENCL
+    {
+        const hst_backend *be = k->prog->be;
+        cl_ulong local = 0, priv = 0;
+        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_WORK_GROUP_SIZE,
+                sizeof out->work_group_size, &out->work_group_size, NULL));
+        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
+                CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof out->preferred_multiple, &out->preferred_multiple, NULL));
+        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_LOCAL_MEM_SIZE,
+                sizeof local, &local, NULL));
+        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_PRIVATE_MEM_SIZE,
+                sizeof priv, &priv, NULL));
+        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
+                CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof out->compile_work_group_size, out->compile_work_group_size, NULL));
+        out->local_mem_bytes = (uint64_t)local;
+        out->private_mem_bytes = (uint64_t)priv;
+    }
+    return HST_SUCCESS;
+#else
+    return HST_ERROR_UNSUPPORTED;   /* no kernel exists without OpenCL */
+#endif
+}
 
 #ifdef __cplusplus
 }
