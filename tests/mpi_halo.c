@@ -94,7 +94,7 @@ static int make_plan(hst_backend *be, size_t n_halo, rankplan *rp)
     d.num_quantities = 3; d.layouts = lay; d.num_specs = ns; d.specs = specs; d.num_peers = np;
     if (hst_halo_plan_create(be, &d, &rp->plan) != HST_SUCCESS) return 0;
     for (p = 0; p < np; p++) {
-        rp->mp[p].rank = nb[p].rank;
+        rp->mp[p].send_rank = rp->mp[p].recv_rank = nb[p].rank;
         rp->mp[p].send_tag = (int)pb[p];          /* my boundary toward it */
         rp->mp[p].recv_tag = (int)nb[p].boundary; /* its boundary toward me */
     }
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
         d.logger = quiet;
         ok = ok && hst_halo_plan_create(be, &d, &rp3.plan) == HST_SUCCESS;
         for (p = 0; ok && p < np; p++) {
-            rp3.mp[p].rank = nb[p].rank;
+            rp3.mp[p].send_rank = rp3.mp[p].recv_rank = nb[p].rank;
             rp3.mp[p].send_tag = (int)pb[p];
             rp3.mp[p].recv_tag = (int)nb[p].boundary;
         }

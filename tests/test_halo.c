@@ -459,10 +459,213 @@ static void test_regions(void **state)
     l.n_halo = 4;
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_EAST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
-    /* a boundary the layout cannot have */
+    /* a boundary that cuts a dimension the layout lacks spans the whole compute range, as
+       NDSL's get_boundary_slice: N and S of [z, x] (x: origin 1, extent 5; z: [0, 3)), send
+       and receive alike */
     l = make_layout(ORDER_ZX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 4, HST_HALO_FLOAT);
-    assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 0, &r), HST_ERROR_INVALID_ARGUMENT);
+    {
+        int b, recv;
+        for (b = HST_HALO_NORTH; b <= HST_HALO_SOUTH; b++)
+            for (recv = 0; recv < 2; recv++) {
+                assert_int_equal(hst_halo_region_get(&l, (hst_halo_boundary)b, recv, &r), HST_SUCCESS);
+                assert_int_equal(r.start[0], 0); assert_int_equal(r.stop[0], 3);
+                assert_int_equal(r.start[1], 1); assert_int_equal(r.stop[1], 6);
+            }
+    }
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[1], 1); assert_int_equal(r.stop[1], 2);
+    {   /* E of a [z, y] vector: y (origin 1, extent 4) whole in both components */
+        hst_halo_layout v[2];
+        hst_halo_spec sp;
+        v[0] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 4, HST_HALO_FLOAT);
+        v[0].ndim = 2; v[0].dims[1] = HST_HALO_DIM_Y; v[0].shape[1] = 6;
+        v[0].origin[1] = 1; v[0].extent[1] = 4;
+        v[1] = v[0];
+        assert_int_equal(hst_halo_spec_vector(&v[0], 0, &v[1], 1, HST_HALO_EAST, 1, 0, &sp), HST_SUCCESS);
+        assert_int_equal(sp.pack.start[1], 1); assert_int_equal(sp.pack.stop[1], 5);
+        assert_int_equal(sp.unpack_y.start[1], 1); assert_int_equal(sp.unpack_y.stop[1], 5);
+        assert_int_equal(sp.pack.start[0], 0); assert_int_equal(sp.pack.stop[0], 3);
+    }
+}
+
+/* NDSL's opposite pairing: inside a tile W <-> E, N <-> S, NW <-> SE, NE <-> SW; across a
+   cube edge the partitioner's boundary toward us. */
+static void test_opposite(void **state)
+{
+    static const int want[8] = {HST_HALO_EAST, HST_HALO_WEST, HST_HALO_SOUTH, HST_HALO_NORTH,
+                                HST_HALO_SOUTHEAST, HST_HALO_SOUTHWEST, HST_HALO_NORTHEAST,
+                                HST_HALO_NORTHWEST};
+    int b;
+    unsigned r;
+    (void)state;
+    for (b = 0; b < 8; b++) {
+        assert_int_equal(hst_halo_opposite((hst_halo_boundary)b, 0), want[b]);
+        assert_int_equal(hst_halo_opposite((hst_halo_boundary)b, 4), want[b]);
+        for (r = 0; r < 4; r++)   /* there and back again */
+            assert_int_equal(hst_halo_opposite(hst_halo_opposite((hst_halo_boundary)b, r),
+                                               (4 - r) % 4), b);
+    }
+    /* tile 0's west edge turns once: its neighbour (tile 4) sees it through its north */
+    assert_int_equal(hst_halo_opposite(HST_HALO_WEST, 1), HST_HALO_NORTH);
+    assert_int_equal(hst_halo_opposite(HST_HALO_NORTH, 3), HST_HALO_WEST);
+    assert_int_equal(hst_halo_opposite(HST_HALO_NORTHWEST, 1), HST_HALO_NORTHEAST);
+    assert_int_equal(hst_halo_opposite(HST_HALO_BOUNDARY_COUNT, 0), HST_HALO_BOUNDARY_COUNT);
+}
+
+/* NDSL's TilePartitioner.boundary, stated as its code does (_left_edge, _top_edge, ...,
+   _get_corner: the first edge, then the second from there). */
+static int ndsl_edge(int b, int rank, int ly, int lx)
+{
+    int j = rank / lx, i = rank % lx;
+    if (b == HST_HALO_WEST) return i == 0 ? rank + lx - 1 : rank - 1;
+    if (b == HST_HALO_EAST) return i == lx - 1 ? rank - lx + 1 : rank + 1;
+    if (b == HST_HALO_NORTH) return j == ly - 1 ? rank - (ly - 1) * lx : rank + lx;
+    return j == 0 ? rank + (ly - 1) * lx : rank - lx;   /* south */
+}
+
+static int ndsl_tile_neighbor(int b, int rank, int ly, int lx)
+{
+    static const int first[8] = {0, 1, 2, 3, HST_HALO_WEST, HST_HALO_EAST, HST_HALO_WEST, HST_HALO_EAST};
+    static const int second[8] = {-1, -1, -1, -1, HST_HALO_NORTH, HST_HALO_NORTH, HST_HALO_SOUTH,
+                                  HST_HALO_SOUTH};
+    int to = ndsl_edge(first[b], rank, ly, lx);
+    return second[b] < 0 ? to : ndsl_edge(second[b], to, ly, lx);
+}
+
+static void test_tile_partitioner(void **state)
+{
+    static const size_t layouts[][2] = {{3, 3}, {2, 3}, {3, 2}, {1, 4}, {4, 1}, {1, 1}, {2, 2}, {5, 3}};
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        hst_tile_partitioner tp;
+        int rank, b, ly = (int)layouts[k][0], lx = (int)layouts[k][1];
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = layouts[k][0];
+        tp.layout[1] = layouts[k][1];
+        for (rank = 0; rank < ly * lx; rank++) {
+            size_t j, i;
+            assert_int_equal(hst_tile_subtile_index(&tp, rank, &j, &i), HST_SUCCESS);
+            assert_int_equal(j, (size_t)(rank / lx));
+            assert_int_equal(i, (size_t)(rank % lx));
+            for (b = 0; b < 8; b++) {
+                hst_halo_neighbor nb, back;
+                assert_int_equal(hst_tile_neighbor_of(&tp, rank, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+                assert_int_equal(nb.rank, ndsl_tile_neighbor(b, rank, ly, lx));
+                assert_int_equal(nb.rotation, 0);
+                assert_int_equal(nb.boundary, hst_halo_opposite((hst_halo_boundary)b, 0));
+                assert_int_equal(hst_tile_neighbor_of(&tp, nb.rank, nb.boundary, &back), HST_SUCCESS);
+                assert_int_equal(back.rank, rank);
+            }
+        }
+    }
+    {   /* worked by hand from NDSL's rules: layout (2, 3), rank 0; layout (1, 4), rank 2 */
+        static const int want23[8] = {2, 1, 3, 3, 5, 4, 5, 4}, want14[8] = {1, 3, 2, 2, 1, 3, 1, 3};
+        hst_tile_partitioner tp;
+        hst_halo_neighbor nb;
+        int b;
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = 2; tp.layout[1] = 3;
+        for (b = 0; b < 8; b++) {
+            assert_int_equal(hst_tile_neighbor_of(&tp, 0, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+            assert_int_equal(nb.rank, want23[b]);
+        }
+        tp.layout[0] = 1; tp.layout[1] = 4;
+        for (b = 0; b < 8; b++) {
+            assert_int_equal(hst_tile_neighbor_of(&tp, 2, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+            assert_int_equal(nb.rank, want14[b]);
+        }
+        assert_int_equal(hst_tile_neighbor_of(&tp, 4, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_neighbor_of(&tp, -1, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+        tp.layout[0] = 0;
+        assert_int_equal(hst_tile_neighbor_of(&tp, 0, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/* Subtile slices and extents: the values NDSL's subtile_slice gives (ndsl/comm/partitioner.py
+   run on each case: rank, then per dim start, stop without overlap, then stop with overlap). */
+typedef struct slice_case {
+    size_t layout[2];
+    double ratio;
+    unsigned ndim;
+    hst_halo_dim dims[3];
+    size_t extent[3];
+    int rank;
+    size_t start[3], stop[3], stop_overlap[3];
+} slice_case;
+
+static void test_subtile_slices(void **state)
+{
+    enum { X = HST_HALO_DIM_X, XI = HST_HALO_DIM_X_INTERFACE, Y = HST_HALO_DIM_Y,
+           YI = HST_HALO_DIM_Y_INTERFACE, Z = HST_HALO_DIM_Z, ZI = HST_HALO_DIM_Z_INTERFACE };
+    static const slice_case cases[] = {
+        /* [z, y, x_interface] (5, 4, 7) over (2, 3): 6 cells -> 2 per rank; the shared x point
+           goes to the higher rank, or to both with overlap */
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 0, {0, 0, 0}, {5, 2, 2}, {5, 2, 3}},
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 4, {0, 2, 2}, {5, 4, 4}, {5, 4, 5}},
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 5, {0, 2, 4}, {5, 4, 7}, {5, 4, 7}},
+        /* [y_interface, x] (9, 10) over (2, 3): x 10 over 3 -> edges 3, interior 4 */
+        {{2, 3}, 0, 2, {(hst_halo_dim)YI, (hst_halo_dim)X}, {9, 10}, 1, {0, 3}, {4, 7}, {5, 7}},
+        {{2, 3}, 0, 2, {(hst_halo_dim)YI, (hst_halo_dim)X}, {9, 10}, 5, {4, 7}, {9, 10}, {9, 10}},
+        /* [x, y, z] over (1, 4) */
+        {{1, 4}, 0, 3, {(hst_halo_dim)X, (hst_halo_dim)Y, (hst_halo_dim)Z}, {12, 10, 3}, 2, {6, 0, 0}, {9, 10, 3}, {9, 10, 3}},
+        /* [y, x] 17 over 5 rows: edges 1, interior 5 */
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 0, {0, 0}, {1, 10}, {1, 10}},
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 2, {6, 0}, {11, 10}, {11, 10}},
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 4, {16, 0}, {17, 10}, {17, 10}},
+        /* z_interface is never split */
+        {{3, 3}, 0, 3, {(hst_halo_dim)ZI, (hst_halo_dim)Y, (hst_halo_dim)X}, {4, 6, 6}, 7, {0, 4, 2}, {4, 6, 4}, {4, 6, 4}},
+        /* edge:interior ratios 0.5 and 2 over 4 columns of 20 */
+        {{1, 4}, 0.5, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 1, {0, 3}, {20, 10}, {20, 10}},
+        {{1, 4}, 0.5, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 3, {0, 17}, {20, 20}, {20, 20}},
+        {{1, 4}, 2.0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 0, {0, 0}, {20, 7}, {20, 7}},
+        {{1, 4}, 2.0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 2, {0, 10}, {20, 13}, {20, 13}},
+    };
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const slice_case *c = &cases[k];
+        hst_tile_partitioner tp;
+        size_t a[3], z[3], e[3];
+        unsigned d;
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = c->layout[0]; tp.layout[1] = c->layout[1];
+        tp.edge_interior_ratio = c->ratio;
+        assert_int_equal(hst_tile_subtile_slice(&tp, c->rank, c->ndim, c->dims, c->extent, 0, a, z),
+                         HST_SUCCESS);
+        for (d = 0; d < c->ndim; d++) {
+            if (a[d] != c->start[d] || z[d] != c->stop[d])
+                fail_msg("case %zu dim %u: [%zu, %zu), NDSL [%zu, %zu)", k, d, a[d], z[d],
+                         c->start[d], c->stop[d]);
+        }
+        assert_int_equal(hst_tile_subtile_slice(&tp, c->rank, c->ndim, c->dims, c->extent, 1, a, z),
+                         HST_SUCCESS);
+        assert_int_equal(hst_tile_subtile_extent(&tp, c->rank, c->ndim, c->dims, c->extent, e),
+                         HST_SUCCESS);
+        for (d = 0; d < c->ndim; d++) {
+            assert_int_equal(z[d], c->stop_overlap[d]);
+            assert_int_equal(e[d], c->stop_overlap[d] - c->start[d]);
+        }
+    }
+    {   /* NDSL's ValueError: 7 rows over 2 ranks; and bad arguments */
+        hst_tile_partitioner tp;
+        hst_halo_dim dims[2] = {HST_HALO_DIM_Y, HST_HALO_DIM_X};
+        size_t ext[2] = {7, 6}, a[2], z[2];
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = 2; tp.layout[1] = 1;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 0, 2, dims, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        ext[0] = 8;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 2, dims, ext, 0, a, z), HST_SUCCESS);
+        assert_int_equal(a[0], 4); assert_int_equal(z[0], 8);
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 0, dims, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 2, NULL, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_subtile_extent(&tp, 1, 2, dims, ext, NULL), HST_ERROR_INVALID_ARGUMENT);
+        /* the cubed sphere's ranks: rank modulo the ranks per tile */
+        tp.layout[0] = tp.layout[1] = 2;
+        ext[0] = ext[1] = 8;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 4 * 5 + 3, 2, dims, ext, 0, a, z), HST_SUCCESS);
+        assert_int_equal(a[0], 4); assert_int_equal(a[1], 4);
+    }
 }
 
 /* Every rotation, dims order, interface dims, halo 1 and 3, padding 0 and 1, scalar/vector. */
@@ -1119,6 +1322,9 @@ int main(void)
     const struct CMUnitTest halo[] = {
         cmocka_unit_test(test_regions),
         cmocka_unit_test(test_cubed_sphere_partitioner),
+        cmocka_unit_test(test_opposite),
+        cmocka_unit_test(test_tile_partitioner),
+        cmocka_unit_test(test_subtile_slices),
         cmocka_unit_test_setup(test_round_trips, reset_log),
         cmocka_unit_test_setup(test_element_sizes, reset_log),
         cmocka_unit_test_setup(test_one_launch, reset_log),
