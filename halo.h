@@ -513,7 +513,11 @@ extern "C" {
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__HALO_LOG_BYTES 512
 #define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
-#define HST__HALO_MIN_GROUPS 64                 /* DIRECT slots keep this many work-groups */
+#define HST__HALO_MIN_GROUPS 64                 /* DIRECT and RUNS slots keep this many
+                                                   work-groups */
+#define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB) */
+#define HST__HALO_TIMED 4                       /* a plan's launches 2 .. 4 of a device variant
+                                                   are timed for the choice */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
                                   HST_HALO_MAX_DIMS == 4) ? 1 : -1];
 
@@ -534,11 +538,16 @@ struct hst_halo_plan {
     size_t send_total, recv_total;
     size_t npack, nunpack;          /* slots */
     uint64_t pack_elems, unpack_elems;
-    uint64_t pack_groups, unpack_groups;   /* work-groups of the fused kernels */
+    uint64_t groups[2][2];          /* work-groups of the fused kernels: [variant][unpack] */
+    int nvariants;                  /* 2: the table holds a RUNS variant (kernels.h) too */
     size_t wg;                      /* their local size */
     uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc];
                                        prefixes count work-groups (kernels.h) */
     size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
+    size_t variant_words;           /* words of one variant; variant v starts at v * this */
+    int bound_variant[2];           /* the variant whose table words each kernel has bound */
+    hst_choice_op *dev_op[2];       /* the device path's variant by measured speed: first use */
+    unsigned launches[2][2];        /* per [variant][unpack]: the first is not timed */
     hst_buffer *send, *recv, *table_buf;
     hst_buffer *send_mirror, *recv_mirror;
     hst_kernel *kpack, *kunpack;
@@ -834,9 +843,33 @@ static unsigned hst__halo_log_groups(uint64_t parts)
     return lg;
 }
 
+/* RUNS mode (kernels.h) for a slot whose runs (dimension 3, step 1) are whole 16-byte vectors
+   of 4- or 8-byte elements: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
+   work-group while keeping HST__HALO_MIN_GROUPS work-groups. 0 when the slot does not qualify. */
+static uint64_t hst__halo_desc_runs(uint64_t *d)
+{
+    uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g;
+    runs = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] * d[HST_K_HALO_D_EXT + 2];
+    if ((es != 4 && es != 8) || (int64_t)d[HST_K_HALO_D_STEP + 3] != 1 || (n3 * es) % 16 != 0 ||
+        runs >= ((uint64_t)1 << 32) || n3 * es / 16 >= ((uint64_t)1 << 31))
+        return 0;
+    vpr = n3 * es / 16;
+    g = vpr >= HST__HALO_RUN_VECTORS ? 1 : HST__HALO_RUN_VECTORS / vpr;
+    while (g > 1 && (runs + g - 1) / g < HST__HALO_MIN_GROUPS) g /= 2;
+    d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_RUNS;
+    d[HST_K_HALO_D_RUN_VPR] = vpr;
+    d[HST_K_HALO_D_RUN_G] = g;
+    d[HST_K_HALO_D_MAGIC] = hst__halo_magic(vpr);
+    d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(d[HST_K_HALO_D_EXT + 2]);
+    d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(d[HST_K_HALO_D_EXT + 1]);
+    d[HST_K_HALO_D_GROUPS] = (runs + g - 1) / g;
+    return d[HST_K_HALO_D_GROUPS];
+}
+
 /* How the kernels move a slot (kernels.h's modes): fills the mode words of descriptor d (count
-   elements) and returns its work-group count. */
-static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
+   elements) and returns its work-group count. runs: the plan's RUNS variant (slots that
+   qualify move by whole vectors). */
+static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count, int runs)
 {
     uint64_t es = d[HST_K_HALO_D_ELEM], n[4], span = 0, chunks, tiles;
     int64_t s[4];
@@ -848,6 +881,7 @@ static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
         /* (n - 1) * |s| <= the quantity's elements (< 2^63): the sum cannot overflow */
         span += (n[k] - 1) * (uint64_t)(s[k] < 0 ? -s[k] : s[k]);
     }
+    if (runs && (chunks = hst__halo_desc_runs(d)) != 0) return chunks;
     chunks = count / HST_K_HALO_CHUNK + (count % HST_K_HALO_CHUNK != 0);
     d[HST_K_HALO_D_GROUPS] = chunks;
     if (count > HST__HALO_SMALL / es || span > HST__HALO_SMALL / es) {
@@ -982,7 +1016,7 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
    not NULL) and returns the slot count, the buffer size and the per-peer ranges. */
 static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan *p,
                                          const hst_halo_plan_desc *desc, const size_t (*st)[4],
-                                         int unpack, uint64_t *prefix, uint64_t *d,
+                                         int unpack, int runs, uint64_t *prefix, uint64_t *d,
                                          size_t *nslots, size_t *total_bytes)
 {
     size_t peer, i, off = 0, n = 0;
@@ -1020,7 +1054,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                 hst__halo_desc(&desc->layouts[q], st[q], reg, r, px, py, q, op, off, dd, &cnt);
                 if (prefix) prefix[n] = groups;
                 elems += cnt;
-                groups += hst__halo_desc_mode(dd, cnt);   /* <= elems: no overflow */
+                groups += hst__halo_desc_mode(dd, cnt, runs);   /* <= elems: no overflow */
                 if (!hst__halo_mul((size_t)cnt, desc->layouts[q].elem_bytes, &bytes) ||
                     !hst__halo_add(off, bytes, &off))
                     goto overflow;
@@ -1031,8 +1065,8 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
         else { p->peer[4 * peer] = start; p->peer[4 * peer + 1] = off - start; }
     }
     if (prefix) prefix[n] = groups;
-    if (unpack) { p->unpack_elems = elems; p->unpack_groups = groups; }
-    else { p->pack_elems = elems; p->pack_groups = groups; }
+    if (unpack) p->unpack_elems = elems; else p->pack_elems = elems;
+    p->groups[runs][unpack] = groups;
     *nslots = n;
     *total_bytes = off;
     return HST_SUCCESS;
@@ -1043,6 +1077,26 @@ overflow:
 }
 
 #ifndef HST_NO_OPENCL
+/* Binds variant v's table words (prefix, descriptors, slots, work-groups) to the pack
+   (unpack = 0) or unpack kernel, unless bound already. */
+static hst_result hst__halo_bind_variant(hst_halo_plan *p, int unpack, int v)
+{
+    hst_kernel *k = unpack ? p->kunpack : p->kpack;
+    size_t base = (size_t)v * p->variant_words;
+    uint64_t args[4];
+    unsigned a;
+    hst_result r;
+    if (p->bound_variant[unpack] == v) return HST_SUCCESS;
+    args[0] = base + (unpack ? p->unpack_prefix_at : p->pack_prefix_at);
+    args[1] = base + (unpack ? p->unpack_desc_at : p->pack_desc_at);
+    args[2] = unpack ? p->nunpack : p->npack;
+    args[3] = p->groups[v][unpack];
+    for (a = 0; a < 4; ++a)
+        if ((r = hst_kernel_set_arg(k, 1 + a, sizeof args[a], &args[a])) != HST_SUCCESS) return r;
+    p->bound_variant[unpack] = v;
+    return HST_SUCCESS;
+}
+
 /* Builds the fused kernels, uploads the table, binds the fixed arguments. */
 static hst_result hst__halo_device_setup(hst_halo_plan *p)
 {
@@ -1060,11 +1114,13 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
     /* the local size: a power of two up to HST_K_HALO_MAX_LOCAL the device allows */
     {
         size_t maxwg = hst_backend_device(p->be)->max_work_group_size;
+        int v;
         p->wg = HST_K_HALO_MAX_LOCAL;
         while (p->wg > 1 && p->wg > maxwg) p->wg /= 2;
-        if ((p->pack_groups > (uint64_t)(SIZE_MAX / p->wg)) ||
-            (p->unpack_groups > (uint64_t)(SIZE_MAX / p->wg)))
-            return HST_ERROR_OVERFLOW;
+        for (v = 0; v < p->nvariants; ++v)
+            if (p->groups[v][0] > (uint64_t)(SIZE_MAX / p->wg) ||
+                p->groups[v][1] > (uint64_t)(SIZE_MAX / p->wg))
+                return HST_ERROR_OVERFLOW;
     }
     r = hst_pool_alloc(hst_backend_pool(p->be), p->table_words * sizeof(uint64_t), &p->table_buf);
     if (r != HST_SUCCESS) return r;
@@ -1073,16 +1129,10 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
     if (r != HST_SUCCESS) return r;
     for (i = 0; i < 2; ++i) {
         hst_kernel *k = i ? p->kunpack : p->kpack;
-        uint64_t args[4];
         size_t a;
-        args[0] = i ? p->unpack_prefix_at : p->pack_prefix_at;
-        args[1] = i ? p->unpack_desc_at : p->pack_desc_at;
-        args[2] = i ? p->nunpack : p->npack;
-        args[3] = i ? p->unpack_groups : p->pack_groups;
+        p->bound_variant[i] = -1;
         if ((r = hst_kernel_set_buffer(k, 0, p->table_buf)) != HST_SUCCESS) return r;
-        for (a = 0; a < 4; ++a)
-            if ((r = hst_kernel_set_arg(k, (unsigned)(1 + a), sizeof args[a], &args[a])) != HST_SUCCESS)
-                return r;
+        if ((r = hst__halo_bind_variant(p, (int)i, 0)) != HST_SUCCESS) return r;
         if ((r = hst_kernel_set_buffer(k, 5, i ? p->recv : p->send)) != HST_SUCCESS) return r;
         /* arguments past the plan's quantities are never read: bind the table */
         for (a = 0; a < nq_args; ++a)
@@ -1167,21 +1217,25 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
             goto fail;
     /* sizes first (no descriptors), then the table */
-    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, NULL, NULL,
+    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, 0, NULL, NULL,
                                     &p->npack, &p->send_total)) != HST_SUCCESS ||
-        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, NULL, NULL,
+        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, 0, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
     /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * num_specs each */
     if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
         !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
-        !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
+        !hst__halo_add(words, w, &words) || words > SIZE_MAX / 2 / sizeof(uint64_t)) {
         r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                            "%s: the descriptor table's size overflows", F);
         goto fail;
     }
-    p->table_words = words;
-    p->table = (uint64_t *)hst__halo_calloc(be, words, sizeof(uint64_t));
+    /* OpenCL devices get a second variant of the table, RUNS mode where slots qualify,
+       chosen against the first by measured speed (hst__halo_variant) */
+    p->nvariants = hst_backend_is_host(be) ? 1 : 2;
+    p->variant_words = words;
+    p->table_words = words * (size_t)p->nvariants;
+    p->table = (uint64_t *)hst__halo_calloc(be, p->table_words, sizeof(uint64_t));
     if (!p->table) {
         r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation of the table failed", F);
@@ -1191,11 +1245,14 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     p->pack_desc_at = p->npack + 1;
     p->unpack_prefix_at = p->pack_desc_at + p->npack * HST_K_HALO_DESC_WORDS;
     p->unpack_desc_at = p->unpack_prefix_at + p->nunpack + 1;
-    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, p->table + p->pack_prefix_at,
-                           p->table + p->pack_desc_at, &p->npack, &p->send_total);
-    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1,
-                           p->table + p->unpack_prefix_at, p->table + p->unpack_desc_at,
-                           &p->nunpack, &p->recv_total);
+    for (i = 0; i < (size_t)p->nvariants; ++i) {
+        uint64_t *t = p->table + i * words;
+        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, (int)i,
+                               t + p->pack_prefix_at, t + p->pack_desc_at, &p->npack, &p->send_total);
+        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, (int)i,
+                               t + p->unpack_prefix_at, t + p->unpack_desc_at, &p->nunpack,
+                               &p->recv_total);
+    }
     r = hst_pool_alloc(hst_backend_pool(be), p->send_total ? p->send_total : 1, &p->send);
     if (r == HST_SUCCESS)
         r = hst_pool_alloc(hst_backend_pool(be), p->recv_total ? p->recv_total : 1, &p->recv);
@@ -1290,6 +1347,48 @@ HST__HPRIVATE void hst__halo_keep_event(hst_event *slot, hst_event e, hst_event 
     if (out) *out = e;
 }
 
+static void hst__halo_host_sig(const hst_halo_plan *p, int unpack, int64_t *sig);
+
+#ifndef HST_NO_OPENCL
+static const char *const hst__halo_variant_names[2] = {"fused", "runs"};
+
+/* The device path's table variant by measured speed: a timings-only choice operation per
+   direction ("halo_pack_device", "halo_unpack_device"; "fused": DIRECT, TILED and WIDE slots,
+   "runs": RUNS mode where slots qualify) on the plan's backend, keyed by the host path's
+   signature. A plan times (blocking) its launches 2 .. HST__HALO_TIMED of a variant and feeds
+   them to the choice, which measures an unknown variant before it picks; later launches are
+   asynchronous. *v: the variant; *timed: whether to time this launch. */
+static hst_result hst__halo_variant(hst_halo_plan *p, int unpack, int *v, int *timed)
+{
+    unsigned impl = 0;
+    hst_result r;
+    *v = 0;
+    *timed = 0;
+    if (p->nvariants < 2) return HST_SUCCESS;
+    if (!p->dev_op[unpack]) {
+        const char *name = unpack ? "halo_unpack_device" : "halo_pack_device";
+        hst__halo_host_sig(p, unpack, p->host_sig[unpack]);
+        if ((p->dev_op[unpack] = hst_choice_find(p->be, name)) == NULL) {
+            hst_choice_impl im[2];
+            hst_choice_op_desc d;
+            memset(im, 0, sizeof im);
+            memset(&d, 0, sizeof d);
+            im[0].name = hst__halo_variant_names[0];
+            im[1].name = hst__halo_variant_names[1];
+            d.name = name;
+            d.impls = im;
+            d.num_impls = 2;
+            if ((r = hst_choice_register(p->be, &d, &p->dev_op[unpack])) != HST_SUCCESS) return r;
+        }
+    }
+    if ((r = hst_choice_pick(p->dev_op[unpack], p->host_sig[unpack], 3, &impl)) != HST_SUCCESS)
+        return r;
+    *v = impl ? 1 : 0;
+    *timed = p->launches[*v][unpack] >= 1 && p->launches[*v][unpack] < HST__HALO_TIMED;
+    return HST_SUCCESS;
+}
+#endif
+
 static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size_t n,
                                 hst_buffer *const *quantities, size_t num_wait,
                                 const hst_event *wait, hst_event *out)
@@ -1319,7 +1418,14 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
 #ifndef HST_NO_OPENCL
         hst_kernel *k = unpack ? p->kunpack : p->kpack;
         hst_event e = NULL;
-        size_t global = (size_t)(unpack ? p->unpack_groups : p->pack_groups) * p->wg;
+        size_t global;
+        int v = 0, timed = 0;
+        double t0 = 0.0;
+        if ((r = hst__halo_variant(p, unpack, &v, &timed)) != HST_SUCCESS ||
+            (r = hst__halo_bind_variant(p, unpack, v)) != HST_SUCCESS)
+            return hst__halo_fail(&p->log, r, hst__halo_item(r), "%s: variant: %s", f,
+                                  hst_result_string(r));
+        global = (size_t)p->groups[v][unpack] * p->wg;
         for (i = 0; i < n; ++i) {
             uint64_t serial = hst_buffer_serial(quantities[i]);
             if (p->bound[unpack][i] == serial) continue;
@@ -1327,11 +1433,21 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
                 return r;
             p->bound[unpack][i] = serial;
         }
+        if (timed) {   /* the launch alone: what is queued before it finishes first */
+            if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS || (r = hst_queue_finish(q)) != HST_SUCCESS)
+                return r;
+            t0 = hst_time_s();
+        }
         r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
         if (r != HST_SUCCESS)
             return hst__halo_fail(&p->log, r, HST_LOGITEM_CL_ERROR, "%s: launch: %s", f,
                                   hst_result_string(r));
+        if (timed && (r = hst_event_wait(1, &e)) == HST_SUCCESS)
+            r = hst_choice_record(p->dev_op[unpack], p->host_sig[unpack], 3,
+                                  hst__halo_variant_names[v], hst_time_s() - t0);
+        p->launches[v][unpack]++;
         hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
+        if (r != HST_SUCCESS) return r;
 #endif
     }
     if (unpack) p->stats.unpack_launches++; else p->stats.pack_launches++;

@@ -7,6 +7,7 @@
    code and log item.
 
    Runs once per device (HST_DEVICE picks); in HST_NO_OPENCL builds on the host device. */
+#define _POSIX_C_SOURCE 200112L   /* setenv: HST_FORCE for the device variants */
 #define HST_IMPLEMENTATION
 #include "halo.h"
 
@@ -1007,6 +1008,115 @@ static void test_host_choose_device_fails(void **state)
     assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
+/* ---- the device path's variants ----------------------------------------------------------- */
+/* Packs and unpacks a wide-halo plan (runs of 16 to 256 bytes, float, double and int32
+   quantities, negated specs) with the device variant `name` forced, on a backend of its own
+   (HST_FORCE is read when the choice registers): send buffer into sent, quantities after
+   unpacking recv into got. */
+static void run_variant(const char *name, const hst_halo_plan_desc *d, size_t bytes,
+                        unsigned char *const *init, const unsigned char *recv,
+                        unsigned char *sent, unsigned char **got)
+{
+    char force[96];
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_halo_plan *plan;
+    hst_buffer *qs[3];
+    hst_queue *q;
+    hst_halo_stats st;
+    size_t i;
+    int it;
+    snprintf(force, sizeof force, "halo_pack_device:%s,halo_unpack_device:%s", name, name);
+    assert_int_equal(setenv("HST_FORCE", force, 1), 0);
+    memset(&bd, 0, sizeof bd);
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    q = hst_backend_queue(be);
+    assert_int_equal(hst_halo_plan_create(be, d, &plan), HST_SUCCESS);
+    st = hst_halo_plan_stats(plan);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(hst_buffer_create(be, bytes, 0, &qs[i]), HST_SUCCESS);
+        assert_int_equal(hst_write(q, qs[i], 0, init[i], bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    }
+    for (it = 0; it < 5; it++)   /* past the timed launches */
+        assert_int_equal(hst_halo_pack(plan, q, 3, qs, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_read(q, hst_halo_plan_send_buffer(plan), 0, sent, st.send_bytes, 1, 0,
+                              NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_write(q, hst_halo_plan_recv_buffer(plan), 0, recv, st.recv_bytes, 1, 0,
+                               NULL, NULL), HST_SUCCESS);
+    for (it = 0; it < 5; it++)
+        assert_int_equal(hst_halo_unpack(plan, q, 3, qs, 0, NULL, NULL), HST_SUCCESS);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(hst_read(q, qs[i], 0, got[i], bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+        hst_buffer_destroy(qs[i]);
+    }
+    hst_halo_plan_destroy(plan);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    assert_int_equal(unsetenv("HST_FORCE"), 0);
+}
+
+/* The RUNS variant (whole 16-byte vectors along contiguous runs) moves the same bytes as the
+   fused variant and the host path: pack bit for bit, unpack into identical arrays. */
+static void test_runs_variant(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout l[3];
+    hst_halo_spec specs[24];
+    hst_halo_plan_desc d;
+    hst_halo_plan *hp;
+    unsigned char *init[3], *ref[3], *fused[3], *runs[3], *recv, *sent_h, *sent_f, *sent_r;
+    size_t bytes = 0, ns = 0, i, j, sb, rb;
+    int b;
+    if (hst_backend_is_host(f->be)) skip();   /* one variant there */
+    for (i = 0; i < 3; i++) {   /* [z, y, x]: 3 x 12 x 64 inside a halo of 4 (runs of 4 or 64) */
+        memset(&l[i], 0, sizeof l[i]);
+        l[i].ndim = 3; l[i].n_halo = 4;
+        l[i].elem_bytes = i == 1 ? 8 : 4;
+        l[i].number = i == 2 ? HST_HALO_INT : HST_HALO_FLOAT;
+        l[i].dims[0] = HST_HALO_DIM_Z; l[i].dims[1] = HST_HALO_DIM_Y; l[i].dims[2] = HST_HALO_DIM_X;
+        l[i].shape[0] = 3; l[i].shape[1] = 20; l[i].shape[2] = 72;
+        l[i].origin[1] = l[i].origin[2] = 4;
+        l[i].extent[0] = 3; l[i].extent[1] = 12; l[i].extent[2] = 64;
+    }
+    for (b = 0; b < 8; b++)
+        for (i = 0; i < 3; i++) {
+            assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, 0, (size_t)b,
+                                                  &specs[ns]), HST_SUCCESS);
+            specs[ns++].negate = i > 0 && b % 2 == 1;
+        }
+    d = plan_desc(3, l, ns, specs, 8, NULL);
+    assert_int_equal(hst_halo_layout_bytes(&l[1], &bytes), HST_SUCCESS);   /* the largest */
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &hp), HST_SUCCESS);
+    sb = hst_halo_plan_stats(hp).send_bytes;
+    rb = hst_halo_plan_stats(hp).recv_bytes;
+    recv = (unsigned char *)malloc(rb);
+    sent_h = (unsigned char *)malloc(sb);
+    sent_f = (unsigned char *)malloc(sb);
+    sent_r = (unsigned char *)malloc(sb);
+    rng_state = 26;
+    for (j = 0; j < rb; j++) recv[j] = rng_byte();
+    for (i = 0; i < 3; i++) {
+        init[i] = (unsigned char *)malloc(bytes);
+        ref[i] = (unsigned char *)malloc(bytes);
+        fused[i] = (unsigned char *)malloc(bytes);
+        runs[i] = (unsigned char *)malloc(bytes);
+        for (j = 0; j < bytes; j++) init[i][j] = rng_byte();
+        memcpy(ref[i], init[i], bytes);
+    }
+    assert_int_equal(hst_halo_pack_host(hp, 3, (void *const *)init, NULL, sent_h), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack_host(hp, 3, (void *const *)ref, NULL, recv), HST_SUCCESS);
+    hst_halo_plan_destroy(hp);
+    run_variant("fused", &d, bytes, init, recv, sent_f, fused);
+    run_variant("runs", &d, bytes, init, recv, sent_r, runs);
+    assert_memory_equal(sent_f, sent_h, sb);
+    assert_memory_equal(sent_r, sent_h, sb);
+    for (i = 0; i < 3; i++) {
+        assert_memory_equal(fused[i], ref[i], bytes);
+        assert_memory_equal(runs[i], ref[i], bytes);
+        free(init[i]); free(ref[i]); free(fused[i]); free(runs[i]);
+    }
+    free(recv); free(sent_h); free(sent_f); free(sent_r);
+}
+
 /* ---- the cubed sphere ---------------------------------------------------------------------- */
 /* The test's own statement of the tile connections (REFERENCE.md section 5): a cell (i, j) just
    outside tile t (N x N cells) lies on tile *tn at (*in, *jn); *r is the rotation crossing. */
@@ -1331,6 +1441,7 @@ int main(void)
         cmocka_unit_test_setup(test_large_slots, reset_log),
         cmocka_unit_test_setup(test_host_choose_aliasing, reset_log),
         cmocka_unit_test_setup(test_host_choose_device_fails, reset_log),
+        cmocka_unit_test_setup(test_runs_variant, reset_log),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
     };
