@@ -516,6 +516,8 @@ extern "C" {
 #define HST__HALO_MIN_GROUPS 64                 /* DIRECT and RUNS slots keep this many
                                                    work-groups */
 #define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB) */
+#define HST__HALO_RUN_MIN_BYTES 64              /* shorter runs stay DIRECT: a wavefront over
+                                                   them touches a line per run either way */
 #define HST__HALO_TIMED 4                       /* a plan's launches 2 .. 4 of a device variant
                                                    are timed for the choice */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
@@ -844,13 +846,14 @@ static unsigned hst__halo_log_groups(uint64_t parts)
 }
 
 /* RUNS mode (kernels.h) for a slot whose runs (dimension 3, step 1) are whole 16-byte vectors
-   of 4- or 8-byte elements: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
+   of 4- or 8-byte elements, at least HST__HALO_RUN_MIN_BYTES long: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
    work-group while keeping HST__HALO_MIN_GROUPS work-groups. 0 when the slot does not qualify. */
 static uint64_t hst__halo_desc_runs(uint64_t *d)
 {
     uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g;
     runs = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] * d[HST_K_HALO_D_EXT + 2];
     if ((es != 4 && es != 8) || (int64_t)d[HST_K_HALO_D_STEP + 3] != 1 || (n3 * es) % 16 != 0 ||
+        n3 * es < HST__HALO_RUN_MIN_BYTES ||
         runs >= ((uint64_t)1 << 32) || n3 * es / 16 >= ((uint64_t)1 << 31))
         return 0;
     vpr = n3 * es / 16;
