@@ -1299,6 +1299,253 @@ static void test_cubed_sphere_exchange(void **state)
     free(h);
 }
 
+/* ---- tiles: periodic exchanges, one flat buffer, vector interfaces ------------------------- */
+#define TL_N 4      /* compute points per rank and axis */
+#define TL_H 2
+#define TL_S (TL_N + 2 * TL_H)
+#define TL_Z 2
+
+static hst_halo_layout tile_layout(void)
+{
+    hst_halo_layout l;
+    memset(&l, 0, sizeof l);
+    l.ndim = 3; l.elem_bytes = 8; l.n_halo = TL_H;
+    l.dims[0] = HST_HALO_DIM_Z; l.dims[1] = HST_HALO_DIM_Y; l.dims[2] = HST_HALO_DIM_X;
+    l.shape[0] = TL_Z; l.shape[1] = l.shape[2] = TL_S;
+    l.origin[1] = l.origin[2] = TL_H;
+    l.extent[0] = TL_Z; l.extent[1] = l.extent[2] = TL_N;
+    return l;
+}
+
+/* The value of global cell (i, j, k) of component c on a doubly periodic tile of gx x gy
+   points (i, j wrapped). */
+static double tl_value(long i, long j, long k, int c, long gx, long gy)
+{
+    i = ((i % gx) + gx) % gx;
+    j = ((j % gy) + gy) % gy;
+    return (double)(((j * 64 + i) * 8 + k) * 4 + c + 1);
+}
+
+/* Fills (halo: -0.5) or checks (every cell, halos included) rank (rj, ri)'s quantity c. */
+static int tl_cells(double *h, long rj, long ri, int c, long gx, long gy, int check)
+{
+    long k, j, i;
+    for (k = 0; k < TL_Z; k++)
+        for (j = 0; j < TL_S; j++)
+            for (i = 0; i < TL_S; i++) {
+                int inside = i >= TL_H && i < TL_H + TL_N && j >= TL_H && j < TL_H + TL_N;
+                double want = tl_value(ri * TL_N + i - TL_H, rj * TL_N + j - TL_H, k, c, gx, gy);
+                double *at = &h[(k * TL_S + j) * TL_S + i];
+                if (!check) *at = inside ? want : -0.5;
+                else if (*at != want) return 0;
+            }
+    return 1;
+}
+
+/* Doubly periodic tiles of several layouts, every rank in this process: hst_tile_specs (a
+   scalar and a vector, 8 peers), packed, each peer's segment copied to the neighbour's peer
+   that points back (hst_halo_opposite), unpacked: every halo cell holds the periodic value. */
+static void test_tile_exchange(void **state)
+{
+    static const size_t layouts[][2] = {{2, 3}, {1, 4}, {3, 1}, {1, 1}};
+    fixture *f = FIX(state);
+    hst_halo_layout lay[3];
+    hst_halo_field fields[2] = {{0, 0, 0}, {1, 1, 2}};
+    size_t k, bytes = 0;
+    lay[0] = lay[1] = lay[2] = tile_layout();
+    assert_int_equal(hst_halo_layout_bytes(&lay[0], &bytes), HST_SUCCESS);
+    for (k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        enum { RMAX = 6 };
+        hst_tile_partitioner tp;
+        hst_halo_spec specs[RMAX][16];
+        hst_halo_neighbor peers[RMAX][8];
+        hst_halo_boundary pb[RMAX][8];
+        hst_halo_plan *plans[RMAX];
+        hst_buffer *dev[RMAX][3];
+        size_t ns[RMAX], np[RMAX], p;
+        long gy = (long)layouts[k][0] * TL_N, gx = (long)layouts[k][1] * TL_N;
+        int R = (int)(layouts[k][0] * layouts[k][1]), rank, c;
+        double *h = (double *)malloc(bytes);
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = layouts[k][0]; tp.layout[1] = layouts[k][1];
+        for (rank = 0; rank < R; rank++) {
+            hst_halo_plan_desc d;
+            assert_int_equal(hst_tile_specs(&tp, rank, 2, fields, lay, specs[rank], &ns[rank],
+                                            peers[rank], pb[rank], &np[rank]), HST_SUCCESS);
+            assert_int_equal(np[rank], 8);   /* a periodic tile: every boundary has one */
+            d = plan_desc(3, lay, ns[rank], specs[rank], np[rank], &f->log);
+            assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
+            for (c = 0; c < 3; c++) {
+                tl_cells(h, rank / (long)layouts[k][1], rank % (long)layouts[k][1], c, gx, gy, 0);
+                assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[rank][c]), HST_SUCCESS);
+                assert_int_equal(hst_write(hst_backend_queue(f->be), dev[rank][c], 0, h, bytes, 1,
+                                           0, NULL, NULL), HST_SUCCESS);
+            }
+            assert_int_equal(hst_halo_pack(plans[rank], NULL, 3, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+        }
+        for (rank = 0; rank < R; rank++)
+            for (p = 0; p < np[rank]; p++) {
+                int to = peers[rank][p].rank;
+                size_t tpeer;
+                for (tpeer = 0; tpeer < np[to]; tpeer++)
+                    if (pb[to][tpeer] == peers[rank][p].boundary) break;
+                assert_true(tpeer < np[to]);
+                assert_int_equal(hst_halo_copy_peer(plans[rank], p, plans[to], tpeer, NULL, 0,
+                                                    NULL, NULL), HST_SUCCESS);
+            }
+        for (rank = 0; rank < R; rank++) {
+            assert_int_equal(hst_halo_unpack(plans[rank], NULL, 3, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+            for (c = 0; c < 3; c++) {
+                assert_int_equal(hst_read(hst_backend_queue(f->be), dev[rank][c], 0, h, bytes, 1, 0,
+                                          NULL, NULL), HST_SUCCESS);
+                if (!tl_cells(h, rank / (long)layouts[k][1], rank % (long)layouts[k][1], c, gx, gy, 1))
+                    fail_msg("layout (%zu, %zu), rank %d, quantity %d: a cell differs from the "
+                             "periodic value", layouts[k][0], layouts[k][1], rank, c);
+                hst_buffer_destroy(dev[rank][c]);
+            }
+            hst_halo_plan_destroy(plans[rank]);
+        }
+        free(h);
+    }
+}
+
+/* NDSL's one flat buffer: one doubly periodic rank, every spec on peer 0 paired with the
+   opposite boundary's receive region (hst_halo_spec_*_opposite), its own buffer sent back to
+   itself: every halo cell holds the periodic value; the buffer is boundary-major, as NDSL's. */
+static void test_flat_buffer(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout lay[3];
+    hst_halo_spec specs[16];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_buffer *dev[3];
+    size_t bytes = 0, ns = 0, so, sb, ro, rb;
+    double *h;
+    int b, c;
+    lay[0] = lay[1] = lay[2] = tile_layout();
+    assert_int_equal(hst_halo_layout_bytes(&lay[0], &bytes), HST_SUCCESS);
+    for (b = 0; b < 8; b++) {
+        assert_int_equal(hst_halo_spec_scalar_opposite(&lay[0], 0, (hst_halo_boundary)b, 0, 0,
+                                                       &specs[ns++]), HST_SUCCESS);
+        assert_int_equal(hst_halo_spec_vector_opposite(&lay[1], 1, &lay[2], 2, (hst_halo_boundary)b,
+                                                       0, 0, &specs[ns++]), HST_SUCCESS);
+    }
+    {   /* W's send strip pairs with E's receive strip */
+        hst_halo_region e;
+        assert_int_equal(hst_halo_region_get(&lay[0], HST_HALO_EAST, 1, &e), HST_SUCCESS);
+        assert_memory_equal(&specs[0].unpack, &e, sizeof e);
+        assert_memory_equal(&specs[1].unpack_y, &e, sizeof e);
+    }
+    d = plan_desc(3, lay, ns, specs, 1, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_peer(plan, 0, &so, &sb, &ro, &rb), HST_SUCCESS);
+    assert_int_equal(so, 0); assert_int_equal(ro, 0); assert_int_equal(sb, rb);
+    assert_int_equal(sb, hst_halo_plan_stats(plan).send_bytes);   /* one flat buffer */
+    h = (double *)malloc(bytes);
+    for (c = 0; c < 3; c++) {
+        tl_cells(h, 0, 0, c, TL_N, TL_N, 0);
+        assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[c]), HST_SUCCESS);
+        assert_int_equal(hst_write(hst_backend_queue(f->be), dev[c], 0, h, bytes, 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+    }
+    assert_int_equal(hst_halo_pack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    {   /* segment 0 of the buffer: the west send strip of quantity 0, C order */
+        double *sent = (double *)malloc(sb);
+        long k, j, i, at = 0;
+        assert_int_equal(hst_read(hst_backend_queue(f->be), hst_halo_plan_send_buffer(plan), 0, sent,
+                                  sb, 1, 0, NULL, NULL), HST_SUCCESS);
+        for (k = 0; k < TL_Z; k++)
+            for (j = 0; j < TL_N; j++)
+                for (i = 0; i < TL_H; i++)
+                    assert_true(sent[at++] == tl_value(i, j, k, 0, TL_N, TL_N));
+        free(sent);
+    }
+    assert_int_equal(hst_halo_copy_peer(plan, 0, plan, 0, NULL, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    for (c = 0; c < 3; c++) {
+        assert_int_equal(hst_read(hst_backend_queue(f->be), dev[c], 0, h, bytes, 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+        assert_true(tl_cells(h, 0, 0, c, TL_N, TL_N, 1));
+        hst_buffer_destroy(dev[c]);
+    }
+    free(h);
+    hst_halo_plan_destroy(plan);
+}
+
+/* NDSL's synchronize_vector_interfaces on a cubed sphere of 3 x 3 ranks per tile (54 ranks in
+   this process; NDSL's tests/test_sync_shared_boundary.py): x on [y_interface, x] (3, 2), y on
+   [y, x_interface] (2, 3), values counting up in memory (x from 6 rank, y from 6 (54 + rank));
+   each peer's segment goes to its route's send_rank, into the peer there whose recv_tag is
+   ours. NDSL's worked values: ranks 0 and 4; every rank's interior edges keep their values. */
+static void test_vector_interfaces(void **state)
+{
+    enum { L = 3, R = 6 * L * L };
+    fixture *f = FIX(state);
+    hst_halo_layout lv[2];
+    hst_halo_spec specs[R][2];
+    hst_halo_route routes[R][2];
+    hst_halo_plan *plans[R];
+    hst_buffer *dev[R][2];
+    double v[2][6];
+    int rank, c, k;
+    static const double y0[6] = {0, 1, 6, 3, 4, 9}, x4[6] = {0, 1, 2, 3, 18, 19};
+    for (c = 0; c < 2; c++) {
+        memset(&lv[c], 0, sizeof lv[c]);
+        lv[c].ndim = 2; lv[c].elem_bytes = 8; lv[c].n_halo = 1;
+        lv[c].dims[0] = c ? HST_HALO_DIM_Y : HST_HALO_DIM_Y_INTERFACE;
+        lv[c].dims[1] = c ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X;
+        lv[c].shape[0] = lv[c].extent[0] = c ? 2 : 3;
+        lv[c].shape[1] = lv[c].extent[1] = c ? 3 : 2;
+    }
+    for (rank = 0; rank < R; rank++) {
+        hst_halo_plan_desc d;
+        assert_int_equal(hst_cubed_sphere_vector_interface_specs(L, rank, &lv[0], 0, &lv[1], 1,
+                                                                 specs[rank], routes[rank]), HST_SUCCESS);
+        /* x's south edge is its first y_interface row; its north edge the last */
+        assert_int_equal(specs[rank][0].pack.start[0], 0); assert_int_equal(specs[rank][0].pack.stop[0], 1);
+        assert_int_equal(specs[rank][0].unpack.start[0], 2);
+        assert_int_equal(specs[rank][1].pack.stop[1], 1); assert_int_equal(specs[rank][1].unpack.start[1], 2);
+        d = plan_desc(2, lv, 2, specs[rank], 2, &f->log);
+        assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
+        for (c = 0; c < 2; c++) {
+            for (k = 0; k < 6; k++) v[c][k] = (double)(6 * (c * R + rank) + k);
+            assert_int_equal(hst_buffer_create(f->be, sizeof v[c], 0, &dev[rank][c]), HST_SUCCESS);
+            assert_int_equal(hst_write(hst_backend_queue(f->be), dev[rank][c], 0, v[c], sizeof v[c],
+                                       1, 0, NULL, NULL), HST_SUCCESS);
+        }
+        assert_int_equal(hst_halo_pack(plans[rank], NULL, 2, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+    }
+    for (rank = 0; rank < R; rank++)
+        for (c = 0; c < 2; c++) {
+            const hst_halo_route *rt = &routes[rank][c];
+            int from = rt->recv_rank, m;
+            for (m = 0; m < 2; m++)
+                if (routes[from][m].send_rank == rank && routes[from][m].send_tag == rt->recv_tag) break;
+            assert_true(m < 2);
+            assert_int_equal(hst_halo_copy_peer(plans[from], (size_t)m, plans[rank], (size_t)c, NULL,
+                                                0, NULL, NULL), HST_SUCCESS);
+        }
+    for (rank = 0; rank < R; rank++) {
+        assert_int_equal(hst_halo_unpack(plans[rank], NULL, 2, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+        for (c = 0; c < 2; c++) {
+            assert_int_equal(hst_read(hst_backend_queue(f->be), dev[rank][c], 0, v[c], sizeof v[c], 1,
+                                      0, NULL, NULL), HST_SUCCESS);
+            hst_buffer_destroy(dev[rank][c]);
+        }
+        hst_halo_plan_destroy(plans[rank]);
+        for (k = 0; k < 4; k++)   /* x's rows 0-1 and y's columns 0-1 are never written */
+            assert_true(v[0][k] == (double)(6 * rank + k));
+        if (rank == 0)
+            for (k = 0; k < 6; k++) assert_true(v[1][k] == 6.0 * R + y0[k]);
+        if (rank == 4)
+            for (k = 0; k < 6; k++) {
+                assert_true(v[1][k] == 6.0 * (R + 4) + y0[k]);
+                assert_true(v[0][k] == 24.0 + x4[k]);
+            }
+    }
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 static void test_errors(void **state)
 {
@@ -1442,6 +1689,9 @@ int main(void)
         cmocka_unit_test_setup(test_host_choose_aliasing, reset_log),
         cmocka_unit_test_setup(test_host_choose_device_fails, reset_log),
         cmocka_unit_test_setup(test_runs_variant, reset_log),
+        cmocka_unit_test_setup(test_tile_exchange, reset_log),
+        cmocka_unit_test_setup(test_flat_buffer, reset_log),
+        cmocka_unit_test_setup(test_vector_interfaces, reset_log),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
     };
