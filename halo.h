@@ -1,7 +1,8 @@
 /* halo.h — halostream's halo packer: quantity layouts, NDSL-convention boundary regions, exchange
    specs with quarter-turn rotations for scalars and vector pairs, and plans that pack EVERY halo
    of EVERY quantity into one buffer per peer in ONE kernel launch (and unpack in one), with an
-   optional MPI exchanger and a cubed-sphere partitioner. Single-file, header-only, C99 (and C++).
+   optional MPI exchanger, NDSL's tile and cubed-sphere partitioners and its vector-interface
+   synchronisation. Single-file, header-only, C99 (and C++).
 
    Do this:
        #define HST_HALO_IMPLEMENTATION      (or HST_IMPLEMENTATION for every header)
@@ -10,7 +11,10 @@
    implementation twice gives duplicate symbols; never defining it gives undefined ones.) The
    backend's and the kernels' implementations must be compiled somewhere too.
 
-   Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device):
+   Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device, in
+   NDSL's one flat buffer: every spec on peer 0, boundary-major, each boundary's send strip
+   paired with the opposite boundary's halo, so that the buffer a neighbour sends lands where
+   it belongs; with MPI, send the segment of peer 0 and receive into it):
 
        // given: hst_backend *be; hst_buffer *field;    // the field, (79, 102, 102) floats
        hst_halo_layout L = {0};                  // (z, y, x), 3-point halo, nx = ny = 96, nz = 79
@@ -19,17 +23,23 @@
        L.shape[0] = 79; L.shape[1] = L.shape[2] = 102;
        L.origin[1] = L.origin[2] = 3; L.extent[0] = 79; L.extent[1] = L.extent[2] = 96;
        hst_halo_spec specs[8];
-       for (int b = 0; b < 8; b++)
-           if (hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]) != HST_SUCCESS) return 1;
+       for (int b = 0; b < 8; b++)   // W's strip -> E's halo, N's -> S's, NW's -> SE's, ...
+           if (hst_halo_spec_scalar_opposite(&L, 0, (hst_halo_boundary)b, 0, 0, &specs[b]) != HST_SUCCESS)
+               return 1;
        hst_halo_plan_desc d = {0}; d.num_quantities = 1; d.layouts = &L;
-       d.num_specs = 8; d.specs = specs; d.num_peers = 8;
+       d.num_specs = 8; d.specs = specs; d.num_peers = 1;
        hst_halo_plan *plan;
        if (hst_halo_plan_create(be, &d, &plan) != HST_SUCCESS) return 1;
-       hst_result r = hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch, 8 segments
-       // ... send segment p (hst_halo_plan_peer) to peer p, receive into the recv buffer ...
+       hst_result r = hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
+       // one periodic rank is its own neighbour: its buffer comes back to it
+       if (r == HST_SUCCESS) r = hst_halo_copy_peer(plan, 0, plan, 0, NULL, 0, NULL, NULL);
        if (r == HST_SUCCESS) r = hst_halo_unpack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
        hst_halo_plan_destroy(plan);
        if (r != HST_SUCCESS) return 1;
+
+   Several ranks: the partitioners (hst_tile_specs for doubly periodic tiles of any layout,
+   hst_cubed_sphere_specs) give one peer per boundary with a neighbour, and the MPI exchanger
+   routes each peer's segment (tags: our boundary, and hst_halo_opposite's for the reply).
 
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
@@ -46,7 +56,10 @@
      n x n. Per cut dimension, with o = origin, e = origin + extent, n = n_halo:
        low side (W, S):   send [o+ov, o+ov+n)    receive [o-n, o)
        high side (E, N):  send [e-ov-n, e-ov)    receive [e, e+n)
-     every other dimension spans [o, e). Out-of-range regions are errors.
+     every other dimension spans [o, e), a cut dimension the layout lacks too (N or S of an
+     [x, z] quantity, W or E of a [z, y] one: NDSL packs the whole compute range there, and
+     unpacking such a spec overwrites the compute domain, as NDSL's does; packed so that
+     messages match NDSL ranks' byte for byte). Out-of-range regions are errors.
    - Rotation r (clockwise quarter turns, mod 4) counter-rotates the pack region before packing;
      unpacking never rotates. With S the source region (extents n_x, n_y) and T what is packed
      (dims order kept, extents swapped for odd r):
@@ -69,12 +82,13 @@
    path's rotated copies (they go element by element; contiguous runs are memcpy'd); it does not
    check that a peer's unpack regions match what this rank packs except by total size (the MPI
    exchanger compares message sizes once at creation). More than HST_HALO_MAX_QUANTITIES (64)
-   quantities per plan: use two plans. (A plan logs through its desc's logger, else through its
-   backend's: hst_backend_log.)
+   quantities per plan: use two plans. It does not split cubed-sphere tiles over non-square
+   layouts (NDSL neither). (A plan logs through its desc's logger, else through its backend's:
+   hst_backend_log.)
 
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment). A plan counts as an object of its backend; the host path touches only the plan
-   and the caller's arrays, the layout, region, spec and cubed-sphere functions nothing shared.
+   and the caller's arrays, the layout, region, spec and partitioner functions nothing shared.
    The plan's logger runs on the calling thread. MPI exchangers called from threads other than
    MPI's main thread need the matching MPI thread level (MPI_THREAD_SERIALIZED, or
    MPI_THREAD_MULTIPLE where the calls overlap).
@@ -253,7 +267,13 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
 
 /* Packs every quantity into the send buffer: ONE launch. quantities: num_quantities buffers of
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
-   queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
+   queue. Non-blocking (wait list, *out as backend.h), except while the device path's variant is
+   being measured: on OpenCL devices a plan holds two descriptor tables, the fused modes and
+   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along contiguous runs of 64 bytes
+   or more), chosen per direction by measured speed (choice.h ops "halo_pack_device",
+   "halo_unpack_device"; $HST_FORCE="halo_pack_device:runs" or ":fused"); a plan's launches 2
+   to 4 of a variant wait for what is queued before them and for themselves, and feed the
+   timings. Both variants move the same bytes. Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
    backend), OpenCL codes. Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
