@@ -3,8 +3,12 @@
    vectors, checked cell by cell against an independent host reference written from
    REFERENCE.md section 5; host path and device bytes identical; one launch per pack and per
    unpack; a whole cubed sphere (6 tiles of 2 x 2 ranks) exchanged in one process with a unique
-   value per (tile, i, j, k, component); the partitioner's symmetry; every error path by result
-   code and log item.
+   value per (tile, i, j, k, component); the partitioner's symmetry; NDSL's TilePartitioner
+   (neighbours of several layouts, subtile slices and extents against values NDSL's own code
+   gives), doubly periodic tiles exchanged in one process, the one flat buffer (opposite
+   pairing), boundaries cutting a dim the layout lacks (packed as NDSL), the vector-interface
+   sync (NDSL's worked values); the RUNS device variant bit-equal to the fused one and the host
+   path; every error path by result code and log item.
 
    Runs once per device (HST_DEVICE picks); in HST_NO_OPENCL builds on the host device. */
 #define _POSIX_C_SOURCE 200112L   /* setenv: HST_FORCE for the device variants */
@@ -297,7 +301,9 @@ static int build_case(hcase *c, int order, int staggered, int vector, size_t n, 
         hst_result res = vector ? hst_halo_spec_vector(&c->l[0], 0, &c->l[1], 1, (hst_halo_boundary)b,
                                                        r, c->ns, s)
                                 : hst_halo_spec_scalar(&c->l[0], 0, (hst_halo_boundary)b, r, c->ns, s);
-        if (res != HST_SUCCESS) continue;   /* a boundary the layout lacks (1 horizontal dim) */
+        /* every boundary, also one cutting a horizontal dim the layout lacks (NDSL packs the
+           whole compute range there) */
+        assert_int_equal(res, HST_SUCCESS);
         /* the regions agree with the reference's */
         {
             hst_halo_region a, z;
@@ -1546,6 +1552,62 @@ static void test_vector_interfaces(void **state)
     }
 }
 
+/* The tile's vector-interface routes (layout (2, 3), rank 0: S and N are rank 3, W rank 2, E
+   rank 1), refusals of pairs that are not on the C grid, and a negated spec without a sign
+   rule. */
+static void test_interface_routes(void **state)
+{
+    fixture *f = FIX(state);
+    hst_tile_partitioner tp;
+    hst_halo_layout lv[2], l16;
+    hst_halo_spec specs[2], s;
+    hst_halo_route routes[2];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan = NULL;
+    int c;
+    memset(&tp, 0, sizeof tp);
+    tp.layout[0] = 2; tp.layout[1] = 3;
+    for (c = 0; c < 2; c++) {
+        memset(&lv[c], 0, sizeof lv[c]);
+        lv[c].ndim = 3; lv[c].elem_bytes = 4; lv[c].n_halo = 1;
+        lv[c].dims[0] = HST_HALO_DIM_Z;
+        lv[c].dims[1] = c ? HST_HALO_DIM_Y : HST_HALO_DIM_Y_INTERFACE;
+        lv[c].dims[2] = c ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X;
+        lv[c].shape[0] = lv[c].extent[0] = 2;
+        lv[c].shape[1] = (c ? 4 : 5) + 2; lv[c].origin[1] = 1; lv[c].extent[1] = c ? 4 : 5;
+        lv[c].shape[2] = (c ? 5 : 4) + 2; lv[c].origin[2] = 1; lv[c].extent[2] = c ? 5 : 4;
+    }
+    assert_int_equal(hst_tile_vector_interface_specs(&tp, 0, &lv[0], 0, &lv[1], 1, specs, routes), HST_SUCCESS);
+    assert_int_equal(routes[0].send_rank, 3); assert_int_equal(routes[0].recv_rank, 3);
+    assert_int_equal(routes[0].send_tag, HST_HALO_SOUTH); assert_int_equal(routes[0].recv_tag, HST_HALO_SOUTH);
+    assert_int_equal(routes[1].send_rank, 2); assert_int_equal(routes[1].recv_rank, 1);
+    assert_int_equal(routes[1].send_tag, HST_HALO_WEST); assert_int_equal(routes[1].recv_tag, HST_HALO_WEST);
+    assert_int_equal(specs[0].negate, 0); assert_int_equal(specs[1].rotation, 0);
+    /* x's south edge: y_interface index 1 (the origin), x [1, 5), z [0, 2); north edge: 5 */
+    assert_int_equal(specs[0].pack.start[1], 1); assert_int_equal(specs[0].pack.stop[1], 2);
+    assert_int_equal(specs[0].unpack.start[1], 5); assert_int_equal(specs[0].unpack.stop[1], 6);
+    assert_int_equal(specs[0].pack.start[2], 1); assert_int_equal(specs[0].pack.stop[2], 5);
+    assert_int_equal(specs[1].pack.start[2], 1); assert_int_equal(specs[1].unpack.start[2], 5);
+    d = plan_desc(2, lv, 2, specs, 2, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_stats(plan).send_bytes, HST_HALO_PEER_ALIGN + 2 * 4 * 4);
+    hst_halo_plan_destroy(plan);
+    /* the components swapped are not on the C grid; NULLs */
+    assert_int_equal(hst_tile_vector_interface_specs(&tp, 0, &lv[1], 0, &lv[0], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_tile_vector_interface_specs(NULL, 0, &lv[0], 0, &lv[1], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_cubed_sphere_vector_interface_specs(1, 6, &lv[0], 0, &lv[1], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    /* negate needs a sign rule: 16-byte elements have none */
+    l16 = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 16, HST_HALO_FLOAT);
+    assert_int_equal(hst_halo_spec_scalar(&l16, 0, HST_HALO_WEST, 0, 0, &s), HST_SUCCESS);
+    s.negate = 1;
+    d = plan_desc(1, &l16, 1, &s, 1, &f->log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
+    assert_null(plan);
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 static void test_errors(void **state)
 {
@@ -1692,6 +1754,7 @@ int main(void)
         cmocka_unit_test_setup(test_tile_exchange, reset_log),
         cmocka_unit_test_setup(test_flat_buffer, reset_log),
         cmocka_unit_test_setup(test_vector_interfaces, reset_log),
+        cmocka_unit_test_setup(test_interface_routes, reset_log),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
     };
