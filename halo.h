@@ -272,8 +272,9 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
    RUNS (kernels.h: wide halos moved as whole 16-byte vectors along contiguous runs of 64 bytes
    or more), chosen per direction by measured speed (choice.h ops "halo_pack_device",
    "halo_unpack_device"; $HST_FORCE="halo_pack_device:runs" or ":fused"); a plan's launches 2
-   to 4 of a variant wait for what is queued before them and for themselves, and feed the
-   timings. Both variants move the same bytes. Errors: HST_ERROR_INVALID_ARGUMENT (count,
+   to 4 of a variant whose wait list has completed wait for what is queued before them and for
+   themselves, and feed the timings (do not queue work gated on a user event you complete after
+   such a call). Both variants move the same bytes. Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
    backend), OpenCL codes. Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
@@ -404,8 +405,8 @@ HST_API HST_NODISCARD hst_result hst_tile_subtile_extent(const hst_tile_partitio
    edge's). Neighbours: even t: W -> t-2 (its N), E -> t+1, N -> t+2 (its W), S -> t-1; odd t:
    W -> t-1, E -> t+2 (its S), N -> t+1, S -> t-2 (its E), tiles mod 6. Corners at cube
    vertices have none. layout: ranks along each tile axis (layout x layout per tile).
-   Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL).
-   Thread-safe. */
+   Errors: HST_ERROR_INVALID_ARGUMENT (layout 0 or above 18918: ranks past INT_MAX; rank out of
+   range, boundary, out NULL). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
                                                               hst_halo_neighbor *out);
 
@@ -1455,6 +1456,12 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
             if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + i), quantities[i])) != HST_SUCCESS)
                 return r;
             p->bound[unpack][i] = serial;
+        }
+        for (i = 0; timed && i < num_wait; ++i) {   /* never wait on what may be gated */
+            cl_int st = CL_COMPLETE;
+            if (clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                               NULL) != CL_SUCCESS || st > CL_COMPLETE)
+                timed = 0;
         }
         if (timed) {   /* the launch alone: what is queued before it finishes first */
             if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS || (r = hst_queue_finish(q)) != HST_SUCCESS)
