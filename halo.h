@@ -404,7 +404,9 @@ HST_API HST_NODISCARD hst_result hst_tile_subtile_extent(const hst_tile_partitio
    tile north and odd tile south: 3; others 0 (a corner crossing one tile edge takes that
    edge's). Neighbours: even t: W -> t-2 (its N), E -> t+1, N -> t+2 (its W), S -> t-1; odd t:
    W -> t-1, E -> t+2 (its S), N -> t+1, S -> t-2 (its E), tiles mod 6. Corners at cube
-   vertices have none. layout: ranks along each tile axis (layout x layout per tile).
+   vertices have none. layout: ranks along each tile axis (layout x layout per tile). Subtile
+   slices and extents of cubed-sphere ranks: hst_tile_subtile_slice / _extent with layout
+   (layout, layout) (NDSL's CubedSpherePartitioner.subtile_slice less its tile dimension).
    Errors: HST_ERROR_INVALID_ARGUMENT (layout 0 or above 18918: ranks past INT_MAX; rank out of
    range, boundary, out NULL). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
