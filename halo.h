@@ -1,7 +1,8 @@
 /* halo.h — halostream's halo packer: quantity layouts, NDSL-convention boundary regions, exchange
    specs with quarter-turn rotations for scalars and vector pairs, and plans that pack EVERY halo
    of EVERY quantity into one buffer per peer in ONE kernel launch (and unpack in one), with an
-   optional MPI exchanger and a cubed-sphere partitioner. Single-file, header-only, C99 (and C++).
+   optional MPI exchanger, NDSL's tile and cubed-sphere partitioners and its vector-interface
+   synchronisation. Single-file, header-only, C99 (and C++).
 
    Do this:
        #define HST_HALO_IMPLEMENTATION      (or HST_IMPLEMENTATION for every header)
@@ -10,7 +11,10 @@
    implementation twice gives duplicate symbols; never defining it gives undefined ones.) The
    backend's and the kernels' implementations must be compiled somewhere too.
 
-   Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device):
+   Usage (one 3-D field, all 8 boundaries of a doubly periodic single rank, on any device, in
+   NDSL's one flat buffer: every spec on peer 0, boundary-major, each boundary's send strip
+   paired with the opposite boundary's halo, so that the buffer a neighbour sends lands where
+   it belongs; with MPI, send the segment of peer 0 and receive into it):
 
        // given: hst_backend *be; hst_buffer *field;    // the field, (79, 102, 102) floats
        hst_halo_layout L = {0};                  // (z, y, x), 3-point halo, nx = ny = 96, nz = 79
@@ -19,17 +23,23 @@
        L.shape[0] = 79; L.shape[1] = L.shape[2] = 102;
        L.origin[1] = L.origin[2] = 3; L.extent[0] = 79; L.extent[1] = L.extent[2] = 96;
        hst_halo_spec specs[8];
-       for (int b = 0; b < 8; b++)
-           if (hst_halo_spec_scalar(&L, 0, (hst_halo_boundary)b, 0, b, &specs[b]) != HST_SUCCESS) return 1;
+       for (int b = 0; b < 8; b++)   // W's strip -> E's halo, N's -> S's, NW's -> SE's, ...
+           if (hst_halo_spec_scalar_opposite(&L, 0, (hst_halo_boundary)b, 0, 0, &specs[b]) != HST_SUCCESS)
+               return 1;
        hst_halo_plan_desc d = {0}; d.num_quantities = 1; d.layouts = &L;
-       d.num_specs = 8; d.specs = specs; d.num_peers = 8;
+       d.num_specs = 8; d.specs = specs; d.num_peers = 1;
        hst_halo_plan *plan;
        if (hst_halo_plan_create(be, &d, &plan) != HST_SUCCESS) return 1;
-       hst_result r = hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch, 8 segments
-       // ... send segment p (hst_halo_plan_peer) to peer p, receive into the recv buffer ...
+       hst_result r = hst_halo_pack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
+       // one periodic rank is its own neighbour: its buffer comes back to it
+       if (r == HST_SUCCESS) r = hst_halo_copy_peer(plan, 0, plan, 0, NULL, 0, NULL, NULL);
        if (r == HST_SUCCESS) r = hst_halo_unpack(plan, NULL, 1, &field, 0, NULL, NULL);   // one launch
        hst_halo_plan_destroy(plan);
        if (r != HST_SUCCESS) return 1;
+
+   Several ranks: the partitioners (hst_tile_specs for doubly periodic tiles of any layout,
+   hst_cubed_sphere_specs) give one peer per boundary with a neighbour, and the MPI exchanger
+   routes each peer's segment (tags: our boundary, and hst_halo_opposite's for the reply).
 
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
@@ -46,7 +56,10 @@
      n x n. Per cut dimension, with o = origin, e = origin + extent, n = n_halo:
        low side (W, S):   send [o+ov, o+ov+n)    receive [o-n, o)
        high side (E, N):  send [e-ov-n, e-ov)    receive [e, e+n)
-     every other dimension spans [o, e). Out-of-range regions are errors.
+     every other dimension spans [o, e), a cut dimension the layout lacks too (N or S of an
+     [x, z] quantity, W or E of a [z, y] one: NDSL packs the whole compute range there, and
+     unpacking such a spec overwrites the compute domain, as NDSL's does; packed so that
+     messages match NDSL ranks' byte for byte). Out-of-range regions are errors.
    - Rotation r (clockwise quarter turns, mod 4) counter-rotates the pack region before packing;
      unpacking never rotates. With S the source region (extents n_x, n_y) and T what is packed
      (dims order kept, extents swapped for odd r):
@@ -69,12 +82,13 @@
    path's rotated copies (they go element by element; contiguous runs are memcpy'd); it does not
    check that a peer's unpack regions match what this rank packs except by total size (the MPI
    exchanger compares message sizes once at creation). More than HST_HALO_MAX_QUANTITIES (64)
-   quantities per plan: use two plans. (A plan logs through its desc's logger, else through its
-   backend's: hst_backend_log.)
+   quantities per plan: use two plans. It does not split cubed-sphere tiles over non-square
+   layouts (NDSL neither). (A plan logs through its desc's logger, else through its backend's:
+   hst_backend_log.)
 
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment). A plan counts as an object of its backend; the host path touches only the plan
-   and the caller's arrays, the layout, region, spec and cubed-sphere functions nothing shared.
+   and the caller's arrays, the layout, region, spec and partitioner functions nothing shared.
    The plan's logger runs on the calling thread. MPI exchangers called from threads other than
    MPI's main thread need the matching MPI thread level (MPI_THREAD_SERIALIZED, or
    MPI_THREAD_MULTIPLE where the calls overlap).
@@ -148,6 +162,9 @@ typedef struct hst_halo_spec {
     hst_halo_region pack, unpack;  /* scalar / x component */
     hst_halo_region pack_y, unpack_y;   /* y component */
     size_t peer;                   /* which peer's segment, < num_peers */
+    int negate;                    /* scalars only: pack -value (one vector component sent
+                                      alone, as NDSL's synchronize_vector_interfaces does);
+                                      the sign rules of vectors apply */
 } hst_halo_spec;
 
 typedef struct hst_halo_plan_desc {
@@ -179,9 +196,11 @@ typedef struct hst_halo_plan hst_halo_plan;
 HST_API HST_NODISCARD hst_result hst_halo_layout_bytes(const hst_halo_layout *layout, size_t *bytes);
 
 /* The send (receive = 0) or receive (receive = 1) region of a boundary, per the rules at the
-   top. Errors: HST_ERROR_INVALID_ARGUMENT (the region leaves the allocation, n_halo 0, or the
-   layout lacks a dimension the boundary cuts), and hst_halo_layout_bytes's. Does not log.
-   Thread-safe. */
+   top. A boundary that cuts a horizontal dimension the layout lacks (N or S of an [x, z]
+   quantity, W or E of a [z, y] one) spans the whole compute range there, as NDSL's
+   get_boundary_slice does: both regions are then the compute domain (see the top of the file).
+   Errors: HST_ERROR_INVALID_ARGUMENT (the region leaves the allocation, n_halo 0), and
+   hst_halo_layout_bytes's. Does not log. Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_halo_region_get(const hst_halo_layout *layout, hst_halo_boundary b,
                                                      int receive, hst_halo_region *out);
 
@@ -195,6 +214,29 @@ HST_API HST_NODISCARD hst_result hst_halo_spec_vector(const hst_halo_layout *lay
                                                       const hst_halo_layout *layout_y, size_t quantity_y,
                                                       hst_halo_boundary b, unsigned rotation, size_t peer,
                                                       hst_halo_spec *out);
+
+/* NDSL's "opposite" pairing: the boundary through which the neighbour across b sees this rank,
+   when crossing b turns the axes by `rotation` clockwise quarter turns (0 inside a tile:
+   W <-> E, N <-> S, NW <-> SE, NE <-> SW; the cubed sphere's edges as its partitioner says).
+   It is the tag of the neighbour's message to us (hst_halo_mpi_peer.recv_tag) and the
+   boundary whose receive region the neighbour's segment for b fills.
+   HST_HALO_BOUNDARY_COUNT for a boundary out of range. Thread-safe. */
+HST_API hst_halo_boundary hst_halo_opposite(hst_halo_boundary b, unsigned rotation);
+
+/* A spec for one flat buffer (NDSL's HaloDataTransformer of a rank whose every boundary has
+   the same peer, e.g. one doubly periodic rank, or a 1 x n layout's N and S): pack = send
+   region of b, unpack = receive region of hst_halo_opposite(b, 0). With every spec on peer 0
+   in the same boundary order on both sides, segment k of the peer's buffer lands where it
+   belongs (see the usage example at the top). Errors as hst_halo_region_get. Thread-safe. */
+HST_API HST_NODISCARD hst_result hst_halo_spec_scalar_opposite(const hst_halo_layout *layout, size_t quantity,
+                                                               hst_halo_boundary b, unsigned rotation,
+                                                               size_t peer, hst_halo_spec *out);
+HST_API HST_NODISCARD hst_result hst_halo_spec_vector_opposite(const hst_halo_layout *layout_x,
+                                                               size_t quantity_x,
+                                                               const hst_halo_layout *layout_y,
+                                                               size_t quantity_y, hst_halo_boundary b,
+                                                               unsigned rotation, size_t peer,
+                                                               hst_halo_spec *out);
 
 /* Creates a plan: validates every layout and spec, fixes both buffers' offsets, uploads the
    descriptor table once, builds the fused kernels (OpenCL) and takes the send and receive
@@ -225,7 +267,14 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
 
 /* Packs every quantity into the send buffer: ONE launch. quantities: num_quantities buffers of
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
-   queue. Non-blocking (wait list, *out as backend.h). Errors: HST_ERROR_INVALID_ARGUMENT (count,
+   queue. Non-blocking (wait list, *out as backend.h), except while the device path's variant is
+   being measured: on OpenCL devices a plan holds two descriptor tables, the fused modes and
+   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along contiguous runs of 64 bytes
+   or more), chosen per direction by measured speed (choice.h ops "halo_pack_device",
+   "halo_unpack_device"; $HST_FORCE="halo_pack_device:runs" or ":fused"); a plan's launches 2
+   to 4 of a variant whose wait list has completed wait for what is queued before them and for
+   themselves, and feed the timings (do not queue work gated on a user event you complete after
+   such a call). Both variants move the same bytes. Errors: HST_ERROR_INVALID_ARGUMENT (count,
    a NULL quantity), HST_ERROR_SHAPE (a quantity smaller than its layout, or of another
    backend), OpenCL codes. Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_halo_pack(hst_halo_plan *plan, hst_queue *q, size_t n,
@@ -297,22 +346,71 @@ HST_API HST_NODISCARD hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t s
                                                     const hst_event *wait, hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
-   Cubed sphere (NDSL's CubedSpherePartitioner conventions). 6 tiles, each split into
-   layout x layout ranks; rank = tile * layout^2 + ry * layout + rx (rx along the tile's x).
-   Tiles meet with these rotations: even tile west and odd tile east: 1; even tile north and odd
-   tile south: 3; others 0 (a corner crossing one tile edge takes that edge's). Neighbours:
-   even t: W -> t-2 (its N), E -> t+1, N -> t+2 (its W), S -> t-1; odd t: W -> t-1, E -> t+2
-   (its S), N -> t+1, S -> t-2 (its E), tiles mod 6. Corners at cube vertices have none. */
-typedef struct hst_cubed_sphere_neighbor {
+   Partitioners (NDSL's TilePartitioner and CubedSpherePartitioner, ndsl/comm/partitioner.py).
+
+   A tile is split into layout[0] x layout[1] ranks (NDSL's layout is (y, x): rows, then
+   columns; any sizes, 1 x 4 or 2 x 3 as well as 3 x 3). Within a tile, rank r sits at
+   subtile (j, i) = (r / layout[1], r % layout[1]) counted from the tile's south-west corner.
+   A doubly periodic tile (hst_tile_*) wraps around both ways with no rotation; the cubed
+   sphere (hst_cubed_sphere_*) has 6 tiles, rank = tile * layout[0] * layout[1] + r, and
+   square layouts only (as NDSL). */
+typedef struct hst_tile_partitioner {
+    size_t layout[2];            /* (y, x): ranks along the tile's y axis, then its x axis */
+    double edge_interior_ratio;  /* 0 means 1.0: equal subtiles where they divide; otherwise
+                                    NDSL's target ratio of edge to interior subtile extents */
+} hst_tile_partitioner;
+
+typedef struct hst_halo_neighbor {
     int rank;                      /* -1: none (a corner at a cube vertex) */
     unsigned rotation;             /* pack rotation toward it */
     hst_halo_boundary boundary;    /* the boundary through which it sees this rank */
-} hst_cubed_sphere_neighbor;
+} hst_halo_neighbor;
+typedef hst_halo_neighbor hst_cubed_sphere_neighbor;
 
-/* Errors: HST_ERROR_INVALID_ARGUMENT (layout 0, rank out of range, boundary, out NULL).
-   Thread-safe. */
+/* The (j, i) subtile of rank (rank modulo the ranks per tile, so cubed-sphere ranks too).
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULLs, a zero layout, rank < 0, layout[0] * layout[1]
+   past INT_MAX). Thread-safe. */
+HST_API HST_NODISCARD hst_result hst_tile_subtile_index(const hst_tile_partitioner *p, int rank,
+                                                        size_t *j, size_t *i);
+
+/* The neighbour across boundary b of a doubly periodic tile (NDSL's TilePartitioner.boundary):
+   W of a west-most rank is the east-most of its row, N of a north-most the south-most of its
+   column (itself where the layout has one row), corners as W or E, then N or S from there;
+   rotation 0 always. Errors: HST_ERROR_INVALID_ARGUMENT (rank >= layout[0] * layout[1], b,
+   and hst_tile_subtile_index's). Thread-safe. */
+HST_API HST_NODISCARD hst_result hst_tile_neighbor_of(const hst_tile_partitioner *p, int rank,
+                                                      hst_halo_boundary b, hst_halo_neighbor *out);
+
+/* NDSL's subtile_slice: the part [start[d], stop[d]) of the global (tile) compute domain that
+   rank owns, per dimension of roles dims[0 .. ndim) and global extents global_extent (C
+   order; interface dims hold n + 1 points). x dims are split over layout[1], y dims over
+   layout[0], other dims are whole. With several subtiles per axis NDSL's edge:interior rule
+   picks the extents (3 or more ranks: edge subtiles may differ from interior ones; fewer: n /
+   count each). An interface dim's shared point goes to the higher rank only, or to both with
+   overlap != 0. Errors: HST_ERROR_INVALID_ARGUMENT (NULLs, ndim 0 or > 4, an odd extent over
+   an even count of ranks, no valid edge:interior split, as NDSL's ValueError), and
+   hst_tile_subtile_index's. Thread-safe. */
+HST_API HST_NODISCARD hst_result hst_tile_subtile_slice(const hst_tile_partitioner *p, int rank,
+                                                        unsigned ndim, const hst_halo_dim *dims,
+                                                        const size_t *global_extent, int overlap,
+                                                        size_t *start, size_t *stop);
+/* NDSL's subtile_extent: stop - start of the slice with overlap, per dimension (the extent of
+   rank's compute domain, interface dims n + 1). Errors as hst_tile_subtile_slice. Thread-safe. */
+HST_API HST_NODISCARD hst_result hst_tile_subtile_extent(const hst_tile_partitioner *p, int rank,
+                                                         unsigned ndim, const hst_halo_dim *dims,
+                                                         const size_t *global_extent, size_t *extent);
+
+/* The cubed sphere: tiles meet with these rotations: even tile west and odd tile east: 1; even
+   tile north and odd tile south: 3; others 0 (a corner crossing one tile edge takes that
+   edge's). Neighbours: even t: W -> t-2 (its N), E -> t+1, N -> t+2 (its W), S -> t-1; odd t:
+   W -> t-1, E -> t+2 (its S), N -> t+1, S -> t-2 (its E), tiles mod 6. Corners at cube
+   vertices have none. layout: ranks along each tile axis (layout x layout per tile). Subtile
+   slices and extents of cubed-sphere ranks: hst_tile_subtile_slice / _extent with layout
+   (layout, layout) (NDSL's CubedSpherePartitioner.subtile_slice less its tile dimension).
+   Errors: HST_ERROR_INVALID_ARGUMENT (layout 0 or above 18918: ranks past INT_MAX; rank out of
+   range, boundary, out NULL). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
-                                                              hst_cubed_sphere_neighbor *out);
+                                                              hst_halo_neighbor *out);
 
 /* A field to exchange: a scalar quantity, or a vector pair (quantity = x, quantity_y = y). */
 typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; } hst_halo_field;
@@ -320,25 +418,61 @@ typedef struct hst_halo_field { size_t quantity; int vector; size_t quantity_y; 
 /* The specs of one rank: for every boundary with a neighbour (W, E, N, S, NW, NE, SW, SE order;
    each is one peer, numbered in that order) every field in order (NDSL: boundary-major, then
    quantity). specs needs room for 8 * num_fields; peers (8 entries, may be NULL) receives the
-   neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of.
-   Thread-safe. */
+   neighbour of each peer index. Errors as hst_halo_region_get and hst_cubed_sphere_neighbor_of
+   (hst_tile_neighbor_of). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
                                                         const hst_halo_field *fields,
                                                         const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                                        size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                                        size_t *num_specs, hst_halo_neighbor *peers,
                                                         hst_halo_boundary *peer_boundaries, size_t *num_peers);
+HST_API HST_NODISCARD hst_result hst_tile_specs(const hst_tile_partitioner *p, int rank, size_t num_fields,
+                                                const hst_halo_field *fields, const hst_halo_layout *layouts,
+                                                hst_halo_spec *specs, size_t *num_specs, hst_halo_neighbor *peers,
+                                                hst_halo_boundary *peer_boundaries, size_t *num_peers);
+
+/* Vector-interface synchronisation (NDSL's synchronize_vector_interfaces): on the Arakawa C
+   grid (x component on [x, y_interface], y component on [x_interface, y]; other dims, e.g. z,
+   whole) the points on a subtile's edges are computed by both ranks that share them; this
+   sends the south edge of x (its first y_interface row of the compute domain) to the south
+   neighbour and the west edge of y (first x_interface column) to the west neighbour, each
+   counter-rotated by that crossing's rotation and negated where the vector rules say (x:
+   rotation 2 or 3; y: 1 or 2), and overwrites the north edge of x (last y_interface row) with
+   what the north neighbour sends, the east edge of y with the east neighbour's.
+   Two specs out, one per peer: peer 0 sends x's south edge and unpacks x's north edge, peer 1
+   sends y's west edge and unpacks y's east edge; routes[k] tells where peer k's segment goes
+   (send_rank, send_tag = this rank's boundary) and comes from (recv_rank, recv_tag = the
+   sender's boundary toward us), ready for hst_halo_exchanger_create (HST_HALO_MPI). n_halo is
+   not used. Errors: HST_ERROR_INVALID_ARGUMENT (NULLs, not a C-grid pair, an empty compute
+   range), and the partitioners'. Thread-safe. */
+typedef struct hst_halo_route {
+    int send_rank, recv_rank;      /* where a peer's segment goes; where its incoming one comes from */
+    int send_tag, recv_tag;        /* boundary numbers: ours toward send_rank, recv_rank's toward us */
+} hst_halo_route;
+HST_API HST_NODISCARD hst_result hst_cubed_sphere_vector_interface_specs(size_t layout, int rank,
+                                                                         const hst_halo_layout *layout_x,
+                                                                         size_t quantity_x,
+                                                                         const hst_halo_layout *layout_y,
+                                                                         size_t quantity_y,
+                                                                         hst_halo_spec specs[2],
+                                                                         hst_halo_route routes[2]);
+HST_API HST_NODISCARD hst_result hst_tile_vector_interface_specs(const hst_tile_partitioner *p, int rank,
+                                                                 const hst_halo_layout *layout_x,
+                                                                 size_t quantity_x,
+                                                                 const hst_halo_layout *layout_y,
+                                                                 size_t quantity_y, hst_halo_spec specs[2],
+                                                                 hst_halo_route routes[2]);
 
 #ifdef HST_HALO_MPI
 /* ---------------------------------------------------------------------------------------------
    MPI exchanger: one persistent send and receive per peer (one message per peer per direction)
-   on a private duplicate of comm, so tags never collide between exchangers. A peer with this
-   process's own rank is copied directly. Creation is collective over the peers: it compares
-   every message size with the peer's (HST_ERROR_SHAPE on a mismatch, logged). */
-typedef struct hst_halo_mpi_peer {
-    int rank;        /* MPI rank of the plan's peer i */
-    int send_tag;    /* tag of the message to it (the partitioner uses the boundary) */
-    int recv_tag;    /* tag of its message to us (the boundary through which it sees us) */
-} hst_halo_mpi_peer;
+   on a private duplicate of comm, so tags never collide between exchangers. A peer's segment
+   goes to its route's send_rank with send_tag, and its receive segment comes from recv_rank
+   with recv_tag: the same rank for a halo update (the partitioners' boundary tags:
+   send_tag = our boundary, recv_tag = hst_halo_opposite's), two ranks for the vector-interface
+   sync. A message to or from this process's own rank is copied directly (matched by tag).
+   Creation is collective over the peers: it compares every message size with the peer's
+   (HST_ERROR_SHAPE on a mismatch, logged). */
+typedef hst_halo_route hst_halo_mpi_peer;
 
 typedef struct hst_halo_exchanger hst_halo_exchanger;
 
@@ -402,7 +536,13 @@ extern "C" {
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__HALO_LOG_BYTES 512
 #define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
-#define HST__HALO_MIN_GROUPS 64                 /* DIRECT slots keep this many work-groups */
+#define HST__HALO_MIN_GROUPS 64                 /* DIRECT and RUNS slots keep this many
+                                                   work-groups */
+#define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB) */
+#define HST__HALO_RUN_MIN_BYTES 64              /* shorter runs stay DIRECT: a wavefront over
+                                                   them touches a line per run either way */
+#define HST__HALO_TIMED 4                       /* a plan's launches 2 .. 4 of a device variant
+                                                   are timed for the choice */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
                                   HST_HALO_MAX_DIMS == 4) ? 1 : -1];
 
@@ -423,11 +563,16 @@ struct hst_halo_plan {
     size_t send_total, recv_total;
     size_t npack, nunpack;          /* slots */
     uint64_t pack_elems, unpack_elems;
-    uint64_t pack_groups, unpack_groups;   /* work-groups of the fused kernels */
+    uint64_t groups[2][2];          /* work-groups of the fused kernels: [variant][unpack] */
+    int nvariants;                  /* 2: the table holds a RUNS variant (kernels.h) too */
     size_t wg;                      /* their local size */
     uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc];
                                        prefixes count work-groups (kernels.h) */
     size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
+    size_t variant_words;           /* words of one variant; variant v starts at v * this */
+    int bound_variant[2];           /* the variant whose table words each kernel has bound */
+    hst_choice_op *dev_op[2];       /* the device path's variant by measured speed: first use */
+    unsigned launches[2][2];        /* per [variant][unpack]: the first is not timed */
     hst_buffer *send, *recv, *table_buf;
     hst_buffer *send_mirror, *recv_mirror;
     hst_kernel *kpack, *kunpack;
@@ -723,9 +868,34 @@ static unsigned hst__halo_log_groups(uint64_t parts)
     return lg;
 }
 
+/* RUNS mode (kernels.h) for a slot whose runs (dimension 3, step 1) are whole 16-byte vectors
+   of 4- or 8-byte elements, at least HST__HALO_RUN_MIN_BYTES long: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
+   work-group while keeping HST__HALO_MIN_GROUPS work-groups. 0 when the slot does not qualify. */
+static uint64_t hst__halo_desc_runs(uint64_t *d)
+{
+    uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g;
+    runs = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] * d[HST_K_HALO_D_EXT + 2];
+    if ((es != 4 && es != 8) || (int64_t)d[HST_K_HALO_D_STEP + 3] != 1 || (n3 * es) % 16 != 0 ||
+        n3 * es < HST__HALO_RUN_MIN_BYTES ||
+        runs >= ((uint64_t)1 << 32) || n3 * es / 16 >= ((uint64_t)1 << 31))
+        return 0;
+    vpr = n3 * es / 16;
+    g = vpr >= HST__HALO_RUN_VECTORS ? 1 : HST__HALO_RUN_VECTORS / vpr;
+    while (g > 1 && (runs + g - 1) / g < HST__HALO_MIN_GROUPS) g /= 2;
+    d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_RUNS;
+    d[HST_K_HALO_D_RUN_VPR] = vpr;
+    d[HST_K_HALO_D_RUN_G] = g;
+    d[HST_K_HALO_D_MAGIC] = hst__halo_magic(vpr);
+    d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(d[HST_K_HALO_D_EXT + 2]);
+    d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(d[HST_K_HALO_D_EXT + 1]);
+    d[HST_K_HALO_D_GROUPS] = (runs + g - 1) / g;
+    return d[HST_K_HALO_D_GROUPS];
+}
+
 /* How the kernels move a slot (kernels.h's modes): fills the mode words of descriptor d (count
-   elements) and returns its work-group count. */
-static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
+   elements) and returns its work-group count. runs: the plan's RUNS variant (slots that
+   qualify move by whole vectors). */
+static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count, int runs)
 {
     uint64_t es = d[HST_K_HALO_D_ELEM], n[4], span = 0, chunks, tiles;
     int64_t s[4];
@@ -737,6 +907,7 @@ static uint64_t hst__halo_desc_mode(uint64_t *d, uint64_t count)
         /* (n - 1) * |s| <= the quantity's elements (< 2^63): the sum cannot overflow */
         span += (n[k] - 1) * (uint64_t)(s[k] < 0 ? -s[k] : s[k]);
     }
+    if (runs && (chunks = hst__halo_desc_runs(d)) != 0) return chunks;
     chunks = count / HST_K_HALO_CHUNK + (count % HST_K_HALO_CHUNK != 0);
     d[HST_K_HALO_D_GROUPS] = chunks;
     if (count > HST__HALO_SMALL / es || span > HST__HALO_SMALL / es) {
@@ -827,6 +998,13 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
                               "or out of range (outside shape)", i, s->quantity);
     pack_n = hst__halo_region_count(lx, &s->pack);
     unpack_n = hst__halo_region_count(lx, &s->unpack);
+    if ((s->vector || s->negate) &&
+        (lx->elem_bytes == 16 || (lx->number == HST_HALO_FLOAT && lx->elem_bytes == 1)))
+        return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
+                              "hst_halo_plan_create: spec %zu: no sign rule for %zu-byte %s "
+                              "elements (%s)", i, lx->elem_bytes,
+                              lx->number == HST_HALO_FLOAT ? "float" : "integer",
+                              s->vector ? "a vector" : "negate");
     if (s->vector) {
         if (s->quantity_y >= desc->num_quantities || s->quantity_y == s->quantity)
             return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
@@ -837,11 +1015,6 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
             return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
                                   "hst_halo_plan_create: spec %zu: vector components differ in "
                                   "element type", i);
-        if (lx->elem_bytes == 16 || (lx->number == HST_HALO_FLOAT && lx->elem_bytes == 1))
-            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
-                                  "hst_halo_plan_create: spec %zu: no vector sign rule for %zu-byte "
-                                  "%s elements", i, lx->elem_bytes,
-                                  lx->number == HST_HALO_FLOAT ? "float" : "integer");
         if (lx->ndim != ly->ndim)
             return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                   "hst_halo_plan_create: spec %zu: vector components have %u and "
@@ -869,7 +1042,7 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
    not NULL) and returns the slot count, the buffer size and the per-peer ranges. */
 static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan *p,
                                          const hst_halo_plan_desc *desc, const size_t (*st)[4],
-                                         int unpack, uint64_t *prefix, uint64_t *d,
+                                         int unpack, int runs, uint64_t *prefix, uint64_t *d,
                                          size_t *nslots, size_t *total_bytes)
 {
     size_t peer, i, off = 0, n = 0;
@@ -890,10 +1063,12 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                 size_t q, bytes;
                 const hst_halo_region *reg;
                 uint64_t cnt, tmp[HST_K_HALO_DESC_WORDS], *dd;
-                if (!unpack && s->vector) {
-                    int neg;
-                    from_y = (r & 1u) ? 1u - c : c;
-                    neg = c == 0 ? (r == 1 || r == 2) : (r == 2 || r == 3);
+                if (!unpack) {
+                    int neg = s->negate;
+                    if (s->vector) {
+                        from_y = (r & 1u) ? 1u - c : c;
+                        neg = c == 0 ? (r == 1 || r == 2) : (r == 2 || r == 3);
+                    }
                     if (neg) op = lx->number == HST_HALO_FLOAT ? HST_K_HALO_OP_FLIP_SIGN
                                                                : HST_K_HALO_OP_NEGATE_INT;
                 }
@@ -905,7 +1080,7 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
                 hst__halo_desc(&desc->layouts[q], st[q], reg, r, px, py, q, op, off, dd, &cnt);
                 if (prefix) prefix[n] = groups;
                 elems += cnt;
-                groups += hst__halo_desc_mode(dd, cnt);   /* <= elems: no overflow */
+                groups += hst__halo_desc_mode(dd, cnt, runs);   /* <= elems: no overflow */
                 if (!hst__halo_mul((size_t)cnt, desc->layouts[q].elem_bytes, &bytes) ||
                     !hst__halo_add(off, bytes, &off))
                     goto overflow;
@@ -916,8 +1091,8 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
         else { p->peer[4 * peer] = start; p->peer[4 * peer + 1] = off - start; }
     }
     if (prefix) prefix[n] = groups;
-    if (unpack) { p->unpack_elems = elems; p->unpack_groups = groups; }
-    else { p->pack_elems = elems; p->pack_groups = groups; }
+    if (unpack) p->unpack_elems = elems; else p->pack_elems = elems;
+    p->groups[runs][unpack] = groups;
     *nslots = n;
     *total_bytes = off;
     return HST_SUCCESS;
@@ -928,6 +1103,26 @@ overflow:
 }
 
 #ifndef HST_NO_OPENCL
+/* Binds variant v's table words (prefix, descriptors, slots, work-groups) to the pack
+   (unpack = 0) or unpack kernel, unless bound already. */
+static hst_result hst__halo_bind_variant(hst_halo_plan *p, int unpack, int v)
+{
+    hst_kernel *k = unpack ? p->kunpack : p->kpack;
+    size_t base = (size_t)v * p->variant_words;
+    uint64_t args[4];
+    unsigned a;
+    hst_result r;
+    if (p->bound_variant[unpack] == v) return HST_SUCCESS;
+    args[0] = base + (unpack ? p->unpack_prefix_at : p->pack_prefix_at);
+    args[1] = base + (unpack ? p->unpack_desc_at : p->pack_desc_at);
+    args[2] = unpack ? p->nunpack : p->npack;
+    args[3] = p->groups[v][unpack];
+    for (a = 0; a < 4; ++a)
+        if ((r = hst_kernel_set_arg(k, 1 + a, sizeof args[a], &args[a])) != HST_SUCCESS) return r;
+    p->bound_variant[unpack] = v;
+    return HST_SUCCESS;
+}
+
 /* Builds the fused kernels, uploads the table, binds the fixed arguments. */
 static hst_result hst__halo_device_setup(hst_halo_plan *p)
 {
@@ -945,11 +1140,13 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
     /* the local size: a power of two up to HST_K_HALO_MAX_LOCAL the device allows */
     {
         size_t maxwg = hst_backend_device(p->be)->max_work_group_size;
+        int v;
         p->wg = HST_K_HALO_MAX_LOCAL;
         while (p->wg > 1 && p->wg > maxwg) p->wg /= 2;
-        if ((p->pack_groups > (uint64_t)(SIZE_MAX / p->wg)) ||
-            (p->unpack_groups > (uint64_t)(SIZE_MAX / p->wg)))
-            return HST_ERROR_OVERFLOW;
+        for (v = 0; v < p->nvariants; ++v)
+            if (p->groups[v][0] > (uint64_t)(SIZE_MAX / p->wg) ||
+                p->groups[v][1] > (uint64_t)(SIZE_MAX / p->wg))
+                return HST_ERROR_OVERFLOW;
     }
     r = hst_pool_alloc(hst_backend_pool(p->be), p->table_words * sizeof(uint64_t), &p->table_buf);
     if (r != HST_SUCCESS) return r;
@@ -958,16 +1155,10 @@ static hst_result hst__halo_device_setup(hst_halo_plan *p)
     if (r != HST_SUCCESS) return r;
     for (i = 0; i < 2; ++i) {
         hst_kernel *k = i ? p->kunpack : p->kpack;
-        uint64_t args[4];
         size_t a;
-        args[0] = i ? p->unpack_prefix_at : p->pack_prefix_at;
-        args[1] = i ? p->unpack_desc_at : p->pack_desc_at;
-        args[2] = i ? p->nunpack : p->npack;
-        args[3] = i ? p->unpack_groups : p->pack_groups;
+        p->bound_variant[i] = -1;
         if ((r = hst_kernel_set_buffer(k, 0, p->table_buf)) != HST_SUCCESS) return r;
-        for (a = 0; a < 4; ++a)
-            if ((r = hst_kernel_set_arg(k, (unsigned)(1 + a), sizeof args[a], &args[a])) != HST_SUCCESS)
-                return r;
+        if ((r = hst__halo_bind_variant(p, (int)i, 0)) != HST_SUCCESS) return r;
         if ((r = hst_kernel_set_buffer(k, 5, i ? p->recv : p->send)) != HST_SUCCESS) return r;
         /* arguments past the plan's quantities are never read: bind the table */
         for (a = 0; a < nq_args; ++a)
@@ -1052,21 +1243,25 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
             goto fail;
     /* sizes first (no descriptors), then the table */
-    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, NULL, NULL,
+    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, 0, NULL, NULL,
                                     &p->npack, &p->send_total)) != HST_SUCCESS ||
-        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, NULL, NULL,
+        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, 0, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
     /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * num_specs each */
     if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
         !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
-        !hst__halo_add(words, w, &words) || words > SIZE_MAX / sizeof(uint64_t)) {
+        !hst__halo_add(words, w, &words) || words > SIZE_MAX / 2 / sizeof(uint64_t)) {
         r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                            "%s: the descriptor table's size overflows", F);
         goto fail;
     }
-    p->table_words = words;
-    p->table = (uint64_t *)hst__halo_calloc(be, words, sizeof(uint64_t));
+    /* OpenCL devices get a second variant of the table, RUNS mode where slots qualify,
+       chosen against the first by measured speed (hst__halo_variant) */
+    p->nvariants = hst_backend_is_host(be) ? 1 : 2;
+    p->variant_words = words;
+    p->table_words = words * (size_t)p->nvariants;
+    p->table = (uint64_t *)hst__halo_calloc(be, p->table_words, sizeof(uint64_t));
     if (!p->table) {
         r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation of the table failed", F);
@@ -1076,11 +1271,14 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     p->pack_desc_at = p->npack + 1;
     p->unpack_prefix_at = p->pack_desc_at + p->npack * HST_K_HALO_DESC_WORDS;
     p->unpack_desc_at = p->unpack_prefix_at + p->nunpack + 1;
-    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, p->table + p->pack_prefix_at,
-                           p->table + p->pack_desc_at, &p->npack, &p->send_total);
-    hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1,
-                           p->table + p->unpack_prefix_at, p->table + p->unpack_desc_at,
-                           &p->nunpack, &p->recv_total);
+    for (i = 0; i < (size_t)p->nvariants; ++i) {
+        uint64_t *t = p->table + i * words;
+        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, (int)i,
+                               t + p->pack_prefix_at, t + p->pack_desc_at, &p->npack, &p->send_total);
+        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, (int)i,
+                               t + p->unpack_prefix_at, t + p->unpack_desc_at, &p->nunpack,
+                               &p->recv_total);
+    }
     r = hst_pool_alloc(hst_backend_pool(be), p->send_total ? p->send_total : 1, &p->send);
     if (r == HST_SUCCESS)
         r = hst_pool_alloc(hst_backend_pool(be), p->recv_total ? p->recv_total : 1, &p->recv);
@@ -1175,6 +1373,48 @@ HST__HPRIVATE void hst__halo_keep_event(hst_event *slot, hst_event e, hst_event 
     if (out) *out = e;
 }
 
+static void hst__halo_host_sig(const hst_halo_plan *p, int unpack, int64_t *sig);
+
+#ifndef HST_NO_OPENCL
+static const char *const hst__halo_variant_names[2] = {"fused", "runs"};
+
+/* The device path's table variant by measured speed: a timings-only choice operation per
+   direction ("halo_pack_device", "halo_unpack_device"; "fused": DIRECT, TILED and WIDE slots,
+   "runs": RUNS mode where slots qualify) on the plan's backend, keyed by the host path's
+   signature. A plan times (blocking) its launches 2 .. HST__HALO_TIMED of a variant and feeds
+   them to the choice, which measures an unknown variant before it picks; later launches are
+   asynchronous. *v: the variant; *timed: whether to time this launch. */
+static hst_result hst__halo_variant(hst_halo_plan *p, int unpack, int *v, int *timed)
+{
+    unsigned impl = 0;
+    hst_result r;
+    *v = 0;
+    *timed = 0;
+    if (p->nvariants < 2) return HST_SUCCESS;
+    if (!p->dev_op[unpack]) {
+        const char *name = unpack ? "halo_unpack_device" : "halo_pack_device";
+        hst__halo_host_sig(p, unpack, p->host_sig[unpack]);
+        if ((p->dev_op[unpack] = hst_choice_find(p->be, name)) == NULL) {
+            hst_choice_impl im[2];
+            hst_choice_op_desc d;
+            memset(im, 0, sizeof im);
+            memset(&d, 0, sizeof d);
+            im[0].name = hst__halo_variant_names[0];
+            im[1].name = hst__halo_variant_names[1];
+            d.name = name;
+            d.impls = im;
+            d.num_impls = 2;
+            if ((r = hst_choice_register(p->be, &d, &p->dev_op[unpack])) != HST_SUCCESS) return r;
+        }
+    }
+    if ((r = hst_choice_pick(p->dev_op[unpack], p->host_sig[unpack], 3, &impl)) != HST_SUCCESS)
+        return r;
+    *v = impl ? 1 : 0;
+    *timed = p->launches[*v][unpack] >= 1 && p->launches[*v][unpack] < HST__HALO_TIMED;
+    return HST_SUCCESS;
+}
+#endif
+
 static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size_t n,
                                 hst_buffer *const *quantities, size_t num_wait,
                                 const hst_event *wait, hst_event *out)
@@ -1204,7 +1444,14 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
 #ifndef HST_NO_OPENCL
         hst_kernel *k = unpack ? p->kunpack : p->kpack;
         hst_event e = NULL;
-        size_t global = (size_t)(unpack ? p->unpack_groups : p->pack_groups) * p->wg;
+        size_t global;
+        int v = 0, timed = 0;
+        double t0 = 0.0;
+        if ((r = hst__halo_variant(p, unpack, &v, &timed)) != HST_SUCCESS ||
+            (r = hst__halo_bind_variant(p, unpack, v)) != HST_SUCCESS)
+            return hst__halo_fail(&p->log, r, hst__halo_item(r), "%s: variant: %s", f,
+                                  hst_result_string(r));
+        global = (size_t)p->groups[v][unpack] * p->wg;
         for (i = 0; i < n; ++i) {
             uint64_t serial = hst_buffer_serial(quantities[i]);
             if (p->bound[unpack][i] == serial) continue;
@@ -1212,11 +1459,27 @@ static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size
                 return r;
             p->bound[unpack][i] = serial;
         }
+        for (i = 0; timed && i < num_wait; ++i) {   /* never wait on what may be gated */
+            cl_int st = CL_COMPLETE;
+            if (clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                               NULL) != CL_SUCCESS || st > CL_COMPLETE)
+                timed = 0;
+        }
+        if (timed) {   /* the launch alone: what is queued before it finishes first */
+            if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS || (r = hst_queue_finish(q)) != HST_SUCCESS)
+                return r;
+            t0 = hst_time_s();
+        }
         r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
         if (r != HST_SUCCESS)
             return hst__halo_fail(&p->log, r, HST_LOGITEM_CL_ERROR, "%s: launch: %s", f,
                                   hst_result_string(r));
+        if (timed && (r = hst_event_wait(1, &e)) == HST_SUCCESS)
+            r = hst_choice_record(p->dev_op[unpack], p->host_sig[unpack], 3,
+                                  hst__halo_variant_names[v], hst_time_s() - t0);
+        p->launches[v][unpack]++;
         hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
+        if (r != HST_SUCCESS) return r;
 #endif
     }
     if (unpack) p->stats.unpack_launches++; else p->stats.pack_launches++;
@@ -1643,9 +1906,6 @@ HST__HDEF hst_result hst_halo_region_get(const hst_halo_layout *l, hst_halo_boun
     memset(out, 0, sizeof *out);
     if ((r = hst__halo_layout_check(l, st, &bytes, NULL, 0)) != HST_SUCCESS) return r;
     if (l->n_halo == 0) return HST_ERROR_INVALID_ARGUMENT;
-    if ((hst__halo_side[b][0] && hst__halo_find_axis(l, 'x') < 0) ||
-        (hst__halo_side[b][1] && hst__halo_find_axis(l, 'y') < 0))
-        return HST_ERROR_INVALID_ARGUMENT;
     for (d = 0; d < l->ndim; ++d) {
         int axis = hst__halo_axis(l->dims[d]);
         int side = axis == 'x' ? hst__halo_side[b][0] : axis == 'y' ? hst__halo_side[b][1] : 0;
@@ -1707,7 +1967,7 @@ HST__HDEF hst_result hst_halo_spec_vector(const hst_halo_layout *lx, size_t qx,
     return hst_halo_region_get(ly, b, 1, &out->unpack_y);
 }
 
-/* >>cubed sphere ----------------------------------------------------------------------------- */
+/* >>opposite pairing ------------------------------------------------------------------------- */
 static hst_halo_boundary hst__halo_boundary_of(int dx, int dy)
 {
     int b;
@@ -1716,27 +1976,206 @@ static hst_halo_boundary hst__halo_boundary_of(int dx, int dy)
     return HST_HALO_BOUNDARY_COUNT;
 }
 
-HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
-                                                  hst_cubed_sphere_neighbor *out)
+HST__HDEF hst_halo_boundary hst_halo_opposite(hst_halo_boundary b, unsigned rotation)
 {
-    long L = (long)layout, per = L * L, t, i, j, tn, in, jn;
-    int dx, dy, out_x, out_y, ddx, ddy;
-    unsigned r = 0;
-    if (!out || layout == 0 || layout > 46340 || rank < 0 || (long)rank >= 6 * per ||
-        (int)b < 0 || (int)b >= 8)
-        return HST_ERROR_INVALID_ARGUMENT;
-    t = rank / per;
-    i = rank % per % L;
-    j = rank % per / L;
+    int dx, dy, ddx, ddy;
+    unsigned r = rotation & 3u;
+    if ((int)b < 0 || (int)b >= (int)HST_HALO_BOUNDARY_COUNT) return HST_HALO_BOUNDARY_COUNT;
     dx = hst__halo_side[b][0];
     dy = hst__halo_side[b][1];
-    i += dx;
-    j += dy;
+    /* our direction toward the neighbour, turned into its frame (r clockwise quarter turns of
+       the axes), reversed */
+    ddx = r == 1 ? -dy : r == 3 ? dy : r == 2 ? -dx : dx;
+    ddy = r == 1 ? dx : r == 3 ? -dx : r == 2 ? -dy : dy;
+    return hst__halo_boundary_of(-ddx, -ddy);
+}
+
+HST__HDEF hst_result hst_halo_spec_scalar_opposite(const hst_halo_layout *l, size_t q,
+                                                   hst_halo_boundary b, unsigned rotation,
+                                                   size_t peer, hst_halo_spec *out)
+{
+    hst_result r = hst_halo_spec_scalar(l, q, b, rotation, peer, out);
+    if (r != HST_SUCCESS) return r;
+    return hst_halo_region_get(l, hst_halo_opposite(b, 0), 1, &out->unpack);
+}
+
+HST__HDEF hst_result hst_halo_spec_vector_opposite(const hst_halo_layout *lx, size_t qx,
+                                                   const hst_halo_layout *ly, size_t qy,
+                                                   hst_halo_boundary b, unsigned rotation,
+                                                   size_t peer, hst_halo_spec *out)
+{
+    hst_result r = hst_halo_spec_vector(lx, qx, ly, qy, b, rotation, peer, out);
+    if (r == HST_SUCCESS) r = hst_halo_region_get(lx, hst_halo_opposite(b, 0), 1, &out->unpack);
+    if (r == HST_SUCCESS) r = hst_halo_region_get(ly, hst_halo_opposite(b, 0), 1, &out->unpack_y);
+    return r;
+}
+
+/* >>partitioners ----------------------------------------------------------------------------- */
+static size_t hst__tile_ranks(const hst_tile_partitioner *p)
+{
+    return p->layout[0] * p->layout[1];   /* each checked <= INT_MAX, product checked below */
+}
+
+static int hst__tile_valid(const hst_tile_partitioner *p)
+{
+    return p && p->layout[0] > 0 && p->layout[1] > 0 && p->layout[0] <= (size_t)INT_MAX &&
+           p->layout[1] <= (size_t)INT_MAX / p->layout[0] && p->edge_interior_ratio >= 0.0;
+}
+
+HST__HDEF hst_result hst_tile_subtile_index(const hst_tile_partitioner *p, int rank, size_t *j,
+                                            size_t *i)
+{
+    size_t within;
+    if (!hst__tile_valid(p) || rank < 0 || !j || !i) return HST_ERROR_INVALID_ARGUMENT;
+    within = (size_t)rank % hst__tile_ranks(p);
+    *j = within / p->layout[1];
+    *i = within % p->layout[1];
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_tile_neighbor_of(const hst_tile_partitioner *p, int rank,
+                                          hst_halo_boundary b, hst_halo_neighbor *out)
+{
+    size_t j, i, ny, nx;
+    hst_result r = hst_tile_subtile_index(p, rank, &j, &i);
+    if (r != HST_SUCCESS || !out || (size_t)rank >= hst__tile_ranks(p) || (int)b < 0 ||
+        (int)b >= (int)HST_HALO_BOUNDARY_COUNT)
+        return HST_ERROR_INVALID_ARGUMENT;
+    ny = p->layout[0];
+    nx = p->layout[1];
+    /* NDSL's corners go W or E first, then N or S from there: on a periodic tile, the same as
+       moving both at once */
+    i = hst__halo_side[b][0] < 0 ? (i + nx - 1) % nx : hst__halo_side[b][0] > 0 ? (i + 1) % nx : i;
+    j = hst__halo_side[b][1] < 0 ? (j + ny - 1) % ny : hst__halo_side[b][1] > 0 ? (j + 1) % ny : j;
+    out->rank = (int)(j * nx + i);
+    out->rotation = 0;
+    out->boundary = hst_halo_opposite(b, 0);
+    return HST_SUCCESS;
+}
+
+/* Python's round() (half to even) of a positive x, without libm. */
+static long hst__tile_round(double x)
+{
+    long f = (long)x;
+    double d = x - (double)f;
+    return d > 0.5 ? f + 1 : d < 0.5 ? f : f + (f & 1);
+}
+
+/* NDSL's edge and interior subtile extents of n points over count ranks
+   (_subtile_extents_from_tile_metadata): 0 when NDSL raises ValueError. */
+static int hst__tile_split(size_t n, size_t count, int horizontal, double ratio, size_t *edge,
+                           size_t *interior)
+{
+    long start, top, index, offset = 0, factor = -1, k, len, e;
+    if (count % 2 == 0 && n % 2 == 1) return 0;
+    if (count < 3 || !horizontal) {
+        *edge = *interior = n / count;
+        return 1;
+    }
+    if (n > (size_t)LONG_MAX / 4) return 0;
+    start = hst__tile_round((double)n / (2.0 + (double)(count - 2) / ratio));
+    top = (long)((double)((long)n - (long)count + 2) / 2.0) + 1;
+    len = top > 1 ? top - 1 : 0;
+    /* the sizes in NDSL's order: start, counting down to 1, then up from start */
+    for (k = 0; k < len + 1; ++k) {
+        index = start + factor * offset;
+        e = index;
+        ++offset;
+        if (index == 1) { offset = 0; factor = 1; }
+        if (e < 1 || e >= top) continue;   /* a size tried twice fails twice: no dedup */
+        {
+            double r = (double)e / ((double)((long)n - 2 * e) / (double)(count - 2));
+            long in = (long)((double)e / r);
+            if (e * 2 + (long)(count - 2) * in == (long)n) {
+                *edge = (size_t)e;
+                *interior = (size_t)in;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+HST__HDEF hst_result hst_tile_subtile_slice(const hst_tile_partitioner *p, int rank, unsigned ndim,
+                                            const hst_halo_dim *dims, const size_t *global_extent,
+                                            int overlap, size_t *start, size_t *stop)
+{
+    size_t j, i;
+    unsigned d;
+    double ratio;
+    hst_result r = hst_tile_subtile_index(p, rank, &j, &i);
+    if (r != HST_SUCCESS || ndim == 0 || ndim > HST_HALO_MAX_DIMS || !dims || !global_extent ||
+        !start || !stop)
+        return HST_ERROR_INVALID_ARGUMENT;
+    ratio = p->edge_interior_ratio > 0.0 ? p->edge_interior_ratio : 1.0;
+    for (d = 0; d < ndim; ++d) {
+        int axis = hst__halo_axis(dims[d]);
+        int iface = dims[d] == HST_HALO_DIM_X_INTERFACE || dims[d] == HST_HALO_DIM_Y_INTERFACE ||
+                    dims[d] == HST_HALO_DIM_Z_INTERFACE;
+        int horizontal = axis == 'x' || axis == 'y';
+        size_t count = axis == 'x' ? p->layout[1] : axis == 'y' ? p->layout[0] : 1;
+        size_t index = axis == 'x' ? i : axis == 'y' ? j : 0, n, edge, interior, a = 0, z = 0, k;
+        if ((int)dims[d] < 0 || (int)dims[d] > (int)HST_HALO_DIM_Z_INTERFACE ||
+            global_extent[d] < (size_t)iface)
+            return HST_ERROR_INVALID_ARGUMENT;
+        n = global_extent[d] - (size_t)iface;
+        if (!hst__tile_split(n, count, horizontal, ratio, &edge, &interior))
+            return HST_ERROR_INVALID_ARGUMENT;
+        if (!horizontal) {
+            z = interior + (size_t)iface;
+        } else {
+            /* subtile k's extent: edge at both ends, interior between */
+            for (k = 0; k <= index; ++k) {
+                a = z;
+                z += (k == 0 || k == count - 1) ? edge : interior;
+            }
+            if (iface && (overlap || index == count - 1)) ++z;
+        }
+        start[d] = a;
+        stop[d] = z;
+    }
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_tile_subtile_extent(const hst_tile_partitioner *p, int rank, unsigned ndim,
+                                             const hst_halo_dim *dims, const size_t *global_extent,
+                                             size_t *extent)
+{
+    size_t a[HST_HALO_MAX_DIMS], z[HST_HALO_MAX_DIMS];
+    unsigned d;
+    hst_result r;
+    if (!extent) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst_tile_subtile_slice(p, rank, ndim, dims, global_extent, 1, a, z)) != HST_SUCCESS)
+        return r;
+    for (d = 0; d < ndim; ++d) extent[d] = z[d] - a[d];
+    return HST_SUCCESS;
+}
+
+/* >>cubed sphere ----------------------------------------------------------------------------- */
+HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_halo_boundary b,
+                                                  hst_halo_neighbor *out)
+{
+    hst_tile_partitioner tp;
+    long L = (long)layout, per = L * L, t, i, j, tn, in, jn;
+    size_t sj, si;
+    int dx, dy, out_x, out_y;
+    unsigned r = 0;
+    if (!out || layout == 0 || layout > 18918 || rank < 0 || (long)rank >= 6 * per ||
+        (int)b < 0 || (int)b >= 8)
+        return HST_ERROR_INVALID_ARGUMENT;   /* 6 * 18918^2 < 2^31 */
+    tp.layout[0] = tp.layout[1] = layout;
+    tp.edge_interior_ratio = 0.0;
+    if (hst_tile_subtile_index(&tp, rank, &sj, &si) != HST_SUCCESS) return HST_ERROR_INVALID_ARGUMENT;
+    t = rank / per;
+    dx = hst__halo_side[b][0];
+    dy = hst__halo_side[b][1];
+    i = (long)si + dx;
+    j = (long)sj + dy;
     out_x = i < 0 || i >= L;
     out_y = j < 0 || j >= L;
     out->rank = -1;
     out->rotation = 0;
-    out->boundary = hst__halo_boundary_of(-dx, -dy);
+    out->boundary = hst_halo_opposite(b, 0);
     if (out_x && out_y) return HST_SUCCESS;          /* a cube vertex: three tiles meet */
     tn = t; in = i; jn = j;
     if (out_x && i < 0) {
@@ -1752,19 +2191,29 @@ HST__HDEF hst_result hst_cubed_sphere_neighbor_of(size_t layout, int rank, hst_h
         if (t % 2 == 0) { tn = (t + 5) % 6; jn = L + j; }
         else { tn = (t + 4) % 6; r = 3; in = L + j; jn = L - 1 - i; }
     }
-    /* the direction toward us in the neighbour's frame: ours rotated as a vector, reversed */
-    ddx = r == 1 ? -dy : r == 3 ? dy : dx;
-    ddy = r == 1 ? dx : r == 3 ? -dx : dy;
     out->rank = (int)(tn * per + jn * L + in);
     out->rotation = r;
-    out->boundary = hst__halo_boundary_of(-ddx, -ddy);
+    out->boundary = hst_halo_opposite(b, r);
     return HST_SUCCESS;
 }
 
-HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
-                                            const hst_halo_field *fields,
+/* A partition's neighbour function and its parameters. */
+typedef struct hst__halo_partition {
+    const hst_tile_partitioner *tile;   /* NULL: the cubed sphere of `layout` */
+    size_t layout;
+} hst__halo_partition;
+
+static hst_result hst__halo_neighbor(const hst__halo_partition *pt, int rank, hst_halo_boundary b,
+                                     hst_halo_neighbor *out)
+{
+    return pt->tile ? hst_tile_neighbor_of(pt->tile, rank, b, out)
+                    : hst_cubed_sphere_neighbor_of(pt->layout, rank, b, out);
+}
+
+static hst_result hst__halo_partition_specs(const hst__halo_partition *pt, int rank,
+                                            size_t num_fields, const hst_halo_field *fields,
                                             const hst_halo_layout *layouts, hst_halo_spec *specs,
-                                            size_t *num_specs, hst_cubed_sphere_neighbor *peers,
+                                            size_t *num_specs, hst_halo_neighbor *peers,
                                             hst_halo_boundary *peer_boundaries, size_t *num_peers)
 {
     size_t np = 0, ns = 0, f;
@@ -1773,9 +2222,8 @@ HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_
     if ((num_fields && (!fields || !layouts)) || !specs || !num_specs || !num_peers)
         return HST_ERROR_INVALID_ARGUMENT;
     for (b = 0; b < 8; ++b) {
-        hst_cubed_sphere_neighbor nb;
-        if ((r = hst_cubed_sphere_neighbor_of(layout, rank, (hst_halo_boundary)b, &nb)) != HST_SUCCESS)
-            return r;
+        hst_halo_neighbor nb;
+        if ((r = hst__halo_neighbor(pt, rank, (hst_halo_boundary)b, &nb)) != HST_SUCCESS) return r;
         if (nb.rank < 0) continue;
         for (f = 0; f < num_fields; ++f) {
             const hst_halo_field *fd = &fields[f];
@@ -1796,17 +2244,136 @@ HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_
     return HST_SUCCESS;
 }
 
+HST__HDEF hst_result hst_cubed_sphere_specs(size_t layout, int rank, size_t num_fields,
+                                            const hst_halo_field *fields,
+                                            const hst_halo_layout *layouts, hst_halo_spec *specs,
+                                            size_t *num_specs, hst_halo_neighbor *peers,
+                                            hst_halo_boundary *peer_boundaries, size_t *num_peers)
+{
+    hst__halo_partition pt;
+    pt.tile = NULL;
+    pt.layout = layout;
+    return hst__halo_partition_specs(&pt, rank, num_fields, fields, layouts, specs, num_specs,
+                                     peers, peer_boundaries, num_peers);
+}
+
+HST__HDEF hst_result hst_tile_specs(const hst_tile_partitioner *p, int rank, size_t num_fields,
+                                    const hst_halo_field *fields, const hst_halo_layout *layouts,
+                                    hst_halo_spec *specs, size_t *num_specs, hst_halo_neighbor *peers,
+                                    hst_halo_boundary *peer_boundaries, size_t *num_peers)
+{
+    hst__halo_partition pt;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    pt.tile = p;
+    pt.layout = 0;
+    return hst__halo_partition_specs(&pt, rank, num_fields, fields, layouts, specs, num_specs,
+                                     peers, peer_boundaries, num_peers);
+}
+
+/* >>vector interfaces ------------------------------------------------------------------------ */
+/* The edge strip of a C-grid component: along dimension `cut` (its interface dim) the single
+   point at the compute domain's first (last = 0) or last (last = 1) index; every other
+   dimension its compute range. 0 when the compute range is empty. */
+static int hst__halo_edge_strip(const hst_halo_layout *l, int cut, int last, hst_halo_region *out)
+{
+    unsigned d;
+    memset(out, 0, sizeof *out);
+    for (d = 0; d < l->ndim; ++d) {
+        if (l->extent[d] == 0) return 0;
+        out->start[d] = l->origin[d];
+        out->stop[d] = l->origin[d] + l->extent[d];
+    }
+    if (last) out->start[cut] = out->stop[cut] - 1;
+    else out->stop[cut] = out->start[cut] + 1;
+    return 1;
+}
+
+static int hst__halo_has_role(const hst_halo_layout *l, hst_halo_dim role)
+{
+    unsigned d;
+    for (d = 0; d < l->ndim; ++d)
+        if (l->dims[d] == role) return 1;
+    return 0;
+}
+
+/* Peer 0: x's south edge to the south neighbour, x's north edge from the north one; peer 1:
+   y's west edge to the west neighbour, y's east edge from the east one (NDSL's
+   VectorInterfaceHaloUpdater). */
+static hst_result hst__halo_interface_specs(const hst__halo_partition *pt, int rank,
+                                            const hst_halo_layout *lx, size_t qx,
+                                            const hst_halo_layout *ly, size_t qy,
+                                            hst_halo_spec specs[2], hst_halo_route routes[2])
+{
+    static const hst_halo_boundary send_b[2] = {HST_HALO_SOUTH, HST_HALO_WEST};
+    static const hst_halo_boundary recv_b[2] = {HST_HALO_NORTH, HST_HALO_EAST};
+    size_t st[4], bytes;
+    int c;
+    if (!lx || !ly || !specs || !routes || !hst__halo_has_role(lx, HST_HALO_DIM_X) ||
+        !hst__halo_has_role(lx, HST_HALO_DIM_Y_INTERFACE) || !hst__halo_has_role(ly, HST_HALO_DIM_Y) ||
+        !hst__halo_has_role(ly, HST_HALO_DIM_X_INTERFACE) ||
+        hst__halo_layout_check(lx, st, &bytes, NULL, 0) != HST_SUCCESS ||
+        hst__halo_layout_check(ly, st, &bytes, NULL, 0) != HST_SUCCESS)
+        return HST_ERROR_INVALID_ARGUMENT;
+    for (c = 0; c < 2; ++c) {
+        const hst_halo_layout *l = c ? ly : lx;
+        hst_halo_neighbor to, from;
+        hst_halo_spec *s = &specs[c];
+        int cut = hst__halo_find_axis(l, c ? 'x' : 'y');
+        hst_result r;
+        if ((r = hst__halo_neighbor(pt, rank, send_b[c], &to)) != HST_SUCCESS ||
+            (r = hst__halo_neighbor(pt, rank, recv_b[c], &from)) != HST_SUCCESS)
+            return r;
+        memset(s, 0, sizeof *s);
+        s->quantity = c ? qy : qx;
+        s->rotation = to.rotation;
+        s->peer = (size_t)c;
+        /* as the vector rules: x changes sign for rotations 2 and 3, y for 1 and 2 */
+        s->negate = c ? (to.rotation == 1 || to.rotation == 2) : (to.rotation == 2 || to.rotation == 3);
+        if (!hst__halo_edge_strip(l, cut, 0, &s->pack) || !hst__halo_edge_strip(l, cut, 1, &s->unpack))
+            return HST_ERROR_INVALID_ARGUMENT;
+        routes[c].send_rank = to.rank;
+        routes[c].send_tag = (int)send_b[c];
+        routes[c].recv_rank = from.rank;
+        routes[c].recv_tag = (int)from.boundary;
+    }
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_cubed_sphere_vector_interface_specs(size_t layout, int rank,
+                                                             const hst_halo_layout *lx, size_t qx,
+                                                             const hst_halo_layout *ly, size_t qy,
+                                                             hst_halo_spec specs[2],
+                                                             hst_halo_route routes[2])
+{
+    hst__halo_partition pt;
+    pt.tile = NULL;
+    pt.layout = layout;
+    return hst__halo_interface_specs(&pt, rank, lx, qx, ly, qy, specs, routes);
+}
+
+HST__HDEF hst_result hst_tile_vector_interface_specs(const hst_tile_partitioner *p, int rank,
+                                                     const hst_halo_layout *lx, size_t qx,
+                                                     const hst_halo_layout *ly, size_t qy,
+                                                     hst_halo_spec specs[2], hst_halo_route routes[2])
+{
+    hst__halo_partition pt;
+    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    pt.tile = p;
+    pt.layout = 0;
+    return hst__halo_interface_specs(&pt, rank, lx, qx, ly, qy, specs, routes);
+}
+
 /* >>mpi -------------------------------------------------------------------------------------- */
 #ifdef HST_HALO_MPI
 struct hst_halo_exchanger {
     hst_halo_plan *plan;
     MPI_Comm comm;             /* a private duplicate: tags cannot collide with other traffic */
     int me;
-    size_t n, nmsg;            /* plan peers; peers reached through MPI */
+    size_t n, nsend, nrecv;    /* plan peers; messages sent and received through MPI */
     hst_halo_mpi_peer *peers;
-    size_t *msg_peer;          /* message i's plan peer */
+    size_t *send_peer, *recv_peer;   /* message i's plan peer (sends, receives) */
     size_t *self_src;          /* per peer: the plan peer whose send segment it receives (self) */
-    MPI_Request *sreq, *rreq;  /* nmsg each */
+    MPI_Request *sreq, *rreq;  /* nsend, nrecv */
     unsigned char *send, *recv;   /* host mirrors */
     hst_event *ups;            /* n upload events */
 };
@@ -1815,12 +2382,13 @@ HST__HDEF void hst_halo_exchanger_destroy(hst_halo_exchanger *ex)
 {
     size_t i;
     if (!ex) return;
-    for (i = 0; i < ex->nmsg; ++i) {
+    for (i = 0; i < ex->nsend; ++i)
         if (ex->sreq && ex->sreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->sreq[i]);
+    for (i = 0; i < ex->nrecv; ++i)
         if (ex->rreq && ex->rreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->rreq[i]);
-    }
     if (ex->comm != MPI_COMM_NULL) MPI_Comm_free(&ex->comm);
-    hst_backend_free(ex->plan->be, ex->peers); hst_backend_free(ex->plan->be, ex->msg_peer);
+    hst_backend_free(ex->plan->be, ex->peers); hst_backend_free(ex->plan->be, ex->send_peer);
+    hst_backend_free(ex->plan->be, ex->recv_peer);
     hst_backend_free(ex->plan->be, ex->self_src); hst_backend_free(ex->plan->be, ex->sreq);
     hst_backend_free(ex->plan->be, ex->rreq); hst_backend_free(ex->plan->be, ex->ups);
     hst_backend_free(ex->plan->be, ex);
@@ -1852,7 +2420,8 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     ex->send = (unsigned char *)sm;
     ex->recv = (unsigned char *)rm;
     ex->peers = (hst_halo_mpi_peer *)hst__halo_calloc(plan->be, ex->n, sizeof *ex->peers);
-    ex->msg_peer = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
+    ex->send_peer = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
+    ex->recv_peer = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
     ex->self_src = (size_t *)hst__halo_calloc(plan->be, ex->n, sizeof(size_t));
     ex->sreq = (MPI_Request *)hst__halo_calloc(plan->be, ex->n, sizeof(MPI_Request));
     ex->rreq = (MPI_Request *)hst__halo_calloc(plan->be, ex->n, sizeof(MPI_Request));
@@ -1860,7 +2429,7 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     mine = (uint64_t *)hst__halo_calloc(plan->be, ex->n, sizeof(uint64_t));
     theirs = (uint64_t *)hst__halo_calloc(plan->be, ex->n, sizeof(uint64_t));
     hs = (MPI_Request *)hst__halo_calloc(plan->be, 2 * ex->n, sizeof(MPI_Request));
-    if (!ex->peers || !ex->msg_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
+    if (!ex->peers || !ex->send_peer || !ex->recv_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
         !mine || !theirs || !hs) {
         r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
                            "%s: host allocation failed", F);
@@ -1870,52 +2439,54 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     memcpy(ex->peers, peers, ex->n * sizeof *peers);
     MPI_Comm_dup(comm, &ex->comm);
     MPI_Comm_rank(ex->comm, &ex->me);
-    /* pair same-process peers; count the messages */
-    for (i = 0, m = 0; i < ex->n; ++i) {
+    /* pair same-process receives with the sends of the same tag; list the messages */
+    for (i = 0; i < ex->n; ++i) {
         ex->self_src[i] = SIZE_MAX;
-        if (peers[i].rank != ex->me) { ex->msg_peer[m++] = i; continue; }
+        if (peers[i].send_rank != ex->me) ex->send_peer[ex->nsend++] = i;
+        if (peers[i].recv_rank != ex->me) { ex->recv_peer[ex->nrecv++] = i; continue; }
         for (j = 0; j < ex->n; ++j)
-            if (peers[j].rank == ex->me && peers[j].send_tag == peers[i].recv_tag) break;
+            if (peers[j].send_rank == ex->me && peers[j].send_tag == peers[i].recv_tag) break;
         if (j == ex->n) {
             r = hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                               "%s: peer %zu is this rank, but no peer sends with tag %d", F, i,
-                               peers[i].recv_tag);
+                               "%s: peer %zu receives from this rank, but no peer sends to it "
+                               "with tag %d", F, i, peers[i].recv_tag);
             goto done;
         }
         ex->self_src[i] = j;
     }
-    ex->nmsg = m;
     /* handshake: every message's size against what the peer expects (collective over peers) */
-    for (i = 0; i < m; ++i) {
-        size_t p = ex->msg_peer[i];
-        mine[i] = (uint64_t)plan->peer[4 * p + 1];
-        MPI_Irecv(&theirs[i], 1, MPI_UINT64_T, peers[p].rank, peers[p].recv_tag, ex->comm, &hs[i]);
-        MPI_Isend(&mine[i], 1, MPI_UINT64_T, peers[p].rank, peers[p].send_tag, ex->comm, &hs[m + i]);
+    for (i = 0; i < ex->nrecv; ++i) {
+        size_t p = ex->recv_peer[i];
+        MPI_Irecv(&theirs[i], 1, MPI_UINT64_T, peers[p].recv_rank, peers[p].recv_tag, ex->comm, &hs[i]);
     }
-    MPI_Waitall((int)(2 * m), hs, MPI_STATUSES_IGNORE);
-    for (i = 0; i < ex->n && r == HST_SUCCESS; ++i) {
-        size_t p = i, got, want = plan->peer[4 * i + 3];
-        if (ex->self_src[i] != SIZE_MAX) {
-            got = plan->peer[4 * ex->self_src[i] + 1];
-        } else {
-            for (j = 0; j < m && ex->msg_peer[j] != i; ++j) {}
-            got = (size_t)theirs[j];
-        }
+    for (i = 0; i < ex->nsend; ++i) {
+        size_t p = ex->send_peer[i];
+        mine[i] = (uint64_t)plan->peer[4 * p + 1];
+        MPI_Isend(&mine[i], 1, MPI_UINT64_T, peers[p].send_rank, peers[p].send_tag, ex->comm,
+                  &hs[ex->nrecv + i]);
+    }
+    MPI_Waitall((int)(ex->nrecv + ex->nsend), hs, MPI_STATUSES_IGNORE);
+    for (i = 0, m = 0; i < ex->n && r == HST_SUCCESS; ++i) {
+        size_t got, want = plan->peer[4 * i + 3];
+        got = ex->self_src[i] != SIZE_MAX ? plan->peer[4 * ex->self_src[i] + 1] : (size_t)theirs[m++];
         if (got != want)
             r = hst__halo_fail(&plan->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
                                "%s: peer %zu (rank %d) sends %zu bytes, this plan unpacks %zu",
-                               F, p, peers[i].rank, got, want);
+                               F, i, peers[i].recv_rank, got, want);
         if (want > (size_t)INT_MAX || plan->peer[4 * i + 1] > (size_t)INT_MAX)
             r = hst__halo_fail(&plan->log, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                                "%s: peer %zu's message exceeds INT_MAX bytes", F, i);
     }
     if (r != HST_SUCCESS) goto done;
-    for (i = 0; i < m; ++i) {
-        size_t p = ex->msg_peer[i];
+    for (i = 0; i < ex->nsend; ++i) {
+        size_t p = ex->send_peer[i];
         MPI_Send_init(ex->send + plan->peer[4 * p], (int)plan->peer[4 * p + 1], MPI_BYTE,
-                      peers[p].rank, peers[p].send_tag, ex->comm, &ex->sreq[i]);
+                      peers[p].send_rank, peers[p].send_tag, ex->comm, &ex->sreq[i]);
+    }
+    for (i = 0; i < ex->nrecv; ++i) {
+        size_t p = ex->recv_peer[i];
         MPI_Recv_init(ex->recv + plan->peer[4 * p + 2], (int)plan->peer[4 * p + 3], MPI_BYTE,
-                      peers[p].rank, peers[p].recv_tag, ex->comm, &ex->rreq[i]);
+                      peers[p].recv_rank, peers[p].recv_tag, ex->comm, &ex->rreq[i]);
     }
 done:
     hst_backend_free(plan->be, mine); hst_backend_free(plan->be, theirs); hst_backend_free(plan->be, hs);
@@ -1940,7 +2511,7 @@ HST__HDEF hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *
     hst_event e1 = NULL, e2 = NULL;
     hst_result r;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
-    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->rreq);
+    if (ex->nrecv) MPI_Startall((int)ex->nrecv, ex->rreq);
     r = hst_halo_pack(ex->plan, q, n, quantities, num_wait, wait, &e1);
     if (r == HST_SUCCESS)
         r = hst_halo_download(ex->plan, q, HST_HALO_ALL_PEERS, e1 ? 1 : 0, &e1, &e2);
@@ -1949,11 +2520,11 @@ HST__HDEF hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *
     hst_event_release(e2);
     if (r != HST_SUCCESS) {   /* the posted receives must not dangle */
         size_t i;
-        for (i = 0; i < ex->nmsg; ++i) { MPI_Cancel(&ex->rreq[i]); MPI_Wait(&ex->rreq[i], MPI_STATUS_IGNORE); }
+        for (i = 0; i < ex->nrecv; ++i) { MPI_Cancel(&ex->rreq[i]); MPI_Wait(&ex->rreq[i], MPI_STATUS_IGNORE); }
         return r;
     }
     hst__halo_self_copies(ex);
-    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->sreq);
+    if (ex->nsend) MPI_Startall((int)ex->nsend, ex->sreq);
     return HST_SUCCESS;
 }
 
@@ -1967,15 +2538,15 @@ HST__HDEF hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue 
     for (i = 0; i < ex->n; ++i)      /* same-process segments are already in the mirror */
         if (ex->self_src[i] != SIZE_MAX && r == HST_SUCCESS)
             r = hst_halo_upload(ex->plan, q, i, 0, NULL, &ex->ups[k++]);
-    for (i = 0; i < ex->nmsg; ++i) {   /* upload each message as it arrives */
+    for (i = 0; i < ex->nrecv; ++i) {   /* upload each message as it arrives */
         int idx = MPI_UNDEFINED;
-        MPI_Waitany((int)ex->nmsg, ex->rreq, &idx, MPI_STATUS_IGNORE);
+        MPI_Waitany((int)ex->nrecv, ex->rreq, &idx, MPI_STATUS_IGNORE);
         if (idx != MPI_UNDEFINED && r == HST_SUCCESS)
-            r = hst_halo_upload(ex->plan, q, ex->msg_peer[idx], 0, NULL, &ex->ups[k++]);
+            r = hst_halo_upload(ex->plan, q, ex->recv_peer[idx], 0, NULL, &ex->ups[k++]);
     }
     if (r == HST_SUCCESS) r = hst_halo_unpack(ex->plan, q, n, quantities, k, ex->ups, out);
     for (i = 0; i < k; ++i) { hst_event_release(ex->ups[i]); ex->ups[i] = NULL; }
-    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->sreq, MPI_STATUSES_IGNORE);
+    if (ex->nsend) MPI_Waitall((int)ex->nsend, ex->sreq, MPI_STATUSES_IGNORE);
     return r;
 }
 
@@ -1985,9 +2556,9 @@ HST__HDEF hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t
     hst_result r;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst_halo_pack_host(ex->plan, n, quantities, bytes, ex->send)) != HST_SUCCESS) return r;
-    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->rreq);
+    if (ex->nrecv) MPI_Startall((int)ex->nrecv, ex->rreq);
     hst__halo_self_copies(ex);
-    if (ex->nmsg) MPI_Startall((int)ex->nmsg, ex->sreq);
+    if (ex->nsend) MPI_Startall((int)ex->nsend, ex->sreq);
     return HST_SUCCESS;
 }
 
@@ -1996,9 +2567,9 @@ HST__HDEF hst_result hst_halo_exchange_finish_host(hst_halo_exchanger *ex, size_
 {
     hst_result r;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
-    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->rreq, MPI_STATUSES_IGNORE);
+    if (ex->nrecv) MPI_Waitall((int)ex->nrecv, ex->rreq, MPI_STATUSES_IGNORE);
     r = hst_halo_unpack_host(ex->plan, n, quantities, bytes, ex->recv);
-    if (ex->nmsg) MPI_Waitall((int)ex->nmsg, ex->sreq, MPI_STATUSES_IGNORE);
+    if (ex->nsend) MPI_Waitall((int)ex->nsend, ex->sreq, MPI_STATUSES_IGNORE);
     return r;
 }
 #endif /* HST_HALO_MPI */

@@ -708,8 +708,16 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
        divide by NT_A, NT_B, N_O2. QS_* quantity steps, BS_* buffer steps (elements, C
        order) of B, O1, O2. Same size limits as DIRECT; elements of at most 8 bytes.
      WIDE (2): 64-bit index math, element by element (larger slots, and 16-byte elements).
+     RUNS (3): wide halos, many slices of long contiguous runs (dimension 3 has step 1, so a
+       run of ext3 elements is contiguous on both sides): runs move as whole 16-byte vectors
+       (vload4/vstore4 of uint for 4-byte elements, vload2/vstore2 of ulong for 8-byte ones),
+       consecutive work-items on consecutive vectors, so every wavefront reads and writes
+       whole cache lines. Work-group t moves runs t G .. t G + G - 1 (G = desc[RUN_G]),
+       flattened over (run, vector) with desc[RUN_VPR] vectors per run; MAGIC + 0, 1, 2 divide
+       by RUN_VPR, ext2, ext1; quantity offsets in 64-bit. Needs elements of 4 or 8 bytes,
+       ext3 * elem a multiple of 16, fewer than 2^32 runs; the op applies per element.
    Work-groups per slot: DIRECT ceil(elements / (G CHUNK)); WIDE ceil(elements / CHUNK); TILED
-   ceil(ext[O1]*N_O2*NT_B*NT_A / G).
+   ceil(ext[O1]*N_O2*NT_B*NT_A / G); RUNS ceil(ext0*ext1*ext2 / RUN_G).
    A magic word for divisor m (1 <= m < 2^32): l = ceil(log2 m), M = floor(2^32 (2^l - m) / m)
    + 1; word = M | min(l, 1) << 32 | max(l - 1, 0) << 40 (Granlund & Montgomery, 1994).
 
@@ -738,6 +746,8 @@ enum {
     HST_K_HALO_D_GROUPS = 15,   /* work-groups of the slot */
     HST_K_HALO_D_LOG_TB = 16,   /* TILED: log2 TB, log2 TA (TB * TA <= CHUNK) */
     HST_K_HALO_D_LOG_TA = 17,
+    HST_K_HALO_D_RUN_VPR = 16,  /* RUNS: 16-byte vectors per run, runs per work-group */
+    HST_K_HALO_D_RUN_G = 17,
     HST_K_HALO_D_NT_B = 18,     /* TILED: tiles along B and along dimension 3 */
     HST_K_HALO_D_NT_A = 19,
     HST_K_HALO_D_MAGIC = 20,    /* 3 words: magic divisors (see above) */
@@ -751,15 +761,16 @@ enum {
                                    moves (0..3) */
 };
 enum { HST_K_HALO_OP_COPY = 0, HST_K_HALO_OP_FLIP_SIGN = 1, HST_K_HALO_OP_NEGATE_INT = 2 };
-enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WIDE = 2 };
+enum { HST_K_HALO_MODE_DIRECT = 0, HST_K_HALO_MODE_TILED = 1, HST_K_HALO_MODE_WIDE = 2,
+       HST_K_HALO_MODE_RUNS = 3 };
 
 /* The halo program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_halo_source(size_t *count);
 /* "-DHST_HALO_NQ=<n rounded up to a multiple of 8>"; NULL when n is 0 or above 64. Thread-safe. */
 HST_API const char *hst_kernels_halo_options(size_t num_quantities);
-/* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels. Runs
-   along a contiguous slot dimension (step 1) move with one memcpy; others element by element.
-   Thread-safe. */
+/* Host twins: every slot of desc[0 .. nslots) in order, the same moves as the kernels, in any
+   mode. Runs along a contiguous slot dimension (step 1; RUNS mode's runs) move with one
+   memcpy; others element by element. Thread-safe. */
 HST_API void hst_k_halo_pack_host(const uint64_t *desc, size_t nslots, void *const *quantities,
                                   void *buffer);
 HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const void *buffer,
@@ -4647,6 +4658,47 @@ static const char hst__halo_src_modes[] =
 "  }\n"
 "}\n";
 
+static const char hst__halo_src_runs[] =
+"/* mode 3: runs t G .. t G + G - 1 (G = d[17]) of d[16] 16-byte vectors each, flattened over\n"
+"   (run, vector): consecutive work-items move consecutive vectors of a run */\n"
+"#define HST_RUN_OFFSETS \\\n"
+"    uint u = hst_halo_div(x, d[20]), v = x - u * vpr; \\\n"
+"    ulong R = r0 + u; \\\n"
+"    if (R >= nruns) break; \\\n"
+"    uint q1 = hst_halo_div((uint)R, d[21]), i2 = (uint)R - q1 * n2; \\\n"
+"    uint i0 = hst_halo_div(q1, d[22]), i1 = q1 - i0 * n1; \\\n"
+"    long qo = (long)i0 * (long)d[2] + (long)i1 * (long)d[3] + (long)i2 * (long)d[4]; \\\n"
+"    ulong bo = R * n3;\n"
+"void hst_halo_runs(__global const ulong *d, ulong t, __global uchar *bb, __global uchar *qb,\n"
+"                   uint un)\n"
+"{\n"
+"  uint es = (uint)d[11], op = un ? 0u : (uint)d[12], L = get_local_size(0);\n"
+"  uint vpr = (uint)d[16], G = (uint)d[17], n1 = (uint)d[7], n2 = (uint)d[8];\n"
+"  ulong n3 = d[9], nruns = d[6] * d[7] * d[8], r0 = t * (ulong)G;\n"
+"  uint tot = G * vpr;\n"
+"  if (es == 4u) {\n"
+"    __global uint *qp = (__global uint *)qb, *bp = (__global uint *)bb;\n"
+"    for (uint x = get_local_id(0); x < tot; x += L) {\n"
+"      HST_RUN_OFFSETS\n"
+"      if (un) { vstore4(vload4(v, bp + bo), v, qp + qo); continue; }\n"
+"      uint4 w = vload4(v, qp + qo);\n"
+"      if (op == 1u) w ^= (uint4)(0x80000000u);\n"
+"      else if (op == 2u) w = (uint4)(0u) - w;\n"
+"      vstore4(w, v, bp + bo);\n"
+"    }\n"
+"  } else {\n"
+"    __global ulong *qp = (__global ulong *)qb, *bp = (__global ulong *)bb;\n"
+"    for (uint x = get_local_id(0); x < tot; x += L) {\n"
+"      HST_RUN_OFFSETS\n"
+"      if (un) { vstore2(vload2(v, bp + bo), v, qp + qo); continue; }\n"
+"      ulong2 w = vload2(v, qp + qo);\n"
+"      if (op == 1u) w ^= (ulong2)(0x8000000000000000UL);\n"
+"      else if (op == 2u) w = (ulong2)(0UL) - w;\n"
+"      vstore2(w, v, bp + bo);\n"
+"    }\n"
+"  }\n"
+"}\n";
+
 static const char hst__halo_src_kernels[] =
 "/* one work-group: find its slot once, pick the quantity once, move the slot's part */\n"
 "void hst_halo_group(__global uchar *buf, __global uchar *p, __global const ulong *d, ulong t,\n"
@@ -4655,7 +4707,8 @@ static const char hst__halo_src_kernels[] =
 "  uint es = (uint)d[11], mode = (uint)d[13];\n"
 "  if (mode == 2u || es == 16u) { hst_halo_wide(d, t, buf, p, un); return; }\n"
 "  __global uchar *qb = p + (long)d[1] * (long)es, *bb = buf + d[0];\n"
-"  if (mode == 1u) hst_halo_tiled(d, (uint)t, bb, qb, tile, un);\n"
+"  if (mode == 3u) hst_halo_runs(d, t, bb, qb, un);\n"
+"  else if (mode == 1u) hst_halo_tiled(d, (uint)t, bb, qb, tile, un);\n"
 "  else hst_halo_direct(d, (uint)t, bb, qb, un);\n"
 "}\n"
 "#define HST_HALO_KERNEL(name, un) \\\n"
@@ -4679,6 +4732,7 @@ static const char hst__halo_src_kernels[] =
 HST__PIECE_FITS(halo_args, hst__halo_src_args);
 HST__PIECE_FITS(halo_helpers, hst__halo_src_helpers);
 HST__PIECE_FITS(halo_modes, hst__halo_src_modes);
+HST__PIECE_FITS(halo_runs, hst__halo_src_runs);
 HST__PIECE_FITS(halo_kernels, hst__halo_src_kernels);
 /* The device source hard-codes the descriptor words, op and mode numbers. */
 typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 1 &&
@@ -4695,10 +4749,13 @@ typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 
                                   HST_K_HALO_CHUNK == 1024 && HST_K_HALO_TILE_WORDS == 1536 &&
                                   HST_K_HALO_OP_FLIP_SIGN == 1 && HST_K_HALO_OP_NEGATE_INT == 2 &&
                                   HST_K_HALO_MODE_TILED == 1 && HST_K_HALO_MODE_WIDE == 2 &&
+                                  HST_K_HALO_MODE_RUNS == 3 && HST_K_HALO_D_RUN_VPR == 16 &&
+                                  HST_K_HALO_D_RUN_G == 17 &&
                                   HST_K_HALO_MAX_QUANTITIES == 64) ? 1 : -1];
 
 static const char *const hst__halo_src[] = { hst__halo_src_args, hst__halo_src_helpers,
-                                             hst__halo_src_modes, hst__halo_src_kernels };
+                                             hst__halo_src_modes, hst__halo_src_runs,
+                                             hst__halo_src_kernels };
 
 /* Applies a pack op to n elements of es bytes at p, in place (bit patterns via memcpy, so no
    alignment or aliasing assumptions). */

@@ -17,6 +17,9 @@
       arrays), all 8 boundaries (rotation 1 on the vectors' west edge, as on a cubed-sphere tile
       edge): one fused pack + one fused unpack against the unfused baseline of one launch per
       array per boundary (NDSL's GPU path: 8 x 14 = 112 pack + 112 unpack launches). Goal >= 5x.
+   The fused kernels' table variant (kernels.h's RUNS mode, whole 16-byte vectors along
+   contiguous runs, or the other modes) is halo.h's choice by measured speed; HST_FORCE=
+   "halo_pack_device:runs,halo_unpack_device:runs" (or :fused) times one variant alone.
    Times: best and median of N iterations after 3 warm-ups, each iteration ending in
    hst_queue_finish (wall clock). */
 #define HST_IMPLEMENTATION
@@ -342,8 +345,9 @@ int main(int argc, char **argv)
     if (iters > MAX_ITERS) iters = MAX_ITERS;
     if (nf < 1 || nf > HST_HALO_MAX_QUANTITIES) nf = 8;
     CHECK(hst_backend_create(&bd, &be));
-    printf("halo_bench on %s (%s), %d iterations\n", hst_backend_device(be)->name,
-           hst_backend_device(be)->driver_version, iters);
+    printf("halo_bench on %s (%s), %d iterations, device variant: %s\n",
+           hst_backend_device(be)->name, hst_backend_device(be)->driver_version, iters,
+           getenv("HST_FORCE") ? getenv("HST_FORCE") : "chosen by measured speed");
     large(be, iters, nf, quick);
     ndsl(be, iters);
     CHECK(hst_backend_destroy(be));

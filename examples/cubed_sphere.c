@@ -214,7 +214,7 @@ int main(int argc, char **argv)
     ctx_init(&c, be, tile_n / L, nz);
     block_create(&c, &b, L, me);
     for (p = 0; p < b.np; p++) {
-        mp[p].rank = b.nb[p].rank;
+        mp[p].send_rank = mp[p].recv_rank = b.nb[p].rank;
         mp[p].send_tag = (int)b.pb[p];
         mp[p].recv_tag = (int)b.nb[p].boundary;
     }

@@ -2,7 +2,8 @@
    rank) or `-np 24` (2 x 2 ranks per tile): a scalar and a vector with a unique value per
    (tile, i, j, k, component) exchanged through the device path and the host path; two
    exchangers in flight at once on one communicator (tags cannot collide); a size mismatch
-   between peers is refused at creation on the ranks that see it. Every rank checks every cell of its
+   between peers is refused at creation on the ranks that see it; at -np 6, NDSL's vector-interface
+   sync (its own worked values). Every rank checks every cell of its
    arrays; rank 0 prints TAP. Built with mpicc by `make test` (tests/run.sh, stage "mpi").
 
    The device is HST_DEVICE's (every rank uses the same one). */
@@ -74,6 +75,75 @@ static void layouts(hst_halo_layout lay[3], size_t n_halo)
     }
 }
 
+/* NDSL's synchronize_vector_interfaces on 6 tiles of one rank (tests/test_sync_shared_boundary.py
+   of NDSL, layout (1, 1)): x on [y_interface, x] (3, 2), y on [y, x_interface] (2, 3), no halo.
+   counting = 0: every value is the rank, and afterwards |x|'s north row and |y|'s east column
+   hold the neighbour's rank (even tile t: t + 2 and t + 1; odd: t + 1 and t + 2), the rest
+   ours. counting = 1: x = 6 rank + 0..5, y = 36 + 6 rank + 0..5 in memory order; ranks 0 and
+   1 then hold NDSL's worked values exactly (signs and order across the rotated edges). */
+static void quiet(void *user, hst_log_level level, hst_log_item item, const char *msg);
+
+static int vector_interfaces(hst_backend *be, int dev_path, int counting)
+{
+    hst_halo_layout lv[2];
+    hst_halo_spec specs[2];
+    hst_halo_route routes[2];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan = NULL;
+    hst_halo_exchanger *ex = NULL;
+    hst_buffer *dev[2] = {NULL, NULL};
+    double v[2][6];
+    void *hv[2];
+    size_t bytes = 6 * sizeof(double);
+    int c, k, ok = 1;
+    static const double want_x0[6] = {0, 1, 2, 3, -51, -48}, want_y0[6] = {36, 37, 42, 39, 40, 45};
+    static const double want_x1[6] = {6, 7, 8, 9, 12, 13}, want_y1[6] = {42, 43, -19, 45, 46, -18};
+    for (c = 0; c < 2; c++) {
+        memset(&lv[c], 0, sizeof lv[c]);
+        lv[c].ndim = 2; lv[c].elem_bytes = 8; lv[c].n_halo = 1;
+        lv[c].dims[0] = c ? HST_HALO_DIM_Y : HST_HALO_DIM_Y_INTERFACE;
+        lv[c].dims[1] = c ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X;
+        lv[c].shape[0] = lv[c].extent[0] = c ? 2 : 3;
+        lv[c].shape[1] = lv[c].extent[1] = c ? 3 : 2;
+        for (k = 0; k < 6; k++)
+            v[c][k] = counting ? (double)(36 * c + 6 * me + k) : (double)me;
+        hv[c] = v[c];
+    }
+    ok = hst_cubed_sphere_vector_interface_specs(1, me, &lv[0], 0, &lv[1], 1, specs, routes) == HST_SUCCESS;
+    memset(&d, 0, sizeof d);
+    d.num_quantities = 2; d.layouts = lv; d.num_specs = 2; d.specs = specs; d.num_peers = 2;
+    d.logger = quiet;
+    ok = ok && hst_halo_plan_create(be, &d, &plan) == HST_SUCCESS;
+    ok = ok && hst_halo_exchanger_create(plan, MPI_COMM_WORLD, routes, &ex) == HST_SUCCESS;
+    if (ok && dev_path) {
+        for (c = 0; c < 2; c++)
+            ok = ok && hst_buffer_create(be, bytes, 0, &dev[c]) == HST_SUCCESS &&
+                 hst_write(hst_backend_queue(be), dev[c], 0, v[c], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
+        ok = ok && hst_halo_exchange_start(ex, NULL, 2, dev, 0, NULL) == HST_SUCCESS &&
+             hst_halo_exchange_finish(ex, NULL, 2, dev, NULL) == HST_SUCCESS;
+        for (c = 0; c < 2; c++)
+            ok = ok && hst_read(hst_backend_queue(be), dev[c], 0, v[c], bytes, 1, 0, NULL, NULL) == HST_SUCCESS;
+    } else if (ok) {
+        ok = hst_halo_exchange_start_host(ex, 2, hv, NULL) == HST_SUCCESS &&
+             hst_halo_exchange_finish_host(ex, 2, hv, NULL) == HST_SUCCESS;
+    }
+    if (ok && !counting) {
+        int t = me, nx = t % 2 ? (t + 1) % 6 : (t + 2) % 6, ny = t % 2 ? (t + 2) % 6 : (t + 1) % 6;
+        for (k = 0; k < 6; k++) {
+            ok = ok && fabs(v[0][k]) == (double)(k >= 4 ? nx : t);
+            ok = ok && fabs(v[1][k]) == (double)(k % 3 == 2 ? ny : t);
+        }
+    } else if (ok && me < 2) {
+        ok = memcmp(v[0], me ? want_x1 : want_x0, bytes) == 0 &&
+             memcmp(v[1], me ? want_y1 : want_y0, bytes) == 0;
+    }
+    hst_halo_exchanger_destroy(ex);
+    hst_halo_plan_destroy(plan);
+    hst_buffer_destroy(dev[0]);
+    hst_buffer_destroy(dev[1]);
+    return ok;
+}
+
 typedef struct rankplan {
     hst_halo_plan *plan;
     hst_halo_mpi_peer mp[8];
@@ -94,7 +164,7 @@ static int make_plan(hst_backend *be, size_t n_halo, rankplan *rp)
     d.num_quantities = 3; d.layouts = lay; d.num_specs = ns; d.specs = specs; d.num_peers = np;
     if (hst_halo_plan_create(be, &d, &rp->plan) != HST_SUCCESS) return 0;
     for (p = 0; p < np; p++) {
-        rp->mp[p].rank = nb[p].rank;
+        rp->mp[p].send_rank = rp->mp[p].recv_rank = nb[p].rank;
         rp->mp[p].send_tag = (int)pb[p];          /* my boundary toward it */
         rp->mp[p].recv_tag = (int)nb[p].boundary; /* its boundary toward me */
     }
@@ -176,7 +246,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    if (me == 0) printf("1..5\n");
+    if (me == 0) printf("1..%d\n", L == 1 ? 7 : 5);   /* L 1: the vector-interface sync too */
     memset(&bd, 0, sizeof bd);
     ok = hst_backend_create(&bd, &be) == HST_SUCCESS;
     tap("backend", ok);
@@ -259,7 +329,7 @@ int main(int argc, char **argv)
         d.logger = quiet;
         ok = ok && hst_halo_plan_create(be, &d, &rp3.plan) == HST_SUCCESS;
         for (p = 0; ok && p < np; p++) {
-            rp3.mp[p].rank = nb[p].rank;
+            rp3.mp[p].send_rank = rp3.mp[p].recv_rank = nb[p].rank;
             rp3.mp[p].send_tag = (int)pb[p];
             rp3.mp[p].recv_tag = (int)nb[p].boundary;
         }
@@ -277,6 +347,15 @@ int main(int argc, char **argv)
         if (rp3.plan) hst_halo_plan_destroy(rp3.plan);
     }
     tap("message sizes checked at creation", ok);
+
+    if (L == 1) {
+        int dev_path;
+        for (dev_path = 0; dev_path < 2; dev_path++) {
+            ok = vector_interfaces(be, dev_path, 0) && vector_interfaces(be, dev_path, 1);
+            tap(dev_path ? "vector interfaces synchronised as NDSL (device path)"
+                         : "vector interfaces synchronised as NDSL (host path)", ok);
+        }
+    }
 
     hst_halo_exchanger_destroy(ex);
     if (rp.plan) hst_halo_plan_destroy(rp.plan);

@@ -3,10 +3,15 @@
    vectors, checked cell by cell against an independent host reference written from
    REFERENCE.md section 5; host path and device bytes identical; one launch per pack and per
    unpack; a whole cubed sphere (6 tiles of 2 x 2 ranks) exchanged in one process with a unique
-   value per (tile, i, j, k, component); the partitioner's symmetry; every error path by result
-   code and log item.
+   value per (tile, i, j, k, component); the partitioner's symmetry; NDSL's TilePartitioner
+   (neighbours of several layouts, subtile slices and extents against values NDSL's own code
+   gives), doubly periodic tiles exchanged in one process, the one flat buffer (opposite
+   pairing), boundaries cutting a dim the layout lacks (packed as NDSL), the vector-interface
+   sync (NDSL's worked values); the RUNS device variant bit-equal to the fused one and the host
+   path; every error path by result code and log item.
 
    Runs once per device (HST_DEVICE picks); in HST_NO_OPENCL builds on the host device. */
+#define _POSIX_C_SOURCE 200112L   /* setenv: HST_FORCE for the device variants */
 #define HST_IMPLEMENTATION
 #include "halo.h"
 
@@ -296,7 +301,9 @@ static int build_case(hcase *c, int order, int staggered, int vector, size_t n, 
         hst_result res = vector ? hst_halo_spec_vector(&c->l[0], 0, &c->l[1], 1, (hst_halo_boundary)b,
                                                        r, c->ns, s)
                                 : hst_halo_spec_scalar(&c->l[0], 0, (hst_halo_boundary)b, r, c->ns, s);
-        if (res != HST_SUCCESS) continue;   /* a boundary the layout lacks (1 horizontal dim) */
+        /* every boundary, also one cutting a horizontal dim the layout lacks (NDSL packs the
+           whole compute range there) */
+        assert_int_equal(res, HST_SUCCESS);
         /* the regions agree with the reference's */
         {
             hst_halo_region a, z;
@@ -459,10 +466,213 @@ static void test_regions(void **state)
     l.n_halo = 4;
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_EAST, 1, &r), HST_ERROR_INVALID_ARGUMENT);
-    /* a boundary the layout cannot have */
+    /* a boundary that cuts a dimension the layout lacks spans the whole compute range, as
+       NDSL's get_boundary_slice: N and S of [z, x] (x: origin 1, extent 5; z: [0, 3)), send
+       and receive alike */
     l = make_layout(ORDER_ZX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 4, HST_HALO_FLOAT);
-    assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 0, &r), HST_ERROR_INVALID_ARGUMENT);
+    {
+        int b, recv;
+        for (b = HST_HALO_NORTH; b <= HST_HALO_SOUTH; b++)
+            for (recv = 0; recv < 2; recv++) {
+                assert_int_equal(hst_halo_region_get(&l, (hst_halo_boundary)b, recv, &r), HST_SUCCESS);
+                assert_int_equal(r.start[0], 0); assert_int_equal(r.stop[0], 3);
+                assert_int_equal(r.start[1], 1); assert_int_equal(r.stop[1], 6);
+            }
+    }
     assert_int_equal(hst_halo_region_get(&l, HST_HALO_WEST, 0, &r), HST_SUCCESS);
+    assert_int_equal(r.start[1], 1); assert_int_equal(r.stop[1], 2);
+    {   /* E of a [z, y] vector: y (origin 1, extent 4) whole in both components */
+        hst_halo_layout v[2];
+        hst_halo_spec sp;
+        v[0] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 4, HST_HALO_FLOAT);
+        v[0].ndim = 2; v[0].dims[1] = HST_HALO_DIM_Y; v[0].shape[1] = 6;
+        v[0].origin[1] = 1; v[0].extent[1] = 4;
+        v[1] = v[0];
+        assert_int_equal(hst_halo_spec_vector(&v[0], 0, &v[1], 1, HST_HALO_EAST, 1, 0, &sp), HST_SUCCESS);
+        assert_int_equal(sp.pack.start[1], 1); assert_int_equal(sp.pack.stop[1], 5);
+        assert_int_equal(sp.unpack_y.start[1], 1); assert_int_equal(sp.unpack_y.stop[1], 5);
+        assert_int_equal(sp.pack.start[0], 0); assert_int_equal(sp.pack.stop[0], 3);
+    }
+}
+
+/* NDSL's opposite pairing: inside a tile W <-> E, N <-> S, NW <-> SE, NE <-> SW; across a
+   cube edge the partitioner's boundary toward us. */
+static void test_opposite(void **state)
+{
+    static const int want[8] = {HST_HALO_EAST, HST_HALO_WEST, HST_HALO_SOUTH, HST_HALO_NORTH,
+                                HST_HALO_SOUTHEAST, HST_HALO_SOUTHWEST, HST_HALO_NORTHEAST,
+                                HST_HALO_NORTHWEST};
+    int b;
+    unsigned r;
+    (void)state;
+    for (b = 0; b < 8; b++) {
+        assert_int_equal(hst_halo_opposite((hst_halo_boundary)b, 0), want[b]);
+        assert_int_equal(hst_halo_opposite((hst_halo_boundary)b, 4), want[b]);
+        for (r = 0; r < 4; r++)   /* there and back again */
+            assert_int_equal(hst_halo_opposite(hst_halo_opposite((hst_halo_boundary)b, r),
+                                               (4 - r) % 4), b);
+    }
+    /* tile 0's west edge turns once: its neighbour (tile 4) sees it through its north */
+    assert_int_equal(hst_halo_opposite(HST_HALO_WEST, 1), HST_HALO_NORTH);
+    assert_int_equal(hst_halo_opposite(HST_HALO_NORTH, 3), HST_HALO_WEST);
+    assert_int_equal(hst_halo_opposite(HST_HALO_NORTHWEST, 1), HST_HALO_NORTHEAST);
+    assert_int_equal(hst_halo_opposite(HST_HALO_BOUNDARY_COUNT, 0), HST_HALO_BOUNDARY_COUNT);
+}
+
+/* NDSL's TilePartitioner.boundary, stated as its code does (_left_edge, _top_edge, ...,
+   _get_corner: the first edge, then the second from there). */
+static int ndsl_edge(int b, int rank, int ly, int lx)
+{
+    int j = rank / lx, i = rank % lx;
+    if (b == HST_HALO_WEST) return i == 0 ? rank + lx - 1 : rank - 1;
+    if (b == HST_HALO_EAST) return i == lx - 1 ? rank - lx + 1 : rank + 1;
+    if (b == HST_HALO_NORTH) return j == ly - 1 ? rank - (ly - 1) * lx : rank + lx;
+    return j == 0 ? rank + (ly - 1) * lx : rank - lx;   /* south */
+}
+
+static int ndsl_tile_neighbor(int b, int rank, int ly, int lx)
+{
+    static const int first[8] = {0, 1, 2, 3, HST_HALO_WEST, HST_HALO_EAST, HST_HALO_WEST, HST_HALO_EAST};
+    static const int second[8] = {-1, -1, -1, -1, HST_HALO_NORTH, HST_HALO_NORTH, HST_HALO_SOUTH,
+                                  HST_HALO_SOUTH};
+    int to = ndsl_edge(first[b], rank, ly, lx);
+    return second[b] < 0 ? to : ndsl_edge(second[b], to, ly, lx);
+}
+
+static void test_tile_partitioner(void **state)
+{
+    static const size_t layouts[][2] = {{3, 3}, {2, 3}, {3, 2}, {1, 4}, {4, 1}, {1, 1}, {2, 2}, {5, 3}};
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        hst_tile_partitioner tp;
+        int rank, b, ly = (int)layouts[k][0], lx = (int)layouts[k][1];
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = layouts[k][0];
+        tp.layout[1] = layouts[k][1];
+        for (rank = 0; rank < ly * lx; rank++) {
+            size_t j, i;
+            assert_int_equal(hst_tile_subtile_index(&tp, rank, &j, &i), HST_SUCCESS);
+            assert_int_equal(j, (size_t)(rank / lx));
+            assert_int_equal(i, (size_t)(rank % lx));
+            for (b = 0; b < 8; b++) {
+                hst_halo_neighbor nb, back;
+                assert_int_equal(hst_tile_neighbor_of(&tp, rank, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+                assert_int_equal(nb.rank, ndsl_tile_neighbor(b, rank, ly, lx));
+                assert_int_equal(nb.rotation, 0);
+                assert_int_equal(nb.boundary, hst_halo_opposite((hst_halo_boundary)b, 0));
+                assert_int_equal(hst_tile_neighbor_of(&tp, nb.rank, nb.boundary, &back), HST_SUCCESS);
+                assert_int_equal(back.rank, rank);
+            }
+        }
+    }
+    {   /* worked by hand from NDSL's rules: layout (2, 3), rank 0; layout (1, 4), rank 2 */
+        static const int want23[8] = {2, 1, 3, 3, 5, 4, 5, 4}, want14[8] = {1, 3, 2, 2, 1, 3, 1, 3};
+        hst_tile_partitioner tp;
+        hst_halo_neighbor nb;
+        int b;
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = 2; tp.layout[1] = 3;
+        for (b = 0; b < 8; b++) {
+            assert_int_equal(hst_tile_neighbor_of(&tp, 0, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+            assert_int_equal(nb.rank, want23[b]);
+        }
+        tp.layout[0] = 1; tp.layout[1] = 4;
+        for (b = 0; b < 8; b++) {
+            assert_int_equal(hst_tile_neighbor_of(&tp, 2, (hst_halo_boundary)b, &nb), HST_SUCCESS);
+            assert_int_equal(nb.rank, want14[b]);
+        }
+        assert_int_equal(hst_tile_neighbor_of(&tp, 4, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_neighbor_of(&tp, -1, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+        tp.layout[0] = 0;
+        assert_int_equal(hst_tile_neighbor_of(&tp, 0, HST_HALO_WEST, &nb), HST_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/* Subtile slices and extents: the values NDSL's subtile_slice gives (ndsl/comm/partitioner.py
+   run on each case: rank, then per dim start, stop without overlap, then stop with overlap). */
+typedef struct slice_case {
+    size_t layout[2];
+    double ratio;
+    unsigned ndim;
+    hst_halo_dim dims[3];
+    size_t extent[3];
+    int rank;
+    size_t start[3], stop[3], stop_overlap[3];
+} slice_case;
+
+static void test_subtile_slices(void **state)
+{
+    enum { X = HST_HALO_DIM_X, XI = HST_HALO_DIM_X_INTERFACE, Y = HST_HALO_DIM_Y,
+           YI = HST_HALO_DIM_Y_INTERFACE, Z = HST_HALO_DIM_Z, ZI = HST_HALO_DIM_Z_INTERFACE };
+    static const slice_case cases[] = {
+        /* [z, y, x_interface] (5, 4, 7) over (2, 3): 6 cells -> 2 per rank; the shared x point
+           goes to the higher rank, or to both with overlap */
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 0, {0, 0, 0}, {5, 2, 2}, {5, 2, 3}},
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 4, {0, 2, 2}, {5, 4, 4}, {5, 4, 5}},
+        {{2, 3}, 0, 3, {(hst_halo_dim)Z, (hst_halo_dim)Y, (hst_halo_dim)XI}, {5, 4, 7}, 5, {0, 2, 4}, {5, 4, 7}, {5, 4, 7}},
+        /* [y_interface, x] (9, 10) over (2, 3): x 10 over 3 -> edges 3, interior 4 */
+        {{2, 3}, 0, 2, {(hst_halo_dim)YI, (hst_halo_dim)X}, {9, 10}, 1, {0, 3}, {4, 7}, {5, 7}},
+        {{2, 3}, 0, 2, {(hst_halo_dim)YI, (hst_halo_dim)X}, {9, 10}, 5, {4, 7}, {9, 10}, {9, 10}},
+        /* [x, y, z] over (1, 4) */
+        {{1, 4}, 0, 3, {(hst_halo_dim)X, (hst_halo_dim)Y, (hst_halo_dim)Z}, {12, 10, 3}, 2, {6, 0, 0}, {9, 10, 3}, {9, 10, 3}},
+        /* [y, x] 17 over 5 rows: edges 1, interior 5 */
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 0, {0, 0}, {1, 10}, {1, 10}},
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 2, {6, 0}, {11, 10}, {11, 10}},
+        {{5, 1}, 0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {17, 10}, 4, {16, 0}, {17, 10}, {17, 10}},
+        /* z_interface is never split */
+        {{3, 3}, 0, 3, {(hst_halo_dim)ZI, (hst_halo_dim)Y, (hst_halo_dim)X}, {4, 6, 6}, 7, {0, 4, 2}, {4, 6, 4}, {4, 6, 4}},
+        /* edge:interior ratios 0.5 and 2 over 4 columns of 20 */
+        {{1, 4}, 0.5, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 1, {0, 3}, {20, 10}, {20, 10}},
+        {{1, 4}, 0.5, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 3, {0, 17}, {20, 20}, {20, 20}},
+        {{1, 4}, 2.0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 0, {0, 0}, {20, 7}, {20, 7}},
+        {{1, 4}, 2.0, 2, {(hst_halo_dim)Y, (hst_halo_dim)X}, {20, 20}, 2, {0, 10}, {20, 13}, {20, 13}},
+    };
+    size_t k;
+    (void)state;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const slice_case *c = &cases[k];
+        hst_tile_partitioner tp;
+        size_t a[3], z[3], e[3];
+        unsigned d;
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = c->layout[0]; tp.layout[1] = c->layout[1];
+        tp.edge_interior_ratio = c->ratio;
+        assert_int_equal(hst_tile_subtile_slice(&tp, c->rank, c->ndim, c->dims, c->extent, 0, a, z),
+                         HST_SUCCESS);
+        for (d = 0; d < c->ndim; d++) {
+            if (a[d] != c->start[d] || z[d] != c->stop[d])
+                fail_msg("case %zu dim %u: [%zu, %zu), NDSL [%zu, %zu)", k, d, a[d], z[d],
+                         c->start[d], c->stop[d]);
+        }
+        assert_int_equal(hst_tile_subtile_slice(&tp, c->rank, c->ndim, c->dims, c->extent, 1, a, z),
+                         HST_SUCCESS);
+        assert_int_equal(hst_tile_subtile_extent(&tp, c->rank, c->ndim, c->dims, c->extent, e),
+                         HST_SUCCESS);
+        for (d = 0; d < c->ndim; d++) {
+            assert_int_equal(z[d], c->stop_overlap[d]);
+            assert_int_equal(e[d], c->stop_overlap[d] - c->start[d]);
+        }
+    }
+    {   /* NDSL's ValueError: 7 rows over 2 ranks; and bad arguments */
+        hst_tile_partitioner tp;
+        hst_halo_dim dims[2] = {HST_HALO_DIM_Y, HST_HALO_DIM_X};
+        size_t ext[2] = {7, 6}, a[2], z[2];
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = 2; tp.layout[1] = 1;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 0, 2, dims, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        ext[0] = 8;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 2, dims, ext, 0, a, z), HST_SUCCESS);
+        assert_int_equal(a[0], 4); assert_int_equal(z[0], 8);
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 0, dims, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_subtile_slice(&tp, 1, 2, NULL, ext, 0, a, z), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_tile_subtile_extent(&tp, 1, 2, dims, ext, NULL), HST_ERROR_INVALID_ARGUMENT);
+        /* the cubed sphere's ranks: rank modulo the ranks per tile */
+        tp.layout[0] = tp.layout[1] = 2;
+        ext[0] = ext[1] = 8;
+        assert_int_equal(hst_tile_subtile_slice(&tp, 4 * 5 + 3, 2, dims, ext, 0, a, z), HST_SUCCESS);
+        assert_int_equal(a[0], 4); assert_int_equal(a[1], 4);
+    }
 }
 
 /* Every rotation, dims order, interface dims, halo 1 and 3, padding 0 and 1, scalar/vector. */
@@ -804,6 +1014,115 @@ static void test_host_choose_device_fails(void **state)
     assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 
+/* ---- the device path's variants ----------------------------------------------------------- */
+/* Packs and unpacks a wide-halo plan (runs of 16 to 256 bytes, float, double and int32
+   quantities, negated specs) with the device variant `name` forced, on a backend of its own
+   (HST_FORCE is read when the choice registers): send buffer into sent, quantities after
+   unpacking recv into got. */
+static void run_variant(const char *name, const hst_halo_plan_desc *d, size_t bytes,
+                        unsigned char *const *init, const unsigned char *recv,
+                        unsigned char *sent, unsigned char **got)
+{
+    char force[96];
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_halo_plan *plan;
+    hst_buffer *qs[3];
+    hst_queue *q;
+    hst_halo_stats st;
+    size_t i;
+    int it;
+    snprintf(force, sizeof force, "halo_pack_device:%s,halo_unpack_device:%s", name, name);
+    assert_int_equal(setenv("HST_FORCE", force, 1), 0);
+    memset(&bd, 0, sizeof bd);
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    q = hst_backend_queue(be);
+    assert_int_equal(hst_halo_plan_create(be, d, &plan), HST_SUCCESS);
+    st = hst_halo_plan_stats(plan);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(hst_buffer_create(be, bytes, 0, &qs[i]), HST_SUCCESS);
+        assert_int_equal(hst_write(q, qs[i], 0, init[i], bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    }
+    for (it = 0; it < 5; it++)   /* past the timed launches */
+        assert_int_equal(hst_halo_pack(plan, q, 3, qs, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_read(q, hst_halo_plan_send_buffer(plan), 0, sent, st.send_bytes, 1, 0,
+                              NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_write(q, hst_halo_plan_recv_buffer(plan), 0, recv, st.recv_bytes, 1, 0,
+                               NULL, NULL), HST_SUCCESS);
+    for (it = 0; it < 5; it++)
+        assert_int_equal(hst_halo_unpack(plan, q, 3, qs, 0, NULL, NULL), HST_SUCCESS);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(hst_read(q, qs[i], 0, got[i], bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+        hst_buffer_destroy(qs[i]);
+    }
+    hst_halo_plan_destroy(plan);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    assert_int_equal(unsetenv("HST_FORCE"), 0);
+}
+
+/* The RUNS variant (whole 16-byte vectors along contiguous runs) moves the same bytes as the
+   fused variant and the host path: pack bit for bit, unpack into identical arrays. */
+static void test_runs_variant(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout l[3];
+    hst_halo_spec specs[24];
+    hst_halo_plan_desc d;
+    hst_halo_plan *hp;
+    unsigned char *init[3], *ref[3], *fused[3], *runs[3], *recv, *sent_h, *sent_f, *sent_r;
+    size_t bytes = 0, ns = 0, i, j, sb, rb;
+    int b;
+    if (hst_backend_is_host(f->be)) skip();   /* one variant there */
+    for (i = 0; i < 3; i++) {   /* [z, y, x]: 3 x 12 x 64 inside a halo of 4 (runs of 4 or 64) */
+        memset(&l[i], 0, sizeof l[i]);
+        l[i].ndim = 3; l[i].n_halo = 4;
+        l[i].elem_bytes = i == 1 ? 8 : 4;
+        l[i].number = i == 2 ? HST_HALO_INT : HST_HALO_FLOAT;
+        l[i].dims[0] = HST_HALO_DIM_Z; l[i].dims[1] = HST_HALO_DIM_Y; l[i].dims[2] = HST_HALO_DIM_X;
+        l[i].shape[0] = 3; l[i].shape[1] = 20; l[i].shape[2] = 72;
+        l[i].origin[1] = l[i].origin[2] = 4;
+        l[i].extent[0] = 3; l[i].extent[1] = 12; l[i].extent[2] = 64;
+    }
+    for (b = 0; b < 8; b++)
+        for (i = 0; i < 3; i++) {
+            assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, 0, (size_t)b,
+                                                  &specs[ns]), HST_SUCCESS);
+            specs[ns++].negate = i > 0 && b % 2 == 1;
+        }
+    d = plan_desc(3, l, ns, specs, 8, NULL);
+    assert_int_equal(hst_halo_layout_bytes(&l[1], &bytes), HST_SUCCESS);   /* the largest */
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &hp), HST_SUCCESS);
+    sb = hst_halo_plan_stats(hp).send_bytes;
+    rb = hst_halo_plan_stats(hp).recv_bytes;
+    recv = (unsigned char *)malloc(rb);
+    sent_h = (unsigned char *)malloc(sb);
+    sent_f = (unsigned char *)malloc(sb);
+    sent_r = (unsigned char *)malloc(sb);
+    rng_state = 26;
+    for (j = 0; j < rb; j++) recv[j] = rng_byte();
+    for (i = 0; i < 3; i++) {
+        init[i] = (unsigned char *)malloc(bytes);
+        ref[i] = (unsigned char *)malloc(bytes);
+        fused[i] = (unsigned char *)malloc(bytes);
+        runs[i] = (unsigned char *)malloc(bytes);
+        for (j = 0; j < bytes; j++) init[i][j] = rng_byte();
+        memcpy(ref[i], init[i], bytes);
+    }
+    assert_int_equal(hst_halo_pack_host(hp, 3, (void *const *)init, NULL, sent_h), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack_host(hp, 3, (void *const *)ref, NULL, recv), HST_SUCCESS);
+    hst_halo_plan_destroy(hp);
+    run_variant("fused", &d, bytes, init, recv, sent_f, fused);
+    run_variant("runs", &d, bytes, init, recv, sent_r, runs);
+    assert_memory_equal(sent_f, sent_h, sb);
+    assert_memory_equal(sent_r, sent_h, sb);
+    for (i = 0; i < 3; i++) {
+        assert_memory_equal(fused[i], ref[i], bytes);
+        assert_memory_equal(runs[i], ref[i], bytes);
+        free(init[i]); free(ref[i]); free(fused[i]); free(runs[i]);
+    }
+    free(recv); free(sent_h); free(sent_f); free(sent_r);
+}
+
 /* ---- the cubed sphere ---------------------------------------------------------------------- */
 /* The test's own statement of the tile connections (REFERENCE.md section 5): a cell (i, j) just
    outside tile t (N x N cells) lies on tile *tn at (*in, *jn); *r is the rotation crossing. */
@@ -986,6 +1305,309 @@ static void test_cubed_sphere_exchange(void **state)
     free(h);
 }
 
+/* ---- tiles: periodic exchanges, one flat buffer, vector interfaces ------------------------- */
+#define TL_N 4      /* compute points per rank and axis */
+#define TL_H 2
+#define TL_S (TL_N + 2 * TL_H)
+#define TL_Z 2
+
+static hst_halo_layout tile_layout(void)
+{
+    hst_halo_layout l;
+    memset(&l, 0, sizeof l);
+    l.ndim = 3; l.elem_bytes = 8; l.n_halo = TL_H;
+    l.dims[0] = HST_HALO_DIM_Z; l.dims[1] = HST_HALO_DIM_Y; l.dims[2] = HST_HALO_DIM_X;
+    l.shape[0] = TL_Z; l.shape[1] = l.shape[2] = TL_S;
+    l.origin[1] = l.origin[2] = TL_H;
+    l.extent[0] = TL_Z; l.extent[1] = l.extent[2] = TL_N;
+    return l;
+}
+
+/* The value of global cell (i, j, k) of component c on a doubly periodic tile of gx x gy
+   points (i, j wrapped). */
+static double tl_value(long i, long j, long k, int c, long gx, long gy)
+{
+    i = ((i % gx) + gx) % gx;
+    j = ((j % gy) + gy) % gy;
+    return (double)(((j * 64 + i) * 8 + k) * 4 + c + 1);
+}
+
+/* Fills (halo: -0.5) or checks (every cell, halos included) rank (rj, ri)'s quantity c. */
+static int tl_cells(double *h, long rj, long ri, int c, long gx, long gy, int check)
+{
+    long k, j, i;
+    for (k = 0; k < TL_Z; k++)
+        for (j = 0; j < TL_S; j++)
+            for (i = 0; i < TL_S; i++) {
+                int inside = i >= TL_H && i < TL_H + TL_N && j >= TL_H && j < TL_H + TL_N;
+                double want = tl_value(ri * TL_N + i - TL_H, rj * TL_N + j - TL_H, k, c, gx, gy);
+                double *at = &h[(k * TL_S + j) * TL_S + i];
+                if (!check) *at = inside ? want : -0.5;
+                else if (*at != want) return 0;
+            }
+    return 1;
+}
+
+/* Doubly periodic tiles of several layouts, every rank in this process: hst_tile_specs (a
+   scalar and a vector, 8 peers), packed, each peer's segment copied to the neighbour's peer
+   that points back (hst_halo_opposite), unpacked: every halo cell holds the periodic value. */
+static void test_tile_exchange(void **state)
+{
+    static const size_t layouts[][2] = {{2, 3}, {1, 4}, {3, 1}, {1, 1}};
+    fixture *f = FIX(state);
+    hst_halo_layout lay[3];
+    hst_halo_field fields[2] = {{0, 0, 0}, {1, 1, 2}};
+    size_t k, bytes = 0;
+    lay[0] = lay[1] = lay[2] = tile_layout();
+    assert_int_equal(hst_halo_layout_bytes(&lay[0], &bytes), HST_SUCCESS);
+    for (k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        enum { RMAX = 6 };
+        hst_tile_partitioner tp;
+        hst_halo_spec specs[RMAX][16];
+        hst_halo_neighbor peers[RMAX][8];
+        hst_halo_boundary pb[RMAX][8];
+        hst_halo_plan *plans[RMAX];
+        hst_buffer *dev[RMAX][3];
+        size_t ns[RMAX], np[RMAX], p;
+        long gy = (long)layouts[k][0] * TL_N, gx = (long)layouts[k][1] * TL_N;
+        int R = (int)(layouts[k][0] * layouts[k][1]), rank, c;
+        double *h = (double *)malloc(bytes);
+        memset(&tp, 0, sizeof tp);
+        tp.layout[0] = layouts[k][0]; tp.layout[1] = layouts[k][1];
+        for (rank = 0; rank < R; rank++) {
+            hst_halo_plan_desc d;
+            assert_int_equal(hst_tile_specs(&tp, rank, 2, fields, lay, specs[rank], &ns[rank],
+                                            peers[rank], pb[rank], &np[rank]), HST_SUCCESS);
+            assert_int_equal(np[rank], 8);   /* a periodic tile: every boundary has one */
+            d = plan_desc(3, lay, ns[rank], specs[rank], np[rank], &f->log);
+            assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
+            for (c = 0; c < 3; c++) {
+                tl_cells(h, rank / (long)layouts[k][1], rank % (long)layouts[k][1], c, gx, gy, 0);
+                assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[rank][c]), HST_SUCCESS);
+                assert_int_equal(hst_write(hst_backend_queue(f->be), dev[rank][c], 0, h, bytes, 1,
+                                           0, NULL, NULL), HST_SUCCESS);
+            }
+            assert_int_equal(hst_halo_pack(plans[rank], NULL, 3, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+        }
+        for (rank = 0; rank < R; rank++)
+            for (p = 0; p < np[rank]; p++) {
+                int to = peers[rank][p].rank;
+                size_t tpeer;
+                for (tpeer = 0; tpeer < np[to]; tpeer++)
+                    if (pb[to][tpeer] == peers[rank][p].boundary) break;
+                assert_true(tpeer < np[to]);
+                assert_int_equal(hst_halo_copy_peer(plans[rank], p, plans[to], tpeer, NULL, 0,
+                                                    NULL, NULL), HST_SUCCESS);
+            }
+        for (rank = 0; rank < R; rank++) {
+            assert_int_equal(hst_halo_unpack(plans[rank], NULL, 3, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+            for (c = 0; c < 3; c++) {
+                assert_int_equal(hst_read(hst_backend_queue(f->be), dev[rank][c], 0, h, bytes, 1, 0,
+                                          NULL, NULL), HST_SUCCESS);
+                if (!tl_cells(h, rank / (long)layouts[k][1], rank % (long)layouts[k][1], c, gx, gy, 1))
+                    fail_msg("layout (%zu, %zu), rank %d, quantity %d: a cell differs from the "
+                             "periodic value", layouts[k][0], layouts[k][1], rank, c);
+                hst_buffer_destroy(dev[rank][c]);
+            }
+            hst_halo_plan_destroy(plans[rank]);
+        }
+        free(h);
+    }
+}
+
+/* NDSL's one flat buffer: one doubly periodic rank, every spec on peer 0 paired with the
+   opposite boundary's receive region (hst_halo_spec_*_opposite), its own buffer sent back to
+   itself: every halo cell holds the periodic value; the buffer is boundary-major, as NDSL's. */
+static void test_flat_buffer(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout lay[3];
+    hst_halo_spec specs[16];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_buffer *dev[3];
+    size_t bytes = 0, ns = 0, so, sb, ro, rb;
+    double *h;
+    int b, c;
+    lay[0] = lay[1] = lay[2] = tile_layout();
+    assert_int_equal(hst_halo_layout_bytes(&lay[0], &bytes), HST_SUCCESS);
+    for (b = 0; b < 8; b++) {
+        assert_int_equal(hst_halo_spec_scalar_opposite(&lay[0], 0, (hst_halo_boundary)b, 0, 0,
+                                                       &specs[ns++]), HST_SUCCESS);
+        assert_int_equal(hst_halo_spec_vector_opposite(&lay[1], 1, &lay[2], 2, (hst_halo_boundary)b,
+                                                       0, 0, &specs[ns++]), HST_SUCCESS);
+    }
+    {   /* W's send strip pairs with E's receive strip */
+        hst_halo_region e;
+        assert_int_equal(hst_halo_region_get(&lay[0], HST_HALO_EAST, 1, &e), HST_SUCCESS);
+        assert_memory_equal(&specs[0].unpack, &e, sizeof e);
+        assert_memory_equal(&specs[1].unpack_y, &e, sizeof e);
+    }
+    d = plan_desc(3, lay, ns, specs, 1, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_peer(plan, 0, &so, &sb, &ro, &rb), HST_SUCCESS);
+    assert_int_equal(so, 0); assert_int_equal(ro, 0); assert_int_equal(sb, rb);
+    assert_int_equal(sb, hst_halo_plan_stats(plan).send_bytes);   /* one flat buffer */
+    h = (double *)malloc(bytes);
+    for (c = 0; c < 3; c++) {
+        tl_cells(h, 0, 0, c, TL_N, TL_N, 0);
+        assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[c]), HST_SUCCESS);
+        assert_int_equal(hst_write(hst_backend_queue(f->be), dev[c], 0, h, bytes, 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+    }
+    assert_int_equal(hst_halo_pack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    {   /* segment 0 of the buffer: the west send strip of quantity 0, C order */
+        double *sent = (double *)malloc(sb);
+        long k, j, i, at = 0;
+        assert_int_equal(hst_read(hst_backend_queue(f->be), hst_halo_plan_send_buffer(plan), 0, sent,
+                                  sb, 1, 0, NULL, NULL), HST_SUCCESS);
+        for (k = 0; k < TL_Z; k++)
+            for (j = 0; j < TL_N; j++)
+                for (i = 0; i < TL_H; i++)
+                    assert_true(sent[at++] == tl_value(i, j, k, 0, TL_N, TL_N));
+        free(sent);
+    }
+    assert_int_equal(hst_halo_copy_peer(plan, 0, plan, 0, NULL, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack(plan, NULL, 3, dev, 0, NULL, NULL), HST_SUCCESS);
+    for (c = 0; c < 3; c++) {
+        assert_int_equal(hst_read(hst_backend_queue(f->be), dev[c], 0, h, bytes, 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+        assert_true(tl_cells(h, 0, 0, c, TL_N, TL_N, 1));
+        hst_buffer_destroy(dev[c]);
+    }
+    free(h);
+    hst_halo_plan_destroy(plan);
+}
+
+/* NDSL's synchronize_vector_interfaces on a cubed sphere of 3 x 3 ranks per tile (54 ranks in
+   this process; NDSL's tests/test_sync_shared_boundary.py): x on [y_interface, x] (3, 2), y on
+   [y, x_interface] (2, 3), values counting up in memory (x from 6 rank, y from 6 (54 + rank));
+   each peer's segment goes to its route's send_rank, into the peer there whose recv_tag is
+   ours. NDSL's worked values: ranks 0 and 4; every rank's interior edges keep their values. */
+static void test_vector_interfaces(void **state)
+{
+    enum { L = 3, R = 6 * L * L };
+    fixture *f = FIX(state);
+    hst_halo_layout lv[2];
+    hst_halo_spec specs[R][2];
+    hst_halo_route routes[R][2];
+    hst_halo_plan *plans[R];
+    hst_buffer *dev[R][2];
+    double v[2][6];
+    int rank, c, k;
+    static const double y0[6] = {0, 1, 6, 3, 4, 9}, x4[6] = {0, 1, 2, 3, 18, 19};
+    for (c = 0; c < 2; c++) {
+        memset(&lv[c], 0, sizeof lv[c]);
+        lv[c].ndim = 2; lv[c].elem_bytes = 8; lv[c].n_halo = 1;
+        lv[c].dims[0] = c ? HST_HALO_DIM_Y : HST_HALO_DIM_Y_INTERFACE;
+        lv[c].dims[1] = c ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X;
+        lv[c].shape[0] = lv[c].extent[0] = c ? 2 : 3;
+        lv[c].shape[1] = lv[c].extent[1] = c ? 3 : 2;
+    }
+    for (rank = 0; rank < R; rank++) {
+        hst_halo_plan_desc d;
+        assert_int_equal(hst_cubed_sphere_vector_interface_specs(L, rank, &lv[0], 0, &lv[1], 1,
+                                                                 specs[rank], routes[rank]), HST_SUCCESS);
+        /* x's south edge is its first y_interface row; its north edge the last */
+        assert_int_equal(specs[rank][0].pack.start[0], 0); assert_int_equal(specs[rank][0].pack.stop[0], 1);
+        assert_int_equal(specs[rank][0].unpack.start[0], 2);
+        assert_int_equal(specs[rank][1].pack.stop[1], 1); assert_int_equal(specs[rank][1].unpack.start[1], 2);
+        d = plan_desc(2, lv, 2, specs[rank], 2, &f->log);
+        assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
+        for (c = 0; c < 2; c++) {
+            for (k = 0; k < 6; k++) v[c][k] = (double)(6 * (c * R + rank) + k);
+            assert_int_equal(hst_buffer_create(f->be, sizeof v[c], 0, &dev[rank][c]), HST_SUCCESS);
+            assert_int_equal(hst_write(hst_backend_queue(f->be), dev[rank][c], 0, v[c], sizeof v[c],
+                                       1, 0, NULL, NULL), HST_SUCCESS);
+        }
+        assert_int_equal(hst_halo_pack(plans[rank], NULL, 2, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+    }
+    for (rank = 0; rank < R; rank++)
+        for (c = 0; c < 2; c++) {
+            const hst_halo_route *rt = &routes[rank][c];
+            int from = rt->recv_rank, m;
+            for (m = 0; m < 2; m++)
+                if (routes[from][m].send_rank == rank && routes[from][m].send_tag == rt->recv_tag) break;
+            assert_true(m < 2);
+            assert_int_equal(hst_halo_copy_peer(plans[from], (size_t)m, plans[rank], (size_t)c, NULL,
+                                                0, NULL, NULL), HST_SUCCESS);
+        }
+    for (rank = 0; rank < R; rank++) {
+        assert_int_equal(hst_halo_unpack(plans[rank], NULL, 2, dev[rank], 0, NULL, NULL), HST_SUCCESS);
+        for (c = 0; c < 2; c++) {
+            assert_int_equal(hst_read(hst_backend_queue(f->be), dev[rank][c], 0, v[c], sizeof v[c], 1,
+                                      0, NULL, NULL), HST_SUCCESS);
+            hst_buffer_destroy(dev[rank][c]);
+        }
+        hst_halo_plan_destroy(plans[rank]);
+        for (k = 0; k < 4; k++)   /* x's rows 0-1 and y's columns 0-1 are never written */
+            assert_true(v[0][k] == (double)(6 * rank + k));
+        if (rank == 0)
+            for (k = 0; k < 6; k++) assert_true(v[1][k] == 6.0 * R + y0[k]);
+        if (rank == 4)
+            for (k = 0; k < 6; k++) {
+                assert_true(v[1][k] == 6.0 * (R + 4) + y0[k]);
+                assert_true(v[0][k] == 24.0 + x4[k]);
+            }
+    }
+}
+
+/* The tile's vector-interface routes (layout (2, 3), rank 0: S and N are rank 3, W rank 2, E
+   rank 1), refusals of pairs that are not on the C grid, and a negated spec without a sign
+   rule. */
+static void test_interface_routes(void **state)
+{
+    fixture *f = FIX(state);
+    hst_tile_partitioner tp;
+    hst_halo_layout lv[2], l16;
+    hst_halo_spec specs[2], s;
+    hst_halo_route routes[2];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan = NULL;
+    int c;
+    memset(&tp, 0, sizeof tp);
+    tp.layout[0] = 2; tp.layout[1] = 3;
+    for (c = 0; c < 2; c++) {
+        memset(&lv[c], 0, sizeof lv[c]);
+        lv[c].ndim = 3; lv[c].elem_bytes = 4; lv[c].n_halo = 1;
+        lv[c].dims[0] = HST_HALO_DIM_Z;
+        lv[c].dims[1] = c ? HST_HALO_DIM_Y : HST_HALO_DIM_Y_INTERFACE;
+        lv[c].dims[2] = c ? HST_HALO_DIM_X_INTERFACE : HST_HALO_DIM_X;
+        lv[c].shape[0] = lv[c].extent[0] = 2;
+        lv[c].shape[1] = (c ? 4 : 5) + 2; lv[c].origin[1] = 1; lv[c].extent[1] = c ? 4 : 5;
+        lv[c].shape[2] = (c ? 5 : 4) + 2; lv[c].origin[2] = 1; lv[c].extent[2] = c ? 5 : 4;
+    }
+    assert_int_equal(hst_tile_vector_interface_specs(&tp, 0, &lv[0], 0, &lv[1], 1, specs, routes), HST_SUCCESS);
+    assert_int_equal(routes[0].send_rank, 3); assert_int_equal(routes[0].recv_rank, 3);
+    assert_int_equal(routes[0].send_tag, HST_HALO_SOUTH); assert_int_equal(routes[0].recv_tag, HST_HALO_SOUTH);
+    assert_int_equal(routes[1].send_rank, 2); assert_int_equal(routes[1].recv_rank, 1);
+    assert_int_equal(routes[1].send_tag, HST_HALO_WEST); assert_int_equal(routes[1].recv_tag, HST_HALO_WEST);
+    assert_int_equal(specs[0].negate, 0); assert_int_equal(specs[1].rotation, 0);
+    /* x's south edge: y_interface index 1 (the origin), x [1, 5), z [0, 2); north edge: 5 */
+    assert_int_equal(specs[0].pack.start[1], 1); assert_int_equal(specs[0].pack.stop[1], 2);
+    assert_int_equal(specs[0].unpack.start[1], 5); assert_int_equal(specs[0].unpack.stop[1], 6);
+    assert_int_equal(specs[0].pack.start[2], 1); assert_int_equal(specs[0].pack.stop[2], 5);
+    assert_int_equal(specs[1].pack.start[2], 1); assert_int_equal(specs[1].unpack.start[2], 5);
+    d = plan_desc(2, lv, 2, specs, 2, &f->log);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_stats(plan).send_bytes, HST_HALO_PEER_ALIGN + 2 * 4 * 4);
+    hst_halo_plan_destroy(plan);
+    /* the components swapped are not on the C grid; NULLs */
+    assert_int_equal(hst_tile_vector_interface_specs(&tp, 0, &lv[1], 0, &lv[0], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_tile_vector_interface_specs(NULL, 0, &lv[0], 0, &lv[1], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_cubed_sphere_vector_interface_specs(1, 6, &lv[0], 0, &lv[1], 1, specs, routes),
+                     HST_ERROR_INVALID_ARGUMENT);
+    /* negate needs a sign rule: 16-byte elements have none */
+    l16 = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 16, HST_HALO_FLOAT);
+    assert_int_equal(hst_halo_spec_scalar(&l16, 0, HST_HALO_WEST, 0, 0, &s), HST_SUCCESS);
+    s.negate = 1;
+    d = plan_desc(1, &l16, 1, &s, 1, &f->log);
+    assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
+    assert_null(plan);
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 static void test_errors(void **state)
 {
@@ -1119,12 +1741,20 @@ int main(void)
     const struct CMUnitTest halo[] = {
         cmocka_unit_test(test_regions),
         cmocka_unit_test(test_cubed_sphere_partitioner),
+        cmocka_unit_test(test_opposite),
+        cmocka_unit_test(test_tile_partitioner),
+        cmocka_unit_test(test_subtile_slices),
         cmocka_unit_test_setup(test_round_trips, reset_log),
         cmocka_unit_test_setup(test_element_sizes, reset_log),
         cmocka_unit_test_setup(test_one_launch, reset_log),
         cmocka_unit_test_setup(test_large_slots, reset_log),
         cmocka_unit_test_setup(test_host_choose_aliasing, reset_log),
         cmocka_unit_test_setup(test_host_choose_device_fails, reset_log),
+        cmocka_unit_test_setup(test_runs_variant, reset_log),
+        cmocka_unit_test_setup(test_tile_exchange, reset_log),
+        cmocka_unit_test_setup(test_flat_buffer, reset_log),
+        cmocka_unit_test_setup(test_vector_interfaces, reset_log),
+        cmocka_unit_test_setup(test_interface_routes, reset_log),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
     };
