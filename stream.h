@@ -495,6 +495,15 @@ HST_API HST_NODISCARD hst_result hst_stream_rank_range(const hst_stream *s, uint
 HST_API HST_NODISCARD hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
                                                               hst_stream_pinned *const *arrays);
 
+/* Makes the next runs cover slices [0, num_slices) of the arrays, 1 <= num_slices <= the
+   num_slices the stream was created with (which it may return to): the ring, the programs and
+   the block size stay, and every block, halo, kernel argument (total = num_slices) and result
+   is what a stream created with num_slices computes, the same bits. For runs of varying length
+   (a live acquisition's pieces) without a ring allocated per length. In one process only.
+   Errors: HST_ERROR_INVALID_ARGUMENT (s NULL, num_slices 0 or beyond create's, a stream over
+   MPI ranks: their split is fixed at create). Thread safety: per object (the stream). */
+HST_API HST_NODISCARD hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slices);
+
 /* ---------------------------------------------------------------------------------------------
    The copy model of the default block size: t0, the overhead of one transfer command
    (seconds), and BW, the pinned copy speed (bytes/s), of an OpenCL device. They come from a
@@ -688,6 +697,8 @@ struct hst_stream {
     hst_choice_op *split_op;                    /* the registry's split op; NULL: none */
     int64_t split_sig;                          /* its signature: bytes per slice */
     uint64_t runs;                              /* hst_stream_run calls so far */
+    uint64_t created_slices;                    /* num_slices at create (desc.num_slices: the
+                                                   runs' own, hst_stream_set_num_slices) */
     uint64_t ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
     uint64_t halo_lo, halo_hi;                  /* whole chain: the loaded range (each < N) */
     uint64_t block;                             /* B */
@@ -1826,7 +1837,8 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
     s->host = hst_backend_is_host(d->backends[0]);
     s->acc_bytes = fp64 ? 8 : 4;
-    s->own1 = s->load1 = d->num_slices;   /* one process (the ranks' split narrows them) */
+    s->own1 = s->load1 = s->created_slices = d->num_slices;   /* one process (the ranks' split
+                                                                 narrows own and load) */
     s->nranks = 1;
 }
 
@@ -1896,6 +1908,28 @@ HST__SDEF uint64_t hst_stream_block_slices(const hst_stream *s) { return s ? s->
 
 HST__SDEF hst_choice_op *hst_stream_choice_op(const hst_stream *s) {
     return s ? s->split_op : NULL;
+}
+
+HST__SDEF hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slices) {
+    const char *F = "hst_stream_set_num_slices";
+    uint64_t old;
+    hst_result r;
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "%s: s is NULL", F);
+    if (s->mpi)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "%s: the stream runs over MPI ranks, whose split is fixed at create", F);
+    if (!num_slices || num_slices > s->created_slices)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                         "%s: num_slices %llu: give 1..%llu (the stream's num_slices at create)", F,
+                         (unsigned long long)num_slices, (unsigned long long)s->created_slices);
+    old = s->desc.num_slices;
+    s->desc.num_slices = s->own1 = s->load1 = num_slices;
+    if ((r = hst__check_local_memory(s)) != HST_SUCCESS) {   /* pinned memory given for fewer */
+        s->desc.num_slices = s->own1 = s->load1 = old;
+        return r;
+    }
+    hst__stream_extents(s);   /* the halos clipped to the new end, as create clips them */
+    return HST_SUCCESS;
 }
 
 /* Checks one replacement of hst_stream_set_arrays: exactly one kind of memory, pinned where
