@@ -18,15 +18,27 @@
    Figures (one process, one device, one run of this program):
      batch default      ms per frame of hst_esrrf_run with every desc field at its default
      batch fused/chained the same with the path forced
-     live               ms per frame from the first push to hst_esrrf_live_finish (the session's
-                        create, which allocates and makes the first streams, is set-up done before
-                        a camera starts; printed apart)
+     live               ms per frame from the first push to the return of hst_esrrf_live_destroy
+                        after hst_esrrf_live_finish (the teardown is in, as a batch call's own is;
+                        printed apart, like the session's create, which allocates and makes the
+                        first streams: set-up done before a camera starts, not in the rate)
      live / batch       frames per second ratio (the issue asks >= 0.95)
      stages             on an OpenCL device, one more batch call of the default desc (several
                         devices: the fused call on all) on backends whose queues profile
                         (bench/cl_profile.h): per device, the device time per frame of each
                         kernel, of the uploads (with their bytes: the frames in their own
-                        dtype), read-backs and fills, and of everything but the fused RGC
+                        dtype), read-backs and fills, and of everything but the fused RGC;
+                        before them each device's timeline: the compute engine's idle time
+                        between kernels, split into "enqueued late" (the host was behind),
+                        "upload late" (the block's upload was) and the rest, its largest gaps
+                        and ten commands from the middle of the call (queued, submitted,
+                        started, ended)
+     host time          after each timed batch setting (OpenCL): the last call's wall time
+                        split as its report splits it, and the host seconds (all threads) in
+                        the OpenCL calls that make and free a call's buffers, in waits, in
+                        enqueues, and in memcpy of 1 MB or more
+     staging memcpy     with several devices: the host's copy rate from the stack into pinned
+                        memory, one thread and one per device at once
    --no-paths leaves out the runs with the path forced.
 
    Build: cc -std=c99 -O2 -I. bench/esrrf_bench.c -o esrrf_bench -lOpenCL -lm -lpthread */
@@ -188,7 +200,7 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
 }
 
 static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s, hst_esrrf_report *rep,
-                      double *create_s)
+                      double *create_s, double *destroy_s)
 {
     size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
     double best = INFINITY;
@@ -205,8 +217,10 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
         for (f = 0; f < a->frames; f++)
             CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
         CHECK(hst_esrrf_live_finish(lv, rep));
-        hst_esrrf_live_destroy(lv);
+        *destroy_s = now_s();
+        hst_esrrf_live_destroy(lv);   /* in the rate, as a batch call's own teardown is in its time */
         t = now_s() - t0;
+        *destroy_s = now_s() - *destroy_s;
         if (t < best) best = t;
     }
     d->on_timepoint = NULL;
@@ -444,7 +458,7 @@ int main(int argc, char **argv)
     sink s;
     size_t px;
     unsigned m, first = 0;
-    double def, fused, chained, lv, create_s = 0;
+    double def, fused, chained, lv, create_s = 0, destroy_s = 0;
     char first_dev[256];
     parse(argc, argv, &a);
     memset(&bd, 0, sizeof bd);
@@ -491,10 +505,10 @@ int main(int argc, char **argv)
         d.path = HST_ESRRF_PATH_AUTO;
     }
     d.block_frames = rep.block_frames;   /* the batch call's blocks, so both stream alike */
-    lv = live_ms(&a, &d, stack, &s, &rep, &create_s);
+    lv = live_ms(&a, &d, stack, &s, &rep, &create_s, &destroy_s);
     printf("  live, 1 frame/push   %9.3f ms per frame  (first push to finish; live / batch frames per second: "
-           "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s)\n", lv, def / lv,
-           create_s, rep.stream_seconds, rep.finish_seconds);
+           "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s, destroy %.3f s)\n", lv,
+           def / lv, create_s, rep.stream_seconds, rep.finish_seconds, destroy_s);
     printf("  live == batch        %s\n", memcmp(s.img, out[first], px * sizeof(float)) ? "NO: the bits differ" : "bit for bit");
     if (!hst_backend_is_host(be)) {   /* the choice's timings to the file first: no measuring there */
         hst_backend *pbe;
