@@ -359,6 +359,8 @@ struct hst__eng;
 typedef struct hst__estream {
     hst_stream *s;
     uint64_t n;                 /* slices (the piece plus its skipped frame) */
+    uint64_t cap;               /* slices at create: shorter runs reuse the stream
+                                   (hst_stream_set_num_slices) */
     uint64_t bytes;             /* device bytes per device (hst_stream_block_info) */
     int path;
     hst__epar P;
@@ -827,8 +829,10 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
     hst__estream *es;
     unsigned i;
     hst_result r;
-    for (i = 0; i < HST__E_STREAMS; i++)
-        if (g->streams[i].s && g->streams[i].n == n && g->streams[i].path == path) {
+    for (i = 0; i < HST__E_STREAMS; i++)   /* one made for at least n slices: no new ring */
+        if (g->streams[i].s && g->streams[i].cap >= n && g->streams[i].path == path) {
+            if (g->streams[i].n != n && (r = hst_stream_set_num_slices(g->streams[i].s, n)) != HST_SUCCESS) return r;
+            g->streams[i].n = n;
             *out = &g->streams[i];
             return HST_SUCCESS;
         }
@@ -841,7 +845,7 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
     g->next = (g->next + 1) % HST__E_STREAMS;
     hst_stream_destroy(es->s);
     memset(es, 0, sizeof *es);
-    es->n = n; es->path = path; es->e = e;
+    es->n = es->cap = n; es->path = path; es->e = e;
     hst__epar_init(e, &es->P);
     hst__eindices(e, path, &x);
     hst__earrays(arr, e, g, &x);
@@ -2097,7 +2101,8 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
 static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
     uint64_t T = lv->e.d.frames_per_timepoint, n = lv->count, end = lv->first + lv->count;
     if (T && end / T > lv->first / T) n = end / T * T - lv->first;   /* up to the last complete time point */
-    else if (lv->count < lv->cap) return;
+    else if (lv->count < lv->cap && (lv->job || lv->count < lv->e.block + !T)) return;   /* an idle
+                                           worker takes a block at once (the first ones) */
     else if (!T) n = lv->count - 1;
     hst__elive_handoff(lv, n);
 }
@@ -2123,7 +2128,7 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
     n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
     if (!e->grp[0].lag) n[1] = !T ? lv->cap - 1 : n[0];   /* no frame before: the piece alone */
-    for (k = 0; k < 2; k++)
+    for (k = 2; k-- > 0;)   /* n[1] >= n[0]: the longer first, which the shorter then reuses */
         if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
     return HST_SUCCESS;
 }

@@ -242,7 +242,10 @@ typedef struct hst_stream_pinned hst_stream_pinned;   /* see "Pinned arrays" bel
 typedef struct hst_stream_array {
     hst_stream_kind kind;
     size_t slice_bytes;         /* bytes of one slice (> 0; unused for GLOBAL) */
-    void *host;                 /* caller memory of N * slice_bytes (NULL for TEMP) */
+    void *host;                 /* caller memory of N * slice_bytes (NULL for TEMP): an INPUT
+                                   array is uploaded straight from it (the driver stages pageable
+                                   memory itself); OUTPUT and INOUT arrays come back through the
+                                   ring's pinned staging */
     hst_buffer *pinned;         /* or a pinned buffer (hst_pinned_create) of that size: its host
                                    memory is transferred directly, with no staging copy */
     size_t global_bytes;        /* GLOBAL only: bytes of the whole array (> 0) */
@@ -377,7 +380,8 @@ typedef struct hst_stream_report {
    rank. */
 
 /* Validates the description, builds the stages' programs on every device, chooses the block size
-   and allocates each device's ring (pinned staging + device buffers). Errors:
+   and allocates each device's ring (device buffers, and pinned staging for the OUTPUT and INOUT
+   arrays in pageable memory). Errors:
    HST_ERROR_INVALID_ARGUMENT (the log names the field: zero slices, an index out of range, an
    array kind used wrongly, a stage without host twin on the host device (named), a stage with
    both arrays_fn and a kernel, sources, options or host twin (named), an output
@@ -419,7 +423,7 @@ HST_API HST_NODISCARD hst_result hst_stream_run(hst_stream *s, hst_stream_report
 /* Replaces the caller memory of array i (same kind and size; pinned stays pinned) between runs.
    Over MPI ranks the memory holds this rank's loaded slices only (hst_stream_rank_range), from
    global slice load_begin; an array left NULL at create takes pageable or pinned memory here
-   (its ring keeps the staging of pageable memory either way). Not collective.
+   (its ring keeps the staging of pageable OUTPUT and INOUT memory either way). Not collective.
    Errors: HST_ERROR_INVALID_ARGUMENT (also when the new memory aliases another array in a way
    create refuses), HST_ERROR_SHAPE (a pinned buffer too small).
    Thread safety: per object (the stream). */
@@ -490,6 +494,15 @@ HST_API HST_NODISCARD hst_result hst_stream_rank_range(const hst_stream *s, uint
    their slice_bytes. Errors as hst_stream_set_arrays. Thread safety: per object (the stream). */
 HST_API HST_NODISCARD hst_result hst_stream_set_pinned_arrays(hst_stream *s, unsigned n, const unsigned *idx,
                                                               hst_stream_pinned *const *arrays);
+
+/* Makes the next runs cover slices [0, num_slices) of the arrays, 1 <= num_slices <= the
+   num_slices the stream was created with (which it may return to): the ring, the programs and
+   the block size stay, and every block, halo, kernel argument (total = num_slices) and result
+   is what a stream created with num_slices computes, the same bits. For runs of varying length
+   (a live acquisition's pieces) without a ring allocated per length. In one process only.
+   Errors: HST_ERROR_INVALID_ARGUMENT (s NULL, num_slices 0 or beyond create's, a stream over
+   MPI ranks: their split is fixed at create). Thread safety: per object (the stream). */
+HST_API HST_NODISCARD hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slices);
 
 /* ---------------------------------------------------------------------------------------------
    The copy model of the default block size: t0, the overhead of one transfer command
@@ -646,7 +659,8 @@ static void *hst__scalloc(const hst_backend *be, size_t bytes) {
 /* >>types ------------------------------------------------------------------------------------ */
 typedef struct hst__slot {
     hst_buffer *dev[HST_STREAM_MAX_ARRAYS];     /* device buffer of each array */
-    hst_buffer *staging[HST_STREAM_MAX_ARRAYS]; /* pinned staging (uploads and downloads) */
+    hst_buffer *staging[HST_STREAM_MAX_ARRAYS]; /* pinned staging of pageable OUTPUT and INOUT
+                                                   arrays (INOUT: its upload too) */
     hst_event done;                             /* the block's last command */
     int busy;
     uint64_t b0, b1;                            /* owned slices in flight */
@@ -683,6 +697,8 @@ struct hst_stream {
     hst_choice_op *split_op;                    /* the registry's split op; NULL: none */
     int64_t split_sig;                          /* its signature: bytes per slice */
     uint64_t runs;                              /* hst_stream_run calls so far */
+    uint64_t created_slices;                    /* num_slices at create (desc.num_slices: the
+                                                   runs' own, hst_stream_set_num_slices) */
     uint64_t ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
     uint64_t halo_lo, halo_hi;                  /* whole chain: the loaded range (each < N) */
     uint64_t block;                             /* B */
@@ -1671,6 +1687,18 @@ static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
     return HST_SUCCESS;
 }
 
+/* Whether array a comes back to the caller: in pageable memory it needs the ring's pinned
+   staging (a read into pageable memory may complete on the host only once the block's kernels
+   have, which would stall the pipeline). Uploads from pageable memory go straight from the
+   caller's array: the driver stages them itself, at about the speed of the host copy our own
+   staging cost (bench/RESULTS.md: 7.7 against 6.5-7.6 GB/s on an NVIDIA H200 host), without a
+   block-sized pinned buffer per ring slot to allocate, map and free each time a stream is made
+   (29-47 ms per 64 MB slot there, several devices' threads contending: it was what kept two
+   GPUs at 1.4-1.5x one in esrrf.h's row split). */
+static int hst__downloads(const hst_stream_array *a) {
+    return a->kind == HST_STREAM_OUTPUT || a->kind == HST_STREAM_INOUT;
+}
+
 /* One device's queues, kernels, ring buffers and accumulator buffers. */
 static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
     uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
@@ -1694,7 +1722,7 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
             if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
             if ((r = hst_buffer_create(d->be, bytes, HST_MEM_RESIDENT, &d->slots[k].dev[i])) != HST_SUCCESS) return r;
-            if (s->arrays[i].kind != HST_STREAM_TEMP && !hst__is_pinned(&s->arrays[i]) &&   /* deferred too */
+            if (hst__downloads(&s->arrays[i]) && !hst__is_pinned(&s->arrays[i]) &&   /* deferred too */
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
         }
     for (i = 0; i < s->desc.num_accumulators; i++)
@@ -1809,7 +1837,8 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
     s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
     s->host = hst_backend_is_host(d->backends[0]);
     s->acc_bytes = fp64 ? 8 : 4;
-    s->own1 = s->load1 = d->num_slices;   /* one process (the ranks' split narrows them) */
+    s->own1 = s->load1 = s->created_slices = d->num_slices;   /* one process (the ranks' split
+                                                                 narrows own and load) */
     s->nranks = 1;
 }
 
@@ -1881,8 +1910,31 @@ HST__SDEF hst_choice_op *hst_stream_choice_op(const hst_stream *s) {
     return s ? s->split_op : NULL;
 }
 
+HST__SDEF hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slices) {
+    const char *F = "hst_stream_set_num_slices";
+    uint64_t old;
+    hst_result r;
+    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "%s: s is NULL", F);
+    if (s->mpi)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "%s: the stream runs over MPI ranks, whose split is fixed at create", F);
+    if (!num_slices || num_slices > s->created_slices)
+        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                         "%s: num_slices %llu: give 1..%llu (the stream's num_slices at create)", F,
+                         (unsigned long long)num_slices, (unsigned long long)s->created_slices);
+    old = s->desc.num_slices;
+    s->desc.num_slices = s->own1 = s->load1 = num_slices;
+    if ((r = hst__check_local_memory(s)) != HST_SUCCESS) {   /* pinned memory given for fewer */
+        s->desc.num_slices = s->own1 = s->load1 = old;
+        return r;
+    }
+    hst__stream_extents(s);   /* the halos clipped to the new end, as create clips them */
+    return HST_SUCCESS;
+}
+
 /* Checks one replacement of hst_stream_set_arrays: exactly one kind of memory, pinned where
-   the ring was built without staging (and pageable where it was built with it). */
+   the array was pinned at create and pageable where it was pageable (an array given no memory
+   at create takes either). */
 static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *host, const hst_buffer *pinned,
                                  const hst_stream_pinned *pa) {
     const char *F = "hst_stream_set_arrays";
@@ -2118,9 +2170,9 @@ static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint
         size_t sb = a->slice_bytes, bytes = (size_t)(end - base) * sb;
         hst_event e = NULL;
         if (a->kind != HST_STREAM_INPUT && a->kind != HST_STREAM_INOUT) continue;
-        if (!hst__staged(slot, a, i))
+        if (!hst__staged(slot, a, i))   /* pinned, or a pageable INPUT: straight from the caller */
             r = hst__copy_runs(d->up, slot->dev[i], 0, a, base - s->load0, end - s->load0, 1, NULL, ev);
-        else {   /* pageable caller memory: through pinned staging */
+        else {   /* a pageable INOUT array: through its pinned staging, which brings it back */
             memcpy(hst_buffer_host_ptr(slot->staging[i]), hst__host_slice(s, a, base), bytes);
             r = hst_write(d->up, slot->dev[i], 0, hst_buffer_host_ptr(slot->staging[i]), bytes, 0, 0, NULL, &e);
             if (r == HST_SUCCESS) hst__keep_event(ev, e);
@@ -2252,7 +2304,7 @@ static hst_result hst__download(hst_stream *s, hst__sdev *d, hst__slot *slot, ui
         const hst_stream_array *a = &s->arrays[i];
         size_t sb = a->slice_bytes, off = (size_t)(b0 - base) * sb, bytes = (size_t)(b1 - b0) * sb;
         hst_event e = NULL;
-        if (a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) continue;
+        if (!hst__downloads(a)) continue;
         if (!hst__staged(slot, a, i))
             r = hst__copy_runs(d->down, slot->dev[i], off, a, b0 - s->load0, b1 - s->load0, 0, computed, ev);
         else {
@@ -2297,7 +2349,7 @@ static hst_result hst__finish(hst_stream *s, hst__sdev *d, hst__slot *slot, int 
     for (i = 0; i < s->desc.num_arrays; i++) {
         const hst_stream_array *a = &s->arrays[i];
         size_t sb = a->slice_bytes;
-        if ((a->kind != HST_STREAM_OUTPUT && a->kind != HST_STREAM_INOUT) || !hst__staged(slot, a, i)) continue;
+        if (!hst__downloads(a) || !hst__staged(slot, a, i)) continue;
         memcpy(hst__host_slice(s, a, slot->b0),
                (unsigned char *)hst_buffer_host_ptr(slot->staging[i]) + (size_t)(slot->b0 - base) * sb,
                (size_t)(slot->b1 - slot->b0) * sb);
@@ -2307,7 +2359,9 @@ static hst_result hst__finish(hst_stream *s, hst__sdev *d, hst__slot *slot, int 
     return HST_SUCCESS;
 }
 
-/* Finishes every block in flight, in order, keeping the first error. */
+/* Finishes every block in flight, in order, keeping the first error. After a failure the copy
+   queues are finished too: a block whose enqueue failed midway may still be copying from or to
+   the caller's memory, which the caller may free once the run returns. */
 static hst_result hst__drain(hst_stream *s, hst_result r, int *cancel) {
     unsigned d;
     for (d = 0; d < s->desc.num_backends; d++) {
@@ -2316,6 +2370,10 @@ static hst_result hst__drain(hst_stream *s, hst_result r, int *cancel) {
             hst__slot *slot = &dv->slots[dv->finished % s->ring];
             hst_result f = hst__finish(s, dv, slot, cancel);
             if (r == HST_SUCCESS) r = f;
+        }
+        if (r != HST_SUCCESS && dv->up) {
+            hst_result up = hst_queue_finish(dv->up), down = hst_queue_finish(dv->down);
+            (void)up; (void)down;   /* the run's first error is what the caller gets */
         }
     }
     return r;

@@ -18,15 +18,27 @@
    Figures (one process, one device, one run of this program):
      batch default      ms per frame of hst_esrrf_run with every desc field at its default
      batch fused/chained the same with the path forced
-     live               ms per frame from the first push to hst_esrrf_live_finish (the session's
-                        create, which allocates and makes the first streams, is set-up done before
-                        a camera starts; printed apart)
+     live               ms per frame from the first push to the return of hst_esrrf_live_destroy
+                        after hst_esrrf_live_finish (the teardown is in, as a batch call's own is;
+                        printed apart, like the session's create, which allocates and makes the
+                        first streams: set-up done before a camera starts, not in the rate)
      live / batch       frames per second ratio (the issue asks >= 0.95)
      stages             on an OpenCL device, one more batch call of the default desc (several
                         devices: the fused call on all) on backends whose queues profile
                         (bench/cl_profile.h): per device, the device time per frame of each
                         kernel, of the uploads (with their bytes: the frames in their own
-                        dtype), read-backs and fills, and of everything but the fused RGC
+                        dtype), read-backs and fills, and of everything but the fused RGC;
+                        before them each device's timeline: the compute engine's idle time
+                        between kernels, split into "enqueued late" (the host was behind),
+                        "upload late" (the block's upload was) and the rest, its largest gaps
+                        and ten commands from the middle of the call (queued, submitted,
+                        started, ended)
+     host time          after each timed batch setting (OpenCL): the last call's wall time
+                        split as its report splits it, and the host seconds (all threads) in
+                        the OpenCL calls that make and free a call's buffers, in waits, in
+                        enqueues, and in memcpy of 1 MB or more
+     staging memcpy     with several devices: the host's copy rate from the stack into pinned
+                        memory, one thread and one per device at once
    --no-paths leaves out the runs with the path forced.
 
    Build: cc -std=c99 -O2 -I. bench/esrrf_bench.c -o esrrf_bench -lOpenCL -lm -lpthread */
@@ -39,11 +51,90 @@
 #  endif
 #  include <CL/cl.h>
 #  include "cl_profile.h"
+#  include <pthread.h>
+#  include <time.h>
+/* Host time inside the OpenCL calls that set up and tear down a call's streams, and in large
+   memcpy (summed over threads): where a call's time outside the device's commands goes. */
+enum { AC_CREATE, AC_MAP, AC_UNMAP, AC_RELEASE, AC_MIGRATE, AC_WAIT, AC_FINISH, AC_BUILD, AC_WRITE, AC_READ,
+       AC_MEMCPY, AC_N };
+static const char *const ac_name[AC_N] = { "clCreateBuffer", "map", "unmap", "clReleaseMemObject", "migrate",
+                                           "clWaitForEvents", "clFinish", "build", "write enqueue",
+                                           "read enqueue", "memcpy >= 1 MB" };
+static double ac_s[AC_N];
+static unsigned long ac_n[AC_N];
+static pthread_mutex_t ac_mu = PTHREAD_MUTEX_INITIALIZER;
+static double ac_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static void ac_add(int k, double t0)
+{
+    double t = ac_now() - t0;
+    pthread_mutex_lock(&ac_mu);
+    ac_s[k] += t; ac_n[k]++;
+    pthread_mutex_unlock(&ac_mu);
+}
+static void ac_reset(void) { memset(ac_s, 0, sizeof ac_s); memset(ac_n, 0, sizeof ac_n); }
+static void ac_print(const char *label)
+{
+    int k;
+    printf("  host time of %s (all threads), s (calls):", label);
+    for (k = 0; k < AC_N; k++) if (ac_n[k]) printf(" %s %.4f (%lu);", ac_name[k], ac_s[k], ac_n[k]);
+    printf("\n");
+}
+static cl_mem ac_clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *p, cl_int *e)
+{ double t0 = ac_now(); cl_mem m = clCreateBuffer(c, f, n, p, e); ac_add(AC_CREATE, t0); return m; }
+static void *ac_clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool bl, cl_map_flags f, size_t o, size_t n,
+                                   cl_uint nw, const cl_event *w, cl_event *ev, cl_int *e)
+{ double t0 = ac_now(); void *p = clEnqueueMapBuffer(q, b, bl, f, o, n, nw, w, ev, e); ac_add(AC_MAP, t0); return p; }
+static cl_int ac_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem b, void *p, cl_uint nw, const cl_event *w, cl_event *ev)
+{ double t0 = ac_now(); cl_int r = clEnqueueUnmapMemObject(q, b, p, nw, w, ev); ac_add(AC_UNMAP, t0); return r; }
+static cl_int ac_clReleaseMemObject(cl_mem b)
+{ double t0 = ac_now(); cl_int r = clReleaseMemObject(b); ac_add(AC_RELEASE, t0); return r; }
+static cl_int ac_clEnqueueMigrateMemObjects(cl_command_queue q, cl_uint n, const cl_mem *m, cl_mem_migration_flags f,
+                                            cl_uint nw, const cl_event *w, cl_event *ev)
+{ double t0 = ac_now(); cl_int r = clEnqueueMigrateMemObjects(q, n, m, f, nw, w, ev); ac_add(AC_MIGRATE, t0); return r; }
+static cl_int ac_clWaitForEvents(cl_uint n, const cl_event *e)
+{ double t0 = ac_now(); cl_int r = clWaitForEvents(n, e); ac_add(AC_WAIT, t0); return r; }
+static cl_int ac_clFinish(cl_command_queue q)
+{ double t0 = ac_now(); cl_int r = clFinish(q); ac_add(AC_FINISH, t0); return r; }
+static cl_int ac_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *o,
+                                void (CL_CALLBACK *cb)(cl_program, void *), void *u)
+{ double t0 = ac_now(); cl_int r = clBuildProgram(p, n, d, o, cb, u); ac_add(AC_BUILD, t0); return r; }
+static cl_int ac_clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool bl, size_t o, size_t n, const void *p,
+                                      cl_uint nw, const cl_event *w, cl_event *ev)
+{ double t0 = ac_now(); cl_int r = prof_clEnqueueWriteBuffer(q, b, bl, o, n, p, nw, w, ev); ac_add(AC_WRITE, t0); return r; }
+static cl_int ac_clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool bl, size_t o, size_t n, void *p,
+                                     cl_uint nw, const cl_event *w, cl_event *ev)
+{ double t0 = ac_now(); cl_int r = prof_clEnqueueReadBuffer(q, b, bl, o, n, p, nw, w, ev); ac_add(AC_READ, t0); return r; }
+static void *ac_memcpy(void *d, const void *s, size_t n)
+{
+    double t0;
+    if (n < ((size_t)1 << 20)) return memcpy(d, s, n);
+    t0 = ac_now(); memcpy(d, s, n); ac_add(AC_MEMCPY, t0);
+    return d;
+}
+#  undef clEnqueueWriteBuffer
+#  undef clEnqueueReadBuffer
+#  define clCreateBuffer ac_clCreateBuffer
+#  define clEnqueueMapBuffer ac_clEnqueueMapBuffer
+#  define clEnqueueUnmapMemObject ac_clEnqueueUnmapMemObject
+#  define clReleaseMemObject ac_clReleaseMemObject
+#  define clEnqueueMigrateMemObjects ac_clEnqueueMigrateMemObjects
+#  define clWaitForEvents ac_clWaitForEvents
+#  define clFinish ac_clFinish
+#  define clBuildProgram ac_clBuildProgram
+#  define clEnqueueWriteBuffer ac_clEnqueueWriteBuffer
+#  define clEnqueueReadBuffer ac_clEnqueueReadBuffer
+#  define memcpy ac_memcpy
 #endif
 #include "esrrf.h"
 #include "bench_util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,16 +182,25 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
     double best = INFINITY;
     unsigned k;
     for (k = 0; k <= a->reps; k++) {   /* run 0: programs and the choice's measuring */
-        double t0 = now_s(), t;
+        double t0, t;
+#ifndef HST_NO_OPENCL
+        ac_reset();
+#endif
+        t0 = now_s();
         CHECK(hst_esrrf_run(d, stack, a->dtype, a->frames, a->size, a->size, out, rep));
         t = now_s() - t0;
         if (k && t < best) best = t;
     }
+#ifndef HST_NO_OPENCL
+    printf("  the last call: %.3f s; stream runs %.3f s, finishing %.3f s, the rest %.3f s\n", rep->seconds,
+           rep->stream_seconds, rep->finish_seconds, rep->seconds - rep->stream_seconds - rep->finish_seconds);
+    ac_print("the last call");
+#endif
     return 1e3 * best / (double)a->frames;
 }
 
 static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s, hst_esrrf_report *rep,
-                      double *create_s)
+                      double *create_s, double *destroy_s)
 {
     size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
     double best = INFINITY;
@@ -117,13 +217,96 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
         for (f = 0; f < a->frames; f++)
             CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
         CHECK(hst_esrrf_live_finish(lv, rep));
-        hst_esrrf_live_destroy(lv);
+        *destroy_s = now_s();
+        hst_esrrf_live_destroy(lv);   /* in the rate, as a batch call's own teardown is in its time */
         t = now_s() - t0;
+        *destroy_s = now_s() - *destroy_s;
         if (t < best) best = t;
     }
     d->on_timepoint = NULL;
     return 1e3 * best / (double)a->frames;
 }
+
+#ifndef HST_NO_OPENCL
+/* One profiled command on the device clock (ns): host enqueue (queued), submission, start, end. */
+typedef struct tl_cmd { const char *name; int upload; cl_ulong q, s, b, e; } tl_cmd;
+
+static int tl_by_start(const void *x, const void *y)
+{
+    const tl_cmd *a = (const tl_cmd *)x, *b = (const tl_cmd *)y;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* Where each device's compute engine idles inside its commands' span (call before prof_collect,
+   which releases the events): the kernels in start order, each gap between one kernel's end and
+   the next one's start split into "enqueued late" (the host enqueued the next kernel after the
+   previous had ended: the host was the bottleneck), "upload late" (its block's upload ended
+   after the previous kernel: the copy engine or the staging was) and the rest (enqueued and fed
+   in time, yet idle: the driver's scheduling of a cross-queue wait); then one block's commands. */
+static void timeline(double frames)
+{
+    size_t i, j;
+    tl_cmd *c = (tl_cmd *)calloc(prof_n ? prof_n : 1, sizeof *c);
+    unsigned d;
+    if (!c) return;
+    for (d = 0; d < PROF_MAX_DEVICES; d++) {
+        size_t m = 0, nk = 0;
+        double gap = 0, late = 0, up = 0, big[6] = {0, 0, 0, 0, 0, 0};
+        const char *bign[6] = {0, 0, 0, 0, 0, 0};
+        cl_ulong lastup = 0, t0 = 0, prev_end = 0;
+        const tl_cmd *prev = NULL;
+        for (i = 0; i < prof_n; i++) {
+            prof_device *p;
+            clWaitForEvents(1, &prof_cmds[i].ev);
+            p = prof_device_of(prof_cmds[i].ev);
+            if (!p || p != &prof_dev[d]) continue;
+            c[m].name = prof_cmds[i].stage ? prof_cmds[i].stage : prof_cmds[i].kernel;
+            c[m].upload = prof_cmds[i].stage && !strcmp(prof_cmds[i].stage, "upload");
+            clGetEventProfilingInfo(prof_cmds[i].ev, CL_PROFILING_COMMAND_QUEUED, sizeof c[m].q, &c[m].q, NULL);
+            clGetEventProfilingInfo(prof_cmds[i].ev, CL_PROFILING_COMMAND_SUBMIT, sizeof c[m].s, &c[m].s, NULL);
+            clGetEventProfilingInfo(prof_cmds[i].ev, CL_PROFILING_COMMAND_START, sizeof c[m].b, &c[m].b, NULL);
+            clGetEventProfilingInfo(prof_cmds[i].ev, CL_PROFILING_COMMAND_END, sizeof c[m].e, &c[m].e, NULL);
+            m++;
+        }
+        if (!m) break;
+        qsort(c, m, sizeof *c, tl_by_start);
+        t0 = c[0].b;
+        for (i = 0; i < m; i++) {
+            double g, l, u;
+            if (c[i].upload) { if (c[i].e > lastup) lastup = c[i].e; continue; }
+            if (!c[i].name || !strcmp(c[i].name, "read-back") || !strcmp(c[i].name, "fill")) continue;
+            nk++;
+            if (prev && c[i].b > prev_end) {
+                g = 1e-6 * (double)(c[i].b - prev_end);
+                l = c[i].q > prev_end ? 1e-6 * (double)(c[i].q - prev_end) : 0;
+                u = lastup > prev_end ? 1e-6 * (double)(lastup - prev_end) : 0;
+                if (l > g) l = g;
+                if (u > g) u = g;
+                gap += g; late += l; up += u > l ? u - l : 0;
+                for (j = 0; j < 6 && g <= big[j]; j++) {}
+                if (j < 6) {
+                    memmove(big + j + 1, big + j, (5 - j) * sizeof *big);
+                    memmove(bign + j + 1, bign + j, (5 - j) * sizeof *bign);
+                    big[j] = g; bign[j] = c[i].name;
+                }
+            }
+            if (!prev || c[i].e > prev_end) prev_end = c[i].e;
+            prev = &c[i];
+        }
+        printf("    device %u timeline: %zu kernels; compute idle inside the span %.4f ms per frame "
+               "(enqueued late %.4f, upload late %.4f, other %.4f)\n", d, nk, gap / frames, late / frames,
+               up / frames, (gap - late - up) / frames);
+        printf("      largest idle gaps (ms, before):");
+        for (j = 0; j < 6 && bign[j]; j++) printf(" %.3f %s;", big[j], bign[j]);
+        printf("\n      commands around the middle (ms from the first start: queued submit start end):\n");
+        for (i = m / 2, j = 0; i < m && j < 10; i++, j++)
+            printf("        %-24s %9.3f %9.3f %9.3f %9.3f\n", c[i].name ? c[i].name : "?",
+                   1e-6 * ((double)c[i].q - (double)t0), 1e-6 * ((double)c[i].s - (double)t0),
+                   1e-6 * ((double)c[i].b - (double)t0), 1e-6 * ((double)c[i].e - (double)t0));
+    }
+    free(c);
+}
+#endif
 
 /* The stages of one batch call (desc d, on backends made with profiling queues), from OpenCL
    event profiling: per device its commands' span, then each stage's device time per frame
@@ -141,6 +324,7 @@ static void stages(const args *a, hst_esrrf_desc *d, const void *stack, float *c
     CHECK(hst_esrrf_run(d, stack, a->dtype, a->frames, a->size, a->size, out, &rep));
     wall = now_s() - t0;
     prof_on = 0;
+    timeline(F);
     prof_collect();
     printf("  stages of one batch call (OpenCL event profiling; %.3f ms per frame of wall time; %s; device time "
            "per frame):\n", 1e3 * wall / F, rep.path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused");
@@ -187,6 +371,43 @@ static unsigned make_backends(const char *devices, int profiled, hst_backend **b
     return n;
 }
 
+/* The host's staging copy: bytes per second of memcpy from the stack into pinned memory of
+   each backend (one thread per backend, all at once), best of 4 copies of `bytes`. */
+typedef struct copy_job { hst_backend *be; const void *src; size_t bytes; double seconds; } copy_job;
+
+static void *copy_main(void *p)
+{
+    copy_job *j = (copy_job *)p;
+    hst_buffer *pin;
+    unsigned k;
+    j->seconds = INFINITY;
+    if (hst_pinned_create(j->be, j->bytes, &pin) != HST_SUCCESS) return NULL;
+    for (k = 0; k < 4; k++) {
+        double t0 = now_s(), t;
+        memcpy(hst_buffer_host_ptr(pin), j->src, j->bytes);
+        t = now_s() - t0;
+        if (t < j->seconds) j->seconds = t;
+    }
+    hst_buffer_destroy(pin);
+    return NULL;
+}
+
+static void copy_rate(hst_backend *const *be, unsigned n, const void *src, size_t bytes)
+{
+    copy_job j[HST_STREAM_MAX_BACKENDS];
+    pthread_t th[HST_STREAM_MAX_BACKENDS];
+    unsigned k, m;
+    for (m = 1; m <= n; m += n > 1 ? n - 1 : 1) {
+        for (k = 0; k < m; k++) {
+            j[k].be = be[k]; j[k].src = src; j[k].bytes = bytes;
+            if (pthread_create(&th[k], NULL, copy_main, &j[k])) exit(1);
+        }
+        for (k = 0; k < m; k++) pthread_join(th[k], NULL);
+        printf("  staging memcpy, %u thread(s) at once: %.1f GB/s each (%.2f ms per %.1f MB)\n", m,
+               1e-9 * (double)bytes / j[0].seconds, 1e3 * j[0].seconds, 1e-6 * (double)bytes);
+    }
+}
+
 /* --device a,b,...: the fused batch call on the first device alone and on all of them (each its
    rows of every frame), ms per frame, the speed-up and whether the images are the same bits. */
 static int several_devices(const args *a, const void *stack, float *const *out, size_t px)
@@ -216,6 +437,7 @@ static int several_devices(const args *a, const void *stack, float *const *out, 
     printf("  all %u devices        %9.3f ms per frame\n", n, many);
     printf("  speed-up             %9.3f\n", one / many);
     printf("  images               %s\n", same ? "bit-identical to one device" : "DIFFERENT from one device");
+    copy_rate(be, n, stack, (size_t)32 * a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2));
     while (n) CHECK(hst_backend_destroy(be[--n]));
     n = make_backends(a->device, 1, be);
     d.backends = be;
@@ -236,7 +458,7 @@ int main(int argc, char **argv)
     sink s;
     size_t px;
     unsigned m, first = 0;
-    double def, fused, chained, lv, create_s = 0;
+    double def, fused, chained, lv, create_s = 0, destroy_s = 0;
     char first_dev[256];
     parse(argc, argv, &a);
     memset(&bd, 0, sizeof bd);
@@ -283,10 +505,10 @@ int main(int argc, char **argv)
         d.path = HST_ESRRF_PATH_AUTO;
     }
     d.block_frames = rep.block_frames;   /* the batch call's blocks, so both stream alike */
-    lv = live_ms(&a, &d, stack, &s, &rep, &create_s);
+    lv = live_ms(&a, &d, stack, &s, &rep, &create_s, &destroy_s);
     printf("  live, 1 frame/push   %9.3f ms per frame  (first push to finish; live / batch frames per second: "
-           "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s)\n", lv, def / lv,
-           create_s, rep.stream_seconds, rep.finish_seconds);
+           "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s, destroy %.3f s)\n", lv,
+           def / lv, create_s, rep.stream_seconds, rep.finish_seconds, destroy_s);
     printf("  live == batch        %s\n", memcmp(s.img, out[first], px * sizeof(float)) ? "NO: the bits differ" : "bit for bit");
     if (!hst_backend_is_host(be)) {   /* the choice's timings to the file first: no measuring there */
         hst_backend *pbe;

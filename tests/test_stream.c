@@ -813,6 +813,51 @@ static void test_small_n_halos(void **state)
     }
 }
 
+/* hst_stream_set_num_slices: one stream made for N0 = 23 slices runs 9, 1, 16 and again 23 of
+   them (each chain type, one and two devices, blocks of 3 and 5, both directions); every run is
+   the same bits as the whole-array twins of that many slices, its report and accumulators those
+   of a stream made for that length. Lengths beyond create's, 0, a NULL stream: refused. */
+static void test_set_num_slices(void **state)
+{
+    static const uint64_t lengths[] = {9, 1, 16, 23};
+    fixture *f = FIX(state);
+    unsigned k, i;
+    rng_seed(2121);
+    for (k = 0; k < 12; k++) {
+        chain c;
+        hst_stream_desc d;
+        hst_stream *s = NULL;
+        hst_stream_report rep;
+        unsigned nbe = 1 + (k & 1);
+        uint64_t B = k & 2 ? 5 : 3, N0 = 23;
+        build_chain(&c, (int)(k % 3), N0, 16);
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = B;
+        d.ring = 2 + (k % 2);
+        d.reverse = (int)((k >> 2) & 1);
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        for (i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+            c.N = lengths[i];
+            ch_reference(&c);
+            ch_reset(&c);
+            snprintf(cfg, sizeof cfg, "set_num_slices %llu of %llu: type %u devices %u block %llu %s",
+                     (unsigned long long)c.N, (unsigned long long)N0, k % 3, nbe, (unsigned long long)B,
+                     d.reverse ? "reverse" : "forward");
+            assert_int_equal(hst_stream_set_num_slices(s, c.N), HST_SUCCESS);
+            assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+            ch_check_arrays(&c);
+            ch_check_accs(&c, &rep, fp64_all(f->be, nbe));
+            check_report_complete(&rep, c.N, nbe, B);
+        }
+        assert_int_equal(hst_stream_set_num_slices(s, N0 + 1), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_stream_set_num_slices(s, 0), HST_ERROR_INVALID_ARGUMENT);
+        hst_stream_destroy(s);
+        c.N = N0;   /* the chain's arrays hold N0 slices */
+        ch_free(&c);
+    }
+    assert_int_equal(hst_stream_set_num_slices(NULL, 1), HST_ERROR_INVALID_ARGUMENT);
+}
+
 /* ============================================================================================
    kernels.h's gradient and divergence, streamed: the same bits as the whole-volume twins, and
    <grad x, p> = -<x, div p> on random data. */
@@ -2871,6 +2916,7 @@ int main(void)
     const struct CMUnitTest sweep[] = {
         cmocka_unit_test_setup(test_sweep_bitwise, test_setup),
         cmocka_unit_test_setup(test_small_n_halos, test_setup),
+        cmocka_unit_test_setup(test_set_num_slices, test_setup),
         cmocka_unit_test_setup(test_grad_div_streamed, test_setup),
         cmocka_unit_test_setup(test_accumulators_pyqmri, test_setup),
         cmocka_unit_test_setup(test_global_accumulation, test_setup),
