@@ -321,12 +321,13 @@ extern "C" {
 /* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
 enum {
     HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
-    HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
+    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128, HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
     HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_COUNT
 };
 static const char *const hst__vocab_names[HST__K_COUNT] = {
     "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
-    "hst_k_cast_from_c64", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
+    "hst_k_cast_from_c64", "hst_k_cast_from_i8", "hst_k_cast_from_i16", "hst_k_cast_from_i64",
+    "hst_k_cast_from_c128", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
     "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
     "hst_k_random"
 };
@@ -362,8 +363,8 @@ struct hst_array {
    backend's OpenCL handles. */
 #define HST__ARRAY_EXTENSION "array"
 typedef struct hst__array_state {
-    hst__vocab vocab[HST_C64 + 1];
-    hst__vocabx vocabx[HST_C64 + 1];   /* >>vocabx: the second vocabulary program per dtype */
+    hst__vocab vocab[HST_DTYPE_END];
+    hst__vocabx vocabx[HST_DTYPE_END];   /* >>vocabx: the second vocabulary program per dtype */
     struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far (NULL without HST_FFT) */
 #ifndef HST_NO_OPENCL
     cl_platform_id platform;
@@ -379,7 +380,7 @@ static void hst__fft_release(hst_backend *be, hst__array_state *st);
 static void hst__array_state_destroy(hst_backend *be, void *data) {
     hst__array_state *st = (hst__array_state *)data;
     int dt, k;
-    for (dt = 0; dt <= HST_C64; dt++) {
+    for (dt = 0; dt < HST_DTYPE_END; dt++) {
         for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(st->vocab[dt].kernels[k]);
         for (k = 0; k < HST__KX_COUNT; k++) hst_kernel_destroy(st->vocabx[dt].kernels[k]);
     }
@@ -436,9 +437,9 @@ static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_
     return HST_ERROR_DTYPE;
 }
 
-/* f64 needs the device's fp64 support, wherever it appears. */
+/* f64 and c128 need the device's fp64 support, wherever they appear. */
 static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_dtype dt) {
-    if (dt == HST_F64 && !hst_backend_device(be)->fp64)
+    if (hst_dtype_needs_fp64(dt) && !hst_backend_device(be)->fp64)
         return hst__dtype_error(be, func, dt, "the device has no double precision (cl_khr_fp64)");
     return HST_SUCCESS;
 }
@@ -555,20 +556,13 @@ HST__ADEF hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes)
     return hst_read(hst_backend_queue(a->be), a->buf, 0, dst, bytes, 1, 0, NULL, NULL);
 }
 
-/* One element of dtype dt holding v (integers saturate v.i64; floats round v.re, v.im). */
+/* One element of dtype dt holding v, by the cast rules: integers saturate v.i64 (an i64
+   cast), floats round v.re and v.im (a c128 cast). */
 static void hst__element(hst_dtype dt, hst_scalar v, unsigned char *out) {
-    float c[2];
-    int32_t i;
-    switch (dt) {
-    case HST_U8: out[0] = (unsigned char)(v.i64 < 0 ? 0 : v.i64 > 255 ? 255 : v.i64); break;
-    case HST_I32:
-        i = (int32_t)(v.i64 < INT32_MIN ? INT32_MIN : v.i64 > INT32_MAX ? INT32_MAX : v.i64);
-        memcpy(out, &i, 4);
-        break;
-    case HST_F32: c[0] = (float)v.re; memcpy(out, c, 4); break;
-    case HST_F64: memcpy(out, &v.re, 8); break;
-    default: c[0] = (float)v.re; c[1] = (float)v.im; memcpy(out, c, 8); break;
-    }
+    double z[2];
+    z[0] = v.re; z[1] = v.im;
+    if (hst_dtype_is_int(dt)) hst_k_cast_host(dt, out, HST_I64, &v.i64, 1);
+    else hst_k_cast_host(dt, out, HST_C128, z, 1);
 }
 
 HST__ADEF hst_result hst_array_fill(hst_array *a, hst_scalar value) {
@@ -658,8 +652,9 @@ static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
     return t;
 }
 
-static const int hst__cast_kernel[HST_C64 + 1] = {
-    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64
+static const int hst__cast_kernel[HST_DTYPE_END] = {
+    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
+    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128
 };
 
 HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
@@ -684,7 +679,7 @@ HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
 /* The dtype supports the element-wise arithmetic family (scale, axpy, random). */
 static hst_result hst__check_arith(const hst_array *a, const char *func) {
     if (!hst_kernels_arith_supported(a->dtype))
-        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64 and c64 only");
+        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64, c64 and c128 only");
     return HST_SUCCESS;
 }
 
@@ -950,7 +945,7 @@ static hst_result hst__ramp(hst_array *a, double start, double step, int set_las
 
 static hst_result hst__make_1d(hst_backend *be, const char *func, hst_dtype dt, size_t n,
                                hst_array **out) {
-    if (dt == HST_C64) return hst__dtype_error(be, func, dt, "ramps are real (u8 i32 f32 f64)");
+    if (hst_dtype_is_complex(dt)) return hst__dtype_error(be, func, dt, "ramps are real");
     return hst_array_create(be, dt, 1, &n, out);
 }
 
@@ -1293,18 +1288,18 @@ HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
-    if (src->dtype != HST_C64) return hst__dtype_error(src->be, F, src->dtype, "src must be c64");
+    if (!hst_dtype_is_complex(src->dtype)) return hst__dtype_error(src->be, F, src->dtype, "src must be c64 or c128");
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
-    if (dst->dtype != (part == HST_PART_CONJ ? HST_C64 : HST_F32))
-        return hst__shape_error(src->be, F, "dst must be f32 (c64 for CONJ)");
+    if (dst->dtype != (part == HST_PART_CONJ ? src->dtype : src->dtype == HST_C64 ? HST_F32 : HST_F64))
+        return hst__shape_error(src->be, F, "dst must be src's real type (f32 for c64, f64 for c128; src's dtype for CONJ)");
     if (!hst__on_cl(src->be)) {
-        hst_k_cpart_host((const float *)hst_buffer_host_ptr(src->buf), (float *)hst_buffer_host_ptr(dst->buf), src->count, part);
+        hst_k_cpart_host(src->dtype, hst_buffer_host_ptr(src->buf), hst_buffer_host_ptr(dst->buf), src->count, part);
         return HST_SUCCESS;
     }
     n = src->count;
     {
         hst__arg args[4] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {sizeof ip, &ip}};
-        return hst__vocabx_run(src->be, HST_C64, HST__KX_CPART, args, 4, src->count);
+        return hst__vocabx_run(src->be, src->dtype, HST__KX_CPART, args, 4, src->count);
     }
 }
 

@@ -123,12 +123,19 @@ static void fill_random(hst_dtype dt, void *p, size_t n, uint64_t seed, double l
         double v = rng_range(&r, lo, hi);
         switch (dt) {
         case HST_U8: ((uint8_t *)p)[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); break;
+        case HST_I8: ((int8_t *)p)[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); break;
+        case HST_I16: ((int16_t *)p)[i] = (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); break;
         case HST_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+        case HST_I64: ((int64_t *)p)[i] = (int64_t)v; break;
         case HST_F32: ((float *)p)[i] = (float)v; break;
         case HST_F64: ((double *)p)[i] = v; break;
         case HST_C64:
             ((float *)p)[2 * i] = (float)v;
             ((float *)p)[2 * i + 1] = (float)rng_range(&r, lo, hi);
+            break;
+        case HST_C128:
+            ((double *)p)[2 * i] = v;
+            ((double *)p)[2 * i + 1] = rng_range(&r, lo, hi);
             break;
         }
     }
@@ -161,7 +168,13 @@ static uint64_t ulp_d(double a, double b) {
     return (uint64_t)(oa < 0 ? -oa : oa) + (uint64_t)(ob < 0 ? -ob : ob);
 }
 
-static const hst_dtype ALL_DT[5] = {HST_U8, HST_I32, HST_F32, HST_F64, HST_C64};
+#define N_ALL 9
+static const hst_dtype ALL_DT[N_ALL] = {HST_U8, HST_I32, HST_F32, HST_F64, HST_C64,
+                                        HST_I8, HST_I16, HST_I64, HST_C128};
+/* 1 when dt needs fp64 and the device lacks it (the test skips the dtype there). */
+static int no_fp64(void **state, hst_dtype dt) { return hst_dtype_needs_fp64(dt) && !has_fp64(state); }
+/* Complex dtypes hold two reals per element. */
+static size_t parts(hst_dtype dt) { return hst_dtype_is_complex(dt) ? 2 : 1; }
 
 /* Creates a 1-D array of n elements, asserting success. */
 static hst_array *mk1(hst_backend *be, hst_dtype dt, size_t n) {
@@ -211,9 +224,9 @@ static void test_create_accessors(void **state) {
     static const size_t shapes[4][4] = {{7, 0, 0, 0}, {3, 5, 0, 0}, {2, 3, 4, 0}, {2, 1, 3, 5}};
     unsigned nd;
     int d;
-    for (d = 0; d < 5; d++) {
+    for (d = 0; d < N_ALL; d++) {
         hst_dtype dt = ALL_DT[d];
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         for (nd = 1; nd <= 4; nd++) {
             size_t shape[4], count = 1;
             hst_array *a = NULL;
@@ -242,14 +255,14 @@ static void test_roundtrip(void **state) {
     hst_backend *be = BE(state);
     int d;
     size_t n = 1000;
-    for (d = 0; d < 5; d++) {
+    for (d = 0; d < N_ALL; d++) {
         hst_dtype dt = ALL_DT[d];
         size_t es = hst_dtype_size(dt), i;
         unsigned char *src, *back;
         hst_array *a = NULL;
         size_t shape[2] = {10, 100};
         rng r = rng_make(11 + (uint64_t)d);
-        if (dt == HST_F64 && !has_fp64(state)) {
+        if (no_fp64(state, dt)) {
             cap_reset(CAP(state));
             assert_int_equal(hst_array_create(be, dt, 2, shape, &a), HST_ERROR_DTYPE);
             assert_null(a);
@@ -292,12 +305,12 @@ static void test_fill(void **state) {
     hst_backend *be = BE(state);
     size_t shape[3] = {3, 7, 13};   /* 273 elements: not a multiple of anything nice */
     int d;
-    for (d = 0; d < 5; d++) {
+    for (d = 0; d < N_ALL; d++) {
         hst_dtype dt = ALL_DT[d];
         hst_array *a = NULL;
         unsigned char zero[16], one[16], v1[16], v2[16];
         hst_scalar s1, s2;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         assert_int_equal(hst_array_create(be, dt, 3, shape, &a), HST_SUCCESS);
         memset(zero, 0, sizeof zero);
         memset(one, 0, sizeof one);
@@ -326,6 +339,30 @@ static void test_fill(void **state) {
             double o = 1.0, a1 = 0.1, a2 = -1e300;
             memcpy(one, &o, 8); memcpy(v1, &a1, 8); memcpy(v2, &a2, 8);
             s1 = hst_real(0.1); s2 = hst_real(-1e300);
+            break;
+        }
+        case HST_I8: {
+            int8_t o = 1, a1 = -128, a2 = 127;
+            memcpy(one, &o, 1); memcpy(v1, &a1, 1); memcpy(v2, &a2, 1);
+            s1 = hst_int(-300); s2 = hst_int(1000);
+            break;
+        }
+        case HST_I16: {
+            int16_t o = 1, a1 = -32768, a2 = -1234;
+            memcpy(one, &o, 2); memcpy(v1, &a1, 2); memcpy(v2, &a2, 2);
+            s1 = hst_int(-40000); s2 = hst_int(-1234);
+            break;
+        }
+        case HST_I64: {
+            int64_t o = 1, a1 = INT64_MIN, a2 = (int64_t)9007199254740993LL;   /* not a double */
+            memcpy(one, &o, 8); memcpy(v1, &a1, 8); memcpy(v2, &a2, 8);
+            s1 = hst_int(INT64_MIN); s2 = hst_int(9007199254740993LL);
+            break;
+        }
+        case HST_C128: {
+            double o[2] = {1.0, 0.0}, a1[2] = {0.1, -1e300}, a2[2] = {-0.0, 3e-320};
+            memcpy(one, o, 16); memcpy(v1, a1, 16); memcpy(v2, a2, 16);
+            s1 = hst_complex(0.1, -1e300); s2 = hst_complex(-0.0, 3e-320);
             break;
         }
         default: {
@@ -365,12 +402,12 @@ static void test_copy(void **state) {
     hst_backend *be = BE(state);
     int d;
     size_t n = 5000;
-    for (d = 0; d < 5; d++) {
+    for (d = 0; d < N_ALL; d++) {
         hst_dtype dt = ALL_DT[d];
         size_t es = hst_dtype_size(dt);
         void *src, *got;
         hst_array *a, *b;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         src = malloc(n * es);
         assert_non_null(src);
         fill_random(dt, src, n, 100 + (uint64_t)d, -1e3, 1e3);
@@ -471,6 +508,35 @@ static void cast_input(hst_dtype dt, void *p) {
         quiet_snan_d(f, 400);
         break;
     }
+    case HST_I8: case HST_I16: case HST_I64: {   /* the other integers' edges, then random bits */
+        static const int64_t is[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768,
+                                     -32768, -32769, INT32_MAX, INT32_MIN, 16777217, -16777217,
+                                     (int64_t)1 << 53, ((int64_t)1 << 53) + 1, INT64_MAX,
+                                     INT64_MIN, INT64_MAX - 1, INT64_MIN + 1,
+                                     (int64_t)0x7fffff8000000000ULL, -(int64_t)0x7fffff8000000001ULL};
+        for (i = 0; i < 400; i++) {
+            uint64_t w = rng_next(&r);
+            int64_t v = i < sizeof is / sizeof is[0] ? is[i] : (int64_t)w;
+            if (dt == HST_I64) ((int64_t *)p)[i] = v;
+            else if (dt == HST_I16) ((int16_t *)p)[i] = (int16_t)(uint16_t)v;
+            else ((int8_t *)p)[i] = (int8_t)(uint8_t)v;
+        }
+        break;
+    }
+    case HST_C128: {
+        double *f = (double *)p;
+        for (i = 0; i < nf; i++) { f[2 * i] = fs[i]; f[2 * i + 1] = fs[nf - 1 - i]; }
+        f[2 * i] = NAN; f[2 * i + 1] = 1.0; i++;
+        f[2 * i] = -INFINITY; f[2 * i + 1] = DBL_MAX; i++;
+        f[2 * i] = 9.2233720368547758e18; f[2 * i + 1] = -9.2233720368547758e18; i++;
+        for (; i < 400; i++) {
+            uint64_t w[2];
+            w[0] = rng_next(&r); w[1] = rng_next(&r);
+            memcpy(&f[2 * i], w, 16);
+        }
+        quiet_snan_d(f, 800);
+        break;
+    }
     case HST_C64: {
         float *f = (float *)p;
         for (i = 0; i < nf; i++) { f[2 * i] = (float)fs[i]; f[2 * i + 1] = (float)fs[nf - 1 - i]; }
@@ -492,22 +558,22 @@ static void cast_input(hst_dtype dt, void *p) {
 static void test_cast_pairs(void **state) {
     hst_backend *be = BE(state);
     int ds, dd;
-    for (ds = 0; ds < 5; ds++) {
+    for (ds = 0; ds < N_ALL; ds++) {
         hst_dtype st = ALL_DT[ds];
         void *in;
         hst_array *a;
-        if (st == HST_F64 && !has_fp64(state)) continue;
-        in = malloc(CAST_N * 8);
+        if (no_fp64(state, st)) continue;
+        in = malloc(CAST_N * 16);
         assert_non_null(in);
         cast_input(st, in);
         a = mk1_data(be, st, CAST_N, in);
-        for (dd = 0; dd < 5; dd++) {
+        for (dd = 0; dd < N_ALL; dd++) {
             hst_dtype dt = ALL_DT[dd];
             size_t es = hst_dtype_size(dt);
             void *want, *got;
             hst_array *b;
             char what[64];
-            if (dt == HST_F64 && !has_fp64(state)) continue;
+            if (no_fp64(state, dt)) continue;
             want = malloc(CAST_N * es);
             assert_non_null(want);
             memset(want, 0xEE, CAST_N * es);
@@ -543,7 +609,7 @@ static void test_cast_snan(void **state) {
                           0x7fa00001u, 0x3f800000u, 0xff800002u, 0x7fffffffu};
         uint64_t sd[4] = {0x7ff4000000000001ull, 0xfff0000000000001ull, 0x7ff8000000000000ull,
                           0x7ff7ffffffffffffull};
-        if (st == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, st)) continue;
         if (st == HST_F64) memcpy(in, sd, sizeof sd); else memcpy(in, sf, sizeof sf);
         x = mk1_data(be, st, 4, in);
         for (b = 0; b < 3; b++) {
@@ -552,7 +618,7 @@ static void test_cast_snan(void **state) {
             unsigned char want[4 * 8];
             void *got;
             hst_array *y;
-            if (dt == st || (dt == HST_F64 && !has_fp64(state))) continue;
+            if (dt == st || (no_fp64(state, dt))) continue;
             hst_k_cast_host(dt, want, st, in, 4);
             y = mk1(be, dt, 4);
             assert_int_equal(hst_array_cast(y, x), HST_SUCCESS);
@@ -655,18 +721,19 @@ static const double ALPHAS[][2] = {{0.0, 0.0}, {1.0, 0.0}, {-1.0, 0.0}, {0.1, 0.
                                    {1e30, 0.0}, {1e-42, 0.0}, {0.1, 0.7}, {-2.5, -1.0 / 3.0},
                                    {0.0, 1.0}, {1.0000001, 1e-8}};
 #define N_ALPHAS (sizeof ALPHAS / sizeof ALPHAS[0])
-static const hst_dtype ARITH_DT[3] = {HST_F32, HST_F64, HST_C64};
+#define N_ARITH 4
+static const hst_dtype ARITH_DT[N_ARITH] = {HST_F32, HST_F64, HST_C64, HST_C128};
 
 static void test_scale(void **state) {
     hst_backend *be = BE(state);
     size_t n = 4099, k;
     int d;
-    for (d = 0; d < 3; d++) {
+    for (d = 0; d < N_ARITH; d++) {
         hst_dtype dt = ARITH_DT[d];
         size_t es = hst_dtype_size(dt);
         void *in, *want, *got;
         hst_array *x;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         in = malloc(n * es);
         want = malloc(n * es);
         assert_non_null(in);
@@ -675,7 +742,7 @@ static void test_scale(void **state) {
         x = mk1(be, dt, n);
         for (k = 0; k < N_ALPHAS; k++) {
             char what[64];
-            if (dt != HST_C64 && ALPHAS[k][1] != 0.0) continue;
+            if (!hst_dtype_is_complex(dt) && ALPHAS[k][1] != 0.0) continue;
             assert_int_equal(hst_array_write(x, in, n * es), HST_SUCCESS);
             assert_int_equal(hst_array_scale(x, hst_complex(ALPHAS[k][0], ALPHAS[k][1])), HST_SUCCESS);
             memcpy(want, in, n * es);
@@ -693,7 +760,7 @@ static void test_scale(void **state) {
             memcpy(want, in, n * es);
             hst_k_scale_host(dt, want, n, two);
             assert_bits(got, want, n, es, "scale by 2");
-            if (dt == HST_F64) assert_true(((double *)got)[5] == 2.0 * ((double *)in)[5]);
+            if (dt == HST_F64 || dt == HST_C128) assert_true(((double *)got)[5] == 2.0 * ((double *)in)[5]);
             else assert_true(((float *)got)[5] == 2.0f * ((float *)in)[5]);
             free(got);
         }
@@ -707,12 +774,12 @@ static void test_axpy(void **state) {
     hst_backend *be = BE(state);
     size_t n = 5001, k;
     int d;
-    for (d = 0; d < 3; d++) {
+    for (d = 0; d < N_ARITH; d++) {
         hst_dtype dt = ARITH_DT[d];
         size_t es = hst_dtype_size(dt);
         void *xin, *yin, *want, *got;
         hst_array *x, *y;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         xin = malloc(n * es);
         yin = malloc(n * es);
         want = malloc(n * es);
@@ -725,7 +792,7 @@ static void test_axpy(void **state) {
         y = mk1(be, dt, n);
         for (k = 0; k < N_ALPHAS; k++) {
             char what[64];
-            if (dt != HST_C64 && ALPHAS[k][1] != 0.0) continue;
+            if (!hst_dtype_is_complex(dt) && ALPHAS[k][1] != 0.0) continue;
             assert_int_equal(hst_array_write(y, yin, n * es), HST_SUCCESS);
             assert_int_equal(hst_array_axpy(y, hst_complex(ALPHAS[k][0], ALPHAS[k][1]), x), HST_SUCCESS);
             memcpy(want, yin, n * es);
@@ -868,7 +935,7 @@ static void test_math(void **state) {
     for (d = 0; d < 2; d++) {
         hst_dtype dt = d == 0 ? HST_F32 : HST_F64;
         int crsqrt = hst_backend_device(BE(state))->correctly_rounded_sqrt;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         check_math(state, dt, HST_MATH_ABS, 0.0, 0);
         /* f64 sqrt is correctly rounded on every OpenCL device; f32 only where the flag says */
         check_math(state, dt, HST_MATH_SQRT, 0.0, (dt == HST_F64 || crsqrt) ? 0 : 3);
@@ -954,9 +1021,16 @@ static void ref_reduce(hst_dtype dt, hst_reduce_op op, const void *x, const void
         long double a, b = 0, c = 0, e = 0;
         switch (dt) {
         case HST_U8: a = ((const uint8_t *)x)[i]; s += ((const uint8_t *)x)[i]; break;
+        case HST_I8: a = ((const int8_t *)x)[i]; s += ((const int8_t *)x)[i]; break;
+        case HST_I16: a = ((const int16_t *)x)[i]; s += ((const int16_t *)x)[i]; break;
         case HST_I32: a = ((const int32_t *)x)[i]; s += ((const int32_t *)x)[i]; break;
+        case HST_I64: a = (long double)((const int64_t *)x)[i]; s += ((const int64_t *)x)[i]; break;
         case HST_F32: a = ((const float *)x)[i]; if (y) c = ((const float *)y)[i]; break;
         case HST_F64: a = ((const double *)x)[i]; if (y) c = ((const double *)y)[i]; break;
+        case HST_C128:
+            a = ((const double *)x)[2 * i]; b = ((const double *)x)[2 * i + 1];
+            if (y) { c = ((const double *)y)[2 * i]; e = ((const double *)y)[2 * i + 1]; }
+            break;
         default:
             a = ((const float *)x)[2 * i]; b = ((const float *)x)[2 * i + 1];
             if (y) { c = ((const float *)y)[2 * i]; e = ((const float *)y)[2 * i + 1]; }
@@ -986,7 +1060,10 @@ static void check_reduce(void **state, hst_dtype dt, hst_reduce_op op, size_t n,
     assert_non_null(xin);
     assert_non_null(yin);
     if (dt == HST_U8) fill_random(dt, xin, n, seed, 0.0, 256.0);
+    else if (dt == HST_I8) fill_random(dt, xin, n, seed, positive ? 0.0 : -128.0, 128.0);
+    else if (dt == HST_I16) fill_random(dt, xin, n, seed, positive ? 0.0 : -32768.0, 32768.0);
     else if (dt == HST_I32) fill_random(dt, xin, n, seed, positive ? 0.0 : -2.1e9, 2.1e9);
+    else if (dt == HST_I64) fill_random(dt, xin, n, seed, positive ? 0.0 : -9e15, 9e15);
     else fill_random(dt, xin, n, seed, positive ? 0.5 : -100.0, positive ? 1.5 : 100.0);
     fill_random(dt, yin, n, seed + 1, positive ? 0.5 : -100.0, positive ? 1.5 : 100.0);
     x = mk1_data(be, dt, n, xin);
@@ -1000,7 +1077,7 @@ static void check_reduce(void **state, hst_dtype dt, hst_reduce_op op, size_t n,
         long double rre, rim;
         long long riv;
         ref_reduce(dt, op, xin, op == HST_REDUCE_DOT ? yin : NULL, n, &rre, &rim, &riv);
-        if (dt == HST_U8 || dt == HST_I32) {
+        if (hst_dtype_is_int(dt)) {
             if (op == HST_REDUCE_SUM) assert_int_equal(got.i64, riv);
             else assert_true((long double)got.i64 == rre);
             assert_true(got.re == (double)got.i64);
@@ -1010,13 +1087,13 @@ static void check_reduce(void **state, hst_dtype dt, hst_reduce_op op, size_t n,
             assert_true(got.im == 0.0);
         } else {
             /* relative bound: f32 accumulators 1e-5, f64 1e-12 (all terms positive) */
-            long double tol = dt == HST_F64 ? 1e-12L : 1e-5L;
+            long double tol = hst_dtype_needs_fp64(dt) ? 1e-12L : 1e-5L;
             long double mag = fabsl(rre) + fabsl(rim);
             if (fabsl((long double)got.re - rre) > tol * mag ||
                 fabsl((long double)got.im - rim) > tol * mag)
                 fail_msg("%s: got (%.17g, %.17g) reference (%.17Lg, %.17Lg)", what, got.re,
                          got.im, rre, rim);
-            if (dt != HST_C64 || op == HST_REDUCE_SQNORM) assert_true(got.im == 0.0);
+            if (!hst_dtype_is_complex(dt) || op == HST_REDUCE_SQNORM) assert_true(got.im == 0.0);
         }
     }
     hst_array_destroy(x);
@@ -1028,9 +1105,9 @@ static void check_reduce(void **state, hst_dtype dt, hst_reduce_op op, size_t n,
 static void test_reduce(void **state) {
     int d, op;
     size_t k;
-    for (d = 0; d < 5; d++) {
+    for (d = 0; d < N_ALL; d++) {
         hst_dtype dt = ALL_DT[d];
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         for (op = 0; op < HST_REDUCE_COUNT; op++) {
             if (!hst_kernels_reduce_supported(dt, (hst_reduce_op)op)) continue;
             for (k = 0; k < N_RED_SIZES; k++) {
@@ -1110,7 +1187,7 @@ static void test_minmax_nan(void **state) {
     size_t k;
     for (d = 0; d < 2; d++) {
         hst_dtype dt = d ? HST_F64 : HST_F32;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         for (k = 0; k < N_RED_SIZES; k++) {
             size_t n = RED_SIZES[k], i, es = hst_dtype_size(dt);
             void *in = malloc(n * es);
@@ -1168,12 +1245,12 @@ static void test_random_twin(void **state) {
     uint32_t w[4];
     hst_k_philox4x32(0, 0, w);   /* Random123 known answer */
     assert_true(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu && w[3] == 0x9b00dbd8u);
-    for (d = 0; d < 3; d++) {
+    for (d = 0; d < N_ARITH; d++) {
         hst_dtype dt = ARITH_DT[d];
-        size_t es = hst_dtype_size(dt), m = dt == HST_C64 ? 2 * n : n, i;
+        size_t es = hst_dtype_size(dt), m = parts(dt) * n, i;
         void *want, *got;
         hst_array *x;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         want = malloc(n * es);
         assert_non_null(want);
         x = mk1(be, dt, n);
@@ -1186,8 +1263,8 @@ static void test_random_twin(void **state) {
                 snprintf(what, sizeof what, "random %s dist %d seed #%d", hst_dtype_name(dt), dist, k);
                 if (dist == HST_RANDOM_UNIFORM) {
                     assert_bits(got, want, n, es, what);
-                } else if (dt == HST_F64) {
-                    /* f64: x = sqrt(-2 log u1) * cos(2 pi u2) compounds the OpenCL bounds of
+                } else if (hst_dtype_needs_fp64(dt)) {
+                    /* f64 and c128: x = sqrt(-2 log u1) * cos(2 pi u2) compounds the OpenCL bounds of
                        log (3 ulp, halved by sqrt: ~2), cos/sin (4) and the product (0.5), so a
                        single element may be up to ~7 ulp away; most are within 2. */
                     size_t within2 = 0;
@@ -1228,19 +1305,19 @@ static void test_random_stats(void **state) {
     hst_backend *be = BE(state);
     size_t n = 100000, i;
     int d;
-    for (d = 0; d < 3; d++) {
+    for (d = 0; d < N_ARITH; d++) {
         hst_dtype dt = ARITH_DT[d];
-        size_t m = dt == HST_C64 ? 2 * n : n;
+        size_t m = parts(dt) * n;
         hst_array *x;
         double *v = (double *)malloc(m * sizeof(double)), sum = 0, sq = 0, mean, var;
         void *got;
-        if (dt == HST_F64 && !has_fp64(state)) { free(v); continue; }
+        if (no_fp64(state, dt)) { free(v); continue; }
         assert_non_null(v);
         x = mk1(be, dt, n);
         /* uniform */
         assert_int_equal(hst_array_random(x, HST_RANDOM_UNIFORM, 2026, 0), HST_SUCCESS);
         got = rd(x);
-        for (i = 0; i < m; i++) v[i] = dt == HST_F64 ? ((double *)got)[i] : ((float *)got)[i];
+        for (i = 0; i < m; i++) v[i] = hst_dtype_needs_fp64(dt) ? ((double *)got)[i] : ((float *)got)[i];
         free(got);
         for (i = 0; i < m; i++) {
             if (!(v[i] >= 0.0 && v[i] < 1.0)) fail_msg("uniform %s[%zu] = %.17g", hst_dtype_name(dt), i, v[i]);
@@ -1248,7 +1325,7 @@ static void test_random_stats(void **state) {
         }
         mean = sum / (double)m;
         if (fabs(mean - 0.5) > 0.005) fail_msg("uniform %s mean %.6f", hst_dtype_name(dt), mean);
-        if (dt == HST_C64) { /* re and im are separately uniform */
+        if (hst_dtype_is_complex(dt)) { /* re and im are separately uniform */
             double sr = 0, si = 0;
             for (i = 0; i < n; i++) { sr += v[2 * i]; si += v[2 * i + 1]; }
             assert_true(fabs(sr / (double)n - 0.5) < 0.005 && fabs(si / (double)n - 0.5) < 0.005);
@@ -1256,7 +1333,7 @@ static void test_random_stats(void **state) {
         /* normal */
         assert_int_equal(hst_array_random(x, HST_RANDOM_NORMAL, 2027, 0), HST_SUCCESS);
         got = rd(x);
-        for (i = 0; i < m; i++) v[i] = dt == HST_F64 ? ((double *)got)[i] : ((float *)got)[i];
+        for (i = 0; i < m; i++) v[i] = hst_dtype_needs_fp64(dt) ? ((double *)got)[i] : ((float *)got)[i];
         free(got);
         sum = 0;
         for (i = 0; i < m; i++) {
@@ -1277,12 +1354,12 @@ static void test_random_split(void **state) {
     hst_backend *be = BE(state);
     size_t n = 9000, ks[3] = {1, 4096, 5555}, j;
     int d, dist;
-    for (d = 0; d < 3; d++) {
+    for (d = 0; d < N_ARITH; d++) {
         hst_dtype dt = ARITH_DT[d];
         size_t es = hst_dtype_size(dt);
         hst_array *full;
         unsigned char *a, *b;
-        if (dt == HST_F64 && !has_fp64(state)) continue;
+        if (no_fp64(state, dt)) continue;
         full = mk1(be, dt, n);
         for (dist = 0; dist < 2; dist++) {
             assert_int_equal(hst_array_random(full, (hst_random_dist)dist, 99, 0), HST_SUCCESS);
@@ -1444,7 +1521,7 @@ static void test_errors(void **state) {
     assert_null(out);
     EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
     EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_create(be, (hst_dtype)6, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, (hst_dtype)HST_DTYPE_END, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(out);
     {
         size_t big[2] = {SIZE_MAX / 2, 3};

@@ -172,7 +172,7 @@ static void test_binary(void **state) {
     x[5] = NAN;
     a = mkf(be, 2, sh, x); b = mkf(be, 1, &row, r); cc = mkf(be, 2, col, c);
     d = mk(be, HST_F32, 2, sh);
-    for (op = 0; op < HST_BINARY_COUNT; op++) {
+    for (op = 0; op <= HST_BINARY_MINIMUM; op++) {   /* ARCTAN2: test_arctan2 */
         assert_int_equal(hst_array_binary(d, a, b, (hst_binary_op)op), HST_SUCCESS);
         o = (float *)rd(d);
         for (i = 0; i < 3; i++) for (j = 0; j < 4; j++) {
