@@ -214,7 +214,42 @@ HST_API HST_NODISCARD hst_result hst_array_where(hst_array *dst, const hst_array
    CUMSUM (numpy.cumsum(axis): dst like src). Order and NaN rules: kernels.h's hst_k_axis. */
 HST_API HST_NODISCARD hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
                                                        hst_axis_op op);
-/* numpy.real / imag / abs / angle of a c64 src into an f32 dst of its shape; CONJ: c64 dst. */
+/* numpy.tile(src, reps): dst holds src repeated reps[k] times along axis k. With
+   d = max(src's ndim, nreps) (<= 4), src's shape and reps are first padded with leading 1s
+   to d axes (NumPy's rule); dst's shape must be their product axis by axis, and its dtype
+   src's. reps[k] >= 1 (a 0 would make an empty array, which the vocabulary has not). dst must
+   not be src. Errors: HST_ERROR_INVALID_ARGUMENT (reps NULL, nreps 0 or > 4, a rep 0),
+   HST_ERROR_SHAPE (dst's shape, dtype or backend), HST_ERROR_OVERFLOW. */
+HST_API HST_NODISCARD hst_result hst_array_tile(hst_array *dst, const hst_array *src, const size_t *reps,
+                                                unsigned nreps);
+/* numpy.argwhere(src): the C-order indices of src's nonzero elements (NaN is nonzero, -0 is
+   zero; complex: either part), as a new i64 array of shape (count, src's ndim) on src's
+   backend, rows in C order of the elements; *count gets the number of rows. No nonzero
+   element gives *out = NULL and *count = 0 (NumPy's (0, ndim) array: the vocabulary has no
+   empty arrays). Any dtype; blocking (the counts come back to place the rows). Two passes
+   (kernels.h's hst_k_nonzero_count, hst_k_argwhere), so the rows are the same everywhere.
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL), memory errors. */
+HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_array **out, size_t *count);
+/* numpy.quantile(x, q) over the whole array with NumPy's default method "linear" (Hyndman &
+   Fan 1996, definition 7), for nq probabilities q[k] in [0, 1] into out[k]: with the n
+   elements sorted ascending v[0..n), h = (n - 1) q, i = floor(h), g = h - i, and j = min(i + 1,
+   n - 1), out = v[i] + (v[j] - v[i]) g, or v[j] - (v[j] - v[i]) (1 - g) when g >= 0.5 (NumPy's
+   _lerp). Arithmetic as NumPy 2 does it for a Python float q: in f32 for f32 x (q rounded to
+   f32 first), in f64 for f64 and the integers (whose difference v[j] - v[i] is taken in int64).
+   Any NaN in x gives NaN (numpy.quantile, not nanquantile). Real dtypes. The sort runs on the
+   host on a copy read back (blocking; x is unchanged): it is exact, so every device gives the
+   same bits; a quantile is a few values of a display or threshold step, not worth a device
+   sort. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, nq 0, a q outside [0, 1] or NaN),
+   HST_ERROR_DTYPE (complex), memory errors. */
+HST_API HST_NODISCARD hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq, double *out);
+/* torch.randperm(n) / numpy.random.permutation(n), counter-based: dst (1-D, i32 or i64, n
+   elements) gets a permutation of 0..n-1 that depends only on (n, seed), the same on every
+   device (kernels.h's hst_k_randperm: a Philox-keyed Feistel network with cycle walking; it
+   does not reproduce NumPy's or torch's generator streams). Errors: HST_ERROR_DTYPE (not i32
+   or i64), HST_ERROR_SHAPE (dst not 1-D). */
+HST_API HST_NODISCARD hst_result hst_array_randperm(hst_array *dst, uint64_t seed);
+/* numpy.real / imag / abs / angle of a complex src into a dst of its shape and real type
+   (f32 for c64, f64 for c128); CONJ: dst of src's dtype. */
 HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
                                                         hst_complex_part part);
 
@@ -260,6 +295,24 @@ typedef enum hst_fft_norm {
 #define HST_FFT_MAX_AXES 3
 HST_API HST_NODISCARD hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
                                                int inverse, hst_fft_norm norm);
+/* numpy.fft.fftn / ifftn / rfftn / irfftn with `s` and `axes` (fft / ifft / rfft / irfft with
+   `n` and `axis`: naxes = 1): transforms src's axes[0..naxes) (distinct; NULL: the last naxes
+   axes, NumPy's default) into dst, each transformed axis k of the input first cropped, or
+   zero-padded at its end, to length s[k] (s NULL: src's extents, except c2r's last axis,
+   2 (m - 1) for m bins: NumPy's defaults). The kind follows the dtypes as for hst_array_fft:
+   r2c halves axes[naxes - 1] (NumPy's last axis of `axes`): dst's extent there is
+   s / 2 + 1; c2r crops or pads that axis of src to s / 2 + 1 bins and dst's extent there is
+   s. dst's shape: src's, with extent s[k] along axes[k] (r2c's last: s / 2 + 1). norm's N is
+   the product of s. naxes 1..3. How: one gather moves the transformed axes last (in axes'
+   order) and crops or pads, hst_array_fft transforms, one gather moves them back; each
+   step is skipped when it would be a plain copy (the temporaries come from the backend's
+   pool). dst may be src only where no step is needed (then hst_array_fft's in-place rules
+   hold). Errors: hst_array_fft's, plus HST_ERROR_INVALID_ARGUMENT (an axis out of range or
+   repeated, an s[k] of 0) and HST_ERROR_SHAPE (dst's shape is not the one above).
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsigned naxes,
+                                                const unsigned *axes, const size_t *s, int inverse,
+                                                hst_fft_norm norm);
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
 /* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
@@ -322,14 +375,14 @@ extern "C" {
 enum {
     HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
     HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128, HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
-    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_COUNT
+    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_RANDPERM, HST__K_COUNT
 };
 static const char *const hst__vocab_names[HST__K_COUNT] = {
     "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
     "hst_k_cast_from_c64", "hst_k_cast_from_i8", "hst_k_cast_from_i16", "hst_k_cast_from_i64",
     "hst_k_cast_from_c128", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
     "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
-    "hst_k_random"
+    "hst_k_random", "hst_k_randperm"
 };
 
 typedef struct hst__vocab {
@@ -339,9 +392,10 @@ typedef struct hst__vocab {
 
 /* >>vocabx's kernels (kernels.h's second vocabulary program), built lazily per dtype. */
 enum { HST__KX_GATHER, HST__KX_WHERE, HST__KX_RAMP, HST__KX_BINARY, HST__KX_CPART, HST__KX_AXIS,
-       HST__KX_COUNT };
+       HST__KX_NZCOUNT, HST__KX_ARGWHERE, HST__KX_COUNT };
 static const char *const hst__vocabx_names[HST__KX_COUNT] = {
-    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis"
+    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis",
+    "hst_k_nonzero_count", "hst_k_argwhere"
 };
 typedef struct hst__vocabx {
     hst_program *prog;
@@ -1303,6 +1357,241 @@ HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src
     }
 }
 
+HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const size_t *reps,
+                                    unsigned nreps) {
+    static const char *F = "hst_array_tile";
+    size_t sshape[HST_MAX_DIMS], want;
+    unsigned d, i;
+    hst__gather_args g;
+    hst__v4 sv;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    if (!reps || !nreps || nreps > HST_MAX_DIMS)
+        return hst__bad_arg(dst->be, F, "reps is NULL or nreps %u is not 1..%d", nreps, HST_MAX_DIMS);
+    d = src->ndim > nreps ? src->ndim : nreps;
+    if (dst->ndim != d) return hst__shape_error(dst->be, F, "dst's ndim is not max(src's ndim, nreps)");
+    for (i = 0; i < d; i++) {   /* both padded with leading 1s to d axes */
+        size_t ext = i + src->ndim >= d ? src->shape[i + src->ndim - d] : 1;
+        size_t rep = i + nreps >= d ? reps[i + nreps - d] : 1;
+        if (!rep) return hst__zero_arg(dst->be, F, "reps[%u] is 0", i + nreps - d);
+        if (!hst_size_mul(ext, rep, &want)) return hst__aoverflow(dst->be, F, "src's extent * reps");
+        if (dst->shape[i] != want) return hst__shape_error(dst->be, F, "dst's shape is not src's times reps");
+        sshape[i] = ext;
+    }
+    g = hst__gather_plain(d, dst->shape);   /* dst's index modulo src's shape */
+    sv = hst__view(d, sshape);
+    for (i = 0; i < 4; i++) { g.mod[i] = sv.shape[i]; g.sst[i] = sv.stride[i]; }
+    return hst__gather(dst, src, &g);
+}
+
+HST__ADEF hst_result hst_array_randperm(hst_array *dst, uint64_t seed) {
+    static const char *F = "hst_array_randperm";
+    uint64_t n;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if (dst->dtype != HST_I32 && dst->dtype != HST_I64)
+        return hst__dtype_error(dst->be, F, dst->dtype, "dst must be i32 or i64");
+    if (dst->ndim != 1) return hst__shape_error(dst->be, F, "dst must be 1-D");
+    if (dst->dtype == HST_I32 && dst->count > (size_t)INT32_MAX + 1)
+        return hst__range_arg(dst->be, F, "n %zu does not fit i32 values", dst->count);
+    if (!hst__on_cl(dst->be)) {
+        hst_k_randperm_host(dst->dtype, hst_buffer_host_ptr(dst->buf), dst->count, seed);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[3] = {HST__ARG_MEM(dst), {sizeof n, &n}, {sizeof seed, &seed}};
+        return hst__vocab_run(dst->be, dst->dtype, HST__K_RANDPERM, args, 3, dst->count);
+    }
+}
+
+/* >>argwhere: elements per work-item of the two passes (a serial run per item keeps the rows
+   in order without a device scan; the counts come back to the host, which places them). */
+#define HST__ARGWHERE_CHUNK 4096
+
+/* Pass 1: the nonzero count of each chunk into counts (groups of them). */
+static hst_result hst__nonzero_counts(const hst_array *src, size_t groups, uint64_t *counts) {
+    hst_buffer *cbuf;
+    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
+    hst_result r;
+    if (!hst__on_cl(src->be)) {
+        hst_k_nonzero_count_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, counts);
+        return HST_SUCCESS;
+    }
+    if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *counts, &cbuf)) != HST_SUCCESS) return r;
+    {
+        hst__arg args[4] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, cbuf}};
+        r = hst__vocabx_run(src->be, src->dtype, HST__KX_NZCOUNT, args, 4, groups);
+    }
+    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(src->be), cbuf, 0, counts, groups * sizeof *counts, 1, 0, NULL, NULL);
+    hst_buffer_destroy(cbuf);
+    return r;
+}
+
+/* Pass 2: each chunk's rows into out from offsets[g]. */
+static hst_result hst__argwhere_rows(const hst_array *src, size_t groups, const uint64_t *offsets,
+                                     hst_array *out) {
+    hst__v4 v = hst__view(src->ndim, src->shape);
+    hst_buffer *obuf;
+    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
+    unsigned nd = src->ndim;
+    hst_result r;
+    if (!hst__on_cl(src->be)) {
+        hst_k_argwhere_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, offsets,
+                            v.shape, nd, (int64_t *)hst_buffer_host_ptr(out->buf));
+        return HST_SUCCESS;
+    }
+    if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *offsets, &obuf)) != HST_SUCCESS) return r;
+    r = hst_write(hst_backend_queue(src->be), obuf, 0, offsets, groups * sizeof *offsets, 1, 0, NULL, NULL);
+    if (r == HST_SUCCESS) {
+        hst__arg args[7] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, obuf}, {32, v.shape},
+                            {sizeof nd, &nd}, HST__ARG_MEM(out)};
+        r = hst__vocabx_run(src->be, src->dtype, HST__KX_ARGWHERE, args, 7, groups);
+    }
+    hst_buffer_destroy(obuf);
+    return r;
+}
+
+HST__ADEF hst_result hst_array_argwhere(const hst_array *src, hst_array **out, size_t *count) {
+    static const char *F = "hst_array_argwhere";
+    size_t groups, g, shape[2];
+    uint64_t *counts, total = 0;
+    hst_result r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if (!out || !count) return hst__null_arg(src->be, F, "out or count is NULL");
+    *out = NULL;
+    *count = 0;
+    groups = src->count / HST__ARGWHERE_CHUNK + (src->count % HST__ARGWHERE_CHUNK != 0);
+    if (!(counts = (uint64_t *)hst_backend_alloc(src->be, groups * sizeof *counts))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst__nonzero_counts(src, groups, counts);
+    for (g = 0; r == HST_SUCCESS && g < groups; g++) {   /* counts -> exclusive offsets */
+        uint64_t c = counts[g];
+        counts[g] = total;
+        total += c;
+    }
+    shape[0] = (size_t)total;
+    shape[1] = src->ndim;
+    if (r == HST_SUCCESS && total) r = hst_array_create(src->be, HST_I64, 2, shape, out);
+    if (r == HST_SUCCESS && total) r = hst__argwhere_rows(src, groups, counts, *out);
+    hst_backend_free(src->be, counts);
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; return r; }
+    *count = (size_t)total;
+    return HST_SUCCESS;
+}
+
+/* >>quantile: NumPy's "linear" method on a host copy (see the declaration). */
+static int hst__cmp_f32(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+static int hst__cmp_f64(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static int hst__cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* NumPy's _lerp(a, b, t) in float (f32 data) or double. */
+static float hst__lerp_f32(float a, float b, float t) {
+    float d = b - a, r;
+    if (t >= 0.5f) { r = d * (1.0f - t); return b - r; }
+    r = d * t;
+    return a + r;
+}
+static double hst__lerp_f64(double a, double b, double t) {
+    double d = b - a, r;
+    if (t >= 0.5) { r = d * (1.0 - t); return b - r; }
+    r = d * t;
+    return a + r;
+}
+
+/* NumPy's indexes (_get_indexes): i = floor(h), j = i + 1; h >= n - 1 takes the last element
+   twice, and the gamma of the lerp is then h - (-1) as NumPy leaves it (the two elements are
+   equal, so it matters only for infinities and the sign of zero). Returns the gamma's base. */
+static double hst__quantile_index(double h, size_t n, size_t *i, size_t *j) {
+    if (h >= (double)(n - 1)) { *i = *j = n - 1; return -1.0; }
+    *i = (size_t)floor(h);
+    *j = *i + 1;
+    return (double)*i;
+}
+
+/* The quantile of sorted data v (n elements of the sort type: f32, f64 or int64 for the
+   integers) at probability q. */
+static double hst__quantile_sorted(hst_dtype dt, const void *v, size_t n, double q) {
+    size_t i, j;
+    double base;
+    if (dt == HST_F32) {
+        const float *f = (const float *)v;
+        float qf = (float)q, h = (float)(n - 1) * qf;   /* NumPy: q in the array's dtype */
+        base = hst__quantile_index((double)h, n, &i, &j);
+        return (double)hst__lerp_f32(f[i], f[j], (float)((double)h - base));
+    }
+    if (dt == HST_F64) {
+        const double *f = (const double *)v;
+        double h = (double)(n - 1) * q;
+        base = hst__quantile_index(h, n, &i, &j);
+        return hst__lerp_f64(f[i], f[j], h - base);
+    }
+    {
+        const int64_t *k = (const int64_t *)v;
+        double h = (double)(n - 1) * q, t, d, r;
+        base = hst__quantile_index(h, n, &i, &j);
+        t = h - base;
+        d = (double)(int64_t)((uint64_t)k[j] - (uint64_t)k[i]);   /* NumPy: int64 subtract */
+        if (t >= 0.5) { r = d * (1.0 - t); return (double)k[j] - r; }
+        r = d * t;
+        return (double)k[i] + r;
+    }
+}
+
+/* x read back as the sort type (f32, f64 or int64) into *out, and whether it holds a NaN
+   (whose value is then *nan). */
+static hst_result hst__quantile_data(const hst_array *x, void **out, int *has_nan, double *nan) {
+    size_t n = x->count, i, es = hst_dtype_is_int(x->dtype) ? 8 : hst_dtype_size(x->dtype), bytes;
+    void *v;
+    hst_result r;
+    *has_nan = 0;
+    if (!hst_size_mul(n, es, &bytes)) return hst__aoverflow(x->be, "hst_array_quantile", "the copy");
+    if (!(v = hst_backend_alloc(x->be, bytes > x->bytes ? bytes : x->bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst_array_read(x, v, x->bytes)) != HST_SUCCESS) { hst_backend_free(x->be, v); return r; }
+    if (hst_dtype_is_int(x->dtype)) {
+        for (i = n; i-- > 0;)   /* widen in place from the end: exact */
+            hst_k_cast_host(HST_I64, (int64_t *)v + i, x->dtype, (unsigned char *)v + i * hst_dtype_size(x->dtype), 1);
+    }
+    for (i = 0; i < n && !*has_nan; i++) {
+        double e = x->dtype == HST_F32 ? (double)((float *)v)[i] : x->dtype == HST_F64 ? ((double *)v)[i] : 0.0;
+        if (e != e) { *has_nan = 1; *nan = e; }
+    }
+    *out = v;
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq, double *out) {
+    static const char *F = "hst_array_quantile";
+    void *v = NULL;
+    size_t k;
+    int has_nan;
+    double nan = 0.0;
+    hst_dtype sort_dt;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if (!q || !out) return hst__null_arg(x->be, F, "q or out is NULL");
+    if (!nq) return hst__zero_arg(x->be, F, "nq is 0");
+    if (hst_dtype_is_complex(x->dtype)) return hst__dtype_error(x->be, F, x->dtype, "quantiles are of real dtypes");
+    for (k = 0; k < nq; k++)
+        if (!(q[k] >= 0.0 && q[k] <= 1.0)) return hst__range_arg(x->be, F, "q[%zu] = %g is not in [0, 1]", k, q[k]);
+    if ((r = hst__quantile_data(x, &v, &has_nan, &nan)) != HST_SUCCESS) return r;
+    sort_dt = hst_dtype_is_int(x->dtype) ? HST_I64 : x->dtype;
+    if (!has_nan)
+        qsort(v, x->count, sort_dt == HST_F32 ? 4 : 8,
+              sort_dt == HST_F32 ? hst__cmp_f32 : sort_dt == HST_F64 ? hst__cmp_f64 : hst__cmp_i64);
+    for (k = 0; k < nq; k++) out[k] = has_nan ? nan : hst__quantile_sorted(sort_dt, v, x->count, q[k]);
+    hst_backend_free(x->be, v);
+    return HST_SUCCESS;
+}
+
 /* >>fft -------------------------------------------------------------------------------------- */
 enum { HST__FFT_C2C = 0, HST__FFT_R2C = 1, HST__FFT_C2R = 2 };
 
@@ -1346,6 +1635,14 @@ HST__ADEF size_t hst_fft_plan_count(const hst_backend *be) {
     return n;
 }
 
+/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
+static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
+    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
+    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
+    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
+    return -1;
+}
+
 #ifndef HST_FFT
 static void hst__fft_release(hst_backend *be, hst__array_state *st) { (void)be; (void)st; }
 
@@ -1359,13 +1656,6 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     return HST_ERROR_NOT_BUILT_IN;
 }
 #else
-/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
-static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
-    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
-    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
-    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
-    return -1;
-}
 
 /* Shapes agree for the kind: equal, except the last axis of the complex side of r2c/c2r,
    which holds n / 2 + 1 bins of the real side's n. */
@@ -1684,6 +1974,103 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     return scale == 1.0 ? HST_SUCCESS : hst_array_scale(dst, hst_real(scale));
 }
 #endif /* HST_FFT */
+
+/* >>fftn: numpy.fft's `s` and `axes` on top of hst_array_fft. */
+/* dst axis i = src axis perm[i] over the box of extents min(dst's, src's permuted): a
+   transpose that crops, or pads with zeros where dst is larger. Same dtype and ndim. */
+static hst_result hst__permute_box(hst_array *dst, const hst_array *src, const unsigned *perm) {
+    size_t box[HST_MAX_DIMS] = {1, 1, 1, 1};
+    hst__v4 sv = hst__view(src->ndim, src->shape), dv = hst__view(dst->ndim, dst->shape);
+    hst__gather_args g;
+    unsigned i, nd = dst->ndim, lead = HST_MAX_DIMS - dst->ndim;
+    int pad = 0;
+    hst_result r;
+    for (i = 0; i < nd; i++) {
+        size_t se = src->shape[perm[i]];
+        box[i] = se < dst->shape[i] ? se : dst->shape[i];
+        pad |= se < dst->shape[i];
+    }
+    if (pad && (r = hst_array_zeros(dst)) != HST_SUCCESS) return r;
+    g = hst__gather_plain(nd, box);
+    for (i = 0; i < HST_MAX_DIMS; i++) g.dst[i] = dv.stride[i];
+    for (i = 0; i < nd; i++) g.sst[lead + i] = sv.stride[lead + perm[i]];
+    return hst__gather(dst, src, &g);
+}
+
+/* The call's plan: perm (transformed axes last, in axes' order), the permuted input shape
+   (transformed axes at their input lengths) and output shape. Validates axes and s. */
+static hst_result hst__fftn_shapes(const char *func, const hst_array *src, const hst_array *dst,
+                                   unsigned naxes, const unsigned *axes, const size_t *s,
+                                   unsigned perm[HST_MAX_DIMS], size_t in[HST_MAX_DIMS],
+                                   size_t out[HST_MAX_DIMS]) {
+    unsigned nd = src->ndim, i, k, m = 0, used = 0;
+    int kind = hst__fft_kind(src->dtype, dst->dtype);
+    for (k = 0; k < naxes; k++) {
+        unsigned a = axes ? axes[k] : nd - naxes + k;
+        if (a >= nd || (used >> a) & 1u)
+            return hst__range_arg(src->be, func, "axes[%u] = %u is out of range or repeated", k, a);
+        used |= 1u << a;
+    }
+    for (i = 0; i < nd; i++) if (!((used >> i) & 1u)) perm[m++] = i;
+    for (k = 0; k < naxes; k++, m++) {
+        unsigned a = axes ? axes[k] : nd - naxes + k;
+        int last = k + 1 == naxes;
+        size_t len = s ? s[k] : kind == HST__FFT_C2R && last ? 2 * (src->shape[a] - 1) : src->shape[a];
+        if (!len) return hst__zero_arg(src->be, func, "s[%u] is 0 (or c2r's default from one bin)", k);
+        perm[m] = a;
+        in[m] = kind == HST__FFT_C2R && last ? len / 2 + 1 : len;
+        out[m] = kind == HST__FFT_R2C && last ? len / 2 + 1 : len;
+    }
+    for (i = 0; i + naxes < nd; i++) in[i] = out[i] = src->shape[perm[i]];
+    if (dst->ndim != nd) return hst__shape_error(src->be, func, "dst's ndim is not src's");
+    for (i = 0; i < nd; i++)
+        if (dst->shape[perm[i]] != out[i]) return hst__shape_error(src->be, func, "dst's shape is not src's with s along axes");
+    return HST_SUCCESS;
+}
+
+/* 1 when array a already has the permuted layout (perm the identity, the extents shape). */
+static int hst__fftn_in_place(const hst_array *a, const unsigned *perm, const size_t *shape) {
+    unsigned i;
+    int same = 1;
+    for (i = 0; i < a->ndim; i++) same = same && perm[i] == i && a->shape[i] == shape[i];
+    return same;
+}
+
+HST__ADEF hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsigned naxes,
+                                    const unsigned *axes, const size_t *s, int inverse,
+                                    hst_fft_norm norm) {
+    static const char *F = "hst_array_fftn";
+    unsigned perm[HST_MAX_DIMS], inv[HST_MAX_DIMS], i;
+    size_t in[HST_MAX_DIMS], out[HST_MAX_DIMS];
+    const hst_array *fin = src;
+    hst_array *t1 = NULL, *t2 = NULL, *fout = dst;
+    hst_result r;
+    if (!hst_fft_built_in()) return hst_array_fft(dst, src, naxes, inverse, norm);   /* its error */
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if (naxes < 1 || naxes > HST_FFT_MAX_AXES || naxes > src->ndim)
+        return hst__range_arg(dst->be, F, "naxes %u is not 1..%d and <= src's ndim %u", naxes, HST_FFT_MAX_AXES, src->ndim);
+    if (hst__fft_kind(src->dtype, dst->dtype) < 0)
+        return hst__dtype_error(dst->be, F, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
+                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+    if (dst->be != src->be) return hst__shape_error(dst->be, F, "operands differ in backend");
+    if ((r = hst__fftn_shapes(F, src, dst, naxes, axes, s, perm, in, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < src->ndim; i++) inv[perm[i]] = i;
+    if (!hst__fftn_in_place(src, perm, in)) {   /* axes last, cropped or padded */
+        if ((r = hst_array_create(src->be, src->dtype, src->ndim, in, &t1)) == HST_SUCCESS)
+            r = hst__permute_box(t1, src, perm);
+        fin = t1;
+    }
+    if (r == HST_SUCCESS && !hst__fftn_in_place(dst, perm, out)) {
+        r = hst_array_create(dst->be, dst->dtype, dst->ndim, out, &t2);
+        fout = t2;
+    }
+    if (r == HST_SUCCESS) r = hst_array_fft(fout, fin, naxes, inverse, norm);
+    if (r == HST_SUCCESS && t2) r = hst_array_transpose(dst, t2, inv);   /* the axes back */
+    hst_array_destroy(t1);
+    hst_array_destroy(t2);
+    return r;
+}
 
 #ifdef __cplusplus
 }

@@ -218,6 +218,16 @@ HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n,
 HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, uint64_t offset,
                                hst_random_dist dist);
 
+/* Random permutation (twin of hst_k_randperm, in the i32 and i64 vocabulary programs):
+   dst[i] = pi(i) for i < n, pi a bijection of [0, n) that depends only on (n, seed). pi is a
+   balanced Feistel network (Luby & Rackoff 1988) of 8 rounds on [0, 4^h), h the least in 1..32
+   with 4^h >= n, x = (L, R) in h-bit halves, round k: (L, R) <- (R, L ^ (philox4x32(counter
+   R | k << 32, seed) word 0 & (2^h - 1))); values >= n are enciphered again until they fall
+   in [0, n) (cycle walking: Black & Rogaway, "Ciphers with arbitrary finite domains", CT-RSA
+   2002), which keeps a bijection. Bitwise on every device. dt HST_I32 or HST_I64 (others do
+   nothing). Thread-safe. */
+HST_API void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed);
+
 /* Block partials (twin of hst_k_reduce_<op>): writes ceil(n / HST_REDUCE_BLOCK) partials of
    hst_kernels_partial_size(dt, op) bytes. y is used by DOT only (may be NULL otherwise).
    The order is defined, so device and host partials are bitwise equal: for block g, lane
@@ -310,6 +320,16 @@ HST_API void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a, 
                               void *dst, size_t n);
 HST_API void hst_k_cpart_host(hst_dtype dt, const void *src, void *dst, size_t n,
                               hst_complex_part part);
+/* argwhere in two passes (twins of hst_k_nonzero_count and hst_k_argwhere; chunk >= 1
+   elements per item): counts[g] = the nonzero elements (NaN counts, -0 does not; complex:
+   either part) of chunk g = [g chunk, min(n, (g+1) chunk)); then, with offsets[g] the sum of
+   counts before g, the C-order indices (the last ndim of the 4-D index in shape) of chunk g's
+   nonzero elements fill rows offsets[g].. of out (ndim int64 per row), in order. */
+HST_API void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                      uint64_t *counts);
+HST_API void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                 int64_t *out);
 
 /* <<vocabx kernels */
 
@@ -923,6 +943,7 @@ typedef char hst__check_block[(HST_REDUCE_BLOCK == 16 * HST_REDUCE_LOCAL) ? 1 : 
 #define HST__P2M32 (1.0 / 4294967296.0)               /* 2^-32, exact */
 #define HST__P2M53 (1.0 / 9007199254740992.0)         /* 2^-53, exact */
 #define HST__TWO_PI 6.283185307179586                 /* same literal as the device source */
+#define HST__PERM_ROUNDS 8                            /* Feistel rounds of hst_k_randperm */
 
 typedef struct hst__c32 { float re, im; } hst__c32;   /* a c64 element or accumulator */
 typedef struct hst__c64 { double re, im; } hst__c64;  /* a c128 element or accumulator */
@@ -1208,7 +1229,6 @@ static const char hst__vocab_src_reduce[] =
 
 static const char hst__vocab_src_random[] =
 "\n"
-"#ifdef HST_FLOAT\n"
 "/* Philox4x32-10 (Salmon et al., SC'11) */\n"
 "uint4 hst_philox(uint4 c, uint2 k)\n"
 "{\n"
@@ -1223,6 +1243,36 @@ static const char hst__vocab_src_random[] =
 "  }\n"
 "  return c;\n"
 "}\n"
+"#if HST_DT == 2 || HST_DT == 8\n"
+"/* dst[i] = pi(i), pi a bijection of [0, n): a balanced Feistel network of HST_PERM_ROUNDS\n"
+"   rounds on [0, 4^h) (4^h >= n), round function philox(R | r << 32, seed).x, walked\n"
+"   until the value falls in [0, n) (cycle walking) */\n"
+"#define HST_PERM_ROUNDS " HST__KXSTR(HST__PERM_ROUNDS) "\n"
+"ulong hst_feistel(ulong x, uint h, ulong seed)\n"
+"{\n"
+"  ulong mask = (1UL << h) - 1UL, l = x >> h, r = x & mask;\n"
+"  uint2 key = (uint2)((uint)seed, (uint)(seed >> 32));\n"
+"  for (uint k = 0; k < HST_PERM_ROUNDS; ++k) {\n"
+"    ulong f = (ulong)hst_philox((uint4)((uint)r, k, 0u, 0u), key).x & mask;\n"
+"    ulong t = l ^ f;\n"
+"    l = r;\n"
+"    r = t;\n"
+"  }\n"
+"  return (l << h) | r;\n"
+"}\n"
+"__kernel void hst_k_randperm(__global T *dst, ulong n, ulong seed)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  uint h = 1;\n"
+"  while (h < 32 && (1UL << (2 * h)) < n) ++h;\n"
+"  ulong y = hst_feistel(i, h, seed);\n"
+"  while (y >= n) y = hst_feistel(y, h, seed);\n"
+"  dst[i] = (T)y;\n"
+"}\n"
+"#endif\n"
+"\n"
+"#ifdef HST_FLOAT\n"
 "float hst_u24(uint w) { return (float)(w >> 8) * 0x1.0p-24f; }\n"
 "#ifdef HST_FP64\n"
 "ulong hst_k53(uint hi, uint lo) { return ((ulong)hi << 21) | (ulong)(lo >> 11); }\n"
@@ -1642,6 +1692,26 @@ HST__KPRIVATE void hst__random_store(hst_dtype dt, void *x, size_t i, const uint
     }
 }
 
+/* Feistel permutation of [0, 4^h) (twin of the device's hst_feistel). */
+HST__KPRIVATE uint64_t hst__feistel(uint64_t x, unsigned h, uint64_t seed)
+{
+    uint64_t mask = ((uint64_t)1 << h) - 1, l = x >> h, r = x & mask;
+    uint32_t key[2];
+    unsigned k;
+    key[0] = (uint32_t)seed;
+    key[1] = (uint32_t)(seed >> 32);
+    for (k = 0; k < HST__PERM_ROUNDS; ++k) {
+        uint32_t c[4];
+        uint64_t t;
+        c[0] = (uint32_t)r; c[1] = k; c[2] = 0; c[3] = 0;
+        hst__philox4x32_10(c, key);
+        t = l ^ ((uint64_t)c[0] & mask);
+        l = r;
+        r = t;
+    }
+    return (l << h) | r;
+}
+
 /* >>reductions */
 
 /* Defines NAME(x, y, n, partial): the block reduction of the device kernels, serially. TERM is
@@ -2034,6 +2104,19 @@ HST__KDEF void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed,
     }
 }
 
+HST__KDEF void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed)
+{
+    size_t i;
+    unsigned h = 1;
+    if (dt != HST_I32 && dt != HST_I64) return;
+    while (h < 32 && ((uint64_t)1 << (2 * h)) < (uint64_t)n) ++h;
+    for (i = 0; i < n; ++i) {
+        uint64_t y = hst__feistel(i, h, seed);
+        while (y >= n) y = hst__feistel(y, h, seed);
+        hst__store_int(dt, dst, i, (int64_t)y);
+    }
+}
+
 HST__KDEF void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
                                size_t n, void *partial)
 {
@@ -2206,13 +2289,49 @@ static const char hst__vocabx_src_axis[] =
 "#endif\n"
 "}\n";
 
+static const char hst__vocabx_src_select[] =
+"\n/* argwhere: nonzero = NaN or any nonzero value (-0 is zero; complex: either part) */\n"
+"#ifdef HST_CPLX\n"
+"int hst_nonzero(T v) { return v.x != (E)0 || v.y != (E)0; }\n"
+"#else\n"
+"int hst_nonzero(T v) { return v != (T)0; }\n"
+"#endif\n"
+"/* item g: the nonzero elements of chunk [g chunk, (g+1) chunk) */\n"
+"__kernel void hst_k_nonzero_count(__global const T *src, ulong n, ulong chunk,\n"
+"                                  __global ulong *counts)\n"
+"{\n"
+"  ulong g = get_global_id(0), lo = g * chunk;\n"
+"  if (lo >= n) return;\n"
+"  ulong hi = min(n, lo + chunk), c = 0;\n"
+"  for (ulong i = lo; i < hi; ++i) c += hst_nonzero(src[i]) ? 1UL : 0UL;\n"
+"  counts[g] = c;\n"
+"}\n"
+"/* item g writes the C-order indices (the last ndim of the 4-D index) of its chunk's\n"
+"   nonzero elements, in order, from row offsets[g] of out (rows of ndim longs) */\n"
+"__kernel void hst_k_argwhere(__global const T *src, ulong n, ulong chunk,\n"
+"                             __global const ulong *offsets, ulong4 shape, uint ndim,\n"
+"                             __global long *out)\n"
+"{\n"
+"  ulong g = get_global_id(0), lo = g * chunk;\n"
+"  if (lo >= n) return;\n"
+"  ulong hi = min(n, lo + chunk), row = offsets[g];\n"
+"  for (ulong i = lo; i < hi; ++i) {\n"
+"    if (!hst_nonzero(src[i])) continue;\n"
+"    ulong4 ix = hst_idx4(i, shape);\n"
+"    ulong c[4] = {ix.x, ix.y, ix.z, ix.w};\n"
+"    for (uint d = 0; d < ndim; ++d) out[row * ndim + d] = (long)c[4 - ndim + d];\n"
+"    ++row;\n"
+"  }\n"
+"}\n";
+
 HST__PIECE_FITS(vx_index, hst__vocabx_src_index);
+HST__PIECE_FITS(vx_select, hst__vocabx_src_select);
 HST__PIECE_FITS(vx_binary, hst__vocabx_src_binary);
 HST__PIECE_FITS(vx_axis, hst__vocabx_src_axis);
 
 static const char *const hst__vocabx_src[] = {
-    hst__vocab_src_types, hst__vocab_src_convert, hst__vocabx_src_index, hst__vocabx_src_binary,
-    hst__vocabx_src_axis
+    hst__vocab_src_types, hst__vocab_src_convert, hst__vocabx_src_index, hst__vocabx_src_select,
+    hst__vocabx_src_binary, hst__vocabx_src_axis
 };
 
 HST__KDEF const char *const *hst_kernels_vocabx_source(size_t *count)
@@ -2447,6 +2566,44 @@ HST__KDEF void hst_k_cpart_host(hst_dtype dt, const void *src, void *dst, size_t
             break;
         case HST_PART_CONJ: hst__store_cplx(dt, dst, i, re, -im); break;
         default: break;
+        }
+    }
+}
+
+HST__KPRIVATE int hst__nonzero(hst_dtype dt, const void *src, size_t i)
+{
+    double re, im;
+    if (hst_dtype_is_int(dt)) return hst__load_int(dt, src, i) != 0;
+    hst__load_cplx(dt, src, i, &re, &im);
+    return re != 0.0 || im != 0.0;   /* NaN != 0 */
+}
+
+HST__KDEF void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                      uint64_t *counts)
+{
+    size_t g, i;
+    for (g = 0; chunk && g * chunk < n; g++) {
+        size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
+        counts[g] = 0;
+        for (i = g * chunk; i < hi; i++) counts[g] += (uint64_t)hst__nonzero(dt, src, i);
+    }
+}
+
+HST__KDEF void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                 int64_t *out)
+{
+    size_t g, i;
+    unsigned d;
+    for (g = 0; chunk && g * chunk < n; g++) {
+        size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
+        uint64_t row = offsets[g];
+        for (i = g * chunk; i < hi; i++) {
+            uint64_t ix[4];
+            if (!hst__nonzero(dt, src, i)) continue;
+            hst__idx4(i, shape, ix);
+            for (d = 0; d < ndim; d++) out[row * ndim + d] = (int64_t)ix[4 - ndim + d];
+            row++;
         }
     }
 }
