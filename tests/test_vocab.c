@@ -852,6 +852,8 @@ static void math_input(hst_dtype dt, hst_math_op op, void *p, uint64_t seed) {
     case HST_MATH_EXP: lo = dt == HST_F32 ? -87.0 : -700.0; hi = dt == HST_F32 ? 88.0 : 700.0; break;
     case HST_MATH_SIN: case HST_MATH_COS: lo = -1e4; hi = 1e4; break;
     case HST_MATH_POW: lo = 1e-3; hi = 1e3; break;
+    case HST_MATH_ARCCOS: lo = -1.0; hi = 1.0; break;
+    case HST_MATH_ERFC: lo = -6.0; hi = dt == HST_F32 ? 10.0 : 27.0; break;   /* to the denormals */
     default: break;
     }
     fill_random(dt, p, MATH_N, seed, lo, hi);
@@ -944,6 +946,10 @@ static void test_math(void **state) {
         check_math(state, dt, HST_MATH_COS, 0.0, 4);
         check_math(state, dt, HST_MATH_POW, 2.5, 16);
         check_math(state, dt, HST_MATH_POW, -1.5, 16);
+        /* against the double libm rounded once (the f32 twin) or libm itself (f64, within 1
+           ulp): OpenCL's acos 4 ulp and erfc 16 ulp, plus 1 for the reference */
+        check_math(state, dt, HST_MATH_ARCCOS, 0.0, 5);
+        check_math(state, dt, HST_MATH_ERFC, 0.0, 17);
     }
     { /* spot values, independent of the twin */
         hst_backend *be = BE(state);
@@ -961,6 +967,107 @@ static void test_math(void **state) {
         assert_true(ulp_f(got[0], 2.0f) <= 16 && ulp_f(got[1], 4.0f) <= 16);
         hst_array_destroy(x);
     }
+}
+
+/* A call fails with code and logs item at ERROR (cap: the test's capture). */
+#define EXPECT_ERR(call, code, item)                                                        \
+    do {                                                                                    \
+        cap_reset(cap);                                                                     \
+        assert_int_equal((call), (code));                                                   \
+        if (!cap_has(cap, (item)))                                                          \
+            fail_msg("%s: log item %s not captured (%d messages, last: %s %s)", #call,      \
+                     hst_log_item_name(item), cap->count, cap_last_item(cap), cap->last);   \
+    } while (0)
+
+/* ------------------------------------------------------------------------------------------
+   arccos, erfc spot values (exact where IEEE and OpenCL define them) and numpy.arctan2 through
+   hst_array_binary: within 7 ulp (OpenCL's atan2 6, plus the reference's rounding) of the
+   double libm (rounded once for f32) on random and special pairs, broadcasting, and NumPy's
+   signed zeros exactly: arctan2(+-0, +0) = +-0, arctan2(+-0, -0) = +-pi, arctan2(+-0, x < 0)
+   = +-pi, arctan2(+-y, +-inf) and the quadrants of infinities; NaN in, NaN out. */
+static const double ATAN2_SP[][2] = {
+    {0.0, 0.0}, {-0.0, 0.0}, {0.0, -0.0}, {-0.0, -0.0}, {0.0, -1.0}, {-0.0, -1.0}, {0.0, 2.0},
+    {-0.0, 2.0}, {1.0, 0.0}, {-1.0, -0.0}, {INFINITY, INFINITY}, {INFINITY, -INFINITY},
+    {-INFINITY, INFINITY}, {-INFINITY, -INFINITY}, {3.0, INFINITY}, {3.0, -INFINITY},
+    {-3.0, -INFINITY}, {NAN, 1.0}, {1.0, NAN}, {1e-40, 1e30}, {1e30, 1e-40}, {-2.5, -2.5}};
+#define N_ATAN2_SP (sizeof ATAN2_SP / sizeof ATAN2_SP[0])
+
+static void check_atan2(void **state, hst_dtype dt) {
+    hst_backend *be = BE(state);
+    size_t n = 4099, es = hst_dtype_size(dt), i;
+    void *a = malloc(n * es), *b = malloc(n * es), *got;
+    hst_array *xa, *xb, *xd;
+    assert_non_null(a);
+    assert_non_null(b);
+    fill_random(dt, a, n, 71, -1e3, 1e3);
+    fill_random(dt, b, n, 72, -1e3, 1e3);
+    for (i = 0; i < N_ATAN2_SP; i++) {
+        if (dt == HST_F32) { ((float *)a)[i] = (float)ATAN2_SP[i][0]; ((float *)b)[i] = (float)ATAN2_SP[i][1]; }
+        else { ((double *)a)[i] = ATAN2_SP[i][0]; ((double *)b)[i] = ATAN2_SP[i][1]; }
+    }
+    xa = mk1_data(be, dt, n, a);
+    xb = mk1_data(be, dt, n, b);
+    xd = mk1(be, dt, n);
+    assert_int_equal(hst_array_binary(xd, xa, xb, HST_BINARY_ARCTAN2), HST_SUCCESS);
+    got = rd(xd);
+    for (i = 0; i < n; i++) {
+        double y = dt == HST_F32 ? ((float *)a)[i] : ((double *)a)[i];
+        double x = dt == HST_F32 ? ((float *)b)[i] : ((double *)b)[i];
+        double w = atan2(y, x);
+        uint64_t u = dt == HST_F32 ? ulp_f(((float *)got)[i], (float)w) : ulp_d(((double *)got)[i], w);
+        double g = dt == HST_F32 ? ((float *)got)[i] : ((double *)got)[i];
+        if (u > 7) fail_msg("arctan2 %s (%.17g, %.17g): got %.17g want %.17g (%llu ulp)", hst_dtype_name(dt), y, x, g, w, (unsigned long long)u);
+        if (w == 0.0 && !(g == 0.0 && signbit(g) == signbit(w)))   /* signed zeros exactly */
+            fail_msg("arctan2 %s (%g, %g): got %g, want %g", hst_dtype_name(dt), y, x, g, w);
+    }
+    free(got);
+    {   /* broadcasting (3, 1) against (4,): dst (3, 4), as numpy.arctan2 does */
+        size_t sc[2] = {3, 1}, sr = 4, sd[2] = {3, 4}, j;
+        hst_array *c, *r, *o;
+        assert_int_equal(hst_array_create(be, dt, 2, sc, &c), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, dt, 1, &sr, &r), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, dt, 2, sd, &o), HST_SUCCESS);
+        assert_int_equal(hst_array_write(c, a, 3 * es), HST_SUCCESS);
+        assert_int_equal(hst_array_write(r, (char *)b + 4 * es, 4 * es), HST_SUCCESS);
+        assert_int_equal(hst_array_binary(o, c, r, HST_BINARY_ARCTAN2), HST_SUCCESS);
+        got = rd(o);
+        for (i = 0; i < 3; i++) for (j = 0; j < 4; j++) {
+            double y = dt == HST_F32 ? ((float *)a)[i] : ((double *)a)[i];
+            double x = dt == HST_F32 ? ((float *)b)[4 + j] : ((double *)b)[4 + j];
+            uint64_t u = dt == HST_F32 ? ulp_f(((float *)got)[i * 4 + j], (float)atan2(y, x))
+                                       : ulp_d(((double *)got)[i * 4 + j], atan2(y, x));
+            assert_true(u <= 7);
+        }
+        free(got);
+        hst_array_destroy(c); hst_array_destroy(r); hst_array_destroy(o);
+    }
+    hst_array_destroy(xa); hst_array_destroy(xb); hst_array_destroy(xd);
+    free(a); free(b);
+}
+
+static void test_transcendentals(void **state) {
+    hst_backend *be = BE(state);
+    capture *cap = CAP(state);
+    const float in[6] = {1.0f, -1.0f, 0.0f, -INFINITY, INFINITY, NAN};
+    float got[6];
+    hst_array *x = mk1_data(be, HST_F32, 6, in), *y = mk1(be, HST_F32, 6), *k = mk1(be, HST_I32, 6);
+    assert_int_equal(hst_array_math(y, x, HST_MATH_ARCCOS, 0.0), HST_SUCCESS);
+    assert_int_equal(hst_array_read(y, got, sizeof got), HST_SUCCESS);
+    assert_true(got[0] == 0.0f && !signbit(got[0]));                 /* acos(1) = +0 */
+    assert_true(ulp_f(got[1], (float)acos(-1.0)) <= 5);              /* acos(-1) = pi */
+    assert_true(ulp_f(got[2], (float)acos(0.0)) <= 5);
+    assert_true(isnan(got[3]) && isnan(got[4]) && isnan(got[5]));    /* outside [-1, 1] */
+    assert_int_equal(hst_array_math(y, x, HST_MATH_ERFC, 0.0), HST_SUCCESS);
+    assert_int_equal(hst_array_read(y, got, sizeof got), HST_SUCCESS);
+    assert_true(ulp_f(got[0], (float)erfc(1.0)) <= 17 && ulp_f(got[1], (float)erfc(-1.0)) <= 17);
+    assert_true(got[2] == 1.0f && got[3] == 2.0f && got[4] == 0.0f && !signbit(got[4]) && isnan(got[5]));
+    check_atan2(state, HST_F32);
+    if (has_fp64(state)) check_atan2(state, HST_F64);
+    /* integers have no arctan2 (NumPy would promote to float): the dtype error names it */
+    EXPECT_ERR(hst_array_binary(k, k, k, HST_BINARY_ARCTAN2), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    assert_non_null(strstr(cap->last, "i32"));
+    EXPECT_ERR(hst_array_math(k, k, HST_MATH_ERFC, 0.0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    hst_array_destroy(x); hst_array_destroy(y); hst_array_destroy(k);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1432,14 +1539,6 @@ static void test_helpers(void **state) {
 /* ------------------------------------------------------------------------------------------
    Errors: each rejected call answers its documented code AND logs the documented item at level
    ERROR through the backend's logger (captured here), and leaves no array behind. */
-#define EXPECT_ERR(call, code, item)                                                        \
-    do {                                                                                    \
-        cap_reset(cap);                                                                     \
-        assert_int_equal((call), (code));                                                   \
-        if (!cap_has(cap, (item)))                                                          \
-            fail_msg("%s: log item %s not captured (%d messages, last: %s %s)", #call,      \
-                     hst_log_item_name(item), cap->count, cap_last_item(cap), cap->last);   \
-    } while (0)
 
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
@@ -1573,6 +1672,7 @@ int main(void) {
         cmocka_unit_test(test_scale),
         cmocka_unit_test(test_axpy),
         cmocka_unit_test(test_math),
+        cmocka_unit_test(test_transcendentals),
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_values),
         cmocka_unit_test(test_minmax_nan),
