@@ -234,8 +234,10 @@ HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_ar
    Fan 1996, definition 7), for nq probabilities q[k] in [0, 1] into out[k]: with the n
    elements sorted ascending v[0..n), h = (n - 1) q, i = floor(h), g = h - i, and j = min(i + 1,
    n - 1), out = v[i] + (v[j] - v[i]) g, or v[j] - (v[j] - v[i]) (1 - g) when g >= 0.5 (NumPy's
-   _lerp). Arithmetic as NumPy 2 does it for a Python float q: in f32 for f32 x (q rounded to
-   f32 first), in f64 for f64 and the integers (whose difference v[j] - v[i] is taken in int64).
+   _lerp). Arithmetic as NumPy 2.4 does it for a Python float q: h and g in double; the lerp
+   in f32 for f32 x (g and 1 - g rounded to f32, NumPy's weak promotion), in f64 for f64 and
+   the integers (whose difference v[j] - v[i] is taken in int64, where NumPy's i8 / i16
+   subtraction would wrap).
    Any NaN in x gives NaN (numpy.quantile, not nanquantile). Real dtypes. The sort runs on the
    host on a copy read back (blocking; x is unchanged): it is exact, so every device gives the
    same bits; a quantile is a few values of a display or threshold step, not worth a device
@@ -1493,11 +1495,12 @@ static int hst__cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* NumPy's _lerp(a, b, t) in float (f32 data) or double. */
-static float hst__lerp_f32(float a, float b, float t) {
+/* NumPy's _lerp(a, b, t) in float (f32 data: t and 1 - t are Python floats, rounded to f32
+   by NumPy's weak promotion) or double. */
+static float hst__lerp_f32(float a, float b, double t) {
     float d = b - a, r;
-    if (t >= 0.5f) { r = d * (1.0f - t); return b - r; }
-    r = d * t;
+    if (t >= 0.5) { r = d * (float)(1.0 - t); return b - r; }
+    r = d * (float)t;
     return a + r;
 }
 static double hst__lerp_f64(double a, double b, double t) {
@@ -1524,9 +1527,9 @@ static double hst__quantile_sorted(hst_dtype dt, const void *v, size_t n, double
     double base;
     if (dt == HST_F32) {
         const float *f = (const float *)v;
-        float qf = (float)q, h = (float)(n - 1) * qf;   /* NumPy: q in the array's dtype */
-        base = hst__quantile_index((double)h, n, &i, &j);
-        return (double)hst__lerp_f32(f[i], f[j], (float)((double)h - base));
+        double h = (double)(n - 1) * q;
+        base = hst__quantile_index(h, n, &i, &j);
+        return (double)hst__lerp_f32(f[i], f[j], h - base);
     }
     if (dt == HST_F64) {
         const double *f = (const double *)v;
