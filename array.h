@@ -36,7 +36,7 @@
    What it does NOT do: it does not broadcast implicitly beyond what each call documents; it does
    not pick a faster but different reduction order per device (sums are the same bits
    everywhere); it does not block except where a call says so (read, write, reductions); it
-   offers no complex double dtype (no f64 FFTs).
+   offers no double precision FFTs (f64 / c128 transforms answer HST_ERROR_DTYPE).
 
    Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
    halostream authors (the full text at the end of this file). */
@@ -55,18 +55,22 @@ typedef struct hst_array hst_array;
 /* ---------------------------------------------------------------------------------------------
    Array vocabulary (PyEPRI's backend idea in C): typed arrays of 1..4 dimensions, C order, on any
    device, with identical semantics everywhere. Operations run in order on the backend's default
-   queue; read, write and reductions block. Which operations each dtype supports:
-     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: u8 i32 f32 f64;
-     scale/axpy/dot/sqnorm/random: f32 f64 c64;  math (abs sqrt exp sin cos pow): f32 f64.
+   queue; read, write and reductions block. The dtypes (kernels.h's hst_dtype): u8 i8 i16 i32
+   i64 (NumPy's uint8 .. int64), f32 f64, c64 c128 (complex64, complex128); f64 and c128 need a
+   device with fp64 (else HST_ERROR_DTYPE naming the dtype). Which operations each supports:
+     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: the integers, f32, f64;
+     scale/axpy/dot/sqnorm/random: f32 f64 c64 c128;
+     math (abs sqrt exp sin cos pow arccos erfc): f32 f64.
    Exact on every device, bit for bit: fill, copy, cast, scale, axpy, abs, sqrt (where the device
    rounds sqrt correctly, see hst_device_info), sum/dot/sqnorm/min/max (the reduction order is
-   fixed by kernels.h, not by the device), uniform random; a NaN that an operation creates (sqrt
-   of a negative number) is a NaN everywhere, with the device's payload bits. Within OpenCL's ulp
-   bounds of the host
-   libm: exp (3 ulp), sin and cos (4 ulp), pow (16 ulp), normal random (computed in double,
-   then rounded). Errors: HST_ERROR_DTYPE (op not defined for the dtype; f64 on a device without
-   fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the
-   memory layer. */
+   fixed by kernels.h, not by the device; integer sums are int64, wrapping past 2^63), uniform
+   random; a NaN that an operation creates (sqrt of a negative number) is a NaN everywhere, with
+   the device's payload bits. Within OpenCL's ulp bounds of the host libm (double, rounded once
+   for the f32 arccos and erfc): exp (3 ulp), sin and cos (4 ulp), arccos (4 ulp), erfc (16
+   ulp), pow (16 ulp), normal random (computed in double, then rounded); the tests allow one
+   ulp more for the reference's own rounding. Errors: HST_ERROR_DTYPE (op not defined for the
+   dtype; f64 or c128 on a device without fp64), HST_ERROR_SHAPE (operands differ in shape,
+   dtype or backend), plus those of the memory layer. */
 #define HST_MAX_DIMS 4
 /* Scalars for the operations below. Thread-safe. */
 HST_API hst_scalar hst_real(double re);
@@ -157,11 +161,11 @@ HST_API HST_NODISCARD hst_result hst_array_random(hst_array *x, hst_random_dist 
    memory errors. Thread safety: per backend (reshape: per object). */
 
 /* numpy.arange(start, stop, step, dtype): ceil((stop - start) / step) elements start + i step
-   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). u8 i32 f32 f64. */
+   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). Real dtypes. */
 HST_API HST_NODISCARD hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
                                                   double step, hst_array **out);
 /* numpy.linspace(start, stop, num, endpoint, dtype): start + i step with step = (stop - start)
-   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. u8 i32 f32 f64. */
+   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. Real dtypes. */
 HST_API HST_NODISCARD hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
                                                     size_t num, int endpoint, hst_array **out);
 /* numpy.fft.fftfreq(n, d) (rfft = 0; n elements: 0, 1, .., ceil(n/2) - 1, -floor(n/2), .., -1,
@@ -204,7 +208,7 @@ HST_API HST_NODISCARD hst_result hst_array_binary(hst_array *dst, const hst_arra
 /* dst = a op s (scalar_first = 0) or s op a (1), s rounded to a's dtype first. */
 HST_API HST_NODISCARD hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
                                                          hst_binary_op op, int scalar_first);
-/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i32 f32 f64. */
+/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i8 i16 i32 i64 u8 f32 f64. */
 HST_API HST_NODISCARD hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
 /* numpy.where(cond, a, b) with cond a u8 array (nonzero = true); all four of one shape. */
 HST_API HST_NODISCARD hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
@@ -277,7 +281,7 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
    Sign: forward X[k] = sum_j x[j] exp(-2 pi i j k / n) per axis, inverse with +. norm is
    NumPy's: with N the product of the transformed (real-space) extents, BACKWARD scales the
    inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N. f64/c128 transforms are
-   not offered: the vocabulary has no complex double dtype yet (HST_ERROR_DTYPE).
+   not offered (HST_ERROR_DTYPE naming the dtype): single precision only.
    Plans are made on first use per (kind, direction, lengths, batch, in-place) and kept by the
    backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
    is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does

@@ -35,16 +35,19 @@
    cl_khr_fp64, -DHST_FP64. The source is kept readable: one OpenCL source line per literal line,
    split into pieces (passed together to clCreateProgramWithSource) of at most 4095 characters
    each, C99's guaranteed minimum string literal length; a compile-time check enforces the limit.
-   Kernels in the program, by build dtype (T = element type: uchar, int, float, double, float2):
+   Kernels in the program, by build dtype (T = element type: uchar, char, short, int, long,
+   float, double, float2, double2; "int" = the five integers, u8 i8 i16 i32 i64):
 
-     kernel                                u8  i32  f32  f64  c64
-     hst_k_cast_from_{u8,i32,f32,c64}      x   x    x    x    x
-     hst_k_cast_from_f64 (HST_FP64 only)   x   x    x    x    x
-     hst_k_scale, hst_k_axpy, hst_k_random           x    x    x
-     hst_k_math                                      x    x
-     hst_k_reduce_sum                      x   x    x    x    x
-     hst_k_reduce_dot, hst_k_reduce_sqnorm           x    x    x
-     hst_k_reduce_min, hst_k_reduce_max    x   x    x    x
+     kernel                                        int  f32  f64  c64  c128
+     hst_k_cast_from_{u8,i8,i16,i32,i64,f32,c64}   x    x    x    x    x
+     hst_k_cast_from_{f64,c128} (HST_FP64 only)    x    x    x    x    x
+     hst_k_scale, hst_k_axpy, hst_k_random              x    x    x    x
+     hst_k_math                                         x    x
+     hst_k_reduce_sum                              x    x    x    x    x
+     hst_k_reduce_dot, hst_k_reduce_sqnorm              x    x    x    x
+     hst_k_reduce_min, hst_k_reduce_max            x    x    x
+     hst_k_randperm                                i32 and i64 only
+   (f64 and c128 programs need HST_FP64.)
 
    Bit-identical results. The device sources start with `#pragma OPENCL FP_CONTRACT OFF`, so
    a*x + y is two rounded operations, never an FMA. The host twins match only if the host
@@ -150,13 +153,14 @@ typedef struct hst_scalar { double re, im; int64_t i64; } hst_scalar;
 /* Which (dtype, op) pairs exist; 1 or 0. The backend rejects other calls with these.
    Thread-safe. */
 HST_API int hst_kernels_math_supported(hst_dtype dt, hst_math_op op);     /* f32, f64 */
-/* SUM: all five; DOT, SQNORM: f32, f64, c64; MIN, MAX: u8, i32, f32, f64. Thread-safe. */
+/* SUM: every dtype; DOT, SQNORM: f32, f64, c64, c128; MIN, MAX: the integers, f32, f64.
+   Thread-safe. */
 HST_API int hst_kernels_reduce_supported(hst_dtype dt, hst_reduce_op op);
-HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: f32, f64, c64 */
+HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: f32 f64 c64 c128 */
 
-/* Bytes of one partial, i.e. of the accumulator type: SUM of u8/i32: 8 (int64); f32: 4; f64: 8;
-   c64 SUM and DOT: 8 (float pair); c64 SQNORM: 4 (float); MIN/MAX: the element size.
-   0 for an unsupported pair. Thread-safe. */
+/* Bytes of one partial, i.e. of the accumulator type: SUM of an integer: 8 (int64); f32: 4;
+   f64: 8; c64 / c128 SUM and DOT: 8 / 16 (float / double pair); c64 / c128 SQNORM: 4 / 8;
+   MIN/MAX: the element size. 0 for an unsupported pair. Thread-safe. */
 HST_API size_t hst_kernels_partial_size(hst_dtype dt, hst_reduce_op op);
 
 /* The vocabulary program's source: `*count` (if count is not NULL) pieces to pass together to
@@ -182,26 +186,30 @@ HST_API void hst_k_philox4x32(uint64_t counter, uint64_t seed, uint32_t out[4]);
 
    hst_k_cast_host: dst[i] = src[i] converted (twin of hst_k_cast_from_<src_dt>). Rules, bitwise:
    float -> integer truncates toward zero and saturates, NaN -> 0 (OpenCL convert_<int>_sat);
-   float -> float and int -> float round to nearest even; i32 -> u8 clamps to 0..255; c64 -> real
-   takes the real part; real -> c64 sets im = 0; same dtype copies. dst and src must not overlap
+   float -> float and int -> float round to nearest even, once (i64 -> f32 directly, not through
+   double); integer -> integer clamps to the destination's range (i64 -> i8: -128..127);
+   complex -> real takes the real part; real -> complex sets im = 0; c64 <-> c128 converts both
+   parts; same dtype copies. dst and src must not overlap
    unless the dtypes are equal (then dst == src is allowed). Thread-safe. */
 HST_API void hst_k_cast_host(hst_dtype dst_dt, void *dst, hst_dtype src_dt, const void *src,
                              size_t n);
 
 /* x = alpha * x (twin of hst_k_scale). alpha = {re, im} is first rounded to the element type
-   ((float) for f32 and c64; im ignored unless c64), as the backend does for the kernel argument.
-   c64: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64, c64. Thread-safe. */
+   ((float) for f32 and c64; im ignored unless complex), as the backend does for the kernel
+   argument. Complex: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64,
+   c64, c128. Thread-safe. */
 HST_API void hst_k_scale_host(hst_dtype dt, void *x, size_t n, const double alpha[2]);
 
 /* y = alpha * x + y (twin of hst_k_axpy); alpha as in hst_k_scale_host; the product is rounded
-   before the add. f32, f64, c64. Thread-safe. */
+   before the add. f32, f64, c64, c128. Thread-safe. */
 HST_API void hst_k_axpy_host(hst_dtype dt, void *y, const void *x, size_t n,
                              const double alpha[2]);
 
 /* dst = op(src) element-wise (twin of hst_k_math); p (POW's exponent) rounded to the element
    type first. dst may equal src. ABS and SQRT are bitwise equal to the device (f32 SQRT needs
-   -cl-fp32-correctly-rounded-divide-sqrt there); EXP, SIN, COS, POW use the host libm and agree
-   within the OpenCL spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, pow 16). f32, f64.
+   -cl-fp32-correctly-rounded-divide-sqrt there); EXP, SIN, COS, POW use the host libm, ARCCOS
+   and ERFC the double libm (rounded once for f32), and the device agrees within the OpenCL
+   spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, acos 4, pow 16, erfc 16). f32, f64.
    Thread-safe. */
 HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n, hst_math_op op,
                              double p);
@@ -211,9 +219,10 @@ HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n,
    2^-53; c64 (f32 rule on w0, f32 rule on w1). Normal (Box-Muller, Box & Muller 1958, computed
    in double): r = sqrt(-2 log u1), a = 2 pi u2; f32: u1 = (w0 + 1) * 2^-32 in (0,1],
    u2 = w1 * 2^-32, x = (float)(r cos a); c64: ((float)(r cos a), (float)(r sin a)); f64:
-   u1 = (k(w0,w1) + 1) * 2^-53, u2 = k(w2,w3) * 2^-53 with k the 53-bit rule above, x = r cos a.
+   u1 = (k(w0,w1) + 1) * 2^-53, u2 = k(w2,w3) * 2^-53 with k the 53-bit rule above, x = r cos a;
+   c128: (r cos a, r sin a) from the f64 u1, u2. Uniform c128: (k(w0,w1), k(w2,w3)) * 2^-53.
    Normals agree with the device within a few ulp (libm); on a device without cl_khr_fp64 they are
-   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64.
+   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64, c128.
    Thread-safe. */
 HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, uint64_t offset,
                                hst_random_dist dist);
@@ -235,8 +244,9 @@ HST_API void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t see
    g*4096 + l + 256*k when < n; then for s = 128, 64, ..., 1 lanes l < s set
    a[l] = combine(a[l], a[l+s]); partial[g] = a[0]. Accumulators: int64 for u8/i32 sums (exact
    while |sum| < 2^63), the real type for float sums (float for f32 and c64, double for f64), the
-   element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, 255/0 (u8),
-   INT32_MAX/INT32_MIN (i32). Float MIN is combine(a, b) = isnan(a) ? b : (b < a ? b : a) (MAX
+   element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, the integer
+   dtype's largest/smallest value. Integer sums wrap past 2^63 (as the device's long); integer
+   sums and min/max are exact in any order, so their twin reduces each block plainly. Float MIN is combine(a, b) = isnan(a) ? b : (b < a ? b : a) (MAX
    with >): fmin/fmax semantics with ties (-0, +0) keeping a; NaN payloads are not specified.
    Thread-safe. */
 HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
@@ -265,24 +275,28 @@ HST_API void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *part
                        of shape at (i0..i3) copies src[soff + sum ((i_d + shift_d) % mod_d) *
                        sstride_d] to dst[doff + sum i_d * dstride_d]. All dtypes.
      hst_k_binary      (a, b, dst, n, shape, astride, bstride, op): dst[i] = a[..] op b[..]
-                       (strides 0 broadcast). op: hst_binary_op. f32 f64 c64 (ADD..DIV), i32
-                       (ADD SUB MUL wrapping, MAXIMUM MINIMUM).
+                       (strides 0 broadcast). op: hst_binary_op. f32 f64 (all), c64 c128
+                       (ADD..DIV), the integers (ADD SUB MUL wrapping in two's complement,
+                       MAXIMUM MINIMUM).
      hst_k_axis        (src, dst, idx, outer, len, inner, op): src viewed as (outer, len,
                        inner); item (o, j) < outer*inner runs k = 0..len-1 in order. op:
                        hst_axis_op; ARGMAX/ARGMIN write int idx[o*inner + j], CUMSUM writes
-                       dst like src, the others dst[o*inner + j]. SUM, CUMSUM: i32 (wrapping)
-                       f32 f64 c64; MAX MIN ARGMAX ARGMIN: u8 i32 f32 f64.
+                       dst like src, the others dst[o*inner + j]. SUM, CUMSUM: every dtype
+                       but u8 (integers wrap); MAX MIN ARGMAX ARGMIN: the real dtypes.
      hst_k_ramp        (dst, n, start, step, set_last, last): dst[i] = T(start + i * step),
                        start/step/last double with HST_FP64 (else float); dst[n-1] = T(last)
-                       when set_last. u8 i32 f32 f64 (integers truncate and saturate).
+                       when set_last. Real dtypes (integers truncate and saturate).
      hst_k_where       (cond, a, b, dst, n): dst[i] = cond[i] ? a[i] : b[i]; cond uchar.
-     hst_k_cpart       (src float2, dst float, n, part) [c64 program only]: hst_complex_part;
-                       CONJ writes float pairs.
+     hst_k_cpart       (src T, dst E, n, part) [c64 and c128 programs]: hst_complex_part
+                       into the real type E; CONJ writes pairs.
+     hst_k_nonzero_count, hst_k_argwhere: argwhere's two passes (hst_k_argwhere_host).
    Float semantics: one IEEE operation per step (FP_CONTRACT OFF); MAXIMUM/MINIMUM and axis
-   MAX/MIN/ARGMAX/ARGMIN propagate NaN as NumPy does (the first NaN wins); c64 MUL is
+   MAX/MIN/ARGMAX/ARGMIN propagate NaN as NumPy does (the first NaN wins); ARCTAN2 is OpenCL's
+   atan2 (6 ulp; NumPy's signed zeros and infinities); complex MUL is
    (ar br - ai bi, ar bi + ai br), DIV ((ar br + ai bi) / d, (ai br - ar bi) / d) with
    d = br br + bi bi. Sums run in T in index order. The host twins below give the same bits
-   (ABS and ANGLE: within OpenCL's hypot 4 ulp and atan2 6 ulp of the host libm). */
+   (ABS and ANGLE: within OpenCL's hypot 4 ulp and atan2 6 ulp of the host libm; ARCTAN2:
+   within 6 ulp of the double libm, rounded once for f32). */
 typedef enum hst_binary_op {
     HST_BINARY_ADD = 0, HST_BINARY_SUB, HST_BINARY_MUL, HST_BINARY_DIV,
     HST_BINARY_MAXIMUM, HST_BINARY_MINIMUM,

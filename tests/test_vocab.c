@@ -436,7 +436,7 @@ static void test_copy(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------
-   cast: all 25 (dst, src) dtype pairs, on inputs with the edge cases (saturation, NaN, +-inf,
+   cast: all 81 (dst, src) dtype pairs, on inputs with the edge cases (saturation, NaN, +-inf,
    -0, denormals, .5 ties, huge values), bitwise equal to hst_k_cast_host; plus spot values
    written out by hand, so the twin and the device are both held to the documented rules. */
 #define CAST_N 1037
