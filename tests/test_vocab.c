@@ -1170,7 +1170,7 @@ static void check_reduce(void **state, hst_dtype dt, hst_reduce_op op, size_t n,
     else if (dt == HST_I8) fill_random(dt, xin, n, seed, positive ? 0.0 : -128.0, 128.0);
     else if (dt == HST_I16) fill_random(dt, xin, n, seed, positive ? 0.0 : -32768.0, 32768.0);
     else if (dt == HST_I32) fill_random(dt, xin, n, seed, positive ? 0.0 : -2.1e9, 2.1e9);
-    else if (dt == HST_I64) fill_random(dt, xin, n, seed, positive ? 0.0 : -9e15, 9e15);
+    else if (dt == HST_I64) fill_random(dt, xin, n, seed, positive ? 0.0 : -9e13, 9e13);   /* 1e5 terms: |sum| < 2^63 */
     else fill_random(dt, xin, n, seed, positive ? 0.5 : -100.0, positive ? 1.5 : 100.0);
     fill_random(dt, yin, n, seed + 1, positive ? 0.5 : -100.0, positive ? 1.5 : 100.0);
     x = mk1_data(be, dt, n, xin);
@@ -1246,6 +1246,19 @@ static void test_reduce_values(void **state) {
         assert_int_equal(hst_array_max(a, &s), HST_SUCCESS);
         assert_int_equal(s.i64, INT32_MIN);
         hst_array_destroy(a);
+    }
+    {   /* i8 sums exact in int64; i64 sums wrap past 2^63 (two's complement), min/max exact */
+        hst_array *a = mk1(be, HST_I8, 100003), *b = mk1(be, HST_I64, 5);
+        assert_int_equal(hst_array_fill(a, hst_int(-128)), HST_SUCCESS);
+        assert_int_equal(hst_array_sum(a, &s), HST_SUCCESS);
+        assert_int_equal(s.i64, -128 * 100003);
+        assert_int_equal(hst_array_fill(b, hst_int(INT64_MAX)), HST_SUCCESS);
+        assert_int_equal(hst_array_sum(b, &s), HST_SUCCESS);
+        assert_true(s.i64 == (int64_t)((uint64_t)INT64_MAX * 5u));
+        assert_int_equal(hst_array_min(b, &s), HST_SUCCESS);
+        assert_true(s.i64 == INT64_MAX);
+        hst_array_destroy(a);
+        hst_array_destroy(b);
     }
     {   /* u8: 255 * 12289 */
         hst_array *a = mk1(be, HST_U8, 12289);

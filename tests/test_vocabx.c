@@ -623,7 +623,7 @@ static void check_tile(hst_backend *be, unsigned snd, const size_t *ssh, const s
                        unsigned nreps, unsigned dnd, const size_t *dsh) {
     size_t sn = 1, dn = 1, i;
     unsigned k;
-    int32_t src[16], *o;
+    int32_t src[16] = {0}, *o;
     hst_array *s, *d;
     for (k = 0; k < snd; k++) sn *= ssh[k];
     for (k = 0; k < dnd; k++) dn *= dsh[k];
