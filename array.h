@@ -152,9 +152,10 @@ HST_API HST_NODISCARD hst_result hst_array_random(hst_array *x, hst_random_dist 
    More vocabulary (>>vocabx): the rest of what PyEPRI's scripts call (README: "PyEPRI's
    vocabulary"), with NumPy's meaning and defaults, identical on every device (kernels.h's second
    vocabulary program; its host twins on the host device). Exact (bitwise equal everywhere):
-   every copy-like call, where, clip, the binary operations (division needs a device that rounds
-   division correctly, as the first vocabulary's sqrt), the axis operations, the ramps on devices
-   with fp64 (else within float rounding). ABS and ANGLE of complex: OpenCL's 4 and 6 ulp.
+   every copy-like call (tile included), where, clip, the binary operations (division needs a
+   device that rounds division correctly, as the first vocabulary's sqrt; integers wrap as
+   NumPy's), the axis operations, argwhere, randperm, quantile, the ramps on devices with fp64
+   (else within float rounding). ABS and ANGLE of complex and ARCTAN2: OpenCL's 4, 6 and 6 ulp.
    Axes are numbered from 0 (slowest); shapes C order. Errors: HST_ERROR_INVALID_ARGUMENT (NULL,
    axis out of range, bad op/part, count 0), HST_ERROR_SHAPE (shapes, dtypes or backends
    disagree with what the call needs), HST_ERROR_DTYPE (the op is not defined for the dtype),
@@ -224,8 +225,8 @@ HST_API HST_NODISCARD hst_result hst_array_reduce_axis(hst_array *dst, const hst
    src's. reps[k] >= 1 (a 0 would make an empty array, which the vocabulary has not). dst must
    not be src. Errors: HST_ERROR_INVALID_ARGUMENT (reps NULL, nreps 0 or > 4, a rep 0),
    HST_ERROR_SHAPE (dst's shape, dtype or backend), HST_ERROR_OVERFLOW. */
-HST_API HST_NODISCARD hst_result hst_array_tile(hst_array *dst, const hst_array *src, const size_t *reps,
-                                                unsigned nreps);
+HST_API HST_NODISCARD hst_result hst_array_tile(hst_array *dst, const hst_array *src,
+                                                const size_t *reps, unsigned nreps);
 /* numpy.argwhere(src): the C-order indices of src's nonzero elements (NaN is nonzero, -0 is
    zero; complex: either part), as a new i64 array of shape (count, src's ndim) on src's
    backend, rows in C order of the elements; *count gets the number of rows. No nonzero
@@ -233,7 +234,8 @@ HST_API HST_NODISCARD hst_result hst_array_tile(hst_array *dst, const hst_array 
    empty arrays). Any dtype; blocking (the counts come back to place the rows). Two passes
    (kernels.h's hst_k_nonzero_count, hst_k_argwhere), so the rows are the same everywhere.
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL), memory errors. */
-HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_array **out, size_t *count);
+HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_array **out,
+                                                    size_t *count);
 /* numpy.quantile(x, q) over the whole array with NumPy's default method "linear" (Hyndman &
    Fan 1996, definition 7), for nq probabilities q[k] in [0, 1] into out[k]: with the n
    elements sorted ascending v[0..n), h = (n - 1) q, i = floor(h), g = h - i, and j = min(i + 1,
@@ -247,7 +249,8 @@ HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_ar
    same bits; a quantile is a few values of a display or threshold step, not worth a device
    sort. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, nq 0, a q outside [0, 1] or NaN),
    HST_ERROR_DTYPE (complex), memory errors. */
-HST_API HST_NODISCARD hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq, double *out);
+HST_API HST_NODISCARD hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq,
+                                                    double *out);
 /* torch.randperm(n) / numpy.random.permutation(n), counter-based: dst (1-D, i32 or i64, n
    elements) gets a permutation of 0..n-1 that depends only on (n, seed), the same on every
    device (kernels.h's hst_k_randperm: a Philox-keyed Feistel network with cycle walking; it
@@ -316,9 +319,9 @@ HST_API HST_NODISCARD hst_result hst_array_fft(hst_array *dst, const hst_array *
    hold). Errors: hst_array_fft's, plus HST_ERROR_INVALID_ARGUMENT (an axis out of range or
    repeated, an s[k] of 0) and HST_ERROR_SHAPE (dst's shape is not the one above).
    Thread safety: per backend. */
-HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsigned naxes,
-                                                const unsigned *axes, const size_t *s, int inverse,
-                                                hst_fft_norm norm);
+HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array *src,
+                                                unsigned naxes, const unsigned *axes,
+                                                const size_t *s, int inverse, hst_fft_norm norm);
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
 /* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
@@ -380,7 +383,8 @@ extern "C" {
 /* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
 enum {
     HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
-    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128, HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
+    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128,
+    HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
     HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_RANDPERM, HST__K_COUNT
 };
 static const char *const hst__vocab_names[HST__K_COUNT] = {
