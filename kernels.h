@@ -59,8 +59,9 @@
 
    What it does NOT do: it does not create contexts, build programs or launch kernels (backend.h
    does); it does not validate calls (the backend does; a twin given an unsupported dtype/op pair
-   does nothing); it does not make EXP, SIN, COS, POW or normal random numbers bit-identical
-   between device and host (they meet the OpenCL spec's ulp bounds against the host libm); it
+   does nothing); it does not make EXP, SIN, COS, POW, ARCCOS, ERFC, ARCTAN2 or normal random
+   numbers bit-identical between device and host (they meet the OpenCL spec's ulp bounds
+   against the host libm); it
    does not thread the host twins (callers split arrays; reductions split at block boundaries).
 
    Thread safety (backend.h's words): every function here is thread-safe. There is no state;
