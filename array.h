@@ -36,7 +36,7 @@
    What it does NOT do: it does not broadcast implicitly beyond what each call documents; it does
    not pick a faster but different reduction order per device (sums are the same bits
    everywhere); it does not block except where a call says so (read, write, reductions); it
-   offers no complex double dtype (no f64 FFTs).
+   offers no double precision FFTs (f64 / c128 transforms answer HST_ERROR_DTYPE).
 
    Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
    halostream authors (the full text at the end of this file). */
@@ -55,18 +55,22 @@ typedef struct hst_array hst_array;
 /* ---------------------------------------------------------------------------------------------
    Array vocabulary (PyEPRI's backend idea in C): typed arrays of 1..4 dimensions, C order, on any
    device, with identical semantics everywhere. Operations run in order on the backend's default
-   queue; read, write and reductions block. Which operations each dtype supports:
-     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: u8 i32 f32 f64;
-     scale/axpy/dot/sqnorm/random: f32 f64 c64;  math (abs sqrt exp sin cos pow): f32 f64.
+   queue; read, write and reductions block. The dtypes (kernels.h's hst_dtype): u8 i8 i16 i32
+   i64 (NumPy's uint8 .. int64), f32 f64, c64 c128 (complex64, complex128); f64 and c128 need a
+   device with fp64 (else HST_ERROR_DTYPE naming the dtype). Which operations each supports:
+     fill/zeros/ones/copy/cast/sum: all dtypes;  min/max: the integers, f32, f64;
+     scale/axpy/dot/sqnorm/random: f32 f64 c64 c128;
+     math (abs sqrt exp sin cos pow arccos erfc): f32 f64.
    Exact on every device, bit for bit: fill, copy, cast, scale, axpy, abs, sqrt (where the device
    rounds sqrt correctly, see hst_device_info), sum/dot/sqnorm/min/max (the reduction order is
-   fixed by kernels.h, not by the device), uniform random; a NaN that an operation creates (sqrt
-   of a negative number) is a NaN everywhere, with the device's payload bits. Within OpenCL's ulp
-   bounds of the host
-   libm: exp (3 ulp), sin and cos (4 ulp), pow (16 ulp), normal random (computed in double,
-   then rounded). Errors: HST_ERROR_DTYPE (op not defined for the dtype; f64 on a device without
-   fp64), HST_ERROR_SHAPE (operands differ in shape, dtype or backend), plus those of the
-   memory layer. */
+   fixed by kernels.h, not by the device; integer sums are int64, wrapping past 2^63), uniform
+   random; a NaN that an operation creates (sqrt of a negative number) is a NaN everywhere, with
+   the device's payload bits. Within OpenCL's ulp bounds of the host libm (double, rounded once
+   for the f32 arccos and erfc): exp (3 ulp), sin and cos (4 ulp), arccos (4 ulp), erfc (16
+   ulp), pow (16 ulp), normal random (computed in double, then rounded); the tests allow one
+   ulp more for the reference's own rounding. Errors: HST_ERROR_DTYPE (op not defined for the
+   dtype; f64 or c128 on a device without fp64), HST_ERROR_SHAPE (operands differ in shape,
+   dtype or backend), plus those of the memory layer. */
 #define HST_MAX_DIMS 4
 /* Scalars for the operations below. Thread-safe. */
 HST_API hst_scalar hst_real(double re);
@@ -148,20 +152,21 @@ HST_API HST_NODISCARD hst_result hst_array_random(hst_array *x, hst_random_dist 
    More vocabulary (>>vocabx): the rest of what PyEPRI's scripts call (README: "PyEPRI's
    vocabulary"), with NumPy's meaning and defaults, identical on every device (kernels.h's second
    vocabulary program; its host twins on the host device). Exact (bitwise equal everywhere):
-   every copy-like call, where, clip, the binary operations (division needs a device that rounds
-   division correctly, as the first vocabulary's sqrt), the axis operations, the ramps on devices
-   with fp64 (else within float rounding). ABS and ANGLE of complex: OpenCL's 4 and 6 ulp.
+   every copy-like call (tile included), where, clip, the binary operations (division needs a
+   device that rounds division correctly, as the first vocabulary's sqrt; integers wrap as
+   NumPy's), the axis operations, argwhere, randperm, quantile, the ramps on devices with fp64
+   (else within float rounding). ABS and ANGLE of complex and ARCTAN2: OpenCL's 4, 6 and 6 ulp.
    Axes are numbered from 0 (slowest); shapes C order. Errors: HST_ERROR_INVALID_ARGUMENT (NULL,
    axis out of range, bad op/part, count 0), HST_ERROR_SHAPE (shapes, dtypes or backends
    disagree with what the call needs), HST_ERROR_DTYPE (the op is not defined for the dtype),
    memory errors. Thread safety: per backend (reshape: per object). */
 
 /* numpy.arange(start, stop, step, dtype): ceil((stop - start) / step) elements start + i step
-   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). u8 i32 f32 f64. */
+   (a 1-D array; at least one element, else HST_ERROR_INVALID_ARGUMENT). Real dtypes. */
 HST_API HST_NODISCARD hst_result hst_array_arange(hst_backend *be, hst_dtype dtype, double start, double stop,
                                                   double step, hst_array **out);
 /* numpy.linspace(start, stop, num, endpoint, dtype): start + i step with step = (stop - start)
-   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. u8 i32 f32 f64. */
+   / (num - endpoint), the last element exactly stop when endpoint. num >= 1. Real dtypes. */
 HST_API HST_NODISCARD hst_result hst_array_linspace(hst_backend *be, hst_dtype dtype, double start, double stop,
                                                     size_t num, int endpoint, hst_array **out);
 /* numpy.fft.fftfreq(n, d) (rfft = 0; n elements: 0, 1, .., ceil(n/2) - 1, -floor(n/2), .., -1,
@@ -204,7 +209,7 @@ HST_API HST_NODISCARD hst_result hst_array_binary(hst_array *dst, const hst_arra
 /* dst = a op s (scalar_first = 0) or s op a (1), s rounded to a's dtype first. */
 HST_API HST_NODISCARD hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
                                                          hst_binary_op op, int scalar_first);
-/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i32 f32 f64. */
+/* numpy.clip: dst = minimum(maximum(src, lo), hi) (NaN stays NaN). i8 i16 i32 i64 u8 f32 f64. */
 HST_API HST_NODISCARD hst_result hst_array_clip(hst_array *dst, const hst_array *src, double lo, double hi);
 /* numpy.where(cond, a, b) with cond a u8 array (nonzero = true); all four of one shape. */
 HST_API HST_NODISCARD hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
@@ -214,7 +219,46 @@ HST_API HST_NODISCARD hst_result hst_array_where(hst_array *dst, const hst_array
    CUMSUM (numpy.cumsum(axis): dst like src). Order and NaN rules: kernels.h's hst_k_axis. */
 HST_API HST_NODISCARD hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
                                                        hst_axis_op op);
-/* numpy.real / imag / abs / angle of a c64 src into an f32 dst of its shape; CONJ: c64 dst. */
+/* numpy.tile(src, reps): dst holds src repeated reps[k] times along axis k. With
+   d = max(src's ndim, nreps) (<= 4), src's shape and reps are first padded with leading 1s
+   to d axes (NumPy's rule); dst's shape must be their product axis by axis, and its dtype
+   src's. reps[k] >= 1 (a 0 would make an empty array, which the vocabulary has not). dst must
+   not be src. Errors: HST_ERROR_INVALID_ARGUMENT (reps NULL, nreps 0 or > 4, a rep 0),
+   HST_ERROR_SHAPE (dst's shape, dtype or backend), HST_ERROR_OVERFLOW. */
+HST_API HST_NODISCARD hst_result hst_array_tile(hst_array *dst, const hst_array *src,
+                                                const size_t *reps, unsigned nreps);
+/* numpy.argwhere(src): the C-order indices of src's nonzero elements (NaN is nonzero, -0 is
+   zero; complex: either part), as a new i64 array of shape (count, src's ndim) on src's
+   backend, rows in C order of the elements; *count gets the number of rows. No nonzero
+   element gives *out = NULL and *count = 0 (NumPy's (0, ndim) array: the vocabulary has no
+   empty arrays). Any dtype; blocking (the counts come back to place the rows). Two passes
+   (kernels.h's hst_k_nonzero_count, hst_k_argwhere), so the rows are the same everywhere.
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL), memory errors. */
+HST_API HST_NODISCARD hst_result hst_array_argwhere(const hst_array *src, hst_array **out,
+                                                    size_t *count);
+/* numpy.quantile(x, q) over the whole array with NumPy's default method "linear" (Hyndman &
+   Fan 1996, definition 7), for nq probabilities q[k] in [0, 1] into out[k]: with the n
+   elements sorted ascending v[0..n), h = (n - 1) q, i = floor(h), g = h - i, and j = min(i + 1,
+   n - 1), out = v[i] + (v[j] - v[i]) g, or v[j] - (v[j] - v[i]) (1 - g) when g >= 0.5 (NumPy's
+   _lerp). Arithmetic as NumPy 2.4 does it for a Python float q: h and g in double; the lerp
+   in f32 for f32 x (g and 1 - g rounded to f32, NumPy's weak promotion), in f64 for f64 and
+   the integers (whose difference v[j] - v[i] is taken in int64, where NumPy's i8 / i16
+   subtraction would wrap).
+   Any NaN in x gives NaN (numpy.quantile, not nanquantile). Real dtypes. The sort runs on the
+   host on a copy read back (blocking; x is unchanged): it is exact, so every device gives the
+   same bits; a quantile is a few values of a display or threshold step, not worth a device
+   sort. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, nq 0, a q outside [0, 1] or NaN),
+   HST_ERROR_DTYPE (complex), memory errors. */
+HST_API HST_NODISCARD hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq,
+                                                    double *out);
+/* torch.randperm(n) / numpy.random.permutation(n), counter-based: dst (1-D, i32 or i64, n
+   elements) gets a permutation of 0..n-1 that depends only on (n, seed), the same on every
+   device (kernels.h's hst_k_randperm: a Philox-keyed Feistel network with cycle walking; it
+   does not reproduce NumPy's or torch's generator streams). Errors: HST_ERROR_DTYPE (not i32
+   or i64), HST_ERROR_SHAPE (dst not 1-D). */
+HST_API HST_NODISCARD hst_result hst_array_randperm(hst_array *dst, uint64_t seed);
+/* numpy.real / imag / abs / angle of a complex src into a dst of its shape and real type
+   (f32 for c64, f64 for c128); CONJ: dst of src's dtype. */
 HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
                                                         hst_complex_part part);
 
@@ -240,7 +284,7 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
    Sign: forward X[k] = sum_j x[j] exp(-2 pi i j k / n) per axis, inverse with +. norm is
    NumPy's: with N the product of the transformed (real-space) extents, BACKWARD scales the
    inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N. f64/c128 transforms are
-   not offered: the vocabulary has no complex double dtype yet (HST_ERROR_DTYPE).
+   not offered (HST_ERROR_DTYPE naming the dtype): single precision only.
    Plans are made on first use per (kind, direction, lengths, batch, in-place) and kept by the
    backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
    is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
@@ -260,6 +304,24 @@ typedef enum hst_fft_norm {
 #define HST_FFT_MAX_AXES 3
 HST_API HST_NODISCARD hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
                                                int inverse, hst_fft_norm norm);
+/* numpy.fft.fftn / ifftn / rfftn / irfftn with `s` and `axes` (fft / ifft / rfft / irfft with
+   `n` and `axis`: naxes = 1): transforms src's axes[0..naxes) (distinct; NULL: the last naxes
+   axes, NumPy's default) into dst, each transformed axis k of the input first cropped, or
+   zero-padded at its end, to length s[k] (s NULL: src's extents, except c2r's last axis,
+   2 (m - 1) for m bins: NumPy's defaults). The kind follows the dtypes as for hst_array_fft:
+   r2c halves axes[naxes - 1] (NumPy's last axis of `axes`): dst's extent there is
+   s / 2 + 1; c2r crops or pads that axis of src to s / 2 + 1 bins and dst's extent there is
+   s. dst's shape: src's, with extent s[k] along axes[k] (r2c's last: s / 2 + 1). norm's N is
+   the product of s. naxes 1..3. How: one gather moves the transformed axes last (in axes'
+   order) and crops or pads, hst_array_fft transforms, one gather moves them back; each
+   step is skipped when it would be a plain copy (the temporaries come from the backend's
+   pool). dst may be src only where no step is needed (then hst_array_fft's in-place rules
+   hold). Errors: hst_array_fft's, plus HST_ERROR_INVALID_ARGUMENT (an axis out of range or
+   repeated, an s[k] of 0) and HST_ERROR_SHAPE (dst's shape is not the one above).
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array *src,
+                                                unsigned naxes, const unsigned *axes,
+                                                const size_t *s, int inverse, hst_fft_norm norm);
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
 /* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
@@ -321,14 +383,16 @@ extern "C" {
 /* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
 enum {
     HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
+    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128,
     HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
-    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_COUNT
+    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_RANDPERM, HST__K_COUNT
 };
 static const char *const hst__vocab_names[HST__K_COUNT] = {
     "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
-    "hst_k_cast_from_c64", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
+    "hst_k_cast_from_c64", "hst_k_cast_from_i8", "hst_k_cast_from_i16", "hst_k_cast_from_i64",
+    "hst_k_cast_from_c128", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
     "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
-    "hst_k_random"
+    "hst_k_random", "hst_k_randperm"
 };
 
 typedef struct hst__vocab {
@@ -338,9 +402,10 @@ typedef struct hst__vocab {
 
 /* >>vocabx's kernels (kernels.h's second vocabulary program), built lazily per dtype. */
 enum { HST__KX_GATHER, HST__KX_WHERE, HST__KX_RAMP, HST__KX_BINARY, HST__KX_CPART, HST__KX_AXIS,
-       HST__KX_COUNT };
+       HST__KX_NZCOUNT, HST__KX_ARGWHERE, HST__KX_COUNT };
 static const char *const hst__vocabx_names[HST__KX_COUNT] = {
-    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis"
+    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis",
+    "hst_k_nonzero_count", "hst_k_argwhere"
 };
 typedef struct hst__vocabx {
     hst_program *prog;
@@ -362,8 +427,8 @@ struct hst_array {
    backend's OpenCL handles. */
 #define HST__ARRAY_EXTENSION "array"
 typedef struct hst__array_state {
-    hst__vocab vocab[HST_C64 + 1];
-    hst__vocabx vocabx[HST_C64 + 1];   /* >>vocabx: the second vocabulary program per dtype */
+    hst__vocab vocab[HST_DTYPE_END];
+    hst__vocabx vocabx[HST_DTYPE_END];   /* >>vocabx: the second vocabulary program per dtype */
     struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far (NULL without HST_FFT) */
 #ifndef HST_NO_OPENCL
     cl_platform_id platform;
@@ -379,7 +444,7 @@ static void hst__fft_release(hst_backend *be, hst__array_state *st);
 static void hst__array_state_destroy(hst_backend *be, void *data) {
     hst__array_state *st = (hst__array_state *)data;
     int dt, k;
-    for (dt = 0; dt <= HST_C64; dt++) {
+    for (dt = 0; dt < HST_DTYPE_END; dt++) {
         for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(st->vocab[dt].kernels[k]);
         for (k = 0; k < HST__KX_COUNT; k++) hst_kernel_destroy(st->vocabx[dt].kernels[k]);
     }
@@ -436,9 +501,9 @@ static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_
     return HST_ERROR_DTYPE;
 }
 
-/* f64 needs the device's fp64 support, wherever it appears. */
+/* f64 and c128 need the device's fp64 support, wherever they appear. */
 static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_dtype dt) {
-    if (dt == HST_F64 && !hst_backend_device(be)->fp64)
+    if (hst_dtype_needs_fp64(dt) && !hst_backend_device(be)->fp64)
         return hst__dtype_error(be, func, dt, "the device has no double precision (cl_khr_fp64)");
     return HST_SUCCESS;
 }
@@ -555,20 +620,13 @@ HST__ADEF hst_result hst_array_read(const hst_array *a, void *dst, size_t bytes)
     return hst_read(hst_backend_queue(a->be), a->buf, 0, dst, bytes, 1, 0, NULL, NULL);
 }
 
-/* One element of dtype dt holding v (integers saturate v.i64; floats round v.re, v.im). */
+/* One element of dtype dt holding v, by the cast rules: integers saturate v.i64 (an i64
+   cast), floats round v.re and v.im (a c128 cast). */
 static void hst__element(hst_dtype dt, hst_scalar v, unsigned char *out) {
-    float c[2];
-    int32_t i;
-    switch (dt) {
-    case HST_U8: out[0] = (unsigned char)(v.i64 < 0 ? 0 : v.i64 > 255 ? 255 : v.i64); break;
-    case HST_I32:
-        i = (int32_t)(v.i64 < INT32_MIN ? INT32_MIN : v.i64 > INT32_MAX ? INT32_MAX : v.i64);
-        memcpy(out, &i, 4);
-        break;
-    case HST_F32: c[0] = (float)v.re; memcpy(out, c, 4); break;
-    case HST_F64: memcpy(out, &v.re, 8); break;
-    default: c[0] = (float)v.re; c[1] = (float)v.im; memcpy(out, c, 8); break;
-    }
+    double z[2];
+    z[0] = v.re; z[1] = v.im;
+    if (hst_dtype_is_int(dt)) hst_k_cast_host(dt, out, HST_I64, &v.i64, 1);
+    else hst_k_cast_host(dt, out, HST_C128, z, 1);
 }
 
 HST__ADEF hst_result hst_array_fill(hst_array *a, hst_scalar value) {
@@ -658,8 +716,9 @@ static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
     return t;
 }
 
-static const int hst__cast_kernel[HST_C64 + 1] = {
-    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64
+static const int hst__cast_kernel[HST_DTYPE_END] = {
+    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
+    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128
 };
 
 HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
@@ -684,7 +743,7 @@ HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
 /* The dtype supports the element-wise arithmetic family (scale, axpy, random). */
 static hst_result hst__check_arith(const hst_array *a, const char *func) {
     if (!hst_kernels_arith_supported(a->dtype))
-        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64 and c64 only");
+        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64, c64 and c128 only");
     return HST_SUCCESS;
 }
 
@@ -950,7 +1009,7 @@ static hst_result hst__ramp(hst_array *a, double start, double step, int set_las
 
 static hst_result hst__make_1d(hst_backend *be, const char *func, hst_dtype dt, size_t n,
                                hst_array **out) {
-    if (dt == HST_C64) return hst__dtype_error(be, func, dt, "ramps are real (u8 i32 f32 f64)");
+    if (hst_dtype_is_complex(dt)) return hst__dtype_error(be, func, dt, "ramps are real");
     return hst_array_create(be, dt, 1, &n, out);
 }
 
@@ -1293,19 +1352,255 @@ HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
-    if (src->dtype != HST_C64) return hst__dtype_error(src->be, F, src->dtype, "src must be c64");
+    if (!hst_dtype_is_complex(src->dtype)) return hst__dtype_error(src->be, F, src->dtype, "src must be c64 or c128");
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
-    if (dst->dtype != (part == HST_PART_CONJ ? HST_C64 : HST_F32))
-        return hst__shape_error(src->be, F, "dst must be f32 (c64 for CONJ)");
+    if (dst->dtype != (part == HST_PART_CONJ ? src->dtype : src->dtype == HST_C64 ? HST_F32 : HST_F64))
+        return hst__shape_error(src->be, F, "dst must be src's real type (f32 for c64, f64 for c128; src's dtype for CONJ)");
     if (!hst__on_cl(src->be)) {
-        hst_k_cpart_host((const float *)hst_buffer_host_ptr(src->buf), (float *)hst_buffer_host_ptr(dst->buf), src->count, part);
+        hst_k_cpart_host(src->dtype, hst_buffer_host_ptr(src->buf), hst_buffer_host_ptr(dst->buf), src->count, part);
         return HST_SUCCESS;
     }
     n = src->count;
     {
         hst__arg args[4] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {sizeof ip, &ip}};
-        return hst__vocabx_run(src->be, HST_C64, HST__KX_CPART, args, 4, src->count);
+        return hst__vocabx_run(src->be, src->dtype, HST__KX_CPART, args, 4, src->count);
     }
+}
+
+HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const size_t *reps,
+                                    unsigned nreps) {
+    static const char *F = "hst_array_tile";
+    size_t sshape[HST_MAX_DIMS], want;
+    unsigned d, i;
+    hst__gather_args g;
+    hst__v4 sv;
+    hst_result r;
+    if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
+    if (!reps || !nreps || nreps > HST_MAX_DIMS)
+        return hst__bad_arg(dst->be, F, "reps is NULL or nreps %u is not 1..%d", nreps, HST_MAX_DIMS);
+    d = src->ndim > nreps ? src->ndim : nreps;
+    if (dst->ndim != d) return hst__shape_error(dst->be, F, "dst's ndim is not max(src's ndim, nreps)");
+    for (i = 0; i < d; i++) {   /* both padded with leading 1s to d axes */
+        size_t ext = i + src->ndim >= d ? src->shape[i + src->ndim - d] : 1;
+        size_t rep = i + nreps >= d ? reps[i + nreps - d] : 1;
+        if (!rep) return hst__zero_arg(dst->be, F, "reps[%u] is 0", i + nreps - d);
+        if (!hst_size_mul(ext, rep, &want)) return hst__aoverflow(dst->be, F, "src's extent * reps");
+        if (dst->shape[i] != want) return hst__shape_error(dst->be, F, "dst's shape is not src's times reps");
+        sshape[i] = ext;
+    }
+    g = hst__gather_plain(d, dst->shape);   /* dst's index modulo src's shape */
+    sv = hst__view(d, sshape);
+    for (i = 0; i < 4; i++) { g.mod[i] = sv.shape[i]; g.sst[i] = sv.stride[i]; }
+    return hst__gather(dst, src, &g);
+}
+
+HST__ADEF hst_result hst_array_randperm(hst_array *dst, uint64_t seed) {
+    static const char *F = "hst_array_randperm";
+    uint64_t n;
+    hst_result r;
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if (dst->dtype != HST_I32 && dst->dtype != HST_I64)
+        return hst__dtype_error(dst->be, F, dst->dtype, "dst must be i32 or i64");
+    if (dst->ndim != 1) return hst__shape_error(dst->be, F, "dst must be 1-D");
+    if (dst->dtype == HST_I32 && dst->count > (size_t)INT32_MAX + 1)
+        return hst__range_arg(dst->be, F, "n %zu does not fit i32 values", dst->count);
+    if (!hst__on_cl(dst->be)) {
+        hst_k_randperm_host(dst->dtype, hst_buffer_host_ptr(dst->buf), dst->count, seed);
+        return HST_SUCCESS;
+    }
+    n = dst->count;
+    {
+        hst__arg args[3] = {HST__ARG_MEM(dst), {sizeof n, &n}, {sizeof seed, &seed}};
+        return hst__vocab_run(dst->be, dst->dtype, HST__K_RANDPERM, args, 3, dst->count);
+    }
+}
+
+/* >>argwhere: elements per work-item of the two passes (a serial run per item keeps the rows
+   in order without a device scan; the counts come back to the host, which places them). */
+#define HST__ARGWHERE_CHUNK 4096
+
+/* Pass 1: the nonzero count of each chunk into counts (groups of them). */
+static hst_result hst__nonzero_counts(const hst_array *src, size_t groups, uint64_t *counts) {
+    hst_buffer *cbuf;
+    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
+    hst_result r;
+    if (!hst__on_cl(src->be)) {
+        hst_k_nonzero_count_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, counts);
+        return HST_SUCCESS;
+    }
+    if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *counts, &cbuf)) != HST_SUCCESS) return r;
+    {
+        hst__arg args[4] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, cbuf}};
+        r = hst__vocabx_run(src->be, src->dtype, HST__KX_NZCOUNT, args, 4, groups);
+    }
+    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(src->be), cbuf, 0, counts, groups * sizeof *counts, 1, 0, NULL, NULL);
+    hst_buffer_destroy(cbuf);
+    return r;
+}
+
+/* Pass 2: each chunk's rows into out from offsets[g]. */
+static hst_result hst__argwhere_rows(const hst_array *src, size_t groups, const uint64_t *offsets,
+                                     hst_array *out) {
+    hst__v4 v = hst__view(src->ndim, src->shape);
+    hst_buffer *obuf;
+    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
+    unsigned nd = src->ndim;
+    hst_result r;
+    if (!hst__on_cl(src->be)) {
+        hst_k_argwhere_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, offsets,
+                            v.shape, nd, (int64_t *)hst_buffer_host_ptr(out->buf));
+        return HST_SUCCESS;
+    }
+    if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *offsets, &obuf)) != HST_SUCCESS) return r;
+    r = hst_write(hst_backend_queue(src->be), obuf, 0, offsets, groups * sizeof *offsets, 1, 0, NULL, NULL);
+    if (r == HST_SUCCESS) {
+        hst__arg args[7] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, obuf}, {32, v.shape},
+                            {sizeof nd, &nd}, HST__ARG_MEM(out)};
+        r = hst__vocabx_run(src->be, src->dtype, HST__KX_ARGWHERE, args, 7, groups);
+    }
+    hst_buffer_destroy(obuf);
+    return r;
+}
+
+HST__ADEF hst_result hst_array_argwhere(const hst_array *src, hst_array **out, size_t *count) {
+    static const char *F = "hst_array_argwhere";
+    size_t groups, g, shape[2];
+    uint64_t *counts, total = 0;
+    hst_result r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if (!out || !count) return hst__null_arg(src->be, F, "out or count is NULL");
+    *out = NULL;
+    *count = 0;
+    groups = src->count / HST__ARGWHERE_CHUNK + (src->count % HST__ARGWHERE_CHUNK != 0);
+    if (!(counts = (uint64_t *)hst_backend_alloc(src->be, groups * sizeof *counts))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst__nonzero_counts(src, groups, counts);
+    for (g = 0; r == HST_SUCCESS && g < groups; g++) {   /* counts -> exclusive offsets */
+        uint64_t c = counts[g];
+        counts[g] = total;
+        total += c;
+    }
+    shape[0] = (size_t)total;
+    shape[1] = src->ndim;
+    if (r == HST_SUCCESS && total) r = hst_array_create(src->be, HST_I64, 2, shape, out);
+    if (r == HST_SUCCESS && total) r = hst__argwhere_rows(src, groups, counts, *out);
+    hst_backend_free(src->be, counts);
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; return r; }
+    *count = (size_t)total;
+    return HST_SUCCESS;
+}
+
+/* >>quantile: NumPy's "linear" method on a host copy (see the declaration). */
+static int hst__cmp_f32(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+static int hst__cmp_f64(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static int hst__cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* NumPy's _lerp(a, b, t) in float (f32 data: t and 1 - t are Python floats, rounded to f32
+   by NumPy's weak promotion) or double. */
+static float hst__lerp_f32(float a, float b, double t) {
+    float d = b - a, r;
+    if (t >= 0.5) { r = d * (float)(1.0 - t); return b - r; }
+    r = d * (float)t;
+    return a + r;
+}
+static double hst__lerp_f64(double a, double b, double t) {
+    double d = b - a, r;
+    if (t >= 0.5) { r = d * (1.0 - t); return b - r; }
+    r = d * t;
+    return a + r;
+}
+
+/* NumPy's indexes (_get_indexes): i = floor(h), j = i + 1; h >= n - 1 takes the last element
+   twice, and the gamma of the lerp is then h - (-1) as NumPy leaves it (the two elements are
+   equal, so it matters only for infinities and the sign of zero). Returns the gamma's base. */
+static double hst__quantile_index(double h, size_t n, size_t *i, size_t *j) {
+    if (h >= (double)(n - 1)) { *i = *j = n - 1; return -1.0; }
+    *i = (size_t)floor(h);
+    *j = *i + 1;
+    return (double)*i;
+}
+
+/* The quantile of sorted data v (n elements of the sort type: f32, f64 or int64 for the
+   integers) at probability q. */
+static double hst__quantile_sorted(hst_dtype dt, const void *v, size_t n, double q) {
+    size_t i, j;
+    double base;
+    if (dt == HST_F32) {
+        const float *f = (const float *)v;
+        double h = (double)(n - 1) * q;
+        base = hst__quantile_index(h, n, &i, &j);
+        return (double)hst__lerp_f32(f[i], f[j], h - base);
+    }
+    if (dt == HST_F64) {
+        const double *f = (const double *)v;
+        double h = (double)(n - 1) * q;
+        base = hst__quantile_index(h, n, &i, &j);
+        return hst__lerp_f64(f[i], f[j], h - base);
+    }
+    {
+        const int64_t *k = (const int64_t *)v;
+        double h = (double)(n - 1) * q, t, d, r;
+        base = hst__quantile_index(h, n, &i, &j);
+        t = h - base;
+        d = (double)(int64_t)((uint64_t)k[j] - (uint64_t)k[i]);   /* NumPy: int64 subtract */
+        if (t >= 0.5) { r = d * (1.0 - t); return (double)k[j] - r; }
+        r = d * t;
+        return (double)k[i] + r;
+    }
+}
+
+/* x read back as the sort type (f32, f64 or int64) into *out, and whether it holds a NaN
+   (whose value is then *nan). */
+static hst_result hst__quantile_data(const hst_array *x, void **out, int *has_nan, double *nan) {
+    size_t n = x->count, i, es = hst_dtype_is_int(x->dtype) ? 8 : hst_dtype_size(x->dtype), bytes;
+    void *v;
+    hst_result r;
+    *has_nan = 0;
+    if (!hst_size_mul(n, es, &bytes)) return hst__aoverflow(x->be, "hst_array_quantile", "the copy");
+    if (!(v = hst_backend_alloc(x->be, bytes > x->bytes ? bytes : x->bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = hst_array_read(x, v, x->bytes)) != HST_SUCCESS) { hst_backend_free(x->be, v); return r; }
+    if (hst_dtype_is_int(x->dtype)) {
+        for (i = n; i-- > 0;)   /* widen in place from the end: exact */
+            hst_k_cast_host(HST_I64, (int64_t *)v + i, x->dtype, (unsigned char *)v + i * hst_dtype_size(x->dtype), 1);
+    }
+    for (i = 0; i < n && !*has_nan; i++) {
+        double e = x->dtype == HST_F32 ? (double)((float *)v)[i] : x->dtype == HST_F64 ? ((double *)v)[i] : 0.0;
+        if (e != e) { *has_nan = 1; *nan = e; }
+    }
+    *out = v;
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_quantile(const hst_array *x, const double *q, size_t nq, double *out) {
+    static const char *F = "hst_array_quantile";
+    void *v = NULL;
+    size_t k;
+    int has_nan;
+    double nan = 0.0;
+    hst_dtype sort_dt;
+    hst_result r;
+    if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
+    if (!q || !out) return hst__null_arg(x->be, F, "q or out is NULL");
+    if (!nq) return hst__zero_arg(x->be, F, "nq is 0");
+    if (hst_dtype_is_complex(x->dtype)) return hst__dtype_error(x->be, F, x->dtype, "quantiles are of real dtypes");
+    for (k = 0; k < nq; k++)
+        if (!(q[k] >= 0.0 && q[k] <= 1.0)) return hst__range_arg(x->be, F, "q[%zu] = %g is not in [0, 1]", k, q[k]);
+    if ((r = hst__quantile_data(x, &v, &has_nan, &nan)) != HST_SUCCESS) return r;
+    sort_dt = hst_dtype_is_int(x->dtype) ? HST_I64 : x->dtype;
+    if (!has_nan)
+        qsort(v, x->count, sort_dt == HST_F32 ? 4 : 8,
+              sort_dt == HST_F32 ? hst__cmp_f32 : sort_dt == HST_F64 ? hst__cmp_f64 : hst__cmp_i64);
+    for (k = 0; k < nq; k++) out[k] = has_nan ? nan : hst__quantile_sorted(sort_dt, v, x->count, q[k]);
+    hst_backend_free(x->be, v);
+    return HST_SUCCESS;
 }
 
 /* >>fft -------------------------------------------------------------------------------------- */
@@ -1351,6 +1646,14 @@ HST__ADEF size_t hst_fft_plan_count(const hst_backend *be) {
     return n;
 }
 
+/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
+static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
+    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
+    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
+    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
+    return -1;
+}
+
 #ifndef HST_FFT
 static void hst__fft_release(hst_backend *be, hst__array_state *st) { (void)be; (void)st; }
 
@@ -1364,13 +1667,6 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     return HST_ERROR_NOT_BUILT_IN;
 }
 #else
-/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
-static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
-    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
-    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
-    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
-    return -1;
-}
 
 /* Shapes agree for the kind: equal, except the last axis of the complex side of r2c/c2r,
    which holds n / 2 + 1 bins of the real side's n. */
@@ -1689,6 +1985,103 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     return scale == 1.0 ? HST_SUCCESS : hst_array_scale(dst, hst_real(scale));
 }
 #endif /* HST_FFT */
+
+/* >>fftn: numpy.fft's `s` and `axes` on top of hst_array_fft. */
+/* dst axis i = src axis perm[i] over the box of extents min(dst's, src's permuted): a
+   transpose that crops, or pads with zeros where dst is larger. Same dtype and ndim. */
+static hst_result hst__permute_box(hst_array *dst, const hst_array *src, const unsigned *perm) {
+    size_t box[HST_MAX_DIMS] = {1, 1, 1, 1};
+    hst__v4 sv = hst__view(src->ndim, src->shape), dv = hst__view(dst->ndim, dst->shape);
+    hst__gather_args g;
+    unsigned i, nd = dst->ndim, lead = HST_MAX_DIMS - dst->ndim;
+    int pad = 0;
+    hst_result r;
+    for (i = 0; i < nd; i++) {
+        size_t se = src->shape[perm[i]];
+        box[i] = se < dst->shape[i] ? se : dst->shape[i];
+        pad |= se < dst->shape[i];
+    }
+    if (pad && (r = hst_array_zeros(dst)) != HST_SUCCESS) return r;
+    g = hst__gather_plain(nd, box);
+    for (i = 0; i < HST_MAX_DIMS; i++) g.dst[i] = dv.stride[i];
+    for (i = 0; i < nd; i++) g.sst[lead + i] = sv.stride[lead + perm[i]];
+    return hst__gather(dst, src, &g);
+}
+
+/* The call's plan: perm (transformed axes last, in axes' order), the permuted input shape
+   (transformed axes at their input lengths) and output shape. Validates axes and s. */
+static hst_result hst__fftn_shapes(const char *func, const hst_array *src, const hst_array *dst,
+                                   unsigned naxes, const unsigned *axes, const size_t *s,
+                                   unsigned perm[HST_MAX_DIMS], size_t in[HST_MAX_DIMS],
+                                   size_t out[HST_MAX_DIMS]) {
+    unsigned nd = src->ndim, i, k, m = 0, used = 0;
+    int kind = hst__fft_kind(src->dtype, dst->dtype);
+    for (k = 0; k < naxes; k++) {
+        unsigned a = axes ? axes[k] : nd - naxes + k;
+        if (a >= nd || (used >> a) & 1u)
+            return hst__range_arg(src->be, func, "axes[%u] = %u is out of range or repeated", k, a);
+        used |= 1u << a;
+    }
+    for (i = 0; i < nd; i++) if (!((used >> i) & 1u)) perm[m++] = i;
+    for (k = 0; k < naxes; k++, m++) {
+        unsigned a = axes ? axes[k] : nd - naxes + k;
+        int last = k + 1 == naxes;
+        size_t len = s ? s[k] : kind == HST__FFT_C2R && last ? 2 * (src->shape[a] - 1) : src->shape[a];
+        if (!len) return hst__zero_arg(src->be, func, "s[%u] is 0 (or c2r's default from one bin)", k);
+        perm[m] = a;
+        in[m] = kind == HST__FFT_C2R && last ? len / 2 + 1 : len;
+        out[m] = kind == HST__FFT_R2C && last ? len / 2 + 1 : len;
+    }
+    for (i = 0; i + naxes < nd; i++) in[i] = out[i] = src->shape[perm[i]];
+    if (dst->ndim != nd) return hst__shape_error(src->be, func, "dst's ndim is not src's");
+    for (i = 0; i < nd; i++)
+        if (dst->shape[perm[i]] != out[i]) return hst__shape_error(src->be, func, "dst's shape is not src's with s along axes");
+    return HST_SUCCESS;
+}
+
+/* 1 when array a already has the permuted layout (perm the identity, the extents shape). */
+static int hst__fftn_in_place(const hst_array *a, const unsigned *perm, const size_t *shape) {
+    unsigned i;
+    int same = 1;
+    for (i = 0; i < a->ndim; i++) same = same && perm[i] == i && a->shape[i] == shape[i];
+    return same;
+}
+
+HST__ADEF hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsigned naxes,
+                                    const unsigned *axes, const size_t *s, int inverse,
+                                    hst_fft_norm norm) {
+    static const char *F = "hst_array_fftn";
+    unsigned perm[HST_MAX_DIMS], inv[HST_MAX_DIMS], i;
+    size_t in[HST_MAX_DIMS], out[HST_MAX_DIMS];
+    const hst_array *fin = src;
+    hst_array *t1 = NULL, *t2 = NULL, *fout = dst;
+    hst_result r;
+    if (!hst_fft_built_in()) return hst_array_fft(dst, src, naxes, inverse, norm);   /* its error */
+    if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
+    if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
+    if (naxes < 1 || naxes > HST_FFT_MAX_AXES || naxes > src->ndim)
+        return hst__range_arg(dst->be, F, "naxes %u is not 1..%d and <= src's ndim %u", naxes, HST_FFT_MAX_AXES, src->ndim);
+    if (hst__fft_kind(src->dtype, dst->dtype) < 0)
+        return hst__dtype_error(dst->be, F, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
+                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+    if (dst->be != src->be) return hst__shape_error(dst->be, F, "operands differ in backend");
+    if ((r = hst__fftn_shapes(F, src, dst, naxes, axes, s, perm, in, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < src->ndim; i++) inv[perm[i]] = i;
+    if (!hst__fftn_in_place(src, perm, in)) {   /* axes last, cropped or padded */
+        if ((r = hst_array_create(src->be, src->dtype, src->ndim, in, &t1)) == HST_SUCCESS)
+            r = hst__permute_box(t1, src, perm);
+        fin = t1;
+    }
+    if (r == HST_SUCCESS && !hst__fftn_in_place(dst, perm, out)) {
+        r = hst_array_create(dst->be, dst->dtype, dst->ndim, out, &t2);
+        fout = t2;
+    }
+    if (r == HST_SUCCESS) r = hst_array_fft(fout, fin, naxes, inverse, norm);
+    if (r == HST_SUCCESS && t2) r = hst_array_transpose(dst, t2, inv);   /* the axes back */
+    hst_array_destroy(t1);
+    hst_array_destroy(t2);
+    return r;
+}
 
 #ifdef __cplusplus
 }

@@ -35,16 +35,19 @@
    cl_khr_fp64, -DHST_FP64. The source is kept readable: one OpenCL source line per literal line,
    split into pieces (passed together to clCreateProgramWithSource) of at most 4095 characters
    each, C99's guaranteed minimum string literal length; a compile-time check enforces the limit.
-   Kernels in the program, by build dtype (T = element type: uchar, int, float, double, float2):
+   Kernels in the program, by build dtype (T = element type: uchar, char, short, int, long,
+   float, double, float2, double2; "int" = the five integers, u8 i8 i16 i32 i64):
 
-     kernel                                u8  i32  f32  f64  c64
-     hst_k_cast_from_{u8,i32,f32,c64}      x   x    x    x    x
-     hst_k_cast_from_f64 (HST_FP64 only)   x   x    x    x    x
-     hst_k_scale, hst_k_axpy, hst_k_random           x    x    x
-     hst_k_math                                      x    x
-     hst_k_reduce_sum                      x   x    x    x    x
-     hst_k_reduce_dot, hst_k_reduce_sqnorm           x    x    x
-     hst_k_reduce_min, hst_k_reduce_max    x   x    x    x
+     kernel                                        int  f32  f64  c64  c128
+     hst_k_cast_from_{u8,i8,i16,i32,i64,f32,c64}   x    x    x    x    x
+     hst_k_cast_from_{f64,c128} (HST_FP64 only)    x    x    x    x    x
+     hst_k_scale, hst_k_axpy, hst_k_random              x    x    x    x
+     hst_k_math                                         x    x
+     hst_k_reduce_sum                              x    x    x    x    x
+     hst_k_reduce_dot, hst_k_reduce_sqnorm              x    x    x    x
+     hst_k_reduce_min, hst_k_reduce_max            x    x    x
+     hst_k_randperm                                i32 and i64 only
+   (f64 and c128 programs need HST_FP64.)
 
    Bit-identical results. The device sources start with `#pragma OPENCL FP_CONTRACT OFF`, so
    a*x + y is two rounded operations, never an FMA. The host twins match only if the host
@@ -56,8 +59,9 @@
 
    What it does NOT do: it does not create contexts, build programs or launch kernels (backend.h
    does); it does not validate calls (the backend does; a twin given an unsupported dtype/op pair
-   does nothing); it does not make EXP, SIN, COS, POW or normal random numbers bit-identical
-   between device and host (they meet the OpenCL spec's ulp bounds against the host libm); it
+   does nothing); it does not make EXP, SIN, COS, POW, ARCCOS, ERFC, ARCTAN2 or normal random
+   numbers bit-identical between device and host (they meet the OpenCL spec's ulp bounds
+   against the host libm); it
    does not thread the host twins (callers split arrays; reductions split at block boundaries).
 
    Thread safety (backend.h's words): every function here is thread-safe. There is no state;
@@ -99,18 +103,29 @@ extern "C" {
 #endif
 
 /* Element types. Arrays are flat runs of n elements; c64 is interleaved (re, im) float pairs,
-   laid out like C99 `float complex` and OpenCL `float2`. The values are also the -DHST_DT
-   values of the vocabulary program. */
-typedef enum hst_dtype { HST_U8 = 1, HST_I32 = 2, HST_F32 = 3, HST_F64 = 4, HST_C64 = 5 } hst_dtype;
+   laid out like C99 `float complex` and OpenCL `float2`; c128 likewise with doubles (`double
+   complex`, `double2`; like f64 it needs a device with cl_khr_fp64). The integers are two's
+   complement (int8_t .. int64_t; u8 is uint8_t). The values are also the -DHST_DT values of
+   the vocabulary programs; HST_DTYPE_END is one past the largest. */
+typedef enum hst_dtype {
+    HST_U8 = 1, HST_I32 = 2, HST_F32 = 3, HST_F64 = 4, HST_C64 = 5,
+    HST_I8 = 6, HST_I16 = 7, HST_I64 = 8, HST_C128 = 9
+} hst_dtype;
+#define HST_DTYPE_END 10
 
-/* Thread-safe (also hst_dtype_name). */
+/* Thread-safe (also hst_dtype_name and the class tests). */
 HST_API size_t hst_dtype_size(hst_dtype dt);       /* bytes per element; 0 for an invalid dtype */
-HST_API const char *hst_dtype_name(hst_dtype dt);  /* "u8","i32","f32","f64","c64"; "invalid" */
+/* "u8","i32","f32","f64","c64","i8","i16","i64","c128"; "invalid" */
+HST_API const char *hst_dtype_name(hst_dtype dt);
+HST_API int hst_dtype_is_int(hst_dtype dt);        /* u8 i8 i16 i32 i64 */
+HST_API int hst_dtype_is_complex(hst_dtype dt);    /* c64 c128 */
+HST_API int hst_dtype_needs_fp64(hst_dtype dt);    /* f64 c128 */
 
 /* Element-wise math (hst_k_math's `op` argument; the numbers are part of the kernel ABI). */
 typedef enum hst_math_op {
     HST_MATH_ABS = 0, HST_MATH_SQRT, HST_MATH_EXP, HST_MATH_SIN, HST_MATH_COS,
     HST_MATH_POW,   /* dst = pow(src, p) */
+    HST_MATH_ARCCOS, HST_MATH_ERFC,   /* numpy.arccos; scipy.special.erfc */
     HST_MATH_COUNT
 } hst_math_op;
 
@@ -139,13 +154,14 @@ typedef struct hst_scalar { double re, im; int64_t i64; } hst_scalar;
 /* Which (dtype, op) pairs exist; 1 or 0. The backend rejects other calls with these.
    Thread-safe. */
 HST_API int hst_kernels_math_supported(hst_dtype dt, hst_math_op op);     /* f32, f64 */
-/* SUM: all five; DOT, SQNORM: f32, f64, c64; MIN, MAX: u8, i32, f32, f64. Thread-safe. */
+/* SUM: every dtype; DOT, SQNORM: f32, f64, c64, c128; MIN, MAX: the integers, f32, f64.
+   Thread-safe. */
 HST_API int hst_kernels_reduce_supported(hst_dtype dt, hst_reduce_op op);
-HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: f32, f64, c64 */
+HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: f32 f64 c64 c128 */
 
-/* Bytes of one partial, i.e. of the accumulator type: SUM of u8/i32: 8 (int64); f32: 4; f64: 8;
-   c64 SUM and DOT: 8 (float pair); c64 SQNORM: 4 (float); MIN/MAX: the element size.
-   0 for an unsupported pair. Thread-safe. */
+/* Bytes of one partial, i.e. of the accumulator type: SUM of an integer: 8 (int64); f32: 4;
+   f64: 8; c64 / c128 SUM and DOT: 8 / 16 (float / double pair); c64 / c128 SQNORM: 4 / 8;
+   MIN/MAX: the element size. 0 for an unsupported pair. Thread-safe. */
 HST_API size_t hst_kernels_partial_size(hst_dtype dt, hst_reduce_op op);
 
 /* The vocabulary program's source: `*count` (if count is not NULL) pieces to pass together to
@@ -171,26 +187,30 @@ HST_API void hst_k_philox4x32(uint64_t counter, uint64_t seed, uint32_t out[4]);
 
    hst_k_cast_host: dst[i] = src[i] converted (twin of hst_k_cast_from_<src_dt>). Rules, bitwise:
    float -> integer truncates toward zero and saturates, NaN -> 0 (OpenCL convert_<int>_sat);
-   float -> float and int -> float round to nearest even; i32 -> u8 clamps to 0..255; c64 -> real
-   takes the real part; real -> c64 sets im = 0; same dtype copies. dst and src must not overlap
+   float -> float and int -> float round to nearest even, once (i64 -> f32 directly, not through
+   double); integer -> integer clamps to the destination's range (i64 -> i8: -128..127);
+   complex -> real takes the real part; real -> complex sets im = 0; c64 <-> c128 converts both
+   parts; same dtype copies. dst and src must not overlap
    unless the dtypes are equal (then dst == src is allowed). Thread-safe. */
 HST_API void hst_k_cast_host(hst_dtype dst_dt, void *dst, hst_dtype src_dt, const void *src,
                              size_t n);
 
 /* x = alpha * x (twin of hst_k_scale). alpha = {re, im} is first rounded to the element type
-   ((float) for f32 and c64; im ignored unless c64), as the backend does for the kernel argument.
-   c64: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64, c64. Thread-safe. */
+   ((float) for f32 and c64; im ignored unless complex), as the backend does for the kernel
+   argument. Complex: (ar*xr - ai*xi, ar*xi + ai*xr), each product and sum rounded. f32, f64,
+   c64, c128. Thread-safe. */
 HST_API void hst_k_scale_host(hst_dtype dt, void *x, size_t n, const double alpha[2]);
 
 /* y = alpha * x + y (twin of hst_k_axpy); alpha as in hst_k_scale_host; the product is rounded
-   before the add. f32, f64, c64. Thread-safe. */
+   before the add. f32, f64, c64, c128. Thread-safe. */
 HST_API void hst_k_axpy_host(hst_dtype dt, void *y, const void *x, size_t n,
                              const double alpha[2]);
 
 /* dst = op(src) element-wise (twin of hst_k_math); p (POW's exponent) rounded to the element
    type first. dst may equal src. ABS and SQRT are bitwise equal to the device (f32 SQRT needs
-   -cl-fp32-correctly-rounded-divide-sqrt there); EXP, SIN, COS, POW use the host libm and agree
-   within the OpenCL spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, pow 16). f32, f64.
+   -cl-fp32-correctly-rounded-divide-sqrt there); EXP, SIN, COS, POW use the host libm, ARCCOS
+   and ERFC the double libm (rounded once for f32), and the device agrees within the OpenCL
+   spec's ulp bounds (f32 and f64: exp 3, sin/cos 4, acos 4, pow 16, erfc 16). f32, f64.
    Thread-safe. */
 HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n, hst_math_op op,
                              double p);
@@ -200,12 +220,23 @@ HST_API void hst_k_math_host(hst_dtype dt, void *dst, const void *src, size_t n,
    2^-53; c64 (f32 rule on w0, f32 rule on w1). Normal (Box-Muller, Box & Muller 1958, computed
    in double): r = sqrt(-2 log u1), a = 2 pi u2; f32: u1 = (w0 + 1) * 2^-32 in (0,1],
    u2 = w1 * 2^-32, x = (float)(r cos a); c64: ((float)(r cos a), (float)(r sin a)); f64:
-   u1 = (k(w0,w1) + 1) * 2^-53, u2 = k(w2,w3) * 2^-53 with k the 53-bit rule above, x = r cos a.
+   u1 = (k(w0,w1) + 1) * 2^-53, u2 = k(w2,w3) * 2^-53 with k the 53-bit rule above, x = r cos a;
+   c128: (r cos a, r sin a) from the f64 u1, u2. Uniform c128: (k(w0,w1), k(w2,w3)) * 2^-53.
    Normals agree with the device within a few ulp (libm); on a device without cl_khr_fp64 they are
-   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64.
+   computed in float from 24-bit uniforms and agree only to float accuracy. f32, f64, c64, c128.
    Thread-safe. */
 HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, uint64_t offset,
                                hst_random_dist dist);
+
+/* Random permutation (twin of hst_k_randperm, in the i32 and i64 vocabulary programs):
+   dst[i] = pi(i) for i < n, pi a bijection of [0, n) that depends only on (n, seed). pi is a
+   balanced Feistel network (Luby & Rackoff 1988) of 8 rounds on [0, 4^h), h the least in 1..32
+   with 4^h >= n, x = (L, R) in h-bit halves, round k: (L, R) <- (R, L ^ (philox4x32(counter
+   R | k << 32, seed) word 0 & (2^h - 1))); values >= n are enciphered again until they fall
+   in [0, n) (cycle walking: Black & Rogaway, "Ciphers with arbitrary finite domains", CT-RSA
+   2002), which keeps a bijection. Bitwise on every device. dt HST_I32 or HST_I64 (others do
+   nothing). Thread-safe. */
+HST_API void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed);
 
 /* Block partials (twin of hst_k_reduce_<op>): writes ceil(n / HST_REDUCE_BLOCK) partials of
    hst_kernels_partial_size(dt, op) bytes. y is used by DOT only (may be NULL otherwise).
@@ -214,8 +245,9 @@ HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, u
    g*4096 + l + 256*k when < n; then for s = 128, 64, ..., 1 lanes l < s set
    a[l] = combine(a[l], a[l+s]); partial[g] = a[0]. Accumulators: int64 for u8/i32 sums (exact
    while |sum| < 2^63), the real type for float sums (float for f32 and c64, double for f64), the
-   element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, 255/0 (u8),
-   INT32_MAX/INT32_MIN (i32). Float MIN is combine(a, b) = isnan(a) ? b : (b < a ? b : a) (MAX
+   element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, the integer
+   dtype's largest/smallest value. Integer sums wrap past 2^63 (as the device's long); integer
+   sums and min/max are exact in any order, so their twin reduces each block plainly. Float MIN is combine(a, b) = isnan(a) ? b : (b < a ? b : a) (MAX
    with >): fmin/fmax semantics with ties (-0, +0) keeping a; NaN payloads are not specified.
    Thread-safe. */
 HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
@@ -244,27 +276,33 @@ HST_API void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *part
                        of shape at (i0..i3) copies src[soff + sum ((i_d + shift_d) % mod_d) *
                        sstride_d] to dst[doff + sum i_d * dstride_d]. All dtypes.
      hst_k_binary      (a, b, dst, n, shape, astride, bstride, op): dst[i] = a[..] op b[..]
-                       (strides 0 broadcast). op: hst_binary_op. f32 f64 c64 (ADD..DIV), i32
-                       (ADD SUB MUL wrapping, MAXIMUM MINIMUM).
+                       (strides 0 broadcast). op: hst_binary_op. f32 f64 (all), c64 c128
+                       (ADD..DIV), the integers (ADD SUB MUL wrapping in two's complement,
+                       MAXIMUM MINIMUM).
      hst_k_axis        (src, dst, idx, outer, len, inner, op): src viewed as (outer, len,
                        inner); item (o, j) < outer*inner runs k = 0..len-1 in order. op:
                        hst_axis_op; ARGMAX/ARGMIN write int idx[o*inner + j], CUMSUM writes
-                       dst like src, the others dst[o*inner + j]. SUM, CUMSUM: i32 (wrapping)
-                       f32 f64 c64; MAX MIN ARGMAX ARGMIN: u8 i32 f32 f64.
+                       dst like src, the others dst[o*inner + j]. SUM, CUMSUM: every dtype
+                       but u8 (integers wrap); MAX MIN ARGMAX ARGMIN: the real dtypes.
      hst_k_ramp        (dst, n, start, step, set_last, last): dst[i] = T(start + i * step),
                        start/step/last double with HST_FP64 (else float); dst[n-1] = T(last)
-                       when set_last. u8 i32 f32 f64 (integers truncate and saturate).
+                       when set_last. Real dtypes (integers truncate and saturate).
      hst_k_where       (cond, a, b, dst, n): dst[i] = cond[i] ? a[i] : b[i]; cond uchar.
-     hst_k_cpart       (src float2, dst float, n, part) [c64 program only]: hst_complex_part;
-                       CONJ writes float pairs.
+     hst_k_cpart       (src T, dst E, n, part) [c64 and c128 programs]: hst_complex_part
+                       into the real type E; CONJ writes pairs.
+     hst_k_nonzero_count, hst_k_argwhere: argwhere's two passes (hst_k_argwhere_host).
    Float semantics: one IEEE operation per step (FP_CONTRACT OFF); MAXIMUM/MINIMUM and axis
-   MAX/MIN/ARGMAX/ARGMIN propagate NaN as NumPy does (the first NaN wins); c64 MUL is
+   MAX/MIN/ARGMAX/ARGMIN propagate NaN as NumPy does (the first NaN wins); ARCTAN2 is OpenCL's
+   atan2 (6 ulp; NumPy's signed zeros and infinities); complex MUL is
    (ar br - ai bi, ar bi + ai br), DIV ((ar br + ai bi) / d, (ai br - ar bi) / d) with
    d = br br + bi bi. Sums run in T in index order. The host twins below give the same bits
-   (ABS and ANGLE: within OpenCL's hypot 4 ulp and atan2 6 ulp of the host libm). */
+   (ABS and ANGLE: within OpenCL's hypot 4 ulp and atan2 6 ulp of the host libm; ARCTAN2:
+   within 6 ulp of the double libm, rounded once for f32). */
 typedef enum hst_binary_op {
     HST_BINARY_ADD = 0, HST_BINARY_SUB, HST_BINARY_MUL, HST_BINARY_DIV,
-    HST_BINARY_MAXIMUM, HST_BINARY_MINIMUM, HST_BINARY_COUNT
+    HST_BINARY_MAXIMUM, HST_BINARY_MINIMUM,
+    HST_BINARY_ARCTAN2,   /* numpy.arctan2(a, b) = atan2(a, b): f32 f64 */
+    HST_BINARY_COUNT
 } hst_binary_op;
 typedef enum hst_axis_op {
     HST_AXIS_SUM = 0, HST_AXIS_MAX, HST_AXIS_MIN, HST_AXIS_ARGMAX, HST_AXIS_ARGMIN,
@@ -295,7 +333,18 @@ HST_API void hst_k_ramp_host(hst_dtype dt, void *dst, size_t n, double start, do
                              int set_last, double last);
 HST_API void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a, const void *b,
                               void *dst, size_t n);
-HST_API void hst_k_cpart_host(const float *src, float *dst, size_t n, hst_complex_part part);
+HST_API void hst_k_cpart_host(hst_dtype dt, const void *src, void *dst, size_t n,
+                              hst_complex_part part);
+/* argwhere in two passes (twins of hst_k_nonzero_count and hst_k_argwhere; chunk >= 1
+   elements per item): counts[g] = the nonzero elements (NaN counts, -0 does not; complex:
+   either part) of chunk g = [g chunk, min(n, (g+1) chunk)); then, with offsets[g] the sum of
+   counts before g, the C-order indices (the last ndim of the 4-D index in shape) of chunk g's
+   nonzero elements fill rows offsets[g].. of out (ndim int64 per row), in order. */
+HST_API void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                      uint64_t *counts);
+HST_API void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                 int64_t *out);
 
 /* <<vocabx kernels */
 
@@ -895,7 +944,8 @@ HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *
 
 /* The device source hard-codes these numbers; keep the enums and the source in step. */
 typedef char hst__check_math_abi[(HST_MATH_ABS == 0 && HST_MATH_SQRT == 1 && HST_MATH_EXP == 2 &&
-                                  HST_MATH_SIN == 3 && HST_MATH_COS == 4 && HST_MATH_POW == 5)
+                                  HST_MATH_SIN == 3 && HST_MATH_COS == 4 && HST_MATH_POW == 5 &&
+                                  HST_MATH_ARCCOS == 6 && HST_MATH_ERFC == 7)
                                  ? 1 : -1];
 typedef char hst__check_random_abi[(HST_RANDOM_NORMAL == 1) ? 1 : -1];
 typedef char hst__check_block[(HST_REDUCE_BLOCK == 16 * HST_REDUCE_LOCAL) ? 1 : -1];
@@ -919,8 +969,10 @@ typedef char hst__check_block[(HST_REDUCE_BLOCK == 16 * HST_REDUCE_LOCAL) ? 1 : 
 #define HST__P2M32 (1.0 / 4294967296.0)               /* 2^-32, exact */
 #define HST__P2M53 (1.0 / 9007199254740992.0)         /* 2^-53, exact */
 #define HST__TWO_PI 6.283185307179586                 /* same literal as the device source */
+#define HST__PERM_ROUNDS 8                            /* Feistel rounds of hst_k_randperm */
 
 typedef struct hst__c32 { float re, im; } hst__c32;   /* a c64 element or accumulator */
+typedef struct hst__c64 { double re, im; } hst__c64;  /* a c128 element or accumulator */
 
 /* >>device source */
 
@@ -928,7 +980,8 @@ typedef struct hst__c32 { float re, im; } hst__c32;   /* a c64 element or accumu
    below; the pieces are concatenated by clCreateProgramWithSource. */
 
 static const char hst__vocab_src_types[] =
-"/* halostream vocabulary program (kernels.h): -DHST_DT=1..5 (u8 i32 f32 f64 c64) [-DHST_FP64] */\n"
+"/* halostream vocabulary program (kernels.h): -DHST_DT=1..9 (u8 i32 f32 f64 c64 i8 i16 i64\n"
+"   c128) [-DHST_FP64] */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
 "#ifdef HST_FP64\n"
 "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -938,85 +991,124 @@ static const char hst__vocab_src_types[] =
 "#define HST_REDUCE_STEPS (HST_REDUCE_BLOCK / HST_REDUCE_LOCAL)\n"
 "#define HST_TWO_PI 6.283185307179586\n"
 "#define HST_TWO_PI_F 6.2831853f\n"
-"/* T element type, E its scalar component, R real accumulator, A sum/dot accumulator */\n"
+"/* T element type, E its scalar component, R real accumulator, A sum/dot accumulator.\n"
+"   Integers: U unsigned twin, W unsigned type of wrapping arithmetic, HST_AS_T its bits as\n"
+"   T, [HST_LO, HST_HI] the range, HST_LO_F / HST_HI_F the float bounds of saturation\n"
+"   (HST_HI_F = HST_HI + 1, powers of two). Classes: HST_INT, HST_CPLX, HST_FLOAT (every\n"
+"   float and complex type), HST_RFLOAT (f32 f64). */\n"
 "#if !defined(HST_DT)\n"
-"#error \"build with -DHST_DT=1..5 (hst_kernels_vocab_options)\"\n"
-"#elif HST_DT == 1\n"
-"typedef uchar T;\n"
-"typedef uchar E;\n"
+"#error \"build with -DHST_DT=1..9 (hst_kernels_vocab_options)\"\n"
+"#elif HST_DT == 1 || HST_DT == 2 || (HST_DT >= 6 && HST_DT <= 8)\n"
+"#define HST_INT 1\n"
 "typedef long A;\n"
-"#define HST_MIN_IDENT ((uchar)255)\n"
-"#define HST_MAX_IDENT ((uchar)0)\n"
+"#if HST_DT == 1\n"
+"typedef uchar T; typedef uchar U; typedef uint W;\n"
+"#define HST_AS_T as_uchar\n"
+"#define HST_LO 0L\n"
+"#define HST_HI 255L\n"
+"#define HST_LO_F 0.0f\n"
+"#define HST_HI_F 256.0f\n"
+"#elif HST_DT == 6\n"
+"typedef char T; typedef uchar U; typedef uint W;\n"
+"#define HST_AS_T as_char\n"
+"#define HST_LO (-128L)\n"
+"#define HST_HI 127L\n"
+"#define HST_LO_F (-128.0f)\n"
+"#define HST_HI_F 128.0f\n"
+"#elif HST_DT == 7\n"
+"typedef short T; typedef ushort U; typedef uint W;\n"
+"#define HST_AS_T as_short\n"
+"#define HST_LO (-32768L)\n"
+"#define HST_HI 32767L\n"
+"#define HST_LO_F (-32768.0f)\n"
+"#define HST_HI_F 32768.0f\n"
 "#elif HST_DT == 2\n"
-"typedef int T;\n"
-"typedef int E;\n"
-"typedef long A;\n"
-"#define HST_MIN_IDENT INT_MAX\n"
-"#define HST_MAX_IDENT INT_MIN\n"
-"#elif HST_DT == 3\n"
-"typedef float T;\n"
+"typedef int T; typedef uint U; typedef uint W;\n"
+"#define HST_AS_T as_int\n"
+"#define HST_LO ((long)INT_MIN)\n"
+"#define HST_HI ((long)INT_MAX)\n"
+"#define HST_LO_F (-2147483648.0f)\n"
+"#define HST_HI_F 2147483648.0f\n"
+"#else\n"
+"typedef long T; typedef ulong U; typedef ulong W;\n"
+"#define HST_AS_T as_long\n"
+"#define HST_LO LONG_MIN\n"
+"#define HST_HI LONG_MAX\n"
+"#define HST_LO_F (-9223372036854775808.0f)\n"
+"#define HST_HI_F 9223372036854775808.0f\n"
+"#endif\n"
+"typedef T E;\n"
+"#define HST_MIN_IDENT ((T)HST_HI)\n"
+"#define HST_MAX_IDENT ((T)HST_LO)\n"
+"#elif HST_DT == 3 || HST_DT == 5\n"
+"#define HST_FLOAT 1\n"
 "typedef float E;\n"
 "typedef float R;\n"
-"typedef float A;\n"
 "#define HST_CONVERT_E convert_float\n"
+"#if HST_DT == 3\n"
+"#define HST_RFLOAT 1\n"
+"typedef float T; typedef float A;\n"
 "#define HST_MIN_IDENT NAN\n"
 "#define HST_MAX_IDENT NAN\n"
-"#elif HST_DT == 4\n"
-"#ifndef HST_FP64\n"
-"#error \"an f64 program needs cl_khr_fp64: build with -DHST_FP64\"\n"
+"#else\n"
+"#define HST_CPLX 1\n"
+"typedef float2 T; typedef float2 A;\n"
+"#define HST_CONVERT_T convert_float2\n"
 "#endif\n"
-"typedef double T;\n"
+"#elif HST_DT == 4 || HST_DT == 9\n"
+"#ifndef HST_FP64\n"
+"#error \"an f64 or c128 program needs cl_khr_fp64: build with -DHST_FP64\"\n"
+"#endif\n"
+"#define HST_FLOAT 1\n"
 "typedef double E;\n"
 "typedef double R;\n"
-"typedef double A;\n"
 "#define HST_CONVERT_E convert_double\n"
+"#if HST_DT == 4\n"
+"#define HST_RFLOAT 1\n"
+"typedef double T; typedef double A;\n"
 "#define HST_MIN_IDENT ((double)NAN)\n"
 "#define HST_MAX_IDENT ((double)NAN)\n"
-"#elif HST_DT == 5\n"
-"typedef float2 T;\n"
-"typedef float E;\n"
-"typedef float R;\n"
-"typedef float2 A;\n"
-"#define HST_CONVERT_E convert_float\n"
 "#else\n"
-"#error \"HST_DT must be 1..5\"\n"
+"#define HST_CPLX 1\n"
+"typedef double2 T; typedef double2 A;\n"
+"#define HST_CONVERT_T convert_double2\n"
 "#endif\n"
+"#else\n"
+"#error \"HST_DT must be 1..9\"\n"
+"#endif\n";
+
+static const char hst__vocab_src_convert[] =
 "\n"
-"/* conversions to E: truncate toward zero and saturate, NaN -> 0; else round to nearest */\n"
-"#if HST_DT == 1\n"
-"E hst_e_from_i32(int v) { return v < 0 ? (uchar)0 : v > 255 ? (uchar)255 : (uchar)v; }\n"
+"/* conversions to E: integers truncate toward zero and saturate, NaN -> 0; floats round to\n"
+"   nearest even */\n"
+"#ifdef HST_INT\n"
+"E hst_e_from_i64(long v) { return v < HST_LO ? (E)HST_LO : v > HST_HI ? (E)HST_HI : (E)v; }\n"
 "E hst_e_from_f32(float v)\n"
 "{\n"
-"  return (isnan(v) || v <= 0.0f) ? (uchar)0 : v >= 255.0f ? (uchar)255 : (uchar)v;\n"
+"  return isnan(v) ? (E)0 : v >= HST_HI_F ? (E)HST_HI : v <= HST_LO_F ? (E)HST_LO : (E)v;\n"
 "}\n"
 "#ifdef HST_FP64\n"
 "E hst_e_from_f64(double v)\n"
 "{\n"
-"  return (isnan(v) || v <= 0.0) ? (uchar)0 : v >= 255.0 ? (uchar)255 : (uchar)v;\n"
-"}\n"
-"#endif\n"
-"#elif HST_DT == 2\n"
-"E hst_e_from_i32(int v) { return v; }\n"
-"E hst_e_from_f32(float v)\n"
-"{\n"
-"  return isnan(v) ? 0 : v >= 2147483648.0f ? INT_MAX : v <= -2147483648.0f ? INT_MIN : (int)v;\n"
-"}\n"
-"#ifdef HST_FP64\n"
-"E hst_e_from_f64(double v)\n"
-"{\n"
-"  return isnan(v) ? 0 : v >= 2147483648.0 ? INT_MAX : v <= -2147483648.0 ? INT_MIN : (int)v;\n"
+"  return isnan(v) ? (E)0 : v >= (double)HST_HI_F ? (E)HST_HI\n"
+"       : v <= (double)HST_LO_F ? (E)HST_LO : (E)v;\n"
 "}\n"
 "#endif\n"
 "#else\n"
-"E hst_e_from_i32(int v) { return HST_CONVERT_E(v); }\n"
+"E hst_e_from_i64(long v) { return HST_CONVERT_E(v); }\n"
 "E hst_e_from_f32(float v) { return HST_CONVERT_E(v); }\n"
 "#ifdef HST_FP64\n"
 "E hst_e_from_f64(double v) { return HST_CONVERT_E(v); }\n"
 "#endif\n"
 "#endif\n"
 "\n"
-"#if HST_DT == 5\n"
-"T hst_make(E v) { return (T)(v, 0.0f); }\n"
+"/* T from a complex value: complex T converts both parts, real T takes the real part */\n"
+"#ifdef HST_CPLX\n"
+"T hst_make(E v) { return (T)(v, (E)0); }\n"
+"T hst_from_c64(float2 v) { return HST_CONVERT_T(v); }\n"
+"#ifdef HST_FP64\n"
+"T hst_from_c128(double2 v) { return HST_CONVERT_T(v); }\n"
+"#endif\n"
 "/* a*b = (ar*br - ai*bi, ar*bi + ai*br) */\n"
 "T hst_mul(T a, T b) { return (T)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }\n"
 "/* conj(a)*b = (ar*br + ai*bi, ar*bi - ai*br) */\n"
@@ -1024,7 +1116,11 @@ static const char hst__vocab_src_types[] =
 "R hst_sq_term(T a) { return a.x * a.x + a.y * a.y; }\n"
 "#else\n"
 "T hst_make(E v) { return v; }\n"
-"#if HST_DT >= 3\n"
+"T hst_from_c64(float2 v) { return hst_e_from_f32(v.x); }\n"
+"#ifdef HST_FP64\n"
+"T hst_from_c128(double2 v) { return hst_e_from_f64(v.x); }\n"
+"#endif\n"
+"#ifdef HST_FLOAT\n"
 "T hst_mul(T a, T b) { return a * b; }\n"
 "T hst_dot_term(T a, T b) { return a * b; }\n"
 "R hst_sq_term(T a) { return a * a; }\n"
@@ -1034,44 +1130,28 @@ static const char hst__vocab_src_types[] =
 static const char hst__vocab_src_elementwise[] =
 "\n"
 "/* casts: dst[i] = src[i] converted to T (element-wise; global size may exceed n) */\n"
-"__kernel void hst_k_cast_from_u8(__global const uchar *src, __global T *dst, ulong n)\n"
-"{\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= n) return;\n"
-"  dst[i] = hst_make(hst_e_from_i32((int)src[i]));\n"
+"T hst_c_int(long v) { return hst_make(hst_e_from_i64(v)); }\n"
+"T hst_c_f32(float v) { return hst_make(hst_e_from_f32(v)); }\n"
+"#define HST_CAST(name, S, CONV) \\\n"
+"__kernel void name(__global const S *src, __global T *dst, ulong n) \\\n"
+"{ \\\n"
+"  ulong i = get_global_id(0); \\\n"
+"  if (i < n) dst[i] = CONV(src[i]); \\\n"
 "}\n"
-"__kernel void hst_k_cast_from_i32(__global const int *src, __global T *dst, ulong n)\n"
-"{\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= n) return;\n"
-"  dst[i] = hst_make(hst_e_from_i32(src[i]));\n"
-"}\n"
-"__kernel void hst_k_cast_from_f32(__global const float *src, __global T *dst, ulong n)\n"
-"{\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= n) return;\n"
-"  dst[i] = hst_make(hst_e_from_f32(src[i]));\n"
-"}\n"
+"HST_CAST(hst_k_cast_from_u8, uchar, hst_c_int)\n"
+"HST_CAST(hst_k_cast_from_i8, char, hst_c_int)\n"
+"HST_CAST(hst_k_cast_from_i16, short, hst_c_int)\n"
+"HST_CAST(hst_k_cast_from_i32, int, hst_c_int)\n"
+"HST_CAST(hst_k_cast_from_i64, long, hst_c_int)\n"
+"HST_CAST(hst_k_cast_from_f32, float, hst_c_f32)\n"
+"HST_CAST(hst_k_cast_from_c64, float2, hst_from_c64)\n"
 "#ifdef HST_FP64\n"
-"__kernel void hst_k_cast_from_f64(__global const double *src, __global T *dst, ulong n)\n"
-"{\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= n) return;\n"
-"  dst[i] = hst_make(hst_e_from_f64(src[i]));\n"
-"}\n"
+"T hst_c_f64(double v) { return hst_make(hst_e_from_f64(v)); }\n"
+"HST_CAST(hst_k_cast_from_f64, double, hst_c_f64)\n"
+"HST_CAST(hst_k_cast_from_c128, double2, hst_from_c128)\n"
 "#endif\n"
-"__kernel void hst_k_cast_from_c64(__global const float2 *src, __global T *dst, ulong n)\n"
-"{\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= n) return;\n"
-"#if HST_DT == 5\n"
-"  dst[i] = src[i];\n"
-"#else\n"
-"  dst[i] = hst_make(hst_e_from_f32(src[i].x));\n"
-"#endif\n"
-"}\n"
 "\n"
-"#if HST_DT >= 3\n"
+"#ifdef HST_FLOAT\n"
 "/* x = alpha * x */\n"
 "__kernel void hst_k_scale(__global T *x, ulong n, T alpha)\n"
 "{\n"
@@ -1088,7 +1168,7 @@ static const char hst__vocab_src_elementwise[] =
 "}\n"
 "#endif\n"
 "\n"
-"#if HST_DT == 3 || HST_DT == 4\n"
+"#ifdef HST_RFLOAT\n"
 "/* dst = op(src), op numbered as hst_math_op; dst may equal src */\n"
 "__kernel void hst_k_math(__global T *dst, __global const T *src, ulong n, int op, T p)\n"
 "{\n"
@@ -1102,6 +1182,8 @@ static const char hst__vocab_src_elementwise[] =
 "  case 3: v = sin(v); break;\n"
 "  case 4: v = cos(v); break;\n"
 "  case 5: v = pow(v, p); break;\n"
+"  case 6: v = acos(v); break;\n"
+"  case 7: v = erfc(v); break;\n"
 "  default: break;\n"
 "  }\n"
 "  dst[i] = v;\n"
@@ -1137,7 +1219,7 @@ static const char hst__vocab_src_reduce[] =
 "  HST_REDUCE_BODY(A, (A)0, (A)x[j], HST_ADD)\n"
 "}\n"
 "\n"
-"#if HST_DT >= 3\n"
+"#ifdef HST_FLOAT\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
 "void hst_k_reduce_dot(__global const T *x, __global const T *y, ulong n, __global A *partial)\n"
 "{\n"
@@ -1150,8 +1232,8 @@ static const char hst__vocab_src_reduce[] =
 "}\n"
 "#endif\n"
 "\n"
-"#if HST_DT <= 4\n"
-"#if HST_DT <= 2\n"
+"#ifndef HST_CPLX\n"
+"#ifdef HST_INT\n"
 "T hst_min(T a, T b) { return b < a ? b : a; }\n"
 "T hst_max(T a, T b) { return b > a ? b : a; }\n"
 "#else\n"
@@ -1173,7 +1255,6 @@ static const char hst__vocab_src_reduce[] =
 
 static const char hst__vocab_src_random[] =
 "\n"
-"#if HST_DT >= 3\n"
 "/* Philox4x32-10 (Salmon et al., SC'11) */\n"
 "uint4 hst_philox(uint4 c, uint2 k)\n"
 "{\n"
@@ -1188,6 +1269,36 @@ static const char hst__vocab_src_random[] =
 "  }\n"
 "  return c;\n"
 "}\n"
+"#if HST_DT == 2 || HST_DT == 8\n"
+"/* dst[i] = pi(i), pi a bijection of [0, n): a balanced Feistel network of HST_PERM_ROUNDS\n"
+"   rounds on [0, 4^h) (4^h >= n), round function philox(R | r << 32, seed).x, walked\n"
+"   until the value falls in [0, n) (cycle walking) */\n"
+"#define HST_PERM_ROUNDS " HST__KXSTR(HST__PERM_ROUNDS) "\n"
+"ulong hst_feistel(ulong x, uint h, ulong seed)\n"
+"{\n"
+"  ulong mask = (1UL << h) - 1UL, l = x >> h, r = x & mask;\n"
+"  uint2 key = (uint2)((uint)seed, (uint)(seed >> 32));\n"
+"  for (uint k = 0; k < HST_PERM_ROUNDS; ++k) {\n"
+"    ulong f = (ulong)hst_philox((uint4)((uint)r, k, 0u, 0u), key).x & mask;\n"
+"    ulong t = l ^ f;\n"
+"    l = r;\n"
+"    r = t;\n"
+"  }\n"
+"  return (l << h) | r;\n"
+"}\n"
+"__kernel void hst_k_randperm(__global T *dst, ulong n, ulong seed)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= n) return;\n"
+"  uint h = 1;\n"
+"  while (h < 32 && (1UL << (2 * h)) < n) ++h;\n"
+"  ulong y = hst_feistel(i, h, seed);\n"
+"  while (y >= n) y = hst_feistel(y, h, seed);\n"
+"  dst[i] = (T)y;\n"
+"}\n"
+"#endif\n"
+"\n"
+"#ifdef HST_FLOAT\n"
 "float hst_u24(uint w) { return (float)(w >> 8) * 0x1.0p-24f; }\n"
 "#ifdef HST_FP64\n"
 "ulong hst_k53(uint hi, uint lo) { return ((ulong)hi << 21) | (ulong)(lo >> 11); }\n"
@@ -1215,13 +1326,20 @@ static const char hst__vocab_src_random[] =
 "#if HST_DT == 3\n"
 "T hst_uniform(uint4 w) { return hst_u24(w.x); }\n"
 "T hst_normal(uint4 w) { return convert_float(hst_normal2(w).x); }\n"
-"#elif HST_DT == 4\n"
-"T hst_uniform(uint4 w) { return (double)hst_k53(w.x, w.y) * 0x1.0p-53; }\n"
-"T hst_normal(uint4 w)\n"
+"#elif HST_DT == 4 || HST_DT == 9\n"
+"double hst_u53(uint hi, uint lo) { return (double)hst_k53(hi, lo) * 0x1.0p-53; }\n"
+"double2 hst_normal53(uint4 w)\n"
 "{\n"
 "  double u1 = (double)(hst_k53(w.x, w.y) + 1) * 0x1.0p-53;\n"
-"  return hst_box_muller(u1, (double)hst_k53(w.z, w.w) * 0x1.0p-53).x;\n"
+"  return hst_box_muller(u1, hst_u53(w.z, w.w));\n"
 "}\n"
+"#if HST_DT == 4\n"
+"T hst_uniform(uint4 w) { return hst_u53(w.x, w.y); }\n"
+"T hst_normal(uint4 w) { return hst_normal53(w).x; }\n"
+"#else\n"
+"T hst_uniform(uint4 w) { return (double2)(hst_u53(w.x, w.y), hst_u53(w.z, w.w)); }\n"
+"T hst_normal(uint4 w) { return hst_normal53(w); }\n"
+"#endif\n"
 "#else\n"
 "T hst_uniform(uint4 w) { return (float2)(hst_u24(w.x), hst_u24(w.y)); }\n"
 "T hst_normal(uint4 w) { return convert_float2(hst_normal2(w)); }\n"
@@ -1243,91 +1361,117 @@ static const char hst__vocab_src_random[] =
 #define HST__PIECE_FITS(name, piece) \
     typedef char hst__check_piece_##name[(sizeof(piece) <= 4096) ? 1 : -1]
 HST__PIECE_FITS(types, hst__vocab_src_types);
+HST__PIECE_FITS(convert, hst__vocab_src_convert);
 HST__PIECE_FITS(elementw, hst__vocab_src_elementwise);
 HST__PIECE_FITS(reduce, hst__vocab_src_reduce);
 HST__PIECE_FITS(random, hst__vocab_src_random);
 
 static const char *const hst__vocab_src[] = {
-    hst__vocab_src_types, hst__vocab_src_elementwise, hst__vocab_src_reduce, hst__vocab_src_random
+    hst__vocab_src_types, hst__vocab_src_convert, hst__vocab_src_elementwise,
+    hst__vocab_src_reduce, hst__vocab_src_random
 };
 
 /* >>helpers */
 
-HST__KPRIVATE int hst__dtype_valid(hst_dtype dt) { return dt >= HST_U8 && dt <= HST_C64; }
-HST__KPRIVATE int hst__is_float(hst_dtype dt) { return dt >= HST_F32 && dt <= HST_C64; }
+/* The dtypes, one row each: X(dtype, name, bytes, class, lo, hi), class 0 integer, 1 real
+   float, 2 complex; [lo, hi] an integer's range (saturating conversions). */
+#define HST__DTYPES(X)                                          \
+    X(HST_U8, "u8", 1, 0, 0, 255)                               \
+    X(HST_I32, "i32", 4, 0, HST__I32_MIN, HST__I32_MAX)         \
+    X(HST_F32, "f32", 4, 1, 0, 0)                               \
+    X(HST_F64, "f64", 8, 1, 0, 0)                               \
+    X(HST_C64, "c64", 8, 2, 0, 0)                               \
+    X(HST_I8, "i8", 1, 0, -128, 127)                            \
+    X(HST_I16, "i16", 2, 0, -32768, 32767)                      \
+    X(HST_I64, "i64", 8, 0, INT64_MIN, INT64_MAX)               \
+    X(HST_C128, "c128", 16, 2, 0, 0)
+
+/* The class of dt (0 integer, 1 real float, 2 complex); -1 for an invalid dtype. */
+HST__KPRIVATE int hst__dtype_class(hst_dtype dt)
+{
+#define HST__X(d, name, bytes, cls, lo, hi) if (dt == d) return cls;
+    HST__DTYPES(HST__X)
+#undef HST__X
+    return -1;
+}
+
+HST__KPRIVATE int hst__dtype_valid(hst_dtype dt) { return hst__dtype_class(dt) >= 0; }
+HST__KPRIVATE int hst__is_float(hst_dtype dt) { return hst__dtype_class(dt) >= 1; }
+HST__KPRIVATE int hst__is_real_float(hst_dtype dt) { return hst__dtype_class(dt) == 1; }
+
+/* An integer dtype's range. */
+HST__KPRIVATE void hst__int_range(hst_dtype dt, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = 0;
+#define HST__X(d, name, bytes, cls, l, h) if (dt == d) { *lo = l; *hi = h; }
+    HST__DTYPES(HST__X)
+#undef HST__X
+}
 
 HST__KPRIVATE size_t hst__groups(size_t n)
 {
     return n / HST_REDUCE_BLOCK + (n % HST_REDUCE_BLOCK != 0);
 }
 
-/* float -> integer: truncate toward zero, saturate, NaN -> 0 (float promotes exactly). */
-HST__KPRIVATE uint8_t hst__sat_u8(double v)
+/* Saturating conversions to integer dtype dt: an integer clamps; a float truncates toward
+   zero, saturates, NaN -> 0 (every float promotes to double exactly; the bounds lo and hi + 1
+   are exact in double). */
+HST__KPRIVATE int64_t hst__sat_int(hst_dtype dt, int64_t v)
 {
-    if (v != v || v <= 0.0) return 0;
-    if (v >= 255.0) return 255;
-    return (uint8_t)v;
+    int64_t lo, hi;
+    hst__int_range(dt, &lo, &hi);
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
-HST__KPRIVATE int32_t hst__sat_i32(double v)
+HST__KPRIVATE int64_t hst__sat_real(hst_dtype dt, double v)
 {
+    int64_t lo, hi;
+    hst__int_range(dt, &lo, &hi);
     if (v != v) return 0;
-    if (v >= 2147483648.0) return HST__I32_MAX;
-    if (v <= -2147483648.0) return HST__I32_MIN;
-    return (int32_t)v;
+    if (v >= (double)hi + 1.0) return hi;   /* i64: (double)hi is 2^63 already */
+    if (v <= (double)lo) return lo;
+    return (int64_t)v;
 }
 
-HST__KPRIVATE hst__c32 hst__c32_make(float re, float im)
-{
-    hst__c32 c;
-    c.re = re;
-    c.im = im;
-    return c;
-}
+/* Complex helpers for C (hst__c32 or hst__c64) of real type R, one rounding per operation:
+   make, zero, add, mul a*b = (ar*br - ai*bi, ar*bi + ai*br), at (element j of an interleaved
+   array), cdot conj(x[j])*y[j] = (xr*yr + xi*yi, xr*yi - xi*yr), abs2 |x[j]|^2. */
+#define HST__COMPLEX_HELPERS(C, R)                                                               \
+    HST__KPRIVATE C C##_make(R re, R im)                                                         \
+    {                                                                                            \
+        C c;                                                                                     \
+        c.re = re;                                                                               \
+        c.im = im;                                                                               \
+        return c;                                                                                \
+    }                                                                                            \
+    HST__KPRIVATE C C##_zero(void) { return C##_make((R)0, (R)0); }                              \
+    HST__KPRIVATE C C##_add(C a, C b) { return C##_make(a.re + b.re, a.im + b.im); }             \
+    HST__KPRIVATE C C##_mul(C a, C b)                                                            \
+    {                                                                                            \
+        R p = a.re * b.re, q = a.im * b.im, s = a.re * b.im, t = a.im * b.re;                    \
+        return C##_make(p - q, s + t);                                                           \
+    }                                                                                            \
+    HST__KPRIVATE C C##_at(const R *x, size_t j) { return C##_make(x[2 * j], x[2 * j + 1]); }    \
+    HST__KPRIVATE C C##_cdot(const R *x, const R *y, size_t j)                                   \
+    {                                                                                            \
+        R p = x[2 * j] * y[2 * j], q = x[2 * j + 1] * y[2 * j + 1];                              \
+        R s = x[2 * j] * y[2 * j + 1], t = x[2 * j + 1] * y[2 * j];                              \
+        return C##_make(p + q, s - t);                                                           \
+    }                                                                                            \
+    HST__KPRIVATE R C##_abs2(const R *x, size_t j)                                               \
+    {                                                                                            \
+        R p = x[2 * j] * x[2 * j], q = x[2 * j + 1] * x[2 * j + 1];                              \
+        return p + q;                                                                            \
+    }
+HST__COMPLEX_HELPERS(hst__c32, float)
+HST__COMPLEX_HELPERS(hst__c64, double)
 
-/* a*b = (ar*br - ai*bi, ar*bi + ai*br), one rounding per operation */
-HST__KPRIVATE hst__c32 hst__c32_mul(hst__c32 a, hst__c32 b)
-{
-    float p = a.re * b.re, q = a.im * b.im, s = a.re * b.im, t = a.im * b.re;
-    return hst__c32_make(p - q, s + t);
-}
-
-HST__KPRIVATE hst__c32 hst__c32_add(hst__c32 a, hst__c32 b)
-{
-    return hst__c32_make(a.re + b.re, a.im + b.im);
-}
-
-HST__KPRIVATE hst__c32 hst__c32_zero(void) { return hst__c32_make(0.0f, 0.0f); }
-HST__KPRIVATE hst__c32 hst__c32_at(const float *x, size_t j)
-{
-    return hst__c32_make(x[2 * j], x[2 * j + 1]);
-}
-
-/* conj(x[j]) * y[j] = (xr*yr + xi*yi, xr*yi - xi*yr) */
-HST__KPRIVATE hst__c32 hst__c32_cdot(const float *x, const float *y, size_t j)
-{
-    float p = x[2 * j] * y[2 * j], q = x[2 * j + 1] * y[2 * j + 1];
-    float s = x[2 * j] * y[2 * j + 1], t = x[2 * j + 1] * y[2 * j];
-    return hst__c32_make(p + q, s - t);
-}
-
-HST__KPRIVATE float hst__c32_abs2(const float *x, size_t j)
-{
-    float p = x[2 * j] * x[2 * j], q = x[2 * j + 1] * x[2 * j + 1];
-    return p + q;
-}
-
-HST__KPRIVATE int64_t hst__add_i64(int64_t a, int64_t b) { return a + b; }
 HST__KPRIVATE float hst__add_f32(float a, float b) { return a + b; }
 HST__KPRIVATE double hst__add_f64(double a, double b) { return a + b; }
 HST__KPRIVATE float hst__mul_f32(float a, float b) { return a * b; }
 HST__KPRIVATE double hst__mul_f64(double a, double b) { return a * b; }
 
 /* MIN/MAX combine: integers plainly; floats with NaN ignored and ties keeping a (as on device). */
-HST__KPRIVATE uint8_t hst__min_u8(uint8_t a, uint8_t b) { return b < a ? b : a; }
-HST__KPRIVATE uint8_t hst__max_u8(uint8_t a, uint8_t b) { return b > a ? b : a; }
-HST__KPRIVATE int32_t hst__min_i32(int32_t a, int32_t b) { return b < a ? b : a; }
-HST__KPRIVATE int32_t hst__max_i32(int32_t a, int32_t b) { return b > a ? b : a; }
 HST__KPRIVATE int64_t hst__min_i64(int64_t a, int64_t b) { return b < a ? b : a; }
 HST__KPRIVATE int64_t hst__max_i64(int64_t a, int64_t b) { return b > a ? b : a; }
 HST__KPRIVATE float hst__min_f32(float a, float b) { return a != a ? b : (b < a ? b : a); }
@@ -1337,33 +1481,104 @@ HST__KPRIVATE double hst__max_f64(double a, double b) { return a != a ? b : (b >
 
 /* >>casts */
 
-/* Every source value is exact in double (u8, i32, f32, f64, c64's real part), so converting
-   through double rounds once, as the device's direct conversion does. */
-HST__KPRIVATE double hst__load_real(hst_dtype dt, const void *src, size_t i)
+/* Integer element i of dt (exact in int64), and a store of v's low bits (two's complement
+   wrap; callers saturate first where the rules say so). */
+HST__KPRIVATE int64_t hst__load_int(hst_dtype dt, const void *src, size_t i)
 {
     switch (dt) {
-    case HST_U8: return (double)((const uint8_t *)src)[i];
-    case HST_I32: return (double)((const int32_t *)src)[i];
-    case HST_F32: return (double)((const float *)src)[i];
-    case HST_F64: return ((const double *)src)[i];
-    case HST_C64: return (double)((const float *)src)[2 * i];
-    default: return 0.0;
+    case HST_U8: return ((const uint8_t *)src)[i];
+    case HST_I8: return ((const int8_t *)src)[i];
+    case HST_I16: return ((const int16_t *)src)[i];
+    case HST_I32: return ((const int32_t *)src)[i];
+    case HST_I64: return ((const int64_t *)src)[i];
+    default: return 0;
     }
 }
 
-HST__KPRIVATE void hst__store_real(hst_dtype dt, void *dst, size_t i, double v)
+HST__KPRIVATE void hst__store_int(hst_dtype dt, void *dst, size_t i, int64_t v)
 {
     switch (dt) {
-    case HST_U8: ((uint8_t *)dst)[i] = hst__sat_u8(v); break;
-    case HST_I32: ((int32_t *)dst)[i] = hst__sat_i32(v); break;
-    case HST_F32: ((float *)dst)[i] = (float)v; break;
-    case HST_F64: ((double *)dst)[i] = v; break;
+    case HST_U8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+    case HST_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)v; break;
+    case HST_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)v; break;
+    case HST_I32: ((int32_t *)dst)[i] = (int32_t)(uint32_t)v; break;
+    case HST_I64: ((int64_t *)dst)[i] = v; break;
+    default: break;
+    }
+}
+
+/* Float or complex element i of dt as (re, im) in double (exact; im = 0 for real dtypes). */
+HST__KPRIVATE void hst__load_cplx(hst_dtype dt, const void *src, size_t i, double *re, double *im)
+{
+    *im = 0.0;
+    switch (dt) {
+    case HST_F32: *re = (double)((const float *)src)[i]; break;
+    case HST_F64: *re = ((const double *)src)[i]; break;
     case HST_C64:
-        ((float *)dst)[2 * i] = (float)v;
-        ((float *)dst)[2 * i + 1] = 0.0f;
+        *re = (double)((const float *)src)[2 * i];
+        *im = (double)((const float *)src)[2 * i + 1];
+        break;
+    case HST_C128:
+        *re = ((const double *)src)[2 * i];
+        *im = ((const double *)src)[2 * i + 1];
+        break;
+    default: *re = (double)hst__load_int(dt, src, i); break;
+    }
+}
+
+/* (re, im) into float or complex element i of dt, each part rounded once (real dtypes drop
+   im). */
+HST__KPRIVATE void hst__store_cplx(hst_dtype dt, void *dst, size_t i, double re, double im)
+{
+    switch (dt) {
+    case HST_F32: ((float *)dst)[i] = (float)re; break;
+    case HST_F64: ((double *)dst)[i] = re; break;
+    case HST_C64:
+        ((float *)dst)[2 * i] = (float)re;
+        ((float *)dst)[2 * i + 1] = (float)im;
+        break;
+    case HST_C128:
+        ((double *)dst)[2 * i] = re;
+        ((double *)dst)[2 * i + 1] = im;
         break;
     default: break;
     }
+}
+
+/* An integer into float or complex element i of dt, rounded once (an int64 through double
+   would round twice on its way to float). */
+HST__KPRIVATE void hst__store_from_int(hst_dtype dt, void *dst, size_t i, int64_t v)
+{
+    if (dt == HST_F32 || dt == HST_C64) {
+        float f = (float)v;
+        hst__store_cplx(dt, dst, i, (double)f, 0.0);
+    } else {
+        hst__store_cplx(dt, dst, i, (double)v, 0.0);
+    }
+}
+
+/* A double into element i of dt by the cast rules (integers saturate; im = 0). */
+HST__KPRIVATE void hst__store_real(hst_dtype dt, void *dst, size_t i, double v)
+{
+    if (hst__dtype_class(dt) == 0) hst__store_int(dt, dst, i, hst__sat_real(dt, v));
+    else hst__store_cplx(dt, dst, i, v, 0.0);
+}
+
+/* Element i of src_dt converted to dst_dt (twin of the device's hst_k_cast_from_<src>). */
+HST__KPRIVATE void hst__cast_one(hst_dtype dst_dt, void *dst, hst_dtype src_dt, const void *src,
+                                 size_t i)
+{
+    double re, im;
+    int int_dst = hst__dtype_class(dst_dt) == 0;
+    if (hst__dtype_class(src_dt) == 0) {
+        int64_t v = hst__load_int(src_dt, src, i);
+        if (int_dst) hst__store_int(dst_dt, dst, i, hst__sat_int(dst_dt, v));
+        else hst__store_from_int(dst_dt, dst, i, v);
+        return;
+    }
+    hst__load_cplx(src_dt, src, i, &re, &im);
+    if (int_dst) hst__store_int(dst_dt, dst, i, hst__sat_real(dst_dt, re));
+    else hst__store_cplx(dst_dt, dst, i, re, im);
 }
 
 /* f32 <-> c64 moves the float unconverted, as the device does: a trip through double would
@@ -1381,25 +1596,21 @@ HST__KPRIVATE void hst__cast_f32_c64(hst_dtype dst_dt, void *dst, hst_dtype src_
 
 /* >>arith */
 
-HST__KPRIVATE void hst__scale_c64(float *x, size_t n, hst__c32 a)
-{
-    size_t i;
-    for (i = 0; i < n; ++i) {
-        hst__c32 r = hst__c32_mul(a, hst__c32_at(x, i));
-        x[2 * i] = r.re;
-        x[2 * i + 1] = r.im;
+/* out = a x (scale: y NULL) or a x + y (axpy) on interleaved complex arrays of R, C the
+   matching helper type; out may be x or y (element-wise). */
+#define HST__COMPLEX_ARITH(NAME, C, R)                                                           \
+    HST__KPRIVATE void NAME(R *out, const R *x, const R *y, size_t n, C a)                       \
+    {                                                                                            \
+        size_t i;                                                                                \
+        for (i = 0; i < n; ++i) {                                                                \
+            C r = C##_mul(a, C##_at(x, i));                                                      \
+            if (y) r = C##_add(r, C##_at(y, i));                                                 \
+            out[2 * i] = r.re;                                                                   \
+            out[2 * i + 1] = r.im;                                                               \
+        }                                                                                        \
     }
-}
-
-HST__KPRIVATE void hst__axpy_c64(float *y, const float *x, size_t n, hst__c32 a)
-{
-    size_t i;
-    for (i = 0; i < n; ++i) {
-        hst__c32 r = hst__c32_mul(a, hst__c32_at(x, i));
-        y[2 * i] = r.re + y[2 * i];
-        y[2 * i + 1] = r.im + y[2 * i + 1];
-    }
-}
+HST__COMPLEX_ARITH(hst__arith_c64, hst__c32, float)
+HST__COMPLEX_ARITH(hst__arith_c128, hst__c64, double)
 
 HST__KPRIVATE float hst__math_f32(hst_math_op op, float v, float p)
 {
@@ -1410,6 +1621,8 @@ HST__KPRIVATE float hst__math_f32(hst_math_op op, float v, float p)
     case HST_MATH_SIN: return sinf(v);
     case HST_MATH_COS: return cosf(v);
     case HST_MATH_POW: return powf(v, p);
+    case HST_MATH_ARCCOS: return (float)acos((double)v);   /* double libm, rounded once */
+    case HST_MATH_ERFC: return (float)erfc((double)v);
     default: return v;
     }
 }
@@ -1423,6 +1636,8 @@ HST__KPRIVATE double hst__math_f64(hst_math_op op, double v, double p)
     case HST_MATH_SIN: return sin(v);
     case HST_MATH_COS: return cos(v);
     case HST_MATH_POW: return pow(v, p);
+    case HST_MATH_ARCCOS: return acos(v);
+    case HST_MATH_ERFC: return erfc(v);
     default: return v;
     }
 }
@@ -1491,13 +1706,36 @@ HST__KPRIVATE void hst__random_store(hst_dtype dt, void *x, size_t i, const uint
         if (dist == HST_RANDOM_NORMAL) hst__normal2_32(w, g);
         ((float *)x)[2 * i] = dist == HST_RANDOM_NORMAL ? (float)g[0] : hst__u24(w[0]);
         ((float *)x)[2 * i + 1] = dist == HST_RANDOM_NORMAL ? (float)g[1] : hst__u24(w[1]);
-    } else if (dist == HST_RANDOM_NORMAL) {
-        hst__box_muller((double)(hst__k53(w[0], w[1]) + 1) * HST__P2M53,
-                        (double)hst__k53(w[2], w[3]) * HST__P2M53, g);
-        ((double *)x)[i] = g[0];
-    } else {
-        ((double *)x)[i] = (double)hst__k53(w[0], w[1]) * HST__P2M53;
+    } else {   /* f64 and c128: 53-bit uniforms from word pairs */
+        if (dist == HST_RANDOM_NORMAL) {
+            hst__box_muller((double)(hst__k53(w[0], w[1]) + 1) * HST__P2M53,
+                            (double)hst__k53(w[2], w[3]) * HST__P2M53, g);
+        } else {
+            g[0] = (double)hst__k53(w[0], w[1]) * HST__P2M53;
+            g[1] = (double)hst__k53(w[2], w[3]) * HST__P2M53;
+        }
+        hst__store_cplx(dt, x, i, g[0], g[1]);
     }
+}
+
+/* Feistel permutation of [0, 4^h) (twin of the device's hst_feistel). */
+HST__KPRIVATE uint64_t hst__feistel(uint64_t x, unsigned h, uint64_t seed)
+{
+    uint64_t mask = ((uint64_t)1 << h) - 1, l = x >> h, r = x & mask;
+    uint32_t key[2];
+    unsigned k;
+    key[0] = (uint32_t)seed;
+    key[1] = (uint32_t)(seed >> 32);
+    for (k = 0; k < HST__PERM_ROUNDS; ++k) {
+        uint32_t c[4];
+        uint64_t t;
+        c[0] = (uint32_t)r; c[1] = k; c[2] = 0; c[3] = 0;
+        hst__philox4x32_10(c, key);
+        t = l ^ ((uint64_t)c[0] & mask);
+        l = r;
+        r = t;
+    }
+    return (l << h) | r;
 }
 
 /* >>reductions */
@@ -1525,8 +1763,6 @@ HST__KPRIVATE void hst__random_store(hst_dtype dt, void *x, size_t i, const uint
         }                                                                                        \
     }
 
-HST__REDUCE_FN(hst__rsum_u8, uint8_t, int64_t, 0, (int64_t)x[j], hst__add_i64)
-HST__REDUCE_FN(hst__rsum_i32, int32_t, int64_t, 0, (int64_t)x[j], hst__add_i64)
 HST__REDUCE_FN(hst__rsum_f32, float, float, 0.0f, x[j], hst__add_f32)
 HST__REDUCE_FN(hst__rsum_f64, double, double, 0.0, x[j], hst__add_f64)
 HST__REDUCE_FN(hst__rsum_c64, float, hst__c32, hst__c32_zero(), hst__c32_at(x, j), hst__c32_add)
@@ -1537,24 +1773,46 @@ HST__REDUCE_FN(hst__rdot_c64, float, hst__c32, hst__c32_zero(), hst__c32_cdot(x,
 HST__REDUCE_FN(hst__rsq_f32, float, float, 0.0f, hst__mul_f32(x[j], x[j]), hst__add_f32)
 HST__REDUCE_FN(hst__rsq_f64, double, double, 0.0, hst__mul_f64(x[j], x[j]), hst__add_f64)
 HST__REDUCE_FN(hst__rsq_c64, float, float, 0.0f, hst__c32_abs2(x, j), hst__add_f32)
-HST__REDUCE_FN(hst__rmin_u8, uint8_t, uint8_t, 255, x[j], hst__min_u8)
-HST__REDUCE_FN(hst__rmax_u8, uint8_t, uint8_t, 0, x[j], hst__max_u8)
-HST__REDUCE_FN(hst__rmin_i32, int32_t, int32_t, HST__I32_MAX, x[j], hst__min_i32)
-HST__REDUCE_FN(hst__rmax_i32, int32_t, int32_t, HST__I32_MIN, x[j], hst__max_i32)
+HST__REDUCE_FN(hst__rsum_c128, double, hst__c64, hst__c64_zero(), hst__c64_at(x, j), hst__c64_add)
+HST__REDUCE_FN(hst__rdot_c128, double, hst__c64, hst__c64_zero(), hst__c64_cdot(x, y, j),
+               hst__c64_add)
+HST__REDUCE_FN(hst__rsq_c128, double, double, 0.0, hst__c64_abs2(x, j), hst__add_f64)
 HST__REDUCE_FN(hst__rmin_f32, float, float, (float)NAN, x[j], hst__min_f32)
 HST__REDUCE_FN(hst__rmax_f32, float, float, (float)NAN, x[j], hst__max_f32)
 HST__REDUCE_FN(hst__rmin_f64, double, double, (double)NAN, x[j], hst__min_f64)
 HST__REDUCE_FN(hst__rmax_f64, double, double, (double)NAN, x[j], hst__max_f64)
 
+/* Integers: int64 sums (wrapping; device and host alike) and min/max are exact in any order,
+   so a block's partial is its plain reduction, written as the device writes it (int64 sums,
+   T-typed min/max). */
+HST__KPRIVATE void hst__reduce_int(hst_dtype dt, hst_reduce_op op, const void *x, size_t n,
+                                   void *p)
+{
+    size_t g, j, groups = hst__groups(n);
+    int64_t lo, hi;
+    hst__int_range(dt, &lo, &hi);
+    for (g = 0; g < groups; ++g) {
+        size_t end = n - g * HST_REDUCE_BLOCK < HST_REDUCE_BLOCK ? n : (g + 1) * HST_REDUCE_BLOCK;
+        uint64_t sum = 0;
+        int64_t best = op == HST_REDUCE_MIN ? hi : lo;
+        for (j = g * HST_REDUCE_BLOCK; j < end; ++j) {
+            int64_t v = hst__load_int(dt, x, j);
+            sum += (uint64_t)v;
+            if (op == HST_REDUCE_MIN ? v < best : v > best) best = v;
+        }
+        if (op == HST_REDUCE_SUM) ((int64_t *)p)[g] = (int64_t)sum;
+        else hst__store_int(dt, p, g, best);
+    }
+}
+
 HST__KPRIVATE void hst__reduce_sum(hst_dtype dt, const void *x, size_t n, void *p)
 {
     switch (dt) {
-    case HST_U8: hst__rsum_u8((const uint8_t *)x, NULL, n, (int64_t *)p); break;
-    case HST_I32: hst__rsum_i32((const int32_t *)x, NULL, n, (int64_t *)p); break;
     case HST_F32: hst__rsum_f32((const float *)x, NULL, n, (float *)p); break;
     case HST_F64: hst__rsum_f64((const double *)x, NULL, n, (double *)p); break;
     case HST_C64: hst__rsum_c64((const float *)x, NULL, n, (hst__c32 *)p); break;
-    default: break;
+    case HST_C128: hst__rsum_c128((const double *)x, NULL, n, (hst__c64 *)p); break;
+    default: hst__reduce_int(dt, HST_REDUCE_SUM, x, n, p); break;
     }
 }
 
@@ -1564,6 +1822,7 @@ HST__KPRIVATE void hst__reduce_dot(hst_dtype dt, const void *x, const void *y, s
     case HST_F32: hst__rdot_f32((const float *)x, (const float *)y, n, (float *)p); break;
     case HST_F64: hst__rdot_f64((const double *)x, (const double *)y, n, (double *)p); break;
     case HST_C64: hst__rdot_c64((const float *)x, (const float *)y, n, (hst__c32 *)p); break;
+    case HST_C128: hst__rdot_c128((const double *)x, (const double *)y, n, (hst__c64 *)p); break;
     default: break;
     }
 }
@@ -1574,6 +1833,7 @@ HST__KPRIVATE void hst__reduce_sqnorm(hst_dtype dt, const void *x, size_t n, voi
     case HST_F32: hst__rsq_f32((const float *)x, NULL, n, (float *)p); break;
     case HST_F64: hst__rsq_f64((const double *)x, NULL, n, (double *)p); break;
     case HST_C64: hst__rsq_c64((const float *)x, NULL, n, (float *)p); break;
+    case HST_C128: hst__rsq_c128((const double *)x, NULL, n, (double *)p); break;
     default: break;
     }
 }
@@ -1581,14 +1841,6 @@ HST__KPRIVATE void hst__reduce_sqnorm(hst_dtype dt, const void *x, size_t n, voi
 HST__KPRIVATE void hst__reduce_minmax(hst_dtype dt, int is_max, const void *x, size_t n, void *p)
 {
     switch (dt) {
-    case HST_U8:
-        if (is_max) hst__rmax_u8((const uint8_t *)x, NULL, n, (uint8_t *)p);
-        else hst__rmin_u8((const uint8_t *)x, NULL, n, (uint8_t *)p);
-        break;
-    case HST_I32:
-        if (is_max) hst__rmax_i32((const int32_t *)x, NULL, n, (int32_t *)p);
-        else hst__rmin_i32((const int32_t *)x, NULL, n, (int32_t *)p);
-        break;
     case HST_F32:
         if (is_max) hst__rmax_f32((const float *)x, NULL, n, (float *)p);
         else hst__rmin_f32((const float *)x, NULL, n, (float *)p);
@@ -1597,19 +1849,20 @@ HST__KPRIVATE void hst__reduce_minmax(hst_dtype dt, int is_max, const void *x, s
         if (is_max) hst__rmax_f64((const double *)x, NULL, n, (double *)p);
         else hst__rmin_f64((const double *)x, NULL, n, (double *)p);
         break;
-    default: break;
+    default: hst__reduce_int(dt, is_max ? HST_REDUCE_MAX : HST_REDUCE_MIN, x, n, p); break;
     }
 }
 
 /* >>combine */
 
 /* One accumulator of any kind, for the final combine (a few partials; clarity over speed). */
-enum { HST__ACC_I64, HST__ACC_F32, HST__ACC_F64, HST__ACC_C32 };
-typedef struct hst__acc { int64_t i; double d; float f[2]; } hst__acc;
+enum { HST__ACC_I64, HST__ACC_F32, HST__ACC_F64, HST__ACC_C32, HST__ACC_C64 };
+typedef struct hst__acc { int64_t i; double d, z; float f[2]; } hst__acc;   /* z: c128's im */
 
 HST__KPRIVATE int hst__acc_kind(hst_dtype dt, hst_reduce_op op)
 {
-    if (dt == HST_U8 || dt == HST_I32) return HST__ACC_I64;
+    if (hst__dtype_class(dt) == 0) return HST__ACC_I64;
+    if (dt == HST_C128) return op == HST_REDUCE_SQNORM ? HST__ACC_F64 : HST__ACC_C64;
     if (dt == HST_F64) return HST__ACC_F64;
     if (dt == HST_C64 && op != HST_REDUCE_SQNORM) return HST__ACC_C32;
     return HST__ACC_F32;
@@ -1627,14 +1880,18 @@ HST__KPRIVATE hst__acc hst__acc_identity(hst_dtype dt, hst_reduce_op op)
     hst__acc a = hst__acc_zero();
     int is_min = op == HST_REDUCE_MIN;
     if (op != HST_REDUCE_MIN && op != HST_REDUCE_MAX) return a;
-    if (dt == HST_U8) a.i = is_min ? 255 : 0;
-    if (dt == HST_I32) a.i = is_min ? HST__I32_MAX : HST__I32_MIN;
+    if (hst__dtype_class(dt) == 0) {
+        int64_t lo, hi;
+        hst__int_range(dt, &lo, &hi);
+        a.i = is_min ? hi : lo;
+    }
     a.f[0] = (float)NAN;
     a.d = (double)NAN;
     return a;
 }
 
-/* partial k as an accumulator: int64 sums, T-typed u8/i32 min/max, float, double, float pairs */
+/* partial k as an accumulator: int64 sums, T-typed integer min/max, float, double, float or
+   double pairs */
 HST__KPRIVATE hst__acc hst__acc_load(hst_dtype dt, hst_reduce_op op, const void *p, size_t k)
 {
     hst__acc a = hst__acc_zero();
@@ -1642,11 +1899,14 @@ HST__KPRIVATE hst__acc hst__acc_load(hst_dtype dt, hst_reduce_op op, const void 
     switch (hst__acc_kind(dt, op)) {
     case HST__ACC_I64:
         if (is_sum) a.i = ((const int64_t *)p)[k];
-        else if (dt == HST_U8) a.i = ((const uint8_t *)p)[k];
-        else a.i = ((const int32_t *)p)[k];
+        else a.i = hst__load_int(dt, p, k);
         break;
     case HST__ACC_F32: a.f[0] = ((const float *)p)[k]; break;
     case HST__ACC_F64: a.d = ((const double *)p)[k]; break;
+    case HST__ACC_C64:
+        a.d = ((const double *)p)[2 * k];
+        a.z = ((const double *)p)[2 * k + 1];
+        break;
     default:
         a.f[0] = ((const float *)p)[2 * k];
         a.f[1] = ((const float *)p)[2 * k + 1];
@@ -1660,7 +1920,8 @@ HST__KPRIVATE hst__acc hst__acc_join(int kind, hst_reduce_op op, hst__acc a, hst
     int is_min = op == HST_REDUCE_MIN, is_max = op == HST_REDUCE_MAX;
     switch (kind) {
     case HST__ACC_I64:
-        a.i = is_min ? hst__min_i64(a.i, b.i) : is_max ? hst__max_i64(a.i, b.i) : a.i + b.i;
+        a.i = is_min ? hst__min_i64(a.i, b.i) : is_max ? hst__max_i64(a.i, b.i)
+            : (int64_t)((uint64_t)a.i + (uint64_t)b.i);   /* wraps, as the device's long */
         break;
     case HST__ACC_F32:
         a.f[0] = is_min ? hst__min_f32(a.f[0], b.f[0])
@@ -1668,6 +1929,10 @@ HST__KPRIVATE hst__acc hst__acc_join(int kind, hst_reduce_op op, hst__acc a, hst
         break;
     case HST__ACC_F64:
         a.d = is_min ? hst__min_f64(a.d, b.d) : is_max ? hst__max_f64(a.d, b.d) : a.d + b.d;
+        break;
+    case HST__ACC_C64:
+        a.d = a.d + b.d;
+        a.z = a.z + b.z;
         break;
     default:
         a.f[0] = a.f[0] + b.f[0];
@@ -1696,6 +1961,7 @@ HST__KPRIVATE void hst__acc_to_scalar(int kind, hst__acc a, hst_scalar *out)
     case HST__ACC_I64: out->i64 = a.i; out->re = (double)a.i; break;
     case HST__ACC_F32: out->re = (double)a.f[0]; break;
     case HST__ACC_F64: out->re = a.d; break;
+    case HST__ACC_C64: out->re = a.d; out->im = a.z; break;
     default: out->re = (double)a.f[0]; out->im = (double)a.f[1]; break;
     }
 }
@@ -1704,27 +1970,23 @@ HST__KPRIVATE void hst__acc_to_scalar(int kind, hst__acc a, hst_scalar *out)
 
 HST__KDEF size_t hst_dtype_size(hst_dtype dt)
 {
-    switch (dt) {
-    case HST_U8: return 1;
-    case HST_I32: return 4;
-    case HST_F32: return 4;
-    case HST_F64: return 8;
-    case HST_C64: return 8;
-    default: return 0;
-    }
+#define HST__X(d, name, bytes, cls, lo, hi) if (dt == d) return bytes;
+    HST__DTYPES(HST__X)
+#undef HST__X
+    return 0;
 }
 
 HST__KDEF const char *hst_dtype_name(hst_dtype dt)
 {
-    switch (dt) {
-    case HST_U8: return "u8";
-    case HST_I32: return "i32";
-    case HST_F32: return "f32";
-    case HST_F64: return "f64";
-    case HST_C64: return "c64";
-    default: return "invalid";
-    }
+#define HST__X(d, name, bytes, cls, lo, hi) if (dt == d) return name;
+    HST__DTYPES(HST__X)
+#undef HST__X
+    return "invalid";
 }
+
+HST__KDEF int hst_dtype_is_int(hst_dtype dt) { return hst__dtype_class(dt) == 0; }
+HST__KDEF int hst_dtype_is_complex(hst_dtype dt) { return hst__dtype_class(dt) == 2; }
+HST__KDEF int hst_dtype_needs_fp64(hst_dtype dt) { return dt == HST_F64 || dt == HST_C128; }
 
 HST__KDEF int hst_kernels_math_supported(hst_dtype dt, hst_math_op op)
 {
@@ -1739,7 +2001,7 @@ HST__KDEF int hst_kernels_reduce_supported(hst_dtype dt, hst_reduce_op op)
     case HST_REDUCE_DOT:
     case HST_REDUCE_SQNORM: return hst__is_float(dt);
     case HST_REDUCE_MIN:
-    case HST_REDUCE_MAX: return dt != HST_C64;
+    case HST_REDUCE_MAX: return !hst_dtype_is_complex(dt);
     default: return 0;
     }
 }
@@ -1750,8 +2012,8 @@ HST__KDEF size_t hst_kernels_partial_size(hst_dtype dt, hst_reduce_op op)
 {
     if (!hst_kernels_reduce_supported(dt, op)) return 0;
     if (op == HST_REDUCE_MIN || op == HST_REDUCE_MAX) return hst_dtype_size(dt);
-    if (dt == HST_U8 || dt == HST_I32) return sizeof(int64_t);
-    if (dt == HST_C64 && op == HST_REDUCE_SQNORM) return sizeof(float);
+    if (hst_dtype_is_int(dt)) return sizeof(int64_t);
+    if (hst_dtype_is_complex(dt) && op == HST_REDUCE_SQNORM) return hst_dtype_size(dt) / 2;
     return hst_dtype_size(dt);
 }
 
@@ -1764,7 +2026,8 @@ HST__KDEF const char *const *hst_kernels_vocab_source(size_t *count)
 HST__KDEF const char *hst_kernels_vocab_options(hst_dtype dt)
 {
     static const char *const options[] = {
-        "-DHST_DT=1", "-DHST_DT=2", "-DHST_DT=3", "-DHST_DT=4", "-DHST_DT=5"
+        "-DHST_DT=1", "-DHST_DT=2", "-DHST_DT=3", "-DHST_DT=4", "-DHST_DT=5",
+        "-DHST_DT=6", "-DHST_DT=7", "-DHST_DT=8", "-DHST_DT=9"
     };
     return hst__dtype_valid(dt) ? options[dt - HST_U8] : NULL;
 }
@@ -1794,7 +2057,7 @@ HST__KDEF void hst_k_cast_host(hst_dtype dst_dt, void *dst, hst_dtype src_dt, co
         hst__cast_f32_c64(dst_dt, dst, src_dt, src, n);
         return;
     }
-    for (i = 0; i < n; ++i) hst__store_real(dst_dt, dst, i, hst__load_real(src_dt, src, i));
+    for (i = 0; i < n; ++i) hst__cast_one(dst_dt, dst, src_dt, src, i);
 }
 
 HST__KDEF void hst_k_scale_host(hst_dtype dt, void *x, size_t n, const double alpha[2])
@@ -1807,7 +2070,9 @@ HST__KDEF void hst_k_scale_host(hst_dtype dt, void *x, size_t n, const double al
         double a = alpha[0], *v = (double *)x;
         for (i = 0; i < n; ++i) v[i] = a * v[i];
     } else if (dt == HST_C64) {
-        hst__scale_c64((float *)x, n, hst__c32_make((float)alpha[0], (float)alpha[1]));
+        hst__arith_c64((float *)x, (const float *)x, NULL, n, hst__c32_make((float)alpha[0], (float)alpha[1]));
+    } else if (dt == HST_C128) {
+        hst__arith_c128((double *)x, (const double *)x, NULL, n, hst__c64_make(alpha[0], alpha[1]));
     }
 }
 
@@ -1830,8 +2095,10 @@ HST__KDEF void hst_k_axpy_host(hst_dtype dt, void *y, const void *x, size_t n,
             w[i] = t + w[i];
         }
     } else if (dt == HST_C64) {
-        hst__axpy_c64((float *)y, (const float *)x, n,
-                      hst__c32_make((float)alpha[0], (float)alpha[1]));
+        hst__arith_c64((float *)y, (const float *)x, (const float *)y, n,
+                       hst__c32_make((float)alpha[0], (float)alpha[1]));
+    } else if (dt == HST_C128) {
+        hst__arith_c128((double *)y, (const double *)x, (const double *)y, n, hst__c64_make(alpha[0], alpha[1]));
     }
 }
 
@@ -1863,6 +2130,19 @@ HST__KDEF void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed,
     }
 }
 
+HST__KDEF void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed)
+{
+    size_t i;
+    unsigned h = 1;
+    if (dt != HST_I32 && dt != HST_I64) return;
+    while (h < 32 && ((uint64_t)1 << (2 * h)) < (uint64_t)n) ++h;
+    for (i = 0; i < n; ++i) {
+        uint64_t y = hst__feistel(i, h, seed);
+        while (y >= n) y = hst__feistel(y, h, seed);
+        hst__store_int(dt, dst, i, (int64_t)y);
+    }
+}
+
 HST__KDEF void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
                                size_t n, void *partial)
 {
@@ -1889,7 +2169,8 @@ HST__KDEF void hst_k_combine_host(hst_dtype dt, hst_reduce_op op, const void *pa
 
 /* >>vocabx kernels */
 
-typedef char hst__check_vocabx_abi[(HST_BINARY_MINIMUM == 5 && HST_AXIS_CUMSUM == 5 &&
+typedef char hst__check_vocabx_abi[(HST_BINARY_MINIMUM == 5 && HST_BINARY_ARCTAN2 == 6 &&
+                                    HST_AXIS_CUMSUM == 5 &&
                                     HST_PART_CONJ == 4) ? 1 : -1];
 
 static const char hst__vocabx_src_index[] =
@@ -1926,7 +2207,7 @@ static const char hst__vocabx_src_index[] =
 "typedef float D;\n"
 "#define HST_E_FROM_D hst_e_from_f32\n"
 "#endif\n"
-"#if HST_DT != 5\n"
+"#ifndef HST_CPLX\n"
 "__kernel void hst_k_ramp(__global T *dst, ulong n, D start, D step, int set_last, D last)\n"
 "{\n"
 "  ulong i = get_global_id(0);\n"
@@ -1939,40 +2220,41 @@ static const char hst__vocabx_src_index[] =
 
 static const char hst__vocabx_src_binary[] =
 "\n/* binary operations: op numbered as hst_binary_op */\n"
-"#if HST_DT == 5\n"
+"#ifdef HST_CPLX\n"
 "T hst_bin(T a, T b, int op)\n"
 "{\n"
 "  if (op == 0) return a + b;\n"
 "  if (op == 1) return a - b;\n"
 "  if (op == 2) return hst_mul(a, b);\n"
-"  float d = b.x * b.x + b.y * b.y;\n"
-"  float re = a.x * b.x + a.y * b.y, im = a.y * b.x - a.x * b.y;\n"
+"  E d = b.x * b.x + b.y * b.y;\n"
+"  E re = a.x * b.x + a.y * b.y, im = a.y * b.x - a.x * b.y;\n"
 "  return (T)(re / d, im / d);\n"
 "}\n"
-"#elif HST_DT == 2\n"
+"#elif defined(HST_INT)\n"
+"/* two's complement wrap: the arithmetic runs in the unsigned W */\n"
 "T hst_bin(T a, T b, int op)\n"
 "{\n"
-"  uint ua = as_uint(a), ub = as_uint(b);\n"
-"  if (op == 0) return as_int(ua + ub);\n"
-"  if (op == 1) return as_int(ua - ub);\n"
-"  if (op == 2) return as_int(ua * ub);\n"
+"  W ua = (W)(U)a, ub = (W)(U)b;\n"
+"  if (op == 0) return HST_AS_T((U)(ua + ub));\n"
+"  if (op == 1) return HST_AS_T((U)(ua - ub));\n"
+"  if (op == 2) return HST_AS_T((U)(ua * ub));\n"
 "  if (op == 4) return a > b ? a : b;\n"
 "  return a < b ? a : b;\n"
 "}\n"
-"#elif HST_DT != 1\n"
+"#else\n"
 "T hst_bin(T a, T b, int op)\n"
 "{\n"
 "  if (op == 0) return a + b;\n"
 "  if (op == 1) return a - b;\n"
 "  if (op == 2) return a * b;\n"
 "  if (op == 3) return a / b;\n"
+"  if (op == 6) return atan2(a, b);\n"
 "  if (isnan(a)) return a;\n"
 "  if (isnan(b)) return b;\n"
 "  if (op == 4) return a > b ? a : b;\n"
 "  return a < b ? a : b;\n"
 "}\n"
 "#endif\n"
-"#if HST_DT != 1\n"
 "__kernel void hst_k_binary(__global const T *a, __global const T *b, __global T *dst,\n"
 "                           ulong n, ulong4 shape, ulong4 ast, ulong4 bst, int op)\n"
 "{\n"
@@ -1981,13 +2263,12 @@ static const char hst__vocabx_src_binary[] =
 "  ulong4 ix = hst_idx4(i, shape);\n"
 "  dst[i] = hst_bin(a[hst_dot4(ix, ast)], b[hst_dot4(ix, bst)], op);\n"
 "}\n"
-"#endif\n"
-"#if HST_DT == 5\n"
-"__kernel void hst_k_cpart(__global const float2 *src, __global float *dst, ulong n, int part)\n"
+"#ifdef HST_CPLX\n"
+"__kernel void hst_k_cpart(__global const T *src, __global E *dst, ulong n, int part)\n"
 "{\n"
 "  ulong i = get_global_id(0);\n"
 "  if (i >= n) return;\n"
-"  float2 v = src[i];\n"
+"  T v = src[i];\n"
 "  if (part == 4) { dst[2 * i] = v.x; dst[2 * i + 1] = -v.y; return; }\n"
 "  dst[i] = part == 0 ? v.x : part == 1 ? v.y : part == 2 ? hypot(v.x, v.y) : atan2(v.y, v.x);\n"
 "}\n"
@@ -1995,18 +2276,14 @@ static const char hst__vocabx_src_binary[] =
 
 static const char hst__vocabx_src_axis[] =
 "\n/* along one axis: op numbered as hst_axis_op; (o, j) item, k in order */\n"
-"#if HST_DT == 5\n"
+"#ifdef HST_CPLX\n"
 "int hst_isnan(T v) { return isnan(v.x) || isnan(v.y); }\n"
-"#elif HST_DT <= 2\n"
+"#elif defined(HST_INT)\n"
 "int hst_isnan(T v) { return 0; }\n"
 "#else\n"
 "int hst_isnan(T v) { return isnan(v); }\n"
 "#endif\n"
-"#if HST_DT == 2\n"
-"T hst_add(T a, T b) { return as_int(as_uint(a) + as_uint(b)); }\n"
-"#elif HST_DT != 1\n"
-"T hst_add(T a, T b) { return a + b; }\n"
-"#endif\n"
+"T hst_add(T a, T b) { return hst_bin(a, b, 0); }\n"
 "__kernel void hst_k_axis(__global const T *src, __global T *dst, __global int *idx,\n"
 "                         ulong outer, ulong len, ulong inner, int op)\n"
 "{\n"
@@ -2025,7 +2302,7 @@ static const char hst__vocabx_src_axis[] =
 "    return;\n"
 "  }\n"
 "#endif\n"
-"#if HST_DT != 5\n"
+"#ifndef HST_CPLX\n"
 "  T best = src[base];\n"
 "  int at = 0;\n"
 "  for (k = 1; k < len && !hst_isnan(best); k++) {\n"
@@ -2038,12 +2315,49 @@ static const char hst__vocabx_src_axis[] =
 "#endif\n"
 "}\n";
 
+static const char hst__vocabx_src_select[] =
+"\n/* argwhere: nonzero = NaN or any nonzero value (-0 is zero; complex: either part) */\n"
+"#ifdef HST_CPLX\n"
+"int hst_nonzero(T v) { return v.x != (E)0 || v.y != (E)0; }\n"
+"#else\n"
+"int hst_nonzero(T v) { return v != (T)0; }\n"
+"#endif\n"
+"/* item g: the nonzero elements of chunk [g chunk, (g+1) chunk) */\n"
+"__kernel void hst_k_nonzero_count(__global const T *src, ulong n, ulong chunk,\n"
+"                                  __global ulong *counts)\n"
+"{\n"
+"  ulong g = get_global_id(0), lo = g * chunk;\n"
+"  if (lo >= n) return;\n"
+"  ulong hi = min(n, lo + chunk), c = 0;\n"
+"  for (ulong i = lo; i < hi; ++i) c += hst_nonzero(src[i]) ? 1UL : 0UL;\n"
+"  counts[g] = c;\n"
+"}\n"
+"/* item g writes the C-order indices (the last ndim of the 4-D index) of its chunk's\n"
+"   nonzero elements, in order, from row offsets[g] of out (rows of ndim longs) */\n"
+"__kernel void hst_k_argwhere(__global const T *src, ulong n, ulong chunk,\n"
+"                             __global const ulong *offsets, ulong4 shape, uint ndim,\n"
+"                             __global long *out)\n"
+"{\n"
+"  ulong g = get_global_id(0), lo = g * chunk;\n"
+"  if (lo >= n) return;\n"
+"  ulong hi = min(n, lo + chunk), row = offsets[g];\n"
+"  for (ulong i = lo; i < hi; ++i) {\n"
+"    if (!hst_nonzero(src[i])) continue;\n"
+"    ulong4 ix = hst_idx4(i, shape);\n"
+"    ulong c[4] = {ix.x, ix.y, ix.z, ix.w};\n"
+"    for (uint d = 0; d < ndim; ++d) out[row * ndim + d] = (long)c[4 - ndim + d];\n"
+"    ++row;\n"
+"  }\n"
+"}\n";
+
 HST__PIECE_FITS(vx_index, hst__vocabx_src_index);
+HST__PIECE_FITS(vx_select, hst__vocabx_src_select);
 HST__PIECE_FITS(vx_binary, hst__vocabx_src_binary);
 HST__PIECE_FITS(vx_axis, hst__vocabx_src_axis);
 
 static const char *const hst__vocabx_src[] = {
-    hst__vocab_src_types, hst__vocabx_src_index, hst__vocabx_src_binary, hst__vocabx_src_axis
+    hst__vocab_src_types, hst__vocab_src_convert, hst__vocabx_src_index, hst__vocabx_src_select,
+    hst__vocabx_src_binary, hst__vocabx_src_axis
 };
 
 HST__KDEF const char *const *hst_kernels_vocabx_source(size_t *count)
@@ -2055,17 +2369,19 @@ HST__KDEF const char *const *hst_kernels_vocabx_source(size_t *count)
 HST__KDEF int hst_kernels_binary_supported(hst_dtype dt, hst_binary_op op)
 {
     if ((int)op < 0 || op >= HST_BINARY_COUNT) return 0;
-    if (dt == HST_F32 || dt == HST_F64) return 1;
-    if (dt == HST_C64) return op <= HST_BINARY_DIV;
-    if (dt == HST_I32) return op != HST_BINARY_DIV;
-    return 0;
+    switch (hst__dtype_class(dt)) {
+    case 0: return op != HST_BINARY_DIV && op != HST_BINARY_ARCTAN2;
+    case 1: return 1;
+    case 2: return op <= HST_BINARY_DIV;
+    default: return 0;
+    }
 }
 
 HST__KDEF int hst_kernels_axis_supported(hst_dtype dt, hst_axis_op op)
 {
     if ((int)op < 0 || op >= HST_AXIS_COUNT || !hst__dtype_valid(dt)) return 0;
     if (op == HST_AXIS_SUM || op == HST_AXIS_CUMSUM) return dt != HST_U8;
-    return dt != HST_C64;
+    return !hst_dtype_is_complex(dt);
 }
 
 /* The 4-D index of item i (C order) and a dot product with strides. */
@@ -2103,6 +2419,7 @@ HST__KPRIVATE float hst__bin_f(float a, float b, int op)
     if (op == HST_BINARY_SUB) return a - b;
     if (op == HST_BINARY_MUL) return a * b;
     if (op == HST_BINARY_DIV) return a / b;
+    if (op == HST_BINARY_ARCTAN2) return (float)atan2((double)a, (double)b);   /* rounded once */
     if (a != a) return a;
     if (b != b) return b;
     if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
@@ -2115,36 +2432,40 @@ HST__KPRIVATE double hst__bin_d(double a, double b, int op)
     if (op == HST_BINARY_SUB) return a - b;
     if (op == HST_BINARY_MUL) return a * b;
     if (op == HST_BINARY_DIV) return a / b;
+    if (op == HST_BINARY_ARCTAN2) return atan2(a, b);
     if (a != a) return a;
     if (b != b) return b;
     if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
     return a < b ? a : b;
 }
 
-HST__KPRIVATE int32_t hst__bin_i(int32_t a, int32_t b, int op)
+/* Integers in int64; the caller stores the low bits (two's complement wrap, as the device's
+   unsigned arithmetic). */
+HST__KPRIVATE int64_t hst__bin_i(int64_t a, int64_t b, int op)
 {
-    uint32_t ua = (uint32_t)a, ub = (uint32_t)b, r;
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b, r;
     if (op == HST_BINARY_MAXIMUM) return a > b ? a : b;
     if (op == HST_BINARY_MINIMUM) return a < b ? a : b;
     r = op == HST_BINARY_ADD ? ua + ub : op == HST_BINARY_SUB ? ua - ub : ua * ub;
-    return (int32_t)r;   /* two's complement wrap, as OpenCL's as_int */
+    return (int64_t)r;
 }
 
-HST__KPRIVATE hst__c32 hst__bin_c(hst__c32 a, hst__c32 b, int op)
-{
-    float d, re, im, t;
-    if (op == HST_BINARY_ADD) return hst__c32_make(a.re + b.re, a.im + b.im);
-    if (op == HST_BINARY_SUB) return hst__c32_make(a.re - b.re, a.im - b.im);
-    if (op == HST_BINARY_MUL) {
-        re = a.re * b.re; t = a.im * b.im; re = re - t;
-        im = a.re * b.im; t = a.im * b.re; im = im + t;
-        return hst__c32_make(re, im);
+/* Complex ADD SUB MUL DIV for C (hst__c32 or hst__c64) of real type R, one rounding per
+   operation as on the device. */
+#define HST__COMPLEX_BINARY(NAME, C, R)                                                          \
+    HST__KPRIVATE C NAME(C a, C b, int op)                                                       \
+    {                                                                                            \
+        R d, re, im, t;                                                                          \
+        if (op == HST_BINARY_ADD) return C##_make(a.re + b.re, a.im + b.im);                     \
+        if (op == HST_BINARY_SUB) return C##_make(a.re - b.re, a.im - b.im);                     \
+        if (op == HST_BINARY_MUL) return C##_mul(a, b);                                          \
+        d = b.re * b.re; t = b.im * b.im; d = d + t;                                             \
+        re = a.re * b.re; t = a.im * b.im; re = re + t;                                          \
+        im = a.im * b.re; t = a.re * b.im; im = im - t;                                          \
+        return C##_make(re / d, im / d);                                                         \
     }
-    d = b.re * b.re; t = b.im * b.im; d = d + t;
-    re = a.re * b.re; t = a.im * b.im; re = re + t;
-    im = a.im * b.re; t = a.re * b.im; im = im - t;
-    return hst__c32_make(re / d, im / d);
-}
+HST__COMPLEX_BINARY(hst__bin_c, hst__c32, float)
+HST__COMPLEX_BINARY(hst__bin_z, hst__c64, double)
 
 HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, void *dst, size_t n,
                                const uint64_t shape[4], const uint64_t astride[4],
@@ -2158,15 +2479,19 @@ HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, voi
         ia = hst__dot4(ix, astride);
         ib = hst__dot4(ix, bstride);
         switch (dt) {
-        case HST_I32: ((int32_t *)dst)[i] = hst__bin_i(((const int32_t *)a)[ia], ((const int32_t *)b)[ib], op); break;
         case HST_F32: ((float *)dst)[i] = hst__bin_f(((const float *)a)[ia], ((const float *)b)[ib], op); break;
         case HST_F64: ((double *)dst)[i] = hst__bin_d(((const double *)a)[ia], ((const double *)b)[ib], op); break;
-        default: ((hst__c32 *)dst)[i] = hst__bin_c(((const hst__c32 *)a)[ia], ((const hst__c32 *)b)[ib], op); break;
+        case HST_C64: ((hst__c32 *)dst)[i] = hst__bin_c(((const hst__c32 *)a)[ia], ((const hst__c32 *)b)[ib], op); break;
+        case HST_C128: ((hst__c64 *)dst)[i] = hst__bin_z(((const hst__c64 *)a)[ia], ((const hst__c64 *)b)[ib], op); break;
+        default:
+            hst__store_int(dt, dst, i, hst__bin_i(hst__load_int(dt, a, ia), hst__load_int(dt, b, ib), op));
+            break;
         }
     }
 }
 
-/* Element k of a real array as double (exact for every dtype but c64), and NaN tests. */
+/* NaN tests and the axis comparison of elements k and at of a real array: integers compared
+   in int64, floats in double (both exact). */
 HST__KPRIVATE int hst__elem_isnan(hst_dtype dt, const void *p, size_t k)
 {
     if (dt == HST_F32) { float v = ((const float *)p)[k]; return v != v; }
@@ -2174,12 +2499,25 @@ HST__KPRIVATE int hst__elem_isnan(hst_dtype dt, const void *p, size_t k)
     return 0;
 }
 
+HST__KPRIVATE int hst__elem_beats(hst_dtype dt, const void *p, size_t k, size_t at, int is_max)
+{
+    if (hst_dtype_is_int(dt)) {
+        int64_t v = hst__load_int(dt, p, k), b = hst__load_int(dt, p, at);
+        return is_max ? v > b : v < b;
+    } else {
+        double v, b, im;
+        hst__load_cplx(dt, p, k, &v, &im);
+        hst__load_cplx(dt, p, at, &b, &im);
+        return is_max ? v > b : v < b;
+    }
+}
+
 /* SUM / CUMSUM of one line in the element type, in index order. */
 HST__KPRIVATE void hst__axis_sum(hst_dtype dt, const void *src, void *dst, size_t base,
                                  size_t len, size_t inner, size_t g, int cum)
 {
     size_t k, esize = hst_dtype_size(dt);
-    unsigned char acc[8], v[8];
+    unsigned char acc[16], v[16];
     memcpy(acc, (const unsigned char *)src + base * esize, esize);
     if (cum) memcpy((unsigned char *)dst + base * esize, acc, esize);
     for (k = 1; k < len; k++) {
@@ -2204,9 +2542,8 @@ HST__KDEF void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t
             continue;
         }
         for (k = 1; k < len && !hst__elem_isnan(dt, src, base + at * inner); k++) {
-            double v = hst__load_real(dt, src, base + k * inner);
-            double b = hst__load_real(dt, src, base + at * inner);
-            if (hst__elem_isnan(dt, src, base + k * inner) || (is_max ? v > b : v < b)) at = k;
+            if (hst__elem_isnan(dt, src, base + k * inner) ||
+                hst__elem_beats(dt, src, base + k * inner, base + at * inner, is_max)) at = k;
         }
         if (op == HST_AXIS_ARGMAX || op == HST_AXIS_ARGMIN) idx[g] = (int32_t)at;
         else memcpy((unsigned char *)dst + g * esize,
@@ -2233,18 +2570,66 @@ HST__KDEF void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a
         memcpy((unsigned char *)dst + i * es, (const unsigned char *)(cond[i] ? a : b) + i * es, es);
 }
 
-HST__KDEF void hst_k_cpart_host(const float *src, float *dst, size_t n, hst_complex_part part)
+HST__KDEF void hst_k_cpart_host(hst_dtype dt, const void *src, void *dst, size_t n,
+                              hst_complex_part part)
 {
+    hst_dtype real = dt == HST_C128 ? HST_F64 : HST_F32;
     size_t i;
+    if (!hst_dtype_is_complex(dt)) return;
     for (i = 0; i < n; i++) {
-        float re = src[2 * i], im = src[2 * i + 1];
+        double re, im;
+        hst__load_cplx(dt, src, i, &re, &im);
         switch (part) {
-        case HST_PART_REAL: dst[i] = re; break;
-        case HST_PART_IMAG: dst[i] = im; break;
-        case HST_PART_ABS: dst[i] = hypotf(re, im); break;
-        case HST_PART_ANGLE: dst[i] = atan2f(im, re); break;
-        case HST_PART_CONJ: dst[2 * i] = re; dst[2 * i + 1] = -im; break;
+        case HST_PART_REAL: hst__store_cplx(real, dst, i, re, 0.0); break;
+        case HST_PART_IMAG: hst__store_cplx(real, dst, i, im, 0.0); break;
+        case HST_PART_ABS:
+            if (dt == HST_C64) hst__store_cplx(real, dst, i, hypotf((float)re, (float)im), 0.0);
+            else hst__store_cplx(real, dst, i, hypot(re, im), 0.0);
+            break;
+        case HST_PART_ANGLE:
+            if (dt == HST_C64) hst__store_cplx(real, dst, i, atan2f((float)im, (float)re), 0.0);
+            else hst__store_cplx(real, dst, i, atan2(im, re), 0.0);
+            break;
+        case HST_PART_CONJ: hst__store_cplx(dt, dst, i, re, -im); break;
         default: break;
+        }
+    }
+}
+
+HST__KPRIVATE int hst__nonzero(hst_dtype dt, const void *src, size_t i)
+{
+    double re, im;
+    if (hst_dtype_is_int(dt)) return hst__load_int(dt, src, i) != 0;
+    hst__load_cplx(dt, src, i, &re, &im);
+    return re != 0.0 || im != 0.0;   /* NaN != 0 */
+}
+
+HST__KDEF void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                      uint64_t *counts)
+{
+    size_t g, i;
+    for (g = 0; chunk && g * chunk < n; g++) {
+        size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
+        counts[g] = 0;
+        for (i = g * chunk; i < hi; i++) counts[g] += (uint64_t)hst__nonzero(dt, src, i);
+    }
+}
+
+HST__KDEF void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                 int64_t *out)
+{
+    size_t g, i;
+    unsigned d;
+    for (g = 0; chunk && g * chunk < n; g++) {
+        size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
+        uint64_t row = offsets[g];
+        for (i = g * chunk; i < hi; i++) {
+            uint64_t ix[4];
+            if (!hst__nonzero(dt, src, i)) continue;
+            hst__idx4(i, shape, ix);
+            for (d = 0; d < ndim; d++) out[row * ndim + d] = (int64_t)ix[4 - ndim + d];
+            row++;
         }
     }
 }

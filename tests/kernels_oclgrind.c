@@ -286,22 +286,22 @@ static int self_test(void)
 /* ---- the vocabulary, every dtype ------------------------------------------------------------ */
 static void vocab(hst_backend *be, int fp64)
 {
-    const hst_dtype all[5] = {HST_U8, HST_I32, HST_F32, HST_F64, HST_C64};
-    hst_array *src[5] = {NULL, NULL, NULL, NULL, NULL};
+    const hst_dtype all[9] = {HST_U8, HST_I32, HST_F32, HST_F64, HST_C64, HST_I8, HST_I16, HST_I64, HST_C128};
+    hst_array *src[9] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t n = 300, i, j;
     hst_scalar s;
-    for (i = 0; i < 5; i++) {
-        if (all[i] == HST_F64 && !fp64) continue;
+    for (i = 0; i < 9; i++) {
+        if (hst_dtype_needs_fp64(all[i]) && !fp64) continue;
         /* written from the host: Oclgrind 21.10 marks memory filled by clEnqueueFillBuffer with
            a pattern of more than one byte as uninitialised (fill is exercised below, on arrays
            that are overwritten before they are read) */
-        unsigned char host[300 * 8];
+        unsigned char host[300 * 16];
         size_t b, es = hst_dtype_size(all[i]);
         for (b = 0; b < n * es; b++) host[b] = (unsigned char)(b % es == es - 1 ? 0x3f : b * 13 + 1);
         CHECK(hst_array_create(be, all[i], 1, &n, &src[i]));
         if (src[i]) CHECK(hst_array_write(src[i], host, n * es));
     }
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < 9; i++) {
         hst_dtype dt = all[i];
         hst_array *a = NULL, *b = NULL;
         if (!src[i]) continue;
@@ -312,12 +312,13 @@ static void vocab(hst_backend *be, int fp64)
         CHECK(hst_array_ones(b));
         CHECK(hst_array_fill(a, hst_real(1.5)));
         CHECK(hst_array_copy(b, src[i]));
-        for (j = 0; j < 5; j++) if (src[j]) CHECK(hst_array_cast(a, src[j]));
+        for (j = 0; j < 9; j++) if (src[j]) CHECK(hst_array_cast(a, src[j]));
+        if (dt == HST_I32 || dt == HST_I64) CHECK(hst_array_randperm(a, 7));
         if (hst_kernels_arith_supported(dt)) {
             CHECK(hst_array_random(a, HST_RANDOM_UNIFORM, 11, 0));
             CHECK(hst_array_random(b, HST_RANDOM_NORMAL, 12, 5));
-            CHECK(hst_array_scale(a, hst_complex(0.5, dt == HST_C64 ? 0.25 : 0.0)));
-            CHECK(hst_array_axpy(b, hst_complex(2.0, dt == HST_C64 ? -1.0 : 0.0), a));
+            CHECK(hst_array_scale(a, hst_complex(0.5, hst_dtype_is_complex(dt) ? 0.25 : 0.0)));
+            CHECK(hst_array_axpy(b, hst_complex(2.0, hst_dtype_is_complex(dt) ? -1.0 : 0.0), a));
         }
         if (hst_kernels_math_supported(dt, HST_MATH_ABS)) {
             int op;
@@ -333,7 +334,7 @@ static void vocab(hst_backend *be, int fp64)
         hst_array_destroy(a);
         hst_array_destroy(b);
     }
-    for (i = 0; i < 5; i++) hst_array_destroy(src[i]);
+    for (i = 0; i < 9; i++) hst_array_destroy(src[i]);
 }
 
 /* ---- stream kernels ------------------------------------------------------------------------- */

@@ -342,6 +342,167 @@ static void test_errors(void **state) {
     hst_array_destroy(hbad); hst_array_destroy(i32); hst_array_destroy(small); hst_array_destroy(v);
 }
 
+/* ------------------------------------------------------------------------------------------
+   hst_array_fftn: numpy.fft's `s` and `axes`. The reference follows NumPy's definition step by
+   step on complex doubles of up to 3 axes: crop or zero-pad each transformed axis at its end
+   to s, a direct DFT along each (c2r: the Hermitian extension of the last one's bins, real
+   part), r2c keeping s / 2 + 1 bins of the last axis of `axes`; the same norm tolerance. */
+typedef struct nd { unsigned ndim; size_t sh[3]; double *z; } nd;   /* complex doubles, C order */
+
+static size_t nd_count(const nd *a) { size_t n = 1; unsigned i; for (i = 0; i < a->ndim; i++) n *= a->sh[i]; return n; }
+static size_t nd_stride(const nd *a, unsigned ax) { size_t s = 1; unsigned i; for (i = ax + 1; i < a->ndim; i++) s *= a->sh[i]; return s; }
+
+/* a with axis ax cropped or zero-padded to len (frees a's data). */
+static nd nd_resize(nd a, unsigned ax, size_t len) {
+    nd b = a;
+    size_t i, outer, inner = nd_stride(&a, ax), k;
+    b.sh[ax] = len;
+    b.z = (double *)calloc(2 * nd_count(&b), sizeof(double));
+    assert_non_null(b.z);
+    outer = nd_count(&a) / (a.sh[ax] * inner);
+    for (i = 0; i < outer; i++)
+        for (k = 0; k < len && k < a.sh[ax]; k++)
+            memcpy(b.z + 2 * ((i * len + k) * inner), a.z + 2 * ((i * a.sh[ax] + k) * inner), 2 * inner * sizeof(double));
+    free(a.z);
+    return b;
+}
+
+static void nd_dft(nd *a, unsigned ax, int inverse) {
+    size_t inner = nd_stride(a, ax), n = a->sh[ax], outer = nd_count(a) / (n * inner), o, j;
+    double *tmp = (double *)malloc(2 * n * sizeof(double));
+    assert_non_null(tmp);
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) dft_line(a->z + 2 * (o * n * inner + j), n, inner, inverse, tmp);
+    free(tmp);
+}
+
+/* c2r along ax: bins m -> n real values (as complex with im 0): the Hermitian extension
+   X[k] = conj(X[n - k]) for k > n / 2, an inverse DFT, the real part (as numpy.fft.irfft). */
+static nd nd_c2r(nd a, unsigned ax, size_t n) {
+    size_t inner = nd_stride(&a, ax), outer, o, j, k, m = a.sh[ax];
+    nd b = nd_resize(a, ax, n);   /* bins 0..m-1 kept, the rest zero */
+    outer = nd_count(&b) / (n * inner);
+    (void)m;
+    for (o = 0; o < outer; o++)
+        for (j = 0; j < inner; j++) {
+            double *z = b.z + 2 * (o * n * inner + j);
+            for (k = n / 2 + 1; k < n; k++) { z[2 * k * inner] = z[2 * (n - k) * inner]; z[2 * k * inner + 1] = -z[2 * (n - k) * inner + 1]; }
+        }
+    nd_dft(&b, ax, 1);
+    for (k = 0; k < nd_count(&b); k++) b.z[2 * k + 1] = 0.0;
+    return b;
+}
+
+typedef struct ncase {
+    hst_dtype in, out;
+    unsigned ndim; size_t sh[3];
+    unsigned naxes, axes[3]; size_t s[3];
+    int inverse; hst_fft_norm norm;
+} ncase;
+
+static void check_fftn(hst_backend *be, const ncase *c) {
+    nd a;
+    size_t cnt, i, n_total = 1, dsh[3];
+    unsigned k, last = c->axes[c->naxes - 1];
+    float *h, *got;
+    hst_array *x, *y;
+    double f;
+    char what[160];
+    a.ndim = c->ndim;
+    memcpy(a.sh, c->sh, sizeof a.sh);
+    cnt = nd_count(&a);
+    a.z = (double *)calloc(2 * cnt, sizeof(double));
+    h = (float *)malloc(2 * cnt * sizeof(float));
+    assert_non_null(a.z); assert_non_null(h);
+    {
+        uint64_t s = 0x1234567ULL + cnt;
+        int cplx = c->in == HST_C64;
+        for (i = 0; i < cnt; i++) {
+            h[cplx ? 2 * i : i] = (float)unit(&s);
+            if (cplx) h[2 * i + 1] = (float)unit(&s);
+            a.z[2 * i] = h[cplx ? 2 * i : i];
+            a.z[2 * i + 1] = cplx ? h[2 * i + 1] : 0.0;
+        }
+        if (cplx && c->out == HST_F32) {   /* c2r: bin 0 (and n/2, within the bins) real, as rfft's */
+            size_t inner = nd_stride(&a, last), m = c->sh[last];
+            for (i = 0; i < cnt; i++) {
+                size_t b = i / inner % m;
+                if (b == 0 || (c->s[c->naxes - 1] % 2 == 0 && b == c->s[c->naxes - 1] / 2)) { h[2 * i + 1] = 0.0f; a.z[2 * i + 1] = 0.0; }
+            }
+        }
+    }
+    assert_int_equal(hst_array_create(be, c->in, c->ndim, c->sh, &x), HST_SUCCESS);
+    assert_int_equal(hst_array_write(x, h, hst_array_bytes(x)), HST_SUCCESS);
+    /* NumPy: the non-real axes first (crop/pad, transform), then the real one */
+    for (k = 0; k < c->naxes; k++) {
+        unsigned ax = c->axes[k];
+        n_total *= c->s[k];
+        if (c->out == HST_F32 && ax == last) continue;
+        a = nd_resize(a, ax, c->s[k]);
+        nd_dft(&a, ax, c->inverse);
+    }
+    if (c->out == HST_F32) a = nd_c2r(nd_resize(a, last, c->s[c->naxes - 1] / 2 + 1), last, c->s[c->naxes - 1]);
+    if (c->in == HST_F32) a = nd_resize(a, last, c->s[c->naxes - 1] / 2 + 1);   /* r2c keeps the bins */
+    f = c->norm == HST_FFT_NORM_ORTHO ? 1.0 / sqrt((double)n_total)
+      : (c->norm == HST_FFT_NORM_BACKWARD) == (c->inverse != 0) ? 1.0 / (double)n_total : 1.0;
+    for (i = 0; i < 2 * nd_count(&a); i++) a.z[i] *= f;
+    memcpy(dsh, a.sh, sizeof dsh);
+    assert_int_equal(hst_array_create(be, c->out, c->ndim, dsh, &y), HST_SUCCESS);
+    assert_int_equal(hst_array_fftn(y, x, c->naxes, c->axes, c->s, c->inverse, c->norm), HST_SUCCESS);
+    got = (float *)malloc(hst_array_bytes(y));
+    assert_non_null(got);
+    assert_int_equal(hst_array_read(y, got, hst_array_bytes(y)), HST_SUCCESS);
+    snprintf(what, sizeof what, "fftn %s->%s (%zu,%zu,%zu) axes %u [%u %u] s [%zu %zu]", hst_dtype_name(c->in),
+             hst_dtype_name(c->out), c->sh[0], c->sh[1], c->sh[2], c->naxes, c->axes[0], c->axes[1], c->s[0], c->s[1]);
+    expect_close(got, a.z, nd_count(&a), c->out == HST_C64, n_total, what);
+    assert_int_equal(hst_array_read(x, got, hst_array_bytes(x)), HST_SUCCESS);   /* src unchanged */
+    assert_memory_equal(got, h, hst_array_bytes(x));
+    free(got); free(h); free(a.z);
+    hst_array_destroy(x); hst_array_destroy(y);
+}
+
+static const ncase FFTN_CASES[] = {
+    /* c2c over axes 0 and 2, padding 4 -> 8 and cropping 5 -> 3 */
+    {HST_C64, HST_C64, 3, {4, 6, 5}, 2, {0, 2}, {8, 3}, 0, HST_FFT_NORM_BACKWARD},
+    /* ifft(x, n=9, axis=1), ortho */
+    {HST_C64, HST_C64, 3, {4, 6, 5}, 1, {1}, {9}, 1, HST_FFT_NORM_ORTHO},
+    /* the axes in reverse order: the last of `axes` (0) is the one r2c halves */
+    {HST_F32, HST_C64, 3, {5, 4, 6}, 2, {2, 0}, {3, 8}, 0, HST_FFT_NORM_BACKWARD},
+    /* rfft(x, n=7, axis=0) */
+    {HST_F32, HST_C64, 2, {6, 5}, 1, {0}, {7}, 0, HST_FFT_NORM_FORWARD},
+    /* irfft(X, n=10, axis=0): 4 bins padded to 6 */
+    {HST_C64, HST_F32, 2, {4, 3}, 1, {0}, {10}, 1, HST_FFT_NORM_BACKWARD},
+    /* the last axes, s = the extents: hst_array_fft's own path */
+    {HST_C64, HST_C64, 3, {3, 8, 5}, 2, {1, 2}, {8, 5}, 0, HST_FFT_NORM_BACKWARD}
+};
+
+static void test_fftn(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    size_t i, sh[2] = {3, 5}, bad[2] = {3, 6}, s0 = 0, s8 = 8, o8[2] = {3, 8};
+    unsigned rep[2] = {1, 1}, out_of[1] = {2};
+    hst_array *x, *y, *r;
+    for (i = 0; i < sizeof FFTN_CASES / sizeof FFTN_CASES[0]; i++) check_fftn(be, &FFTN_CASES[i]);
+    /* defaults: axes NULL = the last naxes, s NULL = src's extents (c2r: 2 (m - 1)) */
+    assert_int_equal(hst_array_create(be, HST_C64, 2, sh, &x), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, sh, &y), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, o8, &r), HST_SUCCESS);
+    assert_int_equal(hst_array_zeros(x), HST_SUCCESS);
+    assert_int_equal(hst_array_fftn(y, x, 2, NULL, NULL, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
+    assert_int_equal(hst_array_fftn(r, x, 1, NULL, NULL, 1, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
+    EXPECT_ERR(hst_array_fftn(y, x, 2, rep, NULL, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(log->last_message, "axes[1]"));
+    EXPECT_ERR(hst_array_fftn(y, x, 1, out_of, NULL, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_fftn(y, x, 1, NULL, &s0, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
+    EXPECT_ERR(hst_array_fftn(y, x, 1, NULL, &s8, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    EXPECT_ERR(hst_array_fftn(y, x, 0, NULL, NULL, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_fftn(r, r, 1, NULL, NULL, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
+    hst_array_destroy(r);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, bad, &r), HST_SUCCESS);
+    EXPECT_ERR(hst_array_fftn(r, x, 2, NULL, NULL, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    hst_array_destroy(x); hst_array_destroy(y); hst_array_destroy(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_c2c),
@@ -350,6 +511,7 @@ int main(void) {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fftn),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

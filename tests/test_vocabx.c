@@ -172,7 +172,7 @@ static void test_binary(void **state) {
     x[5] = NAN;
     a = mkf(be, 2, sh, x); b = mkf(be, 1, &row, r); cc = mkf(be, 2, col, c);
     d = mk(be, HST_F32, 2, sh);
-    for (op = 0; op < HST_BINARY_COUNT; op++) {
+    for (op = 0; op <= HST_BINARY_MINIMUM; op++) {   /* ARCTAN2: test_arctan2 */
         assert_int_equal(hst_array_binary(d, a, b, (hst_binary_op)op), HST_SUCCESS);
         o = (float *)rd(d);
         for (i = 0; i < 3; i++) for (j = 0; j < 4; j++) {
@@ -453,6 +453,442 @@ static void test_view_errors(void **state) {
     hst_array_destroy(base);
 }
 
+/* ------------------------------------------------------------------------------------------
+   The new dtypes in the second vocabulary: integer binary operations wrap (NumPy's int8 / int16
+   / int64 arithmetic), maximum/minimum exact; c128 + - * / in double with the c64 formulas;
+   axis reductions compare int64 exactly (values past 2^53 that a double would merge); complex
+   parts of c128 into f64; moves of any element size (transpose of i8 and c128). */
+static int64_t wrap_to(hst_dtype dt, uint64_t v) {
+    return dt == HST_I8 ? (int8_t)(uint8_t)v : dt == HST_I16 ? (int16_t)(uint16_t)v : (int64_t)v;
+}
+static int64_t ld_int(hst_dtype dt, const void *p, size_t i) {
+    return dt == HST_I8 ? ((const int8_t *)p)[i] : dt == HST_I16 ? ((const int16_t *)p)[i] : ((const int64_t *)p)[i];
+}
+static void st_int(hst_dtype dt, void *p, size_t i, int64_t v) {
+    if (dt == HST_I8) ((int8_t *)p)[i] = (int8_t)v;
+    else if (dt == HST_I16) ((int16_t *)p)[i] = (int16_t)v;
+    else ((int64_t *)p)[i] = v;
+}
+
+static void test_int_dtypes(void **state) {
+    hst_backend *be = BE(state);
+    static const hst_dtype dts[3] = {HST_I8, HST_I16, HST_I64};
+    static const int64_t av[8] = {127, -128, 100, -1, 0, 77, INT64_MAX, INT64_MIN};
+    static const int64_t bv[8] = {1, -1, 100, -1, 5, -3, 1, 2};
+    size_t n = 8, i, d;
+    int op;
+    for (d = 0; d < 3; d++) {
+        hst_dtype dt = dts[d];
+        unsigned char a[64], b[64], *o;
+        hst_array *xa, *xb, *xd;
+        for (i = 0; i < n; i++) { st_int(dt, a, i, wrap_to(dt, (uint64_t)av[i])); st_int(dt, b, i, wrap_to(dt, (uint64_t)bv[i])); }
+        assert_int_equal(hst_array_from_host(be, dt, 1, &n, a, &xa), HST_SUCCESS);
+        assert_int_equal(hst_array_from_host(be, dt, 1, &n, b, &xb), HST_SUCCESS);
+        xd = mk(be, dt, 1, &n);
+        for (op = 0; op <= HST_BINARY_MINIMUM; op++) {
+            if (op == HST_BINARY_DIV) {
+                assert_int_equal(hst_array_binary(xd, xa, xb, HST_BINARY_DIV), HST_ERROR_DTYPE);
+                continue;
+            }
+            assert_int_equal(hst_array_binary(xd, xa, xb, (hst_binary_op)op), HST_SUCCESS);
+            o = (unsigned char *)rd(xd);
+            for (i = 0; i < n; i++) {
+                int64_t p = ld_int(dt, a, i), q = ld_int(dt, b, i), w;
+                uint64_t up = (uint64_t)p, uq = (uint64_t)q;
+                w = op == 0 ? wrap_to(dt, up + uq) : op == 1 ? wrap_to(dt, up - uq) : op == 2 ? wrap_to(dt, up * uq)
+                  : op == 4 ? (p > q ? p : q) : (p < q ? p : q);
+                if (ld_int(dt, o, i) != w) fail_msg("%s op %d [%zu]: got %lld want %lld", hst_dtype_name(dt), op, i, (long long)ld_int(dt, o, i), (long long)w);
+            }
+            free(o);
+        }
+        {   /* i8: 127 + 1 wraps to -128 (NumPy); argmax picks the first of equal maxima */
+            if (dt == HST_I8) {
+                int8_t *g;
+                assert_int_equal(hst_array_binary(xd, xa, xb, HST_BINARY_ADD), HST_SUCCESS);
+                g = (int8_t *)rd(xd);
+                assert_int_equal(g[0], -128);
+                free(g);
+            }
+        }
+        hst_array_destroy(xa); hst_array_destroy(xb); hst_array_destroy(xd);
+    }
+    {   /* i64 along an axis: 2^62 + 1 beats 2^62 (a double would tie them), cumsum wraps */
+        int64_t v[6] = {(int64_t)1 << 62, ((int64_t)1 << 62) + 1, 5, INT64_MAX, 1, -7}, *o;
+        size_t sh[2] = {2, 3}, one = 2;
+        int32_t *ix;
+        hst_array *x, *m, *am, *c;
+        assert_int_equal(hst_array_from_host(be, HST_I64, 2, sh, v, &x), HST_SUCCESS);
+        m = mk(be, HST_I64, 1, &one); am = mk(be, HST_I32, 1, &one); c = mk(be, HST_I64, 2, sh);
+        assert_int_equal(hst_array_reduce_axis(am, x, 1, HST_AXIS_ARGMAX), HST_SUCCESS);
+        ix = (int32_t *)rd(am);
+        assert_int_equal(ix[0], 1); assert_int_equal(ix[1], 0);
+        free(ix);
+        assert_int_equal(hst_array_reduce_axis(m, x, 1, HST_AXIS_MIN), HST_SUCCESS);
+        o = (int64_t *)rd(m);
+        assert_true(o[0] == 5 && o[1] == -7);
+        free(o);
+        assert_int_equal(hst_array_reduce_axis(c, x, 1, HST_AXIS_CUMSUM), HST_SUCCESS);
+        o = (int64_t *)rd(c);
+        assert_true(o[1] == (int64_t)(((uint64_t)1 << 63) + 1));   /* 2^62 + 2^62 + 1 wraps */
+        assert_true(o[4] == (int64_t)((uint64_t)INT64_MAX + 1));
+        assert_true(o[5] == (int64_t)((uint64_t)INT64_MAX + 1 - 7));
+        free(o);
+        hst_array_destroy(x); hst_array_destroy(m); hst_array_destroy(am); hst_array_destroy(c);
+    }
+    {   /* moves of 1-byte elements: transpose (2, 3) i8 */
+        int8_t v[6] = {1, 2, 3, -4, -5, -6}, *o;
+        size_t sh[2] = {2, 3}, tsh[2] = {3, 2};
+        hst_array *x, *t;
+        assert_int_equal(hst_array_from_host(be, HST_I8, 2, sh, v, &x), HST_SUCCESS);
+        t = mk(be, HST_I8, 2, tsh);
+        assert_int_equal(hst_array_transpose(t, x, NULL), HST_SUCCESS);
+        o = (int8_t *)rd(t);
+        for (size_t i = 0; i < 3; i++) for (size_t j = 0; j < 2; j++) assert_int_equal(o[i * 2 + j], v[j * 3 + i]);
+        free(o);
+        hst_array_destroy(x); hst_array_destroy(t);
+    }
+}
+
+static void test_c128(void **state) {
+    hst_backend *be = BE(state);
+    size_t n = 5, i, sh[2] = {5, 1}, tsh[2] = {1, 5};
+    double z[10] = {3, 4, -1, 0, 0, -2, 1e-3, 5, -7.5, 1e300};
+    double w[10] = {1, -1, 2, 0.5, -3, 3, 1e-300, 1, 0.25, -2};
+    double *o;
+    hst_array *a, *b, *d, *f, *t;
+    int op, part;
+    if (!hst_backend_device(be)->fp64) {   /* the dtype error names c128 */
+        cap_reset(LOG(state));
+        assert_int_equal(hst_array_create(be, HST_C128, 1, &n, &a), HST_ERROR_DTYPE);
+        assert_non_null(strstr(LOG(state)->last_message, "c128"));
+        return;
+    }
+    assert_int_equal(hst_array_from_host(be, HST_C128, 1, &n, z, &a), HST_SUCCESS);
+    assert_int_equal(hst_array_from_host(be, HST_C128, 1, &n, w, &b), HST_SUCCESS);
+    d = mk(be, HST_C128, 1, &n);
+    f = mk(be, HST_F64, 1, &n);
+    for (op = 0; op <= HST_BINARY_DIV; op++) {
+        assert_int_equal(hst_array_binary(d, a, b, (hst_binary_op)op), HST_SUCCESS);
+        o = (double *)rd(d);
+        for (i = 0; i < n; i++) {   /* the c64 formulas in double, one rounding per operation */
+            double ar = z[2 * i], ai = z[2 * i + 1], br = w[2 * i], bi = w[2 * i + 1], re, im, t1, t2;
+            if (op == 0) { re = ar + br; im = ai + bi; }
+            else if (op == 1) { re = ar - br; im = ai - bi; }
+            else if (op == 2) { t1 = ar * br; t2 = ai * bi; re = t1 - t2; t1 = ar * bi; t2 = ai * br; im = t1 + t2; }
+            else {
+                double dd; t1 = br * br; t2 = bi * bi; dd = t1 + t2;
+                t1 = ar * br; t2 = ai * bi; re = (t1 + t2) / dd; t1 = ai * br; t2 = ar * bi; im = (t1 - t2) / dd;
+            }
+            assert_memory_equal(&o[2 * i], &re, 8);
+            assert_memory_equal(&o[2 * i + 1], &im, 8);
+        }
+        free(o);
+    }
+    assert_int_equal(hst_array_binary(d, a, b, HST_BINARY_MAXIMUM), HST_ERROR_DTYPE);
+    for (part = HST_PART_REAL; part <= HST_PART_ANGLE; part++) {
+        assert_int_equal(hst_array_complex_part(f, a, (hst_complex_part)part), HST_SUCCESS);
+        o = (double *)rd(f);
+        for (i = 0; i < n; i++) {
+            double want = part == 0 ? z[2 * i] : part == 1 ? z[2 * i + 1]
+                        : part == 2 ? hypot(z[2 * i], z[2 * i + 1]) : atan2(z[2 * i + 1], z[2 * i]);
+            double ulp = ldexp(1.0, (int)floor(log2(fabs(want) > 1e-300 ? fabs(want) : 1e-300)) - 52);
+            assert_true(fabs(o[i] - want) <= (part < 2 ? 0.0 : 7.0 * ulp));   /* hypot 4, atan2 6 ulp + 1 */
+        }
+        free(o);
+    }
+    assert_int_equal(hst_array_complex_part(d, a, HST_PART_CONJ), HST_SUCCESS);
+    o = (double *)rd(d);
+    for (i = 0; i < n; i++) assert_true(o[2 * i] == z[2 * i] && o[2 * i + 1] == -z[2 * i + 1]);
+    free(o);
+    {   /* a c64 dst for a c128 src is the wrong real type: the shape error says so */
+        hst_array *f32 = mk(be, HST_F32, 1, &n);
+        assert_int_equal(hst_array_complex_part(f32, a, HST_PART_REAL), HST_ERROR_SHAPE);
+        hst_array_destroy(f32);
+    }
+    /* 16-byte moves: reshape + transpose (5, 1) -> (1, 5) keeps the values */
+    assert_int_equal(hst_array_reshape(a, 2, sh), HST_SUCCESS);
+    t = mk(be, HST_C128, 2, tsh);
+    assert_int_equal(hst_array_transpose(t, a, NULL), HST_SUCCESS);
+    o = (double *)rd(t);
+    assert_memory_equal(o, z, sizeof z);
+    free(o);
+    hst_array_destroy(a); hst_array_destroy(b); hst_array_destroy(d); hst_array_destroy(f); hst_array_destroy(t);
+}
+
+/* ------------------------------------------------------------------------------------------
+   numpy.tile: NumPy's documented examples (a = [0 1 2]: tile(a, 2), tile(a, (2, 2)),
+   tile(a, (2, 1, 2)); b = [[1 2] [3 4]]: tile(b, 2), tile(b, (2, 1))) with the result
+   computed here from dst[i] = src[i mod shape], plus the errors. */
+static void check_tile(hst_backend *be, unsigned snd, const size_t *ssh, const size_t *reps,
+                       unsigned nreps, unsigned dnd, const size_t *dsh) {
+    size_t sn = 1, dn = 1, i;
+    unsigned k;
+    int32_t src[16] = {0}, *o;
+    hst_array *s, *d;
+    for (k = 0; k < snd; k++) sn *= ssh[k];
+    for (k = 0; k < dnd; k++) dn *= dsh[k];
+    for (i = 0; i < sn; i++) src[i] = (int32_t)(i * 7 + 1);
+    assert_int_equal(hst_array_from_host(be, HST_I32, snd, ssh, src, &s), HST_SUCCESS);
+    d = mk(be, HST_I32, dnd, dsh);
+    assert_int_equal(hst_array_tile(d, s, reps, nreps), HST_SUCCESS);
+    o = (int32_t *)rd(d);
+    for (i = 0; i < dn; i++) {   /* dst index (C order over dsh) modulo src's padded shape */
+        size_t rest = i, at = 0, stride = 1;
+        for (k = dnd; k-- > 0;) {
+            size_t c = rest % dsh[k], se = k + snd >= dnd ? ssh[k + snd - dnd] : 1;
+            rest /= dsh[k];
+            at += (c % se) * stride;
+            stride *= se;
+        }
+        assert_int_equal(o[i], src[at]);
+    }
+    free(o);
+    hst_array_destroy(s); hst_array_destroy(d);
+}
+
+static void test_tile(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    size_t a3 = 3, b22[2] = {2, 2};
+    size_t r2 = 2, r22[2] = {2, 2}, r212[3] = {2, 1, 2}, r21[2] = {2, 1};
+    size_t d6 = 6, d26[2] = {2, 6}, d216[3] = {2, 1, 6}, d24[2] = {2, 4}, d42[2] = {4, 2};
+    int32_t want6[6] = {1, 8, 15, 1, 8, 15}, *o;
+    hst_array *s, *d;
+    check_tile(be, 1, &a3, &r2, 1, 1, &d6);
+    check_tile(be, 1, &a3, r22, 2, 2, d26);
+    check_tile(be, 1, &a3, r212, 3, 3, d216);
+    check_tile(be, 2, b22, &r2, 1, 2, d24);
+    check_tile(be, 2, b22, r21, 2, 2, d42);
+    assert_int_equal(hst_array_from_host(be, HST_I32, 1, &a3, want6, &s), HST_SUCCESS);
+    d = mk(be, HST_I32, 1, &d6);
+    assert_int_equal(hst_array_tile(d, s, &r2, 1), HST_SUCCESS);   /* numpy.tile([0 1 2], 2) */
+    o = (int32_t *)rd(d);
+    assert_memory_equal(o, want6, sizeof want6);
+    free(o);
+    {
+        size_t zero = 0, r3 = 3, five[5] = {1, 1, 1, 1, 1};
+        assert_view_refused(hst_array_tile(d, s, &zero, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "reps[0]");
+        assert_view_refused(hst_array_tile(d, s, &r3, 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "times reps");
+        assert_view_refused(hst_array_tile(d, s, five, 5), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "nreps");
+        assert_view_refused(hst_array_tile(d, d, &r2, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dst must not be src");
+    }
+    hst_array_destroy(s); hst_array_destroy(d);
+}
+
+/* ------------------------------------------------------------------------------------------
+   numpy.argwhere: NumPy's example (x = arange(6).reshape(2, 3); argwhere(x > 1) = [[0 2]
+   [1 0] [1 1] [1 2]]); NaN counts, -0 does not, complex either part; a sparse 3-D array over
+   several chunks against rows computed here in C order; nothing nonzero gives no array. */
+static void test_argwhere(void **state) {
+    hst_backend *be = BE(state);
+    size_t sh[2] = {2, 3}, count = 99, i;
+    int64_t *o;
+    hst_array *x, *w;
+    {
+        uint8_t v[6] = {0, 1, 2, 3, 4, 5};
+        static const int64_t want[8] = {0, 2, 1, 0, 1, 1, 1, 2};
+        for (i = 0; i < 6; i++) v[i] = v[i] > 1;
+        assert_int_equal(hst_array_from_host(be, HST_U8, 2, sh, v, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_argwhere(x, &w, &count), HST_SUCCESS);
+        assert_int_equal(count, 4);
+        assert_int_equal(hst_array_dtype(w), HST_I64);
+        assert_int_equal(hst_array_ndim(w), 2);
+        assert_int_equal(hst_array_shape(w)[0], 4); assert_int_equal(hst_array_shape(w)[1], 2);
+        o = (int64_t *)rd(w);
+        assert_memory_equal(o, want, sizeof want);
+        free(o);
+        hst_array_destroy(x); hst_array_destroy(w);
+    }
+    {
+        float v[6] = {0.0f, -0.0f, NAN, 1e-45f, 0.0f, -3.0f};
+        static const int64_t want[3] = {2, 3, 5};
+        size_t n = 6;
+        assert_int_equal(hst_array_from_host(be, HST_F32, 1, &n, v, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_argwhere(x, &w, &count), HST_SUCCESS);
+        assert_int_equal(count, 3);
+        o = (int64_t *)rd(w);
+        assert_memory_equal(o, want, sizeof want);
+        free(o);
+        hst_array_destroy(x); hst_array_destroy(w);
+    }
+    {
+        float v[8] = {0, 0, 0, 1, -0.0f, 0, 2, 0};   /* (0,0) (0,1) (-0,0) (2,0) */
+        static const int64_t want[2] = {1, 3};
+        size_t n = 4;
+        assert_int_equal(hst_array_from_host(be, HST_C64, 1, &n, v, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_argwhere(x, &w, &count), HST_SUCCESS);
+        assert_int_equal(count, 2);
+        o = (int64_t *)rd(w);
+        assert_memory_equal(o, want, sizeof want);
+        free(o);
+        hst_array_destroy(w);
+        assert_int_equal(hst_array_zeros(x), HST_SUCCESS);
+        w = x;
+        assert_int_equal(hst_array_argwhere(x, &w, &count), HST_SUCCESS);
+        assert_null(w);
+        assert_int_equal(count, 0);
+        hst_array_destroy(x);
+    }
+    {   /* 3 x 50 x 97 i16 (14550 elements, 4 chunks), about 1 in 7 nonzero */
+        size_t s3[3] = {3, 50, 97}, n = 3 * 50 * 97, rows = 0, j;
+        int16_t *v = (int16_t *)malloc(n * sizeof *v);
+        int64_t *want = (int64_t *)malloc(n * 3 * sizeof *want);
+        uint64_t r = 12345;
+        assert_non_null(v); assert_non_null(want);
+        for (i = 0; i < n; i++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            v[i] = (int16_t)((r >> 33) % 7 == 0 ? (int16_t)(r >> 40) | 1 : 0);
+            if (v[i]) { want[rows * 3] = (int64_t)(i / (50 * 97)); want[rows * 3 + 1] = (int64_t)(i / 97 % 50); want[rows * 3 + 2] = (int64_t)(i % 97); rows++; }
+        }
+        assert_int_equal(hst_array_from_host(be, HST_I16, 3, s3, v, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_argwhere(x, &w, &count), HST_SUCCESS);
+        assert_int_equal(count, rows);
+        assert_true(rows > 1500);
+        o = (int64_t *)rd(w);
+        for (j = 0; j < rows * 3; j++) if (o[j] != want[j]) fail_msg("argwhere row %zu col %zu: %lld != %lld", j / 3, j % 3, (long long)o[j], (long long)want[j]);
+        free(o); free(v); free(want);
+        hst_array_destroy(x); hst_array_destroy(w);
+    }
+    assert_int_equal(hst_array_argwhere(NULL, &w, &count), HST_ERROR_INVALID_ARGUMENT);
+}
+
+/* ------------------------------------------------------------------------------------------
+   numpy.quantile (method 'linear', a Python float q): bitwise equal to values NumPy 2.4.6
+   printed (the table below: f32 keeps NumPy's float32 arithmetic, f64 includes +-1e300 whose
+   difference overflows, i64 / i8 are computed in float64), NaN gives NaN, one element gives
+   it for every q, and the errors name q. */
+/* numpy 2.4.6: numpy.quantile(x, q) for a Python float q (method 'linear') */
+static const double Q_PROBS[10] = {0.0, 0.1, 0.25, 0.3, 0.5, 0.6, 0.75, 0.9, 0.99, 1.0};
+static const float Q_F32[11] = {3.5f, -1.25f, 7.f, 0.1f, 2.2f, 2.2f, -0.0f, 9.75f, 0.001f, 4.4f, 5.f};
+static const uint32_t Q_F32_WANT[10] = {0xbfa00000u, 0x00000000u, 0x3d4ed917u, 0x3dcccccdu, 0x400ccccdu, 0x40600000u, 0x40966666u, 0x40e00000u, 0x4117999au, 0x411c0000u};
+static const double Q_F64[14] = {3.5, -1.15, 7.2, 0.4, 2.6, 2.7, 0.6, 10.45, 0.801, 5.3, 6.0, 1e+300, -1e+300, 0.125};
+static const uint64_t Q_F64_WANT[10] = {0xfe37e43c8800759cull, 0xbfe88f5c28f5c28eull, 0x3fdccccccccccccdull, 0x3fe28f5c28f5c28full, 0x4005333333333334ull, 0x400ab851eb851eb8ull, 0x40174ccccccccccdull, 0x4022f33333333335ull, 0x7e34c9202ea43d57ull, 0x7e37e43c8800759cull};
+static const int64_t Q_I64[10] = {5LL, -3LL, 100LL, 7LL, 7LL, 1099511627776LL, -1099511627776LL, 0LL, 1LL, 3LL};
+static const uint64_t Q_I64_WANT[10] = {0xc270000000000000ull, 0xc2399999999c4ccbull, 0x3fd0000000000000ull, 0x3fe6666666666664ull, 0x4010000000000000ull, 0x4017333333333332ull, 0x401c000000000000ull, 0x4239999999f39980ull, 0x426d1eb851eca520ull, 0x4270000000000000ull};
+static const int8_t Q_I8[8] = {-128, 127, 0, 5, -7, 3, 3, 99};
+static const uint64_t Q_I8_WANT[10] = {0xc060000000000000ull, 0xc045a66666666665ull, 0xbffc000000000000ull, 0x3fd3333333333338ull, 0x4008000000000000ull, 0x400b333333333334ull, 0x403c800000000000ull, 0x405ad99999999999ull, 0x405f428f5c28f5c2ull, 0x405fc00000000000ull};
+
+static void test_quantile(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    size_t nq = sizeof Q_PROBS / sizeof Q_PROBS[0], n, k;
+    double out[16], q;
+    hst_array *x;
+    n = sizeof Q_F32 / sizeof Q_F32[0];
+    assert_int_equal(hst_array_from_host(be, HST_F32, 1, &n, Q_F32, &x), HST_SUCCESS);
+    assert_int_equal(hst_array_quantile(x, Q_PROBS, nq, out), HST_SUCCESS);
+    for (k = 0; k < nq; k++) {
+        float f = (float)out[k];
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        assert_true((double)f == out[k]);
+        if (bits != Q_F32_WANT[k]) fail_msg("f32 quantile %g: %08x != numpy %08x", Q_PROBS[k], bits, Q_F32_WANT[k]);
+    }
+    hst_array_destroy(x);
+    if (hst_backend_device(be)->fp64) {
+        n = sizeof Q_F64 / sizeof Q_F64[0];
+        assert_int_equal(hst_array_from_host(be, HST_F64, 1, &n, Q_F64, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_quantile(x, Q_PROBS, nq, out), HST_SUCCESS);
+        assert_memory_equal(out, Q_F64_WANT, nq * 8);
+        hst_array_destroy(x);
+    }
+    n = sizeof Q_I64 / sizeof Q_I64[0];
+    assert_int_equal(hst_array_from_host(be, HST_I64, 1, &n, Q_I64, &x), HST_SUCCESS);
+    assert_int_equal(hst_array_quantile(x, Q_PROBS, nq, out), HST_SUCCESS);
+    assert_memory_equal(out, Q_I64_WANT, nq * 8);
+    hst_array_destroy(x);
+    n = sizeof Q_I8 / sizeof Q_I8[0];
+    assert_int_equal(hst_array_from_host(be, HST_I8, 1, &n, Q_I8, &x), HST_SUCCESS);
+    assert_int_equal(hst_array_quantile(x, Q_PROBS, nq, out), HST_SUCCESS);
+    assert_memory_equal(out, Q_I8_WANT, nq * 8);
+    hst_array_destroy(x);
+    {
+        float v[3] = {1.0f, NAN, 3.0f};
+        n = 3;
+        assert_int_equal(hst_array_from_host(be, HST_F32, 1, &n, v, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_quantile(x, Q_PROBS, 2, out), HST_SUCCESS);
+        assert_true(isnan(out[0]) && isnan(out[1]));
+        hst_array_destroy(x);
+        n = 1;
+        assert_int_equal(hst_array_from_host(be, HST_F32, 1, &n, v + 2, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_quantile(x, Q_PROBS, nq, out), HST_SUCCESS);
+        for (k = 0; k < nq; k++) assert_true(out[k] == 3.0);
+        q = 1.5;
+        assert_view_refused(hst_array_quantile(x, &q, 1, out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "q[0]");
+        q = NAN;
+        assert_view_refused(hst_array_quantile(x, &q, 1, out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "q[0]");
+        hst_array_destroy(x);
+    }
+    {
+        size_t m = 2;
+        hst_array *c = mk(be, HST_C64, 1, &m);
+        assert_view_refused(hst_array_quantile(c, Q_PROBS, 1, out), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "c64");
+        hst_array_destroy(c);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+   randperm: every value 0..n-1 exactly once for sizes around the Feistel domain's powers of
+   four; the same as the host twin (so the same on every device); i32 and i64 agree; the seed
+   matters; each value's position is roughly uniform (n = 8 over 4000 seeds: every cell of the
+   8 x 8 position table within 500 +- 110, about 5 standard deviations). */
+static void test_randperm(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 16, 17, 1000, 4097, 65537};
+    size_t k, i;
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        hst_array *p64 = mk(be, HST_I64, 1, &n), *p32 = mk(be, HST_I32, 1, &n);
+        int64_t *g = NULL, *want = (int64_t *)malloc(n * 8);
+        int32_t *g32;
+        unsigned char *seen = (unsigned char *)calloc(n, 1);
+        assert_non_null(want); assert_non_null(seen);
+        assert_int_equal(hst_array_randperm(p64, 2026), HST_SUCCESS);
+        assert_int_equal(hst_array_randperm(p32, 2026), HST_SUCCESS);
+        g = (int64_t *)rd(p64);
+        g32 = (int32_t *)rd(p32);
+        hst_k_randperm_host(HST_I64, want, n, 2026);
+        assert_memory_equal(g, want, n * 8);
+        for (i = 0; i < n; i++) {
+            assert_true(g[i] >= 0 && (size_t)g[i] < n && !seen[g[i]]);
+            seen[g[i]] = 1;
+            assert_int_equal(g32[i], g[i]);
+        }
+        if (n >= 1000) {   /* another seed: another permutation */
+            size_t same = 0;
+            free(g);
+            assert_int_equal(hst_array_randperm(p64, 2027), HST_SUCCESS);
+            g = (int64_t *)rd(p64);
+            for (i = 0; i < n; i++) same += (size_t)g[i] == (size_t)want[i];
+            assert_true(same < n / 50);
+        }
+        free(g); free(g32); free(want); free(seen);
+        hst_array_destroy(p64); hst_array_destroy(p32);
+    }
+    {
+        size_t n = 8, cnt[8][8], s, v;
+        hst_array *p = mk(be, HST_I32, 1, &n);
+        memset(cnt, 0, sizeof cnt);
+        for (s = 0; s < 4000; s++) {
+            int32_t *g;
+            assert_int_equal(hst_array_randperm(p, s), HST_SUCCESS);
+            g = (int32_t *)rd(p);
+            for (v = 0; v < 8; v++) cnt[v][g[v]]++;
+            free(g);
+        }
+        for (v = 0; v < 64; v++) if (cnt[v / 8][v % 8] < 390 || cnt[v / 8][v % 8] > 610) fail_msg("position %zu of value %zu: %zu of 4000", v / 8, v % 8, cnt[v / 8][v % 8]);
+        hst_array_destroy(p);
+    }
+    {
+        size_t n = 4, sh[2] = {2, 2};
+        hst_array *f = mk(be, HST_F32, 1, &n), *m = mk(be, HST_I64, 2, sh);
+        assert_view_refused(hst_array_randperm(f, 1), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "f32");
+        assert_view_refused(hst_array_randperm(m, 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "1-D");
+        hst_array_destroy(f); hst_array_destroy(m);
+    }
+}
+
 /* This file is built without HST_FFT: the FFT call says so, with its code and log item. */
 static void test_fft_not_built_in(void **state) {
     size_t n = 8;
@@ -476,6 +912,12 @@ int main(void) {
         cmocka_unit_test(test_view_basics),
         cmocka_unit_test(test_view_buffers),
         cmocka_unit_test(test_view_errors),
+        cmocka_unit_test(test_int_dtypes),
+        cmocka_unit_test(test_c128),
+        cmocka_unit_test(test_tile),
+        cmocka_unit_test(test_argwhere),
+        cmocka_unit_test(test_quantile),
+        cmocka_unit_test(test_randperm),
         cmocka_unit_test(test_fft_not_built_in),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
