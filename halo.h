@@ -539,8 +539,9 @@ extern "C" {
 #define HST__HALO_MIN_GROUPS 64                 /* DIRECT and RUNS slots keep this many
                                                    work-groups */
 #define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB) */
-#define HST__HALO_RUN_MIN_BYTES 64              /* shorter runs stay DIRECT: a wavefront over
-                                                   them touches a line per run either way */
+#define HST__HALO_RUN_WIDTH 1024                /* and at least one pass of a work-group of
+                                                   HST_K_HALO_MAX_LOCAL (4 vectors a work-item) */
+#define HST__HALO_RUN_MIN_BYTES 16              /* shorter runs stay DIRECT */
 #define HST__HALO_TIMED 4                       /* a plan's launches 2 .. 4 of a device variant
                                                    are timed for the choice */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
@@ -868,12 +869,28 @@ static unsigned hst__halo_log_groups(uint64_t parts)
     return lg;
 }
 
+/* Whether every 16-byte vector of a RUNS slot (descriptor d) is 16-byte aligned on both sides
+   where the buffers are (the kernel checks their addresses): the buffer offset, the first
+   element's and every step's bytes are multiples of 16. */
+static int hst__halo_runs_aligned(const uint64_t *d)
+{
+    uint64_t es = d[HST_K_HALO_D_ELEM];
+    int k;
+    if (d[HST_K_HALO_D_BUF] % 16 != 0 || d[HST_K_HALO_D_BASE] * es % 16 != 0) return 0;
+    /* a negative step's two's complement has the same remainder modulo 16 */
+    for (k = 0; k < 3; ++k)
+        if (d[HST_K_HALO_D_EXT + k] > 1 && d[HST_K_HALO_D_STEP + k] * es % 16 != 0) return 0;
+    return 1;
+}
+
 /* RUNS mode (kernels.h) for a slot whose runs (dimension 3, step 1) are whole 16-byte vectors
-   of 4- or 8-byte elements, at least HST__HALO_RUN_MIN_BYTES long: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
-   work-group while keeping HST__HALO_MIN_GROUPS work-groups. 0 when the slot does not qualify. */
+   of 4- or 8-byte elements, at least HST__HALO_RUN_MIN_BYTES long: G runs per work-group,
+   about HST__HALO_RUN_VECTORS vectors per work-group while keeping HST__HALO_MIN_GROUPS
+   work-groups, but never fewer than HST__HALO_RUN_WIDTH vectors (a small slot's work-groups
+   keep every work-item busy rather than the count). 0 when the slot does not qualify. */
 static uint64_t hst__halo_desc_runs(uint64_t *d)
 {
-    uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g;
+    uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g, gmin;
     runs = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] * d[HST_K_HALO_D_EXT + 2];
     if ((es != 4 && es != 8) || (int64_t)d[HST_K_HALO_D_STEP + 3] != 1 || (n3 * es) % 16 != 0 ||
         n3 * es < HST__HALO_RUN_MIN_BYTES ||
@@ -881,10 +898,14 @@ static uint64_t hst__halo_desc_runs(uint64_t *d)
         return 0;
     vpr = n3 * es / 16;
     g = vpr >= HST__HALO_RUN_VECTORS ? 1 : HST__HALO_RUN_VECTORS / vpr;
-    while (g > 1 && (runs + g - 1) / g < HST__HALO_MIN_GROUPS) g /= 2;
+    gmin = (HST__HALO_RUN_WIDTH + vpr - 1) / vpr;
+    while (g > gmin && (runs + g - 1) / g < HST__HALO_MIN_GROUPS) g /= 2;
+    if (g < gmin) g = gmin;
+    if (g > runs) g = runs;   /* G * vpr < 2^31 + HST__HALO_RUN_WIDTH */
     d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_RUNS;
     d[HST_K_HALO_D_RUN_VPR] = vpr;
     d[HST_K_HALO_D_RUN_G] = g;
+    d[HST_K_HALO_D_RUN_ALIGNED] = (uint64_t)hst__halo_runs_aligned(d);
     d[HST_K_HALO_D_MAGIC] = hst__halo_magic(vpr);
     d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(d[HST_K_HALO_D_EXT + 2]);
     d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(d[HST_K_HALO_D_EXT + 1]);
