@@ -676,7 +676,7 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
    one quantity: a scalar, or one component of a vector pair) of every spec and every peer into
    one byte buffer, and one launch unpacks them (AMReX FillBoundary's fused-tag design, by
    work-group: each work-group finds its slot ONCE, by binary search over the prefix sums of the
-   slots' work-group counts, and moves one part of it).
+   bands' work-group counts (below), and moves one part of it).
 
    A slot is described by HST_K_HALO_DESC_WORDS uint64 words (table below). Element e of a slot
    is its C-order index over the 4 extents (leading extents 1 for fewer dimensions); it moves
@@ -727,12 +727,16 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
    + 1; word = M | min(l, 1) << 32 | max(l - 1, 0) << 40 (Granlund & Montgomery, 1994).
 
    Kernels (build options hst_kernels_halo_options(nq): -DHST_HALO_NQ=8,16,...,64):
-     hst_k_halo_pack(table, prefix_at, desc_at, nslots, total, buf, q0, ..., q<NQ-1>)
+     hst_k_halo_pack(table, prefix_at, desc_at, nbands, total, buf, q0, ..., q<NQ-1>)
      hst_k_halo_unpack(same arguments)
-   table: uint64 words; prefix = table + prefix_at: nslots + 1 running sums of the slots'
-   work-group counts (prefix[0] = 0, prefix[nslots] = total); desc = table + desc_at: nslots
-   descriptors. Launch total work-groups of any power-of-two local size up to 256 (global =
-   total * local). Quantity arguments beyond the plan's count may be any buffer. */
+   table: uint64 words; desc = table + desc_at: the descriptors. A band is k >= 1 consecutive
+   descriptors with the same work-group count m, whose k m work-groups take its slots in turn
+   (work-group o of the band moves part o / k of slot first + o % k): slots that should move
+   at the same time (halo.h: the edges of one quantity) share a band, any other slot is a band
+   of its own. prefix = table + prefix_at: nbands + 1 running sums of the bands' work-group
+   counts (prefix[0] = 0, prefix[nbands] = total), then 2 words per band: first, k. Launch
+   total work-groups of any power-of-two local size up to 256 (global = total * local).
+   Quantity arguments beyond the plan's count may be any buffer. */
 #define HST_K_HALO_DESC_WORDS 32
 #define HST_K_HALO_MAX_QUANTITIES 64
 #define HST_K_HALO_CHUNK 1024        /* elements per DIRECT / WIDE work-group; TILED tile size */
@@ -4527,7 +4531,7 @@ static const char hst__halo_src_args[] =
 static const char hst__halo_src_helpers[] =
 "#define HST_CHUNK 1024u\n"
 "#define HST_TILE_WORDS 1536\n"
-"/* the slot of work-group g: the last s with prefix[s] <= g (prefix strictly increasing) */\n"
+"/* the band of work-group g: the last b with prefix[b] <= g (prefix strictly increasing) */\n"
 "ulong hst_halo_find(__global const ulong *prefix, ulong nslots, ulong g)\n"
 "{\n"
 "  ulong lo = 0, hi = nslots;\n"
@@ -4719,7 +4723,7 @@ static const char hst__halo_src_runs[] =
 "}\n";
 
 static const char hst__halo_src_kernels[] =
-"/* one work-group: find its slot once, pick the quantity once, move the slot's part */\n"
+"/* one work-group: find its band and slot once, pick the quantity once, move the slot's part */\n"
 "void hst_halo_group(__global uchar *buf, __global uchar *p, __global const ulong *d, ulong t,\n"
 "                    __local ulong *tile, uint un)\n"
 "{\n"
@@ -4731,19 +4735,20 @@ static const char hst__halo_src_kernels[] =
 "  else hst_halo_direct(d, (uint)t, bb, qb, un);\n"
 "}\n"
 "#define HST_HALO_KERNEL(name, un) \\\n"
-"__kernel void name(__global const ulong *table, ulong prefix_at, ulong desc_at, ulong nslots, \\\n"
+"__kernel void name(__global const ulong *table, ulong prefix_at, ulong desc_at, ulong nbands, \\\n"
 "                   ulong total, __global uchar *buf HST_HQALL) \\\n"
 "{ \\\n"
 "  __local ulong tile[HST_TILE_WORDS]; \\\n"
 "  ulong g = get_group_id(0); \\\n"
 "  if (g >= total) return; \\\n"
-"  __global const ulong *prefix = table + prefix_at; \\\n"
-"  ulong s = hst_halo_find(prefix, nslots, g); \\\n"
+"  __global const ulong *prefix = table + prefix_at, *band = prefix + nbands + 1; \\\n"
+"  ulong b = hst_halo_find(prefix, nbands, g), o = g - prefix[b], k = band[2 * b + 1]; \\\n"
+"  ulong s = band[2 * b] + o % k; \\\n"
 "  __global const ulong *d = table + desc_at + s * HST_DW; \\\n"
 "  uint qi = (uint)d[10]; \\\n"
 "  __global uchar *p = q0; \\\n"
 "  HST_HSALL \\\n"
-"  hst_halo_group(buf, p, d, g - prefix[s], tile, un); \\\n"
+"  hst_halo_group(buf, p, d, o / k, tile, un); \\\n"
 "}\n"
 "HST_HALO_KERNEL(hst_k_halo_pack, 0u)\n"
 "HST_HALO_KERNEL(hst_k_halo_unpack, 1u)\n";
