@@ -269,8 +269,8 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
    queue. Non-blocking (wait list, *out as backend.h), except while the device path's variant is
    being measured: on OpenCL devices a plan holds two descriptor tables, the fused modes and
-   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along contiguous runs of 64 bytes
-   or more), chosen per direction by measured speed (choice.h ops "halo_pack_device",
+   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along every contiguous run of a
+   multiple of 16 bytes, each quantity's edges together), chosen per direction by measured speed (choice.h ops "halo_pack_device",
    "halo_unpack_device"; $HST_FORCE="halo_pack_device:runs" or ":fused"); a plan's launches 2
    to 4 of a variant whose wait list has completed wait for what is queued before them and for
    themselves, and feed the timings (do not queue work gated on a user event you complete after
