@@ -269,8 +269,8 @@ HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
    queue. Non-blocking (wait list, *out as backend.h), except while the device path's variant is
    being measured: on OpenCL devices a plan holds two descriptor tables, the fused modes and
-   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along contiguous runs of 64 bytes
-   or more), chosen per direction by measured speed (choice.h ops "halo_pack_device",
+   RUNS (kernels.h: wide halos moved as whole 16-byte vectors along every contiguous run of a
+   multiple of 16 bytes, each quantity's edges together), chosen per direction by measured speed (choice.h ops "halo_pack_device",
    "halo_unpack_device"; $HST_FORCE="halo_pack_device:runs" or ":fused"); a plan's launches 2
    to 4 of a variant whose wait list has completed wait for what is queued before them and for
    themselves, and feed the timings (do not queue work gated on a user event you complete after
@@ -536,11 +536,11 @@ extern "C" {
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__HALO_LOG_BYTES 512
 #define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
-#define HST__HALO_MIN_GROUPS 64                 /* DIRECT and RUNS slots keep this many
+#define HST__HALO_MIN_GROUPS 64                 /* DIRECT and TILED slots keep this many
                                                    work-groups */
-#define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB) */
-#define HST__HALO_RUN_MIN_BYTES 64              /* shorter runs stay DIRECT: a wavefront over
-                                                   them touches a line per run either way */
+#define HST__HALO_RUN_VECTORS 1024              /* 16-byte vectors per RUNS work-group (16 KB):
+                                                   one pass of HST_K_HALO_MAX_LOCAL work-items,
+                                                   4 vectors each */
 #define HST__HALO_TIMED 4                       /* a plan's launches 2 .. 4 of a device variant
                                                    are timed for the choice */
 typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUANTITIES &&
@@ -566,8 +566,10 @@ struct hst_halo_plan {
     uint64_t groups[2][2];          /* work-groups of the fused kernels: [variant][unpack] */
     int nvariants;                  /* 2: the table holds a RUNS variant (kernels.h) too */
     size_t wg;                      /* their local size */
-    uint64_t *table;                /* [pack prefix][pack desc][unpack prefix][unpack desc];
-                                       prefixes count work-groups (kernels.h) */
+    uint64_t *table;                /* [pack bands][pack desc][unpack bands][unpack desc]; bands:
+                                       prefix and band words (kernels.h), 3 n + 1 words for n
+                                       slots at most */
+    size_t nbands[2][2];            /* [variant][unpack] */
     size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
     size_t variant_words;           /* words of one variant; variant v starts at v * this */
     int bound_variant[2];           /* the variant whose table words each kernel has bound */
@@ -868,23 +870,39 @@ static unsigned hst__halo_log_groups(uint64_t parts)
     return lg;
 }
 
+/* Whether every 16-byte vector of a RUNS slot (descriptor d) is 16-byte aligned on both sides
+   where the buffers are (the kernel checks their addresses): the buffer offset, the first
+   element's and every step's bytes are multiples of 16. */
+static int hst__halo_runs_aligned(const uint64_t *d)
+{
+    uint64_t es = d[HST_K_HALO_D_ELEM];
+    int k;
+    if (d[HST_K_HALO_D_BUF] % 16 != 0 || d[HST_K_HALO_D_BASE] * es % 16 != 0) return 0;
+    /* a negative step's two's complement has the same remainder modulo 16 */
+    for (k = 0; k < 3; ++k)
+        if (d[HST_K_HALO_D_EXT + k] > 1 && d[HST_K_HALO_D_STEP + k] * es % 16 != 0) return 0;
+    return 1;
+}
+
 /* RUNS mode (kernels.h) for a slot whose runs (dimension 3, step 1) are whole 16-byte vectors
-   of 4- or 8-byte elements, at least HST__HALO_RUN_MIN_BYTES long: G runs per work-group, about HST__HALO_RUN_VECTORS vectors per
-   work-group while keeping HST__HALO_MIN_GROUPS work-groups. 0 when the slot does not qualify. */
+   of 4- or 8-byte elements (the 32-byte west and east runs of a halo of 8 floats too, where
+   two work-items move a run and a wavefront 16 of them): G runs per work-group, at least
+   HST__HALO_RUN_VECTORS vectors (a small slot gets fewer work-groups, each with every
+   work-item busy). 0 when the slot does not qualify. */
 static uint64_t hst__halo_desc_runs(uint64_t *d)
 {
     uint64_t es = d[HST_K_HALO_D_ELEM], n3 = d[HST_K_HALO_D_EXT + 3], vpr, runs, g;
     runs = d[HST_K_HALO_D_EXT] * d[HST_K_HALO_D_EXT + 1] * d[HST_K_HALO_D_EXT + 2];
     if ((es != 4 && es != 8) || (int64_t)d[HST_K_HALO_D_STEP + 3] != 1 || (n3 * es) % 16 != 0 ||
-        n3 * es < HST__HALO_RUN_MIN_BYTES ||
         runs >= ((uint64_t)1 << 32) || n3 * es / 16 >= ((uint64_t)1 << 31))
         return 0;
     vpr = n3 * es / 16;
-    g = vpr >= HST__HALO_RUN_VECTORS ? 1 : HST__HALO_RUN_VECTORS / vpr;
-    while (g > 1 && (runs + g - 1) / g < HST__HALO_MIN_GROUPS) g /= 2;
+    g = (HST__HALO_RUN_VECTORS + vpr - 1) / vpr;
+    if (g > runs) g = runs;   /* G * vpr < 2^31 + HST__HALO_RUN_VECTORS */
     d[HST_K_HALO_D_MODE] = HST_K_HALO_MODE_RUNS;
     d[HST_K_HALO_D_RUN_VPR] = vpr;
     d[HST_K_HALO_D_RUN_G] = g;
+    d[HST_K_HALO_D_RUN_ALIGNED] = (uint64_t)hst__halo_runs_aligned(d);
     d[HST_K_HALO_D_MAGIC] = hst__halo_magic(vpr);
     d[HST_K_HALO_D_MAGIC + 1] = hst__halo_magic(d[HST_K_HALO_D_EXT + 2]);
     d[HST_K_HALO_D_MAGIC + 2] = hst__halo_magic(d[HST_K_HALO_D_EXT + 1]);
@@ -1102,6 +1120,84 @@ overflow:
                           unpack ? "receive" : "send");
 }
 
+/* A slot's sort key for the interleaved bands: quantity, work-group count, table position. */
+typedef struct hst__halo_slot_key {
+    uint64_t q, groups;
+    size_t i;
+} hst__halo_slot_key;
+
+static int hst__halo_key_cmp(const void *a, const void *b)
+{
+    const hst__halo_slot_key *x = (const hst__halo_slot_key *)a;
+    const hst__halo_slot_key *y = (const hst__halo_slot_key *)b;
+    if (x->q != y->q) return x->q < y->q ? -1 : 1;
+    if (x->groups != y->groups) return x->groups < y->groups ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sorts the n descriptors d by quantity and work-group count (then table position). 0 when the
+   host allocation fails (d unchanged). */
+static int hst__halo_sort_slots(const hst_backend *be, uint64_t *d, size_t n)
+{
+    const size_t w = HST_K_HALO_DESC_WORDS;
+    hst__halo_slot_key *key = (hst__halo_slot_key *)hst__halo_calloc(be, n, sizeof *key);
+    uint64_t *copy = (uint64_t *)hst__halo_calloc(be, n, w * sizeof *copy);
+    size_t i;
+    int ok = key && copy;
+    if (ok) {
+        for (i = 0; i < n; ++i) {
+            key[i].q = d[i * w + HST_K_HALO_D_QUANTITY];
+            key[i].groups = d[i * w + HST_K_HALO_D_GROUPS];
+            key[i].i = i;
+        }
+        qsort(key, n, sizeof *key, hst__halo_key_cmp);
+        memcpy(copy, d, n * w * sizeof *d);
+        for (i = 0; i < n; ++i) memcpy(d + i * w, copy + key[i].i * w, w * sizeof *d);
+    }
+    hst_backend_free(be, key);
+    hst_backend_free(be, copy);
+    return ok;
+}
+
+/* The kernels' bands (kernels.h) over the n slots of descriptors d (n >= 1): writes prefix[0 ..
+   nbands] (running work-group counts) and the bands' (first slot, slot count) words after them,
+   and returns nbands. interleave 0: one band per slot, in table order. 1 (the RUNS variant):
+   the slots sorted by quantity and work-group count, and each run of sorted slots of one
+   quantity and one count a band, whose work-groups take its slots in turn: the edges of one
+   quantity (west and east, north and south) then move at the same time, z-plane by z-plane,
+   rather than one edge of every quantity after another. A failed sort keeps one band per slot.
+   hst__halo_band_start: whether slot i starts a band. */
+static int hst__halo_band_start(const uint64_t *d, size_t i, int interleave)
+{
+    const uint64_t *a = d + i * HST_K_HALO_DESC_WORDS, *b;
+    if (!interleave || i == 0) return 1;
+    b = a - HST_K_HALO_DESC_WORDS;
+    return a[HST_K_HALO_D_QUANTITY] != b[HST_K_HALO_D_QUANTITY] ||
+           a[HST_K_HALO_D_GROUPS] != b[HST_K_HALO_D_GROUPS];
+}
+
+static size_t hst__halo_bands(const hst_backend *be, uint64_t *prefix, uint64_t *d, size_t n,
+                              int interleave)
+{
+    uint64_t groups = 0, *band;
+    size_t i, b = 0, nb = 0;
+    if (interleave && !hst__halo_sort_slots(be, d, n)) interleave = 0;
+    for (i = 0; i < n; ++i) nb += (size_t)hst__halo_band_start(d, i, interleave);
+    band = prefix + nb + 1;
+    for (i = 0; i < n; ++i) {
+        if (hst__halo_band_start(d, i, interleave)) {
+            b = i == 0 ? 0 : b + 1;
+            prefix[b] = groups;
+            band[2 * b] = i;
+            band[2 * b + 1] = 0;
+        }
+        band[2 * b + 1]++;
+        groups += d[i * HST_K_HALO_DESC_WORDS + HST_K_HALO_D_GROUPS];
+    }
+    prefix[nb] = groups;
+    return nb;
+}
+
 #ifndef HST_NO_OPENCL
 /* Binds variant v's table words (prefix, descriptors, slots, work-groups) to the pack
    (unpack = 0) or unpack kernel, unless bound already. */
@@ -1115,7 +1211,7 @@ static hst_result hst__halo_bind_variant(hst_halo_plan *p, int unpack, int v)
     if (p->bound_variant[unpack] == v) return HST_SUCCESS;
     args[0] = base + (unpack ? p->unpack_prefix_at : p->pack_prefix_at);
     args[1] = base + (unpack ? p->unpack_desc_at : p->pack_desc_at);
-    args[2] = unpack ? p->nunpack : p->npack;
+    args[2] = p->nbands[v][unpack];
     args[3] = p->groups[v][unpack];
     for (a = 0; a < 4; ++a)
         if ((r = hst_kernel_set_arg(k, 1 + a, sizeof args[a], &args[a])) != HST_SUCCESS) return r;
@@ -1248,10 +1344,10 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, 0, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
-    /* words: 2 prefixes + descriptors; npack, nunpack <= 2 * num_specs each */
-    if (!hst__halo_add(p->npack, p->nunpack, &w) || !hst__halo_add(w, 2, &words) ||
-        !hst__halo_mul(p->npack + p->nunpack, HST_K_HALO_DESC_WORDS, &w) ||
-        !hst__halo_add(words, w, &words) || words > SIZE_MAX / 2 / sizeof(uint64_t)) {
+    /* words: 2 x bands (3 n + 1) + descriptors; npack, nunpack <= 2 * num_specs each */
+    if (!hst__halo_add(p->npack, p->nunpack, &w) ||
+        !hst__halo_mul(w, HST_K_HALO_DESC_WORDS + 3, &words) || !hst__halo_add(words, 2, &words) ||
+        words > SIZE_MAX / 2 / sizeof(uint64_t)) {
         r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                            "%s: the descriptor table's size overflows", F);
         goto fail;
@@ -1268,9 +1364,9 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         goto fail;
     }
     p->pack_prefix_at = 0;
-    p->pack_desc_at = p->npack + 1;
+    p->pack_desc_at = 3 * p->npack + 1;
     p->unpack_prefix_at = p->pack_desc_at + p->npack * HST_K_HALO_DESC_WORDS;
-    p->unpack_desc_at = p->unpack_prefix_at + p->nunpack + 1;
+    p->unpack_desc_at = p->unpack_prefix_at + 3 * p->nunpack + 1;
     for (i = 0; i < (size_t)p->nvariants; ++i) {
         uint64_t *t = p->table + i * words;
         hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, (int)i,
@@ -1278,6 +1374,11 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
         hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, (int)i,
                                t + p->unpack_prefix_at, t + p->unpack_desc_at, &p->nunpack,
                                &p->recv_total);
+        /* the host paths read variant 0's descriptors in table order */
+        p->nbands[i][0] = hst__halo_bands(be, t + p->pack_prefix_at, t + p->pack_desc_at,
+                                          p->npack, (int)i);
+        p->nbands[i][1] = hst__halo_bands(be, t + p->unpack_prefix_at, t + p->unpack_desc_at,
+                                          p->nunpack, (int)i);
     }
     r = hst_pool_alloc(hst_backend_pool(be), p->send_total ? p->send_total : 1, &p->send);
     if (r == HST_SUCCESS)

@@ -725,7 +725,7 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
    one quantity: a scalar, or one component of a vector pair) of every spec and every peer into
    one byte buffer, and one launch unpacks them (AMReX FillBoundary's fused-tag design, by
    work-group: each work-group finds its slot ONCE, by binary search over the prefix sums of the
-   slots' work-group counts, and moves one part of it).
+   bands' work-group counts (below), and moves one part of it).
 
    A slot is described by HST_K_HALO_DESC_WORDS uint64 words (table below). Element e of a slot
    is its C-order index over the 4 extents (leading extents 1 for fewer dimensions); it moves
@@ -757,26 +757,35 @@ HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM,
        divide by NT_A, NT_B, N_O2. QS_* quantity steps, BS_* buffer steps (elements, C
        order) of B, O1, O2. Same size limits as DIRECT; elements of at most 8 bytes.
      WIDE (2): 64-bit index math, element by element (larger slots, and 16-byte elements).
-     RUNS (3): wide halos, many slices of long contiguous runs (dimension 3 has step 1, so a
-       run of ext3 elements is contiguous on both sides): runs move as whole 16-byte vectors
-       (vload4/vstore4 of uint for 4-byte elements, vload2/vstore2 of ulong for 8-byte ones),
+     RUNS (3): wide halos, many slices of contiguous runs (dimension 3 has step 1, so a run
+       of ext3 elements is contiguous on both sides): runs move as whole 16-byte vectors,
        consecutive work-items on consecutive vectors, so every wavefront reads and writes
-       whole cache lines. Work-group t moves runs t G .. t G + G - 1 (G = desc[RUN_G]),
-       flattened over (run, vector) with desc[RUN_VPR] vectors per run; MAGIC + 0, 1, 2 divide
-       by RUN_VPR, ext2, ext1; quantity offsets in 64-bit. Needs elements of 4 or 8 bytes,
-       ext3 * elem a multiple of 16, fewer than 2^32 runs; the op applies per element.
+       whole sectors and cache lines (two work-items per 32-byte run), and each work-item
+       loads 4 vectors before it stores them (more bytes in flight where the runs are short
+       and scattered). desc[RUN_ALIGNED] 1: the slot's offsets and steps are multiples of
+       16 bytes, so where the two base addresses are too (the kernel checks: a wrapped host
+       array may be aligned to its element only) every vector moves by uint4 loads and
+       stores; otherwise by vload4/vstore4 of uints. Work-group
+       t moves runs t G .. t G + G - 1 (G = desc[RUN_G]), flattened over (run, vector) with
+       desc[RUN_VPR] vectors per run; MAGIC + 0, 1, 2 divide by RUN_VPR, ext2, ext1; quantity
+       offsets in 64-bit. Needs elements of 4 or 8 bytes, ext3 * elem a multiple of 16, fewer
+       than 2^32 runs, RUN_G * RUN_VPR below 2^31 + 2^11; the op applies per element.
    Work-groups per slot: DIRECT ceil(elements / (G CHUNK)); WIDE ceil(elements / CHUNK); TILED
    ceil(ext[O1]*N_O2*NT_B*NT_A / G); RUNS ceil(ext0*ext1*ext2 / RUN_G).
    A magic word for divisor m (1 <= m < 2^32): l = ceil(log2 m), M = floor(2^32 (2^l - m) / m)
    + 1; word = M | min(l, 1) << 32 | max(l - 1, 0) << 40 (Granlund & Montgomery, 1994).
 
    Kernels (build options hst_kernels_halo_options(nq): -DHST_HALO_NQ=8,16,...,64):
-     hst_k_halo_pack(table, prefix_at, desc_at, nslots, total, buf, q0, ..., q<NQ-1>)
+     hst_k_halo_pack(table, prefix_at, desc_at, nbands, total, buf, q0, ..., q<NQ-1>)
      hst_k_halo_unpack(same arguments)
-   table: uint64 words; prefix = table + prefix_at: nslots + 1 running sums of the slots'
-   work-group counts (prefix[0] = 0, prefix[nslots] = total); desc = table + desc_at: nslots
-   descriptors. Launch total work-groups of any power-of-two local size up to 256 (global =
-   total * local). Quantity arguments beyond the plan's count may be any buffer. */
+   table: uint64 words; desc = table + desc_at: the descriptors. A band is k >= 1 consecutive
+   descriptors with the same work-group count m, whose k m work-groups take its slots in turn
+   (work-group o of the band moves part o / k of slot first + o % k): slots that should move
+   at the same time (halo.h: the edges of one quantity) share a band, any other slot is a band
+   of its own. prefix = table + prefix_at: nbands + 1 running sums of the bands' work-group
+   counts (prefix[0] = 0, prefix[nbands] = total), then 2 words per band: first, k. Launch
+   total work-groups of any power-of-two local size up to 256 (global = total * local).
+   Quantity arguments beyond the plan's count may be any buffer. */
 #define HST_K_HALO_DESC_WORDS 32
 #define HST_K_HALO_MAX_QUANTITIES 64
 #define HST_K_HALO_CHUNK 1024        /* elements per DIRECT / WIDE work-group; TILED tile size */
@@ -795,8 +804,9 @@ enum {
     HST_K_HALO_D_GROUPS = 15,   /* work-groups of the slot */
     HST_K_HALO_D_LOG_TB = 16,   /* TILED: log2 TB, log2 TA (TB * TA <= CHUNK) */
     HST_K_HALO_D_LOG_TA = 17,
-    HST_K_HALO_D_RUN_VPR = 16,  /* RUNS: 16-byte vectors per run, runs per work-group */
-    HST_K_HALO_D_RUN_G = 17,
+    HST_K_HALO_D_RUN_VPR = 16,  /* RUNS: 16-byte vectors per run, runs per work-group, 1 when */
+    HST_K_HALO_D_RUN_G = 17,    /* every vector is 16-byte aligned */
+    HST_K_HALO_D_RUN_ALIGNED = 18,
     HST_K_HALO_D_NT_B = 18,     /* TILED: tiles along B and along dimension 3 */
     HST_K_HALO_D_NT_A = 19,
     HST_K_HALO_D_MAGIC = 20,    /* 3 words: magic divisors (see above) */
@@ -4906,7 +4916,7 @@ static const char hst__halo_src_args[] =
 static const char hst__halo_src_helpers[] =
 "#define HST_CHUNK 1024u\n"
 "#define HST_TILE_WORDS 1536\n"
-"/* the slot of work-group g: the last s with prefix[s] <= g (prefix strictly increasing) */\n"
+"/* the band of work-group g: the last b with prefix[b] <= g (prefix strictly increasing) */\n"
 "ulong hst_halo_find(__global const ulong *prefix, ulong nslots, ulong g)\n"
 "{\n"
 "  ulong lo = 0, hi = nslots;\n"
@@ -5045,47 +5055,60 @@ static const char hst__halo_src_modes[] =
 
 static const char hst__halo_src_runs[] =
 "/* mode 3: runs t G .. t G + G - 1 (G = d[17]) of d[16] 16-byte vectors each, flattened over\n"
-"   (run, vector): consecutive work-items move consecutive vectors of a run */\n"
-"#define HST_RUN_OFFSETS \\\n"
-"    uint u = hst_halo_div(x, d[20]), v = x - u * vpr; \\\n"
-"    ulong R = r0 + u; \\\n"
-"    if (R >= nruns) break; \\\n"
-"    uint q1 = hst_halo_div((uint)R, d[21]), i2 = (uint)R - q1 * n2; \\\n"
-"    uint i0 = hst_halo_div(q1, d[22]), i1 = q1 - i0 * n1; \\\n"
-"    long qo = (long)i0 * (long)d[2] + (long)i1 * (long)d[3] + (long)i2 * (long)d[4]; \\\n"
-"    ulong bo = R * n3;\n"
+"   (run, vector): consecutive work-items on consecutive vectors, HST_RUN_K vectors per\n"
+"   work-item loaded before any is stored. d[18] 1 and both bases 16-byte aligned: uint4 loads\n"
+"   and stores; else vload4 / vstore4 of uints. 8-byte elements move as ulong pairs. */\n"
+"#define HST_RUN_K 4u\n"
+"uint4 hst_halo_vld(__global const uchar *p, uint al)\n"
+"{\n"
+"  return al ? *(__global const uint4 *)p : vload4(0, (__global const uint *)p);\n"
+"}\n"
+"void hst_halo_vst(__global uchar *p, uint al, uint4 w)\n"
+"{\n"
+"  if (al) *(__global uint4 *)p = w; else vstore4(w, 0, (__global uint *)p);\n"
+"}\n"
+"/* the pack op on the 4 or 2 elements of a vector (as hst_halo_op) */\n"
+"uint4 hst_halo_vop(uint4 w, uint es, uint op)\n"
+"{\n"
+"  if (op == 1u && es == 4u) return w ^ (uint4)(0x80000000u);\n"
+"  if (op == 1u) return as_uint4(as_ulong2(w) ^ (ulong2)(0x8000000000000000UL));\n"
+"  if (op == 2u && es == 4u) return (uint4)(0u) - w;\n"
+"  if (op == 2u) return as_uint4((ulong2)(0UL) - as_ulong2(w));\n"
+"  return w;\n"
+"}\n"
 "void hst_halo_runs(__global const ulong *d, ulong t, __global uchar *bb, __global uchar *qb,\n"
 "                   uint un)\n"
 "{\n"
 "  uint es = (uint)d[11], op = un ? 0u : (uint)d[12], L = get_local_size(0);\n"
-"  uint vpr = (uint)d[16], G = (uint)d[17], n1 = (uint)d[7], n2 = (uint)d[8];\n"
-"  ulong n3 = d[9], nruns = d[6] * d[7] * d[8], r0 = t * (ulong)G;\n"
-"  uint tot = G * vpr;\n"
-"  if (es == 4u) {\n"
-"    __global uint *qp = (__global uint *)qb, *bp = (__global uint *)bb;\n"
-"    for (uint x = get_local_id(0); x < tot; x += L) {\n"
-"      HST_RUN_OFFSETS\n"
-"      if (un) { vstore4(vload4(v, bp + bo), v, qp + qo); continue; }\n"
-"      uint4 w = vload4(v, qp + qo);\n"
-"      if (op == 1u) w ^= (uint4)(0x80000000u);\n"
-"      else if (op == 2u) w = (uint4)(0u) - w;\n"
-"      vstore4(w, v, bp + bo);\n"
+"  uint al = d[18] != 0UL && ((ulong)qb & 15UL) == 0UL && ((ulong)bb & 15UL) == 0UL;\n"
+"  uint vpr = (uint)d[16], n1 = (uint)d[7], n2 = (uint)d[8], tot = (uint)d[17] * vpr;\n"
+"  ulong nruns = d[6] * d[7] * d[8], r0 = t * d[17];\n"
+"  for (uint j = get_local_id(0); j < tot; j += HST_RUN_K * L) {\n"
+"    uint4 w[HST_RUN_K];\n"
+"    long qo[HST_RUN_K];\n"
+"    ulong bo[HST_RUN_K];\n"
+"    for (uint k = 0; k < HST_RUN_K; ++k) {\n"
+"      uint x = j + k * L, u = hst_halo_div(x, d[20]), v = x - u * vpr;\n"
+"      ulong R = r0 + u;\n"
+"      bo[k] = ~0UL;\n"
+"      if (x >= tot || R >= nruns) continue;\n"
+"      uint q1 = hst_halo_div((uint)R, d[21]), i2 = (uint)R - q1 * n2;\n"
+"      uint i0 = hst_halo_div(q1, d[22]), i1 = q1 - i0 * n1;\n"
+"      qo[k] = ((long)i0 * (long)d[2] + (long)i1 * (long)d[3] + (long)i2 * (long)d[4])\n"
+"              * (long)es + 16L * (long)v;\n"
+"      bo[k] = (R * vpr + v) * 16UL;\n"
+"      w[k] = hst_halo_vld(un ? bb + bo[k] : qb + qo[k], al);\n"
 "    }\n"
-"  } else {\n"
-"    __global ulong *qp = (__global ulong *)qb, *bp = (__global ulong *)bb;\n"
-"    for (uint x = get_local_id(0); x < tot; x += L) {\n"
-"      HST_RUN_OFFSETS\n"
-"      if (un) { vstore2(vload2(v, bp + bo), v, qp + qo); continue; }\n"
-"      ulong2 w = vload2(v, qp + qo);\n"
-"      if (op == 1u) w ^= (ulong2)(0x8000000000000000UL);\n"
-"      else if (op == 2u) w = (ulong2)(0UL) - w;\n"
-"      vstore2(w, v, bp + bo);\n"
+"    for (uint k = 0; k < HST_RUN_K; ++k) {\n"
+"      if (bo[k] == ~0UL) continue;\n"
+"      if (un) hst_halo_vst(qb + qo[k], al, w[k]);\n"
+"      else hst_halo_vst(bb + bo[k], al, hst_halo_vop(w[k], es, op));\n"
 "    }\n"
 "  }\n"
 "}\n";
 
 static const char hst__halo_src_kernels[] =
-"/* one work-group: find its slot once, pick the quantity once, move the slot's part */\n"
+"/* one work-group: find its band and slot once, pick the quantity once, move the slot's part */\n"
 "void hst_halo_group(__global uchar *buf, __global uchar *p, __global const ulong *d, ulong t,\n"
 "                    __local ulong *tile, uint un)\n"
 "{\n"
@@ -5097,19 +5120,20 @@ static const char hst__halo_src_kernels[] =
 "  else hst_halo_direct(d, (uint)t, bb, qb, un);\n"
 "}\n"
 "#define HST_HALO_KERNEL(name, un) \\\n"
-"__kernel void name(__global const ulong *table, ulong prefix_at, ulong desc_at, ulong nslots, \\\n"
+"__kernel void name(__global const ulong *table, ulong prefix_at, ulong desc_at, ulong nbands, \\\n"
 "                   ulong total, __global uchar *buf HST_HQALL) \\\n"
 "{ \\\n"
 "  __local ulong tile[HST_TILE_WORDS]; \\\n"
 "  ulong g = get_group_id(0); \\\n"
 "  if (g >= total) return; \\\n"
-"  __global const ulong *prefix = table + prefix_at; \\\n"
-"  ulong s = hst_halo_find(prefix, nslots, g); \\\n"
+"  __global const ulong *prefix = table + prefix_at, *band = prefix + nbands + 1; \\\n"
+"  ulong b = hst_halo_find(prefix, nbands, g), o = g - prefix[b], k = band[2 * b + 1]; \\\n"
+"  ulong s = band[2 * b] + o % k; \\\n"
 "  __global const ulong *d = table + desc_at + s * HST_DW; \\\n"
 "  uint qi = (uint)d[10]; \\\n"
 "  __global uchar *p = q0; \\\n"
 "  HST_HSALL \\\n"
-"  hst_halo_group(buf, p, d, g - prefix[s], tile, un); \\\n"
+"  hst_halo_group(buf, p, d, o / k, tile, un); \\\n"
 "}\n"
 "HST_HALO_KERNEL(hst_k_halo_pack, 0u)\n"
 "HST_HALO_KERNEL(hst_k_halo_unpack, 1u)\n";
@@ -5135,7 +5159,7 @@ typedef char hst__check_halo_abi[(HST_K_HALO_D_BUF == 0 && HST_K_HALO_D_BASE == 
                                   HST_K_HALO_OP_FLIP_SIGN == 1 && HST_K_HALO_OP_NEGATE_INT == 2 &&
                                   HST_K_HALO_MODE_TILED == 1 && HST_K_HALO_MODE_WIDE == 2 &&
                                   HST_K_HALO_MODE_RUNS == 3 && HST_K_HALO_D_RUN_VPR == 16 &&
-                                  HST_K_HALO_D_RUN_G == 17 &&
+                                  HST_K_HALO_D_RUN_G == 17 && HST_K_HALO_D_RUN_ALIGNED == 18 &&
                                   HST_K_HALO_MAX_QUANTITIES == 64) ? 1 : -1];
 
 static const char *const hst__halo_src[] = { hst__halo_src_args, hst__halo_src_helpers,

@@ -2,6 +2,7 @@
    against NDSL's unfused pattern, measured in one run on one device (HST_DEVICE or --device).
 
      build/bench/halo_bench [--device SEL] [--iters N] [--large-fields N] [--quick]
+                            [--case large|ndsl]
 
    1. Large halos: fields of 512 x 512 x 128 (z, y, x; halo 8 on each side), all 8 boundaries,
       rotation 0 and 1: pack + unpack bytes per second (each halo byte read and written once by
@@ -332,6 +333,7 @@ int main(int argc, char **argv)
     hst_backend_desc bd;
     hst_backend *be;
     int i, iters = 50, quick = 0;
+    const char *only = "";   /* --case: one of the two cases alone */
     size_t nf = 8;
     memset(&bd, 0, sizeof bd);
     for (i = 1; i < argc; i++) {
@@ -339,7 +341,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--large-fields") && i + 1 < argc) nf = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else { fprintf(stderr, "usage: %s [--device SEL] [--iters N] [--large-fields N] [--quick]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc) only = argv[++i];
+        else { fprintf(stderr, "usage: %s [--device SEL] [--iters N] [--large-fields N] [--quick] "
+                       "[--case large|ndsl]\n", argv[0]); return 2; }
     }
     if (iters < 1) iters = 1;
     if (iters > MAX_ITERS) iters = MAX_ITERS;
@@ -348,8 +352,8 @@ int main(int argc, char **argv)
     printf("halo_bench on %s (%s), %d iterations, device variant: %s\n",
            hst_backend_device(be)->name, hst_backend_device(be)->driver_version, iters,
            getenv("HST_FORCE") ? getenv("HST_FORCE") : "chosen by measured speed");
-    large(be, iters, nf, quick);
-    ndsl(be, iters);
+    if (strcmp(only, "ndsl") != 0) large(be, iters, nf, quick);
+    if (strcmp(only, "large") != 0) ndsl(be, iters);
     CHECK(hst_backend_destroy(be));
     return 0;
 }

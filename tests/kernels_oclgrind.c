@@ -1,8 +1,8 @@
 /* tests/kernels_oclgrind.c — every kernel of kernels.h under Oclgrind (`make test-kernels`):
    the vocabulary for every dtype (casts from every dtype, scale, axpy, math, random, every
    reduction), the stream kernels (grad3, div3, tv_dual, tv_primal, tv_gap, slice_acc for f32
-   and c64), the fused halo pack and unpack (small slots, and slots whose work-groups move
-   several chunks or tiles), the eSRRF kernels (roberts, magnify, rgc, rgc_fused, temporal),
+   and c64), the fused halo pack and unpack (small slots, slots whose work-groups move
+   several chunks or tiles, and the RUNS variant, aligned and not), the eSRRF kernels (roberts, magnify, rgc, rgc_fused, temporal),
    each through the library's real paths (arrays, streams, halo plans) on small inputs, so
    every launch has the argument values the library really passes, and the quality kernels:
    blur, moments and error_map through quality.h's error map; the five that read spectra
@@ -595,6 +595,82 @@ static void quality_spectra(hst_backend *be)
     }
 }
 
+/* The RUNS variant of the fused halo kernels (16-byte vectors along contiguous runs), forced on
+   a backend of its own (HST_FORCE is read when the first pack and the first unpack register
+   their choice): a float32 field whose rows are 16-byte aligned (uint4 moves) and an int32 one
+   padded to 25 elements a row (vload4), all 8 boundaries, negated east edges. Each field's
+   north and south edges (260 runs of 4 vectors) share a band of 2 work-groups per slot, its
+   other slots one of 1 per slot. Pack and unpack == the host path. */
+static void halo_runs(const char *device)
+{
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_halo_layout l[2];
+    hst_halo_spec sp[16];
+    hst_halo_plan_desc hd;
+    hst_halo_plan *plan;
+    hst_buffer *qb[2];
+    static unsigned char qi[2][65 * 16 * 25 * 4], qd[sizeof qi[0]], qh[2][sizeof qi[0]];
+    unsigned char *sd, *sh;
+    void *qp[2];
+    size_t bytes[2], sb, k, i, n = 0;
+    memset(&bd, 0, sizeof bd);
+    bd.device = device;
+    bd.no_disk_cache = 1;
+    setenv("HST_FORCE", "halo_pack_device:runs,halo_unpack_device:runs", 1);
+    CHECK(hst_backend_create(&bd, &be));
+    for (i = 0; i < 2; i++) {
+        memset(&l[i], 0, sizeof l[i]);
+        l[i].ndim = 3; l[i].elem_bytes = 4; l[i].n_halo = 4;
+        l[i].number = i ? HST_HALO_INT : HST_HALO_FLOAT;
+        l[i].dims[0] = HST_HALO_DIM_Z; l[i].dims[1] = HST_HALO_DIM_Y; l[i].dims[2] = HST_HALO_DIM_X;
+        l[i].shape[0] = l[i].extent[0] = 65;
+        l[i].shape[1] = 16; l[i].origin[1] = 4; l[i].extent[1] = 8;
+        l[i].shape[2] = i ? 25 : 24; l[i].origin[2] = 4; l[i].extent[2] = 16;
+        CHECK(hst_halo_layout_bytes(&l[i], &bytes[i]));
+        for (k = 0; k < 8; k++) {
+            CHECK(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)k, 0, k, &sp[n]));
+            sp[n++].negate = k == HST_HALO_EAST;
+        }
+        for (k = 0; k < bytes[i]; k++) qi[i][k] = (unsigned char)(k * 29 + i * 7 + 3);
+        memcpy(qh[i], qi[i], bytes[i]);
+        qp[i] = qh[i];
+        CHECK(hst_buffer_create(be, bytes[i], 0, &qb[i]));
+        CHECK(hst_write(hst_backend_queue(be), qb[i], 0, qi[i], bytes[i], 1, 0, NULL, NULL));
+    }
+    memset(&hd, 0, sizeof hd);
+    hd.num_quantities = 2; hd.layouts = l; hd.num_specs = n; hd.specs = sp; hd.num_peers = 8;
+    CHECK(hst_halo_plan_create(be, &hd, &plan));
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    sd = (unsigned char *)malloc(sb);
+    sh = (unsigned char *)malloc(sb);
+    if (!sd || !sh) { fprintf(stderr, "kernels_oclgrind: out of memory\n"); exit(1); }
+    CHECK(hst_halo_pack(plan, NULL, 2, qb, 0, NULL, NULL));
+    CHECK(hst_read(hst_backend_queue(be), hst_halo_plan_send_buffer(plan), 0, sd, sb, 1, 0, NULL,
+                   NULL));
+    CHECK(hst_halo_pack_host(plan, 2, qp, NULL, sh));
+    for (k = 0; k < 8; k++) {   /* the padding between the peers is never written */
+        size_t off = 0, len = 0;
+        CHECK(hst_halo_plan_peer(plan, k, &off, &len, NULL, NULL));
+        EXPECT(!memcmp(sd + off, sh + off, len), "RUNS: pack differs from the host");
+    }
+    for (k = 0; k < sb; k++) sh[k] = (unsigned char)(k * 13 + 5);   /* something new */
+    CHECK(hst_write(hst_backend_queue(be), hst_halo_plan_recv_buffer(plan), 0, sh, sb, 1, 0,
+                    NULL, NULL));
+    CHECK(hst_halo_unpack(plan, NULL, 2, qb, 0, NULL, NULL));
+    unsetenv("HST_FORCE");   /* read by the first pack and the first unpack */
+    CHECK(hst_halo_unpack_host(plan, 2, qp, NULL, sh));
+    for (i = 0; i < 2; i++) {
+        CHECK(hst_read(hst_backend_queue(be), qb[i], 0, qd, bytes[i], 1, 0, NULL, NULL));
+        EXPECT(!memcmp(qd, qh[i], bytes[i]), "RUNS: unpack differs from the host (quantity %zu)", i);
+        hst_buffer_destroy(qb[i]);
+    }
+    free(sd);
+    free(sh);
+    hst_halo_plan_destroy(plan);
+    CHECK(hst_backend_destroy(be));
+}
+
 int main(int argc, char **argv)
 {
     hst_backend *be = NULL, *host = NULL;
@@ -734,6 +810,7 @@ int main(int argc, char **argv)
         hst_buffer_destroy(qb);
         hst_halo_plan_destroy(plan);
     }
+    halo_runs(sel && *sel ? sel : "oclgrind");
     printf("halo kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     /* 4. eSRRF, chained and fused (tests/reliability/workload.h: 6 x 5 frames, mag 2, T 3) */

@@ -1073,15 +1073,20 @@ static void test_runs_variant(void **state)
     size_t bytes = 0, ns = 0, i, j, sb, rb;
     int b;
     if (hst_backend_is_host(f->be)) skip();   /* one variant there */
-    for (i = 0; i < 3; i++) {   /* [z, y, x]: 3 x 12 x 64 inside a halo of 4 (runs of 4 or 64) */
+    /* [z, y, x]: 40 x 12 x 64 inside a halo of 4: runs of 4 or 64 elements (16 to 512 bytes),
+       16-byte aligned (uint4 moves) but in the int32 quantity, whose rows are padded to 73
+       elements (vload4 / vstore4); in the RUNS variant each quantity's north and south edges
+       share a band of several work-groups per slot (the last one partial), its other slots
+       one of one work-group per slot */
+    for (i = 0; i < 3; i++) {
         memset(&l[i], 0, sizeof l[i]);
         l[i].ndim = 3; l[i].n_halo = 4;
         l[i].elem_bytes = i == 1 ? 8 : 4;
         l[i].number = i == 2 ? HST_HALO_INT : HST_HALO_FLOAT;
         l[i].dims[0] = HST_HALO_DIM_Z; l[i].dims[1] = HST_HALO_DIM_Y; l[i].dims[2] = HST_HALO_DIM_X;
-        l[i].shape[0] = 3; l[i].shape[1] = 20; l[i].shape[2] = 72;
+        l[i].shape[0] = 40; l[i].shape[1] = 20; l[i].shape[2] = i == 2 ? 73 : 72;
         l[i].origin[1] = l[i].origin[2] = 4;
-        l[i].extent[0] = 3; l[i].extent[1] = 12; l[i].extent[2] = 64;
+        l[i].extent[0] = 40; l[i].extent[1] = 12; l[i].extent[2] = 64;
     }
     for (b = 0; b < 8; b++)
         for (i = 0; i < 3; i++) {
