@@ -40,7 +40,7 @@ SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 MAIN_JOB_TESTS=" test_esrrf_cli test_esrrf_api test_esrrf "
-HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h}
+HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h nufft.h}
 read -r -a HEADER_LIST <<< "$HEADERS"
 
 LOGDIR=$BUILD/logs
