@@ -191,6 +191,11 @@ stage_devices() {
     for b in "${BUILT[@]}"; do
         for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" "${STDBUF[@]}"; done
     done
+    # nufft.h against the finufft package (tests/nufft_finufft.py skips where it is missing)
+    build_targets tests "$BUILD/tests/nufft_driver"
+    for d in "${DEVICES[@]}"; do
+        [ ${#BUILT[@]} -gt 0 ] && run_test tests tests/nufft_finufft.py "$d" env NUFFT_DRIVER="$BUILD/tests/nufft_driver" python3
+    done
 }
 
 # ---------------------------------------------------------------------------- headers
