@@ -864,27 +864,29 @@ HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *
    bins and subproblems as cuFINUFFT: Shih et al., IPDPSW 2021). Every grid is 3-D, C order
    (nf0, nf1, nf2): a 2-D problem has nf0 = 1 and width 1 along axis 0. Complex values are
    interleaved (re, im) float pairs (OpenCL float2). Build options: -D HST_NU_W0=w0
-   -D HST_NU_W=w (the kernel widths along axis 0 and along axes 1 and 2, 1 <= w <= 16):
-   the loops over the taps have constant bounds, so a device keeps its accumulators in
-   registers.
+   -D HST_NU_W=w (the kernel widths along axis 0 and along axes 1 and 2, 1 <= w <= 8) and
+   -D HST_NU_DEG=deg (the kernel polynomials' degree): the loops over the taps have constant
+   bounds, so a device keeps its accumulators in registers.
 
    Points are sorted by bin (nufft.h's set_points); sorted point j of m has, per axis d, the
    first grid index its kernel touches, base[d m + j] (in [-w/2, nf_d): the taps wrap around
    the periodic grid), and off[d m + j] = base - s (s: the point's position in grid units,
-   off in [-w/2, -w/2 + 1)); perm[j] is its index in the caller's order. The ES kernel
-   ("exponential of semicircle") at tap t along axis d is exp(beta_d (sqrt(1 - c_d x^2) - 1))
-   with x = off + t and c_d = 4 / w_d^2 (0 where 1 - c x^2 <= 0); beta = c = 0 gives 1 (the
-   unused axis of a 2-D problem).
+   off in [-w/2, -w/2 + 1)); perm[j] is its index in the caller's order. The kernel's values
+   at the w taps of an axis come from its piecewise polynomial (FINUFFT's Horner evaluation of
+   the ES kernel, nufft.h fits it): with z = 2 off + w - 1 in [-1, 1), tap t's value is
+   sum_k coef[k 8 + t] z^(deg - k), by Horner's rule (one multiply, then one add, per k);
+   coef holds three axes' tables of (deg + 1) x 8 floats (HST_K_NUFFT_LANES columns, the taps
+   past w zero), axis a's at coef + a (deg + 1) 8.
    The geometry g (16 ints, OpenCL int16): nf0..2 (s0-s2), bin extents (s3-s5), bins per axis
-   (s6-s8), widths (s9-sb), pads (sc-se: ceil(w / 2)), points per subproblem at most (sf);
-   kp (8 floats, float8): beta0..2 (s0-s2), c0..2 (s3-s5). Modes (nm0, nm1, nm2) in NumPy /
+   (s6-s8), widths (s9-sb), pads (sc-se: ceil(w / 2)), points per subproblem at most (sf).
+   Modes (nm0, nm1, nm2) in NumPy /
    FINUFFT modeord-0 order: index i along an axis of nm modes is frequency i - nm / 2; corr
    holds 1 / phihat per mode index, axis 0's nm0 values, then axis 1's, then axis 2's.
 
      kernel                  arguments                                                global
      hst_k_nufft_spread      base, off, perm, c, sub_bin, sub_first, bin_start, grid,  nsub x local
-                             __local tile, uint m, int16 g, float8 kp
-     hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, float8 kp      m
+                             __local tile, uint m, int16 g, coef
+     hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, coef           m
      hst_k_nufft_to_modes    grid, f, corr, int4 nf, int4 nm                          nm0 nm1 nm2
      hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm                          nf0 nf1 nf2
 
@@ -901,31 +903,36 @@ HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *
    same factors, 0 elsewhere (type 2's). Each bound-checks its global id; the modes' kernels
    write each element once.
 
-   The host twins below take the same arguments (the twin of spread runs subproblems
-   [sub0, sub1) one after another into the caller's tile of 2 (b0 + 2 p0)(b1 + 2 p1)
-   (b2 + 2 p2) floats, with plain adds; interp's runs sorted points [j0, j1)) and do the same
-   float operations in the same order; they differ from a device where OpenCL's exp and sqrt
-   differ from the host's (a few ulp) and, for spread, in the order of the atomic adds.
+   The host twins below take the same arguments, with deg, (the twin of spread runs
+   subproblems [sub0, sub1) one after another into the caller's tile of 2 (b0 + 2 p0)
+   (b1 + 2 p1)(b2 + 2 p2) + 2 HST_K_NUFFT_LANES floats, with plain adds; interp's runs sorted
+   points [j0, j1)) and do the same float operations in the same order for every value they
+   return, so type 2 gives the same bits on every device, type 1 the same up to the order of
+   the atomic adds. For SIMD, the twins compute HST_K_NUFFT_LANES taps per row whatever w
+   (the extra taps have zero weights): spread's extra adds of 0 leave the tile unchanged, and
+   interp reads up to HST_K_NUFFT_LANES complex values past a row's w taps, so its grid must
+   have that many readable complex values after its end (nufft.h allocates them).
    Sizes: m < 2^31, grids below 2^31 elements (nufft.h checks). */
-#define HST_K_NUFFT_MAX_WIDTH 16   /* taps per axis at most (private arrays of the kernels) */
+#define HST_K_NUFFT_LANES 8        /* taps per axis at most, and the twins' SIMD width */
 
 /* The NUFFT program's source pieces (static storage), as hst_kernels_vocab_source.
    Thread-safe. */
 HST_API const char *const *hst_kernels_nufft_source(size_t *count);
 
 /* Spreading (type 1) of subproblems [sub0, sub1) into grid (nf0, nf1, nf2) c64; c: the
-   caller's m values (c64); tile: 2 (b0 + 2 p0)(b1 + 2 p1)(b2 + 2 p2) floats of scratch.
+   caller's m values (c64); tile: 2 (b0 + 2 p0)(b1 + 2 p1)(b2 + 2 p2) + 2 HST_K_NUFFT_LANES
+   floats of scratch.
    Thread-safe on disjoint grid regions (nufft.h runs non-overlapping stripes of bins at once). */
 HST_API void hst_k_nufft_spread_host(const int32_t *base, const float *off, const uint32_t *perm,
                                      const float *c, const uint32_t *sub_bin,
                                      const uint32_t *sub_first, const uint32_t *bin_start,
                                      float *grid, float *tile, uint32_t m, const int32_t g[16],
-                                     const float kp[8], uint32_t sub0, uint32_t sub1);
+                                     const float *coef, int deg, uint32_t sub0, uint32_t sub1);
 /* Interpolation (type 2) of sorted points [j0, j1) from grid into c (c64, the caller's
-   order). Thread-safe (disjoint point ranges write disjoint c). */
+   order); grid readable HST_K_NUFFT_LANES complex values past its end. Thread-safe (disjoint point ranges write disjoint c). */
 HST_API void hst_k_nufft_interp_host(const int32_t *base, const float *off, const uint32_t *perm,
                                      const float *grid, float *c, uint32_t m, const int32_t g[16],
-                                     const float kp[8], uint32_t j0, uint32_t j1);
+                                     const float *coef, int deg, uint32_t j0, uint32_t j1);
 /* Type 1's last step: f (nm0, nm1, nm2) c64 from grid (nf0, nf1, nf2). nf, nm: 4 ints (the
    fourth unused). Thread-safe. */
 HST_API void hst_k_nufft_to_modes_host(const float *grid, float *f, const float *corr,
@@ -5256,13 +5263,15 @@ HST__KDEF void hst_k_quality_decorr_cols_host(const float *f, float *part, float
 /* The NUFFT program (see the declarations): pieces of at most 4095 characters, checked below.
    OpenCL C, one source line per literal line; the host twins below follow it line by line. */
 static const char hst__nufft_src_common[] =
-"/* halostream nufft program (kernels.h): -D HST_NU_W0=w0 -D HST_NU_W=w */\n"
+"/* halostream nufft program (kernels.h): -D HST_NU_W0=w0 -D HST_NU_W=w -D HST_NU_DEG=d */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
-"/* the ES kernel's w taps at x = off + t: exp(beta (sqrt(1 - c x^2) - 1)), 0 outside */\n"
-"void hst_nu_es(float off, int w, float beta, float c, float *v) {\n"
+"/* the kernel's w taps from its polynomials (Horner in z = 2 off + w - 1) */\n"
+"void hst_nu_taps(__global const float *coef, float off, int w, float *v) {\n"
+"    float z = 2.0f * off + (float)(w - 1);\n"
 "    for (int t = 0; t < w; t++) {\n"
-"        float x = off + (float)t, u = 1.0f - c * x * x;\n"
-"        v[t] = u > 0.0f ? exp(beta * (sqrt(u) - 1.0f)) : 0.0f;\n"
+"        float p = coef[t];\n"
+"        for (int k = 1; k <= HST_NU_DEG; k++) p = p * z + coef[k * 8 + t];\n"
+"        v[t] = p;\n"
 "    }\n"
 "}\n"
 "/* x mod n for x in [-n, 2 n) (interp), and for any x (a tile's flush) */\n"
@@ -5290,7 +5299,7 @@ static const char hst__nufft_src_spread[] =
 "__kernel void hst_k_nufft_spread(__global const int *base, __global const float *off,\n"
 "        __global const uint *perm, __global const float2 *c, __global const uint *sub_bin,\n"
 "        __global const uint *sub_first, __global const uint *bin_start,\n"
-"        __global float *grid, __local float *tile, uint m, int16 g, float8 kp) {\n"
+"        __global float *grid, __local float *tile, uint m, int16 g, __global const float *coef) {\n"
 "    uint s = get_group_id(0), lid = get_local_id(0), lsz = get_local_size(0);\n"
 "    uint bin = sub_bin[s], first = sub_first[s];\n"
 "    uint last = min(first + (uint)g.sf, bin_start[bin + 1]);\n"
@@ -5303,9 +5312,9 @@ static const char hst__nufft_src_spread[] =
 "    for (uint j = first + lid; j < last; j += lsz) {\n"
 "        float2 v = c[perm[j]];\n"
 "        int i0 = base[j] - o0, i1 = base[m + j] - o1, i2 = base[2 * m + j] - o2;\n"
-"        hst_nu_es(off[j], HST_NU_W0, kp.s0, kp.s3, k0);\n"
-"        hst_nu_es(off[m + j], HST_NU_W, kp.s1, kp.s4, k1);\n"
-"        hst_nu_es(off[2 * m + j], HST_NU_W, kp.s2, kp.s5, k2);\n"
+"        hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
+"        hst_nu_taps(coef + (HST_NU_DEG + 1) * 8, off[m + j], HST_NU_W, k1);\n"
+"        hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * 8, off[2 * m + j], HST_NU_W, k2);\n"
 "        for (int a = 0; a < HST_NU_W0; a++)\n"
 "            for (int b = 0; b < HST_NU_W; b++) {\n"
 "                float kab = k0[a] * k1[b];\n"
@@ -5332,15 +5341,15 @@ static const char hst__nufft_src_spread[] =
 static const char hst__nufft_src_interp[] =
 "__kernel void hst_k_nufft_interp(__global const int *base, __global const float *off,\n"
 "        __global const uint *perm, __global const float *grid, __global float2 *c, uint m,\n"
-"        int16 g, float8 kp) {\n"
+"        int16 g, __global const float *coef) {\n"
 "    uint j = get_global_id(0);\n"
 "    float k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W], acc[2 * HST_NU_W];\n"
 "    float2 out = (float2)(0.0f, 0.0f);\n"
 "    int b1, b2, wraps;\n"
 "    if (j >= m) return;\n"
-"    hst_nu_es(off[j], HST_NU_W0, kp.s0, kp.s3, k0);\n"
-"    hst_nu_es(off[m + j], HST_NU_W, kp.s1, kp.s4, k1);\n"
-"    hst_nu_es(off[2 * m + j], HST_NU_W, kp.s2, kp.s5, k2);\n"
+"    hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
+"    hst_nu_taps(coef + (HST_NU_DEG + 1) * 8, off[m + j], HST_NU_W, k1);\n"
+"    hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * 8, off[2 * m + j], HST_NU_W, k2);\n"
 "    b1 = base[m + j]; b2 = base[2 * m + j];\n"
 "    wraps = b2 < 0 || b2 + HST_NU_W > g.s2;\n"
 "    for (int u = 0; u < 2 * HST_NU_W; u++) acc[u] = 0.0f;\n"
@@ -5405,12 +5414,14 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
     return hst__nufft_src;
 }
 
-HST__KPRIVATE void hst__nu_es(float off, int w, float beta, float c, float *v) {
-    int t;
-    for (t = 0; t < w; t++) {
-        float x = off + (float)t, u = 1.0f - c * x * x;
-        v[t] = u > 0.0f ? expf(beta * (sqrtf(u) - 1.0f)) : 0.0f;
-    }
+/* The kernel's taps, HST_K_NUFFT_LANES of them (the kernel's first w, in the same operations). */
+HST__KPRIVATE void hst__nu_taps(const float *coef, int deg, float off, int w, float *v) {
+    float z = 2.0f * off + (float)(w - 1), p[HST_K_NUFFT_LANES];   /* p: no aliasing, SIMD */
+    int t, k;
+    for (t = 0; t < HST_K_NUFFT_LANES; t++) p[t] = coef[t];
+    for (k = 1; k <= deg; k++)
+        for (t = 0; t < HST_K_NUFFT_LANES; t++) p[t] = p[t] * z + coef[k * HST_K_NUFFT_LANES + t];
+    memcpy(v, p, sizeof p);
 }
 
 HST__KPRIVATE int hst__nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
@@ -5424,14 +5435,14 @@ HST__KPRIVATE int hst__nu_mode(int gi, int nm, int nf) {
 HST__KPRIVATE void hst__nu_spread_point(float *tile, const float *k0, const float *k1,
                                         const float *k2, int w0, int w, int l1, int l2,
                                         int i0, int i1, int i2, float vr, float vi) {
-    float kc[2 * HST_K_NUFFT_MAX_WIDTH];
+    float kc[2 * HST_K_NUFFT_LANES];
     int a, b, u;
-    for (u = 0; u < w; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
+    for (u = 0; u < HST_K_NUFFT_LANES; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
     for (a = 0; a < w0; a++)
         for (b = 0; b < w; b++) {
             float kab = k0[a] * k1[b];
             float *row = tile + 2 * (((size_t)(i0 + a) * (size_t)l1 + (size_t)(i1 + b)) * (size_t)l2 + (size_t)i2);
-            for (u = 0; u < 2 * w; u++) row[u] += kc[u] * kab;
+            for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) row[u] += kc[u] * kab;
         }
 }
 
@@ -5439,9 +5450,10 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
                                        const float *c, const uint32_t *sub_bin,
                                        const uint32_t *sub_first, const uint32_t *bin_start,
                                        float *grid, float *tile, uint32_t m, const int32_t g[16],
-                                       const float kp[8], uint32_t sub0, uint32_t sub1)
+                                       const float *coef, int deg, uint32_t sub0, uint32_t sub1)
 {
-    float k0[HST_K_NUFFT_MAX_WIDTH], k1[HST_K_NUFFT_MAX_WIDTH], k2[HST_K_NUFFT_MAX_WIDTH];
+    float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
+    size_t tab = (size_t)(deg + 1) * HST_K_NUFFT_LANES;
     int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2, i;
     uint32_t s, j;
     for (s = sub0; s < sub1; s++) {
@@ -5452,9 +5464,9 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
         memset(tile, 0, (size_t)n * 2 * sizeof(float));
         for (j = first; j < last; j++) {
             const float *v = c + 2 * (size_t)perm[j];
-            hst__nu_es(off[j], g[9], kp[0], kp[3], k0);
-            hst__nu_es(off[m + j], g[10], kp[1], kp[4], k1);
-            hst__nu_es(off[2 * (size_t)m + j], g[11], kp[2], kp[5], k2);
+            hst__nu_taps(coef, deg, off[j], g[9], k0);
+            hst__nu_taps(coef + tab, deg, off[m + j], g[10], k1);
+            hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + j], g[11], k2);
             hst__nu_spread_point(tile, k0, k1, k2, g[9], g[10], l1, l2, base[j] - o0,
                                  base[m + j] - o1, base[2 * (size_t)m + j] - o2, v[0], v[1]);
         }
@@ -5475,22 +5487,22 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
 HST__KPRIVATE void hst__nu_interp_point(const float *grid, const int32_t *g, const float *k0,
                                         const float *k1, const float *k2, int b0, int b1,
                                         int b2, float *out) {
-    float acc[2 * HST_K_NUFFT_MAX_WIDTH];
+    float acc[2 * HST_K_NUFFT_LANES], wrapped[2 * HST_K_NUFFT_LANES];
     int w0 = g[9], w = g[10], a, b, u, t, wraps = b2 < 0 || b2 + w > g[2];
     float re = 0.0f, im = 0.0f;
-    for (u = 0; u < 2 * w; u++) acc[u] = 0.0f;
+    for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) acc[u] = 0.0f;
     for (a = 0; a < w0; a++)
         for (b = 0; b < w; b++) {
             float kab = k0[a] * k1[b];
             size_t row = ((size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1]
                           + (size_t)hst__nu_wrap(b1 + b, g[1])) * (size_t)g[2];
-            if (!wraps) {
-                const float *r = grid + 2 * (row + (size_t)b2);
-                for (u = 0; u < 2 * w; u++) acc[u] += r[u] * kab;
-            } else {
-                for (u = 0; u < 2 * w; u++)
-                    acc[u] += grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] * kab;
+            const float *r = grid + 2 * (row + (size_t)b2);
+            if (wraps) {   /* the row's taps gathered across the periodic edge */
+                for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++)
+                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
+                r = wrapped;
             }
+            for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) acc[u] += r[u] * kab;
         }
     for (t = 0; t < w; t++) {
         re += acc[2 * t] * k2[t];
@@ -5502,14 +5514,15 @@ HST__KPRIVATE void hst__nu_interp_point(const float *grid, const int32_t *g, con
 
 HST__KDEF void hst_k_nufft_interp_host(const int32_t *base, const float *off, const uint32_t *perm,
                                        const float *grid, float *c, uint32_t m, const int32_t g[16],
-                                       const float kp[8], uint32_t j0, uint32_t j1)
+                                       const float *coef, int deg, uint32_t j0, uint32_t j1)
 {
-    float k0[HST_K_NUFFT_MAX_WIDTH], k1[HST_K_NUFFT_MAX_WIDTH], k2[HST_K_NUFFT_MAX_WIDTH];
+    float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
+    size_t tab = (size_t)(deg + 1) * HST_K_NUFFT_LANES;
     uint32_t j;
     for (j = j0; j < j1; j++) {
-        hst__nu_es(off[j], g[9], kp[0], kp[3], k0);
-        hst__nu_es(off[m + j], g[10], kp[1], kp[4], k1);
-        hst__nu_es(off[2 * (size_t)m + j], g[11], kp[2], kp[5], k2);
+        hst__nu_taps(coef, deg, off[j], g[9], k0);
+        hst__nu_taps(coef + tab, deg, off[m + j], g[10], k1);
+        hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + j], g[11], k2);
         hst__nu_interp_point(grid, g, k0, k1, k2, base[j], base[m + j], base[2 * (size_t)m + j],
                              c + 2 * (size_t)perm[j]);
     }

@@ -44,7 +44,8 @@
    transform library based on an 'exponential of semicircle' kernel", SIAM J. Sci. Comput.
    41(5), 2019; FINUFFT 2.x's choices): kernel width w = ceil(log10(1 / eps)) + 1 (2 .. 7 over
    the eps range offered), the ES kernel exp(beta (sqrt(1 - (2x/w)^2) - 1)) with beta = 2.30 w
-   (FINUFFT's 2.20, 2.26, 2.38 for w = 2, 3, 4), upsampling 2: a fine grid of nf_d =
+   (FINUFFT's 2.20, 2.26, 2.38 for w = 2, 3, 4), evaluated as FINUFFT does by a piecewise
+   polynomial (one per tap, Horner's rule), upsampling 2: a fine grid of nf_d =
    next235even(max(2 N_d, 2 w)) points per axis. Type 1 spreads the points onto the fine grid,
    FFTs it (sign isign) and keeps the modes divided by the kernel's Fourier transform (its
    deconvolution; phihat by Gauss-Legendre quadrature with 2 + 3 w / 2 nodes on the half
@@ -63,11 +64,14 @@
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
    1e-6 single precision's rounding, not the kernel, sets the error, so smaller eps is refused.
-   Numerics across devices: type 2 does the same float operations in the same order on every
-   device (differences: OpenCL's exp and sqrt against the host's, a few ulp); type 1's atomic
-   adds land in an order that varies from run to run on OpenCL devices, so its last bits are not
+   Numerics across devices: the kernel's values come from its piecewise polynomial (FINUFFT's
+   Horner form: degree w + 3, fitted here in double at Chebyshev points) evaluated by the same
+   float operations on every device, so spreading and interpolation do the same arithmetic
+   everywhere; the FFTs differ (FFTW against VkFFT, a few ulp), and type 1's atomic adds land in
+   an order that varies from run to run on OpenCL devices, so its last bits are not
    reproducible there (the host device's are). tests/test_nufft.c states the agreement of the
-   host device and the device under test: relative l2 difference below 1e-5 (both types).
+   host device and the device under test: relative l2 difference below 1e-5 (both types; 2e-7
+   measured on PoCL).
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -222,9 +226,11 @@ struct hst_nufft_plan {
     double beta;
     int32_t nf[4], nm[4];          /* fine grid and modes, 3-D, the fourth unused */
     int32_t g[16];                 /* kernels.h's geometry */
-    float kp[8];                   /* kernels.h's kernel parameters */
+    int deg;                       /* the kernel polynomials' degree */
     size_t tile_floats;            /* one bin's tile */
-    hst_array *grid, *corr;        /* the fine grid (dim axes), 1 / phihat per mode index */
+    hst_buffer *grid_buf;          /* the fine grid's memory, HST_K_NUFFT_LANES c64 longer */
+    hst_array *grid, *corr, *coef; /* the fine grid (dim axes), 1 / phihat per mode index, the
+                                      kernel's polynomials (kernels.h's coef) */
     /* the points, sorted by bin (set_points) */
     size_t m, nsub, nbins;
     hst_array *base, *off, *perm, *sub_bin, *sub_first, *bin_start;
@@ -233,8 +239,8 @@ struct hst_nufft_plan {
 #ifndef HST_NO_OPENCL
     hst_program *prog;
     hst_kernel *k[HST__NU_NUM_KERNELS];
-    size_t local;
 #endif
+    size_t local;                  /* spreading work-group size (OpenCL devices) */
 };
 
 /* A kernel argument: a buffer (an array's), a value, or local memory (bytes, NULL value). */
@@ -273,6 +279,57 @@ static double hst__nu_beta(int w) {
     return per * (double)w;
 }
 
+/* The kernel's polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
+   eps at every width offered (FINUFFT's Horner tables at upsampling 2 use about as many). */
+static int hst__nu_degree(int w) { return w + 3; }
+
+/* The ES kernel at x (fine-grid units; 0 outside (-w/2, w/2)), in double. */
+static double hst__nu_es(double x, int w, double beta) {
+    double u = 1.0 - 4.0 * x * x / ((double)w * w);
+    return u > 0.0 ? exp(beta * (sqrt(u) - 1.0)) : 0.0;
+}
+
+/* Solves the n x n system a x = b in place (Gaussian elimination with partial pivoting);
+   b receives x. a is row-major. */
+static void hst__nu_solve(double *a, double *b, int n) {
+    int i, j, k;
+    for (k = 0; k < n; k++) {
+        int piv = k;
+        for (i = k + 1; i < n; i++) if (fabs(a[i * n + k]) > fabs(a[piv * n + k])) piv = i;
+        for (j = 0; j < n && piv != k; j++) { double t = a[k * n + j]; a[k * n + j] = a[piv * n + j]; a[piv * n + j] = t; }
+        if (piv != k) { double t = b[k]; b[k] = b[piv]; b[piv] = t; }
+        for (i = k + 1; i < n; i++) {
+            double f = a[i * n + k] / a[k * n + k];
+            for (j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (k = n - 1; k >= 0; k--) {
+        for (j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
+        b[k] /= a[k * n + k];
+    }
+}
+
+/* One axis's table (kernels.h's coef): tap t's polynomial in z = 2 off + w - 1 in [-1, 1]
+   interpolates the kernel at x = (z + 1) / 2 - w / 2 + t on deg + 1 Chebyshev points (a
+   piecewise polynomial as FINUFFT's Horner kernels); highest degree first, HST_K_NUFFT_LANES
+   columns. Width 1 (the unused axis of a 2-D problem): the constant 1. */
+static void hst__nu_fit(int w, double beta, int deg, float *coef) {
+    double v[(HST_K_NUFFT_LANES + 4) * (HST_K_NUFFT_LANES + 4)], f[HST_K_NUFFT_LANES + 4];
+    int n = deg + 1, t, i, k;
+    memset(coef, 0, (size_t)n * HST_K_NUFFT_LANES * sizeof(float));
+    if (w == 1) { coef[(size_t)deg * HST_K_NUFFT_LANES] = 1.0f; return; }
+    for (t = 0; t < w; t++) {
+        for (i = 0; i < n; i++) {
+            double z = cos(HST__NU_PI * (i + 0.5) / n), p = 1.0;
+            for (k = 0; k < n; k++) { v[i * n + k] = p; p *= z; }
+            f[i] = hst__nu_es((z + 1.0) / 2.0 - w / 2.0 + t, w, beta);
+        }
+        hst__nu_solve(v, f, n);
+        for (k = 0; k < n; k++) coef[(size_t)(deg - k) * HST_K_NUFFT_LANES + t] = (float)f[k];
+    }
+}
+
 /* The n-point Gauss-Legendre nodes in (0, 1) and their weights (n even: n / 2 of them), by
    Newton's method on the Legendre recurrence (as FINUFFT's legendre_compute_glr, in double). */
 static void hst__nu_gauss_legendre(int n, double *x, double *wt) {
@@ -301,8 +358,8 @@ static void hst__nu_gauss_legendre(int n, double *x, double *wt) {
    integral of the kernel times cos(2 pi k z / nf) over z in [-w/2, w/2] (fine-grid units), by
    Gauss-Legendre quadrature on the half kernel. corr[i] for mode index i = k + nm / 2. */
 static void hst__nu_corrections(int w, double beta, int nm, int nf, float *corr) {
-    double x[HST_K_NUFFT_MAX_WIDTH * 3 + 4], wt[HST_K_NUFFT_MAX_WIDTH * 3 + 4];
-    double f[HST_K_NUFFT_MAX_WIDTH * 3 + 4], half = w / 2.0;
+    double x[HST_K_NUFFT_LANES * 3 + 4], wt[HST_K_NUFFT_LANES * 3 + 4];
+    double f[HST_K_NUFFT_LANES * 3 + 4], half = w / 2.0;
     int q = (int)(2 + 3.0 * half), n, i;
     hst__nu_gauss_legendre(2 * q, x, wt);
     for (n = 0; n < q; n++) {
@@ -372,7 +429,8 @@ static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
                                 (const uint32_t *)hst__nu_ptr(p->sub_bin),
                                 (const uint32_t *)hst__nu_ptr(p->sub_first),
                                 (const uint32_t *)hst__nu_ptr(p->bin_start), h->grid,
-                                p->tiles + (size_t)k * p->tile_floats, (uint32_t)p->m, p->g, p->kp,
+                                p->tiles + (size_t)k * (p->tile_floats + 2 * HST_K_NUFFT_LANES), (uint32_t)p->m, p->g,
+                                (const float *)hst__nu_ptr(p->coef), p->deg,
                                 p->stripe_sub[s], p->stripe_sub[s + 1]);
     }
 }
@@ -383,7 +441,7 @@ static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
     uint32_t j0 = (uint32_t)((uint64_t)p->m * k / n), j1 = (uint32_t)((uint64_t)p->m * (k + 1) / n);
     hst_k_nufft_interp_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
                             (const uint32_t *)hst__nu_ptr(p->perm), h->grid, h->cout,
-                            (uint32_t)p->m, p->g, p->kp, j0, j1);
+                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg, j0, j1);
 }
 
 static void hst__nu_host_spread(hst_nufft_plan *p, const float *c) {
@@ -397,14 +455,16 @@ static void hst__nu_host_spread(hst_nufft_plan *p, const float *c) {
                             (const uint32_t *)hst__nu_ptr(p->sub_bin),
                             (const uint32_t *)hst__nu_ptr(p->sub_first),
                             (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
-                            (uint32_t)p->m, p->g, p->kp, p->stripe_sub[0], p->stripe_sub[1]);
+                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
+                            p->stripe_sub[0], p->stripe_sub[1]);
     if (last > 0)
         hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
                                 (const uint32_t *)hst__nu_ptr(p->perm), c,
                                 (const uint32_t *)hst__nu_ptr(p->sub_bin),
                                 (const uint32_t *)hst__nu_ptr(p->sub_first),
                                 (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
-                                (uint32_t)p->m, p->g, p->kp, p->stripe_sub[last], p->stripe_sub[last + 1]);
+                                (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
+                                p->stripe_sub[last], p->stripe_sub[last + 1]);
 }
 
 static void hst__nu_host_interp(hst_nufft_plan *p, float *c) {
@@ -441,7 +501,7 @@ static hst_result hst__nu_launch(hst_nufft_plan *p, int which, size_t global, si
 static hst_result hst__nu_build(hst_nufft_plan *p) {
 #ifndef HST_NO_OPENCL
     const hst_device_info *d = hst_backend_device(p->be);
-    char opts[64];
+    char opts[96];
     size_t count = 0;
     const char *const *src = hst_kernels_nufft_source(&count);
     if ((uint64_t)p->tile_floats * sizeof(float) > d->local_mem_bytes) {
@@ -452,7 +512,8 @@ static hst_result hst__nu_build(hst_nufft_plan *p) {
     }
     p->local = d->max_work_group_size < HST__NU_LOCAL ? d->max_work_group_size : HST__NU_LOCAL;
     if (p->local == 0) p->local = 1;
-    snprintf(opts, sizeof opts, "-D HST_NU_W0=%d -D HST_NU_W=%d", (int)p->g[9], p->width);
+    snprintf(opts, sizeof opts, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d", (int)p->g[9],
+             p->width, p->deg);
     return hst_program_build(p->be, count, src, opts, &p->prog);
 #else
     (void)p;
@@ -477,14 +538,13 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
     return HST_SUCCESS;
 }
 
-/* The geometry: fine grid, modes, bins, widths, pads (kernels.h's g) and the kernel's
-   parameters (kp), 3-D with axis 0 unused in 2-D. Errors: HST_ERROR_OVERFLOW. */
+/* The geometry: fine grid, modes, bins, widths, pads (kernels.h's g), 3-D with axis 0 unused
+   in 2-D. Errors: HST_ERROR_OVERFLOW. */
 static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     unsigned lead = 3 - d->dim, a;
     uint64_t grid = 1, modes = 1, bins = 1;
     int pad = (p->width + 1) / 2, bin = d->dim == 2 ? HST__NU_BIN_2D : HST__NU_BIN_3D;
     memset(p->g, 0, sizeof p->g);
-    memset(p->kp, 0, sizeof p->kp);
     for (a = 0; a < 3; a++) {
         int real = a >= lead;
         size_t n = real ? d->modes[a - lead] : 1, nf;
@@ -497,7 +557,6 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
         p->g[6 + a] = (p->g[a] + p->g[3 + a] - 1) / p->g[3 + a];
         p->g[9 + a] = real ? p->width : 1;
         p->g[12 + a] = real ? pad : 0;
-        if (real) { p->kp[a] = (float)p->beta; p->kp[3 + a] = (float)(4.0 / ((double)p->width * p->width)); }
         grid *= nf; modes *= n; bins *= (uint64_t)p->g[6 + a];
         if (grid > HST__NU_MAX_ELEMS || modes > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
     }
@@ -506,6 +565,30 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     p->tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
                      (size_t)(p->g[5] + 2 * p->g[14]);
     return HST_SUCCESS;
+}
+
+/* The kernel's polynomials of the three axes (kernels.h's coef) into a device array. */
+static hst_result hst__nu_coef(hst_nufft_plan *p) {
+    size_t tab = (size_t)(p->deg + 1) * HST_K_NUFFT_LANES, n = 3 * tab, a;
+    float *coef = (float *)hst_backend_alloc(p->be, n * sizeof(float));
+    hst_result r;
+    if (!coef) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (a = 0; a < 3; a++) hst__nu_fit(p->g[9 + a], p->beta, p->deg, coef + a * tab);
+    r = hst_array_from_host(p->be, HST_F32, 1, &n, coef, &p->coef);
+    hst_backend_free(p->be, coef);
+    return r;
+}
+
+/* The fine grid: a view over a buffer HST_K_NUFFT_LANES complex values longer (the host
+   twin of interp reads that far past a row's taps). */
+static hst_result hst__nu_grid(hst_nufft_plan *p) {
+    size_t shape[3], bytes = 8 * ((size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + HST_K_NUFFT_LANES);
+    unsigned a;
+    hst_result r;
+    for (a = 0; a < p->dim; a++) shape[a] = (size_t)p->nf[3 - p->dim + a];
+    if ((r = hst_pool_alloc(hst_backend_pool(p->be), bytes, &p->grid_buf)) != HST_SUCCESS) return r;
+    if (p->host) memset(hst_buffer_host_ptr(p->grid_buf), 0, bytes);   /* the tail: finite */
+    return hst_array_view(p->grid_buf, 0, HST_C64, p->dim, shape, &p->grid);
 }
 
 /* The deconvolution factors of the three axes, one after another, into a device array. */
@@ -529,8 +612,6 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     static const char *F = "hst_nufft_plan_create";
     hst_nufft_plan *p;
     hst_result r;
-    size_t shape[3];
-    unsigned a;
     if (out) *out = NULL;
     if (!be || !desc || !out)
         return hst__nu_bad(be, HST_LOGITEM_NULL_ARGUMENT, F, !be ? "be is NULL" : !desc ? "desc is NULL" : "out is NULL");
@@ -548,6 +629,7 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     p->isign = desc->isign ? desc->isign : desc->type == 1 ? 1 : -1;
     p->width = hst__nu_width(desc->eps != 0.0 ? desc->eps : HST_NUFFT_EPS_DEFAULT);
     p->beta = hst__nu_beta(p->width);
+    p->deg = hst__nu_degree(p->width);
     p->threads = hst_backend_device(be)->compute_units;
     if (p->threads < 1) p->threads = 1;
     if (p->threads > HST__NU_MAX_THREADS) p->threads = HST__NU_MAX_THREADS;
@@ -557,11 +639,12 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
         hst_backend_free(be, p);
         return r;
     }
-    for (a = 0; a < p->dim; a++) shape[a] = (size_t)p->nf[3 - p->dim + a];
-    r = hst_array_create(be, HST_C64, p->dim, shape, &p->grid);
+    r = hst__nu_grid(p);
     if (r == HST_SUCCESS) r = hst__nu_corr(p);
+    if (r == HST_SUCCESS) r = hst__nu_coef(p);
     if (r == HST_SUCCESS && p->host && p->type == 1 &&
-        !(p->tiles = (float *)hst_backend_alloc(be, p->tile_floats * p->threads * sizeof(float))))
+        !(p->tiles = (float *)hst_backend_alloc(be, (p->tile_floats + 2 * HST_K_NUFFT_LANES) *
+                                                       p->threads * sizeof(float))))
         r = HST_ERROR_OUT_OF_HOST_MEMORY;
     if (r == HST_SUCCESS && !p->host) r = hst__nu_build(p);
     if (r != HST_SUCCESS) { hst_nufft_plan_destroy(p); return r; }
@@ -585,7 +668,9 @@ HST__NUDEF void hst_nufft_plan_destroy(hst_nufft_plan *p) {
     if (!p) return;
     hst__nu_free_points(p);
     hst_array_destroy(p->grid);
+    hst_buffer_destroy(p->grid_buf);
     hst_array_destroy(p->corr);
+    hst_array_destroy(p->coef);
     hst_backend_free(p->be, p->tiles);
 #ifndef HST_NO_OPENCL
     for (i = 0; i < HST__NU_NUM_KERNELS; i++) hst_kernel_destroy(p->k[i]);
@@ -815,7 +900,7 @@ static hst_result hst__nu_type1(hst_nufft_plan *p, hst_array *c, hst_array *f) {
         hst__nuarg a[12] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(c),
                             HST__NUA(p->sub_bin), HST__NUA(p->sub_first), HST__NUA(p->bin_start),
                             HST__NUA(p->grid), {NULL, 0, NULL}, HST__NUV(m), HST__NUV(p->g),
-                            HST__NUV(p->kp)};
+                            HST__NUA(p->coef)};
         a[8].bytes = p->tile_floats * sizeof(float);
         if ((r = hst__nu_launch(p, HST__NU_SPREAD, p->nsub * p->local, p->local, 12, a)) != HST_SUCCESS)
             return r;
@@ -850,7 +935,7 @@ static hst_result hst__nu_type2(hst_nufft_plan *p, hst_array *c, hst_array *f) {
         return HST_SUCCESS;
     } else {
         hst__nuarg a[8] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(p->grid),
-                           HST__NUA(c), HST__NUV(m), HST__NUV(p->g), HST__NUV(p->kp)};
+                           HST__NUA(c), HST__NUV(m), HST__NUV(p->g), HST__NUA(p->coef)};
         return hst__nu_launch(p, HST__NU_INTERP, p->m, 0, 8, a);
     }
 }
