@@ -5414,6 +5414,11 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
     return hst__nufft_src;
 }
 
+/* Points whose values spread's twin gathers before it spreads them: 64 loads in flight hide
+   the random reads' cache misses (with the row-wise flush: 463 -> 181 ms for 10^6 points
+   on 2 cores, 2-D, w 7). */
+#define HST__NU_GATHER 64u
+
 /* The kernel's taps, HST_K_NUFFT_LANES of them (the kernel's first w, in the same operations). */
 HST__KPRIVATE void hst__nu_taps(const float *coef, int deg, float off, int w, float *v) {
     float z = 2.0f * off + (float)(w - 1), p[HST_K_NUFFT_LANES];   /* p: no aliasing, SIMD */
@@ -5446,6 +5451,24 @@ HST__KPRIVATE void hst__nu_spread_point(float *tile, const float *k0, const floa
         }
 }
 
+/* A subproblem's tile added into the periodic grid (its non-zero values), row by row. */
+HST__KPRIVATE void hst__nu_flush(const float *tile, float *grid, const int32_t *g, int l1, int l2,
+                                 int o0, int o1, int o2) {
+    int l0 = g[3] + 2 * g[12], t0, t1, t2;
+    for (t0 = 0; t0 < l0; t0++)
+        for (t1 = 0; t1 < l1; t1++) {
+            const float *row = tile + 2 * ((size_t)t0 * (size_t)l1 + (size_t)t1) * (size_t)l2;
+            float *out = grid + 2 * ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] +
+                                     (size_t)hst__nu_mod(o1 + t1, g[1])) * (size_t)g[2];
+            int x = hst__nu_mod(o2, g[2]);
+            for (t2 = 0; t2 < l2; t2++, x = x + 1 == g[2] ? 0 : x + 1) {
+                if (row[2 * t2] == 0.0f && row[2 * t2 + 1] == 0.0f) continue;
+                out[2 * x] += row[2 * t2];
+                out[2 * x + 1] += row[2 * t2 + 1];
+            }
+        }
+}
+
 HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, const uint32_t *perm,
                                        const float *c, const uint32_t *sub_bin,
                                        const uint32_t *sub_first, const uint32_t *bin_start,
@@ -5454,7 +5477,7 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
 {
     float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
     size_t tab = (size_t)(deg + 1) * HST_K_NUFFT_LANES;
-    int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2, i;
+    int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2;
     uint32_t s, j;
     for (s = sub0; s < sub1; s++) {
         uint32_t bin = sub_bin[s], first = sub_first[s], last = first + (uint32_t)g[15];
@@ -5462,24 +5485,24 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
         int o1 = (int)bin / g[8] % g[7] * g[4] - g[13], o2 = (int)bin % g[8] * g[5] - g[14];
         if (last > bin_start[bin + 1]) last = bin_start[bin + 1];
         memset(tile, 0, (size_t)n * 2 * sizeof(float));
-        for (j = first; j < last; j++) {
-            const float *v = c + 2 * (size_t)perm[j];
-            hst__nu_taps(coef, deg, off[j], g[9], k0);
-            hst__nu_taps(coef + tab, deg, off[m + j], g[10], k1);
-            hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + j], g[11], k2);
-            hst__nu_spread_point(tile, k0, k1, k2, g[9], g[10], l1, l2, base[j] - o0,
-                                 base[m + j] - o1, base[2 * (size_t)m + j] - o2, v[0], v[1]);
+        for (j = first; j < last; j += HST__NU_GATHER) {
+            float cv[2 * HST__NU_GATHER];
+            uint32_t k, count = last - j < HST__NU_GATHER ? last - j : HST__NU_GATHER;
+            for (k = 0; k < count; k++) {   /* the values first: their cache misses overlap */
+                cv[2 * k] = c[2 * (size_t)perm[j + k]];
+                cv[2 * k + 1] = c[2 * (size_t)perm[j + k] + 1];
+            }
+            for (k = 0; k < count; k++) {
+                size_t q = j + k;
+                hst__nu_taps(coef, deg, off[q], g[9], k0);
+                hst__nu_taps(coef + tab, deg, off[m + q], g[10], k1);
+                hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + q], g[11], k2);
+                hst__nu_spread_point(tile, k0, k1, k2, g[9], g[10], l1, l2, base[q] - o0,
+                                     base[m + q] - o1, base[2 * (size_t)m + q] - o2, cv[2 * k],
+                                     cv[2 * k + 1]);
+            }
         }
-        for (i = 0; i < n; i++) {
-            float re = tile[2 * i], im = tile[2 * i + 1];
-            int t0 = i / (l1 * l2), t1 = i / l2 % l1, t2 = i % l2;
-            size_t gi;
-            if (re == 0.0f && im == 0.0f) continue;
-            gi = ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] + (size_t)hst__nu_mod(o1 + t1, g[1]))
-                 * (size_t)g[2] + (size_t)hst__nu_mod(o2 + t2, g[2]);
-            grid[2 * gi] += re;
-            grid[2 * gi + 1] += im;
-        }
+        hst__nu_flush(tile, grid, g, l1, l2, o0, o1, o2);
     }
 }
 

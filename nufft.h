@@ -205,6 +205,8 @@ extern "C" {
 #define HST__NU_BIN_2D 32
 #define HST__NU_BIN_3D 8
 #define HST__NU_MAX_SUB 1024
+/* The host device's subproblems: whole bins (one tile flush per bin; threads share stripes). */
+#define HST__NU_HOST_SUB 2147483647
 /* Work-items per spreading work-group (cuFINUFFT's 256 threads per block halved: PoCL and GPUs
    both take it, and a bin's tile is zeroed and flushed by all of them). */
 #define HST__NU_LOCAL 128
@@ -560,7 +562,7 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
         grid *= nf; modes *= n; bins *= (uint64_t)p->g[6 + a];
         if (grid > HST__NU_MAX_ELEMS || modes > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
     }
-    p->g[15] = HST__NU_MAX_SUB;
+    p->g[15] = p->host ? HST__NU_HOST_SUB : HST__NU_MAX_SUB;
     p->nbins = (size_t)bins;
     p->tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
                      (size_t)(p->g[5] + 2 * p->g[14]);
@@ -748,6 +750,7 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
                                hst__nusort *s) {
     unsigned lead = 3 - p->dim, a, stripes = (unsigned)p->g[6 + lead];
     size_t j, b, nb = p->nbins, per_stripe = nb / stripes;
+    uint32_t maxsub = (uint32_t)p->g[15];
     const hst_backend *be = p->be;
     memset(s, 0, sizeof *s);
     s->base = (int32_t *)hst_backend_alloc(be, 3 * m * sizeof(int32_t));
@@ -780,7 +783,8 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
             if (a >= lead) hst__nu_locate(p, a, coords[a - lead][s->perm[j]], &s->base[a * m + j], &s->off[a * m + j]);
             else { s->base[a * m + j] = 0; s->off[a * m + j] = 0.0f; }
         }
-    for (b = 0; b < nb; b++) s->nsub += (s->bin_start[b + 1] - s->bin_start[b] + HST__NU_MAX_SUB - 1) / HST__NU_MAX_SUB;
+    for (b = 0; b < nb; b++)
+        s->nsub += (s->bin_start[b + 1] - s->bin_start[b] + (size_t)maxsub - 1) / maxsub;
     s->sub_bin = (uint32_t *)hst_backend_alloc(be, (s->nsub ? s->nsub : 1) * sizeof(uint32_t));
     s->sub_first = (uint32_t *)hst_backend_alloc(be, (s->nsub ? s->nsub : 1) * sizeof(uint32_t));
     if (!s->sub_bin || !s->sub_first) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -788,7 +792,7 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
     for (b = 0; b < nb; b++) {   /* subproblems in bin order; stripes: bins per_stripe at a time */
         uint32_t f;
         if (b % per_stripe == 0) s->stripe_sub[b / per_stripe] = (uint32_t)s->nsub;
-        for (f = s->bin_start[b]; f < s->bin_start[b + 1]; f += HST__NU_MAX_SUB) {
+        for (f = s->bin_start[b]; f < s->bin_start[b + 1]; f += maxsub) {
             s->sub_bin[s->nsub] = (uint32_t)b;
             s->sub_first[s->nsub++] = f;
         }
