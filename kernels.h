@@ -5419,14 +5419,44 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
    on 2 cores, 2-D, w 7). */
 #define HST__NU_GATHER 64u
 
-/* The kernel's taps, HST_K_NUFFT_LANES of them (the kernel's first w, in the same operations). */
-HST__KPRIVATE void hst__nu_taps(const float *coef, int deg, float off, int w, float *v) {
-    float z = 2.0f * off + (float)(w - 1), p[HST_K_NUFFT_LANES];   /* p: no aliasing, SIMD */
-    int t, k;
-    for (t = 0; t < HST_K_NUFFT_LANES; t++) p[t] = coef[t];
-    for (k = 1; k <= deg; k++)
-        for (t = 0; t < HST_K_NUFFT_LANES; t++) p[t] = p[t] * z + coef[k * HST_K_NUFFT_LANES + t];
-    memcpy(v, p, sizeof p);
+/* One Horner step on 8 lanes, p = p z + c, written out (HST_K_NUFFT_LANES is 8). */
+#define HST__NU_HORNER(p, z, c) do {                                                        \
+        p[0] = p[0] * (z) + (c)[0]; p[1] = p[1] * (z) + (c)[1]; p[2] = p[2] * (z) + (c)[2];  \
+        p[3] = p[3] * (z) + (c)[3]; p[4] = p[4] * (z) + (c)[4]; p[5] = p[5] * (z) + (c)[5];  \
+        p[6] = p[6] * (z) + (c)[6]; p[7] = p[7] * (z) + (c)[7];                              \
+    } while (0)
+/* acc[u] += r[u] s for the 16 floats (8 complex taps) of a row, written out likewise. */
+#define HST__NU_AXPY16(acc, r, s) do {                                                      \
+        acc[0] += (r)[0] * (s); acc[1] += (r)[1] * (s); acc[2] += (r)[2] * (s);              \
+        acc[3] += (r)[3] * (s); acc[4] += (r)[4] * (s); acc[5] += (r)[5] * (s);              \
+        acc[6] += (r)[6] * (s); acc[7] += (r)[7] * (s); acc[8] += (r)[8] * (s);              \
+        acc[9] += (r)[9] * (s); acc[10] += (r)[10] * (s); acc[11] += (r)[11] * (s);          \
+        acc[12] += (r)[12] * (s); acc[13] += (r)[13] * (s); acc[14] += (r)[14] * (s);        \
+        acc[15] += (r)[15] * (s);                                                            \
+    } while (0)
+typedef char hst__check_nufft_lanes[(HST_K_NUFFT_LANES == 8) ? 1 : -1];
+
+/* The kernel's taps along the three axes, HST_K_NUFFT_LANES per axis (the kernel's first w,
+   by the kernel's operations). The three Horner chains run interleaved: one alone waits on its
+   own multiply-add latency (3x slower on the host's interpolation). */
+HST__KPRIVATE void hst__nu_taps(const float *coef, int deg, const int32_t *g, float off0,
+                                float off1, float off2, float *k0, float *k1, float *k2) {
+    float z0 = 2.0f * off0 + (float)(g[9] - 1), z1 = 2.0f * off1 + (float)(g[10] - 1);
+    float z2 = 2.0f * off2 + (float)(g[11] - 1);
+    float p0[HST_K_NUFFT_LANES], p1[HST_K_NUFFT_LANES], p2[HST_K_NUFFT_LANES];   /* no aliasing */
+    const float *c1 = coef + (size_t)(deg + 1) * HST_K_NUFFT_LANES, *c2 = c1 + (size_t)(deg + 1) * HST_K_NUFFT_LANES;
+    int k;
+    memcpy(p0, coef, sizeof p0);
+    memcpy(p1, c1, sizeof p1);
+    memcpy(p2, c2, sizeof p2);
+    for (k = 1; k <= deg; k++) {   /* lanes written out: the arrays stay in registers */
+        HST__NU_HORNER(p0, z0, coef + k * HST_K_NUFFT_LANES);
+        HST__NU_HORNER(p1, z1, c1 + k * HST_K_NUFFT_LANES);
+        HST__NU_HORNER(p2, z2, c2 + k * HST_K_NUFFT_LANES);
+    }
+    memcpy(k0, p0, sizeof p0);
+    memcpy(k1, p1, sizeof p1);
+    memcpy(k2, p2, sizeof p2);
 }
 
 HST__KPRIVATE int hst__nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
@@ -5476,7 +5506,6 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
                                        const float *coef, int deg, uint32_t sub0, uint32_t sub1)
 {
     float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
-    size_t tab = (size_t)(deg + 1) * HST_K_NUFFT_LANES;
     int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2;
     uint32_t s, j;
     for (s = sub0; s < sub1; s++) {
@@ -5494,9 +5523,7 @@ HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, co
             }
             for (k = 0; k < count; k++) {
                 size_t q = j + k;
-                hst__nu_taps(coef, deg, off[q], g[9], k0);
-                hst__nu_taps(coef + tab, deg, off[m + q], g[10], k1);
-                hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + q], g[11], k2);
+                hst__nu_taps(coef, deg, g, off[q], off[m + q], off[2 * (size_t)m + q], k0, k1, k2);
                 hst__nu_spread_point(tile, k0, k1, k2, g[9], g[10], l1, l2, base[q] - o0,
                                      base[m + q] - o1, base[2 * (size_t)m + q] - o2, cv[2 * k],
                                      cv[2 * k + 1]);
@@ -5525,7 +5552,7 @@ HST__KPRIVATE void hst__nu_interp_point(const float *grid, const int32_t *g, con
                     wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
                 r = wrapped;
             }
-            for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) acc[u] += r[u] * kab;
+            HST__NU_AXPY16(acc, r, kab);
         }
     for (t = 0; t < w; t++) {
         re += acc[2 * t] * k2[t];
@@ -5540,12 +5567,9 @@ HST__KDEF void hst_k_nufft_interp_host(const int32_t *base, const float *off, co
                                        const float *coef, int deg, uint32_t j0, uint32_t j1)
 {
     float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
-    size_t tab = (size_t)(deg + 1) * HST_K_NUFFT_LANES;
     uint32_t j;
     for (j = j0; j < j1; j++) {
-        hst__nu_taps(coef, deg, off[j], g[9], k0);
-        hst__nu_taps(coef + tab, deg, off[m + j], g[10], k1);
-        hst__nu_taps(coef + 2 * tab, deg, off[2 * (size_t)m + j], g[11], k2);
+        hst__nu_taps(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
         hst__nu_interp_point(grid, g, k0, k1, k2, base[j], base[m + j], base[2 * (size_t)m + j],
                              c + 2 * (size_t)perm[j]);
     }
