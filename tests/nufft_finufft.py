@@ -4,10 +4,10 @@ transforms (types 1 and 2, 2-D and 3-D, PyEPRI's calls: finufft.nufft2d2 / nufft
 nufft3d1 with their default isign and modeord 0) on the same points, run by
 build/tests/nufft_driver (NUFFT_DRIVER) on $HST_DEVICE. TAP output.
 
-Per case, with finufft in double at eps 1e-12 as the truth:
-  - ours (complex64) within 10 eps relative l2 of the truth (the issue's bound);
-  - ours within 10 eps of finufft's complex64 result at the same eps (the two libraries agree:
-    both are within about eps of the truth).
+Per case: ours (complex64) within 10 eps relative l2 (the issue's bound) of finufft in double
+at eps 1e-12 (the truth, to ~1e-12). Printed beside it, not asserted: the distance to finufft's
+own complex64 result at the same eps, whose error against the truth is printed too (finufft's
+float path is not always within 10 eps itself: 1.4e-5 at eps 1e-6 for 300 x 2 modes).
 Skips (TAP "# SKIP") where finufft or numpy cannot be imported; CI installs finufft.
 """
 import os
@@ -24,6 +24,9 @@ CASES = [  # type, modes, points, eps
     (2, (12, 10, 14), 3000, 1e-4),
     (1, (16, 16, 16), 5000, 1e-6),
     (2, (16, 16, 16), 5000, 1e-6),
+    (1, (1, 3), 50, 1e-6),          # degenerate axes: one mode, a fine grid of 2 w
+    (2, (2, 1, 5), 50, 1e-6),
+    (1, (300, 2), 200, 1e-6),
 ]
 
 
@@ -73,12 +76,13 @@ def main():
         ours = ours.reshape(modes if type_ == 1 else (m,))
         truth = finufft_call(finufft, type_, pts, data, modes, 1e-12, np.float64)
         theirs = finufft_call(finufft, type_, pts, data, modes, eps, np.float32)
-        e_truth, e_peer = rel_l2(ours, truth), rel_l2(ours, theirs)
-        ok = e_truth <= 10 * eps and e_peer <= 10 * eps
+        e_truth, e_peer, e_theirs = rel_l2(ours, truth), rel_l2(ours, theirs), rel_l2(theirs, truth)
+        ok = e_truth <= 10 * eps
         failed += not ok
-        print("%s %d - type %d %s eps %.0e: vs truth %.3g, vs finufft complex64 %.3g (bound %.0e)"
-              % ("ok" if ok else "not ok", i + 1, type_, "x".join(map(str, modes)), eps,
-                 e_truth, e_peer, 10 * eps))
+        print("%s %d - type %d %s eps %.0e: vs finufft double %.3g (bound %.0e); finufft complex64:"
+              " %.3g from ours, %.3g from double" % ("ok" if ok else "not ok", i + 1, type_,
+                                                      "x".join(map(str, modes)), eps, e_truth,
+                                                      10 * eps, e_peer, e_theirs))
     return 1 if failed else 0
 
 
