@@ -16,7 +16,10 @@
      order on OpenCL devices);
    - plan reuse: points set once, several executes with different data, each exact to 10 eps;
      new points replace the old;
-   - bad input: each rejected with its code and log item, the plan unchanged. */
+   - bad input: each rejected with its code and log item, the plan unchanged;
+   - out of memory: a host allocator that fails after k more calls, for every k until the whole
+     call sequence succeeds: each failure is HST_ERROR_OUT_OF_HOST_MEMORY, nothing leaks, and a
+     plan whose set_points failed keeps its previous points. */
 #define HST_IMPLEMENTATION
 #define HST_FFT
 #include "nufft.h"
@@ -386,6 +389,104 @@ static void test_errors(void **state) {
     problem_free(&p);
 }
 
+/* The backend's host allocator, failing once `allowed` calls have been made. */
+typedef struct counting_alloc { size_t calls, allowed, allocs, frees; } counting_alloc;
+
+static void *counting_alloc_fn(size_t bytes, void *user) {
+    counting_alloc *c = (counting_alloc *)user;
+    void *p;
+    if (c->calls++ >= c->allowed) return NULL;
+    if ((p = malloc(bytes)) != NULL) c->allocs++;
+    return p;
+}
+
+static void counting_free_fn(void *ptr, void *user) {
+    counting_alloc *c = (counting_alloc *)user;
+    if (ptr) { c->frees++; free(ptr); }
+}
+
+/* Type 2 on p with a fresh plan and arrays; the result's relative error against want, or the
+   first failure's code. */
+static hst_result oom_attempt(hst_backend *be, const problem *p, const float *fv, const double *want,
+                              float *out, double *err) {
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL;
+    size_t m = p->m;
+    hst_result r;
+    memset(&nd, 0, sizeof nd);
+    nd.type = 2; nd.dim = 2; nd.modes[0] = p->modes[0]; nd.modes[1] = p->modes[1];
+    r = hst_nufft_plan_create(be, &nd, &plan);
+    if (r == HST_SUCCESS) r = hst_nufft_set_points(plan, m, (const float *const *)p->coords);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 1, &m, &c);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, p->modes, &f);
+    if (r == HST_SUCCESS) r = hst_array_write(f, fv, 2 * p->nmodes * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_nufft_execute(plan, c, f);
+    if (r == HST_SUCCESS) r = hst_array_read(c, out, 2 * m * sizeof(float));
+    if (r == HST_SUCCESS) *err = rel_l2(out, want, m);
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+    return r;
+}
+
+static void test_out_of_memory(void **state) {
+    counting_alloc ca;
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    problem p, q;
+    size_t k, m = 300;
+    int failures = 0, done = 0;
+    float *fv, *out = (float *)malloc(2 * m * sizeof(float));
+    double *want = (double *)malloc(2 * m * sizeof(double)), err = 1.0;
+    (void)state;
+    memset(&ca, 0, sizeof ca);
+    ca.allowed = (size_t)-1;
+    desc.allocator.alloc = counting_alloc_fn;
+    desc.allocator.free = counting_free_fn;
+    desc.allocator.user = &ca;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    problem_make(&p, 2, 16, 12, 1, m);
+    problem_make(&q, 2, 16, 12, 1, m);
+    fv = random_complex(p.nmodes);
+    direct(&p, 2, -1, fv, want);
+    for (k = 0; k < 400 && !done; k++) {   /* k more allocations allowed */
+        hst_result r;
+        ca.allowed = ca.calls + k;
+        r = oom_attempt(be, &p, fv, want, out, &err);
+        ca.allowed = (size_t)-1;
+        if (r == HST_SUCCESS) { done = 1; assert_true(err <= 1e-5); }
+        else { assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY); failures++; }
+    }
+    assert_true(done);
+    assert_true(failures >= 1);
+    {   /* set_points fails: the plan keeps the previous points */
+        hst_nufft_desc nd;
+        hst_nufft_plan *plan = NULL;
+        hst_array *c = NULL, *f = NULL;
+        memset(&nd, 0, sizeof nd);
+        nd.type = 2; nd.dim = 2; nd.modes[0] = 16; nd.modes[1] = 12;
+        assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+        assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_C64, 2, p.modes, &f), HST_SUCCESS);
+        ca.allowed = ca.calls + 1;
+        assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)q.coords), HST_ERROR_OUT_OF_HOST_MEMORY);
+        ca.allowed = (size_t)-1;
+        assert_int_equal(hst_array_write(f, fv, 2 * p.nmodes * sizeof(float)), HST_SUCCESS);
+        assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+        assert_int_equal(hst_array_read(c, out, 2 * m * sizeof(float)), HST_SUCCESS);
+        assert_true(rel_l2(out, want, m) <= 1e-5);
+        hst_array_destroy(c); hst_array_destroy(f);
+        hst_nufft_plan_destroy(plan);
+    }
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    if (ca.allocs != ca.frees) fail_msg("%zu allocations, %zu frees", ca.allocs, ca.frees);
+    problem_free(&p); problem_free(&q);
+    free(fv); free(out); free(want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_accuracy_2d, reset_log),
@@ -394,6 +495,7 @@ int main(void) {
         cmocka_unit_test_setup(test_devices_agree, reset_log),
         cmocka_unit_test_setup(test_plan_reuse, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
+        cmocka_unit_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
