@@ -57,9 +57,11 @@
    32 (2-D) or 8 x 8 x 8 (3-D) fine-grid points, at most 1024 points per work-group, spread into
    local memory and added to the grid with atomic float adds (compare-and-swap loops);
    interpolation needs no atomics (one work-item per point, sorted). The host device spreads the
-   same subproblems in threads (one per core), whole stripes of bins at a time, alternate
-   stripes in two phases so that no two threads touch one grid point (no atomics); it
-   interpolates point ranges in threads.
+   same bins (one subproblem per bin) in threads (one per core), whole stripes of bins at a
+   time, alternate stripes in two phases so that no two threads touch one grid point (no
+   atomics); it interpolates point ranges in threads. Speed (bench/nufft_bench.c, 2-D type 2,
+   256 x 256 modes, 10^6 points, eps 1e-6): on 2 shared cores of an AMD EPYC host, 0.9 .. 1.4
+   times finufft 2.5.1's time in the same job (bench/nufft_peer.py).
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
