@@ -193,8 +193,8 @@ stage_devices() {
     done
     # nufft.h against the finufft package (tests/nufft_finufft.py skips where it is missing)
     build_targets tests "$BUILD/tests/nufft_driver"
-    for d in "${DEVICES[@]}"; do
-        [ ${#BUILT[@]} -gt 0 ] && run_test tests tests/nufft_finufft.py "$d" env NUFFT_DRIVER="$BUILD/tests/nufft_driver" python3
+    for b in "${BUILT[@]}"; do
+        for d in "${DEVICES[@]}"; do run_test tests tests/nufft_finufft.py "$d" env NUFFT_DRIVER="$b" python3; done
     done
 }
 
