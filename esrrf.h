@@ -27,8 +27,10 @@
    at z * rows * cols samples), u8 / u16 / i16 / f32 in the host's byte order, read as they are:
    the conversion to float happens on the device. Output per requested mode: (time points,
    rows * mag, cols * mag) float32, C order; a time point is frames_per_timepoint consecutive
-   frames (0: all frames, one time point); trailing frames that do not fill a time point are
-   left out (counted in the report). Pixel (yM, xM) of the output is centred at input position
+   frames (0: all frames, one time point), as NanoPyx cuts them: where they do not divide the
+   frames, the last time point is shorter (the remainder), and a value above the frame count is
+   clamped to it (logged at info level; the report gives the length used). A last time point
+   of one frame has VAR 0 and TAC2 0 (NanoPyx: NaN, numpy's mean of no lag-1 products). Pixel (yM, xM) of the output is centred at input position
    ((yM + 0.5) / mag, (xM + 0.5) / mag) in input pixels; margins of int(radius * mag) output
    pixels on each side are exactly 0 (before macro-pixel correction, which leaves zeros zero).
    Radius is in input pixels; budget_bytes and sizes are bytes; times are seconds.
@@ -157,7 +159,8 @@ typedef struct hst_esrrf_desc {
     float sensitivity;              /* exponent of the RGC, (0, 100]; 0: _DEFAULT_SENSITIVITY (1) */
     int no_intensity_weighting;     /* 0: RGC times the magnified frame (NanoPyx's default) */
     int no_macro_pixel_correction;  /* 0: corrected (NanoPyx's default) */
-    uint64_t frames_per_timepoint;  /* 0: all frames are one time point */
+    uint64_t frames_per_timepoint;  /* 0: all frames are one time point; more than the frames:
+                                       clamped to them; the last time point takes the remainder */
     unsigned modes;                 /* HST_ESRRF_AVG | _VAR | _TAC2; 0: AVG */
     hst_esrrf_path path;            /* 0: auto */
     hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices; host and OpenCL
@@ -184,7 +187,10 @@ enum { HST_ESRRF_BY_DESC = 1, HST_ESRRF_BY_ENV, HST_ESRRF_BY_MEASURED, HST_ESRRF
 typedef struct hst_esrrf_report {
     uint64_t frames;                /* frames accumulated into complete time points */
     uint64_t timepoints;            /* images per mode delivered */
-    uint64_t frames_dropped;        /* trailing frames that did not fill a time point */
+    uint64_t frames_per_timepoint;  /* the time point length used: desc's, clamped to the frames
+                                       (0 in desc: all of them) */
+    uint64_t last_timepoint_frames; /* frames of the last time point: frames_per_timepoint, or
+                                       fewer where they do not divide the frames (the remainder) */
     uint64_t block_frames;          /* frames per block used */
     uint64_t frames_by_path[2];     /* frames run through fused, chained */
     hst_esrrf_path path;            /* the path that ran the most frames */
@@ -264,9 +270,11 @@ HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *des
 HST_API HST_NODISCARD hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
                                        uint32_t rows, uint32_t cols);
 /* Processes what is left, delivers the last time point(s), fills report (may be NULL; not
-   written when the session is not OPEN). Trailing frames that do not fill a time point are
-   dropped (report->frames_dropped). Errors: the worker's, HST_ERROR_INVALID_ARGUMENT (no frames
-   pushed; VAR or TAC2 with frames_per_timepoint 0 and 1 frame; the session not OPEN),
+   written when the session is not OPEN). Frames that do not fill a time point make a shorter
+   last one (report->last_timepoint_frames), and frames_per_timepoint above the frames pushed is
+   clamped to them, as in the batch call. TAC2 of a last time point of one frame is 0 (NanoPyx:
+   NaN, numpy's mean of no products), its VAR 0. Errors: the worker's, HST_ERROR_INVALID_ARGUMENT
+   (no frames pushed; VAR or TAC2 over 1 frame in all; the session not OPEN),
    HST_ERROR_CANCELLED (the final progress call; every image was delivered: FINISHED).
    Thread safety: per object. */
 HST_API HST_NODISCARD hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
@@ -500,22 +508,25 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     return HST_SUCCESS;
 }
 
-/* Time points of n frames, and the output bytes per mode (overflow-checked). */
+/* The time point length for n frames: frames_per_timepoint, 0 or more than n meaning n (NanoPyx's
+   eSRRF_workflow.py clamps it so). */
+static uint64_t hst__etp_len(const hst_esrrf_desc *d, uint64_t n) {
+    return d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n;
+}
+
+/* Time points of n frames (the last one shorter where T does not divide n, as NanoPyx), and
+   the output bytes per mode (overflow-checked). */
 static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows, uint32_t cols,
                               uint64_t *ntp) {
     const hst_backend *be = d->backends[0];
-    uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
+    uint64_t T = hst__etp_len(d, n);
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
     if (n == 0)
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "hst_esrrf: frames is 0");
-    if (T > n)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
-                         (unsigned long long)T, (unsigned long long)n);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
-    *ntp = n / T;
+    *ntp = n / T + (n % T != 0);
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
         return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %llu time points of %llu pixels overflow size_t",
@@ -1167,11 +1178,18 @@ static hst_result hst__efinite_images(const hst_backend *be, uint64_t tp, const 
     return HST_SUCCESS;
 }
 
+/* Frames of time point tp: T, or the remainder for the last one once the total is known. */
+static uint64_t hst__etp_frames(const hst__eng *e, uint64_t tp) {
+    uint64_t T = e->d.frames_per_timepoint;
+    if (!T) return e->frames_total;
+    return e->frames_total && (tp + 1) * T > e->frames_total ? e->frames_total - tp * T : T;
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
    macro-pixel correction, into the caller's out (batch) or e->img, the check that every pixel
    is finite, then the callback. */
 static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
-    uint64_t T = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : e->frames_total;
+    uint64_t T = hst__etp_frames(e, tp);
     uint32_t slot = (uint32_t)(tp % e->acc_tps);
     const float *images[HST_ESRRF_NUM_MODES];
     unsigned k, b, m;
@@ -1198,15 +1216,19 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     if ((r = hst__efinite_images(e->log_be, tp, images, e->row0, e->nrows, e->colsM)) != HST_SUCCESS) return r;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
-    e->rep.frames = (tp + 1) * T;
+    e->rep.frames = tp * e->d.frames_per_timepoint + T;
+    e->rep.frames_per_timepoint = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : T;
+    e->rep.last_timepoint_frames = T;
     if (e->d.on_timepoint) e->d.on_timepoint(tp, images, e->rowsM, e->colsM, e->d.timepoint_user);
     return HST_SUCCESS;
 }
 
-/* Delivers every time point that frames [0, done) complete. */
+/* Delivers every time point that frames [0, done) complete (the last one, shorter or not, once
+   done reaches the known total). */
 static hst_result hst__edeliver_done(hst__eng *e, uint64_t done) {
     uint64_t T = e->d.frames_per_timepoint;
-    uint64_t complete = T ? done / T : (e->frames_total && done == e->frames_total);
+    uint64_t complete = T ? done / T : 0;
+    if (e->frames_total && done == e->frames_total) complete = T ? (done + T - 1) / T : 1;
     hst_result r = HST_SUCCESS;
     while (r == HST_SUCCESS && e->delivered < complete) r = hst__edeliver(e, e->delivered);
     return r;
@@ -1221,6 +1243,17 @@ static uint64_t hst__epiece_end(const hst__eng *e, uint64_t c0, uint64_t avail) 
         if (c1 > ring_end) c1 = ring_end;
     }
     return c1;
+}
+
+/* frames_per_timepoint above the n frames: n, as NanoPyx; said at info level (OUT_OF_RANGE:
+   the value is outside what it can mean). */
+static void hst__eclamp(hst__eng *e, uint64_t n) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "hst_esrrf: frames_per_timepoint %llu is more than the %llu frames: clamped to %llu "
+             "(one time point, as NanoPyx)", (unsigned long long)e->d.frames_per_timepoint, (unsigned long long)n,
+             (unsigned long long)n);
+    hst_backend_log(e->log_be, HST_LOG_INFO, HST_LOGITEM_OUT_OF_RANGE, msg);
+    e->d.frames_per_timepoint = n;
 }
 
 /* >>engine ----------------------------------------------------------------------------------- */
@@ -1417,7 +1450,8 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     e->frame_px = (size_t)rows * cols;
     e->pixels = (size_t)e->nrows * e->colsM;
     e->in_frame_bytes = e->frame_px * dsize[dtype];
-    e->frames_total = n && !e->d.frames_per_timepoint ? n : 0;
+    if (n && e->d.frames_per_timepoint > n) hst__eclamp(e, n);
+    e->frames_total = n;   /* batch: known, so the last time point closes at frame n - 1 */
     hst__egroups(e);
     for (i = 0; i < e->ngrp; i++)
         if ((r = hst__egroup_types(e, &e->grp[i])) != HST_SUCCESS) return r;
@@ -1426,7 +1460,7 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
     if (n && e->block > n) e->block = n;
     e->rep.block_frames = e->block;
-    if ((r = hst__eacc(e, n ? (e->d.frames_per_timepoint ? ntp : 1) : 1)) != HST_SUCCESS) return r;
+    if ((r = hst__eacc(e, n ? ntp : 1)) != HST_SUCCESS) return r;
     e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
     e->rd = hst_backend_alloc(e->log_be, e->pixels * sizeof(double));   /* one sum of one device */
     if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1517,7 +1551,7 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
                               uint32_t nrows, float *const *out, size_t out_tp,
                               hst_esrrf_report *report) {
     hst__eng e;
-    uint64_t ntp = 0, T;
+    uint64_t ntp = 0;
     unsigned m;
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
@@ -1529,14 +1563,12 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
     if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
     if (r == HST_SUCCESS) {
-        T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
-        e.rep.frames_dropped = frames - ntp * T;
-        e.progress_total = ntp * T;
-        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, ntp * T, 0);
+        e.progress_total = frames;
+        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, frames, 0);
     }
-    if (r == HST_SUCCESS && e.d.progress && e.d.progress(ntp * T, ntp * T, e.d.progress_user)) r = HST_ERROR_CANCELLED;
+    if (r == HST_SUCCESS && e.d.progress && e.d.progress(frames, frames, e.d.progress_user)) r = HST_ERROR_CANCELLED;
     if (e.log_be) {
         hst__ereport(&e);
         e.rep.seconds = hst_time_s() - e.t0;
@@ -2093,12 +2125,14 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     pthread_cond_broadcast(&lv->cv);
 }
 
-/* Hands off what fills a piece: the buffer is full, or a time point ends in it. */
+/* Hands off what fills a piece: the buffer is full, or a time point ends in it. A full buffer
+   keeps its newest frame back: it may be the acquisition's last (known at finish only), which
+   closes a shorter last time point (its value is the TAC2 statistic's last). */
 static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
-    uint64_t T = lv->e.d.frames_per_timepoint, n = lv->count, end = lv->first + lv->count;
+    uint64_t T = lv->e.d.frames_per_timepoint, n, end = lv->first + lv->count;
     if (T && end / T > lv->first / T) n = end / T * T - lv->first;   /* up to the last complete time point */
     else if (lv->count < lv->cap) return;
-    else if (!T) n = lv->count - 1;
+    else n = lv->count - 1;
     hst__elive_handoff(lv, n);
 }
 
@@ -2117,12 +2151,11 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
     else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst__eknown_pick(e, &pick)) != HST_SUCCESS) return r;
     path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
-    /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
-       after the one before; T < cap: T frames from a time point's start; else cap frames,
-       then cap after the one before */
-    n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
-    n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
-    if (!e->grp[0].lag) n[1] = !T ? lv->cap - 1 : n[0];   /* no frame before: the piece alone */
+    /* pieces (hst__elive_maybe_handoff): T < cap: T frames from a time point's start; else
+       the first cap - 1 frames, then cap - 1 frames after the one before */
+    n[0] = T && T < lv->cap ? T : lv->cap - 1;
+    n[1] = T && T < lv->cap ? T : lv->cap;
+    if (!e->grp[0].lag) n[1] = n[0];   /* no frame before: the piece alone */
     for (k = 0; k < 2; k++)
         if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
     return HST_SUCCESS;
@@ -2213,14 +2246,14 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     if (total == 0 && lv->err == HST_SUCCESS)
         lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                             "hst_esrrf_live_finish: no frames were pushed");
-    if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
+    if ((!T || T > total) && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
         lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                             "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
                             (unsigned long long)total);
     if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
-        lv->e.frames_total = T ? 0 : total;
-        lv->e.rep.frames_dropped = T ? total % T : 0;
-        hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
+        lv->e.frames_total = total;
+        if (T > total) hst__eclamp(&lv->e, total);
+        hst__elive_handoff(lv, lv->count);
         while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
     }
     r = lv->err;

@@ -31,8 +31,9 @@
      --radius R                 radius in input pixels, 0 < R <= 20 [1.5]
      --sensitivity S            sensitivity, 0 < S <= 100 [1]
      --no-intensity-weighting   do not weight the RGC by the magnified frame
-     --frames-per-timepoint T   frames per output image, 0 = all [0]; trailing frames that do
-                                not fill a time point are left out (with a note)
+     --frames-per-timepoint T   frames per output image, 0 = all [0]; as NanoPyx, the last
+                                image takes the remainder, and T above the frames is clamped
+                                (each with a note)
      --mode LIST                temporal statistics, a comma-separated list of avg, var and
                                 tac2, all computed in one pass [avg]
      --no-macro-pixel           skip the macro-pixel correction
@@ -713,7 +714,7 @@ static int prepare(run *u)
             fail("out of host memory for the %s images", mode_names[m]);
             return 1;
         }
-    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, u->ntp * (o->frames_per_tp ? o->frames_per_tp : j->st.frames)))) {
+    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, j->st.frames))) {
         fail("out of host memory");
         return 1;
     }
@@ -736,9 +737,13 @@ static int compute(run *u)
             fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
         return r == HST_ERROR_NON_FINITE ? 2 : 1;
     }
-    if (u->rep.frames_dropped && !u->o.quiet && u->rk->rank == 0)
-        fprintf(stderr, PROG ": note: the last %llu frame(s) do not fill a time point of %llu and are left out\n",
-                (unsigned long long)u->rep.frames_dropped, (unsigned long long)u->o.frames_per_tp);
+    if (u->o.frames_per_tp > j->st.frames && !u->o.quiet && u->rk->rank == 0)
+        fprintf(stderr, PROG ": note: --frames-per-timepoint %llu is more than the %llu frames: clamped to %llu "
+                "(one time point, as NanoPyx)\n", (unsigned long long)u->o.frames_per_tp,
+                (unsigned long long)j->st.frames, (unsigned long long)u->rep.frames_per_timepoint);
+    else if (u->rep.last_timepoint_frames != u->rep.frames_per_timepoint && !u->o.quiet && u->rk->rank == 0)
+        fprintf(stderr, PROG ": note: the last time point has %llu frame(s), the others %llu (as NanoPyx)\n",
+                (unsigned long long)u->rep.last_timepoint_frames, (unsigned long long)u->rep.frames_per_timepoint);
     return 0;
 }
 

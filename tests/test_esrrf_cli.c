@@ -524,7 +524,6 @@ static void test_bad_usage(void **state)
     SKIP_WITHOUT_BIN();
     expect_failure(run(good_be, NULL), "no output");
     expect_failure(run("--mode", "median", good_be, out_tif, NULL), "--mode");
-    expect_failure(run("--frames-per-timepoint", "7", good_be, out_tif, NULL), "only 6 frames");
     expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
 }
 
@@ -635,6 +634,20 @@ static void test_good_fused_var(void **state)
     /* 6 big-endian uint16 frames of 24 x 20, 2 time points of 3: 2 pages of 48 x 40 */
     expect_good(run("--mag", "2", "--frames-per-timepoint", "3", "--mode", "var", good_be, out_tif, NULL),
                 2, 48, 40, 4.0);
+}
+
+/* frames_per_timepoint as NanoPyx: a shorter last time point, a value above the frames clamped;
+   each said on stderr */
+static void test_good_timepoint_remainder_and_clamp(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* 6 frames in time points of 4: 2 pages, the second of the last 2 frames */
+    expect_good(run("--mag", "2", "--frames-per-timepoint", "4", good_be, out_tif, NULL), 2, 48, 40, 4.0);
+    assert_non_null(strstr(err_text, "the last time point has 2 frame(s), the others 4"));
+    /* 7 > 6 frames: clamped to 6, one page */
+    expect_good(run("--mag", "2", "--frames-per-timepoint", "7", good_be, out_tif, NULL), 1, 48, 40, 4.0);
+    assert_non_null(strstr(err_text, "--frames-per-timepoint 7 is more than the 6 frames: clamped to 6"));
 }
 
 static void test_good_chained_imagej_float(void **state)
@@ -931,6 +944,7 @@ int main(void)
         cmocka_unit_test(test_short_strips),
         cmocka_unit_test(test_imagej_frames_too_high),
         cmocka_unit_test(test_good_fused_var),
+        cmocka_unit_test(test_good_timepoint_remainder_and_clamp),
         cmocka_unit_test(test_good_chained_imagej_float),
         cmocka_unit_test(test_nonfinite_pixels),
         cmocka_unit_test(test_cli_equals_batch),

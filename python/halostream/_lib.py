@@ -65,7 +65,8 @@ class EsrrfDesc(ctypes.Structure):
 
 
 class EsrrfReport(ctypes.Structure):
-    _fields_ = [("frames", u64), ("timepoints", u64), ("frames_dropped", u64),
+    _fields_ = [("frames", u64), ("timepoints", u64), ("frames_per_timepoint", u64),
+                ("last_timepoint_frames", u64),
                 ("block_frames", u64), ("frames_by_path", u64 * 2), ("path", ctypes.c_int),
                 ("decided_by", ctypes.c_int), ("seconds_per_frame", ctypes.c_double * 2),
                 ("estimate_from", ctypes.c_int * 2),

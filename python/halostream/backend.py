@@ -25,7 +25,9 @@ def device_dict(d):
 
 
 def _report_dict(r):
-    return {"frames": r.frames, "timepoints": r.timepoints, "frames_dropped": r.frames_dropped,
+    return {"frames": r.frames, "timepoints": r.timepoints,
+            "frames_per_timepoint": r.frames_per_timepoint,
+            "last_timepoint_frames": r.last_timepoint_frames,
             "block_frames": r.block_frames,
             "path": {1: "fused", 2: "chained"}.get(r.path, "none"),
             "stream_seconds": r.stream_seconds, "finish_seconds": r.finish_seconds,
@@ -339,8 +341,8 @@ class EsrrfLive:
         return np.ascontiguousarray(a)
 
     def finish(self):
-        """Processes what is left and delivers the last time point(s) (trailing frames that do
-        not fill a time point are dropped: .report["frames_dropped"]); returns the last time
+        """Processes what is left and delivers the last time point(s) (as NanoPyx, the last one
+        takes the frames left: .report["last_timepoint_frames"]); returns the last time
         point's images ({mode: float32 (rows * mag, cols * mag)}), None when there was none.
         Fills .report. Later pushes fail."""
         self._require_open("finish")
