@@ -55,7 +55,7 @@ MPICC ?= mpicc
 TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
 PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
-            bench/quality_bench.c
+            bench/quality_bench.c tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
 FFT_LDLIBS := -lfftw3f
 VKFFT_INCLUDE ?=
