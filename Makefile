@@ -173,7 +173,7 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS) $(wildcard examples/*.h)
 ESRRF_CC := $(if $(HAVE_MPICC),$(MPICC) -DHST_ESRRF_MPI,$(CC))
 $(BUILD)/examples/esrrf: examples/esrrf.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 
