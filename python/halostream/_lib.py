@@ -74,7 +74,25 @@ class EsrrfReport(ctypes.Structure):
                 ("seconds", ctypes.c_double)]
 
 
-MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport)   # hst_py_struct_size's order
+SWEEP_MAX = 8   # esrrf.h's HST_ESRRF_SWEEP_MAX
+_Table = ctypes.c_double * SWEEP_MAX * SWEEP_MAX
+
+
+class EsrrfSweepDesc(ctypes.Structure):
+    _fields_ = [("radii", ctypes.POINTER(ctypes.c_float)), ("num_radii", ctypes.c_uint),
+                ("sensitivities", ctypes.POINTER(ctypes.c_float)),
+                ("num_sensitivities", ctypes.c_uint), ("use_decorr", ctypes.c_int)]
+
+
+class EsrrfSweepResult(ctypes.Structure):
+    _fields_ = [("qnr", _Table), ("rsp", _Table), ("resolution", _Table),
+                ("best_sensitivity", ctypes.c_uint), ("best_radius", ctypes.c_uint),
+                ("timepoints", u64), ("pass_seconds", ctypes.c_double),
+                ("score_seconds", ctypes.c_double), ("seconds", ctypes.c_double)]
+
+
+# hst_py_struct_size's order
+MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport, EsrrfSweepDesc, EsrrfSweepResult)
 
 
 def _declare(lib):
@@ -93,6 +111,8 @@ def _declare(lib):
                                            ref(u32)]),
         "hst_esrrf_run": (c_int, [ref(EsrrfDesc), vp, c_int, u64, u32, u32, ref(vp),
                                   ref(EsrrfReport)]),
+        "hst_esrrf_sweep": (c_int, [ref(EsrrfDesc), ref(EsrrfSweepDesc), vp, c_int, u64, u32, u32,
+                                    ref(vp), ref(EsrrfSweepResult)]),
         "hst_esrrf_live_create": (c_int, [ref(EsrrfDesc), c_int, u32, u32, ref(vp)]),
         "hst_esrrf_live_push": (c_int, [vp, vp, u64, u32, u32]),
         "hst_esrrf_live_finish": (c_int, [vp, ref(EsrrfReport)]),

@@ -1,7 +1,8 @@
 """NanoPyx's eSRRF, drop-in: `from halostream.nanopyx import eSRRF` in place of
 `from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result; and its
 quality metrics, calculate_error_map, calculate_frc and calculate_decorr_analysis in place of
-nanopyx.methods.squirrel's (_nanopyx_quality.py).
+nanopyx.methods.squirrel's (_nanopyx_quality.py), and run_esrrf_parameter_sweep in place of
+nanopyx.methods.esrrf's (its QnR from one pass over the frames).
 
 NanoPyx 2.1 (nanopyx/methods/esrrf/eSRRF_workflow.py) converts the image to float32, cuts it
 into time points of frames_per_timepoint frames (0, or more than there are: all frames) with a
@@ -31,7 +32,8 @@ from ._nanopyx_quality import (calculate_decorr_analysis, calculate_error_map,  
                                calculate_frc)
 from .backend import EsrrfArgs
 
-__all__ = ["eSRRF", "calculate_error_map", "calculate_frc", "calculate_decorr_analysis"]
+__all__ = ["eSRRF", "run_esrrf_parameter_sweep", "calculate_error_map", "calculate_frc",
+           "calculate_decorr_analysis"]
 
 _CORRELATIONS = {"AVG": "avg", "VAR": "var", "TAC2": "tac2"}
 
@@ -62,6 +64,42 @@ def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float
                    macro_pixel_correction=macro_pixel_correction)
     _check.desc("eSRRF", frames_per_timepoint=per, fused=None, **options)   # before any C call
     return np.squeeze(_timepoints(stack, per, mode, options))
+
+
+def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
+                              sensitivities: list = [1, 2], radii: list = [1, 1.5],  # noqa: B006
+                              temporal_correlation: str = "AVG", use_decorr: bool = False,
+                              plot_sweep=False, return_qnr=False, n_frames=None):
+    """NanoPyx 2.1's run_esrrf_parameter_sweep (nanopyx.methods.esrrf) on halostream: every
+    (sensitivity, radius) pair scored by QnR (RSP of the AVG image; the FRC resolution of the
+    odd and even frames' images, or decorrelation with use_decorr; per batch of n_frames frames
+    and averaged), in one pass over the frames (Backend.esrrf_sweep). Returns, as NanoPyx:
+    return_qnr: the float32 QnR map (len(sensitivities), len(radii)); else the best pair
+    (sensitivities[i], radii[j]) as given. Not supported (NotImplementedError):
+    temporal_correlation other than "AVG" (the sweep scores AVG images), plot_sweep=True (a
+    matplotlib figure)."""
+    where = "run_esrrf_parameter_sweep"
+    if temporal_correlation != "AVG":
+        if temporal_correlation not in _CORRELATIONS:
+            raise ValueError("Type of correlation must be AVG, VAR or TAC2")
+        raise NotImplementedError("%s: temporal_correlation=%r is not supported by halostream; "
+                                  "its sweep scores AVG images" % (where, temporal_correlation))
+    if _check.flag(where, "plot_sweep", plot_sweep):
+        raise NotImplementedError("%s: plot_sweep=True (a matplotlib figure) is not supported "
+                                  "by halostream; plot the returned QnR map" % where)
+    if n_frames is not None:
+        if isinstance(n_frames, bool) or int(n_frames) <= 0:
+            raise ValueError("n_frames must be a positive integer or None")
+        n_frames = int(n_frames)
+    sens, rad = list(sensitivities), list(radii)
+    out = cached_backend(None).esrrf_sweep(_as_stack(img), radii=rad, sensitivities=sens,
+                                           magnification=magnification,
+                                           frames_per_timepoint=n_frames or 0,
+                                           use_decorr=use_decorr, progress=False)
+    if return_qnr:
+        return out.qnr.astype(np.float32)
+    s, r = np.unravel_index(np.argmax(out.qnr), out.qnr.shape)
+    return sens[s], rad[r]
 
 
 def _refuse_unsupported(use_fht, pad_edges, force_run_type):
