@@ -52,8 +52,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # array.h's FFTs; VKFFT_INCLUDE, when set, names a directory holding vkFFT.h elsewhere than the
 # default include path) and the MPI compiler. tests/mpi_*.c always build with $(MPICC).
 MPICC ?= mpicc
-TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
-PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
+TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
+PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
             bench/quality_bench.c tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
