@@ -274,11 +274,12 @@ static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
 static void test_live_equals_batch(void **state)
 {
     static const unsigned steps[3] = {1, 3, 7};
-    static const uint64_t Ts[4] = {0, 4, 6, 40};   /* 23 frames: remainders 3 and 5; 40 clamped */
+    /* 23 frames: remainders 3, 5 and (T above the pieces of 16 frames) 3; 40 clamped */
+    static const uint64_t Ts[5] = {0, 4, 6, 20, 40};
     hst_esrrf_desc d;
     unsigned s, t;
     (void)state;
-    for (t = 0; t < 4; t++)
+    for (t = 0; t < 5; t++)
         for (s = 0; s < 3; s++) {
             outs ref;
             sink k;
