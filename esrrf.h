@@ -2344,17 +2344,23 @@ static hst_result hst__esw_score(hst__esw *w, uint64_t n, double *v) {
     return r;
 }
 
-/* Time point tp (n frames, its sums in w->sum) of every pair p = k ns + l: the AVG images of all,
-   odd and even frames (hst_k_esrrf_finalize: hst_esrrf_run's bits), the scores added to the
-   running sums sc[p] (count cnt[p]; NaN left out: numpy.nanmean), the caller's image (pair (l,
-   k) at images[l nr + k]) with the macro-pixel correction as desc says. */
+/* Time point tp (n frames, its sums in w->sum) of every pair p = k ns + l: first the caller's
+   images (pair (l, k) at images[l nr + k]: hst_k_esrrf_finalize, hst_esrrf_run's bits, the
+   macro-pixel correction as desc says); then the scores of the AVG images of all, odd and even
+   frames, added to the running sums sc[p] (count cnt[p]; NaN left out: numpy.nanmean). */
 static hst_result hst__esw_timepoint(hst__esw *w, uint64_t tp, uint64_t n, float *const *images, double (*sc)[2],
                                      unsigned (*cnt)[2]) {
     unsigned p, q;
     hst_result r;
+    for (p = 0; p < w->np && images; p++) {
+        float *img = images[(p % w->ns) * w->nr + p / w->ns];
+        if (!img) continue;
+        img += (size_t)tp * w->P;
+        hst_k_esrrf_finalize(0, w->sum + 3 * (size_t)p * w->P, w->P, (uint32_t)n, img);
+        if (!w->d.no_macro_pixel_correction) hst__emacro_image(img, w->rowsM, w->colsM, w->mag);
+    }
     for (p = 0; p < w->np; p++) {
         const double *s = w->sum + 3 * (size_t)p * w->P;
-        float *img = images ? images[(p % w->ns) * w->nr + p / w->ns] : NULL;
         double v[2];
         hst_k_esrrf_finalize(0, s, w->P, (uint32_t)n, w->img[0]);
         hst_k_esrrf_finalize(0, s + w->P, w->P, (uint32_t)(n / 2), w->img[1]);
@@ -2362,10 +2368,6 @@ static hst_result hst__esw_timepoint(hst__esw *w, uint64_t tp, uint64_t n, float
         if ((r = hst__esw_score(w, n, v)) != HST_SUCCESS) return r;
         for (q = 0; q < 2; q++)
             if (!isnan(v[q])) { sc[p][q] += v[q]; cnt[p][q]++; }
-        if (!img) continue;
-        img += (size_t)tp * w->P;
-        memcpy(img, w->img[0], w->P * sizeof(float));
-        if (!w->d.no_macro_pixel_correction) hst__emacro_image(img, w->rowsM, w->colsM, w->mag);
     }
     return HST_SUCCESS;
 }
