@@ -4290,19 +4290,26 @@ hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int 
 }
 #endif
 
+#if HST__E_AVX2
+/* The best build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2 + FMA, 0 portable */
+HST__KPRIVATE int hst__e_isa(void)
+{
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 2;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+}
+#endif
+
 /* hst__e_block_any, built for the CPU at hand */
 HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
                                 int yb, int xa, int k0, int nk, float *tile)
 {
 #if HST__E_AVX2
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-        hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile);
-        return;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile);
-        return;
+    switch (hst__e_isa()) {
+    case 2: hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    case 1: hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    default: break;
     }
 #endif
     hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
@@ -4459,7 +4466,7 @@ HST__KDEF void hst_k_esrrf_sweep_units_host(const float *frame, float *up, uint3
 }
 
 /* hst_e_sweep_rgc */
-HST__KPRIVATE void hst__e_sweep_rgc(const float *up, const float *wt, int rows, int cols, int mag,
+HST__E_INL void hst__e_sweep_rgc(const float *up, const float *wt, int rows, int cols, int mag,
                                     int nr, int yM, int xM, int j0, int n, int nl, const int *in,
                                     float *W, float *R)
 {
@@ -4494,49 +4501,88 @@ HST__KPRIVATE void hst__e_sweep_rgc(const float *up, const float *wt, int rows, 
     }
 }
 
-HST__KDEF void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
-                                      const float *prm, double *acc, uint32_t rows,
-                                      uint32_t cols, uint32_t mag, uint32_t nr, uint32_t ns,
-                                      int iw, int j0, int n, uint32_t nl, uint32_t odd,
-                                      uint32_t yM0, uint32_t yM1)
+/* hst_k_esrrf_sweep_host's arguments, for its builds below */
+typedef struct hst__e_sweep_args {
+    const float *frame, *up, *wt, *prm;
+    double *acc;
+    uint32_t rows, cols, mag, nr, ns, nl, odd;
+    int iw, j0, n;
+} hst__e_sweep_args;
+
+/* Magnified rows [yM0, yM1) of hst_k_esrrf_sweep, pixel by pixel (inlined into each build) */
+HST__E_INL void hst__e_sweep_rows_any(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
 {
-    size_t colsM = (size_t)cols * mag, P = (size_t)rows * mag * colsM;
+    size_t colsM = (size_t)a->cols * a->mag, P = (size_t)a->rows * a->mag * colsM;
     uint32_t y, x, k, l;
     for (y = yM0; y < yM1; ++y)
         for (x = 0; x < (uint32_t)colsM; ++x) {
             float W[HST_K_ESRRF_SWEEP_MAX], R[HST_K_ESRRF_SWEEP_MAX], im = 1.0f;
             int in[HST_K_ESRRF_SWEEP_MAX], any = 0;
             size_t i = (size_t)y * colsM + x;
-            for (k = 0; k < nr; ++k) {
-                float mr = prm[k] * (float)mag;
+            for (k = 0; k < a->nr; ++k) {
+                float mr = a->prm[k] * (float)a->mag;
                 int margin = (int)mr;
-                in[k] = (int)y >= margin && (int)y < (int)(rows * mag) - margin && (int)x >= margin &&
+                in[k] = (int)y >= margin && (int)y < (int)(a->rows * a->mag) - margin && (int)x >= margin &&
                         (int)x < (int)colsM - margin;
                 any = any | in[k];
                 W[k] = 0.0f;
                 R[k] = 0.0f;
             }
             if (any) {
-                hst__e_sweep_rgc(up, wt, (int)rows, (int)cols, (int)mag, (int)nr, (int)y, (int)x, j0, n, (int)nl,
-                                 in, W, R);
-                if (iw) {
-                    float fm = (float)mag;
-                    im = hst__e_interp(frame, (int)rows, (int)cols, 1, 0, hst__e_div((float)y, fm),
+                hst__e_sweep_rgc(a->up, a->wt, (int)a->rows, (int)a->cols, (int)a->mag, (int)a->nr, (int)y, (int)x,
+                                 a->j0, a->n, (int)a->nl, in, W, R);
+                if (a->iw) {
+                    float fm = (float)a->mag;
+                    im = hst__e_interp(a->frame, (int)a->rows, (int)a->cols, 1, 0, hst__e_div((float)y, fm),
                                        hst__e_div((float)x, fm));
                 }
             }
-            for (k = 0; k < nr; ++k)
-                for (l = 0; l < ns; ++l) {
+            for (k = 0; k < a->nr; ++k)
+                for (l = 0; l < a->ns; ++l) {
                     float v = 0.0f;
-                    double *a = acc + 3 * (size_t)(k * ns + l) * P + i;
+                    double *s = a->acc + 3 * (size_t)(k * a->ns + l) * P + i;
                     if (in[k]) {
-                        v = hst__e_final(R[k], W[k], prm[nr + l]);
-                        if (iw) v = v * im;
+                        v = hst__e_final(R[k], W[k], a->prm[a->nr + l]);
+                        if (a->iw) v = v * im;
                     }
-                    a[0] = a[0] + (double)v;
-                    a[(odd ? 1 : 2) * P] = a[(odd ? 1 : 2) * P] + (double)v;
+                    s[0] = s[0] + (double)v;
+                    s[(a->odd ? 1 : 2) * P] = s[(a->odd ? 1 : 2) * P] + (double)v;
                 }
         }
+}
+
+#if HST__E_AVX2
+__attribute__((target(HST__E_T512))) static void
+hst__e_sweep_rows_avx512(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_rows_any(a, yM0, yM1);
+}
+
+__attribute__((target("avx2,fma"))) static void
+hst__e_sweep_rows_avx2(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_rows_any(a, yM0, yM1);
+}
+#endif
+
+HST__KDEF void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
+                                      const float *prm, double *acc, uint32_t rows,
+                                      uint32_t cols, uint32_t mag, uint32_t nr, uint32_t ns,
+                                      int iw, int j0, int n, uint32_t nl, uint32_t odd,
+                                      uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_args a;
+    a.frame = frame; a.up = up; a.wt = wt; a.prm = prm; a.acc = acc;
+    a.rows = rows; a.cols = cols; a.mag = mag; a.nr = nr; a.ns = ns; a.nl = nl; a.odd = odd;
+    a.iw = iw; a.j0 = j0; a.n = n;
+#if HST__E_AVX2
+    switch (hst__e_isa()) {   /* fmaf one instruction where the CPU has it (as hst__e_block) */
+    case 2: hst__e_sweep_rows_avx512(&a, yM0, yM1); return;
+    case 1: hst__e_sweep_rows_avx2(&a, yM0, yM1); return;
+    default: break;
+    }
+#endif
+    hst__e_sweep_rows_any(&a, yM0, yM1);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
