@@ -52,10 +52,11 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # array.h's FFTs; VKFFT_INCLUDE, when set, names a directory holding vkFFT.h elsewhere than the
 # default include path) and the MPI compiler. tests/mpi_*.c always build with $(MPICC).
 MPICC ?= mpicc
-TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
-PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
+TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
+PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
-            bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c
+            bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c \
+            tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
 FFT_LDLIBS := -lfftw3f
 VKFFT_INCLUDE ?=
@@ -173,7 +174,7 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS) $(wildcard examples/*.h)
 ESRRF_CC := $(if $(HAVE_MPICC),$(MPICC) -DHST_ESRRF_MPI,$(CC))
 $(BUILD)/examples/esrrf: examples/esrrf.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(EX_LDLIBS)
+	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 

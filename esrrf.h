@@ -27,8 +27,10 @@
    at z * rows * cols samples), u8 / u16 / i16 / f32 in the host's byte order, read as they are:
    the conversion to float happens on the device. Output per requested mode: (time points,
    rows * mag, cols * mag) float32, C order; a time point is frames_per_timepoint consecutive
-   frames (0: all frames, one time point); trailing frames that do not fill a time point are
-   left out (counted in the report). Pixel (yM, xM) of the output is centred at input position
+   frames (0: all frames, one time point), as NanoPyx cuts them: where they do not divide the
+   frames, the last time point is shorter (the remainder), and a value above the frame count is
+   clamped to it (logged at info level; the report gives the length used). A last time point
+   of one frame has VAR 0 and TAC2 0 (NanoPyx: NaN, numpy's mean of no lag-1 products). Pixel (yM, xM) of the output is centred at input position
    ((yM + 0.5) / mag, (xM + 0.5) / mag) in input pixels; margins of int(radius * mag) output
    pixels on each side are exactly 0 (before macro-pixel correction, which leaves zeros zero).
    Radius is in input pixels; budget_bytes and sizes are bytes; times are seconds.
@@ -85,8 +87,8 @@
    The implementation uses POSIX threads (the live API's worker, the host device's threads):
    link with -lpthread.
 
-   What it does NOT do: no drift correction or registration of the frames; no 3-D eSRRF; no
-   parameter sweep (NanoPyx's QC maps); no shift in the magnification (NanoPyx's xyoffset
+   What it does NOT do: no drift correction or registration of the frames; no 3-D eSRRF; the
+   parameter sweep on one backend only (not over several, nor MPI ranks); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
    live session or batch call per backend at a time; MPI ranks get equal rows whatever their
@@ -103,6 +105,7 @@
 #define HST_ESRRF_H
 
 #include "choice.h"   /* the CPU/GPU choice of the "esrrf" operation */
+#include "quality.h"  /* the sweep's scores: SQUIRREL's RSP, FRC, decorrelation */
 #include "stream.h"
 
 #ifdef HST_NO_ESRRF_KERNELS
@@ -157,7 +160,8 @@ typedef struct hst_esrrf_desc {
     float sensitivity;              /* exponent of the RGC, (0, 100]; 0: _DEFAULT_SENSITIVITY (1) */
     int no_intensity_weighting;     /* 0: RGC times the magnified frame (NanoPyx's default) */
     int no_macro_pixel_correction;  /* 0: corrected (NanoPyx's default) */
-    uint64_t frames_per_timepoint;  /* 0: all frames are one time point */
+    uint64_t frames_per_timepoint;  /* 0: all frames are one time point; more than the frames:
+                                       clamped to them; the last time point takes the remainder */
     unsigned modes;                 /* HST_ESRRF_AVG | _VAR | _TAC2; 0: AVG */
     hst_esrrf_path path;            /* 0: auto */
     hst_backend *const *backends;   /* 1..HST_STREAM_MAX_BACKENDS devices; host and OpenCL
@@ -184,7 +188,10 @@ enum { HST_ESRRF_BY_DESC = 1, HST_ESRRF_BY_ENV, HST_ESRRF_BY_MEASURED, HST_ESRRF
 typedef struct hst_esrrf_report {
     uint64_t frames;                /* frames accumulated into complete time points */
     uint64_t timepoints;            /* images per mode delivered */
-    uint64_t frames_dropped;        /* trailing frames that did not fill a time point */
+    uint64_t frames_per_timepoint;  /* the time point length used: desc's, clamped to the frames
+                                       (0 in desc: all of them) */
+    uint64_t last_timepoint_frames; /* frames of the last time point: frames_per_timepoint, or
+                                       fewer where they do not divide the frames (the remainder) */
     uint64_t block_frames;          /* frames per block used */
     uint64_t frames_by_path[2];     /* frames run through fused, chained */
     hst_esrrf_path path;            /* the path that ran the most frames */
@@ -264,14 +271,80 @@ HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *des
 HST_API HST_NODISCARD hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
                                        uint32_t rows, uint32_t cols);
 /* Processes what is left, delivers the last time point(s), fills report (may be NULL; not
-   written when the session is not OPEN). Trailing frames that do not fill a time point are
-   dropped (report->frames_dropped). Errors: the worker's, HST_ERROR_INVALID_ARGUMENT (no frames
-   pushed; VAR or TAC2 with frames_per_timepoint 0 and 1 frame; the session not OPEN),
+   written when the session is not OPEN). Frames that do not fill a time point make a shorter
+   last one (report->last_timepoint_frames), and frames_per_timepoint above the frames pushed is
+   clamped to them, as in the batch call. TAC2 of a last time point of one frame is 0 (NanoPyx:
+   NaN, numpy's mean of no products), its VAR 0. Errors: the worker's, HST_ERROR_INVALID_ARGUMENT
+   (no frames pushed; VAR or TAC2 over 1 frame in all; the session not OPEN),
    HST_ERROR_CANCELLED (the final progress call; every image was delivered: FINISHED).
    Thread safety: per object. */
 HST_API HST_NODISCARD hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report);
 /* Stops the worker (without finishing) and frees everything. NULL ignored. */
 HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
+
+/* ---------------------------------------------------------------------------------------------
+   The parameter sweep: NanoPyx 2.1's run_esrrf_parameter_sweep (methods/esrrf/parameter_sweep.py,
+   core/analysis/parameter_sweep.py) in ONE pass over the frames. For every pair of a radius and a
+   sensitivity, NanoPyx runs eSRRF (no macro-pixel correction), takes the AVG image, scores it by
+   RSP = SQUIRREL's Pearson correlation of the fitted image with the frames' mean (hst_error_map)
+   and by a resolution: the FIRE number (pixels) of the FRC between the AVG of the odd frames
+   (1, 3, ..) and of the even ones (0, 2, ..) (hst_frc), or with use_decorr the decorrelation
+   resolution of the AVG image (hst_decorr); with frames_per_timepoint (NanoPyx's n_frames) each
+   time point is scored alone and the scores are averaged over them ignoring NaN (numpy.nanmean;
+   FRC skips time points of one frame, as NanoPyx). Then QnR = 2 RSP nFRC / (RSP + nFRC) (0 where
+   RSP + nFRC is 0), nFRC the resolutions through NanoPyx's logistic_image_conversion (min and max
+   over the whole map, M1 = 0.075, M2 = 0.925: the finest resolution near 0.925, the coarsest near
+   0.075; all equal: 0.5), in double. Best pair: the first maximum of QnR in C order over
+   [sensitivity][radius] (numpy.argmax).
+   Here each frame is uploaded once, and ONE kernel computes every pair per magnified pixel: the
+   frame's unit gradients, the samples' offsets and the magnified frame are shared, each radius
+   adds only its weights and sums, each sensitivity only its power (kernels.h's sweep kernels); the
+   sums of all frames, of the odd and of the even ones come from the same pass. The AVG images are
+   bitwise what hst_esrrf_run gives at each pair (same desc, that radius and sensitivity, modes
+   AVG), on every device, macro-pixel correction as desc says (the scores use uncorrected images,
+   as NanoPyx's sweep).
+
+   desc: magnification, no_intensity_weighting, no_macro_pixel_correction (the images only),
+   frames_per_timepoint, backends (one: desc.num_backends 1), progress (frames done, frames
+   total; nonzero cancels), block_frames (frames per upload; 0: automatic) as hst_esrrf_run;
+   radius, sensitivity, path, modes (AVG only) are not read. */
+#define HST_ESRRF_SWEEP_MAX 8       /* radii, and sensitivities, at most */
+typedef struct hst_esrrf_sweep_desc {
+    const float *radii;             /* num_radii values, each as hst_esrrf_desc.radius allows */
+    unsigned num_radii;             /* 1..HST_ESRRF_SWEEP_MAX */
+    const float *sensitivities;     /* num_sensitivities values, as hst_esrrf_desc.sensitivity */
+    unsigned num_sensitivities;     /* 1..HST_ESRRF_SWEEP_MAX */
+    int use_decorr;                 /* 0: FRC of odd and even frames (NanoPyx's default);
+                                       1: decorrelation analysis of the AVG image */
+} hst_esrrf_sweep_desc;
+
+typedef struct hst_esrrf_sweep_result {
+    /* [sensitivity index][radius index], NanoPyx's QnR map layout */
+    double qnr[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];
+    double rsp[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];         /* mean over time points */
+    double resolution[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];  /* FIRE or decorrelation,
+                                                                     magnified pixels; NaN: none */
+    unsigned best_sensitivity, best_radius;   /* indices of the best pair */
+    uint64_t timepoints;            /* scored time points */
+    double pass_seconds;            /* the pass over the frames (every pair's sums) */
+    double score_seconds;           /* the images, error maps and resolutions */
+    double seconds;                 /* the call */
+} hst_esrrf_sweep_result;
+
+/* The sweep over a stack (frames x rows x cols samples of dtype, C order, as hst_esrrf_run).
+   images: NULL, or num_sensitivities * num_radii pointers (index s * num_radii + r), each NULL
+   or (time points, rows * mag, cols * mag) float32 receiving the pair's AVG images (time points
+   as hst_esrrf_output_shape says). result: required. Memory: the sums of every pair, 3 values
+   per pair and magnified pixel (double where the device has fp64), on the device.
+   Errors: hst_esrrf_run's (the desc and the stack checked as there), HST_ERROR_INVALID_ARGUMENT
+   (sweep or result NULL; a count 0 or above HST_ESRRF_SWEEP_MAX; a radius or sensitivity out of
+   range; more than one backend or an MPI communicator), quality.h's (HST_ERROR_NOT_BUILT_IN:
+   the scores need HST_FFT at magnification > 1, and FRC/decorrelation always).
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf_sweep_desc *sweep,
+                                   const void *stack, hst_esrrf_dtype dtype, uint64_t frames,
+                                   uint32_t rows, uint32_t cols, float *const *images,
+                                   hst_esrrf_sweep_result *result);
 
 #ifdef __cplusplus
 }
@@ -502,22 +575,25 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     return HST_SUCCESS;
 }
 
-/* Time points of n frames, and the output bytes per mode (overflow-checked). */
+/* The time point length for n frames: frames_per_timepoint, 0 or more than n meaning n (NanoPyx's
+   eSRRF_workflow.py clamps it so). */
+static uint64_t hst__etp_len(const hst_esrrf_desc *d, uint64_t n) {
+    return d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n;
+}
+
+/* Time points of n frames (the last one shorter where T does not divide n, as NanoPyx), and
+   the output bytes per mode (overflow-checked). */
 static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows, uint32_t cols,
                               uint64_t *ntp) {
     const hst_backend *be = d->backends[0];
-    uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n;
+    uint64_t T = hst__etp_len(d, n);
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
     if (n == 0)
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "hst_esrrf: frames is 0");
-    if (T > n)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: frames_per_timepoint %llu: the stack has only %llu frames",
-                         (unsigned long long)T, (unsigned long long)n);
     if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
         return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                          "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
-    *ntp = n / T;
+    *ntp = n / T + (n % T != 0);
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
         return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
                          "hst_esrrf: %llu time points of %llu pixels overflow size_t",
@@ -1171,11 +1247,18 @@ static hst_result hst__efinite_images(const hst_backend *be, uint64_t tp, const 
     return HST_SUCCESS;
 }
 
+/* Frames of time point tp: T, or the remainder for the last one once the total is known. */
+static uint64_t hst__etp_frames(const hst__eng *e, uint64_t tp) {
+    uint64_t T = e->d.frames_per_timepoint;
+    if (!T) return e->frames_total;
+    return e->frames_total && (tp + 1) * T > e->frames_total ? e->frames_total - tp * T : T;
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, the
    macro-pixel correction, into the caller's out (batch) or e->img, the check that every pixel
    is finite, then the callback. */
 static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
-    uint64_t T = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : e->frames_total;
+    uint64_t T = hst__etp_frames(e, tp);
     uint32_t slot = (uint32_t)(tp % e->acc_tps);
     const float *images[HST_ESRRF_NUM_MODES];
     unsigned k, b, m;
@@ -1202,15 +1285,19 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
     if ((r = hst__efinite_images(e->log_be, tp, images, e->row0, e->nrows, e->colsM)) != HST_SUCCESS) return r;
     e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
-    e->rep.frames = (tp + 1) * T;
+    e->rep.frames = tp * e->d.frames_per_timepoint + T;
+    e->rep.frames_per_timepoint = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : T;
+    e->rep.last_timepoint_frames = T;
     if (e->d.on_timepoint) e->d.on_timepoint(tp, images, e->rowsM, e->colsM, e->d.timepoint_user);
     return HST_SUCCESS;
 }
 
-/* Delivers every time point that frames [0, done) complete. */
+/* Delivers every time point that frames [0, done) complete (the last one, shorter or not, once
+   done reaches the known total). */
 static hst_result hst__edeliver_done(hst__eng *e, uint64_t done) {
     uint64_t T = e->d.frames_per_timepoint;
-    uint64_t complete = T ? done / T : (e->frames_total && done == e->frames_total);
+    uint64_t complete = T ? done / T : 0;
+    if (e->frames_total && done == e->frames_total) complete = T ? (done + T - 1) / T : 1;
     hst_result r = HST_SUCCESS;
     while (r == HST_SUCCESS && e->delivered < complete) r = hst__edeliver(e, e->delivered);
     return r;
@@ -1225,6 +1312,17 @@ static uint64_t hst__epiece_end(const hst__eng *e, uint64_t c0, uint64_t avail) 
         if (c1 > ring_end) c1 = ring_end;
     }
     return c1;
+}
+
+/* frames_per_timepoint above the n frames: n, as NanoPyx; said at info level (OUT_OF_RANGE:
+   the value is outside what it can mean). */
+static void hst__eclamp(hst__eng *e, uint64_t n) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "hst_esrrf: frames_per_timepoint %llu is more than the %llu frames: clamped to %llu "
+             "(one time point, as NanoPyx)", (unsigned long long)e->d.frames_per_timepoint, (unsigned long long)n,
+             (unsigned long long)n);
+    hst_backend_log(e->log_be, HST_LOG_INFO, HST_LOGITEM_OUT_OF_RANGE, msg);
+    e->d.frames_per_timepoint = n;
 }
 
 /* >>engine ----------------------------------------------------------------------------------- */
@@ -1421,7 +1519,8 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     e->frame_px = (size_t)rows * cols;
     e->pixels = (size_t)e->nrows * e->colsM;
     e->in_frame_bytes = e->frame_px * dsize[dtype];
-    e->frames_total = n && !e->d.frames_per_timepoint ? n : 0;
+    if (n && e->d.frames_per_timepoint > n) hst__eclamp(e, n);
+    e->frames_total = n;   /* batch: known, so the last time point closes at frame n - 1 */
     hst__egroups(e);
     for (i = 0; i < e->ngrp; i++)
         if ((r = hst__egroup_types(e, &e->grp[i])) != HST_SUCCESS) return r;
@@ -1430,7 +1529,7 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
     if (n && e->block > n) e->block = n;
     e->rep.block_frames = e->block;
-    if ((r = hst__eacc(e, n ? (e->d.frames_per_timepoint ? ntp : 1) : 1)) != HST_SUCCESS) return r;
+    if ((r = hst__eacc(e, n ? ntp : 1)) != HST_SUCCESS) return r;
     e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
     e->rd = hst_backend_alloc(e->log_be, e->pixels * sizeof(double));   /* one sum of one device */
     if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1521,7 +1620,7 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
                               uint32_t nrows, float *const *out, size_t out_tp,
                               hst_esrrf_report *report) {
     hst__eng e;
-    uint64_t ntp = 0, T;
+    uint64_t ntp = 0;
     unsigned m;
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     if (r == HST_SUCCESS && !stack)
@@ -1533,14 +1632,12 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
                           m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
     if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
     if (r == HST_SUCCESS) {
-        T = e.d.frames_per_timepoint ? e.d.frames_per_timepoint : frames;
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
-        e.rep.frames_dropped = frames - ntp * T;
-        e.progress_total = ntp * T;
-        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, ntp * T, 0);
+        e.progress_total = frames;
+        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, frames, 0);
     }
-    if (r == HST_SUCCESS && e.d.progress && e.d.progress(ntp * T, ntp * T, e.d.progress_user)) r = HST_ERROR_CANCELLED;
+    if (r == HST_SUCCESS && e.d.progress && e.d.progress(frames, frames, e.d.progress_user)) r = HST_ERROR_CANCELLED;
     if (e.log_be) {
         hst__ereport(&e);
         e.rep.seconds = hst_time_s() - e.t0;
@@ -1983,6 +2080,389 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
     return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, 0, report);
 }
 
+/* >>sweep ------------------------------------------------------------------------------------ */
+/* Frames per upload of the sweep when desc.block_frames is 0: as many as this many bytes of float
+   frames hold (whole time points of the shipped stack's size; a large frame goes alone). */
+#define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)64 << 20)
+
+/* One sweep on one backend: the sums of every pair for one time point at a time. */
+typedef struct hst__esw {
+    hst_esrrf_desc d;               /* defaults applied */
+    const hst_esrrf_sweep_desc *sw;
+    hst_backend *be;
+    int host;
+    hst_esrrf_dtype dtype;
+    uint32_t rows, cols, mag, rowsM, colsM, nr, ns, np, nk, nl;
+    int j0, n;                      /* the widest sample window */
+    size_t P, frame_px, in_bytes, acc_elem;
+    uint64_t block;
+    float prm[2 * HST_ESRRF_SWEEP_MAX];   /* radii, then sensitivities */
+    float *wt;                      /* nr mag^2 n^2 (w, wd): hst_k_esrrf_sweep_table */
+    float *fr;                      /* a block of frames as float */
+    float *up;                      /* host: a frame's unit gradient plane */
+    double *sum;                    /* 3 np P sums (host: the sums themselves) */
+    void *rd;                       /* device without fp64: its float sums */
+    float *img[3];                  /* one pair's AVG of all, odd and even frames */
+    float *ref;                     /* the time point's mean frame (the error map's reference) */
+    double *mean;                   /* its sums */
+    hst_program *prog;
+    hst_kernel *kunits, *ksweep;
+    hst_buffer *dfr, *dup, *dwt, *dprm, *dacc;
+} hst__esw;
+
+/* The sweep desc against its limits; the pairs' parameters into w->prm. */
+static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, const hst_esrrf_sweep_result *res) {
+    const hst_backend *be = w->d.backends[0];
+    unsigned i;
+    if (!sw || !res)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_sweep: %s is NULL",
+                         sw ? "result" : "sweep");
+    if (w->d.num_backends != 1 || w->d.mpi_comm)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
+                         "hst_esrrf_sweep: give one backend and no MPI communicator");
+    if (!sw->num_radii || sw->num_radii > HST_ESRRF_SWEEP_MAX || !sw->radii ||
+        !sw->num_sensitivities || sw->num_sensitivities > HST_ESRRF_SWEEP_MAX || !sw->sensitivities)
+        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                         "hst_esrrf_sweep: %u radii and %u sensitivities: give 1..%d of each (non-NULL)",
+                         sw->num_radii, sw->num_sensitivities, HST_ESRRF_SWEEP_MAX);
+    for (i = 0; i < sw->num_radii; i++)
+        if (!(sw->radii[i] > 0.0f && sw->radii[i] <= HST_ESRRF_MAX_RADIUS))
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                             "hst_esrrf_sweep: radii[%u] %g: give 0 < radius <= %g input pixels", i,
+                             (double)sw->radii[i], (double)HST_ESRRF_MAX_RADIUS);
+    for (i = 0; i < sw->num_sensitivities; i++)
+        if (!(sw->sensitivities[i] > 0.0f && sw->sensitivities[i] <= HST_ESRRF_MAX_SENSITIVITY))
+            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                             "hst_esrrf_sweep: sensitivities[%u] %g: give 0 < sensitivity <= %g", i,
+                             (double)sw->sensitivities[i], (double)HST_ESRRF_MAX_SENSITIVITY);
+    w->sw = sw;
+    w->nr = sw->num_radii; w->ns = sw->num_sensitivities; w->np = w->nr * w->ns;
+    for (i = 0; i < w->nr; i++) w->prm[i] = sw->radii[i];
+    for (i = 0; i < w->ns; i++) w->prm[w->nr + i] = sw->sensitivities[i];
+    return HST_SUCCESS;
+}
+
+/* The device's program (-DHST_E_NR: the radii), kernels and buffers. */
+static hst_result hst__esw_device(hst__esw *w, size_t wt_bytes, size_t up_bytes, size_t acc_bytes) {
+    const hst_device_info *info = hst_backend_device(w->be);
+    hst_queue *q = hst_backend_queue(w->be);
+    char opts[64];
+    size_t count = 0;
+    const char *const *src = hst_kernels_esrrf_source(&count);
+    hst_result r;
+    w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
+    snprintf(opts, sizeof opts, "-DHST_E_NR=%u%s", w->nr, info->fp64 ? " -DHST_FP64" : "");
+    if ((r = hst_program_build(w->be, count, src, opts, &w->prog)) != HST_SUCCESS ||
+        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep_units", &w->kunits)) != HST_SUCCESS ||
+        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep", &w->ksweep)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), HST_MEM_READ_ONLY, &w->dfr)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, up_bytes, 0, &w->dup)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, wt_bytes, HST_MEM_READ_ONLY, &w->dwt)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, sizeof w->prm, HST_MEM_READ_ONLY, &w->dprm)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS ||
+        (r = hst_write(q, w->dwt, 0, w->wt, wt_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS ||
+        (r = hst_write(q, w->dprm, 0, w->prm, sizeof w->prm, 1, 0, NULL, NULL)) != HST_SUCCESS)
+        return r;
+    if (!info->fp64 && !(w->rd = hst_backend_alloc(w->be, acc_bytes / 2))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    return HST_SUCCESS;
+}
+
+/* Everything the pass needs: the geometry, the weight table, host memory, the device's. */
+static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t rows, uint32_t cols, uint64_t T) {
+    static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
+    size_t wt_bytes, up_bytes, acc_bytes;
+    unsigned m;
+    w->be = w->d.backends[0];
+    w->host = hst_backend_is_host(w->be);
+    w->dtype = dtype; w->rows = rows; w->cols = cols; w->mag = w->d.magnification;
+    w->rowsM = rows * w->mag; w->colsM = cols * w->mag;
+    w->P = (size_t)w->rowsM * w->colsM;
+    w->frame_px = (size_t)rows * cols;
+    w->in_bytes = w->frame_px * dsize[dtype];
+    hst_k_esrrf_sweep_geometry(rows, cols, w->mag, w->nr, w->prm, &w->j0, &w->n, &w->nk, &w->nl);
+    w->block = w->d.block_frames ? w->d.block_frames : HST__E_SWEEP_BLOCK_BYTES / (w->frame_px * sizeof(float));
+    if (w->block < 1) w->block = 1;
+    if (w->block > T) w->block = T;
+    if (w->P > SIZE_MAX / sizeof(double) / 3 / w->np)
+        return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep: the pairs' sums overflow size_t");
+    wt_bytes = (size_t)w->nr * w->mag * w->mag * (size_t)(w->n * w->n) * 2 * sizeof(float);
+    up_bytes = (size_t)w->nk * w->nl * 2 * sizeof(float);
+    acc_bytes = 3 * (size_t)w->np * w->P * sizeof(double);
+    w->wt = (float *)hst_backend_alloc(w->be, wt_bytes);
+    w->fr = (float *)hst_backend_alloc(w->be, (size_t)w->block * w->frame_px * sizeof(float));
+    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
+    w->ref = (float *)hst_backend_alloc(w->be, w->frame_px * sizeof(float));
+    w->mean = (double *)hst_backend_alloc(w->be, w->frame_px * sizeof(double));
+    for (m = 0; m < 3; m++) w->img[m] = (float *)hst_backend_alloc(w->be, w->P * sizeof(float));
+    if (!w->wt || !w->fr || !w->sum || !w->ref || !w->mean || !w->img[0] || !w->img[1] || !w->img[2])
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst_k_esrrf_sweep_table(w->mag, w->nr, w->prm, w->j0, w->n, w->wt);
+    if (w->host) return (w->up = (float *)hst_backend_alloc(w->be, up_bytes)) ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+    return hst__esw_device(w, wt_bytes, up_bytes, acc_bytes);
+}
+
+static void hst__esw_close(hst__esw *w) {
+    unsigned m;
+    if (!w->be) return;
+    hst_kernel_destroy(w->kunits);
+    hst_kernel_destroy(w->ksweep);
+    hst_program_release(w->prog);
+    hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->dup); hst_buffer_destroy(w->dwt);
+    hst_buffer_destroy(w->dprm); hst_buffer_destroy(w->dacc);
+    hst_backend_free(w->be, w->wt); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->up);
+    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->rd); hst_backend_free(w->be, w->ref);
+    hst_backend_free(w->be, w->mean);
+    for (m = 0; m < 3; m++) hst_backend_free(w->be, w->img[m]);
+}
+
+/* The host device's frame: the plane's rows, then the magnified rows, shared by the threads. */
+typedef struct hst__esw_job { hst__esw *w; const float *f; uint32_t odd; } hst__esw_job;
+
+static void hst__esw_units_share(void *ctx, unsigned k, unsigned n) {
+    const hst__esw_job *j = (const hst__esw_job *)ctx;
+    const hst__esw *w = j->w;
+    hst_k_esrrf_sweep_units_host(j->f, w->up, w->rows, w->cols, w->mag, w->nl, (uint32_t)((uint64_t)w->nk * k / n),
+                                 (uint32_t)((uint64_t)w->nk * (k + 1) / n));
+}
+
+static void hst__esw_rows_share(void *ctx, unsigned k, unsigned n) {
+    const hst__esw_job *j = (const hst__esw_job *)ctx;
+    const hst__esw *w = j->w;
+    hst_k_esrrf_sweep_host(j->f, w->up, w->wt, w->prm, w->sum, w->rows, w->cols, w->mag, w->nr, w->ns,
+                           !w->d.no_intensity_weighting, w->j0, w->n, w->nl, j->odd,
+                           (uint32_t)((uint64_t)w->rowsM * k / n), (uint32_t)((uint64_t)w->rowsM * (k + 1) / n));
+}
+
+/* Frame z of the block (w->fr; on the device dfr) into the sums; odd: its parity in its time point. */
+static hst_result hst__esw_frame(hst__esw *w, uint64_t z, uint32_t odd) {
+    hst_queue *q;
+    size_t g1, g2;
+    uint64_t fo = z * w->frame_px;
+    int iw = !w->d.no_intensity_weighting;
+    hst_result r;
+    if (w->host) {
+        hst__esw_job j;
+        j.w = w; j.f = w->fr + fo; j.odd = odd;
+        hst__eparallel(hst__esw_units_share, &j, hst__ethreads());
+        hst__eparallel(hst__esw_rows_share, &j, hst__ethreads());
+        return HST_SUCCESS;
+    }
+    q = hst_backend_queue(w->be);
+    g1 = (size_t)w->nk * w->nl;
+    g2 = w->P;
+    if ((r = hst_kernel_set_buffer(w->kunits, 0, w->dfr)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->kunits, 1, w->dup)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 2, 4, &w->rows)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 3, 4, &w->cols)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 4, 4, &w->mag)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 5, 4, &w->nk)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 6, 4, &w->nl)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kunits, 7, 8, &fo)) != HST_SUCCESS ||
+        (r = hst_launch(q, w->kunits, 1, &g1, NULL, 0, NULL, NULL)) != HST_SUCCESS)
+        return r;
+    if ((r = hst_kernel_set_buffer(w->ksweep, 0, w->dfr)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->ksweep, 1, w->dup)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->ksweep, 2, w->dwt)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->ksweep, 3, w->dprm)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->ksweep, 4, w->dacc)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 5, 4, &w->rows)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 6, 4, &w->cols)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 7, 4, &w->mag)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 8, 4, &w->ns)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 9, 4, &iw)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 10, 4, &w->j0)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 11, 4, &w->n)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 12, 4, &w->nl)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 13, 4, &odd)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksweep, 14, 8, &fo)) != HST_SUCCESS)
+        return r;
+    return hst_launch(q, w->ksweep, 1, &g2, NULL, 0, NULL, NULL);
+}
+
+/* Frames [a, b) of the stack, one time point, into the pairs' sums (zeroed first), block by
+   block: converted to float, uploaded once, every pair from each frame; progress after each. */
+static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b, uint64_t total) {
+    static const unsigned char zero[8] = {0};
+    size_t acc_bytes = 3 * (size_t)w->np * w->P * (w->host ? sizeof(double) : w->acc_elem);
+    uint64_t z0, z;
+    hst_result r;
+    if (w->host) memset(w->sum, 0, acc_bytes);
+    else if ((r = hst_fill(hst_backend_queue(w->be), w->dacc, zero, w->acc_elem, 0, acc_bytes, 0, NULL, NULL)) != HST_SUCCESS)
+        return r;
+    for (z0 = a; z0 < b; z0 += w->block) {
+        uint64_t n = b - z0 < w->block ? b - z0 : w->block;
+        hst_k_esrrf_to_float_host(stack + (size_t)z0 * w->in_bytes, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype,
+                                  0, 0, n, n);
+        if (!w->host && (r = hst_write(hst_backend_queue(w->be), w->dfr, 0, w->fr, (size_t)n * w->frame_px * sizeof(float),
+                                       1, 0, NULL, NULL)) != HST_SUCCESS)
+            return r;
+        for (z = 0; z < n; z++)
+            if ((r = hst__esw_frame(w, z, (uint32_t)((z0 + z - a) & 1))) != HST_SUCCESS) return r;
+        if (!w->host && (r = hst_queue_finish(hst_backend_queue(w->be))) != HST_SUCCESS) return r;
+        if (w->d.progress && w->d.progress(z0 + n, total, w->d.progress_user)) return HST_ERROR_CANCELLED;
+    }
+    return HST_SUCCESS;
+}
+
+/* The device's sums into w->sum (in double). */
+static hst_result hst__esw_read(hst__esw *w) {
+    size_t n = 3 * (size_t)w->np * w->P, i;
+    hst_queue *q = hst_backend_queue(w->be);
+    hst_result r;
+    if (w->host) return HST_SUCCESS;
+    if (w->acc_elem == sizeof(double)) return hst_read(q, w->dacc, 0, w->sum, n * sizeof(double), 1, 0, NULL, NULL);
+    if ((r = hst_read(q, w->dacc, 0, w->rd, n * sizeof(float), 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
+    for (i = 0; i < n; i++) w->sum[i] = (double)((const float *)w->rd)[i];
+    return HST_SUCCESS;
+}
+
+/* The mean of frames [a, b) (NanoPyx: numpy.mean(im, axis=0)), in double, as float. */
+static void hst__esw_mean(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b) {
+    size_t i;
+    uint64_t z;
+    memset(w->mean, 0, w->frame_px * sizeof(double));
+    for (z = a; z < b; z++) {
+        hst_k_esrrf_to_float_host(stack + (size_t)z * w->in_bytes, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype, 0, 0, 1, 1);
+        for (i = 0; i < w->frame_px; i++) w->mean[i] += (double)w->fr[i];
+    }
+    for (i = 0; i < w->frame_px; i++) w->ref[i] = (float)(w->mean[i] / (double)(b - a));
+}
+
+/* The scores of the AVG image in img[0] (img[1], img[2]: of the odd and even frames; n frames):
+   v[0] RSP against the mean frame, v[1] the resolution: FRC of the odd and even images (none,
+   NaN, for one frame: NanoPyx skips it) or decorrelation of the AVG image. */
+static hst_result hst__esw_score(hst__esw *w, uint64_t n, double *v) {
+    hst_error_map_result em;
+    hst_result r;
+    v[1] = NAN;
+    if ((r = hst_error_map(w->be, w->ref, w->rows, w->cols, w->img[0], w->rowsM, w->colsM, NULL, NULL, &em)) != HST_SUCCESS)
+        return r;
+    v[0] = em.rsp;
+    if (w->sw->use_decorr) {
+        hst_decorr_result dr;
+        if ((r = hst_decorr(w->be, w->img[0], w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS) v[1] = dr.resolution;
+    } else if (n >= 2) {
+        hst_frc_result fr;
+        if ((r = hst_frc(w->be, w->img[1], w->img[2], w->rowsM, w->colsM, NULL, NULL, &fr)) == HST_SUCCESS) v[1] = fr.resolution;
+    }
+    return r;
+}
+
+/* Time point tp (n frames, its sums in w->sum) of every pair p = k ns + l: first the caller's
+   images (pair (l, k) at images[l nr + k]: hst_k_esrrf_finalize, hst_esrrf_run's bits, the
+   macro-pixel correction as desc says); then the scores of the AVG images of all, odd and even
+   frames, added to the running sums sc[p] (count cnt[p]; NaN left out: numpy.nanmean). */
+static hst_result hst__esw_timepoint(hst__esw *w, uint64_t tp, uint64_t n, float *const *images, double (*sc)[2],
+                                     unsigned (*cnt)[2]) {
+    unsigned p, q;
+    hst_result r;
+    for (p = 0; p < w->np && images; p++) {
+        float *img = images[(p % w->ns) * w->nr + p / w->ns];
+        if (!img) continue;
+        img += (size_t)tp * w->P;
+        hst_k_esrrf_finalize(0, w->sum + 3 * (size_t)p * w->P, w->P, (uint32_t)n, img);
+        if (!w->d.no_macro_pixel_correction) hst__emacro_image(img, w->rowsM, w->colsM, w->mag);
+    }
+    for (p = 0; p < w->np; p++) {
+        const double *s = w->sum + 3 * (size_t)p * w->P;
+        double v[2];
+        hst_k_esrrf_finalize(0, s, w->P, (uint32_t)n, w->img[0]);
+        hst_k_esrrf_finalize(0, s + w->P, w->P, (uint32_t)(n / 2), w->img[1]);
+        hst_k_esrrf_finalize(0, s + 2 * w->P, w->P, (uint32_t)((n + 1) / 2), w->img[2]);
+        if ((r = hst__esw_score(w, n, v)) != HST_SUCCESS) return r;
+        for (q = 0; q < 2; q++)
+            if (!isnan(v[q])) { sc[p][q] += v[q]; cnt[p][q]++; }
+    }
+    return HST_SUCCESS;
+}
+
+/* NanoPyx's logistic_image_conversion of one value of a map whose finite values span [lo, hi]
+   (M1 = 0.075 at hi, M2 = 0.925 at lo; lo == hi: 0.5; NaN and -inf: 0 and 1 as its nan_to_num
+   leaves them, +inf 0) */
+static double hst__esw_logistic(double x, double lo, double hi) {
+    const double M1 = 0.075, M2 = 0.925;
+    double A1 = log((1.0 - M1) / M1), A2 = log((1.0 - M2) / M2), x0, k, v;
+    if (isnan(x)) return 0.0;
+    if (lo == hi) return isfinite(x) ? 0.5 : 0.0;
+    x0 = (A2 * hi - A1 * lo) / (A2 - A1);
+    k = 1.0 / (x0 - hi) * A1;
+    v = 1.0 / (exp(-k * (x - x0)) + 1.0);
+    return isnan(v) ? 0.0 : v;
+}
+
+/* The maps from the running sums, QnR (NanoPyx's calculate_qnr_score) and the best pair. */
+static void hst__esw_qnr(const hst__esw *w, double (*sc)[2], unsigned (*cnt)[2], hst_esrrf_sweep_result *res) {
+    double lo = INFINITY, hi = -INFINITY, best = -INFINITY;
+    unsigned k, l;
+    for (l = 0; l < w->ns; l++)
+        for (k = 0; k < w->nr; k++) {
+            unsigned p = k * w->ns + l;
+            res->rsp[l][k] = cnt[p][0] ? sc[p][0] / cnt[p][0] : NAN;
+            res->resolution[l][k] = cnt[p][1] ? sc[p][1] / cnt[p][1] : 0.0;   /* NanoPyx's map starts at 0 */
+            if (isfinite(res->resolution[l][k])) {
+                if (res->resolution[l][k] < lo) lo = res->resolution[l][k];
+                if (res->resolution[l][k] > hi) hi = res->resolution[l][k];
+            }
+        }
+    for (l = 0; l < w->ns; l++)
+        for (k = 0; k < w->nr; k++) {
+            double n = lo <= hi ? hst__esw_logistic(res->resolution[l][k], lo, hi) : 0.0, s = res->rsp[l][k];
+            double q = s + n != 0.0 ? 2.0 * s * n / (s + n) : 0.0;
+            res->qnr[l][k] = isfinite(q) ? q : 0.0;
+            if (res->qnr[l][k] > best) {
+                best = res->qnr[l][k];
+                res->best_sensitivity = l;
+                res->best_radius = k;
+            }
+        }
+}
+
+HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf_sweep_desc *sweep,
+                                     const void *stack, hst_esrrf_dtype dtype, uint64_t frames,
+                                     uint32_t rows, uint32_t cols, float *const *images,
+                                     hst_esrrf_sweep_result *result) {
+    hst__esw w;
+    hst_esrrf_desc d;
+    double sc[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX][2];
+    unsigned cnt[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX][2];
+    uint64_t ntp = 0, T, tp;
+    double t0 = hst_time_s();
+    hst_result r;
+    memset(&w, 0, sizeof w);
+    memset(sc, 0, sizeof sc);
+    memset(cnt, 0, sizeof cnt);
+    if (desc) {   /* AVG: the only statistic the sweep scores */
+        d = *desc;
+        d.modes = HST_ESRRF_AVG;
+    }
+    if ((r = hst__edesc(desc ? &d : NULL, &w.d)) != HST_SUCCESS || (r = hst__esw_check(&w, sweep, result)) != HST_SUCCESS ||
+        (r = hst__eframe(&w.d, dtype, rows, cols)) != HST_SUCCESS || (r = hst__eshape(&w.d, frames, rows, cols, &ntp)) != HST_SUCCESS)
+        return r;
+    if (!stack) return hst__ebad(w.d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_sweep: stack is NULL");
+    memset(result, 0, sizeof *result);
+    T = hst__etp_len(&w.d, frames);
+    r = hst__esw_open(&w, dtype, rows, cols, T);
+    for (tp = 0; tp < ntp && r == HST_SUCCESS; tp++) {
+        uint64_t a = tp * T, b = a + T < frames ? a + T : frames;
+        double ts = hst_time_s();
+        if ((r = hst__esw_pass(&w, (const unsigned char *)stack, a, b, frames)) == HST_SUCCESS) r = hst__esw_read(&w);
+        result->pass_seconds += hst_time_s() - ts;
+        ts = hst_time_s();
+        if (r == HST_SUCCESS) {
+            hst__esw_mean(&w, (const unsigned char *)stack, a, b);
+            r = hst__esw_timepoint(&w, tp, b - a, images, sc, cnt);
+        }
+        result->score_seconds += hst_time_s() - ts;
+    }
+    if (r == HST_SUCCESS) {
+        hst__esw_qnr(&w, sc, cnt, result);
+        result->timepoints = ntp;
+    }
+    hst__esw_close(&w);
+    result->seconds = hst_time_s() - t0;
+    return r;
+}
+
 /* >>live ------------------------------------------------------------------------------------- */
 /* Two staging buffers of (1 + cap) frames: slot 0 holds the frame before the first pushed one
    (the lag-1 product of a piece that starts inside a time point). Pushes fill one while the
@@ -2097,13 +2577,15 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     pthread_cond_broadcast(&lv->cv);
 }
 
-/* Hands off what fills a piece: the buffer is full, or a time point ends in it. */
+/* Hands off what fills a piece: the buffer is full, or a time point ends in it. A full buffer
+   keeps its newest frame back: it may be the acquisition's last (known at finish only), which
+   closes a shorter last time point (its value is the TAC2 statistic's last). */
 static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
-    uint64_t T = lv->e.d.frames_per_timepoint, n = lv->count, end = lv->first + lv->count;
+    uint64_t T = lv->e.d.frames_per_timepoint, n, end = lv->first + lv->count;
     if (T && end / T > lv->first / T) n = end / T * T - lv->first;   /* up to the last complete time point */
-    else if (lv->count < lv->cap && (lv->job || lv->count < lv->e.block + !T)) return;   /* an idle
+    else if (lv->count < lv->cap && (lv->job || lv->count < lv->e.block + 1)) return;   /* an idle
                                            worker takes a block at once (the first ones) */
-    else if (!T) n = lv->count - 1;
+    else n = lv->count - 1;
     hst__elive_handoff(lv, n);
 }
 
@@ -2122,12 +2604,12 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     if (e->d.path == HST_ESRRF_PATH_CHAINED) pick = 1;
     else if (e->d.path == HST_ESRRF_PATH_AUTO && (r = hst__eknown_pick(e, &pick)) != HST_SUCCESS) return r;
     path = pick == 1 ? HST__E_CHAINED : HST__E_FUSED;
-    /* pieces (hst__elive_maybe_handoff): T = 0: the first cap - 1 frames, then cap - 1 frames
-       after the one before; T < cap: T frames from a time point's start; else cap frames,
-       then cap after the one before */
-    n[0] = !T ? lv->cap - 1 : T < lv->cap ? T : lv->cap;
-    n[1] = !T ? lv->cap : T < lv->cap ? T : lv->cap + 1;
-    if (!e->grp[0].lag) n[1] = !T ? lv->cap - 1 : n[0];   /* no frame before: the piece alone */
+    /* pieces (hst__elive_maybe_handoff): T < cap: T frames from a time point's start; else
+       the first cap - 1 frames, then cap - 1 frames after the one before (an idle worker's
+       shorter pieces reuse these streams: hst__estream_get) */
+    n[0] = T && T < lv->cap ? T : lv->cap - 1;
+    n[1] = T && T < lv->cap ? T : lv->cap;
+    if (!e->grp[0].lag) n[1] = n[0];   /* no frame before: the piece alone */
     for (k = 2; k-- > 0;)   /* n[1] >= n[0]: the longer first, which the shorter then reuses */
         if ((r = hst__estream_get(e, &e->grp[0], path, n[k], &es)) != HST_SUCCESS) return r;
     return HST_SUCCESS;
@@ -2218,14 +2700,14 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     if (total == 0 && lv->err == HST_SUCCESS)
         lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                             "hst_esrrf_live_finish: no frames were pushed");
-    if (!T && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
+    if ((!T || T > total) && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
         lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
                             "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
                             (unsigned long long)total);
     if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
-        lv->e.frames_total = T ? 0 : total;
-        lv->e.rep.frames_dropped = T ? total % T : 0;
-        hst__elive_handoff(lv, !T ? lv->count : lv->count > total % T ? lv->count - total % T : 0);
+        lv->e.frames_total = total;
+        if (T > total) hst__eclamp(&lv->e, total);
+        hst__elive_handoff(lv, lv->count);
         while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
     }
     r = lv->err;

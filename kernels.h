@@ -717,6 +717,47 @@ HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stri
 #define HST_K_ESRRF_MAX_MAG 32
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
+/* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair of a frame
+   in one pass over its samples, their values bitwise what hst_k_esrrf_rgc_fused gives at each
+   pair (and so what a run of the pair gives), summed as hst_k_esrrf_temporal sums them.
+     hst_k_esrrf_sweep_units  f; up        uint rows, cols, mag, nk, nl, ulong fo   nk*nl items
+     hst_k_esrrf_sweep        f, up, wt, prm; acc (GLOBAL)                    rowsM*colsM items
+                              uint rows, cols, mag, ns, int iw, int j0, int n, uint nl, uint odd,
+                              ulong fo (the frame: f + fo)
+                              (build option -DHST_E_NR=nr: the radii, 1..HST_K_ESRRF_SWEEP_MAX)
+   The geometry a pixel's samples share is computed once for all pairs: the unit gradients of
+   the frame (sweep_units: up[2 (k nl + l)] = hst_e_unit_at(k, l), the unit gradient at half-
+   pixel position (k / 2, l / 2), which the fused kernel's tile holds), the sample offsets, the
+   bounds and the magnified frame (intensity weighting); per radius only the (w, wd) of the
+   sample (the table wt, made on the host by hst_k_esrrf_sweep_table with the fused kernel's
+   table code, so every device reads the same bits) and the sums W, R through hst_e_acc; per
+   sensitivity only hst_e_final. For each pair p = k ns + l (radius prm[k], sensitivity
+   prm[nr + l]): acc[(3 p + q) P + i] += v, q = 0 every frame, 1 odd frames, 2 even ones (the
+   frame's index in its time point: NanoPyx's rgc[1::2] and rgc[::2]); P = rowsM colsM; ACC
+   double with -DHST_FP64, else float. Inside radius k's margin the value is hst_e_rgc's; outside
+   0, as the fused kernel's. */
+#define HST_K_ESRRF_SWEEP_MAX 8
+/* The widest sample window of the radii (j0, n: samples j0 .. j0 + n - 1 on each axis, the
+   largest radius's: the windows nest) and the half-pixel plane sweep_units fills (nk x nl
+   positions from (0, 0)). Thread-safe. */
+HST_API void hst_k_esrrf_sweep_geometry(uint32_t rows, uint32_t cols, uint32_t mag, uint32_t nr,
+                                        const float *radii, int *j0, int *n, uint32_t *nk,
+                                        uint32_t *nl);
+/* The (w, wd) table of the nr radii: nr x mag^2 x n x n pairs of floats into wt (the widest
+   window j0, n of hst_k_esrrf_sweep_geometry; 0 where a sample lies outside radius k's own
+   window). Thread-safe. */
+HST_API void hst_k_esrrf_sweep_table(uint32_t mag, uint32_t nr, const float *radii, int j0,
+                                     int n, float *wt);
+/* Twins: rows [k0, k1) of the plane; magnified rows [yM0, yM1) of the sweep (acc in double,
+   the twin of a -DHST_FP64 build). Thread-safe for disjoint ranges. */
+HST_API void hst_k_esrrf_sweep_units_host(const float *frame, float *up, uint32_t rows,
+                                          uint32_t cols, uint32_t mag, uint32_t nl, uint32_t k0,
+                                          uint32_t k1);
+HST_API void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
+                                    const float *prm, double *acc, uint32_t rows, uint32_t cols,
+                                    uint32_t mag, uint32_t nr, uint32_t ns, int iw, int j0, int n,
+                                    uint32_t nl, uint32_t odd, uint32_t yM0, uint32_t yM1);
+
 #endif /* HST_NO_ESRRF_KERNELS */
 
 /* <<esrrf kernels */
@@ -3688,6 +3729,21 @@ static const char hst__esrrf_src_wtab[] =
 "}\n"
 "\n";
 
+static const char hst__esrrf_src_unit[] =
+"\n"
+"/* The unit gradient (hst_e_unit) of the Roberts gradients of frame f interpolated at the\n"
+"   half-pixel position (k / 2, l / 2): what the fused kernel's tile and the sweep's plane hold */\n"
+"void hst_e_unit_at(__global const float *f, int rows, int cols, int mag, int k, int l,\n"
+"                   float *u)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  int iy = hst_e_gidx(k, fm, 2 * rows * mag);\n"
+"  int ix = hst_e_gidx(l, fm, 2 * cols * mag);\n"
+"  float g[2];\n"
+"  hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
+"  hst_e_unit(g[0], g[1], u);\n"
+"}\n";
+
 static const char hst__esrrf_src_fused[] =
 "\n"
 "/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
@@ -3767,13 +3823,9 @@ static const char hst__esrrf_src_fused1[] =
 "    ulong z = begin + zf;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
 "    if (use) {\n"
-"      int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
 "      for (int e = lid; e < nk * nl; e += L) {\n"
-"        int iy = hst_e_gidx(k0 + e / nl, fm, rows2);\n"
-"        int ix = hst_e_gidx(l0 + e % nl, fm, cols2);\n"
-"        float g[2], u[2];\n"
-"        hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
-"        hst_e_unit(g[0], g[1], u);\n"
+"        float u[2];\n"
+"        hst_e_unit_at(f, (int)rows, (int)cols, (int)mag, k0 + e / nl, l0 + e % nl, u);\n"
 "        tile[2 * e] = u[0];\n"
 "        tile[2 * e + 1] = u[1];\n"
 "      }\n"
@@ -3970,6 +4022,112 @@ static const char hst__esrrf_src_io[] =
 "}\n"
 "#endif\n";
 
+/* >>esrrf sweep kernels (esrrf.h's hst_esrrf_sweep) */
+static const char hst__esrrf_src_sweep[] =
+"\n"
+"/* The parameter sweep: every (radius, sensitivity) pair of a frame in one pass over its\n"
+"   samples. First the frame's unit gradients at every half-pixel position (k / 2, l / 2),\n"
+"   k < nk, l < nl, into up[2 (k nl + l)]: each pixel's samples read them there */\n"
+"__kernel void hst_k_esrrf_sweep_units(__global const float *f, __global float *up, uint rows,\n"
+"                                      uint cols, uint mag, uint nk, uint nl, ulong fo)\n"
+"{\n"
+"  ulong e = get_global_id(0);\n"
+"  if (e >= (ulong)nk * nl) return;\n"
+"  float u[2];\n"
+"  hst_e_unit_at(f + fo, (int)rows, (int)cols, (int)mag, (int)(e / nl), (int)(e % nl), u);\n"
+"  up[2 * e] = u[0];\n"
+"  up[2 * e + 1] = u[1];\n"
+"}\n"
+"\n"
+"#ifndef HST_E_NR\n"
+"#define HST_E_NR 1\n"
+"#endif\n"
+"/* RGC of magnified pixel (yM, xM) for the HST_E_NR radii at once: W[k], R[k] of radius k as\n"
+"   hst_e_rgc_tab sums them (the same samples in the same order through hst_e_acc; a zero\n"
+"   weight adds +0, which changes no bits, so it is skipped). The widest window: n x n samples\n"
+"   from j0; wt[((k mag^2 + phase) n + j) n + i] is radius k's (w, wd) (0 outside its own\n"
+"   window); in[k]: the pixel is inside radius k's margin */\n"
+"void hst_e_sweep_rgc(__global const float2 *up, __global const float2 *wt, int rows,\n"
+"                     int cols, int mag, int yM, int xM, int j0, int n, int nl,\n"
+"                     const int *in, float *W, float *R)\n"
+"{\n"
+"  float ymax = (float)(rows * mag - 1);\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  int nt = mag * mag * n * n;\n"
+"  __global const float2 *wp = wt + (py * mag + px) * n * n;\n"
+"  for (int j = 0; j < n; ++j) {\n"
+"    float vy = (float)(by + j0 + j) * 0.5f;\n"
+"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __global const float2 *ur = up + (by + j0 + j) * nl + bx + j0;\n"
+"    float kx = (float)(fx + ia);\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 u = ur[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      for (int k = 0; k < HST_E_NR; ++k) {\n"
+"        float2 w = wp[k * nt + j * n + i];\n"
+"        if (in[k] && w.x != 0.0f) hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W[k], &R[k]);\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_sweep2[] =
+"\n"
+"/* Frame f + fo (of parity `odd`) for every pair p = k ns + l (radius prm[k], sensitivity\n"
+"   prm[HST_E_NR + l]) into the sums acc[(3 p + q) P + i], q = 0 every frame, 1 odd frames,\n"
+"   2 even ones (P = rows mag x cols mag pixels, i = yM colsM + xM; 1-D NDRange over i): the\n"
+"   value each pixel's hst_k_esrrf_rgc_fused and hst_k_esrrf_temporal would add */\n"
+"__kernel void hst_k_esrrf_sweep(__global const float *f, __global const float *up,\n"
+"                                __global const float *wt, __global const float *prm,\n"
+"                                __global HST_EACC *acc, uint rows, uint cols, uint mag,\n"
+"                                uint ns, int iw, int j0, int n, uint nl, uint odd, ulong fo)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag, P = (ulong)rows * mag * colsM;\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= P) return;\n"
+"  int yM = (int)(i / colsM), xM = (int)(i % colsM);\n"
+"  float W[HST_E_NR], R[HST_E_NR];\n"
+"  int in[HST_E_NR], any = 0;\n"
+"  for (int k = 0; k < HST_E_NR; ++k) {\n"
+"    float mr = prm[k] * (float)mag;\n"
+"    int margin = (int)mr;\n"
+"    in[k] = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&\n"
+"            xM < (int)colsM - margin;\n"
+"    any = any | in[k];\n"
+"    W[k] = 0.0f;\n"
+"    R[k] = 0.0f;\n"
+"  }\n"
+"  float im = 1.0f;\n"
+"  if (any) {\n"
+"    hst_e_sweep_rgc((__global const float2 *)up, (__global const float2 *)wt, (int)rows,\n"
+"                    (int)cols, (int)mag, yM, xM, j0, n, (int)nl, in, W, R);\n"
+"    if (iw) {\n"
+"      float fm = (float)mag;\n"
+"      float r = hst_e_div((float)yM, fm);\n"
+"      float c = hst_e_div((float)xM, fm);\n"
+"      im = hst_e_interp(f + fo, (int)rows, (int)cols, 1, 0, r, c);\n"
+"    }\n"
+"  }\n"
+"  for (int k = 0; k < HST_E_NR; ++k)\n"
+"    for (uint l = 0; l < ns; ++l) {\n"
+"      float v = 0.0f;\n"
+"      if (in[k]) {\n"
+"        v = hst_e_final(R[k], W[k], prm[HST_E_NR + l]);\n"
+"        if (iw) v = v * im;\n"
+"      }\n"
+"      __global HST_EACC *a = acc + 3 * (k * ns + l) * P + i;\n"
+"      HST_EACC x = (HST_EACC)v;\n"
+"      a[0] = a[0] + x;\n"
+"      a[(odd ? 1 : 2) * P] = a[(odd ? 1 : 2) * P] + x;\n"
+"    }\n"
+"}\n";
+
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_math, hst__esrrf_src_math);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
@@ -3981,11 +4139,14 @@ HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
+HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
+HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
+HST__PIECE_FITS(e_sweep2, hst__esrrf_src_sweep2);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_fused, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
-    hst__esrrf_src_io
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
+    hst__esrrf_src_io, hst__esrrf_src_sweep, hst__esrrf_src_sweep2
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
@@ -4626,19 +4787,26 @@ hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int 
 }
 #endif
 
+#if HST__E_AVX2
+/* The best build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2 + FMA, 0 portable */
+HST__KPRIVATE int hst__e_isa(void)
+{
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 2;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+}
+#endif
+
 /* hst__e_block_any, built for the CPU at hand */
 HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
                                 int yb, int xa, int k0, int nk, float *tile)
 {
 #if HST__E_AVX2
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-        hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile);
-        return;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile);
-        return;
+    switch (hst__e_isa()) {
+    case 2: hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    case 1: hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    default: break;
     }
 #endif
     hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
@@ -4723,6 +4891,195 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
     hst__e_wtable(&g, wt);
     for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
         hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
+}
+
+/* ---- the sweep (hst_k_esrrf_sweep, hst_k_esrrf_sweep_units) on the host ---------------------- */
+
+HST__KDEF void hst_k_esrrf_sweep_geometry(uint32_t rows, uint32_t cols, uint32_t mag, uint32_t nr,
+                                          const float *radii, int *j0, int *n, uint32_t *nk,
+                                          uint32_t *nl)
+{
+    float c[2];
+    int a = 0, b = 0, k;
+    *j0 = 0;
+    *n = 0;
+    for (k = 0; k < (int)nr; ++k) {   /* the windows nest: the widest is the largest radius's */
+        hst__e_consts(radii[k], c, &a, &b);
+        if (b - a > *n) {
+            *j0 = a;
+            *n = b - a;
+        }
+    }
+    *nk = (uint32_t)(hst__e_base((int)(rows * mag) - 1, (int)mag) + *j0 + *n);
+    *nl = (uint32_t)(hst__e_base((int)(cols * mag) - 1, (int)mag) + *j0 + *n);
+}
+
+HST__KDEF void hst_k_esrrf_sweep_table(uint32_t mag, uint32_t nr, const float *radii, int j0,
+                                       int n, float *wt)
+{
+    int m = (int)mag, k, p, j, i;
+    for (k = 0; k < (int)nr; ++k) {
+        hst__e_geom g;
+        float tab[2 * HST__E_HOST_WTAB], *e = wt + (size_t)k * (size_t)(m * m * n * n) * 2;
+        int nk, o;
+        hst__e_geom_init(&g, 1, 1, mag, radii[k], 1.0f);
+        nk = g.j1 - g.j0;
+        o = g.j0 - j0;   /* radius k's window inside the widest */
+        memset(e, 0, (size_t)(m * m * n * n) * 2 * sizeof(float));
+        if ((long)m * m * nk * nk <= HST__E_HOST_WTAB) {
+            hst__e_wtable(&g, tab);   /* the fused kernel's table, entry for entry */
+            for (p = 0; p < m * m; ++p)
+                for (j = 0; j < nk; ++j)
+                    memcpy(e + ((size_t)(p * n + j + o) * (size_t)n + (size_t)o) * 2,
+                           tab + (size_t)((p * nk + j) * nk) * 2, (size_t)nk * 2 * sizeof(float));
+            continue;
+        }
+        for (p = 0; p < m * m; ++p)   /* the per-sample weights (hst_e_wd), the same bits */
+            for (j = 0; j < nk; ++j)
+                for (i = 0; i < nk; ++i) {
+                    float dy = fmaf((float)(hst__e_base(p / m, m) + g.j0 + j), 0.5f, -hst__e_centre(p / m, m));
+                    float dx = fmaf((float)(hst__e_base(p % m, m) + g.j0 + i), 0.5f, -hst__e_centre(p % m, m));
+                    float *q = e + ((size_t)(p * n + j + o) * (size_t)n + (size_t)(i + o)) * 2;
+                    q[0] = hst__e_wd(dx, dy, g.c, &q[1]);
+                }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_sweep_units_host(const float *frame, float *up, uint32_t rows,
+                                            uint32_t cols, uint32_t mag, uint32_t nl,
+                                            uint32_t k0, uint32_t k1)
+{
+    hst__e_geom g;
+    uint32_t k, l;
+    hst__e_geom_init(&g, rows, cols, mag, 1.0f, 1.0f);
+    for (k = k0; k < k1; ++k)
+        for (l = 0; l < nl; ++l) {
+            float gg[2];
+            size_t e = (size_t)k * nl + l;
+            hst__e_grad_fused(frame, g.rows, g.cols, g.mag, hst__e_gidx((int)k, g.fm, 2 * g.rowsM),
+                              hst__e_gidx((int)l, g.fm, 2 * g.colsM), gg);
+            hst__e_unit(gg[0], gg[1], up + 2 * e);
+        }
+}
+
+/* hst_e_sweep_rgc */
+HST__E_INL void hst__e_sweep_rgc(const float *up, const float *wt, int rows, int cols, int mag,
+                                    int nr, int yM, int xM, int j0, int n, int nl, const int *in,
+                                    float *W, float *R)
+{
+    float ymax = (float)(rows * mag - 1), cy, cx;
+    int py = yM % mag, px = xM % mag, fy, fx, by, bx, ia, ib, j, i, k;
+    size_t nt = (size_t)(mag * mag * n * n);
+    const float *wp;
+    cy = hst__e_centre(py, mag);
+    cx = hst__e_centre(px, mag);
+    fy = (int)(2.0f * cy) + j0;
+    fx = (int)(2.0f * cx) + j0;
+    by = 2 * (yM / mag) + fy - j0;
+    bx = 2 * (xM / mag) + fx - j0;
+    ia = 1 - bx - j0 > 0 ? 1 - bx - j0 : 0;
+    ib = 2 * (cols * mag - 1) - bx - j0 + 1 < n ? 2 * (cols * mag - 1) - bx - j0 + 1 : n;
+    wp = wt + (size_t)((py * mag + px) * n * n) * 2;
+    for (j = 0; j < n; ++j) {
+        float vy = (float)(by + j0 + j) * 0.5f, dy, kx;
+        const float *ur;
+        if (!(0.0f < vy && vy <= ymax)) continue;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
+        ur = up + ((size_t)(by + j0 + j) * (size_t)nl + (size_t)(bx + j0)) * 2;
+        kx = (float)(fx + ia);
+        for (i = ia; i < ib; ++i) {
+            float dx = fmaf(kx, 0.5f, -cx);
+            kx = kx + 1.0f;
+            for (k = 0; k < nr; ++k) {
+                const float *w = wp + ((size_t)k * nt + (size_t)(j * n + i)) * 2;
+                if (in[k] && w[0] != 0.0f) hst__e_acc(w[0], w[1], dx, dy, ur[2 * i], ur[2 * i + 1], &W[k], &R[k]);
+            }
+        }
+    }
+}
+
+/* hst_k_esrrf_sweep_host's arguments, for its builds below */
+typedef struct hst__e_sweep_args {
+    const float *frame, *up, *wt, *prm;
+    double *acc;
+    uint32_t rows, cols, mag, nr, ns, nl, odd;
+    int iw, j0, n;
+} hst__e_sweep_args;
+
+/* Magnified rows [yM0, yM1) of hst_k_esrrf_sweep, pixel by pixel (inlined into each build) */
+HST__E_INL void hst__e_sweep_rows_any(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
+{
+    size_t colsM = (size_t)a->cols * a->mag, P = (size_t)a->rows * a->mag * colsM;
+    uint32_t y, x, k, l;
+    for (y = yM0; y < yM1; ++y)
+        for (x = 0; x < (uint32_t)colsM; ++x) {
+            float W[HST_K_ESRRF_SWEEP_MAX], R[HST_K_ESRRF_SWEEP_MAX], im = 1.0f;
+            int in[HST_K_ESRRF_SWEEP_MAX], any = 0;
+            size_t i = (size_t)y * colsM + x;
+            for (k = 0; k < a->nr; ++k) {
+                float mr = a->prm[k] * (float)a->mag;
+                int margin = (int)mr;
+                in[k] = (int)y >= margin && (int)y < (int)(a->rows * a->mag) - margin && (int)x >= margin &&
+                        (int)x < (int)colsM - margin;
+                any = any | in[k];
+                W[k] = 0.0f;
+                R[k] = 0.0f;
+            }
+            if (any) {
+                hst__e_sweep_rgc(a->up, a->wt, (int)a->rows, (int)a->cols, (int)a->mag, (int)a->nr, (int)y, (int)x,
+                                 a->j0, a->n, (int)a->nl, in, W, R);
+                if (a->iw) {
+                    float fm = (float)a->mag;
+                    im = hst__e_interp(a->frame, (int)a->rows, (int)a->cols, 1, 0, hst__e_div((float)y, fm),
+                                       hst__e_div((float)x, fm));
+                }
+            }
+            for (k = 0; k < a->nr; ++k)
+                for (l = 0; l < a->ns; ++l) {
+                    float v = 0.0f;
+                    double *s = a->acc + 3 * (size_t)(k * a->ns + l) * P + i;
+                    if (in[k]) {
+                        v = hst__e_final(R[k], W[k], a->prm[a->nr + l]);
+                        if (a->iw) v = v * im;
+                    }
+                    s[0] = s[0] + (double)v;
+                    s[(a->odd ? 1 : 2) * P] = s[(a->odd ? 1 : 2) * P] + (double)v;
+                }
+        }
+}
+
+#if HST__E_AVX2
+__attribute__((target(HST__E_T512))) static void
+hst__e_sweep_rows_avx512(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_rows_any(a, yM0, yM1);
+}
+
+__attribute__((target("avx2,fma"))) static void
+hst__e_sweep_rows_avx2(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_rows_any(a, yM0, yM1);
+}
+#endif
+
+HST__KDEF void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
+                                      const float *prm, double *acc, uint32_t rows,
+                                      uint32_t cols, uint32_t mag, uint32_t nr, uint32_t ns,
+                                      int iw, int j0, int n, uint32_t nl, uint32_t odd,
+                                      uint32_t yM0, uint32_t yM1)
+{
+    hst__e_sweep_args a;
+    a.frame = frame; a.up = up; a.wt = wt; a.prm = prm; a.acc = acc;
+    a.rows = rows; a.cols = cols; a.mag = mag; a.nr = nr; a.ns = ns; a.nl = nl; a.odd = odd;
+    a.iw = iw; a.j0 = j0; a.n = n;
+#if HST__E_AVX2
+    switch (hst__e_isa()) {   /* fmaf one instruction where the CPU has it (as hst__e_block) */
+    case 2: hst__e_sweep_rows_avx512(&a, yM0, yM1); return;
+    case 1: hst__e_sweep_rows_avx2(&a, yM0, yM1); return;
+    default: break;
+    }
+#endif
+    hst__e_sweep_rows_any(&a, yM0, yM1);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)

@@ -31,8 +31,9 @@
      --radius R                 radius in input pixels, 0 < R <= 20 [1.5]
      --sensitivity S            sensitivity, 0 < S <= 100 [1]
      --no-intensity-weighting   do not weight the RGC by the magnified frame
-     --frames-per-timepoint T   frames per output image, 0 = all [0]; trailing frames that do
-                                not fill a time point are left out (with a note)
+     --frames-per-timepoint T   frames per output image, 0 = all [0]; as NanoPyx, the last
+                                image takes the remainder, and T above the frames is clamped
+                                (each with a note)
      --mode LIST                temporal statistics, a comma-separated list of avg, var and
                                 tac2, all computed in one pass [avg]
      --no-macro-pixel           skip the macro-pixel correction
@@ -46,6 +47,20 @@
      --max-frames N             use only the first N frames, 0 = all [0]
      --fused, --chained         this path [the faster, measured]
      --no-preview               do not write the PNG preview
+     --sweep                    NanoPyx's parameter sweep (esrrf.h's hst_esrrf_sweep, one pass
+                                over the frames): every pair of --radii and --sensitivities
+                                scored by QnR (RSP and FRC resolution, or decorrelation with
+                                --decorr); writes output.tif at the best pair (AVG), the QnR
+                                table output_qnr.csv (also in the summary) and the heat map
+                                output_qnr.png; with --frames-per-timepoint, NanoPyx's n_frames
+     --radii LIST               the sweep's radii, comma-separated, 1..8 of them [1,1.5]
+     --sensitivities LIST       the sweep's sensitivities, 1..8 of them [1,2]
+     --decorr                   score resolution by decorrelation analysis instead of FRC
+     --quality                  add SQUIRREL's RSE and RSP (quality.h's error map of the output
+                                against the widefield mean, both over all time points) and the
+                                FRC resolution of the AVG images of odd and even frames (in
+                                pixels, and in the TIFF's unit where it has one) to the summary;
+                                writes the error map output_errormap.tif
      -q, --quiet                no progress bar and no summary
      -h, --help
 
@@ -57,11 +72,12 @@
    per rank), rank 0 writes the same bytes as one process would; a failure on any rank ends all
    of them with the same exit status. Started without a launcher, the program is one process.
 
-   Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lOpenCL -lm -lpthread
+   Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lfftw3f -lOpenCL -lm -lpthread
    (for MPI ranks: mpicc -DHST_ESRRF_MPI ..., what `make examples` does where mpicc exists) */
 
 #define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, isatty in strict C99 */
 #define HST_IMPLEMENTATION
+#define HST_FFT   /* quality.h's error map, FRC and decorrelation (--sweep, --quality) */
 #include "esrrf.h"
 
 #define IMAGE_IO_IMPLEMENTATION
@@ -90,6 +106,9 @@ typedef struct options {
     int intensity_weighting, macro_pixel, chained, path_given, preview, quiet;
     uint64_t frames_per_tp, block, budget_mib, max_frames;
     unsigned channel;                  /* 0: not given */
+    int sweep, quality, use_decorr;
+    float radii[HST_ESRRF_SWEEP_MAX], sens[HST_ESRRF_SWEEP_MAX];
+    unsigned nr, ns;                   /* 0: not given */
 } options;
 
 /* ------------------------------------------------------------------------------ messages */
@@ -126,7 +145,7 @@ static void usage(FILE *f)
         "  --mag N (1..%d, %d)  --radius R (%g)  --sensitivity S (%g)  --no-intensity-weighting\n"
         "  --frames-per-timepoint T (0 = all)  --mode avg[,var][,tac2]  --no-macro-pixel\n"
         "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --fused | --chained\n"
-        "  --no-preview  -q\n"
+        "  --no-preview  --sweep [--radii 1,1.5] [--sensitivities 1,2] [--decorr]  --quality  -q\n"
         "Writes output.tif (float32, one page per time point; with several modes output_<mode>.tif\n"
         "each) and output_preview.png.\n",
         HST_ESRRF_MAX_MAG, HST_ESRRF_DEFAULT_MAGNIFICATION, (double)HST_ESRRF_DEFAULT_RADIUS,
@@ -165,6 +184,25 @@ bad:
     return 0;
 }
 
+/* "1,1.5,2": 1..HST_ESRRF_SWEEP_MAX numbers, each in (0, max]. */
+static int parse_list(const char *name, const char *val, double max, float *out, unsigned *n)
+{
+    const char *p = val;
+    *n = 0;
+    for (;;) {
+        char item[64];
+        size_t k = strcspn(p, ",");
+        double v;
+        if (*n == HST_ESRRF_SWEEP_MAX) { fail("%s %s: at most %d values", name, val, HST_ESRRF_SWEEP_MAX); return 0; }
+        snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item ? k : sizeof item - 1), p);
+        if (!parse_double(name, item, &v)) return 0;
+        if (!(v > 0.0) || v > max) { fail("%s %s: each value must be > 0 and <= %g", name, val, max); return 0; }
+        out[(*n)++] = (float)v;
+        if (!p[k]) return 1;
+        p += k + 1;
+    }
+}
+
 /* "avg,var,tac2" (any non-empty list, each once) -> a set of HST_ESRRF_* modes. */
 static int parse_modes(const char *val, unsigned *modes)
 {
@@ -188,6 +226,23 @@ static int parse_modes(const char *val, unsigned *modes)
         return 0;
     }
     return 1;
+}
+
+/* The sweep's options together: its lists only with --sweep (NanoPyx's defaults otherwise),
+   AVG only. Returns 0 or the exit status. */
+static int sweep_args(options *o)
+{
+    if (!o->sweep && (o->nr || o->ns || o->use_decorr)) {
+        fail("--radii, --sensitivities and --decorr belong to --sweep");
+        return 2;
+    }
+    if (o->sweep && o->modes != HST_ESRRF_AVG) {
+        fail("--sweep scores AVG images (NanoPyx's sweep): drop --mode");
+        return 2;
+    }
+    if (!o->nr) { o->radii[0] = 1.0f; o->radii[1] = 1.5f; o->nr = 2; }
+    if (!o->ns) { o->sens[0] = 1.0f; o->sens[1] = 2.0f; o->ns = 2; }
+    return 0;
 }
 
 /* Returns 0 to go on, else the exit status. */
@@ -219,6 +274,9 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "--chained")) { o->chained = 1; o->path_given = 1; continue; }
         if (!strcmp(a, "--fused")) { o->chained = 0; o->path_given = 1; continue; }
         if (!strcmp(a, "--no-preview")) { o->preview = 0; continue; }
+        if (!strcmp(a, "--sweep")) { o->sweep = 1; continue; }
+        if (!strcmp(a, "--quality")) { o->quality = 1; continue; }
+        if (!strcmp(a, "--decorr")) { o->use_decorr = 1; continue; }
         /* options with a value: --name value or --name=value */
         eq = strchr(a, '=');
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
@@ -257,6 +315,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (!parse_u64(name, val, UINT64_MAX, &o->max_frames)) return 2;
         } else if (!strcmp(name, "--block")) {
             if (!parse_u64(name, val, UINT32_MAX, &o->block)) return 2;
+        } else if (!strcmp(name, "--radii")) {
+            if (!parse_list(name, val, HST_ESRRF_MAX_RADIUS, o->radii, &o->nr)) return 2;
+        } else if (!strcmp(name, "--sensitivities")) {
+            if (!parse_list(name, val, HST_ESRRF_MAX_SENSITIVITY, o->sens, &o->ns)) return 2;
         } else {
             fail("unknown option '%s'", name);
             usage(stderr);
@@ -268,7 +330,7 @@ static int parse_args(int argc, char **argv, options *o)
         usage(stderr);
         return 2;
     }
-    return 0;
+    return sweep_args(o);
 }
 
 /* ------------------------------------------------------------------------------ signals */
@@ -363,21 +425,33 @@ static void mode_name(const char *out, unsigned m, int several, char *buf, size_
     snprintf(buf, bytes, "%.*s_%s%s", (int)n, out, mode_names[m], out + n);
 }
 
-/* output.tif -> output_preview.png */
-static void preview_name(const char *out, char *buf, size_t bytes)
+/* output.tif -> output<suffix> (output_preview.png, output_qnr.csv, ...) */
+static void sibling_name(const char *out, const char *suffix, char *buf, size_t bytes)
 {
     size_t n = strlen(out);
     const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
     if (dot && (!slash || dot > slash) && dot != out && (!slash || dot > slash + 1)) n = (size_t)(dot - out);
-    snprintf(buf, bytes, "%.*s_preview.png", (int)n, out);
+    snprintf(buf, bytes, "%.*s%s", (int)n, out, suffix);
 }
+
+/* The outputs beside the images and the preview: the sweep's table and heat map, the error map. */
+enum { EX_CSV, EX_HEAT, EX_EMAP, NUM_EXTRA };
+static const char *const extra_suffix[NUM_EXTRA] = { "_qnr.csv", "_qnr.png", "_errormap.tif" };
+
+/* The quality report of --quality. */
+typedef struct quality {
+    double rse, rsp, frc_px;           /* frc_px: FIRE, magnified pixels (0: no crossing) */
+    float *map;                        /* the error map, rows*mag x cols*mag */
+} quality;
 
 /* Everything main owns, released in one place. */
 typedef struct job {
     io_stack st;
-    io_outfile tif[HST_ESRRF_NUM_MODES], png;
-    char tif_path[HST_ESRRF_NUM_MODES][4200], png_path[4200];
+    io_outfile tif[HST_ESRRF_NUM_MODES], png, extra[NUM_EXTRA];
+    char tif_path[HST_ESRRF_NUM_MODES][4200], png_path[4200], extra_path[NUM_EXTRA][4200];
     float *out[HST_ESRRF_NUM_MODES], *mean;
+    hst_esrrf_sweep_result sweep;
+    quality q;
     hst_backend *be;
     log_state ls;
 } job;
@@ -391,7 +465,9 @@ static int job_free(job *j, int discard)
         free(j->out[m]);
     }
     if (discard) io_outfile_discard(&j->png);
+    for (m = 0; m < NUM_EXTRA && discard; m++) io_outfile_discard(&j->extra[m]);
     free(j->mean);
+    free(j->q.map);
     io_stack_free(&j->st);
     return hst_backend_destroy(j->be) == HST_SUCCESS;
 }
@@ -416,15 +492,16 @@ static float *widefield_mean(const io_stack *st, uint64_t n)
     return mean;
 }
 
-/* The mean over time points of one mode's images (the preview shows it), in place of tp 0. */
-static void mean_over_timepoints(float *img, size_t pixels, uint64_t ntp)
+/* The mean over time points of one mode's images (the preview shows it, the error map scores
+   it) into dst, which may be img itself (its time point 0). */
+static void mean_over_timepoints(const float *img, size_t pixels, uint64_t ntp, float *dst)
 {
     size_t i;
     uint64_t tp;
-    for (i = 0; i < pixels && ntp > 1; i++) {
+    for (i = 0; i < pixels; i++) {
         double s = 0;
         for (tp = 0; tp < ntp; tp++) s += img[tp * pixels + i];
-        img[i] = (float)(s / (double)ntp);
+        dst[i] = (float)(s / (double)ntp);
     }
 }
 
@@ -462,17 +539,29 @@ static void print_path(const hst_esrrf_report *rep)
            (unsigned long long)rep->frames_by_path[1]);
 }
 
-/* The names of every file the run writes: paths[0 .. n) (each mode's TIFF, the preview). */
+/* Whether the run writes extra output k. */
+static int extra_wanted(const options *o, unsigned k)
+{
+    return k == EX_EMAP ? o->quality : o->sweep;
+}
+
+/* The names of every file the run writes: paths[0 .. n) (each mode's TIFF, the preview, then
+   the extras). */
+#define MAX_OUTPUTS (HST_ESRRF_NUM_MODES + 1 + NUM_EXTRA)
 static unsigned output_paths(const options *o, job *j, const char **paths)
 {
-    unsigned m, n = 0, several = (o->modes & (o->modes - 1)) != 0;
+    unsigned m, k, n = 0, several = (o->modes & (o->modes - 1)) != 0;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         if (o->modes & (1u << m)) {
             mode_name(o->output, m, (int)several, j->tif_path[m], sizeof j->tif_path[m]);
             paths[n++] = j->tif_path[m];
         }
-    preview_name(o->output, j->png_path, sizeof j->png_path);
+    sibling_name(o->output, "_preview.png", j->png_path, sizeof j->png_path);
     if (o->preview) paths[n++] = j->png_path;
+    for (k = 0; k < NUM_EXTRA; k++) {
+        sibling_name(o->output, extra_suffix[k], j->extra_path[k], sizeof j->extra_path[k]);
+        if (extra_wanted(o, k)) paths[n++] = j->extra_path[k];
+    }
     return n;
 }
 
@@ -511,8 +600,8 @@ static int same_file(const file_id *a, const file_id *b)
 /* No output may be the input or another output: refused before a frame is read. */
 static int check_collisions(const options *o, job *j)
 {
-    const char *paths[HST_ESRRF_NUM_MODES + 1];
-    file_id in = identify(o->input), ids[HST_ESRRF_NUM_MODES + 1];
+    const char *paths[MAX_OUTPUTS];
+    file_id in = identify(o->input), ids[MAX_OUTPUTS];
     unsigned n = output_paths(o, j, paths), k, i;
     for (k = 0; k < n; k++) {
         ids[k] = identify(paths[k]);
@@ -534,15 +623,81 @@ static int check_collisions(const options *o, job *j)
 /* Opens every output under a temporary name: an unwritable path fails before any work. */
 static int open_outputs(const options *o, job *j)
 {
-    const char *paths[HST_ESRRF_NUM_MODES + 1];
+    const char *paths[MAX_OUTPUTS];
     char err[1024];
-    unsigned m, k = 0, n = output_paths(o, j, paths);
+    unsigned m, k = 0;
+    (void)output_paths(o, j, paths);
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         if ((o->modes & (1u << m)) && !io_outfile_open(&j->tif[m], paths[k++], err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
-    if (k < n && !io_outfile_open(&j->png, paths[k], err, sizeof err)) { fail("%s", err); return 0; }
+    if (o->preview && !io_outfile_open(&j->png, paths[k++], err, sizeof err)) { fail("%s", err); return 0; }
+    for (m = 0; m < NUM_EXTRA; m++)
+        if (extra_wanted(o, m) && !io_outfile_open(&j->extra[m], paths[k++], err, sizeof err)) {
+            fail("%s", err);
+            return 0;
+        }
+    return 1;
+}
+
+/* The magnified pixel's size in the input's unit; 0 when the TIFF gives no length. */
+static double sr_pixel_size(const io_stack *st, unsigned mag)
+{
+    return st->pixel_size > 0 && st->unit[0] ? st->pixel_size / mag : 0.0;
+}
+
+/* The sweep's QnR table as CSV: a row per pair, sensitivity major (NanoPyx's map order). */
+static void sweep_csv(const options *o, const job *j, char *buf, size_t bytes)
+{
+    const hst_esrrf_sweep_result *w = &j->sweep;
+    double ps = sr_pixel_size(&j->st, o->mag);
+    size_t n;
+    unsigned l, k;
+    n = (size_t)snprintf(buf, bytes, "sensitivity,radius,qnr,rsp,%s_px%s%s,best\n",
+                         o->use_decorr ? "decorr_resolution" : "frc_resolution", ps > 0 ? ",resolution_" : "",
+                         ps > 0 ? j->st.unit : "");
+    for (l = 0; l < o->ns && n < bytes; l++)
+        for (k = 0; k < o->nr && n < bytes; k++) {
+            n += (size_t)snprintf(buf + n, bytes - n, "%g,%g,%.6f,%.6f,%.4f", (double)o->sens[l], (double)o->radii[k],
+                                  w->qnr[l][k], w->rsp[l][k], w->resolution[l][k]);
+            if (ps > 0 && n < bytes) n += (size_t)snprintf(buf + n, bytes - n, ",%.6g", w->resolution[l][k] * ps);
+            if (n < bytes)
+                n += (size_t)snprintf(buf + n, bytes - n, ",%d\n", l == w->best_sensitivity && k == w->best_radius);
+        }
+}
+
+/* The extras into their temporary files: the sweep's CSV and heat map, the error map. */
+static int write_extras(const options *o, job *j, uint32_t rm, uint32_t cm)
+{
+    char err[1024], text[16384], labels[2][HST_ESRRF_SWEEP_MAX][24], title[160];
+    const char *rl[HST_ESRRF_SWEEP_MAX], *cl[HST_ESRRF_SWEEP_MAX];
+    double q[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
+    unsigned l, k;
+    if (o->sweep) {
+        sweep_csv(o, j, text, sizeof text);
+        if (!io_write_text(&j->extra[EX_CSV], text, err, sizeof err)) { fail("%s", err); return 0; }
+        for (l = 0; l < o->ns; l++) { snprintf(labels[0][l], 24, "%g", (double)o->sens[l]); rl[l] = labels[0][l]; }
+        for (k = 0; k < o->nr; k++) { snprintf(labels[1][k], 24, "%g", (double)o->radii[k]); cl[k] = labels[1][k]; }
+        for (l = 0; l < o->ns; l++)
+            for (k = 0; k < o->nr; k++) q[l * o->nr + k] = j->sweep.qnr[l][k];
+        snprintf(title, sizeof title, "eSRRF QnR (mag %u, %s); best: radius %g, sensitivity %g", o->mag,
+                 o->use_decorr ? "decorrelation" : "FRC", (double)o->radii[j->sweep.best_radius],
+                 (double)o->sens[j->sweep.best_sensitivity]);
+        if (!io_write_png_heatmap(&j->extra[EX_HEAT], q, o->ns, o->nr, rl, cl, "sensitivity", "radius", title, 2,
+                                  j->sweep.best_sensitivity, j->sweep.best_radius, err, sizeof err)) {
+            fail("%s", err);
+            return 0;
+        }
+    }
+    if (o->quality) {
+        snprintf(text, sizeof text, "halostream " HST_VERSION_STRING " esrrf error map (SQUIRREL: |fitted - widefield|, "
+                 "RSE %g, RSP %g)", j->q.rse, j->q.rsp);
+        if (!io_write_tiff(&j->extra[EX_EMAP], &j->st, o->mag, j->q.map, 1, rm, cm, text, err, sizeof err)) {
+            fail("%s", err);
+            return 0;
+        }
+    }
     return 1;
 }
 
@@ -563,17 +718,19 @@ static int write_outputs(const options *o, job *j, uint64_t ntp, uint32_t rm, ui
         }
     }
     if (o->preview) {
-        mean_over_timepoints(j->out[first], (size_t)rm * cm, ntp);   /* after the TIFF: it is free now */
+        mean_over_timepoints(j->out[first], (size_t)rm * cm, ntp, j->out[first]);   /* after the TIFF: free now */
         if (!io_write_png_preview(&j->png, j->mean, j->st.rows, j->st.cols, j->out[first], o->mag,
                                   j->st.pixel_size, j->st.unit, "widefield mean", mode_labels[first], err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
     }
-    if (interrupted) return 0;
+    if (!write_extras(o, j, rm, cm) || interrupted) return 0;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         if ((o->modes & (1u << m)) && !io_outfile_commit(&j->tif[m], err, sizeof err)) { fail("%s", err); return 0; }
     if (o->preview && !io_outfile_commit(&j->png, err, sizeof err)) { fail("%s", err); return 0; }
+    for (m = 0; m < NUM_EXTRA; m++)
+        if (extra_wanted(o, m) && !io_outfile_commit(&j->extra[m], err, sizeof err)) { fail("%s", err); return 0; }
     return 1;
 }
 
@@ -636,7 +793,7 @@ typedef struct run {
     hst_esrrf_report rep;
     progress pg;
     ranks *rk;
-    int auto_host;
+    int auto_host, notes_said;
     uint64_t ntp;
     uint32_t rm, cm;
     double t_start, t_read, t_write;
@@ -685,6 +842,10 @@ static int prepare(run *u)
     hst_result r;
 
     if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
+    if ((o->sweep || o->quality) && u->rk->size > 1) {
+        fail("--sweep and --quality run in one process (not over MPI ranks)");
+        return 2;
+    }
     if (writer && (!check_collisions(o, j) || !open_outputs(o, j))) return 2;
 
     /* Read (the samples as they are), then the device. */
@@ -708,16 +869,40 @@ static int prepare(run *u)
         fail("%s: %s", o->input, j->ls.last);
         return 2;
     }
-    for (m = 0; writer && m < HST_ESRRF_NUM_MODES; m++)
+    for (m = 0; writer && !o->sweep && m < HST_ESRRF_NUM_MODES; m++)   /* the sweep makes its own */
         if ((o->modes & (1u << m)) && !(j->out[m] = (float *)malloc((size_t)u->ntp * u->rm * u->cm * sizeof(float)))) {
             fail("out of host memory for the %s images", mode_names[m]);
             return 1;
         }
-    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, u->ntp * (o->frames_per_tp ? o->frames_per_tp : j->st.frames)))) {
+    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, j->st.frames))) {
         fail("out of host memory");
         return 1;
     }
     return interrupted ? interrupted_status() : 0;   /* a signal while the stack was read */
+}
+
+/* After a computation: a signal's or a failure's message and exit status, else the time point
+   notes; 0. */
+static int finished(run *u, hst_result r, const char *what)
+{
+    job *j = &u->j;
+    uint64_t T = u->o.frames_per_tp, n = j->st.frames;
+    if (interrupted) return interrupted_status();
+    if (r != HST_SUCCESS) {
+        fail("%s on %s failed: %s%s%s", what, hst_backend_device(j->be)->name, hst_result_string(r),
+             j->ls.last[0] ? ": " : "", j->ls.last);
+        if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY)
+            fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
+        return r == HST_ERROR_NON_FINITE ? 2 : 1;
+    }
+    if (u->o.quiet || u->rk->rank != 0 || u->notes_said++) return 0;
+    if (T > n)
+        fprintf(stderr, PROG ": note: --frames-per-timepoint %llu is more than the %llu frames: clamped to %llu "
+                "(one time point, as NanoPyx)\n", (unsigned long long)T, (unsigned long long)n, (unsigned long long)n);
+    else if (T && n % T)
+        fprintf(stderr, PROG ": note: the last time point has %llu frame(s), the others %llu (as NanoPyx)\n",
+                (unsigned long long)(n % T), (unsigned long long)T);
+    return 0;
 }
 
 /* eSRRF, every mode from one pass (collective over the ranks). Returns an exit status. */
@@ -728,18 +913,126 @@ static int compute(run *u)
     u->pg.t0 = now_s();
     r = hst_esrrf_run(&u->d, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols, j->out, &u->rep);
     progress_end(&u->pg);
-    if (interrupted) return interrupted_status();
-    if (r != HST_SUCCESS) {
-        fail("eSRRF on %s failed: %s%s%s", hst_backend_device(j->be)->name, hst_result_string(r),
-             j->ls.last[0] ? ": " : "", j->ls.last);
-        if (r == HST_ERROR_OUT_OF_DEVICE_MEMORY)
-            fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
-        return r == HST_ERROR_NON_FINITE ? 2 : 1;
+    return finished(u, r, "eSRRF");
+}
+
+/* The sweep (--sweep): every pair's image kept until the best is known; the best becomes the
+   output. Returns an exit status. */
+static int compute_sweep(run *u)
+{
+    job *j = &u->j;
+    const options *o = &u->o;
+    hst_esrrf_sweep_desc sw;
+    float *images[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
+    unsigned p, np = o->nr * o->ns, best;
+    size_t bytes = (size_t)u->ntp * u->rm * u->cm * sizeof(float);
+    hst_result r = HST_SUCCESS;
+    memset(&sw, 0, sizeof sw);
+    sw.radii = o->radii; sw.num_radii = o->nr;
+    sw.sensitivities = o->sens; sw.num_sensitivities = o->ns;
+    sw.use_decorr = o->use_decorr;
+    for (p = 0; p < np; p++)
+        if (!(images[p] = (float *)malloc(bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    u->pg.t0 = now_s();
+    if (r == HST_SUCCESS)
+        r = hst_esrrf_sweep(&u->d, &sw, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols,
+                            images, &j->sweep);
+    progress_end(&u->pg);
+    best = j->sweep.best_sensitivity * o->nr + j->sweep.best_radius;
+    for (p = 0; p < np; p++)
+        if (p != best || r != HST_SUCCESS) free(images[p]);
+    if (r == HST_SUCCESS) {   /* the output is the best pair's image: its settings are the run's */
+        j->out[0] = images[best];
+        u->o.radius = o->radii[j->sweep.best_radius];
+        u->o.sensitivity = o->sens[j->sweep.best_sensitivity];
     }
-    if (u->rep.frames_dropped && !u->o.quiet && u->rk->rank == 0)
-        fprintf(stderr, PROG ": note: the last %llu frame(s) do not fill a time point of %llu and are left out\n",
-                (unsigned long long)u->rep.frames_dropped, (unsigned long long)u->o.frames_per_tp);
-    return 0;
+    u->rep.frames = j->st.frames;
+    u->rep.seconds = j->sweep.seconds;
+    return finished(u, r, "the sweep");
+}
+
+/* --quality: the error map of the output (its first mode, over all time points) against the
+   widefield mean, and the FRC resolution of the AVG images of odd and even frames (the sweep's
+   at its best pair; else a sweep of the run's one pair). Returns an exit status. */
+static int compute_quality(run *u)
+{
+    job *j = &u->j;
+    const options *o = &u->o;
+    size_t P = (size_t)u->rm * u->cm;
+    unsigned first = 0;
+    float *img = NULL, *wf = widefield_mean(&j->st, j->st.frames);
+    hst_error_map_result em;
+    hst_result r = HST_SUCCESS;
+    while (!(o->modes & (1u << first))) first++;
+    j->q.map = (float *)malloc(P * sizeof(float));
+    img = u->ntp > 1 ? (float *)malloc(P * sizeof(float)) : j->out[first];
+    if (!wf || !j->q.map || !img) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS) {
+        if (img != j->out[first]) mean_over_timepoints(j->out[first], P, u->ntp, img);
+        r = hst_error_map(j->be, wf, j->st.rows, j->st.cols, img, u->rm, u->cm, NULL, j->q.map, &em);
+    }
+    if (img != j->out[first]) free(img);
+    free(wf);
+    if (r == HST_SUCCESS) {
+        j->q.rse = em.rse;
+        j->q.rsp = em.rsp;
+    }
+    if (r == HST_SUCCESS && o->sweep) {
+        j->q.frc_px = j->sweep.resolution[j->sweep.best_sensitivity][j->sweep.best_radius];
+    } else if (r == HST_SUCCESS) {
+        hst_esrrf_sweep_desc sw;
+        hst_esrrf_sweep_result res;
+        float radius = (float)o->radius, sens = (float)o->sensitivity;
+        memset(&sw, 0, sizeof sw);
+        sw.radii = &radius; sw.num_radii = 1;
+        sw.sensitivities = &sens; sw.num_sensitivities = 1;
+        u->pg.t0 = now_s();
+        r = hst_esrrf_sweep(&u->d, &sw, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols,
+                            NULL, &res);
+        progress_end(&u->pg);
+        j->q.frc_px = res.resolution[0][0];
+    }
+    return finished(u, r, "the quality report");
+}
+
+/* A resolution in magnified pixels, and in the TIFF's unit where it gives one. */
+static void print_resolution(const run *u, double px)
+{
+    double ps = sr_pixel_size(&u->j.st, u->o.mag);
+    printf("%.3g px", px);
+    if (ps > 0) printf(" (%.4g %s)", px * ps, u->j.st.unit);
+    if (px == 0) printf(" (the curve never crosses the threshold: NanoPyx's 0)");
+}
+
+/* The sweep's lines of the summary: the QnR table and the best pair. */
+static void print_sweep(const run *u)
+{
+    const options *o = &u->o;
+    const hst_esrrf_sweep_result *w = &u->j.sweep;
+    unsigned l, k, bl = w->best_sensitivity, bk = w->best_radius;
+    printf("  sweep     QnR of %u x %u pairs (%s), one pass over the frames: %.3f s, scores %.3f s\n", o->ns, o->nr,
+           o->use_decorr ? "RSP and decorrelation" : "RSP and FRC of odd and even frames", w->pass_seconds,
+           w->score_seconds);
+    printf("            sensitivity \\ radius");
+    for (k = 0; k < o->nr; k++) printf(" %8g", (double)o->radii[k]);
+    printf("\n");
+    for (l = 0; l < o->ns; l++) {
+        printf("            %-20g", (double)o->sens[l]);
+        for (k = 0; k < o->nr; k++) printf(" %8.4f", w->qnr[l][k]);
+        printf("\n");
+    }
+    printf("  best      radius %g, sensitivity %g: QnR %.4f, RSP %.4f, resolution ", (double)o->radii[bk],
+           (double)o->sens[bl], w->qnr[bl][bk], w->rsp[bl][bk]);
+    print_resolution(u, w->resolution[bl][bk]);
+    printf(" (the output image)\n");
+}
+
+static void print_quality(const run *u)
+{
+    const quality *q = &u->j.q;
+    printf("  quality   RSE %.6g, RSP %.4f (error map against the widefield mean); FRC resolution ", q->rse, q->rsp);
+    print_resolution(u, q->frc_px);
+    printf("\n");
 }
 
 static void summary(const run *u)
@@ -753,7 +1046,9 @@ static void summary(const run *u)
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", mode_names[m]);
     printf("\n  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
            o->mag, o->radius, o->sensitivity, o->intensity_weighting ? "on" : "off", o->macro_pixel ? "on" : "off");
-    print_path(&u->rep);
+    if (o->sweep) print_sweep(u);
+    else print_path(&u->rep);
+    if (o->quality) print_quality(u);
     if (hst_backend_is_host(j->be))
         printf("  device    host: the kernels' C twins on all cores%s\n",
                u->auto_host ? " (auto: faster than the OpenCL CPU device for eSRRF; --device cpu uses it)" : "");
@@ -766,6 +1061,7 @@ static void summary(const run *u)
     printf("  wrote    ");
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", j->tif_path[m]);
     if (o->preview) printf(" %s", j->png_path);
+    for (m = 0; m < NUM_EXTRA; m++) if (extra_wanted(o, m)) printf(" %s", j->extra_path[m]);
     printf("\n");
 }
 
@@ -782,7 +1078,8 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     catch_signals();
 
     status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
-    if (status == 0) status = compute(&u);
+    if (status == 0) status = u.o.sweep ? compute_sweep(&u) : compute(&u);
+    if (status == 0 && u.o.quality) status = compute_quality(&u);
     if (status == 0 && rk->rank == 0) {
         t0 = now_s();
         if (!write_outputs(&u.o, &u.j, u.ntp, u.rm, u.cm)) status = interrupted ? interrupted_status() : 1;

@@ -118,6 +118,21 @@ int io_write_png_preview(io_outfile *o, const float *mean, uint32_t rows, uint32
                          const char *left_label, const char *right_label, char *err,
                          size_t err_bytes);
 
+/* text (a C string) into o, as it is (a CSV table, a report). Returns 1, or 0 with err filled
+   (the path and the system's reason). */
+int io_write_text(io_outfile *o, const char *text, char *err, size_t err_bytes);
+
+/* A labelled heat map of a table (rows x cols doubles, C order) as an RGB PNG: each value a
+   square cell coloured by a plasma-like map between the table's finite minimum and maximum
+   (NaN: grey), the value printed in it with `digits` decimals, the cell (mark_row, mark_col)
+   outlined; row_labels down the left under row_title, col_labels along the top under
+   col_title, title above all (ASCII). rows, cols 1..64. Returns 1, or 0 with err filled. */
+int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, unsigned cols,
+                         const char *const *row_labels, const char *const *col_labels,
+                         const char *row_title, const char *col_title, const char *title,
+                         unsigned digits, unsigned mark_row, unsigned mark_col, char *err,
+                         size_t err_bytes);
+
 #endif /* IMAGE_IO_H */
 
 #ifdef IMAGE_IO_IMPLEMENTATION
@@ -1339,6 +1354,150 @@ out:
     free(j.line);
     free(j.top);
     free(j.bottom);
+    return ok;
+}
+
+int io_write_text(io_outfile *o, const char *text, char *err, size_t err_bytes)
+{
+    io__sink sink;
+    int ok;
+    sink.fd = o->fd;
+    sink.err = 0;
+    o->fd = -1;   /* closed below */
+    ok = io__sink_write(&sink, text, strlen(text));
+    if (!io__sink_close(&sink)) ok = 0;
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, ""));
+    return ok;
+}
+
+/* The heat map's geometry: glyphs at scale 2, cells of IO__HM_CELL pixels. */
+#define IO__HM_SCALE 2u
+#define IO__HM_CELL 72u
+#define IO__HM_CHAR ((IO_GLYPH_W + 1) * IO__HM_SCALE)
+#define IO__HM_LINE (IO_GLYPH_H * IO__HM_SCALE + 8)
+
+/* A plasma-like colour of x in [0, 1] (five stops of matplotlib's plasma, linear between). */
+static void io__plasma(double x, unsigned char *rgb)
+{
+    static const unsigned char stop[5][3] = {{13, 8, 135}, {126, 3, 168}, {204, 71, 120}, {248, 149, 64},
+                                             {240, 249, 33}};
+    double t = (x < 0 ? 0 : x > 1 ? 1 : x) * 4.0;
+    unsigned i = t >= 4.0 ? 3 : (unsigned)t, c;
+    double f = t - i;
+    for (c = 0; c < 3; c++) rgb[c] = (unsigned char)(stop[i][c] + f * (stop[i + 1][c] - stop[i][c]) + 0.5);
+}
+
+/* Text of the mask onto the RGB image in colour v (white 255 or black 0) */
+static void io__hm_text(unsigned char *rgb, unsigned char *mask, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                        uint32_t x_end, const char *text, unsigned char v)
+{
+    size_t i;
+    memset(mask, 0, (size_t)w * h);
+    io__draw_text(mask, w, h, x, y, x_end, text, IO__HM_SCALE);
+    for (i = 0; i < (size_t)w * h; i++)
+        if (mask[i]) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = v;
+}
+
+static int io__png_write_rgb(io__sink *sink, const unsigned char *rgb, uint32_t w, uint32_t h, char *png_msg)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, png_msg, io__png_error, io__png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    uint32_t y;
+    if (!png || !info) {
+        snprintf(png_msg, 256, "out of host memory");
+        png_destroy_write_struct(&png, NULL);
+        return 0;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return 0;
+    }
+    png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
+    png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (y = 0; y < h; y++) png_write_row(png, (png_bytep)(uintptr_t)(rgb + (size_t)y * w * 3));
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    return 1;
+}
+
+/* One cell at (x0, y0): its colour, its value, the outline when marked. */
+static void io__hm_cell(unsigned char *rgb, unsigned char *mask, uint32_t w, uint32_t h, uint32_t x0, uint32_t y0,
+                        double v, double lo, double hi, unsigned digits, int marked)
+{
+    unsigned char c[3] = {128, 128, 128};
+    char text[32];
+    uint32_t x, y, tw;
+    if (isfinite(v)) io__plasma(hi > lo ? (v - lo) / (hi - lo) : 0.5, c);
+    for (y = 0; y < IO__HM_CELL; y++)
+        for (x = 0; x < IO__HM_CELL; x++) {
+            unsigned char *p = rgb + 3 * ((size_t)(y0 + y) * w + x0 + x);
+            int edge = x < 4 || y < 4 || x >= IO__HM_CELL - 4 || y >= IO__HM_CELL - 4;
+            p[0] = marked && edge ? 255 : c[0];
+            p[1] = marked && edge ? 255 : c[1];
+            p[2] = marked && edge ? 255 : c[2];
+        }
+    snprintf(text, sizeof text, "%.*f", (int)digits, v);
+    tw = (uint32_t)strlen(text) * IO__HM_CHAR;
+    io__hm_text(rgb, mask, w, h, x0 + (tw < IO__HM_CELL ? (IO__HM_CELL - tw) / 2 : 0),
+                y0 + (IO__HM_CELL - IO_GLYPH_H * IO__HM_SCALE) / 2, x0 + IO__HM_CELL, text,
+                (unsigned char)(0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 128 ? 255 : 0));
+}
+
+int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, unsigned cols,
+                         const char *const *row_labels, const char *const *col_labels,
+                         const char *row_title, const char *col_title, const char *title,
+                         unsigned digits, unsigned mark_row, unsigned mark_col, char *err,
+                         size_t err_bytes)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t left = strlen(row_title), i;
+    uint32_t w, h, top = 3 * IO__HM_LINE, r, c;
+    unsigned char *rgb, *mask;
+    char png_msg[256] = "";
+    io__sink sink;
+    int ok;
+    if (!rows || !cols || rows > 64 || cols > 64) {
+        io__say(err, err_bytes, "cannot write %s: a heat map of %u x %u cells (1..64 each)", o->final, rows, cols);
+        return 0;
+    }
+    for (r = 0; r < rows; r++) if (strlen(row_labels[r]) > left) left = strlen(row_labels[r]);
+    for (i = 0; i < (size_t)rows * cols; i++)
+        if (isfinite(values[i])) { lo = values[i] < lo ? values[i] : lo; hi = values[i] > hi ? values[i] : hi; }
+    left = left * IO__HM_CHAR + 16;
+    w = (uint32_t)left + cols * IO__HM_CELL + 8;
+    if (w < strlen(title) * IO__HM_CHAR + 16) w = (uint32_t)(strlen(title) * IO__HM_CHAR + 16);
+    h = top + rows * IO__HM_CELL + 8;
+    rgb = (unsigned char *)malloc((size_t)w * h * 3);
+    mask = (unsigned char *)malloc((size_t)w * h);
+    if (!rgb || !mask) {
+        free(rgb); free(mask);
+        io__say(err, err_bytes, "cannot write %s: out of host memory", o->final);
+        return 0;
+    }
+    memset(rgb, 0, (size_t)w * h * 3);
+    io__hm_text(rgb, mask, w, h, 8, 4, w, title, 255);
+    io__hm_text(rgb, mask, w, h, (uint32_t)left, 4 + IO__HM_LINE, w, col_title, 255);
+    io__hm_text(rgb, mask, w, h, 8, 4 + 2 * IO__HM_LINE, (uint32_t)left, row_title, 255);
+    for (c = 0; c < cols; c++)
+        io__hm_text(rgb, mask, w, h, (uint32_t)left + c * IO__HM_CELL + 4, 4 + 2 * IO__HM_LINE,
+                    (uint32_t)left + (c + 1) * IO__HM_CELL, col_labels[c], 255);
+    for (r = 0; r < rows; r++) {
+        io__hm_text(rgb, mask, w, h, 8, top + r * IO__HM_CELL + (IO__HM_CELL - IO_GLYPH_H * IO__HM_SCALE) / 2,
+                    (uint32_t)left, row_labels[r], 255);
+        for (c = 0; c < cols; c++)
+            io__hm_cell(rgb, mask, w, h, (uint32_t)left + c * IO__HM_CELL, top + r * IO__HM_CELL,
+                        values[(size_t)r * cols + c], lo, hi, digits, r == mark_row && c == mark_col);
+    }
+    sink.fd = o->fd;
+    sink.err = 0;
+    o->fd = -1;   /* closed below */
+    ok = io__png_write_rgb(&sink, rgb, w, h, png_msg);
+    if (!io__sink_close(&sink)) ok = 0;
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, png_msg));
+    free(rgb);
+    free(mask);
     return ok;
 }
 

@@ -10,8 +10,9 @@
 #include "quality.h"
 
 /* The sizes of the structs the Python package mirrors with ctypes (0 hst_device_info,
-   1 hst_backend_desc, 2 hst_esrrf_desc, 3 hst_esrrf_report; 0 for any other number): the package
-   refuses to load a library whose layout differs from its mirror. Thread-safe. */
+   1 hst_backend_desc, 2 hst_esrrf_desc, 3 hst_esrrf_report, 4 hst_esrrf_sweep_desc,
+   5 hst_esrrf_sweep_result; 0 for any other number): the package refuses to load a library
+   whose layout differs from its mirror. Thread-safe. */
 HST_API size_t hst_py_struct_size(int which);
 
 size_t hst_py_struct_size(int which) {
@@ -20,6 +21,8 @@ size_t hst_py_struct_size(int which) {
     case 1: return sizeof(hst_backend_desc);
     case 2: return sizeof(hst_esrrf_desc);
     case 3: return sizeof(hst_esrrf_report);
+    case 4: return sizeof(hst_esrrf_sweep_desc);
+    case 5: return sizeof(hst_esrrf_sweep_result);
     default: return 0;
     }
 }

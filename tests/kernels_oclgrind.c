@@ -855,6 +855,31 @@ int main(int argc, char **argv)
         EXPECT(close_f(img[0], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on u8 frames differs from the host");
         EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on the device and the host differs from the host");
     }
+    {   /* the parameter sweep's kernels (sweep_units, sweep) through hst_esrrf_sweep, 2 radii x 2
+           sensitivities; its images against the host's. This program has no FFT, so the scores
+           after the images answer HST_ERROR_NOT_BUILT_IN on both. */
+        enum { EN = 3 };
+        static float frames[EN * WL_ESRRF_PIXELS], img[2][4][WL_ESRRF_MPIXELS];
+        static const float radii[2] = {1.0f, 1.5f}, sens[2] = {1.0f, 2.5f};
+        hst_esrrf_sweep_desc sw;
+        hst_esrrf_sweep_result res;
+        hst_esrrf_desc ed;
+        int k, p;
+        wl_fill_frames(frames, EN * WL_ESRRF_PIXELS);
+        memset(&sw, 0, sizeof sw);
+        sw.radii = radii; sw.num_radii = 2; sw.sensitivities = sens; sw.num_sensitivities = 2;
+        for (k = 0; k < 2; k++) {
+            float *out[4];
+            hst_backend *one = k ? host : be;
+            for (p = 0; p < 4; p++) out[p] = img[k][p];
+            memset(&ed, 0, sizeof ed);
+            ed.backends = &one; ed.num_backends = 1; ed.magnification = WL_ESRRF_MAG;
+            EXPECT(hst_esrrf_sweep(&ed, &sw, frames, HST_ESRRF_F32, EN, WL_ESRRF_ROWS, WL_ESRRF_COLS, out, &res) ==
+                   HST_ERROR_NOT_BUILT_IN, "the sweep without FFTs: not NOT_BUILT_IN");
+        }
+        for (p = 0; p < 4; p++)
+            EXPECT(close_f(img[0][p], img[1][p], WL_ESRRF_MPIXELS, 1e-5), "the sweep's image %d differs from the host", p);
+    }
     printf("esrrf kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     /* 5. quality kernels */

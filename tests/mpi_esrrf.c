@@ -2,7 +2,8 @@
 /* tests/mpi_esrrf.c — esrrf.h over MPI ranks (desc.mpi_comm): the images of the shipped stack
    (examples/data, all 50 frames, a 64 x 64 crop so that every rank count runs in seconds on two
    cores) equal one process's bit for bit, AVG, VAR and TAC2 from one pass, with one time point
-   and with several (and trailing frames dropped), macro-pixel correction on and off; a failure
+   and with several (a shorter last time point, as NanoPyx), frames_per_timepoint above the
+   frames clamped, macro-pixel correction on and off; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
    HST_LOGITEM_RANK_FAILED naming it; zero frames is INVALID_ARGUMENT on every rank. Every rank
@@ -106,7 +107,7 @@ static int same_bits(hst_backend **be, const unsigned char *stack, uint64_t fram
     hst_esrrf_desc d;
     hst_esrrf_report rep, one_rep;
     float *ranks_out[HST_ESRRF_NUM_MODES], *one[HST_ESRRF_NUM_MODES];
-    uint64_t ntp = T ? frames / T : 1, counts[3], mine[3];
+    uint64_t per = T && T < frames ? T : frames, ntp = (frames + per - 1) / per, counts[3], mine[3];
     size_t bytes = (size_t)ntp * CROP * MAG * CROP * MAG * sizeof(float);
     unsigned m;
     int ok;
@@ -114,10 +115,11 @@ static int same_bits(hst_backend **be, const unsigned char *stack, uint64_t fram
     desc_init(&d, be, T, macro);
     d.mpi_comm = &comm;
     ok = hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, me == 0 ? ranks_out : NULL, &rep) == HST_SUCCESS;
-    mine[0] = rep.frames; mine[1] = rep.timepoints; mine[2] = rep.frames_dropped;
+    mine[0] = rep.frames; mine[1] = rep.timepoints; mine[2] = rep.last_timepoint_frames;
     memcpy(counts, mine, sizeof counts);
     MPI_Bcast(counts, 3, MPI_UINT64_T, 0, comm);
-    ok = ok && memcmp(counts, mine, sizeof counts) == 0 && rep.timepoints == ntp && rep.frames == ntp * (T ? T : frames);
+    ok = ok && memcmp(counts, mine, sizeof counts) == 0 && rep.timepoints == ntp && rep.frames == frames &&
+         rep.frames_per_timepoint == per && rep.last_timepoint_frames == frames - (ntp - 1) * per;
     if (me == 0) {
         alloc_images(one, ntp);
         d.mpi_comm = NULL;
@@ -298,8 +300,10 @@ int main(int argc, char **argv)
         return 1;
     }
     tap("AVG, VAR, TAC2, one time point: the bits of one process", same_bits(&be, stack, frames, 0, 1));
-    tap("several time points, 2 trailing frames dropped: the bits of one process",
+    tap("several time points, a last one of the 2 frames left: the bits of one process",
         same_bits(&be, stack, frames, 16, 1));
+    tap("frames_per_timepoint 64 above the 50 frames, clamped: the bits of one process",
+        same_bits(&be, stack, frames, 64, 1));
     tap("no macro-pixel correction: the bits of one process", same_bits(&be, stack, frames, 25, 0));
     tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
         one_rank_bad_argument(&be, stack, frames));

@@ -5,7 +5,8 @@
      stack, finalize, macro-pixel correction) bit for bit, for every mode, with and without
      macro-pixel correction, 1 and several time points, several block sizes, fused and chained;
    - live == batch bit for bit, frames pushed 1, 3 and 7 at a time, 1 and several time points,
-     trailing frames dropped;
+     a shorter last time point (NanoPyx's remainder), frames_per_timepoint above the frames
+     clamped (both also in batch == twins);
    - every combination of modes from one pass == single-mode runs; u8 / u16 / i16 / f32 inputs
      of the same values give the same bits;
    - two backends (this device twice, and host + this device) == one bit for bit (each computes
@@ -155,24 +156,27 @@ static void expect_outs(const char *what, const hst_esrrf_desc *d, const outs *a
         }
 }
 
-/* The whole stack through the host twins, in one piece: the reference. */
+/* The whole stack through the host twins, in one piece: the reference. Time points as NanoPyx
+   cuts them: T = frames_per_timepoint (0 or above n: n), the last one the remainder. */
 static void whole_twins(const hst_esrrf_desc *d, uint64_t n, outs *o)
 {
-    uint64_t T = d->frames_per_timepoint ? d->frames_per_timepoint : n, ntp = n / T, tp;
+    uint64_t T = d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n;
+    uint64_t ntp = (n + T - 1) / T, tp;
     size_t px = (size_t)R * C * MAG * MAG;
     float *rgc = (float *)xmalloc(n * px * sizeof(float));
     double *acc = (double *)calloc(ntp * 5 * px, sizeof(double));
     unsigned m;
     assert_non_null(acc);
     outs_alloc(o, d, n);
+    assert_int_equal(o->ntp, ntp);
     hst_k_esrrf_rgc_fused_host(frames, rgc, R, C, MAG, d->radius, d->sensitivity ? d->sensitivity : 1.0f,
-                               !d->no_intensity_weighting, 0, 0, ntp * T, ntp * T);
-    hst_k_esrrf_temporal_host(rgc, acc, (uint32_t)px, T, (uint32_t)ntp, 0, 0, ntp * T, 0, (uint32_t)px, 0, 0,
-                              ntp * T);
+                               !d->no_intensity_weighting, 0, 0, n, n);
+    hst_k_esrrf_temporal_host(rgc, acc, (uint32_t)px, T, (uint32_t)ntp, 0, 0, n, 0, (uint32_t)px, 0, 0, n);
     for (tp = 0; tp < ntp; tp++)
         for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
             float *img = o->m[m] + tp * px;
-            hst_k_esrrf_finalize((int)m, acc + tp * 5 * px, px, (uint32_t)T, img);
+            uint64_t frames_tp = tp + 1 < ntp ? T : n - tp * T;
+            hst_k_esrrf_finalize((int)m, acc + tp * 5 * px, px, (uint32_t)frames_tp, img);
             if (!d->no_macro_pixel_correction) hst_k_esrrf_macro_pixel(img, R * MAG, C * MAG, MAG);
         }
     free(rgc);
@@ -182,13 +186,14 @@ static void whole_twins(const hst_esrrf_desc *d, uint64_t n, outs *o)
 /* ------------------------------------------------------------------ batch == whole twins */
 static void test_batch_equals_twins(void **state)
 {
-    static const uint64_t Ts[3] = {0, 5, 7}, blocks[3] = {0, 1, 4};
+    /* 23 frames: one time point, remainders of 3 and 2, 30 clamped to 23 */
+    static const uint64_t Ts[4] = {0, 5, 7, 30}, blocks[3] = {0, 1, 4};
     static const hst_esrrf_path paths[2] = {HST_ESRRF_PATH_FUSED, HST_ESRRF_PATH_CHAINED};
     hst_esrrf_desc d;
     unsigned t, k, p;
     (void)state;
     if (!exact) { skip(); return; }
-    for (t = 0; t < 3; t++)
+    for (t = 0; t < 4; t++)
         for (k = 0; k < 3; k++)
             for (p = 0; p < 2; p++) {
                 outs ref, got;
@@ -259,18 +264,22 @@ static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
     assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
     assert_int_equal(s->calls, s->o.ntp);
     assert_int_equal(rep.timepoints, s->o.ntp);
-    assert_int_equal(rep.frames_dropped, n - rep.frames);
+    assert_int_equal(rep.frames, n);   /* nothing dropped: the last time point takes the rest */
+    assert_int_equal(rep.frames_per_timepoint,
+                     d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n);
+    assert_int_equal(rep.last_timepoint_frames, n - (s->o.ntp - 1) * rep.frames_per_timepoint);
     hst_esrrf_live_destroy(lv);
 }
 
 static void test_live_equals_batch(void **state)
 {
     static const unsigned steps[3] = {1, 3, 7};
-    static const uint64_t Ts[3] = {0, 4, 6};
+    /* 23 frames: remainders 3, 5 and (T above the pieces of 16 frames) 3; 40 clamped */
+    static const uint64_t Ts[5] = {0, 4, 6, 20, 40};
     hst_esrrf_desc d;
     unsigned s, t;
     (void)state;
-    for (t = 0; t < 3; t++)
+    for (t = 0; t < 5; t++)
         for (s = 0; s < 3; s++) {
             outs ref;
             sink k;

@@ -524,7 +524,6 @@ static void test_bad_usage(void **state)
     SKIP_WITHOUT_BIN();
     expect_failure(run(good_be, NULL), "no output");
     expect_failure(run("--mode", "median", good_be, out_tif, NULL), "--mode");
-    expect_failure(run("--frames-per-timepoint", "7", good_be, out_tif, NULL), "only 6 frames");
     expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
 }
 
@@ -637,6 +636,20 @@ static void test_good_fused_var(void **state)
                 2, 48, 40, 4.0);
 }
 
+/* frames_per_timepoint as NanoPyx: a shorter last time point, a value above the frames clamped;
+   each said on stderr */
+static void test_good_timepoint_remainder_and_clamp(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    /* 6 frames in time points of 4: 2 pages, the second of the last 2 frames */
+    expect_good(run("--mag", "2", "--frames-per-timepoint", "4", good_be, out_tif, NULL), 2, 48, 40, 4.0);
+    assert_non_null(strstr(err_text, "the last time point has 2 frame(s), the others 4"));
+    /* 7 > 6 frames: clamped to 6, one page */
+    expect_good(run("--mag", "2", "--frames-per-timepoint", "7", good_be, out_tif, NULL), 1, 48, 40, 4.0);
+    assert_non_null(strstr(err_text, "--frames-per-timepoint 7 is more than the 6 frames: clamped to 6"));
+}
+
 static void test_good_chained_imagej_float(void **state)
 {
     char p[400];
@@ -747,6 +760,116 @@ static void test_cli_ranks_equal_one_process(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ sweep and quality */
+/* The CSV's rows (after the header), the best row's sensitivity and radius. */
+static unsigned csv_rows(const char *path, double *best_s, double *best_r)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n);
+    char *line, *save = NULL;
+    unsigned rows = 0, best = 0;
+    assert_non_null(b);
+    b[n] = '\0';
+    assert_true(strncmp((char *)b, "sensitivity,radius,qnr,rsp,frc_resolution_px", 44) == 0);
+    for (line = strtok_r((char *)b, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        double s, r, q, rsp, res;
+        int is_best = atoi(strrchr(line, ',') + 1);   /* the last column (after the unit's, if any) */
+        if (rows++ == 0) continue;
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &s, &r, &q, &rsp, &res), 5);
+        assert_true(q >= 0.0 && q <= 1.0 && rsp > 0.0 && rsp <= 1.0 && res >= 0.0);
+        if (is_best) { best++; *best_s = s; *best_r = r; }
+    }
+    free(b);
+    assert_int_equal(best, 1);
+    return rows - 1;
+}
+
+/* --sweep: the table (CSV and summary), the heat map (an RGB PNG), and the image at the best
+   pair, byte for byte what a plain run at that pair writes. */
+static void test_sweep(void **state)
+{
+    char csv[420], heat[420], png[420], plain[420], rs[32], ss[32];
+    unsigned char sig[26] = {0};
+    double bs = 0, br = 0;
+    size_t na, nb;
+    unsigned char *a, *b;
+    FILE *f;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_int_equal(run("--mag", "2", "--sweep", "--radii", "1,1.5,2", "--sensitivities", "1,2", good_be, out_tif,
+                         NULL), 0);
+    assert_non_null(strstr(out_text, "sensitivity \\ radius"));
+    assert_non_null(strstr(out_text, "best      radius"));
+    path_in(csv, sizeof csv, outdir, "sr_qnr.csv");
+    path_in(heat, sizeof heat, outdir, "sr_qnr.png");
+    path_in(png, sizeof png, outdir, "sr_preview.png");
+    assert_int_equal(csv_rows(csv, &bs, &br), 6);
+    f = fopen(heat, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(sig, 1, 26, f), 26);
+    fclose(f);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    assert_int_equal(sig[25], 2);   /* colour type RGB */
+    assert_int_equal(entries(outdir), 4);   /* the image, the preview, the table, the heat map */
+    path_in(plain, sizeof plain, dir, "plain.tif");
+    snprintf(rs, sizeof rs, "%g", br);
+    snprintf(ss, sizeof ss, "%g", bs);
+    assert_int_equal(run("--mag", "2", "--radius", rs, "--sensitivity", ss, "--no-preview", good_be, plain, NULL), 0);
+    a = slurp(out_tif, &na);
+    b = slurp(plain, &nb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+    assert_int_equal(unlink(plain), 0);
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(unlink(png), 0);
+    assert_int_equal(unlink(csv), 0);
+    assert_int_equal(unlink(heat), 0);
+}
+
+/* --quality: RSE, RSP and the FRC resolution in pixels and in the TIFF's unit in the summary,
+   the error map TIFF (the image's size, finite). */
+static void test_quality(void **state)
+{
+    char p[400], emap[420], png[420];
+    tiff_info ti;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "quality_f32.tif");
+    write_tiff(p, 0, 6, 20, 24, 32, 3, "ImageJ=1.51f\nimages=6\nframes=6\nunit=micron\n");
+    assert_int_equal(run("--mag", "2", "--quality", p, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "quality   RSE "));
+    assert_non_null(strstr(out_text, ", RSP "));
+    assert_non_null(strstr(out_text, "FRC resolution "));
+    assert_non_null(strstr(out_text, " px ("));
+    assert_non_null(strstr(out_text, " um)"));   /* the input's unit: its ResolutionUnit, cm */
+    path_in(emap, sizeof emap, outdir, "sr_errormap.tif");
+    path_in(png, sizeof png, outdir, "sr_preview.png");
+    assert_true(read_tiff_info(emap, &ti));
+    assert_int_equal(ti.pages, 1);
+    assert_int_equal(ti.width, 48);
+    assert_int_equal(ti.height, 40);
+    assert_true(ti.finite && ti.sum > 0.0);
+    assert_int_equal(entries(outdir), 3);
+    assert_int_equal(unlink(emap), 0);
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(unlink(png), 0);
+}
+
+static void test_sweep_bad_usage(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run("--radii", "1,2", good_be, out_tif, NULL), "belong to --sweep");
+    expect_failure(run("--sweep", "--mode", "var", good_be, out_tif, NULL), "drop --mode");
+    expect_failure(run("--sweep", "--radii", "1,2,3,4,5,6,7,8,9", good_be, out_tif, NULL), "at most 8");
+    expect_failure(run("--sweep", "--sensitivities", "1,0", good_be, out_tif, NULL), "must be > 0");
+    expect_failure(run("--sweep", "--radii", "1,x", good_be, out_tif, NULL), "not a finite number");
+}
+
 /* ------------------------------------------------------------------ trust at the edges */
 /* A run refused because of a collision: status 2, the message of `kind` naming both paths. */
 static void expect_collision(int rc, const char *first, const char *second, const char *kind)
@@ -800,6 +923,16 @@ static void test_output_is_input(void **state)
     case_dir(d, sizeof d, "c2", "y_preview.png", in, sizeof in);   /* y.tif: y_preview.png */
     snprintf(out, sizeof out, "%s/y.tif", d);
     expect_collision(run(in, out, NULL), in, in, "is the input");
+    expect_good_be_bytes(in);
+    assert_int_equal(entries(d), 1);
+    case_dir(d, sizeof d, "c5", "z_qnr.png", in, sizeof in);   /* z.tif --sweep: z_qnr.png */
+    snprintf(out, sizeof out, "%s/z.tif", d);
+    expect_collision(run("--sweep", in, out, NULL), in, in, "is the input");
+    expect_good_be_bytes(in);
+    assert_int_equal(entries(d), 1);
+    case_dir(d, sizeof d, "c6", "w_errormap.tif", in, sizeof in);   /* w.tif --quality */
+    snprintf(out, sizeof out, "%s/w.tif", d);
+    expect_collision(run("--quality", in, out, NULL), in, in, "is the input");
     expect_good_be_bytes(in);
     assert_int_equal(entries(d), 1);
     case_dir(d, sizeof d, "c3", "in.tif", in, sizeof in);
@@ -899,6 +1032,18 @@ static void test_signals_clean_up(void **state)
         assert_non_null(strstr(err_text, names[k]));
         assert_int_equal(entries(outdir), 0);
     }
+    {   /* the sweep's and the quality report's outputs too */
+        const char *argv[] = { bin, "--mag", "4", "--sweep", "--quality", big, out_tif, NULL };
+        struct timespec step = { 0, 5000000 };
+        pid_t pid = start_argv(argv);
+        unsigned waited = 0;
+        while (entries(outdir) == 0 && waited++ < 12000) nanosleep(&step, NULL);
+        assert_true(entries(outdir) > 0);
+        nanosleep(&step, NULL);
+        assert_int_equal(kill(pid, SIGINT), 0);
+        assert_int_equal(wait_child(pid), 128 + SIGINT);
+        assert_int_equal(entries(outdir), 0);
+    }
 }
 
 /* Finite float32 values near 1e20: VAR near 1e40 has no float32; an error naming the time point
@@ -931,6 +1076,10 @@ int main(void)
         cmocka_unit_test(test_short_strips),
         cmocka_unit_test(test_imagej_frames_too_high),
         cmocka_unit_test(test_good_fused_var),
+        cmocka_unit_test(test_good_timepoint_remainder_and_clamp),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_quality),
+        cmocka_unit_test(test_sweep_bad_usage),
         cmocka_unit_test(test_good_chained_imagej_float),
         cmocka_unit_test(test_nonfinite_pixels),
         cmocka_unit_test(test_cli_equals_batch),

@@ -73,9 +73,9 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     byte order; read in place (never copied, never written). magnification 1..32; radius in
     input pixels, (0, 20]; sensitivity (0, 100]; each None: the library's default
     (esrrf_defaults()); intensity_weighting: RGC times the magnified
-    frame; frames_per_timepoint: frames per output image, 0 = all (trailing frames that do not
-    fill a time point are left out); modes: any of "avg", "var", "tac2" (all from one pass);
-    macro_pixel_correction; device: a selector ("auto", "gpu", "cpu", "host", "P:D", a name;
+    frame; frames_per_timepoint: frames per output image, 0 = all (as NanoPyx: the last image
+    takes the remainder, a value above the frames is clamped to them); modes: any of "avg",
+    "var", "tac2" (all from one pass); macro_pixel_correction; device: a selector ("auto", "gpu", "cpu", "host", "P:D", a name;
     None: $HST_DEVICE, else auto) or a list of them (the rows split across devices), whose
     Backend is opened on first use and kept (cached_backend); fused: None chooses the faster
     path by measured speed, True fused, False chained (same bits); progress: None shows a bar

@@ -65,7 +65,8 @@ class EsrrfDesc(ctypes.Structure):
 
 
 class EsrrfReport(ctypes.Structure):
-    _fields_ = [("frames", u64), ("timepoints", u64), ("frames_dropped", u64),
+    _fields_ = [("frames", u64), ("timepoints", u64), ("frames_per_timepoint", u64),
+                ("last_timepoint_frames", u64),
                 ("block_frames", u64), ("frames_by_path", u64 * 2), ("path", ctypes.c_int),
                 ("decided_by", ctypes.c_int), ("seconds_per_frame", ctypes.c_double * 2),
                 ("estimate_from", ctypes.c_int * 2),
@@ -73,7 +74,25 @@ class EsrrfReport(ctypes.Structure):
                 ("seconds", ctypes.c_double)]
 
 
-MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport)   # hst_py_struct_size's order
+SWEEP_MAX = 8   # esrrf.h's HST_ESRRF_SWEEP_MAX
+_Table = ctypes.c_double * SWEEP_MAX * SWEEP_MAX
+
+
+class EsrrfSweepDesc(ctypes.Structure):
+    _fields_ = [("radii", ctypes.POINTER(ctypes.c_float)), ("num_radii", ctypes.c_uint),
+                ("sensitivities", ctypes.POINTER(ctypes.c_float)),
+                ("num_sensitivities", ctypes.c_uint), ("use_decorr", ctypes.c_int)]
+
+
+class EsrrfSweepResult(ctypes.Structure):
+    _fields_ = [("qnr", _Table), ("rsp", _Table), ("resolution", _Table),
+                ("best_sensitivity", ctypes.c_uint), ("best_radius", ctypes.c_uint),
+                ("timepoints", u64), ("pass_seconds", ctypes.c_double),
+                ("score_seconds", ctypes.c_double), ("seconds", ctypes.c_double)]
+
+
+# hst_py_struct_size's order
+MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport, EsrrfSweepDesc, EsrrfSweepResult)
 
 
 def _declare(lib):
@@ -92,6 +111,8 @@ def _declare(lib):
                                            ref(u32)]),
         "hst_esrrf_run": (c_int, [ref(EsrrfDesc), vp, c_int, u64, u32, u32, ref(vp),
                                   ref(EsrrfReport)]),
+        "hst_esrrf_sweep": (c_int, [ref(EsrrfDesc), ref(EsrrfSweepDesc), vp, c_int, u64, u32, u32,
+                                    ref(vp), ref(EsrrfSweepResult)]),
         "hst_esrrf_live_create": (c_int, [ref(EsrrfDesc), c_int, u32, u32, ref(vp)]),
         "hst_esrrf_live_push": (c_int, [vp, vp, u64, u32, u32]),
         "hst_esrrf_live_finish": (c_int, [vp, ref(EsrrfReport)]),

@@ -3,6 +3,7 @@ built on first use, the path choice's timings) and reused by every call; and its
 sessions (frames pushed as a camera delivers them)."""
 
 import atexit
+import collections
 import contextlib
 import ctypes
 import threading
@@ -25,7 +26,9 @@ def device_dict(d):
 
 
 def _report_dict(r):
-    return {"frames": r.frames, "timepoints": r.timepoints, "frames_dropped": r.frames_dropped,
+    return {"frames": r.frames, "timepoints": r.timepoints,
+            "frames_per_timepoint": r.frames_per_timepoint,
+            "last_timepoint_frames": r.last_timepoint_frames,
             "block_frames": r.block_frames,
             "path": {1: "fused", 2: "chained"}.get(r.path, "none"),
             "stream_seconds": r.stream_seconds, "finish_seconds": r.finish_seconds,
@@ -44,6 +47,25 @@ class EsrrfArgs:
         self.desc = _check.desc(where, magnification, radius, sensitivity, intensity_weighting,
                                 frames_per_timepoint, modes, macro_pixel_correction, fused)
         self.progress = _check.progress(where, progress)
+
+
+Sweep = collections.namedtuple("Sweep", "qnr rsp resolution best radii sensitivities images "
+                               "report")
+Sweep.__doc__ = """Backend.esrrf_sweep's result. qnr, rsp, resolution: float64 (sensitivities,
+radii) maps in NanoPyx's layout (resolution in magnified pixels: FIRE, or decorrelation's);
+best: (sensitivity, radius) of the first maximum of qnr (numpy.argmax); radii, sensitivities:
+the values swept (float32, as the library took them); images: None, or {(sensitivity index,
+radius index): float32 (time points, rows * mag, cols * mag)} AVG images; report: timepoints,
+pass_seconds (the one pass over the frames), score_seconds, seconds."""
+
+
+def _values(where, name, values):
+    """1..8 numbers > 0 as float32s (a sequence or a NumPy array)."""
+    v = [values] if np.isscalar(values) else list(values)
+    if not 1 <= len(v) <= _lib.SWEEP_MAX:
+        raise ValueError("%s: %s: give 1..%d values, got %d" % (where, name, _lib.SWEEP_MAX,
+                                                                 len(v)))
+    return [_check.positive_float32(where, name, x) for x in v]
 
 
 def _mode_names(bits):
@@ -172,6 +194,65 @@ class Backend:
         _errors.check(r, self._messages)
         self.last_report = _report_dict(report)
         return out
+
+    def esrrf_sweep(self, stack, radii=(1, 1.5), sensitivities=(1, 2), magnification=None,
+                    intensity_weighting=True, frames_per_timepoint=0,
+                    macro_pixel_correction=True, use_decorr=False, images=False,
+                    progress=None):
+        """NanoPyx's eSRRF parameter sweep (esrrf.h's hst_esrrf_sweep) on this backend's first
+        device, in one pass over the frames: every (sensitivity, radius) pair's AVG image scored
+        by QnR from its RSP (error map against the frames' mean) and its FRC resolution (odd
+        against even frames) or, with use_decorr, its decorrelation resolution; with
+        frames_per_timepoint (NanoPyx's n_frames) each time point is scored and the scores
+        averaged. stack as esrrf()'s; radii, sensitivities: 1..8 values each (the defaults are
+        NanoPyx's); images=True also returns every pair's AVG image (macro-pixel corrected as
+        macro_pixel_correction says; the scores use uncorrected images, as NanoPyx), each
+        bitwise what esrrf() gives at that pair. Returns a Sweep."""
+        where = "esrrf_sweep"
+        r_values = _values(where, "radii", radii)
+        s_values = _values(where, "sensitivities", sensitivities)
+        a = EsrrfArgs(stack, magnification, None, None, intensity_weighting,
+                      frames_per_timepoint, ("avg",), macro_pixel_correction, None, progress)
+        sw = _lib.EsrrfSweepDesc()
+        r_arr = (ctypes.c_float * len(r_values))(*r_values)
+        s_arr = (ctypes.c_float * len(s_values))(*s_values)
+        sw.radii, sw.num_radii = r_arr, len(r_values)
+        sw.sensitivities, sw.num_sensitivities = s_arr, len(s_values)
+        sw.use_decorr = _check.flag(where, "use_decorr", use_decorr)
+        want = _check.flag(where, "images", images)
+        with self._batch(where):
+            return self._run_sweep(a, sw, list(r_arr), list(s_arr), want)
+
+    def _run_sweep(self, a, sw, radii, sens, want):
+        lib, desc = self._lib, a.desc
+        self._attach(desc)
+        desc.num_backends = 1   # the sweep runs on one device
+        tps, rm, cm = _lib.u64(0), ctypes.c_uint32(0), ctypes.c_uint32(0)
+        _errors.check(lib.hst_esrrf_output_shape(ctypes.byref(desc), a.frames, a.rows, a.cols,
+                                                 ctypes.byref(tps), ctypes.byref(rm),
+                                                 ctypes.byref(cm)), self._messages)
+        keys = [(s, r) for s in range(len(sens)) for r in range(len(radii))]
+        imgs = {k: np.empty((tps.value, rm.value, cm.value), np.float32) for k in keys} \
+            if want else {}
+        ptrs = (ctypes.c_void_p * len(keys))(
+            *[imgs[k].ctypes.data if want else None for k in keys])
+        monitor = _run.Monitor(a.progress)
+        desc.progress = _lib.PROGRESS_FN(monitor)
+        res = _lib.EsrrfSweepResult()
+        try:
+            r = _run.call(lambda: lib.hst_esrrf_sweep(
+                ctypes.byref(desc), ctypes.byref(sw), ctypes.c_void_p(a.stack.ctypes.data),
+                a.code, a.frames, a.rows, a.cols, ptrs, ctypes.byref(res)), monitor)
+        finally:
+            monitor.close()
+        _errors.check(r, self._messages)
+        maps = [np.array([[getattr(res, f)[s][k] for k in range(len(radii))]
+                          for s in range(len(sens))]) for f in ("qnr", "rsp", "resolution")]
+        best = (sens[res.best_sensitivity], radii[res.best_radius])
+        report = {"timepoints": res.timepoints, "pass_seconds": res.pass_seconds,
+                  "score_seconds": res.score_seconds, "seconds": res.seconds}
+        return Sweep(maps[0], maps[1], maps[2], best, np.float32(radii), np.float32(sens),
+                     imgs if want else None, report)
 
     def error_map(self, ref, sr, fixed_sigma=None):
         """SQUIRREL's error map on this backend's first device: halostream.squirrel.error_map's
@@ -339,8 +420,8 @@ class EsrrfLive:
         return np.ascontiguousarray(a)
 
     def finish(self):
-        """Processes what is left and delivers the last time point(s) (trailing frames that do
-        not fill a time point are dropped: .report["frames_dropped"]); returns the last time
+        """Processes what is left and delivers the last time point(s) (as NanoPyx, the last one
+        takes the frames left: .report["last_timepoint_frames"]); returns the last time
         point's images ({mode: float32 (rows * mag, cols * mag)}), None when there was none.
         Fills .report. Later pushes fail."""
         self._require_open("finish")

@@ -1,15 +1,15 @@
 """NanoPyx's eSRRF, drop-in: `from halostream.nanopyx import eSRRF` in place of
 `from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result; and its
 quality metrics, calculate_error_map, calculate_frc and calculate_decorr_analysis in place of
-nanopyx.methods.squirrel's (_nanopyx_quality.py).
+nanopyx.methods.squirrel's (_nanopyx_quality.py), and run_esrrf_parameter_sweep in place of
+nanopyx.methods.esrrf's (its QnR from one pass over the frames).
 
 NanoPyx 2.1 (nanopyx/methods/esrrf/eSRRF_workflow.py) converts the image to float32, cuts it
 into time points of frames_per_timepoint frames (0, or more than there are: all frames) with a
 shorter last one where they do not divide evenly, computes one image per time point and returns
 np.squeeze of the (time points, rows * magnification, cols * magnification) float32 stack: a
-2-D image for one time point. This module does the same through halostream.esrrf: the whole
-time points in one call, a shorter last one in a second call over its frames (halostream's own
-calls leave a partial time point out).
+2-D image for one time point. This module does the same through halostream.esrrf in one call
+(esrrf.h cuts time points as NanoPyx does).
 
 Where NanoPyx's result is defined by the degenerate statistic of one frame, it is reproduced:
 VAR of a one-frame time point is 0 everywhere (numpy.var of one sample), TAC2 of one is NaN
@@ -32,7 +32,8 @@ from ._nanopyx_quality import (calculate_decorr_analysis, calculate_error_map,  
                                calculate_frc)
 from .backend import EsrrfArgs
 
-__all__ = ["eSRRF", "calculate_error_map", "calculate_frc", "calculate_decorr_analysis"]
+__all__ = ["eSRRF", "run_esrrf_parameter_sweep", "calculate_error_map", "calculate_frc",
+           "calculate_decorr_analysis"]
 
 _CORRELATIONS = {"AVG": "avg", "VAR": "var", "TAC2": "tac2"}
 
@@ -58,15 +59,47 @@ def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float
                          _check.U64_MAX)
     if per == 0 or per > frames:
         per = frames
-    whole, rest = divmod(frames, per)
     options = dict(magnification=magnification, radius=radius, sensitivity=sensitivity,
                    intensity_weighting=doIntensityWeighting, modes=(mode,),
                    macro_pixel_correction=macro_pixel_correction)
     _check.desc("eSRRF", frames_per_timepoint=per, fused=None, **options)   # before any C call
-    parts = [_timepoints(stack[:whole * per], per, whole, mode, options)]
-    if rest:
-        parts.append(_timepoints(stack[whole * per:], rest, 1, mode, options))
-    return np.squeeze(parts[0] if len(parts) == 1 else np.concatenate(parts))
+    return np.squeeze(_timepoints(stack, per, mode, options))
+
+
+def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
+                              sensitivities: list = [1, 2], radii: list = [1, 1.5],  # noqa: B006
+                              temporal_correlation: str = "AVG", use_decorr: bool = False,
+                              plot_sweep=False, return_qnr=False, n_frames=None):
+    """NanoPyx 2.1's run_esrrf_parameter_sweep (nanopyx.methods.esrrf) on halostream: every
+    (sensitivity, radius) pair scored by QnR (RSP of the AVG image; the FRC resolution of the
+    odd and even frames' images, or decorrelation with use_decorr; per batch of n_frames frames
+    and averaged), in one pass over the frames (Backend.esrrf_sweep). Returns, as NanoPyx:
+    return_qnr: the float32 QnR map (len(sensitivities), len(radii)); else the best pair
+    (sensitivities[i], radii[j]) as given. Not supported (NotImplementedError):
+    temporal_correlation other than "AVG" (the sweep scores AVG images), plot_sweep=True (a
+    matplotlib figure)."""
+    where = "run_esrrf_parameter_sweep"
+    if temporal_correlation != "AVG":
+        if temporal_correlation not in _CORRELATIONS:
+            raise ValueError("Type of correlation must be AVG, VAR or TAC2")
+        raise NotImplementedError("%s: temporal_correlation=%r is not supported by halostream; "
+                                  "its sweep scores AVG images" % (where, temporal_correlation))
+    if _check.flag(where, "plot_sweep", plot_sweep):
+        raise NotImplementedError("%s: plot_sweep=True (a matplotlib figure) is not supported "
+                                  "by halostream; plot the returned QnR map" % where)
+    if n_frames is not None:
+        if isinstance(n_frames, bool) or int(n_frames) <= 0:
+            raise ValueError("n_frames must be a positive integer or None")
+        n_frames = int(n_frames)
+    sens, rad = list(sensitivities), list(radii)
+    out = cached_backend(None).esrrf_sweep(_as_stack(img), radii=rad, sensitivities=sens,
+                                           magnification=magnification,
+                                           frames_per_timepoint=n_frames or 0,
+                                           use_decorr=use_decorr, progress=False)
+    if return_qnr:
+        return out.qnr.astype(np.float32)
+    s, r = np.unravel_index(np.argmax(out.qnr), out.qnr.shape)
+    return sens[s], rad[r]
 
 
 def _refuse_unsupported(use_fht, pad_edges, force_run_type):
@@ -98,19 +131,24 @@ def _as_stack(image):
     return np.ascontiguousarray(a)
 
 
-def _timepoints(stack, per, count, mode, options):
-    """The images of `count` time points of `per` frames each: (count, rows * mag, cols * mag)."""
+def _timepoints(stack, per, mode, options):
+    """The images of the time points of `per` frames (the last one the remainder):
+    (time points, rows * mag, cols * mag)."""
     if per == 1 and mode != "avg":
-        return _one_frame_statistic(stack, count, mode, options["magnification"])
+        return _one_frame_statistic(len(stack), stack, mode, options["magnification"])
     args = EsrrfArgs(stack, frames_per_timepoint=per, fused=None, progress=None, **options)
-    return cached_backend(None).run_esrrf(args)[mode]
+    out = cached_backend(None).run_esrrf(args)[mode]
+    if len(stack) % per == 1 and mode == "tac2":   # a last time point of one frame
+        out[-1] = _one_frame_statistic(1, stack, mode, options["magnification"])[0]
+    return out
 
 
-def _one_frame_statistic(stack, count, mode, mag):
-    """VAR (0) and TAC2 (NaN) of time points of one frame each, as NumPy gives them to NanoPyx."""
+def _one_frame_statistic(count, stack, mode, mag):
+    """VAR (0) and TAC2 (NaN) of time points of one frame each, as NumPy gives them to NanoPyx
+    (esrrf.h's TAC2 of one frame is 0; its VAR of one frame is 0 too)."""
     shape = (count, stack.shape[1] * mag, stack.shape[2] * mag)
     if mode == "var":
         return np.zeros(shape, np.float32)
     warnings.warn("Mean of empty slice: TAC2 of a time point of one frame is NaN (as NanoPyx)",
-                  RuntimeWarning, stacklevel=3)
+                  RuntimeWarning, stacklevel=4)
     return np.full(shape, np.nan, np.float32)

@@ -3,8 +3,8 @@
 per device (tests/run.sh):
 
 - frames pushed in uneven pieces give the batch call's images bit for bit, every mode, with
-  frames_per_timepoint 0 and with time points (a trailing partial one dropped as the batch
-  call drops it); on_timepoint gets each time point once, in order, on the pushing thread;
+  frames_per_timepoint 0 and with time points (a shorter last one, as NanoPyx, and a value
+  above the frames clamped, as the batch call does); on_timepoint gets each time point once, in order, on the pushing thread;
   finish() returns the last time point's images;
 - leaving the with-block finishes the session; the Backend then runs batch calls again;
 - wrong frames, a batch call while a session is open and a push after finish are refused;
@@ -35,7 +35,7 @@ def push_unevenly(live, s):
 def live_equals_batch():
     s = stack()
     with halostream.Backend(DEVICE) as be:
-        for per in (0, 5, 23):
+        for per in (0, 5, 23, 40):
             ref = be.esrrf(s, magnification=3, frames_per_timepoint=per, modes=MODES)
             got, threads = [], []
 
@@ -53,8 +53,10 @@ def live_equals_batch():
                 for m in MODES:
                     same_bits(images[m], ref[m][i], "per %d time point %d %s" % (per, i, m))
             assert last is got[-1][1]
-            assert live.report["frames"] == (len(s) // per * per if per else len(s))
-            assert live.report["frames_dropped"] == (len(s) % per if per else 0)
+            used = per if 0 < per < len(s) else len(s)
+            assert live.report["frames"] == len(s)
+            assert live.report["frames_per_timepoint"] == used
+            assert live.report["last_timepoint_frames"] == len(s) - (n - 1) * used
 
 
 @test
