@@ -29,7 +29,7 @@ MAKEFLAGS += --no-builtin-rules
 BUILD := build
 
 # The headers of the library, lowest layer first (README.md: Layering).
-HEADERS     := kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h
+HEADERS     := kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h nufft.h
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
@@ -55,7 +55,7 @@ MPICC ?= mpicc
 TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
 PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
-            bench/quality_bench.c
+            bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
 FFT_LDLIBS := -lfftw3f
 VKFFT_INCLUDE ?=

@@ -40,7 +40,7 @@ SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 MAIN_JOB_TESTS=" test_esrrf_cli test_esrrf_api test_esrrf "
-HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h}
+HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h nufft.h}
 read -r -a HEADER_LIST <<< "$HEADERS"
 
 LOGDIR=$BUILD/logs
@@ -190,6 +190,11 @@ stage_devices() {
     build_targets tests "${TESTS[@]/#/$BUILD/tests/}"
     for b in "${BUILT[@]}"; do
         for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" "${STDBUF[@]}"; done
+    done
+    # nufft.h against the finufft package (tests/nufft_finufft.py skips where it is missing)
+    build_targets tests "$BUILD/tests/nufft_driver"
+    for b in "${BUILT[@]}"; do
+        for d in "${DEVICES[@]}"; do run_test tests tests/nufft_finufft.py "$d" env NUFFT_DRIVER="$b" python3; done
     done
 }
 

@@ -1,0 +1,110 @@
+/* nufft_bench.c — nufft.h's time per execute on one device: by default the issue's problem,
+   PyEPRI's projection kernel: 2-D type 2, 256 x 256 modes, 10^6 points uniform in [-pi, pi)^2,
+   eps 1e-6 (the figure bench/nufft_peer.py compares with finufft and cufinufft).
+
+       nufft_bench [--device S] [--type 1|2] [--dim 2|3] [--modes N] [--points M] [--eps E]
+                   [--reps R]
+
+   The plan is made and the points set once (both timed and printed apart); then R (default
+   10) executes, each followed by hst_queue_finish, after one warm-up execute (VkFFT's plan);
+   the median is printed as "nufft_bench: ... ms per execute". Points and values come from a
+   fixed generator (the same on every run). Modes N per axis, N^dim in all.
+
+   Build (needs FFTW and VkFFT headers): make build/bench/nufft_bench */
+
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
+#define HST_IMPLEMENTATION
+#define HST_FFT
+#include "nufft.h"
+#include "bench_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REPS 1000
+#define PI 3.14159265358979323846
+
+static uint64_t lcg = 0x853c49e6748fea9bULL;
+static double next_uniform(void) {   /* [0, 1), 53 bits (PCG's LCG step, upper bits) */
+    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int main(int argc, char **argv) {
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan;
+    hst_nufft_info info;
+    hst_array *c, *f;
+    size_t n = 256, m = 1000000, nmodes, j, d;
+    unsigned dim = 2;
+    int type = 2, reps = 10, i;
+    double eps = 1e-6, t0, t_plan, t_points, times[MAX_REPS];
+    float *coords[3] = {NULL, NULL, NULL}, *vals;
+    memset(&bd, 0, sizeof bd);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) { fprintf(stderr, "nufft_bench: %s needs a value\n", a); return 2; }
+        if (!strcmp(a, "--device")) bd.device = v;
+        else if (!strcmp(a, "--type")) type = atoi(v);
+        else if (!strcmp(a, "--dim")) dim = (unsigned)atoi(v);
+        else if (!strcmp(a, "--modes")) n = (size_t)atol(v);
+        else if (!strcmp(a, "--points")) m = (size_t)atol(v);
+        else if (!strcmp(a, "--eps")) eps = atof(v);
+        else if (!strcmp(a, "--reps")) reps = atoi(v);
+        else { fprintf(stderr, "nufft_bench: unknown option %s\n", a); return 2; }
+        i++;
+    }
+    if (reps < 1 || reps > MAX_REPS || (dim != 2 && dim != 3) || n == 0 || m == 0) {
+        fprintf(stderr, "nufft_bench: --reps 1..%d, --dim 2|3, --modes and --points > 0\n", MAX_REPS);
+        return 2;
+    }
+    nmodes = dim == 2 ? n * n : n * n * n;
+    CHECK(hst_backend_create(&bd, &be));
+    for (d = 0; d < dim; d++) {
+        if (!(coords[d] = (float *)malloc(m * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
+        for (j = 0; j < m; j++) coords[d][j] = (float)(PI * (2.0 * next_uniform() - 1.0));
+    }
+    j = 2 * (m > nmodes ? m : nmodes);
+    if (!(vals = (float *)malloc(j * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
+    for (d = 0; d < j; d++) vals[d] = (float)(2.0 * next_uniform() - 1.0);
+
+    memset(&nd, 0, sizeof nd);
+    nd.type = type; nd.dim = dim; nd.eps = eps;
+    for (d = 0; d < dim; d++) nd.modes[d] = n;
+    t0 = now_s();
+    CHECK(hst_nufft_plan_create(be, &nd, &plan));
+    t_plan = now_s() - t0;
+    t0 = now_s();
+    CHECK(hst_nufft_set_points(plan, m, (const float *const *)coords));
+    CHECK(hst_queue_finish(hst_backend_queue(be)));
+    t_points = now_s() - t0;
+    CHECK(hst_array_create(be, HST_C64, 1, &m, &c));
+    CHECK(hst_array_create(be, HST_C64, dim, nd.modes, &f));
+    CHECK(hst_array_write(c, vals, 2 * m * sizeof(float)));
+    CHECK(hst_array_write(f, vals, 2 * nmodes * sizeof(float)));
+    for (i = -1; i < reps; i++) {   /* i = -1: the warm-up (VkFFT's plan, first launches) */
+        t0 = now_s();
+        CHECK(hst_nufft_execute(plan, c, f));
+        CHECK(hst_queue_finish(hst_backend_queue(be)));
+        if (i >= 0) times[i] = now_s() - t0;
+    }
+    qsort(times, (size_t)reps, sizeof times[0], cmp_d);
+    CHECK(hst_nufft_plan_info(plan, &info));
+    printf("nufft_bench: device %s\n", hst_backend_device(be)->name);
+    printf("nufft_bench: type %d, %u-D, %zu^%u modes, %zu points, eps %g: width %u, fine grid %zu^%u\n",
+           type, dim, n, dim, m, eps, info.width, info.fine[0], dim);
+    printf("nufft_bench: plan %.1f ms, set_points %.1f ms\n", 1e3 * t_plan, 1e3 * t_points);
+    printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f)\n",
+           1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1]);
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+    CHECK(hst_backend_destroy(be));
+    for (d = 0; d < dim; d++) free(coords[d]);
+    free(vals);
+    return 0;
+}

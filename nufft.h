@@ -1,0 +1,960 @@
+/* nufft.h — halostream's non-uniform FFTs: type 1 (non-uniform points to Fourier modes) and
+   type 2 (modes to points) in 2-D and 3-D, single precision, as FINUFFT defines them, on any
+   device of backend.h (the host device runs the host C twins of kernels.h's nufft kernels in
+   threads; OpenCL devices run the kernels). PyEPRI's nufft2d / nufft3d (type 2) and
+   nufft2d_adjoint / nufft3d_adjoint (type 1). Single-file, header-only, C99 (and C++).
+
+   Do this:
+       #define HST_IMPLEMENTATION
+   before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
+   halostream header included there: one copy of the library per program), and define HST_FFT
+   there too (array.h's FFTs: FFTW on the host device, VkFFT on OpenCL devices; without them
+   hst_nufft_plan_create answers HST_ERROR_NOT_BUILT_IN). Other files include it without the
+   macros.
+
+   Usage (PyEPRI's nufft2d: 256 x 256 modes u to 10^6 points (y, x) in [-pi, pi)):
+
+       // given: hst_backend *be; const float *y, *x; hst_array *u, *c;  // u: c64 (256, 256); c: c64 (1000000)
+       hst_nufft_desc nd = {0};
+       hst_nufft_plan *plan;
+       const float *coords[2];
+       nd.type = 2; nd.dim = 2; nd.modes[0] = 256; nd.modes[1] = 256; nd.eps = 1e-6;
+       coords[0] = y; coords[1] = x;                     // axis 0 (rows) first, as u's shape
+       hst_result r = hst_nufft_plan_create(be, &nd, &plan);
+       if (r == HST_SUCCESS) r = hst_nufft_set_points(plan, 1000000, coords);   // once
+       if (r == HST_SUCCESS) r = hst_nufft_execute(plan, c, u);   // c[j] = sum_k u[k] e^{-i k.p_j}
+       hst_nufft_plan_destroy(plan);                     // NULL (a failed create) is fine
+       // cc -std=c99 app.c -lOpenCL -lfftw3f -lm -lpthread   (with HST_FFT: vkFFT.h on the include path)
+
+   The transforms (FINUFFT's, with its default modeord 0, "CMCL" ordering). For M points p_j
+   (coords[d][j] is coordinate d of point j, d = 0 the slowest axis of the modes' array), and
+   modes k = (k_0, .., k_{dim-1}) with -N_d/2 <= k_d <= (N_d - 1)/2 (integer division),
+   stored in C order at index k_d + N_d/2 along axis d (NumPy's fftshift order: the zero
+   frequency at N_d/2):
+       type 1:  f[k] = sum_j c[j] exp(isign i k . p_j)       (c: M values -> f: the modes)
+       type 2:  c[j] = sum_k f[k] exp(isign i k . p_j)       (f -> c)
+   isign 0 takes FINUFFT's (and so PyEPRI's) default: +1 for type 1, -1 for type 2; then type 1
+   is type 2's adjoint. Coordinates are radians, periodic: any finite value in [-3 pi, 3 pi]
+   (FINUFFT's range) is taken modulo 2 pi; PyEPRI passes [-pi, pi). PyEPRI's calls, which go to
+   finufft / cufinufft with their defaults: nufft2d(y, x, u, eps) is type 2 with coords {y, x}
+   and f = u; nufft2d_adjoint(y, x, c, n_modes, eps) is type 1 with modes n_modes; the 3-D
+   ones likewise with three coordinates in the array's axis order.
+
+   The algorithm (Barnett, Magland & af Klinteberg, "A parallel non-uniform fast Fourier
+   transform library based on an 'exponential of semicircle' kernel", SIAM J. Sci. Comput.
+   41(5), 2019; FINUFFT 2.x's choices): kernel width w = ceil(log10(1 / eps)) + 1 (2 .. 7 over
+   the eps range offered), the ES kernel exp(beta (sqrt(1 - (2x/w)^2) - 1)) with beta = 2.30 w
+   (FINUFFT's 2.20, 2.26, 2.38 for w = 2, 3, 4), evaluated as FINUFFT does by a piecewise
+   polynomial (one per tap, Horner's rule), upsampling 2: a fine grid of nf_d =
+   next235even(max(2 N_d, 2 w)) points per axis. Type 1 spreads the points onto the fine grid,
+   FFTs it (sign isign) and keeps the modes divided by the kernel's Fourier transform (its
+   deconvolution; phihat by Gauss-Legendre quadrature with 2 + 3 w / 2 nodes on the half
+   kernel, as FINUFFT's onedim_fseries_kernel); type 2 runs the same steps backwards
+   (deconvolve and zero-pad, FFT, interpolate). Points are sorted by bin once, in
+   hst_nufft_set_points (a counting sort: O(M)). On OpenCL devices spreading runs by bins and
+   subproblems as cuFINUFFT's SM method (Shih, Wright, Andén, Blaschke, Barnett, "cuFINUFFT: a
+   load-balanced GPU library for general-purpose nonuniform FFTs", IPDPSW 2021): bins of 32 x
+   32 (2-D) or 8 x 8 x 8 (3-D) fine-grid points, at most 1024 points per work-group, spread into
+   local memory and added to the grid with atomic float adds (compare-and-swap loops);
+   interpolation needs no atomics (one work-item per point, sorted). The host device spreads the
+   same bins (one subproblem per bin) in threads (one per core), whole stripes of bins at a
+   time, alternate stripes in two phases so that no two threads touch one grid point (no
+   atomics); it interpolates point ranges in threads. Speed (bench/nufft_bench.c, 2-D type 2,
+   256 x 256 modes, 10^6 points, eps 1e-6): on 2 shared cores of an AMD EPYC host, 0.9 .. 1.4
+   times finufft 2.5.1's time in the same job (bench/nufft_peer.py).
+
+   Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
+   [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
+   1e-6 single precision's rounding, not the kernel, sets the error, so smaller eps is refused.
+   Numerics across devices: the kernel's values come from its piecewise polynomial (FINUFFT's
+   Horner form: degree w + 3, fitted here in double at Chebyshev points) evaluated by the same
+   float operations on every device, so spreading and interpolation do the same arithmetic
+   everywhere; the FFTs differ (FFTW against VkFFT, a few ulp), and type 1's atomic adds land in
+   an order that varies from run to run on OpenCL devices, so its last bits are not
+   reproducible there (the host device's are). tests/test_nufft.c states the agreement of the
+   host device and the device under test: relative l2 difference below 1e-5 (both types; 2e-7
+   measured on PoCL).
+
+   Options (macros)                     matters in
+     HST_IMPLEMENTATION                 the implementation TU: compile every header's body
+     HST_NUFFT_IMPLEMENTATION           the implementation TU: compile nufft.h's body only
+     HST_FFT                            the implementation TU: array.h's FFTs (required)
+     HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
+   The implementation uses POSIX threads (the host device's threads): link with -lpthread.
+
+   What it does NOT do: no type 3; no 1-D; no double precision (array.h has no complex double
+   dtype); no batches of vectors per execute (n_trans: call execute once per vector, the points
+   and their sort are reused); no modeord 1 (FFT-style order: apply hst_array_fftshift);
+   eps below 1e-6 is refused (see Accuracy); one execute at a time per plan (and per backend,
+   in backend.h's words).
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+
+#ifndef HST_NUFFT_H
+#define HST_NUFFT_H
+
+#include "array.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_NUFFT_IMPLEMENTATION)
+#  define HST_NUFFT_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HST_NUFFT_EPS_MIN 1e-6      /* single precision's floor (see Accuracy above) */
+#define HST_NUFFT_EPS_MAX 1e-1
+#define HST_NUFFT_EPS_DEFAULT 1e-6  /* FINUFFT's Python default, and PyEPRI's */
+
+/* What a plan computes. Zero fields take the defaults named. */
+typedef struct hst_nufft_desc {
+    int type;              /* 1 or 2 (no default) */
+    unsigned dim;          /* 2 or 3 (no default) */
+    size_t modes[3];       /* N_0 .. N_{dim-1}, C order (modes[0] the slowest axis), each >= 1 */
+    double eps;            /* requested relative tolerance, HST_NUFFT_EPS_MIN .. _MAX; 0: 1e-6 */
+    int isign;             /* +1 or -1; 0: +1 for type 1, -1 for type 2 (FINUFFT's default) */
+} hst_nufft_desc;
+
+/* What a plan chose (FINUFFT's parameters for the desc). */
+typedef struct hst_nufft_info {
+    unsigned width;        /* kernel width w, fine-grid points per axis */
+    double beta;           /* the ES kernel's beta */
+    size_t fine[3];        /* the fine grid, C order (dim extents) */
+    size_t points;         /* points set (0 before hst_nufft_set_points) */
+    size_t bins, subproblems;   /* the spreading's bins and work-groups (type 1; else 0) */
+} hst_nufft_info;
+
+typedef struct hst_nufft_plan hst_nufft_plan;
+
+/* A plan: the desc checked, w, beta and the fine grid chosen, the deconvolution factors
+   computed, the fine grid allocated (nf_0 .. nf_{dim-1} complex floats on the device) and, on
+   OpenCL devices, the NUFFT program built (with the width as a build option: cached per
+   backend and on disk). Errors: HST_ERROR_INVALID_ARGUMENT (be, desc or out NULL; type not
+   1 or 2; dim not 2 or 3; a zero mode count; eps not finite or outside [1e-6, 1e-1]; isign
+   not -1, 0 or +1: the log names the field), HST_ERROR_OVERFLOW (the fine grid or the modes
+   beyond 2^31 - 1 elements), HST_ERROR_NOT_BUILT_IN (without HST_FFT), HST_ERROR_UNSUPPORTED
+   (an OpenCL device with less local memory than a bin's tile: 12.8 KB in 2-D, 32 KB in 3-D at
+   w = 7), memory and OpenCL errors. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_desc *desc,
+                                                       hst_nufft_plan **out);
+/* Sets (or replaces) the plan's M points: coords[d] (d < dim) holds M floats in host memory,
+   coordinate d of each point, in radians (see the top of this file). They are folded into the
+   periodic grid, sorted by bin and uploaded; the caller's arrays are not kept. On failure the
+   plan keeps its previous points. Errors: HST_ERROR_INVALID_ARGUMENT (plan, coords or a
+   coords[d] NULL; m 0 or above 2^31 - 1), HST_ERROR_NON_FINITE (a NaN or Inf coordinate:
+   the log names coords[d][j]), HST_ERROR_INVALID_ARGUMENT with HST_LOGITEM_OUT_OF_RANGE (a
+   coordinate outside [-3 pi, 3 pi]), HST_ERROR_OVERFLOW, memory and OpenCL errors.
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_nufft_set_points(hst_nufft_plan *plan, size_t m,
+                                                      const float *const *coords);
+/* Runs the plan's transform. c: c64 array of shape (M) (the points' values, in the order of
+   the coordinates); f: c64 array of the modes' shape (N_0, .., N_{dim-1}), C order, modes as
+   at the top of this file. Type 1 reads c and writes f; type 2 reads f and writes c. Both
+   arrays on the plan's backend (any arrays or views of it). Runs in order on the backend's
+   queue: on OpenCL devices it does not block (read the result with hst_array_read).
+   Errors: HST_ERROR_INVALID_ARGUMENT (plan, c or f NULL), HST_ERROR_INVALID_ARGUMENT with
+   HST_LOGITEM_BAD_STATE (no points set), HST_ERROR_DTYPE (c or f not c64), HST_ERROR_SHAPE
+   (a shape other than the above, or another backend's array), memory and OpenCL errors (the
+   plan stays usable). Thread safety: per backend (one execute of a plan at a time). */
+HST_API HST_NODISCARD hst_result hst_nufft_execute(hst_nufft_plan *plan, hst_array *c, hst_array *f);
+/* The plan's parameters. Errors: HST_ERROR_INVALID_ARGUMENT (plan or out NULL).
+   Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_nufft_plan_info(const hst_nufft_plan *plan, hst_nufft_info *out);
+/* Frees the plan and its device memory (NULL is fine). Thread safety: per backend. */
+HST_API void hst_nufft_plan_destroy(hst_nufft_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_NUFFT_H */
+
+/* =============================================================================================
+   Implementation
+   ============================================================================================= */
+#if defined(HST_NUFFT_IMPLEMENTATION) && !defined(HST__NUFFT_IMPLEMENTED)
+#define HST__NUFFT_IMPLEMENTED
+
+#ifdef HST_NO_NUFFT_KERNELS
+#  error "nufft.h needs kernels.h's NUFFT kernels: HST_NO_NUFFT_KERNELS (which drops them) is for programs without nufft.h"
+#endif
+
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#  define HST__NUDEF HST_API __attribute__((unused))
+#else
+#  define HST__NUDEF HST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>checks ----------------------------------------------------------------------------------- */
+#define HST__NU_PI 3.14159265358979323846
+#define HST__NU_MAX_ELEMS 2147483647u   /* grids, modes and points: int indices in the kernels */
+#define HST__NU_MIN_WIDTH 2             /* FINUFFT's MIN_NSPREAD */
+/* cuFINUFFT's SM defaults: 32 x 32 bins in 2-D, 8 x 8 x 8 in 3-D, 1024 points per subproblem
+   (Shih et al. 2021, section IV); the 3-D tile at w = 7 (16^3 complex floats, 32 KB) fits the
+   32 KB of local memory OpenCL promises. Bins of at least 2 ceil(w / 2) keep alternate stripes
+   of bins apart on the host (>>host threads). */
+#define HST__NU_BIN_2D 32
+#define HST__NU_BIN_3D 8
+#define HST__NU_MAX_SUB 1024
+/* The host device's subproblems: whole bins (one tile flush per bin; threads share stripes). */
+#define HST__NU_HOST_SUB 2147483647
+/* Work-items per spreading work-group (cuFINUFFT's 256 threads per block halved: PoCL and GPUs
+   both take it, and a bin's tile is zeroed and flushed by all of them). */
+#define HST__NU_LOCAL 128
+#define HST__NU_MAX_THREADS 64
+
+/* >>types ------------------------------------------------------------------------------------ */
+enum { HST__NU_SPREAD, HST__NU_INTERP, HST__NU_TO_MODES, HST__NU_TO_GRID, HST__NU_NUM_KERNELS };
+static const char *const hst__nu_kernel_names[HST__NU_NUM_KERNELS] = {
+    "hst_k_nufft_spread", "hst_k_nufft_interp", "hst_k_nufft_to_modes", "hst_k_nufft_to_grid"
+};
+
+/* Internally every problem is 3-D (kernels.h's convention): a 2-D problem's axes are 1 and 2,
+   axis 0 has one grid point and a kernel of width 1. */
+struct hst_nufft_plan {
+    hst_backend *be;
+    int host, type, isign;
+    unsigned dim, threads;
+    int width;
+    double beta;
+    int32_t nf[4], nm[4];          /* fine grid and modes, 3-D, the fourth unused */
+    int32_t g[16];                 /* kernels.h's geometry */
+    int deg;                       /* the kernel polynomials' degree */
+    size_t tile_floats;            /* one bin's tile */
+    hst_buffer *grid_buf;          /* the fine grid's memory, HST_K_NUFFT_LANES c64 longer */
+    hst_array *grid, *corr, *coef; /* the fine grid (dim axes), 1 / phihat per mode index, the
+                                      kernel's polynomials (kernels.h's coef) */
+    /* the points, sorted by bin (set_points) */
+    size_t m, nsub, nbins;
+    hst_array *base, *off, *perm, *sub_bin, *sub_first, *bin_start;
+    uint32_t *stripe_sub;          /* host: first subproblem of each stripe of bins, + end */
+    float *tiles;                  /* host: a tile per thread */
+#ifndef HST_NO_OPENCL
+    hst_program *prog;
+    hst_kernel *k[HST__NU_NUM_KERNELS];
+#endif
+    size_t local;                  /* spreading work-group size (OpenCL devices) */
+};
+
+/* A kernel argument: a buffer (an array's), a value, or local memory (bytes, NULL value). */
+typedef struct hst__nuarg { const hst_array *a; size_t bytes; const void *v; } hst__nuarg;
+#define HST__NUA(arr) {(arr), 0, NULL}
+#define HST__NUV(x) {NULL, sizeof(x), &(x)}
+
+/* >>helpers ---------------------------------------------------------------------------------- */
+static hst_result hst__nu_bad(const hst_backend *be, hst_log_item item, const char *func,
+                              const char *what) {
+    hst_backend_log(be, HST_LOG_ERROR, item, "%s: %s", func, what);
+    return HST_ERROR_INVALID_ARGUMENT;
+}
+
+/* FINUFFT's next235even: the smallest even n' >= n whose only prime factors are 2, 3, 5. */
+static size_t hst__nu_next235even(size_t n) {
+    size_t p, d;
+    if (n <= 2) return 2;
+    if (n % 2) n++;
+    for (p = n;; p += 2) {
+        d = p;
+        while (d % 2 == 0) d /= 2;
+        while (d % 3 == 0) d /= 3;
+        while (d % 5 == 0) d /= 5;
+        if (d == 1) return p;
+    }
+}
+
+/* FINUFFT's width and beta for eps at upsampling 2 (setup_spreader). */
+static int hst__nu_width(double eps) {
+    int w = (int)ceil(-log10(eps / 10.0));
+    return w < HST__NU_MIN_WIDTH ? HST__NU_MIN_WIDTH : w;
+}
+static double hst__nu_beta(int w) {
+    double per = w == 2 ? 2.20 : w == 3 ? 2.26 : w == 4 ? 2.38 : 2.30;
+    return per * (double)w;
+}
+
+/* The kernel's polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
+   eps at every width offered (FINUFFT's Horner tables at upsampling 2 use about as many). */
+static int hst__nu_degree(int w) { return w + 3; }
+
+/* The ES kernel at x (fine-grid units; 0 outside (-w/2, w/2)), in double. */
+static double hst__nu_es(double x, int w, double beta) {
+    double u = 1.0 - 4.0 * x * x / ((double)w * w);
+    return u > 0.0 ? exp(beta * (sqrt(u) - 1.0)) : 0.0;
+}
+
+/* Solves the n x n system a x = b in place (Gaussian elimination with partial pivoting);
+   b receives x. a is row-major. */
+static void hst__nu_solve(double *a, double *b, int n) {
+    int i, j, k;
+    for (k = 0; k < n; k++) {
+        int piv = k;
+        for (i = k + 1; i < n; i++) if (fabs(a[i * n + k]) > fabs(a[piv * n + k])) piv = i;
+        for (j = 0; j < n && piv != k; j++) { double t = a[k * n + j]; a[k * n + j] = a[piv * n + j]; a[piv * n + j] = t; }
+        if (piv != k) { double t = b[k]; b[k] = b[piv]; b[piv] = t; }
+        for (i = k + 1; i < n; i++) {
+            double f = a[i * n + k] / a[k * n + k];
+            for (j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (k = n - 1; k >= 0; k--) {
+        for (j = k + 1; j < n; j++) b[k] -= a[k * n + j] * b[j];
+        b[k] /= a[k * n + k];
+    }
+}
+
+/* One axis's table (kernels.h's coef): tap t's polynomial in z = 2 off + w - 1 in [-1, 1]
+   interpolates the kernel at x = (z + 1) / 2 - w / 2 + t on deg + 1 Chebyshev points (a
+   piecewise polynomial as FINUFFT's Horner kernels); highest degree first, HST_K_NUFFT_LANES
+   columns. Width 1 (the unused axis of a 2-D problem): the constant 1. */
+static void hst__nu_fit(int w, double beta, int deg, float *coef) {
+    double v[(HST_K_NUFFT_LANES + 4) * (HST_K_NUFFT_LANES + 4)], f[HST_K_NUFFT_LANES + 4];
+    int n = deg + 1, t, i, k;
+    memset(coef, 0, (size_t)n * HST_K_NUFFT_LANES * sizeof(float));
+    if (w == 1) { coef[(size_t)deg * HST_K_NUFFT_LANES] = 1.0f; return; }
+    for (t = 0; t < w; t++) {
+        for (i = 0; i < n; i++) {
+            double z = cos(HST__NU_PI * (i + 0.5) / n), p = 1.0;
+            for (k = 0; k < n; k++) { v[i * n + k] = p; p *= z; }
+            f[i] = hst__nu_es((z + 1.0) / 2.0 - w / 2.0 + t, w, beta);
+        }
+        hst__nu_solve(v, f, n);
+        for (k = 0; k < n; k++) coef[(size_t)(deg - k) * HST_K_NUFFT_LANES + t] = (float)f[k];
+    }
+}
+
+/* The n-point Gauss-Legendre nodes in (0, 1) and their weights (n even: n / 2 of them), by
+   Newton's method on the Legendre recurrence (as FINUFFT's legendre_compute_glr, in double). */
+static void hst__nu_gauss_legendre(int n, double *x, double *wt) {
+    int i, k, it;
+    for (i = 0; i < n / 2; i++) {
+        double z = cos(HST__NU_PI * (i + 0.75) / (n + 0.5)), p0 = 1.0, p1 = 0.0, dp = 1.0;
+        for (it = 0; it < 100; it++) {
+            double dz;
+            p0 = 1.0; p1 = 0.0;
+            for (k = 1; k <= n; k++) {
+                double p2 = p1;
+                p1 = p0;
+                p0 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p2) / k;
+            }
+            dp = n * (z * p0 - p1) / (z * z - 1.0);
+            dz = p0 / dp;
+            z -= dz;
+            if (fabs(dz) < 1e-16) break;
+        }
+        x[i] = z;
+        wt[i] = 2.0 / ((1.0 - z * z) * dp * dp);
+    }
+}
+
+/* 1 / phihat(k) for the modes of one axis (FINUFFT's onedim_fseries_kernel): phihat(k) =
+   integral of the kernel times cos(2 pi k z / nf) over z in [-w/2, w/2] (fine-grid units), by
+   Gauss-Legendre quadrature on the half kernel. corr[i] for mode index i = k + nm / 2. */
+static void hst__nu_corrections(int w, double beta, int nm, int nf, float *corr) {
+    double x[HST_K_NUFFT_LANES * 3 + 4], wt[HST_K_NUFFT_LANES * 3 + 4];
+    double f[HST_K_NUFFT_LANES * 3 + 4], half = w / 2.0;
+    int q = (int)(2 + 3.0 * half), n, i;
+    hst__nu_gauss_legendre(2 * q, x, wt);
+    for (n = 0; n < q; n++) {
+        double z = x[n];
+        f[n] = half * wt[n] * exp(beta * (sqrt(1.0 - z * z) - 1.0));
+        x[n] = z * half;
+    }
+    for (i = 0; i < nm; i++) {
+        double k = (double)(i - nm / 2), s = 0.0;
+        for (n = 0; n < q; n++) s += 2.0 * f[n] * cos(2.0 * HST__NU_PI * k * x[n] / nf);
+        corr[i] = (float)(1.0 / s);
+    }
+}
+
+/* >>host threads ----------------------------------------------------------------------------- */
+/* The host device's twins run on all its cores: fn(ctx, k, n) for shares k = 0 .. n - 1. */
+typedef void (*hst__nujob_fn)(void *ctx, unsigned k, unsigned n);
+typedef struct hst__nujob { hst__nujob_fn fn; void *ctx; unsigned k, n; } hst__nujob;
+
+static void *hst__nujob_main(void *p) {
+    hst__nujob *j = (hst__nujob *)p;
+    j->fn(j->ctx, j->k, j->n);
+    return NULL;
+}
+
+/* Runs n shares on up to n threads (the caller's among them); a thread that cannot start is
+   replaced by the caller running its share. */
+static void hst__nu_parallel(hst__nujob_fn fn, void *ctx, unsigned n) {
+    hst__nujob jobs[HST__NU_MAX_THREADS];
+    pthread_t th[HST__NU_MAX_THREADS];
+    int started[HST__NU_MAX_THREADS];
+    unsigned k;
+    if (n > HST__NU_MAX_THREADS) n = HST__NU_MAX_THREADS;
+    for (k = 0; k < n; k++) {
+        jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
+        started[k] = k > 0 && pthread_create(&th[k], NULL, hst__nujob_main, &jobs[k]) == 0;
+    }
+    if (n) fn(ctx, 0, n);
+    for (k = 1; k < n; k++) {
+        if (started[k]) pthread_join(th[k], NULL);
+        else fn(ctx, k, n);
+    }
+}
+
+static void *hst__nu_ptr(const hst_array *a) { return hst_buffer_host_ptr(hst_array_buffer(a)); }
+
+/* One host execute's shared state. Spreading: the stripes of bins along the slowest real axis
+   (a stripe's subproblems are consecutive) go in phases: odd stripes 1, 3, .., then even ones
+   2, 4, .., each phase's stripes shared among the threads; tiles reach at most a pad (<= half
+   a bin) beyond their stripe, so stripes two apart never touch one grid point. The first and
+   last stripes (neighbours through the periodic wrap) run last, on one thread. */
+typedef struct hst__nuhost {
+    hst_nufft_plan *p;
+    const float *c;
+    float *cout, *grid;
+    unsigned stripes, phase;
+} hst__nuhost;
+
+static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
+    hst__nuhost *h = (hst__nuhost *)ctx;
+    hst_nufft_plan *p = h->p;
+    unsigned s, count = 0;
+    for (s = 1 + h->phase; s + 1 < h->stripes; s += 2, count++) {
+        if (count % n != k) continue;
+        hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
+                                (const uint32_t *)hst__nu_ptr(p->perm), h->c,
+                                (const uint32_t *)hst__nu_ptr(p->sub_bin),
+                                (const uint32_t *)hst__nu_ptr(p->sub_first),
+                                (const uint32_t *)hst__nu_ptr(p->bin_start), h->grid,
+                                p->tiles + (size_t)k * (p->tile_floats + 2 * HST_K_NUFFT_LANES), (uint32_t)p->m, p->g,
+                                (const float *)hst__nu_ptr(p->coef), p->deg,
+                                p->stripe_sub[s], p->stripe_sub[s + 1]);
+    }
+}
+
+static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
+    hst__nuhost *h = (hst__nuhost *)ctx;
+    hst_nufft_plan *p = h->p;
+    uint32_t j0 = (uint32_t)((uint64_t)p->m * k / n), j1 = (uint32_t)((uint64_t)p->m * (k + 1) / n);
+    hst_k_nufft_interp_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
+                            (const uint32_t *)hst__nu_ptr(p->perm), h->grid, h->cout,
+                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg, j0, j1);
+}
+
+static void hst__nu_host_spread(hst_nufft_plan *p, const float *c) {
+    hst__nuhost h;
+    unsigned axis = 3 - p->dim, stripes = (unsigned)p->g[6 + axis], last;
+    h.p = p; h.c = c; h.cout = NULL; h.grid = (float *)hst__nu_ptr(p->grid); h.stripes = stripes;
+    for (h.phase = 0; h.phase < 2; h.phase++) hst__nu_parallel(hst__nu_spread_share, &h, p->threads);
+    last = stripes - 1;
+    hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
+                            (const uint32_t *)hst__nu_ptr(p->perm), c,
+                            (const uint32_t *)hst__nu_ptr(p->sub_bin),
+                            (const uint32_t *)hst__nu_ptr(p->sub_first),
+                            (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
+                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
+                            p->stripe_sub[0], p->stripe_sub[1]);
+    if (last > 0)
+        hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
+                                (const uint32_t *)hst__nu_ptr(p->perm), c,
+                                (const uint32_t *)hst__nu_ptr(p->sub_bin),
+                                (const uint32_t *)hst__nu_ptr(p->sub_first),
+                                (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
+                                (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
+                                p->stripe_sub[last], p->stripe_sub[last + 1]);
+}
+
+static void hst__nu_host_interp(hst_nufft_plan *p, float *c) {
+    hst__nuhost h;
+    unsigned n = p->threads;
+    h.p = p; h.c = NULL; h.cout = c; h.grid = (float *)hst__nu_ptr(p->grid); h.stripes = 0; h.phase = 0;
+    if ((size_t)n > p->m) n = (unsigned)p->m;
+    hst__nu_parallel(hst__nu_interp_share, &h, n);
+}
+
+/* >>opencl ----------------------------------------------------------------------------------- */
+/* Launches kernel `which` over global work-items (1-D) with args; local: 0 lets backend.h pick. */
+static hst_result hst__nu_launch(hst_nufft_plan *p, int which, size_t global, size_t local,
+                                 size_t nargs, const hst__nuarg *args) {
+#ifndef HST_NO_OPENCL
+    hst_result r = HST_SUCCESS;
+    size_t i;
+    if (!p->k[which] &&
+        (r = hst_kernel_create(p->prog, hst__nu_kernel_names[which], &p->k[which])) != HST_SUCCESS)
+        return r;
+    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
+        r = args[i].a ? hst_kernel_set_buffer(p->k[which], (unsigned)i, hst_array_buffer(args[i].a))
+                      : hst_kernel_set_arg(p->k[which], (unsigned)i, args[i].bytes, args[i].v);
+    if (r != HST_SUCCESS) return r;
+    return hst_launch(hst_backend_queue(p->be), p->k[which], 1, &global, local ? &local : NULL,
+                      0, NULL, NULL);
+#else
+    (void)p; (void)which; (void)global; (void)local; (void)nargs; (void)args;
+    return HST_ERROR_UNSUPPORTED;
+#endif
+}
+
+/* The program, built with the widths as constants; the spreading work-group size. */
+static hst_result hst__nu_build(hst_nufft_plan *p) {
+#ifndef HST_NO_OPENCL
+    const hst_device_info *d = hst_backend_device(p->be);
+    char opts[96];
+    size_t count = 0;
+    const char *const *src = hst_kernels_nufft_source(&count);
+    if ((uint64_t)p->tile_floats * sizeof(float) > d->local_mem_bytes) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create: a "
+                        "bin's tile needs %zu bytes of local memory, the device has %llu",
+                        p->tile_floats * sizeof(float), (unsigned long long)d->local_mem_bytes);
+        return HST_ERROR_UNSUPPORTED;
+    }
+    p->local = d->max_work_group_size < HST__NU_LOCAL ? d->max_work_group_size : HST__NU_LOCAL;
+    if (p->local == 0) p->local = 1;
+    snprintf(opts, sizeof opts, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d", (int)p->g[9],
+             p->width, p->deg);
+    return hst_program_build(p->be, count, src, opts, &p->prog);
+#else
+    (void)p;
+    return HST_ERROR_UNSUPPORTED;
+#endif
+}
+
+/* >>plan ------------------------------------------------------------------------------------- */
+static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
+    static const char *F = "hst_nufft_plan_create";
+    unsigned i;
+    if (d->type != 1 && d->type != 2)
+        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->type must be 1 or 2");
+    if (d->dim != 2 && d->dim != 3)
+        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->dim must be 2 or 3");
+    for (i = 0; i < d->dim; i++)
+        if (d->modes[i] == 0) return hst__nu_bad(be, HST_LOGITEM_ZERO_SIZE, F, "desc->modes has a 0");
+    if (d->eps != 0.0 && !(d->eps >= HST_NUFFT_EPS_MIN && d->eps <= HST_NUFFT_EPS_MAX))
+        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->eps must be in [1e-6, 1e-1] (or 0)");
+    if (d->isign < -1 || d->isign > 1)
+        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->isign must be -1, 0 or +1");
+    return HST_SUCCESS;
+}
+
+/* The geometry: fine grid, modes, bins, widths, pads (kernels.h's g), 3-D with axis 0 unused
+   in 2-D. Errors: HST_ERROR_OVERFLOW. */
+static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
+    unsigned lead = 3 - d->dim, a;
+    uint64_t grid = 1, modes = 1, bins = 1;
+    int pad = (p->width + 1) / 2, bin = d->dim == 2 ? HST__NU_BIN_2D : HST__NU_BIN_3D;
+    memset(p->g, 0, sizeof p->g);
+    for (a = 0; a < 3; a++) {
+        int real = a >= lead;
+        size_t n = real ? d->modes[a - lead] : 1, nf;
+        if (n > HST__NU_MAX_ELEMS / 4) return HST_ERROR_OVERFLOW;
+        nf = real ? hst__nu_next235even(n * 2 > (size_t)(2 * p->width) ? n * 2 : (size_t)(2 * p->width)) : 1;
+        if (nf > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
+        p->nf[a] = p->g[a] = (int32_t)nf;
+        p->nm[a] = (int32_t)n;
+        p->g[3 + a] = real ? ((int32_t)nf < bin ? (int32_t)nf : bin) : 1;
+        p->g[6 + a] = (p->g[a] + p->g[3 + a] - 1) / p->g[3 + a];
+        p->g[9 + a] = real ? p->width : 1;
+        p->g[12 + a] = real ? pad : 0;
+        grid *= nf; modes *= n; bins *= (uint64_t)p->g[6 + a];
+        if (grid > HST__NU_MAX_ELEMS || modes > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
+    }
+    p->g[15] = p->host ? HST__NU_HOST_SUB : HST__NU_MAX_SUB;
+    p->nbins = (size_t)bins;
+    p->tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
+                     (size_t)(p->g[5] + 2 * p->g[14]);
+    return HST_SUCCESS;
+}
+
+/* The kernel's polynomials of the three axes (kernels.h's coef) into a device array. */
+static hst_result hst__nu_coef(hst_nufft_plan *p) {
+    size_t tab = (size_t)(p->deg + 1) * HST_K_NUFFT_LANES, n = 3 * tab, a;
+    float *coef = (float *)hst_backend_alloc(p->be, n * sizeof(float));
+    hst_result r;
+    if (!coef) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (a = 0; a < 3; a++) hst__nu_fit(p->g[9 + a], p->beta, p->deg, coef + a * tab);
+    r = hst_array_from_host(p->be, HST_F32, 1, &n, coef, &p->coef);
+    hst_backend_free(p->be, coef);
+    return r;
+}
+
+/* The fine grid: a view over a buffer HST_K_NUFFT_LANES complex values longer (the host
+   twin of interp reads that far past a row's taps). */
+static hst_result hst__nu_grid(hst_nufft_plan *p) {
+    size_t shape[3], bytes = 8 * ((size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + HST_K_NUFFT_LANES);
+    unsigned a;
+    hst_result r;
+    for (a = 0; a < p->dim; a++) shape[a] = (size_t)p->nf[3 - p->dim + a];
+    if ((r = hst_pool_alloc(hst_backend_pool(p->be), bytes, &p->grid_buf)) != HST_SUCCESS) return r;
+    if (p->host) memset(hst_buffer_host_ptr(p->grid_buf), 0, bytes);   /* the tail: finite */
+    return hst_array_view(p->grid_buf, 0, HST_C64, p->dim, shape, &p->grid);
+}
+
+/* The deconvolution factors of the three axes, one after another, into a device array. */
+static hst_result hst__nu_corr(hst_nufft_plan *p) {
+    size_t n = (size_t)p->nm[0] + (size_t)p->nm[1] + (size_t)p->nm[2], a, at = 0;
+    float *corr = (float *)hst_backend_alloc(p->be, n * sizeof(float));
+    hst_result r;
+    if (!corr) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (a = 0; a < 3; a++) {
+        if (p->g[9 + a] == 1) corr[at] = 1.0f;
+        else hst__nu_corrections(p->width, p->beta, p->nm[a], p->nf[a], corr + at);
+        at += (size_t)p->nm[a];
+    }
+    r = hst_array_from_host(p->be, HST_F32, 1, &n, corr, &p->corr);
+    hst_backend_free(p->be, corr);
+    return r;
+}
+
+HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_desc *desc,
+                                            hst_nufft_plan **out) {
+    static const char *F = "hst_nufft_plan_create";
+    hst_nufft_plan *p;
+    hst_result r;
+    if (out) *out = NULL;
+    if (!be || !desc || !out)
+        return hst__nu_bad(be, HST_LOGITEM_NULL_ARGUMENT, F, !be ? "be is NULL" : !desc ? "desc is NULL" : "out is NULL");
+    if ((r = hst__nu_check_desc(be, desc)) != HST_SUCCESS) return r;
+    if (!hst_fft_built_in()) {
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "%s: FFTs are not built in: "
+                        "define HST_FFT where the implementation is compiled", F);
+        return HST_ERROR_NOT_BUILT_IN;
+    }
+    if (!(p = (hst_nufft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    p->be = be;
+    p->host = hst_backend_is_host(be);
+    p->type = desc->type;
+    p->dim = desc->dim;
+    p->isign = desc->isign ? desc->isign : desc->type == 1 ? 1 : -1;
+    p->width = hst__nu_width(desc->eps != 0.0 ? desc->eps : HST_NUFFT_EPS_DEFAULT);
+    p->beta = hst__nu_beta(p->width);
+    p->deg = hst__nu_degree(p->width);
+    p->threads = hst_backend_device(be)->compute_units;
+    if (p->threads < 1) p->threads = 1;
+    if (p->threads > HST__NU_MAX_THREADS) p->threads = HST__NU_MAX_THREADS;
+    if ((r = hst__nu_geometry(p, desc)) != HST_SUCCESS) {
+        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW, "%s: desc->modes give a fine "
+                        "grid or a mode array beyond 2^31 - 1 elements", F);
+        hst_backend_free(be, p);
+        return r;
+    }
+    r = hst__nu_grid(p);
+    if (r == HST_SUCCESS) r = hst__nu_corr(p);
+    if (r == HST_SUCCESS) r = hst__nu_coef(p);
+    if (r == HST_SUCCESS && p->host && p->type == 1 &&
+        !(p->tiles = (float *)hst_backend_alloc(be, (p->tile_floats + 2 * HST_K_NUFFT_LANES) *
+                                                       p->threads * sizeof(float))))
+        r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS && !p->host) r = hst__nu_build(p);
+    if (r != HST_SUCCESS) { hst_nufft_plan_destroy(p); return r; }
+    *out = p;
+    return HST_SUCCESS;
+}
+
+static void hst__nu_free_points(hst_nufft_plan *p) {
+    hst_array_destroy(p->base); hst_array_destroy(p->off); hst_array_destroy(p->perm);
+    hst_array_destroy(p->sub_bin); hst_array_destroy(p->sub_first); hst_array_destroy(p->bin_start);
+    hst_backend_free(p->be, p->stripe_sub);
+    p->base = p->off = p->perm = p->sub_bin = p->sub_first = p->bin_start = NULL;
+    p->stripe_sub = NULL;
+    p->m = p->nsub = 0;
+}
+
+HST__NUDEF void hst_nufft_plan_destroy(hst_nufft_plan *p) {
+#ifndef HST_NO_OPENCL
+    int i;
+#endif
+    if (!p) return;
+    hst__nu_free_points(p);
+    hst_array_destroy(p->grid);
+    hst_buffer_destroy(p->grid_buf);
+    hst_array_destroy(p->corr);
+    hst_array_destroy(p->coef);
+    hst_backend_free(p->be, p->tiles);
+#ifndef HST_NO_OPENCL
+    for (i = 0; i < HST__NU_NUM_KERNELS; i++) hst_kernel_destroy(p->k[i]);
+    if (p->prog) hst_program_release(p->prog);
+#endif
+    hst_backend_free(p->be, p);
+}
+
+HST__NUDEF hst_result hst_nufft_plan_info(const hst_nufft_plan *p, hst_nufft_info *out) {
+    unsigned a;
+    if (!p || !out)
+        return hst__nu_bad(p ? p->be : NULL, HST_LOGITEM_NULL_ARGUMENT, "hst_nufft_plan_info",
+                           !p ? "plan is NULL" : "out is NULL");
+    memset(out, 0, sizeof *out);
+    out->width = (unsigned)p->width;
+    out->beta = p->beta;
+    for (a = 0; a < p->dim; a++) out->fine[a] = (size_t)p->nf[3 - p->dim + a];
+    out->points = p->m;
+    if (p->type == 1) { out->bins = p->nbins; out->subproblems = p->nsub; }
+    return HST_SUCCESS;
+}
+
+/* >>points ----------------------------------------------------------------------------------- */
+/* The sorted points' host arrays while set_points builds them. */
+typedef struct hst__nusort {
+    int32_t *base;          /* (3, m) */
+    float *off;             /* (3, m) */
+    uint32_t *perm, *bin, *bin_start, *sub_bin, *sub_first, *stripe_sub;
+    size_t nsub;
+} hst__nusort;
+
+static void hst__nu_sort_free(const hst_backend *be, hst__nusort *s) {
+    hst_backend_free(be, s->base); hst_backend_free(be, s->off); hst_backend_free(be, s->perm);
+    hst_backend_free(be, s->bin); hst_backend_free(be, s->bin_start);
+    hst_backend_free(be, s->sub_bin); hst_backend_free(be, s->sub_first);
+    hst_backend_free(be, s->stripe_sub);
+}
+
+/* Checks every coordinate: finite, within [-3 pi, 3 pi]. */
+static hst_result hst__nu_check_coords(const hst_nufft_plan *p, size_t m, const float *const *coords) {
+    static const char *F = "hst_nufft_set_points";
+    unsigned d;
+    size_t j;
+    for (d = 0; d < p->dim; d++)
+        for (j = 0; j < m; j++) {
+            float x = coords[d][j];
+            if (!isfinite(x)) {
+                hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_NON_FINITE, "%s: coords[%u][%zu] is %g",
+                                F, d, j, (double)x);
+                return HST_ERROR_NON_FINITE;
+            }
+            if (fabs((double)x) > 3.0 * HST__NU_PI) {
+                hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_RANGE, "%s: coords[%u][%zu] = %g "
+                                "is outside [-3 pi, 3 pi]", F, d, j, (double)x);
+                return HST_ERROR_INVALID_ARGUMENT;
+            }
+        }
+    return HST_SUCCESS;
+}
+
+/* Point j's grid position along axis a (fine-grid units, folded into [0, nf)): its first tap
+   (base), the offset base - s, and its bin. */
+static int hst__nu_locate(const hst_nufft_plan *p, unsigned a, float x, int32_t *base, float *off) {
+    double nf = (double)p->nf[a], s = (double)x * (nf / (2.0 * HST__NU_PI)), i0;
+    while (s < 0.0) s += nf;
+    while (s >= nf) s -= nf;
+    i0 = ceil(s - p->g[9 + a] / 2.0);
+    *base = (int32_t)i0;
+    *off = (float)(i0 - s);
+    return (int)floor(s) / p->g[3 + a];
+}
+
+/* Bins, counting sort (stable: within a bin, the caller's order), subproblems, stripes. */
+static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *const *coords,
+                               hst__nusort *s) {
+    unsigned lead = 3 - p->dim, a, stripes = (unsigned)p->g[6 + lead];
+    size_t j, b, nb = p->nbins, per_stripe = nb / stripes;
+    uint32_t maxsub = (uint32_t)p->g[15];
+    const hst_backend *be = p->be;
+    memset(s, 0, sizeof *s);
+    s->base = (int32_t *)hst_backend_alloc(be, 3 * m * sizeof(int32_t));
+    s->off = (float *)hst_backend_alloc(be, 3 * m * sizeof(float));
+    s->perm = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
+    s->bin = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
+    s->bin_start = (uint32_t *)hst_backend_calloc(be, (nb + 1) * sizeof(uint32_t));
+    s->stripe_sub = (uint32_t *)hst_backend_alloc(be, (stripes + 1) * sizeof(uint32_t));
+    if (!s->base || !s->off || !s->perm || !s->bin || !s->bin_start || !s->stripe_sub)
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (j = 0; j < m; j++) {   /* bins, counted */
+        size_t bin = 0;
+        for (a = 0; a < 3; a++) {
+            int32_t bs; float of;
+            int k = a >= lead ? hst__nu_locate(p, a, coords[a - lead][j], &bs, &of) : 0;
+            bin = bin * (size_t)p->g[6 + a] + (size_t)k;
+        }
+        s->bin[j] = (uint32_t)bin;
+        s->bin_start[bin + 1]++;
+    }
+    for (b = 0; b < nb; b++) s->bin_start[b + 1] += s->bin_start[b];
+    for (j = 0; j < m; j++) {   /* scatter: perm, then each sorted point's base and off */
+        uint32_t at = s->bin_start[s->bin[j]]++;
+        s->perm[at] = (uint32_t)j;
+    }
+    for (b = nb; b > 0; b--) s->bin_start[b] = s->bin_start[b - 1];
+    s->bin_start[0] = 0;
+    for (j = 0; j < m; j++)
+        for (a = 0; a < 3; a++) {
+            if (a >= lead) hst__nu_locate(p, a, coords[a - lead][s->perm[j]], &s->base[a * m + j], &s->off[a * m + j]);
+            else { s->base[a * m + j] = 0; s->off[a * m + j] = 0.0f; }
+        }
+    for (b = 0; b < nb; b++)
+        s->nsub += (s->bin_start[b + 1] - s->bin_start[b] + (size_t)maxsub - 1) / maxsub;
+    s->sub_bin = (uint32_t *)hst_backend_alloc(be, (s->nsub ? s->nsub : 1) * sizeof(uint32_t));
+    s->sub_first = (uint32_t *)hst_backend_alloc(be, (s->nsub ? s->nsub : 1) * sizeof(uint32_t));
+    if (!s->sub_bin || !s->sub_first) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    s->nsub = 0;
+    for (b = 0; b < nb; b++) {   /* subproblems in bin order; stripes: bins per_stripe at a time */
+        uint32_t f;
+        if (b % per_stripe == 0) s->stripe_sub[b / per_stripe] = (uint32_t)s->nsub;
+        for (f = s->bin_start[b]; f < s->bin_start[b + 1]; f += maxsub) {
+            s->sub_bin[s->nsub] = (uint32_t)b;
+            s->sub_first[s->nsub++] = f;
+        }
+    }
+    s->stripe_sub[stripes] = (uint32_t)s->nsub;
+    
+    return HST_SUCCESS;
+}
+
+/* The sorted points onto the device (arrays of the plan's backend). */
+static hst_result hst__nu_upload(hst_nufft_plan *p, size_t m, const hst__nusort *s) {
+    size_t n3 = 3 * m, nb1 = p->nbins + 1, ns = s->nsub;
+    hst_result r = hst_array_from_host(p->be, HST_I32, 1, &n3, s->base, &p->base);
+    if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_F32, 1, &n3, s->off, &p->off);
+    if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_I32, 1, &m, s->perm, &p->perm);
+    if (r == HST_SUCCESS && p->type == 1) {
+        r = hst_array_from_host(p->be, HST_I32, 1, &ns, s->sub_bin, &p->sub_bin);
+        if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_I32, 1, &ns, s->sub_first, &p->sub_first);
+        if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_I32, 1, &nb1, s->bin_start, &p->bin_start);
+    }
+    return r;
+}
+
+HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const float *const *coords) {
+    static const char *F = "hst_nufft_set_points";
+    hst_nufft_plan old;
+    hst__nusort s;
+    hst_result r;
+    unsigned d;
+    if (!p) return hst__nu_bad(NULL, HST_LOGITEM_NULL_ARGUMENT, F, "plan is NULL");
+    if (!coords) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, "coords is NULL");
+    for (d = 0; d < p->dim; d++)
+        if (!coords[d]) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, "a coords[d] is NULL");
+    if (m == 0) return hst__nu_bad(p->be, HST_LOGITEM_ZERO_SIZE, F, "m is 0");
+    if (m > HST__NU_MAX_ELEMS / 3) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW, "%s: m = %zu points: at most %u",
+                        F, m, HST__NU_MAX_ELEMS / 3);
+        return HST_ERROR_OVERFLOW;
+    }
+    if ((r = hst__nu_check_coords(p, m, coords)) != HST_SUCCESS) return r;
+    old = *p;   /* the previous points stay until the new ones are on the device */
+    p->base = p->off = p->perm = p->sub_bin = p->sub_first = p->bin_start = NULL;
+    p->stripe_sub = NULL;
+    r = hst__nu_sort(p, m, coords, &s);
+    if (r == HST_SUCCESS) r = hst__nu_upload(p, m, &s);
+    if (r == HST_SUCCESS) {
+        p->stripe_sub = s.stripe_sub;
+        s.stripe_sub = NULL;
+        p->m = m;
+        p->nsub = s.nsub;
+    }
+    hst__nu_sort_free(p->be, &s);
+    if (r != HST_SUCCESS) {
+        hst__nu_free_points(p);
+        p->base = old.base; p->off = old.off; p->perm = old.perm; p->sub_bin = old.sub_bin;
+        p->sub_first = old.sub_first; p->bin_start = old.bin_start; p->stripe_sub = old.stripe_sub;
+        p->m = old.m; p->nsub = old.nsub;
+        return r;
+    }
+    hst__nu_free_points(&old);
+    return HST_SUCCESS;
+}
+
+/* >>execute ---------------------------------------------------------------------------------- */
+static hst_result hst__nu_check_exec(const hst_nufft_plan *p, const hst_array *c, const hst_array *f) {
+    static const char *F = "hst_nufft_execute";
+    const size_t *fs;
+    unsigned d;
+    if (!c || !f) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, !c ? "c is NULL" : "f is NULL");
+    if (!p->m) return hst__nu_bad(p->be, HST_LOGITEM_BAD_STATE, F, "no points: call hst_nufft_set_points first");
+    if (hst_array_dtype(c) != HST_C64 || hst_array_dtype(f) != HST_C64) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: %s must be c64", F,
+                        hst_array_dtype(c) != HST_C64 ? "c" : "f");
+        return HST_ERROR_DTYPE;
+    }
+    fs = hst_array_shape(f);
+    if (hst_buffer_backend(hst_array_buffer(c)) != p->be || hst_buffer_backend(hst_array_buffer(f)) != p->be) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: c or f is another backend's", F);
+        return HST_ERROR_SHAPE;
+    }
+    if (hst_array_ndim(c) != 1 || hst_array_count(c) != p->m) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: c must have shape (%zu), "
+                        "the points set", F, p->m);
+        return HST_ERROR_SHAPE;
+    }
+    for (d = 0; d < p->dim && hst_array_ndim(f) == p->dim; d++)
+        if (fs[d] != (size_t)p->nm[3 - p->dim + d]) break;
+    if (hst_array_ndim(f) != p->dim || d != p->dim) {
+        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: f must have the plan's "
+                        "modes as its shape (%u axes)", F, p->dim);
+        return HST_ERROR_SHAPE;
+    }
+    return HST_SUCCESS;
+}
+
+/* The fine grid's FFT, in place, unnormalised, with the plan's sign. */
+static hst_result hst__nu_fft(hst_nufft_plan *p) {
+    return p->isign > 0 ? hst_array_fft(p->grid, p->grid, p->dim, 1, HST_FFT_NORM_FORWARD)
+                        : hst_array_fft(p->grid, p->grid, p->dim, 0, HST_FFT_NORM_BACKWARD);
+}
+
+static hst_result hst__nu_type1(hst_nufft_plan *p, hst_array *c, hst_array *f) {
+    hst_result r = hst_array_zeros(p->grid);
+    uint32_t m = (uint32_t)p->m;
+    if (r != HST_SUCCESS) return r;
+    if (p->host) {
+        hst__nu_host_spread(p, (const float *)hst__nu_ptr(c));
+    } else {
+        hst__nuarg a[12] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(c),
+                            HST__NUA(p->sub_bin), HST__NUA(p->sub_first), HST__NUA(p->bin_start),
+                            HST__NUA(p->grid), {NULL, 0, NULL}, HST__NUV(m), HST__NUV(p->g),
+                            HST__NUA(p->coef)};
+        a[8].bytes = p->tile_floats * sizeof(float);
+        if ((r = hst__nu_launch(p, HST__NU_SPREAD, p->nsub * p->local, p->local, 12, a)) != HST_SUCCESS)
+            return r;
+    }
+    if ((r = hst__nu_fft(p)) != HST_SUCCESS) return r;
+    if (p->host) {
+        hst_k_nufft_to_modes_host((const float *)hst__nu_ptr(p->grid), (float *)hst__nu_ptr(f),
+                                  (const float *)hst__nu_ptr(p->corr), p->nf, p->nm);
+        return HST_SUCCESS;
+    } else {
+        hst__nuarg a[5] = {HST__NUA(p->grid), HST__NUA(f), HST__NUA(p->corr), HST__NUV(p->nf),
+                           HST__NUV(p->nm)};
+        return hst__nu_launch(p, HST__NU_TO_MODES, hst_array_count(f), 0, 5, a);
+    }
+}
+
+static hst_result hst__nu_type2(hst_nufft_plan *p, hst_array *c, hst_array *f) {
+    hst_result r = HST_SUCCESS;
+    uint32_t m = (uint32_t)p->m;
+    if (p->host) {
+        hst_k_nufft_to_grid_host((const float *)hst__nu_ptr(f), (float *)hst__nu_ptr(p->grid),
+                                 (const float *)hst__nu_ptr(p->corr), p->nf, p->nm);
+    } else {
+        hst__nuarg a[5] = {HST__NUA(f), HST__NUA(p->grid), HST__NUA(p->corr), HST__NUV(p->nf),
+                           HST__NUV(p->nm)};
+        r = hst__nu_launch(p, HST__NU_TO_GRID, hst_array_count(p->grid), 0, 5, a);
+    }
+    if (r == HST_SUCCESS) r = hst__nu_fft(p);
+    if (r != HST_SUCCESS) return r;
+    if (p->host) {
+        hst__nu_host_interp(p, (float *)hst__nu_ptr(c));
+        return HST_SUCCESS;
+    } else {
+        hst__nuarg a[8] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(p->grid),
+                           HST__NUA(c), HST__NUV(m), HST__NUV(p->g), HST__NUA(p->coef)};
+        return hst__nu_launch(p, HST__NU_INTERP, p->m, 0, 8, a);
+    }
+}
+
+HST__NUDEF hst_result hst_nufft_execute(hst_nufft_plan *p, hst_array *c, hst_array *f) {
+    hst_result r;
+    if (!p) return hst__nu_bad(NULL, HST_LOGITEM_NULL_ARGUMENT, "hst_nufft_execute", "plan is NULL");
+    if ((r = hst__nu_check_exec(p, c, f)) != HST_SUCCESS) return r;
+    return p->type == 1 ? hst__nu_type1(p, c, f) : hst__nu_type2(p, c, f);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HST_NUFFT_IMPLEMENTATION */

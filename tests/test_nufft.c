@@ -1,0 +1,501 @@
+/* test_nufft.c — nufft.h's type 1 and type 2 transforms in 2-D and 3-D on the device under
+   test ($HST_DEVICE), against direct summation in double, and against the host device's twins
+   in the same run.
+
+   What is checked, with the tolerances and why:
+   - accuracy: relative l2 error against the direct sums (in double) <= 10 eps for eps = 1e-2,
+     1e-3, 1e-4, 1e-5, 1e-6 (FINUFFT's promise for its kernel width; the issue's bound), on
+     small problems with odd and even mode counts and points that include the edges -pi,
+     pi - ulp and FINUFFT's extended range up to +-3 pi;
+   - adjointness: type 2 (isign -1) is A, type 1 (isign +1) is A^H, so <A x, y> = <x, A^H y>:
+     the kernels' spreading and interpolation are exact adjoints and so are the FFTs, so only
+     float rounding separates the two sides: within 1e-5 of ||A x|| ||y||, at eps 1e-3 (far
+     from the accuracy bound, so a mismatch of the approximations themselves would show);
+   - devices agree: the host device and the device under test within 1e-5 relative l2 (type 2:
+     the same operations, OpenCL's exp and sqrt differ by ulps; type 1: atomic adds in a varying
+     order on OpenCL devices);
+   - plan reuse: points set once, several executes with different data, each exact to 10 eps;
+     new points replace the old;
+   - bad input: each rejected with its code and log item, the plan unchanged;
+   - out of memory: a host allocator that fails after k more calls, for every k until the whole
+     call sequence succeeds: each failure is HST_ERROR_OUT_OF_HOST_MEMORY, nothing leaks, and a
+     plan whose set_points failed keeps its previous points. */
+#define HST_IMPLEMENTATION
+#define HST_FFT
+#include "nufft.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap_log.h"
+#include "be_fixture.h"
+
+#define PI 3.14159265358979323846
+#define ADJOINT_TOL 1e-5
+#define AGREE_TOL 1e-5
+
+static uint64_t rng_state = 88172645463325252ULL;
+static double uniform(void) {   /* xorshift64*, [0, 1) */
+    uint64_t x = rng_state;
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    rng_state = x;
+    return (double)((x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+
+/* A problem: dim, modes, m points (coords[d], with the edge cases first), values. */
+typedef struct problem {
+    unsigned dim;
+    size_t modes[3], nmodes, m;
+    float *coords[3];
+} problem;
+
+static void problem_make(problem *p, unsigned dim, size_t n0, size_t n1, size_t n2, size_t m) {
+    unsigned d;
+    size_t j;
+    memset(p, 0, sizeof *p);
+    p->dim = dim; p->modes[0] = n0; p->modes[1] = n1; p->modes[2] = n2; p->m = m;
+    p->nmodes = n0 * n1 * (dim == 3 ? n2 : 1);
+    for (d = 0; d < dim; d++) {
+        p->coords[d] = (float *)malloc(m * sizeof(float));
+        assert_non_null(p->coords[d]);
+        for (j = 0; j < m; j++) p->coords[d][j] = (float)(PI * (2.0 * uniform() - 1.0));
+        p->coords[d][0] = (float)-PI;                   /* the edges of [-pi, pi) */
+        p->coords[d][1] = nextafterf((float)PI, 0.0f);
+        p->coords[d][2] = (float)(3.0 * PI * (2.0 * uniform() - 1.0));   /* FINUFFT's range */
+        p->coords[d][3] = 0.0f;
+    }
+}
+
+static void problem_free(problem *p) {
+    unsigned d;
+    for (d = 0; d < p->dim; d++) free(p->coords[d]);
+}
+
+static float *random_complex(size_t n) {
+    float *v = (float *)malloc(2 * n * sizeof(float));
+    size_t i;
+    assert_non_null(v);
+    for (i = 0; i < 2 * n; i++) v[i] = (float)(2.0 * uniform() - 1.0);
+    return v;
+}
+
+/* Mode index i of axis d's frequency (modeord 0). */
+static int freq(const problem *p, unsigned d, size_t i) { return (int)i - (int)(p->modes[d] / 2); }
+
+/* The direct sums in double: type 1 (c -> f) or type 2 (f -> c), into out. */
+static void direct(const problem *p, int type, int isign, const float *in, double *out) {
+    size_t j, i, n = p->nmodes;
+    memset(out, 0, 2 * (type == 1 ? n : p->m) * sizeof(double));
+    for (j = 0; j < p->m; j++)
+        for (i = 0; i < n; i++) {
+            size_t rest = i, idx[3];
+            unsigned d;
+            double ph = 0.0, cr, ci;
+            for (d = p->dim; d-- > 0;) { idx[d] = rest % p->modes[d]; rest /= p->modes[d]; }
+            for (d = 0; d < p->dim; d++) ph += freq(p, d, idx[d]) * (double)p->coords[d][j];
+            ph *= isign;
+            cr = cos(ph); ci = sin(ph);
+            if (type == 1) {
+                out[2 * i] += in[2 * j] * cr - in[2 * j + 1] * ci;
+                out[2 * i + 1] += in[2 * j] * ci + in[2 * j + 1] * cr;
+            } else {
+                out[2 * j] += in[2 * i] * cr - in[2 * i + 1] * ci;
+                out[2 * j + 1] += in[2 * i] * ci + in[2 * i + 1] * cr;
+            }
+        }
+}
+
+static double rel_l2(const float *got, const double *want, size_t n) {
+    double e = 0.0, w = 0.0;
+    size_t i;
+    for (i = 0; i < 2 * n; i++) { e += (got[i] - want[i]) * (got[i] - want[i]); w += want[i] * want[i]; }
+    return sqrt(e / w);
+}
+
+static double rel_l2f(const float *got, const float *want, size_t n) {
+    double e = 0.0, w = 0.0;
+    size_t i;
+    for (i = 0; i < 2 * n; i++) { e += ((double)got[i] - want[i]) * ((double)got[i] - want[i]); w += (double)want[i] * want[i]; }
+    return sqrt(e / w);
+}
+
+/* Runs one transform on be: in -> out (host memory), with a plan made here. */
+static void run_nufft(hst_backend *be, const problem *p, int type, int isign, double eps,
+                      const float *in, float *out) {
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL;
+    size_t m = p->m;
+    memset(&nd, 0, sizeof nd);
+    nd.type = type; nd.dim = p->dim; nd.eps = eps; nd.isign = isign;
+    memcpy(nd.modes, p->modes, sizeof nd.modes);
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_nufft_set_points(plan, p->m, (const float *const *)p->coords), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, p->dim, p->modes, &f), HST_SUCCESS);
+    if (type == 1) {
+        assert_int_equal(hst_array_write(c, in, 2 * m * sizeof(float)), HST_SUCCESS);
+        assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+        assert_int_equal(hst_array_read(f, out, 2 * p->nmodes * sizeof(float)), HST_SUCCESS);
+    } else {
+        assert_int_equal(hst_array_write(f, in, 2 * p->nmodes * sizeof(float)), HST_SUCCESS);
+        assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+        assert_int_equal(hst_array_read(c, out, 2 * m * sizeof(float)), HST_SUCCESS);
+    }
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+}
+
+/* Both types at eps 1e-2 .. 1e-6 against the direct sums. */
+static void check_accuracy(hst_backend *be, const problem *p) {
+    static const double eps[] = {1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+    size_t e, nin1 = p->m, nin2 = p->nmodes;
+    float *c = random_complex(nin1), *f = random_complex(nin2);
+    float *out = (float *)malloc(2 * (nin1 > nin2 ? nin1 : nin2) * sizeof(float));
+    double *want1 = (double *)malloc(2 * nin2 * sizeof(double)), *want2 = (double *)malloc(2 * nin1 * sizeof(double));
+    assert_non_null(out); assert_non_null(want1); assert_non_null(want2);
+    direct(p, 1, 1, c, want1);
+    direct(p, 2, -1, f, want2);
+    for (e = 0; e < sizeof eps / sizeof eps[0]; e++) {
+        double err1, err2;
+        run_nufft(be, p, 1, 0, eps[e], c, out);
+        err1 = rel_l2(out, want1, nin2);
+        run_nufft(be, p, 2, 0, eps[e], f, out);
+        err2 = rel_l2(out, want2, nin1);
+        printf("# %u-D eps %.0e: type 1 error %.3g, type 2 error %.3g (bound %.0e)\n", p->dim,
+               eps[e], err1, err2, 10 * eps[e]);
+        assert_true(err1 <= 10 * eps[e]);
+        assert_true(err2 <= 10 * eps[e]);
+    }
+    free(c); free(f); free(out); free(want1); free(want2);
+}
+
+static void test_accuracy_2d(void **state) {
+    problem p;
+    problem_make(&p, 2, 24, 17, 1, 600);
+    check_accuracy(BE(state), &p);
+    problem_free(&p);
+}
+
+static void test_accuracy_3d(void **state) {
+    problem p;
+    problem_make(&p, 3, 10, 7, 12, 300);
+    check_accuracy(BE(state), &p);
+    problem_free(&p);
+}
+
+/* <A x, y> against <x, A^H y>: A = type 2 (isign -1) on modes x, A^H = type 1 (isign +1). */
+static void check_adjoint(hst_backend *be, const problem *p) {
+    float *x = random_complex(p->nmodes), *y = random_complex(p->m);
+    float *ax = (float *)malloc(2 * p->m * sizeof(float)), *ahy = (float *)malloc(2 * p->nmodes * sizeof(float));
+    double lr = 0, li = 0, rr = 0, ri = 0, nax = 0, ny = 0, nx = 0, nahy = 0;
+    size_t i;
+    assert_non_null(ax); assert_non_null(ahy);
+    run_nufft(be, p, 2, -1, 1e-3, x, ax);
+    run_nufft(be, p, 1, 1, 1e-3, y, ahy);
+    for (i = 0; i < p->m; i++) {   /* <A x, y> = sum conj(y) A x */
+        lr += (double)y[2 * i] * ax[2 * i] + (double)y[2 * i + 1] * ax[2 * i + 1];
+        li += (double)y[2 * i] * ax[2 * i + 1] - (double)y[2 * i + 1] * ax[2 * i];
+        nax += (double)ax[2 * i] * ax[2 * i] + (double)ax[2 * i + 1] * ax[2 * i + 1];
+        ny += (double)y[2 * i] * y[2 * i] + (double)y[2 * i + 1] * y[2 * i + 1];
+    }
+    for (i = 0; i < p->nmodes; i++) {   /* <x, A^H y> = sum conj(A^H y) x */
+        rr += (double)ahy[2 * i] * x[2 * i] + (double)ahy[2 * i + 1] * x[2 * i + 1];
+        ri += (double)ahy[2 * i] * x[2 * i + 1] - (double)ahy[2 * i + 1] * x[2 * i];
+        nx += (double)x[2 * i] * x[2 * i] + (double)x[2 * i + 1] * x[2 * i + 1];
+        nahy += (double)ahy[2 * i] * ahy[2 * i] + (double)ahy[2 * i + 1] * ahy[2 * i + 1];
+    }
+    printf("# %u-D adjointness: |<Ax,y> - <x,A^H y>| / (||Ax|| ||y||) = %.3g\n", p->dim,
+           hypot(lr - rr, li - ri) / sqrt(nax * ny));
+    assert_true(hypot(lr - rr, li - ri) <= ADJOINT_TOL * sqrt(nax * ny));
+    assert_true(hypot(lr - rr, li - ri) <= ADJOINT_TOL * sqrt(nx * nahy));
+    free(x); free(y); free(ax); free(ahy);
+}
+
+static void test_adjoint(void **state) {
+    problem p;
+    problem_make(&p, 2, 32, 30, 1, 2000);
+    check_adjoint(BE(state), &p);
+    problem_free(&p);
+    problem_make(&p, 3, 12, 16, 9, 1500);
+    check_adjoint(BE(state), &p);
+    problem_free(&p);
+}
+
+/* The host device's twins and the device under test on one problem (many points per bin, so
+   subproblems split and atomics contend). */
+static void test_devices_agree(void **state) {
+    hst_backend *host;
+    hst_backend_desc bd;
+    problem p;
+    unsigned dim;
+    memset(&bd, 0, sizeof bd);
+    bd.device = "host";
+    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    for (dim = 2; dim <= 3; dim++) {
+        float *c, *f, *a, *b;
+        double d1, d2;
+        if (dim == 2) problem_make(&p, 2, 64, 48, 1, 20000);
+        else problem_make(&p, 3, 16, 20, 12, 20000);
+        c = random_complex(p.m); f = random_complex(p.nmodes);
+        a = (float *)malloc(2 * (p.m > p.nmodes ? p.m : p.nmodes) * sizeof(float));
+        b = (float *)malloc(2 * (p.m > p.nmodes ? p.m : p.nmodes) * sizeof(float));
+        assert_non_null(a); assert_non_null(b);
+        run_nufft(host, &p, 1, 0, 1e-6, c, a);
+        run_nufft(BE(state), &p, 1, 0, 1e-6, c, b);
+        d1 = rel_l2f(b, a, p.nmodes);
+        run_nufft(host, &p, 2, 0, 1e-6, f, a);
+        run_nufft(BE(state), &p, 2, 0, 1e-6, f, b);
+        d2 = rel_l2f(b, a, p.m);
+        printf("# %u-D host vs device: type 1 %.3g, type 2 %.3g\n", dim, d1, d2);
+        assert_true(d1 <= AGREE_TOL);
+        assert_true(d2 <= AGREE_TOL);
+        free(c); free(f); free(a); free(b);
+        problem_free(&p);
+    }
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* Points set once, three executes with new data; then new points. */
+static void test_plan_reuse(void **state) {
+    hst_backend *be = BE(state);
+    problem p, q;
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_nufft_info info;
+    hst_array *c = NULL, *f = NULL;
+    size_t m = 700, k;
+    float *out = (float *)malloc(2 * m * sizeof(float));
+    double *want = (double *)malloc(2 * m * sizeof(double));
+    problem_make(&p, 2, 20, 21, 1, m);
+    problem_make(&q, 2, 20, 21, 1, m);
+    memset(&nd, 0, sizeof nd);
+    nd.type = 2; nd.dim = 2; nd.modes[0] = 20; nd.modes[1] = 21; nd.eps = 1e-5;
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
+    assert_int_equal(info.width, 6);
+    assert_int_equal(info.fine[0], 40);
+    assert_int_equal(info.fine[1], 48);   /* 42 = 2 3 7: next235even gives 48 */
+    assert_int_equal(info.points, 0);
+    assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, p.modes, &f), HST_SUCCESS);
+    for (k = 0; k < 4; k++) {
+        float *fv = random_complex(p.nmodes);
+        if (k == 3) assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)q.coords), HST_SUCCESS);
+        assert_int_equal(hst_array_write(f, fv, 2 * p.nmodes * sizeof(float)), HST_SUCCESS);
+        assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+        assert_int_equal(hst_array_read(c, out, 2 * m * sizeof(float)), HST_SUCCESS);
+        direct(k == 3 ? &q : &p, 2, -1, fv, want);
+        assert_true(rel_l2(out, want, m) <= 1e-4);
+        free(fv);
+    }
+    hst_array_destroy(c); hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+    problem_free(&p); problem_free(&q);
+    free(out); free(want);
+}
+
+static void test_errors(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    hst_nufft_desc nd, bad;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL, *c32 = NULL, *fwrong = NULL;
+    problem p;
+    size_t m = 50, wrong[2] = {16, 15};
+    hst_nufft_info info;
+    problem_make(&p, 2, 16, 16, 1, m);
+    memset(&nd, 0, sizeof nd);
+    nd.type = 1; nd.dim = 2; nd.modes[0] = 16; nd.modes[1] = 16;
+    assert_int_equal(hst_nufft_plan_create(NULL, &nd, &plan), HST_ERROR_INVALID_ARGUMENT);
+    cap_reset(log);
+    assert_int_equal(hst_nufft_plan_create(be, NULL, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_NULL_ARGUMENT);
+    assert_int_equal(hst_nufft_plan_create(be, &nd, NULL), HST_ERROR_INVALID_ARGUMENT);
+    bad = nd; bad.type = 3;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_null(plan);
+    assert_non_null(strstr(log->last_message, "type"));
+    bad = nd; bad.dim = 1;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    bad = nd; bad.modes[1] = 0;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_ZERO_SIZE);
+    bad = nd; bad.eps = 1e-8;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(log->last_message, "eps"));
+    bad.eps = NAN;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    bad.eps = 0.5;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    bad = nd; bad.isign = 2;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    bad = nd; bad.modes[0] = (size_t)1 << 40;
+    cap_reset(log);
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_OVERFLOW);
+    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
+    bad = nd; bad.modes[0] = 40000; bad.modes[1] = 40000;   /* each fine, the product not */
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_OVERFLOW);
+    assert_null(plan);
+
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, p.modes, &f), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 1, &m, &c32), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, wrong, &fwrong), HST_SUCCESS);
+    cap_reset(log);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_ERROR_INVALID_ARGUMENT);   /* no points */
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_STATE);
+    assert_int_equal(hst_nufft_set_points(NULL, m, (const float *const *)p.coords), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_set_points(plan, m, NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_set_points(plan, 0, (const float *const *)p.coords), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_set_points(plan, (size_t)1 << 40, (const float *const *)p.coords), HST_ERROR_OVERFLOW);
+    p.coords[1][3] = NAN;
+    cap_reset(log);
+    assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_ERROR_NON_FINITE);
+    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "coords[1][3]"));
+    p.coords[1][3] = (float)(3.5 * PI);
+    assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+    p.coords[1][3] = 0.5f;
+    assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
+    assert_int_equal(info.points, 0);   /* the rejected calls set nothing */
+    assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c32, f), HST_ERROR_DTYPE);
+    assert_int_equal(hst_nufft_execute(plan, c, fwrong), HST_ERROR_SHAPE);
+    assert_int_equal(hst_nufft_execute(plan, fwrong, f), HST_ERROR_SHAPE);
+    assert_int_equal(hst_nufft_execute(plan, NULL, f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_execute(NULL, c, f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_plan_info(plan, NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);   /* still usable */
+    assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
+    assert_int_equal(info.points, m);
+    assert_true(info.subproblems >= 1);
+    hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(c32); hst_array_destroy(fwrong);
+    hst_nufft_plan_destroy(plan);
+    hst_nufft_plan_destroy(NULL);
+    problem_free(&p);
+}
+
+/* The backend's host allocator, failing once `allowed` calls have been made. */
+typedef struct counting_alloc { size_t calls, allowed, allocs, frees; } counting_alloc;
+
+static void *counting_alloc_fn(size_t bytes, void *user) {
+    counting_alloc *c = (counting_alloc *)user;
+    void *p;
+    if (c->calls++ >= c->allowed) return NULL;
+    if ((p = malloc(bytes)) != NULL) c->allocs++;
+    return p;
+}
+
+static void counting_free_fn(void *ptr, void *user) {
+    counting_alloc *c = (counting_alloc *)user;
+    if (ptr) { c->frees++; free(ptr); }
+}
+
+/* Type 2 on p with a fresh plan and arrays; the result's relative error against want, or the
+   first failure's code. */
+static hst_result oom_attempt(hst_backend *be, const problem *p, const float *fv, const double *want,
+                              float *out, double *err) {
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL;
+    size_t m = p->m;
+    hst_result r;
+    memset(&nd, 0, sizeof nd);
+    nd.type = 2; nd.dim = 2; nd.modes[0] = p->modes[0]; nd.modes[1] = p->modes[1];
+    r = hst_nufft_plan_create(be, &nd, &plan);
+    if (r == HST_SUCCESS) r = hst_nufft_set_points(plan, m, (const float *const *)p->coords);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 1, &m, &c);
+    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, p->modes, &f);
+    if (r == HST_SUCCESS) r = hst_array_write(f, fv, 2 * p->nmodes * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_nufft_execute(plan, c, f);
+    if (r == HST_SUCCESS) r = hst_array_read(c, out, 2 * m * sizeof(float));
+    if (r == HST_SUCCESS) *err = rel_l2(out, want, m);
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+    return r;
+}
+
+static void test_out_of_memory(void **state) {
+    counting_alloc ca;
+    cap_log log;
+    hst_backend_desc desc = cap_desc(&log);
+    hst_backend *be;
+    problem p, q;
+    size_t k, m = 300;
+    int failures = 0, done = 0;
+    float *fv, *out = (float *)malloc(2 * m * sizeof(float));
+    double *want = (double *)malloc(2 * m * sizeof(double)), err = 1.0;
+    (void)state;
+    memset(&ca, 0, sizeof ca);
+    ca.allowed = (size_t)-1;
+    desc.allocator.alloc = counting_alloc_fn;
+    desc.allocator.free = counting_free_fn;
+    desc.allocator.user = &ca;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    problem_make(&p, 2, 16, 12, 1, m);
+    problem_make(&q, 2, 16, 12, 1, m);
+    fv = random_complex(p.nmodes);
+    direct(&p, 2, -1, fv, want);
+    for (k = 0; k < 400 && !done; k++) {   /* k more allocations allowed */
+        hst_result r;
+        ca.allowed = ca.calls + k;
+        r = oom_attempt(be, &p, fv, want, out, &err);
+        ca.allowed = (size_t)-1;
+        if (r == HST_SUCCESS) { done = 1; assert_true(err <= 1e-5); }
+        else { assert_int_equal(r, HST_ERROR_OUT_OF_HOST_MEMORY); failures++; }
+    }
+    assert_true(done);
+    assert_true(failures >= 1);
+    {   /* set_points fails: the plan keeps the previous points */
+        hst_nufft_desc nd;
+        hst_nufft_plan *plan = NULL;
+        hst_array *c = NULL, *f = NULL;
+        memset(&nd, 0, sizeof nd);
+        nd.type = 2; nd.dim = 2; nd.modes[0] = 16; nd.modes[1] = 12;
+        assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+        assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_C64, 2, p.modes, &f), HST_SUCCESS);
+        ca.allowed = ca.calls + 1;
+        assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)q.coords), HST_ERROR_OUT_OF_HOST_MEMORY);
+        ca.allowed = (size_t)-1;
+        assert_int_equal(hst_array_write(f, fv, 2 * p.nmodes * sizeof(float)), HST_SUCCESS);
+        assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+        assert_int_equal(hst_array_read(c, out, 2 * m * sizeof(float)), HST_SUCCESS);
+        assert_true(rel_l2(out, want, m) <= 1e-5);
+        hst_array_destroy(c); hst_array_destroy(f);
+        hst_nufft_plan_destroy(plan);
+    }
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    if (ca.allocs != ca.frees) fail_msg("%zu allocations, %zu frees", ca.allocs, ca.frees);
+    problem_free(&p); problem_free(&q);
+    free(fv); free(out); free(want);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_accuracy_2d, reset_log),
+        cmocka_unit_test_setup(test_accuracy_3d, reset_log),
+        cmocka_unit_test_setup(test_adjoint, reset_log),
+        cmocka_unit_test_setup(test_devices_agree, reset_log),
+        cmocka_unit_test_setup(test_plan_reuse, reset_log),
+        cmocka_unit_test_setup(test_errors, reset_log),
+        cmocka_unit_test(test_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
