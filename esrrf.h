@@ -397,8 +397,8 @@ extern "C" {
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
 /* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
-   frames, mag 5; bench/RESULTS.md): with the options below 1.950 ms per frame (512: 2.215,
-   128: 2.544); without them 2.339 (512: 2.314; before the fma arithmetic 512 had won, 6.88
+   frames, mag 5; bench/RESULTS.md): with the options below 1.642 ms per frame (512: 1.635;
+   with those before strips of 64, 1.950, 512: 2.215, 128: 2.544); without them 2.339 (512: 2.314; before the fma arithmetic 512 had won, 6.88
    against 7.49). The bits do not depend on it (kernels.h). Only where measured: other compilers
    may allow a kernel fewer work-items than the device (AMD's default is 256). */
 #define HST__E_GPU_FUSED_LOCAL 256
@@ -408,8 +408,10 @@ extern "C" {
    half-pixel positions (a group's (w, w/d) table and tile borders serve twice the pixels of
    kernels.h's default 8; local memory 16 + 12 KiB, within OpenCL's guaranteed 32 KiB). On an
    H100: 2.339 -> 2.040 (the cap) -> 1.950 ms per frame (both), every variant the same bits
-   (neither registers nor the work per item change the arithmetic of a pixel). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=16 -DHST_E_TILE=2048"
+   (neither registers nor the work per item change the arithmetic of a pixel). Strips of 64
+   columns (HST_E_TW; a group's 4096 pixels then 64 rows of 64): 1.642 with the sample loop's
+   row bounds (kernels.h), against 1.747 with strips of 32 and 1.816 of 16. */
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=16 -DHST_E_TILE=2048 -DHST_E_TW=64"
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 

@@ -527,10 +527,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
      over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
-     default; esrrf.h builds NVIDIA GPUs with 16 and HST_E_TILE 2048, 28 KiB of local memory in
-     all; the groups past the end return at once) of all frames' pixels in order frame, then vertical
-     strips of HST_E_TW (16) magnified columns, row-major inside a strip; so a group of 256
-     covers a 16 x 128 output tile. For each run of its indices inside one frame and strip (split
+     default; esrrf.h builds NVIDIA GPUs with 16, HST_E_TILE 2048 and HST_E_TW 64, 28 KiB of
+     local memory in all; the groups past the end return at once) of all frames' pixels in order
+     frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a strip; so
+     a group of 256 covers a 16 x 128 output tile (64 x 64 with K 16 and strips of 64). For each run of its indices inside one frame and strip (split
      into runs of L if its positions do not fit), the group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
      floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
@@ -3701,7 +3701,6 @@ static const char hst__esrrf_src_wtab[] =
 "float hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
 "                    int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n)\n"
 "{\n"
-"  float ymax = (float)(rows * mag - 1);\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
 "  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
@@ -3710,9 +3709,10 @@ static const char hst__esrrf_src_wtab[] =
 "  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
 "  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
 "  float R = 0.0f, W = 0.0f;\n"
-"  for (int j = 0; j < n; ++j) {\n"
-"    float vy = (float)(by + j0 + j) * 0.5f;\n"
-"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"  /* rows j in [ja, jb): 0 < (by + j0 + j) / 2 <= rowsM - 1, bounds as for the columns, not a\n"
+"     test per row (the skipped rows add nothing) */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  for (int j = ja; j < jb; ++j) {\n"
 "    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
 "    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
 "    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
@@ -3785,21 +3785,54 @@ static const char hst__esrrf_src_fused[] =
 
 "\n";
 
+static const char hst__esrrf_src_fusedpx[] =
+"\n"
+"/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
+"   columns from x0; into o (the strip's first pixel in its rgc frame). mode 3: the table and\n"
+"   tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit offsets */\n"
+"void hst_e_fused_px(__global const float *f, __global float *o, __local const float *tile,\n"
+"                    __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                    float sens, int weighting, uint row0, int x0, uint ws, uint q, uint q1,\n"
+"                    int L, int k0, int l0, int nl, int j0, int jn, int mode, int usewt)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int rowsM = (int)(rows * mag);\n"
+"  float fm = (float)mag;\n"
+"  float mr = radius * fm;\n"
+"  int margin = (int)mr;\n"
+"  for (; q < q1; q += (uint)L) {\n"
+"    uint qy = q / ws, qx = q - qy * ws;\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    float v = 0.0f;\n"
+"    if (yM >= margin && yM < rowsM - margin && xM >= margin && xM < (int)colsM - margin) {\n"
+"      if (mode == 3)\n"
+"        v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sens, k0, l0, nl, j0, jn);\n"
+"      else\n"
+"        v = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, sens, k0, l0, nl, wt,\n"
+"                      usewt);\n"
+"      if (weighting) {\n"
+"        float r = hst_e_div((float)yM, fm);\n"
+"        float c = hst_e_div((float)xM, fm);\n"
+"        v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
+"      }\n"
+"    }\n"
+"    o[qy * colsM + qx] = v;\n"
+"  }\n"
+"}\n";
+
 static const char hst__esrrf_src_fused1[] =
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
 "                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                 float sensitivity, int intensity_weighting, uint row0, uint nrows,\n"
 "                 ulong begin, ulong end)\n"
 "{\n"
-"  ulong colsM = (ulong)cols * mag, rowsM = (ulong)rows * mag, nW = (ulong)nrows * colsM;\n"
+"  ulong colsM = (ulong)cols * mag, nW = (ulong)nrows * colsM;\n"
 "  int L = (int)(get_local_size(0) * get_local_size(1));\n"
 "  int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));\n"
 "  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L * HST_E_K;\n"
 "  ulong wend = end > begin ? min(w0 + (ulong)L * HST_E_K, (end - begin) * nW) : 0;\n"
 "  if (w0 >= wend) return;\n"
 "  float fm = (float)mag;\n"
-"  float mr = radius * fm;\n"
-"  int margin = (int)mr;\n"
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
@@ -3831,29 +3864,17 @@ static const char hst__esrrf_src_fused1[] =
 "      }\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
-"    for (ulong w = s0 + lid; w < s1; w += L) {\n"
-"      uint q = (uint)(w - sb);\n"
-"      int yM = (int)row0 + (int)(q / (uint)ws), xM = (int)x0 + (int)(q % (uint)ws);\n"
-"      float v = 0.0f;\n"
-"      if (yM >= margin && yM < (int)rowsM - margin && xM >= margin &&\n"
-"          xM < (int)colsM - margin) {\n"
-"        if (use && usewt)\n"
-"          v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sensitivity, k0, l0, nl, j0,\n"
-"                            jn);\n"
-"        else if (use)\n"
-"          v = hst_e_rgc(f, tile, 2, rows, cols, mag, yM, xM, radius, sensitivity, k0, l0, nl,\n"
-"                        wt, usewt);\n"
-"        else\n"
-"          v = hst_e_rgc(f, tile, 1, rows, cols, mag, yM, xM, radius, sensitivity, 0, 0, 0, wt,\n"
-"                        usewt);\n"
-"        if (intensity_weighting) {\n"
-"          float r = hst_e_div((float)yM, fm);\n"
-"          float c = hst_e_div((float)xM, fm);\n"
-"          v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
-"        }\n"
-"      }\n"
-"      rgc[z * nW + (ulong)(yM - (int)row0) * colsM + xM] = v;\n"
-"    }\n"
+"    /* the table path in a call of its own (a loop of its own once inlined: fewer registers\n"
+"       live in it than in one loop over all three modes) */\n"
+"    __global float *o = rgc + z * nW + x0;\n"
+"    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
+"    if (use && usewt)\n"
+"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, 3, usewt);\n"
+"    else\n"
+"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, use ? 2 : 1,\n"
+"                     usewt);\n"
 "    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    s0 = s1;\n"
 "  }\n"
@@ -4135,6 +4156,7 @@ HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_fusedpx, hst__esrrf_src_fusedpx);
 HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
@@ -4145,7 +4167,8 @@ HST__PIECE_FITS(e_sweep2, hst__esrrf_src_sweep2);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_unit, hst__esrrf_src_fused,
+    hst__esrrf_src_fusedpx, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
     hst__esrrf_src_io, hst__esrrf_src_sweep, hst__esrrf_src_sweep2
 };
 
