@@ -57,7 +57,7 @@ PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
             bench/quality_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
-FFT_LDLIBS := -lfftw3f
+FFT_LDLIBS := -lfftw3f -lfftw3
 VKFFT_INCLUDE ?=
 extra_libs = $(if $(filter $(TIFF_SRCS),$(1)),-ltiff) $(if $(filter $(PNG_SRCS),$(1)),-lpng)
 fft_libs = $(if $(filter $(FFT_SRCS),$(1)),$(FFT_LDLIBS))
