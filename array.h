@@ -1680,7 +1680,7 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     (void)axes; (void)inverse; (void)norm;
     hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
              "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
-             "link -lfftw3f)");
+             "link -lfftw3f -lfftw3)");
     return HST_ERROR_NOT_BUILT_IN;
 }
 #else
