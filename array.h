@@ -291,12 +291,14 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
    precision).
    Plans are made on first use per (precision, kind, direction, lengths, batch, in-place) and
    kept by the backend until it is destroyed (VkFFT compiles its kernels then: the first call
-   of a shape is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
-   not block on OpenCL devices.
+   of a shape is slow on an OpenCL device, later ones are not). Runs in order on the backend's
+   queue; does not block on OpenCL devices.
    Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
    pointers, VkFFT their sub-buffers.
    Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
-   a direction the kind lacks, src and dst views of overlapping but not the same bytes); HST_ERROR_DTYPE (a dtype pair other than the six above);
+   a direction the kind lacks, src and dst views of overlapping but not the same bytes);
+   HST_ERROR_DTYPE (a dtype pair other than the six above: one precision per call, naming
+   src's dtype);
    HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
    HST_LOGITEM_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
    Thread safety: per backend. */
@@ -1774,8 +1776,10 @@ static void hst__fft_strides(const hst__fft_key *key, size_t fast, ptrdiff_t str
     *dist = (ptrdiff_t)s;
 }
 
-/* FFTW's calls of one precision: prefix pre (fftwf: c64, fftw: c128), real type R. The plan
-   of the key's kind, and its new-array execution. */
+/* FFTW's calls of one precision: prefix pre (fftwf: c64, fftw: c128), real type R; FFTW's
+   API is the same per precision but for the prefix and the types. The plan of the key's kind
+   (from the caller's key, dims, batch, flags, in, out), and its new-array execution (p, in,
+   out). Used by the two functions below only. */
 #define HST__FFTW_PLAN(pre, R)                                                                   \
     (key->kind == HST__FFT_C2C                                                                   \
      ? pre##_plan_guru64_dft((int)key->axes, dims, 1, &batch, (pre##_complex *)in,               \
@@ -1827,6 +1831,8 @@ static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out
     if (p->host64) HST__FFTW_RUN(fftw, double, p->host64);
     else HST__FFTW_RUN(fftwf, float, p->host);
 }
+#undef HST__FFTW_PLAN
+#undef HST__FFTW_RUN
 
 #ifndef HST_NO_OPENCL
 /* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
@@ -2090,7 +2096,8 @@ HST__ADEF hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsign
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if (naxes < 1 || naxes > HST_FFT_MAX_AXES || naxes > src->ndim)
         return hst__range_arg(dst->be, F, "naxes %u is not 1..%d and <= src's ndim %u", naxes, HST_FFT_MAX_AXES, src->ndim);
-    if (hst__fft_kind(src->dtype, dst->dtype) < 0) return hst__fft_dtype_error(dst->be, F, src->dtype);
+    if (hst__fft_kind(src->dtype, dst->dtype) < 0)
+        return hst__fft_dtype_error(dst->be, F, src->dtype);
     if (dst->be != src->be) return hst__shape_error(dst->be, F, "operands differ in backend");
     if ((r = hst__fftn_shapes(F, src, dst, naxes, axes, s, perm, in, out)) != HST_SUCCESS) return r;
     for (i = 0; i < src->ndim; i++) inv[perm[i]] = i;
