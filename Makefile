@@ -58,7 +58,7 @@ FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_
             bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c \
             tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
-FFT_LDLIBS := -lfftw3f
+FFT_LDLIBS := -lfftw3f -lfftw3
 VKFFT_INCLUDE ?=
 extra_libs = $(if $(filter $(TIFF_SRCS),$(1)),-ltiff) $(if $(filter $(PNG_SRCS),$(1)),-lpng)
 fft_libs = $(if $(filter $(FFT_SRCS),$(1)),$(FFT_LDLIBS))

@@ -29,14 +29,13 @@
      HST_ARRAY_IMPLEMENTATION               the implementation TU: compile array.h's body only
      HST_FFT                                the implementation TU: build hst_array_fft (FFTW 3 on
                                             the host device, VkFFT on OpenCL devices; link
-                                            -lfftw3f); without it the FFT calls answer
+                                            -lfftw3f -lfftw3); without it the FFT calls answer
                                             HST_ERROR_NOT_BUILT_IN
      HST_NO_OPENCL, HST_STATIC, HST_API     as in backend.h
 
    What it does NOT do: it does not broadcast implicitly beyond what each call documents; it does
    not pick a faster but different reduction order per device (sums are the same bits
-   everywhere); it does not block except where a call says so (read, write, reductions); it
-   offers no double precision FFTs (f64 / c128 transforms answer HST_ERROR_DTYPE).
+   everywhere); it does not block except where a call says so (read, write, reductions).
 
    Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
    halostream authors (the full text at the end of this file). */
@@ -264,7 +263,8 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
 
 /* ---------------------------------------------------------------------------------------------
    FFTs (>>fft): numpy.fft's semantics on every device. Opt-in: compile the implementation TU
-   with HST_FFT defined (link -lfftw3f; it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
+   with HST_FFT defined (link -lfftw3f -lfftw3, FFTW's single and double precision libraries;
+   it needs FFTW 3's fftw3.h, and, unless HST_NO_OPENCL,
    VkFFT's vkFFT.h: Debian libfftw3-dev and libvkfft-dev). Without HST_FFT every FFT call returns
    HST_ERROR_NOT_BUILT_IN and logs HST_LOGITEM_NOT_BUILT_IN; the rest of the library is unchanged.
    The host device runs FFTW (Frigo & Johnson, "The design and implementation of FFTW3",
@@ -273,26 +273,32 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
 
    hst_array_fft transforms the LAST `axes` axes (1, 2 or 3; NumPy's fft/fft2/fftn with the
    default axes) of src into dst, batched over the leading axes (C order, each batch contiguous).
-   The kind follows the dtypes:
-     c64 -> c64   c2c, forward or inverse; dst may be src (in place: also two views of the
-                  same bytes, see hst_array_view); same shapes.
-     f32 -> c64   r2c (numpy.fft.rfftn), forward only: dst's last extent is src's n / 2 + 1.
-     c64 -> f32   c2r (numpy.fft.irfftn), inverse only: dst's shape gives the real lengths (n,
-                  NumPy's `s`), src's last extent must be n / 2 + 1; src is not modified.
-                  src must be the spectrum of a real array (Hermitian symmetric, as r2c makes
-                  it); for other input the devices' results may differ.
+   The kind follows the dtypes, in single (c64, f32) or double (c128, f64) precision:
+     c64 -> c64, c128 -> c128   c2c, forward or inverse; dst may be src (in place: also two
+                  views of the same bytes, see hst_array_view); same shapes.
+     f32 -> c64, f64 -> c128    r2c (numpy.fft.rfftn), forward only: dst's last extent is
+                  src's n / 2 + 1.
+     c64 -> f32, c128 -> f64    c2r (numpy.fft.irfftn), inverse only: dst's shape gives the
+                  real lengths (n, NumPy's `s`), src's last extent must be n / 2 + 1; src is
+                  not modified. src must be the spectrum of a real array (Hermitian symmetric,
+                  as r2c makes it); for other input the devices' results may differ.
+   Double precision runs FFTW's double library on the host device and VkFFT's doublePrecision
+   on OpenCL devices; it needs the device's fp64, as every f64/c128 array does (on a device
+   without it hst_array_create and hst_array_view refuse the dtype: HST_ERROR_DTYPE).
    Sign: forward X[k] = sum_j x[j] exp(-2 pi i j k / n) per axis, inverse with +. norm is
    NumPy's: with N the product of the transformed (real-space) extents, BACKWARD scales the
-   inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N. f64/c128 transforms are
-   not offered (HST_ERROR_DTYPE naming the dtype): single precision only.
-   Plans are made on first use per (kind, direction, lengths, batch, in-place) and kept by the
-   backend until it is destroyed (VkFFT compiles its kernels then: the first call of a shape
-   is slow on an OpenCL device, later ones are not). Runs in order on the backend's queue; does
-   not block on OpenCL devices.
+   inverse by 1/N, ORTHO both by 1/sqrt(N), FORWARD the forward by 1/N (in the transform's
+   precision).
+   Plans are made on first use per (precision, kind, direction, lengths, batch, in-place) and
+   kept by the backend until it is destroyed (VkFFT compiles its kernels then: the first call
+   of a shape is slow on an OpenCL device, later ones are not). Runs in order on the backend's
+   queue; does not block on OpenCL devices.
    Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
    pointers, VkFFT their sub-buffers.
    Errors: HST_ERROR_NOT_BUILT_IN; HST_ERROR_INVALID_ARGUMENT (NULL, axes not 1..3 or > ndim,
-   a direction the kind lacks, src and dst views of overlapping but not the same bytes); HST_ERROR_DTYPE (a dtype pair other than the three above);
+   a direction the kind lacks, src and dst views of overlapping but not the same bytes);
+   HST_ERROR_DTYPE (a dtype pair other than the six above: one precision per call, naming
+   src's dtype);
    HST_ERROR_SHAPE (shapes or backends disagree); HST_ERROR_UNSUPPORTED with
    HST_LOGITEM_FFT_LIBRARY (FFTW or VkFFT refused the plan); memory errors.
    Thread safety: per backend. */
@@ -1606,9 +1612,11 @@ HST__ADEF hst_result hst_array_quantile(const hst_array *x, const double *q, siz
 /* >>fft -------------------------------------------------------------------------------------- */
 enum { HST__FFT_C2C = 0, HST__FFT_R2C = 1, HST__FFT_C2R = 2 };
 
-/* What a plan is made for: lengths n[] of the transformed axes, fastest first (n[0] = the last
-   axis, real-space length); unused entries are 1. */
+/* What a plan is made for: the precision (cplx: the complex side's dtype, c64 or c128),
+   lengths n[] of the transformed axes, fastest first (n[0] = the last axis, real-space length);
+   unused entries are 1. */
 typedef struct hst__fft_key {
+    hst_dtype cplx;
     int kind, inverse, in_place;
     unsigned axes;
     size_t n[HST_FFT_MAX_AXES], batch;
@@ -1618,7 +1626,8 @@ struct hst__fft_plan {
     hst__fft_key key;
     struct hst__fft_plan *next;
 #ifdef HST_FFT
-    fftwf_plan host;                 /* host device */
+    fftwf_plan host;                 /* host device, c64 */
+    fftw_plan host64;                /* host device, c128 */
 #  ifndef HST_NO_OPENCL
     VkFFTApplication *app;           /* OpenCL devices */
     /* VkFFT keeps the pointers it is given (sizes at init, buffers at each launch) and reads
@@ -1646,12 +1655,22 @@ HST__ADEF size_t hst_fft_plan_count(const hst_backend *be) {
     return n;
 }
 
-/* The kind of a (src, dst) dtype pair; -1 for any other pair. */
+/* The kind of a (src, dst) dtype pair of one precision (c64 with f32, c128 with f64); -1 for
+   any other pair. */
 static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
-    if (src == HST_C64 && dst == HST_C64) return HST__FFT_C2C;
-    if (src == HST_F32 && dst == HST_C64) return HST__FFT_R2C;
-    if (src == HST_C64 && dst == HST_F32) return HST__FFT_C2R;
+    hst_dtype c = hst_dtype_is_complex(src) ? src : dst, re = c == HST_C64 ? HST_F32 : HST_F64;
+    if (c != HST_C64 && c != HST_C128) return -1;
+    if (src == c && dst == c) return HST__FFT_C2C;
+    if (src == re && dst == c) return HST__FFT_R2C;
+    if (src == c && dst == re) return HST__FFT_C2R;
     return -1;
+}
+
+/* The error of a pair hst__fft_kind refuses, naming src's dtype. */
+static hst_result hst__fft_dtype_error(const hst_backend *be, const char *func, hst_dtype src) {
+    return hst__dtype_error(be, func, src, "FFTs take c64 -> c64, f32 -> c64 (forward), c64 -> f32 "
+                            "(inverse) and the same in double precision (c128, f64); this is the "
+                            "src dtype");
 }
 
 #ifndef HST_FFT
@@ -1663,7 +1682,7 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
     (void)axes; (void)inverse; (void)norm;
     hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
              "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
-             "link -lfftw3f)");
+             "link -lfftw3f -lfftw3)");
     return HST_ERROR_NOT_BUILT_IN;
 }
 #else
@@ -1713,12 +1732,12 @@ static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_arra
         return hst__bad_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
     memset(key, 0, sizeof *key);
     key->kind = hst__fft_kind(src->dtype, dst->dtype);
-    if (key->kind < 0)
-        return hst__dtype_error(dst->be, func, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
-                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+    if (key->kind < 0) return hst__fft_dtype_error(dst->be, func, src->dtype);
     if ((key->kind == HST__FFT_R2C && inverse) || (key->kind == HST__FFT_C2R && !inverse))
         return hst__bad_arg(dst->be, func, "inverse %d: %s", inverse, key->kind == HST__FFT_R2C
-                            ? "f32 -> c64 is forward only" : "c64 -> f32 is inverse only");
+                            ? "r2c (real -> complex) is forward only"
+                            : "c2r (complex -> real) is inverse only");
+    key->cplx = key->kind == HST__FFT_R2C ? dst->dtype : src->dtype;
     real_side = key->kind == HST__FFT_C2R ? dst : src;
     r = hst__fft_check_shapes(func, real_side, key->kind == HST__FFT_C2R ? src : dst, key->kind);
     if (r != HST_SUCCESS) return r;
@@ -1757,6 +1776,30 @@ static void hst__fft_strides(const hst__fft_key *key, size_t fast, ptrdiff_t str
     *dist = (ptrdiff_t)s;
 }
 
+/* FFTW's calls of one precision: prefix pre (fftwf: c64, fftw: c128), real type R; FFTW's
+   API is the same per precision but for the prefix and the types. The plan of the key's kind
+   (from the caller's key, dims, batch, flags, in, out), and its new-array execution (p, in,
+   out). Used by the two functions below only. */
+#define HST__FFTW_PLAN(pre, R)                                                                   \
+    (key->kind == HST__FFT_C2C                                                                   \
+     ? pre##_plan_guru64_dft((int)key->axes, dims, 1, &batch, (pre##_complex *)in,               \
+                             (pre##_complex *)out, key->inverse ? FFTW_BACKWARD : FFTW_FORWARD,  \
+                             flags)                                                              \
+     : key->kind == HST__FFT_R2C                                                                 \
+     ? pre##_plan_guru64_dft_r2c((int)key->axes, dims, 1, &batch, (R *)in, (pre##_complex *)out, \
+                                 flags)                                                          \
+     : pre##_plan_guru64_dft_c2r((int)key->axes, dims, 1, &batch, (pre##_complex *)in, (R *)out, \
+                                 flags))
+#define HST__FFTW_RUN(pre, R, plan)                                                              \
+    do {                                                                                         \
+        if (p->key.kind == HST__FFT_C2C)                                                         \
+            pre##_execute_dft(plan, (pre##_complex *)in, (pre##_complex *)out);                  \
+        else if (p->key.kind == HST__FFT_R2C)                                                    \
+            pre##_execute_dft_r2c(plan, (R *)in, (pre##_complex *)out);                          \
+        else                                                                                     \
+            pre##_execute_dft_c2r(plan, (pre##_complex *)in, (R *)out);                          \
+    } while (0)
+
 /* The FFTW plan (guru64 interface: no int limits; FFTW_ESTIMATE leaves the arrays untouched;
    FFTW_UNALIGNED lets one plan run on any arrays through the new-array execute calls). */
 static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, void *in,
@@ -1776,30 +1819,20 @@ static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, v
     batch.n = (ptrdiff_t)key->batch;
     batch.is = key->kind == HST__FFT_R2C ? rdist : cdist;
     batch.os = key->kind == HST__FFT_C2R ? rdist : cdist;
-    if (key->kind == HST__FFT_C2C)
-        p->host = fftwf_plan_guru64_dft((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
-                                        (fftwf_complex *)out,
-                                        key->inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags);
-    else if (key->kind == HST__FFT_R2C)
-        p->host = fftwf_plan_guru64_dft_r2c((int)key->axes, dims, 1, &batch, (float *)in,
-                                            (fftwf_complex *)out, flags);
-    else
-        p->host = fftwf_plan_guru64_dft_c2r((int)key->axes, dims, 1, &batch, (fftwf_complex *)in,
-                                            (float *)out, flags);
-    if (p->host) return HST_SUCCESS;
+    if (key->cplx == HST_C128) p->host64 = HST__FFTW_PLAN(fftw, double);
+    else p->host = HST__FFTW_PLAN(fftwf, float);
+    if (p->host || p->host64) return HST_SUCCESS;
     hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
              "these lengths and batch");
     return HST_ERROR_UNSUPPORTED;
 }
 
 static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out) {
-    if (p->key.kind == HST__FFT_C2C)
-        fftwf_execute_dft(p->host, (fftwf_complex *)in, (fftwf_complex *)out);
-    else if (p->key.kind == HST__FFT_R2C)
-        fftwf_execute_dft_r2c(p->host, (float *)in, (fftwf_complex *)out);
-    else
-        fftwf_execute_dft_c2r(p->host, (fftwf_complex *)in, (float *)out);
+    if (p->host64) HST__FFTW_RUN(fftw, double, p->host64);
+    else HST__FFTW_RUN(fftwf, float, p->host);
 }
+#undef HST__FFTW_PLAN
+#undef HST__FFTW_RUN
 
 #ifndef HST_NO_OPENCL
 /* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
@@ -1816,11 +1849,12 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     size_t bins = key->kind == HST__FFT_C2C ? key->n[0] : key->n[0] / 2 + 1;
     hst__fft_strides(key, key->n[0], rs, &rdist);
     hst__fft_strides(key, bins, cs, &cdist);
-    p->cbytes = (uint64_t)cdist * key->batch * 8;
-    p->rbytes = (uint64_t)rdist * key->batch * 4;
+    p->cbytes = (uint64_t)cdist * key->batch * hst_dtype_size(key->cplx);
+    p->rbytes = (uint64_t)rdist * key->batch * (hst_dtype_size(key->cplx) / 2);
     p->cplx = cplx;
     p->real = real;
     memset(&c, 0, sizeof c);
+    c.doublePrecision = key->cplx == HST_C128;   /* the device has fp64: c128 arrays exist */
     c.FFTdim = key->axes;
     for (i = 0; i < HST_FFT_MAX_AXES; i++) {
         c.size[i] = key->n[i];
@@ -1884,6 +1918,7 @@ static void hst__fft_release(hst_backend *be, hst__array_state *st) {
         struct hst__fft_plan *p = st->fft_plans;
         st->fft_plans = p->next;
         if (p->host) fftwf_destroy_plan(p->host);
+        if (p->host64) fftw_destroy_plan(p->host64);
 #ifndef HST_NO_OPENCL
         if (p->app) { deleteVkFFT(p->app); hst_backend_free(be, p->app); }
 #endif
@@ -2062,8 +2097,7 @@ HST__ADEF hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsign
     if (naxes < 1 || naxes > HST_FFT_MAX_AXES || naxes > src->ndim)
         return hst__range_arg(dst->be, F, "naxes %u is not 1..%d and <= src's ndim %u", naxes, HST_FFT_MAX_AXES, src->ndim);
     if (hst__fft_kind(src->dtype, dst->dtype) < 0)
-        return hst__dtype_error(dst->be, F, src->dtype, "FFTs take c64 -> c64, f32 -> c64 "
-                                "(forward) or c64 -> f32 (inverse); this is the src dtype");
+        return hst__fft_dtype_error(dst->be, F, src->dtype);
     if (dst->be != src->be) return hst__shape_error(dst->be, F, "operands differ in backend");
     if ((r = hst__fftn_shapes(F, src, dst, naxes, axes, s, perm, in, out)) != HST_SUCCESS) return r;
     for (i = 0; i < src->ndim; i++) inv[perm[i]] = i;

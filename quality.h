@@ -24,7 +24,7 @@
        if (r == HST_SUCCESS) r = hst_decorr(be, sr, 5000, 5000, NULL, &dr);  // NULL: NanoPyx's defaults
        if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
        if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
-       // cc -std=c99 app.c -lOpenCL -lfftw3f -lm   (with HST_FFT: vkFFT.h on the include path)
+       // cc -std=c99 app.c -lOpenCL -lfftw3f -lfftw3 -lm   (with HST_FFT: vkFFT.h on the include path)
 
    Shapes and units. Images are 2-D float32, C order (rows, cols), host memory, read only.
    Pixel sizes are in the caller's unit, and resolutions come back in that unit (NanoPyx's

@@ -20,7 +20,7 @@
    computed nothing would fail, not look fast.
 
    Build (needs FFTW and VkFFT headers): make build/bench/fft_bench
-   (or: cc -std=c99 -O2 -I. bench/fft_bench.c -o fft_bench -lfftw3f -lOpenCL -lm -lpthread) */
+   (or: cc -std=c99 -O2 -I. bench/fft_bench.c -o fft_bench -lfftw3f -lfftw3 -lOpenCL -lm -lpthread) */
 
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime, popen in strict C99 */
 #define HST_IMPLEMENTATION

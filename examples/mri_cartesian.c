@@ -46,8 +46,8 @@
    Exit status 0 when every check passes, 1 on errors (options, memory, device), 2 when a check
    fails.
 
-   Build: make examples (links -lfftw3f: HST_FFT is defined below), or
-     cc -std=c99 -O2 -I. examples/mri_cartesian.c -o mri_cartesian -lfftw3f -lOpenCL -lm -lpthread */
+   Build: make examples (links -lfftw3f -lfftw3: HST_FFT is defined below), or
+     cc -std=c99 -O2 -I. examples/mri_cartesian.c -o mri_cartesian -lfftw3f -lfftw3 -lOpenCL -lm -lpthread */
 
 #define _POSIX_C_SOURCE 200809L
 #define HST_IMPLEMENTATION

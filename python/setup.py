@@ -6,7 +6,8 @@ Two builds of python/libhalostream.c over the headers of the source tree above t
   halostream/_libhalostream_host<suffix>    -DHST_NO_OPENCL: the host device alone
   halostream/_libhalostream_opencl<suffix>  linked with -lOpenCL, built only where the OpenCL
                                             headers and ICD loader are found at build time
-Both define HST_FFT (quality.h's metrics need array.h's FFTs) and link -lfftw3f: FFTW 3's
+Both define HST_FFT (quality.h's metrics need array.h's FFTs) and link -lfftw3f -lfftw3 (FFTW's
+single and double precision libraries): FFTW 3's
 fftw3.h, and for the OpenCL build VkFFT's vkFFT.h, must be installed (Debian libfftw3-dev,
 libvkfft-dev); $VKFFT_INCLUDE, as the Makefile's, names a folder holding vkFFT.h elsewhere.
 At import the package loads the OpenCL build and falls back to the host build where the ICD
@@ -37,7 +38,7 @@ def _library(name, macros, libraries):
     vkfft = [os.environ["VKFFT_INCLUDE"]] if os.environ.get("VKFFT_INCLUDE") else []
     return Extension("halostream." + name, sources=["libhalostream.c"],
                    include_dirs=[ROOT] + vkfft, define_macros=macros,
-                   libraries=libraries + ["fftw3f", "m", "pthread"],
+                   libraries=libraries + ["fftw3f", "fftw3", "m", "pthread"],
                    extra_compile_args=["-std=c99"],
                    depends=sorted(glob.glob(os.path.join(ROOT, "*.h"))))
 
