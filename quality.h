@@ -38,8 +38,10 @@
                     core/transform/error_map.pyx: the reference is Fourier-interpolated to the
                     SR image's size, the SR image is fitted to it as alpha * G_sigma(SR) + beta
                     (alpha, beta by linear least squares in closed form; sigma by Brent's method
-                    with scipy's bracket, as NanoPyx), RSE = root mean square error, RSP =
-                    Pearson correlation, the map = |fitted - reference| per pixel.
+                    with scipy's bracket, as NanoPyx, each sigma evaluated in the DCT-II domain:
+                    Makhoul, IEEE Trans. ASSP 28(1), 1980, for the transform), RSE = root mean
+                    square error, RSP = Pearson correlation, the map = |fitted - reference| per
+                    pixel.
      hst_frc        NanoJ's / NanoPyx's core/analysis/frc.pyx: even-square crop, Tukey(0.25)
                     taper, ring sums sampled at 1 / r radians with bilinear interpolation,
                     Savitzky-Golay smoothing (window 0.0707 of the curve, order 3), the first
@@ -114,7 +116,10 @@ typedef struct hst_error_map_result {
    the objective is the RMS residual, sqrt(var_ref - cov^2 / var_b); sigma minimises it by
    scipy.optimize.brent (bracket from (0, 4 / 2.35482 M), Brent's parabolic steps, tol 1.48e-8,
    at most 1000 iterations) as NanoPyx. G_sigma is scipy.ndimage.gaussian_filter (truncate 4,
-   'reflect' edges; sigma <= 1e-15 is no blur).
+   'reflect' edges; sigma <= 1e-15 is no blur). With HST_FFT the search evaluates the same
+   objective in the DCT-II domain ('reflect' edges make the blur diagonal there: var_b and cov
+   become sums over the coefficients of the two images, transformed once), not by blurring the
+   SR image per sigma; the final fit and the map blur once, in space.
    Deliberate differences from NanoPyx 2.1.5: the SR image must be an exact multiple of ref
    (NanoPyx truncates the ratio and then fails on the shapes); the fitted image is
    alpha G(SR) + beta rather than G(alpha SR + beta) (equal by linearity: the weights sum to
