@@ -864,7 +864,7 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
                                  int ox, w, oy, h, zero_dc
      hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
      hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
-     hst_k_quality_dct_moments   s, r, gr, gc, part, int rows, cols, uint g      g
+     hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -938,13 +938,14 @@ HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *
 HST_API void hst_k_quality_dct_pack_host(const float *src, float *dst, int rows, int cols);
 HST_API void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const float *tr,
                                            const float *tc, int rows, int cols);
-/* The error map's objective in the DCT domain: part (g, 2) = for each i < g, the sums of v^2
-   and v r[j] with v = gr[k1] gc[k2] s[j], over elements j = i, i + g, i + 2 g, ... < rows cols
-   of s and r (DCT-II coefficients, (rows, cols)), j = k1 cols + k2, the DC term (j = 0) left
-   out. gr, gc: rows and cols floats (the blur's gain per frequency). Thread-safe. */
+/* The error map's objective in the DCT domain: pss[i], psr[i] (g floats each) = for each
+   i < g, the sums of v^2 and v r[j] with v = gr[k1] gc[k2] s[j], over elements j = i, i + g,
+   i + 2 g, ... < rows cols of s and r (DCT-II coefficients, (rows, cols)), j = k1 cols + k2,
+   the DC term (j = 0) left out. gr, gc: rows and cols floats (the blur's gain per frequency).
+   Thread-safe. */
 HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
-                                            const float *gc, float *part, int rows, int cols,
-                                            uint32_t g);
+                                            const float *gc, float *pss, float *psr, int rows,
+                                            int cols, uint32_t g);
 
 /* <<quality kernels */
 
@@ -5591,10 +5592,11 @@ static const char hst__quality_src_dct[] =
 "    dst[(size_t)y * cols + x] = fma(t1.x, re, t1.y * im);\n"
 "}\n"
 "/* Work-item i of g sums v^2 and v r, v = gr[k1] gc[k2] s[j], over j = i, i + g, .. in\n"
-"   order (the DC term left out) into part[i][2] */\n"
+"   order (the DC term left out) into pss[i], psr[i] */\n"
 "__kernel void hst_k_quality_dct_moments(__global const float *s, __global const float *r,\n"
 "                                __global const float *gr, __global const float *gc,\n"
-"                                __global float *part, int rows, int cols, uint g) {\n"
+"                                __global float *pss, __global float *psr, int rows, int cols,\n"
+"                                uint g) {\n"
 "    size_t i = get_global_id(0), n = (size_t)rows * cols, j;\n"
 "    int k1, k2, d1 = (int)(g / (uint)cols), d2 = (int)(g % (uint)cols);\n"
 "    float ss = 0.0f, sr = 0.0f;\n"
@@ -5606,7 +5608,7 @@ static const char hst__quality_src_dct[] =
 "        k1 += d1; k2 += d2;\n"
 "        if (k2 >= cols) { k2 -= cols; k1++; }\n"
 "    }\n"
-"    part[2 * i] = ss; part[2 * i + 1] = sr;\n"
+"    pss[i] = ss; psr[i] = sr;\n"
 "}\n";
 
 HST__PIECE_FITS(q_map, hst__quality_src_map);
@@ -5829,8 +5831,8 @@ HST__KDEF void hst_k_quality_dct_unpack_host(const float *spec, float *dst, cons
 }
 
 HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
-                                    const float *gc, float *part, int rows, int cols,
-                                    uint32_t g) {
+                                    const float *gc, float *pss, float *psr, int rows,
+                                    int cols, uint32_t g) {
     size_t i, j, n = (size_t)rows * cols;
     int d1 = (int)(g / (uint32_t)cols), d2 = (int)(g % (uint32_t)cols);
     for (i = 0; i < g; i++) {
@@ -5842,7 +5844,7 @@ HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, co
             k1 += d1; k2 += d2;
             if (k2 >= cols) { k2 -= cols; k1++; }
         }
-        part[2 * i] = ss; part[2 * i + 1] = sr;
+        pss[i] = ss; psr[i] = sr;
     }
 }
 

@@ -258,6 +258,10 @@ extern "C" {
    (384 KiB) and added in double on the host; enough work-items to keep a GPU's memory busy,
    and the partial sums stay short (763 terms each at 5000 x 5000). */
 #define HST__Q_MOMENT_ITEMS 32768u
+/* Work-items of the DCT-domain objective (one pass per sigma): enough to fill an H100's 132
+   SMs with loads in flight (32768 left it latency-bound: ~0.8 ms a pass at 5000 x 5000, 0.1 ms
+   of memory traffic); their partial sums are added on the device (hst_array_sum), 2 x 1 MiB. */
+#define HST__Q_DCT_ITEMS 262144u
 #define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
 #define HST__Q_DECORR_G_MIN 0.14f
 #define HST__Q_DECORR_DT 0.001f
@@ -548,9 +552,10 @@ typedef struct hst__qfit {
     /* The optimiser's objective in the DCT domain (with HST_FFT; dct 0: spatial blurs). While
        dct is set, b and tmp hold the orthonormal 2-D DCT-II of srz and rz; gr, gc: the blur's
        gain per row and column frequency; cos_r, cos_c: cos(pi m / n), m < 2 n, per axis; hg:
-       the gains on the host (rows + cols floats); dpart: hst_k_quality_dct_moments' partial sums. */
+       the gains on the host (rows + cols floats); pss, psr: hst_k_quality_dct_moments' partial
+       sums (HST__Q_DCT_ITEMS each). */
     int dct, rows, cols;
-    hst_array *gr, *gc, *dpart;
+    hst_array *gr, *gc, *pss, *psr;
     double *cos_r, *cos_c;
     float *hg;
 } hst__qfit;
@@ -687,7 +692,8 @@ static hst_result hst__q_dct_setup(hst__qfit *f, size_t rows, size_t cols) {
     hst__q_cos_table(f->cos_c, f->cols);
     r = hst__q_array(q, HST_F32, rows, 1, NULL, &f->gr);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, cols, 1, NULL, &f->gc);
-    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, f->items, 2, NULL, &f->dpart);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->pss);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->psr);
     if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
     if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->rows, 0.5, &tr);
     if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->cols, 1.0, &tc);
@@ -699,12 +705,13 @@ static hst_result hst__q_dct_setup(hst__qfit *f, size_t rows, size_t cols) {
 }
 
 /* The objective at one sigma in the DCT domain: the gains, one pass of
-   hst_k_quality_dct_moments, its partial sums added in double. */
+   hst_k_quality_dct_moments, its partial sums added on the device. */
 static hst_result hst__q_fit_dct(hst__qfit *f, double sigma) {
     hst__q *q = f->q;
     int rows = f->rows, cols = f->cols, radius, i;
-    size_t global = f->items, k;
-    double ss = 0.0, sr = 0.0;
+    uint32_t items = HST__Q_DCT_ITEMS;
+    size_t global = items;
+    hst_scalar ss, sr;
     float *w;
     hst_result r = HST_SUCCESS;
     if (!(sigma > HST__Q_NO_BLUR)) {
@@ -724,17 +731,18 @@ static hst_result hst__q_fit_dct(hst__qfit *f, double sigma) {
     if (r == HST_SUCCESS) r = hst_array_write(f->gc, f->hg + rows, (size_t)cols * sizeof(float));
     if (r == HST_SUCCESS && q->host) {
         hst_k_quality_dct_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->tmp), hst__q_ptr(f->gr),
-                                       hst__q_ptr(f->gc), hst__q_ptr(f->dpart), rows, cols,
-                                       f->items);
+                                       hst__q_ptr(f->gc), hst__q_ptr(f->pss),
+                                       hst__q_ptr(f->psr), rows, cols, items);
     } else if (r == HST_SUCCESS) {
-        hst__qarg a[8] = {HST__QA(f->b), HST__QA(f->tmp), HST__QA(f->gr), HST__QA(f->gc),
-                          HST__QA(f->dpart), HST__QV(rows), HST__QV(cols), HST__QV(f->items)};
-        r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, &global, 8, a);
+        hst__qarg a[9] = {HST__QA(f->b), HST__QA(f->tmp), HST__QA(f->gr), HST__QA(f->gc),
+                          HST__QA(f->pss), HST__QA(f->psr), HST__QV(rows), HST__QV(cols),
+                          HST__QV(items)};
+        r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, &global, 9, a);
     }
-    if (r == HST_SUCCESS) r = hst_array_read(f->dpart, f->hpart, (size_t)f->items * 2 * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_sum(f->pss, &ss);
+    if (r == HST_SUCCESS) r = hst_array_sum(f->psr, &sr);
     if (r != HST_SUCCESS) return r;
-    for (k = 0; k < f->items; k++) { ss += f->hpart[2 * k]; sr += f->hpart[2 * k + 1]; }
-    f->rmse = hst__q_rmse(f, ss / f->n, sr / f->n);
+    f->rmse = hst__q_rmse(f, ss.re / f->n, sr.re / f->n);
     f->evaluations++;
     return HST_SUCCESS;
 }
@@ -981,7 +989,8 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
         out->beta += f.mean_r - out->alpha * f.mean_sr;
     hst_array_destroy(f.srz); hst_array_destroy(f.rz);
     hst_array_destroy(f.b); hst_array_destroy(f.tmp); hst_array_destroy(f.part);
-    hst_array_destroy(f.gr); hst_array_destroy(f.gc); hst_array_destroy(f.dpart);
+    hst_array_destroy(f.gr); hst_array_destroy(f.gc);
+    hst_array_destroy(f.pss); hst_array_destroy(f.psr);
     if (f.hpart) hst_backend_free(be, f.hpart);
     if (f.cos_r) hst_backend_free(be, f.cos_r);
     if (f.cos_c) hst_backend_free(be, f.cos_c);
