@@ -68,10 +68,11 @@
 
    Numerics. Host and OpenCL devices run the same kernels in the same summation order; they
    differ only where OpenCL's float cos and sqrt differ from the host's correctly rounded ones
-   (FRC sample positions, decorrelation ring radii): tests/test_quality.c states the agreement
+   (FRC sample positions, decorrelation ring radii) and where FFTW and VkFFT round differently
+   (the FFTs, the error map's DCT among them): tests/test_quality.c states the agreement
    (relative 1e-4 on every returned number). Sums over whole images run in float in a fixed
-   order (32768 strided partial sums, or one per column, or backend.h's reduction tree), the
-   partial sums then in double on the host.
+   order (32768 or 262144 strided partial sums, or one per column, or backend.h's reduction
+   tree), the partial sums then in double on the host or by backend.h's reduction.
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
 
