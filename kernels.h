@@ -903,6 +903,9 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
      hst_k_quality_frc_rings     part, ring, int max_r, nchunks                  max_r
      hst_k_quality_decorr_cols   f, part, norm, int n, nr, float crmin, crmax,   n
                                  int ox, w, oy, h, zero_dc
+     hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
+     hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
+     hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -964,6 +967,26 @@ HST_API void hst_k_quality_frc_rings_host(const float *part, float *ring, int ma
 HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *norm, int n,
                                             int nr, float crmin, float crmax, int ox, int w,
                                             int oy, int h, int zero_dc);
+/* The error map's 2-D DCT-II (Makhoul, "A fast cosine transform in one and multiple
+   dimensions", IEEE Trans. ASSP 28(1), 1980), in three steps around an r2c FFT. pack: dst
+   (rows, cols) = src with each axis reordered, even indices up, then odd ones down (position
+   m takes index 2 m where 2 m < n, else 2 n - 1 - 2 m). unpack: dst (rows, cols) = the DCT-II
+   coefficients from spec (rows, cols / 2 + 1) c64, the r2c spectrum of the packed image:
+   dst[k1][k2] = Re(t1 (t2 V[k1][k2] + conj(t2) V[k1][-k2])) with V the full DFT (the missing
+   half read as the conjugate of its mirror) and t = tr[k1], tc[k2]: (c, s) float pairs meaning
+   c - i s. quality.h gives a(k) (cos, sin)(pi k / 2 n) per axis, tr halved (a(k) the
+   orthonormal scale), which makes dst the orthonormal DCT-II. Thread-safe. */
+HST_API void hst_k_quality_dct_pack_host(const float *src, float *dst, int rows, int cols);
+HST_API void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const float *tr,
+                                           const float *tc, int rows, int cols);
+/* The error map's objective in the DCT domain: pss[i], psr[i] (g floats each) = for each
+   i < g, the sums of v^2 and v r[j] with v = gr[k1] gc[k2] s[j], over elements j = i, i + g,
+   i + 2 g, ... < rows cols of s and r (DCT-II coefficients, (rows, cols)), j = k1 cols + k2,
+   the DC term (j = 0) left out. gr, gc: rows and cols floats (the blur's gain per frequency).
+   Thread-safe. */
+HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
+                                            const float *gc, float *pss, float *psr, int rows,
+                                            int cols, uint32_t g);
 
 /* <<quality kernels */
 
@@ -5917,15 +5940,68 @@ static const char hst__quality_src_decorr[] =
 "    norm[x] = cn;\n"
 "}\n";
 
+static const char hst__quality_src_dct[] =
+"/* The error map's 2-D DCT-II around an r2c FFT (Makhoul 1980); see the host twins */\n"
+"int hst_q_pack(int m, int n) { return 2 * m < n ? 2 * m : 2 * n - 1 - 2 * m; }\n"
+"__kernel void hst_k_quality_dct_pack(__global const float *src, __global float *dst, int rows,\n"
+"                             int cols) {\n"
+"    int x = get_global_id(0), y = get_global_id(1);\n"
+"    if (x >= cols || y >= rows) return;\n"
+"    dst[(size_t)y * cols + x] = src[(size_t)hst_q_pack(y, rows) * cols + hst_q_pack(x, cols)];\n"
+"}\n"
+"/* V[k1][k2] of the full DFT from the r2c half (rows, hw) */\n"
+"float2 hst_q_full(__global const float2 *spec, int k1, int k2, int rows, int cols) {\n"
+"    int hw = cols / 2 + 1;\n"
+"    float2 z;\n"
+"    if (k2 < hw) return spec[(size_t)k1 * hw + k2];\n"
+"    z = spec[(size_t)((rows - k1) % rows) * hw + (cols - k2)];\n"
+"    return (float2)(z.x, -z.y);\n"
+"}\n"
+"__kernel void hst_k_quality_dct_unpack(__global const float2 *spec, __global float *dst,\n"
+"                               __global const float2 *tr, __global const float2 *tc,\n"
+"                               int rows, int cols) {\n"
+"    int x = get_global_id(0), y = get_global_id(1);\n"
+"    float2 a, b, t1, t2;\n"
+"    float re, im;\n"
+"    if (x >= cols || y >= rows) return;\n"
+"    a = hst_q_full(spec, y, x, rows, cols);\n"
+"    b = hst_q_full(spec, y, (cols - x) % cols, rows, cols);\n"
+"    t1 = tr[y]; t2 = tc[x];\n"
+"    re = fma(t2.x, a.x + b.x, t2.y * (a.y - b.y));\n"
+"    im = fma(t2.x, a.y + b.y, -(t2.y * (a.x - b.x)));\n"
+"    dst[(size_t)y * cols + x] = fma(t1.x, re, t1.y * im);\n"
+"}\n"
+"/* Work-item i of g sums v^2 and v r, v = gr[k1] gc[k2] s[j], over j = i, i + g, .. in\n"
+"   order (the DC term left out) into pss[i], psr[i] */\n"
+"__kernel void hst_k_quality_dct_moments(__global const float *s, __global const float *r,\n"
+"                                __global const float *gr, __global const float *gc,\n"
+"                                __global float *pss, __global float *psr, int rows, int cols,\n"
+"                                uint g) {\n"
+"    size_t i = get_global_id(0), n = (size_t)rows * cols, j;\n"
+"    int k1, k2, d1 = (int)(g / (uint)cols), d2 = (int)(g % (uint)cols);\n"
+"    float ss = 0.0f, sr = 0.0f;\n"
+"    if (i >= g) return;\n"
+"    k1 = (int)(i / (size_t)cols); k2 = (int)(i % (size_t)cols);\n"
+"    for (j = i; j < n; j += g) {\n"
+"        float v = gr[k1] * gc[k2] * s[j];\n"
+"        if (j > 0) { ss = fma(v, v, ss); sr = fma(v, r[j], sr); }\n"
+"        k1 += d1; k2 += d2;\n"
+"        if (k2 >= cols) { k2 -= cols; k1++; }\n"
+"    }\n"
+"    pss[i] = ss; psr[i] = sr;\n"
+"}\n";
+
 HST__PIECE_FITS(q_map, hst__quality_src_map);
 HST__PIECE_FITS(q_fourier, hst__quality_src_fourier);
 HST__PIECE_FITS(q_frc, hst__quality_src_frc);
 HST__PIECE_FITS(q_decorr, hst__quality_src_decorr);
+HST__PIECE_FITS(q_dct, hst__quality_src_dct);
 /* The device source hard-codes the decorrelation's ring limit. */
 typedef char hst__check_quality_abi[(HST_K_QUALITY_MAX_NR == 128) ? 1 : -1];
 
 static const char *const hst__quality_src[] = { hst__quality_src_map, hst__quality_src_fourier,
-                                                hst__quality_src_frc, hst__quality_src_decorr };
+                                                hst__quality_src_frc, hst__quality_src_decorr,
+                                                hst__quality_src_dct };
 
 #define HST__QUALITY_PI_F ((float)(HST__TWO_PI / 2.0))   /* the device's M_PI_F */
 
@@ -6098,6 +6174,57 @@ HST__KDEF void hst_k_quality_decorr_cols_host(const float *f, float *part, float
             }
         }
         norm[x] = cn;
+    }
+}
+
+HST__KPRIVATE int hst__quality_pack(int m, int n) { return 2 * m < n ? 2 * m : 2 * n - 1 - 2 * m; }
+
+HST__KDEF void hst_k_quality_dct_pack_host(const float *src, float *dst, int rows, int cols) {
+    int x, y;
+    for (y = 0; y < rows; y++) {
+        const float *s = src + (size_t)hst__quality_pack(y, rows) * cols;
+        for (x = 0; x < cols; x++) dst[(size_t)y * cols + x] = s[hst__quality_pack(x, cols)];
+    }
+}
+
+/* V[k1][k2] of the full DFT from the r2c half, as the device's hst_q_full. */
+HST__KPRIVATE void hst__quality_full(const float *spec, int k1, int k2, int rows, int cols,
+                                     float z[2]) {
+    int hw = cols / 2 + 1;
+    size_t i = k2 < hw ? (size_t)k1 * hw + k2 : (size_t)((rows - k1) % rows) * hw + (cols - k2);
+    z[0] = spec[2 * i];
+    z[1] = k2 < hw ? spec[2 * i + 1] : -spec[2 * i + 1];
+}
+
+HST__KDEF void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const float *tr,
+                                   const float *tc, int rows, int cols) {
+    int x, y;
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++) {
+            float a[2], b[2], re, im;
+            hst__quality_full(spec, y, x, rows, cols, a);
+            hst__quality_full(spec, y, (cols - x) % cols, rows, cols, b);
+            re = fmaf(tc[2 * x], a[0] + b[0], tc[2 * x + 1] * (a[1] - b[1]));
+            im = fmaf(tc[2 * x], a[1] + b[1], -(tc[2 * x + 1] * (a[0] - b[0])));
+            dst[(size_t)y * cols + x] = fmaf(tr[2 * y], re, tr[2 * y + 1] * im);
+        }
+}
+
+HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
+                                    const float *gc, float *pss, float *psr, int rows,
+                                    int cols, uint32_t g) {
+    size_t i, j, n = (size_t)rows * cols;
+    int d1 = (int)(g / (uint32_t)cols), d2 = (int)(g % (uint32_t)cols);
+    for (i = 0; i < g; i++) {
+        int k1 = (int)(i / (size_t)cols), k2 = (int)(i % (size_t)cols);
+        float ss = 0.0f, sr = 0.0f;
+        for (j = i; j < n; j += g) {
+            float v = gr[k1] * gc[k2] * s[j];
+            if (j > 0) { ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr); }
+            k1 += d1; k2 += d2;
+            if (k2 >= cols) { k2 -= cols; k1++; }
+        }
+        pss[i] = ss; psr[i] = sr;
     }
 }
 

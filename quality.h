@@ -38,8 +38,10 @@
                     core/transform/error_map.pyx: the reference is Fourier-interpolated to the
                     SR image's size, the SR image is fitted to it as alpha * G_sigma(SR) + beta
                     (alpha, beta by linear least squares in closed form; sigma by Brent's method
-                    with scipy's bracket, as NanoPyx), RSE = root mean square error, RSP =
-                    Pearson correlation, the map = |fitted - reference| per pixel.
+                    with scipy's bracket, as NanoPyx, each sigma evaluated in the DCT-II domain:
+                    Makhoul, IEEE Trans. ASSP 28(1), 1980, for the transform), RSE = root mean
+                    square error, RSP = Pearson correlation, the map = |fitted - reference| per
+                    pixel.
      hst_frc        NanoJ's / NanoPyx's core/analysis/frc.pyx: even-square crop, Tukey(0.25)
                     taper, ring sums sampled at 1 / r radians with bilinear interpolation,
                     Savitzky-Golay smoothing (window 0.0707 of the curve, order 3), the first
@@ -66,10 +68,11 @@
 
    Numerics. Host and OpenCL devices run the same kernels in the same summation order; they
    differ only where OpenCL's float cos and sqrt differ from the host's correctly rounded ones
-   (FRC sample positions, decorrelation ring radii): tests/test_quality.c states the agreement
+   (FRC sample positions, decorrelation ring radii) and where FFTW and VkFFT round differently
+   (the FFTs, the error map's DCT among them): tests/test_quality.c states the agreement
    (relative 1e-4 on every returned number). Sums over whole images run in float in a fixed
-   order (32768 strided partial sums, or one per column, or backend.h's reduction tree), the
-   partial sums then in double on the host.
+   order (32768 or 262144 strided partial sums, or one per column, or backend.h's reduction
+   tree), the partial sums then in double on the host or by backend.h's reduction.
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
 
@@ -114,7 +117,10 @@ typedef struct hst_error_map_result {
    the objective is the RMS residual, sqrt(var_ref - cov^2 / var_b); sigma minimises it by
    scipy.optimize.brent (bracket from (0, 4 / 2.35482 M), Brent's parabolic steps, tol 1.48e-8,
    at most 1000 iterations) as NanoPyx. G_sigma is scipy.ndimage.gaussian_filter (truncate 4,
-   'reflect' edges; sigma <= 1e-15 is no blur).
+   'reflect' edges; sigma <= 1e-15 is no blur). With HST_FFT the search evaluates the same
+   objective in the DCT-II domain ('reflect' edges make the blur diagonal there: var_b and cov
+   become sums over the coefficients of the two images, transformed once), not by blurring the
+   SR image per sigma; the final fit and the map blur once, in space.
    Deliberate differences from NanoPyx 2.1.5: the SR image must be an exact multiple of ref
    (NanoPyx truncates the ratio and then fails on the shapes); the fitted image is
    alpha G(SR) + beta rather than G(alpha SR + beta) (equal by linearity: the weights sum to
@@ -253,6 +259,10 @@ extern "C" {
    (384 KiB) and added in double on the host; enough work-items to keep a GPU's memory busy,
    and the partial sums stay short (763 terms each at 5000 x 5000). */
 #define HST__Q_MOMENT_ITEMS 32768u
+/* Work-items of the DCT-domain objective (one pass per sigma): enough to fill an H100's 132
+   SMs with loads in flight (32768 left it latency-bound: ~0.8 ms a pass at 5000 x 5000, 0.1 ms
+   of memory traffic); their partial sums are added on the device (hst_array_sum), 2 x 1 MiB. */
+#define HST__Q_DCT_ITEMS 262144u
 #define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
 #define HST__Q_DECORR_G_MIN 0.14f
 #define HST__Q_DECORR_DT 0.001f
@@ -267,11 +277,13 @@ extern "C" {
 
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
-       HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_NUM_KERNELS };
+       HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_DCT_PACK,
+       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
     "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
     "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
-    "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols"
+    "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols", "hst_k_quality_dct_pack",
+    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments"
 };
 
 /* One call's device state: the program is built on first use (backend.h caches it per
@@ -538,6 +550,15 @@ typedef struct hst__qfit {
     double mean_b, var_b, cov, rmse;
     unsigned evaluations;
     hst_result err;       /* the first failure inside the optimiser */
+    /* The optimiser's objective in the DCT domain (with HST_FFT; dct 0: spatial blurs). While
+       dct is set, b and tmp hold the orthonormal 2-D DCT-II of srz and rz; gr, gc: the blur's
+       gain per row and column frequency; cos_r, cos_c: cos(pi m / n), m < 2 n, per axis; hg:
+       the gains on the host (rows + cols floats); pss, psr: hst_k_quality_dct_moments' partial
+       sums (HST__Q_DCT_ITEMS each). */
+    int dct, rows, cols;
+    hst_array *gr, *gc, *pss, *psr;
+    double *cos_r, *cos_c;
+    float *hg;
 } hst__qfit;
 
 /* Sums of b, b^2 and b r over the image (hst_k_quality_moments' partials, added in double). */
@@ -559,6 +580,12 @@ static hst_result hst__q_moments(hst__qfit *f, double m[3]) {
     return r;
 }
 
+/* The RMS residual of the least-squares line, from the blurred image's variance and its
+   covariance with the reference. */
+static double hst__q_rmse(const hst__qfit *f, double var_b, double cov) {
+    return var_b > 0.0 ? sqrt(fmax(0.0, f->var_r - cov * cov / var_b)) : sqrt(f->var_r);
+}
+
 static hst_result hst__q_fit(hst__qfit *f, double sigma) {
     double m[3];
     hst_result r = hst__q_blur(f->q, f->b, f->srz, f->tmp, sigma);
@@ -567,8 +594,156 @@ static hst_result hst__q_fit(hst__qfit *f, double sigma) {
     f->mean_b = m[0] / f->n;
     f->var_b = m[1] / f->n - f->mean_b * f->mean_b;
     f->cov = m[2] / f->n;   /* the reference is centred: its mean is 0 */
-    f->rmse = f->var_b > 0.0 ? sqrt(fmax(0.0, f->var_r - f->cov * f->cov / f->var_b))
-                             : sqrt(f->var_r);
+    f->rmse = hst__q_rmse(f, f->var_b, f->cov);
+    f->evaluations++;
+    return HST_SUCCESS;
+}
+
+/* The DCT domain. scipy's 'reflect' edges (d c b a | a b c d | d c b a) make each line the
+   period-2n, half-sample symmetric extension of itself, which the DCT-II diagonalises: a
+   symmetric filter of taps w_j (any radius: the extension wraps) multiplies coefficient k by
+   its gain g(k) = sum_j w_j cos(pi k j / n), exactly. The blur is separable, so the
+   coefficient (k1, k2) of G_sigma(SR) is gr(k1) gc(k2) S(k1, k2), and with the orthonormal
+   transform (Parseval) the variance of G_sigma(SR) and its covariance with the reference are
+   sums over the coefficients, the DC term (the means) left out:
+       var_b = sum gr^2 gc^2 S^2 / n,   cov = sum gr gc S R / n.
+   One transform of each image, then each sigma costs one pass over the coefficients instead
+   of a blur. */
+
+/* c[m] = cos(pi m / n), m < 2 n. */
+static void hst__q_cos_table(double *c, int n) {
+    int m;
+    for (m = 0; m < 2 * n; m++) c[m] = cos(HST__Q_PI * m / n);
+}
+
+/* g[k] = the gain of the 2 radius + 1 taps w at DCT frequency k < n, in double. */
+static void hst__q_gains(const float *w, int radius, const double *c, int n, float *g) {
+    int k, j;
+    for (k = 0; k < n; k++) {
+        double acc = 0.0;
+        size_t m = 0;
+        for (j = 1; j <= radius; j++) {
+            m += (size_t)k;
+            if (m >= 2 * (size_t)n) m -= 2 * (size_t)n;
+            acc += (double)w[radius + j] * c[m];
+        }
+        g[k] = (float)(w[radius] + 2.0 * acc);
+    }
+}
+
+/* (n, 2) floats (c, s), c - i s = a(k) exp(-i pi k / 2 n) scale: a(k) = sqrt((k ? 2 : 1) / n)
+   makes the transform orthonormal; the unpack kernel's formula halves one axis (scale). */
+static hst_result hst__q_twiddles(hst__q *q, int n, double scale, hst_array **out) {
+    float *t = (float *)hst_backend_alloc(q->be, 2 * (size_t)n * sizeof(float));
+    hst_result r;
+    int k;
+    if (!t) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (k = 0; k < n; k++) {
+        double a = sqrt((k ? 2.0 : 1.0) / n) * scale;
+        t[2 * k] = (float)(a * cos(HST__Q_PI * k / (2.0 * n)));
+        t[2 * k + 1] = (float)(a * sin(HST__Q_PI * k / (2.0 * n)));
+    }
+    r = hst__q_array(q, HST_F32, (size_t)n, 2, t, out);
+    hst_backend_free(q->be, t);
+    return r;
+}
+
+/* dst = the orthonormal 2-D DCT-II of src (rows, cols): pack, r2c into spec, unpack. */
+static hst_result hst__q_dct(hst__qfit *f, const hst_array *src, hst_array *dst, hst_array *spec,
+                             const hst_array *tr, const hst_array *tc) {
+    hst__q *q = f->q;
+    int rows = f->rows, cols = f->cols;
+    size_t global[2];
+    hst_result r = HST_SUCCESS;
+    global[0] = (size_t)cols; global[1] = (size_t)rows;
+    if (q->host) {
+        hst_k_quality_dct_pack_host(hst__q_ptr(src), hst__q_ptr(dst), rows, cols);
+    } else {
+        hst__qarg a[4] = {HST__QA(src), HST__QA(dst), HST__QV(rows), HST__QV(cols)};
+        r = hst__q_launch(q, HST__Q_DCT_PACK, 2, global, 4, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_fft(spec, dst, 2, 0, HST_FFT_NORM_BACKWARD);
+    if (r != HST_SUCCESS) return r;
+    if (q->host) {
+        hst_k_quality_dct_unpack_host(hst__q_ptr(spec), hst__q_ptr(dst), hst__q_ptr(tr),
+                                      hst__q_ptr(tc), rows, cols);
+    } else {
+        hst__qarg a[6] = {HST__QA(spec), HST__QA(dst), HST__QA(tr), HST__QA(tc), HST__QV(rows),
+                          HST__QV(cols)};
+        r = hst__q_launch(q, HST__Q_DCT_UNPACK, 2, global, 6, a);
+    }
+    return r;
+}
+
+/* Switches the objective to the DCT domain where FFTs are built in: b, tmp = DCT(srz),
+   DCT(rz); the gain arrays and cosine tables. Without HST_FFT it leaves the spatial one. */
+static hst_result hst__q_dct_setup(hst__qfit *f, size_t rows, size_t cols) {
+    hst__q *q = f->q;
+    size_t half[2];
+    hst_array *spec = NULL, *tr = NULL, *tc = NULL;
+    hst_result r;
+    if (!hst_fft_built_in()) return HST_SUCCESS;
+    f->rows = (int)rows; f->cols = (int)cols;
+    half[0] = rows; half[1] = cols / 2 + 1;
+    if (!(f->cos_r = (double *)hst_backend_alloc(q->be, 2 * rows * sizeof(double))) ||
+        !(f->cos_c = (double *)hst_backend_alloc(q->be, 2 * cols * sizeof(double))) ||
+        !(f->hg = (float *)hst_backend_alloc(q->be, (rows + cols) * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    hst__q_cos_table(f->cos_r, f->rows);
+    hst__q_cos_table(f->cos_c, f->cols);
+    r = hst__q_array(q, HST_F32, rows, 1, NULL, &f->gr);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, cols, 1, NULL, &f->gc);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->pss);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->psr);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
+    if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->rows, 0.5, &tr);
+    if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->cols, 1.0, &tc);
+    if (r == HST_SUCCESS) r = hst__q_dct(f, f->srz, f->b, spec, tr, tc);
+    if (r == HST_SUCCESS) r = hst__q_dct(f, f->rz, f->tmp, spec, tr, tc);
+    hst_array_destroy(spec); hst_array_destroy(tr); hst_array_destroy(tc);
+    if (r == HST_SUCCESS) f->dct = 1;
+    return r;
+}
+
+/* The objective at one sigma in the DCT domain: the gains, one pass of
+   hst_k_quality_dct_moments, its partial sums added on the device. */
+static hst_result hst__q_fit_dct(hst__qfit *f, double sigma) {
+    hst__q *q = f->q;
+    int rows = f->rows, cols = f->cols, radius, i;
+    uint32_t items = HST__Q_DCT_ITEMS;
+    size_t global = items;
+    hst_scalar ss, sr;
+    float *w;
+    hst_result r = HST_SUCCESS;
+    if (!(sigma > HST__Q_NO_BLUR)) {
+        for (i = 0; i < rows + cols; i++) f->hg[i] = 1.0f;
+    } else {
+        if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, "sigma is too large");
+        radius = (int)(HST__Q_TRUNCATE * sigma + 0.5);
+        if (!(w = (float *)hst_backend_alloc(q->be, (2 * (size_t)radius + 1) * sizeof(float))))
+            return HST_ERROR_OUT_OF_HOST_MEMORY;
+        radius = hst__q_gauss_weights(sigma, w);
+        hst__q_gains(w, radius, f->cos_r, rows, f->hg);
+        if (rows == cols) memcpy(f->hg + rows, f->hg, (size_t)cols * sizeof(float));
+        else hst__q_gains(w, radius, f->cos_c, cols, f->hg + rows);
+        hst_backend_free(q->be, w);
+    }
+    r = hst_array_write(f->gr, f->hg, (size_t)rows * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_write(f->gc, f->hg + rows, (size_t)cols * sizeof(float));
+    if (r == HST_SUCCESS && q->host) {
+        hst_k_quality_dct_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->tmp), hst__q_ptr(f->gr),
+                                       hst__q_ptr(f->gc), hst__q_ptr(f->pss),
+                                       hst__q_ptr(f->psr), rows, cols, items);
+    } else if (r == HST_SUCCESS) {
+        hst__qarg a[9] = {HST__QA(f->b), HST__QA(f->tmp), HST__QA(f->gr), HST__QA(f->gc),
+                          HST__QA(f->pss), HST__QA(f->psr), HST__QV(rows), HST__QV(cols),
+                          HST__QV(items)};
+        r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, &global, 9, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_sum(f->pss, &ss);
+    if (r == HST_SUCCESS) r = hst_array_sum(f->psr, &sr);
+    if (r != HST_SUCCESS) return r;
+    f->rmse = hst__q_rmse(f, ss.re / f->n, sr.re / f->n);
     f->evaluations++;
     return HST_SUCCESS;
 }
@@ -577,7 +752,8 @@ static hst_result hst__q_fit(hst__qfit *f, double sigma) {
 static double hst__q_objective(hst__qfit *f, double sigma) {
     hst_result r;
     if (f->err != HST_SUCCESS) return HUGE_VAL;
-    if ((r = hst__q_fit(f, sigma)) != HST_SUCCESS) { f->err = r; return HUGE_VAL; }
+    r = f->dct ? hst__q_fit_dct(f, sigma) : hst__q_fit(f, sigma);
+    if (r != HST_SUCCESS) { f->err = r; return HUGE_VAL; }
     return f->rmse;
 }
 
@@ -800,9 +976,11 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
         !(f.hpart = (float *)hst_backend_alloc(be, (size_t)f.items * 3 * sizeof(float))))
         r = HST_ERROR_OUT_OF_HOST_MEMORY;
     if (r == HST_SUCCESS) r = hst__q_reference(&f, ref, ref_rows, ref_cols, mag);
+    if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_dct_setup(&f, sr_rows, sr_cols);
     if (r == HST_SUCCESS) {
         sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : hst__q_optimise_sigma(&f, mag);
         out->evaluations = d->fixed_sigma > 0.0 ? 0 : f.evaluations;
+        f.dct = 0;   /* the final fit blurs: b, tmp become images again */
         r = f.err != HST_SUCCESS ? f.err : hst__q_fit(&f, sigma);
         if (r == HST_SUCCESS) r = hst__q_error_map_final(&f, map, out);
         out->sigma = sigma;
@@ -812,7 +990,12 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
         out->beta += f.mean_r - out->alpha * f.mean_sr;
     hst_array_destroy(f.srz); hst_array_destroy(f.rz);
     hst_array_destroy(f.b); hst_array_destroy(f.tmp); hst_array_destroy(f.part);
+    hst_array_destroy(f.gr); hst_array_destroy(f.gc);
+    hst_array_destroy(f.pss); hst_array_destroy(f.psr);
     if (f.hpart) hst_backend_free(be, f.hpart);
+    if (f.cos_r) hst_backend_free(be, f.cos_r);
+    if (f.cos_c) hst_backend_free(be, f.cos_c);
+    if (f.hg) hst_backend_free(be, f.hg);
     hst__q_release(&q);
     return r;
 }

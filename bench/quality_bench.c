@@ -10,7 +10,9 @@
    fitted sigma is near 4 SR pixels (an interior optimum, as in real data); FRC of two independently noisy copies of the SR image. Each figure is the median of R
    (default 5) whole calls (host images in, numbers and the error map out: uploads, kernels,
    FFTs, optimiser, downloads) after a warm-up call that builds the programs and FFT plans.
-   The error map's sigma is optimised (NanoPyx's default); the evaluation count is printed.
+   The error map's sigma is optimised (NanoPyx's default); the evaluation count is printed, and
+   the same call with the fitted sigma given (fixed_sigma: no search; uploads, the reference's
+   interpolation, one fit and the map), whose difference is the sigma search's time.
    For scale, the time of one image's upload and download (hst_array_from_host + read) too:
    the error map moves its two images up and the map down, the FRC two images up.
 
@@ -86,8 +88,9 @@ static double median(double *t, int n) {
 
 static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
     float *sr = synthetic(n, 1u, 50.0), *sr2 = synthetic(n, 2u, 50.0), *ref, *map;
-    double tem[MAX_REPS], tfrc[MAX_REPS], tcopy[MAX_REPS], t0;
-    hst_error_map_result em;
+    double tem[MAX_REPS], tfix[MAX_REPS], tfrc[MAX_REPS], tcopy[MAX_REPS], t0;
+    hst_error_map_result em, ef;
+    hst_error_map_desc fixed;
     hst_frc_result fr;
     int i;
     n = n / mag * mag;
@@ -95,10 +98,15 @@ static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
     if (!(map = (float *)malloc(n * n * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
     CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, NULL, map, &em));   /* warm-up */
     CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
+    memset(&fixed, 0, sizeof fixed);
+    fixed.fixed_sigma = em.sigma > 0.0 ? em.sigma / (double)mag : 1e-6;   /* reference pixels */
     for (i = 0; i < reps; i++) {
         t0 = now_s();
         CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, NULL, map, &em));
         tem[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_error_map(be, ref, n / mag, n / mag, sr, n, n, &fixed, map, &ef));
+        tfix[i] = now_s() - t0;
         t0 = now_s();
         CHECK(hst_frc(be, sr, sr2, n, n, NULL, NULL, &fr));
         tfrc[i] = now_s() - t0;
@@ -120,6 +128,8 @@ static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
            "(RSE %.4g, RSP %.6f, sigma %.4f, %u evaluations)\n",
            n, n, n / mag, n / mag, mag, 1e3 * median(tem, reps), reps, em.rse, em.rsp, em.sigma,
            em.evaluations);
+    printf("  the same with sigma given (no search): %.2f ms median of %d (RSE %.4g)\n",
+           1e3 * median(tfix, reps), reps, ef.rse);
     printf("FRC %zu x %zu: %.2f ms median of %d (FIRE %.4f pixels)\n", n, n,
            1e3 * median(tfrc, reps), reps, fr.resolution);
     free(sr); free(sr2); free(ref); free(map);

@@ -6,7 +6,8 @@
    each through the library's real paths (arrays, streams, halo plans) on small inputs, so
    every launch has the argument values the library really passes, and the quality kernels:
    blur, moments and error_map through quality.h's error map; the five that read spectra
-   (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols) launched one by one with
+   (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols) and the error map's three DCT
+   kernels (dct_pack, dct_unpack, dct_moments) launched one by one with
    the arguments quality.h gives them, on made-up spectra (this program has no FFT: VkFFT's own
    kernels would run under Oclgrind too), each against its host twin.
 
@@ -671,6 +672,45 @@ static void halo_runs(const char *device)
     CHECK(hst_backend_destroy(be));
 }
 
+/* The error map's DCT kernels on a 6 x 5 image (odd columns: the r2c half is 3 wide), made-up
+   spectrum and twiddles: pack, unpack, and the moments with g = 7 (strides that wrap rows; the
+   DC term left out), each against its host twin. */
+static void quality_dct(hst_backend *be)
+{
+    enum { R = 6, C = 5, HW = C / 2 + 1, G = 7 };
+    static float img[R * C], out[2][R * C], spec[R * HW * 2], tr[2 * R], tc[2 * C];
+    static float s2[R * C], gr[R], gc[C], part[2][2 * G];   /* (pss, psr) */
+    int rows = R, cols = C;
+    unsigned g = G;
+    size_t g2[2], g1 = G;
+    g2[0] = C; g2[1] = R;
+    wl_fill_f32(img, R * C, 10); wl_fill_f32(spec, sizeof spec / sizeof spec[0], 11);
+    wl_fill_f32(tr, 2 * R, 12); wl_fill_f32(tc, 2 * C, 13);
+    wl_fill_f32(s2, R * C, 14); wl_fill_f32(gr, R, 15); wl_fill_f32(gc, C, 16);
+    {
+        qarg a[4] = {QB(img), QB(out[0]), QV(rows), QV(cols)};
+        nan_fill(out[0], R * C);
+        quality_launch(be, "hst_k_quality_dct_pack", 2, g2, 4, a);
+        hst_k_quality_dct_pack_host(img, out[1], R, C);
+        EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "quality dct_pack differs from the host twin");
+    }
+    {
+        qarg a[6] = {QB(spec), QB(out[0]), QB(tr), QB(tc), QV(rows), QV(cols)};
+        nan_fill(out[0], R * C);
+        quality_launch(be, "hst_k_quality_dct_unpack", 2, g2, 6, a);
+        hst_k_quality_dct_unpack_host(spec, out[1], tr, tc, R, C);
+        EXPECT(close_f(out[0], out[1], R * C, 1e-5), "quality dct_unpack differs from the host twin");
+    }
+    {
+        qarg a[9] = {QB(s2), QB(img), QB(gr), QB(gc), {part[0], G * sizeof(float), 1},
+                     {part[0] + G, G * sizeof(float), 1}, QV(rows), QV(cols), QV(g)};
+        nan_fill(part[0], 2 * G);
+        quality_launch(be, "hst_k_quality_dct_moments", 1, &g1, 9, a);
+        hst_k_quality_dct_moments_host(s2, img, gr, gc, part[1], part[1] + G, R, C, G);
+        EXPECT(close_f(part[0], part[1], 2 * G, 1e-5), "quality dct_moments differs from the host twin");
+    }
+}
+
 int main(int argc, char **argv)
 {
     hst_backend *be = NULL, *host = NULL;
@@ -885,6 +925,7 @@ int main(int argc, char **argv)
     /* 5. quality kernels */
     quality_error_map(be, host);
     quality_spectra(be);
+    quality_dct(be);
     printf("quality kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     rel_launch_hook = NULL;

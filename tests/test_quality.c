@@ -4,7 +4,8 @@
 
    Known answers:
    - error map: an image against itself (RSE 0, RSP 1, alpha 1, beta 0); an image against its
-     own Gaussian blur scaled and offset (the optimiser must find sigma, alpha and beta); a
+     own Gaussian blur scaled and offset (the optimiser must find sigma, alpha and beta; also
+     on an odd, non-square image narrower than the blur's window: the DCT-domain search); a
      cosine against its shifted copy (RSP = cos(k d), RSE = A |sin(k d)| / sqrt 2); two
      independent white noises (RSP ~ 0 within 4 / sqrt(n), RSE = the reference's standard
      deviation); a magnified image (the Fourier interpolation of a smooth image repeated 2 x 2:
@@ -171,6 +172,34 @@ static void test_error_map_blurred(void **state) {
     assert_int_equal(r.evaluations, 0);
     assert_true(fabs(r.sigma - 1.5) < 1e-12);
     assert_true(r.rse < 1e-3 * stddev(ref, EM_N * EM_N));
+    free(sr); free(ref);
+}
+
+/* The sigma search runs in the DCT domain (quality.h: scipy's 'reflect' blur is diagonal under
+   the DCT-II): on an odd, non-square image whose blur window is wider than both sides (radius
+   12 on 7 x 11, so the 'reflect' extension wraps more than once), ref = 2 G_3(sr) + 5 (the
+   test's own blur, in double) must still give sigma 3, alpha 2, beta 5 and RSE ~ 0; and the
+   spatial fits (fixed sigma) at sigma +- 0.01 must be worse than at the sigma found. */
+static void test_error_map_wide_blur(void **state) {
+    const size_t rows = 7, cols = 11;
+    float *sr = noise(rows, cols, 18, 10.0), *ref = image(rows * cols);
+    hst_error_map_result r, side;
+    hst_error_map_desc d;
+    size_t i;
+    int k;
+    memcpy(ref, sr, rows * cols * sizeof(float));
+    blur(ref, rows, cols, 3.0);
+    for (i = 0; i < rows * cols; i++) ref[i] = 2.0f * ref[i] + 5.0f;
+    assert_int_equal(hst_error_map(BE(state), ref, rows, cols, sr, rows, cols, NULL, NULL, &r), HST_SUCCESS);
+    assert_true(fabs(r.sigma - 3.0) < 1e-3);
+    assert_true(fabs(r.alpha - 2.0) < 1e-3 && fabs(r.beta - 5.0) < 1e-2);
+    assert_true(r.rse < 1e-4 * stddev(ref, rows * cols));
+    memset(&d, 0, sizeof d);
+    for (k = -1; k <= 1; k += 2) {
+        d.fixed_sigma = r.sigma + 0.01 * k;
+        assert_int_equal(hst_error_map(BE(state), ref, rows, cols, sr, rows, cols, &d, NULL, &side), HST_SUCCESS);
+        assert_true(side.rse > r.rse);
+    }
     free(sr); free(ref);
 }
 
@@ -456,6 +485,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_map_self),
         cmocka_unit_test(test_error_map_blurred),
+        cmocka_unit_test(test_error_map_wide_blur),
         cmocka_unit_test(test_error_map_shifted),
         cmocka_unit_test(test_error_map_noise),
         cmocka_unit_test(test_error_map_magnified),
