@@ -61,8 +61,19 @@ static void prof_keep(cl_event ev, int ev_given, const char *stage, cl_kernel k,
 static cl_command_queue prof_clCreateCommandQueueWithProperties(cl_context ctx, cl_device_id dev,
                                                                 const cl_queue_properties *props, cl_int *err)
 {
-    const cl_queue_properties prof[3] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
-    return clCreateCommandQueueWithProperties(ctx, dev, prof_on && !props ? prof : props, err);
+    /* props with CL_QUEUE_PROFILING_ENABLE added to its CL_QUEUE_PROPERTIES (or that pair added) */
+    cl_queue_properties prof[16] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    size_t n = 0, i, found = 0;
+    if (!prof_on) return clCreateCommandQueueWithProperties(ctx, dev, props, err);
+    while (props && props[n] && n + 4 < sizeof prof / sizeof prof[0]) n += 2;
+    for (i = 0; i < n; i += 2) {
+        prof[i] = props[i];
+        prof[i + 1] = props[i + 1];
+        if (props[i] == CL_QUEUE_PROPERTIES) { prof[i + 1] |= CL_QUEUE_PROFILING_ENABLE; found = 1; }
+    }
+    if (!found) { prof[n] = CL_QUEUE_PROPERTIES; prof[n + 1] = CL_QUEUE_PROFILING_ENABLE; n += 2; }
+    prof[n] = 0;
+    return clCreateCommandQueueWithProperties(ctx, dev, prof, err);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
