@@ -585,9 +585,9 @@ static void test_work_group_info(void **state)
     assert_int_equal(hst_kernel_work_group_info(k, &info), HST_SUCCESS);
     assert_true(info.work_group_size >= 8 && info.work_group_size <= dev->max_work_group_size);
     assert_true(info.preferred_multiple >= 1 && info.preferred_multiple <= dev->max_work_group_size);
-    /* fixed8 declares 64 floats but its work-group of 8 touches 8: an implementation may keep
-       only those (NVIDIA's does) */
-    assert_true(info.local_mem_bytes >= 8 * sizeof(float));
+    /* no lower bound on the local memory: fixed8 declares 64 floats, but what an implementation
+       counts of it varies (NVIDIA's driver reports less than the 8 its work-group touches); the
+       value is checked against clGetKernelWorkGroupInfo's below */
     assert_true(info.local_mem_bytes <= dev->local_mem_bytes);
     assert_int_equal(info.compile_work_group_size[0], 8);
     assert_int_equal(info.compile_work_group_size[1], 1);
