@@ -54,7 +54,7 @@ static void assert_ordered_times(hst_event e, uint64_t *start, uint64_t *end)
 {
     uint64_t q = 0, s = 0, b = 0, f = 0;
     assert_int_equal(hst_event_profile(e, &q, &s, &b, &f), HST_SUCCESS);
-    assert_true(q > 0);
+    assert_true(f > 0);   /* not q: NVIDIA's driver may leave a marker's queued time 0 */
     assert_true(q <= s);
     assert_true(s <= b);
     assert_true(b <= f);
@@ -291,11 +291,11 @@ static void test_user_event_gates_commands(void **state)
     hst_buffer_destroy(buf);
 }
 
-/* An error status ends the user event with it and terminates what waits on it, directly or
-   through another marker: their events end in a negative status (the host device's is
-   CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST; PoCL's is -1: OpenCL leaves it to the
-   implementation) and waiting on them fails with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
-   everywhere. A status is set once; positive statuses are refused. */
+/* An error status ends the user event with it. On the host device it terminates what waits on
+   it, directly or through another marker: their events end in a negative status
+   (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) and waiting on them fails with it. OpenCL leaves
+   those commands to the implementation: PoCL terminates them too (status -1), NVIDIA's driver
+   may complete them. A status is set once; positive statuses are refused. */
 static void test_user_event_error(void **state)
 {
     hst_backend *be = BE(state);
@@ -312,11 +312,20 @@ static void test_user_event_error(void **state)
     if (hst_backend_is_host(be)) assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
     assert_int_equal(hst_user_event_set(user, -1234), HST_SUCCESS);
     assert_int_equal(event_status(user), -1234);
-    assert_int_equal(hst_event_wait(1, &m2), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-    assert_int_equal(hst_event_wait(1, &m1), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-    assert_true(event_status(m1) < 0);
-    assert_true(event_status(m2) < 0);
-    if (hst_backend_is_host(be)) assert_int_equal(event_status(m2), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    if (hst_backend_is_host(be)) {
+        assert_int_equal(hst_event_wait(1, &m2), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        assert_int_equal(hst_event_wait(1, &m1), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        assert_true(event_status(m1) < 0);
+        assert_int_equal(event_status(m2), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    } else {
+        /* OpenCL leaves what becomes of commands waiting on a failed user event to the
+           implementation: PoCL ends them in an error, NVIDIA's driver may complete them; either
+           way they end, and the wait reports what they became */
+        hst_result w2 = hst_event_wait(1, &m2), w1 = hst_event_wait(1, &m1);
+        assert_true(w2 == CL_ERROR_FOR_EVENTS_IN_WAIT_LIST || (w2 == HST_SUCCESS && event_status(m2) == 0));
+        assert_true(w1 == CL_ERROR_FOR_EVENTS_IN_WAIT_LIST || (w1 == HST_SUCCESS && event_status(m1) == 0));
+        assert_true(event_status(m1) <= 0 && event_status(m2) <= 0);
+    }
     assert_int_equal(hst_event_wait(1, &user), CL_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     cap_reset(log);
     assert_int_equal(hst_user_event_set(user, HST_EVENT_COMPLETE), CL_INVALID_OP);
