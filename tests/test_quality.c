@@ -20,9 +20,11 @@
    Tolerances are stated per test: sampling noise of the rings and the estimators' own bias
    (the taper, the smoothing, the local-maximum search) set them, each far below what a wrong
    radius, frequency scale or normalisation would give (factors of 2 and more).
-   Devices agree: every number within HST_AGREE (1e-4) relative between the host device and the
-   device under test: the same kernels, sums in the same order, only OpenCL's cos and sqrt
-   differ from the host's. */
+   Devices agree: every metric within HST_AGREE (1e-4) relative between the host device and the
+   device under test: the same kernels, sums in the same order, only OpenCL's cos and sqrt and
+   the FFTs (FFTW, VkFFT) differ from the host's. The error map's fitted sigma within
+   HST_AGREE_FIT (2e-3): the objective is flat at its minimum, so rounding moves the sigma the
+   search stops at by a few 1e-4 while RSE and RSP stay within 1e-6. */
 #define HST_IMPLEMENTATION
 #define HST_FFT
 #include "quality.h"
@@ -43,6 +45,7 @@
 
 #define TWO_PI 6.283185307179586476925286766559
 #define HST_AGREE 1e-4
+#define HST_AGREE_FIT 2e-3
 
 /* ------------------------------------------------------------------------------------------
    Images. */
@@ -124,10 +127,14 @@ static hst_backend *host_twin(hst_backend *be) {
     return h;
 }
 
-static void agree(double dev, double host, const char *what) {
+static void agree_within(double dev, double host, double tol, const char *what) {
     double scale = fabs(host) > 1e-12 ? fabs(host) : 1.0;
-    if (fabs(dev - host) > HST_AGREE * scale)
+    if (fabs(dev - host) > tol * scale)
         fail_msg("%s: device %.9g, host %.9g", what, dev, host);
+}
+
+static void agree(double dev, double host, const char *what) {
+    agree_within(dev, host, HST_AGREE, what);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -420,7 +427,7 @@ static void test_devices_agree(void **state) {
     add(b, b, sr, 64 * 64);
     assert_int_equal(hst_error_map(BE(state), ref, 32, 32, sr, 64, 64, NULL, NULL, &e1), HST_SUCCESS);
     assert_int_equal(hst_error_map(h, ref, 32, 32, sr, 64, 64, NULL, NULL, &e2), HST_SUCCESS);
-    agree(e1.rse, e2.rse, "RSE"); agree(e1.rsp, e2.rsp, "RSP"); agree(e1.sigma, e2.sigma, "sigma");
+    agree(e1.rse, e2.rse, "RSE"); agree(e1.rsp, e2.rsp, "RSP"); agree_within(e1.sigma, e2.sigma, HST_AGREE_FIT, "sigma");
     assert_int_equal(hst_frc(BE(state), sr, b, 64, 64, NULL, NULL, &f1), HST_SUCCESS);
     assert_int_equal(hst_frc(h, sr, b, 64, 64, NULL, NULL, &f2), HST_SUCCESS);
     agree(f1.resolution, f2.resolution, "FIRE");

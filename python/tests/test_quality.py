@@ -31,6 +31,10 @@ from halostream.nanopyx import calculate_decorr_analysis, calculate_error_map, c
 from tap import DEVICE, child, main, raises, test
 
 AGREE = 1e-4   # relative, between devices (quality.h)
+# The error map's fitted alpha, beta and sigma and its map: the objective is flat at its minimum,
+# so the FFTs' rounding (FFTW, VkFFT) moves the sigma the search stops at by a few 1e-4 and the
+# fit and map with it, while RSE and RSP stay within 1e-6 (quality.h, Numerics).
+AGREE_FIT = 2e-3
 
 
 def gaussian_filter(img, sigma):
@@ -164,10 +168,12 @@ def devices_agree():
     base = results[selectors[-1]]   # the host device
     for s in selectors[:-1]:
         for name, (arr, numbers) in results[s].items():
-            for x, y in zip(numbers, base[name][1]):
-                close(x, y, AGREE, "%s on %s vs host" % (name, s))
+            for i, (x, y) in enumerate(zip(numbers, base[name][1])):
+                fit = name == "error_map" and i >= 2   # alpha, beta, sigma
+                close(x, y, AGREE_FIT if fit else AGREE, "%s on %s vs host" % (name, s))
             if arr is not None:
-                tol = AGREE * max(1.0, float(np.abs(base[name][0]).max()))
+                agree = AGREE_FIT if name == "error_map" else AGREE
+                tol = agree * max(1.0, float(np.abs(base[name][0]).max()))
                 diff = float(np.abs(arr - base[name][0]).max())
                 assert diff <= tol, "%s on %s vs host: %g > %g" % (name, s, diff, tol)
     return "%s agree with the host device" % ", ".join(selectors[:-1])
