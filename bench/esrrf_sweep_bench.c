@@ -5,13 +5,15 @@
    FRC of odd and even frames), against hst_esrrf_run at radius 1.5, sensitivity 1, AVG.
 
        esrrf_sweep_bench [--device S] [--stack PATH] [--synthetic SIZE FRAMES] [--mag M]
-                         [--radii 1,1.5,2] [--sensitivities 1,2,4] [--reps K]
+                         [--radii 1,1.5,2] [--sensitivities 1,2,4] [--block FRAMES] [--reps K]
 
    Figures (one process, one device, best of K = 3 timed runs after one untimed run of each,
    which builds or loads the programs):
      AVG run        seconds of hst_esrrf_run with the default desc (radius 1.5, sensitivity 1)
      sweep          seconds of hst_esrrf_sweep (the call), of which
-       pass         the one pass over the frames that makes every pair's sums
+       pass         the one pass over the frames that makes every pair's sums (per block:
+                    one upload, per radius one fused RGC launch at every sensitivity and one
+                    of the sums; --block: desc.block_frames, 0 automatic)
        scores       the images of every pair, their error maps and FRCs
      sweep / AVG    the issue's figure (at most 3 on one H100); pass / AVG beside it
    The best pair and its QnR are printed, so that runs can be compared.
@@ -37,7 +39,7 @@
 typedef struct args {
     const char *device, *stack;
     uint32_t size, mag;
-    uint64_t frames;
+    uint64_t frames, block;
     unsigned reps, nr, ns;
     float radii[HST_ESRRF_SWEEP_MAX], sens[HST_ESRRF_SWEEP_MAX];
 } args;
@@ -72,6 +74,7 @@ static void parse(int argc, char **argv, args *a)
             a->frames = (uint64_t)atoll(argv[++i + 1]);
         } else if (!strcmp(argv[i], "--mag")) a->mag = (uint32_t)atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps")) a->reps = (unsigned)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--block")) a->block = (uint64_t)atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--radii")) a->nr = parse_list(argv[i + 1], a->radii);
         else if (!strcmp(argv[i], "--sensitivities")) a->ns = parse_list(argv[i + 1], a->sens);
         else { fprintf(stderr, "unknown option %s\n", argv[i]); exit(2); }
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
     input in;
     hst_backend_desc bd;
     hst_backend *be = NULL;
-    hst_esrrf_desc d;
+    hst_esrrf_desc d, ds;
     hst_esrrf_sweep_desc sw;
     hst_esrrf_sweep_result res;
     double t_avg = INFINITY, t_sweep = INFINITY, t_pass = INFINITY, t_scores = INFINITY;
@@ -127,6 +130,8 @@ int main(int argc, char **argv)
     d.backends = &be;
     d.num_backends = 1;
     d.magnification = a.mag;
+    ds = d;
+    ds.block_frames = a.block;   /* the sweep's blocks only: the AVG run stays as it is */
     memset(&sw, 0, sizeof sw);
     sw.radii = a.radii; sw.num_radii = a.nr;
     sw.sensitivities = a.sens; sw.num_sensitivities = a.ns;
@@ -139,7 +144,7 @@ int main(int argc, char **argv)
         double t0 = now_s(), t1;
         CHECK(hst_esrrf_run(&d, in.st.data, in.dtype, in.st.frames, in.st.rows, in.st.cols, out, NULL));
         t1 = now_s();
-        CHECK(hst_esrrf_sweep(&d, &sw, in.st.data, in.dtype, in.st.frames, in.st.rows, in.st.cols, NULL, &res));
+        CHECK(hst_esrrf_sweep(&ds, &sw, in.st.data, in.dtype, in.st.frames, in.st.rows, in.st.cols, NULL, &res));
         if (k == 0) continue;
         if (t1 - t0 < t_avg) t_avg = t1 - t0;
         if (res.seconds < t_sweep) t_sweep = res.seconds;
