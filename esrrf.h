@@ -309,7 +309,7 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    frames_per_timepoint, backends (one: desc.num_backends 1), progress (frames done, frames
    total; nonzero cancels), block_frames (frames per upload; 0: automatic, as many as keep one
    radius's values of a block, num_sensitivities floats per magnified pixel and frame, within
-   512 MiB and a quarter of the device's memory) as hst_esrrf_run;
+   512 MiB, a quarter of the device's memory and its largest buffer) as hst_esrrf_run;
    radius, sensitivity, path, modes (AVG only) are not read. */
 #define HST_ESRRF_SWEEP_MAX 8       /* radii, and sensitivities, at most */
 typedef struct hst_esrrf_sweep_desc {
@@ -2092,10 +2092,14 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
 
 /* >>sweep ------------------------------------------------------------------------------------ */
 /* Frames per block of the sweep when desc.block_frames is 0: as many as keep one radius's values
-   of the block (ns floats per magnified pixel and frame) within this many bytes and a quarter of
-   the device's memory (at least one frame): 27 frames of the shipped stack at mag 5 with 3
-   sensitivities, so each radius's sums take one launch per 27 frames. */
+   of the block (ns floats per magnified pixel and frame) within this many bytes, a quarter of the
+   device's memory and its largest buffer (at least one frame): 27 frames of the shipped stack at
+   mag 5 with 3 sensitivities, so each radius's sums take one launch per 27 frames. */
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
+
+/* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2048 half-pixel
+   positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels.h's default is 1536). */
+#define HST__E_SWEEP_TILE_BYTES ((uint64_t)2048 * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {
@@ -2154,11 +2158,14 @@ static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, co
     return HST_SUCCESS;
 }
 
-/* Frames per block (desc.block_frames, else HST__E_SWEEP_BLOCK_BYTES's; 1..T) and its sizes
-   checked: one radius's values (block ns P floats) fit size_t, the frame count a kernel's uint. */
+/* Frames per block (desc.block_frames, else HST__E_SWEEP_BLOCK_BYTES's, a device's largest
+   buffer at most; 1..T) and its sizes checked: one radius's values (block ns P floats) fit
+   size_t, the frame count a kernel's uint. */
 static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
+    const hst_device_info *info = hst_backend_device(w->be);
     uint64_t vb = (uint64_t)w->ns * w->P * sizeof(float), cap = HST__E_SWEEP_BLOCK_BYTES;   /* < the sums' bytes */
-    if (!w->host && hst_backend_device(w->be)->global_mem_bytes / 4 < cap) cap = hst_backend_device(w->be)->global_mem_bytes / 4;
+    if (!w->host && info->global_mem_bytes / 4 < cap) cap = info->global_mem_bytes / 4;
+    if (!w->host && info->max_alloc_bytes < cap) cap = info->max_alloc_bytes;
     w->block = w->d.block_frames ? w->d.block_frames : cap / vb;
     if (w->block < 1) w->block = 1;
     if (w->block > T) w->block = T;
@@ -2169,13 +2176,26 @@ static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
     return HST_SUCCESS;
 }
 
+/* The (w, wd) table of the sweep's largest radius (hst_k_esrrf_wtab_entries) where the device's
+   local memory holds it beside the tile, else 0: its build's HST_E_WTAB, so that no radius
+   computes its weights per sample (kernels.h's default, 1536 entries, holds radius 1.5 at mag 5
+   but not 2: 2025, 12x slower on PoCL without). The table path gives the same bits. */
+static uint64_t hst__esw_wtab(const hst__esw *w) {
+    uint64_t need = 0, e;
+    unsigned k;
+    for (k = 0; k < w->nr; k++)
+        if ((e = hst_k_esrrf_wtab_entries(w->mag, w->prm[k])) > need) need = e;
+    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES <= hst_backend_device(w->be)->local_mem_bytes ? need : 0;
+}
+
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
-   exact hex literals; NVIDIA's options and work-group as hst_esrrf_run's), kernels, buffers, and
-   the sums' copy in pinned memory (a fast read-back). */
+   exact hex literals, its table as hst__esw_wtab says; NVIDIA's options and work-group as
+   hst_esrrf_run's), kernels, buffers, and the sums' copy in pinned memory (a fast read-back). */
 static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     const hst_device_info *info = hst_backend_device(w->be);
     char opts[384];
     size_t count = 0, len;
+    uint64_t wtab = hst__esw_wtab(w);
     const char *const *src = hst_kernels_esrrf_source(&count);
     unsigned l;
     hst_result r;
@@ -2183,8 +2203,9 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     w->fused_local = hst__env_gpu(w->be) ? HST__E_GPU_FUSED_LOCAL : 0;
     len = (size_t)snprintf(opts, sizeof opts, "%s%s -DHST_E_NS=%u -DHST_E_SENS=",
                            w->fused_local && hst__env_options(w->be) ? HST__E_NV_OPTIONS : "", info->fp64 ? " -DHST_FP64" : "", w->ns);
-    for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters: within opts */
+    for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
+    if (wtab) snprintf(opts + len, sizeof opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
     if ((r = hst_program_build(w->be, count, src, opts, &w->prog)) != HST_SUCCESS ||
         (w->dtype != HST_ESRRF_F32 && ((r = hst_kernel_create(w->prog, "hst_k_esrrf_to_float", &w->kfloat)) != HST_SUCCESS ||
                                        (r = hst_buffer_create(w->be, (size_t)w->block * w->in_bytes, HST_MEM_READ_ONLY, &w->draw)) != HST_SUCCESS)) ||

@@ -744,6 +744,10 @@ HST_API void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out,
 HST_API void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
                                         uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
                                         size_t e0, size_t e1);
+/* Entries of the fused kernel's (w, wd) table at (mag, radius): mag^2 n^2, n the sample window
+   (2 floats each; the table path needs HST_E_WTAB >= it, else weights go per sample, the same
+   bits: 1225 at mag 5, radius 1.5, 2025 at radius 2). Thread-safe. */
+HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 
 #endif /* HST_NO_ESRRF_KERNELS */
 
@@ -4900,6 +4904,14 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out
 }
 
 /* ---- the sweep's sums (hst_k_esrrf_sweep_sum) on the host ------------------------------------ */
+
+HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
+{
+    float c[2];
+    int j0, j1;
+    hst__e_consts(radius, c, &j0, &j1);
+    return (uint64_t)mag * mag * (uint64_t)(j1 - j0) * (uint64_t)(j1 - j0);
+}
 
 HST__KDEF void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
                                           uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
