@@ -527,11 +527,15 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
      over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
-     default; esrrf.h builds NVIDIA GPUs with 16, HST_E_TILE 2048 and HST_E_TW 64, 28 KiB of
-     local memory in all; the groups past the end return at once) of all frames' pixels in order
-     frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a strip; so
-     a group of 256 covers a 16 x 128 output tile (64 x 64 with K 16 and strips of 64). For each run of its indices inside one frame and strip (split
-     into runs of L if its positions do not fit), the group first computes the unit gradients u
+     default; esrrf.h builds NVIDIA GPUs with 40, HST_E_TILE 2560, HST_E_TW 64 and HST_E_NP 4,
+     32 KiB of local memory in all; the groups past the end return at once) of all frames'
+     pixels in order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major
+     inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
+     strips of 64). On the table path a run of whole strip rows goes by blocks of HST_E_NP (2)
+     x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart, through the sample
+     loop at once (each pixel's sums in its own order: the same bits). For each run of its
+     indices inside one frame and strip (split into runs of L if its positions do not fit), the
+     group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
      floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
      then each item reads them there. A run whose positions do not fit even so (a large radius)
@@ -3422,11 +3426,11 @@ static const char hst__esrrf_src_math[] =
 "}\n"
 "\n"
 "/* One counted sample of weight w (wd = w / d, d its distance) at offset (dx, dy), unit\n"
-"   gradient (ux, uy): W += w, and where the gradient points away from the pixel (u.d < 0)\n"
-"   R += Dk w = w (1 - |u x d| / d) = w - |uy dx - ux dy| wd (hst__e_acc on the host) */\n"
-"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
+"   gradient (ux, uy): where the gradient points away from the pixel (u.d < 0) R += Dk w =\n"
+"   w (1 - |u x d| / d) = w - |uy dx - ux dy| wd; hst_e_acc also W += w (hst__e_acc on the\n"
+"   host). hst_e_accr alone serves pixels that share W (hst_e_rgc_tab2) */\n"
+"void hst_e_accr(float w, float wd, float dx, float dy, float ux, float uy, float *R)\n"
 "{\n"
-"  *W = *W + w;\n"
 "  float t = ux * dx;\n"
 "  float s = fma(uy, dy, t);\n"
 "  if (s < 0.0f) {\n"
@@ -3435,6 +3439,12 @@ static const char hst__esrrf_src_math[] =
 "    t = fma(-fabs(c), wd, w);\n"
 "    *R = *R + t;\n"
 "  }\n"
+"}\n"
+"\n"
+"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
+"{\n"
+"  *W = *W + w;\n"
+"  hst_e_accr(w, wd, dx, dy, ux, uy, R);\n"
 "}\n"
 "\n"
 "/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
@@ -3752,6 +3762,55 @@ static const char hst__esrrf_src_wtab[] =
 "}\n"
 "\n";
 
+static const char hst__esrrf_src_tab2[] =
+"\n"
+"/* Same-phase pixels per work-item on the table path (hst_e_fused_rows; 1: one at a time) */\n"
+"#ifndef HST_E_NP\n"
+"#define HST_E_NP 2\n"
+"#endif\n"
+"/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once, where all\n"
+"   have the same sample rows [ja, jb) (else 0, and nothing written): one phase, so the same\n"
+"   (w, wd) reads and offsets, pixel m's unit gradients 2 m half-pixel rows down the tile.\n"
+"   Each R[m] sums its samples in hst_e_rgc_tab's order, and W, the same weights in the same\n"
+"   order, is every pixel's W: each pixel gets hst_e_rgc_tab's bits */\n"
+"int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                   int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n,\n"
+"                   float *v)\n"
+"{\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  int d = 2 * (HST_E_NP - 1); /* the last pixel's rows (the bounds fall with by: the middle\n"
+"                                 pixels' lie between) */\n"
+"  if (ja != max(0, 1 - by - d - j0) || jb != min(n, 2 * (rows * mag - 1) - by - d - j0 + 1))\n"
+"    return 0;\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
+"  float R[HST_E_NP], W = 0.0f;\n"
+"  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia);\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      W = W + w.x;\n"
+"      for (int m = 0; m < HST_E_NP; ++m) {\n"
+"        float2 u = tr[i + 2 * m * nl];\n"
+"        hst_e_accr(w.x, w.y, dx, dy, u.x, u.y, &R[m]);\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  for (int m = 0; m < HST_E_NP; ++m) v[m] = hst_e_final(R[m], W, sens);\n"
+"  return 1;\n"
+"}\n"
+"\n";
+
 static const char hst__esrrf_src_unit[] =
 "\n"
 "/* The unit gradient (hst_e_unit) of the Roberts gradients of frame f interpolated at the\n"
@@ -3810,6 +3869,16 @@ static const char hst__esrrf_src_fused[] =
 
 static const char hst__esrrf_src_fusedpx[] =
 "\n"
+"/* Pixel (yM, xM)'s value v weighted by the magnified frame there (intensity weighting) */\n"
+"float hst_e_weigh(__global const float *f, uint rows, uint cols, uint mag, int yM, int xM,\n"
+"                  float v)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  float r = hst_e_div((float)yM, fm);\n"
+"  float c = hst_e_div((float)xM, fm);\n"
+"  return v * hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"}\n"
+"\n"
 "/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
 "   columns from x0; into o (the strip's first pixel in its rgc frame). mode 3: the table and\n"
 "   tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit offsets */\n"
@@ -3833,14 +3902,57 @@ static const char hst__esrrf_src_fusedpx[] =
 "      else\n"
 "        v = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, sens, k0, l0, nl, wt,\n"
 "                      usewt);\n"
-"      if (weighting) {\n"
-"        float r = hst_e_div((float)yM, fm);\n"
-"        float c = hst_e_div((float)xM, fm);\n"
-"        v = v * hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
-"      }\n"
+"      if (weighting) v = hst_e_weigh(f, rows, cols, mag, yM, xM, v);\n"
 "    }\n"
 "    o[qy * colsM + qx] = v;\n"
 "  }\n"
+"}\n";
+
+static const char hst__esrrf_src_pairs[] =
+"\n"
+"/* The table path over a segment of whole strip rows ([q0, q1) multiples of ws): rows in\n"
+"   blocks of HST_E_NP mag, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
+"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums), the rows\n"
+"   after the last block one by one (hst_e_fused_px). Each pixel's value is hst_e_fused_px's,\n"
+"   bit for bit */\n"
+"void hst_e_fused_rows(__global const float *f, __global float *o, __local const float *tile,\n"
+"                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
+"                      int lid, int L, int k0, int l0, int nl, int j0, int jn)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int rowsM = (int)(rows * mag);\n"
+"  float mr = radius * (float)mag;\n"
+"  int margin = (int)mr;\n"
+"  uint bw = mag * ws, nb = (q1 - q0) / (HST_E_NP * bw);\n"
+"  for (uint u = (uint)lid; u < nb * bw; u += (uint)L) {\n"
+"    uint b = u / bw, e = u - b * bw;\n"
+"    uint r = e / ws, qx = e - r * ws;\n"
+"    uint qy = q0 / ws + HST_E_NP * mag * b + r;\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
+"    float v[HST_E_NP];\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      in[m] = y >= margin && y < rowsM - margin;\n"
+"      all = all && in[m];\n"
+"      v[m] = 0.0f;\n"
+"    }\n"
+"    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, sens, k0, l0, nl, j0,\n"
+"                                     jn, v);\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      if (!(in[m] && xM >= margin && xM < (int)colsM - margin)) {\n"
+"        o[(qy + m * mag) * colsM + qx] = 0.0f;\n"
+"        continue;\n"
+"      }\n"
+"      if (!done) v[m] = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, sens, k0, l0, nl, j0, jn);\n"
+"      if (weighting) v[m] = hst_e_weigh(f, rows, cols, mag, y, xM, v[m]);\n"
+"      o[(qy + m * mag) * colsM + qx] = v[m];\n"
+"    }\n"
+"  }\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 q0 + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused1[] =
@@ -3891,7 +4003,11 @@ static const char hst__esrrf_src_fused1[] =
 "       live in it than in one loop over all three modes) */\n"
 "    __global float *o = rgc + z * nW + x0;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
-"    if (use && usewt)\n"
+"    if (use && usewt && HST_E_NP > 1 && q0 % ws == 0 && q1 % ws == 0)\n"
+"      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nl,\n"
+"                       j0, jn);\n"
+"    else if (use && usewt)\n"
 "      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
 "                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, 3, usewt);\n"
 "    else\n"
@@ -4179,7 +4295,9 @@ HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_tab2, hst__esrrf_src_tab2);
 HST__PIECE_FITS(e_fusedpx, hst__esrrf_src_fusedpx);
+HST__PIECE_FITS(e_pairs, hst__esrrf_src_pairs);
 HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
@@ -4190,9 +4308,10 @@ HST__PIECE_FITS(e_sweep2, hst__esrrf_src_sweep2);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_unit, hst__esrrf_src_fused,
-    hst__esrrf_src_fusedpx, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
-    hst__esrrf_src_io, hst__esrrf_src_sweep, hst__esrrf_src_sweep2
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_unit,
+    hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
+    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep,
+    hst__esrrf_src_sweep2
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
