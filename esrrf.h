@@ -401,21 +401,23 @@ extern "C" {
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 #define HST__E_MAX_THREADS 64
 /* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
-   frames, mag 5; bench/RESULTS.md): with the options below 1.642 ms per frame (512: 1.635;
-   with those before strips of 64, 1.950, 512: 2.215, 128: 2.544); without them 2.339 (512: 2.314; before the fma arithmetic 512 had won, 6.88
-   against 7.49). The bits do not depend on it (kernels.h). Only where measured: other compilers
-   may allow a kernel fewer work-items than the device (AMD's default is 256). */
+   frames, mag 5; bench/RESULTS.md): with the options below 256 beat 128 and 512 at every
+   setting measured (e.g. 1.493 against 1.918 and 1.761 with 2 pixels per item and 24 indices);
+   without the options 2.339 (512: 2.314). The bits do not depend on it (kernels.h). Only where
+   measured: other compilers may allow a kernel fewer work-items than the device (AMD's default
+   is 256). */
 #define HST__E_GPU_FUSED_LOCAL 256
 /* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
    the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
-   threads; 64 lets 4 in; 48 spills: 2.072), and 16 work indices per item with a tile of 2048
-   half-pixel positions (a group's (w, w/d) table and tile borders serve twice the pixels of
-   kernels.h's default 8; local memory 16 + 12 KiB, within OpenCL's guaranteed 32 KiB). On an
-   H100: 2.339 -> 2.040 (the cap) -> 1.950 ms per frame (both), every variant the same bits
-   (neither registers nor the work per item change the arithmetic of a pixel). Strips of 64
-   columns (HST_E_TW; a group's 4096 pixels then 64 rows of 64): 1.642 with the sample loop's
-   row bounds (kernels.h), against 1.747 with strips of 32 and 1.816 of 16. */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=16 -DHST_E_TILE=2048 -DHST_E_TW=64"
+   threads; 64 lets 4 in; 48 spills), strips of 64 columns (HST_E_TW), 4 same-phase pixels per
+   work-item through the sample loop (HST_E_NP: one (w, w/d) read serves 4 pixels, 4 independent
+   sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
+   positions (local memory 20 + 12 KiB: OpenCL's guaranteed 32 KiB). Measured on an H100 (1000 x
+   1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame: 2.339
+   without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with 2
+   pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313).
+   Every variant gives the same bits (none changes the arithmetic of a pixel). */
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=40 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -453,7 +455,7 @@ typedef struct hst__egroup {
     int host;
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
-    char opts[96];              /* the program's build options */
+    char opts[128];             /* the program's build options (NVIDIA's, fp64, no lag-1: 110) */
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
@@ -2097,9 +2099,9 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
    mag 5 with 3 sensitivities, so each radius's sums take one launch per 27 frames. */
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
 
-/* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2048 half-pixel
+/* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2560 half-pixel
    positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels.h's default is 1536). */
-#define HST__E_SWEEP_TILE_BYTES ((uint64_t)2048 * 2 * sizeof(float))
+#define HST__E_SWEEP_TILE_BYTES ((uint64_t)2560 * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {

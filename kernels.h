@@ -527,11 +527,15 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
      over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
-     default; esrrf.h builds NVIDIA GPUs with 16, HST_E_TILE 2048 and HST_E_TW 64, 28 KiB of
-     local memory in all; the groups past the end return at once) of all frames' pixels in order
-     frame, then vertical strips of HST_E_TW (16) magnified columns, row-major inside a strip; so
-     a group of 256 covers a 16 x 128 output tile (64 x 64 with K 16 and strips of 64). For each run of its indices inside one frame and strip (split
-     into runs of L if its positions do not fit), the group first computes the unit gradients u
+     default; esrrf.h builds NVIDIA GPUs with 40, HST_E_TILE 2560, HST_E_TW 64 and HST_E_NP 4,
+     32 KiB of local memory in all; the groups past the end return at once) of all frames'
+     pixels in order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major
+     inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
+     strips of 64). On the table path a run of whole strip rows goes by blocks of HST_E_NP (2)
+     x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart, through the sample
+     loop at once (each pixel's sums in its own order: the same bits). For each run of its
+     indices inside one frame and strip (split into runs of L if its positions do not fit), the
+     group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
      floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
      then each item reads them there. A run whose positions do not fit even so (a large radius)
@@ -3413,11 +3417,11 @@ static const char hst__esrrf_src_math[] =
 "}\n"
 "\n"
 "/* One counted sample of weight w (wd = w / d, d its distance) at offset (dx, dy), unit\n"
-"   gradient (ux, uy): W += w, and where the gradient points away from the pixel (u.d < 0)\n"
-"   R += Dk w = w (1 - |u x d| / d) = w - |uy dx - ux dy| wd (hst__e_acc on the host) */\n"
-"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
+"   gradient (ux, uy): where the gradient points away from the pixel (u.d < 0) R += Dk w =\n"
+"   w (1 - |u x d| / d) = w - |uy dx - ux dy| wd; hst_e_acc also W += w (hst__e_acc on the\n"
+"   host). hst_e_accr alone serves pixels that share W (hst_e_rgc_tab2) */\n"
+"void hst_e_accr(float w, float wd, float dx, float dy, float ux, float uy, float *R)\n"
 "{\n"
-"  *W = *W + w;\n"
 "  float t = ux * dx;\n"
 "  float s = fma(uy, dy, t);\n"
 "  if (s < 0.0f) {\n"
@@ -3426,6 +3430,12 @@ static const char hst__esrrf_src_math[] =
 "    t = fma(-fabs(c), wd, w);\n"
 "    *R = *R + t;\n"
 "  }\n"
+"}\n"
+"\n"
+"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
+"{\n"
+"  *W = *W + w;\n"
+"  hst_e_accr(w, wd, dx, dy, ux, uy, R);\n"
 "}\n"
 "\n"
 "/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
@@ -3745,6 +3755,55 @@ static const char hst__esrrf_src_wtab[] =
 "}\n"
 "\n";
 
+static const char hst__esrrf_src_tab2[] =
+"\n"
+"/* Same-phase pixels per work-item on the table path (hst_e_fused_rows; 1: one at a time) */\n"
+"#ifndef HST_E_NP\n"
+"#define HST_E_NP 2\n"
+"#endif\n"
+"/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once, where all\n"
+"   have the same sample rows [ja, jb) (else 0, and nothing written): one phase, so the same\n"
+"   (w, wd) reads and offsets, pixel m's unit gradients 2 m half-pixel rows down the tile.\n"
+"   Each R[m] sums its samples in hst_e_rgc_tab's order, and *Wp, the same weights in the same\n"
+"   order, is every pixel's W: each pixel gets hst_e_rgc_tab's bits */\n"
+"int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                   int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n, float *R,\n"
+"                   float *Wp)\n"
+"{\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  int d = 2 * (HST_E_NP - 1); /* the last pixel's rows (the bounds fall with by: the middle\n"
+"                                 pixels' lie between) */\n"
+"  if (ja != max(0, 1 - by - d - j0) || jb != min(n, 2 * (rows * mag - 1) - by - d - j0 + 1))\n"
+"    return 0;\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
+"  float W = 0.0f;\n"
+"  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia);\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      W = W + w.x;\n"
+"      for (int m = 0; m < HST_E_NP; ++m) {\n"
+"        float2 u = tr[i + 2 * m * nl];\n"
+"        hst_e_accr(w.x, w.y, dx, dy, u.x, u.y, &R[m]);\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  *Wp = W;\n"
+"  return 1;\n"
+"}\n"
+"\n";
+
 static const char hst__esrrf_src_unit[] =
 "\n"
 "/* The unit gradient (hst_e_unit) of the Roberts gradients of frame f interpolated at the\n"
@@ -3763,11 +3822,12 @@ static const char hst__esrrf_src_unit[] =
 static const char hst__esrrf_src_fused[] =
 "\n"
 "/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
-"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM, end - begin) items and any uniform work-group\n"
-"   size L: group g (linear) does the work indices [g L, g L + L): frame w / nW; in a frame,\n"
-"   pixels go by strips of HST_E_TW columns, row-major in each, so that a group covers a compact\n"
-"   tile. The tile's half-pixel unit gradients are computed once into local memory (per group\n"
-"   segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM, end - begin)\n"
+"   items and any uniform work-group size L: group g (linear) does the work indices\n"
+"   [g L, g L + L): frame w / nW; in a frame, pixels go by strips of HST_E_TW columns,\n"
+"   row-major in each, so that a group covers a compact tile. The tile's half-pixel unit\n"
+"   gradients are computed once into local memory (per group segment: one frame and strip); if\n"
+"   they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
@@ -3810,6 +3870,34 @@ static const char hst__esrrf_src_fused[] =
 
 static const char hst__esrrf_src_fusedpx[] =
 "\n"
+"/* Pixel (yM, xM)'s HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from\n"
+"   its sums rw = (R, W) hst_e_final at each sensitivity (sens, or HST_E_SENS's), weighted by\n"
+"   the magnified frame there (intensity weighting) */\n"
+"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
+"               int yM, int xM, int in, float2 rw, float sens, int weighting)\n"
+"{\n"
+"#if HST_E_NS > 1\n"
+"  const float sl[HST_E_NS] = {HST_E_SENS};\n"
+"#else\n"
+"  const float sl[1] = {sens};\n"
+"#endif\n"
+"  float im = 1.0f;\n"
+"  if (in && weighting) {\n"
+"    float fm = (float)mag;\n"
+"    float r = hst_e_div((float)yM, fm);\n"
+"    float c = hst_e_div((float)xM, fm);\n"
+"    im = hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"  }\n"
+"  for (int l = 0; l < HST_E_NS; ++l) {\n"
+"    float v = 0.0f;\n"
+"    if (in) {\n"
+"      v = hst_e_final(rw.x, rw.y, sl[l]);\n"
+"      if (weighting) v = v * im;\n"
+"    }\n"
+"    op[l] = v;\n"
+"  }\n"
+"}\n"
+"\n"
 "/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
 "   columns from x0; into o (the strip's first pixel in its rgc frame, HST_E_NS values a pixel).\n"
 "   mode 3: the table and tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit\n"
@@ -3819,43 +3907,69 @@ static const char hst__esrrf_src_fusedpx[] =
 "                    float sens, int weighting, uint row0, int x0, uint ws, uint q, uint q1,\n"
 "                    int L, int k0, int l0, int nl, int j0, int jn, int mode, int usewt)\n"
 "{\n"
-"#if HST_E_NS > 1\n"
-"  const float sl[HST_E_NS] = {HST_E_SENS};\n"
-"#else\n"
-"  const float sl[1] = {sens};\n"
-"#endif\n"
 "  ulong colsM = (ulong)cols * mag;\n"
 "  int rowsM = (int)(rows * mag);\n"
-"  float fm = (float)mag;\n"
-"  float mr = radius * fm;\n"
+"  float mr = radius * (float)mag;\n"
 "  int margin = (int)mr;\n"
 "  for (; q < q1; q += (uint)L) {\n"
 "    uint qy = q / ws, qx = q - qy * ws;\n"
 "    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
 "    int in = yM >= margin && yM < rowsM - margin && xM >= margin && xM < (int)colsM - margin;\n"
 "    float2 rw = (float2)(0.0f, 0.0f);\n"
-"    float im = 1.0f;\n"
 "    if (in) {\n"
 "      if (mode == 3)\n"
 "        rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
 "      else\n"
 "        rw = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt, usewt);\n"
-"      if (weighting) {\n"
-"        float r = hst_e_div((float)yM, fm);\n"
-"        float c = hst_e_div((float)xM, fm);\n"
-"        im = hst_e_interp(f, rows, cols, 1, 0, r, c);\n"
-"      }\n"
 "    }\n"
-"    __global float *op = o + (qy * colsM + qx) * HST_E_NS;\n"
-"    for (int l = 0; l < HST_E_NS; ++l) {\n"
-"      float v = 0.0f;\n"
-"      if (in) {\n"
-"        v = hst_e_final(rw.x, rw.y, sl[l]);\n"
-"        if (weighting) v = v * im;\n"
-"      }\n"
-"      op[l] = v;\n"
+"    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, rows, cols, mag, yM, xM, in, rw, sens,\n"
+"              weighting);\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_pairs[] =
+"\n"
+"/* The table path over a segment of whole strip rows ([q0, q1) multiples of ws): rows in\n"
+"   blocks of HST_E_NP mag, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
+"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums), the rows\n"
+"   after the last block one by one (hst_e_fused_px). Each pixel's value is hst_e_fused_px's,\n"
+"   bit for bit */\n"
+"void hst_e_fused_rows(__global const float *f, __global float *o, __local const float *tile,\n"
+"                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
+"                      int lid, int L, int k0, int l0, int nl, int j0, int jn)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int rowsM = (int)(rows * mag);\n"
+"  float mr = radius * (float)mag;\n"
+"  int margin = (int)mr;\n"
+"  uint bw = mag * ws, nb = (q1 - q0) / (HST_E_NP * bw);\n"
+"  for (uint u = (uint)lid; u < nb * bw; u += (uint)L) {\n"
+"    uint b = u / bw, e = u - b * bw;\n"
+"    uint r = e / ws, qx = e - r * ws;\n"
+"    uint qy = q0 / ws + HST_E_NP * mag * b + r;\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
+"    float R[HST_E_NP], W = 0.0f;\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      in[m] = y >= margin && y < rowsM - margin;\n"
+"      all = all && in[m];\n"
+"      R[m] = 0.0f;\n"
+"    }\n"
+"    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn, R,\n"
+"                                     &W);\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      int inm = in[m] && xM >= margin && xM < (int)colsM - margin;\n"
+"      float2 rw = (float2)(R[m], W);\n"
+"      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
+"      hst_e_put(f, o + ((qy + m * mag) * colsM + qx) * HST_E_NS, rows, cols, mag, y, xM, inm,\n"
+"                rw, sens, weighting);\n"
 "    }\n"
 "  }\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 q0 + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused1[] =
@@ -3906,7 +4020,11 @@ static const char hst__esrrf_src_fused1[] =
 "       live in it than in one loop over all three modes) */\n"
 "    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
-"    if (use && usewt)\n"
+"    if (use && usewt && HST_E_NP > 1 && q0 % ws == 0 && q1 % ws == 0)\n"
+"      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nl,\n"
+"                       j0, jn);\n"
+"    else if (use && usewt)\n"
 "      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
 "                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, 3, usewt);\n"
 "    else\n"
@@ -4118,7 +4236,9 @@ HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_tab2, hst__esrrf_src_tab2);
 HST__PIECE_FITS(e_fusedpx, hst__esrrf_src_fusedpx);
+HST__PIECE_FITS(e_pairs, hst__esrrf_src_pairs);
 HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
@@ -4128,9 +4248,9 @@ HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_unit, hst__esrrf_src_fused,
-    hst__esrrf_src_fusedpx, hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other,
-    hst__esrrf_src_io, hst__esrrf_src_sweep
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_unit,
+    hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
+    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
