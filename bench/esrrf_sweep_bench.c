@@ -16,6 +16,10 @@
                     of the sums; --block: desc.block_frames, 0 automatic)
        scores       the images of every pair, their error maps and FRCs
      sweep / AVG    the issue's figure (at most 3 on one H100); pass / AVG beside it
+     stages         on an OpenCL device, one more sweep on a backend whose queue profiles
+                    (bench/cl_profile.h): the device time of each kernel (the pass's fused RGC
+                    and sums, the scores' kernels), of the uploads, read-backs and fills, summed
+                    over the call, with their counts and bytes
    The best pair and its QnR are printed, so that runs can be compared.
 
    Build: make build/bench/esrrf_sweep_bench (libtiff for the stack, FFTW for the scores). */
@@ -23,6 +27,13 @@
 #define _POSIX_C_SOURCE 200809L
 #define HST_IMPLEMENTATION
 #define HST_FFT
+#ifndef HST_NO_OPENCL
+#  ifndef CL_TARGET_OPENCL_VERSION
+#    define CL_TARGET_OPENCL_VERSION 300
+#  endif
+#  include <CL/cl.h>
+#  include "cl_profile.h"
+#endif
 #include "esrrf.h"
 #include "bench_util.h"
 
@@ -109,6 +120,39 @@ static void load(const args *a, input *in)
     in->dtype = of[in->st.dtype];
 }
 
+/* One sweep (desc d, its backend replaced by one whose queue profiles, on device sel) with its
+   commands' device times per stage (the stages' table above). */
+static void stages(const char *sel, hst_esrrf_desc d, const hst_esrrf_sweep_desc *sw, const input *in)
+{
+#ifndef HST_NO_OPENCL
+    hst_backend_desc bd;
+    hst_backend *be = NULL;
+    hst_esrrf_sweep_result res;
+    unsigned i, k;
+    memset(&bd, 0, sizeof bd);
+    bd.device = sel;
+    prof_on = 1;
+    CHECK(hst_esrrf_backend_create(&bd, &be, NULL));
+    d.backends = &be;
+    CHECK(hst_esrrf_sweep(&d, sw, in->st.data, in->dtype, in->st.frames, in->st.rows, in->st.cols, NULL, &res));
+    prof_clear();   /* the first call builds the programs: the second is profiled */
+    CHECK(hst_esrrf_sweep(&d, sw, in->st.data, in->dtype, in->st.frames, in->st.rows, in->st.cols, NULL, &res));
+    prof_on = 0;
+    prof_collect();
+    printf("stages of one sweep (OpenCL event profiling; pass %.3f s, scores %.3f s of wall time; device time, "
+           "commands, MB):\n", res.pass_seconds, res.score_seconds);
+    for (i = 0; i < prof_ndev; i++)
+        for (k = 0; k < prof_dev[i].nstage; k++) {
+            const prof_stage *st = &prof_dev[i].stage[k];
+            printf("  %-34s %9.3f ms %6lu %10.1f\n", st->name, 1e3 * st->seconds, st->count, 1e-6 * (double)st->bytes);
+        }
+    prof_clear();
+    CHECK(hst_backend_destroy(be));
+#else
+    (void)sel; (void)d; (void)sw; (void)in;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -156,6 +200,7 @@ int main(int argc, char **argv)
     printf("sweep / AVG    %9.2f     (pass / AVG %.2f)\n", t_sweep / t_avg, t_pass / t_avg);
     printf("best pair      radius %g, sensitivity %g: QnR %.4f\n", (double)a.radii[res.best_radius],
            (double)a.sens[res.best_sensitivity], res.qnr[res.best_sensitivity][res.best_radius]);
+    if (!hst_backend_is_host(be)) stages(a.device, ds, &sw, &in);
     free(out[0]);
     free(in.synthetic);
     if (a.stack) io_stack_free(&in.st);
