@@ -339,7 +339,7 @@ typedef struct hst_esrrf_sweep_result {
    or (time points, rows * mag, cols * mag) float32 receiving the pair's AVG images (time points
    as hst_esrrf_output_shape says). result: required. Memory: the sums of every pair, 3 values
    per pair and magnified pixel (double where the device has fp64), on the device and (double)
-   in pinned host memory; a block's frames and its values at one radius (block_frames).
+   on the host; a block's frames and its values at one radius (block_frames).
    Errors: hst_esrrf_run's (the desc and the stack checked as there), HST_ERROR_INVALID_ARGUMENT
    (sweep or result NULL; a count 0 or above HST_ESRRF_SWEEP_MAX; a radius or sensitivity out of
    range; more than one backend or an MPI communicator), quality.h's (HST_ERROR_NOT_BUILT_IN:
@@ -2117,15 +2117,14 @@ typedef struct hst__esw {
     float prm[2 * HST_ESRRF_SWEEP_MAX];   /* radii, then sensitivities */
     float *fr;                      /* float frames: a block's (host), else one (the mean's) */
     float *rgc;                     /* host: a block's values at one radius, ns per pixel */
-    double *sum;                    /* 3 np P sums (host: the sums; a device: their copy, in
-                                       psum's pinned memory) */
+    double *sum;                    /* 3 np P sums (host: the sums themselves) */
     void *rd;                       /* device without fp64: its float sums */
     float *img[3];                  /* one pair's AVG of all, odd and even frames */
     float *ref;                     /* the time point's mean frame (the error map's reference) */
     double *mean;                   /* its sums */
     hst_program *prog;
     hst_kernel *kfloat, *kfused, *ksum;
-    hst_buffer *draw, *dfr, *drgc, *dacc, *psum;
+    hst_buffer *draw, *dfr, *drgc, *dacc;
 } hst__esw;
 
 /* The sweep desc against its limits; the pairs' parameters into w->prm. */
@@ -2192,7 +2191,7 @@ static uint64_t hst__esw_wtab(const hst__esw *w) {
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
    exact hex literals, its table as hst__esw_wtab says; NVIDIA's options and work-group as
-   hst_esrrf_run's), kernels, buffers, and the sums' copy in pinned memory (a fast read-back). */
+   hst_esrrf_run's), kernels and buffers. */
 static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     const hst_device_info *info = hst_backend_device(w->be);
     char opts[384];
@@ -2215,10 +2214,8 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
         (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep_sum", &w->ksum)) != HST_SUCCESS ||
         (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), 0, &w->dfr)) != HST_SUCCESS ||
         (r = hst_buffer_create(w->be, (size_t)w->block * w->ns * w->P * sizeof(float), 0, &w->drgc)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS ||
-        (r = hst_pinned_create(w->be, acc_bytes, &w->psum)) != HST_SUCCESS)
+        (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS)
         return r;
-    w->sum = (double *)hst_buffer_host_ptr(w->psum);
     if (!info->fp64 && !(w->rd = hst_backend_alloc(w->be, acc_bytes / 2))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     return HST_SUCCESS;
 }
@@ -2243,12 +2240,13 @@ static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t row
     w->fr = (float *)hst_backend_alloc(w->be, (size_t)(w->host ? w->block : 1) * w->frame_px * sizeof(float));
     w->ref = (float *)hst_backend_alloc(w->be, w->frame_px * sizeof(float));
     w->mean = (double *)hst_backend_alloc(w->be, w->frame_px * sizeof(double));
+    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
     for (m = 0; m < 3; m++) w->img[m] = (float *)hst_backend_alloc(w->be, w->P * sizeof(float));
-    if (!w->fr || !w->ref || !w->mean || !w->img[0] || !w->img[1] || !w->img[2]) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (!w->fr || !w->ref || !w->mean || !w->sum || !w->img[0] || !w->img[1] || !w->img[2])
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (!w->host) return hst__esw_device(w, acc_bytes);
     w->rgc = (float *)hst_backend_alloc(w->be, (size_t)w->block * w->ns * w->P * sizeof(float));
-    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
-    return w->rgc && w->sum ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+    return w->rgc ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 static void hst__esw_close(hst__esw *w) {
@@ -2260,9 +2258,7 @@ static void hst__esw_close(hst__esw *w) {
     hst_program_release(w->prog);
     hst_buffer_destroy(w->draw); hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->drgc);
     hst_buffer_destroy(w->dacc);
-    if (w->psum) hst_buffer_destroy(w->psum);
-    else hst_backend_free(w->be, w->sum);
-    hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc); hst_backend_free(w->be, w->rd);
+    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc); hst_backend_free(w->be, w->rd);
     hst_backend_free(w->be, w->ref); hst_backend_free(w->be, w->mean);
     for (m = 0; m < 3; m++) hst_backend_free(w->be, w->img[m]);
 }
