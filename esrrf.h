@@ -59,7 +59,9 @@
    rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
    kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
    frames are summed in order on one backend and the images are one backend's bits (host and
-   OpenCL backends mixed: where the device has fp64). A live session on several backends splits
+   OpenCL backends mixed: where the device has fp64); each finishes its rows on its thread
+   (the macro-pixel correction, whose sums run over the rows in order, backend after backend;
+   the finite check). A live session on several backends splits
    each piece of frames instead and sums their sums: its images differ from one backend's by the
    rounding of that double-precision addition (a few ulp, more where VAR or TAC2 cancel).
 
