@@ -420,10 +420,13 @@ static void test_two_backends(void **state)
    magnified rows: 16 + 17, 11 + 11 + 11): the images are one backend's bits with the
    correction on and off, over one and several time points (the last one shorter); a
    non-finite statistic in a lower backend's rows of time point 1 fails as on one backend,
-   naming the same pixel, after the same callbacks. */
+   naming the same pixel, after the same callbacks; a cancel by backend 0's progress, mid-way
+   and at the last frame (the others then wait for its turn in the sums), ends every backend. */
 #define RO 11
 #define CO 13
 #define NO 17
+
+static int cancel_at(uint64_t done, uint64_t total, void *user);
 
 static void count_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
 {
@@ -495,6 +498,16 @@ static void test_rows_finish_equals_one(void **state)
                 }
             }
         }
+    d.num_backends = 3;   /* backend 0's progress cancels mid-way, and at the end (the others wait for its turn) */
+    d.frames_per_timepoint = 5;
+    d.no_macro_pixel_correction = 0;
+    d.progress = cancel_at;
+    for (T = 6; T <= NO; T += NO - 6) {
+        d.progress_user = &T;
+        assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_ERROR_CANCELLED);
+        assert_int_equal(calls_got, 0);
+    }
+    d.progress = NULL;
     for (i = 5 * (size_t)RO * CO; i < 10 * (size_t)RO * CO; i++)   /* time point 1, input rows 8..10 */
         if (i % ((size_t)RO * CO) >= 8 * (size_t)CO) odd[i] *= 1e18f;
     for (macro = 0; macro < 2; macro++) {
