@@ -464,7 +464,7 @@ typedef struct hst__egroup {
     int host;
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
-    char opts[96];              /* the program's build options */
+    char opts[128];             /* the program's build options */
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
