@@ -176,6 +176,13 @@ static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t
     memcpy(s->img, images[0] ? images[0] : images[1] ? images[1] : images[2], s->px * sizeof(float));
 }
 
+/* A call's time that no field of its report names (esrrf.h: wait_seconds). */
+static double rest_s(const hst_esrrf_report *rep)
+{
+    return rep->seconds - rep->setup_seconds - rep->stream_seconds - rep->finish_seconds - rep->teardown_seconds -
+           rep->wait_seconds;
+}
+
 static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, float *const *out,
                        hst_esrrf_report *rep)
 {
@@ -192,8 +199,9 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
         if (k && t < best) best = t;
     }
 #ifndef HST_NO_OPENCL
-    printf("  the last call: %.3f s; stream runs %.3f s, finishing %.3f s, the rest %.3f s\n", rep->seconds,
-           rep->stream_seconds, rep->finish_seconds, rep->seconds - rep->stream_seconds - rep->finish_seconds);
+    printf("  the last call: %.3f s; set-up %.3f s, stream runs %.3f s, finishing %.3f s, teardown %.3f s, "
+           "waiting for the other devices %.3f s, the rest %.3f s\n", rep->seconds, rep->setup_seconds,
+           rep->stream_seconds, rep->finish_seconds, rep->teardown_seconds, rep->wait_seconds, rest_s(rep));
     ac_print("the last call");
 #endif
     return 1e3 * best / (double)a->frames;
@@ -490,10 +498,10 @@ int main(int argc, char **argv)
            hst_backend_device(be)->name, (unsigned long long)a.frames, a.size, a.size,
            a.dtype == HST_ESRRF_F32 ? "f32" : "u16", a.mag, a.modes);
     def = batch_ms(&a, &d, stack, out, &rep);
-    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames; of the call: streams "
-           "%.3f s, reading back and finishing %.3f s, the rest %.3f s)\n", def,
+    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames; of the call: set-up %.3f s, "
+           "streams %.3f s, reading back and finishing %.3f s, teardown %.3f s, the rest %.3f s)\n", def,
            rep.path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused", (unsigned long long)rep.block_frames,
-           rep.stream_seconds, rep.finish_seconds, rep.seconds - rep.stream_seconds - rep.finish_seconds);
+           rep.setup_seconds, rep.stream_seconds, rep.finish_seconds, rep.teardown_seconds, rest_s(&rep));
     if (a.paths) {
         d.path = HST_ESRRF_PATH_FUSED;
         fused = batch_ms(&a, &d, stack, out, &rep);

@@ -10,7 +10,10 @@
    - every combination of modes from one pass == single-mode runs; u8 / u16 / i16 / f32 inputs
      of the same values give the same bits;
    - two backends (this device twice, and host + this device) == one bit for bit (each computes
-     its rows of every frame), host + a device without fp64 within float sums' rounding;
+     its rows of every frame), host + a device without fp64 within float sums' rounding; two
+     and three backends on odd frames whose shares cut macro-pixel rows == one bit for bit, with
+     and without macro-pixel correction, over several time points, and a non-finite statistic
+     in a lower backend's rows named as one backend names it;
    - errors: each with its code and log item (non-finite pixels with frame, row and column,
      bad magnification, radius, sensitivity, modes, too few frames for VAR/TAC2, overflowing
      sizes, a push of another frame size, a live session without callback), cancellation.
@@ -410,6 +413,124 @@ static void test_two_backends(void **state)
         assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
     }
     outs_free(&one);
+}
+
+/* Several backends finish their own rows (the macro-pixel correction's sums continued from
+   backend to backend, the finite check), on odd frames whose shares cut macro-pixel rows (33
+   magnified rows: 16 + 17, 11 + 11 + 11): the images are one backend's bits with the
+   correction on and off, over one and several time points (the last one shorter); a
+   non-finite statistic in a lower backend's rows of time point 1 fails as on one backend,
+   naming the same pixel, after the same callbacks; a cancel by backend 0's progress, mid-way
+   and at the last frame (the others then wait for its turn in the sums), ends every backend. */
+#define RO 11
+#define CO 13
+#define NO 17
+
+static int cancel_at(uint64_t done, uint64_t total, void *user);
+
+static void count_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    uint64_t *calls = (uint64_t *)user;
+    (void)images;
+    assert_int_equal(rm, RO * MAG);
+    assert_int_equal(cm, CO * MAG);
+    assert_int_equal(tp, *calls);
+    ++*calls;
+}
+
+/* out[m]: ntp x (RO*MAG) x (CO*MAG) per mode, NaN-filled; the call's result, log and callbacks. */
+static hst_result run_odd(const hst_esrrf_desc *d, const float *stack, float **out, size_t n, char *msg,
+                          uint64_t *calls)
+{
+    hst_result r;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) memset(out[m], 0xff, n * sizeof(float));
+    cap_reset(&logs);
+    *calls = 0;
+    r = hst_esrrf_run(d, stack, HST_ESRRF_F32, NO, RO, CO, out, NULL);
+    snprintf(msg, 4096, "%s", logs.last_message);
+    return r;
+}
+
+static void test_rows_finish_equals_one(void **state)
+{
+    static float odd[NO * RO * CO];
+    hst_backend *bes[3];
+    hst_esrrf_desc d;
+    float *one[HST_ESRRF_NUM_MODES], *got[HST_ESRRF_NUM_MODES];
+    char msg_one[4096], msg_got[4096];
+    uint64_t T, calls_one, calls_got;
+    size_t i, n = 4 * (size_t)RO * CO * MAG * MAG;   /* 4 time points at most */
+    unsigned k, m, nb;
+    int macro;
+    (void)state;
+    for (i = 0; i < (size_t)NO * RO * CO; i++) odd[i] = frames[i % (size_t)(N * R * C)];
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { one[m] = (float *)xmalloc(n * sizeof(float)); got[m] = (float *)xmalloc(n * sizeof(float)); }
+    bes[0] = be;
+    for (k = 1; k < 3; k++) {   /* more backends of this device */
+        hst_backend_desc bd;
+        memset(&bd, 0, sizeof bd);
+        bd.logger = cap_logger;
+        bd.log_user = &logs;
+        bd.log_level = HST_LOG_WARN;
+        bd.device = hst_backend_is_host(be) ? "host" : NULL;
+        assert_int_equal(hst_backend_create(&bd, &bes[k]), HST_SUCCESS);
+    }
+    for (macro = 0; macro < 2; macro++)
+        for (T = 0; T <= 5; T += 5) {
+            desc_init(&d, bes, 1);
+            d.path = HST_ESRRF_PATH_FUSED;
+            d.frames_per_timepoint = T;
+            d.no_macro_pixel_correction = !macro;
+            d.on_timepoint = count_tp;
+            d.timepoint_user = &calls_one;
+            assert_int_equal(run_odd(&d, odd, one, n, msg_one, &calls_one), HST_SUCCESS);
+            for (nb = 2; nb <= 3; nb++) {
+                char what[96];
+                d.num_backends = nb;
+                d.timepoint_user = &calls_got;
+                assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_SUCCESS);
+                assert_int_equal(calls_got, calls_one);
+                for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+                    snprintf(what, sizeof what, "%u backends, correction %d, T %llu, mode %u", nb, macro,
+                             (unsigned long long)T, m);
+                    expect_same(what, got[m], one[m], calls_one * (size_t)RO * CO * MAG * MAG);
+                }
+            }
+        }
+    d.num_backends = 3;   /* backend 0's progress cancels mid-way, and at the end (the others wait for its turn) */
+    d.frames_per_timepoint = 5;
+    d.no_macro_pixel_correction = 0;
+    d.progress = cancel_at;
+    for (T = 6; T <= NO; T += NO - 6) {
+        d.progress_user = &T;
+        assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_ERROR_CANCELLED);
+        assert_int_equal(calls_got, 0);
+    }
+    d.progress = NULL;
+    for (i = 5 * (size_t)RO * CO; i < 10 * (size_t)RO * CO; i++)   /* time point 1, input rows 8..10 */
+        if (i % ((size_t)RO * CO) >= 8 * (size_t)CO) odd[i] *= 1e18f;
+    for (macro = 0; macro < 2; macro++) {
+        desc_init(&d, bes, 1);
+        d.path = HST_ESRRF_PATH_FUSED;
+        d.frames_per_timepoint = 5;
+        d.no_macro_pixel_correction = !macro;
+        d.on_timepoint = count_tp;
+        d.timepoint_user = &calls_one;
+        assert_int_equal(run_odd(&d, odd, one, n, msg_one, &calls_one), HST_ERROR_NON_FINITE);
+        assert_non_null(strstr(msg_one, "image of time point 1"));
+        assert_int_equal(calls_one, 1);
+        for (nb = 2; nb <= 3; nb++) {
+            d.num_backends = nb;
+            d.timepoint_user = &calls_got;
+            assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_ERROR_NON_FINITE);
+            assert_string_equal(msg_got, msg_one);
+            assert_int_equal(logs.counts[HST_LOGITEM_NON_FINITE], 1);   /* one line, as one backend */
+            assert_int_equal(calls_got, 1);
+        }
+    }
+    for (k = 1; k < 3; k++) assert_int_equal(hst_backend_destroy(bes[k]), HST_SUCCESS);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { free(one[m]); free(got[m]); }
 }
 
 /* ------------------------------------------------------------------ errors */
@@ -849,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_modes_one_pass),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_two_backends),
+        cmocka_unit_test(test_rows_finish_equals_one),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),

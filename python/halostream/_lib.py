@@ -71,7 +71,8 @@ class EsrrfReport(ctypes.Structure):
                 ("decided_by", ctypes.c_int), ("seconds_per_frame", ctypes.c_double * 2),
                 ("estimate_from", ctypes.c_int * 2),
                 ("stream_seconds", ctypes.c_double), ("finish_seconds", ctypes.c_double),
-                ("seconds", ctypes.c_double)]
+                ("seconds", ctypes.c_double), ("setup_seconds", ctypes.c_double),
+                ("teardown_seconds", ctypes.c_double), ("wait_seconds", ctypes.c_double)]
 
 
 SWEEP_MAX = 8   # esrrf.h's HST_ESRRF_SWEEP_MAX
