@@ -380,6 +380,45 @@ static void stages(const args *a, hst_esrrf_desc *d, const void *stack, float *c
 #endif
 }
 
+/* One live session (one frame per push, desc d on backends made with profiling queues) from
+   OpenCL event profiling: the device's timeline from the first push to finish (its compute
+   idle time and largest gaps: each hand-off's run starts with its first block's upload) and its
+   commands' span against the session's wall time. */
+static void live_stages(const args *a, hst_esrrf_desc *d, const void *stack, sink *s)
+{
+#ifndef HST_NO_OPENCL
+    size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
+    hst_esrrf_live *lv;
+    hst_esrrf_report rep;
+    double t0, wall, F = (double)a->frames;
+    uint64_t f;
+    unsigned i;
+    d->on_timepoint = on_tp;
+    d->timepoint_user = s;
+    prof_on = 1;   /* the streams' queues, made at create, profile */
+    CHECK(hst_esrrf_live_create(d, a->dtype, a->size, a->size, &lv));
+    prof_clear();   /* from the first push on */
+    t0 = now_s();
+    for (f = 0; f < a->frames; f++)
+        CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
+    CHECK(hst_esrrf_live_finish(lv, &rep));
+    wall = now_s() - t0;
+    prof_on = 0;
+    hst_esrrf_live_destroy(lv);
+    d->on_timepoint = NULL;
+    printf("  one live session on profiling queues (%llu hand-offs, blocks of %llu frames): first push to finish "
+           "%.3f ms per frame\n", (unsigned long long)rep.handoffs, (unsigned long long)rep.block_frames, 1e3 * wall / F);
+    timeline(F);
+    prof_collect();
+    for (i = 0; i < prof_ndev; i++)
+        printf("    device %u: its commands span %.3f ms per frame\n", i,
+               1e-6 * (double)(prof_dev[i].last - prof_dev[i].first) / F);
+    prof_clear();
+#else
+    (void)a; (void)d; (void)stack; (void)s;
+#endif
+}
+
 /* Backends on the selectors' devices (NULL: $HST_DEVICE or the best), with profiling queues
    when `profiled` (for stages()). */
 static unsigned make_backends(const char *devices, int profiled, hst_backend **be)
@@ -555,6 +594,7 @@ int main(int argc, char **argv)
         d.backends = &pbe;
         d.block_frames = 0;
         stages(&a, &d, stack, out);
+        live_stages(&a, &d, stack, &s);
         CHECK(hst_backend_destroy(pbe));
     }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);

@@ -296,6 +296,73 @@ static void test_live_equals_batch(void **state)
         }
 }
 
+/* A live session fed `sizes` frames per push (cycled until N), whose report and staging are
+   checked: every frame goes through hand-offs of at most one staging buffer (HST__E_LIVE_BLOCKS
+   blocks), the breakdown's times lie within the session, and finish frees the staging. */
+static void live_uneven(hst_esrrf_desc *d, const unsigned *sizes, unsigned nsizes, sink *s)
+{
+    uint64_t block = d->block_frames ? d->block_frames : HST__E_MIN_BLOCK, cap = block * HST__E_LIVE_BLOCKS;
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    uint64_t f;
+    unsigned i;
+    outs_alloc(&s->o, d, N);
+    s->calls = 0;
+    d->on_timepoint = on_tp;
+    d->timepoint_user = s;
+    assert_int_equal(hst_esrrf_live_create(d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0, i = 0; f < N; f += sizes[i++ % nsizes]) {
+        uint64_t k = N - f < sizes[i % nsizes] ? N - f : sizes[i % nsizes];
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, k, R, C), HST_SUCCESS);
+    }
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(s->calls, s->o.ntp);
+    assert_int_equal(rep.frames, N);
+    assert_true(rep.handoffs >= (N + cap - 1) / cap && rep.handoffs <= N);
+    assert_true(rep.handoff_frames_max <= cap);
+    assert_true(rep.handoff_frames_max * rep.handoffs >= N);   /* the largest carries the mean at least */
+    assert_true(rep.push_copy_seconds >= 0 && rep.push_copy_seconds <= rep.seconds);
+    assert_true(rep.push_wait_seconds >= 0 && rep.push_wait_seconds <= rep.seconds);
+    assert_true(rep.worker_idle_seconds >= 0 && rep.worker_idle_seconds <= rep.seconds);
+    assert_true(rep.finish_wait_seconds >= 0 && rep.finish_wait_seconds <= rep.seconds);
+    assert_null(lv->stage[0]);   /* freed by finish, beside the worker */
+    assert_null(lv->stage[1]);
+    hst_esrrf_live_destroy(lv);
+    d->on_timepoint = NULL;
+}
+
+/* Pushes of 1 frame, and of uneven sizes whose ends fall inside and at time points' ends; one
+   time point and time points of 4 (a remainder of 3); blocks of 1, 2 and the default (hand-offs
+   of at most 8, 16 and 128 frames); every mode (the lag-1 sums: each piece inside a time point
+   reads the frame before it): the batch call's bits. A batch call's report has no live figures. */
+static void test_live_uneven_pushes(void **state)
+{
+    static const unsigned one[1] = {1}, uneven[8] = {1, 2, 5, 1, 6, 3, 4, 1};
+    static const uint64_t Ts[2] = {0, 4}, blocks[3] = {1, 2, 0};
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    unsigned t, b, u;
+    (void)state;
+    for (t = 0; t < 2; t++)
+        for (b = 0; b < 3; b++)
+            for (u = 0; u < 2; u++) {
+                outs ref;
+                sink k;
+                desc_init(&d, &be, 1);
+                d.frames_per_timepoint = Ts[t];
+                d.block_frames = blocks[b];
+                d.path = HST_ESRRF_PATH_FUSED;
+                outs_alloc(&ref, &d, N);
+                assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, ref.m, &rep), HST_SUCCESS);
+                assert_int_equal(rep.handoffs, 0);
+                assert_true(rep.push_copy_seconds == 0 && rep.worker_idle_seconds == 0 && rep.finish_wait_seconds == 0);
+                live_uneven(&d, u ? uneven : one, u ? 8 : 1, &k);
+                expect_outs("live (uneven pushes) vs batch", &d, &k.o, &ref);
+                outs_free(&ref);
+                outs_free(&k.o);
+            }
+}
+
 /* ------------------------------------------------------------------ modes, dtypes, backends */
 static void test_modes_one_pass(void **state)
 {
@@ -846,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_batch_equals_twins),
         cmocka_unit_test(test_auto_path),
         cmocka_unit_test(test_live_equals_batch),
+        cmocka_unit_test(test_live_uneven_pushes),
         cmocka_unit_test(test_modes_one_pass),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_two_backends),
