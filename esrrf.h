@@ -1022,14 +1022,17 @@ static hst_result hst__erun_piece(const hst__epiece *p, int path, int run) {
 static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED, 1); }
 static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED, 1); }
 
-/* Whether the choice still measures at the signature: a usable path without timings. */
+/* Whether the choice still measures at the signature: its pick is a path without timings of
+   its own (a path the nearest signature shows too slow to explore does not count: counting it
+   cut every piece to one block for good, each a stream run with its upload unhidden). */
 static int hst__emeasuring(const hst__eng *e) {
     hst_choice_stat st[2];
-    size_t n = 0, i;
-    if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return 0;
-    for (i = 0; i < n; i++)
-        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT && st[i].source != HST_CHOICE_DEFAULT) return 1;
-    return 0;
+    size_t n = 0;
+    unsigned pick;
+    if (!e->op || hst_choice_pick(e->op, e->sig, 4, &pick) != HST_SUCCESS ||
+        hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS || pick >= n)
+        return 0;
+    return st[pick].source != HST_CHOICE_EXACT && st[pick].source != HST_CHOICE_DEFAULT;
 }
 
 /* Whether $HST_FORCE names the esrrf operation. */
@@ -2742,10 +2745,18 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     if (lv->first_push_s == 0) lv->first_push_s = hst_time_s();
     while (count && lv->err == HST_SUCCESS) {
         uint64_t k = lv->cap - lv->count;
-        double t0 = hst_time_s();
+        unsigned char *dst = lv->stage[lv->fill] + (size_t)(1 + lv->count) * fb;
+        double t0;
         if (k > count) k = count;
-        memcpy(lv->stage[lv->fill] + (size_t)(1 + lv->count) * fb, src, (size_t)k * fb);
-        lv->e.rep.push_copy_seconds += hst_time_s() - t0;
+        /* The fill buffer and its count are the pushing thread's alone: the copy runs without
+           the lock, which the worker needs between pieces (held during copies, it left an H100
+           idle for 30 ms after each hand-off while a camera-speed pusher filled the buffer). */
+        pthread_mutex_unlock(&lv->mu);
+        t0 = hst_time_s();
+        memcpy(dst, src, (size_t)k * fb);
+        t0 = hst_time_s() - t0;
+        pthread_mutex_lock(&lv->mu);
+        lv->e.rep.push_copy_seconds += t0;
         lv->count += k;
         src += (size_t)k * fb;
         count -= k;

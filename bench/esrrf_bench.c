@@ -21,9 +21,10 @@
      live               ms per frame from the first push to the return of hst_esrrf_live_destroy
                         after hst_esrrf_live_finish (the teardown is in, as a batch call's own is;
                         the session's create, which allocates and makes the first streams, is
-                        set-up done before a camera starts, not in the rate), with the zero desc
-                        (the session's own blocks) and then with the batch call's blocks; the
-                        callback compares the image with the batch call's (bit for bit)
+                        set-up done before a camera starts, not in the rate), best of K sessions,
+                        with the zero desc (the session's own blocks) and then with the batch
+                        call's blocks; the first session's callback compares the image with the
+                        batch call's (bit for bit), the others' only count the calls
      live / batch       frames per second ratio (the issue asks >= 0.95)
      live breakdown     the last session's create; its pushes (their copying into the staging,
                         their waits for the worker), finish (its wait for the worker) and destroy;
@@ -174,16 +175,19 @@ static void parse(int argc, char **argv, args *a)
     if (i < argc || !a->size || !a->frames || !a->reps) { fprintf(stderr, "bad arguments\n"); exit(2); }
 }
 
-/* The live session's callback compares its image with the batch call's (no copy: what a
-   viewer does with an image is the caller's time, not the library's). */
-typedef struct sink { const float *expect; size_t px; unsigned calls, same; } sink;
+/* The live session's callback: in the first session of each setting it compares the image
+   with the batch call's (check); in the others it only counts, since what a viewer does with an
+   image is the caller's time, not the library's (the batch call's images, too, only land in
+   the caller's memory). */
+typedef struct sink { const float *expect; size_t px; int check; unsigned calls, same; } sink;
 
 static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
 {
     sink *s = (sink *)user;
     (void)tp; (void)rm; (void)cm;
     s->calls++;
-    s->same = !memcmp(s->expect, images[0] ? images[0] : images[1] ? images[1] : images[2], s->px * sizeof(float));
+    if (s->check)
+        s->same = !memcmp(s->expect, images[0] ? images[0] : images[1] ? images[1] : images[2], s->px * sizeof(float));
 }
 
 static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, float *const *out,
@@ -212,7 +216,8 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
 /* One live session's times (seconds) besides its report. */
 typedef struct live_times { double create, pushes, finish, destroy; } live_times;
 
-/* ms per frame of the best of K live sessions (one frame per push); rep and lt: the last one's. */
+/* ms per frame of the best of K live sessions (one frame per push; the first checks the bits);
+   rep and lt: the last one's; s->same: the first one's bits. */
 static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s, hst_esrrf_report *rep,
                       live_times *lt)
 {
@@ -225,7 +230,9 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
         hst_esrrf_live *lv;
         uint64_t f;
         double t0 = now_s(), t1, t2, t3;
-        s->calls = s->same = 0;
+        s->calls = 0;
+        s->check = k == 0;
+        if (s->check) s->same = 0;
         CHECK(hst_esrrf_live_create(d, a->dtype, a->size, a->size, &lv));
         t1 = now_s();   /* set-up before the camera starts: not in the rate */
         for (f = 0; f < a->frames; f++)

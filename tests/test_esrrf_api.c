@@ -884,13 +884,13 @@ static void run_with_timings(hst_backend *b, double fused_s, double chained_s, i
     outs_free(&o);
 }
 
-static void test_choice_follows_timings(void **state)
+/* A backend of the device under test whose choice timings stay in memory (nothing from the
+   disk, nothing written). */
+static hst_backend *memory_backend(void)
 {
     hst_backend_desc bd;
     hst_choice_desc cd;
     hst_backend *b = NULL;
-    (void)state;
-    if (getenv("HST_FORCE")) { skip(); return; }
     memset(&bd, 0, sizeof bd);
     bd.device = hst_backend_is_host(be) ? "host" : NULL;
     bd.logger = cap_logger;
@@ -900,10 +900,73 @@ static void test_choice_follows_timings(void **state)
     memset(&cd, 0, sizeof cd);
     cd.path = "off";
     assert_int_equal(hst_choice_configure(b, &cd), HST_SUCCESS);
+    return b;
+}
+
+static void test_choice_follows_timings(void **state)
+{
+    hst_backend *b;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    b = memory_backend();
     if (hst_backend_is_host(b) || hst_backend_device(b)->type == HST_DEVICE_CPU)
         run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
     run_with_timings(b, 1.0, 9.0, 0);
     run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
+}
+
+/* Once the choice will not explore (the only path without timings here is over
+   HST_CHOICE_EXPLORE_SLOWER times slower at the nearest signature), the run stops cutting its
+   frames into measuring pieces of one block: fused is measured once at the new signature, then
+   the rest of the frames run as one piece (a run cut into one-block pieces pays every block's
+   upload unhidden; a live session with its own block size met that on every piece). The bits
+   stay the forced path's. A backend of its own, timings in memory only, its "esrrf" operation
+   registered here without shipped estimates, as on a GPU (the host's and CPUs' estimates
+   count as timings everywhere). */
+static void test_measuring_ends(void **state)
+{
+    static const char *const names[2] = {"fused", "chained"};
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0 } };
+    hst_choice_op_desc od;
+    hst_backend *b;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    hst_choice_stat st[2];
+    int64_t near[4] = {R, C, MAG, 4}, sig[4] = {R, C, MAG, 2};
+    size_t n = 0;
+    unsigned k, i;
+    outs o, ref;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    b = memory_backend();
+    memset(&od, 0, sizeof od);
+    od.name = "esrrf";
+    od.impls = impls;
+    od.num_impls = 2;
+    assert_int_equal(hst_choice_register(b, &od, &op), HST_SUCCESS);
+    desc_init(&d, &b, 1);
+    d.block_frames = 4;
+    outs_alloc(&o, &d, N);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);   /* warm-ups */
+    for (k = 0; k < HST_CHOICE_HISTORY; k++)
+        for (i = 0; i < 2; i++)
+            assert_int_equal(hst_choice_record(op, near, 4, names[i], i ? 9.0 : 1.0), HST_SUCCESS);
+    d.block_frames = 2;   /* a signature without timings of its own */
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[0], N);
+    assert_int_equal(hst_choice_stats(op, sig, 4, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(st[0].source, HST_CHOICE_EXACT);
+    assert_true(st[0].samples >= 1 && st[0].samples <= 2);   /* one measuring piece, then one piece */
+    assert_int_equal(st[1].samples, 0);
+    d.path = HST_ESRRF_PATH_FUSED;
+    batch(&d, frames, HST_ESRRF_F32, N, &ref);
+    expect_outs("auto (measuring ended) vs fused", &d, &o, &ref);
+    outs_free(&ref);
+    outs_free(&o);
     assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
@@ -927,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_host_compute_units),
         cmocka_unit_test(test_default_runs_quiet),
         cmocka_unit_test(test_choice_follows_timings),
+        cmocka_unit_test(test_measuring_ends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
