@@ -219,6 +219,15 @@ typedef struct hst_esrrf_report {
                                        seconds is backend 0's (its rows run on the calling
                                        thread); what no field names (seconds less the others)
                                        is the threads' start, the callbacks, the progress. */
+    /* Live sessions only (0 in batch calls): where a session's time went, from its first push
+       to the return of hst_esrrf_live_finish. */
+    uint64_t handoffs;              /* pieces of frames handed to the worker, each one run of the
+                                       streams (an idle worker takes every frame pushed so far) */
+    uint64_t handoff_frames_max;    /* frames of the largest piece */
+    double push_copy_seconds;       /* pushes copying frames into the session's staging */
+    double push_wait_seconds;       /* pushes waiting for the worker (back-pressure) */
+    double worker_idle_seconds;     /* the worker waiting for frames (the first included) */
+    double finish_wait_seconds;     /* hst_esrrf_live_finish waiting for the worker's last piece */
 } hst_esrrf_report;
 
 /* The backend eSRRF runs fastest on for desc's selector: hst_backend_create's, except that
@@ -511,6 +520,10 @@ typedef struct hst__eng {
                                    here; 0: the caller does both (several backends' rows) */
     hst_esrrf_report rep;
     double t0;
+    void (*piece_ran)(void *user, uint64_t end);   /* NULL, or called once a piece's streams have
+                                   run (its frames read: the live session frees its staging then),
+                                   before the time points it completes are delivered */
+    void *piece_ran_user;
 } hst__eng;
 
 /* A piece of frames [c0, c1) whose frame c0 - skip starts at src (host memory). */
@@ -1030,14 +1043,17 @@ static hst_result hst__erun_piece(const hst__epiece *p, int path, int run) {
 static hst_result hst__erun_fused(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_FUSED, 1); }
 static hst_result hst__erun_chained(void *args, void *user) { (void)user; return hst__erun_piece((const hst__epiece *)args, HST__E_CHAINED, 1); }
 
-/* Whether the choice still measures at the signature: a usable path without timings. */
+/* Whether the choice still measures at the signature: its pick is a path without timings of
+   its own (a path the nearest signature shows too slow to explore does not count: counting it
+   cut every piece to one block for good, each a stream run with its upload unhidden). */
 static int hst__emeasuring(const hst__eng *e) {
     hst_choice_stat st[2];
-    size_t n = 0, i;
-    if (!e->op || hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS) return 0;
-    for (i = 0; i < n; i++)
-        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT && st[i].source != HST_CHOICE_DEFAULT) return 1;
-    return 0;
+    size_t n = 0;
+    unsigned pick;
+    if (!e->op || hst_choice_pick(e->op, e->sig, 4, &pick) != HST_SUCCESS ||
+        hst_choice_stats(e->op, e->sig, 4, st, 2, &n) != HST_SUCCESS || pick >= n)
+        return 0;
+    return st[pick].source != HST_CHOICE_EXACT && st[pick].source != HST_CHOICE_DEFAULT;
 }
 
 /* Whether $HST_FORCE names the esrrf operation. */
@@ -1664,6 +1680,7 @@ static hst_result hst__erun_frames(hst__eng *e, const unsigned char *src, uint64
         p.src = src + (size_t)(f - p.skip - (c0 - skip)) * e->in_frame_bytes;
         e->progress_base = f;
         r = hst__epiece_run(e, &p);
+        if (r == HST_SUCCESS && e->piece_ran) e->piece_ran(e->piece_ran_user, end);
         if (r == HST_SUCCESS) r = hst__edeliver_done(e, end);
         f = end;
     }
@@ -2765,7 +2782,9 @@ HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf
 /* >>live ------------------------------------------------------------------------------------- */
 /* Two staging buffers of (1 + cap) frames: slot 0 holds the frame before the first pushed one
    (the lag-1 product of a piece that starts inside a time point). Pushes fill one while the
-   worker runs the other. */
+   worker runs the other. Finish frees them while the worker still works (the idle one during
+   the last piece, the last piece's once its frames are read, during the delivery): a session
+   counts from its first push, and freeing a gigabyte of pages costs tens of milliseconds. */
 struct hst_esrrf_live {
     hst__eng e;
     pthread_t worker;
@@ -2780,10 +2799,12 @@ struct hst_esrrf_live {
     int has_prev;                   /* slot 0 of the fill buffer holds frame first - 1 */
     /* the job handed to the worker */
     int job;                        /* 1: run job_buf, 0: none */
+    int job_released;               /* the job's frames are read (its buffer may be freed) */
     int job_buf;
     uint64_t job_first, job_count;
     unsigned job_skip;
     int quit;
+    double first_push_s;            /* hst_time_s() of the first push; 0 before it */
     hst_result err;                 /* the worker's first failure (under mu) */
     int state;                      /* HST__ELIVE_*: changed by push and finish only */
     hst_result failed_with;         /* the failure that made the state FAILED */
@@ -2791,12 +2812,17 @@ struct hst_esrrf_live {
     unsigned nheld;                 /* caller's desc.backends need not outlive create) */
 };
 
+/* The worker: runs each job handed to it; the report's worker_idle_seconds counts its waits
+   from the first push on. */
 static void *hst__elive_main(void *p) {
     hst_esrrf_live *lv = (hst_esrrf_live *)p;
     pthread_mutex_lock(&lv->mu);
     for (;;) {
         hst_result r;
+        double t0 = hst_time_s();
         while (!lv->job && !lv->quit) pthread_cond_wait(&lv->cv, &lv->mu);
+        if (lv->first_push_s > 0)
+            lv->e.rep.worker_idle_seconds += hst_time_s() - (t0 > lv->first_push_s ? t0 : lv->first_push_s);
         if (!lv->job) break;
         pthread_mutex_unlock(&lv->mu);
         r = hst__erun_frames(&lv->e, lv->stage[lv->job_buf] + (lv->job_skip ? 0 : lv->e.in_frame_bytes),
@@ -2808,6 +2834,17 @@ static void *hst__elive_main(void *p) {
     }
     pthread_mutex_unlock(&lv->mu);
     return NULL;
+}
+
+/* The engine's piece_ran: the job's last piece has run, so its staging buffer is read. */
+static void hst__elive_ran(void *user, uint64_t end) {
+    hst_esrrf_live *lv = (hst_esrrf_live *)user;
+    pthread_mutex_lock(&lv->mu);
+    if (lv->job && end == lv->job_first + lv->job_count) {
+        lv->job_released = 1;
+        pthread_cond_broadcast(&lv->cv);
+    }
+    pthread_mutex_unlock(&lv->mu);
 }
 
 /* The session's states (esrrf.h's top comment on the live API): pushes are taken while OPEN;
@@ -2850,14 +2887,21 @@ static hst_result hst__elive_hold(hst_esrrf_live *lv) {
     return HST_SUCCESS;
 }
 
-/* Hands `n` frames of the fill buffer to the worker (waiting until it is free) and starts the
-   other buffer, keeping `keep` frames (with T = 0 the newest frame waits for finish: only then
-   is it known to be the last, whose value the TAC2 statistic needs). Called with mu held. */
+/* Waits until the worker has no job, adding the wait to *seconds. Called with mu held. */
+static void hst__elive_wait_idle(hst_esrrf_live *lv, double *seconds) {
+    double t0 = hst_time_s();
+    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    *seconds += hst_time_s() - t0;
+}
+
+/* Hands `n` frames of the fill buffer to the idle worker (hst__elive_wait_idle first) and
+   starts the other buffer, keeping `keep` frames (with T = 0 the newest frame waits for finish:
+   only then is it known to be the last, whose value the TAC2 statistic needs). Called with mu
+   held. */
 static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     uint64_t keep = lv->count - n;
     size_t fb = lv->e.in_frame_bytes;
     unsigned char *old, *nxt;
-    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
     if (lv->err != HST_SUCCESS || n == 0) return;
     old = lv->stage[lv->fill];
     nxt = lv->stage[1 - lv->fill];
@@ -2865,6 +2909,7 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     memcpy(nxt, old + (size_t)n * fb, fb);
     if (keep) memcpy(nxt + fb, old + (size_t)(n + 1) * fb, (size_t)keep * fb);
     lv->job = 1;
+    lv->job_released = 0;
     lv->job_buf = lv->fill;
     lv->job_first = lv->first;
     lv->job_count = n;
@@ -2873,7 +2918,23 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     lv->first += n;
     lv->count = keep;
     lv->has_prev = 1;
+    lv->e.rep.handoffs++;
+    if (n > lv->e.rep.handoff_frames_max) lv->e.rep.handoff_frames_max = n;
     pthread_cond_broadcast(&lv->cv);
+}
+
+/* Frees the staging buffers that no job reads any more (at finish: no push follows). Called
+   with mu held; the frees run without it, beside the worker. */
+static void hst__elive_free_staging(hst_esrrf_live *lv) {
+    int k;
+    for (k = 0; k < 2; k++) {
+        unsigned char *b = lv->stage[k];
+        if (!b || (lv->job && !lv->job_released && k == lv->job_buf)) continue;
+        lv->stage[k] = NULL;
+        pthread_mutex_unlock(&lv->mu);
+        hst_backend_free(lv->e.log_be, b);
+        pthread_mutex_lock(&lv->mu);
+    }
 }
 
 /* Hands off what fills a piece: the buffer is full, or a time point ends in it. A full buffer
@@ -2885,6 +2946,7 @@ static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
     else if (lv->count < lv->cap && (lv->job || lv->count < lv->e.block + 1)) return;   /* an idle
                                            worker takes a block at once (the first ones) */
     else n = lv->count - 1;
+    hst__elive_wait_idle(lv, &lv->e.rep.push_wait_seconds);
     hst__elive_handoff(lv, n);
 }
 
@@ -2939,6 +3001,10 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     for (k = 0; k < 2 && r == HST_SUCCESS; k++)
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(lv->e.log_be, bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
         else memset(lv->stage[k], 0, bytes);   /* its pages now, not while frames arrive */
+    for (k = 0; k < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; k++)   /* the images' pages too: */
+        if (lv->e.img[k]) memset(lv->e.img[k], 0, lv->e.pixels * sizeof(float));   /* not at the end */
+    lv->e.piece_ran = hst__elive_ran;
+    lv->e.piece_ran_user = lv;
     if (r == HST_SUCCESS) {
         pthread_mutex_init(&lv->mu, NULL);
         pthread_cond_init(&lv->cv, NULL);
@@ -2973,10 +3039,21 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
+    if (lv->first_push_s == 0) lv->first_push_s = hst_time_s();
     while (count && lv->err == HST_SUCCESS) {
         uint64_t k = lv->cap - lv->count;
+        unsigned char *dst = lv->stage[lv->fill] + (size_t)(1 + lv->count) * fb;
+        double t0;
         if (k > count) k = count;
-        memcpy(lv->stage[lv->fill] + (size_t)(1 + lv->count) * fb, src, (size_t)k * fb);
+        /* The fill buffer and its count are the pushing thread's alone: the copy runs without
+           the lock, which the worker needs between pieces (held during copies, it left an H100
+           idle for 30 ms after each hand-off while a camera-speed pusher filled the buffer). */
+        pthread_mutex_unlock(&lv->mu);
+        t0 = hst_time_s();
+        memcpy(dst, src, (size_t)k * fb);
+        t0 = hst_time_s() - t0;
+        pthread_mutex_lock(&lv->mu);
+        lv->e.rep.push_copy_seconds += t0;
         lv->count += k;
         src += (size_t)k * fb;
         count -= k;
@@ -2987,6 +3064,16 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     return hst__elive_after(lv, r);
 }
 
+/* Finish's wait for the last piece, freeing the staging meanwhile. Called with mu held. */
+static void hst__elive_finish_wait(hst_esrrf_live *lv) {
+    double t0 = hst_time_s();
+    hst__elive_free_staging(lv);   /* the buffer pushes filled: idle now */
+    while (lv->job && !lv->job_released) pthread_cond_wait(&lv->cv, &lv->mu);
+    hst__elive_free_staging(lv);   /* the last piece's: read, while the worker delivers */
+    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    lv->e.rep.finish_wait_seconds += hst_time_s() - t0;
+}
+
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
     hst_result r;
@@ -2995,7 +3082,7 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
-    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    hst__elive_wait_idle(lv, &lv->e.rep.finish_wait_seconds);
     if (total == 0 && lv->err == HST_SUCCESS)
         lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
                             "hst_esrrf_live_finish: no frames were pushed");
@@ -3007,7 +3094,7 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
         lv->e.frames_total = total;
         if (T > total) hst__eclamp(&lv->e, total);
         hst__elive_handoff(lv, lv->count);
-        while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+        hst__elive_finish_wait(lv);
     }
     r = lv->err;
     pthread_mutex_unlock(&lv->mu);
