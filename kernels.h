@@ -3757,7 +3757,7 @@ static const char hst__esrrf_src_wtab[] =
 
 static const char hst__esrrf_src_tab2[] =
 "\n"
-"/* Same-phase pixels per work-item on the table path (hst_e_fused_rows; 1: one at a time) */\n"
+"/* Same-phase pixels per work-item on the table path (hst_e_fused_rows) */\n"
 "#ifndef HST_E_NP\n"
 "#define HST_E_NP 2\n"
 "#endif\n"
@@ -3984,7 +3984,6 @@ static const char hst__esrrf_src_fused1[] =
 "  ulong w0 = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * (ulong)L * HST_E_K;\n"
 "  ulong wend = end > begin ? min(w0 + (ulong)L * HST_E_K, (end - begin) * nW) : 0;\n"
 "  if (w0 >= wend) return;\n"
-"  float fm = (float)mag;\n"
 "  float gr = 2.0f * radius;\n"
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
@@ -4020,7 +4019,7 @@ static const char hst__esrrf_src_fused1[] =
 "       live in it than in one loop over all three modes) */\n"
 "    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
-"    if (use && usewt && HST_E_NP > 1 && q0 % ws == 0 && q1 % ws == 0)\n"
+"    if (use && usewt && q0 % ws == 0 && q1 % ws == 0)\n"
 "      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nl,\n"
 "                       j0, jn);\n"

@@ -20,9 +20,17 @@
      batch fused/chained the same with the path forced
      live               ms per frame from the first push to the return of hst_esrrf_live_destroy
                         after hst_esrrf_live_finish (the teardown is in, as a batch call's own is;
-                        printed apart, like the session's create, which allocates and makes the
-                        first streams: set-up done before a camera starts, not in the rate)
+                        the session's create, which allocates and makes the first streams, is
+                        set-up done before a camera starts, not in the rate), best of K sessions,
+                        with the zero desc (the session's own blocks) and then with the batch
+                        call's blocks; the first session's callback compares the image with the
+                        batch call's (bit for bit), the others' only count the calls
      live / batch       frames per second ratio (the issue asks >= 0.95)
+     live breakdown     the last session's create; its pushes (their copying into the staging,
+                        their waits for the worker), finish (its wait for the worker) and destroy;
+                        the worker's hand-offs (pieces of frames, each one run of the streams),
+                        the largest, its idle time, the stream runs, the finishing (read-back,
+                        statistics, macro-pixel correction) and what lies outside both
      stages             on an OpenCL device, one more batch call of the default desc (several
                         devices: the fused call on all) on backends whose queues profile
                         (bench/cl_profile.h): per device, the device time per frame of each
@@ -167,13 +175,26 @@ static void parse(int argc, char **argv, args *a)
     if (i < argc || !a->size || !a->frames || !a->reps) { fprintf(stderr, "bad arguments\n"); exit(2); }
 }
 
-typedef struct sink { float *img; size_t px; } sink;
+/* The live session's callback: in the first session of each setting it compares the image
+   with the batch call's (check); in the others it only counts, since what a viewer does with an
+   image is the caller's time, not the library's (the batch call's images, too, only land in
+   the caller's memory). */
+typedef struct sink { const float *expect; size_t px; int check; unsigned calls, same; } sink;
 
 static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
 {
     sink *s = (sink *)user;
     (void)tp; (void)rm; (void)cm;
-    memcpy(s->img, images[0] ? images[0] : images[1] ? images[1] : images[2], s->px * sizeof(float));
+    s->calls++;
+    if (s->check)
+        s->same = !memcmp(s->expect, images[0] ? images[0] : images[1] ? images[1] : images[2], s->px * sizeof(float));
+}
+
+/* A call's time that no field of its report names (esrrf.h: wait_seconds). */
+static double rest_s(const hst_esrrf_report *rep)
+{
+    return rep->seconds - rep->setup_seconds - rep->stream_seconds - rep->finish_seconds - rep->teardown_seconds -
+           rep->wait_seconds;
 }
 
 static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, float *const *out,
@@ -192,15 +213,21 @@ static double batch_ms(const args *a, hst_esrrf_desc *d, const void *stack, floa
         if (k && t < best) best = t;
     }
 #ifndef HST_NO_OPENCL
-    printf("  the last call: %.3f s; stream runs %.3f s, finishing %.3f s, the rest %.3f s\n", rep->seconds,
-           rep->stream_seconds, rep->finish_seconds, rep->seconds - rep->stream_seconds - rep->finish_seconds);
+    printf("  the last call: %.3f s; set-up %.3f s, stream runs %.3f s, finishing %.3f s, teardown %.3f s, "
+           "waiting for the other devices %.3f s, the rest %.3f s\n", rep->seconds, rep->setup_seconds,
+           rep->stream_seconds, rep->finish_seconds, rep->teardown_seconds, rep->wait_seconds, rest_s(rep));
     ac_print("the last call");
 #endif
     return 1e3 * best / (double)a->frames;
 }
 
+/* One live session's times (seconds) besides its report. */
+typedef struct live_times { double create, pushes, finish, destroy; } live_times;
+
+/* ms per frame of the best of K live sessions (one frame per push; the first checks the bits);
+   rep and lt: the last one's; s->same: the first one's bits. */
 static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink *s, hst_esrrf_report *rep,
-                      double *create_s, double *destroy_s)
+                      live_times *lt)
 {
     size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
     double best = INFINITY;
@@ -210,21 +237,43 @@ static double live_ms(const args *a, hst_esrrf_desc *d, const void *stack, sink 
     for (k = 0; k < a->reps; k++) {
         hst_esrrf_live *lv;
         uint64_t f;
-        double t0 = now_s(), t;
+        double t0 = now_s(), t1, t2, t3;
+        s->calls = 0;
+        s->check = k == 0;
+        if (s->check) s->same = 0;
         CHECK(hst_esrrf_live_create(d, a->dtype, a->size, a->size, &lv));
-        *create_s = now_s() - t0;   /* set-up before the camera starts: not in the rate */
-        t0 = now_s();
+        t1 = now_s();   /* set-up before the camera starts: not in the rate */
         for (f = 0; f < a->frames; f++)
             CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
+        t2 = now_s();
         CHECK(hst_esrrf_live_finish(lv, rep));
-        *destroy_s = now_s();
+        t3 = now_s();
         hst_esrrf_live_destroy(lv);   /* in the rate, as a batch call's own teardown is in its time */
-        t = now_s() - t0;
-        *destroy_s = now_s() - *destroy_s;
-        if (t < best) best = t;
+        lt->create = t1 - t0; lt->pushes = t2 - t1; lt->finish = t3 - t2; lt->destroy = now_s() - t3;
+        if (now_s() - t1 < best) best = now_s() - t1;
     }
     d->on_timepoint = NULL;
     return 1e3 * best / (double)a->frames;
+}
+
+/* A live session's figures: ms per frame, live / batch, and where the last session's time went
+   (the pushes' own copying and waiting, the worker's hand-offs and idle time, the streams, the
+   finish and the teardown). */
+static void live_print(const char *label, double ms, double batch, const hst_esrrf_report *rep,
+                       const live_times *lt, const sink *s)
+{
+    double total = lt->pushes + lt->finish + lt->destroy;
+    printf("  live, %-14s %9.3f ms per frame  (live / batch frames per second: %.3f; %s)\n", label, ms,
+           batch / ms, s->calls == 1 && s->same ? "bit for bit the batch call's" : "NOT the batch call's bits");
+    printf("    the last session, s: create %.3f (not in the rate); first push to destroy %.3f = pushes %.3f "
+           "(copying %.3f, waiting for the worker %.3f) + finish %.3f (waiting for the worker %.3f) + destroy %.3f\n",
+           lt->create, total, lt->pushes, rep->push_copy_seconds, rep->push_wait_seconds, lt->finish,
+           rep->finish_wait_seconds, lt->destroy);
+    printf("    its worker: %llu hand-offs (blocks of %llu frames, the largest piece %llu), idle %.3f s; "
+           "stream runs %.3f s, reading back and finishing %.3f s; outside the stream runs and finishing %.3f s\n",
+           (unsigned long long)rep->handoffs, (unsigned long long)rep->block_frames,
+           (unsigned long long)rep->handoff_frames_max, rep->worker_idle_seconds, rep->stream_seconds,
+           rep->finish_seconds, total - rep->stream_seconds - rep->finish_seconds);
 }
 
 #ifndef HST_NO_OPENCL
@@ -346,6 +395,45 @@ static void stages(const args *a, hst_esrrf_desc *d, const void *stack, float *c
 #endif
 }
 
+/* One live session (one frame per push, desc d on backends made with profiling queues) from
+   OpenCL event profiling: the device's timeline from the first push to finish (its compute
+   idle time and largest gaps: each hand-off's run starts with its first block's upload) and its
+   commands' span against the session's wall time. */
+static void live_stages(const args *a, hst_esrrf_desc *d, const void *stack, sink *s)
+{
+#ifndef HST_NO_OPENCL
+    size_t fb = (size_t)a->size * a->size * (a->dtype == HST_ESRRF_F32 ? 4 : 2);
+    hst_esrrf_live *lv;
+    hst_esrrf_report rep;
+    double t0, wall, F = (double)a->frames;
+    uint64_t f;
+    unsigned i;
+    d->on_timepoint = on_tp;
+    d->timepoint_user = s;
+    prof_on = 1;   /* the streams' queues, made at create, profile */
+    CHECK(hst_esrrf_live_create(d, a->dtype, a->size, a->size, &lv));
+    prof_clear();   /* from the first push on */
+    t0 = now_s();
+    for (f = 0; f < a->frames; f++)
+        CHECK(hst_esrrf_live_push(lv, (const unsigned char *)stack + f * fb, 1, a->size, a->size));
+    CHECK(hst_esrrf_live_finish(lv, &rep));
+    wall = now_s() - t0;
+    prof_on = 0;
+    hst_esrrf_live_destroy(lv);
+    d->on_timepoint = NULL;
+    printf("  one live session on profiling queues (%llu hand-offs, blocks of %llu frames): first push to finish "
+           "%.3f ms per frame\n", (unsigned long long)rep.handoffs, (unsigned long long)rep.block_frames, 1e3 * wall / F);
+    timeline(F);
+    prof_collect();
+    for (i = 0; i < prof_ndev; i++)
+        printf("    device %u: its commands span %.3f ms per frame\n", i,
+               1e-6 * (double)(prof_dev[i].last - prof_dev[i].first) / F);
+    prof_clear();
+#else
+    (void)a; (void)d; (void)stack; (void)s;
+#endif
+}
+
 /* Backends on the selectors' devices (NULL: $HST_DEVICE or the best), with profiling queues
    when `profiled` (for stages()). */
 static unsigned make_backends(const char *devices, int profiled, hst_backend **be)
@@ -456,9 +544,11 @@ int main(int argc, char **argv)
     float *out[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
     void *stack;
     sink s;
+    live_times lt;
+    uint64_t batch_block;
     size_t px;
     unsigned m, first = 0;
-    double def, fused, chained, lv, create_s = 0, destroy_s = 0;
+    double def, fused, chained, lv;
     char first_dev[256];
     parse(argc, argv, &a);
     memset(&bd, 0, sizeof bd);
@@ -473,9 +563,8 @@ int main(int argc, char **argv)
         }
     while (!(a.modes & (1u << first))) first++;
     s.px = px;
-    s.img = (float *)malloc(px * sizeof(float));
+    s.expect = out[first];
     stack = bench_blinking_stack(a.frames, a.size, a.dtype == HST_ESRRF_F32);
-    if (!s.img) return 1;
     if (a.device && strchr(a.device, ',')) {
         int rc = several_devices(&a, stack, out, px);
         CHECK(hst_backend_destroy(be));
@@ -490,10 +579,10 @@ int main(int argc, char **argv)
            hst_backend_device(be)->name, (unsigned long long)a.frames, a.size, a.size,
            a.dtype == HST_ESRRF_F32 ? "f32" : "u16", a.mag, a.modes);
     def = batch_ms(&a, &d, stack, out, &rep);
-    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames; of the call: streams "
-           "%.3f s, reading back and finishing %.3f s, the rest %.3f s)\n", def,
+    printf("  batch, default desc  %9.3f ms per frame  (%s, blocks of %llu frames; of the call: set-up %.3f s, "
+           "streams %.3f s, reading back and finishing %.3f s, teardown %.3f s, the rest %.3f s)\n", def,
            rep.path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused", (unsigned long long)rep.block_frames,
-           rep.stream_seconds, rep.finish_seconds, rep.seconds - rep.stream_seconds - rep.finish_seconds);
+           rep.setup_seconds, rep.stream_seconds, rep.finish_seconds, rep.teardown_seconds, rest_s(&rep));
     if (a.paths) {
         d.path = HST_ESRRF_PATH_FUSED;
         fused = batch_ms(&a, &d, stack, out, &rep);
@@ -504,12 +593,15 @@ int main(int argc, char **argv)
         printf("  default / best path  %9.3f\n", def / (fused < chained ? fused : chained));
         d.path = HST_ESRRF_PATH_AUTO;
     }
-    d.block_frames = rep.block_frames;   /* the batch call's blocks, so both stream alike */
-    lv = live_ms(&a, &d, stack, &s, &rep, &create_s, &destroy_s);
-    printf("  live, 1 frame/push   %9.3f ms per frame  (first push to finish; live / batch frames per second: "
-           "%.3f; the last session: create %.3f s, then streams %.3f s, finishing %.3f s, destroy %.3f s)\n", lv,
-           def / lv, create_s, rep.stream_seconds, rep.finish_seconds, destroy_s);
-    printf("  live == batch        %s\n", memcmp(s.img, out[first], px * sizeof(float)) ? "NO: the bits differ" : "bit for bit");
+    /* live, one frame per push: the zero desc (the session's own blocks), as the batch call's;
+       then the batch call's blocks, so both stream alike */
+    batch_block = rep.block_frames;
+    lv = live_ms(&a, &d, stack, &s, &rep, &lt);
+    live_print("1 frame/push", lv, def, &rep, &lt, &s);
+    d.block_frames = batch_block;
+    lv = live_ms(&a, &d, stack, &s, &rep, &lt);
+    d.block_frames = 0;
+    live_print("batch's blocks", lv, def, &rep, &lt, &s);
     if (!hst_backend_is_host(be)) {   /* the choice's timings to the file first: no measuring there */
         hst_backend *pbe;
         CHECK(hst_choice_save(be));
@@ -517,10 +609,10 @@ int main(int argc, char **argv)
         d.backends = &pbe;
         d.block_frames = 0;
         stages(&a, &d, stack, out);
+        live_stages(&a, &d, stack, &s);
         CHECK(hst_backend_destroy(pbe));
     }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);
-    free(s.img);
     free(stack);
     CHECK(hst_backend_destroy(be));
     return 0;

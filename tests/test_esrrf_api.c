@@ -10,7 +10,10 @@
    - every combination of modes from one pass == single-mode runs; u8 / u16 / i16 / f32 inputs
      of the same values give the same bits;
    - two backends (this device twice, and host + this device) == one bit for bit (each computes
-     its rows of every frame), host + a device without fp64 within float sums' rounding;
+     its rows of every frame), host + a device without fp64 within float sums' rounding; two
+     and three backends on odd frames whose shares cut macro-pixel rows == one bit for bit, with
+     and without macro-pixel correction, over several time points, and a non-finite statistic
+     in a lower backend's rows named as one backend names it;
    - errors: each with its code and log item (non-finite pixels with frame, row and column,
      bad magnification, radius, sensitivity, modes, too few frames for VAR/TAC2, overflowing
      sizes, a push of another frame size, a live session without callback), cancellation.
@@ -296,6 +299,73 @@ static void test_live_equals_batch(void **state)
         }
 }
 
+/* A live session fed `sizes` frames per push (cycled until N), whose report and staging are
+   checked: every frame goes through hand-offs of at most one staging buffer (HST__E_LIVE_BLOCKS
+   blocks), the breakdown's times lie within the session, and finish frees the staging. */
+static void live_uneven(hst_esrrf_desc *d, const unsigned *sizes, unsigned nsizes, sink *s)
+{
+    uint64_t block = d->block_frames ? d->block_frames : HST__E_MIN_BLOCK, cap = block * HST__E_LIVE_BLOCKS;
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    uint64_t f;
+    unsigned i;
+    outs_alloc(&s->o, d, N);
+    s->calls = 0;
+    d->on_timepoint = on_tp;
+    d->timepoint_user = s;
+    assert_int_equal(hst_esrrf_live_create(d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    for (f = 0, i = 0; f < N; f += sizes[i++ % nsizes]) {
+        uint64_t k = N - f < sizes[i % nsizes] ? N - f : sizes[i % nsizes];
+        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, k, R, C), HST_SUCCESS);
+    }
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(s->calls, s->o.ntp);
+    assert_int_equal(rep.frames, N);
+    assert_true(rep.handoffs >= (N + cap - 1) / cap && rep.handoffs <= N);
+    assert_true(rep.handoff_frames_max <= cap);
+    assert_true(rep.handoff_frames_max * rep.handoffs >= N);   /* the largest carries the mean at least */
+    assert_true(rep.push_copy_seconds >= 0 && rep.push_copy_seconds <= rep.seconds);
+    assert_true(rep.push_wait_seconds >= 0 && rep.push_wait_seconds <= rep.seconds);
+    assert_true(rep.worker_idle_seconds >= 0 && rep.worker_idle_seconds <= rep.seconds);
+    assert_true(rep.finish_wait_seconds >= 0 && rep.finish_wait_seconds <= rep.seconds);
+    assert_null(lv->stage[0]);   /* freed by finish, beside the worker */
+    assert_null(lv->stage[1]);
+    hst_esrrf_live_destroy(lv);
+    d->on_timepoint = NULL;
+}
+
+/* Pushes of 1 frame, and of uneven sizes whose ends fall inside and at time points' ends; one
+   time point and time points of 4 (a remainder of 3); blocks of 1, 2 and the default (hand-offs
+   of at most 8, 16 and 128 frames); every mode (the lag-1 sums: each piece inside a time point
+   reads the frame before it): the batch call's bits. A batch call's report has no live figures. */
+static void test_live_uneven_pushes(void **state)
+{
+    static const unsigned one[1] = {1}, uneven[8] = {1, 2, 5, 1, 6, 3, 4, 1};
+    static const uint64_t Ts[2] = {0, 4}, blocks[3] = {1, 2, 0};
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    unsigned t, b, u;
+    (void)state;
+    for (t = 0; t < 2; t++)
+        for (b = 0; b < 3; b++)
+            for (u = 0; u < 2; u++) {
+                outs ref;
+                sink k;
+                desc_init(&d, &be, 1);
+                d.frames_per_timepoint = Ts[t];
+                d.block_frames = blocks[b];
+                d.path = HST_ESRRF_PATH_FUSED;
+                outs_alloc(&ref, &d, N);
+                assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, ref.m, &rep), HST_SUCCESS);
+                assert_int_equal(rep.handoffs, 0);
+                assert_true(rep.push_copy_seconds == 0 && rep.worker_idle_seconds == 0 && rep.finish_wait_seconds == 0);
+                live_uneven(&d, u ? uneven : one, u ? 8 : 1, &k);
+                expect_outs("live (uneven pushes) vs batch", &d, &k.o, &ref);
+                outs_free(&ref);
+                outs_free(&k.o);
+            }
+}
+
 /* ------------------------------------------------------------------ modes, dtypes, backends */
 static void test_modes_one_pass(void **state)
 {
@@ -410,6 +480,124 @@ static void test_two_backends(void **state)
         assert_int_equal(hst_backend_destroy(two[1]), HST_SUCCESS);
     }
     outs_free(&one);
+}
+
+/* Several backends finish their own rows (the macro-pixel correction's sums continued from
+   backend to backend, the finite check), on odd frames whose shares cut macro-pixel rows (33
+   magnified rows: 16 + 17, 11 + 11 + 11): the images are one backend's bits with the
+   correction on and off, over one and several time points (the last one shorter); a
+   non-finite statistic in a lower backend's rows of time point 1 fails as on one backend,
+   naming the same pixel, after the same callbacks; a cancel by backend 0's progress, mid-way
+   and at the last frame (the others then wait for its turn in the sums), ends every backend. */
+#define RO 11
+#define CO 13
+#define NO 17
+
+static int cancel_at(uint64_t done, uint64_t total, void *user);
+
+static void count_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    uint64_t *calls = (uint64_t *)user;
+    (void)images;
+    assert_int_equal(rm, RO * MAG);
+    assert_int_equal(cm, CO * MAG);
+    assert_int_equal(tp, *calls);
+    ++*calls;
+}
+
+/* out[m]: ntp x (RO*MAG) x (CO*MAG) per mode, NaN-filled; the call's result, log and callbacks. */
+static hst_result run_odd(const hst_esrrf_desc *d, const float *stack, float **out, size_t n, char *msg,
+                          uint64_t *calls)
+{
+    hst_result r;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) memset(out[m], 0xff, n * sizeof(float));
+    cap_reset(&logs);
+    *calls = 0;
+    r = hst_esrrf_run(d, stack, HST_ESRRF_F32, NO, RO, CO, out, NULL);
+    snprintf(msg, 4096, "%s", logs.last_message);
+    return r;
+}
+
+static void test_rows_finish_equals_one(void **state)
+{
+    static float odd[NO * RO * CO];
+    hst_backend *bes[3];
+    hst_esrrf_desc d;
+    float *one[HST_ESRRF_NUM_MODES], *got[HST_ESRRF_NUM_MODES];
+    char msg_one[4096], msg_got[4096];
+    uint64_t T, calls_one, calls_got;
+    size_t i, n = 4 * (size_t)RO * CO * MAG * MAG;   /* 4 time points at most */
+    unsigned k, m, nb;
+    int macro;
+    (void)state;
+    for (i = 0; i < (size_t)NO * RO * CO; i++) odd[i] = frames[i % (size_t)(N * R * C)];
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { one[m] = (float *)xmalloc(n * sizeof(float)); got[m] = (float *)xmalloc(n * sizeof(float)); }
+    bes[0] = be;
+    for (k = 1; k < 3; k++) {   /* more backends of this device */
+        hst_backend_desc bd;
+        memset(&bd, 0, sizeof bd);
+        bd.logger = cap_logger;
+        bd.log_user = &logs;
+        bd.log_level = HST_LOG_WARN;
+        bd.device = hst_backend_is_host(be) ? "host" : NULL;
+        assert_int_equal(hst_backend_create(&bd, &bes[k]), HST_SUCCESS);
+    }
+    for (macro = 0; macro < 2; macro++)
+        for (T = 0; T <= 5; T += 5) {
+            desc_init(&d, bes, 1);
+            d.path = HST_ESRRF_PATH_FUSED;
+            d.frames_per_timepoint = T;
+            d.no_macro_pixel_correction = !macro;
+            d.on_timepoint = count_tp;
+            d.timepoint_user = &calls_one;
+            assert_int_equal(run_odd(&d, odd, one, n, msg_one, &calls_one), HST_SUCCESS);
+            for (nb = 2; nb <= 3; nb++) {
+                char what[96];
+                d.num_backends = nb;
+                d.timepoint_user = &calls_got;
+                assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_SUCCESS);
+                assert_int_equal(calls_got, calls_one);
+                for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+                    snprintf(what, sizeof what, "%u backends, correction %d, T %llu, mode %u", nb, macro,
+                             (unsigned long long)T, m);
+                    expect_same(what, got[m], one[m], calls_one * (size_t)RO * CO * MAG * MAG);
+                }
+            }
+        }
+    d.num_backends = 3;   /* backend 0's progress cancels mid-way, and at the end (the others wait for its turn) */
+    d.frames_per_timepoint = 5;
+    d.no_macro_pixel_correction = 0;
+    d.progress = cancel_at;
+    for (T = 6; T <= NO; T += NO - 6) {
+        d.progress_user = &T;
+        assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_ERROR_CANCELLED);
+        assert_int_equal(calls_got, 0);
+    }
+    d.progress = NULL;
+    for (i = 5 * (size_t)RO * CO; i < 10 * (size_t)RO * CO; i++)   /* time point 1, input rows 8..10 */
+        if (i % ((size_t)RO * CO) >= 8 * (size_t)CO) odd[i] *= 1e18f;
+    for (macro = 0; macro < 2; macro++) {
+        desc_init(&d, bes, 1);
+        d.path = HST_ESRRF_PATH_FUSED;
+        d.frames_per_timepoint = 5;
+        d.no_macro_pixel_correction = !macro;
+        d.on_timepoint = count_tp;
+        d.timepoint_user = &calls_one;
+        assert_int_equal(run_odd(&d, odd, one, n, msg_one, &calls_one), HST_ERROR_NON_FINITE);
+        assert_non_null(strstr(msg_one, "image of time point 1"));
+        assert_int_equal(calls_one, 1);
+        for (nb = 2; nb <= 3; nb++) {
+            d.num_backends = nb;
+            d.timepoint_user = &calls_got;
+            assert_int_equal(run_odd(&d, odd, got, n, msg_got, &calls_got), HST_ERROR_NON_FINITE);
+            assert_string_equal(msg_got, msg_one);
+            assert_int_equal(logs.counts[HST_LOGITEM_NON_FINITE], 1);   /* one line, as one backend */
+            assert_int_equal(calls_got, 1);
+        }
+    }
+    for (k = 1; k < 3; k++) assert_int_equal(hst_backend_destroy(bes[k]), HST_SUCCESS);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { free(one[m]); free(got[m]); }
 }
 
 /* ------------------------------------------------------------------ errors */
@@ -817,13 +1005,13 @@ static void run_with_timings(hst_backend *b, double fused_s, double chained_s, i
     outs_free(&o);
 }
 
-static void test_choice_follows_timings(void **state)
+/* A backend of the device under test whose choice timings stay in memory (nothing from the
+   disk, nothing written). */
+static hst_backend *memory_backend(void)
 {
     hst_backend_desc bd;
     hst_choice_desc cd;
     hst_backend *b = NULL;
-    (void)state;
-    if (getenv("HST_FORCE")) { skip(); return; }
     memset(&bd, 0, sizeof bd);
     bd.device = hst_backend_is_host(be) ? "host" : NULL;
     bd.logger = cap_logger;
@@ -833,10 +1021,73 @@ static void test_choice_follows_timings(void **state)
     memset(&cd, 0, sizeof cd);
     cd.path = "off";
     assert_int_equal(hst_choice_configure(b, &cd), HST_SUCCESS);
+    return b;
+}
+
+static void test_choice_follows_timings(void **state)
+{
+    hst_backend *b;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    b = memory_backend();
     if (hst_backend_is_host(b) || hst_backend_device(b)->type == HST_DEVICE_CPU)
         run_with_timings(b, 1000.0, 0.0, 0);   /* fused measured far above chained's shipped figure */
     run_with_timings(b, 1.0, 9.0, 0);
     run_with_timings(b, 9.0, 1.0, 1);   /* a full history of the opposite: chained now */
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
+}
+
+/* Once the choice will not explore (the only path without timings here is over
+   HST_CHOICE_EXPLORE_SLOWER times slower at the nearest signature), the run stops cutting its
+   frames into measuring pieces of one block: fused is measured once at the new signature, then
+   the rest of the frames run as one piece (a run cut into one-block pieces pays every block's
+   upload unhidden; a live session with its own block size met that on every piece). The bits
+   stay the forced path's. A backend of its own, timings in memory only, its "esrrf" operation
+   registered here without shipped estimates, as on a GPU (the host's and CPUs' estimates
+   count as timings everywhere). */
+static void test_measuring_ends(void **state)
+{
+    static const char *const names[2] = {"fused", "chained"};
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0 } };
+    hst_choice_op_desc od;
+    hst_backend *b;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    hst_choice_stat st[2];
+    int64_t near[4] = {R, C, MAG, 4}, sig[4] = {R, C, MAG, 2};
+    size_t n = 0;
+    unsigned k, i;
+    outs o, ref;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    b = memory_backend();
+    memset(&od, 0, sizeof od);
+    od.name = "esrrf";
+    od.impls = impls;
+    od.num_impls = 2;
+    assert_int_equal(hst_choice_register(b, &od, &op), HST_SUCCESS);
+    desc_init(&d, &b, 1);
+    d.block_frames = 4;
+    outs_alloc(&o, &d, N);
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);   /* warm-ups */
+    for (k = 0; k < HST_CHOICE_HISTORY; k++)
+        for (i = 0; i < 2; i++)
+            assert_int_equal(hst_choice_record(op, near, 4, names[i], i ? 9.0 : 1.0), HST_SUCCESS);
+    d.block_frames = 2;   /* a signature without timings of its own */
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[0], N);
+    assert_int_equal(hst_choice_stats(op, sig, 4, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(st[0].source, HST_CHOICE_EXACT);
+    assert_true(st[0].samples >= 1 && st[0].samples <= 2);   /* one measuring piece, then one piece */
+    assert_int_equal(st[1].samples, 0);
+    d.path = HST_ESRRF_PATH_FUSED;
+    batch(&d, frames, HST_ESRRF_F32, N, &ref);
+    expect_outs("auto (measuring ended) vs fused", &d, &o, &ref);
+    outs_free(&ref);
+    outs_free(&o);
     assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
@@ -846,9 +1097,11 @@ int main(void)
         cmocka_unit_test(test_batch_equals_twins),
         cmocka_unit_test(test_auto_path),
         cmocka_unit_test(test_live_equals_batch),
+        cmocka_unit_test(test_live_uneven_pushes),
         cmocka_unit_test(test_modes_one_pass),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_two_backends),
+        cmocka_unit_test(test_rows_finish_equals_one),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_backend_choice),
@@ -859,6 +1112,7 @@ int main(void)
         cmocka_unit_test(test_host_compute_units),
         cmocka_unit_test(test_default_runs_quiet),
         cmocka_unit_test(test_choice_follows_timings),
+        cmocka_unit_test(test_measuring_ends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -71,7 +71,12 @@ class EsrrfReport(ctypes.Structure):
                 ("decided_by", ctypes.c_int), ("seconds_per_frame", ctypes.c_double * 2),
                 ("estimate_from", ctypes.c_int * 2),
                 ("stream_seconds", ctypes.c_double), ("finish_seconds", ctypes.c_double),
-                ("seconds", ctypes.c_double)]
+                ("seconds", ctypes.c_double), ("setup_seconds", ctypes.c_double),
+                ("teardown_seconds", ctypes.c_double), ("wait_seconds", ctypes.c_double),
+                ("handoffs", u64), ("handoff_frames_max", u64),
+                ("push_copy_seconds", ctypes.c_double), ("push_wait_seconds", ctypes.c_double),
+                ("worker_idle_seconds", ctypes.c_double),
+                ("finish_wait_seconds", ctypes.c_double)]
 
 
 SWEEP_MAX = 8   # esrrf.h's HST_ESRRF_SWEEP_MAX
