@@ -437,7 +437,13 @@ extern "C" {
    without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with 2
    pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313).
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=40 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
+#define HST__E_NV_K 40
+/* Work indices per item of the fused kernel elsewhere (kernels.h's HST_E_K default). esrrf.h
+   passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
+   per pixel adds return at once, but cost 4% of the kernel on an H100 at K 40 (1.227 against
+   1.178 ms per frame). */
+#define HST__E_K 8
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -479,6 +485,7 @@ typedef struct hst__egroup {
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
+    unsigned fused_k;           /* its work indices per item (HST_E_K) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
@@ -832,7 +839,8 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
         hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
     }
     if (es->path == HST__E_FUSED) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es,
+                        (e->pixels + g->fused_k - 1) / g->fused_k, x->frames, -1, x->rgc);
         t->local_size = g->fused_local;
     } else {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
@@ -1529,8 +1537,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (e->d.modes & HST_ESRRF_TAC2);
-    snprintf(g->opts, sizeof g->opts, "%s%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "",
-             g->lag ? "" : " -DHST_E_NO_LAG1");
+    g->fused_k = nvopt ? HST__E_NV_K : HST__E_K;
+    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", nvopt ? HST__E_NV_OPTIONS : "", g->fused_k,
+             fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
 
