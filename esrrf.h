@@ -441,7 +441,13 @@ extern "C" {
    without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with 2
    pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313).
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_K=40 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
+#define HST__E_NV_K 40
+/* Work indices per item of the fused kernel elsewhere (kernels.h's HST_E_K default). esrrf.h
+   passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
+   per pixel adds return at once, but cost 4% of the kernel on an H100 at K 40 (1.227 against
+   1.178 ms per frame). */
+#define HST__E_K 8
 #define HST__E_FUSED 0
 #define HST__E_CHAINED 1
 
@@ -483,6 +489,7 @@ typedef struct hst__egroup {
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
+    unsigned fused_k;           /* its work indices per item (HST_E_K) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
@@ -836,7 +843,8 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
         hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
     }
     if (es->path == HST__E_FUSED) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es, e->pixels, x->frames, -1, x->rgc);
+        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es,
+                        (e->pixels + g->fused_k - 1) / g->fused_k, x->frames, -1, x->rgc);
         t->local_size = g->fused_local;
     } else {
         t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
@@ -1537,8 +1545,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (e->d.modes & HST_ESRRF_TAC2);
-    snprintf(g->opts, sizeof g->opts, "%s%s%s", nvopt ? HST__E_NV_OPTIONS : "", fp64 ? " -DHST_FP64" : "",
-             g->lag ? "" : " -DHST_E_NO_LAG1");
+    g->fused_k = nvopt ? HST__E_NV_K : HST__E_K;
+    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", nvopt ? HST__E_NV_OPTIONS : "", g->fused_k,
+             fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
 
@@ -2425,6 +2434,7 @@ typedef struct hst__esw {
     uint32_t rows, cols, mag, rowsM, colsM, nr, ns, np;
     size_t P, frame_px, in_bytes, acc_elem;
     size_t fused_local;             /* the fused kernel's work-group (0: the backend's default) */
+    unsigned fused_k;               /* its work indices per item (HST_E_K) */
     uint64_t block;                 /* frames per block */
     float prm[2 * HST_ESRRF_SWEEP_MAX];   /* radii, then sensitivities */
     float *fr;                      /* float frames: a block's (host), else one (the mean's) */
@@ -2502,8 +2512,8 @@ static uint64_t hst__esw_wtab(const hst__esw *w) {
 }
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
-   exact hex literals, its table as hst__esw_wtab says; NVIDIA's options and work-group as
-   hst_esrrf_run's), kernels and buffers. */
+   exact hex literals, its table as hst__esw_wtab says; NVIDIA's options, work-group and work
+   indices per item as hst_esrrf_run's), kernels and buffers. */
 static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     const hst_device_info *info = hst_backend_device(w->be);
     char opts[384];
@@ -2511,11 +2521,13 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     uint64_t wtab = hst__esw_wtab(w);
     const char *const *src = hst_kernels_esrrf_source(&count);
     unsigned l;
+    int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
-    w->fused_local = hst__env_gpu(w->be) ? HST__E_GPU_FUSED_LOCAL : 0;
-    len = (size_t)snprintf(opts, sizeof opts, "%s%s -DHST_E_NS=%u -DHST_E_SENS=",
-                           w->fused_local && hst__env_options(w->be) ? HST__E_NV_OPTIONS : "", info->fp64 ? " -DHST_FP64" : "", w->ns);
+    w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
+    w->fused_k = nv ? HST__E_NV_K : HST__E_K;
+    len = (size_t)snprintf(opts, sizeof opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=", nv ? HST__E_NV_OPTIONS : "",
+                           w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
     if (wtab) snprintf(opts + len, sizeof opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
@@ -2642,7 +2654,7 @@ static hst_result hst__esw_radius(hst__esw *w, uint32_t k, uint64_t n, uint32_t 
     int iw = !w->d.no_intensity_weighting, flags = 0;
     size_t g[2], loc[2], gs = (size_t)w->ns * w->P;
     hst_result r;
-    g[0] = w->P; g[1] = (size_t)n;
+    g[0] = (w->P + w->fused_k - 1) / w->fused_k; g[1] = (size_t)n;   /* HST_E_K pixels an item */
     loc[0] = w->fused_local; loc[1] = 1;
     if ((r = hst_kernel_set_buffer(w->kfused, 0, w->dfr)) != HST_SUCCESS ||
         (r = hst_kernel_set_buffer(w->kfused, 1, w->drgc)) != HST_SUCCESS ||

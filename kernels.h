@@ -524,16 +524,17 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
      position has Catmull-Rom weights (-1/16, 9/16, 9/16, -1/16) or (0, 1, 0, 0), exact in
      float: the zero taps are skipped), and M by interp. The result is bitwise the chained one
      (finite inputs; only the sign of a zero may differ).
-     Work mapping (any NDRange of at least rowsM*colsM x (end - begin) items, any uniform
+     Work mapping (any NDRange of at least ceil(nrows*colsM / K) x (end - begin) items, e.g.
+     esrrf.h's; one item per pixel also works, the groups past the end returning; any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
      over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
      default; esrrf.h builds NVIDIA GPUs with 40, HST_E_TILE 2560, HST_E_TW 64 and HST_E_NP 4,
      32 KiB of local memory in all; the groups past the end return at once) of all frames'
      pixels in order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major
      inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
-     strips of 64). On the table path a run of whole strip rows goes by blocks of HST_E_NP (2)
-     x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart, through the sample
-     loop at once (each pixel's sums in its own order: the same bits). For each run of its
+     strips of 64). On the table path the whole strip rows of a run go by blocks of
+     HST_E_NP (2) x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart,
+     through the sample loop at once (each pixel's sums in its own order: the same bits). For each run of its
      indices inside one frame and strip (split into runs of L if its positions do not fit), the
      group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
@@ -3822,12 +3823,12 @@ static const char hst__esrrf_src_unit[] =
 static const char hst__esrrf_src_fused[] =
 "\n"
 "/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
-"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM, end - begin)\n"
-"   items and any uniform work-group size L: group g (linear) does the work indices\n"
-"   [g L, g L + L): frame w / nW; in a frame, pixels go by strips of HST_E_TW columns,\n"
-"   row-major in each, so that a group covers a compact tile. The tile's half-pixel unit\n"
-"   gradients are computed once into local memory (per group segment: one frame and strip); if\n"
-"   they do not fit, per sample (mode 1). */\n"
+"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM / HST_E_K,\n"
+"   end - begin) items and any uniform work-group size L: group g (linear) does the work\n"
+"   indices [g K L, g K L + K L) (K = HST_E_K): frame w / nW; in a frame, pixels go by strips\n"
+"   of HST_E_TW columns, row-major in each, so that a group covers a compact tile. The tile's\n"
+"   half-pixel unit gradients are computed once into local memory (per group segment: one\n"
+"   frame and strip); if they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
@@ -3929,11 +3930,11 @@ static const char hst__esrrf_src_fusedpx[] =
 
 static const char hst__esrrf_src_pairs[] =
 "\n"
-"/* The table path over a segment of whole strip rows ([q0, q1) multiples of ws): rows in\n"
-"   blocks of HST_E_NP mag, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
-"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums), the rows\n"
-"   after the last block one by one (hst_e_fused_px). Each pixel's value is hst_e_fused_px's,\n"
-"   bit for bit */\n"
+"/* The table path over a segment [q0, q1) of a strip: its whole rows in blocks of HST_E_NP\n"
+"   mag rows, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
+"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums); the part row\n"
+"   before them, the rows after the last block and the part row after them one by one\n"
+"   (hst_e_fused_px). Each pixel's value is hst_e_fused_px's, bit for bit */\n"
 "void hst_e_fused_rows(__global const float *f, __global float *o, __local const float *tile,\n"
 "                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
@@ -3943,11 +3944,12 @@ static const char hst__esrrf_src_pairs[] =
 "  int rowsM = (int)(rows * mag);\n"
 "  float mr = radius * (float)mag;\n"
 "  int margin = (int)mr;\n"
-"  uint bw = mag * ws, nb = (q1 - q0) / (HST_E_NP * bw);\n"
+"  uint qa = min(q1, (q0 + ws - 1) / ws * ws); /* the whole rows: [qa, qb) */\n"
+"  uint bw = mag * ws, nb = (max(qa, q1 / ws * ws) - qa) / (HST_E_NP * bw);\n"
 "  for (uint u = (uint)lid; u < nb * bw; u += (uint)L) {\n"
 "    uint b = u / bw, e = u - b * bw;\n"
 "    uint r = e / ws, qx = e - r * ws;\n"
-"    uint qy = q0 / ws + HST_E_NP * mag * b + r;\n"
+"    uint qy = qa / ws + HST_E_NP * mag * b + r;\n"
 "    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
 "    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
 "    float R[HST_E_NP], W = 0.0f;\n"
@@ -3969,7 +3971,9 @@ static const char hst__esrrf_src_pairs[] =
 "    }\n"
 "  }\n"
 "  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
-"                 q0 + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"                 q0 + (uint)lid, qa, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 qa + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused1[] =
@@ -4019,13 +4023,10 @@ static const char hst__esrrf_src_fused1[] =
 "       live in it than in one loop over all three modes) */\n"
 "    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
-"    if (use && usewt && q0 % ws == 0 && q1 % ws == 0)\n"
+"    if (use && usewt)\n"
 "      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nl,\n"
 "                       j0, jn);\n"
-"    else if (use && usewt)\n"
-"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
-"                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, 3, usewt);\n"
 "    else\n"
 "      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
 "                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, use ? 2 : 1,\n"

@@ -3,7 +3,8 @@
 
        esrrf_kernel_bench [--device S] [--size N] [--mag M] [--radius R] [--frames F] [--reps K]
                           [--local L[,L...]] [--variant OPTS]... [--peak-gflops G] [--peak-gbs B]
-                          [--host-size N] [--no-host] [--no-weighting]
+                          [--host-size N] [--no-host] [--no-weighting] [--rows R0,NR]
+                          [--per-item K]
 
    Defaults: 1000 x 1000 frames, mag 5, radius 1.5, sensitivity 1, intensity weighting on (the
    issue's and NanoPyx's benchmark), F = 32 frames per launch (the block esrrf_bench's 500-frame
@@ -11,7 +12,11 @@
    work-group (L = 0: 16 x 16 over (pixels, frames), as stream.h launches it).
    --variant adds build options (e.g. "-DHST_E_TW=32") to the program's own; each variant and
    each work-group size is timed in the same process, and its first frame is compared with the
-   first variant's (bitwise). --peak-gflops / --peak-gbs: the device's peak float rate (FMA
+   first variant's (bitwise). --rows: only magnified rows [R0, R0 + NR) of each frame (one of
+   several devices' share, as esrrf.h splits a frame's rows; default the whole frame). --per-item
+   K: the NDRange's dimension 0 is ceil(pixels / K), K the variants' HST_E_K (each group then
+   has work to do); default the pixels (the groups past K / 1 of them return at once).
+   --peak-gflops / --peak-gbs: the device's peak float rate (FMA
    counted as 2) and memory bandwidth, as its maker states them (0: not stated).
 
    Figures:
@@ -59,7 +64,7 @@
 
 typedef struct options {
     const char *device, *variant[MAX_VARIANTS];
-    unsigned size, mag, frames, reps, host_size, host, nvariant, nlocal;
+    unsigned size, mag, frames, reps, host_size, host, nvariant, nlocal, row0, nrows, per_item;
     int weighting;
     size_t local[MAX_LOCALS];
     float radius;
@@ -156,7 +161,7 @@ static void set_args(hst_kernel *k, run *r, cl_uint n, cl_uint frames)
     cl_uint mag = r->o->mag;
     cl_float radius = r->o->radius, sens = 1.0f;
     cl_int iw = r->o->weighting, flags = 3;
-    cl_uint row0 = 0, nrows = n * mag;   /* whole frames */
+    cl_uint row0 = r->o->nrows ? r->o->row0 : 0, nrows = r->o->nrows ? r->o->nrows : n * mag;
     cl_ulong base = 0, begin = 0, end = frames, total = frames;
     CHECK(hst_kernel_set_buffer(k, 0, r->frames));
     CHECK(hst_kernel_set_buffer(k, 1, r->rgc));
@@ -179,7 +184,8 @@ static void set_args(hst_kernel *k, run *r, cl_uint n, cl_uint frames)
 static void launch(hst_kernel *k, run *r, unsigned n, unsigned frames, size_t local)
 {
     size_t g[2], l[2];
-    g[0] = (size_t)n * n * r->o->mag * r->o->mag;
+    g[0] = (size_t)(r->o->nrows && n == r->o->size ? r->o->nrows : n * r->o->mag) * n * r->o->mag;
+    if (r->o->per_item && n == r->o->size) g[0] = (g[0] + r->o->per_item - 1) / r->o->per_item;
     g[1] = frames;
     l[0] = local;
     l[1] = 1;
@@ -263,6 +269,7 @@ static void bench(const options *o)
     float *frame = (float *)malloc(px * 4), *ref = (float *)malloc(pm * 4), *got = (float *)malloc(pm * 4);
     double cand, near, flops, bytes, inside;
     unsigned v, li, f, margin = (unsigned)(o->radius * (float)o->mag);
+    double pw = o->nrows ? (double)o->nrows * o->size * o->mag : (double)pm;   /* pixels timed */
     memset(&bd, 0, sizeof bd);
     memset(&r, 0, sizeof r);
     bd.device = o->device;
@@ -287,6 +294,10 @@ static void bench(const options *o)
     printf("frames %ux%u, mag %u, radius %g, sensitivity 1, weighting %s; %u frames per launch, "
            "median of %u launches\n", o->size, o->size, o->mag, (double)o->radius,
            o->weighting ? "on" : "off", o->frames, o->reps);
+    if (o->nrows || o->per_item)
+        printf("magnified rows [%u, %u) of each frame; NDRange dimension 0: the pixels / %u\n",
+               o->nrows ? o->row0 : 0, o->nrows ? o->row0 + o->nrows : o->size * o->mag,
+               o->per_item ? o->per_item : 1);
     printf("per pixel: %.1f window samples, %.1f within tSO; %.0f flops, %.2f bytes (%.0f flops/byte)\n",
            cand, near, flops, bytes, flops / bytes);
     make_frame(frame, o->size, 1);
@@ -299,7 +310,7 @@ static void bench(const options *o)
         set_args(k, &r, o->size, o->frames);
         for (li = 0; li < o->nlocal; li++) {
             double cms, ms = time_kernel(k, &r, o->local[li], &cms);
-            double gf = flops * pm / (ms * 1e-3) / 1e9, gb = bytes * pm / (ms * 1e-3) / 1e9;
+            double gf = flops * pw / (ms * 1e-3) / 1e9, gb = bytes * pw / (ms * 1e-3) / 1e9;
             CHECK(hst_read(r.q, r.rgc, 0, v + li ? got : ref, pm * 4, 1, 0, NULL, NULL));
             i = v + li ? first_differs(got, ref, pm) : pm;
             printf("variant \"%s\" local %zu: %8.3f ms per frame  %8.0f GFLOP/s", o->variant[v],
@@ -327,7 +338,8 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: esrrf_kernel_bench [--device S] [--size N] [--mag M] [--radius R] [--frames F] [--reps K]\n"
                 "                          [--local L[,L...]] [--variant OPTS]... [--peak-gflops G] [--peak-gbs B]\n"
-                "                          [--host-size N] [--no-host] [--no-weighting]\n");
+                "                          [--host-size N] [--no-host] [--no-weighting] [--rows R0,NR]\n"
+                "                          [--per-item K]\n");
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -353,7 +365,12 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--host-size")) o->host_size = (unsigned)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--peak-gflops")) o->peak_gflops = strtod(v, NULL);
         else if (!strcmp(a, "--peak-gbs")) o->peak_gbs = strtod(v, NULL);
-        else if (!strcmp(a, "--variant") && o->nvariant < MAX_VARIANTS) o->variant[o->nvariant++] = v;
+        else if (!strcmp(a, "--per-item")) o->per_item = (unsigned)strtoul(v, NULL, 10);
+        else if (!strcmp(a, "--rows")) {
+            char *e = (char *)v;
+            o->row0 = (unsigned)strtoul(e, &e, 10);
+            o->nrows = *e == ',' ? (unsigned)strtoul(e + 1, NULL, 10) : 0;
+        } else if (!strcmp(a, "--variant") && o->nvariant < MAX_VARIANTS) o->variant[o->nvariant++] = v;
         else if (!strcmp(a, "--local")) {
             char *e = (char *)v;
             o->nlocal = 0;
@@ -365,6 +382,10 @@ static int parse(int argc, char **argv, options *o)
         } else { usage(stderr); return 0; }
     }
     if (!o->nvariant) o->variant[o->nvariant++] = "";
+    if (o->nrows && (uint64_t)o->row0 + o->nrows > (uint64_t)o->size * o->mag) {
+        fprintf(stderr, "esrrf_kernel_bench: --rows beyond the magnified frame\n");
+        return 0;
+    }
     if (!o->size || !o->mag || !o->frames || !o->reps || !o->nlocal || !o->host_size ||
         !(o->radius > 0)) {
         fprintf(stderr, "esrrf_kernel_bench: sizes, mag, frames, reps and radius must be > 0\n");
