@@ -910,6 +910,7 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
      hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
      hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
      hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
+     hst_k_quality_partial_sums  part, out, uint g, uint h, uint m, ulong stride (h, m)
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -991,6 +992,13 @@ HST_API void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const 
 HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
                                             const float *gc, float *pss, float *psr, int rows,
                                             int cols, uint32_t g);
+/* The second level of a batch of partial sums (quality.h's objective for several images in
+   one read-back): for row k < m of part (rows `stride` floats apart, g partials each) and
+   c < h, out[k h + c] = the sum over j = c, c + h, c + 2 h, ... < g of part[k stride + j], in
+   that order, compensated (Kahan: float rounding does not grow with the number of terms).
+   The twin does rows [k0, k1). Thread-safe. */
+HST_API void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
+                                             uint32_t h, uint64_t stride, size_t k0, size_t k1);
 
 /* <<quality kernels */
 
@@ -6109,7 +6117,24 @@ static const char hst__quality_src_dct[] =
 "    pss[i] = ss; psr[i] = sr;\n"
 "}\n";
 
+static const char hst__quality_src_sums[] =
+"/* out[k h + c] = Kahan sum over j = c, c + h, .. < g of part[k stride + j] */\n"
+"__kernel void hst_k_quality_partial_sums(__global const float *part, __global float *out,\n"
+"                                 uint g, uint h, uint m, ulong stride) {\n"
+"    size_t c = get_global_id(0), k = get_global_id(1), j;\n"
+"    __global const float *p = part + k * stride;\n"
+"    float s = 0.0f, e = 0.0f;\n"
+"    if (c >= h || k >= m) return;\n"
+"    for (j = c; j < g; j += h) {\n"
+"        float y = p[j] - e, t = s + y;\n"
+"        e = (t - s) - y;\n"
+"        s = t;\n"
+"    }\n"
+"    out[k * h + c] = s;\n"
+"}\n";
+
 HST__PIECE_FITS(q_map, hst__quality_src_map);
+HST__PIECE_FITS(q_sums, hst__quality_src_sums);
 HST__PIECE_FITS(q_fourier, hst__quality_src_fourier);
 HST__PIECE_FITS(q_frc, hst__quality_src_frc);
 HST__PIECE_FITS(q_decorr, hst__quality_src_decorr);
@@ -6119,7 +6144,7 @@ typedef char hst__check_quality_abi[(HST_K_QUALITY_MAX_NR == 128) ? 1 : -1];
 
 static const char *const hst__quality_src[] = { hst__quality_src_map, hst__quality_src_fourier,
                                                 hst__quality_src_frc, hst__quality_src_decorr,
-                                                hst__quality_src_dct };
+                                                hst__quality_src_dct, hst__quality_src_sums };
 
 #define HST__QUALITY_PI_F ((float)(HST__TWO_PI / 2.0))   /* the device's M_PI_F */
 
@@ -6344,6 +6369,22 @@ HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, co
         }
         pss[i] = ss; psr[i] = sr;
     }
+}
+
+HST__KDEF void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
+                                     uint32_t h, uint64_t stride, size_t k0, size_t k1) {
+    size_t k, c, j;
+    for (k = k0; k < k1; k++)
+        for (c = 0; c < h; c++) {
+            const float *p = part + k * stride;
+            float s = 0.0f, e = 0.0f;
+            for (j = c; j < g; j += h) {
+                float y = p[j] - e, t = s + y;
+                e = (t - s) - y;
+                s = t;
+            }
+            out[k * h + c] = s;
+        }
 }
 
 /* <<quality kernels */
