@@ -391,9 +391,10 @@ static float *hst__q_ptr(const hst_array *a) {
     return (float *)hst_buffer_host_ptr(hst_array_buffer(a));
 }
 
-/* Launches kernel `which` over `dims` global sizes with args (OpenCL devices only). */
-static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
-                                size_t nargs, const hst__qarg *args) {
+/* Launches kernel `which` over `dims` global sizes from offset (NULL: 0) with args (OpenCL
+   devices only). */
+static hst_result hst__q_launch_at(hst__q *q, int which, unsigned dims, const size_t *offset,
+                                   const size_t *global, size_t nargs, const hst__qarg *args) {
 #ifndef HST_NO_OPENCL
     hst_result r = HST_SUCCESS;
     size_t i, count = 0;
@@ -408,11 +409,16 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
         r = args[i].a ? hst_kernel_set_buffer(q->k[which], (unsigned)i, hst_array_buffer(args[i].a))
                       : hst_kernel_set_arg(q->k[which], (unsigned)i, args[i].bytes, args[i].v);
     if (r != HST_SUCCESS) return r;
-    return hst_launch(hst_backend_queue(q->be), q->k[which], dims, global, NULL, 0, NULL, NULL);
+    return hst_launch_offset(hst_backend_queue(q->be), q->k[which], dims, offset, global, NULL, 0, NULL, NULL);
 #else
-    (void)q; (void)which; (void)dims; (void)global; (void)nargs; (void)args;
+    (void)q; (void)which; (void)dims; (void)offset; (void)global; (void)nargs; (void)args;
     return HST_ERROR_UNSUPPORTED;
 #endif
+}
+
+static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
+                                size_t nargs, const hst__qarg *args) {
+    return hst__q_launch_at(q, which, dims, NULL, global, nargs, args);
 }
 
 /* >>helpers ---------------------------------------------------------------------------------- */
@@ -1066,9 +1072,9 @@ static hst_result hst__q_gains_at(hst__qem *e, size_t k, double sigma) {
 static hst_result hst__q_objectives_dct(hst__qem *e) {
     hst__q *q = e->q;
     int rows = e->rows, cols = e->cols;
-    uint32_t items = HST__Q_DCT_ITEMS, h = HST__Q_DCT_SUMS, m = (uint32_t)(2 * e->count);
+    uint32_t items = HST__Q_DCT_ITEMS, h = HST__Q_DCT_SUMS, m;
     uint64_t stride = e->pstride;
-    size_t k, c, global[2];
+    size_t k, end, c, global[2];
     hst_result r = HST_SUCCESS;
     for (k = 0; k < e->count && r == HST_SUCCESS; k++)
         if (e->img[k].active) r = hst__q_gains_at(e, k, e->img[k].s.req);
@@ -1090,11 +1096,16 @@ static hst_result hst__q_objectives_dct(hst__qem *e) {
             r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, global, 9, a);
         }
     }
-    if (r == HST_SUCCESS && !q->host) {   /* every image's rows: finished ones' too, cheaper than choosing */
+    for (k = 0; k < e->count && r == HST_SUCCESS && !q->host; k = end) {   /* each run of active images: one launch */
         hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
                           HST__QV(m), HST__QV(stride)};
-        global[0] = h; global[1] = m;
-        r = hst__q_launch(q, HST__Q_PARTIAL_SUMS, 2, global, 6, a);
+        size_t offset[2];
+        for (end = k; end < e->count && e->img[end].active; end++) continue;
+        if (end == k) { end++; continue; }
+        m = (uint32_t)(2 * end);   /* rows [2 k, 2 end): the offset starts them, m ends them */
+        offset[0] = 0; offset[1] = 2 * k;
+        global[0] = h; global[1] = 2 * (end - k);
+        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 2, offset, global, 6, a);
     }
     if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * h * sizeof(float));
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
