@@ -14,6 +14,7 @@
    Usage (a 1000 x 1000 widefield reference, its 5000 x 5000 eSRRF image, two half-stack images):
 
        // given: const float *ref, *sr, *odd, *even;   // the images, in host memory
+       // given: hst_buffer *buf;   // and 9 SR images of 5000 x 5000 floats on be's device
        hst_backend *be; hst_backend_desc bd = {0};
        hst_error_map_result em; hst_frc_result fr; hst_decorr_result dr;
        if (hst_backend_create(&bd, &be) != HST_SUCCESS) return 1;   // $HST_DEVICE, else the best
@@ -22,11 +23,17 @@
        hst_frc_desc fd = {0}; fd.pixel_size = 20.0;       // nm per SR pixel
        if (r == HST_SUCCESS) r = hst_frc(be, odd, even, 5000, 5000, &fd, NULL, &fr);  // fr.resolution (nm)
        if (r == HST_SUCCESS) r = hst_decorr(be, sr, 5000, 5000, NULL, &dr);  // NULL: NanoPyx's defaults
+       // several SR images of the same reference in one call, here 9 already on the device,
+       // back to back in an hst_buffer `buf` (host pointers work too: hst_image_batch.host)
+       hst_image_batch batch = {0}; hst_error_map_result ems[9];
+       batch.buf = buf; batch.stride_bytes = (size_t)5000 * 5000 * 4;
+       if (r == HST_SUCCESS) r = hst_error_map_batch(be, ref, 1000, 1000, &batch, 9, 5000, 5000, NULL, NULL, ems);
        if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
        if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lfftw3 -lm   (with HST_FFT: vkFFT.h on the include path)
 
-   Shapes and units. Images are 2-D float32, C order (rows, cols), host memory, read only.
+   Shapes and units. Images are 2-D float32, C order (rows, cols), host memory (the batches:
+   or a device buffer, hst_image_batch), read only.
    Pixel sizes are in the caller's unit, and resolutions come back in that unit (NanoPyx's
    `units` argument only labels its plots: keep it beside the number). Frequencies are in
    cycles per unit (FRC) or normalised to the Nyquist frequency (decorrelation, 0 .. 1).
