@@ -910,7 +910,7 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
      hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
      hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
      hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
-     hst_k_quality_partial_sums  part, out, uint g, uint h, uint m, ulong stride (h, m)
+     hst_k_quality_partial_sums  part, out, uint g, uint h, ulong n, ulong stride n
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -993,10 +993,10 @@ HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, cons
                                             const float *gc, float *pss, float *psr, int rows,
                                             int cols, uint32_t g);
 /* The second level of a batch of partial sums (quality.h's objective for several images in
-   one read-back): for row k < m of part (rows `stride` floats apart, g partials each) and
-   c < h, out[k h + c] = the sum over j = c, c + h, c + 2 h, ... < g of part[k stride + j], in
-   that order, compensated (Kahan: float rounding does not grow with the number of terms).
-   The twin does rows [k0, k1). Thread-safe. */
+   one read-back): for i = k h + c < n (c < h; row k of part, rows `stride` floats apart, g
+   partials each), out[i] = the sum over j = c, c + h, c + 2 h, ... < g of part[k stride + j],
+   in that order, compensated (Kahan: float rounding does not grow with the number of terms).
+   A global offset k0 h starts at row k0. The twin does rows [k0, k1). Thread-safe. */
 HST_API void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
                                              uint32_t h, uint64_t stride, size_t k0, size_t k1);
 
@@ -6118,19 +6118,19 @@ static const char hst__quality_src_dct[] =
 "}\n";
 
 static const char hst__quality_src_sums[] =
-"/* out[k h + c] = Kahan sum over j = c, c + h, .. < g of part[k stride + j] */\n"
+"/* out[i], i = k h + c < n: Kahan sum over j = c, c + h, .. < g of part[k stride + j] */\n"
 "__kernel void hst_k_quality_partial_sums(__global const float *part, __global float *out,\n"
-"                                 uint g, uint h, uint m, ulong stride) {\n"
-"    size_t c = get_global_id(0), k = get_global_id(1), j;\n"
+"                                 uint g, uint h, ulong n, ulong stride) {\n"
+"    size_t i = get_global_id(0), k = i / h, c = i % h, j;\n"
 "    __global const float *p = part + k * stride;\n"
 "    float s = 0.0f, e = 0.0f;\n"
-"    if (c >= h || k >= m) return;\n"
+"    if (i >= n) return;\n"
 "    for (j = c; j < g; j += h) {\n"
 "        float y = p[j] - e, t = s + y;\n"
 "        e = (t - s) - y;\n"
 "        s = t;\n"
 "    }\n"
-"    out[k * h + c] = s;\n"
+"    out[i] = s;\n"
 "}\n";
 
 HST__PIECE_FITS(q_map, hst__quality_src_map);
@@ -6371,19 +6371,25 @@ HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, co
     }
 }
 
+/* Each sum c takes its terms in the kernel's order; the twin walks part in memory order, the
+   sums of a block of c side by side (the same operations on each sum, in the same order). */
+#define HST__QUALITY_SUMS_BLOCK 256
 HST__KDEF void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
                                      uint32_t h, uint64_t stride, size_t k0, size_t k1) {
-    size_t k, c, j;
+    float e[HST__QUALITY_SUMS_BLOCK];
+    size_t k, c0, c, j, nb;
     for (k = k0; k < k1; k++)
-        for (c = 0; c < h; c++) {
+        for (c0 = 0; c0 < h; c0 += nb) {
             const float *p = part + k * stride;
-            float s = 0.0f, e = 0.0f;
-            for (j = c; j < g; j += h) {
-                float y = p[j] - e, t = s + y;
-                e = (t - s) - y;
-                s = t;
-            }
-            out[k * h + c] = s;
+            float *s = out + k * h + c0;
+            nb = h - c0 < HST__QUALITY_SUMS_BLOCK ? h - c0 : HST__QUALITY_SUMS_BLOCK;
+            for (c = 0; c < nb; c++) { s[c] = 0.0f; e[c] = 0.0f; }
+            for (j = c0; j < g; j += h)
+                for (c = 0; c < nb && j + c < g; c++) {
+                    float y = p[j + c] - e[c], t = s[c] + y;
+                    e[c] = (t - s[c]) - y;
+                    s[c] = t;
+                }
         }
 }
 

@@ -867,6 +867,7 @@ typedef struct hst__qimg {
 typedef struct hst__qem {
     hst__q *q;
     size_t count, stride, gstride, rstride, pstride;
+    uint32_t items;      /* hst_k_quality_dct_moments' work-items: HST__Q_DCT_ITEMS, at most n */
     int rows, cols, dct;
     unsigned mag;
     double n, var_r, mean_r;
@@ -1000,7 +1001,9 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
     hst_result r;
     e->rstride = hst__q_stride(q, rows * sizeof(float)) / sizeof(float);
     e->gstride = e->rstride + hst__q_stride(q, cols * sizeof(float)) / sizeof(float);
-    e->pstride = hst__q_stride(q, (size_t)HST__Q_DCT_ITEMS * sizeof(float)) / sizeof(float);
+    /* a small image's items each take one coefficient: no items that would sum nothing */
+    e->items = e->n < (double)HST__Q_DCT_ITEMS ? (uint32_t)e->n : HST__Q_DCT_ITEMS;
+    e->pstride = hst__q_stride(q, (size_t)e->items * sizeof(float)) / sizeof(float);
     if (!(e->cos_r = (double *)hst_backend_alloc(q->be, 2 * rows * sizeof(double))) ||
         !(e->cos_c = (double *)hst_backend_alloc(q->be, 2 * cols * sizeof(double))) ||
         !(e->hg = (float *)hst_backend_calloc(q->be, e->count * e->gstride * sizeof(float))) ||
@@ -1020,7 +1023,7 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
         shape[0] = 1; shape[1] = cols;
         r = hst_array_view(hst_array_buffer(e->gains), (k * e->gstride + e->rstride) * sizeof(float),
                            HST_F32, 2, shape, &e->gc[k]);
-        shape[1] = HST__Q_DCT_ITEMS;
+        shape[1] = e->items;
         if (r == HST_SUCCESS)
             r = hst_array_view(hst_array_buffer(e->dpart), 2 * k * e->pstride * sizeof(float), HST_F32, 2,
                                shape, &e->pss[k]);
@@ -1079,9 +1082,10 @@ static hst_result hst__q_gains_at(hst__qem *e, size_t k, double sigma) {
 static hst_result hst__q_objectives_dct(hst__qem *e) {
     hst__q *q = e->q;
     int rows = e->rows, cols = e->cols;
-    uint32_t items = HST__Q_DCT_ITEMS, h = HST__Q_DCT_SUMS, m;
+    uint32_t items = e->items, h = HST__Q_DCT_SUMS;
+    uint64_t rows_end;
     uint64_t stride = e->pstride;
-    size_t k, end, c, global[2];
+    size_t k, end, c, global[1];
     hst_result r = HST_SUCCESS;
     for (k = 0; k < e->count && r == HST_SUCCESS; k++)
         if (e->img[k].active) r = hst__q_gains_at(e, k, e->img[k].s.req);
@@ -1105,14 +1109,14 @@ static hst_result hst__q_objectives_dct(hst__qem *e) {
     }
     for (k = 0; k < e->count && r == HST_SUCCESS && !q->host; k = end) {   /* each run of active images: one launch */
         hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
-                          HST__QV(m), HST__QV(stride)};
-        size_t offset[2];
+                          HST__QV(rows_end), HST__QV(stride)};
+        size_t offset;
         for (end = k; end < e->count && e->img[end].active; end++) continue;
         if (end == k) { end++; continue; }
-        m = (uint32_t)(2 * end);   /* rows [2 k, 2 end): the offset starts them, m ends them */
-        offset[0] = 0; offset[1] = 2 * k;
-        global[0] = h; global[1] = 2 * (end - k);
-        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 2, offset, global, 6, a);
+        rows_end = 2 * (uint64_t)end * h;   /* rows [2 k, 2 end): the offset starts them */
+        offset = 2 * k * h;
+        global[0] = 2 * (end - k) * h;
+        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 1, &offset, global, 6, a);
     }
     if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * h * sizeof(float));
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
