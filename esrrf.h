@@ -2447,6 +2447,9 @@ typedef struct hst__esw {
     hst_program *prog;
     hst_kernel *kfloat, *kfused, *ksum;
     hst_buffer *draw, *dfr, *drgc, *dacc;
+    hst_kernel *kstat;              /* the AVG images from the device's sums (fp64) */
+    hst_buffer *dimg[3];            /* every pair's AVG image of all, odd, even frames:
+                                       (np, rowsM, colsM) floats each, the scores' input */
 } hst__esw;
 
 /* The sweep desc against its limits; the pairs' parameters into w->prm. */
@@ -2579,11 +2582,13 @@ static void hst__esw_close(hst__esw *w) {
     hst_kernel_destroy(w->kfloat);
     hst_kernel_destroy(w->kfused);
     hst_kernel_destroy(w->ksum);
+    hst_kernel_destroy(w->kstat);
     hst_program_release(w->prog);
     hst_buffer_destroy(w->draw); hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->drgc);
     hst_buffer_destroy(w->dacc);
-    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc); hst_backend_free(w->be, w->rd);
-    hst_backend_free(w->be, w->ref); hst_backend_free(w->be, w->mean);
+    for (m = 0; m < 3; m++) hst_buffer_destroy(w->dimg[m]);
+    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc);
+    hst_backend_free(w->be, w->rd); hst_backend_free(w->be, w->ref); hst_backend_free(w->be, w->mean);
     for (m = 0; m < 3; m++) hst_backend_free(w->be, w->img[m]);
 }
 
@@ -2724,12 +2729,18 @@ static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_
     return HST_SUCCESS;
 }
 
-/* The device's sums into w->sum (in double). */
+/* Whether the device finalises the AVG images from its sums (fp64 sums, and every pair's
+   image offsets within hst_k_esrrf_stat's uint pixel index); else the sums come to the host. */
+static int hst__esw_device_images(const hst__esw *w) {
+    return !w->host && w->acc_elem == sizeof(double) && (uint64_t)w->np * w->P <= UINT32_MAX;
+}
+
+/* The device's sums into w->sum (in double) where the host finalises the images. */
 static hst_result hst__esw_read(hst__esw *w) {
     size_t n = 3 * (size_t)w->np * w->P, i;
     hst_queue *q = hst_backend_queue(w->be);
     hst_result r;
-    if (w->host) return HST_SUCCESS;
+    if (w->host || hst__esw_device_images(w)) return HST_SUCCESS;
     if (w->acc_elem == sizeof(double)) return hst_read(q, w->dacc, 0, w->sum, n * sizeof(double), 1, 0, NULL, NULL);
     if ((r = hst_read(q, w->dacc, 0, w->rd, n * sizeof(float), 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
     for (i = 0; i < n; i++) w->sum[i] = (double)((const float *)w->rd)[i];
@@ -2748,52 +2759,108 @@ static void hst__esw_mean(hst__esw *w, const unsigned char *stack, uint64_t a, u
     for (i = 0; i < w->frame_px; i++) w->ref[i] = (float)(w->mean[i] / (double)(b - a));
 }
 
-/* The scores of the AVG image in img[0] (img[1], img[2]: of the odd and even frames; n frames):
-   v[0] RSP against the mean frame, v[1] the resolution: FRC of the odd and even images (none,
-   NaN, for one frame: NanoPyx skips it) or decorrelation of the AVG image. */
-static hst_result hst__esw_score(hst__esw *w, uint64_t n, double *v) {
-    hst_error_map_result em;
+/* Image q (0 all frames, 1 odd, 2 even; `frames` of them) of pair p into w->dimg[q] at p P,
+   by hst_k_esrrf_stat on the device: its global offset p P puts the image there, and its
+   `first` (2 p + q) P then reads the pair's sums at (3 p + q) P (AVG reads no other). */
+static hst_result hst__esw_stat(hst__esw *w, unsigned p, unsigned q, uint32_t frames) {
+    size_t off = (size_t)p * w->P, global = w->P;
+    uint64_t first = (uint64_t)(2 * p + q) * w->P;
+    uint32_t pixels = (uint32_t)(off + w->P);
+    int mode = 0;
     hst_result r;
-    v[1] = NAN;
-    if ((r = hst_error_map(w->be, w->ref, w->rows, w->cols, w->img[0], w->rowsM, w->colsM, NULL, NULL, &em)) != HST_SUCCESS)
+    if ((r = hst_kernel_set_buffer(w->kstat, 0, w->dacc)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->kstat, 1, w->dimg[q])) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kstat, 2, 8, &first)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kstat, 3, 4, &pixels)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kstat, 4, 4, &frames)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kstat, 5, 4, &mode)) != HST_SUCCESS)
         return r;
-    v[0] = em.rsp;
-    if (w->sw->use_decorr) {
+    return hst_launch_offset(hst_backend_queue(w->be), w->kstat, 1, &off, &global, NULL, 0, NULL, NULL);
+}
+
+/* The AVG images of every pair's all, odd and even frames (n frames) into w->dimg[0..2]
+   ((np, rowsM, colsM) floats each, on the backend): finalised where the sums are, on the
+   device (hst_k_esrrf_stat) or on the host (hst_k_esrrf_finalize, then one upload per image
+   on an OpenCL device); the same bits either way. */
+static hst_result hst__esw_images(hst__esw *w, uint64_t n) {
+    const uint32_t frames[3] = { (uint32_t)n, (uint32_t)(n / 2), (uint32_t)((n + 1) / 2) };
+    size_t bytes = w->P * sizeof(float);
+    unsigned p, q;
+    hst_result r = HST_SUCCESS;
+    for (q = 0; q < 3 && r == HST_SUCCESS; q++)
+        if (!w->dimg[q]) r = hst_buffer_create(w->be, (size_t)w->np * bytes, 0, &w->dimg[q]);
+    if (r == HST_SUCCESS && hst__esw_device_images(w) && !w->kstat)
+        r = hst_kernel_create(w->prog, "hst_k_esrrf_stat", &w->kstat);
+    for (p = 0; p < w->np && r == HST_SUCCESS; p++)
+        for (q = 0; q < 3 && r == HST_SUCCESS; q++) {
+            const double *s = w->sum + (3 * (size_t)p + q) * w->P;
+            if (!frames[q]) continue;   /* the odd frames of a one-frame time point */
+            if (hst__esw_device_images(w)) {
+                r = hst__esw_stat(w, p, q, frames[q]);
+            } else if (w->host) {
+                hst_k_esrrf_finalize(0, s, w->P, frames[q], (float *)hst_buffer_host_ptr(w->dimg[q]) + (size_t)p * w->P);
+            } else {
+                hst_k_esrrf_finalize(0, s, w->P, frames[q], w->img[0]);
+                r = hst_write(hst_backend_queue(w->be), w->dimg[q], p * bytes, w->img[0], bytes, 1, 0, NULL, NULL);
+            }
+        }
+    return r;
+}
+
+/* The scores of every pair's AVG images (w->dimg; n frames): v[p][0] the RSP of the AVG image
+   against the mean frame, v[p][1] the resolution: FRC of the odd and even images (none, NaN,
+   for one frame: NanoPyx skips it) or decorrelation of the AVG image. The error maps and FRCs
+   of all pairs are batches on the device (quality.h: the reference interpolated once, the
+   sigma searches in lockstep); decorrelation reads each AVG image back. */
+static hst_result hst__esw_score(hst__esw *w, uint64_t n, double (*v)[2]) {
+    hst_error_map_result em[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
+    hst_frc_result fr[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
+    hst_image_batch img[3];
+    size_t bytes = w->P * sizeof(float);
+    unsigned p, q;
+    hst_result r;
+    for (q = 0; q < 3; q++) {
+        memset(&img[q], 0, sizeof img[q]);
+        img[q].buf = w->dimg[q];
+        img[q].stride_bytes = bytes;
+    }
+    r = hst_error_map_batch(w->be, w->ref, w->rows, w->cols, &img[0], w->np, w->rowsM, w->colsM, NULL, NULL, em);
+    for (p = 0; p < w->np; p++) { v[p][0] = em[p].rsp; v[p][1] = NAN; }
+    if (r == HST_SUCCESS && !w->sw->use_decorr && n >= 2 &&
+        (r = hst_frc_batch(w->be, &img[1], &img[2], w->np, w->rowsM, w->colsM, NULL, NULL, fr)) == HST_SUCCESS)
+        for (p = 0; p < w->np; p++) v[p][1] = fr[p].resolution;
+    for (p = 0; p < w->np && r == HST_SUCCESS && w->sw->use_decorr; p++) {
         hst_decorr_result dr;
-        if ((r = hst_decorr(w->be, w->img[0], w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS) v[1] = dr.resolution;
-    } else if (n >= 2) {
-        hst_frc_result fr;
-        if ((r = hst_frc(w->be, w->img[1], w->img[2], w->rowsM, w->colsM, NULL, NULL, &fr)) == HST_SUCCESS) v[1] = fr.resolution;
+        r = hst_read(hst_backend_queue(w->be), w->dimg[0], p * bytes, w->img[0], bytes, 1, 0, NULL, NULL);
+        if (r == HST_SUCCESS && (r = hst_decorr(w->be, w->img[0], w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS)
+            v[p][1] = dr.resolution;
     }
     return r;
 }
 
-/* Time point tp (n frames, its sums in w->sum) of every pair p = k ns + l: first the caller's
-   images (pair (l, k) at images[l nr + k]: hst_k_esrrf_finalize, hst_esrrf_run's bits, the
-   macro-pixel correction as desc says); then the scores of the AVG images of all, odd and even
-   frames, added to the running sums sc[p] (count cnt[p]; NaN left out: numpy.nanmean). */
+/* Time point tp (n frames, its sums in w->sum or on the device) of every pair p = k ns + l:
+   the AVG images (hst__esw_images); the caller's images (pair (l, k) at images[l nr + k]: the
+   AVG image, hst_esrrf_run's bits, read back, the macro-pixel correction as desc says); then
+   the scores of every pair, added to the running sums sc[p] (count cnt[p]; NaN left out:
+   numpy.nanmean). */
 static hst_result hst__esw_timepoint(hst__esw *w, uint64_t tp, uint64_t n, float *const *images, double (*sc)[2],
                                      unsigned (*cnt)[2]) {
+    double v[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX][2];
+    size_t bytes = w->P * sizeof(float);
     unsigned p, q;
-    hst_result r;
-    for (p = 0; p < w->np && images; p++) {
+    hst_result r = hst__esw_images(w, n);
+    for (p = 0; p < w->np && images && r == HST_SUCCESS; p++) {
         float *img = images[(p % w->ns) * w->nr + p / w->ns];
         if (!img) continue;
         img += (size_t)tp * w->P;
-        hst_k_esrrf_finalize(0, w->sum + 3 * (size_t)p * w->P, w->P, (uint32_t)n, img);
-        if (!w->d.no_macro_pixel_correction) hst__emacro_image(img, w->rowsM, w->colsM, w->mag);
+        r = hst_read(hst_backend_queue(w->be), w->dimg[0], p * bytes, img, bytes, 1, 0, NULL, NULL);
+        if (r == HST_SUCCESS && !w->d.no_macro_pixel_correction) hst__emacro_image(img, w->rowsM, w->colsM, w->mag);
     }
-    for (p = 0; p < w->np; p++) {
-        const double *s = w->sum + 3 * (size_t)p * w->P;
-        double v[2];
-        hst_k_esrrf_finalize(0, s, w->P, (uint32_t)n, w->img[0]);
-        hst_k_esrrf_finalize(0, s + w->P, w->P, (uint32_t)(n / 2), w->img[1]);
-        hst_k_esrrf_finalize(0, s + 2 * w->P, w->P, (uint32_t)((n + 1) / 2), w->img[2]);
-        if ((r = hst__esw_score(w, n, v)) != HST_SUCCESS) return r;
+    if (r == HST_SUCCESS) r = hst__esw_score(w, n, v);
+    for (p = 0; p < w->np && r == HST_SUCCESS; p++)
         for (q = 0; q < 2; q++)
-            if (!isnan(v[q])) { sc[p][q] += v[q]; cnt[p][q]++; }
-    }
-    return HST_SUCCESS;
+            if (!isnan(v[p][q])) { sc[p][q] += v[p][q]; cnt[p][q]++; }
+    return r;
 }
 
 /* NanoPyx's logistic_image_conversion of one value of a map whose finite values span [lo, hi]

@@ -902,6 +902,7 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
      hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
      hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
      hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
+     hst_k_quality_partial_sums  part, out, uint g, uint h, ulong n, ulong stride n
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -983,6 +984,13 @@ HST_API void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const 
 HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
                                             const float *gc, float *pss, float *psr, int rows,
                                             int cols, uint32_t g);
+/* The second level of a batch of partial sums (quality.h's objective for several images in
+   one read-back): for i = k h + c < n (c < h; row k of part, rows `stride` floats apart, g
+   partials each), out[i] = the sum over j = c, c + h, c + 2 h, ... < g of part[k stride + j],
+   in that order, compensated (Kahan: float rounding does not grow with the number of terms).
+   A global offset k0 h starts at row k0. The twin does rows [k0, k1). Thread-safe. */
+HST_API void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
+                                             uint32_t h, uint64_t stride, size_t k0, size_t k1);
 
 /* <<quality kernels */
 
@@ -5921,7 +5929,24 @@ static const char hst__quality_src_dct[] =
 "    pss[i] = ss; psr[i] = sr;\n"
 "}\n";
 
+static const char hst__quality_src_sums[] =
+"/* out[i], i = k h + c < n: Kahan sum over j = c, c + h, .. < g of part[k stride + j] */\n"
+"__kernel void hst_k_quality_partial_sums(__global const float *part, __global float *out,\n"
+"                                 uint g, uint h, ulong n, ulong stride) {\n"
+"    size_t i = get_global_id(0), k = i / h, c = i % h, j;\n"
+"    __global const float *p = part + k * stride;\n"
+"    float s = 0.0f, e = 0.0f;\n"
+"    if (i >= n) return;\n"
+"    for (j = c; j < g; j += h) {\n"
+"        float y = p[j] - e, t = s + y;\n"
+"        e = (t - s) - y;\n"
+"        s = t;\n"
+"    }\n"
+"    out[i] = s;\n"
+"}\n";
+
 HST__PIECE_FITS(q_map, hst__quality_src_map);
+HST__PIECE_FITS(q_sums, hst__quality_src_sums);
 HST__PIECE_FITS(q_fourier, hst__quality_src_fourier);
 HST__PIECE_FITS(q_frc, hst__quality_src_frc);
 HST__PIECE_FITS(q_decorr, hst__quality_src_decorr);
@@ -5931,7 +5956,7 @@ typedef char hst__check_quality_abi[(HST_K_QUALITY_MAX_NR == 128) ? 1 : -1];
 
 static const char *const hst__quality_src[] = { hst__quality_src_map, hst__quality_src_fourier,
                                                 hst__quality_src_frc, hst__quality_src_decorr,
-                                                hst__quality_src_dct };
+                                                hst__quality_src_dct, hst__quality_src_sums };
 
 #define HST__QUALITY_PI_F ((float)(HST__TWO_PI / 2.0))   /* the device's M_PI_F */
 
@@ -6156,6 +6181,28 @@ HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, co
         }
         pss[i] = ss; psr[i] = sr;
     }
+}
+
+/* Each sum c takes its terms in the kernel's order; the twin walks part in memory order, the
+   sums of a block of c side by side (the same operations on each sum, in the same order). */
+#define HST__QUALITY_SUMS_BLOCK 256
+HST__KDEF void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
+                                     uint32_t h, uint64_t stride, size_t k0, size_t k1) {
+    float e[HST__QUALITY_SUMS_BLOCK];
+    size_t k, c0, c, j, nb;
+    for (k = k0; k < k1; k++)
+        for (c0 = 0; c0 < h; c0 += nb) {
+            const float *p = part + k * stride;
+            float *s = out + k * h + c0;
+            nb = h - c0 < HST__QUALITY_SUMS_BLOCK ? h - c0 : HST__QUALITY_SUMS_BLOCK;
+            for (c = 0; c < nb; c++) { s[c] = 0.0f; e[c] = 0.0f; }
+            for (j = c0; j < g; j += h)
+                for (c = 0; c < nb && j + c < g; c++) {
+                    float y = p[j + c] - e[c], t = s[c] + y;
+                    e[c] = (t - s[c]) - y;
+                    s[c] = t;
+                }
+        }
 }
 
 /* <<quality kernels */

@@ -14,6 +14,7 @@
    Usage (a 1000 x 1000 widefield reference, its 5000 x 5000 eSRRF image, two half-stack images):
 
        // given: const float *ref, *sr, *odd, *even;   // the images, in host memory
+       // given: hst_buffer *buf;   // and 9 SR images of 5000 x 5000 floats on be's device
        hst_backend *be; hst_backend_desc bd = {0};
        hst_error_map_result em; hst_frc_result fr; hst_decorr_result dr;
        if (hst_backend_create(&bd, &be) != HST_SUCCESS) return 1;   // $HST_DEVICE, else the best
@@ -22,11 +23,17 @@
        hst_frc_desc fd = {0}; fd.pixel_size = 20.0;       // nm per SR pixel
        if (r == HST_SUCCESS) r = hst_frc(be, odd, even, 5000, 5000, &fd, NULL, &fr);  // fr.resolution (nm)
        if (r == HST_SUCCESS) r = hst_decorr(be, sr, 5000, 5000, NULL, &dr);  // NULL: NanoPyx's defaults
+       // several SR images of the same reference in one call, here 9 already on the device,
+       // back to back in an hst_buffer `buf` (host pointers work too: hst_image_batch.host)
+       hst_image_batch batch = {0}; hst_error_map_result ems[9];
+       batch.buf = buf; batch.stride_bytes = (size_t)5000 * 5000 * 4;
+       if (r == HST_SUCCESS) r = hst_error_map_batch(be, ref, 1000, 1000, &batch, 9, 5000, 5000, NULL, NULL, ems);
        if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
        if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lfftw3 -lm   (with HST_FFT: vkFFT.h on the include path)
 
-   Shapes and units. Images are 2-D float32, C order (rows, cols), host memory, read only.
+   Shapes and units. Images are 2-D float32, C order (rows, cols), host memory (the batches:
+   or a device buffer, hst_image_batch), read only.
    Pixel sizes are in the caller's unit, and resolutions come back in that unit (NanoPyx's
    `units` argument only labels its plots: keep it beside the number). Frequencies are in
    cycles per unit (FRC) or normalised to the Nyquist frequency (decorrelation, 0 .. 1).
@@ -74,7 +81,15 @@
    its map, as the objective is flat at its minimum: rounding moves the sigma the search stops
    at by a few 1e-4 while RSE and RSP stay within 1e-6). Sums over whole images run in float in a fixed
    order (32768 or 262144 strided partial sums, or one per column, or backend.h's reduction
-   tree), the partial sums then in double on the host or by backend.h's reduction.
+   tree), the partial sums then in double on the host or by backend.h's reduction (the error
+   map's DCT-domain objective: its 262144 partial sums in 1024 compensated float sums first).
+
+   Batches (hst_error_map_batch, hst_frc_batch): several images against one reference, or
+   several FRC pairs, in one call, from host memory or from a device buffer (hst_image_batch),
+   with the shared work done once and the error maps' sigma searches in lockstep (one read-back
+   per round for the whole batch). Each image's result is the single function's, bit for bit:
+   the single functions are batches of one. The eSRRF parameter sweep (esrrf.h) scores its
+   pairs' images this way, where it makes them, on the device.
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
 
@@ -141,6 +156,43 @@ HST_API HST_NODISCARD hst_result hst_error_map(hst_backend *be, const float *ref
                                  hst_error_map_result *out);
 
 /* ---------------------------------------------------------------------------------------------
+   Batches: several images scored in one call, either in host memory or already on the device
+   (e.g. made there by a kernel: no read-back and upload). Exactly one of host and buf is set.
+   host: count pointers, each one (rows, cols) float32 image, C order. buf: a buffer of the
+   backend holding image k at bytes [offset_bytes + k stride_bytes, .. + rows cols 4), float32,
+   C order (offset_bytes and stride_bytes multiples of 4, stride_bytes >= rows cols 4 when
+   count > 1; any alignment: the images are copied on the device into quality.h's own arrays,
+   never written). */
+typedef struct hst_image_batch {
+    const float *const *host;
+    hst_buffer *buf;
+    size_t offset_bytes, stride_bytes;
+} hst_image_batch;
+
+/* SQUIRREL's error maps of count SR images against ONE reference: for each image k, what
+   hst_error_map(be, ref, .., image k, .., desc, maps[k], &out[k]) returns, bit for bit (that
+   function is this one with count 1; each image's numbers depend on that image alone, not on
+   the batch), where the work common to the images is done once: the reference's Fourier
+   interpolation, its mean, variance and DCT; each image is centred and transformed once; the
+   sigma searches (one scipy.optimize.brent state per image) run in lockstep: each round, every
+   unfinished image's objective is evaluated in one pass per image and their sums come back in
+   one read-back (~30 rounds), instead of one read-back per image and evaluation.
+   ref: (ref_rows, ref_cols) float32 in host memory; sr: the images, count >= 1, each
+   (sr_rows, sr_cols) = M (ref_rows, ref_cols); maps: NULL, or count pointers, each NULL or
+   (sr_rows, sr_cols) floats receiving image k's map; out: count results. Device memory: about
+   2 count + 6 images of (sr_rows, sr_cols) floats, and 2 MiB per image.
+   Errors: hst_error_map's (the log names the image: sr[k]), and HST_ERROR_INVALID_ARGUMENT
+   (sr NULL, count 0, neither or both of host and buf, host[k] NULL, buf of another backend,
+   offsets not multiples of 4, a stride below an image), HST_ERROR_SHAPE (the images end
+   beyond buf), HST_ERROR_OVERFLOW (offsets or counts). On an error out's contents are
+   unspecified. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_error_map_batch(hst_backend *be, const float *ref, size_t ref_rows,
+                                       size_t ref_cols, const hst_image_batch *sr, size_t count,
+                                       size_t sr_rows, size_t sr_cols,
+                                       const hst_error_map_desc *desc, float *const *maps,
+                                       hst_error_map_result *out);
+
+/* ---------------------------------------------------------------------------------------------
    FRC. pixel_size: the images' pixel size in the caller's unit (0: 1, NanoPyx's default). */
 typedef struct hst_frc_desc {
     double pixel_size;
@@ -176,6 +228,20 @@ HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
 HST_API HST_NODISCARD hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
                            size_t cols, const hst_frc_desc *desc, float *curve,
                            hst_frc_result *out);
+
+/* FRC of count image pairs (a's image k against b's image k): for each k, what
+   hst_frc(be, a_k, b_k, rows, cols, desc, curves[k], &out[k]) returns, bit for bit (hst_frc is
+   this function with count 1), with the taper, the ring tables and the work arrays made once
+   and every pair's ring sums read back in one copy. a, b: count images of (rows, cols) each
+   (hst_image_batch; a device image that is not square is cropped on the device, and only its
+   even square is checked for NaN and Inf). curves: NULL, or count pointers, each NULL or
+   2 hst_frc_curve_length(rows, cols) floats. out: count results.
+   Errors: hst_frc's (the log names the image: a[k], b[k]), and the batch errors of
+   hst_error_map_batch. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
+                                 const hst_image_batch *b, size_t count, size_t rows,
+                                 size_t cols, const hst_frc_desc *desc, float *const *curves,
+                                 hst_frc_result *out);
 
 /* ---------------------------------------------------------------------------------------------
    Decorrelation analysis. Zero fields take NanoPyx's defaults: rmin 0 and rmax 1 (normalised
@@ -231,6 +297,7 @@ HST_API HST_NODISCARD hst_result hst_decorr(hst_backend *be, const float *img, s
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,8 +330,13 @@ extern "C" {
 #define HST__Q_MOMENT_ITEMS 32768u
 /* Work-items of the DCT-domain objective (one pass per sigma): enough to fill an H100's 132
    SMs with loads in flight (32768 left it latency-bound: ~0.8 ms a pass at 5000 x 5000, 0.1 ms
-   of memory traffic); their partial sums are added on the device (hst_array_sum), 2 x 1 MiB. */
+   of memory traffic); their partial sums (2 x 1 MiB) are summed on the device again
+   (hst_k_quality_partial_sums, HST__Q_DCT_SUMS per image). */
 #define HST__Q_DCT_ITEMS 262144u
+/* Sums per image of the DCT objective's partial sums after hst_k_quality_partial_sums (each
+   of HST__Q_DCT_ITEMS / 1024 = 256 compensated terms); read back, 8 KiB per image, and added
+   in double on the host: a batch's evaluations cost one read-back. */
+#define HST__Q_DCT_SUMS 1024u
 #define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
 #define HST__Q_DECORR_G_MIN 0.14f
 #define HST__Q_DECORR_DT 0.001f
@@ -280,19 +352,19 @@ extern "C" {
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
        HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_DCT_PACK,
-       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_NUM_KERNELS };
+       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
     "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
     "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
     "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols", "hst_k_quality_dct_pack",
-    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments"
+    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments", "hst_k_quality_partial_sums"
 };
 
 /* One call's device state: the program is built on first use (backend.h caches it per
    backend, so later calls find it), kernels are made as the call needs them. */
 typedef struct hst__q {
     hst_backend *be;
-    int host;
+    int host, batch;      /* batch: a batch function (the log names images by index) */
     const char *func;
 #ifndef HST_NO_OPENCL
     hst_program *prog;
@@ -326,9 +398,10 @@ static float *hst__q_ptr(const hst_array *a) {
     return (float *)hst_buffer_host_ptr(hst_array_buffer(a));
 }
 
-/* Launches kernel `which` over `dims` global sizes with args (OpenCL devices only). */
-static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
-                                size_t nargs, const hst__qarg *args) {
+/* Launches kernel `which` over `dims` global sizes from offset (NULL: 0) with args (OpenCL
+   devices only). */
+static hst_result hst__q_launch_at(hst__q *q, int which, unsigned dims, const size_t *offset,
+                                   const size_t *global, size_t nargs, const hst__qarg *args) {
 #ifndef HST_NO_OPENCL
     hst_result r = HST_SUCCESS;
     size_t i, count = 0;
@@ -343,11 +416,16 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
         r = args[i].a ? hst_kernel_set_buffer(q->k[which], (unsigned)i, hst_array_buffer(args[i].a))
                       : hst_kernel_set_arg(q->k[which], (unsigned)i, args[i].bytes, args[i].v);
     if (r != HST_SUCCESS) return r;
-    return hst_launch(hst_backend_queue(q->be), q->k[which], dims, global, NULL, 0, NULL, NULL);
+    return hst_launch_offset(hst_backend_queue(q->be), q->k[which], dims, offset, global, NULL, 0, NULL, NULL);
 #else
-    (void)q; (void)which; (void)dims; (void)global; (void)nargs; (void)args;
+    (void)q; (void)which; (void)dims; (void)offset; (void)global; (void)nargs; (void)args;
     return HST_ERROR_UNSUPPORTED;
 #endif
+}
+
+static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
+                                size_t nargs, const hst__qarg *args) {
+    return hst__q_launch_at(q, which, dims, NULL, global, nargs, args);
 }
 
 /* >>helpers ---------------------------------------------------------------------------------- */
@@ -387,26 +465,98 @@ static hst_result hst__q_array(const hst__q *q, hst_dtype dt, size_t rows, size_
                 : hst_array_create(q->be, dt, 2, shape, out);
 }
 
-/* Uploads a host image and checks it on the way: the device's sum of a finite image is finite,
-   so only a non-finite sum costs a scan of the host copy (which names the first bad pixel; a
-   sum that overflowed from finite pixels passes, its mean then taken on the host). *mean: the
-   pixels' mean. */
-static hst_result hst__q_upload(const hst__q *q, const char *name, const float *x, size_t rows,
-                                size_t cols, hst_array **out, double *mean) {
-    size_t i, n = rows * cols;
+/* The copy of image k of src (rows, cols) that dst (h, w) holds: rows [y0, y0 + h), columns
+   [x0, x0 + w). Host images go up (whole, or the rectangle); device images are copied on the
+   device (a rectangle through a whole-image copy, as a buffer offset need not be a multiple
+   of a row). */
+static hst_result hst__q_copy_in(const hst__q *q, const hst_image_batch *src, size_t k,
+                                 size_t rows, size_t cols, size_t y0, size_t x0, hst_array *dst) {
+    const size_t *shape = hst_array_shape(dst);
+    size_t h = shape[0], w = shape[1], region[3];
+    hst_queue *queue = hst_backend_queue(q->be);
+    hst_rect from, to;
+    hst_array *whole = NULL;
+    hst_result r;
+    int part = h != rows || w != cols;
+    if (src->host && !part) return hst_array_write(dst, src->host[k], h * w * sizeof(float));
+    if (!src->host && !part)
+        return hst_copy(queue, hst_array_buffer(dst), 0, src->buf, src->offset_bytes + k * src->stride_bytes,
+                        h * w * sizeof(float), 0, NULL, NULL);
+    memset(&from, 0, sizeof from); memset(&to, 0, sizeof to);
+    from.origin[0] = x0 * sizeof(float); from.origin[1] = y0; from.row_pitch = cols * sizeof(float);
+    region[0] = w * sizeof(float); region[1] = h; region[2] = 1;
+    if (src->host)
+        return hst_write_rect(queue, hst_array_buffer(dst), &to, src->host[k], &from, region, 1, 0, NULL, NULL);
+    if ((r = hst__q_array(q, HST_F32, rows, cols, NULL, &whole)) == HST_SUCCESS)
+        r = hst_copy(queue, hst_array_buffer(whole), 0, src->buf, src->offset_bytes + k * src->stride_bytes,
+                     rows * cols * sizeof(float), 0, NULL, NULL);
+    if (r == HST_SUCCESS)
+        r = hst_copy_rect(queue, hst_array_buffer(dst), &to, hst_array_buffer(whole), &from, region, 0, NULL, NULL);
+    hst_array_destroy(whole);
+    return r;
+}
+
+/* Image k of src into dst (see hst__q_copy_in), checked on the way: the device's sum of a
+   finite image is finite, so only a non-finite sum costs a read-back and a scan (which names
+   the image and its first bad pixel; a sum that overflowed from finite pixels passes, its
+   mean then taken on the host). *mean: the pixels' mean. */
+static hst_result hst__q_fetch(const hst__q *q, const char *name, const hst_image_batch *src,
+                               size_t k, size_t rows, size_t cols, size_t y0, size_t x0,
+                               hst_array *dst, double *mean) {
+    size_t i, n = hst_array_count(dst);
     double sum = 0.0;
+    float *x;
+    char what[64];
     hst_scalar s;
-    hst_result r = hst__q_array(q, HST_F32, rows, cols, x, out);
-    if (r == HST_SUCCESS) r = hst_array_sum(*out, &s);
-    if (r == HST_SUCCESS && !isfinite(s.re)) {
-        if ((r = hst__q_finite(q, name, x, n)) == HST_SUCCESS) {
+    hst_result r = hst__q_copy_in(q, src, k, rows, cols, y0, x0, dst);
+    if (r == HST_SUCCESS) r = hst_array_sum(dst, &s);
+    if (r != HST_SUCCESS) return r;
+    if (!isfinite(s.re)) {
+        if (!(x = (float *)hst_backend_alloc(q->be, n * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        if (q->batch) snprintf(what, sizeof what, "%s[%zu]", name, k);
+        else snprintf(what, sizeof what, "%s", name);
+        if ((r = hst_array_read(dst, x, n * sizeof(float))) == HST_SUCCESS &&
+            (r = hst__q_finite(q, what, x, n)) == HST_SUCCESS)
             for (i = 0; i < n; i++) sum += x[i];
-            s.re = sum;
-        }
+        hst_backend_free(q->be, x);
+        if (r != HST_SUCCESS) return r;
+        s.re = sum;
     }
-    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; return r; }
     *mean = s.re / (double)n;
     return HST_SUCCESS;
+}
+
+/* Uploads one host image (a new array *out), checked as hst__q_fetch. */
+static hst_result hst__q_upload(const hst__q *q, const char *name, const float *x, size_t rows,
+                                size_t cols, hst_array **out, double *mean) {
+    hst_image_batch one;
+    hst_result r;
+    memset(&one, 0, sizeof one);
+    one.host = &x;
+    r = hst__q_array(q, HST_F32, rows, cols, NULL, out);
+    if (r == HST_SUCCESS) r = hst__q_fetch(q, name, &one, 0, rows, cols, 0, 0, *out, mean);
+    if (r != HST_SUCCESS) { hst_array_destroy(*out); *out = NULL; }
+    return r;
+}
+
+/* The bytes between a batch's images in quality.h's own buffers: one image rounded up to the
+   alignment that makes each image a view (hst_array_view). 0 on overflow. */
+static size_t hst__q_stride(const hst__q *q, size_t bytes) {
+    size_t align = q->host ? sizeof(float) : hst_backend_device(q->be)->mem_base_addr_align_bytes;
+    if (align < sizeof(float)) align = sizeof(float);
+    if (bytes > SIZE_MAX - align) return 0;
+    return (bytes + align - 1) / align * align;
+}
+
+/* count views of (rows, cols) floats, stride bytes apart, over base's buffer into v[]. */
+static hst_result hst__q_views(const hst_array *base, size_t count, size_t stride, size_t rows,
+                               size_t cols, hst_array **v) {
+    size_t k, shape[2];
+    hst_result r = HST_SUCCESS;
+    shape[0] = rows; shape[1] = cols;
+    for (k = 0; k < count && r == HST_SUCCESS; k++)
+        r = hst_array_view(hst_array_buffer(base), k * stride, HST_F32, 2, shape, &v[k]);
+    return r;
 }
 
 /* scipy.ndimage._gaussian_kernel1d: radius int(4 sigma + 0.5), weights exp(-x^2 / 2 sigma^2)
@@ -540,64 +690,232 @@ static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int 
     return r;
 }
 
-/* The fit at one sigma. srz: the SR image minus its mean; rz: the reference minus its mean
-   (both centred, so the float sums below do not cancel); b, tmp: work arrays. */
-typedef struct hst__qfit {
-    hst__q *q;
-    hst_array *srz, *rz, *b, *tmp, *part;   /* part: the moments' partial sums */
-    float *hpart;
-    uint32_t items;
-    double n, var_r;      /* pixels; the centred reference's mean square */
-    double mean_r, mean_sr;   /* what was subtracted */
-    double mean_b, var_b, cov, rmse;
+/* The sigma search of one image: scipy.optimize.bracket, then Brent.optimize (scipy 1.17's
+   _optimize.py, line for line), as a state machine that stops at each objective evaluation:
+   `req` is the sigma it asks for, hst__q_search_step takes the objective's value there and
+   returns 1 with a new `req`, or 0 when done (sigma set). So several images' searches run in
+   lockstep, each its own state, their evaluations in one batch (hst__q_objectives). */
+enum { HST__QS_FA, HST__QS_FB, HST__QS_FC, HST__QS_INSIDE, HST__QS_SHIFT, HST__QS_BEYOND,
+       HST__QS_BRENT, HST__QS_DONE };
+typedef struct hst__qsearch {
+    int state, iter, bracketed;
+    double req, sigma, x0;   /* x0: the bracket's first xb, 4 / 2.35482 mag */
+    double xa, xb, xc, fa, fb, fc, w, fw;             /* bracket */
+    double x, v, bw, fx, fv, fbw, a, b, deltax, rat;  /* Brent (bw, fbw: its w, fw) */
+} hst__qsearch;
+
+static void hst__q_search_init(hst__qsearch *s, unsigned mag) {
+    memset(s, 0, sizeof *s);
+    s->xa = 0.0;
+    s->xb = s->x0 = HST__Q_TRUNCATE / HST__Q_FWHM * mag;
+    s->req = s->xa;
+    s->state = HST__QS_FA;
+}
+
+static int hst__q_search_done(hst__qsearch *s, double sigma) {
+    s->sigma = sigma;
+    s->state = HST__QS_DONE;
+    return 0;
+}
+
+/* Brent's next trial point, or done (tol 1.48e-8, at most 1000 iterations). */
+static int hst__q_brent_next(hst__qsearch *s) {
+    double x = s->x, tol1 = HST__Q_BRENT_TOL * fabs(x) + HST__Q_BRENT_MINTOL, tol2 = 2.0 * tol1;
+    double xmid = 0.5 * (s->a + s->b), u;
+    if (s->iter >= HST__Q_BRENT_MAXITER || fabs(x - xmid) < (tol2 - 0.5 * (s->b - s->a)))
+        return hst__q_search_done(s, x);
+    if (fabs(s->deltax) <= tol1) {
+        s->deltax = x >= xmid ? s->a - x : s->b - x;
+        s->rat = HST__Q_BRENT_CG * s->deltax;
+    } else {
+        double tmp1 = (x - s->bw) * (s->fx - s->fv), tmp2 = (x - s->v) * (s->fx - s->fbw), p, dx_temp;
+        p = (x - s->v) * tmp2 - (x - s->bw) * tmp1;
+        tmp2 = 2.0 * (tmp2 - tmp1);
+        if (tmp2 > 0.0) p = -p;
+        tmp2 = fabs(tmp2);
+        dx_temp = s->deltax;
+        s->deltax = s->rat;
+        if (p > tmp2 * (s->a - x) && p < tmp2 * (s->b - x) && fabs(p) < fabs(0.5 * tmp2 * dx_temp)) {
+            s->rat = p * 1.0 / tmp2;
+            u = x + s->rat;
+            if ((u - s->a) < tol2 || (s->b - u) < tol2) s->rat = xmid - x >= 0 ? tol1 : -tol1;
+        } else {
+            s->deltax = x >= xmid ? s->a - x : s->b - x;
+            s->rat = HST__Q_BRENT_CG * s->deltax;
+        }
+    }
+    s->req = fabs(s->rat) < tol1 ? (s->rat >= 0 ? x + tol1 : x - tol1) : x + s->rat;
+    s->state = HST__QS_BRENT;
+    return 1;
+}
+
+/* Brent's update with f(u), u = req. */
+static int hst__q_brent_step(hst__qsearch *s, double fu) {
+    double u = s->req;
+    if (fu > s->fx) {
+        if (u < s->x) s->a = u; else s->b = u;
+        if (fu <= s->fbw || s->bw == s->x) { s->v = s->bw; s->bw = u; s->fv = s->fbw; s->fbw = fu; }
+        else if (fu <= s->fv || s->v == s->x || s->v == s->bw) { s->v = u; s->fv = fu; }
+    } else {
+        if (u >= s->x) s->a = s->x; else s->b = s->x;
+        s->v = s->bw; s->bw = s->x; s->x = u;
+        s->fv = s->fbw; s->fbw = s->fx; s->fx = fu;
+    }
+    s->iter++;
+    return hst__q_brent_next(s);
+}
+
+/* The bracket's end: Brent from (xa, xb, xc) if it is one, else done at xb (NanoPyx raises). */
+static int hst__q_bracket_end(hst__qsearch *s) {
+    if (!(((s->fb < s->fc && s->fb <= s->fa) || (s->fb < s->fa && s->fb <= s->fc)) &&
+          ((s->xa < s->xb && s->xb < s->xc) || (s->xc < s->xb && s->xb < s->xa)) &&
+          isfinite(s->xa) && isfinite(s->xb) && isfinite(s->xc)))
+        return hst__q_search_done(s, s->xb);
+    s->bracketed = 1;
+    s->x = s->v = s->bw = s->xb;
+    s->fx = s->fv = s->fbw = s->fb;
+    if (s->xa < s->xc) { s->a = s->xa; s->b = s->xc; } else { s->a = s->xc; s->b = s->xa; }
+    s->deltax = s->rat = 0.0;
+    s->iter = 0;
+    return hst__q_brent_next(s);
+}
+
+/* The bracket loop's head: while fc < fb, the next point w. */
+static int hst__q_bracket_next(hst__qsearch *s) {
+    double tmp1, tmp2, val, denom, wlim, xa = s->xa, xb = s->xb, xc = s->xc, w;
+    if (!(s->fc < s->fb)) return hst__q_bracket_end(s);
+    tmp1 = (xb - xa) * (s->fb - s->fc); tmp2 = (xb - xc) * (s->fb - s->fa); val = tmp2 - tmp1;
+    denom = fabs(val) < HST__Q_VERYSMALL ? 2.0 * HST__Q_VERYSMALL : 2.0 * val;
+    wlim = xb + HST__Q_GROW_LIMIT * (xc - xb);
+    w = xb - ((xb - xc) * tmp2 - (xb - xa) * tmp1) / denom;
+    if (s->iter > HST__Q_BRENT_MAXITER)   /* scipy raises; the caller's xb is the first one */
+        return hst__q_search_done(s, s->x0);
+    s->iter++;
+    if ((w - xc) * (xb - w) > 0.0) s->state = HST__QS_INSIDE;
+    else if ((w - wlim) * (wlim - xc) >= 0.0) { w = wlim; s->state = HST__QS_SHIFT; }
+    else if ((w - wlim) * (xc - w) > 0.0) s->state = HST__QS_BEYOND;
+    else { w = xc + HST__Q_GOLD * (xc - xb); s->state = HST__QS_SHIFT; }
+    s->w = s->req = w;
+    return 1;
+}
+
+/* The bracket's shift at the end of each loop iteration, with f(w). */
+static int hst__q_bracket_shift(hst__qsearch *s, double fw) {
+    s->xa = s->xb; s->xb = s->xc; s->xc = s->w;
+    s->fa = s->fb; s->fb = s->fc; s->fc = fw;
+    return hst__q_bracket_next(s);
+}
+
+/* Takes f(req); returns 1 with the next req, 0 when s->sigma is the answer. */
+static int hst__q_search_step(hst__qsearch *s, double f) {
+    double t;
+    switch (s->state) {
+    case HST__QS_FA:
+        s->fa = f; s->req = s->xb; s->state = HST__QS_FB;
+        return 1;
+    case HST__QS_FB:
+        s->fb = f;
+        if (s->fa < s->fb) { t = s->xa; s->xa = s->xb; s->xb = t; t = s->fa; s->fa = s->fb; s->fb = t; }
+        s->xc = s->req = s->xb + HST__Q_GOLD * (s->xb - s->xa);
+        s->state = HST__QS_FC;
+        return 1;
+    case HST__QS_FC:
+        s->fc = f;
+        return hst__q_bracket_next(s);
+    case HST__QS_INSIDE:   /* w between xb and xc */
+        if (f < s->fc) { s->xa = s->xb; s->xb = s->w; s->fa = s->fb; s->fb = f; return hst__q_bracket_end(s); }
+        if (f > s->fb) { s->xc = s->w; s->fc = f; return hst__q_bracket_end(s); }
+        s->w = s->req = s->xc + HST__Q_GOLD * (s->xc - s->xb);
+        s->state = HST__QS_SHIFT;
+        return 1;
+    case HST__QS_BEYOND:   /* w beyond xc, inside the growth limit */
+        if (f < s->fc) {
+            s->xb = s->xc; s->xc = s->w; s->w = s->req = s->xc + HST__Q_GOLD * (s->xc - s->xb);
+            s->fb = s->fc; s->fc = f;
+            s->state = HST__QS_SHIFT;
+            return 1;
+        }
+        return hst__q_bracket_shift(s, f);
+    case HST__QS_SHIFT:
+        return hst__q_bracket_shift(s, f);
+    case HST__QS_BRENT:
+        return hst__q_brent_step(s, f);
+    default:
+        return 0;
+    }
+}
+
+/* One image of an error-map batch: its fit at the last sigma (alpha = cov / var_b, beta from
+   mean_b) and its search. */
+typedef struct hst__qimg {
+    double mean_sr, mean_b, var_b, cov, rmse;
     unsigned evaluations;
-    hst_result err;       /* the first failure inside the optimiser */
-    /* The optimiser's objective in the DCT domain (with HST_FFT; dct 0: spatial blurs). While
-       dct is set, b and tmp hold the orthonormal 2-D DCT-II of srz and rz; gr, gc: the blur's
-       gain per row and column frequency; cos_r, cos_c: cos(pi m / n), m < 2 n, per axis; hg:
-       the gains on the host (rows + cols floats); pss, psr: hst_k_quality_dct_moments' partial
-       sums (HST__Q_DCT_ITEMS each). */
-    int dct, rows, cols;
-    hst_array *gr, *gc, *pss, *psr;
+    int active;
+    hst__qsearch s;
+} hst__qimg;
+
+/* An error-map batch: count SR images against one reference, at the SR size (rows, cols).
+   rz: the reference minus its mean; srz[k]: image k minus its mean (views of srz_all, `stride`
+   bytes apart); b, tmp: one image's work arrays (the spatial fit); part, hpart: the moments'
+   partial sums. All centred, so the float sums do not cancel.
+   The DCT-domain objective (dct 1, with HST_FFT): rdct, sdct[k]: the orthonormal 2-D DCT-II of
+   rz and srz[k]; gr[k], gc[k]: image k's blur gains per row and column frequency (views of
+   gains, written from hg in one copy; gstride floats per image, rstride of them gr's);
+   pss[k], psr[k]: hst_k_quality_dct_moments' partial sums (views of dpart's rows 2k, 2k + 1,
+   pstride floats apart), summed by hst_k_quality_partial_sums into dsum, read back to hsum in
+   one copy; cos_r, cos_c: cos(pi m / n), m < 2 n, per axis. */
+typedef struct hst__qem {
+    hst__q *q;
+    size_t count, stride, gstride, rstride, pstride;
+    uint32_t items;      /* hst_k_quality_dct_moments' work-items: HST__Q_DCT_ITEMS, at most n */
+    int rows, cols, dct;
+    unsigned mag;
+    double n, var_r, mean_r;
+    hst_array *rz, *b, *tmp, *part, *srz_all, *rdct, *sdct_all, *gains, *dpart, *dsum;
+    hst_array **views;   /* 6 count: srz, sdct, gr, gc, pss, psr */
+    hst_array **srz, **sdct, **gr, **gc, **pss, **psr;
+    float *hpart, *hg, *hsum;
     double *cos_r, *cos_c;
-    float *hg;
-} hst__qfit;
+    hst__qimg *img;
+} hst__qem;
 
 /* Sums of b, b^2 and b r over the image (hst_k_quality_moments' partials, added in double). */
-static hst_result hst__q_moments(hst__qfit *f, double m[3]) {
-    uint64_t n = (uint64_t)f->n;
-    size_t global = f->items, i;
+static hst_result hst__q_moments(hst__qem *e, double m[3]) {
+    uint64_t n = (uint64_t)e->n;
+    uint32_t items = HST__Q_MOMENT_ITEMS;
+    size_t global = items, i;
     hst_result r = HST_SUCCESS;
-    if (f->q->host) {
-        hst_k_quality_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->part),
-                                   (size_t)n, f->items);
+    if (e->q->host) {
+        hst_k_quality_moments_host(hst__q_ptr(e->b), hst__q_ptr(e->rz), hst__q_ptr(e->part),
+                                   (size_t)n, items);
     } else {
-        hst__qarg a[5] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->part), HST__QV(n),
-                          HST__QV(f->items)};
-        r = hst__q_launch(f->q, HST__Q_MOMENTS, 1, &global, 5, a);
+        hst__qarg a[5] = {HST__QA(e->b), HST__QA(e->rz), HST__QA(e->part), HST__QV(n),
+                          HST__QV(items)};
+        r = hst__q_launch(e->q, HST__Q_MOMENTS, 1, &global, 5, a);
     }
-    if (r == HST_SUCCESS) r = hst_array_read(f->part, f->hpart, (size_t)f->items * 3 * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_read(e->part, e->hpart, (size_t)items * 3 * sizeof(float));
     m[0] = m[1] = m[2] = 0.0;
-    for (i = 0; r == HST_SUCCESS && i < 3 * (size_t)f->items; i++) m[i % 3] += f->hpart[i];
+    for (i = 0; r == HST_SUCCESS && i < 3 * (size_t)items; i++) m[i % 3] += e->hpart[i];
     return r;
 }
 
 /* The RMS residual of the least-squares line, from the blurred image's variance and its
    covariance with the reference. */
-static double hst__q_rmse(const hst__qfit *f, double var_b, double cov) {
-    return var_b > 0.0 ? sqrt(fmax(0.0, f->var_r - cov * cov / var_b)) : sqrt(f->var_r);
+static double hst__q_rmse(const hst__qem *e, double var_b, double cov) {
+    return var_b > 0.0 ? sqrt(fmax(0.0, e->var_r - cov * cov / var_b)) : sqrt(e->var_r);
 }
 
-static hst_result hst__q_fit(hst__qfit *f, double sigma) {
+/* Image k's fit at sigma, in space: b = G_sigma(srz[k]), its moments. */
+static hst_result hst__q_fit(hst__qem *e, size_t k, double sigma) {
+    hst__qimg *f = &e->img[k];
     double m[3];
-    hst_result r = hst__q_blur(f->q, f->b, f->srz, f->tmp, sigma);
-    if (r == HST_SUCCESS) r = hst__q_moments(f, m);
+    hst_result r = hst__q_blur(e->q, e->b, e->srz[k], e->tmp, sigma);
+    if (r == HST_SUCCESS) r = hst__q_moments(e, m);
     if (r != HST_SUCCESS) return r;
-    f->mean_b = m[0] / f->n;
-    f->var_b = m[1] / f->n - f->mean_b * f->mean_b;
-    f->cov = m[2] / f->n;   /* the reference is centred: its mean is 0 */
-    f->rmse = hst__q_rmse(f, f->var_b, f->cov);
-    f->evaluations++;
+    f->mean_b = m[0] / e->n;
+    f->var_b = m[1] / e->n - f->mean_b * f->mean_b;
+    f->cov = m[2] / e->n;   /* the reference is centred: its mean is 0 */
+    f->rmse = hst__q_rmse(e, f->var_b, f->cov);
     return HST_SUCCESS;
 }
 
@@ -651,10 +969,8 @@ static hst_result hst__q_twiddles(hst__q *q, int n, double scale, hst_array **ou
 }
 
 /* dst = the orthonormal 2-D DCT-II of src (rows, cols): pack, r2c into spec, unpack. */
-static hst_result hst__q_dct(hst__qfit *f, const hst_array *src, hst_array *dst, hst_array *spec,
-                             const hst_array *tr, const hst_array *tc) {
-    hst__q *q = f->q;
-    int rows = f->rows, cols = f->cols;
+static hst_result hst__q_dct(hst__q *q, int rows, int cols, const hst_array *src, hst_array *dst,
+                             hst_array *spec, const hst_array *tr, const hst_array *tc) {
     size_t global[2];
     hst_result r = HST_SUCCESS;
     global[0] = (size_t)cols; global[1] = (size_t)rows;
@@ -677,207 +993,303 @@ static hst_result hst__q_dct(hst__qfit *f, const hst_array *src, hst_array *dst,
     return r;
 }
 
-/* Switches the objective to the DCT domain where FFTs are built in: b, tmp = DCT(srz),
-   DCT(rz); the gain arrays and cosine tables. Without HST_FFT it leaves the spatial one. */
-static hst_result hst__q_dct_setup(hst__qfit *f, size_t rows, size_t cols) {
-    hst__q *q = f->q;
-    size_t half[2];
-    hst_array *spec = NULL, *tr = NULL, *tc = NULL;
+/* The DCT domain's arrays (see hst__qem) and the transforms: the reference's once, each
+   image's once. */
+static hst_result hst__q_dct_arrays(hst__qem *e) {
+    hst__q *q = e->q;
+    size_t rows = (size_t)e->rows, cols = (size_t)e->cols, c2 = 2 * e->count, k;
     hst_result r;
-    if (!hst_fft_built_in()) return HST_SUCCESS;
-    f->rows = (int)rows; f->cols = (int)cols;
-    half[0] = rows; half[1] = cols / 2 + 1;
-    if (!(f->cos_r = (double *)hst_backend_alloc(q->be, 2 * rows * sizeof(double))) ||
-        !(f->cos_c = (double *)hst_backend_alloc(q->be, 2 * cols * sizeof(double))) ||
-        !(f->hg = (float *)hst_backend_alloc(q->be, (rows + cols) * sizeof(float))))
+    e->rstride = hst__q_stride(q, rows * sizeof(float)) / sizeof(float);
+    e->gstride = e->rstride + hst__q_stride(q, cols * sizeof(float)) / sizeof(float);
+    /* a small image's items each take one coefficient: no items that would sum nothing */
+    e->items = e->n < (double)HST__Q_DCT_ITEMS ? (uint32_t)e->n : HST__Q_DCT_ITEMS;
+    e->pstride = hst__q_stride(q, (size_t)e->items * sizeof(float)) / sizeof(float);
+    if (!(e->cos_r = (double *)hst_backend_alloc(q->be, 2 * rows * sizeof(double))) ||
+        !(e->cos_c = (double *)hst_backend_alloc(q->be, 2 * cols * sizeof(double))) ||
+        !(e->hg = (float *)hst_backend_calloc(q->be, e->count * e->gstride * sizeof(float))) ||
+        !(e->hsum = (float *)hst_backend_alloc(q->be, c2 * HST__Q_DCT_SUMS * sizeof(float))))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst__q_cos_table(f->cos_r, f->rows);
-    hst__q_cos_table(f->cos_c, f->cols);
-    r = hst__q_array(q, HST_F32, rows, 1, NULL, &f->gr);
-    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, cols, 1, NULL, &f->gc);
-    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->pss);
-    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_DCT_ITEMS, 1, NULL, &f->psr);
-    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
-    if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->rows, 0.5, &tr);
-    if (r == HST_SUCCESS) r = hst__q_twiddles(q, f->cols, 1.0, &tc);
-    if (r == HST_SUCCESS) r = hst__q_dct(f, f->srz, f->b, spec, tr, tc);
-    if (r == HST_SUCCESS) r = hst__q_dct(f, f->rz, f->tmp, spec, tr, tc);
-    hst_array_destroy(spec); hst_array_destroy(tr); hst_array_destroy(tc);
-    if (r == HST_SUCCESS) f->dct = 1;
+    hst__q_cos_table(e->cos_r, e->rows);
+    hst__q_cos_table(e->cos_c, e->cols);
+    r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->rdct);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, e->count, e->stride / sizeof(float), NULL, &e->sdct_all);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, e->count, e->gstride, NULL, &e->gains);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, c2, e->pstride, NULL, &e->dpart);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, c2, HST__Q_DCT_SUMS, NULL, &e->dsum);
+    if (r == HST_SUCCESS) r = hst__q_views(e->sdct_all, e->count, e->stride, rows, cols, e->sdct);
+    if (r == HST_SUCCESS) r = hst__q_views(e->gains, e->count, e->gstride * sizeof(float), 1, rows, e->gr);
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+        size_t shape[2];
+        shape[0] = 1; shape[1] = cols;
+        r = hst_array_view(hst_array_buffer(e->gains), (k * e->gstride + e->rstride) * sizeof(float),
+                           HST_F32, 2, shape, &e->gc[k]);
+        shape[1] = e->items;
+        if (r == HST_SUCCESS)
+            r = hst_array_view(hst_array_buffer(e->dpart), 2 * k * e->pstride * sizeof(float), HST_F32, 2,
+                               shape, &e->pss[k]);
+        if (r == HST_SUCCESS)
+            r = hst_array_view(hst_array_buffer(e->dpart), (2 * k + 1) * e->pstride * sizeof(float),
+                               HST_F32, 2, shape, &e->psr[k]);
+    }
     return r;
 }
 
-/* The objective at one sigma in the DCT domain: the gains, one pass of
-   hst_k_quality_dct_moments, its partial sums added on the device. */
-static hst_result hst__q_fit_dct(hst__qfit *f, double sigma) {
-    hst__q *q = f->q;
-    int rows = f->rows, cols = f->cols, radius, i;
-    uint32_t items = HST__Q_DCT_ITEMS;
-    size_t global = items;
-    hst_scalar ss, sr;
-    float *w;
-    hst_result r = HST_SUCCESS;
+/* Switches the objective to the DCT domain where FFTs are built in (without HST_FFT it stays
+   spatial): the arrays, DCT(rz) and DCT(srz[k]) for every image. */
+static hst_result hst__q_dct_setup(hst__qem *e) {
+    hst__q *q = e->q;
+    size_t half[2], k;
+    hst_array *spec = NULL, *tr = NULL, *tc = NULL;
+    hst_result r;
+    if (!hst_fft_built_in()) return HST_SUCCESS;
+    half[0] = (size_t)e->rows; half[1] = (size_t)e->cols / 2 + 1;
+    r = hst__q_dct_arrays(e);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
+    if (r == HST_SUCCESS) r = hst__q_twiddles(q, e->rows, 0.5, &tr);
+    if (r == HST_SUCCESS) r = hst__q_twiddles(q, e->cols, 1.0, &tc);
+    if (r == HST_SUCCESS) r = hst__q_dct(q, e->rows, e->cols, e->rz, e->rdct, spec, tr, tc);
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
+        r = hst__q_dct(q, e->rows, e->cols, e->srz[k], e->sdct[k], spec, tr, tc);
+    hst_array_destroy(spec); hst_array_destroy(tr); hst_array_destroy(tc);
+    if (r == HST_SUCCESS) e->dct = 1;
+    return r;
+}
+
+/* Image k's blur gains at sigma into hg (rows, then cols; all 1: no blur). */
+static hst_result hst__q_gains_at(hst__qem *e, size_t k, double sigma) {
+    float *g = e->hg + k * e->gstride, *w;
+    int rows = e->rows, cols = e->cols, radius, i;
     if (!(sigma > HST__Q_NO_BLUR)) {
-        for (i = 0; i < rows + cols; i++) f->hg[i] = 1.0f;
-    } else {
-        if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, "sigma is too large");
-        radius = (int)(HST__Q_TRUNCATE * sigma + 0.5);
-        if (!(w = (float *)hst_backend_alloc(q->be, (2 * (size_t)radius + 1) * sizeof(float))))
-            return HST_ERROR_OUT_OF_HOST_MEMORY;
-        radius = hst__q_gauss_weights(sigma, w);
-        hst__q_gains(w, radius, f->cos_r, rows, f->hg);
-        if (rows == cols) memcpy(f->hg + rows, f->hg, (size_t)cols * sizeof(float));
-        else hst__q_gains(w, radius, f->cos_c, cols, f->hg + rows);
-        hst_backend_free(q->be, w);
+        for (i = 0; i < rows; i++) g[i] = 1.0f;
+        for (i = 0; i < cols; i++) g[e->rstride + i] = 1.0f;
+        return HST_SUCCESS;
     }
-    r = hst_array_write(f->gr, f->hg, (size_t)rows * sizeof(float));
-    if (r == HST_SUCCESS) r = hst_array_write(f->gc, f->hg + rows, (size_t)cols * sizeof(float));
-    if (r == HST_SUCCESS && q->host) {
-        hst_k_quality_dct_moments_host(hst__q_ptr(f->b), hst__q_ptr(f->tmp), hst__q_ptr(f->gr),
-                                       hst__q_ptr(f->gc), hst__q_ptr(f->pss),
-                                       hst__q_ptr(f->psr), rows, cols, items);
-    } else if (r == HST_SUCCESS) {
-        hst__qarg a[9] = {HST__QA(f->b), HST__QA(f->tmp), HST__QA(f->gr), HST__QA(f->gc),
-                          HST__QA(f->pss), HST__QA(f->psr), HST__QV(rows), HST__QV(cols),
-                          HST__QV(items)};
-        r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, &global, 9, a);
-    }
-    if (r == HST_SUCCESS) r = hst_array_sum(f->pss, &ss);
-    if (r == HST_SUCCESS) r = hst_array_sum(f->psr, &sr);
-    if (r != HST_SUCCESS) return r;
-    f->rmse = hst__q_rmse(f, ss.re / f->n, sr.re / f->n);
-    f->evaluations++;
+    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(e->q, "sigma is too large");
+    radius = (int)(HST__Q_TRUNCATE * sigma + 0.5);
+    if (!(w = (float *)hst_backend_alloc(e->q->be, (2 * (size_t)radius + 1) * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    radius = hst__q_gauss_weights(sigma, w);
+    hst__q_gains(w, radius, e->cos_r, rows, g);
+    if (rows == cols) memcpy(g + e->rstride, g, (size_t)cols * sizeof(float));
+    else hst__q_gains(w, radius, e->cos_c, cols, g + e->rstride);
+    hst_backend_free(e->q->be, w);
     return HST_SUCCESS;
 }
 
-/* The optimiser's objective; a failure is kept and reads as +inf so the search ends. */
-static double hst__q_objective(hst__qfit *f, double sigma) {
+/* The DCT-domain objective of every active image at its search's sigma: the gains in one
+   write, one hst_k_quality_dct_moments pass per image, every image's partial sums summed in
+   one launch and read back in one copy, then added in double. */
+static hst_result hst__q_objectives_dct(hst__qem *e) {
+    hst__q *q = e->q;
+    int rows = e->rows, cols = e->cols;
+    uint32_t items = e->items, h = HST__Q_DCT_SUMS;
+    uint64_t rows_end;
+    uint64_t stride = e->pstride;
+    size_t k, end, c, global[1];
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
+        if (e->img[k].active) r = hst__q_gains_at(e, k, e->img[k].s.req);
+    if (r == HST_SUCCESS) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+        if (!e->img[k].active) continue;
+        if (q->host) {
+            hst_k_quality_dct_moments_host(hst__q_ptr(e->sdct[k]), hst__q_ptr(e->rdct),
+                                           hst__q_ptr(e->gr[k]), hst__q_ptr(e->gc[k]),
+                                           hst__q_ptr(e->pss[k]), hst__q_ptr(e->psr[k]), rows,
+                                           cols, items);
+            hst_k_quality_partial_sums_host(hst__q_ptr(e->dpart), hst__q_ptr(e->dsum), items, h,
+                                            stride, 2 * k, 2 * k + 2);
+        } else {
+            hst__qarg a[9] = {HST__QA(e->sdct[k]), HST__QA(e->rdct), HST__QA(e->gr[k]),
+                              HST__QA(e->gc[k]), HST__QA(e->pss[k]), HST__QA(e->psr[k]),
+                              HST__QV(rows), HST__QV(cols), HST__QV(items)};
+            global[0] = items;
+            r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, global, 9, a);
+        }
+    }
+    for (k = 0; k < e->count && r == HST_SUCCESS && !q->host; k = end) {   /* each run of active images: one launch */
+        hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
+                          HST__QV(rows_end), HST__QV(stride)};
+        size_t offset;
+        for (end = k; end < e->count && e->img[end].active; end++) continue;
+        if (end == k) { end++; continue; }
+        rows_end = 2 * (uint64_t)end * h;   /* rows [2 k, 2 end): the offset starts them */
+        offset = 2 * k * h;
+        global[0] = 2 * (end - k) * h;
+        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 1, &offset, global, 6, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * h * sizeof(float));
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+        double ss = 0.0, sr = 0.0;
+        if (!e->img[k].active) continue;
+        for (c = 0; c < h; c++) { ss += e->hsum[2 * k * h + c]; sr += e->hsum[(2 * k + 1) * h + c]; }
+        e->img[k].rmse = hst__q_rmse(e, ss / e->n, sr / e->n);
+    }
+    return r;
+}
+
+/* NanoPyx's sigma search (brent(brack=(0, 4 / 2.35482 mag))) of every image in lockstep: each
+   round evaluates every unfinished search's sigma together, then steps each. A failed bracket
+   keeps the best point it saw (NanoPyx raises), with a warning. */
+static hst_result hst__q_search(hst__qem *e) {
+    size_t k, left = e->count;
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->count; k++) {
+        hst__q_search_init(&e->img[k].s, e->mag);
+        e->img[k].active = 1;
+    }
+    while (left && r == HST_SUCCESS) {
+        if (e->dct) r = hst__q_objectives_dct(e);
+        for (k = 0; k < e->count && r == HST_SUCCESS && !e->dct; k++)
+            if (e->img[k].active) r = hst__q_fit(e, k, e->img[k].s.req);
+        for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+            hst__qimg *f = &e->img[k];
+            if (!f->active) continue;
+            f->evaluations++;
+            if (hst__q_search_step(&f->s, f->rmse)) continue;
+            f->active = 0;
+            left--;
+            if (!f->s.bracketed)
+                hst_backend_log(e->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
+                                "%s: image %zu: no bracket of the blur's sigma; keeping sigma %g",
+                                e->q->func, k, f->s.sigma);
+            else if (fabs(f->s.sigma - f->s.x0) < 1e-4)
+                hst_backend_log(e->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
+                                "%s: image %zu: RSF constrained, as no good minimum found",
+                                e->q->func, k);
+        }
+    }
+    return r;
+}
+
+/* The reference at the SR size, centred on the device: e->rz, e->var_r. */
+static hst_result hst__q_reference(hst__qem *e, const float *ref, size_t h, size_t w) {
+    hst_scalar s, ss;
+    double mean = 0.0;
+    unsigned mag = e->mag;
     hst_result r;
-    if (f->err != HST_SUCCESS) return HUGE_VAL;
-    r = f->dct ? hst__q_fit_dct(f, sigma) : hst__q_fit(f, sigma);
-    if (r != HST_SUCCESS) { f->err = r; return HUGE_VAL; }
-    return f->rmse;
+    if (mag == 1) {
+        r = hst__q_upload(e->q, "ref", ref, h, w, &e->rz, &mean);
+    } else if ((r = hst__q_array(e->q, HST_F32, h * mag, w * mag, NULL, &e->rz)) == HST_SUCCESS &&
+               (r = hst__q_fourier_interp(e->q, ref, (int)h, (int)w, (int)mag, e->rz)) == HST_SUCCESS &&
+               (r = hst_array_sum(e->rz, &s)) == HST_SUCCESS) {
+        mean = s.re / e->n;
+    }
+    if (r == HST_SUCCESS) {
+        e->mean_r = (float)mean;   /* as binary_scalar rounds it */
+        r = hst_array_binary_scalar(e->rz, e->rz, hst_real(e->mean_r), HST_BINARY_SUB, 0);
+    }
+    if (r == HST_SUCCESS) r = hst_array_sqnorm(e->rz, &ss);
+    if (r == HST_SUCCESS) e->var_r = ss.re / e->n;
+    return r;
 }
 
-/* scipy.optimize.bracket(func, xa, xb) (scipy 1.17's _optimize.py, line for line). Returns 1
-   with a valid bracket (xa, xb, xc), 0 without. */
-static int hst__q_bracket(hst__qfit *f, double *pa, double *pb, double *pc, double *pfb) {
-    double xa = *pa, xb = *pb, xc, fa, fb, fc, w, fw, t;
-    int iter = 0;
-    fa = hst__q_objective(f, xa);
-    fb = hst__q_objective(f, xb);
-    if (fa < fb) { t = xa; xa = xb; xb = t; t = fa; fa = fb; fb = t; }
-    xc = xb + HST__Q_GOLD * (xb - xa);
-    fc = hst__q_objective(f, xc);
-    while (fc < fb) {
-        double tmp1 = (xb - xa) * (fb - fc), tmp2 = (xb - xc) * (fb - fa), val = tmp2 - tmp1;
-        double denom = fabs(val) < HST__Q_VERYSMALL ? 2.0 * HST__Q_VERYSMALL : 2.0 * val;
-        double wlim = xb + HST__Q_GROW_LIMIT * (xc - xb);
-        w = xb - ((xb - xc) * tmp2 - (xb - xa) * tmp1) / denom;
-        if (iter > HST__Q_BRENT_MAXITER || f->err != HST_SUCCESS) return 0;
-        iter++;
-        if ((w - xc) * (xb - w) > 0.0) {
-            fw = hst__q_objective(f, w);
-            if (fw < fc) { xa = xb; xb = w; fa = fb; fb = fw; break; }
-            else if (fw > fb) { xc = w; fc = fw; break; }
-            w = xc + HST__Q_GOLD * (xc - xb);
-            fw = hst__q_objective(f, w);
-        } else if ((w - wlim) * (wlim - xc) >= 0.0) {
-            w = wlim;
-            fw = hst__q_objective(f, w);
-        } else if ((w - wlim) * (xc - w) > 0.0) {
-            fw = hst__q_objective(f, w);
-            if (fw < fc) {
-                xb = xc; xc = w; w = xc + HST__Q_GOLD * (xc - xb);
-                fb = fc; fc = fw; fw = hst__q_objective(f, w);
+/* The SR images, each minus its mean, on the device: srz[k], img[k].mean_sr. */
+static hst_result hst__q_centred_images(hst__qem *e, const hst_image_batch *src) {
+    size_t k, rows = (size_t)e->rows, cols = (size_t)e->cols;
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+        double mean = 0.0;
+        r = hst__q_fetch(e->q, "sr", src, k, rows, cols, 0, 0, e->srz[k], &mean);
+        if (r != HST_SUCCESS) break;
+        e->img[k].mean_sr = (float)mean;   /* as binary_scalar rounds it */
+        r = hst_array_binary_scalar(e->srz[k], e->srz[k], hst_real(e->img[k].mean_sr), HST_BINARY_SUB, 0);
+    }
+    return r;
+}
+
+/* The map and the final RSE, RSP of image k at the fitted sigma (e->b holds G_sigma(srz[k])). */
+static hst_result hst__q_error_map_final(hst__qem *e, size_t k, float *map, hst_error_map_result *out) {
+    const hst__qimg *f = &e->img[k];
+    double alpha = f->var_b > 0.0 ? f->cov / f->var_b : 0.0, beta = -alpha * f->mean_b;
+    float fa = (float)alpha, fbeta = (float)beta;
+    size_t n = (size_t)e->n;
+    hst_scalar ss;
+    hst_result r = HST_SUCCESS;
+    if (e->q->host) {
+        hst_k_quality_error_map_host(hst__q_ptr(e->b), hst__q_ptr(e->rz), hst__q_ptr(e->tmp), fa,
+                                     fbeta, n);
+    } else {
+        uint64_t n64 = n;
+        hst__qarg a[6] = {HST__QA(e->b), HST__QA(e->rz), HST__QA(e->tmp), HST__QV(fa),
+                          HST__QV(fbeta), HST__QV(n64)};
+        r = hst__q_launch(e->q, HST__Q_ERROR_MAP, 1, &n, 6, a);
+    }
+    if (r == HST_SUCCESS) r = hst_array_sqnorm(e->tmp, &ss);
+    if (r == HST_SUCCESS && map) r = hst_array_read(e->tmp, map, n * sizeof(float));
+    if (r != HST_SUCCESS) return r;
+    out->rse = sqrt(ss.re / e->n);
+    /* Least squares with an intercept: residual = (1 - rho^2) total, rho of cov's sign. */
+    out->rsp = e->var_r > 0.0 ? sqrt(fmax(0.0, 1.0 - ss.re / e->n / e->var_r)) : 0.0;
+    if (f->cov < 0.0) out->rsp = -out->rsp;
+    out->alpha = alpha;
+    out->beta = beta + (e->mean_r - alpha * f->mean_sr);   /* for the original (uncentred) images */
+    return HST_SUCCESS;
+}
+
+/* A batch's images against their count and shape: host pointers, or a device buffer whose
+   ranges lie inside it (overflow-checked). */
+static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hst_image_batch *b,
+                                     size_t count, size_t rows, size_t cols) {
+    size_t k, bytes = rows * cols * sizeof(float), end;
+    if (!b) return hst__q_bad(q, "an image batch is NULL");
+    if (!count) return hst__q_bad(q, "count is 0");
+    if (!b->host == !b->buf) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT,
+                        "%s: %s: give host pointers or a buffer, one of the two", q->func, name);
+        return HST_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->host) {
+        for (k = 0; k < count; k++)
+            if (!b->host[k]) {
+                hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_NULL_ARGUMENT,
+                                "%s: %s->host[%zu] is NULL", q->func, name, k);
+                return HST_ERROR_INVALID_ARGUMENT;
             }
-        } else {
-            w = xc + HST__Q_GOLD * (xc - xb);
-            fw = hst__q_objective(f, w);
-        }
-        xa = xb; xb = xc; xc = w;
-        fa = fb; fb = fc; fc = fw;
+        return HST_SUCCESS;
     }
-    *pa = xa; *pb = xb; *pc = xc; *pfb = fb;
-    return ((fb < fc && fb <= fa) || (fb < fa && fb <= fc)) &&
-           ((xa < xb && xb < xc) || (xc < xb && xb < xa)) &&
-           isfinite(xa) && isfinite(xb) && isfinite(xc);
-}
-
-/* scipy.optimize.Brent.optimize from a bracket (a, x, c), f(x) = fx. */
-static double hst__q_brent(hst__qfit *f, double xa, double xb, double xc, double fb) {
-    double x = xb, w = xb, v = xb, fw = fb, fv = fb, fx = fb, a, b, deltax = 0.0, rat = 0.0;
-    int iter;
-    if (xa < xc) { a = xa; b = xc; } else { a = xc; b = xa; }
-    for (iter = 0; iter < HST__Q_BRENT_MAXITER && f->err == HST_SUCCESS; iter++) {
-        double tol1 = HST__Q_BRENT_TOL * fabs(x) + HST__Q_BRENT_MINTOL, tol2 = 2.0 * tol1;
-        double xmid = 0.5 * (a + b), u, fu;
-        if (fabs(x - xmid) < (tol2 - 0.5 * (b - a))) break;
-        if (fabs(deltax) <= tol1) {
-            deltax = x >= xmid ? a - x : b - x;
-            rat = HST__Q_BRENT_CG * deltax;
-        } else {
-            double tmp1 = (x - w) * (fx - fv), tmp2 = (x - v) * (fx - fw), p, dx_temp;
-            p = (x - v) * tmp2 - (x - w) * tmp1;
-            tmp2 = 2.0 * (tmp2 - tmp1);
-            if (tmp2 > 0.0) p = -p;
-            tmp2 = fabs(tmp2);
-            dx_temp = deltax;
-            deltax = rat;
-            if (p > tmp2 * (a - x) && p < tmp2 * (b - x) && fabs(p) < fabs(0.5 * tmp2 * dx_temp)) {
-                rat = p * 1.0 / tmp2;
-                u = x + rat;
-                if ((u - a) < tol2 || (b - u) < tol2) rat = xmid - x >= 0 ? tol1 : -tol1;
-            } else {
-                deltax = x >= xmid ? a - x : b - x;
-                rat = HST__Q_BRENT_CG * deltax;
-            }
-        }
-        if (fabs(rat) < tol1) u = rat >= 0 ? x + tol1 : x - tol1;
-        else u = x + rat;
-        fu = hst__q_objective(f, u);
-        if (fu > fx) {
-            if (u < x) a = u; else b = u;
-            if (fu <= fw || w == x) { v = w; w = u; fv = fw; fw = fu; }
-            else if (fu <= fv || v == x || v == w) { v = u; fv = fu; }
-        } else {
-            if (u >= x) a = x; else b = x;
-            v = w; w = x; x = u;
-            fv = fw; fw = fx; fx = fu;
-        }
+    if (hst_buffer_backend(b->buf) != q->be || b->offset_bytes % sizeof(float) ||
+        b->stride_bytes % sizeof(float) || (count > 1 && b->stride_bytes < bytes)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT,
+                        "%s: %s: the buffer must be the backend's, offset_bytes and stride_bytes "
+                        "multiples of 4, stride_bytes >= an image's %zu bytes", q->func, name, bytes);
+        return HST_ERROR_INVALID_ARGUMENT;
     }
-    return x;
-}
-
-/* NanoPyx's sigma search: brent(brack=(0, 4 / 2.35482 mag)). A failed bracket keeps the best
-   point it saw (NanoPyx raises), with a warning. */
-static double hst__q_optimise_sigma(hst__qfit *f, unsigned mag) {
-    double xa = 0.0, xb = HST__Q_TRUNCATE / HST__Q_FWHM * mag, xc = 0.0, fb = 0.0, s;
-    if (!hst__q_bracket(f, &xa, &xb, &xc, &fb)) {
-        hst_backend_log(f->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
-                        "%s: no bracket of the blur's sigma; keeping sigma %g", f->q->func, xb);
-        return xb;
+    if (!hst_size_mul(count - 1, b->stride_bytes, &end) || !hst_size_add(end, b->offset_bytes, &end) ||
+        !hst_size_add(end, bytes, &end)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
+                        "%s: %s: offset_bytes + (count - 1) stride_bytes overflows", q->func, name);
+        return HST_ERROR_OVERFLOW;
     }
-    s = hst__q_brent(f, xa, xb, xc, fb);
-    if (fabs(s - HST__Q_TRUNCATE / HST__Q_FWHM * mag) < 1e-4)
-        hst_backend_log(f->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
-                        "%s: RSF constrained, as no good minimum found", f->q->func);
-    return s;
+    if (end > hst_buffer_bytes(b->buf)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
+                        "%s: %s: %zu images end at byte %zu, beyond the buffer's %zu", q->func,
+                        name, count, end, hst_buffer_bytes(b->buf));
+        return HST_ERROR_SHAPE;
+    }
+    return HST_SUCCESS;
 }
 
 static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref_rows,
-                                         size_t ref_cols, const float *sr, size_t sr_rows,
-                                         size_t sr_cols, const hst_error_map_desc *d,
+                                         size_t ref_cols, const hst_image_batch *sr, size_t count,
+                                         size_t sr_rows, size_t sr_cols,
+                                         const hst_error_map_desc *d,
                                          const hst_error_map_result *out, unsigned *mag) {
     size_t n;
     hst_result r;
-    if (!ref || !sr || !out) return hst__q_bad(q, "ref, sr and out must not be NULL");
+    if (!ref || !out) return hst__q_bad(q, "ref and out must not be NULL");
     if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, "an extent is 0");
     if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
         return hst__q_bad(q, "desc->fixed_sigma must be finite and >= 0");
     if ((r = hst__q_count(q, ref_rows, ref_cols, &n)) != HST_SUCCESS ||
         (r = hst__q_count(q, sr_rows, sr_cols, &n)) != HST_SUCCESS)
         return r;
+    if ((r = hst__q_batch_check(q, "sr", sr, count, sr_rows, sr_cols)) != HST_SUCCESS) return r;
+    if (count > SIZE_MAX / 8 / (hst__q_stride(q, n * sizeof(float)) + 1)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
+                        "%s: %zu images of %zu x %zu are too many", q->func, count, sr_rows, sr_cols);
+        return HST_ERROR_OVERFLOW;
+    }
     *mag = (unsigned)(sr_rows / ref_rows);
     if (*mag < 1 || sr_rows != *mag * ref_rows || sr_cols != *mag * ref_cols) {
         hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
@@ -885,119 +1297,116 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
                         q->func, sr_rows, sr_cols, ref_rows, ref_cols);
         return HST_ERROR_SHAPE;
     }
-    /* sr is checked as it is uploaded; ref too at magnification 1 (else the host reads it) */
+    /* sr is checked as it goes up; ref too at magnification 1 (else the host reads it) */
     return *mag > 1 ? hst__q_finite(q, "ref", ref, ref_rows * ref_cols) : HST_SUCCESS;
 }
 
-/* The SR image minus its mean, on the device: f->srz, f->mean_sr. */
-static hst_result hst__q_centred_sr(hst__qfit *f, const float *sr, size_t rows, size_t cols) {
-    double mean = 0.0;
-    hst_result r = hst__q_upload(f->q, "sr", sr, rows, cols, &f->srz, &mean);
-    if (r != HST_SUCCESS) return r;
-    f->mean_sr = (float)mean;   /* as binary_scalar rounds it */
-    return hst_array_binary_scalar(f->srz, f->srz, hst_real(f->mean_sr), HST_BINARY_SUB, 0);
-}
-
-/* The reference at the SR size, centred on the device: f->rz, f->var_r. */
-static hst_result hst__q_reference(hst__qfit *f, const float *ref, size_t h, size_t w,
-                                   unsigned mag) {
-    hst_scalar s, ss;
-    double mean = 0.0;
+/* The batch's host memory, the centred images' arrays and views, the spatial work arrays. */
+static hst_result hst__q_em_open(hst__qem *e, size_t count, size_t rows, size_t cols) {
+    hst__q *q = e->q;
+    size_t k;
     hst_result r;
-    if (mag == 1) {
-        r = hst__q_upload(f->q, "ref", ref, h, w, &f->rz, &mean);
-    } else if ((r = hst__q_array(f->q, HST_F32, h * mag, w * mag, NULL, &f->rz)) == HST_SUCCESS &&
-               (r = hst__q_fourier_interp(f->q, ref, (int)h, (int)w, (int)mag, f->rz)) == HST_SUCCESS &&
-               (r = hst_array_sum(f->rz, &s)) == HST_SUCCESS) {
-        mean = s.re / f->n;
-    }
-    if (r == HST_SUCCESS) {
-        f->mean_r = (float)mean;   /* as binary_scalar rounds it */
-        r = hst_array_binary_scalar(f->rz, f->rz, hst_real(f->mean_r), HST_BINARY_SUB, 0);
-    }
-    if (r == HST_SUCCESS) r = hst_array_sqnorm(f->rz, &ss);
-    if (r == HST_SUCCESS) f->var_r = ss.re / f->n;
+    e->count = count; e->rows = (int)rows; e->cols = (int)cols;
+    e->n = (double)rows * (double)cols;
+    e->stride = hst__q_stride(q, rows * cols * sizeof(float));
+    if (!(e->img = (hst__qimg *)hst_backend_calloc(q->be, count * sizeof *e->img)) ||
+        !(e->views = (hst_array **)hst_backend_calloc(q->be, 6 * count * sizeof *e->views)) ||
+        !(e->hpart = (float *)hst_backend_alloc(q->be, (size_t)HST__Q_MOMENT_ITEMS * 3 * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    e->srz = e->views; e->sdct = e->srz + count; e->gr = e->sdct + count;
+    e->gc = e->gr + count; e->pss = e->gc + count; e->psr = e->pss + count;
+    r = hst__q_array(q, HST_F32, count, e->stride / sizeof(float), NULL, &e->srz_all);
+    if (r == HST_SUCCESS) r = hst__q_views(e->srz_all, count, e->stride, rows, cols, e->srz);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->b);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->tmp);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, HST__Q_MOMENT_ITEMS, 3, NULL, &e->part);
+    for (k = 0; k < count; k++) e->img[k].s.state = HST__QS_DONE;
     return r;
 }
 
-/* The map and the final RSE, RSP at the fitted sigma (f->b holds G_sigma(SR - mean)). */
-static hst_result hst__q_error_map_final(hst__qfit *f, float *map, hst_error_map_result *out) {
-    double alpha = f->var_b > 0.0 ? f->cov / f->var_b : 0.0, beta = -alpha * f->mean_b;
-    float fa = (float)alpha, fbeta = (float)beta;
-    size_t n = (size_t)f->n;
-    hst_scalar ss;
-    hst_result r = HST_SUCCESS;
-    if (f->q->host) {
-        hst_k_quality_error_map_host(hst__q_ptr(f->b), hst__q_ptr(f->rz), hst__q_ptr(f->tmp), fa,
-                                     fbeta, n);
-    } else {
-        uint64_t n64 = n;
-        hst__qarg a[6] = {HST__QA(f->b), HST__QA(f->rz), HST__QA(f->tmp), HST__QV(fa),
-                          HST__QV(fbeta), HST__QV(n64)};
-        r = hst__q_launch(f->q, HST__Q_ERROR_MAP, 1, &n, 6, a);
+static void hst__q_em_close(hst__qem *e) {
+    const hst_backend *be = e->q->be;
+    size_t k;
+    if (e->views)   /* views before the arrays they view */
+        for (k = 0; k < 6 * e->count; k++) hst_array_destroy(e->views[k]);
+    hst_array_destroy(e->rz); hst_array_destroy(e->b); hst_array_destroy(e->tmp);
+    hst_array_destroy(e->part); hst_array_destroy(e->srz_all); hst_array_destroy(e->rdct);
+    hst_array_destroy(e->sdct_all); hst_array_destroy(e->gains); hst_array_destroy(e->dpart);
+    hst_array_destroy(e->dsum);
+    if (e->views) hst_backend_free(be, e->views);
+    if (e->img) hst_backend_free(be, e->img);
+    if (e->hpart) hst_backend_free(be, e->hpart);
+    if (e->hg) hst_backend_free(be, e->hg);
+    if (e->hsum) hst_backend_free(be, e->hsum);
+    if (e->cos_r) hst_backend_free(be, e->cos_r);
+    if (e->cos_c) hst_backend_free(be, e->cos_c);
+}
+
+/* hst_error_map_batch's body (hst_error_map: a batch of one). */
+static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows, size_t ref_cols,
+                                    const hst_image_batch *sr, size_t count, size_t sr_rows,
+                                    size_t sr_cols, const hst_error_map_desc *desc,
+                                    float *const *maps, hst_error_map_result *out) {
+    hst_error_map_desc zero;
+    const hst_error_map_desc *d = desc ? desc : &zero;
+    hst__qem e;
+    unsigned mag = 0;
+    size_t k;
+    hst_result r;
+    memset(&zero, 0, sizeof zero);
+    if ((r = hst__q_error_map_check(q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, d,
+                                    out, &mag)) != HST_SUCCESS)
+        return r;
+    memset(out, 0, count * sizeof *out);
+    memset(&e, 0, sizeof e);
+    e.q = q;
+    e.mag = mag;
+    r = hst__q_em_open(&e, count, sr_rows, sr_cols);
+    if (r == HST_SUCCESS) r = hst__q_centred_images(&e, sr);
+    if (r == HST_SUCCESS) r = hst__q_reference(&e, ref, ref_rows, ref_cols);
+    if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_dct_setup(&e);
+    if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_search(&e);
+    for (k = 0; k < count && r == HST_SUCCESS; k++) {   /* the final fit blurs, in space */
+        double sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : e.img[k].s.sigma;
+        r = hst__q_fit(&e, k, sigma);
+        if (r == HST_SUCCESS) r = hst__q_error_map_final(&e, k, maps ? maps[k] : NULL, &out[k]);
+        out[k].sigma = sigma;
+        out[k].magnification = mag;
+        out[k].evaluations = d->fixed_sigma > 0.0 ? 0 : e.img[k].evaluations;
     }
-    if (r == HST_SUCCESS) r = hst_array_sqnorm(f->tmp, &ss);
-    if (r == HST_SUCCESS && map) r = hst_array_read(f->tmp, map, n * sizeof(float));
-    if (r != HST_SUCCESS) return r;
-    out->rse = sqrt(ss.re / f->n);
-    /* Least squares with an intercept: residual = (1 - rho^2) total, rho of cov's sign. */
-    out->rsp = f->var_r > 0.0 ? sqrt(fmax(0.0, 1.0 - ss.re / f->n / f->var_r)) : 0.0;
-    if (f->cov < 0.0) out->rsp = -out->rsp;
-    out->alpha = alpha;
-    out->beta = beta;   /* of the centred images; shifted to the originals by the caller */
-    return HST_SUCCESS;
+    hst__q_em_close(&e);
+    return r;
 }
 
 HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
                                    size_t ref_cols, const float *sr, size_t sr_rows,
                                    size_t sr_cols, const hst_error_map_desc *desc, float *map,
                                    hst_error_map_result *out) {
-    hst_error_map_desc zero;
-    const hst_error_map_desc *d = desc ? desc : &zero;
+    hst_image_batch one;
     hst__q q;
-    hst__qfit f;
-    unsigned mag = 0;
-    double sigma;
     hst_result r;
     if (!be) return HST_ERROR_INVALID_ARGUMENT;
     hst__q_init(&q, be, "hst_error_map");
-    memset(&zero, 0, sizeof zero);
-    if ((r = hst__q_error_map_check(&q, ref, ref_rows, ref_cols, sr, sr_rows, sr_cols, d, out,
-                                    &mag)) != HST_SUCCESS)
-        return r;
-    memset(out, 0, sizeof *out);
-    memset(&f, 0, sizeof f);
-    f.q = &q;
-    f.n = (double)sr_rows * (double)sr_cols;
-    r = hst__q_centred_sr(&f, sr, sr_rows, sr_cols);
-    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.b);
-    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, sr_rows, sr_cols, NULL, &f.tmp);
-    f.items = HST__Q_MOMENT_ITEMS;
-    if (r == HST_SUCCESS) r = hst__q_array(&q, HST_F32, f.items, 3, NULL, &f.part);
-    if (r == HST_SUCCESS &&
-        !(f.hpart = (float *)hst_backend_alloc(be, (size_t)f.items * 3 * sizeof(float))))
-        r = HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == HST_SUCCESS) r = hst__q_reference(&f, ref, ref_rows, ref_cols, mag);
-    if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_dct_setup(&f, sr_rows, sr_cols);
-    if (r == HST_SUCCESS) {
-        sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : hst__q_optimise_sigma(&f, mag);
-        out->evaluations = d->fixed_sigma > 0.0 ? 0 : f.evaluations;
-        f.dct = 0;   /* the final fit blurs: b, tmp become images again */
-        r = f.err != HST_SUCCESS ? f.err : hst__q_fit(&f, sigma);
-        if (r == HST_SUCCESS) r = hst__q_error_map_final(&f, map, out);
-        out->sigma = sigma;
-        out->magnification = mag;
-    }
-    if (r == HST_SUCCESS)   /* beta for the original (uncentred) images */
-        out->beta += f.mean_r - out->alpha * f.mean_sr;
-    hst_array_destroy(f.srz); hst_array_destroy(f.rz);
-    hst_array_destroy(f.b); hst_array_destroy(f.tmp); hst_array_destroy(f.part);
-    hst_array_destroy(f.gr); hst_array_destroy(f.gc);
-    hst_array_destroy(f.pss); hst_array_destroy(f.psr);
-    if (f.hpart) hst_backend_free(be, f.hpart);
-    if (f.cos_r) hst_backend_free(be, f.cos_r);
-    if (f.cos_c) hst_backend_free(be, f.cos_c);
-    if (f.hg) hst_backend_free(be, f.hg);
+    if (!sr) return hst__q_bad(&q, "sr must not be NULL");
+    memset(&one, 0, sizeof one);
+    one.host = &sr;
+    r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, &one, 1, sr_rows, sr_cols, desc,
+                          map ? &map : NULL, out);
+    hst__q_release(&q);
+    return r;
+}
+
+HST__QDEF hst_result hst_error_map_batch(hst_backend *be, const float *ref, size_t ref_rows,
+                                         size_t ref_cols, const hst_image_batch *sr, size_t count,
+                                         size_t sr_rows, size_t sr_cols,
+                                         const hst_error_map_desc *desc, float *const *maps,
+                                         hst_error_map_result *out) {
+    hst__q q;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_error_map_batch");
+    q.batch = 1;
+    r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, desc, maps, out);
     hst__q_release(&q);
     return r;
 }
@@ -1095,74 +1504,87 @@ HST__QDEF size_t hst_frc_curve_length(size_t rows, size_t cols) {
     return side < HST__Q_FRC_MIN_SIDE ? 0 : side / 2 - 1;
 }
 
-/* The spectrum of the centred even square of img, tapered (NanoPyx's _make_even_square, then
-   _get_squared_tapered_image: (img * taper_x) * taper_y in float, here broadcast on the
-   device: tx (1, s), ty (s, 1)). A square image goes up as it is and is checked there; another
-   is checked and cropped on the host first. */
-static hst_result hst__q_frc_spectrum(hst__q *q, const char *name, const float *img,
-                                      size_t rows, size_t cols, int s, const hst_array *tx,
-                                      const hst_array *ty, hst_array *spec) {
-    size_t y0 = (rows - (size_t)s) / 2, x0 = (cols - (size_t)s) / 2, y;
-    float *crop = NULL;
+/* FRC of a batch of pairs: the taper (tx (1, s), ty (s, 1)), the ring tables (count, step: the
+   samples per ring and their angle step; nchunks per ring), the work arrays (img: one cropped
+   image; f1, f2: a pair's spectra; part: the rings' chunk sums), and every pair's ring sums:
+   ring[k] (max_r, 3) views of rings, `stride` bytes apart, read back once into hring. */
+typedef struct hst__qfrc {
+    hst__q *q;
+    size_t count, stride;
+    int s, max_r, nchunks;
+    hst_array *tx, *ty, *img, *f1, *f2, *ac, *as, *part, *rings, **ring;
+    float *hring;
+} hst__qfrc;
+
+/* The spectrum of the centred even square of image k of src, tapered (NanoPyx's
+   _make_even_square, then _get_squared_tapered_image: (img * taper_x) * taper_y in float, here
+   broadcast on the device). A host image that is not square is checked whole on the host
+   first (the device sees its square only). */
+static hst_result hst__q_frc_spectrum(hst__qfrc *c, const char *name, const hst_image_batch *src,
+                                      size_t k, size_t rows, size_t cols, hst_array *spec) {
+    size_t s = (size_t)c->s;
     double mean;
-    hst_array *a = NULL;
-    hst_result r;
-    if (rows != (size_t)s || cols != (size_t)s) {
-        if ((r = hst__q_finite(q, name, img, rows * cols)) != HST_SUCCESS) return r;
-        if (!(crop = (float *)hst_backend_alloc(q->be, (size_t)s * s * sizeof(float))))
-            return HST_ERROR_OUT_OF_HOST_MEMORY;
-        for (y = 0; y < (size_t)s; y++)
-            memcpy(crop + y * s, img + (y0 + y) * cols + x0, (size_t)s * sizeof(float));
+    char what[64];
+    hst_result r = HST_SUCCESS;
+    if (src->host && (rows != s || cols != s)) {
+        if (c->q->batch) snprintf(what, sizeof what, "%s[%zu]", name, k);
+        else snprintf(what, sizeof what, "%s", name);
+        r = hst__q_finite(c->q, what, src->host[k], rows * cols);
     }
-    r = hst__q_upload(q, name, crop ? crop : img, (size_t)s, (size_t)s, &a, &mean);
-    if (crop) hst_backend_free(q->be, crop);
-    if (r == HST_SUCCESS) r = hst_array_binary(a, a, tx, HST_BINARY_MUL);
-    if (r == HST_SUCCESS) r = hst_array_binary(a, a, ty, HST_BINARY_MUL);
-    if (r == HST_SUCCESS) r = hst_array_fft(spec, a, 2, 0, HST_FFT_NORM_BACKWARD);
-    hst_array_destroy(a);
+    if (r == HST_SUCCESS) r = hst__q_fetch(c->q, name, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img, &mean);
+    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->tx, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->ty, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_fft(spec, c->img, 2, 0, HST_FFT_NORM_BACKWARD);
     return r;
 }
 
-/* Ring sums (Re F1 F2*, |F1|^2, |F2|^2) for r < max_r into ring[max_r][3]. */
-static hst_result hst__q_frc_rings(hst__q *q, hst_array *f1, hst_array *f2, int s, int max_r,
-                                   float *ring) {
-    int *count = (int *)hst_backend_alloc(q->be, (size_t)max_r * (sizeof(int) + sizeof(float)));
+/* The ring tables: count[r] samples at angles i step[r] (numpy.arange(0, 2 pi, 1 / r,
+   float32)'s length), in chunks of HST__Q_FRC_CHUNK. */
+static hst_result hst__q_frc_tables(hst__qfrc *c) {
+    hst__q *q = c->q;
+    int max_r = c->max_r, *count = (int *)hst_backend_alloc(q->be, (size_t)max_r * (sizeof(int) + sizeof(float)));
     float *step = (float *)(count + max_r), limit = (float)(2.0 * HST__Q_PI);
-    int r, most = 0, chunk = HST__Q_FRC_CHUNK, nchunks;
-    size_t pshape[2], rshape[2], global[2];
-    hst_array *ac = NULL, *as = NULL, *part = NULL, *rings = NULL;
+    int r, most = 0;
+    size_t pshape[2], rshape[2];
     hst_result res;
     if (!count) return HST_ERROR_OUT_OF_HOST_MEMORY;
     count[0] = 0; step[0] = 0.0f;
-    for (r = 1; r < max_r; r++) {   /* numpy.arange(0, limit, 1/r, float32)'s length */
+    for (r = 1; r < max_r; r++) {
         step[r] = (float)(1.0 / r);
         count[r] = (int)ceil((double)limit / (double)step[r]);
         if (count[r] > most) most = count[r];
     }
-    nchunks = (most + chunk - 1) / chunk;
-    pshape[0] = (size_t)max_r * nchunks; pshape[1] = 3;
+    c->nchunks = (most + HST__Q_FRC_CHUNK - 1) / HST__Q_FRC_CHUNK;
+    pshape[0] = (size_t)max_r * c->nchunks; pshape[1] = 3;
     rshape[0] = (size_t)max_r; rshape[1] = 3;
-    res = hst_array_from_host(q->be, HST_I32, 1, rshape, count, &ac);
-    if (res == HST_SUCCESS) res = hst_array_from_host(q->be, HST_F32, 1, rshape, step, &as);
+    res = hst_array_from_host(q->be, HST_I32, 1, rshape, count, &c->ac);
+    if (res == HST_SUCCESS) res = hst_array_from_host(q->be, HST_F32, 1, rshape, step, &c->as);
     hst_backend_free(q->be, count);
-    if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, pshape, &part);
-    if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, rshape, &rings);
-    if (res == HST_SUCCESS && q->host) {
-        hst_k_quality_frc_partial_host(hst__q_ptr(f1), hst__q_ptr(f2),
-                                       (const int *)hst__q_ptr(ac), hst__q_ptr(as),
-                                       hst__q_ptr(part), s, max_r, chunk, nchunks);
-        hst_k_quality_frc_rings_host(hst__q_ptr(part), hst__q_ptr(rings), max_r, nchunks);
-    } else if (res == HST_SUCCESS) {
-        hst__qarg a[9] = {HST__QA(f1), HST__QA(f2), HST__QA(ac), HST__QA(as), HST__QA(part),
-                          HST__QV(s), HST__QV(max_r), HST__QV(chunk), HST__QV(nchunks)};
-        hst__qarg b[4] = {HST__QA(part), HST__QA(rings), HST__QV(max_r), HST__QV(nchunks)};
+    if (res == HST_SUCCESS) res = hst_array_create(q->be, HST_F32, 2, pshape, &c->part);
+    return res;
+}
+
+/* Ring sums (Re F1 F2*, |F1|^2, |F2|^2) of f1, f2 for r < max_r into ring (max_r, 3). */
+static hst_result hst__q_frc_rings(hst__qfrc *c, hst_array *ring) {
+    hst__q *q = c->q;
+    int s = c->s, max_r = c->max_r, chunk = HST__Q_FRC_CHUNK, nchunks = c->nchunks;
+    size_t global[2], gr = (size_t)max_r;
+    hst_result res;
+    if (q->host) {
+        hst_k_quality_frc_partial_host(hst__q_ptr(c->f1), hst__q_ptr(c->f2),
+                                       (const int *)hst__q_ptr(c->ac), hst__q_ptr(c->as),
+                                       hst__q_ptr(c->part), s, max_r, chunk, nchunks);
+        hst_k_quality_frc_rings_host(hst__q_ptr(c->part), hst__q_ptr(ring), max_r, nchunks);
+        return HST_SUCCESS;
+    } else {
+        hst__qarg a[9] = {HST__QA(c->f1), HST__QA(c->f2), HST__QA(c->ac), HST__QA(c->as),
+                          HST__QA(c->part), HST__QV(s), HST__QV(max_r), HST__QV(chunk),
+                          HST__QV(nchunks)};
+        hst__qarg b[4] = {HST__QA(c->part), HST__QA(ring), HST__QV(max_r), HST__QV(nchunks)};
         global[0] = (size_t)nchunks; global[1] = (size_t)max_r;
         res = hst__q_launch(q, HST__Q_FRC_PARTIAL, 2, global, 9, a);
-        if (res == HST_SUCCESS) res = hst__q_launch(q, HST__Q_FRC_RINGS, 1, rshape, 4, b);
+        if (res == HST_SUCCESS) res = hst__q_launch(q, HST__Q_FRC_RINGS, 1, &gr, 4, b);
     }
-    if (res == HST_SUCCESS) res = hst_array_read(rings, ring, (size_t)max_r * 3 * sizeof(float));
-    hst_array_destroy(ac); hst_array_destroy(as); hst_array_destroy(part);
-    hst_array_destroy(rings);
     return res;
 }
 
@@ -1184,15 +1606,27 @@ static float hst__q_first_crossing(const float *freq, const float *frc, int n, f
     return 0.0f;
 }
 
-static hst_result hst__q_frc_check(hst__q *q, const float *a, const float *b, size_t rows,
-                                   size_t cols, const hst_frc_desc *d, const hst_frc_result *out) {
+
+static hst_result hst__q_frc_check(hst__q *q, const hst_image_batch *a, const hst_image_batch *b,
+                                   size_t count, size_t rows, size_t cols, const hst_frc_desc *d,
+                                   const hst_frc_result *out) {
     size_t n;
-    if (!a || !b || !out) return hst__q_bad(q, "a, b and out must not be NULL");
+    hst_result r;
+    if (!out) return hst__q_bad(q, "out must not be NULL");
     if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
         return hst__q_bad(q, "rows and cols must be >= 10");
     if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
         return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
-    return hst__q_count(q, rows, cols, &n);   /* a and b are checked as they go up */
+    if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS ||
+        (r = hst__q_batch_check(q, "a", a, count, rows, cols)) != HST_SUCCESS ||
+        (r = hst__q_batch_check(q, "b", b, count, rows, cols)) != HST_SUCCESS)
+        return r;
+    if (count > SIZE_MAX / 8 / (hst__q_stride(q, hst_frc_curve_length(rows, cols) * 3 * sizeof(float)) + 1)) {
+        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
+                        "%s: %zu pairs of %zu x %zu are too many", q->func, count, rows, cols);
+        return HST_ERROR_OVERFLOW;
+    }
+    return HST_SUCCESS;   /* a and b are checked as they go up */
 }
 
 /* The curve (frequency, FRC) from the ring sums, smoothed. freq and frc hold max_r floats. */
@@ -1210,40 +1644,61 @@ static hst_result hst__q_frc_curve(const hst__q *q, const float *ring, int max_r
     return hst__q_savgol(q, frc, max_r, len);
 }
 
-HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
-                             size_t cols, const hst_frc_desc *desc, float *curve,
-                             hst_frc_result *out) {
-    hst_frc_desc zero;
-    const hst_frc_desc *d = desc ? desc : &zero;
-    hst__q q;
-    int s, max_r, i;
-    size_t hshape[2], tshape[2];
-    float *work = NULL, *taper, *ring, *freq, *frc, ps, x;
-    hst_array *f1 = NULL, *f2 = NULL, *tx = NULL, *ty = NULL;
+/* The taper, the tables and the arrays of a batch (see hst__qfrc). */
+static hst_result hst__q_frc_open(hst__qfrc *c, size_t count, size_t rows, size_t cols) {
+    hst__q *q = c->q;
+    size_t hshape[2], tshape[2], s;
+    float *taper;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
-    hst__q_init(&q, be, "hst_frc");
-    memset(&zero, 0, sizeof zero);
-    if ((r = hst__q_frc_check(&q, a, b, rows, cols, d, out)) != HST_SUCCESS) return r;
-    memset(out, 0, sizeof *out);
-    max_r = (int)hst_frc_curve_length(rows, cols);
-    s = 2 * (max_r + 1);
-    ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
-    hshape[0] = (size_t)s; hshape[1] = (size_t)s / 2 + 1;
-    if (!(work = (float *)hst_backend_alloc(be, ((size_t)s + 6 * (size_t)max_r) * sizeof(float))))
+    c->count = count;
+    c->max_r = (int)hst_frc_curve_length(rows, cols);
+    c->s = 2 * (c->max_r + 1);
+    s = (size_t)c->s;
+    c->stride = hst__q_stride(q, (size_t)c->max_r * 3 * sizeof(float));
+    hshape[0] = s; hshape[1] = s / 2 + 1;
+    if (!(taper = (float *)hst_backend_alloc(q->be, s * sizeof(float))) ||
+        !(c->ring = (hst_array **)hst_backend_calloc(q->be, count * sizeof *c->ring)) ||
+        !(c->hring = (float *)hst_backend_alloc(q->be, count * c->stride))) {
+        if (taper) hst_backend_free(q->be, taper);
         return HST_ERROR_OUT_OF_HOST_MEMORY;
-    taper = work; ring = taper + s; freq = ring + 3 * max_r; frc = freq + max_r;
-    hst__q_tukey(s, taper);
-    tshape[0] = 1; tshape[1] = (size_t)s;
-    r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &tx);
-    tshape[0] = (size_t)s; tshape[1] = 1;
-    if (r == HST_SUCCESS) r = hst_array_from_host(be, HST_F32, 2, tshape, taper, &ty);
-    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f1);
-    if (r == HST_SUCCESS) r = hst_array_create(be, HST_C64, 2, hshape, &f2);
-    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "a", a, rows, cols, s, tx, ty, f1);
-    if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&q, "b", b, rows, cols, s, tx, ty, f2);
-    if (r == HST_SUCCESS) r = hst__q_frc_rings(&q, f1, f2, s, max_r, ring);
-    if (r == HST_SUCCESS) r = hst__q_frc_curve(&q, ring, max_r, ps, freq, frc);
+    }
+    hst__q_tukey(c->s, taper);
+    tshape[0] = 1; tshape[1] = s;
+    r = hst_array_from_host(q->be, HST_F32, 2, tshape, taper, &c->tx);
+    tshape[0] = s; tshape[1] = 1;
+    if (r == HST_SUCCESS) r = hst_array_from_host(q->be, HST_F32, 2, tshape, taper, &c->ty);
+    hst_backend_free(q->be, taper);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, s, s, NULL, &c->img);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, hshape, &c->f1);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, hshape, &c->f2);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, count, c->stride / sizeof(float), NULL, &c->rings);
+    if (r == HST_SUCCESS) r = hst__q_views(c->rings, count, c->stride, (size_t)c->max_r, 3, c->ring);
+    if (r == HST_SUCCESS) r = hst__q_frc_tables(c);
+    return r;
+}
+
+static void hst__q_frc_close(hst__qfrc *c) {
+    const hst_backend *be = c->q->be;
+    size_t k;
+    if (c->ring) {
+        for (k = 0; k < c->count; k++) hst_array_destroy(c->ring[k]);
+        hst_backend_free(be, c->ring);
+    }
+    hst_array_destroy(c->tx); hst_array_destroy(c->ty); hst_array_destroy(c->img);
+    hst_array_destroy(c->f1); hst_array_destroy(c->f2); hst_array_destroy(c->ac);
+    hst_array_destroy(c->as); hst_array_destroy(c->part); hst_array_destroy(c->rings);
+    if (c->hring) hst_backend_free(be, c->hring);
+}
+
+/* Pair k's curve and FIRE from its ring sums (hring). */
+static hst_result hst__q_frc_result(hst__qfrc *c, size_t k, float ps, float *curve,
+                                    hst_frc_result *out) {
+    int max_r = c->max_r, i;
+    float *freq = (float *)hst_backend_alloc(c->q->be, 2 * (size_t)max_r * sizeof(float)), *frc, x;
+    hst_result r;
+    if (!freq) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    frc = freq + max_r;
+    r = hst__q_frc_curve(c->q, c->hring + k * (c->stride / sizeof(float)), max_r, ps, freq, frc);
     if (r == HST_SUCCESS) {
         x = hst__q_first_crossing(freq, frc, max_r, HST__Q_FRC_THRESHOLD);
         out->resolution = x != 0.0f ? (double)(1.0f / x) : 0.0;
@@ -1251,8 +1706,66 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
         if (curve)
             for (i = 0; i < max_r; i++) { curve[2 * i] = freq[i]; curve[2 * i + 1] = frc[i]; }
     }
-    hst_array_destroy(f1); hst_array_destroy(f2); hst_array_destroy(tx); hst_array_destroy(ty);
-    hst_backend_free(be, work);
+    hst_backend_free(c->q->be, freq);
+    return r;
+}
+
+/* hst_frc_batch's body (hst_frc: a batch of one): each pair's spectra and ring sums on the
+   device, every pair's sums read back in one copy, the curves on the host. */
+static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_image_batch *b,
+                              size_t count, size_t rows, size_t cols, const hst_frc_desc *desc,
+                              float *const *curves, hst_frc_result *out) {
+    hst_frc_desc zero;
+    const hst_frc_desc *d = desc ? desc : &zero;
+    hst__qfrc c;
+    float ps;
+    size_t k;
+    hst_result r;
+    memset(&zero, 0, sizeof zero);
+    if ((r = hst__q_frc_check(q, a, b, count, rows, cols, d, out)) != HST_SUCCESS) return r;
+    memset(out, 0, count * sizeof *out);
+    memset(&c, 0, sizeof c);
+    c.q = q;
+    ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
+    r = hst__q_frc_open(&c, count, rows, cols);
+    for (k = 0; k < count && r == HST_SUCCESS; k++) {
+        r = hst__q_frc_spectrum(&c, "a", a, k, rows, cols, c.f1);
+        if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&c, "b", b, k, rows, cols, c.f2);
+        if (r == HST_SUCCESS) r = hst__q_frc_rings(&c, c.ring[k]);
+    }
+    if (r == HST_SUCCESS) r = hst_array_read(c.rings, c.hring, count * c.stride);
+    for (k = 0; k < count && r == HST_SUCCESS; k++)
+        r = hst__q_frc_result(&c, k, ps, curves ? curves[k] : NULL, &out[k]);
+    hst__q_frc_close(&c);
+    return r;
+}
+
+HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
+                             size_t cols, const hst_frc_desc *desc, float *curve,
+                             hst_frc_result *out) {
+    hst_image_batch ia, ib;
+    hst__q q;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_frc");
+    if (!a || !b) return hst__q_bad(&q, "a, b and out must not be NULL");
+    memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
+    ia.host = &a; ib.host = &b;
+    r = hst__q_frcs(&q, &ia, &ib, 1, rows, cols, desc, curve ? &curve : NULL, out);
+    hst__q_release(&q);
+    return r;
+}
+
+HST__QDEF hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
+                                   const hst_image_batch *b, size_t count, size_t rows,
+                                   size_t cols, const hst_frc_desc *desc, float *const *curves,
+                                   hst_frc_result *out) {
+    hst__q q;
+    hst_result r;
+    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    hst__q_init(&q, be, "hst_frc_batch");
+    q.batch = 1;
+    r = hst__q_frcs(&q, a, b, count, rows, cols, desc, curves, out);
     hst__q_release(&q);
     return r;
 }

@@ -3,6 +3,7 @@
 
        quality_bench [--device S] [--size N] [--mag M] [--reps R]
        quality_bench [--device S] --metrics DIR
+       quality_bench [--device S] --batch B [--size N] [--mag M] [--reps R]
 
    Speed mode: an SR image of N x N (default 5000) pixels, Gaussian spots (sigma 2.5 pixels) on
    a noisy background, against its widefield reference: the same spots with sigma 4.717, each
@@ -15,6 +16,13 @@
    interpolation, one fit and the map), whose difference is the sigma search's time.
    For scale, the time of one image's upload and download (hst_array_from_host + read) too:
    the error map moves its two images up and the map down, the FRC two images up.
+
+   Batch mode (the eSRRF parameter sweep's scores: B = 9 images of 1280 x 1280 against one
+   256 x 256 reference, --size 1280 --mag 5): B SR images (the speed mode's, each its own
+   noise) scored one by one (B hst_error_map and B hst_frc calls, pairs of two noises) and as
+   batches (hst_error_map_batch, hst_frc_batch) from host memory and from a device buffer
+   (the images already there, as the sweep makes them), medians of R in the same run; the
+   batches' numbers are checked equal to the single calls' bit for bit.
 
    Metrics mode: DIR/inputs.txt lists `ref R C`, `sr R C`, `frc_a R C`, `frc_b R C`,
    `decorr R C` (any subset); each names DIR/<name>.f32 (float32, C order). Prints one line per
@@ -135,6 +143,73 @@ static void speed(hst_backend *be, size_t n, size_t mag, int reps) {
     free(sr); free(sr2); free(ref); free(map);
 }
 
+/* The batch mode (see the top). */
+static void batch(hst_backend *be, size_t n, size_t mag, int count, int reps) {
+    float **sr = (float **)calloc((size_t)count, sizeof *sr), **sr2 = (float **)calloc((size_t)count, sizeof *sr2), *ref;
+    hst_error_map_result *one = (hst_error_map_result *)calloc((size_t)count, sizeof *one);
+    hst_error_map_result *em = (hst_error_map_result *)calloc((size_t)count, sizeof *em);
+    hst_frc_result *f1 = (hst_frc_result *)calloc((size_t)count, sizeof *f1);
+    hst_frc_result *fb = (hst_frc_result *)calloc((size_t)count, sizeof *fb);
+    double t1[MAX_REPS], tb[MAX_REPS], td[MAX_REPS], f1t[MAX_REPS], fbt[MAX_REPS], fdt[MAX_REPS], t0;
+    hst_image_batch ha, hb, da, db;
+    hst_buffer *bufa, *bufb;
+    size_t bytes;
+    int i, k, same = 1;
+    if (!sr || !sr2 || !one || !em || !f1 || !fb) { fprintf(stderr, "out of memory\n"); exit(1); }
+    n = n / mag * mag;
+    bytes = n * n * sizeof(float);
+    ref = widefield(n, mag);
+    for (k = 0; k < count; k++) { sr[k] = synthetic(n, 1u + 2u * k, 50.0); sr2[k] = synthetic(n, 2u + 2u * k, 50.0); }
+    CHECK(hst_buffer_create(be, (size_t)count * bytes, 0, &bufa));
+    CHECK(hst_buffer_create(be, (size_t)count * bytes, 0, &bufb));
+    for (k = 0; k < count; k++) {
+        CHECK(hst_write(hst_backend_queue(be), bufa, (size_t)k * bytes, sr[k], bytes, 1, 0, NULL, NULL));
+        CHECK(hst_write(hst_backend_queue(be), bufb, (size_t)k * bytes, sr2[k], bytes, 1, 0, NULL, NULL));
+    }
+    memset(&ha, 0, sizeof ha); memset(&hb, 0, sizeof hb); memset(&da, 0, sizeof da); memset(&db, 0, sizeof db);
+    ha.host = (const float *const *)sr; hb.host = (const float *const *)sr2;
+    da.buf = bufa; da.stride_bytes = bytes; db.buf = bufb; db.stride_bytes = bytes;
+    CHECK(hst_error_map_batch(be, ref, n / mag, n / mag, &da, (size_t)count, n, n, NULL, NULL, em));   /* warm-up */
+    CHECK(hst_frc_batch(be, &da, &db, (size_t)count, n, n, NULL, NULL, fb));
+    for (i = 0; i < reps; i++) {
+        t0 = now_s();
+        for (k = 0; k < count; k++) CHECK(hst_error_map(be, ref, n / mag, n / mag, sr[k], n, n, NULL, NULL, &one[k]));
+        t1[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_error_map_batch(be, ref, n / mag, n / mag, &ha, (size_t)count, n, n, NULL, NULL, em));
+        tb[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_error_map_batch(be, ref, n / mag, n / mag, &da, (size_t)count, n, n, NULL, NULL, em));
+        td[i] = now_s() - t0;
+        t0 = now_s();
+        for (k = 0; k < count; k++) CHECK(hst_frc(be, sr[k], sr2[k], n, n, NULL, NULL, &f1[k]));
+        f1t[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_frc_batch(be, &ha, &hb, (size_t)count, n, n, NULL, NULL, fb));
+        fbt[i] = now_s() - t0;
+        t0 = now_s();
+        CHECK(hst_frc_batch(be, &da, &db, (size_t)count, n, n, NULL, NULL, fb));
+        fdt[i] = now_s() - t0;
+    }
+    for (k = 0; k < count; k++)
+        same &= !memcmp(&one[k].rsp, &em[k].rsp, sizeof(double)) && !memcmp(&one[k].sigma, &em[k].sigma, sizeof(double)) &&
+                !memcmp(&f1[k].resolution, &fb[k].resolution, sizeof(double));
+    printf("device: %s\n", hst_backend_device(be)->name);
+    printf("%d error maps %zu x %zu against one %zu x %zu (mag %zu), medians of %d:\n", count, n, n, n / mag,
+           n / mag, mag, reps);
+    printf("  one by one %.2f ms, batch from host %.2f ms, batch from the device %.2f ms (%.1fx)\n",
+           1e3 * median(t1, reps), 1e3 * median(tb, reps), 1e3 * median(td, reps), median(t1, reps) / median(td, reps));
+    printf("%d FRC pairs %zu x %zu:\n  one by one %.2f ms, batch from host %.2f ms, batch from the device %.2f ms (%.1fx)\n",
+           count, n, n, 1e3 * median(f1t, reps), 1e3 * median(fbt, reps), 1e3 * median(fdt, reps),
+           median(f1t, reps) / median(fdt, reps));
+    printf("image 0: RSP %.6f, sigma %.4f (%u evaluations), FIRE %.4f pixels; batch == one by one, bit for bit: %s\n",
+           em[0].rsp, em[0].sigma, em[0].evaluations, fb[0].resolution, same ? "yes" : "NO");
+    hst_buffer_destroy(bufa); hst_buffer_destroy(bufb);
+    for (k = 0; k < count; k++) { free(sr[k]); free(sr2[k]); }
+    free(sr); free(sr2); free(ref); free(one); free(em); free(f1); free(fb);
+    if (!same) exit(1);
+}
+
 /* >>metrics mode */
 typedef struct input { char name[32]; size_t rows, cols; float *data; } input;
 
@@ -213,7 +288,7 @@ int main(int argc, char **argv) {
     hst_backend_desc desc;
     hst_backend *be;
     size_t size = DEFAULT_SIZE, mag = DEFAULT_MAG;
-    int reps = DEFAULT_REPS, i;
+    int reps = DEFAULT_REPS, i, count = 0;
     const char *dir = NULL;
     memset(&desc, 0, sizeof desc);
     for (i = 1; i < argc; i++) {
@@ -222,14 +297,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--mag") && i + 1 < argc) mag = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) dir = argv[++i];
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc) count = atoi(argv[++i]);
         else { fprintf(stderr, "usage: see the top of bench/quality_bench.c\n"); return 2; }
     }
-    if (reps < 1 || reps > MAX_REPS || mag < 1 || size < 10 * mag) {
-        fprintf(stderr, "bad --reps, --mag or --size\n");
+    if (reps < 1 || reps > MAX_REPS || mag < 1 || size < 10 * mag || count < 0 || count > 64) {
+        fprintf(stderr, "bad --reps, --mag, --size or --batch (1..64)\n");
         return 2;
     }
     CHECK(hst_backend_create(&desc, &be));
     if (dir) metrics(be, dir);
+    else if (count) batch(be, size, mag, count, reps);
     else speed(be, size, mag, reps);
     CHECK(hst_backend_destroy(be));
     return 0;

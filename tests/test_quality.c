@@ -439,6 +439,207 @@ static void test_devices_agree(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------
+   Batches: each image's result equals the single-image function's bit for bit (the single
+   functions are batches of one, and an image's numbers must not depend on its neighbours),
+   for host pointers and for device buffers at unaligned offsets and strides, in batches of
+   several sizes; and within HST_AGREE of the host device's batch. */
+
+/* count images of n floats into a new device buffer: image k at off + k stride bytes. */
+static hst_buffer *device_batch(hst_backend *be, float *const *img, size_t count, size_t n,
+                                size_t off, size_t stride) {
+    hst_buffer *buf = NULL;
+    size_t k;
+    assert_int_equal(hst_buffer_create(be, off + (count - 1) * stride + n * sizeof(float), 0, &buf), HST_SUCCESS);
+    for (k = 0; k < count; k++)
+        assert_int_equal(hst_write(hst_backend_queue(be), buf, off + k * stride, img[k], n * sizeof(float), 1, 0, NULL, NULL),
+                         HST_SUCCESS);
+    return buf;
+}
+
+static void same_error_map(const hst_error_map_result *a, const hst_error_map_result *b, size_t k) {
+    if (memcmp(&a->rse, &b->rse, sizeof a->rse) || memcmp(&a->rsp, &b->rsp, sizeof a->rsp) ||
+        memcmp(&a->alpha, &b->alpha, sizeof a->alpha) || memcmp(&a->beta, &b->beta, sizeof a->beta) ||
+        memcmp(&a->sigma, &b->sigma, sizeof a->sigma) || a->evaluations != b->evaluations ||
+        a->magnification != b->magnification)
+        fail_msg("image %zu: batch rse %.9g rsp %.9g sigma %.9g (%u evaluations), single %.9g %.9g %.9g (%u)",
+                 k, a->rse, a->rsp, a->sigma, a->evaluations, b->rse, b->rsp, b->sigma, b->evaluations);
+}
+
+#define EMB_COUNT 5
+/* Images against one reference (h, w) at magnification mag: the reference itself upsampled
+   (RSP near 1), two blurred, scaled and offset copies (different sigmas: the searches stop
+   after different numbers of evaluations), white noise (RSP ~ 0), and a blurred noise. */
+static void error_map_batch_case(hst_backend *be, size_t h, size_t w, size_t mag) {
+    const size_t H = h * mag, W = w * mag, n = H * W;
+    hst_backend *twin = host_twin(be);
+    float *ref = noise(h, w, 21, 10.0), *img[EMB_COUNT], *maps[EMB_COUNT], *map1 = image(n);
+    hst_error_map_result one[EMB_COUNT], batch[EMB_COUNT], host[EMB_COUNT], last;
+    hst_image_batch b;
+    hst_buffer *buf;
+    size_t k, i, x, y, sizes[3] = { 1, 2, EMB_COUNT }, s;
+    blur(ref, h, w, 2.0);
+    for (k = 0; k < EMB_COUNT; k++) {
+        img[k] = k == 3 ? noise(H, W, 22, 5.0) : image(n);
+        maps[k] = image(n);
+        if (k == 3) continue;
+        for (y = 0; y < H; y++)
+            for (x = 0; x < W; x++) img[k][y * W + x] = ref[(y / mag) * w + x / mag];
+        if (k == 1) blur(img[k], H, W, 0.8);
+        if (k == 2) { blur(img[k], H, W, 1.6); for (i = 0; i < n; i++) img[k][i] = 0.5f * img[k][i] + 7.0f; }
+        if (k == 4) { float *z = noise(H, W, 23, 3.0); add(img[k], img[k], z, n); free(z); }
+    }
+    for (k = 0; k < EMB_COUNT; k++) {
+        assert_int_equal(hst_error_map(be, ref, h, w, img[k], H, W, NULL, map1, &one[k]), HST_SUCCESS);
+        if (k == 0 && mag == 1) assert_true(one[k].rsp > 1.0 - 1e-6);
+        /* k 3, white noise against a smooth reference: no known RSP (the fit blurs the noise
+           until it correlates by chance with the reference's few degrees of freedom) */
+        if (k == 3) assert_true(one[k].evaluations > 3 && fabs(one[k].rsp) < 1.0 - 1e-3);
+    }
+    memset(&b, 0, sizeof b);
+    b.host = (const float *const *)img;
+    for (s = 0; s < 3; s++) {   /* batches of 1, 2 and all: the same numbers */
+        memset(batch, 0xff, sizeof batch);
+        assert_int_equal(hst_error_map_batch(be, ref, h, w, &b, sizes[s], H, W, NULL, maps, batch), HST_SUCCESS);
+        for (k = 0; k < sizes[s]; k++) same_error_map(&batch[k], &one[k], k);
+    }
+    assert_int_equal(hst_error_map(be, ref, h, w, img[EMB_COUNT - 1], H, W, NULL, map1, &last), HST_SUCCESS);
+    assert_memory_equal(map1, maps[EMB_COUNT - 1], n * sizeof(float));
+    /* on the device, at an offset and a stride that are not multiples of any alignment */
+    buf = device_batch(be, img, EMB_COUNT, n, 12, n * sizeof(float) + 20);
+    memset(&b, 0, sizeof b);
+    b.buf = buf; b.offset_bytes = 12; b.stride_bytes = n * sizeof(float) + 20;
+    assert_int_equal(hst_error_map_batch(be, ref, h, w, &b, EMB_COUNT, H, W, NULL, NULL, batch), HST_SUCCESS);
+    for (k = 0; k < EMB_COUNT; k++) same_error_map(&batch[k], &one[k], k);
+    if (twin) {   /* the host device's batch */
+        memset(&b, 0, sizeof b);
+        b.host = (const float *const *)img;
+        assert_int_equal(hst_error_map_batch(twin, ref, h, w, &b, EMB_COUNT, H, W, NULL, NULL, host), HST_SUCCESS);
+        for (k = 0; k < EMB_COUNT; k++) {
+            agree_within(batch[k].rse, host[k].rse, HST_AGREE, "RSE");
+            agree_within(batch[k].rsp, host[k].rsp, HST_AGREE, "RSP");
+            agree_within(batch[k].sigma, host[k].sigma, HST_AGREE_FIT, "sigma");
+        }
+        assert_int_equal(hst_backend_destroy(twin), HST_SUCCESS);
+    }
+    hst_buffer_destroy(buf);
+    for (k = 0; k < EMB_COUNT; k++) { free(img[k]); free(maps[k]); }
+    free(ref); free(map1);
+}
+
+static void test_error_map_batch(void **state) {
+    error_map_batch_case(BE(state), 40, 36, 1);
+    error_map_batch_case(BE(state), 24, 20, 3);
+}
+
+#define FRCB_COUNT 4
+static void test_frc_batch(void **state) {
+    hst_backend *be = BE(state);
+    const size_t sizes[2][2] = { { 64, 64 }, { 70, 58 } };
+    size_t c, k, i;
+    for (c = 0; c < 2; c++) {
+        const size_t rows = sizes[c][0], cols = sizes[c][1], n = rows * cols;
+        const size_t len = hst_frc_curve_length(rows, cols);
+        float *a[FRCB_COUNT], *b[FRCB_COUNT], *curves[FRCB_COUNT], *curve1 = image(2 * len);
+        hst_frc_result one[FRCB_COUNT], batch[FRCB_COUNT];
+        hst_image_batch ia, ib;
+        hst_buffer *ba, *bb;
+        for (k = 0; k < FRCB_COUNT; k++) {   /* self; independent noises; blurred pairs */
+            a[k] = noise(rows, cols, 30 + k, 1.0);
+            b[k] = k == 0 ? noise(rows, cols, 30, 1.0) : noise(rows, cols, 40 + k, 1.0);
+            curves[k] = image(2 * len);
+            if (k >= 2) {
+                float *s = noise(rows, cols, 50 + k, 4.0);
+                blur(s, rows, cols, 1.0 + k);
+                add(a[k], a[k], s, n); add(b[k], b[k], s, n);
+                free(s);
+            }
+        }
+        for (k = 0; k < FRCB_COUNT; k++)
+            assert_int_equal(hst_frc(be, a[k], b[k], rows, cols, NULL, k == FRCB_COUNT - 1 ? curve1 : NULL, &one[k]),
+                             HST_SUCCESS);
+        assert_true(one[0].resolution == 0.0);   /* an image against itself never crosses */
+        memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
+        ia.host = (const float *const *)a; ib.host = (const float *const *)b;
+        for (i = 1; i <= FRCB_COUNT; i += FRCB_COUNT - 1) {
+            assert_int_equal(hst_frc_batch(be, &ia, &ib, i, rows, cols, NULL, curves, batch), HST_SUCCESS);
+            for (k = 0; k < i; k++) {
+                assert_memory_equal(&batch[k].resolution, &one[k].resolution, sizeof(double));
+                assert_int_equal(batch[k].curve_length, len);
+            }
+        }
+        assert_memory_equal(curves[FRCB_COUNT - 1], curve1, 2 * len * sizeof(float));
+        ba = device_batch(be, a, FRCB_COUNT, n, 4, n * sizeof(float) + 4);
+        bb = device_batch(be, b, FRCB_COUNT, n, 0, n * sizeof(float));
+        memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
+        ia.buf = ba; ia.offset_bytes = 4; ia.stride_bytes = n * sizeof(float) + 4;
+        ib.buf = bb; ib.stride_bytes = n * sizeof(float);
+        assert_int_equal(hst_frc_batch(be, &ia, &ib, FRCB_COUNT, rows, cols, NULL, NULL, batch), HST_SUCCESS);
+        for (k = 0; k < FRCB_COUNT; k++) assert_memory_equal(&batch[k].resolution, &one[k].resolution, sizeof(double));
+        hst_buffer_destroy(ba); hst_buffer_destroy(bb);
+        for (k = 0; k < FRCB_COUNT; k++) { free(a[k]); free(b[k]); free(curves[k]); }
+        free(curve1);
+    }
+}
+
+/* Bad batches: codes, log items, the image named. */
+static void test_batch_errors(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    float *a = noise(16, 16, 60, 1.0), *c = noise(16, 16, 61, 1.0), *img[3];
+    hst_error_map_result e[3];
+    hst_frc_result f[3];
+    hst_image_batch b, z;
+    hst_buffer *buf = device_batch(be, &a, 1, 256, 0, 0);
+    img[0] = a; img[1] = c; img[2] = a;
+    memset(&b, 0, sizeof b);
+    b.host = (const float *const *)img;
+    assert_int_equal(hst_error_map_batch(NULL, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    cap_reset(log);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, NULL, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 0, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 15, NULL, NULL, e), HST_ERROR_SHAPE);
+    img[1] = NULL;
+    cap_reset(log);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(log->last_message, "host[1]"));
+    img[1] = c;
+    z = b; z.buf = buf;   /* both */
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    memset(&z, 0, sizeof z);   /* neither */
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    z.buf = buf; z.stride_bytes = 1024;   /* 3 images in a buffer of one */
+    cap_reset(log);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_SHAPE);
+    assert_int_equal(log->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+    z.stride_bytes = 1000;   /* below an image */
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    z.stride_bytes = 1024; z.offset_bytes = 2;   /* not whole floats */
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 1, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    z.offset_bytes = 0; z.stride_bytes = SIZE_MAX / 4 * 4;
+    cap_reset(log);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_OVERFLOW);
+    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
+    c[77] = INFINITY;
+    cap_reset(log);
+    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_NON_FINITE);
+    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "sr[1][77]"));
+    cap_reset(log);
+    assert_int_equal(hst_frc_batch(be, &b, &b, 3, 16, 16, NULL, NULL, f), HST_ERROR_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "a[1][77]"));
+    c[77] = 0.0f;
+    assert_int_equal(hst_frc_batch(be, &b, NULL, 3, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_frc_batch(be, &b, &b, 0, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_frc_batch(be, &b, &b, 3, 16, 9, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
+    z.stride_bytes = 1024;
+    assert_int_equal(hst_frc_batch(be, &b, &z, 3, 16, 16, NULL, NULL, f), HST_ERROR_SHAPE);
+    hst_buffer_destroy(buf);
+    free(a); free(c);
+}
+
+/* ------------------------------------------------------------------------------------------
    Errors: codes and log items. */
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
@@ -502,7 +703,10 @@ int main(void) {
         cmocka_unit_test(test_decorr_band_limited),
         cmocka_unit_test(test_decorr_roi),
         cmocka_unit_test(test_devices_agree),
+        cmocka_unit_test(test_error_map_batch),
+        cmocka_unit_test(test_frc_batch),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_batch_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
