@@ -319,17 +319,20 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    over the whole map, M1 = 0.075, M2 = 0.925: the finest resolution near 0.925, the coarsest near
    0.075; all equal: 0.5), in double. Best pair: the first maximum of QnR in C order over
    [sensitivity][radius] (numpy.argmax).
-   Here each frame is uploaded once, and ONE kernel computes every pair per magnified pixel: the
-   frame's unit gradients, the samples' offsets and the magnified frame are shared, each radius
-   adds only its weights and sums, each sensitivity only its power (kernels.h's sweep kernels); the
-   sums of all frames, of the odd and of the even ones come from the same pass. The AVG images are
+   Here each block of frames is uploaded once (in its dtype, converted on the device); per radius
+   ONE launch of the fused RGC kernel (hst_esrrf_run's, built for the sweep's sensitivities)
+   writes each pixel's value at every sensitivity from its one set of sums, and one launch adds
+   the block's values to the sums of all frames, of the odd and of the even ones of every pair
+   (kernels.h's sweep), so each sensitivity costs only its power and a store. The AVG images are
    bitwise what hst_esrrf_run gives at each pair (same desc, that radius and sensitivity, modes
    AVG), on every device, macro-pixel correction as desc says (the scores use uncorrected images,
    as NanoPyx's sweep).
 
    desc: magnification, no_intensity_weighting, no_macro_pixel_correction (the images only),
    frames_per_timepoint, backends (one: desc.num_backends 1), progress (frames done, frames
-   total; nonzero cancels), block_frames (frames per upload; 0: automatic) as hst_esrrf_run;
+   total; nonzero cancels), block_frames (frames per upload; 0: automatic, as many as keep one
+   radius's values of a block, num_sensitivities floats per magnified pixel and frame, within
+   512 MiB, a quarter of the device's memory and its largest buffer) as hst_esrrf_run;
    radius, sensitivity, path, modes (AVG only) are not read. */
 #define HST_ESRRF_SWEEP_MAX 8       /* radii, and sensitivities, at most */
 typedef struct hst_esrrf_sweep_desc {
@@ -358,7 +361,8 @@ typedef struct hst_esrrf_sweep_result {
    images: NULL, or num_sensitivities * num_radii pointers (index s * num_radii + r), each NULL
    or (time points, rows * mag, cols * mag) float32 receiving the pair's AVG images (time points
    as hst_esrrf_output_shape says). result: required. Memory: the sums of every pair, 3 values
-   per pair and magnified pixel (double where the device has fp64), on the device.
+   per pair and magnified pixel (double where the device has fp64), on the device and (double)
+   on the host; a block's frames and its values at one radius (block_frames).
    Errors: hst_esrrf_run's (the desc and the stack checked as there), HST_ERROR_INVALID_ARGUMENT
    (sweep or result NULL; a count 0 or above HST_ESRRF_SWEEP_MAX; a radius or sensitivity out of
    range; more than one backend or an MPI communicator), quality.h's (HST_ERROR_NOT_BUILT_IN:
@@ -1514,6 +1518,13 @@ static int hst__env_options(hst_backend *be) {
 #endif
 }
 
+/* 1 where be is an NVIDIA GPU that takes the fused kernel's work-group of HST__E_GPU_FUSED_LOCAL */
+static int hst__env_gpu(hst_backend *be) {
+    const hst_device_info *info = hst_backend_device(be);
+    return info->type == HST_DEVICE_GPU && strstr(info->vendor, "NVIDIA") &&
+           info->max_work_group_size >= HST__E_GPU_FUSED_LOCAL;
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
    always); NVIDIA's work-group and register cap where every device is such a GPU. The program
    has no float division or sqrt, so no option changes its bits. */
@@ -1525,10 +1536,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
-        const hst_device_info *info = hst_backend_device(g->be[b]);
-        if (info->type != HST_DEVICE_GPU || !strstr(info->vendor, "NVIDIA") ||
-            info->max_work_group_size < HST__E_GPU_FUSED_LOCAL)
-            break;
+        if (!hst__env_gpu(g->be[b])) break;
         nvopt &= hst__env_options(g->be[b]);
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
@@ -2406,9 +2414,15 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
 }
 
 /* >>sweep ------------------------------------------------------------------------------------ */
-/* Frames per upload of the sweep when desc.block_frames is 0: as many as this many bytes of float
-   frames hold (whole time points of the shipped stack's size; a large frame goes alone). */
-#define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)64 << 20)
+/* Frames per block of the sweep when desc.block_frames is 0: as many as keep one radius's values
+   of the block (ns floats per magnified pixel and frame) within this many bytes, a quarter of the
+   device's memory and its largest buffer (at least one frame): 27 frames of the shipped stack at
+   mag 5 with 3 sensitivities, so each radius's sums take one launch per 27 frames. */
+#define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
+
+/* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2560 half-pixel
+   positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels.h's default is 1536). */
+#define HST__E_SWEEP_TILE_BYTES ((uint64_t)2560 * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {
@@ -2417,22 +2431,22 @@ typedef struct hst__esw {
     hst_backend *be;
     int host;
     hst_esrrf_dtype dtype;
-    uint32_t rows, cols, mag, rowsM, colsM, nr, ns, np, nk, nl;
-    int j0, n;                      /* the widest sample window */
+    uint32_t rows, cols, mag, rowsM, colsM, nr, ns, np;
     size_t P, frame_px, in_bytes, acc_elem;
-    uint64_t block;
+    size_t fused_local;             /* the fused kernel's work-group (0: the backend's default) */
+    unsigned fused_k;               /* its work indices per item (HST_E_K) */
+    uint64_t block;                 /* frames per block */
     float prm[2 * HST_ESRRF_SWEEP_MAX];   /* radii, then sensitivities */
-    float *wt;                      /* nr mag^2 n^2 (w, wd): hst_k_esrrf_sweep_table */
-    float *fr;                      /* a block of frames as float */
-    float *up;                      /* host: a frame's unit gradient plane */
+    float *fr;                      /* float frames: a block's (host), else one (the mean's) */
+    float *rgc;                     /* host: a block's values at one radius, ns per pixel */
     double *sum;                    /* 3 np P sums (host: the sums themselves) */
     void *rd;                       /* device without fp64: its float sums */
     float *img[3];                  /* one pair's AVG of all, odd and even frames */
     float *ref;                     /* the time point's mean frame (the error map's reference) */
     double *mean;                   /* its sums */
     hst_program *prog;
-    hst_kernel *kunits, *ksweep;
-    hst_buffer *dfr, *dup, *dwt, *dprm, *dacc;
+    hst_kernel *kfloat, *kfused, *ksum;
+    hst_buffer *draw, *dfr, *drgc, *dacc;
     hst_kernel *kstat;              /* the AVG images from the device's sums (fp64) */
     hst_buffer *dimg[3];            /* every pair's AVG image of all, odd, even frames:
                                        (np, rowsM, colsM) floats each, the scores' input */
@@ -2470,36 +2484,75 @@ static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, co
     return HST_SUCCESS;
 }
 
-/* The device's program (-DHST_E_NR: the radii), kernels and buffers. */
-static hst_result hst__esw_device(hst__esw *w, size_t wt_bytes, size_t up_bytes, size_t acc_bytes) {
+/* Frames per block (desc.block_frames, else HST__E_SWEEP_BLOCK_BYTES's, a device's largest
+   buffer at most; 1..T) and its sizes checked: one radius's values (block ns P floats) fit
+   size_t, the frame count a kernel's uint. */
+static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
     const hst_device_info *info = hst_backend_device(w->be);
-    hst_queue *q = hst_backend_queue(w->be);
-    char opts[64];
-    size_t count = 0;
+    uint64_t vb = (uint64_t)w->ns * w->P * sizeof(float), cap = HST__E_SWEEP_BLOCK_BYTES;   /* < the sums' bytes */
+    if (!w->host && info->global_mem_bytes / 4 < cap) cap = info->global_mem_bytes / 4;
+    if (!w->host && info->max_alloc_bytes < cap) cap = info->max_alloc_bytes;
+    w->block = w->d.block_frames ? w->d.block_frames : cap / vb;
+    if (w->block < 1) w->block = 1;
+    if (w->block > T) w->block = T;
+    if (w->block > UINT32_MAX || w->block > SIZE_MAX / vb)
+        return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
+                         "hst_esrrf_sweep: blocks of %llu frames of %llu values overflow size_t",
+                         (unsigned long long)w->block, (unsigned long long)(vb / sizeof(float)));
+    return HST_SUCCESS;
+}
+
+/* The (w, wd) table of the sweep's largest radius (hst_k_esrrf_wtab_entries) where the device's
+   local memory holds it beside the tile, else 0: its build's HST_E_WTAB, so that no radius
+   computes its weights per sample (kernels.h's default, 1536 entries, holds radius 1.5 at mag 5
+   but not 2: 2025, 12x slower on PoCL without). The table path gives the same bits. */
+static uint64_t hst__esw_wtab(const hst__esw *w) {
+    uint64_t need = 0, e;
+    unsigned k;
+    for (k = 0; k < w->nr; k++)
+        if ((e = hst_k_esrrf_wtab_entries(w->mag, w->prm[k])) > need) need = e;
+    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES <= hst_backend_device(w->be)->local_mem_bytes ? need : 0;
+}
+
+/* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
+   exact hex literals, its table as hst__esw_wtab says; NVIDIA's options, work-group and work
+   indices per item as hst_esrrf_run's), kernels and buffers. */
+static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
+    const hst_device_info *info = hst_backend_device(w->be);
+    char opts[384];
+    size_t count = 0, len;
+    uint64_t wtab = hst__esw_wtab(w);
     const char *const *src = hst_kernels_esrrf_source(&count);
+    unsigned l;
+    int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
-    snprintf(opts, sizeof opts, "-DHST_E_NR=%u%s", w->nr, info->fp64 ? " -DHST_FP64" : "");
+    w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
+    w->fused_k = nv ? HST__E_NV_K : HST__E_K;
+    len = (size_t)snprintf(opts, sizeof opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=", nv ? HST__E_NV_OPTIONS : "",
+                           w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
+    for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
+        len += (size_t)snprintf(opts + len, sizeof opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
+    if (wtab) snprintf(opts + len, sizeof opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
     if ((r = hst_program_build(w->be, count, src, opts, &w->prog)) != HST_SUCCESS ||
-        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep_units", &w->kunits)) != HST_SUCCESS ||
-        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep", &w->ksweep)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), HST_MEM_READ_ONLY, &w->dfr)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, up_bytes, 0, &w->dup)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, wt_bytes, HST_MEM_READ_ONLY, &w->dwt)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, sizeof w->prm, HST_MEM_READ_ONLY, &w->dprm)) != HST_SUCCESS ||
-        (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS ||
-        (r = hst_write(q, w->dwt, 0, w->wt, wt_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS ||
-        (r = hst_write(q, w->dprm, 0, w->prm, sizeof w->prm, 1, 0, NULL, NULL)) != HST_SUCCESS)
+        (w->dtype != HST_ESRRF_F32 && ((r = hst_kernel_create(w->prog, "hst_k_esrrf_to_float", &w->kfloat)) != HST_SUCCESS ||
+                                       (r = hst_buffer_create(w->be, (size_t)w->block * w->in_bytes, HST_MEM_READ_ONLY, &w->draw)) != HST_SUCCESS)) ||
+        (r = hst_kernel_create(w->prog, "hst_k_esrrf_rgc_fused", &w->kfused)) != HST_SUCCESS ||
+        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep_sum", &w->ksum)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), 0, &w->dfr)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, (size_t)w->block * w->ns * w->P * sizeof(float), 0, &w->drgc)) != HST_SUCCESS ||
+        (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS)
         return r;
     if (!info->fp64 && !(w->rd = hst_backend_alloc(w->be, acc_bytes / 2))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     return HST_SUCCESS;
 }
 
-/* Everything the pass needs: the geometry, the weight table, host memory, the device's. */
+/* Everything the pass needs: the sizes, the block, host memory, the device's. */
 static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t rows, uint32_t cols, uint64_t T) {
     static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
-    size_t wt_bytes, up_bytes, acc_bytes;
+    size_t acc_bytes;
     unsigned m;
+    hst_result r;
     w->be = w->d.backends[0];
     w->host = hst_backend_is_host(w->be);
     w->dtype = dtype; w->rows = rows; w->cols = cols; w->mag = w->d.magnification;
@@ -2507,128 +2560,170 @@ static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t row
     w->P = (size_t)w->rowsM * w->colsM;
     w->frame_px = (size_t)rows * cols;
     w->in_bytes = w->frame_px * dsize[dtype];
-    hst_k_esrrf_sweep_geometry(rows, cols, w->mag, w->nr, w->prm, &w->j0, &w->n, &w->nk, &w->nl);
-    w->block = w->d.block_frames ? w->d.block_frames : HST__E_SWEEP_BLOCK_BYTES / (w->frame_px * sizeof(float));
-    if (w->block < 1) w->block = 1;
-    if (w->block > T) w->block = T;
     if (w->P > SIZE_MAX / sizeof(double) / 3 / w->np)
         return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep: the pairs' sums overflow size_t");
-    wt_bytes = (size_t)w->nr * w->mag * w->mag * (size_t)(w->n * w->n) * 2 * sizeof(float);
-    up_bytes = (size_t)w->nk * w->nl * 2 * sizeof(float);
+    if ((r = hst__esw_block(w, T)) != HST_SUCCESS) return r;
     acc_bytes = 3 * (size_t)w->np * w->P * sizeof(double);
-    w->wt = (float *)hst_backend_alloc(w->be, wt_bytes);
-    w->fr = (float *)hst_backend_alloc(w->be, (size_t)w->block * w->frame_px * sizeof(float));
-    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
+    w->fr = (float *)hst_backend_alloc(w->be, (size_t)(w->host ? w->block : 1) * w->frame_px * sizeof(float));
     w->ref = (float *)hst_backend_alloc(w->be, w->frame_px * sizeof(float));
     w->mean = (double *)hst_backend_alloc(w->be, w->frame_px * sizeof(double));
+    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
     for (m = 0; m < 3; m++) w->img[m] = (float *)hst_backend_alloc(w->be, w->P * sizeof(float));
-    if (!w->wt || !w->fr || !w->sum || !w->ref || !w->mean || !w->img[0] || !w->img[1] || !w->img[2])
+    if (!w->fr || !w->ref || !w->mean || !w->sum || !w->img[0] || !w->img[1] || !w->img[2])
         return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst_k_esrrf_sweep_table(w->mag, w->nr, w->prm, w->j0, w->n, w->wt);
-    if (w->host) return (w->up = (float *)hst_backend_alloc(w->be, up_bytes)) ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
-    return hst__esw_device(w, wt_bytes, up_bytes, acc_bytes);
+    if (!w->host) return hst__esw_device(w, acc_bytes);
+    w->rgc = (float *)hst_backend_alloc(w->be, (size_t)w->block * w->ns * w->P * sizeof(float));
+    return w->rgc ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 static void hst__esw_close(hst__esw *w) {
     unsigned m;
     if (!w->be) return;
-    hst_kernel_destroy(w->kunits);
-    hst_kernel_destroy(w->ksweep);
-    hst_program_release(w->prog);
-    hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->dup); hst_buffer_destroy(w->dwt);
-    hst_buffer_destroy(w->dprm); hst_buffer_destroy(w->dacc);
+    hst_kernel_destroy(w->kfloat);
+    hst_kernel_destroy(w->kfused);
+    hst_kernel_destroy(w->ksum);
     hst_kernel_destroy(w->kstat);
+    hst_program_release(w->prog);
+    hst_buffer_destroy(w->draw); hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->drgc);
+    hst_buffer_destroy(w->dacc);
     for (m = 0; m < 3; m++) hst_buffer_destroy(w->dimg[m]);
-    hst_backend_free(w->be, w->wt); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->up);
-    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->rd); hst_backend_free(w->be, w->ref);
-    hst_backend_free(w->be, w->mean);
+    hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc);
+    hst_backend_free(w->be, w->rd); hst_backend_free(w->be, w->ref); hst_backend_free(w->be, w->mean);
     for (m = 0; m < 3; m++) hst_backend_free(w->be, w->img[m]);
 }
 
-/* The host device's frame: the plane's rows, then the magnified rows, shared by the threads. */
-typedef struct hst__esw_job { hst__esw *w; const float *f; uint32_t odd; } hst__esw_job;
+/* The host device's block of n frames at radius k: its (frame, magnified row) pairs through the
+   fused twin at every sensitivity, then its values into the sums, each in shares of the threads. */
+typedef struct hst__esw_job { const hst__esw *w; uint64_t n; uint32_t k, odd0; } hst__esw_job;
 
-static void hst__esw_units_share(void *ctx, unsigned k, unsigned n) {
-    const hst__esw_job *j = (const hst__esw_job *)ctx;
-    const hst__esw *w = j->w;
-    hst_k_esrrf_sweep_units_host(j->f, w->up, w->rows, w->cols, w->mag, w->nl, (uint32_t)((uint64_t)w->nk * k / n),
-                                 (uint32_t)((uint64_t)w->nk * (k + 1) / n));
+/* Share s of n of `total` items: [*a, *b) */
+static void hst__esw_share(uint64_t total, unsigned s, unsigned n, uint64_t *a, uint64_t *b) {
+    uint64_t chunk = total / n + (total % n != 0);
+    *a = chunk * s < total ? chunk * s : total;
+    *b = total - *a > chunk ? *a + chunk : total;
 }
 
-static void hst__esw_rows_share(void *ctx, unsigned k, unsigned n) {
+static void hst__esw_fused_share(void *ctx, unsigned s, unsigned n) {
     const hst__esw_job *j = (const hst__esw_job *)ctx;
     const hst__esw *w = j->w;
-    hst_k_esrrf_sweep_host(j->f, w->up, w->wt, w->prm, w->sum, w->rows, w->cols, w->mag, w->nr, w->ns,
-                           !w->d.no_intensity_weighting, w->j0, w->n, w->nl, j->odd,
-                           (uint32_t)((uint64_t)w->rowsM * k / n), (uint32_t)((uint64_t)w->rowsM * (k + 1) / n));
-}
-
-/* Frame z of the block (w->fr; on the device dfr) into the sums; odd: its parity in its time point. */
-static hst_result hst__esw_frame(hst__esw *w, uint64_t z, uint32_t odd) {
-    hst_queue *q;
-    size_t g1, g2;
-    uint64_t fo = z * w->frame_px;
-    int iw = !w->d.no_intensity_weighting;
-    hst_result r;
-    if (w->host) {
-        hst__esw_job j;
-        j.w = w; j.f = w->fr + fo; j.odd = odd;
-        hst__eparallel(hst__esw_units_share, &j, hst__ethreads());
-        hst__eparallel(hst__esw_rows_share, &j, hst__ethreads());
-        return HST_SUCCESS;
+    uint64_t u, u1;
+    hst__esw_share(j->n * w->rowsM, s, n, &u, &u1);
+    while (u < u1) {
+        uint64_t z = u / w->rowsM, y0 = u % w->rowsM, y1 = y0 + (u1 - u) < w->rowsM ? y0 + (u1 - u) : w->rowsM;
+        hst_k_esrrf_rgc_fused_host_rows_ns(w->fr + (size_t)z * w->frame_px, w->rgc + (size_t)z * w->ns * w->P, 0, w->rows,
+                                           w->cols, w->mag, w->prm[j->k], w->prm + w->nr, w->ns,
+                                           !w->d.no_intensity_weighting, (uint32_t)y0, (uint32_t)y1);
+        u += y1 - y0;
     }
-    q = hst_backend_queue(w->be);
-    g1 = (size_t)w->nk * w->nl;
-    g2 = w->P;
-    if ((r = hst_kernel_set_buffer(w->kunits, 0, w->dfr)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->kunits, 1, w->dup)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 2, 4, &w->rows)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 3, 4, &w->cols)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 4, 4, &w->mag)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 5, 4, &w->nk)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 6, 4, &w->nl)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kunits, 7, 8, &fo)) != HST_SUCCESS ||
-        (r = hst_launch(q, w->kunits, 1, &g1, NULL, 0, NULL, NULL)) != HST_SUCCESS)
+}
+
+static void hst__esw_sum_share(void *ctx, unsigned s, unsigned n) {
+    const hst__esw_job *j = (const hst__esw_job *)ctx;
+    const hst__esw *w = j->w;
+    uint64_t e0, e1;
+    hst__esw_share((uint64_t)w->ns * w->P, s, n, &e0, &e1);
+    hst_k_esrrf_sweep_sum_host(w->rgc, w->sum, (uint32_t)w->P, w->ns, j->k, (uint32_t)j->n, j->odd0, (size_t)e0, (size_t)e1);
+}
+
+/* The device's block of n frames (raw samples at `raw`) into dfr as float: uploaded once in
+   their own dtype, converted there (f32: uploaded into dfr). */
+static hst_result hst__esw_upload(hst__esw *w, const unsigned char *raw, uint64_t n) {
+    hst_queue *q = hst_backend_queue(w->be);
+    uint32_t px = (uint32_t)w->frame_px, dt = (uint32_t)w->dtype;
+    uint64_t zero = 0;
+    int flags = 0;
+    size_t g[2];
+    hst_result r;
+    if (w->dtype == HST_ESRRF_F32) return hst_write(q, w->dfr, 0, raw, (size_t)n * w->in_bytes, 0, 0, NULL, NULL);
+    g[0] = w->frame_px; g[1] = (size_t)n;
+    if ((r = hst_write(q, w->draw, 0, raw, (size_t)n * w->in_bytes, 0, 0, NULL, NULL)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->kfloat, 0, w->draw)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->kfloat, 1, w->dfr)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 2, 4, &px)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 3, 4, &dt)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 4, 8, &zero)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 5, 8, &zero)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 6, 8, &n)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 7, 8, &n)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfloat, 8, 4, &flags)) != HST_SUCCESS)
         return r;
-    if ((r = hst_kernel_set_buffer(w->ksweep, 0, w->dfr)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->ksweep, 1, w->dup)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->ksweep, 2, w->dwt)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->ksweep, 3, w->dprm)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->ksweep, 4, w->dacc)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 5, 4, &w->rows)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 6, 4, &w->cols)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 7, 4, &w->mag)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 8, 4, &w->ns)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 9, 4, &iw)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 10, 4, &w->j0)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 11, 4, &w->n)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 12, 4, &w->nl)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 13, 4, &odd)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksweep, 14, 8, &fo)) != HST_SUCCESS)
+    return hst_launch(q, w->kfloat, 2, g, NULL, 0, NULL, NULL);
+}
+
+/* The device's block (in dfr, n frames, the first odd0 in parity) at radius k: the values at
+   every sensitivity into drgc (hst_k_esrrf_rgc_fused, the whole frames), then into the sums. */
+static hst_result hst__esw_radius(hst__esw *w, uint32_t k, uint64_t n, uint32_t odd0) {
+    hst_queue *q = hst_backend_queue(w->be);
+    uint32_t zero32 = 0, n32 = (uint32_t)n, px = (uint32_t)w->P;
+    uint64_t zero = 0;
+    int iw = !w->d.no_intensity_weighting, flags = 0;
+    size_t g[2], loc[2], gs = (size_t)w->ns * w->P;
+    hst_result r;
+    g[0] = (w->P + w->fused_k - 1) / w->fused_k; g[1] = (size_t)n;   /* HST_E_K pixels an item */
+    loc[0] = w->fused_local; loc[1] = 1;
+    if ((r = hst_kernel_set_buffer(w->kfused, 0, w->dfr)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->kfused, 1, w->drgc)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 2, 4, &w->rows)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 3, 4, &w->cols)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 4, 4, &w->mag)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 5, 4, &w->prm[k])) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 6, 4, &w->prm[w->nr])) != HST_SUCCESS ||   /* read where ns is 1 */
+        (r = hst_kernel_set_arg(w->kfused, 7, 4, &iw)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 8, 4, &zero32)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 9, 4, &w->rowsM)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 10, 8, &zero)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 11, 8, &zero)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 12, 8, &n)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 13, 8, &n)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->kfused, 14, 4, &flags)) != HST_SUCCESS ||
+        (r = hst_launch(q, w->kfused, 2, g, w->fused_local ? loc : NULL, 0, NULL, NULL)) != HST_SUCCESS)
         return r;
-    return hst_launch(q, w->ksweep, 1, &g2, NULL, 0, NULL, NULL);
+    if ((r = hst_kernel_set_buffer(w->ksum, 0, w->drgc)) != HST_SUCCESS ||
+        (r = hst_kernel_set_buffer(w->ksum, 1, w->dacc)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksum, 2, 4, &px)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksum, 3, 4, &k)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksum, 4, 4, &n32)) != HST_SUCCESS ||
+        (r = hst_kernel_set_arg(w->ksum, 5, 4, &odd0)) != HST_SUCCESS)
+        return r;
+    return hst_launch(q, w->ksum, 1, &gs, NULL, 0, NULL, NULL);
+}
+
+/* Block [0, n) of raw frames (the first odd0 in parity in its time point) into every pair's
+   sums: converted to float once, then per radius its values at every sensitivity and their sums
+   (kernels.h's sweep). */
+static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint64_t n, uint32_t odd0) {
+    hst__esw_job j;
+    hst_result r;
+    uint32_t k;
+    if (!w->host) {
+        if ((r = hst__esw_upload(w, raw, n)) != HST_SUCCESS) return r;
+        for (k = 0; k < w->nr; k++)
+            if ((r = hst__esw_radius(w, k, n, odd0)) != HST_SUCCESS) return r;
+        return hst_queue_finish(hst_backend_queue(w->be));   /* raw is read until here */
+    }
+    hst_k_esrrf_to_float_host(raw, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype, 0, 0, n, n);
+    j.w = w; j.n = n; j.odd0 = odd0;
+    for (j.k = 0; j.k < w->nr; j.k++) {
+        hst__eparallel(hst__esw_fused_share, &j, hst__ethreads());
+        hst__eparallel(hst__esw_sum_share, &j, hst__ethreads());
+    }
+    return HST_SUCCESS;
 }
 
 /* Frames [a, b) of the stack, one time point, into the pairs' sums (zeroed first), block by
-   block: converted to float, uploaded once, every pair from each frame; progress after each. */
+   block; progress after each. */
 static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b, uint64_t total) {
     static const unsigned char zero[8] = {0};
     size_t acc_bytes = 3 * (size_t)w->np * w->P * (w->host ? sizeof(double) : w->acc_elem);
-    uint64_t z0, z;
+    uint64_t z0;
     hst_result r;
     if (w->host) memset(w->sum, 0, acc_bytes);
     else if ((r = hst_fill(hst_backend_queue(w->be), w->dacc, zero, w->acc_elem, 0, acc_bytes, 0, NULL, NULL)) != HST_SUCCESS)
         return r;
     for (z0 = a; z0 < b; z0 += w->block) {
         uint64_t n = b - z0 < w->block ? b - z0 : w->block;
-        hst_k_esrrf_to_float_host(stack + (size_t)z0 * w->in_bytes, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype,
-                                  0, 0, n, n);
-        if (!w->host && (r = hst_write(hst_backend_queue(w->be), w->dfr, 0, w->fr, (size_t)n * w->frame_px * sizeof(float),
-                                       1, 0, NULL, NULL)) != HST_SUCCESS)
+        if ((r = hst__esw_block_run(w, stack + (size_t)z0 * w->in_bytes, n, (uint32_t)((z0 - a) & 1))) != HST_SUCCESS)
             return r;
-        for (z = 0; z < n; z++)
-            if ((r = hst__esw_frame(w, z, (uint32_t)((z0 + z - a) & 1))) != HST_SUCCESS) return r;
-        if (!w->host && (r = hst_queue_finish(hst_backend_queue(w->be))) != HST_SUCCESS) return r;
         if (w->d.progress && w->d.progress(z0 + n, total, w->d.progress_user)) return HST_ERROR_CANCELLED;
     }
     return HST_SUCCESS;

@@ -592,12 +592,14 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    from a bit-level seed, the same statements on both sides (their error bounds: below).
    Build options: "-DHST_FP64" where the device has cl_khr_fp64; "-DHST_E_NO_LAG1" for runs
    without TAC2: temporal leaves the lag-1 sum as it is and never reads frame z - 1 (its stage
-   then needs no halo, and no block recomputes the frame before it). Bitwise: roberts, magnify, rgc
-   and rgc_fused equal their host twins when the host TU has no FP contraction (see the top of
-   this file) and sensitivity <= 1 or an integer <= 64: exp is computed by the same range
-   reduction and polynomial on both sides (hst_k_esrrf_exp), not by libm; a non-integer
-   sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6 relative). Measured: the host
-   twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c on each).
+   then needs no halo, and no block recomputes the frame before it); "-DHST_E_NS=ns
+   -DHST_E_SENS=.." for the parameter sweep's values at ns sensitivities (below).
+   Bitwise: roberts, magnify, rgc and rgc_fused equal their host twins when the host TU has no
+   FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
+   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
+   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6
+   relative). Measured: the host twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c
+   on each).
    temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
    exact in double); in float it agrees to float rounding of the sums.
 
@@ -722,46 +724,35 @@ HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stri
 #define HST_K_ESRRF_MAX_MAG 32
 HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
-/* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair of a frame
-   in one pass over its samples, their values bitwise what hst_k_esrrf_rgc_fused gives at each
-   pair (and so what a run of the pair gives), summed as hst_k_esrrf_temporal sums them.
-     hst_k_esrrf_sweep_units  f; up        uint rows, cols, mag, nk, nl, ulong fo   nk*nl items
-     hst_k_esrrf_sweep        f, up, wt, prm; acc (GLOBAL)                    rowsM*colsM items
-                              uint rows, cols, mag, ns, int iw, int j0, int n, uint nl, uint odd,
-                              ulong fo (the frame: f + fo)
-                              (build option -DHST_E_NR=nr: the radii, 1..HST_K_ESRRF_SWEEP_MAX)
-   The geometry a pixel's samples share is computed once for all pairs: the unit gradients of
-   the frame (sweep_units: up[2 (k nl + l)] = hst_e_unit_at(k, l), the unit gradient at half-
-   pixel position (k / 2, l / 2), which the fused kernel's tile holds), the sample offsets, the
-   bounds and the magnified frame (intensity weighting); per radius only the (w, wd) of the
-   sample (the table wt, made on the host by hst_k_esrrf_sweep_table with the fused kernel's
-   table code, so every device reads the same bits) and the sums W, R through hst_e_acc; per
-   sensitivity only hst_e_final. For each pair p = k ns + l (radius prm[k], sensitivity
-   prm[nr + l]): acc[(3 p + q) P + i] += v, q = 0 every frame, 1 odd frames, 2 even ones (the
-   frame's index in its time point: NanoPyx's rgc[1::2] and rgc[::2]); P = rowsM colsM; ACC
-   double with -DHST_FP64, else float. Inside radius k's margin the value is hst_e_rgc's; outside
-   0, as the fused kernel's. */
-#define HST_K_ESRRF_SWEEP_MAX 8
-/* The widest sample window of the radii (j0, n: samples j0 .. j0 + n - 1 on each axis, the
-   largest radius's: the windows nest) and the half-pixel plane sweep_units fills (nk x nl
-   positions from (0, 0)). Thread-safe. */
-HST_API void hst_k_esrrf_sweep_geometry(uint32_t rows, uint32_t cols, uint32_t mag, uint32_t nr,
-                                        const float *radii, int *j0, int *n, uint32_t *nk,
-                                        uint32_t *nl);
-/* The (w, wd) table of the nr radii: nr x mag^2 x n x n pairs of floats into wt (the widest
-   window j0, n of hst_k_esrrf_sweep_geometry; 0 where a sample lies outside radius k's own
-   window). Thread-safe. */
-HST_API void hst_k_esrrf_sweep_table(uint32_t mag, uint32_t nr, const float *radii, int j0,
-                                     int n, float *wt);
-/* Twins: rows [k0, k1) of the plane; magnified rows [yM0, yM1) of the sweep (acc in double,
-   the twin of a -DHST_FP64 build). Thread-safe for disjoint ranges. */
-HST_API void hst_k_esrrf_sweep_units_host(const float *frame, float *up, uint32_t rows,
-                                          uint32_t cols, uint32_t mag, uint32_t nl, uint32_t k0,
-                                          uint32_t k1);
-HST_API void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
-                                    const float *prm, double *acc, uint32_t rows, uint32_t cols,
-                                    uint32_t mag, uint32_t nr, uint32_t ns, int iw, int j0, int n,
-                                    uint32_t nl, uint32_t odd, uint32_t yM0, uint32_t yM1);
+/* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair from one
+   upload of each frame. Per radius, hst_k_esrrf_rgc_fused built with -DHST_E_NS=ns
+   -DHST_E_SENS=s0,..,s(ns-1) (float literals, e.g. 0x1.4p+1f) writes each pixel's value at
+   every sensitivity from its one set of sums (R, W): rgc[(z P + i) ns + l] for pixel i of frame
+   z (P = rowsM colsM; with ns 1, the ordinary layout), each bitwise the value of the ordinary
+   build at that sensitivity (the same statements; only hst_e_final's sensitivity differs). Then
+     hst_k_esrrf_sweep_sum   rgc; acc               uint pixels, uint k, uint n,       pixels*ns
+                                                    uint odd0 (not a stream stage; 1-D)
+   adds the n frames of a block of radius k to the sums of every pair p = k ns + l:
+   acc[(3 p + q) P + i] += value, q = 0 every frame, 1 the odd frames, 2 the even ones (frame z's
+   index in its time point is odd0 + z: NanoPyx's rgc[1::2] and rgc[::2]), each in frame order
+   from the value in acc, as hst_k_esrrf_temporal's sum x, so that each pair's AVG is bitwise a
+   run's (ACC double with -DHST_FP64, else float).
+   Twins: hst_k_esrrf_rgc_fused_host_rows_ns (the fused twin at ns sensitivities, out in the
+   layout above) and hst_k_esrrf_sweep_sum_host over items [e0, e1) (acc in double, the twin of
+   a -DHST_FP64 build; disjoint ranges may run at once). Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out,
+                                                uint32_t out_row0, uint32_t rows, uint32_t cols,
+                                                uint32_t mag, float radius,
+                                                const float *sensitivities, uint32_t ns,
+                                                int intensity_weighting, uint32_t yM0,
+                                                uint32_t yM1);
+HST_API void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
+                                        uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
+                                        size_t e0, size_t e1);
+/* Entries of the fused kernel's (w, wd) table at (mag, radius): mag^2 n^2, n the sample window
+   (2 floats each; the table path needs HST_E_WTAB >= it, else weights go per sample, the same
+   bits: 1225 at mag 5, radius 1.5, 2025 at radius 2). Thread-safe. */
+HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 
 #endif /* HST_NO_ESRRF_KERNELS */
 
@@ -3603,16 +3594,17 @@ static const char hst__esrrf_src_rgc2[] =
 "#ifndef HST_E_WTAB\n"
 "#define HST_E_WTAB 1536\n"
 "#endif\n"
-"/* RGC at magnified pixel (yM, xM) (inside the margin). Gradients: mode 0 from grad2 (src:\n"
+"/* The RGC sums (R, W) of magnified pixel (yM, xM) (inside the margin; hst_e_final gives its\n"
+"   value at a sensitivity). Gradients: mode 0 from grad2 (src:\n"
 "   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
 "   sample; mode 2 from tile: the unit gradients (hst_e_unit) of the half-pixel positions\n"
 "   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets\n"
 "   come from the pixel's phase (yM % mag, xM % mag), so (w, wd) of sample (j, i) is the same\n"
 "   for every pixel of a phase: with wt (usewt 1) they are read from the work-group's table,\n"
 "   at 2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
-"float hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
-"                int cols, int mag, int yM, int xM, float radius, float sens, int k0, int l0,\n"
-"                int nl, __local const float *wt, int usewt)\n"
+"float2 hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
+"                 int cols, int mag, int yM, int xM, float radius, int k0, int l0, int nl,\n"
+"                 __local const float *wt, int usewt)\n"
 "{\n"
 "  float fm = (float)mag;\n"
 "  float c[2];\n"
@@ -3670,7 +3662,7 @@ static const char hst__esrrf_src_rgc2[] =
 "      hst_e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);\n"
 "    }\n"
 "  }\n"
-"  return hst_e_final(R, W, sens);\n"
+"  return (float2)(R, W);\n"
 "}\n"
 "\n";
 
@@ -3697,8 +3689,9 @@ static const char hst__esrrf_src_rgc3[] =
 "  HST_E_PIXEL\n"
 "  float v = 0.0f;\n"
 "  if (inside) {\n"
-"    v = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, sensitivity, 0,\n"
-"                  0, 0, 0, 0);\n"
+"    float2 rw = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, 0, 0, 0,\n"
+"                          0, 0);\n"
+"    v = hst_e_final(rw.x, rw.y, sensitivity);\n"
 "    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
 "  }\n"
 "  rgc[z * nM + i] = v;\n"
@@ -3740,8 +3733,8 @@ static const char hst__esrrf_src_wtab[] =
 "\n"
 "/* hst_e_rgc in mode 2 with the table, in its own function: no per-sample weight code (fewer\n"
 "   registers); the same samples in the same order, so the same bits */\n"
-"float hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
-"                    int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n)\n"
+"float2 hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                     int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n)\n"
 "{\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
@@ -3767,7 +3760,7 @@ static const char hst__esrrf_src_wtab[] =
 "      hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W, &R);\n"
 "    }\n"
 "  }\n"
-"  return hst_e_final(R, W, sens);\n"
+"  return (float2)(R, W);\n"
 "}\n"
 "\n";
 
@@ -3780,11 +3773,11 @@ static const char hst__esrrf_src_tab2[] =
 "/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once, where all\n"
 "   have the same sample rows [ja, jb) (else 0, and nothing written): one phase, so the same\n"
 "   (w, wd) reads and offsets, pixel m's unit gradients 2 m half-pixel rows down the tile.\n"
-"   Each R[m] sums its samples in hst_e_rgc_tab's order, and W, the same weights in the same\n"
+"   Each R[m] sums its samples in hst_e_rgc_tab's order, and *Wp, the same weights in the same\n"
 "   order, is every pixel's W: each pixel gets hst_e_rgc_tab's bits */\n"
 "int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
-"                   int mag, int yM, int xM, float sens, int k0, int l0, int nl, int j0, int n,\n"
-"                   float *v)\n"
+"                   int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n, float *R,\n"
+"                   float *Wp)\n"
 "{\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
@@ -3797,7 +3790,7 @@ static const char hst__esrrf_src_tab2[] =
 "    return 0;\n"
 "  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
 "  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
-"  float R[HST_E_NP], W = 0.0f;\n"
+"  float W = 0.0f;\n"
 "  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
 "  for (int j = ja; j < jb; ++j) {\n"
 "    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
@@ -3815,7 +3808,7 @@ static const char hst__esrrf_src_tab2[] =
 "      }\n"
 "    }\n"
 "  }\n"
-"  for (int m = 0; m < HST_E_NP; ++m) v[m] = hst_e_final(R[m], W, sens);\n"
+"  *Wp = W;\n"
 "  return 1;\n"
 "}\n"
 "\n";
@@ -3823,7 +3816,7 @@ static const char hst__esrrf_src_tab2[] =
 static const char hst__esrrf_src_unit[] =
 "\n"
 "/* The unit gradient (hst_e_unit) of the Roberts gradients of frame f interpolated at the\n"
-"   half-pixel position (k / 2, l / 2): what the fused kernel's tile and the sweep's plane hold */\n"
+"   half-pixel position (k / 2, l / 2): what the fused kernel's tile holds */\n"
 "void hst_e_unit_at(__global const float *f, int rows, int cols, int mag, int k, int l,\n"
 "                   float *u)\n"
 "{\n"
@@ -3838,11 +3831,12 @@ static const char hst__esrrf_src_unit[] =
 static const char hst__esrrf_src_fused[] =
 "\n"
 "/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
-"   colsM. Any NDRange of at least (nrows*colsM / HST_E_K, end - begin) items and any uniform\n"
-"   work-group size L: group g (linear) does the work indices [g K L, g K L + K L) (K =\n"
-"   HST_E_K): frame w / nW; in a frame, pixels go by strips of HST_E_TW columns, row-major in\n"
-"   each, so that a group covers a compact tile. The tile's half-pixel unit gradients are computed once into local memory (per group\n"
-"   segment: one frame and strip); if they do not fit, per sample (mode 1). */\n"
+"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM / HST_E_K,\n"
+"   end - begin) items and any uniform work-group size L: group g (linear) does the work\n"
+"   indices [g K L, g K L + K L) (K = HST_E_K): frame w / nW; in a frame, pixels go by strips\n"
+"   of HST_E_TW columns, row-major in each, so that a group covers a compact tile. The tile's\n"
+"   half-pixel unit gradients are computed once into local memory (per group segment: one\n"
+"   frame and strip); if they do not fit, per sample (mode 1). */\n"
 "#ifndef HST_E_TW\n"
 "#define HST_E_TW 16\n"
 "#endif\n"
@@ -3853,6 +3847,13 @@ static const char hst__esrrf_src_fused[] =
 "   once), so its (w, wd) table and its tile's borders serve HST_E_K times the pixels */\n"
 "#ifndef HST_E_K\n"
 "#define HST_E_K 8\n"
+"#endif\n"
+"/* Values per pixel: HST_E_NS, at rgc[i HST_E_NS + l] for pixel i of the frames' pixels in\n"
+"   order, value l the pixel's sums (R, W) at sensitivity l (hst_e_final): 1, at the kernel's\n"
+"   sensitivity; the parameter sweep builds -DHST_E_NS=ns -DHST_E_SENS=s0,s1,.. (float literals)\n"
+"   for all its sensitivities at once (the argument is then not read) */\n"
+"#ifndef HST_E_NS\n"
+"#define HST_E_NS 1\n"
 "#endif\n"
 "\n"
 "/* The tile of work indices [s0, s1) of the strip whose first index is sb (ws columns from\n"
@@ -3878,19 +3879,38 @@ static const char hst__esrrf_src_fused[] =
 
 static const char hst__esrrf_src_fusedpx[] =
 "\n"
-"/* Pixel (yM, xM)'s value v weighted by the magnified frame there (intensity weighting) */\n"
-"float hst_e_weigh(__global const float *f, uint rows, uint cols, uint mag, int yM, int xM,\n"
-"                  float v)\n"
+"/* Pixel (yM, xM)'s HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from\n"
+"   its sums rw = (R, W) hst_e_final at each sensitivity (sens, or HST_E_SENS's), weighted by\n"
+"   the magnified frame there (intensity weighting) */\n"
+"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
+"               int yM, int xM, int in, float2 rw, float sens, int weighting)\n"
 "{\n"
-"  float fm = (float)mag;\n"
-"  float r = hst_e_div((float)yM, fm);\n"
-"  float c = hst_e_div((float)xM, fm);\n"
-"  return v * hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"#if HST_E_NS > 1\n"
+"  const float sl[HST_E_NS] = {HST_E_SENS};\n"
+"#else\n"
+"  const float sl[1] = {sens};\n"
+"#endif\n"
+"  float im = 1.0f;\n"
+"  if (in && weighting) {\n"
+"    float fm = (float)mag;\n"
+"    float r = hst_e_div((float)yM, fm);\n"
+"    float c = hst_e_div((float)xM, fm);\n"
+"    im = hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"  }\n"
+"  for (int l = 0; l < HST_E_NS; ++l) {\n"
+"    float v = 0.0f;\n"
+"    if (in) {\n"
+"      v = hst_e_final(rw.x, rw.y, sl[l]);\n"
+"      if (weighting) v = v * im;\n"
+"    }\n"
+"    op[l] = v;\n"
+"  }\n"
 "}\n"
 "\n"
 "/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
-"   columns from x0; into o (the strip's first pixel in its rgc frame). mode 3: the table and\n"
-"   tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit offsets */\n"
+"   columns from x0; into o (the strip's first pixel in its rgc frame, HST_E_NS values a pixel).\n"
+"   mode 3: the table and tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit\n"
+"   offsets */\n"
 "void hst_e_fused_px(__global const float *f, __global float *o, __local const float *tile,\n"
 "                    __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                    float sens, int weighting, uint row0, int x0, uint ws, uint q, uint q1,\n"
@@ -3898,22 +3918,21 @@ static const char hst__esrrf_src_fusedpx[] =
 "{\n"
 "  ulong colsM = (ulong)cols * mag;\n"
 "  int rowsM = (int)(rows * mag);\n"
-"  float fm = (float)mag;\n"
-"  float mr = radius * fm;\n"
+"  float mr = radius * (float)mag;\n"
 "  int margin = (int)mr;\n"
 "  for (; q < q1; q += (uint)L) {\n"
 "    uint qy = q / ws, qx = q - qy * ws;\n"
 "    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
-"    float v = 0.0f;\n"
-"    if (yM >= margin && yM < rowsM - margin && xM >= margin && xM < (int)colsM - margin) {\n"
+"    int in = yM >= margin && yM < rowsM - margin && xM >= margin && xM < (int)colsM - margin;\n"
+"    float2 rw = (float2)(0.0f, 0.0f);\n"
+"    if (in) {\n"
 "      if (mode == 3)\n"
-"        v = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, sens, k0, l0, nl, j0, jn);\n"
+"        rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
 "      else\n"
-"        v = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, sens, k0, l0, nl, wt,\n"
-"                      usewt);\n"
-"      if (weighting) v = hst_e_weigh(f, rows, cols, mag, yM, xM, v);\n"
+"        rw = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt, usewt);\n"
 "    }\n"
-"    o[qy * colsM + qx] = v;\n"
+"    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, rows, cols, mag, yM, xM, in, rw, sens,\n"
+"              weighting);\n"
 "  }\n"
 "}\n";
 
@@ -3941,24 +3960,22 @@ static const char hst__esrrf_src_pairs[] =
 "    uint qy = qa / ws + HST_E_NP * mag * b + r;\n"
 "    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
 "    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
-"    float v[HST_E_NP];\n"
+"    float R[HST_E_NP], W = 0.0f;\n"
 "    for (int m = 0; m < HST_E_NP; ++m) {\n"
 "      int y = yM + m * (int)mag;\n"
 "      in[m] = y >= margin && y < rowsM - margin;\n"
 "      all = all && in[m];\n"
-"      v[m] = 0.0f;\n"
+"      R[m] = 0.0f;\n"
 "    }\n"
-"    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, sens, k0, l0, nl, j0,\n"
-"                                     jn, v);\n"
+"    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn, R,\n"
+"                                     &W);\n"
 "    for (int m = 0; m < HST_E_NP; ++m) {\n"
 "      int y = yM + m * (int)mag;\n"
-"      if (!(in[m] && xM >= margin && xM < (int)colsM - margin)) {\n"
-"        o[(qy + m * mag) * colsM + qx] = 0.0f;\n"
-"        continue;\n"
-"      }\n"
-"      if (!done) v[m] = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, sens, k0, l0, nl, j0, jn);\n"
-"      if (weighting) v[m] = hst_e_weigh(f, rows, cols, mag, y, xM, v[m]);\n"
-"      o[(qy + m * mag) * colsM + qx] = v[m];\n"
+"      int inm = in[m] && xM >= margin && xM < (int)colsM - margin;\n"
+"      float2 rw = (float2)(R[m], W);\n"
+"      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
+"      hst_e_put(f, o + ((qy + m * mag) * colsM + qx) * HST_E_NS, rows, cols, mag, y, xM, inm,\n"
+"                rw, sens, weighting);\n"
 "    }\n"
 "  }\n"
 "  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
@@ -4012,7 +4029,7 @@ static const char hst__esrrf_src_fused1[] =
 "    }\n"
 "    /* the table path in a call of its own (a loop of its own once inlined: fewer registers\n"
 "       live in it than in one loop over all three modes) */\n"
-"    __global float *o = rgc + z * nW + x0;\n"
+"    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
 "    if (use && usewt)\n"
 "      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
@@ -4193,107 +4210,31 @@ static const char hst__esrrf_src_io[] =
 /* >>esrrf sweep kernels (esrrf.h's hst_esrrf_sweep) */
 static const char hst__esrrf_src_sweep[] =
 "\n"
-"/* The parameter sweep: every (radius, sensitivity) pair of a frame in one pass over its\n"
-"   samples. First the frame's unit gradients at every half-pixel position (k / 2, l / 2),\n"
-"   k < nk, l < nl, into up[2 (k nl + l)]: each pixel's samples read them there */\n"
-"__kernel void hst_k_esrrf_sweep_units(__global const float *f, __global float *up, uint rows,\n"
-"                                      uint cols, uint mag, uint nk, uint nl, ulong fo)\n"
+"/* The parameter sweep's sums: a block of n frames of hst_k_esrrf_rgc_fused's values at radius\n"
+"   k (HST_E_NS sensitivities: rgc[(z pixels + i) HST_E_NS + l]) added to the sums of every pair\n"
+"   p = k HST_E_NS + l, acc[(3 p + q) pixels + i]: q = 0 every frame, 1 the odd frames, 2 the\n"
+"   even ones (frame z's index in its time point is odd0 + z; NanoPyx's rgc[1::2] and rgc[::2]),\n"
+"   each a sum x in frame order as hst_k_esrrf_temporal's. 1-D NDRange of pixels HST_E_NS items:\n"
+"   item e = i HST_E_NS + l, so a frame's values are read in order */\n"
+"__kernel void hst_k_esrrf_sweep_sum(__global const float *rgc, __global HST_EACC *acc,\n"
+"                                    uint pixels, uint k, uint n, uint odd0)\n"
 "{\n"
-"  ulong e = get_global_id(0);\n"
-"  if (e >= (ulong)nk * nl) return;\n"
-"  float u[2];\n"
-"  hst_e_unit_at(f + fo, (int)rows, (int)cols, (int)mag, (int)(e / nl), (int)(e % nl), u);\n"
-"  up[2 * e] = u[0];\n"
-"  up[2 * e + 1] = u[1];\n"
-"}\n"
-"\n"
-"#ifndef HST_E_NR\n"
-"#define HST_E_NR 1\n"
-"#endif\n"
-"/* RGC of magnified pixel (yM, xM) for the HST_E_NR radii at once: W[k], R[k] of radius k as\n"
-"   hst_e_rgc_tab sums them (the same samples in the same order through hst_e_acc; a zero\n"
-"   weight adds +0, which changes no bits, so it is skipped). The widest window: n x n samples\n"
-"   from j0; wt[((k mag^2 + phase) n + j) n + i] is radius k's (w, wd) (0 outside its own\n"
-"   window); in[k]: the pixel is inside radius k's margin */\n"
-"void hst_e_sweep_rgc(__global const float2 *up, __global const float2 *wt, int rows,\n"
-"                     int cols, int mag, int yM, int xM, int j0, int n, int nl,\n"
-"                     const int *in, float *W, float *R)\n"
-"{\n"
-"  float ymax = (float)(rows * mag - 1);\n"
-"  int py = yM % mag, px = xM % mag;\n"
-"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
-"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
-"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
-"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
-"  int nt = mag * mag * n * n;\n"
-"  __global const float2 *wp = wt + (py * mag + px) * n * n;\n"
-"  for (int j = 0; j < n; ++j) {\n"
-"    float vy = (float)(by + j0 + j) * 0.5f;\n"
-"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
-"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
-"    __global const float2 *ur = up + (by + j0 + j) * nl + bx + j0;\n"
-"    float kx = (float)(fx + ia);\n"
-"    for (int i = ia; i < ib; ++i) {\n"
-"      float2 u = ur[i];\n"
-"      float dx = fma(kx, 0.5f, -cx);\n"
-"      kx = kx + 1.0f;\n"
-"      for (int k = 0; k < HST_E_NR; ++k) {\n"
-"        float2 w = wp[k * nt + j * n + i];\n"
-"        if (in[k] && w.x != 0.0f) hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W[k], &R[k]);\n"
-"      }\n"
-"    }\n"
+"  ulong e = get_global_id(0), P = pixels;\n"
+"  if (e >= P * HST_E_NS) return;\n"
+"  ulong i = e / HST_E_NS, l = e - i * HST_E_NS;\n"
+"  __global HST_EACC *a = acc + 3 * (k * HST_E_NS + l) * P + i;\n"
+"  HST_EACC s = a[0], so = a[P], se = a[2 * P];\n"
+"  for (uint z = 0; z < n; ++z) {\n"
+"    HST_EACC x = (HST_EACC)rgc[z * P * HST_E_NS + e];\n"
+"    s = s + x;\n"
+"    if ((odd0 + z) & 1u)\n"
+"      so = so + x;\n"
+"    else\n"
+"      se = se + x;\n"
 "  }\n"
-"}\n";
-
-static const char hst__esrrf_src_sweep2[] =
-"\n"
-"/* Frame f + fo (of parity `odd`) for every pair p = k ns + l (radius prm[k], sensitivity\n"
-"   prm[HST_E_NR + l]) into the sums acc[(3 p + q) P + i], q = 0 every frame, 1 odd frames,\n"
-"   2 even ones (P = rows mag x cols mag pixels, i = yM colsM + xM; 1-D NDRange over i): the\n"
-"   value each pixel's hst_k_esrrf_rgc_fused and hst_k_esrrf_temporal would add */\n"
-"__kernel void hst_k_esrrf_sweep(__global const float *f, __global const float *up,\n"
-"                                __global const float *wt, __global const float *prm,\n"
-"                                __global HST_EACC *acc, uint rows, uint cols, uint mag,\n"
-"                                uint ns, int iw, int j0, int n, uint nl, uint odd, ulong fo)\n"
-"{\n"
-"  ulong colsM = (ulong)cols * mag, P = (ulong)rows * mag * colsM;\n"
-"  ulong i = get_global_id(0);\n"
-"  if (i >= P) return;\n"
-"  int yM = (int)(i / colsM), xM = (int)(i % colsM);\n"
-"  float W[HST_E_NR], R[HST_E_NR];\n"
-"  int in[HST_E_NR], any = 0;\n"
-"  for (int k = 0; k < HST_E_NR; ++k) {\n"
-"    float mr = prm[k] * (float)mag;\n"
-"    int margin = (int)mr;\n"
-"    in[k] = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&\n"
-"            xM < (int)colsM - margin;\n"
-"    any = any | in[k];\n"
-"    W[k] = 0.0f;\n"
-"    R[k] = 0.0f;\n"
-"  }\n"
-"  float im = 1.0f;\n"
-"  if (any) {\n"
-"    hst_e_sweep_rgc((__global const float2 *)up, (__global const float2 *)wt, (int)rows,\n"
-"                    (int)cols, (int)mag, yM, xM, j0, n, (int)nl, in, W, R);\n"
-"    if (iw) {\n"
-"      float fm = (float)mag;\n"
-"      float r = hst_e_div((float)yM, fm);\n"
-"      float c = hst_e_div((float)xM, fm);\n"
-"      im = hst_e_interp(f + fo, (int)rows, (int)cols, 1, 0, r, c);\n"
-"    }\n"
-"  }\n"
-"  for (int k = 0; k < HST_E_NR; ++k)\n"
-"    for (uint l = 0; l < ns; ++l) {\n"
-"      float v = 0.0f;\n"
-"      if (in[k]) {\n"
-"        v = hst_e_final(R[k], W[k], prm[HST_E_NR + l]);\n"
-"        if (iw) v = v * im;\n"
-"      }\n"
-"      __global HST_EACC *a = acc + 3 * (k * ns + l) * P + i;\n"
-"      HST_EACC x = (HST_EACC)v;\n"
-"      a[0] = a[0] + x;\n"
-"      a[(odd ? 1 : 2) * P] = a[(odd ? 1 : 2) * P] + x;\n"
-"    }\n"
+"  a[0] = s;\n"
+"  a[P] = so;\n"
+"  a[2 * P] = se;\n"
 "}\n";
 
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
@@ -4312,14 +4253,12 @@ HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
 HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
-HST__PIECE_FITS(e_sweep2, hst__esrrf_src_sweep2);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
     hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_unit,
     hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
-    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep,
-    hst__esrrf_src_sweep2
+    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
@@ -4675,8 +4614,9 @@ HST__E_INL float hst__e_final(float R, float W, float sens)
     return sens > 1.0f ? hst__e_sens(R, sens) : R;
 }
 
-HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
-                               int xM, float radius, float sens)
+/* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample */
+HST__KPRIVATE void hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
+                              int xM, float radius, float *Rs, float *Ws)
 {
     float fm = (float)mag, c[2], cx, cy, ymax, xmax, R = 0.0f, W = 0.0f;
     int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, fy, fx, i, j;
@@ -4713,7 +4653,8 @@ HST__KPRIVATE float hst__e_rgc(const float *src, int fused, int rows, int cols, 
             hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
         }
     }
-    return hst__e_final(R, W, sens);
+    *Rs = R;
+    *Ws = W;
 }
 
 /* 1 when magnified pixel (yM, xM) is inside the margin (int)(radius * mag) */
@@ -4762,12 +4703,14 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 typedef struct hst__e_geom {
     int rows, cols, mag, rowsM, colsM, margin, j0, j1;
     int out_row0;           /* the output's first magnified row (row yM at (yM - out_row0) colsM) */
-    float fm, radius, sens, c[2], ymax;
+    int ns;                 /* values per pixel: one per sensitivity (pixel x's at x ns) */
+    float fm, radius, c[2], ymax;
+    const float *sens;      /* the ns sensitivities */
     const float *wt;        /* the (w, wd) table of every phase and sample, or NULL */
 } hst__e_geom;
 
 HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
-                                    float radius, float sens)
+                                    float radius, const float *sens, uint32_t ns)
 {
     float mr = radius * (float)mag;
     hst__e_consts(radius, g->c, &g->j0, &g->j1);
@@ -4780,6 +4723,7 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->fm = (float)mag;
     g->radius = radius;
     g->sens = sens;
+    g->ns = (int)ns;
     g->ymax = (float)(g->rowsM - 1);
     g->out_row0 = 0;
     g->wt = NULL;
@@ -4856,13 +4800,13 @@ HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int
     }
 }
 
-/* RGC (before the weighting) of the lanes' pixels (yM, x0 + l mag) from the tile (rows from
-   half-pixel position k0, columns from l0), as hst__e_rgc computes each: lane l samples the
-   half-pixel columns of lane 0 plus 2 l */
+/* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
+   position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
+   columns of lane 0 plus 2 l */
 HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane, int stride,
-                             int k0, int l0, int yM, int x0, float *v)
+                             int k0, int l0, int yM, int x0, float *W, float *R)
 {
-    float W[HST__E_LANES], R[HST__E_LANES], cx, cy;
+    float cx, cy;
     int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
     const float *wp = NULL;
     by = hst__e_base(yM, g->mag);
@@ -4893,27 +4837,39 @@ HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t pla
                                    W, R);
         }
     }
-    for (l = 0; l < HST__E_LANES; ++l) v[l] = hst__e_final(R[l], W[l], g->sens);
 }
 
-/* The output value of inside pixel (yM, xM) from its RGC r: times the magnified frame when
-   weighting */
-HST__E_INL float hst__e_weight(const float *f, const hst__e_geom *g, int iw, int yM, int xM,
-                               float r)
+/* Pixel x of output row yM: its first value (of g->ns) */
+HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
 {
+    return out + ((size_t)(yM - g->out_row0) * (size_t)g->colsM + (size_t)x) * (size_t)g->ns;
+}
+
+/* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
+   times the magnified frame when weighting, into o[0 .. ns) */
+HST__E_INL void hst__e_put(const float *f, const hst__e_geom *g, int iw, int yM, int xM, float R,
+                           float W, float *o)
+{
+    float im = 1.0f, v;
+    int s;
     if (iw) {
         float rr = hst__e_div((float)yM, g->fm);
         float c = hst__e_div((float)xM, g->fm);
-        r = r * hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
+        im = hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
     }
-    return r;
+    for (s = 0; s < g->ns; ++s) {
+        v = hst__e_final(R, W, g->sens[s]);
+        o[s] = iw ? v * im : v;
+    }
 }
 
 /* Inside pixel (yM, xM) the per-sample way (no tile) */
-HST__KPRIVATE float hst__e_pixel(const float *f, const hst__e_geom *g, int iw, int yM, int xM)
+HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g, int iw, int yM,
+                                int xM)
 {
-    float r = hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, g->sens);
-    return hst__e_weight(f, g, iw, yM, xM, r);
+    float R, W;
+    hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, &R, &W);
+    hst__e_put(f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
@@ -4927,13 +4883,12 @@ HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *
     hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
     for (p = 0; p < g->mag && xa + p < xe; ++p) {
         for (y = ya; y < yb; ++y) {
-            float *o = out + (size_t)(y - g->out_row0) * (size_t)g->colsM;
-            float v[HST__E_LANES];
-            hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, v);
+            float W[HST__E_LANES], R[HST__E_LANES];
+            hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, W, R);
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
                 if (x >= xe) break;
-                o[x] = hst__e_weight(f, g, iw, y, x, v[l]);
+                hst__e_put(f, g, iw, y, x, R[l], W[l], hst__e_out(out, g, y, x));
             }
         }
     }
@@ -5005,10 +4960,10 @@ HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0
 {
     int y, x;
     for (y = yM0; y < yM1; ++y) {
-        float *o = out + (size_t)(y - g->out_row0) * (size_t)g->colsM;
         int in = y >= g->margin && y < g->rowsM - g->margin;
         for (x = 0; x < g->colsM; ++x)
-            if (!in || x < g->margin || x >= g->colsM - g->margin) o[x] = 0.0f;
+            if (!in || x < g->margin || x >= g->colsM - g->margin)
+                memset(hst__e_out(out, g, y, x), 0, (size_t)g->ns * sizeof(float));
     }
 }
 
@@ -5027,8 +4982,7 @@ HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *
             ya = yb;
             continue;
         }
-        for (x = xa; x < xa + w && x < xe; ++x)
-            out[(size_t)(ya - g->out_row0) * (size_t)g->colsM + (size_t)x] = hst__e_pixel(f, g, iw, ya, x);
+        for (x = xa; x < xa + w && x < xe; ++x) hst__e_pixel(f, out, g, iw, ya, x);
         ++ya;
     }
 }
@@ -5049,10 +5003,21 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
                                                   float sensitivity, int intensity_weighting,
                                                   uint32_t yM0, uint32_t yM1)
 {
+    hst_k_esrrf_rgc_fused_host_rows_ns(frame, out, out_row0, rows, cols, mag, radius,
+                                       &sensitivity, 1, intensity_weighting, yM0, yM1);
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out,
+                                                  uint32_t out_row0, uint32_t rows,
+                                                  uint32_t cols, uint32_t mag, float radius,
+                                                  const float *sensitivities, uint32_t ns,
+                                                  int intensity_weighting, uint32_t yM0,
+                                                  uint32_t yM1)
+{
     float tile[2 * HST__E_HOST_TILE], wt[2 * HST__E_HOST_WTAB];
     hst__e_geom g;
     int ya, ye, xa;
-    hst__e_geom_init(&g, rows, cols, mag, radius, sensitivity);
+    hst__e_geom_init(&g, rows, cols, mag, radius, sensitivities, ns);
     g.out_row0 = (int)out_row0;
     if (yM1 > (uint32_t)g.rowsM) yM1 = (uint32_t)g.rowsM;
     if (yM0 < out_row0) yM0 = out_row0;
@@ -5066,193 +5031,37 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out
         hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
 }
 
-/* ---- the sweep (hst_k_esrrf_sweep, hst_k_esrrf_sweep_units) on the host ---------------------- */
+/* ---- the sweep's sums (hst_k_esrrf_sweep_sum) on the host ------------------------------------ */
 
-HST__KDEF void hst_k_esrrf_sweep_geometry(uint32_t rows, uint32_t cols, uint32_t mag, uint32_t nr,
-                                          const float *radii, int *j0, int *n, uint32_t *nk,
-                                          uint32_t *nl)
+HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
 {
     float c[2];
-    int a = 0, b = 0, k;
-    *j0 = 0;
-    *n = 0;
-    for (k = 0; k < (int)nr; ++k) {   /* the windows nest: the widest is the largest radius's */
-        hst__e_consts(radii[k], c, &a, &b);
-        if (b - a > *n) {
-            *j0 = a;
-            *n = b - a;
+    int j0, j1;
+    hst__e_consts(radius, c, &j0, &j1);
+    return (uint64_t)mag * mag * (uint64_t)(j1 - j0) * (uint64_t)(j1 - j0);
+}
+
+HST__KDEF void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
+                                          uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
+                                          size_t e0, size_t e1)
+{
+    size_t P = pixels, e;
+    uint32_t z;
+    for (e = e0; e < e1 && e < P * ns; ++e) {
+        size_t i = e / ns, l = e - i * ns;
+        double *a = acc + 3 * ((size_t)k * ns + l) * P + i, s = a[0], so = a[P], se = a[2 * P];
+        for (z = 0; z < n; ++z) {
+            double x = (double)rgc[(size_t)z * P * ns + e];
+            s = s + x;
+            if ((odd0 + z) & 1u)
+                so = so + x;
+            else
+                se = se + x;
         }
+        a[0] = s;
+        a[P] = so;
+        a[2 * P] = se;
     }
-    *nk = (uint32_t)(hst__e_base((int)(rows * mag) - 1, (int)mag) + *j0 + *n);
-    *nl = (uint32_t)(hst__e_base((int)(cols * mag) - 1, (int)mag) + *j0 + *n);
-}
-
-HST__KDEF void hst_k_esrrf_sweep_table(uint32_t mag, uint32_t nr, const float *radii, int j0,
-                                       int n, float *wt)
-{
-    int m = (int)mag, k, p, j, i;
-    for (k = 0; k < (int)nr; ++k) {
-        hst__e_geom g;
-        float tab[2 * HST__E_HOST_WTAB], *e = wt + (size_t)k * (size_t)(m * m * n * n) * 2;
-        int nk, o;
-        hst__e_geom_init(&g, 1, 1, mag, radii[k], 1.0f);
-        nk = g.j1 - g.j0;
-        o = g.j0 - j0;   /* radius k's window inside the widest */
-        memset(e, 0, (size_t)(m * m * n * n) * 2 * sizeof(float));
-        if ((long)m * m * nk * nk <= HST__E_HOST_WTAB) {
-            hst__e_wtable(&g, tab);   /* the fused kernel's table, entry for entry */
-            for (p = 0; p < m * m; ++p)
-                for (j = 0; j < nk; ++j)
-                    memcpy(e + ((size_t)(p * n + j + o) * (size_t)n + (size_t)o) * 2,
-                           tab + (size_t)((p * nk + j) * nk) * 2, (size_t)nk * 2 * sizeof(float));
-            continue;
-        }
-        for (p = 0; p < m * m; ++p)   /* the per-sample weights (hst_e_wd), the same bits */
-            for (j = 0; j < nk; ++j)
-                for (i = 0; i < nk; ++i) {
-                    float dy = fmaf((float)(hst__e_base(p / m, m) + g.j0 + j), 0.5f, -hst__e_centre(p / m, m));
-                    float dx = fmaf((float)(hst__e_base(p % m, m) + g.j0 + i), 0.5f, -hst__e_centre(p % m, m));
-                    float *q = e + ((size_t)(p * n + j + o) * (size_t)n + (size_t)(i + o)) * 2;
-                    q[0] = hst__e_wd(dx, dy, g.c, &q[1]);
-                }
-    }
-}
-
-HST__KDEF void hst_k_esrrf_sweep_units_host(const float *frame, float *up, uint32_t rows,
-                                            uint32_t cols, uint32_t mag, uint32_t nl,
-                                            uint32_t k0, uint32_t k1)
-{
-    hst__e_geom g;
-    uint32_t k, l;
-    hst__e_geom_init(&g, rows, cols, mag, 1.0f, 1.0f);
-    for (k = k0; k < k1; ++k)
-        for (l = 0; l < nl; ++l) {
-            float gg[2];
-            size_t e = (size_t)k * nl + l;
-            hst__e_grad_fused(frame, g.rows, g.cols, g.mag, hst__e_gidx((int)k, g.fm, 2 * g.rowsM),
-                              hst__e_gidx((int)l, g.fm, 2 * g.colsM), gg);
-            hst__e_unit(gg[0], gg[1], up + 2 * e);
-        }
-}
-
-/* hst_e_sweep_rgc */
-HST__E_INL void hst__e_sweep_rgc(const float *up, const float *wt, int rows, int cols, int mag,
-                                    int nr, int yM, int xM, int j0, int n, int nl, const int *in,
-                                    float *W, float *R)
-{
-    float ymax = (float)(rows * mag - 1), cy, cx;
-    int py = yM % mag, px = xM % mag, fy, fx, by, bx, ia, ib, j, i, k;
-    size_t nt = (size_t)(mag * mag * n * n);
-    const float *wp;
-    cy = hst__e_centre(py, mag);
-    cx = hst__e_centre(px, mag);
-    fy = (int)(2.0f * cy) + j0;
-    fx = (int)(2.0f * cx) + j0;
-    by = 2 * (yM / mag) + fy - j0;
-    bx = 2 * (xM / mag) + fx - j0;
-    ia = 1 - bx - j0 > 0 ? 1 - bx - j0 : 0;
-    ib = 2 * (cols * mag - 1) - bx - j0 + 1 < n ? 2 * (cols * mag - 1) - bx - j0 + 1 : n;
-    wp = wt + (size_t)((py * mag + px) * n * n) * 2;
-    for (j = 0; j < n; ++j) {
-        float vy = (float)(by + j0 + j) * 0.5f, dy, kx;
-        const float *ur;
-        if (!(0.0f < vy && vy <= ymax)) continue;
-        dy = fmaf((float)(fy + j), 0.5f, -cy);
-        ur = up + ((size_t)(by + j0 + j) * (size_t)nl + (size_t)(bx + j0)) * 2;
-        kx = (float)(fx + ia);
-        for (i = ia; i < ib; ++i) {
-            float dx = fmaf(kx, 0.5f, -cx);
-            kx = kx + 1.0f;
-            for (k = 0; k < nr; ++k) {
-                const float *w = wp + ((size_t)k * nt + (size_t)(j * n + i)) * 2;
-                if (in[k] && w[0] != 0.0f) hst__e_acc(w[0], w[1], dx, dy, ur[2 * i], ur[2 * i + 1], &W[k], &R[k]);
-            }
-        }
-    }
-}
-
-/* hst_k_esrrf_sweep_host's arguments, for its builds below */
-typedef struct hst__e_sweep_args {
-    const float *frame, *up, *wt, *prm;
-    double *acc;
-    uint32_t rows, cols, mag, nr, ns, nl, odd;
-    int iw, j0, n;
-} hst__e_sweep_args;
-
-/* Magnified rows [yM0, yM1) of hst_k_esrrf_sweep, pixel by pixel (inlined into each build) */
-HST__E_INL void hst__e_sweep_rows_any(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
-{
-    size_t colsM = (size_t)a->cols * a->mag, P = (size_t)a->rows * a->mag * colsM;
-    uint32_t y, x, k, l;
-    for (y = yM0; y < yM1; ++y)
-        for (x = 0; x < (uint32_t)colsM; ++x) {
-            float W[HST_K_ESRRF_SWEEP_MAX], R[HST_K_ESRRF_SWEEP_MAX], im = 1.0f;
-            int in[HST_K_ESRRF_SWEEP_MAX], any = 0;
-            size_t i = (size_t)y * colsM + x;
-            for (k = 0; k < a->nr; ++k) {
-                float mr = a->prm[k] * (float)a->mag;
-                int margin = (int)mr;
-                in[k] = (int)y >= margin && (int)y < (int)(a->rows * a->mag) - margin && (int)x >= margin &&
-                        (int)x < (int)colsM - margin;
-                any = any | in[k];
-                W[k] = 0.0f;
-                R[k] = 0.0f;
-            }
-            if (any) {
-                hst__e_sweep_rgc(a->up, a->wt, (int)a->rows, (int)a->cols, (int)a->mag, (int)a->nr, (int)y, (int)x,
-                                 a->j0, a->n, (int)a->nl, in, W, R);
-                if (a->iw) {
-                    float fm = (float)a->mag;
-                    im = hst__e_interp(a->frame, (int)a->rows, (int)a->cols, 1, 0, hst__e_div((float)y, fm),
-                                       hst__e_div((float)x, fm));
-                }
-            }
-            for (k = 0; k < a->nr; ++k)
-                for (l = 0; l < a->ns; ++l) {
-                    float v = 0.0f;
-                    double *s = a->acc + 3 * (size_t)(k * a->ns + l) * P + i;
-                    if (in[k]) {
-                        v = hst__e_final(R[k], W[k], a->prm[a->nr + l]);
-                        if (a->iw) v = v * im;
-                    }
-                    s[0] = s[0] + (double)v;
-                    s[(a->odd ? 1 : 2) * P] = s[(a->odd ? 1 : 2) * P] + (double)v;
-                }
-        }
-}
-
-#if HST__E_AVX2
-__attribute__((target(HST__E_T512))) static void
-hst__e_sweep_rows_avx512(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
-{
-    hst__e_sweep_rows_any(a, yM0, yM1);
-}
-
-__attribute__((target("avx2,fma"))) static void
-hst__e_sweep_rows_avx2(const hst__e_sweep_args *a, uint32_t yM0, uint32_t yM1)
-{
-    hst__e_sweep_rows_any(a, yM0, yM1);
-}
-#endif
-
-HST__KDEF void hst_k_esrrf_sweep_host(const float *frame, const float *up, const float *wt,
-                                      const float *prm, double *acc, uint32_t rows,
-                                      uint32_t cols, uint32_t mag, uint32_t nr, uint32_t ns,
-                                      int iw, int j0, int n, uint32_t nl, uint32_t odd,
-                                      uint32_t yM0, uint32_t yM1)
-{
-    hst__e_sweep_args a;
-    a.frame = frame; a.up = up; a.wt = wt; a.prm = prm; a.acc = acc;
-    a.rows = rows; a.cols = cols; a.mag = mag; a.nr = nr; a.ns = ns; a.nl = nl; a.odd = odd;
-    a.iw = iw; a.j0 = j0; a.n = n;
-#if HST__E_AVX2
-    switch (hst__e_isa()) {   /* fmaf one instruction where the CPU has it (as hst__e_block) */
-    case 2: hst__e_sweep_rows_avx512(&a, yM0, yM1); return;
-    case 1: hst__e_sweep_rows_avx2(&a, yM0, yM1); return;
-    default: break;
-    }
-#endif
-    hst__e_sweep_rows_any(&a, yM0, yM1);
 }
 
 HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
@@ -5320,8 +5129,10 @@ HST__KDEF void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, 
             int yM = (int)(i / colsM), xM = (int)(i % colsM);
             float v = 0.0f;
             if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
-                v = hst__e_rgc(grad2 + (size_t)z * 8 * nM, 0, (int)rows, (int)cols, (int)mag,
-                               yM, xM, radius, sensitivity);
+                float R, W;
+                hst__e_rgc(grad2 + (size_t)z * 8 * nM, 0, (int)rows, (int)cols, (int)mag, yM, xM,
+                           radius, &R, &W);
+                v = hst__e_final(R, W, sensitivity);
                 if (intensity_weighting) v = v * magnified[(size_t)z * nM + i];
             }
             rgc[(size_t)z * nM + i] = v;

@@ -895,8 +895,8 @@ int main(int argc, char **argv)
         EXPECT(close_f(img[0], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on u8 frames differs from the host");
         EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on the device and the host differs from the host");
     }
-    {   /* the parameter sweep's kernels (sweep_units, sweep) through hst_esrrf_sweep, 2 radii x 2
-           sensitivities; its images against the host's. This program has no FFT, so the scores
+    {   /* the parameter sweep's kernels (rgc_fused at 2 sensitivities, sweep_sum) through
+           hst_esrrf_sweep, 2 radii x 2 sensitivities; its images against the host's. This program has no FFT, so the scores
            after the images answer HST_ERROR_NOT_BUILT_IN on both. */
         enum { EN = 3 };
         static float frames[EN * WL_ESRRF_PIXELS], img[2][4][WL_ESRRF_MPIXELS];

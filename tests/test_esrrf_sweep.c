@@ -3,11 +3,14 @@
    - the sweep's AVG image at every (radius, sensitivity) pair equals a separate hst_esrrf_run at
      that pair bit for bit (radii 1, 1.5, 2 and 0.8; sensitivities 1, 2, 4 and a non-integer
      2.5), with and without intensity weighting and macro-pixel correction, one time point and
-     several with a shorter last one;
+     several with a shorter last one; and on odd sizes, magnifications 1 to 8, u8 / u16 / i16 /
+     f32 samples, blocks of 1 to 3 frames that cut time points at odd and even frames,
+     frames_per_timepoint remainders and clamping, one radius or one sensitivity;
    - the scores are NanoPyx's: each pair's RSP is hst_error_map's of the uncorrected AVG image
      against the frames' mean, its resolution hst_frc's of the AVG images of the odd and the
      even frames computed by separate runs over those frames (exactly: the same images), or
-     hst_decorr's of the AVG image; time points' scores averaged; QnR recomputed here from the
+     hst_decorr's of the AVG image; time points' scores averaged; the same with blocks of 3 frames
+     (a block's first frame odd in its time point); QnR recomputed here from the
      maps with NanoPyx's formula (logistic_image_conversion, harmonic mean), within [0, 1], and
      the best pair its first maximum; every RSP of the blinking emitters above 0.5;
    - errors: each with its code and log item. */
@@ -143,6 +146,104 @@ static void test_images_plain(void **state) { sweep_equals_runs(state, 0); }
 static void test_images_unweighted(void **state) { sweep_equals_runs(state, 1); }
 static void test_images_timepoints_corrected(void **state) { sweep_equals_runs(state, 2); }
 
+/* One case of the shapes test: a stack of n frames of rows x cols (blinking spots on a noisy
+   background, integers 0..250, every dtype holds them), mag, the desc's options, the pairs. */
+typedef struct shape_case {
+    uint32_t rows, cols, mag;
+    uint64_t n, block, per;
+    int unweighted, corrected;
+    hst_esrrf_dtype dtype;
+    unsigned nr, ns;
+    float radii[3], sens[3];
+} shape_case;
+
+static void *shape_stack(const shape_case *c)
+{
+    static const size_t bytes[5] = {0, 1, 2, 2, 4};
+    size_t i, n = (size_t)c->n * c->rows * c->cols;
+    unsigned char *st = (unsigned char *)xmalloc(n * bytes[c->dtype]);
+    uint32_t s = 99u + c->rows * 31u + c->mag;
+    for (i = 0; i < n; i++) {
+        size_t z = i / ((size_t)c->rows * c->cols), y = i / c->cols % c->rows, x = i % c->cols;
+        double dy = (double)y - 0.4 * c->rows, dx = (double)x - 0.6 * c->cols;
+        double v = 12.0 + 5.0 * ((s = s * 1664525u + 1013904223u) >> 29);
+        if ((z * 5 + 2) % 3 < 2) v += 220.0 * exp(-(dy * dy + dx * dx) / 2.5);
+        v = floor(v > 250.0 ? 250.0 : v);
+        if (c->dtype == HST_ESRRF_U8) st[i] = (unsigned char)v;
+        else if (c->dtype == HST_ESRRF_U16) ((uint16_t *)st)[i] = (uint16_t)v;
+        else if (c->dtype == HST_ESRRF_I16) ((int16_t *)st)[i] = (int16_t)v;
+        else ((float *)st)[i] = (float)v;
+    }
+    return st;
+}
+
+static void sweep_shape(void **state, const shape_case *c)
+{
+    hst_backend *be = BE(state);
+    hst_esrrf_desc d;
+    hst_esrrf_sweep_desc sw;
+    hst_esrrf_sweep_result res;
+    uint64_t ntp = 0;
+    size_t px = (size_t)c->rows * c->mag * c->cols * c->mag;
+    void *st = shape_stack(c);
+    float *img[9], *one;
+    unsigned k, l;
+    memset(&d, 0, sizeof d);
+    d.backends = &be;
+    d.num_backends = 1;
+    d.magnification = c->mag;
+    d.block_frames = c->block;
+    d.frames_per_timepoint = c->per;
+    d.no_intensity_weighting = c->unweighted;
+    d.no_macro_pixel_correction = !c->corrected;
+    memset(&sw, 0, sizeof sw);
+    sw.radii = c->radii; sw.num_radii = c->nr;
+    sw.sensitivities = c->sens; sw.num_sensitivities = c->ns;
+    assert_int_equal(hst_esrrf_output_shape(&d, c->n, c->rows, c->cols, &ntp, NULL, NULL), HST_SUCCESS);
+    for (k = 0; k < c->nr * c->ns; k++) img[k] = (float *)xmalloc(ntp * px * sizeof(float));
+    one = (float *)xmalloc(ntp * px * sizeof(float));
+    /* the scores run too (HST_FFT; FRC needs 10 x 10 magnified pixels) */
+    if (hst_esrrf_sweep(&d, &sw, st, c->dtype, c->n, c->rows, c->cols, img, &res) != HST_SUCCESS) {
+        print_error("%u x %u mag %u: %s\n", c->rows, c->cols, c->mag, LOG(state)->last_message);
+        fail();
+    }
+    for (l = 0; l < c->ns; l++)
+        for (k = 0; k < c->nr; k++) {
+            char what[160];
+            hst_esrrf_desc e = d;
+            float *o[3] = {NULL, NULL, NULL};
+            e.radius = c->radii[k];
+            e.sensitivity = c->sens[l];
+            e.modes = HST_ESRRF_AVG;
+            o[0] = one;
+            assert_int_equal(hst_esrrf_run(&e, st, c->dtype, c->n, c->rows, c->cols, o, NULL), HST_SUCCESS);
+            snprintf(what, sizeof what, "%u x %u, mag %u, dtype %d, block %u, per %u, radius %g, sensitivity %g",
+                     c->rows, c->cols, c->mag, (int)c->dtype, (unsigned)c->block, (unsigned)c->per,
+                     (double)c->radii[k], (double)c->sens[l]);
+            expect_same(what, img[l * c->nr + k], one, ntp * px);
+        }
+    for (k = 0; k < c->nr * c->ns; k++) free(img[k]);
+    free(one);
+    free(st);
+}
+
+/* Odd sizes, magnifications 1 to 8, every dtype, blocks that cut time points, the time points'
+   remainders and clamping, a single radius or sensitivity (the fused kernel's ordinary build) */
+static void test_images_shapes(void **state)
+{
+    static const shape_case cases[] = {
+        /* rows cols mag  n block per unw corr dtype         nr ns radii            sensitivities */
+        { 11, 13, 1,  7, 0, 0,  0, 0, HST_ESRRF_U8,  2, 2, {1.0f, 2.0f},       {1.0f, 2.5f}},
+        {  7, 11, 2,  8, 2, 3,  1, 0, HST_ESRRF_U16, 2, 3, {1.5f, 1.0f},       {4.0f, 1.0f, 2.0f}},
+        {  5,  9, 5, 11, 3, 5,  0, 1, HST_ESRRF_I16, 3, 2, {1.0f, 1.5f, 2.0f}, {1.0f, 2.0f}},
+        {  6,  5, 8,  3, 1, 0,  0, 0, HST_ESRRF_F32, 2, 2, {1.0f, 0.5f},       {2.0f, 1.0f}},
+        {  9,  7, 4,  7, 0, 20, 1, 1, HST_ESRRF_U8,  1, 3, {1.5f},             {1.0f, 2.5f, 4.0f}},
+        {  8,  8, 3,  5, 2, 0,  0, 0, HST_ESRRF_U16, 2, 1, {2.0f, 1.0f},       {2.5f}},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) sweep_shape(state, &cases[i]);
+}
+
 /* ------------------------------------------------------------------ the scores */
 /* NanoPyx's calculate_qnr_score of the maps (ns x nr, C order) */
 static void qnr_of(const hst_esrrf_sweep_result *res, unsigned ns, unsigned nr, double q[8][8])
@@ -165,7 +266,7 @@ static void qnr_of(const hst_esrrf_sweep_result *res, unsigned ns, unsigned nr, 
         }
 }
 
-static void expect_scores(void **state, int use_decorr, uint64_t per)
+static void expect_scores(void **state, int use_decorr, uint64_t per, uint64_t block)
 {
     static const float radii[3] = {1.0f, 1.5f, 2.0f}, sens[2] = {1.0f, 2.0f};
     hst_backend *be = BE(state);
@@ -179,6 +280,7 @@ static void expect_scores(void **state, int use_decorr, uint64_t per)
     uint64_t T = per ? per : N, a;
     desc_init(&d, &be);
     d.frames_per_timepoint = per;
+    d.block_frames = block;
     memset(&sw, 0, sizeof sw);
     sw.radii = radii; sw.num_radii = 3;
     sw.sensitivities = sens; sw.num_sensitivities = 2;
@@ -234,9 +336,14 @@ static void expect_scores(void **state, int use_decorr, uint64_t per)
     free(even);
 }
 
-static void test_scores_frc(void **state) { expect_scores(state, 0, 0); }
-static void test_scores_frc_timepoints(void **state) { expect_scores(state, 0, 4); }   /* 4, 4, 1: FRC of 2 */
-static void test_scores_decorr(void **state) { expect_scores(state, 1, 0); }
+static void test_scores_frc(void **state) { expect_scores(state, 0, 0, 0); }
+static void test_scores_frc_timepoints(void **state) { expect_scores(state, 0, 4, 0); }   /* 4, 4, 1: FRC of 2 */
+static void test_scores_frc_blocks(void **state)
+{
+    expect_scores(state, 0, 0, 3);   /* blocks from frames 0, 3 (odd), 6 */
+    expect_scores(state, 0, 4, 3);   /* each time point's blocks from frames 0 and 3 (odd) */
+}
+static void test_scores_decorr(void **state) { expect_scores(state, 1, 0, 0); }
 
 /* ------------------------------------------------------------------ errors */
 #define EXPECT_REFUSED(call, code, item, text) do {                                       \
@@ -291,8 +398,10 @@ int main(void)
         cmocka_unit_test_setup(test_images_plain, reset_log),
         cmocka_unit_test_setup(test_images_unweighted, reset_log),
         cmocka_unit_test_setup(test_images_timepoints_corrected, reset_log),
+        cmocka_unit_test_setup(test_images_shapes, reset_log),
         cmocka_unit_test_setup(test_scores_frc, reset_log),
         cmocka_unit_test_setup(test_scores_frc_timepoints, reset_log),
+        cmocka_unit_test_setup(test_scores_frc_blocks, reset_log),
         cmocka_unit_test_setup(test_scores_decorr, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
     };
