@@ -2441,7 +2441,7 @@ typedef struct hst__esw {
     float *rgc;                     /* host: a block's values at one radius, ns per pixel */
     double *sum;                    /* 3 np P sums (host: the sums themselves) */
     void *rd;                       /* device without fp64: its float sums */
-    float *img[3];                  /* one pair's AVG of all, odd and even frames */
+    float *img;                     /* one pair's image on the host (uploads, decorrelation) */
     float *ref;                     /* the time point's mean frame (the error map's reference) */
     double *mean;                   /* its sums */
     hst_program *prog;
@@ -2547,11 +2547,16 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     return HST_SUCCESS;
 }
 
+/* Whether the device finalises the AVG images from its sums (fp64 sums, and every pair's
+   image offsets within hst_k_esrrf_stat's uint pixel index); else the sums come to the host. */
+static int hst__esw_device_images(const hst__esw *w) {
+    return !w->host && w->acc_elem == sizeof(double) && (uint64_t)w->np * w->P <= UINT32_MAX;
+}
+
 /* Everything the pass needs: the sizes, the block, host memory, the device's. */
 static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t rows, uint32_t cols, uint64_t T) {
     static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
     size_t acc_bytes;
-    unsigned m;
     hst_result r;
     w->be = w->d.backends[0];
     w->host = hst_backend_is_host(w->be);
@@ -2567,11 +2572,13 @@ static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t row
     w->fr = (float *)hst_backend_alloc(w->be, (size_t)(w->host ? w->block : 1) * w->frame_px * sizeof(float));
     w->ref = (float *)hst_backend_alloc(w->be, w->frame_px * sizeof(float));
     w->mean = (double *)hst_backend_alloc(w->be, w->frame_px * sizeof(double));
-    w->sum = (double *)hst_backend_alloc(w->be, acc_bytes);
-    for (m = 0; m < 3; m++) w->img[m] = (float *)hst_backend_alloc(w->be, w->P * sizeof(float));
-    if (!w->fr || !w->ref || !w->mean || !w->sum || !w->img[0] || !w->img[1] || !w->img[2])
+    w->img = (float *)hst_backend_alloc(w->be, w->P * sizeof(float));
+    if (!w->fr || !w->ref || !w->mean || !w->img) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (!w->host && (r = hst__esw_device(w, acc_bytes)) != HST_SUCCESS) return r;
+    /* the sums on the host: the host's, or a device's that the host finalises */
+    if (!hst__esw_device_images(w) && !(w->sum = (double *)hst_backend_alloc(w->be, acc_bytes)))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (!w->host) return hst__esw_device(w, acc_bytes);
+    if (!w->host) return HST_SUCCESS;
     w->rgc = (float *)hst_backend_alloc(w->be, (size_t)w->block * w->ns * w->P * sizeof(float));
     return w->rgc ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
 }
@@ -2589,7 +2596,7 @@ static void hst__esw_close(hst__esw *w) {
     for (m = 0; m < 3; m++) hst_buffer_destroy(w->dimg[m]);
     hst_backend_free(w->be, w->sum); hst_backend_free(w->be, w->fr); hst_backend_free(w->be, w->rgc);
     hst_backend_free(w->be, w->rd); hst_backend_free(w->be, w->ref); hst_backend_free(w->be, w->mean);
-    for (m = 0; m < 3; m++) hst_backend_free(w->be, w->img[m]);
+    hst_backend_free(w->be, w->img);
 }
 
 /* The host device's block of n frames at radius k: its (frame, magnified row) pairs through the
@@ -2729,12 +2736,6 @@ static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_
     return HST_SUCCESS;
 }
 
-/* Whether the device finalises the AVG images from its sums (fp64 sums, and every pair's
-   image offsets within hst_k_esrrf_stat's uint pixel index); else the sums come to the host. */
-static int hst__esw_device_images(const hst__esw *w) {
-    return !w->host && w->acc_elem == sizeof(double) && (uint64_t)w->np * w->P <= UINT32_MAX;
-}
-
 /* The device's sums into w->sum (in double) where the host finalises the images. */
 static hst_result hst__esw_read(hst__esw *w) {
     size_t n = 3 * (size_t)w->np * w->P, i;
@@ -2793,15 +2794,18 @@ static hst_result hst__esw_images(hst__esw *w, uint64_t n) {
         r = hst_kernel_create(w->prog, "hst_k_esrrf_stat", &w->kstat);
     for (p = 0; p < w->np && r == HST_SUCCESS; p++)
         for (q = 0; q < 3 && r == HST_SUCCESS; q++) {
-            const double *s = w->sum + (3 * (size_t)p + q) * w->P;
+            const double *s;
             if (!frames[q]) continue;   /* the odd frames of a one-frame time point */
             if (hst__esw_device_images(w)) {
                 r = hst__esw_stat(w, p, q, frames[q]);
-            } else if (w->host) {
+                continue;
+            }
+            s = w->sum + (3 * (size_t)p + q) * w->P;
+            if (w->host) {
                 hst_k_esrrf_finalize(0, s, w->P, frames[q], (float *)hst_buffer_host_ptr(w->dimg[q]) + (size_t)p * w->P);
             } else {
-                hst_k_esrrf_finalize(0, s, w->P, frames[q], w->img[0]);
-                r = hst_write(hst_backend_queue(w->be), w->dimg[q], p * bytes, w->img[0], bytes, 1, 0, NULL, NULL);
+                hst_k_esrrf_finalize(0, s, w->P, frames[q], w->img);
+                r = hst_write(hst_backend_queue(w->be), w->dimg[q], p * bytes, w->img, bytes, 1, 0, NULL, NULL);
             }
         }
     return r;
@@ -2831,8 +2835,8 @@ static hst_result hst__esw_score(hst__esw *w, uint64_t n, double (*v)[2]) {
         for (p = 0; p < w->np; p++) v[p][1] = fr[p].resolution;
     for (p = 0; p < w->np && r == HST_SUCCESS && w->sw->use_decorr; p++) {
         hst_decorr_result dr;
-        r = hst_read(hst_backend_queue(w->be), w->dimg[0], p * bytes, w->img[0], bytes, 1, 0, NULL, NULL);
-        if (r == HST_SUCCESS && (r = hst_decorr(w->be, w->img[0], w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS)
+        r = hst_read(hst_backend_queue(w->be), w->dimg[0], p * bytes, w->img, bytes, 1, 0, NULL, NULL);
+        if (r == HST_SUCCESS && (r = hst_decorr(w->be, w->img, w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS)
             v[p][1] = dr.resolution;
     }
     return r;

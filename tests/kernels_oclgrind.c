@@ -516,6 +516,23 @@ static void quality_launch(hst_backend *be, const char *name, unsigned dims, con
 /* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
 static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
 
+/* The batches' second-level sums (quality.h's error-map searches): 2 rows of 10 partials, 12
+   floats apart, in 3 strided sums each (the last partials of a row not read): == the twin. */
+static void quality_partial_sums(hst_backend *be)
+{
+    enum { G = 10, H = 3, STRIDE = 12, ROWS = 2 };
+    static float part[ROWS * STRIDE], out[2][ROWS * H];
+    cl_uint g = G, h = H;
+    cl_ulong n = ROWS * H, stride = STRIDE;
+    size_t global = ROWS * H;
+    qarg a[6] = {QB(part), QB(out[0]), QV(g), QV(h), QV(n), QV(stride)};
+    wl_fill_f32(part, sizeof part / sizeof part[0], 9);
+    nan_fill(out[0], ROWS * H);
+    quality_launch(be, "hst_k_quality_partial_sums", 1, &global, 6, a);
+    hst_k_quality_partial_sums_host(part, out[1], G, H, STRIDE, 0, ROWS);
+    EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "quality partial_sums differs from the host twin");
+}
+
 /* The kernels that read spectra, on made-up r2c halves: FRC's for a 32 x 32 image (max_r 15,
    chunks of 64 samples: 2 per long ring), decorrelation's for 16 x 16 (the whole plane, and a
    ROI with the DC kept), the Fourier interpolation's for 8 -> 16, each == its host twin (cos and
@@ -925,6 +942,7 @@ int main(int argc, char **argv)
     /* 5. quality kernels */
     quality_error_map(be, host);
     quality_spectra(be);
+    quality_partial_sums(be);
     quality_dct(be);
     printf("quality kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
