@@ -904,6 +904,74 @@ static void test_fused_grid(void **state)
     free(frames);
 }
 
+/* The fused kernel launched straight (not through stream.h) on NDRanges of other shapes, each
+   frame's 27 x 19 pixels (mag 1: 513, not a multiple of a strip's width): an item per pixel
+   with work-groups of (16, 1) (gpf groups a frame: each frame's runs apart) and ceil(513 / K)
+   items, rounded to 16, with work-groups of (16, 4) (fewer groups than frames x gpf: the runs
+   go on across frames); the same bits as the twin either way. */
+static void test_fused_launch_shapes(void **state)
+{
+    const cl_uint N = 4, rows = 27, cols = 19, mag = 1, K = 8;
+    const size_t n = (size_t)rows * cols;
+    const size_t items[2] = {(n + 15) & ~(size_t)15, ((n + K - 1) / K + 15) & ~(size_t)15};
+    const size_t local[2][2] = {{16, 1}, {16, 4}};
+    float *f = make_frames(N, rows, cols, 513), *want = (float *)xcalloc(N * n, sizeof(float));
+    float *got = (float *)xcalloc(N * n, sizeof(float));
+    const char *const *src;
+    size_t count, global[2];
+    char opts[160];
+    hst_program *prog;
+    hst_kernel *k;
+    hst_buffer *fb, *ob;
+    hst_queue *q;
+    unsigned c;
+    (void)state;
+    if (hst_backend_is_host(be)) { free(f); free(want); free(got); skip(); }
+    q = hst_backend_queue(be);
+    src = hst_kernels_esrrf_source(&count);
+    snprintf(opts, sizeof opts, "%s -DHST_E_K=%u", options, (unsigned)K);
+    assert_int_equal(hst_program_build(be, count, src, opts, &prog), HST_SUCCESS);
+    assert_int_equal(hst_kernel_create(prog, "hst_k_esrrf_rgc_fused", &k), HST_SUCCESS);
+    assert_int_equal(hst_buffer_create(be, N * n * sizeof(float), 0, &fb), HST_SUCCESS);
+    assert_int_equal(hst_buffer_create(be, N * n * sizeof(float), 0, &ob), HST_SUCCESS);
+    assert_int_equal(hst_write(q, fb, 0, f, N * n * sizeof(float), 1, 0, NULL, NULL), HST_SUCCESS);
+    hst_k_esrrf_rgc_fused_host(f, want, rows, cols, mag, 1.5f, 1.0f, 1, 0, 0, N, N);
+    for (c = 0; c < 2; c++) {
+        cl_float radius = 1.5f, sens = 1.0f;
+        cl_int iw = 1, flags = 3;
+        cl_uint row0 = 0, nrows = rows * mag;
+        cl_ulong base = 0, begin = 0, end = N, total = N;
+        assert_int_equal(hst_kernel_set_buffer(k, 0, fb), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_buffer(k, 1, ob), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 2, 4, &rows), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 3, 4, &cols), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 4, 4, &mag), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 5, 4, &radius), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 6, 4, &sens), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 7, 4, &iw), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 8, 4, &row0), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 9, 4, &nrows), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 10, 8, &base), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 11, 8, &begin), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 12, 8, &end), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 13, 8, &total), HST_SUCCESS);
+        assert_int_equal(hst_kernel_set_arg(k, 14, 4, &flags), HST_SUCCESS);
+        global[0] = items[c];
+        global[1] = N;
+        memset(got, 0xff, N * n * sizeof(float));   /* NaN: a pixel never written fails */
+        assert_int_equal(hst_write(q, ob, 0, got, N * n * sizeof(float), 1, 0, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(hst_launch(q, k, 2, global, local[c], 0, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(hst_read(q, ob, 0, got, N * n * sizeof(float), 1, 0, NULL, NULL), HST_SUCCESS);
+        expect_bitwise(c ? "fused, K items a pixel, groups across frames" : "fused, an item a pixel",
+                       got, want, N * n);
+    }
+    hst_buffer_destroy(fb);
+    hst_buffer_destroy(ob);
+    hst_kernel_destroy(k);
+    hst_program_release(prog);
+    free(f); free(want); free(got);
+}
+
 /* Frames times 2^117 (values near 2.5e37, gradients near 1e38, whose squares overflow float):
    the RGC is finite and, gradients being scaled exactly, bitwise that of the frames unscaled,
    on the device and the twin; times 2^120 (gradients overflow: they count as 0) still finite */
@@ -946,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_blinking),
         cmocka_unit_test(test_sequences),
         cmocka_unit_test(test_fused_grid),
+        cmocka_unit_test(test_fused_launch_shapes),
         cmocka_unit_test(test_near_flt_max),
     };
     return cmocka_run_group_tests_name("esrrf", tests, group_setup, group_teardown);
