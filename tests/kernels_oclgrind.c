@@ -516,11 +516,12 @@ static void quality_launch(hst_backend *be, const char *name, unsigned dims, con
 /* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
 static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
 
-/* The batches' second-level sums (quality.h's error-map searches): 2 rows of 10 partials, 12
-   floats apart, in 3 strided sums each (the last partials of a row not read): == the twin. */
+/* The batches' second-level sums (quality.h's error-map searches): 2 rows of 100 partials, 104
+   floats apart, in 3 strided sums each (34 or 33 terms: a block of 32 loads, then the tail; the
+   last floats of a row not read): == the twin. */
 static void quality_partial_sums(hst_backend *be)
 {
-    enum { G = 10, H = 3, STRIDE = 12, ROWS = 2 };
+    enum { G = 100, H = 3, STRIDE = 104, ROWS = 2 };
     static float part[ROWS * STRIDE], out[2][ROWS * H];
     cl_uint g = G, h = H;
     cl_ulong n = ROWS * H, stride = STRIDE;
