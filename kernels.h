@@ -901,7 +901,8 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
                                  int ox, w, oy, h, zero_dc
      hst_k_quality_dct_pack      src, dst, int rows, cols                        (cols, rows)
      hst_k_quality_dct_unpack    spec, dst, tr, tc, int rows, cols               (cols, rows)
-     hst_k_quality_dct_moments   s, r, gr, gc, pss, psr, int rows, cols, uint g  g
+     hst_k_quality_dct_moments   s, r, gains, part, int rows, cols, uint g,      (g, images)
+                                 ulong sstride, gstride, rstride, pstride, kend
      hst_k_quality_partial_sums  part, out, uint g, uint h, ulong n, ulong stride n
 
    The host twins below take the same arguments in the same order and do the same float
@@ -976,14 +977,17 @@ HST_API void hst_k_quality_decorr_cols_host(const float *f, float *part, float *
 HST_API void hst_k_quality_dct_pack_host(const float *src, float *dst, int rows, int cols);
 HST_API void hst_k_quality_dct_unpack_host(const float *spec, float *dst, const float *tr,
                                            const float *tc, int rows, int cols);
-/* The error map's objective in the DCT domain: pss[i], psr[i] (g floats each) = for each
-   i < g, the sums of v^2 and v r[j] with v = gr[k1] gc[k2] s[j], over elements j = i, i + g,
-   i + 2 g, ... < rows cols of s and r (DCT-II coefficients, (rows, cols)), j = k1 cols + k2,
-   the DC term (j = 0) left out. gr, gc: rows and cols floats (the blur's gain per frequency).
-   Thread-safe. */
-HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
-                                            const float *gc, float *pss, float *psr, int rows,
-                                            int cols, uint32_t g);
+/* The error map's objective in the DCT domain, for images k in [k0, k1): part[2 k pstride + i]
+   and part[(2 k + 1) pstride + i] = for each i < g, the sums of v^2 and v r[j] with
+   v = gr[k1] gc[k2] s_k[j], over elements j = i, i + g, i + 2 g, ... < rows cols of s_k and r
+   (DCT-II coefficients, (rows, cols); s_k = s + k sstride), j = k1 cols + k2, the DC term
+   (j = 0) left out. gr = gains + k gstride (rows floats), gc = gr + rstride (cols floats): image
+   k's blur gain per frequency. The kernel's work-item (i, k): a global offset k0 in dimension 1
+   starts at image k0, its last argument kend (the twin's k1) ends the images. Thread-safe. */
+HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gains,
+                                            float *part, int rows, int cols, uint32_t g,
+                                            uint64_t sstride, uint64_t gstride, uint64_t rstride,
+                                            uint64_t pstride, size_t k0, size_t k1);
 /* The second level of a batch of partial sums (quality.h's objective for several images in
    one read-back): for i = k h + c < n (c < h; row k of part, rows `stride` floats apart, g
    partials each), out[i] = the sum over j = c, c + h, c + 2 h, ... < g of part[k stride + j],
@@ -5921,16 +5925,20 @@ static const char hst__quality_src_dct[] =
 "    im = fma(t2.x, a.y + b.y, -(t2.y * (a.x - b.x)));\n"
 "    dst[(size_t)y * cols + x] = fma(t1.x, re, t1.y * im);\n"
 "}\n"
-"/* Work-item i of g sums v^2 and v r, v = gr[k1] gc[k2] s[j], over j = i, i + g, .. in\n"
-"   order (the DC term left out) into pss[i], psr[i] */\n"
+"/* Work-item (i, k) of (g, images) sums image k's v^2 and v r, v = gr[k1] gc[k2] s[j], over\n"
+"   j = i, i + g, .. in order (the DC term left out) into part's rows 2 k, 2 k + 1 (k < kend);\n"
+"   image k's coefficients at s + k sstride, its gains at gains + k gstride (gr, then gc\n"
+"   rstride on) */\n"
 "__kernel void hst_k_quality_dct_moments(__global const float *s, __global const float *r,\n"
-"                                __global const float *gr, __global const float *gc,\n"
-"                                __global float *pss, __global float *psr, int rows, int cols,\n"
-"                                uint g) {\n"
-"    size_t i = get_global_id(0), n = (size_t)rows * cols, j;\n"
+"                                __global const float *gains, __global float *part, int rows,\n"
+"                                int cols, uint g, ulong sstride, ulong gstride,\n"
+"                                ulong rstride, ulong pstride, ulong kend) {\n"
+"    size_t i = get_global_id(0), k = get_global_id(1), n = (size_t)rows * cols, j;\n"
+"    __global const float *gr = gains + k * gstride, *gc = gr + rstride;\n"
 "    int k1, k2, d1 = (int)(g / (uint)cols), d2 = (int)(g % (uint)cols);\n"
 "    float ss = 0.0f, sr = 0.0f;\n"
-"    if (i >= g) return;\n"
+"    if (i >= g || k >= kend) return;\n"
+"    s += k * sstride;\n"
 "    k1 = (int)(i / (size_t)cols); k2 = (int)(i % (size_t)cols);\n"
 "    for (j = i; j < n; j += g) {\n"
 "        float v = gr[k1] * gc[k2] * s[j];\n"
@@ -5938,18 +5946,33 @@ static const char hst__quality_src_dct[] =
 "        k1 += d1; k2 += d2;\n"
 "        if (k2 >= cols) { k2 -= cols; k1++; }\n"
 "    }\n"
-"    pss[i] = ss; psr[i] = sr;\n"
+"    part[2 * k * pstride + i] = ss; part[(2 * k + 1) * pstride + i] = sr;\n"
 "}\n";
 
 static const char hst__quality_src_sums[] =
-"/* out[i], i = k h + c < n: Kahan sum over j = c, c + h, .. < g of part[k stride + j] */\n"
+"/* out[i], i = k h + c < n: Kahan sum over j = c, c + h, .. < g of part[k stride + j]. The\n"
+"   terms are loaded 32 at a time before they are added (in order): the adds wait on one\n"
+"   another, the loads need not, so a work-item has 32 loads in flight, not one. Whole blocks\n"
+"   load unconditionally (a CPU device vectorises them); the last terms go one by one */\n"
+"#define HST_Q_SUMS_LOADS 32\n"
 "__kernel void hst_k_quality_partial_sums(__global const float *part, __global float *out,\n"
 "                                 uint g, uint h, ulong n, ulong stride) {\n"
 "    size_t i = get_global_id(0), k = i / h, c = i % h, j;\n"
 "    __global const float *p = part + k * stride;\n"
-"    float s = 0.0f, e = 0.0f;\n"
+"    float s = 0.0f, e = 0.0f, v[HST_Q_SUMS_LOADS];\n"
+"    int u;\n"
 "    if (i >= n) return;\n"
-"    for (j = c; j < g; j += h) {\n"
+"    for (j = c; j + (HST_Q_SUMS_LOADS - 1) * (size_t)h < g; j += HST_Q_SUMS_LOADS * (size_t)h) {\n"
+"#pragma unroll\n"
+"        for (u = 0; u < HST_Q_SUMS_LOADS; u++) v[u] = p[j + u * (size_t)h];\n"
+"#pragma unroll\n"
+"        for (u = 0; u < HST_Q_SUMS_LOADS; u++) {\n"
+"            float y = v[u] - e, t = s + y;\n"
+"            e = (t - s) - y;\n"
+"            s = t;\n"
+"        }\n"
+"    }\n"
+"    for (; j < g; j += h) {   /* the last terms, fewer than HST_Q_SUMS_LOADS */\n"
 "        float y = p[j] - e, t = s + y;\n"
 "        e = (t - s) - y;\n"
 "        s = t;\n"
@@ -6177,21 +6200,25 @@ HST__KDEF void hst_k_quality_dct_unpack_host(const float *spec, float *dst, cons
         }
 }
 
-HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gr,
-                                    const float *gc, float *pss, float *psr, int rows,
-                                    int cols, uint32_t g) {
-    size_t i, j, n = (size_t)rows * cols;
+HST__KDEF void hst_k_quality_dct_moments_host(const float *s, const float *r, const float *gains,
+                                    float *part, int rows, int cols, uint32_t g,
+                                    uint64_t sstride, uint64_t gstride, uint64_t rstride,
+                                    uint64_t pstride, size_t k0, size_t k1) {
+    size_t i, j, k, n = (size_t)rows * cols;
     int d1 = (int)(g / (uint32_t)cols), d2 = (int)(g % (uint32_t)cols);
-    for (i = 0; i < g; i++) {
-        int k1 = (int)(i / (size_t)cols), k2 = (int)(i % (size_t)cols);
-        float ss = 0.0f, sr = 0.0f;
-        for (j = i; j < n; j += g) {
-            float v = gr[k1] * gc[k2] * s[j];
-            if (j > 0) { ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr); }
-            k1 += d1; k2 += d2;
-            if (k2 >= cols) { k2 -= cols; k1++; }
+    for (k = k0; k < k1; k++) {
+        const float *sk = s + k * sstride, *gr = gains + k * gstride, *gc = gr + rstride;
+        for (i = 0; i < g; i++) {
+            int c1 = (int)(i / (size_t)cols), c2 = (int)(i % (size_t)cols);
+            float ss = 0.0f, sr = 0.0f;
+            for (j = i; j < n; j += g) {
+                float v = gr[c1] * gc[c2] * sk[j];
+                if (j > 0) { ss = fmaf(v, v, ss); sr = fmaf(v, r[j], sr); }
+                c1 += d1; c2 += d2;
+                if (c2 >= cols) { c2 -= cols; c1++; }
+            }
+            part[2 * k * pstride + i] = ss; part[(2 * k + 1) * pstride + i] = sr;
         }
-        pss[i] = ss; psr[i] = sr;
     }
 }
 

@@ -859,11 +859,11 @@ typedef struct hst__qimg {
    bytes apart); b, tmp: one image's work arrays (the spatial fit); part, hpart: the moments'
    partial sums. All centred, so the float sums do not cancel.
    The DCT-domain objective (dct 1, with HST_FFT): rdct, sdct[k]: the orthonormal 2-D DCT-II of
-   rz and srz[k]; gr[k], gc[k]: image k's blur gains per row and column frequency (views of
-   gains, written from hg in one copy; gstride floats per image, rstride of them gr's);
-   pss[k], psr[k]: hst_k_quality_dct_moments' partial sums (views of dpart's rows 2k, 2k + 1,
-   pstride floats apart), summed by hst_k_quality_partial_sums into dsum, read back to hsum in
-   one copy; cos_r, cos_c: cos(pi m / n), m < 2 n, per axis. */
+   rz and srz[k]; gains: image k's blur gains per row, then column frequency (gstride floats
+   per image, rstride of them the rows'), written from hg in one copy; dpart: image k's
+   hst_k_quality_dct_moments partial sums in rows 2k, 2k + 1 (pstride floats apart), summed by
+   hst_k_quality_partial_sums into dsum, read back to hsum in one copy; cos_r, cos_c:
+   cos(pi m / n), m < 2 n, per axis. */
 typedef struct hst__qem {
     hst__q *q;
     size_t count, stride, gstride, rstride, pstride;
@@ -872,8 +872,8 @@ typedef struct hst__qem {
     unsigned mag;
     double n, var_r, mean_r;
     hst_array *rz, *b, *tmp, *part, *srz_all, *rdct, *sdct_all, *gains, *dpart, *dsum;
-    hst_array **views;   /* 6 count: srz, sdct, gr, gc, pss, psr */
-    hst_array **srz, **sdct, **gr, **gc, **pss, **psr;
+    hst_array **views;   /* 2 count: srz, sdct */
+    hst_array **srz, **sdct;
     float *hpart, *hg, *hsum;
     double *cos_r, *cos_c;
     hst__qimg *img;
@@ -997,7 +997,7 @@ static hst_result hst__q_dct(hst__q *q, int rows, int cols, const hst_array *src
    image's once. */
 static hst_result hst__q_dct_arrays(hst__qem *e) {
     hst__q *q = e->q;
-    size_t rows = (size_t)e->rows, cols = (size_t)e->cols, c2 = 2 * e->count, k;
+    size_t rows = (size_t)e->rows, cols = (size_t)e->cols, c2 = 2 * e->count;
     hst_result r;
     e->rstride = hst__q_stride(q, rows * sizeof(float)) / sizeof(float);
     e->gstride = e->rstride + hst__q_stride(q, cols * sizeof(float)) / sizeof(float);
@@ -1017,20 +1017,6 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, c2, e->pstride, NULL, &e->dpart);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, c2, HST__Q_DCT_SUMS, NULL, &e->dsum);
     if (r == HST_SUCCESS) r = hst__q_views(e->sdct_all, e->count, e->stride, rows, cols, e->sdct);
-    if (r == HST_SUCCESS) r = hst__q_views(e->gains, e->count, e->gstride * sizeof(float), 1, rows, e->gr);
-    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
-        size_t shape[2];
-        shape[0] = 1; shape[1] = cols;
-        r = hst_array_view(hst_array_buffer(e->gains), (k * e->gstride + e->rstride) * sizeof(float),
-                           HST_F32, 2, shape, &e->gc[k]);
-        shape[1] = e->items;
-        if (r == HST_SUCCESS)
-            r = hst_array_view(hst_array_buffer(e->dpart), 2 * k * e->pstride * sizeof(float), HST_F32, 2,
-                               shape, &e->pss[k]);
-        if (r == HST_SUCCESS)
-            r = hst_array_view(hst_array_buffer(e->dpart), (2 * k + 1) * e->pstride * sizeof(float),
-                               HST_F32, 2, shape, &e->psr[k]);
-    }
     return r;
 }
 
@@ -1076,53 +1062,64 @@ static hst_result hst__q_gains_at(hst__qem *e, size_t k, double sigma) {
     return HST_SUCCESS;
 }
 
-/* The DCT-domain objective of every active image at its search's sigma: the gains in one
-   write, one hst_k_quality_dct_moments pass per image, every image's partial sums summed in
-   one launch and read back in one copy, then added in double. */
-static hst_result hst__q_objectives_dct(hst__qem *e) {
+/* Images [k0, k1)'s DCT-domain sums at their gains into dsum's rows [2 k0, 2 k1): their
+   partial sums (hst_k_quality_dct_moments over (items, images)), then the second level. */
+static hst_result hst__q_dct_run(hst__qem *e, size_t k0, size_t k1) {
     hst__q *q = e->q;
     int rows = e->rows, cols = e->cols;
     uint32_t items = e->items, h = HST__Q_DCT_SUMS;
-    uint64_t rows_end;
-    uint64_t stride = e->pstride;
-    size_t k, end, c, global[1];
+    uint64_t sstride = e->stride / sizeof(float), gstride = e->gstride, rstride = e->rstride;
+    uint64_t pstride = e->pstride, rows_end = 2 * (uint64_t)k1 * h, kend = k1;
+    size_t offset[2], global[2];
+    hst_result r;
+    if (q->host) {
+        hst_k_quality_dct_moments_host(hst__q_ptr(e->sdct_all), hst__q_ptr(e->rdct), hst__q_ptr(e->gains),
+                                       hst__q_ptr(e->dpart), rows, cols, items, sstride, gstride,
+                                       rstride, pstride, k0, k1);
+        hst_k_quality_partial_sums_host(hst__q_ptr(e->dpart), hst__q_ptr(e->dsum), items, h, pstride,
+                                        2 * k0, 2 * k1);
+        return HST_SUCCESS;
+    }
+    {
+        hst__qarg a[12] = {HST__QA(e->sdct_all), HST__QA(e->rdct), HST__QA(e->gains),
+                           HST__QA(e->dpart), HST__QV(rows), HST__QV(cols), HST__QV(items),
+                           HST__QV(sstride), HST__QV(gstride), HST__QV(rstride), HST__QV(pstride),
+                           HST__QV(kend)};
+        offset[0] = 0; offset[1] = k0;
+        global[0] = items; global[1] = k1 - k0;
+        r = hst__q_launch_at(q, HST__Q_DCT_MOMENTS, 2, offset, global, 12, a);
+    }
+    if (r == HST_SUCCESS) {   /* rows [2 k0, 2 k1): the offset starts them, rows_end ends them */
+        hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
+                          HST__QV(rows_end), HST__QV(pstride)};
+        offset[0] = 2 * k0 * h;
+        global[0] = 2 * (k1 - k0) * h;
+        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 1, offset, global, 6, a);
+    }
+    return r;
+}
+
+/* The DCT-domain objective of every active image at its search's sigma: the gains in one
+   write, then for each run of consecutive active images (one run until searches end) one
+   hst_k_quality_dct_moments and one hst_k_quality_partial_sums launch, every image's sums
+   read back in one copy and added in double. */
+static hst_result hst__q_objectives_dct(hst__qem *e) {
+    size_t k, end, c;
     hst_result r = HST_SUCCESS;
     for (k = 0; k < e->count && r == HST_SUCCESS; k++)
         if (e->img[k].active) r = hst__q_gains_at(e, k, e->img[k].s.req);
     if (r == HST_SUCCESS) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
-    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
-        if (!e->img[k].active) continue;
-        if (q->host) {
-            hst_k_quality_dct_moments_host(hst__q_ptr(e->sdct[k]), hst__q_ptr(e->rdct),
-                                           hst__q_ptr(e->gr[k]), hst__q_ptr(e->gc[k]),
-                                           hst__q_ptr(e->pss[k]), hst__q_ptr(e->psr[k]), rows,
-                                           cols, items);
-            hst_k_quality_partial_sums_host(hst__q_ptr(e->dpart), hst__q_ptr(e->dsum), items, h,
-                                            stride, 2 * k, 2 * k + 2);
-        } else {
-            hst__qarg a[9] = {HST__QA(e->sdct[k]), HST__QA(e->rdct), HST__QA(e->gr[k]),
-                              HST__QA(e->gc[k]), HST__QA(e->pss[k]), HST__QA(e->psr[k]),
-                              HST__QV(rows), HST__QV(cols), HST__QV(items)};
-            global[0] = items;
-            r = hst__q_launch(q, HST__Q_DCT_MOMENTS, 1, global, 9, a);
-        }
-    }
-    for (k = 0; k < e->count && r == HST_SUCCESS && !q->host; k = end) {   /* each run of active images: one launch */
-        hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
-                          HST__QV(rows_end), HST__QV(stride)};
-        size_t offset;
+    for (k = 0; k < e->count && r == HST_SUCCESS; k = end) {
         for (end = k; end < e->count && e->img[end].active; end++) continue;
         if (end == k) { end++; continue; }
-        rows_end = 2 * (uint64_t)end * h;   /* rows [2 k, 2 end): the offset starts them */
-        offset = 2 * k * h;
-        global[0] = 2 * (end - k) * h;
-        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 1, &offset, global, 6, a);
+        r = hst__q_dct_run(e, k, end);
     }
-    if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * h * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * HST__Q_DCT_SUMS * sizeof(float));
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
         double ss = 0.0, sr = 0.0;
+        const float *hs = e->hsum + 2 * k * HST__Q_DCT_SUMS;
         if (!e->img[k].active) continue;
-        for (c = 0; c < h; c++) { ss += e->hsum[2 * k * h + c]; sr += e->hsum[(2 * k + 1) * h + c]; }
+        for (c = 0; c < HST__Q_DCT_SUMS; c++) { ss += hs[c]; sr += hs[HST__Q_DCT_SUMS + c]; }
         e->img[k].rmse = hst__q_rmse(e, ss / e->n, sr / e->n);
     }
     return r;
@@ -1310,11 +1307,10 @@ static hst_result hst__q_em_open(hst__qem *e, size_t count, size_t rows, size_t 
     e->n = (double)rows * (double)cols;
     e->stride = hst__q_stride(q, rows * cols * sizeof(float));
     if (!(e->img = (hst__qimg *)hst_backend_calloc(q->be, count * sizeof *e->img)) ||
-        !(e->views = (hst_array **)hst_backend_calloc(q->be, 6 * count * sizeof *e->views)) ||
+        !(e->views = (hst_array **)hst_backend_calloc(q->be, 2 * count * sizeof *e->views)) ||
         !(e->hpart = (float *)hst_backend_alloc(q->be, (size_t)HST__Q_MOMENT_ITEMS * 3 * sizeof(float))))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
-    e->srz = e->views; e->sdct = e->srz + count; e->gr = e->sdct + count;
-    e->gc = e->gr + count; e->pss = e->gc + count; e->psr = e->pss + count;
+    e->srz = e->views; e->sdct = e->srz + count;
     r = hst__q_array(q, HST_F32, count, e->stride / sizeof(float), NULL, &e->srz_all);
     if (r == HST_SUCCESS) r = hst__q_views(e->srz_all, count, e->stride, rows, cols, e->srz);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->b);
@@ -1328,7 +1324,7 @@ static void hst__q_em_close(hst__qem *e) {
     const hst_backend *be = e->q->be;
     size_t k;
     if (e->views)   /* views before the arrays they view */
-        for (k = 0; k < 6 * e->count; k++) hst_array_destroy(e->views[k]);
+        for (k = 0; k < 2 * e->count; k++) hst_array_destroy(e->views[k]);
     hst_array_destroy(e->rz); hst_array_destroy(e->b); hst_array_destroy(e->tmp);
     hst_array_destroy(e->part); hst_array_destroy(e->srz_all); hst_array_destroy(e->rdct);
     hst_array_destroy(e->sdct_all); hst_array_destroy(e->gains); hst_array_destroy(e->dpart);

@@ -516,11 +516,12 @@ static void quality_launch(hst_backend *be, const char *name, unsigned dims, con
 /* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
 static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
 
-/* The batches' second-level sums (quality.h's error-map searches): 2 rows of 10 partials, 12
-   floats apart, in 3 strided sums each (the last partials of a row not read): == the twin. */
+/* The batches' second-level sums (quality.h's error-map searches): 2 rows of 100 partials, 104
+   floats apart, in 3 strided sums each (34 or 33 terms: a block of 32 loads, then the tail; the
+   last floats of a row not read): == the twin. */
 static void quality_partial_sums(hst_backend *be)
 {
-    enum { G = 10, H = 3, STRIDE = 12, ROWS = 2 };
+    enum { G = 100, H = 3, STRIDE = 104, ROWS = 2 };
     static float part[ROWS * STRIDE], out[2][ROWS * H];
     cl_uint g = G, h = H;
     cl_ulong n = ROWS * H, stride = STRIDE;
@@ -690,20 +691,23 @@ static void halo_runs(const char *device)
 }
 
 /* The error map's DCT kernels on a 6 x 5 image (odd columns: the r2c half is 3 wide), made-up
-   spectrum and twiddles: pack, unpack, and the moments with g = 7 (strides that wrap rows; the
-   DC term left out), each against its host twin. */
+   spectrum and twiddles: pack, unpack, and the moments of 2 images with g = 7 (strides that
+   wrap rows; the DC term left out; images, gains and partial sums in padded rows, as quality.h
+   lays them out), each against its host twin. */
 static void quality_dct(hst_backend *be)
 {
-    enum { R = 6, C = 5, HW = C / 2 + 1, G = 7 };
+    enum { R = 6, C = 5, HW = C / 2 + 1, G = 7, SS = R * C + 3, RS = R + 1, GS = RS + C + 2,
+           PS = G + 2 };
     static float img[R * C], out[2][R * C], spec[R * HW * 2], tr[2 * R], tc[2 * C];
-    static float s2[R * C], gr[R], gc[C], part[2][2 * G];   /* (pss, psr) */
+    static float s2[2 * SS], gains[2 * GS], part[2][4 * PS];   /* image k: pss row 2 k, psr 2 k + 1 */
     int rows = R, cols = C;
     unsigned g = G;
-    size_t g2[2], g1 = G;
+    cl_ulong sstride = SS, gstride = GS, rstride = RS, pstride = PS, kend = 2;
+    size_t g2[2], k, i;
     g2[0] = C; g2[1] = R;
     wl_fill_f32(img, R * C, 10); wl_fill_f32(spec, sizeof spec / sizeof spec[0], 11);
     wl_fill_f32(tr, 2 * R, 12); wl_fill_f32(tc, 2 * C, 13);
-    wl_fill_f32(s2, R * C, 14); wl_fill_f32(gr, R, 15); wl_fill_f32(gc, C, 16);
+    wl_fill_f32(s2, 2 * SS, 14); wl_fill_f32(gains, 2 * GS, 15);
     {
         qarg a[4] = {QB(img), QB(out[0]), QV(rows), QV(cols)};
         nan_fill(out[0], R * C);
@@ -719,12 +723,18 @@ static void quality_dct(hst_backend *be)
         EXPECT(close_f(out[0], out[1], R * C, 1e-5), "quality dct_unpack differs from the host twin");
     }
     {
-        qarg a[9] = {QB(s2), QB(img), QB(gr), QB(gc), {part[0], G * sizeof(float), 1},
-                     {part[0] + G, G * sizeof(float), 1}, QV(rows), QV(cols), QV(g)};
-        nan_fill(part[0], 2 * G);
-        quality_launch(be, "hst_k_quality_dct_moments", 1, &g1, 9, a);
-        hst_k_quality_dct_moments_host(s2, img, gr, gc, part[1], part[1] + G, R, C, G);
-        EXPECT(close_f(part[0], part[1], 2 * G, 1e-5), "quality dct_moments differs from the host twin");
+        qarg a[12] = {QB(s2), QB(img), QB(gains), QB(part[0]), QV(rows), QV(cols), QV(g),
+                      QV(sstride), QV(gstride), QV(rstride), QV(pstride), QV(kend)};
+        int same = 1;
+        g2[0] = G; g2[1] = 2;
+        nan_fill(part[0], 4 * PS); nan_fill(part[1], 4 * PS);
+        quality_launch(be, "hst_k_quality_dct_moments", 2, g2, 12, a);
+        hst_k_quality_dct_moments_host(s2, img, gains, part[1], R, C, G, SS, GS, RS, PS, 0, 2);
+        for (k = 0; k < 4; k++)
+            same = same && close_f(part[0] + k * PS, part[1] + k * PS, G, 1e-5);
+        for (k = 0; k < 4; k++)   /* the padding stays unwritten */
+            for (i = G; i < PS; i++) same = same && part[0][k * PS + i] != part[0][k * PS + i];
+        EXPECT(same, "quality dct_moments differs from the host twin");
     }
 }
 
