@@ -352,7 +352,7 @@ typedef struct hst_esrrf_sweep_result {
                                                                      magnified pixels; NaN: none */
     unsigned best_sensitivity, best_radius;   /* indices of the best pair */
     uint64_t timepoints;            /* scored time points */
-    double pass_seconds;            /* the pass over the frames (every pair's sums) */
+    double pass_seconds;            /* the pass over the frames (every pair's sums, the mean frame) */
     double score_seconds;           /* the images, error maps and resolutions */
     double seconds;                 /* the call */
 } hst_esrrf_sweep_result;
@@ -2695,20 +2695,36 @@ static hst_result hst__esw_radius(hst__esw *w, uint32_t k, uint64_t n, uint32_t 
     return hst_launch(q, w->ksum, 1, &gs, NULL, 0, NULL, NULL);
 }
 
+/* n float frames (fr) added to the mean frame's sums, frame by frame (numpy.mean's order of
+   terms per pixel is not ours: the sums are double, rounded to float once at the end). */
+static void hst__esw_mean_add(hst__esw *w, const float *fr, uint64_t n) {
+    size_t i;
+    uint64_t z;
+    for (z = 0; z < n; z++, fr += w->frame_px)
+        for (i = 0; i < w->frame_px; i++) w->mean[i] += (double)fr[i];
+}
+
 /* Block [0, n) of raw frames (the first odd0 in parity in its time point) into every pair's
    sums: converted to float once, then per radius its values at every sensitivity and their sums
-   (kernels.h's sweep). */
+   (kernels.h's sweep), and into the mean frame's sums (on a device, while it computes). */
 static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint64_t n, uint32_t odd0) {
     hst__esw_job j;
     hst_result r;
+    uint64_t z;
     uint32_t k;
     if (!w->host) {
         if ((r = hst__esw_upload(w, raw, n)) != HST_SUCCESS) return r;
         for (k = 0; k < w->nr; k++)
             if ((r = hst__esw_radius(w, k, n, odd0)) != HST_SUCCESS) return r;
+        for (z = 0; z < n; z++) {
+            hst_k_esrrf_to_float_host(raw + (size_t)z * w->in_bytes, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype,
+                                      0, 0, 1, 1);
+            hst__esw_mean_add(w, w->fr, 1);
+        }
         return hst_queue_finish(hst_backend_queue(w->be));   /* raw is read until here */
     }
     hst_k_esrrf_to_float_host(raw, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype, 0, 0, n, n);
+    hst__esw_mean_add(w, w->fr, n);
     j.w = w; j.n = n; j.odd0 = odd0;
     for (j.k = 0; j.k < w->nr; j.k++) {
         hst__eparallel(hst__esw_fused_share, &j, hst__ethreads());
@@ -2717,13 +2733,14 @@ static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint
     return HST_SUCCESS;
 }
 
-/* Frames [a, b) of the stack, one time point, into the pairs' sums (zeroed first), block by
-   block; progress after each. */
+/* Frames [a, b) of the stack, one time point, into the pairs' sums and the mean frame's (zeroed
+   first), block by block; progress after each. */
 static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b, uint64_t total) {
     static const unsigned char zero[8] = {0};
     size_t acc_bytes = 3 * (size_t)w->np * w->P * (w->host ? sizeof(double) : w->acc_elem);
     uint64_t z0;
     hst_result r;
+    memset(w->mean, 0, w->frame_px * sizeof(double));
     if (w->host) memset(w->sum, 0, acc_bytes);
     else if ((r = hst_fill(hst_backend_queue(w->be), w->dacc, zero, w->acc_elem, 0, acc_bytes, 0, NULL, NULL)) != HST_SUCCESS)
         return r;
@@ -2748,16 +2765,11 @@ static hst_result hst__esw_read(hst__esw *w) {
     return HST_SUCCESS;
 }
 
-/* The mean of frames [a, b) (NanoPyx: numpy.mean(im, axis=0)), in double, as float. */
-static void hst__esw_mean(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b) {
+/* The mean of the time point's n frames (NanoPyx: numpy.mean(im, axis=0)) from the pass's
+   sums, as float. */
+static void hst__esw_mean(hst__esw *w, uint64_t n) {
     size_t i;
-    uint64_t z;
-    memset(w->mean, 0, w->frame_px * sizeof(double));
-    for (z = a; z < b; z++) {
-        hst_k_esrrf_to_float_host(stack + (size_t)z * w->in_bytes, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype, 0, 0, 1, 1);
-        for (i = 0; i < w->frame_px; i++) w->mean[i] += (double)w->fr[i];
-    }
-    for (i = 0; i < w->frame_px; i++) w->ref[i] = (float)(w->mean[i] / (double)(b - a));
+    for (i = 0; i < w->frame_px; i++) w->ref[i] = (float)(w->mean[i] / (double)n);
 }
 
 /* Image q (0 all frames, 1 odd, 2 even; `frames` of them) of pair p into w->dimg[q] at p P,
@@ -2937,12 +2949,10 @@ HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf
         uint64_t a = tp * T, b = a + T < frames ? a + T : frames;
         double ts = hst_time_s();
         if ((r = hst__esw_pass(&w, (const unsigned char *)stack, a, b, frames)) == HST_SUCCESS) r = hst__esw_read(&w);
+        if (r == HST_SUCCESS) hst__esw_mean(&w, b - a);
         result->pass_seconds += hst_time_s() - ts;
         ts = hst_time_s();
-        if (r == HST_SUCCESS) {
-            hst__esw_mean(&w, (const unsigned char *)stack, a, b);
-            r = hst__esw_timepoint(&w, tp, b - a, images, sc, cnt);
-        }
+        if (r == HST_SUCCESS) r = hst__esw_timepoint(&w, tp, b - a, images, sc, cnt);
         result->score_seconds += hst_time_s() - ts;
     }
     if (r == HST_SUCCESS) {

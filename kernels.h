@@ -880,8 +880,8 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
 
 /* The quality program: quality.h's image quality metrics for super-resolution microscopy
    (SQUIRREL's error map, Fourier ring correlation, decorrelation analysis, as NanoPyx 2.1
-   computes them; quality.h names the sources and does the fit, the FFTs and the curves). No
-   build options. Images are float32, C order (rows, cols). A spectrum is the r2c half of an
+   computes them; quality.h names the sources and does the fit, the FFTs and the curves). Build
+   option: "-DHST_FP64" where the device has cl_khr_fp64 (hst_k_quality_gains exists only then). Images are float32, C order (rows, cols). A spectrum is the r2c half of an
    n x n image's DFT, unshifted: (n, n / 2 + 1) c64 elements (interleaved (re, im) float pairs,
    OpenCL float2); "shifted" positions are numpy.fft.fftshift's, the missing half read as the
    conjugate of its mirror. Every kernel bound-checks its global ids (any global size at least
@@ -904,6 +904,8 @@ HST_API void hst_k_halo_unpack_host(const uint64_t *desc, size_t nslots, const v
      hst_k_quality_dct_moments   s, r, gains, part, int rows, cols, uint g,      (g, images)
                                  ulong sstride, gstride, rstride, pstride, kend
      hst_k_quality_partial_sums  part, out, uint g, uint h, ulong n, ulong stride n
+     hst_k_quality_gains         w, radius, cos_r, cos_c, gains, int rows,       (rows + cols,
+                                 cols, ulong wstride, gstride, rstride, kend      images)
 
    The host twins below take the same arguments in the same order and do the same float
    operations in the same order (fma where the kernel calls fma). They differ from a device
@@ -995,6 +997,19 @@ HST_API void hst_k_quality_dct_moments_host(const float *s, const float *r, cons
    A global offset k0 h starts at row k0. The twin does rows [k0, k1). Thread-safe. */
 HST_API void hst_k_quality_partial_sums_host(const float *part, float *out, uint32_t g,
                                              uint32_t h, uint64_t stride, size_t k0, size_t k1);
+/* The error map's blur gains per DCT frequency, for images k in [k0, k1): a symmetric filter of
+   taps t_0 .. t_R each side (R = radius[k], t_j = w[k wstride + j]) multiplies DCT-II
+   coefficient f of a line of n by g(f) = t_0 + 2 sum_{j=1..R} t_j cos(pi f j / n), the sum
+   taken in double in order j = 1 .. R (one product, one sum per term: the device source
+   disables contraction) with cos(pi m / n) from the table c (2 n doubles, m = f j mod 2 n),
+   rounded to float once. Work-item (i, k): i < rows writes gains[k gstride + i] (n = rows,
+   c = cos_r), else gains[k gstride + rstride + i - rows] (n = cols, c = cos_c). A global
+   offset k0 in dimension 1 starts at image k0, kend (the twin's k1) ends them. Needs fp64 on a
+   device. Thread-safe. */
+HST_API void hst_k_quality_gains_host(const float *w, const int *radius, const double *cos_r,
+                                      const double *cos_c, float *gains, int rows, int cols,
+                                      uint64_t wstride, uint64_t gstride, uint64_t rstride,
+                                      size_t k0, size_t k1);
 
 /* <<quality kernels */
 
@@ -5981,7 +5996,36 @@ static const char hst__quality_src_sums[] =
 "    out[i] = s;\n"
 "}\n";
 
+/* Last in the program: its pragma holds to the end of the source. */
+static const char hst__quality_src_gains[] =
+"/* Image k's gain at frequency f of the rows (i < rows) or columns: t_0 + 2 sum t_j cos(pi f j\n"
+"   / n), in double, each product and sum rounded once as the twin's */\n"
+"#pragma OPENCL FP_CONTRACT OFF\n"
+"#ifdef HST_FP64\n"
+"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+"__kernel void hst_k_quality_gains(__global const float *w, __global const int *radius,\n"
+"                                  __global const double *cos_r, __global const double *cos_c,\n"
+"                                  __global float *gains, int rows, int cols, ulong wstride,\n"
+"                                  ulong gstride, ulong rstride, ulong kend) {\n"
+"    size_t i = get_global_id(0), k = get_global_id(1), m = 0, n = (size_t)rows, f = i;\n"
+"    __global const float *t = w + k * wstride;\n"
+"    __global const double *c = cos_r;\n"
+"    __global float *g = gains + k * gstride;\n"
+"    double acc = 0.0;\n"
+"    int j;\n"
+"    if (i >= (size_t)rows + (size_t)cols || k >= kend) return;\n"
+"    if (i >= (size_t)rows) { n = (size_t)cols; f = i - (size_t)rows; c = cos_c; g += rstride; }\n"
+"    for (j = 1; j <= radius[k]; j++) {\n"
+"        m += f;\n"
+"        if (m >= 2 * n) m -= 2 * n;\n"
+"        acc += (double)t[j] * c[m];\n"
+"    }\n"
+"    g[f] = (float)(t[0] + 2.0 * acc);\n"
+"}\n"
+"#endif\n";
+
 HST__PIECE_FITS(q_map, hst__quality_src_map);
+HST__PIECE_FITS(q_gains, hst__quality_src_gains);
 HST__PIECE_FITS(q_sums, hst__quality_src_sums);
 HST__PIECE_FITS(q_fourier, hst__quality_src_fourier);
 HST__PIECE_FITS(q_frc, hst__quality_src_frc);
@@ -5992,7 +6036,8 @@ typedef char hst__check_quality_abi[(HST_K_QUALITY_MAX_NR == 128) ? 1 : -1];
 
 static const char *const hst__quality_src[] = { hst__quality_src_map, hst__quality_src_fourier,
                                                 hst__quality_src_frc, hst__quality_src_decorr,
-                                                hst__quality_src_dct, hst__quality_src_sums };
+                                                hst__quality_src_dct, hst__quality_src_sums,
+                                                hst__quality_src_gains };
 
 #define HST__QUALITY_PI_F ((float)(HST__TWO_PI / 2.0))   /* the device's M_PI_F */
 
@@ -6242,6 +6287,29 @@ HST__KDEF void hst_k_quality_partial_sums_host(const float *part, float *out, ui
                     e[c] = (t - s[c]) - y;
                     s[c] = t;
                 }
+        }
+}
+
+HST__KDEF void hst_k_quality_gains_host(const float *w, const int *radius, const double *cos_r,
+                                      const double *cos_c, float *gains, int rows, int cols,
+                                      uint64_t wstride, uint64_t gstride, uint64_t rstride,
+                                      size_t k0, size_t k1) {
+    size_t i, k, m, n, f;
+    int j;
+    for (k = k0; k < k1; k++)
+        for (i = 0; i < (size_t)rows + (size_t)cols; i++) {
+            const float *t = w + k * wstride;
+            const double *c = i < (size_t)rows ? cos_r : cos_c;
+            float *g = gains + k * gstride + (i < (size_t)rows ? 0 : rstride);
+            double acc = 0.0;
+            n = i < (size_t)rows ? (size_t)rows : (size_t)cols;
+            f = i < (size_t)rows ? i : i - (size_t)rows;
+            for (j = 1, m = 0; j <= radius[k]; j++) {
+                m += f;
+                if (m >= 2 * n) m -= 2 * n;
+                acc += (double)t[j] * c[m];
+            }
+            g[f] = (float)(t[0] + 2.0 * acc);
         }
 }
 

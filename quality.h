@@ -352,12 +352,13 @@ extern "C" {
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
        HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_DCT_PACK,
-       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_NUM_KERNELS };
+       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_GAINS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
     "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
     "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
     "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols", "hst_k_quality_dct_pack",
-    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments", "hst_k_quality_partial_sums"
+    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments", "hst_k_quality_partial_sums",
+    "hst_k_quality_gains"
 };
 
 /* One call's device state: the program is built on first use (backend.h caches it per
@@ -407,7 +408,8 @@ static hst_result hst__q_launch_at(hst__q *q, int which, unsigned dims, const si
     size_t i, count = 0;
     if (!q->prog) {
         const char *const *src = hst_kernels_quality_source(&count);
-        if ((r = hst_program_build(q->be, count, src, "", &q->prog)) != HST_SUCCESS) return r;
+        const char *options = hst_backend_device(q->be)->fp64 ? "-DHST_FP64" : "";
+        if ((r = hst_program_build(q->be, count, src, options, &q->prog)) != HST_SUCCESS) return r;
     }
     if (!q->k[which] &&
         (r = hst_kernel_create(q->prog, hst__q_kernel_names[which], &q->k[which])) != HST_SUCCESS)
@@ -863,18 +865,24 @@ typedef struct hst__qimg {
    per image, rstride of them the rows'), written from hg in one copy; dpart: image k's
    hst_k_quality_dct_moments partial sums in rows 2k, 2k + 1 (pstride floats apart), summed by
    hst_k_quality_partial_sums into dsum, read back to hsum in one copy; cos_r, cos_c:
-   cos(pi m / n), m < 2 n, per axis. */
+   cos(pi m / n), m < 2 n, per axis. The gains follow from each image's filter taps: ht
+   (wstride floats per image: t_0 .. t_R of the 2 R + 1 taps) and hrad (R), written by the host
+   each round; then hst_k_quality_gains on the device where it has fp64 (taps, rad, dcos_r,
+   dcos_c: the device's copies; dev_gains 1), else its twin on the host (into the gains'
+   host memory, or hg, written up). wfull: one image's 2 R + 1 taps, as scipy makes them. */
 typedef struct hst__qem {
     hst__q *q;
-    size_t count, stride, gstride, rstride, pstride;
+    size_t count, stride, gstride, rstride, pstride, wstride;
     uint32_t items;      /* hst_k_quality_dct_moments' work-items: HST__Q_DCT_ITEMS, at most n */
-    int rows, cols, dct;
+    int rows, cols, dct, dev_gains;
     unsigned mag;
     double n, var_r, mean_r;
     hst_array *rz, *b, *tmp, *part, *srz_all, *rdct, *sdct_all, *gains, *dpart, *dsum;
+    hst_array *taps, *rad, *dcos_r, *dcos_c;
     hst_array **views;   /* 2 count: srz, sdct */
     hst_array **srz, **sdct;
-    float *hpart, *hg, *hsum;
+    float *hpart, *hg, *hsum, *ht, *wfull;
+    int *hrad;
     double *cos_r, *cos_c;
     hst__qimg *img;
 } hst__qem;
@@ -936,21 +944,6 @@ static void hst__q_cos_table(double *c, int n) {
     for (m = 0; m < 2 * n; m++) c[m] = cos(HST__Q_PI * m / n);
 }
 
-/* g[k] = the gain of the 2 radius + 1 taps w at DCT frequency k < n, in double. */
-static void hst__q_gains(const float *w, int radius, const double *c, int n, float *g) {
-    int k, j;
-    for (k = 0; k < n; k++) {
-        double acc = 0.0;
-        size_t m = 0;
-        for (j = 1; j <= radius; j++) {
-            m += (size_t)k;
-            if (m >= 2 * (size_t)n) m -= 2 * (size_t)n;
-            acc += (double)w[radius + j] * c[m];
-        }
-        g[k] = (float)(w[radius] + 2.0 * acc);
-    }
-}
-
 /* (n, 2) floats (c, s), c - i s = a(k) exp(-i pi k / 2 n) scale: a(k) = sqrt((k ? 2 : 1) / n)
    makes the transform orthonormal; the unpack kernel's formula halves one axis (scale). */
 static hst_result hst__q_twiddles(hst__q *q, int n, double scale, hst_array **out) {
@@ -1007,11 +1000,16 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
     if (!(e->cos_r = (double *)hst_backend_alloc(q->be, 2 * rows * sizeof(double))) ||
         !(e->cos_c = (double *)hst_backend_alloc(q->be, 2 * cols * sizeof(double))) ||
         !(e->hg = (float *)hst_backend_calloc(q->be, e->count * e->gstride * sizeof(float))) ||
+        !(e->hrad = (int *)hst_backend_calloc(q->be, e->count * sizeof(int))) ||
         !(e->hsum = (float *)hst_backend_alloc(q->be, c2 * HST__Q_DCT_SUMS * sizeof(float))))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__q_cos_table(e->cos_r, e->rows);
     hst__q_cos_table(e->cos_c, e->cols);
+    e->dev_gains = !q->host && hst_backend_device(q->be)->fp64;
     r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->rdct);
+    if (r == HST_SUCCESS && e->dev_gains) r = hst__q_array(q, HST_F64, 1, 2 * rows, e->cos_r, &e->dcos_r);
+    if (r == HST_SUCCESS && e->dev_gains) r = hst__q_array(q, HST_F64, 1, 2 * cols, e->cos_c, &e->dcos_c);
+    if (r == HST_SUCCESS && e->dev_gains) r = hst__q_array(q, HST_I32, 1, e->count, NULL, &e->rad);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, e->count, e->stride / sizeof(float), NULL, &e->sdct_all);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, e->count, e->gstride, NULL, &e->gains);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, c2, e->pstride, NULL, &e->dpart);
@@ -1041,25 +1039,78 @@ static hst_result hst__q_dct_setup(hst__qem *e) {
     return r;
 }
 
-/* Image k's blur gains at sigma into hg (rows, then cols; all 1: no blur). */
-static hst_result hst__q_gains_at(hst__qem *e, size_t k, double sigma) {
-    float *g = e->hg + k * e->gstride, *w;
-    int rows = e->rows, cols = e->cols, radius, i;
-    if (!(sigma > HST__Q_NO_BLUR)) {
-        for (i = 0; i < rows; i++) g[i] = 1.0f;
-        for (i = 0; i < cols; i++) g[e->rstride + i] = 1.0f;
+/* Room for R + 1 taps per image in ht (and the device's taps), 2 R + 1 in wfull: grown to at
+   least twice the old room, so a search that widens its sigma grows them a few times. */
+static hst_result hst__q_taps_room(hst__qem *e, int radius) {
+    hst__q *q = e->q;
+    size_t need = (size_t)radius + 1, room = 2 * e->wstride > need ? 2 * e->wstride : need;
+    if (need <= e->wstride) return HST_SUCCESS;
+    if (room < 64) room = 64;
+    if (room > SIZE_MAX / sizeof(float) / 2 / e->count) return HST_ERROR_OVERFLOW;
+    if (e->ht) hst_backend_free(q->be, e->ht);
+    if (e->wfull) hst_backend_free(q->be, e->wfull);
+    hst_array_destroy(e->taps);
+    e->taps = NULL; e->wstride = 0;
+    if (!(e->ht = (float *)hst_backend_calloc(q->be, e->count * room * sizeof(float))) ||
+        !(e->wfull = (float *)hst_backend_alloc(q->be, (2 * room + 1) * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    e->wstride = room;
+    return e->dev_gains ? hst__q_array(q, HST_F32, e->count, room, NULL, &e->taps) : HST_SUCCESS;
+}
+
+/* The radius of sigma's filter (0: no blur), or -1 where it is too large for an int. */
+static int hst__q_radius(double sigma) {
+    if (!(sigma > HST__Q_NO_BLUR)) return 0;
+    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return -1;
+    return (int)(HST__Q_TRUNCATE * sigma + 0.5);
+}
+
+/* Every active image's taps at its search's sigma into ht and hrad (no blur: the one tap 1). */
+static hst_result hst__q_taps(hst__qem *e) {
+    size_t k;
+    int most = 0;
+    hst_result r;
+    for (k = 0; k < e->count; k++) {
+        int radius = e->img[k].active ? hst__q_radius(e->img[k].s.req) : 0;
+        if (radius < 0) return hst__q_bad(e->q, "sigma is too large");
+        if (radius > most) most = radius;
+    }
+    if ((r = hst__q_taps_room(e, most)) != HST_SUCCESS) return r;
+    for (k = 0; k < e->count; k++) {
+        float *t = e->ht + k * e->wstride;
+        double sigma = e->img[k].s.req;
+        if (!e->img[k].active) continue;
+        if (!(sigma > HST__Q_NO_BLUR)) {
+            e->hrad[k] = 0;
+            t[0] = 1.0f;
+            continue;
+        }
+        e->hrad[k] = hst__q_gauss_weights(sigma, e->wfull);
+        memcpy(t, e->wfull + e->hrad[k], ((size_t)e->hrad[k] + 1) * sizeof(float));
+    }
+    return HST_SUCCESS;
+}
+
+/* Images [k0, k1)'s gains from their taps: on the device (hst_k_quality_gains over (rows +
+   cols, images)), or by the twin into the gains' host memory (host device) or hg. */
+static hst_result hst__q_gains(hst__qem *e, size_t k0, size_t k1) {
+    hst__q *q = e->q;
+    int rows = e->rows, cols = e->cols;
+    uint64_t wstride = e->wstride, gstride = e->gstride, rstride = e->rstride, kend = k1;
+    size_t offset[2], global[2];
+    if (!e->dev_gains) {
+        hst_k_quality_gains_host(e->ht, e->hrad, e->cos_r, e->cos_c, q->host ? hst__q_ptr(e->gains) : e->hg,
+                                 rows, cols, wstride, gstride, rstride, k0, k1);
         return HST_SUCCESS;
     }
-    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(e->q, "sigma is too large");
-    radius = (int)(HST__Q_TRUNCATE * sigma + 0.5);
-    if (!(w = (float *)hst_backend_alloc(e->q->be, (2 * (size_t)radius + 1) * sizeof(float))))
-        return HST_ERROR_OUT_OF_HOST_MEMORY;
-    radius = hst__q_gauss_weights(sigma, w);
-    hst__q_gains(w, radius, e->cos_r, rows, g);
-    if (rows == cols) memcpy(g + e->rstride, g, (size_t)cols * sizeof(float));
-    else hst__q_gains(w, radius, e->cos_c, cols, g + e->rstride);
-    hst_backend_free(e->q->be, w);
-    return HST_SUCCESS;
+    {
+        hst__qarg a[11] = {HST__QA(e->taps), HST__QA(e->rad), HST__QA(e->dcos_r), HST__QA(e->dcos_c),
+                           HST__QA(e->gains), HST__QV(rows), HST__QV(cols), HST__QV(wstride),
+                           HST__QV(gstride), HST__QV(rstride), HST__QV(kend)};
+        offset[0] = 0; offset[1] = k0;
+        global[0] = (size_t)rows + (size_t)cols; global[1] = k1 - k0;
+        return hst__q_launch_at(q, HST__Q_GAINS, 2, offset, global, 11, a);
+    }
 }
 
 /* Images [k0, k1)'s DCT-domain sums at their gains into dsum's rows [2 k0, 2 k1): their
@@ -1099,21 +1150,48 @@ static hst_result hst__q_dct_run(hst__qem *e, size_t k0, size_t k1) {
     return r;
 }
 
-/* The DCT-domain objective of every active image at its search's sigma: the gains in one
-   write, then for each run of consecutive active images (one run until searches end) one
-   hst_k_quality_dct_moments and one hst_k_quality_partial_sums launch, every image's sums
-   read back in one copy and added in double. */
-static hst_result hst__q_objectives_dct(hst__qem *e) {
-    size_t k, end, c;
+/* Calls f(e, k, end) on each run [k, end) of consecutive active images (one run until
+   searches end), in order, while it succeeds. */
+static hst_result hst__q_active_runs(hst__qem *e, hst_result (*f)(hst__qem *, size_t, size_t)) {
+    size_t k, end;
     hst_result r = HST_SUCCESS;
-    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
-        if (e->img[k].active) r = hst__q_gains_at(e, k, e->img[k].s.req);
-    if (r == HST_SUCCESS) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
     for (k = 0; k < e->count && r == HST_SUCCESS; k = end) {
         for (end = k; end < e->count && e->img[end].active; end++) continue;
         if (end == k) { end++; continue; }
-        r = hst__q_dct_run(e, k, end);
+        r = f(e, k, end);
     }
+    return r;
+}
+
+/* The gains of every active image at its search's sigma: its taps (host), then the gains where
+   they are made: the taps go up for the device's kernel, or the twin's gains go up. */
+static hst_result hst__q_gains_all(hst__qem *e) {
+    hst_result r = hst__q_taps(e);
+    if (r == HST_SUCCESS && e->dev_gains) {
+        r = hst_array_write(e->taps, e->ht, e->count * e->wstride * sizeof(float));
+        if (r == HST_SUCCESS) r = hst_array_write(e->rad, e->hrad, e->count * sizeof(int));
+        return r;
+    }
+    if (r == HST_SUCCESS) r = hst__q_active_runs(e, hst__q_gains);
+    if (r == HST_SUCCESS && !e->q->host) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
+    return r;
+}
+
+/* Images [k0, k1)'s objective on the device: their gains where the kernel makes them, then
+   their DCT-domain sums. */
+static hst_result hst__q_device_run(hst__qem *e, size_t k0, size_t k1) {
+    hst_result r = e->dev_gains ? hst__q_gains(e, k0, k1) : HST_SUCCESS;
+    return r == HST_SUCCESS ? hst__q_dct_run(e, k0, k1) : r;
+}
+
+/* The DCT-domain objective of every active image at its search's sigma: the gains (above), then
+   for each run of consecutive active images one hst_k_quality_dct_moments and one
+   hst_k_quality_partial_sums launch, every image's sums read back in one copy and added in
+   double. */
+static hst_result hst__q_objectives_dct(hst__qem *e) {
+    size_t k, c;
+    hst_result r = hst__q_gains_all(e);
+    if (r == HST_SUCCESS) r = hst__q_active_runs(e, hst__q_device_run);
     if (r == HST_SUCCESS) r = hst_array_read(e->dsum, e->hsum, 2 * e->count * HST__Q_DCT_SUMS * sizeof(float));
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
         double ss = 0.0, sr = 0.0;
@@ -1328,12 +1406,16 @@ static void hst__q_em_close(hst__qem *e) {
     hst_array_destroy(e->rz); hst_array_destroy(e->b); hst_array_destroy(e->tmp);
     hst_array_destroy(e->part); hst_array_destroy(e->srz_all); hst_array_destroy(e->rdct);
     hst_array_destroy(e->sdct_all); hst_array_destroy(e->gains); hst_array_destroy(e->dpart);
-    hst_array_destroy(e->dsum);
+    hst_array_destroy(e->dsum); hst_array_destroy(e->taps); hst_array_destroy(e->rad);
+    hst_array_destroy(e->dcos_r); hst_array_destroy(e->dcos_c);
     if (e->views) hst_backend_free(be, e->views);
     if (e->img) hst_backend_free(be, e->img);
     if (e->hpart) hst_backend_free(be, e->hpart);
     if (e->hg) hst_backend_free(be, e->hg);
     if (e->hsum) hst_backend_free(be, e->hsum);
+    if (e->ht) hst_backend_free(be, e->ht);
+    if (e->wfull) hst_backend_free(be, e->wfull);
+    if (e->hrad) hst_backend_free(be, e->hrad);
     if (e->cos_r) hst_backend_free(be, e->cos_r);
     if (e->cos_c) hst_backend_free(be, e->cos_c);
 }
