@@ -140,6 +140,13 @@ HST_API HST_NODISCARD hst_result hst_array_dot(const hst_array *x, const hst_arr
 HST_API HST_NODISCARD hst_result hst_array_sqnorm(const hst_array *x, hst_scalar *out);
 HST_API HST_NODISCARD hst_result hst_array_min(const hst_array *x, hst_scalar *out);
 HST_API HST_NODISCARD hst_result hst_array_max(const hst_array *x, hst_scalar *out);
+/* out[k] = hst_array_sum(x[k]) for k < count, the same bits, with one wait for the device
+   instead of count: every reduction is enqueued and its partials read back without blocking,
+   then the queue is finished once (a batch of images' sums costs one round trip). The arrays
+   share one backend. Errors: hst_array_sum's (the log names the array's index), and
+   HST_ERROR_SHAPE where two arrays' backends differ; count 0 is INVALID_ARGUMENT. */
+HST_API HST_NODISCARD hst_result hst_array_sum_batch(const hst_array *const *x, size_t count,
+                                                     hst_scalar *out);
 /* Counter-based random numbers (Philox4x32-10; Salmon et al., SC'11): element i gets the
    numbers of counter offset + i under key seed, so any device, block split or order gives the
    same values. uniform in [0, 1); normal: mean 0, variance 1 (c64: both parts).
@@ -840,9 +847,11 @@ static const int hst__reduce_kernel[HST_REDUCE_COUNT] = {
 };
 
 /* Block partials on the device (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK
-   elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's. */
+   elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's.
+   keep NULL: the read blocks; else it does not, and *keep is the device's partials, for the
+   caller to destroy once the queue has finished. */
 static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_reduce_op op,
-                                 size_t groups, size_t bytes, void *partial) {
+                                 size_t groups, size_t bytes, void *partial, hst_buffer **keep) {
     hst_backend *be = x->be;
     hst_buffer *pbuf;
     uint64_t n = x->count;
@@ -863,29 +872,91 @@ static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_red
         else { args[1] = args[2]; args[2] = args[3]; }
         r = hst__vocab_run(be, x->dtype, hst__reduce_kernel[op], args, nargs, items);
     }
-    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), pbuf, 0, partial, bytes, 1, 0, NULL, NULL);
-    hst_buffer_destroy(pbuf);
+    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), pbuf, 0, partial, bytes, !keep, 0, NULL, NULL);
+    if (r == HST_SUCCESS && keep) *keep = pbuf;
+    else hst_buffer_destroy(pbuf);
     return r;
+}
+
+/* The checks of a reduction of x (and y) and its partials: groups of them, bytes in all. */
+static hst_result hst__reduce_check(const char *func, const char *name, const hst_array *x, const hst_array *y,
+                                    hst_reduce_op op, size_t *groups, size_t *bytes) {
+    hst_result r;
+    if ((r = hst__check_array(func, x, name)) != HST_SUCCESS) return r;
+    if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
+    if (!hst_kernels_reduce_supported(x->dtype, op))
+        return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
+    *groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
+    if (!hst_size_mul(*groups, hst_kernels_partial_size(x->dtype, op), bytes))
+        return hst__aoverflow(x->be, func, "partials");
+    return HST_SUCCESS;
 }
 
 static hst_result hst__reduce(const char *func, const hst_array *x, const hst_array *y,
                               hst_reduce_op op, hst_scalar *out) {
-    size_t groups, pbytes, bytes;
+    size_t groups, bytes;
     void *partial;
     hst_result r;
-    if ((r = hst__check_array(func, x, "x")) != HST_SUCCESS) return r;
+    if ((r = hst__reduce_check(func, "x", x, y, op, &groups, &bytes)) != HST_SUCCESS) return r;
     if (!out) return hst__null_arg(x->be, func, "out is NULL");
-    if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
-    if (!hst_kernels_reduce_supported(x->dtype, op))
-        return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
-    groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
-    pbytes = hst_kernels_partial_size(x->dtype, op);
-    if (!hst_size_mul(groups, pbytes, &bytes)) return hst__aoverflow(x->be, func, "partials");
     if (!(partial = hst_backend_alloc(x->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (hst__on_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, bytes, partial);
+    if (hst__on_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, bytes, partial, NULL);
     else hst_k_reduce_host(x->dtype, op, hst_buffer_host_ptr(x->buf), y ? hst_buffer_host_ptr(y->buf) : NULL, x->count, partial);
     if (r == HST_SUCCESS) hst_k_combine_host(x->dtype, op, partial, groups, out);
     hst_backend_free(x->be, partial);
+    return r;
+}
+
+/* hst_array_sum_batch's checks: the arrays, one backend; each one's partials (groups[k], and
+   off[k + 1] - off[k] bytes of them from off[k]: the host copies lie side by side). */
+static hst_result hst__sum_batch_check(const hst_array *const *x, size_t count, size_t *groups, size_t *off) {
+    static const char *F = "hst_array_sum_batch";
+    char name[40];
+    size_t k, bytes;
+    hst_result r;
+    off[0] = 0;
+    for (k = 0; k < count; k++) {
+        snprintf(name, sizeof name, "x[%zu]", k);
+        if ((r = hst__reduce_check(F, name, x[k], NULL, HST_REDUCE_SUM, &groups[k], &bytes)) != HST_SUCCESS) return r;
+        if (x[k]->be != x[0]->be)
+            return hst_backend_fail(x[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                    "x[%zu] is another backend's than x[0]", k);
+        if (!hst_size_add(off[k], bytes, &off[k + 1])) return hst__aoverflow(x[k]->be, F, "partials");
+    }
+    return HST_SUCCESS;
+}
+
+HST__ADEF hst_result hst_array_sum_batch(const hst_array *const *x, size_t count, hst_scalar *out) {
+    static const char *F = "hst_array_sum_batch";
+    hst_backend *be;
+    hst_buffer **keep;
+    size_t *groups, *off, k;
+    unsigned char *partial = NULL;
+    hst_result r;
+    be = x && count && x[0] ? x[0]->be : NULL;   /* the log's, where there is one */
+    if (!x || !out) return hst__null_arg(be, F, "x or out is NULL");
+    if (!count) return hst__zero_arg(be, F, "count is 0");
+    if (!x[0]) return hst__null_arg(NULL, F, "x[0] is NULL");
+    if (count > SIZE_MAX / (2 * sizeof(size_t) + sizeof *keep) - 1) return hst__aoverflow(be, F, "count");
+    if (!(groups = (size_t *)hst_backend_calloc(be, (2 * count + 1) * sizeof(size_t) + count * sizeof *keep)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    off = groups + count;
+    keep = (hst_buffer **)(void *)(off + count + 1);
+    r = hst__sum_batch_check(x, count, groups, off);
+    if (r == HST_SUCCESS && !(partial = (unsigned char *)hst_backend_alloc(be, off[count] ? off[count] : 1)))
+        r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (k = 0; k < count && r == HST_SUCCESS; k++) {
+        if (hst__on_cl(be)) r = hst__reduce_cl(x[k], NULL, HST_REDUCE_SUM, groups[k], off[k + 1] - off[k], partial + off[k], &keep[k]);
+        else hst_k_reduce_host(x[k]->dtype, HST_REDUCE_SUM, hst_buffer_host_ptr(x[k]->buf), NULL, x[k]->count, partial + off[k]);
+    }
+    if (hst__on_cl(be) && partial) {   /* every enqueued read lands before its memory goes */
+        hst_result f = hst_queue_finish(hst_backend_queue(be));
+        if (r == HST_SUCCESS) r = f;
+    }
+    for (k = 0; k < count && r == HST_SUCCESS; k++) hst_k_combine_host(x[k]->dtype, HST_REDUCE_SUM, partial + off[k], groups[k], &out[k]);
+    for (k = 0; k < count; k++) hst_buffer_destroy(keep[k]);
+    if (partial) hst_backend_free(be, partial);
+    hst_backend_free(be, groups);
     return r;
 }
 

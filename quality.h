@@ -498,21 +498,17 @@ static hst_result hst__q_copy_in(const hst__q *q, const hst_image_batch *src, si
     return r;
 }
 
-/* Image k of src into dst (see hst__q_copy_in), checked on the way: the device's sum of a
-   finite image is finite, so only a non-finite sum costs a read-back and a scan (which names
-   the image and its first bad pixel; a sum that overflowed from finite pixels passes, its
-   mean then taken on the host). *mean: the pixels' mean. */
-static hst_result hst__q_fetch(const hst__q *q, const char *name, const hst_image_batch *src,
-                               size_t k, size_t rows, size_t cols, size_t y0, size_t x0,
-                               hst_array *dst, double *mean) {
+/* Image k (name) on the device, dst, checked by its sum s: the device's sum of a finite image
+   is finite, so only a non-finite sum costs a read-back and a scan (which names the image and
+   its first bad pixel; a sum that overflowed from finite pixels passes, its mean then taken on
+   the host). *mean: the pixels' mean. */
+static hst_result hst__q_checked_mean(const hst__q *q, const char *name, size_t k, const hst_array *dst,
+                                      hst_scalar s, double *mean) {
     size_t i, n = hst_array_count(dst);
     double sum = 0.0;
     float *x;
     char what[64];
-    hst_scalar s;
-    hst_result r = hst__q_copy_in(q, src, k, rows, cols, y0, x0, dst);
-    if (r == HST_SUCCESS) r = hst_array_sum(dst, &s);
-    if (r != HST_SUCCESS) return r;
+    hst_result r;
     if (!isfinite(s.re)) {
         if (!(x = (float *)hst_backend_alloc(q->be, n * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
         if (q->batch) snprintf(what, sizeof what, "%s[%zu]", name, k);
@@ -526,6 +522,33 @@ static hst_result hst__q_fetch(const hst__q *q, const char *name, const hst_imag
     }
     *mean = s.re / (double)n;
     return HST_SUCCESS;
+}
+
+/* Image k of src into dst (see hst__q_copy_in), checked on the way (hst__q_checked_mean). */
+static hst_result hst__q_fetch(const hst__q *q, const char *name, const hst_image_batch *src,
+                               size_t k, size_t rows, size_t cols, size_t y0, size_t x0,
+                               hst_array *dst, double *mean) {
+    hst_scalar s;
+    hst_result r = hst__q_copy_in(q, src, k, rows, cols, y0, x0, dst);
+    if (r == HST_SUCCESS) r = hst_array_sum(dst, &s);
+    return r == HST_SUCCESS ? hst__q_checked_mean(q, name, k, dst, s, mean) : r;
+}
+
+/* The images on the device, v[0 .. count), checked (hst__q_checked_mean) with one wait for
+   their sums (hst_array_sum_batch), in order: v[k] is image k / nn of the batch names[k % nn].
+   mean[k]: their means (mean NULL: not kept). */
+static hst_result hst__q_check_all(const hst__q *q, const char *const *names, size_t nn, hst_array *const *v,
+                                   size_t count, double *mean) {
+    hst_scalar *s = (hst_scalar *)hst_backend_alloc(q->be, count * sizeof *s);
+    size_t k;
+    double m;
+    hst_result r;
+    if (!s) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst_array_sum_batch((const hst_array *const *)v, count, s);
+    for (k = 0; k < count && r == HST_SUCCESS; k++)
+        if ((r = hst__q_checked_mean(q, names[k % nn], k / nn, v[k], s[k], &m)) == HST_SUCCESS && mean) mean[k] = m;
+    hst_backend_free(q->be, s);
+    return r;
 }
 
 /* Uploads one host image (a new array *out), checked as hst__q_fetch. */
@@ -1259,17 +1282,21 @@ static hst_result hst__q_reference(hst__qem *e, const float *ref, size_t h, size
     return r;
 }
 
-/* The SR images, each minus its mean, on the device: srz[k], img[k].mean_sr. */
+/* The SR images, each minus its mean, on the device: srz[k], img[k].mean_sr (the images go up
+   or are copied, then checked with one wait for all). */
 static hst_result hst__q_centred_images(hst__qem *e, const hst_image_batch *src) {
+    static const char *const name = "sr";
     size_t k, rows = (size_t)e->rows, cols = (size_t)e->cols;
-    hst_result r = HST_SUCCESS;
+    double *mean = (double *)hst_backend_alloc(e->q->be, e->count * sizeof(double));
+    hst_result r = mean ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
+        r = hst__q_copy_in(e->q, src, k, rows, cols, 0, 0, e->srz[k]);
+    if (r == HST_SUCCESS) r = hst__q_check_all(e->q, &name, 1, e->srz, e->count, mean);
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
-        double mean = 0.0;
-        r = hst__q_fetch(e->q, "sr", src, k, rows, cols, 0, 0, e->srz[k], &mean);
-        if (r != HST_SUCCESS) break;
-        e->img[k].mean_sr = (float)mean;   /* as binary_scalar rounds it */
+        e->img[k].mean_sr = (float)mean[k];   /* as binary_scalar rounds it */
         r = hst_array_binary_scalar(e->srz[k], e->srz[k], hst_real(e->img[k].mean_sr), HST_BINARY_SUB, 0);
     }
+    if (mean) hst_backend_free(e->q->be, mean);
     return r;
 }
 
@@ -1597,9 +1624,9 @@ typedef struct hst__qfrc {
 /* The spectrum of the centred even square of image k of src, tapered (NanoPyx's
    _make_even_square, then _get_squared_tapered_image: (img * taper_x) * taper_y in float, here
    broadcast on the device). A host image that is not square is checked whole on the host
-   first (the device sees its square only). */
+   first (the device sees its square only); checked 0: the caller has checked the images. */
 static hst_result hst__q_frc_spectrum(hst__qfrc *c, const char *name, const hst_image_batch *src,
-                                      size_t k, size_t rows, size_t cols, hst_array *spec) {
+                                      size_t k, size_t rows, size_t cols, int checked, hst_array *spec) {
     size_t s = (size_t)c->s;
     double mean;
     char what[64];
@@ -1609,7 +1636,8 @@ static hst_result hst__q_frc_spectrum(hst__qfrc *c, const char *name, const hst_
         else snprintf(what, sizeof what, "%s", name);
         r = hst__q_finite(c->q, what, src->host[k], rows * cols);
     }
-    if (r == HST_SUCCESS) r = hst__q_fetch(c->q, name, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img, &mean);
+    if (r == HST_SUCCESS && checked) r = hst__q_copy_in(c->q, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img);
+    else if (r == HST_SUCCESS) r = hst__q_fetch(c->q, name, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img, &mean);
     if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->tx, HST_BINARY_MUL);
     if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->ty, HST_BINARY_MUL);
     if (r == HST_SUCCESS) r = hst_array_fft(spec, c->img, 2, 0, HST_FFT_NORM_BACKWARD);
@@ -1788,6 +1816,31 @@ static hst_result hst__q_frc_result(hst__qfrc *c, size_t k, float ps, float *cur
     return r;
 }
 
+/* 1: every image of src is a device buffer's range that can be an array view (offsets at the
+   device's base address alignment). */
+static int hst__q_viewable(const hst__q *q, const hst_image_batch *src) {
+    size_t align = hst__q_stride(q, 1);
+    return !src->host && src->offset_bytes % align == 0 && src->stride_bytes % align == 0;
+}
+
+/* Whole square images in device buffers, every pair's a and b, checked in place with one wait
+   (views of the buffers, in the order the pairs' spectra take them). */
+static hst_result hst__q_frc_check_device(hst__qfrc *c, const hst_image_batch *a, const hst_image_batch *b) {
+    static const char *const names[2] = {"a", "b"};
+    size_t k, s = (size_t)c->s, shape[2];
+    hst_array **v = (hst_array **)hst_backend_calloc(c->q->be, 2 * c->count * sizeof *v);
+    hst_result r = v ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+    shape[0] = shape[1] = s;
+    for (k = 0; k < 2 * c->count && r == HST_SUCCESS; k++) {
+        const hst_image_batch *src = k % 2 ? b : a;
+        r = hst_array_view(src->buf, src->offset_bytes + k / 2 * src->stride_bytes, HST_F32, 2, shape, &v[k]);
+    }
+    if (r == HST_SUCCESS) r = hst__q_check_all(c->q, names, 2, v, 2 * c->count, NULL);
+    for (k = 0; v && k < 2 * c->count; k++) hst_array_destroy(v[k]);
+    if (v) hst_backend_free(c->q->be, v);
+    return r;
+}
+
 /* hst_frc_batch's body (hst_frc: a batch of one): each pair's spectra and ring sums on the
    device, every pair's sums read back in one copy, the curves on the host. */
 static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_image_batch *b,
@@ -1798,6 +1851,7 @@ static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_ima
     hst__qfrc c;
     float ps;
     size_t k;
+    int checked;
     hst_result r;
     memset(&zero, 0, sizeof zero);
     if ((r = hst__q_frc_check(q, a, b, count, rows, cols, d, out)) != HST_SUCCESS) return r;
@@ -1806,9 +1860,11 @@ static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_ima
     c.q = q;
     ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
     r = hst__q_frc_open(&c, count, rows, cols);
+    checked = hst__q_viewable(q, a) && hst__q_viewable(q, b) && rows == (size_t)c.s && cols == (size_t)c.s;
+    if (r == HST_SUCCESS && checked) r = hst__q_frc_check_device(&c, a, b);
     for (k = 0; k < count && r == HST_SUCCESS; k++) {
-        r = hst__q_frc_spectrum(&c, "a", a, k, rows, cols, c.f1);
-        if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&c, "b", b, k, rows, cols, c.f2);
+        r = hst__q_frc_spectrum(&c, "a", a, k, rows, cols, checked, c.f1);
+        if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&c, "b", b, k, rows, cols, checked, c.f2);
         if (r == HST_SUCCESS) r = hst__q_frc_rings(&c, c.ring[k]);
     }
     if (r == HST_SUCCESS) r = hst_array_read(c.rings, c.hring, count * c.stride);

@@ -1226,6 +1226,60 @@ static void test_reduce(void **state) {
     }
 }
 
+/* hst_array_sum_batch: each sum the bits of hst_array_sum of that array (random arrays of every
+   summable dtype and of the reduction's odd sizes, in one batch); the rejections (count 0,
+   NULL, an array of another backend), which leave out[] as it was. */
+#define SUMB_N 12
+static void test_reduce_sum_batch(void **state) {
+    hst_backend *be = BE(state);
+    capture *cap = CAP(state);
+    const hst_array *x[SUMB_N];
+    hst_array *a[SUMB_N];
+    hst_scalar one, got[SUMB_N], keep;
+    size_t k, n = 0;
+    for (k = 0; k < SUMB_N; k++) {
+        hst_dtype dt = ALL_DT[k % N_ALL];
+        size_t len = RED_SIZES[k % N_RED_SIZES];
+        void *data;
+        if (no_fp64(state, dt) || !hst_kernels_reduce_supported(dt, HST_REDUCE_SUM)) continue;
+        data = malloc(len * hst_dtype_size(dt));
+        assert_non_null(data);
+        fill_random(dt, data, len, 7000 + k, -100.0, 100.0);
+        a[n] = mk1_data(be, dt, len, data);
+        x[n] = a[n];
+        n++;
+        free(data);
+    }
+    assert_true(n >= 6);
+    assert_int_equal(hst_array_sum_batch(x, n, got), HST_SUCCESS);
+    for (k = 0; k < n; k++) {
+        assert_int_equal(hst_array_sum(a[k], &one), HST_SUCCESS);
+        assert_memory_equal(&got[k], &one, sizeof one);
+    }
+    memset(&keep, 0x5a, sizeof keep);
+    got[0] = keep;
+    assert_int_equal(hst_array_sum_batch(x, 0, got), HST_ERROR_INVALID_ARGUMENT);   /* no backend to log to */
+    assert_int_equal(hst_array_sum_batch(NULL, n, got), HST_ERROR_INVALID_ARGUMENT);
+    EXPECT_ERR(hst_array_sum_batch(x, n, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
+    {
+        hst_backend *be2 = NULL;
+        hst_backend_desc desc;
+        const hst_array *mixed[2];
+        memset(&desc, 0, sizeof desc);
+        desc.logger = cap_logger;
+        desc.log_user = cap;
+        desc.log_level = HST_LOG_WARN;
+        assert_int_equal(hst_backend_create(&desc, &be2), HST_SUCCESS);
+        mixed[0] = x[0];
+        mixed[1] = mk1(be2, HST_F32, 9);
+        EXPECT_ERR(hst_array_sum_batch(mixed, 2, got), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+        hst_array_destroy((hst_array *)(uintptr_t)mixed[1]);
+        assert_int_equal(hst_backend_destroy(be2), HST_SUCCESS);
+    }
+    assert_memory_equal(&got[0], &keep, sizeof keep);
+    for (k = 0; k < n; k++) hst_array_destroy(a[k]);
+}
+
 /* Spot values independent of any twin: exact integer sums past 2^32, sums of known values,
    dot of c64 conjugates x, min/max of mixed signs. */
 static void test_reduce_values(void **state) {
@@ -1688,6 +1742,7 @@ int main(void) {
         cmocka_unit_test(test_transcendentals),
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_values),
+        cmocka_unit_test(test_reduce_sum_batch),
         cmocka_unit_test(test_minmax_nan),
         cmocka_unit_test(test_random_twin),
         cmocka_unit_test(test_random_stats),
