@@ -68,8 +68,13 @@
    MPI ranks (HST_ESRRF_MPI, desc.mpi_comm = &comm). hst_esrrf_run becomes collective: every
    rank of comm calls it with the same desc values, the whole stack and the same shape; rank k
    of K computes magnified rows [rowsM k / K, rowsM (k + 1) / K) of every frame on its own
-   backends, rank 0 gathers the rows into its out (other ranks' out is not touched and may be
-   NULL), applies the macro-pixel correction to the whole images and calls on_timepoint. Why rows
+   backends and finishes them as the backends of one process do (the macro-pixel correction's
+   sums run through the ranks in order, then each rank corrects and checks its rows), rank 0
+   gathers the rows into its out (other ranks' out is not touched and may be NULL) and calls
+   on_timepoint. Ranks but 0 keep their rows' host memory on their first backend for the next
+   call (hst_backend_destroy frees it). Each rank's host stages (the correction, the host
+   device's threads) use the cores it is bound to: Open MPI binds each of two ranks or fewer to
+   one core unless told otherwise (mpirun --bind-to none). Why rows
    and not frames: each pixel's temporal sums then run over its frames in order on one rank, as
    in one process, so the images are the same bits as one process's for any K (a split of the
    frames would add partial sums in another order). Each rank therefore reads every frame (its
@@ -78,7 +83,8 @@
    every frame); a cancel there ends every rank with HST_ERROR_CANCELLED once they finish their
    rows. A failure on any rank (a bad argument there, out of memory, a non-finite pixel) ends
    every rank with the first failing rank's code; the other ranks log HST_LOGITEM_RANK_FAILED naming
-   it. The report is rank 0's, on every rank.
+   it. The report: the job's counts and path (rank 0's) on every rank, with the rank's own
+   times (its mpi_* fields among them).
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body

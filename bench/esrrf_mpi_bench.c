@@ -29,6 +29,11 @@
      other           the call less the above (the report's exchange, the buffers freed)
      call            the whole hst_esrrf_run
 
+   Open MPI binds each rank to one core when it starts two ranks or fewer (its default): every
+   host stage of a rank (the correction, the host device's threads, the faults of fresh pages)
+   and of the one-process baseline then runs on that core; `mpirun --bind-to none` gives each
+   the host's cores. Say which one a figure used.
+
    Build: mpicc -std=c99 -O2 -I. bench/esrrf_mpi_bench.c -o esrrf_mpi_bench -lOpenCL -lm -lpthread */
 
 #define _POSIX_C_SOURCE 200809L
