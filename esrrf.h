@@ -239,7 +239,7 @@ typedef struct hst_esrrf_report {
     /* MPI ranks only (0 otherwise): this rank's own seconds around its rows' engine (whose
        times are the fields above, this rank's too; the counts and the path are rank 0's). */
     double mpi_setup_seconds;       /* the checks and agreements before its rows, its rows' host
-                                       buffers (pre-faulted) */
+                                       memory (kept from the previous call where it fits) */
     double mpi_sums_seconds;        /* adding its rows to the macro-pixel correction's sums */
     double mpi_correct_seconds;     /* correcting and checking its rows */
     double mpi_gather_seconds;      /* the gather of the corrected rows into rank 0's images */
@@ -2485,10 +2485,11 @@ static void hst__empi_correct(hst__empi *m, uint64_t *bad_tp, unsigned *bad_mode
    point (*upto; ntp: none), up to which rank 0 delivers. */
 static hst_result hst__empi_first_bad(hst__empi *m, uint64_t bad_tp, unsigned bad_mode, size_t bad_px,
                                       uint64_t *upto) {
-    unsigned long long mine = bad_tp < m->ntp ? (unsigned long long)bad_tp * HST_ESRRF_NUM_MODES + bad_mode : ULLONG_MAX;
-    unsigned long long first = ULLONG_MAX;
+    unsigned long long first = ULLONG_MAX, mine = ULLONG_MAX;   /* (time point, mode) as one number: ntp
+                                                                   images fit rank 0, so it fits */
     int holder = m->size, me;
     double t0 = hst_time_s();
+    if (bad_tp < m->ntp) mine = (unsigned long long)bad_tp * HST_ESRRF_NUM_MODES + bad_mode;
     MPI_Allreduce(&mine, &first, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm);
     *upto = first == ULLONG_MAX ? m->ntp : (uint64_t)(first / HST_ESRRF_NUM_MODES);
     if (first != ULLONG_MAX) {   /* ties: the lowest rank's rows come first */

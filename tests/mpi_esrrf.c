@@ -409,8 +409,9 @@ static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64
             if (msgs[(size_t)k * sizeof non_finite_msg]) { holder = k; holders++; }
         ok = ok && holders == 1 && one_msg[0] && strcmp(msgs + (size_t)holder * sizeof non_finite_msg, one_msg) == 0 &&
              (macro || holder == nranks - 1) && one.calls == 1 && same_seen(&one, &ranks);
-        if (!ok) fprintf(stderr, "non-finite: rank %d (of %d ranks that logged one) logged \"%s\"; one process \"%s\"\n", holder, holders,
-                         holder >= 0 ? msgs + (size_t)holder * sizeof non_finite_msg : "", one_msg);
+        if (!ok)
+            fprintf(stderr, "non-finite: rank %d (of %d ranks that logged one) logged \"%s\"; one process \"%s\"\n",
+                    holder, holders, holder >= 0 ? msgs + (size_t)holder * sizeof non_finite_msg : "", one_msg);
     }
     free(msgs);
     free_images(out);
