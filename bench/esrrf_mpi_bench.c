@@ -15,6 +15,24 @@
      K ranks         ms per frame, all ranks (each its magnified rows of every frame)
      speed-up        one process / K ranks; on a shared device the split's overhead is
                      1 - speed-up (the rows are the same work, cut K ways)
+   Then where the K ranks' best call went, in ms, for rank 0 and for the slowest other rank
+   (the longest engine: its set-up, streams, read-back and teardown), from each rank's report:
+     mpi set-up      the checks and agreements before its rows, its rows' host buffers
+     engine set-up   its rows' engine: buffers, programs, the path's choice
+     streams         its rows' streams over every frame (sums on the device)
+     read-back       its rows' images read back (statistics)
+     teardown        the engine freed
+     sums            adding its rows to the macro-pixel correction's sums (rank after rank)
+     correct         correcting and checking its rows
+     gather          its rows into rank 0's images (MPI_Gatherv, waits for the slowest inside)
+     waits           waiting for the other ranks (agreements, the previous rank's sums)
+     other           the call less the above (the report's exchange, the buffers freed)
+     call            the whole hst_esrrf_run
+
+   Open MPI binds each rank to one core when it starts two ranks or fewer (its default): every
+   host stage of a rank (the correction, the host device's threads, the faults of fresh pages)
+   and of the one-process baseline then runs on that core; `mpirun --bind-to none` gives each
+   the host's cores. Say which one a figure used.
 
    Build: mpicc -std=c99 -O2 -I. bench/esrrf_mpi_bench.c -o esrrf_mpi_bench -lOpenCL -lm -lpthread */
 
@@ -65,22 +83,62 @@ static void quiet_barrier(void)
         nanosleep(&ms, NULL);
 }
 
-/* Best ms per frame of R timed calls after an untimed one; every rank calls it (alone: only
-   rank 0 runs, the others sleep in the barriers). */
-static double best_ms(const args *a, hst_esrrf_desc *d, const void *stack, float *const *out, int runs)
+/* Best ms per frame of R timed calls after an untimed one, and the best call's report (*rep);
+   every rank calls it (alone: only rank 0 runs, the others sleep in the barriers). Rank 0's
+   times pick the best call on every rank. */
+static double best_ms(const args *a, hst_esrrf_desc *d, const void *stack, float *const *out, int runs,
+                      hst_esrrf_report *rep)
 {
     double best = INFINITY;
     unsigned k;
     for (k = 0; k <= a->reps; k++) {
+        hst_esrrf_report r;
         double t0, t;
+        memset(&r, 0, sizeof r);
         quiet_barrier();
         t0 = now_s();
-        if (runs) CHECK(hst_esrrf_run(d, stack, HST_ESRRF_U16, a->frames, a->size, a->size, out, NULL));
+        if (runs) CHECK(hst_esrrf_run(d, stack, HST_ESRRF_U16, a->frames, a->size, a->size, out, &r));
         quiet_barrier();
         t = now_s() - t0;
-        if (k && t < best) best = t;
+        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (k && t < best) { best = t; *rep = r; }
     }
     return 1e3 * best / (double)a->frames;
+}
+
+/* A rank's engine: its rows' set-up, streams, read-back and teardown (seconds). */
+static double engine_s(const hst_esrrf_report *r)
+{
+    return r->setup_seconds + r->stream_seconds + r->finish_seconds + r->teardown_seconds;
+}
+
+/* One line of the breakdown (ms): rank k's report. */
+static void breakdown_line(int k, const hst_esrrf_report *r)
+{
+    double named = r->mpi_setup_seconds + engine_s(r) + r->mpi_sums_seconds + r->mpi_correct_seconds +
+                   r->mpi_gather_seconds + r->wait_seconds;
+    printf("  rank %-3d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n", k,
+           1e3 * r->mpi_setup_seconds, 1e3 * r->setup_seconds, 1e3 * r->stream_seconds, 1e3 * r->finish_seconds,
+           1e3 * r->teardown_seconds, 1e3 * r->mpi_sums_seconds, 1e3 * r->mpi_correct_seconds,
+           1e3 * r->mpi_gather_seconds, 1e3 * r->wait_seconds, 1e3 * (r->seconds - named), 1e3 * r->seconds);
+}
+
+/* Rank 0 prints its breakdown of the ranks' best call and the slowest other rank's (every rank
+   sends its report). */
+static void breakdown(const hst_esrrf_report *mine, int me, int K)
+{
+    hst_esrrf_report *all = me == 0 ? (hst_esrrf_report *)calloc((size_t)K, sizeof *all) : NULL;
+    int k, slow = 1;
+    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (me != 0) return;
+    if (!all) { fprintf(stderr, "out of memory\n"); exit(1); }
+    for (k = 2; k < K; k++)
+        if (engine_s(&all[k]) > engine_s(&all[slow])) slow = k;
+    printf("  ms of the best call: mpi set-up, engine set-up, streams, read-back, teardown, sums, correct, "
+           "gather, waits, other, call\n");
+    breakdown_line(0, &all[0]);
+    if (K > 1) breakdown_line(slow, &all[slow]);
+    free(all);
 }
 
 int main(int argc, char **argv)
@@ -90,6 +148,7 @@ int main(int argc, char **argv)
     hst_backend_desc bd;
     hst_backend *be;
     hst_esrrf_desc d;
+    hst_esrrf_report rep;
     float *one[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL}, *all[HST_ESRRF_NUM_MODES] = {NULL, NULL, NULL};
     void *stack;
     size_t px;
@@ -116,9 +175,9 @@ int main(int argc, char **argv)
     d.path = HST_ESRRF_PATH_FUSED;   /* what the ranks run: the same path alone */
     d.backends = &be;
     d.num_backends = 1;
-    t_one = best_ms(&a, &d, stack, one, me == 0);
+    t_one = best_ms(&a, &d, stack, one, me == 0, &rep);
     d.mpi_comm = &comm;
-    t_all = best_ms(&a, &d, stack, all, 1);
+    t_all = best_ms(&a, &d, stack, all, 1, &rep);
     for (m = 0; me == 0 && m < HST_ESRRF_NUM_MODES; m++)
         if (one[m]) same &= memcmp(one[m], all[m], px * 4) == 0;
     if (me == 0) {
@@ -129,6 +188,7 @@ int main(int argc, char **argv)
         printf("  speed-up      %9.3f   (one process / %d ranks)\n", t_one / t_all, K);
         printf("  images        %s\n", same ? "bit-identical to one process" : "DIFFERENT from one process");
     }
+    breakdown(&rep, me, K);
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) { free(one[m]); free(all[m]); }
     free(stack);
     CHECK(hst_backend_destroy(be));

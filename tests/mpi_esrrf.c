@@ -3,10 +3,14 @@
    (examples/data, all 50 frames, a 64 x 64 crop so that every rank count runs in seconds on two
    cores) equal one process's bit for bit, AVG, VAR and TAC2 from one pass, with one time point
    and with several (a shorter last time point, as NanoPyx), frames_per_timepoint above the
-   frames clamped, macro-pixel correction on and off; a failure
+   frames clamped, macro-pixel correction on and off; rank 0's on_timepoint sees the whole
+   images of one process, in order; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
-   HST_LOGITEM_RANK_FAILED naming it; zero frames is INVALID_ARGUMENT on every rank. Every rank
+   HST_LOGITEM_RANK_FAILED naming it; a non-finite image pixel in the last rank's rows (finite
+   input too large for the statistics) is named as one process names it (the first in time
+   point, mode, row-major order across the ranks' rows), by one rank, with the callbacks of one
+   process before it; zero frames is INVALID_ARGUMENT on every rank. Every rank
    checks; rank 0 prints TAP. Run by tests/run.sh (stage "mpi") under mpirun with the ranks
    above, on every device (HST_DEVICE's, the same on every rank). */
 #define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
@@ -29,6 +33,7 @@
 static int me, nranks, ntest, nfail;
 static int rank_failed_logged;   /* HST_LOGITEM_RANK_FAILED seen on this rank */
 static int zero_size_logged;     /* HST_LOGITEM_ZERO_SIZE seen on this rank */
+static char non_finite_msg[512]; /* the last HST_LOGITEM_NON_FINITE message on this rank */
 
 static void tap(const char *name, int local_ok)
 {
@@ -46,6 +51,8 @@ static void logger(void *user, hst_log_level level, hst_log_item item, const cha
     (void)user; (void)msg;
     if (level == HST_LOG_ERROR && item == HST_LOGITEM_RANK_FAILED) rank_failed_logged = 1;
     if (level == HST_LOG_ERROR && item == HST_LOGITEM_ZERO_SIZE) zero_size_logged = 1;
+    if (level == HST_LOG_ERROR && item == HST_LOGITEM_NON_FINITE)
+        snprintf(non_finite_msg, sizeof non_finite_msg, "%s", msg);
 }
 
 /* The centre CROP x CROP of every frame of the shipped stack, as u8 samples. */
@@ -279,6 +286,141 @@ static int rank0_cancels(hst_backend **be, const unsigned char *stack, uint64_t 
     return agreed(r, HST_ERROR_CANCELLED, 0);
 }
 
+/* What rank 0's on_timepoint saw: the calls, whether their time points came in order, and a
+   copy of every image (time points of (CROP*MAG)^2 floats per mode). */
+typedef struct seen {
+    uint64_t calls;
+    int in_order;
+    float *img[HST_ESRRF_NUM_MODES];
+    uint64_t ntp;
+} seen;
+
+static void on_timepoint(uint64_t tp, const float *const *images, uint32_t rows_mag, uint32_t cols_mag, void *user)
+{
+    seen *s = (seen *)user;
+    size_t px = (size_t)rows_mag * cols_mag;
+    unsigned m;
+    s->in_order &= tp == s->calls && tp < s->ntp && px == (size_t)CROP * MAG * CROP * MAG;
+    for (m = 0; s->in_order && m < HST_ESRRF_NUM_MODES; m++)
+        if (images[m] && s->img[m]) memcpy(s->img[m] + tp * px, images[m], px * sizeof(float));
+    s->calls++;
+}
+
+static void seen_init(seen *s, uint64_t ntp)
+{
+    memset(s, 0, sizeof *s);
+    s->in_order = 1;
+    s->ntp = ntp;
+    alloc_images(s->img, ntp);
+}
+
+/* Two runs' callbacks the same: calls, order, images (bit for bit). */
+static int same_seen(const seen *a, const seen *b)
+{
+    size_t bytes = (size_t)a->calls * CROP * MAG * CROP * MAG * sizeof(float);
+    unsigned m;
+    int ok = a->calls == b->calls && a->in_order && b->in_order;
+    for (m = 0; ok && m < HST_ESRRF_NUM_MODES; m++) ok = memcmp(a->img[m], b->img[m], bytes) == 0;
+    if (!ok) fprintf(stderr, "callbacks: %llu calls against %llu of one process\n", (unsigned long long)b->calls,
+                     (unsigned long long)a->calls);
+    return ok;
+}
+
+/* Rank 0's on_timepoint over the ranks sees one process's calls and images (4 time points). */
+static int callbacks(hst_backend **be, const unsigned char *stack, uint64_t frames)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES];
+    seen ranks, one;
+    uint64_t T = 16, ntp = (frames + T - 1) / T;
+    int ok;
+    alloc_images(out, ntp);
+    seen_init(&ranks, ntp);
+    seen_init(&one, ntp);
+    desc_init(&d, be, T, 1);
+    d.on_timepoint = on_timepoint;
+    d.timepoint_user = &ranks;
+    d.mpi_comm = &comm;
+    ok = hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, me == 0 ? out : NULL, NULL) == HST_SUCCESS;
+    ok = ok && (me == 0 ? ranks.calls == ntp : ranks.calls == 0);
+    if (me == 0) {
+        d.mpi_comm = NULL;
+        d.timepoint_user = &one;
+        ok = ok && hst_esrrf_run(&d, stack, HST_ESRRF_U8, frames, CROP, CROP, out, NULL) == HST_SUCCESS &&
+             same_seen(&one, &ranks);
+    }
+    free_images(out);
+    free_images(ranks.img);
+    free_images(one.img);
+    return ok;
+}
+
+/* The stack as floats with patches of 3e38 (finite input whose statistics are not float32):
+   in the last rank's rows (the crop's bottom eighth) in frame 20 (time point 1 of 16 frames),
+   and in rank 0's rows (the top) in frame 40 (time point 2). */
+static float *huge_patches(const unsigned char *stack, uint64_t frames)
+{
+    size_t n = (size_t)frames * CROP * CROP, i;
+    float *f = (float *)malloc(n * sizeof(float));
+    int y, x;
+    for (i = 0; f && i < n; i++) f[i] = (float)stack[i];
+    for (y = 0; f && y < 3; y++)
+        for (x = 0; x < 3; x++) {
+            f[((size_t)20 * CROP + CROP - 6 + y) * CROP + 30 + x] = 3e38f;
+            f[((size_t)40 * CROP + 4 + y) * CROP + 20 + x] = 3e38f;
+        }
+    return f;
+}
+
+/* Every rank NON_FINITE; exactly one rank logs the pixel, with one process's words (the same
+   pixel); rank 0's callbacks are one process's (the time points before it). Without the
+   correction the pixel lies in the last rank's rows, which that rank names. */
+static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64_t frames, int macro)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    hst_esrrf_desc d;
+    float *out[HST_ESRRF_NUM_MODES], *f = huge_patches(stack, frames);
+    char *msgs = NULL, one_msg[sizeof non_finite_msg];
+    seen ranks, one;
+    uint64_t T = 16, ntp = (frames + T - 1) / T;
+    int ok, k, holder = -1, holders = 0;
+    if (!f) return 0;
+    alloc_images(out, ntp);
+    seen_init(&ranks, ntp);
+    seen_init(&one, ntp);
+    desc_init(&d, be, T, macro);
+    d.on_timepoint = on_timepoint;
+    d.timepoint_user = &ranks;
+    d.mpi_comm = &comm;
+    non_finite_msg[0] = 0;
+    rank_failed_logged = 0;
+    ok = hst_esrrf_run(&d, f, HST_ESRRF_F32, frames, CROP, CROP, me == 0 ? out : NULL, NULL) == HST_ERROR_NON_FINITE;
+    if (me == 0) msgs = (char *)calloc((size_t)nranks, sizeof non_finite_msg);
+    MPI_Gather(non_finite_msg, (int)sizeof non_finite_msg, MPI_CHAR, msgs, (int)sizeof non_finite_msg, MPI_CHAR, 0, comm);
+    ok = ok && (non_finite_msg[0] ? 1 : rank_failed_logged);   /* the others name the rank */
+    if (me == 0) {
+        d.mpi_comm = NULL;
+        d.timepoint_user = &one;
+        non_finite_msg[0] = 0;
+        ok = ok && msgs && hst_esrrf_run(&d, f, HST_ESRRF_F32, frames, CROP, CROP, out, NULL) == HST_ERROR_NON_FINITE;
+        memcpy(one_msg, non_finite_msg, sizeof one_msg);
+        for (k = 0; ok && k < nranks; k++)
+            if (msgs[(size_t)k * sizeof non_finite_msg]) { holder = k; holders++; }
+        ok = ok && holders == 1 && one_msg[0] && strcmp(msgs + (size_t)holder * sizeof non_finite_msg, one_msg) == 0 &&
+             (macro || holder == nranks - 1) && one.calls == 1 && same_seen(&one, &ranks);
+        if (!ok)
+            fprintf(stderr, "non-finite: rank %d (of %d ranks that logged one) logged \"%s\"; one process \"%s\"\n",
+                    holder, holders, holder >= 0 ? msgs + (size_t)holder * sizeof non_finite_msg : "", one_msg);
+    }
+    free(msgs);
+    free_images(out);
+    free_images(ranks.img);
+    free_images(one.img);
+    free(f);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     hst_backend *be = NULL;
@@ -305,6 +447,11 @@ int main(int argc, char **argv)
     tap("frames_per_timepoint 64 above the 50 frames, clamped: the bits of one process",
         same_bits(&be, stack, frames, 64, 1));
     tap("no macro-pixel correction: the bits of one process", same_bits(&be, stack, frames, 25, 0));
+    tap("rank 0's on_timepoint over the ranks: one process's calls and images", callbacks(&be, stack, frames));
+    tap("an Inf image pixel in the last rank's rows, no correction: named as one process names it",
+        non_finite_image(&be, stack, frames, 0));
+    tap("a non-finite pixel with the macro-pixel correction: named as one process names it",
+        non_finite_image(&be, stack, frames, 1));
     tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
         one_rank_bad_argument(&be, stack, frames));
     tap("an Inf in the last rank's stack: every rank NON_FINITE, the others name it",

@@ -76,7 +76,9 @@ class EsrrfReport(ctypes.Structure):
                 ("handoffs", u64), ("handoff_frames_max", u64),
                 ("push_copy_seconds", ctypes.c_double), ("push_wait_seconds", ctypes.c_double),
                 ("worker_idle_seconds", ctypes.c_double),
-                ("finish_wait_seconds", ctypes.c_double)]
+                ("finish_wait_seconds", ctypes.c_double),
+                ("mpi_setup_seconds", ctypes.c_double), ("mpi_sums_seconds", ctypes.c_double),
+                ("mpi_correct_seconds", ctypes.c_double), ("mpi_gather_seconds", ctypes.c_double)]
 
 
 SWEEP_MAX = 8   # esrrf.h's HST_ESRRF_SWEEP_MAX
