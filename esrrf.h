@@ -3016,23 +3016,27 @@ static hst_result hst__esw_images(hst__esw *w, uint64_t n) {
 }
 
 /* The scores of every pair's AVG images (w->dimg; n frames): v[p][0] the RSP of the AVG image
-   against the mean frame, v[p][1] the resolution: FRC of the odd and even images (none, NaN,
-   for one frame: NanoPyx skips it) or decorrelation of the AVG image. The error maps and FRCs
-   of all pairs are batches on the device (quality.h: the reference interpolated once, the
-   sigma searches in lockstep); decorrelation reads each AVG image back. */
+   against the mean frame (quality.h's scores_only), v[p][1] the resolution: FRC of the odd
+   and even images (none, NaN, for one frame: NanoPyx skips it) or decorrelation of the AVG
+   image. The error maps and FRCs of all pairs are batches on the device (quality.h: the
+   reference interpolated once, the sigma searches in lockstep); decorrelation reads each AVG
+   image back. */
 static hst_result hst__esw_score(hst__esw *w, uint64_t n, double (*v)[2]) {
     hst_error_map_result em[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
     hst_frc_result fr[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
+    hst_error_map_desc ed;
     hst_image_batch img[3];
     size_t bytes = w->P * sizeof(float);
     unsigned p, q;
     hst_result r;
+    memset(&ed, 0, sizeof ed);
+    ed.scores_only = 1;   /* RSP is all the sweep keeps: no map, no blur in space */
     for (q = 0; q < 3; q++) {
         memset(&img[q], 0, sizeof img[q]);
         img[q].buf = w->dimg[q];
         img[q].stride_bytes = bytes;
     }
-    r = hst_error_map_batch(w->be, w->ref, w->rows, w->cols, &img[0], w->np, w->rowsM, w->colsM, NULL, NULL, em);
+    r = hst_error_map_batch(w->be, w->ref, w->rows, w->cols, &img[0], w->np, w->rowsM, w->colsM, &ed, NULL, em);
     for (p = 0; p < w->np; p++) { v[p][0] = em[p].rsp; v[p][1] = NAN; }
     if (r == HST_SUCCESS && !w->sw->use_decorr && n >= 2 &&
         (r = hst_frc_batch(w->be, &img[1], &img[2], w->np, w->rowsM, w->colsM, NULL, NULL, fr)) == HST_SUCCESS)

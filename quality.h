@@ -109,9 +109,16 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------------
    The error map. fixed_sigma: the blur's sigma in REFERENCE pixels (NanoPyx's fixedSigma; the
    blur applied to the SR image is fixed_sigma * magnification SR pixels); 0 (the default)
-   optimises sigma. */
+   optimises sigma. scores_only: nonzero where the caller needs the scores and no map (maps
+   and map must be NULL): where sigma was searched in the DCT domain (HST_FFT, fixed_sigma 0),
+   RSE, RSP, alpha and beta come from the DCT-domain sums at the fitted sigma instead of a
+   blur in space and two more read-backs per image (beta without the blurred image's residual
+   mean, ~1e-7 of the range, as the images are centred); they agree with the spatial values
+   to float rounding (relative 1e-5 on RSE and RSP; tests/test_quality.c). Ignored where
+   sigma is fixed or searched in space. The eSRRF parameter sweep ranks its images so. */
 typedef struct hst_error_map_desc {
     double fixed_sigma;
+    int scores_only;
 } hst_error_map_desc;
 
 typedef struct hst_error_map_result {
@@ -1221,7 +1228,9 @@ static hst_result hst__q_objectives_dct(hst__qem *e) {
         const float *hs = e->hsum + 2 * k * HST__Q_DCT_SUMS;
         if (!e->img[k].active) continue;
         for (c = 0; c < HST__Q_DCT_SUMS; c++) { ss += hs[c]; sr += hs[HST__Q_DCT_SUMS + c]; }
-        e->img[k].rmse = hst__q_rmse(e, ss / e->n, sr / e->n);
+        e->img[k].var_b = ss / e->n;
+        e->img[k].cov = sr / e->n;
+        e->img[k].rmse = hst__q_rmse(e, e->img[k].var_b, e->img[k].cov);
     }
     return r;
 }
@@ -1329,6 +1338,30 @@ static hst_result hst__q_error_map_final(hst__qem *e, size_t k, float *map, hst_
     return HST_SUCCESS;
 }
 
+/* Every image's scores at its fitted sigma from the DCT-domain sums (desc->scores_only): one
+   more round of the objective, at each search's answer, then RSE = the RMS residual and RSP
+   from it as hst__q_error_map_final has them (mean_b 0: the images are centred). */
+static hst_result hst__q_scores_dct(hst__qem *e, hst_error_map_result *out) {
+    size_t k;
+    hst_result r;
+    for (k = 0; k < e->count; k++) {
+        e->img[k].s.req = e->img[k].s.sigma;
+        e->img[k].active = 1;
+    }
+    r = hst__q_objectives_dct(e);
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+        const hst__qimg *f = &e->img[k];
+        double alpha = f->var_b > 0.0 ? f->cov / f->var_b : 0.0;
+        out[k].rse = f->rmse;
+        out[k].rsp = e->var_r > 0.0 ? sqrt(fmax(0.0, 1.0 - f->rmse * f->rmse / e->var_r)) : 0.0;
+        if (f->cov < 0.0) out[k].rsp = -out[k].rsp;
+        out[k].alpha = alpha;
+        out[k].beta = e->mean_r - alpha * f->mean_sr;
+        e->img[k].active = 0;
+    }
+    return r;
+}
+
 /* A batch's images against their count and shape: host pointers, or a device buffer whose
    ranges lie inside it (overflow-checked). */
 static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hst_image_batch *b,
@@ -1375,7 +1408,7 @@ static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hs
 static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref_rows,
                                          size_t ref_cols, const hst_image_batch *sr, size_t count,
                                          size_t sr_rows, size_t sr_cols,
-                                         const hst_error_map_desc *d,
+                                         const hst_error_map_desc *d, float *const *maps,
                                          const hst_error_map_result *out, unsigned *mag) {
     size_t n;
     hst_result r;
@@ -1383,6 +1416,7 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
     if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, "an extent is 0");
     if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
         return hst__q_bad(q, "desc->fixed_sigma must be finite and >= 0");
+    if (d->scores_only && maps) return hst__q_bad(q, "desc->scores_only makes no map: maps must be NULL");
     if ((r = hst__q_count(q, ref_rows, ref_cols, &n)) != HST_SUCCESS ||
         (r = hst__q_count(q, sr_rows, sr_cols, &n)) != HST_SUCCESS)
         return r;
@@ -1457,10 +1491,11 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     hst__qem e;
     unsigned mag = 0;
     size_t k;
+    int spatial;
     hst_result r;
     memset(&zero, 0, sizeof zero);
     if ((r = hst__q_error_map_check(q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, d,
-                                    out, &mag)) != HST_SUCCESS)
+                                    maps, out, &mag)) != HST_SUCCESS)
         return r;
     memset(out, 0, count * sizeof *out);
     memset(&e, 0, sizeof e);
@@ -1471,10 +1506,12 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     if (r == HST_SUCCESS) r = hst__q_reference(&e, ref, ref_rows, ref_cols);
     if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_dct_setup(&e);
     if (r == HST_SUCCESS && !(d->fixed_sigma > 0.0)) r = hst__q_search(&e);
+    spatial = !(d->scores_only && e.dct);
+    if (r == HST_SUCCESS && !spatial) r = hst__q_scores_dct(&e, out);
     for (k = 0; k < count && r == HST_SUCCESS; k++) {   /* the final fit blurs, in space */
         double sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : e.img[k].s.sigma;
-        r = hst__q_fit(&e, k, sigma);
-        if (r == HST_SUCCESS) r = hst__q_error_map_final(&e, k, maps ? maps[k] : NULL, &out[k]);
+        if (spatial && (r = hst__q_fit(&e, k, sigma)) == HST_SUCCESS)
+            r = hst__q_error_map_final(&e, k, maps ? maps[k] : NULL, &out[k]);
         out[k].sigma = sigma;
         out[k].magnification = mag;
         out[k].evaluations = d->fixed_sigma > 0.0 ? 0 : e.img[k].evaluations;

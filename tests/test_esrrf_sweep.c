@@ -295,13 +295,16 @@ static void expect_scores(void **state, int use_decorr, uint64_t per, uint64_t b
                 uint64_t n = N - a < T ? N - a : T, z;
                 size_t i;
                 hst_error_map_result em;
+                hst_error_map_desc scores;   /* the sweep's error maps: scores only */
+                memset(&scores, 0, sizeof scores);
+                scores.scores_only = 1;
                 for (i = 0; i < (size_t)R * C; i++) {
                     double s = 0.0;
                     for (z = a; z < a + n; z++) s += (double)frames[z * R * C + i];
                     ref[i] = (float)(s / (double)n);
                 }
                 run_avg(d, radii[k], sens[l], a, n, 1, avg);
-                assert_int_equal(hst_error_map(be, ref, R, C, avg, R * MAG, C * MAG, NULL, NULL, &em), HST_SUCCESS);
+                assert_int_equal(hst_error_map(be, ref, R, C, avg, R * MAG, C * MAG, &scores, NULL, &em), HST_SUCCESS);
                 rsp += em.rsp;
                 ntp++;
                 if (use_decorr) {

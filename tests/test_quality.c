@@ -262,6 +262,36 @@ static void test_error_map_magnified(void **state) {
     free(ref); free(sr); free(map);
 }
 
+/* desc.scores_only: the scores from the DCT-domain sums agree with the spatial final fit's to
+   float rounding (a blurred, magnified, noisy scene: RSE and RSP 1e-5 relative, alpha 1e-4),
+   the same sigma and evaluations; a map asked with it is refused; fixed_sigma ignores it. */
+static void test_error_map_scores_only(void **state) {
+    const size_t h = 48, w = 40, M = 3;
+    float *ref = noise(h, w, 8, 10.0), *sr = noise(M * h, M * w, 9, 1.0), *map = image(M * M * h * w);
+    hst_error_map_desc d;
+    hst_error_map_result full, fast;
+    size_t x, y;
+    blur(ref, h, w, 2.0);
+    for (y = 0; y < M * h; y++)
+        for (x = 0; x < M * w; x++) sr[y * M * w + x] += 2.0f * ref[(y / M) * w + x / M] + 50.0f;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &full), HST_SUCCESS);
+    d.scores_only = 1;
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &fast), HST_SUCCESS);
+    assert_true(fast.sigma == full.sigma && fast.evaluations == full.evaluations && fast.magnification == M);
+    assert_true(fabs(fast.rse - full.rse) <= 1e-5 * full.rse);
+    assert_true(fabs(fast.rsp - full.rsp) <= 1e-5 * fabs(full.rsp) && full.rsp > 0.5);
+    assert_true(fabs(fast.alpha - full.alpha) <= 1e-4 * fabs(full.alpha));
+    assert_true(fabs(fast.beta - full.beta) <= 1e-4 * (fabs(full.beta) + 1.0));
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, map, &fast), HST_ERROR_INVALID_ARGUMENT);
+    d.fixed_sigma = 1.5;
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &fast), HST_SUCCESS);
+    d.scores_only = 0;
+    assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &full), HST_SUCCESS);
+    assert_memory_equal(&fast, &full, sizeof fast);
+    free(ref); free(sr); free(map);
+}
+
 /* ------------------------------------------------------------------------------------------
    FRC. */
 #define FRC_N 256
@@ -697,6 +727,7 @@ int main(void) {
         cmocka_unit_test(test_error_map_shifted),
         cmocka_unit_test(test_error_map_noise),
         cmocka_unit_test(test_error_map_magnified),
+        cmocka_unit_test(test_error_map_scores_only),
         cmocka_unit_test(test_frc_self),
         cmocka_unit_test(test_frc_shifted),
         cmocka_unit_test(test_frc_blurred_noise),

@@ -16,7 +16,7 @@ sz, dbl, uint = ctypes.c_size_t, ctypes.c_double, ctypes.c_uint
 
 
 class ErrorMapDesc(ctypes.Structure):
-    _fields_ = [("fixed_sigma", dbl)]
+    _fields_ = [("fixed_sigma", dbl), ("scores_only", ctypes.c_int)]
 
 
 class ErrorMapResult(ctypes.Structure):
