@@ -110,12 +110,14 @@ extern "C" {
    The error map. fixed_sigma: the blur's sigma in REFERENCE pixels (NanoPyx's fixedSigma; the
    blur applied to the SR image is fixed_sigma * magnification SR pixels); 0 (the default)
    optimises sigma. scores_only: nonzero where the caller needs the scores and no map (maps
-   and map must be NULL): where sigma was searched in the DCT domain (HST_FFT, fixed_sigma 0),
-   RSE, RSP, alpha and beta come from the DCT-domain sums at the fitted sigma instead of a
-   blur in space and two more read-backs per image (beta without the blurred image's residual
-   mean, ~1e-7 of the range, as the images are centred); they agree with the spatial values
-   to float rounding (relative 1e-5 on RSE and RSP; tests/test_quality.c). Ignored where
-   sigma is fixed or searched in space. The eSRRF parameter sweep ranks its images so. */
+   and map must be NULL): the sigma search stops at a relative tolerance of 1e-4 instead of
+   scipy's 1.48e-8 (the objective is flat at its minimum: RSE and RSP move by ~1e-8; about half
+   the evaluations), and where it ran in the DCT domain (HST_FFT), RSE, RSP, alpha and beta come
+   from the DCT-domain sums at the fitted sigma instead of a blur in space and two more
+   read-backs per image (beta without the blurred image's residual mean, ~1e-7 of the range,
+   as the images are centred). They agree with the full fit's to float rounding (relative 1e-5
+   on RSE and RSP, 1e-3 on sigma; tests/test_quality.c). fixed_sigma > 0 ignores it. The eSRRF
+   parameter sweep ranks its images so. */
 typedef struct hst_error_map_desc {
     double fixed_sigma;
     int scores_only;
@@ -349,6 +351,10 @@ extern "C" {
 #define HST__Q_DECORR_DT 0.001f
 /* scipy.optimize.brent and bracket's constants */
 #define HST__Q_BRENT_TOL 1.48e-8
+/* The search's relative tolerance on sigma with desc->scores_only: the objective is flat at its
+   minimum (quadratic), so stopping 1e-4 from it moves RSE and RSP by ~1e-8, below the float
+   sums' rounding, and halves the rounds. */
+#define HST__Q_SCORES_TOL 1e-4
 #define HST__Q_BRENT_MINTOL 1.0e-11
 #define HST__Q_BRENT_CG 0.3819660
 #define HST__Q_BRENT_MAXITER 1000
@@ -732,12 +738,14 @@ enum { HST__QS_FA, HST__QS_FB, HST__QS_FC, HST__QS_INSIDE, HST__QS_SHIFT, HST__Q
 typedef struct hst__qsearch {
     int state, iter, bracketed;
     double req, sigma, x0;   /* x0: the bracket's first xb, 4 / 2.35482 mag */
+    double tol;              /* Brent's relative tolerance on sigma */
     double xa, xb, xc, fa, fb, fc, w, fw;             /* bracket */
     double x, v, bw, fx, fv, fbw, a, b, deltax, rat;  /* Brent (bw, fbw: its w, fw) */
 } hst__qsearch;
 
-static void hst__q_search_init(hst__qsearch *s, unsigned mag) {
+static void hst__q_search_init(hst__qsearch *s, unsigned mag, double tol) {
     memset(s, 0, sizeof *s);
+    s->tol = tol;
     s->xa = 0.0;
     s->xb = s->x0 = HST__Q_TRUNCATE / HST__Q_FWHM * mag;
     s->req = s->xa;
@@ -752,7 +760,7 @@ static int hst__q_search_done(hst__qsearch *s, double sigma) {
 
 /* Brent's next trial point, or done (tol 1.48e-8, at most 1000 iterations). */
 static int hst__q_brent_next(hst__qsearch *s) {
-    double x = s->x, tol1 = HST__Q_BRENT_TOL * fabs(x) + HST__Q_BRENT_MINTOL, tol2 = 2.0 * tol1;
+    double x = s->x, tol1 = s->tol * fabs(x) + HST__Q_BRENT_MINTOL, tol2 = 2.0 * tol1;
     double xmid = 0.5 * (s->a + s->b), u;
     if (s->iter >= HST__Q_BRENT_MAXITER || fabs(x - xmid) < (tol2 - 0.5 * (s->b - s->a)))
         return hst__q_search_done(s, x);
@@ -906,7 +914,7 @@ typedef struct hst__qem {
     uint32_t items;      /* hst_k_quality_dct_moments' work-items: HST__Q_DCT_ITEMS, at most n */
     int rows, cols, dct, dev_gains;
     unsigned mag;
-    double n, var_r, mean_r;
+    double n, var_r, mean_r, tol;   /* tol: the sigma search's (HST__Q_BRENT_TOL or _SCORES_TOL) */
     hst_array *rz, *b, *tmp, *part, *srz_all, *rdct, *sdct_all, *gains, *dpart, *dsum;
     hst_array *taps, *rad, *dcos_r, *dcos_c;
     hst_array **views;   /* 2 count: srz, sdct */
@@ -1242,7 +1250,7 @@ static hst_result hst__q_search(hst__qem *e) {
     size_t k, left = e->count;
     hst_result r = HST_SUCCESS;
     for (k = 0; k < e->count; k++) {
-        hst__q_search_init(&e->img[k].s, e->mag);
+        hst__q_search_init(&e->img[k].s, e->mag, e->tol);
         e->img[k].active = 1;
     }
     while (left && r == HST_SUCCESS) {
@@ -1501,6 +1509,7 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     memset(&e, 0, sizeof e);
     e.q = q;
     e.mag = mag;
+    e.tol = d->scores_only ? HST__Q_SCORES_TOL : HST__Q_BRENT_TOL;
     r = hst__q_em_open(&e, count, sr_rows, sr_cols);
     if (r == HST_SUCCESS) r = hst__q_centred_images(&e, sr);
     if (r == HST_SUCCESS) r = hst__q_reference(&e, ref, ref_rows, ref_cols);

@@ -262,9 +262,10 @@ static void test_error_map_magnified(void **state) {
     free(ref); free(sr); free(map);
 }
 
-/* desc.scores_only: the scores from the DCT-domain sums agree with the spatial final fit's to
-   float rounding (a blurred, magnified, noisy scene: RSE and RSP 1e-5 relative, alpha 1e-4),
-   the same sigma and evaluations; a map asked with it is refused; fixed_sigma ignores it. */
+/* desc.scores_only: the scores from the DCT-domain sums at the looser search's sigma agree
+   with the full fit's to float rounding (a blurred, magnified, noisy scene: RSE and RSP 1e-5
+   relative, alpha 1e-4, sigma 1e-3) in fewer evaluations; a map asked with it is refused;
+   fixed_sigma ignores it. */
 static void test_error_map_scores_only(void **state) {
     const size_t h = 48, w = 40, M = 3;
     float *ref = noise(h, w, 8, 10.0), *sr = noise(M * h, M * w, 9, 1.0), *map = image(M * M * h * w);
@@ -278,7 +279,8 @@ static void test_error_map_scores_only(void **state) {
     assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &full), HST_SUCCESS);
     d.scores_only = 1;
     assert_int_equal(hst_error_map(BE(state), ref, h, w, sr, M * h, M * w, &d, NULL, &fast), HST_SUCCESS);
-    assert_true(fast.sigma == full.sigma && fast.evaluations == full.evaluations && fast.magnification == M);
+    assert_true(fabs(fast.sigma - full.sigma) <= 1e-3 * fabs(full.sigma) && fast.magnification == M);
+    assert_true(fast.evaluations > 0 && fast.evaluations < full.evaluations);
     assert_true(fabs(fast.rse - full.rse) <= 1e-5 * full.rse);
     assert_true(fabs(fast.rsp - full.rsp) <= 1e-5 * fabs(full.rsp) && full.rsp > 0.5);
     assert_true(fabs(fast.alpha - full.alpha) <= 1e-4 * fabs(full.alpha));
