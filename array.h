@@ -907,8 +907,8 @@ static hst_result hst__reduce(const char *func, const hst_array *x, const hst_ar
     return r;
 }
 
-/* hst_array_sum_batch's checks: the arrays, one backend; each one's partials (groups[k], and
-   off[k + 1] - off[k] bytes of them from off[k]: the host copies lie side by side). */
+/* hst_array_sum_batch's checks: the arrays, one backend; each one's partials (groups[k] of them
+   from byte off[k], 16-aligned: the host copies lie side by side). */
 static hst_result hst__sum_batch_check(const hst_array *const *x, size_t count, size_t *groups, size_t *off) {
     static const char *F = "hst_array_sum_batch";
     char name[40];
@@ -921,7 +921,9 @@ static hst_result hst__sum_batch_check(const hst_array *const *x, size_t count, 
         if (x[k]->be != x[0]->be)
             return hst_backend_fail(x[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
                                     "x[%zu] is another backend's than x[0]", k);
-        if (!hst_size_add(off[k], bytes, &off[k + 1])) return hst__aoverflow(x[k]->be, F, "partials");
+        if (!hst_size_add(off[k], bytes, &off[k + 1]) || !hst_size_add(off[k + 1], 15, &off[k + 1]))
+            return hst__aoverflow(x[k]->be, F, "partials");
+        off[k + 1] &= ~(size_t)15;   /* each array's partials aligned for any scalar type */
     }
     return HST_SUCCESS;
 }
@@ -946,7 +948,8 @@ HST__ADEF hst_result hst_array_sum_batch(const hst_array *const *x, size_t count
     if (r == HST_SUCCESS && !(partial = (unsigned char *)hst_backend_alloc(be, off[count] ? off[count] : 1)))
         r = HST_ERROR_OUT_OF_HOST_MEMORY;
     for (k = 0; k < count && r == HST_SUCCESS; k++) {
-        if (hst__on_cl(be)) r = hst__reduce_cl(x[k], NULL, HST_REDUCE_SUM, groups[k], off[k + 1] - off[k], partial + off[k], &keep[k]);
+        size_t bytes = groups[k] * hst_kernels_partial_size(x[k]->dtype, HST_REDUCE_SUM);   /* checked */
+        if (hst__on_cl(be)) r = hst__reduce_cl(x[k], NULL, HST_REDUCE_SUM, groups[k], bytes, partial + off[k], &keep[k]);
         else hst_k_reduce_host(x[k]->dtype, HST_REDUCE_SUM, hst_buffer_host_ptr(x[k]->buf), NULL, x[k]->count, partial + off[k]);
     }
     if (hst__on_cl(be) && partial) {   /* every enqueued read lands before its memory goes */
