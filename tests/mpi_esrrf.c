@@ -356,10 +356,15 @@ static int callbacks(hst_backend **be, const unsigned char *stack, uint64_t fram
     return ok;
 }
 
-/* The stack as floats with patches of 3e38 (finite input whose statistics are not float32):
-   in the last rank's rows (the crop's bottom eighth) in frame 20 (time point 1 of 16 frames),
-   and in rank 0's rows (the top) in frame 40 (time point 2). */
-static float *huge_patches(const unsigned char *stack, uint64_t frames)
+/* Two 3 x 3 patches of 3e38 in the crop: their first rows and frames. */
+typedef struct patches {
+    int row_a, frame_a, row_b, frame_b;
+    uint64_t calls;   /* one process's callbacks before the first non-finite time point */
+} patches;
+
+/* The stack as floats with two patches of 3e38 (finite input whose statistics are not
+   float32): at (row_a, column 30) in frame_a and at (row_b, column 20) in frame_b. */
+static float *huge_patches(const unsigned char *stack, uint64_t frames, const patches *p)
 {
     size_t n = (size_t)frames * CROP * CROP, i;
     float *f = (float *)malloc(n * sizeof(float));
@@ -367,20 +372,21 @@ static float *huge_patches(const unsigned char *stack, uint64_t frames)
     for (i = 0; f && i < n; i++) f[i] = (float)stack[i];
     for (y = 0; f && y < 3; y++)
         for (x = 0; x < 3; x++) {
-            f[((size_t)20 * CROP + CROP - 6 + y) * CROP + 30 + x] = 3e38f;
-            f[((size_t)40 * CROP + 4 + y) * CROP + 20 + x] = 3e38f;
+            f[((size_t)p->frame_a * CROP + p->row_a + y) * CROP + 30 + x] = 3e38f;
+            f[((size_t)p->frame_b * CROP + p->row_b + y) * CROP + 20 + x] = 3e38f;
         }
     return f;
 }
 
 /* Every rank NON_FINITE; exactly one rank logs the pixel, with one process's words (the same
-   pixel); rank 0's callbacks are one process's (the time points before it). Without the
-   correction the pixel lies in the last rank's rows, which that rank names. */
-static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64_t frames, int macro)
+   pixel): rank 0, which checks the whole images, whichever rank's rows hold it; rank 0's
+   callbacks are one process's (the time points before it, p->calls). */
+static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64_t frames, int macro,
+                            const patches *p)
 {
     MPI_Comm comm = MPI_COMM_WORLD;
     hst_esrrf_desc d;
-    float *out[HST_ESRRF_NUM_MODES], *f = huge_patches(stack, frames);
+    float *out[HST_ESRRF_NUM_MODES], *f = huge_patches(stack, frames, p);
     char *msgs = NULL, one_msg[sizeof non_finite_msg];
     seen ranks, one;
     uint64_t T = 16, ntp = (frames + T - 1) / T;
@@ -408,7 +414,7 @@ static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64
         for (k = 0; ok && k < nranks; k++)
             if (msgs[(size_t)k * sizeof non_finite_msg]) { holder = k; holders++; }
         ok = ok && holders == 1 && one_msg[0] && strcmp(msgs + (size_t)holder * sizeof non_finite_msg, one_msg) == 0 &&
-             (macro || holder == nranks - 1) && one.calls == 1 && same_seen(&one, &ranks);
+             holder == 0 && one.calls == p->calls && same_seen(&one, &ranks);
         if (!ok)
             fprintf(stderr, "non-finite: rank %d (of %d ranks that logged one) logged \"%s\"; one process \"%s\"\n",
                     holder, holders, holder >= 0 ? msgs + (size_t)holder * sizeof non_finite_msg : "", one_msg);
@@ -423,6 +429,9 @@ static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64
 
 int main(int argc, char **argv)
 {
+    /* the last rank's rows (the crop's bottom) in time point 1 of 16 frames, rank 0's (the top)
+       in time point 2; the middle rows and rank 0's, both in time point 1 */
+    const patches last_first = { CROP - 6, 20, 4, 40, 1 }, same_tp = { CROP / 2 + 1, 20, 4, 25, 1 };
     hst_backend *be = NULL;
     hst_backend_desc bd;
     unsigned char *stack;
@@ -449,9 +458,14 @@ int main(int argc, char **argv)
     tap("no macro-pixel correction: the bits of one process", same_bits(&be, stack, frames, 25, 0));
     tap("rank 0's on_timepoint over the ranks: one process's calls and images", callbacks(&be, stack, frames));
     tap("an Inf image pixel in the last rank's rows, no correction: named as one process names it",
-        non_finite_image(&be, stack, frames, 0));
+        non_finite_image(&be, stack, frames, 0, &last_first));
     tap("a non-finite pixel with the macro-pixel correction: named as one process names it",
-        non_finite_image(&be, stack, frames, 1));
+        non_finite_image(&be, stack, frames, 1, &last_first));
+    tap("non-finite pixels in the middle rows and in rank 0's, one time point: rank 0's named first",
+        non_finite_image(&be, stack, frames, 0, &same_tp));
+    tap("the same with the correction: named as one process names it", non_finite_image(&be, stack, frames, 1, &same_tp));
+    tap("two frames per time point (25 x 3 images per rank: more than the gather's window of 64 messages): the bits of one process",
+        same_bits(&be, stack, frames, 2, 1));
     tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
         one_rank_bad_argument(&be, stack, frames));
     tap("an Inf in the last rank's stack: every rank NON_FINITE, the others name it",
