@@ -68,13 +68,17 @@
    MPI ranks (HST_ESRRF_MPI, desc.mpi_comm = &comm). hst_esrrf_run becomes collective: every
    rank of comm calls it with the same desc values, the whole stack and the same shape; rank k
    of K computes magnified rows [rowsM k / K, rowsM (k + 1) / K) of every frame on its own
-   backends and finishes them as the backends of one process do (the macro-pixel correction's
-   sums run through the ranks in order, then each rank corrects and checks its rows), rank 0
-   gathers the rows into its out (other ranks' out is not touched and may be NULL) and calls
-   on_timepoint. Ranks but 0 keep their rows' host memory on their first backend for the next
-   call (hst_backend_destroy frees it). Each rank's host stages (the correction, the host
-   device's threads) use the cores it is bound to: Open MPI binds each of two ranks or fewer to
-   one core unless told otherwise (mpirun --bind-to none). Why rows
+   backends, adds them to the macro-pixel correction's sums (which run through the ranks in
+   order, as over the backends of one process) and sends them to rank 0 meanwhile; rank 0
+   receives them into its out (other ranks' out is not touched and may be NULL), corrects and
+   checks the whole images and calls on_timepoint. Ranks but 0 keep their rows' host memory on
+   their first backend for the next call (hst_backend_destroy frees it). Each rank's host
+   stages (the sums, the correction, the host device's threads) run on threads over the cores
+   it is bound to: launch with `mpirun --bind-to none`, or a mapping that gives each rank its
+   cores (e.g. `--map-by ppr:1:numa:PE=N`). Open MPI's default binds each of two ranks or fewer
+   to one core: on two H100s, 500 frames of 1000 x 1000 at mag 5, one GPU per rank, the call
+   then took 0.41 s (1.78x one process under the same binding) against 0.353-0.356 s (1.93-
+   1.95x) with --bind-to none. Why rows
    and not frames: each pixel's temporal sums then run over its frames in order on one rank, as
    in one process, so the images are the same bits as one process's for any K (a split of the
    frames would add partial sums in another order). Each rank therefore reads every frame (its
@@ -241,8 +245,10 @@ typedef struct hst_esrrf_report {
     double mpi_setup_seconds;       /* the checks and agreements before its rows, its rows' host
                                        memory (kept from the previous call where it fits) */
     double mpi_sums_seconds;        /* adding its rows to the macro-pixel correction's sums */
-    double mpi_correct_seconds;     /* correcting and checking its rows */
-    double mpi_gather_seconds;      /* the gather of the corrected rows into rank 0's images */
+    double mpi_correct_seconds;     /* rank 0: correcting and checking the whole images (its
+                                       own rows beside the gather); 0 on the other ranks */
+    double mpi_gather_seconds;      /* waiting for the gather of the rows into rank 0's images
+                                       to end (it runs beside the sums and the agreements) */
 } hst_esrrf_report;
 
 /* The backend eSRRF runs fastest on for desc's selector: hst_backend_create's, except that
@@ -2228,15 +2234,14 @@ static void hst__erows_cut(uint32_t rowsM, int k, int K, uint32_t *r0, uint32_t 
 
 /* One call over the ranks: a private duplicate of the caller's communicator (no message of ours
    can meet one of the caller's), this rank's rows and where they lie, the buffers, the times.
-   Each rank finishes its own rows as the backends of one process do (several backends, above):
-   the phases' sums run through the ranks in order, each continuing the previous rank's (one
-   process's addition order, so its bits), as soon as each rank's rows are in; then each rank
-   corrects and checks its rows with the final sums, chunk by chunk, and sends each chunk to
-   rank 0 as soon as it is corrected, while rank 0 corrects its own rows on a thread beside the
-   receipts. Rank 0 used to gather the raw rows and finish the whole images alone: on two H100s,
-   500 frames of 1000 x 1000 at mag 5, the call took 0.45 s around 0.337 s of streams (1.63x one
-   process); with the sums, the corrections and a gather (MPI_Gatherv) one after another it
-   took 0.367 s (1.85-1.90x). */
+   The phases' sums run through the ranks in order, each continuing the previous rank's (one
+   process's addition order, so its bits), each rank's as soon as its rows ran; meanwhile every
+   rank sends its raw rows to rank 0, which then corrects and checks the whole images. On two
+   H100s, 500 frames of 1000 x 1000 at mag 5, AVG, the call took 0.45 s around 0.337 s of
+   streams when rank 0 also summed every row alone (1.63x one process); 0.359-0.363 s (1.90-
+   1.92x) with the sums after the agreement and each rank correcting its rows before an
+   MPI_Gatherv (rank 0 waited 6-7 ms for it); 0.353-0.356 s (1.93-1.95x) now, in the same run
+   (AVG, VAR and TAC2: 1.82x then, 1.90x now). */
 #define HST__EMPI_WINDOW 64   /* the gather's messages in flight per rank */
 enum { HST__EMPI_TAG_OK = 1, HST__EMPI_TAG_SUMS, HST__EMPI_TAG_ROWS };
 typedef struct hst__empi {
@@ -2409,8 +2414,8 @@ static hst_result hst__empi_setup(hst__empi *m, const hst_esrrf_desc *desc, cons
     return r;
 }
 
-/* This rank's rows of every frame through one engine, neither corrected nor checked (the
-   ranks do both once every rank's rows are in); only rank 0 reports progress. */
+/* This rank's rows of every frame through one engine, neither corrected nor checked (rank 0
+   does both once every rank's rows are in); only rank 0 reports progress. */
 static hst_result hst__empi_local(const hst__empi *m, const void *stack, hst_esrrf_dtype dtype, uint64_t frames,
                                   uint32_t rows, uint32_t cols, hst_esrrf_report *rep) {
     hst_esrrf_desc local = m->d;
@@ -2653,8 +2658,9 @@ static void hst__empi_correct_own(void *p) {
 /* Rank 0, after every rank ran: its own rows corrected beside the gather's end, then the other
    ranks' rows as they came, time point by time point up to the first non-finite one; that
    pixel named (HST_ERROR_NON_FINITE) as one process names it; *upto: its time point (ntp:
-   none). Rank 0 used to wait for every rank's correction and then gather (MPI_Gatherv): 3.8 +
-   7.7 ms on two H100s (50 MB); the gather now runs beside the sums' chain. */
+   none). Rank 0 used to wait for every rank's correction of its rows and then gather them
+   (MPI_Gatherv): 2.3-3.8 ms and 6.2-7.7 ms on two H100s (rank 1's 50 MB); beside the sums'
+   chain the gather now leaves rank 0 0.2-0.9 ms of waiting, and the correction takes 3.1-3.5. */
 static hst_result hst__empi_correct(hst__empi *m, hst__empi_pump *p, uint64_t *upto) {
     hst__empi_bad bad;
     uint64_t tp;
@@ -2664,7 +2670,8 @@ static hst_result hst__empi_correct(hst__empi *m, hst__empi_pump *p, uint64_t *u
     bad.px = 0;
     hst__empi_beside(m, p, hst__empi_correct_own, &bad);
     hst__empi_pump_end(m, p);
-    for (tp = 0; tp < m->ntp && tp <= bad.tp && m->r1 < m->rowsM; tp++) hst__empi_correct_rows(&bad, tp, m->r1, m->rowsM);
+    for (tp = 0; tp < m->ntp && tp <= bad.tp && m->r1 < m->rowsM; tp++)
+        hst__empi_correct_rows(&bad, tp, m->r1, m->rowsM);
     *upto = bad.tp;
     if (bad.tp == m->ntp) return HST_SUCCESS;
     return hst__enonfinite_image(m->log_be, bad.tp, bad.mode, bad.px / m->colsM, bad.px % m->colsM,

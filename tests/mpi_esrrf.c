@@ -7,10 +7,12 @@
    images of one process, in order; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
-   HST_LOGITEM_RANK_FAILED naming it; a non-finite image pixel in the last rank's rows (finite
-   input too large for the statistics) is named as one process names it (the first in time
-   point, mode, row-major order across the ranks' rows), by one rank, with the callbacks of one
-   process before it; zero frames is INVALID_ARGUMENT on every rank. Every rank
+   HST_LOGITEM_RANK_FAILED naming it; a non-finite image pixel (finite input too large for the
+   statistics) in the last rank's rows, or in the middle rows and rank 0's of one time point,
+   is named as one process names it (the first in time point, mode, row-major order across the
+   ranks' rows), by rank 0 alone, with the callbacks of one process before it; 25 time points
+   (more of the gather's messages than it keeps in flight) give one process's bits; zero frames
+   is INVALID_ARGUMENT on every rank. Every rank
    checks; rank 0 prints TAP. Run by tests/run.sh (stage "mpi") under mpirun with the ranks
    above, on every device (HST_DEVICE's, the same on every rank). */
 #define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
@@ -463,8 +465,9 @@ int main(int argc, char **argv)
         non_finite_image(&be, stack, frames, 1, &last_first));
     tap("non-finite pixels in the middle rows and in rank 0's, one time point: rank 0's named first",
         non_finite_image(&be, stack, frames, 0, &same_tp));
-    tap("the same with the correction: named as one process names it", non_finite_image(&be, stack, frames, 1, &same_tp));
-    tap("two frames per time point (25 x 3 images per rank: more than the gather's window of 64 messages): the bits of one process",
+    tap("the same with the correction: named as one process names it",
+        non_finite_image(&be, stack, frames, 1, &same_tp));
+    tap("two frames per time point (25 x 3 images a rank, more than the gather's 64 in flight): one process's bits",
         same_bits(&be, stack, frames, 2, 1));
     tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
         one_rank_bad_argument(&be, stack, frames));
