@@ -2431,9 +2431,12 @@ static hst_result hst__empi_local(const hst__empi *m, const void *stack, hst_esr
    mode straight into out, as the senders post them (time point, then rank, then mode; each
    sender in its own order), with at most HST__EMPI_WINDOW messages in flight on each side.
    It starts as soon as each rank's rows ran and moves on beside the sums' chain: Open MPI's
-   shared memory without a single-copy mechanism (the default in containers) moves a message
-   only while both ranks are inside MPI, so the main thread keeps the messages moving while a
-   thread computes (hst__empi_beside). */
+   shared memory without a single-copy mechanism (btl_vader_single_copy_mechanism none, as on
+   the two-H100 host measured, where CMA needs ptrace rights a container may lack) moves a
+   message only while both ranks are inside MPI, so the main thread keeps the messages moving
+   while a thread computes (hst__empi_beside). Each rank correcting its rows in chunks and
+   sending each at once was slower there (0.377-0.385 s a call): the sends waited for the
+   next chunk's MPI call, and each chunk started a pool of threads. */
 typedef struct hst__empi_pump {
     MPI_Request win[HST__EMPI_WINDOW];
     MPI_Datatype row;           /* one magnified row of floats */
