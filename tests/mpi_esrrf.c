@@ -7,10 +7,12 @@
    images of one process, in order; a failure
    on one rank (a bad argument there only, a non-finite pixel in its copy of the stack, a cancel
    by rank 0's progress callback) returns the same code on every rank, and the other ranks log
-   HST_LOGITEM_RANK_FAILED naming it; a non-finite image pixel in the last rank's rows (finite
-   input too large for the statistics) is named as one process names it (the first in time
-   point, mode, row-major order across the ranks' rows), by one rank, with the callbacks of one
-   process before it; zero frames is INVALID_ARGUMENT on every rank. Every rank
+   HST_LOGITEM_RANK_FAILED naming it; a non-finite image pixel (finite input too large for the
+   statistics) in the last rank's rows, or in the middle rows and rank 0's of one time point,
+   is named as one process names it (the first in time point, mode, row-major order across the
+   ranks' rows), by rank 0 alone, with the callbacks of one process before it; 25 time points
+   (more of the gather's messages than it keeps in flight) give one process's bits; zero frames
+   is INVALID_ARGUMENT on every rank. Every rank
    checks; rank 0 prints TAP. Run by tests/run.sh (stage "mpi") under mpirun with the ranks
    above, on every device (HST_DEVICE's, the same on every rank). */
 #define _POSIX_C_SOURCE 200809L   /* image_io.h: fdopen, mkstemp in strict C99 */
@@ -356,10 +358,15 @@ static int callbacks(hst_backend **be, const unsigned char *stack, uint64_t fram
     return ok;
 }
 
-/* The stack as floats with patches of 3e38 (finite input whose statistics are not float32):
-   in the last rank's rows (the crop's bottom eighth) in frame 20 (time point 1 of 16 frames),
-   and in rank 0's rows (the top) in frame 40 (time point 2). */
-static float *huge_patches(const unsigned char *stack, uint64_t frames)
+/* Two 3 x 3 patches of 3e38 in the crop: their first rows and frames. */
+typedef struct patches {
+    int row_a, frame_a, row_b, frame_b;
+    uint64_t calls;   /* one process's callbacks before the first non-finite time point */
+} patches;
+
+/* The stack as floats with two patches of 3e38 (finite input whose statistics are not
+   float32): at (row_a, column 30) in frame_a and at (row_b, column 20) in frame_b. */
+static float *huge_patches(const unsigned char *stack, uint64_t frames, const patches *p)
 {
     size_t n = (size_t)frames * CROP * CROP, i;
     float *f = (float *)malloc(n * sizeof(float));
@@ -367,20 +374,21 @@ static float *huge_patches(const unsigned char *stack, uint64_t frames)
     for (i = 0; f && i < n; i++) f[i] = (float)stack[i];
     for (y = 0; f && y < 3; y++)
         for (x = 0; x < 3; x++) {
-            f[((size_t)20 * CROP + CROP - 6 + y) * CROP + 30 + x] = 3e38f;
-            f[((size_t)40 * CROP + 4 + y) * CROP + 20 + x] = 3e38f;
+            f[((size_t)p->frame_a * CROP + p->row_a + y) * CROP + 30 + x] = 3e38f;
+            f[((size_t)p->frame_b * CROP + p->row_b + y) * CROP + 20 + x] = 3e38f;
         }
     return f;
 }
 
 /* Every rank NON_FINITE; exactly one rank logs the pixel, with one process's words (the same
-   pixel); rank 0's callbacks are one process's (the time points before it). Without the
-   correction the pixel lies in the last rank's rows, which that rank names. */
-static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64_t frames, int macro)
+   pixel): rank 0, which checks the whole images, whichever rank's rows hold it; rank 0's
+   callbacks are one process's (the time points before it, p->calls). */
+static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64_t frames, int macro,
+                            const patches *p)
 {
     MPI_Comm comm = MPI_COMM_WORLD;
     hst_esrrf_desc d;
-    float *out[HST_ESRRF_NUM_MODES], *f = huge_patches(stack, frames);
+    float *out[HST_ESRRF_NUM_MODES], *f = huge_patches(stack, frames, p);
     char *msgs = NULL, one_msg[sizeof non_finite_msg];
     seen ranks, one;
     uint64_t T = 16, ntp = (frames + T - 1) / T;
@@ -408,7 +416,7 @@ static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64
         for (k = 0; ok && k < nranks; k++)
             if (msgs[(size_t)k * sizeof non_finite_msg]) { holder = k; holders++; }
         ok = ok && holders == 1 && one_msg[0] && strcmp(msgs + (size_t)holder * sizeof non_finite_msg, one_msg) == 0 &&
-             (macro || holder == nranks - 1) && one.calls == 1 && same_seen(&one, &ranks);
+             holder == 0 && one.calls == p->calls && same_seen(&one, &ranks);
         if (!ok)
             fprintf(stderr, "non-finite: rank %d (of %d ranks that logged one) logged \"%s\"; one process \"%s\"\n",
                     holder, holders, holder >= 0 ? msgs + (size_t)holder * sizeof non_finite_msg : "", one_msg);
@@ -423,6 +431,9 @@ static int non_finite_image(hst_backend **be, const unsigned char *stack, uint64
 
 int main(int argc, char **argv)
 {
+    /* the last rank's rows (the crop's bottom) in time point 1 of 16 frames, rank 0's (the top)
+       in time point 2; the middle rows and rank 0's, both in time point 1 */
+    const patches last_first = { CROP - 6, 20, 4, 40, 1 }, same_tp = { CROP / 2 + 1, 20, 4, 25, 1 };
     hst_backend *be = NULL;
     hst_backend_desc bd;
     unsigned char *stack;
@@ -449,9 +460,15 @@ int main(int argc, char **argv)
     tap("no macro-pixel correction: the bits of one process", same_bits(&be, stack, frames, 25, 0));
     tap("rank 0's on_timepoint over the ranks: one process's calls and images", callbacks(&be, stack, frames));
     tap("an Inf image pixel in the last rank's rows, no correction: named as one process names it",
-        non_finite_image(&be, stack, frames, 0));
+        non_finite_image(&be, stack, frames, 0, &last_first));
     tap("a non-finite pixel with the macro-pixel correction: named as one process names it",
-        non_finite_image(&be, stack, frames, 1));
+        non_finite_image(&be, stack, frames, 1, &last_first));
+    tap("non-finite pixels in the middle rows and in rank 0's, one time point: rank 0's named first",
+        non_finite_image(&be, stack, frames, 0, &same_tp));
+    tap("the same with the correction: named as one process names it",
+        non_finite_image(&be, stack, frames, 1, &same_tp));
+    tap("two frames per time point (25 x 3 images a rank, more than the gather's 64 in flight): one process's bits",
+        same_bits(&be, stack, frames, 2, 1));
     tap("a bad radius on the last rank: every rank INVALID_ARGUMENT, the others name it",
         one_rank_bad_argument(&be, stack, frames));
     tap("an Inf in the last rank's stack: every rank NON_FINITE, the others name it",
