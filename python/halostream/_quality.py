@@ -160,7 +160,7 @@ def _call(backend, where, fn):
 
 
 # ---------------------------------------------------------------------------- the metrics
-def error_map(backend, ref, sr, fixed_sigma=None):
+def error_map(backend, ref, sr, fixed_sigma=None, scores_only=False):
     where = "error_map"
     ref, sr = image(where, "ref", ref), image(where, "sr", sr)
     mag = sr.shape[0] // ref.shape[0]
@@ -170,11 +170,14 @@ def error_map(backend, ref, sr, fixed_sigma=None):
     desc = ErrorMapDesc()
     if fixed_sigma is not None:
         desc.fixed_sigma = real(where, "fixed_sigma", fixed_sigma, 0.0, math.inf, low_open=True)
-    emap = np.empty(sr.shape, np.float32)
+    if not isinstance(scores_only, bool):
+        raise TypeError("%s: scores_only must be True or False, got %r" % (where, scores_only))
+    desc.scores_only = int(scores_only)
+    emap = None if scores_only else np.empty(sr.shape, np.float32)
     out = ErrorMapResult()
     _call(backend, where, lambda lib, be: lib.hst_error_map(
         be, _pointer(ref), ref.shape[0], ref.shape[1], _pointer(sr), sr.shape[0], sr.shape[1],
-        ctypes.byref(desc), _pointer(emap), ctypes.byref(out)))
+        ctypes.byref(desc), None if emap is None else _pointer(emap), ctypes.byref(out)))
     return ErrorMap(emap, out)
 
 

@@ -254,10 +254,10 @@ class Backend:
         return Sweep(maps[0], maps[1], maps[2], best, np.float32(radii), np.float32(sens),
                      imgs if want else None, report)
 
-    def error_map(self, ref, sr, fixed_sigma=None):
+    def error_map(self, ref, sr, fixed_sigma=None, scores_only=False):
         """SQUIRREL's error map on this backend's first device: halostream.squirrel.error_map's
         arguments and result, less device."""
-        return _quality.error_map(self, ref, sr, fixed_sigma)
+        return _quality.error_map(self, ref, sr, fixed_sigma, scores_only)
 
     def frc(self, a, b, pixel_size=1, units="pixels"):
         """FRC and its FIRE resolution on this backend's first device: halostream.frc's
