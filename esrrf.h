@@ -2495,18 +2495,20 @@ static void hst__empi_pump_post(const hst__empi *m, hst__empi_pump *p, MPI_Reque
 
 /* Moves the gather on: posts the messages whose slots are free (block: waiting for them), and
    with block, waits for every message. Every slot is waited for before its next message, so
-   the message waited for is always on its way (both sides post in one order). */
-static void hst__empi_pump_move(const hst__empi *m, hst__empi_pump *p, int block) {
+   the message waited for is always on its way (both sides post in one order). Returns 1 when
+   every message has arrived. */
+static int hst__empi_pump_move(const hst__empi *m, hst__empi_pump *p, int block) {
     int flag = 1;
     while (p->posted < p->total) {
         MPI_Request *rq = &p->win[p->posted % HST__EMPI_WINDOW];
         if (block) MPI_Wait(rq, MPI_STATUS_IGNORE);
         else MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
-        if (!flag) return;
+        if (!flag) return 0;
         hst__empi_pump_post(m, p, rq);
     }
     if (block) MPI_Waitall(HST__EMPI_WINDOW, p->win, MPI_STATUSES_IGNORE);
     else MPI_Testall(HST__EMPI_WINDOW, p->win, &flag, MPI_STATUSES_IGNORE);
+    return block || flag;
 }
 
 static void hst__empi_pump_end(hst__empi *m, hst__empi_pump *p) {
@@ -2545,8 +2547,8 @@ static void hst__empi_beside(const hst__empi *m, hst__empi_pump *p, void (*fn)(v
         fn(ctx);
         return;
     }
-    while (!done) {
-        hst__empi_pump_move(m, p, 0);
+    while (!done) {   /* once every message is in, the thread is joined without polling */
+        if (hst__empi_pump_move(m, p, 0)) break;
         pthread_mutex_lock(&t.mu);
         done = t.done;
         pthread_mutex_unlock(&t.mu);
