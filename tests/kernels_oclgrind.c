@@ -7,7 +7,7 @@
    every launch has the argument values the library really passes, and the quality kernels:
    blur, moments and error_map through quality.h's error map; the five that read spectra
    (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols) and the error map's three DCT
-   kernels (dct_pack, dct_unpack, dct_moments) launched one by one with
+   kernels (dct_pack, dct_unpack, dct_moments, gains) launched one by one with
    the arguments quality.h gives them, on made-up spectra (this program has no FFT: VkFFT's own
    kernels would run under Oclgrind too), each against its host twin.
 
@@ -483,9 +483,10 @@ typedef struct qarg { void *p; size_t bytes; int buf; } qarg;
 #define QB(x) {(void *)(x), sizeof(x), 1}
 #define QV(x) {(void *)&(x), sizeof(x), 0}
 
-/* One launch of kernel `name` of the quality program (global sizes as quality.h gives them). */
-static void quality_launch(hst_backend *be, const char *name, unsigned dims, const size_t *global,
-                           size_t nargs, qarg *a)
+/* One launch of kernel `name` of the quality program built with `options` (global sizes as
+   quality.h gives them). */
+static void quality_launch(hst_backend *be, const char *options, const char *name, unsigned dims,
+                           const size_t *global, size_t nargs, qarg *a)
 {
     hst_queue *q = hst_backend_queue(be);
     const char *const *src;
@@ -494,7 +495,7 @@ static void quality_launch(hst_backend *be, const char *name, unsigned dims, con
     hst_buffer *b[12] = {NULL};
     size_t i, count;
     src = hst_kernels_quality_source(&count);
-    CHECK(hst_program_build(be, count, src, "", &prog));
+    CHECK(hst_program_build(be, count, src, options, &prog));
     if (prog) CHECK(hst_kernel_create(prog, name, &k));
     for (i = 0; i < nargs && k; i++) {
         if (!a[i].buf) { CHECK(hst_kernel_set_arg(k, (unsigned)i, a[i].bytes, a[i].p)); continue; }
@@ -529,7 +530,7 @@ static void quality_partial_sums(hst_backend *be)
     qarg a[6] = {QB(part), QB(out[0]), QV(g), QV(h), QV(n), QV(stride)};
     wl_fill_f32(part, sizeof part / sizeof part[0], 9);
     nan_fill(out[0], ROWS * H);
-    quality_launch(be, "hst_k_quality_partial_sums", 1, &global, 6, a);
+    quality_launch(be, "", "hst_k_quality_partial_sums", 1, &global, 6, a);
     hst_k_quality_partial_sums_host(part, out[1], G, H, STRIDE, 0, ROWS);
     EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "quality partial_sums differs from the host twin");
 }
@@ -560,7 +561,7 @@ static void quality_spectra(hst_backend *be)
                      QV(chunk), QV(nch)};
         nan_fill(part[0], sizeof part[0] / sizeof(float));
         g2[0] = NCH; g2[1] = MAXR;
-        quality_launch(be, "hst_k_quality_frc_partial", 2, g2, 9, a);
+        quality_launch(be, "", "hst_k_quality_frc_partial", 2, g2, 9, a);
         hst_k_quality_frc_partial_host(f1, f2, count, step, part[1], S, MAXR, CH, NCH);
         EXPECT(close_f(part[0], part[1], sizeof part[0] / sizeof(float), 1e-5),
                "quality frc_partial differs from the host twin");
@@ -569,7 +570,7 @@ static void quality_spectra(hst_backend *be)
         qarg a[4] = {QB(part[1]), QB(ring[0]), QV(max_r), QV(nch)};
         size_t g = MAXR;
         nan_fill(ring[0], sizeof ring[0] / sizeof(float));
-        quality_launch(be, "hst_k_quality_frc_rings", 1, &g, 4, a);
+        quality_launch(be, "", "hst_k_quality_frc_rings", 1, &g, 4, a);
         hst_k_quality_frc_rings_host(part[1], ring[1], MAXR, NCH);
         EXPECT(!memcmp(ring[0], ring[1], sizeof ring[0]), "quality frc_rings differs from the host twin");
     }
@@ -583,7 +584,7 @@ static void quality_spectra(hst_backend *be)
         a[0].bytes = (size_t)DN * (DN / 2 + 1) * 2 * sizeof(float);   /* f1's first DN rows */
         nan_fill(dpart[0], sizeof dpart[0] / sizeof(float));
         nan_fill(dnorm[0], DN);
-        quality_launch(be, "hst_k_quality_decorr_cols", 1, &g, 12, a);
+        quality_launch(be, "", "hst_k_quality_decorr_cols", 1, &g, 12, a);
         hst_k_quality_decorr_cols_host(f1, dpart[1], dnorm[1], DN, NR, crmin, crmax, ox, w, oy, h,
                                        zero_dc);
         EXPECT(close_f(dpart[0], dpart[1], sizeof dpart[0] / sizeof(float), 1e-5) &&
@@ -596,7 +597,7 @@ static void quality_spectra(hst_backend *be)
         wl_fill_f32(spec, sizeof spec / sizeof spec[0], 9);
         nan_fill(big[0], sizeof big[0] / sizeof(float));
         g2[0] = g2[1] = MP;
-        quality_launch(be, "hst_k_quality_fourier_pad", 2, g2, 4, a);
+        quality_launch(be, "", "hst_k_quality_fourier_pad", 2, g2, 4, a);
         hst_k_quality_fourier_pad_host(spec, big[1], P, MP);
         EXPECT(!memcmp(big[0], big[1], sizeof big[0]), "quality fourier_pad differs from the host twin");
     }
@@ -608,7 +609,7 @@ static void quality_spectra(hst_backend *be)
         a[0].bytes = (size_t)MP * MP * sizeof(float);   /* the real image of (mp, mp) */
         nan_fill(crop[0], sizeof crop[0] / sizeof(float));
         g2[0] = 10; g2[1] = 12;
-        quality_launch(be, "hst_k_quality_crop_rescale", 2, g2, 10, a);
+        quality_launch(be, "", "hst_k_quality_crop_rescale", 2, g2, 10, a);
         hst_k_quality_crop_rescale_host(big[1], crop[1], MP, 12, 10, y0, x0, lo, scale, base);
         EXPECT(!memcmp(crop[0], crop[1], sizeof crop[0]), "quality crop_rescale differs from the host twin");
     }
@@ -711,14 +712,14 @@ static void quality_dct(hst_backend *be)
     {
         qarg a[4] = {QB(img), QB(out[0]), QV(rows), QV(cols)};
         nan_fill(out[0], R * C);
-        quality_launch(be, "hst_k_quality_dct_pack", 2, g2, 4, a);
+        quality_launch(be, "", "hst_k_quality_dct_pack", 2, g2, 4, a);
         hst_k_quality_dct_pack_host(img, out[1], R, C);
         EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "quality dct_pack differs from the host twin");
     }
     {
         qarg a[6] = {QB(spec), QB(out[0]), QB(tr), QB(tc), QV(rows), QV(cols)};
         nan_fill(out[0], R * C);
-        quality_launch(be, "hst_k_quality_dct_unpack", 2, g2, 6, a);
+        quality_launch(be, "", "hst_k_quality_dct_unpack", 2, g2, 6, a);
         hst_k_quality_dct_unpack_host(spec, out[1], tr, tc, R, C);
         EXPECT(close_f(out[0], out[1], R * C, 1e-5), "quality dct_unpack differs from the host twin");
     }
@@ -728,7 +729,7 @@ static void quality_dct(hst_backend *be)
         int same = 1;
         g2[0] = G; g2[1] = 2;
         nan_fill(part[0], 4 * PS); nan_fill(part[1], 4 * PS);
-        quality_launch(be, "hst_k_quality_dct_moments", 2, g2, 12, a);
+        quality_launch(be, "", "hst_k_quality_dct_moments", 2, g2, 12, a);
         hst_k_quality_dct_moments_host(s2, img, gains, part[1], R, C, G, SS, GS, RS, PS, 0, 2);
         for (k = 0; k < 4; k++)
             same = same && close_f(part[0] + k * PS, part[1] + k * PS, G, 1e-5);
@@ -736,6 +737,40 @@ static void quality_dct(hst_backend *be)
             for (i = G; i < PS; i++) same = same && part[0][k * PS + i] != part[0][k * PS + i];
         EXPECT(same, "quality dct_moments differs from the host twin");
     }
+}
+
+/* The error map's blur gains (fp64: the program built with -DHST_FP64) of 2 images, 6 x 5:
+   radius 13 (beyond 2 n: the cosine table's index wraps) and 0 (no blur), in padded rows as
+   quality.h lays them out: == the twin bit for bit, the padding unwritten. */
+static void quality_gains(hst_backend *be)
+{
+    enum { R = 6, C = 5, RS = R + 1, GS = RS + C + 2, WS = 14 };
+    static float taps[2 * WS], out[2][2 * GS];
+    static double cr[2 * R], cc[2 * C];
+    static int radius[2] = {13, 0};
+    int rows = R, cols = C, m, same = 1;
+    cl_ulong wstride = WS, gstride = GS, rstride = RS, kend = 2;
+    size_t g2[2], i;
+    EXPECT(hst_backend_device(be)->fp64, "the device has no fp64: hst_k_quality_gains not launched");
+    if (!hst_backend_device(be)->fp64) return;
+    wl_fill_f32(taps, 2 * WS, 16);
+    taps[WS] = 1.0f;   /* image 1: the one tap of no blur */
+    for (m = 0; m < 2 * R; m++) cr[m] = cos(3.14159265358979323846 * m / R);
+    for (m = 0; m < 2 * C; m++) cc[m] = cos(3.14159265358979323846 * m / C);
+    {
+        qarg a[11] = {QB(taps), QB(radius), QB(cr), QB(cc), QB(out[0]), QV(rows), QV(cols),
+                      QV(wstride), QV(gstride), QV(rstride), QV(kend)};
+        g2[0] = R + C; g2[1] = 2;
+        nan_fill(out[0], 2 * GS); nan_fill(out[1], 2 * GS);
+        quality_launch(be, "-DHST_FP64", "hst_k_quality_gains", 2, g2, 11, a);
+    }
+    hst_k_quality_gains_host(taps, radius, cr, cc, out[1], R, C, WS, GS, RS, 0, 2);
+    for (i = 0; i < 2 * GS; i++) {
+        int pad = i % GS >= R + C + 1 || i % GS == R;   /* RS - R and GS - RS - C floats */
+        same = same && (pad ? out[0][i] != out[0][i] : !memcmp(&out[0][i], &out[1][i], sizeof(float)));
+    }
+    EXPECT(same, "quality gains differ from the host twin");
+    EXPECT(out[0][GS] == 1.0f && out[0][GS + RS] == 1.0f, "quality gains: no blur is not 1");
 }
 
 int main(int argc, char **argv)
@@ -954,6 +989,7 @@ int main(int argc, char **argv)
     quality_spectra(be);
     quality_partial_sums(be);
     quality_dct(be);
+    quality_gains(be);
     printf("quality kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     rel_launch_hook = NULL;
