@@ -301,7 +301,8 @@ static void test_live_equals_batch(void **state)
 
 /* A live session fed `sizes` frames per push (cycled until N), whose report and staging are
    checked: every frame goes through hand-offs of at most one staging buffer (HST__E_LIVE_BLOCKS
-   blocks), the breakdown's times lie within the session, and finish frees the staging. */
+   blocks), the breakdown's times lie within the session, and finish frees pageable staging
+   (the host device's; an OpenCL device's is pinned, freed by destroy). */
 static void live_uneven(hst_esrrf_desc *d, const unsigned *sizes, unsigned nsizes, sink *s)
 {
     uint64_t block = d->block_frames ? d->block_frames : HST__E_MIN_BLOCK, cap = block * HST__E_LIVE_BLOCKS;
@@ -328,8 +329,9 @@ static void live_uneven(hst_esrrf_desc *d, const unsigned *sizes, unsigned nsize
     assert_true(rep.push_wait_seconds >= 0 && rep.push_wait_seconds <= rep.seconds);
     assert_true(rep.worker_idle_seconds >= 0 && rep.worker_idle_seconds <= rep.seconds);
     assert_true(rep.finish_wait_seconds >= 0 && rep.finish_wait_seconds <= rep.seconds);
-    assert_null(lv->stage[0]);   /* freed by finish, beside the worker */
-    assert_null(lv->stage[1]);
+    for (i = 0; i < 2; i++)   /* pageable: freed by finish, beside the worker; pinned: kept */
+        if (hst_backend_is_host(d->backends[0])) assert_null(lv->stage[i]);
+        else assert_true(lv->pin[i] && lv->stage[i] == hst_buffer_host_ptr(lv->pin[i]));
     hst_esrrf_live_destroy(lv);
     d->on_timepoint = NULL;
 }
@@ -364,6 +366,71 @@ static void test_live_uneven_pushes(void **state)
                 outs_free(&ref);
                 outs_free(&k.o);
             }
+}
+
+/* The pinned staging of OpenCL devices is kept on the backend from one session to the next:
+   one session at a time takes the kept pair (a session beside it makes its own, which its
+   destroy frees), a larger session grows the pair, a smaller one reuses it; sessions side by
+   side, pushed in turns, give the batch call's bits. The host device stages in pageable memory. */
+static void test_live_staging_kept(void **state)
+{
+    static const uint64_t blocks[3] = {2, 4, 1};
+    hst_esrrf_desc d[2];
+    hst_esrrf_live *lv[2] = {NULL, NULL};
+    hst_esrrf_report rep;
+    hst_buffer *was[2] = {NULL, NULL};
+    outs ref;
+    sink k[2];
+    uint64_t f;
+    unsigned i, j;
+    (void)state;
+    desc_init(&d[0], &be, 1);
+    d[0].block_frames = 2;
+    d[0].path = HST_ESRRF_PATH_FUSED;
+    batch(&d[0], frames, HST_ESRRF_F32, N, &ref);
+    for (i = 0; i < 2; i++) {   /* two sessions at once, fed in turns */
+        d[i] = d[0];
+        outs_alloc(&k[i].o, &d[i], N);
+        k[i].calls = 0;
+        d[i].on_timepoint = on_tp;
+        d[i].timepoint_user = &k[i];
+        assert_int_equal(hst_esrrf_live_create(&d[i], HST_ESRRF_F32, R, C, &lv[i]), HST_SUCCESS);
+    }
+    for (f = 0; f < N; f++)
+        for (i = 0; i < 2; i++) assert_int_equal(hst_esrrf_live_push(lv[i], frames + f * R * C, 1, R, C), HST_SUCCESS);
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(hst_esrrf_live_finish(lv[i], &rep), HST_SUCCESS);
+        expect_outs("two live sessions at once vs batch", &d[i], &k[i].o, &ref);
+        outs_free(&k[i].o);
+    }
+    if (hst_backend_is_host(be)) {
+        for (i = 0; i < 2; i++) assert_true(!lv[i]->pin[0] && !lv[i]->pin[1] && !lv[i]->stage[0] && !lv[i]->stage[1]);
+        assert_null(hst_backend_extension(be, HST__ELIVE_EXTENSION));
+    } else {
+        assert_true(lv[0]->pin_kept && !lv[1]->pin_kept);   /* the first takes the kept pair */
+        for (i = 0; i < 2; i++) assert_true(lv[1]->pin[i] && lv[1]->pin[i] != lv[0]->pin[i]);
+        was[0] = lv[0]->pin[0];
+        was[1] = lv[0]->pin[1];
+    }
+    for (i = 0; i < 2; i++) hst_esrrf_live_destroy(lv[i]);
+    for (j = 0; j < 3; j++) {   /* blocks of 4 (larger staging), then 1 (smaller) */
+        sink one;
+        d[0].block_frames = blocks[j];
+        live(&d[0], N, 1, &one);
+        expect_outs("live after live vs batch", &d[0], &one.o, &ref);
+        outs_free(&one.o);
+        if (!hst_backend_is_host(be)) {
+            hst__elive_kept *kept = (hst__elive_kept *)hst_backend_extension(be, HST__ELIVE_EXTENSION);
+            assert_true(kept && !kept->taken);
+            for (i = 0; i < 2; i++) {
+                size_t need = (size_t)(blocks[j] * HST__E_LIVE_BLOCKS + 1) * R * C * sizeof(float);
+                assert_true(hst_buffer_bytes(kept->buf[i]) >= need);
+                if (j != 1) assert_ptr_equal(kept->buf[i], was[i]);   /* large enough: reused */
+                was[i] = kept->buf[i];
+            }
+        }
+    }
+    outs_free(&ref);
 }
 
 /* ------------------------------------------------------------------ modes, dtypes, backends */
@@ -1098,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_auto_path),
         cmocka_unit_test(test_live_equals_batch),
         cmocka_unit_test(test_live_uneven_pushes),
+        cmocka_unit_test(test_live_staging_kept),
         cmocka_unit_test(test_modes_one_pass),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_two_backends),
