@@ -21,7 +21,9 @@
      live               ms per frame from the first push to the return of hst_esrrf_live_destroy
                         after hst_esrrf_live_finish (the teardown is in, as a batch call's own is;
                         the session's create, which allocates and makes the first streams, is
-                        set-up done before a camera starts, not in the rate), best of K sessions,
+                        set-up done before a camera starts, not in the rate; on an OpenCL device
+                        the pinned staging is kept on the backend, so only the first session
+                        makes it), best of K sessions,
                         with the zero desc (the session's own blocks) and then with the batch
                         call's blocks; the first session's callback compares the image with the
                         batch call's (bit for bit), the others' only count the calls
