@@ -306,7 +306,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const
    Memory: the session stages pushed frames in two buffers of 8 x block_frames + 1 frames each
    (block_frames 0: 16; 258 MB each for 1000 x 1000 u16 frames). On an OpenCL device they are
    pinned host memory, kept on the first backend after destroy for the next session (the
-   backend's hst_backend_destroy frees them): freeing them took a tenth or more of a 500-frame
+   backend's hst_backend_destroy frees them; a backend with a device memory limit keeps none,
+   since pinned memory counts against it): freeing them took a tenth or more of a 500-frame
    session on an H100. On the host device they are freed by finish. */
 typedef struct hst_esrrf_live hst_esrrf_live;
 HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
@@ -3510,7 +3511,9 @@ static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
    next (an extension of the backend, freed by hst_backend_destroy): on one H100, freeing the
    two pinned buffers of a 1000 x 1000 u16 session (2 x 258 MB) took 0.07-0.14 s at destroy, a
    tenth or more of a 500-frame session (0.7 s), where pageable ones took 0.01. One session at
-   a time takes the pair; a session beside it makes its own, which its destroy frees. */
+   a time takes the pair; a session beside it makes its own, which its destroy frees. Pinned
+   memory counts against a backend's device memory limit, so a backend with one keeps nothing:
+   a kept pair would shrink what the caller's later calls may use. */
 #define HST__ELIVE_EXTENSION "esrrf_live"
 typedef struct hst__elive_kept { hst_buffer *buf[2]; int taken; } hst__elive_kept;
 
@@ -3533,11 +3536,12 @@ static hst__elive_kept *hst__elive_kept_get(hst_backend *be) {
     return k;
 }
 
-/* Two pinned buffers of at least `bytes` into lv->pin: the backend's kept pair where no other
-   session holds it (made again where smaller), else a pair of the session's own. */
+/* Two pinned buffers of at least `bytes` into lv->pin: the backend's kept pair where it has no
+   device memory limit and no other session holds the pair (made again where smaller), else a
+   pair of the session's own. */
 static hst_result hst__elive_pin(hst_esrrf_live *lv, size_t bytes) {
     hst_backend *be = lv->e.log_be;
-    hst__elive_kept *kept = hst__elive_kept_get(be);
+    hst__elive_kept *kept = hst_backend_device_limit(be) ? NULL : hst__elive_kept_get(be);
     hst_result r = HST_SUCCESS;
     int k;
     if (kept && !kept->taken) {

@@ -370,8 +370,9 @@ static void test_live_uneven_pushes(void **state)
 
 /* The pinned staging of OpenCL devices is kept on the backend from one session to the next:
    one session at a time takes the kept pair (a session beside it makes its own, which its
-   destroy frees), a larger session grows the pair, a smaller one reuses it; sessions side by
-   side, pushed in turns, give the batch call's bits. The host device stages in pageable memory. */
+   destroy frees), a larger session grows the pair, a smaller one reuses it, and a backend with
+   a device memory limit keeps none; sessions side by side, pushed in turns, give the batch
+   call's bits. The host device stages in pageable memory. */
 static void test_live_staging_kept(void **state)
 {
     static const uint64_t blocks[3] = {2, 4, 1};
@@ -429,6 +430,23 @@ static void test_live_staging_kept(void **state)
                 was[i] = kept->buf[i];
             }
         }
+    }
+    if (!hst_backend_is_host(be)) {   /* a device memory limit: each session its own pair */
+        hst_backend_desc bd;
+        hst_backend *lim;
+        hst_esrrf_live *own = NULL;
+        memset(&bd, 0, sizeof bd);
+        bd.device_memory_limit_bytes = (uint64_t)1 << 30;
+        assert_int_equal(hst_backend_create(&bd, &lim), HST_SUCCESS);
+        d[0].backends = &lim;
+        d[0].on_timepoint = on_tp;
+        d[0].timepoint_user = &k[0];
+        assert_int_equal(hst_esrrf_live_create(&d[0], HST_ESRRF_F32, R, C, &own), HST_SUCCESS);
+        assert_true(own->pin[0] && own->pin[1] && !own->pin_kept);
+        hst_esrrf_live_destroy(own);
+        assert_null(hst_backend_extension(lim, HST__ELIVE_EXTENSION));
+        assert_int_equal(hst_backend_device_bytes(lim), 0);   /* the pair went with the session */
+        assert_int_equal(hst_backend_destroy(lim), HST_SUCCESS);
     }
     outs_free(&ref);
 }
