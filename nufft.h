@@ -88,7 +88,8 @@
    eps below 1e-6 is refused (see Accuracy); one execute at a time per plan (and per backend,
    in backend.h's words).
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_NUFFT_H
 #define HST_NUFFT_H
@@ -958,3 +959,17 @@ HST__NUDEF hst_result hst_nufft_execute(hst_nufft_plan *p, hst_array *c, hst_arr
 #endif
 
 #endif /* HST_NUFFT_IMPLEMENTATION */
+
+/* MIT License. Copyright (c) 2026 the halostream authors.
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions: The above copyright
+   notice and this permission notice shall be included in all copies or substantial portions of
+   the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+   IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A
+   PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE
+   LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+   OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS
+   IN THE SOFTWARE. */

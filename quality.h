@@ -91,7 +91,8 @@
    the single functions are batches of one. The eSRRF parameter sweep (esrrf.h) scores its
    pairs' images this way, where it makes them, on the device.
 
-   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see LICENSE). */
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
+   end of this file). */
 
 #ifndef HST_QUALITY_H
 #define HST_QUALITY_H
