@@ -82,9 +82,10 @@
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
    The implementation uses POSIX threads (the host device's threads): link with -lpthread.
 
-   What it does NOT do: no type 3; no 1-D; no double precision (array.h has no complex double
-   dtype); no batches of vectors per execute (n_trans: call execute once per vector, the points
-   and their sort are reused); no modeord 1 (FFT-style order: apply hst_array_fftshift);
+   What it does NOT do: no type 3; no 1-D; single precision only (complex64 coefficients;
+   array.h's complex128 arrays are not taken: the spreading and its accuracy are float); no
+   batches of vectors per execute (n_trans: call execute once per vector, the points and their
+   sort are reused); no modeord 1 (FFT-style order: apply hst_array_fftshift);
    eps below 1e-6 is refused (see Accuracy); one execute at a time per plan (and per backend,
    in backend.h's words).
 
