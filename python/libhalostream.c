@@ -3,9 +3,9 @@
    -DHST_NO_OPENCL for machines without an ICD loader). C users keep including the headers;
    this file exists only for callers that need a shared object. HST_FFT: array.h's FFTs, which
    quality.h's FRC, decorrelation and magnified error maps need (FFTW for the host device, VkFFT
-   for OpenCL devices; setup.py links -lfftw3f -lfftw3). */
+   for OpenCL devices), defined by setup.py where this machine has them (it links -lfftw3f
+   -lfftw3 then). */
 #define HST_IMPLEMENTATION
-#define HST_FFT
 #include "esrrf.h"
 #include "quality.h"
 

@@ -6,10 +6,12 @@ Two builds of python/libhalostream.c over the headers of the source tree above t
   halostream/_libhalostream_host<suffix>    -DHST_NO_OPENCL: the host device alone
   halostream/_libhalostream_opencl<suffix>  linked with -lOpenCL, built only where the OpenCL
                                             headers and ICD loader are found at build time
-Both define HST_FFT (quality.h's metrics need array.h's FFTs) and link -lfftw3f -lfftw3 (FFTW's
-single and double precision libraries): FFTW 3's
-fftw3.h, and for the OpenCL build VkFFT's vkFFT.h, must be installed (Debian libfftw3-dev,
-libvkfft-dev); $VKFFT_INCLUDE, as the Makefile's, names a folder holding vkFFT.h elsewhere.
+Each defines HST_FFT (array.h's FFTs, which quality.h's metrics and the parameter sweep need) and
+links -lfftw3f -lfftw3 (FFTW's single and double precision libraries) where this machine can
+build it: FFTW 3 (Debian libfftw3-dev) for both, and VkFFT's vkFFT.h (libvkfft-dev; or a folder
+named by $VKFFT_INCLUDE, as the Makefile's) for the OpenCL build. Where they are missing the
+build goes on without FFTs, saying so: eSRRF runs, the FFT-based calls raise HalostreamError
+(HST_ERROR_NOT_BUILT_IN) naming the packages to install.
 At import the package loads the OpenCL build and falls back to the host build where the ICD
 loader (libOpenCL.so.1) is missing at run time (halostream/_lib.py).
 
@@ -34,34 +36,62 @@ if not os.path.isfile(os.path.join(ROOT, "esrrf.h")):
                      "source tree (pip install ./python), not from an sdist" % ROOT)
 
 
+VKFFT = [os.environ["VKFFT_INCLUDE"]] if os.environ.get("VKFFT_INCLUDE") else []
+
+# Probes: a program that must compile and link for a part of the build to be made.
+OPENCL_PROBE = ("#define CL_TARGET_OPENCL_VERSION 300\n#include <CL/cl.h>\n"
+                "int main(void) { cl_uint n; return clGetPlatformIDs(0, 0, &n) == 12345; }\n",
+                ["OpenCL"], [])
+FFTW_PROBE = ("#include <fftw3.h>\n"
+              "int main(void) { return fftwf_alignment_of(0) + fftw_alignment_of(0); }\n",
+              ["fftw3f", "fftw3"], [])
+VKFFT_PROBE = ("#define VKFFT_BACKEND 3\n#define CL_TARGET_OPENCL_VERSION 300\n"
+               "#include <CL/cl.h>\n#include <vkFFT.h>\nint main(void) { return 0; }\n",
+               ["OpenCL"], VKFFT)
+
+
 def _library(name, macros, libraries):
-    vkfft = [os.environ["VKFFT_INCLUDE"]] if os.environ.get("VKFFT_INCLUDE") else []
     return Extension("halostream." + name, sources=["libhalostream.c"],
-                   include_dirs=[ROOT] + vkfft, define_macros=macros,
-                   libraries=libraries + ["fftw3f", "fftw3", "m", "pthread"],
+                   include_dirs=[ROOT] + VKFFT, define_macros=macros,
+                   libraries=libraries + ["m", "pthread"],
                    extra_compile_args=["-std=c99"],
                    depends=sorted(glob.glob(os.path.join(ROOT, "*.h"))))
 
 
-class BuildWithOpenCLProbe(build_ext):
-    """build_ext that leaves out the OpenCL build when this machine cannot compile and link a
-    call of clGetPlatformIDs (no CL/cl.h or no libOpenCL), saying so."""
+class BuildWithProbes(build_ext):
+    """build_ext that builds what this machine can, saying what it leaves out: the OpenCL build
+    only where a call of clGetPlatformIDs compiles and links (CL/cl.h, libOpenCL); FFTs
+    (HST_FFT, -lfftw3f -lfftw3) in the host build where FFTW 3 links, in the OpenCL build where
+    FFTW 3 links and vkFFT.h compiles."""
 
     def build_extensions(self):
-        if not self._opencl_links():
+        opencl = self._links(OPENCL_PROBE)
+        if not opencl:
             self.warn("OpenCL headers or ICD loader not found: building the host device only")
             self.extensions = [e for e in self.extensions if not e.name.endswith("_opencl")]
+        fftw = self._links(FFTW_PROBE)
+        vkfft = fftw and opencl and self._links(VKFFT_PROBE)
+        for e in self.extensions:
+            if fftw and (vkfft or e.name.endswith("_host")):
+                e.define_macros.append(("HST_FFT", None))
+                e.libraries[:0] = ["fftw3f", "fftw3"]
+        if not fftw:
+            self.warn("FFTW 3 not found (Debian libfftw3-dev): building without FFTs (the error "
+                      "map, FRC, decorrelation and the parameter sweep will raise)")
+        elif opencl and not vkfft:
+            self.warn("vkFFT.h not found (Debian libvkfft-dev, or $VKFFT_INCLUDE): FFTs on the "
+                      "host device only")
         super().build_extensions()
 
-    def _opencl_links(self):
+    def _links(self, probe):
+        source, libraries, include_dirs = probe
         with tempfile.TemporaryDirectory() as tmp:
             src = os.path.join(tmp, "probe.c")
             with open(src, "w") as f:
-                f.write("#define CL_TARGET_OPENCL_VERSION 300\n#include <CL/cl.h>\n"
-                        "int main(void) { cl_uint n; return clGetPlatformIDs(0, 0, &n) == 12345; }\n")
+                f.write(source)
             try:
-                objs = self.compiler.compile([src], output_dir=tmp)
-                self.compiler.link_executable(objs, "probe", output_dir=tmp, libraries=["OpenCL"])
+                objs = self.compiler.compile([src], output_dir=tmp, include_dirs=include_dirs)
+                self.compiler.link_executable(objs, "probe", output_dir=tmp, libraries=libraries)
             except (CompileError, LinkError):
                 return False
         return True
@@ -71,5 +101,5 @@ setup(
     license="MIT",
     ext_modules=[_library("_libhalostream_opencl", [], ["OpenCL"]),
                  _library("_libhalostream_host", [("HST_NO_OPENCL", None)], [])],
-    cmdclass={"build_ext": BuildWithOpenCLProbe},
+    cmdclass={"build_ext": BuildWithProbes},
 )

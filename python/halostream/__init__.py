@@ -19,11 +19,11 @@ import ctypes
 import threading
 
 from . import _check, _errors, _lib
-from ._errors import Cancelled, HalostreamError, InvalidArgument
+from ._errors import Cancelled, HalostreamError, InvalidArgument, NotBuiltIn
 from .backend import Backend, EsrrfArgs, EsrrfLive, device_dict
 
 __all__ = ["esrrf", "esrrf_defaults", "devices", "Backend", "EsrrfLive", "HalostreamError",
-           "InvalidArgument", "Cancelled"]
+           "InvalidArgument", "Cancelled", "NotBuiltIn"]
 __version__ = "0.1.0"
 
 _CACHED = {}                  # selectors -> Backend, for esrrf(device=...)

@@ -37,9 +37,22 @@ class Cancelled(HalostreamError):
     """HST_ERROR_CANCELLED: the run was stopped (Ctrl-C raises KeyboardInterrupt instead)."""
 
 
+class NotBuiltIn(HalostreamError):
+    """HST_ERROR_NOT_BUILT_IN: this build of the package has no FFTs (FFTW 3 or VkFFT were
+    missing when it was installed); the message says what to install."""
+
+
+# The classes of result codes by name (the library names its codes: hst_result_string).
+_CLASSES = {"HST_ERROR_INVALID_ARGUMENT": InvalidArgument, "HST_ERROR_CANCELLED": Cancelled,
+            "HST_ERROR_NOT_BUILT_IN": NotBuiltIn}
+_HINTS = {"HST_ERROR_NOT_BUILT_IN": "this halostream was installed without FFTs: install FFTW 3 "
+          "and VkFFT (Debian: apt-get install libfftw3-dev libvkfft-dev), then pip install "
+          "./python again"}
+
+
 def check(code, messages):
     """Raises the exception of a failed result code (its message: the library's log lines)."""
     if code != _lib.HST_SUCCESS:
-        cls = {_lib.HST_ERROR_INVALID_ARGUMENT: InvalidArgument,
-               _lib.HST_ERROR_CANCELLED: Cancelled}.get(code, HalostreamError)
-        raise cls(code, "; ".join(messages))
+        name = library().hst_result_string(code).decode()
+        hint = [_HINTS[name]] if name in _HINTS else []
+        raise _CLASSES.get(name, HalostreamError)(code, "; ".join(list(messages) + hint))

@@ -19,9 +19,7 @@ PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, u64, u64, vp)
 TIMEPOINT_FN = ctypes.CFUNCTYPE(None, u64, ctypes.POINTER(ctypes.POINTER(ctypes.c_float)),
                                 ctypes.c_uint32, ctypes.c_uint32, vp)
 
-HST_SUCCESS = 0
-HST_ERROR_INVALID_ARGUMENT = -20001
-HST_ERROR_CANCELLED = -20011
+HST_SUCCESS = 0                                                  # the other codes by name
 DEVICE_TYPES = {1: "host", 2: "cpu", 3: "gpu", 4: "accelerator", 5: "other"}   # hst_device_type
 DTYPES = {"uint8": 1, "uint16": 2, "int16": 3, "float32": 4}   # hst_esrrf_dtype
 MODES = ("avg", "var", "tac2")                                   # out[] index = bit number

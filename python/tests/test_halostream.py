@@ -10,6 +10,7 @@ HALOSTREAM_CLI names build/examples/esrrf).
   bits of the module-level call, again and again;
 - options left at None take the library's defaults, esrrf_defaults(): esrrf.h's numbers;
 - bad stacks and each refused option raise TypeError / ValueError naming it, before any C call;
+- the library's codes become their exception classes by name (NOT_BUILT_IN names the packages);
 - progress: a callable is called with (done, total); None / closed stderr never fails a run;
 - Ctrl-C (SIGINT) during a run cancels it; the same Backend then gives the uninterrupted bits;
 - HALOSTREAM_LIB overrides the library; without an ICD loader the host build is taken;
@@ -177,6 +178,21 @@ def library_refusals_raise():
            frames_per_timepoint=1, device=DEVICE)
     raises(halostream.HalostreamError, "HST_ERROR_NO_DEVICE", halostream.esrrf, s,
            device="no-such-device-xyz")
+
+
+@test
+def not_built_in_names_the_packages():
+    # a package installed without FFTW or VkFFT has no FFTs; its FFT calls raise NotBuiltIn
+    # naming what to install (the library's codes are taken by name, not copied here)
+    from halostream import _errors
+    lib = _errors.library()
+    code = next(c for c in range(-20000, -20100, -1)
+                if lib.hst_result_string(c) == b"HST_ERROR_NOT_BUILT_IN")
+    raises(halostream.NotBuiltIn, "libfftw3-dev libvkfft-dev", _errors.check, code,
+           ["hst_array_fft: FFTs are not built in"])
+    raises(halostream.Cancelled, "stopped", _errors.check,
+           next(c for c in range(-20000, -20100, -1)
+                if lib.hst_result_string(c) == b"HST_ERROR_CANCELLED"), ["stopped"])
 
 
 @test
