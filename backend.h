@@ -34,6 +34,11 @@
                                             or loader needed (buffers are host memory)
      HST_STATIC                             every TU: all functions `static` (embed twice)
      HST_API                                every TU: the declaration prefix (default `extern`)
+     HST_NODISCARD                          every TU: the mark on functions whose hst_result
+                                            must be used (default: GCC/Clang's
+                                            warn_unused_result; define it empty to drop it)
+     CL_TARGET_OPENCL_VERSION               every TU: the OpenCL API version the headers
+                                            expose (default 300)
 
    Environment: HST_DEVICE (selector when the desc leaves it empty), HST_LOG (error, warn, info,
    debug: the default logger's level), HST_CACHE_DIR (program binary cache; default

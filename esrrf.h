@@ -47,7 +47,7 @@
 
    Paths. Fused (one kernel per frame: RGC with the 2x-magnified gradients interpolated on the
    fly, never stored) and chained (Roberts -> magnify -> RGC, device-only intermediates) give the
-   same bits. path 0 (auto) chooses by measured speed through backend.h's choice registry
+   same bits. path 0 (auto) chooses by measured speed through choice.h's registry
    (operation "esrrf", implementations "fused" and "chained", signature {rows, cols, mag, frames
    per block}): while it has no timings of its own for this signature, pieces of one block run
    through each path; timings persist in the cache directory; HST_FORCE=esrrf:fused forces one.

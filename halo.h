@@ -300,7 +300,7 @@ HST_API HST_NODISCARD hst_result hst_halo_pack_host(hst_halo_plan *plan, size_t 
 HST_API HST_NODISCARD hst_result hst_halo_unpack_host(hst_halo_plan *plan, size_t n, void *const *quantities,
                                                       const size_t *bytes, const void *buffer);
 
-/* The host path by measured speed (backend.h's choice among implementations; operations
+/* The host path by measured speed (choice.h's choice among implementations; operations
    "halo_pack_host" and "halo_unpack_host" registered on the plan's backend at first use):
      "host"    hst_halo_pack_host / _unpack_host: memcpy'd runs on the calling thread;
      "device"  (OpenCL backends) the fused kernel on the quantities in place (hst_buffer_wrap):

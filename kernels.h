@@ -31,6 +31,9 @@
                                             include esrrf.h (which then refuses to compile)
      HST_NO_NUFFT_KERNELS                   every TU: leave out the NUFFT program and its twins
                                             (for a program that does not include nufft.h)
+     HST_NO_CPU_DISPATCH                    the implementation TU: the eSRRF twins without
+                                            their AVX2 / AVX-512 variants chosen at run time
+                                            (x86-64 GCC/Clang; the portable build, same bits)
 
    Kernel sources. The vocabulary program is ONE generic OpenCL C 1.2 source, built once per dtype
    with -DHST_DT=<hst_dtype value> (hst_kernels_vocab_options) and, where the device has

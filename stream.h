@@ -48,7 +48,7 @@
    destroy, with the same communicator).
 
    Several devices: each gets one contiguous range of slices, in proportion to its speed. The
-   speeds come from backend.h's choice registry (that of backends[0]): the stream registers a
+   speeds come from choice.h's registry (that of backends[0]): the stream registers a
    timings-only operation "stream_split_<16 hex digits>" (a hash of the chain and the devices),
    one implementation "d0", "d1", ... per device, with one signature integer, the bytes per
    slice; every successful run records each device's seconds per slice, and each split uses the

@@ -1,4 +1,4 @@
-/* choice_bench.c — the choice among implementations by measured speed (backend.h's >>choice):
+/* choice_bench.c — the choice among implementations by measured speed (choice.h):
 
    1. Overhead: the time hst_choice_run adds to a call (signature bucketing, lookup among 64
       known signatures, picking among 3 implementations, two clock reads, recording), measured

@@ -6,7 +6,7 @@
 
    Per slice z:  forward  y[z, c] = M .* F(S[z, c] .* x[z])       (F: orthonormal 2-D DFT)
                  adjoint  x[z]    = sum_c conj(S[z, c]) .* F^H(M .* y[z, c])
-   F is the library's FFT, backend.h's hst_array_fft (FFTW on the host device, VkFFT on OpenCL
+   F is the library's FFT, array.h's hst_array_fft (FFTW on the host device, VkFFT on OpenCL
    devices), called by stream stages on views of each block's device memory (examples/mri_op.h
    has the operator, its layout and how the FFT runs inside the stream).
 
@@ -24,7 +24,7 @@
                    and accumulators
         norms      the accumulators against direct double sums on the host: 1e-9 relative
                    (1e-4 on a device without fp64, which accumulates in float)
-        numpy      the same operator on whole arrays through backend.h's hst_array_fft (FFTW
+        numpy      the same operator on whole arrays through array.h's hst_array_fft (FFTW
                    on the host device, VkFFT on OpenCL devices), numpy.fft's semantics:
                    16 log2(2 ny nx) 2^-24 relative (two float FFTs' error bounds); skipped with
                    --no-reference (it holds the whole volume on the device)

@@ -1,7 +1,7 @@
 /* mri_op.h — PyQMRI's Cartesian multi-coil MRI operator, streamed through stream.h; shared by
    examples/mri_cartesian.c and tests/test_mri.c (static functions: include it in the one C file
    that defines HST_IMPLEMENTATION, after defining HST_FFT there: the operator's FFTs are
-   backend.h's, and without HST_FFT mri_forward / mri_adjoint return HST_ERROR_NOT_BUILT_IN).
+   array.h's, and without HST_FFT mri_forward / mri_adjoint return HST_ERROR_NOT_BUILT_IN).
 
    The operator, per slice z (slice-major arrays, C order, complex64 as (re, im) float pairs):
      forward  A:   y[z, c] = M .* F (S[z, c] .* x[z])             for c = 0 .. C-1
@@ -14,7 +14,7 @@
    see this order; nothing else differs. With sum_c |S_c|^2 <= 1 and M in {0, 1}, ||A|| <= 1.
    Any ny and nx up to MRI_MAX_LENGTH (FFTW and VkFFT transform every length).
 
-   How the 2-D FFT runs inside a stream: it is the library's FFT, backend.h's hst_array_fft
+   How the 2-D FFT runs inside a stream: it is the library's FFT, array.h's hst_array_fft
    (FFTW on the host device, VkFFT on OpenCL devices), called by a stage that is a call rather
    than a kernel (hst_stream_stage.arrays_fn): for each block it views the block's coil images
    in the device buffer as one (slices * C, ny, nx) c64 array (hst_array_view) and transforms

@@ -1,4 +1,4 @@
-/* tests/test_choice.c — the choice among implementations by measured speed (backend.h's
+/* tests/test_choice.c — the choice among implementations by measured speed (choice.h's
    >>choice): the choice logic under an injected clock (picks the fastest, warm-up runs are not
    recorded, follows drift, revisits, ignores single outliers, skips failing implementations,
    forcing per call, per desc and through HST_FORCE, signature buckets, the nearest signature

@@ -1,4 +1,4 @@
-/* test_fft.c — backend.h's FFTs (>>fft, built with HST_FFT): FFTW on the host device, VkFFT on
+/* test_fft.c — array.h's FFTs (built with HST_FFT): FFTW on the host device, VkFFT on
    OpenCL devices, one semantics (numpy.fft's).
 
    Runs once per device (HST_DEVICE=host, HST_DEVICE=P:D ...), in single (c64, f32) and double

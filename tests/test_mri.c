@@ -1,5 +1,5 @@
 /* test_mri.c — the streamed Cartesian multi-coil MRI operator of examples/mri_op.h (PyQMRI's
-   forward and adjoint; its FFTs are backend.h's hst_array_fft, called by stream.h stages that
+   forward and adjoint; its FFTs are array.h's hst_array_fft, called by stream.h stages that
    are calls, on views of the block's device memory) on the device under test ($HST_DEVICE), and
    hst_array_fft on views (hst_array_view).
 

@@ -1,4 +1,4 @@
-/* test_vocab.c — halostream's array vocabulary (backend.h "Array vocabulary" + kernels.h twins).
+/* test_vocab.c — halostream's array vocabulary (array.h + kernels.h twins).
 
    Runs once per device (HST_DEVICE=host, HST_DEVICE=P:D ...): the backend is created with
    desc.device = NULL so it honours HST_DEVICE. The vocabulary has identical semantics on every

@@ -1,4 +1,4 @@
-/* test_vocabx.c — backend.h's second vocabulary (>>vocabx: PyEPRI's rest) and the FFT entry
+/* test_vocabx.c — array.h's second vocabulary (PyEPRI's rest) and the FFT entry
    point of a build without HST_FFT. Runs once per device; every result is compared with a
    reference computed here on the host with NumPy's definitions, bitwise where the contract says
    exact (everything but complex abs/angle, checked within OpenCL's 4 and 6 ulp). */
