@@ -399,7 +399,9 @@ HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
 #endif
 /* Blocks until the events complete; NULL entries count as complete. Thread-safe (also
    hst_event_release: release each reference once). An event that ended in an error status
-   gives CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14), as clWaitForEvents does; a host
+   gives CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14), as clWaitForEvents should, on every
+   device (NVIDIA's clWaitForEvents returns CL_SUCCESS for a user event set to an error, so each
+   waited event's status is read after the wait); a host
    device event still pending (it waits on a user event not set yet) is refused with
    HST_ERROR_INVALID_ARGUMENT (BAD_STATE) instead of waiting for ever: on the host device only
    hst_user_event_set, on this thread, can complete it. */
@@ -449,8 +451,8 @@ HST_API HST_NODISCARD hst_result hst_user_event_create(hst_backend *be, hst_even
    waiting on them fails with -14. Callbacks of the events that reach an end run before it
    returns (the host device) or from OpenCL's thread. Errors: HST_ERROR_INVALID_ARGUMENT (e NULL, status
    positive; on the host device also an event not made by hst_user_event_create),
-   CL_INVALID_OPERATION (-59: the status is set already), OpenCL codes (CL_INVALID_EVENT: not a
-   user event). Thread-safe (host device events: per backend). */
+   CL_INVALID_OPERATION (-59: the status is set already; on every device), OpenCL codes
+   (CL_INVALID_EVENT: not a user event). Thread-safe (host device events: per backend). */
 HST_API HST_NODISCARD hst_result hst_user_event_set(hst_event e, int status);
 /* Called once when the event reaches its end: status HST_EVENT_COMPLETE, or the negative
    status it ended with. e is valid during the call (do not release it there). */
@@ -2055,7 +2057,10 @@ HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
         }
 #ifndef HST_NO_OPENCL
         if (!ev && events[i]) {
-            cl_int e = clWaitForEvents(1, &events[i]);
+            cl_int e = clWaitForEvents(1, &events[i]), st = 0;
+            if (e == CL_SUCCESS)
+                e = clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+            if (e == CL_SUCCESS && st < 0) e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
             if (e != CL_SUCCESS) return hst__cl_fail(NULL, "clWaitForEvents", e);
         }
 #endif
@@ -2165,6 +2170,15 @@ HST__BDEF hst_result hst_user_event_set(hst_event e, int status) {
     }
     if (ev) { hst__event_end(ev, status); return HST_SUCCESS; }
 #ifndef HST_NO_OPENCL
+    {   /* a user event is CL_SUBMITTED until set; NVIDIA's driver answers a second set with
+           CL_INVALID_VALUE, not the CL_INVALID_OPERATION OpenCL specifies: refused here alike */
+        cl_int st = CL_SUBMITTED;
+        HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+        if (st != CL_SUBMITTED) {
+            hst__log(NULL, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, (int)st);
+            return HST__CL_INVALID_OPERATION;
+        }
+    }
     HST__CL(NULL, "clSetUserEventStatus", clSetUserEventStatus(e, (cl_int)status));
 #endif
     return HST_SUCCESS;

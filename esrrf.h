@@ -271,7 +271,10 @@ HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *de
 /* eSRRF of a whole stack (frames x rows x cols samples of dtype, C order) into out[m] for each
    requested mode m (0 AVG, 1 VAR, 2 TAC2): time points x rows*mag x cols*mag float32 each, C
    order (out[m] of unrequested modes is not read and may be NULL). The stack is never written.
-   report may be NULL. Finite input gives finite images or an error, never a silent Inf or NaN:
+   report may be NULL. On OpenCL devices a thread of the call writes a zero into each page of
+   out while the devices stream, so that the read-back does not wait for fresh pages (out is
+   the caller's to write into; after an error, time points not delivered through on_timepoint
+   hold unspecified values). Finite input gives finite images or an error, never a silent Inf or NaN:
    the temporal sums are double (an OpenCL device without fp64: float, checked the same way).
    Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT (frames, rows or
    cols 0, magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity,
@@ -542,6 +545,7 @@ typedef struct hst__eng {
     float *img[HST_ESRRF_NUM_MODES];   /* images when the caller gives no out */
     float *const *out;          /* batch: the caller's images */
     size_t out_tp;              /* batch: floats from one time point's image to the next in out */
+    struct hst__epf *pf;        /* batch: the thread faulting out's pages in (NULL: none) */
     hst_choice_op *op;
     int64_t sig[4];
     uint64_t chunk;             /* frames of a measuring piece */
@@ -1410,6 +1414,99 @@ static uint64_t hst__etp_frames(const hst__eng *e, uint64_t tp) {
     return e->frames_total && (tp + 1) * T > e->frames_total ? e->frames_total - tp * T : T;
 }
 
+/* >>prefault ----------------------------------------------------------------------------------
+   The caller's out is often fresh memory (malloc, numpy.empty) whose pages the kernel maps on
+   first write: 100 MB of them took 22 ms on one H100 host, paid inside the time point's
+   read-back (the driver's copy into pageable memory is one thread), 0.55 ms per frame of a
+   40-frame call. A thread of the call writes one zero per page of each time point's images
+   while the devices stream (its writes come before any image's: hst__edeliver waits for its
+   time point), so the read-back finds the pages mapped. */
+typedef struct hst__epf {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const hst__eng *e;
+    uint64_t ntp, done;         /* time points to fault in; faulted in so far */
+    int stop;                   /* the call ends early: fault in no more */
+} hst__epf;
+
+static void *hst__epf_main(void *p) {
+    hst__epf *pf = (hst__epf *)p;
+    const hst__eng *e = pf->e;
+    size_t step = 4096 / sizeof(float), i;   /* one float per page (a larger page: still one) */
+    uint64_t tp;
+    unsigned m;
+    for (tp = 0; tp < pf->ntp; tp++) {
+        pthread_mutex_lock(&pf->mu);
+        if (pf->stop) { pthread_mutex_unlock(&pf->mu); break; }
+        pthread_mutex_unlock(&pf->mu);
+        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+            volatile float *img;
+            if (!(e->d.modes & (1u << m))) continue;
+            img = (volatile float *)(e->out[m] + (size_t)tp * e->out_tp);
+            for (i = 0; i < e->pixels; i += step) img[i] = 0.0f;
+        }
+        pthread_mutex_lock(&pf->mu);
+        pf->done = tp + 1;
+        pthread_cond_broadcast(&pf->cv);
+        pthread_mutex_unlock(&pf->mu);
+    }
+    pthread_mutex_lock(&pf->mu);
+    pf->done = pf->ntp;         /* stopped or done: nothing more will be written */
+    pthread_cond_broadcast(&pf->cv);
+    pthread_mutex_unlock(&pf->mu);
+    return NULL;
+}
+
+/* Starts faulting in out's ntp time points (batch calls on OpenCL devices); without memory
+   or a thread the call runs as before. */
+static void hst__epf_start(hst__eng *e, uint64_t ntp) {
+    hst__epf *pf;
+    if (!e->out || hst_backend_is_host(e->log_be)) return;   /* the host device writes out on
+                                                                all cores as it finishes */
+    pf = (hst__epf *)hst_backend_alloc(e->log_be, sizeof *pf);
+    if (!pf) return;
+    memset(pf, 0, sizeof *pf);
+    pf->e = e;
+    pf->ntp = ntp;
+    if (pthread_mutex_init(&pf->mu, NULL) != 0) { hst_backend_free(e->log_be, pf); return; }
+    if (pthread_cond_init(&pf->cv, NULL) != 0) {
+        pthread_mutex_destroy(&pf->mu);
+        hst_backend_free(e->log_be, pf);
+        return;
+    }
+    if (pthread_create(&pf->th, NULL, hst__epf_main, pf) != 0) {
+        pthread_cond_destroy(&pf->cv);
+        pthread_mutex_destroy(&pf->mu);
+        hst_backend_free(e->log_be, pf);
+        return;
+    }
+    e->pf = pf;
+}
+
+/* Returns once time point tp's pages are faulted in (their zeros written before its images). */
+static void hst__epf_wait(const hst__eng *e, uint64_t tp) {
+    hst__epf *pf = e->pf;
+    if (!pf) return;
+    pthread_mutex_lock(&pf->mu);
+    while (pf->done <= tp) pthread_cond_wait(&pf->cv, &pf->mu);
+    pthread_mutex_unlock(&pf->mu);
+}
+
+/* Stops the thread (it ends after the time point it is on) and frees it. */
+static void hst__epf_end(hst__eng *e) {
+    hst__epf *pf = e->pf;
+    if (!pf) return;
+    pthread_mutex_lock(&pf->mu);
+    pf->stop = 1;
+    pthread_mutex_unlock(&pf->mu);
+    pthread_join(pf->th, NULL);
+    pthread_cond_destroy(&pf->cv);
+    pthread_mutex_destroy(&pf->mu);
+    hst_backend_free(e->log_be, pf);
+    e->pf = NULL;
+}
+
 /* Time point tp is complete: its sums over devices (in device order), the statistics, into
    the caller's out (batch) or e->img, the macro-pixel correction and the check that every
    pixel is finite (unless the caller makes both: e->check 0), then the callback. */
@@ -1425,6 +1522,7 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
         images[m] = NULL;
         if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->out_tp : e->img[m];
     }
+    hst__epf_wait(e, tp);
     if (hst__edevice_stats(e)) {
         if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
     } else {
@@ -1807,7 +1905,9 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
         e.progress_total = frames;
+        hst__epf_start(&e, ntp);
         r = hst__erun_frames(&e, (const unsigned char *)stack, 0, frames, 0);
+        hst__epf_end(&e);
     }
     if (r == HST_SUCCESS && e.d.progress && e.d.progress(frames, frames, e.d.progress_user)) r = HST_ERROR_CANCELLED;
     if (e.log_be) {
