@@ -36,7 +36,8 @@ def calculate_decorr_analysis(frame: np.ndarray, rmin: float = 0, rmax: float = 
                               plot_decorr_analysis=False):
     """NanoPyx's calculate_decorr_analysis: the resolution 2 pixel_size / kc_max, a float.
     roi: (x0, x1, y0, y1) as NanoPyx's DecorrAnalysis unpacks it, x1 and y1 exclusive;
-    x0 == x1 or y0 == y1: the whole frame."""
+    x0 == x1 or y0 == y1: the whole frame. Where no curve has a maximum (white noise, for
+    one) the resolution is inf; NanoPyx returns what its never-filled np.empty(3) held."""
     _no_plot("calculate_decorr_analysis", "plot_decorr_analysis", plot_decorr_analysis)
     if not isinstance(roi, (tuple, list)) or len(roi) != 4:
         raise ValueError("calculate_decorr_analysis: roi must be (x0, x1, y0, y1), got %r"

@@ -77,7 +77,9 @@ def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
     return_qnr: the float32 QnR map (len(sensitivities), len(radii)); else the best pair
     (sensitivities[i], radii[j]) as given. Not supported (NotImplementedError):
     temporal_correlation other than "AVG" (the sweep scores AVG images), plot_sweep=True (a
-    matplotlib figure)."""
+    matplotlib figure). With use_decorr, a pair whose image has no decorrelation maximum gets
+    the resolution inf (calculate_decorr_analysis), where NanoPyx reads unfilled memory: the
+    two may then rank such pairs differently."""
     where = "run_esrrf_parameter_sweep"
     if temporal_correlation != "AVG":
         if temporal_correlation not in _CORRELATIONS:
