@@ -144,11 +144,12 @@ $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(MPICC) $(HST_CPPFLAGS) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) -lOpenCL -lm -lpthread
 
-# The eSRRF CLI test runs build/examples/esrrf, built first where libtiff and libpng are
+# The eSRRF CLI test runs build/examples/esrrf (its sanitizer build build/examples-san/esrrf:
+# tests/run.sh passes the one to run as ESRRF_BIN), built first where libtiff and libpng are
 # installed: `make test`'s set-up (scripts/deps.sh test) installs them. Elsewhere, without
 # them, the test skips, which fails the run under CI=true (tests/run.sh: MAIN_JOB_TESTS).
-$(addsuffix /test_esrrf_cli,$(BUILD)/tests $(BUILD)/tests-noocl $(BUILD)/tests-san): \
-    | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples/esrrf)
+$(addsuffix /test_esrrf_cli,$(BUILD)/tests $(BUILD)/tests-noocl): | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples/esrrf)
+$(BUILD)/tests-san/test_esrrf_cli: | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples-san/esrrf)
 
 # ---------------------------------------------------------------------------- examples, bench
 # deps.sh installs what the examples need (as root) or names it; what is still missing then is
@@ -175,6 +176,11 @@ ESRRF_CC := $(if $(HAVE_MPICC),$(MPICC) -DHST_ESRRF_MPI,$(CC))
 $(BUILD)/examples/esrrf: examples/esrrf.c $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
+
+# The same with the sanitizers of build/tests-san (for its test_esrrf_cli).
+$(BUILD)/examples-san/esrrf: examples/esrrf.c $(HEADERS) $(wildcard examples/*.h)
+	@mkdir -p $(@D)
+	$(ESRRF_CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(call extra_libs,$<) $(call fft_libs,$<) $(EX_LDLIBS)
 
 bench-build: $(BENCH_BINS)
 

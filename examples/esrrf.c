@@ -20,7 +20,8 @@
    another output (the same file: through symlinks and hard links too) is refused, naming both.
    Outputs are written under temporary names in the output's directory and renamed at the end,
    so an error or a signal (HUP, INT, TERM, QUIT, PIPE: exit status 128 + the signal) never
-   leaves a partial output or a temporary file behind.
+   leaves a partial output or a temporary file behind; a file size limit (`ulimit -f`: SIGXFSZ is
+   ignored) is a write error that names the file, as a full disk is.
 
    The math, its conventions (NanoPyx's) and the choice between the fused and the chained path
    (by measured speed; HST_FORCE=esrrf:fused or :chained forces one) are esrrf.h's: see its top
@@ -75,7 +76,7 @@
    Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lfftw3f -lOpenCL -lm -lpthread
    (for MPI ranks: mpicc -DHST_ESRRF_MPI ..., what `make examples` does where mpicc exists) */
 
-#define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, isatty in strict C99 */
+#define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, pthread_sigmask, isatty in strict C99 */
 #define HST_IMPLEMENTATION
 #define HST_FFT   /* quality.h's error map, FRC and decorrelation (--sweep, --quality) */
 #include "esrrf.h"
@@ -85,6 +86,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -335,7 +337,19 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* ------------------------------------------------------------------------------ signals */
 /* The signals that end the run: each cancels the computation (the progress callback), the
-   temporary files are removed, and the exit status is 128 + the signal. */
+   temporary files are removed, and the exit status is 128 + the signal. SIGXFSZ (past a file
+   size limit) is ignored: the write then fails with EFBIG, and that error names the file and
+   removes the temporary files as any write error does (killed by it, the program would leave
+   them behind).
+
+   An OpenCL driver may take these signals when it is loaded: PoCL's libLLVM, loaded when the
+   platforms are listed (--device host included), installs its own handlers over ours, and for
+   SIGQUIT (as for SIGXFSZ) its handler puts ours back and returns without raising the signal
+   again, so the first QUIT of a run was lost (the run went on and wrote its outputs). So the
+   device is opened with the end signals blocked, ours are installed again, and then they are
+   unblocked: a signal sent meanwhile reaches our handler. (LLVM installs its handlers once per
+   process: not again when it later compiles the kernels. The threads the drivers start
+   meanwhile keep the signals blocked: they go to the threads of the run, ours.) */
 static const int end_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
 static const char *const end_signal_names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM" };
 #define NUM_END_SIGNALS (sizeof end_signals / sizeof end_signals[0])
@@ -347,6 +361,7 @@ static void on_signal(int sig)
     if (!interrupted) interrupted = sig;
 }
 
+/* Our handlers for the end signals, SIGXFSZ ignored: at the start and after the device opens. */
 static void catch_signals(void)
 {
     struct sigaction sa;
@@ -355,6 +370,27 @@ static void catch_signals(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     for (k = 0; k < NUM_END_SIGNALS; k++) sigaction(end_signals[k], &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &sa, NULL);
+}
+
+/* Blocks the end signals in the calling thread (and the threads it starts meanwhile); *old
+   receives the mask to restore. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    size_t k;
+    sigemptyset(&set);
+    for (k = 0; k < NUM_END_SIGNALS; k++) sigaddset(&set, end_signals[k]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Our handlers again (a driver loaded meanwhile may have replaced them), then the mask of
+   before hold_signals: a signal held meanwhile is delivered to our handler now. */
+static void release_signals(const sigset_t *old)
+{
+    catch_signals();
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* After a signal: the message and the exit status. */
@@ -840,6 +876,7 @@ static int prepare(run *u)
     unsigned m;
     int writer = u->rk->rank == 0;
     hst_result r;
+    sigset_t mask;
 
     if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
     if ((o->sweep || o->quality) && u->rk->size > 1) {
@@ -852,12 +889,16 @@ static int prepare(run *u)
     t0 = now_s();
     if (!io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) { fail("%s", err); return 2; }
     u->t_read = now_s() - t0;
+    if (interrupted) return interrupted_status();   /* a signal while the stack was read */
     memset(&bd, 0, sizeof bd);
     bd.device = o->device;
     bd.logger = logger;
     bd.log_user = &j->ls;
     bd.log_level = HST_LOG_WARN;
-    if ((r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host)) != HST_SUCCESS) {
+    hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
+    r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
+    release_signals(&mask);
+    if (r != HST_SUCCESS) {
         fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
              j->ls.last[0] ? ": " : "", j->ls.last);
         return r == HST_ERROR_NO_DEVICE ? 2 : 1;
@@ -878,7 +919,7 @@ static int prepare(run *u)
         fail("out of host memory");
         return 1;
     }
-    return interrupted ? interrupted_status() : 0;   /* a signal while the stack was read */
+    return interrupted ? interrupted_status() : 0;   /* a signal since the stack was read */
 }
 
 /* After a computation: a signal's or a failure's message and exit status, else the time point

@@ -7,7 +7,8 @@
 #   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
 #            then all of them together, then each header's opening usage example (C99)
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
-#   san      the tests built with AddressSanitizer + UBSan, run on every device
+#   san      the tests built with AddressSanitizer + UBSan, run on every device (test_esrrf_cli
+#            with the CLI built so too: build/examples-san/esrrf)
 #   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
 #            built with mpicc and run under mpirun on every device, with the rank counts of
 #            the test's "mpi-ranks:" line (else -np 6, and -np 24 on the host device)
@@ -28,6 +29,8 @@
 #   CI            "true" (.ci/run sets it): a skipped test of the main job (MAIN_JOB_TESTS:
 #                 the eSRRF command line, API and kernels) fails its binary, so that a missing
 #                 package or program cannot pass for a green run
+# Each test binary is given HST_DEVICE (the device of the run) and ESRRF_BIN (the CLI that
+# test_esrrf_cli runs: $BUILD/examples/esrrf, in the sanitizer stage $BUILD/examples-san/esrrf).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -196,7 +199,7 @@ stage_devices() {
     [ ${#DEVICES[@]} -gt 0 ] || list_devices
     build_targets tests "${TESTS[@]/#/$BUILD/tests/}"
     for b in "${BUILT[@]}"; do
-        for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" "${STDBUF[@]}"; done
+        for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" env ESRRF_BIN="$BUILD/examples/esrrf" "${STDBUF[@]}"; done
     done
     # nufft.h against the finufft package (tests/nufft_finufft.py skips where it is missing)
     build_targets tests "$BUILD/tests/nufft_driver"
@@ -242,7 +245,7 @@ stage_headers() {
     { echo '#define HST_IMPLEMENTATION'
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers "$lang" "$tu"; done
-    # The same with backend.h's FFTs built in (HST_FFT: fftw3.h and vkFFT.h from deps.sh).
+    # The same with array.h's FFTs built in (HST_FFT: fftw3.h and vkFFT.h from deps.sh).
     tu="$BUILD/check/all-headers-fft.c"
     { echo '#define HST_FFT'; cat "$BUILD/check/all-headers.c"; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-fft "$lang" "$tu"; done
@@ -337,7 +340,7 @@ stage_noocl() {
     local b
     section "(c) HST_NO_OPENCL build (no -lOpenCL), host device"
     build_targets noocl "${TESTS[@]/#/$BUILD/tests-noocl/}"
-    for b in "${BUILT[@]}"; do run_test noocl "$b" host "${STDBUF[@]}"; done
+    for b in "${BUILT[@]}"; do run_test noocl "$b" host env ESRRF_BIN="$BUILD/examples/esrrf" "${STDBUF[@]}"; done
 }
 
 # ---------------------------------------------------------------------------- sanitizers
@@ -395,9 +398,12 @@ stage_san() {
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
     san_probe || return 0
+    # (test_esrrf_cli's CLI too: build/examples-san/esrrf, built first by the Makefile)
     build_targets san "${TESTS[@]/#/$BUILD/tests-san/}"
     for b in "${BUILT[@]}"; do
-        for d in "${DEVICES[@]}"; do run_test san "$b" "$d" "${SAN_PREFIX[@]}"; done
+        for d in "${DEVICES[@]}"; do
+            run_test san "$b" "$d" env ESRRF_BIN="$BUILD/examples-san/esrrf" "${SAN_PREFIX[@]}"
+        done
     done
     unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 }
