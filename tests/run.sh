@@ -515,6 +515,10 @@ stage_python() {
     section "(g) Python package (python/): wheel, fresh venv, tests once per device"
     if ! py=$(find_python); then
         echo "  note: no python3 with numpy, setuptools, wheel and venv; Python package not tested (scripts/deps.sh test installs them)"
+        if [ "${CI:-}" = true ]; then   # under CI the package must be tested, as the main job
+            FAILED=$((FAILED + 1))
+            echo "  FAIL  python: no usable python3 under CI=true"
+        fi
         return 0
     fi
     [ ${#DEVICES[@]} -gt 0 ] || list_devices
