@@ -386,7 +386,7 @@ extern "C" {
 
 /* >>helpers (array.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
+/* Rejections: backend.h's hst__null_arg, hst__zero_arg, hst__range_arg, hst__bad_arg. */
 /* A size computation `what` of func would overflow size_t. */
 #define hst__aoverflow(be, func, what) \
     hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func, "%s overflows size_t", what)
@@ -531,7 +531,7 @@ HST__ADEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (!hst_dtype_size(dtype)) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (!hst_dtype_size(dtype)) return hst__range_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
     if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
     if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
@@ -560,7 +560,7 @@ HST__ADEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dt
     be = hst_buffer_backend(buf);
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (!es) return hst__bad_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
+    if (!es) return hst__range_arg(be, F, "dtype %d is not an hst_dtype", (int)dtype);
     if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
     if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
@@ -810,7 +810,7 @@ HST__ADEF hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_ma
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_math_op", iop);
+    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__range_arg(dst->be, F, "op %d is not an hst_math_op", iop);
     if (!hst_kernels_math_supported(dst->dtype, op))
         return hst__dtype_error(dst->be, F, dst->dtype, "element-wise math is defined for f32 and f64 only");
     if (!hst__on_cl(dst->be)) { hst_k_math_host(dst->dtype, hst_buffer_host_ptr(dst->buf), hst_buffer_host_ptr(src->buf), dst->count, op, p); return HST_SUCCESS; }
@@ -832,7 +832,7 @@ HST__ADEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
     if (dist != HST_RANDOM_UNIFORM && dist != HST_RANDOM_NORMAL)
-        return hst__bad_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
+        return hst__range_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
     if (!hst__on_cl(x->be)) { hst_k_random_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, seed, offset, dist); return HST_SUCCESS; }
     n = x->count;
     {
@@ -1158,7 +1158,8 @@ HST__ADEF hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t
     unsigned i;
     hst_result r;
     if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
-    if (ndim < 1 || ndim > HST_MAX_DIMS || !shape) return hst__bad_arg(a->be, F, "ndim %u (1..%d) or shape NULL", ndim, HST_MAX_DIMS);
+    if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(a->be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
+    if (!shape) return hst__null_arg(a->be, F, "shape is NULL");
     for (i = 0; i < ndim; i++)
         if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(a->be, F, "the product of shape");
     if (count != a->count) return hst__shape_error(a->be, F, "the new shape has another element count");
@@ -1189,7 +1190,7 @@ HST__ADEF hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
     if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
     for (i = 0; i < src->ndim; i++) {
         p[i] = perm ? perm[i] : src->ndim - 1 - i;
-        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__bad_arg(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
+        if (p[i] >= src->ndim || (seen >> p[i] & 1u)) return hst__range_arg(dst->be, F, "perm is not a permutation of 0..%u", src->ndim - 1);
         seen |= 1u << p[i];
         shape[i] = src->shape[p[i]];
     }
@@ -1243,7 +1244,8 @@ static hst_result hst__join(const char *func, hst_array *dst, hst_array *const *
     unsigned i;
     hst_result r;
     if ((r = hst__check_array(func, dst, "dst")) != HST_SUCCESS) return r;
-    if (!srcs || !count) return hst__bad_arg(dst->be, func, "srcs is NULL or count is 0");
+    if (!srcs) return hst__null_arg(dst->be, func, "srcs is NULL");
+    if (!count) return hst__zero_arg(dst->be, func, "count is 0");
     if ((r = hst__check_axis(dst, func, axis)) != HST_SUCCESS) return r;
     for (k = 0; k < count; k++) {   /* shapes first: nothing is written unless all fit */
         const hst_array *s = srcs[k];
@@ -1279,7 +1281,9 @@ HST__ADEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const 
     size_t shape[HST_MAX_DIMS], k;
     unsigned i;
     hst_result r;
-    if (!dst || !vecs || !count || count > HST_MAX_DIMS) return hst__bad_arg(NULL, F, "dst or vecs NULL, or count not 1..%d", HST_MAX_DIMS);
+    if (!dst || !vecs) return hst__null_arg(NULL, F, "%s is NULL", dst ? "vecs" : "dst");
+    if (!count) return hst__zero_arg(NULL, F, "count is 0");
+    if (count > HST_MAX_DIMS) return hst__range_arg(NULL, F, "count %zu is not 1..%d", count, HST_MAX_DIMS);
     for (k = 0; k < count; k++) {
         if ((r = hst__check_array(F, vecs[k], "vecs[k]")) != HST_SUCCESS) return r;
         if (vecs[k]->ndim != 1) return hst__shape_error(vecs[k]->be, F, "vecs must be 1-D");
@@ -1321,7 +1325,7 @@ HST__ADEF hst_result hst_array_binary(hst_array *dst, const hst_array *a, const 
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__bad_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
+    if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__range_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
     if (a->be != dst->be || b->be != dst->be || a->dtype != dst->dtype || b->dtype != dst->dtype)
         return hst__shape_error(dst->be, F, "operands differ in backend or dtype");
     if (!hst_kernels_binary_supported(dst->dtype, op)) return hst__dtype_error(dst->be, F, dst->dtype, "this op is not defined for it");
@@ -1392,7 +1396,7 @@ HST__ADEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src,
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_axis(src, F, axis)) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__bad_arg(src->be, F, "op %d is not an hst_axis_op", iop);
+    if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__range_arg(src->be, F, "op %d is not an hst_axis_op", iop);
     if (!hst_kernels_axis_supported(src->dtype, op)) return hst__dtype_error(src->be, F, src->dtype, "this op is not defined for it");
     if (dst->be != src->be || dst->dtype != (arg ? HST_I32 : src->dtype))
         return hst__shape_error(src->be, F, "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
@@ -1431,7 +1435,7 @@ HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
-    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__bad_arg(src->be, F, "part %d is not an hst_complex_part", ip);
+    if ((int)part < 0 || part >= HST_PART_COUNT) return hst__range_arg(src->be, F, "part %d is not an hst_complex_part", ip);
     if (!hst_dtype_is_complex(src->dtype)) return hst__dtype_error(src->be, F, src->dtype, "src must be c64 or c128");
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
     if (dst->dtype != (part == HST_PART_CONJ ? src->dtype : src->dtype == HST_C64 ? HST_F32 : HST_F64))
@@ -1456,8 +1460,9 @@ HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const 
     hst__v4 sv;
     hst_result r;
     if ((r = hst__check_move(F, dst, src)) != HST_SUCCESS) return r;
-    if (!reps || !nreps || nreps > HST_MAX_DIMS)
-        return hst__bad_arg(dst->be, F, "reps is NULL or nreps %u is not 1..%d", nreps, HST_MAX_DIMS);
+    if (!reps) return hst__null_arg(dst->be, F, "reps is NULL");
+    if (!nreps) return hst__zero_arg(dst->be, F, "nreps is 0");
+    if (nreps > HST_MAX_DIMS) return hst__range_arg(dst->be, F, "nreps %u is not 1..%d", nreps, HST_MAX_DIMS);
     d = src->ndim > nreps ? src->ndim : nreps;
     if (dst->ndim != d) return hst__shape_error(dst->be, F, "dst's ndim is not max(src's ndim, nreps)");
     for (i = 0; i < d; i++) {   /* both padded with leading 1s to d axes */
@@ -1803,7 +1808,7 @@ static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_arra
         return hst__range_arg(dst->be, func, "axes %u is not 1..%d and <= src's ndim %u", axes,
                             HST_FFT_MAX_AXES, src->ndim);
     if ((int)norm < HST_FFT_NORM_BACKWARD || norm > HST_FFT_NORM_FORWARD)
-        return hst__bad_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
+        return hst__range_arg(dst->be, func, "norm %d is not an hst_fft_norm", (int)norm);
     memset(key, 0, sizeof *key);
     key->kind = hst__fft_kind(src->dtype, dst->dtype);
     if (key->kind < 0) return hst__fft_dtype_error(dst->be, func, src->dtype);
@@ -1823,7 +1828,7 @@ static hst_result hst__fft_args(const char *func, hst_array *dst, const hst_arra
         key->n[i] = i < axes ? real_side->shape[real_side->ndim - 1 - i] : 1;
     for (i = 0; i + axes < real_side->ndim; i++) key->batch *= real_side->shape[i];
     if (key->kind != HST__FFT_C2C && key->n[0] < 2)
-        return hst__bad_arg(dst->be, func, "the real side's last extent is 1: r2c and c2r "
+        return hst__range_arg(dst->be, func, "the real side's last extent is 1: r2c and c2r "
                             "need n >= 2 (use c64 -> c64)");
     hst__fft_squeeze(key);
     return HST_SUCCESS;

@@ -1596,7 +1596,8 @@ static hst_result hst__check_desc(const hst_backend *cfg, const hst_backend_desc
         return hst__bad_arg(cfg, "hst_backend_create", "desc.wrap_context and desc.wrap_queue: set both, or neither");
 #endif
     if (d->log_level < 0 || d->log_level > HST_LOG_DEBUG)
-        return hst__bad_arg(cfg, "hst_backend_create", "desc.log_level %d is not an hst_log_level", (int)d->log_level);
+        return hst__range_arg(cfg, "hst_backend_create", "desc.log_level %d is not an hst_log_level",
+                              (int)d->log_level);
     return HST_SUCCESS;
 }
 
@@ -1801,10 +1802,10 @@ HST__BDEF hst_result hst_backend_destroy(hst_backend *be) {
 HST__BDEF hst_result hst_backend_hold(hst_backend *be, const void *holder, const char *what) {
     hst__hold *h;
     if (!be || !holder || !what)
-        return hst__bad_arg(be, "hst_backend_hold", "%s is NULL", !be ? "be" : !holder ? "holder" : "what");
+        return hst__null_arg(be, "hst_backend_hold", "%s is NULL", !be ? "be" : !holder ? "holder" : "what");
     for (h = be->holds; h; h = h->next)
         if (h->holder == holder)
-            return hst__bad_arg(be, "hst_backend_hold", "%s %p already holds the backend", what, holder);
+            return hst__state_arg(be, "hst_backend_hold", "%s %p already holds the backend", what, holder);
     if (!(h = (hst__hold *)hst__malloc(be, sizeof *h))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     h->holder = holder;
     h->what = what;
@@ -1853,7 +1854,7 @@ HST__BDEF hst_result hst_backend_attach(hst_backend *be, const char *name, void 
     static const char *F = "hst_backend_attach";
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!name || !data) return hst__null_arg(be, F, "%s is NULL", name ? "data" : "name");
-    if (hst_backend_extension(be, name)) return hst__bad_arg(be, F, "\"%s\" is attached already", name);
+    if (hst_backend_extension(be, name)) return hst__state_arg(be, F, "\"%s\" is attached already", name);
     if (be->num_ext == HST_BACKEND_MAX_EXTENSIONS) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: all %d extension slots are taken",
                  F, HST_BACKEND_MAX_EXTENSIONS);
@@ -2531,7 +2532,7 @@ static hst_result hst__check_alloc_args(hst_backend *be, const char *func, size_
     *out = NULL;
     if (bytes == 0) return hst__zero_arg(be, func, "bytes is 0");
     if (flags & ~(unsigned)(HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY | HST_MEM_RESIDENT))
-        return hst__bad_arg(be, func, "flags 0x%x has unknown bits", flags);
+        return hst__range_arg(be, func, "flags 0x%x has unknown bits", flags);
     if ((flags & HST_MEM_READ_ONLY) && (flags & HST_MEM_WRITE_ONLY))
         return hst__bad_arg(be, func, "flags: READ_ONLY and WRITE_ONLY together");
     return HST_SUCCESS;
@@ -2668,8 +2669,9 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
     if (!pattern) return hst__null_arg(q->be, F, "pattern is NULL");
-    if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)))
-        return hst__bad_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
+    if (pattern_bytes == 0) return hst__zero_arg(q->be, F, "pattern_bytes is 0");
+    if (pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)))
+        return hst__range_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
     if (offset % pattern_bytes || bytes % pattern_bytes)
         return hst__bad_arg(q->be, F, "offset %zu and bytes %zu must be multiples of pattern_bytes %zu",
                             offset, bytes, pattern_bytes);
@@ -2915,7 +2917,7 @@ HST__BDEF hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, 
     if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
     *ptr = NULL;
     if (!map_flags || (map_flags & ~7u))
-        return hst__bad_arg(q->be, F, "map_flags 0x%x: use HST_MAP_READ/WRITE/WRITE_INVALIDATE", map_flags);
+        return hst__range_arg(q->be, F, "map_flags 0x%x: use HST_MAP_READ/WRITE/WRITE_INVALIDATE", map_flags);
     if (bytes == 0) return hst__zero_arg(q->be, F, "bytes is 0");
     if ((r = hst__check_range(q->be, F, "map", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
@@ -2966,8 +2968,9 @@ HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *c
     hst_result r;
     size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!num_buffers || !buffers) return hst__bad_arg(q->be, F, "no buffers given");
-    if (migrate_flags & ~3u) return hst__bad_arg(q->be, F, "migrate_flags 0x%x has unknown bits", migrate_flags);
+    if (!num_buffers) return hst__zero_arg(q->be, F, "num_buffers is 0");
+    if (!buffers) return hst__null_arg(q->be, F, "buffers is NULL");
+    if (migrate_flags & ~3u) return hst__range_arg(q->be, F, "migrate_flags 0x%x has unknown bits", migrate_flags);
     for (i = 0; i < num_buffers; i++)
         if ((r = hst__check_buffer(q, F, "buffers[i]", buffers[i])) != HST_SUCCESS) return r;
 #ifndef HST_NO_OPENCL
@@ -3038,8 +3041,9 @@ HST__BDEF hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, si
     static const char *F = "hst_svm_map";
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
-    if (!ptr || !bytes) return hst__bad_arg(q->be, F, "%s", ptr ? "bytes is 0" : "ptr is NULL");
-    if (!map_flags || (map_flags & ~7u)) return hst__bad_arg(q->be, F, "map_flags 0x%x", map_flags);
+    if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
+    if (!bytes) return hst__zero_arg(q->be, F, "bytes is 0");
+    if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
 #ifndef HST_NO_OPENCL
     if (hst__is_cl(q->be)) {
         hst__waitlist w;
@@ -3106,10 +3110,11 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
     size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if (!ptr || !pattern) return hst__null_arg(q->be, F, "%s is NULL", ptr ? "pattern" : "ptr");
-    if (pattern_bytes == 0 || pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)) ||
-        bytes % pattern_bytes)
-        return hst__bad_arg(q->be, F, "pattern_bytes %zu must be a power of two up to 128 dividing bytes %zu",
-                            pattern_bytes, bytes);
+    if (pattern_bytes == 0) return hst__zero_arg(q->be, F, "pattern_bytes is 0");
+    if (pattern_bytes > 128 || (pattern_bytes & (pattern_bytes - 1)))
+        return hst__range_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
+    if (bytes % pattern_bytes)
+        return hst__bad_arg(q->be, F, "bytes %zu is not a multiple of pattern_bytes %zu", bytes, pattern_bytes);
 #ifndef HST_NO_OPENCL
     if (hst__is_cl(q->be)) {
         hst__waitlist w;
@@ -3483,8 +3488,9 @@ HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_fl
     hst_result r;
     if ((r = hst__check_enqueue(q, F, 0, NULL)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
-    if (!row_pitch || !slice_pitch || !ptr) return hst__null_arg(q->be, F, "an output pointer is NULL");
-    if (!map_flags || (map_flags & ~7u)) return hst__bad_arg(q->be, F, "map_flags 0x%x", map_flags);
+    if (!row_pitch || !slice_pitch || !ptr)
+        return hst__null_arg(q->be, F, "%s is NULL", !row_pitch ? "row_pitch" : !slice_pitch ? "slice_pitch" : "ptr");
+    if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
 #ifndef HST_NO_OPENCL
     if (img->cl) {
         cl_int err;
@@ -3531,8 +3537,8 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (address_mode > HST_ADDRESS_MIRRORED_REPEAT) return hst__bad_arg(be, F, "address_mode %u", address_mode);
-    if (filter_mode > HST_FILTER_LINEAR) return hst__bad_arg(be, F, "filter_mode %u", filter_mode);
+    if (address_mode > HST_ADDRESS_MIRRORED_REPEAT) return hst__range_arg(be, F, "address_mode %u", address_mode);
+    if (filter_mode > HST_FILTER_LINEAR) return hst__range_arg(be, F, "filter_mode %u", filter_mode);
     if (!normalized_coords && address_mode >= HST_ADDRESS_REPEAT)
         return hst__bad_arg(be, F, "repeat addressing needs normalized coordinates");
     if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -3654,7 +3660,7 @@ HST__BDEF void hst_pool_destroy(hst_pool *pool) {
     if (!pool) return;
     hst_pool_free_held(pool);
     if (pool->stats.active_blocks)
-        hst__log(pool->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT,
+        hst__log(pool->be, HST_LOG_WARN, HST_LOGITEM_BAD_STATE,
                  "hst_pool_destroy: %zu blocks (%zu bytes) are still in use; they are detached "
                  "and freed by hst_buffer_destroy", pool->stats.active_blocks,
                  pool->stats.active_bytes);
@@ -3966,7 +3972,8 @@ HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (!count || !sources) return hst__bad_arg(be, F, "no sources given");
+    if (!count) return hst__zero_arg(be, F, "count is 0");
+    if (!sources) return hst__null_arg(be, F, "sources is NULL");
     for (i = 0; i < count; i++)
         if (!sources[i]) return hst__null_arg(be, F, "sources[%zu] is NULL", i);
     if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);

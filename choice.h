@@ -325,7 +325,8 @@ extern "C" {
 
 /* >>helpers (choice.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-/* Rejections: backend.h's hst__bad_arg, hst__null_arg, hst__zero_arg, hst__range_arg. */
+/* Rejections: backend.h's hst__null_arg, hst__zero_arg, hst__range_arg, hst__state_arg,
+   hst__bad_arg. */
 
 static void hst__choice_copy(char *dst, size_t cap, const char *src) {
     size_t n = strlen(src);
@@ -1169,11 +1170,12 @@ static hst_result hst__choice_check_sig(const hst_backend *be, const char *func,
     return HST_SUCCESS;
 }
 
-/* op, then the pointer the function needs (ptr_ok), then the signature. */
+/* op, then the pointer the function needs (ptr, named ptr_name), then the signature. */
 static hst_result hst__choice_check_call(const hst_choice_op *op, const char *func,
-                                         const int64_t *sig, unsigned n, int ptr_ok) {
+                                         const int64_t *sig, unsigned n, const void *ptr,
+                                         const char *ptr_name) {
     if (!op) return hst__null_arg(NULL, func, "op is NULL");
-    if (!ptr_ok) return hst__null_arg(op->reg->be, func, "a pointer argument is NULL");
+    if (!ptr) return hst__null_arg(op->reg->be, func, "%s is NULL", ptr_name);
     return hst__choice_check_sig(op->reg->be, func, sig, n);
 }
 
@@ -1195,17 +1197,21 @@ static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg
     static const char *const f = "hst_choice_register";
     hst_choice_op *op;
     size_t i, j;
+    if (!d->name) return hst__null_arg(be, f, "desc.name is NULL");
     if (!hst__choice_name_ok(d->name, "\t\r\n,:"))
-        return hst__bad_arg(be, f, "desc.name is missing or holds a tab, newline, comma or colon");
+        return hst__bad_arg(be, f, "desc.name is empty or holds a tab, newline, comma or colon");
     for (op = reg->ops; op; op = op->next)
         if (!strcmp(op->name, d->name))
-            return hst__bad_arg(be, f, "operation %s is already registered", d->name);
-    if (!d->impls || d->num_impls == 0 || d->num_impls > HST_CHOICE_MAX_IMPLS)
+            return hst__state_arg(be, f, "operation %s is already registered", d->name);
+    if (!d->impls) return hst__null_arg(be, f, "%s: desc.impls is NULL", d->name);
+    if (d->num_impls == 0) return hst__zero_arg(be, f, "%s: num_impls is 0", d->name);
+    if (d->num_impls > HST_CHOICE_MAX_IMPLS)
         return hst__range_arg(be, f, "%s: num_impls %zu is not 1..%d", d->name, d->num_impls,
-                            HST_CHOICE_MAX_IMPLS);
+                              HST_CHOICE_MAX_IMPLS);
     for (i = 0; i < d->num_impls; i++) {
+        if (!d->impls[i].name) return hst__null_arg(be, f, "%s: impls[%zu].name is NULL", d->name, i);
         if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,"))
-            return hst__bad_arg(be, f, "%s: impls[%zu].name is missing or holds a tab, newline "
+            return hst__bad_arg(be, f, "%s: impls[%zu].name is empty or holds a tab, newline "
                                 "or comma", d->name, i);
         if (!d->impls[i].run != !d->impls[0].run)
             return hst__null_arg(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
@@ -1266,7 +1272,7 @@ HST__CDEF hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc
     if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
     if (!desc) return HST_SUCCESS;
     if (desc->save_interval_s < 0.0 || desc->save_interval_s != desc->save_interval_s)
-        return hst__bad_arg(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
+        return hst__range_arg(be, "hst_choice_configure", "desc.save_interval_s is negative or NaN");
     if (desc->clock) { reg->clock = desc->clock; reg->clock_user = desc->clock_user; }
     if (desc->path && !strcmp(desc->path, "off")) reg->path[0] = '\0';
     else if (desc->path && *desc->path) hst__choice_copy(reg->path, sizeof reg->path, desc->path);
@@ -1284,7 +1290,7 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     size_t i;
     unsigned j;
     if (!be) return hst__null_arg(NULL, "hst_choice_register", "be is NULL");
-    if (!desc || !out) return hst__null_arg(be, "hst_choice_register", "desc or out is NULL");
+    if (!desc || !out) return hst__null_arg(be, "hst_choice_register", "%s is NULL", desc ? "out" : "desc");
     *out = NULL;
     if ((r = hst__choice_get(be, &reg)) != HST_SUCCESS) return r;
     if ((r = hst__choice_check_desc(be, reg, desc)) != HST_SUCCESS) return r;
@@ -1436,7 +1442,7 @@ HST__CDEF hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig
     hst__choice_key key;
     int i, explored;
     hst_result r;
-    r = hst__choice_check_call(op, "hst_choice_pick", sig, sig_len, impl != NULL);
+    r = hst__choice_check_call(op, "hst_choice_pick", sig, sig_len, impl, "impl");
     if (r != HST_SUCCESS) return r;
     hst__choice_make_key(sig, sig_len, &key);
     i = hst__choice_forced(op, NULL);
@@ -1452,13 +1458,13 @@ HST__CDEF hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, un
     hst__choice_sig *s;
     int i;
     hst_result r;
-    r = hst__choice_check_call(op, "hst_choice_record", sig, sig_len, impl != NULL);
+    r = hst__choice_check_call(op, "hst_choice_record", sig, sig_len, impl, "impl");
     if (r != HST_SUCCESS) return r;
     if ((i = hst__choice_impl_index(op, impl, NULL)) < 0)
         return hst__bad_arg(op->reg->be, "hst_choice_record", "%s has no implementation named "
                             "%s", op->name, impl);
     if (!(seconds >= 0.0))
-        return hst__bad_arg(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
+        return hst__range_arg(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
     hst__choice_make_key(sig, sig_len, &key);
     if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__choice_note(op, s, (unsigned)i, seconds);
@@ -1472,7 +1478,7 @@ HST__CDEF hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *si
     const hst__choice_sig *s;
     unsigned i;
     hst_result r;
-    r = hst__choice_check_call(op, "hst_choice_stats", sig, sig_len, count != NULL);
+    r = hst__choice_check_call(op, "hst_choice_stats", sig, sig_len, count, "count");
     if (r != HST_SUCCESS) return r;
     *count = op->nimpl;
     if (!out) return HST_SUCCESS;
@@ -1533,7 +1539,7 @@ HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
     size_t nref = 0, parts;
     unsigned order, k, pick;
     hst_result r;
-    r = hst__choice_check_call(op, "hst_choice_benchmark", sig, sig_len, count != NULL);
+    r = hst__choice_check_call(op, "hst_choice_benchmark", sig, sig_len, count, "count");
     if (r == HST_SUCCESS) r = hst__choice_check_runnable(op, "hst_choice_benchmark");
     if (r != HST_SUCCESS) return r;
     *count = op->nimpl;

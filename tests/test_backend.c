@@ -93,12 +93,29 @@ static void test_backend_extensions(void **state)
     assert_null(hst_backend_extension(be, "e8"));
     assert_null(hst_backend_extension(be, NULL));
     assert_result_logged(hst_backend_attach(be, same_name, &tags[8], NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_BAD_STATE);
+    assert_non_null(strstr(log.last_message, "attached already"));
     assert_result_logged(hst_backend_attach(be, "e8", NULL, NULL),
                          HST_ERROR_INVALID_ARGUMENT, &log, HST_LOGITEM_NULL_ARGUMENT);
     assert_result_logged(hst_backend_attach(be, "e8", &tags[8], NULL),
                          HST_ERROR_UNSUPPORTED, &log, HST_LOGITEM_UNSUPPORTED);
     assert_int_equal(hst_backend_attach(NULL, "e8", &tags[8], NULL), HST_ERROR_INVALID_ARGUMENT);
+    /* holds: NULL arguments, a second hold by the same holder, destroy while held */
+    assert_result_logged(hst_backend_hold(be, NULL, "tag"), HST_ERROR_INVALID_ARGUMENT, &log,
+                         HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(log.last_message, "holder is NULL"));
+    assert_result_logged(hst_backend_hold(be, &tags[0], NULL), HST_ERROR_INVALID_ARGUMENT, &log,
+                         HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(log.last_message, "what is NULL"));
+    assert_int_equal(hst_backend_hold(be, &tags[0], "tag"), HST_SUCCESS);
+    assert_result_logged(hst_backend_hold(be, &tags[0], "tag"), HST_ERROR_INVALID_ARGUMENT, &log,
+                         HST_LOGITEM_BAD_STATE);
+    assert_non_null(strstr(log.last_message, "already holds"));
+    assert_result_logged(hst_backend_destroy(be), HST_ERROR_INVALID_ARGUMENT, &log,
+                         HST_LOGITEM_BAD_STATE);
+    assert_int_equal(hst_backend_holds(be), 1);
+    hst_backend_release_hold(be, &tags[0]);
+    assert_int_equal(hst_backend_holds(be), 0);
     ext_calls = 0;
     assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     assert_int_equal(ext_calls, HST_BACKEND_MAX_EXTENSIONS);
@@ -304,6 +321,7 @@ static void test_backend_unknown_device(void **state)
     assert_int_equal(r, HST_ERROR_NO_DEVICE);
     assert_null(be);
     assert_int_equal(log.counts[HST_LOGITEM_NO_MATCHING_DEVICE], 1);
+    assert_int_equal(log.last_item, HST_LOGITEM_NO_MATCHING_DEVICE);
     assert_non_null(strstr(log.last_message, "host"));
 }
 
@@ -613,14 +631,19 @@ static void test_buffer_fill(void **state)
     hst_event_release(ev);
     assert_int_equal(hst_read(q, b, 0, got, 256, 1, 0, NULL, NULL), HST_SUCCESS);
     assert_memory_equal(got, expect, 256);
-    /* misaligned offset or size, bad pattern sizes */
+    /* misaligned offset or size (an inconsistent pair), bad pattern sizes */
     cap_reset(&f->log);
     assert_result_logged(hst_fill(q, b, p4, 4, 2, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
                          &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 4, 4, 6, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
                          &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_result_logged(hst_fill(q, b, p4, 3, 0, 3, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_result_logged(hst_fill(q, b, p4, 256, 0, 256, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_result_logged(hst_fill(q, b, p4, 0, 0, 4, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
+    assert_non_null(strstr(f->log.last_message, "pattern_bytes is 0"));
     assert_result_logged(hst_fill(q, b, p4, 4, 252, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
                          &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(b);
@@ -819,7 +842,9 @@ static void test_buffer_map(void **state)
     /* bad flags, zero bytes, out of range */
     cap_reset(&f->log);
     assert_result_logged(hst_map(q, b, 0, 0, 16, 1, &p, 0, NULL, NULL),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_result_logged(hst_map(q, b, 8, 0, 16, 1, &p, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 0, 0, 1, &p, 0, NULL, NULL),
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
     assert_result_logged(hst_map(q, b, HST_MAP_READ, 1000, 100, 1, &p, 0, NULL, NULL),
@@ -851,9 +876,13 @@ static void test_buffer_migrate_resident(void **state)
     assert_memory_equal(got, b, 4096);
     cap_reset(&f->log);
     assert_result_logged(hst_migrate(q, 0, bufs, 0, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_ZERO_SIZE);
+    assert_non_null(strstr(f->log.last_message, "num_buffers is 0"));
+    assert_result_logged(hst_migrate(q, 2, NULL, 0, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+                         &f->log, HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(f->log.last_message, "buffers is NULL"));
     assert_result_logged(hst_migrate(q, 2, bufs, 8, 0, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
-                         &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         &f->log, HST_LOGITEM_OUT_OF_RANGE);
     hst_buffer_destroy(bufs[0]);
     hst_buffer_destroy(bufs[1]);
 
@@ -869,7 +898,7 @@ static void test_buffer_migrate_resident(void **state)
     /* unknown flags and READ_ONLY|WRITE_ONLY are rejected */
     cap_reset(&f->log);
     assert_result_logged(hst_buffer_create(be, 64, 64, &r), HST_ERROR_INVALID_ARGUMENT, &f->log,
-                         HST_LOGITEM_BAD_ARGUMENT);
+                         HST_LOGITEM_OUT_OF_RANGE);
     assert_result_logged(hst_buffer_create(be, 64, HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY, &r),
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(r);
@@ -912,6 +941,22 @@ static void test_buffer_svm(void **state)
     }
     assert_result_logged(hst_svm_alloc(be, 0, 0, (void **)&a), HST_ERROR_INVALID_ARGUMENT,
                          &f->log, HST_LOGITEM_ZERO_SIZE);
+    /* map and fill: NULL, zero bytes, bad flags and pattern sizes, each under its own item */
+    assert_result_logged(hst_svm_map(q, HST_MAP_READ, NULL, 64, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(f->log.last_message, "ptr is NULL"));
+    assert_result_logged(hst_svm_map(q, HST_MAP_READ, (void *)&pat, 0, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
+    assert_non_null(strstr(f->log.last_message, "bytes is 0"));
+    assert_result_logged(hst_svm_map(q, 0, (void *)&pat, 4, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_result_logged(hst_svm_fill(q, (void *)&pat, &pat, 0, 4, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
+    assert_result_logged(hst_svm_fill(q, (void *)&pat, &pat, 3, 3, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_result_logged(hst_svm_fill(q, (void *)&pat, &pat, 4, 6, 0, NULL, NULL),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(f->log.last_message, "not a multiple of pattern_bytes"));
 }
 
 /* ============================================================================================
@@ -1096,7 +1141,11 @@ static void test_image_sampler_errors(void **state)
                          HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
     assert_null(s);
     assert_result_logged(hst_sampler_create(be, 1, 99, HST_FILTER_NEAREST, &s),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(f->log.last_message, "address_mode"));
+    assert_result_logged(hst_sampler_create(be, 1, HST_ADDRESS_CLAMP, 99, &s),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(f->log.last_message, "filter_mode"));
 
     /* f64 has no image format; ndim 1, zero extents and 3 channels are invalid */
     bad = (hst_image *)buf;
@@ -1136,6 +1185,11 @@ static void test_image_sampler_errors(void **state)
                              HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         assert_result_logged(hst_image_map(q, img, HST_MAP_READ, o_y, r1, &rp, &sp, &p),
                              HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+        assert_result_logged(hst_image_map(q, img, 0, o0, r2, &rp, &sp, &p),
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
+        assert_result_logged(hst_image_map(q, img, HST_MAP_READ, o0, r2, &rp, NULL, &p),
+                             HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
+        assert_non_null(strstr(f->log.last_message, "slice_pitch is NULL"));
         assert_result_logged(hst_image_copy(q, img, o0, img, o_in, r2, 0, NULL, NULL),
                              HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_OUT_OF_RANGE);
         /* u8 fill colours are 4 uint32, saturated: fill all, read back */
@@ -1462,7 +1516,11 @@ static void test_program_errors(void **state)
                              &f->log, HST_LOGITEM_SIZE_OVERFLOW);
     }
     assert_result_logged(hst_program_build(be, 0, &twice_src, "", &bad),
-                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_BAD_ARGUMENT);
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_ZERO_SIZE);
+    assert_non_null(strstr(f->log.last_message, "count is 0"));
+    assert_result_logged(hst_program_build(be, 1, NULL, "", &bad),
+                         HST_ERROR_INVALID_ARGUMENT, &f->log, HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(f->log.last_message, "sources is NULL"));
     hst_kernel_destroy(k);
     hst_program_release(prog);
 }
@@ -1676,10 +1734,14 @@ static void test_errors_backend_desc(void **state)
     assert_int_equal(hst_backend_create(&desc, &nb), HST_ERROR_INVALID_ARGUMENT);
     assert_null(nb);
     expected++;
-    /* the codes above are right; now the logging: out NULL, then two bad settings */
+    /* the codes above are right; now the logging: out NULL, the allocator half-set (an
+       inconsistent pair), the log level outside hst_log_level */
+    assert_int_equal(expected, 3);
     assert_int_equal(log.counts[HST_LOGITEM_NULL_ARGUMENT], 1);
-    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], expected - 1);
-    assert_int_equal(log.last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_int_equal(log.counts[HST_LOGITEM_BAD_ARGUMENT], 1);
+    assert_int_equal(log.counts[HST_LOGITEM_OUT_OF_RANGE], 1);
+    assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(log.last_message, "desc.log_level"));
 }
 
 static void test_errors_sub_buffer(void **state)
@@ -2023,7 +2085,8 @@ static void test_pool_destroy_detaches(void **state)
     assert_int_equal(hst_pool_alloc(pool, 5000, &b), HST_SUCCESS);
     hst_buffer_destroy(b);                       /* held */
     hst_pool_destroy(pool);                      /* a is still active: detached, warned */
-    assert_int_equal(f->log.last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_int_equal(f->log.last_item, HST_LOGITEM_BAD_STATE);
+    assert_int_equal(f->log.last_level, HST_LOG_WARN);
     assert_int_equal(hst_backend_device_bytes(f->be), before + hst_pool_bin_bytes(1000));
     hst_buffer_destroy(a);                       /* a plain buffer now */
     assert_int_equal(hst_backend_device_bytes(f->be), before);

@@ -406,6 +406,7 @@ static void test_skips_failing(void **state)
     oc = run1(op, 7);
     assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 1);
     assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 1);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_CHOICE_FAILED);
     assert_non_null(strstr(c.log.last_message, "HST_ERROR_UNSUPPORTED"));
     assert_int_equal(stat_of(op, 7, 0).failed, HST_ERROR_UNSUPPORTED);
     assert_int_equal(run1(op, 7).impl, 1);
@@ -510,6 +511,7 @@ static void test_force_env(void **state)
     d.force = "C";
     op = reg_op(&c, &d);
     assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FORCED], 1);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_CHOICE_FORCED);
     assert_non_null(strstr(c.log.last_message, "HST_FORCE"));
     oc = run1(op, 9);
     assert_int_equal(oc.impl, 1); assert_true(oc.forced);
@@ -1080,41 +1082,60 @@ static void test_bad_arguments(void **state)
     unsigned pick;
     (void)state;
     ctx_open(&c);
-#define REJECT(call) do { cap_reset(&c.log);                                                   \
+#define REJECT(call, item) do { cap_reset(&c.log);                                             \
         assert_int_equal((call), HST_ERROR_INVALID_ARGUMENT);                                  \
-        assert_int_equal(rejections(&c.log), 1); } while (0)
+        assert_int_equal(rejections(&c.log), 1);                                               \
+        assert_int_equal(c.log.last_item, (item)); } while (0)
+    memset(&cd, 0, sizeof cd);
+    cd.save_interval_s = -1.0; REJECT(hst_choice_configure(c.be, &cd), HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(c.log.last_message, "save_interval_s"));
+    cd.save_interval_s = NAN; REJECT(hst_choice_configure(c.be, &cd), HST_LOGITEM_OUT_OF_RANGE);
     d = op_desc(&c, "bad", 2);
-    d.name = NULL;          REJECT(hst_choice_register(c.be, &d, &op));
-    d.name = "a:b";         REJECT(hst_choice_register(c.be, &d, &op));
-    d.name = "tab\there";   REJECT(hst_choice_register(c.be, &d, &op));
+    d.name = NULL;          REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_NULL_ARGUMENT);
+    d.name = "";            REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_ARGUMENT);
+    d.name = "a:b";         REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_ARGUMENT);
+    d.name = "tab\there";   REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_ARGUMENT);
     d.name = "bad";
-    d.num_impls = 0;        REJECT(hst_choice_register(c.be, &d, &op));
-    d.num_impls = HST_CHOICE_MAX_IMPLS + 1; REJECT(hst_choice_register(c.be, &d, &op));
+    d.impls = NULL;         REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_NULL_ARGUMENT);
+    d.impls = c.impls;
+    d.num_impls = 0;        REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_ZERO_SIZE);
+    d.num_impls = HST_CHOICE_MAX_IMPLS + 1;
+    REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_OUT_OF_RANGE);
     d.num_impls = 2;
-    c.impls[1].name = "A";  REJECT(hst_choice_register(c.be, &d, &op));   /* repeated */
-    c.impls[1].name = "B,C"; REJECT(hst_choice_register(c.be, &d, &op));
+    c.impls[1].name = "A";  REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_ARGUMENT); /* repeated */
+    c.impls[1].name = "B,C"; REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_ARGUMENT);
+    c.impls[1].name = NULL; REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "impls[1].name is NULL"));
     c.impls[1].name = "B";
-    c.impls[1].run = NULL;  REJECT(hst_choice_register(c.be, &d, &op));   /* only one run */
+    c.impls[1].run = NULL;  REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_NULL_ARGUMENT); /* only one run */
     c.impls[1].run = fake_run;
-    d.num_defaults = 1;     REJECT(hst_choice_register(c.be, &d, &op));   /* defaults NULL */
+    d.num_defaults = 1;     REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_NULL_ARGUMENT); /* defaults NULL */
     d.num_defaults = 0;
-    REJECT(hst_choice_register(c.be, &d, NULL));
+    REJECT(hst_choice_register(c.be, &d, NULL), HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "out is NULL"));
+    REJECT(hst_choice_register(c.be, NULL, &op), HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "desc is NULL"));
     assert_null(op);
     ok = reg_op(&c, &d);
-    REJECT(hst_choice_register(c.be, &d, &op));                           /* name taken */
-    memset(&cd, 0, sizeof cd);
-    REJECT(hst_choice_configure(c.be, &cd));                              /* too late */
-    REJECT(hst_choice_run(ok, sig, 5, NULL, NULL, NULL));
-    REJECT(hst_choice_run(ok, NULL, 1, NULL, NULL, NULL));
+    REJECT(hst_choice_register(c.be, &d, &op), HST_LOGITEM_BAD_STATE);                           /* name taken */
+    assert_non_null(strstr(c.log.last_message, "already registered"));
+    cd.save_interval_s = 0.0;
+    REJECT(hst_choice_configure(c.be, &cd), HST_LOGITEM_BAD_STATE);                              /* too late */
+    REJECT(hst_choice_run(ok, sig, 5, NULL, NULL, NULL), HST_LOGITEM_OUT_OF_RANGE);
+    REJECT(hst_choice_run(ok, NULL, 1, NULL, NULL, NULL), HST_LOGITEM_NULL_ARGUMENT);
     /* no op, no backend: the default logger reports it */
     assert_int_equal(hst_choice_run(NULL, sig, 1, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
-    REJECT(hst_choice_pick(ok, sig, 1, NULL));
-    REJECT(hst_choice_record(ok, sig, 1, "Z", 1.0));
-    REJECT(hst_choice_record(ok, sig, 1, "A", -1.0));
-    REJECT(hst_choice_stats(ok, sig, 1, NULL, 0, NULL));
+    REJECT(hst_choice_pick(ok, sig, 1, NULL), HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "impl is NULL"));
+    REJECT(hst_choice_record(ok, sig, 1, "Z", 1.0), HST_LOGITEM_BAD_ARGUMENT);
+    REJECT(hst_choice_record(ok, sig, 1, "A", -1.0), HST_LOGITEM_OUT_OF_RANGE);
+    REJECT(hst_choice_record(ok, sig, 1, "A", NAN), HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(c.log.last_message, "seconds"));
+    REJECT(hst_choice_stats(ok, sig, 1, NULL, 0, NULL), HST_LOGITEM_NULL_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "count is NULL"));
     {
         size_t count;
-        REJECT(hst_choice_stats(ok, sig, 5, NULL, 0, &count));
+        REJECT(hst_choice_stats(ok, sig, 5, NULL, 0, &count), HST_LOGITEM_OUT_OF_RANGE);
     }
     /* sig_len 0 is a signature too */
     assert_int_equal(hst_choice_run(ok, NULL, 0, NULL, NULL, NULL), HST_SUCCESS);
@@ -1202,6 +1223,7 @@ static void test_timings_only(void **state)
     c.impls[1].run = fake_run;
     d.name = "mixed";
     assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_NULL_ARGUMENT);
     ctx_close(&c);
 }
 

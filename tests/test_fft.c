@@ -457,13 +457,24 @@ static void test_errors(void **state) {
     EXPECT_ERR(hst_array_fft(y, x, 4, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     EXPECT_ERR(hst_array_fft(v, v, 2, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_non_null(strstr(log->last_message, "axes"));
-    EXPECT_ERR(hst_array_fft(y, x, 1, 0, (hst_fft_norm)3), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_fft(y, x, 1, 0, (hst_fft_norm)3), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_non_null(strstr(log->last_message, "norm"));
     EXPECT_ERR(hst_array_fft(y, i32, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
     EXPECT_ERR(hst_array_fft(r, r, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
     EXPECT_ERR(hst_array_fft(h, r, 1, 1, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
     assert_non_null(strstr(log->last_message, "forward only"));
     EXPECT_ERR(hst_array_fft(r, h, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(log->last_message, "inverse only"));
+    {   /* r2c and c2r of one real element: no transform of that length */
+        size_t one = 1;
+        hst_array *r1 = NULL, *h1 = NULL;
+        assert_int_equal(hst_array_create(be, HST_F32, 1, &one, &r1), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_C64, 1, &one, &h1), HST_SUCCESS);
+        EXPECT_ERR(hst_array_fft(h1, r1, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+        assert_non_null(strstr(log->last_message, "last extent is 1"));
+        EXPECT_ERR(hst_array_fft(r1, h1, 1, 1, HST_FFT_NORM_BACKWARD), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+        hst_array_destroy(r1); hst_array_destroy(h1);
+    }
     EXPECT_ERR(hst_array_fft(small, x, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
     EXPECT_ERR(hst_array_fft(hbad, r, 1, 0, HST_FFT_NORM_BACKWARD), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
     EXPECT_ERR(hst_array_fft(r, hbad, 1, 1, HST_FFT_NORM_BACKWARD), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);

@@ -325,11 +325,14 @@ static void test_errors(void **state) {
     bad = nd; bad.type = 3;
     assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
     assert_null(plan);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
     assert_non_null(strstr(log->last_message, "type"));
     bad = nd; bad.dim = 1;
     assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
     bad = nd; bad.modes[1] = 0;
     assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_ZERO_SIZE);
     assert_int_equal(log->last_item, HST_LOGITEM_ZERO_SIZE);
     bad = nd; bad.eps = 1e-8;
     assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);

@@ -1686,8 +1686,8 @@ static void test_errors(void **state) {
     EXPECT_ERR(hst_array_create(be, HST_F32, 2, NULL, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
     assert_null(out);
     EXPECT_ERR(hst_array_create(be, HST_F32, 2, sh2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
-    EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_create(be, (hst_dtype)HST_DTYPE_END, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_create(be, (hst_dtype)0, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_create(be, (hst_dtype)HST_DTYPE_END, 2, sh2, &out), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     assert_null(out);
     {
         size_t big[2] = {SIZE_MAX / 2, 3};
@@ -1706,10 +1706,10 @@ static void test_errors(void **state) {
     EXPECT_ERR(hst_array_read(c64, buf, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
 
     /* out-of-range enums */
-    EXPECT_ERR(hst_array_math(f32, f32, HST_MATH_COUNT, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_math(f32, f32, (hst_math_op)-1, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)2, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
-    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)-1, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT);
+    EXPECT_ERR(hst_array_math(f32, f32, HST_MATH_COUNT, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_math(f32, f32, (hst_math_op)-1, 0.0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)2, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    EXPECT_ERR(hst_array_random(f32, (hst_random_dist)-1, 1, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
 
     /* the rejected calls changed nothing: f32 is still all zeros */
     {

@@ -87,8 +87,20 @@ static void test_ramps(void **state) {
     }
 }
 
+/* A refused call: its code, the log's last item and a text of its message (naming the argument). */
+#define assert_view_refused(call, code, item, text) do {                         \
+        cap_reset(log);                                                          \
+        assert_int_equal((call), (code));                                       \
+        assert_int_equal(log->last_item, (item));                               \
+        if (!strstr(log->last_message, (text))) {                               \
+            print_error("\"%s\" lacks \"%s\"\n", log->last_message, (text));     \
+            fail();                                                              \
+        }                                                                        \
+    } while (0)
+
 static void test_moves(void **state) {
     hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
     size_t sh[3] = {2, 3, 5}, tsh[3] = {5, 3, 2}, i, j, l;
     float x[30], *o;
     hst_array *a, *t, *s;
@@ -100,6 +112,11 @@ static void test_moves(void **state) {
     for (i = 0; i < 2; i++) for (j = 0; j < 3; j++) for (l = 0; l < 5; l++)
         assert_true(o[(l * 3 + j) * 2 + i] == x[(i * 3 + j) * 5 + l]);
     free(o);
+    {
+        const unsigned twice[3] = {2, 2, 0}, past[3] = {2, 1, 3};
+        assert_view_refused(hst_array_transpose(t, a, twice), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "perm");
+        assert_view_refused(hst_array_transpose(t, a, past), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "perm");
+    }
     {   /* fftshift over axes 1, 2 (extents 3 and 5, odd): out[i] = in[(i + n - n/2) % n] */
         s = mk(be, HST_F32, 3, sh);
         assert_int_equal(hst_array_fftshift(s, a, 6u, 0), HST_SUCCESS);
@@ -137,6 +154,9 @@ static void test_moves(void **state) {
         free(o);
         assert_int_equal(hst_array_concatenate(st, srcs, 2, 1), HST_ERROR_SHAPE);
         assert_int_equal(LOG(state)->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+        assert_view_refused(hst_array_concatenate(c, NULL, 2, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "srcs is NULL");
+        assert_view_refused(hst_array_concatenate(c, srcs, 0, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "count is 0");
+        assert_view_refused(hst_array_stack(st, srcs, 0, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "count is 0");
         hst_array_destroy(c); hst_array_destroy(st); hst_array_destroy(b);
     }
     {   /* meshgrid xy: X[i][j] = x[j], Y[i][j] = y[i] for x of 4, y of 3 */
@@ -151,6 +171,11 @@ static void test_moves(void **state) {
                 assert_true(o[i * 4 + j] == (l == 0 ? x[j] : x[10 + i]));
             free(o);
         }
+        /* no backend to log to (the default logger says which argument): the code only */
+        assert_int_equal(hst_array_meshgrid(NULL, v, 2, 0), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_array_meshgrid(g, NULL, 2, 0), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_array_meshgrid(g, v, 0, 0), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(hst_array_meshgrid(g, v, HST_MAX_DIMS + 1, 0), HST_ERROR_INVALID_ARGUMENT);
         for (l = 0; l < 2; l++) { hst_array_destroy(v[l]); hst_array_destroy(g[l]); }
     }
     {   /* reshape: same memory, new shape; a wrong count is refused */
@@ -158,6 +183,9 @@ static void test_moves(void **state) {
         assert_int_equal(hst_array_reshape(a, 2, r2), HST_SUCCESS);
         assert_int_equal(hst_array_ndim(a), 2);
         assert_int_equal(hst_array_reshape(a, 2, bad), HST_ERROR_SHAPE);
+        assert_view_refused(hst_array_reshape(a, 0, r2), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim 0");
+        assert_view_refused(hst_array_reshape(a, HST_MAX_DIMS + 1, r2), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim");
+        assert_view_refused(hst_array_reshape(a, 2, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "shape is NULL");
     }
     hst_array_destroy(a); hst_array_destroy(t);
 }
@@ -409,16 +437,6 @@ static void test_view_buffers(void **state) {
     hst_buffer_destroy(w);
 }
 
-#define assert_view_refused(call, code, item, text) do {                         \
-        cap_reset(log);                                                          \
-        assert_int_equal((call), (code));                                       \
-        assert_int_equal(log->last_item, (item));                               \
-        if (!strstr(log->last_message, (text))) {                               \
-            print_error("\"%s\" lacks \"%s\"\n", log->last_message, (text));     \
-            fail();                                                              \
-        }                                                                        \
-    } while (0)
-
 static void test_view_errors(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
@@ -428,7 +446,7 @@ static void test_view_errors(void **state) {
     /* no buffer, no backend: the default logger (stderr) says "buf is NULL" */
     assert_int_equal(hst_array_view(NULL, 0, HST_F32, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT);
     assert_view_refused(hst_array_view(b, 0, HST_F32, 2, sh, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out");
-    assert_view_refused(hst_array_view(b, 0, (hst_dtype)99, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
+    assert_view_refused(hst_array_view(b, 0, (hst_dtype)99, 2, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "dtype");
     assert_null(v);   /* *out is cleared on failure */
     assert_view_refused(hst_array_view(b, 0, HST_F32, 0, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim");
     assert_view_refused(hst_array_view(b, 0, HST_F32, 5, sh, &v), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ndim");
@@ -560,6 +578,7 @@ static void test_c128(void **state) {
     if (!hst_backend_device(be)->fp64) {   /* the dtype error names c128 */
         cap_reset(LOG(state));
         assert_int_equal(hst_array_create(be, HST_C128, 1, &n, &a), HST_ERROR_DTYPE);
+        assert_int_equal(LOG(state)->last_item, HST_LOGITEM_DTYPE);
         assert_non_null(strstr(LOG(state)->last_message, "c128"));
         return;
     }
@@ -669,7 +688,9 @@ static void test_tile(void **state) {
         size_t zero = 0, r3 = 3, five[5] = {1, 1, 1, 1, 1};
         assert_view_refused(hst_array_tile(d, s, &zero, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "reps[0]");
         assert_view_refused(hst_array_tile(d, s, &r3, 1), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "times reps");
-        assert_view_refused(hst_array_tile(d, s, five, 5), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "nreps");
+        assert_view_refused(hst_array_tile(d, s, five, 5), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "nreps 5");
+        assert_view_refused(hst_array_tile(d, s, five, 0), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "nreps is 0");
+        assert_view_refused(hst_array_tile(d, s, NULL, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "reps is NULL");
         assert_view_refused(hst_array_tile(d, d, &r2, 1), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dst must not be src");
     }
     hst_array_destroy(s); hst_array_destroy(d);
