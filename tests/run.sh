@@ -254,7 +254,8 @@ stage_headers() {
     { cat "$BUILD/check/all-headers.c"
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
-    no_esrrf_kernels
+    no_family_kernels HST_NO_ESRRF_KERNELS esrrf.h
+    no_family_kernels HST_NO_NUFFT_KERNELS nufft.h
     separate_tus
     header_examples
 }
@@ -295,19 +296,22 @@ header_examples() {
     done
 }
 
-# HST_NO_ESRRF_KERNELS: every header but esrrf.h compiles (implementation included) without the
-# eSRRF kernel text, so no user of them can build that program; esrrf.h refuses, saying why.
-no_esrrf_kernels() {
-    local h lang tu=$BUILD/check/no-esrrf-kernels.c log=$LOGDIR/headers/esrrf-refuses.log
-    { printf '#define HST_NO_ESRRF_KERNELS\n#define HST_IMPLEMENTATION\n'
-      for h in "${HEADER_LIST[@]}"; do [ "$h" = esrrf.h ] || printf '#include "%s"\n' "$h"; done; } > "$tu"
-    for lang in c99 cxx11; do compile_check no-esrrf-kernels "$lang" "$tu"; done
-    printf '#define HST_NO_ESRRF_KERNELS\n#include "esrrf.h"\n' > "$BUILD/check/esrrf-refuses.c"
-    if ! $CC -std=c99 -I. -c "$BUILD/check/esrrf-refuses.c" -o "$BUILD/check/esrrf-refuses.o" > "$log" 2>&1 &&
-       grep -q 'esrrf.h needs kernels.h' "$log"; then
-        PASSED=$((PASSED + 1)); printf '  ok    %-6s %s\n' c99 esrrf-refuses-without-kernels
+# HST_NO_<FAMILY>_KERNELS (ESRRF, NUFFT): every header but the family's own compiles
+# (implementation included) without that family's kernel text, so no user of them can build
+# its program; the family's header refuses, saying why.
+#   no_family_kernels MACRO HEADER
+no_family_kernels() {
+    local macro=$1 own=$2 h lang name=${2%.h}
+    local tu=$BUILD/check/no-$name-kernels.c log=$LOGDIR/headers/$name-refuses.log
+    { printf '#define %s\n#define HST_IMPLEMENTATION\n' "$macro"
+      for h in "${HEADER_LIST[@]}"; do [ "$h" = "$own" ] || printf '#include "%s"\n' "$h"; done; } > "$tu"
+    for lang in c99 cxx11; do compile_check "no-$name-kernels" "$lang" "$tu"; done
+    printf '#define %s\n#define HST_IMPLEMENTATION\n#include "%s"\n' "$macro" "$own" > "$BUILD/check/$name-refuses.c"
+    if ! $CC -std=c99 -I. -c "$BUILD/check/$name-refuses.c" -o "$BUILD/check/$name-refuses.o" > "$log" 2>&1 &&
+       grep -q "$own needs kernels.h" "$log"; then
+        PASSED=$((PASSED + 1)); printf '  ok    %-6s %s\n' c99 "$name-refuses-without-kernels"
     else
-        fail_line "c99 esrrf-refuses-without-kernels (compiled, or failed for another reason)" "$log" head
+        fail_line "c99 $name-refuses-without-kernels (compiled, or failed for another reason)" "$log" head
     fi
 }
 
