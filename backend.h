@@ -131,7 +131,7 @@ typedef int hst_result;
 #define HST_RESULT_LIST(X) \
     X(SUCCESS, 0) \
     X(ERROR_INVALID_ARGUMENT, -20001)   /* NULL, zero size, out of range: the log names it */ \
-    X(ERROR_OVERFLOW, -20002)           /* a size computation would overflow size_t */ \
+    X(ERROR_OVERFLOW, -20002)           /* a size overflows size_t, or a result its float */ \
     X(ERROR_OUT_OF_HOST_MEMORY, -20003) /* the allocator returned NULL */ \
     X(ERROR_OUT_OF_DEVICE_MEMORY, -20004) /* over the device's limits or the caller's budget */ \
     X(ERROR_NO_DEVICE, -20005)          /* the selector matched no device */ \

@@ -84,6 +84,29 @@
    tree), the partial sums then in double on the host or by backend.h's reduction (the error
    map's DCT-domain objective: its 262144 partial sums in 1024 compensated float sums first).
 
+   Large and small intensities. The scores do not depend on the images' intensity scale (RSE,
+   beta and the map are in the reference's units, alpha in the reference's per the SR image's;
+   RSP, sigma, FRC and decorrelation have none), but float sums of squares do: past about 1e19
+   per pixel they overflow, below about 1e-19 they lose their digits to underflow. An image
+   whose sums leave float's range is scaled by the power of two that brings its largest |pixel|
+   into [0.5, 1) and computed again: exact, so its scores are the scaled image's bit for bit,
+   and RSE, beta, alpha and the map are scaled back exactly (tests/test_quality.c: images times
+   2^60 or 2^-60 give the unscaled images' scores bit for bit, times 1e19 or 1e-19 within the
+   devices' agreement; single and batch calls, host and device images, every device). Which
+   sums: the error map's at its first evaluation (each image's variance in [2^-80, 2^80]; the
+   reference's once), each FRC pair's ring sums (finite, its strongest ring at least 2^-60),
+   the decorrelation image's largest pixel (read on the host anyway). So an image within range
+   costs nothing and keeps its bits; one out of range costs its largest |pixel| (two reductions
+   on a device) and its work again, and is logged (HST_LOG_INFO). The thresholds and their
+   reasons: HST__Q_SCALE_EXP in the implementation.
+
+   Rejected arguments log backend.h's finest item (HST_LOGITEM_LIST): NULL_ARGUMENT (a NULL
+   pointer, a batch with neither host nor buf), ZERO_SIZE (a zero extent or count),
+   OUT_OF_RANGE (a value outside its range: fixed_sigma, pixel_size, rmin, rmax, n_r, n_g, the
+   ROI, sides below a metric's minimum, a stride below an image), MISALIGNED (batch offsets
+   not multiples of 4), SHAPE_MISMATCH (shapes; a buffer of another backend), BAD_ARGUMENT
+   (host and buf both given; a map asked with scores_only).
+
    Batches (hst_error_map_batch, hst_frc_batch): several images against one reference, or
    several FRC pairs, in one call, from host memory or from a device buffer (hst_image_batch),
    with the shared work done once and the error maps' sigma searches in lockstep (one read-back
@@ -158,8 +181,10 @@ typedef struct hst_error_map_result {
    search ends at "no blur" (a negative sigma) even where a small positive sigma fits better.
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, ref, sr or out; a zero extent; fixed_sigma
    negative or not finite), HST_ERROR_SHAPE (sr not M times ref), HST_ERROR_NON_FINITE (NaN or
-   Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW, HST_ERROR_NOT_
-   BUILT_IN (M > 1 without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
+   Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW (sizes; a value
+   of the map beyond float's range, |fitted - ref| past 3.4e38), HST_ERROR_NOT_BUILT_IN (M > 1
+   without HST_FFT), memory and OpenCL errors. Images of any finite intensity: the opening
+   comment's "Large and small intensities". Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
                                  size_t ref_cols, const float *sr, size_t sr_rows,
                                  size_t sr_cols, const hst_error_map_desc *desc, float *map,
@@ -231,7 +256,9 @@ HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
    Deliberate differences: each ring's samples are summed in chunks (NanoPyx: one float sum per
    ring); the FFT is float32 (NanoPyx: float64 then rounded to complex64); the product of the
    two ring power sums is taken in double (NanoPyx's float product overflows to inf, and its
-   FRC to 0, once the sums pass 1.8e19, e.g. large images of large counts).
+   FRC to 0, once the sums pass 1.8e19, e.g. large images of large counts); a pair whose float
+   ring sums overflow or underflow is scaled (the opening comment's "Large and small
+   intensities").
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, a, b or out; rows or cols < 10; pixel_size
    negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN
    (without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
@@ -362,6 +389,23 @@ extern "C" {
 #define HST__Q_GOLD 1.618034
 #define HST__Q_GROW_LIMIT 110.0
 #define HST__Q_VERYSMALL 1e-21
+/* Intensity scale (the opening comment's "Large and small intensities"). The float sums of
+   squares and products, and the FFT coefficients squared, hold about 2^-126 .. 2^128: an image
+   whose sums leave a margin inside that range is scaled by a power of two (exact) and computed
+   again. The triggers read sums the metrics take anyway, so an image inside them costs nothing
+   and keeps its bits: the error map's centred images with a mean square in [2^-80, 2^80] (RMS
+   2^-40 .. 2^40: alpha = cov / var_b, the ratio of the two images' scales, stays a float); an
+   FRC pair with finite ring sums whose strongest ring holds at least 2^-60 in each image; a
+   decorrelation image (on the host already) with its largest |pixel| in [2^-40, 2^40] and N^2
+   times it at most 2^60 (N^2 the padded pixels, so that |F|^2 <= 2^120). A triggered image's
+   largest |pixel| (amax; on a device two more reductions) then decides: amax in
+   [2^-40, 2^40] and no sum overflowed: computed as it is (a flat image, say); else scaled by
+   2^-e with amax 2^-e in [0.5, 1), where no sum of any image size can overflow or underflow. */
+#define HST__Q_SCALE_EXP 40     /* amax in [2^-40, 2^40]: computed as given */
+#define HST__Q_MS_EXP 80        /* the error map's mean squares in [2^-80, 2^80] */
+#define HST__Q_RING_EXP (-60)   /* FRC: the strongest ring's power at least 2^-60 */
+#define HST__Q_FFT_EXP 60       /* decorrelation: N^2 amax at most 2^60 */
+#define HST__Q_SCALE_STEP 100   /* hst__q_scale's factors stay normal floats: 2^-100 .. 2^100 */
 
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
@@ -445,9 +489,17 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
 }
 
 /* >>helpers ---------------------------------------------------------------------------------- */
-static hst_result hst__q_bad(const hst__q *q, const char *why) {
-    hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT, "%s: %s", q->func, why);
-    return HST_ERROR_INVALID_ARGUMENT;
+/* A rejected argument: HST_ERROR_INVALID_ARGUMENT, logged under the finest item that fits
+   (NULL_ARGUMENT, ZERO_SIZE, OUT_OF_RANGE, ..., else BAD_ARGUMENT: backend.h's HST_LOGITEM_LIST). */
+static hst_result hst__q_bad(const hst__q *q, hst_log_item item, const char *why) {
+    return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, item, q->func, "%s", why);
+}
+
+/* The log's name of image k of the argument `name`: "name[k]" in a batch, else "name". */
+static const char *hst__q_name(const hst__q *q, const char *name, size_t k, char *buf, size_t bytes) {
+    if (q->batch) snprintf(buf, bytes, "%s[%zu]", name, k);
+    else snprintf(buf, bytes, "%s", name);
+    return buf;
 }
 
 static hst_result hst__q_count(const hst__q *q, size_t rows, size_t cols, size_t *n) {
@@ -598,6 +650,60 @@ static hst_result hst__q_views(const hst_array *base, size_t count, size_t strid
     return r;
 }
 
+/* The exponent e of the power of two an image is scaled by (x 2^-e; see HST__Q_SCALE_EXP):
+   0 where its largest |pixel| amax is 0, or lies in [2^-40, 2^40] and none of its sums
+   overflowed; else the e that brings amax into [0.5, 1). */
+static int hst__q_shift(double amax, int overflowed) {
+    int e = 0;
+    if (!(amax > 0.0)) return 0;
+    if (!overflowed && amax >= ldexp(1.0, -HST__Q_SCALE_EXP) && amax <= ldexp(1.0, HST__Q_SCALE_EXP))
+        return 0;
+    (void)frexp(amax, &e);
+    return e;
+}
+
+/* x *= 2^-e on its device, exactly (factors of at most 2^100 each: normal floats). */
+static hst_result hst__q_scale(hst_array *x, int e) {
+    hst_result r = HST_SUCCESS;
+    while (e != 0 && r == HST_SUCCESS) {
+        int s = e > HST__Q_SCALE_STEP ? HST__Q_SCALE_STEP : e < -HST__Q_SCALE_STEP ? -HST__Q_SCALE_STEP : e;
+        r = hst_array_scale(x, hst_real(ldexp(1.0, -s)));
+        e -= s;
+    }
+    return r;
+}
+
+/* The largest |x| of a float array (its max and min: blocking reductions on a device). */
+static hst_result hst__q_absmax(const hst_array *x, double *amax) {
+    hst_scalar mn, mx;
+    hst_result r = hst_array_max(x, &mx);
+    if (r == HST_SUCCESS) r = hst_array_min(x, &mn);
+    if (r == HST_SUCCESS) *amax = fmax(fabs(mx.re), fabs(mn.re));
+    return r;
+}
+
+/* The largest |x| of n host floats. */
+static double hst__q_host_absmax(const float *x, size_t n) {
+    double m = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (fabs((double)x[i]) > m) m = fabs((double)x[i]);
+    return m;
+}
+
+/* Logs that image `what` is scaled by 2^-e, and why. */
+static void hst__q_log_scale(const hst__q *q, const char *what, int e, int overflowed) {
+    hst_backend_log(q->be, HST_LOG_INFO, HST_LOGITEM_NONE, "%s: %s: scaled by 2^%d (its float sums %s)",
+                    q->func, what, -e, overflowed ? "overflow" : e > 0 ? "would overflow" : "underflow");
+}
+
+/* A metric's float sums that overflowed even so (not reached for images within hst__q_count's
+   sizes; a guard against a silent non-finite score). */
+static hst_result hst__q_overflowed(const hst__q *q, const char *what) {
+    return hst_backend_fail(q->be, HST_ERROR_OVERFLOW, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                            "%s: the float sums overflow even after scaling", what);
+}
+
 /* scipy.ndimage._gaussian_kernel1d: radius int(4 sigma + 0.5), weights exp(-x^2 / 2 sigma^2)
    normalised in double, then rounded to float. Returns the radius; w holds 2 radius + 1. */
 static int hst__q_gauss_weights(double sigma, float *w) {
@@ -619,7 +725,7 @@ static hst_result hst__q_blur(hst__q *q, hst_array *dst, const hst_array *src, h
     float *wh;
     hst_result r = HST_SUCCESS;
     if (!(sigma > HST__Q_NO_BLUR)) return hst_array_copy(dst, src);
-    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, "sigma is too large");
+    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "sigma is too large");
     wn = 2 * (size_t)(int)(HST__Q_TRUNCATE * sigma + 0.5) + 1;
     if (!(wh = (float *)hst_backend_alloc(q->be, wn * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     radius = hst__q_gauss_weights(sigma, wh);
@@ -892,6 +998,7 @@ typedef struct hst__qimg {
     double mean_sr, mean_b, var_b, cov, rmse;
     unsigned evaluations;
     int active;
+    int shift;   /* the image is computed times 2^-shift (hst__q_shift) */
     hst__qsearch s;
 } hst__qimg;
 
@@ -908,9 +1015,13 @@ typedef struct hst__qimg {
    (wstride floats per image: t_0 .. t_R of the 2 R + 1 taps) and hrad (R), written by the host
    each round; then hst_k_quality_gains on the device where it has fp64 (taps, rad, dcos_r,
    dcos_c: the device's copies; dev_gains 1), else its twin on the host (into the gains'
-   host memory, or hg, written up). wfull: one image's 2 R + 1 taps, as scipy makes them. */
+   host memory, or hg, written up). wfull: one image's 2 R + 1 taps, as scipy makes them.
+   src: the caller's images (an image scaled is copied again); ref_shift: the reference is
+   computed times 2^-ref_shift (hst__q_shift), as each image k times 2^-img[k].shift. */
 typedef struct hst__qem {
     hst__q *q;
+    const hst_image_batch *src;
+    int ref_shift;
     size_t count, stride, gstride, rstride, pstride, wstride;
     uint32_t items;      /* hst_k_quality_dct_moments' work-items: HST__Q_DCT_ITEMS, at most n */
     int rows, cols, dct, dev_gains;
@@ -1057,23 +1168,31 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
     return r;
 }
 
-/* Switches the objective to the DCT domain where FFTs are built in (without HST_FFT it stays
-   spatial): the arrays, DCT(rz) and DCT(srz[k]) for every image. */
-static hst_result hst__q_dct_setup(hst__qem *e) {
+/* The transforms: DCT(rz) into rdct (with_ref), and DCT(srz[k]) into sdct[k] for images
+   [k0, k1). */
+static hst_result hst__q_dct_images(hst__qem *e, int with_ref, size_t k0, size_t k1) {
     hst__q *q = e->q;
     size_t half[2], k;
     hst_array *spec = NULL, *tr = NULL, *tc = NULL;
     hst_result r;
-    if (!hst_fft_built_in()) return HST_SUCCESS;
     half[0] = (size_t)e->rows; half[1] = (size_t)e->cols / 2 + 1;
-    r = hst__q_dct_arrays(e);
-    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &spec);
+    r = hst_array_create(q->be, HST_C64, 2, half, &spec);
     if (r == HST_SUCCESS) r = hst__q_twiddles(q, e->rows, 0.5, &tr);
     if (r == HST_SUCCESS) r = hst__q_twiddles(q, e->cols, 1.0, &tc);
-    if (r == HST_SUCCESS) r = hst__q_dct(q, e->rows, e->cols, e->rz, e->rdct, spec, tr, tc);
-    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
+    if (r == HST_SUCCESS && with_ref) r = hst__q_dct(q, e->rows, e->cols, e->rz, e->rdct, spec, tr, tc);
+    for (k = k0; k < k1 && r == HST_SUCCESS; k++)
         r = hst__q_dct(q, e->rows, e->cols, e->srz[k], e->sdct[k], spec, tr, tc);
     hst_array_destroy(spec); hst_array_destroy(tr); hst_array_destroy(tc);
+    return r;
+}
+
+/* Switches the objective to the DCT domain where FFTs are built in (without HST_FFT it stays
+   spatial): the arrays, DCT(rz) and DCT(srz[k]) for every image. */
+static hst_result hst__q_dct_setup(hst__qem *e) {
+    hst_result r;
+    if (!hst_fft_built_in()) return HST_SUCCESS;
+    r = hst__q_dct_arrays(e);
+    if (r == HST_SUCCESS) r = hst__q_dct_images(e, 1, 0, e->count);
     if (r == HST_SUCCESS) e->dct = 1;
     return r;
 }
@@ -1111,7 +1230,7 @@ static hst_result hst__q_taps(hst__qem *e) {
     hst_result r;
     for (k = 0; k < e->count; k++) {
         int radius = e->img[k].active ? hst__q_radius(e->img[k].s.req) : 0;
-        if (radius < 0) return hst__q_bad(e->q, "sigma is too large");
+        if (radius < 0) return hst__q_bad(e->q, HST_LOGITEM_OUT_OF_RANGE, "sigma is too large");
         if (radius > most) most = radius;
     }
     if ((r = hst__q_taps_room(e, most)) != HST_SUCCESS) return r;
@@ -1244,42 +1363,8 @@ static hst_result hst__q_objectives_dct(hst__qem *e) {
     return r;
 }
 
-/* NanoPyx's sigma search (brent(brack=(0, 4 / 2.35482 mag))) of every image in lockstep: each
-   round evaluates every unfinished search's sigma together, then steps each. A failed bracket
-   keeps the best point it saw (NanoPyx raises), with a warning. */
-static hst_result hst__q_search(hst__qem *e) {
-    size_t k, left = e->count;
-    hst_result r = HST_SUCCESS;
-    for (k = 0; k < e->count; k++) {
-        hst__q_search_init(&e->img[k].s, e->mag, e->tol);
-        e->img[k].active = 1;
-    }
-    while (left && r == HST_SUCCESS) {
-        if (e->dct) r = hst__q_objectives_dct(e);
-        for (k = 0; k < e->count && r == HST_SUCCESS && !e->dct; k++)
-            if (e->img[k].active) r = hst__q_fit(e, k, e->img[k].s.req);
-        for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
-            hst__qimg *f = &e->img[k];
-            if (!f->active) continue;
-            f->evaluations++;
-            if (hst__q_search_step(&f->s, f->rmse)) continue;
-            f->active = 0;
-            left--;
-            if (!f->s.bracketed)
-                hst_backend_log(e->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
-                                "%s: image %zu: no bracket of the blur's sigma; keeping sigma %g",
-                                e->q->func, k, f->s.sigma);
-            else if (fabs(f->s.sigma - f->s.x0) < 1e-4)
-                hst_backend_log(e->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
-                                "%s: image %zu: RSF constrained, as no good minimum found",
-                                e->q->func, k);
-        }
-    }
-    return r;
-}
-
 /* The reference at the SR size, centred on the device: e->rz, e->var_r. */
-static hst_result hst__q_reference(hst__qem *e, const float *ref, size_t h, size_t w) {
+static hst_result hst__q_reference_as_is(hst__qem *e, const float *ref, size_t h, size_t w) {
     hst_scalar s, ss;
     double mean = 0.0;
     unsigned mag = e->mag;
@@ -1300,6 +1385,40 @@ static hst_result hst__q_reference(hst__qem *e, const float *ref, size_t h, size
     return r;
 }
 
+/* 1: a mean square the error map's float sums hold (HST__Q_MS_EXP). */
+static int hst__q_ms_ok(double ms) {
+    return ms >= ldexp(1.0, -HST__Q_MS_EXP) && ms <= ldexp(1.0, HST__Q_MS_EXP);
+}
+
+/* The reference (hst__q_reference_as_is), computed again times 2^-e (e->ref_shift) where its
+   variance leaves hst__q_ms_ok and its largest |pixel| asks (hst__q_shift). */
+static hst_result hst__q_reference(hst__qem *e, const float *ref, size_t h, size_t w) {
+    size_t i, n = h * w;
+    int over, shift = 0;
+    float *scaled;
+    hst_result r = hst__q_reference_as_is(e, ref, h, w);
+    if (r != HST_SUCCESS || hst__q_ms_ok(e->var_r)) return r;
+    over = !isfinite(e->var_r);
+    if (!(shift = hst__q_shift(hst__q_host_absmax(ref, n), over)))
+        return over ? hst__q_overflowed(e->q, "ref") : HST_SUCCESS;
+    if (!(scaled = (float *)hst_backend_alloc(e->q->be, n * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i < n; i++) scaled[i] = ldexpf(ref[i], -shift);
+    hst_array_destroy(e->rz);
+    e->rz = NULL;
+    r = hst__q_reference_as_is(e, scaled, h, w);
+    hst_backend_free(e->q->be, scaled);
+    e->ref_shift = shift;
+    hst__q_log_scale(e->q, "ref", shift, over);
+    if (r == HST_SUCCESS && !isfinite(e->var_r)) r = hst__q_overflowed(e->q, "ref");
+    return r;
+}
+
+/* srz[k] (image k's device copy) minus its mean, as binary_scalar rounds the mean. */
+static hst_result hst__q_centre(hst__qem *e, size_t k, double mean) {
+    e->img[k].mean_sr = (float)mean;   /* as binary_scalar rounds it */
+    return hst_array_binary_scalar(e->srz[k], e->srz[k], hst_real(e->img[k].mean_sr), HST_BINARY_SUB, 0);
+}
+
 /* The SR images, each minus its mean, on the device: srz[k], img[k].mean_sr (the images go up
    or are copied, then checked with one wait for all). */
 static hst_result hst__q_centred_images(hst__qem *e, const hst_image_batch *src) {
@@ -1310,12 +1429,129 @@ static hst_result hst__q_centred_images(hst__qem *e, const hst_image_batch *src)
     for (k = 0; k < e->count && r == HST_SUCCESS; k++)
         r = hst__q_copy_in(e->q, src, k, rows, cols, 0, 0, e->srz[k]);
     if (r == HST_SUCCESS) r = hst__q_check_all(e->q, &name, 1, e->srz, e->count, mean);
-    for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
-        e->img[k].mean_sr = (float)mean[k];   /* as binary_scalar rounds it */
-        r = hst_array_binary_scalar(e->srz[k], e->srz[k], hst_real(e->img[k].mean_sr), HST_BINARY_SUB, 0);
-    }
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) r = hst__q_centre(e, k, mean[k]);
     if (mean) hst_backend_free(e->q->be, mean);
     return r;
+}
+
+/* Every active image's objective at its search's sigma: in the DCT domain, else by spatial fits. */
+static hst_result hst__q_evaluate(hst__qem *e) {
+    size_t k;
+    hst_result r = HST_SUCCESS;
+    if (e->dct) return hst__q_objectives_dct(e);
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++)
+        if (e->img[k].active) r = hst__q_fit(e, k, e->img[k].s.req);
+    return r;
+}
+
+/* Image k after an evaluation (var_b, cov at its sigma): where its variance leaves
+   hst__q_ms_ok, its largest |pixel| (a copy in e->tmp) decides (hst__q_shift); an image to
+   scale goes into srz[k] again times 2^-e, is centred and transformed again (*again = 1: its
+   numbers must be evaluated again). */
+static hst_result hst__q_rescale(hst__qem *e, size_t k, int *again) {
+    hst__qimg *f = &e->img[k];
+    size_t rows = (size_t)e->rows, cols = (size_t)e->cols;
+    int over = !isfinite(f->var_b) || !isfinite(f->cov), shift = 0;
+    double amax = 0.0, mean = 0.0;
+    char what[64];
+    hst_scalar s;
+    hst_result r;
+    if (!over && hst__q_ms_ok(f->var_b)) return HST_SUCCESS;
+    r = hst__q_copy_in(e->q, e->src, k, rows, cols, 0, 0, e->tmp);
+    if (r == HST_SUCCESS) r = hst__q_absmax(e->tmp, &amax);
+    if (r != HST_SUCCESS || !(shift = hst__q_shift(amax, over))) return r;
+    r = hst__q_copy_in(e->q, e->src, k, rows, cols, 0, 0, e->srz[k]);
+    if (r == HST_SUCCESS) r = hst__q_scale(e->srz[k], shift);
+    if (r == HST_SUCCESS) r = hst_array_sum(e->srz[k], &s);
+    if (r == HST_SUCCESS) r = hst__q_checked_mean(e->q, "sr", k, e->srz[k], s, &mean);
+    if (r == HST_SUCCESS) r = hst__q_centre(e, k, mean);
+    if (r == HST_SUCCESS && e->dct) r = hst__q_dct_images(e, 0, k, k + 1);
+    if (r != HST_SUCCESS) return r;
+    f->shift = shift;
+    *again = 1;
+    hst__q_log_scale(e->q, hst__q_name(e->q, "sr", k, what, sizeof what), shift, over);
+    return HST_SUCCESS;
+}
+
+/* The images' sums not finite even so: an error naming the first (hst__q_overflowed). */
+static hst_result hst__q_finite_sums(hst__qem *e, size_t k0, size_t k1) {
+    char what[64];
+    size_t k;
+    for (k = k0; k < k1; k++)
+        if (!isfinite(e->img[k].var_b) || !isfinite(e->img[k].cov))
+            return hst__q_overflowed(e->q, hst__q_name(e->q, "sr", k, what, sizeof what));
+    return HST_SUCCESS;
+}
+
+/* After the search's first evaluation: every image rescaled where it asks (hst__q_rescale),
+   then, if one was, the round evaluated again. */
+static hst_result hst__q_rescale_all(hst__qem *e) {
+    size_t k;
+    int again = 0;
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->count && r == HST_SUCCESS; k++) r = hst__q_rescale(e, k, &again);
+    if (r == HST_SUCCESS && again) r = hst__q_evaluate(e);
+    return r == HST_SUCCESS ? hst__q_finite_sums(e, 0, e->count) : r;
+}
+
+/* NanoPyx's sigma search (brent(brack=(0, 4 / 2.35482 mag))) of every image in lockstep: each
+   round evaluates every unfinished search's sigma together, then steps each. A failed bracket
+   keeps the best point it saw (NanoPyx raises), with a warning. The first round (sigma 0: the
+   images' own variances) finds the images to scale (hst__q_rescale_all). */
+static hst_result hst__q_search(hst__qem *e) {
+    size_t k, left = e->count;
+    int first = 1;
+    hst_result r = HST_SUCCESS;
+    for (k = 0; k < e->count; k++) {
+        hst__q_search_init(&e->img[k].s, e->mag, e->tol);
+        e->img[k].active = 1;
+    }
+    while (left && r == HST_SUCCESS) {
+        r = hst__q_evaluate(e);
+        if (r == HST_SUCCESS && first) r = hst__q_rescale_all(e);
+        first = 0;
+        for (k = 0; k < e->count && r == HST_SUCCESS; k++) {
+            hst__qimg *f = &e->img[k];
+            if (!f->active) continue;
+            f->evaluations++;
+            if (hst__q_search_step(&f->s, f->rmse)) continue;
+            f->active = 0;
+            left--;
+            if (!f->s.bracketed)
+                hst_backend_log(e->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
+                                "%s: image %zu: no bracket of the blur's sigma; keeping sigma %g",
+                                e->q->func, k, f->s.sigma);
+            else if (fabs(f->s.sigma - f->s.x0) < 1e-4)
+                hst_backend_log(e->q->be, HST_LOG_INFO, HST_LOGITEM_NONE,
+                                "%s: image %zu: RSF constrained, as no good minimum found",
+                                e->q->func, k);
+        }
+    }
+    return r;
+}
+
+/* Image k's map in the reference's units: times 2^ref_shift (exact); a value beyond float's
+   range (a reference near +-3.4e38 fitted far off) is an error, not an infinity. */
+static hst_result hst__q_unscale_map(const hst__qem *e, size_t k, float *map) {
+    size_t i, n = (size_t)e->n;
+    char what[64];
+    for (i = 0; i < n; i++) {
+        map[i] = ldexpf(map[i], e->ref_shift);
+        if (!isfinite(map[i]))
+            return hst_backend_fail(e->q->be, HST_ERROR_OVERFLOW, HST_LOGITEM_OUT_OF_RANGE, e->q->func,
+                                    "the map of %s: pixel %zu, |fitted - ref|, is beyond float's range",
+                                    hst__q_name(e->q, "sr", k, what, sizeof what), i);
+    }
+    return HST_SUCCESS;
+}
+
+/* Image k's scores in the caller's units (hst__q_shift): RSE and beta in the reference's (times
+   2^ref_shift), alpha in the reference's per the SR image's; RSP and sigma have no unit. Exact
+   (powers of two in double); no shift leaves every bit. */
+static void hst__q_unscale(const hst__qem *e, size_t k, hst_error_map_result *out) {
+    out->rse = ldexp(out->rse, e->ref_shift);
+    out->alpha = ldexp(out->alpha, e->ref_shift - e->img[k].shift);
+    out->beta = ldexp(out->beta, e->ref_shift);
 }
 
 /* The map and the final RSE, RSP of image k at the fitted sigma (e->b holds G_sigma(srz[k])). */
@@ -1337,6 +1573,7 @@ static hst_result hst__q_error_map_final(hst__qem *e, size_t k, float *map, hst_
     }
     if (r == HST_SUCCESS) r = hst_array_sqnorm(e->tmp, &ss);
     if (r == HST_SUCCESS && map) r = hst_array_read(e->tmp, map, n * sizeof(float));
+    if (r == HST_SUCCESS && map && e->ref_shift) r = hst__q_unscale_map(e, k, map);
     if (r != HST_SUCCESS) return r;
     out->rse = sqrt(ss.re / e->n);
     /* Least squares with an intercept: residual = (1 - rho^2) total, rho of cov's sign. */
@@ -1376,13 +1613,14 @@ static hst_result hst__q_scores_dct(hst__qem *e, hst_error_map_result *out) {
 static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hst_image_batch *b,
                                      size_t count, size_t rows, size_t cols) {
     size_t k, bytes = rows * cols * sizeof(float), end;
-    if (!b) return hst__q_bad(q, "an image batch is NULL");
-    if (!count) return hst__q_bad(q, "count is 0");
-    if (!b->host == !b->buf) {
-        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT,
-                        "%s: %s: give host pointers or a buffer, one of the two", q->func, name);
-        return HST_ERROR_INVALID_ARGUMENT;
-    }
+    if (!b) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "an image batch is NULL");
+    if (!count) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "count is 0");
+    if (!b->host && !b->buf)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, q->func,
+                                "%s: host and buf are both NULL: give host pointers or a buffer", name);
+    if (b->host && b->buf)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, q->func,
+                                "%s: give host pointers or a buffer, not both", name);
     if (b->host) {
         for (k = 0; k < count; k++)
             if (!b->host[k]) {
@@ -1392,13 +1630,16 @@ static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hs
             }
         return HST_SUCCESS;
     }
-    if (hst_buffer_backend(b->buf) != q->be || b->offset_bytes % sizeof(float) ||
-        b->stride_bytes % sizeof(float) || (count > 1 && b->stride_bytes < bytes)) {
-        hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_BAD_ARGUMENT,
-                        "%s: %s: the buffer must be the backend's, offset_bytes and stride_bytes "
-                        "multiples of 4, stride_bytes >= an image's %zu bytes", q->func, name, bytes);
-        return HST_ERROR_INVALID_ARGUMENT;
-    }
+    if (hst_buffer_backend(b->buf) != q->be)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_SHAPE_MISMATCH, q->func,
+                                "%s: the buffer is another backend's", name);
+    if (b->offset_bytes % sizeof(float) || b->stride_bytes % sizeof(float))
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_MISALIGNED, q->func,
+                                "%s: offset_bytes %zu and stride_bytes %zu must be multiples of 4", name,
+                                b->offset_bytes, b->stride_bytes);
+    if (count > 1 && b->stride_bytes < bytes)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                                "%s: stride_bytes %zu is below an image's %zu bytes", name, b->stride_bytes, bytes);
     if (!hst_size_mul(count - 1, b->stride_bytes, &end) || !hst_size_add(end, b->offset_bytes, &end) ||
         !hst_size_add(end, bytes, &end)) {
         hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
@@ -1421,11 +1662,12 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
                                          const hst_error_map_result *out, unsigned *mag) {
     size_t n;
     hst_result r;
-    if (!ref || !out) return hst__q_bad(q, "ref and out must not be NULL");
-    if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, "an extent is 0");
+    if (!ref || !out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "ref and out must not be NULL");
+    if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "an extent is 0");
     if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
-        return hst__q_bad(q, "desc->fixed_sigma must be finite and >= 0");
-    if (d->scores_only && maps) return hst__q_bad(q, "desc->scores_only makes no map: maps must be NULL");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->fixed_sigma must be finite and >= 0");
+    if (d->scores_only && maps)
+        return hst__q_bad(q, HST_LOGITEM_BAD_ARGUMENT, "desc->scores_only makes no map: maps must be NULL");
     if ((r = hst__q_count(q, ref_rows, ref_cols, &n)) != HST_SUCCESS ||
         (r = hst__q_count(q, sr_rows, sr_cols, &n)) != HST_SUCCESS)
         return r;
@@ -1509,6 +1751,7 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     memset(out, 0, count * sizeof *out);
     memset(&e, 0, sizeof e);
     e.q = q;
+    e.src = sr;
     e.mag = mag;
     e.tol = d->scores_only ? HST__Q_SCORES_TOL : HST__Q_BRENT_TOL;
     r = hst__q_em_open(&e, count, sr_rows, sr_cols);
@@ -1520,8 +1763,15 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     if (r == HST_SUCCESS && !spatial) r = hst__q_scores_dct(&e, out);
     for (k = 0; k < count && r == HST_SUCCESS; k++) {   /* the final fit blurs, in space */
         double sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : e.img[k].s.sigma;
-        if (spatial && (r = hst__q_fit(&e, k, sigma)) == HST_SUCCESS)
-            r = hst__q_error_map_final(&e, k, maps ? maps[k] : NULL, &out[k]);
+        int again = 0;
+        if (spatial) r = hst__q_fit(&e, k, sigma);
+        if (r == HST_SUCCESS && d->fixed_sigma > 0.0) {   /* no search: this fit finds the scale */
+            r = hst__q_rescale(&e, k, &again);
+            if (r == HST_SUCCESS && again) r = hst__q_fit(&e, k, sigma);
+            if (r == HST_SUCCESS) r = hst__q_finite_sums(&e, k, k + 1);
+        }
+        if (r == HST_SUCCESS && spatial) r = hst__q_error_map_final(&e, k, maps ? maps[k] : NULL, &out[k]);
+        if (r == HST_SUCCESS) hst__q_unscale(&e, k, &out[k]);
         out[k].sigma = sigma;
         out[k].magnification = mag;
         out[k].evaluations = d->fixed_sigma > 0.0 ? 0 : e.img[k].evaluations;
@@ -1537,9 +1787,9 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
     hst_image_batch one;
     hst__q q;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    if (!be) return hst__null_arg(NULL, "hst_error_map", "be is NULL");
     hst__q_init(&q, be, "hst_error_map");
-    if (!sr) return hst__q_bad(&q, "sr must not be NULL");
+    if (!sr) return hst__q_bad(&q, HST_LOGITEM_NULL_ARGUMENT, "sr must not be NULL");
     memset(&one, 0, sizeof one);
     one.host = &sr;
     r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, &one, 1, sr_rows, sr_cols, desc,
@@ -1555,7 +1805,7 @@ HST__QDEF hst_result hst_error_map_batch(hst_backend *be, const float *ref, size
                                          hst_error_map_result *out) {
     hst__q q;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    if (!be) return hst__null_arg(NULL, "hst_error_map_batch", "be is NULL");
     hst__q_init(&q, be, "hst_error_map_batch");
     q.batch = 1;
     r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, desc, maps, out);
@@ -1668,6 +1918,15 @@ typedef struct hst__qfrc {
     float *hring;
 } hst__qfrc;
 
+/* The spectrum of the image in c->img times 2^-shift, tapered. */
+static hst_result hst__q_frc_taper(hst__qfrc *c, int shift, hst_array *spec) {
+    hst_result r = hst__q_scale(c->img, shift);
+    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->tx, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->ty, HST_BINARY_MUL);
+    if (r == HST_SUCCESS) r = hst_array_fft(spec, c->img, 2, 0, HST_FFT_NORM_BACKWARD);
+    return r;
+}
+
 /* The spectrum of the centred even square of image k of src, tapered (NanoPyx's
    _make_even_square, then _get_squared_tapered_image: (img * taper_x) * taper_y in float, here
    broadcast on the device). A host image that is not square is checked whole on the host
@@ -1678,17 +1937,11 @@ static hst_result hst__q_frc_spectrum(hst__qfrc *c, const char *name, const hst_
     double mean;
     char what[64];
     hst_result r = HST_SUCCESS;
-    if (src->host && (rows != s || cols != s)) {
-        if (c->q->batch) snprintf(what, sizeof what, "%s[%zu]", name, k);
-        else snprintf(what, sizeof what, "%s", name);
-        r = hst__q_finite(c->q, what, src->host[k], rows * cols);
-    }
+    if (src->host && (rows != s || cols != s))
+        r = hst__q_finite(c->q, hst__q_name(c->q, name, k, what, sizeof what), src->host[k], rows * cols);
     if (r == HST_SUCCESS && checked) r = hst__q_copy_in(c->q, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img);
     else if (r == HST_SUCCESS) r = hst__q_fetch(c->q, name, src, k, rows, cols, (rows - s) / 2, (cols - s) / 2, c->img, &mean);
-    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->tx, HST_BINARY_MUL);
-    if (r == HST_SUCCESS) r = hst_array_binary(c->img, c->img, c->ty, HST_BINARY_MUL);
-    if (r == HST_SUCCESS) r = hst_array_fft(spec, c->img, 2, 0, HST_FFT_NORM_BACKWARD);
-    return r;
+    return r == HST_SUCCESS ? hst__q_frc_taper(c, 0, spec) : r;
 }
 
 /* The ring tables: count[r] samples at angles i step[r] (numpy.arange(0, 2 pi, 1 / r,
@@ -1765,11 +2018,12 @@ static hst_result hst__q_frc_check(hst__q *q, const hst_image_batch *a, const hs
                                    const hst_frc_result *out) {
     size_t n;
     hst_result r;
-    if (!out) return hst__q_bad(q, "out must not be NULL");
+    if (!out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "out must not be NULL");
+    if (!rows || !cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "rows and cols must be >= 10, not 0");
     if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
-        return hst__q_bad(q, "rows and cols must be >= 10");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "rows and cols must be >= 10");
     if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
-        return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->pixel_size must be finite and >= 0");
     if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS ||
         (r = hst__q_batch_check(q, "a", a, count, rows, cols)) != HST_SUCCESS ||
         (r = hst__q_batch_check(q, "b", b, count, rows, cols)) != HST_SUCCESS)
@@ -1888,8 +2142,63 @@ static hst_result hst__q_frc_check_device(hst__qfrc *c, const hst_image_batch *a
     return r;
 }
 
+/* 1: pair k's ring sums (hring) are finite, and each image's strongest ring holds at least
+   2^-60 (HST__Q_RING_EXP). *over: a sum is not finite. */
+static int hst__q_frc_rings_ok(const hst__qfrc *c, size_t k, int *over) {
+    const float *ring = c->hring + k * (c->stride / sizeof(float));
+    double p[2] = {0.0, 0.0};
+    int i, j;
+    *over = 0;
+    for (i = 1; i < c->max_r; i++)
+        for (j = 0; j < 3; j++) {
+            double v = ring[3 * i + j];
+            if (!isfinite(v)) *over = 1;
+            else if (j && v > p[j - 1]) p[j - 1] = v;
+        }
+    return !*over && p[0] >= ldexp(1.0, HST__Q_RING_EXP) && p[1] >= ldexp(1.0, HST__Q_RING_EXP);
+}
+
+/* Pair k whose ring sums leave hst__q_frc_rings_ok: each image's largest |pixel| (its even
+   square's) decides (hst__q_shift); where one is to be scaled, the pair's spectra and ring sums
+   again, with its images times 2^-shift (FRC does not change with either image's scale), and
+   its sums read back again. */
+static hst_result hst__q_frc_rescale(hst__qfrc *c, const hst_image_batch *a, const hst_image_batch *b,
+                                     size_t k, size_t rows, size_t cols) {
+    static const char *const names[2] = {"a", "b"};
+    const hst_image_batch *src[2];
+    hst_array *spec[2];
+    size_t s = (size_t)c->s, y0 = (rows - s) / 2, x0 = (cols - s) / 2;
+    int over, shift[2] = {0, 0}, j;
+    double amax = 0.0;
+    char what[64];
+    hst_result r = HST_SUCCESS;
+    if (hst__q_frc_rings_ok(c, k, &over)) return HST_SUCCESS;
+    src[0] = a; src[1] = b; spec[0] = c->f1; spec[1] = c->f2;
+    for (j = 0; j < 2 && r == HST_SUCCESS; j++) {
+        r = hst__q_copy_in(c->q, src[j], k, rows, cols, y0, x0, c->img);
+        if (r == HST_SUCCESS) r = hst__q_absmax(c->img, &amax);
+        if (r == HST_SUCCESS) shift[j] = hst__q_shift(amax, over);
+    }
+    if (r != HST_SUCCESS) return r;
+    if (!shift[0] && !shift[1])
+        return over ? hst__q_overflowed(c->q, hst__q_name(c->q, "a", k, what, sizeof what)) : HST_SUCCESS;
+    for (j = 0; j < 2 && r == HST_SUCCESS; j++) {
+        r = hst__q_copy_in(c->q, src[j], k, rows, cols, y0, x0, c->img);
+        if (r == HST_SUCCESS) r = hst__q_frc_taper(c, shift[j], spec[j]);
+        if (r == HST_SUCCESS && shift[j])
+            hst__q_log_scale(c->q, hst__q_name(c->q, names[j], k, what, sizeof what), shift[j], over);
+    }
+    if (r == HST_SUCCESS) r = hst__q_frc_rings(c, c->ring[k]);
+    if (r == HST_SUCCESS)
+        r = hst_array_read(c->ring[k], c->hring + k * (c->stride / sizeof(float)), (size_t)c->max_r * 3 * sizeof(float));
+    if (r != HST_SUCCESS) return r;
+    (void)hst__q_frc_rings_ok(c, k, &over);
+    return over ? hst__q_overflowed(c->q, hst__q_name(c->q, "a", k, what, sizeof what)) : HST_SUCCESS;
+}
+
 /* hst_frc_batch's body (hst_frc: a batch of one): each pair's spectra and ring sums on the
-   device, every pair's sums read back in one copy, the curves on the host. */
+   device, every pair's sums read back in one copy, the curves on the host; a pair whose sums
+   leave float's range computed again, scaled (hst__q_frc_rescale). */
 static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_image_batch *b,
                               size_t count, size_t rows, size_t cols, const hst_frc_desc *desc,
                               float *const *curves, hst_frc_result *out) {
@@ -1915,6 +2224,7 @@ static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_ima
         if (r == HST_SUCCESS) r = hst__q_frc_rings(&c, c.ring[k]);
     }
     if (r == HST_SUCCESS) r = hst_array_read(c.rings, c.hring, count * c.stride);
+    for (k = 0; k < count && r == HST_SUCCESS; k++) r = hst__q_frc_rescale(&c, a, b, k, rows, cols);
     for (k = 0; k < count && r == HST_SUCCESS; k++)
         r = hst__q_frc_result(&c, k, ps, curves ? curves[k] : NULL, &out[k]);
     hst__q_frc_close(&c);
@@ -1927,9 +2237,9 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
     hst_image_batch ia, ib;
     hst__q q;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    if (!be) return hst__null_arg(NULL, "hst_frc", "be is NULL");
     hst__q_init(&q, be, "hst_frc");
-    if (!a || !b) return hst__q_bad(&q, "a, b and out must not be NULL");
+    if (!a || !b) return hst__q_bad(&q, HST_LOGITEM_NULL_ARGUMENT, "a, b and out must not be NULL");
     memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
     ia.host = &a; ib.host = &b;
     r = hst__q_frcs(&q, &ia, &ib, 1, rows, cols, desc, curve ? &curve : NULL, out);
@@ -1943,7 +2253,7 @@ HST__QDEF hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
                                    hst_frc_result *out) {
     hst__q q;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    if (!be) return hst__null_arg(NULL, "hst_frc_batch", "be is NULL");
     hst__q_init(&q, be, "hst_frc_batch");
     q.batch = 1;
     r = hst__q_frcs(&q, a, b, count, rows, cols, desc, curves, out);
@@ -1989,8 +2299,13 @@ static void hst__q_apodize(float *p, int h, int w) {
 /* NanoPyx's _get_preprocessed_image: an N x N square (N the next power of two of the larger
    side), filled with the first pixel, the image at rows 0 .. h - 1 and columns ox .. (its loop
    starts the rows at 0, not at the centring offset). Returns the backend allocator's memory. */
+static int hst__q_pow2_side(int h, int w) {
+    int big = h > w ? h : w;
+    return (int)pow(2.0, ceil(log((double)big) / log(2.0)));
+}
+
 static float *hst__q_pad_pow2(const hst__q *q, const float *img, int h, int w, int *n_out) {
-    int big = h > w ? h : w, n = (int)pow(2.0, ceil(log((double)big) / log(2.0)));
+    int n = hst__q_pow2_side(h, w);
     int ox = (n - w) / 2, x, y;
     size_t i;
     float *out = (float *)hst_backend_alloc(q->be, (size_t)n * n * sizeof(float));
@@ -2142,24 +2457,27 @@ static hst_result hst__q_decorr_check(hst__q *q, const float *img, size_t rows, 
     hst_result r;
     const size_t *roi = d->roi;
     double rmax = d->rmax == 0.0 ? 1.0 : d->rmax;
-    if (!img || !out) return hst__q_bad(q, "img and out must not be NULL");
-    if (rows < 2 || cols < 2) return hst__q_bad(q, "rows and cols must be >= 2");
+    if (!img || !out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "img and out must not be NULL");
+    if (!rows || !cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "rows and cols must be >= 2, not 0");
+    if (rows < 2 || cols < 2) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "rows and cols must be >= 2");
     if (!(d->rmin >= 0.0) || !(rmax <= 1.0) || !(d->rmin < rmax))
-        return hst__q_bad(q, "desc needs 0 <= rmin < rmax <= 1");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc needs 0 <= rmin < rmax <= 1");
     if (d->n_r == 1 || d->n_r > HST_DECORR_MAX_NR)
-        return hst__q_bad(q, "desc->n_r must be 2 .. HST_DECORR_MAX_NR (0: 50)");
-    if (d->n_g == 1) return hst__q_bad(q, "desc->n_g must be >= 2 (0: 10)");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->n_r must be 2 .. HST_DECORR_MAX_NR (0: 50)");
+    if (d->n_g == 1) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->n_g must be >= 2 (0: 10)");
     if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
-        return hst__q_bad(q, "desc->pixel_size must be finite and >= 0");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->pixel_size must be finite and >= 0");
     if (!(roi[0] == roi[2] && roi[1] == roi[3] && roi[0] == roi[1]) &&
         (roi[0] >= roi[2] || roi[1] >= roi[3] || roi[2] > cols || roi[3] > rows ||
          roi[2] - roi[0] < 2 || roi[3] - roi[1] < 2))
-        return hst__q_bad(q, "desc->roi must be {x0, y0, x1, y1} inside the image, 2 pixels at least");
+        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->roi must be {x0, y0, x1, y1} inside the image, 2 pixels at least");
     if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS) return r;
     return hst__q_finite(q, "img", img, n);
 }
 
-/* The analysed image: the ROI (or all), apodised, padded: dd->n, and the device arrays. */
+/* The analysed image: the ROI (or all), times 2^-e where its largest |pixel| or its padded
+   spectrum would leave the float sums' range (HST__Q_SCALE_EXP, HST__Q_FFT_EXP; the curves do not
+   change with the image's scale), apodised, padded: dd->n, and the device arrays. */
 static hst_result hst__q_decorr_setup(hst__qdec *dd, const float *img, size_t rows, size_t cols,
                                       const size_t *roi) {
     hst__q *q = dd->q;
@@ -2167,10 +2485,19 @@ static hst_result hst__q_decorr_setup(hst__qdec *dd, const float *img, size_t ro
     size_t x0 = whole ? 0 : roi[0], y0 = whole ? 0 : roi[1];
     size_t w = whole ? cols : roi[2] - roi[0], h = whole ? rows : roi[3] - roi[1], y, n;
     size_t half[2];
+    double side, amax;
+    int over, shift;
     float *crop = (float *)hst_backend_alloc(q->be, w * h * sizeof(float)), *pad;
     hst_result r;
     if (!crop) return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (y = 0; y < h; y++) memcpy(crop + y * w, img + (y0 + y) * cols + x0, w * sizeof(float));
+    side = (double)hst__q_pow2_side((int)h, (int)w);
+    amax = hst__q_host_absmax(crop, w * h);
+    over = side * side * amax > ldexp(1.0, HST__Q_FFT_EXP);
+    if ((shift = hst__q_shift(amax, over)) != 0) {
+        for (y = 0; y < w * h; y++) crop[y] = ldexpf(crop[y], -shift);
+        hst__q_log_scale(q, "img", shift, over);
+    }
     hst__q_apodize(crop, (int)h, (int)w);
     pad = hst__q_pad_pow2(q, crop, (int)h, (int)w, &dd->n);
     hst_backend_free(q->be, crop);
@@ -2199,7 +2526,7 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     hst__qdec dd;
     float d0[HST_DECORR_MAX_NR], res[2], ps;
     hst_result r;
-    if (!be) return HST_ERROR_INVALID_ARGUMENT;
+    if (!be) return hst__null_arg(NULL, "hst_decorr", "be is NULL");
     hst__q_init(&q, be, "hst_decorr");
     memset(&zero, 0, sizeof zero);
     if ((r = hst__q_decorr_check(&q, img, rows, cols, d, out)) != HST_SUCCESS) return r;

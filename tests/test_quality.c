@@ -17,6 +17,10 @@
    - decorrelation: band-limited white noise (flat spectrum inside |k| < K0, faint noise
      outside): resolution 1 / K0 pixels, the cut-off; invariance to intensity scale
      and offset; pixel_size scales the resolution and nothing else; the ROI.
+   - intensity scale: images times 2^60, 2^-60, 2^110, 2^-100 give the unscaled images' scores
+     bit for bit (RSE, beta, alpha and the map scaled exactly), times 1e19, 1e-19 within the
+     devices' agreement: quality.h scales images whose float sums would overflow or underflow.
+   - rejected arguments: result codes and log items (backend.h's finest item for each).
    Tolerances are stated per test: sampling noise of the rings and the estimators' own bias
    (the taper, the smoothing, the local-maximum search) set them, each far below what a wrong
    radius, frequency scale or normalisation would give (factors of 2 and more).
@@ -613,7 +617,260 @@ static void test_frc_batch(void **state) {
     }
 }
 
-/* Bad batches: codes, log items, the image named. */
+/* ------------------------------------------------------------------------------------------
+   Intensity scale (quality.h's "Large and small intensities"): the scores do not change with
+   the images' intensity scale (RSE, beta and the map scale with the reference, alpha with the
+   reference's scale over the SR image's), but float sums of squares overflow past ~1e19 per
+   pixel and underflow below ~1e-19, so quality.h scales such images by a power of two. Images
+   times 2^60 or 2^-60 give the unscaled images' numbers bit for bit (RSE, beta and the map times
+   the reference's factor, alpha times the ratio: exact); times 1e19 or 1e-19 (the inputs round
+   to float: each pixel moves by up to 2^-24 of itself) as the devices agree: HST_AGREE (RSE,
+   RSP, FRC, decorrelation) and HST_AGREE_FIT (the fit's sigma, alpha, beta and the map: the
+   objective is flat at its minimum). Seen on the host device and PoCL: RSE 8e-6, RSP 2e-7,
+   beta 1e-5, alpha 2e-6, the map 5e-5 of its maximum, FIRE 3e-7, decorrelation 6e-8. On every
+   path: single and batch calls, host pointers and device buffers, the DCT-domain search,
+   scores_only, a fixed sigma, magnification 1 and 3. (Unscaled, these images trigger nothing:
+   quality.h computes them as given.) */
+#define TWO_60 1152921504606846976.0
+#define SCALES 6
+/* 2^110 and 2^-100 too: near float's ends (scaled in two steps; the reference times 2^110
+   against the SR image times 2^-110: alpha 2^220, a double) */
+static const double scales[SCALES] = { TWO_60, 1.0 / TWO_60, 1e19, 1e-19, TWO_60 * TWO_60 / 1024.0,
+                                       1048576.0 / (TWO_60 * TWO_60) };
+
+static float *scaled(const float *x, size_t n, double f) {
+    float *p = image(n);
+    size_t i;
+    for (i = 0; i < n; i++) p[i] = (float)((double)x[i] * f);
+    return p;
+}
+
+static int power_of_two(double f) {
+    int e;
+    return frexp(f, &e) == 0.5;
+}
+
+static const char *scale_case = "";   /* the call compared, for a failure's message */
+
+static void close_to(double got, double want, double tol, const char *what, double fr, double fs) {
+    if (!(fabs(got - want) <= tol * fabs(want)))
+        fail_msg("%s, x %g and x %g: %s %.9g, expected %.9g", scale_case, fr, fs, what, got, want);
+}
+
+/* r: the images with ref times fr and sr times fs; r0: unscaled. */
+static void same_scaled_error_map(const hst_error_map_result *r, const hst_error_map_result *r0,
+                                  double fr, double fs) {
+    if (power_of_two(fr) && power_of_two(fs)) {
+        if (r->rse != r0->rse * fr || r->rsp != r0->rsp || r->alpha != r0->alpha * (fr / fs) ||
+            r->beta != r0->beta * fr || r->sigma != r0->sigma || r->evaluations != r0->evaluations ||
+            r->magnification != r0->magnification)
+            fail_msg("%s, ref x %g, sr x %g: rse %.17g rsp %.17g alpha %.17g beta %.17g sigma %.17g (%u), "
+                     "unscaled %.17g %.17g %.17g %.17g %.17g (%u)", scale_case, fr, fs, r->rse, r->rsp, r->alpha,
+                     r->beta, r->sigma, r->evaluations, r0->rse, r0->rsp, r0->alpha, r0->beta, r0->sigma,
+                     r0->evaluations);
+        return;
+    }
+    close_to(r->rse, r0->rse * fr, HST_AGREE, "RSE", fr, fs);
+    close_to(r->rsp, r0->rsp, HST_AGREE, "RSP", fr, fs);
+    close_to(r->alpha, r0->alpha * (fr / fs), HST_AGREE_FIT, "alpha", fr, fs);
+    close_to(r->beta, r0->beta * fr, HST_AGREE_FIT, "beta", fr, fs);
+    close_to(r->sigma, r0->sigma, HST_AGREE_FIT, "sigma", fr, fs);
+}
+
+/* The map of the images with ref times fr against the unscaled map0 (HST_AGREE_FIT of its
+   largest value where fr is no power of two). */
+static void same_scaled_map(const float *map, const float *map0, size_t n, double fr) {
+    double top = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) top = fmax(top, map0[i] * fr);
+    for (i = 0; i < n; i++)
+        if (power_of_two(fr) ? map[i] != (float)(map0[i] * fr) : fabs(map[i] - map0[i] * fr) > HST_AGREE_FIT * top)
+            fail_msg("ref x %g: map[%zu] %.9g, expected %.9g", fr, i, map[i], map0[i] * fr);
+}
+
+/* A blurred, offset reference and an SR image of it (magnification mag) with noise: their
+   error maps unscaled and scaled (both images, the two the opposite ways, the reference
+   alone), by the full fit, a fixed sigma and scores_only. */
+static void error_map_scaled_case(hst_backend *be, size_t h, size_t w, size_t mag) {
+    const size_t H = mag * h, W = mag * w, n = H * W;
+    float *ref = noise(h, w, 70, 10.0), *sr = noise(H, W, 71, 0.2), *map0 = image(n), *map = image(n);
+    hst_error_map_result r0, r, f0, f, s0, s;
+    hst_error_map_desc fixed, fast;
+    size_t x, y, i, j;
+    blur(ref, h, w, 2.0);
+    for (i = 0; i < h * w; i++) ref[i] += 100.0f;
+    for (y = 0; y < H; y++)
+        for (x = 0; x < W; x++) sr[y * W + x] += 2.0f * ref[(y / mag) * w + x / mag] + 50.0f;
+    memset(&fixed, 0, sizeof fixed); memset(&fast, 0, sizeof fast);
+    fixed.fixed_sigma = 0.7;
+    fast.scores_only = 1;
+    assert_int_equal(hst_error_map(be, ref, h, w, sr, H, W, NULL, map0, &r0), HST_SUCCESS);
+    assert_int_equal(hst_error_map(be, ref, h, w, sr, H, W, &fixed, NULL, &f0), HST_SUCCESS);
+    assert_int_equal(hst_error_map(be, ref, h, w, sr, H, W, &fast, NULL, &s0), HST_SUCCESS);
+    assert_true(r0.rsp > 0.5 && r0.evaluations > 3 && s0.evaluations > 3);
+    for (i = 0; i < SCALES; i++)
+        for (j = 0; j < 3; j++) {
+            double fr = scales[i], fs = j == 0 ? scales[i] : j == 1 ? 1.0 / scales[i] : 1.0;
+            float *rs = scaled(ref, h * w, fr), *ss = scaled(sr, n, fs);
+            scale_case = "hst_error_map";
+            assert_int_equal(hst_error_map(be, rs, h, w, ss, H, W, NULL, map, &r), HST_SUCCESS);
+            same_scaled_error_map(&r, &r0, fr, fs);
+            same_scaled_map(map, map0, n, fr);
+            scale_case = "hst_error_map, fixed sigma";
+            assert_int_equal(hst_error_map(be, rs, h, w, ss, H, W, &fixed, NULL, &f), HST_SUCCESS);
+            same_scaled_error_map(&f, &f0, fr, fs);
+            scale_case = "hst_error_map, scores_only";
+            assert_int_equal(hst_error_map(be, rs, h, w, ss, H, W, &fast, NULL, &s), HST_SUCCESS);
+            same_scaled_error_map(&s, &s0, fr, fs);
+            free(rs); free(ss);
+        }
+    free(ref); free(sr); free(map0); free(map);
+}
+
+static void test_error_map_scaled(void **state) {
+    error_map_scaled_case(BE(state), 40, 36, 1);
+    error_map_scaled_case(BE(state), 24, 20, 3);
+}
+
+/* A batch of the SR image at every scale (and unscaled) against one reference, from host
+   pointers and from a device buffer, by the full fit and by scores_only: each image's numbers
+   are its single call's, bit for bit, and the unscaled image's as above; likewise with the
+   reference times 2^-60. */
+static void test_error_map_batch_scaled(void **state) {
+    hst_backend *be = BE(state);
+    const size_t h = 24, w = 20, mag = 3, H = mag * h, W = mag * w, n = H * W, count = SCALES + 1;
+    float *ref = noise(h, w, 72, 10.0), *sr = noise(H, W, 73, 1.0), *img[SCALES + 1];
+    hst_error_map_result one[SCALES + 1], batch[SCALES + 1], r0;
+    hst_error_map_desc fast;
+    hst_image_batch b;
+    hst_buffer *buf;
+    size_t x, y, k, d, rs;
+    blur(ref, h, w, 1.5);
+    for (y = 0; y < H; y++)
+        for (x = 0; x < W; x++) sr[y * W + x] += 3.0f * ref[(y / mag) * w + x / mag];
+    memset(&fast, 0, sizeof fast);
+    img[0] = sr;
+    for (k = 1; k < count; k++) img[k] = scaled(sr, n, scales[k - 1]);
+    for (rs = 0; rs < 2; rs++) {
+        double fr = rs ? 1.0 / TWO_60 : 1.0;
+        float *refk = scaled(ref, h * w, fr);
+        for (d = 0; d < 2; d++) {
+            fast.scores_only = (int)d;
+            scale_case = d ? "hst_error_map_batch, scores_only" : "hst_error_map_batch";
+            assert_int_equal(hst_error_map(be, ref, h, w, sr, H, W, &fast, NULL, &r0), HST_SUCCESS);
+            for (k = 0; k < count; k++) {
+                assert_int_equal(hst_error_map(be, refk, h, w, img[k], H, W, &fast, NULL, &one[k]), HST_SUCCESS);
+                same_scaled_error_map(&one[k], &r0, fr, k ? scales[k - 1] : 1.0);
+            }
+            memset(&b, 0, sizeof b);
+            b.host = (const float *const *)img;
+            memset(batch, 0xff, sizeof batch);
+            assert_int_equal(hst_error_map_batch(be, refk, h, w, &b, count, H, W, &fast, NULL, batch), HST_SUCCESS);
+            for (k = 0; k < count; k++) same_error_map(&batch[k], &one[k], k);
+            buf = device_batch(be, img, count, n, 8, n * sizeof(float) + 8);
+            memset(&b, 0, sizeof b);
+            b.buf = buf; b.offset_bytes = 8; b.stride_bytes = n * sizeof(float) + 8;
+            memset(batch, 0xff, sizeof batch);
+            assert_int_equal(hst_error_map_batch(be, refk, h, w, &b, count, H, W, &fast, NULL, batch), HST_SUCCESS);
+            for (k = 0; k < count; k++) same_error_map(&batch[k], &one[k], k);
+            hst_buffer_destroy(buf);
+        }
+        free(refk);
+    }
+    for (k = 1; k < count; k++) free(img[k]);
+    free(ref); free(sr);
+}
+
+static void same_scaled_frc(const hst_frc_result *r, const hst_frc_result *r0, const float *curve,
+                            const float *curve0, size_t len, double fa, double fb) {
+    size_t i;
+    assert_true(r0->resolution > 0.0);   /* the pairs cross 1/7 */
+    if (power_of_two(fa) && power_of_two(fb)) {
+        if (r->resolution != r0->resolution)
+            fail_msg("a x %g, b x %g: FIRE %.17g, unscaled %.17g", fa, fb, r->resolution, r0->resolution);
+        assert_memory_equal(curve, curve0, 2 * len * sizeof(float));
+        return;
+    }
+    close_to(r->resolution, r0->resolution, HST_AGREE, "FIRE", fa, fb);
+    for (i = 0; i < len; i++)
+        if (fabs(curve[2 * i + 1] - curve0[2 * i + 1]) > HST_AGREE)
+            fail_msg("a x %g, b x %g: FRC[%zu] %.9g, unscaled %.9g", fa, fb, i, curve[2 * i + 1], curve0[2 * i + 1]);
+}
+
+/* FRC pairs (a blurred signal, two noises) at every scale, both images and a alone, single
+   and batched (host pointers, device buffers), square and cropped. */
+static void test_frc_scaled(void **state) {
+    hst_backend *be = BE(state);
+    const size_t sizes[2][2] = { { 64, 64 }, { 70, 58 } };
+    size_t c, i, j, k;
+    scale_case = "hst_frc";
+    for (c = 0; c < 2; c++) {
+        const size_t rows = sizes[c][0], cols = sizes[c][1], n = rows * cols, len = hst_frc_curve_length(rows, cols);
+        const size_t count = 2 * SCALES;
+        float *a = noise(rows, cols, 80, 1.0), *b = noise(rows, cols, 81, 1.0), *s = noise(rows, cols, 82, 4.0);
+        float *curve0 = image(2 * len), *curve = image(2 * len), *pa[2 * SCALES], *pb[2 * SCALES];
+        hst_frc_result r0, r[2 * SCALES], batch[2 * SCALES];
+        hst_image_batch ia, ib;
+        hst_buffer *ba, *bb;
+        blur(s, rows, cols, 2.0);
+        add(a, a, s, n); add(b, b, s, n);
+        assert_int_equal(hst_frc(be, a, b, rows, cols, NULL, curve0, &r0), HST_SUCCESS);
+        for (i = 0; i < SCALES; i++)
+            for (j = 0; j < 2; j++) {   /* both images; a alone */
+                double fa = scales[i], fb = j ? 1.0 : scales[i];
+                k = 2 * i + j;
+                pa[k] = scaled(a, n, fa); pb[k] = scaled(b, n, fb);
+                assert_int_equal(hst_frc(be, pa[k], pb[k], rows, cols, NULL, curve, &r[k]), HST_SUCCESS);
+                same_scaled_frc(&r[k], &r0, curve, curve0, len, fa, fb);
+            }
+        memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
+        ia.host = (const float *const *)pa; ib.host = (const float *const *)pb;
+        assert_int_equal(hst_frc_batch(be, &ia, &ib, count, rows, cols, NULL, NULL, batch), HST_SUCCESS);
+        for (k = 0; k < count; k++) assert_memory_equal(&batch[k].resolution, &r[k].resolution, sizeof(double));
+        ba = device_batch(be, pa, count, n, 0, n * sizeof(float));
+        bb = device_batch(be, pb, count, n, 4, n * sizeof(float) + 4);
+        memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
+        ia.buf = ba; ia.stride_bytes = n * sizeof(float);
+        ib.buf = bb; ib.offset_bytes = 4; ib.stride_bytes = n * sizeof(float) + 4;
+        assert_int_equal(hst_frc_batch(be, &ia, &ib, count, rows, cols, NULL, NULL, batch), HST_SUCCESS);
+        for (k = 0; k < count; k++) assert_memory_equal(&batch[k].resolution, &r[k].resolution, sizeof(double));
+        hst_buffer_destroy(ba); hst_buffer_destroy(bb);
+        for (k = 0; k < count; k++) { free(pa[k]); free(pb[k]); }
+        free(a); free(b); free(s); free(curve0); free(curve);
+    }
+}
+
+/* Decorrelation of the band-limited image at every scale. */
+static void test_decorr_scaled(void **state) {
+    float *a = band_limited(11);
+    hst_decorr_result r0, r;
+    size_t i;
+    scale_case = "hst_decorr";
+    assert_int_equal(hst_decorr(BE(state), a, DC_N, DC_N, NULL, &r0), HST_SUCCESS);
+    for (i = 0; i < SCALES; i++) {
+        float *s = scaled(a, DC_N * DC_N, scales[i]);
+        assert_int_equal(hst_decorr(BE(state), s, DC_N, DC_N, NULL, &r), HST_SUCCESS);
+        if (power_of_two(scales[i])) {
+            assert_memory_equal(&r, &r0, sizeof r);
+        } else {
+            close_to(r.resolution, r0.resolution, HST_AGREE, "decorrelation", scales[i], scales[i]);
+            close_to(r.kc0, r0.kc0, HST_AGREE, "kc0", scales[i], scales[i]);
+            close_to(r.a0, r0.a0, HST_AGREE, "A0", scales[i], scales[i]);
+        }
+        free(s);
+    }
+    free(a);
+}
+
+/* A call's result code and the log item of its rejection (HST_LOGITEM_LIST's finest fit). */
+#define REJECTS(call, code, item)                          \
+    do {                                                   \
+        cap_reset(log);                                    \
+        assert_int_equal((call), (code));                  \
+        assert_int_equal(log->last_item, (item));          \
+    } while (0)
+
+/* Bad batches: codes and log items (the NaN's image and pixel named). */
 static void test_batch_errors(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
@@ -626,47 +883,53 @@ static void test_batch_errors(void **state) {
     memset(&b, 0, sizeof b);
     b.host = (const float *const *)img;
     assert_int_equal(hst_error_map_batch(NULL, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
-    cap_reset(log);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, NULL, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 0, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 15, NULL, NULL, e), HST_ERROR_SHAPE);
-    img[1] = NULL;
-    cap_reset(log);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(log->last_message, "host[1]"));
+    REJECTS(hst_error_map_batch(be, a, 16, 16, NULL, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &b, 0, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_ZERO_SIZE);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 15, NULL, NULL, e), HST_ERROR_SHAPE,
+            HST_LOGITEM_SHAPE_MISMATCH);
+    img[1] = NULL;   /* host[1] */
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
     img[1] = c;
     z = b; z.buf = buf;   /* both */
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_BAD_ARGUMENT);
     memset(&z, 0, sizeof z);   /* neither */
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
     z.buf = buf; z.stride_bytes = 1024;   /* 3 images in a buffer of one */
-    cap_reset(log);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_SHAPE);
-    assert_int_equal(log->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_SHAPE,
+            HST_LOGITEM_SHAPE_MISMATCH);
     z.stride_bytes = 1000;   /* below an image */
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_OUT_OF_RANGE);
     z.stride_bytes = 1024; z.offset_bytes = 2;   /* not whole floats */
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 1, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 1, 16, 16, NULL, NULL, e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_MISALIGNED);
     z.offset_bytes = 0; z.stride_bytes = SIZE_MAX / 4 * 4;
-    cap_reset(log);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_OVERFLOW);
-    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &z, 3, 16, 16, NULL, NULL, e), HST_ERROR_OVERFLOW,
+            HST_LOGITEM_SIZE_OVERFLOW);
     c[77] = INFINITY;
-    cap_reset(log);
-    assert_int_equal(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_NON_FINITE);
-    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
-    assert_non_null(strstr(log->last_message, "sr[1][77]"));
-    cap_reset(log);
-    assert_int_equal(hst_frc_batch(be, &b, &b, 3, 16, 16, NULL, NULL, f), HST_ERROR_NON_FINITE);
+    REJECTS(hst_error_map_batch(be, a, 16, 16, &b, 3, 16, 16, NULL, NULL, e), HST_ERROR_NON_FINITE,
+            HST_LOGITEM_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "sr[1][77]"));   /* the documented pixel */
+    REJECTS(hst_frc_batch(be, &b, &b, 3, 16, 16, NULL, NULL, f), HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE);
     assert_non_null(strstr(log->last_message, "a[1][77]"));
     c[77] = 0.0f;
-    assert_int_equal(hst_frc_batch(be, &b, NULL, 3, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(hst_frc_batch(be, &b, &b, 0, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(hst_frc_batch(be, &b, &b, 3, 16, 9, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_frc_batch(be, &b, NULL, 3, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_frc_batch(be, &b, &b, 0, 16, 16, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_ZERO_SIZE);
+    REJECTS(hst_frc_batch(be, &b, &b, 3, 16, 9, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_OUT_OF_RANGE);
+    REJECTS(hst_frc_batch(be, &b, &b, 3, 16, 0, NULL, NULL, f), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_ZERO_SIZE);
     z.stride_bytes = 1024;
-    assert_int_equal(hst_frc_batch(be, &b, &z, 3, 16, 16, NULL, NULL, f), HST_ERROR_SHAPE);
+    REJECTS(hst_frc_batch(be, &b, &z, 3, 16, 16, NULL, NULL, f), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
     hst_buffer_destroy(buf);
     free(a); free(c);
 }
@@ -676,49 +939,66 @@ static void test_batch_errors(void **state) {
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
-    float *a = noise(16, 16, 16, 1.0), *big = noise(32, 32, 17, 1.0);
+    float *a = noise(16, 16, 16, 1.0), *big = noise(32, 32, 17, 1.0), *map = image(16 * 16);
     hst_error_map_result e;
     hst_error_map_desc ed;
     hst_frc_result f;
     hst_decorr_result d;
     hst_decorr_desc dd;
     assert_int_equal(hst_error_map(NULL, a, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
-    cap_reset(log);
-    assert_int_equal(hst_error_map(be, NULL, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(log->last_item, HST_LOGITEM_BAD_ARGUMENT);
-    assert_int_equal(hst_error_map(be, a, 0, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
-    cap_reset(log);
-    assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 31, NULL, NULL, &e), HST_ERROR_SHAPE);
-    assert_int_equal(log->last_item, HST_LOGITEM_SHAPE_MISMATCH);
-    assert_int_equal(hst_error_map(be, big, 32, 32, a, 16, 16, NULL, NULL, &e), HST_ERROR_SHAPE);
+    REJECTS(hst_error_map(be, NULL, 16, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_error_map(be, a, 16, 16, NULL, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_error_map(be, a, 16, 16, a, 16, 16, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_error_map(be, a, 0, 16, a, 16, 16, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
+    REJECTS(hst_error_map(be, a, 16, 16, big, 32, 31, NULL, NULL, &e), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
+    REJECTS(hst_error_map(be, big, 32, 32, a, 16, 16, NULL, NULL, &e), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH);
     memset(&ed, 0, sizeof ed);
     ed.fixed_sigma = -1.0;
-    assert_int_equal(hst_error_map(be, a, 16, 16, a, 16, 16, &ed, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
-    cap_reset(log);
-    assert_int_equal(hst_error_map(be, a, (size_t)1 << 40, (size_t)1 << 40, a, (size_t)1 << 40,
-                                   (size_t)1 << 40, NULL, NULL, &e), HST_ERROR_OVERFLOW);
-    assert_int_equal(log->last_item, HST_LOGITEM_SIZE_OVERFLOW);
+    REJECTS(hst_error_map(be, a, 16, 16, a, 16, 16, &ed, NULL, &e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_OUT_OF_RANGE);
+    ed.fixed_sigma = 1e9;   /* a filter wider than an int holds */
+    REJECTS(hst_error_map(be, a, 16, 16, a, 16, 16, &ed, NULL, &e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_OUT_OF_RANGE);
+    ed.fixed_sigma = 0.0; ed.scores_only = 1;   /* no map with scores_only */
+    REJECTS(hst_error_map(be, a, 16, 16, a, 16, 16, &ed, map, &e), HST_ERROR_INVALID_ARGUMENT,
+            HST_LOGITEM_BAD_ARGUMENT);
+    REJECTS(hst_error_map(be, a, (size_t)1 << 40, (size_t)1 << 40, a, (size_t)1 << 40, (size_t)1 << 40, NULL, NULL, &e),
+            HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW);
     big[37] = NAN;
-    cap_reset(log);
-    assert_int_equal(hst_error_map(be, a, 16, 16, big, 32, 32, NULL, NULL, &e), HST_ERROR_NON_FINITE);
-    assert_int_equal(log->last_item, HST_LOGITEM_NON_FINITE);
-    assert_non_null(strstr(log->last_message, "sr[37]"));
-    assert_int_equal(hst_frc(be, big, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE);
-    assert_int_equal(hst_decorr(be, big, 32, 32, NULL, &d), HST_ERROR_NON_FINITE);
-    assert_int_equal(hst_frc(be, a, a, 16, 9, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(hst_frc(be, a, NULL, 16, 16, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_error_map(be, a, 16, 16, big, 32, 32, NULL, NULL, &e), HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "sr[37]"));   /* the documented pixel */
+    REJECTS(hst_frc(be, big, big, 32, 32, NULL, NULL, &f), HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE);
+    REJECTS(hst_decorr(be, big, 32, 32, NULL, &d), HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE);
+    REJECTS(hst_frc(be, a, a, 16, 9, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    REJECTS(hst_frc(be, a, a, 0, 16, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
+    REJECTS(hst_frc(be, a, NULL, 16, 16, NULL, NULL, &f), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_frc(be, a, a, 16, 16, NULL, NULL, NULL), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
+    {
+        hst_frc_desc fd;
+        memset(&fd, 0, sizeof fd);
+        fd.pixel_size = -1.0;
+        REJECTS(hst_frc(be, a, a, 16, 16, &fd, NULL, &f), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    }
     assert_int_equal(hst_frc_curve_length(9, 100), 0);
+    REJECTS(hst_decorr(be, NULL, 16, 16, NULL, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT);
+    REJECTS(hst_decorr(be, a, 16, 0, NULL, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
+    REJECTS(hst_decorr(be, a, 16, 1, NULL, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     memset(&dd, 0, sizeof dd);
     dd.n_r = HST_DECORR_MAX_NR + 1;
-    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     dd.n_r = 0; dd.n_g = 1;
-    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+    REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     dd.n_g = 0; dd.rmin = 0.5; dd.rmax = 0.4;
-    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
-    dd.rmin = 0.0; dd.rmax = 0.0;
+    REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    dd.rmin = 0.0; dd.rmax = 0.0; dd.pixel_size = NAN;
+    REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    dd.pixel_size = 0.0;
     dd.roi[0] = 2; dd.roi[1] = 2; dd.roi[2] = 17; dd.roi[3] = 10;
-    assert_int_equal(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
-    free(a); free(big);
+    REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
+    free(a); free(big); free(map);
 }
 
 int main(void) {
@@ -738,6 +1018,10 @@ int main(void) {
         cmocka_unit_test(test_devices_agree),
         cmocka_unit_test(test_error_map_batch),
         cmocka_unit_test(test_frc_batch),
+        cmocka_unit_test(test_error_map_scaled),
+        cmocka_unit_test(test_error_map_batch_scaled),
+        cmocka_unit_test(test_frc_scaled),
+        cmocka_unit_test(test_decorr_scaled),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_batch_errors),
     };
