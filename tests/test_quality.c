@@ -447,6 +447,23 @@ static void test_decorr_roi(void **state) {
     free(a); free(crop);
 }
 
+/* White noise has no band limit: its normalised curves rise to the edge of the band, so no
+   curve has an interior maximum, kc_max is 0 and the resolution inf (NanoPyx's value there is
+   whatever its never-filled np.empty(3) held). With pixel_size it stays inf. */
+static void test_decorr_white_noise(void **state) {
+    float *a = noise(64, 64, 17, 1.0);
+    hst_decorr_desc d;
+    hst_decorr_result r;
+    assert_int_equal(hst_decorr(BE(state), a, 64, 64, NULL, &r), HST_SUCCESS);
+    if (!(r.kc_max == 0.0 && isinf(r.resolution) && r.resolution > 0))
+        fail_msg("white noise: kc_max %.4f, resolution %.4f; expected 0 and inf", r.kc_max, r.resolution);
+    memset(&d, 0, sizeof d);
+    d.pixel_size = 65.0;
+    assert_int_equal(hst_decorr(BE(state), a, 64, 64, &d, &r), HST_SUCCESS);
+    assert_true(isinf(r.resolution) && r.resolution > 0);
+    free(a);
+}
+
 /* ------------------------------------------------------------------------------------------
    The host device and the device under test agree. */
 static void test_devices_agree(void **state) {
@@ -1015,6 +1032,7 @@ int main(void) {
         cmocka_unit_test(test_frc_blurred_noise),
         cmocka_unit_test(test_decorr_band_limited),
         cmocka_unit_test(test_decorr_roi),
+        cmocka_unit_test(test_decorr_white_noise),
         cmocka_unit_test(test_devices_agree),
         cmocka_unit_test(test_error_map_batch),
         cmocka_unit_test(test_frc_batch),
