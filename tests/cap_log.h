@@ -16,6 +16,7 @@ typedef struct cap_log {
     hst_log_level last_level;
     char last_message[4096];
     unsigned counts[HST_LOGITEM_COUNT];   /* per item */
+    unsigned errors[HST_LOGITEM_COUNT];   /* per item, those at HST_LOG_ERROR */
     unsigned total;
 } cap_log;
 
@@ -24,7 +25,10 @@ CAP_FN void cap_logger(void *user, hst_log_level level, hst_log_item item, const
     cap_log *c = (cap_log *)user;
     c->last_item = item;
     c->last_level = level;
-    if ((unsigned)item < HST_LOGITEM_COUNT) c->counts[item]++;
+    if ((unsigned)item < HST_LOGITEM_COUNT) {
+        c->counts[item]++;
+        if (level == HST_LOG_ERROR) c->errors[item]++;
+    }
     c->total++;
     strncpy(c->last_message, message ? message : "", sizeof c->last_message - 1);
     c->last_message[sizeof c->last_message - 1] = '\0';

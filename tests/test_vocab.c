@@ -21,77 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cap_log.h"
+
+#include "be_fixture.h"   /* one backend on $HST_DEVICE, logging at WARN into a cap_log */
+
 /* ------------------------------------------------------------------------------------------
-   Helpers: a capturing logger, deterministic host inputs (xorshift64*, not rand()), ulp
-   distances, and a per-test fixture holding one backend. */
-
-#define CAP_MAX 64
-typedef struct capture {
-    int count;
-    hst_log_item items[CAP_MAX];
-    hst_log_level levels[CAP_MAX];
-    char last[512];
-} capture;
-
-static void cap_logger(void *user, hst_log_level level, hst_log_item item, const char *message) {
-    capture *c = (capture *)user;
-    if (c->count < CAP_MAX) {
-        c->items[c->count] = item;
-        c->levels[c->count] = level;
-    }
-    c->count++;
-    snprintf(c->last, sizeof c->last, "%s", message ? message : "");
-}
-
-static void cap_reset(capture *c) { memset(c, 0, sizeof *c); }
-
-/* The name of the last item captured ("NONE" when none). */
-static const char *cap_last_item(const capture *c) {
-    int n = c->count < CAP_MAX ? c->count : CAP_MAX;
-    return hst_log_item_name(n ? c->items[n - 1] : HST_LOGITEM_NONE);
-}
+   Helpers: deterministic host inputs (xorshift64*, not rand()), ulp distances; the backend
+   and its captured log come from be_fixture.h (BE(state), LOG(state)). */
 
 /* 1 when the capture holds item at level ERROR. */
-static int cap_has(const capture *c, hst_log_item item) {
-    int i, n = c->count < CAP_MAX ? c->count : CAP_MAX;
-    for (i = 0; i < n; i++)
-        if (c->items[i] == item && c->levels[i] == HST_LOG_ERROR) return 1;
-    return 0;
-}
+static int cap_has(const cap_log *c, hst_log_item item) { return c->errors[item] != 0; }
 
-typedef struct fixture {
-    hst_backend *be;
-    capture cap;
-} fixture;
-
-static int setup(void **state) {
-    fixture *f = (fixture *)calloc(1, sizeof *f);
-    hst_backend_desc desc;
-    if (!f) return -1;
-    memset(&desc, 0, sizeof desc);
-    desc.device = NULL;              /* honours HST_DEVICE */
-    desc.logger = cap_logger;
-    desc.log_user = &f->cap;
-    desc.log_level = HST_LOG_WARN;   /* keep device-choice chatter out of the capture */
-    if (hst_backend_create(&desc, &f->be) != HST_SUCCESS) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = (fixture *)*state;
-    if (f) {
-        assert_int_equal(hst_backend_destroy(f->be), HST_SUCCESS);
-        free(f);
-    }
-    return 0;
-}
-
-static hst_backend *BE(void **state) { return ((fixture *)*state)->be; }
-static capture *CAP(void **state) { return &((fixture *)*state)->cap; }
 static int has_fp64(void **state) { return hst_backend_device(BE(state))->fp64; }
 
 /* xorshift64* */
@@ -263,10 +203,10 @@ static void test_roundtrip(void **state) {
         size_t shape[2] = {10, 100};
         rng r = rng_make(11 + (uint64_t)d);
         if (no_fp64(state, dt)) {
-            cap_reset(CAP(state));
+            cap_reset(LOG(state));
             assert_int_equal(hst_array_create(be, dt, 2, shape, &a), HST_ERROR_DTYPE);
             assert_null(a);
-            assert_true(cap_has(CAP(state), HST_LOGITEM_DTYPE));
+            assert_true(cap_has(LOG(state), HST_LOGITEM_DTYPE));
             continue;
         }
         src = (unsigned char *)malloc(n * es);
@@ -975,8 +915,9 @@ static void test_math(void **state) {
         cap_reset(cap);                                                                     \
         assert_int_equal((call), (code));                                                   \
         if (!cap_has(cap, (item)))                                                          \
-            fail_msg("%s: log item %s not captured (%d messages, last: %s %s)", #call,      \
-                     hst_log_item_name(item), cap->count, cap_last_item(cap), cap->last);   \
+            fail_msg("%s: log item %s not captured (%u messages, last: %s %s)", #call,      \
+                     hst_log_item_name(item), cap->total, hst_log_item_name(cap->last_item), \
+                     cap->last_message);                                                    \
     } while (0)
 
 /* ------------------------------------------------------------------------------------------
@@ -1047,7 +988,7 @@ static void check_atan2(void **state, hst_dtype dt) {
 
 static void test_transcendentals(void **state) {
     hst_backend *be = BE(state);
-    capture *cap = CAP(state);
+    cap_log *cap = LOG(state);
     const float in[6] = {1.0f, -1.0f, 0.0f, -INFINITY, INFINITY, NAN};
     float got[6];
     hst_array *x = mk1_data(be, HST_F32, 6, in), *y = mk1(be, HST_F32, 6), *k = mk1(be, HST_I32, 6);
@@ -1065,7 +1006,7 @@ static void test_transcendentals(void **state) {
     if (has_fp64(state)) check_atan2(state, HST_F64);
     /* integers have no arctan2 (NumPy would promote to float): the dtype error names it */
     EXPECT_ERR(hst_array_binary(k, k, k, HST_BINARY_ARCTAN2), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
-    assert_non_null(strstr(cap->last, "i32"));
+    assert_non_null(strstr(cap->last_message, "i32"));
     EXPECT_ERR(hst_array_math(k, k, HST_MATH_ERFC, 0.0), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE);
     hst_array_destroy(x); hst_array_destroy(y); hst_array_destroy(k);
 }
@@ -1232,7 +1173,7 @@ static void test_reduce(void **state) {
 #define SUMB_N 12
 static void test_reduce_sum_batch(void **state) {
     hst_backend *be = BE(state);
-    capture *cap = CAP(state);
+    cap_log *cap = LOG(state);
     const hst_array *x[SUMB_N];
     hst_array *a[SUMB_N];
     hst_scalar one, got[SUMB_N], keep;
@@ -1265,9 +1206,7 @@ static void test_reduce_sum_batch(void **state) {
         hst_backend *be2 = NULL;
         hst_backend_desc desc;
         const hst_array *mixed[2];
-        memset(&desc, 0, sizeof desc);
-        desc.logger = cap_logger;
-        desc.log_user = cap;
+        desc = cap_desc(cap);
         desc.log_level = HST_LOG_WARN;
         assert_int_equal(hst_backend_create(&desc, &be2), HST_SUCCESS);
         mixed[0] = x[0];
@@ -1609,7 +1548,7 @@ static void test_helpers(void **state) {
 
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
-    capture *cap = CAP(state);
+    cap_log *cap = LOG(state);
     size_t n = 64, sh2[2] = {8, 8}, sh5[5] = {1, 2, 3, 4, 5};
     hst_array *u8 = mk1(be, HST_U8, n), *i32 = mk1(be, HST_I32, n), *f32 = mk1(be, HST_F32, n);
     hst_array *c64 = mk1(be, HST_C64, n), *f32b = NULL, *f32_2d = NULL, *out = NULL;
@@ -1658,9 +1597,7 @@ static void test_errors(void **state) {
         hst_backend *be2 = NULL;
         hst_backend_desc desc;
         hst_array *other = NULL;
-        memset(&desc, 0, sizeof desc);
-        desc.logger = cap_logger;
-        desc.log_user = cap;
+        desc = cap_desc(cap);
         desc.log_level = HST_LOG_WARN;
         assert_int_equal(hst_backend_create(&desc, &be2), HST_SUCCESS);
         other = mk1(be2, HST_F32, n);
