@@ -820,6 +820,15 @@ HST_API HST_NODISCARD hst_result hst_backend_fail(const hst_backend *be, hst_res
     hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE, __VA_ARGS__)
 #define hst__bad_arg(be, ...) \
     hst_backend_fail(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, __VA_ARGS__)
+/* Interruption: asks every long call running on be (the quality metrics' loops, the parameter
+   sweep's scoring, streamed blocks) to stop at its next check, within about a second of work,
+   returning HST_ERROR_CANCELLED; calls made afterwards return it at once until
+   hst_backend_interrupt_clear. One flag of type sig_atomic_t, stored and read without locks:
+   hst_backend_interrupt is async-signal-safe (call it from a SIGINT handler) and thread-safe
+   while alive; hst_backend_interrupted is what the long loops poll (1: interrupted). */
+HST_API void hst_backend_interrupt(hst_backend *be);
+HST_API void hst_backend_interrupt_clear(hst_backend *be);
+HST_API int hst_backend_interrupted(const hst_backend *be);
 /* hst_backend_alloc with the bytes zeroed. Thread safety: while alive. */
 HST_API void *hst_backend_calloc(const hst_backend *be, size_t bytes);
 /* The disk cache directory ("" when off) and the desc's cap on live device bytes (0: none).
@@ -874,6 +883,7 @@ HST_API cl_platform_id hst_backend_cl_platform(const hst_backend *be);  /* NULL 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>   /* sig_atomic_t: hst_backend_interrupt is async-signal-safe */
 #if defined(_WIN32)
 #  include <direct.h>
 #else
@@ -1035,6 +1045,7 @@ struct hst_backend {
     hst_program *programs;     /* the in-memory program cache */
     hst__extension ext[HST_BACKEND_MAX_EXTENSIONS];  /* >>extensions, attach order */
     unsigned num_ext;
+    volatile sig_atomic_t interrupted;  /* hst_backend_interrupt: long calls stop */
 #ifndef HST_NO_OPENCL
     cl_context ctx;
     cl_device_id dev;
@@ -1086,6 +1097,18 @@ static void hst__log(const hst_backend *be, hst_log_level level, hst_log_item it
     va_start(ap, fmt);
     hst__vlog(be, level, item, fmt, ap);
     va_end(ap);
+}
+
+HST__BDEF void hst_backend_interrupt(hst_backend *be) {
+    if (be) be->interrupted = 1;
+}
+
+HST__BDEF void hst_backend_interrupt_clear(hst_backend *be) {
+    if (be) be->interrupted = 0;
+}
+
+HST__BDEF int hst_backend_interrupted(const hst_backend *be) {
+    return be && be->interrupted != 0;
 }
 
 HST__BDEF hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
