@@ -484,7 +484,9 @@ HST_API HST_NODISCARD hst_result hst_halo_exchanger_create(hst_halo_plan *plan, 
 HST_API void hst_halo_exchanger_destroy(hst_halo_exchanger *ex);
 /* Device quantities: posts the receives, packs (one launch), downloads the send buffer to the
    pinned mirror, sends. finish uploads each peer's message as it arrives and unpacks once
-   (one launch) after all; *out (may be NULL) is the unpack's event.
+   (one launch) after all; *out (may be NULL) is the unpack's event. finish returns without
+   waiting for its uploads: the next start (device or host path) waits for them before it posts
+   the receives into the mirror they read.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *q, size_t n,
                                                          hst_buffer *const *quantities,
@@ -2476,13 +2478,29 @@ struct hst_halo_exchanger {
     size_t *self_src;          /* per peer: the plan peer whose send segment it receives (self) */
     MPI_Request *sreq, *rreq;  /* nsend, nrecv */
     unsigned char *send, *recv;   /* host mirrors */
-    hst_event *ups;            /* n upload events */
+    hst_event *ups;            /* the last finish's upload events (n at most): they read the
+                                  receive mirror, which the next start hands back to MPI */
+    size_t nups;
 };
+
+/* Waits for (and releases) the last finish's uploads. They copy the receive mirror to the
+   device asynchronously, so the mirror is theirs until they complete: a start that posted its
+   receives sooner would let a neighbour's next message land in the mirror while an upload of
+   this step still reads it, and that upload would deliver the next step's halo. */
+static hst_result hst__halo_uploads_done(hst_halo_exchanger *ex)
+{
+    hst_result r = hst_event_wait(ex->nups, ex->ups);
+    size_t i;
+    for (i = 0; i < ex->nups; ++i) { hst_event_release(ex->ups[i]); ex->ups[i] = NULL; }
+    ex->nups = 0;
+    return r;
+}
 
 HST__HDEF void hst_halo_exchanger_destroy(hst_halo_exchanger *ex)
 {
     size_t i;
     if (!ex) return;
+    (void)hst__halo_uploads_done(ex);   /* a void destroy has no one to tell */
     for (i = 0; i < ex->nsend; ++i)
         if (ex->sreq && ex->sreq[i] != MPI_REQUEST_NULL) MPI_Request_free(&ex->sreq[i]);
     for (i = 0; i < ex->nrecv; ++i)
@@ -2612,6 +2630,7 @@ HST__HDEF hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *
     hst_event e1 = NULL, e2 = NULL;
     hst_result r;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    if ((r = hst__halo_uploads_done(ex)) != HST_SUCCESS) return r;
     if (ex->nrecv) MPI_Startall((int)ex->nrecv, ex->rreq);
     r = hst_halo_pack(ex->plan, q, n, quantities, num_wait, wait, &e1);
     if (r == HST_SUCCESS)
@@ -2632,21 +2651,26 @@ HST__HDEF hst_result hst_halo_exchange_start(hst_halo_exchanger *ex, hst_queue *
 HST__HDEF hst_result hst_halo_exchange_finish(hst_halo_exchanger *ex, hst_queue *q, size_t n,
                                               hst_buffer *const *quantities, hst_event *out)
 {
-    size_t i, k = 0;
-    hst_result r = HST_SUCCESS;
+    size_t i;
+    hst_result r;
+    hst_event prev;   /* the plan's last unpack reads the device receive buffer the uploads
+                         overwrite: on another queue, nothing else orders them after it */
     if (out) *out = NULL;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
+    prev = ex->plan->last_unpack;
+    r = hst__halo_uploads_done(ex);   /* none unless finish came twice without a start */
     for (i = 0; i < ex->n; ++i)      /* same-process segments are already in the mirror */
         if (ex->self_src[i] != SIZE_MAX && r == HST_SUCCESS)
-            r = hst_halo_upload(ex->plan, q, i, 0, NULL, &ex->ups[k++]);
+            r = hst_halo_upload(ex->plan, q, i, prev ? 1 : 0, &prev, &ex->ups[ex->nups++]);
     for (i = 0; i < ex->nrecv; ++i) {   /* upload each message as it arrives */
         int idx = MPI_UNDEFINED;
         MPI_Waitany((int)ex->nrecv, ex->rreq, &idx, MPI_STATUS_IGNORE);
         if (idx != MPI_UNDEFINED && r == HST_SUCCESS)
-            r = hst_halo_upload(ex->plan, q, ex->recv_peer[idx], 0, NULL, &ex->ups[k++]);
+            r = hst_halo_upload(ex->plan, q, ex->recv_peer[idx], prev ? 1 : 0, &prev,
+                                &ex->ups[ex->nups++]);
     }
-    if (r == HST_SUCCESS) r = hst_halo_unpack(ex->plan, q, n, quantities, k, ex->ups, out);
-    for (i = 0; i < k; ++i) { hst_event_release(ex->ups[i]); ex->ups[i] = NULL; }
+    /* the uploads are kept until the next start (hst__halo_uploads_done) */
+    if (r == HST_SUCCESS) r = hst_halo_unpack(ex->plan, q, n, quantities, ex->nups, ex->ups, out);
     if (ex->nsend) MPI_Waitall((int)ex->nsend, ex->sreq, MPI_STATUSES_IGNORE);
     return r;
 }
@@ -2656,7 +2680,9 @@ HST__HDEF hst_result hst_halo_exchange_start_host(hst_halo_exchanger *ex, size_t
 {
     hst_result r;
     if (!ex) return HST_ERROR_INVALID_ARGUMENT;
-    if ((r = hst_halo_pack_host(ex->plan, n, quantities, bytes, ex->send)) != HST_SUCCESS) return r;
+    if ((r = hst__halo_uploads_done(ex)) != HST_SUCCESS ||   /* after a device path's finish */
+        (r = hst_halo_pack_host(ex->plan, n, quantities, bytes, ex->send)) != HST_SUCCESS)
+        return r;
     if (ex->nrecv) MPI_Startall((int)ex->nrecv, ex->rreq);
     hst__halo_self_copies(ex);
     if (ex->nsend) MPI_Startall((int)ex->nsend, ex->sreq);

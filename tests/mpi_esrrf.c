@@ -27,26 +27,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mpi_tap.h"
 
 #define STACK "examples/data/fkbp_confocal_50x256x256_u8.tif"
 #define CROP 64          /* rows and columns of the crop, from the stack's centre */
 #define MAG 5
 
-static int me, nranks, ntest, nfail;
 static int rank_failed_logged;   /* HST_LOGITEM_RANK_FAILED seen on this rank */
 static int zero_size_logged;     /* HST_LOGITEM_ZERO_SIZE seen on this rank */
 static char non_finite_msg[512]; /* the last HST_LOGITEM_NON_FINITE message on this rank */
 
-static void tap(const char *name, int local_ok)
-{
-    int all = 0, bad = !local_ok;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    ++ntest;
-    if (all) ++nfail;
-    if (me == 0) printf("%sok %d - %s (%d ranks)%s\n", all ? "not " : "", ntest, name, nranks,
-                        all ? " (failed on some ranks)" : "");
-    fflush(stdout);
-}
 
 static void logger(void *user, hst_log_level level, hst_log_item item, const char *msg)
 {

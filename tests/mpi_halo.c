@@ -15,24 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mpi_tap.h"
 
 #define NX 4
 #define NZ 2
 #define H 2
 #define SENTINEL (-0.5)
 
-static int me, nranks, L, ntest, nfail;
+static int L;
 
-static void tap(const char *name, int local_ok)
-{
-    int all = 0, bad = !local_ok;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    ++ntest;
-    if (all) ++nfail;
-    if (me == 0) printf("%sok %d - %s%s\n", all ? "not " : "", ntest, name,
-                        all ? " (failed on some ranks)" : "");
-    fflush(stdout);
-}
 
 /* The test's own statement of the tile connections (as tests/test_halo.c). */
 static int fold_cell(int t, long i, long j, long N, int *tn, long *in, long *jn, unsigned *r)

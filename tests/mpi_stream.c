@@ -26,31 +26,17 @@
 #include <string.h>
 
 #include "cap_log.h"
+#include "mpi_tap.h"
 
 #define E 16                /* floats per slice */
 #define SENTINEL (-1234.5f)
 
-static int me, nranks, bad_rank, ntest, nfail;
+static int bad_rank;
 static hst_backend *be[2];
 static cap_log logs[2];
 
 /* One TAP line for a check every rank made: ok only where it held on every rank. */
-static void tap(const char *name, int local_ok)
-{
-    int all = 0, bad = !local_ok;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    ++ntest;
-    if (all) ++nfail;
-    if (me == 0) printf("%sok %d - %s%s\n", all ? "not " : "", ntest, name, all ? " (failed on some ranks)" : "");
-    fflush(stdout);
-}
 
-static void tap_skip(const char *name, const char *why)
-{
-    ++ntest;
-    if (me == 0) printf("ok %d - %s # SKIP %s\n", ntest, name, why);
-    fflush(stdout);
-}
 
 /* ---- the stages --------------------------------------------------------------------------
    "wsum": y[g] = sum over d = -lo..hi of (2 d + 9) x[g + d] (terms outside [0, N) left out)
