@@ -157,7 +157,11 @@ typedef enum hst_esrrf_path {
 #define HST_ESRRF_DEFAULT_SENSITIVITY 1.0f
 
 /* Called after each block of frames: frames accumulated so far and the total (0 while a live
-   session does not know it). Return nonzero to cancel (HST_ERROR_CANCELLED). */
+   session does not know it; the sweep counts steps instead: hst_esrrf_sweep). Return nonzero
+   to cancel (HST_ERROR_CANCELLED). Cancelling, or interrupting a backend of the call
+   (hst_backend_interrupt, e.g. from a SIGINT handler), takes effect at the next block: none
+   starts after it; on an OpenCL device the blocks already enqueued finish (and are reported),
+   at most 2 per device (1 on an OpenCL CPU device, whose ring is 2 blocks deep). */
 typedef int (*hst_esrrf_progress_fn)(uint64_t frames_done, uint64_t frames_total, void *user);
 /* A finished time point: images[m] is mode m's image (rows*mag x cols*mag float32, C order;
    NULL for modes not requested), valid during the call. Batch calls also call it, after
@@ -284,7 +288,9 @@ HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *de
    names the frame, row and column; or a statistic of finite input is not representable in
    float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
    pixel; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_ERROR_OUT_OF_HOST_MEMORY,
-   HST_ERROR_CANCELLED (progress), OpenCL codes.
+   HST_ERROR_CANCELLED (the progress callback, or a backend of desc interrupted: at the next
+   block, as hst_esrrf_progress_fn says; an interrupted backend's calls return it at once until
+   hst_backend_interrupt_clear), OpenCL codes.
    Thread safety: per backend, on every backend of desc. */
 HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                  hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
@@ -344,11 +350,20 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    (1, 3, ..) and of the even ones (0, 2, ..) (hst_frc), or with use_decorr the decorrelation
    resolution of the AVG image (hst_decorr); with frames_per_timepoint (NanoPyx's n_frames) each
    time point is scored alone and the scores are averaged over them ignoring NaN (numpy.nanmean;
-   FRC skips time points of one frame, as NanoPyx). Then QnR = 2 RSP nFRC / (RSP + nFRC) (0 where
-   RSP + nFRC is 0), nFRC the resolutions through NanoPyx's logistic_image_conversion (min and max
-   over the whole map, M1 = 0.075, M2 = 0.925: the finest resolution near 0.925, the coarsest near
-   0.075; all equal: 0.5), in double. Best pair: the first maximum of QnR in C order over
-   [sensitivity][radius] (numpy.argmax).
+   FRC skips time points of one frame, as NanoPyx). A pair none of whose time points has a
+   resolution (FRC with one frame per time point, or a 1-frame stack: no odd and even images)
+   gets resolution NaN (NanoPyx: 0, its map's initial value). Then QnR = 2 s nFRC / (s + nFRC)
+   (0 where s + nFRC is 0), s = max(RSP, 0), nFRC the resolutions through NanoPyx's
+   logistic_image_conversion (min and max over the map's finite resolutions, M1 = 0.075, M2 =
+   0.925: the finest resolution near 0.925, the coarsest near 0.075; all equal: 0.5; +inf, a
+   decorrelation without a maximum: 0), in double: within [0, 1]. Two deliberate differences
+   from NanoPyx's calculate_qnr_score: a negative RSP counts as 0 (an image anticorrelated with
+   the frames' mean is no better than an uncorrelated one; NanoPyx's harmonic mean of a negative
+   RSP leaves [0, 1] and is unbounded where RSP nears -nFRC: RSP -0.32 with nFRC 0.5 gives
+   -1.7, as tiny images, mostly eSRRF's zero margins, do); and QnR is NaN where the pair's RSP or
+   resolution is (it needs both). Best pair: the first maximum of QnR in C order over
+   [sensitivity][radius] (numpy.argmax), NaN left out; where every QnR is NaN (no resolution at
+   all), the first maximum of RSP: the only score there is.
    Here each block of frames is uploaded once (in its dtype, converted on the device); per radius
    ONE launch of the fused RGC kernel (hst_esrrf_run's, built for the sweep's sensitivities)
    writes each pixel's value at every sensitivity from its one set of sums, and one launch adds
@@ -359,11 +374,26 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    as NanoPyx's sweep).
 
    desc: magnification, no_intensity_weighting, no_macro_pixel_correction (the images only),
-   frames_per_timepoint, backends (one: desc.num_backends 1), progress (frames done, frames
-   total; nonzero cancels), block_frames (frames per upload; 0: automatic, as many as keep one
-   radius's values of a block, num_sensitivities floats per magnified pixel and frame, within
-   512 MiB, a quarter of the device's memory and its largest buffer) as hst_esrrf_run;
-   radius, sensitivity, path, modes (AVG only) are not read. */
+   frames_per_timepoint, backends (one: desc.num_backends 1), progress, block_frames (frames
+   per upload; 0: automatic, as many as keep one radius's values of a block, num_sensitivities
+   floats per magnified pixel and frame, within 512 MiB, a quarter of the device's memory and
+   its largest buffer; on a CPU, the host device or an OpenCL one, also at most 1/16 of a time
+   point's frames (rounded up) or 8 frames where that is more, so that progress moves: a block
+   there costs no launch or copy worth saving) as hst_esrrf_run; radius, sensitivity, path,
+   modes (AVG only) are not read.
+
+   Progress: the callback's frames_done and frames_total count steps of the whole call, a step
+   being one frame of the pass or one score: frames_total = frames + the scores, 2 per pair and
+   time point (its RSP and its resolution; 1 where FRC has no odd and even images, a time point
+   of one frame). Time point by time point, the callback sees its frames after each block, then
+   its scores: every pair's RSP at once (one batch of error maps), then every pair's FRC at once
+   (one batch), or each pair's decorrelation. A nonzero return cancels (HST_ERROR_CANCELLED).
+   Interruption (hst_backend_interrupt on the backend) is checked before each block and each
+   score, within the host device's blocks every few magnified rows, and inside quality.h's
+   metrics: the call returns HST_ERROR_CANCELLED within about a second of work on the host (on
+   an OpenCL device: once the block in flight, every radius of it, is done), reporting no
+   progress after it; an interrupted backend's calls return it at once until
+   hst_backend_interrupt_clear. */
 #define HST_ESRRF_SWEEP_MAX 8       /* radii, and sensitivities, at most */
 typedef struct hst_esrrf_sweep_desc {
     const float *radii;             /* num_radii values, each as hst_esrrf_desc.radius allows */
@@ -379,7 +409,11 @@ typedef struct hst_esrrf_sweep_result {
     double qnr[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];
     double rsp[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];         /* mean over time points */
     double resolution[HST_ESRRF_SWEEP_MAX][HST_ESRRF_SWEEP_MAX];  /* FIRE or decorrelation,
-                                                                     magnified pixels; NaN: none */
+                                                                     magnified pixels, mean over
+                                                                     time points; NaN: none (FRC
+                                                                     needs two frames per time
+                                                                     point) */
+    /* qnr: [0, 1]; NaN where rsp or resolution is NaN (above: best pair then by RSP) */
     unsigned best_sensitivity, best_radius;   /* indices of the best pair */
     uint64_t timepoints;            /* scored time points */
     double pass_seconds;            /* the pass over the frames (every pair's sums, the mean frame) */
@@ -395,9 +429,12 @@ typedef struct hst_esrrf_sweep_result {
    on the host; a block's frames and its values at one radius (block_frames).
    Errors: hst_esrrf_run's (the desc and the stack checked as there), HST_ERROR_INVALID_ARGUMENT
    (sweep or result NULL; a count 0 or above HST_ESRRF_SWEEP_MAX; a radius or sensitivity out of
-   range; more than one backend or an MPI communicator), quality.h's (HST_ERROR_NOT_BUILT_IN:
-   the scores need HST_FFT at magnification > 1, and FRC/decorrelation always).
-   Thread safety: per backend. */
+   range; more than one backend or an MPI communicator; frames too small for the resolution
+   once magnified, before any work: FRC needs rows * mag and cols * mag >= 10 where a time point
+   has two frames (hst_frc_curve_length), decorrelation >= 2; logged as HST_LOGITEM_OUT_OF_RANGE
+   naming rows or cols), HST_ERROR_CANCELLED (the progress callback, or the backend
+   interrupted), quality.h's (HST_ERROR_NOT_BUILT_IN: the scores need HST_FFT at magnification
+   > 1, and FRC/decorrelation always). Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf_sweep_desc *sweep,
                                    const void *stack, hst_esrrf_dtype dtype, uint64_t frames,
                                    uint32_t rows, uint32_t cols, float *const *images,
@@ -851,13 +888,32 @@ static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__eb
     return t;
 }
 
+/* Whether a backend of d is interrupted (hst_backend_interrupt): the long loops' check. */
+static int hst__einterrupted(const hst_esrrf_desc *d) {
+    unsigned b;
+    for (b = 0; b < d->num_backends; b++)
+        if (hst_backend_interrupted(d->backends[b])) return 1;
+    return 0;
+}
+
+/* Nonzero (cancel) when the desc's progress, told `done` frames (every block that completes,
+   those a cancel waits for included), asks, or a backend of the run is interrupted. */
+static int hst__ecancel(const hst__eng *e, uint64_t done) {
+    int stop = e->d.progress && e->d.progress(done, e->progress_total, e->d.progress_user);
+    return stop || hst__einterrupted(&e->d);
+}
+
+/* The streams' progress, after each block: so a cancel or an interruption takes effect at the
+   next block (none starts after it; the ring's blocks already enqueued finish). Quiet while the
+   choice times a piece (a cancel there would count as the path's failure): hst__epiece_run asks
+   after it. */
 static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
     const hst__estream *es = (const hst__estream *)user;
     const hst__eng *e = es->e;
     (void)total;
-    if (!e->d.progress || e->measuring) return 0;
+    if (e->measuring) return 0;
     done = done > es->P.skip ? done - es->P.skip : 0;
-    return e->d.progress(e->progress_base + done, e->progress_total, e->d.progress_user);
+    return hst__ecancel(e, e->progress_base + done);
 }
 
 /* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
@@ -971,6 +1027,21 @@ static hst_result hst__eblock(hst__eng *e, hst__egroup *g, hst__estream *es, hst
     return HST_SUCCESS;
 }
 
+/* Blocks in flight per device on an OpenCL CPU device (PoCL): 2 where stream.h's default is 3.
+   There the copies and the kernels share the cores, so a third block overlaps nothing; and a
+   cancel waits for the blocks already enqueued, each a block's work (PoCL: 16 frames of the
+   shipped stack at mag 5, about 14 s). GPUs keep the default (transfers overlap compute). */
+#define HST__E_CPU_RING 2
+
+/* The ring of group g's streams: HST__E_CPU_RING where every device is an OpenCL CPU, else
+   0 (stream.h's default). */
+static unsigned hst__ering(const hst__egroup *g) {
+    unsigned b;
+    for (b = 0; b < g->nb && !g->host; b++)
+        if (hst_backend_device(g->be[b])->type != HST_DEVICE_CPU) return 0;
+    return g->host ? 0 : HST__E_CPU_RING;
+}
+
 /* A stream of n slices on group g for one path (created on first use, kept). */
 static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64_t n, hst__estream **out) {
     hst_stream_array arr[8];
@@ -1014,6 +1085,7 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
         sd.accumulators = &acc; sd.num_accumulators = 1;
     }
     sd.block_slices = e->block < n ? e->block : n;
+    sd.ring = hst__ering(g);
     sd.progress = hst__eprogress;
     sd.progress_user = es;
     if ((r = hst__eblock(e, g, es, &sd)) == HST_SUCCESS) r = hst_stream_create(&sd, &es->s);
@@ -1154,8 +1226,7 @@ static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
             r = hst_choice_run(e->op, e->sig, 4, (void *)(uintptr_t)p, NULL, &oc);
             e->measuring = 0;
         }
-        if (r == HST_SUCCESS && e->d.progress && e->d.progress(p->c1, e->progress_total, e->d.progress_user))
-            r = HST_ERROR_CANCELLED;
+        if (r == HST_SUCCESS && hst__ecancel(e, p->c1)) r = HST_ERROR_CANCELLED;
     } else if ((r = hst__eknown_pick(e, &pick)) == HST_SUCCESS) {
         double s0 = e->rep.stream_seconds;
         r = hst__erun_piece(p, pick == 1 ? HST__E_CHAINED : HST__E_FUSED, 1);
@@ -1772,6 +1843,7 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     e->log_be = e->d.backends[0];
     if ((r = hst__eframe(&e->d, dtype, rows, cols)) != HST_SUCCESS) return r;
     if (n && (r = hst__eshape(&e->d, n, rows, cols, &ntp)) != HST_SUCCESS) return r;
+    if (hst__einterrupted(&e->d)) return HST_ERROR_CANCELLED;   /* until hst_backend_interrupt_clear */
     e->dtype = dtype; e->rows = rows; e->cols = cols; e->mag = e->d.magnification;
     e->rowsM = rows * e->mag; e->colsM = cols * e->mag;
     e->row0 = row0;
@@ -1987,11 +2059,13 @@ typedef struct hst__erows_job {
     hst_result r;
 } hst__erows_job;
 
+/* A job's streams' progress: every job stops once a backend of the call is interrupted or
+   backend 0's job hears a cancel from the desc's progress. */
 static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
     hst__erows_job *j = (hst__erows_job *)user;
     hst__erows_ctl *c = j->ctl;
     int stop;
-    if (j->r0 == 0 && c->d->progress && c->d->progress(done, total, c->d->progress_user)) {
+    if ((j->r0 == 0 && c->d->progress && c->d->progress(done, total, c->d->progress_user)) || hst__einterrupted(c->d)) {
         pthread_mutex_lock(&c->mu);
         c->cancel = 1;
         pthread_mutex_unlock(&c->mu);
@@ -2291,6 +2365,7 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     if ((r = hst__edesc(desc, &d)) != HST_SUCCESS || (r = hst__eframe(&d, dtype, rows, cols)) != HST_SUCCESS ||
         (r = hst__eshape(&d, frames, rows, cols, &ntp)) != HST_SUCCESS)
         return r;
+    if (hst__einterrupted(&d)) return HST_ERROR_CANCELLED;   /* until hst_backend_interrupt_clear */
     n = d.num_backends;
     for (k = 0; k < n; k++) {   /* each backend runs on a thread of its own: one use each */
         unsigned i;
@@ -2907,6 +2982,7 @@ typedef struct hst__esw {
     float *img;                     /* one pair's image on the host (uploads, decorrelation) */
     float *ref;                     /* the time point's mean frame (the error map's reference) */
     double *mean;                   /* its sums */
+    uint64_t done, steps;           /* progress: steps done, of all (the public comment) */
     hst_program *prog;
     hst_kernel *kfloat, *kfused, *ksum;
     hst_buffer *draw, *dfr, *drgc, *dacc;
@@ -2947,15 +3023,27 @@ static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, co
     return HST_SUCCESS;
 }
 
+/* Automatic blocks on a CPU (the host device or an OpenCL one) hold at most 1/HST__E_TARGET_BLOCKS
+   of a time point's frames, or this many where that is fewer: the progress and (on OpenCL) the
+   interruption move per block, and there a block is seconds of work with no launch or copy worth
+   saving. Measured on 16 cores (50 frames of 256 x 256, mag 5, 3 x 3 pairs, best of 3): the
+   host's pass 2.71 s against 2.67 s with the memory bound's 27-frame blocks (within the runs'
+   spread, 2.67-2.96 s), where 4-frame blocks took 2.81 s and more (their threads' shares end
+   unevenly); PoCL's kernels take seconds per block either way. */
+#define HST__E_SWEEP_CPU_BLOCK 8
+
 /* Frames per block (desc.block_frames, else HST__E_SWEEP_BLOCK_BYTES's, a device's largest
-   buffer at most; 1..T) and its sizes checked: one radius's values (block ns P floats) fit
-   size_t, the frame count a kernel's uint. */
+   buffer at most, and HST__E_SWEEP_CPU_BLOCK's bound on a CPU; 1..T) and its sizes checked:
+   one radius's values (block ns P floats) fit size_t, the frame count a kernel's uint. */
 static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
     const hst_device_info *info = hst_backend_device(w->be);
     uint64_t vb = (uint64_t)w->ns * w->P * sizeof(float), cap = HST__E_SWEEP_BLOCK_BYTES;   /* < the sums' bytes */
+    uint64_t cpu = (T + HST__E_TARGET_BLOCKS - 1) / HST__E_TARGET_BLOCKS;
     if (!w->host && info->global_mem_bytes / 4 < cap) cap = info->global_mem_bytes / 4;
     if (!w->host && info->max_alloc_bytes < cap) cap = info->max_alloc_bytes;
     w->block = w->d.block_frames ? w->d.block_frames : cap / vb;
+    if (cpu < HST__E_SWEEP_CPU_BLOCK) cpu = HST__E_SWEEP_CPU_BLOCK;
+    if (!w->d.block_frames && (w->host || info->type == HST_DEVICE_CPU) && w->block > cpu) w->block = cpu;
     if (w->block < 1) w->block = 1;
     if (w->block > T) w->block = T;
     if (w->block > UINT32_MAX || w->block > SIZE_MAX / vb)
@@ -3016,11 +3104,9 @@ static int hst__esw_device_images(const hst__esw *w) {
     return !w->host && w->acc_elem == sizeof(double) && (uint64_t)w->np * w->P <= UINT32_MAX;
 }
 
-/* Everything the pass needs: the sizes, the block, host memory, the device's. */
-static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t rows, uint32_t cols, uint64_t T) {
+/* The backend and the sizes (the desc and the frame checked). */
+static void hst__esw_sizes(hst__esw *w, hst_esrrf_dtype dtype, uint32_t rows, uint32_t cols) {
     static const size_t dsize[5] = { 0, 1, 2, 2, 4 };
-    size_t acc_bytes;
-    hst_result r;
     w->be = w->d.backends[0];
     w->host = hst_backend_is_host(w->be);
     w->dtype = dtype; w->rows = rows; w->cols = cols; w->mag = w->d.magnification;
@@ -3028,6 +3114,12 @@ static hst_result hst__esw_open(hst__esw *w, hst_esrrf_dtype dtype, uint32_t row
     w->P = (size_t)w->rowsM * w->colsM;
     w->frame_px = (size_t)rows * cols;
     w->in_bytes = w->frame_px * dsize[dtype];
+}
+
+/* Everything the pass needs (hst__esw_sizes done): the block, host memory, the device's. */
+static hst_result hst__esw_open(hst__esw *w, uint64_t T) {
+    size_t acc_bytes;
+    hst_result r;
     if (w->P > SIZE_MAX / sizeof(double) / 3 / w->np)
         return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep: the pairs' sums overflow size_t");
     if ((r = hst__esw_block(w, T)) != HST_SUCCESS) return r;
@@ -3062,6 +3154,33 @@ static void hst__esw_close(hst__esw *w) {
     hst_backend_free(w->be, w->img);
 }
 
+/* HST_ERROR_CANCELLED once the backend is interrupted (hst_backend_interrupt). */
+static hst_result hst__esw_poll(const hst__esw *w) {
+    return hst_backend_interrupted(w->be) ? HST_ERROR_CANCELLED : HST_SUCCESS;
+}
+
+/* k more steps of the call's progress done (the public comment: frames of the pass, scores):
+   the interruption checked (an interrupted call reports nothing more), then the callback told. */
+static hst_result hst__esw_step(hst__esw *w, uint64_t k) {
+    hst_result r = hst__esw_poll(w);
+    w->done += k;
+    if (r == HST_SUCCESS && w->d.progress && w->d.progress(w->done, w->steps, w->d.progress_user))
+        r = HST_ERROR_CANCELLED;
+    return r;
+}
+
+/* Whether a time point of n frames has a resolution: FRC needs odd and even frames (NanoPyx
+   skips a time point of one frame); decorrelation has one always. */
+static int hst__esw_resolves(const hst__esw *w, uint64_t n) {
+    return w->sw->use_decorr || n >= 2;
+}
+
+/* The steps of a time point of n frames: its frames, every pair's RSP, and its resolution where
+   the time point has one. */
+static uint64_t hst__esw_tp_steps(const hst__esw *w, uint64_t n) {
+    return n + (uint64_t)w->np * (hst__esw_resolves(w, n) ? 2 : 1);
+}
+
 /* The host device's block of n frames at radius k: its (frame, magnified row) pairs through the
    fused twin at every sensitivity, then its values into the sums, each in shares of the threads. */
 typedef struct hst__esw_job { const hst__esw *w; uint64_t n; uint32_t k, odd0; } hst__esw_job;
@@ -3073,13 +3192,22 @@ static void hst__esw_share(uint64_t total, unsigned s, unsigned n, uint64_t *a, 
     *b = total - *a > chunk ? *a + chunk : total;
 }
 
+/* Magnified rows per call of the host's fused twin in the sweep, the interruption checked
+   before each: at 1280 columns (the shipped stack at mag 5) 64 rows take a few ms on one core,
+   so an interrupted pass stops within ms. It costs nothing: on 16 cores (50 frames of 256 x
+   256, 3 x 3 pairs, blocks of 4 frames) the pass took 2.72-2.92 s in such pieces against
+   3.46-3.97 s in each thread's whole share. Any cut gives the same bits (each pixel is computed
+   alone). */
+#define HST__E_SWEEP_POLL_ROWS 64
+
 static void hst__esw_fused_share(void *ctx, unsigned s, unsigned n) {
     const hst__esw_job *j = (const hst__esw_job *)ctx;
     const hst__esw *w = j->w;
     uint64_t u, u1;
     hst__esw_share(j->n * w->rowsM, s, n, &u, &u1);
-    while (u < u1) {
+    while (u < u1 && !hst_backend_interrupted(w->be)) {   /* the caller returns the cancel */
         uint64_t z = u / w->rowsM, y0 = u % w->rowsM, y1 = y0 + (u1 - u) < w->rowsM ? y0 + (u1 - u) : w->rowsM;
+        if (y1 - y0 > HST__E_SWEEP_POLL_ROWS) y1 = y0 + HST__E_SWEEP_POLL_ROWS;
         hst_k_esrrf_rgc_fused_host_rows_ns(w->fr + (size_t)z * w->frame_px, w->rgc + (size_t)z * w->ns * w->P, 0, w->rows,
                                            w->cols, w->mag, w->prm[j->k], w->prm + w->nr, w->ns,
                                            !w->d.no_intensity_weighting, (uint32_t)y0, (uint32_t)y1);
@@ -3191,14 +3319,15 @@ static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint
     j.w = w; j.n = n; j.odd0 = odd0;
     for (j.k = 0; j.k < w->nr; j.k++) {
         hst__eparallel(hst__esw_fused_share, &j, hst__ethreads());
+        if ((r = hst__esw_poll(w)) != HST_SUCCESS) return r;   /* the shares stopped early */
         hst__eparallel(hst__esw_sum_share, &j, hst__ethreads());
     }
     return HST_SUCCESS;
 }
 
 /* Frames [a, b) of the stack, one time point, into the pairs' sums and the mean frame's (zeroed
-   first), block by block; progress after each. */
-static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b, uint64_t total) {
+   first), block by block; a step per frame after each (hst__esw_step). */
+static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_t a, uint64_t b) {
     static const unsigned char zero[8] = {0};
     size_t acc_bytes = 3 * (size_t)w->np * w->P * (w->host ? sizeof(double) : w->acc_elem);
     uint64_t z0;
@@ -3209,9 +3338,9 @@ static hst_result hst__esw_pass(hst__esw *w, const unsigned char *stack, uint64_
         return r;
     for (z0 = a; z0 < b; z0 += w->block) {
         uint64_t n = b - z0 < w->block ? b - z0 : w->block;
-        if ((r = hst__esw_block_run(w, stack + (size_t)z0 * w->in_bytes, n, (uint32_t)((z0 - a) & 1))) != HST_SUCCESS)
+        if ((r = hst__esw_block_run(w, stack + (size_t)z0 * w->in_bytes, n, (uint32_t)((z0 - a) & 1))) != HST_SUCCESS ||
+            (r = hst__esw_step(w, n)) != HST_SUCCESS)
             return r;
-        if (w->d.progress && w->d.progress(z0 + n, total, w->d.progress_user)) return HST_ERROR_CANCELLED;
     }
     return HST_SUCCESS;
 }
@@ -3291,7 +3420,7 @@ static hst_result hst__esw_images(hst__esw *w, uint64_t n) {
    and even images (none, NaN, for one frame: NanoPyx skips it) or decorrelation of the AVG
    image. The error maps and FRCs of all pairs are batches on the device (quality.h: the
    reference interpolated once, the sigma searches in lockstep); decorrelation reads each AVG
-   image back. */
+   image back. Steps after each batch and each decorrelation (hst__esw_step). */
 static hst_result hst__esw_score(hst__esw *w, uint64_t n, double (*v)[2]) {
     hst_error_map_result em[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
     hst_frc_result fr[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
@@ -3309,14 +3438,19 @@ static hst_result hst__esw_score(hst__esw *w, uint64_t n, double (*v)[2]) {
     }
     r = hst_error_map_batch(w->be, w->ref, w->rows, w->cols, &img[0], w->np, w->rowsM, w->colsM, &ed, NULL, em);
     for (p = 0; p < w->np; p++) { v[p][0] = em[p].rsp; v[p][1] = NAN; }
-    if (r == HST_SUCCESS && !w->sw->use_decorr && n >= 2 &&
-        (r = hst_frc_batch(w->be, &img[1], &img[2], w->np, w->rowsM, w->colsM, NULL, NULL, fr)) == HST_SUCCESS)
+    if (r == HST_SUCCESS) r = hst__esw_step(w, w->np);
+    if (r == HST_SUCCESS && !w->sw->use_decorr && hst__esw_resolves(w, n) &&
+        (r = hst_frc_batch(w->be, &img[1], &img[2], w->np, w->rowsM, w->colsM, NULL, NULL, fr)) == HST_SUCCESS) {
         for (p = 0; p < w->np; p++) v[p][1] = fr[p].resolution;
+        r = hst__esw_step(w, w->np);
+    }
     for (p = 0; p < w->np && r == HST_SUCCESS && w->sw->use_decorr; p++) {
         hst_decorr_result dr;
         r = hst_read(hst_backend_queue(w->be), w->dimg[0], p * bytes, w->img, bytes, 1, 0, NULL, NULL);
-        if (r == HST_SUCCESS && (r = hst_decorr(w->be, w->img, w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS)
+        if (r == HST_SUCCESS && (r = hst_decorr(w->be, w->img, w->rowsM, w->colsM, NULL, &dr)) == HST_SUCCESS) {
             v[p][1] = dr.resolution;
+            r = hst__esw_step(w, 1);
+        }
     }
     return r;
 }
@@ -3346,13 +3480,12 @@ static hst_result hst__esw_timepoint(hst__esw *w, uint64_t tp, uint64_t n, float
     return r;
 }
 
-/* NanoPyx's logistic_image_conversion of one value of a map whose finite values span [lo, hi]
-   (M1 = 0.075 at hi, M2 = 0.925 at lo; lo == hi: 0.5; NaN and -inf: 0 and 1 as its nan_to_num
-   leaves them, +inf 0) */
+/* NanoPyx's logistic_image_conversion of one value x (not NaN) of a map whose finite values
+   span [lo, hi] (M1 = 0.075 at hi, M2 = 0.925 at lo; lo == hi: 0.5; +inf 0, as its nan_to_num
+   leaves it) */
 static double hst__esw_logistic(double x, double lo, double hi) {
     const double M1 = 0.075, M2 = 0.925;
     double A1 = log((1.0 - M1) / M1), A2 = log((1.0 - M2) / M2), x0, k, v;
-    if (isnan(x)) return 0.0;
     if (lo == hi) return isfinite(x) ? 0.5 : 0.0;
     x0 = (A2 * hi - A1 * lo) / (A2 - A1);
     k = 1.0 / (x0 - hi) * A1;
@@ -3360,31 +3493,72 @@ static double hst__esw_logistic(double x, double lo, double hi) {
     return isnan(v) ? 0.0 : v;
 }
 
-/* The maps from the running sums, QnR (NanoPyx's calculate_qnr_score) and the best pair. */
+/* QnR of one pair (the public comment: NanoPyx's calculate_qnr_score with RSP below 0 as 0,
+   NaN without RSP or resolution) from its RSP and resolution, the map's finite resolutions
+   spanning [lo, hi] (lo > hi: none). In [0, 1]: s and nFRC are. */
+static double hst__esw_qnr_of(double rsp, double resolution, double lo, double hi) {
+    double n, s;
+    if (isnan(rsp) || isnan(resolution)) return NAN;
+    n = lo <= hi ? hst__esw_logistic(resolution, lo, hi) : 0.0;
+    s = rsp > 0.0 ? rsp : 0.0;
+    return s + n > 0.0 ? 2.0 * s * n / (s + n) : 0.0;
+}
+
+/* The first maximum of map m ([sensitivity][radius], C order) as the best pair, NaN left out
+   (numpy.argmax would take the first NaN); 0 where every value is NaN. */
+static int hst__esw_argmax(const hst__esw *w, const double (*m)[HST_ESRRF_SWEEP_MAX], hst_esrrf_sweep_result *res) {
+    double best = -INFINITY;
+    int found = 0;
+    unsigned k, l;
+    for (l = 0; l < w->ns; l++)
+        for (k = 0; k < w->nr; k++)
+            if (!isnan(m[l][k]) && (!found || m[l][k] > best)) {
+                best = m[l][k];
+                res->best_sensitivity = l;
+                res->best_radius = k;
+                found = 1;
+            }
+    return found;
+}
+
+/* The maps from the running sums (RSP and resolution: means over the time points that have
+   them, NaN where none has), QnR and the best pair: QnR's first maximum, else RSP's. */
 static void hst__esw_qnr(const hst__esw *w, double (*sc)[2], unsigned (*cnt)[2], hst_esrrf_sweep_result *res) {
-    double lo = INFINITY, hi = -INFINITY, best = -INFINITY;
+    double lo = INFINITY, hi = -INFINITY;
     unsigned k, l;
     for (l = 0; l < w->ns; l++)
         for (k = 0; k < w->nr; k++) {
             unsigned p = k * w->ns + l;
             res->rsp[l][k] = cnt[p][0] ? sc[p][0] / cnt[p][0] : NAN;
-            res->resolution[l][k] = cnt[p][1] ? sc[p][1] / cnt[p][1] : 0.0;   /* NanoPyx's map starts at 0 */
+            res->resolution[l][k] = cnt[p][1] ? sc[p][1] / cnt[p][1] : NAN;
             if (isfinite(res->resolution[l][k])) {
                 if (res->resolution[l][k] < lo) lo = res->resolution[l][k];
                 if (res->resolution[l][k] > hi) hi = res->resolution[l][k];
             }
         }
     for (l = 0; l < w->ns; l++)
-        for (k = 0; k < w->nr; k++) {
-            double n = lo <= hi ? hst__esw_logistic(res->resolution[l][k], lo, hi) : 0.0, s = res->rsp[l][k];
-            double q = s + n != 0.0 ? 2.0 * s * n / (s + n) : 0.0;
-            res->qnr[l][k] = isfinite(q) ? q : 0.0;
-            if (res->qnr[l][k] > best) {
-                best = res->qnr[l][k];
-                res->best_sensitivity = l;
-                res->best_radius = k;
-            }
-        }
+        for (k = 0; k < w->nr; k++) res->qnr[l][k] = hst__esw_qnr_of(res->rsp[l][k], res->resolution[l][k], lo, hi);
+    if (!hst__esw_argmax(w, (const double (*)[HST_ESRRF_SWEEP_MAX])res->qnr, res))
+        (void)hst__esw_argmax(w, (const double (*)[HST_ESRRF_SWEEP_MAX])res->rsp, res);
+}
+
+/* The frames' magnified sides against the resolution's least side, before any work (the
+   scores come after the whole pass): FRC's where a time point of T frames has odd and even
+   frames (the least side where hst_frc_curve_length is not 0: quality.h's one fact), else
+   decorrelation's. */
+#define HST__E_SWEEP_DECORR_SIDE 2   /* hst_decorr: rows and cols >= 2 */
+#define HST__E_SWEEP_SIDE_LIMIT 4096 /* where the search for FRC's least side gives up */
+static hst_result hst__esw_sides(const hst__esw *w, uint64_t T) {
+    uint32_t side = w->rowsM <= w->colsM ? w->rowsM : w->colsM, need = side;
+    if (w->sw->use_decorr) need = HST__E_SWEEP_DECORR_SIDE;
+    else if (hst__esw_resolves(w, T))
+        while (need < HST__E_SWEEP_SIDE_LIMIT && !hst_frc_curve_length(need, need)) need++;
+    if (side >= need) return HST_SUCCESS;
+    return hst__ebad(w->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
+                     "hst_esrrf_sweep: %s %u at magnification %u gives %u magnified pixels: %s needs at least %u; "
+                     "give larger frames or a larger magnification%s", w->rowsM <= w->colsM ? "rows" : "cols",
+                     side / w->mag, w->mag, side, w->sw->use_decorr ? "decorrelation" : "FRC of odd and even frames",
+                     need, w->sw->use_decorr ? "" : " (or use_decorr)");
 }
 
 HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf_sweep_desc *sweep,
@@ -3411,11 +3585,15 @@ HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf
     if (!stack) return hst__ebad(w.d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_sweep: stack is NULL");
     memset(result, 0, sizeof *result);
     T = hst__etp_len(&w.d, frames);
-    r = hst__esw_open(&w, dtype, rows, cols, T);
+    hst__esw_sizes(&w, dtype, rows, cols);
+    if ((r = hst__esw_sides(&w, T)) != HST_SUCCESS) return r;
+    if ((r = hst__esw_poll(&w)) != HST_SUCCESS) return r;   /* interrupted before: at once */
+    w.steps = (ntp - 1) * hst__esw_tp_steps(&w, T) + hst__esw_tp_steps(&w, frames - (ntp - 1) * T);
+    r = hst__esw_open(&w, T);
     for (tp = 0; tp < ntp && r == HST_SUCCESS; tp++) {
         uint64_t a = tp * T, b = a + T < frames ? a + T : frames;
         double ts = hst_time_s();
-        if ((r = hst__esw_pass(&w, (const unsigned char *)stack, a, b, frames)) == HST_SUCCESS) r = hst__esw_read(&w);
+        if ((r = hst__esw_pass(&w, (const unsigned char *)stack, a, b)) == HST_SUCCESS) r = hst__esw_read(&w);
         if (r == HST_SUCCESS) hst__esw_mean(&w, b - a);
         result->pass_seconds += hst_time_s() - ts;
         ts = hst_time_s();

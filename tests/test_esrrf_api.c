@@ -16,7 +16,12 @@
      in a lower backend's rows named as one backend names it;
    - errors: each with its code and log item (non-finite pixels with frame, row and column,
      bad magnification, radius, sensitivity, modes, too few frames for VAR/TAC2, overflowing
-     sizes, a push of another frame size, a live session without callback), cancellation.
+     sizes, a push of another frame size, a live session without callback), cancellation;
+   - interruption (hst_backend_interrupt) during a batch run, on one backend and on two: the
+     call returns HST_ERROR_CANCELLED and no block starts after it (the progress sees only the
+     blocks already in flight: none on the host, one on an OpenCL CPU device, two on others);
+     a call on the interrupted backend returns it at once; after hst_backend_interrupt_clear
+     the backend runs again.
    Exact equality is the claim wherever the same operations run in the same order (kernels.h's
    eSRRF section says when a device equals its host twin: fp64, for the double sums; the
    program has no float division or sqrt, so correctly rounded ones are not needed). */
@@ -794,6 +799,67 @@ static void test_cancel(void **state)
     outs_free(&o);
 }
 
+/* Interrupts `be` (as a signal handler would: hst_backend_interrupt is async-signal-safe) once
+   the progress reaches `at` frames; counts the calls and keeps the frames first and last seen. */
+typedef struct interrupt_at { hst_backend *be; uint64_t at, first, last; unsigned calls; } interrupt_at;
+
+static int interrupt_progress(uint64_t done, uint64_t total, void *user)
+{
+    interrupt_at *it = (interrupt_at *)user;
+    (void)total;
+    it->calls++;
+    it->last = done;
+    if (!it->first && done >= it->at) {
+        it->first = done;
+        hst_backend_interrupt(it->be);
+    }
+    return 0;   /* the interruption alone stops the run */
+}
+
+/* One batch run of N frames in blocks of 2 on bes[0..nb), interrupting `target` after the first
+   block: cancelled, and no block starts after it (the blocks in flight on be's kind of device
+   may finish); then at once on the interrupted backend; then, cleared, a run succeeds. */
+static void interrupt_case(hst_backend **bes, unsigned nb, hst_backend *target)
+{
+    const uint64_t block = 2, in_flight = hst_backend_is_host(be) ? 0 : hst_backend_device(be)->type == HST_DEVICE_CPU ? 1 : 2;
+    hst_esrrf_desc d;
+    interrupt_at it;
+    outs o;
+    desc_init(&d, bes, nb);
+    d.block_frames = block;
+    d.path = HST_ESRRF_PATH_FUSED;   /* no timing pieces, whose progress is quiet */
+    d.progress = interrupt_progress;
+    d.progress_user = &it;
+    outs_alloc(&o, &d, N);
+    memset(&it, 0, sizeof it);
+    it.be = target;
+    it.at = 1;
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_CANCELLED);
+    assert_true(hst_backend_interrupted(target));
+    assert_true(it.first > 0 && it.first <= block);   /* backend 0's rows: the call's progress */
+    if (it.last > it.first + in_flight * block) {
+        print_error("%u backend(s): interrupted at frame %llu, the progress went on to %llu\n", nb,
+                    (unsigned long long)it.first, (unsigned long long)it.last);
+        fail();
+    }
+    it.calls = 0;   /* interrupted: at once, before any block */
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_ERROR_CANCELLED);
+    assert_int_equal(it.calls, 0);
+    hst_backend_interrupt_clear(target);
+    d.progress = NULL;
+    assert_int_equal(hst_esrrf_run(&d, frames, HST_ESRRF_F32, N, R, C, o.m, NULL), HST_SUCCESS);
+    outs_free(&o);
+}
+
+static void test_interrupt(void **state)
+{
+    hst_backend *two[2];
+    (void)state;
+    two[0] = be; two[1] = host;
+    interrupt_case(two, 1, be);
+    interrupt_case(two, 2, host);   /* the second backend's: every backend's rows stop */
+}
+
 /* hst_esrrf_backend_create: "auto" gives the host device exactly where plain auto gives an
    OpenCL CPU device; any other selector is hst_backend_create's. */
 static void test_backend_choice(void **state)
@@ -1190,6 +1256,7 @@ int main(void)
         cmocka_unit_test(test_rows_finish_equals_one),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_backend_choice),
         cmocka_unit_test(test_zero_frames),
         cmocka_unit_test(test_live_states),
