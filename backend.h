@@ -71,6 +71,25 @@
    threads and processes (unique temporary files renamed into place); so may choice.h's timings
    file (see there).
 
+   fork(). An OpenCL implementation keeps threads that fork() does not copy into the child: a
+   child that runs OpenCL work after its parent initialised OpenCL waits for ever (PoCL's
+   device threads start when it lists its devices; the child's commands queue up behind threads
+   that do not exist). So the library records which process first called OpenCL through it (its
+   first device listing, hst_device_select or backend), and in a child made by fork() without
+   exec (Python multiprocessing's default start method on Linux) it never calls OpenCL:
+     - hst_devices lists the host device alone; `auto` and an empty selector (HST_DEVICE unset)
+       take the host device, with a warning (HST_LOGITEM_FORKED); any other selector that
+       matches no host device ("gpu", "cpu", "0:0", a name) fails with HST_ERROR_FORKED, the
+       log (FORKED) naming both processes' ids; so does wrapping an OpenCL context;
+     - every call on an OpenCL backend, queue, buffer, image, sampler, program, kernel or event
+       inherited from the parent returns HST_ERROR_FORKED (logged likewise) without touching
+       OpenCL; destroying or releasing one frees the child's memory and calls no OpenCL;
+     - the host device works as in any process: backends made in the child, and host device
+       backends inherited from the parent (their memory is the child's copy).
+   A process that execs (posix_spawn, Python's "spawn" start method) starts afresh: every device
+   works there. OpenCL that the application initialised without the library is not seen. Windows
+   has no fork(): none of this applies there.
+
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
 #ifndef HST_BACKEND_H
@@ -142,7 +161,8 @@ typedef int hst_result;
     X(ERROR_IO, -20010)                 /* the disk cache could not be read or written */ \
     X(ERROR_CANCELLED, -20011)          /* a progress callback asked to stop */ \
     X(ERROR_NON_FINITE, -20012)         /* input data holds NaN or Inf: the log says where */ \
-    X(ERROR_NOT_BUILT_IN, -20013)       /* an opt-in part (FFTs: HST_FFT) was not compiled */
+    X(ERROR_NOT_BUILT_IN, -20013)       /* an opt-in part (FFTs: HST_FFT) was not compiled */ \
+    X(ERROR_FORKED, -20014)             /* OpenCL in a child of fork(): see the top */
 #define HST__RESULT_ENUM(name, value) HST_##name = value,
 enum {
     HST_RESULT_LIST(HST__RESULT_ENUM)
@@ -207,7 +227,8 @@ typedef enum hst_log_level {
     X(NULL_ARGUMENT)         /* a pointer argument is NULL; the message names it */ \
     X(ZERO_SIZE)             /* a size, count or extent is 0 where one is needed */ \
     X(OUT_OF_RANGE)          /* a value or range lies outside what the argument allows */ \
-    X(BAD_STATE)             /* the object is in a state that does not allow the call */
+    X(BAD_STATE)             /* the object is in a state that does not allow the call */ \
+    X(FORKED)                /* a child of fork() refused OpenCL, or auto took the host */
 #define HST__LOGITEM_ENUM(name) HST_LOGITEM_##name,
 typedef enum hst_log_item {
     HST_LOGITEM_LIST(HST__LOGITEM_ENUM)
@@ -261,7 +282,8 @@ typedef struct hst_device_info {
 
 /* Lists devices: out may be NULL (then only *count is set); at most `capacity` entries are
    written, *count receives the total. No OpenCL platform is not an error: the list then holds
-   the host device alone. Errors: HST_ERROR_INVALID_ARGUMENT (count NULL). Thread-safe. */
+   the host device alone (as in a child of fork(): see "fork()" at the top). Errors:
+   HST_ERROR_INVALID_ARGUMENT (count NULL). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count);
 
 /* Resolves a selector to one device. selector NULL or "" means $HST_DEVICE, else "auto".
@@ -271,7 +293,9 @@ HST_API HST_NODISCARD hst_result hst_devices(hst_device_info *out, size_t capaci
    "P:D": platform P, device D; anything else: a case-insensitive substring of the device name,
    the vendor or the platform name ("nvidia", "h200", "portable").
    why (may be NULL) receives a one-line reason. Errors: HST_ERROR_NO_DEVICE (nothing matched;
-   the reason says what was available), HST_ERROR_INVALID_ARGUMENT (out NULL). Thread-safe. */
+   the reason says what was available), HST_ERROR_FORKED (in a child of fork(), a selector
+   other than the host device's or auto: see "fork()" at the top), HST_ERROR_INVALID_ARGUMENT
+   (out NULL). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_device_select(const char *selector, hst_device_info *out,
                                                    char *why, size_t why_bytes);
 
@@ -307,7 +331,8 @@ typedef struct hst_backend_desc {
 #endif
 } hst_backend_desc;
 
-/* Creates a backend on the selected device. Errors: HST_ERROR_NO_DEVICE, OpenCL codes from
+/* Creates a backend on the selected device. Errors: HST_ERROR_NO_DEVICE, HST_ERROR_FORKED (an
+   OpenCL device or context in a child of fork(): see "fork()" at the top), OpenCL codes from
    context/queue creation, HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_INVALID_ARGUMENT (out NULL,
    only one of wrap_context/wrap_queue set, allocator half-set). Thread-safe. */
 HST_API HST_NODISCARD hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out);
@@ -1303,6 +1328,35 @@ static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int e
 }
 #define HST__CL(be, call, expr) \
     do { cl_int hst__e = (expr); if (hst__e != CL_SUCCESS) return hst__cl_fail(be, call, hst__e); } while (0)
+
+/* >>fork ------------------------------------------------------------------------------------- */
+/* The process that first called OpenCL through the library; 0 before. A child of fork()
+   inherits it, and its own id differs (see "fork()" at the top). Every thread that writes it
+   writes the same value. */
+static long hst__cl_pid;
+
+static long hst__pid(void) {
+#if defined(_WIN32)
+    return 1;   /* no fork() */
+#else
+    return (long)getpid();
+#endif
+}
+
+/* 1 where OpenCL may be called: not in a child forked after its parent initialised OpenCL,
+   where OpenCL would wait for the parent's threads (destroy and release calls ask it too). */
+static int hst__cl_usable(void) { return hst__cl_pid == 0 || hst__cl_pid == hst__pid(); }
+
+/* The refusal of an OpenCL call in such a child (func: the public function). */
+static hst_result hst__cl_refused(const hst_backend *be, const char *func) {
+    return hst_backend_fail(be, HST_ERROR_FORKED, HST_LOGITEM_FORKED, func,
+                            "OpenCL was initialised in process %ld and this process (%ld) is a "
+                            "child of fork(): OpenCL cannot run here (its threads were not "
+                            "copied); use the host device (HST_DEVICE=host), or start the process "
+                            "with exec (Python: the 'spawn' start method)", hst__cl_pid, hst__pid());
+}
+/* The check that opens every call that would call OpenCL (in a function returning hst_result). */
+#define HST__CL_HERE(be, func) do { if (!hst__cl_usable()) return hst__cl_refused(be, func); } while (0)
 #endif
 
 /* >>devices ---------------------------------------------------------------------------------- */
@@ -1423,6 +1477,8 @@ typedef int (*hst__device_visit)(cl_platform_id, cl_device_id, int, int, void *)
 static void hst__cl_visit(hst__device_visit fn, void *user) {
     cl_uint np = 0, p;
     cl_platform_id plats[16];
+    if (!hst__cl_usable()) return;   /* a child of fork(): no OpenCL device */
+    if (!hst__cl_pid) hst__cl_pid = hst__pid();
     if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
     if (np > 16) np = 16;
     for (p = 0; p < np; p++) {
@@ -1558,6 +1614,28 @@ static void hst__describe_devices(const hst_device_info *list, size_t n, const c
                                  list[i].name, i + 1 < n ? "," : "");
 }
 
+#ifndef HST_NO_OPENCL
+/* hst__select's result r in a child of fork(), whose list holds the host device alone: auto's
+   choice of it is announced (a warning, FORKED); a selector that matched nothing may have
+   meant an OpenCL device, and fails as such (HST_ERROR_FORKED). why: the reason, rewritten. */
+static hst_result hst__select_forked(const hst_backend *be, const char *sel, hst_result r,
+                                     char *why, size_t why_bytes) {
+    char forked[160];
+    snprintf(forked, sizeof forked, "OpenCL was initialised in process %ld and this process "
+             "(%ld) is a child of fork(), where only the host device runs", hst__cl_pid, hst__pid());
+    if (r == HST_ERROR_NO_DEVICE) {
+        snprintf(why, why_bytes, "'%s' matches no device this process can use: %s (HST_DEVICE=host; "
+                 "or start the process with exec: Python's 'spawn' start method)", sel, forked);
+        return HST_ERROR_FORKED;
+    }
+    if (r == HST_SUCCESS && !strcmp(sel, "auto")) {
+        snprintf(why, why_bytes, "auto: the host device: %s", forked);
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_FORKED, "%s", why);
+    }
+    return r;
+}
+#endif
+
 static hst_result hst__select(const hst_backend *be, const char *selector, hst_device_info *out,
                               char *why, size_t why_bytes) {
     hst_device_info *list;
@@ -1584,6 +1662,9 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
         hst__describe_devices(list, n, sel, why, why_bytes);
         r = HST_ERROR_NO_DEVICE;
     }
+#ifndef HST_NO_OPENCL
+    if (!hst__cl_usable()) r = hst__select_forked(be, sel, r, why, why_bytes);
+#endif
     hst__free(be, list);
     return r;
 }
@@ -1735,16 +1816,22 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
     char why[512];
     hst_result r;
 #ifndef HST_NO_OPENCL
-    if (desc->wrap_context) return hst__open_byo(be, desc->wrap_context, desc->wrap_queue);
+    if (desc->wrap_context) {
+        HST__CL_HERE(be, "hst_backend_create");
+        return hst__open_byo(be, desc->wrap_context, desc->wrap_queue);
+    }
 #endif
     r = hst__select(be, desc->device, &be->info, why, sizeof why);
-    if (r != HST_SUCCESS) {
-        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_NO_MATCHING_DEVICE, "hst_backend_create: %s", why);
-        return r;
-    }
+    if (r != HST_SUCCESS)
+        return hst_backend_fail(be, r, r == HST_ERROR_FORKED ? HST_LOGITEM_FORKED
+                                                            : HST_LOGITEM_NO_MATCHING_DEVICE,
+                                "hst_backend_create", "%s", why);
     hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
     if (be->info.type == HST_DEVICE_HOST) {
         size_t n = 0;
+#ifndef HST_NO_OPENCL
+        if (!hst__cl_usable()) return HST_SUCCESS;   /* a child of fork(): OpenCL not listed */
+#endif
         if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
         if (n == 1) hst__note_no_platform(be);
         return HST_SUCCESS;
@@ -1783,7 +1870,7 @@ static void hst__release_programs(hst_backend *be) {
         hst_program *p = be->programs;
         be->programs = p->next;
 #ifndef HST_NO_OPENCL
-        if (p->cl) clReleaseProgram(p->cl);
+        if (p->cl && hst__cl_usable()) clReleaseProgram(p->cl);
 #endif
         hst__free(be, p);
     }
@@ -1804,8 +1891,10 @@ static void hst__backend_free(hst_backend *be) {
     hst_pool_destroy(be->pool);
     if (be->queue.tail) hst__event_release(be->queue.tail);
 #ifndef HST_NO_OPENCL
-    if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
-    if (be->ctx) clReleaseContext(be->ctx);
+    if (hst__cl_usable()) {   /* a child of fork() leaves the parent's OpenCL objects alone */
+        if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
+        if (be->ctx) clReleaseContext(be->ctx);
+    }
 #endif
     hst__free(be, be);
 }
@@ -1923,7 +2012,8 @@ HST__BDEF hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc
     q->profiling = desc && desc->profiling;
 #ifndef HST_NO_OPENCL
     if (be->ctx) {
-        hst_result r = hst__cl_queue(be, q->profiling, &q->cl);
+        hst_result r = hst__cl_usable() ? hst__cl_queue(be, q->profiling, &q->cl)
+                                        : hst__cl_refused(be, "hst_queue_create");
         if (r != HST_SUCCESS) { hst__free(be, q); return r; }
     }
 #endif
@@ -1934,7 +2024,7 @@ HST__BDEF hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc
 HST__BDEF void hst_queue_destroy(hst_queue *q) {
     if (!q || q == &q->be->queue) return;   /* the default queue belongs to the backend */
 #ifndef HST_NO_OPENCL
-    if (q->cl) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
+    if (q->cl && hst__cl_usable()) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
 #endif
     if (q->tail) hst__event_release(q->tail);
     hst__free(q->be, q);
@@ -1945,6 +2035,7 @@ HST__BDEF int hst_queue_profiling(const hst_queue *q) { return q ? q->profiling 
 HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
     if (!q) return hst__null_arg(NULL, "hst_queue_flush", "q is NULL");
 #ifndef HST_NO_OPENCL
+    if (q->cl) HST__CL_HERE(q->be, "hst_queue_flush");
     if (q->cl) HST__CL(q->be, "clFlush", clFlush(q->cl));
 #endif
     return HST_SUCCESS;
@@ -1953,6 +2044,7 @@ HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
 HST__BDEF hst_result hst_queue_finish(hst_queue *q) {
     if (!q) return hst__null_arg(NULL, "hst_queue_finish", "q is NULL");
 #ifndef HST_NO_OPENCL
+    if (q->cl) HST__CL_HERE(q->be, "hst_queue_finish");
     if (q->cl) HST__CL(q->be, "clFinish", clFinish(q->cl));
 #endif
     return HST_SUCCESS;
@@ -2081,7 +2173,9 @@ HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
         }
 #ifndef HST_NO_OPENCL
         if (!ev && events[i]) {
-            cl_int e = clWaitForEvents(1, &events[i]), st = 0;
+            cl_int e, st = 0;
+            HST__CL_HERE(NULL, "hst_event_wait");
+            e = clWaitForEvents(1, &events[i]);
             if (e == CL_SUCCESS)
                 e = clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
             if (e == CL_SUCCESS && st < 0) e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
@@ -2096,7 +2190,7 @@ HST__BDEF void hst_event_release(hst_event e) {
     struct hst__event *ev = hst__host_event(e);
     if (ev) hst__event_release(ev);
 #ifndef HST_NO_OPENCL
-    else if (e) clReleaseEvent(e);
+    else if (e && hst__cl_usable()) clReleaseEvent(e);
 #endif
 }
 
@@ -2107,6 +2201,7 @@ HST__BDEF hst_result hst_event_status(hst_event e, int *status) {
 #ifndef HST_NO_OPENCL
     if (!ev && e) {
         cl_int st = 0;
+        HST__CL_HERE(NULL, "hst_event_status");
         HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
         *status = (int)st;
     }
@@ -2125,6 +2220,7 @@ static hst_result hst__cl_profile(hst_event e, uint64_t t[4]) {
     static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
                                               CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
     int i;
+    HST__CL_HERE(NULL, "hst_event_profile");
     for (i = 0; i < 4; i++) {
         cl_ulong v = 0;
         cl_int err = clGetEventProfilingInfo(e, what[i], sizeof v, &v, NULL);
@@ -2169,6 +2265,7 @@ HST__BDEF hst_result hst_user_event_create(hst_backend *be, hst_event *out) {
 #ifndef HST_NO_OPENCL
     if (be->ctx) {
         cl_int err;
+        HST__CL_HERE(be, "hst_user_event_create");
         *out = clCreateUserEvent(be->ctx, &err);
         return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, "clCreateUserEvent", err);
     }
@@ -2197,6 +2294,7 @@ HST__BDEF hst_result hst_user_event_set(hst_event e, int status) {
     {   /* a user event is CL_SUBMITTED until set; NVIDIA's driver answers a second set with
            CL_INVALID_VALUE, not the CL_INVALID_OPERATION OpenCL specifies: refused here alike */
         cl_int st = CL_SUBMITTED;
+        HST__CL_HERE(NULL, F);
         HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
         if (st != CL_SUBMITTED) {
             hst__log(NULL, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, (int)st);
@@ -2221,8 +2319,10 @@ static void CL_CALLBACK hst__cl_event_callback(cl_event e, cl_int status, void *
 /* OpenCL's callback runs on its own thread, where no backend (and so no allocator) is at hand:
    the carrier comes from malloc. */
 static hst_result hst__cl_set_callback(hst_event e, hst_event_fn fn, void *user) {
-    hst__cl_callback *c = (hst__cl_callback *)malloc(sizeof *c);
+    hst__cl_callback *c;
     cl_int err;
+    HST__CL_HERE(NULL, "hst_event_set_callback");
+    c = (hst__cl_callback *)malloc(sizeof *c);
     if (!c) return hst__cl_fail(NULL, "hst_event_set_callback: malloc", CL_OUT_OF_HOST_MEMORY);
     c->fn = fn;
     c->user = user;
@@ -2293,6 +2393,9 @@ static hst_result hst__check_enqueue(const hst_queue *q, const char *func, size_
     if (!q) return hst__null_arg(NULL, func, "q is NULL");
     if (num_wait && !wait)
         return hst__null_arg(q->be, func, "wait is NULL but num_wait is %zu", num_wait);
+#ifndef HST_NO_OPENCL
+    if (q->cl) HST__CL_HERE(q->be, func);
+#endif
     return HST_SUCCESS;
 }
 
@@ -2511,9 +2614,11 @@ static void hst__buffer_release(hst_buffer *b) {
     hst_backend *be = b->be;
 #ifndef HST_NO_OPENCL
     if (b->cl) {
-        if (b->pinned && b->host && !b->parent)
-            clEnqueueUnmapMemObject(be->queue.cl, b->cl, b->host, 0, NULL, NULL);
-        clReleaseMemObject(b->cl);
+        if (hst__cl_usable()) {   /* a child of fork() leaves the parent's OpenCL objects alone */
+            if (b->pinned && b->host && !b->parent)
+                clEnqueueUnmapMemObject(be->queue.cl, b->cl, b->host, 0, NULL, NULL);
+            clReleaseMemObject(b->cl);
+        }
     } else
 #endif
     if (!b->parent && !b->wrapped) hst__free(be, b->host);
@@ -2526,6 +2631,9 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
                                   unsigned flags, int pinned, void *wrap, hst_buffer **out) {
     hst_buffer *b;
     hst_result r;
+#ifndef HST_NO_OPENCL
+    if (be->ctx) HST__CL_HERE(be, func);
+#endif
     if ((r = hst__reserve(be, func, bytes)) != HST_SUCCESS) return r;
     b = (hst_buffer *)hst__calloc(be, sizeof *b);
     if (!b) { hst__unreserve(be, bytes); return HST_ERROR_OUT_OF_HOST_MEMORY; }
@@ -2592,6 +2700,9 @@ static hst_result hst__buffer_sub(hst_buffer *parent, size_t origin, size_t byte
     hst_backend *be = parent->be;
     hst_buffer *root = parent->parent ? parent->parent : parent, *b;
     size_t at = parent->parent ? parent->origin + origin : origin;
+#ifndef HST_NO_OPENCL
+    if (root->cl) HST__CL_HERE(be, func);
+#endif
     if (at % align) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_MISALIGNED,
                  "%s: origin %zu is not a multiple of the device's base address alignment "
@@ -3040,6 +3151,7 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
 #ifndef HST_NO_OPENCL
     if (be->ctx) {
         cl_svm_mem_flags f = CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
+        HST__CL_HERE(be, F);
         *out = clSVMAlloc(be->ctx, f, bytes, 0);
     } else
 #endif
@@ -3054,7 +3166,7 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
 HST__BDEF void hst_svm_free(hst_backend *be, void *ptr) {
     if (!be || !ptr) return;
 #ifndef HST_NO_OPENCL
-    if (be->ctx) { clSVMFree(be->ctx, ptr); return; }
+    if (be->ctx) { if (hst__cl_usable()) clSVMFree(be->ctx, ptr); return; }
 #endif
     hst__free(be, ptr);
 }
@@ -3195,6 +3307,7 @@ static hst_result hst__cl_image_create(hst_image *img, int normalized, const voi
     cl_image_format fmt = hst__cl_image_format(img->dtype, img->channels, normalized);
     cl_image_desc d;
     cl_int err;
+    HST__CL_HERE(be, "hst_image_from_array");
     memset(&d, 0, sizeof d);
     d.image_type = img->ndim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
     d.image_width = img->extent[0];
@@ -3255,7 +3368,7 @@ HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsi
 HST__BDEF void hst_image_destroy(hst_image *img) {
     if (!img) return;
 #ifndef HST_NO_OPENCL
-    if (img->cl) clReleaseMemObject(img->cl);
+    if (img->cl && hst__cl_usable()) clReleaseMemObject(img->cl);
 #endif
     hst__free(img->be, img->host);
     hst__unreserve(img->be, img->reserved);
@@ -3572,6 +3685,7 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
             CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
         cl_sampler_properties props[7];
         cl_int err;
+        if (!hst__cl_usable()) { hst__free(be, s); return hst__cl_refused(be, F); }
         props[0] = CL_SAMPLER_NORMALIZED_COORDS; props[1] = normalized_coords ? CL_TRUE : CL_FALSE;
         props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = am[address_mode];
         props[4] = CL_SAMPLER_FILTER_MODE; props[5] = filter_mode ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
@@ -3599,7 +3713,7 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
 HST__BDEF void hst_sampler_destroy(hst_sampler *s) {
     if (!s) return;
 #ifndef HST_NO_OPENCL
-    if (s->cl) clReleaseSampler(s->cl);
+    if (s->cl && hst__cl_usable()) clReleaseSampler(s->cl);
 #endif
     hst__free(s->be, s);
 }
@@ -4000,6 +4114,9 @@ HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char
     for (i = 0; i < count; i++)
         if (!sources[i]) return hst__null_arg(be, F, "sources[%zu] is NULL", i);
     if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
+#ifndef HST_NO_OPENCL
+    HST__CL_HERE(be, F);
+#endif
     if (!options) options = "";
     hst__program_key(be, count, sources, options, key);
     if ((p = hst__program_find(be, key)) != NULL) { p->refs++; *out = p; return HST_SUCCESS; }
@@ -4027,6 +4144,9 @@ HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_
     if (!prog) return hst__null_arg(NULL, F, "prog is NULL");
     if (!name || !out) return hst__null_arg(prog->be, F, "%s is NULL", name ? "out" : "name");
     *out = NULL;
+#ifndef HST_NO_OPENCL
+    HST__CL_HERE(prog->be, F);
+#endif
     if (!(k = (hst_kernel *)hst__calloc(prog->be, sizeof *k))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     k->prog = prog;
 #ifndef HST_NO_OPENCL
@@ -4048,7 +4168,7 @@ HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_
 HST__BDEF void hst_kernel_destroy(hst_kernel *k) {
     if (!k) return;
 #ifndef HST_NO_OPENCL
-    if (k->cl) clReleaseKernel(k->cl);
+    if (k->cl && hst__cl_usable()) clReleaseKernel(k->cl);
 #endif
     hst__free(k->prog->be, k);
 }
@@ -4058,7 +4178,9 @@ HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t by
     if (!k) return hst__null_arg(NULL, "hst_kernel_set_arg", "k is NULL");
 #ifndef HST_NO_OPENCL
     {
-        cl_int err = clSetKernelArg(k->cl, index, bytes, value);
+        cl_int err;
+        HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
+        err = clSetKernelArg(k->cl, index, bytes, value);
         if (err != CL_SUCCESS) {
             hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
                      "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
@@ -4105,7 +4227,9 @@ HST__BDEF hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const voi
     if (!k || !ptr) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
 #ifndef HST_NO_OPENCL
     {
-        cl_int err = clSetKernelArgSVMPointer(k->cl, index, ptr);
+        cl_int err;
+        HST__CL_HERE(k->prog->be, "hst_kernel_set_svm");
+        err = clSetKernelArgSVMPointer(k->cl, index, ptr);
         if (err != CL_SUCCESS) return hst__cl_fail(k->prog->be, "clSetKernelArgSVMPointer", err);
     }
 #else
@@ -4200,6 +4324,7 @@ HST__BDEF hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_
     {
         const hst_backend *be = k->prog->be;
         cl_ulong local = 0, priv = 0;
+        HST__CL_HERE(be, F);
         HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_WORK_GROUP_SIZE,
                 sizeof out->work_group_size, &out->work_group_size, NULL));
         HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cap_log.h"
@@ -2171,6 +2173,146 @@ static void test_pool_impossible_keeps_held(void **state)
     hst_pool_free_held(pool);
 }
 
+/* ============================================================================================
+   fork(): a child made after the parent initialised OpenCL never calls OpenCL (PoCL's child
+   waited for ever for its parent's device threads): every call on an inherited OpenCL object,
+   and every selector that needs OpenCL, fails at once with HST_ERROR_FORKED (logged as FORKED,
+   naming the parent's pid); auto takes the host device with a warning; the host device works,
+   inherited or new; destroying inherited objects returns. The child runs under alarm(): a hang
+   ends it with SIGALRM, which the parent reports. */
+#define FORK_CHILD_TIMEOUT_S 60
+
+/* The child's checks: no cmocka there (its failures would unwind into the child's copy of the
+   test runner); a failed check names its line on stderr and exits with status 1. */
+#define CHILD_CHECK(cond) do {                                                               \
+        if (!(cond)) { fprintf(stderr, "fork child: line %d: %s\n", __LINE__, #cond); _exit(1); } \
+    } while (0)
+
+/* 4 KiB written to a new buffer of be and read back: 1 when it came back. */
+static int round_trip(hst_backend *be)
+{
+    static unsigned char src[4096], dst[4096];
+    hst_buffer *buf = NULL;
+    hst_result r;
+    fill_pattern(src, sizeof src, 7);
+    memset(dst, 0, sizeof dst);
+    if (hst_buffer_create(be, sizeof src, 0, &buf) != HST_SUCCESS) return 0;
+    r = hst_write(hst_backend_queue(be), buf, 0, src, sizeof src, 1, 0, NULL, NULL);
+    if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), buf, 0, dst, sizeof dst, 1, 0, NULL, NULL);
+    hst_buffer_destroy(buf);
+    return r == HST_SUCCESS && !memcmp(src, dst, sizeof src);
+}
+
+/* A backend made in the child on `device`, its result, its log in *log. */
+static hst_result child_backend(const char *device, cap_log *log, hst_backend **be)
+{
+    hst_backend_desc desc = cap_desc(log);
+    cap_reset(log);
+    desc.device = device;
+    return hst_backend_create(&desc, be);
+}
+
+#ifndef HST_NO_OPENCL
+/* r is HST_ERROR_FORKED, logged last as FORKED naming the parent's pid. */
+static int forked_refusal(hst_result r, const cap_log *log, long parent)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "process %ld", parent);
+    return r == HST_ERROR_FORKED && log->last_item == HST_LOGITEM_FORKED &&
+           log->last_level == HST_LOG_ERROR && strstr(log->last_message, pid) != NULL &&
+           strstr(log->last_message, "fork()") != NULL;
+}
+
+/* What an OpenCL backend of the parent's gives the child: refusals, at once. */
+static void child_inherited_opencl(fixture *f, long parent, hst_program *prog, hst_buffer *buf,
+                                   hst_event ev)
+{
+    hst_queue *q = hst_backend_queue(f->be);
+    hst_buffer *b2 = NULL;
+    hst_program *p2 = NULL;
+    hst_kernel *k = NULL;
+    hst_event user = NULL;
+    unsigned char byte = 1;
+    cap_log log;
+    hst_backend *be = NULL;
+    cap_reset(&f->log);
+    CHILD_CHECK(forked_refusal(hst_write(q, buf, 0, &byte, 1, 1, 0, NULL, NULL), &f->log, parent));
+    CHILD_CHECK(forked_refusal(hst_read(q, buf, 0, &byte, 1, 1, 0, NULL, NULL), &f->log, parent));
+    CHILD_CHECK(forked_refusal(hst_queue_finish(q), &f->log, parent));
+    CHILD_CHECK(forked_refusal(hst_buffer_create(f->be, 64, 0, &b2), &f->log, parent) && !b2);
+    CHILD_CHECK(forked_refusal(hst_program_build(f->be, 1, &twice_src, "-DFORKED", &p2), &f->log, parent) && !p2);
+    CHILD_CHECK(forked_refusal(hst_kernel_create(prog, "twice", &k), &f->log, parent) && !k);
+    CHILD_CHECK(forked_refusal(hst_user_event_create(f->be, &user), &f->log, parent) && !user);
+    CHILD_CHECK(hst_event_wait(1, &ev) == HST_ERROR_FORKED);   /* logged to stderr: no backend */
+    /* the parent's device by its selector: refused, not opened */
+    CHILD_CHECK(forked_refusal(child_backend(hst_backend_device(f->be)->selector, &log, &be), &log,
+                               parent) && !be);
+}
+#endif
+
+static void child_checks(fixture *f, long parent, hst_program *prog, hst_buffer *buf, hst_event ev)
+{
+    cap_log log;
+    hst_backend *be = NULL;
+    size_t n = 0;
+    alarm(FORK_CHILD_TIMEOUT_S);
+#ifndef HST_NO_OPENCL
+    /* OpenCL was initialised by the parent's first listing, whatever its device */
+    CHILD_CHECK(hst_devices(NULL, 0, &n) == HST_SUCCESS && n == 1);
+    if (!hst_backend_is_host(f->be)) child_inherited_opencl(f, parent, prog, buf, ev);
+    /* auto: the host device, with a warning */
+    CHILD_CHECK(child_backend("auto", &log, &be) == HST_SUCCESS && hst_backend_is_host(be));
+    CHILD_CHECK(log.counts[HST_LOGITEM_FORKED] == 1 && log.errors[HST_LOGITEM_FORKED] == 0);
+    CHILD_CHECK(round_trip(be) && hst_backend_destroy(be) == HST_SUCCESS);
+    CHILD_CHECK(forked_refusal(child_backend("gpu", &log, &be), &log, parent) && !be);
+#else
+    (void)parent;
+    CHILD_CHECK(hst_devices(NULL, 0, &n) == HST_SUCCESS && n == 1);
+#endif
+    /* the host device: made here, and the parent's when that is one */
+    CHILD_CHECK(child_backend("host", &log, &be) == HST_SUCCESS);
+    CHILD_CHECK(log.counts[HST_LOGITEM_FORKED] == 0 && round_trip(be));
+    CHILD_CHECK(hst_backend_destroy(be) == HST_SUCCESS);
+    if (hst_backend_is_host(f->be)) CHILD_CHECK(round_trip(f->be));
+    /* the parent's objects released and destroyed here (OpenCL's: without calling OpenCL) */
+    hst_event_release(ev);
+    hst_buffer_destroy(buf);
+    hst_program_release(prog);
+    CHILD_CHECK(hst_backend_destroy(f->be) == HST_SUCCESS);   /* the child's copy of it */
+    _exit(0);
+}
+
+static void test_fork_child(void **state)
+{
+    fixture *f = FIX(state);
+    hst_program *prog = NULL;
+    hst_buffer *buf = NULL;
+    hst_event ev = NULL;
+    int status = 0;
+    pid_t pid;
+    assert_true(round_trip(f->be));   /* the parent's device has run work */
+    assert_int_equal(hst_buffer_create(f->be, 64, 0, &buf), HST_SUCCESS);
+    assert_int_equal(hst_queue_marker(hst_backend_queue(f->be), 0, NULL, &ev), HST_SUCCESS);
+    assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
+    if (!hst_backend_is_host(f->be))
+        assert_int_equal(hst_program_build(f->be, 1, &twice_src, "", &prog), HST_SUCCESS);
+    fflush(NULL);   /* nothing buffered is written twice */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) child_checks(f, (long)getppid(), prog, buf, ev);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("the child was killed by signal %d%s", WTERMSIG(status),
+                 WTERMSIG(status) == SIGALRM ? ": it hung" : "");
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);   /* else its stderr names the failed check */
+    /* the parent carries on */
+    assert_true(round_trip(f->be));
+    if (prog) { run_twice(f->be, prog, NULL); hst_program_release(prog); }
+    hst_event_release(ev);
+    hst_buffer_destroy(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest basics[] = {
@@ -2184,6 +2326,7 @@ int main(void)
         cmocka_unit_test_setup(test_backend_unknown_device, reset_log),
         cmocka_unit_test_setup(test_backend_device, reset_log),
         cmocka_unit_test(test_backend_extensions),
+        cmocka_unit_test_setup(test_fork_child, reset_log),
 #ifndef HST_NO_OPENCL
         cmocka_unit_test_setup(test_backend_wrap, reset_log),
         cmocka_unit_test_setup(test_backend_wrap_half, reset_log),
