@@ -15,58 +15,33 @@
    A file that does not hold what it promises (a page chain that ends early, short strips, fewer
    frames than its ImageJ header says) is an error, and so is a NaN or Inf pixel (esrrf.h names
    its frame, row and column), and so is an image of finite input that float32 cannot hold (VAR
-   of values near 1e20: esrrf.h names the time point and statistic). Every file the run would
-   write (each mode's, the preview) is checked before a frame is read: one that is the input or
-   another output (the same file: through symlinks and hard links too) is refused, naming both.
-   Outputs are written under temporary names in the output's directory and renamed at the end,
-   so an error or a signal (HUP, INT, TERM, QUIT, PIPE: exit status 128 + the signal) never
-   leaves a partial output or a temporary file behind; a file size limit (`ulimit -f`: SIGXFSZ is
-   ignored) is a write error that names the file, as a full disk is.
+   of values near 1e20: esrrf.h names the time point and statistic).
+
+   Outputs are regular files only, each checked before a frame is read (examples/image_io.h's
+   io_outfile rules): one that is the input or another output (the same file: through symlinks
+   and hard links too) is refused, naming both; a directory, a FIFO, a socket or a device
+   (/dev/null included: no TIFF streams to a pipe or to `-`, it is written with seeks) is
+   refused, and so is a read-only file (even for root), another user's file in a sticky
+   directory, and an empty name. A symbolic link is written through: its target is replaced
+   (atomically, from a temporary file in the target's directory) and the link stays. Outputs
+   are written under temporary names (output.tmp-XXXXXX) and renamed at the end, so an error
+   or a signal never leaves a partial output or a temporary file behind (the signals: see
+   "signals" below; SIGKILL, which nothing can catch, may leave one); a file size limit
+   (`ulimit -f`: SIGXFSZ is ignored) is a write error that names the file, as a full disk is.
+
+   Scale of the images: with the macro-pixel correction (the default, NanoPyx's) every output
+   image (each time point, each mode) is divided, sub-pixel phase by phase, by that phase's
+   mean over the image: every phase then has mean 1, and so has the image (AVG, VAR and TAC2
+   alike): relative values, whatever the input's intensity scale. --no-macro-pixel keeps the
+   scale of the radial gradient convergence (kernels.h's eSRRF section). No option rescales
+   the images to the input's intensities.
 
    The math, its conventions (NanoPyx's) and the choice between the fused and the chained path
    (by measured speed; HST_FORCE=esrrf:fused or :chained forces one) are esrrf.h's: see its top
    comment and kernels.h's eSRRF section. The summary says which path ran and why.
 
-   Options (defaults in brackets; eSRRF's are esrrf.h's HST_ESRRF_DEFAULT_*):
-     --mag N                    magnification, 1..32 [5]
-     --radius R                 radius in input pixels, 0 < R <= 20 [1.5]
-     --sensitivity S            sensitivity, 0 < S <= 100 [1]
-     --no-intensity-weighting   do not weight the RGC by the magnified frame
-     --frames-per-timepoint T   frames per output image, 0 = all [0]; as NanoPyx, the last
-                                image takes the remainder, and T above the frames is clamped
-                                (each with a note)
-     --mode LIST                temporal statistics, a comma-separated list of avg, var and
-                                tac2, all computed in one pass [avg]
-     --no-macro-pixel           skip the macro-pixel correction
-     --channel C                ImageJ hyperstacks with several channels: the channel, from 1
-     --device S                 device selector: auto, gpu, cpu, host, P:D or a name
-                                substring [$HST_DEVICE, else auto] (see build/examples/devices);
-                                auto takes a GPU or accelerator, else the host device (its C
-                                twins beat an OpenCL CPU device 5x here; `cpu` selects that)
-     --budget-mib M             device memory for the stream's ring, MiB [3/4 of the device]
-     --block N                  frames per streamed block, 0 = automatic [0]
-     --max-frames N             use only the first N frames, 0 = all [0]
-     --fused, --chained         this path [the faster, measured]
-     --no-preview               do not write the PNG preview
-     --sweep                    NanoPyx's parameter sweep (esrrf.h's hst_esrrf_sweep, one pass
-                                over the frames): every pair of --radii and --sensitivities
-                                scored by QnR (RSP and FRC resolution, or decorrelation with
-                                --decorr); writes output.tif at the best pair (AVG), the QnR
-                                table output_qnr.csv (also in the summary) and the heat map
-                                output_qnr.png; with --frames-per-timepoint, NanoPyx's n_frames
-     --radii LIST               the sweep's radii, comma-separated, 1..8 of them [1,1.5]
-     --sensitivities LIST       the sweep's sensitivities, 1..8 of them [1,2]
-     --decorr                   score resolution by decorrelation analysis instead of FRC
-     --quality                  add SQUIRREL's RSE and RSP (quality.h's error map of the output
-                                against the widefield mean, both over all time points) and the
-                                FRC resolution of the AVG images of odd and even frames (in
-                                pixels, and in the TIFF's unit where it has one) to the summary;
-                                writes the error map output_errormap.tif
-     -q, --quiet                no progress bar and no summary
-     -h, --help
-
-   Exit status: 0 success, 1 an error while running (message on stderr), 2 bad usage or input,
-   128 + N killed by signal N (HUP 129, INT 130, QUIT 131, PIPE 141, TERM 143).
+   Options, with their units and defaults, the progress and the exit statuses: `esrrf --help`
+   (usage() below, the one place they are written).
 
    Over MPI ranks: mpirun -n K esrrf [options] input.tif output.tif — every rank reads the stack
    and computes its share of the magnified rows on its own device (--device, or HST_DEVICE set
@@ -96,7 +71,7 @@
 #include <unistd.h>
 
 #define PROG "esrrf"
-#define PROGRESS_AFTER_S 2.0           /* without a terminal: progress lines only after this */
+#define MAX_SCORING_LINES 10   /* progress: each time point's scoring announced up to this many */
 
 static const char *const mode_names[HST_ESRRF_NUM_MODES] = { "avg", "var", "tac2" };
 static const char *const mode_labels[HST_ESRRF_NUM_MODES] = { "eSRRF AVG", "eSRRF VAR", "eSRRF TAC2" };
@@ -105,7 +80,8 @@ typedef struct options {
     const char *input, *output, *device;
     unsigned mag, modes;
     double radius, sensitivity;
-    int intensity_weighting, macro_pixel, chained, path_given, preview, quiet;
+    int intensity_weighting, macro_pixel, chained, fused, preview, quiet;
+    int radius_given, sens_given, budget_given;   /* for the conflicts (check_conflicts) */
     uint64_t frames_per_tp, block, budget_mib, max_frames;
     unsigned channel;                  /* 0: not given */
     int sweep, quality, use_decorr;
@@ -140,18 +116,102 @@ static void logger(void *user, hst_log_level level, hst_log_item item, const cha
 static double now_s(void) { return hst_time_s(); }
 
 /* ------------------------------------------------------------------------------ options */
+/* The short form, after a usage error; help() prints it first. */
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: " PROG " [options] input.tif output.tif\n"
-        "  --mag N (1..%d, %d)  --radius R (%g)  --sensitivity S (%g)  --no-intensity-weighting\n"
-        "  --frames-per-timepoint T (0 = all)  --mode avg[,var][,tac2]  --no-macro-pixel\n"
-        "  --channel C  --device S  --budget-mib M  --block N  --max-frames N  --fused | --chained\n"
-        "  --no-preview  --sweep [--radii 1,1.5] [--sensitivities 1,2] [--decorr]  --quality  -q\n"
-        "Writes output.tif (float32, one page per time point; with several modes output_<mode>.tif\n"
-        "each) and output_preview.png.\n",
-        HST_ESRRF_MAX_MAG, HST_ESRRF_DEFAULT_MAGNIFICATION, (double)HST_ESRRF_DEFAULT_RADIUS,
-        (double)HST_ESRRF_DEFAULT_SENSITIVITY);
+    fprintf(f, "usage: " PROG " [options] input.tif output.tif      (" PROG " --help: every option)\n");
+}
+
+/* Every option: what it takes, its unit and default; the outputs, progress, exit statuses. */
+static void help(void)
+{
+    usage(stdout);
+    printf(
+"\n"
+"eSRRF super-resolution of a TIFF time series (esrrf.h, NanoPyx's conventions). Writes\n"
+"output.tif (float32, one page per time point, the pixel size divided by the magnification)\n"
+"and output_preview.png (the widefield mean beside the first mode's image, with a scale bar).\n"
+"\n"
+"eSRRF:\n"
+"  --mag N                  magnification, an integer 1..%d                       [%d]\n"
+"  --radius R               radius of the gradient convergence, input pixels,\n"
+"                           0 < R <= %g                                          [%g]\n"
+"  --sensitivity S          sensitivity (the convergence's power), 0 < S <= %g   [%g]\n"
+"  --no-intensity-weighting do not weight the convergence by the magnified frame [weighted]\n"
+"  --frames-per-timepoint T frames per output image, 0 = all frames in one; as NanoPyx the\n"
+"                           last image takes the remainder and T above the frames is\n"
+"                           clamped (each with a note)                            [0]\n"
+"  --mode LIST              temporal statistics, comma-separated: avg, var, tac2, all from\n"
+"                           one pass; several: output_avg.tif, output_var.tif, ... [avg]\n"
+"  --no-macro-pixel         skip the macro-pixel correction                        [corrected]\n"
+"  --fused | --chained      the computation's path (the same bits)        [the faster, measured]\n"
+"\n",
+        HST_ESRRF_MAX_MAG, HST_ESRRF_DEFAULT_MAGNIFICATION, (double)HST_ESRRF_MAX_RADIUS,
+        (double)HST_ESRRF_DEFAULT_RADIUS, (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY);
+    printf(
+"Scale: with the macro-pixel correction every image is divided, sub-pixel phase by phase, by\n"
+"that phase's mean: each phase and each image (AVG, VAR, TAC2) then has mean 1, relative values\n"
+"whatever the input's intensities. --no-macro-pixel keeps the gradient convergence's scale.\n"
+"\n"
+"Input and device:\n"
+"  --channel C              ImageJ hyperstack with several channels: the channel, from 1\n"
+"                                                                 [none: one channel only]\n"
+"  --max-frames N           use only the first N frames, 0 = all                 [0]\n"
+"  --device S               auto, gpu, cpu, host, P:D (platform:device) or a name substring;\n"
+"                           auto takes a GPU or accelerator, else the host device (its C\n"
+"                           twins beat an OpenCL CPU device for eSRRF; `cpu` takes that;\n"
+"                           build/examples/devices lists the devices)\n"
+"                                                                [$HST_DEVICE, else auto]\n"
+"  --budget-mib M           device memory for the stream of frames, MiB; 0 = automatic\n"
+"                           (about half the device's memory)                      [0]\n"
+"  --block N                frames per streamed block; 0 = automatic (about 1/16 of the\n"
+"                           stack, at least 16, as the budget allows)             [0]\n"
+"\n"
+    );
+    printf(
+"Parameter sweep and quality:\n"
+"  --sweep                  NanoPyx's parameter sweep in one pass over the frames: every pair\n"
+"                           of --radii and --sensitivities scored by QnR (RSP and the FRC\n"
+"                           resolution of the AVG images of odd and even frames, or with\n"
+"                           --decorr the decorrelation resolution); writes output.tif at the\n"
+"                           best pair (AVG), output_qnr.csv and the heat map output_qnr.png\n"
+"                           (rows: sensitivity, columns: radius); takes neither --radius,\n"
+"                           --sensitivity, --mode (but avg), --fused, --chained nor\n"
+"                           --budget-mib (its memory: --block); with --frames-per-timepoint\n"
+"                           each time point is scored and the scores averaged (NanoPyx's\n"
+"                           n_frames)\n"
+"  --radii LIST             the sweep's radii, input pixels, 1..%d values          [1,1.5]\n"
+"  --sensitivities LIST     the sweep's sensitivities, 1..%d values                [1,2]\n"
+"  --decorr                 score the sweep's resolution by decorrelation analysis instead of FRC\n"
+"  --quality                add SQUIRREL's RSE and RSP (the error map of the output against the\n"
+"                           widefield mean) and the resolution (FRC of the AVG images of odd\n"
+"                           and even frames; the sweep's at its best pair) to the summary, in\n"
+"                           magnified pixels and in the TIFF's unit where it has one; writes\n"
+"                           output_errormap.tif\n"
+"  FRC needs two frames per time point: with one (--frames-per-timepoint 1, a 1-frame stack) the\n"
+"  resolution is reported as \"none (needs two frames per time point)\" and written NaN in the\n"
+"  CSV (as is any resolution that does not exist); 0 px: the FRC curve never crosses the 1/7\n"
+"  threshold (NanoPyx's 0).\n"
+"\n", HST_ESRRF_SWEEP_MAX, HST_ESRRF_SWEEP_MAX);
+    printf(
+"Output:\n"
+"  --no-preview             do not write output_preview.png\n"
+"  -q, --quiet              no progress and no summary (errors and warnings still on stderr)\n"
+"  -h, --help               this text\n"
+"  Outputs are regular files: a directory, a FIFO, a socket or a device (/dev/null too) is\n"
+"  refused (no streaming to a pipe or to `-`: a TIFF is written with seeks), and so is a\n"
+"  read-only file; a symbolic link is written through (its target replaced, the link kept).\n"
+"  Each is written under a temporary name beside it and renamed at the end.\n"
+"\n"
+"Progress (stderr): a bar on a terminal; otherwise a line at every 10%% of the work. The sweep\n"
+"and --quality show their scoring (the long part at large sizes): a line when a time point's\n"
+"scoring starts (every time point's up to %d of them, else the first's), then its scores done.\n"
+"\n"
+"Exit status: 0 success; 1 an error while running (the message on stderr); 2 bad usage or bad\n"
+"input (the message names the argument or file); 128 + N ended by signal N (HUP 129, INT 130,\n"
+"QUIT 131, PIPE 141, ALRM 142, TERM 143, USR1 138, USR2 140, ...: every signal that ends a\n"
+"program and can be caught leaves no temporary file; SIGINT or SIGTERM ends a run, scoring\n"
+"included, within about a second, and a second signal at once).\n", MAX_SCORING_LINES);
 }
 
 static int parse_u64(const char *name, const char *s, uint64_t max, uint64_t *out)
@@ -230,16 +290,33 @@ static int parse_modes(const char *val, unsigned *modes)
     return 1;
 }
 
-/* The sweep's options together: its lists only with --sweep (NanoPyx's defaults otherwise),
-   AVG only. Returns 0 or the exit status. */
-static int sweep_args(options *o)
+/* Options that cannot go together, refused both ways, each naming what to drop: the sweep's
+   own options without --sweep, the single run's with it (the sweep reads neither a radius, a
+   sensitivity, a path nor a budget: esrrf.h's hst_esrrf_sweep), both paths. Then the sweep's
+   defaults (NanoPyx's). Returns 0 or the exit status. */
+static int check_conflicts(options *o)
 {
+    if (o->fused && o->chained) {
+        fail("--fused and --chained: give one path (or neither: the faster, measured)");
+        return 2;
+    }
     if (!o->sweep && (o->nr || o->ns || o->use_decorr)) {
-        fail("--radii, --sensitivities and --decorr belong to --sweep");
+        fail("--radii, --sensitivities and --decorr belong to --sweep (one run takes --radius and --sensitivity)");
+        return 2;
+    }
+    if (o->sweep && (o->radius_given || o->sens_given)) {
+        fail("--sweep tries the radii of --radii and the sensitivities of --sensitivities: drop %s",
+             o->radius_given && o->sens_given ? "--radius and --sensitivity"
+             : o->radius_given ? "--radius" : "--sensitivity");
         return 2;
     }
     if (o->sweep && o->modes != HST_ESRRF_AVG) {
         fail("--sweep scores AVG images (NanoPyx's sweep): drop --mode");
+        return 2;
+    }
+    if (o->sweep && (o->fused || o->chained || o->budget_given)) {
+        fail("--sweep has one path and sizes its memory by --block: drop %s",
+             o->budget_given ? "--budget-mib" : o->fused ? "--fused" : "--chained");
         return 2;
     }
     if (!o->nr) { o->radii[0] = 1.0f; o->radii[1] = 1.5f; o->nr = 2; }
@@ -269,12 +346,12 @@ static int parse_args(int argc, char **argv, options *o)
             npos++;
             continue;
         }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return -1; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); return -1; }
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
         if (!strcmp(a, "--no-intensity-weighting")) { o->intensity_weighting = 0; continue; }
         if (!strcmp(a, "--no-macro-pixel")) { o->macro_pixel = 0; continue; }
-        if (!strcmp(a, "--chained")) { o->chained = 1; o->path_given = 1; continue; }
-        if (!strcmp(a, "--fused")) { o->chained = 0; o->path_given = 1; continue; }
+        if (!strcmp(a, "--chained")) { o->chained = 1; continue; }
+        if (!strcmp(a, "--fused")) { o->fused = 1; continue; }
         if (!strcmp(a, "--no-preview")) { o->preview = 0; continue; }
         if (!strcmp(a, "--sweep")) { o->sweep = 1; continue; }
         if (!strcmp(a, "--quality")) { o->quality = 1; continue; }
@@ -291,12 +368,14 @@ static int parse_args(int argc, char **argv, options *o)
             o->mag = (unsigned)v;
         } else if (!strcmp(name, "--radius")) {
             if (!parse_double(name, val, &o->radius)) return 2;
+            o->radius_given = 1;
             if (!(o->radius > 0.0) || o->radius > HST_ESRRF_MAX_RADIUS) {
                 fail("--radius %s: the radius must be > 0 and <= %g input pixels", val, (double)HST_ESRRF_MAX_RADIUS);
                 return 2;
             }
         } else if (!strcmp(name, "--sensitivity")) {
             if (!parse_double(name, val, &o->sensitivity)) return 2;
+            o->sens_given = 1;
             if (!(o->sensitivity > 0.0) || o->sensitivity > HST_ESRRF_MAX_SENSITIVITY) {
                 fail("--sensitivity %s: the sensitivity must be > 0 and <= %g", val, (double)HST_ESRRF_MAX_SENSITIVITY);
                 return 2;
@@ -313,6 +392,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->device = val;
         } else if (!strcmp(name, "--budget-mib")) {
             if (!parse_u64(name, val, (uint64_t)1 << 40, &o->budget_mib)) return 2;
+            o->budget_given = 1;
         } else if (!strcmp(name, "--max-frames")) {
             if (!parse_u64(name, val, UINT64_MAX, &o->max_frames)) return 2;
         } else if (!strcmp(name, "--block")) {
@@ -332,15 +412,30 @@ static int parse_args(int argc, char **argv, options *o)
         usage(stderr);
         return 2;
     }
-    return sweep_args(o);
+    return check_conflicts(o);
 }
 
 /* ------------------------------------------------------------------------------ signals */
-/* The signals that end the run: each cancels the computation (the progress callback), the
-   temporary files are removed, and the exit status is 128 + the signal. SIGXFSZ (past a file
-   size limit) is ignored: the write then fails with EFBIG, and that error names the file and
-   removes the temporary files as any write error does (killed by it, the program would leave
-   them behind).
+/* One policy for every signal that ends a program by default and can be caught: no output's
+   temporary file outlives the program (examples/image_io.h keeps their names for the handlers),
+   and the exit status is 128 + the signal's number.
+   - End signals, sent to stop the run: HUP, INT, QUIT, PIPE, ALRM, TERM, USR1, USR2, VTALRM,
+     PROF, XCPU, and where the system has them POLL (IO), PWR and STKFLT, and the real-time
+     signals SIGRTMIN..SIGRTMAX that no library has taken. The first one is recorded and stops
+     the computation: the progress callback cancels the pass over the frames, and
+     hst_backend_interrupt on the run's backend stops the library's long loops (the scoring of
+     --sweep and --quality, decorrelation, FRC) at their next check, within about a second;
+     then the temporary files are removed, the message names the signal, the status is
+     128 + its number. A second end signal (but SIGPIPE, which our own writes raise) ends the
+     program at once, its handler removing the temporary files (status 128 + the first's).
+   - Fault signals, a defect of the program or of a library: SEGV, BUS, FPE, ILL, TRAP, ABRT,
+     SYS. The handler removes the temporary files and hands the signal to the disposition it
+     had before this program's (the default, or a sanitizer's or the MPI library's handler),
+     which then ends the program as that signal does (status 128 + N in a shell).
+   - SIGXFSZ (past a file size limit) is ignored: the write fails with EFBIG, and that error
+     names the file and removes the temporary files as any write error does.
+   - SIGKILL and SIGSTOP cannot be caught: after SIGKILL a temporary file (output.tmp-XXXXXX,
+     beside the output) may remain.
 
    An OpenCL driver may take these signals when it is loaded: PoCL's libLLVM, loaded when the
    platforms are listed (--device host included), installs its own handlers over ours, and for
@@ -350,28 +445,91 @@ static int parse_args(int argc, char **argv, options *o)
    unblocked: a signal sent meanwhile reaches our handler. (LLVM installs its handlers once per
    process: not again when it later compiles the kernels. The threads the drivers start
    meanwhile keep the signals blocked: they go to the threads of the run, ours.) */
-static const int end_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
-static const char *const end_signal_names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM" };
+static const struct { int sig; const char *name; } end_signals[] = {
+    { SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" }, { SIGPIPE, "SIGPIPE" },
+    { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGUSR1, "SIGUSR1" }, { SIGUSR2, "SIGUSR2" },
+    { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGXCPU, "SIGXCPU" },
+#ifdef SIGPOLL
+    { SIGPOLL, "SIGPOLL" },
+#endif
+#ifdef SIGPWR
+    { SIGPWR, "SIGPWR" },
+#endif
+#ifdef SIGSTKFLT
+    { SIGSTKFLT, "SIGSTKFLT" },
+#endif
+};
 #define NUM_END_SIGNALS (sizeof end_signals / sizeof end_signals[0])
 
-static volatile sig_atomic_t interrupted;   /* the first signal caught, 0: none */
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+#define NUM_FAULT_SIGNALS (sizeof fault_signals / sizeof fault_signals[0])
+static struct sigaction fault_before[NUM_FAULT_SIGNALS];   /* the dispositions before ours */
 
-static void on_signal(int sig)
+static volatile sig_atomic_t interrupted;   /* the first end signal caught, 0: none */
+static hst_backend *volatile signal_backend;   /* the run's backend while it lives: interrupted */
+
+static void on_end_signal(int sig)
 {
-    if (!interrupted) interrupted = sig;
+    if (interrupted && sig != SIGPIPE) {   /* the second: at once */
+        io_outfile_remove_temporaries();
+        _exit(128 + (int)interrupted);
+    }
+    if (interrupted) return;
+    interrupted = sig;
+    if (signal_backend) hst_backend_interrupt(signal_backend);
 }
 
-/* Our handlers for the end signals, SIGXFSZ ignored: at the start and after the device opens. */
+static void on_fault_signal(int sig, siginfo_t *si, void *context)
+{
+    size_t k;
+    (void)context;
+    io_outfile_remove_temporaries();
+    for (k = 0; k < NUM_FAULT_SIGNALS; k++)
+        if (fault_signals[k] == sig) sigaction(sig, &fault_before[k], NULL);
+    /* sent (kill, raise, abort): raised again, delivered to that disposition when this
+       returns; a fault: the instruction runs again on return and meets that disposition */
+    if (si->si_code <= 0) raise(sig);
+}
+
+/* Whether sig's disposition is ours or the default (a real-time signal no library has taken). */
+static int free_or_ours(int sig)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) != 0) return 0;
+    return !(cur.sa_flags & SA_SIGINFO) && (cur.sa_handler == SIG_DFL || cur.sa_handler == on_end_signal);
+}
+
+/* The end signals' set (hold_signals blocks it). */
+static void end_signal_set(sigset_t *set)
+{
+    size_t k;
+    int s;
+    sigemptyset(set);
+    for (k = 0; k < NUM_END_SIGNALS; k++) sigaddset(set, end_signals[k].sig);
+    for (s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
+}
+
+/* Our handlers (end and fault signals), SIGXFSZ ignored: at the start and after the device
+   opens. The fault signals' earlier dispositions are kept the first time only (later ones
+   may be a driver's that hands the signal back to ours). */
 static void catch_signals(void)
 {
+    static int kept;
     struct sigaction sa;
     size_t k;
+    int s;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (k = 0; k < NUM_END_SIGNALS; k++) sigaction(end_signals[k], &sa, NULL);
+    sa.sa_handler = on_end_signal;
+    for (k = 0; k < NUM_END_SIGNALS; k++) sigaction(end_signals[k].sig, &sa, NULL);
+    for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+        if (free_or_ours(s)) sigaction(s, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGXFSZ, &sa, NULL);
+    sa.sa_flags = SA_SIGINFO;
+    sa.sa_sigaction = on_fault_signal;
+    for (k = 0; k < NUM_FAULT_SIGNALS; k++) sigaction(fault_signals[k], &sa, kept ? NULL : &fault_before[k]);
+    kept = 1;
 }
 
 /* Blocks the end signals in the calling thread (and the threads it starts meanwhile); *old
@@ -379,9 +537,7 @@ static void catch_signals(void)
 static void hold_signals(sigset_t *old)
 {
     sigset_t set;
-    size_t k;
-    sigemptyset(&set);
-    for (k = 0; k < NUM_END_SIGNALS; k++) sigaddset(&set, end_signals[k]);
+    end_signal_set(&set);
     pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
@@ -396,58 +552,136 @@ static void release_signals(const sigset_t *old)
 /* After a signal: the message and the exit status. */
 static int interrupted_status(void)
 {
-    const char *name = "a signal";
+    char name[32];
     size_t k;
+    int sig = (int)interrupted;
+    snprintf(name, sizeof name, "SIGRTMIN+%d", sig - SIGRTMIN);
     for (k = 0; k < NUM_END_SIGNALS; k++)
-        if (end_signals[k] == interrupted) name = end_signal_names[k];
+        if (end_signals[k].sig == sig) snprintf(name, sizeof name, "%s", end_signals[k].name);
     fail("interrupted by %s: no output written", name);
-    return 128 + (int)interrupted;
+    return 128 + sig;
 }
 
 /* ------------------------------------------------------------------------------ progress */
+/* On a terminal a bar redrawn in place (\r); otherwise (a log, a pipe) a new line at every 10%
+   of the call's steps. hst_esrrf_run counts frames; hst_esrrf_sweep counts steps, time point by
+   time point: its frames, then its scores, np RSPs and, where the time point has a resolution
+   (decorrelation, or FRC with two frames or more), np resolutions (esrrf.h: "Progress"). The
+   scores are the long part at large sizes, so they are shown as such: "scoring time point k of
+   n: j/m scores", and a line says when a time point's scoring starts (each one's in runs of at
+   most MAX_SCORING_LINES time points, else the first's). Cancels on an end signal. */
+
 typedef struct progress {
     int tty, quiet, drawn;
     double t0, last;
     unsigned last_tenth;
+    /* a sweep's steps (pairs 0: a run's frames) */
+    unsigned pairs;
+    int decorr;
+    uint64_t frames, tp_frames;     /* the stack's, per time point (the last may have fewer) */
+    const char *scoring;            /* what is scored, for the lines */
 } progress;
 
-/* A bar on a terminal; else, once the run is long, a line every 10%. Cancels on Ctrl-C. */
-static int on_progress(uint64_t done, uint64_t total, void *user)
+/* Where a pass stands after `done` steps. */
+typedef struct progress_at {
+    uint64_t frames_done, tp, ntp;   /* tp: from 1 */
+    uint64_t scores_done, scores;    /* of time point tp; scores 0: in its frames */
+} progress_at;
+
+/* Starts a call's progress: pairs 0 for hst_esrrf_run, else the sweep's pairs and what its
+   scores are (decorr: a resolution at every time point). */
+static void progress_start(progress *p, unsigned pairs, int decorr, uint64_t frames, uint64_t tp_frames,
+                           const char *scoring)
 {
-    progress *p = (progress *)user;
-    double t, rate;
-    unsigned tenth;
-    t = now_s() - p->t0;
-    rate = t > 0 ? (double)done / t : 0.0;
-    tenth = (unsigned)(10 * done / (total ? total : 1));
-    if (p->quiet || interrupted) return interrupted != 0;
-    if (p->tty) {
-        if (t - p->last >= 0.1 || done == total) {
-            char bar[31];
-            unsigned k, fill = (unsigned)(30 * done / (total ? total : 1));
-            for (k = 0; k < 30; k++) bar[k] = k < fill ? '#' : '.';
-            bar[30] = '\0';
-            fprintf(stderr, "\r[%s] %3u%%  %llu/%llu frames  %.1f frames/s  ", bar,
-                    (unsigned)(100 * done / (total ? total : 1)), (unsigned long long)done,
-                    (unsigned long long)total, rate);
-            if (rate > 0 && done < total) fprintf(stderr, "%.0f s left ", (double)(total - done) / rate);
-            fflush(stderr);
-            p->last = t;
-            p->drawn = 1;
-        }
-    } else if (t >= PROGRESS_AFTER_S && tenth > p->last_tenth) {
-        fprintf(stderr, PROG ": %3u%%  %llu/%llu frames  %.1f frames/s\n",
-                (unsigned)(100 * done / (total ? total : 1)), (unsigned long long)done,
-                (unsigned long long)total, rate);
-        p->last_tenth = tenth;
-    }
-    return 0;
+    p->t0 = now_s();
+    p->last = -1.0;
+    p->last_tenth = 0;
+    p->drawn = 0;
+    p->pairs = pairs;
+    p->decorr = decorr;
+    p->frames = frames;
+    p->tp_frames = tp_frames ? tp_frames : 1;
+    p->scoring = scoring;
 }
 
 static void progress_end(progress *p)
 {
     if (p->drawn) fputc('\n', stderr);
     p->drawn = 0;
+}
+
+/* The scores of a time point of n frames (esrrf.h's sweep steps less its frames). */
+static uint64_t progress_scores(const progress *p, uint64_t n)
+{
+    return (uint64_t)p->pairs * (p->decorr || n >= 2 ? 2 : 1);
+}
+
+/* done steps -> where the pass stands: every time point but the last has tp_frames frames, so
+   the time point is a division. */
+static progress_at progress_where(const progress *p, uint64_t done)
+{
+    progress_at at;
+    uint64_t T = p->tp_frames, ntp = (p->frames + T - 1) / T, full = T + progress_scores(p, T), base, n;
+    memset(&at, 0, sizeof at);
+    at.ntp = ntp;
+    if (!p->pairs) { at.frames_done = done; at.tp = 1; return at; }
+    at.tp = done / full < ntp ? done / full : ntp - 1;
+    base = at.tp * full;
+    n = at.tp == ntp - 1 ? p->frames - at.tp * T : T;
+    if (done - base < n) {
+        at.frames_done = at.tp * T + (done - base);
+    } else {
+        at.frames_done = at.tp * T + n;
+        at.scores = progress_scores(p, n);
+        at.scores_done = done - base - n;
+    }
+    at.tp++;
+    return at;
+}
+
+static int on_progress(uint64_t done, uint64_t total, void *user)
+{
+    progress *p = (progress *)user;
+    progress_at at;
+    double t, rate;
+    unsigned tenth, pct;
+    if (p->quiet || interrupted) return interrupted != 0;
+    at = progress_where(p, done);
+    t = now_s() - p->t0;
+    rate = t > 0 ? (double)at.frames_done / t : 0.0;
+    tenth = (unsigned)(10 * done / (total ? total : 1));
+    pct = (unsigned)(100 * done / (total ? total : 1));
+    if (at.scores && at.scores_done == 0 && (at.tp == 1 || at.ntp <= MAX_SCORING_LINES)) {
+        progress_end(p);
+        fprintf(stderr, PROG ": scoring time point %llu of %llu: %s\n", (unsigned long long)at.tp,
+                (unsigned long long)at.ntp, p->scoring);
+    }
+    if (p->tty && (t - p->last >= 0.1 || done == total)) {
+        char bar[31];
+        unsigned k, fill = (unsigned)(30 * done / (total ? total : 1));
+        for (k = 0; k < 30; k++) bar[k] = k < fill ? '#' : '.';
+        bar[30] = '\0';
+        fprintf(stderr, "\r[%s] %3u%%  ", bar, pct);
+        if (at.scores)
+            fprintf(stderr, "scoring time point %llu of %llu: %llu/%llu scores  ", (unsigned long long)at.tp,
+                    (unsigned long long)at.ntp, (unsigned long long)at.scores_done, (unsigned long long)at.scores);
+        else
+            fprintf(stderr, "%llu/%llu frames  %.1f frames/s  ", (unsigned long long)at.frames_done,
+                    (unsigned long long)p->frames, rate);
+        p->last = t;
+        p->drawn = 1;
+    } else if (!p->tty && tenth > p->last_tenth) {
+        if (at.scores)
+            fprintf(stderr, PROG ": %3u%%  scoring time point %llu of %llu: %llu/%llu scores\n", pct,
+                    (unsigned long long)at.tp, (unsigned long long)at.ntp, (unsigned long long)at.scores_done,
+                    (unsigned long long)at.scores);
+        else
+            fprintf(stderr, PROG ": %3u%%  %llu/%llu frames  %.1f frames/s\n", pct, (unsigned long long)at.frames_done,
+                    (unsigned long long)p->frames, rate);
+        p->last_tenth = tenth;
+    }
+    fflush(stderr);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------ outputs */
@@ -505,6 +739,7 @@ static int job_free(job *j, int discard)
     free(j->mean);
     free(j->q.map);
     io_stack_free(&j->st);
+    signal_backend = NULL;   /* no handler reaches it any more */
     return hst_backend_destroy(j->be) == HST_SUCCESS;
 }
 
@@ -683,45 +918,60 @@ static double sr_pixel_size(const io_stack *st, unsigned mag)
     return st->pixel_size > 0 && st->unit[0] ? st->pixel_size / mag : 0.0;
 }
 
-/* The sweep's QnR table as CSV: a row per pair, sensitivity major (NanoPyx's map order). */
-static void sweep_csv(const options *o, const job *j, char *buf, size_t bytes)
+/* v with prec digits (general: %g-style, else after the point), or "NaN" (the CSV's, whatever
+   the C library spells). */
+static const char *csv_number(char *out, size_t cap, double v, int prec, int general)
+{
+    if (isnan(v)) snprintf(out, cap, "NaN");
+    else if (general) snprintf(out, cap, "%.*g", prec, v);
+    else snprintf(out, cap, "%.*f", prec, v);
+    return out;
+}
+
+/* The sweep's QnR table as CSV: a row per pair, sensitivity major (NanoPyx's map order); a
+   value that does not exist (NaN; the resolution of FRC with one frame per time point:
+   resolution_ok 0) is written NaN. */
+static void sweep_csv(const options *o, const job *j, int resolution_ok, char *buf, size_t bytes)
 {
     const hst_esrrf_sweep_result *w = &j->sweep;
     double ps = sr_pixel_size(&j->st, o->mag);
     size_t n;
     unsigned l, k;
+    char q[32], r[32], px[32], len[32];
     n = (size_t)snprintf(buf, bytes, "sensitivity,radius,qnr,rsp,%s_px%s%s,best\n",
                          o->use_decorr ? "decorr_resolution" : "frc_resolution", ps > 0 ? ",resolution_" : "",
                          ps > 0 ? j->st.unit : "");
     for (l = 0; l < o->ns && n < bytes; l++)
         for (k = 0; k < o->nr && n < bytes; k++) {
-            n += (size_t)snprintf(buf + n, bytes - n, "%g,%g,%.6f,%.6f,%.4f", (double)o->sens[l], (double)o->radii[k],
-                                  w->qnr[l][k], w->rsp[l][k], w->resolution[l][k]);
-            if (ps > 0 && n < bytes) n += (size_t)snprintf(buf + n, bytes - n, ",%.6g", w->resolution[l][k] * ps);
-            if (n < bytes)
-                n += (size_t)snprintf(buf + n, bytes - n, ",%d\n", l == w->best_sensitivity && k == w->best_radius);
+            double res = resolution_ok ? w->resolution[l][k] : NAN;
+            n += (size_t)snprintf(buf + n, bytes - n, "%g,%g,%s,%s,%s%s%s,%d\n", (double)o->sens[l],
+                                  (double)o->radii[k], csv_number(q, sizeof q, w->qnr[l][k], 6, 0),
+                                  csv_number(r, sizeof r, w->rsp[l][k], 6, 0), csv_number(px, sizeof px, res, 4, 0),
+                                  ps > 0 ? "," : "", ps > 0 ? csv_number(len, sizeof len, res * ps, 6, 1) : "",
+                                  l == w->best_sensitivity && k == w->best_radius);
         }
 }
 
 /* The extras into their temporary files: the sweep's CSV and heat map, the error map. */
-static int write_extras(const options *o, job *j, uint32_t rm, uint32_t cm)
+static int write_extras(const options *o, job *j, int resolution_ok, uint32_t rm, uint32_t cm)
 {
     char err[1024], text[16384], labels[2][HST_ESRRF_SWEEP_MAX][24], title[160];
     const char *rl[HST_ESRRF_SWEEP_MAX], *cl[HST_ESRRF_SWEEP_MAX];
     double q[HST_ESRRF_SWEEP_MAX * HST_ESRRF_SWEEP_MAX];
     unsigned l, k;
     if (o->sweep) {
-        sweep_csv(o, j, text, sizeof text);
+        sweep_csv(o, j, resolution_ok, text, sizeof text);
         if (!io_write_text(&j->extra[EX_CSV], text, err, sizeof err)) { fail("%s", err); return 0; }
         for (l = 0; l < o->ns; l++) { snprintf(labels[0][l], 24, "%g", (double)o->sens[l]); rl[l] = labels[0][l]; }
         for (k = 0; k < o->nr; k++) { snprintf(labels[1][k], 24, "%g", (double)o->radii[k]); cl[k] = labels[1][k]; }
         for (l = 0; l < o->ns; l++)
             for (k = 0; k < o->nr; k++) q[l * o->nr + k] = j->sweep.qnr[l][k];
-        snprintf(title, sizeof title, "eSRRF QnR (mag %u, %s); best: radius %g, sensitivity %g", o->mag,
+        snprintf(title, sizeof title, "eSRRF QnR (mag %u, %s); best: radius %g, sensitivity %g%s", o->mag,
                  o->use_decorr ? "decorrelation" : "FRC", (double)o->radii[j->sweep.best_radius],
-                 (double)o->sens[j->sweep.best_sensitivity]);
-        if (!io_write_png_heatmap(&j->extra[EX_HEAT], q, o->ns, o->nr, rl, cl, "sensitivity", "radius", title, 2,
-                                  j->sweep.best_sensitivity, j->sweep.best_radius, err, sizeof err)) {
+                 (double)o->sens[j->sweep.best_sensitivity],
+                 isnan(j->sweep.qnr[j->sweep.best_sensitivity][j->sweep.best_radius]) ? " (by RSP: no resolution)" : "");
+        if (!io_write_png_heatmap(&j->extra[EX_HEAT], q, o->ns, o->nr, rl, cl, "sensitivity", "radius (input pixels)",
+                                  title, 2, j->sweep.best_sensitivity, j->sweep.best_radius, err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
@@ -737,8 +987,8 @@ static int write_extras(const options *o, job *j, uint32_t rm, uint32_t cm)
     return 1;
 }
 
-/* The TIFFs and the preview, then every file renamed into place. */
-static int write_outputs(const options *o, job *j, uint64_t ntp, uint32_t rm, uint32_t cm)
+/* The TIFFs and the preview, then every file renamed into place (resolution_ok: as write_extras). */
+static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t ntp, uint32_t rm, uint32_t cm)
 {
     char software[200], err[1024];
     unsigned m, first = 3;
@@ -761,7 +1011,7 @@ static int write_outputs(const options *o, job *j, uint64_t ntp, uint32_t rm, ui
             return 0;
         }
     }
-    if (!write_extras(o, j, rm, cm) || interrupted) return 0;
+    if (!write_extras(o, j, resolution_ok, rm, cm) || interrupted) return 0;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         if ((o->modes & (1u << m)) && !io_outfile_commit(&j->tif[m], err, sizeof err)) { fail("%s", err); return 0; }
     if (o->preview && !io_outfile_commit(&j->png, err, sizeof err)) { fail("%s", err); return 0; }
@@ -848,7 +1098,7 @@ static void make_desc(run *u)
     d->no_macro_pixel_correction = !o->macro_pixel;
     d->frames_per_timepoint = o->frames_per_tp;
     d->modes = o->modes;
-    d->path = !o->path_given ? HST_ESRRF_PATH_AUTO : o->chained ? HST_ESRRF_PATH_CHAINED : HST_ESRRF_PATH_FUSED;
+    d->path = o->chained ? HST_ESRRF_PATH_CHAINED : o->fused ? HST_ESRRF_PATH_FUSED : HST_ESRRF_PATH_AUTO;
     d->backends = &u->j.be;
     d->num_backends = 1;
     d->budget_bytes = o->budget_mib << 20;
@@ -897,6 +1147,7 @@ static int prepare(run *u)
     bd.log_level = HST_LOG_WARN;
     hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
     r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
+    if (r == HST_SUCCESS) signal_backend = j->be;   /* before the signals held meanwhile arrive */
     release_signals(&mask);
     if (r != HST_SUCCESS) {
         fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
@@ -946,12 +1197,26 @@ static int finished(run *u, hst_result r, const char *what)
     return 0;
 }
 
+/* Frames per time point as esrrf.h cuts them (0 and values above the frames: all frames). */
+static uint64_t timepoint_frames(const run *u)
+{
+    uint64_t T = u->o.frames_per_tp, n = u->j.st.frames;
+    return T == 0 || T > n ? n : T;
+}
+
+/* Whether the run's resolution exists: decorrelation always, FRC (of the odd and the even
+   frames' AVG images) with two frames per time point. */
+static int resolution_exists(const run *u)
+{
+    return u->o.use_decorr || timepoint_frames(u) >= 2;
+}
+
 /* eSRRF, every mode from one pass (collective over the ranks). Returns an exit status. */
 static int compute(run *u)
 {
     job *j = &u->j;
     hst_result r;
-    u->pg.t0 = now_s();
+    progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
     r = hst_esrrf_run(&u->d, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols, j->out, &u->rep);
     progress_end(&u->pg);
     return finished(u, r, "eSRRF");
@@ -968,13 +1233,16 @@ static int compute_sweep(run *u)
     unsigned p, np = o->nr * o->ns, best;
     size_t bytes = (size_t)u->ntp * u->rm * u->cm * sizeof(float);
     hst_result r = HST_SUCCESS;
+    char scoring[160];
     memset(&sw, 0, sizeof sw);
     sw.radii = o->radii; sw.num_radii = o->nr;
     sw.sensitivities = o->sens; sw.num_sensitivities = o->ns;
     sw.use_decorr = o->use_decorr;
     for (p = 0; p < np; p++)
         if (!(images[p] = (float *)malloc(bytes))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
-    u->pg.t0 = now_s();
+    snprintf(scoring, sizeof scoring, "%u pair(s), their AVG images' RSP (error maps)%s", np,
+             o->use_decorr ? " and decorrelation" : resolution_exists(u) ? " and FRC of odd and even frames" : "");
+    progress_start(&u->pg, np, o->use_decorr, j->st.frames, timepoint_frames(u), scoring);
     if (r == HST_SUCCESS)
         r = hst_esrrf_sweep(&u->d, &sw, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols,
                             images, &j->sweep);
@@ -994,7 +1262,8 @@ static int compute_sweep(run *u)
 
 /* --quality: the error map of the output (its first mode, over all time points) against the
    widefield mean, and the FRC resolution of the AVG images of odd and even frames (the sweep's
-   at its best pair; else a sweep of the run's one pair). Returns an exit status. */
+   at its best pair; else a sweep of the run's one pair; none, NaN, with one frame per time
+   point). Returns an exit status. */
 static int compute_quality(run *u)
 {
     job *j = &u->j;
@@ -1010,6 +1279,7 @@ static int compute_quality(run *u)
     if (!wf || !j->q.map || !img) r = HST_ERROR_OUT_OF_HOST_MEMORY;
     if (r == HST_SUCCESS) {
         if (img != j->out[first]) mean_over_timepoints(j->out[first], P, u->ntp, img);
+        if (!u->pg.quiet) fprintf(stderr, PROG ": scoring: the error map against the widefield mean (RSE, RSP)\n");
         r = hst_error_map(j->be, wf, j->st.rows, j->st.cols, img, u->rm, u->cm, NULL, j->q.map, &em);
     }
     if (img != j->out[first]) free(img);
@@ -1018,16 +1288,18 @@ static int compute_quality(run *u)
         j->q.rse = em.rse;
         j->q.rsp = em.rsp;
     }
+    j->q.frc_px = NAN;
     if (r == HST_SUCCESS && o->sweep) {
         j->q.frc_px = j->sweep.resolution[j->sweep.best_sensitivity][j->sweep.best_radius];
-    } else if (r == HST_SUCCESS) {
+    } else if (r == HST_SUCCESS && resolution_exists(u)) {
         hst_esrrf_sweep_desc sw;
         hst_esrrf_sweep_result res;
         float radius = (float)o->radius, sens = (float)o->sensitivity;
         memset(&sw, 0, sizeof sw);
         sw.radii = &radius; sw.num_radii = 1;
         sw.sensitivities = &sens; sw.num_sensitivities = 1;
-        u->pg.t0 = now_s();
+        progress_start(&u->pg, 1, 0, j->st.frames, timepoint_frames(u), "the RSP and the FRC of the AVG images of odd "
+                       "and even frames");
         r = hst_esrrf_sweep(&u->d, &sw, j->st.data, dtype_of[j->st.dtype], j->st.frames, j->st.rows, j->st.cols,
                             NULL, &res);
         progress_end(&u->pg);
@@ -1036,10 +1308,13 @@ static int compute_quality(run *u)
     return finished(u, r, "the quality report");
 }
 
-/* A resolution in magnified pixels, and in the TIFF's unit where it gives one. */
+/* A resolution in magnified pixels, and in the TIFF's unit where it gives one; "none" where it
+   does not exist (NaN; FRC with one frame per time point says why). */
 static void print_resolution(const run *u, double px)
 {
     double ps = sr_pixel_size(&u->j.st, u->o.mag);
+    if (!resolution_exists(u)) { printf("none (needs two frames per time point)"); return; }
+    if (isnan(px)) { printf("none"); return; }
     printf("%.3g px", px);
     if (ps > 0) printf(" (%.4g %s)", px * ps, u->j.st.unit);
     if (px == 0) printf(" (the curve never crosses the threshold: NanoPyx's 0)");
@@ -1054,16 +1329,22 @@ static void print_sweep(const run *u)
     printf("  sweep     QnR of %u x %u pairs (%s), one pass over the frames: %.3f s, scores %.3f s\n", o->ns, o->nr,
            o->use_decorr ? "RSP and decorrelation" : "RSP and FRC of odd and even frames", w->pass_seconds,
            w->score_seconds);
+    printf("            rows: sensitivity, columns: radius (input pixels)\n");
     printf("            sensitivity \\ radius");
     for (k = 0; k < o->nr; k++) printf(" %8g", (double)o->radii[k]);
     printf("\n");
     for (l = 0; l < o->ns; l++) {
         printf("            %-20g", (double)o->sens[l]);
-        for (k = 0; k < o->nr; k++) printf(" %8.4f", w->qnr[l][k]);
+        for (k = 0; k < o->nr; k++) {
+            if (isnan(w->qnr[l][k])) printf(" %8s", "none");
+            else printf(" %8.4f", w->qnr[l][k]);
+        }
         printf("\n");
     }
-    printf("  best      radius %g, sensitivity %g: QnR %.4f, RSP %.4f, resolution ", (double)o->radii[bk],
-           (double)o->sens[bl], w->qnr[bl][bk], w->rsp[bl][bk]);
+    printf("  best      radius %g, sensitivity %g: ", (double)o->radii[bk], (double)o->sens[bl]);
+    if (isnan(w->qnr[bl][bk])) printf("QnR none (it needs a resolution: the best RSP)");
+    else printf("QnR %.4f", w->qnr[bl][bk]);
+    printf(", RSP %.4f, resolution ", w->rsp[bl][bk]);
     print_resolution(u, w->resolution[bl][bk]);
     printf(" (the output image)\n");
 }
@@ -1071,7 +1352,8 @@ static void print_sweep(const run *u)
 static void print_quality(const run *u)
 {
     const quality *q = &u->j.q;
-    printf("  quality   RSE %.6g, RSP %.4f (error map against the widefield mean); FRC resolution ", q->rse, q->rsp);
+    printf("  quality   RSE %.6g, RSP %.4f (error map against the widefield mean); %s resolution ", q->rse, q->rsp,
+           u->o.use_decorr ? "decorrelation" : "FRC");
     print_resolution(u, q->frc_px);
     printf("\n");
 }
@@ -1123,7 +1405,8 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     if (status == 0 && u.o.quality) status = compute_quality(&u);
     if (status == 0 && rk->rank == 0) {
         t0 = now_s();
-        if (!write_outputs(&u.o, &u.j, u.ntp, u.rm, u.cm)) status = interrupted ? interrupted_status() : 1;
+        if (!write_outputs(&u.o, &u.j, resolution_exists(&u), u.ntp, u.rm, u.cm))
+            status = interrupted ? interrupted_status() : 1;
         u.t_write = now_s() - t0;
         if (status == 0 && !u.o.quiet) summary(&u);
     }

@@ -4,7 +4,8 @@
 
    Define IMAGE_IO_IMPLEMENTATION in exactly ONE .c file before including this header (the other
    files see the declarations only); that file also needs POSIX.1-2008 (define _POSIX_C_SOURCE
-   200809L before any include: mkstemp, pread, fchmod) and links -ltiff -lpng -lm.
+   200809L before any include: mkstemp, pread, fchmod, faccessat, readlink) and links -ltiff
+   -lpng -lm.
 
        io_stack st;
        io_outfile out = {0};
@@ -84,12 +85,30 @@ size_t io_dtype_bytes(io_dtype dtype);
    over path by io_outfile_commit, so that an error or an interruption never leaves a partial
    output: call io_outfile_discard on every path that does not commit. A zero-initialised
    io_outfile may be discarded (nothing happens). Every failure to write (a full disk, a
-   quota, an I/O error) is reported with the path and the system's reason (strerror). */
-typedef struct io_outfile { char final[4096], tmp[4160]; int fd; } io_outfile;
+   quota, an I/O error) is reported with the path and the system's reason (strerror).
+   Only regular files are written, and only where the rename can replace them, checked by
+   io_outfile_open before any work (and again by io_outfile_commit, just before the rename):
+     - a symbolic link is followed to the file it names (links of links too, relative ones from
+       their own directory): the temporary file goes into the target's directory and is renamed
+       over the target, so the link stays and its target gets the output, atomically;
+     - refused, naming the path (and the link's target): an empty path or one whose last name
+       is empty, "." or ".."; a directory, a FIFO, a socket or a device there (no stream to a
+       pipe: a TIFF is written with seeks); a file without write permission for anybody or not
+       writable by this user (root included: a read-only file is never replaced); another
+       user's file in a sticky directory (/tmp) that this user does not own (unless root);
+     - the directory must take a new file: the temporary file is created by io_outfile_open.
+   The file keeps the permissions of the file it replaces (not its set-user/group-ID bits); a
+   new one gets 0666 less the umask.
+   io_outfile_remove_temporaries removes the temporary file of every io_outfile opened and
+   neither committed nor discarded (at most IO_MAX_OUTFILES at a time: io_outfile_open refuses
+   more): async-signal-safe (unlink only), for a handler of a signal that ends the program. */
+#define IO_MAX_OUTFILES 32
+typedef struct io_outfile { char final[4096], tmp[4160]; int fd; int slot; } io_outfile;
 
 int  io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes);
 int  io_outfile_commit(io_outfile *o, char *err, size_t err_bytes);
 void io_outfile_discard(io_outfile *o);
+void io_outfile_remove_temporaries(void);
 
 /* Writes pages images of rowsM x colsM float32 samples (images: pages x rowsM x colsM, C order)
    into o, one page per image, uncompressed (BigTIFF past 3 GiB). The pixel size is the input's
@@ -124,9 +143,10 @@ int io_write_text(io_outfile *o, const char *text, char *err, size_t err_bytes);
 
 /* A labelled heat map of a table (rows x cols doubles, C order) as an RGB PNG: each value a
    square cell coloured by a plasma-like map between the table's finite minimum and maximum
-   (NaN: grey), the value printed in it with `digits` decimals, the cell (mark_row, mark_col)
-   outlined; row_labels down the left under row_title, col_labels along the top under
-   col_title, title above all (ASCII). rows, cols 1..64. Returns 1, or 0 with err filled. */
+   (NaN: grey, "none"), the value printed in it with `digits` decimals, the cell (mark_row,
+   mark_col) outlined; title above all, then the legend "rows: <row_title>, columns: <col_title>" on a
+   line of its own (also the PNG's Description text), col_labels along the top of the cells and
+   row_labels down their left (ASCII). rows, cols 1..64. Returns 1, or 0 with err filled. */
 int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, unsigned cols,
                          const char *const *row_labels, const char *const *col_labels,
                          const char *row_title, const char *col_title, const char *title,
@@ -145,12 +165,17 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef S_ISVTX
+#define S_ISVTX 01000   /* the sticky bit (XSI's name; the same bit everywhere) */
+#endif
 
 /* Largest ratio of decoded sample bytes to file bytes the reader accepts: deflate's limit is
    1032:1 and LZW's about 1300:1, so a larger one is a hostile or broken header. */
@@ -884,26 +909,136 @@ void io_stack_free(io_stack *st)
 }
 
 /* --------------------------------------------------------------------------- >>output files */
+/* The open outputs' temporary names, for io_outfile_remove_temporaries in a signal handler:
+   slot k is live while io__live[k] is set, its pointer written first (both volatile: kept in
+   that order). The name is registered before mkstemp creates the file and dropped after the
+   file is renamed or removed, so a handler running at any moment finds every file there is. */
+static io_outfile *volatile io__slot[IO_MAX_OUTFILES];
+static volatile sig_atomic_t io__live[IO_MAX_OUTFILES];
+
+void io_outfile_remove_temporaries(void)
+{
+    int k;
+    for (k = 0; k < IO_MAX_OUTFILES; k++)
+        if (io__live[k]) unlink(io__slot[k]->tmp);
+}
+
+static void io__unregister(io_outfile *o)
+{
+    if (o->slot > 0) io__live[o->slot - 1] = 0;
+    o->slot = 0;
+}
+
+/* The name at path's end, its symbolic links followed (a link's relative target from the
+   link's directory), into out; 0 with err filled when there are too many or one is unreadable.
+   A name not there (a dangling link's target included) ends the walk: it is created. */
+static int io__follow_links(const char *path, char *out, size_t bytes, char *err, size_t err_bytes)
+{
+    char target[4096], next[8200];
+    struct stat sb;
+    unsigned hops;
+    snprintf(out, bytes, "%s", path);
+    for (hops = 0; lstat(out, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+        const char *slash = strrchr(out, '/');
+        ssize_t n = hops < 40 ? readlink(out, target, sizeof target) : -1;
+        if (hops == 40) errno = ELOOP;
+        if (n < 0 || (size_t)n >= sizeof target) {
+            io__say(err, err_bytes, "cannot write %s: %s", path, n < 0 ? strerror(errno) : "link target too long");
+            return 0;
+        }
+        target[n] = '\0';
+        if (target[0] == '/' || !slash) snprintf(next, sizeof next, "%s", target);
+        else snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, target);
+        if (strlen(next) >= bytes) { io__say(err, err_bytes, "cannot write %s: path too long", path); return 0; }
+        snprintf(out, bytes, "%s", next);
+    }
+    return 1;
+}
+
+/* What kind of file sb is, for a refusal: "a directory", "a FIFO (named pipe)", ... */
+static const char *io__not_regular(const struct stat *sb)
+{
+    if (S_ISDIR(sb->st_mode)) return "a directory";
+    if (S_ISFIFO(sb->st_mode)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(sb->st_mode)) return "a socket";
+    if (S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode)) return "a device";
+    if (S_ISLNK(sb->st_mode)) return "a symbolic link (it changed while this program ran)";
+    return S_ISREG(sb->st_mode) ? NULL : "not a regular file";
+}
+
+/* Whether an output may be put at target (path: what the user gave, for messages; target:
+   path's links followed): a name that can be a file's, and nothing there or a regular file
+   the rename may replace (io_outfile's rules). *old receives target's stat (st_mode 0: no
+   file there). Returns 1, or 0 with err filled. */
+static int io__check_target(const char *path, const char *target, struct stat *old, char *err, size_t err_bytes)
+{
+    char shown[8400], dir[4096];
+    const char *base = strrchr(target, '/'), *what;
+    struct stat dsb;
+    if (strcmp(path, target)) snprintf(shown, sizeof shown, "%s (a symbolic link to %s)", path, target);
+    else snprintf(shown, sizeof shown, "%s", path);
+    memset(old, 0, sizeof *old);
+    base = base ? base + 1 : target;
+    if (!*path) { io__say(err, err_bytes, "the output path is empty: give a file name"); return 0; }
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+        io__say(err, err_bytes, "cannot write %s: it names a directory, not a file", shown);
+        return 0;
+    }
+    if (lstat(target, old) != 0) { memset(old, 0, sizeof *old); return 1; }   /* created (or mkstemp says why not) */
+    if ((what = io__not_regular(old)) != NULL) {
+        io__say(err, err_bytes, "cannot write %s: it is %s, and outputs are regular files only (a TIFF is written "
+                "with seeks): refused; give a file name", shown, what);
+        return 0;
+    }
+    if (!(old->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0) {
+        io__say(err, err_bytes, "cannot write %s: the file is read-only (not writable by this user): refused to "
+                "replace it; make it writable or remove it", shown);
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%.*s", base - target > 1 ? (int)(base - target - 1) : (int)(base - target), target);
+    if (stat(dir[0] ? dir : ".", &dsb) == 0 && (dsb.st_mode & S_ISVTX) && geteuid() != 0 &&
+        old->st_uid != geteuid() && dsb.st_uid != geteuid()) {
+        io__say(err, err_bytes, "cannot write %s: another user's file in a sticky directory (%s) cannot be "
+                "replaced: refused; choose another name", shown, dir[0] ? dir : ".");
+        return 0;
+    }
+    return 1;
+}
+
 int io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes)
 {
     mode_t mask;
-    struct stat sb;
+    struct stat old;
+    int k;
     o->fd = -1;
+    o->slot = 0;
     o->tmp[0] = '\0';
     o->final[0] = '\0';
     if (strlen(path) >= sizeof o->final) { io__say(err, err_bytes, "%s: path too long", path); return 0; }
-    snprintf(o->final, sizeof o->final, "%s", path);
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { io__say(err, err_bytes, "%s: is a directory", path); return 0; }
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
+    if (!io__follow_links(path, o->final, sizeof o->final, err, err_bytes) ||
+        !io__check_target(path, o->final, &old, err, err_bytes))
+        return 0;
+    for (k = 0; k < IO_MAX_OUTFILES && io__live[k]; k++) {}
+    if (k == IO_MAX_OUTFILES) {
+        io__say(err, err_bytes, "cannot write %s: more than %d outputs open at once", path, IO_MAX_OUTFILES);
+        return 0;
+    }
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", o->final);
+    io__slot[k] = o;
+    io__live[k] = 1;
+    o->slot = k + 1;
     if ((o->fd = mkstemp(o->tmp)) < 0) {
-        io__say(err, err_bytes, "cannot write %s: %s", path, strerror(errno));
+        io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
+        io__unregister(o);
         o->tmp[0] = '\0';
         return 0;
     }
-    /* mkstemp makes 0600; an output file gets the usual 0666 less the umask */
+    /* mkstemp makes 0600: the replaced file's mode, else the usual 0666 less the umask */
     mask = umask(0);
     umask(mask);
-    if (fchmod(o->fd, 0666 & ~mask) != 0) { /* keeps 0600: still readable by its owner */ }
+    if (fchmod(o->fd, old.st_mode ? old.st_mode & 0777 : 0666 & ~mask) != 0) {
+        /* keeps 0600: still readable by its owner */
+    }
     return 1;
 }
 
@@ -913,17 +1048,24 @@ void io_outfile_discard(io_outfile *o)
     if (o->fd >= 0) close(o->fd);
     o->fd = -1;
     unlink(o->tmp);
+    io__unregister(o);   /* after the unlink: a signal meanwhile finds the name */
     o->tmp[0] = '\0';
 }
 
 int io_outfile_commit(io_outfile *o, char *err, size_t err_bytes)
 {
+    struct stat old;
     if (o->fd >= 0) { close(o->fd); o->fd = -1; }
+    if (!io__check_target(o->final, o->final, &old, err, err_bytes)) {   /* what is there now */
+        io_outfile_discard(o);
+        return 0;
+    }
     if (rename(o->tmp, o->final) != 0) {
         io__say(err, err_bytes, "cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
         io_outfile_discard(o);
         return 0;
     }
+    io__unregister(o);
     o->tmp[0] = '\0';
     return 1;
 }
@@ -1398,8 +1540,10 @@ static void io__hm_text(unsigned char *rgb, unsigned char *mask, uint32_t w, uin
         if (mask[i]) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = v;
 }
 
-static int io__png_write_rgb(io__sink *sink, const unsigned char *rgb, uint32_t w, uint32_t h, char *png_msg)
+static int io__png_write_rgb(io__sink *sink, const unsigned char *rgb, uint32_t w, uint32_t h, const char *description,
+                             char *png_msg)
 {
+    png_text text;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, png_msg, io__png_error, io__png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     uint32_t y;
@@ -1415,6 +1559,11 @@ static int io__png_write_rgb(io__sink *sink, const unsigned char *rgb, uint32_t 
     png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
     png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
+    memset(&text, 0, sizeof text);
+    text.compression = PNG_TEXT_COMPRESSION_NONE;
+    text.key = (png_charp)(uintptr_t)"Description";
+    text.text = (png_charp)(uintptr_t)description;
+    png_set_text(png, info, &text, 1);
     png_write_info(png, info);
     for (y = 0; y < h; y++) png_write_row(png, (png_bytep)(uintptr_t)(rgb + (size_t)y * w * 3));
     png_write_end(png, info);
@@ -1438,7 +1587,8 @@ static void io__hm_cell(unsigned char *rgb, unsigned char *mask, uint32_t w, uin
             p[1] = marked && edge ? 255 : c[1];
             p[2] = marked && edge ? 255 : c[2];
         }
-    snprintf(text, sizeof text, "%.*f", (int)digits, v);
+    if (isnan(v)) snprintf(text, sizeof text, "none");
+    else snprintf(text, sizeof text, "%.*f", (int)digits, v);
     tw = (uint32_t)strlen(text) * IO__HM_CHAR;
     io__hm_text(rgb, mask, w, h, x0 + (tw < IO__HM_CELL ? (IO__HM_CELL - tw) / 2 : 0),
                 y0 + (IO__HM_CELL - IO_GLYPH_H * IO__HM_SCALE) / 2, x0 + IO__HM_CELL, text,
@@ -1452,10 +1602,10 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
                          size_t err_bytes)
 {
     double lo = INFINITY, hi = -INFINITY;
-    size_t left = strlen(row_title), i;
+    size_t left = 0, i;
     uint32_t w, h, top = 3 * IO__HM_LINE, r, c;
     unsigned char *rgb, *mask;
-    char png_msg[256] = "";
+    char png_msg[256] = "", legend[256];
     io__sink sink;
     int ok;
     if (!rows || !cols || rows > 64 || cols > 64) {
@@ -1465,9 +1615,11 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
     for (r = 0; r < rows; r++) if (strlen(row_labels[r]) > left) left = strlen(row_labels[r]);
     for (i = 0; i < (size_t)rows * cols; i++)
         if (isfinite(values[i])) { lo = values[i] < lo ? values[i] : lo; hi = values[i] > hi ? values[i] : hi; }
+    snprintf(legend, sizeof legend, "rows: %s, columns: %s", row_title, col_title);
     left = left * IO__HM_CHAR + 16;
     w = (uint32_t)left + cols * IO__HM_CELL + 8;
     if (w < strlen(title) * IO__HM_CHAR + 16) w = (uint32_t)(strlen(title) * IO__HM_CHAR + 16);
+    if (w < strlen(legend) * IO__HM_CHAR + 16) w = (uint32_t)(strlen(legend) * IO__HM_CHAR + 16);
     h = top + rows * IO__HM_CELL + 8;
     rgb = (unsigned char *)malloc((size_t)w * h * 3);
     mask = (unsigned char *)malloc((size_t)w * h);
@@ -1478,8 +1630,7 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
     }
     memset(rgb, 0, (size_t)w * h * 3);
     io__hm_text(rgb, mask, w, h, 8, 4, w, title, 255);
-    io__hm_text(rgb, mask, w, h, (uint32_t)left, 4 + IO__HM_LINE, w, col_title, 255);
-    io__hm_text(rgb, mask, w, h, 8, 4 + 2 * IO__HM_LINE, (uint32_t)left, row_title, 255);
+    io__hm_text(rgb, mask, w, h, 8, 4 + IO__HM_LINE, w, legend, 255);
     for (c = 0; c < cols; c++)
         io__hm_text(rgb, mask, w, h, (uint32_t)left + c * IO__HM_CELL + 4, 4 + 2 * IO__HM_LINE,
                     (uint32_t)left + (c + 1) * IO__HM_CELL, col_labels[c], 255);
@@ -1493,7 +1644,7 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
     sink.fd = o->fd;
     sink.err = 0;
     o->fd = -1;   /* closed below */
-    ok = io__png_write_rgb(&sink, rgb, w, h, png_msg);
+    ok = io__png_write_rgb(&sink, rgb, w, h, legend, png_msg);
     if (!io__sink_close(&sink)) ok = 0;
     if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, png_msg));
     free(rgb);

@@ -13,13 +13,27 @@
 
    Trust at the edges: an output that would be the input or another output (by name, symlink or
    hard link; each mode's file and the preview) is refused before a frame is read, naming both,
-   and the input is unchanged; a full disk (a tiny tmpfs where this test may mount one) and a
-   file size limit (RLIMIT_FSIZE, everywhere, with SIGXFSZ at its default: the program ignores it
-   itself) give the path and the system's reason and leave nothing; HUP, INT, TERM, QUIT and PIPE
-   sent once the run is under way (its progress drawn: the device is open and its drivers
-   loaded, PoCL's libLLVM with its own signal handlers among them) leave no file behind, the
-   input unchanged, and exit with 128 + the signal; a float stack of finite values near 1e20
-   gives an error naming VAR's time point, not an Inf image.
+   and the input is unchanged; an output that is not a regular file (a private FIFO, a device
+   node made by mknod where that is allowed, a socket, a directory, a symlink to a FIFO), a
+   read-only file, another user's file in a sticky directory (as root: the run as another uid)
+   and an empty name are refused before a frame is read and left as they were; a symlink is
+   written through (its target replaced, its mode kept, the link kept); a full disk (a tiny
+   tmpfs where this test may mount one) and a file size limit (RLIMIT_FSIZE, everywhere, with
+   SIGXFSZ at its default: the program ignores it itself) give the path and the system's reason
+   and leave nothing; every end signal (HUP, INT, QUIT, PIPE, TERM, ALRM, USR1, USR2, VTALRM,
+   PROF, XCPU, a real-time one) sent once the run is under way (its progress shown: the device
+   is open and its drivers loaded, PoCL's libLLVM with its own signal handlers among them)
+   leaves no file behind, the input unchanged, and exits with 128 + the signal; a fault signal
+   (SIGSYS) leaves no file either; SIGINT while the sweep scores ends the run within 1.5 s (the
+   library's loops check hst_backend_interrupt); a float stack of finite values near 1e20 gives
+   an error naming VAR's time point, not an Inf image.
+
+   Messages and options: --help names every option, its unit and default, the images' scale
+   (mean 1 with the macro-pixel correction, measured) and the exit statuses; conflicting
+   options are refused both ways; progress to a file is lines (no carriage return) from the
+   start, and the sweep and --quality say when they score; where FRC does not exist (one frame
+   per time point) the summary says "none (needs two frames per time point)" and the CSV NaN;
+   the heat map's legend names its rows and columns.
 
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
    test skips when the program has not been built (it needs libtiff and libpng, which `make
@@ -47,8 +61,11 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>   /* makedev */
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +344,10 @@ static pid_t start_argv_err(const char *const *argv, int errfd)
         if (e < 0 || o < 0) _exit(126);
         dup2(e, 2);
         dup2(o, 1);
+        {   /* no core file from a run a test ends by a fault signal */
+            struct rlimit core = { 0, 0 };
+            setrlimit(RLIMIT_CORE, &core);
+        }
         if (child_fsize) {   /* SIGXFSZ as a shell leaves it: the program must ignore it itself */
             struct rlimit rl;
             rl.rlim_cur = rl.rlim_max = child_fsize;
@@ -790,6 +811,17 @@ static void test_cli_ranks_equal_one_process(void **state)
 }
 
 /* ------------------------------------------------------------------ sweep and quality */
+/* Whether the file at path holds the n bytes of what somewhere. */
+static int file_holds(const char *path, const char *what, size_t n)
+{
+    size_t len = 0, i;
+    unsigned char *b = slurp(path, &len);
+    int found = 0;
+    for (i = 0; b && !found && i + n <= len; i++) found = !memcmp(b + i, what, n);
+    free(b);
+    return found;
+}
+
 /* The CSV's rows (after the header), the best row's sensitivity and radius. */
 static unsigned csv_rows(const char *path, double *best_s, double *best_r)
 {
@@ -828,6 +860,7 @@ static void test_sweep(void **state)
     assert_int_equal(run("--mag", "2", "--sweep", "--radii", "1,1.5,2", "--sensitivities", "1,2", good_be, out_tif,
                          NULL), 0);
     assert_non_null(strstr(out_text, "sensitivity \\ radius"));
+    assert_non_null(strstr(out_text, "rows: sensitivity, columns: radius (input pixels)"));
     assert_non_null(strstr(out_text, "best      radius"));
     path_in(csv, sizeof csv, outdir, "sr_qnr.csv");
     path_in(heat, sizeof heat, outdir, "sr_qnr.png");
@@ -839,6 +872,9 @@ static void test_sweep(void **state)
     fclose(f);
     assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
     assert_int_equal(sig[25], 2);   /* colour type RGB */
+    /* the legend drawn on a line of its own (before, "sensitivity" sat left of the radii: read
+       as "sensitivity 1"), also the PNG's Description text */
+    assert_true(file_holds(heat, "Description\0rows: sensitivity, columns: radius (input pixels)", 61));
     assert_int_equal(entries(outdir), 4);   /* the image, the preview, the table, the heat map */
     path_in(plain, sizeof plain, dir, "plain.tif");
     snprintf(rs, sizeof rs, "%g", br);
@@ -1045,13 +1081,341 @@ static void test_disk_full(void **state)
     tiny[0] = '\0';
 }
 
+/* ------------------------------------------------------------------ outputs that are not regular files */
+/* The last run's stderr shows no pass over the frames: its refusal came before one. */
+static void expect_no_progress(void)
+{
+    if (strstr(err_text, "frames/s")) print_message("# progress before the refusal: %s\n", err_text);
+    assert_null(strstr(err_text, "frames/s"));
+}
+
+/* A refused output: status 2, the message names `shown` and says `why`, before any frame. */
+static void expect_refused(int rc, const char *shown, const char *why)
+{
+    if (rc != 2 || !strstr(err_text, shown) || !strstr(err_text, why))
+        print_message("# status %d, stderr: %s\n", rc, err_text);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err_text, shown));
+    assert_non_null(strstr(err_text, why));
+    expect_no_progress();
+}
+
+/* The kind of file at path (lstat: a link is a link), 0 when there is none. */
+static mode_t kind_of(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0 ? (sb.st_mode & S_IFMT) : 0;
+}
+
+/* A FIFO, a device node (where mknod is allowed: as root), a socket, a directory, a symbolic
+   link to a FIFO and an empty name as the output: each refused by name before a frame is read,
+   and each file still what it was (the old program renamed its temporary file over any of
+   them: as root `esrrf in.tif /dev/null` replaced /dev/null with a regular file). Nothing else
+   appears beside them. */
+static void test_output_not_regular(void **state)
+{
+    char d[400], in[500], p[600], link_[600];
+    struct sockaddr_un sa;
+    unsigned expected = 5;   /* in.tif, fifo.tif, to_fifo.tif, sock.tif, adir */
+    int s;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    case_dir(d, sizeof d, "special", "in.tif", in, sizeof in);
+    snprintf(p, sizeof p, "%s/fifo.tif", d);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    expect_refused(run("--no-preview", in, p, NULL), p, "a FIFO");
+    assert_int_equal(kind_of(p), S_IFIFO);
+    snprintf(link_, sizeof link_, "%s/to_fifo.tif", d);
+    assert_int_equal(symlink("fifo.tif", link_), 0);
+    expect_refused(run("--no-preview", in, link_, NULL), link_, "a FIFO");
+    assert_int_equal(kind_of(link_), S_IFLNK);
+    assert_int_equal(kind_of(p), S_IFIFO);
+    snprintf(p, sizeof p, "%s/null.tif", d);
+    if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {   /* what /dev/null is */
+        expect_refused(run("--no-preview", in, p, NULL), p, "a device");
+        assert_int_equal(kind_of(p), S_IFCHR);
+        expected++;
+    } else {
+        print_message("# mknod refused here (%s): no device node case\n", strerror(errno));
+    }
+    snprintf(p, sizeof p, "%s/sock.tif", d);
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    assert_true(strlen(p) < sizeof sa.sun_path);
+    memcpy(sa.sun_path, p, strlen(p) + 1);
+    s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(s >= 0);
+    assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    expect_refused(run("--no-preview", in, p, NULL), p, "a socket");
+    assert_int_equal(kind_of(p), S_IFSOCK);
+    close(s);
+    snprintf(p, sizeof p, "%s/adir", d);
+    assert_int_equal(mkdir(p, 0755), 0);
+    expect_refused(run("--no-preview", in, p, NULL), p, "a directory");
+    expect_refused(run("--no-preview", in, "", NULL), "", "the output path is empty");
+    assert_int_equal(entries(d), expected);
+}
+
+/* A symbolic link as the output is written through: its target (here through a relative link
+   to a link in another directory) gets the image, keeps its mode, and both links stay links.
+   The preview is named after the link, beside it. No temporary file is left in either
+   directory. (The old program replaced the link itself with a file, the target untouched.) */
+static void test_output_symlink_written_through(void **state)
+{
+    char a[400], b[400], in[500], target[600], hop[600], link_[600], prev[600], got[600];
+    tiff_info ti;
+    struct stat sb;
+    ssize_t n;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    case_dir(a, sizeof a, "link_target", "in.tif", in, sizeof in);
+    snprintf(b, sizeof b, "%s/link_dir", dir);
+    assert_int_equal(mkdir(b, 0755), 0);
+    snprintf(target, sizeof target, "%s/result.tif", a);
+    put_file(target, (const unsigned char *)"old", 3);
+    assert_int_equal(chmod(target, 0640), 0);
+    snprintf(hop, sizeof hop, "%s/hop.tif", b);
+    assert_int_equal(symlink(target, hop), 0);              /* absolute */
+    snprintf(link_, sizeof link_, "%s/sr.tif", b);
+    assert_int_equal(symlink("hop.tif", link_), 0);         /* relative, to a link */
+    assert_int_equal(run("--mag", "2", in, link_, NULL), 0);
+    assert_int_equal(kind_of(link_), S_IFLNK);
+    assert_int_equal(kind_of(hop), S_IFLNK);
+    n = readlink(link_, got, sizeof got - 1);
+    assert_true(n > 0);
+    got[n] = '\0';
+    assert_string_equal(got, "hop.tif");
+    assert_true(read_tiff_info(target, &ti));
+    assert_int_equal(ti.pages, 1);
+    assert_int_equal(ti.width, 48);
+    assert_int_equal(stat(target, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0640);
+    snprintf(prev, sizeof prev, "%s/sr_preview.png", b);
+    assert_int_equal(kind_of(prev), S_IFREG);
+    assert_int_equal(entries(a), 2);   /* in.tif, result.tif */
+    assert_int_equal(entries(b), 3);   /* hop.tif, sr.tif, sr_preview.png */
+}
+
+/* A read-only output file is not replaced (root included: the permission bits decide), and
+   the refusal comes before a frame is read; the file and its mode are unchanged. */
+static void test_output_read_only(void **state)
+{
+    char d[400], in[500], p[600];
+    size_t n = 0;
+    unsigned char *b;
+    struct stat sb;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    case_dir(d, sizeof d, "readonly", "in.tif", in, sizeof in);
+    snprintf(p, sizeof p, "%s/kept.tif", d);
+    put_file(p, (const unsigned char *)"keep me", 7);
+    assert_int_equal(chmod(p, 0444), 0);
+    expect_refused(run("--no-preview", in, p, NULL), p, "read-only");
+    b = slurp(p, &n);
+    assert_non_null(b);
+    assert_int_equal(n, 7);
+    assert_memory_equal(b, "keep me", 7);
+    free(b);
+    assert_int_equal(stat(p, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0444);
+    assert_int_equal(entries(d), 2);
+}
+
+/* Another user's file in a sticky directory (as /tmp) cannot be replaced by rename: refused
+   before a frame is read (the old program computed, then failed to rename). Needs root to make
+   the users: run as uid 65534 on a file of uid 65533 in a 1777 directory. */
+static void test_output_sticky_directory(void **state)
+{
+    char d[400], in[500], p[600];
+    pid_t pid;
+    size_t n = 0;
+    unsigned char *b = slurp(good_be, &n);
+    const char *argv[] = { NULL, "--no-preview", NULL, NULL, NULL };
+    int rc;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_non_null(b);
+    if (geteuid() != 0) {
+        print_message("# not root: no other users to make; the sticky directory case is not run\n");
+        free(b);
+        return;
+    }
+    snprintf(d, sizeof d, "%s/sticky", dir);
+    assert_int_equal(mkdir(d, 0777), 0);
+    assert_int_equal(chmod(d, 01777), 0);
+    assert_int_equal(chmod(dir, 0755), 0);   /* the other user reaches it */
+    snprintf(in, sizeof in, "%s/in.tif", d);
+    put_file(in, b, n);
+    free(b);
+    assert_int_equal(chmod(in, 0644), 0);
+    snprintf(p, sizeof p, "%s/theirs.tif", d);
+    put_file(p, (const unsigned char *)"theirs", 6);
+    assert_int_equal(chmod(p, 0666), 0);
+    assert_int_equal(chown(p, 65533, 65533), 0);
+    argv[0] = bin;
+    argv[2] = in;
+    argv[3] = p;
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {   /* as another user: stderr and stdout to files it may write */
+        char errp[700], outp[700];
+        int e, o;
+        snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
+        snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
+        e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (e < 0 || o < 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(126);
+        dup2(e, 2);
+        dup2(o, 1);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    rc = wait_child(pid);
+    if (rc == 126 || rc == 127) {
+        print_message("# %s cannot be run as uid 65534 here (status %d): the sticky directory case is not run\n",
+                      bin, rc);
+        return;
+    }
+    expect_refused(rc, p, "sticky directory");
+    assert_int_equal(entries(d), 2);
+}
+
+/* ------------------------------------------------------------------ messages and options */
+/* --help names every option the program takes, what it takes and its default, the scale of
+   the images and the exit statuses (before: 8 terse lines, the exit statuses only in a source
+   comment). */
+static void test_help_complete(void **state)
+{
+    static const char *const wanted[] = {
+        "--mag N", "--radius R", "--sensitivity S", "--no-intensity-weighting", "--frames-per-timepoint T",
+        "--mode LIST", "--no-macro-pixel", "--fused", "--chained", "--channel C", "--max-frames N", "--device S",
+        "--budget-mib M", "--block N", "--sweep", "--radii LIST", "--sensitivities LIST", "--decorr",
+        "--quality", "--no-preview", "--quiet", "--help",
+        "input pixels", "MiB", "[5]", "[1.5]", "[1,1.5]", "[1,2]",     /* units and defaults */
+        "mean 1",                                                      /* the images' scale */
+        "none (needs two frames per time point)", "NaN",               /* FRC that does not exist */
+        "rows: sensitivity, columns: radius",                          /* the heat map */
+        "a FIFO", "symbolic link",                                      /* the outputs */
+        "Exit status: 0 success", "1 an error", "2 bad usage", "128 + N", "INT 130", "TERM 143",
+    };
+    size_t k;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_int_equal(run("--help", NULL), 0);
+    for (k = 0; k < sizeof wanted / sizeof wanted[0]; k++) {
+        if (!strstr(out_text, wanted[k])) print_message("# --help lacks \"%s\"\n", wanted[k]);
+        assert_non_null(strstr(out_text, wanted[k]));
+    }
+}
+
+/* What --help says of the scale holds: with the macro-pixel correction the AVG image's mean is
+   1 (each phase's mean is; float rounding of a few ulps per pixel summed in double). */
+static void test_avg_scale(void **state)
+{
+    tiff_info ti;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_int_equal(run("-q", "--mag", "3", "--no-preview", good_be, out_tif, NULL), 0);
+    assert_true(read_tiff_info(out_tif, &ti));
+    assert_int_equal(ti.width, 72);
+    assert_int_equal(ti.height, 60);
+    assert_true(fabs(ti.sum / (72.0 * 60.0) - 1.0) < 1e-5);
+    assert_int_equal(unlink(out_tif), 0);
+}
+
+/* Options that do not go together are refused both ways, naming what to drop (before: --radii
+   without --sweep refused, --sweep --radius 2 silently ignored). */
+static void test_conflicting_options(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    expect_failure(run("--sweep", "--radius", "2", good_be, out_tif, NULL), "drop --radius");
+    expect_failure(run("--sweep", "--sensitivity", "2", good_be, out_tif, NULL), "drop --sensitivity");
+    expect_failure(run("--sweep", "--radius", "2", "--sensitivity", "2", good_be, out_tif, NULL),
+                   "drop --radius and --sensitivity");
+    expect_failure(run("--sweep", "--chained", good_be, out_tif, NULL), "drop --chained");
+    expect_failure(run("--sweep", "--budget-mib", "64", good_be, out_tif, NULL), "drop --budget-mib");
+    expect_failure(run("--fused", "--chained", good_be, out_tif, NULL), "give one path");
+    expect_failure(run("--decorr", good_be, out_tif, NULL), "belong to --sweep");
+    expect_failure(run("--sensitivities", "1,2", good_be, out_tif, NULL), "belong to --sweep");
+}
+
+/* Progress to a file (not a terminal): lines, no carriage return, from the start of even a short
+   run (before: nothing for the first 2 s); the sweep and --quality say when they score. */
+static void test_progress_lines(void **state)
+{
+    char csv[420], heat[420], png[420], emap[420];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_int_equal(run("--mag", "2", "--no-preview", good_be, out_tif, NULL), 0);
+    assert_null(strchr(err_text, '\r'));
+    assert_non_null(strstr(err_text, "esrrf: 100%  6/6 frames"));
+    assert_int_equal(run("--mag", "2", "--sweep", "--quality", good_be, out_tif, NULL), 0);
+    assert_null(strchr(err_text, '\r'));
+    assert_non_null(strstr(err_text, "esrrf: scoring time point 1 of 1: 4 pair(s)"));
+    assert_non_null(strstr(err_text, "esrrf: scoring: the error map"));
+    assert_int_equal(run("--mag", "2", "--quality", "--frames-per-timepoint", "3", good_be, out_tif, NULL), 0);
+    assert_non_null(strstr(err_text, "esrrf: scoring time point 2 of 2: the RSP and the FRC"));
+    path_in(csv, sizeof csv, outdir, "sr_qnr.csv");
+    path_in(heat, sizeof heat, outdir, "sr_qnr.png");
+    path_in(png, sizeof png, outdir, "sr_preview.png");
+    path_in(emap, sizeof emap, outdir, "sr_errormap.tif");
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(unlink(csv), 0);
+    assert_int_equal(unlink(heat), 0);
+    assert_int_equal(unlink(png), 0);
+    assert_int_equal(unlink(emap), 0);
+}
+
+/* One frame per time point (or a 1-frame stack): no odd/even FRC exists. The summary says
+   "none (needs two frames per time point)", never "0 px" nor C's "nan", and the CSV's
+   resolution is NaN. */
+static void test_frc_undefined(void **state)
+{
+    char csv[420], png[420], heat[420], emap[420], *line, *save = NULL;
+    size_t n = 0;
+    unsigned char *b;
+    unsigned rows = 0;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(csv, sizeof csv, outdir, "sr_qnr.csv");
+    path_in(heat, sizeof heat, outdir, "sr_qnr.png");
+    path_in(png, sizeof png, outdir, "sr_preview.png");
+    path_in(emap, sizeof emap, outdir, "sr_errormap.tif");
+    assert_int_equal(run("--mag", "2", "--quality", one_frame, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "FRC resolution none (needs two frames per time point)"));
+    assert_null(strstr(out_text, " 0 px"));
+    assert_int_equal(unlink(emap), 0);
+    assert_int_equal(run("--mag", "2", "--sweep", "--frames-per-timepoint", "1", good_be, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "resolution none (needs two frames per time point)"));
+    assert_null(strstr(out_text, " 0 px"));
+    assert_null(strstr(out_text, "nan"));   /* a value that does not exist reads "none" */
+    b = slurp(csv, &n);
+    assert_non_null(b);
+    b[n] = '\0';
+    for (line = strtok_r((char *)b, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        double s, r, q, rsp, res;
+        if (rows++ == 0) continue;
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &s, &r, &q, &rsp, &res), 5);
+        if (!isnan(res)) print_message("# CSV row %s: a resolution where none exists\n", line);
+        assert_true(isnan(res));
+        assert_non_null(strstr(line, ",NaN,"));
+    }
+    free(b);
+    assert_int_equal(rows, 5);
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(unlink(png), 0);
+    assert_int_equal(unlink(csv), 0);
+    assert_int_equal(unlink(heat), 0);
+}
+
 /* ------------------------------------------------------------------ signals during a run */
 /* A signal must reach a run that is under way: the device open, its drivers loaded (PoCL's
    libLLVM installs signal handlers of its own, even for --device host) and frames going
    through. So the child's stderr is watched and the signal goes out once its progress shows
-   frames done before the end. Its stderr is a pseudo-terminal where there is one: the program
-   then draws its bar from the first block on (to a file or a pipe, its progress lines start
-   only after 2 s, examples/esrrf.c's PROGRESS_AFTER_S); else a pipe. */
+   frames done before the end. Its stderr is a pseudo-terminal where there is one (the program
+   draws its bar), else a pipe (a line at every 10% of the frames). */
 #define WATCH_TIMEOUT_S 120.0       /* a run that neither shows progress nor ends: a failure */
 #define SIG_FRAMES_FIRST 400u       /* frames of 64 x 64: seconds at mag 4 on a 2-core CPU */
 #define SIG_FRAMES_MAX 6400u        /* grown x4 up to this while a run ends before it is caught */
@@ -1074,7 +1438,7 @@ static void open_watch(int *rd, int *wr)
         sl = open(ptsname(m), O_RDWR | O_NOCTTY);
     if (sl < 0) {
         static int said;
-        if (!said++) print_message("# no pseudo-terminal here: a pipe (progress after 2 s)\n");
+        if (!said++) print_message("# no pseudo-terminal here: a pipe (progress lines)\n");
         if (m >= 0) close(m);
         assert_int_equal(pipe(p), 0);
         m = p[0];
@@ -1217,16 +1581,21 @@ static void expect_signal_ends_run(const char *const *argv, int sig, const char 
     free(now);
 }
 
-/* Each signal the program catches, sent once the run is under way on the device of the run
-   ($HST_DEVICE: tests/run.sh sets it per device): exit status 128 + the signal, the signal
-   named, no file left, the input unchanged; then the sweep's and the quality report's outputs
-   too. Blocks of 16 frames: progress before the end on any device. */
+/* Each signal that ends a program and can be caught, sent once the run is under way on the
+   device of the run ($HST_DEVICE: tests/run.sh sets it per device): exit status 128 + the
+   signal, the signal named, no file left, the input unchanged; then the sweep's and the quality
+   report's outputs too. (Before: ALRM, USR2, VTALRM and PROF killed the program and left its
+   temporary files, USR1 and XCPU were ignored.) Blocks of 16 frames: progress before the end
+   on any device. */
 static void test_signals_clean_up(void **state)
 {
-    static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
-    static const char *const names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM" };
+    static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM,
+                                SIGPROF, SIGXCPU };
+    static const char *const names[] = { "SIGHUP", "SIGINT", "SIGQUIT", "SIGPIPE", "SIGTERM", "SIGALRM",
+                                         "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGPROF", "SIGXCPU" };
     const char *plain[] = { NULL, "--mag", "4", "--block", "16", "--mode", "avg,var,tac2", sig_input, out_tif, NULL };
     const char *sweep[] = { NULL, "--mag", "4", "--block", "16", "--sweep", "--quality", sig_input, out_tif, NULL };
+    char rt[32];
     size_t k;
     (void)state;
     SKIP_WITHOUT_BIN();
@@ -1234,9 +1603,139 @@ static void test_signals_clean_up(void **state)
     path_in(sig_input, sizeof sig_input, dir, "long_u16.tif");
     write_sig_input(SIG_FRAMES_FIRST);
     for (k = 0; k < sizeof sigs / sizeof sigs[0]; k++) expect_signal_ends_run(plain, sigs[k], names[k]);
+    snprintf(rt, sizeof rt, "SIGRTMIN+%d", 2);   /* a real-time signal no library takes */
+    expect_signal_ends_run(plain, SIGRTMIN + 2, rt);
     expect_signal_ends_run(sweep, SIGINT, "SIGINT");
     free(sig_bytes);
     sig_bytes = NULL;
+}
+
+/* A fault signal (SIGSYS here: no sanitizer takes it) sent mid-run: the program removes its
+   temporary files and dies of that signal (status 128 + N as a shell shows it), the input
+   unchanged. (Before: killed with its temporary files left.) */
+static void test_fault_signal_cleans_up(void **state)
+{
+    const char *plain[] = { NULL, "--mag", "4", "--block", "16", sig_input, out_tif, NULL };
+    int mid = 0, rc;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    plain[0] = bin;
+    path_in(sig_input, sizeof sig_input, dir, "long_u16.tif");
+    write_sig_input(SIG_FRAMES_FIRST);
+    for (;;) {
+        rc = signal_mid_run(plain, sig_frames, SIGSYS, &mid);
+        if (mid) break;
+        assert_true(sig_frames < SIG_FRAMES_MAX);
+        empty_outdir();
+        write_sig_input(sig_frames * 4);
+    }
+    if (rc != 128 + SIGSYS || entries(outdir) != 0)
+        print_message("# status %d, stderr: %s# %u file(s) left\n", rc, err_text, entries(outdir));
+    assert_int_equal(rc, 128 + SIGSYS);
+    assert_int_equal(entries(outdir), 0);
+    free(sig_bytes);
+    sig_bytes = NULL;
+}
+
+/* CPU seconds (user + system) that process pid has used so far (Linux's /proc/pid/stat); -1
+   when it cannot be read. */
+static double cpu_seconds_of(pid_t pid)
+{
+    char path[64], buf[1024];
+    const char *p;
+    unsigned long long ut, st;
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    if (!(f = fopen(path, "r"))) return -1.0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')');   /* after the command's name: state, then utime and stime 12th and 13th */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1.0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU seconds of the children waited for so far. */
+static double children_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* SIGINT while the sweep scores (the long part at large sizes: error maps, decorrelation, FRC,
+   which call no progress callback) ends the run within about a second: the program calls
+   hst_backend_interrupt from its handler and the library's loops check it. The signal goes out
+   once the program says it scores (PROG_SCORING); a run that ends first is run again
+   on an image 4x larger. Status 130, nothing left. (Before: still running 14.5 min after it.)
+   The bound is on the work done after the signal, the CPU time the program used from the signal
+   to its exit, at most SCORE_SIGINT_CPU_S per core: a second of the machine's work, however
+   loaded the machine is (the wall time, printed, grows with the load of others: 1.5 s at a load
+   of 16 on 2 cores where its CPU time was 1.3 s); SCORE_WAIT_S of wall time bounds a run that
+   does not stop. */
+#define SCORE_SIGINT_CPU_S 1.0     /* CPU seconds per core after the signal */
+#define PROG_SCORING "esrrf: scoring"   /* the program's line: a time point's or the error map's */
+#define SCORE_WAIT_S 20.0          /* a run still going this long after the signal is killed */
+static void test_sigint_during_scoring(void **state)
+{
+    static const char *const scorings[][2] = { { "--sweep", "--decorr" }, { "--sweep", "--no-preview" },
+                                               { "--quality", "--no-preview" } };
+    char in[400];
+    const char *argv[] = { NULL, "--mag", "4", NULL, NULL, in, out_tif, NULL };
+    double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned side, v;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    argv[0] = bin;
+    path_in(in, sizeof in, dir, "score_u16.tif");
+    for (v = 0; v < sizeof scorings / sizeof scorings[0]; v++) {
+        argv[3] = scorings[v][0];
+        argv[4] = scorings[v][1];
+        for (side = 96;; side *= 2) {
+            int rd, wr, status = 0, open_ = 1, rc;
+            double t0 = mono_s(), t_sig = 0, t_end, cpu_sig = -1.0, cpu0, cpu_after;
+            unsigned left;
+            pid_t pid;
+            assert_true(side <= 384);   /* else the scoring was never long enough to be interrupted */
+            write_tiff(in, 0, 4, side, side, 16, 1, NULL);
+            open_watch(&rd, &wr);
+            cpu0 = children_cpu_seconds();
+            pid = start_argv_err(argv, wr);
+            close(wr);
+            while (open_ && mono_s() - t0 < WATCH_TIMEOUT_S && (!t_sig || mono_s() - t_sig < SCORE_WAIT_S)) {
+                open_ = watch_read(rd, 20);
+                if (!t_sig && strstr(live_text, PROG_SCORING)) {
+                    cpu_sig = cpu_seconds_of(pid);
+                    if (kill(pid, SIGINT) == 0) t_sig = mono_s();
+                }
+            }
+            if (open_) kill(pid, SIGKILL);
+            close(rd);
+            assert_int_equal(waitpid(pid, &status, 0), pid);
+            t_end = mono_s();
+            cpu_after = children_cpu_seconds() - cpu0 - cpu_sig;
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            assert_false(sanitizer_report(live_text));
+            left = entries(outdir);
+            empty_outdir();   /* a killed run's files must not fail the tests after this one */
+            if (!t_sig || rc == 0) {   /* scored before the signal went out: a larger image */
+                print_message("# %s %s, %ux%u: ended (status %d) before SIGINT reached the scoring; larger\n",
+                              argv[3], argv[4], side, side, rc);
+                continue;
+            }
+            print_message("# %s %s, %ux%u at mag 4: SIGINT during the scoring: exit after %.3f s, %.3f CPU s "
+                          "(status %d, %u file(s) left)\n", argv[3], argv[4], side, side,
+                          t_end - t_sig, cpu_after, rc, left);
+            if (rc != 130 || left != 0) print_message("# stderr: %s\n", live_text);
+            assert_int_equal(rc, 130);
+            assert_int_equal(left, 0);
+            assert_true(cpu_sig >= 0.0);
+            assert_true(cpu_after <= SCORE_SIGINT_CPU_S * cores);
+            break;
+        }
+    }
 }
 
 /* Finite float32 values near 1e20: VAR near 1e40 has no float32; an error naming the time point
@@ -1281,7 +1780,18 @@ int main(void)
         cmocka_unit_test(test_outputs_collide),
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_output_not_regular),
+        cmocka_unit_test(test_output_symlink_written_through),
+        cmocka_unit_test(test_output_read_only),
+        cmocka_unit_test(test_output_sticky_directory),
+        cmocka_unit_test(test_help_complete),
+        cmocka_unit_test(test_avg_scale),
+        cmocka_unit_test(test_conflicting_options),
+        cmocka_unit_test(test_progress_lines),
+        cmocka_unit_test(test_frc_undefined),
         cmocka_unit_test(test_signals_clean_up),
+        cmocka_unit_test(test_fault_signal_cleans_up),
+        cmocka_unit_test(test_sigint_during_scoring),
         cmocka_unit_test(test_finite_in_finite_out),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
