@@ -1,6 +1,10 @@
 # halostream — build, test, install.
 #
-#   make test           install missing OS packages (as root) and run the whole test suite
+#   make test           install missing OS packages (as root) and run the quick tests: each header
+#                       alone, the backend and the main job's library call (eSRRF) on every device
+#                       (its CLI on the host device), the Python package (3-5 min on 2 idle cores)
+#   make test-all       install missing OS packages (as root) and run the whole test suite, as CI
+#                       does (about 30 min on 2 cores)
 #   make check-headers  compile every header alone as C99 and C++11 (with and without OpenCL),
 #                       and each header's opening usage example (quick)
 #   make examples       install missing OS packages (as root; else name them) and build
@@ -77,8 +81,9 @@ EX_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(filter-out $(EX_SKIPPED
 
 # What `make demo` builds and then runs: eSRRF (mag 5, radius 1.5, every temporal mode from one
 # pass) on the whole shipped stack (50 frames of 256 x 256) on the `auto` device (a GPU if there is
-# one, else the host device: see examples/esrrf.c), in about 6 s on a 2-core CPU, writing
-# out/esrrf_{avg,var,tac2}.tif and out/esrrf_preview.png.
+# one, else the host device: see examples/esrrf.c), writing out/esrrf_{avg,var,tac2}.tif and
+# out/esrrf_preview.png. On 2 cores: the first build about 1.5-2 min (80 s of CPU time), the run
+# 6-16 s (12 s of CPU time; README.md: Quick start has the measurements).
 DEMO_BINS ?= $(BUILD)/examples/esrrf
 DEMO_CMD  ?= mkdir -p out && $(BUILD)/examples/esrrf --device auto --mode avg,var,tac2 \
              examples/data/fkbp_confocal_50x256x256_u8.tif out/esrrf.tif
@@ -99,19 +104,28 @@ VERSION_MINOR = $(call version_part,MINOR)
 VERSION_PATCH = $(call version_part,PATCH)
 VERSION = $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
-.PHONY: all test check-headers test-build examples examples-build bench bench-build demo mpi-demo deps \
+.PHONY: all test test-all check-headers test-build examples examples-build bench bench-build demo mpi-demo deps \
         python install uninstall clean version
 
 all: test-build examples
 
 # ---------------------------------------------------------------------------- tests
 # tests/run.sh builds the test variants through the rules below (build/tests,
-# build/tests-noocl, build/tests-san), runs them and prints the totals last.
+# build/tests-noocl, build/tests-san), runs them and prints the totals last ("N passed,
+# N failed"; non-zero exit status on a failure). Its stage lists: quick (make test), all.
 RUN_ENV = MAKE="$(MAKE)" CC="$(CC)" CXX="$(CXX)" HDRCHECK_FLAGS="$(HDRCHECK_FLAGS)" \
-          HEADERS="$(HEADERS)" BUILD="$(BUILD)" SAN_FLAGS="$(SAN_FLAGS)" MPICC="$(MPICC)"
+          HEADERS="$(HEADERS)" BUILD="$(BUILD)" SAN_FLAGS="$(SAN_FLAGS)" MPICC="$(MPICC)" \
+          PYTHON="$(PYTHON)"
 
 test:
+	@sh scripts/deps.sh quick
+	@echo "make test: the quick tests (tests/run.sh quick): 3-5 min on 2 idle cores, most of it"
+	@echo "           compiling; the whole suite is make test-all (about 30 min)"
+	@$(RUN_ENV) bash tests/run.sh quick
+
+test-all:
 	@sh scripts/deps.sh test
+	@echo "make test-all: the whole test suite (tests/run.sh all), about 30 min on 2 cores"
 	@$(RUN_ENV) bash tests/run.sh all
 
 check-headers:
@@ -152,10 +166,15 @@ $(addsuffix /test_esrrf_cli,$(BUILD)/tests $(BUILD)/tests-noocl): | $(if $(HAVE_
 $(BUILD)/tests-san/test_esrrf_cli: | $(if $(HAVE_TIFF_PNG),$(BUILD)/examples-san/esrrf)
 
 # ---------------------------------------------------------------------------- examples, bench
+# $(call announce_build,TARGETS,LINE): prints LINE before TARGETS are built, where they are
+# out of date (a first build compiles the whole library: minutes on a small machine).
+announce_build = @$(MAKE) -q --no-print-directory $(1) 2> /dev/null || echo "make: $(2)"
+
 # deps.sh installs what the examples need (as root) or names it; what is still missing then is
 # skipped with a note by the second make, which looks for the libraries afresh.
 examples:
 	@sh scripts/deps.sh demo || echo "note: continuing without the missing packages"
+	$(call announce_build,examples-build,building examples/*.c into $(BUILD)/examples/ (each compiles the whole library: several minutes on 2 cores))
 	@$(MAKE) --no-print-directory examples-build
 
 examples-build: $(EX_BINS)
@@ -193,6 +212,7 @@ $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 
 demo:
 	@sh scripts/deps.sh demo
+	$(call announce_build,$(DEMO_BINS),building $(DEMO_BINS) first (examples/esrrf.c and the whole library: 1.5-2 min on an idle 2-core machine, longer on a busy one; once))
 	@$(MAKE) --no-print-directory $(DEMO_BINS)
 	$(DEMO_CMD)
 
@@ -203,19 +223,34 @@ MPIRUN_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPI_DEMO_ARGS ?= 100
 mpi-demo:
 	@sh scripts/deps.sh mpi
+	$(call announce_build,$(BUILD)/examples/cubed_sphere,building $(BUILD)/examples/cubed_sphere first (10-20 s on an idle 2-core machine; once))
 	@$(MAKE) --no-print-directory $(BUILD)/examples/cubed_sphere
 	$(MPIRUN_ENV) $(MPIRUN) -np 6 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 	$(MPIRUN_ENV) $(MPIRUN) -np 24 --oversubscribe $(BUILD)/examples/cubed_sphere $(MPI_DEMO_ARGS)
 
 # ---------------------------------------------------------------------------- python
 # The wheel of the Python package (python/): its setup.py compiles the library into it (with
-# OpenCL where it links, and a host-only build). Offline: the system's setuptools and wheel
-# (Debian's python3-setuptools, python3-wheel), no build isolation. Rebuilt every time, from a
-# clean python/build (files setuptools left there earlier would land in the wheel).
+# OpenCL where it links, and a host-only build) and writes the sample data. Offline where
+# $(PYTHON) has what the build needs (python/pyproject.toml's [build-system]: setuptools >= 61
+# with bdist_wheel, from the wheel package or setuptools >= 70.1; NumPy; tifffile): no build
+# isolation. Otherwise (a pyenv or python.org Python, say) pip's build isolation fetches them
+# from PyPI, and a note names the packages that would make the build offline. Rebuilt every
+# time, from a clean python/build (files setuptools left there earlier would land in the wheel).
 PYTHON ?= python3
+PY_BUILD_DEPS_CHECK := import importlib.util as u, setuptools, numpy, tifffile; \
+    assert int(setuptools.__version__.split(".")[0]) >= 61; \
+    assert u.find_spec("wheel") or u.find_spec("setuptools.command.bdist_wheel")
 python:
+	@echo "make python: compiles the library twice into the wheel (about 2 min on 2 cores)"
 	rm -rf python/build $(BUILD)/python/dist
-	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -w $(BUILD)/python/dist ./python
+	@if $(PYTHON) -c '$(PY_BUILD_DEPS_CHECK)' > /dev/null 2>&1; then isolation=--no-build-isolation; else \
+	    isolation=; \
+	    echo "note: $(PYTHON) lacks setuptools >= 61, wheel, numpy or tifffile: pip fetches them (build isolation);"; \
+	    echo "      to build offline: $(PYTHON) -m pip install 'setuptools>=61' wheel numpy tifffile"; \
+	    echo "      (Debian's python3: apt-get install python3-setuptools python3-wheel python3-numpy python3-tifffile)"; \
+	fi; \
+	echo "$(PYTHON) -m pip wheel $$isolation --no-deps -w $(BUILD)/python/dist ./python"; \
+	$(PYTHON) -m pip wheel $$isolation --no-deps -w $(BUILD)/python/dist ./python
 
 # ---------------------------------------------------------------------------- install
 version:

@@ -15,9 +15,17 @@ build goes on without FFTs, saying so: eSRRF runs, the FFT-based calls raise Hal
 At import the package loads the OpenCL build and falls back to the host build where the ICD
 loader (libOpenCL.so.1) is missing at run time (halostream/_lib.py).
 
-Offline (CI): pip wheel --no-build-isolation --no-deps ./python, with Debian's
-python3-setuptools and python3-wheel. The headers must be in the folder above (pip builds a
-local folder in place); an sdist is not supported."""
+The sample data (halostream/data.py): build_py writes the source tree's
+examples/data/fkbp_confocal_50x256x256_u8.tif into the package as halostream/_data/*.npy (read
+with tifffile here, so that the installed package reads it with NumPy alone) and copies its
+licence beside it.
+
+The build's requirements (pyproject.toml's [build-system]): setuptools >= 61 with bdist_wheel
+(the wheel package, or setuptools >= 70.1), NumPy and tifffile. pip's build isolation fetches
+them; offline (CI) they come from the system (Debian's python3-setuptools, python3-wheel,
+python3-numpy, python3-tifffile): pip wheel --no-build-isolation --no-deps ./python (`make
+python` chooses). The headers and examples/data must be in the folder above (pip builds a local
+folder in place); an sdist is not supported."""
 
 import glob
 import os
@@ -25,6 +33,7 @@ import tempfile
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 from setuptools.errors import CompileError, LinkError
 from setuptools import Extension
 
@@ -97,9 +106,43 @@ class BuildWithProbes(build_ext):
         return True
 
 
+# The sample stack and its licence (halostream/data.py reads them under these names).
+SAMPLE_DIR = os.path.join(ROOT, "examples", "data")
+SAMPLE_STACK = ("fkbp_confocal_50x256x256_u8.tif", "fkbp_confocal_50x256x256_u8.npy",
+                (50, 256, 256), "uint8")
+SAMPLE_LICENCE = "LICENSE-nandb.txt"
+
+
+class BuildPyWithData(build_py):
+    """build_py that also writes the sample data into the built package (halostream/_data):
+    the TIFF stack as a .npy, checked against the shape and dtype data.py documents, and its
+    licence, which must travel with it."""
+
+    def run(self):
+        super().run()
+        try:
+            import numpy
+            import tifffile
+        except ImportError as e:
+            raise SystemExit(
+                "halostream: building the package's sample data needs NumPy and tifffile (%s): "
+                "pip install numpy tifffile (Debian: python3-numpy python3-tifffile), or build "
+                "with pip's build isolation (pip install ./python, without "
+                "--no-build-isolation), which fetches them" % e)
+        tif, npy, shape, dtype = SAMPLE_STACK
+        stack = tifffile.imread(os.path.join(SAMPLE_DIR, tif))
+        if stack.shape != shape or stack.dtype != numpy.dtype(dtype):
+            raise SystemExit("halostream: %s holds %s %s, not the %s %s data.py documents"
+                             % (tif, stack.shape, stack.dtype, shape, dtype))
+        out = os.path.join(self.build_lib, "halostream", "_data")
+        self.mkpath(out)
+        numpy.save(os.path.join(out, npy), numpy.ascontiguousarray(stack), allow_pickle=False)
+        self.copy_file(os.path.join(SAMPLE_DIR, SAMPLE_LICENCE), out)
+
+
 setup(
     license="MIT",
     ext_modules=[_library("_libhalostream_opencl", [], ["OpenCL"]),
                  _library("_libhalostream_host", [("HST_NO_OPENCL", None)], [])],
-    cmdclass={"build_ext": BuildWithProbes},
+    cmdclass={"build_ext": BuildWithProbes, "build_py": BuildPyWithData},
 )

@@ -1,7 +1,9 @@
 #!/bin/sh
 # deps.sh — install (or name) the Debian/Ubuntu packages a halostream profile needs.
 #
-#   scripts/deps.sh [test|demo|mpi|reliability|all]     (default: test)
+#   scripts/deps.sh [quick|test|demo|mpi|reliability|all]     (default: test)
+#
+#   quick: what `make test` (the quick tests) needs; test: what `make test-all` needs
 #
 # Prints nothing and exits 0 when every package is already installed.
 # As root, missing packages are installed with apt-get; otherwise the exact
@@ -12,28 +14,31 @@ profile=${1:-test}
 
 # libc6-dev is listed because gcc only *recommends* it and we install
 # without recommends.
-pkgs_test="gcc g++ make pkg-config cmake python3 python3-numpy python3-setuptools python3-wheel python3-pip python3-venv python3-tifffile libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libcmocka-dev libopenmpi-dev openmpi-bin libfftw3-dev libvkfft-dev libtiff-dev libpng-dev"
-# (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test`.
-#  libtiff, libpng: `make test` builds the eSRRF command line, build/examples/esrrf, which
+pkgs_quick="gcc g++ make pkg-config python3 python3-numpy python3-setuptools python3-wheel python3-pip python3-venv python3-tifffile libc6-dev opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libcmocka-dev libfftw3-dev libvkfft-dev libtiff-dev libpng-dev"
+pkgs_test="$pkgs_quick cmake clinfo libopenmpi-dev openmpi-bin"
+# (OpenMPI: the MPI halo test, tests/mpi_halo.c, runs under mpirun in `make test-all`.
+#  libtiff, libpng: the tests build the eSRRF command line, build/examples/esrrf, which
 #  tests/test_esrrf_cli.c runs: without them the main job's program would go untested.)
 pkgs_demo="libtiff-dev libpng-dev"
 pkgs_mpi="libopenmpi-dev openmpi-bin"
-# (cmake, python3-*: the install and python stages of make test: the wheel is built offline with
-# Debian's setuptools and wheel and installed into a venv that sees Debian's NumPy and tifffile.)
+# (cmake, python3-*: the install and python stages of the tests: the wheel is built offline with
+# Debian's setuptools and wheel, tifffile reading the sample stack into it, and installed into a
+# venv that sees Debian's NumPy.)
 # make test-kernels (Oclgrind) and make fuzz (clang's libFuzzer runtime: libclang_rt.fuzzer;
 # the TIFF reader's target, tests/fuzz/fuzz_tiff.c, links libtiff and libpng)
 pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"
 
 case "$profile" in
+    quick) want="$pkgs_quick" ;;
     test) want="$pkgs_test" ;;
     demo) want="$pkgs_test $pkgs_demo" ;;
     mpi)  want="$pkgs_test $pkgs_mpi" ;;
     reliability) want="$pkgs_test $pkgs_reliability" ;;
     all)  want="$pkgs_test $pkgs_demo $pkgs_mpi $pkgs_reliability" ;;
     -h|--help)
-        echo "usage: $0 [test|demo|mpi|reliability|all]"; exit 0 ;;
+        echo "usage: $0 [quick|test|demo|mpi|reliability|all]"; exit 0 ;;
     *)
-        echo "deps.sh: unknown profile '$profile' (expected test, demo, mpi, reliability or all)" >&2
+        echo "deps.sh: unknown profile '$profile' (expected quick, test, demo, mpi, reliability or all)" >&2
         exit 2 ;;
 esac
 

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# tests/run.sh — build and run the halostream test suite; normally called by `make test`.
+# tests/run.sh — build and run the halostream test suite; normally called by `make test`
+# (the quick stages) or `make test-all` (all of them).
 #
-#   tests/run.sh [all|devices|headers|noocl|san|mpi|install|python]...   (default: all)
+#   tests/run.sh [STAGE]...   (default: all)
+#
+#   quick    = basics headers-alone python-quick: a few minutes on 2 cores (`make test`)
+#   all      = devices headers noocl san mpi install python: the whole suite (`make test-all`,
+#              about 30 min on 2 cores)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
+#   basics   the backend's and the main job's tests: QUICK_TESTS (the backend, the eSRRF
+#            library call) once per device, QUICK_HOST_TESTS (the eSRRF command line) on the
+#            host device, the CLI's own choice where there is no GPU
 #   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
 #            then all of them together, then each header's opening usage example (C99)
+#   headers-alone  each header compiled alone as C99 and as C++11 (the first step of headers)
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
 #   san      the tests built with AddressSanitizer + UBSan, run on every device (test_esrrf_cli
 #            with the CLI built so too: build/examples-san/esrrf)
@@ -16,6 +25,8 @@
 #            the CMake package (cmake) and through pkg-config, and run
 #   python   `make python` (the wheel), installed into a fresh venv, then python/tests/test_*.py
 #            on every device against the installed package
+#   python-quick  the same wheel and venv, then QUICK_PY_TESTS on the host device, with
+#            HST_QUICK_TESTS=1 (test_readme.py then leaves out its second wheel build)
 #
 # Every TAP "ok" / "not ok" line of a test binary counts once; a binary that fails to
 # build, crashes, times out or exits non-zero without a failing TAP line counts as one
@@ -43,6 +54,13 @@ SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 MAIN_JOB_TESTS=" test_esrrf_cli test_esrrf_api test_esrrf "
+# The quick run's share (`make test`, a few minutes on 2 cores): the backend's basics and the
+# main job's library call on every device, its command line on the host device; of the Python
+# tests, the package's own (its calls against the library) and the README's Python section
+# (its code, the sample data).
+QUICK_TESTS="test_backend test_esrrf_api"
+QUICK_HOST_TESTS="test_esrrf_cli"
+QUICK_PY_TESTS="python/tests/test_halostream.py python/tests/test_readme.py"
 HEADERS=${HEADERS:-kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h nufft.h}
 read -r -a HEADER_LIST <<< "$HEADERS"
 
@@ -193,14 +211,30 @@ list_devices() {
     echo "  devices: ${DEVICES[*]}"
 }
 
+# device_tests TEST...: builds $BUILD/tests/TEST (each name from tests/test_*.c), all at
+# once, then runs each once per device (those named in HOST_ONLY on the host device alone).
+HOST_ONLY=""
+device_tests() {
+    local b d devices
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    build_targets tests "${@/#/$BUILD/tests/}"
+    for b in "${BUILT[@]}"; do
+        devices=("${DEVICES[@]}")
+        [[ " $HOST_ONLY " == *" $(basename "$b") "* ]] && devices=(host)
+        for d in "${devices[@]}"; do run_test tests "$b" "$d" env ESRRF_BIN="$BUILD/examples/esrrf" "${STDBUF[@]}"; done
+    done
+}
+
+stage_basics() {
+    section "(q) the basics and the main job: $QUICK_TESTS once per device, $QUICK_HOST_TESTS on the host"
+    # shellcheck disable=SC2086  # the lists split into words on purpose
+    HOST_ONLY=$QUICK_HOST_TESTS device_tests $QUICK_TESTS $QUICK_HOST_TESTS
+}
+
 stage_devices() {
     local b d
     section "(a) test binaries, once per device"
-    [ ${#DEVICES[@]} -gt 0 ] || list_devices
-    build_targets tests "${TESTS[@]/#/$BUILD/tests/}"
-    for b in "${BUILT[@]}"; do
-        for d in "${DEVICES[@]}"; do run_test tests "$b" "$d" env ESRRF_BIN="$BUILD/examples/esrrf" "${STDBUF[@]}"; done
-    done
+    device_tests "${TESTS[@]}"
     # nufft.h against the finufft package (tests/nufft_finufft.py skips where it is missing)
     build_targets tests "$BUILD/tests/nufft_driver"
     for b in "${BUILT[@]}"; do
@@ -209,38 +243,70 @@ stage_devices() {
 }
 
 # ---------------------------------------------------------------------------- headers
-compile_check() { # compile_check LABEL LANG TU [FLAG...]
+# compile_check LABEL LANG TU [FLAG...]: compiles TU as LANG (c99, cxx11) and counts the result.
+# It is compile_only, then compile_result: compile_only runs in the background too (several at
+# once), its exit status left in the log's .rc file for compile_result to count.
+compile_check() {
+    compile_only "$@"
+    compile_result "$1" "$2"
+}
+
+compile_only() { # compile_only LABEL LANG TU [FLAG...]
     local label=$1 lang=$2 tu=$3 log obj
     shift 3
     log="$LOGDIR/headers/$label.$lang.log"
     obj="$BUILD/check/$label.$lang.o"
+    rm -f "$log.rc"   # (an earlier run's must not count for this one)
     # shellcheck disable=SC2086  # the flag lists split into words on purpose
     if [ "$lang" = c99 ]; then
         $CC -std=c99 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     else
         $CXX -x c++ -std=c++11 $HDRCHECK_FLAGS "$@" -I. -c "$tu" -o "$obj" > "$log" 2>&1
     fi
-    if [ $? -eq 0 ]; then
+    echo $? > "$log.rc"
+}
+
+compile_result() { # compile_result LABEL LANG
+    local log="$LOGDIR/headers/$1.$2.log"
+    if [ "$(cat "$log.rc" 2> /dev/null)" = 0 ]; then
         PASSED=$((PASSED + 1))
-        printf '  ok    %-6s %s\n' "$lang" "$label"
+        printf '  ok    %-6s %s\n' "$2" "$1"
     else
-        fail_line "$lang $label" "$log" head
+        fail_line "$2 $1" "$log" head
     fi
 }
 
-stage_headers() {
-    local h label tu lang
-    section "(b) header compile checks (C99, C++11)"
+# headers_alone [noocl]: each header with its implementation alone in a TU, as C99 and as
+# C++11 (noocl: with -DHST_NO_OPENCL, the host device alone).
+# JOBS compiles at a time; the results are counted in order once all have ended.
+headers_alone() {
+    local h tu lang suffix="" flags=()
+    [ "${1:-}" = noocl ] && suffix=-noocl && flags=(-DHST_NO_OPENCL)
     mkdir -p "$BUILD/check" "$LOGDIR/headers"
     for h in "${HEADER_LIST[@]}"; do
-        label=${h%.h}
-        tu="$BUILD/check/$label.c"
+        tu="$BUILD/check/${h%.h}$suffix.c"
         printf '#define HST_IMPLEMENTATION\n#include "%s"\n' "$h" > "$tu"
         for lang in c99 cxx11; do
-            compile_check "$label" "$lang" "$tu"
-            compile_check "$label-noocl" "$lang" "$tu" -DHST_NO_OPENCL
+            while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+            compile_only "${h%.h}$suffix" "$lang" "$tu" "${flags[@]}" &
         done
     done
+    wait
+    for h in "${HEADER_LIST[@]}"; do
+        for lang in c99 cxx11; do compile_result "${h%.h}$suffix" "$lang"; done
+    done
+}
+
+stage_headers_alone() {
+    section "(q) each header compiled alone (C99, C++11)"
+    headers_alone
+}
+
+stage_headers() {
+    local h tu lang
+    section "(b) header compile checks (C99, C++11)"
+    headers_alone
+    headers_alone noocl
     tu="$BUILD/check/all-headers.c"
     { echo '#define HST_IMPLEMENTATION'
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
@@ -500,32 +566,49 @@ stage_install() {
 }
 
 # ---------------------------------------------------------------------------- python
-# The first of $PYTHON, python3 and /usr/bin/python3 that imports numpy, setuptools and wheel
-# and can make a venv (Debian: python3-numpy python3-setuptools python3-wheel python3-venv).
+# The first of $PYTHON, python3 and /usr/bin/python3 that builds the wheel offline (NumPy,
+# setuptools, wheel, tifffile: python/pyproject.toml's build requirements) and can make a venv
+# (Debian: python3-numpy python3-setuptools python3-wheel python3-tifffile python3-venv).
 find_python() {
     local p
     for p in ${PYTHON:-} python3 /usr/bin/python3; do
         command -v "$p" > /dev/null 2>&1 &&
-            "$p" -c 'import numpy, setuptools, wheel, venv, ensurepip' > /dev/null 2>&1 && { echo "$p"; return 0; }
+            "$p" -c 'import numpy, setuptools, wheel, tifffile, venv, ensurepip' > /dev/null 2>&1 &&
+            { echo "$p"; return 0; }
     done
     return 1
 }
 
-# The wheel (`make python`: setup.py compiles the library into it), installed offline into a
-# fresh venv that sees the system's NumPy; python/tests/test_*.py then run on every device
-# with that venv's python, against the installed package (no PYTHONPATH, no HALOSTREAM_LIB).
 stage_python() {
-    local py d t dir=$BUILD/python log=$LOGDIR/build/python
     section "(g) Python package (python/): wheel, fresh venv, tests once per device"
+    python_tests all python/tests/test_*.py
+}
+
+stage_python_quick() {
+    section "(q) Python package (python/): wheel, fresh venv, $QUICK_PY_TESTS on the host device"
+    # shellcheck disable=SC2086  # the list splits into words on purpose
+    HST_QUICK_TESTS=1 python_tests host $QUICK_PY_TESTS
+}
+
+# python_tests all|host TEST...: the wheel (`make python`: setup.py compiles the library into
+# it), installed offline into a fresh venv that sees the system's NumPy; the tests then run
+# with that venv's python on every device (all) or the host device alone, against the installed
+# package (no PYTHONPATH, no HALOSTREAM_LIB).
+python_tests() {
+    local py d t devices=(host) dir=$BUILD/python log=$LOGDIR/build/python
     if ! py=$(find_python); then
-        echo "  note: no python3 with numpy, setuptools, wheel and venv; Python package not tested (scripts/deps.sh test installs them)"
+        echo "  note: no python3 with numpy, setuptools, wheel, tifffile and venv; Python package not tested (scripts/deps.sh test installs them)"
         if [ "${CI:-}" = true ]; then   # under CI the package must be tested, as the main job
             FAILED=$((FAILED + 1))
             echo "  FAIL  python: no usable python3 under CI=true"
         fi
         return 0
     fi
-    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    if [ "$1" = all ]; then
+        [ ${#DEVICES[@]} -gt 0 ] || list_devices
+        devices=("${DEVICES[@]}")
+    fi
+    shift
     mkdir -p "$log"
     rm -rf "$dir/venv"
     if ! $MAKE -s --no-print-directory python PYTHON="$py" > "$log/wheel.log" 2>&1; then
@@ -538,8 +621,8 @@ stage_python() {
     # The CLI (libtiff, libpng) for the bit-for-bit comparison; without it those checks skip.
     $MAKE -s --no-print-directory "$BUILD/examples/esrrf" > "$log/esrrf.log" 2>&1 ||
         echo "  note: build/examples/esrrf not built (scripts/deps.sh demo); the CLI comparison skips"
-    for d in "${DEVICES[@]}"; do
-        for t in python/tests/test_*.py; do
+    for d in "${devices[@]}"; do
+        for t in "$@"; do
             run_test python "$t" "$d" env -u HALOSTREAM_LIB -u PYTHONPATH \
                 HALOSTREAM_CLI="$PWD/$BUILD/examples/esrrf" "$dir/venv/bin/python"
         done
@@ -551,15 +634,19 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(all)
 for s in "${stages[@]}"; do
     case $s in
+        quick)   stage_basics; stage_headers_alone; stage_python_quick ;;
         all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python ;;
+        basics)  stage_basics ;;
         devices) stage_devices ;;
+        headers-alone) stage_headers_alone ;;
         headers) stage_headers ;;
         noocl)   stage_noocl ;;
         san)     stage_san ;;
         mpi)     stage_mpi ;;
         install) stage_install ;;
         python)  stage_python ;;
-        *) echo "run.sh: unknown stage '$s' (all, devices, headers, noocl, san, mpi, install, python)" >&2; exit 2 ;;
+        python-quick) stage_python_quick ;;
+        *) echo "run.sh: unknown stage '$s' (quick, all, basics, devices, headers-alone, headers, noocl, san, mpi, install, python, python-quick)" >&2; exit 2 ;;
     esac
 done
 [ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"

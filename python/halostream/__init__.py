@@ -13,9 +13,17 @@
     halostream.decorrelation(sr)                           # decorrelation analysis
 
 A ctypes layer over the C library (esrrf.h), which pip builds into the package (_lib.py says
-how it is found). Stacks are read in place, never copied."""
+how it is found). Stacks are read in place, never copied.
+
+Ctrl-C during a call interrupts it within about a second of work and raises KeyboardInterrupt
+once the library has stopped. Processes: in a child made by fork() (multiprocessing's default
+start method on Linux) OpenCL cannot run once the parent has used halostream: the
+module-level calls there open their own Backend, which "auto" puts on the host device (with a
+RuntimeWarning); OpenCL selectors raise HalostreamError (HST_ERROR_FORKED). Workers of
+multiprocessing.get_context("spawn") can use every device (Backend says more)."""
 
 import ctypes
+import os
 import threading
 
 from . import _check, _errors, _lib
@@ -26,7 +34,7 @@ __all__ = ["esrrf", "esrrf_defaults", "devices", "Backend", "EsrrfLive", "Halost
            "InvalidArgument", "Cancelled", "NotBuiltIn"]
 __version__ = "0.1.0"
 
-_CACHED = {}                  # selectors -> Backend, for esrrf(device=...)
+_CACHED = {}                  # (process id, selectors) -> Backend, for esrrf(device=...)
 _CACHED_LOCK = threading.Lock()
 
 
@@ -54,9 +62,10 @@ def esrrf_defaults():
 
 
 def cached_backend(device="auto"):
-    """The Backend esrrf(device=...) uses: one per selector (or list of them), opened on first
-    use, kept until interpreter exit."""
-    key = tuple(_check.selectors(device))
+    """The Backend esrrf(device=...) uses: one per selector (or list of them) and process,
+    opened on first use, kept until interpreter exit. A child of fork() opens its own (the
+    parent's may be on an OpenCL device, which the child cannot use)."""
+    key = (os.getpid(), tuple(_check.selectors(device)))
     with _CACHED_LOCK:
         be = _CACHED.get(key)
         if be is None or be.closed:
@@ -86,8 +95,9 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     Raises TypeError / ValueError for bad arguments (before any C call; a number that would
     not reach its C field unchanged too), InvalidArgument (also a ValueError) for options the
     library refuses, HalostreamError for the library's other errors (.code, .name; the message
-    is the library's log), KeyboardInterrupt after Ctrl-C (the run is cancelled, and the call
-    returns only once the library has stopped; the Backend stays usable)."""
+    is the library's log), KeyboardInterrupt after Ctrl-C (the run is interrupted within about
+    a second of work, and the call returns only once the library has stopped; the Backend stays
+    usable)."""
     args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
                      frames_per_timepoint, modes, macro_pixel_correction, fused, progress)
     return cached_backend(device).run_esrrf(args)
@@ -95,5 +105,6 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
 
 from . import squirrel                              # noqa: E402  (it uses cached_backend)
 from .squirrel import decorrelation, frc            # noqa: E402
+from . import data                                  # noqa: E402  (the sample stack)
 
-__all__ += ["squirrel", "frc", "decorrelation"]
+__all__ += ["squirrel", "frc", "decorrelation", "data"]

@@ -47,7 +47,10 @@ _CLASSES = {"HST_ERROR_INVALID_ARGUMENT": InvalidArgument, "HST_ERROR_CANCELLED"
             "HST_ERROR_NOT_BUILT_IN": NotBuiltIn}
 _HINTS = {"HST_ERROR_NOT_BUILT_IN": "this halostream was installed without FFTs: install FFTW 3 "
           "and VkFFT (Debian: apt-get install libfftw3-dev libvkfft-dev), then pip install "
-          "./python again"}
+          "./python again",
+          "HST_ERROR_FORKED": "in a process forked after halostream was used (multiprocessing's "
+          "default 'fork' start method) only the host device works: use device='host' there, "
+          "or start the workers with multiprocessing.get_context('spawn')"}
 
 
 def check(code, messages):

@@ -108,6 +108,9 @@ def _declare(lib):
         "hst_py_esrrf_defaults": (None, [ref(ctypes.c_uint), ref(ctypes.c_float),
                                          ref(ctypes.c_float)]),
         "hst_result_string": (ctypes.c_char_p, [c_int]),
+        "hst_log_item_name": (ctypes.c_char_p, [c_int]),
+        "hst_backend_interrupt": (None, [vp]),         # async-signal-safe: Ctrl-C's handler
+        "hst_backend_interrupt_clear": (None, [vp]),
         "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
         "hst_esrrf_backend_create": (c_int, [ref(BackendDesc), ref(vp), ref(c_int)]),
         "hst_backend_device": (ref(DeviceInfo), [vp]),

@@ -42,7 +42,8 @@ def calculate_decorr_analysis(frame: np.ndarray, rmin: float = 0, rmax: float = 
     if not isinstance(roi, (tuple, list)) or len(roi) != 4:
         raise ValueError("calculate_decorr_analysis: roi must be (x0, x1, y0, y1), got %r"
                          % (roi,))
-    x0, x1, y0, y1 = roi
+    x0, x1, y0, y1 = [_check.integer("calculate_decorr_analysis", "roi", v, 0, _check.U64_MAX)
+                      for v in roi]
     whole = x0 == x1 or y0 == y1
     return cached_backend(None).decorrelation(frame, rmin, rmax, n_r, n_g, pixel_size, units,
                                               None if whole else (x0, y0, x1, y1)).resolution

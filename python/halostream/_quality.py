@@ -150,12 +150,13 @@ def _pointer(a):
 
 
 def _call(backend, where, fn):
-    """fn(lib, the first device's handle) on the held backend; Ctrl-C meanwhile raises
-    KeyboardInterrupt once the call has ended (a metric is not cancelled midway)."""
+    """fn(lib, the first device's handle) on the held backend; Ctrl-C meanwhile interrupts it
+    (the metrics check within about a second of work) and raises KeyboardInterrupt once the
+    call has ended."""
     lib = library()
     with backend._batch(where):
         handle = ctypes.c_void_p(backend._handles[0])
-        r = _run.call(lambda: fn(lib, handle), _run.Monitor(False))
+        r = _run.call(lambda: fn(lib, handle), _run.Monitor(False), backend)
         _errors.check(r, backend._messages or ["%s failed" % where])
 
 

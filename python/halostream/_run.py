@@ -2,10 +2,15 @@
 
 The call runs on a worker thread while the calling thread waits for an Event that the worker
 sets once the C function has returned. In the main thread, SIGINT is caught by a handler of
-ours for that time: it only asks the library to stop (the progress callback answers "cancel"
-at the library's next block); KeyboardInterrupt is raised after the C call has ended, so the
-buffers it uses outlive it. (Waiting on Thread.is_alive() after an interrupted join() is not
-reliable on CPython <= 3.12: cpython issue 90882.)"""
+ours for that time: it only asks the library to stop, at once, through backend.h's
+hst_backend_interrupt on the call's devices (a flag its long loops check within about a second
+of work; the handler runs while the waiting thread sleeps, since a wait with a timeout wakes
+for signals) and through the progress callback, which answers "cancel" from then on;
+KeyboardInterrupt is raised after the C call has ended, so the buffers it uses outlive it (the
+Backend clears its devices' flags when the call or live session lets go of it, so that it
+stays usable). (Waiting on
+Thread.is_alive() after an interrupted join() is not reliable on CPython <= 3.12: cpython
+issue 90882.)"""
 
 import signal
 import sys
@@ -44,15 +49,21 @@ class Monitor:
 
 
 class _Bar:
-    """Frames done as tqdm's bar where tqdm is installed, else one line rewritten on stderr.
-    Showing progress never fails a run: without a usable sys.stderr (None in a GUI, closed)
-    nothing is shown."""
+    """Frames done on stderr: on a terminal as tqdm's bar where tqdm is installed, else one line
+    rewritten in place; elsewhere (a log file, a pipe), where a rewritten line would pile up
+    as one, a new line each time another tenth of the frames is done (with the total unknown:
+    at most one line every LINE_EVERY_S seconds), and the last. Showing progress never fails
+    a run: without a usable sys.stderr (None in a GUI, closed) nothing is shown."""
+
+    LINE_EVERY_S = 10.0
 
     def __init__(self, show_after):
         self.start, self.show_after = time.monotonic(), show_after
         self.tqdm = None
         self.done = None
         self.shown = self.broken = False
+        self.terminal = False
+        self.step = self.line_at = None   # not a terminal: the last tenth / time a line was written
 
     def update(self, done, total):
         if self.broken or done == self.done or time.monotonic() - self.start < self.show_after:
@@ -70,32 +81,60 @@ class _Bar:
             return
         if not self.shown:
             self.shown = True
+            self.terminal = _is_terminal(err)
             try:
-                import tqdm
-                self.tqdm = tqdm.tqdm(total=total or None, unit="frame", desc="eSRRF", file=err)
+                if self.terminal:
+                    import tqdm
+                    self.tqdm = tqdm.tqdm(total=total or None, unit="frame", desc="eSRRF",
+                                          file=err)
             except ImportError:
                 pass
+        of = " / %d frames (%d%%)" % (total, 100 * done // total) if total else " frames"
         if self.tqdm is not None:
             self.tqdm.update(done - self.tqdm.n)
-        else:
-            of = " / %d frames (%d%%)" % (total, 100 * done // total) if total else " frames"
+        elif self.terminal:
             err.write("\reSRRF: %d%s" % (done, of))
             err.flush()
+        elif self._line_due(done, total):
+            err.write("eSRRF: %d%s\n" % (done, of))
+            err.flush()
+
+    def _line_due(self, done, total):
+        """Not a terminal: whether this update gets a line of its own."""
+        now = time.monotonic()
+        if total:
+            step = 10 * done // total
+            due = step != self.step or done == total
+            self.step = step
+        else:
+            due = self.line_at is None or now - self.line_at >= self.LINE_EVERY_S
+        if due:
+            self.line_at = now
+        return due
 
     def close(self):
         try:
             if self.tqdm is not None:
                 self.tqdm.close()
-            elif self.shown and not self.broken and sys.stderr is not None:
+            elif self.shown and self.terminal and not self.broken and sys.stderr is not None:
                 sys.stderr.write("\n")
         except Exception:
             pass
 
 
-def call(fn, monitor):
+def _is_terminal(stream):
+    """Whether stream is a terminal (a stream without isatty, or whose isatty fails: no)."""
+    try:
+        return bool(stream.isatty())
+    except Exception:
+        return False
+
+
+def call(fn, monitor, backend=None):
     """fn() on a worker thread, returning its result once it has ended. Ctrl-C meanwhile sets
-    monitor.cancelled (the library stops at its next block) and raises KeyboardInterrupt after
-    fn has returned; an exception of the monitor's callable is raised likewise."""
+    monitor.cancelled and interrupts backend's devices (the Backend fn runs on, if any: its
+    long calls stop within about a second of work), and raises KeyboardInterrupt after fn has
+    returned; an exception of the monitor's callable is raised likewise."""
     done = threading.Event()
     box = {}
 
@@ -108,7 +147,7 @@ def call(fn, monitor):
             done.set()
 
     interrupted = []
-    previous = _catch_sigint(lambda signum, frame: _cancel(monitor, interrupted))
+    previous = _catch_sigint(lambda signum, frame: _cancel(monitor, backend, interrupted))
     try:
         # not a daemon: at interpreter exit Python waits for the C call to end
         threading.Thread(target=work, name="halostream-call").start()
@@ -126,9 +165,11 @@ def call(fn, monitor):
     return box["result"]
 
 
-def _cancel(monitor, interrupted):
+def _cancel(monitor, backend, interrupted):
     monitor.cancelled = True
     interrupted.append(True)
+    if backend is not None:
+        backend._interrupt(True)
 
 
 def _catch_sigint(handler):

@@ -7,6 +7,7 @@ import collections
 import contextlib
 import ctypes
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -82,7 +83,16 @@ class Backend:
     One call or live session at a time: a call from another thread waits for the one running;
     a batch call while a live session is open raises RuntimeError. close() (or leaving a
     `with` block) releases the devices; open backends are closed at interpreter exit.
-    Raises HalostreamError (e.g. HST_ERROR_NO_DEVICE) when a device cannot be opened."""
+    Raises HalostreamError (e.g. HST_ERROR_NO_DEVICE) when a device cannot be opened.
+
+    Processes: OpenCL cannot run in a child made by fork() once this process has used
+    halostream (multiprocessing's default start method on Linux, "fork": the child would wait
+    for ever for the OpenCL threads of its parent, which fork() does not copy). There the
+    host device works: "host" and, with a RuntimeWarning, "auto" (and None with HST_DEVICE
+    unset) open it; other selectors, and every call on a Backend of an OpenCL device the
+    parent opened, raise HalostreamError (HST_ERROR_FORKED) at once. A host device Backend of
+    the parent works in the child. Workers started with multiprocessing.get_context("spawn")
+    (or "forkserver") are fresh processes: every device works there."""
 
     def __init__(self, device="auto"):
         selectors = _check.selectors(device)
@@ -93,6 +103,7 @@ class Backend:
         self._count = 0
         self._lock = threading.Lock()           # held by a batch call or a live session
         self._live = None
+        self._forked = None
         self.last_report = None
         try:
             for s in selectors:
@@ -102,9 +113,11 @@ class Backend:
             raise
         _OPEN.add(self)
 
-    def _log(self, _user, level, _item, message):
+    def _log(self, _user, level, item, message):
         if level <= 2:   # errors and warnings: the reasons an error carries
             self._messages.append(message.decode("utf-8", "replace"))
+        if level == 2 and self._lib.hst_log_item_name(item) == b"FORKED":
+            self._forked = self._messages[-1]   # `auto` took the host device in a forked child
 
     def _create(self, selector):
         bd = _lib.BackendDesc()
@@ -120,6 +133,17 @@ class Backend:
         _errors.check(r, self._messages or ["device %r: no backend" % (selector,)])
         self._handles[self._count] = handle.value
         self._count += 1
+        if self._forked is not None:
+            warnings.warn("halostream: " + self._forked, RuntimeWarning, stacklevel=4)
+            self._forked = None
+
+    def _interrupt(self, on):
+        """Asks the long calls running on the devices to stop (on: hst_backend_interrupt, which
+        Ctrl-C's handler calls while a call runs), or lets later calls run (on False: once the
+        call or live session has let go of the backend)."""
+        fn = self._lib.hst_backend_interrupt if on else self._lib.hst_backend_interrupt_clear
+        for i in range(self._count):
+            fn(self._handles[i])
 
     def _destroy(self):
         count, self._count = self._count, 0   # an interruption leaks, never frees twice
@@ -144,14 +168,18 @@ class Backend:
 
     @contextlib.contextmanager
     def _batch(self, where):
-        """Holds the backend for one batch call, its log cleared."""
+        """Holds the backend for one batch call, its log cleared; a Ctrl-C's interruption
+        cleared after it."""
         if self._live is not None:
             raise RuntimeError("Backend.%s: a live session is open on this backend (one at a "
                                "time); finish it first" % where)
         with self._lock:
             self._require_open(where)
             del self._messages[:]
-            yield
+            try:
+                yield
+            finally:
+                self._interrupt(False)
 
     def _attach(self, desc):
         desc.backends = ctypes.cast(self._handles, ctypes.POINTER(ctypes.c_void_p))
@@ -188,7 +216,7 @@ class Backend:
         try:
             r = _run.call(lambda: lib.hst_esrrf_run(
                 ctypes.byref(desc), ctypes.c_void_p(a.stack.ctypes.data), a.code, a.frames,
-                a.rows, a.cols, ptrs, ctypes.byref(report)), monitor)
+                a.rows, a.cols, ptrs, ctypes.byref(report)), monitor, self)
         finally:
             monitor.close()
         _errors.check(r, self._messages)
@@ -242,7 +270,7 @@ class Backend:
         try:
             r = _run.call(lambda: lib.hst_esrrf_sweep(
                 ctypes.byref(desc), ctypes.byref(sw), ctypes.c_void_p(a.stack.ctypes.data),
-                a.code, a.frames, a.rows, a.cols, ptrs, ctypes.byref(res)), monitor)
+                a.code, a.frames, a.rows, a.cols, ptrs, ctypes.byref(res)), monitor, self)
         finally:
             monitor.close()
         _errors.check(r, self._messages)
@@ -310,6 +338,7 @@ class Backend:
 
     def _live_closed(self):
         self._live = None
+        self._interrupt(False)
         self._lock.release()
 
     def close(self):
@@ -401,7 +430,7 @@ class EsrrfLive:
         a = self._frames(frames)
         r = _run.call(lambda: self._lib.hst_esrrf_live_push(
             self._handle, ctypes.c_void_p(a.ctypes.data), a.shape[0], self.rows, self.cols),
-            self._monitor)
+            self._monitor, self._backend)
         self._deliver()
         _errors.check(r, self._backend._messages)
 
@@ -429,7 +458,7 @@ class EsrrfLive:
         try:
             r = _run.call(lambda: self._lib.hst_esrrf_live_finish(self._handle,
                                                                   ctypes.byref(report)),
-                          self._monitor)
+                          self._monitor, self._backend)
         finally:
             self._monitor.close()
         self._finished = True

@@ -90,9 +90,7 @@ def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
         raise NotImplementedError("%s: plot_sweep=True (a matplotlib figure) is not supported "
                                   "by halostream; plot the returned QnR map" % where)
     if n_frames is not None:
-        if isinstance(n_frames, bool) or int(n_frames) <= 0:
-            raise ValueError("n_frames must be a positive integer or None")
-        n_frames = int(n_frames)
+        n_frames = _check.integer(where, "n_frames", n_frames, 1, _check.U64_MAX)
     sens, rad = list(sensitivities), list(radii)
     out = cached_backend(None).esrrf_sweep(_as_stack(img), radii=rad, sensitivities=sens,
                                            magnification=magnification,

@@ -16,8 +16,9 @@ on a Backend of the caller's.
 Raises TypeError / ValueError for bad arguments, naming them, before any C call;
 InvalidArgument (a ValueError) for options the library refuses (e.g. n_r above 128, a ROI beyond
 the image); HalostreamError for its other errors (HST_ERROR_NON_FINITE for NaN or Inf in an
-image, its message naming the image and the pixel's flat index). Ctrl-C raises
-KeyboardInterrupt once the running metric has ended (they are not cancelled midway)."""
+image, its message naming the image and the pixel's flat index). Ctrl-C interrupts the
+running metric within about a second of work and raises KeyboardInterrupt once it has
+stopped."""
 
 from . import cached_backend
 
@@ -60,7 +61,8 @@ def decorrelation(img, rmin=0, rmax=1, n_r=50, n_g=10, pixel_size=1, units="pixe
 
     img: (rows, cols), rows and cols >= 2; rmin, rmax: the normalised frequency range searched,
     0 <= rmin < rmax <= 1; n_r: samples of the curve, 2 .. 128; n_g: high-pass filtered images
-    per refinement round, >= 2; pixel_size > 0 in units; roi: None (the whole image) or
+    per refinement round, 2 .. quality.h's HST_DECORR_MAX_NG (the library refuses more,
+    InvalidArgument naming n_g); pixel_size > 0 in units; roi: None (the whole image) or
     (x0, y0, x1, y1) in pixels, x1 and y1 exclusive, analysed alone.
     Returns Decorrelation(resolution, units, kc_max, a_max, kc_gm, a_gm, kc0, a0): resolution =
     2 pixel_size / kc_max in units (inf when no maximum is found); kc_* normalised frequencies,

@@ -11,7 +11,9 @@ HALOSTREAM_CLI names build/examples/esrrf).
 - options left at None take the library's defaults, esrrf_defaults(): esrrf.h's numbers;
 - bad stacks and each refused option raise TypeError / ValueError naming it, before any C call;
 - the library's codes become their exception classes by name (NOT_BUILT_IN names the packages);
+- every integer argument of the package refuses a float, a string and a bool alike;
 - progress: a callable is called with (done, total); None / closed stderr never fails a run;
+  on a terminal one line is rewritten, elsewhere (a log, a pipe) each report is a line;
 - Ctrl-C (SIGINT) during a run cancels it; the same Backend then gives the uninterrupted bits;
 - HALOSTREAM_LIB overrides the library; without an ICD loader the host build is taken;
 - a process that exits with Backends and a live session still open exits cleanly;
@@ -169,6 +171,43 @@ def refused_arguments_before_any_c_call():
     raises(ValueError, "NUL", halostream.Backend, "ho\0st")
 
 
+def integer_arguments(be):
+    """Every integer argument of the package: (its name, a call giving it a value), each call
+    refused before any work by a bad value (be: a Backend for its methods)."""
+    from halostream import nanopyx
+    s, img = np.ones((4, 16, 16), np.float32), np.ones((16, 16), np.float32)
+    nowhere = "no-such-device-xyz"   # checked before the device is opened
+    return [
+        ("magnification", lambda v: halostream.esrrf(s, magnification=v, device=nowhere)),
+        ("frames_per_timepoint",
+         lambda v: halostream.esrrf(s, frames_per_timepoint=v, device=nowhere)),
+        ("magnification", lambda v: be.esrrf_sweep(s, magnification=v)),
+        ("frames_per_timepoint", lambda v: be.esrrf_sweep(s, frames_per_timepoint=v)),
+        ("rows", lambda v: be.esrrf_live((v, 16), np.float32)),
+        ("cols", lambda v: be.esrrf_live((16, v), np.float32)),
+        ("n_r", lambda v: be.decorrelation(img, n_r=v)),
+        ("n_g", lambda v: be.decorrelation(img, n_g=v)),
+        ("roi", lambda v: be.decorrelation(img, roi=(0, 0, v, 8))),
+        ("magnification", lambda v: nanopyx.eSRRF(s, magnification=v)),
+        ("frames_per_timepoint", lambda v: nanopyx.eSRRF(s, frames_per_timepoint=v)),
+        ("magnification", lambda v: nanopyx.run_esrrf_parameter_sweep(s, magnification=v)),
+        ("n_frames", lambda v: nanopyx.run_esrrf_parameter_sweep(s, n_frames=v)),
+        ("n_r", lambda v: nanopyx.calculate_decorr_analysis(img, n_r=v)),
+        ("n_g", lambda v: nanopyx.calculate_decorr_analysis(img, n_g=v)),
+        ("roi", lambda v: nanopyx.calculate_decorr_analysis(img, roi=(0, v, 0, 8))),
+    ]
+
+
+@test
+def integer_arguments_uniform():
+    # one checker (_check.integer) for every integer: run_esrrf_parameter_sweep's n_frames took
+    # 2.7 (as 2) and "3" while every other integer argument refused them
+    with halostream.Backend(DEVICE) as be:
+        for name, call in integer_arguments(be):
+            for bad in (2.7, 8.0, "3", True):
+                raises(TypeError, "%s must be an integer" % name, call, bad)
+
+
 @test
 def library_refusals_raise():
     s = np.ones((4, 16, 16), np.float32)
@@ -222,6 +261,42 @@ def no_stderr_never_fails():
         p = child(code, preexec_fn=(lambda: os.close(2)) if closed_fd2 else None)
         out, _ = p.communicate(timeout=300)
         assert p.returncode == 0 and out.strip() == "ok (1, 32, 32)", (closed_fd2, out, p.returncode)
+
+
+PROGRESS_CHILD = """
+import numpy as np, halostream
+s = np.random.default_rng(2).random((%d, 16, 16)).astype(np.float32)
+halostream.esrrf(s, magnification=2, device=%r, progress=True)
+"""
+
+
+@test
+def progress_lines_where_no_terminal():
+    frames = 200
+    p = child(PROGRESS_CHILD % (frames, DEVICE), stderr=subprocess.PIPE)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert "\r" not in err, "a rewritten line in a pipe: %r" % err[:300]
+    lines = err.splitlines()
+    pattern = r"eSRRF: (\d+) / %d frames \((\d+)%%\)" % frames
+    assert lines and all(re.fullmatch(pattern, x) for x in lines), err
+    assert lines[-1] == "eSRRF: %d / %d frames (100%%)" % (frames, frames), lines
+    assert len(lines) <= 12, lines   # a line per tenth done, and the last
+    # on a terminal, one line rewritten in place
+    master, slave = os.openpty()
+    p = child(PROGRESS_CHILD % (frames, DEVICE), stderr=slave)
+    os.close(slave)
+    tty = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:   # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    assert p.wait(timeout=300) == 0 and b"\r" in tty, tty[:300]
 
 
 @test

@@ -14,6 +14,7 @@ HST_DEVICE; the module-level calls run on it):
   of the map's maximum, FRC curves within 1e-4;
 - the drop-in's NanoPyx 2.1.5 signatures, defaults and return types / shapes;
 - refused arguments raise naming the argument (shapes, NaN, bad numbers, types);
+- n_g beyond the library's limit is refused naming n_g (it overflowed the stack);
 - Ctrl-C during a metric raises KeyboardInterrupt once the call has ended, and the Backend
   then gives the same answer again;
 - with NanoPyx importable: its answers within the issue's accuracy (RSP 1e-3, RSE 1%, the map's
@@ -235,6 +236,7 @@ def refused():
     raises(ValueError, "rmax", dec, a, rmax=0)
     raises(ValueError, "n_r", dec, a, n_r=0)
     raises(TypeError, "n_g", dec, a, n_g=2.0)
+    raises(ValueError, "n_g", dec, a, n_g=2**32)   # past its C field
     raises(halostream.InvalidArgument, "n_r must be 2 .. HST_DECORR_MAX_NR", dec, a, n_r=129,
            device=DEVICE)
     raises(halostream.InvalidArgument, "roi must be {x0, y0, x1, y1} inside the image", dec, a,
@@ -249,17 +251,40 @@ def refused():
         assert be.decorrelation(a).resolution > 0
 
 
+# n_g beyond the library's limit (quality.h's HST_DECORR_MAX_NG): refused naming n_g, before any
+# work (it overflowed stack arrays of the rounds: 5000 killed Python with SIGSEGV, 2**32 - 1
+# returned silently). In a child, so that a crash fails this test alone.
+N_G_CHILD = """
+import numpy as np, halostream
+img = np.random.default_rng(4).random((64, 64)).astype(np.float32)
+for n_g in (5000, 2**32 - 1):
+    try:
+        halostream.decorrelation(img, n_g=n_g, device=%r)
+        print("accepted", n_g)
+    except halostream.InvalidArgument as e:
+        print("refused" if "n_g" in str(e) else "unnamed", n_g)
+"""
+
+
+@test
+def n_g_beyond_the_limit_refused():
+    p = child(N_G_CHILD % DEVICE)
+    out, _ = p.communicate(timeout=300)
+    assert p.returncode == 0, "the child died (%d): %r" % (p.returncode, out)
+    assert out.split() == ["refused", "5000", "refused", str(2**32 - 1)], out
+
+
 CTRL_C_CHILD = """
 import os, signal, threading, time, numpy as np, halostream
 from halostream import _run
 ended = []          # when the C call returned, recorded on its worker thread
 call = _run.call
-def timed(fn, monitor):
+def timed(fn, monitor, backend=None):
     def fn_then_mark():
         r = fn()
         ended.append(time.monotonic())
         return r
-    return call(fn_then_mark, monitor)
+    return call(fn_then_mark, monitor, backend)
 _run.call = timed
 be = halostream.Backend(%r)
 a, b = (np.random.default_rng(s).random((64, 64)).astype(np.float32) for s in (1, 2))

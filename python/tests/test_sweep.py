@@ -137,6 +137,10 @@ def refused():
            temporal_correlation="avg")
     raises(NotImplementedError, "plot_sweep", run_esrrf_parameter_sweep, s, plot_sweep=True)
     raises(ValueError, "n_frames", run_esrrf_parameter_sweep, s, n_frames=0)
+    # as every integer argument: no float, no string, no bool (2.7 and "3" were taken)
+    for bad in (2.7, 3.0, "3", True):
+        raises(TypeError, "n_frames must be an integer", run_esrrf_parameter_sweep, s,
+               n_frames=bad)
     with halostream.Backend(DEVICE) as be:
         raises(ValueError, "radii", be.esrrf_sweep, s, radii=list(range(1, 10)))
         raises(ValueError, "sensitivities", be.esrrf_sweep, s, sensitivities=[1, -2])
