@@ -25,11 +25,12 @@ class Monitor:
     (done, total) instead. An exception in that callable cancels the run and is raised once
     the C call has ended."""
 
-    def __init__(self, progress):
+    def __init__(self, progress, unit="frames"):
         self.cancelled = False
         self.error = None
         self.user = progress if callable(progress) else None
-        self.bar = None if self.user or progress is False else _Bar(0.0 if progress else 1.0)
+        self.bar = None if self.user or progress is False else \
+            _Bar(0.0 if progress else 1.0, unit)
 
     def __call__(self, done, total, _user):
         try:
@@ -57,8 +58,9 @@ class _Bar:
 
     LINE_EVERY_S = 10.0
 
-    def __init__(self, show_after):
+    def __init__(self, show_after, unit):
         self.start, self.show_after = time.monotonic(), show_after
+        self.unit = unit   # what done and total count: "frames", or the sweep's "steps"
         self.tqdm = None
         self.done = None
         self.shown = self.broken = False
@@ -85,11 +87,12 @@ class _Bar:
             try:
                 if self.terminal:
                     import tqdm
-                    self.tqdm = tqdm.tqdm(total=total or None, unit="frame", desc="eSRRF",
+                    self.tqdm = tqdm.tqdm(total=total or None, unit=self.unit[:-1], desc="eSRRF",
                                           file=err)
             except ImportError:
                 pass
-        of = " / %d frames (%d%%)" % (total, 100 * done // total) if total else " frames"
+        of = " / %d %s (%d%%)" % (total, self.unit, 100 * done // total) if total \
+            else " " + self.unit
         if self.tqdm is not None:
             self.tqdm.update(done - self.tqdm.n)
         elif self.terminal:

@@ -264,7 +264,7 @@ class Backend:
             if want else {}
         ptrs = (ctypes.c_void_p * len(keys))(
             *[imgs[k].ctypes.data if want else None for k in keys])
-        monitor = _run.Monitor(a.progress)
+        monitor = _run.Monitor(a.progress, "steps")   # the sweep's: frames, then scores
         desc.progress = _lib.PROGRESS_FN(monitor)
         res = _lib.EsrrfSweepResult()
         try:
