@@ -161,7 +161,9 @@ typedef enum hst_esrrf_path {
    to cancel (HST_ERROR_CANCELLED). Cancelling, or interrupting a backend of the call
    (hst_backend_interrupt, e.g. from a SIGINT handler), takes effect at the next block: none
    starts after it; on an OpenCL device the blocks already enqueued finish (and are reported),
-   at most 2 per device (1 on an OpenCL CPU device, whose ring is 2 blocks deep). */
+   at most 2 per device (1 on an OpenCL CPU device, whose ring is 2 blocks deep). On the host
+   device an interruption also stops the block itself within milliseconds (64 magnified rows of
+   a frame for the fused path; a frame of the chained path's RGC, about a second). */
 typedef int (*hst_esrrf_progress_fn)(uint64_t frames_done, uint64_t frames_total, void *user);
 /* A finished time point: images[m] is mode m's image (rows*mag x cols*mag float32, C order;
    NULL for modes not requested), valid during the call. Batch calls also call it, after
@@ -289,8 +291,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *de
    float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
    pixel; no output is complete), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_ERROR_OUT_OF_HOST_MEMORY,
    HST_ERROR_CANCELLED (the progress callback, or a backend of desc interrupted: at the next
-   block, as hst_esrrf_progress_fn says; an interrupted backend's calls return it at once until
-   hst_backend_interrupt_clear), OpenCL codes.
+   block, on the host device within the block, as hst_esrrf_progress_fn says; an interrupted
+   backend's calls return it at once until hst_backend_interrupt_clear), OpenCL codes.
    Thread safety: per backend, on every backend of desc. */
 HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                  hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
@@ -753,42 +755,90 @@ static void hst__eparallel(hst__ejob_fn fn, void *ctx, unsigned n) {
     }
 }
 
-/* A host stage call, split by frames (or, for the temporal sums, by pixels). */
+/* Whether a backend of d is interrupted (hst_backend_interrupt): the long loops' check. */
+static int hst__einterrupted(const hst_esrrf_desc *d) {
+    unsigned b;
+    for (b = 0; b < d->num_backends; b++)
+        if (hst_backend_interrupted(d->backends[b])) return 1;
+    return 0;
+}
+
+/* Interruption inside the host device's stages and the sweep's host passes: each thread's share
+   runs in pieces, the interruption checked before each, so an interrupted run stops within a
+   piece's work, not a block's (a host block is at least 16 frames: at 256 x 256 and mag 5,
+   400 frames in blocks of 25, the run went on 5-8 s after an interruption on 2 busy cores, now
+   0.01-0.1 s). A piece is HST__E_POLL_ROWS magnified rows of one frame for the fused twin (at
+   1280 columns, the shipped stack at mag 5, a few ms on one core), those rows' pixels of every
+   frame of the block for the temporal sums, and one frame for the other twins (the chained
+   path's RGC twin, the slowest: about a second a frame there). It costs nothing: on 16 cores the
+   sweep's pass (50 frames of 256 x 256, 3 x 3 pairs, blocks of 4 frames) took 2.72-2.92 s in
+   such pieces against 3.46-3.97 s in each thread's whole share. Any cut gives the same bits
+   (each pixel is computed alone, its frames summed in order). */
+#define HST__E_POLL_ROWS 64
+
+typedef void (*hst__epiece_fn)(const void *ctx, uint64_t a, uint64_t b);
+
+/* Items [a, b) through fn in pieces of at most `per` items, none started once a backend of d is
+   interrupted (the caller checks after and returns HST_ERROR_CANCELLED); d NULL: never checked
+   (a piece the choice times runs whole). */
+static void hst__epieces(const hst_esrrf_desc *d, uint64_t a, uint64_t b, uint64_t per, hst__epiece_fn fn,
+                         const void *ctx) {
+    while (a < b && !(d && hst__einterrupted(d))) {
+        uint64_t end = b - a > per ? a + per : b;
+        fn(ctx, a, end);
+        a = end;
+    }
+}
+
+/* The fused twin over (frame, window row) pairs, the batch's and the sweep's: window rows
+   [row0, row0 + nrows) of the magnified frames, each frame frame_px floats on from the one
+   before at `frames`, into out (out_frame floats a frame; its window row 0 first), at ns
+   sensitivities (hst_k_esrrf_rgc_fused_host_rows_ns's layout). */
+typedef struct hst__efused {
+    const float *frames;
+    float *out;
+    size_t frame_px, out_frame;
+    uint32_t rows, cols, mag, row0, nrows, ns;
+    float radius;
+    const float *sens;
+    int iw;
+} hst__efused;
+
+/* Pairs [u0, u1) of f (u = frame * nrows + window row), frame by frame. */
+static void hst__efused_rows(const void *ctx, uint64_t u0, uint64_t u1) {
+    const hst__efused *f = (const hst__efused *)ctx;
+    while (u0 < u1) {
+        uint64_t z = u0 / f->nrows, y0 = u0 % f->nrows, y1 = y0 + (u1 - u0);
+        if (y1 > f->nrows) y1 = f->nrows;
+        hst_k_esrrf_rgc_fused_host_rows_ns(f->frames + (size_t)z * f->frame_px, f->out + (size_t)z * f->out_frame,
+                                           f->row0, f->rows, f->cols, f->mag, f->radius, f->sens, f->ns, f->iw,
+                                           f->row0 + (uint32_t)y0, f->row0 + (uint32_t)y1);
+        u0 += y1 - y0;
+    }
+}
+
+/* A host stage call, split by frames (or, for the temporal sums, by pixels; for the fused twin,
+   by (frame, magnified row) pairs), each share in pieces (hst__epieces) that stop once a
+   backend of stop is interrupted. */
 typedef struct hst__ehost {
     void *const *a;
     const hst__epar *P;
     const hst_stream_block *b;
+    const hst_esrrf_desc *stop;     /* NULL: a piece the choice times (runs whole) */
+    hst__efused fused;              /* HST__EH_FUSED: the block's frames */
     int kind;
 } hst__ehost;
 enum { HST__EH_TOFLOAT, HST__EH_FUSED, HST__EH_ROBERTS, HST__EH_MAG_GRAD, HST__EH_MAG_FRAME,
        HST__EH_RGC, HST__EH_TEMPORAL };
 
-/* The fused RGC of rows [u0, u1) of the block, the window's rows numbered frame by frame. */
-static void hst__ehost_fused_rows(const hst__ehost *h, uint64_t u0, uint64_t u1) {
-    const hst__epar *P = h->P;
-    uint64_t nrows = P->nrows;
-    size_t fpx = (size_t)P->rows * P->cols, mpx = (size_t)nrows * P->cols * P->mag;
-    while (u0 < u1) {
-        uint64_t z = h->b->begin + u0 / nrows, y0 = u0 % nrows, y1 = y0 + (u1 - u0);
-        if (y1 > nrows) y1 = nrows;
-        hst_k_esrrf_rgc_fused_host_rows_at((const float *)h->a[0] + (size_t)z * fpx, (float *)h->a[1] + (size_t)z * mpx,
-                                           P->row0, P->rows, P->cols, P->mag, P->radius, P->sensitivity,
-                                           P->iw, P->row0 + (uint32_t)y0, P->row0 + (uint32_t)y1);
-        u0 += y1 - y0;
-    }
-}
-
-static void hst__ehost_share(void *ctx, unsigned k, unsigned n) {
+/* Frames [z0, z1) of the block (relative to its base; the temporal sums: pixels [z0, z1)). */
+static void hst__ehost_piece(const void *ctx, uint64_t z0, uint64_t z1) {
     const hst__ehost *h = (const hst__ehost *)ctx;
     const hst__epar *P = h->P;
-    uint64_t f = h->b->end - h->b->begin, z0 = h->b->begin + f * k / n, z1 = h->b->begin + f * (k + 1) / n;
     void *const *a = h->a;
     switch (h->kind) {
     case HST__EH_TOFLOAT:
         hst_k_esrrf_to_float_host(a[0], (float *)a[1], P->frame_px, P->dtype, h->b->base, z0, z1, h->b->total);
-        break;
-    case HST__EH_FUSED:   /* shares of the block's (frame, magnified row) pairs: one frame splits too */
-        hst__ehost_fused_rows(h, (uint64_t)P->nrows * f * k / n, (uint64_t)P->nrows * f * (k + 1) / n);
         break;
     case HST__EH_ROBERTS:
         hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], P->rows, P->cols, h->b->base, z0, z1,
@@ -806,25 +856,50 @@ static void hst__ehost_share(void *ctx, unsigned k, unsigned n) {
         hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], P->rows, P->cols,
                              P->mag, P->radius, P->sensitivity, P->iw, h->b->base, z0, z1, h->b->total);
         break;
-    default: {   /* the temporal sums walk every frame in order: threads share the pixels */
-        uint32_t i0 = (uint32_t)((uint64_t)P->pixels * k / n), i1 = (uint32_t)((uint64_t)P->pixels * (k + 1) / n);
+    default:   /* HST__EH_TEMPORAL: every frame of the block, in order, for each pixel */
         hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], P->pixels, P->T, P->acc_tps,
-                                  P->frame0, P->skip, P->frames_total, i0, i1, h->b->base, h->b->begin,
-                                  h->b->end);
+                                  P->frame0, P->skip, P->frames_total, (uint32_t)z0, (uint32_t)z1, h->b->base,
+                                  h->b->begin, h->b->end);
     }
-    }
+}
+
+static void hst__ehost_share(void *ctx, unsigned k, unsigned n) {
+    const hst__ehost *h = (const hst__ehost *)ctx;
+    const hst__epar *P = h->P;
+    uint64_t f = h->b->end - h->b->begin;
+    if (h->kind == HST__EH_FUSED)   /* shares of the block's (frame, magnified row) pairs: one frame splits too */
+        hst__epieces(h->stop, (uint64_t)P->nrows * f * k / n, (uint64_t)P->nrows * f * (k + 1) / n, HST__E_POLL_ROWS,
+                     hst__efused_rows, &h->fused);
+    else if (h->kind == HST__EH_TEMPORAL)   /* the sums walk every frame in order: threads share the pixels */
+        hst__epieces(h->stop, (uint64_t)P->pixels * k / n, (uint64_t)P->pixels * (k + 1) / n,
+                     (uint64_t)HST__E_POLL_ROWS * P->cols * P->mag, hst__ehost_piece, h);
+    else
+        hst__epieces(h->stop, h->b->begin + f * k / n, h->b->begin + f * (k + 1) / n, 1, hst__ehost_piece, h);
+}
+
+/* The fused twin's call over the block's frames (a[0] at the block's base). */
+static void hst__ehost_fused(hst__efused *f, void *const *a, const hst__epar *P, const hst_stream_block *b) {
+    f->frame_px = (size_t)P->rows * P->cols;
+    f->out_frame = (size_t)P->nrows * P->cols * P->mag;
+    f->frames = (const float *)a[0] + (size_t)b->begin * f->frame_px;
+    f->out = (float *)a[1] + (size_t)b->begin * f->out_frame;
+    f->rows = P->rows; f->cols = P->cols; f->mag = P->mag; f->row0 = P->row0; f->nrows = P->nrows;
+    f->ns = 1; f->radius = P->radius; f->sens = &P->sensitivity; f->iw = P->iw;
 }
 
 static hst_result hst__ehost_run(int kind, void *const *a, const void *const *s,
                                  const hst_stream_block *b, void *user) {
+    const hst__estream *es = (const hst__estream *)user;
     hst__ehost h;
     uint64_t frames = b->end - b->begin;
     unsigned n = hst__ethreads();
     (void)s;
-    h.a = a; h.P = &((const hst__estream *)user)->P; h.b = b; h.kind = kind;
+    h.a = a; h.P = &es->P; h.b = b; h.kind = kind;
+    h.stop = es->e->measuring ? NULL : &es->e->d;   /* a timed piece's stop would count as the path's failure */
+    if (kind == HST__EH_FUSED) hst__ehost_fused(&h.fused, a, h.P, b);
     if (kind != HST__EH_TEMPORAL && kind != HST__EH_FUSED && frames < n) n = (unsigned)(frames ? frames : 1);
     hst__eparallel(hst__ehost_share, &h, n);
-    return HST_SUCCESS;
+    return h.stop && hst__einterrupted(h.stop) ? HST_ERROR_CANCELLED : HST_SUCCESS;
 }
 
 #define HST__EHOST_FN(name, kind)                                                              \
@@ -886,14 +961,6 @@ static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__eb
     t->num_inputs = in1 < 0 ? 1 : 2; t->inputs = l;
     t->num_outputs = 1; t->outputs = l + 2;
     return t;
-}
-
-/* Whether a backend of d is interrupted (hst_backend_interrupt): the long loops' check. */
-static int hst__einterrupted(const hst_esrrf_desc *d) {
-    unsigned b;
-    for (b = 0; b < d->num_backends; b++)
-        if (hst_backend_interrupted(d->backends[b])) return 1;
-    return 0;
 }
 
 /* Nonzero (cancel) when the desc's progress, told `done` frames (every block that completes,
@@ -3183,7 +3250,15 @@ static uint64_t hst__esw_tp_steps(const hst__esw *w, uint64_t n) {
 
 /* The host device's block of n frames at radius k: its (frame, magnified row) pairs through the
    fused twin at every sensitivity, then its values into the sums, each in shares of the threads. */
-typedef struct hst__esw_job { const hst__esw *w; uint64_t n; uint32_t k, odd0; } hst__esw_job;
+typedef struct hst__esw_job { const hst__esw *w; uint64_t n; uint32_t k, odd0; hst__efused f; } hst__esw_job;
+
+/* The fused twin's call over a block's frames at every sensitivity (the radius: set per pass). */
+static void hst__esw_fused(const hst__esw *w, hst__efused *f) {
+    f->frames = w->fr; f->out = w->rgc;
+    f->frame_px = w->frame_px; f->out_frame = (size_t)w->ns * w->P;
+    f->rows = w->rows; f->cols = w->cols; f->mag = w->mag; f->row0 = 0; f->nrows = w->rowsM; f->ns = w->ns;
+    f->sens = w->prm + w->nr; f->iw = !w->d.no_intensity_weighting;
+}
 
 /* Share s of n of `total` items: [*a, *b) */
 static void hst__esw_share(uint64_t total, unsigned s, unsigned n, uint64_t *a, uint64_t *b) {
@@ -3192,27 +3267,13 @@ static void hst__esw_share(uint64_t total, unsigned s, unsigned n, uint64_t *a, 
     *b = total - *a > chunk ? *a + chunk : total;
 }
 
-/* Magnified rows per call of the host's fused twin in the sweep, the interruption checked
-   before each: at 1280 columns (the shipped stack at mag 5) 64 rows take a few ms on one core,
-   so an interrupted pass stops within ms. It costs nothing: on 16 cores (50 frames of 256 x
-   256, 3 x 3 pairs, blocks of 4 frames) the pass took 2.72-2.92 s in such pieces against
-   3.46-3.97 s in each thread's whole share. Any cut gives the same bits (each pixel is computed
-   alone). */
-#define HST__E_SWEEP_POLL_ROWS 64
-
+/* A share of the block's (frame, magnified row) pairs through the fused twin, in pieces
+   (hst__epieces: an interrupted pass stops within ms; the caller returns the cancel). */
 static void hst__esw_fused_share(void *ctx, unsigned s, unsigned n) {
     const hst__esw_job *j = (const hst__esw_job *)ctx;
-    const hst__esw *w = j->w;
     uint64_t u, u1;
-    hst__esw_share(j->n * w->rowsM, s, n, &u, &u1);
-    while (u < u1 && !hst_backend_interrupted(w->be)) {   /* the caller returns the cancel */
-        uint64_t z = u / w->rowsM, y0 = u % w->rowsM, y1 = y0 + (u1 - u) < w->rowsM ? y0 + (u1 - u) : w->rowsM;
-        if (y1 - y0 > HST__E_SWEEP_POLL_ROWS) y1 = y0 + HST__E_SWEEP_POLL_ROWS;
-        hst_k_esrrf_rgc_fused_host_rows_ns(w->fr + (size_t)z * w->frame_px, w->rgc + (size_t)z * w->ns * w->P, 0, w->rows,
-                                           w->cols, w->mag, w->prm[j->k], w->prm + w->nr, w->ns,
-                                           !w->d.no_intensity_weighting, (uint32_t)y0, (uint32_t)y1);
-        u += y1 - y0;
-    }
+    hst__esw_share(j->n * j->w->rowsM, s, n, &u, &u1);
+    hst__epieces(&j->w->d, u, u1, HST__E_POLL_ROWS, hst__efused_rows, &j->f);
 }
 
 static void hst__esw_sum_share(void *ctx, unsigned s, unsigned n) {
@@ -3317,7 +3378,9 @@ static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint
     hst_k_esrrf_to_float_host(raw, w->fr, (uint32_t)w->frame_px, (uint32_t)w->dtype, 0, 0, n, n);
     hst__esw_mean_add(w, w->fr, n);
     j.w = w; j.n = n; j.odd0 = odd0;
+    hst__esw_fused(w, &j.f);
     for (j.k = 0; j.k < w->nr; j.k++) {
+        j.f.radius = w->prm[j.k];
         hst__eparallel(hst__esw_fused_share, &j, hst__ethreads());
         if ((r = hst__esw_poll(w)) != HST_SUCCESS) return r;   /* the shares stopped early */
         hst__eparallel(hst__esw_sum_share, &j, hst__ethreads());

@@ -58,7 +58,9 @@
                     estimation based on decorrelation analysis", Nat. Methods 2019, as NanoPyx's
                     core/analysis/decorr.pyx (its ImageJ plugin's port): edge apodisation, power-
                     of-two padding, n_g high-pass filtered images in two refinement rounds, the
-                    decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max.
+                    decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max. The
+                    wide high-pass filters multiply the image's spectrum (Descloux et al.'s
+                    Fourier-domain filtering): O(N^2 log N) per image.
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -100,10 +102,16 @@
    on a device) and its work again, and is logged (HST_LOG_INFO). The thresholds and their
    reasons: HST__Q_SCALE_EXP in the implementation.
 
+   Cancellation: hst_backend_interrupt(be) (async-signal-safe: a SIGINT handler may call it)
+   makes a running metric return HST_ERROR_CANCELLED at its next check, between FFTs, curves,
+   sigma-search rounds and images (each well under a second of work on a CPU at 2048 x 2048),
+   and every later call on be at once, until hst_backend_interrupt_clear(be). No result is
+   written then (out's contents are unspecified).
+
    Rejected arguments log backend.h's finest item (HST_LOGITEM_LIST): NULL_ARGUMENT (a NULL
    pointer, a batch with neither host nor buf), ZERO_SIZE (a zero extent or count),
    OUT_OF_RANGE (a value outside its range: fixed_sigma, pixel_size, rmin, rmax, n_r, n_g, the
-   ROI, sides below a metric's minimum, a stride below an image), MISALIGNED (batch offsets
+   ROI, sides below a metric's minimum, a one-column error-map image, a stride below an image), MISALIGNED (batch offsets
    not multiples of 4), SHAPE_MISMATCH (shapes; a buffer of another backend), BAD_ARGUMENT
    (host and buf both given; a map asked with scores_only).
 
@@ -179,11 +187,13 @@ typedef struct hst_error_map_result {
    kept, with a warning. Kept as NanoPyx has it: when the objective at sigma 0 is below the one
    at 4 / 2.35482 M, scipy's bracket walks to negative sigmas, which blur nothing, and the
    search ends at "no blur" (a negative sigma) even where a small positive sigma fits better.
-   Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, ref, sr or out; a zero extent; fixed_sigma
-   negative or not finite), HST_ERROR_SHAPE (sr not M times ref), HST_ERROR_NON_FINITE (NaN or
-   Inf in ref or sr: the log gives the argument and index), HST_ERROR_OVERFLOW (sizes; a value
-   of the map beyond float's range, |fitted - ref| past 3.4e38), HST_ERROR_NOT_BUILT_IN (M > 1
-   without HST_FFT), memory and OpenCL errors. Images of any finite intensity: the opening
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, ref, sr or out; a zero extent; ref_cols or
+   sr_cols 1: the DCT's and the interpolation's FFTs run along rows and need 2 columns (give a
+   one-column image transposed); fixed_sigma negative or not finite), HST_ERROR_SHAPE (sr not M
+   times ref), HST_ERROR_NON_FINITE (NaN or Inf in ref or sr: the log gives the argument and
+   index), HST_ERROR_OVERFLOW (sizes; a value of the map beyond float's range, |fitted - ref|
+   past 3.4e38), HST_ERROR_NOT_BUILT_IN (M > 1 without HST_FFT), HST_ERROR_CANCELLED
+   (hst_backend_interrupt: the opening comment's "Cancellation"), memory and OpenCL errors. Images of any finite intensity: the opening
    comment's "Large and small intensities". Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref_rows,
                                  size_t ref_cols, const float *sr, size_t sr_rows,
@@ -228,14 +238,27 @@ HST_API HST_NODISCARD hst_result hst_error_map_batch(hst_backend *be, const floa
                                        hst_error_map_result *out);
 
 /* ---------------------------------------------------------------------------------------------
-   FRC. pixel_size: the images' pixel size in the caller's unit (0: 1, NanoPyx's default). */
+   Pixel sizes (FRC and decorrelation): 0 (the default: 1), or in [HST_QUALITY_MIN_PIXEL_SIZE,
+   HST_QUALITY_MAX_PIXEL_SIZE]. The curves' frequencies and the resolutions are float, as
+   NanoPyx's: 1 / (2 pixel_size), a frequency step of that over 2^30 samples and a resolution of
+   2^31 pixel_size all stay normal floats inside this range, for any image size the metrics
+   take (so no pixel size gives a resolution of 0, inf or NaN by rounding; a unit from
+   femtometres to kilometres for microscopy pixels lies far inside it). */
+#define HST_QUALITY_MIN_PIXEL_SIZE 1e-20
+#define HST_QUALITY_MAX_PIXEL_SIZE 1e20
+
+/* ---------------------------------------------------------------------------------------------
+   FRC. pixel_size: the images' pixel size in the caller's unit (0: 1, NanoPyx's default; see
+   HST_QUALITY_MIN_PIXEL_SIZE for its range). */
 typedef struct hst_frc_desc {
     double pixel_size;
 } hst_frc_desc;
 
 typedef struct hst_frc_result {
     double resolution;     /* FIRE: 1 / the first crossing of 1/7, in pixel_size units;
-                              0 when the curve never crosses (NanoPyx's fire_number 0) */
+                              0 when the curve never crosses (NanoPyx's fire_number 0);
+                              NaN when the FRC is undefined (an image without power in a
+                              ring: an all-zero image) */
     size_t curve_length;   /* points of the curve: the even square's side / 2 - 1 */
 } hst_frc_result;
 
@@ -259,9 +282,16 @@ HST_API size_t hst_frc_curve_length(size_t rows, size_t cols);
    FRC to 0, once the sums pass 1.8e19, e.g. large images of large counts); a pair whose float
    ring sums overflow or underflow is scaled (the opening comment's "Large and small
    intensities").
+   Undefined FRC: where either image has no power in a ring (an all-zero image, whose FRC is
+   0 / 0), the curve is NaN there (the smoothing spreads it over its window) and the resolution
+   is NaN, with a warning (HST_LOG_WARN) naming the image: NaN, not 0, which means "never
+   crosses 1/7". The frequencies are computed in cycles per pixel and divided by pixel_size
+   (the crossing's float products stay normal at any pixel size of the range).
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, a, b or out; rows or cols < 10; pixel_size
-   negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN
-   (without HST_FFT), memory and OpenCL errors. Thread safety: per backend. */
+   NaN or outside 0 and [HST_QUALITY_MIN_PIXEL_SIZE, HST_QUALITY_MAX_PIXEL_SIZE]),
+   HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN (without HST_FFT),
+   HST_ERROR_CANCELLED (hst_backend_interrupt), memory and OpenCL errors. Thread safety: per
+   backend. */
 HST_API HST_NODISCARD hst_result hst_frc(hst_backend *be, const float *a, const float *b, size_t rows,
                            size_t cols, const hst_frc_desc *desc, float *curve,
                            hst_frc_result *out);
@@ -282,10 +312,15 @@ HST_API HST_NODISCARD hst_result hst_frc_batch(hst_backend *be, const hst_image_
 
 /* ---------------------------------------------------------------------------------------------
    Decorrelation analysis. Zero fields take NanoPyx's defaults: rmin 0 and rmax 1 (normalised
-   frequencies; rmax 0 means 1), n_r 50 (curve samples), n_g 10 (high-pass images per round),
-   pixel_size 1; roi {x0, y0, x1, y1} in pixels (x1, y1 exclusive): all equal means the whole
-   image. */
-#define HST_DECORR_MAX_NR HST_K_QUALITY_MAX_NR   /* 128, kernels.h's limit */
+   frequencies; rmax 0 means 1), n_r 50 (curve samples, 2 .. HST_DECORR_MAX_NR), n_g 10
+   (high-pass images per round, 2 .. HST_DECORR_MAX_NG), pixel_size 1 (see
+   HST_QUALITY_MIN_PIXEL_SIZE for its range); roi {x0, y0, x1, y1} in pixels (x1, y1
+   exclusive): all equal means the whole image. */
+#define HST_DECORR_MAX_NR HST_K_QUALITY_MAX_NR   /* 128: kernels.h's private array per column */
+/* n_g at most: the curves' maxima of a round live in arrays of this size. NanoPyx documents
+   5 .. 40; each filter costs one pass over the padded spectrum, so 2 x 128 curves are already
+   6x NanoPyx's largest request. */
+#define HST_DECORR_MAX_NG 128
 typedef struct hst_decorr_desc {
     double rmin, rmax;
     unsigned n_r, n_g;
@@ -311,12 +346,23 @@ typedef struct hst_decorr_result {
    refined to the best pair's neighbours in round 2 and rmin, rmax to their kc -0.05, +0.3).
    Deliberate differences: the ROI is applied (NanoPyx 2.1.5 crops and then analyses the whole
    image anyway); sums per column in float then in double (NanoPyx: float, in parallel);
-   float32 FFT. n_r must be 2 .. HST_DECORR_MAX_NR (a private array per column on devices),
-   n_g >= 2.
+   float32 FFT. The high-pass images of sigma >= 0.375 (filters of more than 3 taps) are made
+   in the Fourier domain, as Descloux et al. filter: the padded image's spectrum (one FFT)
+   times 1 - g(ky) g(kx), g the DFT of scipy's taps for sigma (the blur as a periodic filter),
+   so a filter costs one pass over the spectrum whatever its width (NanoPyx blurs in space:
+   O(N^2 sigma), sigma up to N / 2). That differs from scipy's blur only at the padded square's
+   edges ('reflect' there; the apodisation brings the image to its mean, so a strip of the
+   filter's width differs, mostly at the lowest frequencies): on 52 test images the
+   amplitudes moved by at most 4e-3 and one maximum moved, by one of its n_r samples (a
+   flat-topped curve of amplitude 0.19: that image's resolution by 1.8%); tests/test_quality.c. Narrower filters (the first of each analysis,
+   sigma 0.14, among them) are made in space, as NanoPyx makes them: their float high-pass is
+   mostly rounding, which the Fourier product would not reproduce. Cost: O(N^2 log N) for the
+   FFTs (one, plus one per narrow filter) and O(N^2) per curve, N the padded side.
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, img or out; rows or cols < 2; rmin < 0,
-   rmax > 1, rmin >= rmax; n_r, n_g out of range; a ROI beyond the image or empty in one axis;
-   pixel_size negative or not finite), HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW,
-   HST_ERROR_NOT_BUILT_IN (without HST_FFT), memory and OpenCL errors.
+   rmax > 1, rmin >= rmax; n_r or n_g out of range (HST_LOGITEM_OUT_OF_RANGE naming desc->n_r
+   or desc->n_g); a ROI beyond the image or empty in one axis; pixel_size outside its range),
+   HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN (without HST_FFT),
+   HST_ERROR_CANCELLED (hst_backend_interrupt), memory and OpenCL errors.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
                               const hst_decorr_desc *desc, hst_decorr_result *out);
@@ -358,6 +404,7 @@ extern "C" {
 #define HST__Q_FRC_SAVGOL 0.0707      /* NanoPyx's window, as a share of the curve */
 #define HST__Q_SAVGOL_ORDER 3
 #define HST__Q_FRC_MIN_SIDE 10        /* a curve of 4 points: the smallest savgol window */
+#define HST__Q_EM_MIN_COLS 2          /* the error map's r2c FFTs (DCT, interpolation) along rows */
 /* Samples per FRC work-item: rings have 2 pi r samples; chunks spread the longest rings over
    many work-items, and their partial sums are added in order per ring afterwards. */
 #define HST__Q_FRC_CHUNK 64
@@ -376,6 +423,13 @@ extern "C" {
 #define HST__Q_DCT_SUMS 1024u
 #define HST__Q_DECORR_APODIZE 20      /* NanoPyx's apodisation border, pixels */
 #define HST__Q_DECORR_G_MIN 0.14f
+/* High-pass filters of at most this radius (sigma < 0.375) are made in space, as NanoPyx makes
+   them: their float image - blur is dominated by rounding below sigma ~0.2 (the centre tap
+   rounds to 1 or within a few ulps of it; sigma 0.14 is every first filter), which a product in
+   the Fourier domain would not reproduce. Wider ones (1 - the centre tap >= 0.057: rounding
+   ~1e-6 of the high-pass) multiply the spectrum; they differ from the spatial filter only by
+   its 'reflect' edges (tests/test_quality.c states by how much). */
+#define HST__Q_DECORR_SPACE_RADIUS 1
 #define HST__Q_DECORR_DT 0.001f
 /* scipy.optimize.brent and bracket's constants */
 #define HST__Q_BRENT_TOL 1.48e-8
@@ -410,13 +464,14 @@ extern "C" {
 /* >>types ------------------------------------------------------------------------------------ */
 enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
        HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_DCT_PACK,
-       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_GAINS, HST__Q_NUM_KERNELS };
+       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_GAINS,
+       HST__Q_DECORR_HIGHPASS, HST__Q_NUM_KERNELS };
 static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
     "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
     "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
     "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols", "hst_k_quality_dct_pack",
     "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments", "hst_k_quality_partial_sums",
-    "hst_k_quality_gains"
+    "hst_k_quality_gains", "hst_k_quality_decorr_highpass"
 };
 
 /* One call's device state: the program is built on first use (backend.h caches it per
@@ -493,6 +548,22 @@ static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_
    (NULL_ARGUMENT, ZERO_SIZE, OUT_OF_RANGE, ..., else BAD_ARGUMENT: backend.h's HST_LOGITEM_LIST). */
 static hst_result hst__q_bad(const hst__q *q, hst_log_item item, const char *why) {
     return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, item, q->func, "%s", why);
+}
+
+/* desc->pixel_size: 0 (the default) or inside [HST_QUALITY_MIN_PIXEL_SIZE, _MAX] (NaN fails). */
+static hst_result hst__q_pixel_size(const hst__q *q, double ps) {
+    if (ps == 0.0 || (ps >= HST_QUALITY_MIN_PIXEL_SIZE && ps <= HST_QUALITY_MAX_PIXEL_SIZE)) return HST_SUCCESS;
+    return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                            "desc->pixel_size %g: 0 (the default, 1) or %g .. %g (the curves are float)", ps,
+                            HST_QUALITY_MIN_PIXEL_SIZE, HST_QUALITY_MAX_PIXEL_SIZE);
+}
+
+/* HST_ERROR_CANCELLED where hst_backend_interrupt asked the backend's calls to stop (polled
+   between FFTs, curves, search rounds and images: each well under a second of work). */
+static hst_result hst__q_cancelled(const hst__q *q) {
+    if (!hst_backend_interrupted(q->be)) return HST_SUCCESS;
+    hst_backend_log(q->be, HST_LOG_INFO, HST_LOGITEM_NONE, "%s: interrupted: stopping (HST_ERROR_CANCELLED)", q->func);
+    return HST_ERROR_CANCELLED;
 }
 
 /* The log's name of image k of the argument `name`: "name[k]" in a batch, else "name". */
@@ -1181,7 +1252,8 @@ static hst_result hst__q_dct_images(hst__qem *e, int with_ref, size_t k0, size_t
     if (r == HST_SUCCESS) r = hst__q_twiddles(q, e->cols, 1.0, &tc);
     if (r == HST_SUCCESS && with_ref) r = hst__q_dct(q, e->rows, e->cols, e->rz, e->rdct, spec, tr, tc);
     for (k = k0; k < k1 && r == HST_SUCCESS; k++)
-        r = hst__q_dct(q, e->rows, e->cols, e->srz[k], e->sdct[k], spec, tr, tc);
+        if ((r = hst__q_cancelled(q)) == HST_SUCCESS)
+            r = hst__q_dct(q, e->rows, e->cols, e->srz[k], e->sdct[k], spec, tr, tc);
     hst_array_destroy(spec); hst_array_destroy(tr); hst_array_destroy(tc);
     return r;
 }
@@ -1427,7 +1499,7 @@ static hst_result hst__q_centred_images(hst__qem *e, const hst_image_batch *src)
     double *mean = (double *)hst_backend_alloc(e->q->be, e->count * sizeof(double));
     hst_result r = mean ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
     for (k = 0; k < e->count && r == HST_SUCCESS; k++)
-        r = hst__q_copy_in(e->q, src, k, rows, cols, 0, 0, e->srz[k]);
+        if ((r = hst__q_cancelled(e->q)) == HST_SUCCESS) r = hst__q_copy_in(e->q, src, k, rows, cols, 0, 0, e->srz[k]);
     if (r == HST_SUCCESS) r = hst__q_check_all(e->q, &name, 1, e->srz, e->count, mean);
     for (k = 0; k < e->count && r == HST_SUCCESS; k++) r = hst__q_centre(e, k, mean[k]);
     if (mean) hst_backend_free(e->q->be, mean);
@@ -1507,6 +1579,7 @@ static hst_result hst__q_search(hst__qem *e) {
         e->img[k].active = 1;
     }
     while (left && r == HST_SUCCESS) {
+        if ((r = hst__q_cancelled(e->q)) != HST_SUCCESS) break;
         r = hst__q_evaluate(e);
         if (r == HST_SUCCESS && first) r = hst__q_rescale_all(e);
         first = 0;
@@ -1664,6 +1737,12 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
     hst_result r;
     if (!ref || !out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "ref and out must not be NULL");
     if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "an extent is 0");
+    if (ref_cols < HST__Q_EM_MIN_COLS || sr_cols < HST__Q_EM_MIN_COLS)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                                "%s is %zu: ref and sr need %d or more columns (the FFTs of the DCT and the "
+                                "interpolation run along rows); give a one-column image transposed",
+                                ref_cols < HST__Q_EM_MIN_COLS ? "ref_cols" : "sr_cols",
+                                ref_cols < HST__Q_EM_MIN_COLS ? ref_cols : sr_cols, HST__Q_EM_MIN_COLS);
     if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
         return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->fixed_sigma must be finite and >= 0");
     if (d->scores_only && maps)
@@ -1746,7 +1825,8 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     hst_result r;
     memset(&zero, 0, sizeof zero);
     if ((r = hst__q_error_map_check(q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, d,
-                                    maps, out, &mag)) != HST_SUCCESS)
+                                    maps, out, &mag)) != HST_SUCCESS ||
+        (r = hst__q_cancelled(q)) != HST_SUCCESS)
         return r;
     memset(out, 0, count * sizeof *out);
     memset(&e, 0, sizeof e);
@@ -1764,6 +1844,7 @@ static hst_result hst__q_error_maps(hst__q *q, const float *ref, size_t ref_rows
     for (k = 0; k < count && r == HST_SUCCESS; k++) {   /* the final fit blurs, in space */
         double sigma = d->fixed_sigma > 0.0 ? d->fixed_sigma * mag : e.img[k].s.sigma;
         int again = 0;
+        if ((r = hst__q_cancelled(q)) != HST_SUCCESS) break;
         if (spatial) r = hst__q_fit(&e, k, sigma);
         if (r == HST_SUCCESS && d->fixed_sigma > 0.0) {   /* no search: this fit finds the scale */
             r = hst__q_rescale(&e, k, &again);
@@ -2022,8 +2103,7 @@ static hst_result hst__q_frc_check(hst__q *q, const hst_image_batch *a, const hs
     if (!rows || !cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "rows and cols must be >= 10, not 0");
     if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
         return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "rows and cols must be >= 10");
-    if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->pixel_size must be finite and >= 0");
+    if ((r = hst__q_pixel_size(q, d->pixel_size)) != HST_SUCCESS) return r;
     if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS ||
         (r = hst__q_batch_check(q, "a", a, count, rows, cols)) != HST_SUCCESS ||
         (r = hst__q_batch_check(q, "b", b, count, rows, cols)) != HST_SUCCESS)
@@ -2036,10 +2116,12 @@ static hst_result hst__q_frc_check(hst__q *q, const hst_image_batch *a, const hs
     return HST_SUCCESS;   /* a and b are checked as they go up */
 }
 
-/* The curve (frequency, FRC) from the ring sums, smoothed. freq and frc hold max_r floats. */
-static hst_result hst__q_frc_curve(const hst__q *q, const float *ring, int max_r, float ps,
-                                   float *freq, float *frc) {
-    float stop = 1.0f / (2.0f * ps);
+/* The curve (frequency in cycles per pixel, FRC) from the ring sums, smoothed. freq and frc
+   hold max_r floats. In pixels whatever the pixel size, so that the crossing's products of
+   frequencies stay normal floats (hst__q_frc_result scales the results). */
+static hst_result hst__q_frc_curve(const hst__q *q, const float *ring, int max_r, float *freq,
+                                   float *frc) {
+    float stop = 0.5f;
     double step = (double)stop / (max_r - 1);
     int r, len = (int)(HST__Q_FRC_SAVGOL * max_r);
     if (HST__Q_SAVGOL_ORDER >= len) len = HST__Q_SAVGOL_ORDER + 1;
@@ -2097,21 +2179,39 @@ static void hst__q_frc_close(hst__qfrc *c) {
     if (c->hring) hst_backend_free(be, c->hring);
 }
 
-/* Pair k's curve and FIRE from its ring sums (hring). */
-static hst_result hst__q_frc_result(hst__qfrc *c, size_t k, float ps, float *curve,
+/* The first ring r >= 1 where image j (0: a, 1: b) of pair k has no power (an all-zero image:
+   its FRC is 0 / 0 there), or 0 where every ring has some. */
+static int hst__q_frc_empty_ring(const hst__qfrc *c, size_t k, int j) {
+    const float *ring = c->hring + k * (c->stride / sizeof(float));
+    int i;
+    for (i = 1; i < c->max_r; i++)
+        if (ring[3 * i + 1 + j] == 0.0f) return i;
+    return 0;
+}
+
+/* Pair k's curve and FIRE from its ring sums (hring), in pixel_size units (ps); NaN where an
+   image has a ring without power (the FRC is undefined there), with a warning naming it. */
+static hst_result hst__q_frc_result(hst__qfrc *c, size_t k, double ps, float *curve,
                                     hst_frc_result *out) {
-    int max_r = c->max_r, i;
+    static const char *const names[2] = {"a", "b"};
+    int max_r = c->max_r, i, j, empty = 0;
     float *freq = (float *)hst_backend_alloc(c->q->be, 2 * (size_t)max_r * sizeof(float)), *frc, x;
+    char what[64];
     hst_result r;
     if (!freq) return HST_ERROR_OUT_OF_HOST_MEMORY;
     frc = freq + max_r;
-    r = hst__q_frc_curve(c->q, c->hring + k * (c->stride / sizeof(float)), max_r, ps, freq, frc);
+    r = hst__q_frc_curve(c->q, c->hring + k * (c->stride / sizeof(float)), max_r, freq, frc);
+    for (j = 0; j < 2 && r == HST_SUCCESS && !empty; j++)
+        if ((empty = hst__q_frc_empty_ring(c, k, j)) != 0)
+            hst_backend_log(c->q->be, HST_LOG_WARN, HST_LOGITEM_NONE,
+                            "%s: %s has no power at ring %d (all zeros?): the FRC is undefined there; "
+                            "resolution NaN", c->q->func, hst__q_name(c->q, names[j], k, what, sizeof what), empty);
     if (r == HST_SUCCESS) {
         x = hst__q_first_crossing(freq, frc, max_r, HST__Q_FRC_THRESHOLD);
-        out->resolution = x != 0.0f ? (double)(1.0f / x) : 0.0;
+        out->resolution = empty ? (double)NAN : x != 0.0f ? (double)(1.0f / x) * ps : 0.0;
         out->curve_length = (size_t)max_r;
         if (curve)
-            for (i = 0; i < max_r; i++) { curve[2 * i] = freq[i]; curve[2 * i + 1] = frc[i]; }
+            for (i = 0; i < max_r; i++) { curve[2 * i] = (float)(freq[i] / ps); curve[2 * i + 1] = frc[i]; }
     }
     hst_backend_free(c->q->be, freq);
     return r;
@@ -2205,26 +2305,30 @@ static hst_result hst__q_frcs(hst__q *q, const hst_image_batch *a, const hst_ima
     hst_frc_desc zero;
     const hst_frc_desc *d = desc ? desc : &zero;
     hst__qfrc c;
-    float ps;
+    double ps;
     size_t k;
     int checked;
     hst_result r;
     memset(&zero, 0, sizeof zero);
-    if ((r = hst__q_frc_check(q, a, b, count, rows, cols, d, out)) != HST_SUCCESS) return r;
+    if ((r = hst__q_frc_check(q, a, b, count, rows, cols, d, out)) != HST_SUCCESS ||
+        (r = hst__q_cancelled(q)) != HST_SUCCESS)
+        return r;
     memset(out, 0, count * sizeof *out);
     memset(&c, 0, sizeof c);
     c.q = q;
-    ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
+    ps = d->pixel_size > 0.0 ? d->pixel_size : 1.0;
     r = hst__q_frc_open(&c, count, rows, cols);
     checked = hst__q_viewable(q, a) && hst__q_viewable(q, b) && rows == (size_t)c.s && cols == (size_t)c.s;
     if (r == HST_SUCCESS && checked) r = hst__q_frc_check_device(&c, a, b);
     for (k = 0; k < count && r == HST_SUCCESS; k++) {
+        if ((r = hst__q_cancelled(q)) != HST_SUCCESS) break;
         r = hst__q_frc_spectrum(&c, "a", a, k, rows, cols, checked, c.f1);
         if (r == HST_SUCCESS) r = hst__q_frc_spectrum(&c, "b", b, k, rows, cols, checked, c.f2);
         if (r == HST_SUCCESS) r = hst__q_frc_rings(&c, c.ring[k]);
     }
     if (r == HST_SUCCESS) r = hst_array_read(c.rings, c.hring, count * c.stride);
-    for (k = 0; k < count && r == HST_SUCCESS; k++) r = hst__q_frc_rescale(&c, a, b, k, rows, cols);
+    for (k = 0; k < count && r == HST_SUCCESS; k++)
+        if ((r = hst__q_cancelled(q)) == HST_SUCCESS) r = hst__q_frc_rescale(&c, a, b, k, rows, cols);
     for (k = 0; k < count && r == HST_SUCCESS; k++)
         r = hst__q_frc_result(&c, k, ps, curves ? curves[k] : NULL, &out[k]);
     hst__q_frc_close(&c);
@@ -2262,12 +2366,22 @@ HST__QDEF hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
 }
 
 /* >>decorrelation ---------------------------------------------------------------------------- */
+/* A decorrelation: the padded image img and its spectrum spec0 (made once), a high-pass
+   image's spectrum spec (per filter), the curves' column sums part and norm and their host
+   copies. A wide filter's spectrum is spec0 times its gains: hg (n (h, g) float pairs, as
+   hst_k_quality_decorr_highpass takes them) made on the host from the filter's taps (taps:
+   room for 2 R + 1 of them, wtaps floats) folded onto one period (fold, n / 2 + 1 doubles) with
+   the table cosn[m] = cos(2 pi m / n); a narrow one's is the FFT of img - G_sigma(img) made in
+   space (blur, tmp: HST__Q_DECORR_SPACE_RADIUS). */
 typedef struct hst__qdec {
     hst__q *q;
     int n, nr, ng;               /* padded side, curve samples, filters per round */
     float rmin, rmax;
-    hst_array *img, *blur, *tmp, *spec, *part, *norm;
+    hst_array *img, *blur, *tmp, *spec0, *spec, *hg, *part, *norm;
     float *hpart, *hnorm;        /* host copies of part (n x 2 nr) and norm (n) */
+    float *taps, *hhg;           /* the filter's taps; hg's host copy (2 n floats) */
+    size_t wtaps;
+    double *cosn, *fold;
 } hst__qdec;
 
 /* NanoPyx's _apodize_edges: a cosine ramp over the 20-pixel border towards the mean of the
@@ -2317,9 +2431,10 @@ static float *hst__q_pad_pow2(const hst__q *q, const float *img, int h, int w, i
     return out;
 }
 
-/* d(k), k < nr, of the spectrum in dd->spec with ring range [crmin, crmax] (NanoPyx's
-   _compute_d0 / the inner loop of _compute_d: cumulative ring sums over the norm). */
-static hst_result hst__q_dcurve(hst__qdec *dd, float crmin, float crmax, int zero_dc, float *d) {
+/* d(k), k < nr, of the spectrum spec with ring range [crmin, crmax] (NanoPyx's _compute_d0 /
+   the inner loop of _compute_d: cumulative ring sums over the norm). */
+static hst_result hst__q_dcurve(hst__qdec *dd, const hst_array *spec, float crmin, float crmax,
+                                int zero_dc, float *d) {
     hst__q *q = dd->q;
     int n = dd->n, nr = dd->nr, ox = (int)(n * (1 - crmax) / 2), oy = ox, w = (int)(n * crmax);
     int h = w, k, x;
@@ -2328,11 +2443,11 @@ static hst_result hst__q_dcurve(hst__qdec *dd, float crmin, float crmax, int zer
     float crf;
     hst_result r = HST_SUCCESS;
     if (q->host) {
-        hst_k_quality_decorr_cols_host(hst__q_ptr(dd->spec), hst__q_ptr(dd->part),
+        hst_k_quality_decorr_cols_host(hst__q_ptr(spec), hst__q_ptr(dd->part),
                                        hst__q_ptr(dd->norm), n, nr, crmin, crmax, ox, w, oy, h,
                                        zero_dc);
     } else {
-        hst__qarg a[12] = {HST__QA(dd->spec), HST__QA(dd->part), HST__QA(dd->norm), HST__QV(n),
+        hst__qarg a[12] = {HST__QA(spec), HST__QA(dd->part), HST__QA(dd->norm), HST__QV(n),
                            HST__QV(nr), HST__QV(crmin), HST__QV(crmax), HST__QV(ox),
                            HST__QV(w), HST__QV(oy), HST__QV(h), HST__QV(zero_dc)};
         r = hst__q_launch(q, HST__Q_DECORR_COLS, 1, &gl, 12, a);
@@ -2394,14 +2509,84 @@ static void hst__q_best(const float *kc, const float *a, int n, int gm, float ou
     }
 }
 
-/* One high-pass image's curve: img - G_sigma(img), its spectrum, d over [crmin, crmax]. */
+/* The gains of G_sigma (scipy's taps w_j, hst__q_gauss_weights) as a periodic filter of
+   period n: g(k) = sum_j w_j cos(2 pi k j / n) in double, the taps folded onto one period first
+   (fold[t] = the sum of w_j over j = +-t mod n, t <= n / 2: a radius of up to 2 n costs at
+   most n / 2 + 1 terms per frequency), into hhg as (1 - g, g) float pairs for k < n
+   (g(n - k) = g(k)), then up to hg. radius: sigma's (hst__q_radius), at least 1. */
+static hst_result hst__q_decorr_gains(hst__qdec *dd, double sigma, int radius) {
+    hst__q *q = dd->q;
+    int n = dd->n, half = n / 2, tmax, j, k, t, m;
+    if ((size_t)radius * 2 + 1 > dd->wtaps) {
+        size_t room = (size_t)radius * 4 + 1;   /* twice the taps: the sigmas grow a few times */
+        if (dd->taps) hst_backend_free(q->be, dd->taps);
+        dd->wtaps = 0;
+        if (!(dd->taps = (float *)hst_backend_alloc(q->be, room * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        dd->wtaps = room;
+    }
+    for (t = 0; t <= half; t++) dd->fold[t] = 0.0;
+    (void)hst__q_gauss_weights(sigma, dd->taps);
+    for (j = -radius; j <= radius; j++) {
+        m = ((j % n) + n) % n;
+        dd->fold[m <= half ? m : n - m] += (double)dd->taps[j + radius];
+    }
+    tmax = radius < half ? radius : half;
+    for (k = 0; k <= half; k++) {
+        double g = 0.0;
+        for (t = 0, m = 0; t <= tmax; t++) {
+            g += dd->fold[t] * dd->cosn[m];
+            m += k;
+            if (m >= n) m -= n;
+        }
+        dd->hhg[2 * k] = (float)(1.0 - g);
+        dd->hhg[2 * k + 1] = (float)g;
+        if (k > 0 && k < half) {
+            dd->hhg[2 * (n - k)] = dd->hhg[2 * k];
+            dd->hhg[2 * (n - k) + 1] = dd->hhg[2 * k + 1];
+        }
+    }
+    return hst_array_write(dd->hg, dd->hhg, 2 * (size_t)n * sizeof(float));
+}
+
+/* A narrow filter's high-pass spectrum into spec, as NanoPyx makes the image: img - G_sigma(img)
+   in space (3 taps), then an FFT; a single tap (sigma < 0.125) is 1, the image itself: the
+   high-pass is exactly 0, with no blur or FFT. */
+static hst_result hst__q_highpass_space(hst__qdec *dd, double sigma, int radius) {
+    hst_result r;
+    if (radius == 0) return hst_array_fill(dd->spec, hst_real(0.0));
+    r = hst__q_blur(dd->q, dd->blur, dd->img, dd->tmp, sigma);
+    if (r == HST_SUCCESS) r = hst_array_binary(dd->blur, dd->img, dd->blur, HST_BINARY_SUB);
+    return r == HST_SUCCESS ? hst_array_fft(dd->spec, dd->blur, 2, 0, HST_FFT_NORM_BACKWARD) : r;
+}
+
+/* A wide filter's high-pass spectrum into spec: spec0 (1 - g(ky) g(kx)) (hst__q_decorr_gains:
+   the blur as a periodic filter, diagonal in the DFT): one pass, no FFT, for any sigma. */
+static hst_result hst__q_highpass_fourier(hst__qdec *dd, double sigma, int radius) {
+    hst__q *q = dd->q;
+    int n = dd->n;
+    size_t global[2];
+    hst_result r = hst__q_decorr_gains(dd, sigma, radius);
+    if (r != HST_SUCCESS) return r;
+    if (q->host) {
+        hst_k_quality_decorr_highpass_host(hst__q_ptr(dd->spec0), hst__q_ptr(dd->spec), hst__q_ptr(dd->hg), n);
+        return HST_SUCCESS;
+    } else {
+        hst__qarg a[4] = {HST__QA(dd->spec0), HST__QA(dd->spec), HST__QA(dd->hg), HST__QV(n)};
+        global[0] = (size_t)n / 2 + 1; global[1] = (size_t)n;
+        return hst__q_launch(q, HST__Q_DECORR_HIGHPASS, 2, global, 4, a);
+    }
+}
+
+/* One high-pass image's curve: d over [crmin, crmax] of the spectrum of img - G_sigma(img),
+   made in space up to HST__Q_DECORR_SPACE_RADIUS taps a side, else in the Fourier domain. */
 static hst_result hst__q_highpass_curve(hst__qdec *dd, double sigma, float crmin, float crmax,
                                         float *d) {
-    hst_result r = hst__q_blur(dd->q, dd->blur, dd->img, dd->tmp, sigma);
-    if (r == HST_SUCCESS) r = hst_array_binary(dd->blur, dd->img, dd->blur, HST_BINARY_SUB);
-    if (r == HST_SUCCESS) r = hst_array_fft(dd->spec, dd->blur, 2, 0, HST_FFT_NORM_BACKWARD);
-    if (r == HST_SUCCESS) r = hst__q_dcurve(dd, crmin, crmax, 0, d);
-    return r;
+    int radius = hst__q_radius(sigma);
+    hst_result r;
+    if (radius < 0) return hst__q_bad(dd->q, HST_LOGITEM_OUT_OF_RANGE, "a high-pass filter's sigma is too large");
+    r = radius <= HST__Q_DECORR_SPACE_RADIUS ? hst__q_highpass_space(dd, sigma, radius)
+                                              : hst__q_highpass_fourier(dd, sigma, radius);
+    return r == HST_SUCCESS ? hst__q_dcurve(dd, dd->spec, crmin, crmax, 0, d) : r;
 }
 
 /* NanoPyx's _compute_d after d0: two rounds of n_g high-pass curves. */
@@ -2409,14 +2594,16 @@ static hst_result hst__q_decorr_rounds(hst__qdec *dd, const float *d0, float kc0
                                        hst_decorr_result *out) {
     int ng = dd->ng, nr = dd->nr, refine, k;
     float gmax = kc0 == 0.0f ? (float)(dd->n / 2.0) : 2.0f / kc0, gmin = HST__Q_DECORR_G_MIN;
-    float crmin = dd->rmin, crmax = dd->rmax, kc[HST_DECORR_MAX_NR + 1], a[HST_DECORR_MAX_NR + 1];
+    float crmin = dd->rmin, crmax = dd->rmax, kc[HST_DECORR_MAX_NG + 1], a[HST_DECORR_MAX_NG + 1];
     float d[HST_DECORR_MAX_NR], res[2], gm[3], mx[3];
     hst_result r = HST_SUCCESS;
     for (refine = 0; refine < 2 && r == HST_SUCCESS; refine++) {
         for (k = 0; k < ng && r == HST_SUCCESS; k++) {
             double sig = exp(log((double)gmin) + (log((double)gmax) - log((double)gmin)) *
                                                      (double)((float)k / (float)(ng - 1)));
-            if ((r = hst__q_highpass_curve(dd, sig, crmin, crmax, d)) != HST_SUCCESS) break;
+            if ((r = hst__q_cancelled(dd->q)) != HST_SUCCESS ||
+                (r = hst__q_highpass_curve(dd, sig, crmin, crmax, d)) != HST_SUCCESS)
+                break;
             hst__q_dcorr_max(d, nr, crmin, crmax, res);
             kc[k] = res[0]; a[k] = res[1];
         }
@@ -2463,10 +2650,12 @@ static hst_result hst__q_decorr_check(hst__q *q, const float *img, size_t rows, 
     if (!(d->rmin >= 0.0) || !(rmax <= 1.0) || !(d->rmin < rmax))
         return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc needs 0 <= rmin < rmax <= 1");
     if (d->n_r == 1 || d->n_r > HST_DECORR_MAX_NR)
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->n_r must be 2 .. HST_DECORR_MAX_NR (0: 50)");
-    if (d->n_g == 1) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->n_g must be >= 2 (0: 10)");
-    if (!(d->pixel_size >= 0.0) || !isfinite(d->pixel_size))
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->pixel_size must be finite and >= 0");
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                                "desc->n_r %u: 2 .. HST_DECORR_MAX_NR (%d), or 0 for 50", d->n_r, HST_DECORR_MAX_NR);
+    if (d->n_g == 1 || d->n_g > HST_DECORR_MAX_NG)
+        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
+                                "desc->n_g %u: 2 .. HST_DECORR_MAX_NG (%d), or 0 for 10", d->n_g, HST_DECORR_MAX_NG);
+    if ((r = hst__q_pixel_size(q, d->pixel_size)) != HST_SUCCESS) return r;
     if (!(roi[0] == roi[2] && roi[1] == roi[3] && roi[0] == roi[1]) &&
         (roi[0] >= roi[2] || roi[1] >= roi[3] || roi[2] > cols || roi[3] > rows ||
          roi[2] - roi[0] < 2 || roi[3] - roi[1] < 2))
@@ -2477,7 +2666,8 @@ static hst_result hst__q_decorr_check(hst__q *q, const float *img, size_t rows, 
 
 /* The analysed image: the ROI (or all), times 2^-e where its largest |pixel| or its padded
    spectrum would leave the float sums' range (HST__Q_SCALE_EXP, HST__Q_FFT_EXP; the curves do not
-   change with the image's scale), apodised, padded: dd->n, and the device arrays. */
+   change with the image's scale), apodised, padded (dd->n), its spectrum spec0; the arrays and
+   host memory of the curves. */
 static hst_result hst__q_decorr_setup(hst__qdec *dd, const float *img, size_t rows, size_t cols,
                                       const size_t *roi) {
     hst__q *q = dd->q;
@@ -2506,16 +2696,34 @@ static hst_result hst__q_decorr_setup(hst__qdec *dd, const float *img, size_t ro
     half[0] = n; half[1] = n / 2 + 1;
     r = hst__q_array(q, HST_F32, n, n, pad, &dd->img);
     hst_backend_free(q->be, pad);
+    if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &dd->spec0);
+    if (r == HST_SUCCESS) r = hst_array_fft(dd->spec0, dd->img, 2, 0, HST_FFT_NORM_BACKWARD);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, n, NULL, &dd->blur);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, n, NULL, &dd->tmp);
     if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_C64, 2, half, &dd->spec);
+    if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, 2, NULL, &dd->hg);
     if (r == HST_SUCCESS) r = hst__q_array(q, HST_F32, n, 2 * (size_t)dd->nr, NULL, &dd->part);
     if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_F32, 1, &n, &dd->norm);
     if (r == HST_SUCCESS &&
-        !(dd->hpart = (float *)hst_backend_alloc(q->be, n * (2 * (size_t)dd->nr + 1) * sizeof(float))))
+        (!(dd->hpart = (float *)hst_backend_alloc(q->be, n * (2 * (size_t)dd->nr + 3) * sizeof(float))) ||
+         !(dd->cosn = (double *)hst_backend_alloc(q->be, (n + n / 2 + 1) * sizeof(double)))))
         r = HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == HST_SUCCESS) dd->hnorm = dd->hpart + n * 2 * (size_t)dd->nr;
-    return r;
+    if (r != HST_SUCCESS) return r;
+    dd->hnorm = dd->hpart + n * 2 * (size_t)dd->nr;
+    dd->hhg = dd->hnorm + n;
+    dd->fold = dd->cosn + n;
+    hst__q_cos_table(dd->cosn, dd->n / 2);   /* cos(2 pi m / n), m < n */
+    return HST_SUCCESS;
+}
+
+static void hst__q_decorr_close(hst__qdec *dd) {
+    const hst_backend *be = dd->q->be;
+    hst_array_destroy(dd->img); hst_array_destroy(dd->blur); hst_array_destroy(dd->tmp);
+    hst_array_destroy(dd->spec0); hst_array_destroy(dd->spec); hst_array_destroy(dd->hg);
+    hst_array_destroy(dd->part); hst_array_destroy(dd->norm);
+    if (dd->hpart) hst_backend_free(be, dd->hpart);
+    if (dd->cosn) hst_backend_free(be, dd->cosn);
+    if (dd->taps) hst_backend_free(be, dd->taps);
 }
 
 HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
@@ -2529,7 +2737,9 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     if (!be) return hst__null_arg(NULL, "hst_decorr", "be is NULL");
     hst__q_init(&q, be, "hst_decorr");
     memset(&zero, 0, sizeof zero);
-    if ((r = hst__q_decorr_check(&q, img, rows, cols, d, out)) != HST_SUCCESS) return r;
+    if ((r = hst__q_decorr_check(&q, img, rows, cols, d, out)) != HST_SUCCESS ||
+        (r = hst__q_cancelled(&q)) != HST_SUCCESS)
+        return r;
     memset(out, 0, sizeof *out);
     memset(&dd, 0, sizeof dd);
     dd.q = &q;
@@ -2539,17 +2749,15 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     dd.rmax = d->rmax == 0.0 ? 1.0f : (float)d->rmax;
     ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
     r = hst__q_decorr_setup(&dd, img, rows, cols, d->roi);
-    if (r == HST_SUCCESS) r = hst_array_fft(dd.spec, dd.img, 2, 0, HST_FFT_NORM_BACKWARD);
-    if (r == HST_SUCCESS) r = hst__q_dcurve(&dd, dd.rmin, dd.rmax, 1, d0);
+    if (r == HST_SUCCESS) r = hst__q_cancelled(&q);
+    if (r == HST_SUCCESS) r = hst__q_dcurve(&dd, dd.spec0, dd.rmin, dd.rmax, 1, d0);
     if (r == HST_SUCCESS) {
         hst__q_dcorr_max(d0, dd.nr, 0.0f, 1.0f, res);
         out->kc0 = res[0]; out->a0 = res[1];
         r = hst__q_decorr_rounds(&dd, d0, res[0], out);
     }
     if (r == HST_SUCCESS) out->resolution = (double)(2.0f * ps / (float)out->kc_max);
-    hst_array_destroy(dd.img); hst_array_destroy(dd.blur); hst_array_destroy(dd.tmp);
-    hst_array_destroy(dd.spec); hst_array_destroy(dd.part); hst_array_destroy(dd.norm);
-    if (dd.hpart) hst_backend_free(be, dd.hpart);
+    hst__q_decorr_close(&dd);
     hst__q_release(&q);
     return r;
 }

@@ -4,6 +4,7 @@
        quality_bench [--device S] [--size N] [--mag M] [--reps R]
        quality_bench [--device S] --metrics DIR
        quality_bench [--device S] --batch B [--size N] [--mag M] [--reps R]
+       quality_bench [--device S] --decorr [--shape RxC] [--reps R]
 
    Speed mode: an SR image of N x N (default 5000) pixels, Gaussian spots (sigma 2.5 pixels) on
    a noisy background, against its widefield reference: the same spots with sigma 4.717, each
@@ -23,6 +24,15 @@
    batches (hst_error_map_batch, hst_frc_batch) from host memory and from a device buffer
    (the images already there, as the sweep makes them), medians of R in the same run; the
    batches' numbers are checked equal to the single calls' bit for bit.
+
+   Decorrelation mode: hst_decorr (NanoPyx's defaults) at 512 x 512, 1024 x 1024, 2048 x 2048
+   and a 2 x 5000 strip (padded to an 8192 x 8192 square, as NanoPyx pads), or at the one
+   --shape given, of two images each: the speed mode's SR scene (spots on a noisy background:
+   a curve with a maximum, kc0 near 0.2, so the high-pass sigmas stay below 2 / kc0 = 10
+   pixels) and uniform white noise (no maximum: kc0 0, so the sigmas reach N / 2 pixels, the
+   widest filters NanoPyx asks for). One row per image: the median of R (default 3) whole
+   calls after a warm-up call on a 256 x 256 image (the program), with the resolution and
+   kc_max, so a change of speed is seen with its numbers.
 
    Metrics mode: DIR/inputs.txt lists `ref R C`, `sr R C`, `frc_a R C`, `frc_b R C`,
    `decorr R C` (any subset); each names DIR/<name>.f32 (float32, C order). Prints one line per
@@ -59,17 +69,20 @@ static double scene(double x, double y, double sigma) {
     return 100.0 + 1000.0 * exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
 }
 
-/* The SR image: the scene with spots of SPOT_SIGMA, plus uniform noise of amplitude `noise`. */
-static float *synthetic(size_t n, uint32_t seed, double noise) {
-    float *p = (float *)malloc(n * n * sizeof(float));
+/* The SR image (rows, cols): the scene with spots of SPOT_SIGMA, plus uniform noise of
+   amplitude `noise`. */
+static float *synthetic_rect(size_t rows, size_t cols, uint32_t seed, double noise) {
+    float *p = (float *)malloc(rows * cols * sizeof(float));
     size_t x, y;
     if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }
-    for (y = 0; y < n; y++)
-        for (x = 0; x < n; x++)
-            p[y * n + x] = (float)(scene((double)x, (double)y, SPOT_SIGMA) +
-                                   noise * ((lcg(&seed) >> 8) / 16777216.0 - 0.5));
+    for (y = 0; y < rows; y++)
+        for (x = 0; x < cols; x++)
+            p[y * cols + x] = (float)(scene((double)x, (double)y, SPOT_SIGMA) +
+                                      noise * ((lcg(&seed) >> 8) / 16777216.0 - 0.5));
     return p;
 }
+
+static float *synthetic(size_t n, uint32_t seed, double noise) { return synthetic_rect(n, n, seed, noise); }
 
 /* The widefield reference: the scene with spots of WIDEFIELD_SIGMA (SR pixels), each reference
    pixel the mean over its m x m SR pixels. The error map's sigma should come out near
@@ -210,6 +223,47 @@ static void batch(hst_backend *be, size_t n, size_t mag, int count, int reps) {
     if (!same) exit(1);
 }
 
+/* >>decorrelation mode */
+#define DECORR_REPS 3
+#define DECORR_WARMUP_SIDE 256
+
+/* One row: hst_decorr of the scene (noise 0) or of white noise (noise 1) at rows x cols, the
+   median of reps calls. */
+static void decorr_row(hst_backend *be, size_t rows, size_t cols, int noise, int reps) {
+    float *img = synthetic_rect(rows, cols, 3u, 50.0);
+    double t[MAX_REPS], t0;
+    uint32_t seed = 5u;
+    size_t k;
+    hst_decorr_result dr;
+    int i;
+    memset(&dr, 0, sizeof dr);
+    for (k = 0; noise && k < rows * cols; k++) img[k] = (float)((lcg(&seed) >> 8) / 16777216.0);
+    for (i = 0; i < reps; i++) {
+        t0 = now_s();
+        CHECK(hst_decorr(be, img, rows, cols, NULL, &dr));
+        t[i] = now_s() - t0;
+    }
+    printf("decorrelation %-5s %5zu x %-5zu %10.3f s median of %d (resolution %.6g pixels, kc_max %.6g, kc0 %.6g)\n",
+           noise ? "noise" : "spots", rows, cols, median(t, reps), reps, dr.resolution, dr.kc_max, dr.kc0);
+    fflush(stdout);
+    free(img);
+}
+
+/* The decorrelation mode (see the top): shape 0 x 0 runs the four default shapes. */
+static void decorr(hst_backend *be, size_t rows, size_t cols, int reps) {
+    static const size_t shapes[4][2] = {{512, 512}, {1024, 1024}, {2048, 2048}, {2, 5000}};
+    float *warm = synthetic(DECORR_WARMUP_SIDE, 9u, 50.0);
+    hst_decorr_result dr;
+    int i, noise;
+    CHECK(hst_decorr(be, warm, DECORR_WARMUP_SIDE, DECORR_WARMUP_SIDE, NULL, &dr));
+    free(warm);
+    printf("device: %s\n", hst_backend_device(be)->name);
+    for (i = 0; i < 4; i++)
+        for (noise = 0; noise < 2; noise++)
+            if (!rows) decorr_row(be, shapes[i][0], shapes[i][1], noise, reps);
+            else if (i == 0) decorr_row(be, rows, cols, noise, reps);
+}
+
 /* >>metrics mode */
 typedef struct input { char name[32]; size_t rows, cols; float *data; } input;
 
@@ -288,7 +342,8 @@ int main(int argc, char **argv) {
     hst_backend_desc desc;
     hst_backend *be;
     size_t size = DEFAULT_SIZE, mag = DEFAULT_MAG;
-    int reps = DEFAULT_REPS, i, count = 0;
+    size_t rows = 0, cols = 0;
+    int reps = 0, i, count = 0, dc = 0;
     const char *dir = NULL;
     memset(&desc, 0, sizeof desc);
     for (i = 1; i < argc; i++) {
@@ -298,14 +353,23 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--metrics") && i + 1 < argc) dir = argv[++i];
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc) count = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--decorr")) dc = 1;
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%zux%zu", &rows, &cols) != 2 || rows < 2 || cols < 2) {
+                fprintf(stderr, "--shape takes ROWSxCOLS, each >= 2\n");
+                return 2;
+            }
+        }
         else { fprintf(stderr, "usage: see the top of bench/quality_bench.c\n"); return 2; }
     }
+    if (!reps) reps = dc ? DECORR_REPS : DEFAULT_REPS;
     if (reps < 1 || reps > MAX_REPS || mag < 1 || size < 10 * mag || count < 0 || count > 64) {
         fprintf(stderr, "bad --reps, --mag, --size or --batch (1..64)\n");
         return 2;
     }
     CHECK(hst_backend_create(&desc, &be));
-    if (dir) metrics(be, dir);
+    if (dc) decorr(be, rows, cols, reps);
+    else if (dir) metrics(be, dir);
     else if (count) batch(be, size, mag, count, reps);
     else speed(be, size, mag, reps);
     CHECK(hst_backend_destroy(be));

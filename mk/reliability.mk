@@ -6,7 +6,8 @@
 #                       kernels built -cl-opt-disable (Oclgrind 21.10's uninitialised-value plugin
 #                       aborts on LLVM's `freeze` instruction in optimised code). Each pass first
 #                       runs a self-test kernel that must give findings; then zero findings pass.
-#   make fuzz           the libFuzzer targets tests/fuzz/fuzz_*.c, FUZZ_SECONDS (default 60) each,
+#   make fuzz           the libFuzzer targets tests/fuzz/fuzz_*.c (parsers, esrrf.h's, quality.h's and
+#                       nufft.h's arguments), FUZZ_SECONDS (default 60) each,
 #                       from tests/fuzz/corpus/<target>; prints the executions per target
 #   make soak           SOAK_RUNS (default 10,000) stream runs and halo cycles, no growth
 #                       (tests/soak.c; device: HST_DEVICE, else auto)
@@ -68,10 +69,13 @@ test-kernels:
 
 fuzz-build: $(FUZZ_BINS)
 
-# (fuzz_tiff reads through examples/image_io.h: extra_libs links libtiff and libpng)
+# (fuzz_tiff reads through examples/image_io.h: extra_libs links libtiff and libpng; the targets
+# of FUZZ_FFT_SRCS define HST_FFT: FFTW)
+FUZZ_FFT_SRCS := tests/fuzz/fuzz_quality.c tests/fuzz/fuzz_nufft.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(HEADERS) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(HST_CPPFLAGS) $(FUZZ_FLAGS) $< -o $@ $(call extra_libs,$<) -lm
+	$(FUZZ_CC) $(HST_CPPFLAGS) $(FUZZ_FLAGS) $< -o $@ $(call extra_libs,$<) \
+	    $(if $(filter $(FUZZ_FFT_SRCS),$<),$(FFT_LDLIBS)) -lm
 
 # Each target starts from the shipped corpus plus what earlier runs here found (build/fuzz/corpus);
 # crashes go to build/fuzz/artifacts/. ASan's allocator returns NULL for absurd sizes (the

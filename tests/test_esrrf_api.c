@@ -21,7 +21,9 @@
      call returns HST_ERROR_CANCELLED and no block starts after it (the progress sees only the
      blocks already in flight: none on the host, one on an OpenCL CPU device, two on others);
      a call on the interrupted backend returns it at once; after hst_backend_interrupt_clear
-     the backend runs again.
+     the backend runs again; on the host device a run of one long block (seconds) interrupted
+     from another thread returns within 2 s of it, and after the clear gives the uninterrupted
+     run's bits.
    Exact equality is the claim wherever the same operations run in the same order (kernels.h's
    eSRRF section says when a device equals its host twin: fp64, for the double sums; the
    program has no float division or sqrt, so correctly rounded ones are not needed). */
@@ -36,7 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
@@ -860,6 +864,106 @@ static void test_interrupt(void **state)
     interrupt_case(two, 2, host);   /* the second backend's: every backend's rows stop */
 }
 
+/* The host device's latency: a stack whose run takes seconds (LN frames of LR x LR at mag LMAG,
+   one time point, AVG, automatic path and blocks, no progress callback: as Python's Ctrl-C
+   finds it). It is one block (16 frames: the smallest automatic block), so a check per block
+   alone stopped it only at its end, about 4 s on 2 cores. */
+#define LN 16
+#define LR 384
+#define LMAG 5
+
+static double mono_s(void)
+{
+    struct timespec t;
+    assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &t), 0);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Interrupts be `delay` seconds after its start, from its own thread (as a signal handler
+   would), keeping when (CLOCK_MONOTONIC). */
+typedef struct late_interrupt { hst_backend *be; double delay, at; } late_interrupt;
+
+static void *late_interrupt_main(void *p)
+{
+    late_interrupt *li = (late_interrupt *)p;
+    struct timespec ts;
+    ts.tv_sec = (time_t)li->delay;
+    ts.tv_nsec = (long)((li->delay - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0) {}   /* interrupted by a signal: sleeps the rest */
+    li->at = mono_s();
+    hst_backend_interrupt(li->be);
+    return NULL;
+}
+
+/* The stack: integers 0..250 (noise, two blinking spots), as make_frames. */
+static float *latency_stack(void)
+{
+    float *st = (float *)xmalloc((size_t)LN * LR * LR * sizeof(float));
+    uint32_t s = 777u;
+    size_t z, i;
+    for (z = 0; z < LN; z++)
+        for (i = 0; i < (size_t)LR * LR; i++) {
+            double y = (double)(i / LR) - 140.3, x = (double)(i % LR) - 170.6;
+            double v = 10.0 + 4.0 * ((s = s * 1664525u + 1013904223u) >> 29);
+            if (z % 3) v += 200.0 * exp(-(x * x + y * y) / 8.0);
+            st[z * LR * LR + i] = (float)floor(v > 250.0 ? 250.0 : v);
+        }
+    return st;
+}
+
+/* Interrupted a fraction into a run (at most 200 ms), the run returns HST_ERROR_CANCELLED
+   within 2 s of the interruption (a bound on correctness, far above the ~0.03 s seen on 2
+   busy cores; the check per block took the rest of the run, several seconds); then, cleared,
+   the backend's run gives the uninterrupted run's bits. The host device's own case: run where
+   it is the device under test. */
+static void test_interrupt_latency(void **state)
+{
+    const size_t px = (size_t)LR * LMAG * LR * LMAG;
+    hst_backend *hb = host;
+    float *stack = latency_stack(), *ref[HST_ESRRF_NUM_MODES] = {NULL}, *out[HST_ESRRF_NUM_MODES] = {NULL};
+    hst_esrrf_desc d;
+    late_interrupt li;
+    pthread_t th;
+    double t0, t_ref, t_end;
+    hst_result r;
+    (void)state;
+    if (!hst_backend_is_host(be)) {
+        free(stack);
+        skip();
+    }
+    memset(&d, 0, sizeof d);
+    d.backends = &hb;
+    d.num_backends = 1;
+    d.magnification = LMAG;
+    d.radius = 1.5f;
+    d.modes = HST_ESRRF_AVG;
+    ref[0] = (float *)xmalloc(px * sizeof(float));
+    out[0] = (float *)xmalloc(px * sizeof(float));
+    t0 = mono_s();
+    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_F32, LN, LR, LR, ref, NULL), HST_SUCCESS);
+    t_ref = mono_s() - t0;
+    li.be = host;
+    li.delay = t_ref / 4 < 0.2 ? t_ref / 4 : 0.2;   /* well inside the run on any machine */
+    li.at = 0.0;
+    assert_int_equal(pthread_create(&th, NULL, late_interrupt_main, &li), 0);
+    r = hst_esrrf_run(&d, stack, HST_ESRRF_F32, LN, LR, LR, out, NULL);
+    t_end = mono_s();
+    assert_int_equal(pthread_join(th, NULL), 0);
+    hst_backend_interrupt_clear(host);   /* before any assertion: the later tests use host */
+    assert_int_equal(r, HST_ERROR_CANCELLED);
+    if (t_end - li.at > 2.0) {
+        print_error("the run returned %.3f s after the interruption (%.3f s into a run of %.3f s)\n",
+                    t_end - li.at, li.delay, t_ref);
+        fail();
+    }
+    memset(out[0], 0xff, px * sizeof(float));
+    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_F32, LN, LR, LR, out, NULL), HST_SUCCESS);
+    expect_same("after an interrupted run, cleared", out[0], ref[0], px);
+    free(ref[0]);
+    free(out[0]);
+    free(stack);
+}
+
 /* hst_esrrf_backend_create: "auto" gives the host device exactly where plain auto gives an
    OpenCL CPU device; any other selector is hst_backend_create's. */
 static void test_backend_choice(void **state)
@@ -1257,6 +1361,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_interrupt),
+        cmocka_unit_test(test_interrupt_latency),
         cmocka_unit_test(test_backend_choice),
         cmocka_unit_test(test_zero_frames),
         cmocka_unit_test(test_live_states),

@@ -29,9 +29,13 @@
    the FFTs (FFTW, VkFFT) differ from the host's. The error map's fitted sigma within
    HST_AGREE_FIT (2e-3): the objective is flat at its minimum, so rounding moves the sigma the
    search stops at by a few 1e-4 while RSE and RSP stay within 1e-6. */
+#define _POSIX_C_SOURCE 200809L   /* nanosleep, clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
 #define HST_FFT
 #include "quality.h"
+
+#include <pthread.h>
+#include <time.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -369,6 +373,72 @@ static void test_frc_blurred_noise(void **state) {
     free(s); free(n1); free(n2); free(a); free(b);
 }
 
+/* pixel_size outside [HST_QUALITY_MIN_PIXEL_SIZE, _MAX] is refused, naming it, before any work
+   (1e-320 gave a NaN resolution and success: the curve's frequencies are float); its ends give
+   finite resolutions, pixel_size times the pixels'. Decorrelation takes the same range. */
+static void test_pixel_size_range(void **state) {
+    static const double bad[5] = {1e-320, 1e-30, 1e30, 1.7e308, -1.0};
+    float *a = noise(FRC_N, FRC_N, 30, 1.0), *b = noise(FRC_N, FRC_N, 31, 1.0);
+    cap_log *log = LOG(state);
+    hst_frc_desc fd;
+    hst_frc_result f, f1;
+    hst_decorr_desc dd;
+    hst_decorr_result d;
+    size_t i;
+    int k;
+    blur(a, FRC_N, FRC_N, 2.0);   /* FRC = S / (S + N): it crosses 1/7 */
+    for (i = 0; i < FRC_N * FRC_N; i++) { b[i] = a[i] + 0.01f * b[i]; a[i] += 0.01f * (float)normal(); }
+    memset(&fd, 0, sizeof fd); memset(&dd, 0, sizeof dd);
+    assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, NULL, NULL, &f1), HST_SUCCESS);
+    assert_true(f1.resolution > 0.0);
+    for (k = 0; k < 5; k++) {
+        fd.pixel_size = bad[k]; dd.pixel_size = bad[k];
+        cap_reset(log);
+        assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, &fd, NULL, &f), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+        assert_non_null(strstr(log->last_message, "desc->pixel_size"));
+        cap_reset(log);
+        assert_int_equal(hst_decorr(BE(state), a, 32, 32, &dd, &d), HST_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(log->last_message, "desc->pixel_size"));
+    }
+    fd.pixel_size = HST_QUALITY_MIN_PIXEL_SIZE;
+    assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, &fd, NULL, &f), HST_SUCCESS);
+    agree(f.resolution, f1.resolution * HST_QUALITY_MIN_PIXEL_SIZE, "FIRE at the smallest pixel size");
+    fd.pixel_size = HST_QUALITY_MAX_PIXEL_SIZE;
+    assert_int_equal(hst_frc(BE(state), a, b, FRC_N, FRC_N, &fd, NULL, &f), HST_SUCCESS);
+    agree(f.resolution, f1.resolution * HST_QUALITY_MAX_PIXEL_SIZE, "FIRE at the largest pixel size");
+    free(a); free(b);
+}
+
+/* An all-zero image has no FRC (every ring's power is 0: 0 / 0): the resolution is NaN, the
+   curve NaN, and a warning names the image (it gave a NaN curve and resolution 0, the value of
+   a curve that never crosses 1/7); in a batch, only that pair. */
+static void test_frc_zero_image(void **state) {
+    float *a = noise(FRC_N, FRC_N, 32, 1.0), *z = image(FRC_N * FRC_N), *curve;
+    const float *ha[2], *hb[2];
+    size_t i, len = hst_frc_curve_length(FRC_N, FRC_N);
+    cap_log *log = LOG(state);
+    hst_image_batch ba, bb;
+    hst_frc_result r, rb[2];
+    curve = image(2 * len);
+    cap_reset(log);
+    assert_int_equal(hst_frc(BE(state), a, z, FRC_N, FRC_N, NULL, curve, &r), HST_SUCCESS);
+    assert_true(isnan(r.resolution));
+    for (i = 1; i < len; i++) assert_true(isnan(curve[2 * i + 1]));
+    assert_int_equal(log->last_level, HST_LOG_WARN);
+    assert_non_null(strstr(log->last_message, "b has no power"));
+    assert_int_equal(hst_frc(BE(state), z, z, FRC_N, FRC_N, NULL, NULL, &r), HST_SUCCESS);
+    assert_true(isnan(r.resolution));
+    assert_non_null(strstr(log->last_message, "a has no power"));
+    memset(&ba, 0, sizeof ba); memset(&bb, 0, sizeof bb);
+    ha[0] = a; ha[1] = z; hb[0] = a; hb[1] = a;
+    ba.host = ha; bb.host = hb;
+    assert_int_equal(hst_frc_batch(BE(state), &ba, &bb, 2, FRC_N, FRC_N, NULL, NULL, rb), HST_SUCCESS);
+    assert_true(rb[0].resolution == 0.0 && isnan(rb[1].resolution));
+    assert_non_null(strstr(log->last_message, "a[1] has no power"));
+    free(a); free(z); free(curve);
+}
+
 /* ------------------------------------------------------------------------------------------
    Decorrelation. */
 #define DC_N 128
@@ -461,6 +531,81 @@ static void test_decorr_white_noise(void **state) {
     d.pixel_size = 65.0;
     assert_int_equal(hst_decorr(BE(state), a, 64, 64, &d, &r), HST_SUCCESS);
     assert_true(isinf(r.resolution) && r.resolution > 0);
+    free(a);
+}
+
+/* Decorrelation's wide high-pass filters multiply the image's spectrum (one FFT per image)
+   instead of blurring the image in space and transforming it per filter (which cost O(N^3) once
+   the sigmas reached N / 2): the values the spatial blurs gave (quality.h at e92d81c, host
+   device), kept here for blurred noise (256 x 256 and 200 x 300, PSF sigma 1.5, 2 and 4
+   pixels). Tolerances: resolution, kc_max, kc_gm, kc0 and a0 within HST_AGREE (the devices'
+   agreement: a curve's maximum is one of n_r = 50 samples, so a maximum moved to another
+   sample would change them by 2% or more); the amplitudes a_max and a_gm within 5e-3
+   relative: a wide filter now sees the padded square as periodic where the spatial blur
+   reflected it at its edges (the apodisation brings the image to its mean there, so only a
+   strip of the filter's width differs, mostly at the lowest frequencies); over 52 images
+   (band-limited and blurred noise, spots, the shipped confocal frames and their mean, an ROI,
+   n_r 80 and n_g 20, rmax 0.6) the largest change was 4e-3 of an A, and one maximum moved by
+   one sample: bench/quality_bench.c's spots at 1024 x 1024, a flat-topped curve of amplitude
+   0.19 (kc_max 0.3429 -> 0.3490, the resolution by 1.8%). Curves with a clear maximum, as
+   these, keep it. */
+#define DC_AMP_TOL 5e-3
+static float *decorr_case(int k, size_t *rows, size_t *cols) {
+    static const size_t shape[3][2] = {{256, 256}, {200, 300}, {256, 256}};
+    static const double sigma[3] = {1.5, 2.0, 4.0};
+    float *a, *b;
+    size_t i, n;
+    *rows = shape[k][0]; *cols = shape[k][1]; n = *rows * *cols;
+    a = noise(*rows, *cols, 40 + (uint64_t)k, 10.0); b = noise(*rows, *cols, 50 + (uint64_t)k, 0.3 + 0.6 * k);
+    blur(a, *rows, *cols, sigma[k]);
+    for (i = 0; i < n; i++) a[i] += b[i] + 50.0f;
+    free(b);
+    return a;
+}
+
+static void test_decorr_spatial_values(void **state) {
+    /* resolution, kc_max, a_max, kc_gm, a_gm, kc0, a0 */
+    static const double want[3][7] = {
+        {3.47593212, 0.575385213, 0.658316195, 0.575385213, 0.666598558, 0.326530606, 0.794128418},
+        {5.21276617, 0.383673459, 0.590894938, 0.383673459, 0.590894938, 0.244897962, 0.704890251},
+        {12.727272, 0.157142863, 0.340373963, 0.157142863, 0.369725913, 0.122448981, 0.389065027}};
+    int k;
+    for (k = 0; k < 3; k++) {
+        size_t rows, cols;
+        float *a = decorr_case(k, &rows, &cols);
+        hst_decorr_result r;
+        assert_int_equal(hst_decorr(BE(state), a, rows, cols, NULL, &r), HST_SUCCESS);
+        agree(r.resolution, want[k][0], "resolution");
+        agree(r.kc_max, want[k][1], "kc_max");
+        agree_within(r.a_max, want[k][2], DC_AMP_TOL, "a_max");
+        agree(r.kc_gm, want[k][3], "kc_gm");
+        agree_within(r.a_gm, want[k][4], DC_AMP_TOL, "a_gm");
+        agree(r.kc0, want[k][5], "kc0");
+        agree(r.a0, want[k][6], "a0");
+        free(a);
+    }
+}
+
+/* n_g has its limit, HST_DECORR_MAX_NG (each round keeps its curves' maxima in arrays of that
+   size: n_g = 5000 overflowed them and crashed, 2^32 - 1 returned silently); the limit itself
+   runs, on a small image. */
+static void test_decorr_n_g_limit(void **state) {
+    static const unsigned bad[3] = {HST_DECORR_MAX_NG + 1, 5000, 4294967295u};
+    float *a = noise(32, 32, 21, 1.0);
+    cap_log *log = LOG(state);
+    hst_decorr_desc d;
+    hst_decorr_result r;
+    int i;
+    memset(&d, 0, sizeof d);
+    for (i = 0; i < 3; i++) {
+        d.n_g = bad[i];
+        cap_reset(log);
+        assert_int_equal(hst_decorr(BE(state), a, 32, 32, &d, &r), HST_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+        assert_non_null(strstr(log->last_message, "desc->n_g"));
+    }
+    d.n_g = HST_DECORR_MAX_NG;
+    assert_int_equal(hst_decorr(BE(state), a, 32, 32, &d, &r), HST_SUCCESS);
     free(a);
 }
 
@@ -1018,6 +1163,90 @@ static void test_errors(void **state) {
     free(a); free(big); free(map);
 }
 
+/* A one-column image in the error map is refused up front, naming the argument (its FFTs run
+   along rows: they failed later with array.h's message about r2c and c2r); at magnification 2
+   too (a 1 x 1 reference). */
+static void test_error_map_one_column(void **state) {
+    float *a = noise(16, 2, 33, 1.0);
+    cap_log *log = LOG(state);
+    hst_error_map_result e;
+    cap_reset(log);
+    assert_int_equal(hst_error_map(BE(state), a, 16, 1, a, 16, 1, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(log->last_message, "ref_cols is 1"));
+    cap_reset(log);
+    assert_int_equal(hst_error_map(BE(state), a, 1, 1, a, 2, 2, NULL, NULL, &e), HST_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(log->last_message, "ref_cols is 1"));
+    assert_int_equal(hst_error_map(BE(state), a, 16, 2, a, 16, 2, NULL, NULL, &e), HST_SUCCESS);
+    free(a);
+}
+
+/* Cancellation: on an interrupted backend every metric returns HST_ERROR_CANCELLED at once
+   (no work: the output untouched), and after hst_backend_interrupt_clear works again. */
+static void test_interrupted_backend(void **state) {
+    hst_backend *be = BE(state);
+    float *a = noise(32, 32, 34, 1.0);
+    const float *one[1];
+    hst_image_batch b;
+    hst_error_map_result e;
+    hst_frc_result f;
+    hst_decorr_result d;
+    one[0] = a;
+    memset(&b, 0, sizeof b);
+    b.host = one;
+    hst_backend_interrupt(be);
+    memset(&d, 0x5a, sizeof d);
+    assert_int_equal(hst_decorr(be, a, 32, 32, NULL, &d), HST_ERROR_CANCELLED);
+    assert_true(d.resolution != d.resolution || d.kc0 != 0.0);   /* untouched: 0x5a bytes */
+    assert_int_equal(hst_frc(be, a, a, 32, 32, NULL, NULL, &f), HST_ERROR_CANCELLED);
+    assert_int_equal(hst_frc_batch(be, &b, &b, 1, 32, 32, NULL, NULL, &f), HST_ERROR_CANCELLED);
+    assert_int_equal(hst_error_map(be, a, 32, 32, a, 32, 32, NULL, NULL, &e), HST_ERROR_CANCELLED);
+    assert_int_equal(hst_error_map_batch(be, a, 32, 32, &b, 1, 32, 32, NULL, NULL, &e), HST_ERROR_CANCELLED);
+    hst_backend_interrupt_clear(be);
+    assert_int_equal(hst_decorr(be, a, 32, 32, NULL, &d), HST_SUCCESS);
+    assert_int_equal(hst_frc(be, a, a, 32, 32, NULL, NULL, &f), HST_SUCCESS);
+    assert_int_equal(hst_error_map(be, a, 32, 32, a, 32, 32, NULL, NULL, &e), HST_SUCCESS);
+    free(a);
+}
+
+/* A thread interrupts a long decorrelation (white noise of 2048 x 2048: kc0 0, so the filters'
+   sigmas reach 1024 pixels; seconds of work on a CPU): it returns HST_ERROR_CANCELLED, not a
+   result. The latency is printed, not asserted (bench/ measures speed); quality.h polls between
+   curves, each a pass over the spectrum. */
+#define CANCEL_SIDE 2048
+#define CANCEL_AFTER_NS 200000000L
+static void *interrupter(void *be) {
+    struct timespec t;
+    t.tv_sec = 0; t.tv_nsec = CANCEL_AFTER_NS;
+    nanosleep(&t, NULL);
+    hst_backend_interrupt((hst_backend *)be);
+    return NULL;
+}
+
+static double seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void test_decorr_cancelled(void **state) {
+    hst_backend *be = BE(state);
+    float *a = noise(CANCEL_SIDE, CANCEL_SIDE, 35, 1.0);
+    hst_decorr_result d;
+    pthread_t th;
+    double t0;
+    hst_result r;
+    assert_int_equal(pthread_create(&th, NULL, interrupter, be), 0);
+    t0 = seconds();
+    r = hst_decorr(be, a, CANCEL_SIDE, CANCEL_SIDE, NULL, &d);
+    print_message("hst_decorr %dx%d: returned %.2f s after the interrupt\n", CANCEL_SIDE, CANCEL_SIDE,
+                  seconds() - t0 - 1e-9 * CANCEL_AFTER_NS);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(r, HST_ERROR_CANCELLED);
+    hst_backend_interrupt_clear(be);
+    free(a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_map_self),
@@ -1033,6 +1262,13 @@ int main(void) {
         cmocka_unit_test(test_decorr_band_limited),
         cmocka_unit_test(test_decorr_roi),
         cmocka_unit_test(test_decorr_white_noise),
+        cmocka_unit_test(test_decorr_spatial_values),
+        cmocka_unit_test(test_decorr_n_g_limit),
+        cmocka_unit_test(test_pixel_size_range),
+        cmocka_unit_test(test_frc_zero_image),
+        cmocka_unit_test(test_error_map_one_column),
+        cmocka_unit_test(test_interrupted_backend),
+        cmocka_unit_test(test_decorr_cancelled),
         cmocka_unit_test(test_devices_agree),
         cmocka_unit_test(test_error_map_batch),
         cmocka_unit_test(test_frc_batch),
