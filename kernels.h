@@ -6637,11 +6637,12 @@ HST__KPRIVATE void hst__nu_interp_point(const float *grid, const int32_t *g, con
             float kab = k0[a] * k1[b];
             size_t row = ((size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1]
                           + (size_t)hst__nu_wrap(b1 + b, g[1])) * (size_t)g[2];
-            const float *r = grid + 2 * (row + (size_t)b2);
+            const float *r = wrapped;
             if (wraps) {   /* the row's taps gathered across the periodic edge */
                 for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++)
                     wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
-                r = wrapped;
+            } else {       /* formed only in range: a pointer before the grid is undefined */
+                r = grid + 2 * (row + (size_t)b2);
             }
             HST__NU_AXPY16(acc, r, kab);
         }

@@ -6,7 +6,7 @@
    each through the library's real paths (arrays, streams, halo plans) on small inputs, so
    every launch has the argument values the library really passes, and the quality kernels:
    blur, moments and error_map through quality.h's error map; the five that read spectra
-   (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols) and the error map's three DCT
+   (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols, decorr_highpass) and the error map's three DCT
    kernels (dct_pack, dct_unpack, dct_moments, gains) launched one by one with
    the arguments quality.h gives them, on made-up spectra (this program has no FFT: VkFFT's own
    kernels would run under Oclgrind too), each against its host twin.
@@ -590,6 +590,18 @@ static void quality_spectra(hst_backend *be)
         EXPECT(close_f(dpart[0], dpart[1], sizeof dpart[0] / sizeof(float), 1e-5) &&
                close_f(dnorm[0], dnorm[1], DN, 1e-5),
                "quality decorr_cols (%d) differs from the host twin", k);
+    }
+    {   /* decorrelation's high-pass in the spectrum: one fma and a product, bit for bit */
+        static float hp[2][DN * (DN / 2 + 1) * 2], hg[2 * DN];
+        int n = DN;
+        qarg a[4] = {QB(f1), QB(hp[0]), QB(hg), QV(n)};
+        a[0].bytes = sizeof hp[0];   /* f1's first DN rows */
+        wl_fill_f32(hg, 2 * DN, 10);
+        nan_fill(hp[0], sizeof hp[0] / sizeof(float));
+        g2[0] = DN / 2 + 1; g2[1] = DN;
+        quality_launch(be, "", "hst_k_quality_decorr_highpass", 2, g2, 4, a);
+        hst_k_quality_decorr_highpass_host(f1, hp[1], hg, DN);
+        EXPECT(!memcmp(hp[0], hp[1], sizeof hp[0]), "quality decorr_highpass differs from the host twin");
     }
     {
         int p = P, mp = MP;
