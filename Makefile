@@ -33,7 +33,8 @@ MAKEFLAGS += --no-builtin-rules
 BUILD := build
 
 # The headers of the library, lowest layer first (README.md: Layering).
-HEADERS     := kernels.h backend.h array.h choice.h stream.h halo.h esrrf.h quality.h nufft.h
+HEADERS     := kernels.h backend.h array.h choice.h kernels_stream.h stream.h kernels_halo.h halo.h \
+               kernels_quality.h quality.h kernels_esrrf.h esrrf.h kernels_nufft.h nufft.h
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
@@ -285,3 +286,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 include mk/reliability.mk
+
+# `make print-VAR` prints a variable (tests/run.sh reads HEADERS so, when run alone).
+print-%:
+	@echo $($*)

@@ -800,6 +800,147 @@ typedef struct hst_kernel_wg_info {
 HST_API HST_NODISCARD hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_wg_info *out);
 
 /* ---------------------------------------------------------------------------------------------
+   Declared kernels: how the library's headers (and an embedder's) launch a kernel on any device,
+   the host device included, through one path. A kernel family (one OpenCL C program and a host
+   C twin of each of its kernels: kernels.h and kernels_<family>.h) lists its kernels ONCE, in
+   an X-macro of rows X(id, name, signature, twin); the enum of ids, the declarations and so
+   the binder's checks and the host-or-OpenCL dispatch all come from that list:
+
+       #define MY_KERNELS(X) \
+           X(MY_SCALE, my_scale, "global uint float", my_scale_twin)
+       enum { MY_KERNELS(HST_KERNEL_ID) MY_NUM_KERNELS };
+       static const hst_kernel_decl my_decls[MY_NUM_KERNELS] = { MY_KERNELS(HST_KERNEL_DECL) };
+       static const hst_kernel_family my_family = { "mine", my_source, my_decls, MY_NUM_KERNELS };
+       ...
+       hst_karg a[3];
+       hst_launch_desc l = {0};
+       a[0] = hst_karg_buffer(buf); a[1] = hst_karg_uint(n); a[2] = hst_karg_float(2.0f);
+       l.family = &my_family; l.kernel = MY_SCALE; l.args = a; l.num_args = 3;
+       l.range.dims = 1; l.range.global[0] = n;
+       r = hst_launch_kernel(be, &l, NULL);   // OpenCL: my_scale; host device: my_scale_twin
+
+   name is the kernel's name in the program; signature its parameters in order, one word each
+   (HST_KARG_KIND_LIST):
+       global    a __global or __constant pointer: a buffer              hst_karg_buffer
+       local     a __local pointer: bytes of local memory                 hst_karg_local
+       int uint long ulong float double: a scalar of that OpenCL type     hst_karg_int, ...
+       value     any other by-value parameter: a vector (float2, int4), a struct, or the element
+                 type T of a generic program (array.h's -DHST_DT)         hst_karg_value
+       image     an image (image2d_t, image3d_t, ...)                     hst_karg_image
+       sampler   a sampler                                                hst_karg_sampler
+   twin (NULL: the kernel has no host twin, and the host device refuses it) does the kernel's
+   work on the host device: args as bound (a buffer's memory through hst_karg_ptr), range as
+   launched. tests/test_kernel_decls.c checks every family's signatures against its source. */
+#define HST_KARG_KIND_LIST(X) \
+    X(GLOBAL, "global") X(LOCAL, "local") X(INT, "int") X(UINT, "uint") X(LONG, "long") \
+    X(ULONG, "ulong") X(FLOAT, "float") X(DOUBLE, "double") X(VALUE, "value") X(IMAGE, "image") \
+    X(SAMPLER, "sampler")
+#define HST__KARG_ENUM(name, word) HST_KARG_##name,
+typedef enum hst_karg_kind { HST_KARG_NONE = 0, HST_KARG_KIND_LIST(HST__KARG_ENUM) HST_KARG_KIND_END } hst_karg_kind;
+#undef HST__KARG_ENUM
+#define HST_KERNEL_MAX_ARGS 32   /* parameters of one declared kernel, at most */
+
+/* One bound argument (made by the hst_karg_* functions below; kind says which member holds it). */
+typedef struct hst_karg {
+    hst_karg_kind kind;
+    size_t bytes;                /* the value's bytes; LOCAL: the local memory's */
+    union {
+        const hst_buffer *buffer;
+        const hst_image *image;
+        const hst_sampler *sampler;
+        int32_t i32; uint32_t u32; int64_t i64; uint64_t u64; float f32; double f64;
+        const void *value;       /* VALUE: bytes at value, read when the launch binds it */
+    } v;
+} hst_karg;
+/* The binder. Thread-safe. */
+HST_API hst_karg hst_karg_buffer(const hst_buffer *buf);
+HST_API hst_karg hst_karg_local(size_t bytes);
+HST_API hst_karg hst_karg_int(int32_t x);
+HST_API hst_karg hst_karg_uint(uint32_t x);
+HST_API hst_karg hst_karg_long(int64_t x);
+HST_API hst_karg hst_karg_ulong(uint64_t x);
+HST_API hst_karg hst_karg_float(float x);
+HST_API hst_karg hst_karg_double(double x);
+HST_API hst_karg hst_karg_value(size_t bytes, const void *value);
+HST_API hst_karg hst_karg_image(const hst_image *img);
+HST_API hst_karg hst_karg_sampler(const hst_sampler *s);
+/* What a twin reads and writes: a GLOBAL argument's memory on the host device, or, inside a
+   twin, a LOCAL argument's scratch memory (its bytes, made for the launch); NULL for other kinds
+   or a buffer without host memory. Thread safety: while alive. */
+HST_API void *hst_karg_ptr(const hst_karg *a);
+
+/* A launch's NDRange: dims (1..3) dimensions of global work-items from offset; on OpenCL
+   devices global is rounded up to a multiple of local (kernels bound-check), local all 0
+   picks hst_launch's default. A twin receives it as given. */
+typedef struct hst_range {
+    unsigned dims;
+    size_t offset[3], global[3], local[3];
+} hst_range;
+/* A kernel's host twin: the kernel's work over range on the host device. */
+typedef void (*hst_twin_fn)(const hst_karg *args, const hst_range *range);
+typedef struct hst_kernel_decl {
+    const char *name;            /* the kernel's name in the program */
+    const char *signature;       /* its parameters, one word each (above) */
+    hst_twin_fn twin;            /* NULL: none */
+} hst_kernel_decl;
+typedef struct hst_kernel_family {
+    const char *name;                                /* for messages: "quality" */
+    const char *const *(*source)(size_t *count);     /* the program's pieces (kernels.h) */
+    const hst_kernel_decl *kernels;                  /* indexed by the X-macro's ids */
+    unsigned num_kernels;
+} hst_kernel_family;
+#define HST_KERNEL_ID(id, name, signature, twin) id,
+#define HST_KERNEL_DECL(id, name, signature, twin) {#name, signature, twin},
+
+/* One launch of a declared kernel (zero-initialise, then set what the launch needs). */
+typedef struct hst_launch_desc {
+    const hst_kernel_family *family;
+    const char *options;         /* the program's build options (NULL: none); each distinct
+                                    string builds (once per backend) a program of its own */
+    unsigned kernel;             /* the kernel's id in the family */
+    hst_range range;
+    const hst_karg *args;        /* num_args arguments, in the signature's order */
+    size_t num_args;
+    hst_queue *queue;            /* NULL: the backend's default queue */
+    size_t num_wait;             /* the events the launch waits for */
+    const hst_event *wait;
+} hst_launch_desc;
+/* Launches d->kernel of d->family on be: on an OpenCL device the family's program, built with
+   d->options on first use and kept (with its kernels) until be is destroyed, the arguments set
+   and the range enqueued on d->queue after d->wait; on the host device its twin, run now after
+   d->wait (*out as every host device command's, hst_queue_marker's). Every argument is checked
+   against the declared signature first, on every device. *out (may be NULL): the launch's
+   event. Errors: HST_ERROR_INVALID_ARGUMENT (NULLs, kernel out of range, an argument count or
+   kind other than declared: the log names the family, kernel, argument and both kinds; a
+   GLOBAL argument without memory on the host device), HST_ERROR_UNSUPPORTED (no twin, on the
+   host device), HST_ERROR_OUT_OF_HOST_MEMORY (a LOCAL argument's scratch, host device),
+   hst_program_build's and hst_launch_offset's. Thread safety: per backend; except that on the
+   host device a launch with no wait list and out NULL only reads the backend (and calls its
+   allocator for LOCAL scratch): a room may run a declared kernel on disjoint parts of its range
+   from several threads at once there (range.offset and range.global say which part). */
+HST_API HST_NODISCARD hst_result hst_launch_kernel(hst_backend *be, const hst_launch_desc *d, hst_event *out);
+/* The family's kernel on be's OpenCL device (its program built with options: NULL none), made
+   once and kept by the backend until it is destroyed (do not destroy it): for callers that
+   query it (hst_kernel_work_group_info) before they launch. Errors: HST_ERROR_INVALID_ARGUMENT
+   (NULLs, kernel out of range), HST_ERROR_UNSUPPORTED (the host device), hst_program_build's
+   and hst_kernel_create's. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_family_kernel(hst_backend *be, const hst_kernel_family *family,
+                                                   const char *options, unsigned kernel, hst_kernel **out);
+/* Binds args to k in order (by kind: hst_kernel_set_buffer, _image, _sampler, local bytes, or
+   the value) and launches range on q: the launch of a kernel that has no declaration (a user's
+   own, e.g. stream.h's stages built from sources); hst_launch_kernel ends here too. Errors: as
+   hst_kernel_set_arg's and hst_launch_offset's (OpenCL devices only: the host device refuses,
+   HST_ERROR_UNSUPPORTED). Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_kernel_run(hst_queue *q, hst_kernel *k, const hst_range *range,
+                                                size_t num_args, const hst_karg *args,
+                                                size_t num_wait, const hst_event *wait, hst_event *out);
+/* The kinds of decl's signature into kinds[0 .. max); returns how many, or -1 when a word is
+   not one of HST_KARG_KIND_LIST's or there are more than max. Thread-safe. */
+HST_API int hst_kernel_signature(const hst_kernel_decl *decl, hst_karg_kind *kinds, unsigned max);
+/* A kind's signature word ("global", ...); "" for others. Thread-safe. */
+HST_API const char *hst_karg_kind_word(hst_karg_kind kind);
+
+/* ---------------------------------------------------------------------------------------------
    Extensions: what the layers above backend.h (array.h, choice.h, stream.h, halo.h, esrrf.h, or
    an embedder's own) use to keep state per backend and to report errors the library's way. They
    use backend.h's public API only, so each header's implementation may live in its own
@@ -1055,6 +1196,8 @@ typedef struct hst__extension {
 /* One hold on a backend (hst_backend_hold): a list, newest first. */
 typedef struct hst__hold { const void *holder; const char *what; struct hst__hold *next; } hst__hold;
 
+typedef struct hst__family_prog hst__family_prog;   /* >>declared kernels */
+
 struct hst_backend {
     hst_device_info info;
     hst__hold *holds;          /* the objects that still use the backend: destroy refuses */
@@ -1068,6 +1211,7 @@ struct hst_backend {
     hst_queue queue;
     hst_pool *pool;
     hst_program *programs;     /* the in-memory program cache */
+    hst__family_prog *families;  /* >>declared kernels: programs and kernels made */
     hst__extension ext[HST_BACKEND_MAX_EXTENSIONS];  /* >>extensions, attach order */
     unsigned num_ext;
     volatile sig_atomic_t interrupted;  /* hst_backend_interrupt: long calls stop */
@@ -1844,6 +1988,7 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
 }
 
 static void hst__backend_free(hst_backend *be);
+static void hst__release_families(hst_backend *be);
 
 HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backend **out) {
     hst_backend cfg, *be;
@@ -1887,6 +2032,7 @@ static void hst__destroy_extensions(hst_backend *be) {
 /* Frees a backend nothing holds (destroy's work after its check; create's failure path). */
 static void hst__backend_free(hst_backend *be) {
     hst__destroy_extensions(be);
+    hst__release_families(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
     if (be->queue.tail) hst__event_release(be->queue.tail);
@@ -4342,6 +4488,256 @@ HST__BDEF hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_
 #else
     return HST_ERROR_UNSUPPORTED;   /* no kernel exists without OpenCL */
 #endif
+}
+
+/* >>declared kernels ------------------------------------------------------------------------- */
+#define HST__KARG_WORD(name, word) word,
+static const char *const hst__karg_words[HST_KARG_KIND_END] = {"", HST_KARG_KIND_LIST(HST__KARG_WORD)};
+#undef HST__KARG_WORD
+
+/* A family's program on one backend with one options string, and its kernels as made. */
+struct hst__family_prog {
+    hst__family_prog *next;
+    const hst_kernel_family *family;
+    char *options;               /* a copy ("" for none) */
+    hst_program *prog;
+    hst_kernel **kernels;        /* family->num_kernels, NULL until first use */
+};
+
+static hst_karg hst__karg(hst_karg_kind kind, size_t bytes) {
+    hst_karg a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.bytes = bytes;
+    return a;
+}
+
+HST__BDEF hst_karg hst_karg_buffer(const hst_buffer *buf) { hst_karg a = hst__karg(HST_KARG_GLOBAL, sizeof buf); a.v.buffer = buf; return a; }
+HST__BDEF hst_karg hst_karg_local(size_t bytes) { return hst__karg(HST_KARG_LOCAL, bytes); }
+HST__BDEF hst_karg hst_karg_int(int32_t x) { hst_karg a = hst__karg(HST_KARG_INT, sizeof x); a.v.i32 = x; return a; }
+HST__BDEF hst_karg hst_karg_uint(uint32_t x) { hst_karg a = hst__karg(HST_KARG_UINT, sizeof x); a.v.u32 = x; return a; }
+HST__BDEF hst_karg hst_karg_long(int64_t x) { hst_karg a = hst__karg(HST_KARG_LONG, sizeof x); a.v.i64 = x; return a; }
+HST__BDEF hst_karg hst_karg_ulong(uint64_t x) { hst_karg a = hst__karg(HST_KARG_ULONG, sizeof x); a.v.u64 = x; return a; }
+HST__BDEF hst_karg hst_karg_float(float x) { hst_karg a = hst__karg(HST_KARG_FLOAT, sizeof x); a.v.f32 = x; return a; }
+HST__BDEF hst_karg hst_karg_double(double x) { hst_karg a = hst__karg(HST_KARG_DOUBLE, sizeof x); a.v.f64 = x; return a; }
+HST__BDEF hst_karg hst_karg_value(size_t bytes, const void *value) { hst_karg a = hst__karg(HST_KARG_VALUE, bytes); a.v.value = value; return a; }
+HST__BDEF hst_karg hst_karg_image(const hst_image *img) { hst_karg a = hst__karg(HST_KARG_IMAGE, sizeof img); a.v.image = img; return a; }
+HST__BDEF hst_karg hst_karg_sampler(const hst_sampler *s) { hst_karg a = hst__karg(HST_KARG_SAMPLER, sizeof s); a.v.sampler = s; return a; }
+
+HST__BDEF void *hst_karg_ptr(const hst_karg *a) {
+    if (!a) return NULL;
+    if (a->kind == HST_KARG_LOCAL) return (void *)a->v.value;   /* a twin's scratch (hst__launch_twin) */
+    return a->kind == HST_KARG_GLOBAL && a->v.buffer ? hst_buffer_host_ptr(a->v.buffer) : NULL;
+}
+
+HST__BDEF const char *hst_karg_kind_word(hst_karg_kind kind) {
+    return (int)kind > 0 && kind < HST_KARG_KIND_END ? hst__karg_words[kind] : "";
+}
+
+HST__BDEF int hst_kernel_signature(const hst_kernel_decl *decl, hst_karg_kind *kinds, unsigned max) {
+    const char *s = decl ? decl->signature : NULL;
+    unsigned n = 0;
+    if (!s) return -1;
+    for (;;) {
+        size_t len;
+        int k;
+        while (*s == ' ') s++;
+        if (!*s) return (int)n;
+        len = strcspn(s, " ");
+        for (k = 1; k < HST_KARG_KIND_END; k++)
+            if (strlen(hst__karg_words[k]) == len && !strncmp(s, hst__karg_words[k], len)) break;
+        if (k == HST_KARG_KIND_END || n == max) return -1;
+        kinds[n++] = (hst_karg_kind)k;
+        s += len;
+    }
+}
+
+/* Whether an argument carries what its kind needs (a buffer, image, sampler, value bytes). */
+static int hst__karg_filled(const hst_karg *a) {
+    switch (a->kind) {
+    case HST_KARG_GLOBAL: return a->v.buffer != NULL;
+    case HST_KARG_IMAGE: return a->v.image != NULL;
+    case HST_KARG_SAMPLER: return a->v.sampler != NULL;
+    case HST_KARG_VALUE: return a->v.value != NULL && a->bytes > 0;
+    case HST_KARG_LOCAL: return a->bytes > 0;
+    default: return 1;
+    }
+}
+
+/* The launch's desc, and every argument against the kernel's declaration. */
+static hst_result hst__check_launch(const hst_backend *be, const hst_launch_desc *d) {
+    static const char *F = "hst_launch_kernel";
+    hst_karg_kind kinds[HST_KERNEL_MAX_ARGS];
+    const hst_kernel_decl *k;
+    const char *fam;
+    int n, i;
+    if (!d || !d->family || !d->family->kernels)
+        return hst__null_arg(be, F, "%s is NULL", !d ? "d" : !d->family ? "d->family" : "d->family->kernels");
+    fam = d->family->name ? d->family->name : "?";
+    if (d->kernel >= d->family->num_kernels)
+        return hst__range_arg(be, F, "d->kernel %u: family %s has %u kernels", d->kernel, fam, d->family->num_kernels);
+    k = &d->family->kernels[d->kernel];
+    if ((n = hst_kernel_signature(k, kinds, HST_KERNEL_MAX_ARGS)) < 0)
+        return hst__bad_arg(be, F, "%s.%s: signature \"%s\" has a word that is not an argument kind, or "
+                            "more than %d", fam, k->name, k->signature ? k->signature : "(NULL)", HST_KERNEL_MAX_ARGS);
+    if (d->num_args != (size_t)n)
+        return hst__bad_arg(be, F, "%s.%s: %zu arguments given, %d declared (\"%s\")", fam, k->name,
+                            d->num_args, n, k->signature);
+    if (n && !d->args) return hst__null_arg(be, F, "%s.%s: d->args is NULL", fam, k->name);
+    for (i = 0; i < n; i++) {
+        if (d->args[i].kind != kinds[i])
+            return hst__bad_arg(be, F, "%s.%s: argument %d is declared `%s`, given `%s`", fam, k->name, i,
+                                hst_karg_kind_word(kinds[i]), hst_karg_kind_word(d->args[i].kind));
+        if (!hst__karg_filled(&d->args[i]))
+            return hst__null_arg(be, F, "%s.%s: argument %d (`%s`) is NULL or 0 bytes", fam, k->name, i,
+                                 hst_karg_kind_word(kinds[i]));
+    }
+    if (d->range.dims < 1 || d->range.dims > 3)
+        return hst__range_arg(be, F, "%s.%s: d->range.dims %u is not 1, 2 or 3", fam, k->name, d->range.dims);
+    if (d->queue && d->queue->be != be)
+        return hst__bad_arg(be, F, "%s.%s: d->queue belongs to another backend", fam, k->name);
+    return HST_SUCCESS;
+}
+
+static void hst__release_families(hst_backend *be) {
+    while (be->families) {
+        hst__family_prog *f = be->families;
+        unsigned i;
+        be->families = f->next;
+        if (f->kernels)
+            for (i = 0; i < f->family->num_kernels; i++) hst_kernel_destroy(f->kernels[i]);
+        hst_program_release(f->prog);
+        hst__free(be, f->kernels);
+        hst__free(be, f->options);
+        hst__free(be, f);
+    }
+}
+
+/* The backend's entry for (family, options): found, or built and added. */
+static hst_result hst__family_prog_of(hst_backend *be, const hst_kernel_family *fam, const char *options,
+                                      hst__family_prog **out) {
+    hst__family_prog *f;
+    const char *const *src;
+    size_t count = 0, len, bytes;
+    hst_result r;
+    if (!options) options = "";
+    for (f = be->families; f; f = f->next)
+        if (f->family == fam && !strcmp(f->options, options)) { *out = f; return HST_SUCCESS; }
+    if (!fam->source || !(src = fam->source(&count)))
+        return hst__null_arg(be, "hst_family_kernel", "family %s has no source", fam->name ? fam->name : "?");
+    len = strlen(options) + 1;
+    if (!hst_size_mul(fam->num_kernels, sizeof *f->kernels, &bytes))
+        return hst__overflow(be, "hst_family_kernel", "the kernel table");
+    if (!(f = (hst__family_prog *)hst_backend_calloc(be, sizeof *f))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    f->family = fam;
+    f->options = (char *)hst__malloc(be, len);
+    f->kernels = (hst_kernel **)hst_backend_calloc(be, bytes);
+    if (!f->options || !f->kernels) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    else r = hst_program_build(be, count, src, options, &f->prog);
+    if (r != HST_SUCCESS) {
+        hst__free(be, f->kernels);
+        hst__free(be, f->options);
+        hst__free(be, f);
+        return r;
+    }
+    memcpy(f->options, options, len);
+    f->next = be->families;
+    be->families = f;
+    *out = f;
+    return HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_family_kernel(hst_backend *be, const hst_kernel_family *family,
+                                     const char *options, unsigned kernel, hst_kernel **out) {
+    static const char *F = "hst_family_kernel";
+    hst__family_prog *f = NULL;
+    hst_result r;
+    if (!be || !family || !family->kernels || !out)
+        return hst__null_arg(be, F, "%s is NULL", !be ? "be" : !family ? "family" : !out ? "out" : "family->kernels");
+    *out = NULL;
+    if (kernel >= family->num_kernels)
+        return hst__range_arg(be, F, "kernel %u: family %s has %u kernels", kernel,
+                              family->name ? family->name : "?", family->num_kernels);
+    if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
+    if ((r = hst__family_prog_of(be, family, options, &f)) != HST_SUCCESS) return r;
+    if (!f->kernels[kernel] &&
+        (r = hst_kernel_create(f->prog, family->kernels[kernel].name, &f->kernels[kernel])) != HST_SUCCESS)
+        return r;
+    *out = f->kernels[kernel];
+    return HST_SUCCESS;
+}
+
+/* Sets a checked argument list on an OpenCL kernel (a scalar's bytes are its union member's,
+   which all start at the union's address). */
+static hst_result hst__bind_args(hst_kernel *k, size_t n, const hst_karg *a) {
+    hst_result r = HST_SUCCESS;
+    unsigned i;
+    for (i = 0; i < n && r == HST_SUCCESS; i++) {
+        switch (a[i].kind) {
+        case HST_KARG_GLOBAL: r = hst_kernel_set_buffer(k, i, a[i].v.buffer); break;
+        case HST_KARG_IMAGE: r = hst_kernel_set_image(k, i, a[i].v.image); break;
+        case HST_KARG_SAMPLER: r = hst_kernel_set_sampler(k, i, a[i].v.sampler); break;
+        case HST_KARG_LOCAL: r = hst_kernel_set_arg(k, i, a[i].bytes, NULL); break;
+        case HST_KARG_VALUE: r = hst_kernel_set_arg(k, i, a[i].bytes, a[i].v.value); break;
+        default: r = hst_kernel_set_arg(k, i, a[i].bytes, &a[i].v); break;
+        }
+    }
+    return r;
+}
+
+/* The host device: the twin, after the wait list, on host memory; each LOCAL argument is
+   scratch memory of its bytes for the launch (the host's work-group memory). */
+static hst_result hst__launch_twin(hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out) {
+    const hst_kernel_decl *k = &d->family->kernels[d->kernel];
+    hst_karg args[HST_KERNEL_MAX_ARGS];
+    hst_result r = HST_SUCCESS;
+    size_t i;
+    if (!k->twin)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_launch_kernel",
+                                "%s.%s has no host twin: select an OpenCL device", d->family->name, k->name);
+    for (i = 0; i < d->num_args; i++)
+        if (d->args[i].kind == HST_KARG_GLOBAL && !hst_karg_ptr(&d->args[i]))
+            return hst__bad_arg(be, "hst_launch_kernel", "%s.%s: argument %zu is a buffer without host memory",
+                                d->family->name, k->name, i);
+    if ((r = hst_event_wait(d->num_wait, d->wait)) != HST_SUCCESS) return r;
+    if (d->num_args) memcpy(args, d->args, d->num_args * sizeof *args);
+    for (i = 0; i < d->num_args && r == HST_SUCCESS; i++)
+        if (args[i].kind == HST_KARG_LOCAL && !(args[i].v.value = hst__malloc(be, args[i].bytes)))
+            r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (r == HST_SUCCESS) k->twin(args, &d->range);
+    for (i = 0; i < d->num_args; i++)
+        if (args[i].kind == HST_KARG_LOCAL) hst__free(be, (void *)args[i].v.value);
+    if (r != HST_SUCCESS) return r;
+    return out ? hst_queue_marker(q, 0, NULL, out) : HST_SUCCESS;
+}
+
+HST__BDEF hst_result hst_launch_kernel(hst_backend *be, const hst_launch_desc *d, hst_event *out) {
+    hst_queue *q;
+    hst_kernel *k;
+    hst_result r;
+    if (out) *out = NULL;
+    if (!be) return hst__null_arg(NULL, "hst_launch_kernel", "be is NULL");
+    if ((r = hst__check_launch(be, d)) != HST_SUCCESS) return r;
+    q = d->queue ? d->queue : hst_backend_queue(be);
+    if (!hst__is_cl(be)) return hst__launch_twin(be, d, q, out);
+    if ((r = hst_family_kernel(be, d->family, d->options, d->kernel, &k)) != HST_SUCCESS) return r;
+    return hst_kernel_run(q, k, &d->range, d->num_args, d->args, d->num_wait, d->wait, out);
+}
+
+HST__BDEF hst_result hst_kernel_run(hst_queue *q, hst_kernel *k, const hst_range *range,
+                                  size_t num_args, const hst_karg *args,
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_kernel_run";
+    hst_result r;
+    unsigned i;
+    int local = 0;
+    if (!q || !k || !range || (num_args && !args))
+        return hst__null_arg(q ? q->be : NULL, F, "%s is NULL", !q ? "q" : !k ? "k" : !range ? "range" : "args");
+    if (range->dims < 1 || range->dims > 3) return hst__range_arg(q->be, F, "range->dims %u is not 1, 2 or 3", range->dims);
+    if ((r = hst__bind_args(k, num_args, args)) != HST_SUCCESS) return r;
+    for (i = 0; i < range->dims; i++) local |= range->local[i] != 0;
+    return hst_launch_offset(q, k, range->dims, range->offset, range->global, local ? range->local : NULL,
+                             num_wait, wait, out);
 }
 
 #ifdef __cplusplus

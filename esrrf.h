@@ -120,13 +120,14 @@
 #include "quality.h"  /* the sweep's scores: SQUIRREL's RSP, FRC, decorrelation */
 #include "stream.h"
 
-#ifdef HST_NO_ESRRF_KERNELS
-#  error "esrrf.h needs kernels.h's eSRRF kernels: HST_NO_ESRRF_KERNELS (which drops them) is for programs without esrrf.h"
-#endif
-
 #if defined(HST_IMPLEMENTATION) && !defined(HST_ESRRF_IMPLEMENTATION)
 #  define HST_ESRRF_IMPLEMENTATION
 #endif
+/* The esrrf kernel family: compiled where esrrf.h's implementation is. */
+#if defined(HST_ESRRF_IMPLEMENTATION) && !defined(HST_KERNELS_ESRRF_IMPLEMENTATION)
+#  define HST_KERNELS_ESRRF_IMPLEMENTATION
+#endif
+#include "kernels_esrrf.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -102,6 +102,11 @@
 #if defined(HST_IMPLEMENTATION) && !defined(HST_HALO_IMPLEMENTATION)
 #  define HST_HALO_IMPLEMENTATION
 #endif
+/* The halo kernel family: compiled where halo.h's implementation is. */
+#if defined(HST_HALO_IMPLEMENTATION) && !defined(HST_KERNELS_HALO_IMPLEMENTATION)
+#  define HST_KERNELS_HALO_IMPLEMENTATION
+#endif
+#include "kernels_halo.h"
 
 #include "backend.h"
 #include "choice.h"   /* hst_halo_pack_host_choose, _unpack_host_choose */

@@ -100,6 +100,11 @@
 #if defined(HST_IMPLEMENTATION) && !defined(HST_NUFFT_IMPLEMENTATION)
 #  define HST_NUFFT_IMPLEMENTATION
 #endif
+/* The nufft kernel family: compiled where nufft.h's implementation is. */
+#if defined(HST_NUFFT_IMPLEMENTATION) && !defined(HST_KERNELS_NUFFT_IMPLEMENTATION)
+#  define HST_KERNELS_NUFFT_IMPLEMENTATION
+#endif
+#include "kernels_nufft.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -176,10 +181,6 @@ HST_API void hst_nufft_plan_destroy(hst_nufft_plan *plan);
    ============================================================================================= */
 #if defined(HST_NUFFT_IMPLEMENTATION) && !defined(HST__NUFFT_IMPLEMENTED)
 #define HST__NUFFT_IMPLEMENTED
-
-#ifdef HST_NO_NUFFT_KERNELS
-#  error "nufft.h needs kernels.h's NUFFT kernels: HST_NO_NUFFT_KERNELS (which drops them) is for programs without nufft.h"
-#endif
 
 #include <limits.h>
 #include <math.h>

@@ -133,6 +133,11 @@
 #if defined(HST_IMPLEMENTATION) && !defined(HST_QUALITY_IMPLEMENTATION)
 #  define HST_QUALITY_IMPLEMENTATION
 #endif
+/* The quality kernel family: compiled where quality.h's implementation is. */
+#if defined(HST_QUALITY_IMPLEMENTATION) && !defined(HST_KERNELS_QUALITY_IMPLEMENTATION)
+#  define HST_KERNELS_QUALITY_IMPLEMENTATION
+#endif
+#include "kernels_quality.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -103,6 +103,11 @@
 #if defined(HST_IMPLEMENTATION) && !defined(HST_STREAM_IMPLEMENTATION)
 #  define HST_STREAM_IMPLEMENTATION
 #endif
+/* The stream kernel family: compiled where stream.h's implementation is. */
+#if defined(HST_STREAM_IMPLEMENTATION) && !defined(HST_KERNELS_STREAM_IMPLEMENTATION)
+#  define HST_KERNELS_STREAM_IMPLEMENTATION
+#endif
+#include "kernels_stream.h"
 
 #ifdef __cplusplus
 extern "C" {

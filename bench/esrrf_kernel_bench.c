@@ -47,7 +47,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define HST_IMPLEMENTATION
 #include "backend.h"
-#include "kernels.h"
+#include "kernels_esrrf.h"
 #include "bench_util.h"
 
 #include <math.h>

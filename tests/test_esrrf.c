@@ -32,7 +32,7 @@
 
 #define HST_IMPLEMENTATION
 #include "stream.h"
-#include "kernels.h"
+#include "kernels_esrrf.h"
 #include "esrrf_twins.h"
 
 /* ---- fixture ------------------------------------------------------------------------------ */

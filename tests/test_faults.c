@@ -77,7 +77,8 @@ static void *flt_direct_malloc(size_t n) { return flt_fail_now() ? NULL : malloc
 #define malloc(n) flt_direct_malloc(n)
 #include "stream.h"
 #include "halo.h"
-#include "kernels.h"
+#include "kernels_stream.h"
+#include "kernels_esrrf.h"
 #undef malloc
 #include "reliability/workload.h"
 

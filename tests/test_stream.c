@@ -54,7 +54,7 @@ typedef rel_counts cl_counts;
 
 #include "array.h"
 #include "stream.h"
-#include "kernels.h"
+#include "kernels_stream.h"
 
 #include "cap_log.h"
 

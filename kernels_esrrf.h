@@ -1,0 +1,2422 @@
+/* kernels_esrrf.h — the eSRRF program (radial gradient convergence, its temporal statistics and the parameter sweep): its OpenCL C 1.2 sources as string literals, its host C twins
+   (the same semantics; bit for bit where stated) and its kernels' declarations. One of the
+   kernel families of kernels.h's design, included by esrrf.h (which launches them) and by tests;
+   a program that does not include esrrf.h compiles none of it. Single-file, header-only, C99
+   (and C++); HST_IMPLEMENTATION (or HST_KERNELS_ESRRF_IMPLEMENTATION, which esrrf.h's
+   implementation defines) compiles the body, as for every halostream header. kernels.h
+   explains the conventions every family keeps (FP contraction off, pieces of at most 4095
+   characters, thread safety).
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
+
+#ifndef HST_KERNELS_ESRRF_H
+#define HST_KERNELS_ESRRF_H
+
+#include "backend.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_KERNELS_ESRRF_IMPLEMENTATION)
+#  define HST_KERNELS_ESRRF_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>esrrf kernels */
+
+/* The eSRRF program: enhanced super-resolution radial fluctuations (Culley et al., "Super-
+   resolution radial fluctuations", Nat. Methods 2016; eSRRF: Laine et al., Nat. Methods 2023),
+   with NanoPyx's conventions (../shared/REFERENCE.md section 2), as stream.h stage kernels.
+   Frames are the stream's slices: a frame is rows x cols float, C order; frame z of an array
+   starts at z * (its elements per frame). Magnified images are rowsM x colsM = rows*mag x
+   cols*mag. Positions are in input pixels with pixel n covering [n, n + 1): its centre is n + 0.5.
+
+   Kernels (stream.h's convention: arrays in, arrays out, scalars, then ulong base, ulong begin,
+   ulong end, ulong total, int flags; pointers at global frame base; frames [begin, end)
+   computed; NDRange 2-D: dim 0 = items of a frame (bound-checked), dim 1 = frames):
+
+     kernel                  arrays (in; out)       scalars                            items
+     hst_k_esrrf_roberts     frames; grad           uint rows, uint cols               rows*cols
+     hst_k_esrrf_magnify     in; out                rows, cols, uint mag, uint channels rowsM*colsM
+     hst_k_esrrf_rgc         grad2, magnified; rgc  rows, cols, mag, float radius,     rowsM*colsM
+                                                    float sensitivity, int intensity_weighting
+     hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,  nrows*colsM
+                                                    intensity_weighting, uint row0, uint nrows:
+                                                    output rows [row0, row0 + nrows) of each
+                                                    frame (0, rowsM: all), rgc frames of
+                                                    nrows x colsM
+     hst_k_esrrf_temporal    rgc; acc (GLOBAL)      uint pixels, ulong frames_per_tp,  pixels
+                                                    uint acc_tps, ulong frame0,
+                                                    uint skip, ulong frames_total
+                             (loop_slices = 1, halo_lo = 1 on rgc)
+     hst_k_esrrf_to_float    raw; frames            uint pixels, uint dtype            rows*cols
+     hst_k_esrrf_stat        acc; image (not a stream stage; -DHST_FP64 builds only):  pixels
+                             ulong first (elements), uint pixels, uint frames, int mode
+
+   Catmull-Rom (a = 0.5), in float: cubic(v) = ((1.5|v| - 2.5)|v|)|v| + 1 for |v| < 1,
+   (((-0.5|v| + 2.5)|v|) - 4)|v| + 2 for 1 <= |v| < 2, else 0. interp(I, r, c) = 0 unless
+   0 <= r < rows and 0 <= c < cols; r0 = (int)floor(r - 0.5), c0 likewise; for j = 0..3 (columns
+   cn = c0 - 1 + j inside [0, cols)): p = sum over i = 0..3 (rows rn = r0 - 1 + i inside
+   [0, rows)) of I[rn, cn] * cubic(r - (rn + 0.5)), in i order from 0; q += p * cubic(c - (cn +
+   0.5)), in j order from 0 (zero padding: taps outside are skipped, no renormalisation).
+
+   roberts (NanoPyx's Roberts cross, one work-item per pixel): r0 = max(r1 - 1, 0), c0 likewise,
+     a = I[r0,c1], b = I[r1,c0], c = I[r0,c0], d = I[r1,c1];
+     grad[2 p] = Gc = ((a - b) + d) - c,  grad[2 p + 1] = Gr = ((b - a) + d) - c  (p = r1*cols+c1).
+   magnify (shift-and-magnify, shift 0): out pixel (yM, xM) of channel k = interp(channel k of
+     in, (float)yM / (float)mag, (float)xM / (float)mag); channels 1 or 2 (interleaved, as grad).
+     The chained path runs it twice: on frames with mag (M) and on grad with 2*mag (grad2,
+     rows*2mag x cols*2mag pixels of (Gc, Gr)).
+   rgc (radial gradient convergence at magnified pixel (yM, xM), all in float; every division
+     below is hst_k_esrrf_div, every 1/sqrt hst_k_esrrf_rsqrt, fma() is fma: see "Arithmetic"):
+     margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
+     are exactly 0. Else the pixel's centre is (yc, xc) = ((yM + 0.5) / mag, (xM + 0.5) / mag),
+     computed from its phase (py, px) = (yM % mag, xM % mag): cx = (px + 0.5f) / mag (float),
+     bx = 2 (xM / mag) + (int)(2 cx) (= (int)(G xc)), fx = bx - 2 (xM / mag), likewise cy, by,
+     fy; sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1, G = 2, k = -2 / tSS; for j,
+     then i, in [-(int)(G r), (int)(G r + 1)): vy = (by + j) / G, vx = (bx + i) / G; skip unless
+     0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = fma(fx + i, 1/2, -cx), dy likewise
+     (vx - xc and vy - yc, but the same bits for every pixel of a phase: a pixel's offsets, and
+     so its weights, depend on its phase only), d2 = fma(dx, dx, dy dy); skip if d2 == 0 or
+     d2 > tSO^2. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
+     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]; u = (Gx, Gy) / |G| (hst_e_unit: scaled by a power
+     of two first, so finite gradients never overflow; (0, 0) for a zero or non-finite one).
+     w = (d2 exp(dx^2 k) exp(dy^2 k))^2 (= (d exp(-d^2 / tSS))^4: the Gaussian is separable, no
+     sqrt; a w below 1e-30 counts as 0, so no subnormal appears and flush-to-zero devices
+     agree), wd = w rsqrt(d2) (= w / d); W += w; if fma(uy, dy, ux dx) < 0:
+     R += fma(-|fma(uy, dx, -(ux dy))|, wd, w) (= Dk w, Dk = 1 - |Gy dx - Gx dy| / (|G| d)).
+     R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
+     for an integer sensitivity <= 64, else pow); R < 0 -> 0; times M[yM, xM] when
+     intensity_weighting != 0.
+   rgc_fused: the same map from the frames alone: grad2 and M are never stored. Since vy and vx
+     are multiples of 1/2, the grad2 pixel (vy mag G) samples the gradients at input position
+     exactly vy; the kernel interpolates the Roberts gradients there on the fly (a half-integer
+     position has Catmull-Rom weights (-1/16, 9/16, 9/16, -1/16) or (0, 1, 0, 0), exact in
+     float: the zero taps are skipped), and M by interp. The result is bitwise the chained one
+     (finite inputs; only the sign of a zero may differ).
+     Work mapping (any NDRange of at least ceil(nrows*colsM / K) x (end - begin) items, e.g.
+     esrrf.h's; one item per pixel also works, the groups past the end returning; any uniform
+     work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
+     over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
+     default; esrrf.h builds NVIDIA GPUs with 40, HST_E_TILE 2560, HST_E_TW 64 and HST_E_NP 4,
+     32 KiB of local memory in all; the groups past the end return at once) of all frames'
+     pixels in order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major
+     inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
+     strips of 64). On the table path the whole strip rows of a run go by blocks of
+     HST_E_NP (2) x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart,
+     through the sample loop at once (each pixel's sums in its own order: the same bits). For each run of its
+     indices inside one frame and strip (split into runs of L if its positions do not fit), the
+     group first computes the unit gradients u
+     of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
+     floats, 12 KiB; at mag 5, radius 1.5: 58 x 14 positions for 2048 pixels x 49 samples),
+     then each item reads them there. A run whose positions do not fit even so (a large radius)
+     interpolates per sample. The values are the per-sample ones, so the bits do not change.
+     The (w, wd) of every phase and sample (mag^2 (j1 - j0)^2 of them: 1225 at mag 5, radius
+     1.5) are computed once per work-group into a local table (HST_E_WTAB = 1536 entries of 2
+     floats at most, 12 KiB; more: per sample) from the mag (j1 - j0) axis offsets and their
+     exp, so the sample loop is 2 local float2 reads, 4 fma, 3 mul/add and a select; the host
+     twin makes the same table once per call. Same bits either way.
+     A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
+     gives the whole frame's values there, bitwise: a pixel's value does not depend on which
+     pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
+     over MPI ranks and over backends.
+   temporal (loop_slices: a 1-D NDRange over pixels; the kernel walks z = begin .. end - 1 in
+     order). The stream may cover any piece of an acquisition: its slice 0 is the acquisition's
+     frame frame0, and its first `skip` slices (0 or 1) are read only as the frame before the
+     next one. For z with base + z >= skip: g = frame0 + base + z, T = frames_per_tp (0: all
+     frames are one time point), tp = g / T, t = g % T, x = rgc[z pixels + i] (as ACC),
+     a = acc + (tp % acc_tps) 5 pixels + i (a ring of acc_tps time points):
+       a[0] += x;  a[P] += x x;  if t > 0: a[2P] += x_prev x (x_prev = frame z - 1: the halo or
+       the skipped slice);  if t == 0: a[3P] += x;  if t == T - 1, or g == frames_total - 1
+       (frames_total 0: not known yet), a[4P] += x   (P = pixels).
+     A frame with t > 0 needs the frame before it loaded: a piece that starts inside a time point
+     starts one frame early with skip = 1. S1, S2 and the lag-1 sum continue from the values in
+     acc in frame order, so pieces run one after another give the bits of one run. Every slot is
+     additive, so a time point's slots must start at zero, and a sum over devices (each its own
+     acc) is the whole-stack result. ACC = double when built with -DHST_FP64, else float.
+   stat: image[i] = hst_k_esrrf_finalize's value for pixel i of mode `mode` from the five sums at
+     acc + first (one time point's slot of the ring), in double as the host's: the same bits
+     (OpenCL's double +, -, *, / are correctly rounded; no contraction).
+   to_float: frames[z pixels + i] = (float)raw[z pixels + i], raw of dtype 1 (uchar), 2 (ushort),
+     3 (short) or 4 (float, copied), in the host's byte order (esrrf.h's hst_esrrf_dtype).
+
+   Statistics (hst_k_esrrf_finalize, from one time point's 5 sums: S1 = sum x, S2 = sum x^2,
+   P = sum_{t=0}^{T-2} x_t x_{t+1}, F = x_0, L = x_{T-1}; n = T frames, mu = S1 / n):
+     AVG  = mu
+     VAR  = S2 / n - mu^2                      (= mean (x - mu)^2, ddof 0; clamped at 0)
+     TAC2 = (P - mu (2 S1 - F - L) + (n - 1) mu^2) / (n - 1)
+          = mean over t = 0..n-2 of (x_t - mu)(x_{t+1} - mu), since sum_{t<n-1} x_t = S1 - L and
+            sum_{t>0} x_t = S1 - F. (n < 2: TAC2 = 0.)
+   In double. VAR and TAC2 subtract large, nearly equal terms: with double sums (fp64 device or
+   the host twin) the cancellation costs ~1e-16 mu^2 absolute; with float sums (no fp64) ~1e-7 mu^2.
+
+   Macro-pixel correction (hst_k_esrrf_macro_pixel), per output image: C[py][px] = mean, in
+   double, over the rows x cols macro-pixels of the value at sub-offset (py, px) (zero margins
+   included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
+   unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
+
+   Arithmetic: the program has no float division and no sqrt, so every IEEE-754 device computes
+   the host's bits without -cl-fp32-correctly-rounded-divide-sqrt (harmless if given): fma() is
+   correctly rounded in OpenCL and C99 alike; divisions (positions y / mag, phase centres, the
+   constants, R / W) use hst_k_esrrf_div and 1/|G|, 1/d hst_k_esrrf_rsqrt, fixed fma sequences
+   from a bit-level seed, the same statements on both sides (their error bounds: below).
+   Build options: "-DHST_FP64" where the device has cl_khr_fp64; "-DHST_E_NO_LAG1" for runs
+   without TAC2: temporal leaves the lag-1 sum as it is and never reads frame z - 1 (its stage
+   then needs no halo, and no block recomputes the frame before it); "-DHST_E_NS=ns
+   -DHST_E_SENS=.." for the parameter sweep's values at ns sensitivities (below).
+   Bitwise: roberts, magnify, rgc and rgc_fused equal their host twins when the host TU has no
+   FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
+   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
+   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6
+   relative). Measured: the host twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c
+   on each).
+   temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
+   exact in double); in float it agrees to float rounding of the sums.
+
+   Deliberate differences from NanoPyx: margins are 0 (NanoPyx leaves them uninitialised); no
+   -cl-fast-relaxed-math / -cl-mad-enable (NanoPyx's OpenCL build; its C path agrees with it to
+   ~1e-4 relative only); everything in float where NanoPyx mixes double (cubic weights, the
+   distance weight), so values differ from NanoPyx by float rounding (~1e-6 relative); sigma,
+   tSS, tSO and the margin are computed in float from the float radius (NanoPyx: double from a
+   Python float: for a radius such as 1.4 whose float is just below the decimal, radius * mag
+   may land one below an integer and the margin be one pixel smaller); W == 0 gives 0 (NanoPyx:
+   NaN); Dk w is w - |u x d| (w / d) with the unit gradient u and w / d from the table, where
+   NanoPyx divides twice; d > tSO is tested as d^2 > tSO^2; the Gaussian is exp(dx^2 k) exp(dy^2 k)
+   and w uses d^2 (no sqrt); a gradient whose |G|^2 overflows float still counts (NanoPyx: NaN,
+   0); the divisions and 1/sqrt are fma sequences within 1 ulp; w below 1e-30 counts as 0;
+   the macro-pixel means are in double (NanoPyx: float); the sample offsets dx, dy come from the
+   pixel's phase (NanoPyx: vx - xc in double, whose float rounding would differ from pixel to
+   pixel of a phase). Kept as REFERENCE.md states them: the
+   margin int(radius * mag) (NanoPyx's chained OpenCL path of the seed uses 2 mag), and the Roberts
+   cross storing the difference of pixels c - 1 and c at pixel c, which puts the gradient field,
+   and so the eSRRF image, +0.5 input pixel down and right of the input (measured: blinking
+   emitters at x = 8.75 and 11.25 peak at 9.4 and 11.6; NanoPyx's later eSRRF compensates with
+   xyoffset = -0.5, the chained path reproduced here does not). */
+
+/* The eSRRF program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
+HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
+
+/* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
+   bits as the device under the conditions above). Thread-safe. */
+HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
+                                      uint32_t cols, uint64_t base, uint64_t begin,
+                                      uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
+                                      uint32_t mag, uint32_t channels, uint64_t base,
+                                      uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
+                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                  float sensitivity, int intensity_weighting, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
+                                        uint32_t cols, uint32_t mag, float radius,
+                                        float sensitivity, int intensity_weighting,
+                                        uint64_t base, uint64_t begin, uint64_t end,
+                                        uint64_t total);
+/* The fused twin's magnified rows [yM0, yM1) of ONE frame: frame points at its rows x cols
+   floats, rgc_frame at its rowsM x colsM output (C order, rowsM = rows*mag, colsM = cols*mag);
+   rows [yM0, yM1) of it are written (yM1 is clipped to rowsM), nothing else, bitwise equal to
+   what hst_k_esrrf_rgc_fused_host writes there (which calls it for all rows of each frame).
+   For threads: split a frame's rows between calls (disjoint ranges may run at once). Inside,
+   a stack tile of the half-pixel unit gradients (24 KiB) is shared by blocks of pixels, as the
+   device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 16
+   pixels of a row go through their samples together (auto-vectorised by gcc -O2; with gcc or
+   clang on x86-64 also built for AVX-512 and for AVX2 + FMA, chosen at run time by what the
+   CPU has, where fmaf is one instruction; the same bits every way); a radius whose samples of
+   one row do not fit (above ~10) goes per sample, with the same bits. Needs ~60 KiB of stack.
+   No allocation, no failure path. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                             uint32_t rows, uint32_t cols, uint32_t mag,
+                                             float radius, float sensitivity,
+                                             int intensity_weighting, uint32_t yM0,
+                                             uint32_t yM1);
+/* The same into a window of the output: out holds magnified rows [out_row0, ...) of the frame
+   (row yM at out + (yM - out_row0) * colsM); rows [max(yM0, out_row0), yM1) are written, bitwise
+   what the whole frame's twin writes there. Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
+                                                uint32_t out_row0, uint32_t rows, uint32_t cols,
+                                                uint32_t mag, float radius, float sensitivity,
+                                                int intensity_weighting, uint32_t yM0,
+                                                uint32_t yM1);
+/* hst_k_esrrf_rgc_fused's twin with its window: magnified rows [row0, row0 + nrows) of each
+   frame, into rgc frames of nrows x colsM (hst_k_esrrf_rgc_fused_host: the whole frames).
+   Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
+                                               uint32_t cols, uint32_t mag, float radius,
+                                               float sensitivity, int intensity_weighting,
+                                               uint32_t row0, uint32_t nrows, uint64_t base,
+                                               uint64_t begin, uint64_t end, uint64_t total);
+/* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build); pixels [i0, i1) only
+   (the kernel: all of them), so threads may share a block. Thread-safe. */
+HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
+                                       uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
+                                       uint32_t skip, uint64_t frames_total, uint32_t i0,
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end);
+/* raw: dtype 1 u8, 2 u16, 3 i16, 4 f32 samples. Thread-safe. */
+HST_API void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
+                                       uint32_t dtype, uint64_t base, uint64_t begin,
+                                       uint64_t end, uint64_t total);
+
+/* The eSRRF program's fma sequences (every IEEE-754 device and the host give the same bits;
+   no correctly rounded division or sqrt is needed). Measured against correctly rounded results
+   by tests/test_esrrf.c (host; the kernels' bitwise tests carry the bits to the devices):
+   - hst_k_esrrf_rcp(b) = 1/b for 2^-125 <= |b| <= 2^125: seed 0x7EF311C3 - bits(b), three
+     Newton-Raphson steps y = fma(y, fma(-b, y, 1), y). Error <= 1 ulp.
+   - hst_k_esrrf_div(a, b) = a / b (b as above, a / b normal or 0): q = a rcp(b), r = fma(-b,
+     q, a), fma(r, y, q) (Markstein). Error <= 1 ulp (none seen on 2e7 random pairs); correctly rounded
+     for the kernels' operands, integers a < 2^24 over 1 <= b <= 64 and (p + 0.5) / b (tests:
+     every a < 2^17, every 61st above; every a < 2^21 once), so positions, phase centres and
+     magnification coordinates keep the bits of a correctly rounded division.
+   - hst_k_esrrf_rsqrt(x) = 1/sqrt(x) for 2^-126 <= x <= 2^125: seed 0x5F375A86 - bits(x) / 2, three
+     Newton-Raphson steps y += (y / 2) fma(-x, y y, 1), a fourth with the residual 1 - x y^2
+     computed exactly (y y split by fma). Error <= 1 ulp.
+   Thread-safe. */
+HST_API float hst_k_esrrf_rcp(float b);
+HST_API float hst_k_esrrf_div(float a, float b);
+HST_API float hst_k_esrrf_rsqrt(float x);
+
+/* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
+   exact: the device builds 2^k from its exponent bits, the twin with ldexpf). Thread-safe. */
+HST_API float hst_k_esrrf_exp(float x);
+
+/* One time point's statistic (mode 0 AVG, 1 VAR, 2 TAC2; other modes write nothing) from its
+   5 x pixels sums (acc + tp * 5 * pixels of the GLOBAL array; a float array of a device without
+   fp64 is widened by the caller) over `frames` frames (>= 1); out: pixels floats. Thread-safe. */
+HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
+                                  float *out);
+/* The same for `count` pixels whose sums start at acc[0], acc[stride], ... acc[4 stride] (a
+   share of an image: acc + i0 with stride = the image's pixels), into out[0 .. count).
+   Thread-safe. */
+HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
+                                        uint32_t frames, float *out);
+/* Macro-pixel correction of one rowsM x colsM image in place (1 <= mag <= 32; rowsM and colsM
+   multiples of mag). Thread-safe. */
+#define HST_K_ESRRF_MAX_MAG 32
+HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
+
+/* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair from one
+   upload of each frame. Per radius, hst_k_esrrf_rgc_fused built with -DHST_E_NS=ns
+   -DHST_E_SENS=s0,..,s(ns-1) (float literals, e.g. 0x1.4p+1f) writes each pixel's value at
+   every sensitivity from its one set of sums (R, W): rgc[(z P + i) ns + l] for pixel i of frame
+   z (P = rowsM colsM; with ns 1, the ordinary layout), each bitwise the value of the ordinary
+   build at that sensitivity (the same statements; only hst_e_final's sensitivity differs). Then
+     hst_k_esrrf_sweep_sum   rgc; acc               uint pixels, uint k, uint n,       pixels*ns
+                                                    uint odd0 (not a stream stage; 1-D)
+   adds the n frames of a block of radius k to the sums of every pair p = k ns + l:
+   acc[(3 p + q) P + i] += value, q = 0 every frame, 1 the odd frames, 2 the even ones (frame z's
+   index in its time point is odd0 + z: NanoPyx's rgc[1::2] and rgc[::2]), each in frame order
+   from the value in acc, as hst_k_esrrf_temporal's sum x, so that each pair's AVG is bitwise a
+   run's (ACC double with -DHST_FP64, else float).
+   Twins: hst_k_esrrf_rgc_fused_host_rows_ns (the fused twin at ns sensitivities, out in the
+   layout above) and hst_k_esrrf_sweep_sum_host over items [e0, e1) (acc in double, the twin of
+   a -DHST_FP64 build; disjoint ranges may run at once). Thread-safe. */
+HST_API void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out,
+                                                uint32_t out_row0, uint32_t rows, uint32_t cols,
+                                                uint32_t mag, float radius,
+                                                const float *sensitivities, uint32_t ns,
+                                                int intensity_weighting, uint32_t yM0,
+                                                uint32_t yM1);
+HST_API void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
+                                        uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
+                                        size_t e0, size_t e1);
+/* Entries of the fused kernel's (w, wd) table at (mag, radius): mag^2 n^2, n the sample window
+   (2 floats each; the table path needs HST_E_WTAB >= it, else weights go per sample, the same
+   bits: 1225 at mag 5, radius 1.5, 2025 at radius 2). Thread-safe. */
+HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
+
+
+/* <<esrrf kernels */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HST_KERNELS_ESRRF_H */
+
+/* ============================================================================================= */
+
+#if defined(HST_KERNELS_ESRRF_IMPLEMENTATION) && !defined(HST__KERNELS_ESRRF_IMPLEMENTATION_DONE)
+#define HST__KERNELS_ESRRF_IMPLEMENTATION_DONE
+
+#include <math.h>
+#include <string.h>
+
+HST__KERNELS_FP_BEGIN
+
+/* >>esrrf kernels */
+
+/* The eSRRF program (see the declarations): pieces of at most 4095 characters, checked below. */
+
+static const char hst__esrrf_src_common[] =
+"/* halostream eSRRF program (kernels.h): [-DHST_FP64]. No float division or sqrt: fma\n"
+"   sequences (hst_e_rcp, hst_e_div, hst_e_rsqrt), the same bits on every IEEE-754 device */\n"
+"#pragma OPENCL FP_CONTRACT OFF\n"
+"#ifdef HST_FP64\n"
+"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+"typedef double HST_EACC;\n"
+"#else\n"
+"typedef float HST_EACC;\n"
+"#endif\n"
+"\n"
+"/* Catmull-Rom weight, a = 0.5 */\n"
+"float hst_e_cubic(float v)\n"
+"{\n"
+"  v = fabs(v);\n"
+"  if (v < 1.0f) {\n"
+"    float t = 1.5f * v;\n"
+"    t = t - 2.5f;\n"
+"    t = t * v;\n"
+"    t = t * v;\n"
+"    return t + 1.0f;\n"
+"  }\n"
+"  if (v < 2.0f) {\n"
+"    float t = -0.5f * v;\n"
+"    t = t + 2.5f;\n"
+"    t = t * v;\n"
+"    t = t - 4.0f;\n"
+"    t = t * v;\n"
+"    return t + 2.0f;\n"
+"  }\n"
+"  return 0.0f;\n"
+"}\n"
+"\n"
+"/* Catmull-Rom at (r, c) of channel k of a rows x cols image of ch interleaved channels */\n"
+"float hst_e_interp(__global const float *im, int rows, int cols, int ch, int k, float r,\n"
+"                   float c)\n"
+"{\n"
+"  if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;\n"
+"  int r0 = (int)floor(r - 0.5f);\n"
+"  int c0 = (int)floor(c - 0.5f);\n"
+"  float q = 0.0f, wr[4];\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(r0 - 1 + i) + 0.5f;\n"
+"    wr[i] = hst_e_cubic(r - u);\n"
+"  }\n"
+"  for (int j = 0; j < 4; ++j) {\n"
+"    int cn = c0 - 1 + j;\n"
+"    if (cn < 0 || cn >= cols) continue;\n"
+"    float p = 0.0f;\n"
+"    for (int i = 0; i < 4; ++i) {\n"
+"      int rn = r0 - 1 + i;\n"
+"      if (rn < 0 || rn >= rows) continue;\n"
+"      float t = im[((long)rn * cols + cn) * ch + k] * wr[i];\n"
+"      p = p + t;\n"
+"    }\n"
+"    float u = (float)cn + 0.5f;\n"
+"    float w = hst_e_cubic(c - u);\n"
+"    float t = p * w;\n"
+"    q = q + t;\n"
+"  }\n"
+"  return q;\n"
+"}\n"
+"\n"
+"/* Roberts cross at pixel (r1, c1): g[0] = Gc, g[1] = Gr */\n"
+"void hst_e_roberts(__global const float *f, int cols, int r1, int c1, float *g)\n"
+"{\n"
+"  int r0 = r1 > 0 ? r1 - 1 : 0;\n"
+"  int c0 = c1 > 0 ? c1 - 1 : 0;\n"
+"  float a = f[(long)r0 * cols + c1];\n"
+"  float b = f[(long)r1 * cols + c0];\n"
+"  float c = f[(long)r0 * cols + c0];\n"
+"  float d = f[(long)r1 * cols + c1];\n"
+"  float s = a - b;\n"
+"  s = s + d;\n"
+"  g[0] = s - c;\n"
+"  s = b - a;\n"
+"  s = s + d;\n"
+"  g[1] = s - c;\n"
+"}\n"
+"\n"
+"/* exp(x) for x <= 0: x = k ln2 + r, degree-7 Taylor polynomial of e^r, times 2^k (-115 <= k\n"
+"   <= 0: 2^k and the product are exact, the same bits as ldexp) */\n"
+"float hst_e_exp(float x)\n"
+"{\n"
+"  if (x < -80.0f) return 0.0f;\n"
+"  float k = x * 1.44269504f;\n"
+"  k = floor(k + 0.5f);\n"
+"  float h = k * 0.693145752f;\n"
+"  float r = x - h;\n"
+"  h = k * 1.42860682e-6f;\n"
+"  r = r - h;\n"
+"  float p = 1.98412698e-4f;\n"
+"  p = p * r;\n"
+"  p = p + 1.38888889e-3f;\n"
+"  p = p * r;\n"
+"  p = p + 8.33333333e-3f;\n"
+"  p = p * r;\n"
+"  p = p + 4.16666667e-2f;\n"
+"  p = p * r;\n"
+"  p = p + 1.66666667e-1f;\n"
+"  p = p * r;\n"
+"  p = p + 0.5f;\n"
+"  p = p * r;\n"
+"  p = p + 1.0f;\n"
+"  p = p * r;\n"
+"  p = p + 1.0f;\n"
+"  float s = as_float((uint)((int)k + 127) << 23);\n"
+"  return p * s;\n"
+"}\n"
+"\n"
+"/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else pow */\n"
+"float hst_e_sens(float R, float s)\n"
+"{\n"
+"  if (s <= 64.0f && s == floor(s)) {\n"
+"    int n = (int)s;\n"
+"    float p = R;\n"
+"    for (int e = 1; e < n; ++e) p = p * R;\n"
+"    return p;\n"
+"  }\n"
+"  return pow(R, s);\n"
+"}\n"
+"\n"
+"\n";
+
+static const char hst__esrrf_src_math[] =
+"\n"
+"/* 1/b for 2^-125 <= |b| <= 2^125: a seed from the bits (0x7EF311C3 - bits: within 13%), then\n"
+"   three Newton-Raphson steps y += y (1 - b y) in fma (hst__e_rcp on the host) */\n"
+"float hst_e_rcp(float b)\n"
+"{\n"
+"  float y = as_float(0x7EF311C3u - as_uint(b));\n"
+"  for (int k = 0; k < 3; ++k) {\n"
+"    float e = fma(-b, y, 1.0f);\n"
+"    y = fma(y, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* a / b: q = a rcp(b), then Markstein's correction q += (a - b q) rcp(b) in fma */\n"
+"float hst_e_div(float a, float b)\n"
+"{\n"
+"  float y = hst_e_rcp(b);\n"
+"  float q = a * y;\n"
+"  float r = fma(-b, q, a);\n"
+"  return fma(r, y, q);\n"
+"}\n"
+"\n"
+"/* 1/sqrt(x) for normal x > 0: a seed from the bits (0x5F375A86 - bits / 2: within 3.5%),\n"
+"   three Newton-Raphson steps y += y/2 (1 - x y^2), then one whose residual 1 - x y^2 is\n"
+"   taken exactly (y^2 split as p + (y^2 - p) by fma) */\n"
+"float hst_e_rsqrt(float x)\n"
+"{\n"
+"  float y = as_float(0x5F375A86u - (as_uint(x) >> 1));\n"
+"  for (int k = 0; k < 4; ++k) {\n"
+"    float p = y * y;\n"
+"    float e = fma(-x, p, 1.0f);\n"
+"    if (k == 3) {\n"
+"      float q = fma(y, y, -p);\n"
+"      e = fma(-x, q, e);\n"
+"    }\n"
+"    float h = 0.5f * y;\n"
+"    y = fma(h, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"/* The unit vector of the gradient (gx, gy) into u[0], u[1]: the pair is first scaled by the\n"
+"   power of two that brings its larger magnitude to [1, 4) (exact; no overflow for finite\n"
+"   input), scaled parts below FLT_MIN count as 0 (flush-to-zero devices agree); (0, 0) for a\n"
+"   zero, infinite or NaN gradient (hst__e_unit on the host) */\n"
+"void hst_e_unit(float gx, float gy, float *u)\n"
+"{\n"
+"  uint m = max(as_uint(gx) & 0x7FFFFFFFu, as_uint(gy) & 0x7FFFFFFFu);\n"
+"  u[0] = 0.0f;\n"
+"  u[1] = 0.0f;\n"
+"  if (m == 0u || m >= 0x7F800000u) return;\n"
+"  uint E = min(max(m >> 23, 1u), 253u);\n"
+"  float sc = as_float((254u - E) << 23);\n"
+"  float x = gx * sc;\n"
+"  float y = gy * sc;\n"
+"  x = (as_uint(x) & 0x7F800000u) ? x : 0.0f;\n"
+"  y = (as_uint(y) & 0x7F800000u) ? y : 0.0f;\n"
+"  float t = y * y;\n"
+"  float n = fma(x, x, t);\n"
+"  float r = hst_e_rsqrt(n);\n"
+"  u[0] = x * r;\n"
+"  u[1] = y * r;\n"
+"}\n"
+"\n"
+"/* One counted sample of weight w (wd = w / d, d its distance) at offset (dx, dy), unit\n"
+"   gradient (ux, uy): where the gradient points away from the pixel (u.d < 0) R += Dk w =\n"
+"   w (1 - |u x d| / d) = w - |uy dx - ux dy| wd; hst_e_acc also W += w (hst__e_acc on the\n"
+"   host). hst_e_accr alone serves pixels that share W (hst_e_rgc_tab2) */\n"
+"void hst_e_accr(float w, float wd, float dx, float dy, float ux, float uy, float *R)\n"
+"{\n"
+"  float t = ux * dx;\n"
+"  float s = fma(uy, dy, t);\n"
+"  if (s < 0.0f) {\n"
+"    t = ux * dy;\n"
+"    float c = fma(uy, dx, -t);\n"
+"    t = fma(-fabs(c), wd, w);\n"
+"    *R = *R + t;\n"
+"  }\n"
+"}\n"
+"\n"
+"void hst_e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W, float *R)\n"
+"{\n"
+"  *W = *W + w;\n"
+"  hst_e_accr(w, wd, dx, dy, ux, uy, R);\n"
+"}\n"
+"\n"
+"/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
+"float hst_e_final(float R, float W, float sens)\n"
+"{\n"
+"  R = W > 0.0f ? hst_e_div(R, W) : 0.0f;\n"
+"  if (R < 0.0f) return 0.0f;\n"
+"  return sens > 1.0f ? hst_e_sens(R, sens) : R;\n"
+"}\n";
+
+static const char hst__esrrf_src_rgc[] =
+"\n"
+"/* Catmull-Rom taps of one axis: n taps from `first` with weights w; for a position k / 2\n"
+"   (k integer) the half-integer weights, exact in float; else the general ones at v */\n"
+"int hst_e_taps(int k, float v, int size, int *first, float *w)\n"
+"{\n"
+"  if (k >= 0) {\n"
+"    if (k & 1) {\n"
+"      *first = (k - 1) / 2;\n"
+"      w[0] = 1.0f;\n"
+"      return 1;\n"
+"    }\n"
+"    *first = k / 2 - 2;\n"
+"    w[0] = -0.0625f;\n"
+"    w[1] = 0.5625f;\n"
+"    w[2] = 0.5625f;\n"
+"    w[3] = -0.0625f;\n"
+"    return 4;\n"
+"  }\n"
+"  if (v < 0.0f || v >= (float)size) return 0;\n"
+"  *first = (int)floor(v - 0.5f) - 1;\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    float u = (float)(*first + i) + 0.5f;\n"
+"    w[i] = hst_e_cubic(v - u);\n"
+"  }\n"
+"  return 4;\n"
+"}\n"
+"\n"
+"/* Roberts gradients of frame f interpolated at the 2mag-magnified pixel (iy, ix) */\n"
+"void hst_e_grad_fused(__global const float *f, int rows, int cols, int mag, int iy, int ix,\n"
+"                      float *g)\n"
+"{\n"
+"  float wy[4], wx[4];\n"
+"  int ry = 0, cx = 0;\n"
+"  float m2 = (float)(2 * mag);\n"
+"  float vy = hst_e_div((float)iy, m2);\n"
+"  float vx = hst_e_div((float)ix, m2);\n"
+"  int ny = hst_e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);\n"
+"  int nx = hst_e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);\n"
+"  if (ny == 0 || nx == 0) ny = nx = 0;\n"
+"  float qc = 0.0f, qr = 0.0f;\n"
+"  for (int j = 0; j < nx; ++j) {\n"
+"    int cn = cx + j;\n"
+"    if (cn < 0 || cn >= cols) continue;\n"
+"    float pc = 0.0f, pr = 0.0f;\n"
+"    for (int i = 0; i < ny; ++i) {\n"
+"      int rn = ry + i;\n"
+"      if (rn < 0 || rn >= rows) continue;\n"
+"      float rg[2];\n"
+"      hst_e_roberts(f, cols, rn, cn, rg);\n"
+"      float t = rg[0] * wy[i];\n"
+"      pc = pc + t;\n"
+"      t = rg[1] * wy[i];\n"
+"      pr = pr + t;\n"
+"    }\n"
+"    float t = pc * wx[j];\n"
+"    qc = qc + t;\n"
+"    t = pr * wx[j];\n"
+"    qr = qr + t;\n"
+"  }\n"
+"  g[0] = qc;\n"
+"  g[1] = qr;\n"
+"}\n"
+"\n"
+"/* Index along one axis of grad2 (n2 = 2 * size * mag) of the half-pixel position k / 2 */\n"
+"int hst_e_gidx(int k, float fm, int n2)\n"
+"{\n"
+"  float a = (float)k * 0.5f;\n"
+"  a = a * fm;\n"
+"  a = a * 2.0f;\n"
+"  return min(max((int)a, 0), n2 - 1);\n"
+"}\n"
+"\n"
+"/* Centre of phase p (0 <= p < mag) in input pixels from its macro-pixel's start */\n"
+"float hst_e_centre(int p, int mag)\n"
+"{\n"
+"  float c = (float)p + 0.5f;\n"
+"  return hst_e_div(c, (float)mag);\n"
+"}\n"
+"\n"
+"/* (int)(2 c) of magnified row (or column) y, c = (y + 0.5) / mag: the first half-pixel\n"
+"   position it samples is that plus j0; 2 (y / mag) plus its phase's */\n"
+"int hst_e_base(int y, int mag)\n"
+"{\n"
+"  int q = y / mag;\n"
+"  float c = hst_e_centre(y - q * mag, mag);\n"
+"  return 2 * q + (int)(2.0f * c);\n"
+"}\n"
+"\n"
+"/* sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1: c[0] = -2 / tSS, c[1] = tSO^2 */\n"
+"void hst_e_consts(float radius, float *c)\n"
+"{\n"
+"  float sigma = hst_e_div(radius, 2.355f);\n"
+"  float tSS = sigma * sigma;\n"
+"  tSS = 2.0f * tSS;\n"
+"  c[0] = hst_e_div(-2.0f, tSS);\n"
+"  float tSO = 2.0f * sigma;\n"
+"  tSO = tSO + 1.0f;\n"
+"  c[1] = tSO * tSO;\n"
+"}\n"
+"\n"
+"/* exp(-2 d^2 / tSS) of one axis offset d: the weight's Gaussian is separable */\n"
+"float hst_e_axexp(float d, const float *c)\n"
+"{\n"
+"  float t = d * d;\n"
+"  t = t * c[0];\n"
+"  return hst_e_exp(t);\n"
+"}\n"
+"\n"
+"/* The weight of a sample at offset (dx, dy) from the pixel's centre (ex, ey: hst_e_axexp of\n"
+"   dx, dy), d2 = dx^2 + dy^2: w = (d2 ex ey)^2 (= (d exp(-d^2 / tSS))^4: no sqrt); 0 for\n"
+"   d2 == 0, d2 > tSO^2 or w < 1e-30 (the sample does not count); *wd = w / d = w rsqrt(d2) */\n"
+"float hst_e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)\n"
+"{\n"
+"  float t = dy * dy;\n"
+"  float d2 = fma(dx, dx, t);\n"
+"  *wd = 0.0f;\n"
+"  if (d2 == 0.0f || d2 > c[1]) return 0.0f;\n"
+"  float w = ex * ey;\n"
+"  w = d2 * w;\n"
+"  w = w * w;\n"
+"  if (w < 1e-30f) return 0.0f;\n"
+"  *wd = w * hst_e_rsqrt(d2);\n"
+"  return w;\n"
+"}\n"
+"\n"
+"float hst_e_wd(float dx, float dy, const float *c, float *wd)\n"
+"{\n"
+"  return hst_e_wd2(dx, dy, hst_e_axexp(dx, c), hst_e_axexp(dy, c), c, wd);\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_rgc2[] =
+"/* The (w, w / d) table of the fused kernel's work-groups: at most HST_E_WTAB (>= 1) entries\n"
+"   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory (28 with\n"
+"   HST_E_TILE 2048), within OpenCL's guaranteed 32 KiB */\n"
+"#ifndef HST_E_WTAB\n"
+"#define HST_E_WTAB 1536\n"
+"#endif\n"
+"/* The RGC sums (R, W) of magnified pixel (yM, xM) (inside the margin; hst_e_final gives its\n"
+"   value at a sensitivity). Gradients: mode 0 from grad2 (src:\n"
+"   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
+"   sample; mode 2 from tile: the unit gradients (hst_e_unit) of the half-pixel positions\n"
+"   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets\n"
+"   come from the pixel's phase (yM % mag, xM % mag), so (w, wd) of sample (j, i) is the same\n"
+"   for every pixel of a phase: with wt (usewt 1) they are read from the work-group's table,\n"
+"   at 2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
+"float2 hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
+"                 int cols, int mag, int yM, int xM, float radius, int k0, int l0, int nl,\n"
+"                 __local const float *wt, int usewt)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  float c[2];\n"
+"  hst_e_consts(radius, c);\n"
+"  float gr = 2.0f * radius;\n"
+"  int j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  int j1 = (int)gr, n = j1 - j0;\n"
+"  float ymax = (float)(rows * mag - 1);\n"
+"  float xmax = (float)(cols * mag - 1);\n"
+"  int rows2 = 2 * rows * mag, cols2 = 2 * cols * mag;\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  int by = hst_e_base(yM, mag), bx = hst_e_base(xM, mag);\n"
+"  int fy = by - 2 * (yM / mag), fx = bx - 2 * (xM / mag);\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  for (int j = j0; j < j1; ++j) {\n"
+"    float vy = (float)(by + j) * 0.5f;\n"
+"    if (!(0.0f < vy && vy <= ymax)) continue;\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    for (int i = j0; i < j1; ++i) {\n"
+"      float vx = (float)(bx + i) * 0.5f;\n"
+"      if (!(0.0f < vx && vx <= xmax)) continue;\n"
+"      float dx = fma((float)(fx + i), 0.5f, -cx);\n"
+"      float w, wd;\n"
+"      if (usewt) {\n"
+"        int e = (((py * mag + px) * n + j - j0) * n + i - j0) * 2;\n"
+"        w = wt[e];\n"
+"        wd = wt[e + 1];\n"
+"      } else {\n"
+"        w = hst_e_wd(dx, dy, c, &wd);\n"
+"      }\n"
+"      if (w == 0.0f) continue;\n"
+"      float u[2];\n"
+"      if (mode == 2) {\n"
+"        int e = ((by + j - k0) * nl + bx + i - l0) * 2;\n"
+"        u[0] = tile[e];\n"
+"        u[1] = tile[e + 1];\n"
+"      } else {\n"
+"        float gx, gy;\n"
+"        int iy = hst_e_gidx(by + j, fm, rows2);\n"
+"        int ix = hst_e_gidx(bx + i, fm, cols2);\n"
+"        if (mode == 1) {\n"
+"          float g[2];\n"
+"          hst_e_grad_fused(src, rows, cols, mag, iy, ix, g);\n"
+"          gx = g[0];\n"
+"          gy = g[1];\n"
+"        } else {\n"
+"          long o = ((long)iy * cols2 + ix) * 2;\n"
+"          gx = src[o];\n"
+"          gy = src[o + 1];\n"
+"        }\n"
+"        hst_e_unit(gx, gy, u);\n"
+"      }\n"
+"      hst_e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);\n"
+"    }\n"
+"  }\n"
+"  return (float2)(R, W);\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_rgc3[] =
+"/* Magnified pixel i of frame z (2-D NDRange: i, frames); margin from the radius */\n"
+"#define HST_E_PIXEL \\\n"
+"  ulong colsM = (ulong)cols * mag; \\\n"
+"  ulong nM = (ulong)rows * mag * colsM; \\\n"
+"  ulong i = get_global_id(0); \\\n"
+"  ulong z = begin + get_global_id(1); \\\n"
+"  if (i >= nM || z >= end) return; \\\n"
+"  int yM = (int)(i / colsM); \\\n"
+"  int xM = (int)(i % colsM); \\\n"
+"  float mr = radius * (float)mag; \\\n"
+"  int margin = (int)mr; \\\n"
+"  int inside = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin && \\\n"
+"               xM < (int)colsM - margin;\n"
+"\n"
+"__kernel void hst_k_esrrf_rgc(__global const float *grad2, __global const float *magnified,\n"
+"                              __global float *rgc, uint rows, uint cols, uint mag,\n"
+"                              float radius, float sensitivity, int intensity_weighting,\n"
+"                              ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  HST_E_PIXEL\n"
+"  float v = 0.0f;\n"
+"  if (inside) {\n"
+"    float2 rw = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, 0, 0, 0,\n"
+"                          0, 0);\n"
+"    v = hst_e_final(rw.x, rw.y, sensitivity);\n"
+"    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
+"  }\n"
+"  rgc[z * nM + i] = v;\n"
+"}\n";
+
+static const char hst__esrrf_src_wtab[] =
+"\n"
+
+"/* The (w, wd) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
+"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225). First the\n"
+"   mag n axis offsets of phase p, sample i and their hst_e_axexp into ax (2 mag n floats:\n"
+"   the tile's memory, free until the tile is made) */\n"
+"int hst_e_wtable(__local float *wt, __local float *ax, int mag, float radius, int j0, int n,\n"
+"                 int lid, int L)\n"
+"{\n"
+"  int nt = mag * mag * n * n;\n"
+"  if (nt > HST_E_WTAB) return 0;\n"
+"  float c[2];\n"
+"  hst_e_consts(radius, c);\n"
+"  for (int e = lid; e < mag * n; e += L) {\n"
+"    int p = e / n, i = e % n;\n"
+"    float d = fma((float)(hst_e_base(p, mag) + j0 + i), 0.5f, -hst_e_centre(p, mag));\n"
+"    ax[2 * e] = d;\n"
+"    ax[2 * e + 1] = hst_e_axexp(d, c);\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  for (int e = lid; e < nt; e += L) {\n"
+"    int i = e % n, r = e / n;\n"
+"    int j = r % n;\n"
+"    r = r / n;\n"
+"    int a = 2 * ((r % mag) * n + i), b = 2 * ((r / mag) * n + j);\n"
+"    float wd;\n"
+"    wt[2 * e] = hst_e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], c, &wd);\n"
+"    wt[2 * e + 1] = wd;\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  return 1;\n"
+"}\n"
+"\n"
+"/* hst_e_rgc in mode 2 with the table, in its own function: no per-sample weight code (fewer\n"
+"   registers); the same samples in the same order, so the same bits */\n"
+"float2 hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                     int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n)\n"
+"{\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  /* samples i in [ia, ib): 0 < (bx + j0 + i) / 2 <= colsM - 1 (the others add +0) */\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
+"  float R = 0.0f, W = 0.0f;\n"
+"  /* rows j in [ja, jb): 0 < (by + j0 + j) / 2 <= rowsM - 1, bounds as for the columns, not a\n"
+"     test per row (the skipped rows add nothing) */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia); /* (float)(fx + i): integers, exact */\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float2 u = tr[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      hst_e_acc(w.x, w.y, dx, dy, u.x, u.y, &W, &R);\n"
+"    }\n"
+"  }\n"
+"  return (float2)(R, W);\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_tab2[] =
+"\n"
+"/* Same-phase pixels per work-item on the table path (hst_e_fused_rows) */\n"
+"#ifndef HST_E_NP\n"
+"#define HST_E_NP 2\n"
+"#endif\n"
+"/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once, where all\n"
+"   have the same sample rows [ja, jb) (else 0, and nothing written): one phase, so the same\n"
+"   (w, wd) reads and offsets, pixel m's unit gradients 2 m half-pixel rows down the tile.\n"
+"   Each R[m] sums its samples in hst_e_rgc_tab's order, and *Wp, the same weights in the same\n"
+"   order, is every pixel's W: each pixel gets hst_e_rgc_tab's bits */\n"
+"int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                   int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n, float *R,\n"
+"                   float *Wp)\n"
+"{\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  int d = 2 * (HST_E_NP - 1); /* the last pixel's rows (the bounds fall with by: the middle\n"
+"                                 pixels' lie between) */\n"
+"  if (ja != max(0, 1 - by - d - j0) || jb != min(n, 2 * (rows * mag - 1) - by - d - j0 + 1))\n"
+"    return 0;\n"
+"  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
+"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
+"  float W = 0.0f;\n"
+"  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
+"  for (int j = ja; j < jb; ++j) {\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
+"    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
+"    float kx = (float)(fx + ia);\n"
+"    for (int i = ia; i < ib; ++i) {\n"
+"      float2 w = wr[i];\n"
+"      float dx = fma(kx, 0.5f, -cx);\n"
+"      kx = kx + 1.0f;\n"
+"      W = W + w.x;\n"
+"      for (int m = 0; m < HST_E_NP; ++m) {\n"
+"        float2 u = tr[i + 2 * m * nl];\n"
+"        hst_e_accr(w.x, w.y, dx, dy, u.x, u.y, &R[m]);\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  *Wp = W;\n"
+"  return 1;\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_unit[] =
+"\n"
+"/* The unit gradient (hst_e_unit) of the Roberts gradients of frame f interpolated at the\n"
+"   half-pixel position (k / 2, l / 2): what the fused kernel's tile holds */\n"
+"void hst_e_unit_at(__global const float *f, int rows, int cols, int mag, int k, int l,\n"
+"                   float *u)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  int iy = hst_e_gidx(k, fm, 2 * rows * mag);\n"
+"  int ix = hst_e_gidx(l, fm, 2 * cols * mag);\n"
+"  float g[2];\n"
+"  hst_e_grad_fused(f, rows, cols, mag, iy, ix, g);\n"
+"  hst_e_unit(g[0], g[1], u);\n"
+"}\n";
+
+static const char hst__esrrf_src_fused[] =
+"\n"
+"/* Fused RGC of magnified rows [row0, row0 + nrows) of each frame into rgc frames of nrows x\n"
+"   colsM pixels (HST_E_NS values each). Any NDRange of at least (nrows*colsM / HST_E_K,\n"
+"   end - begin) items and any uniform work-group size L: group g (linear) does the work\n"
+"   indices [g K L, g K L + K L) (K = HST_E_K; given at least gpf = ceil(nW / (K L)) groups a\n"
+"   frame, indices [g' K L, g' K L + K L) of frame g / gpf, g' = g % gpf, so that runs start\n"
+"   at whole strip rows): frame w / nW; in a frame, pixels go by strips of HST_E_TW columns,\n"
+"   row-major in each, so that a group covers a compact tile. The tile's\n"
+"   half-pixel unit gradients are computed once into local memory (per group segment: one\n"
+"   frame and strip); if they do not fit, per sample (mode 1). */\n"
+"#ifndef HST_E_TW\n"
+"#define HST_E_TW 16\n"
+"#endif\n"
+"#ifndef HST_E_TILE\n"
+"#define HST_E_TILE 1536\n"
+"#endif\n"
+"/* Work indices per work-item: a group does HST_E_K L of them (groups past the end return at\n"
+"   once), so its (w, wd) table and its tile's borders serve HST_E_K times the pixels */\n"
+"#ifndef HST_E_K\n"
+"#define HST_E_K 8\n"
+"#endif\n"
+"/* Values per pixel: HST_E_NS, at rgc[i HST_E_NS + l] for pixel i of the frames' pixels in\n"
+"   order, value l the pixel's sums (R, W) at sensitivity l (hst_e_final): 1, at the kernel's\n"
+"   sensitivity; the parameter sweep builds -DHST_E_NS=ns -DHST_E_SENS=s0,s1,.. (float literals)\n"
+"   for all its sensitivities at once (the argument is then not read) */\n"
+"#ifndef HST_E_NS\n"
+"#define HST_E_NS 1\n"
+"#endif\n"
+"\n"
+"/* The tile of work indices [s0, s1) of the strip whose first index is sb (ws columns from\n"
+"   x0): half-pixel rows from k[0] (k[2] of them), columns from k[1] (k[3]); 1 if it fits */\n"
+"int hst_e_span(ulong s0, ulong s1, ulong sb, uint ws, int x0, int row0, int mag, int j0,\n"
+"               int jn, int *k)\n"
+"{\n"
+"  uint a = (uint)(s0 - sb), b = (uint)(s1 - 1 - sb);\n"
+"  int ya = row0 + (int)(a / ws), yb = row0 + (int)(b / ws);\n"
+"  int xa = x0, xb = x0 + (int)ws - 1;\n"
+"  if (ya == yb) {\n"
+"    xa = x0 + (int)(a % ws);\n"
+"    xb = x0 + (int)(b % ws);\n"
+"  }\n"
+"  k[0] = hst_e_base(ya, mag) + j0;\n"
+"  k[1] = hst_e_base(xa, mag) + j0;\n"
+"  k[2] = hst_e_base(yb, mag) - (k[0] - j0) + jn;\n"
+"  k[3] = hst_e_base(xb, mag) - (k[1] - j0) + jn;\n"
+"  return k[2] > 0 && k[3] > 0 && (long)k[2] * k[3] <= HST_E_TILE;\n"
+"}\n"
+
+"\n";
+
+static const char hst__esrrf_src_fusedpx[] =
+"\n"
+"/* Pixel (yM, xM)'s HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from\n"
+"   its sums rw = (R, W) hst_e_final at each sensitivity (sens, or HST_E_SENS's), weighted by\n"
+"   the magnified frame there (intensity weighting) */\n"
+"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
+"               int yM, int xM, int in, float2 rw, float sens, int weighting)\n"
+"{\n"
+"#if HST_E_NS > 1\n"
+"  const float sl[HST_E_NS] = {HST_E_SENS};\n"
+"#else\n"
+"  const float sl[1] = {sens};\n"
+"#endif\n"
+"  float im = 1.0f;\n"
+"  if (in && weighting) {\n"
+"    float fm = (float)mag;\n"
+"    float r = hst_e_div((float)yM, fm);\n"
+"    float c = hst_e_div((float)xM, fm);\n"
+"    im = hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"  }\n"
+"  for (int l = 0; l < HST_E_NS; ++l) {\n"
+"    float v = 0.0f;\n"
+"    if (in) {\n"
+"      v = hst_e_final(rw.x, rw.y, sl[l]);\n"
+"      if (weighting) v = v * im;\n"
+"    }\n"
+"    op[l] = v;\n"
+"  }\n"
+"}\n"
+"\n"
+"/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
+"   columns from x0; into o (the strip's first pixel in its rgc frame, HST_E_NS values a pixel).\n"
+"   mode 3: the table and tile (hst_e_rgc_tab), 2: the tile, 1: per sample (hst_e_rgc); 32-bit\n"
+"   offsets */\n"
+"void hst_e_fused_px(__global const float *f, __global float *o, __local const float *tile,\n"
+"                    __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                    float sens, int weighting, uint row0, int x0, uint ws, uint q, uint q1,\n"
+"                    int L, int k0, int l0, int nl, int j0, int jn, int mode, int usewt)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int rowsM = (int)(rows * mag);\n"
+"  float mr = radius * (float)mag;\n"
+"  int margin = (int)mr;\n"
+"  for (; q < q1; q += (uint)L) {\n"
+"    uint qy = q / ws, qx = q - qy * ws;\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    int in = yM >= margin && yM < rowsM - margin && xM >= margin && xM < (int)colsM - margin;\n"
+"    float2 rw = (float2)(0.0f, 0.0f);\n"
+"    if (in) {\n"
+"      if (mode == 3)\n"
+"        rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
+"      else\n"
+"        rw = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt, usewt);\n"
+"    }\n"
+"    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, rows, cols, mag, yM, xM, in, rw, sens,\n"
+"              weighting);\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_pairs[] =
+"\n"
+"/* The table path over a segment [q0, q1) of a strip: its whole rows in blocks of HST_E_NP\n"
+"   mag rows, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
+"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums); the part row\n"
+"   before them, the rows after the last block and the part row after them one by one\n"
+"   (hst_e_fused_px). Each pixel's value is hst_e_fused_px's, bit for bit */\n"
+"void hst_e_fused_rows(__global const float *f, __global float *o, __local const float *tile,\n"
+"                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
+"                      int lid, int L, int k0, int l0, int nl, int j0, int jn)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int rowsM = (int)(rows * mag);\n"
+"  float mr = radius * (float)mag;\n"
+"  int margin = (int)mr;\n"
+"  uint qa = min(q1, (q0 + ws - 1) / ws * ws); /* the whole rows: [qa, qb) */\n"
+"  uint bw = mag * ws, nb = (max(qa, q1 / ws * ws) - qa) / (HST_E_NP * bw);\n"
+"  for (uint u = (uint)lid; u < nb * bw; u += (uint)L) {\n"
+"    uint b = u / bw, e = u - b * bw;\n"
+"    uint r = e / ws, qx = e - r * ws;\n"
+"    uint qy = qa / ws + HST_E_NP * mag * b + r;\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
+"    float R[HST_E_NP], W = 0.0f;\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      in[m] = y >= margin && y < rowsM - margin;\n"
+"      all = all && in[m];\n"
+"      R[m] = 0.0f;\n"
+"    }\n"
+"    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn, R,\n"
+"                                     &W);\n"
+"    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      int y = yM + m * (int)mag;\n"
+"      int inm = in[m] && xM >= margin && xM < (int)colsM - margin;\n"
+"      float2 rw = (float2)(R[m], W);\n"
+"      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
+"      hst_e_put(f, o + ((qy + m * mag) * colsM + qx) * HST_E_NS, rows, cols, mag, y, xM, inm,\n"
+"                rw, sens, weighting);\n"
+"    }\n"
+"  }\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 q0 + (uint)lid, qa, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 qa + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"}\n";
+
+static const char hst__esrrf_src_fused1[] =
+"void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
+"                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                 float sensitivity, int intensity_weighting, uint row0, uint nrows,\n"
+"                 ulong begin, ulong end)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag, nW = (ulong)nrows * colsM;\n"
+"  int L = (int)(get_local_size(0) * get_local_size(1));\n"
+"  int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));\n"
+"  ulong g = get_group_id(1) * get_num_groups(0) + get_group_id(0), per = (ulong)L * HST_E_K;\n"
+"  if (end <= begin) return; /* (not a saturating subtraction: Oclgrind 21.10 lacks usub.sat) */\n"
+"  ulong F = end - begin, gpf = (nW + per - 1) / per, w0, wend;\n"
+"  if (get_num_groups(0) * get_num_groups(1) >= F * gpf) {\n"
+"    /* enough groups: gpf per frame, so runs start at a frame's multiple of K L (whole strip\n"
+"       rows: the same-phase blocks serve them all) */\n"
+"    ulong zf = g / gpf;\n"
+"    w0 = zf * nW + (g - zf * gpf) * per;\n"
+"    wend = zf < F ? min(w0 + per, (zf + 1) * nW) : 0;\n"
+"  } else {\n"
+"    w0 = g * per;\n"
+"    wend = min(w0 + per, F * nW);\n"
+"  }\n"
+"  if (w0 >= wend) return;\n"
+"  float gr = 2.0f * radius;\n"
+"  int j0 = -(int)gr;\n"
+"  gr = gr + 1.0f;\n"
+"  int jn = (int)gr - j0;\n"
+"  int usewt = hst_e_wtable(wt, tile, (int)mag, radius, j0, jn, lid, L);\n"
+"  ulong strip = (ulong)nrows * HST_E_TW;\n"
+"  for (ulong s0 = w0; s0 < wend;) {\n"
+"    ulong zf = s0 / nW;\n"
+"    ulong st = (s0 - zf * nW) / strip;\n"
+"    ulong x0 = st * HST_E_TW;\n"
+"    ulong ws = min((ulong)HST_E_TW, colsM - x0);\n"
+"    ulong sb = zf * nW + st * strip;\n"
+"    ulong s1 = min(wend, sb + (ulong)nrows * ws);\n"
+"    int k[4];\n"
+"    int use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
+"    if (!use && s1 - s0 > (ulong)L) { /* a tile per L indices, as a group of HST_E_K 1 */\n"
+"      s1 = s0 + L;\n"
+"      use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
+"    }\n"
+"    int k0 = k[0], l0 = k[1], nk = k[2], nl = k[3];\n"
+"    ulong z = begin + zf;\n"
+"    __global const float *f = frames + z * rows * cols;\n"
+"    if (use) {\n"
+"      for (int e = lid; e < nk * nl; e += L) {\n"
+"        float u[2];\n"
+"        hst_e_unit_at(f, (int)rows, (int)cols, (int)mag, k0 + e / nl, l0 + e % nl, u);\n"
+"        tile[2 * e] = u[0];\n"
+"        tile[2 * e + 1] = u[1];\n"
+"      }\n"
+"      barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    }\n"
+"    /* the table path in a call of its own (a loop of its own once inlined: fewer registers\n"
+"       live in it than in one loop over all three modes) */\n"
+"    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
+"    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
+"    if (use && usewt)\n"
+"      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nl,\n"
+"                       j0, jn);\n"
+"    else\n"
+"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, use ? 2 : 1,\n"
+"                     usewt);\n"
+"    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    s0 = s1;\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_fused2[] =
+"\n"
+"/* Rows [row0, row0 + nrows) of each frame: nrows = rowsM, row0 = 0 for whole frames (one MPI\n"
+"   rank's or one backend's share of the image otherwise). One kernel declares the local arrays:\n"
+"   some implementations add up the local memory of every kernel of a program. */\n"
+"__kernel void hst_k_esrrf_rgc_fused(__global const float *frames, __global float *rgc,\n"
+"                                    uint rows, uint cols, uint mag, float radius,\n"
+"                                    float sensitivity, int intensity_weighting, uint row0,\n"
+"                                    uint nrows, ulong base, ulong begin, ulong end, ulong total,\n"
+"                                    int flags)\n"
+"{\n"
+"  /* float2: the sample loop reads (ux, uy) and (w, wd) pairs as float2, aligned */\n"
+"  __local float2 tile[HST_E_TILE];\n"
+"  __local float2 wt[HST_E_WTAB];\n"
+"  hst_e_fused(frames, rgc, (__local float *)tile, (__local float *)wt, rows, cols, mag, radius, sensitivity,\n"
+"              intensity_weighting, row0, nrows, begin, end);\n"
+"}\n";
+
+static const char hst__esrrf_src_other[] =
+"\n"
+"/* grad[2 p] = Gc, grad[2 p + 1] = Gr at pixel p of frame z */\n"
+"__kernel void hst_k_esrrf_roberts(__global const float *frames, __global float *grad,\n"
+"                                  uint rows, uint cols, ulong base, ulong begin, ulong end,\n"
+"                                  ulong total, int flags)\n"
+"{\n"
+"  ulong n = (ulong)rows * cols;\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= n || z >= end) return;\n"
+"  float g[2];\n"
+"  hst_e_roberts(frames + z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);\n"
+"  grad[2 * (z * n + i)] = g[0];\n"
+"  grad[2 * (z * n + i) + 1] = g[1];\n"
+"}\n"
+"\n"
+"/* Catmull-Rom shift-and-magnify (shift 0) of 1 or 2 interleaved channels */\n"
+"__kernel void hst_k_esrrf_magnify(__global const float *in, __global float *out, uint rows,\n"
+"                                  uint cols, uint mag, uint channels, ulong base, ulong begin,\n"
+"                                  ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  ulong nM = (ulong)rows * mag * colsM;\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= nM || z >= end) return;\n"
+"  float fm = (float)mag;\n"
+"  float r = hst_e_div((float)(uint)(i / colsM), fm);\n"
+"  float c = hst_e_div((float)(uint)(i % colsM), fm);\n"
+"  __global const float *src = in + z * rows * cols * channels;\n"
+"  for (uint k = 0; k < channels; ++k)\n"
+"    out[(z * nM + i) * channels + k] =\n"
+"        hst_e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);\n"
+"}\n"
+"\n"
+"/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1, or 0\n"
+"   with -DHST_E_NO_LAG1, which leaves the lag-1 sum alone):\n"
+"   acc[((tp % acc_tps) * 5 + q) * pixels + i], q = sum x, sum x^2, sum x_t x_{t+1}, first,\n"
+"   last; the stream's slice 0 is frame frame0; its first `skip` slices are only read */\n"
+"__kernel void hst_k_esrrf_temporal(__global const float *rgc, __global HST_EACC *acc,\n"
+"                                   uint pixels, ulong frames_per_tp, uint acc_tps,\n"
+"                                   ulong frame0, uint skip, ulong frames_total, ulong base,\n"
+"                                   ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= pixels) return;\n"
+"  ulong P = pixels;\n"
+"  ulong T = frames_per_tp ? frames_per_tp : ULONG_MAX;\n"
+"  /* skip <= 1: only a stream's first block (base 0) holds skipped slices; max(), not a\n"
+"     subtraction that LLVM turns into an intrinsic Oclgrind 21.10 lacks (usub.sat) */\n"
+"  ulong z = base == 0 ? max(begin, (ulong)skip) : begin;\n"
+"  if (z >= end) return;\n"
+"  /* frame g = frame0 + base + z is frame t of time point tp; both counted on, not divided\n"
+"     (64-bit divisions per frame cost as much as the sums), and the frame before held in\n"
+"     prev, not read again: the host twin's values in its order, so its bits */\n"
+"  ulong g = frame0 + base + z;\n"
+"  ulong tp = g / T;\n"
+"  ulong t = g - tp * T;\n"
+"#ifndef HST_E_NO_LAG1\n"
+"  HST_EACC prev = t > 0 ? (HST_EACC)rgc[(z - 1) * P + i] : (HST_EACC)0;\n"
+"#endif\n"
+"  while (z < end) {\n"
+"    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
+"    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
+"    for (; z < end && t < T; ++z, ++t, ++g) {\n"
+"      HST_EACC x = (HST_EACC)rgc[z * P + i];\n"
+"      s1 = s1 + x;\n"
+"      HST_EACC y = x * x;\n"
+"      s2 = s2 + y;\n"
+"#ifndef HST_E_NO_LAG1\n"
+"      if (t > 0) {\n"
+"        y = prev * x;\n"
+"        s3 = s3 + y;\n"
+"      }\n"
+"      prev = x;\n"
+"#endif\n"
+"      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
+"      if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;\n"
+"    }\n"
+"    a[0] = s1;\n"
+"    a[P] = s2;\n"
+"    a[2 * P] = s3;\n"
+"    t = 0;\n"
+"    tp = tp + 1;\n"
+"  }\n"
+"}\n";
+
+static const char hst__esrrf_src_io[] =
+"\n"
+"/* Raw samples (1 uchar, 2 ushort, 3 short, 4 float) to float frames */\n"
+"__kernel void hst_k_esrrf_to_float(__global const uchar *raw, __global float *frames,\n"
+"                                   uint pixels, uint dtype, ulong base, ulong begin,\n"
+"                                   ulong end, ulong total, int flags)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  ulong z = begin + get_global_id(1);\n"
+"  if (i >= pixels || z >= end) return;\n"
+"  ulong k = z * pixels + i;\n"
+"  float v;\n"
+"  if (dtype == 1) v = (float)raw[k];\n"
+"  else if (dtype == 2) v = (float)((__global const ushort *)raw)[k];\n"
+"  else if (dtype == 3) v = (float)((__global const short *)raw)[k];\n"
+"  else v = ((__global const float *)raw)[k];\n"
+"  frames[k] = v;\n"
+"}\n"
+"\n"
+"#ifdef HST_FP64\n"
+"/* One time point's statistic from its five sums (hst_k_esrrf_finalize, on the device) */\n"
+"__kernel void hst_k_esrrf_stat(__global const double *acc, __global float *image, ulong first,\n"
+"                               uint pixels, uint frames, int mode)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= pixels || frames == 0) return;\n"
+"  __global const double *a = acc + first + i;\n"
+"  ulong P = pixels;\n"
+"  double n = (double)frames;\n"
+"  double s1 = a[0];\n"
+"  double mu = s1 / n;\n"
+"  double v;\n"
+"  if (mode == 0) {\n"
+"    v = mu;\n"
+"  } else if (mode == 1) {\n"
+"    double q = a[P] / n;\n"
+"    double m2 = mu * mu;\n"
+"    v = q - m2;\n"
+"    if (v < 0.0) v = 0.0;\n"
+"  } else if (frames < 2) {\n"
+"    v = 0.0;\n"
+"  } else {\n"
+"    double cross = 2.0 * s1;\n"
+"    cross = cross - a[3 * P];\n"
+"    cross = cross - a[4 * P];\n"
+"    double t = mu * cross;\n"
+"    double u = n - 1.0;\n"
+"    double w = u * mu;\n"
+"    w = w * mu;\n"
+"    double num = a[2 * P] - t;\n"
+"    num = num + w;\n"
+"    v = num / u;\n"
+"  }\n"
+"  image[i] = (float)v;\n"
+"}\n"
+"#endif\n";
+
+/* >>esrrf sweep kernels (esrrf.h's hst_esrrf_sweep) */
+static const char hst__esrrf_src_sweep[] =
+"\n"
+"/* The parameter sweep's sums: a block of n frames of hst_k_esrrf_rgc_fused's values at radius\n"
+"   k (HST_E_NS sensitivities: rgc[(z pixels + i) HST_E_NS + l]) added to the sums of every pair\n"
+"   p = k HST_E_NS + l, acc[(3 p + q) pixels + i]: q = 0 every frame, 1 the odd frames, 2 the\n"
+"   even ones (frame z's index in its time point is odd0 + z; NanoPyx's rgc[1::2] and rgc[::2]),\n"
+"   each a sum x in frame order as hst_k_esrrf_temporal's. 1-D NDRange of pixels HST_E_NS items:\n"
+"   item e = i HST_E_NS + l, so a frame's values are read in order */\n"
+"__kernel void hst_k_esrrf_sweep_sum(__global const float *rgc, __global HST_EACC *acc,\n"
+"                                    uint pixels, uint k, uint n, uint odd0)\n"
+"{\n"
+"  ulong e = get_global_id(0), P = pixels;\n"
+"  if (e >= P * HST_E_NS) return;\n"
+"  ulong i = e / HST_E_NS, l = e - i * HST_E_NS;\n"
+"  __global HST_EACC *a = acc + 3 * (k * HST_E_NS + l) * P + i;\n"
+"  HST_EACC s = a[0], so = a[P], se = a[2 * P];\n"
+"  for (uint z = 0; z < n; ++z) {\n"
+"    HST_EACC x = (HST_EACC)rgc[z * P * HST_E_NS + e];\n"
+"    s = s + x;\n"
+"    if ((odd0 + z) & 1u)\n"
+"      so = so + x;\n"
+"    else\n"
+"      se = se + x;\n"
+"  }\n"
+"  a[0] = s;\n"
+"  a[P] = so;\n"
+"  a[2 * P] = se;\n"
+"}\n";
+
+HST__PIECE_FITS(e_common, hst__esrrf_src_common);
+HST__PIECE_FITS(e_math, hst__esrrf_src_math);
+HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
+HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
+HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
+HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
+HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
+HST__PIECE_FITS(e_tab2, hst__esrrf_src_tab2);
+HST__PIECE_FITS(e_fusedpx, hst__esrrf_src_fusedpx);
+HST__PIECE_FITS(e_pairs, hst__esrrf_src_pairs);
+HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
+HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
+HST__PIECE_FITS(e_other, hst__esrrf_src_other);
+HST__PIECE_FITS(e_io, hst__esrrf_src_io);
+HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
+HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
+
+static const char *const hst__esrrf_src[] = {
+    hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
+    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_unit,
+    hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
+    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep
+};
+
+/* ---- host twins: the device functions above, statement for statement ---------------------- */
+
+/* The twins the fused RGC's hot loops call are inlined into each of its builds (the portable
+   one and, on x86-64 with gcc or clang, one for AVX2 + FMA picked at run time): inside the
+   latter, fmaf is one instruction instead of a libm call. */
+#if defined(__GNUC__)
+#  define HST__E_INL static inline __attribute__((always_inline, unused))
+#else
+#  define HST__E_INL static inline
+#endif
+
+HST__E_INL uint32_t hst__e_bits(float f)
+{
+    union { float f; uint32_t u; } x;
+    x.f = f;
+    return x.u;
+}
+
+HST__E_INL float hst__e_float(uint32_t u)
+{
+    union { float f; uint32_t u; } x;
+    x.u = u;
+    return x.f;
+}
+
+/* hst_e_rcp: 1/b from a bit seed and three Newton-Raphson steps in fma */
+HST__E_INL float hst__e_rcp(float b)
+{
+    float y = hst__e_float(0x7EF311C3u - hst__e_bits(b)), e;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        e = fmaf(-b, y, 1.0f);
+        y = fmaf(y, e, y);
+    }
+    return y;
+}
+
+/* hst_e_div: a / b with Markstein's correction (see hst_k_esrrf_div) */
+HST__E_INL float hst__e_div(float a, float b)
+{
+    float y = hst__e_rcp(b), q = a * y, r;
+    r = fmaf(-b, q, a);
+    return fmaf(r, y, q);
+}
+
+/* hst_e_rsqrt: 1/sqrt(x), bit seed, three Newton-Raphson steps, one with an exact residual */
+HST__E_INL float hst__e_rsqrt(float x)
+{
+    float y = hst__e_float(0x5F375A86u - (hst__e_bits(x) >> 1)), p, e, q, h;
+    int k;
+    for (k = 0; k < 4; ++k) {
+        p = y * y;
+        e = fmaf(-x, p, 1.0f);
+        if (k == 3) {
+            q = fmaf(y, y, -p);
+            e = fmaf(-x, q, e);
+        }
+        h = 0.5f * y;
+        y = fmaf(h, e, y);
+    }
+    return y;
+}
+
+/* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow) */
+HST__E_INL void hst__e_unit(float gx, float gy, float *u)
+{
+    uint32_t a = hst__e_bits(gx) & 0x7FFFFFFFu, b = hst__e_bits(gy) & 0x7FFFFFFFu;
+    uint32_t m = a > b ? a : b, E;
+    float sc, x, y, t, n, r;
+    u[0] = 0.0f;
+    u[1] = 0.0f;
+    if (m == 0u || m >= 0x7F800000u) return;
+    E = m >> 23;
+    E = E < 1u ? 1u : E > 253u ? 253u : E;
+    sc = hst__e_float((254u - E) << 23);
+    x = gx * sc;
+    y = gy * sc;
+    x = (hst__e_bits(x) & 0x7F800000u) ? x : 0.0f;
+    y = (hst__e_bits(y) & 0x7F800000u) ? y : 0.0f;
+    t = y * y;
+    n = fmaf(x, x, t);
+    r = hst__e_rsqrt(n);
+    u[0] = x * r;
+    u[1] = y * r;
+}
+
+HST__E_INL float hst__e_cubic(float v)
+{
+    float t;
+    v = fabsf(v);
+    if (v < 1.0f) {
+        t = 1.5f * v;
+        t = t - 2.5f;
+        t = t * v;
+        t = t * v;
+        return t + 1.0f;
+    }
+    if (v < 2.0f) {
+        t = -0.5f * v;
+        t = t + 2.5f;
+        t = t * v;
+        t = t - 4.0f;
+        t = t * v;
+        return t + 2.0f;
+    }
+    return 0.0f;
+}
+
+HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
+                                  float c)
+{
+    int r0, c0, i, j;
+    float q = 0.0f, wr[4];
+    if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;
+    r0 = (int)floorf(r - 0.5f);
+    c0 = (int)floorf(c - 0.5f);
+    for (i = 0; i < 4; ++i) {
+        float u = (float)(r0 - 1 + i) + 0.5f;
+        wr[i] = hst__e_cubic(r - u);
+    }
+    for (j = 0; j < 4; ++j) {
+        int cn = c0 - 1 + j;
+        float p = 0.0f, u, w, t;
+        if (cn < 0 || cn >= cols) continue;
+        for (i = 0; i < 4; ++i) {
+            int rn = r0 - 1 + i;
+            if (rn < 0 || rn >= rows) continue;
+            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
+            p = p + t;
+        }
+        u = (float)cn + 0.5f;
+        w = hst__e_cubic(c - u);
+        t = p * w;
+        q = q + t;
+    }
+    return q;
+}
+
+HST__E_INL void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
+{
+    int r0 = r1 > 0 ? r1 - 1 : 0;
+    int c0 = c1 > 0 ? c1 - 1 : 0;
+    float a = f[(size_t)r0 * (size_t)cols + (size_t)c1];
+    float b = f[(size_t)r1 * (size_t)cols + (size_t)c0];
+    float c = f[(size_t)r0 * (size_t)cols + (size_t)c0];
+    float d = f[(size_t)r1 * (size_t)cols + (size_t)c1];
+    float s = a - b;
+    s = s + d;
+    g[0] = s - c;
+    s = b - a;
+    s = s + d;
+    g[1] = s - c;
+}
+
+/* e^(x - k ln 2) for the integer k nearest x / ln 2: the range reduction (ln 2 in two parts)
+   and the degree-7 Taylor polynomial the device's hst_e_exp computes, operation for operation */
+HST__E_INL float hst__e_exp_reduced(float x, float k)
+{
+    float h, r, p;
+    h = k * 0.693145752f;
+    r = x - h;
+    h = k * 1.42860682e-6f;
+    r = r - h;
+    p = 1.98412698e-4f;
+    p = p * r;
+    p = p + 1.38888889e-3f;
+    p = p * r;
+    p = p + 8.33333333e-3f;
+    p = p * r;
+    p = p + 4.16666667e-2f;
+    p = p * r;
+    p = p + 1.66666667e-1f;
+    p = p * r;
+    p = p + 0.5f;
+    p = p * r;
+    p = p + 1.0f;
+    p = p * r;
+    p = p + 1.0f;
+    return p;
+}
+
+HST__E_INL float hst__e_exp(float x)
+{
+    float k;
+    if (x < -80.0f) return 0.0f;
+    k = x * 1.44269504f;
+    k = floorf(k + 0.5f);
+    return hst__e_exp_reduced(x, k) * ldexpf(1.0f, (int)k);
+}
+
+HST__KPRIVATE float hst__e_sens(float R, float s)
+{
+    if (s <= 64.0f && s == floorf(s)) {
+        int n = (int)s, e;
+        float p = R;
+        for (e = 1; e < n; ++e) p = p * R;
+        return p;
+    }
+    return powf(R, s);
+}
+
+HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
+{
+    int i;
+    if (k >= 0) {
+        if (k & 1) {
+            *first = (k - 1) / 2;
+            w[0] = 1.0f;
+            return 1;
+        }
+        *first = k / 2 - 2;
+        w[0] = -0.0625f;
+        w[1] = 0.5625f;
+        w[2] = 0.5625f;
+        w[3] = -0.0625f;
+        return 4;
+    }
+    if (v < 0.0f || v >= (float)size) return 0;
+    *first = (int)floorf(v - 0.5f) - 1;
+    for (i = 0; i < 4; ++i) {
+        float u = (float)(*first + i) + 0.5f;
+        w[i] = hst__e_cubic(v - u);
+    }
+    return 4;
+}
+
+HST__E_INL void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
+                                     float *g)
+{
+    float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
+    int ry = 0, cx = 0, ny, nx, i, j;
+    vy = hst__e_div((float)iy, m2);
+    vx = hst__e_div((float)ix, m2);
+    ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
+    nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
+    if (ny == 0 || nx == 0) ny = nx = 0;
+    for (j = 0; j < nx; ++j) {
+        int cn = cx + j;
+        float pc = 0.0f, pr = 0.0f, t;
+        if (cn < 0 || cn >= cols) continue;
+        for (i = 0; i < ny; ++i) {
+            int rn = ry + i;
+            float rg[2];
+            if (rn < 0 || rn >= rows) continue;
+            hst__e_roberts(f, cols, rn, cn, rg);
+            t = rg[0] * wy[i];
+            pc = pc + t;
+            t = rg[1] * wy[i];
+            pr = pr + t;
+        }
+        t = pc * wx[j];
+        qc = qc + t;
+        t = pr * wx[j];
+        qr = qr + t;
+    }
+    g[0] = qc;
+    g[1] = qr;
+}
+
+HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
+/* Index along one axis of grad2 of the half-pixel position k / 2 */
+HST__E_INL int hst__e_gidx(int k, float fm, int n2)
+{
+    float a = (float)k * 0.5f;
+    a = a * fm;
+    a = a * 2.0f;
+    return hst__e_clampi((int)a, n2 - 1);
+}
+
+/* One counted sample (hst_e_acc): W += w; R += w - |uy dx - ux dy| wd where u.d < 0 */
+HST__E_INL void hst__e_acc(float w, float wd, float dx, float dy, float ux, float uy, float *W,
+                           float *R)
+{
+    float s, t, c;
+    *W = *W + w;
+    t = ux * dx;
+    s = fmaf(uy, dy, t);
+    if (s < 0.0f) {
+        t = ux * dy;
+        c = fmaf(uy, dx, -t);
+        t = fmaf(-fabsf(c), wd, w);
+        *R = *R + t;
+    }
+}
+
+/* hst_e_consts: c[0] = -2 / tSS, c[1] = tSO^2; and the sample range [j0, j1) */
+HST__E_INL void hst__e_consts(float radius, float *c, int *j0, int *j1)
+{
+    float sigma = hst__e_div(radius, 2.355f), tSS, tSO, gr;
+    tSS = sigma * sigma;
+    tSS = 2.0f * tSS;
+    c[0] = hst__e_div(-2.0f, tSS);
+    tSO = 2.0f * sigma;
+    tSO = tSO + 1.0f;
+    c[1] = tSO * tSO;
+    gr = 2.0f * radius;
+    *j0 = -(int)gr;
+    gr = gr + 1.0f;
+    *j1 = (int)gr;
+}
+
+/* hst_e_centre: the centre of phase p in input pixels from its macro-pixel's start */
+HST__E_INL float hst__e_centre(int p, int mag)
+{
+    float c = (float)p + 0.5f;
+    return hst__e_div(c, (float)mag);
+}
+
+/* hst_e_base: (int)(2 c), c = (y + 0.5) / mag, from y's phase: the first half-pixel position
+   magnified row or column y samples is that plus j0 */
+HST__E_INL int hst__e_base(int y, int mag)
+{
+    int q = y / mag;
+    float c = hst__e_centre(y - q * mag, mag);
+    return 2 * q + (int)(2.0f * c);
+}
+
+/* hst_e_axexp: exp(-2 d^2 / tSS) of one axis offset (c: hst__e_consts) */
+HST__KPRIVATE float hst__e_axexp(float d, const float *c)
+{
+    float t = d * d;
+    t = t * c[0];
+    return hst__e_exp(t);
+}
+
+/* hst_e_wd2: the weight w of a sample at offset (dx, dy), *wd = w / d (ex, ey: axexp) */
+HST__E_INL float hst__e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)
+{
+    float t = dy * dy, d2, w;
+    d2 = fmaf(dx, dx, t);
+    *wd = 0.0f;
+    if (d2 == 0.0f || d2 > c[1]) return 0.0f;
+    w = ex * ey;
+    w = d2 * w;
+    w = w * w;
+    if (w < 1e-30f) return 0.0f;
+    *wd = w * hst__e_rsqrt(d2);
+    return w;
+}
+
+HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
+{
+    return hst__e_wd2(dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
+}
+
+HST__E_INL float hst__e_final(float R, float W, float sens)
+{
+    R = W > 0.0f ? hst__e_div(R, W) : 0.0f;
+    if (R < 0.0f) return 0.0f;
+    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+}
+
+/* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample */
+HST__KPRIVATE void hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
+                              int xM, float radius, float *Rs, float *Ws)
+{
+    float fm = (float)mag, c[2], cx, cy, ymax, xmax, R = 0.0f, W = 0.0f;
+    int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, fy, fx, i, j;
+    hst__e_consts(radius, c, &j0, &j1);
+    ymax = (float)(rows * mag - 1);
+    xmax = (float)(cols * mag - 1);
+    by = hst__e_base(yM, mag);
+    bx = hst__e_base(xM, mag);
+    fy = by - 2 * (yM / mag);
+    fx = bx - 2 * (xM / mag);
+    cy = hst__e_centre(yM % mag, mag);
+    cx = hst__e_centre(xM % mag, mag);
+    for (j = j0; j < j1; ++j) {
+        float vy = (float)(by + j) * 0.5f, dy;
+        if (!(0.0f < vy && vy <= ymax)) continue;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
+        for (i = j0; i < j1; ++i) {
+            float vx = (float)(bx + i) * 0.5f, dx, wd, w, g[2], u[2];
+            int iy, ix;
+            if (!(0.0f < vx && vx <= xmax)) continue;
+            dx = fmaf((float)(fx + i), 0.5f, -cx);
+            w = hst__e_wd(dx, dy, c, &wd);
+            if (w == 0.0f) continue;
+            iy = hst__e_gidx(by + j, fm, rows2);
+            ix = hst__e_gidx(bx + i, fm, cols2);
+            if (fused) {
+                hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
+            } else {
+                size_t o = ((size_t)iy * (size_t)cols2 + (size_t)ix) * 2;
+                g[0] = src[o];
+                g[1] = src[o + 1];
+            }
+            hst__e_unit(g[0], g[1], u);
+            hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
+        }
+    }
+    *Rs = R;
+    *Ws = W;
+}
+
+/* 1 when magnified pixel (yM, xM) is inside the margin (int)(radius * mag) */
+HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, float radius, int yM,
+                                int xM)
+{
+    float mr = radius * (float)mag;
+    int margin = (int)mr;
+    return yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&
+           xM < (int)(cols * mag) - margin;
+}
+
+/* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
+   The device's local-memory tile, on the stack: for a block of magnified rows and of
+   HST__E_LANES * mag columns, the unit gradients of every half-pixel position its pixels
+   sample are computed once (hst__e_grad_fused, hst__e_unit, as the device's tile), and the
+   (w, w / d) of every phase and sample once per call (the device's table); then each row's
+   pixels of one phase (columns x0 + l mag, l = 0..HST__E_LANES-1, whose sample windows start
+   exactly 2 half positions apart) walk their samples together, lane by lane, every lane in the
+   per-pixel order. The lane loop has no branches (selects by bit masks: gcc's -O2 vectoriser
+   needs if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
+   operations). Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both
+   start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
+   The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (16
+   lanes in one register) and for AVX2 + FMA, the first the CPU has chosen at run time by
+   __builtin_cpu_supports; fmaf is correctly rounded in all, so the bits agree. The portable
+   build calls libm's fmaf unless the build targets FMA (-mfma, -march=haswell or later;
+   aarch64 always has it): measured on x86-64 without it, 9x slower than the AVX-512 build. */
+
+#define HST__E_LANES 16     /* pixels of one row and phase computed together */
+/* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
+   of 40 positions for one magnified row; a radius above ~10 needs more than it holds for one
+   row and takes the per-sample path (hst__e_rgc), with the same bits. */
+#define HST__E_HOST_TILE 3072
+/* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
+   1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
+#define HST__E_HOST_WTAB 4096
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  define HST__E_AVX2 1
+#else
+#  define HST__E_AVX2 0
+#endif
+
+/* Every per-frame number of hst__e_rgc and the margin, computed as there */
+typedef struct hst__e_geom {
+    int rows, cols, mag, rowsM, colsM, margin, j0, j1;
+    int out_row0;           /* the output's first magnified row (row yM at (yM - out_row0) colsM) */
+    int ns;                 /* values per pixel: one per sensitivity (pixel x's at x ns) */
+    float fm, radius, c[2], ymax;
+    const float *sens;      /* the ns sensitivities */
+    const float *wt;        /* the (w, wd) table of every phase and sample, or NULL */
+} hst__e_geom;
+
+HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
+                                    float radius, const float *sens, uint32_t ns)
+{
+    float mr = radius * (float)mag;
+    hst__e_consts(radius, g->c, &g->j0, &g->j1);
+    g->rows = (int)rows;
+    g->cols = (int)cols;
+    g->mag = (int)mag;
+    g->rowsM = (int)(rows * mag);
+    g->colsM = (int)(cols * mag);
+    g->margin = (int)mr;
+    g->fm = (float)mag;
+    g->radius = radius;
+    g->sens = sens;
+    g->ns = (int)ns;
+    g->ymax = (float)(g->rowsM - 1);
+    g->out_row0 = 0;
+    g->wt = NULL;
+}
+
+/* The device's hst_e_wtable into wt (HST__E_HOST_WTAB entries) if it fits: g->wt set */
+HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
+{
+    float ax[2 * 64];       /* mag n <= 64 when mag^2 n^2 <= HST__E_HOST_WTAB */
+    int n = g->j1 - g->j0, p, j, i, r;
+    float *e = wt;
+    if ((long)g->mag * g->mag * n * n > HST__E_HOST_WTAB) return;
+    for (p = 0; p < g->mag; ++p)
+        for (i = 0; i < n; ++i) {
+            float d = fmaf((float)(hst__e_base(p, g->mag) + g->j0 + i), 0.5f,
+                           -hst__e_centre(p, g->mag));
+            ax[2 * (p * n + i)] = d;
+            ax[2 * (p * n + i) + 1] = hst__e_axexp(d, g->c);
+        }
+    for (r = 0; r < g->mag * g->mag; ++r)
+        for (j = 0; j < n; ++j)
+            for (i = 0; i < n; ++i, e += 2) {
+                int a = 2 * ((r % g->mag) * n + i), b = 2 * ((r / g->mag) * n + j);
+                e[0] = hst__e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], g->c, &e[1]);
+            }
+    g->wt = wt;
+}
+
+/* c ? a : b, bit for bit, without a branch */
+HST__E_INL float hst__e_pick(int c, float a, float b)
+{
+    uint32_t m = 0u - (uint32_t)(c != 0);
+    return hst__e_float((hst__e_bits(a) & m) | (hst__e_bits(b) & ~m));
+}
+
+/* The tile: unit gradients (ux, uy) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl,
+   in two planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e
+   at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0, int nl,
+                            int stride, float *tile)
+{
+    size_t plane = (size_t)nk * (size_t)stride;
+    int a, e, half = stride / 2;
+    for (a = 0; a < nk; ++a) {
+        int iy = hst__e_gidx(k0 + a, g->fm, 2 * g->rowsM);
+        for (e = 0; e < nl; ++e) {
+            int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
+            size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
+            float gg[2], u[2];
+            hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+            hst__e_unit(gg[0], gg[1], u);
+            tile[o] = u[0];
+            tile[plane + o] = u[1];
+        }
+    }
+}
+
+/* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
+   (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
+   k = ki + 2 l with 0 < k <= kx); ux, uy: the lanes' unit gradients (adjacent) */
+HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int kx, float dx,
+                                   float dy, float w, float wd, float *W, float *R)
+{
+    int l;
+    for (l = 0; l < HST__E_LANES; ++l) {
+        int k = ki + 2 * l, ok = (k > 0) & (k <= kx);
+        float t = ux[l] * dx, s, c, v;
+        s = fmaf(uy[l], dy, t);
+        t = ux[l] * dy;
+        c = fmaf(uy[l], dx, -t);
+        v = fmaf(-fabsf(c), wd, w);
+        W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
+        R[l] = R[l] + hst__e_pick(ok & (s < 0.0f), v, 0.0f);
+    }
+}
+
+/* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
+   position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
+   columns of lane 0 plus 2 l */
+HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane, int stride,
+                             int k0, int l0, int yM, int x0, float *W, float *R)
+{
+    float cx, cy;
+    int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
+    const float *wp = NULL;
+    by = hst__e_base(yM, g->mag);
+    bx = hst__e_base(x0, g->mag);
+    fy = by - 2 * (yM / g->mag);
+    fx = bx - 2 * (x0 / g->mag);
+    cy = hst__e_centre(yM % g->mag, g->mag);
+    cx = hst__e_centre(x0 % g->mag, g->mag);
+    if (g->wt) wp = g->wt + (size_t)(((yM % g->mag) * g->mag + x0 % g->mag) * n * n) * 2;
+    for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
+    for (j = g->j0; j < g->j1; ++j) {
+        float vy = (float)(by + j) * 0.5f, dy;
+        const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
+        if (!(0.0f < vy && vy <= g->ymax)) continue;
+        dy = fmaf((float)(fy + j), 0.5f, -cy);
+        for (i = g->j0; i < g->j1; ++i) {
+            int e = bx + i - l0;
+            const float *ux = row + (e & 1) * half + (e >> 1);
+            float dx = fmaf((float)(fx + i), 0.5f, -cx), wd, w;
+            if (wp) {
+                w = wp[((j - g->j0) * n + i - g->j0) * 2];
+                wd = wp[((j - g->j0) * n + i - g->j0) * 2 + 1];
+            } else {
+                w = hst__e_wd(dx, dy, g->c, &wd);
+            }
+            if (w != 0.0f)
+                hst__e_lane_sample(ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
+                                   W, R);
+        }
+    }
+}
+
+/* Pixel x of output row yM: its first value (of g->ns) */
+HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
+{
+    return out + ((size_t)(yM - g->out_row0) * (size_t)g->colsM + (size_t)x) * (size_t)g->ns;
+}
+
+/* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
+   times the magnified frame when weighting, into o[0 .. ns) */
+HST__E_INL void hst__e_put(const float *f, const hst__e_geom *g, int iw, int yM, int xM, float R,
+                           float W, float *o)
+{
+    float im = 1.0f, v;
+    int s;
+    if (iw) {
+        float rr = hst__e_div((float)yM, g->fm);
+        float c = hst__e_div((float)xM, g->fm);
+        im = hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
+    }
+    for (s = 0; s < g->ns; ++s) {
+        v = hst__e_final(R, W, g->sens[s]);
+        o[s] = iw ? v * im : v;
+    }
+}
+
+/* Inside pixel (yM, xM) the per-sample way (no tile) */
+HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g, int iw, int yM,
+                                int xM)
+{
+    float R, W;
+    hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, &R, &W);
+    hst__e_put(f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
+}
+
+/* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
+HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *g, int iw,
+                                 int ya, int yb, int xa, int k0, int nk, float *tile)
+{
+    int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
+    int l0 = hst__e_base(xa, g->mag) + g->j0;
+    int nl = hst__e_base(xa + w - 1, g->mag) + g->j1 - l0, stride = nl + (nl & 1);
+    size_t plane = (size_t)nk * (size_t)stride;
+    hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
+    for (p = 0; p < g->mag && xa + p < xe; ++p) {
+        for (y = ya; y < yb; ++y) {
+            float W[HST__E_LANES], R[HST__E_LANES];
+            hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, W, R);
+            for (l = 0; l < HST__E_LANES; ++l) {
+                int x = xa + p + l * g->mag;
+                if (x >= xe) break;
+                hst__e_put(f, g, iw, y, x, R[l], W[l], hst__e_out(out, g, y, x));
+            }
+        }
+    }
+}
+
+#if HST__E_AVX2
+#  if defined(__clang__)
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma"
+#  else
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512"
+#  endif
+__attribute__((target(HST__E_T512))) static void
+hst__e_block_avx512(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                    int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+
+__attribute__((target("avx2,fma"))) static void
+hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
+                  int xa, int k0, int nk, float *tile)
+{
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+#endif
+
+#if HST__E_AVX2
+/* The best build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2 + FMA, 0 portable */
+HST__KPRIVATE int hst__e_isa(void)
+{
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 2;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+}
+#endif
+
+/* hst__e_block_any, built for the CPU at hand */
+HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                int yb, int xa, int k0, int nk, float *tile)
+{
+#if HST__E_AVX2
+    switch (hst__e_isa()) {
+    case 2: hst__e_block_avx512(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    case 1: hst__e_block_avx2(f, out, g, iw, ya, yb, xa, k0, nk, tile); return;
+    default: break;
+    }
+#endif
+    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+}
+
+/* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
+   rows k0..k0 + nk fit HST__E_HOST_TILE positions of `stride`; ya itself when one does not */
+HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int stride, int *k0,
+                                    int *nk)
+{
+    int yb = ya, n;
+    *k0 = hst__e_base(ya, g->mag) + g->j0;
+    while (yb < ye) {
+        n = hst__e_base(yb, g->mag) + g->j1 - *k0;
+        if ((long)n * stride > HST__E_HOST_TILE) break;
+        *nk = n;
+        ++yb;
+    }
+    return yb;
+}
+
+HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0, int yM1)
+{
+    int y, x;
+    for (y = yM0; y < yM1; ++y) {
+        int in = y >= g->margin && y < g->rowsM - g->margin;
+        for (x = 0; x < g->colsM; ++x)
+            if (!in || x < g->margin || x >= g->colsM - g->margin)
+                memset(hst__e_out(out, g, y, x), 0, (size_t)g->ns * sizeof(float));
+    }
+}
+
+/* Inside rows [ya, ye) of the column block from xa, in blocks whose tile fits; a row whose
+   samples do not fit alone goes the per-sample way */
+HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *g, int iw, int ya,
+                                 int ye, int xa, float *tile)
+{
+    int w = HST__E_LANES * g->mag, xe = g->colsM - g->margin;
+    int nl = hst__e_base(xa + w - 1, g->mag) - hst__e_base(xa, g->mag) + g->j1 - g->j0;
+    int stride = nl + (nl & 1), x;
+    while (ya < ye) {
+        int k0 = 0, nk = 0, yb = hst__e_block_rows(g, ya, ye, stride, &k0, &nk);
+        if (yb > ya) {
+            hst__e_block(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+            ya = yb;
+            continue;
+        }
+        for (x = xa; x < xa + w && x < xe; ++x) hst__e_pixel(f, out, g, iw, ya, x);
+        ++ya;
+    }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
+                                               uint32_t rows, uint32_t cols, uint32_t mag,
+                                               float radius, float sensitivity,
+                                               int intensity_weighting, uint32_t yM0,
+                                               uint32_t yM1)
+{
+    hst_k_esrrf_rgc_fused_host_rows_at(frame, rgc_frame, 0, rows, cols, mag, radius, sensitivity,
+                                       intensity_weighting, yM0, yM1);
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
+                                                  uint32_t out_row0, uint32_t rows,
+                                                  uint32_t cols, uint32_t mag, float radius,
+                                                  float sensitivity, int intensity_weighting,
+                                                  uint32_t yM0, uint32_t yM1)
+{
+    hst_k_esrrf_rgc_fused_host_rows_ns(frame, out, out_row0, rows, cols, mag, radius,
+                                       &sensitivity, 1, intensity_weighting, yM0, yM1);
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_ns(const float *frame, float *out,
+                                                  uint32_t out_row0, uint32_t rows,
+                                                  uint32_t cols, uint32_t mag, float radius,
+                                                  const float *sensitivities, uint32_t ns,
+                                                  int intensity_weighting, uint32_t yM0,
+                                                  uint32_t yM1)
+{
+    float tile[2 * HST__E_HOST_TILE], wt[2 * HST__E_HOST_WTAB];
+    hst__e_geom g;
+    int ya, ye, xa;
+    hst__e_geom_init(&g, rows, cols, mag, radius, sensitivities, ns);
+    g.out_row0 = (int)out_row0;
+    if (yM1 > (uint32_t)g.rowsM) yM1 = (uint32_t)g.rowsM;
+    if (yM0 < out_row0) yM0 = out_row0;
+    if (yM0 >= yM1) return;
+    hst__e_zero_outside(out, &g, (int)yM0, (int)yM1);
+    ya = (int)yM0 > g.margin ? (int)yM0 : g.margin;
+    ye = (int)yM1 < g.rowsM - g.margin ? (int)yM1 : g.rowsM - g.margin;
+    if (ya >= ye) return;
+    hst__e_wtable(&g, wt);
+    for (xa = g.margin; xa < g.colsM - g.margin; xa += HST__E_LANES * g.mag)
+        hst__e_column(frame, out, &g, intensity_weighting, ya, ye, xa, tile);
+}
+
+/* ---- the sweep's sums (hst_k_esrrf_sweep_sum) on the host ------------------------------------ */
+
+HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
+{
+    float c[2];
+    int j0, j1;
+    hst__e_consts(radius, c, &j0, &j1);
+    return (uint64_t)mag * mag * (uint64_t)(j1 - j0) * (uint64_t)(j1 - j0);
+}
+
+HST__KDEF void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,
+                                          uint32_t ns, uint32_t k, uint32_t n, uint32_t odd0,
+                                          size_t e0, size_t e1)
+{
+    size_t P = pixels, e;
+    uint32_t z;
+    for (e = e0; e < e1 && e < P * ns; ++e) {
+        size_t i = e / ns, l = e - i * ns;
+        double *a = acc + 3 * ((size_t)k * ns + l) * P + i, s = a[0], so = a[P], se = a[2 * P];
+        for (z = 0; z < n; ++z) {
+            double x = (double)rgc[(size_t)z * P * ns + e];
+            s = s + x;
+            if ((odd0 + z) & 1u)
+                so = so + x;
+            else
+                se = se + x;
+        }
+        a[0] = s;
+        a[P] = so;
+        a[2 * P] = se;
+    }
+}
+
+HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
+{
+    if (count) *count = sizeof hst__esrrf_src / sizeof hst__esrrf_src[0];
+    return hst__esrrf_src;
+}
+
+HST__KDEF float hst_k_esrrf_exp(float x) { return hst__e_exp(x); }
+HST__KDEF float hst_k_esrrf_rcp(float b) { return hst__e_rcp(b); }
+HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
+HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
+
+HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
+                                      uint32_t cols, uint64_t base, uint64_t begin,
+                                      uint64_t end, uint64_t total)
+{
+    size_t n = (size_t)rows * cols, i;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < n; ++i) {
+            size_t o = (size_t)z * n + i;
+            float g[2];
+            hst__e_roberts(frames + (size_t)z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);
+            grad[2 * o] = g[0];
+            grad[2 * o + 1] = g[1];
+        }
+}
+
+HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
+                                      uint32_t mag, uint32_t channels, uint64_t base,
+                                      uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    float fm = (float)mag;
+    uint64_t z;
+    uint32_t k;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z) {
+        const float *src = in + (size_t)z * rows * cols * channels;
+        for (i = 0; i < nM; ++i) {
+            float r = hst__e_div((float)(uint32_t)(i / colsM), fm);
+            float c = hst__e_div((float)(uint32_t)(i % colsM), fm);
+            for (k = 0; k < channels; ++k)
+                out[((size_t)z * nM + i) * channels + k] =
+                    hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);
+        }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
+                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                  float sensitivity, int intensity_weighting, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < nM; ++i) {
+            int yM = (int)(i / colsM), xM = (int)(i % colsM);
+            float v = 0.0f;
+            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
+                float R, W;
+                hst__e_rgc(grad2 + (size_t)z * 8 * nM, 0, (int)rows, (int)cols, (int)mag, yM, xM,
+                           radius, &R, &W);
+                v = hst__e_final(R, W, sensitivity);
+                if (intensity_weighting) v = v * magnified[(size_t)z * nM + i];
+            }
+            rgc[(size_t)z * nM + i] = v;
+        }
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
+                                                 uint32_t cols, uint32_t mag, float radius,
+                                                 float sensitivity, int intensity_weighting,
+                                                 uint32_t row0, uint32_t nrows, uint64_t base,
+                                                 uint64_t begin, uint64_t end, uint64_t total)
+{
+    size_t n = (size_t)rows * cols, nW = (size_t)nrows * cols * mag;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        hst_k_esrrf_rgc_fused_host_rows_at(frames + (size_t)z * n, rgc + (size_t)z * nW, row0, rows,
+                                           cols, mag, radius, sensitivity, intensity_weighting,
+                                           row0, row0 + nrows);
+}
+
+HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
+                                        uint32_t cols, uint32_t mag, float radius,
+                                        float sensitivity, int intensity_weighting,
+                                        uint64_t base, uint64_t begin, uint64_t end,
+                                        uint64_t total)
+{
+    size_t n = (size_t)rows * cols, nM = n * mag * mag;
+    uint64_t z;
+    (void)base;
+    (void)total;
+    for (z = begin; z < end; ++z)
+        hst_k_esrrf_rgc_fused_host_rows(frames + (size_t)z * n, rgc + (size_t)z * nM, rows, cols,
+                                        mag, radius, sensitivity, intensity_weighting, 0,
+                                        rows * mag);
+}
+
+HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
+                                       uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
+                                       uint32_t skip, uint64_t frames_total, uint32_t i0,
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end)
+{
+    size_t P = pixels, i;
+    uint64_t T = frames_per_tp ? frames_per_tp : UINT64_MAX;
+    uint64_t z0 = skip > base ? skip - base : 0;
+    if (acc_tps == 0) return;
+    if (z0 < begin) z0 = begin;
+    for (i = i0; i < i1 && i < P; ++i) {
+        uint64_t z = z0;
+        while (z < end) {
+            uint64_t tp = (frame0 + base + z) / T;
+            double *a = acc + (size_t)(tp % acc_tps) * 5 * P + i;
+            double s1 = a[0], s2 = a[P], s3 = a[2 * P];
+            for (; z < end && (frame0 + base + z) / T == tp; ++z) {
+                uint64_t g = frame0 + base + z, t = g % T;
+                double x = (double)rgc[(size_t)z * P + i], y;
+                s1 = s1 + x;
+                y = x * x;
+                s2 = s2 + y;
+                if (t > 0) {
+                    y = (double)rgc[(size_t)(z - 1) * P + i];
+                    y = y * x;
+                    s3 = s3 + y;
+                }
+                if (t == 0) a[3 * P] = a[3 * P] + x;
+                if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;
+            }
+            a[0] = s1;
+            a[P] = s2;
+            a[2 * P] = s3;
+        }
+    }
+}
+
+HST__KDEF void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
+                                       uint32_t dtype, uint64_t base, uint64_t begin,
+                                       uint64_t end, uint64_t total)
+{
+    size_t k = (size_t)begin * pixels, k1 = (size_t)end * pixels;
+    (void)base;
+    (void)total;
+    for (; k < k1; ++k)
+        frames[k] = dtype == 1 ? (float)((const uint8_t *)raw)[k]
+                  : dtype == 2 ? (float)((const uint16_t *)raw)[k]
+                  : dtype == 3 ? (float)((const int16_t *)raw)[k] : ((const float *)raw)[k];
+}
+
+HST__KDEF void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, uint32_t frames,
+                                  float *out)
+{
+    hst_k_esrrf_finalize_range(mode, acc, pixels, pixels, frames, out);
+}
+
+HST__KDEF void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
+                                        uint32_t frames, float *out)
+{
+    size_t i, P = stride;
+    double n = (double)frames;
+    if (mode < 0 || mode > 2 || frames == 0) return;
+    for (i = 0; i < count; ++i) {   /* each mode reads only its sums (the others may be unset) */
+        double s1 = acc[i], mu = s1 / n, v;
+        if (mode == 0) {
+            v = mu;
+        } else if (mode == 1) {
+            v = acc[P + i] / n - mu * mu;
+            if (v < 0.0) v = 0.0;
+        } else if (frames < 2) {
+            v = 0.0;
+        } else {
+            double cross = 2.0 * s1 - acc[3 * P + i] - acc[4 * P + i];
+            v = (acc[2 * P + i] - mu * cross + (n - 1.0) * mu * mu) / (n - 1.0);
+        }
+        out[i] = (float)v;
+    }
+}
+
+HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag)
+{
+    double c[HST_K_ESRRF_MAX_MAG * HST_K_ESRRF_MAX_MAG];
+    size_t y, x, rows, cols;
+    if (!img || mag == 0 || mag > HST_K_ESRRF_MAX_MAG) return;
+    rows = rowsM / mag;
+    cols = colsM / mag;
+    memset(c, 0, sizeof c);
+    /* one row-major sweep: each phase (y % mag, x % mag) still sums its macro-pixels in row
+       order, as the definition does, while the image is read once and in order */
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) c[(y % mag) * mag + x % mag] += (double)img[y * colsM + x];
+    for (y = 0; y < (size_t)mag * mag; ++y) c[y] /= (double)(rows * cols);
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) {
+            double m = c[(y % mag) * mag + x % mag];
+            float *p = &img[y * colsM + x];
+            if (m != 0.0) *p = (float)((double)*p / m);
+        }
+}
+
+
+/* <<esrrf kernels */
+
+HST__KERNELS_FP_END
+
+#endif /* HST_KERNELS_ESRRF_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */

@@ -1,0 +1,589 @@
+/* kernels_stream.h — the stream program: stage kernels on f32 volumes (gradient, divergence, a TV denoising chain) and the per-slice accumulators: its OpenCL C 1.2 sources as string literals, its host C twins
+   (the same semantics; bit for bit where stated) and its kernels' declarations. One of the
+   kernel families of kernels.h's design, included by stream.h (which launches them) and by tests;
+   a program that does not include stream.h compiles none of it. Single-file, header-only, C99
+   (and C++); HST_IMPLEMENTATION (or HST_KERNELS_STREAM_IMPLEMENTATION, which stream.h's
+   implementation defines) compiles the body, as for every halostream header. kernels.h
+   explains the conventions every family keeps (FP contraction off, pieces of at most 4095
+   characters, thread safety).
+
+   Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
+
+#ifndef HST_KERNELS_STREAM_H
+#define HST_KERNELS_STREAM_H
+
+#include "backend.h"
+
+#if defined(HST_IMPLEMENTATION) && !defined(HST_KERNELS_STREAM_IMPLEMENTATION)
+#  define HST_KERNELS_STREAM_IMPLEMENTATION
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>stream kernels */
+
+/* The stream program: stream.h stage kernels on f32 volumes, and its per-slice accumulators.
+
+   Volumes are f32 arrays of shape (N, H, W), C order, slice axis z first: voxel (z, y, x) is at
+   z*H*W + y*W + x. Vector fields (gradients, dual variables) are (N, H, W, 3), interleaved per
+   voxel as (pz, py, px): component c of voxel i of slice z is at (z*H*W + i)*3 + c. Units: those
+   of the volume (differences per voxel; unit grid spacing on every axis).
+
+   Volume kernels (stream.h's calling convention): array pointers first (inputs, then outputs;
+   in/out arrays where listed), then the scalars, then `ulong base, ulong begin, ulong end,
+   ulong total, int flags`. Every pointer points at global slice `base`; slices [begin, end)
+   (relative to base) are computed; global slice g = base + z, total = N. NDRange 2-D: dim 0 =
+   H*W voxels of a slice (rounded up freely: bound-checked), dim 1 = end - begin slices
+   (z = begin + get_global_id(1)). Boundaries come from g and total, so flags is not read.
+
+     kernel            arrays (in; out)                  scalars              halo lo/hi
+     hst_k_grad3       x; p                              uint H, uint W       0 / 1 on x
+     hst_k_div3        p; d                              uint H, uint W       1 on p / 0
+     hst_k_tv_dual     xbar; p (in/out)                  H, W, float sigma    0 / 1 on xbar
+     hst_k_tv_primal   p, f; x (in/out), xbar            H, W, tau, lambda    1 on p / 0
+     hst_k_tv_gap      x, p, f; gap                      H, W, float lambda   1 on p / 1 on x
+
+   grad (forward differences, Neumann boundary: 0 at the last index of each axis):
+     pz = g+1 < N ? x[z+1][y][x] - x[z][y][x] : 0,  py = y+1 < H ? x[z][y+1][x] - x[z][y][x] : 0,
+     px = x+1 < W ? x[z][y][x+1] - x[z][y][x] : 0.
+   div (the exact negative adjoint, <grad x, p> = -<x, div p> for all x and p):
+     div p = (dz + dy) + dx,  dz = (g < N-1 ? pz[z] : 0) - (g > 0 ? pz[z-1] : 0), dy and dx alike.
+     (Summation by parts: sum_g (x[g+1] - x[g]) pz[g] over g < N-1 = -sum_g x[g] dz[g].)
+
+   TV (ROF) denoising by Chambolle & Pock, "A first-order primal-dual algorithm for convex
+   problems with applications to imaging", J. Math. Imaging Vis. 40 (2011), Algorithm 1 with
+   K = grad: primal P(x) = ||grad x||_1 + lambda/2 ||x - f||^2, with the isotropic norm
+   ||q||_1 = sum over voxels of |q| = sqrt(qz*qz + qy*qy + qx*qx). One iteration is
+   hst_k_tv_dual (on xbar) then hst_k_tv_primal; converges for tau * sigma * ||grad||^2 <= 1,
+   ||grad||^2 <= 12 in 3-D (e.g. tau = sigma = 1/sqrt(12)). Start with x = xbar = f, p = 0.
+     tv_dual:   q = p + sigma * grad(xbar);  p = q / max(1, |q|)   (projection onto |p| <= 1)
+     tv_primal: xo = x;  xn = ((xo + tau * div p) + (tau * lambda) * f) / (1 + tau * lambda);
+                x = xn;  xbar = 2 xn - xo
+     tv_gap:    gap = ((|grad x| + (lambda/2) (x - f)^2) + f * div p) + (div p)^2 / (2 lambda)
+   The dual of P (F = ||.||_1 on K x, G = lambda/2 ||. - f||^2, K^T = -div, G*(v) = <v, f> +
+   ||v||^2 / (2 lambda)) is D(p) = -<f, div p> - ||div p||^2 / (2 lambda) for max |p| <= 1, so
+   the sum of gap over all voxels is P(x) - D(p) = sum (|grad x| - grad x . p)
+   + sum (lambda/2) (x - f - div p / lambda)^2 >= 0 (using <grad x, p> = -<x, div p>), and 0
+   exactly at the saddle point. Single voxels' terms may be negative; sum them (stream.h SUM
+   accumulator) for the gap. Units: P and D in (volume units) x voxels; lambda in 1/(volume units).
+
+   Per-slice accumulators (stream.h's hst_stream_acc), one kernel compiled per element type:
+     __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+     void hst_k_slice_acc(__global const T *a, __global const T *b, ulong elems, ulong begin,
+                          ulong end, int kind, __global ACC *acc, ulong acc_offset)
+   T = float, or float2 (c64) with -DHST_ACC_C64; ACC = double with -DHST_FP64, else float.
+   kind 1 SUM (of a; c64: of the real part), 2 SQSUM (|a|^2), 3 DIFF2 (|a - b|^2; b is not read
+   otherwise, may be NULL); the numbers are hst_stream_acc_kind's. Other kinds write nothing.
+   NDRange 2-D: global (HST_REDUCE_LOCAL = 256, end - begin), local (256, 1). The work-group of
+   slice z = begin + get_group_id(1) (slice z of a and b starts at element z*elems): lane l,
+   from 0, adds in ACC the terms of elements l, l+256, l+512, ... < elems (each element converted
+   to ACC before any arithmetic; c64 SQSUM/DIFF2 term re*re + im*im); then a local tree
+   a[l] = a[l] + a[l+s] for s = 128, 64, ..., 1; writes acc[acc_offset + (z - begin)].
+
+   Build the program once per accumulator element type with
+     "-cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_C64]"
+   (-DHST_FP64 where the device has cl_khr_fp64). The volume kernels ignore -DHST_FP64 and
+   -DHST_ACC_C64. Bitwise: the host twins below equal the device when the program is built with
+   -cl-fp32-correctly-rounded-divide-sqrt (sqrt and division are then correctly rounded, as on
+   the host; without it OpenCL allows 3 ulp for sqrt and 2.5 ulp for division, which touches
+   tv_dual, tv_primal and tv_gap; grad3 and div3 use neither) and the host TU is compiled
+   without FP contraction (see the top of this file); hst_k_slice_acc_host equals the device
+   built with -DHST_FP64 (without it the device accumulates in float). */
+
+/* The stream program's source: `*count` (if not NULL) pieces for clCreateProgramWithSource
+   (NUL-terminated; lengths may be NULL). Kernels: hst_k_grad3, hst_k_div3, hst_k_tv_dual,
+   hst_k_tv_primal, hst_k_tv_gap, hst_k_slice_acc. Static storage. Thread-safe. */
+HST_API const char *const *hst_kernels_stream_source(size_t *count);
+
+/* Host twins of the volume kernels: the same pointers (at global slice base) and block
+   arguments; they compute slices [begin, end) of the block (all H*W voxels each). Same bits as
+   the device under the conditions above. Distinct arrays must not overlap (tv_dual's p and
+   tv_primal's x are single in/out arrays, read and written at the same voxel). Thread-safe. */
+HST_API void hst_k_grad3_host(const float *x, float *p, uint32_t H, uint32_t W, uint64_t base,
+                              uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_div3_host(const float *p, float *d, uint32_t H, uint32_t W, uint64_t base,
+                             uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_tv_dual_host(const float *xbar, float *p, uint32_t H, uint32_t W, float sigma,
+                                uint64_t base, uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_tv_primal_host(const float *p, const float *f, float *x, float *xbar,
+                                  uint32_t H, uint32_t W, float tau, float lambda, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total);
+HST_API void hst_k_tv_gap_host(const float *x, const float *p, const float *f, float *gap,
+                               uint32_t H, uint32_t W, float lambda, uint64_t base,
+                               uint64_t begin, uint64_t end, uint64_t total);
+
+/* Host twin of hst_k_slice_acc for ONE slice: a (and b for DIFF2; may be NULL otherwise) point
+   at the slice's `elems` elements (dt HST_F32 or HST_C64; c64 counts complex elements); *out
+   gets the value in exactly the device's order, in double (bitwise equal to a device program
+   built with -DHST_FP64). An unsupported dt or kind does nothing. Thread-safe. */
+HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const void *b,
+                                  size_t elems, double *out);
+
+/* <<stream kernels */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HST_KERNELS_STREAM_H */
+
+/* ============================================================================================= */
+
+#if defined(HST_KERNELS_STREAM_IMPLEMENTATION) && !defined(HST__KERNELS_STREAM_IMPLEMENTATION_DONE)
+#define HST__KERNELS_STREAM_IMPLEMENTATION_DONE
+
+#include <math.h>
+#include <string.h>
+
+HST__KERNELS_FP_BEGIN
+
+/* >>stream kernels */
+
+/* The stream program (see the declarations): pieces of at most 4095 characters, checked below. */
+
+static const char hst__stream_src_common[] =
+"/* halostream stream program (kernels.h): f32 (N, H, W) volume kernels and per-slice\n"
+"   accumulators; -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_C64] */\n"
+"#pragma OPENCL FP_CONTRACT OFF\n"
+"#ifdef HST_FP64\n"
+"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+"#endif\n"
+"\n"
+"/* Volume kernels: pointers at global slice base, slices [begin, end) computed, total = N.\n"
+"   Voxel o = z*hw + i of slice z (y = i / W, x = i % W); vector fields interleave\n"
+"   (pz, py, px) at 3*o. gz = base + z is the global slice. */\n"
+"#define HST_VOXEL \\\n"
+"  ulong hw = (ulong)H * (ulong)W; \\\n"
+"  ulong i = get_global_id(0); \\\n"
+"  ulong z = begin + get_global_id(1); \\\n"
+"  if (i >= hw || z >= end) return; \\\n"
+"  ulong gz = base + z; \\\n"
+"  uint yy = (uint)(i / W); \\\n"
+"  uint xx = (uint)(i % W); \\\n"
+"  ulong o = z * hw + i;\n"
+"#define HST_AT_VOXEL gz, total, yy, xx, H, W, hw\n"
+"\n"
+"/* forward differences at voxel o, 0 at the last index of each axis (Neumann) */\n"
+"void hst_s_grad(__global const float *x, ulong o, ulong gz, ulong total, uint yy, uint xx,\n"
+"                uint H, uint W, ulong hw, float *q)\n"
+"{\n"
+"  float v = x[o];\n"
+"  q[0] = gz + 1 < total ? x[o + hw] - v : 0.0f;\n"
+"  q[1] = yy + 1 < H ? x[o + W] - v : 0.0f;\n"
+"  q[2] = xx + 1 < W ? x[o + 1] - v : 0.0f;\n"
+"}\n"
+"\n"
+"/* the negative adjoint of hst_s_grad at voxel o: (dz + dy) + dx */\n"
+"float hst_s_div(__global const float *p, ulong o, ulong gz, ulong total, uint yy, uint xx,\n"
+"                uint H, uint W, ulong hw)\n"
+"{\n"
+"  ulong k = 3 * o;\n"
+"  float dz = (gz + 1 < total ? p[k] : 0.0f) - (gz > 0 ? p[k - 3 * hw] : 0.0f);\n"
+"  float dy = (yy + 1 < H ? p[k + 1] : 0.0f) - (yy > 0 ? p[k + 1 - 3 * (ulong)W] : 0.0f);\n"
+"  float dx = (xx + 1 < W ? p[k + 2] : 0.0f) - (xx > 0 ? p[k - 1] : 0.0f);\n"
+"  float s = dz + dy;\n"
+"  return s + dx;\n"
+"}\n"
+"\n"
+"/* sqrt((a*a + b*b) + c*c) */\n"
+"float hst_s_norm3(float a, float b, float c)\n"
+"{\n"
+"  float s = a * a;\n"
+"  float t = b * b;\n"
+"  s = s + t;\n"
+"  t = c * c;\n"
+"  s = s + t;\n"
+"  return sqrt(s);\n"
+"}\n";
+
+static const char hst__stream_src_volume[] =
+"\n"
+"/* p = grad x (halo_hi 1 on x) */\n"
+"__kernel void hst_k_grad3(__global const float *x, __global float *p, uint H, uint W,\n"
+"                          ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  HST_VOXEL\n"
+"  float q[3];\n"
+"  hst_s_grad(x, o, HST_AT_VOXEL, q);\n"
+"  p[3 * o] = q[0];\n"
+"  p[3 * o + 1] = q[1];\n"
+"  p[3 * o + 2] = q[2];\n"
+"}\n"
+"\n"
+"/* d = div p (halo_lo 1 on p) */\n"
+"__kernel void hst_k_div3(__global const float *p, __global float *d, uint H, uint W,\n"
+"                         ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  HST_VOXEL\n"
+"  d[o] = hst_s_div(p, o, HST_AT_VOXEL);\n"
+"}\n"
+"\n"
+"/* Chambolle-Pock dual step, p in/out: q = p + sigma * grad(xbar); p = q / max(1, |q|) */\n"
+"__kernel void hst_k_tv_dual(__global const float *xbar, __global float *p, uint H, uint W,\n"
+"                            float sigma, ulong base, ulong begin, ulong end, ulong total,\n"
+"                            int flags)\n"
+"{\n"
+"  HST_VOXEL\n"
+"  float q[3];\n"
+"  hst_s_grad(xbar, o, HST_AT_VOXEL, q);\n"
+"  for (int c = 0; c < 3; ++c) {\n"
+"    float t = sigma * q[c];\n"
+"    q[c] = p[3 * o + c] + t;\n"
+"  }\n"
+"  float n = hst_s_norm3(q[0], q[1], q[2]);\n"
+"  float m = n > 1.0f ? n : 1.0f;\n"
+"  for (int c = 0; c < 3; ++c)\n"
+"    p[3 * o + c] = q[c] / m;\n"
+"}\n"
+"\n"
+"/* Chambolle-Pock primal step, x in/out:\n"
+"   xn = ((x + tau * div p) + (tau * lambda) * f) / (1 + tau * lambda); xbar = 2 xn - x */\n"
+"__kernel void hst_k_tv_primal(__global const float *p, __global const float *f,\n"
+"                              __global float *x, __global float *xbar, uint H, uint W,\n"
+"                              float tau, float lambda, ulong base, ulong begin, ulong end,\n"
+"                              ulong total, int flags)\n"
+"{\n"
+"  HST_VOXEL\n"
+"  float xo = x[o];\n"
+"  float dv = hst_s_div(p, o, HST_AT_VOXEL);\n"
+"  float tl = tau * lambda;\n"
+"  float a = tau * dv;\n"
+"  float b = tl * f[o];\n"
+"  float num = xo + a;\n"
+"  num = num + b;\n"
+"  float den = 1.0f + tl;\n"
+"  float xn = num / den;\n"
+"  float t = 2.0f * xn;\n"
+"  x[o] = xn;\n"
+"  xbar[o] = t - xo;\n"
+"}\n"
+"\n"
+"/* per-voxel primal-dual gap term (sum over voxels = P(x) - D(p)):\n"
+"   ((|grad x| + (lambda/2) (x - f)^2) + f div p) + (div p)^2 / (2 lambda) */\n"
+"__kernel void hst_k_tv_gap(__global const float *x, __global const float *p,\n"
+"                           __global const float *f, __global float *gap, uint H, uint W,\n"
+"                           float lambda, ulong base, ulong begin, ulong end, ulong total,\n"
+"                           int flags)\n"
+"{\n"
+"  HST_VOXEL\n"
+"  float q[3];\n"
+"  hst_s_grad(x, o, HST_AT_VOXEL, q);\n"
+"  float n = hst_s_norm3(q[0], q[1], q[2]);\n"
+"  float dv = hst_s_div(p, o, HST_AT_VOXEL);\n"
+"  float fo = f[o];\n"
+"  float r = x[o] - fo;\n"
+"  float hl = 0.5f * lambda;\n"
+"  float a = r * r;\n"
+"  a = hl * a;\n"
+"  float b = fo * dv;\n"
+"  float c = dv * dv;\n"
+"  float l2 = 2.0f * lambda;\n"
+"  c = c / l2;\n"
+"  float s = n + a;\n"
+"  s = s + b;\n"
+"  gap[o] = s + c;\n"
+"}\n";
+
+static const char hst__stream_src_acc[] =
+"\n"
+"/* Per-slice accumulators: T element (float, or float2 with -DHST_ACC_C64), ACC accumulator\n"
+"   (double with -DHST_FP64, else float). kind 1 SUM (c64: real part), 2 SQSUM |a|^2,\n"
+"   3 DIFF2 |a - b|^2. Every element is converted to ACC first. */\n"
+"#ifdef HST_ACC_C64\n"
+"typedef float2 HST_AT;\n"
+"#else\n"
+"typedef float HST_AT;\n"
+"#endif\n"
+"#ifdef HST_FP64\n"
+"typedef double HST_ACC;\n"
+"#else\n"
+"typedef float HST_ACC;\n"
+"#endif\n"
+"#define HST_ACC_LOCAL " HST__KXSTR(HST_REDUCE_LOCAL) "\n"
+"\n"
+"HST_ACC hst_s_acc_term(__global const HST_AT *a, __global const HST_AT *b, ulong j, int kind)\n"
+"{\n"
+"#ifdef HST_ACC_C64\n"
+"  HST_ACC re = (HST_ACC)a[j].x;\n"
+"  HST_ACC im = (HST_ACC)a[j].y;\n"
+"  if (kind == 1) return re;\n"
+"  if (kind == 3) {\n"
+"    re = re - (HST_ACC)b[j].x;\n"
+"    im = im - (HST_ACC)b[j].y;\n"
+"  }\n"
+"  HST_ACC s = re * re;\n"
+"  HST_ACC t = im * im;\n"
+"  return s + t;\n"
+"#else\n"
+"  HST_ACC v = (HST_ACC)a[j];\n"
+"  if (kind == 1) return v;\n"
+"  if (kind == 3) v = v - (HST_ACC)b[j];\n"
+"  return v * v;\n"
+"#endif\n"
+"}\n"
+"\n"
+"/* one work-group per slice z = begin + group(1): lane l adds elements l + 256 k, then a tree */\n"
+"__kernel __attribute__((reqd_work_group_size(HST_ACC_LOCAL, 1, 1)))\n"
+"void hst_k_slice_acc(__global const HST_AT *a, __global const HST_AT *b, ulong elems,\n"
+"                     ulong begin, ulong end, int kind, __global HST_ACC *acc, ulong acc_offset)\n"
+"{\n"
+"  __local HST_ACC s[HST_ACC_LOCAL];\n"
+"  uint l = (uint)get_local_id(0);\n"
+"  ulong z = begin + get_group_id(1);\n"
+"  if (z >= end || kind < 1 || kind > 3) return;\n"
+"  ulong o = z * elems;\n"
+"  HST_ACC v = 0;\n"
+"  for (ulong j = l; j < elems; j += HST_ACC_LOCAL) {\n"
+"    HST_ACC t = hst_s_acc_term(a, b, o + j, kind);\n"
+"    v = v + t;\n"
+"  }\n"
+"  s[l] = v;\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  for (uint k = HST_ACC_LOCAL / 2; k > 0; k >>= 1) {\n"
+"    if (l < k) s[l] = s[l] + s[l + k];\n"
+"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  }\n"
+"  if (l == 0) acc[acc_offset + (z - begin)] = s[0];\n"
+"}\n";
+
+HST__PIECE_FITS(s_common, hst__stream_src_common);
+HST__PIECE_FITS(s_volume, hst__stream_src_volume);
+HST__PIECE_FITS(s_acc, hst__stream_src_acc);
+
+static const char *const hst__stream_src[] = {
+    hst__stream_src_common, hst__stream_src_volume, hst__stream_src_acc
+};
+
+/* One voxel of a block, as the device's HST_VOXEL sees it. */
+typedef struct hst__svox {
+    size_t o, hw;       /* voxel index relative to base; H*W */
+    uint64_t g, total;  /* global slice; N */
+    uint32_t y, x, H, W;
+} hst__svox;
+
+HST__KPRIVATE void hst__svox_at(hst__svox *v, uint32_t H, uint32_t W, uint64_t base,
+                                uint64_t total, uint64_t z, size_t i)
+{
+    v->hw = (size_t)H * (size_t)W;
+    v->o = (size_t)z * v->hw + i;
+    v->g = base + z;
+    v->total = total;
+    v->y = (uint32_t)(i / W);
+    v->x = (uint32_t)(i % W);
+    v->H = H;
+    v->W = W;
+}
+
+/* twin of hst_s_grad */
+HST__KPRIVATE void hst__s_grad(const float *x, const hst__svox *v, float q[3])
+{
+    float c = x[v->o];
+    q[0] = v->g + 1 < v->total ? x[v->o + v->hw] - c : 0.0f;
+    q[1] = v->y + 1 < v->H ? x[v->o + v->W] - c : 0.0f;
+    q[2] = v->x + 1 < v->W ? x[v->o + 1] - c : 0.0f;
+}
+
+/* twin of hst_s_div */
+HST__KPRIVATE float hst__s_div(const float *p, const hst__svox *v)
+{
+    size_t k = 3 * v->o;
+    float dz = (v->g + 1 < v->total ? p[k] : 0.0f) - (v->g > 0 ? p[k - 3 * v->hw] : 0.0f);
+    float dy = (v->y + 1 < v->H ? p[k + 1] : 0.0f) - (v->y > 0 ? p[k + 1 - 3 * (size_t)v->W]
+                                                                : 0.0f);
+    float dx = (v->x + 1 < v->W ? p[k + 2] : 0.0f) - (v->x > 0 ? p[k - 1] : 0.0f);
+    float s = dz + dy;
+    return s + dx;
+}
+
+/* twin of hst_s_norm3 */
+HST__KPRIVATE float hst__s_norm3(float a, float b, float c)
+{
+    float s = a * a;
+    float t = b * b;
+    s = s + t;
+    t = c * c;
+    s = s + t;
+    return sqrtf(s);
+}
+
+/* twin of hst_s_acc_term in double (dt HST_F32 or HST_C64; kind 1..3) */
+HST__KPRIVATE double hst__s_acc_term(hst_dtype dt, int kind, const void *a, const void *b,
+                                     size_t j)
+{
+    if (dt == HST_C64) {
+        const float *pa = (const float *)a, *pb = (const float *)b;
+        double re = (double)pa[2 * j], im = (double)pa[2 * j + 1], s, t;
+        if (kind == 1) return re;
+        if (kind == 3) {
+            re = re - (double)pb[2 * j];
+            im = im - (double)pb[2 * j + 1];
+        }
+        s = re * re;
+        t = im * im;
+        return s + t;
+    } else {
+        double v = (double)((const float *)a)[j];
+        if (kind == 1) return v;
+        if (kind == 3) v = v - (double)((const float *)b)[j];
+        return v * v;
+    }
+}
+
+HST__KDEF const char *const *hst_kernels_stream_source(size_t *count)
+{
+    if (count) *count = sizeof hst__stream_src / sizeof hst__stream_src[0];
+    return hst__stream_src;
+}
+
+HST__KDEF void hst_k_grad3_host(const float *x, float *p, uint32_t H, uint32_t W, uint64_t base,
+                              uint64_t begin, uint64_t end, uint64_t total)
+{
+    uint64_t z;
+    size_t i, hw = (size_t)H * (size_t)W;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < hw; ++i) {
+            hst__svox v;
+            float q[3];
+            hst__svox_at(&v, H, W, base, total, z, i);
+            hst__s_grad(x, &v, q);
+            p[3 * v.o] = q[0];
+            p[3 * v.o + 1] = q[1];
+            p[3 * v.o + 2] = q[2];
+        }
+}
+
+HST__KDEF void hst_k_div3_host(const float *p, float *d, uint32_t H, uint32_t W, uint64_t base,
+                             uint64_t begin, uint64_t end, uint64_t total)
+{
+    uint64_t z;
+    size_t i, hw = (size_t)H * (size_t)W;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < hw; ++i) {
+            hst__svox v;
+            hst__svox_at(&v, H, W, base, total, z, i);
+            d[v.o] = hst__s_div(p, &v);
+        }
+}
+
+HST__KDEF void hst_k_tv_dual_host(const float *xbar, float *p, uint32_t H, uint32_t W, float sigma,
+                                uint64_t base, uint64_t begin, uint64_t end, uint64_t total)
+{
+    uint64_t z;
+    size_t i, hw = (size_t)H * (size_t)W;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < hw; ++i) {
+            hst__svox v;
+            float q[3], n, m;
+            int c;
+            hst__svox_at(&v, H, W, base, total, z, i);
+            hst__s_grad(xbar, &v, q);
+            for (c = 0; c < 3; ++c) {
+                float t = sigma * q[c];
+                q[c] = p[3 * v.o + (size_t)c] + t;
+            }
+            n = hst__s_norm3(q[0], q[1], q[2]);
+            m = n > 1.0f ? n : 1.0f;
+            for (c = 0; c < 3; ++c) p[3 * v.o + (size_t)c] = q[c] / m;
+        }
+}
+
+HST__KDEF void hst_k_tv_primal_host(const float *p, const float *f, float *x, float *xbar,
+                                  uint32_t H, uint32_t W, float tau, float lambda, uint64_t base,
+                                  uint64_t begin, uint64_t end, uint64_t total)
+{
+    uint64_t z;
+    size_t i, hw = (size_t)H * (size_t)W;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < hw; ++i) {
+            hst__svox v;
+            float xo, dv, tl, a, b, num, den, xn, t;
+            hst__svox_at(&v, H, W, base, total, z, i);
+            xo = x[v.o];
+            dv = hst__s_div(p, &v);
+            tl = tau * lambda;
+            a = tau * dv;
+            b = tl * f[v.o];
+            num = xo + a;
+            num = num + b;
+            den = 1.0f + tl;
+            xn = num / den;
+            t = 2.0f * xn;
+            x[v.o] = xn;
+            xbar[v.o] = t - xo;
+        }
+}
+
+HST__KDEF void hst_k_tv_gap_host(const float *x, const float *p, const float *f, float *gap,
+                               uint32_t H, uint32_t W, float lambda, uint64_t base,
+                               uint64_t begin, uint64_t end, uint64_t total)
+{
+    uint64_t z;
+    size_t i, hw = (size_t)H * (size_t)W;
+    for (z = begin; z < end; ++z)
+        for (i = 0; i < hw; ++i) {
+            hst__svox v;
+            float q[3], n, dv, fo, r, hl, a, b, c, l2, s;
+            hst__svox_at(&v, H, W, base, total, z, i);
+            hst__s_grad(x, &v, q);
+            n = hst__s_norm3(q[0], q[1], q[2]);
+            dv = hst__s_div(p, &v);
+            fo = f[v.o];
+            r = x[v.o] - fo;
+            hl = 0.5f * lambda;
+            a = r * r;
+            a = hl * a;
+            b = fo * dv;
+            c = dv * dv;
+            l2 = 2.0f * lambda;
+            c = c / l2;
+            s = n + a;
+            s = s + b;
+            gap[v.o] = s + c;
+        }
+}
+
+HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const void *b,
+                                  size_t elems, double *out)
+{
+    double lane[HST_REDUCE_LOCAL];
+    size_t l, j, s;
+    if ((dt != HST_F32 && dt != HST_C64) || kind < 1 || kind > 3) return;
+    for (l = 0; l < HST_REDUCE_LOCAL; ++l) {
+        double v = 0.0;
+        for (j = l; j < elems; j += HST_REDUCE_LOCAL) {
+            double t = hst__s_acc_term(dt, kind, a, b, j);
+            v = v + t;
+        }
+        lane[l] = v;
+    }
+    for (s = HST_REDUCE_LOCAL / 2; s > 0; s >>= 1)
+        for (l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
+    *out = lane[0];
+}
+
+/* <<stream kernels */
+
+HST__KERNELS_FP_END
+
+#endif /* HST_KERNELS_STREAM_IMPLEMENTATION */
+
+/* MIT License
+
+   Copyright (c) 2026 the halostream authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this software
+   and associated documentation files (the "Software"), to deal in the Software without
+   restriction, including without limitation the rights to use, copy, modify, merge, publish,
+   distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the
+   Software is furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies or
+   substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING
+   BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+   NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+   DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE. */
