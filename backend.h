@@ -432,6 +432,9 @@ HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
    hst_user_event_set, on this thread, can complete it. */
 HST_API HST_NODISCARD hst_result hst_event_wait(size_t num, const hst_event *events);
 HST_API void hst_event_release(hst_event e);    /* NULL ignored */
+/* Takes one more reference to e (clRetainEvent), released by one more hst_event_release; NULL
+   ignored. Thread-safe (host device events: per backend). */
+HST_API void hst_event_retain(hst_event e);
 
 /* Events as PyOpenCL's Event, UserEvent and enqueue_marker (OpenCL 1.2, section 5.10), on every
    device. On OpenCL devices they are OpenCL's events. On the host device, commands run when
@@ -838,7 +841,7 @@ HST_API HST_NODISCARD hst_result hst_kernel_work_group_info(const hst_kernel *k,
 #define HST__KARG_ENUM(name, word) HST_KARG_##name,
 typedef enum hst_karg_kind { HST_KARG_NONE = 0, HST_KARG_KIND_LIST(HST__KARG_ENUM) HST_KARG_KIND_END } hst_karg_kind;
 #undef HST__KARG_ENUM
-#define HST_KERNEL_MAX_ARGS 32   /* parameters of one declared kernel, at most */
+#define HST_KERNEL_MAX_ARGS 72   /* parameters of one declared kernel, at most (halo.h's widest: 70) */
 
 /* One bound argument (made by the hst_karg_* functions below; kind says which member holds it). */
 typedef struct hst_karg {
@@ -2337,6 +2340,14 @@ HST__BDEF void hst_event_release(hst_event e) {
     if (ev) hst__event_release(ev);
 #ifndef HST_NO_OPENCL
     else if (e && hst__cl_usable()) clReleaseEvent(e);
+#endif
+}
+
+HST__BDEF void hst_event_retain(hst_event e) {
+    struct hst__event *ev = hst__host_event(e);
+    if (ev) ev->refs++;
+#ifndef HST_NO_OPENCL
+    else if (e && hst__cl_usable()) clRetainEvent(e);
 #endif
 }
 

@@ -41,6 +41,46 @@
    hst_cubed_sphere_specs) give one peer per boundary with a neighbour, and the MPI exchanger
    routes each peer's segment (tags: our boundary, and hst_halo_opposite's for the reply).
 
+   Reference (every public function, by group):
+     Regions and specs
+       hst_halo_layout_bytes            bytes a quantity of a layout needs
+       hst_halo_region_get              a boundary's send or receive region
+       hst_halo_spec_scalar, _vector    a spec exchanging one boundary
+       hst_halo_opposite                NDSL's opposite boundary under a rotation
+       hst_halo_spec_scalar_opposite, hst_halo_spec_vector_opposite
+                                        a spec for one flat buffer
+     Plans
+       hst_halo_plan_create, hst_halo_plan_destroy
+       hst_halo_plan_stats              counters
+       hst_halo_plan_peers, hst_halo_plan_peer
+                                        peer count; a peer's segments
+       hst_halo_plan_send_buffer, hst_halo_plan_recv_buffer
+       hst_halo_plan_ready, hst_halo_plan_synchronize
+     Pack and unpack
+       hst_halo_pack, hst_halo_unpack   device quantities: one launch each
+       hst_halo_pack_host, hst_halo_unpack_host
+                                        host arrays (the host path)
+       hst_halo_pack_host_choose, hst_halo_unpack_host_choose
+                                        the host path by measured speed
+     Communication
+       hst_halo_plan_mirrors, hst_halo_download, hst_halo_upload
+                                        pinned host mirrors of the buffers
+       hst_halo_copy_peer               same-process neighbours
+     Partitioners
+       hst_tile_subtile_index, hst_tile_neighbor_of, hst_tile_subtile_slice,
+       hst_tile_subtile_extent          doubly periodic tiles (NDSL's TilePartitioner)
+       hst_cubed_sphere_neighbor_of     the cubed sphere
+       hst_cubed_sphere_specs, hst_tile_specs
+                                        every spec of one rank
+       hst_cubed_sphere_vector_interface_specs, hst_tile_vector_interface_specs
+                                        NDSL's vector-interface synchronisation
+     MPI (HST_HALO_MPI)
+       hst_halo_exchanger_create, hst_halo_exchanger_destroy
+       hst_halo_exchange_start, hst_halo_exchange_finish
+                                        device quantities
+       hst_halo_exchange_start_host, hst_halo_exchange_finish_host
+                                        host arrays
+
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
      HST_HALO_IMPLEMENTATION                the implementation TU: compile halo.h's body only
@@ -83,13 +123,12 @@
    check that a peer's unpack regions match what this rank packs except by total size (the MPI
    exchanger compares message sizes once at creation). More than HST_HALO_MAX_QUANTITIES (64)
    quantities per plan: use two plans. It does not split cubed-sphere tiles over non-square
-   layouts (NDSL neither). (A plan logs through its desc's logger, else through its backend's:
-   hst_backend_log.)
+   layouts (NDSL neither). (A plan logs through its backend's logger: hst_backend_fail.)
 
    Thread safety: each function's comment ends with its class, in backend.h's words (see its
    top comment). A plan counts as an object of its backend; the host path touches only the plan
    and the caller's arrays, the layout, region, spec and partitioner functions nothing shared.
-   The plan's logger runs on the calling thread. MPI exchangers called from threads other than
+   The backend's logger runs on the calling thread. MPI exchangers called from threads other than
    MPI's main thread need the matching MPI thread level (MPI_THREAD_SERIALIZED, or
    MPI_THREAD_MULTIPLE where the calls overlap).
 
@@ -178,18 +217,15 @@ typedef struct hst_halo_plan_desc {
     size_t num_specs;
     const hst_halo_spec *specs;
     size_t num_peers;                  /* 0 means 1 */
-    hst_log_fn logger;                 /* NULL: the backend's logger, at its level */
-    void *log_user;
-    hst_log_level log_level;           /* 0: everything for a custom logger */
 } hst_halo_plan_desc;
 
-/* Counters: one "launch" is one kernel launch on an OpenCL device, or one pass of the host twin
-   (host device and the host path). */
+/* Counters: one "launch" is one launch of a fused kernel (hst_launch_kernel: on the host device
+   its twin), or one pass of the host path. */
 typedef struct hst_halo_stats {
     uint64_t pack_launches, unpack_launches;
     size_t pack_slots, unpack_slots;     /* regions moved per pack / unpack */
     size_t send_bytes, recv_bytes;       /* whole buffers, all peers, padding included */
-    size_t table_bytes;                  /* the descriptor table on the device */
+    size_t table_bytes;                  /* the descriptor table in the backend's memory */
 } hst_halo_stats;
 
 typedef struct hst_halo_plan hst_halo_plan;
@@ -244,10 +280,11 @@ HST_API HST_NODISCARD hst_result hst_halo_spec_vector_opposite(const hst_halo_la
                                                                hst_halo_spec *out);
 
 /* Creates a plan: validates every layout and spec, fixes both buffers' offsets, uploads the
-   descriptor table once, builds the fused kernels (OpenCL) and takes the send and receive
-   buffers from the backend's pool. Rejections are logged (BAD_ARGUMENT, DTYPE, SIZE_OVERFLOW,
-   SHAPE_MISMATCH items) and returned: HST_ERROR_INVALID_ARGUMENT (NULLs, counts, indices,
-   regions outside the allocation, more than 4 dims), HST_ERROR_DTYPE (element size; vector
+   descriptor table once and takes the send and receive buffers from the backend's pool (the
+   fused kernels, kernels_halo.h's declared family, are built at the backend's first launch of
+   them and kept by the backend). Rejections are logged through the backend (BAD_ARGUMENT,
+   DTYPE, SIZE_OVERFLOW, SHAPE_MISMATCH items) and returned: HST_ERROR_INVALID_ARGUMENT (NULLs,
+   counts, indices, regions outside the allocation, more than 4 dims), HST_ERROR_DTYPE (element size; vector
    components of different element types; 16-byte or 1-byte float vectors), HST_ERROR_SHAPE
    (a spec's packed and unpacked element counts differ; vector components on different axes),
    HST_ERROR_OVERFLOW, out-of-memory and OpenCL codes. Thread safety: per backend. */
@@ -518,17 +555,14 @@ HST_API HST_NODISCARD hst_result hst_halo_exchange_finish_host(hst_halo_exchange
 #define HST__HALO_IMPLEMENTED
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #  define HST__HPRIVATE static __attribute__((unused))
-#  define HST__HPRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #  define HST__HPRIVATE static
-#  define HST__HPRINTF(f, a)
 #endif
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__HDEF HST_API __attribute__((unused))
@@ -541,7 +575,6 @@ extern "C" {
 #endif
 
 /* >>checks ----------------------------------------------------------------------------------- */
-#define HST__HALO_LOG_BYTES 512
 #define HST__HALO_SMALL ((uint64_t)INT32_MAX)   /* bytes below which the kernels' math is 32-bit */
 #define HST__HALO_MIN_GROUPS 64                 /* DIRECT and TILED slots keep this many
                                                    work-groups */
@@ -554,16 +587,8 @@ typedef char hst__check_halo_max[(HST_HALO_MAX_QUANTITIES == HST_K_HALO_MAX_QUAN
                                   HST_HALO_MAX_DIMS == 4) ? 1 : -1];
 
 /* >>types ------------------------------------------------------------------------------------ */
-typedef struct hst__halo_log {
-    hst_log_fn fn;              /* the plan desc's logger, or NULL: */
-    void *user;
-    hst_log_level level;
-    const hst_backend *be;      /* then the backend's logger and level (NULL: stderr, $HST_LOG) */
-} hst__halo_log;
-
 struct hst_halo_plan {
     hst_backend *be;
-    hst__halo_log log;
     size_t nq, npeers;
     size_t *qbytes;                 /* bytes each quantity needs */
     size_t *peer;                   /* per peer: send offset, send bytes, recv offset, recv bytes */
@@ -579,66 +604,19 @@ struct hst_halo_plan {
     size_t nbands[2][2];            /* [variant][unpack] */
     size_t pack_prefix_at, pack_desc_at, unpack_prefix_at, unpack_desc_at, table_words;
     size_t variant_words;           /* words of one variant; variant v starts at v * this */
-    int bound_variant[2];           /* the variant whose table words each kernel has bound */
+    unsigned kernel[2];             /* the declared kernels (pack, unpack: kernels_halo.h) */
+    size_t num_args;                /* their arguments: 6, then NQ quantities */
     hst_choice_op *dev_op[2];       /* the device path's variant by measured speed: first use */
     unsigned launches[2][2];        /* per [variant][unpack]: the first is not timed */
     hst_buffer *send, *recv, *table_buf;
     hst_buffer *send_mirror, *recv_mirror;
-    hst_kernel *kpack, *kunpack;
     hst_event last_pack, last_unpack;
     hst_halo_stats stats;
     hst_choice_op *host_op[2];      /* the chosen host path's ops (pack, unpack): first use */
     int64_t host_sig[2][3];         /* and their signatures, fixed by the plan */
-    uint64_t bound[2][HST_HALO_MAX_QUANTITIES]; /* hst_buffer_serial of the quantity set on
-                                                   each kernel argument (0: none): a freed
-                                                   handle's address can come back as another
-                                                   buffer's, a serial cannot */
 };
 
-/* >>logging ---------------------------------------------------------------------------------- */
-static hst__halo_log hst__halo_log_make(hst_log_fn fn, void *user, hst_log_level level,
-                                        const hst_backend *be)
-{
-    hst__halo_log lg;
-    lg.fn = fn;
-    lg.user = fn ? user : NULL;
-    lg.level = fn && level ? level : HST_LOG_DEBUG;   /* the backend filters by its own level */
-    lg.be = be;
-    return lg;
-}
-
-static void hst__halo_vlog(const hst__halo_log *lg, hst_log_level level, hst_log_item item,
-                           const char *fmt, va_list ap)
-{
-    char msg[HST__HALO_LOG_BYTES];
-    if (!lg || level > lg->level) return;
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (lg->fn) lg->fn(lg->user, level, item, msg);
-    else hst_backend_log(lg->be, level, item, "%s", msg);
-}
-
-HST__HPRINTF(4, 5)
-HST__HPRIVATE void hst__halo_logf(const hst__halo_log *lg, hst_log_level level, hst_log_item item,
-                           const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    hst__halo_vlog(lg, level, item, fmt, ap);
-    va_end(ap);
-}
-
-/* Logs an error with its item and returns r. */
-HST__HPRINTF(4, 5)
-static hst_result hst__halo_fail(const hst__halo_log *lg, hst_result r, hst_log_item item,
-                                 const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    hst__halo_vlog(lg, HST_LOG_ERROR, item, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
+/* >>logging ----------------------------------------------------------------------------------- */
 /* The log item that goes with a result of the layout/region checks. */
 static hst_log_item hst__halo_item(hst_result r)
 {
@@ -647,7 +625,7 @@ static hst_log_item hst__halo_item(hst_result r)
     case HST_ERROR_OVERFLOW: return HST_LOGITEM_SIZE_OVERFLOW;
     case HST_ERROR_SHAPE: return HST_LOGITEM_SHAPE_MISMATCH;
     case HST_ERROR_OUT_OF_HOST_MEMORY: return HST_LOGITEM_OUT_OF_HOST_MEMORY;
-    default: return HST_LOGITEM_BAD_ARGUMENT;
+    default: return r > HST_ERROR_BASE && r < 0 ? HST_LOGITEM_CL_ERROR : HST_LOGITEM_BAD_ARGUMENT;
     }
 }
 
@@ -1001,7 +979,7 @@ static void *hst__halo_calloc(const hst_backend *be, size_t n, size_t size)
 }
 
 /* Checks one spec against the plan's (valid) layouts. */
-static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_plan_desc *desc,
+static hst_result hst__halo_check_spec(const hst_backend *be, const hst_halo_plan_desc *desc,
                                        size_t i)
 {
     const hst_halo_spec *s = &desc->specs[i];
@@ -1009,63 +987,66 @@ static hst_result hst__halo_check_spec(const hst__halo_log *lg, const hst_halo_p
     size_t pack_n, unpack_n;
     unsigned d;
     if (s->quantity >= desc->num_quantities)
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                              "hst_halo_plan_create: spec %zu: quantity %zu of %zu", i,
+        return hst__bad_arg(be, "hst_halo_plan_create",
+                              "spec %zu: quantity %zu of %zu", i,
                               s->quantity, desc->num_quantities);
     if (s->peer >= (desc->num_peers ? desc->num_peers : 1))
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                              "hst_halo_plan_create: spec %zu: peer %zu of %zu", i, s->peer,
+        return hst__bad_arg(be, "hst_halo_plan_create",
+                              "spec %zu: peer %zu of %zu", i, s->peer,
                               desc->num_peers ? desc->num_peers : 1);
     lx = &desc->layouts[s->quantity];
     if (!hst__halo_region_ok(lx, &s->pack) || !hst__halo_region_ok(lx, &s->unpack))
-        return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                              "hst_halo_plan_create: spec %zu: a region of quantity %zu is empty "
+        return hst__range_arg(be, "hst_halo_plan_create",
+                              "spec %zu: a region of quantity %zu is empty "
                               "or out of range (outside shape)", i, s->quantity);
     pack_n = hst__halo_region_count(lx, &s->pack);
     unpack_n = hst__halo_region_count(lx, &s->unpack);
     if ((s->vector || s->negate) &&
         (lx->elem_bytes == 16 || (lx->number == HST_HALO_FLOAT && lx->elem_bytes == 1)))
-        return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
-                              "hst_halo_plan_create: spec %zu: no sign rule for %zu-byte %s "
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "hst_halo_plan_create",
+                              "spec %zu: no sign rule for %zu-byte %s "
                               "elements (%s)", i, lx->elem_bytes,
                               lx->number == HST_HALO_FLOAT ? "float" : "integer",
                               s->vector ? "a vector" : "negate");
     if (s->vector) {
         if (s->quantity_y >= desc->num_quantities || s->quantity_y == s->quantity)
-            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                                  "hst_halo_plan_create: spec %zu: y quantity %zu (of %zu, "
+            return hst__bad_arg(be, "hst_halo_plan_create",
+                                  "spec %zu: y quantity %zu (of %zu, "
                                   "x is %zu)", i, s->quantity_y, desc->num_quantities, s->quantity);
         ly = &desc->layouts[s->quantity_y];
         if (lx->elem_bytes != ly->elem_bytes || lx->number != ly->number)
-            return hst__halo_fail(lg, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE,
-                                  "hst_halo_plan_create: spec %zu: vector components differ in "
+            return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "hst_halo_plan_create",
+                                  "spec %zu: vector components differ in "
                                   "element type", i);
         if (lx->ndim != ly->ndim)
-            return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                                  "hst_halo_plan_create: spec %zu: vector components have %u and "
-                                  "%u dimensions", i, lx->ndim, ly->ndim);
+            return hst_backend_fail(be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
+                                    "hst_halo_plan_create",
+                                    "spec %zu: vector components have %u and "
+                                    "%u dimensions", i, lx->ndim, ly->ndim);
         for (d = 0; d < lx->ndim; ++d)
             if (hst__halo_axis(lx->dims[d]) != hst__halo_axis(ly->dims[d]))
-                return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                                      "hst_halo_plan_create: spec %zu: vector components differ "
-                                      "in the axis of dimension %u", i, d);
+                return hst_backend_fail(be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
+                                        "hst_halo_plan_create",
+                                        "spec %zu: vector components differ "
+                                        "in the axis of dimension %u", i, d);
         if (!hst__halo_region_ok(ly, &s->pack_y) || !hst__halo_region_ok(ly, &s->unpack_y))
-            return hst__halo_fail(lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                                  "hst_halo_plan_create: spec %zu: a region of y quantity %zu is "
+            return hst__range_arg(be, "hst_halo_plan_create",
+                                  "spec %zu: a region of y quantity %zu is "
                                   "empty or out of range (outside shape)", i, s->quantity_y);
         pack_n += hst__halo_region_count(ly, &s->pack_y);     /* each inside an allocation */
         unpack_n += hst__halo_region_count(ly, &s->unpack_y);
     }
     if (pack_n != unpack_n)
-        return hst__halo_fail(lg, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                              "hst_halo_plan_create: spec %zu: packs %zu elements but unpacks "
-                              "%zu (sizes must agree after rotation)", i, pack_n, unpack_n);
+        return hst_backend_fail(be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
+                                "hst_halo_plan_create",
+                                "spec %zu: packs %zu elements but unpacks "
+                                "%zu (sizes must agree after rotation)", i, pack_n, unpack_n);
     return HST_SUCCESS;
 }
 
 /* Lays out the slots of every peer (pack: unpack = 0, unpack: 1): writes descriptors (if d is
    not NULL) and returns the slot count, the buffer size and the per-peer ranges. */
-static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan *p,
+static hst_result hst__halo_layout_slots(hst_halo_plan *p,
                                          const hst_halo_plan_desc *desc, const size_t (*st)[4],
                                          int unpack, int runs, uint64_t *prefix, uint64_t *d,
                                          size_t *nslots, size_t *total_bytes)
@@ -1122,9 +1103,10 @@ static hst_result hst__halo_layout_slots(const hst__halo_log *lg, hst_halo_plan 
     *total_bytes = off;
     return HST_SUCCESS;
 overflow:
-    return hst__halo_fail(lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                          "hst_halo_plan_create: the %s buffer's size overflows size_t",
-                          unpack ? "receive" : "send");
+    return hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
+                            "hst_halo_plan_create",
+                            "the %s buffer's size overflows size_t",
+                            unpack ? "receive" : "send");
 }
 
 /* A slot's sort key for the interleaved bands: quantity, work-group count, table position. */
@@ -1205,72 +1187,33 @@ static size_t hst__halo_bands(const hst_backend *be, uint64_t *prefix, uint64_t 
     return nb;
 }
 
-#ifndef HST_NO_OPENCL
-/* Binds variant v's table words (prefix, descriptors, slots, work-groups) to the pack
-   (unpack = 0) or unpack kernel, unless bound already. */
-static hst_result hst__halo_bind_variant(hst_halo_plan *p, int unpack, int v)
-{
-    hst_kernel *k = unpack ? p->kunpack : p->kpack;
-    size_t base = (size_t)v * p->variant_words;
-    uint64_t args[4];
-    unsigned a;
-    hst_result r;
-    if (p->bound_variant[unpack] == v) return HST_SUCCESS;
-    args[0] = base + (unpack ? p->unpack_prefix_at : p->pack_prefix_at);
-    args[1] = base + (unpack ? p->unpack_desc_at : p->pack_desc_at);
-    args[2] = p->nbands[v][unpack];
-    args[3] = p->groups[v][unpack];
-    for (a = 0; a < 4; ++a)
-        if ((r = hst_kernel_set_arg(k, 1 + a, sizeof args[a], &args[a])) != HST_SUCCESS) return r;
-    p->bound_variant[unpack] = v;
-    return HST_SUCCESS;
-}
-
-/* Builds the fused kernels, uploads the table, binds the fixed arguments. */
+/* The fused kernels' rows and argument count (their declaration), their local size (a power of
+   two up to HST_K_HALO_MAX_LOCAL that the device allows) and the table in the backend's
+   memory, which every launch reads. */
 static hst_result hst__halo_device_setup(hst_halo_plan *p)
 {
-    size_t count, i;
-    const char *const *src = hst_kernels_halo_source(&count);
-    hst_program *prog = NULL;
+    const hst_kernel_family *fam = hst_kernels_halo_family();
+    hst_karg_kind kinds[6 + HST_HALO_MAX_QUANTITIES];
+    size_t maxwg = hst_backend_device(p->be)->max_work_group_size;
+    int v, n;
     hst_result r;
-    size_t nq_args = ((p->nq + 7) / 8) * 8;
-    r = hst_program_build(p->be, count, src, hst_kernels_halo_options(p->nq), &prog);
-    if (r != HST_SUCCESS) return r;
-    r = hst_kernel_create(prog, "hst_k_halo_pack", &p->kpack);
-    if (r == HST_SUCCESS) r = hst_kernel_create(prog, "hst_k_halo_unpack", &p->kunpack);
-    hst_program_release(prog);
-    if (r != HST_SUCCESS) return r;
-    /* the local size: a power of two up to HST_K_HALO_MAX_LOCAL the device allows */
-    {
-        size_t maxwg = hst_backend_device(p->be)->max_work_group_size;
-        int v;
-        p->wg = HST_K_HALO_MAX_LOCAL;
-        while (p->wg > 1 && p->wg > maxwg) p->wg /= 2;
-        for (v = 0; v < p->nvariants; ++v)
-            if (p->groups[v][0] > (uint64_t)(SIZE_MAX / p->wg) ||
-                p->groups[v][1] > (uint64_t)(SIZE_MAX / p->wg))
-                return HST_ERROR_OVERFLOW;
-    }
+    p->kernel[0] = hst_kernels_halo_kernel(p->nq, 0);
+    p->kernel[1] = hst_kernels_halo_kernel(p->nq, 1);
+    n = hst_kernel_signature(&fam->kernels[p->kernel[0]], kinds, 6 + HST_HALO_MAX_QUANTITIES);
+    if (n < 6)
+        return HST_ERROR_INVALID_ARGUMENT;   /* not reached: the family's own declaration */
+    p->num_args = (size_t)n;
+    p->wg = HST_K_HALO_MAX_LOCAL;
+    while (p->wg > 1 && p->wg > maxwg) p->wg /= 2;
+    for (v = 0; v < p->nvariants; ++v)
+        if (p->groups[v][0] > (uint64_t)(SIZE_MAX / p->wg) ||
+            p->groups[v][1] > (uint64_t)(SIZE_MAX / p->wg))
+            return HST_ERROR_OVERFLOW;
     r = hst_pool_alloc(hst_backend_pool(p->be), p->table_words * sizeof(uint64_t), &p->table_buf);
     if (r != HST_SUCCESS) return r;
-    r = hst_write(hst_backend_queue(p->be), p->table_buf, 0, p->table,
-                  p->table_words * sizeof(uint64_t), 1, 0, NULL, NULL);
-    if (r != HST_SUCCESS) return r;
-    for (i = 0; i < 2; ++i) {
-        hst_kernel *k = i ? p->kunpack : p->kpack;
-        size_t a;
-        p->bound_variant[i] = -1;
-        if ((r = hst_kernel_set_buffer(k, 0, p->table_buf)) != HST_SUCCESS) return r;
-        if ((r = hst__halo_bind_variant(p, (int)i, 0)) != HST_SUCCESS) return r;
-        if ((r = hst_kernel_set_buffer(k, 5, i ? p->recv : p->send)) != HST_SUCCESS) return r;
-        /* arguments past the plan's quantities are never read: bind the table */
-        for (a = 0; a < nq_args; ++a)
-            if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + a), p->table_buf)) != HST_SUCCESS)
-                return r;
-    }
-    return HST_SUCCESS;
+    return hst_write(hst_backend_queue(p->be), p->table_buf, 0, p->table,
+                     p->table_words * sizeof(uint64_t), 1, 0, NULL, NULL);
 }
-#endif
 
 HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
 {
@@ -1282,8 +1225,6 @@ HST__HDEF void hst_halo_plan_destroy(hst_halo_plan *p)
     (void)synced;
     hst_event_release(p->last_pack);
     hst_event_release(p->last_unpack);
-    hst_kernel_destroy(p->kpack);
-    hst_kernel_destroy(p->kunpack);
     hst_buffer_destroy(p->table_buf);
     hst_buffer_destroy(p->send);
     hst_buffer_destroy(p->recv);
@@ -1299,8 +1240,6 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
                                           hst_halo_plan **out)
 {
     static const char F[] = "hst_halo_plan_create";
-    hst__halo_log lg = hst__halo_log_make(desc ? desc->logger : NULL, desc ? desc->log_user : NULL,
-                                          desc ? desc->log_level : (hst_log_level)0, be);
     hst_halo_plan *p = NULL;
     size_t (*st)[4] = NULL;
     size_t i, nq, words, w;
@@ -1308,16 +1247,16 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     char why[256];
     if (out) *out = NULL;
     if (!be || !desc || !out)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: %s is NULL", F, !be ? "be" : !desc ? "desc" : "out");
+        return hst__null_arg(be, F,
+                              "%s is NULL", !be ? "be" : !desc ? "desc" : "out");
     nq = desc->num_quantities;
     if (nq == 0 || nq > HST_HALO_MAX_QUANTITIES || !desc->layouts)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: num_quantities %zu (1 to %d) with layouts %s", F, nq,
+        return hst__null_arg(be, F,
+                              "num_quantities %zu (1 to %d) with layouts %s", nq,
                               HST_HALO_MAX_QUANTITIES, desc->layouts ? "set" : "NULL");
     if (desc->num_specs == 0 || !desc->specs)
-        return hst__halo_fail(&lg, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                              "%s: no specs", F);
+        return hst__bad_arg(be, F,
+                              "no specs");
     p = (hst_halo_plan *)hst__halo_calloc(be, 1, sizeof *p);
     st = (size_t (*)[4])hst__halo_calloc(be, nq, sizeof *st);
     if (p) {
@@ -1328,35 +1267,33 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
                                                                           sizeof(size_t)) : NULL);
     }
     if (!p || !st || !p->qbytes || !p->peer) {
-        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
-                           "%s: host allocation failed", F);
+        r = hst_backend_fail(be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, F,
+                           "host allocation failed");
         goto fail;
     }
-    p->be = be;
-    p->log = lg;
     p->nq = nq;
     for (i = 0; i < nq; ++i) {
         r = hst__halo_layout_check(&desc->layouts[i], st[i], &p->qbytes[i], why, sizeof why);
         if (r != HST_SUCCESS) {
-            hst__halo_fail(&lg, r, hst__halo_item(r), "%s: quantity %zu: %s", F, i, why);
+            r = hst_backend_fail(be, r, hst__halo_item(r), F, "quantity %zu: %s", i, why);
             goto fail;
         }
     }
     for (i = 0; i < desc->num_specs; ++i)
-        if ((r = hst__halo_check_spec(&lg, desc, i)) != HST_SUCCESS)
+        if ((r = hst__halo_check_spec(be, desc, i)) != HST_SUCCESS)
             goto fail;
     /* sizes first (no descriptors), then the table */
-    if ((r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, 0, NULL, NULL,
+    if ((r = hst__halo_layout_slots(p, desc, (const size_t (*)[4])st, 0, 0, NULL, NULL,
                                     &p->npack, &p->send_total)) != HST_SUCCESS ||
-        (r = hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, 0, NULL, NULL,
+        (r = hst__halo_layout_slots(p, desc, (const size_t (*)[4])st, 1, 0, NULL, NULL,
                                     &p->nunpack, &p->recv_total)) != HST_SUCCESS)
         goto fail;
     /* words: 2 x bands (3 n + 1) + descriptors; npack, nunpack <= 2 * num_specs each */
     if (!hst__halo_add(p->npack, p->nunpack, &w) ||
         !hst__halo_mul(w, HST_K_HALO_DESC_WORDS + 3, &words) || !hst__halo_add(words, 2, &words) ||
         words > SIZE_MAX / 2 / sizeof(uint64_t)) {
-        r = hst__halo_fail(&lg, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                           "%s: the descriptor table's size overflows", F);
+        r = hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                           "the descriptor table's size overflows");
         goto fail;
     }
     /* OpenCL devices get a second variant of the table, RUNS mode where slots qualify,
@@ -1366,8 +1303,8 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     p->table_words = words * (size_t)p->nvariants;
     p->table = (uint64_t *)hst__halo_calloc(be, p->table_words, sizeof(uint64_t));
     if (!p->table) {
-        r = hst__halo_fail(&lg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
-                           "%s: host allocation of the table failed", F);
+        r = hst_backend_fail(be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, F,
+                           "host allocation of the table failed");
         goto fail;
     }
     p->pack_prefix_at = 0;
@@ -1376,9 +1313,9 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     p->unpack_desc_at = p->unpack_prefix_at + 3 * p->nunpack + 1;
     for (i = 0; i < (size_t)p->nvariants; ++i) {
         uint64_t *t = p->table + i * words;
-        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 0, (int)i,
+        hst__halo_layout_slots(p, desc, (const size_t (*)[4])st, 0, (int)i,
                                t + p->pack_prefix_at, t + p->pack_desc_at, &p->npack, &p->send_total);
-        hst__halo_layout_slots(&lg, p, desc, (const size_t (*)[4])st, 1, (int)i,
+        hst__halo_layout_slots(p, desc, (const size_t (*)[4])st, 1, (int)i,
                                t + p->unpack_prefix_at, t + p->unpack_desc_at, &p->nunpack,
                                &p->recv_total);
         /* the host paths read variant 0's descriptors in table order */
@@ -1391,21 +1328,19 @@ HST__HDEF hst_result hst_halo_plan_create(hst_backend *be, const hst_halo_plan_d
     if (r == HST_SUCCESS)
         r = hst_pool_alloc(hst_backend_pool(be), p->recv_total ? p->recv_total : 1, &p->recv);
     if (r != HST_SUCCESS) {
-        hst__halo_fail(&lg, r, hst__halo_item(r), "%s: buffers of %zu + %zu bytes: %s", F,
+        r = hst_backend_fail(be, r, hst__halo_item(r), F, "buffers of %zu + %zu bytes: %s",
                        p->send_total, p->recv_total, hst_result_string(r));
         goto fail;
     }
-#ifndef HST_NO_OPENCL
-    if (!hst_backend_is_host(be) && (r = hst__halo_device_setup(p)) != HST_SUCCESS) {
-        hst__halo_fail(&lg, r, HST_LOGITEM_CL_ERROR, "%s: device setup: %s", F, hst_result_string(r));
+    if ((r = hst__halo_device_setup(p)) != HST_SUCCESS) {
+        r = hst_backend_fail(be, r, hst__halo_item(r), F, "device setup: %s", hst_result_string(r));
         goto fail;
     }
-#endif
     p->stats.pack_slots = p->npack;
     p->stats.unpack_slots = p->nunpack;
     p->stats.send_bytes = p->send_total;
     p->stats.recv_bytes = p->recv_total;
-    p->stats.table_bytes = p->table_buf ? p->table_words * sizeof(uint64_t) : 0;
+    p->stats.table_bytes = p->table_words * sizeof(uint64_t);
     hst_backend_free(be, st);
     *out = p;
     return HST_SUCCESS;
@@ -1429,8 +1364,8 @@ HST__HDEF hst_result hst_halo_plan_peer(const hst_halo_plan *p, size_t peer, siz
                                         size_t *sb, size_t *ro, size_t *rb)
 {
     if (!p || peer >= p->npeers)
-        return p ? hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                                  "hst_halo_plan_peer: peer %zu of %zu", peer, p->npeers)
+        return p ? hst__bad_arg(p->be, "hst_halo_plan_peer",
+                                  "peer %zu of %zu", peer, p->npeers)
                  : HST_ERROR_INVALID_ARGUMENT;
     if (so) *so = p->peer[4 * peer];
     if (sb) *sb = p->peer[4 * peer + 1];
@@ -1449,41 +1384,40 @@ static hst_result hst__halo_check_quantities(hst_halo_plan *p, const char *f, si
 {
     size_t i;
     if (n != p->nq || (!ptrs && !bufs))
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                              "%s: %zu quantities given, the plan has %zu", f,
+        return hst__bad_arg(p->be, f,
+                              "%zu quantities given, the plan has %zu",
                               (ptrs || bufs) ? n : 0, p->nq);
     for (i = 0; i < n; ++i) {
         size_t have;
         if (bufs ? !bufs[i] : !ptrs[i])
-            return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                                  "%s: quantity %zu is NULL", f, i);
+            return hst__null_arg(p->be, f,
+                                  "quantity %zu is NULL", i);
         if (bufs && hst_buffer_backend(bufs[i]) != p->be)
-            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                                  "%s: quantity %zu belongs to another backend", f, i);
+            return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, f,
+                                  "quantity %zu belongs to another backend", i);
         if (!bufs && !bytes) continue;
         have = bufs ? hst_buffer_bytes(bufs[i]) : bytes[i];
         if (have < p->qbytes[i])
-            return hst__halo_fail(&p->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                                  "%s: quantity %zu holds %zu bytes, its layout needs %zu", f, i,
+            return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, f,
+                                  "quantity %zu holds %zu bytes, its layout needs %zu", i,
                                   have, p->qbytes[i]);
     }
     return HST_SUCCESS;
 }
 
-/* Keeps *slot as the plan's record of its last pack/unpack; gives the caller its own reference. */
-HST__HPRIVATE void hst__halo_keep_event(hst_event *slot, hst_event e, hst_event *out)
+/* Keeps e as the plan's record of its last pack or unpack (*slot) and gives the caller its own
+   reference (*out, may be NULL). */
+static void hst__halo_keep_event(hst_event *slot, hst_event e, hst_event *out)
 {
     hst_event_release(*slot);
     *slot = e;
-#ifndef HST_NO_OPENCL
-    if (out && e) clRetainEvent(e);
-#endif
-    if (out) *out = e;
+    if (!out) return;
+    *out = e;
+    hst_event_retain(e);
 }
 
 static void hst__halo_host_sig(const hst_halo_plan *p, int unpack, int64_t *sig);
 
-#ifndef HST_NO_OPENCL
 static const char *const hst__halo_variant_names[2] = {"fused", "runs"};
 
 /* The device path's table variant by measured speed: a timings-only choice operation per
@@ -1521,75 +1455,86 @@ static hst_result hst__halo_variant(hst_halo_plan *p, int unpack, int *v, int *t
     *timed = p->launches[*v][unpack] >= 1 && p->launches[*v][unpack] < HST__HALO_TIMED;
     return HST_SUCCESS;
 }
-#endif
+/* One launch of the fused pack (unpack = 0) or unpack kernel over table variant v: the table
+   and variant v's words, the plan's buffer, the quantities, and the table again for each
+   quantity argument past the plan's (never read). */
+static hst_result hst__halo_launch(hst_halo_plan *p, int unpack, int v, hst_queue *q, size_t n,
+                                   hst_buffer *const *quantities, size_t num_wait,
+                                   const hst_event *wait, hst_event *e)
+{
+    hst_karg a[6 + HST_HALO_MAX_QUANTITIES];
+    hst_launch_desc d;
+    size_t base = (size_t)v * p->variant_words, i;
+    a[0] = hst_karg_buffer(p->table_buf);
+    a[1] = hst_karg_ulong(base + (unpack ? p->unpack_prefix_at : p->pack_prefix_at));
+    a[2] = hst_karg_ulong(base + (unpack ? p->unpack_desc_at : p->pack_desc_at));
+    a[3] = hst_karg_ulong(p->nbands[v][unpack]);
+    a[4] = hst_karg_ulong(p->groups[v][unpack]);
+    a[5] = hst_karg_buffer(unpack ? p->recv : p->send);
+    for (i = 6; i < p->num_args; ++i)
+        a[i] = hst_karg_buffer(i - 6 < n ? quantities[i - 6] : p->table_buf);
+    memset(&d, 0, sizeof d);
+    d.family = hst_kernels_halo_family();
+    d.options = hst_kernels_halo_options(p->nq);
+    d.kernel = p->kernel[unpack];
+    d.range.dims = 1;
+    d.range.global[0] = (size_t)p->groups[v][unpack] * p->wg;   /* checked at creation */
+    d.range.local[0] = p->wg;
+    d.args = a;
+    d.num_args = p->num_args;
+    d.queue = q;
+    d.num_wait = num_wait;
+    d.wait = wait;
+    return hst_launch_kernel(p->be, &d, e);
+}
+
+/* Whether every event of the wait list has completed: a timed launch waits for them, and must
+   never wait on what may be gated (a user event completed later). */
+static int hst__halo_wait_done(size_t num_wait, const hst_event *wait)
+{
+    size_t i;
+    for (i = 0; i < num_wait; ++i) {
+        int st = HST_EVENT_COMPLETE;
+        if (hst_event_status(wait[i], &st) != HST_SUCCESS || st > HST_EVENT_COMPLETE) return 0;
+    }
+    return 1;
+}
 
 static hst_result hst__halo_run(hst_halo_plan *p, int unpack, hst_queue *q, size_t n,
                                 hst_buffer *const *quantities, size_t num_wait,
                                 const hst_event *wait, hst_event *out)
 {
     const char *f = unpack ? "hst_halo_unpack" : "hst_halo_pack";
+    hst_event e = NULL;
+    int v = 0, timed = 0;
+    double t0 = 0.0;
     hst_result r;
-    size_t i;
     if (out) *out = NULL;
-    if (!p) return HST_ERROR_INVALID_ARGUMENT;
+    if (!p) return hst__null_arg(NULL, f, "plan is NULL");
     if ((r = hst__halo_check_quantities(p, f, n, NULL, quantities, NULL)) != HST_SUCCESS)
         return r;
-    if (num_wait && !wait)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: num_wait %zu with wait NULL", f, num_wait);
+    if (num_wait && !wait) return hst__null_arg(p->be, f, "num_wait %zu with wait NULL", num_wait);
     if (!q) q = hst_backend_queue(p->be);
-    if (hst_backend_is_host(p->be)) {
-        void *ptrs[HST_HALO_MAX_QUANTITIES];
-        if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS) return r;
-        for (i = 0; i < n; ++i) ptrs[i] = hst_buffer_host_ptr(quantities[i]);
-        if (unpack)
-            hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack,
-                                   hst_buffer_host_ptr(p->recv), ptrs);
-        else
-            hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, ptrs,
-                                 hst_buffer_host_ptr(p->send));
+    if ((r = hst__halo_variant(p, unpack, &v, &timed)) != HST_SUCCESS)
+        return hst_backend_fail(p->be, r, hst__halo_item(r),
+                                f, "variant: %s", hst_result_string(r));
+    if (timed && hst__halo_wait_done(num_wait, wait)) {
+        /* the launch alone: what is queued before it finishes first */
+        if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS ||
+            (r = hst_queue_finish(q)) != HST_SUCCESS)
+            return r;
+        t0 = hst_time_s();
     } else {
-#ifndef HST_NO_OPENCL
-        hst_kernel *k = unpack ? p->kunpack : p->kpack;
-        hst_event e = NULL;
-        size_t global;
-        int v = 0, timed = 0;
-        double t0 = 0.0;
-        if ((r = hst__halo_variant(p, unpack, &v, &timed)) != HST_SUCCESS ||
-            (r = hst__halo_bind_variant(p, unpack, v)) != HST_SUCCESS)
-            return hst__halo_fail(&p->log, r, hst__halo_item(r), "%s: variant: %s", f,
-                                  hst_result_string(r));
-        global = (size_t)p->groups[v][unpack] * p->wg;
-        for (i = 0; i < n; ++i) {
-            uint64_t serial = hst_buffer_serial(quantities[i]);
-            if (p->bound[unpack][i] == serial) continue;
-            if ((r = hst_kernel_set_buffer(k, (unsigned)(6 + i), quantities[i])) != HST_SUCCESS)
-                return r;
-            p->bound[unpack][i] = serial;
-        }
-        for (i = 0; timed && i < num_wait; ++i) {   /* never wait on what may be gated */
-            cl_int st = CL_COMPLETE;
-            if (clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                               NULL) != CL_SUCCESS || st > CL_COMPLETE)
-                timed = 0;
-        }
-        if (timed) {   /* the launch alone: what is queued before it finishes first */
-            if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS || (r = hst_queue_finish(q)) != HST_SUCCESS)
-                return r;
-            t0 = hst_time_s();
-        }
-        r = hst_launch(q, k, 1, &global, &p->wg, num_wait, wait, &e);
-        if (r != HST_SUCCESS)
-            return hst__halo_fail(&p->log, r, HST_LOGITEM_CL_ERROR, "%s: launch: %s", f,
-                                  hst_result_string(r));
-        if (timed && (r = hst_event_wait(1, &e)) == HST_SUCCESS)
-            r = hst_choice_record(p->dev_op[unpack], p->host_sig[unpack], 3,
-                                  hst__halo_variant_names[v], hst_time_s() - t0);
-        p->launches[v][unpack]++;
-        hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
-        if (r != HST_SUCCESS) return r;
-#endif
+        timed = 0;
     }
+    if ((r = hst__halo_launch(p, unpack, v, q, n, quantities, num_wait, wait, &e)) != HST_SUCCESS)
+        return hst_backend_fail(p->be, r, hst__halo_item(r), f, "launch: %s", hst_result_string(r));
+    if (timed && (r = hst_event_wait(1, &e)) == HST_SUCCESS)
+        r = hst_choice_record(p->dev_op[unpack], p->host_sig[unpack], 3,
+                              hst__halo_variant_names[v], hst_time_s() - t0);
+    p->launches[v][unpack]++;
+    hst__halo_keep_event(unpack ? &p->last_unpack : &p->last_pack, e, out);
+    if (r != HST_SUCCESS) return r;
     if (unpack) p->stats.unpack_launches++; else p->stats.pack_launches++;
     return HST_SUCCESS;
 }
@@ -1617,8 +1562,8 @@ HST__HDEF hst_result hst_halo_pack_host(hst_halo_plan *p, size_t n, void *const 
                                         NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "hst_halo_pack_host: buffer is NULL");
+        return hst__null_arg(p->be, "hst_halo_pack_host",
+                              "buffer is NULL");
     hst_k_halo_pack_host(p->table + p->pack_desc_at, p->npack, quantities, buffer);
     p->stats.pack_launches++;
     return HST_SUCCESS;
@@ -1633,8 +1578,8 @@ HST__HDEF hst_result hst_halo_unpack_host(hst_halo_plan *p, size_t n, void *cons
                                         (const void *const *)quantities, NULL, bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "hst_halo_unpack_host: buffer is NULL");
+        return hst__null_arg(p->be, "hst_halo_unpack_host",
+                              "buffer is NULL");
     hst_k_halo_unpack_host(p->table + p->unpack_desc_at, p->nunpack, buffer, quantities);
     p->stats.unpack_launches++;
     return HST_SUCCESS;
@@ -1659,7 +1604,6 @@ static hst_result hst__halo_host_twin(void *args, void *user)
                      : hst_halo_pack_host(c->plan, c->n, c->quantities, c->bytes, c->buffer);
 }
 
-#ifndef HST_NO_OPENCL
 /* The first index at which quantity i's pointer is given (i itself when it is new). */
 static size_t hst__halo_first(const hst__halo_host_call *c, size_t i)
 {
@@ -1747,7 +1691,6 @@ static hst_result hst__halo_host_device(void *args, void *user)
     hst__halo_unwrap_all(c, w);
     return r;
 }
-#endif
 
 /* pack: the send buffer's bytes, for hst_choice_benchmark's cross-check. */
 static hst_result hst__halo_host_output(void *args, double *dst, size_t capacity, size_t *count)
@@ -1804,13 +1747,11 @@ static hst_result hst__halo_host_op(hst_halo_plan *p, int unpack)
     im[0].run = hst__halo_host_twin;
     im[0].reference = 1;
     d.num_impls = 1;
-#ifndef HST_NO_OPENCL
-    if (!hst_backend_is_host(p->be)) {
+    if (!hst_backend_is_host(p->be)) {   /* on the host device "device" would be "host" again */
         im[1].name = "device";
         im[1].run = hst__halo_host_device;
         d.num_impls = 2;
     }
-#endif
     d.name = name;
     d.impls = im;
     if (!unpack) d.output = hst__halo_host_output;
@@ -1844,8 +1785,8 @@ static hst_result hst__halo_host_choose(hst_halo_plan *p, int unpack, size_t n,
                                         bytes)) != HST_SUCCESS)
         return r;
     if (!buffer)
-        return hst__halo_fail(&p->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                              "%s: buffer is NULL", f);
+        return hst__null_arg(p->be, f,
+                              "buffer is NULL");
     if ((r = hst__halo_host_op(p, unpack)) != HST_SUCCESS) return r;
     c.plan = p; c.unpack = unpack; c.n = n; c.quantities = quantities; c.bytes = bytes;
     c.buffer = buffer;
@@ -1873,20 +1814,12 @@ HST__HDEF hst_result hst_halo_unpack_host_choose(hst_halo_plan *p, size_t n,
 
 HST__HDEF int hst_halo_plan_ready(const hst_halo_plan *p)
 {
-#ifndef HST_NO_OPENCL
-    size_t i;
+    int st[2] = {HST_EVENT_COMPLETE, HST_EVENT_COMPLETE};
     if (!p) return 1;
-    for (i = 0; i < 2; ++i) {
-        hst_event e = i ? p->last_unpack : p->last_pack;
-        cl_int status = CL_COMPLETE;
-        if (e && clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                                NULL) == CL_SUCCESS && status > CL_COMPLETE)
-            return 0;
-    }
-#else
-    (void)p;
-#endif
-    return 1;
+    /* an event whose status cannot be read counts as complete, as hst_event_wait's NULLs */
+    if (hst_event_status(p->last_pack, &st[0]) != HST_SUCCESS) st[0] = HST_EVENT_COMPLETE;
+    if (hst_event_status(p->last_unpack, &st[1]) != HST_SUCCESS) st[1] = HST_EVENT_COMPLETE;
+    return st[0] <= HST_EVENT_COMPLETE && st[1] <= HST_EVENT_COMPLETE;
 }
 
 HST__HDEF hst_result hst_halo_plan_synchronize(hst_halo_plan *p)
@@ -1912,7 +1845,7 @@ HST__HDEF hst_result hst_halo_plan_mirrors(hst_halo_plan *p, void **send, void *
     if (r == HST_SUCCESS && !p->recv_mirror)
         r = hst_pinned_create(p->be, hst_buffer_bytes(p->recv), &p->recv_mirror);
     if (r != HST_SUCCESS)
-        return hst__halo_fail(&p->log, r, hst__halo_item(r), "hst_halo_plan_mirrors: %s",
+        return hst_backend_fail(p->be, r, hst__halo_item(r), "hst_halo_plan_mirrors", "%s",
                               hst_result_string(r));
     if (send) *send = hst_buffer_host_ptr(p->send_mirror);
     if (recv) *recv = hst_buffer_host_ptr(p->recv_mirror);
@@ -1968,17 +1901,18 @@ HST__HDEF hst_result hst_halo_copy_peer(hst_halo_plan *src, size_t src_peer, hst
         (r = hst_halo_plan_peer(dst, dst_peer, NULL, NULL, &ro, &rb)) != HST_SUCCESS)
         return r;
     if (sb != rb)
-        return hst__halo_fail(&dst->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                              "hst_halo_copy_peer: peer %zu sends %zu bytes, peer %zu expects %zu",
-                              src_peer, sb, dst_peer, rb);
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
+                                "hst_halo_copy_peer",
+                                "peer %zu sends %zu bytes, peer %zu expects %zu",
+                                src_peer, sb, dst_peer, rb);
     if (src->be == dst->be) {
         if (!q) q = hst_backend_queue(src->be);
         return hst_copy(q, dst->recv, ro, src->send, so, sb, num_wait, wait, out);
     } else {
         void *tmp = hst_backend_alloc(dst->be, sb ? sb : 1);
         if (!tmp)
-            return hst__halo_fail(&dst->log, HST_ERROR_OUT_OF_HOST_MEMORY,
-                                  HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_halo_copy_peer: %zu bytes", sb);
+            return hst_backend_fail(dst->be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
+                                    "hst_halo_copy_peer", "%zu bytes", sb);
         r = hst_event_wait(num_wait, wait);
         if (r == HST_SUCCESS)
             r = hst_read(hst_backend_queue(src->be), src->send, so, tmp, sb, 1, 0, NULL, NULL);
@@ -2531,13 +2465,13 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     void *sm = NULL, *rm = NULL;
     if (out) *out = NULL;
     if (!plan || !peers || !out)
-        return plan ? hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                                     "%s: %s is NULL", F, !peers ? "peers" : "out")
+        return plan ? hst__null_arg(plan->be, F,
+                                     "%s is NULL", !peers ? "peers" : "out")
                     : HST_ERROR_INVALID_ARGUMENT;
     if ((r = hst_halo_plan_mirrors(plan, &sm, &rm)) != HST_SUCCESS) return r;
     ex = (hst_halo_exchanger *)hst__halo_calloc(plan->be, 1, sizeof *ex);
-    if (!ex) return hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY,
-                                   HST_LOGITEM_OUT_OF_HOST_MEMORY, "%s: host allocation failed", F);
+    if (!ex) return hst_backend_fail(plan->be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
+                                     F, "host allocation failed");
     ex->comm = MPI_COMM_NULL;
     ex->plan = plan;
     ex->n = plan->npeers;
@@ -2555,8 +2489,9 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
     hs = (MPI_Request *)hst__halo_calloc(plan->be, 2 * ex->n, sizeof(MPI_Request));
     if (!ex->peers || !ex->send_peer || !ex->recv_peer || !ex->self_src || !ex->sreq || !ex->rreq || !ex->ups ||
         !mine || !theirs || !hs) {
-        r = hst__halo_fail(&plan->log, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
-                           "%s: host allocation failed", F);
+        r = hst_backend_fail(plan->be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
+                             F,
+                             "host allocation failed");
         goto done;
     }
     for (i = 0; i < ex->n; ++i) ex->sreq[i] = ex->rreq[i] = MPI_REQUEST_NULL;
@@ -2571,9 +2506,9 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
         for (j = 0; j < ex->n; ++j)
             if (peers[j].send_rank == ex->me && peers[j].send_tag == peers[i].recv_tag) break;
         if (j == ex->n) {
-            r = hst__halo_fail(&plan->log, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                               "%s: peer %zu receives from this rank, but no peer sends to it "
-                               "with tag %d", F, i, peers[i].recv_tag);
+            r = hst__bad_arg(plan->be, F,
+                               "peer %zu receives from this rank, but no peer sends to it "
+                               "with tag %d", i, peers[i].recv_tag);
             goto done;
         }
         ex->self_src[i] = j;
@@ -2594,12 +2529,12 @@ HST__HDEF hst_result hst_halo_exchanger_create(hst_halo_plan *plan, MPI_Comm com
         size_t got, want = plan->peer[4 * i + 3];
         got = ex->self_src[i] != SIZE_MAX ? plan->peer[4 * ex->self_src[i] + 1] : (size_t)theirs[m++];
         if (got != want)
-            r = hst__halo_fail(&plan->log, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                               "%s: peer %zu (rank %d) sends %zu bytes, this plan unpacks %zu",
-                               F, i, peers[i].recv_rank, got, want);
+            r = hst_backend_fail(plan->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                               "peer %zu (rank %d) sends %zu bytes, this plan unpacks %zu", i,
+                               peers[i].recv_rank, got, want);
         if (want > (size_t)INT_MAX || plan->peer[4 * i + 1] > (size_t)INT_MAX)
-            r = hst__halo_fail(&plan->log, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                               "%s: peer %zu's message exceeds INT_MAX bytes", F, i);
+            r = hst_backend_fail(plan->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                               "peer %zu's message exceeds INT_MAX bytes", i);
     }
     if (r != HST_SUCCESS) goto done;
     for (i = 0; i < ex->nsend; ++i) {

@@ -121,6 +121,36 @@ HST_API void hst_k_tv_gap_host(const float *x, const float *p, const float *f, f
 HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const void *b,
                                   size_t elems, double *out);
 
+/* The family's kernels, declared once (backend.h's "Declared kernels"): rows X(id, name in the
+   program, parameters, host twin). The twins take a launch's range as stream.h gives it
+   (dim 1: end - begin slices from begin, dim 0: a slice's work-items) and compute whole slices
+   z = begin + offset[1] .. begin + offset[1] + global[1] (clipped to end), every voxel of each:
+   a range splits by slices, never within one (a 1-D range: all of [begin, end)). Their results
+   are the typed twins' above. hst_k_slice_acc is built once per element type: row
+   HST_KSTREAM_SLICE_ACC is its f32 build, HST_KSTREAM_SLICE_ACC_C64 its -DHST_ACC_C64 build (the
+   same parameters; each twin reads its element type); both twins write acc as double, as the
+   -DHST_FP64 build does (a build without it writes float, which no twin does: the host device
+   has fp64). */
+#define HST_STREAM_KERNELS(X) \
+    X(HST_KSTREAM_GRAD3, hst_k_grad3, "global global uint uint ulong ulong ulong ulong int", hst__kt_grad3) \
+    X(HST_KSTREAM_DIV3, hst_k_div3, "global global uint uint ulong ulong ulong ulong int", hst__kt_div3) \
+    X(HST_KSTREAM_TV_DUAL, hst_k_tv_dual, "global global uint uint float ulong ulong ulong ulong int", \
+      hst__kt_tv_dual) \
+    X(HST_KSTREAM_TV_PRIMAL, hst_k_tv_primal, \
+      "global global global global uint uint float float ulong ulong ulong ulong int", hst__kt_tv_primal) \
+    X(HST_KSTREAM_TV_GAP, hst_k_tv_gap, \
+      "global global global global uint uint float ulong ulong ulong ulong int", hst__kt_tv_gap) \
+    X(HST_KSTREAM_SLICE_ACC, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
+      hst__kt_slice_acc) \
+    X(HST_KSTREAM_SLICE_ACC_C64, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
+      hst__kt_slice_acc_c64)
+enum { HST_STREAM_KERNELS(HST_KERNEL_ID) HST_KSTREAM_COUNT };
+
+/* The stream family: its source (hst_kernels_stream_source) and HST_STREAM_KERNELS's
+   declarations, for hst_launch_kernel (and stream.h's declared stages). Static storage.
+   Thread-safe. */
+HST_API const hst_kernel_family *hst_kernels_stream_family(void);
+
 /* <<stream kernels */
 
 #ifdef __cplusplus
@@ -561,6 +591,91 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
     for (s = HST_REDUCE_LOCAL / 2; s > 0; s >>= 1)
         for (l = 0; l < s; ++l) lane[l] = lane[l] + lane[l + s];
     *out = lane[0];
+}
+
+/* Declared kernels' twins (HST_STREAM_KERNELS): the block arguments at blk (base, begin, end,
+   total, flags), the slices [*z0, *z1) of the range (see the declarations). */
+HST__KPRIVATE void hst__kt_slices(const hst_karg *blk, const hst_range *r, uint64_t *z0,
+                                  uint64_t *z1)
+{
+    uint64_t begin = blk[1].v.u64, end = blk[2].v.u64;
+    *z0 = r->dims < 2 ? begin : begin + r->offset[1];
+    *z1 = end;
+    if (*z0 >= end) *z0 = end;
+    else if (r->dims >= 2 && r->global[1] < end - *z0) *z1 = *z0 + r->global[1];
+}
+
+#define HST__KT_PTR(i) hst_karg_ptr(&a[i])
+
+static void hst__kt_grad3(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_slices(a + 4, r, &z0, &z1);
+    hst_k_grad3_host((const float *)HST__KT_PTR(0), (float *)HST__KT_PTR(1), a[2].v.u32, a[3].v.u32,
+                     a[4].v.u64, z0, z1, a[7].v.u64);
+}
+
+static void hst__kt_div3(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_slices(a + 4, r, &z0, &z1);
+    hst_k_div3_host((const float *)HST__KT_PTR(0), (float *)HST__KT_PTR(1), a[2].v.u32, a[3].v.u32,
+                    a[4].v.u64, z0, z1, a[7].v.u64);
+}
+
+static void hst__kt_tv_dual(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_slices(a + 5, r, &z0, &z1);
+    hst_k_tv_dual_host((const float *)HST__KT_PTR(0), (float *)HST__KT_PTR(1), a[2].v.u32, a[3].v.u32,
+                       a[4].v.f32, a[5].v.u64, z0, z1, a[8].v.u64);
+}
+
+static void hst__kt_tv_primal(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_slices(a + 8, r, &z0, &z1);
+    hst_k_tv_primal_host((const float *)HST__KT_PTR(0), (const float *)HST__KT_PTR(1),
+                         (float *)HST__KT_PTR(2), (float *)HST__KT_PTR(3), a[4].v.u32, a[5].v.u32,
+                         a[6].v.f32, a[7].v.f32, a[8].v.u64, z0, z1, a[11].v.u64);
+}
+
+static void hst__kt_tv_gap(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_slices(a + 7, r, &z0, &z1);
+    hst_k_tv_gap_host((const float *)HST__KT_PTR(0), (const float *)HST__KT_PTR(1),
+                      (const float *)HST__KT_PTR(2), (float *)HST__KT_PTR(3), a[4].v.u32, a[5].v.u32,
+                      a[6].v.f32, a[7].v.u64, z0, z1, a[10].v.u64);
+}
+
+/* hst_k_slice_acc's work-groups z - begin of the range (one per slice, the 256 lanes of dim 0
+   together): a, b (kind 3 only), elems, begin, end, kind, acc (double), acc_offset. */
+static void hst__kt_slice_acc_dt(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    const unsigned char *pa = (const unsigned char *)HST__KT_PTR(0), *pb = (const unsigned char *)HST__KT_PTR(1);
+    uint64_t elems = a[2].v.u64, begin = a[3].v.u64, z0 = begin + (r->dims > 1 ? r->offset[1] : 0), z;
+    uint64_t z1 = r->dims > 1 ? z0 + r->global[1] : z0 + 1;
+    size_t slice = (size_t)elems * hst_dtype_size(dt);
+    double *acc = (double *)HST__KT_PTR(6);
+    int kind = a[5].v.i32;
+    for (z = z0; z < z1 && z < a[4].v.u64; z++)
+        hst_k_slice_acc_host(dt, kind, pa + (size_t)z * slice, kind == 3 ? pb + (size_t)z * slice : NULL,
+                             (size_t)elems, &acc[a[7].v.u64 + (z - begin)]);
+}
+
+static void hst__kt_slice_acc(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_F32, a, r); }
+static void hst__kt_slice_acc_c64(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_C64, a, r); }
+
+#undef HST__KT_PTR
+
+static const hst_kernel_decl hst__stream_decls[HST_KSTREAM_COUNT] = { HST_STREAM_KERNELS(HST_KERNEL_DECL) };
+
+HST__KDEF const hst_kernel_family *hst_kernels_stream_family(void)
+{
+    static const hst_kernel_family f = { "stream", hst_kernels_stream_source, hst__stream_decls,
+                                         HST_KSTREAM_COUNT };
+    return &f;
 }
 
 /* <<stream kernels */

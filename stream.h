@@ -37,6 +37,33 @@
                                         without it a non-NULL mpi_comm is refused
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
 
+   Reference (every public function, by group; each is documented at its declaration)
+     Streams
+       hst_stream_create            checks a description, builds its kernels, allocates the rings
+       hst_stream_run               runs the chain over all N slices (blocking)
+       hst_stream_destroy           frees a stream (collective over MPI ranks)
+     Between runs
+       hst_stream_set_array         replaces one array's caller memory
+       hst_stream_set_arrays        replaces several at once (all or nothing)
+       hst_stream_set_pinned_arrays replaces pinned arrays
+       hst_stream_set_num_slices    runs the next runs over fewer (or again all) slices
+     Blocks, devices, ranks
+       hst_stream_block_query       the block create would take, asked before creating
+       hst_stream_block_slices      the block a stream uses
+       hst_stream_copy_model        a device's copy overhead and speed (the default block's rule)
+       hst_stream_copy_op           the choice registry's operation holding that model
+       hst_stream_choice_op         the operation splitting slices across devices
+       hst_stream_rank_range        the slices this MPI rank owns and holds
+     Pinned arrays (caller arrays beyond one device allocation)
+       hst_stream_pinned_create     makes one, in chunks of whole slices
+       hst_stream_pinned_destroy    frees it
+       hst_stream_pinned_host       the whole array as one pointer, where it is one
+       hst_stream_pinned_slice      the address of one slice, and the slices contiguous from it
+       hst_stream_pinned_chunk_slices, hst_stream_pinned_chunks   its chunking
+       hst_stream_pinned_write, hst_stream_pinned_read            copies slices in or out
+     The stream kernel family (kernels_stream.h, included here): hst_kernels_stream_family and
+     HST_STREAM_KERNELS (a stage's family and family_kernel), hst_kernels_stream_source.
+
    What it does NOT do: it does not split a slice (a slice of every array must fit a block); it
    does not reorder stages; it does not run two streams' blocks interleaved (one run at a time per
    stream); a stream is used by one thread at a time (two threads may run two streams made on
@@ -218,7 +245,7 @@ typedef hst_result (*hst_stream_host_fn)(void *const *arrays, const void *const 
 typedef struct hst_stream_binding {
     hst_buffer *buffer;     /* holds the block (a GLOBAL array: the whole array) */
     size_t offset_bytes;    /* where global slice blk->base starts in buffer (GLOBAL: its start) */
-    uint64_t slices;        /* slices loaded from there (GLOBAL: 0) */
+    uint64_t num_slices;    /* slices loaded from there (GLOBAL: 0) */
     size_t slice_bytes;     /* bytes of one slice (GLOBAL: global_bytes) */
 } hst_stream_binding;
 typedef hst_result (*hst_stream_array_fn)(hst_backend *be, const hst_stream_binding *arrays,
@@ -272,18 +299,35 @@ typedef struct hst_stream_array {
                                    hst_stream_set_pinned_arrays). */
 } hst_stream_array;
 
-/* One stage: a kernel from OpenCL C source plus its host twin, or a call (arrays_fn: see
-   hst_stream_array_fn above), never both. */
+/* One stage: a kernel, or a call (arrays_fn: see hst_stream_array_fn above), never both. A
+   kernel is either
+     declared   family and family_kernel: a kernel of a declared family (backend.h's "Declared
+                kernels"; kernels_stream.h's HST_STREAM_KERNELS, or an embedder's own family),
+                launched through hst_launch_kernel: on the host device its declared twin (or
+                host, when set) runs. Its signature must read "global" once per input and
+                output, then one word per scalar of scalar_bytes[j] bytes (int, uint, float: 4;
+                long, ulong, double: 8; value: any), then "ulong ulong ulong ulong int" (the
+                block arguments); create checks it. sources, num_sources and kernel unset;
+                options are its program's build options. Or
+     from sources   sources, num_sources, kernel (and options) on OpenCL devices; host, its
+                host twin, on the host device.
+   The twin a declared kernel's family gives gets the block as a range: dim 1 = end - begin
+   slices from begin, dim 0 = items_per_slice (1-D with loop_slices); the buffers start at
+   global slice base, as for the kernel. */
 typedef struct hst_stream_stage {
     const char *name;                       /* for messages; may be NULL */
     const char *const *sources;             /* OpenCL C program (pieces) and build options */
     size_t num_sources;
     const char *options;
     const char *kernel;                     /* kernel name in the program */
-    hst_stream_host_fn host;                /* host twin: required on the host device (which
-                                               runs stages through their twins), optional on
-                                               OpenCL devices */
+    hst_stream_host_fn host;                /* host twin: on the host device, required for a
+                                               stage from sources and optional for a declared
+                                               one (it replaces the declared twin there: a
+                                               room's own threaded host path, say); never run
+                                               on OpenCL devices */
     void *host_user;
+    const hst_kernel_family *family;        /* a declared kernel: its family ... */
+    unsigned family_kernel;                 /* ... and its id there */
     unsigned num_inputs, num_outputs;       /* indices into the stream's arrays */
     const int *inputs, *outputs;
     unsigned num_scalars;                   /* scalar kernel arguments (after the arrays) */
@@ -298,8 +342,8 @@ typedef struct hst_stream_stage {
                                                walks [begin, end) itself, in order (reductions
                                                along the slice axis into GLOBAL arrays) */
     hst_stream_array_fn arrays_fn;          /* a call instead of a kernel: then sources,
-                                               num_sources, options, kernel and host must be
-                                               unset (items_per_slice, local_size and
+                                               num_sources, options, kernel, family and host
+                                               must be unset (items_per_slice, local_size and
                                                loop_slices are ignored) */
     void *arrays_user;                      /* arrays_fn's user pointer */
 } hst_stream_stage;
@@ -366,7 +410,7 @@ typedef struct hst_stream hst_stream;
 /* After a run: what was done, where, and how fast. */
 typedef struct hst_stream_report {
     uint64_t block_slices;                  /* B used */
-    uint64_t blocks;                        /* blocks run (all devices) */
+    uint64_t num_blocks;                    /* blocks run (all devices) */
     uint64_t slices_done;                   /* owned slices whose outputs are complete */
     uint64_t done_begin[HST_STREAM_MAX_BACKENDS];   /* per device: outputs complete for global */
     uint64_t done_end[HST_STREAM_MAX_BACKENDS];     /* slices [done_begin, done_end) */
@@ -442,13 +486,17 @@ HST_API HST_NODISCARD hst_result hst_stream_set_arrays(hst_stream *s, unsigned n
 /* The block size (owned slices) and ring the stream uses. Thread safety: while alive. */
 HST_API uint64_t hst_stream_block_slices(const hst_stream *s);
 
-/* The block hst_stream_create would take for desc, asked before creating (nothing is built,
-   allocated or run): the block is stream.h's decision, and a layer above that wants smaller or
-   larger blocks (esrrf.h: a share of its stack) gives its wish as desc.block_slices and takes
-   the answer, rather than provoking create's refusal.
-     block_slices    desc.block_slices when it fits the budget, else largest_slices (create
-                     refuses a block_slices over it); with desc.block_slices 0 the default rule
-                     ("The default block size" above: it may measure the device's copy model);
+/* The block hst_stream_create would take for desc, asked before creating (no stream is made,
+   nothing is built, allocated or run; create decides with the same function): the block is
+   stream.h's decision, and a layer above that wants smaller or larger blocks (esrrf.h: a share
+   of its stack) gives its wish as desc.block_slices and takes the answer, rather than
+   provoking create's refusal. desc is read as create reads it (and checked as create checks
+   it): the arrays' slice sizes and kinds, the stages' halos, the accumulators, the backends,
+   num_slices, budget_bytes, ring and block_slices.
+     block_slices    desc.block_slices (at most N) when it fits the budget, else
+                     largest_slices (create refuses a block_slices over it); with
+                     desc.block_slices 0 the default rule ("The default block size" above: it
+                     may measure the device's copy model);
      largest_slices  the largest block whose ring (K slots of the block plus its halo slices,
                      every buffer within the device's largest allocation) fits budget_bytes on
                      every device; on the host device the block whose scratch fits the budget
@@ -592,7 +640,6 @@ HST_API HST_NODISCARD hst_result hst_stream_pinned_read(const hst_stream_pinned 
 
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -628,18 +675,6 @@ extern "C" {
 
 /* >>helpers (stream.h uses backend.h's public API only, so its implementation may live in
    another translation unit than backend.h's) */
-#if defined(__GNUC__) || defined(__clang__)
-#  define HST__SPRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#  define HST__SPRINTF(f, a)
-#endif
-
-static int hst__smul(size_t a, size_t b, size_t *out) {
-    if (a != 0 && b > SIZE_MAX / a) return 0;
-    *out = a * b;
-    return 1;
-}
-
 /* a + h slices of reach, clamped to N - 1 (no block reaches further within [0, N)). */
 static uint64_t hst__reach(uint64_t a, uint64_t h, uint64_t N) {
     uint64_t cap = N ? N - 1 : 0;
@@ -662,6 +697,18 @@ static void *hst__scalloc(const hst_backend *be, size_t bytes) {
 }
 
 /* >>types ------------------------------------------------------------------------------------ */
+/* What the block size is decided from, besides the description: made from it by hst__plan_make,
+   for a stream (create) and for hst_stream_block_query alike. */
+typedef struct hst__plan {
+    const hst_stream_desc *desc;
+    uint64_t ext_lo[HST_STREAM_MAX_STAGES];     /* how far beyond the owned slices each stage */
+    uint64_t ext_hi[HST_STREAM_MAX_STAGES];     /* computes (hst__plan_extents) */
+    uint64_t halo_lo, halo_hi;                  /* whole chain: the loaded range (each < N) */
+    unsigned ring;                              /* slots per device */
+    int host;                                   /* every backend is the host device */
+    int acc_bytes;                              /* 8 (double) or 4 (float, no fp64) */
+} hst__plan;
+
 typedef struct hst__slot {
     hst_buffer *dev[HST_STREAM_MAX_ARRAYS];     /* device buffer of each array */
     hst_buffer *staging[HST_STREAM_MAX_ARRAYS]; /* pinned staging of pageable OUTPUT and INOUT
@@ -675,8 +722,8 @@ typedef struct hst__slot {
 typedef struct hst__sdev {
     hst_backend *be;
     hst_queue *up, *comp, *down;                /* copy engines in both directions + compute */
-    hst_kernel *kernels[HST_STREAM_MAX_STAGES];
-    hst_kernel *acc_kernel[2];                  /* f32, c64 */
+    hst_kernel *kernels[HST_STREAM_MAX_STAGES]; /* stages from sources (declared kernels and
+                                                   the accumulators: the backend keeps them) */
     hst_buffer *acc[HST_STREAM_MAX_ACCUMULATORS];  /* per owned slice of the range */
     hst_buffer *global[HST_STREAM_MAX_ARRAYS];  /* GLOBAL arrays: one copy per device */
     unsigned char borrowed[HST_STREAM_MAX_ARRAYS];  /* global[i] is the caller's (buffers) */
@@ -704,12 +751,8 @@ struct hst_stream {
     uint64_t runs;                              /* hst_stream_run calls so far */
     uint64_t created_slices;                    /* num_slices at create (desc.num_slices: the
                                                    runs' own, hst_stream_set_num_slices) */
-    uint64_t ext_lo[HST_STREAM_MAX_STAGES], ext_hi[HST_STREAM_MAX_STAGES];
-    uint64_t halo_lo, halo_hi;                  /* whole chain: the loaded range (each < N) */
+    hst__plan plan;                             /* of desc: the chain's reach, the ring */
     uint64_t block;                             /* B */
-    unsigned ring;
-    int host;                                   /* every backend is the host device */
-    int acc_bytes;                              /* 8 (double) or 4 (float, no fp64) */
     hst__sdev devs[HST_STREAM_MAX_BACKENDS];
     unsigned char *scratch[HST_STREAM_MAX_ARRAYS];  /* host device: TEMP and extended outputs */
     double *acc_slices;                         /* N per-slice values per accumulator */
@@ -733,41 +776,10 @@ struct hst_stream {
 };
 
 /* >>logging ---------------------------------------------------------------------------------- */
-/* A refusal: logged as an error with its item (the finest that fits: HST_LOGITEM_LIST says
-   which), its code returned. */
-static hst_result hst__vbad(const hst_backend *be, hst_result code, hst_log_item item, const char *fmt,
-                            va_list ap) {
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    hst_backend_log(be, HST_LOG_ERROR, item, "hst_stream: %s", msg);
-    return code;
-}
-
 /* The backend whose logger speaks for a description (the stream's devices share the caller's
    setup): its first, or NULL (the default logger) when it has none. */
 static const hst_backend *hst__desc_be(const hst_stream_desc *d) {
     return d && d->backends && d->num_backends ? d->backends[0] : NULL;
-}
-
-HST__SPRINTF(4, 5)
-static hst_result hst__sbad(const hst_stream_desc *d, hst_result code, hst_log_item item, const char *fmt, ...) {
-    va_list ap;
-    hst_result r;
-    va_start(ap, fmt);
-    r = hst__vbad(hst__desc_be(d), code, item, fmt, ap);
-    va_end(ap);
-    return r;
-}
-
-/* The same through one backend's logger (NULL: the default logger). */
-HST__SPRINTF(4, 5)
-static hst_result hst__bbad(const hst_backend *be, hst_result code, hst_log_item item, const char *fmt, ...) {
-    va_list ap;
-    hst_result r;
-    va_start(ap, fmt);
-    r = hst__vbad(be, code, item, fmt, ap);
-    va_end(ap);
-    return r;
 }
 
 static double hst__now_s(void) {
@@ -830,16 +842,16 @@ HST__SDEF hst_result hst_stream_pinned_create(hst_backend *be, size_t slice_byte
     size_t total;
     uint64_t fit;
     hst_result r;
-    if (!be || !out) return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "%s: %s is NULL", F, be ? "out" : "be");
+    if (!be || !out) return hst__null_arg(be, "hst_stream", "%s: %s is NULL", F, be ? "out" : "be");
     *out = NULL;
     if (!slice_bytes || !num_slices)
-        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "%s: slice_bytes and num_slices must be > 0", F);
-    if (num_slices > SIZE_MAX || !hst__smul(slice_bytes, (size_t)num_slices, &total))
-        return hst__bbad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "%s: %llu slices of %zu bytes overflow size_t", F,
+        return hst__zero_arg(be, "hst_stream", "%s: slice_bytes and num_slices must be > 0", F);
+    if (num_slices > SIZE_MAX || !hst_size_mul(slice_bytes, (size_t)num_slices, &total))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "%s: %llu slices of %zu bytes overflow size_t", F,
                          (unsigned long long)num_slices, slice_bytes);
     fit = hst_backend_is_host(be) ? num_slices : hst_backend_device(be)->max_alloc_bytes / slice_bytes;
     if (fit == 0)
-        return hst__bbad(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "%s: a slice of %zu bytes exceeds the device's "
+        return hst_backend_fail(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "hst_stream", "%s: a slice of %zu bytes exceeds the device's "
                          "largest allocation", F, slice_bytes);
     if (!chunk_slices || chunk_slices > num_slices) chunk_slices = chunk_slices ? num_slices : fit;
     if (!(p = (hst_stream_pinned *)hst__scalloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -878,7 +890,7 @@ static hst_result hst__pinned_copy(const hst_stream_pinned *p, uint64_t first, v
                                    uint64_t count, int to_array) {
     unsigned char *m = (unsigned char *)mem;
     if (!p || (!mem && count) || first > p->num_slices || count > p->num_slices - first)
-        return hst__bbad(p ? p->be : NULL, HST_ERROR_INVALID_ARGUMENT, !p || !mem ? HST_LOGITEM_NULL_ARGUMENT : HST_LOGITEM_OUT_OF_RANGE, "hst_stream_pinned_%s: %s", to_array ? "write" : "read",
+        return hst_backend_fail(p ? p->be : NULL, HST_ERROR_INVALID_ARGUMENT, !p || !mem ? HST_LOGITEM_NULL_ARGUMENT : HST_LOGITEM_OUT_OF_RANGE, "hst_stream", "hst_stream_pinned_%s: %s", to_array ? "write" : "read",
                          !p ? "p is NULL" : !mem ? "the memory is NULL" : "slices beyond the array");
     while (count) {
         uint64_t run;
@@ -913,18 +925,18 @@ static int hst__stream_writes(const hst_stream_stage *st, int a) {
 static hst_result hst__check_backends(const hst_stream_desc *d) {
     unsigned i, hosts = 0;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_backends %u: give 1..%d backends",
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "num_backends %u: give 1..%d backends",
                          d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++) {
-        if (!d->backends[i]) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "backends[%u] is NULL", i);
+        if (!d->backends[i]) return hst__null_arg(hst__desc_be(d), "hst_stream", "backends[%u] is NULL", i);
         hosts += hst_backend_is_host(d->backends[i]) != 0;
     }
     if (hosts && hosts != d->num_backends)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "backends mix the host device and OpenCL devices");
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "backends mix the host device and OpenCL devices");
     if (d->weights)
         for (i = 0; i < d->num_backends; i++)
             if (!(d->weights[i] > 0.0))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "weights[%u] must be > 0", i);
+                return hst__range_arg(hst__desc_be(d), "hst_stream", "weights[%u] must be > 0", i);
     return HST_SUCCESS;
 }
 
@@ -935,13 +947,13 @@ static hst_result hst__check_global_buffers(const hst_stream_desc *d, unsigned i
     for (k = 0; k < d->num_backends; k++) {
         const hst_buffer *b = a->buffers[k];
         if (!b || hst_buffer_backend(b) != d->backends[k])
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, b ? HST_LOGITEM_BAD_ARGUMENT : HST_LOGITEM_NULL_ARGUMENT, "arrays[%u].buffers[%u] is %s", i, k,
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_INVALID_ARGUMENT, b ? HST_LOGITEM_BAD_ARGUMENT : HST_LOGITEM_NULL_ARGUMENT, "hst_stream", "arrays[%u].buffers[%u] is %s", i, k,
                              b ? "a buffer of another backend than backends[k]" : "NULL");
         if (hst_buffer_bytes(b) < a->global_bytes)
-            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u].buffers[%u] holds %zu bytes, global_bytes is %zu",
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "arrays[%u].buffers[%u] holds %zu bytes, global_bytes is %zu",
                              i, k, hst_buffer_bytes(b), a->global_bytes);
         if (hst_backend_is_host(d->backends[k]) && !hst_buffer_host_ptr(b))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].buffers[%u] has no host memory", i, k);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u].buffers[%u] has no host memory", i, k);
     }
     return HST_SUCCESS;
 }
@@ -955,16 +967,16 @@ static hst_result hst__check_pinned(const hst_stream *s, unsigned i, const hst_b
     uint64_t slices = s->load1 - s->load0;
     size_t total = slice_bytes * (size_t)slices;   /* N slices were checked at create */
     if (pinned && hst_buffer_bytes(pinned) < total)
-        return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
+        return hst_backend_fail(hst__desc_be(d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "arrays[%u]: the pinned buffer is too small (%zu bytes, %zu needed)",
                          i, hst_buffer_bytes(pinned), total);
     if (pinned && !hst_buffer_host_ptr(pinned))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].pinned is not pinned host memory", i);
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u].pinned is not pinned host memory", i);
     if (pa && (pa->slice_bytes != slice_bytes || pa->num_slices < slices))
-        return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
+        return hst_backend_fail(hst__desc_be(d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "arrays[%u]: the pinned array holds %llu slices of %zu bytes, "
                          "%llu slices of %zu needed", i, (unsigned long long)pa->num_slices, pa->slice_bytes,
                          (unsigned long long)slices, slice_bytes);
     if (pa && hst_backend_is_host(d->backends[0]) && !hst_stream_pinned_host(pa))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u].pinned_array lies in %zu chunks apart: the "
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u].pinned_array lies in %zu chunks apart: the "
                          "host device needs one pointer (make the array on a host backend)", i, pa->chunks);
     return HST_SUCCESS;
 }
@@ -974,31 +986,31 @@ static hst_result hst__check_arrays(const hst_stream_desc *d) {
     size_t total;
     hst_result r;
     if (!d->arrays || d->num_arrays < 1 || d->num_arrays > HST_STREAM_MAX_ARRAYS)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_arrays %u: give 1..%d arrays",
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "num_arrays %u: give 1..%d arrays",
                          d->num_arrays, HST_STREAM_MAX_ARRAYS);
     for (i = 0; i < d->num_arrays; i++) {
         const hst_stream_array *a = &d->arrays[i];
         if (a->kind < HST_STREAM_INPUT || a->kind > HST_STREAM_GLOBAL)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
+            return hst__range_arg(hst__desc_be(d), "hst_stream", "arrays[%u].kind %d is not an hst_stream_kind", i, (int)a->kind);
         if (a->kind == HST_STREAM_GLOBAL) {
             if (!a->global_bytes || !a->host == !a->buffers || a->pinned || a->pinned_array)
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is GLOBAL: give global_bytes > 0 and "
+                return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u] is GLOBAL: give global_bytes > 0 and "
                                  "exactly one of host memory and buffers", i);
             if ((a->dtype != HST_F32 && a->dtype != HST_F64) || a->global_bytes % hst_dtype_size(a->dtype))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
+                return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u] is GLOBAL: dtype f32 or f64, global_bytes a multiple of it", i);
             if (a->buffers && (r = hst__check_global_buffers(d, i)) != HST_SUCCESS) return r;
             continue;
         }
-        if (!a->slice_bytes) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "arrays[%u].slice_bytes is 0", i);
-        if (d->num_slices > SIZE_MAX || !hst__smul(a->slice_bytes, (size_t)d->num_slices, &total))
-            return hst__sbad(d, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: %llu slices of %zu bytes overflow size_t",
+        if (!a->slice_bytes) return hst__zero_arg(hst__desc_be(d), "hst_stream", "arrays[%u].slice_bytes is 0", i);
+        if (d->num_slices > SIZE_MAX || !hst_size_mul(a->slice_bytes, (size_t)d->num_slices, &total))
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "arrays[%u]: %llu slices of %zu bytes overflow size_t",
                              i, (unsigned long long)d->num_slices, a->slice_bytes);
         if (a->kind == HST_STREAM_TEMP && (a->host || a->pinned || a->pinned_array))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] is TEMP (device only) but has host memory", i);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u] is TEMP (device only) but has host memory", i);
         /* with ranks the memory may come after create, once the rank knows its range */
         if (a->kind != HST_STREAM_TEMP && (!a->host + !a->pinned + !a->pinned_array) != 2 &&
             !(d->mpi_comm && !a->host && !a->pinned && !a->pinned_array))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u]: give exactly one of host, pinned and "
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u]: give exactly one of host, pinned and "
                              "pinned_array%s", i, d->mpi_comm ? " (or none, given later by hst_stream_set_array)" : "");
     }
     return HST_SUCCESS;
@@ -1008,17 +1020,89 @@ static hst_result hst__check_binding(const hst_stream_desc *d, unsigned s, const
                                      unsigned n, const int *idx, const int *written) {
     unsigned k;
     if (n > HST_STREAM_MAX_BINDINGS || (n && !idx))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].%s: %u bindings (at most %d, and the list must not be NULL)",
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "stages[%u].%s: %u bindings (at most %d, and the list must not be NULL)",
                          s, what, n, HST_STREAM_MAX_BINDINGS);
     for (k = 0; k < n; k++) {
         int a = idx[k];
         if (a < 0 || (unsigned)a >= d->num_arrays)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].%s[%u] = %d is not an array index", s, what, k, a);
+            return hst__range_arg(hst__desc_be(d), "hst_stream", "stages[%u].%s[%u] = %d is not an array index", s, what, k, a);
         if (what[0] == 'o' && d->arrays[a].kind == HST_STREAM_INPUT)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] writes arrays[%d], an INPUT", s, a);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] writes arrays[%d], an INPUT", s, a);
         if (what[0] == 'i' && (d->arrays[a].kind == HST_STREAM_TEMP || d->arrays[a].kind == HST_STREAM_OUTPUT) && !written[a])
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] reads arrays[%d] before any stage writes it", s, a);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] reads arrays[%d] before any stage writes it", s, a);
     }
+    return HST_SUCCESS;
+}
+
+/* Bytes of a scalar of a signature word (HST_KARG_VALUE: any, SIZE_MAX); 0: not a scalar. */
+static size_t hst__word_bytes(hst_karg_kind k) {
+    switch (k) {
+    case HST_KARG_INT: case HST_KARG_UINT: case HST_KARG_FLOAT: return 4;
+    case HST_KARG_LONG: case HST_KARG_ULONG: case HST_KARG_DOUBLE: return 8;
+    case HST_KARG_VALUE: return SIZE_MAX;
+    default: return 0;
+    }
+}
+
+/* A declared stage's kernel against the stage: "global" per binding, a word per scalar that
+   takes its bytes, the block arguments (hst_stream_stage). */
+static hst_result hst__check_declared(const hst_stream_desc *d, unsigned s) {
+    static const hst_karg_kind blk[5] = {HST_KARG_ULONG, HST_KARG_ULONG, HST_KARG_ULONG, HST_KARG_ULONG, HST_KARG_INT};
+    const hst_stream_stage *st = &d->stages[s];
+    const char *name = st->name ? st->name : "unnamed", *fam = st->family->name ? st->family->name : "?";
+    unsigned arrays = st->num_inputs + st->num_outputs, i;
+    hst_karg_kind kinds[HST_KERNEL_MAX_ARGS];
+    const hst_kernel_decl *k;
+    int n;
+    if (!st->family->kernels || st->family_kernel >= st->family->num_kernels)
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\").family_kernel %u: family %s has %u "
+                              "kernels", s, name, st->family_kernel, fam, st->family->kernels ? st->family->num_kernels : 0);
+    k = &st->family->kernels[st->family_kernel];
+    if ((n = hst_kernel_signature(k, kinds, HST_KERNEL_MAX_ARGS)) != (int)(arrays + st->num_scalars + 5))
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\"): %s.%s declares %d arguments (\"%s\"), "
+                            "the stage gives %u (%u arrays, %u scalars, 5 block arguments)", s, name, fam, k->name, n,
+                            k->signature ? k->signature : "(NULL)", arrays + st->num_scalars + 5, arrays, st->num_scalars);
+    for (i = 0; i < (unsigned)n; i++) {
+        unsigned j = i - arrays;
+        size_t want = hst__word_bytes(kinds[i]);
+        if (i < arrays ? kinds[i] == HST_KARG_GLOBAL
+            : j < st->num_scalars ? want == SIZE_MAX || (want && want == st->scalar_bytes[j])
+            : kinds[i] == blk[j - st->num_scalars]) continue;
+        if (i >= arrays && j < st->num_scalars)
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\"): argument %u of %s.%s is declared `%s`, "
+                                "scalars[%u] gives %zu bytes", s, name, i, fam, k->name, hst_karg_kind_word(kinds[i]), j,
+                                st->scalar_bytes[j]);
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\"): argument %u of %s.%s is declared `%s`, the "
+                            "stage gives %s there", s, name, i, fam, k->name, hst_karg_kind_word(kinds[i]),
+                            i < arrays ? "an array (`global`)" : "a block argument (`ulong` x4, `int`)");
+    }
+    if (!st->host && !k->twin && hst_backend_is_host(d->backends[0]))
+        return hst__null_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\") has no host twin (host is NULL and "
+                             "%s.%s declares none): select an OpenCL device", s, name, fam, k->name);
+    return HST_SUCCESS;
+}
+
+/* What runs stage s: a call, a declared kernel, or a kernel from sources with, on the host
+   device, its host twin (which the host device needs: it has no OpenCL). */
+static hst_result hst__check_kernel(const hst_stream_desc *d, unsigned s) {
+    const hst_stream_stage *st = &d->stages[s];
+    const char *name = st->name ? st->name : "unnamed";
+    if (st->arrays_fn && (st->kernel || st->sources || st->num_sources || st->options || st->host || st->family))
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
+                            "is a call (arrays_fn) or a kernel with its host twin, not both", s, name,
+                            st->kernel ? "a kernel" : st->sources || st->num_sources ? "sources"
+                            : st->options ? "options" : st->family ? "a family" : "a host twin");
+    if (st->arrays_fn) return HST_SUCCESS;
+    if (st->family && (st->kernel || st->sources || st->num_sources))
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\") has a family and also %s: a declared "
+                            "kernel or one from sources, not both", s, name, st->kernel ? "a kernel" : "sources");
+    if (st->family) return HST_SUCCESS;   /* checked with its bindings (hst__check_declared) */
+    if (!st->host && hst_backend_is_host(d->backends[0]))
+        return hst__null_arg(hst__desc_be(d), "hst_stream", "stages[%u] (\"%s\") has no host twin (host is NULL): "
+                             "the host device runs every stage from sources through its host twin", s, name);
+    if (!hst_backend_is_host(d->backends[0]) && (!st->sources || !st->num_sources || !st->kernel))
+        return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u]: an OpenCL device needs sources and a kernel name "
+                            "(or a family, a declared kernel; or arrays_fn, a call)", s);
     return HST_SUCCESS;
 }
 
@@ -1027,33 +1111,23 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
     int written[HST_STREAM_MAX_ARRAYS] = {0};
     hst_result r;
     if (!d->stages || d->num_stages < 1 || d->num_stages > HST_STREAM_MAX_STAGES)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "num_stages %u: give 1..%d stages", d->num_stages, HST_STREAM_MAX_STAGES);
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
-        const char *name = st->name ? st->name : "unnamed";
         unsigned k;
-        if (st->arrays_fn && (st->kernel || st->sources || st->num_sources || st->options || st->host))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] (\"%s\") has arrays_fn and also %s: a stage "
-                             "is a call (arrays_fn) or a kernel with its host twin, not both", s, name,
-                             st->kernel ? "a kernel" : st->sources || st->num_sources ? "sources"
-                             : st->options ? "options" : "a host twin");
-        if (!st->arrays_fn && !st->host && hst_backend_is_host(d->backends[0]))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "stages[%u] (\"%s\") has no host twin (host is NULL): "
-                             "the host device runs every stage through its host twin", s, name);
-        if (!st->arrays_fn && !hst_backend_is_host(d->backends[0]) && (!st->sources || !st->num_sources || !st->kernel))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u]: an OpenCL device needs sources and a kernel name "
-                             "(or arrays_fn, a call)", s);
+        if ((r = hst__check_kernel(d, s)) != HST_SUCCESS) return r;
         if (!st->arrays_fn && !st->items_per_slice)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "stages[%u].items_per_slice is 0", s);
+            return hst__zero_arg(hst__desc_be(d), "hst_stream", "stages[%u].items_per_slice is 0", s);
         if (st->num_inputs + st->num_outputs == 0)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "stages[%u] binds no array", s);
+            return hst__zero_arg(hst__desc_be(d), "hst_stream", "stages[%u] binds no array", s);
         if (st->num_scalars > HST_STREAM_MAX_SCALARS)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "stages[%u].num_scalars %u > %d", s, st->num_scalars, HST_STREAM_MAX_SCALARS);
+            return hst__range_arg(hst__desc_be(d), "hst_stream", "stages[%u].num_scalars %u > %d", s, st->num_scalars, HST_STREAM_MAX_SCALARS);
         for (k = 0; k < st->num_scalars; k++)
             if (!st->scalars[k] || !st->scalar_bytes[k])
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "stages[%u].scalars[%u] is NULL or has 0 bytes", s, k);
+                return hst__null_arg(hst__desc_be(d), "hst_stream", "stages[%u].scalars[%u] is NULL or has 0 bytes", s, k);
         if ((r = hst__check_binding(d, s, "inputs", st->num_inputs, st->inputs, written)) != HST_SUCCESS) return r;
         if ((r = hst__check_binding(d, s, "outputs", st->num_outputs, st->outputs, written)) != HST_SUCCESS) return r;
+        if (st->family && (r = hst__check_declared(d, s)) != HST_SUCCESS) return r;
         for (k = 0; k < st->num_outputs; k++) written[st->outputs[k]] = 1;
     }
     return HST_SUCCESS;
@@ -1062,23 +1136,23 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
 static hst_result hst__check_accs(const hst_stream_desc *d) {
     unsigned i;
     if (d->num_accumulators > HST_STREAM_MAX_ACCUMULATORS || (d->num_accumulators && !d->accumulators))
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
     for (i = 0; i < d->num_accumulators; i++) {
         const hst_stream_acc *a = &d->accumulators[i];
         size_t es = hst_dtype_size(a->dtype);
         if (a->kind < HST_STREAM_SUM || a->kind > HST_STREAM_DIFF2)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "accumulators[%u].kind %d", i, (int)a->kind);
+            return hst__range_arg(hst__desc_be(d), "hst_stream", "accumulators[%u].kind %d", i, (int)a->kind);
         if (a->dtype != HST_F32 && a->dtype != HST_C64)
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "accumulators[%u].dtype: f32 or c64", i);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "accumulators[%u].dtype: f32 or c64", i);
         if (a->a < 0 || (unsigned)a->a >= d->num_arrays || (a->kind == HST_STREAM_DIFF2 && (a->b < 0 || (unsigned)a->b >= d->num_arrays)))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "accumulators[%u]: array index out of range", i);
+            return hst__range_arg(hst__desc_be(d), "hst_stream", "accumulators[%u]: array index out of range", i);
         if (d->arrays[a->a].kind == HST_STREAM_GLOBAL || (a->kind == HST_STREAM_DIFF2 && d->arrays[a->b].kind == HST_STREAM_GLOBAL))
-            return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "accumulators[%u]: GLOBAL arrays have no slices", i);
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "accumulators[%u]: GLOBAL arrays have no slices", i);
         if (d->arrays[a->a].slice_bytes % es)
-            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "accumulators[%u]: a slice of %zu bytes is not whole %s elements",
                              i, d->arrays[a->a].slice_bytes, hst_dtype_name(a->dtype));
         if (a->kind == HST_STREAM_DIFF2 && d->arrays[a->a].slice_bytes != d->arrays[a->b].slice_bytes)
-            return hst__sbad(d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "accumulators[%u]: a and b differ in slice size", i);
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "accumulators[%u]: a and b differ in slice size", i);
     }
     return HST_SUCCESS;
 }
@@ -1143,7 +1217,7 @@ static int hst__overlap(const hst_stream_array *a, const hst_stream_array *b, ui
 static hst_result hst__check_aliasing(const hst_stream *str) {
     const hst_stream_desc *d = &str->desc;
     const hst_stream_array *arrays = str->arrays;
-    const uint64_t *ext_lo = str->ext_lo, *ext_hi = str->ext_hi;
+    const uint64_t *ext_lo = str->plan.ext_lo, *ext_hi = str->plan.ext_hi;
     unsigned s, w, k;
     for (s = 0; s < d->num_stages; s++) {
         const hst_stream_stage *st = &d->stages[s];
@@ -1154,7 +1228,7 @@ static hst_result hst__check_aliasing(const hst_stream *str) {
         uint64_t reach_in = hst__reach(hst__reach(reach_out, st->halo_lo, N), st->halo_hi, N);
         for (k = 0; k < st->num_outputs; k++)
             if (arrays[st->outputs[k]].kind == HST_STREAM_GLOBAL && (ext_lo[s] || ext_hi[s]))
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] updates GLOBAL arrays[%d] but computes "
+                return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] updates GLOBAL arrays[%d] but computes "
                                  "beyond the owned slices (a later stage has a halo): slices would count twice", s, st->outputs[k]);
         for (k = 0; k < st->num_inputs + st->num_outputs; k++) {
             int a = k < st->num_inputs ? st->inputs[k] : st->outputs[k - st->num_inputs];
@@ -1163,14 +1237,14 @@ static hst_result hst__check_aliasing(const hst_stream *str) {
                 ra->kind == HST_STREAM_GLOBAL) continue;
             if (k >= st->num_inputs && ra->kind == HST_STREAM_OUTPUT) continue;   /* written only */
             if (ra->kind == HST_STREAM_INOUT)
-                return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[%u] reads INOUT arrays[%d] beyond the "
+                return hst__bad_arg(hst__desc_be(d), "hst_stream", "stages[%u] reads INOUT arrays[%d] beyond the "
                                  "owned slices (halo or a later stage's halo): the result would depend on the "
                                  "block order; use separate input and output arrays", s, a);
             for (w = 0; w < d->num_arrays; w++) {
                 const hst_stream_array *wa = &arrays[w];
                 if ((int)w == a || (wa->kind != HST_STREAM_OUTPUT && wa->kind != HST_STREAM_INOUT)) continue;
                 if (hst__overlap(wa, ra, str->load1 - str->load0))
-                    return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "arrays[%u] (written) overlaps arrays[%d], "
+                    return hst__bad_arg(hst__desc_be(d), "hst_stream", "arrays[%u] (written) overlaps arrays[%d], "
                                      "which stages[%u] reads with a halo: refused, the streamed result would "
                                      "differ from the whole-array one", w, a, s);
             }
@@ -1184,43 +1258,57 @@ static hst_result hst__check_aliasing(const hst_stream *str) {
    halos computed; the chain's halo (the loaded range) is stage 0's reach. Every reach is
    clamped to N - 1 (hst__reach): slices outside [0, N) are never loaded or computed, so a
    larger halo loads the same slices, and the sums cannot overflow. */
-static void hst__stream_extents(hst_stream *s) {
-    unsigned st = s->desc.num_stages;
-    uint64_t lo = 0, hi = 0, N = s->desc.num_slices;
+static void hst__plan_extents(hst__plan *p) {
+    unsigned st = p->desc->num_stages;
+    uint64_t lo = 0, hi = 0, N = p->desc->num_slices;
     while (st-- > 0) {
-        s->ext_lo[st] = lo;
-        s->ext_hi[st] = hi;
-        lo = hst__reach(lo, s->stages[st].halo_lo, N);
-        hi = hst__reach(hi, s->stages[st].halo_hi, N);
+        p->ext_lo[st] = lo;
+        p->ext_hi[st] = hi;
+        lo = hst__reach(lo, p->desc->stages[st].halo_lo, N);
+        hi = hst__reach(hi, p->desc->stages[st].halo_hi, N);
     }
-    s->halo_lo = lo;
-    s->halo_hi = hi;
+    p->halo_lo = lo;
+    p->halo_hi = hi;
+}
+
+/* The plan of a checked description (d must outlive it). */
+static void hst__plan_make(const hst_stream_desc *d, hst__plan *p) {
+    unsigned i;
+    memset(p, 0, sizeof *p);
+    p->desc = d;
+    p->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
+    p->host = hst_backend_is_host(d->backends[0]);
+    p->acc_bytes = 8;
+    for (i = 0; i < d->num_backends; i++)
+        if (!hst_backend_device(d->backends[i])->fp64) p->acc_bytes = 4;
+    hst__plan_extents(p);
 }
 
 /* On the host device an output is written straight into the caller's array unless a stage
    computes it beyond the owned slices (those slices belong to other blocks). */
-static int hst__needs_scratch(const hst_stream *s, unsigned a) {
+static int hst__needs_scratch(const hst__plan *p, unsigned a) {
+    const hst_stream_desc *d = p->desc;
     unsigned st;
-    if (s->arrays[a].kind == HST_STREAM_TEMP) return 1;
-    if (s->arrays[a].kind == HST_STREAM_GLOBAL) return 0;   /* the caller's, whole */
-    for (st = 0; st < s->desc.num_stages; st++)
-        if ((s->ext_lo[st] || s->ext_hi[st]) && hst__stream_writes(&s->stages[st], (int)a)) return 1;
+    if (d->arrays[a].kind == HST_STREAM_TEMP) return 1;
+    if (d->arrays[a].kind == HST_STREAM_GLOBAL) return 0;   /* the caller's, whole */
+    for (st = 0; st < d->num_stages; st++)
+        if ((p->ext_lo[st] || p->ext_hi[st]) && hst__stream_writes(&d->stages[st], (int)a)) return 1;
     return 0;
 }
 
-static size_t hst__slice_sum(const hst_stream *s) {
+static size_t hst__slice_sum(const hst_stream_desc *d) {
     size_t t = 0;
     unsigned i;
-    for (i = 0; i < s->desc.num_arrays; i++)
-        if (s->arrays[i].kind != HST_STREAM_GLOBAL) t += s->arrays[i].slice_bytes;
+    for (i = 0; i < d->num_arrays; i++)
+        if (d->arrays[i].kind != HST_STREAM_GLOBAL) t += d->arrays[i].slice_bytes;
     return t ? t : 1;   /* a chain of GLOBAL arrays alone still walks its slices */
 }
 
-static uint64_t hst__global_sum(const hst_stream *s) {
+static uint64_t hst__global_sum(const hst_stream_desc *d) {
     uint64_t t = 0;
     unsigned i;
-    for (i = 0; i < s->desc.num_arrays; i++)   /* the caller's buffers exist already */
-        if (s->arrays[i].kind == HST_STREAM_GLOBAL && !s->arrays[i].buffers) t += s->arrays[i].global_bytes;
+    for (i = 0; i < d->num_arrays; i++)   /* the caller's buffers exist already */
+        if (d->arrays[i].kind == HST_STREAM_GLOBAL && !d->arrays[i].buffers) t += d->arrays[i].global_bytes;
     return t;
 }
 
@@ -1300,7 +1388,7 @@ HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, 
     unsigned dir;
     hst_result r;
     if (!be || !overhead_s || !bytes_per_s)
-        return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_copy_model: %s is NULL",
+        return hst__null_arg(be, "hst_stream", "hst_stream_copy_model: %s is NULL",
                          !be ? "be" : !overhead_s ? "overhead_s" : "bytes_per_s");
     *overhead_s = *bytes_per_s = 0.0;
     if (hst_backend_is_host(be)) return HST_SUCCESS;
@@ -1310,7 +1398,7 @@ HST__SDEF hst_result hst_stream_copy_model(hst_backend *be, double *overhead_s, 
         double tl = hst__copy_seconds(op, dir, HST_STREAM_COPY_LARGE_BYTES);
         double bw = tl > ts ? (L - S) / (tl - ts) : L / tl;
         if (!(ts > 0.0 && tl > 0.0))
-            return hst__bbad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "hst_stream_copy_model: %s is not halostream's copy "
+            return hst__bad_arg(be, "hst_stream", "hst_stream_copy_model: %s is not halostream's copy "
                              "operation (its implementations differ)", HST_STREAM_COPY_OP);
         if (ts > *overhead_s) *overhead_s = ts;
         if (dir == 0 || bw < *bytes_per_s) *bytes_per_s = bw;
@@ -1329,22 +1417,24 @@ static void hst__copy_model_or_fallback(hst_backend *be, double *t0, double *bw)
     *bw = HST_STREAM_COPY_FALLBACK_BYTES_PER_S;
 }
 
+/* >>block size: one decision, for create and hst_stream_block_query ------------------------- */
 /* The rule of the default block (top comment) for n slices of one device; UINT64_MAX when
    the chain moves nothing (the budget alone decides). */
-static uint64_t hst__rule_block(const hst_stream *s, uint64_t n, double t0, double bw) {
+static uint64_t hst__rule_block(const hst__plan *p, uint64_t n, double t0, double bw) {
+    const hst_stream_desc *d = p->desc;
     double w = 0.0, c = 0.0, u = 0.0, fill, slots, dma, b;
-    double h = (double)hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
+    double h = (double)hst__reach(p->halo_lo, p->halo_hi, d->num_slices);
     unsigned i;
-    for (i = 0; i < s->desc.num_arrays; i++) {
-        hst_stream_kind k = s->arrays[i].kind;
+    for (i = 0; i < d->num_arrays; i++) {
+        hst_stream_kind k = d->arrays[i].kind;
         int up = k == HST_STREAM_INPUT || k == HST_STREAM_INOUT, down = k == HST_STREAM_OUTPUT || k == HST_STREAM_INOUT;
-        w += (double)(up + down) * (double)s->arrays[i].slice_bytes;
-        u += (double)up * (double)s->arrays[i].slice_bytes;
+        w += (double)(up + down) * (double)d->arrays[i].slice_bytes;
+        u += (double)up * (double)d->arrays[i].slice_bytes;
         c += up + down;
     }
     if (w == 0.0) return UINT64_MAX;
     fill = floor(sqrt((double)n * (c * t0 * bw + h * u) / w) + 0.5);
-    slots = floor((double)n / (HST__STREAM_BLOCKS_PER_SLOT * (double)s->ring));
+    slots = floor((double)n / (HST__STREAM_BLOCKS_PER_SLOT * (double)p->ring));
     dma = ceil(HST__STREAM_COPY_OVER_OVERHEAD * c * t0 * bw / w);
     b = fill < slots ? fill : slots;
     if (b < dma) b = dma;
@@ -1353,23 +1443,24 @@ static uint64_t hst__rule_block(const hst_stream *s, uint64_t n, double t0, doub
 
 /* The largest B whose ring fits one device: K slots of (B + halo) slices of every array, each
    buffer within CL_DEVICE_MAX_MEM_ALLOC_SIZE. 0 when not even B = 1 fits (*need: bytes). */
-static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint64_t *need) {
+static uint64_t hst__max_block(const hst__plan *p, const hst_backend *be, uint64_t *need) {
+    const hst_stream_desc *d = p->desc;
     const hst_device_info *info = hst_backend_device(be);
-    uint64_t H = hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices), per = hst__slice_sum(s), budget, b, accs;
+    uint64_t H = hst__reach(p->halo_lo, p->halo_hi, d->num_slices), per = hst__slice_sum(d), budget, b, accs;
     unsigned i;
-    accs = (uint64_t)s->desc.num_accumulators * s->desc.num_slices * (uint64_t)s->acc_bytes + hst__global_sum(s);
-    budget = s->desc.budget_bytes ? s->desc.budget_bytes
+    accs = (uint64_t)d->num_accumulators * d->num_slices * (uint64_t)p->acc_bytes + hst__global_sum(d);
+    budget = d->budget_bytes ? d->budget_bytes
            : info->global_mem_bytes / HST__STREAM_DEFAULT_BUDGET_DEN * HST__STREAM_DEFAULT_BUDGET_NUM;
-    *need = (uint64_t)s->ring * (1 + H) * per + accs;
+    *need = (uint64_t)p->ring * (1 + H) * per + accs;
     if (budget < *need) return 0;
-    b = (budget - accs) / s->ring / per - H;
-    for (i = 0; i < s->desc.num_arrays; i++) {
+    b = (budget - accs) / p->ring / per - H;
+    for (i = 0; i < d->num_arrays; i++) {
         uint64_t fit;
-        if (s->arrays[i].kind == HST_STREAM_GLOBAL) {
-            if (!s->arrays[i].buffers && s->arrays[i].global_bytes > info->max_alloc_bytes) return 0;
+        if (d->arrays[i].kind == HST_STREAM_GLOBAL) {
+            if (!d->arrays[i].buffers && d->arrays[i].global_bytes > info->max_alloc_bytes) return 0;
             continue;
         }
-        fit = info->max_alloc_bytes / s->arrays[i].slice_bytes;
+        fit = info->max_alloc_bytes / d->arrays[i].slice_bytes;
         if (fit <= H) return 0;
         if (fit - H < b) b = fit - H;
     }
@@ -1378,92 +1469,92 @@ static uint64_t hst__max_block(const hst_stream *s, const hst_backend *be, uint6
 
 /* The largest block under the budget on every device: the ring's K slots of (B + halo) slices
    (OpenCL devices), one block's scratch (the host device: all N without a budget). Logged
-   HST_ERROR_OUT_OF_DEVICE_MEMORY when not even B = 1 fits. At most the rank's slices. */
-static hst_result hst__largest_block(const hst_stream *s, uint64_t *largest) {
-    uint64_t b = s->desc.num_slices, need = 0, m;
-    unsigned d;
-    if (s->host) {   /* no ring on the host: the budget bounds one block's scratch */
-        uint64_t per = hst__slice_sum(s), H = hst__reach(s->halo_lo, s->halo_hi, s->desc.num_slices);
-        if (s->desc.budget_bytes && s->desc.budget_bytes / per <= H)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one block "
-                             "on the host device: at least %llu bytes", (unsigned long long)((H + 1) * per));
-        if (s->desc.budget_bytes) b = s->desc.budget_bytes / per - H;
+   HST_ERROR_OUT_OF_DEVICE_MEMORY when not even B = 1 fits. At most own (the rank's slices). */
+static hst_result hst__largest_block(const hst__plan *p, uint64_t own, uint64_t *largest) {
+    const hst_stream_desc *d = p->desc;
+    uint64_t b = d->num_slices, need = 0, m;
+    unsigned k;
+    if (p->host) {   /* no ring on the host: the budget bounds one block's scratch */
+        uint64_t per = hst__slice_sum(d), H = hst__reach(p->halo_lo, p->halo_hi, d->num_slices);
+        if (d->budget_bytes && d->budget_bytes / per <= H)
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
+                                    "hst_stream", "the budget cannot hold one block on the host device: at least "
+                                    "%llu bytes", (unsigned long long)((H + 1) * per));
+        if (d->budget_bytes) b = d->budget_bytes / per - H;
     } else {
-        for (d = 0; d < s->desc.num_backends; d++) {
-            if ((m = hst__max_block(s, s->backends[d], &need)) == 0)
-                return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "the budget cannot hold one "
-                                 "block on %s: the ring of %u slots needs at least %llu bytes (and every "
-                                 "buffer within the device's largest allocation)",
-                                 hst_backend_device(s->backends[d])->name, s->ring, (unsigned long long)need);
+        for (k = 0; k < d->num_backends; k++) {
+            if ((m = hst__max_block(p, d->backends[k], &need)) == 0)
+                return hst_backend_fail(hst__desc_be(d), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
+                                        "hst_stream", "the budget cannot hold one block on %s: the ring of %u slots "
+                                        "needs at least %llu bytes (and every buffer within the device's largest "
+                                        "allocation)", hst_backend_device(d->backends[k])->name, p->ring,
+                                        (unsigned long long)need);
             if (m < b) b = m;
         }
     }
-    *largest = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
+    *largest = b < own ? b : own;
     return HST_SUCCESS;
 }
 
-/* The default rule's block (top comment), per device over its share of the rank's slices,
-   within `largest`. */
-static uint64_t hst__default_block(const hst_stream *s, uint64_t largest) {
-    uint64_t own = s->own1 - s->own0, b = largest, m;
-    uint64_t n = own / s->desc.num_backends + (own % s->desc.num_backends != 0);
-    unsigned d;
-    if (s->host) return b;
-    for (d = 0; d < s->desc.num_backends; d++) {
+/* The default rule's block (top comment), per device over its share of own slices, within
+   `largest`. */
+static uint64_t hst__default_block(const hst__plan *p, uint64_t own, uint64_t largest) {
+    const hst_stream_desc *d = p->desc;
+    uint64_t b = largest, m, n = own / d->num_backends + (own % d->num_backends != 0);
+    unsigned k;
+    if (p->host) return b;
+    for (k = 0; k < d->num_backends; k++) {
         double t0, bw;
-        hst__copy_model_or_fallback(s->backends[d], &t0, &bw);
-        if ((m = hst__rule_block(s, n, t0, bw)) < b) b = m;
+        hst__copy_model_or_fallback(d->backends[k], &t0, &bw);
+        if ((m = hst__rule_block(p, n, t0, bw)) < b) b = m;
     }
     return b;
 }
 
-static hst_result hst__choose_block(hst_stream *s) {
-    uint64_t b;
-    hst_result r = hst__largest_block(s, &b);
+/* The device bytes of a block of b slices: the ring's buffers, the accumulators' slices and the
+   GLOBAL arrays the stream allocates (OpenCL); one block's scratch (the host device). */
+static uint64_t hst__block_bytes(const hst__plan *p, uint64_t b) {
+    const hst_stream_desc *d = p->desc;
+    uint64_t N = d->num_slices, loaded = b + p->halo_lo + p->halo_hi, bytes = 0;
+    unsigned i;
+    if (loaded > N) loaded = N;
+    for (i = 0; i < d->num_arrays; i++)
+        if (p->host ? hst__needs_scratch(p, i) : d->arrays[i].kind != HST_STREAM_GLOBAL)
+            bytes += loaded * d->arrays[i].slice_bytes;
+    if (p->host) return bytes;
+    return (uint64_t)p->ring * bytes + (uint64_t)d->num_accumulators * N * (uint64_t)p->acc_bytes +
+           hst__global_sum(d);
+}
+
+/* THE block decision, over own slices (the rank's): desc.block_slices (at most own) when it
+   fits, else (strict: create) refused or (the query) the largest; without a wish the default
+   rule's. */
+static hst_result hst__block_plan(const hst__plan *p, uint64_t own, int strict, hst_stream_block_info *info) {
+    uint64_t wish = p->desc->block_slices < own ? p->desc->block_slices : own;
+    hst_result r = hst__largest_block(p, own, &info->largest_slices);
     if (r != HST_SUCCESS) return r;
-    if (s->desc.block_slices) {
-        if (s->desc.block_slices > b && s->desc.block_slices <= s->own1 - s->own0)
-            return hst__sbad(&s->desc, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "block_slices %llu does not fit: at most "
-                             "%llu (hst_stream_block_query gives the largest)",
-                             (unsigned long long)s->desc.block_slices, (unsigned long long)b);
-        b = s->desc.block_slices;
-    } else {
-        b = hst__default_block(s, b);
-    }
-    s->block = b < s->own1 - s->own0 ? b : s->own1 - s->own0;
+    if (strict && wish > info->largest_slices)
+        return hst_backend_fail(hst__desc_be(p->desc), HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
+                                "hst_stream", "block_slices %llu does not fit: at most %llu (hst_stream_block_query "
+                                "gives the largest)", (unsigned long long)p->desc->block_slices,
+                                (unsigned long long)info->largest_slices);
+    info->block_slices = !wish ? hst__default_block(p, own, info->largest_slices)
+                       : wish < info->largest_slices ? wish : info->largest_slices;
+    info->device_bytes = hst__block_bytes(p, info->block_slices);
     return HST_SUCCESS;
 }
 
-/* The device bytes of a block of b slices: the ring's buffers, the accumulators' slices and the
-   GLOBAL arrays the stream allocates (OpenCL); one block's scratch (the host device). */
-static uint64_t hst__block_bytes(const hst_stream *s, uint64_t b) {
-    uint64_t N = s->desc.num_slices, loaded = b + s->halo_lo + s->halo_hi, bytes = 0;
-    unsigned i;
-    if (loaded > N) loaded = N;
-    for (i = 0; i < s->desc.num_arrays; i++)
-        if (s->host ? hst__needs_scratch(s, i) : s->arrays[i].kind != HST_STREAM_GLOBAL)
-            bytes += loaded * s->arrays[i].slice_bytes;
-    if (s->host) return bytes;
-    return (uint64_t)s->ring * bytes + (uint64_t)s->desc.num_accumulators * N * (uint64_t)s->acc_bytes +
-           hst__global_sum(s);
-}
-
-static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **out);
+static hst_result hst__stream_validate(const hst_stream_desc *d);
 
 HST__SDEF hst_result hst_stream_block_query(const hst_stream_desc *desc, hst_stream_block_info *info) {
-    hst_stream *s = NULL;
-    uint64_t largest = 0;
+    hst__plan p;
     hst_result r;
-    if (!info) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_block_query: info is NULL");
+    if (!info) return hst__null_arg(hst__desc_be(desc), "hst_stream", "hst_stream_block_query: info is NULL");
     memset(info, 0, sizeof *info);
-    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_block_query: desc is NULL");
-    if ((r = hst__create_local(desc, &s)) == HST_SUCCESS && (r = hst__largest_block(s, &largest)) == HST_SUCCESS) {
-        info->largest_slices = largest;
-        info->block_slices = !desc->block_slices ? hst__default_block(s, largest)
-                           : desc->block_slices < largest ? desc->block_slices : largest;
-        info->device_bytes = hst__block_bytes(s, info->block_slices);
-    }
-    hst_stream_destroy(s);
+    if (!desc) return hst__null_arg(NULL, "hst_stream", "hst_stream_block_query: desc is NULL");
+    if ((r = hst__stream_validate(desc)) != HST_SUCCESS) return r;
+    hst__plan_make(desc, &p);
+    if ((r = hst__block_plan(&p, desc->num_slices, 0, info)) != HST_SUCCESS) memset(info, 0, sizeof *info);
     return r;
 }
 
@@ -1493,10 +1584,12 @@ static uint64_t hst__split_hash(const hst_stream *s, char (*ids)[512]) {
         const hst_stream_stage *g = &s->stages[i];
         h = hst__fnv_str(h, g->name);
         h = hst__fnv_u64(h, g->arrays_fn != NULL);   /* a call (its address is no identity) */
-        if (!s->host && !g->arrays_fn) {   /* the host device reads none of these: they may be unset there */
+        if (!s->plan.host && !g->arrays_fn) {   /* the host device reads none of these: they may be unset there */
             h = hst__fnv_str(hst__fnv_u64(h, g->num_sources), g->kernel);
             for (k = 0; k < g->num_sources; k++) h = hst__fnv_str(h, g->sources[k]);
             h = hst__fnv_str(h, g->options);
+            if (g->family)   /* a declared kernel: its family's and its own names */
+                h = hst__fnv_str(hst__fnv_str(h, g->family->name), g->family->kernels[g->family_kernel].name);
         }
         h = hst__fnv_u64(hst__fnv_u64(h, g->num_inputs), g->num_outputs);
         for (k = 0; k < g->num_inputs + g->num_outputs; k++)
@@ -1572,7 +1665,7 @@ static void hst__split_register(hst_stream *s) {
         return;
     }
     s->split_op = op;
-    s->split_sig = (int64_t)hst__slice_sum(s);
+    s->split_sig = (int64_t)hst__slice_sum(&s->desc);
 }
 
 /* Weights from the registry's op (1 / seconds per slice) when every device has an estimate of
@@ -1580,7 +1673,7 @@ static void hst__split_register(hst_stream *s) {
 static int hst__split_registry_weights(const hst_stream *s, const hst_choice_op *op, double *w) {
     hst_choice_stat st[HST_STREAM_MAX_BACKENDS];
     unsigned d, n = s->desc.num_backends;
-    int64_t sig = (int64_t)hst__slice_sum(s);   /* split_sig, known before registration */
+    int64_t sig = (int64_t)hst__slice_sum(&s->desc);   /* split_sig, known before registration */
     size_t count = 0;
     if (!op || hst_choice_stats(op, &sig, 1, st, n, &count) != HST_SUCCESS || count != n) return 0;
     for (d = 0; d < n; d++) {
@@ -1662,32 +1755,43 @@ static void hst__split_record(hst_stream *s) {
     }
 }
 
+/* The accumulator program's build options for element type dt (hst_k_slice_acc: per type,
+   in double where every device has fp64); buf of at least 32 bytes. */
+static const char *hst__acc_options(const hst_stream *s, hst_dtype dt, char *buf) {
+    snprintf(buf, 32, "%s%s", s->plan.acc_bytes == 8 ? "-DHST_FP64" : "", dt == HST_C64 ? " -DHST_ACC_C64" : "");
+    return buf;
+}
+
+/* The stream family's accumulator kernel for element type dt. */
+static unsigned hst__acc_kernel(hst_dtype dt) {
+    return dt == HST_C64 ? HST_KSTREAM_SLICE_ACC_C64 : HST_KSTREAM_SLICE_ACC;
+}
+
+/* Device d's kernels, built now so that create reports build errors: a stage from sources gets
+   a kernel of its own; declared kernels and the accumulators are the backend's
+   (hst_family_kernel keeps them for the launches). */
 static hst_result hst__stream_kernels(hst_stream *s, hst__sdev *d) {
     unsigned st;
+    hst_kernel *k;
+    char opt[32];
     hst_result r;
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_program *prog;
         if (g->arrays_fn) continue;   /* a call: no kernel */
+        if (g->family) {
+            if ((r = hst_family_kernel(d->be, g->family, g->options, g->family_kernel, &k)) != HST_SUCCESS) return r;
+            continue;
+        }
         if ((r = hst_program_build(d->be, g->num_sources, g->sources, g->options, &prog)) != HST_SUCCESS) return r;
         r = hst_kernel_create(prog, g->kernel, &d->kernels[st]);
         hst_program_release(prog);
         if (r != HST_SUCCESS) return r;
     }
     for (st = 0; st < s->desc.num_accumulators; st++) {
-        int c64 = s->accs[st].dtype == HST_C64;
-        if (!d->acc_kernel[c64]) {
-            size_t count;
-            const char *const *src = hst_kernels_stream_source(&count);
-            char options[64];
-            hst_program *prog;
-            snprintf(options, sizeof options, "%s%s", s->acc_bytes == 8 ? "-DHST_FP64" : "",
-                     c64 ? " -DHST_ACC_C64" : "");
-            if ((r = hst_program_build(d->be, count, src, options, &prog)) != HST_SUCCESS) return r;
-            r = hst_kernel_create(prog, "hst_k_slice_acc", &d->acc_kernel[c64]);
-            hst_program_release(prog);
-            if (r != HST_SUCCESS) return r;
-        }
+        hst_dtype dt = s->accs[st].dtype;
+        if ((r = hst_family_kernel(d->be, hst_kernels_stream_family(), hst__acc_options(s, dt, opt),
+                                   hst__acc_kernel(dt), &k)) != HST_SUCCESS) return r;
     }
     return HST_SUCCESS;
 }
@@ -1706,7 +1810,7 @@ static int hst__downloads(const hst_stream_array *a) {
 
 /* One device's queues, kernels, ring buffers and accumulator buffers. */
 static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
-    uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
+    uint64_t loaded = s->block + s->plan.halo_lo + s->plan.halo_hi;
     unsigned k, i;
     hst_result r;
     if ((r = hst_queue_create(d->be, &d->up)) != HST_SUCCESS) return r;
@@ -1722,7 +1826,7 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
         } else if ((r = hst_buffer_create(d->be, s->arrays[i].global_bytes, HST_MEM_RESIDENT, &d->global[i])) != HST_SUCCESS)
             return r;
     }
-    for (k = 0; k < s->ring; k++)
+    for (k = 0; k < s->plan.ring; k++)
         for (i = 0; i < s->desc.num_arrays; i++) {
             size_t bytes = (size_t)loaded * s->arrays[i].slice_bytes;
             if (s->arrays[i].kind == HST_STREAM_GLOBAL) continue;
@@ -1731,20 +1835,20 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
                 (r = hst_pinned_create(d->be, bytes, &d->slots[k].staging[i])) != HST_SUCCESS) return r;
         }
     for (i = 0; i < s->desc.num_accumulators; i++)
-        if ((r = hst_buffer_create(d->be, (size_t)s->desc.num_slices * (size_t)s->acc_bytes, 0, &d->acc[i])) != HST_SUCCESS)
+        if ((r = hst_buffer_create(d->be, (size_t)s->desc.num_slices * (size_t)s->plan.acc_bytes, 0, &d->acc[i])) != HST_SUCCESS)
             return r;
     return HST_SUCCESS;
 }
 
 static hst_result hst__stream_host_scratch(hst_stream *s) {
-    uint64_t loaded = s->block + s->halo_lo + s->halo_hi;
+    uint64_t loaded = s->block + s->plan.halo_lo + s->plan.halo_hi;
     unsigned i;
     if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
     for (i = 0; i < s->desc.num_arrays; i++)
-        if (hst__needs_scratch(s, i)) {
+        if (hst__needs_scratch(&s->plan, i)) {
             size_t bytes;
-            if (!hst__smul((size_t)loaded, s->arrays[i].slice_bytes, &bytes))
-                return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: one block's scratch overflows size_t", i);
+            if (!hst_size_mul((size_t)loaded, s->arrays[i].slice_bytes, &bytes))
+                return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "arrays[%u]: one block's scratch overflows size_t", i);
             s->scratch[i] = (unsigned char *)hst_backend_alloc(s->backends[0], bytes);
             if (!s->scratch[i]) return HST_ERROR_OUT_OF_HOST_MEMORY;
         }
@@ -1770,8 +1874,6 @@ static void hst__stream_release_device(hst__sdev *d) {
     for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++)
         if (!d->borrowed[i]) hst_buffer_destroy(d->global[i]);
     for (i = 0; i < HST_STREAM_MAX_STAGES; i++) hst_kernel_destroy(d->kernels[i]);
-    hst_kernel_destroy(d->acc_kernel[0]);
-    hst_kernel_destroy(d->acc_kernel[1]);
 }
 
 HST__SDEF void hst_stream_destroy(hst_stream *s) {
@@ -1799,9 +1901,9 @@ HST__SDEF void hst_stream_destroy(hst_stream *s) {
 static hst_result hst__stream_validate(const hst_stream_desc *d) {
     hst_result r;
     if ((r = hst__check_backends(d)) != HST_SUCCESS) return r;
-    if (d->num_slices == 0) return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "num_slices is 0");
+    if (d->num_slices == 0) return hst__zero_arg(hst__desc_be(d), "hst_stream", "num_slices is 0");
     if (d->ring == 1 || d->ring > HST__STREAM_MAX_RING)
-        return hst__sbad(d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "ring %u: 2..%d slots (0: %d)", d->ring,
+        return hst__range_arg(hst__desc_be(d), "hst_stream", "ring %u: 2..%d slots (0: %d)", d->ring,
                          HST__STREAM_MAX_RING, HST__STREAM_DEFAULT_RING);
     if ((r = hst__check_arrays(d)) != HST_SUCCESS) return r;
     if ((r = hst__check_stages(d)) != HST_SUCCESS) return r;
@@ -1810,7 +1912,7 @@ static hst_result hst__stream_validate(const hst_stream_desc *d) {
 
 /* Copies the description so the caller's may go away after create. */
 static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
-    unsigned i, fp64 = 1;
+    unsigned i;
     s->desc = *d;
     memcpy(s->arrays, d->arrays, d->num_arrays * sizeof *d->arrays);
     memcpy(s->stages, d->stages, d->num_stages * sizeof *d->stages);
@@ -1836,12 +1938,9 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
         s->backends[i] = d->backends[i];
         s->weights[i] = d->weights ? d->weights[i] : 1.0;
         s->devs[i].be = d->backends[i];
-        fp64 &= hst_backend_device(d->backends[i])->fp64 != 0;
     }
     s->desc.weights = d->weights ? s->weights : NULL;
-    s->ring = d->ring ? d->ring : HST__STREAM_DEFAULT_RING;
-    s->host = hst_backend_is_host(d->backends[0]);
-    s->acc_bytes = fp64 ? 8 : 4;
+    hst__plan_make(&s->desc, &s->plan);
     s->own1 = s->load1 = s->created_slices = d->num_slices;   /* one process (the ranks' split
                                                                  narrows own and load) */
     s->nranks = 1;
@@ -1860,7 +1959,6 @@ static hst_result hst__create_local(const hst_stream_desc *desc, hst_stream **ou
         for (e = 0; e < d && desc->backends[e] != desc->backends[d]; e++) {}
         if (e == d && (r = hst_backend_hold(desc->backends[d], *out, "hst_stream")) != HST_SUCCESS) return r;
     }
-    hst__stream_extents(*out);
     return HST_SUCCESS;
 }
 
@@ -1872,12 +1970,16 @@ static hst_result hst__create_setup(hst_stream *s) {
     hst_result r;
     int idle = s->own0 == s->own1;
     if ((r = hst__check_local_memory(s)) != HST_SUCCESS || (r = hst__check_aliasing(s)) != HST_SUCCESS) return r;
-    if (!idle && (r = hst__choose_block(s)) != HST_SUCCESS) return r;
-    if (!hst__smul((size_t)s->desc.num_slices, sizeof(double) * (s->desc.num_accumulators + 1), &acc_total))
-        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "accumulator slices");
+    if (!idle) {
+        hst_stream_block_info bi;
+        if ((r = hst__block_plan(&s->plan, s->own1 - s->own0, 1, &bi)) != HST_SUCCESS) return r;
+        s->block = bi.block_slices;
+    }
+    if (!hst_size_mul((size_t)s->desc.num_slices, sizeof(double) * (s->desc.num_accumulators + 1), &acc_total))
+        return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "accumulator slices");
     if (!(s->acc_slices = (double *)hst__scalloc(s->backends[0], acc_total))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (idle) return HST_SUCCESS;
-    if (s->host) return hst__stream_host_scratch(s);
+    if (s->plan.host) return hst__stream_host_scratch(s);
     for (d = 0; d < s->desc.num_backends; d++)
         if ((r = hst__stream_device(s, &s->devs[d])) != HST_SUCCESS) return r;
     return HST_SUCCESS;
@@ -1889,9 +1991,9 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
     hst_stream *s = NULL;
     hst_result r;
     if (desc && desc->mpi_comm) return hst__create_ranks(desc, out);
-    if (!out) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out is NULL");
+    if (!out) return hst__null_arg(hst__desc_be(desc), "hst_stream", "out is NULL");
     *out = NULL;
-    if (!desc) return hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "desc is NULL");
+    if (!desc) return hst__null_arg(hst__desc_be(desc), "hst_stream", "desc is NULL");
     if ((r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__create_setup(s);
     if (r != HST_SUCCESS) { hst_stream_destroy(s); return r; }
     hst__split_register(s);   /* last: a stream that failed registers nothing */
@@ -1901,7 +2003,7 @@ HST__SDEF hst_result hst_stream_create(const hst_stream_desc *desc, hst_stream *
 
 HST__SDEF hst_result hst_stream_rank_range(const hst_stream *s, uint64_t *own_begin, uint64_t *own_end,
                                            uint64_t *load_begin, uint64_t *load_end) {
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_rank_range: s is NULL");
+    if (!s) return hst__null_arg(NULL, "hst_stream", "hst_stream_rank_range: s is NULL");
     if (own_begin) *own_begin = s->own0;
     if (own_end) *own_end = s->own1;
     if (load_begin) *load_begin = s->load0;
@@ -1919,13 +2021,13 @@ HST__SDEF hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slice
     const char *F = "hst_stream_set_num_slices";
     uint64_t old;
     hst_result r;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "%s: s is NULL", F);
+    if (!s) return hst__null_arg(NULL, "hst_stream", "%s: s is NULL", F);
     if (s->mpi)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                         "%s: the stream runs over MPI ranks, whose split is fixed at create", F);
+        return hst__bad_arg(hst__desc_be(&s->desc), "hst_stream",
+                            "%s: the stream runs over MPI ranks, whose split is fixed at create", F);
     if (!num_slices || num_slices > s->created_slices)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "%s: num_slices %llu: give 1..%llu (the stream's num_slices at create)", F,
+        return hst__range_arg(hst__desc_be(&s->desc), "hst_stream",
+                              "%s: num_slices %llu: give 1..%llu (the stream's num_slices at create)", F,
                          (unsigned long long)num_slices, (unsigned long long)s->created_slices);
     old = s->desc.num_slices;
     s->desc.num_slices = s->own1 = s->load1 = num_slices;
@@ -1933,7 +2035,7 @@ HST__SDEF hst_result hst_stream_set_num_slices(hst_stream *s, uint64_t num_slice
         s->desc.num_slices = s->own1 = s->load1 = old;
         return r;
     }
-    hst__stream_extents(s);   /* the halos clipped to the new end, as create clips them */
+    hst__plan_extents(&s->plan);   /* the halos clipped to the new end, as create clips them */
     return HST_SUCCESS;
 }
 
@@ -1944,13 +2046,13 @@ static hst_result hst__check_set(const hst_stream *s, unsigned i, const void *ho
                                  const hst_stream_pinned *pa) {
     const char *F = "hst_stream_set_arrays";
     if (i >= s->desc.num_arrays || s->arrays[i].kind == HST_STREAM_TEMP || s->arrays[i].kind == HST_STREAM_GLOBAL)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT,
-                         i >= s->desc.num_arrays ? HST_LOGITEM_OUT_OF_RANGE : HST_LOGITEM_BAD_ARGUMENT,
-                         "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
+        return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_INVALID_ARGUMENT,
+                                i >= s->desc.num_arrays ? HST_LOGITEM_OUT_OF_RANGE : HST_LOGITEM_BAD_ARGUMENT, "hst_stream",
+                                "%s: %u is not a host array that can be replaced (TEMP and GLOBAL are not)", F, i);
     if ((!host + !pinned + !pa) != 2)
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
+        return hst__bad_arg(hst__desc_be(&s->desc), "hst_stream", "%s: give exactly one of host and pinned memory for arrays[%u]", F, i);
     if (!s->deferred[i] && hst__is_pinned(&s->arrays[i]) != (pinned || pa))
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "%s: arrays[%u] must stay %s", F, i,
+        return hst__bad_arg(hst__desc_be(&s->desc), "hst_stream", "%s: arrays[%u] must stay %s", F, i,
                          hst__is_pinned(&s->arrays[i]) ? "pinned" : "pageable");
     return hst__check_pinned(s, i, pinned, pa);
 }
@@ -1961,9 +2063,9 @@ static hst_result hst__set_arrays(hst_stream *s, unsigned n, const unsigned *idx
     hst_stream_array saved[HST_STREAM_MAX_ARRAYS];
     hst_result r;
     unsigned k;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_set_arrays: s is NULL");
+    if (!s) return hst__null_arg(NULL, "hst_stream", "hst_stream_set_arrays: s is NULL");
     if (!n || n > s->desc.num_arrays || !idx || (!host && !pinned && !pa))
-        return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "hst_stream_set_arrays: %u replacements", n);
+        return hst__range_arg(hst__desc_be(&s->desc), "hst_stream", "hst_stream_set_arrays: %u replacements", n);
     for (k = 0; k < n; k++)
         if ((r = hst__check_set(s, idx[k], host ? host[k] : NULL, pinned ? pinned[k] : NULL,
                                 pa ? pa[k] : NULL)) != HST_SUCCESS) return r;
@@ -1995,8 +2097,8 @@ HST__SDEF hst_result hst_stream_set_array(hst_stream *s, unsigned i, void *host,
 /* >>blocks ----------------------------------------------------------------------------------- */
 /* The loaded range of the block owning [b0, b1): the chain's halo around it, clipped. */
 static void hst__loaded(const hst_stream *s, uint64_t b0, uint64_t b1, uint64_t *base, uint64_t *end) {
-    *base = b0 >= s->halo_lo ? b0 - s->halo_lo : 0;
-    *end = b1 + s->halo_hi < s->desc.num_slices ? b1 + s->halo_hi : s->desc.num_slices;
+    *base = b0 >= s->plan.halo_lo ? b0 - s->plan.halo_lo : 0;
+    *end = b1 + s->plan.halo_hi < s->desc.num_slices ? b1 + s->plan.halo_hi : s->desc.num_slices;
 }
 
 /* Stage st's compute range for the block, relative to base. */
@@ -2004,8 +2106,8 @@ static hst_stream_block hst__stage_block(const hst_stream *s, unsigned st, uint6
                                          uint64_t b1, uint64_t base) {
     hst_stream_block blk;
     uint64_t N = s->desc.num_slices;
-    uint64_t c0 = b0 >= s->ext_lo[st] ? b0 - s->ext_lo[st] : 0;
-    uint64_t c1 = b1 + s->ext_hi[st] < N ? b1 + s->ext_hi[st] : N;
+    uint64_t c0 = b0 >= s->plan.ext_lo[st] ? b0 - s->plan.ext_lo[st] : 0;
+    uint64_t c1 = b1 + s->plan.ext_hi[st] < N ? b1 + s->plan.ext_hi[st] : N;
     blk.base = base;
     blk.begin = c0 - base;
     blk.end = c1 - base;
@@ -2040,54 +2142,172 @@ static int hst__block_done(hst_stream *s, hst__sdev *d, uint64_t b0, uint64_t b1
     return s->desc.progress && s->desc.progress(s->done, s->own1 - s->own0, s->desc.progress_user);
 }
 
-/* >>host device ------------------------------------------------------------------------------ */
-static hst_result hst__host_accs(hst_stream *s, unsigned char *const *ptr, uint64_t b0,
-                                 uint64_t b1, uint64_t base) {
-    unsigned i;
-    uint64_t z;
-    for (i = 0; i < s->desc.num_accumulators; i++) {
-        const hst_stream_acc *a = &s->accs[i];
-        size_t sb = s->arrays[a->a].slice_bytes, elems = sb / hst_dtype_size(a->dtype);
-        for (z = b0; z < b1; z++) {
-            const unsigned char *pa = ptr[a->a] + (size_t)(z - base) * sb;
-            const unsigned char *pb = a->kind == HST_STREAM_DIFF2 ? ptr[a->b] + (size_t)(z - base) * sb : pa;
-            hst_k_slice_acc_host(a->dtype, (int)a->kind, pa, pb, elems, &s->acc_slices[(size_t)i * s->desc.num_slices + z]);
-        }
-    }
-    return HST_SUCCESS;
-}
-
+/* >>launches: a stage's kernel and the accumulators, on any device --------------------------- */
 /* Array a of stage g's binding k (inputs, then outputs). */
 static int hst__binding(const hst_stream_stage *g, unsigned k) {
     return k < g->num_inputs ? g->inputs[k] : g->outputs[k - g->num_inputs];
 }
 
-/* An arrays_fn stage on the host device: each binding's block memory (ptr, `loaded` slices
-   from base; GLOBAL: the whole array) wrapped as a buffer of be for the call. */
-static hst_result hst__host_call(hst_stream *s, hst_backend *be, const hst_stream_stage *g,
-                                 unsigned char *const *ptr, uint64_t loaded, const hst_stream_block *blk) {
-    hst_stream_binding bind[2 * HST_STREAM_MAX_BINDINGS];
-    unsigned k, n = g->num_inputs + g->num_outputs, made = 0;
-    hst_result r = HST_SUCCESS;
-    memset(bind, 0, sizeof bind);
-    for (k = 0; k < n && r == HST_SUCCESS; k++, made++) {
-        const hst_stream_array *a = &s->arrays[hst__binding(g, k)];
-        int global = a->kind == HST_STREAM_GLOBAL;
-        bind[k].slices = global ? 0 : loaded;
-        bind[k].slice_bytes = global ? a->global_bytes : a->slice_bytes;
-        r = hst_buffer_wrap(be, ptr[hst__binding(g, k)], global ? a->global_bytes : (size_t)loaded * a->slice_bytes,
-                            0, &bind[k].buffer);
+/* A scalar as its declared word takes it (its bytes checked at create; copied, as p may be
+   unaligned). */
+static hst_karg hst__scalar_karg(hst_karg_kind k, size_t bytes, const void *p) {
+    int32_t i; uint32_t u; int64_t l; uint64_t ul; float f; double d;
+    switch (k) {
+    case HST_KARG_INT: memcpy(&i, p, 4); return hst_karg_int(i);
+    case HST_KARG_UINT: memcpy(&u, p, 4); return hst_karg_uint(u);
+    case HST_KARG_FLOAT: memcpy(&f, p, 4); return hst_karg_float(f);
+    case HST_KARG_LONG: memcpy(&l, p, 8); return hst_karg_long(l);
+    case HST_KARG_ULONG: memcpy(&ul, p, 8); return hst_karg_ulong(ul);
+    case HST_KARG_DOUBLE: memcpy(&d, p, 8); return hst_karg_double(d);
+    default: return hst_karg_value(bytes, p);
     }
-    if (r == HST_SUCCESS) r = g->arrays_fn(be, bind, n, g->scalars, blk, g->arrays_user);
-    for (k = 0; k < made; k++) hst_buffer_destroy(bind[k].buffer);
+}
+
+/* Stage g's kernel over blk on be (the calling convention, hst_stream_stage): bufs its
+   bindings' buffers (inputs, then outputs), then its scalars (a declared kernel's as their
+   words, else as their bytes), then the block arguments; a declared kernel through
+   hst_launch_kernel (q NULL: be's default queue), one from sources (k, OpenCL) through
+   hst_kernel_run. */
+static hst_result hst__stage_launch(hst_backend *be, const hst_stream_stage *g, hst_kernel *k, hst_queue *q,
+                                    hst_buffer *const *bufs, const hst_stream_block *blk,
+                                    size_t num_wait, const hst_event *wait, hst_event *out) {
+    hst_karg args[HST_KERNEL_MAX_ARGS];
+    hst_karg_kind kinds[HST_KERNEL_MAX_ARGS];
+    hst_launch_desc l;
+    unsigned j, n = g->num_inputs + g->num_outputs;
+    memset(&l, 0, sizeof l);
+    if (g->family)   /* parsed and checked against the stage at create */
+        (void)hst_kernel_signature(&g->family->kernels[g->family_kernel], kinds, HST_KERNEL_MAX_ARGS);
+    for (j = 0; j < n; j++) args[l.num_args++] = hst_karg_buffer(bufs[j]);
+    for (j = 0; j < g->num_scalars; j++, l.num_args++)
+        args[l.num_args] = g->family ? hst__scalar_karg(kinds[l.num_args], g->scalar_bytes[j], g->scalars[j])
+                                     : hst_karg_value(g->scalar_bytes[j], g->scalars[j]);
+    args[l.num_args++] = hst_karg_ulong(blk->base);
+    args[l.num_args++] = hst_karg_ulong(blk->begin);
+    args[l.num_args++] = hst_karg_ulong(blk->end);
+    args[l.num_args++] = hst_karg_ulong(blk->total);
+    args[l.num_args++] = hst_karg_int(blk->flags);
+    l.range.dims = g->loop_slices ? 1 : 2;
+    l.range.global[0] = g->items_per_slice;
+    l.range.global[1] = (size_t)(blk->end - blk->begin);
+    l.range.local[0] = g->local_size;
+    l.range.local[1] = g->local_size ? 1 : 0;
+    if (!g->family) return hst_kernel_run(q, k, &l.range, l.num_args, args, num_wait, wait, out);
+    l.family = g->family;
+    l.options = g->options;
+    l.kernel = g->family_kernel;
+    l.args = args;
+    l.queue = q;
+    l.num_wait = num_wait;
+    l.wait = wait;
+    return hst_launch_kernel(be, &l, out);
+}
+
+/* Accumulator i over the owned slices [b0, b1) of a block loaded from base: hst_k_slice_acc on
+   be's queue q (NULL: the default), one work-group per slice; a and b its arrays' buffers from
+   base, acc the per-slice values (slice z at acc[z]). */
+static hst_result hst__acc_launch(const hst_stream *s, hst_backend *be, hst_queue *q, unsigned i, hst_buffer *a,
+                                  hst_buffer *b, hst_buffer *acc, uint64_t b0, uint64_t b1, uint64_t base,
+                                  hst_event *out) {
+    const hst_stream_acc *x = &s->accs[i];
+    hst_karg args[8];
+    hst_launch_desc l;
+    char opt[32];
+    memset(&l, 0, sizeof l);
+    args[0] = hst_karg_buffer(a);
+    args[1] = hst_karg_buffer(x->kind == HST_STREAM_DIFF2 ? b : a);   /* read by DIFF2 only */
+    args[2] = hst_karg_ulong(s->arrays[x->a].slice_bytes / hst_dtype_size(x->dtype));
+    args[3] = hst_karg_ulong(b0 - base);
+    args[4] = hst_karg_ulong(b1 - base);
+    args[5] = hst_karg_int((int32_t)x->kind);
+    args[6] = hst_karg_buffer(acc);
+    args[7] = hst_karg_ulong(b0);
+    l.family = hst_kernels_stream_family();
+    l.options = hst__acc_options(s, x->dtype, opt);
+    l.kernel = hst__acc_kernel(x->dtype);
+    l.range.dims = 2;
+    l.range.global[0] = l.range.local[0] = HST__STREAM_LOCAL_ACC;
+    l.range.global[1] = (size_t)(b1 - b0);
+    l.range.local[1] = 1;
+    l.args = args;
+    l.num_args = 8;
+    l.queue = q;
+    return hst_launch_kernel(be, &l, out);
+}
+
+/* >>host device ------------------------------------------------------------------------------ */
+/* Stage g's bindings (or accumulator arrays) on the host device: each array's block memory
+   (ptr, `loaded` slices from base; GLOBAL: the whole array) wrapped as a buffer of be, until
+   hst__host_unbind. */
+static hst_result hst__host_bind(const hst_stream *s, hst_backend *be, unsigned n, const int *arrays,
+                                 unsigned char *const *ptr, uint64_t loaded, hst_stream_binding *bind) {
+    hst_result r = HST_SUCCESS;
+    unsigned k;
+    memset(bind, 0, n * sizeof *bind);
+    for (k = 0; k < n && r == HST_SUCCESS; k++) {
+        const hst_stream_array *a = &s->arrays[arrays[k]];
+        int global = a->kind == HST_STREAM_GLOBAL;
+        bind[k].num_slices = global ? 0 : loaded;
+        bind[k].slice_bytes = global ? a->global_bytes : a->slice_bytes;
+        r = hst_buffer_wrap(be, ptr[arrays[k]], global ? a->global_bytes : (size_t)loaded * a->slice_bytes, 0,
+                            &bind[k].buffer);
+    }
+    return r;
+}
+
+static void hst__host_unbind(unsigned n, hst_stream_binding *bind) {
+    unsigned k;
+    for (k = 0; k < n; k++) hst_buffer_destroy(bind[k].buffer);
+}
+
+static hst_result hst__host_accs(hst_stream *s, hst_backend *be, unsigned char *const *ptr, uint64_t b0,
+                                 uint64_t b1, uint64_t base, uint64_t loaded) {
+    unsigned i;
+    hst_result r = HST_SUCCESS;
+    for (i = 0; i < s->desc.num_accumulators && r == HST_SUCCESS; i++) {
+        const hst_stream_acc *a = &s->accs[i];
+        const int arrays[2] = {a->a, a->kind == HST_STREAM_DIFF2 ? a->b : a->a};
+        hst_stream_binding bind[2];
+        hst_buffer *acc = NULL;
+        r = hst__host_bind(s, be, 2, arrays, ptr, loaded, bind);
+        if (r == HST_SUCCESS)
+            r = hst_buffer_wrap(be, s->acc_slices + (size_t)i * s->desc.num_slices,
+                                (size_t)s->desc.num_slices * sizeof(double), 0, &acc);
+        if (r == HST_SUCCESS) r = hst__acc_launch(s, be, NULL, i, bind[0].buffer, bind[1].buffer, acc, b0, b1, base, NULL);
+        hst_buffer_destroy(acc);
+        hst__host_unbind(2, bind);
+    }
+    return r;
+}
+
+/* Stage g on the host device: its host twin (host) on the arrays' memory, or its declared
+   kernel's twin or its call (arrays_fn) on that memory wrapped as buffers. */
+static hst_result hst__host_stage(hst_stream *s, hst_backend *be, const hst_stream_stage *g,
+                                  unsigned char *const *ptr, uint64_t loaded, const hst_stream_block *blk) {
+    hst_stream_binding bind[2 * HST_STREAM_MAX_BINDINGS];
+    hst_buffer *bufs[2 * HST_STREAM_MAX_BINDINGS];
+    int arrays[2 * HST_STREAM_MAX_BINDINGS];
+    unsigned k, n = g->num_inputs + g->num_outputs;
+    hst_result r;
+    for (k = 0; k < n; k++) arrays[k] = hst__binding(g, k);
+    if (g->host && !g->arrays_fn) {
+        void *args[2 * HST_STREAM_MAX_BINDINGS];
+        for (k = 0; k < n; k++) args[k] = ptr[arrays[k]];
+        return g->host(args, g->scalars, blk, g->host_user);
+    }
+    r = hst__host_bind(s, be, n, arrays, ptr, loaded, bind);
+    for (k = 0; k < n; k++) bufs[k] = bind[k].buffer;
+    if (r == HST_SUCCESS)
+        r = g->arrays_fn ? g->arrays_fn(be, bind, n, g->scalars, blk, g->arrays_user)
+                         : hst__stage_launch(be, g, NULL, NULL, bufs, blk, 0, NULL, NULL);
+    hst__host_unbind(n, bind);
     return r;
 }
 
 static hst_result hst__host_block(hst_stream *s, hst_backend *be, uint64_t b0, uint64_t b1) {
     unsigned char *ptr[HST_STREAM_MAX_ARRAYS];
-    void *args[2 * HST_STREAM_MAX_BINDINGS];
     uint64_t base, end;
-    unsigned i, st, k;
+    unsigned i, st;
     hst_result r;
     hst__loaded(s, b0, b1, &base, &end);
     for (i = 0; i < s->desc.num_arrays; i++)
@@ -2097,20 +2317,14 @@ static hst_result hst__host_block(hst_stream *s, hst_backend *be, uint64_t b0, u
     for (st = 0; st < s->desc.num_stages; st++) {
         const hst_stream_stage *g = &s->stages[st];
         hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
-        if (g->arrays_fn) {
-            if ((r = hst__host_call(s, be, g, ptr, end - base, &blk)) != HST_SUCCESS) return r;
-            continue;
-        }
-        for (k = 0; k < g->num_inputs; k++) args[k] = ptr[g->inputs[k]];
-        for (k = 0; k < g->num_outputs; k++) args[g->num_inputs + k] = ptr[g->outputs[k]];
-        if ((r = g->host(args, g->scalars, &blk, g->host_user)) != HST_SUCCESS) return r;
+        if ((r = hst__host_stage(s, be, g, ptr, end - base, &blk)) != HST_SUCCESS) return r;
     }
     for (i = 0; i < s->desc.num_arrays; i++)   /* owned slices of outputs computed in scratch */
         if (s->scratch[i] && s->arrays[i].kind == HST_STREAM_OUTPUT)
             memcpy(hst__host_slice(s, &s->arrays[i], b0),
                    s->scratch[i] + (size_t)(b0 - base) * s->arrays[i].slice_bytes,
                    (size_t)(b1 - b0) * s->arrays[i].slice_bytes);
-    return hst__host_accs(s, ptr, b0, b1, base);
+    return hst__host_accs(s, be, ptr, b0, b1, base, end - base);
 }
 
 static hst_result hst__host_run(hst_stream *s) {
@@ -2187,63 +2401,25 @@ static hst_result hst__upload(hst_stream *s, hst__sdev *d, hst__slot *slot, uint
     return hst_queue_flush(d->up);
 }
 
-static hst_result hst__set_block_args(hst_kernel *k, unsigned *idx, const hst_stream_block *blk) {
-    cl_ulong v[4];
-    cl_int flags = blk->flags;
-    unsigned j;
-    hst_result r;
-    v[0] = blk->base; v[1] = blk->begin; v[2] = blk->end; v[3] = blk->total;
-    for (j = 0; j < 4; j++)
-        if ((r = hst_kernel_set_arg(k, (*idx)++, sizeof v[j], &v[j])) != HST_SUCCESS) return r;
-    return hst_kernel_set_arg(k, (*idx)++, sizeof flags, &flags);
-}
-
 static hst_result hst__launch_stage(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned st,
                                     uint64_t b0, uint64_t b1, uint64_t base,
                                     size_t num_wait, const hst_event *wait, hst_event *out) {
     const hst_stream_stage *g = &s->stages[st];
-    hst_kernel *k = d->kernels[st];
     hst_stream_block blk = hst__stage_block(s, st, b0, b1, base);
-    size_t global[2], local[2];
-    unsigned idx = 0, j;
-    hst_result r;
+    hst_buffer *bufs[2 * HST_STREAM_MAX_BINDINGS];
+    unsigned j;
     for (j = 0; j < g->num_inputs + g->num_outputs; j++) {
-        int a = j < g->num_inputs ? g->inputs[j] : g->outputs[j - g->num_inputs];
-        hst_buffer *b = d->global[a] ? d->global[a] : slot->dev[a];
-        if ((r = hst_kernel_set_buffer(k, idx++, b)) != HST_SUCCESS) return r;
+        int a = hst__binding(g, j);
+        bufs[j] = d->global[a] ? d->global[a] : slot->dev[a];
     }
-    for (j = 0; j < g->num_scalars; j++)
-        if ((r = hst_kernel_set_arg(k, idx++, g->scalar_bytes[j], g->scalars[j])) != HST_SUCCESS) return r;
-    if ((r = hst__set_block_args(k, &idx, &blk)) != HST_SUCCESS) return r;
-    global[0] = g->items_per_slice;
-    global[1] = (size_t)(blk.end - blk.begin);
-    local[0] = g->local_size;
-    local[1] = 1;
-    return hst_launch(d->comp, k, g->loop_slices ? 1 : 2, global, g->local_size ? local : NULL,
-                      num_wait, wait, out);
+    return hst__stage_launch(d->be, g, d->kernels[st], d->comp, bufs, &blk, num_wait, wait, out);
 }
 
 static hst_result hst__launch_acc(hst_stream *s, hst__sdev *d, hst__slot *slot, unsigned i,
                                   uint64_t b0, uint64_t b1, uint64_t base, hst_event *out) {
     const hst_stream_acc *a = &s->accs[i];
-    hst_kernel *k = d->acc_kernel[a->dtype == HST_C64];
-    cl_ulong elems = s->arrays[a->a].slice_bytes / hst_dtype_size(a->dtype);
-    cl_ulong begin = b0 - base, end = b1 - base, offset = b0;
-    cl_int kind = (cl_int)a->kind;
-    size_t global[2], local[2];
-    hst_result r;
-    if ((r = hst_kernel_set_buffer(k, 0, slot->dev[a->a])) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(k, 1, slot->dev[a->kind == HST_STREAM_DIFF2 ? a->b : a->a])) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(k, 2, sizeof elems, &elems)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(k, 3, sizeof begin, &begin)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(k, 4, sizeof end, &end)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(k, 5, sizeof kind, &kind)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(k, 6, d->acc[i])) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(k, 7, sizeof offset, &offset)) != HST_SUCCESS)
-        return r;
-    global[0] = HST__STREAM_LOCAL_ACC; global[1] = (size_t)(b1 - b0);
-    local[0] = HST__STREAM_LOCAL_ACC; local[1] = 1;
-    return hst_launch(d->comp, k, 2, global, local, 0, NULL, out);
+    return hst__acc_launch(s, d->be, d->comp, i, slot->dev[a->a], slot->dev[a->kind == HST_STREAM_DIFF2 ? a->b : a->a],
+                           d->acc[i], b0, b1, base, out);
 }
 
 /* An arrays_fn stage on an OpenCL device: the call's work goes to the backend's default
@@ -2265,7 +2441,7 @@ static hst_result hst__call_stage(hst_stream *s, hst__sdev *d, hst__slot *slot, 
     for (k = 0; k < n; k++) {
         int a = hst__binding(g, k), global = s->arrays[a].kind == HST_STREAM_GLOBAL;
         bind[k].buffer = global ? d->global[a] : slot->dev[a];
-        bind[k].slices = global ? 0 : lend - lbase;
+        bind[k].num_slices = global ? 0 : lend - lbase;
         bind[k].slice_bytes = global ? s->arrays[a].global_bytes : s->arrays[a].slice_bytes;
     }
     r = hst_queue_barrier(d->comp, 1, &wait, &before);
@@ -2372,7 +2548,7 @@ static hst_result hst__drain(hst_stream *s, hst_result r, int *cancel) {
     for (d = 0; d < s->desc.num_backends; d++) {
         hst__sdev *dv = &s->devs[d];
         while (dv->finished < dv->issued) {
-            hst__slot *slot = &dv->slots[dv->finished % s->ring];
+            hst__slot *slot = &dv->slots[dv->finished % s->plan.ring];
             hst_result f = hst__finish(s, dv, slot, cancel);
             if (r == HST_SUCCESS) r = f;
         }
@@ -2395,7 +2571,7 @@ static hst_result hst__cl_run(hst_stream *s) {
         active = 0;
         for (d = 0; d < n && r == HST_SUCCESS && !cancel; d++) {
             hst__sdev *dv = &s->devs[d];
-            hst__slot *slot = &dv->slots[dv->issued % s->ring];
+            hst__slot *slot = &dv->slots[dv->issued % s->plan.ring];
             uint64_t b0, b1;
             if (dv->issued == hst__block_count(s, dv)) continue;
             active = 1;
@@ -2471,9 +2647,9 @@ static hst_result hst__read_accs(hst_stream *s) {
         for (i = 0; i < s->desc.num_accumulators && dv->r1 > dv->r0; i++) {
             double *dst = &s->acc_slices[(size_t)i * s->desc.num_slices + dv->r0];
             size_t n = (size_t)(dv->r1 - dv->r0);
-            if ((r = hst_read(hst_backend_queue(dv->be), dv->acc[i], (size_t)dv->r0 * s->acc_bytes,
-                              dst, n * s->acc_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
-            if (s->acc_bytes == 4)   /* float values, widened in place from the end */
+            if ((r = hst_read(hst_backend_queue(dv->be), dv->acc[i], (size_t)dv->r0 * s->plan.acc_bytes,
+                              dst, n * s->plan.acc_bytes, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
+            if (s->plan.acc_bytes == 4)   /* float values, widened in place from the end */
                 for (z = n; z-- > 0;) dst[z] = (double)((const float *)dst)[z];
         }
     }
@@ -2515,11 +2691,11 @@ static hst_result hst__ranks_attach(hst_stream *s, MPI_Comm comm) {
     MPI_Comm_size(comm, &s->nranks);
     n = (size_t)s->nranks;
     if (s->desc.num_slices > INT_MAX)
-        return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "num_slices %llu: at most INT_MAX with mpi_comm (MPI's "
+        return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "num_slices %llu: at most INT_MAX with mpi_comm (MPI's "
                          "counts)", (unsigned long long)s->desc.num_slices);
     for (i = 0; i < s->desc.num_arrays; i++)
         if (s->arrays[i].kind == HST_STREAM_GLOBAL && s->arrays[i].global_bytes / hst_dtype_size(s->arrays[i].dtype) > INT_MAX)
-            return hst__sbad(&s->desc, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "arrays[%u]: a GLOBAL array of more than INT_MAX "
+            return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_stream", "arrays[%u]: a GLOBAL array of more than INT_MAX "
                              "elements with mpi_comm (MPI's counts)", i);
     s->bounds = (uint64_t *)hst_backend_alloc(be, (n + 1) * sizeof *s->bounds);
     s->peers = (uint64_t *)hst_backend_alloc(be, 2 * n * sizeof *s->peers);
@@ -2585,7 +2761,7 @@ static hst_result hst__ranks_split(hst_stream *s) {
     MPI_Allgather(&speed, 1, MPI_DOUBLE, s->speeds, 1, MPI_DOUBLE, s->comm);
     for (k = 1; k < n; k++)
         if (s->peers[2 * k] != s->peers[0] || s->peers[2 * k + 1] != s->peers[1])
-            return hst__sbad(&s->desc, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "rank %u's description differs from rank 0's (num_slices "
+            return hst_backend_fail(hst__desc_be(&s->desc), HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_stream", "rank %u's description differs from rank 0's (num_slices "
                              "%llu and %llu, or the arrays' kinds and sizes, the stages' halos and bindings, the "
                              "accumulators, reverse): every rank must give the same", k,
                              (unsigned long long)s->peers[2 * k], (unsigned long long)s->peers[0]);
@@ -2611,7 +2787,7 @@ static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **ou
     hst_result r = HST_SUCCESS;
     MPI_Comm_dup(*(const MPI_Comm *)desc->mpi_comm, &comm);
     if (out) *out = NULL;
-    else r = hst__sbad(desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "out is NULL");
+    else r = hst__null_arg(hst__desc_be(desc), "hst_stream", "out is NULL");
     if (r == HST_SUCCESS && (r = hst__create_local(desc, &s)) == HST_SUCCESS) r = hst__ranks_attach(s, comm);
     r = hst__ranks_agree(comm, hst__desc_be(desc), r, "hst_stream_create");
     if (r == HST_SUCCESS) r = hst__ranks_split(s);
@@ -2642,7 +2818,7 @@ static hst_result hst__rank_global_add(hst_stream *s, unsigned i, void *dst, int
     const hst_stream_array *a = &s->arrays[i];
     if (s->own0 == s->own1) return HST_SUCCESS;   /* no slices: nothing to add */
 #ifndef HST_NO_OPENCL
-    if (!s->host) return hst__globals_add(s, i, dst, first);
+    if (!s->plan.host) return hst__globals_add(s, i, dst, first);
 #endif
     if (!first) hst__add_into(a->dtype, dst, a->host, a->global_bytes / hst_dtype_size(a->dtype));
     return HST_SUCCESS;
@@ -2695,7 +2871,7 @@ static hst_result hst__ranks_run_end(hst_stream *s, hst_result r) {
 #else
 static hst_result hst__create_ranks(const hst_stream_desc *desc, hst_stream **out) {
     if (out) *out = NULL;
-    return hst__sbad(desc, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, "mpi_comm is set, but stream.h's implementation was compiled "
+    return hst_backend_fail(hst__desc_be(desc), HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, "hst_stream", "mpi_comm is set, but stream.h's implementation was compiled "
                      "without HST_STREAM_MPI");
 }
 #endif
@@ -2706,7 +2882,7 @@ static hst_result hst__check_run_memory(const hst_stream *s) {
     unsigned i;
     for (i = 0; i < s->desc.num_arrays; i++)
         if (hst__sliced(&s->arrays[i]) && !hst__has_memory(&s->arrays[i]))
-            return hst__sbad(&s->desc, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE, "hst_stream_run: arrays[%u] has no memory: give "
+            return hst__state_arg(hst__desc_be(&s->desc), "hst_stream", "hst_stream_run: arrays[%u] has no memory: give "
                              "this rank's slices [%llu, %llu) with hst_stream_set_array", i,
                              (unsigned long long)s->load0, (unsigned long long)s->load1);
     return HST_SUCCESS;
@@ -2734,7 +2910,7 @@ static hst_result hst__run_local(hst_stream *s) {
         dv->done0 = dv->done1 = s->desc.reverse ? dv->r1 : dv->r0;
     }
 #ifndef HST_NO_OPENCL
-    if (!s->host) {
+    if (!s->plan.host) {
         r = hst__globals_start(s);
         if (r == HST_SUCCESS) r = hst__cl_run(s);
         if (r == HST_SUCCESS) r = hst__read_accs(s);
@@ -2761,7 +2937,7 @@ static void hst__stream_report(hst_stream *s, hst_stream_report *rep, double t0)
     rep->seconds = hst__now_s() - t0;
     for (d = 0; d < s->desc.num_backends; d++) {
         const hst__sdev *dv = &s->devs[d];
-        rep->blocks += dv->finished;
+        rep->num_blocks += dv->finished;
         rep->done_begin[d] = dv->done0; rep->done_end[d] = dv->done1;
         rep->range_begin[d] = dv->r0; rep->range_end[d] = dv->r1;
         rep->device_seconds[d] = dv->end_s - dv->start_s;
@@ -2775,7 +2951,7 @@ HST__SDEF hst_result hst_stream_run(hst_stream *s, hst_stream_report *report) {
     hst_stream_report local;
     double t0 = hst__now_s();
     hst_result r;
-    if (!s) return hst__sbad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_stream_run: s is NULL");
+    if (!s) return hst__null_arg(NULL, "hst_stream", "hst_stream_run: s is NULL");
     s->done = 0;
     r = hst__run_local(s);
     s->runs++;

@@ -341,8 +341,8 @@ int main(int argc, char **argv)
     if ((r = mri_forward(&op, a.x, a.coils, a.y_obs, a.ax, &f)) != HST_SUCCESS) { fail_r("mri_forward", r); goto done; }
     if ((r = mri_adjoint(&op, a.y_obs, a.coils, a.x, a.ahy, &h)) != HST_SUCCESS) { fail_r("mri_adjoint", r); goto done; }
     printf("streamed     forward %llu blocks of %llu slices, %.3f s (%.1f slices/s); adjoint %llu blocks of %llu, "
-           "%.3f s (%.1f slices/s)\n", (unsigned long long)f.blocks, (unsigned long long)f.block_slices, f.seconds,
-           (double)o.d.slices / f.seconds, (unsigned long long)h.blocks, (unsigned long long)h.block_slices, h.seconds,
+           "%.3f s (%.1f slices/s)\n", (unsigned long long)f.num_blocks, (unsigned long long)f.block_slices, f.seconds,
+           (double)o.d.slices / f.seconds, (unsigned long long)h.num_blocks, (unsigned long long)h.block_slices, h.seconds,
            (double)o.d.slices / h.seconds);
 
     mis = mri_adjoint_mismatch(a.x, a.ax, a.y_obs, a.ahy, a.n_x, a.n_k);

@@ -79,7 +79,7 @@ typedef struct mri_norms {
     double in_sq;              /* ||in||^2 */
     double out_sq;             /* ||out||^2 */
     double diff_sq;            /* ||out - ref||^2 (0 without ref) */
-    uint64_t block_slices, blocks;
+    uint64_t block_slices, num_blocks;
     double seconds;            /* the run, without the stream's setup */
 } mri_norms;
 
@@ -419,7 +419,7 @@ static hst_result mri__apply(mri_op *op, int adjoint, const float *in, const flo
         norms->out_sq = rep.acc[1];
         norms->diff_sq = ref ? rep.acc[2] : 0.0;
         norms->block_slices = rep.block_slices;
-        norms->blocks = rep.blocks;
+        norms->num_blocks = rep.num_blocks;
         norms->seconds = rep.seconds;
     }
     return r;

@@ -613,7 +613,7 @@ static hst_result run_pass(tv *t, hst_stream *s, int kind, hst_stream_report *re
     hst_result r = hst_stream_run(s, rep);
     t->seconds[kind] += rep->seconds;
     t->block[kind] = rep->block_slices;
-    t->blocks[kind] = rep->blocks;
+    t->blocks[kind] = rep->num_blocks;
     return r;
 }
 

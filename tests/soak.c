@@ -116,7 +116,7 @@ int main(void)
             if (hst_buffer_create(be, h.bytes[q], 0, &qs[q]) != HST_SUCCESS ||
                 hst_write(hst_backend_queue(be), qs[q], 0, init[q], h.bytes[q], 1, 0, NULL, NULL)) return 1;
         }
-        if (wl_halo_plan(be, &h, NULL, NULL, &plan) != HST_SUCCESS) { fprintf(stderr, "soak: plan\n"); return 1; }
+        if (wl_halo_plan(be, &h, &plan) != HST_SUCCESS) { fprintf(stderr, "soak: plan\n"); return 1; }
         for (i = 0; i < runs; i++) {
             if (i == warm) a = take();
             if (wl_halo_cycle(plan, qs) != HST_SUCCESS) { fprintf(stderr, "soak: halo cycle %ld failed\n", i); ok = 0; break; }

@@ -201,7 +201,6 @@ static hst_result one_run(int path, int mode, long k, io *o, int *injected)
     desc.allocator.alloc = flt_alloc;
     desc.allocator.free = flt_free;
     desc.no_disk_cache = 1;
-    wl_halo_logger = quiet_logger;
     clear_outputs(path, o);
     flt_n = 0;
     flt_injected = 0;

@@ -40,8 +40,9 @@
 
 #define FIX(state) ((fixture *)*(state))
 
+/* a plan desc; the plan logs through the backend's logger (the fixture's cap_log) */
 static hst_halo_plan_desc plan_desc(size_t nq, const hst_halo_layout *l, size_t ns,
-                                    const hst_halo_spec *s, size_t npeers, cap_log *log)
+                                    const hst_halo_spec *s, size_t npeers)
 {
     hst_halo_plan_desc d;
     memset(&d, 0, sizeof d);
@@ -50,7 +51,6 @@ static hst_halo_plan_desc plan_desc(size_t nq, const hst_halo_layout *l, size_t 
     d.num_specs = ns;
     d.specs = s;
     d.num_peers = npeers;
-    if (log) { d.logger = cap_logger; d.log_user = log; }
     return d;
 }
 
@@ -361,7 +361,7 @@ static void check_host_choose(hst_halo_plan *plan, const hcase *c, unsigned char
    trip (send -> recv per peer, unpack) vs the reference unpack over the whole arrays. */
 static void run_case(fixture *f, hcase *c)
 {
-    hst_halo_plan_desc d = plan_desc(c->nq, c->l, c->ns, c->specs, c->npeers, &f->log);
+    hst_halo_plan_desc d = plan_desc(c->nq, c->l, c->ns, c->specs, c->npeers);
     hst_halo_plan *plan;
     unsigned char *host[2] = {NULL, NULL}, *ref[2] = {NULL, NULL}, *got;
     hst_buffer *dev[2] = {NULL, NULL};
@@ -745,7 +745,7 @@ static void test_one_launch(void **state)
             assert_int_equal(hst_halo_spec_vector(&l[i], i, &l[i + 1], i + 1, (hst_halo_boundary)b,
                                                   (unsigned)b, (size_t)b, &specs[ns++]), HST_SUCCESS);
     }
-    d = plan_desc(14, l, ns, specs, 8, &f->log);
+    d = plan_desc(14, l, ns, specs, 8);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
     for (i = 0; i < 14; i++) {
@@ -808,7 +808,7 @@ static void test_large_slots(void **state)
             assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b,
                                                   i == 1 && b < 2 ? 1u : 0u, (size_t)b,
                                                   &specs[ns++]), HST_SUCCESS);
-    d = plan_desc(3, l, ns, specs, 8, &f->log);
+    d = plan_desc(3, l, ns, specs, 8);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     sb = hst_halo_plan_stats(plan).send_bytes;
     packed = (unsigned char *)calloc(1, sb);
@@ -853,6 +853,62 @@ static void test_large_slots(void **state)
     hst_halo_plan_destroy(plan);
 }
 
+/* A plan of HST_HALO_MAX_QUANTITIES quantities (the widest kernel row, NQ 64: 70 arguments),
+   each its own value, W and E of each: the device's pack equals the host path's byte for byte,
+   and its unpack writes each quantity's halo from its own segment. */
+static void test_max_quantities(void **state)
+{
+    fixture *f = FIX(state);
+    enum { NQM = HST_HALO_MAX_QUANTITIES };
+    hst_queue *q = hst_backend_queue(f->be);
+    hst_halo_layout l[NQM];
+    hst_halo_spec specs[2 * NQM];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_buffer *dev[NQM];
+    unsigned char *host[NQM], *packed, *devpacked, *got;
+    size_t bytes = 0, sb, i, k;
+    for (i = 0; i < NQM; i++) {
+        l[i] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 4, HST_HALO_FLOAT);
+        assert_int_equal(hst_halo_spec_scalar(&l[i], i, HST_HALO_WEST, 0, 0, &specs[2 * i]),
+                         HST_SUCCESS);
+        assert_int_equal(hst_halo_spec_scalar_opposite(&l[i], i, HST_HALO_EAST, 0, 0,
+                                                       &specs[2 * i + 1]), HST_SUCCESS);
+    }
+    assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
+    d = plan_desc(NQM, l, 2 * NQM, specs, 1);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    packed = (unsigned char *)malloc(sb);
+    devpacked = (unsigned char *)malloc(sb);
+    got = (unsigned char *)malloc(bytes);
+    for (i = 0; i < NQM; i++) {
+        host[i] = (unsigned char *)malloc(bytes);
+        for (k = 0; k < bytes; k++) host[i][k] = rng_byte();
+        assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev[i]), HST_SUCCESS);
+        assert_int_equal(hst_write(q, dev[i], 0, host[i], bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    }
+    assert_int_equal(hst_halo_pack_host(plan, NQM, (void *const *)host, NULL, packed), HST_SUCCESS);
+    assert_int_equal(hst_halo_pack(plan, NULL, NQM, dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_read(q, hst_halo_plan_send_buffer(plan), 0, devpacked, sb, 1, 0, NULL,
+                              NULL), HST_SUCCESS);
+    assert_memory_equal(devpacked, packed, sb);
+    assert_int_equal(hst_halo_copy_peer(plan, 0, plan, 0, NULL, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack(plan, NULL, NQM, dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_unpack_host(plan, NQM, (void *const *)host, NULL, packed),
+                     HST_SUCCESS);
+    for (i = 0; i < NQM; i++) {
+        assert_int_equal(hst_read(q, dev[i], 0, got, bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+        assert_memory_equal(got, host[i], bytes);
+        free(host[i]);
+        hst_buffer_destroy(dev[i]);
+    }
+    free(packed);
+    free(devpacked);
+    free(got);
+    hst_halo_plan_destroy(plan);
+}
+
 /* The chosen host path with one array given as two quantities (wrapped once on the device),
    with overlapping quantities (always the host), and its argument errors. */
 static void test_host_choose_aliasing(void **state)
@@ -871,7 +927,7 @@ static void test_host_choose_aliasing(void **state)
     l[0] = l[1] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 3, 0, 4, HST_HALO_FLOAT);
     assert_int_equal(hst_halo_spec_scalar(&l[0], 0, HST_HALO_WEST, 0, 0, &specs[0]), HST_SUCCESS);
     assert_int_equal(hst_halo_spec_scalar(&l[1], 1, HST_HALO_EAST, 0, 0, &specs[1]), HST_SUCCESS);
-    d = plan_desc(2, l, 2, specs, 1, &f->log);
+    d = plan_desc(2, l, 2, specs, 1);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
     sb = hst_halo_plan_stats(plan).send_bytes;
@@ -908,7 +964,7 @@ static void test_host_choose_aliasing(void **state)
         l[1] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 3, 1, 4, HST_HALO_FLOAT);
         assert_int_equal(hst_halo_spec_scalar(&l[1], 1, HST_HALO_EAST, 0, 0, &specs[1]),
                          HST_SUCCESS);
-        d = plan_desc(2, l, 2, specs, 1, &f->log);
+        d = plan_desc(2, l, 2, specs, 1);
         assert_int_equal(hst_halo_plan_create(f->be, &d, &p2), HST_SUCCESS);
         assert_int_equal(hst_halo_layout_bytes(&l[1], &big), HST_SUCCESS);
         assert_true(big > bytes);
@@ -972,7 +1028,7 @@ static void test_host_choose_device_fails(void **state)
         for (i = 0; i < 4; i++)
             assert_int_equal(hst_halo_spec_scalar(&l[i], i, (hst_halo_boundary)b, 0, (size_t)b,
                                                   &specs[ns++]), HST_SUCCESS);
-    d = plan_desc(4, l, ns, specs, 8, NULL);
+    d = plan_desc(4, l, ns, specs, 8);
     assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
     /* what the plan alone takes, on a backend of its own */
     memset(&bd, 0, sizeof bd);
@@ -1094,7 +1150,7 @@ static void test_runs_variant(void **state)
                                                   &specs[ns]), HST_SUCCESS);
             specs[ns++].negate = i > 0 && b % 2 == 1;
         }
-    d = plan_desc(3, l, ns, specs, 8, NULL);
+    d = plan_desc(3, l, ns, specs, 8);
     assert_int_equal(hst_halo_layout_bytes(&l[1], &bytes), HST_SUCCESS);   /* the largest */
     assert_int_equal(hst_halo_plan_create(f->be, &d, &hp), HST_SUCCESS);
     sb = hst_halo_plan_stats(hp).send_bytes;
@@ -1236,7 +1292,7 @@ static void test_cubed_sphere_exchange(void **state)
         assert_int_equal(hst_cubed_sphere_specs(L, rank, 2, fields, lay, specs[rank], &ns[rank],
                                                 peers[rank], pb[rank], &np[rank]), HST_SUCCESS);
         assert_int_equal(np[rank], 7);   /* a 2 x 2 tile: each rank touches one cube vertex */
-        d = plan_desc(NQ, lay, ns[rank], specs[rank], np[rank], &f->log);
+        d = plan_desc(NQ, lay, ns[rank], specs[rank], np[rank]);
         assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
         for (q = 0; q < NQ; q++) {
             long k, j, i;
@@ -1384,7 +1440,7 @@ static void test_tile_exchange(void **state)
             assert_int_equal(hst_tile_specs(&tp, rank, 2, fields, lay, specs[rank], &ns[rank],
                                             peers[rank], pb[rank], &np[rank]), HST_SUCCESS);
             assert_int_equal(np[rank], 8);   /* a periodic tile: every boundary has one */
-            d = plan_desc(3, lay, ns[rank], specs[rank], np[rank], &f->log);
+            d = plan_desc(3, lay, ns[rank], specs[rank], np[rank]);
             assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
             for (c = 0; c < 3; c++) {
                 tl_cells(h, rank / (long)layouts[k][1], rank % (long)layouts[k][1], c, gx, gy, 0);
@@ -1448,7 +1504,7 @@ static void test_flat_buffer(void **state)
         assert_memory_equal(&specs[0].unpack, &e, sizeof e);
         assert_memory_equal(&specs[1].unpack_y, &e, sizeof e);
     }
-    d = plan_desc(3, lay, ns, specs, 1, &f->log);
+    d = plan_desc(3, lay, ns, specs, 1);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     assert_int_equal(hst_halo_plan_peer(plan, 0, &so, &sb, &ro, &rb), HST_SUCCESS);
     assert_int_equal(so, 0); assert_int_equal(ro, 0); assert_int_equal(sb, rb);
@@ -1517,7 +1573,7 @@ static void test_vector_interfaces(void **state)
         assert_int_equal(specs[rank][0].pack.start[0], 0); assert_int_equal(specs[rank][0].pack.stop[0], 1);
         assert_int_equal(specs[rank][0].unpack.start[0], 2);
         assert_int_equal(specs[rank][1].pack.stop[1], 1); assert_int_equal(specs[rank][1].unpack.start[1], 2);
-        d = plan_desc(2, lv, 2, specs[rank], 2, &f->log);
+        d = plan_desc(2, lv, 2, specs[rank], 2);
         assert_int_equal(hst_halo_plan_create(f->be, &d, &plans[rank]), HST_SUCCESS);
         for (c = 0; c < 2; c++) {
             for (k = 0; k < 6; k++) v[c][k] = (double)(6 * (c * R + rank) + k);
@@ -1593,7 +1649,7 @@ static void test_interface_routes(void **state)
     assert_int_equal(specs[0].unpack.start[1], 5); assert_int_equal(specs[0].unpack.stop[1], 6);
     assert_int_equal(specs[0].pack.start[2], 1); assert_int_equal(specs[0].pack.stop[2], 5);
     assert_int_equal(specs[1].pack.start[2], 1); assert_int_equal(specs[1].unpack.start[2], 5);
-    d = plan_desc(2, lv, 2, specs, 2, &f->log);
+    d = plan_desc(2, lv, 2, specs, 2);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     assert_int_equal(hst_halo_plan_stats(plan).send_bytes, HST_HALO_PEER_ALIGN + 2 * 4 * 4);
     hst_halo_plan_destroy(plan);
@@ -1608,7 +1664,7 @@ static void test_interface_routes(void **state)
     l16 = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 1, 0, 16, HST_HALO_FLOAT);
     assert_int_equal(hst_halo_spec_scalar(&l16, 0, HST_HALO_WEST, 0, 0, &s), HST_SUCCESS);
     s.negate = 1;
-    d = plan_desc(1, &l16, 1, &s, 1, &f->log);
+    d = plan_desc(1, &l16, 1, &s, 1);
     assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
     assert_null(plan);
 }
@@ -1634,7 +1690,7 @@ static void test_errors(void **state)
     {
         hst_halo_spec s2 = s;
         s2.pack.stop[2] = l.shape[2] + 1;
-        d = plan_desc(1, &l, 1, &s2, 1, log);
+        d = plan_desc(1, &l, 1, &s2, 1);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
                              log, HST_LOGITEM_OUT_OF_RANGE);
         assert_null(plan);
@@ -1643,31 +1699,31 @@ static void test_errors(void **state)
     {
         hst_halo_spec s2 = s;
         assert_int_equal(hst_halo_region_get(&l, HST_HALO_NORTH, 1, &s2.unpack), HST_SUCCESS);
-        d = plan_desc(1, &l, 1, &s2, 1, log);
+        d = plan_desc(1, &l, 1, &s2, 1);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_SHAPE, log,
                              HST_LOGITEM_SHAPE_MISMATCH);
     }
     /* unsupported element size */
     bad = l; bad.elem_bytes = 3;
-    d = plan_desc(1, &bad, 1, &s, 1, log);
+    d = plan_desc(1, &bad, 1, &s, 1);
     assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, log, HST_LOGITEM_DTYPE);
     assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_DTYPE);
     /* 16-byte vectors have no sign rule */
     lv[0] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 16, HST_HALO_FLOAT);
     lv[1] = lv[0];
     assert_int_equal(hst_halo_spec_vector(&lv[0], 0, &lv[1], 1, HST_HALO_EAST, 1, 0, &sv), HST_SUCCESS);
-    d = plan_desc(2, lv, 1, &sv, 1, log);
+    d = plan_desc(2, lv, 1, &sv, 1);
     assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_DTYPE, log, HST_LOGITEM_DTYPE);
     /* more than 4 dimensions */
     bad = l; bad.ndim = 5;
-    d = plan_desc(1, &bad, 1, &s, 1, log);
+    d = plan_desc(1, &bad, 1, &s, 1);
     assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT, log,
                          HST_LOGITEM_BAD_ARGUMENT);
     assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_INVALID_ARGUMENT);
     /* size overflow: shape products past SIZE_MAX */
     bad = l;
     bad.shape[0] = SIZE_MAX / 4; bad.shape[1] = 1024; bad.shape[2] = 1024;
-    d = plan_desc(1, &bad, 1, &s, 1, log);
+    d = plan_desc(1, &bad, 1, &s, 1);
     assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_OVERFLOW, log,
                          HST_LOGITEM_SIZE_OVERFLOW);
     assert_int_equal(hst_halo_layout_bytes(&bad, &bytes), HST_ERROR_OVERFLOW);
@@ -1677,21 +1733,21 @@ static void test_errors(void **state)
     {
         hst_halo_spec s2 = s;
         s2.quantity = 3;
-        d = plan_desc(1, &l, 1, &s2, 1, log);
+        d = plan_desc(1, &l, 1, &s2, 1);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
                              log, HST_LOGITEM_BAD_ARGUMENT);
         s2 = s; s2.peer = 2;
-        d = plan_desc(1, &l, 1, &s2, 2, log);
+        d = plan_desc(1, &l, 1, &s2, 2);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
                              log, HST_LOGITEM_BAD_ARGUMENT);
-        d = plan_desc(65, &l, 1, &s, 1, log);
+        d = plan_desc(65, &l, 1, &s, 1);
         assert_result_logged(hst_halo_plan_create(f->be, &d, &plan), HST_ERROR_INVALID_ARGUMENT,
                              log, HST_LOGITEM_NULL_ARGUMENT);
         assert_int_equal(hst_halo_plan_create(f->be, NULL, &plan), HST_ERROR_INVALID_ARGUMENT);
     }
 
     /* a working plan for the quantity checks */
-    d = plan_desc(1, &l, 1, &s, 1, log);
+    d = plan_desc(1, &l, 1, &s, 1);
     assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
     assert_int_equal(hst_halo_layout_bytes(&l, &bytes), HST_SUCCESS);
     assert_int_equal(hst_buffer_create(f->be, bytes - 4, 0, &small), HST_SUCCESS);
@@ -1727,7 +1783,7 @@ static void test_errors(void **state)
         hst_halo_plan *other;
         hst_halo_spec s3;
         assert_int_equal(hst_halo_spec_scalar(&l, 0, HST_HALO_NORTH, 0, 0, &s3), HST_SUCCESS);
-        d = plan_desc(1, &l, 1, &s3, 1, log);
+        d = plan_desc(1, &l, 1, &s3, 1);
         assert_int_equal(hst_halo_plan_create(f->be, &d, &other), HST_SUCCESS);
         assert_result_logged(hst_halo_copy_peer(plan, 0, other, 0, NULL, 0, NULL, NULL),
                              HST_ERROR_SHAPE, log, HST_LOGITEM_SHAPE_MISMATCH);
@@ -1753,6 +1809,7 @@ int main(void)
         cmocka_unit_test_setup(test_element_sizes, reset_log),
         cmocka_unit_test_setup(test_one_launch, reset_log),
         cmocka_unit_test_setup(test_large_slots, reset_log),
+        cmocka_unit_test_setup(test_max_quantities, reset_log),
         cmocka_unit_test_setup(test_host_choose_aliasing, reset_log),
         cmocka_unit_test_setup(test_host_choose_device_fails, reset_log),
         cmocka_unit_test_setup(test_runs_variant, reset_log),

@@ -186,11 +186,11 @@ static void check_streamed(hst_backend *be, uint32_t ny, uint32_t nx) {
     unsigned i;
     data_make(&t, N, 3, ny, nx);
     run_both(be, &t, N, 0, &whole);
-    assert_int_equal(whole.nf.blocks, 1);
+    assert_int_equal(whole.nf.num_blocks, 1);
     for (i = 0; i < 3; i++) {
         run_both(be, &t, blocks[i], 0, &part);
         assert_int_equal(part.nf.block_slices, blocks[i]);
-        assert_int_equal(part.na.blocks, (N + blocks[i] - 1) / blocks[i]);
+        assert_int_equal(part.na.num_blocks, (N + blocks[i] - 1) / blocks[i]);
         expect_same(&part, &whole, &t);
         run_free(&part);
     }
@@ -200,7 +200,7 @@ static void check_streamed(hst_backend *be, uint32_t ny, uint32_t nx) {
     run_both(be, &t, 0, 6 * per + 65536, &part);
     print_message("# %u x %u: budget %zu bytes (the volume: %zu): blocks of %llu slices\n", (unsigned)ny,
                   (unsigned)nx, 6 * per + 65536, (size_t)N * per, (unsigned long long)part.na.block_slices);
-    assert_true(part.nf.blocks > 1 && part.na.blocks > 1);
+    assert_true(part.nf.num_blocks > 1 && part.na.num_blocks > 1);
     expect_same(&part, &whole, &t);
     run_free(&part);
     run_free(&whole);

@@ -598,7 +598,7 @@ static void check_report_complete(const hst_stream_report *rep, uint64_t N, unsi
         blocks += n / B + (n % B != 0);
     }
     assert_int_equal(next, N);
-    assert_int_equal(rep->blocks, blocks);
+    assert_int_equal(rep->num_blocks, blocks);
     assert_true(rep->seconds >= 0.0);
 }
 
@@ -721,7 +721,7 @@ static void run_and_check(fixture *f, chain *c, hst_stream_desc *d, uint64_t exp
         ch_check_accs(c, &rep, exact);
         check_report_complete(&rep, c->N, d->num_backends, expect_B);
         assert_false(p.bad);
-        assert_int_equal(p.calls, rep.blocks);
+        assert_int_equal(p.calls, rep.num_blocks);
         assert_int_equal(p.last, c->N);
         assert_int_equal(p.total, c->N);
     }
@@ -884,19 +884,26 @@ static hst_result div_host(void *const *arrays, const void *const *scalars, cons
 }
 
 /* A stage of the stream program: grad (halo_hi 1 on x) or div (halo_lo 1 on p); halos are 0
-   when N = 1 (there is no neighbour, and a halo must be smaller than N). */
+   when N = 1 (there is no neighbour, and a halo must be smaller than N). declared: the
+   family's declared kernel (its twin on the host device), else the program's sources with a
+   host twin of this file. */
 static void vol_stage(hst_stream_stage *st, hst_backend *be, int grad, const gpar *g, int in, int out,
-                      uint64_t N)
+                      uint64_t N, int declared)
 {
     static size_t count;
     const char *const *src = hst_kernels_stream_source(&count);
     memset(st, 0, sizeof *st);
     st->name = grad ? "grad3" : "div3";
-    st->sources = src;
-    st->num_sources = count;
+    if (declared) {
+        st->family = hst_kernels_stream_family();
+        st->family_kernel = grad ? HST_KSTREAM_GRAD3 : HST_KSTREAM_DIV3;
+    } else {
+        st->sources = src;
+        st->num_sources = count;
+        st->kernel = grad ? "hst_k_grad3" : "hst_k_div3";
+        st->host = grad ? grad_host : div_host;
+    }
     st->options = hst_backend_device(be)->correctly_rounded_sqrt ? "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
-    st->kernel = grad ? "hst_k_grad3" : "hst_k_div3";
-    st->host = grad ? grad_host : div_host;
     st->num_inputs = 1; st->inputs = &IDX[in];
     st->num_outputs = 1; st->outputs = &IDX[out];
     st->num_scalars = 2;
@@ -947,14 +954,15 @@ static void test_grad_div_streamed(void **state)
             arr[3].kind = HST_STREAM_OUTPUT; arr[3].host = d;   arr[3].slice_bytes = hw * 4;
             arr[4].kind = HST_STREAM_TEMP;                      arr[4].slice_bytes = 3 * hw * 4;
             arr[5].kind = HST_STREAM_OUTPUT; arr[5].host = lap; arr[5].slice_bytes = hw * 4;
-            vol_stage(&st[0], f->be[0], 1, &g, 0, 1, N);
-            vol_stage(&st[1], f->be[0], 0, &g, 2, 3, N);
+            /* declared kernels and kernels from sources, mixed in one chain, both ways */
+            vol_stage(&st[0], f->be[0], 1, &g, 0, 1, N, (k >> 2) & 1);
+            vol_stage(&st[1], f->be[0], 0, &g, 2, 3, N, !((k >> 2) & 1));
             memcpy(&st[2], &st[0], sizeof st[0]);     /* the chain: grad into TEMP ... */
             st[2].outputs = &IDX[4];
             {
                 hst_stream_stage all[4];
                 memcpy(all, st, 3 * sizeof st[0]);
-                vol_stage(&all[3], f->be[0], 0, &g, 4, 5, N);   /* ... then div of it */
+                vol_stage(&all[3], f->be[0], 0, &g, 4, 5, N, (k >> 2) & 1);   /* ... then div of it */
                 memset(&desc, 0, sizeof desc);
                 desc.backends = f->be; desc.num_backends = nbe;
                 desc.num_slices = N;
@@ -964,9 +972,9 @@ static void test_grad_div_streamed(void **state)
                 desc.ring = 2 + rng_below(3);
                 desc.reverse = (int)((k >> 1) & 1);
                 B = desc.block_slices < N ? desc.block_slices : N;
-                snprintf(cfg, sizeof cfg, "grad/div N=%llu block=%llu ring=%u %s devices=%u",
+                snprintf(cfg, sizeof cfg, "grad/div N=%llu block=%llu ring=%u %s devices=%u %s",
                          (unsigned long long)N, (unsigned long long)desc.block_slices, desc.ring,
-                         desc.reverse ? "reverse" : "forward", nbe);
+                         desc.reverse ? "reverse" : "forward", nbe, (k >> 2) & 1 ? "grad declared" : "div declared");
                 assert_int_equal(hst_stream_create(&desc, &s), HST_SUCCESS);
             }
             memset(p, 0xff, 3 * nv * 4); memset(d, 0xff, nv * 4); memset(lap, 0xff, nv * 4);
@@ -1476,6 +1484,8 @@ static void test_errors_budget(void **state)
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "at most 5");
     d.block_slices = 5;
     expect_create_ok(f, &d, 5);
+    d.block_slices = c.N + 5;   /* more than N: N does not fit, and create refuses it too */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "does not fit");
     /* two devices: each must hold the ring */
     d = ch_desc(&c, f->be, 2);
     d.ring = 3;
@@ -1538,6 +1548,9 @@ static void test_block_query(void **state)
     expect_query(f, &d, 5, 5, budget_for(&c, 5, 3, fp64));
     d.block_slices = 5;
     expect_create_ok(f, &d, 5);
+    d.block_slices = c.N + 5;   /* "all N" over the budget: the largest, which create refuses too */
+    expect_query(f, &d, 5, 5, budget_for(&c, 5, 3, fp64));
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "does not fit");
     d.budget_bytes = budget_for(&c, 1, 3, fp64) - 1;
     cap_reset(&f->log[0]);
     assert_refused(hst_stream_block_query(&d, &bi), HST_ERROR_OUT_OF_DEVICE_MEMORY, &f->log[0],
@@ -2059,10 +2072,10 @@ static hst_result wmul_call(hst_backend *be, const hst_stream_binding *arr, unsi
     if (p->fail) return p->fail;
     for (k = 0; k < p->nbe; k++) known |= p->be[k] == be;
     /* what the call is promised: its backend, the loaded slices, the GLOBAL array whole */
-    if (n != 3 || !known || !block_flags_ok(blk) || blk->end > arr[0].slices || arr[2].slices != arr[0].slices ||
-        arr[0].slice_bytes != sb || arr[2].slice_bytes != sb || arr[1].slices != 0 || arr[1].slice_bytes != sb ||
+    if (n != 3 || !known || !block_flags_ok(blk) || blk->end > arr[0].num_slices || arr[2].num_slices != arr[0].num_slices ||
+        arr[0].slice_bytes != sb || arr[2].slice_bytes != sb || arr[1].num_slices != 0 || arr[1].slice_bytes != sb ||
         hst_buffer_backend(arr[0].buffer) != be || hst_buffer_backend(arr[1].buffer) != be ||
-        hst_buffer_bytes(arr[0].buffer) < arr[0].offset_bytes + (size_t)arr[0].slices * sb)
+        hst_buffer_bytes(arr[0].buffer) < arr[0].offset_bytes + (size_t)arr[0].num_slices * sb)
         return HST_ERROR_SHAPE;
     if (blk->end == blk->begin) return HST_SUCCESS;
     sh[0] = (size_t)(blk->end - blk->begin);
@@ -2188,7 +2201,7 @@ static void test_arrays_fn_chain(void **state)
                     }
                     ch_check_arrays(&c);
                     ch_check_accs(&c, &rep, fp64_all(f->be, nbe));
-                    assert_int_equal(p.calls, rep.blocks);
+                    assert_int_equal(p.calls, rep.num_blocks);
                     assert_int_equal(rep.slices_done, N);
                 }
                 hst_stream_destroy(s);
@@ -2288,6 +2301,104 @@ static void test_no_host_twin(void **state)
         run_and_check(f, &c, &d, 3, 2);
     }
     ch_free(&c);
+}
+
+/* Declared stages (a family's kernel): create checks the declaration against the stage (the
+   argument's index, its declared word and what the stage gives there); a kernel without a twin
+   is refused on the host device and streams on an OpenCL device; a stage's own host function
+   replaces the declared twin on the host device (and never runs on an OpenCL one). Outputs
+   are the whole-volume twin's bits. */
+static unsigned declared_host_calls;
+
+static hst_result grad_host_counted(void *const *arrays, const void *const *scalars, const hst_stream_block *blk,
+                                    void *user)
+{
+    declared_host_calls++;
+    return grad_host(arrays, scalars, blk, user);
+}
+
+static const hst_kernel_decl notwin_decls[2] = {
+    {"hst_k_grad3", "global global uint uint ulong ulong ulong ulong int", NULL},
+    {"hst_k_grad3", "global global uint uint ulong ulong ulong ulong ulong", NULL},   /* flags misdeclared */
+};
+static const hst_kernel_family notwin_family = {"notwin", hst_kernels_stream_source, notwin_decls, 2};
+
+/* Streams x -> p by stage st (grad3) in blocks of 2 and compares with the twin. */
+static void declared_grad_run(fixture *f, hst_stream_desc *d, const float *x, float *p, const float *p_ref,
+                              size_t n, const char *what)
+{
+    hst_stream *s = NULL;
+    size_t at = 0;
+    hst_result r = hst_stream_create(d, &s);
+    if (r != HST_SUCCESS) { print_error("%s: create: %s (%s)\n", what, hst_result_string(r), f->log[0].last_message); fail(); }
+    memset(p, 0xff, n * 4);
+    assert_int_equal(hst_stream_run(s, NULL), HST_SUCCESS);
+    hst_stream_destroy(s);
+    (void)x;
+    if (!bits_equal_f(p, p_ref, n, &at)) { print_error("%s: grad differs at %zu\n", what, at); fail(); }
+}
+
+static void test_declared_stages(void **state)
+{
+    fixture *f = FIX(state);
+    const uint64_t N = 6;
+    gpar g;
+    size_t hw, nv;
+    float *x, *p, *p_ref;
+    hst_stream_array arr[2];
+    hst_stream_stage st;
+    hst_stream_desc d;
+    uint64_t wide = 0;
+    g.H = 4; g.W = 9;
+    hw = (size_t)g.H * g.W; nv = (size_t)N * hw;
+    rng_seed(2024);
+    x = (float *)xmalloc(nv * 4); p = (float *)xmalloc(3 * nv * 4); p_ref = (float *)xmalloc(3 * nv * 4);
+    fill_random(x, nv);
+    hst_k_grad3_host(x, p_ref, g.H, g.W, 0, 0, N, N);
+    memset(arr, 0, sizeof arr);
+    arr[0].kind = HST_STREAM_INPUT;  arr[0].host = x; arr[0].slice_bytes = hw * 4;
+    arr[1].kind = HST_STREAM_OUTPUT; arr[1].host = p; arr[1].slice_bytes = 3 * hw * 4;
+    vol_stage(&st, f->be[0], 1, &g, 0, 1, N, 1);
+    st.name = "grad_declared";
+    memset(&d, 0, sizeof d);
+    d.backends = f->be; d.num_backends = 1; d.num_slices = N;
+    d.arrays = arr; d.num_arrays = 2; d.stages = &st; d.num_stages = 1; d.block_slices = 2;
+    declared_grad_run(f, &d, x, p, p_ref, 3 * nv, "declared");
+
+    /* the declaration against the stage */
+    st.family_kernel = HST_KSTREAM_COUNT;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, "family_kernel");
+    st.family_kernel = HST_KSTREAM_GRAD3;
+    st.scalar_bytes[1] = 8; st.scalars[1] = &wide;   /* a uint given 8 bytes */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "argument 3 of stream.hst_k_grad3 is declared `uint`, scalars[1] gives 8 bytes");
+    st.scalar_bytes[1] = 4; st.scalars[1] = &g.W;
+    st.num_scalars = 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "declares 9 arguments");
+    st.num_scalars = 2;
+    st.family_kernel = HST_KSTREAM_TV_DUAL;   /* a float where the stage gives nothing: counts differ */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "stages[0] (\"grad_declared\")");
+    st.family_kernel = HST_KSTREAM_GRAD3;
+    st.kernel = "hst_k_grad3";
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "not both");
+    st.kernel = NULL;
+    st.family = &notwin_family; st.family_kernel = 1;
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "argument 8 of notwin.hst_k_grad3 is declared `ulong`");
+
+    /* no twin: the host device refuses it (named); an OpenCL device streams the kernel */
+    st.family_kernel = 0;
+    if (IS_HOST(f))
+        EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "notwin.hst_k_grad3 declares none");
+    else
+        declared_grad_run(f, &d, x, p, p_ref, 3 * nv, "declared without twin");
+
+    /* a host function of the stage's own replaces the twin on the host device only */
+    st.family = hst_kernels_stream_family(); st.family_kernel = HST_KSTREAM_GRAD3;
+    st.host = grad_host_counted;
+    declared_host_calls = 0;
+    declared_grad_run(f, &d, x, p, p_ref, 3 * nv, "declared with host");
+    if (IS_HOST(f)) assert_int_equal(declared_host_calls, 3);
+    else assert_int_equal(declared_host_calls, 0);
+    free(x); free(p); free(p_ref);
 }
 
 /* An iterative method over buffers A, B, C with a halo-1 stage: x_{k+1} = wsum(x_k), rotating
@@ -2929,6 +3040,7 @@ int main(void)
         cmocka_unit_test_setup(test_pinned_array_api, test_setup),
         cmocka_unit_test_setup(test_pinned_array_rules, test_setup),
         cmocka_unit_test_setup(test_no_host_twin, test_setup),
+        cmocka_unit_test_setup(test_declared_stages, test_setup),
         cmocka_unit_test_setup(test_arrays_fn_chain, test_setup),
         cmocka_unit_test_setup(test_arrays_fn_refused, test_setup),
         cmocka_unit_test_setup(test_default_block_rule, test_setup),

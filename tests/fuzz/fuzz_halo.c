@@ -72,7 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pd.num_specs = ns;
     pd.specs = specs;
     pd.num_peers = fz_u8(&f) % 6;
-    pd.logger = fz_quiet;
     if (pd.num_quantities > nq) pd.num_quantities = nq;   /* the array holds nq layouts */
     if (hst_halo_plan_create(be, &pd, &plan) == HST_SUCCESS) {
         hst_halo_stats st = hst_halo_plan_stats(plan);

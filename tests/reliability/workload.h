@@ -152,9 +152,6 @@ done:
 /* ---- a halo plan: one 3-D f32 scalar (all 8 boundaries, rotations 0..3) and one i32 vector
    pair (W and N, rotation 1: NEGATE_INT), packed, sent to itself, unpacked ----------------- */
 #define WL_HALO_NQ 3
-/* The plans' logger (NULL: halo.h's default, stderr). */
-static hst_log_fn wl_halo_logger;
-static void *wl_halo_log_user;
 typedef struct wl_halo {
     hst_halo_layout lay[WL_HALO_NQ];
     hst_halo_spec specs[10];
@@ -189,8 +186,7 @@ done:
     return r;
 }
 
-WL_FN hst_result wl_halo_plan(hst_backend *be, const wl_halo *h, hst_log_fn logger, void *user,
-                              hst_halo_plan **plan)
+WL_FN hst_result wl_halo_plan(hst_backend *be, const wl_halo *h, hst_halo_plan **plan)
 {
     hst_halo_plan_desc d;
     memset(&d, 0, sizeof d);
@@ -199,9 +195,6 @@ WL_FN hst_result wl_halo_plan(hst_backend *be, const wl_halo *h, hst_log_fn logg
     d.num_specs = h->num_specs;
     d.specs = h->specs;
     d.num_peers = 8;
-    d.logger = logger;
-    d.log_user = user;
-    d.log_level = logger ? HST_LOG_DEBUG : (hst_log_level)0;
     return hst_halo_plan_create(be, &d, plan);
 }
 
@@ -234,7 +227,7 @@ WL_FN hst_result wl_halo_once(hst_backend *be, const wl_halo *h, void *const *in
         WL_TRY(hst_buffer_create(be, h->bytes[i], 0, &qs[i]));
         WL_TRY(hst_write(q, qs[i], 0, init[i], h->bytes[i], 1, 0, NULL, NULL));
     }
-    WL_TRY(wl_halo_plan(be, h, wl_halo_logger, wl_halo_log_user, &plan));
+    WL_TRY(wl_halo_plan(be, h, &plan));
     WL_TRY(wl_halo_cycle(plan, qs));
     for (i = 0; i < WL_HALO_NQ; i++)
         WL_TRY(hst_read(q, qs[i], 0, result[i], h->bytes[i], 1, 0, NULL, NULL));
