@@ -48,7 +48,7 @@ extern "C" {
    FINUFFT modeord-0 order: index i along an axis of nm modes is frequency i - nm / 2; corr
    holds 1 / phihat per mode index, axis 0's nm0 values, then axis 1's, then axis 2's.
 
-     kernel                  arguments                                                global
+     kernel (HST_NUFFT_KERNELS)  arguments                                            global (1-D)
      hst_k_nufft_spread      base, off, perm, c, sub_bin, sub_first, bin_start, grid,  nsub x local
                              __local tile, uint m, int16 g, coef
      hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, coef           m
@@ -77,12 +77,38 @@ extern "C" {
    (the extra taps have zero weights): spread's extra adds of 0 leave the tile unchanged, and
    interp reads up to HST_K_NUFFT_LANES complex values past a row's w taps, so its grid must
    have that many readable complex values after its end (nufft.h allocates them).
-   Sizes: m < 2^31, grids below 2^31 elements (nufft.h checks). */
+   Sizes: m < 2^31, grids below 2^31 elements (nufft.h checks).
+
+   Launched as declared kernels (backend.h's hst_launch_kernel, family
+   hst_kernels_nufft_family(), the build options above), the twins run over the launched
+   range: spread's, subproblems [offset / L, ceil((offset + global) / L)) with L = range.local
+   (1 when 0: a work-group per work-item), its __local tile then the host's scratch, which must
+   hold the twin's tile (HST_K_NUFFT_LANES complex floats more than the kernel's); interp's,
+   sorted points [offset, min(offset + global, m)); to_modes' and to_grid's have no sub-range:
+   they write the whole array whatever the range (launch them over all of it). deg is
+   HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. */
 #define HST_K_NUFFT_LANES 8        /* taps per axis at most, and the twins' SIMD width */
+/* The kernel polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
+   eps at every width nufft.h offers (FINUFFT's Horner tables at upsampling 2 use about as
+   many). */
+#define HST_K_NUFFT_DEGREE(w) ((w) + 3)
+
+/* The family's kernels: X(id, name, signature, twin adapter), in the source's parameter order. */
+#define HST_NUFFT_KERNELS(X) \
+    X(HST_KNUFFT_SPREAD, hst_k_nufft_spread, \
+      "global global global global global global global global local uint value global", hst__kt_nufft_spread) \
+    X(HST_KNUFFT_INTERP, hst_k_nufft_interp, "global global global global global uint value global", \
+      hst__kt_nufft_interp) \
+    X(HST_KNUFFT_TO_MODES, hst_k_nufft_to_modes, "global global global value value", hst__kt_nufft_to_modes) \
+    X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value", hst__kt_nufft_to_grid)
+enum { HST_NUFFT_KERNELS(HST_KERNEL_ID) HST_KNUFFT_COUNT };
 
 /* The NUFFT program's source pieces (static storage), as hst_kernels_vocab_source.
    Thread-safe. */
 HST_API const char *const *hst_kernels_nufft_source(size_t *count);
+/* The NUFFT family: its source, the kernels of HST_NUFFT_KERNELS and their twins (static
+   storage). Thread-safe. */
+HST_API const hst_kernel_family *hst_kernels_nufft_family(void);
 
 /* Spreading (type 1) of subproblems [sub0, sub1) into grid (nf0, nf1, nf2) c64; c: the
    caller's m values (c64); tile: 2 (b0 + 2 p0)(b1 + 2 p1)(b2 + 2 p2) + 2 HST_K_NUFFT_LANES
@@ -482,6 +508,50 @@ HST__KDEF void hst_k_nufft_to_grid_host(const float *f, float *grid, const float
             }
 }
 
+/* The twins as declared kernels' twins: the arguments unpacked, over the launched range (see
+   the declarations). */
+static void hst__kt_nufft_spread(const hst_karg *a, const hst_range *r) {
+    size_t per = r->local[0] ? r->local[0] : 1, end = r->offset[0] + r->global[0];
+    const int32_t *g = (const int32_t *)a[10].v.value;
+    hst_k_nufft_spread_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
+                            (const uint32_t *)hst_karg_ptr(&a[2]), (const float *)hst_karg_ptr(&a[3]),
+                            (const uint32_t *)hst_karg_ptr(&a[4]), (const uint32_t *)hst_karg_ptr(&a[5]),
+                            (const uint32_t *)hst_karg_ptr(&a[6]), (float *)hst_karg_ptr(&a[7]),
+                            (float *)hst_karg_ptr(&a[8]), a[9].v.u32, g,
+                            (const float *)hst_karg_ptr(&a[11]), HST_K_NUFFT_DEGREE(g[10]),
+                            (uint32_t)(r->offset[0] / per), (uint32_t)((end + per - 1) / per));
+}
+
+static void hst__kt_nufft_interp(const hst_karg *a, const hst_range *r) {
+    const int32_t *g = (const int32_t *)a[6].v.value;
+    uint32_t m = a[5].v.u32;
+    size_t end = r->offset[0] + r->global[0];
+    if (r->offset[0] >= m) return;
+    hst_k_nufft_interp_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
+                            (const uint32_t *)hst_karg_ptr(&a[2]), (const float *)hst_karg_ptr(&a[3]),
+                            (float *)hst_karg_ptr(&a[4]), m, g, (const float *)hst_karg_ptr(&a[7]),
+                            HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
+}
+
+static void hst__kt_nufft_to_modes(const hst_karg *a, const hst_range *r) {
+    (void)r;   /* the whole array (the declarations) */
+    hst_k_nufft_to_modes_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+                              (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
+                              (const int32_t *)a[4].v.value);
+}
+
+static void hst__kt_nufft_to_grid(const hst_karg *a, const hst_range *r) {
+    (void)r;   /* the whole array (the declarations) */
+    hst_k_nufft_to_grid_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+                             (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
+                             (const int32_t *)a[4].v.value);
+}
+
+static const hst_kernel_decl hst__nufft_decls[HST_KNUFFT_COUNT] = { HST_NUFFT_KERNELS(HST_KERNEL_DECL) };
+static const hst_kernel_family hst__nufft_family = { "nufft", hst_kernels_nufft_source, hst__nufft_decls,
+                                                     HST_KNUFFT_COUNT };
+
+HST__KDEF const hst_kernel_family *hst_kernels_nufft_family(void) { return &hst__nufft_family; }
 
 /* <<nufft kernels */
 

@@ -164,6 +164,45 @@ HST_API void hst_k_quality_gains_host(const float *w, const int *radius, const d
                                       uint64_t wstride, uint64_t gstride, uint64_t rstride,
                                       size_t k0, size_t k1);
 
+/* The family's kernels, declared once (backend.h's "Declared kernels"): X(id, kernel,
+   signature, host twin), in the source's order, each signature the kernel's parameters in
+   order. quality.h launches them through hst_launch_kernel with the options above.
+   hst_k_quality_gains exists only in a program built with "-DHST_FP64". On the host device a
+   twin does the work-items of its launched range along the dimension that its typed twin above
+   bounds (images [k0, k1) of dct_moments and gains: dimension 1's offset, ended at kend;
+   partial_sums' rows of h, from the offset to the end of the range or n, whichever is first),
+   and in every other dimension (and every other kernel) the whole extent its arguments give:
+   launch those from offset 0 over at least that extent, as quality.h does. */
+#define HST_QUALITY_KERNELS(X) \
+    X(HST_KQUALITY_BLUR, hst_k_quality_blur, "global global global int int int int", hst__kt_quality_blur) \
+    X(HST_KQUALITY_MOMENTS, hst_k_quality_moments, "global global global ulong uint", hst__kt_quality_moments) \
+    X(HST_KQUALITY_ERROR_MAP, hst_k_quality_error_map, "global global global float float ulong", \
+      hst__kt_quality_error_map) \
+    X(HST_KQUALITY_FOURIER_PAD, hst_k_quality_fourier_pad, "global global int int", hst__kt_quality_fourier_pad) \
+    X(HST_KQUALITY_CROP_RESCALE, hst_k_quality_crop_rescale, "global global int int int int int float float float", \
+      hst__kt_quality_crop_rescale) \
+    X(HST_KQUALITY_FRC_PARTIAL, hst_k_quality_frc_partial, "global global global global global int int int int", \
+      hst__kt_quality_frc_partial) \
+    X(HST_KQUALITY_FRC_RINGS, hst_k_quality_frc_rings, "global global int int", hst__kt_quality_frc_rings) \
+    X(HST_KQUALITY_DECORR_COLS, hst_k_quality_decorr_cols, \
+      "global global global int int float float int int int int int", hst__kt_quality_decorr_cols) \
+    X(HST_KQUALITY_DECORR_HIGHPASS, hst_k_quality_decorr_highpass, "global global global int", \
+      hst__kt_quality_decorr_highpass) \
+    X(HST_KQUALITY_DCT_PACK, hst_k_quality_dct_pack, "global global int int", hst__kt_quality_dct_pack) \
+    X(HST_KQUALITY_DCT_UNPACK, hst_k_quality_dct_unpack, "global global global global int int", \
+      hst__kt_quality_dct_unpack) \
+    X(HST_KQUALITY_DCT_MOMENTS, hst_k_quality_dct_moments, \
+      "global global global global int int uint ulong ulong ulong ulong ulong", hst__kt_quality_dct_moments) \
+    X(HST_KQUALITY_PARTIAL_SUMS, hst_k_quality_partial_sums, "global global uint uint ulong ulong", \
+      hst__kt_quality_partial_sums) \
+    X(HST_KQUALITY_GAINS, hst_k_quality_gains, "global global global global global int int ulong ulong ulong ulong", \
+      hst__kt_quality_gains)
+enum { HST_QUALITY_KERNELS(HST_KERNEL_ID) HST_KQUALITY_COUNT };
+
+/* The quality family (static storage): its source and HST_QUALITY_KERNELS' declarations, for
+   hst_launch_kernel and hst_family_kernel. Thread-safe. */
+HST_API const hst_kernel_family *hst_kernels_quality_family(void);
+
 /* <<quality kernels */
 
 #ifdef __cplusplus
@@ -778,6 +817,110 @@ HST__KDEF void hst_k_quality_gains_host(const float *w, const int *radius, const
             }
             g[f] = (float)(t[0] + 2.0 * acc);
         }
+}
+
+/* The twins as declared kernels (HST_QUALITY_KERNELS): each unpacks its bound arguments (a
+   buffer's memory, a scalar's value) and calls its typed twin over the range its declaration
+   states. */
+#define HST__KQ_F(i) ((float *)hst_karg_ptr(&a[i]))
+
+HST__KPRIVATE void hst__kt_quality_blur(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_blur_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), a[3].v.i32, a[4].v.i32, a[5].v.i32,
+                            a[6].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_moments(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_moments_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), (size_t)a[3].v.u64, a[4].v.u32);
+}
+
+HST__KPRIVATE void hst__kt_quality_error_map(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_error_map_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), a[3].v.f32, a[4].v.f32,
+                                 (size_t)a[5].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_quality_fourier_pad(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_fourier_pad_host(HST__KQ_F(0), HST__KQ_F(1), a[2].v.i32, a[3].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_crop_rescale(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_crop_rescale_host(HST__KQ_F(0), HST__KQ_F(1), a[2].v.i32, a[3].v.i32, a[4].v.i32, a[5].v.i32,
+                                    a[6].v.i32, a[7].v.f32, a[8].v.f32, a[9].v.f32);
+}
+
+HST__KPRIVATE void hst__kt_quality_frc_partial(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_frc_partial_host(HST__KQ_F(0), HST__KQ_F(1), (const int *)hst_karg_ptr(&a[2]), HST__KQ_F(3),
+                                   HST__KQ_F(4), a[5].v.i32, a[6].v.i32, a[7].v.i32, a[8].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_frc_rings(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_frc_rings_host(HST__KQ_F(0), HST__KQ_F(1), a[2].v.i32, a[3].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_decorr_cols(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_decorr_cols_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), a[3].v.i32, a[4].v.i32, a[5].v.f32,
+                                   a[6].v.f32, a[7].v.i32, a[8].v.i32, a[9].v.i32, a[10].v.i32, a[11].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_decorr_highpass(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_decorr_highpass_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), a[3].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_dct_pack(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_dct_pack_host(HST__KQ_F(0), HST__KQ_F(1), a[2].v.i32, a[3].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_dct_unpack(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_dct_unpack_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), HST__KQ_F(3), a[4].v.i32, a[5].v.i32);
+}
+
+/* The images [k0, k1) that a range's dimension 1 covers, ended at kend (0 images: k0 = k1). */
+HST__KPRIVATE void hst__kq_images(const hst_range *range, uint64_t kend, size_t *k0, size_t *k1) {
+    uint64_t end = (uint64_t)range->offset[1] + range->global[1];
+    *k0 = range->offset[1];
+    *k1 = (size_t)(end < kend ? end : kend);
+    if (*k1 < *k0) *k1 = *k0;
+}
+
+HST__KPRIVATE void hst__kt_quality_dct_moments(const hst_karg *a, const hst_range *range) {
+    size_t k0, k1;
+    hst__kq_images(range, a[11].v.u64, &k0, &k1);
+    hst_k_quality_dct_moments_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), HST__KQ_F(3), a[4].v.i32,
+                                   a[5].v.i32, a[6].v.u32, a[7].v.u64, a[8].v.u64, a[9].v.u64, a[10].v.u64,
+                                   k0, k1);
+}
+
+/* Rows [offset / h, ceil(end / h)), end the range's or n, whichever is first. */
+HST__KPRIVATE void hst__kt_quality_partial_sums(const hst_karg *a, const hst_range *range) {
+    uint64_t h = a[3].v.u32, n = a[4].v.u64, end = (uint64_t)range->offset[0] + range->global[0];
+    if (end > n) end = n;
+    if (h == 0 || end <= range->offset[0]) return;
+    hst_k_quality_partial_sums_host(HST__KQ_F(0), HST__KQ_F(1), a[2].v.u32, a[3].v.u32, a[5].v.u64,
+                                    (size_t)(range->offset[0] / h), (size_t)((end + h - 1) / h));
+}
+
+HST__KPRIVATE void hst__kt_quality_gains(const hst_karg *a, const hst_range *range) {
+    size_t k0, k1;
+    hst__kq_images(range, a[10].v.u64, &k0, &k1);
+    hst_k_quality_gains_host(HST__KQ_F(0), (const int *)hst_karg_ptr(&a[1]), (const double *)hst_karg_ptr(&a[2]),
+                             (const double *)hst_karg_ptr(&a[3]), HST__KQ_F(4), a[5].v.i32, a[6].v.i32,
+                             a[7].v.u64, a[8].v.u64, a[9].v.u64, k0, k1);
+}
+
+HST__KDEF const hst_kernel_family *hst_kernels_quality_family(void) {
+    static const hst_kernel_decl decls[HST_KQUALITY_COUNT] = { HST_QUALITY_KERNELS(HST_KERNEL_DECL) };
+    static const hst_kernel_family family = { "quality", hst_kernels_quality_source, decls, HST_KQUALITY_COUNT };
+    return &family;
 }
 
 /* <<quality kernels */

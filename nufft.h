@@ -1,7 +1,8 @@
 /* nufft.h — halostream's non-uniform FFTs: type 1 (non-uniform points to Fourier modes) and
    type 2 (modes to points) in 2-D and 3-D, single precision, as FINUFFT defines them, on any
-   device of backend.h (the host device runs the host C twins of kernels.h's nufft kernels in
-   threads; OpenCL devices run the kernels). PyEPRI's nufft2d / nufft3d (type 2) and
+   device of backend.h (its kernels, kernels_nufft.h's, launched through backend.h's
+   hst_launch_kernel: the host device runs their host C twins, in threads; OpenCL devices run
+   the kernels). PyEPRI's nufft2d / nufft3d (type 2) and
    nufft2d_adjoint / nufft3d_adjoint (type 1). Single-file, header-only, C99 (and C++).
 
    Do this:
@@ -128,8 +129,8 @@ typedef struct hst_nufft_info {
     unsigned width;        /* kernel width w, fine-grid points per axis */
     double beta;           /* the ES kernel's beta */
     size_t fine[3];        /* the fine grid, C order (dim extents) */
-    size_t points;         /* points set (0 before hst_nufft_set_points) */
-    size_t bins, subproblems;   /* the spreading's bins and work-groups (type 1; else 0) */
+    size_t num_points;     /* points set (0 before hst_nufft_set_points) */
+    size_t num_bins, num_subproblems;   /* the spreading's bins and work-groups (type 1; else 0) */
 } hst_nufft_info;
 
 typedef struct hst_nufft_plan hst_nufft_plan;
@@ -218,50 +219,30 @@ extern "C" {
 #define HST__NU_MAX_THREADS 64
 
 /* >>types ------------------------------------------------------------------------------------ */
-enum { HST__NU_SPREAD, HST__NU_INTERP, HST__NU_TO_MODES, HST__NU_TO_GRID, HST__NU_NUM_KERNELS };
-static const char *const hst__nu_kernel_names[HST__NU_NUM_KERNELS] = {
-    "hst_k_nufft_spread", "hst_k_nufft_interp", "hst_k_nufft_to_modes", "hst_k_nufft_to_grid"
-};
-
-/* Internally every problem is 3-D (kernels.h's convention): a 2-D problem's axes are 1 and 2,
-   axis 0 has one grid point and a kernel of width 1. */
+/* Internally every problem is 3-D (kernels_nufft.h's convention): a 2-D problem's axes are 1 and
+   2, axis 0 has one grid point and a kernel of width 1. */
 struct hst_nufft_plan {
     hst_backend *be;
-    int host, type, isign;
+    int host, type, isign;         /* host: the host device (>>device) */
     unsigned dim, threads;
     int width;
     double beta;
     int32_t nf[4], nm[4];          /* fine grid and modes, 3-D, the fourth unused */
-    int32_t g[16];                 /* kernels.h's geometry */
+    int32_t g[16];                 /* kernels_nufft.h's geometry */
     int deg;                       /* the kernel polynomials' degree */
-    size_t tile_floats;            /* one bin's tile */
+    size_t tile_bytes;             /* spreading's __local argument: a bin's tile (>>device) */
+    char options[64];              /* the program's build options: the widths and degree */
     hst_buffer *grid_buf;          /* the fine grid's memory, HST_K_NUFFT_LANES c64 longer */
     hst_array *grid, *corr, *coef; /* the fine grid (dim axes), 1 / phihat per mode index, the
-                                      kernel's polynomials (kernels.h's coef) */
+                                      kernel's polynomials (kernels_nufft.h's coef) */
     /* the points, sorted by bin (set_points) */
     size_t m, nsub, nbins;
     hst_array *base, *off, *perm, *sub_bin, *sub_first, *bin_start;
-    uint32_t *stripe_sub;          /* host: first subproblem of each stripe of bins, + end */
-    float *tiles;                  /* host: a tile per thread */
-#ifndef HST_NO_OPENCL
-    hst_program *prog;
-    hst_kernel *k[HST__NU_NUM_KERNELS];
-#endif
-    size_t local;                  /* spreading work-group size (OpenCL devices) */
+    uint32_t *stripe_sub;          /* first subproblem of each stripe of bins, + end */
+    size_t local;                  /* spreading's work-group size */
 };
 
-/* A kernel argument: a buffer (an array's), a value, or local memory (bytes, NULL value). */
-typedef struct hst__nuarg { const hst_array *a; size_t bytes; const void *v; } hst__nuarg;
-#define HST__NUA(arr) {(arr), 0, NULL}
-#define HST__NUV(x) {NULL, sizeof(x), &(x)}
-
 /* >>helpers ---------------------------------------------------------------------------------- */
-static hst_result hst__nu_bad(const hst_backend *be, hst_log_item item, const char *func,
-                              const char *what) {
-    hst_backend_log(be, HST_LOG_ERROR, item, "%s: %s", func, what);
-    return HST_ERROR_INVALID_ARGUMENT;
-}
-
 /* FINUFFT's next235even: the smallest even n' >= n whose only prime factors are 2, 3, 5. */
 static size_t hst__nu_next235even(size_t n) {
     size_t p, d;
@@ -285,10 +266,6 @@ static double hst__nu_beta(int w) {
     double per = w == 2 ? 2.20 : w == 3 ? 2.26 : w == 4 ? 2.38 : 2.30;
     return per * (double)w;
 }
-
-/* The kernel's polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
-   eps at every width offered (FINUFFT's Horner tables at upsampling 2 use about as many). */
-static int hst__nu_degree(int w) { return w + 3; }
 
 /* The ES kernel at x (fine-grid units; 0 outside (-w/2, w/2)), in double. */
 static double hst__nu_es(double x, int w, double beta) {
@@ -317,7 +294,7 @@ static void hst__nu_solve(double *a, double *b, int n) {
     }
 }
 
-/* One axis's table (kernels.h's coef): tap t's polynomial in z = 2 off + w - 1 in [-1, 1]
+/* One axis's table (kernels_nufft.h's coef): tap t's polynomial in z = 2 off + w - 1 in [-1, 1]
    interpolates the kernel at x = (z + 1) / 2 - w / 2 + t on deg + 1 Chebyshev points (a
    piecewise polynomial as FINUFFT's Horner kernels); highest degree first, HST_K_NUFFT_LANES
    columns. Width 1 (the unused axis of a 2-D problem): the constant 1. */
@@ -381,8 +358,54 @@ static void hst__nu_corrections(int w, double beta, int nm, int nf, float *corr)
     }
 }
 
+/* >>launches ------------------------------------------------------------------------------- */
+static hst_karg hst__nu_buf(const hst_array *a) { return hst_karg_buffer(hst_array_buffer(a)); }
+
+/* Launches the family's kernel `id` over work-items [first, first + count) (1-D; work-groups
+   of local items, 0: the launcher's choice) on the backend's queue. */
+static hst_result hst__nu_run(const hst_nufft_plan *p, unsigned id, size_t first, size_t count,
+                              size_t local, size_t num_args, const hst_karg *args) {
+    hst_launch_desc d;
+    memset(&d, 0, sizeof d);
+    d.family = hst_kernels_nufft_family();
+    d.options = p->options;
+    d.kernel = id;
+    d.range.dims = 1;
+    d.range.offset[0] = first;
+    d.range.global[0] = count;
+    d.range.local[0] = local;
+    d.args = args;
+    d.num_args = num_args;
+    return hst_launch_kernel(p->be, &d, NULL);
+}
+
+/* Spreading's and interpolation's arguments (kernels_nufft.h's order). */
+#define HST__NU_SPREAD_ARGS 12
+#define HST__NU_INTERP_ARGS 8
+static void hst__nu_spread_args(const hst_nufft_plan *p, const hst_array *c, hst_karg *a) {
+    a[0] = hst__nu_buf(p->base); a[1] = hst__nu_buf(p->off); a[2] = hst__nu_buf(p->perm);
+    a[3] = hst__nu_buf(c); a[4] = hst__nu_buf(p->sub_bin); a[5] = hst__nu_buf(p->sub_first);
+    a[6] = hst__nu_buf(p->bin_start); a[7] = hst__nu_buf(p->grid);
+    a[8] = hst_karg_local(p->tile_bytes);
+    a[9] = hst_karg_uint((uint32_t)p->m);
+    a[10] = hst_karg_value(sizeof p->g, p->g);
+    a[11] = hst__nu_buf(p->coef);
+}
+
+/* Spreads subproblems [s0, s1): a work-group of p->local work-items each. */
+static hst_result hst__nu_spread_subs(const hst_nufft_plan *p, const hst_karg *a, size_t s0, size_t s1) {
+    size_t end;
+    if (s1 == s0) return HST_SUCCESS;
+    if (!hst_size_mul(s1, p->local, &end))
+        return hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_nufft_execute",
+                                "%zu subproblems of %zu work-items are beyond size_t", s1, p->local);
+    return hst__nu_run(p, HST_KNUFFT_SPREAD, s0 * p->local, end - s0 * p->local, p->local,
+                       HST__NU_SPREAD_ARGS, a);
+}
+
 /* >>host threads ----------------------------------------------------------------------------- */
-/* The host device's twins run on all its cores: fn(ctx, k, n) for shares k = 0 .. n - 1. */
+/* The host device takes launches of disjoint ranges from several threads at once (backend.h):
+   fn(ctx, k, n) for shares k = 0 .. n - 1 on its cores. */
 typedef void (*hst__nujob_fn)(void *ctx, unsigned k, unsigned n);
 typedef struct hst__nujob { hst__nujob_fn fn; void *ctx; unsigned k, n; } hst__nujob;
 
@@ -411,121 +434,111 @@ static void hst__nu_parallel(hst__nujob_fn fn, void *ctx, unsigned n) {
     }
 }
 
-static void *hst__nu_ptr(const hst_array *a) { return hst_buffer_host_ptr(hst_array_buffer(a)); }
-
-/* One host execute's shared state. Spreading: the stripes of bins along the slowest real axis
-   (a stripe's subproblems are consecutive) go in phases: odd stripes 1, 3, .., then even ones
+/* One execute's launches shared among threads, and each share's result. Spreading on the host
+   device (its twin adds without atomics): the stripes of bins along the slowest real axis (a
+   stripe's subproblems are consecutive) go in phases: odd stripes 1, 3, .., then even ones
    2, 4, .., each phase's stripes shared among the threads; tiles reach at most a pad (<= half
    a bin) beyond their stripe, so stripes two apart never touch one grid point. The first and
-   last stripes (neighbours through the periodic wrap) run last, on one thread. */
-typedef struct hst__nuhost {
-    hst_nufft_plan *p;
-    const float *c;
-    float *cout, *grid;
+   last stripes (neighbours through the periodic wrap) run last, on the caller's thread. The
+   order of the additions, hence the bits, does not depend on the number of threads. */
+typedef struct hst__nushare {
+    const hst_nufft_plan *p;
+    const hst_karg *args;
     unsigned stripes, phase;
-} hst__nuhost;
+    hst_result r[HST__NU_MAX_THREADS];
+} hst__nushare;
+
+/* Runs fn's n shares (>= 1, n <= HST__NU_MAX_THREADS); the first share's failure. */
+static hst_result hst__nu_shares(hst__nujob_fn fn, hst__nushare *h, unsigned n) {
+    unsigned k;
+    for (k = 0; k < n; k++) h->r[k] = HST_SUCCESS;
+    hst__nu_parallel(fn, h, n);
+    for (k = 0; k < n; k++)
+        if (h->r[k] != HST_SUCCESS) return h->r[k];
+    return HST_SUCCESS;
+}
+
+static hst_result hst__nu_spread_stripe(const hst__nushare *h, unsigned s) {
+    return hst__nu_spread_subs(h->p, h->args, h->p->stripe_sub[s], h->p->stripe_sub[s + 1]);
+}
 
 static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
-    hst__nuhost *h = (hst__nuhost *)ctx;
-    hst_nufft_plan *p = h->p;
+    hst__nushare *h = (hst__nushare *)ctx;
     unsigned s, count = 0;
-    for (s = 1 + h->phase; s + 1 < h->stripes; s += 2, count++) {
-        if (count % n != k) continue;
-        hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
-                                (const uint32_t *)hst__nu_ptr(p->perm), h->c,
-                                (const uint32_t *)hst__nu_ptr(p->sub_bin),
-                                (const uint32_t *)hst__nu_ptr(p->sub_first),
-                                (const uint32_t *)hst__nu_ptr(p->bin_start), h->grid,
-                                p->tiles + (size_t)k * (p->tile_floats + 2 * HST_K_NUFFT_LANES), (uint32_t)p->m, p->g,
-                                (const float *)hst__nu_ptr(p->coef), p->deg,
-                                p->stripe_sub[s], p->stripe_sub[s + 1]);
-    }
+    for (s = 1 + h->phase; s + 1 < h->stripes && h->r[k] == HST_SUCCESS; s += 2, count++)
+        if (count % n == k) h->r[k] = hst__nu_spread_stripe(h, s);
 }
 
+/* Interpolation: the sorted points in n equal shares (one launch on OpenCL devices, n = 1). */
 static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
-    hst__nuhost *h = (hst__nuhost *)ctx;
-    hst_nufft_plan *p = h->p;
-    uint32_t j0 = (uint32_t)((uint64_t)p->m * k / n), j1 = (uint32_t)((uint64_t)p->m * (k + 1) / n);
-    hst_k_nufft_interp_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
-                            (const uint32_t *)hst__nu_ptr(p->perm), h->grid, h->cout,
-                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg, j0, j1);
+    hst__nushare *h = (hst__nushare *)ctx;
+    size_t j0 = (size_t)((uint64_t)h->p->m * k / n), j1 = (size_t)((uint64_t)h->p->m * (k + 1) / n);
+    h->r[k] = hst__nu_run(h->p, HST_KNUFFT_INTERP, j0, j1 - j0, 0, HST__NU_INTERP_ARGS, h->args);
 }
 
-static void hst__nu_host_spread(hst_nufft_plan *p, const float *c) {
-    hst__nuhost h;
-    unsigned axis = 3 - p->dim, stripes = (unsigned)p->g[6 + axis], last;
-    h.p = p; h.c = c; h.cout = NULL; h.grid = (float *)hst__nu_ptr(p->grid); h.stripes = stripes;
-    for (h.phase = 0; h.phase < 2; h.phase++) hst__nu_parallel(hst__nu_spread_share, &h, p->threads);
-    last = stripes - 1;
-    hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
-                            (const uint32_t *)hst__nu_ptr(p->perm), c,
-                            (const uint32_t *)hst__nu_ptr(p->sub_bin),
-                            (const uint32_t *)hst__nu_ptr(p->sub_first),
-                            (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
-                            (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
-                            p->stripe_sub[0], p->stripe_sub[1]);
-    if (last > 0)
-        hst_k_nufft_spread_host((const int32_t *)hst__nu_ptr(p->base), (const float *)hst__nu_ptr(p->off),
-                                (const uint32_t *)hst__nu_ptr(p->perm), c,
-                                (const uint32_t *)hst__nu_ptr(p->sub_bin),
-                                (const uint32_t *)hst__nu_ptr(p->sub_first),
-                                (const uint32_t *)hst__nu_ptr(p->bin_start), h.grid, p->tiles,
-                                (uint32_t)p->m, p->g, (const float *)hst__nu_ptr(p->coef), p->deg,
-                                p->stripe_sub[last], p->stripe_sub[last + 1]);
-}
-
-static void hst__nu_host_interp(hst_nufft_plan *p, float *c) {
-    hst__nuhost h;
-    unsigned n = p->threads;
-    h.p = p; h.c = NULL; h.cout = c; h.grid = (float *)hst__nu_ptr(p->grid); h.stripes = 0; h.phase = 0;
-    if ((size_t)n > p->m) n = (unsigned)p->m;
-    hst__nu_parallel(hst__nu_interp_share, &h, n);
-}
-
-/* >>opencl ----------------------------------------------------------------------------------- */
-/* Launches kernel `which` over global work-items (1-D) with args; local: 0 lets backend.h pick. */
-static hst_result hst__nu_launch(hst_nufft_plan *p, int which, size_t global, size_t local,
-                                 size_t nargs, const hst__nuarg *args) {
-#ifndef HST_NO_OPENCL
+/* Spreads c onto the zeroed grid: on OpenCL devices every subproblem in one launch (atomic
+   adds); on the host device stripes in phases, threaded (above). */
+static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c) {
+    hst_karg a[HST__NU_SPREAD_ARGS];
+    hst__nushare h;
     hst_result r = HST_SUCCESS;
-    size_t i;
-    if (!p->k[which] &&
-        (r = hst_kernel_create(p->prog, hst__nu_kernel_names[which], &p->k[which])) != HST_SUCCESS)
-        return r;
-    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
-        r = args[i].a ? hst_kernel_set_buffer(p->k[which], (unsigned)i, hst_array_buffer(args[i].a))
-                      : hst_kernel_set_arg(p->k[which], (unsigned)i, args[i].bytes, args[i].v);
-    if (r != HST_SUCCESS) return r;
-    return hst_launch(hst_backend_queue(p->be), p->k[which], 1, &global, local ? &local : NULL,
-                      0, NULL, NULL);
-#else
-    (void)p; (void)which; (void)global; (void)local; (void)nargs; (void)args;
-    return HST_ERROR_UNSUPPORTED;
-#endif
+    hst__nu_spread_args(p, c, a);
+    if (!p->host) return hst__nu_spread_subs(p, a, 0, p->nsub);
+    h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + 3 - p->dim];
+    for (h.phase = 0; h.phase < 2 && r == HST_SUCCESS; h.phase++)
+        r = hst__nu_shares(hst__nu_spread_share, &h, p->threads);
+    if (r == HST_SUCCESS) r = hst__nu_spread_stripe(&h, 0);
+    if (r == HST_SUCCESS && h.stripes > 1) r = hst__nu_spread_stripe(&h, h.stripes - 1);
+    return r;
 }
 
-/* The program, built with the widths as constants; the spreading work-group size. */
-static hst_result hst__nu_build(hst_nufft_plan *p) {
-#ifndef HST_NO_OPENCL
+/* Interpolates the grid at the points into c, in p->threads shares. */
+static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c) {
+    hst_karg a[HST__NU_INTERP_ARGS];
+    hst__nushare h;
+    unsigned n = p->threads;
+    a[0] = hst__nu_buf(p->base); a[1] = hst__nu_buf(p->off); a[2] = hst__nu_buf(p->perm);
+    a[3] = hst__nu_buf(p->grid); a[4] = hst__nu_buf(c); a[5] = hst_karg_uint((uint32_t)p->m);
+    a[6] = hst_karg_value(sizeof p->g, p->g); a[7] = hst__nu_buf(p->coef);
+    h.p = p; h.args = a; h.stripes = h.phase = 0;
+    if ((size_t)n > p->m) n = (unsigned)p->m;
+    return hst__nu_shares(hst__nu_interp_share, &h, n);
+}
+
+/* to_modes (from = grid, to = f) or to_grid (from = f, to = grid): one launch over `to`. */
+static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_array *from, const hst_array *to) {
+    hst_karg a[5];
+    a[0] = hst__nu_buf(from); a[1] = hst__nu_buf(to); a[2] = hst__nu_buf(p->corr);
+    a[3] = hst_karg_value(sizeof p->nf, p->nf); a[4] = hst_karg_value(sizeof p->nm, p->nm);
+    return hst__nu_run(p, id, 0, hst_array_count(to), 0, sizeof a / sizeof a[0], a);
+}
+
+/* >>device ----------------------------------------------------------------------------------- */
+/* How the device runs the plan. The launcher picks twin or kernel; what differs is the shape of
+   the work: the host device spreads whole bins per subproblem (HST__NU_HOST_SUB: one tile flush
+   per bin), in stripes from p->threads threads (>>host threads), its tile (the launcher's
+   scratch) with the twin's SIMD tail, and has no local-memory limit; an OpenCL device runs each
+   kernel in one launch (p->threads 1), the tile in its local memory, and builds the program here
+   (its errors are the plan's; later launches find it built). The build options (the widths as
+   constants: kernels_nufft.h) were set with the geometry. */
+static hst_result hst__nu_device(hst_nufft_plan *p) {
     const hst_device_info *d = hst_backend_device(p->be);
-    char opts[96];
-    size_t count = 0;
-    const char *const *src = hst_kernels_nufft_source(&count);
-    if ((uint64_t)p->tile_floats * sizeof(float) > d->local_mem_bytes) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create: a "
-                        "bin's tile needs %zu bytes of local memory, the device has %llu",
-                        p->tile_floats * sizeof(float), (unsigned long long)d->local_mem_bytes);
-        return HST_ERROR_UNSUPPORTED;
-    }
+    hst_kernel *k;
+    hst_kernel_wg_info wg;
+    hst_result r;
     p->local = d->max_work_group_size < HST__NU_LOCAL ? d->max_work_group_size : HST__NU_LOCAL;
     if (p->local == 0) p->local = 1;
-    snprintf(opts, sizeof opts, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d", (int)p->g[9],
-             p->width, p->deg);
-    return hst_program_build(p->be, count, src, opts, &p->prog);
-#else
-    (void)p;
-    return HST_ERROR_UNSUPPORTED;
-#endif
+    if (p->host) return HST_SUCCESS;
+    if ((uint64_t)p->tile_bytes > d->local_mem_bytes)
+        return hst_backend_fail(p->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create",
+                                "a bin's tile needs %zu bytes of local memory, the device has %llu",
+                                p->tile_bytes, (unsigned long long)d->local_mem_bytes);
+    if ((r = hst_family_kernel(p->be, hst_kernels_nufft_family(), p->options,
+                               p->type == 1 ? HST_KNUFFT_SPREAD : HST_KNUFFT_INTERP, &k)) != HST_SUCCESS)
+        return r;
+    if (p->type == 1 && (r = hst_kernel_work_group_info(k, &wg)) == HST_SUCCESS && wg.work_group_size < p->local)
+        p->local = wg.work_group_size ? wg.work_group_size : 1;
+    return r;
 }
 
 /* >>plan ------------------------------------------------------------------------------------- */
@@ -533,23 +546,24 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
     static const char *F = "hst_nufft_plan_create";
     unsigned i;
     if (d->type != 1 && d->type != 2)
-        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->type must be 1 or 2");
+        return hst__range_arg(be, F, "desc->type must be 1 or 2");
     if (d->dim != 2 && d->dim != 3)
-        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->dim must be 2 or 3");
+        return hst__range_arg(be, F, "desc->dim must be 2 or 3");
     for (i = 0; i < d->dim; i++)
-        if (d->modes[i] == 0) return hst__nu_bad(be, HST_LOGITEM_ZERO_SIZE, F, "desc->modes has a 0");
+        if (d->modes[i] == 0) return hst__zero_arg(be, F, "desc->modes has a 0");
     if (d->eps != 0.0 && !(d->eps >= HST_NUFFT_EPS_MIN && d->eps <= HST_NUFFT_EPS_MAX))
-        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->eps must be in [1e-6, 1e-1] (or 0)");
+        return hst__range_arg(be, F, "desc->eps must be in [1e-6, 1e-1] (or 0)");
     if (d->isign < -1 || d->isign > 1)
-        return hst__nu_bad(be, HST_LOGITEM_OUT_OF_RANGE, F, "desc->isign must be -1, 0 or +1");
+        return hst__range_arg(be, F, "desc->isign must be -1, 0 or +1");
     return HST_SUCCESS;
 }
 
-/* The geometry: fine grid, modes, bins, widths, pads (kernels.h's g), 3-D with axis 0 unused
-   in 2-D. Errors: HST_ERROR_OVERFLOW. */
+/* The geometry: fine grid, modes, bins, widths, pads (kernels_nufft.h's g), 3-D with axis 0
+   unused in 2-D; the tile; the build options. Errors: HST_ERROR_OVERFLOW. */
 static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     unsigned lead = 3 - d->dim, a;
     uint64_t grid = 1, modes = 1, bins = 1;
+    size_t tile_floats;
     int pad = (p->width + 1) / 2, bin = d->dim == 2 ? HST__NU_BIN_2D : HST__NU_BIN_3D;
     memset(p->g, 0, sizeof p->g);
     for (a = 0; a < 3; a++) {
@@ -569,12 +583,15 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     }
     p->g[15] = p->host ? HST__NU_HOST_SUB : HST__NU_MAX_SUB;
     p->nbins = (size_t)bins;
-    p->tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
-                     (size_t)(p->g[5] + 2 * p->g[14]);
+    tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
+                  (size_t)(p->g[5] + 2 * p->g[14]);
+    p->tile_bytes = (tile_floats + (p->host ? 2 * HST_K_NUFFT_LANES : 0)) * sizeof(float);
+    snprintf(p->options, sizeof p->options, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d",
+             (int)p->g[9], p->width, p->deg);
     return HST_SUCCESS;
 }
 
-/* The kernel's polynomials of the three axes (kernels.h's coef) into a device array. */
+/* The kernel's polynomials of the three axes (kernels_nufft.h's coef) into a device array. */
 static hst_result hst__nu_coef(hst_nufft_plan *p) {
     size_t tab = (size_t)(p->deg + 1) * HST_K_NUFFT_LANES, n = 3 * tab, a;
     float *coef = (float *)hst_backend_alloc(p->be, n * sizeof(float));
@@ -587,15 +604,18 @@ static hst_result hst__nu_coef(hst_nufft_plan *p) {
 }
 
 /* The fine grid: a view over a buffer HST_K_NUFFT_LANES complex values longer (the host
-   twin of interp reads that far past a row's taps). */
+   twin of interp reads that far past a row's taps), all of it zeroed (the tail: finite). */
 static hst_result hst__nu_grid(hst_nufft_plan *p) {
-    size_t shape[3], bytes = 8 * ((size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + HST_K_NUFFT_LANES);
+    size_t shape[3], all = (size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + HST_K_NUFFT_LANES;
     unsigned a;
+    hst_array *whole = NULL;
     hst_result r;
     for (a = 0; a < p->dim; a++) shape[a] = (size_t)p->nf[3 - p->dim + a];
-    if ((r = hst_pool_alloc(hst_backend_pool(p->be), bytes, &p->grid_buf)) != HST_SUCCESS) return r;
-    if (p->host) memset(hst_buffer_host_ptr(p->grid_buf), 0, bytes);   /* the tail: finite */
-    return hst_array_view(p->grid_buf, 0, HST_C64, p->dim, shape, &p->grid);
+    if ((r = hst_pool_alloc(hst_backend_pool(p->be), 8 * all, &p->grid_buf)) != HST_SUCCESS) return r;
+    r = hst_array_view(p->grid_buf, 0, HST_C64, 1, &all, &whole);
+    if (r == HST_SUCCESS) r = hst_array_zeros(whole);
+    hst_array_destroy(whole);
+    return r == HST_SUCCESS ? hst_array_view(p->grid_buf, 0, HST_C64, p->dim, shape, &p->grid) : r;
 }
 
 /* The deconvolution factors of the three axes, one after another, into a device array. */
@@ -621,13 +641,11 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     hst_result r;
     if (out) *out = NULL;
     if (!be || !desc || !out)
-        return hst__nu_bad(be, HST_LOGITEM_NULL_ARGUMENT, F, !be ? "be is NULL" : !desc ? "desc is NULL" : "out is NULL");
+        return hst__null_arg(be, F, "%s is NULL", !be ? "be" : !desc ? "desc" : "out");
     if ((r = hst__nu_check_desc(be, desc)) != HST_SUCCESS) return r;
-    if (!hst_fft_built_in()) {
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "%s: FFTs are not built in: "
-                        "define HST_FFT where the implementation is compiled", F);
-        return HST_ERROR_NOT_BUILT_IN;
-    }
+    if (!hst_fft_built_in())
+        return hst_backend_fail(be, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, F, "FFTs are not built "
+                                "in: define HST_FFT where the implementation is compiled");
     if (!(p = (hst_nufft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     p->be = be;
     p->host = hst_backend_is_host(be);
@@ -636,24 +654,19 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     p->isign = desc->isign ? desc->isign : desc->type == 1 ? 1 : -1;
     p->width = hst__nu_width(desc->eps != 0.0 ? desc->eps : HST_NUFFT_EPS_DEFAULT);
     p->beta = hst__nu_beta(p->width);
-    p->deg = hst__nu_degree(p->width);
-    p->threads = hst_backend_device(be)->compute_units;
+    p->deg = HST_K_NUFFT_DEGREE(p->width);
+    p->threads = p->host ? hst_backend_device(be)->compute_units : 1;   /* >>device */
     if (p->threads < 1) p->threads = 1;
     if (p->threads > HST__NU_MAX_THREADS) p->threads = HST__NU_MAX_THREADS;
     if ((r = hst__nu_geometry(p, desc)) != HST_SUCCESS) {
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW, "%s: desc->modes give a fine "
-                        "grid or a mode array beyond 2^31 - 1 elements", F);
         hst_backend_free(be, p);
-        return r;
+        return hst_backend_fail(be, r, HST_LOGITEM_SIZE_OVERFLOW, F, "desc->modes give a fine grid or a "
+                                "mode array beyond 2^31 - 1 elements");
     }
     r = hst__nu_grid(p);
     if (r == HST_SUCCESS) r = hst__nu_corr(p);
     if (r == HST_SUCCESS) r = hst__nu_coef(p);
-    if (r == HST_SUCCESS && p->host && p->type == 1 &&
-        !(p->tiles = (float *)hst_backend_alloc(be, (p->tile_floats + 2 * HST_K_NUFFT_LANES) *
-                                                       p->threads * sizeof(float))))
-        r = HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (r == HST_SUCCESS && !p->host) r = hst__nu_build(p);
+    if (r == HST_SUCCESS) r = hst__nu_device(p);
     if (r != HST_SUCCESS) { hst_nufft_plan_destroy(p); return r; }
     *out = p;
     return HST_SUCCESS;
@@ -669,34 +682,25 @@ static void hst__nu_free_points(hst_nufft_plan *p) {
 }
 
 HST__NUDEF void hst_nufft_plan_destroy(hst_nufft_plan *p) {
-#ifndef HST_NO_OPENCL
-    int i;
-#endif
     if (!p) return;
     hst__nu_free_points(p);
     hst_array_destroy(p->grid);
     hst_buffer_destroy(p->grid_buf);
     hst_array_destroy(p->corr);
     hst_array_destroy(p->coef);
-    hst_backend_free(p->be, p->tiles);
-#ifndef HST_NO_OPENCL
-    for (i = 0; i < HST__NU_NUM_KERNELS; i++) hst_kernel_destroy(p->k[i]);
-    if (p->prog) hst_program_release(p->prog);
-#endif
     hst_backend_free(p->be, p);
 }
 
 HST__NUDEF hst_result hst_nufft_plan_info(const hst_nufft_plan *p, hst_nufft_info *out) {
     unsigned a;
     if (!p || !out)
-        return hst__nu_bad(p ? p->be : NULL, HST_LOGITEM_NULL_ARGUMENT, "hst_nufft_plan_info",
-                           !p ? "plan is NULL" : "out is NULL");
+        return hst__null_arg(p ? p->be : NULL, "hst_nufft_plan_info", "%s is NULL", !p ? "plan" : "out");
     memset(out, 0, sizeof *out);
     out->width = (unsigned)p->width;
     out->beta = p->beta;
     for (a = 0; a < p->dim; a++) out->fine[a] = (size_t)p->nf[3 - p->dim + a];
-    out->points = p->m;
-    if (p->type == 1) { out->bins = p->nbins; out->subproblems = p->nsub; }
+    out->num_points = p->m;
+    if (p->type == 1) { out->num_bins = p->nbins; out->num_subproblems = p->nsub; }
     return HST_SUCCESS;
 }
 
@@ -724,16 +728,11 @@ static hst_result hst__nu_check_coords(const hst_nufft_plan *p, size_t m, const 
     for (d = 0; d < p->dim; d++)
         for (j = 0; j < m; j++) {
             float x = coords[d][j];
-            if (!isfinite(x)) {
-                hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_NON_FINITE, "%s: coords[%u][%zu] is %g",
-                                F, d, j, (double)x);
-                return HST_ERROR_NON_FINITE;
-            }
-            if (fabs((double)x) > 3.0 * HST__NU_PI) {
-                hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_RANGE, "%s: coords[%u][%zu] = %g "
-                                "is outside [-3 pi, 3 pi]", F, d, j, (double)x);
-                return HST_ERROR_INVALID_ARGUMENT;
-            }
+            if (!isfinite(x))
+                return hst_backend_fail(p->be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, F,
+                                        "coords[%u][%zu] is %g", d, j, (double)x);
+            if (fabs((double)x) > 3.0 * HST__NU_PI)
+                return hst__range_arg(p->be, F, "coords[%u][%zu] = %g is outside [-3 pi, 3 pi]", d, j, (double)x);
         }
     return HST_SUCCESS;
 }
@@ -827,16 +826,14 @@ HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const fl
     hst__nusort s;
     hst_result r;
     unsigned d;
-    if (!p) return hst__nu_bad(NULL, HST_LOGITEM_NULL_ARGUMENT, F, "plan is NULL");
-    if (!coords) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, "coords is NULL");
+    if (!p) return hst__null_arg(NULL, F, "plan is NULL");
+    if (!coords) return hst__null_arg(p->be, F, "coords is NULL");
     for (d = 0; d < p->dim; d++)
-        if (!coords[d]) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, "a coords[d] is NULL");
-    if (m == 0) return hst__nu_bad(p->be, HST_LOGITEM_ZERO_SIZE, F, "m is 0");
-    if (m > HST__NU_MAX_ELEMS / 3) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW, "%s: m = %zu points: at most %u",
-                        F, m, HST__NU_MAX_ELEMS / 3);
-        return HST_ERROR_OVERFLOW;
-    }
+        if (!coords[d]) return hst__null_arg(p->be, F, "coords[%u] is NULL", d);
+    if (m == 0) return hst__zero_arg(p->be, F, "m is 0");
+    if (m > HST__NU_MAX_ELEMS / 3)
+        return hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F, "m = %zu points: at "
+                                "most %u", m, HST__NU_MAX_ELEMS / 3);
     if ((r = hst__nu_check_coords(p, m, coords)) != HST_SUCCESS) return r;
     old = *p;   /* the previous points stay until the new ones are on the device */
     p->base = p->off = p->perm = p->sub_bin = p->sub_first = p->bin_start = NULL;
@@ -866,30 +863,22 @@ static hst_result hst__nu_check_exec(const hst_nufft_plan *p, const hst_array *c
     static const char *F = "hst_nufft_execute";
     const size_t *fs;
     unsigned d;
-    if (!c || !f) return hst__nu_bad(p->be, HST_LOGITEM_NULL_ARGUMENT, F, !c ? "c is NULL" : "f is NULL");
-    if (!p->m) return hst__nu_bad(p->be, HST_LOGITEM_BAD_STATE, F, "no points: call hst_nufft_set_points first");
-    if (hst_array_dtype(c) != HST_C64 || hst_array_dtype(f) != HST_C64) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: %s must be c64", F,
-                        hst_array_dtype(c) != HST_C64 ? "c" : "f");
-        return HST_ERROR_DTYPE;
-    }
+    if (!c || !f) return hst__null_arg(p->be, F, "%s is NULL", !c ? "c" : "f");
+    if (!p->m) return hst__state_arg(p->be, F, "no points: call hst_nufft_set_points first");
+    if (hst_array_dtype(c) != HST_C64 || hst_array_dtype(f) != HST_C64)
+        return hst_backend_fail(p->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "%s must be c64",
+                                hst_array_dtype(c) != HST_C64 ? "c" : "f");
     fs = hst_array_shape(f);
-    if (hst_buffer_backend(hst_array_buffer(c)) != p->be || hst_buffer_backend(hst_array_buffer(f)) != p->be) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: c or f is another backend's", F);
-        return HST_ERROR_SHAPE;
-    }
-    if (hst_array_ndim(c) != 1 || hst_array_count(c) != p->m) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: c must have shape (%zu), "
-                        "the points set", F, p->m);
-        return HST_ERROR_SHAPE;
-    }
+    if (hst_buffer_backend(hst_array_buffer(c)) != p->be || hst_buffer_backend(hst_array_buffer(f)) != p->be)
+        return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "c or f is another backend's");
+    if (hst_array_ndim(c) != 1 || hst_array_count(c) != p->m)
+        return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "c must have shape "
+                                "(%zu), the points set", p->m);
     for (d = 0; d < p->dim && hst_array_ndim(f) == p->dim; d++)
         if (fs[d] != (size_t)p->nm[3 - p->dim + d]) break;
-    if (hst_array_ndim(f) != p->dim || d != p->dim) {
-        hst_backend_log(p->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: f must have the plan's "
-                        "modes as its shape (%u axes)", F, p->dim);
-        return HST_ERROR_SHAPE;
-    }
+    if (hst_array_ndim(f) != p->dim || d != p->dim)
+        return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "f must have the "
+                                "plan's modes as its shape (%u axes)", p->dim);
     return HST_SUCCESS;
 }
 
@@ -901,57 +890,20 @@ static hst_result hst__nu_fft(hst_nufft_plan *p) {
 
 static hst_result hst__nu_type1(hst_nufft_plan *p, hst_array *c, hst_array *f) {
     hst_result r = hst_array_zeros(p->grid);
-    uint32_t m = (uint32_t)p->m;
-    if (r != HST_SUCCESS) return r;
-    if (p->host) {
-        hst__nu_host_spread(p, (const float *)hst__nu_ptr(c));
-    } else {
-        hst__nuarg a[12] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(c),
-                            HST__NUA(p->sub_bin), HST__NUA(p->sub_first), HST__NUA(p->bin_start),
-                            HST__NUA(p->grid), {NULL, 0, NULL}, HST__NUV(m), HST__NUV(p->g),
-                            HST__NUA(p->coef)};
-        a[8].bytes = p->tile_floats * sizeof(float);
-        if ((r = hst__nu_launch(p, HST__NU_SPREAD, p->nsub * p->local, p->local, 12, a)) != HST_SUCCESS)
-            return r;
-    }
-    if ((r = hst__nu_fft(p)) != HST_SUCCESS) return r;
-    if (p->host) {
-        hst_k_nufft_to_modes_host((const float *)hst__nu_ptr(p->grid), (float *)hst__nu_ptr(f),
-                                  (const float *)hst__nu_ptr(p->corr), p->nf, p->nm);
-        return HST_SUCCESS;
-    } else {
-        hst__nuarg a[5] = {HST__NUA(p->grid), HST__NUA(f), HST__NUA(p->corr), HST__NUV(p->nf),
-                           HST__NUV(p->nm)};
-        return hst__nu_launch(p, HST__NU_TO_MODES, hst_array_count(f), 0, 5, a);
-    }
+    if (r == HST_SUCCESS) r = hst__nu_spread(p, c);
+    if (r == HST_SUCCESS) r = hst__nu_fft(p);
+    return r == HST_SUCCESS ? hst__nu_modes(p, HST_KNUFFT_TO_MODES, p->grid, f) : r;
 }
 
 static hst_result hst__nu_type2(hst_nufft_plan *p, hst_array *c, hst_array *f) {
-    hst_result r = HST_SUCCESS;
-    uint32_t m = (uint32_t)p->m;
-    if (p->host) {
-        hst_k_nufft_to_grid_host((const float *)hst__nu_ptr(f), (float *)hst__nu_ptr(p->grid),
-                                 (const float *)hst__nu_ptr(p->corr), p->nf, p->nm);
-    } else {
-        hst__nuarg a[5] = {HST__NUA(f), HST__NUA(p->grid), HST__NUA(p->corr), HST__NUV(p->nf),
-                           HST__NUV(p->nm)};
-        r = hst__nu_launch(p, HST__NU_TO_GRID, hst_array_count(p->grid), 0, 5, a);
-    }
+    hst_result r = hst__nu_modes(p, HST_KNUFFT_TO_GRID, f, p->grid);
     if (r == HST_SUCCESS) r = hst__nu_fft(p);
-    if (r != HST_SUCCESS) return r;
-    if (p->host) {
-        hst__nu_host_interp(p, (float *)hst__nu_ptr(c));
-        return HST_SUCCESS;
-    } else {
-        hst__nuarg a[8] = {HST__NUA(p->base), HST__NUA(p->off), HST__NUA(p->perm), HST__NUA(p->grid),
-                           HST__NUA(c), HST__NUV(m), HST__NUV(p->g), HST__NUA(p->coef)};
-        return hst__nu_launch(p, HST__NU_INTERP, p->m, 0, 8, a);
-    }
+    return r == HST_SUCCESS ? hst__nu_interp(p, c) : r;
 }
 
 HST__NUDEF hst_result hst_nufft_execute(hst_nufft_plan *p, hst_array *c, hst_array *f) {
     hst_result r;
-    if (!p) return hst__nu_bad(NULL, HST_LOGITEM_NULL_ARGUMENT, "hst_nufft_execute", "plan is NULL");
+    if (!p) return hst__null_arg(NULL, "hst_nufft_execute", "plan is NULL");
     if ((r = hst__nu_check_exec(p, c, f)) != HST_SUCCESS) return r;
     return p->type == 1 ? hst__nu_type1(p, c, f) : hst__nu_type2(p, c, f);
 }

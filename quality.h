@@ -1,8 +1,9 @@
 /* quality.h — halostream's image quality metrics for super-resolution microscopy, as NanoPyx 2.1
    computes them: SQUIRREL's error map (RSE, RSP and the RSE map), Fourier ring correlation with
    its FIRE resolution, and decorrelation analysis. On any device of backend.h: the host device
-   runs the host C twins of kernels.h's quality kernels, OpenCL devices run the kernels (the
-   program is built on a backend's first call). Single-file, header-only, C99 (and C++).
+   runs the host C twins of kernels_quality.h's kernels, OpenCL devices run the kernels (each
+   launch through backend.h's hst_launch_kernel; the program is built on a backend's first
+   call and kept with it). Single-file, header-only, C99 (and C++).
 
    Do this:
        #define HST_IMPLEMENTATION
@@ -57,8 +58,8 @@
      hst_decorr     Descloux, Grussmayer & Radenovic, "Parameter-free image resolution
                     estimation based on decorrelation analysis", Nat. Methods 2019, as NanoPyx's
                     core/analysis/decorr.pyx (its ImageJ plugin's port): edge apodisation, power-
-                    of-two padding, n_g high-pass filtered images in two refinement rounds, the
-                    decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max. The
+                    of-two padding, num_highpass high-pass filtered images in two refinement
+                    rounds, the decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max. The
                     wide high-pass filters multiply the image's spectrum (Descloux et al.'s
                     Fourier-domain filtering): O(N^2 log N) per image.
 
@@ -110,8 +111,8 @@
 
    Rejected arguments log backend.h's finest item (HST_LOGITEM_LIST): NULL_ARGUMENT (a NULL
    pointer, a batch with neither host nor buf), ZERO_SIZE (a zero extent or count),
-   OUT_OF_RANGE (a value outside its range: fixed_sigma, pixel_size, rmin, rmax, n_r, n_g, the
-   ROI, sides below a metric's minimum, a one-column error-map image, a stride below an image), MISALIGNED (batch offsets
+   OUT_OF_RANGE (a value outside its range: fixed_sigma, pixel_size, rmin, rmax, num_radii,
+   num_highpass, the ROI, sides below a metric's minimum, a one-column error-map image, a stride below an image), MISALIGNED (batch offsets
    not multiples of 4), SHAPE_MISMATCH (shapes; a buffer of another backend), BAD_ARGUMENT
    (host and buf both given; a map asked with scores_only).
 
@@ -317,18 +318,18 @@ HST_API HST_NODISCARD hst_result hst_frc_batch(hst_backend *be, const hst_image_
 
 /* ---------------------------------------------------------------------------------------------
    Decorrelation analysis. Zero fields take NanoPyx's defaults: rmin 0 and rmax 1 (normalised
-   frequencies; rmax 0 means 1), n_r 50 (curve samples, 2 .. HST_DECORR_MAX_NR), n_g 10
-   (high-pass images per round, 2 .. HST_DECORR_MAX_NG), pixel_size 1 (see
-   HST_QUALITY_MIN_PIXEL_SIZE for its range); roi {x0, y0, x1, y1} in pixels (x1, y1
-   exclusive): all equal means the whole image. */
-#define HST_DECORR_MAX_NR HST_K_QUALITY_MAX_NR   /* 128: kernels.h's private array per column */
-/* n_g at most: the curves' maxima of a round live in arrays of this size. NanoPyx documents
-   5 .. 40; each filter costs one pass over the padded spectrum, so 2 x 128 curves are already
+   frequencies; rmax 0 means 1), num_radii 50 (the curve's samples: NanoPyx's n_r, 2 ..
+   HST_DECORR_MAX_NR), num_highpass 10 (high-pass filtered images per round: NanoPyx's n_g,
+   2 .. HST_DECORR_MAX_NG), pixel_size 1 (see HST_QUALITY_MIN_PIXEL_SIZE for its range); roi
+   {x0, y0, x1, y1} in pixels (x1, y1 exclusive): all equal means the whole image. */
+#define HST_DECORR_MAX_NR HST_K_QUALITY_MAX_NR   /* 128: the kernel's private array per column */
+/* num_highpass at most: the curves' maxima of a round live in arrays of this size. NanoPyx
+   documents 5 .. 40; each filter costs one pass over the padded spectrum, so 2 x 128 curves are already
    6x NanoPyx's largest request. */
 #define HST_DECORR_MAX_NG 128
 typedef struct hst_decorr_desc {
     double rmin, rmax;
-    unsigned n_r, n_g;
+    unsigned num_radii, num_highpass;
     double pixel_size;
     size_t roi[4];
 } hst_decorr_desc;
@@ -345,10 +346,10 @@ typedef struct hst_decorr_result {
    NanoPyx's steps: apodisation of a 20-pixel border towards the mean beyond the inscribed
    circle; padding to the next power-of-two square N (filled with the first pixel, the image at
    rows 0.., centred along x, as NanoPyx's loop places it); the normalised spectrum's
-   cross-correlation d(r) with the spectrum, cumulated over rings mapped to n_r samples of
+   cross-correlation d(r) with the spectrum, cumulated over rings mapped to num_radii samples of
    [rmin, rmax] (one half-plane); its last local maximum (NanoPyx's _get_d_corr_max, step 0.001);
-   then 2 rounds of n_g images (image - G_sigma(image), sigma geometric in [0.14, 2 / kc0],
-   refined to the best pair's neighbours in round 2 and rmin, rmax to their kc -0.05, +0.3).
+   then 2 rounds of num_highpass images (image - G_sigma(image), sigma geometric in
+   [0.14, 2 / kc0], refined to the best pair's neighbours in round 2 and rmin, rmax to their kc -0.05, +0.3).
    Deliberate differences: the ROI is applied (NanoPyx 2.1.5 crops and then analyses the whole
    image anyway); sums per column in float then in double (NanoPyx: float, in parallel);
    float32 FFT. The high-pass images of sigma >= 0.375 (filters of more than 3 taps) are made
@@ -358,14 +359,15 @@ typedef struct hst_decorr_result {
    O(N^2 sigma), sigma up to N / 2). That differs from scipy's blur only at the padded square's
    edges ('reflect' there; the apodisation brings the image to its mean, so a strip of the
    filter's width differs, mostly at the lowest frequencies): on 52 test images the
-   amplitudes moved by at most 4e-3 and one maximum moved, by one of its n_r samples (a
+   amplitudes moved by at most 4e-3 and one maximum moved, by one of its num_radii samples (a
    flat-topped curve of amplitude 0.19: that image's resolution by 1.8%); tests/test_quality.c. Narrower filters (the first of each analysis,
    sigma 0.14, among them) are made in space, as NanoPyx makes them: their float high-pass is
    mostly rounding, which the Fourier product would not reproduce. Cost: O(N^2 log N) for the
    FFTs (one, plus one per narrow filter) and O(N^2) per curve, N the padded side.
    Errors: HST_ERROR_INVALID_ARGUMENT (NULL be, img or out; rows or cols < 2; rmin < 0,
-   rmax > 1, rmin >= rmax; n_r or n_g out of range (HST_LOGITEM_OUT_OF_RANGE naming desc->n_r
-   or desc->n_g); a ROI beyond the image or empty in one axis; pixel_size outside its range),
+   rmax > 1, rmin >= rmax; num_radii or num_highpass out of range (HST_LOGITEM_OUT_OF_RANGE
+   naming desc->num_radii or desc->num_highpass, and NanoPyx's name); a ROI beyond the image or
+   empty in one axis; pixel_size outside its range),
    HST_ERROR_NON_FINITE, HST_ERROR_OVERFLOW, HST_ERROR_NOT_BUILT_IN (without HST_FFT),
    HST_ERROR_CANCELLED (hst_backend_interrupt), memory and OpenCL errors.
    Thread safety: per backend. */
@@ -467,100 +469,48 @@ extern "C" {
 #define HST__Q_SCALE_STEP 100   /* hst__q_scale's factors stay normal floats: 2^-100 .. 2^100 */
 
 /* >>types ------------------------------------------------------------------------------------ */
-enum { HST__Q_BLUR, HST__Q_MOMENTS, HST__Q_ERROR_MAP, HST__Q_FOURIER_PAD, HST__Q_CROP_RESCALE,
-       HST__Q_FRC_PARTIAL, HST__Q_FRC_RINGS, HST__Q_DECORR_COLS, HST__Q_DCT_PACK,
-       HST__Q_DCT_UNPACK, HST__Q_DCT_MOMENTS, HST__Q_PARTIAL_SUMS, HST__Q_GAINS,
-       HST__Q_DECORR_HIGHPASS, HST__Q_NUM_KERNELS };
-static const char *const hst__q_kernel_names[HST__Q_NUM_KERNELS] = {
-    "hst_k_quality_blur", "hst_k_quality_moments", "hst_k_quality_error_map",
-    "hst_k_quality_fourier_pad", "hst_k_quality_crop_rescale", "hst_k_quality_frc_partial",
-    "hst_k_quality_frc_rings", "hst_k_quality_decorr_cols", "hst_k_quality_dct_pack",
-    "hst_k_quality_dct_unpack", "hst_k_quality_dct_moments", "hst_k_quality_partial_sums",
-    "hst_k_quality_gains", "hst_k_quality_decorr_highpass"
-};
-
-/* One call's device state: the program is built on first use (backend.h caches it per
-   backend, so later calls find it), kernels are made as the call needs them. */
+/* One call's state: its backend and how its log names things. The quality family's program is
+   built with `options` on the backend's first launch and kept by the backend (hst_launch_kernel). */
 typedef struct hst__q {
     hst_backend *be;
-    int host, batch;      /* batch: a batch function (the log names images by index) */
+    int batch;            /* a batch function (the log names images by index) */
     const char *func;
-#ifndef HST_NO_OPENCL
-    hst_program *prog;
-    hst_kernel *k[HST__Q_NUM_KERNELS];
-#endif
+    const char *options;  /* "-DHST_FP64" where the device has fp64 (hst_k_quality_gains) */
 } hst__q;
-
-/* A kernel argument: a buffer (an array's) or a value. */
-typedef struct hst__qarg { const hst_array *a; size_t bytes; const void *v; } hst__qarg;
-#define HST__QA(arr) {(arr), 0, NULL}
-#define HST__QV(x) {NULL, sizeof(x), &(x)}
 
 static void hst__q_init(hst__q *q, hst_backend *be, const char *func) {
     memset(q, 0, sizeof *q);
     q->be = be;
-    q->host = hst_backend_is_host(be);
     q->func = func;
+    q->options = hst_backend_device(be)->fp64 ? "-DHST_FP64" : "";
 }
 
-static void hst__q_release(hst__q *q) {
-#ifndef HST_NO_OPENCL
-    int i;
-    for (i = 0; i < HST__Q_NUM_KERNELS; i++)
-        if (q->k[i]) hst_kernel_destroy(q->k[i]);
-    if (q->prog) hst_program_release(q->prog);
-#endif
-    memset(q, 0, sizeof *q);
-}
+/* An array as a kernel's buffer argument. */
+static hst_karg hst__q_buf(const hst_array *a) { return hst_karg_buffer(hst_array_buffer(a)); }
 
-static float *hst__q_ptr(const hst_array *a) {
-    return (float *)hst_buffer_host_ptr(hst_array_buffer(a));
-}
-
-/* Launches kernel `which` over `dims` global sizes from offset (NULL: 0) with args (OpenCL
-   devices only). */
-static hst_result hst__q_launch_at(hst__q *q, int which, unsigned dims, const size_t *offset,
-                                   const size_t *global, size_t nargs, const hst__qarg *args) {
-#ifndef HST_NO_OPENCL
-    hst_result r = HST_SUCCESS;
-    size_t i, count = 0;
-    if (!q->prog) {
-        const char *const *src = hst_kernels_quality_source(&count);
-        const char *options = hst_backend_device(q->be)->fp64 ? "-DHST_FP64" : "";
-        if ((r = hst_program_build(q->be, count, src, options, &q->prog)) != HST_SUCCESS) return r;
-    }
-    if (!q->k[which] &&
-        (r = hst_kernel_create(q->prog, hst__q_kernel_names[which], &q->k[which])) != HST_SUCCESS)
-        return r;
-    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
-        r = args[i].a ? hst_kernel_set_buffer(q->k[which], (unsigned)i, hst_array_buffer(args[i].a))
-                      : hst_kernel_set_arg(q->k[which], (unsigned)i, args[i].bytes, args[i].v);
-    if (r != HST_SUCCESS) return r;
-    return hst_launch_offset(hst_backend_queue(q->be), q->k[which], dims, offset, global, NULL, 0, NULL, NULL);
-#else
-    (void)q; (void)which; (void)dims; (void)offset; (void)global; (void)nargs; (void)args;
-    return HST_ERROR_UNSUPPORTED;
-#endif
-}
-
-static hst_result hst__q_launch(hst__q *q, int which, unsigned dims, const size_t *global,
-                                size_t nargs, const hst__qarg *args) {
-    return hst__q_launch_at(q, which, dims, NULL, global, nargs, args);
+/* A launch of the quality family's kernel id with args over (g0, g1) work-items (dims 1: g0),
+   from offset 0, on the backend's queue. */
+static hst_launch_desc hst__q_desc(const hst__q *q, unsigned id, const hst_karg *args, size_t nargs,
+                                   unsigned dims, size_t g0, size_t g1) {
+    hst_launch_desc d;
+    memset(&d, 0, sizeof d);
+    d.family = hst_kernels_quality_family();
+    d.options = q->options;
+    d.kernel = id;
+    d.args = args;
+    d.num_args = nargs;
+    d.range.dims = dims;
+    d.range.global[0] = g0;
+    d.range.global[1] = g1;
+    return d;
 }
 
 /* >>helpers ---------------------------------------------------------------------------------- */
-/* A rejected argument: HST_ERROR_INVALID_ARGUMENT, logged under the finest item that fits
-   (NULL_ARGUMENT, ZERO_SIZE, OUT_OF_RANGE, ..., else BAD_ARGUMENT: backend.h's HST_LOGITEM_LIST). */
-static hst_result hst__q_bad(const hst__q *q, hst_log_item item, const char *why) {
-    return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, item, q->func, "%s", why);
-}
-
 /* desc->pixel_size: 0 (the default) or inside [HST_QUALITY_MIN_PIXEL_SIZE, _MAX] (NaN fails). */
 static hst_result hst__q_pixel_size(const hst__q *q, double ps) {
     if (ps == 0.0 || (ps >= HST_QUALITY_MIN_PIXEL_SIZE && ps <= HST_QUALITY_MAX_PIXEL_SIZE)) return HST_SUCCESS;
-    return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
-                            "desc->pixel_size %g: 0 (the default, 1) or %g .. %g (the curves are float)", ps,
-                            HST_QUALITY_MIN_PIXEL_SIZE, HST_QUALITY_MAX_PIXEL_SIZE);
+    return hst__range_arg(q->be, q->func, "desc->pixel_size %g: 0 (the default, 1) or %g .. %g (the curves are float)",
+                          ps, HST_QUALITY_MIN_PIXEL_SIZE, HST_QUALITY_MAX_PIXEL_SIZE);
 }
 
 /* HST_ERROR_CANCELLED where hst_backend_interrupt asked the backend's calls to stop (polled
@@ -709,7 +659,7 @@ static hst_result hst__q_upload(const hst__q *q, const char *name, const float *
 /* The bytes between a batch's images in quality.h's own buffers: one image rounded up to the
    alignment that makes each image a view (hst_array_view). 0 on overflow. */
 static size_t hst__q_stride(const hst__q *q, size_t bytes) {
-    size_t align = q->host ? sizeof(float) : hst_backend_device(q->be)->mem_base_addr_align_bytes;
+    size_t align = hst_backend_device(q->be)->mem_base_addr_align_bytes;
     if (align < sizeof(float)) align = sizeof(float);
     if (bytes > SIZE_MAX - align) return 0;
     return (bytes + align - 1) / align * align;
@@ -796,30 +746,26 @@ static hst_result hst__q_blur(hst__q *q, hst_array *dst, const hst_array *src, h
                               double sigma) {
     const size_t *shape = hst_array_shape(src);
     int rows = (int)shape[0], cols = (int)shape[1], radius, axis;
-    size_t wn, global[2];
+    size_t wn;
     hst_array *w = NULL;
     float *wh;
     hst_result r = HST_SUCCESS;
     if (!(sigma > HST__Q_NO_BLUR)) return hst_array_copy(dst, src);
-    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "sigma is too large");
+    if (HST__Q_TRUNCATE * sigma + 0.5 > (double)INT_MAX / 4)
+        return hst__range_arg(q->be, q->func, "sigma is too large");
     wn = 2 * (size_t)(int)(HST__Q_TRUNCATE * sigma + 0.5) + 1;
     if (!(wh = (float *)hst_backend_alloc(q->be, wn * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     radius = hst__q_gauss_weights(sigma, wh);
     r = hst_array_from_host(q->be, HST_F32, 1, &wn, wh, &w);
     hst_backend_free(q->be, wh);
     if (r != HST_SUCCESS) return r;
-    global[0] = (size_t)cols; global[1] = (size_t)rows;
     for (axis = 0; axis < 2 && r == HST_SUCCESS; axis++) {
         const hst_array *in = axis == 0 ? src : tmp;
         hst_array *o = axis == 0 ? tmp : dst;
-        if (q->host) {
-            hst_k_quality_blur_host(hst__q_ptr(in), hst__q_ptr(o), hst__q_ptr(w), radius, rows,
-                                    cols, axis);
-        } else {
-            hst__qarg a[7] = {HST__QA(in), HST__QA(o), HST__QA(w), HST__QV(radius),
-                              HST__QV(rows), HST__QV(cols), HST__QV(axis)};
-            r = hst__q_launch(q, HST__Q_BLUR, 2, global, 7, a);
-        }
+        hst_karg a[7] = {hst__q_buf(in), hst__q_buf(o), hst__q_buf(w), hst_karg_int(radius),
+                         hst_karg_int(rows), hst_karg_int(cols), hst_karg_int(axis)};
+        hst_launch_desc d = hst__q_desc(q, HST_KQUALITY_BLUR, a, 7, 2, (size_t)cols, (size_t)rows);
+        r = hst_launch_kernel(q->be, &d, NULL);
     }
     hst_array_destroy(w);
     return r;
@@ -857,7 +803,7 @@ static float *hst__q_mirror_pad(const hst__q *q, const float *img, int h, int w,
 static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int w, int mag,
                                         hst_array *dst) {
     int p = 0, mp, y0, x0, rows = h * mag, cols = w * mag;
-    size_t i, n = (size_t)h * w, half[2], full[2], global[2];
+    size_t i, n = (size_t)h * w, half[2], full[2];
     float lo_in = ref[0], hi_in = ref[0], lo, scale = 1.0f;
     float *pad = hst__q_mirror_pad(q, ref, h, w, &p);
     hst_array *img = NULL, *spec = NULL, *big = NULL, *re = NULL;
@@ -879,33 +825,26 @@ static hst_result hst__q_fourier_interp(hst__q *q, const float *ref, int h, int 
     if (r == HST_SUCCESS) r = hst_array_create(q->be, HST_F32, 2, full, &re);
     if (r == HST_SUCCESS) r = hst_array_fft(spec, img, 2, 0, HST_FFT_NORM_BACKWARD);
     if (r == HST_SUCCESS) {
-        global[0] = global[1] = (size_t)mp;
-        if (q->host) {
-            hst_k_quality_fourier_pad_host(hst__q_ptr(spec), hst__q_ptr(big), p, mp);
-        } else {
-            hst__qarg a[4] = {HST__QA(spec), HST__QA(big), HST__QV(p), HST__QV(mp)};
-            r = hst__q_launch(q, HST__Q_FOURIER_PAD, 2, global, 4, a);
-        }
+        hst_karg a[4] = {hst__q_buf(spec), hst__q_buf(big), hst_karg_int(p), hst_karg_int(mp)};
+        hst_launch_desc d = hst__q_desc(q, HST_KQUALITY_FOURIER_PAD, a, 4, 2, (size_t)mp, (size_t)mp);
+        r = hst_launch_kernel(q->be, &d, NULL);
     }
     if (r == HST_SUCCESS) r = hst_array_fft(big, big, 2, 1, HST_FFT_NORM_BACKWARD);
     if (r == HST_SUCCESS) r = hst_array_complex_part(re, big, HST_PART_REAL);
     if (r == HST_SUCCESS) r = hst_array_min(re, &mn);
     if (r == HST_SUCCESS) r = hst_array_max(re, &mx);
     if (r == HST_SUCCESS) {
+        hst_karg a[10];
+        hst_launch_desc d;
         lo = (float)mn.re;
         if ((float)mx.re != lo) scale = (hi_in - lo_in) / ((float)mx.re - lo);
         else { lo = 0.0f; lo_in = 0.0f; }   /* NanoPyx leaves a constant output as it is */
         y0 = (mp - rows) / 2; x0 = (mp - cols) / 2;
-        global[0] = (size_t)cols; global[1] = (size_t)rows;
-        if (q->host) {
-            hst_k_quality_crop_rescale_host(hst__q_ptr(re), hst__q_ptr(dst), mp, rows, cols, y0,
-                                            x0, lo, scale, lo_in);
-        } else {
-            hst__qarg a[10] = {HST__QA(re), HST__QA(dst), HST__QV(mp), HST__QV(rows),
-                               HST__QV(cols), HST__QV(y0), HST__QV(x0), HST__QV(lo),
-                               HST__QV(scale), HST__QV(lo_in)};
-            r = hst__q_launch(q, HST__Q_CROP_RESCALE, 2, global, 10, a);
-        }
+        a[0] = hst__q_buf(re); a[1] = hst__q_buf(dst); a[2] = hst_karg_int(mp); a[3] = hst_karg_int(rows);
+        a[4] = hst_karg_int(cols); a[5] = hst_karg_int(y0); a[6] = hst_karg_int(x0);
+        a[7] = hst_karg_float(lo); a[8] = hst_karg_float(scale); a[9] = hst_karg_float(lo_in);
+        d = hst__q_desc(q, HST_KQUALITY_CROP_RESCALE, a, 10, 2, (size_t)cols, (size_t)rows);
+        r = hst_launch_kernel(q->be, &d, NULL);
     }
     hst_array_destroy(img); hst_array_destroy(spec); hst_array_destroy(big); hst_array_destroy(re);
     return r;
@@ -1115,18 +1054,12 @@ typedef struct hst__qem {
 
 /* Sums of b, b^2 and b r over the image (hst_k_quality_moments' partials, added in double). */
 static hst_result hst__q_moments(hst__qem *e, double m[3]) {
-    uint64_t n = (uint64_t)e->n;
     uint32_t items = HST__Q_MOMENT_ITEMS;
-    size_t global = items, i;
-    hst_result r = HST_SUCCESS;
-    if (e->q->host) {
-        hst_k_quality_moments_host(hst__q_ptr(e->b), hst__q_ptr(e->rz), hst__q_ptr(e->part),
-                                   (size_t)n, items);
-    } else {
-        hst__qarg a[5] = {HST__QA(e->b), HST__QA(e->rz), HST__QA(e->part), HST__QV(n),
-                          HST__QV(items)};
-        r = hst__q_launch(e->q, HST__Q_MOMENTS, 1, &global, 5, a);
-    }
+    size_t i;
+    hst_karg a[5] = {hst__q_buf(e->b), hst__q_buf(e->rz), hst__q_buf(e->part), hst_karg_ulong((uint64_t)e->n),
+                     hst_karg_uint(items)};
+    hst_launch_desc d = hst__q_desc(e->q, HST_KQUALITY_MOMENTS, a, 5, 1, items, 0);
+    hst_result r = hst_launch_kernel(e->q->be, &d, NULL);
     if (r == HST_SUCCESS) r = hst_array_read(e->part, e->hpart, (size_t)items * 3 * sizeof(float));
     m[0] = m[1] = m[2] = 0.0;
     for (i = 0; r == HST_SUCCESS && i < 3 * (size_t)items; i++) m[i % 3] += e->hpart[i];
@@ -1190,26 +1123,14 @@ static hst_result hst__q_twiddles(hst__q *q, int n, double scale, hst_array **ou
 /* dst = the orthonormal 2-D DCT-II of src (rows, cols): pack, r2c into spec, unpack. */
 static hst_result hst__q_dct(hst__q *q, int rows, int cols, const hst_array *src, hst_array *dst,
                              hst_array *spec, const hst_array *tr, const hst_array *tc) {
-    size_t global[2];
-    hst_result r = HST_SUCCESS;
-    global[0] = (size_t)cols; global[1] = (size_t)rows;
-    if (q->host) {
-        hst_k_quality_dct_pack_host(hst__q_ptr(src), hst__q_ptr(dst), rows, cols);
-    } else {
-        hst__qarg a[4] = {HST__QA(src), HST__QA(dst), HST__QV(rows), HST__QV(cols)};
-        r = hst__q_launch(q, HST__Q_DCT_PACK, 2, global, 4, a);
-    }
+    hst_karg a[4] = {hst__q_buf(src), hst__q_buf(dst), hst_karg_int(rows), hst_karg_int(cols)};
+    hst_karg b[6] = {hst__q_buf(spec), hst__q_buf(dst), hst__q_buf(tr), hst__q_buf(tc), hst_karg_int(rows),
+                     hst_karg_int(cols)};
+    hst_launch_desc pack = hst__q_desc(q, HST_KQUALITY_DCT_PACK, a, 4, 2, (size_t)cols, (size_t)rows);
+    hst_launch_desc unpack = hst__q_desc(q, HST_KQUALITY_DCT_UNPACK, b, 6, 2, (size_t)cols, (size_t)rows);
+    hst_result r = hst_launch_kernel(q->be, &pack, NULL);
     if (r == HST_SUCCESS) r = hst_array_fft(spec, dst, 2, 0, HST_FFT_NORM_BACKWARD);
-    if (r != HST_SUCCESS) return r;
-    if (q->host) {
-        hst_k_quality_dct_unpack_host(hst__q_ptr(spec), hst__q_ptr(dst), hst__q_ptr(tr),
-                                      hst__q_ptr(tc), rows, cols);
-    } else {
-        hst__qarg a[6] = {HST__QA(spec), HST__QA(dst), HST__QA(tr), HST__QA(tc), HST__QV(rows),
-                          HST__QV(cols)};
-        r = hst__q_launch(q, HST__Q_DCT_UNPACK, 2, global, 6, a);
-    }
-    return r;
+    return r == HST_SUCCESS ? hst_launch_kernel(q->be, &unpack, NULL) : r;
 }
 
 /* The DCT domain's arrays (see hst__qem) and the transforms: the reference's once, each
@@ -1231,7 +1152,7 @@ static hst_result hst__q_dct_arrays(hst__qem *e) {
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     hst__q_cos_table(e->cos_r, e->rows);
     hst__q_cos_table(e->cos_c, e->cols);
-    e->dev_gains = !q->host && hst_backend_device(q->be)->fp64;
+    e->dev_gains = hst_backend_device(q->be)->fp64;
     r = hst__q_array(q, HST_F32, rows, cols, NULL, &e->rdct);
     if (r == HST_SUCCESS && e->dev_gains) r = hst__q_array(q, HST_F64, 1, 2 * rows, e->cos_r, &e->dcos_r);
     if (r == HST_SUCCESS && e->dev_gains) r = hst__q_array(q, HST_F64, 1, 2 * cols, e->cos_c, &e->dcos_c);
@@ -1307,7 +1228,7 @@ static hst_result hst__q_taps(hst__qem *e) {
     hst_result r;
     for (k = 0; k < e->count; k++) {
         int radius = e->img[k].active ? hst__q_radius(e->img[k].s.req) : 0;
-        if (radius < 0) return hst__q_bad(e->q, HST_LOGITEM_OUT_OF_RANGE, "sigma is too large");
+        if (radius < 0) return hst__range_arg(e->q->be, e->q->func, "sigma is too large");
         if (radius > most) most = radius;
     }
     if ((r = hst__q_taps_room(e, most)) != HST_SUCCESS) return r;
@@ -1326,63 +1247,47 @@ static hst_result hst__q_taps(hst__qem *e) {
     return HST_SUCCESS;
 }
 
-/* Images [k0, k1)'s gains from their taps: on the device (hst_k_quality_gains over (rows +
-   cols, images)), or by the twin into the gains' host memory (host device) or hg. */
+/* Images [k0, k1)'s gains from their taps: hst_k_quality_gains over (rows + cols, images) where
+   the device has fp64 (the host device has), else its typed twin on the host into hg (which
+   hst__q_gains_all writes up). */
 static hst_result hst__q_gains(hst__qem *e, size_t k0, size_t k1) {
-    hst__q *q = e->q;
-    int rows = e->rows, cols = e->cols;
-    uint64_t wstride = e->wstride, gstride = e->gstride, rstride = e->rstride, kend = k1;
-    size_t offset[2], global[2];
+    hst_karg a[11];
+    hst_launch_desc d;
     if (!e->dev_gains) {
-        hst_k_quality_gains_host(e->ht, e->hrad, e->cos_r, e->cos_c, q->host ? hst__q_ptr(e->gains) : e->hg,
-                                 rows, cols, wstride, gstride, rstride, k0, k1);
+        hst_k_quality_gains_host(e->ht, e->hrad, e->cos_r, e->cos_c, e->hg, e->rows, e->cols, e->wstride,
+                                 e->gstride, e->rstride, k0, k1);
         return HST_SUCCESS;
     }
-    {
-        hst__qarg a[11] = {HST__QA(e->taps), HST__QA(e->rad), HST__QA(e->dcos_r), HST__QA(e->dcos_c),
-                           HST__QA(e->gains), HST__QV(rows), HST__QV(cols), HST__QV(wstride),
-                           HST__QV(gstride), HST__QV(rstride), HST__QV(kend)};
-        offset[0] = 0; offset[1] = k0;
-        global[0] = (size_t)rows + (size_t)cols; global[1] = k1 - k0;
-        return hst__q_launch_at(q, HST__Q_GAINS, 2, offset, global, 11, a);
-    }
+    a[0] = hst__q_buf(e->taps); a[1] = hst__q_buf(e->rad); a[2] = hst__q_buf(e->dcos_r);
+    a[3] = hst__q_buf(e->dcos_c); a[4] = hst__q_buf(e->gains); a[5] = hst_karg_int(e->rows);
+    a[6] = hst_karg_int(e->cols); a[7] = hst_karg_ulong(e->wstride); a[8] = hst_karg_ulong(e->gstride);
+    a[9] = hst_karg_ulong(e->rstride); a[10] = hst_karg_ulong(k1);
+    d = hst__q_desc(e->q, HST_KQUALITY_GAINS, a, 11, 2, (size_t)e->rows + (size_t)e->cols, k1 - k0);
+    d.range.offset[1] = k0;
+    return hst_launch_kernel(e->q->be, &d, NULL);
 }
 
 /* Images [k0, k1)'s DCT-domain sums at their gains into dsum's rows [2 k0, 2 k1): their
    partial sums (hst_k_quality_dct_moments over (items, images)), then the second level. */
 static hst_result hst__q_dct_run(hst__qem *e, size_t k0, size_t k1) {
-    hst__q *q = e->q;
-    int rows = e->rows, cols = e->cols;
-    uint32_t items = e->items, h = HST__Q_DCT_SUMS;
-    uint64_t sstride = e->stride / sizeof(float), gstride = e->gstride, rstride = e->rstride;
-    uint64_t pstride = e->pstride, rows_end = 2 * (uint64_t)k1 * h, kend = k1;
-    size_t offset[2], global[2];
+    uint32_t h = HST__Q_DCT_SUMS;
+    hst_karg a[12], b[6];
+    hst_launch_desc moments, sums;
     hst_result r;
-    if (q->host) {
-        hst_k_quality_dct_moments_host(hst__q_ptr(e->sdct_all), hst__q_ptr(e->rdct), hst__q_ptr(e->gains),
-                                       hst__q_ptr(e->dpart), rows, cols, items, sstride, gstride,
-                                       rstride, pstride, k0, k1);
-        hst_k_quality_partial_sums_host(hst__q_ptr(e->dpart), hst__q_ptr(e->dsum), items, h, pstride,
-                                        2 * k0, 2 * k1);
-        return HST_SUCCESS;
-    }
-    {
-        hst__qarg a[12] = {HST__QA(e->sdct_all), HST__QA(e->rdct), HST__QA(e->gains),
-                           HST__QA(e->dpart), HST__QV(rows), HST__QV(cols), HST__QV(items),
-                           HST__QV(sstride), HST__QV(gstride), HST__QV(rstride), HST__QV(pstride),
-                           HST__QV(kend)};
-        offset[0] = 0; offset[1] = k0;
-        global[0] = items; global[1] = k1 - k0;
-        r = hst__q_launch_at(q, HST__Q_DCT_MOMENTS, 2, offset, global, 12, a);
-    }
-    if (r == HST_SUCCESS) {   /* rows [2 k0, 2 k1): the offset starts them, rows_end ends them */
-        hst__qarg a[6] = {HST__QA(e->dpart), HST__QA(e->dsum), HST__QV(items), HST__QV(h),
-                          HST__QV(rows_end), HST__QV(pstride)};
-        offset[0] = 2 * k0 * h;
-        global[0] = 2 * (k1 - k0) * h;
-        r = hst__q_launch_at(q, HST__Q_PARTIAL_SUMS, 1, offset, global, 6, a);
-    }
-    return r;
+    a[0] = hst__q_buf(e->sdct_all); a[1] = hst__q_buf(e->rdct); a[2] = hst__q_buf(e->gains);
+    a[3] = hst__q_buf(e->dpart); a[4] = hst_karg_int(e->rows); a[5] = hst_karg_int(e->cols);
+    a[6] = hst_karg_uint(e->items); a[7] = hst_karg_ulong(e->stride / sizeof(float));
+    a[8] = hst_karg_ulong(e->gstride); a[9] = hst_karg_ulong(e->rstride); a[10] = hst_karg_ulong(e->pstride);
+    a[11] = hst_karg_ulong(k1);
+    moments = hst__q_desc(e->q, HST_KQUALITY_DCT_MOMENTS, a, 12, 2, e->items, k1 - k0);
+    moments.range.offset[1] = k0;
+    /* rows [2 k0, 2 k1) of h sums: the offset starts them, n (2 k1 h) ends them */
+    b[0] = hst__q_buf(e->dpart); b[1] = hst__q_buf(e->dsum); b[2] = hst_karg_uint(e->items);
+    b[3] = hst_karg_uint(h); b[4] = hst_karg_ulong(2 * (uint64_t)k1 * h); b[5] = hst_karg_ulong(e->pstride);
+    sums = hst__q_desc(e->q, HST_KQUALITY_PARTIAL_SUMS, b, 6, 1, 2 * (k1 - k0) * h, 0);
+    sums.range.offset[0] = 2 * k0 * h;
+    r = hst_launch_kernel(e->q->be, &moments, NULL);
+    return r == HST_SUCCESS ? hst_launch_kernel(e->q->be, &sums, NULL) : r;
 }
 
 /* Calls f(e, k, end) on each run [k, end) of consecutive active images (one run until
@@ -1408,7 +1313,7 @@ static hst_result hst__q_gains_all(hst__qem *e) {
         return r;
     }
     if (r == HST_SUCCESS) r = hst__q_active_runs(e, hst__q_gains);
-    if (r == HST_SUCCESS && !e->q->host) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
+    if (r == HST_SUCCESS) r = hst_array_write(e->gains, e->hg, e->count * e->gstride * sizeof(float));
     return r;
 }
 
@@ -1639,16 +1544,10 @@ static hst_result hst__q_error_map_final(hst__qem *e, size_t k, float *map, hst_
     float fa = (float)alpha, fbeta = (float)beta;
     size_t n = (size_t)e->n;
     hst_scalar ss;
-    hst_result r = HST_SUCCESS;
-    if (e->q->host) {
-        hst_k_quality_error_map_host(hst__q_ptr(e->b), hst__q_ptr(e->rz), hst__q_ptr(e->tmp), fa,
-                                     fbeta, n);
-    } else {
-        uint64_t n64 = n;
-        hst__qarg a[6] = {HST__QA(e->b), HST__QA(e->rz), HST__QA(e->tmp), HST__QV(fa),
-                          HST__QV(fbeta), HST__QV(n64)};
-        r = hst__q_launch(e->q, HST__Q_ERROR_MAP, 1, &n, 6, a);
-    }
+    hst_karg a[6] = {hst__q_buf(e->b), hst__q_buf(e->rz), hst__q_buf(e->tmp), hst_karg_float(fa),
+                     hst_karg_float(fbeta), hst_karg_ulong(n)};
+    hst_launch_desc d = hst__q_desc(e->q, HST_KQUALITY_ERROR_MAP, a, 6, 1, n, 0);
+    hst_result r = hst_launch_kernel(e->q->be, &d, NULL);
     if (r == HST_SUCCESS) r = hst_array_sqnorm(e->tmp, &ss);
     if (r == HST_SUCCESS && map) r = hst_array_read(e->tmp, map, n * sizeof(float));
     if (r == HST_SUCCESS && map && e->ref_shift) r = hst__q_unscale_map(e, k, map);
@@ -1691,21 +1590,15 @@ static hst_result hst__q_scores_dct(hst__qem *e, hst_error_map_result *out) {
 static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hst_image_batch *b,
                                      size_t count, size_t rows, size_t cols) {
     size_t k, bytes = rows * cols * sizeof(float), end;
-    if (!b) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "an image batch is NULL");
-    if (!count) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "count is 0");
+    if (!b) return hst__null_arg(q->be, q->func, "an image batch is NULL");
+    if (!count) return hst__zero_arg(q->be, q->func, "count is 0");
     if (!b->host && !b->buf)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, q->func,
-                                "%s: host and buf are both NULL: give host pointers or a buffer", name);
+        return hst__null_arg(q->be, q->func, "%s: host and buf are both NULL: give host pointers or a buffer", name);
     if (b->host && b->buf)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, q->func,
-                                "%s: give host pointers or a buffer, not both", name);
+        return hst__bad_arg(q->be, q->func, "%s: give host pointers or a buffer, not both", name);
     if (b->host) {
         for (k = 0; k < count; k++)
-            if (!b->host[k]) {
-                hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_NULL_ARGUMENT,
-                                "%s: %s->host[%zu] is NULL", q->func, name, k);
-                return HST_ERROR_INVALID_ARGUMENT;
-            }
+            if (!b->host[k]) return hst__null_arg(q->be, q->func, "%s->host[%zu] is NULL", name, k);
         return HST_SUCCESS;
     }
     if (hst_buffer_backend(b->buf) != q->be)
@@ -1716,8 +1609,8 @@ static hst_result hst__q_batch_check(const hst__q *q, const char *name, const hs
                                 "%s: offset_bytes %zu and stride_bytes %zu must be multiples of 4", name,
                                 b->offset_bytes, b->stride_bytes);
     if (count > 1 && b->stride_bytes < bytes)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
-                                "%s: stride_bytes %zu is below an image's %zu bytes", name, b->stride_bytes, bytes);
+        return hst__range_arg(q->be, q->func, "%s: stride_bytes %zu is below an image's %zu bytes", name,
+                              b->stride_bytes, bytes);
     if (!hst_size_mul(count - 1, b->stride_bytes, &end) || !hst_size_add(end, b->offset_bytes, &end) ||
         !hst_size_add(end, bytes, &end)) {
         hst_backend_log(q->be, HST_LOG_ERROR, HST_LOGITEM_SIZE_OVERFLOW,
@@ -1740,18 +1633,17 @@ static hst_result hst__q_error_map_check(hst__q *q, const float *ref, size_t ref
                                          const hst_error_map_result *out, unsigned *mag) {
     size_t n;
     hst_result r;
-    if (!ref || !out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "ref and out must not be NULL");
-    if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "an extent is 0");
+    if (!ref || !out) return hst__null_arg(q->be, q->func, "ref and out must not be NULL");
+    if (!ref_rows || !ref_cols || !sr_rows || !sr_cols) return hst__zero_arg(q->be, q->func, "an extent is 0");
     if (ref_cols < HST__Q_EM_MIN_COLS || sr_cols < HST__Q_EM_MIN_COLS)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
-                                "%s is %zu: ref and sr need %d or more columns (the FFTs of the DCT and the "
-                                "interpolation run along rows); give a one-column image transposed",
-                                ref_cols < HST__Q_EM_MIN_COLS ? "ref_cols" : "sr_cols",
-                                ref_cols < HST__Q_EM_MIN_COLS ? ref_cols : sr_cols, HST__Q_EM_MIN_COLS);
+        return hst__range_arg(q->be, q->func, "%s is %zu: ref and sr need %d or more columns (the FFTs of the DCT "
+                              "and the interpolation run along rows); give a one-column image transposed",
+                              ref_cols < HST__Q_EM_MIN_COLS ? "ref_cols" : "sr_cols",
+                              ref_cols < HST__Q_EM_MIN_COLS ? ref_cols : sr_cols, HST__Q_EM_MIN_COLS);
     if (!(d->fixed_sigma >= 0.0) || !isfinite(d->fixed_sigma))
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->fixed_sigma must be finite and >= 0");
+        return hst__range_arg(q->be, q->func, "desc->fixed_sigma must be finite and >= 0");
     if (d->scores_only && maps)
-        return hst__q_bad(q, HST_LOGITEM_BAD_ARGUMENT, "desc->scores_only makes no map: maps must be NULL");
+        return hst__bad_arg(q->be, q->func, "desc->scores_only makes no map: maps must be NULL");
     if ((r = hst__q_count(q, ref_rows, ref_cols, &n)) != HST_SUCCESS ||
         (r = hst__q_count(q, sr_rows, sr_cols, &n)) != HST_SUCCESS)
         return r;
@@ -1872,16 +1764,13 @@ HST__QDEF hst_result hst_error_map(hst_backend *be, const float *ref, size_t ref
                                    hst_error_map_result *out) {
     hst_image_batch one;
     hst__q q;
-    hst_result r;
     if (!be) return hst__null_arg(NULL, "hst_error_map", "be is NULL");
     hst__q_init(&q, be, "hst_error_map");
-    if (!sr) return hst__q_bad(&q, HST_LOGITEM_NULL_ARGUMENT, "sr must not be NULL");
+    if (!sr) return hst__null_arg(q.be, q.func, "sr must not be NULL");
     memset(&one, 0, sizeof one);
     one.host = &sr;
-    r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, &one, 1, sr_rows, sr_cols, desc,
-                          map ? &map : NULL, out);
-    hst__q_release(&q);
-    return r;
+    return hst__q_error_maps(&q, ref, ref_rows, ref_cols, &one, 1, sr_rows, sr_cols, desc,
+                             map ? &map : NULL, out);
 }
 
 HST__QDEF hst_result hst_error_map_batch(hst_backend *be, const float *ref, size_t ref_rows,
@@ -1890,13 +1779,10 @@ HST__QDEF hst_result hst_error_map_batch(hst_backend *be, const float *ref, size
                                          const hst_error_map_desc *desc, float *const *maps,
                                          hst_error_map_result *out) {
     hst__q q;
-    hst_result r;
     if (!be) return hst__null_arg(NULL, "hst_error_map_batch", "be is NULL");
     hst__q_init(&q, be, "hst_error_map_batch");
     q.batch = 1;
-    r = hst__q_error_maps(&q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, desc, maps, out);
-    hst__q_release(&q);
-    return r;
+    return hst__q_error_maps(&q, ref, ref_rows, ref_cols, sr, count, sr_rows, sr_cols, desc, maps, out);
 }
 
 /* >>frc -------------------------------------------------------------------------------------- */
@@ -2058,26 +1944,15 @@ static hst_result hst__q_frc_tables(hst__qfrc *c) {
 
 /* Ring sums (Re F1 F2*, |F1|^2, |F2|^2) of f1, f2 for r < max_r into ring (max_r, 3). */
 static hst_result hst__q_frc_rings(hst__qfrc *c, hst_array *ring) {
-    hst__q *q = c->q;
-    int s = c->s, max_r = c->max_r, chunk = HST__Q_FRC_CHUNK, nchunks = c->nchunks;
-    size_t global[2], gr = (size_t)max_r;
-    hst_result res;
-    if (q->host) {
-        hst_k_quality_frc_partial_host(hst__q_ptr(c->f1), hst__q_ptr(c->f2),
-                                       (const int *)hst__q_ptr(c->ac), hst__q_ptr(c->as),
-                                       hst__q_ptr(c->part), s, max_r, chunk, nchunks);
-        hst_k_quality_frc_rings_host(hst__q_ptr(c->part), hst__q_ptr(ring), max_r, nchunks);
-        return HST_SUCCESS;
-    } else {
-        hst__qarg a[9] = {HST__QA(c->f1), HST__QA(c->f2), HST__QA(c->ac), HST__QA(c->as),
-                          HST__QA(c->part), HST__QV(s), HST__QV(max_r), HST__QV(chunk),
-                          HST__QV(nchunks)};
-        hst__qarg b[4] = {HST__QA(c->part), HST__QA(ring), HST__QV(max_r), HST__QV(nchunks)};
-        global[0] = (size_t)nchunks; global[1] = (size_t)max_r;
-        res = hst__q_launch(q, HST__Q_FRC_PARTIAL, 2, global, 9, a);
-        if (res == HST_SUCCESS) res = hst__q_launch(q, HST__Q_FRC_RINGS, 1, &gr, 4, b);
-    }
-    return res;
+    hst_karg a[9] = {hst__q_buf(c->f1), hst__q_buf(c->f2), hst__q_buf(c->ac), hst__q_buf(c->as),
+                     hst__q_buf(c->part), hst_karg_int(c->s), hst_karg_int(c->max_r),
+                     hst_karg_int(HST__Q_FRC_CHUNK), hst_karg_int(c->nchunks)};
+    hst_karg b[4] = {hst__q_buf(c->part), hst__q_buf(ring), hst_karg_int(c->max_r), hst_karg_int(c->nchunks)};
+    hst_launch_desc partial = hst__q_desc(c->q, HST_KQUALITY_FRC_PARTIAL, a, 9, 2, (size_t)c->nchunks,
+                                          (size_t)c->max_r);
+    hst_launch_desc rings = hst__q_desc(c->q, HST_KQUALITY_FRC_RINGS, b, 4, 1, (size_t)c->max_r, 0);
+    hst_result res = hst_launch_kernel(c->q->be, &partial, NULL);
+    return res == HST_SUCCESS ? hst_launch_kernel(c->q->be, &rings, NULL) : res;
 }
 
 /* NanoPyx's _get_intersections: the first crossing of the threshold t, as its px. Returns 0
@@ -2104,10 +1979,10 @@ static hst_result hst__q_frc_check(hst__q *q, const hst_image_batch *a, const hs
                                    const hst_frc_result *out) {
     size_t n;
     hst_result r;
-    if (!out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "out must not be NULL");
-    if (!rows || !cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "rows and cols must be >= 10, not 0");
+    if (!out) return hst__null_arg(q->be, q->func, "out must not be NULL");
+    if (!rows || !cols) return hst__zero_arg(q->be, q->func, "rows and cols must be >= 10, not 0");
     if (rows < HST__Q_FRC_MIN_SIDE || cols < HST__Q_FRC_MIN_SIDE)
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "rows and cols must be >= 10");
+        return hst__range_arg(q->be, q->func, "rows and cols must be >= 10");
     if ((r = hst__q_pixel_size(q, d->pixel_size)) != HST_SUCCESS) return r;
     if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS ||
         (r = hst__q_batch_check(q, "a", a, count, rows, cols)) != HST_SUCCESS ||
@@ -2345,15 +2220,12 @@ HST__QDEF hst_result hst_frc(hst_backend *be, const float *a, const float *b, si
                              hst_frc_result *out) {
     hst_image_batch ia, ib;
     hst__q q;
-    hst_result r;
     if (!be) return hst__null_arg(NULL, "hst_frc", "be is NULL");
     hst__q_init(&q, be, "hst_frc");
-    if (!a || !b) return hst__q_bad(&q, HST_LOGITEM_NULL_ARGUMENT, "a, b and out must not be NULL");
+    if (!a || !b) return hst__null_arg(q.be, q.func, "a, b and out must not be NULL");
     memset(&ia, 0, sizeof ia); memset(&ib, 0, sizeof ib);
     ia.host = &a; ib.host = &b;
-    r = hst__q_frcs(&q, &ia, &ib, 1, rows, cols, desc, curve ? &curve : NULL, out);
-    hst__q_release(&q);
-    return r;
+    return hst__q_frcs(&q, &ia, &ib, 1, rows, cols, desc, curve ? &curve : NULL, out);
 }
 
 HST__QDEF hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
@@ -2361,13 +2233,10 @@ HST__QDEF hst_result hst_frc_batch(hst_backend *be, const hst_image_batch *a,
                                    size_t cols, const hst_frc_desc *desc, float *const *curves,
                                    hst_frc_result *out) {
     hst__q q;
-    hst_result r;
     if (!be) return hst__null_arg(NULL, "hst_frc_batch", "be is NULL");
     hst__q_init(&q, be, "hst_frc_batch");
     q.batch = 1;
-    r = hst__q_frcs(&q, a, b, count, rows, cols, desc, curves, out);
-    hst__q_release(&q);
-    return r;
+    return hst__q_frcs(&q, a, b, count, rows, cols, desc, curves, out);
 }
 
 /* >>decorrelation ---------------------------------------------------------------------------- */
@@ -2443,20 +2312,13 @@ static hst_result hst__q_dcurve(hst__qdec *dd, const hst_array *spec, float crmi
     hst__q *q = dd->q;
     int n = dd->n, nr = dd->nr, ox = (int)(n * (1 - crmax) / 2), oy = ox, w = (int)(n * crmax);
     int h = w, k, x;
-    size_t gl = (size_t)n;
     double cr = 0.0, dsum = 0.0, csum = 0.0, coef[2 * HST_DECORR_MAX_NR];
     float crf;
-    hst_result r = HST_SUCCESS;
-    if (q->host) {
-        hst_k_quality_decorr_cols_host(hst__q_ptr(spec), hst__q_ptr(dd->part),
-                                       hst__q_ptr(dd->norm), n, nr, crmin, crmax, ox, w, oy, h,
-                                       zero_dc);
-    } else {
-        hst__qarg a[12] = {HST__QA(spec), HST__QA(dd->part), HST__QA(dd->norm), HST__QV(n),
-                           HST__QV(nr), HST__QV(crmin), HST__QV(crmax), HST__QV(ox),
-                           HST__QV(w), HST__QV(oy), HST__QV(h), HST__QV(zero_dc)};
-        r = hst__q_launch(q, HST__Q_DECORR_COLS, 1, &gl, 12, a);
-    }
+    hst_karg a[12] = {hst__q_buf(spec), hst__q_buf(dd->part), hst__q_buf(dd->norm), hst_karg_int(n),
+                      hst_karg_int(nr), hst_karg_float(crmin), hst_karg_float(crmax), hst_karg_int(ox),
+                      hst_karg_int(w), hst_karg_int(oy), hst_karg_int(h), hst_karg_int(zero_dc)};
+    hst_launch_desc desc = hst__q_desc(q, HST_KQUALITY_DECORR_COLS, a, 12, 1, (size_t)n, 0);
+    hst_result r = hst_launch_kernel(q->be, &desc, NULL);
     if (r == HST_SUCCESS) r = hst_array_read(dd->part, dd->hpart, (size_t)n * 2 * nr * sizeof(float));
     if (r == HST_SUCCESS) r = hst_array_read(dd->norm, dd->hnorm, (size_t)n * sizeof(float));
     if (r != HST_SUCCESS) return r;
@@ -2567,19 +2429,10 @@ static hst_result hst__q_highpass_space(hst__qdec *dd, double sigma, int radius)
 /* A wide filter's high-pass spectrum into spec: spec0 (1 - g(ky) g(kx)) (hst__q_decorr_gains:
    the blur as a periodic filter, diagonal in the DFT): one pass, no FFT, for any sigma. */
 static hst_result hst__q_highpass_fourier(hst__qdec *dd, double sigma, int radius) {
-    hst__q *q = dd->q;
-    int n = dd->n;
-    size_t global[2];
+    hst_karg a[4] = {hst__q_buf(dd->spec0), hst__q_buf(dd->spec), hst__q_buf(dd->hg), hst_karg_int(dd->n)};
+    hst_launch_desc d = hst__q_desc(dd->q, HST_KQUALITY_DECORR_HIGHPASS, a, 4, 2, (size_t)dd->n / 2 + 1, (size_t)dd->n);
     hst_result r = hst__q_decorr_gains(dd, sigma, radius);
-    if (r != HST_SUCCESS) return r;
-    if (q->host) {
-        hst_k_quality_decorr_highpass_host(hst__q_ptr(dd->spec0), hst__q_ptr(dd->spec), hst__q_ptr(dd->hg), n);
-        return HST_SUCCESS;
-    } else {
-        hst__qarg a[4] = {HST__QA(dd->spec0), HST__QA(dd->spec), HST__QA(dd->hg), HST__QV(n)};
-        global[0] = (size_t)n / 2 + 1; global[1] = (size_t)n;
-        return hst__q_launch(q, HST__Q_DECORR_HIGHPASS, 2, global, 4, a);
-    }
+    return r == HST_SUCCESS ? hst_launch_kernel(dd->q->be, &d, NULL) : r;
 }
 
 /* One high-pass image's curve: d over [crmin, crmax] of the spectrum of img - G_sigma(img),
@@ -2588,13 +2441,13 @@ static hst_result hst__q_highpass_curve(hst__qdec *dd, double sigma, float crmin
                                         float *d) {
     int radius = hst__q_radius(sigma);
     hst_result r;
-    if (radius < 0) return hst__q_bad(dd->q, HST_LOGITEM_OUT_OF_RANGE, "a high-pass filter's sigma is too large");
+    if (radius < 0) return hst__range_arg(dd->q->be, dd->q->func, "a high-pass filter's sigma is too large");
     r = radius <= HST__Q_DECORR_SPACE_RADIUS ? hst__q_highpass_space(dd, sigma, radius)
                                               : hst__q_highpass_fourier(dd, sigma, radius);
     return r == HST_SUCCESS ? hst__q_dcurve(dd, dd->spec, crmin, crmax, 0, d) : r;
 }
 
-/* NanoPyx's _compute_d after d0: two rounds of n_g high-pass curves. */
+/* NanoPyx's _compute_d after d0: two rounds of num_highpass high-pass curves. */
 static hst_result hst__q_decorr_rounds(hst__qdec *dd, const float *d0, float kc0,
                                        hst_decorr_result *out) {
     int ng = dd->ng, nr = dd->nr, refine, k;
@@ -2649,22 +2502,22 @@ static hst_result hst__q_decorr_check(hst__q *q, const float *img, size_t rows, 
     hst_result r;
     const size_t *roi = d->roi;
     double rmax = d->rmax == 0.0 ? 1.0 : d->rmax;
-    if (!img || !out) return hst__q_bad(q, HST_LOGITEM_NULL_ARGUMENT, "img and out must not be NULL");
-    if (!rows || !cols) return hst__q_bad(q, HST_LOGITEM_ZERO_SIZE, "rows and cols must be >= 2, not 0");
-    if (rows < 2 || cols < 2) return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "rows and cols must be >= 2");
+    if (!img || !out) return hst__null_arg(q->be, q->func, "img and out must not be NULL");
+    if (!rows || !cols) return hst__zero_arg(q->be, q->func, "rows and cols must be >= 2, not 0");
+    if (rows < 2 || cols < 2) return hst__range_arg(q->be, q->func, "rows and cols must be >= 2");
     if (!(d->rmin >= 0.0) || !(rmax <= 1.0) || !(d->rmin < rmax))
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc needs 0 <= rmin < rmax <= 1");
-    if (d->n_r == 1 || d->n_r > HST_DECORR_MAX_NR)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
-                                "desc->n_r %u: 2 .. HST_DECORR_MAX_NR (%d), or 0 for 50", d->n_r, HST_DECORR_MAX_NR);
-    if (d->n_g == 1 || d->n_g > HST_DECORR_MAX_NG)
-        return hst_backend_fail(q->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE, q->func,
-                                "desc->n_g %u: 2 .. HST_DECORR_MAX_NG (%d), or 0 for 10", d->n_g, HST_DECORR_MAX_NG);
+        return hst__range_arg(q->be, q->func, "desc needs 0 <= rmin < rmax <= 1");
+    if (d->num_radii == 1 || d->num_radii > HST_DECORR_MAX_NR)
+        return hst__range_arg(q->be, q->func, "desc->num_radii %u (NanoPyx's n_r): 2 .. HST_DECORR_MAX_NR (%d), "
+                              "or 0 for 50", d->num_radii, HST_DECORR_MAX_NR);
+    if (d->num_highpass == 1 || d->num_highpass > HST_DECORR_MAX_NG)
+        return hst__range_arg(q->be, q->func, "desc->num_highpass %u (NanoPyx's n_g): 2 .. HST_DECORR_MAX_NG (%d), "
+                              "or 0 for 10", d->num_highpass, HST_DECORR_MAX_NG);
     if ((r = hst__q_pixel_size(q, d->pixel_size)) != HST_SUCCESS) return r;
     if (!(roi[0] == roi[2] && roi[1] == roi[3] && roi[0] == roi[1]) &&
         (roi[0] >= roi[2] || roi[1] >= roi[3] || roi[2] > cols || roi[3] > rows ||
          roi[2] - roi[0] < 2 || roi[3] - roi[1] < 2))
-        return hst__q_bad(q, HST_LOGITEM_OUT_OF_RANGE, "desc->roi must be {x0, y0, x1, y1} inside the image, 2 pixels at least");
+        return hst__range_arg(q->be, q->func, "desc->roi must be {x0, y0, x1, y1} inside the image, 2 pixels at least");
     if ((r = hst__q_count(q, rows, cols, &n)) != HST_SUCCESS) return r;
     return hst__q_finite(q, "img", img, n);
 }
@@ -2748,8 +2601,8 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     memset(out, 0, sizeof *out);
     memset(&dd, 0, sizeof dd);
     dd.q = &q;
-    dd.nr = d->n_r ? (int)d->n_r : 50;
-    dd.ng = d->n_g ? (int)d->n_g : 10;
+    dd.nr = d->num_radii ? (int)d->num_radii : 50;
+    dd.ng = d->num_highpass ? (int)d->num_highpass : 10;
     dd.rmin = (float)d->rmin;
     dd.rmax = d->rmax == 0.0 ? 1.0f : (float)d->rmax;
     ps = d->pixel_size > 0.0 ? (float)d->pixel_size : 1.0f;
@@ -2763,7 +2616,6 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     }
     if (r == HST_SUCCESS) out->resolution = (double)(2.0f * ps / (float)out->kc_max);
     hst__q_decorr_close(&dd);
-    hst__q_release(&q);
     return r;
 }
 

@@ -285,7 +285,7 @@ static void test_plan_reuse(void **state) {
     assert_int_equal(info.width, 6);
     assert_int_equal(info.fine[0], 40);
     assert_int_equal(info.fine[1], 48);   /* 42 = 2 3 7: next235even gives 48 */
-    assert_int_equal(info.points, 0);
+    assert_int_equal(info.num_points, 0);
     assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
     assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c), HST_SUCCESS);
     assert_int_equal(hst_array_create(be, HST_C64, 2, p.modes, &f), HST_SUCCESS);
@@ -374,7 +374,7 @@ static void test_errors(void **state) {
     assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
     p.coords[1][3] = 0.5f;
     assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
-    assert_int_equal(info.points, 0);   /* the rejected calls set nothing */
+    assert_int_equal(info.num_points, 0);   /* the rejected calls set nothing */
     assert_int_equal(hst_nufft_set_points(plan, m, (const float *const *)p.coords), HST_SUCCESS);
     assert_int_equal(hst_nufft_execute(plan, c32, f), HST_ERROR_DTYPE);
     assert_int_equal(hst_nufft_execute(plan, c, fwrong), HST_ERROR_SHAPE);
@@ -384,8 +384,8 @@ static void test_errors(void **state) {
     assert_int_equal(hst_nufft_plan_info(plan, NULL), HST_ERROR_INVALID_ARGUMENT);
     assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);   /* still usable */
     assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
-    assert_int_equal(info.points, m);
-    assert_true(info.subproblems >= 1);
+    assert_int_equal(info.num_points, m);
+    assert_true(info.num_subproblems >= 1);
     hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(c32); hst_array_destroy(fwrong);
     hst_nufft_plan_destroy(plan);
     hst_nufft_plan_destroy(NULL);

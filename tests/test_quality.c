@@ -447,7 +447,7 @@ static void test_frc_zero_image(void **state) {
    amplitude, random phase (so the image is periodic and its spectrum is flat inside the disk
    and empty outside), plus a faint white noise. The unfiltered image's decorrelation curve
    rises while it adds signal and falls after: its maximum kc0 is the cut-off, 2 K0 in
-   normalised frequency (Descloux et al. 2019, Fig. 1), within one of the n_r = 50 samples.
+   normalised frequency (Descloux et al. 2019, Fig. 1), within one of the num_radii = 50 samples.
    NanoPyx's second round then searches [kc0 - 0.05, kc0 + 0.3], where the high-pass curves
    of a hard cut-off have no interior maximum, and reports its lower end: the resolution is
    2 / (kc0 - 0.05) (NanoPyx 2.1.5 gives 4.5476 pixels for K0 = 0.25 too; bench/). */
@@ -539,13 +539,13 @@ static void test_decorr_white_noise(void **state) {
    the sigmas reached N / 2): the values the spatial blurs gave (quality.h at e92d81c, host
    device), kept here for blurred noise (256 x 256 and 200 x 300, PSF sigma 1.5, 2 and 4
    pixels). Tolerances: resolution, kc_max, kc_gm, kc0 and a0 within HST_AGREE (the devices'
-   agreement: a curve's maximum is one of n_r = 50 samples, so a maximum moved to another
+   agreement: a curve's maximum is one of num_radii = 50 samples, so a maximum moved to another
    sample would change them by 2% or more); the amplitudes a_max and a_gm within 5e-3
    relative: a wide filter now sees the padded square as periodic where the spatial blur
    reflected it at its edges (the apodisation brings the image to its mean there, so only a
    strip of the filter's width differs, mostly at the lowest frequencies); over 52 images
    (band-limited and blurred noise, spots, the shipped confocal frames and their mean, an ROI,
-   n_r 80 and n_g 20, rmax 0.6) the largest change was 4e-3 of an A, and one maximum moved by
+   num_radii 80 and num_highpass 20, rmax 0.6) the largest change was 4e-3 of an A, and one maximum moved by
    one sample: bench/quality_bench.c's spots at 1024 x 1024, a flat-topped curve of amplitude
    0.19 (kc_max 0.3429 -> 0.3490, the resolution by 1.8%). Curves with a clear maximum, as
    these, keep it. */
@@ -586,10 +586,10 @@ static void test_decorr_spatial_values(void **state) {
     }
 }
 
-/* n_g has its limit, HST_DECORR_MAX_NG (each round keeps its curves' maxima in arrays of that
-   size: n_g = 5000 overflowed them and crashed, 2^32 - 1 returned silently); the limit itself
-   runs, on a small image. */
-static void test_decorr_n_g_limit(void **state) {
+/* num_highpass (NanoPyx's n_g) has its limit, HST_DECORR_MAX_NG (each round keeps its curves'
+   maxima in arrays of that size: 5000 overflowed them and crashed, 2^32 - 1 returned silently);
+   the refusal names the field and NanoPyx's name; the limit itself runs, on a small image. */
+static void test_decorr_num_highpass_limit(void **state) {
     static const unsigned bad[3] = {HST_DECORR_MAX_NG + 1, 5000, 4294967295u};
     float *a = noise(32, 32, 21, 1.0);
     cap_log *log = LOG(state);
@@ -598,15 +598,107 @@ static void test_decorr_n_g_limit(void **state) {
     int i;
     memset(&d, 0, sizeof d);
     for (i = 0; i < 3; i++) {
-        d.n_g = bad[i];
+        d.num_highpass = bad[i];
         cap_reset(log);
         assert_int_equal(hst_decorr(BE(state), a, 32, 32, &d, &r), HST_ERROR_INVALID_ARGUMENT);
         assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
-        assert_non_null(strstr(log->last_message, "desc->n_g"));
+        assert_non_null(strstr(log->last_message, "desc->num_highpass"));
+        assert_non_null(strstr(log->last_message, "(NanoPyx's n_g)"));
     }
-    d.n_g = HST_DECORR_MAX_NG;
+    d.num_highpass = HST_DECORR_MAX_NG;
     assert_int_equal(hst_decorr(BE(state), a, 32, 32, &d, &r), HST_SUCCESS);
     free(a);
+}
+
+/* ------------------------------------------------------------------------------------------
+   The declared kernels' launched ranges (kernels_quality.h's HST_QUALITY_KERNELS): the kernels
+   that quality.h launches over part of their work, hst_k_quality_partial_sums from a row offset
+   and hst_k_quality_dct_moments from an image offset (ended by their n and kend arguments), do
+   exactly those rows and images through hst_launch_kernel: on the host device the declared twin
+   maps the range onto its typed twin's bounds, on OpenCL the kernel reads the offset. Each
+   result equals the typed twin's on host memory bit for bit (neither source contracts: no
+   product feeds a sum outside an explicit fma), and rows outside the range keep their
+   sentinel. */
+#define DS_H 4u          /* partial_sums: sums per row */
+#define DS_G 37u         /* partials per row */
+#define DS_STRIDE 40u    /* floats between rows */
+#define DS_ROWS 8u
+#define DM_R 5           /* dct_moments: images of DM_R x DM_C coefficients */
+#define DM_C 6
+#define DM_IMAGES 4u
+#define DM_G 7u          /* work-items per image */
+#define SENTINEL -7.0f
+
+static hst_array *array_of(hst_backend *be, const float *x, size_t n) {
+    hst_array *a = NULL;
+    assert_int_equal(hst_array_from_host(be, HST_F32, 1, &n, x, &a), HST_SUCCESS);
+    return a;
+}
+
+static void launch_range(hst_backend *be, unsigned id, const hst_karg *a, size_t nargs, unsigned dims,
+                         const size_t *offset, const size_t *global) {
+    hst_launch_desc d;
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    d.family = hst_kernels_quality_family();
+    d.kernel = id;
+    d.args = a;
+    d.num_args = nargs;
+    d.range.dims = dims;
+    for (i = 0; i < dims; i++) { d.range.offset[i] = offset[i]; d.range.global[i] = global[i]; }
+    assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
+}
+
+static void test_declared_subranges(void **state) {
+    hst_backend *be = BE(state);
+    enum { NPART = DS_ROWS * DS_STRIDE, NSUM = DS_ROWS * DS_H, NCO = DM_R * DM_C,
+           GSTRIDE = DM_R + DM_C, NDPART = 2 * DM_IMAGES * DM_G };
+    static float part[NPART], sums[NSUM], want[NSUM], got[NSUM];
+    static float s[DM_IMAGES * NCO], r[NCO], gains[DM_IMAGES * GSTRIDE], dwant[NDPART], dgot[NDPART];
+    hst_array *ap, *as, *ds, *dr, *dg, *dp;
+    size_t i, offset[2], global[2];
+    rng_state = 77;
+    for (i = 0; i < NPART; i++) part[i] = (float)normal();
+    for (i = 0; i < NSUM; i++) sums[i] = want[i] = SENTINEL;
+    ap = array_of(be, part, NPART);
+    as = array_of(be, sums, NSUM);
+    {   /* rows [2, 5): work-items [2 h, 5 h), n = 5 h */
+        hst_karg a[6];
+        a[0] = hst_karg_buffer(hst_array_buffer(ap)); a[1] = hst_karg_buffer(hst_array_buffer(as));
+        a[2] = hst_karg_uint(DS_G); a[3] = hst_karg_uint(DS_H); a[4] = hst_karg_ulong(5 * DS_H);
+        a[5] = hst_karg_ulong(DS_STRIDE);
+        offset[0] = 2 * DS_H; global[0] = 3 * DS_H;
+        launch_range(be, HST_KQUALITY_PARTIAL_SUMS, a, 6, 1, offset, global);
+    }
+    hst_k_quality_partial_sums_host(part, want, DS_G, DS_H, DS_STRIDE, 2, 5);
+    assert_int_equal(hst_array_read(as, got, sizeof got), HST_SUCCESS);
+    assert_memory_equal(got, want, sizeof got);
+    for (i = 0; i < NSUM; i++) assert_true((got[i] == SENTINEL) == (i < 2 * DS_H || i >= 5 * DS_H));
+
+    for (i = 0; i < DM_IMAGES * NCO; i++) s[i] = (float)normal();
+    for (i = 0; i < NCO; i++) r[i] = (float)normal();
+    for (i = 0; i < DM_IMAGES * GSTRIDE; i++) gains[i] = (float)uniform();
+    for (i = 0; i < NDPART; i++) dwant[i] = SENTINEL;
+    ds = array_of(be, s, DM_IMAGES * NCO);
+    dr = array_of(be, r, NCO);
+    dg = array_of(be, gains, DM_IMAGES * GSTRIDE);
+    dp = array_of(be, dwant, NDPART);
+    {   /* images [1, 3): dimension 1 from 1, kend 3 */
+        hst_karg a[12];
+        a[0] = hst_karg_buffer(hst_array_buffer(ds)); a[1] = hst_karg_buffer(hst_array_buffer(dr));
+        a[2] = hst_karg_buffer(hst_array_buffer(dg)); a[3] = hst_karg_buffer(hst_array_buffer(dp));
+        a[4] = hst_karg_int(DM_R); a[5] = hst_karg_int(DM_C); a[6] = hst_karg_uint(DM_G);
+        a[7] = hst_karg_ulong(NCO); a[8] = hst_karg_ulong(GSTRIDE); a[9] = hst_karg_ulong(DM_R);
+        a[10] = hst_karg_ulong(DM_G); a[11] = hst_karg_ulong(3);
+        offset[0] = 0; offset[1] = 1; global[0] = DM_G; global[1] = 2;
+        launch_range(be, HST_KQUALITY_DCT_MOMENTS, a, 12, 2, offset, global);
+    }
+    hst_k_quality_dct_moments_host(s, r, gains, dwant, DM_R, DM_C, DM_G, NCO, GSTRIDE, DM_R, DM_G, 1, 3);
+    assert_int_equal(hst_array_read(dp, dgot, sizeof dgot), HST_SUCCESS);
+    assert_memory_equal(dgot, dwant, sizeof dgot);
+    for (i = 0; i < NDPART; i++) assert_true((dgot[i] == SENTINEL) == (i < 2 * DM_G || i >= 6 * DM_G));
+    hst_array_destroy(ap); hst_array_destroy(as); hst_array_destroy(ds); hst_array_destroy(dr);
+    hst_array_destroy(dg); hst_array_destroy(dp);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1149,11 +1241,11 @@ static void test_errors(void **state) {
     REJECTS(hst_decorr(be, a, 16, 0, NULL, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE);
     REJECTS(hst_decorr(be, a, 16, 1, NULL, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     memset(&dd, 0, sizeof dd);
-    dd.n_r = HST_DECORR_MAX_NR + 1;
+    dd.num_radii = HST_DECORR_MAX_NR + 1;
     REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
-    dd.n_r = 0; dd.n_g = 1;
+    dd.num_radii = 0; dd.num_highpass = 1;
     REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
-    dd.n_g = 0; dd.rmin = 0.5; dd.rmax = 0.4;
+    dd.num_highpass = 0; dd.rmin = 0.5; dd.rmax = 0.4;
     REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
     dd.rmin = 0.0; dd.rmax = 0.0; dd.pixel_size = NAN;
     REJECTS(hst_decorr(be, a, 16, 16, &dd, &d), HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE);
@@ -1263,12 +1355,13 @@ int main(void) {
         cmocka_unit_test(test_decorr_roi),
         cmocka_unit_test(test_decorr_white_noise),
         cmocka_unit_test(test_decorr_spatial_values),
-        cmocka_unit_test(test_decorr_n_g_limit),
+        cmocka_unit_test(test_decorr_num_highpass_limit),
         cmocka_unit_test(test_pixel_size_range),
         cmocka_unit_test(test_frc_zero_image),
         cmocka_unit_test(test_error_map_one_column),
         cmocka_unit_test(test_interrupted_backend),
         cmocka_unit_test(test_decorr_cancelled),
+        cmocka_unit_test(test_declared_subranges),
         cmocka_unit_test(test_devices_agree),
         cmocka_unit_test(test_error_map_batch),
         cmocka_unit_test(test_frc_batch),

@@ -33,7 +33,7 @@ class FrcResult(ctypes.Structure):
 
 
 class DecorrDesc(ctypes.Structure):
-    _fields_ = [("rmin", dbl), ("rmax", dbl), ("n_r", uint), ("n_g", uint),
+    _fields_ = [("rmin", dbl), ("rmax", dbl), ("num_radii", uint), ("num_highpass", uint),
                 ("pixel_size", dbl), ("roi", sz * 4)]
 
 
@@ -207,8 +207,9 @@ def decorrelation(backend, img, rmin=0.0, rmax=1.0, n_r=50, n_g=10, pixel_size=1
     desc.rmax = real(where, "rmax", rmax, 0.0, 1.0, low_open=True)   # 0 would mean "1" in C
     if desc.rmin >= desc.rmax:
         raise ValueError("%s: rmin (%r) must be below rmax (%r)" % (where, rmin, rmax))
-    desc.n_r = _check.integer(where, "n_r", n_r, 1, _check.U32_MAX)   # 0 would mean "50"
-    desc.n_g = _check.integer(where, "n_g", n_g, 1, _check.U32_MAX)   # the library: 2 ..
+    # NanoPyx's keyword names for quality.h's num_radii and num_highpass
+    desc.num_radii = _check.integer(where, "n_r", n_r, 1, _check.U32_MAX)   # 0 would mean "50"
+    desc.num_highpass = _check.integer(where, "n_g", n_g, 1, _check.U32_MAX)   # the library: 2 ..
     desc.pixel_size = real(where, "pixel_size", pixel_size, 0.0, math.inf, True)
     unit = units(where, unit)
     if roi is not None:

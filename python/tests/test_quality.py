@@ -237,8 +237,8 @@ def refused():
     raises(ValueError, "n_r", dec, a, n_r=0)
     raises(TypeError, "n_g", dec, a, n_g=2.0)
     raises(ValueError, "n_g", dec, a, n_g=2**32)   # past its C field
-    raises(halostream.InvalidArgument, "desc->n_r 129: 2 .. HST_DECORR_MAX_NR", dec, a, n_r=129,
-           device=DEVICE)
+    raises(halostream.InvalidArgument, "desc->num_radii 129 (NanoPyx's n_r): 2 .. HST_DECORR_MAX_NR",
+           dec, a, n_r=129, device=DEVICE)
     raises(halostream.InvalidArgument, "roi must be {x0, y0, x1, y1} inside the image", dec, a,
            roi=(0, 0, 200, 50), device=DEVICE)
     raises(ValueError, "roi must be (x0, y0, x1, y1)", dec, a, roi=(1, 2, 3))

@@ -1,11 +1,11 @@
 /* tests/fuzz/fuzz_quality.c — quality.h's argument checks and edges on the host device: fuzzed
-   descs (error map: fixed_sigma, scores_only; FRC: pixel_size; decorrelation: rmin, rmax, n_r,
-   n_g, pixel_size, roi), shapes (zero, small, huge rows and cols; an SR image that is or is
+   descs (error map: fixed_sigma, scores_only; FRC: pixel_size; decorrelation: rmin, rmax, num_radii,
+   num_highpass, pixel_size, roi), shapes (zero, small, huge rows and cols; an SR image that is or is
    not a multiple of the reference; one-column images) and samples (f32 bits from the input:
    NaN, Inf, subnormals, values near FLT_MAX, all zeros). Properties:
    - every call returns a documented code; a shape no image here holds is refused before the
      image is read (the images are only as long as the small shapes: a read past them is an
-     ASan report), and so are descs outside their ranges (n_g = 2^32 - 1 overflowed a stack
+     ASan report), and so are descs outside their ranges (num_highpass = 2^32 - 1 overflowed a stack
      array);
    - a success gives sane numbers: RSP in [-1, 1], RSE >= 0, FIRE >= 0 or NaN (undefined FRC),
      a decorrelation resolution >= 0 (inf: no maximum) and kc_max in [0, 1];
@@ -106,15 +106,15 @@ static void fz_decorr(hst_backend *be, fz *f, const float *a)
     memset(&d, 0, sizeof d);
     d.rmin = fz_u8(f) % 2 ? 0.0 : fz_double(f);
     d.rmax = fz_u8(f) % 2 ? 0.0 : fz_double(f);
-    d.n_r = fz_u8(f) % 2 ? 0u : (unsigned)fz_size(f, 140);
-    d.n_g = fz_u8(f) % 2 ? 0u : (unsigned)fz_size(f, 140);
+    d.num_radii = fz_u8(f) % 2 ? 0u : (unsigned)fz_size(f, 140);
+    d.num_highpass = fz_u8(f) % 2 ? 0u : (unsigned)fz_size(f, 140);
     d.pixel_size = fz_u8(f) % 2 ? 0.0 : fz_double(f);
     for (k = 0; k < 4; k++) d.roi[k] = fz_u8(f) % 4 ? 0 : fz_size(f, MAX_SIDE + 2);
     if (!huge && rows * cols > MAX_SIDE * MAX_SIDE) return;
     res = hst_decorr(be, a, rows, cols, &d, &r);
     if (!fz_known(res)) __builtin_trap();
     if (huge && res == HST_SUCCESS) __builtin_trap();
-    if (d.n_g > HST_DECORR_MAX_NG && res == HST_SUCCESS) __builtin_trap();
+    if (d.num_highpass > HST_DECORR_MAX_NG && res == HST_SUCCESS) __builtin_trap();
     if (res == HST_SUCCESS && (!(r.resolution >= 0.0) || !(r.kc_max >= 0.0 && r.kc_max <= 1.0))) __builtin_trap();
 }
 
