@@ -24,6 +24,36 @@
        if (hst_backend_destroy(be) != HST_SUCCESS || r != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lm
 
+   Reference (every public function, by group; each is documented at its declaration):
+     Scalars       hst_real, hst_complex, hst_int          operation arguments (hst_scalar)
+     Arrays        hst_array_create                        a new array from the backend's pool
+                   hst_array_view                          an array over a buffer's bytes
+                   hst_array_destroy
+                   hst_array_dtype, _ndim, _shape, _count, _bytes, _buffer
+                   hst_array_write, hst_array_read         whole-array copies (blocking)
+                   hst_array_from_host, hst_array_reshape  PyEPRI's from_numpy; numpy.reshape
+     Element-wise  hst_array_fill, _zeros, _ones, _copy    set or copy every element
+                   hst_array_cast                          to another dtype (kernels.h's rules)
+                   hst_array_scale, hst_array_axpy         x = alpha x; y = alpha x + y
+                   hst_array_math                          abs sqrt exp sin cos pow arccos erfc
+                   hst_array_random, hst_array_randperm    Philox numbers; a permutation
+                   hst_array_binary, _binary_scalar        NumPy's broadcasting a op b
+                   hst_array_clip, hst_array_where         numpy.clip; numpy.where
+                   hst_array_complex_part                  real, imag, abs, angle, conj
+     Ramps         hst_array_arange, _linspace, _fftfreq   numpy's, as new 1-D arrays
+     Reductions    hst_array_sum, _dot, _sqnorm, _min, _max   one scalar (blocking)
+                   hst_array_sum_batch                     many sums, one wait
+                   hst_array_reduce_axis                   sum, max, min, argmax, argmin, cumsum
+                   hst_array_argwhere, hst_array_quantile  numpy.argwhere; numpy.quantile
+     Moves         hst_array_transpose, _fftshift, _tile   strided copies (one gather each)
+                   hst_array_concatenate, _stack, _meshgrid
+     FFTs          hst_array_fft, hst_array_fftn           numpy.fft (HST_FFT)
+                   hst_fft_built_in, hst_fft_plan_count
+
+   Every operation launches a declared kernel of kernels.h's vocabulary families
+   (hst_kernels_vocab_family, hst_kernels_vocabx_family) through backend.h's hst_launch_kernel:
+   the kernel on an OpenCL device, its host twin on the host device.
+
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
      HST_ARRAY_IMPLEMENTATION               the implementation TU: compile array.h's body only
@@ -374,6 +404,13 @@ HST_API size_t hst_fft_plan_count(const hst_backend *be);
 #  endif
 #endif
 
+/* kernels.h's vocabulary families (the declared kernels array.h launches) compile here, now that
+   backend.h's launcher types are declared. */
+#ifndef HST_KERNELS_VOCAB_IMPLEMENTATION
+#  define HST_KERNELS_VOCAB_IMPLEMENTATION
+#endif
+#include "kernels.h"
+
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__ADEF HST_API __attribute__((unused))
 #else
@@ -384,47 +421,9 @@ HST_API size_t hst_fft_plan_count(const hst_backend *be);
 extern "C" {
 #endif
 
-/* >>helpers (array.h uses backend.h's public API only, so its implementation may live in
-   another translation unit than backend.h's) */
-/* Rejections: backend.h's hst__null_arg, hst__zero_arg, hst__range_arg, hst__bad_arg. */
-/* A size computation `what` of func would overflow size_t. */
-#define hst__aoverflow(be, func, what) \
-    hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func, "%s overflows size_t", what)
-#define hst__on_cl(be) (!hst_backend_is_host(be))
-
-/* >>types ------------------------------------------------------------------------------------ */
-/* The vocabulary's kernels, built lazily once per dtype. Order matches hst__vocab_names. */
-enum {
-    HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
-    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128,
-    HST__K_SCALE, HST__K_AXPY, HST__K_MATH, HST__K_SUM, HST__K_DOT, HST__K_SQNORM,
-    HST__K_MIN, HST__K_MAX, HST__K_RANDOM, HST__K_RANDPERM, HST__K_COUNT
-};
-static const char *const hst__vocab_names[HST__K_COUNT] = {
-    "hst_k_cast_from_u8", "hst_k_cast_from_i32", "hst_k_cast_from_f32", "hst_k_cast_from_f64",
-    "hst_k_cast_from_c64", "hst_k_cast_from_i8", "hst_k_cast_from_i16", "hst_k_cast_from_i64",
-    "hst_k_cast_from_c128", "hst_k_scale", "hst_k_axpy", "hst_k_math", "hst_k_reduce_sum",
-    "hst_k_reduce_dot", "hst_k_reduce_sqnorm", "hst_k_reduce_min", "hst_k_reduce_max",
-    "hst_k_random", "hst_k_randperm"
-};
-
-typedef struct hst__vocab {
-    hst_program *prog;
-    hst_kernel *kernels[HST__K_COUNT];
-} hst__vocab;
-
-/* >>vocabx's kernels (kernels.h's second vocabulary program), built lazily per dtype. */
-enum { HST__KX_GATHER, HST__KX_WHERE, HST__KX_RAMP, HST__KX_BINARY, HST__KX_CPART, HST__KX_AXIS,
-       HST__KX_NZCOUNT, HST__KX_ARGWHERE, HST__KX_COUNT };
-static const char *const hst__vocabx_names[HST__KX_COUNT] = {
-    "hst_k_gather", "hst_k_where", "hst_k_ramp", "hst_k_binary", "hst_k_cpart", "hst_k_axis",
-    "hst_k_nonzero_count", "hst_k_argwhere"
-};
-typedef struct hst__vocabx {
-    hst_program *prog;
-    hst_kernel *kernels[HST__KX_COUNT];
-} hst__vocabx;
-
+/* >>types (array.h uses backend.h's public API only, so its implementation may live in
+   another translation unit than backend.h's; rejections go through hst_backend_fail and its
+   hst__*_arg macros) ------------------------------------------------------------------------ */
 struct hst_array {
     hst_backend *be;
     hst_dtype dtype;
@@ -435,13 +434,11 @@ struct hst_array {
 };
 
 
-/* array.h's state on a backend (its "array" extension, made on first use): the vocabulary
-   programs' kernels, the FFT plans and, for VkFFT (which keeps their addresses), copies of the
-   backend's OpenCL handles. */
+/* array.h's state on a backend (its "array" extension, made on first use): the FFT plans and,
+   for VkFFT (which keeps their addresses), copies of the backend's OpenCL handles. (The
+   vocabulary's programs and kernels are the backend's: hst_launch_kernel keeps them.) */
 #define HST__ARRAY_EXTENSION "array"
 typedef struct hst__array_state {
-    hst__vocab vocab[HST_DTYPE_END];
-    hst__vocabx vocabx[HST_DTYPE_END];   /* >>vocabx: the second vocabulary program per dtype */
     struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far (NULL without HST_FFT) */
 #ifndef HST_NO_OPENCL
     cl_platform_id platform;
@@ -451,16 +448,12 @@ typedef struct hst__array_state {
 #endif
 } hst__array_state;
 
+#ifdef HST_FFT   /* the state is made by the first FFT plan */
 static void hst__fft_release(hst_backend *be, hst__array_state *st);
 
-/* The state's destroy hook, called by hst_backend_destroy (the programs stay the backend's). */
+/* The state's destroy hook, called by hst_backend_destroy. */
 static void hst__array_state_destroy(hst_backend *be, void *data) {
     hst__array_state *st = (hst__array_state *)data;
-    int dt, k;
-    for (dt = 0; dt < HST_DTYPE_END; dt++) {
-        for (k = 0; k < HST__K_COUNT; k++) hst_kernel_destroy(st->vocab[dt].kernels[k]);
-        for (k = 0; k < HST__KX_COUNT; k++) hst_kernel_destroy(st->vocabx[dt].kernels[k]);
-    }
     hst__fft_release(be, st);
     hst_backend_free(be, st);
 }
@@ -485,6 +478,7 @@ static hst_result hst__array_state_of(hst_backend *be, hst__array_state **out) {
     *out = st;
     return HST_SUCCESS;
 }
+#endif
 
 /* >>arrays ----------------------------------------------------------------------------------- */
 HST__ADEF hst_scalar hst_real(double re) { return hst_complex(re, 0.0); }
@@ -508,16 +502,11 @@ HST__ADEF size_t hst_array_count(const hst_array *a) { return a ? a->count : 0; 
 HST__ADEF size_t hst_array_bytes(const hst_array *a) { return a ? a->bytes : 0; }
 HST__ADEF hst_buffer *hst_array_buffer(const hst_array *a) { return a ? a->buf : NULL; }
 
-static hst_result hst__dtype_error(const hst_backend *be, const char *func, hst_dtype dt,
-                                   const char *why) {
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: dtype %s: %s", func, hst_dtype_name(dt), why);
-    return HST_ERROR_DTYPE;
-}
-
 /* f64 and c128 need the device's fp64 support, wherever they appear. */
 static hst_result hst__check_fp64(const hst_backend *be, const char *func, hst_dtype dt) {
     if (hst_dtype_needs_fp64(dt) && !hst_backend_device(be)->fp64)
-        return hst__dtype_error(be, func, dt, "the device has no double precision (cl_khr_fp64)");
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func,
+                                "dtype %s: the device has no double precision (cl_khr_fp64)", hst_dtype_name(dt));
     return HST_SUCCESS;
 }
 
@@ -536,9 +525,13 @@ HST__ADEF hst_result hst_array_create(hst_backend *be, hst_dtype dtype, unsigned
     if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
         if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
-        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
+        if (!hst_size_mul(count, shape[i], &count))
+            return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                    "the product of shape overflows size_t");
     }
-    if (!hst_size_mul(count, hst_dtype_size(dtype), &bytes)) return hst__aoverflow(be, F, "elements * element size");
+    if (!hst_size_mul(count, hst_dtype_size(dtype), &bytes))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "elements * element size overflows size_t");
     if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
     if (!(a = (hst_array *)hst_backend_calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
@@ -565,22 +558,27 @@ HST__ADEF hst_result hst_array_view(hst_buffer *buf, size_t offset_bytes, hst_dt
     if (!shape) return hst__null_arg(be, F, "shape is NULL");
     for (i = 0; i < ndim; i++) {
         if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
-        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(be, F, "the product of shape");
+        if (!hst_size_mul(count, shape[i], &count))
+            return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                    "the product of shape overflows size_t");
     }
-    if (!hst_size_mul(count, es, &bytes)) return hst__aoverflow(be, F, "elements * element size");
+    if (!hst_size_mul(count, es, &bytes))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "elements * element size overflows size_t");
     if (offset_bytes % es)
         return hst__bad_arg(be, F, "offset_bytes %zu is not a multiple of the %s element size (%zu bytes)",
                             offset_bytes, hst_dtype_name(dtype), es);
-    if (!hst_size_add(offset_bytes, bytes, &end)) return hst__aoverflow(be, F, "offset_bytes + the view's bytes");
-    if (end > hst_buffer_bytes(buf)) {
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: offset_bytes %zu + shape's %zu bytes "
-                 "= %zu exceed buf's %zu bytes", F, offset_bytes, bytes, end, hst_buffer_bytes(buf));
-        return HST_ERROR_SHAPE;
-    }
+    if (!hst_size_add(offset_bytes, bytes, &end))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "offset_bytes + the view's bytes overflows size_t");
+    if (end > hst_buffer_bytes(buf))
+        return hst_backend_fail(be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "offset_bytes %zu + "
+                                "shape's %zu bytes = %zu exceed buf's %zu bytes", offset_bytes, bytes, end,
+                                hst_buffer_bytes(buf));
     if ((r = hst__check_fp64(be, F, dtype)) != HST_SUCCESS) return r;
     /* the host device's pointers need only whole elements; OpenCL sub-buffers the device's
        base address alignment (a power of two at least as large as any element) */
-    align = hst__on_cl(be) ? hst_backend_device(be)->mem_base_addr_align_bytes : es;
+    align = hst_backend_is_host(be) ? es : hst_backend_device(be)->mem_base_addr_align_bytes;
     if (!(a = (hst_array *)hst_backend_calloc(be, sizeof *a))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     a->be = be; a->dtype = dtype; a->ndim = ndim; a->count = count; a->bytes = bytes;
     for (i = 0; i < ndim; i++) a->shape[i] = shape[i];
@@ -611,10 +609,9 @@ static hst_result hst__check_pair(const char *func, const hst_array *a, const hs
     int same = a->be == b->be && a->ndim == b->ndim && (!same_dtype || a->dtype == b->dtype);
     for (i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
     if (same) return HST_SUCCESS;
-    hst_backend_log(a->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: operands differ in %s", func,
-             a->be != b->be ? "backend" : (a->ndim != b->ndim || !same_dtype || a->dtype == b->dtype)
-                                          ? "shape" : "dtype");
-    return HST_ERROR_SHAPE;
+    return hst_backend_fail(a->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                            "operands differ in %s", a->be != b->be ? "backend"
+                            : (a->ndim != b->ndim || !same_dtype || a->dtype == b->dtype) ? "shape" : "dtype");
 }
 
 HST__ADEF hst_result hst_array_write(hst_array *a, const void *src, size_t bytes) {
@@ -663,64 +660,41 @@ HST__ADEF hst_result hst_array_copy(hst_array *dst, const hst_array *src) {
     return hst_copy(hst_backend_queue(dst->be), dst->buf, 0, src->buf, 0, dst->bytes, 0, NULL, NULL);
 }
 
-/* Builds a vocabulary program (either of kernels.h's two) for dtype dt with its options. */
-static hst_result hst__vocab_build(hst_backend *be, hst_dtype dt, size_t count,
-                                   const char *const *src, hst_program **out) {
-    char options[256];
-    snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt),
-             hst_backend_device(be)->fp64 ? " -DHST_FP64" : "",
-             hst_backend_device(be)->correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-    return hst_program_build(be, count, src, options, out);
+/* Launches kernel `id` of dt's vocabulary program (fam: hst_kernels_vocab_family or
+   hst_kernels_vocabx_family) over `items` work-items, in work-groups of `local` (0: any), on the
+   backend's queue: the kernel on an OpenCL device, its host twin on the host device. */
+static hst_result hst__launch(hst_backend *be, const struct hst_kernel_family *fam, hst_dtype dt,
+                              unsigned id, const hst_karg *args, size_t num_args, size_t items,
+                              size_t local) {
+    const hst_device_info *dev = hst_backend_device(be);
+    char options[128];
+    hst_launch_desc d;
+    if (!items) return HST_SUCCESS;
+    snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt), dev->fp64 ? " -DHST_FP64" : "",
+             dev->correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    memset(&d, 0, sizeof d);
+    d.family = fam;
+    d.options = options;
+    d.kernel = id;
+    d.args = args;
+    d.num_args = num_args;
+    d.range.dims = 1;
+    d.range.global[0] = items;
+    d.range.local[0] = local;
+    return hst_launch_kernel(be, &d, NULL);
 }
 
-/* The vocabulary kernel `which` for dtype dt, building the dtype's program on first use. */
-static hst_result hst__vocab_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
-    hst__array_state *st;
-    hst__vocab *v;
-    hst_result r;
-    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
-    v = &st->vocab[dt];
-    if (!v->prog) {
-        size_t count;
-        const char *const *src = hst_kernels_vocab_source(&count);
-        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
-    }
-    if (!v->kernels[which] &&
-        (r = hst_kernel_create(v->prog, hst__vocab_names[which], &v->kernels[which])) != HST_SUCCESS)
-        return r;
-    *out = v->kernels[which];
-    return HST_SUCCESS;
+/* An element-wise kernel of a's dtype's first vocabulary program over a's elements. */
+static hst_result hst__vocab_run(const hst_array *a, unsigned id, const hst_karg *args, size_t num_args) {
+    return hst__launch(a->be, hst_kernels_vocab_family(a->dtype), a->dtype, id, args, num_args, a->count, 0);
+}
+/* A kernel of dt's second vocabulary program over `items` work-items. */
+static hst_result hst__vocabx_run(hst_backend *be, hst_dtype dt, unsigned id, const hst_karg *args,
+                                  size_t num_args, size_t items) {
+    return hst__launch(be, hst_kernels_vocabx_family(dt), dt, id, args, num_args, items, 0);
 }
 
-/* Arguments of a vocabulary launch, set in order: bytes at value, or (bytes 0) the buffer
-   that value points to. */
-typedef struct hst__arg { size_t bytes; const void *value; } hst__arg;
-
-static hst_result hst__set_args(hst_kernel *k, const hst__arg *args, unsigned nargs) {
-    hst_result r = HST_SUCCESS;
-    unsigned i;
-    for (i = 0; i < nargs && r == HST_SUCCESS; i++)
-        r = args[i].bytes ? hst_kernel_set_arg(k, i, args[i].bytes, args[i].value)
-                          : hst_kernel_set_buffer(k, i, (const hst_buffer *)args[i].value);
-    return r;
-}
-
-/* Sets the arguments and launches over `items` work-items on the backend's queue; the
-   reductions need work-groups of exactly HST_REDUCE_LOCAL, element-wise kernels take any. */
-static hst_result hst__vocab_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
-                                 unsigned nargs, size_t items) {
-    hst_kernel *k;
-    hst_result r;
-    size_t local = HST_REDUCE_LOCAL;
-    int reduction = which >= HST__K_SUM && which <= HST__K_MAX;
-    if ((r = hst__vocab_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
-    if ((r = hst__set_args(k, args, nargs)) != HST_SUCCESS) return r;
-    return hst_launch(hst_backend_queue(be), k, 1, &items, reduction ? &local : NULL, 0, NULL, NULL);
-}
-
-#define HST__ARG_MEM(a) { 0, (a)->buf }
-
-/* A T-typed kernel argument holding v rounded to dt, as the host twins round it. */
+/* A T-typed kernel argument holding v rounded to dt (hst__element's rules): bytes[0 .. size). */
 typedef struct hst__targ { unsigned char bytes[16]; size_t size; } hst__targ;
 static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
     hst__targ t;
@@ -729,149 +703,123 @@ static hst__targ hst__typed(hst_dtype dt, hst_scalar v) {
     return t;
 }
 
-static const int hst__cast_kernel[HST_DTYPE_END] = {
-    -1, HST__K_CAST_U8, HST__K_CAST_I32, HST__K_CAST_F32, HST__K_CAST_F64, HST__K_CAST_C64,
-    HST__K_CAST_I8, HST__K_CAST_I16, HST__K_CAST_I64, HST__K_CAST_C128
-};
-
 HST__ADEF hst_result hst_array_cast(hst_array *dst, const hst_array *src) {
     static const char *F = "hst_array_cast";
-    uint64_t n;   /* the kernels take ulong */
+    static const unsigned from[HST_DTYPE_END] = {   /* the kernel converting from each dtype */
+        0, HST_KV_CAST_FROM_U8, HST_KV_CAST_FROM_I32, HST_KV_CAST_FROM_F32, HST_KV_CAST_FROM_F64,
+        HST_KV_CAST_FROM_C64, HST_KV_CAST_FROM_I8, HST_KV_CAST_FROM_I16, HST_KV_CAST_FROM_I64,
+        HST_KV_CAST_FROM_C128
+    };
+    hst_karg a[3];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
     if (dst->dtype == src->dtype) return hst_array_copy(dst, src);
-    if (!hst__on_cl(dst->be)) {
-        hst_k_cast_host(dst->dtype, hst_buffer_host_ptr(dst->buf), src->dtype, hst_buffer_host_ptr(src->buf), dst->count);
-        return HST_SUCCESS;
-    }
-    n = dst->count;
-    {
-        hst__arg args[3] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {sizeof n, &n}};
-        return hst__vocab_run(dst->be, dst->dtype, hst__cast_kernel[src->dtype], args, 3, dst->count);
-    }
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_buffer(dst->buf); a[2] = hst_karg_ulong(dst->count);
+    return hst__vocab_run(dst, from[src->dtype], a, 3);
 }
 
 /* The dtype supports the element-wise arithmetic family (scale, axpy, random). */
 static hst_result hst__check_arith(const hst_array *a, const char *func) {
     if (!hst_kernels_arith_supported(a->dtype))
-        return hst__dtype_error(a->be, func, a->dtype, "defined for f32, f64, c64 and c128 only");
+        return hst_backend_fail(a->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func, "dtype %s: defined for f32, "
+                                "f64, c64 and c128 only", hst_dtype_name(a->dtype));
     return HST_SUCCESS;
 }
 
 HST__ADEF hst_result hst_array_scale(hst_array *x, hst_scalar alpha) {
     static const char *F = "hst_array_scale";
-    double al[2];
-    uint64_t n;
     hst__targ t;
+    hst_karg a[3];
     hst_result r;
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
-    al[0] = alpha.re; al[1] = alpha.im;
-    if (!hst__on_cl(x->be)) { hst_k_scale_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, al); return HST_SUCCESS; }
-    n = x->count;
     t = hst__typed(x->dtype, alpha);
-    {
-        hst__arg args[3] = {HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
-        args[2].bytes = t.size; args[2].value = t.bytes;
-        return hst__vocab_run(x->be, x->dtype, HST__K_SCALE, args, 3, x->count);
-    }
+    a[0] = hst_karg_buffer(x->buf); a[1] = hst_karg_ulong(x->count); a[2] = hst_karg_value(t.size, t.bytes);
+    return hst__vocab_run(x, HST_KV_SCALE, a, 3);
 }
 
 HST__ADEF hst_result hst_array_axpy(hst_array *y, hst_scalar alpha, const hst_array *x) {
     static const char *F = "hst_array_axpy";
-    double al[2];
-    uint64_t n;
     hst__targ t;
+    hst_karg a[4];
     hst_result r;
     if ((r = hst__check_array(F, y, "y")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, y, x, 1)) != HST_SUCCESS) return r;
     if ((r = hst__check_arith(y, F)) != HST_SUCCESS) return r;
-    al[0] = alpha.re; al[1] = alpha.im;
-    if (!hst__on_cl(y->be)) { hst_k_axpy_host(y->dtype, hst_buffer_host_ptr(y->buf), hst_buffer_host_ptr(x->buf), y->count, al); return HST_SUCCESS; }
-    n = y->count;
     t = hst__typed(y->dtype, alpha);
-    {
-        hst__arg args[4] = {HST__ARG_MEM(y), HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
-        args[3].bytes = t.size; args[3].value = t.bytes;
-        return hst__vocab_run(y->be, y->dtype, HST__K_AXPY, args, 4, y->count);
-    }
+    a[0] = hst_karg_buffer(y->buf); a[1] = hst_karg_buffer(x->buf); a[2] = hst_karg_ulong(y->count);
+    a[3] = hst_karg_value(t.size, t.bytes);
+    return hst__vocab_run(y, HST_KV_AXPY, a, 4);
 }
 
 HST__ADEF hst_result hst_array_math(hst_array *dst, const hst_array *src, hst_math_op op,
                                   double p) {
     static const char *F = "hst_array_math";
-    uint64_t n;
-    int iop = (int)op;
     hst__targ t;
+    hst_karg a[5];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
-    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__range_arg(dst->be, F, "op %d is not an hst_math_op", iop);
+    if ((int)op < 0 || op >= HST_MATH_COUNT) return hst__range_arg(dst->be, F, "op %d is not an hst_math_op", (int)op);
     if (!hst_kernels_math_supported(dst->dtype, op))
-        return hst__dtype_error(dst->be, F, dst->dtype, "element-wise math is defined for f32 and f64 only");
-    if (!hst__on_cl(dst->be)) { hst_k_math_host(dst->dtype, hst_buffer_host_ptr(dst->buf), hst_buffer_host_ptr(src->buf), dst->count, op, p); return HST_SUCCESS; }
-    n = dst->count;
+        return hst_backend_fail(dst->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: element-wise math is defined for f32 and f64 only", hst_dtype_name(dst->dtype));
     t = hst__typed(dst->dtype, hst_real(p));
-    {
-        hst__arg args[5] = {HST__ARG_MEM(dst), HST__ARG_MEM(src), {sizeof n, &n}, {sizeof iop, &iop}, {0, NULL}};
-        args[4].bytes = t.size; args[4].value = t.bytes;
-        return hst__vocab_run(dst->be, dst->dtype, HST__K_MATH, args, 5, dst->count);
-    }
+    a[0] = hst_karg_buffer(dst->buf); a[1] = hst_karg_buffer(src->buf); a[2] = hst_karg_ulong(dst->count);
+    a[3] = hst_karg_int((int32_t)op); a[4] = hst_karg_value(t.size, t.bytes);
+    return hst__vocab_run(dst, HST_KV_MATH, a, 5);
 }
 
 HST__ADEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64_t seed,
                                     uint64_t offset) {
     static const char *F = "hst_array_random";
-    uint64_t n;
-    int idist = (int)dist;
+    hst_karg a[5];
     hst_result r;
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if ((r = hst__check_arith(x, F)) != HST_SUCCESS) return r;
     if (dist != HST_RANDOM_UNIFORM && dist != HST_RANDOM_NORMAL)
-        return hst__range_arg(x->be, F, "dist %d is not an hst_random_dist", idist);
-    if (!hst__on_cl(x->be)) { hst_k_random_host(x->dtype, hst_buffer_host_ptr(x->buf), x->count, seed, offset, dist); return HST_SUCCESS; }
-    n = x->count;
-    {
-        hst__arg args[5] = {HST__ARG_MEM(x), {sizeof n, &n}, {sizeof seed, &seed}, {sizeof offset, &offset}, {sizeof idist, &idist}};
-        return hst__vocab_run(x->be, x->dtype, HST__K_RANDOM, args, 5, x->count);
-    }
+        return hst__range_arg(x->be, F, "dist %d is not an hst_random_dist", (int)dist);
+    a[0] = hst_karg_buffer(x->buf); a[1] = hst_karg_ulong(x->count); a[2] = hst_karg_ulong(seed);
+    a[3] = hst_karg_ulong(offset); a[4] = hst_karg_int((int32_t)dist);
+    return hst__vocab_run(x, HST_KV_RANDOM, a, 5);
 }
 
 /* >>reductions ------------------------------------------------------------------------------- */
-static const int hst__reduce_kernel[HST_REDUCE_COUNT] = {
-    HST__K_SUM, HST__K_DOT, HST__K_SQNORM, HST__K_MIN, HST__K_MAX
-};
-
-/* Block partials on the device (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK
-   elements), read back into `partial`. The order is kernels.h's, so the bits equal the host's.
-   keep NULL: the read blocks; else it does not, and *keep is the device's partials, for the
-   caller to destroy once the queue has finished. */
-static hst_result hst__reduce_cl(const hst_array *x, const hst_array *y, hst_reduce_op op,
-                                 size_t groups, size_t bytes, void *partial, hst_buffer **keep) {
+/* Block partials (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK elements: the kernel
+   on an OpenCL device, its twin on the host device), read back into `partial`; the order is
+   kernels.h's, so the bits are the same everywhere. keep NULL: the read blocks; else it does
+   not, and *keep is the partials' buffer, for the caller to destroy once the queue has
+   finished. */
+static hst_result hst__reduce_partials(const hst_array *x, const hst_array *y, hst_reduce_op op,
+                                       size_t groups, size_t bytes, void *partial, hst_buffer **keep) {
+    static const unsigned kernel[HST_REDUCE_COUNT] = {
+        HST_KV_REDUCE_SUM, HST_KV_REDUCE_DOT, HST_KV_REDUCE_SQNORM, HST_KV_REDUCE_MIN, HST_KV_REDUCE_MAX
+    };
     hst_backend *be = x->be;
+    const hst_device_info *dev = hst_backend_device(be);
     hst_buffer *pbuf;
-    uint64_t n = x->count;
-    size_t items;
+    hst_karg a[4];
+    size_t items, k = 0;
     hst_result r;
-    if (hst_backend_device(be)->max_work_group_size < HST_REDUCE_LOCAL) {   /* cannot keep the fixed order */
-        hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "reductions need work-groups of %d; %s "
-                 "allows %zu", HST_REDUCE_LOCAL, hst_backend_device(be)->name, hst_backend_device(be)->max_work_group_size);
-        return HST_ERROR_UNSUPPORTED;
-    }
-    if (!hst_size_mul(groups, HST_REDUCE_LOCAL, &items)) return hst__aoverflow(be, "reduction", "work-items");
+    /* the fixed order needs whole work-groups of HST_REDUCE_LOCAL (the host device's twins
+       run a work-group serially: its limit of 1 does not apply) */
+    if (!hst_backend_is_host(be) && dev->max_work_group_size < HST_REDUCE_LOCAL)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "reduction", "reductions "
+                                "need work-groups of %d; %s allows %zu", HST_REDUCE_LOCAL, dev->name,
+                                dev->max_work_group_size);
+    if (!hst_size_mul(groups, HST_REDUCE_LOCAL, &items))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "reduction",
+                                "work-items overflows size_t");
     if ((r = hst_pool_alloc(hst_backend_pool(be), bytes, &pbuf)) != HST_SUCCESS) return r;
-    {
-        hst__arg args[4] = {HST__ARG_MEM(x), HST__ARG_MEM(x), {sizeof n, &n}, {0, NULL}};
-        unsigned nargs = 3;
-        args[3].value = pbuf;
-        if (op == HST_REDUCE_DOT) { args[1].value = y->buf; nargs = 4; }
-        else { args[1] = args[2]; args[2] = args[3]; }
-        r = hst__vocab_run(be, x->dtype, hst__reduce_kernel[op], args, nargs, items);
-    }
+    a[k++] = hst_karg_buffer(x->buf);
+    if (op == HST_REDUCE_DOT) a[k++] = hst_karg_buffer(y->buf);
+    a[k++] = hst_karg_ulong(x->count);
+    a[k++] = hst_karg_buffer(pbuf);
+    r = hst__launch(be, hst_kernels_vocab_family(x->dtype), x->dtype, kernel[op], a, k, items, HST_REDUCE_LOCAL);
     if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), pbuf, 0, partial, bytes, !keep, 0, NULL, NULL);
     if (r == HST_SUCCESS && keep) *keep = pbuf;
     else hst_buffer_destroy(pbuf);
@@ -885,13 +833,17 @@ static hst_result hst__reduce_check(const char *func, const char *name, const hs
     if ((r = hst__check_array(func, x, name)) != HST_SUCCESS) return r;
     if (y && (r = hst__check_pair(func, x, y, 1)) != HST_SUCCESS) return r;
     if (!hst_kernels_reduce_supported(x->dtype, op))
-        return hst__dtype_error(x->be, func, x->dtype, "this reduction is not defined for it");
+        return hst_backend_fail(x->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func,
+                                "dtype %s: this reduction is not defined for it", hst_dtype_name(x->dtype));
     *groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
     if (!hst_size_mul(*groups, hst_kernels_partial_size(x->dtype, op), bytes))
-        return hst__aoverflow(x->be, func, "partials");
+        return hst_backend_fail(x->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func,
+                                "partials overflows size_t");
     return HST_SUCCESS;
 }
 
+/* Two levels: the partials of every block (device or host twin), then their combine on the host
+   (hst_k_combine_host's fixed pairwise order). */
 static hst_result hst__reduce(const char *func, const hst_array *x, const hst_array *y,
                               hst_reduce_op op, hst_scalar *out) {
     size_t groups, bytes;
@@ -900,8 +852,7 @@ static hst_result hst__reduce(const char *func, const hst_array *x, const hst_ar
     if ((r = hst__reduce_check(func, "x", x, y, op, &groups, &bytes)) != HST_SUCCESS) return r;
     if (!out) return hst__null_arg(x->be, func, "out is NULL");
     if (!(partial = hst_backend_alloc(x->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (hst__on_cl(x->be)) r = hst__reduce_cl(x, y, op, groups, bytes, partial, NULL);
-    else hst_k_reduce_host(x->dtype, op, hst_buffer_host_ptr(x->buf), y ? hst_buffer_host_ptr(y->buf) : NULL, x->count, partial);
+    r = hst__reduce_partials(x, y, op, groups, bytes, partial, NULL);
     if (r == HST_SUCCESS) hst_k_combine_host(x->dtype, op, partial, groups, out);
     hst_backend_free(x->be, partial);
     return r;
@@ -922,7 +873,8 @@ static hst_result hst__sum_batch_check(const hst_array *const *x, size_t count, 
             return hst_backend_fail(x[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
                                     "x[%zu] is another backend's than x[0]", k);
         if (!hst_size_add(off[k], bytes, &off[k + 1]) || !hst_size_add(off[k + 1], 15, &off[k + 1]))
-            return hst__aoverflow(x[k]->be, F, "partials");
+            return hst_backend_fail(x[k]->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                    "partials overflows size_t");
         off[k + 1] &= ~(size_t)15;   /* each array's partials aligned for any scalar type */
     }
     return HST_SUCCESS;
@@ -939,7 +891,9 @@ HST__ADEF hst_result hst_array_sum_batch(const hst_array *const *x, size_t count
     if (!x || !out) return hst__null_arg(be, F, "x or out is NULL");
     if (!count) return hst__zero_arg(be, F, "count is 0");
     if (!x[0]) return hst__null_arg(NULL, F, "x[0] is NULL");
-    if (count > SIZE_MAX / (2 * sizeof(size_t) + sizeof *keep) - 1) return hst__aoverflow(be, F, "count");
+    if (count > SIZE_MAX / (2 * sizeof(size_t) + sizeof *keep) - 1)
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "count overflows size_t");
     if (!(groups = (size_t *)hst_backend_calloc(be, (2 * count + 1) * sizeof(size_t) + count * sizeof *keep)))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     off = groups + count;
@@ -949,10 +903,9 @@ HST__ADEF hst_result hst_array_sum_batch(const hst_array *const *x, size_t count
         r = HST_ERROR_OUT_OF_HOST_MEMORY;
     for (k = 0; k < count && r == HST_SUCCESS; k++) {
         size_t bytes = groups[k] * hst_kernels_partial_size(x[k]->dtype, HST_REDUCE_SUM);   /* checked */
-        if (hst__on_cl(be)) r = hst__reduce_cl(x[k], NULL, HST_REDUCE_SUM, groups[k], bytes, partial + off[k], &keep[k]);
-        else hst_k_reduce_host(x[k]->dtype, HST_REDUCE_SUM, hst_buffer_host_ptr(x[k]->buf), NULL, x[k]->count, partial + off[k]);
+        r = hst__reduce_partials(x[k], NULL, HST_REDUCE_SUM, groups[k], bytes, partial + off[k], &keep[k]);
     }
-    if (hst__on_cl(be) && partial) {   /* every enqueued read lands before its memory goes */
+    if (partial) {   /* every enqueued read lands before its memory goes */
         hst_result f = hst_queue_finish(hst_backend_queue(be));
         if (r == HST_SUCCESS) r = f;
     }
@@ -998,35 +951,6 @@ static hst__v4 hst__view(unsigned ndim, const size_t *shape) {
     return v;
 }
 
-/* The kernel `which` of the second vocabulary program for dt. */
-static hst_result hst__vocabx_kernel(hst_backend *be, hst_dtype dt, int which, hst_kernel **out) {
-    hst__array_state *st;
-    hst__vocabx *v;
-    hst_result r;
-    if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
-    v = &st->vocabx[dt];
-    if (!v->prog) {
-        size_t count;
-        const char *const *src = hst_kernels_vocabx_source(&count);
-        if ((r = hst__vocab_build(be, dt, count, src, &v->prog)) != HST_SUCCESS) return r;
-    }
-    if (!v->kernels[which] &&
-        (r = hst_kernel_create(v->prog, hst__vocabx_names[which], &v->kernels[which])) != HST_SUCCESS)
-        return r;
-    *out = v->kernels[which];
-    return HST_SUCCESS;
-}
-
-static hst_result hst__vocabx_run(hst_backend *be, hst_dtype dt, int which, const hst__arg *args,
-                                  unsigned nargs, size_t items) {
-    hst_kernel *k;
-    hst_result r;
-    if (!items) return HST_SUCCESS;
-    if ((r = hst__vocabx_kernel(be, dt, which, &k)) != HST_SUCCESS) return r;
-    if ((r = hst__set_args(k, args, nargs)) != HST_SUCCESS) return r;
-    return hst_launch(hst_backend_queue(be), k, 1, &items, NULL, 0, NULL, NULL);
-}
-
 /* dst[doff + ix . dstride] = src[soff + ((ix + shift) % mod) . sstride] over `shape`. */
 typedef struct hst__gather_args {
     uint64_t shape[4], sst[4], dst[4], shift[4], mod[4], soff, doff;
@@ -1034,17 +958,12 @@ typedef struct hst__gather_args {
 
 static hst_result hst__gather(hst_array *dst, const hst_array *src, const hst__gather_args *g) {
     uint64_t n = g->shape[0] * g->shape[1] * g->shape[2] * g->shape[3];
-    if (!hst__on_cl(dst->be)) {
-        hst_k_gather_host(hst_dtype_size(dst->dtype), hst_buffer_host_ptr(src->buf), hst_buffer_host_ptr(dst->buf), (size_t)n,
-                          g->shape, g->sst, g->dst, g->shift, g->mod, g->soff, g->doff);
-        return HST_SUCCESS;
-    }
-    {
-        hst__arg args[10] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {32, g->shape},
-                             {32, g->sst}, {32, g->dst}, {32, g->shift}, {32, g->mod},
-                             {8, &g->soff}, {8, &g->doff}};
-        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_GATHER, args, 10, (size_t)n);
-    }
+    hst_karg a[10];
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_buffer(dst->buf); a[2] = hst_karg_ulong(n);
+    a[3] = hst_karg_value(sizeof g->shape, g->shape); a[4] = hst_karg_value(sizeof g->sst, g->sst);
+    a[5] = hst_karg_value(sizeof g->dst, g->dst); a[6] = hst_karg_value(sizeof g->shift, g->shift);
+    a[7] = hst_karg_value(sizeof g->mod, g->mod); a[8] = hst_karg_ulong(g->soff); a[9] = hst_karg_ulong(g->doff);
+    return hst__vocabx_run(dst->be, dst->dtype, HST_KVX_GATHER, a, 10, (size_t)n);
 }
 
 /* A gather whose source and destination are both whole contiguous arrays of `shape`. */
@@ -1065,31 +984,25 @@ static hst_result hst__check_axis(const hst_array *a, const char *func, unsigned
     return HST_SUCCESS;
 }
 
-static hst_result hst__shape_error(const hst_backend *be, const char *func, const char *why) {
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: %s", func, why);
-    return HST_ERROR_SHAPE;
-}
-
-static hst_result hst__ramp(hst_array *a, double start, double step, int set_last, double last) {
-    uint64_t n = a->count;
-    if (!hst__on_cl(a->be)) {
-        hst_k_ramp_host(a->dtype, hst_buffer_host_ptr(a->buf), a->count, start, step, set_last, last);
-        return HST_SUCCESS;
-    }
-    {
-        float fs = (float)start, ft = (float)step, fl = (float)last;
-        int fp64 = hst_backend_device(a->be)->fp64;
-        size_t db = fp64 ? sizeof(double) : sizeof(float);   /* the kernel's D */
-        hst__arg args[6] = {HST__ARG_MEM(a), {8, &n}, {db, fp64 ? (const void *)&start : &fs},
-                            {db, fp64 ? (const void *)&step : &ft}, {sizeof set_last, &set_last},
-                            {db, fp64 ? (const void *)&last : &fl}};
-        return hst__vocabx_run(a->be, a->dtype, HST__KX_RAMP, args, 6, a->count);
-    }
+/* dst[i] = start + i step (dst[n-1] = last when set_last) in the kernel's D: double with fp64,
+   else float. */
+static hst_result hst__ramp(hst_array *dst, double start, double step, int set_last, double last) {
+    float fs = (float)start, ft = (float)step, fl = (float)last;
+    int fp64 = hst_backend_device(dst->be)->fp64;
+    size_t db = fp64 ? sizeof(double) : sizeof(float);
+    hst_karg a[6];
+    a[0] = hst_karg_buffer(dst->buf); a[1] = hst_karg_ulong(dst->count);
+    a[2] = hst_karg_value(db, fp64 ? (const void *)&start : &fs);
+    a[3] = hst_karg_value(db, fp64 ? (const void *)&step : &ft); a[4] = hst_karg_int(set_last);
+    a[5] = hst_karg_value(db, fp64 ? (const void *)&last : &fl);
+    return hst__vocabx_run(dst->be, dst->dtype, HST_KVX_RAMP, a, 6, dst->count);
 }
 
 static hst_result hst__make_1d(hst_backend *be, const char *func, hst_dtype dt, size_t n,
                                hst_array **out) {
-    if (hst_dtype_is_complex(dt)) return hst__dtype_error(be, func, dt, "ramps are real");
+    if (hst_dtype_is_complex(dt))
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func,
+                                "dtype %s: ramps are real", hst_dtype_name(dt));
     return hst_array_create(be, dt, 1, &n, out);
 }
 
@@ -1130,7 +1043,9 @@ HST__ADEF hst_result hst_array_fftfreq(hst_backend *be, hst_dtype dtype, size_t 
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     if (!n || !(d != 0.0)) return hst__zero_arg(be, F, "n %zu and d %g must be nonzero", n, d);
-    if (dtype != HST_F32 && dtype != HST_F64) return hst__dtype_error(be, F, dtype, "f32 or f64 only");
+    if (dtype != HST_F32 && dtype != HST_F64)
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: f32 or f64 only", hst_dtype_name(dtype));
     if (!(v = (double *)hst_backend_alloc(be, len * sizeof *v))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (i = 0; i < len; i++)   /* NumPy: integer bins, then one multiplication by 1/(n d) */
         v[i] = (double)(i < (n + 1) / 2 || rfft ? (double)i : (double)i - (double)n) * (1.0 / ((double)n * d));
@@ -1161,8 +1076,12 @@ HST__ADEF hst_result hst_array_reshape(hst_array *a, unsigned ndim, const size_t
     if (ndim < 1 || ndim > HST_MAX_DIMS) return hst__range_arg(a->be, F, "ndim %u is not 1..%d", ndim, HST_MAX_DIMS);
     if (!shape) return hst__null_arg(a->be, F, "shape is NULL");
     for (i = 0; i < ndim; i++)
-        if (!hst_size_mul(count, shape[i], &count)) return hst__aoverflow(a->be, F, "the product of shape");
-    if (count != a->count) return hst__shape_error(a->be, F, "the new shape has another element count");
+        if (!hst_size_mul(count, shape[i], &count))
+            return hst_backend_fail(a->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                    "the product of shape overflows size_t");
+    if (count != a->count)
+        return hst_backend_fail(a->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "the new shape has another element count");
     a->ndim = ndim;
     for (i = 0; i < HST_MAX_DIMS; i++) a->shape[i] = i < ndim ? shape[i] : 0;
     return HST_SUCCESS;
@@ -1175,7 +1094,8 @@ static hst_result hst__check_move(const char *func, const hst_array *dst, const 
     if ((r = hst__check_array(func, src, "src")) != HST_SUCCESS) return r;
     if (dst == src || dst->buf == src->buf) return hst__bad_arg(dst->be, func, "dst must not be src");
     if (dst->be != src->be || dst->dtype != src->dtype)
-        return hst__shape_error(dst->be, func, "dst and src differ in backend or dtype");
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                "dst and src differ in backend or dtype");
     return HST_SUCCESS;
 }
 
@@ -1195,7 +1115,9 @@ HST__ADEF hst_result hst_array_transpose(hst_array *dst, const hst_array *src,
         shape[i] = src->shape[p[i]];
     }
     for (i = 0; i < src->ndim; i++)
-        if (dst->ndim != src->ndim || dst->shape[i] != shape[i]) return hst__shape_error(dst->be, F, "dst's shape is not src's permuted");
+        if (dst->ndim != src->ndim || dst->shape[i] != shape[i])
+            return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                    "dst's shape is not src's permuted");
     g = hst__gather_plain(dst->ndim, dst->shape);
     sv = hst__view(src->ndim, src->shape);
     for (i = 0; i < src->ndim; i++) g.sst[4 - src->ndim + i] = sv.stride[4 - src->ndim + p[i]];
@@ -1250,14 +1172,20 @@ static hst_result hst__join(const char *func, hst_array *dst, hst_array *const *
     for (k = 0; k < count; k++) {   /* shapes first: nothing is written unless all fit */
         const hst_array *s = srcs[k];
         if ((r = hst__check_move(func, dst, s)) != HST_SUCCESS) return r;
-        if (s->ndim + (unsigned)new_axis != dst->ndim) return hst__shape_error(dst->be, func, "a src's ndim does not fit dst's");
+        if (s->ndim + (unsigned)new_axis != dst->ndim)
+            return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                    "a src's ndim does not fit dst's");
         for (i = 0; i < dst->ndim; i++) {
             size_t want = new_axis ? (i == axis ? 1 : s->shape[i < axis ? i : i - 1]) : s->shape[i];
-            if (i != axis && dst->shape[i] != want) return hst__shape_error(dst->be, func, "a src's extents do not fit dst's");
+            if (i != axis && dst->shape[i] != want)
+                return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                        "a src's extents do not fit dst's");
         }
         at += new_axis ? 1 : s->shape[axis];
     }
-    if (at != dst->shape[axis]) return hst__shape_error(dst->be, func, "dst's extent along axis is not the srcs' total");
+    if (at != dst->shape[axis])
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                "dst's extent along axis is not the srcs' total");
     for (k = 0, at = 0; k < count && r == HST_SUCCESS; k++) {
         r = hst__place(dst, srcs[k], axis, at, new_axis);
         at += new_axis ? 1 : srcs[k]->shape[axis];
@@ -1286,7 +1214,9 @@ HST__ADEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const 
     if (count > HST_MAX_DIMS) return hst__range_arg(NULL, F, "count %zu is not 1..%d", count, HST_MAX_DIMS);
     for (k = 0; k < count; k++) {
         if ((r = hst__check_array(F, vecs[k], "vecs[k]")) != HST_SUCCESS) return r;
-        if (vecs[k]->ndim != 1) return hst__shape_error(vecs[k]->be, F, "vecs must be 1-D");
+        if (vecs[k]->ndim != 1)
+            return hst_backend_fail(vecs[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                    "vecs must be 1-D");
         shape[k] = vecs[k]->shape[0];
     }
     if (!ij && count >= 2) { size_t t = shape[0]; shape[0] = shape[1]; shape[1] = t; }
@@ -1296,7 +1226,9 @@ HST__ADEF hst_result hst_array_meshgrid(hst_array *const *dst, hst_array *const 
         if (!ij && k < 2 && count >= 2) along = 1 - (unsigned)k;
         if ((r = hst__check_move(F, dst[k], vecs[k])) != HST_SUCCESS) return r;
         for (i = 0; i < dst[k]->ndim; i++)
-            if (dst[k]->ndim != count || dst[k]->shape[i] != shape[i]) return hst__shape_error(dst[k]->be, F, "dst's shape is not the grid's");
+            if (dst[k]->ndim != count || dst[k]->shape[i] != shape[i])
+                return hst_backend_fail(dst[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                        "dst's shape is not the grid's");
         g = hst__gather_plain((unsigned)count, shape);
         for (i = 0; i < 4; i++) g.sst[i] = 4 - count + along == i ? 1 : 0;
         if ((r = hst__gather(dst[k], vecs[k], &g)) != HST_SUCCESS) return r;
@@ -1319,29 +1251,28 @@ HST__ADEF hst_result hst_array_binary(hst_array *dst, const hst_array *a, const 
                                     hst_binary_op op) {
     static const char *F = "hst_array_binary";
     hst__v4 dv;
-    uint64_t ast[4], bst[4], n;
+    uint64_t ast[4], bst[4];
     int iop = (int)op;
+    hst_karg k[8];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, a, "a")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
     if ((int)op < 0 || op >= HST_BINARY_COUNT) return hst__range_arg(dst->be, F, "op %d is not an hst_binary_op", iop);
     if (a->be != dst->be || b->be != dst->be || a->dtype != dst->dtype || b->dtype != dst->dtype)
-        return hst__shape_error(dst->be, F, "operands differ in backend or dtype");
-    if (!hst_kernels_binary_supported(dst->dtype, op)) return hst__dtype_error(dst->be, F, dst->dtype, "this op is not defined for it");
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "operands differ in backend or dtype");
+    if (!hst_kernels_binary_supported(dst->dtype, op))
+        return hst_backend_fail(dst->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: this op is not defined for it", hst_dtype_name(dst->dtype));
     dv = hst__view(dst->ndim, dst->shape);
     if (a->ndim > dst->ndim || b->ndim > dst->ndim || !hst__broadcast(a, &dv, ast) || !hst__broadcast(b, &dv, bst))
-        return hst__shape_error(dst->be, F, "a or b does not broadcast to dst's shape");
-    if (!hst__on_cl(dst->be)) {
-        hst_k_binary_host(dst->dtype, hst_buffer_host_ptr(a->buf), hst_buffer_host_ptr(b->buf), hst_buffer_host_ptr(dst->buf), dst->count, dv.shape, ast, bst, op);
-        return HST_SUCCESS;
-    }
-    n = dst->count;
-    {
-        hst__arg args[8] = {HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n},
-                            {32, dv.shape}, {32, ast}, {32, bst}, {sizeof iop, &iop}};
-        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_BINARY, args, 8, dst->count);
-    }
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "a or b does not broadcast to dst's shape");
+    k[0] = hst_karg_buffer(a->buf); k[1] = hst_karg_buffer(b->buf); k[2] = hst_karg_buffer(dst->buf);
+    k[3] = hst_karg_ulong(dst->count); k[4] = hst_karg_value(sizeof dv.shape, dv.shape);
+    k[5] = hst_karg_value(sizeof ast, ast); k[6] = hst_karg_value(sizeof bst, bst); k[7] = hst_karg_int(iop);
+    return hst__vocabx_run(dst->be, dst->dtype, HST_KVX_BINARY, k, 8, dst->count);
 }
 
 HST__ADEF hst_result hst_array_binary_scalar(hst_array *dst, const hst_array *a, hst_scalar s,
@@ -1366,7 +1297,7 @@ HST__ADEF hst_result hst_array_clip(hst_array *dst, const hst_array *src, double
 HST__ADEF hst_result hst_array_where(hst_array *dst, const hst_array *cond, const hst_array *a,
                                    const hst_array *b) {
     static const char *F = "hst_array_where";
-    uint64_t n;
+    hst_karg k[5];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, cond, "cond")) != HST_SUCCESS) return r;
@@ -1374,81 +1305,73 @@ HST__ADEF hst_result hst_array_where(hst_array *dst, const hst_array *cond, cons
     if ((r = hst__check_array(F, b, "b")) != HST_SUCCESS) return r;
     if ((r = hst__check_pair(F, dst, a, 1)) != HST_SUCCESS || (r = hst__check_pair(F, dst, b, 1)) != HST_SUCCESS ||
         (r = hst__check_pair(F, dst, cond, 0)) != HST_SUCCESS) return r;
-    if (cond->dtype != HST_U8) return hst__dtype_error(dst->be, F, cond->dtype, "cond must be u8");
-    if (!hst__on_cl(dst->be)) {
-        hst_k_where_host(dst->dtype, (const uint8_t *)hst_buffer_host_ptr(cond->buf), hst_buffer_host_ptr(a->buf), hst_buffer_host_ptr(b->buf), hst_buffer_host_ptr(dst->buf), dst->count);
-        return HST_SUCCESS;
-    }
-    n = dst->count;
-    {
-        hst__arg args[5] = {HST__ARG_MEM(cond), HST__ARG_MEM(a), HST__ARG_MEM(b), HST__ARG_MEM(dst), {8, &n}};
-        return hst__vocabx_run(dst->be, dst->dtype, HST__KX_WHERE, args, 5, dst->count);
-    }
+    if (cond->dtype != HST_U8)
+        return hst_backend_fail(dst->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: cond must be u8", hst_dtype_name(cond->dtype));
+    k[0] = hst_karg_buffer(cond->buf); k[1] = hst_karg_buffer(a->buf); k[2] = hst_karg_buffer(b->buf);
+    k[3] = hst_karg_buffer(dst->buf); k[4] = hst_karg_ulong(dst->count);
+    return hst__vocabx_run(dst->be, dst->dtype, HST_KVX_WHERE, k, 5, dst->count);
 }
 
 HST__ADEF hst_result hst_array_reduce_axis(hst_array *dst, const hst_array *src, unsigned axis,
                                          hst_axis_op op) {
     static const char *F = "hst_array_reduce_axis";
-    uint64_t outer = 1, len, inner = 1;
+    uint64_t outer = 1, inner = 1;
     int iop = (int)op, arg = op == HST_AXIS_ARGMAX || op == HST_AXIS_ARGMIN;
     unsigned i, k = 0;
+    hst_karg a[7];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((r = hst__check_axis(src, F, axis)) != HST_SUCCESS) return r;
     if ((int)op < 0 || op >= HST_AXIS_COUNT) return hst__range_arg(src->be, F, "op %d is not an hst_axis_op", iop);
-    if (!hst_kernels_axis_supported(src->dtype, op)) return hst__dtype_error(src->be, F, src->dtype, "this op is not defined for it");
+    if (!hst_kernels_axis_supported(src->dtype, op))
+        return hst_backend_fail(src->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: this op is not defined for it", hst_dtype_name(src->dtype));
     if (dst->be != src->be || dst->dtype != (arg ? HST_I32 : src->dtype))
-        return hst__shape_error(src->be, F, "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
+        return hst_backend_fail(src->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "dst's backend or dtype (i32 for ARGMAX/ARGMIN) is wrong");
     if (op == HST_AXIS_CUMSUM) {
         if ((r = hst__check_pair(F, dst, src, 1)) != HST_SUCCESS) return r;
     } else {
         int ok = dst->ndim == (src->ndim > 1 ? src->ndim - 1 : 1);
         for (i = 0; ok && i < src->ndim; i++)
             if (i != axis) ok = dst->shape[k++] == src->shape[i];
-        if (!ok || (src->ndim == 1 && dst->shape[0] != 1)) return hst__shape_error(src->be, F, "dst's shape is not src's without axis");
+        if (!ok || (src->ndim == 1 && dst->shape[0] != 1))
+            return hst_backend_fail(src->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                    "dst's shape is not src's without axis");
     }
     if (arg && src->shape[axis] > (size_t)INT32_MAX) return hst__range_arg(src->be, F, "axis extent over INT32_MAX");
     for (i = 0; i < src->ndim; i++) {
         if (i < axis) outer *= src->shape[i];
         if (i > axis) inner *= src->shape[i];
     }
-    len = src->shape[axis];
-    if (!hst__on_cl(src->be)) {
-        hst_k_axis_host(src->dtype, hst_buffer_host_ptr(src->buf), arg ? NULL : hst_buffer_host_ptr(dst->buf), arg ? (int32_t *)hst_buffer_host_ptr(dst->buf) : NULL,
-                        (size_t)outer, (size_t)len, (size_t)inner, op);
-        return HST_SUCCESS;
-    }
-    {
-        uint64_t items = outer * inner;
-        hst__arg args[7] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), HST__ARG_MEM(dst), {8, &outer},
-                            {8, &len}, {8, &inner}, {sizeof iop, &iop}};
-        return hst__vocabx_run(src->be, src->dtype, HST__KX_AXIS, args, 7, (size_t)items);
-    }
+    /* dst is the kernel's dst and idx both: ARGMAX/ARGMIN write idx, the others dst */
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_buffer(dst->buf); a[2] = hst_karg_buffer(dst->buf);
+    a[3] = hst_karg_ulong(outer); a[4] = hst_karg_ulong(src->shape[axis]); a[5] = hst_karg_ulong(inner);
+    a[6] = hst_karg_int(iop);
+    return hst__vocabx_run(src->be, src->dtype, HST_KVX_AXIS, a, 7, (size_t)(outer * inner));
 }
 
 HST__ADEF hst_result hst_array_complex_part(hst_array *dst, const hst_array *src,
                                           hst_complex_part part) {
     static const char *F = "hst_array_complex_part";
-    uint64_t n;
     int ip = (int)part;
+    hst_karg a[4];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if ((r = hst__check_array(F, src, "src")) != HST_SUCCESS) return r;
     if ((int)part < 0 || part >= HST_PART_COUNT) return hst__range_arg(src->be, F, "part %d is not an hst_complex_part", ip);
-    if (!hst_dtype_is_complex(src->dtype)) return hst__dtype_error(src->be, F, src->dtype, "src must be c64 or c128");
+    if (!hst_dtype_is_complex(src->dtype))
+        return hst_backend_fail(src->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: src must be c64 or c128", hst_dtype_name(src->dtype));
     if ((r = hst__check_pair(F, dst, src, 0)) != HST_SUCCESS) return r;
     if (dst->dtype != (part == HST_PART_CONJ ? src->dtype : src->dtype == HST_C64 ? HST_F32 : HST_F64))
-        return hst__shape_error(src->be, F, "dst must be src's real type (f32 for c64, f64 for c128; src's dtype for CONJ)");
-    if (!hst__on_cl(src->be)) {
-        hst_k_cpart_host(src->dtype, hst_buffer_host_ptr(src->buf), hst_buffer_host_ptr(dst->buf), src->count, part);
-        return HST_SUCCESS;
-    }
-    n = src->count;
-    {
-        hst__arg args[4] = {HST__ARG_MEM(src), HST__ARG_MEM(dst), {8, &n}, {sizeof ip, &ip}};
-        return hst__vocabx_run(src->be, src->dtype, HST__KX_CPART, args, 4, src->count);
-    }
+        return hst_backend_fail(src->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "dst must be src's real type (f32 for c64, f64 for c128; src's dtype for CONJ)");
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_buffer(dst->buf); a[2] = hst_karg_ulong(src->count);
+    a[3] = hst_karg_int(ip);
+    return hst__vocabx_run(src->be, src->dtype, HST_KVX_CPART, a, 4, src->count);
 }
 
 HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const size_t *reps,
@@ -1464,13 +1387,19 @@ HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const 
     if (!nreps) return hst__zero_arg(dst->be, F, "nreps is 0");
     if (nreps > HST_MAX_DIMS) return hst__range_arg(dst->be, F, "nreps %u is not 1..%d", nreps, HST_MAX_DIMS);
     d = src->ndim > nreps ? src->ndim : nreps;
-    if (dst->ndim != d) return hst__shape_error(dst->be, F, "dst's ndim is not max(src's ndim, nreps)");
+    if (dst->ndim != d)
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "dst's ndim is not max(src's ndim, nreps)");
     for (i = 0; i < d; i++) {   /* both padded with leading 1s to d axes */
         size_t ext = i + src->ndim >= d ? src->shape[i + src->ndim - d] : 1;
         size_t rep = i + nreps >= d ? reps[i + nreps - d] : 1;
         if (!rep) return hst__zero_arg(dst->be, F, "reps[%u] is 0", i + nreps - d);
-        if (!hst_size_mul(ext, rep, &want)) return hst__aoverflow(dst->be, F, "src's extent * reps");
-        if (dst->shape[i] != want) return hst__shape_error(dst->be, F, "dst's shape is not src's times reps");
+        if (!hst_size_mul(ext, rep, &want))
+            return hst_backend_fail(dst->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                    "src's extent * reps overflows size_t");
+        if (dst->shape[i] != want)
+            return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                    "dst's shape is not src's times reps");
         sshape[i] = ext;
     }
     g = hst__gather_plain(d, dst->shape);   /* dst's index modulo src's shape */
@@ -1481,23 +1410,18 @@ HST__ADEF hst_result hst_array_tile(hst_array *dst, const hst_array *src, const 
 
 HST__ADEF hst_result hst_array_randperm(hst_array *dst, uint64_t seed) {
     static const char *F = "hst_array_randperm";
-    uint64_t n;
+    hst_karg a[3];
     hst_result r;
     if ((r = hst__check_array(F, dst, "dst")) != HST_SUCCESS) return r;
     if (dst->dtype != HST_I32 && dst->dtype != HST_I64)
-        return hst__dtype_error(dst->be, F, dst->dtype, "dst must be i32 or i64");
-    if (dst->ndim != 1) return hst__shape_error(dst->be, F, "dst must be 1-D");
+        return hst_backend_fail(dst->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: dst must be i32 or i64", hst_dtype_name(dst->dtype));
+    if (dst->ndim != 1)
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "dst must be 1-D");
     if (dst->dtype == HST_I32 && dst->count > (size_t)INT32_MAX + 1)
         return hst__range_arg(dst->be, F, "n %zu does not fit i32 values", dst->count);
-    if (!hst__on_cl(dst->be)) {
-        hst_k_randperm_host(dst->dtype, hst_buffer_host_ptr(dst->buf), dst->count, seed);
-        return HST_SUCCESS;
-    }
-    n = dst->count;
-    {
-        hst__arg args[3] = {HST__ARG_MEM(dst), {sizeof n, &n}, {sizeof seed, &seed}};
-        return hst__vocab_run(dst->be, dst->dtype, HST__K_RANDPERM, args, 3, dst->count);
-    }
+    a[0] = hst_karg_buffer(dst->buf); a[1] = hst_karg_ulong(dst->count); a[2] = hst_karg_ulong(seed);
+    return hst__vocab_run(dst, HST_KV_RANDPERM, a, 3);
 }
 
 /* >>argwhere: elements per work-item of the two passes (a serial run per item keeps the rows
@@ -1507,17 +1431,12 @@ HST__ADEF hst_result hst_array_randperm(hst_array *dst, uint64_t seed) {
 /* Pass 1: the nonzero count of each chunk into counts (groups of them). */
 static hst_result hst__nonzero_counts(const hst_array *src, size_t groups, uint64_t *counts) {
     hst_buffer *cbuf;
-    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
+    hst_karg a[4];
     hst_result r;
-    if (!hst__on_cl(src->be)) {
-        hst_k_nonzero_count_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, counts);
-        return HST_SUCCESS;
-    }
     if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *counts, &cbuf)) != HST_SUCCESS) return r;
-    {
-        hst__arg args[4] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, cbuf}};
-        r = hst__vocabx_run(src->be, src->dtype, HST__KX_NZCOUNT, args, 4, groups);
-    }
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_ulong(src->count); a[2] = hst_karg_ulong(HST__ARGWHERE_CHUNK);
+    a[3] = hst_karg_buffer(cbuf);
+    r = hst__vocabx_run(src->be, src->dtype, HST_KVX_NONZERO_COUNT, a, 4, groups);
     if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(src->be), cbuf, 0, counts, groups * sizeof *counts, 1, 0, NULL, NULL);
     hst_buffer_destroy(cbuf);
     return r;
@@ -1528,21 +1447,14 @@ static hst_result hst__argwhere_rows(const hst_array *src, size_t groups, const 
                                      hst_array *out) {
     hst__v4 v = hst__view(src->ndim, src->shape);
     hst_buffer *obuf;
-    uint64_t n = src->count, chunk = HST__ARGWHERE_CHUNK;
-    unsigned nd = src->ndim;
+    hst_karg a[7];
     hst_result r;
-    if (!hst__on_cl(src->be)) {
-        hst_k_argwhere_host(src->dtype, hst_buffer_host_ptr(src->buf), src->count, HST__ARGWHERE_CHUNK, offsets,
-                            v.shape, nd, (int64_t *)hst_buffer_host_ptr(out->buf));
-        return HST_SUCCESS;
-    }
     if ((r = hst_pool_alloc(hst_backend_pool(src->be), groups * sizeof *offsets, &obuf)) != HST_SUCCESS) return r;
     r = hst_write(hst_backend_queue(src->be), obuf, 0, offsets, groups * sizeof *offsets, 1, 0, NULL, NULL);
-    if (r == HST_SUCCESS) {
-        hst__arg args[7] = {HST__ARG_MEM(src), {8, &n}, {8, &chunk}, {0, obuf}, {32, v.shape},
-                            {sizeof nd, &nd}, HST__ARG_MEM(out)};
-        r = hst__vocabx_run(src->be, src->dtype, HST__KX_ARGWHERE, args, 7, groups);
-    }
+    a[0] = hst_karg_buffer(src->buf); a[1] = hst_karg_ulong(src->count); a[2] = hst_karg_ulong(HST__ARGWHERE_CHUNK);
+    a[3] = hst_karg_buffer(obuf); a[4] = hst_karg_value(sizeof v.shape, v.shape); a[5] = hst_karg_uint(src->ndim);
+    a[6] = hst_karg_buffer(out->buf);
+    if (r == HST_SUCCESS) r = hst__vocabx_run(src->be, src->dtype, HST_KVX_ARGWHERE, a, 7, groups);
     hst_buffer_destroy(obuf);
     return r;
 }
@@ -1649,7 +1561,9 @@ static hst_result hst__quantile_data(const hst_array *x, void **out, int *has_na
     void *v;
     hst_result r;
     *has_nan = 0;
-    if (!hst_size_mul(n, es, &bytes)) return hst__aoverflow(x->be, "hst_array_quantile", "the copy");
+    if (!hst_size_mul(n, es, &bytes))
+        return hst_backend_fail(x->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_array_quantile",
+                                "the copy overflows size_t");
     if (!(v = hst_backend_alloc(x->be, bytes > x->bytes ? bytes : x->bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if ((r = hst_array_read(x, v, x->bytes)) != HST_SUCCESS) { hst_backend_free(x->be, v); return r; }
     if (hst_dtype_is_int(x->dtype)) {
@@ -1675,7 +1589,9 @@ HST__ADEF hst_result hst_array_quantile(const hst_array *x, const double *q, siz
     if ((r = hst__check_array(F, x, "x")) != HST_SUCCESS) return r;
     if (!q || !out) return hst__null_arg(x->be, F, "q or out is NULL");
     if (!nq) return hst__zero_arg(x->be, F, "nq is 0");
-    if (hst_dtype_is_complex(x->dtype)) return hst__dtype_error(x->be, F, x->dtype, "quantiles are of real dtypes");
+    if (hst_dtype_is_complex(x->dtype))
+        return hst_backend_fail(x->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %s: quantiles are of real dtypes", hst_dtype_name(x->dtype));
     for (k = 0; k < nq; k++)
         if (!(q[k] >= 0.0 && q[k] <= 1.0)) return hst__range_arg(x->be, F, "q[%zu] = %g is not in [0, 1]", k, q[k]);
     if ((r = hst__quantile_data(x, &v, &has_nan, &nan)) != HST_SUCCESS) return r;
@@ -1747,22 +1663,20 @@ static int hst__fft_kind(hst_dtype src, hst_dtype dst) {
 
 /* The error of a pair hst__fft_kind refuses, naming src's dtype. */
 static hst_result hst__fft_dtype_error(const hst_backend *be, const char *func, hst_dtype src) {
-    return hst__dtype_error(be, func, src, "FFTs take c64 -> c64, f32 -> c64 (forward), c64 -> f32 "
-                            "(inverse) and the same in double precision (c128, f64); this is the "
-                            "src dtype");
+    return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func, "dtype %s: FFTs take c64 -> "
+                            "c64, f32 -> c64 (forward), c64 -> f32 (inverse) and the same in double "
+                            "precision (c128, f64); this is the src dtype", hst_dtype_name(src));
 }
 
 #ifndef HST_FFT
-static void hst__fft_release(hst_backend *be, hst__array_state *st) { (void)be; (void)st; }
 
 HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigned axes,
                                    int inverse, hst_fft_norm norm) {
     const hst_backend *be = dst ? dst->be : src ? src->be : NULL;
     (void)axes; (void)inverse; (void)norm;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft: FFTs are not built in: "
-             "define HST_FFT where the implementation is compiled (FFTW and VkFFT headers, "
-             "link -lfftw3f -lfftw3)");
-    return HST_ERROR_NOT_BUILT_IN;
+    return hst_backend_fail(be, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, "hst_array_fft", "FFTs are "
+                            "not built in: define HST_FFT where the implementation is compiled (FFTW "
+                            "and VkFFT headers, link -lfftw3f -lfftw3)");
 }
 #else
 
@@ -1778,11 +1692,10 @@ static hst_result hst__fft_check_shapes(const char *func, const hst_array *real_
         same = cplx_side->shape[i] == want;
     }
     if (same) return HST_SUCCESS;
-    hst_backend_log(real_side->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH,
-             "%s: %s", func, real_side->be != cplx_side->be ? "operands differ in backend"
-             : kind == HST__FFT_C2C ? "src and dst differ in shape"
-             : "the complex array's shape must be the real one's with its last extent n / 2 + 1");
-    return HST_ERROR_SHAPE;
+    return hst_backend_fail(real_side->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                            "%s", real_side->be != cplx_side->be ? "operands differ in backend"
+                            : kind == HST__FFT_C2C ? "src and dst differ in shape"
+                            : "the complex array's shape must be the real one's with its last extent n / 2 + 1");
 }
 
 /* Drops transformed axes of length 1 (identities that VkFFT refuses as a radix); c2c with no
@@ -1901,9 +1814,9 @@ static hst_result hst__fft_plan_host(hst_backend *be, const hst__fft_key *key, v
     if (key->cplx == HST_C128) p->host64 = HST__FFTW_PLAN(fftw, double);
     else p->host = HST__FFTW_PLAN(fftwf, float);
     if (p->host || p->host64) return HST_SUCCESS;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: FFTW made no plan for "
-             "these lengths and batch");
-    return HST_ERROR_UNSUPPORTED;
+    return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
+                            "FFTW made no "
+                            "plan for these lengths and batch");
 }
 
 static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out) {
@@ -1965,9 +1878,9 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     hst_backend_free(be, p->app);
     p->app = NULL;
     if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: initializeVkFFT failed "
-             "(VkFFTResult %d)", (int)vr);
-    return HST_ERROR_UNSUPPORTED;
+    return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
+                            "initializeVkFFT "
+                            "failed (VkFFTResult %d)", (int)vr);
 }
 
 /* Enqueues the transform: c2c in place on cplx; r2c real -> cplx; c2r cplx -> real (cplx is
@@ -1986,9 +1899,9 @@ static hst_result hst__fft_run_cl(hst_backend *be, struct hst__fft_plan *p, cl_m
     if (p->key.kind != HST__FFT_C2C) lp.inputBuffer = &p->real;
     vr = VkFFTAppend(p->app, p->key.inverse ? 1 : -1, &lp);
     if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
-    hst_backend_log(be, HST_LOG_ERROR, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: VkFFTAppend failed "
-             "(VkFFTResult %d)", (int)vr);
-    return HST_ERROR_UNSUPPORTED;
+    return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
+                            "VkFFTAppend "
+                            "failed (VkFFTResult %d)", (int)vr);
 }
 #endif
 
@@ -2018,7 +1931,7 @@ static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_bu
     if (!(p = (struct hst__fft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     p->key = *key;
 #ifndef HST_NO_OPENCL
-    if (hst__on_cl(be)) {
+    if (!hst_backend_is_host(be)) {
         int c2r = key->kind == HST__FFT_C2R;
         r = hst__fft_plan_cl(be, key, hst_buffer_cl(c2r ? in : out), hst_buffer_cl(c2r ? out : in), p);
     } else
@@ -2043,13 +1956,13 @@ static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst_
         if ((r = hst_pool_alloc(hst_backend_pool(be), src->bytes, &tmp)) != HST_SUCCESS) return r;
         r = hst_copy(hst_backend_queue(be), tmp, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
         in = tmp;
-    } else if (key->kind == HST__FFT_C2C && hst__on_cl(be) && dst->buf != src->buf) {
+    } else if (key->kind == HST__FFT_C2C && !hst_backend_is_host(be) && dst->buf != src->buf) {
         r = hst_copy(hst_backend_queue(be), dst->buf, 0, src->buf, 0, src->bytes, 0, NULL, NULL);
         in = dst->buf;
     }
     if (r == HST_SUCCESS) r = hst__fft_plan(be, key, in, dst->buf, &p);
 #ifndef HST_NO_OPENCL
-    if (r == HST_SUCCESS && hst__on_cl(be)) {
+    if (r == HST_SUCCESS && !hst_backend_is_host(be)) {
         int c2r = key->kind == HST__FFT_C2R;
         r = hst__fft_run_cl(be, p, hst_buffer_cl(c2r ? in : dst->buf), hst_buffer_cl(c2r ? dst->buf : in));
     } else
@@ -2091,7 +2004,7 @@ HST__ADEF hst_result hst_array_fft(hst_array *dst, const hst_array *src, unsigne
                                 "the same array, or views of the same bytes, to transform in place)");
     }
     if ((r = hst__fft_args(F, dst, src, axes, inverse, norm, &key)) != HST_SUCCESS) return r;
-    if (hst__on_cl(dst->be) && key.kind == HST__FFT_C2C) key.in_place = 1;  /* see exec */
+    if (!hst_backend_is_host(dst->be) && key.kind == HST__FFT_C2C) key.in_place = 1;  /* see exec */
     if (key.axes == 0) r = hst_array_copy(dst, src);     /* every length was 1 */
     else r = hst__fft_exec(dst, src, &key);
     if (r != HST_SUCCESS) return r;
@@ -2147,9 +2060,13 @@ static hst_result hst__fftn_shapes(const char *func, const hst_array *src, const
         out[m] = kind == HST__FFT_R2C && last ? len / 2 + 1 : len;
     }
     for (i = 0; i + naxes < nd; i++) in[i] = out[i] = src->shape[perm[i]];
-    if (dst->ndim != nd) return hst__shape_error(src->be, func, "dst's ndim is not src's");
+    if (dst->ndim != nd)
+        return hst_backend_fail(src->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                "dst's ndim is not src's");
     for (i = 0; i < nd; i++)
-        if (dst->shape[perm[i]] != out[i]) return hst__shape_error(src->be, func, "dst's shape is not src's with s along axes");
+        if (dst->shape[perm[i]] != out[i])
+            return hst_backend_fail(src->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, func,
+                                    "dst's shape is not src's with s along axes");
     return HST_SUCCESS;
 }
 
@@ -2177,7 +2094,9 @@ HST__ADEF hst_result hst_array_fftn(hst_array *dst, const hst_array *src, unsign
         return hst__range_arg(dst->be, F, "naxes %u is not 1..%d and <= src's ndim %u", naxes, HST_FFT_MAX_AXES, src->ndim);
     if (hst__fft_kind(src->dtype, dst->dtype) < 0)
         return hst__fft_dtype_error(dst->be, F, src->dtype);
-    if (dst->be != src->be) return hst__shape_error(dst->be, F, "operands differ in backend");
+    if (dst->be != src->be)
+        return hst_backend_fail(dst->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,
+                                "operands differ in backend");
     if ((r = hst__fftn_shapes(F, src, dst, naxes, axes, s, perm, in, out)) != HST_SUCCESS) return r;
     for (i = 0; i < src->ndim; i++) inv[perm[i]] = i;
     if (!hst__fftn_in_place(src, perm, in)) {   /* axes last, cropped or padded */

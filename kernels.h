@@ -27,6 +27,30 @@
        hst_scalar s; hst_k_combine_host(HST_F32, HST_REDUCE_SUM, partial, parts, &s);
        // cc -std=c99 app.c -lOpenCL -lm
 
+   Reference (every public function, by group; each is documented at its declaration):
+     Dtypes        hst_dtype_size, hst_dtype_name          bytes per element; "f32"
+                   hst_dtype_is_int, _is_complex, _needs_fp64
+     Support       hst_kernels_math_supported, _reduce_supported, _arith_supported,
+                   _binary_supported, _axis_supported      which (dtype, op) pairs exist
+                   hst_kernels_partial_size                bytes of one reduction partial
+     Programs      hst_kernels_vocab_source, _vocabx_source   the two programs' pieces
+                   hst_kernels_vocab_options               a dtype's build options
+                   hst_kernels_vocab_family, _vocabx_family   their declared kernels, per dtype
+                                                           (for backend.h's hst_launch_kernel)
+     Random        hst_k_philox4x32                        Philox4x32-10, one block
+     Host twins    hst_k_cast_host, _scale_host, _axpy_host, _math_host, _random_host,
+       (first)     _randperm_host, _reduce_host            each kernel's work on host memory
+                   hst_k_combine_host                      reduction partials into a scalar
+     Host twins    hst_k_gather_host, _binary_host, _axis_host, _ramp_host, _where_host,
+       (second)    _cpart_host, _nonzero_count_host, _argwhere_host
+
+   Declared kernels. Each program's kernels are listed once (HST_VOCAB_KERNELS,
+   HST_VOCABX_KERNELS: id, name, OpenCL parameters, twin adapter); the ids (HST_KV_*, HST_KVX_*)
+   index hst_kernels_vocab_family(dt) and hst_kernels_vocabx_family(dt), whose twins unpack the
+   bound arguments and run the typed twins above over the launched range. The families need
+   backend.h's launcher: their bodies compile where array.h's implementation is (see
+   ">>vocabulary families" at the end of this file).
+
    Options (macros)                         matters in
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
      HST_KERNELS_IMPLEMENTATION             the implementation TU: compile kernels.h's body only
@@ -354,6 +378,90 @@ HST_API void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t
 
 /* <<vocabx kernels */
 
+/* >>declared kernels: the two vocabulary programs' kernels, each listed once with its OpenCL
+   parameters (backend.h's "Declared kernels": one word per parameter, `value` for the element
+   type T, vectors such as ulong4 and the ramp's D) and its host twin adapter. The programs are
+   generic over T, so there is one family per program AND dtype: hst_kernels_vocab_family(dt)
+   launches with the options hst_kernels_vocab_options(dt) [+ " -DHST_FP64"] [+ " -cl-fp32-
+   correctly-rounded-divide-sqrt"], and its twins run the dtype's host twin (a kernel has no
+   argument naming its T; the dtype is the program's, so it is the family's). A kernel missing
+   from dt's program (hst_k_scale for i32, see the tables above) still has a row: the OpenCL
+   device refuses it when the kernel is made, its twin does nothing; array.h checks first.
+   Rows X(P, id, name, signature, twin); HST_VOCAB_KERNELS(X) and HST_VOCABX_KERNELS(X) give
+   backend.h's rows X(id, name, signature, twin) (P carries a parameter to the row: the dtype
+   where kernels.h makes each dtype's twins). */
+#define HST__VOCAB_ROWS(X, P) \
+    X(P, HST_KV_CAST_FROM_U8, hst_k_cast_from_u8, "global global ulong", hst__kt_cast_from_u8) \
+    X(P, HST_KV_CAST_FROM_I32, hst_k_cast_from_i32, "global global ulong", hst__kt_cast_from_i32) \
+    X(P, HST_KV_CAST_FROM_F32, hst_k_cast_from_f32, "global global ulong", hst__kt_cast_from_f32) \
+    X(P, HST_KV_CAST_FROM_F64, hst_k_cast_from_f64, "global global ulong", hst__kt_cast_from_f64) \
+    X(P, HST_KV_CAST_FROM_C64, hst_k_cast_from_c64, "global global ulong", hst__kt_cast_from_c64) \
+    X(P, HST_KV_CAST_FROM_I8, hst_k_cast_from_i8, "global global ulong", hst__kt_cast_from_i8) \
+    X(P, HST_KV_CAST_FROM_I16, hst_k_cast_from_i16, "global global ulong", hst__kt_cast_from_i16) \
+    X(P, HST_KV_CAST_FROM_I64, hst_k_cast_from_i64, "global global ulong", hst__kt_cast_from_i64) \
+    X(P, HST_KV_CAST_FROM_C128, hst_k_cast_from_c128, "global global ulong", hst__kt_cast_from_c128) \
+    X(P, HST_KV_SCALE, hst_k_scale, "global ulong value", hst__kt_scale) \
+    X(P, HST_KV_AXPY, hst_k_axpy, "global global ulong value", hst__kt_axpy) \
+    X(P, HST_KV_MATH, hst_k_math, "global global ulong int value", hst__kt_math) \
+    X(P, HST_KV_REDUCE_SUM, hst_k_reduce_sum, "global ulong global", hst__kt_reduce_sum) \
+    X(P, HST_KV_REDUCE_DOT, hst_k_reduce_dot, "global global ulong global", hst__kt_reduce_dot) \
+    X(P, HST_KV_REDUCE_SQNORM, hst_k_reduce_sqnorm, "global ulong global", hst__kt_reduce_sqnorm) \
+    X(P, HST_KV_REDUCE_MIN, hst_k_reduce_min, "global ulong global", hst__kt_reduce_min) \
+    X(P, HST_KV_REDUCE_MAX, hst_k_reduce_max, "global ulong global", hst__kt_reduce_max) \
+    X(P, HST_KV_RANDOM, hst_k_random, "global ulong ulong ulong int", hst__kt_random) \
+    X(P, HST_KV_RANDPERM, hst_k_randperm, "global ulong ulong", hst__kt_randperm)
+#define HST__VOCABX_ROWS(X, P) \
+    X(P, HST_KVX_GATHER, hst_k_gather, "global global ulong value value value value value ulong ulong", \
+      hst__kt_gather) \
+    X(P, HST_KVX_WHERE, hst_k_where, "global global global global ulong", hst__kt_where) \
+    X(P, HST_KVX_RAMP, hst_k_ramp, "global ulong value value int value", hst__kt_ramp) \
+    X(P, HST_KVX_BINARY, hst_k_binary, "global global global ulong value value value int", hst__kt_binary) \
+    X(P, HST_KVX_CPART, hst_k_cpart, "global global ulong int", hst__kt_cpart) \
+    X(P, HST_KVX_AXIS, hst_k_axis, "global global global ulong ulong ulong int", hst__kt_axis) \
+    X(P, HST_KVX_NONZERO_COUNT, hst_k_nonzero_count, "global ulong ulong global", hst__kt_nonzero_count) \
+    X(P, HST_KVX_ARGWHERE, hst_k_argwhere, "global ulong ulong global value uint global", hst__kt_argwhere)
+#define HST__KROW(X, id, name, signature, twin) X(id, name, signature, twin)
+#define HST_VOCAB_KERNELS(X) HST__VOCAB_ROWS(HST__KROW, X)
+#define HST_VOCABX_KERNELS(X) HST__VOCABX_ROWS(HST__KROW, X)
+#define HST__KROW_ID(P, id, name, signature, twin) id,
+enum { HST__VOCAB_ROWS(HST__KROW_ID, 0) HST_KV_COUNT };
+enum { HST__VOCABX_ROWS(HST__KROW_ID, 0) HST_KVX_COUNT };
+
+/* The kernel family of dt's vocabulary program (hst_kernels_vocab_source) and of its second
+   program (hst_kernels_vocabx_source), for backend.h's hst_launch_kernel; NULL for an invalid
+   dtype. Family names "vocab[f32]", "vocabx[f32]", ... (its messages). Defined where array.h's
+   implementation is compiled (or HST_KERNELS_VOCAB_IMPLEMENTATION, with kernels.h included
+   after backend.h): they need backend.h's launcher. Static storage. Thread-safe. (With
+   HST_STATIC their definitions declare them, in array.h's implementation: a static function
+   declared but not defined in a translation unit without it would not compile cleanly.) */
+#ifndef HST_STATIC
+struct hst_kernel_family;
+HST_API const struct hst_kernel_family *hst_kernels_vocab_family(hst_dtype dt);
+HST_API const struct hst_kernel_family *hst_kernels_vocabx_family(hst_dtype dt);
+#endif
+
+/* Private to the library: the twins above over work-items [first, last) only (the twin adapters
+   run a launched range with them; the public twins are their whole ranges). */
+HST_API void hst__k_randperm_items(hst_dtype dt, void *dst, size_t n, uint64_t seed, size_t first,
+                                   size_t last);
+HST_API void hst__k_gather_items(size_t esize, const void *src, void *dst, size_t first,
+                                 size_t last, const uint64_t shape[4], const uint64_t sstride[4],
+                                 const uint64_t dstride[4], const uint64_t shift[4],
+                                 const uint64_t mod[4], uint64_t soff, uint64_t doff);
+HST_API void hst__k_binary_items(hst_dtype dt, const void *a, const void *b, void *dst,
+                                 size_t first, size_t last, const uint64_t shape[4],
+                                 const uint64_t astride[4], const uint64_t bstride[4],
+                                 hst_binary_op op);
+HST_API void hst__k_axis_items(hst_dtype dt, const void *src, void *dst, int32_t *idx, size_t len,
+                               size_t inner, hst_axis_op op, size_t first, size_t last);
+HST_API void hst__k_ramp_items(hst_dtype dt, void *dst, size_t n, double start, double step,
+                               int set_last, double last, size_t first, size_t end);
+HST_API void hst__k_nonzero_count_items(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                        uint64_t *counts, size_t first, size_t last);
+HST_API void hst__k_argwhere_items(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                   const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                   int64_t *out, size_t first, size_t last);
+
 /* >>shared by the kernel families (kernels.h and kernels_<family>.h): private to the library's
    implementation, here so that each family's body compiles in its own translation unit too. */
 #if defined(__GNUC__)
@@ -384,6 +492,21 @@ HST_API void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t
 #define HST__KSTR(x) #x
 #define HST__KXSTR(x) HST__KSTR(x)
 #define HST__TWO_PI 6.283185307179586                 /* same literal as the device sources */
+/* The dtypes in value order (HST_U8 = 1 .. HST_C128 = 9), one row each: X(dtype, name, bytes,
+   class, lo, hi), class 0 integer, 1 real float, 2 complex; [lo, hi] an integer's range
+   (saturating conversions). */
+#define HST__I32_MAX 2147483647
+#define HST__I32_MIN (-HST__I32_MAX - 1)
+#define HST__DTYPES(X)                                          \
+    X(HST_U8, "u8", 1, 0, 0, 255)                               \
+    X(HST_I32, "i32", 4, 0, HST__I32_MIN, HST__I32_MAX)         \
+    X(HST_F32, "f32", 4, 1, 0, 0)                               \
+    X(HST_F64, "f64", 8, 1, 0, 0)                               \
+    X(HST_C64, "c64", 8, 2, 0, 0)                               \
+    X(HST_I8, "i8", 1, 0, -128, 127)                            \
+    X(HST_I16, "i16", 2, 0, -32768, 32767)                      \
+    X(HST_I64, "i64", 8, 0, INT64_MIN, INT64_MAX)               \
+    X(HST_C128, "c128", 16, 2, 0, 0)
 
 #ifdef __cplusplus
 }
@@ -415,8 +538,6 @@ HST__KERNELS_FP_BEGIN
 /* >>types */
 
 #define HST__REDUCE_STEPS (HST_REDUCE_BLOCK / HST_REDUCE_LOCAL)
-#define HST__I32_MAX 2147483647
-#define HST__I32_MIN (-HST__I32_MAX - 1)
 #define HST__P2M24F (1.0f / 16777216.0f)              /* 2^-24, exact */
 #define HST__P2M32 (1.0 / 4294967296.0)               /* 2^-32, exact */
 #define HST__P2M53 (1.0 / 9007199254740992.0)         /* 2^-53, exact */
@@ -819,19 +940,6 @@ static const char *const hst__vocab_src[] = {
 };
 
 /* >>helpers */
-
-/* The dtypes, one row each: X(dtype, name, bytes, class, lo, hi), class 0 integer, 1 real
-   float, 2 complex; [lo, hi] an integer's range (saturating conversions). */
-#define HST__DTYPES(X)                                          \
-    X(HST_U8, "u8", 1, 0, 0, 255)                               \
-    X(HST_I32, "i32", 4, 0, HST__I32_MIN, HST__I32_MAX)         \
-    X(HST_F32, "f32", 4, 1, 0, 0)                               \
-    X(HST_F64, "f64", 8, 1, 0, 0)                               \
-    X(HST_C64, "c64", 8, 2, 0, 0)                               \
-    X(HST_I8, "i8", 1, 0, -128, 127)                            \
-    X(HST_I16, "i16", 2, 0, -32768, 32767)                      \
-    X(HST_I64, "i64", 8, 0, INT64_MIN, INT64_MAX)               \
-    X(HST_C128, "c128", 16, 2, 0, 0)
 
 /* The class of dt (0 integer, 1 real float, 2 complex); -1 for an invalid dtype. */
 HST__KPRIVATE int hst__dtype_class(hst_dtype dt)
@@ -1577,17 +1685,23 @@ HST__KDEF void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed,
     }
 }
 
-HST__KDEF void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed)
+HST__KDEF void hst__k_randperm_items(hst_dtype dt, void *dst, size_t n, uint64_t seed, size_t first,
+                                   size_t last)
 {
     size_t i;
     unsigned h = 1;
     if (dt != HST_I32 && dt != HST_I64) return;
     while (h < 32 && ((uint64_t)1 << (2 * h)) < (uint64_t)n) ++h;
-    for (i = 0; i < n; ++i) {
+    for (i = first; i < last; ++i) {
         uint64_t y = hst__feistel(i, h, seed);
         while (y >= n) y = hst__feistel(y, h, seed);
         hst__store_int(dt, dst, i, (int64_t)y);
     }
+}
+
+HST__KDEF void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed)
+{
+    hst__k_randperm_items(dt, dst, n, seed, 0, n);
 }
 
 HST__KDEF void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
@@ -1844,20 +1958,28 @@ HST__KPRIVATE uint64_t hst__dot4(const uint64_t a[4], const uint64_t b[4])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
 }
 
-HST__KDEF void hst_k_gather_host(size_t esize, const void *src, void *dst, size_t n,
-                               const uint64_t shape[4], const uint64_t sstride[4],
-                               const uint64_t dstride[4], const uint64_t shift[4],
-                               const uint64_t mod[4], uint64_t soff, uint64_t doff)
+HST__KDEF void hst__k_gather_items(size_t esize, const void *src, void *dst, size_t first,
+                                 size_t last, const uint64_t shape[4], const uint64_t sstride[4],
+                                 const uint64_t dstride[4], const uint64_t shift[4],
+                                 const uint64_t mod[4], uint64_t soff, uint64_t doff)
 {
     size_t i;
     int d;
-    for (i = 0; i < n; i++) {
+    for (i = first; i < last; i++) {
         uint64_t ix[4], sx[4];
         hst__idx4(i, shape, ix);
         for (d = 0; d < 4; d++) sx[d] = (ix[d] + shift[d]) % mod[d];
         memcpy((unsigned char *)dst + (doff + hst__dot4(ix, dstride)) * esize,
                (const unsigned char *)src + (soff + hst__dot4(sx, sstride)) * esize, esize);
     }
+}
+
+HST__KDEF void hst_k_gather_host(size_t esize, const void *src, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t sstride[4],
+                               const uint64_t dstride[4], const uint64_t shift[4],
+                               const uint64_t mod[4], uint64_t soff, uint64_t doff)
+{
+    hst__k_gather_items(esize, src, dst, 0, n, shape, sstride, dstride, shift, mod, soff, doff);
 }
 
 HST__KPRIVATE float hst__bin_f(float a, float b, int op)
@@ -1914,13 +2036,14 @@ HST__KPRIVATE int64_t hst__bin_i(int64_t a, int64_t b, int op)
 HST__COMPLEX_BINARY(hst__bin_c, hst__c32, float)
 HST__COMPLEX_BINARY(hst__bin_z, hst__c64, double)
 
-HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, void *dst, size_t n,
-                               const uint64_t shape[4], const uint64_t astride[4],
-                               const uint64_t bstride[4], hst_binary_op op)
+HST__KDEF void hst__k_binary_items(hst_dtype dt, const void *a, const void *b, void *dst,
+                                 size_t first, size_t last, const uint64_t shape[4],
+                                 const uint64_t astride[4], const uint64_t bstride[4],
+                                 hst_binary_op op)
 {
     size_t i;
     if (!hst_kernels_binary_supported(dt, op)) return;
-    for (i = 0; i < n; i++) {
+    for (i = first; i < last; i++) {
         uint64_t ix[4], ia, ib;
         hst__idx4(i, shape, ix);
         ia = hst__dot4(ix, astride);
@@ -1935,6 +2058,13 @@ HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, voi
             break;
         }
     }
+}
+
+HST__KDEF void hst_k_binary_host(hst_dtype dt, const void *a, const void *b, void *dst, size_t n,
+                               const uint64_t shape[4], const uint64_t astride[4],
+                               const uint64_t bstride[4], hst_binary_op op)
+{
+    hst__k_binary_items(dt, a, b, dst, 0, n, shape, astride, bstride, op);
 }
 
 /* NaN tests and the axis comparison of elements k and at of a real array: integers compared
@@ -1976,12 +2106,12 @@ HST__KPRIVATE void hst__axis_sum(hst_dtype dt, const void *src, void *dst, size_
     if (!cum) memcpy((unsigned char *)dst + g * esize, acc, esize);
 }
 
-HST__KDEF void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t *idx,
-                             size_t outer, size_t len, size_t inner, hst_axis_op op)
+HST__KDEF void hst__k_axis_items(hst_dtype dt, const void *src, void *dst, int32_t *idx, size_t len,
+                               size_t inner, hst_axis_op op, size_t first, size_t last)
 {
     size_t g, k, esize = hst_dtype_size(dt);
     if (!hst_kernels_axis_supported(dt, op)) return;
-    for (g = 0; g < outer * inner; g++) {
+    for (g = first; g < last; g++) {
         size_t base = g / inner * len * inner + g % inner, at = 0;
         int is_max = op == HST_AXIS_MAX || op == HST_AXIS_ARGMAX;
         if (op == HST_AXIS_SUM || op == HST_AXIS_CUMSUM) {
@@ -1998,15 +2128,27 @@ HST__KDEF void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t
     }
 }
 
-HST__KDEF void hst_k_ramp_host(hst_dtype dt, void *dst, size_t n, double start, double step,
-                             int set_last, double last)
+HST__KDEF void hst_k_axis_host(hst_dtype dt, const void *src, void *dst, int32_t *idx,
+                             size_t outer, size_t len, size_t inner, hst_axis_op op)
+{
+    hst__k_axis_items(dt, src, dst, idx, len, inner, op, 0, outer * inner);
+}
+
+HST__KDEF void hst__k_ramp_items(hst_dtype dt, void *dst, size_t n, double start, double step,
+                               int set_last, double last, size_t first, size_t end)
 {
     size_t i;
-    for (i = 0; i < n; i++) {
+    for (i = first; i < end; i++) {
         double v = (double)i * step;
         v = start + v;
         hst__store_real(dt, dst, i, (set_last && i == n - 1) ? last : v);
     }
+}
+
+HST__KDEF void hst_k_ramp_host(hst_dtype dt, void *dst, size_t n, double start, double step,
+                             int set_last, double last)
+{
+    hst__k_ramp_items(dt, dst, n, start, step, set_last, last, 0, n);
 }
 
 HST__KDEF void hst_k_where_host(hst_dtype dt, const uint8_t *cond, const void *a, const void *b,
@@ -2051,24 +2193,36 @@ HST__KPRIVATE int hst__nonzero(hst_dtype dt, const void *src, size_t i)
     return re != 0.0 || im != 0.0;   /* NaN != 0 */
 }
 
-HST__KDEF void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
-                                      uint64_t *counts)
+/* Chunks of chunk elements in n (the items of hst_k_nonzero_count and hst_k_argwhere). */
+HST__KPRIVATE size_t hst__chunks(size_t n, size_t chunk)
 {
-    size_t g, i;
-    for (g = 0; chunk && g * chunk < n; g++) {
+    return chunk ? n / chunk + (n % chunk != 0) : 0;
+}
+
+HST__KDEF void hst__k_nonzero_count_items(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                        uint64_t *counts, size_t first, size_t last)
+{
+    size_t g, i, chunks = hst__chunks(n, chunk);
+    for (g = first; g < last && g < chunks; g++) {
         size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
         counts[g] = 0;
         for (i = g * chunk; i < hi; i++) counts[g] += (uint64_t)hst__nonzero(dt, src, i);
     }
 }
 
-HST__KDEF void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
-                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
-                                 int64_t *out)
+HST__KDEF void hst_k_nonzero_count_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                      uint64_t *counts)
 {
-    size_t g, i;
+    hst__k_nonzero_count_items(dt, src, n, chunk, counts, 0, hst__chunks(n, chunk));
+}
+
+HST__KDEF void hst__k_argwhere_items(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                   const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                   int64_t *out, size_t first, size_t last)
+{
+    size_t g, i, chunks = hst__chunks(n, chunk);
     unsigned d;
-    for (g = 0; chunk && g * chunk < n; g++) {
+    for (g = first; g < last && g < chunks; g++) {
         size_t hi = n - g * chunk < chunk ? n : (g + 1) * chunk;
         uint64_t row = offsets[g];
         for (i = g * chunk; i < hi; i++) {
@@ -2081,11 +2235,287 @@ HST__KDEF void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size
     }
 }
 
+HST__KDEF void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t chunk,
+                                 const uint64_t *offsets, const uint64_t shape[4], unsigned ndim,
+                                 int64_t *out)
+{
+    hst__k_argwhere_items(dt, src, n, chunk, offsets, shape, ndim, out, 0, hst__chunks(n, chunk));
+}
+
 /* <<vocabx kernels */
 
 HST__KERNELS_FP_END
 
 #endif /* HST_KERNELS_IMPLEMENTATION */
+
+/* ============================================================================================= */
+/* >>vocabulary families: the twin adapters, the declarations and the two accessors. They use
+   backend.h's launcher types, so they compile once backend.h's declarations have been seen:
+   where HST_KERNELS_VOCAB_IMPLEMENTATION is defined (array.h's implementation defines it and
+   includes kernels.h again) at an inclusion of kernels.h after backend.h. They call the public
+   twins only (and the hst__k_*_items), so they may live in another translation unit than
+   kernels.h's implementation. */
+#if defined(HST_KERNELS_VOCAB_IMPLEMENTATION) && defined(HST_KERNEL_DECL) && \
+    !defined(HST__KERNELS_VOCAB_IMPLEMENTATION_DONE)
+#define HST__KERNELS_VOCAB_IMPLEMENTATION_DONE
+
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The items [*first, *first + count) that a launch's work-items [offset, offset + global) of
+   dimension 0 run in a kernel that returns at an id >= n; returns count. */
+static size_t hst__kt_items(const hst_range *r, uint64_t n, size_t *first)
+{
+    uint64_t off = r->offset[0], g = r->global[0];
+    *first = (size_t)off;
+    return off >= n ? 0 : (size_t)(g < n - off ? g : n - off);
+}
+
+/* [first, last) of a kernel that bounds its ids itself (by n, or by its chunks). */
+static size_t hst__kt_last(const hst_range *r)
+{
+    return r->global[0] > SIZE_MAX - r->offset[0] ? SIZE_MAX : r->offset[0] + r->global[0];
+}
+
+/* Element `first` of a buffer argument of es-byte elements. */
+static unsigned char *hst__kt_at(const hst_karg *a, size_t first, size_t es)
+{
+    return (unsigned char *)hst_karg_ptr(a) + first * es;
+}
+
+/* A `value` argument of type T (the program's dtype) as (re, im) in double, exactly (a c128
+   cast); 0 when its bytes are not T's (the device refuses such an argument too). */
+static int hst__kt_t(hst_dtype dt, const hst_karg *a, double z[2])
+{
+    if (a->bytes != hst_dtype_size(dt)) return 0;
+    hst_k_cast_host(HST_C128, z, dt, a->v.value, 1);
+    return 1;
+}
+
+/* count consecutive ulong4 `value` arguments from a into v; 0 when one is not 32 bytes. */
+static int hst__kt_u64x4(const hst_karg *a, unsigned count, uint64_t (*v)[4])
+{
+    unsigned k;
+    for (k = 0; k < count; k++) {
+        if (a[k].bytes != sizeof v[k]) return 0;
+        memcpy(v[k], a[k].v.value, sizeof v[k]);
+    }
+    return 1;
+}
+
+/* hst_k_ramp's D (double with HST_FP64, else float) as a double. */
+static double hst__kt_d(const hst_karg *a)
+{
+    double d = 0.0;
+    float f;
+    if (a->bytes == sizeof d) memcpy(&d, a->v.value, sizeof d);
+    else if (a->bytes == sizeof f) { memcpy(&f, a->v.value, sizeof f); d = f; }
+    return d;
+}
+
+/* >>vocab adapters: hst__kt_<kernel>(dt, args, range), args in the signature's order. */
+static void hst__kt_cast(hst_dtype dt, hst_dtype from, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[2].v.u64, &first);
+    if (n) hst_k_cast_host(dt, hst__kt_at(&a[1], first, hst_dtype_size(dt)), from,
+                           hst__kt_at(&a[0], first, hst_dtype_size(from)), n);
+}
+#define HST__KT_CAST(s, from) \
+    static void hst__kt_cast_from_##s(hst_dtype dt, const hst_karg *a, const hst_range *r) \
+    { hst__kt_cast(dt, from, a, r); }
+HST__KT_CAST(u8, HST_U8)
+HST__KT_CAST(i32, HST_I32)
+HST__KT_CAST(f32, HST_F32)
+HST__KT_CAST(f64, HST_F64)
+HST__KT_CAST(c64, HST_C64)
+HST__KT_CAST(i8, HST_I8)
+HST__KT_CAST(i16, HST_I16)
+HST__KT_CAST(i64, HST_I64)
+HST__KT_CAST(c128, HST_C128)
+#undef HST__KT_CAST
+
+static void hst__kt_scale(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    double alpha[2];
+    size_t first, n = hst__kt_items(r, a[1].v.u64, &first);
+    if (n && hst__kt_t(dt, &a[2], alpha))
+        hst_k_scale_host(dt, hst__kt_at(&a[0], first, hst_dtype_size(dt)), n, alpha);
+}
+
+static void hst__kt_axpy(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    double alpha[2];
+    size_t first, n = hst__kt_items(r, a[2].v.u64, &first), es = hst_dtype_size(dt);
+    if (n && hst__kt_t(dt, &a[3], alpha))
+        hst_k_axpy_host(dt, hst__kt_at(&a[0], first, es), hst__kt_at(&a[1], first, es), n, alpha);
+}
+
+static void hst__kt_math(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    double p[2];
+    size_t first, n = hst__kt_items(r, a[2].v.u64, &first), es = hst_dtype_size(dt);
+    if (n && hst__kt_t(dt, &a[4], p))
+        hst_k_math_host(dt, hst__kt_at(&a[0], first, es), hst__kt_at(&a[1], first, es), n,
+                        (hst_math_op)a[3].v.i32, p[0]);
+}
+
+/* A reduction's work-groups are numbered from 0 whatever the launch's offset (OpenCL's
+   get_group_id), so the twin makes the partials of groups [0, ceil(global / HST_REDUCE_LOCAL))
+   over the elements below n; a launch of ceil(n / HST_REDUCE_BLOCK) groups (array.h's) makes
+   every partial. */
+static void hst__kt_reduce(hst_dtype dt, hst_reduce_op op, const hst_karg *x, const hst_karg *y,
+                           uint64_t n, const hst_karg *partial, const hst_range *r)
+{
+    size_t groups = r->global[0] / HST_REDUCE_LOCAL + (r->global[0] % HST_REDUCE_LOCAL != 0);
+    uint64_t items = groups >= n / HST_REDUCE_BLOCK + 1 ? n : (uint64_t)groups * HST_REDUCE_BLOCK;
+    hst_k_reduce_host(dt, op, hst_karg_ptr(x), y ? hst_karg_ptr(y) : NULL, (size_t)items,
+                      hst_karg_ptr(partial));
+}
+static void hst__kt_reduce_sum(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__kt_reduce(dt, HST_REDUCE_SUM, &a[0], NULL, a[1].v.u64, &a[2], r);
+}
+static void hst__kt_reduce_dot(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__kt_reduce(dt, HST_REDUCE_DOT, &a[0], &a[1], a[2].v.u64, &a[3], r);
+}
+static void hst__kt_reduce_sqnorm(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__kt_reduce(dt, HST_REDUCE_SQNORM, &a[0], NULL, a[1].v.u64, &a[2], r);
+}
+static void hst__kt_reduce_min(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__kt_reduce(dt, HST_REDUCE_MIN, &a[0], NULL, a[1].v.u64, &a[2], r);
+}
+static void hst__kt_reduce_max(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__kt_reduce(dt, HST_REDUCE_MAX, &a[0], NULL, a[1].v.u64, &a[2], r);
+}
+
+static void hst__kt_random(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[1].v.u64, &first);
+    if (n) hst_k_random_host(dt, hst__kt_at(&a[0], first, hst_dtype_size(dt)), n, a[2].v.u64,
+                             a[3].v.u64 + first, (hst_random_dist)a[4].v.i32);
+}
+
+static void hst__kt_randperm(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[1].v.u64, &first);
+    if (n) hst__k_randperm_items(dt, hst_karg_ptr(&a[0]), (size_t)a[1].v.u64, a[2].v.u64, first, first + n);
+}
+
+/* >>vocabx adapters */
+static void hst__kt_gather(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    uint64_t v[5][4];   /* shape, sst, dstr, shift, mod */
+    size_t first, n = hst__kt_items(r, a[2].v.u64, &first);
+    if (n && hst__kt_u64x4(&a[3], 5, v))
+        hst__k_gather_items(hst_dtype_size(dt), hst_karg_ptr(&a[0]), hst_karg_ptr(&a[1]), first,
+                            first + n, v[0], v[1], v[2], v[3], v[4], a[8].v.u64, a[9].v.u64);
+}
+
+static void hst__kt_where(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[4].v.u64, &first), es = hst_dtype_size(dt);
+    if (n) hst_k_where_host(dt, hst__kt_at(&a[0], first, 1), hst__kt_at(&a[1], first, es),
+                            hst__kt_at(&a[2], first, es), hst__kt_at(&a[3], first, es), n);
+}
+
+static void hst__kt_ramp(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[1].v.u64, &first);
+    if (n) hst__k_ramp_items(dt, hst_karg_ptr(&a[0]), (size_t)a[1].v.u64, hst__kt_d(&a[2]),
+                             hst__kt_d(&a[3]), a[4].v.i32, hst__kt_d(&a[5]), first, first + n);
+}
+
+static void hst__kt_binary(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    uint64_t v[3][4];   /* shape, ast, bst */
+    size_t first, n = hst__kt_items(r, a[3].v.u64, &first);
+    if (n && hst__kt_u64x4(&a[4], 3, v))
+        hst__k_binary_items(dt, hst_karg_ptr(&a[0]), hst_karg_ptr(&a[1]), hst_karg_ptr(&a[2]), first,
+                            first + n, v[0], v[1], v[2], (hst_binary_op)a[7].v.i32);
+}
+
+/* dst holds the real type E (half the element), or pairs for CONJ */
+static void hst__kt_cpart(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst_complex_part part = (hst_complex_part)a[3].v.i32;
+    size_t first, n = hst__kt_items(r, a[2].v.u64, &first), es = hst_dtype_size(dt);
+    if (n) hst_k_cpart_host(dt, hst__kt_at(&a[0], first, es),
+                            hst__kt_at(&a[1], first, part == HST_PART_CONJ ? es : es / 2), n, part);
+}
+
+static void hst__kt_axis(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    size_t first, n = hst__kt_items(r, a[3].v.u64 * a[5].v.u64, &first);   /* outer * inner */
+    if (n) hst__k_axis_items(dt, hst_karg_ptr(&a[0]), hst_karg_ptr(&a[1]), (int32_t *)hst_karg_ptr(&a[2]),
+                             (size_t)a[4].v.u64, (size_t)a[5].v.u64, (hst_axis_op)a[6].v.i32, first,
+                             first + n);
+}
+
+static void hst__kt_nonzero_count(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    hst__k_nonzero_count_items(dt, hst_karg_ptr(&a[0]), (size_t)a[1].v.u64, (size_t)a[2].v.u64,
+                               (uint64_t *)hst_karg_ptr(&a[3]), (size_t)r->offset[0], hst__kt_last(r));
+}
+
+static void hst__kt_argwhere(hst_dtype dt, const hst_karg *a, const hst_range *r)
+{
+    uint64_t shape[1][4];
+    if (hst__kt_u64x4(&a[4], 1, shape))
+        hst__k_argwhere_items(dt, hst_karg_ptr(&a[0]), (size_t)a[1].v.u64, (size_t)a[2].v.u64,
+                              (const uint64_t *)hst_karg_ptr(&a[3]), shape[0], a[5].v.u32,
+                              (int64_t *)hst_karg_ptr(&a[6]), (size_t)r->offset[0], hst__kt_last(r));
+}
+
+/* Each dtype's twins (hst_twin_fn: the adapter with the program's dtype), declarations and
+   families, in dtype order (HST__DTYPES: dtype d at index d - 1). */
+#define HST__KT_TWIN(d, id, name, signature, twin) \
+    static void twin##_##d(const hst_karg *a, const hst_range *r) { twin(d, a, r); }
+#define HST__KT_TWINS(d, dname, bytes, cls, lo, hi) \
+    HST__VOCAB_ROWS(HST__KT_TWIN, d) HST__VOCABX_ROWS(HST__KT_TWIN, d)
+HST__DTYPES(HST__KT_TWINS)
+
+#define HST__KT_DECL(d, id, name, signature, twin) {#name, signature, twin##_##d},
+#define HST__KT_VOCAB_DECLS(d, dname, bytes, cls, lo, hi) {HST__VOCAB_ROWS(HST__KT_DECL, d)},
+#define HST__KT_VOCABX_DECLS(d, dname, bytes, cls, lo, hi) {HST__VOCABX_ROWS(HST__KT_DECL, d)},
+static const hst_kernel_decl hst__vocab_decls[HST_DTYPE_END - 1][HST_KV_COUNT] = {
+    HST__DTYPES(HST__KT_VOCAB_DECLS)
+};
+static const hst_kernel_decl hst__vocabx_decls[HST_DTYPE_END - 1][HST_KVX_COUNT] = {
+    HST__DTYPES(HST__KT_VOCABX_DECLS)
+};
+
+#define HST__KT_VOCAB_FAMILY(d, dname, bytes, cls, lo, hi) \
+    {"vocab[" dname "]", hst_kernels_vocab_source, hst__vocab_decls[d - 1], HST_KV_COUNT},
+#define HST__KT_VOCABX_FAMILY(d, dname, bytes, cls, lo, hi) \
+    {"vocabx[" dname "]", hst_kernels_vocabx_source, hst__vocabx_decls[d - 1], HST_KVX_COUNT},
+static const hst_kernel_family hst__vocab_families[HST_DTYPE_END - 1] = {
+    HST__DTYPES(HST__KT_VOCAB_FAMILY)
+};
+static const hst_kernel_family hst__vocabx_families[HST_DTYPE_END - 1] = {
+    HST__DTYPES(HST__KT_VOCABX_FAMILY)
+};
+
+HST__KDEF const hst_kernel_family *hst_kernels_vocab_family(hst_dtype dt)
+{
+    return hst_dtype_size(dt) ? &hst__vocab_families[dt - 1] : NULL;
+}
+
+HST__KDEF const hst_kernel_family *hst_kernels_vocabx_family(hst_dtype dt)
+{
+    return hst_dtype_size(dt) ? &hst__vocabx_families[dt - 1] : NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HST_KERNELS_VOCAB_IMPLEMENTATION */
 
 /* MIT License
 

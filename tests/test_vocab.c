@@ -1543,6 +1543,182 @@ static void test_helpers(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------
+   Declared kernels (kernels.h's vocabulary families): one family per program and dtype, named
+   after both, whose every kernel has a host twin and a signature of backend.h's words, and
+   whose name is one of its program's kernels. */
+static void test_declared_families(void **state) {
+    size_t k, count, piece;
+    unsigned i;
+    int p;
+    (void)state;
+    assert_null(hst_kernels_vocab_family((hst_dtype)0));
+    assert_null(hst_kernels_vocabx_family((hst_dtype)HST_DTYPE_END));
+    for (k = 0; k < N_ALL; k++) {
+        const hst_kernel_family *fam[2];
+        fam[0] = hst_kernels_vocab_family(ALL_DT[k]);
+        fam[1] = hst_kernels_vocabx_family(ALL_DT[k]);
+        for (p = 0; p < 2; p++) {
+            const char *const *src;
+            char want[32];
+            assert_non_null(fam[p]);
+            snprintf(want, sizeof want, "%s[%s]", p ? "vocabx" : "vocab", hst_dtype_name(ALL_DT[k]));
+            assert_string_equal(fam[p]->name, want);
+            assert_int_equal(fam[p]->num_kernels, p ? HST_KVX_COUNT : HST_KV_COUNT);
+            assert_true(fam[p]->source == (p ? hst_kernels_vocabx_source : hst_kernels_vocab_source));
+            src = fam[p]->source(&count);
+            for (i = 0; i < fam[p]->num_kernels; i++) {
+                const hst_kernel_decl *d = &fam[p]->kernels[i];
+                hst_karg_kind kinds[HST_KERNEL_MAX_ARGS];
+                char kernel[64], cast[64];   /* "void name(", or "HST_CAST(name, ...)" */
+                int found = 0;
+                assert_true(d->twin != NULL);
+                assert_true(hst_kernel_signature(d, kinds, HST_KERNEL_MAX_ARGS) >= 3);
+                snprintf(kernel, sizeof kernel, "void %s(", d->name);
+                snprintf(cast, sizeof cast, "HST_CAST(%s,", d->name);
+                for (piece = 0; piece < count && !found; piece++)
+                    found = strstr(src[piece], kernel) || strstr(src[piece], cast);
+                if (!found) fail_msg("%s: kernel %s is not in its program's source", want, d->name);
+            }
+        }
+    }
+}
+
+/* Launches kernel id of dt's family fam over [0, n) in two launches, [0, cut) and [cut, n)
+   (range.offset): a twin runs its range, a device kernel its global ids, either way the same
+   elements as one launch. */
+static void launch_split(hst_backend *be, const hst_kernel_family *fam, hst_dtype dt, unsigned id,
+                         const hst_karg *args, size_t num_args, size_t n, size_t cut) {
+    const hst_device_info *dev = hst_backend_device(be);
+    char options[128];
+    hst_launch_desc d;
+    int part;
+    snprintf(options, sizeof options, "%s%s%s", hst_kernels_vocab_options(dt), dev->fp64 ? " -DHST_FP64" : "",
+             dev->correctly_rounded_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    for (part = 0; part < 2; part++) {
+        memset(&d, 0, sizeof d);
+        d.family = fam;
+        d.options = options;
+        d.kernel = id;
+        d.args = args;
+        d.num_args = num_args;
+        d.range.dims = 1;
+        d.range.offset[0] = part ? cut : 0;
+        d.range.global[0] = part ? n - cut : cut;
+        assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
+    }
+}
+
+/* The same bits from a split launch as from the array call (one launch): the twins honour a
+   launch's offset (the host device), as the kernels do (OpenCL devices). */
+static void test_declared_ranges(void **state) {
+    hst_backend *be = BE(state);
+    const size_t n = 1000, cut = 389;
+    hst_dtype ft = has_fp64(state) ? HST_F64 : HST_F32;
+    size_t es = hst_dtype_size(ft);
+    hst_karg a[10];
+    void *want, *got;
+    { /* random: element i from counter offset + i */
+        hst_array *x = mk1(be, ft, n), *y = mk1(be, ft, n);
+        assert_int_equal(hst_array_random(x, HST_RANDOM_NORMAL, 77, 5), HST_SUCCESS);
+        a[0] = hst_karg_buffer(hst_array_buffer(y)); a[1] = hst_karg_ulong(n); a[2] = hst_karg_ulong(77);
+        a[3] = hst_karg_ulong(5); a[4] = hst_karg_int(HST_RANDOM_NORMAL);
+        launch_split(be, hst_kernels_vocab_family(ft), ft, HST_KV_RANDOM, a, 5, n, cut);
+        want = rd(x); got = rd(y);
+        assert_bits(got, want, n, es, "random, split");
+        free(want); free(got);
+        hst_array_destroy(x); hst_array_destroy(y);
+    }
+    { /* randperm: pi(i) depends on n, not on the launch */
+        hst_array *x = mk1(be, HST_I64, n), *y = mk1(be, HST_I64, n);
+        assert_int_equal(hst_array_randperm(x, 9), HST_SUCCESS);
+        a[0] = hst_karg_buffer(hst_array_buffer(y)); a[1] = hst_karg_ulong(n); a[2] = hst_karg_ulong(9);
+        launch_split(be, hst_kernels_vocab_family(HST_I64), HST_I64, HST_KV_RANDPERM, a, 3, n, cut);
+        want = rd(x); got = rd(y);
+        assert_bits(got, want, n, 8, "randperm, split");
+        free(want); free(got);
+        hst_array_destroy(x); hst_array_destroy(y);
+    }
+    { /* ramp: start + i step with the absolute i, the last element set */
+        hst_array *x = NULL, *y = mk1(be, ft, n);
+        double start = -1.5, stop = 2.25, step = (stop - start) / (double)(n - 1);
+        float fs = (float)start, fp = (float)step, fl = (float)stop;
+        size_t db = has_fp64(state) ? 8 : 4;
+        assert_int_equal(hst_array_linspace(be, ft, start, stop, n, 1, &x), HST_SUCCESS);
+        a[0] = hst_karg_buffer(hst_array_buffer(y)); a[1] = hst_karg_ulong(n);
+        a[2] = hst_karg_value(db, db == 8 ? (const void *)&start : &fs);
+        a[3] = hst_karg_value(db, db == 8 ? (const void *)&step : &fp); a[4] = hst_karg_int(1);
+        a[5] = hst_karg_value(db, db == 8 ? (const void *)&stop : &fl);
+        launch_split(be, hst_kernels_vocabx_family(ft), ft, HST_KVX_RAMP, a, 6, n, cut);
+        want = rd(x); got = rd(y);
+        assert_bits(got, want, n, es, "ramp, split");
+        free(want); free(got);
+        hst_array_destroy(x); hst_array_destroy(y);
+    }
+    { /* gather (fftshift of (8, 125)): item i's 4-D index from the absolute i */
+        size_t sh[2] = {8, 125};
+        uint64_t shape[4] = {1, 1, 8, 125}, st[4] = {1000, 1000, 125, 1}, shift[4] = {0, 0, 4, 63};
+        uint64_t zero = 0;
+        hst_array *s = NULL, *x = NULL, *y = NULL;
+        float *in = (float *)malloc(n * sizeof *in);
+        assert_non_null(in);
+        fill_random(HST_F32, in, n, 31, -4.0, 4.0);
+        assert_int_equal(hst_array_from_host(be, HST_F32, 2, sh, in, &s), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_F32, 2, sh, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_F32, 2, sh, &y), HST_SUCCESS);
+        assert_int_equal(hst_array_fftshift(x, s, ~0u, 0), HST_SUCCESS);
+        a[0] = hst_karg_buffer(hst_array_buffer(s)); a[1] = hst_karg_buffer(hst_array_buffer(y));
+        a[2] = hst_karg_ulong(n); a[3] = hst_karg_value(sizeof shape, shape); a[4] = hst_karg_value(sizeof st, st);
+        a[5] = hst_karg_value(sizeof st, st); a[6] = hst_karg_value(sizeof shift, shift);
+        a[7] = hst_karg_value(sizeof shape, shape); a[8] = hst_karg_ulong(zero); a[9] = hst_karg_ulong(zero);
+        launch_split(be, hst_kernels_vocabx_family(HST_F32), HST_F32, HST_KVX_GATHER, a, 10, n, cut);
+        want = rd(x); got = rd(y);
+        assert_bits(got, want, n, 4, "gather, split");
+        free(want); free(got); free(in);
+        hst_array_destroy(s); hst_array_destroy(x); hst_array_destroy(y);
+    }
+    { /* binary, broadcasting (8, 125) + (125): strides from the absolute i */
+        size_t sh[2] = {8, 125};
+        uint64_t shape[4] = {1, 1, 8, 125}, ast[4] = {0, 0, 125, 1}, bst[4] = {0, 0, 0, 1};
+        float *in = (float *)malloc(n * sizeof *in);
+        hst_array *p = NULL, *q = NULL, *x = NULL, *y = NULL;
+        assert_non_null(in);
+        fill_random(HST_F32, in, n, 32, -4.0, 4.0);
+        assert_int_equal(hst_array_from_host(be, HST_F32, 2, sh, in, &p), HST_SUCCESS);
+        assert_int_equal(hst_array_from_host(be, HST_F32, 1, &sh[1], in, &q), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_F32, 2, sh, &x), HST_SUCCESS);
+        assert_int_equal(hst_array_create(be, HST_F32, 2, sh, &y), HST_SUCCESS);
+        assert_int_equal(hst_array_binary(x, p, q, HST_BINARY_MUL), HST_SUCCESS);
+        a[0] = hst_karg_buffer(hst_array_buffer(p)); a[1] = hst_karg_buffer(hst_array_buffer(q));
+        a[2] = hst_karg_buffer(hst_array_buffer(y)); a[3] = hst_karg_ulong(n);
+        a[4] = hst_karg_value(sizeof shape, shape); a[5] = hst_karg_value(sizeof ast, ast);
+        a[6] = hst_karg_value(sizeof bst, bst); a[7] = hst_karg_int(HST_BINARY_MUL);
+        launch_split(be, hst_kernels_vocabx_family(HST_F32), HST_F32, HST_KVX_BINARY, a, 8, n, cut);
+        want = rd(x); got = rd(y);
+        assert_bits(got, want, n, 4, "binary, split");
+        free(want); free(got); free(in);
+        hst_array_destroy(p); hst_array_destroy(q); hst_array_destroy(x); hst_array_destroy(y);
+    }
+    { /* nonzero_count: items are chunks, [0, 3) and [3, 7) of 7 chunks of 150 */
+        const size_t chunk = 150, chunks = (n + chunk - 1) / chunk;
+        int32_t *in = (int32_t *)malloc(n * sizeof *in);
+        uint64_t host[7], dev[7];
+        hst_array *x = NULL, *c = mk1(be, HST_I64, chunks);
+        size_t i;
+        assert_non_null(in);
+        for (i = 0; i < n; i++) in[i] = (int32_t)(i % 3 == 0 || i % 7 == 0);
+        x = mk1_data(be, HST_I32, n, in);
+        hst_k_nonzero_count_host(HST_I32, in, n, chunk, host);
+        a[0] = hst_karg_buffer(hst_array_buffer(x)); a[1] = hst_karg_ulong(n); a[2] = hst_karg_ulong(chunk);
+        a[3] = hst_karg_buffer(hst_array_buffer(c));
+        launch_split(be, hst_kernels_vocabx_family(HST_I32), HST_I32, HST_KVX_NONZERO_COUNT, a, 4, chunks, 3);
+        assert_int_equal(hst_array_read(c, dev, sizeof dev), HST_SUCCESS);
+        assert_memory_equal(dev, host, sizeof host);
+        free(in);
+        hst_array_destroy(x); hst_array_destroy(c);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
    Errors: each rejected call answers its documented code AND logs the documented item at level
    ERROR through the backend's logger (captured here), and leaves no array behind. */
 
@@ -1684,6 +1860,8 @@ int main(void) {
         cmocka_unit_test(test_random_twin),
         cmocka_unit_test(test_random_stats),
         cmocka_unit_test(test_random_split),
+        cmocka_unit_test(test_declared_families),
+        cmocka_unit_test(test_declared_ranges),
         cmocka_unit_test(test_errors),
     };
     /* one backend for the whole group: every dtype's program is built once per run */
