@@ -64,9 +64,11 @@
                     plans count as the backend. Different backends may be used from different
                     threads at once; a call that uses several backends (a stream over several
                     devices, choice implementations on other devices) is per backend on each.
-   The logger, the allocator and the callbacks a call is given run on the calling thread: a
-   logger or allocator that overlapping calls on several threads can reach must be thread-safe
-   (malloc and the default stderr logger are). The environment is read with getenv: do not
+   The logger, the allocator and the callbacks a call is given run on the calling thread, except
+   that on the host device a room that splits a kernel's work over threads (nufft.h's spreading)
+   launches the parts from its worker threads, and a part's __local scratch comes from the
+   allocator there: a logger or allocator that overlapping calls on several threads can reach
+   must be thread-safe (malloc and the default stderr logger are). The environment is read with getenv: do not
    change it while other threads call the library. The program cache directory may be shared by
    threads and processes (unique temporary files renamed into place); so may choice.h's timings
    file (see there).
@@ -89,6 +91,47 @@
    A process that execs (posix_spawn, Python's "spawn" start method) starts afresh: every device
    works there. OpenCL that the application initialised without the library is not seen. Windows
    has no fork(): none of this applies there.
+
+   Reference: the public functions by section of the declarations (cgltf's list is the model).
+     Results          hst_result_string hst_result_is_out_of_memory hst_hash_bytes
+     Logging          hst_log_item_name hst_time_s
+     Devices          hst_devices hst_device_select
+     Backend          hst_backend_create hst_backend_destroy hst_backend_hold
+                      hst_backend_release_hold hst_backend_holds hst_backend_device
+                      hst_backend_is_host hst_backend_queue hst_backend_pool
+                      hst_backend_device_bytes hst_backend_alloc hst_backend_free hst_backend_log
+                      hst_backend_cl_context hst_backend_cl_device
+     Queues, events   hst_queue_create hst_queue_create_desc hst_queue_profiling hst_queue_destroy
+                      hst_queue_flush hst_queue_finish hst_queue_barrier hst_queue_cl
+                      hst_event_wait hst_event_release hst_event_retain hst_event_cl
+                      hst_event_from_cl hst_event_status hst_event_profile hst_user_event_create
+                      hst_user_event_set hst_event_set_callback hst_queue_marker
+     Memory           hst_buffer_create hst_buffer_create_sub hst_pinned_create hst_buffer_wrap
+                      hst_buffer_destroy hst_buffer_bytes hst_buffer_host_ptr hst_buffer_backend
+                      hst_buffer_serial hst_buffer_cl hst_fill hst_write hst_read hst_copy
+                      hst_write_rect hst_read_rect hst_copy_rect hst_map hst_unmap hst_migrate
+                      hst_svm_alloc hst_svm_free hst_svm_map hst_svm_unmap hst_svm_copy
+                      hst_svm_fill
+     Images           hst_image_from_array hst_image_destroy hst_image_pixel_bytes hst_image_write
+                      hst_image_read hst_image_copy hst_image_to_buffer hst_buffer_to_image
+                      hst_image_fill hst_image_map hst_image_unmap hst_sampler_create
+                      hst_sampler_destroy hst_image_cl hst_sampler_cl
+     Memory pool      hst_pool_create hst_pool_destroy hst_pool_alloc hst_pool_free_held
+                      hst_pool_get_stats hst_pool_bin_bytes
+     Programs         hst_program_build hst_program_release hst_kernel_create hst_kernel_destroy
+                      hst_kernel_set_arg hst_kernel_set_buffer hst_kernel_set_image
+                      hst_kernel_set_sampler hst_kernel_set_svm hst_launch hst_launch_offset
+                      hst_kernel_work_group_info
+     Declared kernels hst_karg_buffer hst_karg_local hst_karg_int hst_karg_uint hst_karg_long
+                      hst_karg_ulong hst_karg_float hst_karg_double hst_karg_value hst_karg_image
+                      hst_karg_sampler hst_karg_ptr hst_launch_kernel hst_family_kernel
+                      hst_kernel_run hst_kernel_signature hst_karg_kind_word
+     Extensions       hst_backend_attach hst_backend_extension hst_backend_fail
+                      hst_backend_interrupt hst_backend_interrupt_clear hst_backend_interrupted
+                      hst_backend_calloc hst_backend_cache_dir hst_backend_device_limit
+                      hst_size_mul hst_size_add hst_hash_final hst_temp_name hst_buffer_create_view
+                      hst_buffer_root hst_backend_cl_platform hst_test_device_wrap
+                      hst_test_device_count hst_test_device_op_name hst_test_device_reset
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
@@ -310,11 +353,10 @@ typedef struct hst_kernel hst_kernel;
 typedef struct hst_image hst_image;
 typedef struct hst_sampler hst_sampler;
 
-#ifndef HST_NO_OPENCL
-typedef cl_event hst_event;
-#else
-typedef struct hst__event *hst_event;   /* the host device's events (see hst_event_profile) */
-#endif
+/* An event (a command's, a marker's, a user event): the library's own handle on every build and
+   device. An OpenCL device's event is OpenCL's, carried without a copy (hst_event_cl and
+   hst_event_from_cl convert); a host device event is the library's (see "Events" below). */
+typedef struct hst__event *hst_event;
 
 typedef struct hst_backend_desc {
     const char *device;            /* selector (see hst_device_select); NULL: $HST_DEVICE/auto */
@@ -432,9 +474,16 @@ HST_API cl_command_queue hst_queue_cl(const hst_queue *q);  /* NULL on host */
    hst_user_event_set, on this thread, can complete it. */
 HST_API HST_NODISCARD hst_result hst_event_wait(size_t num, const hst_event *events);
 HST_API void hst_event_release(hst_event e);    /* NULL ignored */
-/* Takes one more reference to e (clRetainEvent), released by one more hst_event_release; NULL
-   ignored. Thread-safe (host device events: per backend). */
+/* Takes one more reference to e (clRetainEvent on OpenCL devices), released by one more
+   hst_event_release; NULL ignored. Thread-safe (host device events: per backend). */
 HST_API void hst_event_retain(hst_event e);
+#ifndef HST_NO_OPENCL
+/* The OpenCL event behind e (NULL for NULL and for host device events), for OpenCL calls of
+   the caller's own; the reference stays e's. hst_event_from_cl: an OpenCL event as an
+   hst_event, for wait lists (the caller keeps its reference). Thread-safe. */
+HST_API cl_event hst_event_cl(hst_event e);
+HST_API hst_event hst_event_from_cl(cl_event e);
+#endif
 
 /* Events as PyOpenCL's Event, UserEvent and enqueue_marker (OpenCL 1.2, section 5.10), on every
    device. On OpenCL devices they are OpenCL's events. On the host device, commands run when
@@ -1031,6 +1080,18 @@ HST_API const hst_buffer *hst_buffer_root(const hst_buffer *buf, size_t *origin)
 /* Thread safety: while alive. */
 HST_API cl_platform_id hst_backend_cl_platform(const hst_backend *be);  /* NULL on host */
 #endif
+#ifdef HST_TEST_DEVICE_KIND
+/* The test device kind (tests only): the host device's table of device operations behind a
+   wrapper that counts calls per operation. hst_test_device_wrap switches a host device
+   backend to it (HST_ERROR_UNSUPPORTED for another device); hst_test_device_count: the calls of
+   the operation named op ("fill", "launch_declared", ...: backend.h's HST__DEVICE_OPS) since
+   the last reset, in every wrapped backend, NULL: of all; hst_test_device_op_name(i): the
+   i-th operation's name, NULL past the last. Not thread-safe except the counting itself. */
+HST_API HST_NODISCARD hst_result hst_test_device_wrap(hst_backend *be);
+HST_API unsigned long hst_test_device_count(const char *op);
+HST_API const char *hst_test_device_op_name(unsigned i);
+HST_API void hst_test_device_reset(void);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1124,6 +1185,20 @@ struct hst__event {
 };
 static void hst__event_release(struct hst__event *ev);
 
+/* The host device event behind e, or NULL (e NULL or an OpenCL event). */
+static struct hst__event *hst__host_event(hst_event e) {
+    uint64_t magic;
+    if (!e) return NULL;
+    memcpy(&magic, (const void *)e, sizeof magic);
+    return magic == HST__EVENT_MAGIC ? e : NULL;
+}
+
+/* OpenCL's codes for what the host device's events share with OpenCL's (as OpenCL names them,
+   also where OpenCL is not compiled in). */
+#define HST__CL_PROFILING_INFO_NOT_AVAILABLE (-7)
+#define HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14)
+#define HST__CL_INVALID_OPERATION (-59)
+
 struct hst_buffer {
     hst_backend *be;
     size_t bytes;              /* what the caller asked for */
@@ -1203,6 +1278,7 @@ typedef struct hst__family_prog hst__family_prog;   /* >>declared kernels */
 
 struct hst_backend {
     hst_device_info info;
+    const struct hst__device_ops *ops;   /* >>device interface: the device kind's table */
     hst__hold *holds;          /* the objects that still use the backend: destroy refuses */
     hst_log_fn logger;
     void *log_user;
@@ -1224,6 +1300,139 @@ struct hst_backend {
     cl_platform_id platform;
 #endif
 };
+
+/* >>device interface ------------------------------------------------------------------------- */
+/* What differs between device kinds is one table of operations (miniaudio's
+   ma_backend_callbacks is the model): a public function checks its arguments once, then calls
+   through its backend's table (be->ops; an event's: hst__event_ops). ">>opencl device" and
+   ">>host device" are the two implementations; adding a device kind means one more table.
+   HST__DEVICE_OPS lists every operation once, X(return type, name, parameters, arguments) and
+   XV(name, parameters, arguments) for those returning nothing: the table's members and the test
+   device kind's counting wrappers (HST_TEST_DEVICE_KIND) are made from it. Operations receive
+   checked arguments; func names the public call for the log; (num_wait, wait, out) are the
+   public call's. */
+#define HST__WAITS size_t num_wait, const hst_event *wait, hst_event *out
+#define HST__DEVICE_OPS(X, XV) \
+    X(hst_result, open, (hst_backend *be, const hst_backend_desc *desc), (be, desc)) \
+    XV(close, (hst_backend *be), (be)) \
+    X(hst_result, callable, (const hst_backend *be, const char *func), (be, func)) \
+    X(hst_result, queue_create, (hst_queue *q), (q)) \
+    XV(queue_destroy, (hst_queue *q), (q)) \
+    X(hst_result, queue_flush, (hst_queue *q), (q)) \
+    X(hst_result, queue_finish, (hst_queue *q), (q)) \
+    X(hst_result, marker, (hst_queue *q, int barrier, HST__WAITS), (q, barrier, num_wait, wait, out)) \
+    X(hst_result, nothing, (hst_queue *q, const char *func, HST__WAITS), (q, func, num_wait, wait, out)) \
+    X(hst_result, event_wait, (hst_event e, size_t index), (e, index)) \
+    XV(event_release, (hst_event e), (e)) \
+    XV(event_retain, (hst_event e), (e)) \
+    X(hst_result, event_status, (hst_event e, int *status), (e, status)) \
+    X(hst_result, event_profile, (hst_event e, uint64_t t[4]), (e, t)) \
+    X(hst_result, user_event_create, (hst_backend *be, hst_event *out), (be, out)) \
+    X(hst_result, user_event_set, (hst_event e, int status), (e, status)) \
+    X(hst_result, event_set_callback, (hst_event e, hst_event_fn fn, void *user), (e, fn, user)) \
+    X(hst_result, buffer_alloc, (hst_buffer *b, unsigned flags, void *wrap), (b, flags, wrap)) \
+    X(hst_result, buffer_sub, (hst_buffer *b, hst_buffer *root), (b, root)) \
+    XV(buffer_free, (hst_buffer *b), (b)) \
+    X(hst_result, fill, (hst_queue *q, hst_buffer *buf, const void *pattern, size_t pattern_bytes, \
+                         size_t offset, size_t bytes, HST__WAITS), \
+      (q, buf, pattern, pattern_bytes, offset, bytes, num_wait, wait, out)) \
+    X(hst_result, write, (hst_queue *q, hst_buffer *dst, size_t offset, const void *src, size_t bytes, \
+                          int blocking, HST__WAITS), (q, dst, offset, src, bytes, blocking, num_wait, wait, out)) \
+    X(hst_result, read, (hst_queue *q, const hst_buffer *src, size_t offset, void *dst, size_t bytes, \
+                         int blocking, HST__WAITS), (q, src, offset, dst, bytes, blocking, num_wait, wait, out)) \
+    X(hst_result, copy, (hst_queue *q, hst_buffer *dst, size_t dst_offset, const hst_buffer *src, \
+                         size_t src_offset, size_t bytes, HST__WAITS), \
+      (q, dst, dst_offset, src, src_offset, bytes, num_wait, wait, out)) \
+    X(hst_result, rect, (hst_queue *q, const char *func, const hst__rect_cmd *c, HST__WAITS), \
+      (q, func, c, num_wait, wait, out)) \
+    X(hst_result, map, (hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset, size_t bytes, \
+                        int blocking, void **ptr, HST__WAITS), \
+      (q, buf, map_flags, offset, bytes, blocking, ptr, num_wait, wait, out)) \
+    X(hst_result, unmap, (hst_queue *q, hst_buffer *buf, void *ptr, HST__WAITS), (q, buf, ptr, num_wait, wait, out)) \
+    X(hst_result, migrate, (hst_queue *q, size_t num_buffers, hst_buffer *const *buffers, unsigned flags, \
+                            HST__WAITS), (q, num_buffers, buffers, flags, num_wait, wait, out)) \
+    X(void *, svm_alloc, (hst_backend *be, size_t bytes, int fine), (be, bytes, fine)) \
+    XV(svm_free, (hst_backend *be, void *ptr), (be, ptr)) \
+    X(hst_result, svm_map, (hst_queue *q, unsigned map_flags, void *ptr, size_t bytes, HST__WAITS), \
+      (q, map_flags, ptr, bytes, num_wait, wait, out)) \
+    X(hst_result, svm_unmap, (hst_queue *q, void *ptr, HST__WAITS), (q, ptr, num_wait, wait, out)) \
+    X(hst_result, svm_copy, (hst_queue *q, void *dst, const void *src, size_t bytes, int blocking, HST__WAITS), \
+      (q, dst, src, bytes, blocking, num_wait, wait, out)) \
+    X(hst_result, svm_fill, (hst_queue *q, void *ptr, const void *pattern, size_t pattern_bytes, size_t bytes, \
+                             HST__WAITS), (q, ptr, pattern, pattern_bytes, bytes, num_wait, wait, out)) \
+    X(hst_result, image_create, (hst_image *img, int normalized, const void *host), (img, normalized, host)) \
+    XV(image_free, (hst_image *img), (img)) \
+    X(hst_result, image_rw, (hst_queue *q, const char *func, int write, hst_image *img, const size_t *origin, \
+                             const size_t *region, void *host, size_t row_pitch, size_t slice_pitch, \
+                             int blocking, HST__WAITS), \
+      (q, func, write, img, origin, region, host, row_pitch, slice_pitch, blocking, num_wait, wait, out)) \
+    X(hst_result, image_copy, (hst_queue *q, hst_image *dst, const size_t *dst_origin, const hst_image *src, \
+                               const size_t *src_origin, const size_t *region, HST__WAITS), \
+      (q, dst, dst_origin, src, src_origin, region, num_wait, wait, out)) \
+    X(hst_result, image_buffer, (hst_queue *q, const char *func, int to_buffer, hst_image *img, \
+                                 const size_t *origin, const size_t *region, hst_buffer *buf, size_t offset, \
+                                 HST__WAITS), \
+      (q, func, to_buffer, img, origin, region, buf, offset, num_wait, wait, out)) \
+    X(hst_result, image_fill, (hst_queue *q, hst_image *img, const void *color, const size_t *origin, \
+                               const size_t *region, HST__WAITS), (q, img, color, origin, region, num_wait, wait, out)) \
+    X(hst_result, image_map, (hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin, \
+                              const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr), \
+      (q, img, map_flags, origin, region, row_pitch, slice_pitch, ptr)) \
+    X(hst_result, image_unmap, (hst_queue *q, hst_image *img, void *ptr, HST__WAITS), (q, img, ptr, num_wait, wait, out)) \
+    X(hst_result, sampler_create, (hst_sampler *s), (s)) \
+    XV(sampler_free, (hst_sampler *s), (s)) \
+    X(hst_result, program_compile, (hst_program *p, size_t count, const char *const *sources, const char *options), \
+      (p, count, sources, options)) \
+    XV(program_free, (hst_program *p), (p)) \
+    X(hst_result, kernel_create, (hst_kernel *k, const char *name), (k, name)) \
+    XV(kernel_free, (hst_kernel *k), (k)) \
+    X(hst_result, kernel_set_arg, (hst_kernel *k, unsigned index, const hst_karg *a), (k, index, a)) \
+    X(hst_result, kernel_set_svm, (hst_kernel *k, unsigned index, const void *ptr), (k, index, ptr)) \
+    X(hst_result, kernel_wg_info, (const hst_kernel *k, hst_kernel_wg_info *out), (k, out)) \
+    X(hst_result, launch, (hst_queue *q, hst_kernel *k, unsigned dims, const size_t *offset, const size_t *global, \
+                           const size_t *local, HST__WAITS), (q, k, dims, offset, global, local, num_wait, wait, out)) \
+    X(hst_result, launch_declared, (hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out), \
+      (be, d, q, out))
+
+/* A rectangular transfer (hst_write_rect, _read_rect, _copy_rect) once checked: dir 0
+   host -> buffer, 1 buffer -> host, 2 buffer -> buffer; d and s the resolved sides. */
+typedef struct hst__rect_abs { size_t origin[3], row_pitch, slice_pitch; } hst__rect_abs;
+typedef struct hst__rect_cmd {
+    int dir, blocking;
+    hst_buffer *dbuf;
+    void *dhost;
+    const hst_buffer *sbuf;
+    const void *shost;
+    hst__rect_abs d, s;
+    const size_t *region;
+} hst__rect_cmd;
+
+#define HST__OP_MEMBER(ret, name, params, args) ret (*name) params;
+#define HST__OP_MEMBER_V(name, params, args) void (*name) params;
+typedef struct hst__device_ops {
+    const char *name;          /* for messages: "host", "OpenCL" */
+    int programs;              /* 1: builds OpenCL programs (hst_program_build, kernels) */
+    HST__DEVICE_OPS(HST__OP_MEMBER, HST__OP_MEMBER_V)
+} hst__device_ops;
+#undef HST__OP_MEMBER
+#undef HST__OP_MEMBER_V
+
+/* The tables (">>host device", ">>opencl device"); the test device kind's (>>test device). */
+static const hst__device_ops *hst__host_device(void);
+#ifndef HST_NO_OPENCL
+static const hst__device_ops *hst__opencl_device(void);
+#endif
+
+/* The table an event's operations go through: its backend's for a host device event (NULL for
+   e NULL), the OpenCL device's for any other. */
+static const hst__device_ops *hst__event_ops(hst_event e) {
+    struct hst__event *ev = hst__host_event(e);
+    if (ev) return ev->be->ops;
+#ifndef HST_NO_OPENCL
+    if (e) return hst__opencl_device();
+#endif
+    return NULL;
+}
 
 /* >>logging ---------------------------------------------------------------------------------- */
 #define HST__LOGITEM_NAME(name) #name,
@@ -1464,6 +1673,23 @@ HST__BDEF int hst_result_is_out_of_memory(hst_result r) {
            r == -5 /* OUT_OF_RESOURCES: NVIDIA's answer to an oversized buffer */;
 }
 
+static hst_result hst__not_profiled(const hst_backend *be, const char *why) {
+    hst__log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "hst_event_profile: no profiling times: %s",
+             why);
+    return HST__CL_PROFILING_INFO_NOT_AVAILABLE;
+}
+
+/* Announces that no OpenCL platform exists, once per process, as the design asks. */
+static void hst__note_no_platform(const hst_backend *be) {
+    static int said = 0;
+    if (said) return;
+    said = 1;
+    hst__log(be, HST_LOG_WARN, HST_LOGITEM_NO_PLATFORM,
+             "no OpenCL device found: the host device runs everything (C twins of the kernels)");
+}
+
+/* >>opencl device ---------------------------------------------------------------------------- */
+/* The OpenCL implementation of the device interface: everything that calls OpenCL. */
 #ifndef HST_NO_OPENCL
 /* Logs a failed OpenCL call by name and passes its code through. */
 static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int err) {
@@ -1475,6 +1701,14 @@ static hst_result hst__cl_fail(const hst_backend *be, const char *call, cl_int e
 }
 #define HST__CL(be, call, expr) \
     do { cl_int hst__e = (expr); if (hst__e != CL_SUCCESS) return hst__cl_fail(be, call, hst__e); } while (0)
+/* An enqueue's result: its OpenCL code, logged under the call's name when it failed. */
+static hst_result hst__cl_done(const hst_backend *be, const char *call, cl_int err) {
+    return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, call, err);
+}
+
+/* The handles: an OpenCL event travels as an hst_event unchanged (no allocation per command). */
+static cl_event hst__cl_ev(hst_event e) { return (cl_event)(void *)e; }
+static cl_event *hst__cl_out(hst_event *out) { return (cl_event *)(void *)out; }
 
 /* >>fork ------------------------------------------------------------------------------------- */
 /* The process that first called OpenCL through the library; 0 before. A child of fork()
@@ -1504,49 +1738,7 @@ static hst_result hst__cl_refused(const hst_backend *be, const char *func) {
 }
 /* The check that opens every call that would call OpenCL (in a function returning hst_result). */
 #define HST__CL_HERE(be, func) do { if (!hst__cl_usable()) return hst__cl_refused(be, func); } while (0)
-#endif
 
-/* >>devices ---------------------------------------------------------------------------------- */
-/* The host device's memory: physical memory where the system says, else the largest object. */
-static uint64_t hst__host_memory_bytes(void) {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0 && (uint64_t)pages <= (uint64_t)PTRDIFF_MAX / (uint64_t)page)
-        return (uint64_t)pages * (uint64_t)page;
-#endif
-    return (uint64_t)PTRDIFF_MAX;
-}
-
-/* The host device's compute units: the online processors, on which the host twins that run
-   in threads (esrrf.h's stages, one thread per core) spread; 1 where the system does not say. */
-static unsigned hst__host_cores(void) {
-#if defined(_SC_NPROCESSORS_ONLN)
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n > 0 && (unsigned long)n <= UINT32_MAX) return (unsigned)n;
-#endif
-    return 1;
-}
-
-static void hst__host_device_info(hst_device_info *d) {
-    memset(d, 0, sizeof *d);
-    hst__copy_string(d->selector, sizeof d->selector, "host");
-    d->platform_index = d->device_index = -1;
-    d->type = HST_DEVICE_HOST;
-    d->unified_memory = 1;
-    hst__copy_string(d->name, sizeof d->name, "host (C twins of the kernels)");
-    hst__copy_string(d->vendor, sizeof d->vendor, "halostream");
-    hst__copy_string(d->platform_name, sizeof d->platform_name, "host");
-    hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
-    hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
-    d->compute_units = hst__host_cores();        /* the threads of the host twins (esrrf.h) */
-    d->global_mem_bytes = d->max_alloc_bytes = hst__host_memory_bytes();
-    d->max_work_group_size = 1;
-    d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
-    d->fp64 = d->images = d->correctly_rounded_sqrt = 1;
-    d->svm = HST_SVM_COARSE | HST_SVM_FINE;
-}
-
-#ifndef HST_NO_OPENCL
 static void hst__cl_string(cl_device_id dev, cl_device_info what, char *dst, size_t cap) {
     dst[0] = '\0';
     if (clGetDeviceInfo(dev, what, cap, dst, NULL) != CL_SUCCESS) dst[0] = '\0';
@@ -1654,18 +1846,976 @@ static int hst__find_visit(cl_platform_id pl, cl_device_id dev, int p, int d, vo
     c->dev = dev;
     return 0;
 }
+
+/* The OpenCL devices into out[0 .. cap) (out may be NULL); returns how many there are. */
+static size_t hst__cl_list(hst_device_info *out, size_t cap) {
+    hst__list_ctx c;
+    c.out = out; c.cap = cap; c.n = 0;
+    hst__cl_visit(hst__list_visit, &c);
+    return c.n;
+}
+
+/* hst__select's result r in a child of fork(), whose list holds the host device alone: auto's
+   choice of it is announced (a warning, FORKED); a selector that matched nothing may have
+   meant an OpenCL device, and fails as such (HST_ERROR_FORKED). why: the reason, rewritten. */
+static hst_result hst__select_forked(const hst_backend *be, const char *sel, hst_result r,
+                                     char *why, size_t why_bytes) {
+    char forked[160];
+    snprintf(forked, sizeof forked, "OpenCL was initialised in process %ld and this process "
+             "(%ld) is a child of fork(), where only the host device runs", hst__cl_pid, hst__pid());
+    if (r == HST_ERROR_NO_DEVICE) {
+        snprintf(why, why_bytes, "'%s' matches no device this process can use: %s (HST_DEVICE=host; "
+                 "or start the process with exec: Python's 'spawn' start method)", sel, forked);
+        return HST_ERROR_FORKED;
+    }
+    if (r == HST_SUCCESS && !strcmp(sel, "auto")) {
+        snprintf(why, why_bytes, "auto: the host device: %s", forked);
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_FORKED, "%s", why);
+    }
+    return r;
+}
+
+static int hst__cl_version_at_least(const char *version, int major) {
+    int maj = 1, min = 0;
+    if (sscanf(version, "OpenCL %d.%d", &maj, &min) < 1) return 0;
+    return maj >= major;
+}
+
+/* An in-order queue, with profiling when asked; OpenCL 2.0+ has the non-deprecated
+   constructor. */
+static hst_result hst__cl_queue(hst_backend *be, int profiling, cl_command_queue *out) {
+    cl_int err;
+    cl_command_queue_properties flags = profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+    if (hst__cl_version_at_least(be->info.version, 2)) {
+        cl_queue_properties props[3] = {CL_QUEUE_PROPERTIES, 0, 0};
+        props[1] = flags;
+        *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, props, &err);
+    } else {
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
+        *out = clCreateCommandQueue(be->ctx, be->dev, flags, &err);
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+    }
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateCommandQueue", err);
+    return HST_SUCCESS;
+}
+
+typedef struct hst__byo_ctx { cl_device_id dev; hst_device_info *info; } hst__byo_ctx;
+static int hst__byo_visit(cl_platform_id pl, cl_device_id dev, int p, int d, void *user) {
+    hst__byo_ctx *c = (hst__byo_ctx *)user;
+    if (dev != c->dev) return 1;
+    hst__cl_device_info(pl, dev, p, d, c->info);
+    return 0;
+}
+
+/* Wraps the caller's context and queue (retained, never owned). */
+static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queue q) {
+    hst__byo_ctx c;
+    cl_context qctx = NULL;
+    cl_command_queue_properties props = 0;
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL));
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    if (qctx != ctx)
+        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue belongs to another context than desc.wrap_context");
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)   /* array operations rely on order */
+        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue is out-of-order; wrap an in-order queue");
+    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof be->dev, &be->dev, NULL));
+    HST__CL(be, "clGetDeviceInfo", clGetDeviceInfo(be->dev, CL_DEVICE_PLATFORM, sizeof be->platform, &be->platform, NULL));
+    c.dev = be->dev;
+    c.info = &be->info;
+    be->info.type = (hst_device_type)0;
+    hst__cl_visit(hst__byo_visit, &c);
+    if (be->info.type == 0) {    /* a device the ICD loader does not list: describe it anyway */
+        hst__cl_device_info(be->platform, be->dev, -1, -1, &be->info);
+        hst__copy_string(be->info.selector, sizeof be->info.selector, "wrapped");
+    }
+    clRetainContext(ctx);
+    clRetainCommandQueue(q);
+    be->ctx = ctx;
+    be->queue.cl = q;
+    be->queue.profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
+             be->info.name, be->info.selector);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__open_cl(hst_backend *be) {
+    hst__find_ctx f;
+    cl_int err;
+    cl_context_properties props[3];
+    f.p = be->info.platform_index; f.d = be->info.device_index; f.plat = NULL; f.dev = NULL;
+    hst__cl_visit(hst__find_visit, &f);
+    if (!f.dev) return HST_ERROR_NO_DEVICE;
+    be->platform = f.plat;
+    be->dev = f.dev;
+    props[0] = CL_CONTEXT_PLATFORM; props[1] = (cl_context_properties)f.plat; props[2] = 0;
+    be->ctx = clCreateContext(props, 1, &f.dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateContext", err);
+    return hst__cl_queue(be, 0, &be->queue.cl);
+}
+
+static hst_result hst__cl_open(hst_backend *be, const hst_backend_desc *desc) {
+    if (!desc->wrap_context) return hst__open_cl(be);
+    HST__CL_HERE(be, "hst_backend_create");
+    return hst__open_byo(be, desc->wrap_context, desc->wrap_queue);
+}
+
+static void hst__cl_close(hst_backend *be) {
+    if (!hst__cl_usable()) return;   /* a child of fork() leaves the parent's OpenCL objects alone */
+    if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
+    if (be->ctx) clReleaseContext(be->ctx);
+}
+
+static hst_result hst__cl_callable(const hst_backend *be, const char *func) {
+    HST__CL_HERE(be, func);
+    return HST_SUCCESS;
+}
+
+/* >>opencl queues */
+static hst_result hst__cl_queue_create(hst_queue *q) {
+    if (!hst__cl_usable()) return hst__cl_refused(q->be, "hst_queue_create");
+    return hst__cl_queue(q->be, q->profiling, &q->cl);
+}
+
+static void hst__cl_queue_destroy(hst_queue *q) {
+    if (q->cl && hst__cl_usable()) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
+}
+
+static hst_result hst__cl_queue_flush(hst_queue *q) {
+    HST__CL_HERE(q->be, "hst_queue_flush");
+    HST__CL(q->be, "clFlush", clFlush(q->cl));
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_queue_finish(hst_queue *q) {
+    HST__CL_HERE(q->be, "hst_queue_finish");
+    HST__CL(q->be, "clFinish", clFinish(q->cl));
+    return HST_SUCCESS;
+}
+
+/* OpenCL rejects NULL entries in a wait list; ours mean "already complete", so they are
+   dropped. Up to HST__WAIT_LOCAL events need no allocation. */
+#define HST__WAIT_LOCAL 16
+typedef struct hst__waitlist {
+    cl_uint n;
+    const cl_event *ev;
+    cl_event local[HST__WAIT_LOCAL];
+    cl_event *heap;
+} hst__waitlist;
+
+static hst_result hst__wl_init(const hst_backend *be, hst__waitlist *w, size_t num,
+                               const hst_event *wait) {
+    size_t i, nonnull = 0;
+    cl_event *dst;
+    w->heap = NULL; w->n = 0; w->ev = NULL;
+    for (i = 0; i < num; i++) {
+        if (hst__host_event(wait[i]))
+            return hst__bad_arg(be, "enqueue", "wait[%zu] is an event of the host device: an OpenCL "
+                                "queue cannot wait on it", i);
+        nonnull += wait[i] != NULL;
+    }
+    if (nonnull == num) { w->n = (cl_uint)num; w->ev = num ? (const cl_event *)(const void *)wait : NULL; return HST_SUCCESS; }
+    dst = w->local;
+    if (nonnull > HST__WAIT_LOCAL) {
+        w->heap = (cl_event *)hst__malloc(be, nonnull * sizeof *dst);
+        if (!w->heap) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        dst = w->heap;
+    }
+    for (i = 0; i < num; i++) if (wait[i]) dst[w->n++] = hst__cl_ev(wait[i]);
+    w->ev = w->n ? dst : NULL;
+    return HST_SUCCESS;
+}
+
+static void hst__wl_free(const hst_backend *be, hst__waitlist *w) { hst__free(be, w->heap); }
+
+/* An enqueue of OpenCL: `call` with the checked wait list as (W.n, W.ev) and the out event as
+   OUT, in a function with hst_queue *q, (num_wait, wait, out) and a hst_result r; its result
+   returned (logged under name when it failed). */
+#define HST__CL_ENQUEUE(name, call) do { \
+        hst__waitlist W; cl_int hst__err; cl_event *OUT = hst__cl_out(out); \
+        if ((r = hst__wl_init(q->be, &W, num_wait, wait)) != HST_SUCCESS) return r; \
+        hst__err = (call); \
+        hst__wl_free(q->be, &W); \
+        return hst__cl_done(q->be, name, hst__err); \
+    } while (0)
+
+static hst_result hst__cl_marker(hst_queue *q, int barrier, HST__WAITS) {
+    hst_result r;
+    if (barrier) HST__CL_ENQUEUE("clEnqueueBarrierWithWaitList", clEnqueueBarrierWithWaitList(q->cl, W.n, W.ev, OUT));
+    HST__CL_ENQUEUE("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q->cl, W.n, W.ev, OUT));
+}
+
+/* OpenCL rejects zero-byte fills and copies: a marker orders and yields the event instead. */
+static hst_result hst__cl_nothing(hst_queue *q, const char *func, HST__WAITS) {
+    (void)func;
+    return hst__cl_marker(q, 0, num_wait, wait, out);
+}
+
+/* >>opencl events (their public calls log through the default logger: OpenCL events do not
+   know the backend that made them) */
+static hst_result hst__cl_event_wait(hst_event e, size_t index) {
+    cl_event ev = hst__cl_ev(e);
+    cl_int err, st = 0;
+    (void)index;
+    HST__CL_HERE(NULL, "hst_event_wait");
+    err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    if (err == CL_SUCCESS && st < 0) err = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    return hst__cl_done(NULL, "clWaitForEvents", err);
+}
+
+static void hst__cl_event_release(hst_event e) {
+    if (hst__cl_usable()) clReleaseEvent(hst__cl_ev(e));
+}
+
+static void hst__cl_event_retain(hst_event e) {
+    if (hst__cl_usable()) clRetainEvent(hst__cl_ev(e));
+}
+
+static hst_result hst__cl_event_status(hst_event e, int *status) {
+    cl_int st = 0;
+    HST__CL_HERE(NULL, "hst_event_status");
+    HST__CL(NULL, "clGetEventInfo", clGetEventInfo(hst__cl_ev(e), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    *status = (int)st;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_event_profile(hst_event e, uint64_t t[4]) {
+    static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                              CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+    int i;
+    HST__CL_HERE(NULL, "hst_event_profile");
+    for (i = 0; i < 4; i++) {
+        cl_ulong v = 0;
+        cl_int err = clGetEventProfilingInfo(hst__cl_ev(e), what[i], sizeof v, &v, NULL);
+        if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
+            return hst__not_profiled(NULL, "the event's queue was not created with profiling "
+                                     "(hst_queue_desc.profiling), it is a user event, or it is not complete");
+        if (err != CL_SUCCESS) return hst__cl_fail(NULL, "clGetEventProfilingInfo", err);
+        t[i] = (uint64_t)v;
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_user_event_create(hst_backend *be, hst_event *out) {
+    cl_int err;
+    HST__CL_HERE(be, "hst_user_event_create");
+    *hst__cl_out(out) = clCreateUserEvent(be->ctx, &err);
+    return hst__cl_done(be, "clCreateUserEvent", err);
+}
+
+static hst_result hst__cl_user_event_set(hst_event e, int status) {
+    static const char *F = "hst_user_event_set";
+    cl_int st = CL_SUBMITTED;
+    /* a user event is CL_SUBMITTED until set; NVIDIA's driver answers a second set with
+       CL_INVALID_VALUE, not the CL_INVALID_OPERATION OpenCL specifies: refused here alike */
+    HST__CL_HERE(NULL, F);
+    HST__CL(NULL, "clGetEventInfo", clGetEventInfo(hst__cl_ev(e), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    if (st != CL_SUBMITTED) {
+        hst__log(NULL, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, (int)st);
+        return HST__CL_INVALID_OPERATION;
+    }
+    HST__CL(NULL, "clSetUserEventStatus", clSetUserEventStatus(hst__cl_ev(e), (cl_int)status));
+    return HST_SUCCESS;
+}
+
+/* What an OpenCL callback carries to the caller's function (freed by its one call). */
+typedef struct hst__cl_callback { hst_event_fn fn; void *user; } hst__cl_callback;
+
+static void CL_CALLBACK hst__cl_event_callback(cl_event e, cl_int status, void *data) {
+    hst__cl_callback c = *(hst__cl_callback *)data;
+    free(data);
+    c.fn((hst_event)(void *)e, (int)status, c.user);
+}
+
+/* OpenCL's callback runs on its own thread, where no backend (and so no allocator) is at hand:
+   the carrier comes from malloc. */
+static hst_result hst__cl_event_set_callback(hst_event e, hst_event_fn fn, void *user) {
+    hst__cl_callback *c;
+    cl_int err;
+    HST__CL_HERE(NULL, "hst_event_set_callback");
+    c = (hst__cl_callback *)malloc(sizeof *c);
+    if (!c) return hst__cl_fail(NULL, "hst_event_set_callback: malloc", CL_OUT_OF_HOST_MEMORY);
+    c->fn = fn;
+    c->user = user;
+    err = clSetEventCallback(hst__cl_ev(e), CL_COMPLETE, hst__cl_event_callback, c);
+    if (err != CL_SUCCESS) { free(c); return hst__cl_fail(NULL, "clSetEventCallback", err); }
+    return HST_SUCCESS;
+}
+
+/* >>opencl memory */
+/* Forces the allocation now: OpenCL may defer it to first use, where out-of-memory would
+   surface in an unrelated call. */
+static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
+    cl_event ev;
+    cl_int err = clEnqueueMigrateMemObjects(be->queue.cl, 1, &mem,
+                                            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMigrateMemObjects", err);
+    err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS) {   /* the command's own status names the failure (out of memory) */
+        cl_int status = CL_SUCCESS;
+        if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) == CL_SUCCESS &&
+            status < 0)
+            err = status;
+    }
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clWaitForEvents (resident allocation)", err);
+    return HST_SUCCESS;
+}
+
+/* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
+/* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
+static hst_result hst__cl_buffer_alloc(hst_buffer *b, unsigned flags, void *wrap) {
+    hst_backend *be = b->be;
+    cl_mem_flags f = (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
+                   : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    cl_int err;
+    if (b->pinned) f = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
+    if (wrap) f |= CL_MEM_USE_HOST_PTR;
+    b->cl = clCreateBuffer(be->ctx, f, b->bytes, wrap, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateBuffer", err);
+    if (b->pinned) {   /* mapped once, for the buffer's lifetime */
+        b->host = clEnqueueMapBuffer(be->queue.cl, b->cl, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                     b->bytes, 0, NULL, NULL, &err);
+        return hst__cl_done(be, "clEnqueueMapBuffer (pinned)", err);
+    }
+    return (flags & HST_MEM_RESIDENT) ? hst__cl_make_resident(be, b->cl) : HST_SUCCESS;
+}
+
+static hst_result hst__cl_buffer_sub(hst_buffer *b, hst_buffer *root) {
+    cl_buffer_region reg;
+    cl_int err;
+    reg.origin = b->origin; reg.size = b->bytes;
+    b->cl = clCreateSubBuffer(root->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    return hst__cl_done(b->be, "clCreateSubBuffer", err);
+}
+
+static void hst__cl_buffer_free(hst_buffer *b) {
+    if (!b->cl || !hst__cl_usable()) return;   /* a child of fork() leaves the parent's objects alone */
+    if (b->pinned && b->host && !b->parent)
+        clEnqueueUnmapMemObject(b->be->queue.cl, b->cl, b->host, 0, NULL, NULL);
+    clReleaseMemObject(b->cl);
+}
+
+static hst_result hst__cl_fill(hst_queue *q, hst_buffer *buf, const void *pattern, size_t pattern_bytes,
+                               size_t offset, size_t bytes, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueFillBuffer", clEnqueueFillBuffer(q->cl, buf->cl, pattern, pattern_bytes, offset, bytes, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_write(hst_queue *q, hst_buffer *dst, size_t offset, const void *src, size_t bytes,
+                                int blocking, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q->cl, dst->cl, blocking ? CL_TRUE : CL_FALSE, offset,
+                                                                 bytes, src, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_read(hst_queue *q, const hst_buffer *src, size_t offset, void *dst, size_t bytes,
+                               int blocking, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueReadBuffer", clEnqueueReadBuffer(q->cl, src->cl, blocking ? CL_TRUE : CL_FALSE, offset,
+                                                               bytes, dst, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset, const hst_buffer *src,
+                               size_t src_offset, size_t bytes, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueCopyBuffer", clEnqueueCopyBuffer(q->cl, src->cl, dst->cl, src_offset, dst_offset, bytes,
+                                                               W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_rect(hst_queue *q, const char *func, const hst__rect_cmd *c, HST__WAITS) {
+    const hst__rect_abs *d = &c->d, *s = &c->s;
+    cl_bool blk = c->blocking ? CL_TRUE : CL_FALSE;
+    hst_result r;
+    if (c->dir == 0)
+        HST__CL_ENQUEUE(func, clEnqueueWriteBufferRect(q->cl, c->dbuf->cl, blk, d->origin, s->origin, c->region,
+                        d->row_pitch, d->slice_pitch, s->row_pitch, s->slice_pitch, c->shost, W.n, W.ev, OUT));
+    if (c->dir == 1)
+        HST__CL_ENQUEUE(func, clEnqueueReadBufferRect(q->cl, c->sbuf->cl, blk, s->origin, d->origin, c->region,
+                        s->row_pitch, s->slice_pitch, d->row_pitch, d->slice_pitch, c->dhost, W.n, W.ev, OUT));
+    HST__CL_ENQUEUE(func, clEnqueueCopyBufferRect(q->cl, c->sbuf->cl, c->dbuf->cl, s->origin, d->origin, c->region,
+                    s->row_pitch, s->slice_pitch, d->row_pitch, d->slice_pitch, W.n, W.ev, OUT));
+}
+
+static cl_map_flags hst__cl_map_flags(unsigned map_flags) {
+    return ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) | ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
+           ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
+}
+
+static hst_result hst__cl_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset, size_t bytes,
+                              int blocking, void **ptr, HST__WAITS) {
+    hst__waitlist w;
+    cl_int err;
+    hst_result r;
+    if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+    *ptr = clEnqueueMapBuffer(q->cl, buf->cl, blocking ? CL_TRUE : CL_FALSE, hst__cl_map_flags(map_flags), offset,
+                              bytes, w.n, w.ev, hst__cl_out(out), &err);
+    hst__wl_free(q->be, &w);
+    return hst__cl_done(q->be, "clEnqueueMapBuffer", err);
+}
+
+static hst_result hst__cl_unmap(hst_queue *q, hst_buffer *buf, void *ptr, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueUnmapMemObject", clEnqueueUnmapMemObject(q->cl, buf->cl, ptr, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers, unsigned flags,
+                                  HST__WAITS) {
+    hst__waitlist w;
+    cl_int err;
+    hst_result r;
+    size_t i;
+    cl_mem local[HST__WAIT_LOCAL], *mems = local;
+    cl_mem_migration_flags f = ((flags & HST_MIGRATE_TO_HOST) ? CL_MIGRATE_MEM_OBJECT_HOST : 0) |
+        ((flags & HST_MIGRATE_CONTENT_UNDEFINED) ? CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED : 0);
+    if (num_buffers > HST__WAIT_LOCAL) {
+        size_t bytes;
+        if (!hst_size_mul(num_buffers, sizeof *mems, &bytes)) return hst__overflow(q->be, "hst_migrate", "num_buffers");
+        if (!(mems = (cl_mem *)hst__malloc(q->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (i = 0; i < num_buffers; i++) mems[i] = buffers[i]->cl;
+    if ((r = hst__wl_init(q->be, &w, num_wait, wait)) == HST_SUCCESS) {
+        err = clEnqueueMigrateMemObjects(q->cl, (cl_uint)num_buffers, mems, f, w.n, w.ev, hst__cl_out(out));
+        hst__wl_free(q->be, &w);
+        r = hst__cl_done(q->be, "clEnqueueMigrateMemObjects", err);
+    }
+    if (mems != local) hst__free(q->be, mems);
+    return r;
+}
+
+/* >>opencl svm */
+static void *hst__cl_svm_alloc(hst_backend *be, size_t bytes, int fine) {
+    return clSVMAlloc(be->ctx, CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0), bytes, 0);
+}
+
+static void hst__cl_svm_free(hst_backend *be, void *ptr) {
+    if (hst__cl_usable()) clSVMFree(be->ctx, ptr);
+}
+
+static hst_result hst__cl_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueSVMMap", clEnqueueSVMMap(q->cl, CL_TRUE, hst__cl_map_flags(map_flags), ptr, bytes,
+                                                       W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_svm_unmap(hst_queue *q, void *ptr, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueSVMUnmap", clEnqueueSVMUnmap(q->cl, ptr, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes, int blocking, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueSVMMemcpy", clEnqueueSVMMemcpy(q->cl, blocking ? CL_TRUE : CL_FALSE, dst, src, bytes,
+                                                             W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_svm_fill(hst_queue *q, void *ptr, const void *pattern, size_t pattern_bytes, size_t bytes,
+                                   HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueSVMMemFill", clEnqueueSVMMemFill(q->cl, ptr, pattern, pattern_bytes, bytes, W.n, W.ev, OUT));
+}
+
+/* >>opencl images */
+/* PyOpenCL's image_from_array table: dtype -> channel type, channels -> channel order. */
+static cl_image_format hst__cl_image_format(hst_dtype dt, unsigned channels, int normalized) {
+    cl_image_format f;
+    unsigned ch = dt == HST_C64 ? channels * 2 : channels;
+    f.image_channel_order = ch == 1 ? CL_R : ch == 2 ? CL_RG : CL_RGBA;
+    f.image_channel_data_type = dt == HST_U8 ? (normalized ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
+                              : dt == HST_I32 ? CL_SIGNED_INT32 : CL_FLOAT;
+    return f;
+}
+
+static hst_result hst__cl_image_create(hst_image *img, int normalized, const void *host) {
+    hst_backend *be = img->be;
+    cl_image_format fmt = hst__cl_image_format(img->dtype, img->channels, normalized);
+    cl_image_desc d;
+    cl_int err;
+    HST__CL_HERE(be, "hst_image_from_array");
+    memset(&d, 0, sizeof d);
+    d.image_type = img->ndim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
+    d.image_width = img->extent[0];
+    d.image_height = img->extent[1];
+    d.image_depth = img->ndim == 3 ? img->extent[2] : 1;
+    img->cl = clCreateImage(be->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
+                            &d, (void *)host, &err);
+    if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) {
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED,
+                 "hst_image_from_array: %s does not support %u-channel %s images", be->info.name,
+                 img->channels, hst_dtype_name(img->dtype));
+        return HST_ERROR_UNSUPPORTED;
+    }
+    return hst__cl_done(be, "clCreateImage", err);
+}
+
+static void hst__cl_image_free(hst_image *img) {
+    if (img->cl && hst__cl_usable()) clReleaseMemObject(img->cl);
+}
+
+static hst_result hst__cl_image_rw(hst_queue *q, const char *func, int write, hst_image *img, const size_t *origin,
+                                   const size_t *region, void *host, size_t row_pitch, size_t slice_pitch,
+                                   int blocking, HST__WAITS) {
+    cl_bool blk = blocking ? CL_TRUE : CL_FALSE;
+    hst_result r;
+    if (write)
+        HST__CL_ENQUEUE(func, clEnqueueWriteImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host,
+                                                  W.n, W.ev, OUT));
+    HST__CL_ENQUEUE(func, clEnqueueReadImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host,
+                                             W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_image_copy(hst_queue *q, hst_image *dst, const size_t *dst_origin, const hst_image *src,
+                                     const size_t *src_origin, const size_t *region, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueCopyImage", clEnqueueCopyImage(q->cl, src->cl, dst->cl, src_origin, dst_origin, region,
+                                                             W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_image_buffer(hst_queue *q, const char *func, int to_buffer, hst_image *img,
+                                       const size_t *origin, const size_t *region, hst_buffer *buf, size_t offset,
+                                       HST__WAITS) {
+    hst_result r;
+    if (to_buffer)
+        HST__CL_ENQUEUE(func, clEnqueueCopyImageToBuffer(q->cl, img->cl, buf->cl, origin, region, offset, W.n, W.ev, OUT));
+    HST__CL_ENQUEUE(func, clEnqueueCopyBufferToImage(q->cl, buf->cl, img->cl, offset, origin, region, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_image_fill(hst_queue *q, hst_image *img, const void *color, const size_t *origin,
+                                     const size_t *region, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueFillImage", clEnqueueFillImage(q->cl, img->cl, color, origin, region, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_image_map(hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin,
+                                    const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr) {
+    cl_int err;
+    *ptr = clEnqueueMapImage(q->cl, img->cl, CL_TRUE, hst__cl_map_flags(map_flags), origin, region, row_pitch,
+                             slice_pitch, 0, NULL, NULL, &err);
+    return hst__cl_done(q->be, "clEnqueueMapImage", err);
+}
+
+static hst_result hst__cl_image_unmap(hst_queue *q, hst_image *img, void *ptr, HST__WAITS) {
+    hst_result r;
+    HST__CL_ENQUEUE("clEnqueueUnmapMemObject", clEnqueueUnmapMemObject(q->cl, img->cl, ptr, W.n, W.ev, OUT));
+}
+
+static hst_result hst__cl_sampler_create(hst_sampler *s) {
+    static const cl_addressing_mode am[] = {CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE,
+        CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
+    hst_backend *be = s->be;
+    cl_sampler_properties props[7];
+    cl_int err;
+    if (!hst__cl_usable()) return hst__cl_refused(be, "hst_sampler_create");
+    props[0] = CL_SAMPLER_NORMALIZED_COORDS; props[1] = s->normalized ? CL_TRUE : CL_FALSE;
+    props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = am[s->address];
+    props[4] = CL_SAMPLER_FILTER_MODE; props[5] = s->filter ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
+    props[6] = 0;
+    if (hst__cl_version_at_least(be->info.version, 2)) {
+        s->cl = clCreateSamplerWithProperties(be->ctx, props, &err);
+    } else {
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+        s->cl = clCreateSampler(be->ctx, (cl_bool)props[1], (cl_addressing_mode)props[3],
+                                (cl_filter_mode)props[5], &err);
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+    }
+    return hst__cl_done(be, "clCreateSampler", err);
+}
+
+static void hst__cl_sampler_free(hst_sampler *s) {
+    if (s->cl && hst__cl_usable()) clReleaseSampler(s->cl);
+}
+
+/* >>opencl programs: built from source, or from the disk cache's binary */
+static void hst__cache_path(const hst_backend *be, const uint64_t key[2], char *path, size_t cap) {
+    snprintf(path, cap, "%s/%016llx%016llx.clbin", be->cache_dir, (unsigned long long)key[0],
+             (unsigned long long)key[1]);
+}
+
+/* Entry layout: magic (8) | key (16) | payload bytes (8) | payload hash (8) | payload. */
+typedef struct hst__cache_header {
+    char magic[8];
+    uint64_t key[2], bytes, check;
+} hst__cache_header;
+
+/* Reads a cache entry; NULL on a miss (absent) or a corrupt entry (*corrupt set). */
+static unsigned char *hst__cache_read(const hst_backend *be, const uint64_t key[2], size_t *bytes,
+                                      int *corrupt) {
+    char path[1200];
+    FILE *f;
+    hst__cache_header h;
+    unsigned char *data = NULL;
+    *corrupt = 0;
+    hst__cache_path(be, key, path, sizeof path);
+    if (!(f = fopen(path, "rb"))) return NULL;
+    *corrupt = 1;
+    if (fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, HST__CACHE_MAGIC, 8) &&
+        h.key[0] == key[0] && h.key[1] == key[1] && h.bytes > 0 && h.bytes <= HST__CACHE_MAX_BINARY &&
+        (data = (unsigned char *)hst__malloc(be, (size_t)h.bytes)) != NULL &&
+        fread(data, 1, (size_t)h.bytes, f) == h.bytes &&
+        hst_hash_final(hst_hash_bytes(HST_HASH_SEED, data, (size_t)h.bytes)) == h.check) {
+        *corrupt = 0;
+        *bytes = (size_t)h.bytes;
+    } else {
+        hst__free(be, data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+static void hst__mkdirs(const char *dir) {
+    char tmp[1024];
+    size_t i;
+    hst__copy_string(tmp, sizeof tmp, dir);
+    for (i = 1; tmp[i]; i++) {
+        if (tmp[i] != '/') continue;
+        tmp[i] = '\0';
+#if defined(_WIN32)
+        _mkdir(tmp);
+#else
+        mkdir(tmp, 0755);
+#endif
+        tmp[i] = '/';
+    }
+#if defined(_WIN32)
+    _mkdir(tmp);
+#else
+    mkdir(tmp, 0755);
+#endif
+}
+
+/* Writes an entry atomically: a unique temporary file renamed over the final name, so readers
+   never see a half-written entry and two writers of the same key both leave a whole one. */
+static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
+                                   const unsigned char *data, size_t bytes) {
+    char path[1200], tmp[1300];
+    hst__cache_header h;
+    FILE *f;
+    int ok;
+    hst__mkdirs(be->cache_dir);
+    hst__cache_path(be, key, path, sizeof path);
+    hst_temp_name(tmp, sizeof tmp, path, &h);
+    memcpy(h.magic, HST__CACHE_MAGIC, 8);
+    h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
+    h.check = hst_hash_final(hst_hash_bytes(HST_HASH_SEED, data, bytes));
+    if (!(f = fopen(tmp, "wb"))) {
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
+        return HST_ERROR_IO;
+    }
+    ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, bytes, f) == bytes;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
+        remove(tmp);
+        return HST_ERROR_IO;
+    }
+    return HST_SUCCESS;
+}
+
+
+
+/* The build log, allocated; NULL when empty or unavailable. */
+static char *hst__build_log(const hst_backend *be, cl_program prog) {
+    size_t n = 0, i;
+    char *log;
+    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
+        return NULL;
+    if (!(log = (char *)hst__malloc(be, n + 1))) return NULL;
+    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) {
+        hst__free(be, log);
+        return NULL;
+    }
+    log[n] = '\0';
+    for (i = 0; log[i] && isspace((unsigned char)log[i]); i++) {}
+    if (!log[i]) { hst__free(be, log); return NULL; }
+    return log;
+}
+
+/* Delivers a build log whole (it is usually longer than an ordinary log message). */
+static void hst__log_build(const hst_backend *be, hst_log_level level, hst_log_item item,
+                           const char *what, const char *log) {
+    size_t n = strlen(what) + (log ? strlen(log) : 0) + 2;
+    char *msg;
+    if (level > be->log_level) return;
+    if (!(msg = (char *)hst__malloc(be, n))) return;
+    snprintf(msg, n, "%s\n%s", what, log ? log : "");
+    be->logger(be->log_user, level, item, msg);
+    hst__free(be, msg);
+}
+
+static hst_result hst__cl_build(hst_backend *be, cl_program prog, const char *options) {
+    cl_int err = clBuildProgram(prog, 1, &be->dev, options, NULL, NULL);
+    char *log = hst__build_log(be, prog);
+    if (err != CL_SUCCESS) {
+        char what[512];
+        snprintf(what, sizeof what, "hst_program_build: %s (%d) on %s; build log:",
+                 hst_result_string(err), (int)err, be->info.name);
+        hst__log_build(be, HST_LOG_ERROR, HST_LOGITEM_BUILD_FAILED, what, log);
+    } else if (log) {
+        hst__log_build(be, HST_LOG_INFO, HST_LOGITEM_BUILD_WARNINGS, "hst_program_build: build log:", log);
+    }
+    hst__free(be, log);
+    return err;
+}
+
+/* A program from a cached binary, or NULL (a miss; a corrupt entry is logged and rebuilt). */
+static cl_program hst__program_from_cache(hst_backend *be, const uint64_t key[2], const char *options) {
+    size_t bytes = 0;
+    int corrupt = 0;
+    cl_int err, status;
+    cl_program prog = NULL;
+    unsigned char *bin;
+    if (!be->cache_dir[0]) return NULL;
+    bin = hst__cache_read(be, key, &bytes, &corrupt);
+    if (bin) {
+        const unsigned char *b = bin;
+        prog = clCreateProgramWithBinary(be->ctx, 1, &be->dev, &bytes, &b, &status, &err);
+        if (err == CL_SUCCESS && status == CL_SUCCESS &&
+            clBuildProgram(prog, 1, &be->dev, options, NULL, NULL) == CL_SUCCESS) {
+            hst__free(be, bin);
+            hst__log(be, HST_LOG_INFO, HST_LOGITEM_CACHE_HIT, "program %016llx%016llx from %s",
+                     (unsigned long long)key[0], (unsigned long long)key[1], be->cache_dir);
+            return prog;
+        }
+        if (prog) clReleaseProgram(prog);
+        prog = NULL;
+        corrupt = 1;
+        hst__free(be, bin);
+    }
+    if (corrupt)
+        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_CORRUPT, "cache entry %016llx%016llx in %s is "
+                 "unreadable; rebuilding from source", (unsigned long long)key[0],
+                 (unsigned long long)key[1], be->cache_dir);
+    return NULL;
+}
+
+static void hst__program_to_cache(hst_backend *be, const uint64_t key[2], cl_program prog) {
+    size_t bytes = 0;
+    unsigned char *bin;
+    if (!be->cache_dir[0]) return;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, NULL) != CL_SUCCESS || !bytes)
+        return;
+    if (!(bin = (unsigned char *)hst__malloc(be, bytes))) return;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+        hst__cache_write(be, key, bin, bytes);
+    hst__free(be, bin);
+}
+
+/* p->be and p->key are set. */
+static hst_result hst__cl_program_compile(hst_program *p, size_t count, const char *const *src, const char *options) {
+    hst_backend *be = p->be;
+    cl_int err;
+    hst_result r;
+    if ((p->cl = hst__program_from_cache(be, p->key, options)) != NULL) return HST_SUCCESS;
+    p->cl = clCreateProgramWithSource(be->ctx, (cl_uint)count, (const char **)src, NULL, &err);
+    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateProgramWithSource", err);
+    if ((r = hst__cl_build(be, p->cl, options)) != HST_SUCCESS) {
+        clReleaseProgram(p->cl);
+        p->cl = NULL;
+        return r;
+    }
+    hst__program_to_cache(be, p->key, p->cl);
+    return HST_SUCCESS;
+}
+
+static void hst__cl_program_free(hst_program *p) {
+    if (p->cl && hst__cl_usable()) clReleaseProgram(p->cl);
+}
+
+/* >>opencl kernels and launches */
+static hst_result hst__cl_kernel_create(hst_kernel *k, const char *name) {
+    cl_int err;
+    k->cl = clCreateKernel(k->prog->cl, name, &err);
+    if (err == CL_SUCCESS) return HST_SUCCESS;
+    hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_create: no kernel '%s' (%s)", name,
+             hst_result_string(err));
+    return err;
+}
+
+static void hst__cl_kernel_free(hst_kernel *k) {
+    if (k->cl && hst__cl_usable()) clReleaseKernel(k->cl);
+}
+
+/* A bound argument's bytes as clSetKernelArg takes them (a scalar's are its union member's,
+   which all start at the union's address; LOCAL: NULL). */
+static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hst_karg *a) {
+    size_t bytes = a->bytes;
+    const void *value = &a->v;
+    cl_int err;
+    HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
+    switch (a->kind) {
+    case HST_KARG_GLOBAL: value = &a->v.buffer->cl; bytes = sizeof(cl_mem); break;
+    case HST_KARG_IMAGE: value = &a->v.image->cl; bytes = sizeof(cl_mem); break;
+    case HST_KARG_SAMPLER: value = &a->v.sampler->cl; bytes = sizeof(cl_sampler); break;
+    case HST_KARG_LOCAL: value = NULL; break;
+    case HST_KARG_VALUE: value = a->v.value; break;
+    default: break;
+    }
+    err = clSetKernelArg(k->cl, index, bytes, value);
+    if (err == CL_SUCCESS) return HST_SUCCESS;
+    hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
+             "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
+    return err;
+}
+
+static hst_result hst__cl_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
+    HST__CL_HERE(k->prog->be, "hst_kernel_set_svm");
+    HST__CL(k->prog->be, "clSetKernelArgSVMPointer", clSetKernelArgSVMPointer(k->cl, index, ptr));
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_kernel_wg_info(const hst_kernel *k, hst_kernel_wg_info *out) {
+    const hst_backend *be = k->prog->be;
+    cl_ulong local = 0, priv = 0;
+    HST__CL_HERE(be, "hst_kernel_work_group_info");
+    HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_WORK_GROUP_SIZE,
+            sizeof out->work_group_size, &out->work_group_size, NULL));
+    HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof out->preferred_multiple, &out->preferred_multiple, NULL));
+    HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_LOCAL_MEM_SIZE,
+            sizeof local, &local, NULL));
+    HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_PRIVATE_MEM_SIZE,
+            sizeof priv, &priv, NULL));
+    HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof out->compile_work_group_size, out->compile_work_group_size, NULL));
+    out->local_mem_bytes = (uint64_t)local;
+    out->private_mem_bytes = (uint64_t)priv;
+    return HST_SUCCESS;
+}
+
+/* The default work-group: 256 / 16x16 / 8x8x4, halved (largest axis first) until the kernel
+   accepts it on this device. */
+static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned dims, size_t *local) {
+    size_t max = 0, prod;
+    unsigned i;
+    if (clGetKernelWorkGroupInfo(k->cl, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) != CL_SUCCESS || !max)
+        max = 1;
+    local[0] = dims == 1 ? HST__DEFAULT_LOCAL_1D : dims == 2 ? 16 : 8;
+    local[1] = dims == 2 ? 16 : dims == 3 ? 8 : 1;
+    local[2] = dims == 3 ? 4 : 1;
+    for (;;) {
+        unsigned big = 0;
+        prod = local[0] * local[1] * local[2];
+        if (prod <= max) break;
+        for (i = 1; i < 3; i++) if (local[i] > local[big]) big = i;
+        local[big] /= 2;
+    }
+}
+
+/* The launch's NDRange: local as given or the default, global rounded up to it, and the
+   offset added without overflow (OpenCL's CL_INVALID_GLOBAL_OFFSET, caught before the call). */
+static hst_result hst__ndrange(const hst_queue *q, const hst_kernel *k, unsigned dims, const size_t *offset,
+                               const size_t *global, const size_t *local, size_t *glob, size_t *loc) {
+    static const char *F = "hst_launch";
+    unsigned i;
+    size_t end;
+    if (local) for (i = 0; i < dims; i++) loc[i] = local[i];
+    else hst__default_local(k, q->be->dev, dims, loc);
+    for (i = 0; i < dims; i++) {
+        if (!global[i] || !loc[i])
+            return hst__zero_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
+                                 i, global[i], i, loc[i]);
+        if (!hst_size_add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
+        glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */
+        if (offset && !hst_size_add(offset[i], glob[i], &end))
+            return hst__overflow(q->be, F, "global_offset + global size");
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__cl_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *offset, const size_t *global,
+                                 const size_t *local, HST__WAITS) {
+    size_t loc[3] = {1, 1, 1}, glob[3] = {1, 1, 1};
+    hst_result r;
+    if ((r = hst__ndrange(q, k, dims, offset, global, local, glob, loc)) != HST_SUCCESS) return r;
+    HST__CL_ENQUEUE("clEnqueueNDRangeKernel", clEnqueueNDRangeKernel(q->cl, k->cl, dims, offset, glob, loc,
+                                                                     W.n, W.ev, OUT));
+}
+
+/* A declared kernel: the family's program and kernel (made once per backend), bound and run. */
+static hst_result hst__cl_launch_declared(hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out) {
+    hst_kernel *k;
+    hst_result r;
+    if ((r = hst_family_kernel(be, d->family, d->options, d->kernel, &k)) != HST_SUCCESS) return r;
+    return hst_kernel_run(q, k, &d->range, d->num_args, d->args, d->num_wait, d->wait, out);
+}
+
+/* >>opencl handles */
+HST__BDEF cl_context hst_backend_cl_context(const hst_backend *be) { return be ? be->ctx : NULL; }
+HST__BDEF cl_platform_id hst_backend_cl_platform(const hst_backend *be) { return be ? be->platform : NULL; }
+HST__BDEF cl_device_id hst_backend_cl_device(const hst_backend *be) { return be ? be->dev : NULL; }
+HST__BDEF cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
+HST__BDEF cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
+HST__BDEF cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NULL; }
+HST__BDEF cl_sampler hst_sampler_cl(const hst_sampler *s) { return s ? s->cl : NULL; }
+HST__BDEF cl_event hst_event_cl(hst_event e) { return e && !hst__host_event(e) ? hst__cl_ev(e) : NULL; }
+HST__BDEF hst_event hst_event_from_cl(cl_event e) { return (hst_event)(void *)e; }
+
+#define HST__OP_CL(ret, name, params, args) hst__cl_##name,
+#define HST__OP_CL_V(name, params, args) hst__cl_##name,
+static const hst__device_ops hst__opencl_ops = {"OpenCL", 1, HST__DEVICE_OPS(HST__OP_CL, HST__OP_CL_V)};
+#undef HST__OP_CL
+#undef HST__OP_CL_V
+static const hst__device_ops *hst__opencl_device(void) { return &hst__opencl_ops; }
+#endif /* HST_NO_OPENCL: the OpenCL device */
+
+/* >>devices ---------------------------------------------------------------------------------- */
+/* The host device's memory: physical memory where the system says, else the largest object. */
+static uint64_t hst__host_memory_bytes(void) {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (uint64_t)pages <= (uint64_t)PTRDIFF_MAX / (uint64_t)page)
+        return (uint64_t)pages * (uint64_t)page;
+#endif
+    return (uint64_t)PTRDIFF_MAX;
+}
+
+/* The host device's compute units: the online processors, on which the host twins that run
+   in threads (esrrf.h's stages, one thread per core) spread; 1 where the system does not say. */
+static unsigned hst__host_cores(void) {
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0 && (unsigned long)n <= UINT32_MAX) return (unsigned)n;
+#endif
+    return 1;
+}
+
+static void hst__host_device_info(hst_device_info *d) {
+    memset(d, 0, sizeof *d);
+    hst__copy_string(d->selector, sizeof d->selector, "host");
+    d->platform_index = d->device_index = -1;
+    d->type = HST_DEVICE_HOST;
+    d->unified_memory = 1;
+    hst__copy_string(d->name, sizeof d->name, "host (C twins of the kernels)");
+    hst__copy_string(d->vendor, sizeof d->vendor, "halostream");
+    hst__copy_string(d->platform_name, sizeof d->platform_name, "host");
+    hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
+    hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
+    d->compute_units = hst__host_cores();        /* the threads of the host twins (esrrf.h) */
+    d->global_mem_bytes = d->max_alloc_bytes = hst__host_memory_bytes();
+    d->max_work_group_size = 1;
+    d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
+    d->fp64 = d->images = d->correctly_rounded_sqrt = 1;
+    d->svm = HST_SVM_COARSE | HST_SVM_FINE;
+}
+
 
 HST__BDEF hst_result hst_devices(hst_device_info *out, size_t capacity, size_t *count) {
     size_t n = 0;
     if (!count) return hst__null_arg(NULL, "hst_devices", "count is NULL");
 #ifndef HST_NO_OPENCL
-    {
-        hst__list_ctx c;
-        c.out = out; c.cap = capacity; c.n = 0;
-        hst__cl_visit(hst__list_visit, &c);
-        n = c.n;
-    }
+    n = hst__cl_list(out, capacity);
 #endif
     if (out && n < capacity) hst__host_device_info(&out[n]);
     *count = n + 1;
@@ -1761,27 +2911,6 @@ static void hst__describe_devices(const hst_device_info *list, size_t n, const c
                                  list[i].name, i + 1 < n ? "," : "");
 }
 
-#ifndef HST_NO_OPENCL
-/* hst__select's result r in a child of fork(), whose list holds the host device alone: auto's
-   choice of it is announced (a warning, FORKED); a selector that matched nothing may have
-   meant an OpenCL device, and fails as such (HST_ERROR_FORKED). why: the reason, rewritten. */
-static hst_result hst__select_forked(const hst_backend *be, const char *sel, hst_result r,
-                                     char *why, size_t why_bytes) {
-    char forked[160];
-    snprintf(forked, sizeof forked, "OpenCL was initialised in process %ld and this process "
-             "(%ld) is a child of fork(), where only the host device runs", hst__cl_pid, hst__pid());
-    if (r == HST_ERROR_NO_DEVICE) {
-        snprintf(why, why_bytes, "'%s' matches no device this process can use: %s (HST_DEVICE=host; "
-                 "or start the process with exec: Python's 'spawn' start method)", sel, forked);
-        return HST_ERROR_FORKED;
-    }
-    if (r == HST_SUCCESS && !strcmp(sel, "auto")) {
-        snprintf(why, why_bytes, "auto: the host device: %s", forked);
-        hst__log(be, HST_LOG_WARN, HST_LOGITEM_FORKED, "%s", why);
-    }
-    return r;
-}
-#endif
 
 static hst_result hst__select(const hst_backend *be, const char *selector, hst_device_info *out,
                               char *why, size_t why_bytes) {
@@ -1861,112 +2990,19 @@ static void hst__init_config(hst_backend *be, const hst_backend_desc *d) {
     be->log_level = d->log_level ? d->log_level
                                  : (d->logger ? HST_LOG_DEBUG : hst__env_log_level());
     be->allocator = d->allocator;
+    be->ops = hst__host_device();   /* until the device is opened */
     be->device_limit = d->device_memory_limit_bytes;
     hst__resolve_cache_dir(be, d);
 }
 
-#ifndef HST_NO_OPENCL
-static int hst__cl_version_at_least(const char *version, int major) {
-    int maj = 1, min = 0;
-    if (sscanf(version, "OpenCL %d.%d", &maj, &min) < 1) return 0;
-    return maj >= major;
-}
 
-/* An in-order queue, with profiling when asked; OpenCL 2.0+ has the non-deprecated
-   constructor. */
-static hst_result hst__cl_queue(hst_backend *be, int profiling, cl_command_queue *out) {
-    cl_int err;
-    cl_command_queue_properties flags = profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
-    if (hst__cl_version_at_least(be->info.version, 2)) {
-        cl_queue_properties props[3] = {CL_QUEUE_PROPERTIES, 0, 0};
-        props[1] = flags;
-        *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, props, &err);
-    } else {
-#if defined(__GNUC__) || defined(__clang__)
-#  pragma GCC diagnostic push
-#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-        *out = clCreateCommandQueue(be->ctx, be->dev, flags, &err);
-#if defined(__GNUC__) || defined(__clang__)
-#  pragma GCC diagnostic pop
-#endif
-    }
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateCommandQueue", err);
-    return HST_SUCCESS;
-}
 
-typedef struct hst__byo_ctx { cl_device_id dev; hst_device_info *info; } hst__byo_ctx;
-static int hst__byo_visit(cl_platform_id pl, cl_device_id dev, int p, int d, void *user) {
-    hst__byo_ctx *c = (hst__byo_ctx *)user;
-    if (dev != c->dev) return 1;
-    hst__cl_device_info(pl, dev, p, d, c->info);
-    return 0;
-}
-
-/* Wraps the caller's context and queue (retained, never owned). */
-static hst_result hst__open_byo(hst_backend *be, cl_context ctx, cl_command_queue q) {
-    hst__byo_ctx c;
-    cl_context qctx = NULL;
-    cl_command_queue_properties props = 0;
-    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL));
-    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
-    if (qctx != ctx)
-        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue belongs to another context than desc.wrap_context");
-    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)   /* array operations rely on order */
-        return hst__bad_arg(be, "hst_backend_create", "desc.wrap_queue is out-of-order; wrap an in-order queue");
-    HST__CL(be, "clGetCommandQueueInfo", clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof be->dev, &be->dev, NULL));
-    HST__CL(be, "clGetDeviceInfo", clGetDeviceInfo(be->dev, CL_DEVICE_PLATFORM, sizeof be->platform, &be->platform, NULL));
-    c.dev = be->dev;
-    c.info = &be->info;
-    be->info.type = (hst_device_type)0;
-    hst__cl_visit(hst__byo_visit, &c);
-    if (be->info.type == 0) {    /* a device the ICD loader does not list: describe it anyway */
-        hst__cl_device_info(be->platform, be->dev, -1, -1, &be->info);
-        hst__copy_string(be->info.selector, sizeof be->info.selector, "wrapped");
-    }
-    clRetainContext(ctx);
-    clRetainCommandQueue(q);
-    be->ctx = ctx;
-    be->queue.cl = q;
-    be->queue.profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
-    hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "wrapping the caller's context on %s (%s)",
-             be->info.name, be->info.selector);
-    return HST_SUCCESS;
-}
-
-static hst_result hst__open_cl(hst_backend *be) {
-    hst__find_ctx f;
-    cl_int err;
-    cl_context_properties props[3];
-    f.p = be->info.platform_index; f.d = be->info.device_index; f.plat = NULL; f.dev = NULL;
-    hst__cl_visit(hst__find_visit, &f);
-    if (!f.dev) return HST_ERROR_NO_DEVICE;
-    be->platform = f.plat;
-    be->dev = f.dev;
-    props[0] = CL_CONTEXT_PLATFORM; props[1] = (cl_context_properties)f.plat; props[2] = 0;
-    be->ctx = clCreateContext(props, 1, &f.dev, NULL, NULL, &err);
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateContext", err);
-    return hst__cl_queue(be, 0, &be->queue.cl);
-}
-#endif
-
-/* Announces that no OpenCL platform exists, once per process, as the design asks. */
-static void hst__note_no_platform(const hst_backend *be) {
-    static int said = 0;
-    if (said) return;
-    said = 1;
-    hst__log(be, HST_LOG_WARN, HST_LOGITEM_NO_PLATFORM,
-             "no OpenCL device found: the host device runs everything (C twins of the kernels)");
-}
-
+/* The device's table opens it: a wrapped context, or the device the selector picks. */
 static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc) {
     char why[512];
     hst_result r;
 #ifndef HST_NO_OPENCL
-    if (desc->wrap_context) {
-        HST__CL_HERE(be, "hst_backend_create");
-        return hst__open_byo(be, desc->wrap_context, desc->wrap_queue);
-    }
+    if (desc->wrap_context) { be->ops = hst__opencl_device(); return be->ops->open(be, desc); }
 #endif
     r = hst__select(be, desc->device, &be->info, why, sizeof why);
     if (r != HST_SUCCESS)
@@ -1974,20 +3010,10 @@ static hst_result hst__open_device(hst_backend *be, const hst_backend_desc *desc
                                                             : HST_LOGITEM_NO_MATCHING_DEVICE,
                                 "hst_backend_create", "%s", why);
     hst__log(be, HST_LOG_INFO, HST_LOGITEM_DEVICE_CHOSEN, "%s: %s", be->info.name, why);
-    if (be->info.type == HST_DEVICE_HOST) {
-        size_t n = 0;
 #ifndef HST_NO_OPENCL
-        if (!hst__cl_usable()) return HST_SUCCESS;   /* a child of fork(): OpenCL not listed */
+    if (be->info.type != HST_DEVICE_HOST) be->ops = hst__opencl_device();
 #endif
-        if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
-        if (n == 1) hst__note_no_platform(be);
-        return HST_SUCCESS;
-    }
-#ifndef HST_NO_OPENCL
-    return hst__open_cl(be);
-#else
-    return HST_ERROR_NO_DEVICE;
-#endif
+    return be->ops->open(be, desc);
 }
 
 static void hst__backend_free(hst_backend *be);
@@ -2017,9 +3043,7 @@ static void hst__release_programs(hst_backend *be) {
     while (be->programs) {
         hst_program *p = be->programs;
         be->programs = p->next;
-#ifndef HST_NO_OPENCL
-        if (p->cl && hst__cl_usable()) clReleaseProgram(p->cl);
-#endif
+        be->ops->program_free(p);
         hst__free(be, p);
     }
 }
@@ -2038,13 +3062,7 @@ static void hst__backend_free(hst_backend *be) {
     hst__release_families(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
-    if (be->queue.tail) hst__event_release(be->queue.tail);
-#ifndef HST_NO_OPENCL
-    if (hst__cl_usable()) {   /* a child of fork() leaves the parent's OpenCL objects alone */
-        if (be->queue.cl) { clFinish(be->queue.cl); clReleaseCommandQueue(be->queue.cl); }
-        if (be->ctx) clReleaseContext(be->ctx);
-    }
-#endif
+    be->ops->close(be);
     hst__free(be, be);
 }
 
@@ -2139,13 +3157,6 @@ HST__BDEF void *hst_backend_extension(const hst_backend *be, const char *name) {
 HST__BDEF uint64_t hst_backend_device_bytes(const hst_backend *be) {
     return be ? be->device_bytes : 0;
 }
-#ifndef HST_NO_OPENCL
-HST__BDEF cl_context hst_backend_cl_context(const hst_backend *be) { return be ? be->ctx : NULL; }
-HST__BDEF cl_platform_id hst_backend_cl_platform(const hst_backend *be) {
-    return be ? be->platform : NULL;
-}
-HST__BDEF cl_device_id hst_backend_cl_device(const hst_backend *be) { return be ? be->dev : NULL; }
-#endif
 
 /* >>queues ----------------------------------------------------------------------------------- */
 HST__BDEF hst_result hst_queue_create(hst_backend *be, hst_queue **out) {
@@ -2159,255 +3170,80 @@ HST__BDEF hst_result hst_queue_create_desc(hst_backend *be, const hst_queue_desc
     if (!q) return HST_ERROR_OUT_OF_HOST_MEMORY;
     q->be = be;
     q->profiling = desc && desc->profiling;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) {
-        hst_result r = hst__cl_usable() ? hst__cl_queue(be, q->profiling, &q->cl)
-                                        : hst__cl_refused(be, "hst_queue_create");
+    {
+        hst_result r = be->ops->queue_create(q);
         if (r != HST_SUCCESS) { hst__free(be, q); return r; }
     }
-#endif
     *out = q;
     return HST_SUCCESS;
 }
 
-HST__BDEF void hst_queue_destroy(hst_queue *q) {
-    if (!q || q == &q->be->queue) return;   /* the default queue belongs to the backend */
-#ifndef HST_NO_OPENCL
-    if (q->cl && hst__cl_usable()) { clFinish(q->cl); clReleaseCommandQueue(q->cl); }
+/* Not inlined: GCC's use-after-free analysis, seeing the free inlined into a caller, warns
+   where the caller keeps using the default queue, which is never freed. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
 #endif
-    if (q->tail) hst__event_release(q->tail);
+static void hst__queue_free(hst_queue *q) {
+    q->be->ops->queue_destroy(q);
     hst__free(q->be, q);
+}
+
+HST__BDEF void hst_queue_destroy(hst_queue *q) {
+    if (q && q != &q->be->queue) hst__queue_free(q);   /* the default queue belongs to the backend */
 }
 
 HST__BDEF int hst_queue_profiling(const hst_queue *q) { return q ? q->profiling : 0; }
 
 HST__BDEF hst_result hst_queue_flush(hst_queue *q) {
     if (!q) return hst__null_arg(NULL, "hst_queue_flush", "q is NULL");
-#ifndef HST_NO_OPENCL
-    if (q->cl) HST__CL_HERE(q->be, "hst_queue_flush");
-    if (q->cl) HST__CL(q->be, "clFlush", clFlush(q->cl));
-#endif
-    return HST_SUCCESS;
+    return q->be->ops->queue_flush(q);
 }
 
 HST__BDEF hst_result hst_queue_finish(hst_queue *q) {
     if (!q) return hst__null_arg(NULL, "hst_queue_finish", "q is NULL");
-#ifndef HST_NO_OPENCL
-    if (q->cl) HST__CL_HERE(q->be, "hst_queue_finish");
-    if (q->cl) HST__CL(q->be, "clFinish", clFinish(q->cl));
-#endif
-    return HST_SUCCESS;
+    return q->be->ops->queue_finish(q);
 }
 
-#ifndef HST_NO_OPENCL
-HST__BDEF cl_command_queue hst_queue_cl(const hst_queue *q) { return q ? q->cl : NULL; }
-#endif
 
 /* >>events ----------------------------------------------------------------------------------- */
-/* OpenCL's codes for what the host device's events share with OpenCL's (as OpenCL names them,
-   also where OpenCL is not compiled in). */
-#define HST__CL_PROFILING_INFO_NOT_AVAILABLE (-7)
-#define HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (-14)
-#define HST__CL_INVALID_OPERATION (-59)
-
-/* The host device event behind e, or NULL (e NULL or an OpenCL event). */
-static struct hst__event *hst__host_event(hst_event e) {
-    uint64_t magic;
-    if (!e) return NULL;
-    memcpy(&magic, (const void *)e, sizeof magic);
-    return magic == HST__EVENT_MAGIC ? (struct hst__event *)(void *)e : NULL;
-}
-
-static hst_event hst__as_event(struct hst__event *ev) { return (hst_event)(void *)ev; }
-
-static struct hst__event *hst__event_new(hst_backend *be, int status) {
-    struct hst__event *ev = (struct hst__event *)hst__calloc(be, sizeof *ev);
-    if (!ev) return NULL;
-    ev->magic = HST__EVENT_MAGIC;
-    ev->be = be;
-    ev->refs = 1;
-    ev->status = status;
-    return ev;
-}
-
-static struct hst__event *hst__event_retain(struct hst__event *ev) { ev->refs++; return ev; }
-
-static void hst__event_unlink_waiter(struct hst__event *dep, const struct hst__event *m) {
-    hst__waiter **w;
-    for (w = &dep->waiters; *w; w = &(*w)->next)
-        if ((*w)->ev == m) { hst__waiter *x = *w; *w = x->next; hst__free(dep->be, x); return; }
-}
-
-/* A marker lets go of what it waits for (when it ends, or when freed before). */
-static void hst__event_drop_deps(struct hst__event *ev) {
-    size_t i;
-    for (i = 0; i < ev->num_deps; i++) {
-        hst__event_unlink_waiter(ev->deps[i], ev);
-        hst__event_release(ev->deps[i]);
-    }
-    hst__free(ev->be, ev->deps);
-    ev->deps = NULL;
-    ev->num_deps = 0;
-}
-
-/* Callbacks never run (the event never ended) are dropped with it. */
-static void hst__event_release(struct hst__event *ev) {
-    if (--ev->refs) return;
-    hst__event_drop_deps(ev);
-    while (ev->callbacks) { hst__callback *c = ev->callbacks; ev->callbacks = c->next; hst__free(ev->be, c); }
-    while (ev->waiters) { hst__waiter *w = ev->waiters; ev->waiters = w->next; hst__free(ev->be, w); }
-    hst__free(ev->be, ev);
-}
-
-static void hst__event_run_callbacks(struct hst__event *ev) {
-    while (ev->callbacks) {
-        hst__callback *c = ev->callbacks;
-        ev->callbacks = c->next;
-        c->fn(hst__as_event(ev), ev->status, c->user);
-        hst__free(ev->be, c);
-    }
-}
-
-/* A waiting marker hears that one of its events ended; 1 when that was the last. */
-static int hst__event_dep_ended(struct hst__event *m, int dep_status) {
-    if (dep_status < 0) m->dep_failed = 1;
-    if (--m->pending) return 0;
-    m->status = m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE;
-    return 1;
-}
-
-/* ev reaches its end with status: its times, its callbacks, then the markers this releases, and
-   theirs in turn (a work list, not recursion: chains of markers may be long). Events on the
-   list are held, so a callback that releases one cannot free it under the walk. */
-static void hst__event_end(struct hst__event *ev, int status) {
-    struct hst__event *ready = hst__event_retain(ev);
-    ev->status = status;
-    ev->next_ready = NULL;
-    while (ready) {
-        struct hst__event *e = ready;
-        ready = e->next_ready;
-        if (e->profiled) e->t[3] = hst__time_ns();
-        if (e->profiled && !e->t[2]) e->t[2] = e->t[3];   /* a marker starts as it ends */
-        hst__event_drop_deps(e);
-        hst__event_run_callbacks(e);
-        while (e->waiters) {
-            hst__waiter *w = e->waiters;
-            struct hst__event *m = w->ev;
-            e->waiters = w->next;
-            hst__free(e->be, w);
-            if (hst__event_dep_ended(m, e->status)) { m->next_ready = ready; ready = hst__event_retain(m); }
-        }
-        hst__event_release(e);
-    }
-}
-
-/* Logs a refused wait on a pending host event and says why nothing else can end it. */
-static hst_result hst__pending_refused(const hst_backend *be, const char *func, const char *what) {
-    return hst__state_arg(be, func, "%s is still pending (it waits on a user event not set yet): the "
-                          "host device runs commands when they are enqueued and only "
-                          "hst_user_event_set ends it, so this would wait for ever; set the user "
-                          "event first, or wait with a marker", what);
-}
-
+/* Each event's operations go through its table (hst__event_ops); NULL counts as complete. */
 HST__BDEF hst_result hst_event_wait(size_t num, const hst_event *events) {
     size_t i;
+    hst_result r;
     if (num && !events) return hst__null_arg(NULL, "hst_event_wait", "events is NULL but num is %zu", num);
     for (i = 0; i < num; i++) {
-        struct hst__event *ev = hst__host_event(events[i]);
-        if (ev && ev->status > 0) return hst__pending_refused(ev->be, "hst_event_wait", "an event");
-        if (ev && ev->status < 0) {
-            hst__log(ev->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_event_wait: event %zu ended with "
-                     "status %d", i, ev->status);
-            return HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-        }
-#ifndef HST_NO_OPENCL
-        if (!ev && events[i]) {
-            cl_int e, st = 0;
-            HST__CL_HERE(NULL, "hst_event_wait");
-            e = clWaitForEvents(1, &events[i]);
-            if (e == CL_SUCCESS)
-                e = clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-            if (e == CL_SUCCESS && st < 0) e = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
-            if (e != CL_SUCCESS) return hst__cl_fail(NULL, "clWaitForEvents", e);
-        }
-#endif
+        const hst__device_ops *ops = hst__event_ops(events[i]);
+        if (ops && (r = ops->event_wait(events[i], i)) != HST_SUCCESS) return r;
     }
     return HST_SUCCESS;
 }
 
 HST__BDEF void hst_event_release(hst_event e) {
-    struct hst__event *ev = hst__host_event(e);
-    if (ev) hst__event_release(ev);
-#ifndef HST_NO_OPENCL
-    else if (e && hst__cl_usable()) clReleaseEvent(e);
-#endif
+    const hst__device_ops *ops = hst__event_ops(e);
+    if (ops) ops->event_release(e);
 }
 
 HST__BDEF void hst_event_retain(hst_event e) {
-    struct hst__event *ev = hst__host_event(e);
-    if (ev) ev->refs++;
-#ifndef HST_NO_OPENCL
-    else if (e && hst__cl_usable()) clRetainEvent(e);
-#endif
+    const hst__device_ops *ops = hst__event_ops(e);
+    if (ops) ops->event_retain(e);
 }
 
 HST__BDEF hst_result hst_event_status(hst_event e, int *status) {
+    const hst__device_ops *ops = hst__event_ops(e);
     struct hst__event *ev = hst__host_event(e);
     if (!status) return hst__null_arg(ev ? ev->be : NULL, "hst_event_status", "status is NULL");
-    *status = ev ? ev->status : HST_EVENT_COMPLETE;
-#ifndef HST_NO_OPENCL
-    if (!ev && e) {
-        cl_int st = 0;
-        HST__CL_HERE(NULL, "hst_event_status");
-        HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-        *status = (int)st;
-    }
-#endif
-    return HST_SUCCESS;
+    *status = HST_EVENT_COMPLETE;
+    return ops ? ops->event_status(e, status) : HST_SUCCESS;
 }
-
-static hst_result hst__not_profiled(const hst_backend *be, const char *why) {
-    hst__log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "hst_event_profile: no profiling times: %s",
-             why);
-    return HST__CL_PROFILING_INFO_NOT_AVAILABLE;
-}
-
-#ifndef HST_NO_OPENCL
-static hst_result hst__cl_profile(hst_event e, uint64_t t[4]) {
-    static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                              CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
-    int i;
-    HST__CL_HERE(NULL, "hst_event_profile");
-    for (i = 0; i < 4; i++) {
-        cl_ulong v = 0;
-        cl_int err = clGetEventProfilingInfo(e, what[i], sizeof v, &v, NULL);
-        if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
-            return hst__not_profiled(NULL, "the event's queue was not created with profiling "
-                                     "(hst_queue_desc.profiling), it is a user event, or it is not complete");
-        if (err != CL_SUCCESS) return hst__cl_fail(NULL, "clGetEventProfilingInfo", err);
-        t[i] = (uint64_t)v;
-    }
-    return HST_SUCCESS;
-}
-#endif
 
 HST__BDEF hst_result hst_event_profile(hst_event e, uint64_t *queued_ns, uint64_t *submit_ns,
                                      uint64_t *start_ns, uint64_t *end_ns) {
-    struct hst__event *ev = hst__host_event(e);
+    const hst__device_ops *ops = hst__event_ops(e);
     uint64_t t[4] = {0, 0, 0, 0};
-    hst_result r = HST_SUCCESS;
-    if (!e) return hst__null_arg(NULL, "hst_event_profile", "e is NULL (a command on a host device "
-                                 "queue without profiling, or no event asked for)");
-    if (ev && !ev->profiled)
-        return hst__not_profiled(ev->be, ev->user ? "a user event has none"
-                                                  : "the queue was not created with profiling (hst_queue_desc.profiling)");
-    if (ev && ev->status != HST_EVENT_COMPLETE)
-        return hst__not_profiled(ev->be, ev->status > 0 ? "the command is not complete" : "the command failed");
-    if (ev) memcpy(t, ev->t, sizeof t);
-#ifndef HST_NO_OPENCL
-    else r = hst__cl_profile(e, t);
-#endif
-    if (r != HST_SUCCESS) return r;
+    hst_result r;
+    if (!ops) return hst__null_arg(NULL, "hst_event_profile", "e is NULL (a command on a host device "
+                                   "queue without profiling, or no event asked for)");
+    if ((r = ops->event_profile(e, t)) != HST_SUCCESS) return r;
     if (queued_ns) *queued_ns = t[0];
     if (submit_ns) *submit_ns = t[1];
     if (start_ns) *start_ns = t[2];
@@ -2416,281 +3252,52 @@ HST__BDEF hst_result hst_event_profile(hst_event e, uint64_t *queued_ns, uint64_
 }
 
 HST__BDEF hst_result hst_user_event_create(hst_backend *be, hst_event *out) {
-    struct hst__event *ev;
     if (!be || !out) return hst__null_arg(be, "hst_user_event_create", "%s is NULL", be ? "out" : "be");
     *out = NULL;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) {
-        cl_int err;
-        HST__CL_HERE(be, "hst_user_event_create");
-        *out = clCreateUserEvent(be->ctx, &err);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, "clCreateUserEvent", err);
-    }
-#endif
-    if (!(ev = hst__event_new(be, HST_EVENT_SUBMITTED))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    ev->user = 1;
-    *out = hst__as_event(ev);
-    return HST_SUCCESS;
+    return be->ops->user_event_create(be, out);
 }
 
 HST__BDEF hst_result hst_user_event_set(hst_event e, int status) {
     static const char *F = "hst_user_event_set";
+    const hst__device_ops *ops = hst__event_ops(e);
     struct hst__event *ev = hst__host_event(e);
-    const hst_backend *be = ev ? ev->be : NULL;
-    if (!e) return hst__null_arg(NULL, F, "e is NULL");
+    if (!ops) return hst__null_arg(NULL, F, "e is NULL");
     if (status > 0)
-        return hst__range_arg(be, F, "status %d: a user event is set to HST_EVENT_COMPLETE (0) or a "
+        return hst__range_arg(ev ? ev->be : NULL, F, "status %d: a user event is set to HST_EVENT_COMPLETE (0) or a "
                               "negative error", status);
-    if (ev && !ev->user) return hst__bad_arg(be, F, "e was not made by hst_user_event_create");
-    if (ev && ev->status <= 0) {
-        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, ev->status);
-        return HST__CL_INVALID_OPERATION;
-    }
-    if (ev) { hst__event_end(ev, status); return HST_SUCCESS; }
-#ifndef HST_NO_OPENCL
-    {   /* a user event is CL_SUBMITTED until set; NVIDIA's driver answers a second set with
-           CL_INVALID_VALUE, not the CL_INVALID_OPERATION OpenCL specifies: refused here alike */
-        cl_int st = CL_SUBMITTED;
-        HST__CL_HERE(NULL, F);
-        HST__CL(NULL, "clGetEventInfo", clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-        if (st != CL_SUBMITTED) {
-            hst__log(NULL, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, (int)st);
-            return HST__CL_INVALID_OPERATION;
-        }
-    }
-    HST__CL(NULL, "clSetUserEventStatus", clSetUserEventStatus(e, (cl_int)status));
-#endif
-    return HST_SUCCESS;
+    return ops->user_event_set(e, status);
 }
-
-#ifndef HST_NO_OPENCL
-/* What an OpenCL callback carries to the caller's function (freed by its one call). */
-typedef struct hst__cl_callback { hst_event_fn fn; void *user; } hst__cl_callback;
-
-static void CL_CALLBACK hst__cl_event_callback(cl_event e, cl_int status, void *data) {
-    hst__cl_callback c = *(hst__cl_callback *)data;
-    free(data);
-    c.fn(e, (int)status, c.user);
-}
-
-/* OpenCL's callback runs on its own thread, where no backend (and so no allocator) is at hand:
-   the carrier comes from malloc. */
-static hst_result hst__cl_set_callback(hst_event e, hst_event_fn fn, void *user) {
-    hst__cl_callback *c;
-    cl_int err;
-    HST__CL_HERE(NULL, "hst_event_set_callback");
-    c = (hst__cl_callback *)malloc(sizeof *c);
-    if (!c) return hst__cl_fail(NULL, "hst_event_set_callback: malloc", CL_OUT_OF_HOST_MEMORY);
-    c->fn = fn;
-    c->user = user;
-    err = clSetEventCallback(e, CL_COMPLETE, hst__cl_event_callback, c);
-    if (err != CL_SUCCESS) { free(c); return hst__cl_fail(NULL, "clSetEventCallback", err); }
-    return HST_SUCCESS;
-}
-#endif
 
 HST__BDEF hst_result hst_event_set_callback(hst_event e, hst_event_fn fn, void *user) {
+    const hst__device_ops *ops = hst__event_ops(e);
     struct hst__event *ev = hst__host_event(e);
-    hst__callback *c, **tail;
     if (!fn) return hst__null_arg(ev ? ev->be : NULL, "hst_event_set_callback", "fn is NULL");
-    if (!e || (ev && ev->status <= 0)) { fn(e, ev ? ev->status : HST_EVENT_COMPLETE, user); return HST_SUCCESS; }
-#ifndef HST_NO_OPENCL
-    if (!ev) return hst__cl_set_callback(e, fn, user);
-#endif
-    if (!(c = (hst__callback *)hst__malloc(ev->be, sizeof *c))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    c->fn = fn;
-    c->user = user;
-    c->next = NULL;
-    for (tail = &ev->callbacks; *tail; tail = &(*tail)->next) {}
-    *tail = c;
-    return HST_SUCCESS;
+    if (!ops) { fn(e, HST_EVENT_COMPLETE, user); return HST_SUCCESS; }
+    return ops->event_set_callback(e, fn, user);
 }
 
 /* >>memory ----------------------------------------------------------------------------------- */
-#ifndef HST_NO_OPENCL
-/* OpenCL rejects NULL entries in a wait list; ours mean "already complete", so they are
-   dropped. Up to HST__WAIT_LOCAL events need no allocation. */
-#define HST__WAIT_LOCAL 16
-typedef struct hst__waitlist {
-    cl_uint n;
-    const cl_event *ev;
-    cl_event local[HST__WAIT_LOCAL];
-    cl_event *heap;
-} hst__waitlist;
-
-static hst_result hst__wl_init(const hst_backend *be, hst__waitlist *w, size_t num,
-                               const hst_event *wait) {
-    size_t i, nonnull = 0;
-    cl_event *dst;
-    w->heap = NULL; w->n = 0; w->ev = NULL;
-    for (i = 0; i < num; i++) {
-        if (hst__host_event(wait[i]))
-            return hst__bad_arg(be, "enqueue", "wait[%zu] is an event of the host device: an OpenCL "
-                                "queue cannot wait on it", i);
-        nonnull += wait[i] != NULL;
-    }
-    if (nonnull == num) { w->n = (cl_uint)num; w->ev = num ? wait : NULL; return HST_SUCCESS; }
-    dst = w->local;
-    if (nonnull > HST__WAIT_LOCAL) {
-        w->heap = (cl_event *)hst__malloc(be, nonnull * sizeof *dst);
-        if (!w->heap) return HST_ERROR_OUT_OF_HOST_MEMORY;
-        dst = w->heap;
-    }
-    for (i = 0; i < num; i++) if (wait[i]) dst[w->n++] = wait[i];
-    w->ev = w->n ? dst : NULL;
-    return HST_SUCCESS;
-}
-
-static void hst__wl_free(const hst_backend *be, hst__waitlist *w) { hst__free(be, w->heap); }
-#endif
-
 /* Every enqueue-style call starts here: the queue exists and the wait list is well formed. */
 static hst_result hst__check_enqueue(const hst_queue *q, const char *func, size_t num_wait,
                                      const hst_event *wait) {
     if (!q) return hst__null_arg(NULL, func, "q is NULL");
     if (num_wait && !wait)
         return hst__null_arg(q->be, func, "wait is NULL but num_wait is %zu", num_wait);
-#ifndef HST_NO_OPENCL
-    if (q->cl) HST__CL_HERE(q->be, func);
-#endif
-    return HST_SUCCESS;
-}
-
-/* The host device's queue drops its last marker once that has ended; while it has not,
-   commands behind it cannot run in order. */
-static void hst__host_queue_trim(hst_queue *q) {
-    if (q->tail && q->tail->status <= 0) { hst__event_release(q->tail); q->tail = NULL; }
-}
-
-static hst_result hst__host_queue_ready(hst_queue *q, const char *func) {
-    hst__host_queue_trim(q);
-    return q->tail ? hst__pending_refused(q->be, func, "a marker enqueued on q before it") : HST_SUCCESS;
-}
-
-/* The host device runs a command when it is enqueued: once the listed events (and the queue's
-   last marker) have ended; on a profiling queue *out becomes a running event with its times. */
-static hst_result hst__host_begin(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
-                                  hst_event *out) {
-    struct hst__event *ev;
-    hst_result r;
-    uint64_t now = hst__time_ns();
-    if (out) *out = NULL;
-    if ((r = hst__host_queue_ready(q, func)) != HST_SUCCESS) return r;
-    if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS) return r;
-    if (!out || !q->profiling) return HST_SUCCESS;
-    if (!(ev = hst__event_new(q->be, HST_EVENT_RUNNING))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    ev->profiled = 1;
-    ev->t[0] = ev->t[1] = now;
-    ev->t[2] = hst__time_ns();
-    *out = hst__as_event(ev);
-    return HST_SUCCESS;
-}
-
-/* The command's work is done: its event (if any) ends. */
-static hst_result hst__host_end(hst_event *out) {
-    struct hst__event *ev = out ? hst__host_event(*out) : NULL;
-    if (ev) hst__event_end(ev, HST_EVENT_COMPLETE);
-    return HST_SUCCESS;
-}
-
-/* A command with nothing to do on the host device. */
-static hst_result hst__host_none(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
-                                 hst_event *out) {
-    hst_result r = hst__host_begin(q, func, num_wait, wait, out);
-    return r != HST_SUCCESS ? r : hst__host_end(out);
-}
-
-/* A marker's event waits for the pending host events of `wait` and the queue's last marker;
-   errors in the listed events it takes over at once. */
-static hst_result hst__marker_deps(struct hst__event *m, hst_queue *q, size_t num_wait, const hst_event *wait) {
-    size_t i, n = 0;
-    hst__host_queue_trim(q);
-    if (!(m->deps = (struct hst__event **)hst__malloc(q->be, (num_wait + 1) * sizeof *m->deps)))
-        return HST_ERROR_OUT_OF_HOST_MEMORY;
-    for (i = 0; i <= num_wait; i++) {
-        struct hst__event *d = i < num_wait ? hst__host_event(wait[i]) : q->tail;
-        hst__waiter *w;
-        if (!d || d->status <= 0) { if (d && d->status < 0) m->dep_failed = 1; continue; }
-        if (!(w = (hst__waiter *)hst__malloc(q->be, sizeof *w))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-        w->ev = m;
-        w->next = d->waiters;
-        d->waiters = w;
-        m->deps[n++] = hst__event_retain(d);
-        m->num_deps = m->pending = n;
-    }
-    return HST_SUCCESS;
-}
-
-/* The host device's marker (and barrier: on an in-order queue the same): it ends now when
-   nothing it waits for is pending, else later, with the last of them; then it is the queue's
-   last marker, which later commands wait behind. OpenCL events in `wait` are waited for here. */
-static hst_result hst__host_marker(hst_queue *q, size_t num_wait, const hst_event *wait, hst_event *out) {
-    struct hst__event *m;
-    hst_result r;
-    size_t i;
-    if (out) *out = NULL;
-    for (i = 0; i < num_wait; i++)
-        if (!hst__host_event(wait[i]) && (r = hst_event_wait(1, &wait[i])) != HST_SUCCESS) return r;
-    if (!(m = hst__event_new(q->be, HST_EVENT_SUBMITTED))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    m->profiled = q->profiling;
-    m->t[0] = m->t[1] = hst__time_ns();
-    if ((r = hst__marker_deps(m, q, num_wait, wait)) != HST_SUCCESS) { hst__event_release(m); return r; }
-    if (!m->pending)
-        hst__event_end(m, m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE);
-    else { if (q->tail) hst__event_release(q->tail); q->tail = hst__event_retain(m); }
-    if (out && (m->status != HST_EVENT_COMPLETE || m->profiled)) *out = hst__as_event(m);
-    else hst__event_release(m);   /* ended well and unprofiled: NULL says as much */
-    return HST_SUCCESS;
+    return q->be->ops->callable(q->be, func);
 }
 
 HST__BDEF hst_result hst_queue_marker(hst_queue *q, size_t num_wait, const hst_event *wait, hst_event *out) {
     hst_result r;
     if ((r = hst__check_enqueue(q, "hst_queue_marker", num_wait, wait)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (q->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueMarkerWithWaitList(q->cl, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMarkerWithWaitList", err);
-    }
-#endif
-    return hst__host_marker(q, num_wait, wait, out);
+    return q->be->ops->marker(q, 0, num_wait, wait, out);
 }
 
-static int hst__is_cl(const hst_backend *be) {
-#ifndef HST_NO_OPENCL
-    return be->ctx != NULL;
-#else
-    (void)be;
-    return 0;
-#endif
-}
-
-/* A command with nothing to move still orders after its wait list and yields an event, without
-   the host waiting (OpenCL rejects zero-byte fills and copies, hence a marker). */
-static hst_result hst__nothing(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
-                               hst_event *out) {
-    if (hst__is_cl(q->be)) return hst_queue_marker(q, num_wait, wait, out);
-    return hst__host_none(q, func, num_wait, wait, out);
-}
 
 HST__BDEF hst_result hst_queue_barrier(hst_queue *q, size_t num_wait, const hst_event *wait,
                                      hst_event *out) {
     hst_result r;
     if ((r = hst__check_enqueue(q, "hst_queue_barrier", num_wait, wait)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (q->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueBarrierWithWaitList(q->cl, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueBarrierWithWaitList", err);
-    }
-#endif
-    return hst__host_marker(q, num_wait, wait, out);
+    return q->be->ops->marker(q, 1, num_wait, wait, out);
 }
 
 /* [offset, offset + bytes) must lie inside `size` bytes. */
@@ -2725,60 +3332,11 @@ static hst_result hst__reserve(hst_backend *be, const char *func, size_t bytes) 
 
 static void hst__unreserve(hst_backend *be, size_t bytes) { be->device_bytes -= bytes; }
 
-#ifndef HST_NO_OPENCL
-/* Forces the allocation now: OpenCL may defer it to first use, where out-of-memory would
-   surface in an unrelated call. */
-static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
-    cl_event ev;
-    cl_int err = clEnqueueMigrateMemObjects(be->queue.cl, 1, &mem,
-                                            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMigrateMemObjects", err);
-    err = clWaitForEvents(1, &ev);
-    if (err != CL_SUCCESS) {   /* the command's own status names the failure (out of memory) */
-        cl_int status = CL_SUCCESS;
-        if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) == CL_SUCCESS &&
-            status < 0)
-            err = status;
-    }
-    clReleaseEvent(ev);
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clWaitForEvents (resident allocation)", err);
-    return HST_SUCCESS;
-}
-
-/* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
-static hst_result hst__cl_alloc(hst_buffer *b, size_t bytes, unsigned flags, int pinned,
-                                void *wrap) {
-    hst_backend *be = b->be;
-    cl_mem_flags f = (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
-                   : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
-    cl_int err;
-    if (pinned) f = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
-    if (wrap) f |= CL_MEM_USE_HOST_PTR;
-    b->cl = clCreateBuffer(be->ctx, f, bytes, wrap, &err);
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateBuffer", err);
-    if (pinned) {   /* mapped once, for the buffer's lifetime */
-        b->host = clEnqueueMapBuffer(be->queue.cl, b->cl, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                     bytes, 0, NULL, NULL, &err);
-        if (err != CL_SUCCESS) return hst__cl_fail(be, "clEnqueueMapBuffer (pinned)", err);
-        return HST_SUCCESS;
-    }
-    return (flags & HST_MEM_RESIDENT) ? hst__cl_make_resident(be, b->cl) : HST_SUCCESS;
-}
-#endif
 
 /* Releases the memory of a non-pooled buffer and its struct. */
 static void hst__buffer_release(hst_buffer *b) {
     hst_backend *be = b->be;
-#ifndef HST_NO_OPENCL
-    if (b->cl) {
-        if (hst__cl_usable()) {   /* a child of fork() leaves the parent's OpenCL objects alone */
-            if (b->pinned && b->host && !b->parent)
-                clEnqueueUnmapMemObject(be->queue.cl, b->cl, b->host, 0, NULL, NULL);
-            clReleaseMemObject(b->cl);
-        }
-    } else
-#endif
-    if (!b->parent && !b->wrapped) hst__free(be, b->host);
+    be->ops->buffer_free(b);
     if (!b->parent) hst__unreserve(be, b->capacity);
     hst__free(be, b);
 }
@@ -2788,9 +3346,7 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
                                   unsigned flags, int pinned, void *wrap, hst_buffer **out) {
     hst_buffer *b;
     hst_result r;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) HST__CL_HERE(be, func);
-#endif
+    if ((r = be->ops->callable(be, func)) != HST_SUCCESS) return r;
     if ((r = hst__reserve(be, func, bytes)) != HST_SUCCESS) return r;
     b = (hst_buffer *)hst__calloc(be, sizeof *b);
     if (!b) { hst__unreserve(be, bytes); return HST_ERROR_OUT_OF_HOST_MEMORY; }
@@ -2799,15 +3355,7 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
     b->pinned = pinned;
     b->serial = ++be->buffers_made;
     b->wrapped = wrap != NULL;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) r = hst__cl_alloc(b, bytes, flags, pinned, wrap);
-    else
-#endif
-    {
-        b->host = wrap ? wrap : hst__malloc(be, bytes);
-        r = b->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
-        (void)flags;
-    }
+    r = be->ops->buffer_alloc(b, flags, wrap);
     if (r != HST_SUCCESS) { hst__buffer_release(b); return r; }
     *out = b;
     return HST_SUCCESS;
@@ -2857,9 +3405,8 @@ static hst_result hst__buffer_sub(hst_buffer *parent, size_t origin, size_t byte
     hst_backend *be = parent->be;
     hst_buffer *root = parent->parent ? parent->parent : parent, *b;
     size_t at = parent->parent ? parent->origin + origin : origin;
-#ifndef HST_NO_OPENCL
-    if (root->cl) HST__CL_HERE(be, func);
-#endif
+    hst_result r;
+    if ((r = be->ops->callable(be, func)) != HST_SUCCESS) return r;
     if (at % align) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_MISALIGNED,
                  "%s: origin %zu is not a multiple of the device's base address alignment "
@@ -2873,15 +3420,7 @@ static hst_result hst__buffer_sub(hst_buffer *parent, size_t origin, size_t byte
     b->pool = NULL; b->next_held = NULL; b->prev_active = b->next_active = NULL;
     b->serial = ++be->buffers_made;
     b->host = root->host ? (char *)root->host + at : NULL;
-#ifndef HST_NO_OPENCL
-    if (root->cl) {
-        cl_buffer_region reg;
-        cl_int err;
-        reg.origin = at; reg.size = bytes;
-        b->cl = clCreateSubBuffer(root->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
-        if (err != CL_SUCCESS) { hst__free(be, b); return hst__cl_fail(be, "clCreateSubBuffer", err); }
-    }
-#endif
+    if ((r = be->ops->buffer_sub(b, root)) != HST_SUCCESS) { hst__free(be, b); return r; }
     *out = b;
     return HST_SUCCESS;
 }
@@ -2935,9 +3474,6 @@ HST__BDEF size_t hst_buffer_bytes(const hst_buffer *b) { return b ? b->bytes : 0
 HST__BDEF void *hst_buffer_host_ptr(const hst_buffer *b) { return b ? b->host : NULL; }
 HST__BDEF hst_backend *hst_buffer_backend(const hst_buffer *b) { return b ? b->be : NULL; }
 HST__BDEF uint64_t hst_buffer_serial(const hst_buffer *b) { return b ? b->serial : 0; }
-#ifndef HST_NO_OPENCL
-HST__BDEF cl_mem hst_buffer_cl(const hst_buffer *b) { return b ? b->cl : NULL; }
-#endif
 
 /* The buffer belongs to the queue's backend (objects of two backends never mix). */
 static hst_result hst__check_buffer(const hst_queue *q, const char *func, const char *name,
@@ -2956,7 +3492,6 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
                             size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_fill";
     hst_result r;
-    size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
     if (!pattern) return hst__null_arg(q->be, F, "pattern is NULL");
@@ -2967,21 +3502,8 @@ HST__BDEF hst_result hst_fill(hst_queue *q, hst_buffer *buf, const void *pattern
         return hst__bad_arg(q->be, F, "offset %zu and bytes %zu must be multiples of pattern_bytes %zu",
                             offset, bytes, pattern_bytes);
     if ((r = hst__check_range(q->be, F, "fill", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
-    if (bytes == 0) return hst__nothing(q, F, num_wait, wait, out);
-#ifndef HST_NO_OPENCL
-    if (buf->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueFillBuffer(q->cl, buf->cl, pattern, pattern_bytes, offset, bytes, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillBuffer", err);
-    }
-#endif
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    for (i = 0; i < bytes; i += pattern_bytes)
-        memcpy((char *)buf->host + offset + i, pattern, pattern_bytes);
-    return hst__host_end(out);
+    if (bytes == 0) return q->be->ops->nothing(q, F, num_wait, wait, out);
+    return q->be->ops->fill(q, buf, pattern, pattern_bytes, offset, bytes, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
@@ -2993,21 +3515,7 @@ HST__BDEF hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     if ((r = hst__check_buffer(q, F, "dst", dst)) != HST_SUCCESS) return r;
     if (!src) return hst__null_arg(q->be, F, "src is NULL");
     if ((r = hst__check_range(q->be, F, "write", dst_offset, bytes, dst->bytes)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (dst->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueWriteBuffer(q->cl, dst->cl, blocking ? CL_TRUE : CL_FALSE, dst_offset,
-                                   bytes, src, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueWriteBuffer", err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    if (bytes) memmove((char *)dst->host + dst_offset, src, bytes);
-    return hst__host_end(out);
+    return q->be->ops->write(q, dst, dst_offset, src, bytes, blocking, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_offset, void *dst,
@@ -3019,21 +3527,7 @@ HST__BDEF hst_result hst_read(hst_queue *q, const hst_buffer *src, size_t src_of
     if ((r = hst__check_buffer(q, F, "src", src)) != HST_SUCCESS) return r;
     if (!dst) return hst__null_arg(q->be, F, "dst is NULL");
     if ((r = hst__check_range(q->be, F, "read", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (src->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueReadBuffer(q->cl, src->cl, blocking ? CL_TRUE : CL_FALSE, src_offset,
-                                  bytes, dst, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueReadBuffer", err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    if (bytes) memmove(dst, (const char *)src->host + src_offset, bytes);
-    return hst__host_end(out);
+    return q->be->ops->read(q, src, src_offset, dst, bytes, blocking, num_wait, wait, out);
 }
 
 /* The root buffer and absolute offset of a (sub-)buffer, to detect overlapping copies. */
@@ -3055,24 +3549,9 @@ HST__BDEF hst_result hst_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset,
     if ((r = hst__check_range(q->be, F, "source", src_offset, bytes, src->bytes)) != HST_SUCCESS) return r;
     if (hst__root(dst, &da) == hst__root(src, &sa) && da < sa + bytes && sa < da + bytes)
         return hst__bad_arg(q->be, F, "source and destination ranges overlap");
-    if (bytes == 0) return hst__nothing(q, F, num_wait, wait, out);
-#ifndef HST_NO_OPENCL
-    if (dst->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueCopyBuffer(q->cl, src->cl, dst->cl, src_offset, dst_offset, bytes, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyBuffer", err);
-    }
-#endif
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    memcpy((char *)dst->host + dst_offset, (const char *)src->host + src_offset, bytes);
-    return hst__host_end(out);
+    if (bytes == 0) return q->be->ops->nothing(q, F, num_wait, wait, out);
+    return q->be->ops->copy(q, dst, dst_offset, src, src_offset, bytes, num_wait, wait, out);
 }
-
-/* Rectangular regions: pitches resolved to explicit values and the extent checked. */
-typedef struct hst__rect_abs { size_t origin[3], row_pitch, slice_pitch; } hst__rect_abs;
 
 /* Resolves a rect's zero pitches as OpenCL does and, when size > 0, checks that the region
    lies within `size` bytes (size 0: a host array, trusted). */
@@ -3121,28 +3600,13 @@ static hst_result hst__check_region(const hst_backend *be, const char *func, con
     return HST_SUCCESS;
 }
 
-static size_t hst__rect_offset(const hst__rect_abs *r) {
-    return r->origin[2] * r->slice_pitch + r->origin[1] * r->row_pitch + r->origin[0];
-}
-
-/* The host side of every rectangular transfer (also the host device's images). */
-static void hst__rect_memcpy(void *dst, const hst__rect_abs *d, const void *src,
-                             const hst__rect_abs *s, const size_t region[3]) {
-    size_t y, z;
-    char *dp = (char *)dst + hst__rect_offset(d);
-    const char *sp = (const char *)src + hst__rect_offset(s);
-    for (z = 0; z < region[2]; z++)
-        for (y = 0; y < region[1]; y++)
-            memmove(dp + z * d->slice_pitch + y * d->row_pitch,
-                    sp + z * s->slice_pitch + y * s->row_pitch, region[0]);
-}
 
 /* dir: 0 host->buffer, 1 buffer->host, 2 buffer->buffer. */
 static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer *dbuf,
                             void *dhost, const hst_rect *drect, const hst_buffer *sbuf,
                             const void *shost, const hst_rect *srect, const size_t region[3],
                             int blocking, size_t num_wait, const hst_event *wait, hst_event *out) {
-    hst__rect_abs d, s;
+    hst__rect_cmd c;
     hst_result r;
     if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_region(q->be, func, region)) != HST_SUCCESS) return r;
@@ -3150,28 +3614,11 @@ static hst_result hst__rect(hst_queue *q, const char *func, int dir, hst_buffer 
     if (dir != 0 && (r = hst__check_buffer(q, func, "src", sbuf)) != HST_SUCCESS) return r;
     if ((dir == 1 && !dhost) || (dir == 0 && !shost))
         return hst__null_arg(q->be, func, "the host pointer is NULL");
-    if ((r = hst__resolve_rect(q->be, func, "destination", drect, region, dir == 1 ? 0 : dbuf->bytes, &d)) != HST_SUCCESS) return r;
-    if ((r = hst__resolve_rect(q->be, func, "source", srect, region, dir == 0 ? 0 : sbuf->bytes, &s)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        cl_bool blk = blocking ? CL_TRUE : CL_FALSE;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        if (dir == 0)
-            err = clEnqueueWriteBufferRect(q->cl, dbuf->cl, blk, d.origin, s.origin, region, d.row_pitch, d.slice_pitch, s.row_pitch, s.slice_pitch, shost, w.n, w.ev, out);
-        else if (dir == 1)
-            err = clEnqueueReadBufferRect(q->cl, sbuf->cl, blk, s.origin, d.origin, region, s.row_pitch, s.slice_pitch, d.row_pitch, d.slice_pitch, dhost, w.n, w.ev, out);
-        else
-            err = clEnqueueCopyBufferRect(q->cl, sbuf->cl, dbuf->cl, s.origin, d.origin, region, s.row_pitch, s.slice_pitch, d.row_pitch, d.slice_pitch, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
-    hst__rect_memcpy(dir == 1 ? dhost : dbuf->host, &d, dir == 0 ? shost : sbuf->host, &s, region);
-    return hst__host_end(out);
+    if ((r = hst__resolve_rect(q->be, func, "destination", drect, region, dir == 1 ? 0 : dbuf->bytes, &c.d)) != HST_SUCCESS) return r;
+    if ((r = hst__resolve_rect(q->be, func, "source", srect, region, dir == 0 ? 0 : sbuf->bytes, &c.s)) != HST_SUCCESS) return r;
+    c.dir = dir; c.blocking = blocking; c.region = region;
+    c.dbuf = dbuf; c.dhost = dhost; c.sbuf = sbuf; c.shost = shost;
+    return q->be->ops->rect(q, func, &c, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_write_rect(hst_queue *q, hst_buffer *dst, const hst_rect *dst_rect,
@@ -3211,23 +3658,7 @@ HST__BDEF hst_result hst_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, 
         return hst__range_arg(q->be, F, "map_flags 0x%x: use HST_MAP_READ/WRITE/WRITE_INVALIDATE", map_flags);
     if (bytes == 0) return hst__zero_arg(q->be, F, "bytes is 0");
     if ((r = hst__check_range(q->be, F, "map", offset, bytes, buf->bytes)) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (buf->cl) {
-        hst__waitlist w;
-        cl_int err;
-        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
-                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
-                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        *ptr = clEnqueueMapBuffer(q->cl, buf->cl, blocking ? CL_TRUE : CL_FALSE, f, offset, bytes, w.n, w.ev, out, &err);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMapBuffer", err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    *ptr = (char *)buf->host + offset;
-    return hst__host_end(out);
+    return q->be->ops->map(q, buf, map_flags, offset, bytes, blocking, ptr, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
@@ -3237,19 +3668,7 @@ HST__BDEF hst_result hst_unmap(hst_queue *q, hst_buffer *buf, void *ptr,
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__check_buffer(q, F, "buf", buf)) != HST_SUCCESS) return r;
     if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
-#ifndef HST_NO_OPENCL
-    if (buf->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueUnmapMemObject(q->cl, buf->cl, ptr, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueUnmapMemObject", err);
-    }
-#endif
-    if ((char *)ptr < (char *)buf->host || (char *)ptr >= (char *)buf->host + buf->bytes)
-        return hst__bad_arg(q->be, F, "ptr was not mapped from buf");
-    return hst__host_none(q, F, num_wait, wait, out);
+    return q->be->ops->unmap(q, buf, ptr, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers,
@@ -3264,29 +3683,7 @@ HST__BDEF hst_result hst_migrate(hst_queue *q, size_t num_buffers, hst_buffer *c
     if (migrate_flags & ~3u) return hst__range_arg(q->be, F, "migrate_flags 0x%x has unknown bits", migrate_flags);
     for (i = 0; i < num_buffers; i++)
         if ((r = hst__check_buffer(q, F, "buffers[i]", buffers[i])) != HST_SUCCESS) return r;
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        cl_mem local[HST__WAIT_LOCAL], *mems = local;
-        cl_mem_migration_flags f = ((migrate_flags & HST_MIGRATE_TO_HOST) ? CL_MIGRATE_MEM_OBJECT_HOST : 0) |
-            ((migrate_flags & HST_MIGRATE_CONTENT_UNDEFINED) ? CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED : 0);
-        if (num_buffers > HST__WAIT_LOCAL) {
-            size_t bytes;
-            if (!hst_size_mul(num_buffers, sizeof *mems, &bytes)) return hst__overflow(q->be, F, "num_buffers");
-            if (!(mems = (cl_mem *)hst__malloc(q->be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-        }
-        for (i = 0; i < num_buffers; i++) mems[i] = buffers[i]->cl;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) == HST_SUCCESS) {
-            err = clEnqueueMigrateMemObjects(q->cl, (cl_uint)num_buffers, mems, f, w.n, w.ev, out);
-            hst__wl_free(q->be, &w);
-            r = err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMigrateMemObjects", err);
-        }
-        if (mems != local) hst__free(q->be, mems);
-        return r;
-    }
-#endif
-    return hst__host_none(q, F, num_wait, wait, out);   /* host memory is where it is used */
+    return q->be->ops->migrate(q, num_buffers, buffers, migrate_flags, num_wait, wait, out);
 }
 
 /* >>svm -------------------------------------------------------------------------------------- */
@@ -3305,14 +3702,8 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
     /* SVM sizes are not recorded, so SVM is checked against the limits but not charged. */
     if ((r = hst__reserve(be, F, bytes)) != HST_SUCCESS) return r;
     hst__unreserve(be, bytes);
-#ifndef HST_NO_OPENCL
-    if (be->ctx) {
-        cl_svm_mem_flags f = CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
-        HST__CL_HERE(be, F);
-        *out = clSVMAlloc(be->ctx, f, bytes, 0);
-    } else
-#endif
-        *out = hst__malloc(be, bytes);
+    if ((r = be->ops->callable(be, F)) != HST_SUCCESS) return r;
+    *out = be->ops->svm_alloc(be, bytes, fine);
     if (!*out) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "%s: %zu bytes failed", F, bytes);
         return HST_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -3321,11 +3712,7 @@ HST__BDEF hst_result hst_svm_alloc(hst_backend *be, size_t bytes, int fine, void
 }
 
 HST__BDEF void hst_svm_free(hst_backend *be, void *ptr) {
-    if (!be || !ptr) return;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) { if (hst__cl_usable()) clSVMFree(be->ctx, ptr); return; }
-#endif
-    hst__free(be, ptr);
+    if (be && ptr) be->ops->svm_free(be, ptr);
 }
 
 HST__BDEF hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes,
@@ -3336,20 +3723,7 @@ HST__BDEF hst_result hst_svm_map(hst_queue *q, unsigned map_flags, void *ptr, si
     if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
     if (!bytes) return hst__zero_arg(q->be, F, "bytes is 0");
     if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
-                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
-                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueSVMMap(q->cl, CL_TRUE, f, ptr, bytes, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMap", err);
-    }
-#endif
-    return hst__host_none(q, F, num_wait, wait, out);
+    return q->be->ops->svm_map(q, map_flags, ptr, bytes, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
@@ -3358,17 +3732,7 @@ HST__BDEF hst_result hst_svm_unmap(hst_queue *q, void *ptr,
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if (!ptr) return hst__null_arg(q->be, F, "ptr is NULL");
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueSVMUnmap(q->cl, ptr, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMUnmap", err);
-    }
-#endif
-    return hst__host_none(q, F, num_wait, wait, out);
+    return q->be->ops->svm_unmap(q, ptr, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes,
@@ -3378,20 +3742,7 @@ HST__BDEF hst_result hst_svm_copy(hst_queue *q, void *dst, const void *src, size
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if (!dst || !src) return hst__null_arg(q->be, F, "%s is NULL", dst ? "src" : "dst");
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueSVMMemcpy(q->cl, blocking ? CL_TRUE : CL_FALSE, dst, src, bytes, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMemcpy", err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    if (bytes) memmove(dst, src, bytes);
-    return hst__host_end(out);
+    return q->be->ops->svm_copy(q, dst, src, bytes, blocking, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
@@ -3399,7 +3750,6 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
                                 size_t num_wait, const hst_event *wait, hst_event *out) {
     static const char *F = "hst_svm_fill";
     hst_result r;
-    size_t i;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if (!ptr || !pattern) return hst__null_arg(q->be, F, "%s is NULL", ptr ? "pattern" : "ptr");
     if (pattern_bytes == 0) return hst__zero_arg(q->be, F, "pattern_bytes is 0");
@@ -3407,19 +3757,7 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
         return hst__range_arg(q->be, F, "pattern_bytes %zu is not a power of two up to 128", pattern_bytes);
     if (bytes % pattern_bytes)
         return hst__bad_arg(q->be, F, "bytes %zu is not a multiple of pattern_bytes %zu", bytes, pattern_bytes);
-#ifndef HST_NO_OPENCL
-    if (hst__is_cl(q->be)) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueSVMMemFill(q->cl, ptr, pattern, pattern_bytes, bytes, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueSVMMemFill", err);
-    }
-#endif
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    for (i = 0; i < bytes; i += pattern_bytes) memcpy((char *)ptr + i, pattern, pattern_bytes);
-    return hst__host_end(out);
+    return q->be->ops->svm_fill(q, ptr, pattern, pattern_bytes, bytes, num_wait, wait, out);
 }
 
 /* >>images ----------------------------------------------------------------------------------- */
@@ -3448,39 +3786,6 @@ static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned
     return HST_SUCCESS;
 }
 
-#ifndef HST_NO_OPENCL
-/* PyOpenCL's image_from_array table: dtype -> channel type, channels -> channel order. */
-static cl_image_format hst__cl_image_format(hst_dtype dt, unsigned channels, int normalized) {
-    cl_image_format f;
-    unsigned ch = dt == HST_C64 ? channels * 2 : channels;
-    f.image_channel_order = ch == 1 ? CL_R : ch == 2 ? CL_RG : CL_RGBA;
-    f.image_channel_data_type = dt == HST_U8 ? (normalized ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
-                              : dt == HST_I32 ? CL_SIGNED_INT32 : CL_FLOAT;
-    return f;
-}
-
-static hst_result hst__cl_image_create(hst_image *img, int normalized, const void *host) {
-    hst_backend *be = img->be;
-    cl_image_format fmt = hst__cl_image_format(img->dtype, img->channels, normalized);
-    cl_image_desc d;
-    cl_int err;
-    HST__CL_HERE(be, "hst_image_from_array");
-    memset(&d, 0, sizeof d);
-    d.image_type = img->ndim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
-    d.image_width = img->extent[0];
-    d.image_height = img->extent[1];
-    d.image_depth = img->ndim == 3 ? img->extent[2] : 1;
-    img->cl = clCreateImage(be->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
-                            &d, (void *)host, &err);
-    if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) {
-        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED,
-                 "hst_image_from_array: %s does not support %u-channel %s images", be->info.name,
-                 img->channels, hst_dtype_name(img->dtype));
-        return HST_ERROR_UNSUPPORTED;
-    }
-    return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(be, "clCreateImage", err);
-}
-#endif
 
 HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                         int normalized, unsigned ndim, const size_t *shape,
@@ -3507,16 +3812,7 @@ HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsi
     }
     if ((r = hst__reserve(be, F, bytes)) != HST_SUCCESS) { hst__free(be, img); return r; }
     img->reserved = bytes;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) r = hst__cl_image_create(img, normalized, host);
-    else
-#endif
-    {
-        (void)normalized;
-        img->host = hst__malloc(be, bytes);
-        r = img->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
-        if (img->host && host) memcpy(img->host, host, bytes);
-    }
+    r = be->ops->image_create(img, normalized, host);
     if (r != HST_SUCCESS) { hst_image_destroy(img); return r; }
     *out = img;
     return HST_SUCCESS;
@@ -3524,18 +3820,12 @@ HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsi
 
 HST__BDEF void hst_image_destroy(hst_image *img) {
     if (!img) return;
-#ifndef HST_NO_OPENCL
-    if (img->cl && hst__cl_usable()) clReleaseMemObject(img->cl);
-#endif
-    hst__free(img->be, img->host);
+    img->be->ops->image_free(img);
     hst__unreserve(img->be, img->reserved);
     hst__free(img->be, img);
 }
 
 HST__BDEF size_t hst_image_pixel_bytes(const hst_image *img) { return img ? img->pixel_bytes : 0; }
-#ifndef HST_NO_OPENCL
-HST__BDEF cl_mem hst_image_cl(const hst_image *img) { return img ? img->cl : NULL; }
-#endif
 
 /* The pixel box [origin, origin+region) lies inside the image. */
 static hst_result hst__image_box(const hst_queue *q, const char *func, const hst_image *img,
@@ -3554,27 +3844,6 @@ static hst_result hst__image_box(const hst_queue *q, const char *func, const hst
     return HST_SUCCESS;
 }
 
-/* The host device's image memory as a rect: tight rows and slices. */
-static hst__rect_abs hst__image_rect(const hst_image *img, const size_t *origin) {
-    hst__rect_abs r;
-    r.row_pitch = img->extent[0] * img->pixel_bytes;
-    r.slice_pitch = r.row_pitch * img->extent[1];
-    r.origin[0] = origin[0] * img->pixel_bytes;
-    r.origin[1] = origin[1];
-    r.origin[2] = origin[2];
-    return r;
-}
-
-/* A caller's host array for a box: tight unless pitches are given. */
-static hst__rect_abs hst__host_rect(const hst_image *img, const size_t *region, size_t row_pitch,
-                                    size_t slice_pitch) {
-    hst__rect_abs r;
-    memset(&r, 0, sizeof r);
-    r.row_pitch = row_pitch ? row_pitch : region[0] * img->pixel_bytes;
-    r.slice_pitch = slice_pitch ? slice_pitch : r.row_pitch * region[1];
-    return r;
-}
-
 static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_image *img,
                                 const size_t *origin, const size_t *region, void *host,
                                 size_t row_pitch, size_t slice_pitch, int blocking,
@@ -3583,28 +3852,8 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
     if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
     if (!host) return hst__null_arg(q->be, func, "the host pointer is NULL");
-#ifndef HST_NO_OPENCL
-    if (img->cl) {
-        hst__waitlist w;
-        cl_int err;
-        cl_bool blk = blocking ? CL_TRUE : CL_FALSE;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = write ? clEnqueueWriteImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host, w.n, w.ev, out)
-                    : clEnqueueReadImage(q->cl, img->cl, blk, origin, region, row_pitch, slice_pitch, host, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
-    }
-#endif
-    (void)blocking;
-    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
-    {
-        hst__rect_abs ir = hst__image_rect(img, origin), hr = hst__host_rect(img, region, row_pitch, slice_pitch);
-        size_t reg[3];
-        reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
-        if (write) hst__rect_memcpy(img->host, &ir, host, &hr, reg);
-        else hst__rect_memcpy(host, &hr, img->host, &ir, reg);
-    }
-    return hst__host_end(out);
+    return q->be->ops->image_rw(q, func, write, img, origin, region, host, row_pitch, slice_pitch, blocking,
+                                num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
@@ -3636,24 +3885,7 @@ HST__BDEF hst_result hst_image_copy(hst_queue *q, hst_image *dst, const size_t d
         hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_SHAPE_MISMATCH, "%s: the images' formats differ", F);
         return HST_ERROR_SHAPE;
     }
-#ifndef HST_NO_OPENCL
-    if (dst->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueCopyImage(q->cl, src->cl, dst->cl, src_origin, dst_origin, region, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueCopyImage", err);
-    }
-#endif
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    {
-        hst__rect_abs d = hst__image_rect(dst, dst_origin), s = hst__image_rect(src, src_origin);
-        size_t reg[3];
-        reg[0] = region[0] * dst->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
-        hst__rect_memcpy(dst->host, &d, src->host, &s, reg);
-    }
-    return hst__host_end(out);
+    return q->be->ops->image_copy(q, dst, dst_origin, src, src_origin, region, num_wait, wait, out);
 }
 
 /* The buffer side of an image <-> buffer copy: the box's pixels, tight, at `offset`, inside
@@ -3669,17 +3901,6 @@ static hst_result hst__box_in_buffer(const hst_queue *q, const char *func, const
     return hst__check_range(q->be, func, name, offset, *bytes, buf->bytes);
 }
 
-/* The host device's image <-> buffer copy: the buffer side is a tight rect at its offset. */
-static void hst__host_image_buffer(hst_image *img, const size_t *origin, const size_t *region,
-                                   void *host, size_t offset, int to_buffer) {
-    hst__rect_abs ir = hst__image_rect(img, origin), br = hst__host_rect(img, region, 0, 0);
-    size_t reg[3];
-    br.origin[0] = offset;
-    reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
-    if (to_buffer) hst__rect_memcpy(host, &br, img->host, &ir, reg);
-    else hst__rect_memcpy(img->host, &ir, host, &br, reg);
-}
-
 /* to_buffer 1: image -> buffer (clEnqueueCopyImageToBuffer), 0: buffer -> image. */
 static hst_result hst__image_buffer(hst_queue *q, const char *func, int to_buffer, hst_image *img,
                                     const size_t *origin, const size_t *region, hst_buffer *buf,
@@ -3690,20 +3911,7 @@ static hst_result hst__image_buffer(hst_queue *q, const char *func, int to_buffe
     if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
     if ((r = hst__box_in_buffer(q, func, img, region, buf, to_buffer ? "dst" : "src", offset, &bytes)) != HST_SUCCESS)
         return r;
-#ifndef HST_NO_OPENCL
-    if (img->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = to_buffer ? clEnqueueCopyImageToBuffer(q->cl, img->cl, buf->cl, origin, region, offset, w.n, w.ev, out)
-                        : clEnqueueCopyBufferToImage(q->cl, buf->cl, img->cl, offset, origin, region, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, func, err);
-    }
-#endif
-    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
-    hst__host_image_buffer(img, origin, region, buf->host, offset, to_buffer);
-    return hst__host_end(out);
+    return q->be->ops->image_buffer(q, func, to_buffer, img, origin, region, buf, offset, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_image_to_buffer(hst_queue *q, hst_buffer *dst, size_t dst_offset,
@@ -3722,25 +3930,6 @@ HST__BDEF hst_result hst_buffer_to_image(hst_queue *q, hst_image *dst, const siz
                              src_offset, num_wait, wait, out);
 }
 
-/* One pixel from a fill colour, converted as OpenCL converts fill colours (host device). */
-static void hst__pixel_from_color(const hst_image *img, const void *color, unsigned char *px) {
-    unsigned c, n = img->dtype == HST_C64 ? img->channels * 2 : img->channels;
-    for (c = 0; c < n; c++) {
-        if (img->dtype == HST_U8 && img->normalized) {
-            float v = ((const float *)color)[c];
-            v = v > 1.0f ? 1.0f : v < 0.0f ? 0.0f : v;   /* NaN is not < 0: clears below */
-            px[c] = (unsigned char)(v == v ? nearbyintf(v * 255.0f) : 0.0f);
-        } else if (img->dtype == HST_U8) {
-            uint32_t v = ((const uint32_t *)color)[c];
-            px[c] = (unsigned char)(v > 255 ? 255 : v);
-        } else if (img->dtype == HST_I32) {
-            memcpy(px + 4 * c, (const int32_t *)color + c, 4);
-        } else {
-            memcpy(px + 4 * c, (const float *)color + c, 4);
-        }
-    }
-}
-
 HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
                                   const size_t origin[3], const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -3749,29 +3938,7 @@ HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *co
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
     if (!color) return hst__null_arg(q->be, F, "color is NULL");
-#ifndef HST_NO_OPENCL
-    if (img->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueFillImage(q->cl, img->cl, color, origin, region, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueFillImage", err);
-    }
-#endif
-    if ((r = hst__host_begin(q, F, num_wait, wait, out)) != HST_SUCCESS) return r;
-    {
-        unsigned char px[32];
-        hst__rect_abs d = hst__image_rect(img, origin);
-        size_t x, y, z;
-        hst__pixel_from_color(img, color, px);
-        for (z = 0; z < region[2]; z++)
-            for (y = 0; y < region[1]; y++)
-                for (x = 0; x < region[0]; x++)
-                    memcpy((char *)img->host + hst__rect_offset(&d) + z * d.slice_pitch +
-                           y * d.row_pitch + x * img->pixel_bytes, px, img->pixel_bytes);
-    }
-    return hst__host_end(out);
+    return q->be->ops->image_fill(q, img, color, origin, region, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
@@ -3784,23 +3951,7 @@ HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_fl
     if (!row_pitch || !slice_pitch || !ptr)
         return hst__null_arg(q->be, F, "%s is NULL", !row_pitch ? "row_pitch" : !slice_pitch ? "slice_pitch" : "ptr");
     if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
-#ifndef HST_NO_OPENCL
-    if (img->cl) {
-        cl_int err;
-        cl_map_flags f = ((map_flags & HST_MAP_READ) ? CL_MAP_READ : 0) |
-                         ((map_flags & HST_MAP_WRITE) ? CL_MAP_WRITE : 0) |
-                         ((map_flags & HST_MAP_WRITE_INVALIDATE) ? CL_MAP_WRITE_INVALIDATE_REGION : 0);
-        *ptr = clEnqueueMapImage(q->cl, img->cl, CL_TRUE, f, origin, region, row_pitch, slice_pitch, 0, NULL, NULL, &err);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueMapImage", err);
-    }
-#endif
-    {
-        hst__rect_abs d = hst__image_rect(img, origin);
-        *row_pitch = d.row_pitch;
-        *slice_pitch = img->ndim == 3 ? d.slice_pitch : 0;   /* OpenCL reports 0 for 2-D */
-        *ptr = (char *)img->host + hst__rect_offset(&d);
-    }
-    return HST_SUCCESS;
+    return q->be->ops->image_map(q, img, map_flags, origin, region, row_pitch, slice_pitch, ptr);
 }
 
 HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
@@ -3809,17 +3960,7 @@ HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
     hst_result r;
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if (!img || !ptr) return hst__null_arg(q->be, F, "%s is NULL", img ? "ptr" : "img");
-#ifndef HST_NO_OPENCL
-    if (img->cl) {
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueUnmapMemObject(q->cl, img->cl, ptr, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueUnmapMemObject", err);
-    }
-#endif
-    return hst__host_none(q, F, num_wait, wait, out);
+    return q->be->ops->image_unmap(q, img, ptr, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
@@ -3827,6 +3968,7 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                       hst_sampler **out) {
     static const char *F = "hst_sampler_create";
     hst_sampler *s;
+    hst_result r;
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
@@ -3836,47 +3978,16 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
         return hst__bad_arg(be, F, "repeat addressing needs normalized coordinates");
     if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     s->be = be; s->normalized = normalized_coords; s->address = address_mode; s->filter = filter_mode;
-#ifndef HST_NO_OPENCL
-    if (be->ctx) {
-        static const cl_addressing_mode am[] = {CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE,
-            CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
-        cl_sampler_properties props[7];
-        cl_int err;
-        if (!hst__cl_usable()) { hst__free(be, s); return hst__cl_refused(be, F); }
-        props[0] = CL_SAMPLER_NORMALIZED_COORDS; props[1] = normalized_coords ? CL_TRUE : CL_FALSE;
-        props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = am[address_mode];
-        props[4] = CL_SAMPLER_FILTER_MODE; props[5] = filter_mode ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
-        props[6] = 0;
-        if (hst__cl_version_at_least(be->info.version, 2)) {
-            s->cl = clCreateSamplerWithProperties(be->ctx, props, &err);
-        } else {
-#if defined(__GNUC__) || defined(__clang__)
-#  pragma GCC diagnostic push
-#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-            s->cl = clCreateSampler(be->ctx, (cl_bool)props[1], (cl_addressing_mode)props[3],
-                                    (cl_filter_mode)props[5], &err);
-#if defined(__GNUC__) || defined(__clang__)
-#  pragma GCC diagnostic pop
-#endif
-        }
-        if (err != CL_SUCCESS) { hst__free(be, s); return hst__cl_fail(be, "clCreateSampler", err); }
-    }
-#endif
+    if ((r = be->ops->sampler_create(s)) != HST_SUCCESS) { hst__free(be, s); return r; }
     *out = s;
     return HST_SUCCESS;
 }
 
 HST__BDEF void hst_sampler_destroy(hst_sampler *s) {
     if (!s) return;
-#ifndef HST_NO_OPENCL
-    if (s->cl && hst__cl_usable()) clReleaseSampler(s->cl);
-#endif
+    s->be->ops->sampler_free(s);
     hst__free(s->be, s);
 }
-#ifndef HST_NO_OPENCL
-HST__BDEF cl_sampler hst_sampler_cl(const hst_sampler *s) { return s ? s->cl : NULL; }
-#endif
 
 /* >>pool ------------------------------------------------------------------------------------- */
 HST__BDEF size_t hst_pool_bin_bytes(size_t bytes) {
@@ -4050,206 +4161,12 @@ HST__BDEF void hst_temp_name(char *buf, size_t cap, const char *path, const void
 #endif
 }
 
-#ifndef HST_NO_OPENCL
-static void hst__cache_path(const hst_backend *be, const uint64_t key[2], char *path, size_t cap) {
-    snprintf(path, cap, "%s/%016llx%016llx.clbin", be->cache_dir, (unsigned long long)key[0],
-             (unsigned long long)key[1]);
-}
-
-/* Entry layout: magic (8) | key (16) | payload bytes (8) | payload hash (8) | payload. */
-typedef struct hst__cache_header {
-    char magic[8];
-    uint64_t key[2], bytes, check;
-} hst__cache_header;
-
-/* Reads a cache entry; NULL on a miss (absent) or a corrupt entry (*corrupt set). */
-static unsigned char *hst__cache_read(const hst_backend *be, const uint64_t key[2], size_t *bytes,
-                                      int *corrupt) {
-    char path[1200];
-    FILE *f;
-    hst__cache_header h;
-    unsigned char *data = NULL;
-    *corrupt = 0;
-    hst__cache_path(be, key, path, sizeof path);
-    if (!(f = fopen(path, "rb"))) return NULL;
-    *corrupt = 1;
-    if (fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, HST__CACHE_MAGIC, 8) &&
-        h.key[0] == key[0] && h.key[1] == key[1] && h.bytes > 0 && h.bytes <= HST__CACHE_MAX_BINARY &&
-        (data = (unsigned char *)hst__malloc(be, (size_t)h.bytes)) != NULL &&
-        fread(data, 1, (size_t)h.bytes, f) == h.bytes &&
-        hst_hash_final(hst_hash_bytes(HST_HASH_SEED, data, (size_t)h.bytes)) == h.check) {
-        *corrupt = 0;
-        *bytes = (size_t)h.bytes;
-    } else {
-        hst__free(be, data);
-        data = NULL;
-    }
-    fclose(f);
-    return data;
-}
-
-static void hst__mkdirs(const char *dir) {
-    char tmp[1024];
-    size_t i;
-    hst__copy_string(tmp, sizeof tmp, dir);
-    for (i = 1; tmp[i]; i++) {
-        if (tmp[i] != '/') continue;
-        tmp[i] = '\0';
-#if defined(_WIN32)
-        _mkdir(tmp);
-#else
-        mkdir(tmp, 0755);
-#endif
-        tmp[i] = '/';
-    }
-#if defined(_WIN32)
-    _mkdir(tmp);
-#else
-    mkdir(tmp, 0755);
-#endif
-}
-
-/* Writes an entry atomically: a unique temporary file renamed over the final name, so readers
-   never see a half-written entry and two writers of the same key both leave a whole one. */
-static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
-                                   const unsigned char *data, size_t bytes) {
-    char path[1200], tmp[1300];
-    hst__cache_header h;
-    FILE *f;
-    int ok;
-    hst__mkdirs(be->cache_dir);
-    hst__cache_path(be, key, path, sizeof path);
-    hst_temp_name(tmp, sizeof tmp, path, &h);
-    memcpy(h.magic, HST__CACHE_MAGIC, 8);
-    h.key[0] = key[0]; h.key[1] = key[1]; h.bytes = bytes;
-    h.check = hst_hash_final(hst_hash_bytes(HST_HASH_SEED, data, bytes));
-    if (!(f = fopen(tmp, "wb"))) {
-        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot create %s: %s", tmp, strerror(errno));
-        return HST_ERROR_IO;
-    }
-    ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, bytes, f) == bytes;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return HST_ERROR_IO;
-    }
-    return HST_SUCCESS;
-}
-
-#endif
-
 static hst_program *hst__program_find(hst_backend *be, const uint64_t key[2]) {
     hst_program *p;
     for (p = be->programs; p; p = p->next)
         if (p->key[0] == key[0] && p->key[1] == key[1]) return p;
     return NULL;
 }
-
-#ifndef HST_NO_OPENCL
-/* The build log, allocated; NULL when empty or unavailable. */
-static char *hst__build_log(const hst_backend *be, cl_program prog) {
-    size_t n = 0, i;
-    char *log;
-    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n < 2)
-        return NULL;
-    if (!(log = (char *)hst__malloc(be, n + 1))) return NULL;
-    if (clGetProgramBuildInfo(prog, be->dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) {
-        hst__free(be, log);
-        return NULL;
-    }
-    log[n] = '\0';
-    for (i = 0; log[i] && isspace((unsigned char)log[i]); i++) {}
-    if (!log[i]) { hst__free(be, log); return NULL; }
-    return log;
-}
-
-/* Delivers a build log whole (it is usually longer than an ordinary log message). */
-static void hst__log_build(const hst_backend *be, hst_log_level level, hst_log_item item,
-                           const char *what, const char *log) {
-    size_t n = strlen(what) + (log ? strlen(log) : 0) + 2;
-    char *msg;
-    if (level > be->log_level) return;
-    if (!(msg = (char *)hst__malloc(be, n))) return;
-    snprintf(msg, n, "%s\n%s", what, log ? log : "");
-    be->logger(be->log_user, level, item, msg);
-    hst__free(be, msg);
-}
-
-static hst_result hst__cl_build(hst_backend *be, cl_program prog, const char *options) {
-    cl_int err = clBuildProgram(prog, 1, &be->dev, options, NULL, NULL);
-    char *log = hst__build_log(be, prog);
-    if (err != CL_SUCCESS) {
-        char what[512];
-        snprintf(what, sizeof what, "hst_program_build: %s (%d) on %s; build log:",
-                 hst_result_string(err), (int)err, be->info.name);
-        hst__log_build(be, HST_LOG_ERROR, HST_LOGITEM_BUILD_FAILED, what, log);
-    } else if (log) {
-        hst__log_build(be, HST_LOG_INFO, HST_LOGITEM_BUILD_WARNINGS, "hst_program_build: build log:", log);
-    }
-    hst__free(be, log);
-    return err;
-}
-
-/* A program from a cached binary, or NULL (a miss; a corrupt entry is logged and rebuilt). */
-static cl_program hst__program_from_cache(hst_backend *be, const uint64_t key[2], const char *options) {
-    size_t bytes = 0;
-    int corrupt = 0;
-    cl_int err, status;
-    cl_program prog = NULL;
-    unsigned char *bin;
-    if (!be->cache_dir[0]) return NULL;
-    bin = hst__cache_read(be, key, &bytes, &corrupt);
-    if (bin) {
-        const unsigned char *b = bin;
-        prog = clCreateProgramWithBinary(be->ctx, 1, &be->dev, &bytes, &b, &status, &err);
-        if (err == CL_SUCCESS && status == CL_SUCCESS &&
-            clBuildProgram(prog, 1, &be->dev, options, NULL, NULL) == CL_SUCCESS) {
-            hst__free(be, bin);
-            hst__log(be, HST_LOG_INFO, HST_LOGITEM_CACHE_HIT, "program %016llx%016llx from %s",
-                     (unsigned long long)key[0], (unsigned long long)key[1], be->cache_dir);
-            return prog;
-        }
-        if (prog) clReleaseProgram(prog);
-        prog = NULL;
-        corrupt = 1;
-        hst__free(be, bin);
-    }
-    if (corrupt)
-        hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_CORRUPT, "cache entry %016llx%016llx in %s is "
-                 "unreadable; rebuilding from source", (unsigned long long)key[0],
-                 (unsigned long long)key[1], be->cache_dir);
-    return NULL;
-}
-
-static void hst__program_to_cache(hst_backend *be, const uint64_t key[2], cl_program prog) {
-    size_t bytes = 0;
-    unsigned char *bin;
-    if (!be->cache_dir[0]) return;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, NULL) != CL_SUCCESS || !bytes)
-        return;
-    if (!(bin = (unsigned char *)hst__malloc(be, bytes))) return;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
-        hst__cache_write(be, key, bin, bytes);
-    hst__free(be, bin);
-}
-
-static hst_result hst__program_compile(hst_backend *be, size_t count, const char *const *src,
-                                       const char *options, const uint64_t key[2], cl_program *out) {
-    cl_int err;
-    hst_result r;
-    if ((*out = hst__program_from_cache(be, key, options)) != NULL) return HST_SUCCESS;
-    *out = clCreateProgramWithSource(be->ctx, (cl_uint)count, (const char **)src, NULL, &err);
-    if (err != CL_SUCCESS) return hst__cl_fail(be, "clCreateProgramWithSource", err);
-    if ((r = hst__cl_build(be, *out, options)) != HST_SUCCESS) {
-        clReleaseProgram(*out);
-        *out = NULL;
-        return r;
-    }
-    hst__program_to_cache(be, key, *out);
-    return HST_SUCCESS;
-}
-#endif
 
 static hst_result hst__unsupported_on_host(const hst_backend *be, const char *func) {
     hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: the host device runs the C twins of "
@@ -4262,6 +4179,7 @@ HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char
     static const char *F = "hst_program_build";
     uint64_t key[2];
     hst_program *p;
+    hst_result r;
     size_t i;
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
@@ -4270,21 +4188,14 @@ HST__BDEF hst_result hst_program_build(hst_backend *be, size_t count, const char
     if (!sources) return hst__null_arg(be, F, "sources is NULL");
     for (i = 0; i < count; i++)
         if (!sources[i]) return hst__null_arg(be, F, "sources[%zu] is NULL", i);
-    if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
-#ifndef HST_NO_OPENCL
-    HST__CL_HERE(be, F);
-#endif
+    if (!be->ops->programs) return hst__unsupported_on_host(be, F);
+    if ((r = be->ops->callable(be, F)) != HST_SUCCESS) return r;
     if (!options) options = "";
     hst__program_key(be, count, sources, options, key);
     if ((p = hst__program_find(be, key)) != NULL) { p->refs++; *out = p; return HST_SUCCESS; }
     if (!(p = (hst_program *)hst__calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-#ifndef HST_NO_OPENCL
-    {
-        hst_result r = hst__program_compile(be, count, sources, options, key, &p->cl);
-        if (r != HST_SUCCESS) { hst__free(be, p); return r; }
-    }
-#endif
     p->be = be; p->key[0] = key[0]; p->key[1] = key[1]; p->refs = 1;
+    if ((r = be->ops->program_compile(p, count, sources, options)) != HST_SUCCESS) { hst__free(be, p); return r; }
     p->next = be->programs;
     be->programs = p;
     *out = p;
@@ -4298,147 +4209,55 @@ HST__BDEF void hst_program_release(hst_program *prog) {
 HST__BDEF hst_result hst_kernel_create(hst_program *prog, const char *name, hst_kernel **out) {
     static const char *F = "hst_kernel_create";
     hst_kernel *k;
+    hst_result r;
     if (!prog) return hst__null_arg(NULL, F, "prog is NULL");
     if (!name || !out) return hst__null_arg(prog->be, F, "%s is NULL", name ? "out" : "name");
     *out = NULL;
-#ifndef HST_NO_OPENCL
-    HST__CL_HERE(prog->be, F);
-#endif
+    if ((r = prog->be->ops->callable(prog->be, F)) != HST_SUCCESS) return r;
     if (!(k = (hst_kernel *)hst__calloc(prog->be, sizeof *k))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     k->prog = prog;
-#ifndef HST_NO_OPENCL
-    {
-        cl_int err;
-        k->cl = clCreateKernel(prog->cl, name, &err);
-        if (err != CL_SUCCESS) {
-            hst__free(prog->be, k);
-            hst__log(prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "%s: no kernel '%s' (%s)", F, name,
-                     hst_result_string(err));
-            return err;
-        }
-    }
-#endif
+    if ((r = prog->be->ops->kernel_create(k, name)) != HST_SUCCESS) { hst__free(prog->be, k); return r; }
     *out = k;
     return HST_SUCCESS;
 }
 
 HST__BDEF void hst_kernel_destroy(hst_kernel *k) {
     if (!k) return;
-#ifndef HST_NO_OPENCL
-    if (k->cl && hst__cl_usable()) clReleaseKernel(k->cl);
-#endif
+    k->prog->be->ops->kernel_free(k);
     hst__free(k->prog->be, k);
 }
 
 HST__BDEF hst_result hst_kernel_set_arg(hst_kernel *k, unsigned index, size_t bytes,
                                       const void *value) {
+    hst_karg a = hst_karg_value(bytes, value);   /* value NULL: local memory */
     if (!k) return hst__null_arg(NULL, "hst_kernel_set_arg", "k is NULL");
-#ifndef HST_NO_OPENCL
-    {
-        cl_int err;
-        HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
-        err = clSetKernelArg(k->cl, index, bytes, value);
-        if (err != CL_SUCCESS) {
-            hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
-                     "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
-            return err;
-        }
-    }
-#else
-    (void)index; (void)bytes; (void)value;
-#endif
-    return HST_SUCCESS;
+    return k->prog->be->ops->kernel_set_arg(k, index, &a);
 }
 
 HST__BDEF hst_result hst_kernel_set_buffer(hst_kernel *k, unsigned index, const hst_buffer *buf) {
+    hst_karg a = hst_karg_buffer(buf);
     if (!k || !buf) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_buffer", "%s is NULL", k ? "buf" : "k");
-#ifndef HST_NO_OPENCL
-    return hst_kernel_set_arg(k, index, sizeof(cl_mem), &buf->cl);
-#else
-    (void)index;
-    return HST_SUCCESS;
-#endif
+    return k->prog->be->ops->kernel_set_arg(k, index, &a);
 }
 
 HST__BDEF hst_result hst_kernel_set_image(hst_kernel *k, unsigned index, const hst_image *img) {
+    hst_karg a = hst_karg_image(img);
     if (!k || !img) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_image", "%s is NULL", k ? "img" : "k");
-#ifndef HST_NO_OPENCL
-    return hst_kernel_set_arg(k, index, sizeof(cl_mem), &img->cl);
-#else
-    (void)index;
-    return HST_SUCCESS;
-#endif
+    return k->prog->be->ops->kernel_set_arg(k, index, &a);
 }
 
 HST__BDEF hst_result hst_kernel_set_sampler(hst_kernel *k, unsigned index, const hst_sampler *s) {
+    hst_karg a = hst_karg_sampler(s);
     if (!k || !s) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_sampler", "%s is NULL", k ? "s" : "k");
-#ifndef HST_NO_OPENCL
-    return hst_kernel_set_arg(k, index, sizeof(cl_sampler), &s->cl);
-#else
-    (void)index;
-    return HST_SUCCESS;
-#endif
+    return k->prog->be->ops->kernel_set_arg(k, index, &a);
 }
 
 HST__BDEF hst_result hst_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
     if (!k || !ptr) return hst__null_arg(k ? k->prog->be : NULL, "hst_kernel_set_svm", "%s is NULL", k ? "ptr" : "k");
-#ifndef HST_NO_OPENCL
-    {
-        cl_int err;
-        HST__CL_HERE(k->prog->be, "hst_kernel_set_svm");
-        err = clSetKernelArgSVMPointer(k->cl, index, ptr);
-        if (err != CL_SUCCESS) return hst__cl_fail(k->prog->be, "clSetKernelArgSVMPointer", err);
-    }
-#else
-    (void)index;
-#endif
-    return HST_SUCCESS;
+    return k->prog->be->ops->kernel_set_svm(k, index, ptr);
 }
 
 /* >>launch ----------------------------------------------------------------------------------- */
-#ifndef HST_NO_OPENCL
-/* The default work-group: 256 / 16x16 / 8x8x4, halved (largest axis first) until the kernel
-   accepts it on this device. */
-static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned dims, size_t *local) {
-    size_t max = 0, prod;
-    unsigned i;
-    if (clGetKernelWorkGroupInfo(k->cl, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) != CL_SUCCESS || !max)
-        max = 1;
-    local[0] = dims == 1 ? HST__DEFAULT_LOCAL_1D : dims == 2 ? 16 : 8;
-    local[1] = dims == 2 ? 16 : dims == 3 ? 8 : 1;
-    local[2] = dims == 3 ? 4 : 1;
-    for (;;) {
-        unsigned big = 0;
-        prod = local[0] * local[1] * local[2];
-        if (prod <= max) break;
-        for (i = 1; i < 3; i++) if (local[i] > local[big]) big = i;
-        local[big] /= 2;
-    }
-}
-#endif
-
-#ifndef HST_NO_OPENCL
-/* The launch's NDRange: local as given or the default, global rounded up to it, and the
-   offset added without overflow (OpenCL's CL_INVALID_GLOBAL_OFFSET, caught before the call). */
-static hst_result hst__ndrange(const hst_queue *q, const hst_kernel *k, unsigned dims, const size_t *offset,
-                               const size_t *global, const size_t *local, size_t *glob, size_t *loc) {
-    static const char *F = "hst_launch";
-    unsigned i;
-    size_t end;
-    if (local) for (i = 0; i < dims; i++) loc[i] = local[i];
-    else hst__default_local(k, q->be->dev, dims, loc);
-    for (i = 0; i < dims; i++) {
-        if (!global[i] || !loc[i])
-            return hst__zero_arg(q->be, F, "global[%u] = %zu, local[%u] = %zu: sizes must be > 0",
-                                 i, global[i], i, loc[i]);
-        if (!hst_size_add(global[i], loc[i] - 1, &glob[i])) return hst__overflow(q->be, F, "global size");
-        glob[i] -= glob[i] % loc[i];   /* rounded up to the work-group multiple */
-        if (offset && !hst_size_add(offset[i], glob[i], &end))
-            return hst__overflow(q->be, F, "global_offset + global size");
-    }
-    return HST_SUCCESS;
-}
-#endif
 
 HST__BDEF hst_result hst_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *global,
                               const size_t *local,
@@ -4455,50 +4274,14 @@ HST__BDEF hst_result hst_launch_offset(hst_queue *q, hst_kernel *k, unsigned dim
     if (!k) return hst__null_arg(q->be, F, "k is NULL");
     if (dims < 1 || dims > 3) return hst__range_arg(q->be, F, "dims %u is not 1, 2 or 3", dims);
     if (!global) return hst__null_arg(q->be, F, "global is NULL");
-    if (!hst__is_cl(q->be)) return hst__unsupported_on_host(q->be, F);
-#ifndef HST_NO_OPENCL
-    {
-        size_t loc[3] = {1, 1, 1}, glob[3] = {1, 1, 1};
-        hst__waitlist w;
-        cl_int err;
-        if ((r = hst__ndrange(q, k, dims, offset, global, local, glob, loc)) != HST_SUCCESS) return r;
-        if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
-        err = clEnqueueNDRangeKernel(q->cl, k->cl, dims, offset, glob, loc, w.n, w.ev, out);
-        hst__wl_free(q->be, &w);
-        return err == CL_SUCCESS ? HST_SUCCESS : hst__cl_fail(q->be, "clEnqueueNDRangeKernel", err);
-    }
-#else
-    (void)offset; (void)local; (void)out;
-    return HST_ERROR_UNSUPPORTED;
-#endif
+    return q->be->ops->launch(q, k, dims, offset, global, local, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_kernel_work_group_info(const hst_kernel *k, hst_kernel_wg_info *out) {
     static const char *F = "hst_kernel_work_group_info";
     if (!k || !out) return hst__null_arg(k ? k->prog->be : NULL, F, "%s is NULL", k ? "out" : "k");
     memset(out, 0, sizeof *out);
-#ifndef HST_NO_OPENCL
-    {
-        const hst_backend *be = k->prog->be;
-        cl_ulong local = 0, priv = 0;
-        HST__CL_HERE(be, F);
-        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_WORK_GROUP_SIZE,
-                sizeof out->work_group_size, &out->work_group_size, NULL));
-        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
-                CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof out->preferred_multiple, &out->preferred_multiple, NULL));
-        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_LOCAL_MEM_SIZE,
-                sizeof local, &local, NULL));
-        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev, CL_KERNEL_PRIVATE_MEM_SIZE,
-                sizeof priv, &priv, NULL));
-        HST__CL(be, "clGetKernelWorkGroupInfo", clGetKernelWorkGroupInfo(k->cl, be->dev,
-                CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof out->compile_work_group_size, out->compile_work_group_size, NULL));
-        out->local_mem_bytes = (uint64_t)local;
-        out->private_mem_bytes = (uint64_t)priv;
-    }
-    return HST_SUCCESS;
-#else
-    return HST_ERROR_UNSUPPORTED;   /* no kernel exists without OpenCL */
-#endif
+    return k->prog->be->ops->kernel_wg_info(k, out);
 }
 
 /* >>declared kernels ------------------------------------------------------------------------- */
@@ -4669,7 +4452,7 @@ HST__BDEF hst_result hst_family_kernel(hst_backend *be, const hst_kernel_family 
     if (kernel >= family->num_kernels)
         return hst__range_arg(be, F, "kernel %u: family %s has %u kernels", kernel,
                               family->name ? family->name : "?", family->num_kernels);
-    if (!hst__is_cl(be)) return hst__unsupported_on_host(be, F);
+    if (!be->ops->programs) return hst__unsupported_on_host(be, F);
     if ((r = hst__family_prog_of(be, family, options, &f)) != HST_SUCCESS) return r;
     if (!f->kernels[kernel] &&
         (r = hst_kernel_create(f->prog, family->kernels[kernel].name, &f->kernels[kernel])) != HST_SUCCESS)
@@ -4696,9 +4479,612 @@ static hst_result hst__bind_args(hst_kernel *k, size_t n, const hst_karg *a) {
     return r;
 }
 
+HST__BDEF hst_result hst_launch_kernel(hst_backend *be, const hst_launch_desc *d, hst_event *out) {
+    hst_queue *q;
+    hst_result r;
+    if (out) *out = NULL;
+    if (!be) return hst__null_arg(NULL, "hst_launch_kernel", "be is NULL");
+    if ((r = hst__check_launch(be, d)) != HST_SUCCESS) return r;
+    q = d->queue ? d->queue : hst_backend_queue(be);
+    return be->ops->launch_declared(be, d, q, out);
+}
+
+HST__BDEF hst_result hst_kernel_run(hst_queue *q, hst_kernel *k, const hst_range *range,
+                                  size_t num_args, const hst_karg *args,
+                                  size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_kernel_run";
+    hst_result r;
+    unsigned i;
+    int local = 0;
+    if (!q || !k || !range || (num_args && !args))
+        return hst__null_arg(q ? q->be : NULL, F, "%s is NULL", !q ? "q" : !k ? "k" : !range ? "range" : "args");
+    if (range->dims < 1 || range->dims > 3) return hst__range_arg(q->be, F, "range->dims %u is not 1, 2 or 3", range->dims);
+    if ((r = hst__bind_args(k, num_args, args)) != HST_SUCCESS) return r;
+    for (i = 0; i < range->dims; i++) local |= range->local[i] != 0;
+    return hst_launch_offset(q, k, range->dims, range->offset, range->global, local ? range->local : NULL,
+                             num_wait, wait, out);
+}
+
+/* >>host device ------------------------------------------------------------------------------ */
+/* The host device's implementation of the device interface: host memory from the allocator,
+   commands run when they are enqueued, kernels run as their host C twins. */
+
+/* >>host events */
+static hst_event hst__as_event(struct hst__event *ev) { return (hst_event)(void *)ev; }
+
+static struct hst__event *hst__event_new(hst_backend *be, int status) {
+    struct hst__event *ev = (struct hst__event *)hst__calloc(be, sizeof *ev);
+    if (!ev) return NULL;
+    ev->magic = HST__EVENT_MAGIC;
+    ev->be = be;
+    ev->refs = 1;
+    ev->status = status;
+    return ev;
+}
+
+static struct hst__event *hst__event_retain(struct hst__event *ev) { ev->refs++; return ev; }
+
+static void hst__event_unlink_waiter(struct hst__event *dep, const struct hst__event *m) {
+    hst__waiter **w;
+    for (w = &dep->waiters; *w; w = &(*w)->next)
+        if ((*w)->ev == m) { hst__waiter *x = *w; *w = x->next; hst__free(dep->be, x); return; }
+}
+
+/* A marker lets go of what it waits for (when it ends, or when freed before). */
+static void hst__event_drop_deps(struct hst__event *ev) {
+    size_t i;
+    for (i = 0; i < ev->num_deps; i++) {
+        hst__event_unlink_waiter(ev->deps[i], ev);
+        hst__event_release(ev->deps[i]);
+    }
+    hst__free(ev->be, ev->deps);
+    ev->deps = NULL;
+    ev->num_deps = 0;
+}
+
+/* Callbacks never run (the event never ended) are dropped with it. */
+static void hst__event_release(struct hst__event *ev) {
+    if (--ev->refs) return;
+    hst__event_drop_deps(ev);
+    while (ev->callbacks) { hst__callback *c = ev->callbacks; ev->callbacks = c->next; hst__free(ev->be, c); }
+    while (ev->waiters) { hst__waiter *w = ev->waiters; ev->waiters = w->next; hst__free(ev->be, w); }
+    hst__free(ev->be, ev);
+}
+
+static void hst__event_run_callbacks(struct hst__event *ev) {
+    while (ev->callbacks) {
+        hst__callback *c = ev->callbacks;
+        ev->callbacks = c->next;
+        c->fn(hst__as_event(ev), ev->status, c->user);
+        hst__free(ev->be, c);
+    }
+}
+
+/* A waiting marker hears that one of its events ended; 1 when that was the last. */
+static int hst__event_dep_ended(struct hst__event *m, int dep_status) {
+    if (dep_status < 0) m->dep_failed = 1;
+    if (--m->pending) return 0;
+    m->status = m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE;
+    return 1;
+}
+
+/* ev reaches its end with status: its times, its callbacks, then the markers this releases, and
+   theirs in turn (a work list, not recursion: chains of markers may be long). Events on the
+   list are held, so a callback that releases one cannot free it under the walk. */
+static void hst__event_end(struct hst__event *ev, int status) {
+    struct hst__event *ready = hst__event_retain(ev);
+    ev->status = status;
+    ev->next_ready = NULL;
+    while (ready) {
+        struct hst__event *e = ready;
+        ready = e->next_ready;
+        if (e->profiled) e->t[3] = hst__time_ns();
+        if (e->profiled && !e->t[2]) e->t[2] = e->t[3];   /* a marker starts as it ends */
+        hst__event_drop_deps(e);
+        hst__event_run_callbacks(e);
+        while (e->waiters) {
+            hst__waiter *w = e->waiters;
+            struct hst__event *m = w->ev;
+            e->waiters = w->next;
+            hst__free(e->be, w);
+            if (hst__event_dep_ended(m, e->status)) { m->next_ready = ready; ready = hst__event_retain(m); }
+        }
+        hst__event_release(e);
+    }
+}
+
+/* Logs a refused wait on a pending host event and says why nothing else can end it. */
+static hst_result hst__pending_refused(const hst_backend *be, const char *func, const char *what) {
+    return hst__state_arg(be, func, "%s is still pending (it waits on a user event not set yet): the "
+                          "host device runs commands when they are enqueued and only "
+                          "hst_user_event_set ends it, so this would wait for ever; set the user "
+                          "event first, or wait with a marker", what);
+}
+
+static hst_result hst__host_event_wait(hst_event e, size_t index) {
+    struct hst__event *ev = hst__host_event(e);
+    if (ev->status > 0) return hst__pending_refused(ev->be, "hst_event_wait", "an event");
+    if (ev->status < 0) {
+        hst__log(ev->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_event_wait: event %zu ended with "
+                 "status %d", index, ev->status);
+        return HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    return HST_SUCCESS;
+}
+
+static void hst__host_event_release(hst_event e) { hst__event_release(hst__host_event(e)); }
+
+static void hst__host_event_retain(hst_event e) { hst__event_retain(hst__host_event(e)); }
+
+static hst_result hst__host_event_status(hst_event e, int *status) {
+    *status = hst__host_event(e)->status;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_event_profile(hst_event e, uint64_t t[4]) {
+    struct hst__event *ev = hst__host_event(e);
+    if (!ev->profiled)
+        return hst__not_profiled(ev->be, ev->user ? "a user event has none"
+                                                  : "the queue was not created with profiling (hst_queue_desc.profiling)");
+    if (ev->status != HST_EVENT_COMPLETE)
+        return hst__not_profiled(ev->be, ev->status > 0 ? "the command is not complete" : "the command failed");
+    memcpy(t, ev->t, sizeof ev->t);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_user_event_create(hst_backend *be, hst_event *out) {
+    struct hst__event *ev = hst__event_new(be, HST_EVENT_SUBMITTED);
+    if (!ev) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    ev->user = 1;
+    *out = hst__as_event(ev);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_user_event_set(hst_event e, int status) {
+    static const char *F = "hst_user_event_set";
+    struct hst__event *ev = hst__host_event(e);
+    if (!ev->user) return hst__bad_arg(ev->be, F, "e was not made by hst_user_event_create");
+    if (ev->status <= 0) {
+        hst__log(ev->be, HST_LOG_ERROR, HST_LOGITEM_BAD_STATE, "%s: the status is set already (%d)", F, ev->status);
+        return HST__CL_INVALID_OPERATION;
+    }
+    hst__event_end(ev, status);
+    return HST_SUCCESS;
+}
+
+/* Callbacks run in registration order; an event that has ended runs fn at once. */
+static hst_result hst__host_event_set_callback(hst_event e, hst_event_fn fn, void *user) {
+    struct hst__event *ev = hst__host_event(e);
+    hst__callback *c, **tail;
+    if (ev->status <= 0) { fn(e, ev->status, user); return HST_SUCCESS; }
+    if (!(c = (hst__callback *)hst__malloc(ev->be, sizeof *c))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    c->fn = fn;
+    c->user = user;
+    c->next = NULL;
+    for (tail = &ev->callbacks; *tail; tail = &(*tail)->next) {}
+    *tail = c;
+    return HST_SUCCESS;
+}
+
+/* >>host queues */
+/* The host device's queue drops its last marker once that has ended; while it has not,
+   commands behind it cannot run in order. */
+static void hst__host_queue_trim(hst_queue *q) {
+    if (q->tail && q->tail->status <= 0) { hst__event_release(q->tail); q->tail = NULL; }
+}
+
+static hst_result hst__host_queue_ready(hst_queue *q, const char *func) {
+    hst__host_queue_trim(q);
+    return q->tail ? hst__pending_refused(q->be, func, "a marker enqueued on q before it") : HST_SUCCESS;
+}
+
+/* The host device runs a command when it is enqueued: once the listed events (and the queue's
+   last marker) have ended; on a profiling queue *out becomes a running event with its times. */
+static hst_result hst__host_begin(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
+                                  hst_event *out) {
+    struct hst__event *ev;
+    hst_result r;
+    uint64_t now = hst__time_ns();
+    if (out) *out = NULL;
+    if ((r = hst__host_queue_ready(q, func)) != HST_SUCCESS) return r;
+    if ((r = hst_event_wait(num_wait, wait)) != HST_SUCCESS) return r;
+    if (!out || !q->profiling) return HST_SUCCESS;
+    if (!(ev = hst__event_new(q->be, HST_EVENT_RUNNING))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    ev->profiled = 1;
+    ev->t[0] = ev->t[1] = now;
+    ev->t[2] = hst__time_ns();
+    *out = hst__as_event(ev);
+    return HST_SUCCESS;
+}
+
+/* The command's work is done: its event (if any) ends. */
+static hst_result hst__host_end(hst_event *out) {
+    struct hst__event *ev = out ? hst__host_event(*out) : NULL;
+    if (ev) hst__event_end(ev, HST_EVENT_COMPLETE);
+    return HST_SUCCESS;
+}
+
+/* A command with nothing to do on the host device. */
+static hst_result hst__host_nothing(hst_queue *q, const char *func, size_t num_wait, const hst_event *wait,
+                                 hst_event *out) {
+    hst_result r = hst__host_begin(q, func, num_wait, wait, out);
+    return r != HST_SUCCESS ? r : hst__host_end(out);
+}
+
+/* A marker's event waits for the pending host events of `wait` and the queue's last marker;
+   errors in the listed events it takes over at once. */
+static hst_result hst__marker_deps(struct hst__event *m, hst_queue *q, size_t num_wait, const hst_event *wait) {
+    size_t i, n = 0;
+    hst__host_queue_trim(q);
+    if (!(m->deps = (struct hst__event **)hst__malloc(q->be, (num_wait + 1) * sizeof *m->deps)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i <= num_wait; i++) {
+        struct hst__event *d = i < num_wait ? hst__host_event(wait[i]) : q->tail;
+        hst__waiter *w;
+        if (!d || d->status <= 0) { if (d && d->status < 0) m->dep_failed = 1; continue; }
+        if (!(w = (hst__waiter *)hst__malloc(q->be, sizeof *w))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        w->ev = m;
+        w->next = d->waiters;
+        d->waiters = w;
+        m->deps[n++] = hst__event_retain(d);
+        m->num_deps = m->pending = n;
+    }
+    return HST_SUCCESS;
+}
+
+/* The host device's marker (and barrier: on an in-order queue the same): it ends now when
+   nothing it waits for is pending, else later, with the last of them; then it is the queue's
+   last marker, which later commands wait behind. OpenCL events in `wait` are waited for here. */
+static hst_result hst__host_marker(hst_queue *q, int barrier, HST__WAITS) {
+    struct hst__event *m;
+    hst_result r;
+    size_t i;
+    (void)barrier;
+    if (out) *out = NULL;
+    for (i = 0; i < num_wait; i++)
+        if (!hst__host_event(wait[i]) && (r = hst_event_wait(1, &wait[i])) != HST_SUCCESS) return r;
+    if (!(m = hst__event_new(q->be, HST_EVENT_SUBMITTED))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    m->profiled = q->profiling;
+    m->t[0] = m->t[1] = hst__time_ns();
+    if ((r = hst__marker_deps(m, q, num_wait, wait)) != HST_SUCCESS) { hst__event_release(m); return r; }
+    if (!m->pending)
+        hst__event_end(m, m->dep_failed ? HST__CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : HST_EVENT_COMPLETE);
+    else { if (q->tail) hst__event_release(q->tail); q->tail = hst__event_retain(m); }
+    if (out && (m->status != HST_EVENT_COMPLETE || m->profiled)) *out = hst__as_event(m);
+    else hst__event_release(m);   /* ended well and unprofiled: NULL says as much */
+    return HST_SUCCESS;
+}
+
+
+/* The host device runs everything on the calling thread: a child of fork() included. */
+static hst_result hst__host_open(hst_backend *be, const hst_backend_desc *desc) {
+    size_t n = 0;
+    hst_result r;
+    (void)desc;
+#ifndef HST_NO_OPENCL
+    if (!hst__cl_usable()) return HST_SUCCESS;   /* a child of fork(): OpenCL not listed */
+#endif
+    if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
+    if (n == 1) hst__note_no_platform(be);
+    return HST_SUCCESS;
+}
+
+static void hst__host_close(hst_backend *be) {
+    if (be->queue.tail) hst__event_release(be->queue.tail);
+}
+
+static hst_result hst__host_callable(const hst_backend *be, const char *func) {
+    (void)be; (void)func;
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_queue_create(hst_queue *q) { (void)q; return HST_SUCCESS; }
+
+static void hst__host_queue_destroy(hst_queue *q) {
+    if (q->tail) hst__event_release(q->tail);
+}
+
+static hst_result hst__host_queue_flush(hst_queue *q) { (void)q; return HST_SUCCESS; }
+static hst_result hst__host_queue_finish(hst_queue *q) { (void)q; return HST_SUCCESS; }
+
+/* >>host memory */
+static hst_result hst__host_buffer_alloc(hst_buffer *b, unsigned flags, void *wrap) {
+    (void)flags;
+    b->host = wrap ? wrap : hst__malloc(b->be, b->bytes);
+    return b->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+static hst_result hst__host_buffer_sub(hst_buffer *b, hst_buffer *root) {
+    (void)b; (void)root;   /* its host pointer is set: nothing more to make */
+    return HST_SUCCESS;
+}
+
+static void hst__host_buffer_free(hst_buffer *b) {
+    if (!b->parent && !b->wrapped) hst__free(b->be, b->host);
+}
+
+static hst_result hst__host_fill(hst_queue *q, hst_buffer *buf, const void *pattern, size_t pattern_bytes,
+                                 size_t offset, size_t bytes, HST__WAITS) {
+    hst_result r;
+    size_t i;
+    if ((r = hst__host_begin(q, "hst_fill", num_wait, wait, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < bytes; i += pattern_bytes)
+        memcpy((char *)buf->host + offset + i, pattern, pattern_bytes);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_write(hst_queue *q, hst_buffer *dst, size_t offset, const void *src, size_t bytes,
+                                  int blocking, HST__WAITS) {
+    hst_result r;
+    (void)blocking;
+    if ((r = hst__host_begin(q, "hst_write", num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove((char *)dst->host + offset, src, bytes);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_read(hst_queue *q, const hst_buffer *src, size_t offset, void *dst, size_t bytes,
+                                 int blocking, HST__WAITS) {
+    hst_result r;
+    (void)blocking;
+    if ((r = hst__host_begin(q, "hst_read", num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove(dst, (const char *)src->host + offset, bytes);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_copy(hst_queue *q, hst_buffer *dst, size_t dst_offset, const hst_buffer *src,
+                                 size_t src_offset, size_t bytes, HST__WAITS) {
+    hst_result r;
+    if ((r = hst__host_begin(q, "hst_copy", num_wait, wait, out)) != HST_SUCCESS) return r;
+    memcpy((char *)dst->host + dst_offset, (const char *)src->host + src_offset, bytes);
+    return hst__host_end(out);
+}
+
+static size_t hst__rect_offset(const hst__rect_abs *r) {
+    return r->origin[2] * r->slice_pitch + r->origin[1] * r->row_pitch + r->origin[0];
+}
+
+/* The host side of every rectangular transfer (also the host device's images). */
+static void hst__rect_memcpy(void *dst, const hst__rect_abs *d, const void *src,
+                             const hst__rect_abs *s, const size_t region[3]) {
+    size_t y, z;
+    char *dp = (char *)dst + hst__rect_offset(d);
+    const char *sp = (const char *)src + hst__rect_offset(s);
+    for (z = 0; z < region[2]; z++)
+        for (y = 0; y < region[1]; y++)
+            memmove(dp + z * d->slice_pitch + y * d->row_pitch,
+                    sp + z * s->slice_pitch + y * s->row_pitch, region[0]);
+}
+
+static hst_result hst__host_rect(hst_queue *q, const char *func, const hst__rect_cmd *c, HST__WAITS) {
+    hst_result r;
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
+    hst__rect_memcpy(c->dir == 1 ? c->dhost : c->dbuf->host, &c->d, c->dir == 0 ? c->shost : c->sbuf->host, &c->s,
+                     c->region);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_map(hst_queue *q, hst_buffer *buf, unsigned map_flags, size_t offset, size_t bytes,
+                                int blocking, void **ptr, HST__WAITS) {
+    hst_result r;
+    (void)map_flags; (void)bytes; (void)blocking;
+    if ((r = hst__host_begin(q, "hst_map", num_wait, wait, out)) != HST_SUCCESS) return r;
+    *ptr = (char *)buf->host + offset;
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_unmap(hst_queue *q, hst_buffer *buf, void *ptr, HST__WAITS) {
+    if ((char *)ptr < (char *)buf->host || (char *)ptr >= (char *)buf->host + buf->bytes)
+        return hst__bad_arg(q->be, "hst_unmap", "ptr was not mapped from buf");
+    return hst__host_nothing(q, "hst_unmap", num_wait, wait, out);
+}
+
+static hst_result hst__host_migrate(hst_queue *q, size_t num_buffers, hst_buffer *const *buffers, unsigned flags,
+                                    HST__WAITS) {
+    (void)num_buffers; (void)buffers; (void)flags;
+    return hst__host_nothing(q, "hst_migrate", num_wait, wait, out);   /* host memory is where it is used */
+}
+
+/* >>host svm: plain host memory */
+static void *hst__host_svm_alloc(hst_backend *be, size_t bytes, int fine) {
+    (void)fine;
+    return hst__malloc(be, bytes);
+}
+
+static void hst__host_svm_free(hst_backend *be, void *ptr) { hst__free(be, ptr); }
+
+static hst_result hst__host_svm_map(hst_queue *q, unsigned map_flags, void *ptr, size_t bytes, HST__WAITS) {
+    (void)map_flags; (void)ptr; (void)bytes;
+    return hst__host_nothing(q, "hst_svm_map", num_wait, wait, out);
+}
+
+static hst_result hst__host_svm_unmap(hst_queue *q, void *ptr, HST__WAITS) {
+    (void)ptr;
+    return hst__host_nothing(q, "hst_svm_unmap", num_wait, wait, out);
+}
+
+static hst_result hst__host_svm_copy(hst_queue *q, void *dst, const void *src, size_t bytes, int blocking, HST__WAITS) {
+    hst_result r;
+    (void)blocking;
+    if ((r = hst__host_begin(q, "hst_svm_copy", num_wait, wait, out)) != HST_SUCCESS) return r;
+    if (bytes) memmove(dst, src, bytes);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_svm_fill(hst_queue *q, void *ptr, const void *pattern, size_t pattern_bytes, size_t bytes,
+                                     HST__WAITS) {
+    hst_result r;
+    size_t i;
+    if ((r = hst__host_begin(q, "hst_svm_fill", num_wait, wait, out)) != HST_SUCCESS) return r;
+    for (i = 0; i < bytes; i += pattern_bytes) memcpy((char *)ptr + i, pattern, pattern_bytes);
+    return hst__host_end(out);
+}
+
+/* >>host images: tight pixels in host memory */
+static hst_result hst__host_image_create(hst_image *img, int normalized, const void *host) {
+    (void)normalized;
+    img->host = hst__malloc(img->be, img->reserved);
+    if (!img->host) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (host) memcpy(img->host, host, img->reserved);
+    return HST_SUCCESS;
+}
+
+static void hst__host_image_free(hst_image *img) { hst__free(img->be, img->host); }
+
+/* The host device's image memory as a rect: tight rows and slices. */
+static hst__rect_abs hst__image_rect(const hst_image *img, const size_t *origin) {
+    hst__rect_abs r;
+    r.row_pitch = img->extent[0] * img->pixel_bytes;
+    r.slice_pitch = r.row_pitch * img->extent[1];
+    r.origin[0] = origin[0] * img->pixel_bytes;
+    r.origin[1] = origin[1];
+    r.origin[2] = origin[2];
+    return r;
+}
+
+/* A caller's host array for a box: tight unless pitches are given. */
+static hst__rect_abs hst__host_array_rect(const hst_image *img, const size_t *region, size_t row_pitch,
+                                    size_t slice_pitch) {
+    hst__rect_abs r;
+    memset(&r, 0, sizeof r);
+    r.row_pitch = row_pitch ? row_pitch : region[0] * img->pixel_bytes;
+    r.slice_pitch = slice_pitch ? slice_pitch : r.row_pitch * region[1];
+    return r;
+}
+
+static hst_result hst__host_image_rw(hst_queue *q, const char *func, int write, hst_image *img, const size_t *origin,
+                                     const size_t *region, void *host, size_t row_pitch, size_t slice_pitch,
+                                     int blocking, HST__WAITS) {
+    hst__rect_abs ir = hst__image_rect(img, origin), hr = hst__host_array_rect(img, region, row_pitch, slice_pitch);
+    size_t reg[3];
+    hst_result r;
+    (void)blocking;
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
+    reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+    if (write) hst__rect_memcpy(img->host, &ir, host, &hr, reg);
+    else hst__rect_memcpy(host, &hr, img->host, &ir, reg);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_image_copy(hst_queue *q, hst_image *dst, const size_t *dst_origin, const hst_image *src,
+                                       const size_t *src_origin, const size_t *region, HST__WAITS) {
+    hst__rect_abs d = hst__image_rect(dst, dst_origin), s = hst__image_rect(src, src_origin);
+    size_t reg[3];
+    hst_result r;
+    if ((r = hst__host_begin(q, "hst_image_copy", num_wait, wait, out)) != HST_SUCCESS) return r;
+    reg[0] = region[0] * dst->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+    hst__rect_memcpy(dst->host, &d, src->host, &s, reg);
+    return hst__host_end(out);
+}
+
+/* The buffer side is a tight rect at its offset. */
+static hst_result hst__host_image_buffer(hst_queue *q, const char *func, int to_buffer, hst_image *img,
+                                         const size_t *origin, const size_t *region, hst_buffer *buf, size_t offset,
+                                         HST__WAITS) {
+    hst__rect_abs ir = hst__image_rect(img, origin), br = hst__host_array_rect(img, region, 0, 0);
+    size_t reg[3];
+    hst_result r;
+    if ((r = hst__host_begin(q, func, num_wait, wait, out)) != HST_SUCCESS) return r;
+    br.origin[0] = offset;
+    reg[0] = region[0] * img->pixel_bytes; reg[1] = region[1]; reg[2] = region[2];
+    if (to_buffer) hst__rect_memcpy(buf->host, &br, img->host, &ir, reg);
+    else hst__rect_memcpy(img->host, &ir, buf->host, &br, reg);
+    return hst__host_end(out);
+}
+
+/* One pixel from a fill colour, converted as OpenCL converts fill colours (host device). */
+static void hst__pixel_from_color(const hst_image *img, const void *color, unsigned char *px) {
+    unsigned c, n = img->dtype == HST_C64 ? img->channels * 2 : img->channels;
+    for (c = 0; c < n; c++) {
+        if (img->dtype == HST_U8 && img->normalized) {
+            float v = ((const float *)color)[c];
+            v = v > 1.0f ? 1.0f : v < 0.0f ? 0.0f : v;   /* NaN is not < 0: clears below */
+            px[c] = (unsigned char)(v == v ? nearbyintf(v * 255.0f) : 0.0f);
+        } else if (img->dtype == HST_U8) {
+            uint32_t v = ((const uint32_t *)color)[c];
+            px[c] = (unsigned char)(v > 255 ? 255 : v);
+        } else if (img->dtype == HST_I32) {
+            memcpy(px + 4 * c, (const int32_t *)color + c, 4);
+        } else {
+            memcpy(px + 4 * c, (const float *)color + c, 4);
+        }
+    }
+}
+
+static hst_result hst__host_image_fill(hst_queue *q, hst_image *img, const void *color, const size_t *origin,
+                                       const size_t *region, HST__WAITS) {
+    unsigned char px[32];
+    hst__rect_abs d = hst__image_rect(img, origin);
+    size_t x, y, z;
+    hst_result r;
+    if ((r = hst__host_begin(q, "hst_image_fill", num_wait, wait, out)) != HST_SUCCESS) return r;
+    hst__pixel_from_color(img, color, px);
+    for (z = 0; z < region[2]; z++)
+        for (y = 0; y < region[1]; y++)
+            for (x = 0; x < region[0]; x++)
+                memcpy((char *)img->host + hst__rect_offset(&d) + z * d.slice_pitch +
+                       y * d.row_pitch + x * img->pixel_bytes, px, img->pixel_bytes);
+    return hst__host_end(out);
+}
+
+static hst_result hst__host_image_map(hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin,
+                                      const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr) {
+    hst__rect_abs d = hst__image_rect(img, origin);
+    (void)q; (void)map_flags; (void)region;
+    *row_pitch = d.row_pitch;
+    *slice_pitch = img->ndim == 3 ? d.slice_pitch : 0;   /* OpenCL reports 0 for 2-D */
+    *ptr = (char *)img->host + hst__rect_offset(&d);
+    return HST_SUCCESS;
+}
+
+static hst_result hst__host_image_unmap(hst_queue *q, hst_image *img, void *ptr, HST__WAITS) {
+    (void)img; (void)ptr;
+    return hst__host_nothing(q, "hst_image_unmap", num_wait, wait, out);
+}
+
+/* A sampler is the record of its settings. */
+static hst_result hst__host_sampler_create(hst_sampler *s) { (void)s; return HST_SUCCESS; }
+static void hst__host_sampler_free(hst_sampler *s) { (void)s; }
+
+/* >>host kernels: no OpenCL programs (ops->programs is 0: the public calls refuse first), the
+   declared kernels' twins instead */
+static hst_result hst__host_program_compile(hst_program *p, size_t count, const char *const *src, const char *options) {
+    (void)count; (void)src; (void)options;
+    return hst__unsupported_on_host(p->be, "hst_program_build");
+}
+
+static void hst__host_program_free(hst_program *p) { (void)p; }
+
+static hst_result hst__host_kernel_create(hst_kernel *k, const char *name) {
+    (void)name;
+    return hst__unsupported_on_host(k->prog->be, "hst_kernel_create");
+}
+
+static void hst__host_kernel_free(hst_kernel *k) { (void)k; }
+
+static hst_result hst__host_kernel_set_arg(hst_kernel *k, unsigned index, const hst_karg *a) {
+    (void)index; (void)a;
+    return hst__unsupported_on_host(k->prog->be, "hst_kernel_set_arg");
+}
+
+static hst_result hst__host_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
+    (void)index; (void)ptr;
+    return hst__unsupported_on_host(k->prog->be, "hst_kernel_set_svm");
+}
+
+static hst_result hst__host_kernel_wg_info(const hst_kernel *k, hst_kernel_wg_info *out) {
+    (void)k; (void)out;
+    return HST_ERROR_UNSUPPORTED;   /* no kernel exists on the host device */
+}
+
+static hst_result hst__host_launch(hst_queue *q, hst_kernel *k, unsigned dims, const size_t *offset,
+                                   const size_t *global, const size_t *local, HST__WAITS) {
+    (void)k; (void)dims; (void)offset; (void)global; (void)local; (void)num_wait; (void)wait; (void)out;
+    return hst__unsupported_on_host(q->be, "hst_launch");
+}
+
 /* The host device: the twin, after the wait list, on host memory; each LOCAL argument is
    scratch memory of its bytes for the launch (the host's work-group memory). */
-static hst_result hst__launch_twin(hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out) {
+static hst_result hst__host_launch_declared(hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out) {
     const hst_kernel_decl *k = &d->family->kernels[d->kernel];
     hst_karg args[HST_KERNEL_MAX_ARGS];
     hst_result r = HST_SUCCESS;
@@ -4722,34 +5108,72 @@ static hst_result hst__launch_twin(hst_backend *be, const hst_launch_desc *d, hs
     return out ? hst_queue_marker(q, 0, NULL, out) : HST_SUCCESS;
 }
 
-HST__BDEF hst_result hst_launch_kernel(hst_backend *be, const hst_launch_desc *d, hst_event *out) {
-    hst_queue *q;
-    hst_kernel *k;
-    hst_result r;
-    if (out) *out = NULL;
-    if (!be) return hst__null_arg(NULL, "hst_launch_kernel", "be is NULL");
-    if ((r = hst__check_launch(be, d)) != HST_SUCCESS) return r;
-    q = d->queue ? d->queue : hst_backend_queue(be);
-    if (!hst__is_cl(be)) return hst__launch_twin(be, d, q, out);
-    if ((r = hst_family_kernel(be, d->family, d->options, d->kernel, &k)) != HST_SUCCESS) return r;
-    return hst_kernel_run(q, k, &d->range, d->num_args, d->args, d->num_wait, d->wait, out);
+#define HST__OP_HOST(ret, name, params, args) hst__host_##name,
+#define HST__OP_HOST_V(name, params, args) hst__host_##name,
+static const hst__device_ops hst__host_ops = {"host", 0, HST__DEVICE_OPS(HST__OP_HOST, HST__OP_HOST_V)};
+#undef HST__OP_HOST
+#undef HST__OP_HOST_V
+static const hst__device_ops *hst__host_device(void) { return &hst__host_ops; }
+
+#ifdef HST_TEST_DEVICE_KIND
+/* >>test device ------------------------------------------------------------------------------ */
+/* A third device kind, compiled only where HST_TEST_DEVICE_KIND is defined (tests): the host
+   device's table behind a wrapper that counts each operation's calls, so a test can run the
+   library's rooms unchanged through the device interface and see that they went through it. */
+#define HST__OP_INDEX(ret, name, params, args) HST__OPI_##name,
+#define HST__OP_INDEX_V(name, params, args) HST__OPI_##name,
+enum { HST__DEVICE_OPS(HST__OP_INDEX, HST__OP_INDEX_V) HST__NUM_OPS };
+#undef HST__OP_INDEX
+#undef HST__OP_INDEX_V
+#define HST__OP_NAME(ret, name, params, args) #name,
+#define HST__OP_NAME_V(name, params, args) #name,
+static const char *const hst__op_names[HST__NUM_OPS] = {HST__DEVICE_OPS(HST__OP_NAME, HST__OP_NAME_V)};
+#undef HST__OP_NAME
+#undef HST__OP_NAME_V
+/* Calls per operation, in every counting backend of the process (the host device's declared
+   kernels may run from several threads at once: counted atomically where the compiler can). */
+static unsigned long hst__op_counts[HST__NUM_OPS];
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__COUNT_OP(i) ((void)__atomic_fetch_add(&hst__op_counts[i], 1ul, __ATOMIC_RELAXED))
+#else
+#  define HST__COUNT_OP(i) ((void)hst__op_counts[i]++)
+#endif
+#define HST__OP_COUNTED(ret, name, params, args) \
+    static ret hst__counting_##name params { HST__COUNT_OP(HST__OPI_##name); return hst__host_ops.name args; }
+#define HST__OP_COUNTED_V(name, params, args) \
+    static void hst__counting_##name params { HST__COUNT_OP(HST__OPI_##name); hst__host_ops.name args; }
+HST__DEVICE_OPS(HST__OP_COUNTED, HST__OP_COUNTED_V)
+#undef HST__OP_COUNTED
+#undef HST__OP_COUNTED_V
+#define HST__OP_COUNTING(ret, name, params, args) hst__counting_##name,
+#define HST__OP_COUNTING_V(name, params, args) hst__counting_##name,
+static const hst__device_ops hst__counting_ops = {"counting host", 0,
+                                                  HST__DEVICE_OPS(HST__OP_COUNTING, HST__OP_COUNTING_V)};
+#undef HST__OP_COUNTING
+#undef HST__OP_COUNTING_V
+
+HST__BDEF hst_result hst_test_device_wrap(hst_backend *be) {
+    static const char *F = "hst_test_device_wrap";
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (be->ops != &hst__host_ops && be->ops != &hst__counting_ops)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, F,
+                                "the counting device wraps the host device's table, not %s's", be->ops->name);
+    be->ops = &hst__counting_ops;
+    return HST_SUCCESS;
 }
 
-HST__BDEF hst_result hst_kernel_run(hst_queue *q, hst_kernel *k, const hst_range *range,
-                                  size_t num_args, const hst_karg *args,
-                                  size_t num_wait, const hst_event *wait, hst_event *out) {
-    static const char *F = "hst_kernel_run";
-    hst_result r;
-    unsigned i;
-    int local = 0;
-    if (!q || !k || !range || (num_args && !args))
-        return hst__null_arg(q ? q->be : NULL, F, "%s is NULL", !q ? "q" : !k ? "k" : !range ? "range" : "args");
-    if (range->dims < 1 || range->dims > 3) return hst__range_arg(q->be, F, "range->dims %u is not 1, 2 or 3", range->dims);
-    if ((r = hst__bind_args(k, num_args, args)) != HST_SUCCESS) return r;
-    for (i = 0; i < range->dims; i++) local |= range->local[i] != 0;
-    return hst_launch_offset(q, k, range->dims, range->offset, range->global, local ? range->local : NULL,
-                             num_wait, wait, out);
+HST__BDEF unsigned long hst_test_device_count(const char *op) {
+    unsigned long n = 0;
+    int i;
+    for (i = 0; i < HST__NUM_OPS; i++)
+        if (!op || !strcmp(op, hst__op_names[i])) n += hst__op_counts[i];
+    return n;
 }
+
+HST__BDEF const char *hst_test_device_op_name(unsigned i) { return i < HST__NUM_OPS ? hst__op_names[i] : NULL; }
+
+HST__BDEF void hst_test_device_reset(void) { memset(hst__op_counts, 0, sizeof hst__op_counts); }
+#endif /* HST_TEST_DEVICE_KIND */
 
 #ifdef __cplusplus
 }

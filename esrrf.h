@@ -23,6 +23,18 @@
        // hst_esrrf_live_push(lv, frames, k, 512, 512); and hst_esrrf_live_finish(lv, NULL):
        // each time point's images reach d.on_timepoint as soon as its last frame is in.
 
+   Reference (every public function, by group; kernels_esrrf.h has the kernels and their twins):
+     Device        hst_esrrf_backend_create   the backend eSRRF runs fastest on for a selector
+     Modes         hst_esrrf_mode_name        a statistic's name (HST_ESRRF_MODES)
+                   hst_esrrf_mode_parse       a name's mode index
+     Batch         hst_esrrf_output_shape     time points and magnified size of a stack's output
+                   hst_esrrf_run              eSRRF of a whole stack (one process, or MPI ranks)
+     Live          hst_esrrf_live_create      a session taking frames as they arrive
+                   hst_esrrf_live_push        frames in (copied; back-pressure)
+                   hst_esrrf_live_finish      the last time points out, the report
+                   hst_esrrf_live_destroy     stop and free
+     Sweep         hst_esrrf_sweep            every (radius, sensitivity) pair's QnR in one pass
+
    Shapes and units. Input: T frames of rows x cols samples, C order, frame axis first (frame z
    at z * rows * cols samples), u8 / u16 / i16 / f32 in the host's byte order, read as they are:
    the conversion to float happens on the device. Output per requested mode: (time points,
@@ -40,7 +52,7 @@
    2016), as enhanced in eSRRF (Laine et al., "High-fidelity 3D live-cell nanoscopy through data-
    driven enhanced super-resolution radial fluctuation", Nat. Methods 2023), with NanoPyx's
    conventions and defaults (Catmull-Rom magnification, Roberts-cross gradients, temporal AVG /
-   VAR / TAC2, macro-pixel correction); kernels.h's eSRRF section gives every formula and the
+   VAR / TAC2, macro-pixel correction); kernels_esrrf.h gives every formula and the
    few places where we deliberately differ from NanoPyx. The temporal statistics come from five
    per-pixel sums (S1, S2, lag-1 products, first and last frame), so AVG, VAR and TAC2 are all
    computed from ONE pass over the frames.
@@ -54,7 +66,7 @@
 
    Bits. Results do not depend on how the frames are cut: the batch call and the live API with
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
-   the host device and an OpenCL device give the same bits where kernels.h says so (fp64
+   the host device and an OpenCL device give the same bits where kernels_esrrf.h says so (fp64
    devices). Several backends in a batch call: backend k computes its share of the magnified
    rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
    kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
@@ -133,14 +145,29 @@
 extern "C" {
 #endif
 
-/* Input sample types (the numbers are kernels.h's to_float dtype codes). */
+/* Input sample types (the numbers are kernels_esrrf.h's to_float dtype codes). */
 typedef enum hst_esrrf_dtype {
     HST_ESRRF_U8 = 1, HST_ESRRF_U16 = 2, HST_ESRRF_I16 = 3, HST_ESRRF_F32 = 4
 } hst_esrrf_dtype;
 
-/* Temporal statistics, a set (any combination from one pass); out[] index 0, 1, 2. */
-enum { HST_ESRRF_AVG = 1, HST_ESRRF_VAR = 2, HST_ESRRF_TAC2 = 4 };
-#define HST_ESRRF_NUM_MODES 3
+/* The temporal statistics (kernels_esrrf.h's "Statistics" defines them), listed once:
+   X(ID, index, name, sums, least, what), in index order. desc.modes is a set of HST_ESRRF_<ID> = 1 << index (any
+   combination, from one pass); index is out[]'s and images[]'s; name is hst_esrrf_mode_name's
+   (NanoPyx's temporal_correlation), which the CLI's --mode, its output files' suffixes and the
+   Python package's modes take in lower case; sums: the per-pixel sums it reads (bit q: sum q
+   of S1, S2, lag-1, first, last), the only ones that come back from a device (lag-1: the
+   streams load the frame before each block); least: the frames per time point it needs (a
+   stack or a frames_per_timepoint below is refused). A mode added here needs its statistic in
+   hst_k_esrrf_finalize and hst_k_esrrf_stat. */
+#define HST_ESRRF_MODES(X) \
+    X(AVG, 0, "AVG", 0x01u, 1, "mean of a time point's frames") \
+    X(VAR, 1, "VAR", 0x03u, 2, "their variance (ddof 0)") \
+    X(TAC2, 2, "TAC2", 0x1du, 2, "their lag-1 autocovariance (second-order temporal cumulant)")
+#define HST__ESRRF_MODE_BIT(id, index, name, sums, least, what) HST_ESRRF_##id = 1 << (index),
+#define HST__ESRRF_MODE_ONE(id, index, name, sums, least, what) + 1
+enum { HST_ESRRF_MODES(HST__ESRRF_MODE_BIT) HST__ESRRF_MODE_END };
+#define HST_ESRRF_NUM_MODES (0 HST_ESRRF_MODES(HST__ESRRF_MODE_ONE))
+#define HST_ESRRF_ALL_MODES ((1u << HST_ESRRF_NUM_MODES) - 1u)
 
 typedef enum hst_esrrf_path {
     HST_ESRRF_PATH_AUTO = 0,   /* the faster, by measured speed */
@@ -267,6 +294,13 @@ typedef struct hst_esrrf_report {
 HST_API HST_NODISCARD hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
                                             int *host_instead);
 
+/* Mode index m's name ("AVG", "VAR", "TAC2": HST_ESRRF_MODES), NULL for m outside
+   [0, HST_ESRRF_NUM_MODES). Static storage. Thread-safe. */
+HST_API const char *hst_esrrf_mode_name(int mode);
+/* The index of the mode named by the len characters at name, in any case ("tac2" or "TAC2":
+   2), or -1 (none, or name NULL). Thread-safe. */
+HST_API int hst_esrrf_mode_parse(const char *name, size_t len);
+
 /* The output's shape for a stack of `frames` frames of rows x cols under desc (validated as
    hst_esrrf_run validates it). Errors: HST_ERROR_INVALID_ARGUMENT (the log names the field),
    HST_ERROR_OVERFLOW (the output size overflows size_t or the kernels' 32-bit indices).
@@ -371,7 +405,7 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    ONE launch of the fused RGC kernel (hst_esrrf_run's, built for the sweep's sensitivities)
    writes each pixel's value at every sensitivity from its one set of sums, and one launch adds
    the block's values to the sums of all frames, of the odd and of the even ones of every pair
-   (kernels.h's sweep), so each sensitivity costs only its power and a store. The AVG images are
+   (kernels_esrrf.h's sweep), so each sensitivity costs only its power and a store. The AVG images are
    bitwise what hst_esrrf_run gives at each pair (same desc, that radius and sensitivity, modes
    AVG), on every device, macro-pixel correction as desc says (the scores use uncorrected images,
    as NanoPyx's sweep).
@@ -454,11 +488,11 @@ HST_API HST_NODISCARD hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, con
 #if defined(HST_ESRRF_IMPLEMENTATION) && !defined(HST__ESRRF_IMPLEMENTED)
 #define HST__ESRRF_IMPLEMENTED
 
+#include <ctype.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,7 +531,7 @@ extern "C" {
 /* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
    frames, mag 5; bench/RESULTS.md): with the options below 256 beat 128 and 512 at every
    setting measured (e.g. 1.493 against 1.918 and 1.761 with 2 pixels per item and 24 indices);
-   without the options 2.339 (512: 2.314). The bits do not depend on it (kernels.h). Only where
+   without the options 2.339 (512: 2.314). The bits do not depend on it (kernels_esrrf.h). Only where
    measured: other compilers may allow a kernel fewer work-items than the device (AMD's default
    is 256). */
 #define HST__E_GPU_FUSED_LOCAL 256
@@ -513,7 +547,7 @@ extern "C" {
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
 #define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
 #define HST__E_NV_K 40
-/* Work indices per item of the fused kernel elsewhere (kernels.h's HST_E_K default). esrrf.h
+/* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
    passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
    per pixel adds return at once, but cost 4% of the kernel on an H100 at K 40 (1.227 against
    1.178 ms per frame). */
@@ -563,9 +597,9 @@ typedef struct hst__egroup {
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
-    hst_program *prog;                           /* the statistics on the device (one fp64 */
-    hst_kernel *stat;                            /* device alone): hst_k_esrrf_stat into */
-    hst_buffer *img;                             /* img, only floats come back */
+    hst_buffer *img;                             /* the statistics on the device (one fp64
+                                                    device alone): hst_k_esrrf_stat into img,
+                                                    only floats come back */
 } hst__egroup;
 
 typedef struct hst__eng {
@@ -616,59 +650,60 @@ typedef struct hst__epiece {
     unsigned skip;
 } hst__epiece;
 
-/* >>logging ---------------------------------------------------------------------------------- */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static hst_result hst__ebad(const hst_backend *be, hst_result code, hst_log_item item,
-                            const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    hst_backend_log(be, HST_LOG_ERROR, item, msg);
-    return code;
-}
-
 /* >>checks of the arguments ------------------------------------------------------------------ */
+/* The modes that need at least 2 frames per time point (HST_ESRRF_MODES' least). */
+#define HST__ESRRF_MODE_TWO(id, index, name, sums, least, what) | ((least) > 1 ? (unsigned)HST_ESRRF_##id : 0u)
+#define HST__E_TWO_FRAME_MODES (0u HST_ESRRF_MODES(HST__ESRRF_MODE_TWO))
+
+/* The names of the modes of the set `modes`, ", "-separated, into buf (for messages). */
+static const char *hst__emode_list(unsigned modes, char *buf, size_t bytes) {
+    size_t n = 0;
+    int m;
+    buf[0] = '\0';
+    for (m = 0; m < HST_ESRRF_NUM_MODES && n < bytes; m++)
+        if (modes & (1u << m))
+            n += (size_t)snprintf(buf + n, bytes - n, "%s%s", n ? ", " : "", hst_esrrf_mode_name(m));
+    return buf;
+}
 /* desc with its defaults applied, checked field by field. */
 static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
     const hst_backend *be = in && in->backends && in->num_backends ? in->backends[0] : NULL;
+    char names[64];
     unsigned i;
-    if (!in) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf: desc is NULL");
+    if (!in) return hst__null_arg(NULL, "hst_esrrf", "desc is NULL");
     *d = *in;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
+        return hst__range_arg(be, "hst_esrrf",
+                         "num_backends %u: give 1..%d backends", d->num_backends, HST_STREAM_MAX_BACKENDS);
     for (i = 0; i < d->num_backends; i++)
         if (!d->backends[i])
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf: backends[%u] is NULL", i);
+            return hst__null_arg(be, "hst_esrrf", "backends[%u] is NULL", i);
     if (!d->magnification) d->magnification = HST_ESRRF_DEFAULT_MAGNIFICATION;
     if (d->magnification > HST_ESRRF_MAX_MAG)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG,
+        return hst__range_arg(be, "hst_esrrf",
+                         "magnification %u: 1..%d (0: %d)", d->magnification, HST_ESRRF_MAX_MAG,
                          HST_ESRRF_DEFAULT_MAGNIFICATION);
     if (d->radius == 0.0f) d->radius = HST_ESRRF_DEFAULT_RADIUS;
     if (!(d->radius > 0.0f && d->radius <= HST_ESRRF_MAX_RADIUS))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
+        return hst__range_arg(be, "hst_esrrf",
+                         "radius %g: give 0 < radius <= %g input pixels (0: %g)", (double)d->radius,
                          (double)HST_ESRRF_MAX_RADIUS, (double)HST_ESRRF_DEFAULT_RADIUS);
     if (d->sensitivity == 0.0f) d->sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
     if (!(d->sensitivity > 0.0f && d->sensitivity <= HST_ESRRF_MAX_SENSITIVITY))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: sensitivity %g: give 0 < sensitivity <= %g (0: %g)", (double)d->sensitivity,
+        return hst__range_arg(be, "hst_esrrf",
+                         "sensitivity %g: give 0 < sensitivity <= %g (0: %g)", (double)d->sensitivity,
                          (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY);
     if (!d->modes) d->modes = HST_ESRRF_AVG;
-    if (d->modes & ~(unsigned)(HST_ESRRF_AVG | HST_ESRRF_VAR | HST_ESRRF_TAC2))
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: modes 0x%x: a set of HST_ESRRF_AVG, _VAR and _TAC2", d->modes);
+    if (d->modes & ~HST_ESRRF_ALL_MODES)
+        return hst__range_arg(be, "hst_esrrf", "modes 0x%x: a set of HST_ESRRF_MODES' bits (0x%x in all)", d->modes,
+                              HST_ESRRF_ALL_MODES);
     if (d->path < HST_ESRRF_PATH_AUTO || d->path > HST_ESRRF_PATH_CHAINED)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: path %d: auto (0), fused (1) or chained (2)", (int)d->path);
-    if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && d->frames_per_timepoint == 1)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: frames_per_timepoint 1: VAR and TAC2 need at least 2 frames per time point");
+        return hst__range_arg(be, "hst_esrrf",
+                         "path %d: auto (0), fused (1) or chained (2)", (int)d->path);
+    if ((d->modes & HST__E_TWO_FRAME_MODES) && d->frames_per_timepoint == 1)
+        return hst__range_arg(be, "hst_esrrf",
+                         "frames_per_timepoint 1: modes %s need at least 2 frames per time point",
+                         hst__emode_list(d->modes & HST__E_TWO_FRAME_MODES, names, sizeof names));
     return HST_SUCCESS;
 }
 
@@ -678,14 +713,14 @@ static hst_result hst__eframe(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, ui
     const hst_backend *be = d->backends[0];
     uint64_t m = d->magnification, px = (uint64_t)rows * cols;
     if (dtype < HST_ESRRF_U8 || dtype > HST_ESRRF_F32)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
+        return hst__range_arg(be, "hst_esrrf",
+                         "dtype %d: HST_ESRRF_U8, _U16, _I16 or _F32", (int)dtype);
     if (!rows || !cols)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
-                         "hst_esrrf: frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
+        return hst__zero_arg(be, "hst_esrrf",
+                         "frames of %u x %u pixels: rows and cols must be > 0", rows, cols);
     if (2 * m * rows > INT32_MAX || 2 * m * cols > INT32_MAX || px * m * m > UINT32_MAX)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                         "hst_esrrf: %u x %u frames at magnification %u: %llu output pixels per image, "
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
+                         "%u x %u frames at magnification %u: %llu output pixels per image, "
                          "more than the kernels' 32-bit indices hold", rows, cols, d->magnification,
                          (unsigned long long)(px * m * m));
     return HST_SUCCESS;
@@ -704,15 +739,17 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
     const hst_backend *be = d->backends[0];
     uint64_t T = hst__etp_len(d, n);
     uint64_t pixels = (uint64_t)rows * cols * d->magnification * d->magnification;
+    char names[64];
     if (n == 0)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE, "hst_esrrf: frames is 0");
-    if ((d->modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && T < 2)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf: modes VAR and TAC2 need at least 2 frames per time point; the stack has 1 frame");
+        return hst__zero_arg(be, "hst_esrrf", "frames is 0");
+    if ((d->modes & HST__E_TWO_FRAME_MODES) && T < 2)
+        return hst__range_arg(be, "hst_esrrf",
+                         "modes %s need at least 2 frames per time point; the stack has 1 frame",
+                         hst__emode_list(d->modes & HST__E_TWO_FRAME_MODES, names, sizeof names));
     *ntp = n / T + (n % T != 0);
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
-        return hst__ebad(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                         "hst_esrrf: %llu time points of %llu pixels overflow size_t",
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
+                         "%llu time points of %llu pixels overflow size_t",
                          (unsigned long long)*ntp, (unsigned long long)pixels);
     return HST_SUCCESS;
 }
@@ -935,27 +972,28 @@ static void hst__escalar(hst_stream_stage *g, const void *p, size_t bytes) {
     g->scalars[g->num_scalars] = p;
     g->scalar_bytes[g->num_scalars++] = bytes;
 }
+/* The stage's next scalar: P's field, of its own bytes (stream.h checks them against the
+   declared word at create). */
+#define HST__ESC(t, field) hst__escalar(t, &P->field, sizeof P->field)
 
-/* One stage reading arrays in[0..nin) and writing array out; the binding lists live in bind
-   (stream.h copies them at create). */
+/* One stage running the family's kernel id, reading arrays in[0..nin) and writing array out;
+   the binding lists live in bind (stream.h copies them at create). */
 #define HST__E_MAX_STAGES 6         /* to_float, roberts, 2 x magnify, rgc, temporal */
 typedef struct hst__ebind { int list[3 * HST__E_MAX_STAGES]; unsigned used; } hst__ebind;
 
 static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__ebind *bind,
-                                     const hst__egroup *g, const char *kernel,
+                                     const hst__egroup *g, unsigned id,
                                      hst_stream_host_fn host, void *user, size_t items, int in0,
                                      int in1, int out) {
-    size_t count = 0;
     hst_stream_stage *t = &st[(*ns)++];
     int *l = bind->list + bind->used;
     memset(t, 0, sizeof *t);
     l[0] = in0; l[1] = in1; l[2] = out;
     bind->used += 3;
-    t->name = kernel;
-    t->sources = hst_kernels_esrrf_source(&count);
-    t->num_sources = count;
+    t->family = hst_kernels_esrrf_family();
+    t->family_kernel = id;
+    t->name = t->family->kernels[id].name;
     t->options = g->opts;
-    t->kernel = kernel;
     t->host = host;
     t->host_user = user;
     t->items_per_slice = items;
@@ -987,40 +1025,51 @@ static int hst__eprogress(uint64_t done, uint64_t total, void *user) {
 /* The stages: [raw -> float], RGC (fused, or chained through device-only arrays), then the
    temporal sums: one ordered walk over the frames per pixel into the group's acc buffers (with
    TAC2 the frame before each block, halo 1, gives the lag-1 product across blocks; without it a
-   device does not recompute that frame: 1 in 33 of the fused work at blocks of 32). */
+   device does not recompute that frame: 1 in 33 of the fused work at blocks of 32). Each
+   stage's scalars follow its kernel's declaration (HST_ESRRF_KERNELS), quoted above them as
+   (arrays in; out | scalars), the block arguments after them being stream.h's. */
 static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__eng *e,
                              const hst__egroup *g, hst__estream *es, const hst__eidx *x) {
     hst__epar *P = &es->P;
     hst_stream_stage *t;
     unsigned ns = 0;
     if (x->frames != x->in) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_to_float", hst__eh_tofloat, es, e->frame_px, x->in, -1, x->frames);
-        hst__escalar(t, &P->frame_px, 4); hst__escalar(t, &P->dtype, 4);
+        /* to_float(raw; frames | uint pixels, uint dtype) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_TO_FLOAT, hst__eh_tofloat, es, e->frame_px, x->in, -1, x->frames);
+        HST__ESC(t, frame_px); HST__ESC(t, dtype);
     }
     if (es->path == HST__E_FUSED) {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc_fused", hst__eh_fused, es,
+        /* rgc_fused(frames; rgc | uint rows, uint cols, uint mag, float radius, float sensitivity,
+                     int intensity_weighting, uint row0, uint nrows) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_RGC_FUSED, hst__eh_fused, es,
                         (e->pixels + g->fused_k - 1) / g->fused_k, x->frames, -1, x->rgc);
         t->local_size = g->fused_local;
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, radius); HST__ESC(t, sensitivity);
+        HST__ESC(t, iw); HST__ESC(t, row0); HST__ESC(t, nrows);
     } else {
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_roberts", hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
-        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_magnify", hst__eh_mag_grad, es, 4 * e->pixels, x->grad, -1, x->grad2);
+        /* roberts(frames; grad | uint rows, uint cols) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_ROBERTS, hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
+        HST__ESC(t, rows); HST__ESC(t, cols);
+        /* magnify(grad; grad2 | uint rows, uint cols, uint mag = 2 mag, uint channels = 2) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_MAGNIFY, hst__eh_mag_grad, es, 4 * e->pixels, x->grad, -1, x->grad2);
         t->name = "hst_k_esrrf_magnify (gradients)";
-        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
-        hst__escalar(t, &P->mag2, 4); hst__escalar(t, &P->two, 4);
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_magnify", hst__eh_mag_frame, es, e->pixels, x->frames, -1, x->mag);
-        hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4);
-        hst__escalar(t, &P->mag, 4); hst__escalar(t, &P->one, 4);
-        t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_rgc", hst__eh_rgc, es, e->pixels, x->grad2, x->mag, x->rgc);
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag2); HST__ESC(t, two);
+        /* magnify(frames; magnified | uint rows, uint cols, uint mag, uint channels = 1) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_MAGNIFY, hst__eh_mag_frame, es, e->pixels, x->frames, -1, x->mag);
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, one);
+        /* rgc(grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius,
+               float sensitivity, int intensity_weighting) */
+        t = hst__estage(st, &ns, bind, g, HST_KESRRF_RGC, hst__eh_rgc, es, e->pixels, x->grad2, x->mag, x->rgc);
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, radius); HST__ESC(t, sensitivity);
+        HST__ESC(t, iw);
     }
-    hst__escalar(t, &P->rows, 4); hst__escalar(t, &P->cols, 4); hst__escalar(t, &P->mag, 4);
-    hst__escalar(t, &P->radius, 4); hst__escalar(t, &P->sensitivity, 4); hst__escalar(t, &P->iw, 4);
-    if (es->path == HST__E_FUSED) { hst__escalar(t, &P->row0, 4); hst__escalar(t, &P->nrows, 4); }
-    t = hst__estage(st, &ns, bind, g, "hst_k_esrrf_temporal", hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
+    /* temporal(rgc; acc | uint pixels, ulong frames_per_tp, uint acc_tps, ulong frame0, uint skip,
+                ulong frames_total) */
+    t = hst__estage(st, &ns, bind, g, HST_KESRRF_TEMPORAL, hst__eh_temporal, es, e->pixels, x->rgc, -1, x->acc);
     t->loop_slices = 1;
     t->halo_lo = es->n > 1 && g->lag ? 1 : 0;
-    hst__escalar(t, &P->pixels, 4); hst__escalar(t, &P->T, 8); hst__escalar(t, &P->acc_tps, 4);
-    hst__escalar(t, &P->frame0, 8); hst__escalar(t, &P->skip, 4); hst__escalar(t, &P->frames_total, 8);
+    HST__ESC(t, pixels); HST__ESC(t, T); HST__ESC(t, acc_tps); HST__ESC(t, frame0); HST__ESC(t, skip);
+    HST__ESC(t, frames_total);
     return ns;
 }
 
@@ -1171,8 +1220,8 @@ static hst_result hst__enonfinite(const hst__eng *e, const hst__epiece *p) {
         const float *f = (const float *)(const void *)(p->src + (size_t)(z - p->c0 + p->skip) * e->in_frame_bytes);
         for (i = 0; i < e->frame_px; i++)
             if (!isfinite(f[i]))
-                return hst__ebad(e->log_be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
-                                 "hst_esrrf: input frame %llu, row %zu, column %zu is %s: eSRRF needs finite pixels",
+                return hst_backend_fail(e->log_be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, "hst_esrrf",
+                                 "input frame %llu, row %zu, column %zu is %s: eSRRF needs finite pixels",
                                  (unsigned long long)z, i / e->cols, i % e->cols, isnan(f[i]) ? "NaN" : "infinite");
     }
     return HST_SUCCESS;
@@ -1310,11 +1359,14 @@ static hst_result hst__epiece_run(hst__eng *e, const hst__epiece *p) {
 }
 
 /* >>time points ------------------------------------------------------------------------------ */
-/* The sums the requested modes read (bit q: sum q): AVG S1; VAR S1, S2; TAC2 S1, lag-1, first,
-   last. Only those come back from the devices. */
+/* The sums the requested modes read (bit q: sum q; HST_ESRRF_MODES' sums). Only those come back
+   from the devices. */
+#define HST__ESRRF_MODE_SUMS(id, index, name, sums, least, what) | ((modes & HST_ESRRF_##id) ? (unsigned)(sums) : 0u)
 static unsigned hst__esums(unsigned modes) {
-    return 1u | (modes & HST_ESRRF_VAR ? 2u : 0u) | (modes & HST_ESRRF_TAC2 ? 0x1du : 0u);
+    return 0u HST_ESRRF_MODES(HST__ESRRF_MODE_SUMS);
 }
+#undef HST__ESRRF_MODE_SUMS
+#define HST__E_SUM_LAG1 4u   /* hst__esums' bit of the lag-1 sum */
 
 /* Adds one backend's sums of ring slot `slot` into e->sum (the first sets them), then zeroes
    the slot for the time point that will use it next. */
@@ -1367,8 +1419,13 @@ static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *imag
     hst__eparallel(hst__efinish_share, &f, hst__ethreads());
 }
 
-/* The macro-pixel correction and the finite check of an image's rows on all cores, with
-   hst_k_esrrf_macro_pixel's bits (kernels.h defines it; this only shares its work). Each phase
+/* >>macro-pixel correction ------------------------------------------------------------------
+   Per output image (NanoPyx's, the means in double where NanoPyx's are float): C[py][px] = mean,
+   in double, over the rows x cols macro-pixels of the value at sub-offset (py, px) (zero margins
+   included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
+   unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
+   tests/esrrf_twins.h's et_macro_pixel is the tests' plain reference.
+   Here the correction and the finite check of an image's rows run on all cores. Each phase
    (py, px) = (y % mag, x % mag) sums its pixels in row-major order in double, as there: one
    chain per phase, which may run over several calls on consecutive rows in order (several
    backends: each adds its own rows after the backend above it), so threads take whole phase
@@ -1438,7 +1495,7 @@ static size_t hst__efirst_nonfinite(const float *p, size_t n) {
 }
 
 /* A share of the rows: each divided by its phases' means, then checked. A phase whose mean is
-   0 divides by 1 instead (the pixel unchanged, as kernels.h leaves it: v / 1 is v, a NaN's
+   0 divides by 1 instead (the pixel unchanged, as the definition leaves it: v / 1 is v, a NaN's
    payload included), so the division has no branch; blocks of a fixed length, each reading
    the row's means from a pattern repeated past one block, vectorise at -O2 (the compiler's
    cheap model takes no loop of a run-time length). */
@@ -1500,11 +1557,10 @@ static void hst__emacro_image(float *img, uint32_t rowsM, uint32_t colsM, uint32
 /* HST_ERROR_NON_FINITE, logged: pixel (row, col) of mode m's image of time point tp is v. */
 static hst_result hst__enonfinite_image(const hst_backend *be, uint64_t tp, unsigned m, size_t row, size_t col,
                                         float v) {
-    static const char *const names[HST_ESRRF_NUM_MODES] = { "AVG", "VAR", "TAC2" };
-    return hst__ebad(be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE,
-                     "hst_esrrf: the %s image of time point %llu is not representable in float32 "
+    return hst_backend_fail(be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, "hst_esrrf",
+                     "the %s image of time point %llu is not representable in float32 "
                      "(magnified row %zu, column %zu is %s): the input's values are too large for "
-                     "this statistic; scale them down", names[m], (unsigned long long)tp, row, col,
+                     "this statistic; scale them down", hst_esrrf_mode_name((int)m), (unsigned long long)tp, row, col,
                      isnan(v) ? "NaN" : "infinite");
 }
 
@@ -1514,32 +1570,53 @@ static int hst__edevice_stats(const hst__eng *e) {
     return e->ngrp == 1 && e->grp[0].nb == 1 && !e->grp[0].host && e->grp[0].acc_elem == 8;
 }
 
+/* One launch of the family's kernel id on be (options: the program's build; queue NULL: the
+   backend's) over range, with args in the declared order (HST_ESRRF_KERNELS). */
+static hst_result hst__elaunch(hst_backend *be, const char *options, unsigned id, const hst_range *range,
+                               const hst_karg *args, size_t num_args) {
+    hst_launch_desc l;
+    memset(&l, 0, sizeof l);
+    l.family = hst_kernels_esrrf_family();
+    l.options = options;
+    l.kernel = id;
+    l.range = *range;
+    l.args = args;
+    l.num_args = num_args;
+    return hst_launch_kernel(be, &l, NULL);
+}
+
+/* A 1-D range of n items from offset off. */
+static hst_range hst__erange1(size_t off, size_t n) {
+    hst_range r;
+    memset(&r, 0, sizeof r);
+    r.dims = 1; r.offset[0] = off; r.global[0] = n;
+    return r;
+}
+
+/* hst_k_esrrf_stat: mode's image of `frames` frames into img from the sums at acc + first,
+   for pixels [off, off + n) of `pixels`. */
+static hst_result hst__estat(hst_backend *be, const char *options, hst_buffer *acc, hst_buffer *img, uint64_t first,
+                             uint32_t pixels, uint32_t frames, int mode, size_t off, size_t n) {
+    hst_range range = hst__erange1(off, n);
+    hst_karg a[6];
+    /* hst_k_esrrf_stat(global acc, global image, ulong first, uint pixels, uint frames, int mode) */
+    a[0] = hst_karg_buffer(acc); a[1] = hst_karg_buffer(img); a[2] = hst_karg_ulong(first);
+    a[3] = hst_karg_uint(pixels); a[4] = hst_karg_uint(frames); a[5] = hst_karg_int(mode);
+    return hst__elaunch(be, options, HST_KESRRF_STAT, &range, a, 6);
+}
+
 static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, const float *const *images) {
     static const unsigned char zero[8] = {0};
     hst__egroup *g = &e->grp[0];
     hst_queue *q = hst_backend_queue(g->be[0]);
     uint64_t first = (uint64_t)slot * HST__E_ACC_VALUES * e->pixels;
-    uint32_t px = (uint32_t)e->pixels;
-    size_t global = e->pixels, count = 0;
     unsigned m;
     hst_result r = HST_SUCCESS;
-    if (!g->stat) {
-        const char *const *src = hst_kernels_esrrf_source(&count);
-        if ((r = hst_program_build(g->be[0], count, src, g->opts, &g->prog)) != HST_SUCCESS ||
-            (r = hst_kernel_create(g->prog, "hst_k_esrrf_stat", &g->stat)) != HST_SUCCESS ||
-            (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img)) != HST_SUCCESS)
-            return r;
-    }
+    if (!g->img && (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img)) != HST_SUCCESS) return r;
     for (m = 0; m < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; m++) {
-        int mode = (int)m;
         if (!images[m]) continue;
-        if ((r = hst_kernel_set_buffer(g->stat, 0, g->acc[0])) == HST_SUCCESS &&
-            (r = hst_kernel_set_buffer(g->stat, 1, g->img)) == HST_SUCCESS &&
-            (r = hst_kernel_set_arg(g->stat, 2, sizeof first, &first)) == HST_SUCCESS &&
-            (r = hst_kernel_set_arg(g->stat, 3, sizeof px, &px)) == HST_SUCCESS &&
-            (r = hst_kernel_set_arg(g->stat, 4, sizeof T, &T)) == HST_SUCCESS &&
-            (r = hst_kernel_set_arg(g->stat, 5, sizeof mode, &mode)) == HST_SUCCESS &&
-            (r = hst_launch(q, g->stat, 1, &global, NULL, 0, NULL, NULL)) == HST_SUCCESS)
+        if ((r = hst__estat(g->be[0], g->opts, g->acc[0], g->img, first, (uint32_t)e->pixels, T, (int)m, 0,
+                            e->pixels)) == HST_SUCCESS)
             r = hst_read(q, g->img, 0, (void *)(uintptr_t)images[m], e->pixels * sizeof(float), 1, 0, NULL, NULL);
     }
     if (r != HST_SUCCESS) return r;
@@ -1744,8 +1821,8 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
         for (b = 0; b < e->grp[k].nb; b++) {
             uint64_t fit = hst__eacc_fit(&e->grp[k], b);
             if (fit == 0 && !e->grp[k].host)
-                return hst__ebad(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
-                                 "hst_esrrf: the temporal sums of one time point (%zu bytes) do not fit %s "
+                return hst_backend_fail(e->log_be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY, "hst_esrrf",
+                                 "the temporal sums of one time point (%zu bytes) do not fit %s "
                                  "(largest allocation %llu bytes); lower the magnification", e->grp[k].tp_bytes,
                                  hst_backend_device(e->grp[k].be[b])->name,
                                  (unsigned long long)hst_backend_device(e->grp[k].be[b])->max_alloc_bytes);
@@ -1806,9 +1883,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     else nvopt = 0;
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
-        return hst__ebad(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf: the temporal sums overflow size_t");
+        return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf", "the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
-    g->lag = g->host || (e->d.modes & HST_ESRRF_TAC2);
+    g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
     g->fused_k = nvopt ? HST__E_NV_K : HST__E_K;
     snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", nvopt ? HST__E_NV_OPTIONS : "", g->fused_k,
              fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
@@ -1882,8 +1959,6 @@ static void hst__eclose(hst__eng *e) {
             (void)drained;   /* closing: an error here has nothing left to undo */
         }
         for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
-        hst_kernel_destroy(e->grp[k].stat);
-        hst_program_release(e->grp[k].prog);
         hst_buffer_destroy(e->grp[k].img);
     }
     if (e->log_be) {
@@ -2034,12 +2109,11 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
     hst_result r = hst__eopen(&e, desc, dtype, rows, cols, frames, row0, nrows);
     e.check = check;
     if (r == HST_SUCCESS && !stack)
-        r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_run: stack is NULL");
+        r = hst__null_arg(e.log_be, "hst_esrrf_run", "stack is NULL");
     for (m = 0; r == HST_SUCCESS && m < HST_ESRRF_NUM_MODES; m++)
         if ((e.d.modes & (1u << m)) && (!out || !out[m]))
-            r = hst__ebad(e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                          "hst_esrrf_run: out[%u] is NULL but mode %s is requested", m,
-                          m == 0 ? "AVG" : m == 1 ? "VAR" : "TAC2");
+            r = hst__null_arg(e.log_be, "hst_esrrf_run",
+                          "out[%u] is NULL but mode %s is requested", m, hst_esrrf_mode_name((int)m));
     if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
     if (r == HST_SUCCESS) {
         e.out = out;
@@ -2370,8 +2444,8 @@ static hst_result hst__erows_ctl_init(hst__erows_ctl *c, const hst_esrrf_desc *d
     c->d = d; c->ntp = ntp; c->rowsM = rowsM; c->colsM = colsM;
     if (d->no_macro_pixel_correction) return HST_SUCCESS;
     if (!hst_size_mul((size_t)ntp, per, &bytes))   /* ntp fits size_t: hst__eshape */
-        return hst__ebad(d->backends[0], HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                         "hst_esrrf_run: the macro-pixel correction's sums of %llu time points overflow size_t",
+        return hst_backend_fail(d->backends[0], HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_run",
+                         "the macro-pixel correction's sums of %llu time points overflow size_t",
                          (unsigned long long)ntp);
     if (!(c->sums = (double *)hst_backend_calloc(d->backends[0], bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     c->turns = (unsigned *)(void *)(c->sums + (size_t)ntp * HST_ESRRF_NUM_MODES * d->magnification * d->magnification);
@@ -2439,8 +2513,8 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
         unsigned i;
         for (i = 0; i < k; i++)
             if (d.backends[i] == d.backends[k])
-                return hst__ebad(d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                                 "hst_esrrf_run: desc.backends[%u] is backends[%u] again: give each backend once "
+                return hst__bad_arg(d.backends[0], "hst_esrrf_run",
+                                 "desc.backends[%u] is backends[%u] again: give each backend once "
                                  "(two backends of one device are fine)", k, i);
     }
     if ((r = hst__erows_ctl_init(&ctl, &d, ntp, rows * d.magnification, cols * d.magnification)) != HST_SUCCESS)
@@ -2519,10 +2593,10 @@ static hst_result hst__empi_agree(hst__empi *m, hst_result r, const char *stage)
     m->wait += hst_time_s() - t0;
     if (first == m->size) return HST_SUCCESS;
     MPI_Bcast(&code, 1, MPI_INT, first, m->comm);
-    if (first != m->rank)
-        hst__ebad(m->log_be, (hst_result)code, HST_LOGITEM_RANK_FAILED,
-                  "hst_esrrf_run: rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
-                  stage, hst_result_string((hst_result)code), m->rank);
+    if (first != m->rank)   /* logged here; the failing rank logged its own */
+        return hst_backend_fail(m->log_be, (hst_result)code, HST_LOGITEM_RANK_FAILED, "hst_esrrf_run",
+                                "rank %d of %d failed during %s (%s); rank %d stops too", first, m->size,
+                                stage, hst_result_string((hst_result)code), m->rank);
     return (hst_result)code;
 }
 
@@ -2547,8 +2621,8 @@ static hst_result hst__empi_same_job(const hst__empi *m, hst_result r, uint64_t 
     MPI_Allreduce(&for_lo, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, m->comm);
     MPI_Allreduce(&for_hi, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, m->comm);
     if (r == HST_SUCCESS && lo != hi)
-        r = hst__ebad(m->log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                      "hst_esrrf_run: the ranks disagree on the stack (frames, rows, cols, dtype) or the "
+        r = hst_backend_fail(m->log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_esrrf_run",
+                      "the ranks disagree on the stack (frames, rows, cols, dtype) or the "
                       "desc's numbers (rank %d: job hash %016llx): every rank must pass the same", m->rank, mine);
     return r;
 }
@@ -2563,12 +2637,12 @@ static hst_result hst__empi_check(hst__empi *m, const hst_esrrf_desc *desc, cons
     if ((r = hst__edesc(desc, &m->d)) != HST_SUCCESS || (r = hst__eframe(&m->d, dtype, rows, cols)) != HST_SUCCESS ||
         (r = hst__eshape(&m->d, frames, rows, cols, &m->ntp)) != HST_SUCCESS)
         return r;
-    if (!stack) return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_run: stack is NULL (rank %d)", m->rank);
+    if (!stack) return hst__null_arg(m->log_be, "hst_esrrf_run", "stack is NULL (rank %d)", m->rank);
     for (k = 0; m->rank == 0 && k < HST_ESRRF_NUM_MODES; k++)
         if ((m->d.modes & (1u << k)) && (!out || !out[k]))
-            return hst__ebad(m->log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                             "hst_esrrf_run: out[%u] is NULL on rank 0 but mode %s is requested", k,
-                             k == 0 ? "AVG" : k == 1 ? "VAR" : "TAC2");
+            return hst__null_arg(m->log_be, "hst_esrrf_run",
+                             "out[%u] is NULL on rank 0 but mode %s is requested", k,
+                             hst_esrrf_mode_name((int)k));
     return HST_SUCCESS;
 }
 
@@ -2616,12 +2690,12 @@ static hst_result hst__empi_alloc_rows(hst__empi *m) {
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++) modes += (m->d.modes >> q) & 1u;
     if (!px) return HST_SUCCESS;
     if (!hst_size_mul((size_t)m->ntp, px * sizeof(float), &one) || !hst_size_mul(one, modes, &bytes))
-        return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,   /* px: < rowsM x colsM */
-                         "hst_esrrf_run: rank %d's images of %llu time points overflow size_t", m->rank,
+        return hst_backend_fail(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,   /* px: < rowsM x colsM */
+                         "hst_esrrf_run", "rank %d's images of %llu time points overflow size_t", m->rank,
                          (unsigned long long)m->ntp);
     if (!(p = (float *)hst__empi_kept_memory(m->log_be, bytes)))
-        return hst__ebad(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
-                         "hst_esrrf_run: rank %d: no host memory for its %llu time points of %zu pixels",
+        return hst_backend_fail(m->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_esrrf_run",
+                         "rank %d: no host memory for its %llu time points of %zu pixels",
                          m->rank, (unsigned long long)m->ntp, px);
     for (q = 0; q < HST_ESRRF_NUM_MODES; q++)
         if (m->d.modes & (1u << q)) { m->rows[q] = p; p += one / sizeof(float); }
@@ -2635,8 +2709,8 @@ static hst_result hst__empi_alloc(hst__empi *m, float *const *out) {
     unsigned q;
     if (!m->d.no_macro_pixel_correction) {
         if (!hst_size_mul((size_t)m->ntp, per, &bytes))
-            return hst__ebad(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                             "hst_esrrf_run: the macro-pixel correction's sums of %llu time points overflow size_t",
+            return hst_backend_fail(m->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_run",
+                             "the macro-pixel correction's sums of %llu time points overflow size_t",
                              (unsigned long long)m->ntp);
         if (!(m->sums = (double *)hst_backend_calloc(m->log_be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -3005,11 +3079,30 @@ static hst_result hst__erun_mpi(const hst_esrrf_desc *desc, const void *stack, h
                                 uint64_t frames, uint32_t rows, uint32_t cols, float *const *out,
                                 hst_esrrf_report *report) {
     (void)stack; (void)dtype; (void)frames; (void)rows; (void)cols; (void)out; (void)report;
-    return hst__ebad(desc->backends && desc->num_backends ? desc->backends[0] : NULL, HST_ERROR_NOT_BUILT_IN,
-                     HST_LOGITEM_NOT_BUILT_IN, "hst_esrrf_run: desc.mpi_comm is set but esrrf.h's implementation "
+    return hst_backend_fail(desc->backends && desc->num_backends ? desc->backends[0] : NULL, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, "hst_esrrf_run", "desc.mpi_comm is set but esrrf.h's implementation "
                      "was compiled without HST_ESRRF_MPI");
 }
 #endif
+
+/* >>modes ------------------------------------------------------------------------------------ */
+#define HST__ESRRF_MODE_NAME(id, index, name, sums, least, what) name,
+static const char *const hst__emode_names[HST_ESRRF_NUM_MODES] = { HST_ESRRF_MODES(HST__ESRRF_MODE_NAME) };
+#undef HST__ESRRF_MODE_NAME
+
+HST__EDEF const char *hst_esrrf_mode_name(int mode) {
+    return mode >= 0 && mode < HST_ESRRF_NUM_MODES ? hst__emode_names[mode] : NULL;
+}
+
+HST__EDEF int hst_esrrf_mode_parse(const char *name, size_t len) {
+    int m;
+    size_t i;
+    for (m = 0; name && m < HST_ESRRF_NUM_MODES; m++) {
+        const char *n = hst__emode_names[m];
+        for (i = 0; i < len && n[i] && toupper((unsigned char)name[i]) == n[i]; i++) {}
+        if (i == len && !n[i]) return m;
+    }
+    return -1;
+}
 
 HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                    hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
@@ -3027,7 +3120,7 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
 
 /* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2560 half-pixel
-   positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels.h's default is 1536). */
+   positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536). */
 #define HST__E_SWEEP_TILE_BYTES ((uint64_t)2560 * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
@@ -3051,10 +3144,8 @@ typedef struct hst__esw {
     float *ref;                     /* the time point's mean frame (the error map's reference) */
     double *mean;                   /* its sums */
     uint64_t done, steps;           /* progress: steps done, of all (the public comment) */
-    hst_program *prog;
-    hst_kernel *kfloat, *kfused, *ksum;
+    char opts[384];                 /* the device's program's build options (hst__esw_device) */
     hst_buffer *draw, *dfr, *drgc, *dacc;
-    hst_kernel *kstat;              /* the AVG images from the device's sums (fp64) */
     hst_buffer *dimg[3];            /* every pair's AVG image of all, odd, even frames:
                                        (np, rowsM, colsM) floats each, the scores' input */
 } hst__esw;
@@ -3064,25 +3155,25 @@ static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, co
     const hst_backend *be = w->d.backends[0];
     unsigned i;
     if (!sw || !res)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_sweep: %s is NULL",
+        return hst__null_arg(be, "hst_esrrf_sweep", "%s is NULL",
                          sw ? "result" : "sweep");
     if (w->d.num_backends != 1 || w->d.mpi_comm)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                         "hst_esrrf_sweep: give one backend and no MPI communicator");
+        return hst__bad_arg(be, "hst_esrrf_sweep",
+                         "give one backend and no MPI communicator");
     if (!sw->num_radii || sw->num_radii > HST_ESRRF_SWEEP_MAX || !sw->radii ||
         !sw->num_sensitivities || sw->num_sensitivities > HST_ESRRF_SWEEP_MAX || !sw->sensitivities)
-        return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                         "hst_esrrf_sweep: %u radii and %u sensitivities: give 1..%d of each (non-NULL)",
+        return hst__range_arg(be, "hst_esrrf_sweep",
+                         "%u radii and %u sensitivities: give 1..%d of each (non-NULL)",
                          sw->num_radii, sw->num_sensitivities, HST_ESRRF_SWEEP_MAX);
     for (i = 0; i < sw->num_radii; i++)
         if (!(sw->radii[i] > 0.0f && sw->radii[i] <= HST_ESRRF_MAX_RADIUS))
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                             "hst_esrrf_sweep: radii[%u] %g: give 0 < radius <= %g input pixels", i,
+            return hst__range_arg(be, "hst_esrrf_sweep",
+                             "radii[%u] %g: give 0 < radius <= %g input pixels", i,
                              (double)sw->radii[i], (double)HST_ESRRF_MAX_RADIUS);
     for (i = 0; i < sw->num_sensitivities; i++)
         if (!(sw->sensitivities[i] > 0.0f && sw->sensitivities[i] <= HST_ESRRF_MAX_SENSITIVITY))
-            return hst__ebad(be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                             "hst_esrrf_sweep: sensitivities[%u] %g: give 0 < sensitivity <= %g", i,
+            return hst__range_arg(be, "hst_esrrf_sweep",
+                             "sensitivities[%u] %g: give 0 < sensitivity <= %g", i,
                              (double)sw->sensitivities[i], (double)HST_ESRRF_MAX_SENSITIVITY);
     w->sw = sw;
     w->nr = sw->num_radii; w->ns = sw->num_sensitivities; w->np = w->nr * w->ns;
@@ -3115,15 +3206,15 @@ static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
     if (w->block < 1) w->block = 1;
     if (w->block > T) w->block = T;
     if (w->block > UINT32_MAX || w->block > SIZE_MAX / vb)
-        return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW,
-                         "hst_esrrf_sweep: blocks of %llu frames of %llu values overflow size_t",
+        return hst_backend_fail(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep",
+                         "blocks of %llu frames of %llu values overflow size_t",
                          (unsigned long long)w->block, (unsigned long long)(vb / sizeof(float)));
     return HST_SUCCESS;
 }
 
 /* The (w, wd) table of the sweep's largest radius (hst_k_esrrf_wtab_entries) where the device's
    local memory holds it beside the tile, else 0: its build's HST_E_WTAB, so that no radius
-   computes its weights per sample (kernels.h's default, 1536 entries, holds radius 1.5 at mag 5
+   computes its weights per sample (kernels_esrrf.h's default, 1536 entries, holds radius 1.5 at mag 5
    but not 2: 2025, 12x slower on PoCL without). The table path gives the same bits. */
 static uint64_t hst__esw_wtab(const hst__esw *w) {
     uint64_t need = 0, e;
@@ -3138,26 +3229,22 @@ static uint64_t hst__esw_wtab(const hst__esw *w) {
    indices per item as hst_esrrf_run's), kernels and buffers. */
 static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     const hst_device_info *info = hst_backend_device(w->be);
-    char opts[384];
-    size_t count = 0, len;
+    char *opts = w->opts;
+    size_t len;
     uint64_t wtab = hst__esw_wtab(w);
-    const char *const *src = hst_kernels_esrrf_source(&count);
     unsigned l;
     int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
     w->fused_k = nv ? HST__E_NV_K : HST__E_K;
-    len = (size_t)snprintf(opts, sizeof opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=", nv ? HST__E_NV_OPTIONS : "",
+    len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=", nv ? HST__E_NV_OPTIONS : "",
                            w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
-        len += (size_t)snprintf(opts + len, sizeof opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
-    if (wtab) snprintf(opts + len, sizeof opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
-    if ((r = hst_program_build(w->be, count, src, opts, &w->prog)) != HST_SUCCESS ||
-        (w->dtype != HST_ESRRF_F32 && ((r = hst_kernel_create(w->prog, "hst_k_esrrf_to_float", &w->kfloat)) != HST_SUCCESS ||
-                                       (r = hst_buffer_create(w->be, (size_t)w->block * w->in_bytes, HST_MEM_READ_ONLY, &w->draw)) != HST_SUCCESS)) ||
-        (r = hst_kernel_create(w->prog, "hst_k_esrrf_rgc_fused", &w->kfused)) != HST_SUCCESS ||
-        (r = hst_kernel_create(w->prog, "hst_k_esrrf_sweep_sum", &w->ksum)) != HST_SUCCESS ||
+        len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
+    if (wtab) snprintf(opts + len, sizeof w->opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
+    if ((w->dtype != HST_ESRRF_F32 &&
+         (r = hst_buffer_create(w->be, (size_t)w->block * w->in_bytes, HST_MEM_READ_ONLY, &w->draw)) != HST_SUCCESS) ||
         (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), 0, &w->dfr)) != HST_SUCCESS ||
         (r = hst_buffer_create(w->be, (size_t)w->block * w->ns * w->P * sizeof(float), 0, &w->drgc)) != HST_SUCCESS ||
         (r = hst_buffer_create(w->be, acc_bytes / sizeof(double) * w->acc_elem, HST_MEM_RESIDENT, &w->dacc)) != HST_SUCCESS)
@@ -3189,7 +3276,7 @@ static hst_result hst__esw_open(hst__esw *w, uint64_t T) {
     size_t acc_bytes;
     hst_result r;
     if (w->P > SIZE_MAX / sizeof(double) / 3 / w->np)
-        return hst__ebad(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep: the pairs' sums overflow size_t");
+        return hst_backend_fail(w->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_sweep", "the pairs' sums overflow size_t");
     if ((r = hst__esw_block(w, T)) != HST_SUCCESS) return r;
     acc_bytes = 3 * (size_t)w->np * w->P * sizeof(double);
     w->fr = (float *)hst_backend_alloc(w->be, (size_t)(w->host ? w->block : 1) * w->frame_px * sizeof(float));
@@ -3209,11 +3296,6 @@ static hst_result hst__esw_open(hst__esw *w, uint64_t T) {
 static void hst__esw_close(hst__esw *w) {
     unsigned m;
     if (!w->be) return;
-    hst_kernel_destroy(w->kfloat);
-    hst_kernel_destroy(w->kfused);
-    hst_kernel_destroy(w->ksum);
-    hst_kernel_destroy(w->kstat);
-    hst_program_release(w->prog);
     hst_buffer_destroy(w->draw); hst_buffer_destroy(w->dfr); hst_buffer_destroy(w->drgc);
     hst_buffer_destroy(w->dacc);
     for (m = 0; m < 3; m++) hst_buffer_destroy(w->dimg[m]);
@@ -3285,67 +3367,58 @@ static void hst__esw_sum_share(void *ctx, unsigned s, unsigned n) {
     hst_k_esrrf_sweep_sum_host(w->rgc, w->sum, (uint32_t)w->P, w->ns, j->k, (uint32_t)j->n, j->odd0, (size_t)e0, (size_t)e1);
 }
 
+/* A stage kernel's block arguments (HST_KESRRF_BLOCK) for all n frames of one launch: base 0,
+   begin 0, end n, total n, flags 0. */
+static void hst__esw_block_args(hst_karg *a, uint64_t n) {
+    a[0] = hst_karg_ulong(0); a[1] = hst_karg_ulong(0); a[2] = hst_karg_ulong(n); a[3] = hst_karg_ulong(n);
+    a[4] = hst_karg_int(0);
+}
+
 /* The device's block of n frames (raw samples at `raw`) into dfr as float: uploaded once in
    their own dtype, converted there (f32: uploaded into dfr). */
 static hst_result hst__esw_upload(hst__esw *w, const unsigned char *raw, uint64_t n) {
     hst_queue *q = hst_backend_queue(w->be);
-    uint32_t px = (uint32_t)w->frame_px, dt = (uint32_t)w->dtype;
-    uint64_t zero = 0;
-    int flags = 0;
-    size_t g[2];
+    hst_range range;
+    hst_karg a[9];
     hst_result r;
     if (w->dtype == HST_ESRRF_F32) return hst_write(q, w->dfr, 0, raw, (size_t)n * w->in_bytes, 0, 0, NULL, NULL);
-    g[0] = w->frame_px; g[1] = (size_t)n;
-    if ((r = hst_write(q, w->draw, 0, raw, (size_t)n * w->in_bytes, 0, 0, NULL, NULL)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->kfloat, 0, w->draw)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->kfloat, 1, w->dfr)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 2, 4, &px)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 3, 4, &dt)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 4, 8, &zero)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 5, 8, &zero)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 6, 8, &n)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 7, 8, &n)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfloat, 8, 4, &flags)) != HST_SUCCESS)
-        return r;
-    return hst_launch(q, w->kfloat, 2, g, NULL, 0, NULL, NULL);
+    if ((r = hst_write(q, w->draw, 0, raw, (size_t)n * w->in_bytes, 0, 0, NULL, NULL)) != HST_SUCCESS) return r;
+    memset(&range, 0, sizeof range);
+    range.dims = 2; range.global[0] = w->frame_px; range.global[1] = (size_t)n;
+    /* hst_k_esrrf_to_float(global raw, global frames, uint pixels, uint dtype, HST_KESRRF_BLOCK):
+       one block of the n frames */
+    a[0] = hst_karg_buffer(w->draw); a[1] = hst_karg_buffer(w->dfr);
+    a[2] = hst_karg_uint((uint32_t)w->frame_px); a[3] = hst_karg_uint((uint32_t)w->dtype);
+    hst__esw_block_args(a + 4, n);
+    return hst__elaunch(w->be, w->opts, HST_KESRRF_TO_FLOAT, &range, a, 9);
 }
 
 /* The device's block (in dfr, n frames, the first odd0 in parity) at radius k: the values at
    every sensitivity into drgc (hst_k_esrrf_rgc_fused, the whole frames), then into the sums. */
 static hst_result hst__esw_radius(hst__esw *w, uint32_t k, uint64_t n, uint32_t odd0) {
-    hst_queue *q = hst_backend_queue(w->be);
-    uint32_t zero32 = 0, n32 = (uint32_t)n, px = (uint32_t)w->P;
-    uint64_t zero = 0;
-    int iw = !w->d.no_intensity_weighting, flags = 0;
-    size_t g[2], loc[2], gs = (size_t)w->ns * w->P;
+    hst_range range;
+    hst_karg a[15];
     hst_result r;
-    g[0] = (w->P + w->fused_k - 1) / w->fused_k; g[1] = (size_t)n;   /* HST_E_K pixels an item */
-    loc[0] = w->fused_local; loc[1] = 1;
-    if ((r = hst_kernel_set_buffer(w->kfused, 0, w->dfr)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->kfused, 1, w->drgc)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 2, 4, &w->rows)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 3, 4, &w->cols)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 4, 4, &w->mag)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 5, 4, &w->prm[k])) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 6, 4, &w->prm[w->nr])) != HST_SUCCESS ||   /* read where ns is 1 */
-        (r = hst_kernel_set_arg(w->kfused, 7, 4, &iw)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 8, 4, &zero32)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 9, 4, &w->rowsM)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 10, 8, &zero)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 11, 8, &zero)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 12, 8, &n)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 13, 8, &n)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kfused, 14, 4, &flags)) != HST_SUCCESS ||
-        (r = hst_launch(q, w->kfused, 2, g, w->fused_local ? loc : NULL, 0, NULL, NULL)) != HST_SUCCESS)
-        return r;
-    if ((r = hst_kernel_set_buffer(w->ksum, 0, w->drgc)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->ksum, 1, w->dacc)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksum, 2, 4, &px)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksum, 3, 4, &k)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksum, 4, 4, &n32)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->ksum, 5, 4, &odd0)) != HST_SUCCESS)
-        return r;
-    return hst_launch(q, w->ksum, 1, &gs, NULL, 0, NULL, NULL);
+    memset(&range, 0, sizeof range);
+    range.dims = 2;
+    range.global[0] = (w->P + w->fused_k - 1) / w->fused_k; range.global[1] = (size_t)n;   /* HST_E_K pixels an item */
+    range.local[0] = w->fused_local; range.local[1] = w->fused_local ? 1 : 0;
+    /* hst_k_esrrf_rgc_fused(global frames, global rgc, uint rows, uint cols, uint mag, float radius,
+       float sensitivity (read where ns is 1), int intensity_weighting, uint row0, uint nrows,
+       HST_KESRRF_BLOCK) */
+    a[0] = hst_karg_buffer(w->dfr); a[1] = hst_karg_buffer(w->drgc);
+    a[2] = hst_karg_uint(w->rows); a[3] = hst_karg_uint(w->cols); a[4] = hst_karg_uint(w->mag);
+    a[5] = hst_karg_float(w->prm[k]); a[6] = hst_karg_float(w->prm[w->nr]);
+    a[7] = hst_karg_int(!w->d.no_intensity_weighting);
+    a[8] = hst_karg_uint(0); a[9] = hst_karg_uint(w->rowsM);
+    hst__esw_block_args(a + 10, n);
+    if ((r = hst__elaunch(w->be, w->opts, HST_KESRRF_RGC_FUSED, &range, a, 15)) != HST_SUCCESS) return r;
+    range = hst__erange1(0, (size_t)w->ns * w->P);
+    /* hst_k_esrrf_sweep_sum(global rgc, global acc, uint pixels, uint k, uint n, uint odd0) */
+    a[0] = hst_karg_buffer(w->drgc); a[1] = hst_karg_buffer(w->dacc);
+    a[2] = hst_karg_uint((uint32_t)w->P); a[3] = hst_karg_uint(k); a[4] = hst_karg_uint((uint32_t)n);
+    a[5] = hst_karg_uint(odd0);
+    return hst__elaunch(w->be, w->opts, HST_KESRRF_SWEEP_SUM, &range, a, 6);
 }
 
 /* n float frames (fr) added to the mean frame's sums, frame by frame (numpy.mean's order of
@@ -3359,7 +3432,7 @@ static void hst__esw_mean_add(hst__esw *w, const float *fr, uint64_t n) {
 
 /* Block [0, n) of raw frames (the first odd0 in parity in its time point) into every pair's
    sums: converted to float once, then per radius its values at every sensitivity and their sums
-   (kernels.h's sweep), and into the mean frame's sums (on a device, while it computes). */
+   (kernels_esrrf.h's sweep), and into the mean frame's sums (on a device, while it computes). */
 static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint64_t n, uint32_t odd0) {
     hst__esw_job j;
     hst_result r;
@@ -3432,19 +3505,9 @@ static void hst__esw_mean(hst__esw *w, uint64_t n) {
    by hst_k_esrrf_stat on the device: its global offset p P puts the image there, and its
    `first` (2 p + q) P then reads the pair's sums at (3 p + q) P (AVG reads no other). */
 static hst_result hst__esw_stat(hst__esw *w, unsigned p, unsigned q, uint32_t frames) {
-    size_t off = (size_t)p * w->P, global = w->P;
-    uint64_t first = (uint64_t)(2 * p + q) * w->P;
-    uint32_t pixels = (uint32_t)(off + w->P);
-    int mode = 0;
-    hst_result r;
-    if ((r = hst_kernel_set_buffer(w->kstat, 0, w->dacc)) != HST_SUCCESS ||
-        (r = hst_kernel_set_buffer(w->kstat, 1, w->dimg[q])) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kstat, 2, 8, &first)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kstat, 3, 4, &pixels)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kstat, 4, 4, &frames)) != HST_SUCCESS ||
-        (r = hst_kernel_set_arg(w->kstat, 5, 4, &mode)) != HST_SUCCESS)
-        return r;
-    return hst_launch_offset(hst_backend_queue(w->be), w->kstat, 1, &off, &global, NULL, 0, NULL, NULL);
+    size_t off = (size_t)p * w->P;
+    return hst__estat(w->be, w->opts, w->dacc, w->dimg[q], (uint64_t)(2 * p + q) * w->P, (uint32_t)(off + w->P), frames,
+                      0, off, w->P);
 }
 
 /* The AVG images of every pair's all, odd and even frames (n frames) into w->dimg[0..2]
@@ -3458,8 +3521,6 @@ static hst_result hst__esw_images(hst__esw *w, uint64_t n) {
     hst_result r = HST_SUCCESS;
     for (q = 0; q < 3 && r == HST_SUCCESS; q++)
         if (!w->dimg[q]) r = hst_buffer_create(w->be, (size_t)w->np * bytes, 0, &w->dimg[q]);
-    if (r == HST_SUCCESS && hst__esw_device_images(w) && !w->kstat)
-        r = hst_kernel_create(w->prog, "hst_k_esrrf_stat", &w->kstat);
     for (p = 0; p < w->np && r == HST_SUCCESS; p++)
         for (q = 0; q < 3 && r == HST_SUCCESS; q++) {
             const double *s;
@@ -3618,8 +3679,8 @@ static hst_result hst__esw_sides(const hst__esw *w, uint64_t T) {
     else if (hst__esw_resolves(w, T))
         while (need < HST__E_SWEEP_SIDE_LIMIT && !hst_frc_curve_length(need, need)) need++;
     if (side >= need) return HST_SUCCESS;
-    return hst__ebad(w->be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                     "hst_esrrf_sweep: %s %u at magnification %u gives %u magnified pixels: %s needs at least %u; "
+    return hst__range_arg(w->be, "hst_esrrf_sweep",
+                     "%s %u at magnification %u gives %u magnified pixels: %s needs at least %u; "
                      "give larger frames or a larger magnification%s", w->rowsM <= w->colsM ? "rows" : "cols",
                      side / w->mag, w->mag, side, w->sw->use_decorr ? "decorrelation" : "FRC of odd and even frames",
                      need, w->sw->use_decorr ? "" : " (or use_decorr)");
@@ -3646,7 +3707,7 @@ HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf
     if ((r = hst__edesc(desc ? &d : NULL, &w.d)) != HST_SUCCESS || (r = hst__esw_check(&w, sweep, result)) != HST_SUCCESS ||
         (r = hst__eframe(&w.d, dtype, rows, cols)) != HST_SUCCESS || (r = hst__eshape(&w.d, frames, rows, cols, &ntp)) != HST_SUCCESS)
         return r;
-    if (!stack) return hst__ebad(w.d.backends[0], HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_sweep: stack is NULL");
+    if (!stack) return hst__null_arg(w.d.backends[0], "hst_esrrf_sweep", "stack is NULL");
     memset(result, 0, sizeof *result);
     T = hst__etp_len(&w.d, frames);
     hst__esw_sizes(&w, dtype, rows, cols);
@@ -3753,13 +3814,11 @@ enum { HST__ELIVE_OPEN, HST__ELIVE_FINISHED, HST__ELIVE_FAILED };
 /* A call of push or finish in the wrong state: refused, logged. */
 static hst_result hst__elive_state(const hst_esrrf_live *lv, const char *fn) {
     if (lv->state == HST__ELIVE_FINISHED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
-                         "%s: the session is finished (hst_esrrf_live_finish succeeded): only "
-                         "hst_esrrf_live_destroy remains", fn);
+        return hst__state_arg(lv->e.log_be, fn, "the session is finished (hst_esrrf_live_finish succeeded): "
+                              "only hst_esrrf_live_destroy remains");
     if (lv->state == HST__ELIVE_FAILED)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_STATE,
-                         "%s: the session failed earlier (%s): only hst_esrrf_live_destroy remains", fn,
-                         hst_result_string(lv->failed_with));
+        return hst__state_arg(lv->e.log_be, fn, "the session failed earlier (%s): only hst_esrrf_live_destroy remains",
+                              hst_result_string(lv->failed_with));
     return HST_SUCCESS;
 }
 
@@ -3968,21 +4027,20 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     hst_result r;
     size_t bytes;
     int k;
-    if (!out) return hst__ebad(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL,
-                               HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_create: out is NULL");
+    if (!out) return hst__null_arg(desc && desc->backends && desc->num_backends ? desc->backends[0] : NULL, "hst_esrrf_live_create", "out is NULL");
     *out = NULL;
     if (!(lv = (hst_esrrf_live *)calloc(1, sizeof *lv))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst__eopen(&lv->e, desc, dtype, rows, cols, 0, 0, 0);
     if (r == HST_SUCCESS) r = hst__elive_hold(lv);
     if (r == HST_SUCCESS && lv->e.d.mpi_comm)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT,
-                      "hst_esrrf_live_create: desc.mpi_comm is set: the live API runs in one process");
+        r = hst__bad_arg(lv->e.log_be, "hst_esrrf_live_create",
+                      "desc.mpi_comm is set: the live API runs in one process");
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
-        r = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT,
-                      "hst_esrrf_live_create: desc.on_timepoint is NULL: the live API delivers its images through it");
+        r = hst__null_arg(lv->e.log_be, "hst_esrrf_live_create",
+                      "desc.on_timepoint is NULL: the live API delivers its images through it");
     lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
     if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
-        r = hst__ebad(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_live_create: staging overflows size_t");
+        r = hst_backend_fail(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_live_create", "staging overflows size_t");
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
     if (r == HST_SUCCESS) r = hst__elive_staging(lv, bytes);
     for (k = 0; k < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; k++)   /* the images' pages too: */
@@ -3996,8 +4054,8 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
         if (!lv->worker_started) {
             pthread_mutex_destroy(&lv->mu);
             pthread_cond_destroy(&lv->cv);
-            r = hst__ebad(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
-                          "hst_esrrf_live_create: no worker thread");
+            r = hst_backend_fail(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_esrrf_live_create",
+                          "no worker thread");
         }
     }
     if (r == HST_SUCCESS) r = hst__elive_prepare(lv);
@@ -4011,16 +4069,16 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
     const unsigned char *src = (const unsigned char *)frames;
     size_t fb;
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_push: lv is NULL");
+    if (!lv) return hst__null_arg(NULL, "hst_esrrf_live_push", "lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_push")) != HST_SUCCESS) return r;
     if (count == 0)
-        return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
-                         "hst_esrrf_live_push: count is 0: push at least one frame");
+        return hst__zero_arg(lv->e.log_be, "hst_esrrf_live_push",
+                         "count is 0: push at least one frame");
     if (rows != lv->e.rows || cols != lv->e.cols)
-        return hst__ebad(lv->e.log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH,
-                         "hst_esrrf_live_push: frames of %u x %u pixels; the session's are %u x %u", rows, cols,
+        return hst_backend_fail(lv->e.log_be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "hst_esrrf_live_push",
+                         "frames of %u x %u pixels; the session's are %u x %u", rows, cols,
                          lv->e.rows, lv->e.cols);
-    if (!frames) return hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_push: frames is NULL");
+    if (!frames) return hst__null_arg(lv->e.log_be, "hst_esrrf_live_push", "frames is NULL");
     fb = lv->e.in_frame_bytes;
     pthread_mutex_lock(&lv->mu);
     if (lv->first_push_s == 0) lv->first_push_s = hst_time_s();
@@ -4060,19 +4118,21 @@ static void hst__elive_finish_wait(hst_esrrf_live *lv) {
 
 HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report *report) {
     uint64_t T, total;
+    char names[64];
     hst_result r;
-    if (!lv) return hst__ebad(NULL, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_NULL_ARGUMENT, "hst_esrrf_live_finish: lv is NULL");
+    if (!lv) return hst__null_arg(NULL, "hst_esrrf_live_finish", "lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
     pthread_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
     hst__elive_wait_idle(lv, &lv->e.rep.finish_wait_seconds);
     if (total == 0 && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_ZERO_SIZE,
-                            "hst_esrrf_live_finish: no frames were pushed");
-    if ((!T || T > total) && total < 2 && (lv->e.d.modes & (HST_ESRRF_VAR | HST_ESRRF_TAC2)) && lv->err == HST_SUCCESS)
-        lv->err = hst__ebad(lv->e.log_be, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_OUT_OF_RANGE,
-                            "hst_esrrf_live_finish: VAR and TAC2 need at least 2 frames; %llu pushed",
+        lv->err = hst__zero_arg(lv->e.log_be, "hst_esrrf_live_finish",
+                            "no frames were pushed");
+    if ((!T || T > total) && total < 2 && (lv->e.d.modes & HST__E_TWO_FRAME_MODES) && lv->err == HST_SUCCESS)
+        lv->err = hst__range_arg(lv->e.log_be, "hst_esrrf_live_finish",
+                            "modes %s need at least 2 frames; %llu pushed",
+                            hst__emode_list(lv->e.d.modes & HST__E_TWO_FRAME_MODES, names, sizeof names),
                             (unsigned long long)total);
     if (lv->err == HST_SUCCESS) {   /* the rest: now the total is known */
         lv->e.frames_total = total;

@@ -150,10 +150,8 @@ extern "C" {
    In double. VAR and TAC2 subtract large, nearly equal terms: with double sums (fp64 device or
    the host twin) the cancellation costs ~1e-16 mu^2 absolute; with float sums (no fp64) ~1e-7 mu^2.
 
-   Macro-pixel correction (hst_k_esrrf_macro_pixel), per output image: C[py][px] = mean, in
-   double, over the rows x cols macro-pixels of the value at sub-offset (py, px) (zero margins
-   included); each pixel (yM, xM) is divided by C[yM % mag][xM % mag] unless that is 0 (then
-   unchanged). Corrected TAC2 may change sign (its phase means can be negative), as NanoPyx's.
+   The macro-pixel correction of the images is esrrf.h's (no kernel: its ">>macro-pixel
+   correction" defines it).
 
    Arithmetic: the program has no float division and no sqrt, so every IEEE-754 device computes
    the host's bits without -cl-fp32-correctly-rounded-divide-sqrt (harmless if given): fma() is
@@ -184,7 +182,7 @@ extern "C" {
    NanoPyx divides twice; d > tSO is tested as d^2 > tSO^2; the Gaussian is exp(dx^2 k) exp(dy^2 k)
    and w uses d^2 (no sqrt); a gradient whose |G|^2 overflows float still counts (NanoPyx: NaN,
    0); the divisions and 1/sqrt are fma sequences within 1 ulp; w below 1e-30 counts as 0;
-   the macro-pixel means are in double (NanoPyx: float); the sample offsets dx, dy come from the
+   the sample offsets dx, dy come from the
    pixel's phase (NanoPyx: vx - xc in double, whose float rounding would differ from pixel to
    pixel of a phase). Kept as REFERENCE.md states them: the
    margin int(radius * mag) (NanoPyx's chained OpenCL path of the seed uses 2 mag), and the Roberts
@@ -195,6 +193,48 @@ extern "C" {
 
 /* The eSRRF program's source pieces (static storage), as hst_kernels_vocab_source. Thread-safe. */
 HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
+
+/* Every kernel of the program, declared once (backend.h's "Declared kernels"): id, name,
+   parameters in the source's order, host twin. The stream stages' kernels end in stream.h's
+   block arguments (HST_KESRRF_BLOCK: ulong base, begin, end, total, int flags); the words
+   before them are the arrays ("global") and the scalars that esrrf.h's stages list in the same
+   order. The twins are those of a build without -DHST_E_NS (one sensitivity) and with
+   -DHST_FP64 (sums in double: the host's), over the launch's range:
+     - the stage kernels of a 2-D range (to_float, roberts, magnify, rgc) compute whole frames
+       [begin + offset[1], begin + offset[1] + global[1]) clipped to end, as the typed twins do:
+       a range covers each frame's items whole (dimension 0 from 0, as stream.h launches),
+       frames split freely;
+     - rgc_fused maps its work by work-group over all frames [begin, end) (the kernel needs a
+       range of at least ceil(nrows colsM / HST_E_K) x (end - begin) items, offsets unread):
+       its twin computes frames [begin, end) whatever the range;
+     - temporal (1-D over pixels, loop_slices) pixels [offset[0], offset[0] + global[0]);
+     - stat (1-D, -DHST_FP64 builds only) pixels [offset[0], offset[0] + global[0]) below
+       `pixels`, as the sweep launches it at an offset;
+     - sweep_sum (1-D) items [offset[0], offset[0] + global[0]) of one sensitivity.
+   On an OpenCL device a range is rounded up to its work-group and the kernels bound-check
+   against their data only: a sub-range of the adding kernels (temporal, sweep_sum) must end at
+   the data's end or at a multiple of the work-group.
+   tests/test_kernel_decls.c checks the signatures against the source. */
+#define HST_KESRRF_BLOCK "ulong ulong ulong ulong int"
+#define HST_ESRRF_KERNELS(X) \
+    X(HST_KESRRF_TO_FLOAT, hst_k_esrrf_to_float, \
+      "global global uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_to_float) \
+    X(HST_KESRRF_ROBERTS, hst_k_esrrf_roberts, \
+      "global global uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_roberts) \
+    X(HST_KESRRF_MAGNIFY, hst_k_esrrf_magnify, \
+      "global global uint uint uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_magnify) \
+    X(HST_KESRRF_RGC, hst_k_esrrf_rgc, \
+      "global global global uint uint uint float float int " HST_KESRRF_BLOCK, hst__kt_esrrf_rgc) \
+    X(HST_KESRRF_RGC_FUSED, hst_k_esrrf_rgc_fused, \
+      "global global uint uint uint float float int uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_rgc_fused) \
+    X(HST_KESRRF_TEMPORAL, hst_k_esrrf_temporal, \
+      "global global uint ulong uint ulong uint ulong " HST_KESRRF_BLOCK, hst__kt_esrrf_temporal) \
+    X(HST_KESRRF_STAT, hst_k_esrrf_stat, "global global ulong uint uint int", hst__kt_esrrf_stat) \
+    X(HST_KESRRF_SWEEP_SUM, hst_k_esrrf_sweep_sum, "global global uint uint uint uint", \
+      hst__kt_esrrf_sweep_sum)
+enum { HST_ESRRF_KERNELS(HST_KERNEL_ID) HST_KESRRF_COUNT };
+/* The family (name "esrrf", the source above, the declarations): static storage. Thread-safe. */
+HST_API const hst_kernel_family *hst_kernels_esrrf_family(void);
 
 /* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
    bits as the device under the conditions above). Thread-safe. */
@@ -208,6 +248,7 @@ HST_API void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, fl
                                   uint32_t rows, uint32_t cols, uint32_t mag, float radius,
                                   float sensitivity, int intensity_weighting, uint64_t base,
                                   uint64_t begin, uint64_t end, uint64_t total);
+#ifdef HST_KERNELS_TEST_API   /* the tests' references (esrrf.h runs the twins below) */
 HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
                                         uint32_t cols, uint32_t mag, float radius,
                                         float sensitivity, int intensity_weighting,
@@ -230,7 +271,8 @@ HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_fram
                                              float radius, float sensitivity,
                                              int intensity_weighting, uint32_t yM0,
                                              uint32_t yM1);
-/* The same into a window of the output: out holds magnified rows [out_row0, ...) of the frame
+#endif
+/* hst_k_esrrf_rgc_fused_host_rows into a window of the output: out holds magnified rows [out_row0, ...) of the frame
    (row yM at out + (yM - out_row0) * colsM); rows [max(yM0, out_row0), yM1) are written, bitwise
    what the whole frame's twin writes there. Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
@@ -270,7 +312,8 @@ HST_API void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t 
    - hst_k_esrrf_rsqrt(x) = 1/sqrt(x) for 2^-126 <= x <= 2^125: seed 0x5F375A86 - bits(x) / 2, three
      Newton-Raphson steps y += (y / 2) fma(-x, y y, 1), a fourth with the residual 1 - x y^2
      computed exactly (y y split by fma). Error <= 1 ulp.
-   Thread-safe. */
+   Thread-safe. The tests' (HST_KERNELS_TEST_API): the kernels and twins use them inside. */
+#ifdef HST_KERNELS_TEST_API
 HST_API float hst_k_esrrf_rcp(float b);
 HST_API float hst_k_esrrf_div(float a, float b);
 HST_API float hst_k_esrrf_rsqrt(float x);
@@ -278,6 +321,7 @@ HST_API float hst_k_esrrf_rsqrt(float x);
 /* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
    exact: the device builds 2^k from its exponent bits, the twin with ldexpf). Thread-safe. */
 HST_API float hst_k_esrrf_exp(float x);
+#endif
 
 /* One time point's statistic (mode 0 AVG, 1 VAR, 2 TAC2; other modes write nothing) from its
    5 x pixels sums (acc + tp * 5 * pixels of the GLOBAL array; a float array of a device without
@@ -289,10 +333,6 @@ HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, ui
    Thread-safe. */
 HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
                                         uint32_t frames, float *out);
-/* Macro-pixel correction of one rowsM x colsM image in place (1 <= mag <= 32; rowsM and colsM
-   multiples of mag). Thread-safe. */
-#define HST_K_ESRRF_MAX_MAG 32
-HST_API void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag);
 
 /* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair from one
    upload of each frame. Per radius, hst_k_esrrf_rgc_fused built with -DHST_E_NS=ns
@@ -2111,6 +2151,7 @@ HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *
     }
 }
 
+#ifdef HST_KERNELS_TEST_API
 HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
                                                uint32_t rows, uint32_t cols, uint32_t mag,
                                                float radius, float sensitivity,
@@ -2120,6 +2161,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_fr
     hst_k_esrrf_rgc_fused_host_rows_at(frame, rgc_frame, 0, rows, cols, mag, radius, sensitivity,
                                        intensity_weighting, yM0, yM1);
 }
+#endif
 
 HST__KDEF void hst_k_esrrf_rgc_fused_host_rows_at(const float *frame, float *out,
                                                   uint32_t out_row0, uint32_t rows,
@@ -2194,10 +2236,12 @@ HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
     return hst__esrrf_src;
 }
 
+#ifdef HST_KERNELS_TEST_API
 HST__KDEF float hst_k_esrrf_exp(float x) { return hst__e_exp(x); }
 HST__KDEF float hst_k_esrrf_rcp(float b) { return hst__e_rcp(b); }
 HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
 HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
+#endif
 
 HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
                                       uint32_t cols, uint64_t base, uint64_t begin,
@@ -2279,6 +2323,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc
                                            row0, row0 + nrows);
 }
 
+#ifdef HST_KERNELS_TEST_API
 HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
                                         uint32_t cols, uint32_t mag, float radius,
                                         float sensitivity, int intensity_weighting,
@@ -2294,6 +2339,7 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
                                         mag, radius, sensitivity, intensity_weighting, 0,
                                         rows * mag);
 }
+#endif
 
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
@@ -2374,27 +2420,102 @@ HST__KDEF void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t st
     }
 }
 
-HST__KDEF void hst_k_esrrf_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag)
+/* ---- the declared kernels' twins (HST_ESRRF_KERNELS): the typed twins over a launch's range */
+
+/* Frames [*z0, *z1) of a 2-D stage kernel's range: begin (args[blk + 1]) plus dimension 1's
+   offset, its size of frames, clipped to end (args[blk + 2]); a 1-D range is frame begin alone
+   (the kernel's get_global_id(1) is 0). */
+HST__KPRIVATE void hst__kt_esrrf_frames(const hst_karg *a, unsigned blk, const hst_range *r, uint64_t *z0,
+                                  uint64_t *z1)
 {
-    double c[HST_K_ESRRF_MAX_MAG * HST_K_ESRRF_MAX_MAG];
-    size_t y, x, rows, cols;
-    if (!img || mag == 0 || mag > HST_K_ESRRF_MAX_MAG) return;
-    rows = rowsM / mag;
-    cols = colsM / mag;
-    memset(c, 0, sizeof c);
-    /* one row-major sweep: each phase (y % mag, x % mag) still sums its macro-pixels in row
-       order, as the definition does, while the image is read once and in order */
-    for (y = 0; y < rows * mag; ++y)
-        for (x = 0; x < cols * mag; ++x) c[(y % mag) * mag + x % mag] += (double)img[y * colsM + x];
-    for (y = 0; y < (size_t)mag * mag; ++y) c[y] /= (double)(rows * cols);
-    for (y = 0; y < rows * mag; ++y)
-        for (x = 0; x < cols * mag; ++x) {
-            double m = c[(y % mag) * mag + x % mag];
-            float *p = &img[y * colsM + x];
-            if (m != 0.0) *p = (float)((double)*p / m);
-        }
+    uint64_t end = a[blk + 2].v.u64, n = r->dims >= 2 ? r->global[1] : 1;
+    *z0 = a[blk + 1].v.u64 + (r->dims >= 2 ? r->offset[1] : 0);
+    if (*z0 > end) *z0 = end;
+    *z1 = end - *z0 > n ? *z0 + n : end;
 }
 
+/* Items [*i0, *i1) of a 1-D range, clipped to n. */
+HST__KPRIVATE void hst__kt_esrrf_items(const hst_range *r, uint64_t n, uint64_t *i0, uint64_t *i1)
+{
+    *i0 = r->offset[0] < n ? r->offset[0] : n;
+    *i1 = n - *i0 > r->global[0] ? *i0 + r->global[0] : n;
+}
+
+HST__KPRIVATE void hst__kt_esrrf_to_float(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_esrrf_frames(a, 4, r, &z0, &z1);
+    hst_k_esrrf_to_float_host(hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32, a[3].v.u32,
+                              a[4].v.u64, z0, z1, a[7].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_roberts(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_esrrf_frames(a, 4, r, &z0, &z1);
+    hst_k_esrrf_roberts_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
+                             a[3].v.u32, a[4].v.u64, z0, z1, a[7].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_magnify(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_esrrf_frames(a, 6, r, &z0, &z1);
+    hst_k_esrrf_magnify_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
+                             a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.u64, z0, z1, a[9].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_rgc(const hst_karg *a, const hst_range *r)
+{
+    uint64_t z0, z1;
+    hst__kt_esrrf_frames(a, 9, r, &z0, &z1);
+    hst_k_esrrf_rgc_host((const float *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
+                         (float *)hst_karg_ptr(&a[2]), a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.f32,
+                         a[7].v.f32, a[8].v.i32, a[9].v.u64, z0, z1, a[12].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_rgc_fused(const hst_karg *a, const hst_range *r)
+{
+    (void)r;   /* the kernel's groups cover [begin, end) whatever their ids (above) */
+    hst_k_esrrf_rgc_fused_window_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+                                      a[2].v.u32, a[3].v.u32, a[4].v.u32, a[5].v.f32, a[6].v.f32,
+                                      a[7].v.i32, a[8].v.u32, a[9].v.u32, a[10].v.u64, a[11].v.u64,
+                                      a[12].v.u64, a[13].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_temporal(const hst_karg *a, const hst_range *r)
+{
+    uint64_t i0, i1;
+    hst__kt_esrrf_items(r, a[2].v.u32, &i0, &i1);
+    hst_k_esrrf_temporal_host((const float *)hst_karg_ptr(&a[0]), (double *)hst_karg_ptr(&a[1]), a[2].v.u32,
+                              a[3].v.u64, a[4].v.u32, a[5].v.u64, a[6].v.u32, a[7].v.u64, (uint32_t)i0,
+                              (uint32_t)i1, a[8].v.u64, a[9].v.u64, a[10].v.u64);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_stat(const hst_karg *a, const hst_range *r)
+{
+    uint64_t i0, i1;
+    hst__kt_esrrf_items(r, a[3].v.u32, &i0, &i1);
+    if (i0 < i1)
+        hst_k_esrrf_finalize_range(a[5].v.i32, (const double *)hst_karg_ptr(&a[0]) + a[2].v.u64 + i0,
+                                   a[3].v.u32, (size_t)(i1 - i0), a[4].v.u32,
+                                   (float *)hst_karg_ptr(&a[1]) + i0);
+}
+
+HST__KPRIVATE void hst__kt_esrrf_sweep_sum(const hst_karg *a, const hst_range *r)
+{
+    uint64_t e0, e1;
+    hst__kt_esrrf_items(r, a[2].v.u32, &e0, &e1);
+    hst_k_esrrf_sweep_sum_host((const float *)hst_karg_ptr(&a[0]), (double *)hst_karg_ptr(&a[1]), a[2].v.u32,
+                               1, a[3].v.u32, a[4].v.u32, a[5].v.u32, (size_t)e0, (size_t)e1);
+}
+
+HST__KDEF const hst_kernel_family *hst_kernels_esrrf_family(void)
+{
+    static const hst_kernel_decl decls[HST_KESRRF_COUNT] = { HST_ESRRF_KERNELS(HST_KERNEL_DECL) };
+    static const hst_kernel_family family = { "esrrf", hst_kernels_esrrf_source, decls, HST_KESRRF_COUNT };
+    return &family;
+}
 
 /* <<esrrf kernels */
 

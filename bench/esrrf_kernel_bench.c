@@ -46,6 +46,7 @@
 
 #define _POSIX_C_SOURCE 200809L
 #define HST_IMPLEMENTATION
+#define HST_KERNELS_TEST_API   /* hst_k_esrrf_rgc_fused_host: the host reference */
 #include "backend.h"
 #include "kernels_esrrf.h"
 #include "bench_util.h"

@@ -33,12 +33,12 @@
    image (each time point, each mode) is divided, sub-pixel phase by phase, by that phase's
    mean over the image: every phase then has mean 1, and so has the image (AVG, VAR and TAC2
    alike): relative values, whatever the input's intensity scale. --no-macro-pixel keeps the
-   scale of the radial gradient convergence (kernels.h's eSRRF section). No option rescales
+   scale of the radial gradient convergence (kernels_esrrf.h). No option rescales
    the images to the input's intensities.
 
    The math, its conventions (NanoPyx's) and the choice between the fused and the chained path
    (by measured speed; HST_FORCE=esrrf:fused or :chained forces one) are esrrf.h's: see its top
-   comment and kernels.h's eSRRF section. The summary says which path ran and why.
+   comment and kernels_esrrf.h. The summary says which path ran and why.
 
    Options, with their units and defaults, the progress and the exit statuses: `esrrf --help`
    (usage() below, the one place they are written).
@@ -59,6 +59,7 @@
 #define IMAGE_IO_IMPLEMENTATION
 #include "image_io.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -73,8 +74,22 @@
 #define PROG "esrrf"
 #define MAX_SCORING_LINES 10   /* progress: each time point's scoring announced up to this many */
 
-static const char *const mode_names[HST_ESRRF_NUM_MODES] = { "avg", "var", "tac2" };
-static const char *const mode_labels[HST_ESRRF_NUM_MODES] = { "eSRRF AVG", "eSRRF VAR", "eSRRF TAC2" };
+/* The modes as esrrf.h names them (HST_ESRRF_MODES): on the command line and in file names in
+   lower case ("avg"), mode_list "avg, var, tac2"; filled first thing (init_modes). */
+static char mode_names[HST_ESRRF_NUM_MODES][16];
+static char mode_list[HST_ESRRF_NUM_MODES * 18];
+
+static void init_modes(void)
+{
+    size_t i, n = 0;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        const char *name = hst_esrrf_mode_name((int)m);
+        for (i = 0; name[i] && i + 1 < sizeof mode_names[m]; i++) mode_names[m][i] = (char)tolower((unsigned char)name[i]);
+        mode_names[m][i] = '\0';
+        n += (size_t)snprintf(mode_list + n, sizeof mode_list - n, "%s%s", m ? ", " : "", mode_names[m]);
+    }
+}
 
 typedef struct options {
     const char *input, *output, *device;
@@ -141,13 +156,14 @@ static void help(void)
 "  --frames-per-timepoint T frames per output image, 0 = all frames in one; as NanoPyx the\n"
 "                           last image takes the remainder and T above the frames is\n"
 "                           clamped (each with a note)                            [0]\n"
-"  --mode LIST              temporal statistics, comma-separated: avg, var, tac2, all from\n"
-"                           one pass; several: output_avg.tif, output_var.tif, ... [avg]\n"
+"  --mode LIST              temporal statistics, comma-separated: %s, all from\n"
+"                           one pass; several: output_%s.tif, output_%s.tif, ... [%s]\n"
 "  --no-macro-pixel         skip the macro-pixel correction                        [corrected]\n"
 "  --fused | --chained      the computation's path (the same bits)        [the faster, measured]\n"
 "\n",
         HST_ESRRF_MAX_MAG, HST_ESRRF_DEFAULT_MAGNIFICATION, (double)HST_ESRRF_MAX_RADIUS,
-        (double)HST_ESRRF_DEFAULT_RADIUS, (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY);
+        (double)HST_ESRRF_DEFAULT_RADIUS, (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY,
+        mode_list, mode_names[0], mode_names[1], mode_names[0]);
     printf(
 "Scale: with the macro-pixel correction every image is divided, sub-pixel phase by phase, by\n"
 "that phase's mean: each phase and each image (AVG, VAR, TAC2) then has mean 1, relative values\n"
@@ -265,18 +281,18 @@ static int parse_list(const char *name, const char *val, double max, float *out,
     }
 }
 
-/* "avg,var,tac2" (any non-empty list, each once) -> a set of HST_ESRRF_* modes. */
+/* "avg,var,tac2" (any non-empty list of mode_names, each once) -> a set of HST_ESRRF_* modes. */
 static int parse_modes(const char *val, unsigned *modes)
 {
     const char *p = val;
     *modes = 0;
     while (*p) {
         size_t n = strcspn(p, ",");
-        unsigned m, bit = 0;
-        for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-            if (n == strlen(mode_names[m]) && !strncmp(p, mode_names[m], n)) bit = 1u << m;
+        int m = hst_esrrf_mode_parse(p, n);
+        unsigned bit = m >= 0 && !strncmp(p, mode_names[m], n) ? 1u << m : 0;   /* lower case only */
         if (!bit || (*modes & bit)) {
-            fail("--mode %s: expected a list of avg, var and tac2, each once (e.g. avg,var)", val);
+            fail("--mode %s: expected a list of %s, each once (e.g. %s,%s)", val, mode_list, mode_names[0],
+                 mode_names[1]);
             return 0;
         }
         *modes |= bit;
@@ -284,7 +300,8 @@ static int parse_modes(const char *val, unsigned *modes)
         if (*p == ',' && *++p == '\0') break;   /* a trailing comma: caught below */
     }
     if (!*modes || (val[0] && val[strlen(val) - 1] == ',')) {
-        fail("--mode %s: expected a list of avg, var and tac2, each once (e.g. avg,var)", val);
+        fail("--mode %s: expected a list of %s, each once (e.g. %s,%s)", val, mode_list, mode_names[0],
+             mode_names[1]);
         return 0;
     }
     return 1;
@@ -1004,9 +1021,11 @@ static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t n
         }
     }
     if (o->preview) {
+        char label[32];
+        snprintf(label, sizeof label, "eSRRF %s", hst_esrrf_mode_name((int)first));
         mean_over_timepoints(j->out[first], (size_t)rm * cm, ntp, j->out[first]);   /* after the TIFF: free now */
         if (!io_write_png_preview(&j->png, j->mean, j->st.rows, j->st.cols, j->out[first], o->mag,
-                                  j->st.pixel_size, j->st.unit, "widefield mean", mode_labels[first], err, sizeof err)) {
+                                  j->st.pixel_size, j->st.unit, "widefield mean", label, err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
@@ -1418,6 +1437,7 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
 int main(int argc, char **argv)
 {
     ranks rk;
+    init_modes();
     ranks_init(&rk, &argc, &argv);
     return ranks_finish(&rk, esrrf_main(argc, argv, &rk));
 }

@@ -1,10 +1,12 @@
-/* tests/esrrf_twins.h — kernels.h's eSRRF host twins as stream.h stage functions
-   (hst_stream_host_fn), with the scalars in the order the OpenCL kernels take them. Shared by
-   tests/test_esrrf.c and tests/reliability/workload.h. Include after stream.h and kernels.h. */
+/* tests/esrrf_twins.h — kernels_esrrf.h's eSRRF host twins as stream.h stage functions
+   (hst_stream_host_fn), with the scalars in the order the OpenCL kernels take them, and the
+   macro-pixel correction's reference. Shared by tests/test_esrrf.c, tests/test_esrrf_api.c and
+   tests/reliability/workload.h. Include after stream.h and kernels_esrrf.h. */
 #ifndef HST_TESTS_ESRRF_TWINS_H
 #define HST_TESTS_ESRRF_TWINS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #  define ET_FN static __attribute__((unused))
@@ -27,6 +29,30 @@ typedef struct et_temporal_par {
     uint32_t skip;
     uint64_t frames_total;
 } et_temporal_par;
+
+/* The macro-pixel correction as esrrf.h defines it (its ">>macro-pixel correction"), the
+   tests' reference for the library's threaded one: one rowsM x colsM image in place (rowsM and
+   colsM multiples of mag, 1 <= mag <= 32). */
+ET_FN void et_macro_pixel(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag)
+{
+    double c[32 * 32];
+    size_t y, x, rows, cols;
+    if (!img || mag == 0 || mag > 32) return;
+    rows = rowsM / mag;
+    cols = colsM / mag;
+    memset(c, 0, sizeof c);
+    /* one row-major sweep: each phase (y % mag, x % mag) still sums its macro-pixels in row
+       order, as the definition does, while the image is read once and in order */
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) c[(y % mag) * mag + x % mag] += (double)img[y * colsM + x];
+    for (y = 0; y < (size_t)mag * mag; ++y) c[y] /= (double)(rows * cols);
+    for (y = 0; y < rows * mag; ++y)
+        for (x = 0; x < cols * mag; ++x) {
+            double m = c[(y % mag) * mag + x % mag];
+            float *p = &img[y * colsM + x];
+            if (m != 0.0) *p = (float)((double)*p / m);
+        }
+}
 
 ET_FN void et_temporal_whole(et_temporal_par *t, uint32_t pixels, uint64_t T, uint64_t N)
 {

@@ -2105,19 +2105,20 @@ static void test_zero_bytes_do_not_block(void **state)
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(f->be)) {
         cl_int err;
-        cl_event user = clCreateUserEvent(hst_backend_cl_context(f->be), &err);
+        cl_event user_cl = clCreateUserEvent(hst_backend_cl_context(f->be), &err);
+        hst_event user = hst_event_from_cl(user_cl);
         assert_int_equal(err, CL_SUCCESS);
         /* the user event is incomplete: a host wait here would hang the test */
         assert_int_equal(hst_fill(hst_backend_queue(f->be), a, &pat, 1, 0, 0, 1, &user, &ev), HST_SUCCESS);
         assert_int_equal(hst_copy(hst_backend_queue(f->be), b, 0, a, 0, 0, 1, &user, &ev2), HST_SUCCESS);
         assert_non_null(ev);
         assert_non_null(ev2);
-        assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(user_cl, CL_COMPLETE), CL_SUCCESS);
         assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);
         assert_int_equal(hst_event_wait(1, &ev2), HST_SUCCESS);
         hst_event_release(ev);
         hst_event_release(ev2);
-        clReleaseEvent(user);
+        clReleaseEvent(user_cl);
     } else
 #endif
     {

@@ -1,4 +1,4 @@
-/* tests/test_esrrf.c — kernels.h's eSRRF kernels, run through stream.h on the device HST_DEVICE
+/* tests/test_esrrf.c — kernels_esrrf.h's kernels, run through stream.h on the device HST_DEVICE
    picks (on the host device, stream.h runs the host twins; the same stream description works
    on every device):
    - every kernel against its host twin: roberts, magnify, rgc and rgc_fused bitwise (integer
@@ -16,9 +16,12 @@
    - two blinking emitters 2.5 px apart (PSF sigma 1.5 px) are resolved in the eSRRF image and
      not in the mean image;
    - the fma sequences (hst_k_esrrf_rcp, _div, _rsqrt) against correctly rounded results, within
-     the bounds kernels.h states; the device's fused RGC == the row twin on 13 x 11 frames for
+     the bounds kernels_esrrf.h states; the device's fused RGC == the row twin on 13 x 11 frames for
      every mag 1..8 x radius 0.5, 1, 1.5, 3 x weighting off/on; frames scaled by 2^117 (|G|^2
-     beyond float) give finite RGC, bitwise that of the frames unscaled. */
+     beyond float) give finite RGC, bitwise that of the frames unscaled;
+   - every declared kernel (kernels_esrrf.h's HST_ESRRF_KERNELS) through hst_launch_kernel, its
+     range in two launches: bitwise the typed twin (the kernel on an OpenCL device, the declared
+     twin on the host device). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #define HST_IMPLEMENTATION
+#define HST_KERNELS_TEST_API   /* the fma sequences, exp and the whole-frame fused twin */
 #include "stream.h"
 #include "kernels_esrrf.h"
 #include "esrrf_twins.h"
@@ -636,7 +640,7 @@ static void reference_case(uint32_t mag, float radius, float sens, int iw, uint3
             int t0 = (int)(tp * (T ? T : N)), nt = T ? (int)T : (int)N;
             if (t0 + nt > (int)N) nt = (int)N - t0;
             hst_k_esrrf_finalize(mode, acc + (size_t)tp * 5 * nM, nM, (uint32_t)nt, img);
-            hst_k_esrrf_macro_pixel(img, rowsM, colsM, mag);
+            et_macro_pixel(img, rowsM, colsM, mag);
             ref_stat(maps, nM, t0, nt, mode, want);
             ref_macro(want, (int)rowsM, (int)colsM, (int)mag);
             for (i = 0; i < nM; i++)
@@ -764,7 +768,7 @@ static void test_blinking(void **state)
     run_pipe(&p);
     acc = acc_double(&p);
     hst_k_esrrf_finalize(0, acc, nM, N, img);
-    hst_k_esrrf_macro_pixel(img, rows * mag, cols * mag, mag);
+    et_macro_pixel(img, rows * mag, cols * mag, mag);
     /* Along the magnified row through the emitters. Magnified pixel xM's RGC centre is input
        position (xM + 0.5) / m, so an emitter at q is near xM = q m - 0.5; but REFERENCE.md's
        Roberts cross stores the difference of pixels c - 1 and c at pixel c, which shifts the
@@ -810,7 +814,7 @@ static void test_host_functions(void **state)
     assert_true(fabs(out - (-1.25 - 0.75 - 5.25) / 3.0) < 1e-6);
     /* phase (0,0) all zero: unchanged; other phases divided by their means */
     for (i = 0; i < 16; i++) img[i] = (float)(i % 2 == 0 && (i / 4) % 2 == 0 ? 0 : 1 + i);
-    hst_k_esrrf_macro_pixel(img, 4, 4, 2);
+    et_macro_pixel(img, 4, 4, 2);
     assert_true(img[0] == 0.0f && img[2] == 0.0f && img[8] == 0.0f && img[10] == 0.0f);
     assert_true(fabs(img[1] - 2.0 / ((2.0 + 4.0 + 10.0 + 12.0) / 4.0)) < 1e-6);
     for (x = -30.0f; x <= 0.0f; x += 0.0137f) {
@@ -821,7 +825,7 @@ static void test_host_functions(void **state)
 }
 
 /* ============================================================================================
-   7. The fma sequences against correctly rounded results (kernels.h states the bounds), and
+   7. The fma sequences against correctly rounded results (kernels_esrrf.h states the bounds), and
    the RGC with no correctly rounded division or sqrt: device == twin over a grid of odd sizes,
    and finite gradients near FLT_MAX. */
 static uint32_t f2u(float f)
@@ -1003,6 +1007,166 @@ static void test_near_flt_max(void **state)
     free(f); free(big); free(want); free(got); free(dev);
 }
 
+/* ------------------------------------------------ the declared kernels through hst_launch_kernel */
+/* kernels_esrrf.h's HST_ESRRF_KERNELS, each launched through backend.h's one launcher with its
+   declared arguments: on an OpenCL device the kernel, on the host device the declared twin
+   (the adapters over the range); either way bitwise the typed twin run here. Ranges split in
+   two launches (frames, or pixels: the kernels that only write) so the offsets count. */
+static hst_buffer *dev_copy(const void *p, size_t bytes)
+{
+    hst_buffer *b;
+    void *z = p ? NULL : xcalloc(bytes, 1);
+    assert_int_equal(hst_buffer_create(be, bytes, 0, &b), HST_SUCCESS);
+    assert_int_equal(hst_write(hst_backend_queue(be), b, 0, p ? p : z, bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    free(z);
+    return b;
+}
+
+static void dev_expect(const char *what, hst_buffer *b, const void *want, size_t bytes)
+{
+    void *got = xcalloc(bytes, 1);
+    assert_int_equal(hst_read(hst_backend_queue(be), b, 0, got, bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+    if (memcmp(got, want, bytes) != 0) {
+        print_error("%s: the declared kernel differs from its typed twin\n", what);
+        fail();
+    }
+    free(got);
+}
+
+/* Launches id over items x frames [f0, f1) (frames 0: a 1-D range of items [f0, f1)). */
+static void launch_declared(unsigned id, const hst_karg *a, size_t n, size_t items, size_t f0, size_t f1,
+                            int frames)
+{
+    hst_launch_desc l;
+    memset(&l, 0, sizeof l);
+    l.family = hst_kernels_esrrf_family();
+    l.options = options;
+    l.kernel = id;
+    l.args = a;
+    l.num_args = n;
+    l.range.dims = frames ? 2 : 1;
+    l.range.global[0] = frames ? items : f1 - f0;
+    l.range.offset[0] = frames ? 0 : f0;
+    l.range.global[1] = frames ? f1 - f0 : 0;
+    l.range.offset[1] = frames ? f0 : 0;
+    assert_int_equal(hst_launch_kernel(be, &l, NULL), HST_SUCCESS);
+}
+
+/* Both halves of a range: [0, h) and [h, n). */
+static void launch_halves(unsigned id, const hst_karg *a, size_t na, size_t items, size_t n, int frames)
+{
+    launch_declared(id, a, na, items, n / 2, n, frames);
+    launch_declared(id, a, na, items, 0, n / 2, frames);
+}
+
+static void block_args(hst_karg *a, uint64_t n)
+{
+    a[0] = hst_karg_ulong(0); a[1] = hst_karg_ulong(0); a[2] = hst_karg_ulong(n); a[3] = hst_karg_ulong(n);
+    a[4] = hst_karg_int(0);
+}
+
+static void test_declared(void **state)
+{
+    const uint32_t N = 5, rows = 9, cols = 7, mag = 3, px = rows * cols, P = px * mag * mag;
+    const float radius = 1.5f, sens = 2.0f;
+    float *f = make_frames(N, rows, cols, 77), *grad = (float *)xcalloc((size_t)N * 2 * px, sizeof(float));
+    float *grad2 = (float *)xcalloc((size_t)N * 8 * P, sizeof(float)), *M = (float *)xcalloc((size_t)N * P, sizeof(float));
+    float *rgc = (float *)xcalloc((size_t)N * P, sizeof(float)), *fl = (float *)xcalloc((size_t)N * px, sizeof(float));
+    float *img = (float *)xcalloc(P, sizeof(float));
+    double *acc = (double *)xcalloc((size_t)5 * P, sizeof(double)), *sw = (double *)xcalloc((size_t)3 * P, sizeof(double));
+    uint16_t *raw = (uint16_t *)xcalloc((size_t)N * px, sizeof(uint16_t));
+    hst_buffer *bf, *bg, *bg2, *bm, *br, *bo, *bacc;
+    hst_karg a[16];
+    size_t i;
+    (void)state;
+    for (i = 0; i < (size_t)N * px; i++) raw[i] = (uint16_t)(f[i] * 1000.0f);
+    hst_k_esrrf_to_float_host(raw, fl, px, 2, 0, 0, N, N);
+    hst_k_esrrf_roberts_host(f, grad, rows, cols, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(grad, grad2, rows, cols, 2 * mag, 2, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(f, M, rows, cols, mag, 1, 0, 0, N, N);
+    bf = dev_copy(raw, (size_t)N * px * sizeof(uint16_t));
+    bo = dev_copy(NULL, (size_t)N * px * sizeof(float));
+    /* to_float(raw; frames | uint pixels, uint dtype | block) */
+    a[0] = hst_karg_buffer(bf); a[1] = hst_karg_buffer(bo); a[2] = hst_karg_uint(px); a[3] = hst_karg_uint(2);
+    block_args(a + 4, N);
+    launch_halves(HST_KESRRF_TO_FLOAT, a, 9, px, N, 1);
+    dev_expect("to_float", bo, fl, (size_t)N * px * sizeof(float));
+    hst_buffer_destroy(bf); hst_buffer_destroy(bo);
+    bf = dev_copy(f, (size_t)N * px * sizeof(float));
+    bg = dev_copy(NULL, (size_t)N * 2 * px * sizeof(float));
+    /* roberts(frames; grad | uint rows, uint cols | block) */
+    a[0] = hst_karg_buffer(bf); a[1] = hst_karg_buffer(bg); a[2] = hst_karg_uint(rows); a[3] = hst_karg_uint(cols);
+    block_args(a + 4, N);
+    launch_halves(HST_KESRRF_ROBERTS, a, 9, px, N, 1);
+    dev_expect("roberts", bg, grad, (size_t)N * 2 * px * sizeof(float));
+    bg2 = dev_copy(NULL, (size_t)N * 8 * P * sizeof(float));
+    /* magnify(grad; grad2 | uint rows, uint cols, uint mag, uint channels | block) */
+    a[0] = hst_karg_buffer(bg); a[1] = hst_karg_buffer(bg2); a[2] = hst_karg_uint(rows); a[3] = hst_karg_uint(cols);
+    a[4] = hst_karg_uint(2 * mag); a[5] = hst_karg_uint(2);
+    block_args(a + 6, N);
+    launch_halves(HST_KESRRF_MAGNIFY, a, 11, 4 * (size_t)P, N, 1);
+    dev_expect("magnify (2 channels)", bg2, grad2, (size_t)N * 8 * P * sizeof(float));
+    bm = dev_copy(M, (size_t)N * P * sizeof(float));
+    br = dev_copy(NULL, (size_t)N * P * sizeof(float));
+    /* rgc(grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius, float sensitivity,
+           int intensity_weighting | block) */
+    hst_k_esrrf_rgc_host(grad2, M, rgc, rows, cols, mag, radius, sens, 1, 0, 0, N, N);
+    a[0] = hst_karg_buffer(bg2); a[1] = hst_karg_buffer(bm); a[2] = hst_karg_buffer(br); a[3] = hst_karg_uint(rows);
+    a[4] = hst_karg_uint(cols); a[5] = hst_karg_uint(mag); a[6] = hst_karg_float(radius); a[7] = hst_karg_float(sens);
+    a[8] = hst_karg_int(1);
+    block_args(a + 9, N);
+    launch_halves(HST_KESRRF_RGC, a, 14, P, N, 1);
+    dev_expect("rgc", br, rgc, (size_t)N * P * sizeof(float));
+    /* rgc_fused(frames; rgc | uint rows, uint cols, uint mag, float radius, float sensitivity,
+                 int intensity_weighting, uint row0, uint nrows | block): one item a pixel, the
+       frames split by begin and end (its groups cover them whatever their ids) */
+    hst_k_esrrf_rgc_fused_window_host(f, rgc, rows, cols, mag, radius, sens, 1, 0, rows * mag, 0, 0, N, N);
+    a[0] = hst_karg_buffer(bf); a[1] = hst_karg_buffer(br); a[2] = hst_karg_uint(rows); a[3] = hst_karg_uint(cols);
+    a[4] = hst_karg_uint(mag); a[5] = hst_karg_float(radius); a[6] = hst_karg_float(sens); a[7] = hst_karg_int(1);
+    a[8] = hst_karg_uint(0); a[9] = hst_karg_uint(rows * mag);
+    block_args(a + 10, N);
+    assert_int_equal(hst_write(hst_backend_queue(be), br, 0, grad2, (size_t)N * P * sizeof(float), 1, 0, NULL, NULL),
+                     HST_SUCCESS);   /* other values there first */
+    a[11] = hst_karg_ulong(N / 2);
+    launch_declared(HST_KESRRF_RGC_FUSED, a, 15, P, 0, N - N / 2, 1);
+    a[11] = hst_karg_ulong(0); a[12] = hst_karg_ulong(N / 2);
+    launch_declared(HST_KESRRF_RGC_FUSED, a, 15, P, 0, N / 2, 1);
+    dev_expect("rgc_fused", br, rgc, (size_t)N * P * sizeof(float));
+    if (fp64) {   /* the sums' kernels in double (a device without fp64 sums in float) */
+        bacc = dev_copy(NULL, (size_t)5 * P * sizeof(double));
+        /* temporal(rgc; acc | uint pixels, ulong frames_per_tp, uint acc_tps, ulong frame0,
+                    uint skip, ulong frames_total | block): one launch (it adds to acc, and an
+           OpenCL device rounds a range up to its work-group: a first half would overlap) */
+        hst_k_esrrf_temporal_host(rgc, acc, P, 0, 1, 0, 0, N, 0, P, 0, 0, N);
+        a[0] = hst_karg_buffer(br); a[1] = hst_karg_buffer(bacc); a[2] = hst_karg_uint(P); a[3] = hst_karg_ulong(0);
+        a[4] = hst_karg_uint(1); a[5] = hst_karg_ulong(0); a[6] = hst_karg_uint(0); a[7] = hst_karg_ulong(N);
+        block_args(a + 8, N);
+        launch_declared(HST_KESRRF_TEMPORAL, a, 13, 0, 0, P, 0);
+        dev_expect("temporal", bacc, acc, (size_t)5 * P * sizeof(double));
+        /* stat(acc, image | ulong first, uint pixels, uint frames, int mode): TAC2 */
+        hst_k_esrrf_finalize(2, acc, P, N, img);
+        bo = dev_copy(NULL, (size_t)P * sizeof(float));
+        a[0] = hst_karg_buffer(bacc); a[1] = hst_karg_buffer(bo); a[2] = hst_karg_ulong(0); a[3] = hst_karg_uint(P);
+        a[4] = hst_karg_uint(N); a[5] = hst_karg_int(2);
+        launch_halves(HST_KESRRF_STAT, a, 6, 0, P, 0);
+        dev_expect("stat (TAC2)", bo, img, (size_t)P * sizeof(float));
+        hst_buffer_destroy(bo);
+        hst_buffer_destroy(bacc);
+        /* sweep_sum(rgc, acc | uint pixels, uint k, uint n, uint odd0): one sensitivity, one
+           launch (it adds, as temporal) */
+        hst_k_esrrf_sweep_sum_host(rgc, sw, P, 1, 0, N, 1, 0, P);
+        bacc = dev_copy(NULL, (size_t)3 * P * sizeof(double));
+        a[0] = hst_karg_buffer(br); a[1] = hst_karg_buffer(bacc); a[2] = hst_karg_uint(P); a[3] = hst_karg_uint(0);
+        a[4] = hst_karg_uint(N); a[5] = hst_karg_uint(1);
+        launch_declared(HST_KESRRF_SWEEP_SUM, a, 6, 0, 0, P, 0);
+        dev_expect("sweep_sum", bacc, sw, (size_t)3 * P * sizeof(double));
+        hst_buffer_destroy(bacc);
+    }
+    hst_buffer_destroy(bf); hst_buffer_destroy(bg); hst_buffer_destroy(bg2); hst_buffer_destroy(bm);
+    hst_buffer_destroy(br);
+    free(f); free(grad); free(grad2); free(M); free(rgc); free(fl); free(img); free(acc); free(sw); free(raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1015,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_sequences),
         cmocka_unit_test(test_fused_grid),
         cmocka_unit_test(test_near_flt_max),
+        cmocka_unit_test(test_declared),
     };
     return cmocka_run_group_tests_name("esrrf", tests, group_setup, group_teardown);
 }

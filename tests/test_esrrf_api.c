@@ -1,5 +1,5 @@
 /* tests/test_esrrf_api.c — esrrf.h: the batch call and the live API on the device under test
-   ($HST_DEVICE, as tests/run.sh sets it), against the whole-stack computation of kernels.h's
+   ($HST_DEVICE, as tests/run.sh sets it), against the whole-stack computation of kernels_esrrf.h's
    host twins, and against each other:
    - batch == whole-stack twins (fused RGC twin over every frame, temporal twin over the whole
      stack, finalize, macro-pixel correction) bit for bit, for every mode, with and without
@@ -24,7 +24,7 @@
      the backend runs again; on the host device a run of one long block (seconds) interrupted
      from another thread returns within 2 s of it, and after the clear gives the uninterrupted
      run's bits.
-   Exact equality is the claim wherever the same operations run in the same order (kernels.h's
+   Exact equality is the claim wherever the same operations run in the same order (kernels_esrrf.h's
    eSRRF section says when a device equals its host twin: fp64, for the double sums; the
    program has no float division or sqrt, so correctly rounded ones are not needed). */
 #define _POSIX_C_SOURCE 200809L
@@ -43,7 +43,9 @@
 #include <pthread.h>
 
 #define HST_IMPLEMENTATION
+#define HST_KERNELS_TEST_API   /* hst_k_esrrf_rgc_fused_host: the references */
 #include "esrrf.h"
+#include "esrrf_twins.h"
 #include "cap_log.h"
 
 #define R 12
@@ -189,7 +191,7 @@ static void whole_twins(const hst_esrrf_desc *d, uint64_t n, outs *o)
             float *img = o->m[m] + tp * px;
             uint64_t frames_tp = tp + 1 < ntp ? T : n - tp * T;
             hst_k_esrrf_finalize((int)m, acc + tp * 5 * px, px, (uint32_t)frames_tp, img);
-            if (!d->no_macro_pixel_correction) hst_k_esrrf_macro_pixel(img, R * MAG, C * MAG, MAG);
+            if (!d->no_macro_pixel_correction) et_macro_pixel(img, R * MAG, C * MAG, MAG);
         }
     free(rgc);
     free(acc);
@@ -522,7 +524,7 @@ static void test_dtypes(void **state)
 }
 
 /* The host's rows (double sums) against a device without fp64 (float sums): the float sums
-   round at ~6e-8 relative per frame, and VAR and TAC2 cancel terms of size mu^2 (kernels.h:
+   round at ~6e-8 relative per frame, and VAR and TAC2 cancel terms of size mu^2 (kernels_esrrf.h:
    ~1e-7 mu^2 absolute); for this test's few frames 1e-5 of the image's peak bounds both. */
 static void expect_near(const char *what, const hst_esrrf_desc *d, const outs *a, const outs *b)
 {

@@ -16,6 +16,7 @@
    tests/reliability/cl_hooks.h. Runs on the device HST_DEVICE picks; the program-build path
    skips on the host device. Prints the number of fault points exercised. */
 #define HST_IMPLEMENTATION
+#define HST_KERNELS_TEST_API   /* hst_k_esrrf_rgc_fused_host, the faults' reference */
 #define _POSIX_C_SOURCE 200809L
 
 /* Every system header the implementation includes, before malloc becomes a macro. */

@@ -96,16 +96,16 @@ def mode_bits(where, modes):
     if isinstance(modes, str):
         modes = (modes,)
     if not isinstance(modes, (tuple, list, set, frozenset)):
-        raise TypeError("%s: modes must be a mode or a list of them (avg, var, tac2), got %r"
-                        % (where, modes))
+        raise TypeError("%s: modes must be a mode or a list of them (%s), got %r"
+                        % (where, ", ".join(_lib.MODES), modes))
     bits = 0
     for m in modes:
         key = m.lower() if isinstance(m, str) else None
         if key not in _lib.MODES:
-            raise ValueError("%s: modes: unknown mode %r (expected avg, var, tac2)" % (where, m))
+            raise ValueError("%s: modes: unknown mode %r (expected %s)" % (where, m, ", ".join(_lib.MODES)))
         bits |= 1 << _lib.MODES.index(key)
     if bits == 0:
-        raise ValueError("%s: modes must name at least one of avg, var, tac2" % where)
+        raise ValueError("%s: modes must name at least one of %s" % (where, ", ".join(_lib.MODES)))
     return bits
 
 

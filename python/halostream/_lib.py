@@ -22,7 +22,9 @@ TIMEPOINT_FN = ctypes.CFUNCTYPE(None, u64, ctypes.POINTER(ctypes.POINTER(ctypes.
 HST_SUCCESS = 0                                                  # the other codes by name
 DEVICE_TYPES = {1: "host", 2: "cpu", 3: "gpu", 4: "accelerator", 5: "other"}   # hst_device_type
 DTYPES = {"uint8": 1, "uint16": 2, "int16": 3, "float32": 4}   # hst_esrrf_dtype
-MODES = ("avg", "var", "tac2")                                   # out[] index = bit number
+# esrrf.h's HST_ESRRF_MODES in lower case (out[] index = bit number); load() checks them against
+# the library's hst_esrrf_mode_name
+MODES = ("avg", "var", "tac2")
 
 
 class DeviceInfo(ctypes.Structure):
@@ -109,6 +111,7 @@ def _declare(lib):
                                          ref(ctypes.c_float)]),
         "hst_result_string": (ctypes.c_char_p, [c_int]),
         "hst_log_item_name": (ctypes.c_char_p, [c_int]),
+        "hst_esrrf_mode_name": (ctypes.c_char_p, [c_int]),
         "hst_backend_interrupt": (None, [vp]),         # async-signal-safe: Ctrl-C's handler
         "hst_backend_interrupt_clear": (None, [vp]),
         "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
@@ -162,6 +165,12 @@ def _open(path):
                           "the library from the package's source" %
                           (path, mirror.__name__, lib.hst_py_struct_size(i),
                            ctypes.sizeof(mirror)))
+    names = []
+    while lib.hst_esrrf_mode_name(len(names)) is not None:   # NULL past the last mode
+        names.append(lib.hst_esrrf_mode_name(len(names)).decode().lower())
+    if tuple(names) != MODES:
+        raise OSError("%s: the library's eSRRF modes are %s, the package's %s: build the library "
+                      "from the package's source" % (path, ", ".join(names), ", ".join(MODES)))
     return lib
 
 

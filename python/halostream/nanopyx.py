@@ -35,7 +35,7 @@ from .backend import EsrrfArgs
 __all__ = ["eSRRF", "run_esrrf_parameter_sweep", "calculate_error_map", "calculate_frc",
            "calculate_decorr_analysis"]
 
-_CORRELATIONS = {"AVG": "avg", "VAR": "var", "TAC2": "tac2"}
+_CORRELATIONS = {m.upper(): m for m in _lib.MODES}   # NanoPyx's temporal_correlation names
 
 
 def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float = 1,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "array.h"   /* the workloads use hst_array_* */
+#include "kernels_esrrf.h"   /* the eSRRF twins the esrrf workloads run as stage functions */
 #include "../esrrf_twins.h"
 
 #if defined(__GNUC__)
