@@ -119,6 +119,11 @@ static cl_int ac_clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool bl, 
 static cl_int ac_clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool bl, size_t o, size_t n, void *p,
                                      cl_uint nw, const cl_event *w, cl_event *ev)
 { double t0 = ac_now(); cl_int r = prof_clEnqueueReadBuffer(q, b, bl, o, n, p, nw, w, ev); ac_add(AC_READ, t0); return r; }
+/* Not inlined: GCC would carry its large-copy branch into every small memcpy of the headers
+   (a 32-byte pixel, say) and warn of a bound that branch never meets (-Warray-bounds). */
+#  if defined(__GNUC__)
+__attribute__((noinline))
+#  endif
 static void *ac_memcpy(void *d, const void *s, size_t n)
 {
     double t0;

@@ -9,9 +9,9 @@
 #              about 30 min on 2 cores)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
-#   basics   the backend's and the main job's tests: QUICK_TESTS (the backend, the eSRRF
-#            library call) once per device, QUICK_HOST_TESTS (the eSRRF command line) on the
-#            host device, the CLI's own choice where there is no GPU
+#   basics   the backend's and the main job's tests: QUICK_TESTS (the backend, its device
+#            interface's seam, the eSRRF library call) once per device, QUICK_HOST_TESTS (the
+#            eSRRF command line) on the host device, the CLI's own choice where there is no GPU
 #   headers  each header compiled alone as C99 and as C++11 (with and without HST_NO_OPENCL),
 #            then all of them together, then each header's opening usage example (C99)
 #   headers-alone  each header compiled alone as C99 and as C++11 (the first step of headers)
@@ -58,7 +58,7 @@ MAIN_JOB_TESTS=" test_esrrf_cli test_esrrf_api test_esrrf "
 # main job's library call on every device, its command line on the host device; of the Python
 # tests, the package's own (its calls against the library) and the README's Python section
 # (its code, the sample data).
-QUICK_TESTS="test_backend test_esrrf_api"
+QUICK_TESTS="test_backend test_device_kind test_esrrf_api"
 QUICK_HOST_TESTS="test_esrrf_cli"
 QUICK_PY_TESTS="python/tests/test_halostream.py python/tests/test_readme.py"
 # The header list lives in the Makefile alone (make passes it; run alone, ask make).
