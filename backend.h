@@ -1257,10 +1257,22 @@ struct hst_program {
 #endif
 };
 
+/* What an OpenCL kernel's argument was last set to (hst__cl_kernel_set_arg skips setting the
+   same bytes again: a declared kernel is bound whole at every launch, and most of its arguments
+   do not change between launches; halo.h's 70 are the widest). */
+#define HST__ARG_MEMO_BYTES 64
+typedef struct hst__arg_memo {
+    size_t bytes;                /* 0: unknown (never set, or too long to keep) */
+    int local;                   /* set as __local bytes (no value) */
+    unsigned char v[HST__ARG_MEMO_BYTES];
+} hst__arg_memo;
+
 struct hst_kernel {
     hst_program *prog;
 #ifndef HST_NO_OPENCL
     cl_kernel cl;
+    hst__arg_memo *memo;         /* HST_KERNEL_MAX_ARGS entries, made on first set; NULL: none */
+    size_t max_work_group;       /* CL_KERNEL_WORK_GROUP_SIZE, 0 until asked */
 #endif
 };
 
@@ -2645,6 +2657,24 @@ static hst_result hst__cl_kernel_create(hst_kernel *k, const char *name) {
 
 static void hst__cl_kernel_free(hst_kernel *k) {
     if (k->cl && hst__cl_usable()) clReleaseKernel(k->cl);
+    hst__free(k->prog->be, k->memo);
+}
+
+/* Whether argument index already holds these bytes (and, when not, records them as held once
+   set): a launch's unchanged arguments cost no clSetKernelArg. Without memory for the record,
+   every argument is set. */
+static int hst__arg_memo_same(hst_kernel *k, unsigned index, size_t bytes, const void *value, int set) {
+    hst__arg_memo *m;
+    if (!k->memo && !(k->memo = (hst__arg_memo *)hst_backend_calloc(k->prog->be, HST_KERNEL_MAX_ARGS * sizeof *k->memo)))
+        return 0;
+    if (index >= HST_KERNEL_MAX_ARGS) return 0;
+    m = &k->memo[index];
+    if (!set)
+        return m->bytes == bytes && m->local == !value && (!value || !memcmp(m->v, value, bytes));
+    m->bytes = bytes <= HST__ARG_MEMO_BYTES ? bytes : 0;
+    m->local = !value;
+    if (value && m->bytes) memcpy(m->v, value, bytes);
+    return 1;
 }
 
 /* A bound argument's bytes as clSetKernelArg takes them (a scalar's are its union member's,
@@ -2653,7 +2683,6 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
     size_t bytes = a->bytes;
     const void *value = &a->v;
     cl_int err;
-    HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
     switch (a->kind) {
     case HST_KARG_GLOBAL: value = &a->v.buffer->cl; bytes = sizeof(cl_mem); break;
     case HST_KARG_IMAGE: value = &a->v.image->cl; bytes = sizeof(cl_mem); break;
@@ -2662,8 +2691,11 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
     case HST_KARG_VALUE: value = a->v.value; break;
     default: break;
     }
+    if (hst__arg_memo_same(k, index, bytes, value, 0)) return HST_SUCCESS;   /* no OpenCL call */
+    HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
     err = clSetKernelArg(k->cl, index, bytes, value);
-    if (err == CL_SUCCESS) return HST_SUCCESS;
+    if (err == CL_SUCCESS) { hst__arg_memo_same(k, index, bytes, value, 1); return HST_SUCCESS; }
+    if (k->memo && index < HST_KERNEL_MAX_ARGS) k->memo[index].bytes = 0;   /* unknown now */
     hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
              "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
     return err;
@@ -2696,11 +2728,14 @@ static hst_result hst__cl_kernel_wg_info(const hst_kernel *k, hst_kernel_wg_info
 
 /* The default work-group: 256 / 16x16 / 8x8x4, halved (largest axis first) until the kernel
    accepts it on this device. */
-static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned dims, size_t *local) {
-    size_t max = 0, prod;
+static void hst__default_local(hst_kernel *k, cl_device_id dev, unsigned dims, size_t *local) {
+    size_t max = k->max_work_group, prod;
     unsigned i;
-    if (clGetKernelWorkGroupInfo(k->cl, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) != CL_SUCCESS || !max)
-        max = 1;
+    if (!max) {   /* asked once per kernel: a launch is microseconds, the query is not free */
+        if (clGetKernelWorkGroupInfo(k->cl, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL) != CL_SUCCESS || !max)
+            max = 1;
+        k->max_work_group = max;
+    }
     local[0] = dims == 1 ? HST__DEFAULT_LOCAL_1D : dims == 2 ? 16 : 8;
     local[1] = dims == 2 ? 16 : dims == 3 ? 8 : 1;
     local[2] = dims == 3 ? 4 : 1;
@@ -2715,7 +2750,7 @@ static void hst__default_local(const hst_kernel *k, cl_device_id dev, unsigned d
 
 /* The launch's NDRange: local as given or the default, global rounded up to it, and the
    offset added without overflow (OpenCL's CL_INVALID_GLOBAL_OFFSET, caught before the call). */
-static hst_result hst__ndrange(const hst_queue *q, const hst_kernel *k, unsigned dims, const size_t *offset,
+static hst_result hst__ndrange(const hst_queue *q, hst_kernel *k, unsigned dims, const size_t *offset,
                                const size_t *global, const size_t *local, size_t *glob, size_t *loc) {
     static const char *F = "hst_launch";
     unsigned i;

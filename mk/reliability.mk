@@ -1,6 +1,7 @@
 # mk/reliability.mk — reliability targets (included at the end of the Makefile).
 #
-#   make test-kernels   every kernel of kernels.h under Oclgrind, through the library's real paths
+#   make test-kernels   every kernel the families declare (kernels.h, kernels_<family>.h) under
+#                       Oclgrind, through the library's real paths or launched one by one
 #                       (tests/kernels_oclgrind.c); pass 1: --check-api --data-races (and
 #                       Oclgrind's built-in out-of-bounds checks); pass 2: --uninitialized with
 #                       kernels built -cl-opt-disable (Oclgrind 21.10's uninitialised-value plugin
@@ -50,8 +51,8 @@ define oclgrind_pass
 	n=$(call oclgrind_count,$(BUILD)/logs/oclgrind-$(2).log); \
 	echo "   findings: $$n ($(BUILD)/logs/oclgrind-$(2).log)"; \
 	if [ "$$n" != 0 ]; then echo "   by finding | kernel | source line:"; \
-	    awk '/^[^[:space:]-]/ { w = $$$$0; sub(/ address 0x[0-9a-f]+/, "", w); k = ""; next } \
-	         /Kernel:/ { k = $$$$2 } /At line/ && w != "" { print w " | " k " | " $$$$3; w = "" }' \
+	    awk '/^[^[:space:]-]/ { w = $$0; sub(/ address 0x[0-9a-f]+/, "", w); k = ""; next } \
+	         /Kernel:/ { k = $$2 } /At line/ && w != "" { print w " | " k " | " $$3; w = "" }' \
 	        $(BUILD)/logs/oclgrind-$(2).log | sort | uniq -c | sort -rn | head -n 15; fi; \
 	grep -v '^  ' $(BUILD)/logs/oclgrind-$(2).out; \
 	test "$$n" = 0
