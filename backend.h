@@ -1258,13 +1258,15 @@ struct hst_program {
 };
 
 /* What an OpenCL kernel's argument was last set to (hst__cl_kernel_set_arg skips setting the
-   same bytes again: a declared kernel is bound whole at every launch, and most of its arguments
-   do not change between launches; halo.h's 70 are the widest). */
+   same again: a declared kernel is bound whole at every launch, and most of its arguments do not
+   change between launches; halo.h's 70 are the widest). A buffer is remembered by its serial,
+   never by its handle: an implementation may resolve a handle when it is set (Oclgrind does),
+   and a freed buffer's handle can come back as another's. */
 #define HST__ARG_MEMO_BYTES 64
 typedef struct hst__arg_memo {
-    size_t bytes;                /* 0: unknown (never set, or too long to keep) */
-    int local;                   /* set as __local bytes (no value) */
-    unsigned char v[HST__ARG_MEMO_BYTES];
+    int kind;                    /* HST_KARG_NONE: unknown (never set, or not kept) */
+    size_t bytes;
+    unsigned char v[HST__ARG_MEMO_BYTES];   /* the value's bytes; GLOBAL: the buffer's serial */
 } hst__arg_memo;
 
 struct hst_kernel {
@@ -2660,21 +2662,39 @@ static void hst__cl_kernel_free(hst_kernel *k) {
     hst__free(k->prog->be, k->memo);
 }
 
-/* Whether argument index already holds these bytes (and, when not, records them as held once
-   set): a launch's unchanged arguments cost no clSetKernelArg. Without memory for the record,
-   every argument is set. */
-static int hst__arg_memo_same(hst_kernel *k, unsigned index, size_t bytes, const void *value, int set) {
-    hst__arg_memo *m;
+/* The memo's record of argument a (0 when a is not kept: images, samplers, a buffer without a
+   serial, a value over HST__ARG_MEMO_BYTES). */
+static int hst__arg_memo_key(const hst_karg *a, hst__arg_memo *m) {
+    uint64_t serial;
+    m->kind = a->kind;
+    switch (a->kind) {
+    case HST_KARG_GLOBAL:
+        if (!(serial = a->v.buffer->serial)) return 0;
+        m->bytes = sizeof serial;
+        memcpy(m->v, &serial, sizeof serial);
+        return 1;
+    case HST_KARG_IMAGE: case HST_KARG_SAMPLER: return 0;
+    case HST_KARG_LOCAL: m->bytes = a->bytes; return 1;
+    default:
+        if (a->bytes > HST__ARG_MEMO_BYTES) return 0;
+        m->bytes = a->bytes;
+        memcpy(m->v, a->kind == HST_KARG_VALUE ? a->v.value : (const void *)&a->v, a->bytes);
+        return 1;
+    }
+}
+
+/* Whether argument index of k holds a already (then no clSetKernelArg is needed); with set,
+   records that it does now (after a successful set), or forgets it (set < 0: a failed one).
+   Without memory for the record, every argument is set. */
+static int hst__arg_memo_check(hst_kernel *k, unsigned index, const hst_karg *a, int set) {
+    hst__arg_memo key;
+    if (index >= HST_KERNEL_MAX_ARGS) return 0;
     if (!k->memo && !(k->memo = (hst__arg_memo *)hst_backend_calloc(k->prog->be, HST_KERNEL_MAX_ARGS * sizeof *k->memo)))
         return 0;
-    if (index >= HST_KERNEL_MAX_ARGS) return 0;
-    m = &k->memo[index];
-    if (!set)
-        return m->bytes == bytes && m->local == !value && (!value || !memcmp(m->v, value, bytes));
-    m->bytes = bytes <= HST__ARG_MEMO_BYTES ? bytes : 0;
-    m->local = !value;
-    if (value && m->bytes) memcpy(m->v, value, bytes);
-    return 1;
+    if (set < 0 || !hst__arg_memo_key(a, &key)) { k->memo[index].kind = HST_KARG_NONE; return 0; }
+    if (set) { k->memo[index] = key; return 1; }
+    return k->memo[index].kind == key.kind && k->memo[index].bytes == key.bytes &&
+           !memcmp(k->memo[index].v, key.v, key.bytes);
 }
 
 /* A bound argument's bytes as clSetKernelArg takes them (a scalar's are its union member's,
@@ -2691,11 +2711,11 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
     case HST_KARG_VALUE: value = a->v.value; break;
     default: break;
     }
-    if (hst__arg_memo_same(k, index, bytes, value, 0)) return HST_SUCCESS;   /* no OpenCL call */
+    if (hst__arg_memo_check(k, index, a, 0)) return HST_SUCCESS;   /* set so already: no OpenCL call */
     HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
     err = clSetKernelArg(k->cl, index, bytes, value);
-    if (err == CL_SUCCESS) { hst__arg_memo_same(k, index, bytes, value, 1); return HST_SUCCESS; }
-    if (k->memo && index < HST_KERNEL_MAX_ARGS) k->memo[index].bytes = 0;   /* unknown now */
+    hst__arg_memo_check(k, index, a, err == CL_SUCCESS ? 1 : -1);
+    if (err == CL_SUCCESS) return HST_SUCCESS;
     hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
              "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
     return err;
@@ -2703,6 +2723,7 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
 
 static hst_result hst__cl_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
     HST__CL_HERE(k->prog->be, "hst_kernel_set_svm");
+    if (k->memo && index < HST_KERNEL_MAX_ARGS) k->memo[index].kind = HST_KARG_NONE;   /* not a buffer now */
     HST__CL(k->prog->be, "clSetKernelArgSVMPointer", clSetKernelArgSVMPointer(k->cl, index, ptr));
     return HST_SUCCESS;
 }

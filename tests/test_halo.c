@@ -872,8 +872,11 @@ static void test_max_quantities(void **state)
         l[i] = make_layout(ORDER_ZYX, HST_HALO_DIM_X, HST_HALO_DIM_Y, 2, 0, 4, HST_HALO_FLOAT);
         assert_int_equal(hst_halo_spec_scalar(&l[i], i, HST_HALO_WEST, 0, 0, &specs[2 * i]),
                          HST_SUCCESS);
-        assert_int_equal(hst_halo_spec_scalar_opposite(&l[i], i, HST_HALO_EAST, 0, 0,
-                                                       &specs[2 * i + 1]), HST_SUCCESS);
+        /* E's own halo: with E's opposite (W's halo) two slots would unpack into the same
+           bytes, whose result then depends on the order work-groups run in (a GPU's is not
+           PoCL's or the host's) */
+        assert_int_equal(hst_halo_spec_scalar(&l[i], i, HST_HALO_EAST, 0, 0, &specs[2 * i + 1]),
+                         HST_SUCCESS);
     }
     assert_int_equal(hst_halo_layout_bytes(&l[0], &bytes), HST_SUCCESS);
     d = plan_desc(NQM, l, 2 * NQM, specs, 1);
