@@ -321,8 +321,6 @@ stage_headers() {
     { cat "$BUILD/check/all-headers.c"
       for h in "${HEADER_LIST[@]}"; do printf '#include "%s"\n' "$h"; done; } > "$tu"
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
-    no_family_kernels HST_NO_ESRRF_KERNELS esrrf.h
-    no_family_kernels HST_NO_NUFFT_KERNELS nufft.h
     separate_tus
     header_examples
 }
@@ -352,6 +350,7 @@ END {
 header_examples() {
     local h label tu
     for h in "${HEADER_LIST[@]}"; do
+        [[ $h == kernels_* ]] && continue   # a family is used through its room (README: Adding a kernel)
         label=example-${h%.h}
         tu="$BUILD/check/$label.c"
         awk -v header="$h" "$EXAMPLE_AWK" "$h" > "$tu"
@@ -363,31 +362,14 @@ header_examples() {
     done
 }
 
-# HST_NO_<FAMILY>_KERNELS (ESRRF, NUFFT): every header but the family's own compiles
-# (implementation included) without that family's kernel text, so no user of them can build
-# its program; the family's header refuses, saying why.
-#   no_family_kernels MACRO HEADER
-no_family_kernels() {
-    local macro=$1 own=$2 h lang name=${2%.h}
-    local tu=$BUILD/check/no-$name-kernels.c log=$LOGDIR/headers/$name-refuses.log
-    { printf '#define %s\n#define HST_IMPLEMENTATION\n' "$macro"
-      for h in "${HEADER_LIST[@]}"; do [ "$h" = "$own" ] || printf '#include "%s"\n' "$h"; done; } > "$tu"
-    for lang in c99 cxx11; do compile_check "no-$name-kernels" "$lang" "$tu"; done
-    printf '#define %s\n#define HST_IMPLEMENTATION\n#include "%s"\n' "$macro" "$own" > "$BUILD/check/$name-refuses.c"
-    if ! $CC -std=c99 -I. -c "$BUILD/check/$name-refuses.c" -o "$BUILD/check/$name-refuses.o" > "$log" 2>&1 &&
-       grep -q "$own needs kernels.h" "$log"; then
-        PASSED=$((PASSED + 1)); printf '  ok    %-6s %s\n' c99 "$name-refuses-without-kernels"
-    else
-        fail_line "c99 $name-refuses-without-kernels (compiled, or failed for another reason)" "$log" head
-    fi
-}
-
 # Each header's implementation in its own translation unit (its per-header macro), linked
-# together: no header may lean on another's private (static) helpers.
+# together: no header may lean on another's private (static) helpers. A kernel family's body
+# (kernels_<family>.h) compiles in its room's unit, which defines its macro.
 separate_tus() {
     local h up objs=() log="$LOGDIR/headers/separate-tus.log" ok=1
     : > "$log"
     for h in "${HEADER_LIST[@]}"; do
+        [[ $h == kernels_* ]] && continue
         up=$(echo "${h%.h}" | tr '[:lower:]' '[:upper:]')
         printf '#define HST_%s_IMPLEMENTATION\n#include "%s"\n' "$up" "$h" > "$BUILD/check/tu-$h.c"
         # shellcheck disable=SC2086

@@ -336,13 +336,13 @@ static unsigned check_build(hst_backend *be, const hst_kernel_family *f, const c
     clReleaseProgram(p);
     return bad;
 }
-#endif
 
 /* Families that share a program (array.h's, one per dtype) share their kernels' rows: a kernel
    must be in some build of its program, not of each dtype's (hst_k_scale has no u8 build). */
 static int same_program(const hst_kernel_family *a, const hst_kernel_family *b) {
     return a->source == b->source && a->num_kernels == b->num_kernels;
 }
+#endif
 
 static void test_signatures_by_opencl(void **state) {
 #ifndef HST_NO_OPENCL
