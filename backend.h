@@ -1222,8 +1222,8 @@ struct hst_image {
     hst_dtype dtype;
     unsigned channels, ndim;
     int normalized;            /* u8 read as [0, 1] floats */
-    size_t extent[3];
-    size_t reserved;           /* bytes charged to the backend's device memory */          /* width, height, depth (pixels) */
+    size_t extent[3];          /* width, height, depth (pixels) */
+    size_t reserved;           /* bytes charged to the backend's device memory */
     size_t pixel_bytes;
     void *host;                /* host device: tight pixels */
 #ifndef HST_NO_OPENCL
@@ -1257,23 +1257,10 @@ struct hst_program {
 #endif
 };
 
-/* What an OpenCL kernel's argument was last set to (hst__cl_kernel_set_arg skips setting the
-   same again: a declared kernel is bound whole at every launch, and most of its arguments do not
-   change between launches; halo.h's 70 are the widest). A buffer is remembered by its serial,
-   never by its handle: an implementation may resolve a handle when it is set (Oclgrind does),
-   and a freed buffer's handle can come back as another's. */
-#define HST__ARG_MEMO_BYTES 64
-typedef struct hst__arg_memo {
-    int kind;                    /* HST_KARG_NONE: unknown (never set, or not kept) */
-    size_t bytes;
-    unsigned char v[HST__ARG_MEMO_BYTES];   /* the value's bytes; GLOBAL: the buffer's serial */
-} hst__arg_memo;
-
 struct hst_kernel {
     hst_program *prog;
 #ifndef HST_NO_OPENCL
     cl_kernel cl;
-    hst__arg_memo *memo;         /* HST_KERNEL_MAX_ARGS entries, made on first set; NULL: none */
     size_t max_work_group;       /* CL_KERNEL_WORK_GROUP_SIZE, 0 until asked */
 #endif
 };
@@ -2659,42 +2646,6 @@ static hst_result hst__cl_kernel_create(hst_kernel *k, const char *name) {
 
 static void hst__cl_kernel_free(hst_kernel *k) {
     if (k->cl && hst__cl_usable()) clReleaseKernel(k->cl);
-    hst__free(k->prog->be, k->memo);
-}
-
-/* The memo's record of argument a (0 when a is not kept: images, samplers, a buffer without a
-   serial, a value over HST__ARG_MEMO_BYTES). */
-static int hst__arg_memo_key(const hst_karg *a, hst__arg_memo *m) {
-    uint64_t serial;
-    m->kind = a->kind;
-    switch (a->kind) {
-    case HST_KARG_GLOBAL:
-        if (!(serial = a->v.buffer->serial)) return 0;
-        m->bytes = sizeof serial;
-        memcpy(m->v, &serial, sizeof serial);
-        return 1;
-    case HST_KARG_IMAGE: case HST_KARG_SAMPLER: return 0;
-    case HST_KARG_LOCAL: m->bytes = a->bytes; return 1;
-    default:
-        if (a->bytes > HST__ARG_MEMO_BYTES) return 0;
-        m->bytes = a->bytes;
-        memcpy(m->v, a->kind == HST_KARG_VALUE ? a->v.value : (const void *)&a->v, a->bytes);
-        return 1;
-    }
-}
-
-/* Whether argument index of k holds a already (then no clSetKernelArg is needed); with set,
-   records that it does now (after a successful set), or forgets it (set < 0: a failed one).
-   Without memory for the record, every argument is set. */
-static int hst__arg_memo_check(hst_kernel *k, unsigned index, const hst_karg *a, int set) {
-    hst__arg_memo key;
-    if (index >= HST_KERNEL_MAX_ARGS) return 0;
-    if (!k->memo && !(k->memo = (hst__arg_memo *)hst_backend_calloc(k->prog->be, HST_KERNEL_MAX_ARGS * sizeof *k->memo)))
-        return 0;
-    if (set < 0 || !hst__arg_memo_key(a, &key)) { k->memo[index].kind = HST_KARG_NONE; return 0; }
-    if (set) { k->memo[index] = key; return 1; }
-    return k->memo[index].kind == key.kind && k->memo[index].bytes == key.bytes &&
-           !memcmp(k->memo[index].v, key.v, key.bytes);
 }
 
 /* A bound argument's bytes as clSetKernelArg takes them (a scalar's are its union member's,
@@ -2711,10 +2662,8 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
     case HST_KARG_VALUE: value = a->v.value; break;
     default: break;
     }
-    if (hst__arg_memo_check(k, index, a, 0)) return HST_SUCCESS;   /* set so already: no OpenCL call */
     HST__CL_HERE(k->prog->be, "hst_kernel_set_arg");
     err = clSetKernelArg(k->cl, index, bytes, value);
-    hst__arg_memo_check(k, index, a, err == CL_SUCCESS ? 1 : -1);
     if (err == CL_SUCCESS) return HST_SUCCESS;
     hst__log(k->prog->be, HST_LOG_ERROR, HST_LOGITEM_CL_ERROR, "hst_kernel_set_arg: argument "
              "%u (%zu bytes): %s", index, bytes, hst_result_string(err));
@@ -2723,7 +2672,6 @@ static hst_result hst__cl_kernel_set_arg(hst_kernel *k, unsigned index, const hs
 
 static hst_result hst__cl_kernel_set_svm(hst_kernel *k, unsigned index, const void *ptr) {
     HST__CL_HERE(k->prog->be, "hst_kernel_set_svm");
-    if (k->memo && index < HST_KERNEL_MAX_ARGS) k->memo[index].kind = HST_KARG_NONE;   /* not a buffer now */
     HST__CL(k->prog->be, "clSetKernelArgSVMPointer", clSetKernelArgSVMPointer(k->cl, index, ptr));
     return HST_SUCCESS;
 }
