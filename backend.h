@@ -205,7 +205,8 @@ typedef int hst_result;
     X(ERROR_CANCELLED, -20011)          /* a progress callback asked to stop */ \
     X(ERROR_NON_FINITE, -20012)         /* input data holds NaN or Inf: the log says where */ \
     X(ERROR_NOT_BUILT_IN, -20013)       /* an opt-in part (FFTs: HST_FFT) was not compiled */ \
-    X(ERROR_FORKED, -20014)             /* OpenCL in a child of fork(): see the top */
+    X(ERROR_FORKED, -20014)             /* OpenCL in a child of fork(): see the top */ \
+    X(ERROR_MISMATCH, -20015)           /* an output disagrees with the reference (choice.h) */
 #define HST__RESULT_ENUM(name, value) HST_##name = value,
 enum {
     HST_RESULT_LIST(HST__RESULT_ENUM)
@@ -263,6 +264,7 @@ typedef enum hst_log_level {
     X(CHOICE_SPLIT)          /* out of memory: the call was split into parts */ \
     X(CHOICE_FORCED)         /* an operation always runs one implementation (desc, env) */ \
     X(CHOICE_FILE_IGNORED)   /* the timings file is corrupt or foreign: ignored (once) */ \
+    X(CHOICE_EXCLUDED)       /* testing: an output disagreed with the reference's: excluded */ \
     X(NON_FINITE)            /* input data holds NaN or Inf; the message says where */ \
     X(NOT_BUILT_IN)          /* an opt-in part was called but not compiled (FFTs: HST_FFT) */ \
     X(FFT_LIBRARY)           /* FFTW or VkFFT refused a plan; the message has its code */ \
