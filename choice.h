@@ -1,7 +1,10 @@
 /* choice.h — halostream's choice among implementations by measured speed: an operation
    registers several implementations (host C, OpenCL on each device, fused or chained variants),
    each call names its size signature, and the registry runs the one measured fastest for that
-   signature on that device, keeping the timings in one file per user. Single-file, header-only,
+   signature on that device, keeping the timings in one file per user. Implementations carry
+   run-type groups (tags: "host threaded cpu", "opencl gpu") that a force can name ("@gpu");
+   an operation's timings can be cleared; a testing mode checks every implementation's output
+   against the reference's and excludes those that disagree. Single-file, header-only,
    C99 (and C++). Sits on backend.h (its devices, logging and cache directory); it does not use
    array.h.
 
@@ -19,8 +22,8 @@
 
        hst_backend_desc bdesc = {0};
        hst_backend *be; hst_choice_op *op; hst_choice_outcome oc;
-       hst_choice_impl impls[2] = {{"host", square_host, NULL, NULL, NULL, 1},
-                                   {"again", square_again, NULL, NULL, NULL, 0}};
+       hst_choice_impl impls[2] = {{"host", square_host, NULL, NULL, NULL, 1, "host cpu"},
+                                   {"again", square_again, NULL, NULL, NULL, 0, "host"}};
        hst_choice_op_desc d = {0};
        int64_t sig[1] = {1};                      // the size that drives the cost
        double x = 3.0;
@@ -36,7 +39,8 @@
      HST_CHOICE_IMPLEMENTATION              the implementation TU: compile choice.h's body only
      HST_NO_OPENCL, HST_STATIC, HST_API     as in backend.h
 
-   Environment: HST_FORCE ("op:impl,op2:impl2": always run those implementations), and
+   Environment: HST_FORCE ("op:impl,op2:@tag": always run that implementation, or choose only
+   among the implementations tagged so), and
    backend.h's HST_CACHE_DIR (where the timings file lives).
 
    What it does NOT do: it never picks at random; it never times a run that failed (a failing
@@ -74,7 +78,11 @@ extern "C" {
    1/HST_CHOICE_BUCKETS_PER_OCTAVE of an octave (values < 1 share one bucket), so similar inputs
    share timings. For a call hst_choice_run
      1. runs the forced implementation if one is forced: per call (`force`), else $HST_FORCE
-        ("op:impl,op2:impl2"), else the op desc's `force`; a forced failure is returned as is;
+        ("op:impl,op2:impl2"), else the op desc's `force`; a forced failure is returned as is.
+        A force "@word" names a run-type group instead (NanoPyx's run types: its methods'
+        "@cpu", "@threaded", "@gpu" decorators): steps 2 and 3 then choose only among the
+        implementations whose tags hold that word, and the call fails only when every one of
+        them has;
      2. else measures what is unknown: an implementation with neither a timing nor a shipped
         default for this signature runs (registration order), unless the nearest signature
         with timings shows it more than HST_CHOICE_EXPLORE_SLOWER times slower than the best
@@ -92,6 +100,19 @@ extern "C" {
    op.split set is run once more, split into parts computed from the implementation's device
    (largest allocation, free-memory estimate; HST_LOGITEM_CHOICE_SPLIT), and that part count is kept
    for the signature. There is no retry loop: a split that fails is a failure.
+
+   Testing mode (op.testing; NanoPyx's `testing`, which compares and warns where this
+   excludes): the first successful run of each implementation other than the reference at a
+   signature is checked against the reference's output on the same args (the reference runs
+   first, untimed, when the call needs its output). An output that disagrees — max |x - ref| /
+   max |ref| (absolute where the reference is all zero) over op.tolerance, a NaN where the
+   reference has a number or the other way round, or another element count — excludes that
+   implementation for the signature as a failure does (its failed mark HST_ERROR_MISMATCH,
+   logged once as HST_LOGITEM_CHOICE_EXCLUDED), and the call goes on to the next choice: the
+   caller receives the reference's output or one that agreed, never a disagreeing one (a
+   forced implementation that disagrees: the call returns HST_ERROR_MISMATCH). Where the
+   reference itself fails at a signature, nothing can be checked there: the others run
+   unchecked. hst_choice_clear forgets the checks with the timings.
 
    Timings persist in one file per user: <cache dir>/choice-u<uid>.txt (the backend's cache
    directory, see hst_backend_desc.cache_dir; none when it is off), keyed by operation,
@@ -113,6 +134,7 @@ extern "C" {
 #define HST_CHOICE_REVISIT_EVERY 100    /* default revisit interval (calls of one signature) */
 #define HST_CHOICE_REVISIT_WITHIN 3.0   /* revisited only within 3x of the best: at most
                                            (3 - 1) / 100 = 2% of the time goes to revisits */
+#define HST_CHOICE_TOLERANCE 1e-5       /* testing mode's default: max |x - ref| / max |ref| */
 
 typedef struct hst_choice_op hst_choice_op;
 /* Runs one implementation on the caller's arguments; returns when the results are complete. */
@@ -135,8 +157,8 @@ typedef hst_result (*hst_choice_split_fn)(void *args, const hst_choice_split_inf
                                           hst_choice_run_fn run, void *run_user);
 
 typedef struct hst_choice_impl {
-    const char *name;              /* unique in the op; no tab, newline or comma ("host",
-                                      "opencl", "fused"); copied */
+    const char *name;              /* unique in the op; no tab, newline or comma, no leading
+                                      '@' (a group) ("host", "opencl", "fused"); copied */
     hst_choice_run_fn run;         /* NULL in every implementation: a timings-only operation
                                       (the caller runs the work, hst_choice_record feeds the
                                       timings, hst_choice_stats reads the estimates;
@@ -145,8 +167,12 @@ typedef struct hst_choice_impl {
     hst_backend *backend;          /* the device it runs on (identity, split limits);
                                       NULL: the backend the op is registered with */
     const char *device_id;         /* overrides the identity "name | driver version"; copied */
-    int reference;                 /* the host twin that hst_choice_benchmark compares with
-                                      (none marked: the first implementation) */
+    int reference;                 /* the host twin that hst_choice_benchmark and testing mode
+                                      compare with (none marked: the first implementation) */
+    const char *tags;              /* run-type groups: words separated by spaces ("host
+                                      threaded cpu", "opencl gpu"), no tab, newline, comma,
+                                      colon or '@'; a force "@word" chooses among those tagged
+                                      so; NULL: none; copied */
 } hst_choice_impl;
 
 /* A shipped default: a time in seconds for an implementation at a signature. Used for
@@ -162,18 +188,23 @@ typedef struct hst_choice_op_desc {
     const char *name;              /* unique per backend; no tab, newline, comma or colon */
     const hst_choice_impl *impls;  /* 1..HST_CHOICE_MAX_IMPLS, copied */
     size_t num_impls;
-    const char *force;             /* always run this implementation (by name); NULL: choose */
+    const char *force;             /* always run this implementation (by name), or choose only
+                                      among a group ("@tag"); NULL: choose */
     const hst_choice_default *defaults;   /* copied */
     size_t num_defaults;
     hst_choice_split_fn split;     /* out of memory: run in parts; NULL: it is a failure */
     uint64_t (*work_bytes)(const void *args);  /* device bytes the whole call needs; NULL:
                                       unknown (the split gets 2 parts and the limits) */
-    /* Benchmark cross-check: the call's output as doubles, size-query-then-fill (dst NULL:
-       only *count); NULL: outputs are not compared. */
+    /* Benchmark and testing cross-check: the call's output as doubles (count: elements),
+       size-query-then-fill (dst NULL: only *count); NULL: outputs are not compared. */
     hst_result (*output)(void *args, double *dst, size_t capacity, size_t *count);
     int no_warmup;                 /* 1: record first runs too */
     int no_explore;                /* 1: never run an implementation just to measure it */
     int revisit_every;             /* 0: HST_CHOICE_REVISIT_EVERY; < 0: never revisit */
+    int testing;                   /* 1: check outputs against the reference's and exclude
+                                      those that disagree (above); needs output */
+    double tolerance;              /* testing: the largest max |x - ref| / max |ref| that agrees
+                                      (a ratio, not ulps); 0: HST_CHOICE_TOLERANCE */
 } hst_choice_op_desc;
 
 typedef struct hst_choice_desc {
@@ -194,9 +225,11 @@ typedef struct hst_choice_desc {
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);
 /* Registers an operation (reading the timings file on first use). Errors:
-   HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, no or too
-   many implementations, some runs NULL and others not, force or a default naming no
-   implementation), HST_ERROR_OUT_OF_HOST_MEMORY.
+   HST_ERROR_INVALID_ARGUMENT (names missing, repeated or with forbidden characters, an
+   implementation's name beginning with '@', tags with forbidden characters, no or too many
+   implementations, some runs NULL and others not, force or a default naming no
+   implementation, force "@tag" naming no tag, testing without output, tolerance negative
+   or NaN), HST_ERROR_OUT_OF_HOST_MEMORY.
    Thread safety: per backend (also hst_choice_find). */
 HST_API HST_NODISCARD hst_result hst_choice_register(hst_backend *be, const hst_choice_op_desc *desc,
                                                      hst_choice_op **out);
@@ -208,14 +241,17 @@ typedef struct hst_choice_outcome {
     double seconds;                /* its time for this call (with splitting) */
     size_t parts;                  /* 1, or the parts an out-of-memory split used */
     int explored;                  /* run to measure it (no timing for this signature yet) */
-    int forced;                    /* per call, $HST_FORCE or the desc chose it */
-    unsigned failures;             /* implementations that failed during this call */
+    int forced;                    /* per call, $HST_FORCE or the desc chose it (or its group) */
+    unsigned failures;             /* implementations that failed (or, testing, disagreed with
+                                      the reference) during this call */
 } hst_choice_outcome;
 
 /* Runs the operation on args (see above). sig: sig_len (0..HST_CHOICE_MAX_SIG) integers.
-   force: an implementation's name, or NULL. outcome may be NULL. Errors: the last failing
-   implementation's result; HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force unknown);
-   HST_ERROR_UNSUPPORTED (a timings-only operation).
+   force: an implementation's name, "@tag" (a group), or NULL. outcome may be NULL. Errors: the
+   last failing implementation's result (HST_ERROR_MISMATCH: testing, it disagreed with the
+   reference); HST_ERROR_INVALID_ARGUMENT (op NULL, sig_len, force naming no implementation
+   or no tag: logged with the tags there are); HST_ERROR_UNSUPPORTED (a timings-only
+   operation); HST_ERROR_OUT_OF_HOST_MEMORY (testing: the reference's output).
    Thread safety: per backend, on the op's backend and on every backend its implementations
    use (the implementations run on the calling thread). */
 HST_API HST_NODISCARD hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
@@ -239,6 +275,7 @@ typedef struct hst_choice_stat {
     int source;                    /* HST_CHOICE_EXACT, _DEFAULT, _NEAREST or _NONE */
     hst_result failed;             /* non-zero: skipped for this signature after this error */
     size_t parts;                  /* > 1: runs split after an out-of-memory */
+    const char *tags;              /* the implementation's run-type groups; NULL: none */
 } hst_choice_stat;
 /* One entry per implementation, registration order; size-query-then-fill (out NULL).
    Thread safety: per backend. */
@@ -256,20 +293,33 @@ typedef struct hst_choice_bench_row {
                                       NaN without op.output */
     double correlation;            /* Pearson r against the reference; NaN without output */
     int reference, chosen;         /* chosen: what hst_choice_run would pick afterwards */
+    const char *tags;              /* the implementation's run-type groups; NULL: none */
 } hst_choice_bench_row;
 /* Benchmark mode: runs every implementation on args — the reference first, once untimed
    (its output kept) and `reps` times timed (0: 3) — cross-checks each output against the
    reference's, records every timed run, and fills one row per implementation (rows NULL: only
-   *count). Errors: HST_ERROR_INVALID_ARGUMENT (capacity below the count), HST_ERROR_UNSUPPORTED
-   (a timings-only operation), allocation.
+   *count). In testing mode an implementation whose output disagrees is excluded as
+   hst_choice_run excludes it: its row's result HST_ERROR_MISMATCH, no timed runs. Errors:
+   HST_ERROR_INVALID_ARGUMENT (capacity below the count), HST_ERROR_UNSUPPORTED (a timings-only
+   operation), allocation.
    Thread safety: per backend, as hst_choice_run. */
 HST_API HST_NODISCARD hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                                       void *args, unsigned reps, hst_choice_bench_row *rows,
                                                       size_t capacity, size_t *count);
-/* The rows as a text table (snprintf-style: returns the bytes needed including the NUL,
-   writes at most capacity). Thread-safe. */
+/* The rows as a text table, one line per row with its tags (NanoPyx's benchmark table shows
+   the run type) (snprintf-style: returns the bytes needed including the NUL, writes at most
+   capacity). Thread-safe. */
 HST_API size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count, char *buf,
                                 size_t capacity);
+/* Forgets every timing, failure mark (testing's exclusions too) and split part count of the
+   operation, for every implementation on every device (NanoPyx's clear_benchmarks), and
+   rewrites the timings file at once, under the lock, without them: a later merge with the
+   file does not bring them back, while timings recorded after the clear, by this process or
+   another, are kept (another process's samples not yet saved at the clear are kept too).
+   Errors: HST_ERROR_INVALID_ARGUMENT (op NULL); HST_ERROR_IO (the file: the memory is
+   cleared, and the next save drops the operation's records from the file).
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_choice_clear(hst_choice_op *op);
 /* Writes the timings now (merged under the lock), if any were recorded since the last save.
    Errors: HST_ERROR_IO (logged as HST_LOGITEM_CACHE_WRITE_FAILED). Thread safety: per backend
    (see the timings file at the top of the file). */
@@ -357,6 +407,7 @@ typedef struct hst__choice_rec {
     double t[HST_CHOICE_HISTORY];
     unsigned n;
     unsigned fresh;                /* samples recorded since the last load or save */
+    int synced;                    /* a merge found it in the file */
 } hst__choice_rec;
 
 typedef struct hst__choice_sig {
@@ -368,11 +419,12 @@ typedef struct hst__choice_sig {
     unsigned long last_run[HST_CHOICE_MAX_IMPLS];
     unsigned long calls;
     int chosen;                            /* the last best (not explored or revisited); -1 */
+    uint32_t verified;                     /* testing: bit i, implementation i's output agreed */
 } hst__choice_sig;
 
 typedef struct hst__choice_impl {
-    hst_choice_impl pub;           /* name and device_id point at the copies below */
-    char *name, *device;
+    hst_choice_impl pub;           /* name, device_id and tags point at the copies below */
+    char *name, *device, *tags;
     int warm;                      /* has run once in this process */
 } hst__choice_impl;
 
@@ -382,18 +434,29 @@ typedef struct hst__choice_dflt {
     double seconds;
 } hst__choice_dflt;
 
+/* A force resolved: the implementations it allows (bit i: implementation i; 0: not forced);
+   group: "@tag", chosen among them as usual; else the one implementation, run whatever its
+   marks. */
+typedef struct hst__choice_force {
+    uint32_t allow;
+    int group;
+} hst__choice_force;
+
 struct hst_choice_op {
     struct hst__choice *reg;
     char *name;
     hst__choice_impl impl[HST_CHOICE_MAX_IMPLS];
     unsigned nimpl, reference;
-    int force_desc, force_env;     /* -1: none */
+    hst__choice_force force_desc, force_env;
     hst__choice_dflt *defaults;
     size_t ndefaults;
     hst_choice_split_fn split;
     uint64_t (*work_bytes)(const void *args);
     hst_result (*output)(void *args, double *dst, size_t capacity, size_t *count);
     int no_warmup, no_explore;
+    int testing;
+    double tolerance;
+    int clear_pending;             /* cleared: the next save drops its records from the file */
     unsigned long revisit_every;   /* 0: never */
     hst__choice_sig *sigs;
     size_t nsigs, capsigs;
@@ -702,8 +765,9 @@ static int hst__choice_parse_line(char *line, hst__choice_rec *r) {
 }
 
 /* Reads the file's records into *out (strings point into *buf). Returns 1 when the file is
-   absent or valid, 0 when it is corrupt or foreign. Layout: the magic line, one line per
-   record, then "end <records> <hash of every byte before this line>". */
+   absent or valid, 0 when it is corrupt or foreign, -1 when host memory ran out (not read).
+   Layout: the magic line, one line per record, then "end <records> <hash of every byte before
+   this line>". */
 static int hst__choice_read_file(hst__choice *reg, char **buf, hst__choice_rec **out,
                                  size_t *count) {
     static const char magic[] = HST__CHOICE_MAGIC "\n";
@@ -719,7 +783,7 @@ static int hst__choice_read_file(hst__choice *reg, char **buf, hst__choice_rec *
         fclose(f);
         return 0;
     }
-    if (!(p = (char *)hst_backend_alloc(reg->be, (size_t)size + 1))) { fclose(f); return 1; }
+    if (!(p = (char *)hst_backend_alloc(reg->be, (size_t)size + 1))) { fclose(f); return -1; }
     got = fread(p, 1, (size_t)size, f);
     fclose(f);
     p[got] = '\0';
@@ -740,7 +804,7 @@ static int hst__choice_read_file(hst__choice *reg, char **buf, hst__choice_rec *
         if (*count == cap) {
             size_t c = cap ? 2 * cap : 64;
             hst__choice_rec *r = (hst__choice_rec *)hst_backend_alloc(reg->be, c * sizeof *r);
-            if (!r) return 0;
+            if (!r) return -1;
             if (*count) memcpy(r, *out, *count * sizeof *r);
             hst_backend_free(reg->be, *out);
             *out = r;
@@ -766,10 +830,13 @@ static void hst__choice_recompute(hst__choice *reg) {
 }
 
 /* Merges the file's records into memory: file history, then what this process recorded since
-   it last synchronised. ok = 0: the file was unusable (warned about once). */
+   it last synchronised. A record the file no longer holds (hst_choice_clear, here or in another
+   process) keeps only what this process recorded since. ok = 0: the file was unusable (warned
+   about once); ok < 0: it was not read (out of host memory): nothing to merge. */
 static void hst__choice_merge(hst__choice *reg, int ok, hst__choice_rec *disk, size_t n) {
     size_t i;
     unsigned j;
+    if (ok < 0) return;
     if (!ok) {
         if (!reg->warned_file)
             hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_FILE_IGNORED,
@@ -778,10 +845,12 @@ static void hst__choice_merge(hst__choice *reg, int ok, hst__choice_rec *disk, s
         reg->warned_file = 1;
         return;
     }
+    for (i = 0; i < reg->nrecs; i++) reg->recs[i].synced = 0;
     for (i = 0; i < n; i++) {
         long m = hst__choice_find_rec(reg, &disk[i]);
         if (m < 0) {
             disk[i].fresh = 0;
+            disk[i].synced = 1;
             if ((m = hst__choice_add_rec(reg, &disk[i])) >= 0) hst__choice_attach(reg, (size_t)m);
         } else {
             hst__choice_rec *r = &reg->recs[m];
@@ -791,7 +860,15 @@ static void hst__choice_merge(hst__choice *reg, int ok, hst__choice_rec *disk, s
             memcpy(r->t, disk[i].t, disk[i].n * sizeof r->t[0]);
             r->n = disk[i].n;
             for (j = 0; j < f; j++) hst__choice_push(r, mine[j]);
+            r->synced = 1;
         }
+    }
+    for (i = 0; i < reg->nrecs; i++) {
+        hst__choice_rec *r = &reg->recs[i];
+        unsigned f = r->fresh < r->n ? r->fresh : r->n;
+        if (r->synced) continue;
+        memmove(r->t, r->t + (r->n - f), f * sizeof r->t[0]);
+        r->n = f;
     }
     hst__choice_recompute(reg);
 }
@@ -924,13 +1001,28 @@ static void hst__choice_mkdirs(const char *path) {
 }
 
 static int hst__choice_dirty(const hst__choice *reg) {
+    const hst_choice_op *op;
     size_t i;
     for (i = 0; i < reg->nrecs; i++) if (reg->recs[i].fresh) return 1;
+    for (op = reg->ops; op; op = op->next) if (op->clear_pending) return 1;
     return 0;
+}
+
+/* Removes from the file's records those of operations cleared since the last save. */
+static void hst__choice_drop_cleared(const hst__choice *reg, hst__choice_rec *disk, size_t *n) {
+    const hst_choice_op *op;
+    size_t i, kept = 0;
+    for (i = 0; i < *n; i++) {
+        for (op = reg->ops; op; op = op->next)
+            if (op->clear_pending && !strcmp(op->name, disk[i].op)) break;
+        if (!op) disk[kept++] = disk[i];
+    }
+    *n = kept;
 }
 
 static hst_result hst__choice_save(hst__choice *reg) {
     char lockpath[1200], *buf;
+    hst_choice_op *op;
     hst__choice_rec *disk;
     size_t n;
     int fd, ok;
@@ -942,11 +1034,14 @@ static hst_result hst__choice_save(hst__choice *reg) {
         hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot lock %s (%s); "
                  "saving without the lock", lockpath, strerror(errno));
     ok = hst__choice_read_file(reg, &buf, &disk, &n);
+    if (ok > 0) hst__choice_drop_cleared(reg, disk, &n);
     hst__choice_merge(reg, ok, disk, n);
     hst_backend_free(reg->be, disk);
     hst_backend_free(reg->be, buf);
     r = hst__choice_write(reg);
     hst__choice_unlock(fd, lockpath);
+    if (r == HST_SUCCESS)
+        for (op = reg->ops; op; op = op->next) op->clear_pending = 0;
     return r;
 }
 
@@ -955,6 +1050,7 @@ static void hst__choice_free_op(hst_backend *be, hst_choice_op *op) {
     for (j = 0; j < op->nimpl; j++) {
         hst_backend_free(be, op->impl[j].name);
         hst_backend_free(be, op->impl[j].device);
+        hst_backend_free(be, op->impl[j].tags);
     }
     hst_backend_free(be, op->defaults);
     hst_backend_free(be, op->sigs);
@@ -987,10 +1083,11 @@ static hst_result hst__choice_sig_failed(const hst__choice_sig *s, unsigned i) {
 }
 
 /* The nearest signature entry (other than `self`) where implementation i has timings and, if
-   need_other, some other usable implementation has too. */
+   need_other, some other usable implementation among `allow` (bit j: implementation j) has
+   too. */
 static const hst__choice_sig *hst__choice_nearest(const hst_choice_op *op, const hst__choice_key *k,
                                                   const hst__choice_sig *self, unsigned i,
-                                                  int need_other) {
+                                                  int need_other, uint32_t allow) {
     const hst__choice_sig *best = NULL;
     long bestd = -1;
     size_t s;
@@ -1001,7 +1098,8 @@ static const hst__choice_sig *hst__choice_nearest(const hst_choice_op *op, const
         int other = !need_other;
         if (e == self || d < 0 || e->med[i] < 0.0) continue;
         for (j = 0; j < op->nimpl && !other; j++)
-            if (j != i && e->med[j] >= 0.0 && !hst__choice_sig_failed(self, j)) other = 1;
+            if (j != i && (allow >> j & 1u) && e->med[j] >= 0.0 && !hst__choice_sig_failed(self, j))
+                other = 1;
         if (other && (bestd < 0 || d < bestd)) { best = e; bestd = d; }
     }
     return best;
@@ -1022,7 +1120,7 @@ static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_ke
         if (bestd < 0 || dist < bestd) { bestd = dist; best = op->defaults[d].seconds; }
     }
     if (bestd >= 0) { *source = HST_CHOICE_DEFAULT; return best; }
-    if ((near = hst__choice_nearest(op, k, s, i, 0)) != NULL) {
+    if ((near = hst__choice_nearest(op, k, s, i, 0, 0)) != NULL) {
         *source = HST_CHOICE_NEAREST;
         return near->med[i];
     }
@@ -1031,33 +1129,35 @@ static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_ke
 }
 
 /* Whether measuring implementation i can be skipped: at the nearest signature where it and
-   another have timings, it was over HST_CHOICE_EXPLORE_SLOWER times the best other. */
+   another allowed one have timings, it was over HST_CHOICE_EXPLORE_SLOWER times the best
+   other. */
 static int hst__choice_skip_explore(const hst_choice_op *op, const hst__choice_key *k,
-                                    const hst__choice_sig *s, unsigned i) {
-    const hst__choice_sig *near = hst__choice_nearest(op, k, s, i, 1);
+                                    const hst__choice_sig *s, unsigned i, uint32_t allow) {
+    const hst__choice_sig *near = hst__choice_nearest(op, k, s, i, 1, allow);
     double other = -1.0;
     unsigned j;
     if (!near) return 0;
     for (j = 0; j < op->nimpl; j++)
-        if (j != i && near->med[j] >= 0.0 && !hst__choice_sig_failed(s, j) &&
+        if (j != i && (allow >> j & 1u) && near->med[j] >= 0.0 && !hst__choice_sig_failed(s, j) &&
             (other < 0.0 || near->med[j] < other))
             other = near->med[j];
     return other >= 0.0 && near->med[i] > HST_CHOICE_EXPLORE_SLOWER * other;
 }
 
-/* The implementation to run: explored = 1 when it runs to be measured. -1: none usable. */
+/* The implementation to run among `allow` (bit i: implementation i): explored = 1 when it
+   runs to be measured. -1: none usable. */
 static int hst__choice_select(const hst_choice_op *op, const hst__choice_key *k,
-                              const hst__choice_sig *s, int *explored) {
+                              const hst__choice_sig *s, uint32_t allow, int *explored) {
     unsigned i;
     int best = -1, src, first = -1;
     double bt = 0.0, e;
     *explored = 0;
     for (i = 0; i < op->nimpl; i++) {
-        if (hst__choice_sig_failed(s, i)) continue;
+        if (!(allow >> i & 1u) || hst__choice_sig_failed(s, i)) continue;
         if (first < 0) first = (int)i;
         e = hst__choice_estimate(op, k, s, i, &src);
         if (!op->no_explore && (src == HST_CHOICE_NONE || src == HST_CHOICE_NEAREST) &&
-            !hst__choice_skip_explore(op, k, s, i)) {
+            !hst__choice_skip_explore(op, k, s, i, allow)) {
             *explored = 1;
             return (int)i;
         }
@@ -1066,14 +1166,15 @@ static int hst__choice_select(const hst_choice_op *op, const hst__choice_key *k,
     return best >= 0 ? best : first;
 }
 
-/* Every revisit_every calls: the least recently run implementation within
+/* Every revisit_every calls: the least recently run implementation among `allow` within
    HST_CHOICE_REVISIT_WITHIN of the best, or -1. */
-static int hst__choice_revisit(const hst_choice_op *op, const hst__choice_sig *s, int best) {
+static int hst__choice_revisit(const hst_choice_op *op, const hst__choice_sig *s, int best,
+                               uint32_t allow) {
     unsigned i;
     int pick = -1;
     if (!op->revisit_every || s->calls % op->revisit_every != 0 || s->med[best] < 0.0) return -1;
     for (i = 0; i < op->nimpl; i++) {
-        if ((int)i == best || s->failed[i] || s->med[i] < 0.0 ||
+        if ((int)i == best || !(allow >> i & 1u) || s->failed[i] || s->med[i] < 0.0 ||
             s->med[i] > HST_CHOICE_REVISIT_WITHIN * s->med[best])
             continue;
         if (pick < 0 || s->last_run[i] < s->last_run[pick]) pick = (int)i;
@@ -1210,9 +1311,13 @@ static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg
                               HST_CHOICE_MAX_IMPLS);
     for (i = 0; i < d->num_impls; i++) {
         if (!d->impls[i].name) return hst__null_arg(be, f, "%s: impls[%zu].name is NULL", d->name, i);
-        if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,"))
-            return hst__bad_arg(be, f, "%s: impls[%zu].name is empty or holds a tab, newline "
-                                "or comma", d->name, i);
+        if (!hst__choice_name_ok(d->impls[i].name, "\t\r\n,") || d->impls[i].name[0] == '@')
+            return hst__bad_arg(be, f, "%s: impls[%zu].name is empty, begins with '@' (a group) "
+                                "or holds a tab, newline or comma", d->name, i);
+        if (d->impls[i].tags && strpbrk(d->impls[i].tags, "\t\r\n,:@"))
+            return hst__bad_arg(be, f, "%s: impls[%zu].tags of %s (\"%s\") hold a tab, newline, "
+                                "comma, colon or '@'", d->name, i, d->impls[i].name,
+                                d->impls[i].tags);
         if (!d->impls[i].run != !d->impls[0].run)
             return hst__null_arg(be, f, "%s: impls[%zu].run is %s while impls[0].run is not (a "
                                 "timings-only operation has no run at all)", d->name, i,
@@ -1232,34 +1337,110 @@ static hst_result hst__choice_check_desc(hst_backend *be, const hst__choice *reg
             return hst__range_arg(be, f, "%s: defaults[%zu] names no implementation, or its "
                                 "sig_len or seconds is out of range", d->name, i);
     }
-    if (d->force) {
-        for (j = 0; j < d->num_impls; j++) if (!strcmp(d->force, d->impls[j].name)) break;
-        if (j == d->num_impls)
-            return hst__bad_arg(be, f, "%s: desc.force names no implementation (%s)", d->name,
-                                d->force);
-    }
+    if (d->testing && !d->output)
+        return hst__null_arg(be, f, "%s: desc.output is NULL while desc.testing is set (testing "
+                             "compares outputs)", d->name);
+    if (!(d->tolerance >= 0.0))
+        return hst__range_arg(be, f, "%s: desc.tolerance is negative or NaN", d->name);
     return HST_SUCCESS;
 }
 
-/* $HST_FORCE = "op:impl,op2:impl2": this op's entry, or -1. An unknown implementation is
-   warned about and ignored. */
-static int hst__choice_env_force(const hst_choice_op *op) {
+/* ---- forcing ---- */
+/* The next space-separated word at *p (its length into *n), *p moved past it; NULL: none. */
+static const char *hst__choice_word(const char **p, size_t *n) {
+    const char *w = *p;
+    if (!w) return NULL;
+    while (*w == ' ') w++;
+    if (!*w) return NULL;
+    *n = strcspn(w, " ");
+    *p = w + *n;
+    return w;
+}
+
+static int hst__choice_has_tag(const char *tags, const char *tag, size_t len) {
+    const char *w;
+    size_t n;
+    while ((w = hst__choice_word(&tags, &n)) != NULL)
+        if (n == len && !memcmp(w, tag, len)) return 1;
+    return 0;
+}
+
+/* The distinct tags of op's implementations, space-separated ("none" when there are none). */
+static void hst__choice_tag_list(const hst_choice_op *op, char *buf, size_t cap) {
+    const char *p, *w;
+    size_t len = 0, n;
+    unsigned i;
+    buf[0] = '\0';
+    for (i = 0; i < op->nimpl; i++)
+        for (p = op->impl[i].tags; (w = hst__choice_word(&p, &n)) != NULL;)
+            if (!hst__choice_has_tag(buf, w, n) && len + n + 2 <= cap) {
+                if (len) buf[len++] = ' ';
+                memcpy(buf + len, w, n);
+                buf[len += n] = '\0';
+            }
+    if (!len) hst__choice_copy(buf, cap, "none");
+}
+
+/* Resolves a force: an implementation's name, or "@tag" (those tagged so). 0, or -1 when it
+   names nothing. */
+static int hst__choice_resolve(const hst_choice_op *op, const char *text, hst__choice_force *f) {
+    unsigned i;
+    int j;
+    f->allow = 0;
+    f->group = text[0] == '@';
+    if (!f->group) {
+        if ((j = hst__choice_impl_index(op, text, NULL)) < 0) return -1;
+        f->allow = (uint32_t)1 << j;
+        return 0;
+    }
+    for (i = 0; i < op->nimpl; i++)
+        if (hst__choice_has_tag(op->impl[i].tags, text + 1, strlen(text + 1)))
+            f->allow |= (uint32_t)1 << i;
+    return f->allow ? 0 : -1;
+}
+
+/* Why a force names nothing, for its log line: "no implementation named X" or "no
+   implementation tagged X (its tags: ...)"; cap >= 400 holds it whole. */
+static void hst__choice_force_unknown(const hst_choice_op *op, const char *text, char *buf,
+                                      size_t cap) {
+    char tags[256];
+    if (text[0] != '@') { snprintf(buf, cap, "no implementation named %.300s", text); return; }
+    hst__choice_tag_list(op, tags, sizeof tags);
+    snprintf(buf, cap, "no implementation tagged %.100s (its tags: %.255s)", text + 1, tags);
+}
+
+/* The lowest implementation a force allows. */
+static int hst__choice_first(uint32_t allow) {
+    int i = 0;
+    while (!(allow >> i & 1u)) i++;
+    return i;
+}
+
+static uint32_t hst__choice_all(const hst_choice_op *op) {
+    return (uint32_t)(((uint64_t)1 << op->nimpl) - 1);
+}
+
+/* $HST_FORCE = "op:impl,op2:@tag": this op's entry into *f (allow 0: none) and its text. One
+   that names nothing is warned about and ignored. */
+static void hst__choice_env_force(const hst_choice_op *op, hst__choice_force *f, char *text,
+                                  size_t cap) {
     const char *env = getenv("HST_FORCE"), *p, *end, *colon;
     size_t nl = strlen(op->name);
-    char impl[256];
-    int i;
-    if (!env) return -1;
+    char why[400];
+    f->allow = 0;
+    if (!env) return;
     for (p = env; *p; p = *end ? end + 1 : end) {
         end = strchr(p, ',');
         if (!end) end = p + strlen(p);
         colon = (const char *)memchr(p, ':', (size_t)(end - p));
         if (!colon || (size_t)(colon - p) != nl || memcmp(p, op->name, nl) != 0) continue;
-        snprintf(impl, sizeof impl, "%.*s", (int)(end - colon - 1), colon + 1);
-        if ((i = hst__choice_impl_index(op, impl, NULL)) >= 0) return i;
-        hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT, "HST_FORCE: operation %s has "
-                 "no implementation named %s; ignored", op->name, impl);
+        snprintf(text, cap, "%.*s", (int)(end - colon - 1), colon + 1);
+        if (hst__choice_resolve(op, text, f) == 0) return;
+        hst__choice_force_unknown(op, text, why, sizeof why);
+        hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_BAD_ARGUMENT, "HST_FORCE: operation "
+                 "%s has %s; ignored", op->name, why);
     }
-    return -1;
+    f->allow = 0;
 }
 
 HST__CDEF hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc) {
@@ -1286,7 +1467,7 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     hst__choice *reg;
     hst_choice_op *op;
     hst_result r;
-    char dev[512];
+    char dev[512], env[256], why[400];
     size_t i;
     unsigned j;
     if (!be) return hst__null_arg(NULL, "hst_choice_register", "be is NULL");
@@ -1298,12 +1479,13 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     op->reg = reg;
     op->name = hst__choice_strdup(be, desc->name);
     op->nimpl = (unsigned)desc->num_impls;
-    op->force_desc = op->force_env = -1;
     op->split = desc->split;
     op->work_bytes = desc->work_bytes;
     op->output = desc->output;
     op->no_warmup = desc->no_warmup;
     op->no_explore = desc->no_explore;
+    op->testing = desc->testing != 0;
+    op->tolerance = desc->tolerance > 0.0 ? desc->tolerance : HST_CHOICE_TOLERANCE;
     op->revisit_every = desc->revisit_every < 0 ? 0 : desc->revisit_every == 0
                       ? HST_CHOICE_REVISIT_EVERY : (unsigned long)desc->revisit_every;
     r = op->name ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1315,9 +1497,17 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
                               sizeof dev);
         im->name = hst__choice_strdup(be, im->pub.name);
         im->device = hst__choice_strdup(be, dev);
+        im->tags = im->pub.tags && *im->pub.tags ? hst__choice_strdup(be, im->pub.tags) : NULL;
+        if (!im->name || !im->device || (im->pub.tags && *im->pub.tags && !im->tags))
+            r = HST_ERROR_OUT_OF_HOST_MEMORY;
         im->pub.name = im->name;
         im->pub.device_id = im->device;
-        if (!im->name || !im->device) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+        im->pub.tags = im->tags;
+    }
+    if (r == HST_SUCCESS && desc->force && hst__choice_resolve(op, desc->force, &op->force_desc)) {
+        hst__choice_force_unknown(op, desc->force, why, sizeof why);
+        r = hst__bad_arg(be, "hst_choice_register", "%s: desc.force: the operation has %s",
+                         op->name, why);
     }
     if (r == HST_SUCCESS && desc->num_defaults) {
         op->defaults = (hst__choice_dflt *)hst_backend_alloc(be, desc->num_defaults *
@@ -1337,12 +1527,14 @@ HST__CDEF hst_result hst_choice_register(hst_backend *be, const hst_choice_op_de
     }
     op->next = reg->ops;
     reg->ops = op;
-    if (desc->force) op->force_desc = hst__choice_impl_index(op, desc->force, NULL);
-    op->force_env = hst__choice_env_force(op);
-    if (op->force_env >= 0 || op->force_desc >= 0)
-        hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_CHOICE_FORCED, "%s: always runs %s (forced by %s)",
-                 op->name, op->impl[op->force_env >= 0 ? op->force_env : op->force_desc].name,
-                 op->force_env >= 0 ? "HST_FORCE" : "the desc");
+    hst__choice_env_force(op, &op->force_env, env, sizeof env);
+    if (op->force_env.allow || op->force_desc.allow) {
+        const char *text = op->force_env.allow ? env : desc->force;
+        hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_CHOICE_FORCED, "%s: %s %s (forced by %s)",
+                 op->name, text[0] == '@' ? "chooses only among the implementations tagged"
+                 : "always runs", text + (text[0] == '@'),
+                 op->force_env.allow ? "HST_FORCE" : "the desc");
+    }
     if (!reg->loaded) hst__choice_load(reg);
     for (i = 0; i < reg->nrecs; i++)
         if (!strcmp(reg->recs[i].op, op->name)) hst__choice_attach(reg, i);
@@ -1357,11 +1549,175 @@ HST__CDEF hst_choice_op *hst_choice_find(hst_backend *be, const char *name) {
     return NULL;
 }
 
-/* The forced implementation (call, then $HST_FORCE, then desc), -1 none, -2 unknown name. */
-static int hst__choice_forced(const hst_choice_op *op, const char *force) {
-    if (force) return hst__choice_impl_index(op, force, NULL) >= 0
-                    ? hst__choice_impl_index(op, force, NULL) : -2;
-    return op->force_env >= 0 ? op->force_env : op->force_desc;
+/* The force in effect into *f (allow 0: none): the call's, then $HST_FORCE's, then the
+   desc's. -1: the call's names nothing. */
+static int hst__choice_forced(const hst_choice_op *op, const char *force, hst__choice_force *f) {
+    if (force) return hst__choice_resolve(op, force, f);
+    *f = op->force_env.allow ? op->force_env : op->force_desc;
+    return 0;
+}
+
+/* ---- testing mode ---- */
+/* The reference's output for one call: state 0 not yet asked, 1 in v (n elements), -1 none
+   (the reference fails at this signature: nothing is checked), -2 its output failed (the call
+   fails with that error). */
+typedef struct hst__choice_ref {
+    double *v;
+    size_t n;
+    int state;
+} hst__choice_ref;
+
+/* The op's output on args as doubles into *v (allocated; NULL when empty) and *n. */
+static hst_result hst__choice_output(hst_choice_op *op, void *args, double **v, size_t *n) {
+    size_t cap, bytes;
+    hst_result r;
+    *v = NULL;
+    *n = 0;
+    if ((r = op->output(args, NULL, 0, &cap)) != HST_SUCCESS || cap == 0) return r;
+    if (!hst_size_mul(cap, sizeof **v, &bytes) ||
+        !(*v = (double *)hst_backend_alloc(op->reg->be, bytes)))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = op->output(args, *v, cap, n)) != HST_SUCCESS || *n > cap) {
+        hst_backend_free(op->reg->be, *v);
+        *v = NULL;
+        *n = 0;
+        return r != HST_SUCCESS ? r : HST_ERROR_INVALID_ARGUMENT;
+    }
+    return HST_SUCCESS;
+}
+
+/* max |x - ref| / max |ref| (absolute where ref is all zero; infinite for another count, or a
+   NaN on one side only) and Pearson's r (1 for identical constant outputs; NaN for another
+   count). */
+static void hst__choice_compare(const double *ref, size_t nref, const double *x, size_t n,
+                                double *err, double *corr) {
+    double mr = 0.0, mx = 0.0, scale = 0.0, diff = 0.0, sxy = 0.0, sxx = 0.0, syy = 0.0;
+    size_t i;
+    if (n != nref) { *err = INFINITY; *corr = NAN; return; }
+    for (i = 0; i < n; i++) {
+        mr += ref[i]; mx += x[i];
+        if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
+        if ((x[i] != x[i]) != (ref[i] != ref[i])) diff = INFINITY;   /* NaN on one side */
+        else if (fabs(x[i] - ref[i]) > diff) diff = fabs(x[i] - ref[i]);
+    }
+    if (n) { mr /= (double)n; mx /= (double)n; }
+    for (i = 0; i < n; i++) {
+        sxy += (ref[i] - mr) * (x[i] - mx);
+        sxx += (ref[i] - mr) * (ref[i] - mr);
+        syy += (x[i] - mx) * (x[i] - mx);
+    }
+    *err = scale > 0.0 ? diff / scale : diff;
+    *corr = sxx > 0.0 && syy > 0.0 ? sxy / sqrt(sxx * syy) : diff == 0.0 ? 1.0 : NAN;
+}
+
+/* Testing: implementation i's output disagreed with the reference's by err (over the
+   tolerance): excluded at s as a failure is (HST_ERROR_MISMATCH), logged once (a forced run
+   of an excluded one is not logged again). */
+static hst_result hst__choice_exclude(hst_choice_op *op, hst__choice_sig *s, unsigned i,
+                                      double err) {
+    char key[64];
+    if (s->failed[i] == HST_ERROR_MISMATCH) return HST_ERROR_MISMATCH;
+    s->failed[i] = HST_ERROR_MISMATCH;
+    hst__choice_key_text(&s->key, key, sizeof key);
+    hst_backend_log(op->reg->be, HST_LOG_WARN, HST_LOGITEM_CHOICE_EXCLUDED, "%s: %s on %s "
+             "disagrees with the reference %s at signature [%s]: max |x - ref| / max |ref| = "
+             "%.3g%s, over the tolerance %.3g; excluded for this signature", op->name,
+             op->impl[i].name, op->impl[i].device, op->impl[op->reference].name, key, err,
+             err == INFINITY ? " (another element count, or a NaN on one side only)" : "",
+             op->tolerance);
+    return HST_ERROR_MISMATCH;
+}
+
+/* Testing: the reference's output on args into *ref, running the reference once, untimed
+   (a failure there marks it as any failure does and leaves nothing to check). Errors: the
+   output's (host memory; state -2). */
+static hst_result hst__choice_reference(hst_choice_op *op, const hst__choice_key *k, void *args,
+                                        hst__choice_ref *ref, unsigned *failures) {
+    hst__choice_sig *s = hst__choice_find_sig(op, k);
+    double seconds;
+    size_t parts;
+    hst_result r;
+    ref->state = -1;
+    if (s->failed[op->reference]) return HST_SUCCESS;
+    r = hst__choice_exec(op, s, op->reference, args, 0, &seconds, &parts);
+    if (r != HST_SUCCESS) {
+        hst__choice_fail(op, hst__choice_find_sig(op, k), op->reference, r);
+        (*failures)++;
+        return HST_SUCCESS;
+    }
+    r = hst__choice_output(op, args, &ref->v, &ref->n);
+    ref->state = r == HST_SUCCESS ? 1 : -2;
+    return r;
+}
+
+/* Testing: whether implementation i's output on args agrees with the reference's:
+   HST_SUCCESS (marked verified at s), HST_ERROR_MISMATCH (excluded, logged), or the output's
+   error. */
+static hst_result hst__choice_verify(hst_choice_op *op, hst__choice_sig *s, unsigned i, void *args,
+                                     const hst__choice_ref *ref) {
+    double *x, err, corr;
+    size_t n;
+    hst_result r;
+    if ((r = hst__choice_output(op, args, &x, &n)) != HST_SUCCESS) return r;
+    hst__choice_compare(ref->v, ref->n, x, n, &err, &corr);
+    hst_backend_free(op->reg->be, x);
+    if (!(err <= op->tolerance)) return hst__choice_exclude(op, s, i, err);
+    s->verified |= (uint32_t)1 << i;
+    return HST_SUCCESS;
+}
+
+/* ---- running ---- */
+/* Logs a change of the unforced choice at s to implementation i. */
+static void hst__choice_changed(hst_choice_op *op, hst__choice_sig *s, const hst__choice_key *key,
+                                int i) {
+    static const char *const from[] = {"nothing", "", " (a shipped default)",
+                                       " (the nearest signature's)"};
+    char k[64];
+    int src;
+    double e = hst__choice_estimate(op, key, s, (unsigned)i, &src);
+    hst__choice_key_text(key, k, sizeof k);
+    hst_backend_log(op->reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_CHANGED, "%s [%s]: %s on %s "
+             "(%.3g ms%s) replaces %s", op->name, k, op->impl[i].name, op->impl[i].device,
+             1e3 * e, from[src], s->chosen >= 0 ? op->impl[s->chosen].name : "nothing");
+    s->chosen = i;
+}
+
+/* The implementation to run next at s (see hst_choice_run), -1: none usable. */
+static int hst__choice_next(hst_choice_op *op, hst__choice_sig *s, const hst__choice_key *key,
+                            const hst__choice_force *f, int *explored) {
+    int i, revisit;
+    *explored = 0;
+    if (f->allow && !f->group) return hst__choice_first(f->allow);
+    i = hst__choice_select(op, key, s, f->allow ? f->allow : hst__choice_all(op), explored);
+    if (i < 0 || *explored) return i;
+    if ((revisit = hst__choice_revisit(op, s, i, f->allow ? f->allow : hst__choice_all(op))) >= 0)
+        return revisit;
+    if (!f->allow && s->chosen != i) hst__choice_changed(op, s, key, i);
+    return i;
+}
+
+/* Runs implementation i for a call (testing: checked against the reference, run first when
+   the call has not yet), recording its time as hst__choice_exec does; fills oc's time and
+   parts. */
+static hst_result hst__choice_attempt(hst_choice_op *op, const hst__choice_key *key, unsigned i,
+                                      void *args, hst__choice_ref *ref, hst_choice_outcome *oc) {
+    hst__choice_sig *s = hst__choice_find_sig(op, key);
+    int check = op->testing && i != op->reference && !(s->verified >> i & 1u), record;
+    hst_result r;
+    if (check && ref->state == 0 &&
+        (r = hst__choice_reference(op, key, args, ref, &oc->failures)) != HST_SUCCESS)
+        return r;
+    check = check && ref->state > 0;
+    record = op->impl[i].warm || op->no_warmup;   /* as hst__choice_exec decides */
+    s = hst__choice_find_sig(op, key);
+    r = hst__choice_exec(op, s, i, args, !check, &oc->seconds, &oc->parts);
+    s = hst__choice_find_sig(op, key);   /* the run may have moved it */
+    if (r == HST_SUCCESS && check) {
+        r = hst__choice_verify(op, s, i, args, ref);
+        if (r == HST_SUCCESS && record) hst__choice_note(op, s, i, oc->seconds);  /* it agreed */
+    }
+    if (r != HST_SUCCESS && r != HST_ERROR_MISMATCH) hst__choice_fail(op, s, i, r);
+    return r;
 }
 
 HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
@@ -1369,84 +1725,74 @@ HST__CDEF hst_result hst_choice_run(hst_choice_op *op, const int64_t *sig, unsig
     hst__choice *reg;
     hst__choice_key key;
     hst__choice_sig *s;
+    hst__choice_force f;
+    hst__choice_ref ref = {NULL, 0, 0};
     hst_result r, last = HST_SUCCESS;
     hst_choice_outcome oc;
     unsigned attempt;
-    int i, forced, explored = 0, revisit;
+    int i, explored = 0, ok = 0;
+    char why[400];
     if (!op) return hst__null_arg(NULL, "hst_choice_run", "op is NULL");
     if ((r = hst__choice_check_runnable(op, "hst_choice_run")) != HST_SUCCESS) return r;
     reg = op->reg;
     if ((r = hst__choice_check_sig(reg->be, "hst_choice_run", sig, sig_len)) != HST_SUCCESS)
         return r;
-    if ((forced = hst__choice_forced(op, force)) == -2)
-        return hst__bad_arg(reg->be, "hst_choice_run", "%s has no implementation named %s",
-                            op->name, force);
+    if (hst__choice_forced(op, force, &f) != 0) {
+        hst__choice_force_unknown(op, force, why, sizeof why);
+        return hst__bad_arg(reg->be, "hst_choice_run", "force: %s has %s", op->name, why);
+    }
     hst__choice_make_key(sig, sig_len, &key);
     if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     memset(&oc, 0, sizeof oc);
     s->calls++;
     for (attempt = 0; attempt < op->nimpl; attempt++) {
-        if (forced >= 0) {
-            i = forced;
-        } else {
-            i = hst__choice_select(op, &key, s, &explored);
-            if (i < 0) break;
-            if (!explored) {
-                if ((revisit = hst__choice_revisit(op, s, i)) >= 0) {
-                    i = revisit;
-                } else if (s->chosen != i) {
-                    static const char *const from[] = {"nothing", "", " (a shipped default)",
-                                                       " (the nearest signature's)"};
-                    char k[64];
-                    int src;
-                    double e = hst__choice_estimate(op, &key, s, (unsigned)i, &src);
-                    hst__choice_key_text(&key, k, sizeof k);
-                    hst_backend_log(reg->be, HST_LOG_INFO, HST_LOGITEM_CHOICE_CHANGED, "%s [%s]: %s on %s "
-                             "(%.3g ms%s) replaces %s", op->name, k, op->impl[i].name,
-                             op->impl[i].device, 1e3 * e, from[src],
-                             s->chosen >= 0 ? op->impl[s->chosen].name : "nothing");
-                    s->chosen = i;
-                }
-            }
-        }
-        r = hst__choice_exec(op, s, (unsigned)i, args, 1, &oc.seconds, &oc.parts);
-        s = hst__choice_find_sig(op, &key);   /* the run may have moved it */
+        s = hst__choice_find_sig(op, &key);
+        if ((i = hst__choice_next(op, s, &key, &f, &explored)) < 0) break;
+        r = hst__choice_attempt(op, &key, (unsigned)i, args, &ref, &oc);
         if (r == HST_SUCCESS) {
             oc.impl = (unsigned)i;
             oc.name = op->impl[i].name;
             oc.explored = explored;
-            oc.forced = forced >= 0;
-            if (outcome) *outcome = oc;
-            if (reg->save_interval_s > 0.0 &&
-                reg->clock(reg->clock_user) - reg->last_save >= reg->save_interval_s)
-                hst__choice_save(reg);
-            return HST_SUCCESS;
+            oc.forced = f.allow != 0;
+            ok = 1;
+            break;
         }
-        hst__choice_fail(op, s, (unsigned)i, r);
-        oc.failures++;
         last = r;
-        if (forced >= 0) break;          /* forced means forced: no other implementation */
+        if (ref.state == -2) break;       /* nothing to check against: no output for the caller */
+        oc.failures++;
+        if (f.allow && !f.group) break;   /* forced means forced: no other implementation */
     }
-    if (last == HST_SUCCESS) {           /* every one failed at this signature before */
-        for (i = 0; i < (int)op->nimpl && !last; i++) last = s->failed[i];
-        hst_backend_log(reg->be, HST_LOG_ERROR, HST_LOGITEM_CHOICE_FAILED, "%s: every implementation has "
-                 "failed at this signature; the first failure was %s", op->name,
-                 hst_result_string(last));
+    hst_backend_free(reg->be, ref.v);
+    s = hst__choice_find_sig(op, &key);
+    if (!ok) {
+        if (last == HST_SUCCESS) {          /* every one failed at this signature before */
+            for (i = 0; i < (int)op->nimpl && !last; i++)
+                if (!f.allow || (f.allow >> i & 1u)) last = s->failed[i];
+            hst_backend_log(reg->be, HST_LOG_ERROR, HST_LOGITEM_CHOICE_FAILED, "%s: every "
+                     "implementation%s has failed at this signature; the first failure was %s",
+                     op->name, f.allow ? " the force allows" : "", hst_result_string(last));
+        }
+    } else if (reg->save_interval_s > 0.0 &&
+               reg->clock(reg->clock_user) - reg->last_save >= reg->save_interval_s) {
+        hst__choice_save(reg);
     }
     if (outcome) *outcome = oc;
-    return last;
+    return ok ? HST_SUCCESS : last;
 }
 
 HST__CDEF hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig,
                                      unsigned sig_len, unsigned *impl) {
     hst__choice_key key;
+    hst__choice_force f;
     int i, explored;
     hst_result r;
     r = hst__choice_check_call(op, "hst_choice_pick", sig, sig_len, impl, "impl");
     if (r != HST_SUCCESS) return r;
     hst__choice_make_key(sig, sig_len, &key);
-    i = hst__choice_forced(op, NULL);
-    if (i < 0) i = hst__choice_select(op, &key, hst__choice_find_sig(op, &key), &explored);
+    (void)hst__choice_forced(op, NULL, &f);
+    if (f.allow && !f.group) i = hst__choice_first(f.allow);
+    else i = hst__choice_select(op, &key, hst__choice_find_sig(op, &key),
+                                f.allow ? f.allow : hst__choice_all(op), &explored);
     if (i < 0) return HST_ERROR_UNSUPPORTED;   /* every implementation failed here */
     *impl = (unsigned)i;
     return HST_SUCCESS;
@@ -1495,48 +1841,19 @@ HST__CDEF hst_result hst_choice_stats(const hst_choice_op *op, const int64_t *si
         st->seconds = st->source == HST_CHOICE_NONE ? NAN : e;
         st->failed = hst__choice_sig_failed(s, i);
         st->parts = s ? s->parts[i] : 1;
+        st->tags = op->impl[i].tags;
     }
     return HST_SUCCESS;
 }
 
 /* ---- benchmark ---- */
-/* The op's output as doubles (allocated), or NULL. */
-static double *hst__choice_output(hst_choice_op *op, void *args, size_t *n) {
-    double *v;
-    *n = 0;
-    if (!op->output || op->output(args, NULL, 0, n) != HST_SUCCESS || *n == 0) return NULL;
-    if (!(v = (double *)hst_backend_alloc(op->reg->be, *n * sizeof *v))) return NULL;
-    if (op->output(args, v, *n, n) != HST_SUCCESS) { hst_backend_free(op->reg->be, v); return NULL; }
-    return v;
-}
-
-/* max |x - ref| / max |ref| and Pearson's r (1 for identical constant outputs). */
-static void hst__choice_compare(const double *ref, const double *x, size_t n, double *err,
-                                double *corr) {
-    double mr = 0.0, mx = 0.0, scale = 0.0, diff = 0.0, sxy = 0.0, sxx = 0.0, syy = 0.0;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        mr += ref[i]; mx += x[i];
-        if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
-        if (x[i] != x[i]) diff = INFINITY;            /* a NaN where the reference has none */
-        else if (fabs(x[i] - ref[i]) > diff) diff = fabs(x[i] - ref[i]);
-    }
-    mr /= (double)n; mx /= (double)n;
-    for (i = 0; i < n; i++) {
-        sxy += (ref[i] - mr) * (x[i] - mx);
-        sxx += (ref[i] - mr) * (ref[i] - mr);
-        syy += (x[i] - mx) * (x[i] - mx);
-    }
-    *err = scale > 0.0 ? diff / scale : diff;
-    *corr = sxx > 0.0 && syy > 0.0 ? sxy / sqrt(sxx * syy) : diff == 0.0 ? 1.0 : NAN;
-}
-
 HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                           void *args, unsigned reps, hst_choice_bench_row *rows,
                                           size_t capacity, size_t *count) {
     hst__choice_key key;
-    double *ref = NULL, best = -1.0, secs[64];
-    size_t nref = 0, parts;
+    hst__choice_ref ref = {NULL, 0, 0};
+    double best = -1.0, secs[64];
+    size_t parts;
     unsigned order, k, pick;
     hst_result r;
     r = hst__choice_check_call(op, "hst_choice_benchmark", sig, sig_len, count, "count");
@@ -1556,11 +1873,10 @@ HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
         unsigned i = order == 0 ? op->reference : order <= op->reference ? order - 1 : order;
         hst_choice_bench_row *row = &rows[i];
         hst__choice_sig *s = hst__choice_find_sig(op, &key);
-        double *out;
-        size_t n;
         memset(row, 0, sizeof *row);
         row->impl = op->impl[i].name;
         row->device = op->impl[i].device;
+        row->tags = op->impl[i].tags;
         row->reference = i == op->reference;
         row->max_rel_error = row->correlation = NAN;
         s->calls++;
@@ -1571,17 +1887,26 @@ HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
             hst__choice_fail(op, s, i, r);
             continue;
         }
-        out = hst__choice_output(op, args, &n);
-        if (i == op->reference) {
-            ref = out;
-            nref = n;
-            if (ref) { row->max_rel_error = 0.0; row->correlation = 1.0; }
-        } else {
-            if (ref && out && n == nref)
-                hst__choice_compare(ref, out, n, &row->max_rel_error, &row->correlation);
-            else if (ref && out)
-                row->max_rel_error = INFINITY;      /* the output's size differs */
-            hst_backend_free(op->reg->be, out);
+        if (op->output && i == op->reference) {
+            if (hst__choice_output(op, args, &ref.v, &ref.n) == HST_SUCCESS) {
+                ref.state = 1;
+                row->max_rel_error = 0.0;
+                row->correlation = 1.0;
+            }
+        } else if (ref.state > 0) {
+            double *out;
+            size_t n;
+            if (hst__choice_output(op, args, &out, &n) == HST_SUCCESS) {
+                hst__choice_compare(ref.v, ref.n, out, n, &row->max_rel_error, &row->correlation);
+                hst_backend_free(op->reg->be, out);
+            } else {
+                row->max_rel_error = INFINITY;      /* no output to compare */
+            }
+            if (op->testing && !(row->max_rel_error <= op->tolerance)) {
+                row->result = hst__choice_exclude(op, s, i, row->max_rel_error);
+                continue;
+            }
+            if (op->testing) s->verified |= (uint32_t)1 << i;
         }
         for (k = 0; k < reps; k++) {
             op->impl[i].warm = 1;       /* the untimed run above was its warm-up */
@@ -1596,7 +1921,7 @@ HST__CDEF hst_result hst_choice_benchmark(hst_choice_op *op, const int64_t *sig,
         for (k = 1; k < row->runs; k++) if (secs[k] < row->best_s) row->best_s = secs[k];
         if (best < 0.0 || row->median_s < best) best = row->median_s;
     }
-    hst_backend_free(op->reg->be, ref);
+    hst_backend_free(op->reg->be, ref.v);
     if (hst_choice_pick(op, sig, sig_len, &pick) != HST_SUCCESS) pick = op->nimpl;
     for (k = 0; k < op->nimpl; k++) {
         rows[k].chosen = k == pick;
@@ -1614,16 +1939,17 @@ HST__CDEF size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count
     if (buf && capacity) buf[0] = '\0';
     for (i = 0; i <= count; i++) {
         if (i == 0)
-            n = snprintf(line, sizeof line, "%-18s %-30s %11s %11s %7s %11s %9s  %s\n",
-                         "implementation", "device", "median ms", "best ms", "x best",
+            n = snprintf(line, sizeof line, "%-18s %-30s %-20s %11s %11s %7s %11s %9s  %s\n",
+                         "implementation", "device", "tags", "median ms", "best ms", "x best",
                          "max rel err", "corr r", "result");
         else if (!rows) break;
         else {
             const hst_choice_bench_row *w = &rows[i - 1];
-            n = snprintf(line, sizeof line, "%-18.18s %-30.30s %11.4f %11.4f %7.2f %11.3g %9.6f  "
-                         "%s%s%s\n", w->impl ? w->impl : "?", w->device ? w->device : "?",
-                         1e3 * w->median_s, 1e3 * w->best_s, w->vs_best, w->max_rel_error,
-                         w->correlation, w->result ? hst_result_string(w->result) : "ok",
+            n = snprintf(line, sizeof line, "%-18.18s %-30.30s %-20.20s %11.4f %11.4f %7.2f %11.3g "
+                         "%9.6f  %s%s%s\n", w->impl ? w->impl : "?", w->device ? w->device : "?",
+                         w->tags ? w->tags : "-", 1e3 * w->median_s, 1e3 * w->best_s,
+                         w->vs_best, w->max_rel_error, w->correlation,
+                         w->result ? hst_result_string(w->result) : "ok",
                          w->reference ? ", reference" : "", w->chosen ? ", CHOSEN" : "");
         }
         if (n < 0) continue;
@@ -1632,6 +1958,28 @@ HST__CDEF size_t hst_choice_table(const hst_choice_bench_row *rows, size_t count
         len += (size_t)n;
     }
     return len + 1;
+}
+
+HST__CDEF hst_result hst_choice_clear(hst_choice_op *op) {
+    hst__choice *reg;
+    size_t i;
+    unsigned j;
+    if (!op) return hst__null_arg(NULL, "hst_choice_clear", "op is NULL");
+    reg = op->reg;
+    for (i = 0; i < reg->nrecs; i++)
+        if (!strcmp(reg->recs[i].op, op->name)) reg->recs[i].n = reg->recs[i].fresh = 0;
+    for (i = 0; i < op->nsigs; i++) {
+        hst__choice_sig *s = &op->sigs[i];
+        for (j = 0; j < HST_CHOICE_MAX_IMPLS; j++) {
+            s->med[j] = -1.0;
+            s->failed[j] = HST_SUCCESS;
+            s->parts[j] = 1;
+        }
+        s->verified = 0;
+        s->chosen = -1;
+    }
+    op->clear_pending = reg->path[0] != '\0';
+    return hst__choice_save(reg);
 }
 
 HST__CDEF hst_result hst_choice_save(hst_backend *be) {

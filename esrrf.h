@@ -1933,8 +1933,8 @@ static const hst_choice_default *hst__edefaults(const hst_backend *be) {
 
 /* The choice between the paths: operation "esrrf" on the first backend's registry. */
 static hst_result hst__echoice(hst__eng *e) {
-    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
-                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0 } };
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0, NULL },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0, NULL } };
     hst_choice_op_desc od;
     e->chunk = e->block;
     e->sig[0] = e->rows; e->sig[1] = e->cols; e->sig[2] = e->mag; e->sig[3] = (int64_t)e->chunk;
@@ -2346,7 +2346,7 @@ static void *hst__erows_main(void *p) {
    Any split gives the same bits (each pixel's frames stay on one backend, in order). */
 #define HST__E_ROWS_OP "esrrf_rows"
 static hst_choice_op *hst__erows_op(hst_backend *be) {
-    static const hst_choice_impl impl = { "rows", NULL, NULL, NULL, NULL, 0 };
+    static const hst_choice_impl impl = { "rows", NULL, NULL, NULL, NULL, 0, NULL };
     hst_choice_op_desc od;
     hst_choice_op *op = hst_choice_find(be, HST__E_ROWS_OP);
     if (op) return op;

@@ -4,8 +4,11 @@
    forcing per call, per desc and through HST_FORCE, signature buckets, the nearest signature
    and shipped defaults), persistence (round trip, device identity in the key, save at destroy
    and at an interval but never per call, two processes writing at once, corrupt and foreign
-   files), the out-of-memory split, benchmark mode with its cross-check and table, and rejected
-   arguments — each checked by values and log items.
+   files), the out-of-memory split, benchmark mode with its cross-check and table, run-type
+   groups (tags; forcing "@tag" per call, per desc and through HST_FORCE), clearing an
+   operation's timings (in memory and in the file, later timings kept), testing mode (outputs
+   checked against the reference's, those that disagree excluded; in benchmark mode too), and
+   rejected arguments — each checked by values and log items.
 
    The implementations here are fakes that advance the fake clock by their cost, so every
    choice is deterministic. Backends follow HST_DEVICE (the registry works the same on every
@@ -732,9 +735,137 @@ static void test_oom_split(void **state)
 
 /* ============================================================================================
    Benchmark mode */
+/* Run-type groups: a force "@tag" chooses among the implementations tagged so (measuring each,
+   then the fastest of them), a failing member leaves the others; a plain name still forces
+   one; an unknown tag is refused with the tags there are; the stats carry the tags. */
+static void test_force_group(void **state)
+{
+    ctx c;
+    hst_choice_op_desc d;
+    hst_choice_op *op;
+    hst_choice_outcome oc;
+    unsigned pick = 99;
+    int64_t n = 40;
+    int k;
+    (void)state;
+    ctx_open(&c);
+    c.impls[0].tags = "host cpu";      c.f[0].cost = 1 * MS;   /* the fastest overall */
+    c.impls[1].tags = "opencl gpu";    c.f[1].cost = 3 * MS;
+    c.impls[2].tags = "opencl  gpu ";  c.f[2].cost = 2 * MS;   /* the fastest on the gpu */
+    c.impls[3].tags = "opencl cpu";    c.f[3].cost = 4 * MS;
+    d = op_desc(&c, "group", 4);
+    op = reg_op(&c, &d);
+    assert_string_equal(stat_of(op, 40, 1).tags, "opencl gpu");
+    assert_null(hst_choice_find(c.be, "nothing"));
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@gpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1); assert_true(oc.forced); assert_true(oc.explored);
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@gpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 2); assert_true(oc.explored);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(hst_choice_run(op, &n, 1, &n, "@gpu", &oc), HST_SUCCESS);
+        assert_int_equal(oc.impl, 2); assert_true(oc.forced); assert_false(oc.explored);
+        assert_string_equal(oc.name, "C");
+    }
+    assert_int_equal(c.f[0].calls + c.f[3].calls, 0);        /* nothing outside the group */
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@cpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 0);                            /* A measured, then D, then A */
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@cpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 3);
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@cpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 0); assert_false(oc.explored);
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "B", &oc), HST_SUCCESS);   /* a name */
+    assert_int_equal(oc.impl, 1); assert_true(oc.forced);
+    assert_int_equal(run1(op, 40).impl, 0);                  /* unforced: the fastest of all */
+    assert_int_equal(hst_choice_pick(op, &n, 1, &pick), HST_SUCCESS);
+    assert_int_equal(pick, 0);
+    /* an unknown tag: refused, the log naming the tags there are (each once) */
+    cap_reset(&c.log);
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@fpga", &oc), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "fpga"));
+    assert_non_null(strstr(c.log.last_message, "host cpu opencl gpu"));
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@", &oc), HST_ERROR_INVALID_ARGUMENT);
+    /* a group member failing leaves the others of the group, never one outside it */
+    c.f[2].fail = HST_ERROR_UNSUPPORTED;
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@gpu", &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 1);
+    c.f[1].fail = HST_ERROR_UNSUPPORTED;
+    k = (int)c.f[0].calls;
+    assert_int_equal(hst_choice_run(op, &n, 1, &n, "@gpu", &oc), HST_ERROR_UNSUPPORTED);
+    assert_int_equal((int)c.f[0].calls, k);
+    assert_int_equal(run1(op, 40).impl, 0);
+    ctx_close(&c);
+}
+
+/* Groups through the desc and HST_FORCE ("op:@tag"); one naming no tag is warned about and
+   ignored (HST_FORCE) or refused (the desc); tags and names with reserved characters are
+   refused, naming the implementation. */
+static void test_force_group_env(void **state)
+{
+    ctx c;
+    hst_choice_op_desc d;
+    hst_choice_op *op = NULL;
+    hst_choice_outcome oc;
+    unsigned pick = 99;
+    int64_t n = 9;
+    int k;
+    (void)state;
+    ctx_open(&c);
+    c.impls[0].tags = "host"; c.impls[1].tags = "gpu"; c.impls[2].tags = "gpu";
+    c.f[1].cost = 5 * MS;
+    setenv("HST_FORCE", "genv:@gpu,gbad:@nope", 1);
+    d = op_desc(&c, "genv", 3);
+    d.force = "A";                                   /* HST_FORCE wins over the desc */
+    op = reg_op(&c, &d);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_CHOICE_FORCED);
+    assert_non_null(strstr(c.log.last_message, "tagged gpu"));
+    assert_non_null(strstr(c.log.last_message, "HST_FORCE"));
+    for (k = 0; k < 4; k++) {
+        oc = run1(op, 9);
+        assert_int_equal(oc.impl, k == 0 ? 1 : 2); assert_true(oc.forced);
+    }
+    assert_int_equal(hst_choice_pick(op, &n, 1, &pick), HST_SUCCESS);
+    assert_int_equal(pick, 2);
+    assert_int_equal(c.f[0].calls, 0);
+    d = op_desc(&c, "gbad", 3);
+    cap_reset(&c.log);
+    op = reg_op(&c, &d);
+    assert_int_equal(c.log.counts[HST_LOGITEM_BAD_ARGUMENT], 1);
+    assert_non_null(strstr(c.log.last_message, "its tags: host gpu"));
+    assert_false(run1(op, 9).forced);
+    unsetenv("HST_FORCE");
+    d = op_desc(&c, "gdesc", 3);
+    d.force = "@host";
+    op = reg_op(&c, &d);
+    assert_non_null(strstr(c.log.last_message, "the desc"));
+    assert_int_equal(run1(op, 9).impl, 0);
+    d.name = "gdesc_bad";
+    d.force = "@cpu";
+    cap_reset(&c.log);
+    op = NULL;
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_null(op);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "its tags: host gpu"));
+    assert_null(hst_choice_find(c.be, "gdesc_bad"));
+    d.force = NULL;
+    c.impls[2].tags = "gpu:0";
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "tags of C"));
+    c.impls[2].tags = "@gpu";
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    c.impls[2].tags = "gpu";
+    c.impls[2].name = "@C";
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "'@'"));
+    ctx_close(&c);
+}
+
 #define BENCH_N 64
 typedef struct bench_args { double x[BENCH_N], out[BENCH_N]; } bench_args;
-typedef struct bench_impl { fake_impl f; int kind; } bench_impl;   /* 0 exact, 1 noisy, 2 wrong */
+typedef struct bench_impl { fake_impl f; int kind; } bench_impl;   /* 0 exact, 1 noisy, 2 wrong,
+                                                                       3 a NaN */
 
 static hst_result bench_run(void *args, void *user)
 {
@@ -745,6 +876,7 @@ static hst_result bench_run(void *args, void *user)
         double v = 2.0 * a->x[b->kind == 2 ? BENCH_N - 1 - i : i];
         a->out[i] = b->kind == 1 ? v * (1.0 + 1e-7 * ((i % 3) - 1)) : v;
     }
+    if (b->kind == 3) a->out[5] = NAN;
     return fake_run(NULL, &b->f);
 }
 
@@ -846,6 +978,195 @@ static void test_benchmark(void **state)
     ctx_close(&c);
 }
 
+/* Testing mode: A is the reference (exact), B agrees within the tolerance (1e-7 relative
+   noise), C reverses the output, D has a NaN. Each is checked at its first run at a signature
+   (the reference run first, untimed); C and D are excluded as failures are (HST_ERROR_MISMATCH,
+   logged once each), and the call still returns an output that agrees. */
+static void testing_impls(ctx *c, bench_impl *b, hst_choice_impl *impls)
+{
+    int i;
+    memset(b, 0, 4 * sizeof *b);
+    memset(impls, 0, 4 * sizeof *impls);
+    for (i = 0; i < 4; i++) {
+        b[i].f.clk = &c->clk;
+        b[i].kind = i;
+        impls[i].name = impl_names[i];
+        impls[i].run = bench_run;
+        impls[i].user = &b[i];
+    }
+    b[0].f.cost = 3 * MS; b[1].f.cost = 1 * MS; b[2].f.cost = 0.5 * MS; b[3].f.cost = 0.2 * MS;
+}
+
+static void assert_doubled(const bench_args *a, double tol)
+{
+    int i;
+    for (i = 0; i < BENCH_N; i++)
+        assert_true(fabs(a->out[i] - 2.0 * a->x[i]) <= tol * fabs(a->out[i]));
+}
+
+static void test_testing(void **state)
+{
+    ctx c;
+    hst_choice_op_desc d;
+    hst_choice_op *op;
+    hst_choice_outcome oc;
+    hst_choice_impl impls[4];
+    bench_impl b[4];
+    bench_args args;
+    hst_choice_stat st;
+    int64_t n = BENCH_N;
+    unsigned a_calls, c_calls;
+    int i;
+    (void)state;
+    ctx_open(&c);
+    for (i = 0; i < BENCH_N; i++) args.x[i] = 1.0 + i;
+    testing_impls(&c, b, impls);
+    d = op_desc(&c, "testing", 4);
+    d.impls = impls;
+    d.testing = 1;
+    op = NULL;
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_NULL_ARGUMENT);  /* testing needs output */
+    assert_non_null(strstr(c.log.last_message, "desc.output"));
+    assert_null(op);
+    d.output = bench_output;
+    d.tolerance = -1.0;
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_OUT_OF_RANGE);
+    d.tolerance = NAN;
+    assert_int_equal(hst_choice_register(c.be, &d, &op), HST_ERROR_INVALID_ARGUMENT);
+    d.tolerance = 0.0;                                  /* HST_CHOICE_TOLERANCE */
+    op = reg_op(&c, &d);
+    /* 1: A (the reference) measured, nothing to check */
+    memset(args.out, 0, sizeof args.out);
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 0); assert_int_equal(b[0].f.calls, 1);
+    assert_doubled(&args, 0.0);
+    /* 2: B measured; the reference runs first (untimed), B agrees and is recorded */
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1); assert_true(oc.explored); assert_int_equal(oc.failures, 0);
+    assert_int_equal(b[0].f.calls, 2); assert_int_equal(b[1].f.calls, 1);
+    assert_near(oc.seconds, 1 * MS, 1e-12);
+    assert_int_equal(stat_of(op, BENCH_N, 0).samples, 1);    /* the untimed run: not recorded */
+    assert_int_equal(stat_of(op, BENCH_N, 1).samples, 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 0);
+    /* 3: C disagrees, D has a NaN: both excluded; B (verified, the fastest left) answers */
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 2);
+    assert_int_equal(b[0].f.calls, 3); assert_int_equal(b[2].f.calls, 1);
+    assert_int_equal(b[3].f.calls, 1);
+    assert_doubled(&args, 1e-6);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 2);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_FAILED], 0);
+    st = stat_of(op, BENCH_N, 2);
+    assert_int_equal(st.failed, HST_ERROR_MISMATCH); assert_int_equal(st.samples, 0);
+    assert_int_equal(stat_of(op, BENCH_N, 3).failed, HST_ERROR_MISMATCH);
+    assert_int_equal(stat_of(op, BENCH_N, 1).failed, HST_SUCCESS);
+    assert_int_equal(stat_of(op, BENCH_N, 1).samples, 2);
+    /* then B, unchecked (verified), without the reference; C and D never again */
+    a_calls = b[0].f.calls; c_calls = b[2].f.calls;
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+        assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 0);
+    }
+    assert_int_equal(b[0].f.calls, a_calls); assert_int_equal(b[2].f.calls, c_calls);
+    /* forcing an excluded one: checked again, its mismatch returned, not logged again */
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, "C", &oc), HST_ERROR_MISMATCH);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 2);
+    /* another signature: checked there afresh; D forced first: the log says why */
+    n = BENCH_N / 2;
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, "D", &oc), HST_ERROR_MISMATCH);
+    assert_int_equal(c.log.last_item, HST_LOGITEM_CHOICE_EXCLUDED);
+    assert_non_null(strstr(c.log.last_message, "D on "));
+    assert_non_null(strstr(c.log.last_message, stat_of(op, BENCH_N, 3).device));
+    assert_non_null(strstr(c.log.last_message, "inf"));       /* the NaN: an infinite error */
+    assert_non_null(strstr(c.log.last_message, "1e-05"));     /* the tolerance */
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 3);
+    for (i = 0; i < 4; i++)
+        assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 4);
+    /* clearing forgets the exclusions with the timings */
+    assert_int_equal(hst_choice_clear(op), HST_SUCCESS);
+    assert_int_equal(stat_of(op, BENCH_N, 2).failed, HST_SUCCESS);
+    assert_int_equal(stat_of(op, BENCH_N, 1).source, HST_CHOICE_NONE);
+
+    /* only the reference agrees: the call's output is the reference's, bit for bit */
+    b[1].kind = 2;
+    d = op_desc(&c, "testing_ref", 2);
+    d.impls = impls;
+    d.testing = 1;
+    d.output = bench_output;
+    op = reg_op(&c, &d);
+    n = BENCH_N;
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 0);
+    memset(args.out, 0, sizeof args.out);
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 0); assert_int_equal(oc.failures, 1);
+    assert_doubled(&args, 0.0);
+    assert_int_equal(stat_of(op, BENCH_N, 1).failed, HST_ERROR_MISMATCH);
+    assert_int_equal(stat_of(op, BENCH_N, 0).samples, 2);   /* its answering run was timed */
+    ctx_close(&c);
+}
+
+/* Benchmark mode in testing mode: rows that disagree are excluded (HST_ERROR_MISMATCH, no
+   timed runs, logged), the others verified (hst_choice_run then runs them unchecked); a tight
+   tolerance excludes the noisy twin too. The table shows the tags. */
+static void test_testing_benchmark(void **state)
+{
+    ctx c;
+    hst_choice_op_desc d;
+    hst_choice_op *op;
+    hst_choice_outcome oc;
+    hst_choice_impl impls[4];
+    bench_impl b[4];
+    bench_args args;
+    hst_choice_bench_row rows[4];
+    int64_t n = BENCH_N;
+    size_t count = 0;
+    unsigned a_calls;
+    char table[2048];
+    int i;
+    (void)state;
+    ctx_open(&c);
+    for (i = 0; i < BENCH_N; i++) args.x[i] = 1.0 + i;
+    testing_impls(&c, b, impls);
+    impls[0].tags = "host cpu"; impls[1].tags = "opencl gpu";
+    d = op_desc(&c, "testing_bench", 4);
+    d.impls = impls;
+    d.testing = 1;
+    d.output = bench_output;
+    op = reg_op(&c, &d);
+    assert_int_equal(hst_choice_benchmark(op, &n, 1, &args, 3, rows, 4, &count), HST_SUCCESS);
+    assert_int_equal(rows[0].result, HST_SUCCESS); assert_int_equal(rows[0].runs, 3);
+    assert_int_equal(rows[1].result, HST_SUCCESS); assert_int_equal(rows[1].runs, 3);
+    assert_int_equal(rows[2].result, HST_ERROR_MISMATCH); assert_int_equal(rows[2].runs, 0);
+    assert_int_equal(rows[3].result, HST_ERROR_MISMATCH); assert_int_equal(rows[3].runs, 0);
+    assert_true(rows[2].max_rel_error > 0.5);
+    assert_true(isinf(rows[3].max_rel_error));
+    assert_string_equal(rows[1].tags, "opencl gpu"); assert_null(rows[2].tags);
+    assert_true(rows[1].chosen);
+    assert_int_equal(c.log.counts[HST_LOGITEM_CHOICE_EXCLUDED], 2);
+    assert_int_equal(stat_of(op, BENCH_N, 2).failed, HST_ERROR_MISMATCH);
+    assert_true(hst_choice_table(rows, 4, table, sizeof table) <= sizeof table);
+    assert_non_null(strstr(table, "tags"));
+    assert_non_null(strstr(table, "opencl gpu"));
+    assert_non_null(strstr(table, "HST_ERROR_MISMATCH"));
+    a_calls = b[0].f.calls;
+    assert_int_equal(hst_choice_run(op, &n, 1, &args, NULL, &oc), HST_SUCCESS);
+    assert_int_equal(oc.impl, 1); assert_int_equal(oc.failures, 0);
+    assert_int_equal(b[0].f.calls, a_calls);                /* B was verified: no reference */
+    /* a tolerance below B's noise excludes B too */
+    d.name = "testing_tight";
+    d.tolerance = 1e-9;
+    op = reg_op(&c, &d);
+    assert_int_equal(hst_choice_benchmark(op, &n, 1, &args, 1, rows, 4, &count), HST_SUCCESS);
+    assert_int_equal(rows[1].result, HST_ERROR_MISMATCH);
+    assert_true(rows[0].chosen);
+    ctx_close(&c);
+}
+
 /* ============================================================================================
    Persistence */
 static void test_persist_roundtrip(void **state)
@@ -926,6 +1247,91 @@ static void test_persist_roundtrip(void **state)
     ctx_close(&c);
     assert_int_equal(count_files_ending(dir, ".tmp"), 0);
     remove_dir(dir);
+}
+
+/* Clearing: every timing, failure mark and choice of the operation is forgotten, in memory
+   and in the file (a reload does not bring them back), other operations' timings stay, and
+   timings recorded after the clear — here and by another registry on the same file that had
+   read the old ones — are kept. */
+static void test_clear(void **state)
+{
+    char dir[64], path[256];
+    ctx c, c2;
+    hst_choice_op_desc d;
+    hst_choice_op *op, *other, *op2;
+    hst_choice_stat st;
+    char *text;
+    int k;
+    (void)state;
+    make_dir(dir, sizeof dir);
+    timings_path(dir, path, sizeof path);
+    ctx_open_on(&c, NULL, dir, NULL, 0.0);
+    c.f[2].fail = HST_ERROR_UNSUPPORTED;
+    d = op_desc(&c, "clr", 3);
+    op = reg_op(&c, &d);
+    d = op_desc(&c, "kept", 2);
+    other = reg_op(&c, &d);
+    for (k = 0; k < 4; k++) { run1(op, 64); run1(op, 8); run1(other, 64); }
+    assert_int_equal(stat_of(op, 64, 2).failed, HST_ERROR_UNSUPPORTED);
+    assert_int_equal(stat_of(op, 64, 0).source, HST_CHOICE_EXACT);
+    assert_int_equal(hst_choice_save(c.be), HST_SUCCESS);
+    ctx_close(&c);
+
+    /* two registries read the file; the first clears, the second records and saves later */
+    ctx_open_on(&c, NULL, dir, NULL, 0.0);
+    d = op_desc(&c, "clr", 3);
+    op = reg_op(&c, &d);
+    d = op_desc(&c, "kept", 2);
+    other = reg_op(&c, &d);
+    ctx_open_on(&c2, NULL, dir, NULL, 0.0);
+    d = op_desc(&c2, "clr", 3);
+    op2 = reg_op(&c2, &d);
+    assert_int_equal(stat_of(op2, 64, 0).samples, 3);
+    assert_int_equal(stat_of(op, 64, 0).samples, 3);
+    assert_int_equal(hst_choice_clear(op), HST_SUCCESS);
+    for (k = 0; k < 3; k++) {
+        st = stat_of(op, k == 2 ? 8 : 64, (unsigned)k);
+        assert_int_equal(st.samples, 0); assert_int_equal(st.source, HST_CHOICE_NONE);
+        assert_true(isnan(st.seconds)); assert_int_equal(st.failed, HST_SUCCESS);
+        assert_int_equal(st.parts, 1);
+    }
+    assert_int_equal(stat_of(other, 64, 0).samples, 3);     /* another operation: untouched */
+    text = read_text(path);                                 /* rewritten at once */
+    assert_non_null(text);
+    assert_null(strstr(text, "clr\t"));
+    assert_non_null(strstr(text, "kept\t"));
+    free(text);
+    assert_true(run1(op, 64).explored);                     /* measured again */
+    assert_int_equal(hst_choice_record(op, (const int64_t[]){64}, 1, "B", 7 * MS), HST_SUCCESS);
+    assert_int_equal(hst_choice_record(op2, (const int64_t[]){64}, 1, "C", 9 * MS), HST_SUCCESS);
+    assert_int_equal(hst_choice_save(c2.be), HST_SUCCESS);  /* its old samples stay out */
+    ctx_close(&c2);
+    ctx_close(&c);
+
+    ctx_open_on(&c, NULL, dir, NULL, 0.0);
+    d = op_desc(&c, "clr", 3);
+    op = reg_op(&c, &d);
+    d = op_desc(&c, "kept", 2);
+    other = reg_op(&c, &d);
+    assert_int_equal(stat_of(op, 64, 0).samples, 1);         /* the run after the clear */
+    assert_int_equal(stat_of(op, 64, 1).samples, 1);
+    assert_near(stat_of(op, 64, 1).seconds, 7 * MS, 1e-12);
+    assert_int_equal(stat_of(op, 64, 2).samples, 1);         /* the other registry's */
+    assert_near(stat_of(op, 64, 2).seconds, 9 * MS, 1e-12);
+    assert_int_equal(stat_of(op, 8, 0).source, HST_CHOICE_NEAREST);
+    assert_int_equal(stat_of(other, 64, 0).samples, 3);
+    ctx_close(&c);
+    remove_dir(dir);
+
+    /* in memory only, and the argument */
+    ctx_open(&c);
+    d = op_desc(&c, "clr_mem", 2);
+    op = reg_op(&c, &d);
+    run1(op, 5); run1(op, 5);
+    assert_int_equal(hst_choice_clear(op), HST_SUCCESS);
+    assert_int_equal(stat_of(op, 5, 1).source, HST_CHOICE_NONE);
+    assert_int_equal(hst_choice_clear(NULL), HST_ERROR_INVALID_ARGUMENT);
+    ctx_close(&c);
 }
 
 /* Two processes recording and saving at the same time: every sample of both survives (the
@@ -1235,6 +1641,8 @@ static void test_log_item_names(void **state)
     assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_SPLIT), "CHOICE_SPLIT");
     assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_FORCED), "CHOICE_FORCED");
     assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_FILE_IGNORED), "CHOICE_FILE_IGNORED");
+    assert_string_equal(hst_log_item_name(HST_LOGITEM_CHOICE_EXCLUDED), "CHOICE_EXCLUDED");
+    assert_string_equal(hst_result_string(HST_ERROR_MISMATCH), "HST_ERROR_MISMATCH");
 }
 
 int main(void)
@@ -1251,10 +1659,15 @@ int main(void)
         cmocka_unit_test(test_force_per_call),
         cmocka_unit_test(test_force_desc),
         cmocka_unit_test(test_force_env),
+        cmocka_unit_test(test_force_group),
+        cmocka_unit_test(test_force_group_env),
         cmocka_unit_test(test_signatures),
         cmocka_unit_test(test_oom_split),
         cmocka_unit_test(test_benchmark),
+        cmocka_unit_test(test_testing),
+        cmocka_unit_test(test_testing_benchmark),
         cmocka_unit_test(test_persist_roundtrip),
+        cmocka_unit_test(test_clear),
         cmocka_unit_test(test_corrupt_file),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_timings_only),

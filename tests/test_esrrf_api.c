@@ -1302,8 +1302,8 @@ static void test_choice_follows_timings(void **state)
 static void test_measuring_ends(void **state)
 {
     static const char *const names[2] = {"fused", "chained"};
-    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0 },
-                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0 } };
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0, NULL },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0, NULL } };
     hst_choice_op_desc od;
     hst_backend *b;
     hst_esrrf_desc d;
