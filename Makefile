@@ -33,7 +33,7 @@ MAKEFLAGS += --no-builtin-rules
 BUILD := build
 
 # The headers of the library, lowest layer first (README.md: Layering).
-HEADERS     := kernels.h backend.h array.h choice.h kernels_stream.h stream.h kernels_halo.h halo.h \
+HEADERS     := kernels.h backend.h array.h algorithm.h choice.h kernels_stream.h stream.h kernels_halo.h halo.h \
                kernels_quality.h quality.h kernels_esrrf.h esrrf.h kernels_nufft.h nufft.h
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
