@@ -108,14 +108,19 @@
                       hst_user_event_set hst_event_set_callback hst_queue_marker
      Memory           hst_buffer_create hst_buffer_create_sub hst_pinned_create hst_buffer_wrap
                       hst_buffer_destroy hst_buffer_bytes hst_buffer_host_ptr hst_buffer_backend
-                      hst_buffer_serial hst_buffer_cl hst_fill hst_write hst_read hst_copy
+                      hst_buffer_serial hst_buffer_cl hst_buffer_from_cl hst_fill hst_write hst_read hst_copy
                       hst_write_rect hst_read_rect hst_copy_rect hst_map hst_unmap hst_migrate
                       hst_svm_alloc hst_svm_free hst_svm_map hst_svm_unmap hst_svm_copy
-                      hst_svm_fill
-     Images           hst_image_from_array hst_image_destroy hst_image_pixel_bytes hst_image_write
+                      hst_svm_fill hst_svm_migrate
+     Images           hst_image_from_array hst_image_create hst_image_destroy hst_image_pixel_bytes
+                      hst_image_get_info
+                      hst_image_format_channels hst_image_format_pixel_bytes
+                      hst_supported_image_formats hst_image_write
                       hst_image_read hst_image_copy hst_image_to_buffer hst_buffer_to_image
-                      hst_image_fill hst_image_map hst_image_unmap hst_sampler_create
-                      hst_sampler_destroy hst_image_cl hst_sampler_cl
+                      hst_image_fill hst_image_map hst_image_map_enqueue hst_image_unmap hst_sampler_create
+                      hst_sampler_create_props hst_sampler_get_info hst_sampler_destroy
+                      hst_buffer_get_info_raw hst_image_get_info_raw hst_sampler_get_info_raw
+                      hst_image_cl hst_sampler_cl
      Memory pool      hst_pool_create hst_pool_destroy hst_pool_alloc hst_pool_free_held
                       hst_pool_get_stats hst_pool_bin_bytes
      Programs         hst_program_build hst_program_release hst_kernel_create hst_kernel_destroy
@@ -618,6 +623,16 @@ HST_API uint64_t hst_buffer_serial(const hst_buffer *buf);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
 HST_API cl_mem hst_buffer_cl(const hst_buffer *buf);      /* NULL on the host device */
+/* Adopts mem, a buffer of be's context made elsewhere (PyOpenCL's MemoryObject.from_int_ptr;
+   hst_buffer_cl is int_ptr): the hst_buffer retains it (clRetainMemObject) and
+   hst_buffer_destroy releases that reference; the caller keeps its own, and may release it at
+   once. Its bytes are mem's (CL_MEM_SIZE), counted against the backend's device memory as
+   hst_buffer_create's; it has no host pointer. A foreign context and queue are adopted by
+   hst_backend_desc.wrap_context and wrap_queue. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, not
+   a buffer, another context: the log says which), HST_ERROR_UNSUPPORTED (the host device),
+   HST_ERROR_OUT_OF_DEVICE_MEMORY (over the desc's limit), OpenCL codes. Thread safety: per
+   backend. */
+HST_API HST_NODISCARD hst_result hst_buffer_from_cl(hst_backend *be, cl_mem mem, hst_buffer **out);
 #endif
 
 /* Fills [offset, offset+bytes) with a repeated pattern of pattern_bytes (1, 2, 4, ..., 128);
@@ -694,22 +709,87 @@ HST_API HST_NODISCARD hst_result hst_svm_copy(hst_queue *q, void *dst, const voi
 HST_API HST_NODISCARD hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
                                               size_t pattern_bytes, size_t bytes,
                                               size_t num_wait, const hst_event *wait, hst_event *out);
+/* Moves SVM ranges to the queue's device, or to the host with HST_MIGRATE_TO_HOST
+   (clEnqueueSVMMigrateMem, OpenCL 2.1; PyOpenCL's enqueue_svm_migratemem): ranges
+   [ptrs[i], ptrs[i] + sizes[i]) of hst_svm_alloc's allocations (sizes NULL, or sizes[i] 0: the
+   whole allocation from ptrs[i]). A hint: the memory's contents stay (unless
+   HST_MIGRATE_CONTENT_UNDEFINED). On the host device SVM is host memory: nothing moves. Errors:
+   HST_ERROR_INVALID_ARGUMENT (NULL, num 0, unknown flags), HST_ERROR_UNSUPPORTED (a device
+   below OpenCL 2.1 or without SVM), OpenCL codes. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_svm_migrate(hst_queue *q, size_t num, const void *const *ptrs,
+                                                 const size_t *sizes, unsigned migrate_flags,
+                                                 size_t num_wait, const hst_event *wait, hst_event *out);
 
 /* ---------------------------------------------------------------------------------------------
-   Images (2-D and 3-D), as PyOpenCL's image_from_array: an array of shape (height, width) or
+   Images: any kind by hst_image_create (1-D, 2-D, 3-D, 1-D and 2-D arrays, 1-D images over a
+   buffer), and 2-D and 3-D ones as PyOpenCL's image_from_array: an array of shape (height, width) or
    (depth, height, width) in C order, `channels` interleaved values per pixel, maps to
-     dtype u8 -> CL_UNSIGNED_INT8 (CL_UNORM_INT8 when normalized), i32 -> CL_SIGNED_INT32,
+     dtype u8 -> CL_UNSIGNED_INT8 (normalized: CL_UNORM_INT8), i8 -> CL_SIGNED_INT8
+     (CL_SNORM_INT8), i16 -> CL_SIGNED_INT16 (CL_SNORM_INT16), i32 -> CL_SIGNED_INT32,
      f32 -> CL_FLOAT, c64 -> CL_FLOAT with 2 channels per element;
-     channels 1 -> CL_R, 2 -> CL_RG, 4 -> CL_RGBA. f64 has no image format (HST_ERROR_DTYPE).
+     channels 1 -> CL_R, 2 -> CL_RG, 4 -> CL_RGBA. f64, i64 and c128 have no image format
+   (HST_ERROR_DTYPE). Normalized integers read as floats in [0, 1] (u8) or [-1, 1] (i8, i16).
    Origins and regions are in pixels {x, y, z} (z = 0 / 1 for 2-D). */
 enum { HST_ADDRESS_NONE = 0, HST_ADDRESS_CLAMP_TO_EDGE, HST_ADDRESS_CLAMP, HST_ADDRESS_REPEAT,
        HST_ADDRESS_MIRRORED_REPEAT };
 enum { HST_FILTER_NEAREST = 0, HST_FILTER_LINEAR };
 
-/* host may be NULL (contents undefined). Errors: HST_ERROR_DTYPE, HST_ERROR_INVALID_ARGUMENT
-   (ndim not 2/3, zero extent, channels not 1/2/4), HST_ERROR_UNSUPPORTED (no image support or
-   the format is not supported by the device), HST_ERROR_OVERFLOW, OpenCL codes.
-   Thread safety: per backend. */
+/* An image format as OpenCL's cl_image_format (PyOpenCL's ImageFormat), in OpenCL's numbers:
+   channel_order CL_R (0x10B0) .. CL_ABGR (0x10C3), channel_type CL_SNORM_INT8 (0x10D0) ..
+   CL_UNORM_INT_101010_2 (0x10E0); the orders and types of OpenCL 1.2 (and 2.0's sRGB, ABGR,
+   depth) are known by the functions below. */
+typedef struct hst_image_format { uint32_t channel_order, channel_type; } hst_image_format;
+/* ImageFormat.channel_count: the channels of f's order (CL_RGBA 4, CL_Rx 2, ...); 0 for an
+   order OpenCL does not define. Thread-safe. */
+HST_API unsigned hst_image_format_channels(hst_image_format f);
+/* ImageFormat.itemsize: bytes per pixel (a packed type such as CL_UNORM_SHORT_565: the whole
+   pixel's); 0 for an order or type OpenCL does not define. ImageFormat.dtype_size is
+   itemsize / channel_count for the unpacked types. Thread-safe. */
+HST_API size_t hst_image_format_pixel_bytes(hst_image_format f);
+/* Image types (OpenCL's CL_MEM_OBJECT_IMAGE*); 2 and 3 are also hst_image_from_array's ndim. */
+enum { HST_IMAGE_1D = 1, HST_IMAGE_2D = 2, HST_IMAGE_3D = 3, HST_IMAGE_1D_ARRAY = 4, HST_IMAGE_2D_ARRAY = 5,
+       HST_IMAGE_1D_BUFFER = 6 };
+/* PyOpenCL's get_supported_image_formats (clGetSupportedImageFormats): the formats be's device
+   supports for images of image_type (HST_IMAGE_*) made with mem_flags (HST_MEM_READ_WRITE,
+   _READ_ONLY, _WRITE_ONLY): *count of them, the first min(*count, max) into formats (formats
+   may be NULL when max is 0). The host device supports the formats hst_image_from_array makes
+   (above), for every type. Errors: HST_ERROR_INVALID_ARGUMENT (NULL, image_type, mem_flags),
+   HST_ERROR_UNSUPPORTED (no image support), OpenCL codes. Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_supported_image_formats(hst_backend *be, unsigned mem_flags, unsigned image_type,
+                                                             hst_image_format *formats, size_t max,
+                                                             size_t *count);
+
+/* Any image (PyOpenCL's Image(context, flags, format, shape, pitches, hostbuf, is_array,
+   buffer)): zero-initialise, then set what the image needs. Its pixel boxes (origin, region
+   {x, y, z}) run over {width, 1, 1} (1-D, 1-D buffer), {width, layers, 1} (1-D array),
+   {width, height, 1} (2-D), {width, height, layers} (2-D array) or {width, height, depth}
+   (3-D), as OpenCL's. */
+typedef struct hst_image_desc {
+    unsigned type;                /* HST_IMAGE_* */
+    hst_dtype dtype;              /* the format, as hst_image_from_array's: */
+    unsigned channels;            /*   1, 2 or 4 values per pixel */
+    int normalized;               /*   u8, i8, i16 read as normalized floats */
+    size_t width, height, depth;  /* pixels: height of 2-D kinds and 3-D, depth of 3-D; others 0 */
+    size_t array_size;            /* layers of the array kinds; others 0 */
+    unsigned mem_flags;           /* what kernels may do: HST_MEM_READ_WRITE (0), _READ_ONLY,
+                                     _WRITE_ONLY (CL_MEM_* on the device; hst_image_info says) */
+    const void *host;             /* the initial pixels, or NULL (contents undefined) */
+    size_t row_pitch, slice_pitch;  /* host's bytes per row and per 2-D slice or layer (0: tight;
+                                       else at least a tight row / the rows of a slice) */
+    hst_buffer *buffer;           /* HST_IMAGE_1D_BUFFER: the buffer the image views (its pixels
+                                     are the buffer's first width * pixel bytes; a root buffer of
+                                     the same backend); it must outlive the image */
+} hst_image_desc;
+/* Makes the image d describes. Errors: as hst_image_from_array's, and
+   HST_ERROR_INVALID_ARGUMENT for a type, extent, pitch, mem_flags or buffer that does not fit
+   the type (the log names the field). Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_image_create(hst_backend *be, const hst_image_desc *d, hst_image **out);
+
+/* A 2-D or 3-D image (hst_image_create of HST_IMAGE_2D or _3D, read-write, from shape).
+   host may be NULL (contents undefined). normalized applies to u8, i8 and i16. Errors:
+   HST_ERROR_DTYPE, HST_ERROR_INVALID_ARGUMENT (ndim not 2/3, zero extent, channels not 1/2/4,
+   normalized with another dtype), HST_ERROR_UNSUPPORTED (no image support or the format is not
+   supported by the device), HST_ERROR_OVERFLOW, OpenCL codes. Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                                       int normalized, unsigned ndim, const size_t *shape,
                                                       const void *host, hst_image **out);
@@ -718,6 +798,26 @@ HST_API void hst_image_destroy(hst_image *img);
 /* Bytes per pixel (element size times channels; c64 counts as two float channels).
    Thread safety: while alive. */
 HST_API size_t hst_image_pixel_bytes(const hst_image *img);
+/* What an image is (PyOpenCL's Image.shape, Image.format and get_image_info). */
+typedef struct hst_image_info {
+    unsigned type;                /* HST_IMAGE_* (CL_MEM_TYPE) */
+    unsigned ndim;                /* 1, 2 or 3: the dimensions of one image (a layer) */
+    size_t width, height, depth;  /* pixels (CL_IMAGE_WIDTH, _HEIGHT, _DEPTH); 1 where the type
+                                     has no such axis (OpenCL says 0) */
+    unsigned mem_flags;           /* HST_MEM_READ_WRITE, _READ_ONLY or _WRITE_ONLY */
+    hst_image_format format;      /* CL_IMAGE_FORMAT */
+    hst_dtype dtype;              /* as made: the element type, */
+    unsigned channels;            /* its values per pixel (c64: complex ones), */
+    int normalized;               /* integers read as normalized floats */
+    size_t pixel_bytes;           /* CL_IMAGE_ELEMENT_SIZE */
+    size_t row_pitch, slice_pitch;  /* bytes of the device's rows and of its 2-D slices or layers
+                                       (CL_IMAGE_ROW_PITCH, CL_IMAGE_SLICE_PITCH; slice_pitch 0
+                                       for 1-D and 2-D); the host device's are tight */
+    size_t array_size;            /* CL_IMAGE_ARRAY_SIZE: the layers of an array, else 0 */
+} hst_image_info;
+/* Fills *out (on OpenCL devices the pitches are the device's own, clGetImageInfo). Errors:
+   HST_ERROR_INVALID_ARGUMENT (NULL), OpenCL codes. Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_image_get_info(const hst_image *img, hst_image_info *out);
 /* Host arrays are tight unless pitches (bytes) are given (0 = tight).
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_image_write(hst_queue *q, hst_image *img, const size_t origin[3],
@@ -748,7 +848,9 @@ HST_API HST_NODISCARD hst_result hst_buffer_to_image(hst_queue *q, hst_image *ds
                                                      const size_t region[3], const hst_buffer *src,
                                                      size_t src_offset,
                                                      size_t num_wait, const hst_event *wait, hst_event *out);
-/* color: one pixel as 4 floats (f32, c64, normalized u8), 4 int32 (i32) or 4 uint32 (u8).
+/* color: one pixel as 4 floats (f32, c64, normalized), 4 int32 (i8, i16, i32) or 4 uint32 (u8),
+   converted to the format with saturation (OpenCL 1.2, 8.3; a 1-D buffer image is filled as its
+   buffer, hst_fill of the converted pixel, on every device).
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
                                                 const size_t origin[3], const size_t region[3],
@@ -758,13 +860,79 @@ HST_API HST_NODISCARD hst_result hst_image_fill(hst_queue *q, hst_image *img, co
 HST_API HST_NODISCARD hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
                                                const size_t origin[3], const size_t region[3],
                                                size_t *row_pitch, size_t *slice_pitch, void **ptr);
+/* hst_image_map after the wait list, blocking or not (PyOpenCL's enqueue_map_image with
+   wait_for and is_blocking): *ptr and the pitches are set at once, the pixels are there once
+   *out (may be NULL) completes. Errors: as hst_image_map's. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_image_map_enqueue(hst_queue *q, hst_image *img, unsigned map_flags,
+                                                       const size_t origin[3], const size_t region[3], int blocking,
+                                                       size_t *row_pitch, size_t *slice_pitch, void **ptr,
+                                                       size_t num_wait, const hst_event *wait, hst_event *out);
 HST_API HST_NODISCARD hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
                                                  size_t num_wait, const hst_event *wait, hst_event *out);
-/* Samplers (OpenCL samplers; on the host device a record of the settings).
-   Thread safety: per backend. */
+/* Samplers (OpenCL samplers; on the host device a record of the settings): how a kernel's
+   read_imagef/_i/_ui (image, sampler, coord) finds its pixels, by the OpenCL 1.2 specification's
+   rules (section 8.2): coordinates in pixels or, normalized_coords 1, in [0, 1) of the extent;
+   address_mode HST_ADDRESS_* says what lies outside (NONE: undefined, CLAMP_TO_EDGE: the edge
+   pixel, CLAMP: the border colour, REPEAT and MIRRORED_REPEAT: the image tiled or mirrored, for
+   normalized coordinates only); filter_mode HST_FILTER_NEAREST takes the pixel under the
+   coordinate, HST_FILTER_LINEAR weighs the 2 (1-D), 4 (2-D) or 8 (3-D) nearest (float images
+   and normalized integer ones only). Kernels that read images run on OpenCL devices only: the
+   host device keeps images as memory (every transfer above) but has no sampler, and
+   hst_launch_kernel refuses a kernel with an image or sampler argument there
+   (HST_ERROR_UNSUPPORTED): its twins are C, and a C sampler would promise results that each
+   device's texture unit computes with its own weight precision. Errors: HST_ERROR_INVALID_ARGUMENT
+   (NULL, a mode out of range, REPEAT or MIRRORED_REPEAT with unnormalized coordinates: the log
+   names it), OpenCL codes. Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                                     unsigned address_mode, unsigned filter_mode,
                                                     hst_sampler **out);
+/* The keys of hst_sampler_create_props's list (OpenCL's CL_SAMPLER_* numbers), and where
+   OpenCL's values start: CL_ADDRESS_x = HST_CL_ADDRESS_BASE + HST_ADDRESS_x, CL_FILTER_x =
+   HST_CL_FILTER_BASE + HST_FILTER_x (usable without the OpenCL headers). */
+enum { HST_SAMPLER_NORMALIZED_COORDS = 0x1152, HST_SAMPLER_ADDRESSING_MODE = 0x1153,
+       HST_SAMPLER_FILTER_MODE = 0x1154, HST_CL_ADDRESS_BASE = 0x1130, HST_CL_FILTER_BASE = 0x1140 };
+/* A sampler from a property list, as clCreateSamplerWithProperties (OpenCL 2.0; PyOpenCL's
+   Sampler(context, properties)): key, value pairs ended by a 0 key, in OpenCL's numbers:
+     HST_SAMPLER_NORMALIZED_COORDS  0 or 1 (CL_FALSE, CL_TRUE)                       default 1
+     HST_SAMPLER_ADDRESSING_MODE    CL_ADDRESS_NONE .. CL_ADDRESS_MIRRORED_REPEAT     default CLAMP
+     HST_SAMPLER_FILTER_MODE        CL_FILTER_NEAREST, CL_FILTER_LINEAR               default NEAREST
+   The device gets the same settings through clCreateSamplerWithProperties where it reports
+   OpenCL 2.0 or newer, else through clCreateSampler. Errors: as hst_sampler_create's, and
+   HST_ERROR_INVALID_ARGUMENT for a key given twice or a value out of range,
+   HST_ERROR_UNSUPPORTED for another key (cl_khr_mipmap_image's mip-map filters): the log names
+   the key. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_sampler_create_props(hst_backend *be, const uint64_t *props,
+                                                          hst_sampler **out);
+/* A sampler's settings (PyOpenCL's Sampler.info: normalized_coords, addressing_mode,
+   filter_mode), as HST_ADDRESS_* and HST_FILTER_*. */
+typedef struct hst_sampler_info {
+    int normalized_coords;
+    unsigned address_mode, filter_mode;
+} hst_sampler_info;
+/* Fills *out. Errors: HST_ERROR_INVALID_ARGUMENT (s or out NULL). Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_sampler_get_info(const hst_sampler *s, hst_sampler_info *out);
+/* The raw path of PyOpenCL's get_info(param) and get_image_info(param) (MemoryObject, Image,
+   Sampler), as clGetMemObjectInfo (buffers and images: param a CL_MEM_* number, 0x1100 ..
+   0x110F), clGetImageInfo (images: CL_IMAGE_*, 0x1110 .. 0x111F) and clGetSamplerInfo
+   (CL_SAMPLER_*, 0x1150 .. 0x115F) answer it: *size_ret (may be NULL) the value's bytes, and
+   value (may be NULL) the value when bytes holds it. OpenCL devices answer through their
+   driver. The host device answers from its records, in OpenCL's types: CL_MEM_TYPE (uint32),
+   CL_MEM_SIZE (size_t; an image's bytes), CL_MEM_HOST_PTR (void *: a hst_buffer_wrap's memory,
+   else NULL), CL_MEM_REFERENCE_COUNT (uint32, 1), CL_MEM_OFFSET (size_t: a sub-buffer's
+   origin); CL_IMAGE_FORMAT (hst_image_format), _ELEMENT_SIZE, _ROW_PITCH, _SLICE_PITCH, _WIDTH,
+   _HEIGHT, _DEPTH, _ARRAY_SIZE (size_t); CL_SAMPLER_REFERENCE_COUNT (uint32, 1),
+   _NORMALIZED_COORDS (uint32 0/1), _ADDRESSING_MODE, _FILTER_MODE (uint32, OpenCL's numbers);
+   it refuses the others (a context, flags, map count) with HST_ERROR_UNSUPPORTED. Errors:
+   HST_ERROR_INVALID_ARGUMENT (the object NULL, param outside the object's range, value given
+   with bytes below the value's size: the log says which), HST_ERROR_UNSUPPORTED, OpenCL codes
+   (CL_INVALID_VALUE: a param the driver does not know). Thread safety: while alive. */
+HST_API HST_NODISCARD hst_result hst_buffer_get_info_raw(const hst_buffer *buf, uint32_t param, size_t bytes,
+                                                         void *value, size_t *size_ret);
+HST_API HST_NODISCARD hst_result hst_image_get_info_raw(const hst_image *img, uint32_t param, size_t bytes,
+                                                        void *value, size_t *size_ret);
+HST_API HST_NODISCARD hst_result hst_sampler_get_info_raw(const hst_sampler *s, uint32_t param, size_t bytes,
+                                                          void *value, size_t *size_ret);
+/* Thread safety: per backend. */
 HST_API void hst_sampler_destroy(hst_sampler *s);
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
@@ -966,8 +1134,9 @@ typedef struct hst_launch_desc {
    against the declared signature first, on every device. *out (may be NULL): the launch's
    event. Errors: HST_ERROR_INVALID_ARGUMENT (NULLs, kernel out of range, an argument count or
    kind other than declared: the log names the family, kernel, argument and both kinds; a
-   GLOBAL argument without memory on the host device), HST_ERROR_UNSUPPORTED (no twin, on the
-   host device), HST_ERROR_OUT_OF_HOST_MEMORY (a LOCAL argument's scratch, host device),
+   GLOBAL argument without memory on the host device), HST_ERROR_UNSUPPORTED (no twin, or an
+   image or sampler argument, on the host device: hst_sampler_create says why),
+   HST_ERROR_OUT_OF_HOST_MEMORY (a LOCAL argument's scratch, host device),
    hst_program_build's and hst_launch_offset's. Thread safety: per backend; except that on the
    host device a launch with no wait list and out NULL only reads the backend (and calls its
    allocator for LOCAL scratch): a room may run a declared kernel on disjoint parts of its range
@@ -1221,12 +1390,15 @@ struct hst_buffer {
 
 struct hst_image {
     hst_backend *be;
+    unsigned type, mem_flags;  /* HST_IMAGE_*, HST_MEM_* */
+    hst_buffer *buffer;        /* HST_IMAGE_1D_BUFFER: the buffer viewed */
     hst_dtype dtype;
-    unsigned channels, ndim;
-    int normalized;            /* u8 read as [0, 1] floats */
-    size_t extent[3];          /* width, height, depth (pixels) */
+    unsigned channels, ndim;   /* ndim: of one image (a layer) */
+    int normalized;            /* u8 read as [0, 1] floats, i8 and i16 as [-1, 1] */
+    size_t extent[3];          /* a box's extent: width, height or layers, depth or layers */
     size_t reserved;           /* bytes charged to the backend's device memory */
     size_t pixel_bytes;
+    hst_image_format format;   /* OpenCL's numbers, from dtype, channels and normalized */
     void *host;                /* host device: tight pixels */
 #ifndef HST_NO_OPENCL
     cl_mem cl;
@@ -1241,6 +1413,56 @@ struct hst_sampler {
     cl_sampler cl;
 #endif
 };
+
+/* OpenCL's image numbers that the library uses without the OpenCL headers (>>opencl images
+   checks them against cl.h). */
+#define HST__CL_R 0x10B0
+#define HST__CL_RG 0x10B2
+#define HST__CL_RGBA 0x10B5
+#define HST__CL_DEPTH_STENCIL 0x10BE
+#define HST__CL_ABGR 0x10C3
+#define HST__CL_SNORM_INT8 0x10D0
+#define HST__CL_SNORM_INT16 0x10D1
+#define HST__CL_UNORM_INT8 0x10D2
+#define HST__CL_SIGNED_INT8 0x10D7
+#define HST__CL_SIGNED_INT16 0x10D8
+#define HST__CL_SIGNED_INT32 0x10D9
+#define HST__CL_UNSIGNED_INT8 0x10DA
+#define HST__CL_FLOAT 0x10DE
+#define HST__CL_UNORM_INT_101010_2 0x10E0
+#define HST__CL_MEM_OBJECT_BUFFER 0x10F0
+#define HST__CL_MEM_OBJECT_IMAGE2D 0x10F1
+#define HST__CL_MEM_OBJECT_IMAGE3D 0x10F2
+#define HST__CL_MEM_OBJECT_IMAGE2D_ARRAY 0x10F3
+#define HST__CL_MEM_OBJECT_IMAGE1D 0x10F4
+#define HST__CL_MEM_OBJECT_IMAGE1D_ARRAY 0x10F5
+#define HST__CL_MEM_OBJECT_IMAGE1D_BUFFER 0x10F6
+#define HST__CL_MEM_TYPE 0x1100
+#define HST__CL_MEM_SIZE 0x1102
+#define HST__CL_MEM_HOST_PTR 0x1103
+#define HST__CL_MEM_REFERENCE_COUNT 0x1105
+#define HST__CL_MEM_OFFSET 0x1108
+#define HST__CL_IMAGE_FORMAT 0x1110
+#define HST__CL_IMAGE_ELEMENT_SIZE 0x1111
+#define HST__CL_IMAGE_ROW_PITCH 0x1112
+#define HST__CL_IMAGE_SLICE_PITCH 0x1113
+#define HST__CL_IMAGE_WIDTH 0x1114
+#define HST__CL_IMAGE_HEIGHT 0x1115
+#define HST__CL_IMAGE_DEPTH 0x1116
+#define HST__CL_IMAGE_ARRAY_SIZE 0x1117
+#define HST__CL_SAMPLER_REFERENCE_COUNT 0x1150
+
+/* An array image's layers (the box axis they run along: hst_image_desc), else 0. */
+static size_t hst__image_layers(const hst_image *img) {
+    return img->type == HST_IMAGE_1D_ARRAY ? img->extent[1] : img->type == HST_IMAGE_2D_ARRAY ? img->extent[2] : 0;
+}
+
+/* An HST_IMAGE_* type as OpenCL's CL_MEM_OBJECT_IMAGE* number. */
+static uint32_t hst__image_cl_type(unsigned type) {
+    static const uint32_t t[] = {0, HST__CL_MEM_OBJECT_IMAGE1D, HST__CL_MEM_OBJECT_IMAGE2D, HST__CL_MEM_OBJECT_IMAGE3D,
+        HST__CL_MEM_OBJECT_IMAGE1D_ARRAY, HST__CL_MEM_OBJECT_IMAGE2D_ARRAY, HST__CL_MEM_OBJECT_IMAGE1D_BUFFER};
+    return type <= HST_IMAGE_1D_BUFFER ? t[type] : 0;
+}
 
 struct hst_pool {
     hst_backend *be;
@@ -1335,6 +1557,7 @@ struct hst_backend {
     X(hst_result, event_set_callback, (hst_event e, hst_event_fn fn, void *user), (e, fn, user)) \
     X(hst_result, buffer_alloc, (hst_buffer *b, unsigned flags, void *wrap), (b, flags, wrap)) \
     X(hst_result, buffer_sub, (hst_buffer *b, hst_buffer *root), (b, root)) \
+    X(hst_result, buffer_adopt, (hst_buffer *b, void *handle), (b, handle)) \
     XV(buffer_free, (hst_buffer *b), (b)) \
     X(hst_result, fill, (hst_queue *q, hst_buffer *buf, const void *pattern, size_t pattern_bytes, \
                          size_t offset, size_t bytes, HST__WAITS), \
@@ -1363,7 +1586,13 @@ struct hst_backend {
       (q, dst, src, bytes, blocking, num_wait, wait, out)) \
     X(hst_result, svm_fill, (hst_queue *q, void *ptr, const void *pattern, size_t pattern_bytes, size_t bytes, \
                              HST__WAITS), (q, ptr, pattern, pattern_bytes, bytes, num_wait, wait, out)) \
-    X(hst_result, image_create, (hst_image *img, int normalized, const void *host), (img, normalized, host)) \
+    X(hst_result, svm_migrate, (hst_queue *q, size_t num, const void *const *ptrs, const size_t *sizes, \
+                                unsigned flags, HST__WAITS), (q, num, ptrs, sizes, flags, num_wait, wait, out)) \
+    X(hst_result, image_create, (hst_image *img), (img)) \
+    X(hst_result, image_formats, (hst_backend *be, unsigned mem_flags, unsigned type, hst_image_format *formats, \
+                                  size_t max, size_t *count), (be, mem_flags, type, formats, max, count)) \
+    X(hst_result, image_pitches, (const hst_image *img, size_t *row_pitch, size_t *slice_pitch), \
+      (img, row_pitch, slice_pitch)) \
     XV(image_free, (hst_image *img), (img)) \
     X(hst_result, image_rw, (hst_queue *q, const char *func, int write, hst_image *img, const size_t *origin, \
                              const size_t *region, void *host, size_t row_pitch, size_t slice_pitch, \
@@ -1379,9 +1608,11 @@ struct hst_backend {
     X(hst_result, image_fill, (hst_queue *q, hst_image *img, const void *color, const size_t *origin, \
                                const size_t *region, HST__WAITS), (q, img, color, origin, region, num_wait, wait, out)) \
     X(hst_result, image_map, (hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin, \
-                              const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr), \
-      (q, img, map_flags, origin, region, row_pitch, slice_pitch, ptr)) \
+                              const size_t *region, int blocking, size_t *row_pitch, size_t *slice_pitch, \
+                              void **ptr, HST__WAITS), \
+      (q, img, map_flags, origin, region, blocking, row_pitch, slice_pitch, ptr, num_wait, wait, out)) \
     X(hst_result, image_unmap, (hst_queue *q, hst_image *img, void *ptr, HST__WAITS), (q, img, ptr, num_wait, wait, out)) \
+    X(hst_result, object_info, (const hst__info_query *iq), (iq)) \
     X(hst_result, sampler_create, (hst_sampler *s), (s)) \
     XV(sampler_free, (hst_sampler *s), (s)) \
     X(hst_result, program_compile, (hst_program *p, size_t count, const char *const *sources, const char *options), \
@@ -1396,6 +1627,21 @@ struct hst_backend {
                            const size_t *local, HST__WAITS), (q, k, dims, offset, global, local, num_wait, wait, out)) \
     X(hst_result, launch_declared, (hst_backend *be, const hst_launch_desc *d, hst_queue *q, hst_event *out), \
       (be, d, q, out))
+
+/* A raw info query (hst_buffer_get_info_raw, _image_, _sampler_) once checked: which call
+   answers it (kind), of which object, and clGet*Info's arguments. */
+enum { HST__INFO_BUFFER, HST__INFO_IMAGE_MEM, HST__INFO_IMAGE, HST__INFO_SAMPLER };
+typedef struct hst__info_query {
+    const char *func;          /* the public call, for the log */
+    int kind;
+    const hst_buffer *buf;
+    const hst_image *img;
+    const hst_sampler *smp;
+    uint32_t param;
+    size_t bytes;
+    void *value;
+    size_t *size_ret;
+} hst__info_query;
 
 /* A rectangular transfer (hst_write_rect, _read_rect, _copy_rect) once checked: dir 0
    host -> buffer, 1 buffer -> host, 2 buffer -> buffer; d and s the resolved sides. */
@@ -1878,10 +2124,10 @@ static hst_result hst__select_forked(const hst_backend *be, const char *sel, hst
     return r;
 }
 
-static int hst__cl_version_at_least(const char *version, int major) {
+static int hst__cl_version_at_least(const char *version, int major, int minor) {
     int maj = 1, min = 0;
     if (sscanf(version, "OpenCL %d.%d", &maj, &min) < 1) return 0;
-    return maj >= major;
+    return maj > major || (maj == major && min >= minor);
 }
 
 /* An in-order queue, with profiling when asked; OpenCL 2.0+ has the non-deprecated
@@ -1889,7 +2135,7 @@ static int hst__cl_version_at_least(const char *version, int major) {
 static hst_result hst__cl_queue(hst_backend *be, int profiling, cl_command_queue *out) {
     cl_int err;
     cl_command_queue_properties flags = profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
-    if (hst__cl_version_at_least(be->info.version, 2)) {
+    if (hst__cl_version_at_least(be->info.version, 2, 0)) {
         cl_queue_properties props[3] = {CL_QUEUE_PROPERTIES, 0, 0};
         props[1] = flags;
         *out = clCreateCommandQueueWithProperties(be->ctx, be->dev, props, &err);
@@ -2171,12 +2417,16 @@ static hst_result hst__cl_make_resident(hst_backend *be, cl_mem mem) {
     return HST_SUCCESS;
 }
 
-/* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
+/* The kernels' access of HST_MEM_* flags as OpenCL's. */
+static cl_mem_flags hst__cl_access(unsigned flags) {
+    return (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
+         : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+}
+
 /* wrap: the caller's host memory (USE_HOST_PTR); pinned: ALLOC_HOST_PTR, mapped for life. */
 static hst_result hst__cl_buffer_alloc(hst_buffer *b, unsigned flags, void *wrap) {
     hst_backend *be = b->be;
-    cl_mem_flags f = (flags & HST_MEM_READ_ONLY) ? CL_MEM_READ_ONLY
-                   : (flags & HST_MEM_WRITE_ONLY) ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+    cl_mem_flags f = hst__cl_access(flags);
     cl_int err;
     if (b->pinned) f = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
     if (wrap) f |= CL_MEM_USE_HOST_PTR;
@@ -2196,6 +2446,27 @@ static hst_result hst__cl_buffer_sub(hst_buffer *b, hst_buffer *root) {
     reg.origin = b->origin; reg.size = b->bytes;
     b->cl = clCreateSubBuffer(root->cl, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
     return hst__cl_done(b->be, "clCreateSubBuffer", err);
+}
+
+/* hst_buffer_from_cl: handle is a cl_mem buffer of be's context; b takes a reference. */
+static hst_result hst__cl_buffer_adopt(hst_buffer *b, void *handle) {
+    static const char *F = "hst_buffer_from_cl";
+    hst_backend *be = b->be;
+    cl_mem mem = (cl_mem)handle;
+    cl_mem_object_type type = 0;
+    cl_context ctx = NULL;
+    size_t bytes = 0;
+    HST__CL_HERE(be, F);
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL));
+    if (type != CL_MEM_OBJECT_BUFFER)
+        return hst__bad_arg(be, F, "mem is not a buffer (CL_MEM_TYPE 0x%x: an image or pipe)", (unsigned)type);
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL));
+    if (ctx != be->ctx) return hst__bad_arg(be, F, "mem belongs to another context than the backend's");
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
+    HST__CL(be, "clRetainMemObject", clRetainMemObject(mem));
+    b->cl = mem;
+    b->bytes = b->capacity = bytes;
+    return HST_SUCCESS;
 }
 
 static void hst__cl_buffer_free(hst_buffer *b) {
@@ -2324,37 +2595,118 @@ static hst_result hst__cl_svm_fill(hst_queue *q, void *ptr, const void *pattern,
     HST__CL_ENQUEUE("clEnqueueSVMMemFill", clEnqueueSVMMemFill(q->cl, ptr, pattern, pattern_bytes, bytes, W.n, W.ev, OUT));
 }
 
-/* >>opencl images */
-/* PyOpenCL's image_from_array table: dtype -> channel type, channels -> channel order. */
-static cl_image_format hst__cl_image_format(hst_dtype dt, unsigned channels, int normalized) {
-    cl_image_format f;
-    unsigned ch = dt == HST_C64 ? channels * 2 : channels;
-    f.image_channel_order = ch == 1 ? CL_R : ch == 2 ? CL_RG : CL_RGBA;
-    f.image_channel_data_type = dt == HST_U8 ? (normalized ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
-                              : dt == HST_I32 ? CL_SIGNED_INT32 : CL_FLOAT;
-    return f;
+static hst_result hst__cl_svm_migrate(hst_queue *q, size_t num, const void *const *ptrs, const size_t *sizes,
+                                      unsigned flags, HST__WAITS) {
+    cl_mem_migration_flags f = ((flags & HST_MIGRATE_TO_HOST) ? CL_MIGRATE_MEM_OBJECT_HOST : 0) |
+        ((flags & HST_MIGRATE_CONTENT_UNDEFINED) ? CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED : 0);
+    hst_result r;
+    if (!hst__cl_version_at_least(q->be->info.version, 2, 1))
+        return hst_backend_fail(q->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_svm_migrate",
+                                "%s is %s: clEnqueueSVMMigrateMem needs OpenCL 2.1", q->be->info.name,
+                                q->be->info.version);
+    HST__CL_ENQUEUE("clEnqueueSVMMigrateMem", clEnqueueSVMMigrateMem(q->cl, (cl_uint)num, (const void **)ptrs, sizes,
+                                                                     f, W.n, W.ev, OUT));
 }
 
-static hst_result hst__cl_image_create(hst_image *img, int normalized, const void *host) {
+/* >>opencl images */
+/* The OpenCL numbers backend.h spells without the OpenCL headers (>>images): a negative array
+   size if one differs. */
+typedef char hst__cl_image_numbers[(CL_R == HST__CL_R && CL_RG == HST__CL_RG && CL_RGBA == HST__CL_RGBA &&
+    CL_ABGR == HST__CL_ABGR && CL_SNORM_INT8 == HST__CL_SNORM_INT8 && CL_SNORM_INT16 == HST__CL_SNORM_INT16 &&
+    CL_UNORM_INT8 == HST__CL_UNORM_INT8 && CL_SIGNED_INT8 == HST__CL_SIGNED_INT8 &&
+    CL_SIGNED_INT16 == HST__CL_SIGNED_INT16 && CL_SIGNED_INT32 == HST__CL_SIGNED_INT32 &&
+    CL_UNSIGNED_INT8 == HST__CL_UNSIGNED_INT8 && CL_FLOAT == HST__CL_FLOAT &&
+    CL_MEM_OBJECT_BUFFER == HST__CL_MEM_OBJECT_BUFFER && CL_MEM_OBJECT_IMAGE2D == HST__CL_MEM_OBJECT_IMAGE2D &&
+    CL_MEM_OBJECT_IMAGE3D == HST__CL_MEM_OBJECT_IMAGE3D && CL_MEM_TYPE == HST__CL_MEM_TYPE &&
+    CL_MEM_OBJECT_IMAGE2D_ARRAY == HST__CL_MEM_OBJECT_IMAGE2D_ARRAY &&
+    CL_MEM_OBJECT_IMAGE1D == HST__CL_MEM_OBJECT_IMAGE1D &&
+    CL_MEM_OBJECT_IMAGE1D_ARRAY == HST__CL_MEM_OBJECT_IMAGE1D_ARRAY &&
+    CL_MEM_OBJECT_IMAGE1D_BUFFER == HST__CL_MEM_OBJECT_IMAGE1D_BUFFER &&
+    CL_MEM_SIZE == HST__CL_MEM_SIZE && CL_MEM_HOST_PTR == HST__CL_MEM_HOST_PTR &&
+    CL_MEM_REFERENCE_COUNT == HST__CL_MEM_REFERENCE_COUNT && CL_MEM_OFFSET == HST__CL_MEM_OFFSET &&
+    CL_IMAGE_FORMAT == HST__CL_IMAGE_FORMAT && CL_IMAGE_ELEMENT_SIZE == HST__CL_IMAGE_ELEMENT_SIZE &&
+    CL_IMAGE_ROW_PITCH == HST__CL_IMAGE_ROW_PITCH && CL_IMAGE_SLICE_PITCH == HST__CL_IMAGE_SLICE_PITCH &&
+    CL_IMAGE_WIDTH == HST__CL_IMAGE_WIDTH && CL_IMAGE_HEIGHT == HST__CL_IMAGE_HEIGHT &&
+    CL_IMAGE_DEPTH == HST__CL_IMAGE_DEPTH && CL_IMAGE_ARRAY_SIZE == HST__CL_IMAGE_ARRAY_SIZE &&
+    CL_SAMPLER_REFERENCE_COUNT == HST__CL_SAMPLER_REFERENCE_COUNT) ? 1 : -1];
+
+static hst_result hst__cl_image_formats(hst_backend *be, unsigned mem_flags, unsigned type, hst_image_format *formats,
+                                        size_t max, size_t *count);
+
+/* Whether the device lists img's format for read-write images of its shape (drivers answer an
+   unlisted format's clCreateImage with different codes: PoCL's is CL_INVALID_OPERATION). */
+static hst_result hst__cl_format_listed(hst_image *img, int *listed) {
+    hst_image_format *all;
+    size_t n = 0, i;
+    hst_result r;
+    *listed = 0;
+    if ((r = hst__cl_image_formats(img->be, img->mem_flags, img->type, NULL, 0, &n)) != HST_SUCCESS || !n) return r;
+    if (!(all = (hst_image_format *)hst__malloc(img->be, n * sizeof *all))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst__cl_image_formats(img->be, img->mem_flags, img->type, all, n, &n);
+    for (i = 0; r == HST_SUCCESS && i < n && !*listed; i++)
+        *listed = all[i].channel_order == img->format.channel_order && all[i].channel_type == img->format.channel_type;
+    hst__free(img->be, all);
+    return r;
+}
+
+static hst_result hst__cl_image_create(hst_image *img) {
     hst_backend *be = img->be;
-    cl_image_format fmt = hst__cl_image_format(img->dtype, img->channels, normalized);
+    cl_image_format fmt;
     cl_image_desc d;
     cl_int err;
-    HST__CL_HERE(be, "hst_image_from_array");
+    int listed;
+    hst_result r;
+    HST__CL_HERE(be, "hst_image_create");
+    if ((r = hst__cl_format_listed(img, &listed)) != HST_SUCCESS) return r;
+    if (!listed) err = CL_IMAGE_FORMAT_NOT_SUPPORTED;
+    fmt.image_channel_order = img->format.channel_order;
+    fmt.image_channel_data_type = img->format.channel_type;
     memset(&d, 0, sizeof d);
-    d.image_type = img->ndim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
+    d.image_type = hst__image_cl_type(img->type);
     d.image_width = img->extent[0];
-    d.image_height = img->extent[1];
-    d.image_depth = img->ndim == 3 ? img->extent[2] : 1;
-    img->cl = clCreateImage(be->ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), &fmt,
-                            &d, (void *)host, &err);
+    d.image_height = img->ndim >= 2 ? img->extent[1] : 0;
+    d.image_depth = img->type == HST_IMAGE_3D ? img->extent[2] : 0;
+    d.image_array_size = hst__image_layers(img);
+    d.buffer = img->buffer ? img->buffer->cl : NULL;
+    if (listed) img->cl = clCreateImage(be->ctx, hst__cl_access(img->mem_flags), &fmt, &d, NULL, &err);
     if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED,
-                 "hst_image_from_array: %s does not support %u-channel %s images", be->info.name,
-                 img->channels, hst_dtype_name(img->dtype));
+                 "hst_image_create: %s does not support %u-channel %s%s images (order 0x%x, type 0x%x; "
+                 "hst_supported_image_formats lists those it does)", be->info.name, img->channels,
+                 img->normalized ? "normalized " : "", hst_dtype_name(img->dtype),
+                 (unsigned)img->format.channel_order, (unsigned)img->format.channel_type);
         return HST_ERROR_UNSUPPORTED;
     }
     return hst__cl_done(be, "clCreateImage", err);
+}
+
+static hst_result hst__cl_image_formats(hst_backend *be, unsigned mem_flags, unsigned image_type,
+                                        hst_image_format *formats, size_t max, size_t *count) {
+    cl_mem_object_type type = hst__image_cl_type(image_type);
+    cl_image_format *all;
+    cl_uint n = 0, i;
+    cl_int err;
+    HST__CL_HERE(be, "hst_supported_image_formats");
+    HST__CL(be, "clGetSupportedImageFormats", clGetSupportedImageFormats(be->ctx, hst__cl_access(mem_flags), type,
+                                                                        0, NULL, &n));
+    *count = n;
+    if (!n || !max) return HST_SUCCESS;
+    if (!(all = (cl_image_format *)hst__malloc(be, n * sizeof *all))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    err = clGetSupportedImageFormats(be->ctx, hst__cl_access(mem_flags), type, n, all, NULL);
+    for (i = 0; err == CL_SUCCESS && i < n && i < max; i++) {
+        formats[i].channel_order = all[i].image_channel_order;
+        formats[i].channel_type = all[i].image_channel_data_type;
+    }
+    hst__free(be, all);
+    return hst__cl_done(be, "clGetSupportedImageFormats", err);
+}
+
+static hst_result hst__cl_image_pitches(const hst_image *img, size_t *row_pitch, size_t *slice_pitch) {
+    HST__CL_HERE(img->be, "hst_image_get_info");
+    HST__CL(img->be, "clGetImageInfo", clGetImageInfo(img->cl, CL_IMAGE_ROW_PITCH, sizeof *row_pitch, row_pitch, NULL));
+    HST__CL(img->be, "clGetImageInfo", clGetImageInfo(img->cl, CL_IMAGE_SLICE_PITCH, sizeof *slice_pitch,
+                                                      slice_pitch, NULL));
+    return HST_SUCCESS;
 }
 
 static void hst__cl_image_free(hst_image *img) {
@@ -2396,10 +2748,15 @@ static hst_result hst__cl_image_fill(hst_queue *q, hst_image *img, const void *c
 }
 
 static hst_result hst__cl_image_map(hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin,
-                                    const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr) {
+                                    const size_t *region, int blocking, size_t *row_pitch, size_t *slice_pitch,
+                                    void **ptr, HST__WAITS) {
+    hst__waitlist w;
     cl_int err;
-    *ptr = clEnqueueMapImage(q->cl, img->cl, CL_TRUE, hst__cl_map_flags(map_flags), origin, region, row_pitch,
-                             slice_pitch, 0, NULL, NULL, &err);
+    hst_result r;
+    if ((r = hst__wl_init(q->be, &w, num_wait, wait)) != HST_SUCCESS) return r;
+    *ptr = clEnqueueMapImage(q->cl, img->cl, blocking ? CL_TRUE : CL_FALSE, hst__cl_map_flags(map_flags), origin,
+                             region, row_pitch, slice_pitch, w.n, w.ev, hst__cl_out(out), &err);
+    hst__wl_free(q->be, &w);
     return hst__cl_done(q->be, "clEnqueueMapImage", err);
 }
 
@@ -2408,18 +2765,28 @@ static hst_result hst__cl_image_unmap(hst_queue *q, hst_image *img, void *ptr, H
     HST__CL_ENQUEUE("clEnqueueUnmapMemObject", clEnqueueUnmapMemObject(q->cl, img->cl, ptr, W.n, W.ev, OUT));
 }
 
+/* The OpenCL numbers backend.h spells without the OpenCL headers (hst_sampler_create_props):
+   a negative array size if one differs. */
+typedef char hst__cl_sampler_numbers[(CL_SAMPLER_NORMALIZED_COORDS == HST_SAMPLER_NORMALIZED_COORDS &&
+    CL_SAMPLER_ADDRESSING_MODE == HST_SAMPLER_ADDRESSING_MODE && CL_SAMPLER_FILTER_MODE == HST_SAMPLER_FILTER_MODE &&
+    CL_ADDRESS_MIRRORED_REPEAT == HST_CL_ADDRESS_BASE + HST_ADDRESS_MIRRORED_REPEAT &&
+    CL_ADDRESS_NONE == HST_CL_ADDRESS_BASE + HST_ADDRESS_NONE &&
+    CL_ADDRESS_REPEAT == HST_CL_ADDRESS_BASE + HST_ADDRESS_REPEAT &&
+    CL_ADDRESS_CLAMP == HST_CL_ADDRESS_BASE + HST_ADDRESS_CLAMP &&
+    CL_ADDRESS_CLAMP_TO_EDGE == HST_CL_ADDRESS_BASE + HST_ADDRESS_CLAMP_TO_EDGE &&
+    CL_FILTER_NEAREST == HST_CL_FILTER_BASE + HST_FILTER_NEAREST &&
+    CL_FILTER_LINEAR == HST_CL_FILTER_BASE + HST_FILTER_LINEAR) ? 1 : -1];
+
 static hst_result hst__cl_sampler_create(hst_sampler *s) {
-    static const cl_addressing_mode am[] = {CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE,
-        CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
     hst_backend *be = s->be;
     cl_sampler_properties props[7];
     cl_int err;
     if (!hst__cl_usable()) return hst__cl_refused(be, "hst_sampler_create");
     props[0] = CL_SAMPLER_NORMALIZED_COORDS; props[1] = s->normalized ? CL_TRUE : CL_FALSE;
-    props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = am[s->address];
-    props[4] = CL_SAMPLER_FILTER_MODE; props[5] = s->filter ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
+    props[2] = CL_SAMPLER_ADDRESSING_MODE; props[3] = HST_CL_ADDRESS_BASE + s->address;
+    props[4] = CL_SAMPLER_FILTER_MODE; props[5] = HST_CL_FILTER_BASE + s->filter;
     props[6] = 0;
-    if (hst__cl_version_at_least(be->info.version, 2)) {
+    if (hst__cl_version_at_least(be->info.version, 2, 0)) {
         s->cl = clCreateSamplerWithProperties(be->ctx, props, &err);
     } else {
 #if defined(__GNUC__) || defined(__clang__)
@@ -2437,6 +2804,21 @@ static hst_result hst__cl_sampler_create(hst_sampler *s) {
 
 static void hst__cl_sampler_free(hst_sampler *s) {
     if (s->cl && hst__cl_usable()) clReleaseSampler(s->cl);
+}
+
+static hst_result hst__cl_object_info(const hst__info_query *iq) {
+    const hst_backend *be = iq->kind == HST__INFO_BUFFER ? iq->buf->be : iq->kind == HST__INFO_SAMPLER ? iq->smp->be
+                          : iq->img->be;
+    cl_int err;
+    HST__CL_HERE(be, iq->func);
+    switch (iq->kind) {
+    case HST__INFO_BUFFER: err = clGetMemObjectInfo(iq->buf->cl, iq->param, iq->bytes, iq->value, iq->size_ret); break;
+    case HST__INFO_IMAGE_MEM:
+        err = clGetMemObjectInfo(iq->img->cl, iq->param, iq->bytes, iq->value, iq->size_ret); break;
+    case HST__INFO_IMAGE: err = clGetImageInfo(iq->img->cl, iq->param, iq->bytes, iq->value, iq->size_ret); break;
+    default: err = clGetSamplerInfo(iq->smp->cl, iq->param, iq->bytes, iq->value, iq->size_ret); break;
+    }
+    return hst__cl_done(be, "clGet*Info", err);
 }
 
 /* >>opencl programs: built from source, or from the disk cache's binary */
@@ -3397,6 +3779,27 @@ HST__BDEF hst_result hst_buffer_wrap(hst_backend *be, void *ptr, size_t bytes, u
     return hst__buffer_new(be, "hst_buffer_wrap", bytes, flags, 0, ptr, out);
 }
 
+#ifndef HST_NO_OPENCL
+HST__BDEF hst_result hst_buffer_from_cl(hst_backend *be, cl_mem mem, hst_buffer **out) {
+    static const char *F = "hst_buffer_from_cl";
+    hst_buffer *b;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (out) *out = NULL;
+    if (!out || !mem) return hst__null_arg(be, F, "%s is NULL", out ? "mem" : "out");
+    if ((r = be->ops->callable(be, F)) != HST_SUCCESS) return r;
+    if (!(b = (hst_buffer *)hst__calloc(be, sizeof *b))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    b->be = be;
+    if ((r = be->ops->buffer_adopt(b, (void *)mem)) == HST_SUCCESS &&
+        (r = hst__reserve(be, F, b->bytes)) != HST_SUCCESS)
+        be->ops->buffer_free(b);   /* over the limit: the reference taken goes back */
+    if (r != HST_SUCCESS) { hst__free(be, b); return r; }
+    b->serial = ++be->buffers_made;
+    *out = b;
+    return HST_SUCCESS;
+}
+#endif
+
 HST__BDEF hst_result hst_pinned_create(hst_backend *be, size_t bytes, hst_buffer **out) {
     hst_result r = hst__check_alloc_args(be, "hst_pinned_create", bytes, 0, out);
     if (r != HST_SUCCESS) return r;
@@ -3766,13 +4169,76 @@ HST__BDEF hst_result hst_svm_fill(hst_queue *q, void *ptr, const void *pattern,
     return q->be->ops->svm_fill(q, ptr, pattern, pattern_bytes, bytes, num_wait, wait, out);
 }
 
+HST__BDEF hst_result hst_svm_migrate(hst_queue *q, size_t num, const void *const *ptrs, const size_t *sizes,
+                                   unsigned migrate_flags, size_t num_wait, const hst_event *wait, hst_event *out) {
+    static const char *F = "hst_svm_migrate";
+    hst_result r;
+    size_t i;
+    if (out) *out = NULL;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if (!num) return hst__zero_arg(q->be, F, "num is 0");
+    if (!ptrs) return hst__null_arg(q->be, F, "ptrs is NULL");
+    for (i = 0; i < num; i++)
+        if (!ptrs[i]) return hst__null_arg(q->be, F, "ptrs[%zu] is NULL", i);
+    if (num > 0xffffffffu) return hst__range_arg(q->be, F, "num %zu is over 2^32 - 1", num);
+    if (migrate_flags & ~3u) return hst__range_arg(q->be, F, "migrate_flags 0x%x has unknown bits", migrate_flags);
+    if (!q->be->info.svm) {
+        hst__log(q->be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s has no SVM", F, q->be->info.name);
+        return HST_ERROR_UNSUPPORTED;
+    }
+    return q->be->ops->svm_migrate(q, num, ptrs, sizes, migrate_flags, num_wait, wait, out);
+}
+
 /* >>images ----------------------------------------------------------------------------------- */
-/* Element dtype and channel count of a pixel; c64 is a pair of float channels. */
-static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned channels,
-                                   unsigned ndim, const size_t *shape) {
-    static const char *F = "hst_image_from_array";
-    unsigned i;
-    if (dt != HST_U8 && dt != HST_I32 && dt != HST_F32 && dt != HST_C64) {
+/* The channels of OpenCL's orders CL_R (0x10B0) .. CL_ABGR (0x10C3), in order: R A RG RA RGB
+   RGBA BGRA ARGB INTENSITY LUMINANCE Rx RGx RGBx DEPTH DEPTH_STENCIL sRGB sRGBx sRGBA sBGRA
+   ABGR (OpenCL 1.2, 5.3.1.1; 2.0 for depth, sRGB, ABGR). */
+static unsigned hst__order_channels(uint32_t order) {
+    static const unsigned char n[] = {1, 1, 2, 2, 3, 4, 4, 4, 1, 1, 2, 3, 4, 1, 2, 3, 4, 4, 4, 4};
+    return order >= HST__CL_R && order <= HST__CL_ABGR ? n[order - HST__CL_R] : 0;
+}
+
+/* The bytes of OpenCL's types CL_SNORM_INT8 (0x10D0) .. CL_UNORM_INT_101010_2 (0x10E0), in
+   order: per channel, or (negative) per pixel for the packed ones (565, 555, 101010, INT24,
+   101010_2). */
+static int hst__type_bytes(uint32_t type) {
+    static const signed char n[] = {1, 2, 1, 2, -2, -2, -4, 1, 2, 4, 1, 2, 4, 2, 4, -4, -4};
+    return type >= HST__CL_SNORM_INT8 && type <= HST__CL_UNORM_INT_101010_2 ? n[type - HST__CL_SNORM_INT8] : 0;
+}
+
+HST__BDEF unsigned hst_image_format_channels(hst_image_format f) { return hst__order_channels(f.channel_order); }
+
+HST__BDEF size_t hst_image_format_pixel_bytes(hst_image_format f) {
+    unsigned ch = hst__order_channels(f.channel_order);
+    int b = hst__type_bytes(f.channel_type);
+    if (!ch || !b) return 0;
+    if (f.channel_order == HST__CL_DEPTH_STENCIL)   /* 24-bit depth + 8-bit stencil; float + 32 bits */
+        return f.channel_type == HST__CL_FLOAT ? 8 : 4;
+    return b < 0 ? (size_t)-b : (size_t)b * ch;
+}
+
+/* PyOpenCL's image_from_array table: dtype -> channel type, channels -> channel order. */
+static hst_image_format hst__image_format(hst_dtype dt, unsigned channels, int normalized) {
+    hst_image_format f;
+    unsigned ch = dt == HST_C64 ? channels * 2 : channels;
+    f.channel_order = ch == 1 ? HST__CL_R : ch == 2 ? HST__CL_RG : HST__CL_RGBA;
+    f.channel_type = dt == HST_U8 ? (normalized ? HST__CL_UNORM_INT8 : HST__CL_UNSIGNED_INT8)
+                   : dt == HST_I8 ? (normalized ? HST__CL_SNORM_INT8 : HST__CL_SIGNED_INT8)
+                   : dt == HST_I16 ? (normalized ? HST__CL_SNORM_INT16 : HST__CL_SIGNED_INT16)
+                   : dt == HST_I32 ? HST__CL_SIGNED_INT32 : HST__CL_FLOAT;
+    return f;
+}
+
+/* The dtypes hst_image_from_array takes, and those of them with a normalized format. */
+static int hst__image_dtype(hst_dtype dt) {
+    return dt == HST_U8 || dt == HST_I8 || dt == HST_I16 || dt == HST_I32 || dt == HST_F32 || dt == HST_C64;
+}
+static int hst__image_normalizable(hst_dtype dt) { return dt == HST_U8 || dt == HST_I8 || dt == HST_I16; }
+
+/* The format part of an image's description (func names the public call). */
+static hst_result hst__image_format_check(const hst_backend *be, const char *F, hst_dtype dt, unsigned channels,
+                                          int normalized) {
+    if (!hst__image_dtype(dt)) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: no image format holds dtype %s", F,
                  hst_dtype_name(dt));
         return HST_ERROR_DTYPE;
@@ -3781,47 +4247,168 @@ static hst_result hst__image_check(const hst_backend *be, hst_dtype dt, unsigned
         return hst__range_arg(be, F, "channels %u is not 1, 2 or 4", channels);
     if (dt == HST_C64 && channels != 1 && channels != 2)
         return hst__bad_arg(be, F, "c64 images hold 1 or 2 complex values per pixel");
-    if (ndim != 2 && ndim != 3) return hst__range_arg(be, F, "ndim %u is not 2 or 3", ndim);
-    if (!shape) return hst__null_arg(be, F, "shape is NULL");
-    for (i = 0; i < ndim; i++)
-        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
+    if (normalized && !hst__image_normalizable(dt))
+        return hst__bad_arg(be, F, "normalized: %s has no normalized format (u8, i8 and i16 have)",
+                            hst_dtype_name(dt));
+    return HST_SUCCESS;
+}
+
+/* d's extent as a box's (hst_image_desc says which axis is what), every field the type does
+   not use 0, and the pixel count within size_t. */
+static hst_result hst__image_extent(const hst_backend *be, const char *F, const hst_image_desc *d, size_t extent[3]) {
+    static const char *const names[] = {"", "1-D", "2-D", "3-D", "1-D array", "2-D array", "1-D buffer"};
+    const int has_h = d->type == HST_IMAGE_2D || d->type == HST_IMAGE_2D_ARRAY || d->type == HST_IMAGE_3D;
+    const int has_layers = d->type == HST_IMAGE_1D_ARRAY || d->type == HST_IMAGE_2D_ARRAY;
+    if (d->type < HST_IMAGE_1D || d->type > HST_IMAGE_1D_BUFFER)
+        return hst__range_arg(be, F, "d->type %u is not an HST_IMAGE_*", d->type);
+    if (!d->width) return hst__zero_arg(be, F, "d->width is 0");
+    if (has_h != (d->height != 0))
+        return has_h ? hst__zero_arg(be, F, "d->height is 0 (%s image)", names[d->type])
+                     : hst__bad_arg(be, F, "d->height %zu: a %s image has none", d->height, names[d->type]);
+    if ((d->type == HST_IMAGE_3D) != (d->depth != 0))
+        return d->type == HST_IMAGE_3D ? hst__zero_arg(be, F, "d->depth is 0 (3-D image)")
+                                       : hst__bad_arg(be, F, "d->depth %zu: a %s image has none", d->depth,
+                                                      names[d->type]);
+    if (has_layers != (d->array_size != 0))
+        return has_layers ? hst__zero_arg(be, F, "d->array_size is 0 (%s image)", names[d->type])
+                          : hst__bad_arg(be, F, "d->array_size %zu: a %s image is no array", d->array_size,
+                                         names[d->type]);
+    if ((d->type == HST_IMAGE_1D_BUFFER) != (d->buffer != NULL))
+        return d->buffer ? hst__bad_arg(be, F, "d->buffer: only a 1-D buffer image views a buffer")
+                         : hst__null_arg(be, F, "d->buffer is NULL (1-D buffer image)");
+    extent[0] = d->width;
+    extent[1] = d->type == HST_IMAGE_1D_ARRAY ? d->array_size : has_h ? d->height : 1;
+    extent[2] = d->type == HST_IMAGE_3D ? d->depth : d->type == HST_IMAGE_2D_ARRAY ? d->array_size : 1;
+    return HST_SUCCESS;
+}
+
+/* The host pitches of d: 0, or at least a row (and a slice or layer: the rows of one). */
+static hst_result hst__image_pitches_check(const hst_backend *be, const char *F, const hst_image_desc *d,
+                                           const hst_image *img) {
+    size_t row = img->extent[0] * img->pixel_bytes, rp = d->row_pitch ? d->row_pitch : row, slice;
+    size_t rows = img->type == HST_IMAGE_1D_ARRAY ? 1 : img->extent[1];
+    if (d->row_pitch && d->row_pitch < row)
+        return hst__range_arg(be, F, "d->row_pitch %zu is below a row's %zu bytes", d->row_pitch, row);
+    if (!hst_size_mul(rp, rows, &slice)) return hst__overflow(be, F, "d->row_pitch * rows");
+    if (d->slice_pitch && (d->slice_pitch < slice || (img->type != HST_IMAGE_3D && img->type != HST_IMAGE_1D_ARRAY &&
+                                                      img->type != HST_IMAGE_2D_ARRAY)))
+        return hst__range_arg(be, F, "d->slice_pitch %zu: %s", d->slice_pitch, d->slice_pitch < slice ?
+                              "below a slice's rows" : "the image has no slices or layers");
+    return HST_SUCCESS;
+}
+
+/* A 1-D buffer image's buffer: a root buffer of be holding the pixels. */
+static hst_result hst__image_buffer_check(const hst_backend *be, const char *F, const hst_image *img) {
+    size_t bytes = img->extent[0] * img->pixel_bytes;
+    if (img->buffer->be != be) return hst__bad_arg(be, F, "d->buffer belongs to another backend");
+    if (img->buffer->parent) return hst__bad_arg(be, F, "d->buffer is a sub-buffer or view; give its root");
+    if (bytes > img->buffer->bytes)
+        return hst__range_arg(be, F, "d->buffer's %zu bytes hold fewer than the image's %zu", img->buffer->bytes,
+                              bytes);
+    return HST_SUCCESS;
+}
+
+/* hst_image_create's work (func names the public call): the checks, the image, its pixels. */
+static hst_result hst__image_make(hst_backend *be, const char *F, const hst_image_desc *d, hst_image **out) {
+    static const size_t o0[3] = {0, 0, 0};
+    hst_image *img;
+    hst_result r;
+    size_t extent[3], bytes;
+    if ((r = hst__image_format_check(be, F, d->dtype, d->channels, d->normalized)) != HST_SUCCESS) return r;
+    if ((r = hst__image_extent(be, F, d, extent)) != HST_SUCCESS) return r;
+    if (d->mem_flags > HST_MEM_WRITE_ONLY || d->mem_flags == (HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY))
+        return hst__range_arg(be, F, "d->mem_flags 0x%x is not HST_MEM_READ_WRITE, _READ_ONLY or _WRITE_ONLY",
+                              d->mem_flags);
     if (!be->info.images) {
         hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
         return HST_ERROR_UNSUPPORTED;
     }
+    if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    img->be = be; img->type = d->type; img->mem_flags = d->mem_flags; img->buffer = d->buffer;
+    img->dtype = d->dtype; img->channels = d->channels; img->normalized = d->normalized != 0;
+    img->ndim = d->type == HST_IMAGE_3D ? 3 : d->type == HST_IMAGE_2D || d->type == HST_IMAGE_2D_ARRAY ? 2 : 1;
+    img->format = hst__image_format(d->dtype, d->channels, img->normalized);
+    memcpy(img->extent, extent, sizeof extent);
+    img->pixel_bytes = hst_dtype_size(d->dtype) * d->channels;
+    if (!hst_size_mul(extent[0], extent[1], &bytes) || !hst_size_mul(bytes, extent[2], &bytes) ||
+        !hst_size_mul(bytes, img->pixel_bytes, &bytes))
+        r = hst__overflow(be, F, "the extent * pixel bytes");
+    else if ((r = hst__image_pitches_check(be, F, d, img)) == HST_SUCCESS && img->buffer)
+        r = hst__image_buffer_check(be, F, img);
+    if (r == HST_SUCCESS && !img->buffer && (r = hst__reserve(be, F, bytes)) == HST_SUCCESS)
+        img->reserved = bytes;                 /* a buffer image's memory is the buffer's */
+    if (r != HST_SUCCESS) { hst__free(be, img); return r; }
+    if ((r = be->ops->image_create(img)) == HST_SUCCESS && d->host)
+        r = hst_image_write(hst_backend_queue(be), img, o0, img->extent, d->host, d->row_pitch, d->slice_pitch, 1,
+                            0, NULL, NULL);
+    if (r != HST_SUCCESS) { hst_image_destroy(img); return r; }
+    *out = img;
     return HST_SUCCESS;
 }
 
+HST__BDEF hst_result hst_image_create(hst_backend *be, const hst_image_desc *d, hst_image **out) {
+    static const char *F = "hst_image_create";
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (out) *out = NULL;
+    if (!out || !d) return hst__null_arg(be, F, "%s is NULL", out ? "d" : "out");
+    return hst__image_make(be, F, d, out);
+}
 
 HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                         int normalized, unsigned ndim, const size_t *shape,
                                         const void *host, hst_image **out) {
     static const char *F = "hst_image_from_array";
-    hst_image *img;
-    hst_result r;
-    size_t bytes;
+    hst_image_desc d;
+    unsigned i;
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if ((r = hst__image_check(be, dtype, channels, ndim, shape)) != HST_SUCCESS) return r;
-    if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    img->be = be; img->dtype = dtype; img->channels = channels; img->ndim = ndim;
-    img->normalized = dtype == HST_U8 && normalized;
-    img->extent[0] = shape[ndim - 1];            /* C order: the last axis is x */
-    img->extent[1] = shape[ndim - 2];
-    img->extent[2] = ndim == 3 ? shape[0] : 1;
-    img->pixel_bytes = hst_dtype_size(dtype) * channels;
-    if (!hst_size_mul(img->extent[0], img->extent[1], &bytes) || !hst_size_mul(bytes, img->extent[2], &bytes) ||
-        !hst_size_mul(bytes, img->pixel_bytes, &bytes)) {
-        hst__free(be, img);
-        return hst__overflow(be, F, "shape * pixel bytes");
+    if (ndim != 2 && ndim != 3) return hst__range_arg(be, F, "ndim %u is not 2 or 3", ndim);
+    if (!shape) return hst__null_arg(be, F, "shape is NULL");
+    for (i = 0; i < ndim; i++)
+        if (!shape[i]) return hst__zero_arg(be, F, "shape[%u] is 0", i);
+    memset(&d, 0, sizeof d);
+    d.type = ndim;                             /* HST_IMAGE_2D, _3D */
+    d.dtype = dtype; d.channels = channels; d.normalized = normalized;
+    d.width = shape[ndim - 1];                 /* C order: the last axis is x */
+    d.height = shape[ndim - 2];
+    d.depth = ndim == 3 ? shape[0] : 0;
+    d.host = host;
+    return hst__image_make(be, F, &d, out);
+}
+
+HST__BDEF hst_result hst_image_get_info(const hst_image *img, hst_image_info *out) {
+    if (!img || !out)
+        return hst__null_arg(img ? img->be : NULL, "hst_image_get_info", "%s is NULL", img ? "out" : "img");
+    memset(out, 0, sizeof *out);
+    out->type = img->type;
+    out->ndim = img->ndim;
+    out->width = img->extent[0];
+    out->height = img->ndim >= 2 ? img->extent[1] : 1;
+    out->depth = img->type == HST_IMAGE_3D ? img->extent[2] : 1;
+    out->array_size = hst__image_layers(img);
+    out->mem_flags = img->mem_flags;
+    out->format = img->format;
+    out->dtype = img->dtype; out->channels = img->channels; out->normalized = img->normalized;
+    out->pixel_bytes = img->pixel_bytes;
+    return img->be->ops->image_pitches(img, &out->row_pitch, &out->slice_pitch);
+}
+
+HST__BDEF hst_result hst_supported_image_formats(hst_backend *be, unsigned mem_flags, unsigned image_type,
+                                               hst_image_format *formats, size_t max, size_t *count) {
+    static const char *F = "hst_supported_image_formats";
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (!count || (max && !formats)) return hst__null_arg(be, F, "%s is NULL", !count ? "count" : "formats");
+    *count = 0;
+    if (mem_flags > HST_MEM_WRITE_ONLY || mem_flags == (HST_MEM_READ_ONLY | HST_MEM_WRITE_ONLY))
+        return hst__range_arg(be, F, "mem_flags 0x%x is not HST_MEM_READ_WRITE, _READ_ONLY or _WRITE_ONLY", mem_flags);
+    if (image_type < HST_IMAGE_1D || image_type > HST_IMAGE_1D_BUFFER)
+        return hst__range_arg(be, F, "image_type %u is not an HST_IMAGE_*", image_type);
+    if (!be->info.images) {
+        hst__log(be, HST_LOG_ERROR, HST_LOGITEM_UNSUPPORTED, "%s: %s has no image support", F, be->info.name);
+        return HST_ERROR_UNSUPPORTED;
     }
-    if ((r = hst__reserve(be, F, bytes)) != HST_SUCCESS) { hst__free(be, img); return r; }
-    img->reserved = bytes;
-    r = be->ops->image_create(img, normalized, host);
-    if (r != HST_SUCCESS) { hst_image_destroy(img); return r; }
-    *out = img;
-    return HST_SUCCESS;
+    return be->ops->image_formats(be, mem_flags, image_type, formats, max, count);
 }
 
 HST__BDEF void hst_image_destroy(hst_image *img) {
@@ -3858,6 +4445,10 @@ static hst_result hst__image_rw(hst_queue *q, const char *func, int write, hst_i
     if ((r = hst__check_enqueue(q, func, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, func, img, origin, region)) != HST_SUCCESS) return r;
     if (!host) return hst__null_arg(q->be, func, "the host pointer is NULL");
+    /* A 1-D array's layers lie slice_pitch apart (OpenCL 1.2, clEnqueueReadImage); each is one
+       row, so the layer step is passed as both pitches: the same layout, and PoCL (3.1), which
+       steps layers by row_pitch, reads it right too. */
+    if (img->type == HST_IMAGE_1D_ARRAY && slice_pitch) row_pitch = slice_pitch;
     return q->be->ops->image_rw(q, func, write, img, origin, region, host, row_pitch, slice_pitch, blocking,
                                 num_wait, wait, out);
 }
@@ -3936,6 +4527,35 @@ HST__BDEF hst_result hst_buffer_to_image(hst_queue *q, hst_image *dst, const siz
                              src_offset, num_wait, wait, out);
 }
 
+/* One pixel of img from a fill colour (hst_image_fill's), converted as OpenCL's write_image*
+   does (1.2, 8.3): normalized floats scaled and rounded to nearest even, integers saturated. */
+static void hst__pixel_from_color(const hst_image *img, const void *color, unsigned char *px) {
+    unsigned c, n = img->dtype == HST_C64 ? img->channels * 2 : img->channels;
+    size_t es = img->dtype == HST_C64 ? 4 : hst_dtype_size(img->dtype);
+    int64_t lo = img->dtype == HST_U8 ? 0 : img->dtype == HST_I8 ? -128 : -32768;
+    int64_t hi = img->dtype == HST_U8 ? 255 : img->dtype == HST_I8 ? 127 : 32767;
+    for (c = 0; c < n; c++) {
+        int64_t v;
+        if (img->dtype == HST_I32 || img->dtype == HST_F32 || img->dtype == HST_C64) {
+            memcpy(px + 4 * c, (const char *)color + 4 * c, 4);   /* int32 or float: as given */
+            continue;
+        }
+        if (img->normalized) {   /* convert_<type>_sat_rte(f * 255.0f / 127.0f / 32767.0f) */
+            float p = ((const float *)color)[c] * (float)hi;
+            p = p > (float)hi ? (float)hi : p < (float)lo ? (float)lo : p;   /* NaN stays NaN */
+            v = p == p ? (int64_t)nearbyintf(p) : 0;
+        } else if (img->dtype == HST_U8) {
+            uint32_t u = ((const uint32_t *)color)[c];
+            v = u > 255 ? 255 : (int64_t)u;
+        } else {
+            v = ((const int32_t *)color)[c];
+        }
+        v = v < lo ? lo : v > hi ? hi : v;
+        if (es == 1) px[c] = (unsigned char)(v & 0xff);   /* two's complement bytes */
+        else { uint16_t h = (uint16_t)(v & 0xffff); memcpy(px + 2 * c, &h, 2); }
+    }
+}
+
 HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *color,
                                   const size_t origin[3], const size_t region[3],
                                   size_t num_wait, const hst_event *wait, hst_event *out) {
@@ -3944,20 +4564,44 @@ HST__BDEF hst_result hst_image_fill(hst_queue *q, hst_image *img, const void *co
     if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
     if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
     if (!color) return hst__null_arg(q->be, F, "color is NULL");
+    if (img->type == HST_IMAGE_1D_BUFFER) {   /* the buffer's bytes: PoCL 3.1's clEnqueueFillImage crashes here */
+        unsigned char px[16];                 /* a pixel: 1 .. 16 bytes, a power of two */
+        hst__pixel_from_color(img, color, px);
+        return hst_fill(q, img->buffer, px, img->pixel_bytes, origin[0] * img->pixel_bytes,
+                        region[0] * img->pixel_bytes, num_wait, wait, out);
+    }
     return q->be->ops->image_fill(q, img, color, origin, region, num_wait, wait, out);
+}
+
+/* hst_image_map and _map_enqueue: the checks, then the device's map. */
+static hst_result hst__image_map(hst_queue *q, const char *F, hst_image *img, unsigned map_flags,
+                                 const size_t *origin, const size_t *region, int blocking, size_t *row_pitch,
+                                 size_t *slice_pitch, void **ptr, size_t num_wait, const hst_event *wait,
+                                 hst_event *out) {
+    hst_result r;
+    if (out) *out = NULL;
+    if ((r = hst__check_enqueue(q, F, num_wait, wait)) != HST_SUCCESS) return r;
+    if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
+    if (!row_pitch || !slice_pitch || !ptr)
+        return hst__null_arg(q->be, F, "%s is NULL", !row_pitch ? "row_pitch" : !slice_pitch ? "slice_pitch" : "ptr");
+    if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
+    return q->be->ops->image_map(q, img, map_flags, origin, region, blocking, row_pitch, slice_pitch, ptr,
+                                 num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_image_map(hst_queue *q, hst_image *img, unsigned map_flags,
                                  const size_t origin[3], const size_t region[3],
                                  size_t *row_pitch, size_t *slice_pitch, void **ptr) {
-    static const char *F = "hst_image_map";
-    hst_result r;
-    if ((r = hst__check_enqueue(q, F, 0, NULL)) != HST_SUCCESS) return r;
-    if ((r = hst__image_box(q, F, img, origin, region)) != HST_SUCCESS) return r;
-    if (!row_pitch || !slice_pitch || !ptr)
-        return hst__null_arg(q->be, F, "%s is NULL", !row_pitch ? "row_pitch" : !slice_pitch ? "slice_pitch" : "ptr");
-    if (!map_flags || (map_flags & ~7u)) return hst__range_arg(q->be, F, "map_flags 0x%x", map_flags);
-    return q->be->ops->image_map(q, img, map_flags, origin, region, row_pitch, slice_pitch, ptr);
+    return hst__image_map(q, "hst_image_map", img, map_flags, origin, region, 1, row_pitch, slice_pitch, ptr,
+                          0, NULL, NULL);
+}
+
+HST__BDEF hst_result hst_image_map_enqueue(hst_queue *q, hst_image *img, unsigned map_flags,
+                                         const size_t origin[3], const size_t region[3], int blocking,
+                                         size_t *row_pitch, size_t *slice_pitch, void **ptr,
+                                         size_t num_wait, const hst_event *wait, hst_event *out) {
+    return hst__image_map(q, "hst_image_map_enqueue", img, map_flags, origin, region, blocking, row_pitch,
+                          slice_pitch, ptr, num_wait, wait, out);
 }
 
 HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
@@ -3969,24 +4613,130 @@ HST__BDEF hst_result hst_image_unmap(hst_queue *q, hst_image *img, void *ptr,
     return q->be->ops->image_unmap(q, img, ptr, num_wait, wait, out);
 }
 
+/* The checks and the making shared by hst_sampler_create and _create_props (func names the
+   call; the modes' names are hst_sampler_create's parameters, or the props' keys). */
+static hst_result hst__sampler_make(hst_backend *be, const char *func, int normalized, unsigned address,
+                                    unsigned filter, hst_sampler **out) {
+    hst_sampler *s;
+    hst_result r;
+    if (address > HST_ADDRESS_MIRRORED_REPEAT) return hst__range_arg(be, func, "address_mode %u", address);
+    if (filter > HST_FILTER_LINEAR) return hst__range_arg(be, func, "filter_mode %u", filter);
+    if (!normalized && address >= HST_ADDRESS_REPEAT)
+        return hst__bad_arg(be, func, "repeat addressing needs normalized coordinates");
+    if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    s->be = be; s->normalized = normalized; s->address = address; s->filter = filter;
+    if ((r = be->ops->sampler_create(s)) != HST_SUCCESS) { hst__free(be, s); return r; }
+    *out = s;
+    return HST_SUCCESS;
+}
+
 HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
                                       unsigned address_mode, unsigned filter_mode,
                                       hst_sampler **out) {
     static const char *F = "hst_sampler_create";
-    hst_sampler *s;
-    hst_result r;
     if (!be) return hst__null_arg(NULL, F, "be is NULL");
     if (!out) return hst__null_arg(be, F, "out is NULL");
     *out = NULL;
-    if (address_mode > HST_ADDRESS_MIRRORED_REPEAT) return hst__range_arg(be, F, "address_mode %u", address_mode);
-    if (filter_mode > HST_FILTER_LINEAR) return hst__range_arg(be, F, "filter_mode %u", filter_mode);
-    if (!normalized_coords && address_mode >= HST_ADDRESS_REPEAT)
-        return hst__bad_arg(be, F, "repeat addressing needs normalized coordinates");
-    if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    s->be = be; s->normalized = normalized_coords; s->address = address_mode; s->filter = filter_mode;
-    if ((r = be->ops->sampler_create(s)) != HST_SUCCESS) { hst__free(be, s); return r; }
-    *out = s;
+    return hst__sampler_make(be, F, normalized_coords != 0, address_mode, filter_mode, out);
+}
+
+HST__BDEF hst_result hst_sampler_create_props(hst_backend *be, const uint64_t *props, hst_sampler **out) {
+    static const char *F = "hst_sampler_create_props";
+    /* OpenCL's defaults: normalized, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST */
+    uint64_t value[3] = {1, HST_CL_ADDRESS_BASE + HST_ADDRESS_CLAMP, HST_CL_FILTER_BASE + HST_FILTER_NEAREST};
+    unsigned seen = 0, i;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (out) *out = NULL;
+    if (!out || !props) return hst__null_arg(be, F, "%s is NULL", out ? "props" : "out");
+    for (i = 0; props[i]; i += 2) {
+        unsigned k = (unsigned)(props[i] - HST_SAMPLER_NORMALIZED_COORDS);
+        if (props[i] < HST_SAMPLER_NORMALIZED_COORDS || k > 2)
+            return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, F, "props[%u]: key 0x%llx "
+                                    "is not NORMALIZED_COORDS, ADDRESSING_MODE or FILTER_MODE", i,
+                                    (unsigned long long)props[i]);
+        if (seen & (1u << k)) return hst__bad_arg(be, F, "props[%u]: key 0x%llx given twice", i,
+                                                  (unsigned long long)props[i]);
+        seen |= 1u << k;
+        value[k] = props[i + 1];
+    }
+    if (value[0] > 1) return hst__range_arg(be, F, "NORMALIZED_COORDS %llu is not 0 or 1", (unsigned long long)value[0]);
+    if (value[1] < HST_CL_ADDRESS_BASE || value[1] > HST_CL_ADDRESS_BASE + HST_ADDRESS_MIRRORED_REPEAT)
+        return hst__range_arg(be, F, "ADDRESSING_MODE 0x%llx is not a CL_ADDRESS_*", (unsigned long long)value[1]);
+    if (value[2] < HST_CL_FILTER_BASE || value[2] > HST_CL_FILTER_BASE + HST_FILTER_LINEAR)
+        return hst__range_arg(be, F, "FILTER_MODE 0x%llx is not a CL_FILTER_*", (unsigned long long)value[2]);
+    return hst__sampler_make(be, F, (int)value[0], (unsigned)(value[1] - HST_CL_ADDRESS_BASE),
+                             (unsigned)(value[2] - HST_CL_FILTER_BASE), out);
+}
+
+HST__BDEF hst_result hst_sampler_get_info(const hst_sampler *s, hst_sampler_info *out) {
+    if (!s || !out) return hst__null_arg(s ? s->be : NULL, "hst_sampler_get_info", "%s is NULL", s ? "out" : "s");
+    out->normalized_coords = s->normalized;
+    out->address_mode = s->address;
+    out->filter_mode = s->filter;
     return HST_SUCCESS;
+}
+
+/* The raw info calls: the param's size first, then (value given and bytes enough) its value,
+   so that a short value is the same refusal on every device. */
+static hst_result hst__info_raw(const hst_backend *be, hst__info_query iq) {
+    size_t need = 0, bytes = iq.bytes, *want = iq.size_ret;
+    void *value = iq.value;
+    hst_result r;
+    iq.value = NULL; iq.bytes = 0; iq.size_ret = &need;
+    if ((r = be->ops->object_info(&iq)) != HST_SUCCESS) return r;
+    if (want) *want = need;
+    if (!value) return HST_SUCCESS;
+    if (bytes < need) return hst__range_arg(be, iq.func, "bytes %zu: param 0x%x's value takes %zu", bytes,
+                                            (unsigned)iq.param, need);
+    iq.value = value; iq.bytes = bytes; iq.size_ret = NULL;
+    return be->ops->object_info(&iq);
+}
+
+/* A param's range for an object: [lo, lo + 16). */
+static hst_result hst__info_param(const hst_backend *be, const char *func, uint32_t param, uint32_t lo,
+                                  const char *what) {
+    return param >= lo && param < lo + 16 ? HST_SUCCESS
+         : hst__range_arg(be, func, "param 0x%x is not a %s (0x%x .. 0x%x)", (unsigned)param, what, (unsigned)lo,
+                          (unsigned)lo + 15);
+}
+
+HST__BDEF hst_result hst_buffer_get_info_raw(const hst_buffer *buf, uint32_t param, size_t bytes, void *value,
+                                           size_t *size_ret) {
+    static const char *F = "hst_buffer_get_info_raw";
+    hst__info_query iq;
+    hst_result r;
+    if (!buf) return hst__null_arg(NULL, F, "buf is NULL");
+    if ((r = hst__info_param(buf->be, F, param, HST__CL_MEM_TYPE, "CL_MEM_* param")) != HST_SUCCESS) return r;
+    memset(&iq, 0, sizeof iq);
+    iq.func = F; iq.kind = HST__INFO_BUFFER; iq.buf = buf; iq.param = param; iq.bytes = bytes; iq.value = value; iq.size_ret = size_ret;
+    return hst__info_raw(buf->be, iq);
+}
+
+HST__BDEF hst_result hst_image_get_info_raw(const hst_image *img, uint32_t param, size_t bytes, void *value,
+                                          size_t *size_ret) {
+    static const char *F = "hst_image_get_info_raw";
+    hst__info_query iq;
+    if (!img) return hst__null_arg(NULL, F, "img is NULL");
+    if (param < HST__CL_MEM_TYPE || param >= HST__CL_IMAGE_FORMAT + 16)
+        return hst__range_arg(img->be, F, "param 0x%x is not a CL_MEM_* or CL_IMAGE_* param (0x%x .. 0x%x)",
+                              (unsigned)param, HST__CL_MEM_TYPE, HST__CL_IMAGE_FORMAT + 15);
+    memset(&iq, 0, sizeof iq);
+    iq.func = F; iq.kind = param >= HST__CL_IMAGE_FORMAT ? HST__INFO_IMAGE : HST__INFO_IMAGE_MEM; iq.img = img; iq.param = param;
+    iq.bytes = bytes; iq.value = value; iq.size_ret = size_ret;
+    return hst__info_raw(img->be, iq);
+}
+
+HST__BDEF hst_result hst_sampler_get_info_raw(const hst_sampler *s, uint32_t param, size_t bytes, void *value,
+                                            size_t *size_ret) {
+    static const char *F = "hst_sampler_get_info_raw";
+    hst__info_query iq;
+    hst_result r;
+    if (!s) return hst__null_arg(NULL, F, "s is NULL");
+    if ((r = hst__info_param(s->be, F, param, HST__CL_SAMPLER_REFERENCE_COUNT, "CL_SAMPLER_* param")) != HST_SUCCESS)
+        return r;
+    memset(&iq, 0, sizeof iq);
+    iq.func = F; iq.kind = HST__INFO_SAMPLER; iq.smp = s; iq.param = param; iq.bytes = bytes; iq.value = value; iq.size_ret = size_ret;
+    return hst__info_raw(s->be, iq);
 }
 
 HST__BDEF void hst_sampler_destroy(hst_sampler *s) {
@@ -4805,6 +5555,12 @@ static hst_result hst__host_buffer_sub(hst_buffer *b, hst_buffer *root) {
     return HST_SUCCESS;
 }
 
+static hst_result hst__host_buffer_adopt(hst_buffer *b, void *handle) {
+    (void)handle;
+    return hst_backend_fail(b->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_buffer_from_cl",
+                            "the host device holds no OpenCL memory; select an OpenCL device");
+}
+
 static void hst__host_buffer_free(hst_buffer *b) {
     if (!b->parent && !b->wrapped) hst__free(b->be, b->host);
 }
@@ -4925,16 +5681,38 @@ static hst_result hst__host_svm_fill(hst_queue *q, void *ptr, const void *patter
     return hst__host_end(out);
 }
 
+static hst_result hst__host_svm_migrate(hst_queue *q, size_t num, const void *const *ptrs, const size_t *sizes,
+                                        unsigned flags, HST__WAITS) {
+    (void)num; (void)ptrs; (void)sizes; (void)flags;
+    return hst__host_nothing(q, "hst_svm_migrate", num_wait, wait, out);
+}
+
 /* >>host images: tight pixels in host memory */
-static hst_result hst__host_image_create(hst_image *img, int normalized, const void *host) {
-    (void)normalized;
-    img->host = hst__malloc(img->be, img->reserved);
-    if (!img->host) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (host) memcpy(img->host, host, img->reserved);
+static hst_result hst__host_image_create(hst_image *img) {
+    img->host = img->buffer ? hst_buffer_host_ptr(img->buffer) : hst__malloc(img->be, img->reserved);
+    return img->host ? HST_SUCCESS : HST_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* The formats hst_image_from_array makes (c64's are f32's), for every access and shape. */
+static hst_result hst__host_image_formats(hst_backend *be, unsigned mem_flags, unsigned type,
+                                          hst_image_format *formats, size_t max, size_t *count) {
+    static const hst_dtype dts[] = {HST_U8, HST_I8, HST_I16, HST_I32, HST_F32};
+    static const unsigned chs[] = {1, 2, 4};
+    size_t d, c, n = 0;
+    int norm;
+    (void)be; (void)mem_flags; (void)type;
+    for (d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (norm = 0; norm <= hst__image_normalizable(dts[d]); norm++)
+            for (c = 0; c < sizeof chs / sizeof chs[0]; c++, n++)
+                if (n < max) formats[n] = hst__image_format(dts[d], chs[c], norm);
+    *count = n;
     return HST_SUCCESS;
 }
 
-static void hst__host_image_free(hst_image *img) { hst__free(img->be, img->host); }
+
+static void hst__host_image_free(hst_image *img) {
+    if (!img->buffer) hst__free(img->be, img->host);   /* a buffer image's memory is the buffer's */
+}
 
 /* The host device's image memory as a rect: tight rows and slices. */
 static hst__rect_abs hst__image_rect(const hst_image *img, const size_t *origin) {
@@ -4948,6 +5726,17 @@ static hst__rect_abs hst__image_rect(const hst_image *img, const size_t *origin)
 }
 
 /* A caller's host array for a box: tight unless pitches are given. */
+/* The host device's rows and slices, tight, as OpenCL reports them: the slice pitch of a 1-D
+   array is its layers' (a row's), of 1-D and 2-D images 0. */
+static hst_result hst__host_image_pitches(const hst_image *img, size_t *row_pitch, size_t *slice_pitch) {
+    static const size_t o0[3] = {0, 0, 0};
+    hst__rect_abs d = hst__image_rect(img, o0);
+    *row_pitch = d.row_pitch;
+    *slice_pitch = img->type == HST_IMAGE_1D_ARRAY ? d.row_pitch
+                 : img->type == HST_IMAGE_3D || img->type == HST_IMAGE_2D_ARRAY ? d.slice_pitch : 0;
+    return HST_SUCCESS;
+}
+
 static hst__rect_abs hst__host_array_rect(const hst_image *img, const size_t *region, size_t row_pitch,
                                     size_t slice_pitch) {
     hst__rect_abs r;
@@ -4998,24 +5787,6 @@ static hst_result hst__host_image_buffer(hst_queue *q, const char *func, int to_
 }
 
 /* One pixel from a fill colour, converted as OpenCL converts fill colours (host device). */
-static void hst__pixel_from_color(const hst_image *img, const void *color, unsigned char *px) {
-    unsigned c, n = img->dtype == HST_C64 ? img->channels * 2 : img->channels;
-    for (c = 0; c < n; c++) {
-        if (img->dtype == HST_U8 && img->normalized) {
-            float v = ((const float *)color)[c];
-            v = v > 1.0f ? 1.0f : v < 0.0f ? 0.0f : v;   /* NaN is not < 0: clears below */
-            px[c] = (unsigned char)(v == v ? nearbyintf(v * 255.0f) : 0.0f);
-        } else if (img->dtype == HST_U8) {
-            uint32_t v = ((const uint32_t *)color)[c];
-            px[c] = (unsigned char)(v > 255 ? 255 : v);
-        } else if (img->dtype == HST_I32) {
-            memcpy(px + 4 * c, (const int32_t *)color + c, 4);
-        } else {
-            memcpy(px + 4 * c, (const float *)color + c, 4);
-        }
-    }
-}
-
 static hst_result hst__host_image_fill(hst_queue *q, hst_image *img, const void *color, const size_t *origin,
                                        const size_t *region, HST__WAITS) {
     unsigned char px[32];
@@ -5033,13 +5804,15 @@ static hst_result hst__host_image_fill(hst_queue *q, hst_image *img, const void 
 }
 
 static hst_result hst__host_image_map(hst_queue *q, hst_image *img, unsigned map_flags, const size_t *origin,
-                                      const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr) {
+                                      const size_t *region, int blocking, size_t *row_pitch, size_t *slice_pitch,
+                                      void **ptr, HST__WAITS) {
     hst__rect_abs d = hst__image_rect(img, origin);
-    (void)q; (void)map_flags; (void)region;
-    *row_pitch = d.row_pitch;
-    *slice_pitch = img->ndim == 3 ? d.slice_pitch : 0;   /* OpenCL reports 0 for 2-D */
+    hst_result r;
+    (void)map_flags; (void)region; (void)blocking;
+    if ((r = hst__host_begin(q, "hst_image_map", num_wait, wait, out)) != HST_SUCCESS) return r;
+    hst__host_image_pitches(img, row_pitch, slice_pitch);
     *ptr = (char *)img->host + hst__rect_offset(&d);
-    return HST_SUCCESS;
+    return hst__host_end(out);
 }
 
 static hst_result hst__host_image_unmap(hst_queue *q, hst_image *img, void *ptr, HST__WAITS) {
@@ -5050,6 +5823,55 @@ static hst_result hst__host_image_unmap(hst_queue *q, hst_image *img, void *ptr,
 /* A sampler is the record of its settings. */
 static hst_result hst__host_sampler_create(hst_sampler *s) { (void)s; return HST_SUCCESS; }
 static void hst__host_sampler_free(hst_sampler *s) { (void)s; }
+
+/* The host device's answers (hst_buffer_get_info_raw says which): one value of OpenCL's type. */
+static hst_result hst__host_object_info(const hst__info_query *iq) {
+    const hst_backend *be = iq->kind == HST__INFO_BUFFER ? iq->buf->be : iq->kind == HST__INFO_SAMPLER ? iq->smp->be
+                          : iq->img->be;
+    size_t z = 0, pitch[2];
+    uint32_t u = 0;
+    const void *p = NULL;
+    const void *src = &z;
+    size_t n = sizeof z;
+    const hst_image *img = iq->img;
+#define HST__K(kind, param) ((kind) * 0x10000 + (param))
+#define HST__U32(x) u = (uint32_t)(x); src = &u; n = sizeof u
+    switch (HST__K(iq->kind, iq->param)) {
+    case HST__K(HST__INFO_BUFFER, HST__CL_MEM_TYPE): HST__U32(HST__CL_MEM_OBJECT_BUFFER); break;
+    case HST__K(HST__INFO_BUFFER, HST__CL_MEM_SIZE): z = iq->buf->bytes; break;
+    case HST__K(HST__INFO_BUFFER, HST__CL_MEM_HOST_PTR): p = iq->buf->wrapped ? iq->buf->host : NULL; src = &p; n = sizeof p; break;
+    case HST__K(HST__INFO_BUFFER, HST__CL_MEM_REFERENCE_COUNT): HST__U32(1); break;
+    case HST__K(HST__INFO_BUFFER, HST__CL_MEM_OFFSET): z = iq->buf->parent ? iq->buf->origin : 0; break;
+    case HST__K(HST__INFO_IMAGE_MEM, HST__CL_MEM_TYPE): HST__U32(hst__image_cl_type(img->type)); break;
+    case HST__K(HST__INFO_IMAGE_MEM, HST__CL_MEM_SIZE): z = img->extent[0] * img->extent[1] * img->extent[2] *
+                                                           img->pixel_bytes; break;
+    case HST__K(HST__INFO_IMAGE_MEM, HST__CL_MEM_HOST_PTR): src = &p; n = sizeof p; break;   /* copied: NULL */
+    case HST__K(HST__INFO_IMAGE_MEM, HST__CL_MEM_REFERENCE_COUNT): HST__U32(1); break;
+    case HST__K(HST__INFO_IMAGE_MEM, HST__CL_MEM_OFFSET): break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_FORMAT): src = &img->format; n = sizeof img->format; break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_ELEMENT_SIZE): z = img->pixel_bytes; break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_ROW_PITCH): hst__host_image_pitches(img, &z, &pitch[1]); break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_SLICE_PITCH): hst__host_image_pitches(img, &pitch[0], &z); break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_WIDTH): z = img->extent[0]; break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_HEIGHT): z = img->ndim >= 2 ? img->extent[1] : 0; break;  /* OpenCL's 0 */
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_DEPTH): z = img->type == HST_IMAGE_3D ? img->extent[2] : 0; break;
+    case HST__K(HST__INFO_IMAGE, HST__CL_IMAGE_ARRAY_SIZE):
+        z = hst__image_layers(img); break;
+    case HST__K(HST__INFO_SAMPLER, HST__CL_SAMPLER_REFERENCE_COUNT): HST__U32(1); break;
+    case HST__K(HST__INFO_SAMPLER, HST_SAMPLER_NORMALIZED_COORDS): HST__U32(iq->smp->normalized); break;
+    case HST__K(HST__INFO_SAMPLER, HST_SAMPLER_ADDRESSING_MODE): HST__U32(HST_CL_ADDRESS_BASE + iq->smp->address); break;
+    case HST__K(HST__INFO_SAMPLER, HST_SAMPLER_FILTER_MODE): HST__U32(HST_CL_FILTER_BASE + iq->smp->filter); break;
+    default:
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, iq->func, "param 0x%x: "
+                                "the host device keeps no such record (no context, flags or map count)",
+                                (unsigned)iq->param);
+    }
+#undef HST__K
+#undef HST__U32
+    if (iq->size_ret) *iq->size_ret = n;
+    if (iq->value && iq->bytes >= n) memcpy(iq->value, src, n);
+    return HST_SUCCESS;
+}
 
 /* >>host kernels: no OpenCL programs (ops->programs is 0: the public calls refuse first), the
    declared kernels' twins instead */
@@ -5095,6 +5917,11 @@ static hst_result hst__host_launch_declared(hst_backend *be, const hst_launch_de
     hst_karg args[HST_KERNEL_MAX_ARGS];
     hst_result r = HST_SUCCESS;
     size_t i;
+    for (i = 0; i < d->num_args; i++)   /* no sampler here: hst_sampler_create says why */
+        if (d->args[i].kind == HST_KARG_IMAGE || d->args[i].kind == HST_KARG_SAMPLER)
+            return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_launch_kernel",
+                                    "%s.%s: argument %zu is %s: kernels read images on OpenCL devices only",
+                                    d->family->name, k->name, i, d->args[i].kind == HST_KARG_IMAGE ? "an image" : "a sampler");
     if (!k->twin)
         return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_launch_kernel",
                                 "%s.%s has no host twin: select an OpenCL device", d->family->name, k->name);
