@@ -13,7 +13,11 @@
     halostream.decorrelation(sr)                           # decorrelation analysis
 
 A ctypes layer over the C library (esrrf.h), which pip builds into the package (_lib.py says
-how it is found). Stacks are read in place, never copied.
+how it is found). In-memory stacks are read in place, never copied; stacks larger than memory
+(a numpy.memmap, a TIFF file's path, zarr or dask arrays) are read a block of frames at a time:
+
+    halostream.esrrf("acquisition.tif", frames_per_timepoint=100)     # page by page
+    halostream.esrrf(numpy.load("stack.npy", mmap_mode="r"), out=...) # outputs to memmaps too
 
 Ctrl-C during a call interrupts it within about a second of work and raises KeyboardInterrupt
 once the library has stopped. Processes: in a child made by fork() (multiprocessing's default
@@ -26,7 +30,7 @@ import ctypes
 import os
 import threading
 
-from . import _check, _errors, _lib
+from . import _check, _errors, _frames, _lib
 from ._errors import Cancelled, HalostreamError, InvalidArgument, NotBuiltIn
 from .backend import Backend, EsrrfArgs, EsrrfLive, device_dict
 
@@ -75,11 +79,20 @@ def cached_backend(device="auto"):
 
 def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_weighting=True,
           frames_per_timepoint=0, modes=("avg",), macro_pixel_correction=True, device="auto",
-          fused=None, progress=None):
+          fused=None, progress=None, out=None, on_timepoint=None):
     """eSRRF of a stack (Laine et al., Nat. Methods 2023; NanoPyx's conventions, as esrrf.h).
 
     stack: numpy array (T, rows, cols), C order, uint8 / uint16 / int16 / float32 in native
-    byte order; read in place (never copied, never written). magnification 1..32; radius in
+    byte order; read in place (never copied, never written). Or a stack that need not fit in
+    memory, read a block of frames at a time (about 64 MB) while the device works, through a
+    live session (the same bits as the in-memory call on one device; a list of devices splits
+    each block instead of the rows, which changes the last bits): a numpy.memmap (also
+    tifffile.memmap's; its pages are released once pushed), the path of a TIFF file (str or
+    os.PathLike; read page by page with tifffile, every compression it decodes; each page one
+    frame of the first page's shape and dtype), a tifffile.TiffFile or its pages, a zarr, h5py
+    or dask array (dask: only the blocks' chunks are computed) or any object with shape,
+    dtype and stack[a:b]; dtypes other than u8/u16/i16/f32 in native order are converted per
+    block (byte order swapped, other real numbers to float32). magnification 1..32; radius in
     input pixels, (0, 20]; sensitivity (0, 100]; each None: the library's default
     (esrrf_defaults()); intensity_weighting: RGC times the magnified
     frame; frames_per_timepoint: frames per output image, 0 = all (as NanoPyx: the last image
@@ -89,18 +102,31 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     Backend is opened on first use and kept (cached_backend); fused: None chooses the faster
     path by measured speed, True fused, False chained (same bits); progress: None shows a bar
     when a run lasts over a second, False never, True always, a callable is called with
-    (frames done, total) instead.
+    (frames done, total) instead. out: {mode: array} for each mode, writable float32 arrays of
+    the output's shape (e.g. numpy.lib.format.open_memmap's, for outputs larger than memory),
+    each time point written as soon as it is done; on_timepoint(index, {mode: float32 (rows *
+    magnification, cols * magnification)}) is called for each time point in order, on the
+    calling thread, as soon as it is done. Either one streams an in-memory stack too.
 
-    Returns {mode: float32 array (time points, rows * magnification, cols * magnification)}.
+    Returns {mode: float32 array (time points, rows * magnification, cols * magnification)}
+    (out itself where given; None where on_timepoint is given and out is not).
     Raises TypeError / ValueError for bad arguments (before any C call; a number that would
     not reach its C field unchanged too), InvalidArgument (also a ValueError) for options the
     library refuses, HalostreamError for the library's other errors (.code, .name; the message
     is the library's log), KeyboardInterrupt after Ctrl-C (the run is interrupted within about
     a second of work, and the call returns only once the library has stopped; the Backend stays
-    usable)."""
-    args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
-                     frames_per_timepoint, modes, macro_pixel_correction, fused, progress)
-    return cached_backend(device).run_esrrf(args)
+    usable). Streamed stacks: ValueError naming the page or frames that cannot be read or
+    differ from the first page's shape or dtype; the file's own errors (OSError)."""
+    if not _frames.streamed(stack, out, on_timepoint):
+        args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
+                         frames_per_timepoint, modes, macro_pixel_correction, fused, progress)
+        return cached_backend(device).run_esrrf(args)
+    options = dict(magnification=magnification, radius=radius, sensitivity=sensitivity,
+                   intensity_weighting=intensity_weighting,
+                   frames_per_timepoint=frames_per_timepoint, modes=modes,
+                   macro_pixel_correction=macro_pixel_correction, fused=fused)
+    return _frames.esrrf(lambda: cached_backend(device), stack, options, progress, out,
+                         on_timepoint)
 
 
 from . import squirrel                              # noqa: E402  (it uses cached_backend)

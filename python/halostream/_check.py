@@ -118,6 +118,44 @@ def dtype_code(where, dtype):
     return _lib.DTYPES[dt.name]
 
 
+def pushed_dtype(where, name, dtype):
+    """The dtype a stack that is read a block at a time goes to the library in: its own where
+    the library takes it (native-order u8, u16, i16, f32), the native order of those (same
+    values), else float32 for other real numbers (as halostream.nanopyx converts, like NanoPyx's
+    check_image). TypeError for anything but real numbers."""
+    dt = np.dtype(dtype)
+    if dt.kind not in "biuf":
+        raise TypeError("%s: %s must hold real numbers, got dtype %s" % (where, name, dt))
+    if dt.name in _lib.DTYPES:
+        return dt.newbyteorder("=")
+    return np.dtype(np.float32)
+
+
+def outputs(where, out, modes, shape):
+    """out=: a dict giving each requested mode a writable float32 array of the output's shape
+    (e.g. a numpy.memmap), and no other keys. Its arrays by lower-case mode."""
+    if not isinstance(out, dict):
+        raise TypeError("%s: out must be a dict {mode: float32 array %s}, got %s"
+                        % (where, shape, type(out).__name__))
+    got = {k.lower() if isinstance(k, str) else k: v for k, v in out.items()}
+    if sorted(got, key=str) != sorted(modes):
+        raise ValueError("%s: out must have one array for each mode computed (%s), got keys %s"
+                         % (where, ", ".join(modes), ", ".join(map(repr, out))))
+    for m in modes:
+        a = got[m]
+        if not isinstance(a, np.ndarray) or a.dtype != np.float32 or a.shape != shape \
+                or not a.flags.writeable:
+            raise ValueError("%s: out[%r] must be a writable float32 numpy array of shape %s, "
+                             "got %s" % (where, m, shape, _describe(a)))
+    return got
+
+
+def _describe(a):
+    if not isinstance(a, np.ndarray):
+        return type(a).__name__
+    return "%s %s%s" % (a.dtype, a.shape, "" if a.flags.writeable else " (read-only)")
+
+
 def frame_shape(where, rows, cols):
     return (integer(where, "rows", rows, 1, U32_MAX), integer(where, "cols", cols, 1, U32_MAX))
 

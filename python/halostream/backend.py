@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import _check, _errors, _lib, _quality, _run
+from . import _check, _errors, _frames, _lib, _quality, _run
 
 _OPEN = weakref.WeakSet()   # closed at interpreter exit
 
@@ -187,9 +187,17 @@ class Backend:
 
     def esrrf(self, stack, magnification=None, radius=None, sensitivity=None,
               intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
-              macro_pixel_correction=True, fused=None, progress=None):
+              macro_pixel_correction=True, fused=None, progress=None, out=None,
+              on_timepoint=None):
         """eSRRF of a stack on this backend: halostream.esrrf's arguments and result, less
         device. The report of the run is then in .last_report."""
+        if _frames.streamed(stack, out, on_timepoint):
+            return _frames.esrrf(lambda: self, stack, dict(
+                magnification=magnification, radius=radius, sensitivity=sensitivity,
+                intensity_weighting=intensity_weighting,
+                frames_per_timepoint=frames_per_timepoint, modes=modes,
+                macro_pixel_correction=macro_pixel_correction, fused=fused),
+                progress, out, on_timepoint)
         return self.run_esrrf(EsrrfArgs(stack, magnification, radius, sensitivity,
                                         intensity_weighting, frames_per_timepoint, modes,
                                         macro_pixel_correction, fused, progress))
