@@ -55,6 +55,10 @@
        hst_halo_plan_peers, hst_halo_plan_peer
                                         peer count; a peer's segments
        hst_halo_plan_send_buffer, hst_halo_plan_recv_buffer
+                                        the buffers, not synchronised
+       hst_halo_plan_pack_buffer, hst_halo_plan_unpack_buffer
+                                        the buffers after the last pack and unpack (NDSL's
+                                        get_pack_buffer, get_unpack_buffer)
        hst_halo_plan_ready, hst_halo_plan_synchronize
      Pack and unpack
        hst_halo_pack, hst_halo_unpack   device quantities: one launch each
@@ -302,10 +306,19 @@ HST_API size_t hst_halo_plan_peers(const hst_halo_plan *plan);
 HST_API HST_NODISCARD hst_result hst_halo_plan_peer(const hst_halo_plan *plan, size_t peer,
                                                     size_t *send_offset, size_t *send_bytes,
                                                     size_t *recv_offset, size_t *recv_bytes);
-/* The device buffers (the plan owns them). pack writes send; unpack reads recv.
-   Thread safety: while alive. */
+/* The device buffers (the plan owns them). pack writes send; unpack reads recv. These two do
+   NOT synchronise: a pack or unpack may still be running (order your commands after its event,
+   or use the two below). Thread safety: while alive. */
 HST_API hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *plan);
 HST_API hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *plan);
+/* NDSL's HaloDataTransformer.get_pack_buffer / get_unpack_buffer: wait for the plan's last pack
+   AND last unpack (hst_halo_plan_synchronize, as NDSL's call synchronize()), then give the send
+   (pack) or receive (unpack) buffer in *out, ready to hand to communication. *out is NULL on
+   failure. Errors: HST_ERROR_INVALID_ARGUMENT (plan or out NULL), what hst_event_wait gives
+   (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, -14: the pack or unpack was terminated, e.g.
+   through a user event set to an error). Thread safety: per object (the plan). */
+HST_API HST_NODISCARD hst_result hst_halo_plan_pack_buffer(hst_halo_plan *plan, hst_buffer **out);
+HST_API HST_NODISCARD hst_result hst_halo_plan_unpack_buffer(hst_halo_plan *plan, hst_buffer **out);
 
 /* Packs every quantity into the send buffer: ONE launch. quantities: num_quantities buffers of
    the plan's backend, each at least hst_halo_layout_bytes of its layout. q NULL: the backend's
@@ -1376,6 +1389,31 @@ HST__HDEF hst_result hst_halo_plan_peer(const hst_halo_plan *p, size_t peer, siz
 
 HST__HDEF hst_buffer *hst_halo_plan_send_buffer(const hst_halo_plan *p) { return p ? p->send : NULL; }
 HST__HDEF hst_buffer *hst_halo_plan_recv_buffer(const hst_halo_plan *p) { return p ? p->recv : NULL; }
+
+/* NDSL's getters synchronise first; which buffer comes back is the only difference */
+static hst_result hst__halo_synced_buffer(hst_halo_plan *p, int unpack, hst_buffer **out)
+{
+    const char *F = unpack ? "hst_halo_plan_unpack_buffer" : "hst_halo_plan_pack_buffer";
+    hst_result r;
+    if (out) *out = NULL;
+    if (!p || !out) return hst__null_arg(p ? p->be : NULL, F, "%s is NULL", p ? "out" : "plan");
+    r = hst_halo_plan_synchronize(p);
+    if (r != HST_SUCCESS)
+        return hst_backend_fail(p->be, r, hst__halo_item(r), F, "waiting for the plan's last pack "
+                                "and unpack: %s", hst_result_string(r));
+    *out = unpack ? p->recv : p->send;
+    return HST_SUCCESS;
+}
+
+HST__HDEF hst_result hst_halo_plan_pack_buffer(hst_halo_plan *p, hst_buffer **out)
+{
+    return hst__halo_synced_buffer(p, 0, out);
+}
+
+HST__HDEF hst_result hst_halo_plan_unpack_buffer(hst_halo_plan *p, hst_buffer **out)
+{
+    return hst__halo_synced_buffer(p, 1, out);
+}
 
 /* >>pack and unpack -------------------------------------------------------------------------- */
 static hst_result hst__halo_check_quantities(hst_halo_plan *p, const char *f, size_t n,

@@ -50,10 +50,14 @@ extern "C" {
 
      kernel (HST_NUFFT_KERNELS)  arguments                                            global (1-D)
      hst_k_nufft_spread      base, off, perm, c, sub_bin, sub_first, bin_start, grid,  nsub x local
-                             __local tile, uint m, int16 g, coef
-     hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, coef           m
-     hst_k_nufft_to_modes    grid, f, corr, int4 nf, int4 nm                          nm0 nm1 nm2
-     hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm                          nf0 nf1 nf2
+                             __local tile, uint m, int16 g, coef, ulong cofs
+     hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, coef, ulong cofs  m
+     hst_k_nufft_to_modes    grid, f, corr, int4 nf, int4 nm, ulong fofs              nm0 nm1 nm2
+     hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm, ulong fofs              nf0 nf1 nf2
+
+   cofs and fofs: the vector's first element in c and f (complex elements; nufft.h's batches of
+   n_trans vectors: vector k at k m and at k nm0 nm1 nm2); the kernels read and write c + cofs,
+   f + fofs as the single vector (the twins below take those pointers).
 
    spread: work-group s spreads subproblem s (points sub_first[s] .. min(sub_first[s] + g.sf,
    bin_start[bin + 1]) of bin sub_bin[s]) into a local tile (the bin padded by pad on each
@@ -96,11 +100,13 @@ extern "C" {
 /* The family's kernels: X(id, name, signature, twin adapter), in the source's parameter order. */
 #define HST_NUFFT_KERNELS(X) \
     X(HST_KNUFFT_SPREAD, hst_k_nufft_spread, \
-      "global global global global global global global global local uint value global", hst__kt_nufft_spread) \
-    X(HST_KNUFFT_INTERP, hst_k_nufft_interp, "global global global global global uint value global", \
+      "global global global global global global global global local uint value global ulong", \
+      hst__kt_nufft_spread) \
+    X(HST_KNUFFT_INTERP, hst_k_nufft_interp, "global global global global global uint value global ulong", \
       hst__kt_nufft_interp) \
-    X(HST_KNUFFT_TO_MODES, hst_k_nufft_to_modes, "global global global value value", hst__kt_nufft_to_modes) \
-    X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value", hst__kt_nufft_to_grid)
+    X(HST_KNUFFT_TO_MODES, hst_k_nufft_to_modes, "global global global value value ulong", \
+      hst__kt_nufft_to_modes) \
+    X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value ulong", hst__kt_nufft_to_grid)
 enum { HST_NUFFT_KERNELS(HST_KERNEL_ID) HST_KNUFFT_COUNT };
 
 /* The NUFFT program's source pieces (static storage), as hst_kernels_vocab_source.
@@ -192,7 +198,8 @@ static const char hst__nufft_src_spread[] =
 "__kernel void hst_k_nufft_spread(__global const int *base, __global const float *off,\n"
 "        __global const uint *perm, __global const float2 *c, __global const uint *sub_bin,\n"
 "        __global const uint *sub_first, __global const uint *bin_start,\n"
-"        __global float *grid, __local float *tile, uint m, int16 g, __global const float *coef) {\n"
+"        __global float *grid, __local float *tile, uint m, int16 g, __global const float *coef,\n"
+"        ulong cofs) {\n"
 "    uint s = get_group_id(0), lid = get_local_id(0), lsz = get_local_size(0);\n"
 "    uint bin = sub_bin[s], first = sub_first[s];\n"
 "    uint last = min(first + (uint)g.sf, bin_start[bin + 1]);\n"
@@ -203,7 +210,7 @@ static const char hst__nufft_src_spread[] =
 "    for (int i = lid; i < n; i += lsz) { tile[2 * i] = 0.0f; tile[2 * i + 1] = 0.0f; }\n"
 "    barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    for (uint j = first + lid; j < last; j += lsz) {\n"
-"        float2 v = c[perm[j]];\n"
+"        float2 v = c[cofs + perm[j]];\n"
 "        int i0 = base[j] - o0, i1 = base[m + j] - o1, i2 = base[2 * m + j] - o2;\n"
 "        hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
 "        hst_nu_taps(coef + (HST_NU_DEG + 1) * 8, off[m + j], HST_NU_W, k1);\n"
@@ -234,7 +241,7 @@ static const char hst__nufft_src_spread[] =
 static const char hst__nufft_src_interp[] =
 "__kernel void hst_k_nufft_interp(__global const int *base, __global const float *off,\n"
 "        __global const uint *perm, __global const float *grid, __global float2 *c, uint m,\n"
-"        int16 g, __global const float *coef) {\n"
+"        int16 g, __global const float *coef, ulong cofs) {\n"
 "    uint j = get_global_id(0);\n"
 "    float k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W], acc[2 * HST_NU_W];\n"
 "    float2 out = (float2)(0.0f, 0.0f);\n"
@@ -263,23 +270,23 @@ static const char hst__nufft_src_interp[] =
 "        out.x += acc[2 * t] * k2[t];\n"
 "        out.y += acc[2 * t + 1] * k2[t];\n"
 "    }\n"
-"    c[perm[j]] = out;\n"
+"    c[cofs + perm[j]] = out;\n"
 "}\n";
 
 static const char hst__nufft_src_modes[] =
 "__kernel void hst_k_nufft_to_modes(__global const float2 *grid, __global float2 *f,\n"
-"        __global const float *corr, int4 nf, int4 nm) {\n"
+"        __global const float *corr, int4 nf, int4 nm, ulong fofs) {\n"
 "    size_t i = get_global_id(0), n12 = (size_t)nm.y * (size_t)nm.z;\n"
 "    int i0, i1, i2;\n"
 "    if (i >= (size_t)nm.x * n12) return;\n"
 "    i0 = (int)(i / n12); i1 = (int)(i / (size_t)nm.z % (size_t)nm.y); i2 = (int)(i % (size_t)nm.z);\n"
-"    f[i] = grid[((size_t)hst_nu_fine(i0, nm.x, nf.x) * (size_t)nf.y\n"
+"    f[fofs + i] = grid[((size_t)hst_nu_fine(i0, nm.x, nf.x) * (size_t)nf.y\n"
 "                 + (size_t)hst_nu_fine(i1, nm.y, nf.y)) * (size_t)nf.z\n"
 "                + (size_t)hst_nu_fine(i2, nm.z, nf.z)]\n"
 "           * ((corr[i0] * corr[nm.x + i1]) * corr[nm.x + nm.y + i2]);\n"
 "}\n"
 "__kernel void hst_k_nufft_to_grid(__global const float2 *f, __global float2 *grid,\n"
-"        __global const float *corr, int4 nf, int4 nm) {\n"
+"        __global const float *corr, int4 nf, int4 nm, ulong fofs) {\n"
 "    size_t i = get_global_id(0), n12 = (size_t)nf.y * (size_t)nf.z;\n"
 "    int i0, i1, i2;\n"
 "    float2 v = (float2)(0.0f, 0.0f);\n"
@@ -288,7 +295,7 @@ static const char hst__nufft_src_modes[] =
 "    i1 = hst_nu_mode((int)(i / (size_t)nf.z % (size_t)nf.y), nm.y, nf.y);\n"
 "    i2 = hst_nu_mode((int)(i % (size_t)nf.z), nm.z, nf.z);\n"
 "    if (i0 >= 0 && i1 >= 0 && i2 >= 0)\n"
-"        v = f[((size_t)i0 * (size_t)nm.y + (size_t)i1) * (size_t)nm.z + (size_t)i2]\n"
+"        v = f[fofs + ((size_t)i0 * (size_t)nm.y + (size_t)i1) * (size_t)nm.z + (size_t)i2]\n"
 "            * ((corr[i0] * corr[nm.x + i1]) * corr[nm.x + nm.y + i2]);\n"
 "    grid[i] = v;\n"
 "}\n";
@@ -514,7 +521,8 @@ static void hst__kt_nufft_spread(const hst_karg *a, const hst_range *r) {
     size_t per = r->local[0] ? r->local[0] : 1, end = r->offset[0] + r->global[0];
     const int32_t *g = (const int32_t *)a[10].v.value;
     hst_k_nufft_spread_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
-                            (const uint32_t *)hst_karg_ptr(&a[2]), (const float *)hst_karg_ptr(&a[3]),
+                            (const uint32_t *)hst_karg_ptr(&a[2]),
+                            (const float *)hst_karg_ptr(&a[3]) + 2 * (size_t)a[12].v.u64,
                             (const uint32_t *)hst_karg_ptr(&a[4]), (const uint32_t *)hst_karg_ptr(&a[5]),
                             (const uint32_t *)hst_karg_ptr(&a[6]), (float *)hst_karg_ptr(&a[7]),
                             (float *)hst_karg_ptr(&a[8]), a[9].v.u32, g,
@@ -529,20 +537,23 @@ static void hst__kt_nufft_interp(const hst_karg *a, const hst_range *r) {
     if (r->offset[0] >= m) return;
     hst_k_nufft_interp_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
                             (const uint32_t *)hst_karg_ptr(&a[2]), (const float *)hst_karg_ptr(&a[3]),
-                            (float *)hst_karg_ptr(&a[4]), m, g, (const float *)hst_karg_ptr(&a[7]),
+                            (float *)hst_karg_ptr(&a[4]) + 2 * (size_t)a[8].v.u64, m, g,
+                            (const float *)hst_karg_ptr(&a[7]),
                             HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
 }
 
 static void hst__kt_nufft_to_modes(const hst_karg *a, const hst_range *r) {
     (void)r;   /* the whole array (the declarations) */
-    hst_k_nufft_to_modes_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+    hst_k_nufft_to_modes_host((const float *)hst_karg_ptr(&a[0]),
+                              (float *)hst_karg_ptr(&a[1]) + 2 * (size_t)a[5].v.u64,
                               (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
                               (const int32_t *)a[4].v.value);
 }
 
 static void hst__kt_nufft_to_grid(const hst_karg *a, const hst_range *r) {
     (void)r;   /* the whole array (the declarations) */
-    hst_k_nufft_to_grid_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+    hst_k_nufft_to_grid_host((const float *)hst_karg_ptr(&a[0]) + 2 * (size_t)a[5].v.u64,
+                             (float *)hst_karg_ptr(&a[1]),
                              (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
                              (const int32_t *)a[4].v.value);
 }

@@ -73,19 +73,21 @@ extern "C" {
      __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
      void hst_k_slice_acc(__global const T *a, __global const T *b, ulong elems, ulong begin,
                           ulong end, int kind, __global ACC *acc, ulong acc_offset)
-   T = float, or float2 (c64) with -DHST_ACC_C64; ACC = double with -DHST_FP64, else float.
-   kind 1 SUM (of a; c64: of the real part), 2 SQSUM (|a|^2), 3 DIFF2 (|a - b|^2; b is not read
+   T = float, or float2 (c64) with -DHST_ACC_C64, double (f64) with -DHST_ACC_F64, double2
+   (c128) with -DHST_ACC_C128 (these two need -DHST_FP64: PyQMRI runs float64/complex128);
+   ACC = double with -DHST_FP64, else float.
+   kind 1 SUM (of a; complex: of the real part), 2 SQSUM (|a|^2), 3 DIFF2 (|a - b|^2; b is not read
    otherwise, may be NULL); the numbers are hst_stream_acc_kind's. Other kinds write nothing.
    NDRange 2-D: global (HST_REDUCE_LOCAL = 256, end - begin), local (256, 1). The work-group of
    slice z = begin + get_group_id(1) (slice z of a and b starts at element z*elems): lane l,
    from 0, adds in ACC the terms of elements l, l+256, l+512, ... < elems (each element converted
-   to ACC before any arithmetic; c64 SQSUM/DIFF2 term re*re + im*im); then a local tree
+   to ACC before any arithmetic; complex SQSUM/DIFF2 term re*re + im*im); then a local tree
    a[l] = a[l] + a[l+s] for s = 128, 64, ..., 1; writes acc[acc_offset + (z - begin)].
 
    Build the program once per accumulator element type with
-     "-cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_C64]"
+     "-cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_C64 | _F64 | _C128]"
    (-DHST_FP64 where the device has cl_khr_fp64). The volume kernels ignore -DHST_FP64 and
-   -DHST_ACC_C64. Bitwise: the host twins below equal the device when the program is built with
+   -DHST_ACC_*. Bitwise: the host twins below equal the device when the program is built with
    -cl-fp32-correctly-rounded-divide-sqrt (sqrt and division are then correctly rounded, as on
    the host; without it OpenCL allows 3 ulp for sqrt and 2.5 ulp for division, which touches
    tv_dual, tv_primal and tv_gap; grad3 and div3 use neither) and the host TU is compiled
@@ -115,9 +117,10 @@ HST_API void hst_k_tv_gap_host(const float *x, const float *p, const float *f, f
                                uint64_t begin, uint64_t end, uint64_t total);
 
 /* Host twin of hst_k_slice_acc for ONE slice: a (and b for DIFF2; may be NULL otherwise) point
-   at the slice's `elems` elements (dt HST_F32 or HST_C64; c64 counts complex elements); *out
-   gets the value in exactly the device's order, in double (bitwise equal to a device program
-   built with -DHST_FP64). An unsupported dt or kind does nothing. Thread-safe. */
+   at the slice's `elems` elements (dt HST_F32, HST_C64, HST_F64 or HST_C128; complex types count
+   complex elements); *out gets the value in exactly the device's order, in double (bitwise
+   equal to a device program built with -DHST_FP64). An unsupported dt or kind does nothing.
+   Thread-safe. */
 HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const void *b,
                                   size_t elems, double *out);
 
@@ -127,10 +130,10 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
    z = begin + offset[1] .. begin + offset[1] + global[1] (clipped to end), every voxel of each:
    a range splits by slices, never within one (a 1-D range: all of [begin, end)). Their results
    are the typed twins' above. hst_k_slice_acc is built once per element type: row
-   HST_KSTREAM_SLICE_ACC is its f32 build, HST_KSTREAM_SLICE_ACC_C64 its -DHST_ACC_C64 build (the
-   same parameters; each twin reads its element type); both twins write acc as double, as the
-   -DHST_FP64 build does (a build without it writes float, which no twin does: the host device
-   has fp64). */
+   HST_KSTREAM_SLICE_ACC is its f32 build, HST_KSTREAM_SLICE_ACC_C64 its -DHST_ACC_C64 build,
+   _F64 and _C128 its -DHST_ACC_F64 and -DHST_ACC_C128 builds (the same parameters; each twin
+   reads its element type); every twin writes acc as double, as the -DHST_FP64 build does (a
+   build without it writes float, which no twin does: the host device has fp64). */
 #define HST_STREAM_KERNELS(X) \
     X(HST_KSTREAM_GRAD3, hst_k_grad3, "global global uint uint ulong ulong ulong ulong int", hst__kt_grad3) \
     X(HST_KSTREAM_DIV3, hst_k_div3, "global global uint uint ulong ulong ulong ulong int", hst__kt_div3) \
@@ -143,7 +146,11 @@ HST_API void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const v
     X(HST_KSTREAM_SLICE_ACC, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
       hst__kt_slice_acc) \
     X(HST_KSTREAM_SLICE_ACC_C64, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
-      hst__kt_slice_acc_c64)
+      hst__kt_slice_acc_c64) \
+    X(HST_KSTREAM_SLICE_ACC_F64, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
+      hst__kt_slice_acc_f64) \
+    X(HST_KSTREAM_SLICE_ACC_C128, hst_k_slice_acc, "global global ulong ulong ulong int global ulong", \
+      hst__kt_slice_acc_c128)
 enum { HST_STREAM_KERNELS(HST_KERNEL_ID) HST_KSTREAM_COUNT };
 
 /* The stream family: its source (hst_kernels_stream_source) and HST_STREAM_KERNELS's
@@ -175,7 +182,7 @@ HST__KERNELS_FP_BEGIN
 
 static const char hst__stream_src_common[] =
 "/* halostream stream program (kernels.h): f32 (N, H, W) volume kernels and per-slice\n"
-"   accumulators; -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_C64] */\n"
+"   accumulators; -cl-fp32-correctly-rounded-divide-sqrt [-DHST_FP64] [-DHST_ACC_<type>] */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
 "#ifdef HST_FP64\n"
 "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -318,11 +325,17 @@ static const char hst__stream_src_volume[] =
 
 static const char hst__stream_src_acc[] =
 "\n"
-"/* Per-slice accumulators: T element (float, or float2 with -DHST_ACC_C64), ACC accumulator\n"
-"   (double with -DHST_FP64, else float). kind 1 SUM (c64: real part), 2 SQSUM |a|^2,\n"
-"   3 DIFF2 |a - b|^2. Every element is converted to ACC first. */\n"
-"#ifdef HST_ACC_C64\n"
+"/* Per-slice accumulators: T element (float; float2, double, double2 with -DHST_ACC_C64,\n"
+"   _F64, _C128), ACC accumulator (double with -DHST_FP64, else float). kind 1 SUM (complex:\n"
+"   real part), 2 SQSUM |a|^2, 3 DIFF2 |a - b|^2. Every element is converted to ACC first. */\n"
+"#if defined(HST_ACC_C128)\n"
+"typedef double2 HST_AT;\n"
+"#define HST_ACC_COMPLEX\n"
+"#elif defined(HST_ACC_C64)\n"
 "typedef float2 HST_AT;\n"
+"#define HST_ACC_COMPLEX\n"
+"#elif defined(HST_ACC_F64)\n"
+"typedef double HST_AT;\n"
 "#else\n"
 "typedef float HST_AT;\n"
 "#endif\n"
@@ -335,7 +348,7 @@ static const char hst__stream_src_acc[] =
 "\n"
 "HST_ACC hst_s_acc_term(__global const HST_AT *a, __global const HST_AT *b, ulong j, int kind)\n"
 "{\n"
-"#ifdef HST_ACC_C64\n"
+"#ifdef HST_ACC_COMPLEX\n"
 "  HST_ACC re = (HST_ACC)a[j].x;\n"
 "  HST_ACC im = (HST_ACC)a[j].y;\n"
 "  if (kind == 1) return re;\n"
@@ -438,25 +451,31 @@ HST__KPRIVATE float hst__s_norm3(float a, float b, float c)
     return sqrtf(s);
 }
 
-/* twin of hst_s_acc_term in double (dt HST_F32 or HST_C64; kind 1..3) */
+/* Element k of a real array of dt's real type (float for f32 and c64, double for f64 and c128)
+   in double: the accumulators' conversion. */
+HST__KPRIVATE double hst__s_acc_real(hst_dtype dt, const void *p, size_t k)
+{
+    return dt == HST_F64 || dt == HST_C128 ? ((const double *)p)[k] : (double)((const float *)p)[k];
+}
+
+/* twin of hst_s_acc_term in double (dt HST_F32, HST_C64, HST_F64 or HST_C128; kind 1..3) */
 HST__KPRIVATE double hst__s_acc_term(hst_dtype dt, int kind, const void *a, const void *b,
                                      size_t j)
 {
-    if (dt == HST_C64) {
-        const float *pa = (const float *)a, *pb = (const float *)b;
-        double re = (double)pa[2 * j], im = (double)pa[2 * j + 1], s, t;
+    if (dt == HST_C64 || dt == HST_C128) {
+        double re = hst__s_acc_real(dt, a, 2 * j), im = hst__s_acc_real(dt, a, 2 * j + 1), s, t;
         if (kind == 1) return re;
         if (kind == 3) {
-            re = re - (double)pb[2 * j];
-            im = im - (double)pb[2 * j + 1];
+            re = re - hst__s_acc_real(dt, b, 2 * j);
+            im = im - hst__s_acc_real(dt, b, 2 * j + 1);
         }
         s = re * re;
         t = im * im;
         return s + t;
     } else {
-        double v = (double)((const float *)a)[j];
+        double v = hst__s_acc_real(dt, a, j);
         if (kind == 1) return v;
-        if (kind == 3) v = v - (double)((const float *)b)[j];
+        if (kind == 3) v = v - hst__s_acc_real(dt, b, j);
         return v * v;
     }
 }
@@ -579,7 +598,7 @@ HST__KDEF void hst_k_slice_acc_host(hst_dtype dt, int kind, const void *a, const
 {
     double lane[HST_REDUCE_LOCAL];
     size_t l, j, s;
-    if ((dt != HST_F32 && dt != HST_C64) || kind < 1 || kind > 3) return;
+    if ((dt != HST_F32 && dt != HST_C64 && dt != HST_F64 && dt != HST_C128) || kind < 1 || kind > 3) return;
     for (l = 0; l < HST_REDUCE_LOCAL; ++l) {
         double v = 0.0;
         for (j = l; j < elems; j += HST_REDUCE_LOCAL) {
@@ -666,6 +685,8 @@ static void hst__kt_slice_acc_dt(hst_dtype dt, const hst_karg *a, const hst_rang
 
 static void hst__kt_slice_acc(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_F32, a, r); }
 static void hst__kt_slice_acc_c64(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_C64, a, r); }
+static void hst__kt_slice_acc_f64(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_F64, a, r); }
+static void hst__kt_slice_acc_c128(const hst_karg *a, const hst_range *r) { hst__kt_slice_acc_dt(HST_C128, a, r); }
 
 #undef HST__KT_PTR
 

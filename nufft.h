@@ -84,9 +84,9 @@
    The implementation uses POSIX threads (the host device's threads): link with -lpthread.
 
    What it does NOT do: no type 3; no 1-D; single precision only (complex64 coefficients;
-   array.h's complex128 arrays are not taken: the spreading and its accuracy are float); no
-   batches of vectors per execute (n_trans: call execute once per vector, the points and their
-   sort are reused); no modeord 1 (FFT-style order: apply hst_array_fftshift);
+   array.h's complex128 arrays are not taken: the spreading and its accuracy are float); batches
+   (desc.n_trans, FINUFFT's n_trans) run vector by vector through one fine grid, not several
+   grids per FFT as FINUFFT's batches (the same bits as n_trans single executes); no modeord 1 (FFT-style order: apply hst_array_fftshift);
    eps below 1e-6 is refused (see Accuracy); one execute at a time per plan (and per backend,
    in backend.h's words).
 
@@ -122,6 +122,8 @@ typedef struct hst_nufft_desc {
     size_t modes[3];       /* N_0 .. N_{dim-1}, C order (modes[0] the slowest axis), each >= 1 */
     double eps;            /* requested relative tolerance, HST_NUFFT_EPS_MIN .. _MAX; 0: 1e-6 */
     int isign;             /* +1 or -1; 0: +1 for type 1, -1 for type 2 (FINUFFT's default) */
+    size_t n_trans;        /* vectors per execute (FINUFFT's n_trans; PyEPRI passes Nb): c and f
+                              then carry a leading axis of n_trans; 0: 1 (no leading axis) */
 } hst_nufft_desc;
 
 /* What a plan chose (FINUFFT's parameters for the desc). */
@@ -158,8 +160,10 @@ HST_API HST_NODISCARD hst_result hst_nufft_set_points(hst_nufft_plan *plan, size
                                                       const float *const *coords);
 /* Runs the plan's transform. c: c64 array of shape (M) (the points' values, in the order of
    the coordinates); f: c64 array of the modes' shape (N_0, .., N_{dim-1}), C order, modes as
-   at the top of this file. Type 1 reads c and writes f; type 2 reads f and writes c. Both
-   arrays on the plan's backend (any arrays or views of it). Runs in order on the backend's
+   at the top of this file. With desc.n_trans = T > 1 (FINUFFT's n_trans) both carry a leading
+   axis: c (T, M), f (T, N_0, ..), vector k transformed as a single execute of c[k] and f[k]
+   would (the same bits: the same arithmetic, vector after vector). Type 1 reads c and writes
+   f; type 2 reads f and writes c. Both arrays on the plan's backend (any arrays or views of it). Runs in order on the backend's
    queue: on OpenCL devices it does not block (read the result with hst_array_read).
    Errors: HST_ERROR_INVALID_ARGUMENT (plan, c or f NULL), HST_ERROR_INVALID_ARGUMENT with
    HST_LOGITEM_BAD_STATE (no points set), HST_ERROR_DTYPE (c or f not c64), HST_ERROR_SHAPE
@@ -224,6 +228,7 @@ extern "C" {
 struct hst_nufft_plan {
     hst_backend *be;
     int host, type, isign;         /* host: the host device (>>device) */
+    size_t n_trans;                /* vectors per execute (>= 1) */
     unsigned dim, threads;
     int width;
     double beta;
@@ -380,9 +385,10 @@ static hst_result hst__nu_run(const hst_nufft_plan *p, unsigned id, size_t first
 }
 
 /* Spreading's and interpolation's arguments (kernels_nufft.h's order). */
-#define HST__NU_SPREAD_ARGS 12
-#define HST__NU_INTERP_ARGS 8
-static void hst__nu_spread_args(const hst_nufft_plan *p, const hst_array *c, hst_karg *a) {
+#define HST__NU_SPREAD_ARGS 13
+#define HST__NU_INTERP_ARGS 9
+/* cofs: the vector's first complex element in c (vector k of a batch: k m) */
+static void hst__nu_spread_args(const hst_nufft_plan *p, const hst_array *c, size_t cofs, hst_karg *a) {
     a[0] = hst__nu_buf(p->base); a[1] = hst__nu_buf(p->off); a[2] = hst__nu_buf(p->perm);
     a[3] = hst__nu_buf(c); a[4] = hst__nu_buf(p->sub_bin); a[5] = hst__nu_buf(p->sub_first);
     a[6] = hst__nu_buf(p->bin_start); a[7] = hst__nu_buf(p->grid);
@@ -390,6 +396,7 @@ static void hst__nu_spread_args(const hst_nufft_plan *p, const hst_array *c, hst
     a[9] = hst_karg_uint((uint32_t)p->m);
     a[10] = hst_karg_value(sizeof p->g, p->g);
     a[11] = hst__nu_buf(p->coef);
+    a[12] = hst_karg_ulong((uint64_t)cofs);
 }
 
 /* Spreads subproblems [s0, s1): a work-group of p->local work-items each. */
@@ -476,13 +483,13 @@ static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
     h->r[k] = hst__nu_run(h->p, HST_KNUFFT_INTERP, j0, j1 - j0, 0, HST__NU_INTERP_ARGS, h->args);
 }
 
-/* Spreads c onto the zeroed grid: on OpenCL devices every subproblem in one launch (atomic
-   adds); on the host device stripes in phases, threaded (above). */
-static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c) {
+/* Spreads c's vector from cofs onto the zeroed grid: on OpenCL devices every subproblem in one
+   launch (atomic adds); on the host device stripes in phases, threaded (above). */
+static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c, size_t cofs) {
     hst_karg a[HST__NU_SPREAD_ARGS];
     hst__nushare h;
     hst_result r = HST_SUCCESS;
-    hst__nu_spread_args(p, c, a);
+    hst__nu_spread_args(p, c, cofs, a);
     if (!p->host) return hst__nu_spread_subs(p, a, 0, p->nsub);
     h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + 3 - p->dim];
     for (h.phase = 0; h.phase < 2 && r == HST_SUCCESS; h.phase++)
@@ -492,25 +499,31 @@ static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c) {
     return r;
 }
 
-/* Interpolates the grid at the points into c, in p->threads shares. */
-static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c) {
+/* Interpolates the grid at the points into c's vector from cofs, in p->threads shares. */
+static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c, size_t cofs) {
     hst_karg a[HST__NU_INTERP_ARGS];
     hst__nushare h;
     unsigned n = p->threads;
     a[0] = hst__nu_buf(p->base); a[1] = hst__nu_buf(p->off); a[2] = hst__nu_buf(p->perm);
     a[3] = hst__nu_buf(p->grid); a[4] = hst__nu_buf(c); a[5] = hst_karg_uint((uint32_t)p->m);
     a[6] = hst_karg_value(sizeof p->g, p->g); a[7] = hst__nu_buf(p->coef);
+    a[8] = hst_karg_ulong((uint64_t)cofs);
     h.p = p; h.args = a; h.stripes = h.phase = 0;
     if ((size_t)n > p->m) n = (unsigned)p->m;
     return hst__nu_shares(hst__nu_interp_share, &h, n);
 }
 
-/* to_modes (from = grid, to = f) or to_grid (from = f, to = grid): one launch over `to`. */
-static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_array *from, const hst_array *to) {
-    hst_karg a[5];
-    a[0] = hst__nu_buf(from); a[1] = hst__nu_buf(to); a[2] = hst__nu_buf(p->corr);
+/* to_modes (grid -> f's vector from fofs) or to_grid (f's vector -> grid): one launch over
+   what it writes (the modes or the fine grid). */
+static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_array *f, size_t fofs) {
+    hst_karg a[6];
+    int to_modes = id == HST_KNUFFT_TO_MODES;
+    size_t modes = (size_t)p->nm[0] * (size_t)p->nm[1] * (size_t)p->nm[2];
+    a[0] = hst__nu_buf(to_modes ? p->grid : f); a[1] = hst__nu_buf(to_modes ? f : p->grid);
+    a[2] = hst__nu_buf(p->corr);
     a[3] = hst_karg_value(sizeof p->nf, p->nf); a[4] = hst_karg_value(sizeof p->nm, p->nm);
-    return hst__nu_run(p, id, 0, hst_array_count(to), 0, sizeof a / sizeof a[0], a);
+    a[5] = hst_karg_ulong((uint64_t)fofs);
+    return hst__nu_run(p, id, 0, to_modes ? modes : hst_array_count(p->grid), 0, sizeof a / sizeof a[0], a);
 }
 
 /* >>device ----------------------------------------------------------------------------------- */
@@ -652,6 +665,7 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     p->type = desc->type;
     p->dim = desc->dim;
     p->isign = desc->isign ? desc->isign : desc->type == 1 ? 1 : -1;
+    p->n_trans = desc->n_trans ? desc->n_trans : 1;
     p->width = hst__nu_width(desc->eps != 0.0 ? desc->eps : HST_NUFFT_EPS_DEFAULT);
     p->beta = hst__nu_beta(p->width);
     p->deg = HST_K_NUFFT_DEGREE(p->width);
@@ -861,24 +875,25 @@ HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const fl
 /* >>execute ---------------------------------------------------------------------------------- */
 static hst_result hst__nu_check_exec(const hst_nufft_plan *p, const hst_array *c, const hst_array *f) {
     static const char *F = "hst_nufft_execute";
-    const size_t *fs;
-    unsigned d;
+    const size_t *fs, *cs;
+    unsigned d, lead = p->n_trans > 1;   /* the batch's axis */
     if (!c || !f) return hst__null_arg(p->be, F, "%s is NULL", !c ? "c" : "f");
     if (!p->m) return hst__state_arg(p->be, F, "no points: call hst_nufft_set_points first");
     if (hst_array_dtype(c) != HST_C64 || hst_array_dtype(f) != HST_C64)
         return hst_backend_fail(p->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "%s must be c64",
                                 hst_array_dtype(c) != HST_C64 ? "c" : "f");
     fs = hst_array_shape(f);
+    cs = hst_array_shape(c);
     if (hst_buffer_backend(hst_array_buffer(c)) != p->be || hst_buffer_backend(hst_array_buffer(f)) != p->be)
         return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "c or f is another backend's");
-    if (hst_array_ndim(c) != 1 || hst_array_count(c) != p->m)
+    if (hst_array_ndim(c) != 1 + lead || cs[lead] != p->m || (lead && cs[0] != p->n_trans))
         return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "c must have shape "
-                                "(%zu), the points set", p->m);
-    for (d = 0; d < p->dim && hst_array_ndim(f) == p->dim; d++)
-        if (fs[d] != (size_t)p->nm[3 - p->dim + d]) break;
-    if (hst_array_ndim(f) != p->dim || d != p->dim)
+                                "(%s%zu): n_trans %zu, the points set", lead ? "n_trans, " : "", p->m, p->n_trans);
+    for (d = 0; d < p->dim && hst_array_ndim(f) == p->dim + lead; d++)
+        if (fs[lead + d] != (size_t)p->nm[3 - p->dim + d]) break;
+    if (hst_array_ndim(f) != p->dim + lead || d != p->dim || (lead && fs[0] != p->n_trans))
         return hst_backend_fail(p->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F, "f must have the "
-                                "plan's modes as its shape (%u axes)", p->dim);
+                                "plan's modes as its shape (%s%u axes)", lead ? "n_trans, then " : "", p->dim);
     return HST_SUCCESS;
 }
 
@@ -888,24 +903,32 @@ static hst_result hst__nu_fft(hst_nufft_plan *p) {
                         : hst_array_fft(p->grid, p->grid, p->dim, 0, HST_FFT_NORM_BACKWARD);
 }
 
-static hst_result hst__nu_type1(hst_nufft_plan *p, hst_array *c, hst_array *f) {
+/* One vector: c's from cofs, f's from fofs (complex elements). */
+static hst_result hst__nu_type1(hst_nufft_plan *p, hst_array *c, size_t cofs, hst_array *f, size_t fofs) {
     hst_result r = hst_array_zeros(p->grid);
-    if (r == HST_SUCCESS) r = hst__nu_spread(p, c);
+    if (r == HST_SUCCESS) r = hst__nu_spread(p, c, cofs);
     if (r == HST_SUCCESS) r = hst__nu_fft(p);
-    return r == HST_SUCCESS ? hst__nu_modes(p, HST_KNUFFT_TO_MODES, p->grid, f) : r;
+    return r == HST_SUCCESS ? hst__nu_modes(p, HST_KNUFFT_TO_MODES, f, fofs) : r;
 }
 
-static hst_result hst__nu_type2(hst_nufft_plan *p, hst_array *c, hst_array *f) {
-    hst_result r = hst__nu_modes(p, HST_KNUFFT_TO_GRID, f, p->grid);
+static hst_result hst__nu_type2(hst_nufft_plan *p, hst_array *c, size_t cofs, hst_array *f, size_t fofs) {
+    hst_result r = hst__nu_modes(p, HST_KNUFFT_TO_GRID, f, fofs);
     if (r == HST_SUCCESS) r = hst__nu_fft(p);
-    return r == HST_SUCCESS ? hst__nu_interp(p, c) : r;
+    return r == HST_SUCCESS ? hst__nu_interp(p, c, cofs) : r;
 }
 
+/* The batch vector by vector through the one fine grid (FINUFFT batches several grids per FFT;
+   here every vector is a single execute's arithmetic, in order on the queue). */
 HST__NUDEF hst_result hst_nufft_execute(hst_nufft_plan *p, hst_array *c, hst_array *f) {
+    size_t modes, k;
     hst_result r;
     if (!p) return hst__null_arg(NULL, "hst_nufft_execute", "plan is NULL");
     if ((r = hst__nu_check_exec(p, c, f)) != HST_SUCCESS) return r;
-    return p->type == 1 ? hst__nu_type1(p, c, f) : hst__nu_type2(p, c, f);
+    modes = (size_t)p->nm[0] * (size_t)p->nm[1] * (size_t)p->nm[2];
+    for (k = 0; k < p->n_trans && r == HST_SUCCESS; k++)
+        r = p->type == 1 ? hst__nu_type1(p, c, k * p->m, f, k * modes)
+                         : hst__nu_type2(p, c, k * p->m, f, k * modes);
+    return r;
 }
 
 #ifdef __cplusplus

@@ -351,14 +351,16 @@ typedef struct hst_stream_stage {
 /* Accumulators live on the device across blocks and are read once at the end: one value per
    owned slice, combined on the host in slice order, so the total is the same bits whatever the
    block size, direction or device count. Per slice (element order fixed as kernels.h's
-   reductions: 256 lanes, strided, then a tree; accumulated in double where the device has fp64):
-     SUM    sum of a's elements         (f32: x; c64: real part)
+   reductions: 256 lanes, strided, then a tree; accumulated in double where the device has fp64;
+   f64 and c128 accumulators need fp64 on every device, HST_ERROR_DTYPE at create otherwise):
+     SUM    sum of a's elements         (real: x; complex: real part)
      SQSUM  sum of |a|^2
      DIFF2  sum of |a - b|^2            (PyQMRI's evalwithnorm: a = a stage's output, b = input) */
 typedef enum hst_stream_acc_kind { HST_STREAM_SUM = 1, HST_STREAM_SQSUM, HST_STREAM_DIFF2 } hst_stream_acc_kind;
 typedef struct hst_stream_acc {
     hst_stream_acc_kind kind;
-    hst_dtype dtype;          /* element type of a (and b): HST_F32 or HST_C64 */
+    hst_dtype dtype;          /* element type of a (and b): HST_F32, HST_C64, or (PyQMRI's
+                                 float64 / complex128 runs) HST_F64, HST_C128 */
     int a, b;                 /* array indices (b only for DIFF2) */
 } hst_stream_acc;
 
@@ -400,9 +402,25 @@ typedef struct hst_stream_desc {
                                        ranks" above). The description must agree on every rank
                                        in num_slices, the arrays' kinds and sizes, the stages'
                                        halos and bindings, the accumulators and reverse; the
-                                       backends, weights, budget, block and ring are each
-                                       rank's own. Needs HST_STREAM_MPI in the implementation
+                                       backends, weights, budget, block, ring and queues are
+                                       each rank's own. Needs HST_STREAM_MPI in the implementation
                                        TU (else HST_ERROR_NOT_BUILT_IN) */
+    hst_queue *const *queues;       /* NULL: the stream makes three queues per device. Else the
+                                       caller's (PyQMRI's `queue` argument, there 4 per
+                                       device): 3 * num_backends queues, device d's upload,
+                                       compute and download queues at 3d, 3d + 1, 3d + 2, each
+                                       made on backends[d] (hst_queue_create; on OpenCL devices
+                                       checked: the queue's context and device are the
+                                       backend's). One queue may take several roles (all three
+                                       on one queue: the same results, without the overlap).
+                                       The stream enqueues its copies and kernels there, the
+                                       caller's commands before them run first (a marker there
+                                       gates the stream), and it never destroys them: they
+                                       must outlive the stream, which finishes them
+                                       (hst_queue_finish) when it is destroyed. On the host
+                                       device, which runs every block within hst_stream_run,
+                                       they are checked (host device queues, not NULL) and
+                                       not used */
 } hst_stream_desc;
 
 typedef struct hst_stream hst_stream;
@@ -722,6 +740,7 @@ typedef struct hst__slot {
 typedef struct hst__sdev {
     hst_backend *be;
     hst_queue *up, *comp, *down;                /* copy engines in both directions + compute */
+    int own_queues;                             /* made here (else desc.queues: the caller's) */
     hst_kernel *kernels[HST_STREAM_MAX_STAGES]; /* stages from sources (declared kernels and
                                                    the accumulators: the backend keeps them) */
     hst_buffer *acc[HST_STREAM_MAX_ACCUMULATORS];  /* per owned slice of the range */
@@ -744,6 +763,7 @@ struct hst_stream {
     hst_buffer *gbufs[HST_STREAM_MAX_ARRAYS][HST_STREAM_MAX_BACKENDS];  /* copies of the GLOBAL
                                                                            arrays' buffers lists */
     hst_backend *backends[HST_STREAM_MAX_BACKENDS];
+    hst_queue *queues[3 * HST_STREAM_MAX_BACKENDS];  /* a copy of desc.queues, when given */
     double weights[HST_STREAM_MAX_BACKENDS];    /* desc.weights (desc.weights points here when
                                                    given), else 1 */
     hst_choice_op *split_op;                    /* the registry's split op; NULL: none */
@@ -922,6 +942,26 @@ static int hst__stream_writes(const hst_stream_stage *st, int a) {
     return 0;
 }
 
+/* Whether q can serve be: non-NULL, and on OpenCL devices made on be's context and device (a
+   queue does not tell its backend; two backends of one context and device are
+   interchangeable here). */
+static int hst__queue_of(hst_queue *q, hst_backend *be) {
+#ifndef HST_NO_OPENCL
+    cl_context ctx = NULL;
+    cl_device_id dev = NULL;
+    cl_command_queue cq = q ? hst_queue_cl(q) : NULL;
+    if (!q) return 0;
+    if (hst_backend_is_host(be)) return cq == NULL;
+    if (!cq || clGetCommandQueueInfo(cq, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+        clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS)
+        return 0;
+    return ctx == hst_backend_cl_context(be) && dev == hst_backend_cl_device(be);
+#else
+    (void)be;
+    return q != NULL;
+#endif
+}
+
 static hst_result hst__check_backends(const hst_stream_desc *d) {
     unsigned i, hosts = 0;
     if (!d->backends || d->num_backends < 1 || d->num_backends > HST_STREAM_MAX_BACKENDS)
@@ -933,6 +973,13 @@ static hst_result hst__check_backends(const hst_stream_desc *d) {
     }
     if (hosts && hosts != d->num_backends)
         return hst__bad_arg(hst__desc_be(d), "hst_stream", "backends mix the host device and OpenCL devices");
+    if (d->queues)
+        for (i = 0; i < 3 * d->num_backends; i++)
+            if (!hst__queue_of(d->queues[i], d->backends[i / 3]))
+                return d->queues[i]
+                    ? hst__bad_arg(hst__desc_be(d), "hst_stream", "queues[%u] is not a queue of backends[%u]'s "
+                                   "context and device", i, i / 3)
+                    : hst__null_arg(hst__desc_be(d), "hst_stream", "queues[%u] is NULL", i);
     if (d->weights)
         for (i = 0; i < d->num_backends; i++)
             if (!(d->weights[i] > 0.0))
@@ -1133,7 +1180,19 @@ static hst_result hst__check_stages(const hst_stream_desc *d) {
     return HST_SUCCESS;
 }
 
+/* An f64 or c128 accumulator needs fp64 on every device (its elements are doubles). */
+static hst_result hst__check_acc_fp64(const hst_stream_desc *d, unsigned acc) {
+    unsigned k;
+    for (k = 0; k < d->num_backends; k++)
+        if (!hst_backend_device(d->backends[k])->fp64)
+            return hst_backend_fail(hst__desc_be(d), HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, "hst_stream",
+                                    "accumulators[%u].dtype %s: backends[%u]'s device has no fp64", acc,
+                                    hst_dtype_name(d->accumulators[acc].dtype), k);
+    return HST_SUCCESS;
+}
+
 static hst_result hst__check_accs(const hst_stream_desc *d) {
+    hst_result r;
     unsigned i;
     if (d->num_accumulators > HST_STREAM_MAX_ACCUMULATORS || (d->num_accumulators && !d->accumulators))
         return hst__range_arg(hst__desc_be(d), "hst_stream", "num_accumulators %u (at most %d)", d->num_accumulators, HST_STREAM_MAX_ACCUMULATORS);
@@ -1142,8 +1201,10 @@ static hst_result hst__check_accs(const hst_stream_desc *d) {
         size_t es = hst_dtype_size(a->dtype);
         if (a->kind < HST_STREAM_SUM || a->kind > HST_STREAM_DIFF2)
             return hst__range_arg(hst__desc_be(d), "hst_stream", "accumulators[%u].kind %d", i, (int)a->kind);
-        if (a->dtype != HST_F32 && a->dtype != HST_C64)
-            return hst__bad_arg(hst__desc_be(d), "hst_stream", "accumulators[%u].dtype: f32 or c64", i);
+        if (a->dtype != HST_F32 && a->dtype != HST_C64 && a->dtype != HST_F64 && a->dtype != HST_C128)
+            return hst__bad_arg(hst__desc_be(d), "hst_stream", "accumulators[%u].dtype: f32, c64, f64 or c128", i);
+        if (hst_dtype_needs_fp64(a->dtype) && (r = hst__check_acc_fp64(d, i)) != HST_SUCCESS)
+            return r;
         if (a->a < 0 || (unsigned)a->a >= d->num_arrays || (a->kind == HST_STREAM_DIFF2 && (a->b < 0 || (unsigned)a->b >= d->num_arrays)))
             return hst__range_arg(hst__desc_be(d), "hst_stream", "accumulators[%u]: array index out of range", i);
         if (d->arrays[a->a].kind == HST_STREAM_GLOBAL || (a->kind == HST_STREAM_DIFF2 && d->arrays[a->b].kind == HST_STREAM_GLOBAL))
@@ -1758,13 +1819,20 @@ static void hst__split_record(hst_stream *s) {
 /* The accumulator program's build options for element type dt (hst_k_slice_acc: per type,
    in double where every device has fp64); buf of at least 32 bytes. */
 static const char *hst__acc_options(const hst_stream *s, hst_dtype dt, char *buf) {
-    snprintf(buf, 32, "%s%s", s->plan.acc_bytes == 8 ? "-DHST_FP64" : "", dt == HST_C64 ? " -DHST_ACC_C64" : "");
+    const char *type = dt == HST_C64 ? " -DHST_ACC_C64" : dt == HST_F64 ? " -DHST_ACC_F64"
+                       : dt == HST_C128 ? " -DHST_ACC_C128" : "";
+    snprintf(buf, 32, "%s%s", s->plan.acc_bytes == 8 ? "-DHST_FP64" : "", type);
     return buf;
 }
 
 /* The stream family's accumulator kernel for element type dt. */
 static unsigned hst__acc_kernel(hst_dtype dt) {
-    return dt == HST_C64 ? HST_KSTREAM_SLICE_ACC_C64 : HST_KSTREAM_SLICE_ACC;
+    switch (dt) {
+    case HST_C64: return HST_KSTREAM_SLICE_ACC_C64;
+    case HST_F64: return HST_KSTREAM_SLICE_ACC_F64;
+    case HST_C128: return HST_KSTREAM_SLICE_ACC_C128;
+    default: return HST_KSTREAM_SLICE_ACC;
+    }
 }
 
 /* Device d's kernels, built now so that create reports build errors: a stage from sources gets
@@ -1813,9 +1881,15 @@ static hst_result hst__stream_device(hst_stream *s, hst__sdev *d) {
     uint64_t loaded = s->block + s->plan.halo_lo + s->plan.halo_hi;
     unsigned k, i;
     hst_result r;
-    if ((r = hst_queue_create(d->be, &d->up)) != HST_SUCCESS) return r;
-    if ((r = hst_queue_create(d->be, &d->comp)) != HST_SUCCESS) return r;
-    if ((r = hst_queue_create(d->be, &d->down)) != HST_SUCCESS) return r;
+    if (s->desc.queues) {
+        hst_queue *const *q = s->desc.queues + 3 * (size_t)(d - s->devs);
+        d->up = q[0]; d->comp = q[1]; d->down = q[2];
+    } else {
+        d->own_queues = 1;
+        if ((r = hst_queue_create(d->be, &d->up)) != HST_SUCCESS) return r;
+        if ((r = hst_queue_create(d->be, &d->comp)) != HST_SUCCESS) return r;
+        if ((r = hst_queue_create(d->be, &d->down)) != HST_SUCCESS) return r;
+    }
     if ((r = hst__stream_kernels(s, d)) != HST_SUCCESS) return r;
     if (loaded > s->desc.num_slices) loaded = s->desc.num_slices;
     for (i = 0; i < s->desc.num_arrays; i++) {
@@ -1855,14 +1929,29 @@ static hst_result hst__stream_host_scratch(hst_stream *s) {
     return HST_SUCCESS;
 }
 
+/* Finishes the caller's queues (desc.queues), which stay theirs. A failed finish means the
+   commands ended in error: they touch the buffers no more, and a void destroy tells no one. */
+static void hst__finish_caller_queues(hst__sdev *d) {
+    hst_queue *q[3];
+    unsigned k;
+    q[0] = d->up; q[1] = d->comp; q[2] = d->down;
+    for (k = 0; k < 3; k++) {
+        hst_result r = q[k] ? hst_queue_finish(q[k]) : HST_SUCCESS;
+        (void)r;
+    }
+}
+
 static void hst__stream_release_device(hst__sdev *d) {
     unsigned k, i;
-    /* The queues first: destroying one finishes it, so no copy still reads a staging buffer
-       (or runs a kernel) that is released below. After a failed enqueue, earlier commands may
-       still be in flight; PoCL's workers then read freed memory. */
-    hst_queue_destroy(d->up);
-    hst_queue_destroy(d->comp);
-    hst_queue_destroy(d->down);
+    /* The queues first: destroying (or finishing) one waits for it, so no copy still reads a
+       staging buffer (or runs a kernel) that is released below. After a failed enqueue,
+       earlier commands may still be in flight; PoCL's workers then read freed memory. */
+    if (d->own_queues) {
+        hst_queue_destroy(d->up);
+        hst_queue_destroy(d->comp);
+        hst_queue_destroy(d->down);
+    } else
+        hst__finish_caller_queues(d);
     for (k = 0; k < HST__STREAM_MAX_RING; k++) {
         hst_event_release(d->slots[k].done);
         for (i = 0; i < HST_STREAM_MAX_ARRAYS; i++) {
@@ -1940,6 +2029,10 @@ static void hst__stream_copy_desc(hst_stream *s, const hst_stream_desc *d) {
         s->devs[i].be = d->backends[i];
     }
     s->desc.weights = d->weights ? s->weights : NULL;
+    if (d->queues) {
+        memcpy(s->queues, d->queues, 3 * (size_t)d->num_backends * sizeof *d->queues);
+        s->desc.queues = s->queues;
+    }
     hst__plan_make(&s->desc, &s->plan);
     s->own1 = s->load1 = s->created_slices = d->num_slices;   /* one process (the ranks' split
                                                                  narrows own and load) */

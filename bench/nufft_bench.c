@@ -3,12 +3,13 @@
    eps 1e-6 (the figure bench/nufft_peer.py compares with finufft and cufinufft).
 
        nufft_bench [--device S] [--type 1|2] [--dim 2|3] [--modes N] [--points M] [--eps E]
-                   [--reps R]
+                   [--reps R] [--n-trans T]
 
    The plan is made and the points set once (both timed and printed apart); then R (default
    10) executes, each followed by hst_queue_finish, after one warm-up execute (VkFFT's plan);
    the median is printed as "nufft_bench: ... ms per execute". Points and values come from a
-   fixed generator (the same on every run). Modes N per axis, N^dim in all.
+   fixed generator (the same on every run). Modes N per axis, N^dim in all. --n-trans T (FINUFFT's
+   n_trans, PyEPRI's Nb): T vectors per execute (c (T, M), f (T, N, ..)), also printed per vector.
 
    Build (needs FFTW and VkFFT headers): make build/bench/nufft_bench */
 
@@ -42,6 +43,7 @@ int main(int argc, char **argv) {
     size_t n = 256, m = 1000000, nmodes, j, d;
     unsigned dim = 2;
     int type = 2, reps = 10, i;
+    size_t n_trans = 1, cshape[2], fshape[4];
     double eps = 1e-6, t0, t_plan, t_points, times[MAX_REPS];
     float *coords[3] = {NULL, NULL, NULL}, *vals;
     memset(&bd, 0, sizeof bd);
@@ -55,11 +57,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--points")) m = (size_t)atol(v);
         else if (!strcmp(a, "--eps")) eps = atof(v);
         else if (!strcmp(a, "--reps")) reps = atoi(v);
+        else if (!strcmp(a, "--n-trans")) n_trans = (size_t)atol(v);
         else { fprintf(stderr, "nufft_bench: unknown option %s\n", a); return 2; }
         i++;
     }
-    if (reps < 1 || reps > MAX_REPS || (dim != 2 && dim != 3) || n == 0 || m == 0) {
-        fprintf(stderr, "nufft_bench: --reps 1..%d, --dim 2|3, --modes and --points > 0\n", MAX_REPS);
+    if (reps < 1 || reps > MAX_REPS || (dim != 2 && dim != 3) || n == 0 || m == 0 || n_trans == 0) {
+        fprintf(stderr, "nufft_bench: --reps 1..%d, --dim 2|3, --modes, --points and --n-trans > 0\n", MAX_REPS);
         return 2;
     }
     nmodes = dim == 2 ? n * n : n * n * n;
@@ -68,12 +71,12 @@ int main(int argc, char **argv) {
         if (!(coords[d] = (float *)malloc(m * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
         for (j = 0; j < m; j++) coords[d][j] = (float)(PI * (2.0 * next_uniform() - 1.0));
     }
-    j = 2 * (m > nmodes ? m : nmodes);
+    j = 2 * n_trans * (m > nmodes ? m : nmodes);
     if (!(vals = (float *)malloc(j * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
     for (d = 0; d < j; d++) vals[d] = (float)(2.0 * next_uniform() - 1.0);
 
     memset(&nd, 0, sizeof nd);
-    nd.type = type; nd.dim = dim; nd.eps = eps;
+    nd.type = type; nd.dim = dim; nd.eps = eps; nd.n_trans = n_trans;
     for (d = 0; d < dim; d++) nd.modes[d] = n;
     t0 = now_s();
     CHECK(hst_nufft_plan_create(be, &nd, &plan));
@@ -82,10 +85,13 @@ int main(int argc, char **argv) {
     CHECK(hst_nufft_set_points(plan, m, (const float *const *)coords));
     CHECK(hst_queue_finish(hst_backend_queue(be)));
     t_points = now_s() - t0;
-    CHECK(hst_array_create(be, HST_C64, 1, &m, &c));
-    CHECK(hst_array_create(be, HST_C64, dim, nd.modes, &f));
-    CHECK(hst_array_write(c, vals, 2 * m * sizeof(float)));
-    CHECK(hst_array_write(f, vals, 2 * nmodes * sizeof(float)));
+    cshape[0] = fshape[0] = n_trans;   /* the batch's axis only for n_trans > 1 */
+    cshape[1] = m;
+    for (d = 0; d < dim; d++) fshape[1 + d] = n;
+    CHECK(hst_array_create(be, HST_C64, n_trans > 1 ? 2 : 1, cshape + (n_trans == 1), &c));
+    CHECK(hst_array_create(be, HST_C64, dim + (n_trans > 1), fshape + (n_trans == 1), &f));
+    CHECK(hst_array_write(c, vals, 2 * n_trans * m * sizeof(float)));
+    CHECK(hst_array_write(f, vals, 2 * n_trans * nmodes * sizeof(float)));
     for (i = -1; i < reps; i++) {   /* i = -1: the warm-up (VkFFT's plan, first launches) */
         t0 = now_s();
         CHECK(hst_nufft_execute(plan, c, f));
@@ -100,6 +106,8 @@ int main(int argc, char **argv) {
     printf("nufft_bench: plan %.1f ms, set_points %.1f ms\n", 1e3 * t_plan, 1e3 * t_points);
     printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f)\n",
            1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1]);
+    if (n_trans > 1)
+        printf("nufft_bench: n_trans %zu: %.2f ms per vector\n", n_trans, 1e3 * times[reps / 2] / (double)n_trans);
     hst_array_destroy(c);
     hst_array_destroy(f);
     hst_nufft_plan_destroy(plan);

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 
 /* ---- capturing logger --------------------------------------------------------------------- */
 #include "cap_log.h"
@@ -1543,6 +1545,98 @@ static void test_flat_buffer(void **state)
     hst_halo_plan_destroy(plan);
 }
 
+/* NDSL's get_pack_buffer / get_unpack_buffer synchronise: hst_halo_plan_pack_buffer and
+   _unpack_buffer wait for the last pack and unpack. On OpenCL devices a pack gated on a user
+   event is pending when the getter is called: one completed from another thread after a delay
+   (the getter returns only after that thread set its flag), one set to an error (the getter
+   reports the terminated pack, which a getter that did not wait could not know). The host
+   device runs commands when enqueued (a gated pack is refused there): its getters return the
+   buffers, packed. */
+typedef struct { hst_event ev; volatile int set; } later_event;
+
+static void *set_later(void *arg)
+{
+    later_event *l = (later_event *)arg;
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    l->set = 1;
+    if (hst_user_event_set(l->ev, HST_EVENT_COMPLETE) != HST_SUCCESS) l->set = 2;
+    return NULL;
+}
+
+static void test_synced_buffers(void **state)
+{
+    fixture *f = FIX(state);
+    hst_halo_layout lay = tile_layout();
+    hst_halo_spec specs[8];
+    hst_halo_plan_desc d;
+    hst_halo_plan *plan;
+    hst_buffer *dev, *got = NULL;
+    size_t bytes = 0, sb;
+    double *h, *sent;
+    long k, j, i, at = 0;
+    int b;
+    assert_int_equal(hst_halo_layout_bytes(&lay, &bytes), HST_SUCCESS);
+    for (b = 0; b < 8; b++)
+        assert_int_equal(hst_halo_spec_scalar_opposite(&lay, 0, (hst_halo_boundary)b, 0, 0, &specs[b]),
+                         HST_SUCCESS);
+    d = plan_desc(1, &lay, 8, specs, 1);
+    assert_int_equal(hst_halo_plan_create(f->be, &d, &plan), HST_SUCCESS);
+    sb = hst_halo_plan_stats(plan).send_bytes;
+    h = (double *)malloc(bytes);
+    sent = (double *)malloc(sb);
+    tl_cells(h, 0, 0, 0, TL_N, TL_N, 0);
+    assert_int_equal(hst_buffer_create(f->be, bytes, 0, &dev), HST_SUCCESS);
+    assert_int_equal(hst_write(hst_backend_queue(f->be), dev, 0, h, bytes, 1, 0, NULL, NULL),
+                     HST_SUCCESS);
+
+    assert_int_equal(hst_halo_pack(plan, NULL, 1, &dev, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(hst_halo_plan_pack_buffer(plan, &got), HST_SUCCESS);
+    assert_true(got == hst_halo_plan_send_buffer(plan));
+    assert_int_equal(hst_halo_plan_ready(plan), 1);
+    assert_int_equal(hst_read(hst_backend_queue(f->be), got, 0, sent, sb, 1, 0, NULL, NULL),
+                     HST_SUCCESS);
+    for (k = 0; k < TL_Z; k++)      /* the west strip first, C order */
+        for (j = 0; j < TL_N; j++)
+            for (i = 0; i < TL_H; i++) assert_true(sent[at++] == tl_value(i, j, k, 0, TL_N, TL_N));
+
+    if (!hst_backend_is_host(f->be)) {
+        later_event l;
+        pthread_t th;
+        hst_queue *q = hst_backend_queue(f->be);
+        /* completed later, from another thread: the getter waits for it */
+        l.set = 0;
+        assert_int_equal(hst_user_event_create(f->be, &l.ev), HST_SUCCESS);
+        assert_int_equal(hst_halo_copy_peer(plan, 0, plan, 0, q, 0, NULL, NULL), HST_SUCCESS);
+        assert_int_equal(hst_halo_unpack(plan, q, 1, &dev, 1, &l.ev, NULL), HST_SUCCESS);
+        assert_int_equal(hst_halo_plan_ready(plan), 0);
+        assert_int_equal(pthread_create(&th, NULL, set_later, &l), 0);
+        assert_int_equal(hst_halo_plan_unpack_buffer(plan, &got), HST_SUCCESS);
+        assert_int_equal(l.set, 1);
+        assert_true(got == hst_halo_plan_recv_buffer(plan));
+        assert_int_equal(hst_halo_plan_ready(plan), 1);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        hst_event_release(l.ev);
+        assert_int_equal(hst_read(q, dev, 0, h, bytes, 1, 0, NULL, NULL), HST_SUCCESS);
+        assert_true(tl_cells(h, 0, 0, 0, TL_N, TL_N, 1));
+        /* set to an error: the terminated pack is reported, no buffer given */
+        assert_int_equal(hst_user_event_create(f->be, &l.ev), HST_SUCCESS);
+        assert_int_equal(hst_halo_pack(plan, q, 1, &dev, 1, &l.ev, NULL), HST_SUCCESS);
+        assert_int_equal(hst_user_event_set(l.ev, -1), HST_SUCCESS);
+        assert_int_equal(hst_halo_plan_pack_buffer(plan, &got), -14);
+        assert_null(got);
+        assert_int_equal(f->log.last_item, HST_LOGITEM_CL_ERROR);
+        hst_event_release(l.ev);
+    }
+    assert_int_equal(hst_halo_plan_pack_buffer(NULL, &got), HST_ERROR_INVALID_ARGUMENT);   /* no backend to log to */
+    assert_result_logged(hst_halo_plan_unpack_buffer(plan, NULL), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                         HST_LOGITEM_NULL_ARGUMENT);
+    hst_buffer_destroy(dev);
+    free(h);
+    free(sent);
+    hst_halo_plan_destroy(plan);
+}
+
 /* NDSL's synchronize_vector_interfaces on a cubed sphere of 3 x 3 ranks per tile (54 ranks in
    this process; NDSL's tests/test_sync_shared_boundary.py): x on [y_interface, x] (3, 2), y on
    [y, x_interface] (2, 3), values counting up in memory (x from 6 rank, y from 6 (54 + rank));
@@ -1818,6 +1912,7 @@ int main(void)
         cmocka_unit_test_setup(test_runs_variant, reset_log),
         cmocka_unit_test_setup(test_tile_exchange, reset_log),
         cmocka_unit_test_setup(test_flat_buffer, reset_log),
+        cmocka_unit_test_setup(test_synced_buffers, reset_log),
         cmocka_unit_test_setup(test_vector_interfaces, reset_log),
         cmocka_unit_test_setup(test_interface_routes, reset_log),
         cmocka_unit_test_setup(test_cubed_sphere_exchange, reset_log),

@@ -16,6 +16,8 @@
      order on OpenCL devices);
    - plan reuse: points set once, several executes with different data, each exact to 10 eps;
      new points replace the old;
+   - batches (n_trans, as PyEPRI calls FINUFFT): each vector within 10 eps of its direct sum and
+     the same bits as a single-vector execute (type 1 on OpenCL devices: within 1e-6, atomics);
    - bad input: each rejected with its code and log item, the plan unchanged;
    - out of memory: a host allocator that fails after k more calls, for every k until the whole
      call sequence succeeds: each failure is HST_ERROR_OUT_OF_HOST_MEMORY, nothing leaks, and a
@@ -305,6 +307,78 @@ static void test_plan_reuse(void **state) {
     free(out); free(want);
 }
 
+/* FINUFFT's n_trans (PyEPRI's nufft2d(..., n_trans = Nb)): T vectors in one execute, c (T, M)
+   and f (T, N_0, ..). Each vector against its direct sum (10 eps) and against a single-vector
+   plan's execute of that vector: the same bits for type 2 everywhere and for type 1 on the
+   host device (the same arithmetic in the same order); type 1 on OpenCL devices adds with
+   atomics in a varying order, so there within 1e-6 relative l2. Shapes without the batch's
+   axis, or with another T, are refused. */
+static void check_batched(hst_backend *be, const problem *p, int type) {
+    enum { T = 3 };
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL;
+    size_t cshape[2], fshape[4], nin = type == 1 ? p->m : p->nmodes, nout = type == 1 ? p->nmodes : p->m, k;
+    float *in = random_complex(T * nin), *out = (float *)malloc(2 * T * nout * sizeof(float));
+    float *one = (float *)malloc(2 * nout * sizeof(float));
+    double *want = (double *)malloc(2 * nout * sizeof(double));
+    int exact = type == 2 || hst_backend_is_host(be);
+    assert_non_null(out); assert_non_null(one); assert_non_null(want);
+    memset(&nd, 0, sizeof nd);
+    nd.type = type; nd.dim = p->dim; nd.eps = 1e-5; nd.n_trans = T;
+    memcpy(nd.modes, p->modes, sizeof nd.modes);
+    cshape[0] = T; cshape[1] = p->m;
+    fshape[0] = T; memcpy(fshape + 1, p->modes, 3 * sizeof(size_t));
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_nufft_set_points(plan, p->m, (const float *const *)p->coords), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, cshape, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1 + p->dim, fshape, &f), HST_SUCCESS);
+    assert_int_equal(hst_array_write(type == 1 ? c : f, in, 2 * T * nin * sizeof(float)), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+    assert_int_equal(hst_array_read(type == 1 ? f : c, out, 2 * T * nout * sizeof(float)), HST_SUCCESS);
+    for (k = 0; k < T; k++) {
+        const float *got = out + 2 * k * nout;
+        double err;
+        direct(p, type, type == 1 ? 1 : -1, in + 2 * k * nin, want);
+        err = rel_l2(got, want, nout);
+        run_nufft(be, p, type, 0, 1e-5, in + 2 * k * nin, one);
+        printf("# %u-D type %d n_trans vector %zu: error %.3g, against one vector %.3g\n", p->dim, type, k,
+               err, rel_l2f(got, one, nout));
+        assert_true(err <= 1e-4);
+        if (exact) assert_memory_equal(got, one, 2 * nout * sizeof(float));
+        else assert_true(rel_l2f(got, one, nout) <= 1e-6);
+    }
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    cshape[0] = T - 1;   /* another T; then no batch axis */
+    assert_int_equal(hst_array_create(be, HST_C64, 2, cshape, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1 + p->dim, fshape, &f), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_ERROR_SHAPE);
+    hst_array_destroy(c);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &cshape[1], &c), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_ERROR_SHAPE);
+    hst_array_destroy(f);
+    assert_int_equal(hst_array_create(be, HST_C64, p->dim, p->modes, &f), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_ERROR_SHAPE);
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+    free(in); free(out); free(one); free(want);
+}
+
+static void test_batched(void **state) {
+    problem p;
+    int type;
+    problem_make(&p, 2, 24, 17, 1, 500);
+    for (type = 1; type <= 2; type++) check_batched(BE(state), &p, type);
+    problem_free(&p);
+    problem_make(&p, 3, 10, 7, 12, 300);
+    for (type = 1; type <= 2; type++) check_batched(BE(state), &p, type);
+    problem_free(&p);
+    assert_int_equal(LOG(state)->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+    assert_non_null(strstr(LOG(state)->last_message, "n_trans"));
+}
+
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
@@ -497,6 +571,7 @@ int main(void) {
         cmocka_unit_test_setup(test_adjoint, reset_log),
         cmocka_unit_test_setup(test_devices_agree, reset_log),
         cmocka_unit_test_setup(test_plan_reuse, reset_log),
+        cmocka_unit_test_setup(test_batched, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
         cmocka_unit_test(test_out_of_memory),
     };

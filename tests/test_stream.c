@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #if defined(__GNUC__)
 #  define CNT_FN2 static __attribute__((unused))
@@ -1056,6 +1057,169 @@ static void test_accumulators_pyqmri(void **state)
 }
 
 /* ============================================================================================
+   Accumulators in f64 and c128 (PyQMRI's DTYPE complex128 / DTYPE_real float64 runs): two
+   INPUT arrays holding doubles (53-bit random values in [-1, 1)) beside the float chain, SUM,
+   SQSUM and DIFF2 of both types; the totals are the twins' per-slice sums in slice order bit
+   for bit, and within 1e-12 of a naive sum in double written here (another order). A device
+   without fp64 refuses them at create (HST_ERROR_DTYPE, naming the accumulator). */
+static double rng_double(void)
+{
+    return (double)((int64_t)(rng_next() >> 11) - ((int64_t)1 << 52)) / (double)((int64_t)1 << 52);
+}
+
+/* sum over the array of the term of `kind` (1 SUM: x or re; 2 SQSUM; 3 DIFF2), complex when cplx */
+static double naive_acc(const double *a, const double *b, size_t n, int kind, int cplx)
+{
+    size_t i, step = cplx ? 2 : 1;
+    double t = 0.0;
+    for (i = 0; i < n; i += step) {
+        double re = a[i] - (kind == 3 ? b[i] : 0.0);
+        double im = cplx ? a[i + 1] - (kind == 3 ? b[i + 1] : 0.0) : 0.0;
+        t += kind == 1 ? a[i] : re * re + im * im;
+    }
+    return t;
+}
+
+static void test_accumulators_f64_c128(void **state)
+{
+    fixture *f = FIX(state);
+    unsigned k, i;
+    rng_seed(6464);
+    for (k = 0; k < 4; k++) {
+        chain c;
+        hst_stream_desc d;
+        hst_stream *s = NULL;
+        int x, y, p, q;
+        unsigned nbe = 1 + (k & 1);
+        size_t n, j;
+        ch_init(&c, 20, 64);
+        x = ch_array(&c, HST_STREAM_INPUT);
+        y = ch_array(&c, HST_STREAM_OUTPUT);
+        p = ch_array(&c, HST_STREAM_INPUT);
+        q = ch_array(&c, HST_STREAM_INPUT);
+        ch_wsum(&c, x, y, 1, 1);
+        n = ch_elems(&c) / 2;   /* doubles per array */
+        for (j = 0; j < n; j++) {
+            ((double *)c.init[p])[j] = rng_double();
+            ((double *)c.init[q])[j] = rng_double();
+        }
+        memcpy(c.host[p], c.init[p], n * sizeof(double));
+        memcpy(c.host[q], c.init[q], n * sizeof(double));
+        ch_acc(&c, HST_STREAM_SUM, HST_F64, p, 0);
+        ch_acc(&c, HST_STREAM_SQSUM, HST_F64, q, 0);
+        ch_acc(&c, HST_STREAM_DIFF2, HST_F64, p, q);
+        ch_acc(&c, HST_STREAM_SUM, HST_C128, q, 0);
+        ch_acc(&c, HST_STREAM_SQSUM, HST_C128, p, 0);
+        ch_acc(&c, HST_STREAM_DIFF2, HST_C128, q, p);
+        ch_acc(&c, HST_STREAM_DIFF2, HST_F32, y, x);   /* beside the float ones */
+        ch_reference(&c);
+        for (i = 0; i + 1 < c.nacc; i++) {   /* the twins' totals against the naive sums */
+            const hst_stream_acc *a = &c.acc[i];
+            double want = naive_acc((const double *)c.init[a->a],
+                                    (const double *)c.init[a->kind == HST_STREAM_DIFF2 ? a->b : a->a], n,
+                                    (int)a->kind, a->dtype == HST_C128);
+            assert_true(fabs(c.acc_ref[i] - want) <= 1e-12 * (fabs(want) + 1.0));
+        }
+        d = ch_desc(&c, f->be, nbe);
+        d.block_slices = 4;
+        d.reverse = (int)((k >> 1) & 1);
+        if (!fp64_all(d.backends, nbe)) {
+            assert_refused(hst_stream_create(&d, &s), HST_ERROR_DTYPE, &f->log[0], HST_LOGITEM_DTYPE,
+                           "accumulators[0].dtype f64");
+            assert_null(s);
+            ch_free(&c);
+            continue;
+        }
+        snprintf(cfg, sizeof cfg, "f64/c128 accumulators devices=%u %s", nbe, d.reverse ? "reverse" : "forward");
+        run_and_check(f, &c, &d, 4, 2);
+        ch_free(&c);
+    }
+}
+
+/* ============================================================================================
+   The caller's queues (PyQMRI's `queue` argument): a stream made on three queues of the
+   caller's, then on one queue in all three roles, gives the whole-array results bit for bit.
+   On an OpenCL device a barrier the caller put on its upload queue, waiting on a user event
+   that another thread completes after 300 ms, holds the stream's uploads back: the run returns
+   only after that thread set its flag, so the stream enqueued there. NULLs are refused; a
+   queue of another backend (another context) too. The host device runs every block within
+   the call: its queues are checked and not used. */
+typedef struct gate {
+    hst_event ev;
+    volatile int set;
+} gate;
+
+static void *open_gate(void *arg)
+{
+    gate *g = (gate *)arg;
+    struct timespec t = {0, 300 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    g->set = 1;
+    if (hst_user_event_set(g->ev, HST_EVENT_COMPLETE) != HST_SUCCESS) g->set = 2;
+    return NULL;
+}
+
+static void test_caller_queues(void **state)
+{
+    fixture *f = FIX(state);
+    hst_queue *own[3], *q[3], *other = NULL;
+    hst_stream *s = NULL;
+    hst_stream_desc d;
+    chain c;
+    unsigned k;
+    rng_seed(777);
+    build_chain(&c, 2, 16, 32);
+    ch_reference(&c);
+    for (k = 0; k < 3; k++) assert_int_equal(hst_queue_create(f->be[0], &own[k]), HST_SUCCESS);
+    for (k = 0; k < 2; k++) {   /* three queues, then one in every role */
+        q[0] = own[0]; q[1] = own[k ? 0 : 1]; q[2] = own[k ? 0 : 2];
+        d = ch_desc(&c, f->be, 1);
+        d.block_slices = 4;
+        d.queues = q;
+        snprintf(cfg, sizeof cfg, "caller's queues (%s)", k ? "one in every role" : "three");
+        run_and_check(f, &c, &d, 4, 2);
+    }
+    if (!IS_HOST(f)) {
+        gate g;
+        pthread_t th;
+        hst_stream_report rep;
+        q[0] = own[0]; q[1] = own[1]; q[2] = own[2];
+        d = ch_desc(&c, f->be, 1);
+        d.block_slices = 4;
+        d.queues = q;
+        assert_int_equal(hst_stream_create(&d, &s), HST_SUCCESS);
+        ch_reset(&c);
+        g.set = 0;
+        assert_int_equal(hst_user_event_create(f->be[0], &g.ev), HST_SUCCESS);
+        assert_int_equal(hst_queue_barrier(own[0], 1, &g.ev, NULL), HST_SUCCESS);
+        assert_int_equal(pthread_create(&th, NULL, open_gate, &g), 0);
+        assert_int_equal(hst_stream_run(s, &rep), HST_SUCCESS);
+        assert_int_equal(g.set, 1);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        hst_event_release(g.ev);
+        ch_check_arrays(&c);
+        ch_check_accs(&c, &rep, fp64_all(f->be, 1));
+        hst_stream_destroy(s);
+        s = NULL;
+        /* a queue of the other backend: the same device, another context */
+        assert_int_equal(hst_queue_create(f->be[1], &other), HST_SUCCESS);
+        q[1] = other;
+        assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                       HST_LOGITEM_BAD_ARGUMENT, "queues[1]");
+        assert_null(s);
+        hst_queue_destroy(other);
+    }
+    q[0] = own[0]; q[1] = own[1]; q[2] = NULL;
+    d = ch_desc(&c, f->be, 1);
+    d.queues = q;
+    assert_refused(hst_stream_create(&d, &s), HST_ERROR_INVALID_ARGUMENT, &f->log[0],
+                   HST_LOGITEM_NULL_ARGUMENT, "queues[2] is NULL");
+    assert_null(s);
+    for (k = 0; k < 3; k++) hst_queue_destroy(own[k]);
+    ch_free(&c);
+}
+
+/* ============================================================================================
    Cancellation: the progress callback cancels after its k-th call. HST_ERROR_CANCELLED; the
    report's done ranges are exactly the output slices written (inside: the reference; outside:
    untouched); inputs unchanged; the stream runs again completely afterwards. */
@@ -1350,7 +1514,9 @@ static void test_errors_shapes(void **state)
     ch_acc(&c, HST_STREAM_SQSUM, HST_C64, 2, 0);    /* 5 floats: not whole complex elements */
     d = ch_desc(&c, f->be, 1);
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "c64");
-    c.acc[0].dtype = HST_F64;
+    c.acc[0].dtype = HST_F64;                       /* 5 floats: not whole doubles either */
+    EXPECT_CREATE_FAIL(f, d, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, "f64");
+    c.acc[0].dtype = HST_I32;                       /* f32, c64, f64, c128 only */
     EXPECT_CREATE_FAIL(f, d, HST_ERROR_INVALID_ARGUMENT, HST_LOGITEM_BAD_ARGUMENT, "dtype");
     c.acc[0].dtype = HST_F32;
     c.acc[0].kind = (hst_stream_acc_kind)7;
@@ -3030,6 +3196,8 @@ int main(void)
         cmocka_unit_test_setup(test_set_num_slices, test_setup),
         cmocka_unit_test_setup(test_grad_div_streamed, test_setup),
         cmocka_unit_test_setup(test_accumulators_pyqmri, test_setup),
+        cmocka_unit_test_setup(test_accumulators_f64_c128, test_setup),
+        cmocka_unit_test_setup(test_caller_queues, test_setup),
         cmocka_unit_test_setup(test_global_accumulation, test_setup),
     };
     const struct CMUnitTest control[] = {

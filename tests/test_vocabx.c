@@ -665,6 +665,63 @@ static void check_tile(hst_backend *be, unsigned snd, const size_t *ssh, const s
     hst_array_destroy(s); hst_array_destroy(d);
 }
 
+/* NumPy's meshgrid (numpy/lib/_function_base_impl.py): input k reshaped to all 1s but -1 at
+   axis k, then broadcast; "xy" (NumPy's default, ij = 0) puts input 0 on axis 1 and input 1 on
+   axis 0. The axis input k runs along, and the grid's shape, by that definition. */
+static unsigned numpy_mesh_axis(size_t count, unsigned k, int ij) {
+    if (ij || count < 2 || k > 1) return k;
+    return 1 - k;
+}
+
+/* Grids of 3 and 4 inputs (PyEPRI's 3-D and 4-D grids), both indexings, in f32 and, where the
+   device has fp64, f64: every element of every output against the definition above, exactly
+   (meshgrid moves values). A dst of the other indexing's shape is refused. */
+static void check_meshgrid(hst_backend *be, hst_dtype dt, size_t count, int ij) {
+    const size_t n[4] = {2, 3, 4, 5};
+    size_t gsh[4] = {0, 0, 0, 0}, idx[4], total = 1, e, k;
+    hst_array *v[4] = {NULL, NULL, NULL, NULL}, *g[4] = {NULL, NULL, NULL, NULL};
+    double vals[4][5];
+    unsigned d;
+    for (k = 0; k < count; k++) {
+        float f[5];
+        for (e = 0; e < n[k]; e++) {
+            vals[k][e] = 100.0 * (double)k + 1.5 * (double)e - 3.0;
+            f[e] = (float)vals[k][e];
+        }
+        v[k] = dt == HST_F32 ? mkf(be, 1, &n[k], f) : NULL;
+        if (dt == HST_F64) assert_int_equal(hst_array_from_host(be, dt, 1, &n[k], vals[k], &v[k]), HST_SUCCESS);
+        gsh[numpy_mesh_axis(count, (unsigned)k, ij)] = n[k];
+    }
+    for (k = 0; k < count; k++) { total *= gsh[k]; g[k] = mk(be, dt, (unsigned)count, gsh); }
+    assert_int_equal(hst_array_meshgrid(g, v, count, ij), HST_SUCCESS);
+    for (k = 0; k < count; k++) {
+        void *o = rd(g[k]);
+        unsigned ax = numpy_mesh_axis(count, (unsigned)k, ij);
+        for (e = 0; e < total; e++) {
+            size_t rest = e;
+            for (d = (unsigned)count; d-- > 0;) { idx[d] = rest % gsh[d]; rest /= gsh[d]; }
+            if (dt == HST_F32) assert_true(((float *)o)[e] == (float)vals[k][idx[ax]]);
+            else assert_true(((double *)o)[e] == vals[k][idx[ax]]);
+        }
+        free(o);
+    }
+    /* the other indexing's grid: its first two extents swapped */
+    assert_int_equal(hst_array_meshgrid(g, v, count, !ij), HST_ERROR_SHAPE);
+    for (k = 0; k < count; k++) { hst_array_destroy(v[k]); hst_array_destroy(g[k]); }
+}
+
+static void test_meshgrid_nd(void **state) {
+    hst_backend *be = BE(state);
+    size_t count;
+    int ij;
+    for (count = 3; count <= 4; count++)
+        for (ij = 0; ij <= 1; ij++) {
+            check_meshgrid(be, HST_F32, count, ij);
+            if (hst_backend_device(be)->fp64) check_meshgrid(be, HST_F64, count, ij);
+        }
+    assert_int_equal(LOG(state)->last_item, HST_LOGITEM_SHAPE_MISMATCH);
+}
+
 static void test_tile(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
@@ -935,6 +992,7 @@ int main(void) {
         cmocka_unit_test(test_view_errors),
         cmocka_unit_test(test_int_dtypes),
         cmocka_unit_test(test_c128),
+        cmocka_unit_test(test_meshgrid_nd),
         cmocka_unit_test(test_tile),
         cmocka_unit_test(test_argwhere),
         cmocka_unit_test(test_quantile),
