@@ -34,7 +34,7 @@ BUILD := build
 
 # The headers of the library, lowest layer first (README.md: Layering).
 HEADERS     := kernels.h backend.h array.h algorithm.h choice.h kernels_stream.h stream.h kernels_halo.h halo.h \
-               kernels_quality.h quality.h kernels_esrrf.h esrrf.h kernels_nufft.h nufft.h
+               kernels_quality.h quality.h kernels_esrrf.h esrrf.h liquid.h kernels_nufft.h nufft.h
 TEST_HDRS   := $(wildcard tests/*.h tests/reliability/*.h examples/*.h)
 
 TEST_LDLIBS  := -lcmocka -lOpenCL -lm -lpthread
@@ -57,8 +57,9 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # array.h's FFTs; VKFFT_INCLUDE, when set, names a directory holding vkFFT.h elsewhere than the
 # default include path) and the MPI compiler. tests/mpi_*.c always build with $(MPICC).
 MPICC ?= mpicc
-TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
-PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c
+TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c \
+             bench/esrrf_disk_bench.c
+PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c bench/esrrf_disk_bench.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
             bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c \
             tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
@@ -67,6 +68,11 @@ FFT_LDLIBS := -lfftw3f -lfftw3
 VKFFT_INCLUDE ?=
 extra_libs = $(if $(filter $(TIFF_SRCS),$(1)),-ltiff) $(if $(filter $(PNG_SRCS),$(1)),-lpng)
 fft_libs = $(if $(filter $(FFT_SRCS),$(1)),$(FFT_LDLIBS))
+# Tests that write and read TIFF files with libtiff where it is (HST_TEST_LIBTIFF; else those
+# tests skip): the CLI's compressed, BigTIFF and tiled inputs and its outputs' pages and tags.
+TEST_TIFF_SRCS := tests/test_esrrf_cli.c
+test_tiff = $(if $(HAVE_TIFF_PNG),$(if $(filter $(TEST_TIFF_SRCS),$(1)),-DHST_TEST_LIBTIFF))
+test_tiff_libs = $(if $(HAVE_TIFF_PNG),$(if $(filter $(TEST_TIFF_SRCS),$(1)),-ltiff))
 fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(filter $(FFT_SRCS),$(1)),-isystem $(VKFFT_INCLUDE)))
 cc_for = $(if $(filter $(MPI_SRCS),$(1)),$(MPICC),$(CC))
 # Without an MPI compiler the MPI examples are left out of `make examples` (with a note); without
@@ -143,16 +149,16 @@ $(BUILD)/list_devices: tests/list_devices.c $(HEADERS)
 
 $(BUILD)/tests/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(call test_tiff,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(call test_tiff_libs,$<) $(TEST_LDLIBS)
 
 # The host backend alone: no -lOpenCL, so any OpenCL symbol left fails the link.
 $(BUILD)/tests-noocl/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(NOOCL_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) -DHST_NO_OPENCL $(call test_tiff,$<) $(CFLAGS) $< -o $@ $(LDFLAGS) $(call fft_libs,$<) $(call test_tiff_libs,$<) $(NOOCL_LDLIBS)
 
 $(BUILD)/tests-san/%: tests/%.c $(HEADERS) $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(call fft_libs,$<) $(TEST_LDLIBS)
+	$(CC) $(HST_CPPFLAGS) $(CPPFLAGS) $(call fft_cflags,$<) $(call test_tiff,$<) $(CFLAGS) $(SAN_FLAGS) $< -o $@ $(LDFLAGS) $(SAN_FLAGS) $(call fft_libs,$<) $(call test_tiff_libs,$<) $(TEST_LDLIBS)
 
 # MPI tests (tests/mpi_*.c): built with $(MPICC); tests/run.sh runs them under mpirun.
 $(BUILD)/tests-mpi/%: tests/%.c $(HEADERS) $(TEST_HDRS)

@@ -558,7 +558,10 @@ extern "C" {
 /* >>types ------------------------------------------------------------------------------------ */
 /* The scalars the stages read at each run (one set per stream). */
 typedef struct hst__epar {
-    uint32_t rows, cols, mag, mag2, one, two, pixels, frame_px, dtype;
+    uint32_t rows, cols, mag, one, two, pixels, frame_px, dtype;
+    uint32_t rows_m, cols_m, rows_m2, cols_m2;  /* magnified by mag and by 2 mag */
+    float magv[2], mag2v[2], zerov[2];   /* the magnify kernel's float2 magnifications (mag,
+                                   2 mag: rows and columns alike) and shifts (0) */
     uint32_t row0, nrows;       /* the magnified rows computed: [row0, row0 + nrows) */
     float radius, sensitivity;
     int iw;
@@ -879,20 +882,21 @@ static void hst__ehost_piece(const void *ctx, uint64_t z0, uint64_t z1) {
         hst_k_esrrf_to_float_host(a[0], (float *)a[1], P->frame_px, P->dtype, h->b->base, z0, z1, h->b->total);
         break;
     case HST__EH_ROBERTS:
-        hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], P->rows, P->cols, h->b->base, z0, z1,
-                                 h->b->total);
+        hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], (float *)a[2], P->rows, P->cols, 2, 1,
+                                 h->b->base, z0, z1, h->b->total);
         break;
     case HST__EH_MAG_GRAD:
-        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->mag2, 2,
-                                 h->b->base, z0, z1, h->b->total);
+        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->rows_m2, P->cols_m2,
+                                 P->mag2v[0], P->mag2v[1], 0.0f, 0.0f, 2, h->b->base, z0, z1, h->b->total);
         break;
     case HST__EH_MAG_FRAME:
-        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->mag, 1,
-                                 h->b->base, z0, z1, h->b->total);
+        hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], P->rows, P->cols, P->rows_m, P->cols_m,
+                                 P->magv[0], P->magv[1], 0.0f, 0.0f, 1, h->b->base, z0, z1, h->b->total);
         break;
     case HST__EH_RGC:
-        hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], P->rows, P->cols,
-                             P->mag, P->radius, P->sensitivity, P->iw, h->b->base, z0, z1, h->b->total);
+        hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (const float *)a[2], (float *)a[3],
+                             P->rows, P->cols, P->mag, P->radius, P->sensitivity, P->iw, 2, 1, h->b->base,
+                             z0, z1, h->b->total);
         break;
     default:   /* HST__EH_TEMPORAL: every frame of the block, in order, for each pixel */
         hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], P->pixels, P->T, P->acc_tps,
@@ -979,7 +983,8 @@ static void hst__escalar(hst_stream_stage *g, const void *p, size_t bytes) {
 /* One stage running the family's kernel id, reading arrays in[0..nin) and writing array out;
    the binding lists live in bind (stream.h copies them at create). */
 #define HST__E_MAX_STAGES 6         /* to_float, roberts, 2 x magnify, rgc, temporal */
-typedef struct hst__ebind { int list[3 * HST__E_MAX_STAGES]; unsigned used; } hst__ebind;
+#define HST__E_TWICE 2              /* stages binding an array twice (hst__estage_twice) */
+typedef struct hst__ebind { int list[3 * HST__E_MAX_STAGES + 4 * HST__E_TWICE]; unsigned used; } hst__ebind;
 
 static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__ebind *bind,
                                      const hst__egroup *g, unsigned id,
@@ -1000,6 +1005,22 @@ static hst_stream_stage *hst__estage(hst_stream_stage *st, unsigned *ns, hst__eb
     t->num_inputs = in1 < 0 ? 1 : 2; t->inputs = l;
     t->num_outputs = 1; t->outputs = l + 2;
     return t;
+}
+
+/* Stage t's first output (out) or first input (!out) bound twice: the gradient kernels take the
+   chained path's one interleaved array of (Gc, Gr) as both grad_col and grad_row (gstep 2,
+   groff 1; kernels_esrrf.h's "Gradient arrays"). */
+static void hst__estage_twice(hst_stream_stage *t, hst__ebind *bind, int out) {
+    int *l = bind->list + bind->used, k = 0;
+    unsigned j;
+    l[k++] = t->inputs[0];
+    if (!out) l[k++] = t->inputs[0];
+    for (j = 1; j < t->num_inputs; j++) l[k++] = t->inputs[j];
+    l[k++] = t->outputs[0];
+    if (out) l[k++] = t->outputs[0];
+    t->inputs = l; t->num_inputs += out ? 0u : 1u;
+    t->outputs = l + t->num_inputs; t->num_outputs += out ? 1u : 0u;
+    bind->used += (unsigned)k;
 }
 
 /* Nonzero (cancel) when the desc's progress, told `done` frames (every block that completes,
@@ -1047,21 +1068,27 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
         HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, radius); HST__ESC(t, sensitivity);
         HST__ESC(t, iw); HST__ESC(t, row0); HST__ESC(t, nrows);
     } else {
-        /* roberts(frames; grad | uint rows, uint cols) */
+        /* roberts(frames; grad_col = grad_row = grad | uint rows, uint cols, uint gstep = 2, uint groff = 1) */
         t = hst__estage(st, &ns, bind, g, HST_KESRRF_ROBERTS, hst__eh_roberts, es, e->frame_px, x->frames, -1, x->grad);
-        HST__ESC(t, rows); HST__ESC(t, cols);
-        /* magnify(grad; grad2 | uint rows, uint cols, uint mag = 2 mag, uint channels = 2) */
+        hst__estage_twice(t, bind, 1);
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, two); HST__ESC(t, one);
+        /* magnify(grad; grad2 | uint rows, uint cols, uint rowsM = rows 2 mag, uint colsM = cols 2 mag,
+                   float2 mag = (2 mag, 2 mag), float2 shift = (0, 0), uint channels = 2) */
         t = hst__estage(st, &ns, bind, g, HST_KESRRF_MAGNIFY, hst__eh_mag_grad, es, 4 * e->pixels, x->grad, -1, x->grad2);
         t->name = "hst_k_esrrf_magnify (gradients)";
-        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag2); HST__ESC(t, two);
-        /* magnify(frames; magnified | uint rows, uint cols, uint mag, uint channels = 1) */
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, rows_m2); HST__ESC(t, cols_m2); HST__ESC(t, mag2v);
+        HST__ESC(t, zerov); HST__ESC(t, two);
+        /* magnify(frames; magnified | uint rows, uint cols, uint rowsM, uint colsM, float2 mag = (mag, mag),
+                   float2 shift = (0, 0), uint channels = 1) */
         t = hst__estage(st, &ns, bind, g, HST_KESRRF_MAGNIFY, hst__eh_mag_frame, es, e->pixels, x->frames, -1, x->mag);
-        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, one);
-        /* rgc(grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius,
-               float sensitivity, int intensity_weighting) */
+        HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, rows_m); HST__ESC(t, cols_m); HST__ESC(t, magv);
+        HST__ESC(t, zerov); HST__ESC(t, one);
+        /* rgc(grad_col = grad_row = grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius,
+               float sensitivity, int intensity_weighting, uint gstep = 2, uint groff = 1) */
         t = hst__estage(st, &ns, bind, g, HST_KESRRF_RGC, hst__eh_rgc, es, e->pixels, x->grad2, x->mag, x->rgc);
+        hst__estage_twice(t, bind, 0);
         HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, radius); HST__ESC(t, sensitivity);
-        HST__ESC(t, iw);
+        HST__ESC(t, iw); HST__ESC(t, two); HST__ESC(t, one);
     }
     /* temporal(rgc; acc | uint pixels, ulong frames_per_tp, uint acc_tps, ulong frame0, uint skip,
                 ulong frames_total) */
@@ -1096,7 +1123,11 @@ static void hst__earrays(hst_stream_array *arr, const hst__eng *e, hst__egroup *
 
 /* The scalars that do not change between runs. */
 static void hst__epar_init(const hst__eng *e, hst__epar *P) {
-    P->rows = e->rows; P->cols = e->cols; P->mag = e->mag; P->mag2 = 2 * e->mag;
+    P->rows = e->rows; P->cols = e->cols; P->mag = e->mag;
+    P->rows_m = e->rows * e->mag; P->cols_m = e->cols * e->mag;   /* within INT32_MAX / 2 (checked) */
+    P->rows_m2 = 2 * P->rows_m; P->cols_m2 = 2 * P->cols_m;
+    P->magv[0] = P->magv[1] = (float)e->mag; P->mag2v[0] = P->mag2v[1] = (float)(2 * e->mag);
+    P->zerov[0] = P->zerov[1] = 0.0f;
     P->row0 = e->row0; P->nrows = e->nrows;
     P->one = 1; P->two = 2;
     P->pixels = (uint32_t)e->pixels; P->frame_px = (uint32_t)e->frame_px; P->dtype = (uint32_t)e->dtype;

@@ -36,10 +36,14 @@ extern "C" {
    computed; NDRange 2-D: dim 0 = items of a frame (bound-checked), dim 1 = frames):
 
      kernel                  arrays (in; out)       scalars                            items
-     hst_k_esrrf_roberts     frames; grad           uint rows, uint cols               rows*cols
-     hst_k_esrrf_magnify     in; out                rows, cols, uint mag, uint channels rowsM*colsM
-     hst_k_esrrf_rgc         grad2, magnified; rgc  rows, cols, mag, float radius,     rowsM*colsM
-                                                    float sensitivity, int intensity_weighting
+     hst_k_esrrf_roberts     frames; grad_col,      uint rows, uint cols, uint gstep,  rows*cols
+                             grad_row               uint groff
+     hst_k_esrrf_magnify     in; out                rows, cols, uint rowsM, uint colsM, rowsM*colsM
+                                                    float2 mag, float2 shift (s0: rows,
+                                                    s1: columns), uint channels
+     hst_k_esrrf_rgc         grad_col, grad_row,    rows, cols, mag, float radius,     rowsM*colsM
+                             magnified; rgc         float sensitivity, int intensity_weighting,
+                                                    gstep, groff
      hst_k_esrrf_rgc_fused   frames; rgc            rows, cols, mag, radius, sensitivity,  nrows*colsM
                                                     intensity_weighting, uint row0, uint nrows:
                                                     output rows [row0, row0 + nrows) of each
@@ -60,13 +64,20 @@ extern "C" {
    [0, rows)) of I[rn, cn] * cubic(r - (rn + 0.5)), in i order from 0; q += p * cubic(c - (cn +
    0.5)), in j order from 0 (zero padding: taps outside are skipped, no renormalisation).
 
+   Gradient arrays (roberts' outputs, rgc's grad2 inputs): the gradient of pixel q (counted over
+     all frames) is (grad_col[q gstep], grad_row[q gstep + groff]): one array of interleaved
+     (Gc, Gr) pairs bound to both pointers (gstep 2, groff 1: the chained path's grad and grad2)
+     or two arrays (gstep 1, groff 0: liquid.h's gradient_col and gradient_row, NanoPyx's).
    roberts (NanoPyx's Roberts cross, one work-item per pixel): r0 = max(r1 - 1, 0), c0 likewise,
      a = I[r0,c1], b = I[r1,c0], c = I[r0,c0], d = I[r1,c1];
-     grad[2 p] = Gc = ((a - b) + d) - c,  grad[2 p + 1] = Gr = ((b - a) + d) - c  (p = r1*cols+c1).
-   magnify (shift-and-magnify, shift 0): out pixel (yM, xM) of channel k = interp(channel k of
-     in, (float)yM / (float)mag, (float)xM / (float)mag); channels 1 or 2 (interleaved, as grad).
-     The chained path runs it twice: on frames with mag (M) and on grad with 2*mag (grad2,
-     rows*2mag x cols*2mag pixels of (Gc, Gr)).
+     Gc = ((a - b) + d) - c,  Gr = ((b - a) + d) - c  (p = r1*cols+c1).
+   magnify (NanoPyx's ShiftAndMagnify; mag = (mag_row, mag_col), shift = (shift_row,
+     shift_col)): out pixel (yM, xM) of channel k (of rowsM x colsM) = interp(channel k of in,
+     (float)yM / mag_row - shift_row, (float)xM / mag_col - shift_col), the divisions
+     hst_k_esrrf_div, then one float subtraction each (a shift of 0 leaves the position's
+     bits); channels 1 or 2 (interleaved, as grad). The chained path runs it twice,
+     shifts 0: on frames with mag_row = mag_col = mag (M; rowsM = rows*mag) and on grad with
+     2*mag (grad2, rows*2mag x cols*2mag pixels of (Gc, Gr)).
    rgc (radial gradient convergence at magnified pixel (yM, xM), all in float; every division
      below is hst_k_esrrf_div, every 1/sqrt hst_k_esrrf_rsqrt, fma() is fma: see "Arithmetic"):
      margin = (int)(radius * mag); pixels with yM < margin, yM >= rowsM - margin (xM likewise)
@@ -78,9 +89,10 @@ extern "C" {
      0 < vy <= rowsM - 1 and 0 < vx <= colsM - 1; dx = fma(fx + i, 1/2, -cx), dy likewise
      (vx - xc and vy - yc, but the same bits for every pixel of a phase: a pixel's offsets, and
      so its weights, depend on its phase only), d2 = fma(dx, dx, dy dy); skip if d2 == 0 or
-     d2 > tSO^2. (Gx, Gy) = grad2 at row (int)(vy mag G), column (int)(vx mag G), each clamped to
-     [0, 2 rows mag - 1] / [0, 2 cols mag - 1]; u = (Gx, Gy) / |G| (hst_e_unit: scaled by a power
-     of two first, so finite gradients never overflow; (0, 0) for a zero or non-finite one).
+     d2 > tSO^2. (Gx, Gy) = grad2's gradient at row (int)(vy mag G), column (int)(vx mag G),
+     each clamped to [0, 2 rows mag - 1] / [0, 2 cols mag - 1]; u = (Gx, Gy) / |G|
+     (hst_e_unit: scaled by a power of two first, so finite gradients never overflow; (0, 0)
+     for a zero or non-finite one).
      w = (d2 exp(dx^2 k) exp(dy^2 k))^2 (= (d exp(-d^2 / tSS))^4: the Gaussian is separable, no
      sqrt; a w below 1e-30 counts as 0, so no subnormal appears and flush-to-zero devices
      agree), wd = w rsqrt(d2) (= w / d); W += w; if fma(uy, dy, ux dx) < 0:
@@ -115,7 +127,8 @@ extern "C" {
      1.5) are computed once per work-group into a local table (HST_E_WTAB = 1536 entries of 2
      floats at most, 12 KiB; more: per sample) from the mag (j1 - j0) axis offsets and their
      exp, so the sample loop is 2 local float2 reads, 4 fma, 3 mul/add and a select; the host
-     twin makes the same table once per call. Same bits either way.
+     twin (and the chained rgc's twin) makes the same table once per call. Same bits either
+     way.
      A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
      gives the whole frame's values there, bitwise: a pixel's value does not depend on which
      pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
@@ -220,11 +233,13 @@ HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
     X(HST_KESRRF_TO_FLOAT, hst_k_esrrf_to_float, \
       "global global uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_to_float) \
     X(HST_KESRRF_ROBERTS, hst_k_esrrf_roberts, \
-      "global global uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_roberts) \
+      "global global global uint uint uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_roberts) \
     X(HST_KESRRF_MAGNIFY, hst_k_esrrf_magnify, \
-      "global global uint uint uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_magnify) \
+      "global global uint uint uint uint value value uint " HST_KESRRF_BLOCK, \
+      hst__kt_esrrf_magnify) \
     X(HST_KESRRF_RGC, hst_k_esrrf_rgc, \
-      "global global global uint uint uint float float int " HST_KESRRF_BLOCK, hst__kt_esrrf_rgc) \
+      "global global global global uint uint uint float float int uint uint " HST_KESRRF_BLOCK, \
+      hst__kt_esrrf_rgc) \
     X(HST_KESRRF_RGC_FUSED, hst_k_esrrf_rgc_fused, \
       "global global uint uint uint float float int uint uint " HST_KESRRF_BLOCK, hst__kt_esrrf_rgc_fused) \
     X(HST_KESRRF_TEMPORAL, hst_k_esrrf_temporal, \
@@ -238,16 +253,20 @@ HST_API const hst_kernel_family *hst_kernels_esrrf_family(void);
 
 /* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
    bits as the device under the conditions above). Thread-safe. */
-HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
-                                      uint32_t cols, uint64_t base, uint64_t begin,
+HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, float *grad_row,
+                                      uint32_t rows, uint32_t cols, uint32_t gstep,
+                                      uint32_t groff, uint64_t base, uint64_t begin,
                                       uint64_t end, uint64_t total);
 HST_API void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
-                                      uint32_t mag, uint32_t channels, uint64_t base,
-                                      uint64_t begin, uint64_t end, uint64_t total);
-HST_API void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
-                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
-                                  float sensitivity, int intensity_weighting, uint64_t base,
-                                  uint64_t begin, uint64_t end, uint64_t total);
+                                      uint32_t rowsM, uint32_t colsM, float mag_row,
+                                      float mag_col, float shift_row, float shift_col,
+                                      uint32_t channels, uint64_t base, uint64_t begin,
+                                      uint64_t end, uint64_t total);
+HST_API void hst_k_esrrf_rgc_host(const float *grad_col, const float *grad_row,
+                                  const float *magnified, float *rgc, uint32_t rows,
+                                  uint32_t cols, uint32_t mag, float radius, float sensitivity,
+                                  int intensity_weighting, uint32_t gstep, uint32_t groff,
+                                  uint64_t base, uint64_t begin, uint64_t end, uint64_t total);
 #ifdef HST_KERNELS_TEST_API   /* the tests' references (esrrf.h runs the twins below) */
 HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_t rows,
                                         uint32_t cols, uint32_t mag, float radius,
@@ -749,13 +768,16 @@ static const char hst__esrrf_src_rgc2[] =
 "   value at a sensitivity). Gradients: mode 0 from grad2 (src:\n"
 "   rows*2mag x cols*2mag pixels of (Gc, Gr)); mode 1 interpolated from the frame src per\n"
 "   sample; mode 2 from tile: the unit gradients (hst_e_unit) of the half-pixel positions\n"
-"   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them. Sample offsets\n"
+"   (k / 2, l / 2), k = k0.., l = l0.., nl per row, as mode 1 computes them; in mode 0 the\n"
+"   gradient of grad2 pixel p is (src[p gstep], src2[p gstep + groff]): (2, 1) for one\n"
+"   interleaved array (src2 = src), (1, 0) for two. Sample offsets\n"
 "   come from the pixel's phase (yM % mag, xM % mag), so (w, wd) of sample (j, i) is the same\n"
 "   for every pixel of a phase: with wt (usewt 1) they are read from the work-group's table,\n"
 "   at 2 (((py mag + px) n + j - j0) n + i - j0), n = j1 - j0 */\n"
-"float2 hst_e_rgc(__global const float *src, __local const float *tile, int mode, int rows,\n"
-"                 int cols, int mag, int yM, int xM, float radius, int k0, int l0, int nl,\n"
-"                 __local const float *wt, int usewt)\n"
+"float2 hst_e_rgc(__global const float *src, __global const float *src2, int gstep, int groff,\n"
+"                 __local const float *tile, int mode, int rows, int cols, int mag, int yM,\n"
+"                 int xM, float radius, int k0, int l0, int nl, __local const float *wt,\n"
+"                 int usewt)\n"
 "{\n"
 "  float fm = (float)mag;\n"
 "  float c[2];\n"
@@ -804,9 +826,9 @@ static const char hst__esrrf_src_rgc2[] =
 "          gx = g[0];\n"
 "          gy = g[1];\n"
 "        } else {\n"
-"          long o = ((long)iy * cols2 + ix) * 2;\n"
+"          long o = ((long)iy * cols2 + ix) * gstep;\n"
 "          gx = src[o];\n"
-"          gy = src[o + 1];\n"
+"          gy = src2[o + groff];\n"
 "        }\n"
 "        hst_e_unit(gx, gy, u);\n"
 "      }\n"
@@ -832,16 +854,20 @@ static const char hst__esrrf_src_rgc3[] =
 "  int inside = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin && \\\n"
 "               xM < (int)colsM - margin;\n"
 "\n"
-"__kernel void hst_k_esrrf_rgc(__global const float *grad2, __global const float *magnified,\n"
-"                              __global float *rgc, uint rows, uint cols, uint mag,\n"
-"                              float radius, float sensitivity, int intensity_weighting,\n"
-"                              ulong base, ulong begin, ulong end, ulong total, int flags)\n"
+"/* The gradients: (grad_col[p gstep], grad_row[p gstep + groff]) at grad2 pixel p of frame z\n"
+"   (4 nM pixels a frame): one interleaved array bound twice (2, 1) or two arrays (1, 0) */\n"
+"__kernel void hst_k_esrrf_rgc(__global const float *grad_col, __global const float *grad_row,\n"
+"                              __global const float *magnified, __global float *rgc, uint rows,\n"
+"                              uint cols, uint mag, float radius, float sensitivity,\n"
+"                              int intensity_weighting, uint gstep, uint groff, ulong base,\n"
+"                              ulong begin, ulong end, ulong total, int flags)\n"
 "{\n"
 "  HST_E_PIXEL\n"
 "  float v = 0.0f;\n"
 "  if (inside) {\n"
-"    float2 rw = hst_e_rgc(grad2 + z * 8 * nM, 0, 0, rows, cols, mag, yM, xM, radius, 0, 0, 0,\n"
-"                          0, 0);\n"
+"    ulong g0 = z * 4 * nM * gstep;\n"
+"    float2 rw = hst_e_rgc(grad_col + g0, grad_row + g0, (int)gstep, (int)groff, 0, 0, rows,\n"
+"                          cols, mag, yM, xM, radius, 0, 0, 0, 0, 0);\n"
 "    v = hst_e_final(rw.x, rw.y, sensitivity);\n"
 "    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
 "  }\n"
@@ -1082,7 +1108,8 @@ static const char hst__esrrf_src_fusedpx[] =
 "      if (mode == 3)\n"
 "        rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
 "      else\n"
-"        rw = hst_e_rgc(f, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt, usewt);\n"
+"        rw = hst_e_rgc(f, f, 2, 1, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt,\n"
+"                       usewt);\n"
 "    }\n"
 "    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, rows, cols, mag, yM, xM, in, rw, sens,\n"
 "              weighting);\n"
@@ -1228,10 +1255,12 @@ static const char hst__esrrf_src_fused2[] =
 
 static const char hst__esrrf_src_other[] =
 "\n"
-"/* grad[2 p] = Gc, grad[2 p + 1] = Gr at pixel p of frame z */\n"
-"__kernel void hst_k_esrrf_roberts(__global const float *frames, __global float *grad,\n"
-"                                  uint rows, uint cols, ulong base, ulong begin, ulong end,\n"
-"                                  ulong total, int flags)\n"
+"/* grad_col[q gstep] = Gc, grad_row[q gstep + groff] = Gr at pixel q = z n + p (p of frame z):\n"
+"   one interleaved array bound twice (gstep 2, groff 1) or two arrays (1, 0) */\n"
+"__kernel void hst_k_esrrf_roberts(__global const float *frames, __global float *grad_col,\n"
+"                                  __global float *grad_row, uint rows, uint cols, uint gstep,\n"
+"                                  uint groff, ulong base, ulong begin, ulong end, ulong total,\n"
+"                                  int flags)\n"
 "{\n"
 "  ulong n = (ulong)rows * cols;\n"
 "  ulong i = get_global_id(0);\n"
@@ -1239,23 +1268,27 @@ static const char hst__esrrf_src_other[] =
 "  if (i >= n || z >= end) return;\n"
 "  float g[2];\n"
 "  hst_e_roberts(frames + z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);\n"
-"  grad[2 * (z * n + i)] = g[0];\n"
-"  grad[2 * (z * n + i) + 1] = g[1];\n"
+"  ulong q = (z * n + i) * gstep;\n"
+"  grad_col[q] = g[0];\n"
+"  grad_row[q + groff] = g[1];\n"
 "}\n"
 "\n"
-"/* Catmull-Rom shift-and-magnify (shift 0) of 1 or 2 interleaved channels */\n"
+"/* Catmull-Rom shift-and-magnify of 1 or 2 interleaved channels into rowsM x colsM pixels:\n"
+"   output (rM, cM) samples the input at (rM / mag.s0 - shift.s0, cM / mag.s1 - shift.s1)\n"
+"   (s0: rows, s1: columns) */\n"
 "__kernel void hst_k_esrrf_magnify(__global const float *in, __global float *out, uint rows,\n"
-"                                  uint cols, uint mag, uint channels, ulong base, ulong begin,\n"
-"                                  ulong end, ulong total, int flags)\n"
+"                                  uint cols, uint rowsM, uint colsM, float2 mag, float2 shift,\n"
+"                                  uint channels, ulong base, ulong begin, ulong end,\n"
+"                                  ulong total, int flags)\n"
 "{\n"
-"  ulong colsM = (ulong)cols * mag;\n"
-"  ulong nM = (ulong)rows * mag * colsM;\n"
+"  ulong nM = (ulong)rowsM * colsM;\n"
 "  ulong i = get_global_id(0);\n"
 "  ulong z = begin + get_global_id(1);\n"
 "  if (i >= nM || z >= end) return;\n"
-"  float fm = (float)mag;\n"
-"  float r = hst_e_div((float)(uint)(i / colsM), fm);\n"
-"  float c = hst_e_div((float)(uint)(i % colsM), fm);\n"
+"  float r = hst_e_div((float)(uint)(i / colsM), mag.s0);\n"
+"  float c = hst_e_div((float)(uint)(i % colsM), mag.s1);\n"
+"  r = r - shift.s0;\n"
+"  c = c - shift.s1;\n"
 "  __global const float *src = in + z * rows * cols * channels;\n"
 "  for (uint k = 0; k < channels; ++k)\n"
 "    out[(z * nM + i) * channels + k] =\n"
@@ -1778,9 +1811,12 @@ HST__E_INL float hst__e_final(float R, float W, float sens)
     return sens > 1.0f ? hst__e_sens(R, sens) : R;
 }
 
-/* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample */
-HST__KPRIVATE void hst__e_rgc(const float *src, int fused, int rows, int cols, int mag, int yM,
-                              int xM, float radius, float *Rs, float *Ws)
+/* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample; not fused: the gradient of grad2
+   pixel p is (src[p gstep], src2[p gstep + groff]). wt: hst__e_wtable's table (the same (w, wd)
+   bits as per sample, read instead of computed), or NULL */
+HST__KPRIVATE void hst__e_rgc(const float *src, const float *src2, size_t gstep, size_t groff,
+                              int fused, int rows, int cols, int mag, int yM, int xM,
+                              float radius, const float *wt, float *Rs, float *Ws)
 {
     float fm = (float)mag, c[2], cx, cy, ymax, xmax, R = 0.0f, W = 0.0f;
     int j0, j1, rows2 = 2 * rows * mag, cols2 = 2 * cols * mag, by, bx, fy, fx, i, j;
@@ -1793,6 +1829,7 @@ HST__KPRIVATE void hst__e_rgc(const float *src, int fused, int rows, int cols, i
     fx = bx - 2 * (xM / mag);
     cy = hst__e_centre(yM % mag, mag);
     cx = hst__e_centre(xM % mag, mag);
+    if (wt) wt += (size_t)((((yM % mag) * mag + xM % mag) * (j1 - j0)) * (j1 - j0)) * 2;
     for (j = j0; j < j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         if (!(0.0f < vy && vy <= ymax)) continue;
@@ -1802,16 +1839,21 @@ HST__KPRIVATE void hst__e_rgc(const float *src, int fused, int rows, int cols, i
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
             dx = fmaf((float)(fx + i), 0.5f, -cx);
-            w = hst__e_wd(dx, dy, c, &wd);
+            if (wt) {
+                w = wt[((j - j0) * (j1 - j0) + i - j0) * 2];
+                wd = wt[((j - j0) * (j1 - j0) + i - j0) * 2 + 1];
+            } else {
+                w = hst__e_wd(dx, dy, c, &wd);
+            }
             if (w == 0.0f) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
                 hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
             } else {
-                size_t o = ((size_t)iy * (size_t)cols2 + (size_t)ix) * 2;
+                size_t o = ((size_t)iy * (size_t)cols2 + (size_t)ix) * gstep;
                 g[0] = src[o];
-                g[1] = src[o + 1];
+                g[1] = src2[o + groff];
             }
             hst__e_unit(g[0], g[1], u);
             hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
@@ -2032,7 +2074,7 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
                                 int xM)
 {
     float R, W;
-    hst__e_rgc(f, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, &R, &W);
+    hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
     hst__e_put(f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
 }
 
@@ -2243,9 +2285,10 @@ HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
 HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
 #endif
 
-HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32_t rows,
-                                      uint32_t cols, uint64_t base, uint64_t begin,
-                                      uint64_t end, uint64_t total)
+HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, float *grad_row,
+                                        uint32_t rows, uint32_t cols, uint32_t gstep,
+                                        uint32_t groff, uint64_t base, uint64_t begin,
+                                        uint64_t end, uint64_t total)
 {
     size_t n = (size_t)rows * cols, i;
     uint64_t z;
@@ -2253,20 +2296,21 @@ HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad, uint32
     (void)total;
     for (z = begin; z < end; ++z)
         for (i = 0; i < n; ++i) {
-            size_t o = (size_t)z * n + i;
+            size_t o = ((size_t)z * n + i) * gstep;
             float g[2];
             hst__e_roberts(frames + (size_t)z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);
-            grad[2 * o] = g[0];
-            grad[2 * o + 1] = g[1];
+            grad_col[o] = g[0];
+            grad_row[o + groff] = g[1];
         }
 }
 
 HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
-                                      uint32_t mag, uint32_t channels, uint64_t base,
-                                      uint64_t begin, uint64_t end, uint64_t total)
+                                        uint32_t rowsM, uint32_t colsM, float mag_row,
+                                        float mag_col, float shift_row, float shift_col,
+                                        uint32_t channels, uint64_t base, uint64_t begin,
+                                        uint64_t end, uint64_t total)
 {
-    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
-    float fm = (float)mag;
+    size_t nM = (size_t)rowsM * colsM, i;
     uint64_t z;
     uint32_t k;
     (void)base;
@@ -2274,8 +2318,10 @@ HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t ro
     for (z = begin; z < end; ++z) {
         const float *src = in + (size_t)z * rows * cols * channels;
         for (i = 0; i < nM; ++i) {
-            float r = hst__e_div((float)(uint32_t)(i / colsM), fm);
-            float c = hst__e_div((float)(uint32_t)(i % colsM), fm);
+            float r = hst__e_div((float)(uint32_t)(i / colsM), mag_row);
+            float c = hst__e_div((float)(uint32_t)(i % colsM), mag_col);
+            r = r - shift_row;
+            c = c - shift_col;
             for (k = 0; k < channels; ++k)
                 out[((size_t)z * nM + i) * channels + k] =
                     hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);
@@ -2283,23 +2329,29 @@ HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t ro
     }
 }
 
-HST__KDEF void hst_k_esrrf_rgc_host(const float *grad2, const float *magnified, float *rgc,
-                                  uint32_t rows, uint32_t cols, uint32_t mag, float radius,
-                                  float sensitivity, int intensity_weighting, uint64_t base,
-                                  uint64_t begin, uint64_t end, uint64_t total)
+HST__KDEF void hst_k_esrrf_rgc_host(const float *grad_col, const float *grad_row,
+                                    const float *magnified, float *rgc, uint32_t rows,
+                                    uint32_t cols, uint32_t mag, float radius, float sensitivity,
+                                    int intensity_weighting, uint32_t gstep, uint32_t groff,
+                                    uint64_t base, uint64_t begin, uint64_t end, uint64_t total)
 {
     size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
+    float wt[2 * HST__E_HOST_WTAB];   /* every phase's (w, wd), once per call, as the fused twin */
+    hst__e_geom g;
     uint64_t z;
     (void)base;
     (void)total;
+    hst__e_geom_init(&g, rows, cols, mag, radius, &sensitivity, 1);
+    hst__e_wtable(&g, wt);
     for (z = begin; z < end; ++z)
         for (i = 0; i < nM; ++i) {
             int yM = (int)(i / colsM), xM = (int)(i % colsM);
             float v = 0.0f;
             if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
                 float R, W;
-                hst__e_rgc(grad2 + (size_t)z * 8 * nM, 0, (int)rows, (int)cols, (int)mag, yM, xM,
-                           radius, &R, &W);
+                size_t g0 = (size_t)z * 4 * nM * gstep;
+                hst__e_rgc(grad_col + g0, grad_row + g0, gstep, groff, 0, (int)rows, (int)cols,
+                           (int)mag, yM, xM, radius, g.wt, &R, &W);
                 v = hst__e_final(R, W, sensitivity);
                 if (intensity_weighting) v = v * magnified[(size_t)z * nM + i];
             }
@@ -2452,26 +2504,32 @@ HST__KPRIVATE void hst__kt_esrrf_to_float(const hst_karg *a, const hst_range *r)
 HST__KPRIVATE void hst__kt_esrrf_roberts(const hst_karg *a, const hst_range *r)
 {
     uint64_t z0, z1;
-    hst__kt_esrrf_frames(a, 4, r, &z0, &z1);
-    hst_k_esrrf_roberts_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
-                             a[3].v.u32, a[4].v.u64, z0, z1, a[7].v.u64);
+    hst__kt_esrrf_frames(a, 7, r, &z0, &z1);
+    hst_k_esrrf_roberts_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+                             (float *)hst_karg_ptr(&a[2]), a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.u32,
+                             a[7].v.u64, z0, z1, a[10].v.u64);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_magnify(const hst_karg *a, const hst_range *r)
 {
     uint64_t z0, z1;
-    hst__kt_esrrf_frames(a, 6, r, &z0, &z1);
+    float mag[2], shift[2];   /* float2 values (the launch's bytes: 8 each) */
+    memcpy(mag, a[6].v.value, sizeof mag);
+    memcpy(shift, a[7].v.value, sizeof shift);
+    hst__kt_esrrf_frames(a, 9, r, &z0, &z1);
     hst_k_esrrf_magnify_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
-                             a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.u64, z0, z1, a[9].v.u64);
+                             a[3].v.u32, a[4].v.u32, a[5].v.u32, mag[0], mag[1], shift[0], shift[1],
+                             a[8].v.u32, a[9].v.u64, z0, z1, a[12].v.u64);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_rgc(const hst_karg *a, const hst_range *r)
 {
     uint64_t z0, z1;
-    hst__kt_esrrf_frames(a, 9, r, &z0, &z1);
+    hst__kt_esrrf_frames(a, 12, r, &z0, &z1);
     hst_k_esrrf_rgc_host((const float *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
-                         (float *)hst_karg_ptr(&a[2]), a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.f32,
-                         a[7].v.f32, a[8].v.i32, a[9].v.u64, z0, z1, a[12].v.u64);
+                         (const float *)hst_karg_ptr(&a[2]), (float *)hst_karg_ptr(&a[3]), a[4].v.u32,
+                         a[5].v.u32, a[6].v.u32, a[7].v.f32, a[8].v.f32, a[9].v.i32, a[10].v.u32,
+                         a[11].v.u32, a[12].v.u64, z0, z1, a[15].v.u64);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_rgc_fused(const hst_karg *a, const hst_range *r)

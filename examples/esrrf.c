@@ -3,7 +3,8 @@
 
        esrrf [options] input.tif output.tif
 
-   Reads a TIFF stack (8-, 16-, 32-bit integer or 32/64-bit float samples, big- or little-endian,
+   Reads a TIFF stack (classic or BigTIFF; 8-, 16-, 32-bit integer or 32/64-bit float samples,
+   big- or little-endian, any compression libtiff decodes: none, LZW, deflate, zstd where built;
    one page per frame, ImageJ hyperstacks included); 8- and 16-bit samples go to the device as
    they are (esrrf.h converts them there). Writes, per requested mode,
      output.tif          float32, one page per time point, pixel size scaled by 1/mag
@@ -16,6 +17,24 @@
    frames than its ImageJ header says) is an error, and so is a NaN or Inf pixel (esrrf.h names
    its frame, row and column), and so is an image of finite input that float32 cannot hold (VAR
    of values near 1e20: esrrf.h names the time point and statistic).
+
+   Large stacks (larger than memory). A run reads the frames block by block (--block frames at a
+   time) and pushes them into esrrf.h's live session, which computes while the next block is
+   read; each time point's images are appended to the outputs as the session delivers them, and
+   the preview's widefield mean is summed on the way. Every page is checked first (its size, its
+   sample type, its strips inside the file: examples/image_io.h's io_stack_open), so a stack that
+   changes midway fails before the first frame is computed; a strip that does not decode fails
+   when its frame is read, naming its page. Host memory: one block read, the live session's
+   staging (esrrf.h: two buffers of 8 x block + 1 frames), one time point's images and, for the
+   preview, the per-pixel sums of the frames and (several time points) of the first mode's
+   images: independent of the number of frames. The images are the batch call's bits (esrrf.h:
+   the live API with any push sizes gives them). --sweep and --quality read the whole stack into
+   memory (their scores need every frame at once), and so does a run over MPI ranks (the live
+   API is one process's).
+   What an interruption leaves: nothing. The time points already computed are in the outputs'
+   temporary files, which are renamed into place only when every output is complete; a signal
+   or an error removes them (see "signals"), so there is never a torn or partial TIFF: a run is
+   all or none (SIGKILL excepted: its temporary file may remain, output.tmp-XXXXXX).
 
    Outputs are regular files only, each checked before a frame is read (examples/image_io.h's
    io_outfile rules): one that is the input or another output (the same file: through symlinks
@@ -144,18 +163,21 @@ static void help(void)
     printf(
 "\n"
 "eSRRF super-resolution of a TIFF time series (esrrf.h, NanoPyx's conventions). Writes\n"
-"output.tif (float32, one page per time point, the pixel size divided by the magnification)\n"
-"and output_preview.png (the widefield mean beside the first mode's image, with a scale bar).\n"
+"output.tif (float32, one page per time point, the pixel size divided by the magnification,\n"
+"the unit kept) and output_preview.png (the widefield mean beside the first mode's image, with\n"
+"a scale bar). The input: classic TIFF or BigTIFF, uncompressed, LZW, deflate or zstd, ImageJ\n"
+"stacks and hyperstacks, 8/16/32-bit integer or 32/64-bit float samples.\n"
 "\n"
 "eSRRF:\n"
 "  --mag N                  magnification, an integer 1..%d                       [%d]\n"
 "  --radius R               radius of the gradient convergence, input pixels,\n"
 "                           0 < R <= %g                                          [%g]\n"
-"  --sensitivity S          sensitivity (the convergence's power), 0 < S <= %g   [%g]\n"
+"  --sensitivity S          sensitivity (the convergence's power, no unit),\n"
+"                           0 < S <= %g                                          [%g]\n"
 "  --no-intensity-weighting do not weight the convergence by the magnified frame [weighted]\n"
-"  --frames-per-timepoint T frames per output image, 0 = all frames in one; as NanoPyx the\n"
-"                           last image takes the remainder and T above the frames is\n"
-"                           clamped (each with a note)                            [0]\n"
+"  --frames-per-timepoint T frames per output image (a count), 0 = all frames in one; as\n"
+"                           NanoPyx the last image takes the remainder and T above the\n"
+"                           frames is clamped (each with a note)                  [0]\n"
 "  --mode LIST              temporal statistics, comma-separated: %s, all from\n"
 "                           one pass; several: output_%s.tif, output_%s.tif, ... [%s]\n"
 "  --no-macro-pixel         skip the macro-pixel correction                        [corrected]\n"
@@ -170,9 +192,10 @@ static void help(void)
 "whatever the input's intensities. --no-macro-pixel keeps the gradient convergence's scale.\n"
 "\n"
 "Input and device:\n"
-"  --channel C              ImageJ hyperstack with several channels: the channel, from 1\n"
+"  --channel C              ImageJ hyperstack with several channels: the channel (an index,\n"
+"                           from 1)\n"
 "                                                                 [none: one channel only]\n"
-"  --max-frames N           use only the first N frames, 0 = all                 [0]\n"
+"  --max-frames N           use only the first N frames (a count), 0 = all       [0]\n"
 "  --device S               auto, gpu, cpu, host, P:D (platform:device) or a name substring;\n"
 "                           auto takes a GPU or accelerator, else the host device (its C\n"
 "                           twins beat an OpenCL CPU device for eSRRF; `cpu` takes that;\n"
@@ -180,8 +203,16 @@ static void help(void)
 "                                                                [$HST_DEVICE, else auto]\n"
 "  --budget-mib M           device memory for the stream of frames, MiB; 0 = automatic\n"
 "                           (about half the device's memory)                      [0]\n"
-"  --block N                frames per streamed block; 0 = automatic (about 1/16 of the\n"
+"  --block N                frames per block read from the file and streamed (a count);\n"
+"                           0 = automatic: 16 (--sweep, --quality: about 1/16 of the\n"
 "                           stack, at least 16, as the budget allows)             [0]\n"
+"\n"
+"Large stacks: the frames are read block by block while the device computes, and each time\n"
+"point is written as soon as it is done: host memory is about 17 x --block + 2 frames (the\n"
+"block read and the two staging buffers of esrrf.h's live session), one time point's images\n"
+"per mode and the preview's sums (--no-preview: none), whatever the number of frames (--sweep\n"
+"and --quality hold the whole stack). Interrupted (a signal, an error) a run leaves no output\n"
+"at all, never a partial TIFF: the files are renamed into place when all are complete.\n"
 "\n"
     );
     printf(
@@ -196,8 +227,10 @@ static void help(void)
 "                           --budget-mib (its memory: --block); with --frames-per-timepoint\n"
 "                           each time point is scored and the scores averaged (NanoPyx's\n"
 "                           n_frames)\n"
-"  --radii LIST             the sweep's radii, input pixels, 1..%d values          [1,1.5]\n"
-"  --sensitivities LIST     the sweep's sensitivities, 1..%d values                [1,2]\n"
+"  --radii LIST             the sweep's radii, input pixels, comma-separated, 1..%d\n"
+"                           values                                                [1,1.5]\n"
+"  --sensitivities LIST     the sweep's sensitivities (no unit), comma-separated,\n"
+"                           1..%d values                                          [1,2]\n"
 "  --decorr                 score the sweep's resolution by decorrelation analysis instead of FRC\n"
 "  --quality                add SQUIRREL's RSE and RSP (the error map of the output against the\n"
 "                           widefield mean) and the resolution (FRC of the AVG images of odd\n"
@@ -734,6 +767,13 @@ typedef struct quality {
 /* Everything main owns, released in one place. */
 typedef struct job {
     io_stack st;
+    int streamed;                      /* the frames read block by block (see "Large stacks") */
+    io_reader *rd;                     /* streamed runs: the input, read block by block */
+    io_tiff_writer *tw[HST_ESRRF_NUM_MODES];   /* streamed runs: each mode's TIFF, page by page */
+    double *wf_sum, *sr_sum;           /* streamed runs' preview: the frames' and the first mode's
+                                          time points' per-pixel sums (sr_sum: with 2 or more) */
+    int write_failed;                  /* a page could not be written: write_err says why */
+    char write_err[1024];
     io_outfile tif[HST_ESRRF_NUM_MODES], png, extra[NUM_EXTRA];
     char tif_path[HST_ESRRF_NUM_MODES][4200], png_path[4200], extra_path[NUM_EXTRA][4200];
     float *out[HST_ESRRF_NUM_MODES], *mean;
@@ -748,34 +788,56 @@ static int job_free(job *j, int discard)
 {
     unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        io_tiff_abort(j->tw[m]);
         if (discard) io_outfile_discard(&j->tif[m]);
         free(j->out[m]);
     }
     if (discard) io_outfile_discard(&j->png);
     for (m = 0; m < NUM_EXTRA && discard; m++) io_outfile_discard(&j->extra[m]);
     free(j->mean);
+    free(j->wf_sum);
+    free(j->sr_sum);
     free(j->q.map);
     io_stack_free(&j->st);
+    io_stack_close(j->rd);
     signal_backend = NULL;   /* no handler reaches it any more */
     return hst_backend_destroy(j->be) == HST_SUCCESS;
+}
+
+/* Frames [0, n) of data (samples of dtype, px per frame) added to the per-pixel sums, frame
+   after frame: the widefield mean's, whether the frames come at once or block by block. */
+static void widefield_add(double *sum, const void *data, io_dtype dtype, uint64_t n, size_t px)
+{
+    size_t i;
+    uint64_t f;
+    for (f = 0; f < n; f++)
+        for (i = 0; i < px; i++) {
+            size_t k = (size_t)f * px + i;
+            sum[i] += dtype == IO_U8 ? ((const uint8_t *)data)[k]
+                    : dtype == IO_U16 ? ((const uint16_t *)data)[k]
+                    : dtype == IO_I16 ? ((const int16_t *)data)[k] : ((const float *)data)[k];
+        }
+}
+
+/* sums / n as float32 (px values): a new array, NULL when out of memory. */
+static float *mean_of_sums(const double *sum, size_t px, uint64_t n)
+{
+    float *mean = (float *)malloc((px ? px : 1) * sizeof(float));
+    size_t i;
+    if (mean)
+        for (i = 0; i < px; i++) mean[i] = (float)(sum[i] / (double)n);
+    return mean;
 }
 
 /* The widefield mean of frames [0, n), for the preview. */
 static float *widefield_mean(const io_stack *st, uint64_t n)
 {
-    size_t px = (size_t)st->rows * st->cols, i;
+    size_t px = (size_t)st->rows * st->cols;
     double *sum = (double *)calloc(px ? px : 1, sizeof(double));
-    float *mean = (float *)malloc((px ? px : 1) * sizeof(float));
-    uint64_t f;
-    if (!sum || !mean) { free(sum); free(mean); return NULL; }
-    for (f = 0; f < n; f++)
-        for (i = 0; i < px; i++) {
-            size_t k = (size_t)f * px + i;
-            sum[i] += st->dtype == IO_U8 ? ((const uint8_t *)st->data)[k]
-                    : st->dtype == IO_U16 ? ((const uint16_t *)st->data)[k]
-                    : st->dtype == IO_I16 ? ((const int16_t *)st->data)[k] : ((const float *)st->data)[k];
-        }
-    for (i = 0; i < px; i++) mean[i] = (float)(sum[i] / (double)n);
+    float *mean;
+    if (!sum) return NULL;
+    widefield_add(sum, st->data, st->dtype, n, px);
+    mean = mean_of_sums(sum, px, n);
     free(sum);
     return mean;
 }
@@ -1004,18 +1066,37 @@ static int write_extras(const options *o, job *j, int resolution_ok, uint32_t rm
     return 1;
 }
 
-/* The TIFFs and the preview, then every file renamed into place (resolution_ok: as write_extras). */
+/* Mode m's TIFF's Software tag: the program and the settings. */
+static void software_text(const options *o, unsigned m, char *buf, size_t bytes)
+{
+    snprintf(buf, bytes, "halostream " HST_VERSION_STRING " esrrf (mag %u, radius %g, sensitivity %g, %s, %s%s)",
+             o->mag, o->radius, o->sensitivity, mode_names[m], o->intensity_weighting ? "intensity-weighted" : "unweighted",
+             o->macro_pixel ? ", macro-pixel corrected" : "");
+}
+
+/* The first requested mode (the preview's, the error map's). */
+static unsigned first_mode(const options *o)
+{
+    unsigned m = 0;
+    while (!(o->modes & (1u << m))) m++;
+    return m;
+}
+
+/* The TIFFs (a streamed run's: their last pages are in, each is closed; else written whole) and
+   the preview, then every file renamed into place (resolution_ok: as write_extras). */
 static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t ntp, uint32_t rm, uint32_t cm)
 {
     char software[200], err[1024];
-    unsigned m, first = 3;
+    unsigned m, first = first_mode(o);
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        io_tiff_writer *w = j->tw[m];
+        int ok;
         if (!(o->modes & (1u << m))) continue;
-        if (first == 3) first = m;
-        snprintf(software, sizeof software, "halostream " HST_VERSION_STRING " esrrf (mag %u, radius %g, "
-                 "sensitivity %g, %s, %s%s)", o->mag, o->radius, o->sensitivity, mode_names[m],
-                 o->intensity_weighting ? "intensity-weighted" : "unweighted", o->macro_pixel ? ", macro-pixel corrected" : "");
-        if (!io_write_tiff(&j->tif[m], &j->st, o->mag, j->out[m], ntp, rm, cm, software, err, sizeof err)) {
+        software_text(o, m, software, sizeof software);
+        j->tw[m] = NULL;   /* io_tiff_end frees it */
+        ok = w ? io_tiff_end(w, err, sizeof err)
+               : io_write_tiff(&j->tif[m], &j->st, o->mag, j->out[m], ntp, rm, cm, software, err, sizeof err);
+        if (!ok) {
             fail("%s", err);
             return 0;
         }
@@ -1023,7 +1104,12 @@ static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t n
     if (o->preview) {
         char label[32];
         snprintf(label, sizeof label, "eSRRF %s", hst_esrrf_mode_name((int)first));
-        mean_over_timepoints(j->out[first], (size_t)rm * cm, ntp, j->out[first]);   /* after the TIFF: free now */
+        if (j->sr_sum) {   /* a streamed run of several time points: their mean from the sums */
+            free(j->out[first]);
+            if (!(j->out[first] = mean_of_sums(j->sr_sum, (size_t)rm * cm, ntp))) { fail("out of host memory"); return 0; }
+        } else if (!j->streamed) {
+            mean_over_timepoints(j->out[first], (size_t)rm * cm, ntp, j->out[first]);   /* after the TIFF: free now */
+        }
         if (!io_write_png_preview(&j->png, j->mean, j->st.rows, j->st.cols, j->out[first], o->mag,
                                   j->st.pixel_size, j->st.unit, "widefield mean", label, err, sizeof err)) {
             fail("%s", err);
@@ -1132,8 +1218,37 @@ static void make_desc(run *u)
 #endif
 }
 
-/* Everything before eSRRF: the files (rank 0 opens the outputs), the stack, the device, the
-   desc, the images. Returns an exit status (0: go on). */
+/* A streamed run's outputs before its first frame: each mode's TIFF begun (its pages come as
+   the time points do), the preview's sums (the frames', and with several time points the first
+   mode's images'; with one, that image is kept as it comes). Returns an exit status. */
+static int begin_streamed_outputs(run *u)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    char software[200], err[1024];
+    size_t px = (size_t)j->st.rows * j->st.cols, pxm = (size_t)u->rm * u->cm;
+    unsigned m;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        if (!(o->modes & (1u << m))) continue;
+        software_text(o, m, software, sizeof software);
+        if (!io_tiff_begin(&j->tif[m], &j->st, o->mag, u->ntp, u->rm, u->cm, software, &j->tw[m], err, sizeof err)) {
+            fail("%s", err);
+            return 1;
+        }
+    }
+    if (!o->preview) return 0;
+    if (!(j->wf_sum = (double *)calloc(px, sizeof(double))) ||
+        (u->ntp > 1 ? !(j->sr_sum = (double *)calloc(pxm, sizeof(double)))
+                    : !(j->out[first_mode(o)] = (float *)malloc(pxm * sizeof(float))))) {
+        fail("out of host memory for the preview's sums");
+        return 1;
+    }
+    return 0;
+}
+
+/* Everything before eSRRF: the files (rank 0 opens the outputs), the stack (opened, or read
+   whole for --sweep, --quality and MPI ranks), the device, the desc, the images. Returns an
+   exit status (0: go on). */
 static int prepare(run *u)
 {
     options *o = &u->o;
@@ -1154,9 +1269,14 @@ static int prepare(run *u)
     }
     if (writer && (!check_collisions(o, j) || !open_outputs(o, j))) return 2;
 
-    /* Read (the samples as they are), then the device. */
+    /* Open (every page checked) or read (the samples as they are), then the device. */
     t0 = now_s();
-    if (!io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) { fail("%s", err); return 2; }
+    j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
+    if (j->streamed ? !io_stack_open(o->input, o->channel, o->max_frames, &j->st, &j->rd, err, sizeof err)
+                    : !io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) {
+        fail("%s", err);
+        return 2;
+    }
     u->t_read = now_s() - t0;
     if (interrupted) return interrupted_status();   /* a signal while the stack was read */
     memset(&bd, 0, sizeof bd);
@@ -1180,14 +1300,19 @@ static int prepare(run *u)
         fail("%s: %s", o->input, j->ls.last);
         return 2;
     }
-    for (m = 0; writer && !o->sweep && m < HST_ESRRF_NUM_MODES; m++)   /* the sweep makes its own */
-        if ((o->modes & (1u << m)) && !(j->out[m] = (float *)malloc((size_t)u->ntp * u->rm * u->cm * sizeof(float)))) {
-            fail("out of host memory for the %s images", mode_names[m]);
+    if (j->streamed) {
+        int status = begin_streamed_outputs(u);
+        if (status) return status;
+    } else {
+        for (m = 0; writer && !o->sweep && m < HST_ESRRF_NUM_MODES; m++)   /* the sweep makes its own */
+            if ((o->modes & (1u << m)) && !(j->out[m] = (float *)malloc((size_t)u->ntp * u->rm * u->cm * sizeof(float)))) {
+                fail("out of host memory for the %s images", mode_names[m]);
+                return 1;
+            }
+        if (writer && o->preview && !(j->mean = widefield_mean(&j->st, j->st.frames))) {
+            fail("out of host memory");
             return 1;
         }
-    if (writer && o->preview && !(j->mean = widefield_mean(&j->st, j->st.frames))) {
-        fail("out of host memory");
-        return 1;
     }
     return interrupted ? interrupted_status() : 0;   /* a signal since the stack was read */
 }
@@ -1241,6 +1366,79 @@ static int compute(run *u)
     return finished(u, r, "eSRRF");
 }
 
+/* A streamed run's time point: each mode's image appended to its TIFF, the first mode's to the
+   preview's sum (or kept: one time point). On the live session's worker thread; a failed write
+   is kept for the main thread (which reads it once the session has returned an error or
+   finished) and cancels the session through the progress callback. */
+static void on_timepoint(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
+{
+    run *u = (run *)user;
+    job *j = &u->j;
+    size_t i, pxm = (size_t)rm * cm;
+    unsigned m, first = first_mode(&u->o);
+    (void)tp;
+    for (m = 0; m < HST_ESRRF_NUM_MODES && !j->write_failed; m++)
+        if (j->tw[m] && !io_tiff_page(j->tw[m], images[m], j->write_err, sizeof j->write_err)) j->write_failed = 1;
+    if (j->sr_sum)
+        for (i = 0; i < pxm; i++) j->sr_sum[i] += images[first][i];
+    else if (j->out[first])
+        memcpy(j->out[first], images[first], pxm * sizeof(float));
+}
+
+static int on_stream_progress(uint64_t done, uint64_t total, void *user)
+{
+    run *u = (run *)user;
+    return u->j.write_failed || on_progress(done, total ? total : u->j.st.frames, &u->pg);
+}
+
+/* eSRRF of a stack larger than memory: blocks of frames read from the file and pushed into a
+   live session (esrrf.h: the same bits as the batch call), each time point written as it comes
+   (on_timepoint). Host memory: one block read, the session's staging, one time point. Returns
+   an exit status. */
+static int compute_streamed(run *u)
+{
+    job *j = &u->j;
+    hst_esrrf_live *lv = NULL;
+    uint64_t block = u->o.block ? u->o.block : 16, k, n;
+    size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
+    void *buf = NULL;
+    char err[1024];
+    int read_failed = 0;
+    hst_result r;
+    if (block > j->st.frames) block = j->st.frames;
+    u->d.block_frames = block;
+    u->d.on_timepoint = on_timepoint;
+    u->d.timepoint_user = u;
+    u->d.progress = on_stream_progress;
+    u->d.progress_user = u;
+    if (px > SIZE_MAX / esz / block || !(buf = malloc((size_t)block * px * esz))) {
+        fail("out of host memory for a block of %llu frames (--block)", (unsigned long long)block);
+        return 1;
+    }
+    progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
+    r = hst_esrrf_live_create(&u->d, dtype_of[j->st.dtype], j->st.rows, j->st.cols, &lv);
+    for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
+        double t0 = now_s();
+        n = j->st.frames - k < block ? j->st.frames - k : block;
+        if (!io_stack_read(j->rd, k, n, buf, err, sizeof err)) { read_failed = 1; break; }
+        if (j->wf_sum) widefield_add(j->wf_sum, buf, j->st.dtype, n, px);
+        u->t_read += now_s() - t0;
+        r = hst_esrrf_live_push(lv, buf, n, j->st.rows, j->st.cols);
+    }
+    if (r == HST_SUCCESS && !read_failed && !interrupted) r = hst_esrrf_live_finish(lv, &u->rep);
+    hst_esrrf_live_destroy(lv);   /* the worker stopped: its results are the main thread's now */
+    progress_end(&u->pg);
+    free(buf);
+    if (interrupted) return interrupted_status();
+    if (read_failed) { fail("%s", err); return 2; }
+    if (j->write_failed) { fail("%s", j->write_err); return 1; }
+    if (r == HST_SUCCESS && j->wf_sum && !(j->mean = mean_of_sums(j->wf_sum, px, j->st.frames))) {
+        fail("out of host memory");
+        return 1;
+    }
+    return finished(u, r, "eSRRF");
+}
+
 /* The sweep (--sweep): every pair's image kept until the best is known; the best becomes the
    output. Returns an exit status. */
 static int compute_sweep(run *u)
@@ -1288,11 +1486,10 @@ static int compute_quality(run *u)
     job *j = &u->j;
     const options *o = &u->o;
     size_t P = (size_t)u->rm * u->cm;
-    unsigned first = 0;
+    unsigned first = first_mode(o);
     float *img = NULL, *wf = widefield_mean(&j->st, j->st.frames);
     hst_error_map_result em;
     hst_result r = HST_SUCCESS;
-    while (!(o->modes & (1u << first))) first++;
     j->q.map = (float *)malloc(P * sizeof(float));
     img = u->ntp > 1 ? (float *)malloc(P * sizeof(float)) : j->out[first];
     if (!wf || !j->q.map || !img) r = HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -1420,7 +1617,7 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     catch_signals();
 
     status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
-    if (status == 0) status = u.o.sweep ? compute_sweep(&u) : compute(&u);
+    if (status == 0) status = u.o.sweep ? compute_sweep(&u) : u.j.streamed ? compute_streamed(&u) : compute(&u);
     if (status == 0 && u.o.quality) status = compute_quality(&u);
     if (status == 0 && rk->rank == 0) {
         t0 = now_s();

@@ -30,6 +30,9 @@
        than its rows need, or one that does not decode to its full size;
      - pages of different sizes or sample formats, colour or multi-sample pages, unsupported
        sample formats, a hyperstack with several channels and no channel chosen.
+   Stacks larger than memory are read frame by frame (io_stack_open, io_stack_read,
+   io_stack_close: the same checks, every page walked first, then one frame decoded at a time)
+   and written page by page (io_tiff_begin, io_tiff_page, io_tiff_end).
    Non-finite float samples are data, not format errors: they are returned as they are (the
    computation decides what to do with them).
 
@@ -78,6 +81,22 @@ int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsig
 
 void io_stack_free(io_stack *st);
 
+/* Reading frame by frame, for stacks larger than memory: io_stack_open walks and checks every
+   page as io_read_stack does (a page of another size or sample format, a cut file: an error
+   naming the page, before any frame is returned) and fills st's description (st->data stays
+   NULL; st->frames: the frames a reading gives); io_stack_read decodes kept frames [first,
+   first + count) into dst (count x rows x cols samples of st->dtype, C order), a strip or tile
+   that does not decode being an error naming its page; io_stack_close releases the reader
+   (NULL ignored). The reader holds one frame in the file's format and one tile, whatever the
+   number of frames: memory independent of the stack's length. io_read_stack is open, read all,
+   close. Returns 1, or 0 with a sentence in err that names the file (open: *out NULL). */
+typedef struct io_reader io_reader;
+int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_stack *st,
+                  io_reader **out, char *err, size_t err_bytes);
+int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err,
+                  size_t err_bytes);
+void io_stack_close(io_reader *r);
+
 /* Bytes of one sample of dtype (1, 2 or 4); 0 for a value outside io_dtype. */
 size_t io_dtype_bytes(io_dtype dtype);
 
@@ -118,6 +137,23 @@ void io_outfile_remove_temporaries(void);
 int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
                   uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
                   char *err, size_t err_bytes);
+
+/* The same page by page, for images that arrive one at a time: io_tiff_begin takes the number
+   of pages up front (it goes into the ImageJ description and decides BigTIFF), io_tiff_page
+   appends one image (rowsM x colsM float32), io_tiff_end checks that every page promised came,
+   closes the file and frees the writer (o is then ready for io_outfile_commit); io_tiff_abort
+   closes and frees it without checking (after an error; NULL ignored; o is then for
+   io_outfile_discard). Until io_outfile_commit the file lives under o's temporary name only: an
+   interrupted writing leaves no output. The writer holds no image: its memory does not grow
+   with the pages. Returns 1, or 0 with err filled (begin: *out NULL; page: the writer still
+   needs io_tiff_abort). */
+typedef struct io_tiff_writer io_tiff_writer;
+int io_tiff_begin(io_outfile *o, const io_stack *in, unsigned mag, uint64_t pages, uint32_t rowsM,
+                  uint32_t colsM, const char *software, io_tiff_writer **out, char *err,
+                  size_t err_bytes);
+int io_tiff_page(io_tiff_writer *w, const float *image, char *err, size_t err_bytes);
+int io_tiff_end(io_tiff_writer *w, char *err, size_t err_bytes);
+void io_tiff_abort(io_tiff_writer *w);
 
 /* The preview: an 8-bit grayscale PNG of two panels side by side, each rows*mag x cols*mag, with
    IO_PREVIEW_GAP black columns between them: left the widefield mean (mean: rows x cols, shown
@@ -380,9 +416,10 @@ static void io__parse_imagej(const char *d, io__imagej *ij)
 
 /* --------------------------------------------------------------------------- >>reader */
 /* One reading: the source, libtiff's handle and what the pages say. */
-typedef struct io__reader {
-    const char *name;
+struct io_reader {
+    const char *name;         /* the path (stored after the struct) */
     io__src src;
+    int owns_fd;              /* src.fd is the reader's: closed by io_stack_close */
     TIFF *t;
     io__tiff_log log;
     uint64_t budget;          /* most decoded sample bytes the file may ask for */
@@ -392,12 +429,18 @@ typedef struct io__reader {
     io__format format;
     io__imagej ij;
     uint16_t pagenumber_total;   /* page 1's PageNumber total; 0: none */
+    int contiguous;           /* ImageJ's contiguous layout: frames back to back from `start` */
+    uint64_t start;           /* contiguous: the first frame's offset */
+    uint64_t first_page;      /* the chosen channel's first page (0-based) */
+    uint64_t kept;            /* frames a reading gives (st->frames) */
+    io_dtype dtype;           /* their samples' type */
+    unsigned char *raw, *tile;   /* one frame in the file's format; one tile */
     char *err;
     size_t err_bytes;
-} io__reader;
+};
 
 /* Page p's samples format; 0 (err filled) when it is not one this reader reads. */
-static int io__page_format(io__reader *r, uint64_t p, io__format *out)
+static int io__page_format(io_reader *r, uint64_t p, io__format *out)
 {
     uint16_t spp = 1, bps = 1, fmt = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK;
     TIFFGetFieldDefaulted(r->t, TIFFTAG_SAMPLESPERPIXEL, &spp);
@@ -427,14 +470,14 @@ static int io__page_format(io__reader *r, uint64_t p, io__format *out)
 }
 
 /* Bytes of one frame's samples in the file's format; UINT64_MAX when that overflows. */
-static uint64_t io__frame_bytes(const io__reader *r)
+static uint64_t io__frame_bytes(const io_reader *r)
 {
     uint64_t px = (uint64_t)r->rows * r->cols;
     return px > UINT64_MAX / 8 ? UINT64_MAX : px * (r->format.bps / 8);
 }
 
 /* Page p's size and format against page 1's, and its samples against the file's size. */
-static int io__check_page(io__reader *r, uint64_t p)
+static int io__check_page(io_reader *r, uint64_t p)
 {
     uint32_t rows = 0, cols = 0;
     uint16_t compression = COMPRESSION_NONE;
@@ -472,7 +515,7 @@ static int io__check_page(io__reader *r, uint64_t p)
 }
 
 /* Rows of strip s of the current page (strips) or the tile's size (tiles), in bytes. */
-static uint64_t io__strile_need(io__reader *r, uint32_t s)
+static uint64_t io__strile_need(io_reader *r, uint32_t s)
 {
     uint32_t rps = r->rows;
     if (TIFFIsTiled(r->t)) return (uint64_t)TIFFTileSize64(r->t);
@@ -483,7 +526,7 @@ static uint64_t io__strile_need(io__reader *r, uint32_t s)
 }
 
 /* Every strip or tile of page p lies inside the file and, uncompressed, holds its rows. */
-static int io__check_striles(io__reader *r, uint64_t p)
+static int io__check_striles(io_reader *r, uint64_t p)
 {
     const char *what = TIFFIsTiled(r->t) ? "tile" : "strip";
     uint32_t n = TIFFIsTiled(r->t) ? TIFFNumberOfTiles(r->t) : TIFFNumberOfStrips(r->t), s;
@@ -536,7 +579,7 @@ static int io__check_striles(io__reader *r, uint64_t p)
 }
 
 /* What the file promises, for messages: "; the file promises 6 pages (ImageJ images=6)". */
-static void io__promise(const io__reader *r, char *buf, size_t bytes)
+static void io__promise(const io_reader *r, char *buf, size_t bytes)
 {
     buf[0] = '\0';
     if (r->ij.present && r->ij.images > 1)
@@ -546,7 +589,7 @@ static void io__promise(const io__reader *r, char *buf, size_t bytes)
         snprintf(buf, bytes, "; the file promises %u pages (PageNumber of page 1)", r->pagenumber_total);
 }
 
-static int io__add_page(io__reader *r)
+static int io__add_page(io_reader *r)
 {
     if (r->pages == r->cap) {
         uint64_t cap = r->cap ? 2 * r->cap : 64;
@@ -560,7 +603,7 @@ static int io__add_page(io__reader *r)
 }
 
 /* Walks the page chain, checking each page; an unreadable next page is an error, not the end. */
-static int io__walk_pages(io__reader *r)
+static int io__walk_pages(io_reader *r)
 {
     char libtiff[600], promise[160];
     for (;;) {
@@ -579,7 +622,7 @@ static int io__walk_pages(io__reader *r)
 }
 
 /* ImageJ's images=N and page 1's PageNumber total against the pages found. */
-static int io__check_promises(io__reader *r)
+static int io__check_promises(io_reader *r)
 {
     if (r->ij.present && r->ij.images > r->pages && r->pages > 1) {
         io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images but the file has %llu pages",
@@ -600,7 +643,7 @@ static int io__check_promises(io__reader *r)
 }
 
 /* Pixel size and unit from page 1's resolution tags and ImageJ's unit. */
-static void io__calibration(io__reader *r, io_stack *st)
+static void io__calibration(io_reader *r, io_stack *st)
 {
     float xres = 0, yres = 0;
     uint16_t unit = RESUNIT_INCH;
@@ -620,7 +663,7 @@ static void io__calibration(io__reader *r, io_stack *st)
     }
 }
 
-static void io__describe(const io__reader *r, int contiguous, io_stack *st)
+static void io__describe(const io_reader *r, int contiguous, io_stack *st)
 {
     int hyper = r->ij.channels > 1 || (r->ij.slices > 1 && r->ij.frames > 1);
     snprintf(st->kind, sizeof st->kind, "%s, %s%s%s%s", io__format_name(r->format),
@@ -632,31 +675,14 @@ static void io__describe(const io__reader *r, int contiguous, io_stack *st)
 }
 
 /* The frames to keep: pages p (of `total`) with p % channels == channel, at most max_frames. */
-static uint64_t io__kept(const io__reader *r, uint64_t total, unsigned channel, uint64_t max_frames)
+static uint64_t io__kept(const io_reader *r, uint64_t total, unsigned channel, uint64_t max_frames)
 {
     uint64_t k = total > channel ? (total - channel + r->ij.channels - 1) / r->ij.channels : 0;
     return max_frames && k > max_frames ? max_frames : k;
 }
 
-/* st->data for `frames` frames, within the file's budget. */
-static int io__alloc_frames(io__reader *r, io_stack *st, uint64_t frames)
-{
-    uint64_t px = (uint64_t)r->rows * r->cols, esz = io_dtype_bytes(st->dtype);
-    if (frames && (px > r->budget / (r->format.bps / 8) / frames || px * frames > SIZE_MAX / esz)) {
-        io__say(r->err, r->err_bytes, "%s: %llu frames of %ux%u samples: more than a file of %llu bytes can hold",
-                r->name, (unsigned long long)frames, r->cols, r->rows, (unsigned long long)r->src.size);
-        return 0;
-    }
-    if (!(st->data = malloc(frames ? (size_t)(px * frames * esz) : 1))) {
-        io__say(r->err, r->err_bytes, "%s: out of host memory for %llu frames of %ux%u", r->name,
-                (unsigned long long)frames, r->cols, r->rows);
-        return 0;
-    }
-    return 1;
-}
-
 /* The current page's samples (file format, host order) into raw: rows x cols. */
-static int io__decode_page(io__reader *r, uint64_t p, unsigned char *raw, unsigned char *tile)
+static int io__decode_page(io_reader *r, uint64_t p, unsigned char *raw, unsigned char *tile)
 {
     size_t sb = r->format.bps / 8, row_bytes = (size_t)r->cols * sb;
     char libtiff[600];
@@ -694,58 +720,58 @@ bad:
     return 0;
 }
 
-/* raw (one frame, file format, host order) into frame k of st. */
-static void io__store(const io__reader *r, io_stack *st, uint64_t k, const unsigned char *raw)
+/* r->raw (one frame, file format, host order) into frame k of dst (samples of r->dtype). */
+static void io__store(const io_reader *r, void *dst, uint64_t k)
 {
     size_t px = (size_t)r->rows * r->cols;
-    if (io__dtype_of(r->format) == IO_F32 && !(r->format.fmt == SAMPLEFORMAT_IEEEFP && r->format.bps == 32))
-        io__to_f32(raw, r->format, px, (float *)st->data + k * px);
+    if (r->dtype == IO_F32 && !(r->format.fmt == SAMPLEFORMAT_IEEEFP && r->format.bps == 32))
+        io__to_f32(r->raw, r->format, px, (float *)dst + k * px);
     else
-        memcpy((unsigned char *)st->data + k * px * io_dtype_bytes(st->dtype), raw, px * io_dtype_bytes(st->dtype));
+        memcpy((unsigned char *)dst + k * px * io_dtype_bytes(r->dtype), r->raw, px * io_dtype_bytes(r->dtype));
 }
 
-/* The pages of the chosen channel, decoded. */
-static int io__read_pages(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+/* Page p made current again, with a tile buffer for its tiles. */
+static int io__open_page(io_reader *r, uint64_t p)
 {
-    uint64_t kept = io__kept(r, r->pages, channel, max_frames), p, k = 0;
-    size_t frame = (size_t)io__frame_bytes(r);
-    unsigned char *raw = NULL, *tile = NULL;
-    int ok = 0;
-    if (!io__alloc_frames(r, st, kept)) return 0;
-    raw = (unsigned char *)malloc(frame ? frame : 1);
-    if (!raw) { io__say(r->err, r->err_bytes, "%s: out of host memory", r->name); goto out; }
-    for (p = channel; k < kept; p += r->ij.channels) {
-        if (!TIFFSetSubDirectory(r->t, r->diroff[p])) {
-            io__say(r->err, r->err_bytes, "%s: page %llu cannot be opened again", r->name, (unsigned long long)p + 1);
-            goto out;
-        }
-        if (TIFFIsTiled(r->t)) {
-            uint64_t tsize = (uint64_t)TIFFTileSize64(r->t);
-            unsigned char *n;
-            if (tsize == 0 || tsize > r->budget || !(n = (unsigned char *)realloc(tile, (size_t)tsize))) {
-                io__say(r->err, r->err_bytes, "%s: page %llu: tiles of %llu bytes cannot be read", r->name,
-                        (unsigned long long)p + 1, (unsigned long long)tsize);
-                goto out;
-            }
-            tile = n;
-        }
-        if (!io__decode_page(r, p, raw, tile)) goto out;
-        io__store(r, st, k++, raw);
+    if (!TIFFSetSubDirectory(r->t, r->diroff[p])) {
+        io__say(r->err, r->err_bytes, "%s: page %llu cannot be opened again", r->name, (unsigned long long)p + 1);
+        return 0;
     }
-    st->frames = kept;
-    ok = 1;
-out:
-    free(raw);
-    free(tile);
-    return ok;
+    if (TIFFIsTiled(r->t)) {
+        uint64_t tsize = (uint64_t)TIFFTileSize64(r->t);
+        unsigned char *n;
+        if (tsize == 0 || tsize > r->budget || !(n = (unsigned char *)realloc(r->tile, (size_t)tsize))) {
+            io__say(r->err, r->err_bytes, "%s: page %llu: tiles of %llu bytes cannot be read", r->name,
+                    (unsigned long long)p + 1, (unsigned long long)tsize);
+            return 0;
+        }
+        r->tile = n;
+    }
+    return 1;
 }
 
-/* ImageJ's layout for stacks over 4 GiB: one page, images=N frames back to back from its data. */
-static int io__read_contiguous(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+/* Kept frame k (of the chosen channel) into r->raw: its page decoded, or its bytes of the
+   contiguous layout. */
+static int io__load_frame(io_reader *r, uint64_t k)
 {
-    uint64_t frame = io__frame_bytes(r), start, kept, p, k = 0;
+    uint64_t p = r->first_page + k * r->ij.channels, frame = io__frame_bytes(r);
+    if (!r->contiguous) return io__open_page(r, p) && io__decode_page(r, p, r->raw, r->tile);
+    if (io__src_read_at(&r->src, r->start + p * frame, r->raw, frame) != frame) {
+        io__say(r->err, r->err_bytes, "%s: ImageJ frame %llu of %llu cannot be read: %s", r->name,
+                (unsigned long long)p + 1, (unsigned long long)r->ij.images,
+                errno ? strerror(errno) : "the file is shorter than when it was opened");
+        return 0;
+    }
+    if (TIFFIsByteSwapped(r->t)) io__swab(r->raw, r->format, (size_t)(frame / (r->format.bps / 8)));
+    return 1;
+}
+
+/* ImageJ's layout for stacks over 4 GiB: one page, images=N frames back to back from its data;
+   every frame's bytes must be in the file. */
+static int io__locate_contiguous(io_reader *r)
+{
+    uint64_t frame = io__frame_bytes(r);
     uint16_t compression = COMPRESSION_NONE;
-    unsigned char *raw;
     TIFFGetFieldDefaulted(r->t, TIFFTAG_COMPRESSION, &compression);
     if (compression != COMPRESSION_NONE || TIFFIsTiled(r->t)) {
         io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images but the file has one page, "
@@ -753,38 +779,20 @@ static int io__read_contiguous(io__reader *r, unsigned channel, uint64_t max_fra
                 (unsigned long long)r->ij.images, TIFFIsTiled(r->t) ? "tiled" : "compressed");
         return 0;
     }
-    start = TIFFGetStrileOffset(r->t, 0);
-    if (start > r->src.size || r->ij.images > (r->src.size - start) / frame) {
-        uint64_t room = start > r->src.size ? 0 : (r->src.size - start) / frame;
+    r->start = TIFFGetStrileOffset(r->t, 0);
+    if (r->start > r->src.size || r->ij.images > (r->src.size - r->start) / frame) {
+        uint64_t room = r->start > r->src.size ? 0 : (r->src.size - r->start) / frame;
         io__say(r->err, r->err_bytes, "%s: the ImageJ header promises %llu images of %ux%u (%llu bytes each, "
                 "from byte %llu) but the file ends at byte %llu: room for %llu", r->name,
                 (unsigned long long)r->ij.images, r->cols, r->rows, (unsigned long long)frame,
-                (unsigned long long)start, (unsigned long long)r->src.size, (unsigned long long)room);
+                (unsigned long long)r->start, (unsigned long long)r->src.size, (unsigned long long)room);
         return 0;
     }
-    kept = io__kept(r, r->ij.images, channel, max_frames);
-    if (!io__alloc_frames(r, st, kept)) return 0;
-    if (!(raw = (unsigned char *)malloc((size_t)frame))) {
-        io__say(r->err, r->err_bytes, "%s: out of host memory", r->name);
-        return 0;
-    }
-    for (p = channel; k < kept; p += r->ij.channels) {
-        if (io__src_read_at(&r->src, start + p * frame, raw, frame) != frame) {
-            io__say(r->err, r->err_bytes, "%s: ImageJ frame %llu of %llu cannot be read: %s", r->name,
-                    (unsigned long long)p + 1, (unsigned long long)r->ij.images, strerror(errno));
-            free(raw);
-            return 0;
-        }
-        if (TIFFIsByteSwapped(r->t)) io__swab(raw, r->format, (size_t)(frame / (r->format.bps / 8)));
-        io__store(r, st, k++, raw);
-    }
-    free(raw);
-    st->frames = kept;
     return 1;
 }
 
 /* The ImageJ channel asked for against the file's channels. */
-static int io__check_channel(io__reader *r, unsigned channel)
+static int io__check_channel(io_reader *r, unsigned channel)
 {
     if (r->ij.channels > 1 && !channel) {
         io__say(r->err, r->err_bytes, "%s: an ImageJ hyperstack with %llu channels: choose one with --channel "
@@ -799,12 +807,14 @@ static int io__check_channel(io__reader *r, unsigned channel)
     return 1;
 }
 
-static int io__read(io__reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
+/* Opens the TIFF of r->src, walks and checks every page and what the file promises, and fills
+   st's description (all but data). Leaves r->t open (io__close_reader closes it). */
+static int io__open_tiff(io_reader *r, unsigned channel, uint64_t max_frames, io_stack *st)
 {
     TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
     char *desc = NULL, libtiff[600];
     uint16_t pn = 0, pn_total = 0;
-    int ok = 0, contiguous;
+    uint64_t frame;
     /* IO_MAX_INFLATE times the file, at least 1 MiB: libtiff's small working buffers */
     r->budget = r->src.size > UINT64_MAX / IO_MAX_INFLATE ? UINT64_MAX : r->src.size * IO_MAX_INFLATE;
     if (r->budget < ((uint64_t)1 << 20)) r->budget = (uint64_t)1 << 20;
@@ -823,51 +833,75 @@ static int io__read(io__reader *r, unsigned channel, uint64_t max_frames, io_sta
     if (TIFFGetField(r->t, TIFFTAG_IMAGEDESCRIPTION, &desc) != 1) desc = NULL;
     io__parse_imagej(desc, &r->ij);
     if (TIFFGetField(r->t, TIFFTAG_PAGENUMBER, &pn, &pn_total) == 1) r->pagenumber_total = pn_total;
-    if (!io__walk_pages(r) || !io__check_promises(r) || !io__check_channel(r, channel)) goto out;
+    if (!io__walk_pages(r) || !io__check_promises(r) || !io__check_channel(r, channel)) return 0;
     if (!TIFFSetSubDirectory(r->t, r->diroff[0])) {
         io__say(r->err, r->err_bytes, "%s: page 1 cannot be opened again", r->name);
-        goto out;
+        return 0;
     }
     st->rows = r->rows;
     st->cols = r->cols;
-    st->dtype = io__dtype_of(r->format);
+    st->dtype = r->dtype = io__dtype_of(r->format);
     io__calibration(r, st);
-    contiguous = r->ij.present && r->ij.images > 1 && r->pages == 1;
-    io__describe(r, contiguous, st);
-    channel = channel ? channel - 1 : 0;   /* from here on: the index of the channel's first page */
-    ok = contiguous ? io__read_contiguous(r, channel, max_frames, st) : io__read_pages(r, channel, max_frames, st);
-out:
-    TIFFClose(r->t);
-    free(r->diroff);
-    return ok;
-}
-
-static int io__read_from(io__src *src, const char *name, unsigned channel, uint64_t max_frames,
-                         io_stack *st, char *err, size_t err_bytes)
-{
-    io__reader r;
-    memset(&r, 0, sizeof r);
-    r.name = name;
-    r.log.name = name;
-    r.src = *src;
-    r.err = err;
-    r.err_bytes = err_bytes;
-    if (!io__read(&r, channel, max_frames, st)) {
-        io_stack_free(st);
-        memset(st, 0, sizeof *st);
+    r->contiguous = r->ij.present && r->ij.images > 1 && r->pages == 1;
+    io__describe(r, r->contiguous, st);
+    if (r->contiguous && !io__locate_contiguous(r)) return 0;
+    r->first_page = channel ? channel - 1 : 0;
+    st->frames = r->kept = io__kept(r, r->contiguous ? r->ij.images : r->pages, (unsigned)r->first_page, max_frames);
+    frame = io__frame_bytes(r);   /* at most the budget: io__check_page */
+    if (!(r->raw = (unsigned char *)malloc(frame ? (size_t)frame : 1))) {
+        io__say(r->err, r->err_bytes, "%s: out of host memory", r->name);
         return 0;
     }
     return 1;
 }
 
-int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st, char *err,
-                  size_t err_bytes)
+static void io__close_reader(io_reader *r)
+{
+    if (r->t) TIFFClose(r->t);
+    if (r->owns_fd && r->src.fd >= 0) close(r->src.fd);
+    free(r->diroff);
+    free(r->raw);
+    free(r->tile);
+    free(r);
+}
+
+/* A reader of src (a file descriptor it then owns where owns_fd, or memory): *out, and st's
+   description. 0 with err filled (src's descriptor closed where owned). */
+static int io__open_reader(const io__src *src, int owns_fd, const char *name, unsigned channel,
+                           uint64_t max_frames, io_stack *st, io_reader **out, char *err, size_t err_bytes)
+{
+    size_t n = strlen(name) + 1;
+    io_reader *r = (io_reader *)calloc(1, sizeof *r + n);
+    *out = NULL;
+    memset(st, 0, sizeof *st);
+    io__say(err, err_bytes, "%s", "");
+    if (!r) {
+        if (owns_fd) close(src->fd);
+        io__say(err, err_bytes, "%s: out of host memory", name);
+        return 0;
+    }
+    memcpy((char *)(r + 1), name, n);
+    r->name = r->log.name = (const char *)(r + 1);
+    r->src = *src;
+    r->owns_fd = owns_fd;
+    r->err = err;
+    r->err_bytes = err_bytes;
+    if (!io__open_tiff(r, channel, max_frames, st)) {
+        io__close_reader(r);
+        memset(st, 0, sizeof *st);
+        return 0;
+    }
+    *out = r;
+    return 1;
+}
+
+int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_stack *st, io_reader **out,
+                  char *err, size_t err_bytes)
 {
     io__src src;
     struct stat sb;
-    int ok;
     memset(st, 0, sizeof *st);
-    io__say(err, err_bytes, "%s", "");
+    *out = NULL;
     memset(&src, 0, sizeof src);
     /* O_NONBLOCK: a FIFO given by mistake fails below instead of waiting for a writer */
     if ((src.fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
@@ -883,22 +917,71 @@ int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_st
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
-    ok = io__read_from(&src, path, channel, max_frames, st, err, err_bytes);
-    close(src.fd);
+    return io__open_reader(&src, 1, path, channel, max_frames, st, out, err, err_bytes);
+}
+
+int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err, size_t err_bytes)
+{
+    uint64_t k;
+    r->err = err;
+    r->err_bytes = err_bytes;
+    io__say(err, err_bytes, "%s", "");
+    if (first > r->kept || count > r->kept - first) {
+        io__say(err, err_bytes, "%s: frames %llu..%llu asked for, but the stack has %llu", r->name,
+                (unsigned long long)first + 1, (unsigned long long)(first + count), (unsigned long long)r->kept);
+        return 0;
+    }
+    for (k = 0; k < count; k++) {
+        if (!io__load_frame(r, first + k)) return 0;
+        io__store(r, dst, k);
+    }
+    return 1;
+}
+
+void io_stack_close(io_reader *r)
+{
+    if (r) io__close_reader(r);
+}
+
+/* Every frame of an open reader into st->data, then the reader closed. */
+static int io__read_all(io_reader *r, io_stack *st, char *err, size_t err_bytes)
+{
+    uint64_t px = (uint64_t)r->rows * r->cols, esz = io_dtype_bytes(st->dtype), frames = st->frames;
+    int ok = 0;
+    if (frames && (px > r->budget / (r->format.bps / 8) / frames || px * frames > SIZE_MAX / esz))
+        io__say(err, err_bytes, "%s: %llu frames of %ux%u samples: more than a file of %llu bytes can hold",
+                r->name, (unsigned long long)frames, r->cols, r->rows, (unsigned long long)r->src.size);
+    else if (!(st->data = malloc(frames ? (size_t)(px * frames * esz) : 1)))
+        io__say(err, err_bytes, "%s: out of host memory for %llu frames of %ux%u", r->name,
+                (unsigned long long)frames, r->cols, r->rows);
+    else
+        ok = io_stack_read(r, 0, frames, st->data, err, err_bytes);
+    io_stack_close(r);
+    if (!ok) {
+        io_stack_free(st);
+        memset(st, 0, sizeof *st);
+    }
     return ok;
+}
+
+int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st, char *err,
+                  size_t err_bytes)
+{
+    io_reader *r;
+    return io_stack_open(path, channel, max_frames, st, &r, err, err_bytes) && io__read_all(r, st, err, err_bytes);
 }
 
 int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsigned channel,
                          uint64_t max_frames, io_stack *st, char *err, size_t err_bytes)
 {
     io__src src;
-    memset(st, 0, sizeof *st);
-    io__say(err, err_bytes, "%s", "");
+    io_reader *r;
     memset(&src, 0, sizeof src);
     src.fd = -1;
     src.mem = (const unsigned char *)bytes;
     src.size = bytes ? size : 0;
-    return io__read_from(&src, name, channel, max_frames, st, err, err_bytes);
+    return io__open_reader(&src, 0, name, channel, max_frames, st, &r, err, err_bytes) &&
+           io__read_all(r, st, err, err_bytes);
 }
 
 void io_stack_free(io_stack *st)
@@ -1163,54 +1246,130 @@ static void io__set_page_tags(TIFF *t, const io_stack *in, unsigned mag, uint64_
         TIFFSetField(t, TIFFTAG_PAGENUMBER, (uint16_t)(p < 65535 ? p : 65535), (uint16_t)(pages < 65535 ? pages : 65535));
 }
 
-int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
-                  uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
-                  char *err, size_t err_bytes)
-{
-    char desc[256], libtiff[600];
-    uint64_t p, page_bytes = (uint64_t)rowsM * colsM * 4;
-    io__tiff_log lg;
-    io__sink sink;
-    TIFFOpenOptions *opts;
+struct io_tiff_writer {
+    io_outfile *o;
     TIFF *t;
-    int ok = 1, imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
-    memset(&lg, 0, sizeof lg);
-    sink.fd = o->fd;
-    sink.err = 0;
-    lg.name = o->tmp;
+    io__sink sink;             /* libtiff's handle: its address must not move */
+    io__tiff_log lg;
+    io_stack in;               /* the input's description (its data not used) */
+    unsigned mag;
+    uint64_t pages, done;
+    uint32_t rows, cols;
+    int failed;
+    char desc[256], software[512];
+};
+
+/* "cannot write <file>: <the system's reason, or libtiff's>" */
+static int io__writer_failed(io_tiff_writer *w, char *err, size_t err_bytes)
+{
+    w->failed = 1;
+    io__say(err, err_bytes, "cannot write %s: %s", w->o->final, io__write_reason(&w->sink, w->lg.error));
+    return 0;
+}
+
+int io_tiff_begin(io_outfile *o, const io_stack *in, unsigned mag, uint64_t pages, uint32_t rowsM,
+                  uint32_t colsM, const char *software, io_tiff_writer **out, char *err, size_t err_bytes)
+{
+    char libtiff[600];
+    uint64_t page_bytes = (uint64_t)rowsM * colsM * 4;
+    TIFFOpenOptions *opts;
+    io_tiff_writer *w;
+    int imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
+    *out = NULL;
     if (page_bytes > (uint64_t)PTRDIFF_MAX || (pages && page_bytes > UINT64_MAX / pages)) {
         io__say(err, err_bytes, "cannot write %s: %llu pages of %ux%u are too large", o->final,
                 (unsigned long long)pages, colsM, rowsM);
         return 0;
     }
-    if (!(opts = TIFFOpenOptionsAlloc())) { io__say(err, err_bytes, "cannot write %s: out of host memory", o->final); return 0; }
-    TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &lg);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &lg);
+    if (!(w = (io_tiff_writer *)calloc(1, sizeof *w)) || !(opts = TIFFOpenOptionsAlloc())) {
+        free(w);
+        io__say(err, err_bytes, "cannot write %s: out of host memory", o->final);
+        return 0;
+    }
+    w->o = o;
+    w->in = *in;
+    w->in.data = NULL;
+    w->mag = mag;
+    w->pages = pages;
+    w->rows = rowsM;
+    w->cols = colsM;
+    w->sink.fd = o->fd;
+    w->lg.name = o->tmp;
+    snprintf(w->software, sizeof w->software, "%s", software ? software : "");
+    snprintf(w->desc, sizeof w->desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
+             (unsigned long long)pages, (unsigned long long)pages, imagej_unit ? "unit=" : "",
+             imagej_unit ? in->unit : "", imagej_unit ? "\n" : "");
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &w->lg);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &w->lg);
     /* BigTIFF when the classic format's 4 GiB offsets would not do */
-    t = TIFFClientOpenExt(o->tmp, page_bytes * pages > ((uint64_t)3 << 30) ? "w8" : "w", (thandle_t)&sink,
-                          io__sink_tiff_read, io__sink_tiff_write, io__sink_tiff_seek, io__sink_tiff_close,
-                          io__sink_tiff_size, io__tiff_map, io__tiff_unmap, opts);
+    w->t = TIFFClientOpenExt(o->tmp, page_bytes * pages > ((uint64_t)3 << 30) ? "w8" : "w", (thandle_t)&w->sink,
+                             io__sink_tiff_read, io__sink_tiff_write, io__sink_tiff_seek, io__sink_tiff_close,
+                             io__sink_tiff_size, io__tiff_map, io__tiff_unmap, opts);
     TIFFOpenOptionsFree(opts);
-    if (!t) {
-        if (sink.err) io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(sink.err));
-        else io__say(err, err_bytes, "cannot write %s%s", o->final, io__libtiff_said(&lg, libtiff, sizeof libtiff));
+    if (!w->t) {
+        if (w->sink.err) io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(w->sink.err));
+        else io__say(err, err_bytes, "cannot write %s%s", o->final, io__libtiff_said(&w->lg, libtiff, sizeof libtiff));
+        free(w);
         return 0;
     }
     o->fd = -1;   /* TIFFClose closes it (io__sink_tiff_close) */
-    snprintf(desc, sizeof desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
-             (unsigned long long)pages, (unsigned long long)pages, imagej_unit ? "unit=" : "",
-             imagej_unit ? in->unit : "", imagej_unit ? "\n" : "");
-    for (p = 0; p < pages && ok; p++) {
-        io__set_page_tags(t, in, mag, p, pages, rowsM, colsM, desc, software);
-        if (TIFFWriteEncodedStrip(t, 0, (void *)(images + p * ((size_t)rowsM * colsM)), (tmsize_t)page_bytes) < 0 ||
-            !TIFFWriteDirectory(t))
-            ok = 0;
+    *out = w;
+    return 1;
+}
+
+int io_tiff_page(io_tiff_writer *w, const float *image, char *err, size_t err_bytes)
+{
+    tmsize_t bytes = (tmsize_t)((uint64_t)w->rows * w->cols * 4);
+    if (w->failed) return io__writer_failed(w, err, err_bytes);
+    if (w->done == w->pages) {
+        w->failed = 1;
+        io__say(err, err_bytes, "cannot write %s: page %llu of %llu promised", w->o->final,
+                (unsigned long long)w->done + 1, (unsigned long long)w->pages);
+        return 0;
     }
-    if (ok && !TIFFFlush(t)) ok = 0;
-    TIFFClose(t);
-    if (sink.err) ok = 0;   /* the close's error too */
-    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, lg.error));
+    io__set_page_tags(w->t, &w->in, w->mag, w->done, w->pages, w->rows, w->cols, w->desc,
+                      w->software[0] ? w->software : NULL);
+    if (TIFFWriteEncodedStrip(w->t, 0, (void *)image, bytes) < 0 || !TIFFWriteDirectory(w->t))
+        return io__writer_failed(w, err, err_bytes);
+    w->done++;
+    return 1;
+}
+
+int io_tiff_end(io_tiff_writer *w, char *err, size_t err_bytes)
+{
+    int ok = 0, complete = w->done == w->pages;
+    if (!complete)
+        io__say(err, err_bytes, "cannot write %s: %llu of the %llu pages promised were written", w->o->final,
+                (unsigned long long)w->done, (unsigned long long)w->pages);
+    else if (!w->failed && TIFFFlush(w->t))
+        ok = 1;
+    TIFFClose(w->t);
+    if (ok && w->sink.err) ok = 0;   /* the close's error */
+    if (!ok && complete) (void)io__writer_failed(w, err, err_bytes);
+    free(w);
     return ok;
+}
+
+void io_tiff_abort(io_tiff_writer *w)
+{
+    if (!w) return;
+    if (w->t) TIFFClose(w->t);
+    free(w);
+}
+
+int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
+                  uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
+                  char *err, size_t err_bytes)
+{
+    io_tiff_writer *w;
+    uint64_t p;
+    if (!io_tiff_begin(o, in, mag, pages, rowsM, colsM, software, &w, err, err_bytes)) return 0;
+    for (p = 0; p < pages; p++)
+        if (!io_tiff_page(w, images + p * ((size_t)rowsM * colsM), err, err_bytes)) {
+            io_tiff_abort(w);
+            return 0;
+        }
+    return io_tiff_end(w, err, err_bytes);
 }
 
 /* --------------------------------------------------------------------------- >>preview */

@@ -7,6 +7,7 @@
    -lfftw3 then). */
 #define HST_IMPLEMENTATION
 #include "esrrf.h"
+#include "liquid.h"
 #include "quality.h"
 
 /* The sizes of the structs the Python package mirrors with ctypes (0 hst_device_info,
@@ -53,4 +54,37 @@ size_t hst_py_quality_struct_size(int which) {
     case 5: return sizeof(hst_decorr_result);
     default: return 0;
     }
+}
+
+/* The sizes of liquid.h's structs (and choice.h's it fills) the Python package mirrors
+   (halostream/_lib.py): 0 hst_shift_magnify_desc, 1 hst_radial_gradient_convergence_desc,
+   2 hst_liquid_desc, 3 hst_liquid_shift_magnify_args, 4 hst_liquid_roberts_cross_args,
+   5 hst_liquid_radial_gradient_convergence_args, 6 hst_liquid_esrrf_args,
+   7 hst_choice_outcome, 8 hst_choice_bench_row; 0 for any other number. Thread-safe. */
+HST_API size_t hst_py_liquid_struct_size(int which);
+
+size_t hst_py_liquid_struct_size(int which) {
+    switch (which) {
+    case 0: return sizeof(hst_shift_magnify_desc);
+    case 1: return sizeof(hst_radial_gradient_convergence_desc);
+    case 2: return sizeof(hst_liquid_desc);
+    case 3: return sizeof(hst_liquid_shift_magnify_args);
+    case 4: return sizeof(hst_liquid_roberts_cross_args);
+    case 5: return sizeof(hst_liquid_radial_gradient_convergence_args);
+    case 6: return sizeof(hst_liquid_esrrf_args);
+    case 7: return sizeof(hst_choice_outcome);
+    case 8: return sizeof(hst_choice_bench_row);
+    default: return 0;
+    }
+}
+
+/* liquid.h's limits, so that the package's argument checks name them without a copy of the
+   numbers: shift-and-magnify's largest magnification (HST_LIQUID_MAX_MAGNIFICATION, which
+   hst_shift_magnify_shape logs to stderr only) and the engine's method count
+   (HST_LIQUID_NUM_METHODS, which the package checks against its list). Thread-safe. */
+HST_API void hst_py_liquid_limits(float *shift_magnification, unsigned *methods);
+
+void hst_py_liquid_limits(float *shift_magnification, unsigned *methods) {
+    *shift_magnification = HST_LIQUID_MAX_MAGNIFICATION;
+    *methods = HST_LIQUID_NUM_METHODS;
 }

@@ -77,32 +77,40 @@ ET_FN void et_temporal_scalars(hst_stream_stage *st, const et_temporal_par *t)
     }
 }
 
-/* scalars: rows, cols */
+/* arrays: frames; grad_col, grad_row (one interleaved array bound twice: gstep 2, groff 1);
+   scalars: rows, cols, gstep, groff */
 ET_FN hst_result et_roberts(void *const *a, const void *const *s, const hst_stream_block *b,
                              void *u)
 {
     (void)u;
-    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], ET_U32(s[0]), ET_U32(s[1]),
-                             b->base, b->begin, b->end, b->total);
+    hst_k_esrrf_roberts_host((const float *)a[0], (float *)a[1], (float *)a[2], ET_U32(s[0]),
+                             ET_U32(s[1]), ET_U32(s[2]), ET_U32(s[3]), b->base, b->begin, b->end,
+                             b->total);
     return HST_SUCCESS;
 }
-/* scalars: rows, cols, mag, channels */
+/* scalars: rows, cols, rowsM, colsM, float2 mag (rows, cols), float2 shift, channels */
 ET_FN hst_result et_magnify(void *const *a, const void *const *s, const hst_stream_block *b,
                              void *u)
 {
+    float m[2], sh[2];
     (void)u;
+    memcpy(m, s[4], sizeof m);
+    memcpy(sh, s[5], sizeof sh);
     hst_k_esrrf_magnify_host((const float *)a[0], (float *)a[1], ET_U32(s[0]), ET_U32(s[1]),
-                             ET_U32(s[2]), ET_U32(s[3]), b->base, b->begin, b->end, b->total);
+                             ET_U32(s[2]), ET_U32(s[3]), m[0], m[1], sh[0], sh[1], ET_U32(s[6]),
+                             b->base, b->begin, b->end, b->total);
     return HST_SUCCESS;
 }
-/* scalars: rows, cols, mag, radius, sensitivity, intensity weighting */
+/* arrays: grad_col, grad_row (grad2 bound twice: gstep 2, groff 1), magnified; rgc;
+   scalars: rows, cols, mag, radius, sensitivity, intensity weighting, gstep, groff */
 ET_FN hst_result et_rgc(void *const *a, const void *const *s, const hst_stream_block *b,
                          void *u)
 {
     (void)u;
-    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (float *)a[2], ET_U32(s[0]),
-                         ET_U32(s[1]), ET_U32(s[2]), ET_F32(s[3]), ET_F32(s[4]), ET_I32(s[5]),
-                         b->base, b->begin, b->end, b->total);
+    hst_k_esrrf_rgc_host((const float *)a[0], (const float *)a[1], (const float *)a[2],
+                         (float *)a[3], ET_U32(s[0]), ET_U32(s[1]), ET_U32(s[2]), ET_F32(s[3]),
+                         ET_F32(s[4]), ET_I32(s[5]), ET_U32(s[6]), ET_U32(s[7]), b->base,
+                         b->begin, b->end, b->total);
     return HST_SUCCESS;
 }
 /* scalars: as et_rgc, then row0, nrows */

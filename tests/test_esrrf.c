@@ -123,7 +123,8 @@ typedef struct epipe {
     float *grad, *grad2, *M, *rgc;
     void *acc;                     /* ntp * 5 * P values, double when fp64 else float */
     /* kernel scalars (the stages point at these) */
-    uint32_t mag2, one, two, P, row0, rowsM;
+    uint32_t one, two, P, row0, rowsM, colsM, rowsM2, colsM2;
+    float magv[2], mag2v[2], zerov[2];   /* magnify's float2 magnifications and shifts */
     et_temporal_par tpar;
 } epipe;
 
@@ -155,8 +156,8 @@ static void run_pipe(epipe *p)
 {
     hst_stream_array arr[6];
     hst_stream_stage st[5];
-    static const int in0[1] = {0}, in1[1] = {1}, in23[2] = {2, 3}, in4[1] = {4};
-    static const int o1[1] = {1}, o2[1] = {2}, o3[1] = {3}, o4[1] = {4}, o5[1] = {5};
+    static const int in0[1] = {0}, in1[1] = {1}, in223[3] = {2, 2, 3}, in4[1] = {4};
+    static const int o11[2] = {1, 1}, o2[1] = {2}, o3[1] = {3}, o4[1] = {4}, o5[1] = {5};
     hst_stream_desc desc;
     hst_stream *s = NULL;
     hst_result r;
@@ -164,9 +165,14 @@ static void run_pipe(epipe *p)
     unsigned ns = 0;
     memset(arr, 0, sizeof arr);
     memset(&desc, 0, sizeof desc);
-    p->mag2 = 2 * p->mag;
     p->row0 = 0;
     p->rowsM = p->rows * p->mag;
+    p->colsM = p->cols * p->mag;
+    p->rowsM2 = 2 * p->rowsM;
+    p->colsM2 = 2 * p->colsM;
+    p->magv[0] = p->magv[1] = (float)p->mag;
+    p->mag2v[0] = p->mag2v[1] = (float)(2 * p->mag);
+    p->zerov[0] = p->zerov[1] = 0.0f;
     p->one = 1;
     p->two = 2;
     p->P = (uint32_t)nM;
@@ -190,22 +196,26 @@ static void run_pipe(epipe *p)
     arr[5].dtype = fp64 ? HST_F64 : HST_F32;
     arr[5].global_bytes = (size_t)n_tp(p) * 5 * nM * acc_elem();
     if (!p->fused) {
+        /* the gradients: one interleaved array as grad_col and grad_row (gstep 2, groff 1) */
         stage_init(&st[ns], "hst_k_esrrf_roberts", et_roberts, n);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
-        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o1;
+        scalar(&st[ns], &p->two, 4); scalar(&st[ns], &p->one, 4);
+        st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 2; st[ns].outputs = o11;
         ns++;
         stage_init(&st[ns], "hst_k_esrrf_magnify", et_magnify, 4 * nM);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
-        scalar(&st[ns], &p->mag2, 4); scalar(&st[ns], &p->two, 4);
+        scalar(&st[ns], &p->rowsM2, 4); scalar(&st[ns], &p->colsM2, 4);
+        scalar(&st[ns], p->mag2v, 8); scalar(&st[ns], p->zerov, 8); scalar(&st[ns], &p->two, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in1; st[ns].num_outputs = 1; st[ns].outputs = o2;
         ns++;
         stage_init(&st[ns], "hst_k_esrrf_magnify", et_magnify, nM);
         scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4);
-        scalar(&st[ns], &p->mag, 4); scalar(&st[ns], &p->one, 4);
+        scalar(&st[ns], &p->rowsM, 4); scalar(&st[ns], &p->colsM, 4);
+        scalar(&st[ns], p->magv, 8); scalar(&st[ns], p->zerov, 8); scalar(&st[ns], &p->one, 4);
         st[ns].num_inputs = 1; st[ns].inputs = in0; st[ns].num_outputs = 1; st[ns].outputs = o3;
         ns++;
         stage_init(&st[ns], "hst_k_esrrf_rgc", et_rgc, nM);
-        st[ns].num_inputs = 2; st[ns].inputs = in23;
+        st[ns].num_inputs = 3; st[ns].inputs = in223;
     } else {
         stage_init(&st[ns], "hst_k_esrrf_rgc_fused", et_rgc_fused, nM);
         st[ns].num_inputs = 1; st[ns].inputs = in0;
@@ -213,6 +223,7 @@ static void run_pipe(epipe *p)
     scalar(&st[ns], &p->rows, 4); scalar(&st[ns], &p->cols, 4); scalar(&st[ns], &p->mag, 4);
     scalar(&st[ns], &p->radius, 4); scalar(&st[ns], &p->sens, 4); scalar(&st[ns], &p->iw, 4);
     if (p->fused) { scalar(&st[ns], &p->row0, 4); scalar(&st[ns], &p->rowsM, 4); }   /* whole frames */
+    else { scalar(&st[ns], &p->two, 4); scalar(&st[ns], &p->one, 4); }                /* gstep, groff */
     st[ns].num_outputs = 1; st[ns].outputs = o4;
     ns++;
     if (p->temporal) {
@@ -323,10 +334,12 @@ static void twins_case(uint32_t mag, float radius, float sens, int iw, uint32_t 
     p.acc = xcalloc((size_t)ntp * 5 * nM, acc_elem());
     run_pipe(&p);
     /* the twins over the whole stack */
-    hst_k_esrrf_roberts_host(frames, tg, rows, cols, 0, 0, N, N);
-    hst_k_esrrf_magnify_host(tg, tg2, rows, cols, 2 * mag, 2, 0, 0, N, N);
-    hst_k_esrrf_magnify_host(frames, tM, rows, cols, mag, 1, 0, 0, N, N);
-    hst_k_esrrf_rgc_host(tg2, tM, tr, rows, cols, mag, radius, sens, iw, 0, 0, N, N);
+    hst_k_esrrf_roberts_host(frames, tg, tg, rows, cols, 2, 1, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(tg, tg2, rows, cols, 2 * rows * mag, 2 * cols * mag, (float)(2 * mag),
+                             (float)(2 * mag), 0.0f, 0.0f, 2, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(frames, tM, rows, cols, rows * mag, cols * mag, (float)mag, (float)mag, 0.0f,
+                             0.0f, 1, 0, 0, N, N);
+    hst_k_esrrf_rgc_host(tg2, tg2, tM, tr, rows, cols, mag, radius, sens, iw, 2, 1, 0, 0, N, N);
     hst_k_esrrf_rgc_fused_host(frames, tf, rows, cols, mag, radius, sens, iw, 0, 0, N, N);
     snprintf(what, sizeof what, "mag %u radius %g sens %g iw %d", mag, (double)radius, (double)sens, iw);
     expect_bitwise("roberts", grad, tg, N * 2 * n);
@@ -1076,14 +1089,18 @@ static void test_declared(void **state)
     double *acc = (double *)xcalloc((size_t)5 * P, sizeof(double)), *sw = (double *)xcalloc((size_t)3 * P, sizeof(double));
     uint16_t *raw = (uint16_t *)xcalloc((size_t)N * px, sizeof(uint16_t));
     hst_buffer *bf, *bg, *bg2, *bm, *br, *bo, *bacc;
-    hst_karg a[16];
+    hst_karg a[17];
+    float m2[2], zero[2] = {0.0f, 0.0f};
     size_t i;
     (void)state;
+    m2[0] = m2[1] = (float)(2 * mag);
     for (i = 0; i < (size_t)N * px; i++) raw[i] = (uint16_t)(f[i] * 1000.0f);
     hst_k_esrrf_to_float_host(raw, fl, px, 2, 0, 0, N, N);
-    hst_k_esrrf_roberts_host(f, grad, rows, cols, 0, 0, N, N);
-    hst_k_esrrf_magnify_host(grad, grad2, rows, cols, 2 * mag, 2, 0, 0, N, N);
-    hst_k_esrrf_magnify_host(f, M, rows, cols, mag, 1, 0, 0, N, N);
+    hst_k_esrrf_roberts_host(f, grad, grad, rows, cols, 2, 1, 0, 0, N, N);
+    hst_k_esrrf_magnify_host(grad, grad2, rows, cols, 2 * rows * mag, 2 * cols * mag, m2[0], m2[1], 0.0f, 0.0f, 2,
+                             0, 0, N, N);
+    hst_k_esrrf_magnify_host(f, M, rows, cols, rows * mag, cols * mag, (float)mag, (float)mag, 0.0f, 0.0f, 1, 0, 0,
+                             N, N);
     bf = dev_copy(raw, (size_t)N * px * sizeof(uint16_t));
     bo = dev_copy(NULL, (size_t)N * px * sizeof(float));
     /* to_float(raw; frames | uint pixels, uint dtype | block) */
@@ -1094,28 +1111,31 @@ static void test_declared(void **state)
     hst_buffer_destroy(bf); hst_buffer_destroy(bo);
     bf = dev_copy(f, (size_t)N * px * sizeof(float));
     bg = dev_copy(NULL, (size_t)N * 2 * px * sizeof(float));
-    /* roberts(frames; grad | uint rows, uint cols | block) */
-    a[0] = hst_karg_buffer(bf); a[1] = hst_karg_buffer(bg); a[2] = hst_karg_uint(rows); a[3] = hst_karg_uint(cols);
-    block_args(a + 4, N);
-    launch_halves(HST_KESRRF_ROBERTS, a, 9, px, N, 1);
+    /* roberts(frames; grad_col = grad_row = grad | uint rows, uint cols, uint gstep, uint groff | block) */
+    a[0] = hst_karg_buffer(bf); a[1] = hst_karg_buffer(bg); a[2] = hst_karg_buffer(bg); a[3] = hst_karg_uint(rows);
+    a[4] = hst_karg_uint(cols); a[5] = hst_karg_uint(2); a[6] = hst_karg_uint(1);
+    block_args(a + 7, N);
+    launch_halves(HST_KESRRF_ROBERTS, a, 12, px, N, 1);
     dev_expect("roberts", bg, grad, (size_t)N * 2 * px * sizeof(float));
     bg2 = dev_copy(NULL, (size_t)N * 8 * P * sizeof(float));
-    /* magnify(grad; grad2 | uint rows, uint cols, uint mag, uint channels | block) */
+    /* magnify(grad; grad2 | uint rows, uint cols, uint rowsM, uint colsM, float2 mag, float2 shift,
+               uint channels | block) */
     a[0] = hst_karg_buffer(bg); a[1] = hst_karg_buffer(bg2); a[2] = hst_karg_uint(rows); a[3] = hst_karg_uint(cols);
-    a[4] = hst_karg_uint(2 * mag); a[5] = hst_karg_uint(2);
-    block_args(a + 6, N);
-    launch_halves(HST_KESRRF_MAGNIFY, a, 11, 4 * (size_t)P, N, 1);
+    a[4] = hst_karg_uint(2 * rows * mag); a[5] = hst_karg_uint(2 * cols * mag); a[6] = hst_karg_value(sizeof m2, m2);
+    a[7] = hst_karg_value(sizeof zero, zero); a[8] = hst_karg_uint(2);
+    block_args(a + 9, N);
+    launch_halves(HST_KESRRF_MAGNIFY, a, 14, 4 * (size_t)P, N, 1);
     dev_expect("magnify (2 channels)", bg2, grad2, (size_t)N * 8 * P * sizeof(float));
     bm = dev_copy(M, (size_t)N * P * sizeof(float));
     br = dev_copy(NULL, (size_t)N * P * sizeof(float));
-    /* rgc(grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius, float sensitivity,
-           int intensity_weighting | block) */
-    hst_k_esrrf_rgc_host(grad2, M, rgc, rows, cols, mag, radius, sens, 1, 0, 0, N, N);
-    a[0] = hst_karg_buffer(bg2); a[1] = hst_karg_buffer(bm); a[2] = hst_karg_buffer(br); a[3] = hst_karg_uint(rows);
-    a[4] = hst_karg_uint(cols); a[5] = hst_karg_uint(mag); a[6] = hst_karg_float(radius); a[7] = hst_karg_float(sens);
-    a[8] = hst_karg_int(1);
-    block_args(a + 9, N);
-    launch_halves(HST_KESRRF_RGC, a, 14, P, N, 1);
+    /* rgc(grad_col = grad_row = grad2, magnified; rgc | uint rows, uint cols, uint mag, float radius,
+           float sensitivity, int intensity_weighting, uint gstep, uint groff | block) */
+    hst_k_esrrf_rgc_host(grad2, grad2, M, rgc, rows, cols, mag, radius, sens, 1, 2, 1, 0, 0, N, N);
+    a[0] = hst_karg_buffer(bg2); a[1] = hst_karg_buffer(bg2); a[2] = hst_karg_buffer(bm); a[3] = hst_karg_buffer(br);
+    a[4] = hst_karg_uint(rows); a[5] = hst_karg_uint(cols); a[6] = hst_karg_uint(mag); a[7] = hst_karg_float(radius);
+    a[8] = hst_karg_float(sens); a[9] = hst_karg_int(1); a[10] = hst_karg_uint(2); a[11] = hst_karg_uint(1);
+    block_args(a + 12, N);
+    launch_halves(HST_KESRRF_RGC, a, 17, P, N, 1);
     dev_expect("rgc", br, rgc, (size_t)N * P * sizeof(float));
     /* rgc_fused(frames; rgc | uint rows, uint cols, uint mag, float radius, float sensitivity,
                  int intensity_weighting, uint row0, uint nrows | block): one item a pixel, the

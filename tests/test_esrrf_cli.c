@@ -35,6 +35,17 @@
    per time point) the summary says "none (needs two frames per time point)" and the CSV NaN;
    the heat map's legend names its rows and columns.
 
+   Stacks larger than memory (the program reads the frames block by block and writes each time
+   point as it comes): the same bits as the library's batch call at blocks of 1, 4, 7, the
+   stack's length and more, with a shorter last time point; a stack 4 times a small memory
+   allowance runs under an address-space limit (RLIMIT_AS) of a short stack's need plus that
+   allowance, its peak resident memory within it too; SIGINT and SIGTERM after time points were
+   written leave no file; LZW, deflate, zstd (where libtiff has it), BigTIFF and tiled inputs give
+   the same bytes as a plain TIFF; a page of another size or sample type midway, and a deflate
+   strip that does not decode after time points were written, give an error naming the page and
+   no file; the pixel size (divided by the magnification) and ImageJ's unit reach the output's
+   tags, and an ImageJ hyperstack's channel gives the bytes of that channel alone.
+
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
    test skips when the program has not been built (it needs libtiff and libpng, which `make
    test`'s set-up, scripts/deps.sh test, installs; with CI=true tests/run.sh counts such a skip
@@ -69,6 +80,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HST_TEST_LIBTIFF
+#include <tiffio.h>   /* compressed, BigTIFF and tiled inputs; reading every page of the outputs */
+#endif
 
 static const char *bin;
 static char dir[256];       /* inputs */
@@ -326,6 +340,8 @@ static void read_text(const char *path, char *buf, size_t cap)
 
 /* A file size limit for the next child (RLIMIT_FSIZE, bytes; 0: none): a disk that fills up. */
 static rlim_t child_fsize;
+/* An address-space limit for the next child (RLIMIT_AS, bytes; 0: none): a small memory. */
+static rlim_t child_as;
 
 /* Starts argv (argv[0] found on PATH unless it holds a '/') with stdout going to a file of dir
    and stderr to errfd, or (errfd < 0) to a file of dir too; returns its pid. */
@@ -353,6 +369,11 @@ static pid_t start_argv_err(const char *const *argv, int errfd)
             rl.rlim_cur = rl.rlim_max = child_fsize;
             signal(SIGXFSZ, SIG_DFL);
             if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+        }
+        if (child_as) {
+            struct rlimit rl;
+            rl.rlim_cur = rl.rlim_max = child_as;
+            if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
         }
         execvp(argv[0], (char *const *)argv);
         _exit(127);
@@ -1568,8 +1589,15 @@ static void expect_signal_ends_run(const char *const *argv, int sig, const char 
         empty_outdir();
         write_sig_input(sig_frames * 4);
     }
-    if (rc != 128 + sig || !strstr(err_text, name) || entries(outdir) != 0)
-        print_message("# %s: status %d, stderr: %s# %u file(s) left\n", name, rc, err_text, entries(outdir));
+    if (rc != 128 + sig || !strstr(err_text, name) || entries(outdir) != 0) {
+        DIR *d = opendir(outdir);
+        struct dirent *e;
+        print_message("# %s: status %d, stderr: %s# %u file(s) left:", name, rc, err_text, entries(outdir));
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) print_message(" %s", e->d_name);
+        print_message("\n");
+        if (d) closedir(d);
+    }
     assert_int_equal(rc, 128 + sig);
     assert_non_null(strstr(err_text, name));
     assert_non_null(strstr(err_text, "no output written"));
@@ -1753,6 +1781,499 @@ static void test_finite_in_finite_out(void **state)
                    "the VAR image of time point 0 is not representable in float32");
 }
 
+/* ------------------------------------------------------------------ stacks larger than memory */
+/* The program reads the frames block by block into a live session (esrrf.h) and writes each
+   time point as it comes: the same bits as the batch call whatever the block, memory that does
+   not grow with the frames, nothing left by an interrupted run or by a page that turns out bad
+   midway. The compressed, BigTIFF and tiled inputs, the bad pages and the calibration are
+   written (and the outputs read) with libtiff (HST_TEST_LIBTIFF: the Makefile defines it where
+   libtiff is; else those tests skip). */
+#ifdef HST_TEST_LIBTIFF
+/* A u16 stack written by libtiff: page p holds write_tiff's samples of page first + p * step
+   (step 0: 1); comp a COMPRESSION_* scheme; big: BigTIFF; tiled: 16 x 16 tiles, else strips
+   of 3 rows; 10 pixels per unit (ResolutionUnit none); desc on page 1 (NULL: none); comp 0:
+   none. odd_page (>= 0): that page is one column wider (odd_kind 0) or 8-bit (odd_kind 1). */
+typedef struct lt_spec {
+    unsigned pages, rows, cols;
+    uint16_t comp;
+    int big, tiled;
+    const char *desc;
+    unsigned first, step;
+    long odd_page;
+    int odd_kind;
+} lt_spec;
+
+static void lt_write(const char *path, const lt_spec *sp)
+{
+    TIFF *t = TIFFOpen(path, sp->big ? "w8" : "w");
+    unsigned p, y;
+    uint16_t *frame = (uint16_t *)malloc(((size_t)sp->rows * (sp->cols + 1) + 256) * sizeof(uint16_t));
+    assert_non_null(t);
+    assert_non_null(frame);
+    for (p = 0; p < sp->pages; p++) {
+        int odd = (long)p == sp->odd_page;
+        unsigned cols = sp->cols + (odd && sp->odd_kind == 0), bps = odd && sp->odd_kind == 1 ? 8 : 16;
+        size_t i, page = sp->first + (size_t)p * (sp->step ? sp->step : 1);
+        unsigned char *bytes = (unsigned char *)frame;
+        for (i = 0; i < (size_t)sp->rows * cols; i++) {
+            if (bps == 16) frame[i] = (uint16_t)sample_value(page, i);
+            else bytes[i] = (unsigned char)sample_value(page, i);
+        }
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, cols);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, sp->rows);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bps);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(t, TIFFTAG_COMPRESSION, sp->comp ? sp->comp : COMPRESSION_NONE);
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, 10.0f);
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, 10.0f);
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+        if (p == 0 && sp->desc) TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, sp->desc);
+        if (sp->tiled) {
+            unsigned tx, ty, k;
+            unsigned char tile[16 * 16 * 2];
+            TIFFSetField(t, TIFFTAG_TILEWIDTH, 16);
+            TIFFSetField(t, TIFFTAG_TILELENGTH, 16);
+            for (ty = 0; ty < sp->rows; ty += 16)
+                for (tx = 0; tx < cols; tx += 16) {
+                    memset(tile, 0, sizeof tile);
+                    for (y = 0; y < 16 && ty + y < sp->rows; y++)
+                        for (k = 0; k < 16 && tx + k < cols; k++)
+                            memcpy(tile + (y * 16 + k) * (bps / 8), bytes + ((size_t)(ty + y) * cols + tx + k) * (bps / 8),
+                                   bps / 8);
+                    assert_true(TIFFWriteTile(t, tile, tx, ty, 0, 0) >= 0);
+                }
+        } else {
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 3);
+            for (y = 0; y < sp->rows; y++)
+                assert_int_equal(TIFFWriteScanline(t, bytes + (size_t)y * cols * (bps / 8), y, 0), 1);
+        }
+        assert_int_equal(TIFFWriteDirectory(t), 1);
+    }
+    TIFFClose(t);
+    free(frame);
+}
+
+/* Every page of the program's float32 output: pages x rows x cols samples (malloc'd). */
+static float *lt_read_pages(const char *path, unsigned *pages, uint32_t *rows, uint32_t *cols)
+{
+    TIFF *t = TIFFOpen(path, "r");
+    float *all = NULL;
+    unsigned p = 0;
+    assert_non_null(t);
+    *pages = (unsigned)TIFFNumberOfDirectories(t);
+    do {
+        size_t px;
+        TIFFGetField(t, TIFFTAG_IMAGEWIDTH, cols);
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, rows);
+        px = (size_t)*rows * *cols;
+        if (!all) all = (float *)malloc(px * *pages * sizeof(float));
+        assert_non_null(all);
+        assert_int_equal(TIFFReadEncodedStrip(t, 0, all + p * px, (tmsize_t)(px * sizeof(float))),
+                         (tmsize_t)(px * sizeof(float)));
+        p++;
+    } while (TIFFReadDirectory(t));
+    TIFFClose(t);
+    assert_int_equal(p, *pages);
+    return all;
+}
+
+/* The files written by a run of every mode into outdir (sr_avg.tif, ...), each against the
+   batch call's images of the same samples: every page, bit for bit. */
+static void expect_modes_equal(float *const *ref, uint64_t ntp, uint32_t rm, uint32_t cm)
+{
+    unsigned m, pages;
+    uint32_t r = 0, c = 0;
+    char p[500];
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        static const char *const suffix[] = { "avg", "var", "tac2" };
+        float *got;
+        snprintf(p, sizeof p, "%s/sr_%s.tif", outdir, suffix[m]);
+        got = lt_read_pages(p, &pages, &r, &c);
+        assert_int_equal(pages, ntp);
+        assert_int_equal(r, rm);
+        assert_int_equal(c, cm);
+        assert_memory_equal(got, ref[m], (size_t)ntp * rm * cm * sizeof(float));
+        free(got);
+        assert_int_equal(unlink(p), 0);
+    }
+}
+
+/* The program reading block by block equals the batch call on the whole stack, bit for bit,
+   every mode, at blocks that do not divide the frames nor the time points (1, 4, 7), one as
+   long as the stack and one longer, with a shorter last time point (29 frames of 6). */
+static void test_streamed_equals_batch(void **state)
+{
+    enum { P = 29, R = 10, C = 12, M = 2, T = 6 };
+    static const char *const blocks[] = { "1", "4", "7", "29", "64" };
+    char in[400], fpt[16];
+    uint16_t *stack = (uint16_t *)malloc((size_t)P * R * C * sizeof(uint16_t));
+    float *out[HST_ESRRF_NUM_MODES];
+    hst_backend_desc bd;
+    hst_backend *be = NULL;
+    hst_esrrf_desc d;
+    uint64_t ntp = 0;
+    uint32_t rm = 0, cm = 0;
+    size_t k, b;
+    unsigned m;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_non_null(stack);
+    path_in(in, sizeof in, dir, "blocks_u16.tif");
+    write_tiff(in, 0, P, R, C, 16, 1, NULL);
+    for (k = 0; k < (size_t)P * R * C; k++) stack[k] = (uint16_t)sample_value(k / (R * C), k % (R * C));
+    memset(&bd, 0, sizeof bd);
+    bd.log_level = HST_LOG_ERROR;
+    assert_int_equal(hst_backend_create(&bd, &be), HST_SUCCESS);
+    memset(&d, 0, sizeof d);
+    d.backends = &be; d.num_backends = 1; d.magnification = M; d.modes = HST_ESRRF_ALL_MODES;
+    d.frames_per_timepoint = T;
+    assert_int_equal(hst_esrrf_output_shape(&d, P, R, C, &ntp, &rm, &cm), HST_SUCCESS);
+    assert_int_equal(ntp, 5);
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) assert_non_null(out[m] = (float *)malloc((size_t)ntp * rm * cm * 4));
+    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_U16, P, R, C, out, NULL), HST_SUCCESS);
+    snprintf(fpt, sizeof fpt, "%d", T);
+    for (b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        int rc = run("--mag=2", "--mode", "avg,var,tac2", "--frames-per-timepoint", fpt, "--block", blocks[b],
+                     "--no-preview", in, out_tif, NULL);
+        if (rc != 0) print_message("# --block %s: status %d: %s\n", blocks[b], rc, err_text);
+        assert_int_equal(rc, 0);
+        expect_modes_equal(out, ntp, rm, cm);
+        assert_int_equal(entries(outdir), 0);
+    }
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) free(out[m]);
+    free(stack);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+#else
+static void test_streamed_equals_batch(void **state) { (void)state; skip(); }
+#endif
+
+/* Memory that does not grow with the frames: the same run (frames of 256 x 256, blocks of 8,
+   mag 1) on MEM_SMALL_FRAMES frames (more than the live session stages: esrrf.h's 8 x block + 1)
+   and on MEM_BIG_FRAMES frames (64 MiB of samples, 4 times MEM_ALLOWANCE): the large run's peak
+   resident memory (VmHWM, Linux's /proc, read while it runs) is within MEM_ALLOWANCE of the
+   small run's; then it runs again under an address-space limit (RLIMIT_AS, as `prlimit --as`
+   sets it) of the small run's need, found by bisection to within 2 MiB, plus MEM_ALLOWANCE,
+   and writes the same bytes; a run the limit makes fail leaves no file. The whole stack in
+   memory would need 64 MiB more. The limit is tried on the host device only: an OpenCL
+   driver's need of address space varies from run to run and PoCL aborts where it runs short
+   (an assertion in pocl_create_migration_commands, a failed dlopen of a kernel), so that a
+   bisection there measures the driver, not the program; and not in a sanitizer build. */
+#define MEM_SIDE 256u
+#define MEM_SMALL_FRAMES 72u
+#define MEM_BIG_FRAMES 512u
+#define MEM_ALLOWANCE ((rlim_t)16 << 20)
+#define MEM_AS_MAX ((rlim_t)16 << 30)
+
+/* VmHWM of pid in KiB once it runs the program (its Name is bin's; before the exec, the forked
+   copy of this test's memory); 0 before, or when /proc does not say. */
+static long vm_hwm_kib(pid_t pid)
+{
+    char path[64], line[256], name[16] = "";
+    const char *base = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+    long kib = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    if (!(f = fopen(path, "r"))) return 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "Name: %15s", name) == 1) continue;
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    }
+    fclose(f);
+    return strncmp(name, base, 15) == 0 ? kib : 0;   /* the kernel's name: 15 characters at most */
+}
+
+/* The memory test's run of in: its exit status; *hwm_kib (may be NULL): its VmHWM as last read
+   while it ran (0: unknown). */
+static int mem_run(const char *in, long *hwm_kib)
+{
+    const char *argv[] = { bin, "--mag", "1", "--block", "8", "--no-preview", "-q", in, out_tif, NULL };
+    pid_t pid = start_argv(argv);
+    long hwm = 0, now;
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        if ((now = vm_hwm_kib(pid)) > hwm) hwm = now;
+        nanosleep(&ts, NULL);
+    }
+    if (hwm_kib) *hwm_kib = hwm;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The address space the small run needs (to within 2 MiB), found by bisection: 0 when it does not
+   run in MEM_AS_MAX (a sanitizer build: its shadow memory reserves terabytes, which no memory
+   limit can bound). A run the limit makes fail leaves no file. */
+static rlim_t address_space_of(const char *small)
+{
+    rlim_t lo = 0, hi = (rlim_t)64 << 20;
+    for (child_as = hi; mem_run(small, NULL) != 0; child_as = hi) {   /* a power-of-two multiple of 64 MiB */
+        assert_int_equal(entries(outdir), 0);
+        lo = hi;
+        hi *= 2;
+        if (hi > MEM_AS_MAX) { child_as = 0; return 0; }
+    }
+    unlink(out_tif);
+    while (hi - lo > ((rlim_t)2 << 20)) {
+        child_as = lo + (hi - lo) / 2;
+        if (mem_run(small, NULL) == 0) hi = child_as;
+        else lo = child_as;
+        unlink(out_tif);
+        assert_int_equal(entries(outdir), 0);
+    }
+    child_as = 0;
+    return hi;
+}
+
+/* The large run under the small run's address space plus MEM_ALLOWANCE: it completes and
+   writes ref's bytes (the host device only: see test_streamed_memory_bounded). */
+static void expect_runs_in_small_address_space(const char *small, const char *big, const char *ref)
+{
+    rlim_t need;
+    unsigned char *a, *b;
+    size_t na = 0, nb = 0;
+    if (!getenv("HST_DEVICE") || strcmp(getenv("HST_DEVICE"), "host") != 0) {
+        print_message("# the address-space limit: tried on HST_DEVICE=host only (an OpenCL driver's need varies)\n");
+        return;
+    }
+    if (!(need = address_space_of(small))) {
+        print_message("# %u frames do not run in %lu MiB of address space (a sanitizer build?): the limit not tried\n",
+                      MEM_SMALL_FRAMES, (unsigned long)(MEM_AS_MAX >> 20));
+        return;
+    }
+    child_as = need + MEM_ALLOWANCE;
+    print_message("# address space: %u frames ran in %lu MiB, %u frames in %lu MiB\n", MEM_SMALL_FRAMES,
+                  (unsigned long)(need >> 20), MEM_BIG_FRAMES, (unsigned long)(child_as >> 20));
+    assert_int_equal(mem_run(big, NULL), 0);
+    child_as = 0;
+    a = slurp(out_tif, &na);
+    b = slurp(ref, &nb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+    unlink(out_tif);
+}
+
+static void test_streamed_memory_bounded(void **state)
+{
+    char small[400], big[400], ref[500];
+    long hwm_small = 0, hwm_big = 0;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(small, sizeof small, dir, "mem_small.tif");
+    path_in(big, sizeof big, dir, "mem_big.tif");
+    path_in(ref, sizeof ref, dir, "mem_big_ref.tif");
+    write_tiff(small, 0, MEM_SMALL_FRAMES, MEM_SIDE, MEM_SIDE, 16, 1, NULL);
+    write_tiff(big, 0, MEM_BIG_FRAMES, MEM_SIDE, MEM_SIDE, 16, 1, NULL);
+    assert_int_equal(mem_run(small, &hwm_small), 0);
+    assert_int_equal(unlink(out_tif), 0);
+    assert_int_equal(mem_run(big, &hwm_big), 0);
+    assert_int_equal(rename(out_tif, ref), 0);
+    print_message("# peak resident memory: %ld KiB on %u frames, %ld KiB on %u frames (%u MiB of samples)\n",
+                  hwm_small, MEM_SMALL_FRAMES, hwm_big, MEM_BIG_FRAMES,
+                  (unsigned)((size_t)MEM_BIG_FRAMES * MEM_SIDE * MEM_SIDE * 2 >> 20));
+    if (hwm_small && hwm_big) assert_true((rlim_t)hwm_big * 1024 <= (rlim_t)hwm_small * 1024 + MEM_ALLOWANCE);
+    expect_runs_in_small_address_space(small, big, ref);
+    unlink(ref);
+    unlink(big);
+    unlink(small);
+    assert_int_equal(entries(outdir), 0);
+}
+
+/* Interrupted after time points were written (one per 2 frames, blocks of 4): the time points
+   already in the temporary files go with them, no output (a torn TIFF never exists: the files
+   are renamed into place only at the end), status 128 + the signal. */
+static void test_streamed_interrupt_leaves_nothing(void **state)
+{
+    const char *argv[] = { NULL, "--mag", "4", "--block", "4", "--frames-per-timepoint", "2", "--mode", "avg,var",
+                           sig_input, out_tif, NULL };
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    argv[0] = bin;
+    assert_int_equal(entries(outdir), 0);   /* nothing from the tests before */
+    path_in(sig_input, sizeof sig_input, dir, "long_tp_u16.tif");
+    write_sig_input(SIG_FRAMES_FIRST);
+    expect_signal_ends_run(argv, SIGINT, "SIGINT");
+    expect_signal_ends_run(argv, SIGTERM, "SIGTERM");
+    free(sig_bytes);
+    sig_bytes = NULL;
+}
+
+#ifdef HST_TEST_LIBTIFF
+/* The outputs of a run (sr_avg.tif, sr_tac2.tif, sr_preview.png in outdir), kept: bytes. */
+typedef struct run_files { unsigned char *b[3]; size_t n[3]; } run_files;
+static const char *const run_file_names[3] = { "sr_avg.tif", "sr_tac2.tif", "sr_preview.png" };
+
+/* Runs in (its ImageJ channel: channel, NULL for none) and keeps its outputs, removed. */
+static void run_and_keep(const char *in, const char *channel, run_files *f)
+{
+    const char *argv[] = { bin, "--mag=2", "--mode", "avg,tac2", "--frames-per-timepoint", "5", "--block", "3", in,
+                           out_tif, NULL, NULL, NULL };
+    char p[500];
+    unsigned k;
+    int rc;
+    if (channel) { argv[10] = "--channel"; argv[11] = channel; }
+    rc = run_argv(argv);
+    if (rc != 0) print_message("# %s: status %d: %s\n", in, rc, err_text);
+    assert_int_equal(rc, 0);
+    for (k = 0; k < 3; k++) {
+        snprintf(p, sizeof p, "%s/%s", outdir, run_file_names[k]);
+        assert_non_null(f->b[k] = slurp(p, &f->n[k]));
+        assert_int_equal(unlink(p), 0);
+    }
+}
+
+/* The same frames compressed (LZW, deflate, zstd where this libtiff has it), as BigTIFF, tiled:
+   the same output bytes as the plain classic TIFF (images, pixel size, preview). */
+static void test_compressed_and_bigtiff_inputs(void **state)
+{
+    static const struct { uint16_t comp; int big, tiled; const char *name; } v[] = {
+        { COMPRESSION_LZW, 0, 0, "LZW" }, { COMPRESSION_ADOBE_DEFLATE, 0, 0, "deflate" },
+        { COMPRESSION_ZSTD, 0, 0, "zstd" }, { COMPRESSION_NONE, 1, 0, "BigTIFF" },
+        { COMPRESSION_ADOBE_DEFLATE, 1, 1, "BigTIFF, deflate, tiled" }, { COMPRESSION_LZW, 0, 1, "LZW, tiled" },
+        { COMPRESSION_ZSTD, 1, 0, "BigTIFF, zstd" } };
+    lt_spec sp;
+    run_files ref, got;
+    char in[400];
+    size_t i;
+    unsigned k;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    memset(&sp, 0, sizeof sp);
+    sp.pages = 13; sp.rows = 20; sp.cols = 18; sp.odd_page = -1;
+    path_in(in, sizeof in, dir, "plain_lt.tif");
+    lt_write(in, &sp);
+    run_and_keep(in, NULL, &ref);
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        if (!TIFFIsCODECConfigured(v[i].comp)) {
+            print_message("# %s: this libtiff has no such codec: not tried\n", v[i].name);
+            continue;
+        }
+        sp.comp = v[i].comp; sp.big = v[i].big; sp.tiled = v[i].tiled;
+        path_in(in, sizeof in, dir, "coded_lt.tif");
+        lt_write(in, &sp);
+        run_and_keep(in, NULL, &got);
+        for (k = 0; k < 3; k++) {
+            if (got.n[k] != ref.n[k] || memcmp(got.b[k], ref.b[k], ref.n[k]))
+                print_message("# %s: %s differs from the plain TIFF's\n", v[i].name, run_file_names[k]);
+            assert_int_equal(got.n[k], ref.n[k]);
+            assert_memory_equal(got.b[k], ref.b[k], ref.n[k]);
+            free(got.b[k]);
+        }
+    }
+    for (k = 0; k < 3; k++) free(ref.b[k]);
+}
+
+/* Page p's (from 0) first strip's offset in a TIFF written by lt_write. */
+static uint64_t lt_strip_offset(const char *path, unsigned p)
+{
+    TIFF *t = TIFFOpen(path, "r");
+    uint64_t off;
+    assert_non_null(t);
+    assert_int_equal(TIFFSetDirectory(t, (tdir_t)p), 1);
+    off = TIFFGetStrileOffset(t, 0);
+    TIFFClose(t);
+    return off;
+}
+
+/* Pages that turn bad midway: one of another size, one of another sample type (found when the
+   pages are walked, before any frame is computed), and a deflate strip that does not decode
+   (found when its frame is read, after earlier time points went to the temporary files): an
+   error naming the page, status 2, nothing in the output directory. */
+static void test_bad_page_midway(void **state)
+{
+    lt_spec sp;
+    char in[400];
+    unsigned char junk[8];
+    uint64_t off;
+    int fd;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(in, sizeof in, dir, "bad_midway.tif");
+    memset(&sp, 0, sizeof sp);
+    sp.pages = 9; sp.rows = 12; sp.cols = 12; sp.odd_page = 6;
+    lt_write(in, &sp);
+    expect_failure(run("--mag=2", in, out_tif, NULL), "page 7 is 13x12 but page 1 is 12x12");
+    sp.odd_kind = 1;
+    lt_write(in, &sp);
+    expect_failure(run("--mag=2", in, out_tif, NULL), "page 7 holds 8-bit unsigned samples but page 1 holds 16-bit");
+    memset(&sp, 0, sizeof sp);
+    sp.pages = 24; sp.rows = 12; sp.cols = 12; sp.odd_page = -1; sp.comp = COMPRESSION_ADOBE_DEFLATE;
+    lt_write(in, &sp);
+    off = lt_strip_offset(in, 17);
+    memset(junk, 0xff, sizeof junk);
+    assert_true((fd = open(in, O_WRONLY)) >= 0);
+    assert_int_equal(pwrite(fd, junk, sizeof junk, (off_t)off), (ssize_t)sizeof junk);
+    close(fd);
+    {
+        int rc = run("--mag=2", "--frames-per-timepoint", "2", "--block", "3", "--mode", "avg,var", in, out_tif, NULL);
+        expect_failure(rc, "page 18, strip 1 could not be decoded");
+        assert_int_equal(rc, 2);
+    }
+}
+
+/* The pixel size and unit: an ImageJ stack of 0.1 micron pixels gives ImageJ descriptions of
+   the time points and unit=micron, XResolution and YResolution 10 x mag per unit (0.1 / mag
+   micron), ResolutionUnit none, as Fiji reads them; and channel 2 of a 2-channel ImageJ
+   hyperstack (channel-fastest pages) gives the same bytes as a stack of that channel alone. */
+static void test_calibration_round_trip(void **state)
+{
+    lt_spec sp;
+    run_files a, b;
+    char in[400], *desc = NULL;
+    float xres = 0, yres = 0;
+    uint16_t unit = 0;
+    unsigned k;
+    TIFF *t;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(in, sizeof in, dir, "calibrated.tif");
+    memset(&sp, 0, sizeof sp);
+    sp.pages = 8; sp.rows = 10; sp.cols = 14; sp.odd_page = -1;
+    sp.desc = "ImageJ=1.54f\nimages=8\nslices=8\nunit=micron\nloop=false\n";
+    lt_write(in, &sp);
+    assert_int_equal(run("--mag=4", "--frames-per-timepoint", "3", "--no-preview", in, out_tif, NULL), 0);
+    assert_non_null(t = TIFFOpen(out_tif, "r"));
+    assert_int_equal(TIFFNumberOfDirectories(t), 3);
+    assert_int_equal(TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &desc), 1);
+    assert_non_null(strstr(desc, "ImageJ="));
+    assert_non_null(strstr(desc, "\nimages=3\n"));
+    assert_non_null(strstr(desc, "\nframes=3\n"));
+    assert_non_null(strstr(desc, "\nunit=micron\n"));
+    assert_int_equal(TIFFGetField(t, TIFFTAG_XRESOLUTION, &xres), 1);
+    assert_int_equal(TIFFGetField(t, TIFFTAG_YRESOLUTION, &yres), 1);
+    assert_int_equal(TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &unit), 1);
+    assert_true(xres == 40.0f && yres == 40.0f);
+    assert_int_equal(unit, RESUNIT_NONE);
+    TIFFClose(t);
+    assert_int_equal(unlink(out_tif), 0);
+
+    sp.pages = 12;
+    sp.desc = "ImageJ=1.54f\nimages=12\nchannels=2\nframes=6\nhyperstack=true\nunit=micron\n";
+    lt_write(in, &sp);
+    run_and_keep(in, "2", &a);
+    sp.pages = 6; sp.first = 1; sp.step = 2;
+    sp.desc = "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\n";
+    lt_write(in, &sp);
+    run_and_keep(in, NULL, &b);
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(a.n[k], b.n[k]);
+        assert_memory_equal(a.b[k], b.b[k], a.n[k]);
+        free(a.b[k]);
+        free(b.b[k]);
+    }
+}
+#else
+static void test_compressed_and_bigtiff_inputs(void **state) { (void)state; skip(); }
+static void test_bad_page_midway(void **state) { (void)state; skip(); }
+static void test_calibration_round_trip(void **state) { (void)state; skip(); }
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1793,6 +2314,12 @@ int main(void)
         cmocka_unit_test(test_fault_signal_cleans_up),
         cmocka_unit_test(test_sigint_during_scoring),
         cmocka_unit_test(test_finite_in_finite_out),
+        cmocka_unit_test(test_streamed_equals_batch),
+        cmocka_unit_test(test_streamed_memory_bounded),
+        cmocka_unit_test(test_streamed_interrupt_leaves_nothing),
+        cmocka_unit_test(test_compressed_and_bigtiff_inputs),
+        cmocka_unit_test(test_bad_page_midway),
+        cmocka_unit_test(test_calibration_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
-"""ctypes mirror of the parts of backend.h and esrrf.h the package calls, and the loading of the
-shared library that python/setup.py builds into the package.
+"""ctypes mirror of the parts of backend.h, esrrf.h and liquid.h the package calls, and the
+loading of the shared library that python/setup.py builds into the package.
 
 The library is, in order: $HALOSTREAM_LIB (a file: an override, e.g. a debug build); else the
 package's OpenCL build (_libhalostream_opencl<suffix>), which needs the OpenCL ICD loader
@@ -102,6 +102,73 @@ class EsrrfSweepResult(ctypes.Structure):
 MIRRORS = (DeviceInfo, BackendDesc, EsrrfDesc, EsrrfReport, EsrrfSweepDesc, EsrrfSweepResult)
 
 
+# liquid.h's (and the choice.h structs its calls fill)
+class ShiftMagnifyDesc(ctypes.Structure):
+    _fields_ = [("shift_row", ctypes.c_float), ("shift_col", ctypes.c_float),
+                ("magnification_row", ctypes.c_float), ("magnification_col", ctypes.c_float)]
+
+
+class RgcDesc(ctypes.Structure):
+    _fields_ = [("magnification", ctypes.c_uint), ("radius", ctypes.c_float),
+                ("sensitivity", ctypes.c_float), ("no_intensity_weighting", ctypes.c_int)]
+
+
+class LiquidDesc(ctypes.Structure):
+    _fields_ = [("backends", ctypes.POINTER(vp)), ("num_backends", ctypes.c_uint),
+                ("backend_desc", ctypes.POINTER(BackendDesc)), ("choice", vp),
+                ("clear_benchmarks", ctypes.c_int), ("testing", ctypes.c_int),
+                ("tolerance", ctypes.c_double), ("verbose", ctypes.c_int)]
+
+
+_F32P = ctypes.POINTER(ctypes.c_float)
+
+
+class LiquidShiftMagnifyArgs(ctypes.Structure):
+    _fields_ = [("image", _F32P), ("frames", u64), ("rows", ctypes.c_uint32),
+                ("cols", ctypes.c_uint32), ("desc", ShiftMagnifyDesc), ("out", _F32P)]
+
+
+class LiquidRobertsCrossArgs(ctypes.Structure):
+    _fields_ = [("image", _F32P), ("frames", u64), ("rows", ctypes.c_uint32),
+                ("cols", ctypes.c_uint32), ("gradient_col", _F32P), ("gradient_row", _F32P)]
+
+
+class LiquidRgcArgs(ctypes.Structure):
+    _fields_ = [("gradient_col_interp", _F32P), ("gradient_row_interp", _F32P),
+                ("image_interp", _F32P), ("frames", u64), ("rows_mag", ctypes.c_uint32),
+                ("cols_mag", ctypes.c_uint32), ("desc", RgcDesc), ("out", _F32P)]
+
+
+class LiquidEsrrfArgs(ctypes.Structure):
+    _fields_ = [("desc", EsrrfDesc), ("stack", vp), ("dtype", ctypes.c_int), ("frames", u64),
+                ("rows", ctypes.c_uint32), ("cols", ctypes.c_uint32),
+                ("out", ctypes.POINTER(vp)), ("report", ctypes.POINTER(EsrrfReport))]
+
+
+class ChoiceOutcome(ctypes.Structure):
+    _fields_ = [("impl", ctypes.c_uint), ("name", ctypes.c_char_p),
+                ("seconds", ctypes.c_double), ("parts", ctypes.c_size_t),
+                ("explored", ctypes.c_int), ("forced", ctypes.c_int),
+                ("failures", ctypes.c_uint)]
+
+
+class ChoiceBenchRow(ctypes.Structure):
+    _fields_ = [("impl", ctypes.c_char_p), ("device", ctypes.c_char_p), ("result", ctypes.c_int),
+                ("runs", ctypes.c_uint), ("median_s", ctypes.c_double),
+                ("best_s", ctypes.c_double), ("vs_best", ctypes.c_double),
+                ("max_rel_error", ctypes.c_double), ("correlation", ctypes.c_double),
+                ("reference", ctypes.c_int), ("chosen", ctypes.c_int),
+                ("tags", ctypes.c_char_p)]
+
+
+# hst_py_liquid_struct_size's order
+LIQUID_MIRRORS = (ShiftMagnifyDesc, RgcDesc, LiquidDesc, LiquidShiftMagnifyArgs,
+                  LiquidRobertsCrossArgs, LiquidRgcArgs, LiquidEsrrfArgs, ChoiceOutcome,
+                  ChoiceBenchRow)
+# liquid.h's HST_LIQUID_METHODS, in order (hst_liquid_method); load() checks the count
+LIQUID_METHODS = ("shift_magnify", "roberts_cross", "radial_gradient_convergence", "esrrf")
+
+
 def _declare(lib):
     sz, u32, c_int = ctypes.c_size_t, ctypes.c_uint32, ctypes.c_int
     ref = ctypes.POINTER
@@ -128,10 +195,41 @@ def _declare(lib):
         "hst_esrrf_live_push": (c_int, [vp, vp, u64, u32, u32]),
         "hst_esrrf_live_finish": (c_int, [vp, ref(EsrrfReport)]),
         "hst_esrrf_live_destroy": (None, [vp]),
+        "hst_py_liquid_struct_size": (sz, [c_int]),
+        "hst_py_liquid_limits": (None, [ref(ctypes.c_float), ref(ctypes.c_uint)]),
+        "hst_liquid_create": (c_int, [ref(LiquidDesc), ref(vp)]),
+        "hst_liquid_destroy": (c_int, [vp]),
+        "hst_liquid_num_backends": (ctypes.c_uint, [vp]),
+        "hst_liquid_backend": (vp, [vp, ctypes.c_uint]),
+        "hst_liquid_impl_name": (ctypes.c_char_p, [vp, ctypes.c_uint]),
+        "hst_liquid_impl_tags": (ctypes.c_char_p, [vp, ctypes.c_uint]),
+        "hst_shift_magnify_shape": (c_int, [u32, u32, ref(ShiftMagnifyDesc), ref(u32),
+                                            ref(u32)]),
+        "hst_liquid_shift_magnify": (c_int, [vp, ref(LiquidShiftMagnifyArgs), ctypes.c_char_p,
+                                             ref(ChoiceOutcome)]),
+        "hst_liquid_roberts_cross": (c_int, [vp, ref(LiquidRobertsCrossArgs), ctypes.c_char_p,
+                                             ref(ChoiceOutcome)]),
+        "hst_liquid_radial_gradient_convergence": (c_int, [vp, ref(LiquidRgcArgs),
+                                                           ctypes.c_char_p, ref(ChoiceOutcome)]),
+        "hst_liquid_esrrf": (c_int, [vp, ref(LiquidEsrrfArgs), ctypes.c_char_p,
+                                     ref(ChoiceOutcome)]),
+        "hst_liquid_benchmark": (c_int, [vp, c_int, vp, ctypes.c_uint, ref(ChoiceBenchRow),
+                                         sz, ref(sz)]),
+        "hst_choice_table": (sz, [ref(ChoiceBenchRow), sz, ctypes.c_char_p, sz]),
+        "hst_liquid_clear": (c_int, [vp, c_int]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
+
+
+def liquid_limits(lib):
+    """liquid.h's limits, read from the library (hst_py_liquid_limits) so that they live in C
+    alone: shift_magnification (HST_LIQUID_MAX_MAGNIFICATION), methods
+    (HST_LIQUID_NUM_METHODS)."""
+    shift, methods = ctypes.c_float(0), ctypes.c_uint(0)
+    lib.hst_py_liquid_limits(ctypes.byref(shift), ctypes.byref(methods))
+    return {"shift_magnification": shift.value, "methods": methods.value}
 
 
 def _packaged(stem):
@@ -159,12 +257,17 @@ def _open(path):
     if not hasattr(lib, "hst_py_struct_size"):
         raise OSError(path + ": not halostream's Python library (no hst_py_struct_size)")
     _declare(lib)
-    for i, mirror in enumerate(MIRRORS):
-        if lib.hst_py_struct_size(i) not in _sizes(mirror):
-            raise OSError("%s: struct %s is %d bytes in the library, %d in the package: build "
-                          "the library from the package's source" %
-                          (path, mirror.__name__, lib.hst_py_struct_size(i),
-                           ctypes.sizeof(mirror)))
+    for probe, mirrors in ((lib.hst_py_struct_size, MIRRORS),
+                           (lib.hst_py_liquid_struct_size, LIQUID_MIRRORS)):
+        for i, mirror in enumerate(mirrors):
+            if probe(i) not in _sizes(mirror):
+                raise OSError("%s: struct %s is %d bytes in the library, %d in the package: "
+                              "build the library from the package's source" %
+                              (path, mirror.__name__, probe(i), ctypes.sizeof(mirror)))
+    if liquid_limits(lib)["methods"] != len(LIQUID_METHODS):
+        raise OSError("%s: the library's Liquid Engine has %d methods, the package's %d: build "
+                      "the library from the package's source"
+                      % (path, liquid_limits(lib)["methods"], len(LIQUID_METHODS)))
     names = []
     while lib.hst_esrrf_mode_name(len(names)) is not None:   # NULL past the last mode
         names.append(lib.hst_esrrf_mode_name(len(names)).decode().lower())

@@ -10,7 +10,10 @@ the drop-in takes its device from HST_DEVICE):
 - any real dtype converted as NanoPyx converts it (float64, int32, uint32, bool, big-endian)
   gives the float32 stack's bits;
 - a one-frame last time point: VAR 0, TAC2 NaN (NumPy's statistics of one frame, as NanoPyx);
-- use_fht, pad_edges, _force_run_type and bad arguments are refused, naming them."""
+- _force_run_type: NanoPyx's run type of HST_DEVICE's device ("Threaded" and "Unthreaded" for
+  the host device, "OpenCL_<name>" for an OpenCL device) gives the default call's bits; one
+  halostream does not have raises ValueError listing its own;
+- use_fht, pad_edges and bad arguments are refused, naming them."""
 
 import inspect
 import sys
@@ -93,12 +96,33 @@ def one_frame_last_timepoint():
     same_bits(avg[2], halostream.esrrf(s[6:], magnification=2, device=DEVICE)["avg"][0], "one")
 
 
+def run_types_of(device):
+    """NanoPyx's run types that map to the device of a selector."""
+    info = [d for d in halostream.devices() if d["selector"] == device][0]
+    if info["type"] == "host":
+        return ("Threaded", "Unthreaded")
+    return ("OpenCL_" + info["name"].replace(" ", "_"),)
+
+
+@test
+def force_run_type():
+    s = stack()
+    for per, corr in ((0, "AVG"), (5, "VAR"), (4, "TAC2")):
+        ref = eSRRF(s, magnification=2, frames_per_timepoint=per, temporal_correlation=corr)
+        for run_type in run_types_of(DEVICE):
+            same_bits(eSRRF(s, magnification=2, frames_per_timepoint=per,
+                            temporal_correlation=corr, _force_run_type=run_type), ref,
+                      "%s %s" % (run_type, corr))
+    raises(ValueError, "'host' (tags host threaded cpu; NanoPyx: Threaded", eSRRF, s,
+           _force_run_type="Numba")
+    raises(TypeError, "run_type must be a str", eSRRF, s, _force_run_type=1)
+
+
 @test
 def refused():
     s = stack(frames=4)
     raises(NotImplementedError, "use_fht", eSRRF, s, use_fht=True)
     raises(NotImplementedError, "pad_edges", eSRRF, s, pad_edges=True)
-    raises(NotImplementedError, "_force_run_type", eSRRF, s, _force_run_type="OpenCL")
     raises(ValueError, "Type of correlation must be AVG, VAR or TAC2", eSRRF, s,
            temporal_correlation="avg")
     raises(TypeError, "real numbers", eSRRF, s.astype(np.complex64))

@@ -340,7 +340,8 @@ WL_FN void wl_fill_frames(float *f, size_t n)
 
 /* The stages' scalars, alive for the stream's life. */
 typedef struct wl_esrrf_par {
-    uint32_t rows, cols, mag, mag2, one, two, P, T, row0, rowsM;
+    uint32_t rows, cols, mag, one, two, P, T, row0, rowsM, colsM, rowsM2, colsM2;
+    float magv[2], mag2v[2], zerov[2];   /* magnify's float2 magnifications and shifts */
     float radius, sens;
     int iw;
     et_temporal_par tpar;
@@ -365,11 +366,18 @@ WL_FN void wl_esrrf_stage(hst_stream_stage *st, hst_backend *be, const char *ker
     st->outputs = out;
 }
 
-/* Appends a 4-byte scalar (every eSRRF scalar is a uint32, a float or an int). */
+/* Appends a 4-byte scalar (a uint32, a float or an int). */
 WL_FN void wl_esrrf_scalar(hst_stream_stage *st, const void *p)
 {
     st->scalars[st->num_scalars] = p;
     st->scalar_bytes[st->num_scalars++] = 4;
+}
+
+/* Appends a float2 (magnify's magnifications and shifts). */
+WL_FN void wl_esrrf_scalar2(hst_stream_stage *st, const float *p)
+{
+    st->scalars[st->num_scalars] = p;
+    st->scalar_bytes[st->num_scalars++] = 2 * sizeof(float);
 }
 
 /* The stages from the frames (array 0) to the rgc image (array 4), chained through the
@@ -379,22 +387,27 @@ WL_FN unsigned wl_esrrf_rgc_stages(hst_stream_stage *st, hst_backend *be, int fu
                                     const wl_esrrf_par *e)
 {
     static const int a0[1] = {0}, a1[1] = {1}, a2[1] = {2}, a3[1] = {3}, a4[1] = {4};
-    static const int a23[2] = {2, 3};
+    static const int a11[2] = {1, 1}, a223[3] = {2, 2, 3};
     size_t n = (size_t)e->rows * e->cols, nM = e->P;
     unsigned ns = 0;
     if (!fused) {
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_roberts", et_roberts, n, a0, a1);
-        wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols); ns++;
+        /* the gradients: one interleaved array as grad_col and grad_row (gstep 2, groff 1) */
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_roberts", et_roberts, n, a0, a11);
+        st[ns].num_outputs = 2;
+        wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
+        wl_esrrf_scalar(&st[ns], &e->two); wl_esrrf_scalar(&st[ns], &e->one); ns++;
         /* the two gradient channels, magnified */
         wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", et_magnify, 4 * nM, a1, a2);
         wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
-        wl_esrrf_scalar(&st[ns], &e->mag2); wl_esrrf_scalar(&st[ns], &e->two); ns++;
+        wl_esrrf_scalar(&st[ns], &e->rowsM2); wl_esrrf_scalar(&st[ns], &e->colsM2);
+        wl_esrrf_scalar2(&st[ns], e->mag2v); wl_esrrf_scalar2(&st[ns], e->zerov); wl_esrrf_scalar(&st[ns], &e->two); ns++;
         /* the frames, magnified */
         wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_magnify", et_magnify, nM, a0, a3);
         wl_esrrf_scalar(&st[ns], &e->rows); wl_esrrf_scalar(&st[ns], &e->cols);
-        wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->one); ns++;
-        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc", et_rgc, nM, a23, a4);
-        st[ns].num_inputs = 2;
+        wl_esrrf_scalar(&st[ns], &e->rowsM); wl_esrrf_scalar(&st[ns], &e->colsM);
+        wl_esrrf_scalar2(&st[ns], e->magv); wl_esrrf_scalar2(&st[ns], e->zerov); wl_esrrf_scalar(&st[ns], &e->one); ns++;
+        wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc", et_rgc, nM, a223, a4);
+        st[ns].num_inputs = 3;
     } else {
         wl_esrrf_stage(&st[ns], be, "hst_k_esrrf_rgc_fused", et_rgc_fused, nM, a0, a4);
     }
@@ -402,6 +415,7 @@ WL_FN unsigned wl_esrrf_rgc_stages(hst_stream_stage *st, hst_backend *be, int fu
     wl_esrrf_scalar(&st[ns], &e->mag); wl_esrrf_scalar(&st[ns], &e->radius);
     wl_esrrf_scalar(&st[ns], &e->sens); wl_esrrf_scalar(&st[ns], &e->iw);
     if (fused) { wl_esrrf_scalar(&st[ns], &e->row0); wl_esrrf_scalar(&st[ns], &e->rowsM); }
+    else { wl_esrrf_scalar(&st[ns], &e->two); wl_esrrf_scalar(&st[ns], &e->one); }   /* gstep, groff */
     return ns + 1;
 }
 
@@ -444,7 +458,10 @@ WL_FN hst_result wl_esrrf_once(hst_backend *be, int fused, const float *frames, 
     unsigned ns;
     hst_result r;
     e.rows = WL_ESRRF_ROWS; e.cols = WL_ESRRF_COLS; e.mag = WL_ESRRF_MAG;
-    e.mag2 = 2 * WL_ESRRF_MAG; e.one = 1; e.two = 2; e.P = WL_ESRRF_MPIXELS; e.T = WL_ESRRF_T;
+    e.one = 1; e.two = 2; e.P = WL_ESRRF_MPIXELS; e.T = WL_ESRRF_T;
+    e.colsM = WL_ESRRF_COLS * WL_ESRRF_MAG; e.rowsM2 = 2 * WL_ESRRF_ROWS * WL_ESRRF_MAG; e.colsM2 = 2 * e.colsM;
+    e.magv[0] = e.magv[1] = (float)WL_ESRRF_MAG; e.mag2v[0] = e.mag2v[1] = (float)(2 * WL_ESRRF_MAG);
+    e.zerov[0] = e.zerov[1] = 0.0f;
     e.row0 = 0; e.rowsM = WL_ESRRF_ROWS * WL_ESRRF_MAG;   /* the fused stage: whole frames */
     e.radius = WL_ESRRF_RADIUS; e.sens = WL_ESRRF_SENS; e.iw = WL_ESRRF_IW;
     wl_esrrf_arrays(arr, frames, N, rgc, acc, fp64);

@@ -2,14 +2,25 @@
 `from nanopyx.methods import eSRRF`, with NanoPyx 2.1's signature, defaults and result; and its
 quality metrics, calculate_error_map, calculate_frc and calculate_decorr_analysis in place of
 nanopyx.methods.squirrel's (_nanopyx_quality.py), and run_esrrf_parameter_sweep in place of
-nanopyx.methods.esrrf's (its QnR from one pass over the frames).
+nanopyx.methods.esrrf's (its QnR from one pass over the frames); halostream.nanopyx.methods
+holds these at NanoPyx's path too.
+
+NanoPyx's Liquid Engine classes, at NanoPyx's module paths under halostream.nanopyx (a NanoPyx
+user changes only the import prefix), on liquid.h (__liquid_engine__.py: the engine, its
+devices and run types):
+    halostream.nanopyx.core.transform._le_interpolation_catmull_rom.ShiftAndMagnify
+    halostream.nanopyx.core.transform._le_roberts_cross_gradients.GradientRobertsCross
+    halostream.nanopyx.core.transform._le_radial_gradient_convergence.RadialGradientConvergence
+    halostream.nanopyx.core.transform._le_esrrf.eSRRF      (the class: one image per frame)
+The first three are also exported here. The eSRRF class is at its module path only: here,
+eSRRF is the function drop-in for nanopyx.methods.eSRRF, as in NanoPyx.
 
 NanoPyx 2.1 (nanopyx/methods/esrrf/eSRRF_workflow.py) converts the image to float32, cuts it
 into time points of frames_per_timepoint frames (0, or more than there are: all frames) with a
 shorter last one where they do not divide evenly, computes one image per time point and returns
 np.squeeze of the (time points, rows * magnification, cols * magnification) float32 stack: a
-2-D image for one time point. This module does the same through halostream.esrrf in one call
-(esrrf.h cuts time points as NanoPyx does).
+2-D image for one time point. The function eSRRF does the same through halostream.esrrf in one
+call (esrrf.h cuts time points as NanoPyx does).
 
 Where NanoPyx's result is defined by the degenerate statistic of one frame, it is reproduced:
 VAR of a one-frame time point is 0 everywhere (numpy.var of one sample), TAC2 of one is NaN
@@ -17,9 +28,11 @@ everywhere (numpy.mean of the empty lag-1 products; NanoPyx warns "Mean of empty
 so do we).
 
 The device: $HST_DEVICE, else auto (a GPU where there is one, else the host), through the
-Backend halostream.esrrf caches. Not supported (NotImplementedError naming the parameter):
-use_fht=True (Fourier interpolation), pad_edges=True (edge padding instead of zero margins),
-_force_run_type (NanoPyx's Liquid Engine run types; choose the device with $HST_DEVICE).
+Backend halostream.esrrf caches; or _force_run_type, NanoPyx's run type (its names, mapped to
+halostream's devices as __liquid_engine__.py lists them; ValueError listing ours for one we do
+not have), on the Liquid Engine's device of that run type, chosen by measured speed within a
+group ("OpenCL", "@cpu"). Not supported (NotImplementedError naming the parameter):
+use_fht=True (Fourier interpolation), pad_edges=True (edge padding instead of zero margins).
 Unlike NanoPyx, an image holding NaN or Inf raises HalostreamError (HST_ERROR_NON_FINITE)
 instead of returning NaN images."""
 
@@ -27,13 +40,18 @@ import warnings
 
 import numpy as np
 
-from . import _check, _lib, cached_backend
-from ._nanopyx_quality import (calculate_decorr_analysis, calculate_error_map,  # noqa: F401
+from .. import _check, _lib, cached_backend
+from .._nanopyx_quality import (calculate_decorr_analysis, calculate_error_map,  # noqa: F401
                                calculate_frc)
-from .backend import EsrrfArgs
+from ..backend import EsrrfArgs
+from .__liquid_engine__ import engine, esrrf_args, resolve_run_type
+from .core.transform._le_interpolation_catmull_rom import ShiftAndMagnify
+from .core.transform._le_radial_gradient_convergence import RadialGradientConvergence
+from .core.transform._le_roberts_cross_gradients import GradientRobertsCross
 
 __all__ = ["eSRRF", "run_esrrf_parameter_sweep", "calculate_error_map", "calculate_frc",
-           "calculate_decorr_analysis"]
+           "calculate_decorr_analysis", "ShiftAndMagnify", "GradientRobertsCross",
+           "RadialGradientConvergence"]
 
 _CORRELATIONS = {m.upper(): m for m in _lib.MODES}   # NanoPyx's temporal_correlation names
 
@@ -48,8 +66,9 @@ def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float
     image: (frames, rows, cols), any real numeric dtype (converted to float32 as NanoPyx does;
     uint8, uint16, int16 and float32 are read in place). Returns float32 (time points,
     rows * magnification, cols * magnification), squeezed: (rows * magnification,
-    cols * magnification) for one time point."""
-    _refuse_unsupported(use_fht, pad_edges, _force_run_type)
+    cols * magnification) for one time point. _force_run_type: None ($HST_DEVICE's device),
+    or NanoPyx's run type ("Threaded", "OpenCL", ...: the module's docstring)."""
+    _refuse_unsupported(use_fht, pad_edges)
     if temporal_correlation not in _CORRELATIONS:
         raise ValueError("Type of correlation must be AVG, VAR or TAC2")
     mode = _CORRELATIONS[temporal_correlation]
@@ -63,7 +82,9 @@ def eSRRF(image, magnification: int = 5, radius: float = 1.5, sensitivity: float
                    intensity_weighting=doIntensityWeighting, modes=(mode,),
                    macro_pixel_correction=macro_pixel_correction)
     _check.desc("eSRRF", frames_per_timepoint=per, fused=None, **options)   # before any C call
-    return np.squeeze(_timepoints(stack, per, mode, options))
+    run_type = None if _force_run_type is None else \
+        resolve_run_type("eSRRF", _force_run_type, engine().impls)
+    return np.squeeze(_timepoints(stack, per, mode, options, run_type))
 
 
 def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
@@ -102,17 +123,13 @@ def run_esrrf_parameter_sweep(img: np.ndarray, magnification: int = 2,
     return sens[s], rad[r]
 
 
-def _refuse_unsupported(use_fht, pad_edges, force_run_type):
+def _refuse_unsupported(use_fht, pad_edges):
     if use_fht:
         raise NotImplementedError("eSRRF: use_fht=True (Fourier interpolation) is not "
                                   "supported by halostream; it magnifies by Catmull-Rom")
     if pad_edges:
         raise NotImplementedError("eSRRF: pad_edges=True is not supported by halostream; its "
                                   "margins of int(radius * magnification) pixels are 0")
-    if force_run_type is not None:
-        raise NotImplementedError("eSRRF: _force_run_type=%r is not supported by halostream; "
-                                  "choose the device with $HST_DEVICE (e.g. host, gpu, 0:0)"
-                                  % (force_run_type,))
 
 
 def _as_stack(image):
@@ -131,15 +148,29 @@ def _as_stack(image):
     return np.ascontiguousarray(a)
 
 
-def _timepoints(stack, per, mode, options):
+def _timepoints(stack, per, mode, options, run_type):
     """The images of the time points of `per` frames (the last one the remainder):
     (time points, rows * mag, cols * mag)."""
     if per == 1 and mode != "avg":
         return _one_frame_statistic(len(stack), stack, mode, options["magnification"])
     args = EsrrfArgs(stack, frames_per_timepoint=per, fused=None, progress=None, **options)
-    out = cached_backend(None).run_esrrf(args)[mode]
+    out = _esrrf(args, run_type)[mode]
     if len(stack) % per == 1 and mode == "tac2":   # a last time point of one frame
         out[-1] = _one_frame_statistic(1, stack, mode, options["magnification"])[0]
+    return out
+
+
+def _esrrf(args, run_type):
+    """halostream.esrrf's {mode: images} of checked arguments: on the cached Backend (run_type
+    None), else on the Liquid Engine's implementation of run_type (liquid.h's name or "@tag")."""
+    if run_type is None:
+        return cached_backend(None).run_esrrf(args)
+    eng = engine()
+    largs, out, monitor = esrrf_args(eng, "eSRRF", args.stack, args.desc, args.progress)
+    try:
+        eng.run(_lib.LIQUID_METHODS.index("esrrf"), largs, run_type, monitor)
+    finally:
+        monitor.close()
     return out
 
 

@@ -1,0 +1,270 @@
+/* esrrf_disk_bench.c — the eSRRF command-line program (examples/esrrf.c) on a stack larger than
+   it keeps in memory, read from disk block by block, against the library's in-memory call
+   (hst_esrrf_run) on the same frames: frames per second of each and the program's peak resident
+   memory. Writes a synthetic u16 BigTIFF (bench_blinking_stack's frames, uncompressed, one strip
+   per page) of the size asked for, measures, and deletes it.
+
+       esrrf_disk_bench [--gib G] [--side N] [--mag M] [--block F] [--device S]
+                        [--esrrf PATH] [--dir DIR]
+
+     --gib G       the stack's size, GiB (a fraction allowed)                      [4]
+     --side N      frames of N x N pixels                                          [512]
+     --mag M       the magnification                                               [2]
+     --block F     frames per block, of the program and of the call; 0 automatic   [0]
+     --device S    the device, as the program's --device                [$HST_DEVICE, else auto]
+     --esrrf PATH  the program                                       [build/examples/esrrf]
+     --dir DIR     where the stack is written (it needs G GiB free)     [$TMPDIR, else /tmp]
+
+   Figures (one machine, one device; every figure frames / wall seconds):
+     write         the stack written and synced (MB/s of the disk under writing)
+     cold          the program on the stack evicted from the page cache (posix_fadvise
+                   DONTNEED after fsync: a file larger than memory behaves so): from the disk
+     warm          the program again, the stack in the page cache where memory holds it
+     in memory     hst_esrrf_run on the stack read into memory first (the reading not counted):
+                   the call the program's streaming is measured against
+     disk read     the stack read sequentially after eviction (what `dd` measures): the disk's
+                   rate, the bound of the cold run
+   with the program's peak resident memory (/usr/bin/time -v's "Maximum resident set size",
+   else wait4's) against the stack's size, and the ratios warm / in memory and cold / disk read.
+   The in-memory call needs the stack's size in free memory: it is skipped (said so) where
+   reading it fails.
+
+   Build: make build/bench/esrrf_disk_bench (libtiff and libpng, as the program). */
+
+#define _POSIX_C_SOURCE 200809L   /* posix_fadvise, fsync */
+#define _DEFAULT_SOURCE           /* wait4 (the program's peak resident memory without /usr/bin/time) */
+#define HST_IMPLEMENTATION
+#include "esrrf.h"
+#include "bench_util.h"
+
+#define IMAGE_IO_IMPLEMENTATION
+#include "../examples/image_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <tiffio.h>
+#include <unistd.h>
+
+#define CHUNK_FRAMES 64u   /* frames generated once and written again and again */
+#define TIME_PROGRAM "/usr/bin/time"
+
+typedef struct args {
+    double gib;
+    uint32_t side, mag;
+    uint64_t block;
+    const char *device, *esrrf, *dir;
+} args;
+
+static void usage_exit(void)
+{
+    fprintf(stderr, "usage: esrrf_disk_bench [--gib G] [--side N] [--mag M] [--block F] [--device S] "
+                    "[--esrrf PATH] [--dir DIR]\n");
+    exit(2);
+}
+
+static void parse(int argc, char **argv, args *a)
+{
+    int i;
+    const char *tmp = getenv("TMPDIR");
+    a->gib = 4.0; a->side = 512; a->mag = 2; a->block = 0;
+    a->device = NULL; a->esrrf = "build/examples/esrrf"; a->dir = tmp && *tmp ? tmp : "/tmp";
+    for (i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) usage_exit();
+        if (!strcmp(argv[i], "--gib")) a->gib = atof(v);
+        else if (!strcmp(argv[i], "--side")) a->side = (uint32_t)atoi(v);
+        else if (!strcmp(argv[i], "--mag")) a->mag = (uint32_t)atoi(v);
+        else if (!strcmp(argv[i], "--block")) a->block = (uint64_t)atoll(v);
+        else if (!strcmp(argv[i], "--device")) a->device = v;
+        else if (!strcmp(argv[i], "--esrrf")) a->esrrf = v;
+        else if (!strcmp(argv[i], "--dir")) a->dir = v;
+        else usage_exit();
+        i++;
+    }
+    if (!(a->gib > 0) || a->side < 16 || a->side > 8192 || a->mag < 1 || a->mag > HST_ESRRF_MAX_MAG) usage_exit();
+}
+
+/* frames x side x side u16 pages into a BigTIFF at path, synced; exits on failure. */
+static void write_stack(const char *path, uint64_t frames, uint32_t side)
+{
+    uint16_t *chunk = (uint16_t *)bench_blinking_stack(CHUNK_FRAMES, side, 0);
+    size_t frame_bytes = (size_t)side * side * 2;
+    TIFF *t = TIFFOpen(path, "w8");
+    uint64_t f;
+    int fd;
+    if (!t) { fprintf(stderr, "cannot write %s\n", path); exit(1); }
+    for (f = 0; f < frames; f++) {
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, side);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, side);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 16);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, side);
+        if (TIFFWriteEncodedStrip(t, 0, chunk + (f % CHUNK_FRAMES) * (frame_bytes / 2), (tmsize_t)frame_bytes) < 0 ||
+            !TIFFWriteDirectory(t)) {
+            fprintf(stderr, "cannot write %s (page %llu): disk full?\n", path, (unsigned long long)f + 1);
+            TIFFClose(t);
+            unlink(path);
+            exit(1);
+        }
+    }
+    TIFFClose(t);
+    free(chunk);
+    if ((fd = open(path, O_RDONLY)) >= 0) { fsync(fd); close(fd); }
+}
+
+/* The file's pages dropped from the page cache (clean after fsync: no privilege needed). */
+static void evict(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    fsync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+}
+
+/* The file read sequentially in 8 MiB reads: bytes per second. */
+static double read_rate(const char *path)
+{
+    size_t cap = (size_t)8 << 20;
+    char *buf = (char *)malloc(cap);
+    double t0 = now_s(), bytes = 0;
+    ssize_t n;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || !buf) { free(buf); if (fd >= 0) close(fd); return 0.0; }
+    while ((n = read(fd, buf, cap)) > 0) bytes += (double)n;
+    close(fd);
+    free(buf);
+    return bytes / (now_s() - t0);
+}
+
+/* One run of the program on in (output into dir): wall seconds, peak resident KiB. */
+typedef struct prog_run { double seconds; long rss_kib; } prog_run;
+
+static prog_run run_program(const args *a, const char *in)
+{
+    char out[4200], tv[4200], mag[16], block[32], line[512];
+    const char *argv[24];
+    int k = 0, status = 0, timed = access(TIME_PROGRAM, X_OK) == 0;
+    struct rusage ru;
+    prog_run pr = { 0.0, 0 };
+    double t0;
+    pid_t pid;
+    FILE *f;
+    snprintf(out, sizeof out, "%s/esrrf_disk_bench_out.tif", a->dir);
+    snprintf(tv, sizeof tv, "%s/esrrf_disk_bench_time.txt", a->dir);
+    snprintf(mag, sizeof mag, "%u", a->mag);
+    snprintf(block, sizeof block, "%llu", (unsigned long long)a->block);
+    if (timed) { argv[k++] = TIME_PROGRAM; argv[k++] = "-v"; argv[k++] = "-o"; argv[k++] = tv; }
+    argv[k++] = a->esrrf; argv[k++] = "-q"; argv[k++] = "--no-preview"; argv[k++] = "--mag"; argv[k++] = mag;
+    argv[k++] = "--block"; argv[k++] = block;
+    if (a->device) { argv[k++] = "--device"; argv[k++] = a->device; }
+    argv[k++] = in; argv[k++] = out; argv[k] = NULL;
+    fflush(NULL);
+    t0 = now_s();
+    if ((pid = fork()) == 0) {
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "%s failed (status %d)\n", a->esrrf, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        unlink(in);
+        exit(1);
+    }
+    pr.seconds = now_s() - t0;
+    pr.rss_kib = ru.ru_maxrss;
+    if (timed && (f = fopen(tv, "r")) != NULL) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, " Maximum resident set size (kbytes): %ld", &pr.rss_kib) == 1) break;
+        fclose(f);
+    }
+    unlink(tv);
+    unlink(out);
+    return pr;
+}
+
+/* hst_esrrf_run on the stack read into memory: frames per second of the call (0: not run). */
+static double in_memory_rate(const args *a, const char *in)
+{
+    io_stack st;
+    char err[1024];
+    hst_backend_desc bd;
+    hst_backend *be;
+    hst_esrrf_desc d;
+    uint64_t ntp;
+    uint32_t rm, cm;
+    float *out[HST_ESRRF_NUM_MODES] = { NULL, NULL, NULL };
+    double t0, rate;
+    if (!io_read_stack(in, 0, 0, &st, err, sizeof err)) {
+        printf("  in memory   not run: %s\n", err);
+        return 0.0;
+    }
+    memset(&bd, 0, sizeof bd);
+    bd.device = a->device;
+    CHECK(hst_esrrf_backend_create(&bd, &be, NULL));
+    memset(&d, 0, sizeof d);
+    d.backends = &be; d.num_backends = 1; d.magnification = a->mag; d.block_frames = a->block;
+    CHECK(hst_esrrf_output_shape(&d, st.frames, st.rows, st.cols, &ntp, &rm, &cm));
+    if (!(out[0] = (float *)malloc((size_t)ntp * rm * cm * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
+    t0 = now_s();
+    CHECK(hst_esrrf_run(&d, st.data, HST_ESRRF_U16, st.frames, st.rows, st.cols, out, NULL));
+    rate = (double)st.frames / (now_s() - t0);
+    free(out[0]);
+    io_stack_free(&st);
+    CHECK(hst_backend_destroy(be));
+    return rate;
+}
+
+int main(int argc, char **argv)
+{
+    args a;
+    char in[4200];
+    struct statvfs vfs;
+    uint64_t frames, bytes;
+    double t0, write_s, disk, mem;
+    prog_run cold, warm;
+    parse(argc, argv, &a);
+    frames = (uint64_t)(a.gib * (double)((uint64_t)1 << 30) / ((double)a.side * a.side * 2));
+    if (frames < 2) frames = 2;
+    bytes = frames * a.side * a.side * 2;
+    snprintf(in, sizeof in, "%s/esrrf_disk_bench_stack.tif", a.dir);
+    if (statvfs(a.dir, &vfs) == 0 && (double)vfs.f_bavail * vfs.f_frsize < 1.1 * (double)bytes) {
+        fprintf(stderr, "%s has %.1f GiB free; the stack needs %.1f GiB: choose --dir or a smaller --gib\n", a.dir,
+                (double)vfs.f_bavail * vfs.f_frsize / (1u << 30), (double)bytes / (1u << 30));
+        return 1;
+    }
+    printf("esrrf_disk_bench: %llu frames of %ux%u u16 (%.2f GiB BigTIFF in %s), mag %u, block %llu%s, %s\n",
+           (unsigned long long)frames, a.side, a.side, (double)bytes / (1u << 30), a.dir, a.mag,
+           (unsigned long long)a.block, a.block ? "" : " (automatic)", a.esrrf);
+    t0 = now_s();
+    write_stack(in, frames, a.side);
+    write_s = now_s() - t0;
+    printf("  write       %.0f MB/s (%.1f s)\n", (double)bytes / write_s / 1e6, write_s);
+    evict(in);
+    cold = run_program(&a, in);
+    warm = run_program(&a, in);
+    printf("  cold        %8.1f frames/s  (%.1f s, from the disk; peak RSS %.0f MiB)\n", (double)frames / cold.seconds,
+           cold.seconds, (double)cold.rss_kib / 1024);
+    printf("  warm        %8.1f frames/s  (%.1f s, from the page cache; peak RSS %.0f MiB for a %.0f MiB stack)\n",
+           (double)frames / warm.seconds, warm.seconds, (double)warm.rss_kib / 1024, (double)bytes / (1u << 20));
+    mem = in_memory_rate(&a, in);
+    if (mem > 0)
+        printf("  in memory   %8.1f frames/s  (hst_esrrf_run on the stack in memory, reading not counted)\n", mem);
+    evict(in);
+    disk = read_rate(in);
+    printf("  disk read   %8.1f frames/s  (%.0f MB/s sequential, after eviction)\n", disk / (a.side * a.side * 2.0),
+           disk / 1e6);
+    if (mem > 0) printf("  warm / in memory %.2f\n", (double)frames / warm.seconds / mem);
+    printf("  cold / min(disk read, in memory) %.2f\n", (double)frames / cold.seconds /
+           (mem > 0 && mem < disk / (a.side * a.side * 2.0) ? mem : disk / (a.side * a.side * 2.0)));
+    unlink(in);
+    return 0;
+}

@@ -1,0 +1,1 @@
+"""NanoPyx's nanopyx.core, as far as halostream provides it (transform)."""
