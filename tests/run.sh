@@ -5,7 +5,7 @@
 #   tests/run.sh [STAGE]...   (default: all)
 #
 #   quick    = basics headers-alone python-quick: a few minutes on 2 cores (`make test`)
-#   all      = devices headers noocl san mpi install python: the whole suite (`make test-all`,
+#   all      = devices headers noocl san mpi install python napari: the whole suite (`make test-all`,
 #              about 30 min on 2 cores)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
@@ -24,7 +24,11 @@
 #   install  `make install PREFIX=<tmp>`, then tests/cmake_consumer built against it through
 #            the CMake package (cmake) and through pkg-config, and run
 #   python   `make python` (the wheel), installed into a fresh venv, then python/tests/test_*.py
-#            on every device against the installed package
+#            (but test_napari.py) on every device against the installed package
+#   napari   the wheel and napari, PyQt5, pytest, pytest-qt from PyPI
+#            (scripts/napari-requirements.txt) in a venv of their own, then
+#            python/tests/test_napari.py on every device: the napari plugin in a real viewer on
+#            a virtual X display (xvfb-run; scripts/deps.sh napari)
 #   python-quick  the same wheel and venv, then QUICK_PY_TESTS on the host device, with
 #            HST_QUICK_TESTS=1 (test_readme.py then leaves out its second wheel build)
 #
@@ -564,7 +568,11 @@ find_python() {
 
 stage_python() {
     section "(g) Python package (python/): wheel, fresh venv, tests once per device"
-    python_tests all python/tests/test_*.py
+    local t tests=()
+    for t in python/tests/test_*.py; do   # the napari plugin's: stage_napari, its own venv
+        [ "$t" = "$NAPARI_TEST" ] || tests+=("$t")
+    done
+    python_tests all "${tests[@]}"
 }
 
 stage_python_quick() {
@@ -612,13 +620,57 @@ python_tests() {
     done
 }
 
+# ---------------------------------------------------------------------------- napari
+# The napari plugin (python/halostream/napari): the wheel (`make python`, unless the python
+# stage made it) and scripts/napari-requirements.txt from PyPI in a fresh venv (not the
+# system's packages: napari's own NumPy and Qt), then NAPARI_TEST on every device; the test
+# runs itself under xvfb-run (napari's canvas needs OpenGL, which Qt 5 gets from an X server)
+# and writes the viewer's screenshot to $BUILD/napari/screenshot.png. Without PyPI, or
+# without the system's Qt libraries and Xvfb (scripts/deps.sh napari), the stage notes it;
+# under CI=true that fails it.
+NAPARI_TEST=python/tests/test_napari.py
+stage_napari() {
+    section "(n) napari plugin (python/halostream/napari): a real viewer, once per device"
+    local py d dir=$BUILD/napari log=$LOGDIR/build/napari
+    if ! py=$(find_python); then
+        napari_missing "no python3 with numpy, setuptools, wheel, tifffile and venv"; return 0
+    fi
+    [ ${#DEVICES[@]} -gt 0 ] || list_devices
+    mkdir -p "$log"
+    if ! ls "$BUILD"/python/dist/halostream-*.whl > /dev/null 2>&1 &&
+       ! $MAKE -s --no-print-directory python PYTHON="$py" > "$log/wheel.log" 2>&1; then
+        fail_line "build python/wheel" "$log/wheel.log" tail; return 0
+    fi
+    rm -rf "$dir/venv"
+    if ! { "$py" -m venv "$dir/venv" &&
+           "$dir/venv/bin/python" -m pip install -r scripts/napari-requirements.txt &&
+           "$dir/venv/bin/python" -m pip install --no-deps "$BUILD"/python/dist/halostream-*.whl
+         } > "$log/venv.log" 2>&1; then
+        napari_missing "pip install -r scripts/napari-requirements.txt failed (PyPI?): $log/venv.log"
+        return 0
+    fi
+    for d in "${DEVICES[@]}"; do
+        run_test napari "$NAPARI_TEST" "$d" env -u HALOSTREAM_LIB -u PYTHONPATH \
+            HST_NAPARI_SCREENSHOT="$PWD/$dir/screenshot.png" "$dir/venv/bin/python"
+    done
+}
+
+# napari_missing WHY: a note, and under CI=true a failure (the plugin must be tested there).
+napari_missing() {
+    echo "  note: $1; napari plugin not tested"
+    if [ "${CI:-}" = true ]; then
+        FAILED=$((FAILED + 1))
+        echo "  FAIL  napari: $1 (under CI=true)"
+    fi
+}
+
 # ---------------------------------------------------------------------------- main
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(all)
 for s in "${stages[@]}"; do
     case $s in
         quick)   stage_basics; stage_headers_alone; stage_python_quick ;;
-        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python ;;
+        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python; stage_napari ;;
         basics)  stage_basics ;;
         devices) stage_devices ;;
         headers-alone) stage_headers_alone ;;
@@ -629,7 +681,8 @@ for s in "${stages[@]}"; do
         install) stage_install ;;
         python)  stage_python ;;
         python-quick) stage_python_quick ;;
-        *) echo "run.sh: unknown stage '$s' (quick, all, basics, devices, headers-alone, headers, noocl, san, mpi, install, python, python-quick)" >&2; exit 2 ;;
+        napari)  stage_napari ;;
+        *) echo "run.sh: unknown stage '$s' (quick, all, basics, devices, headers-alone, headers, noocl, san, mpi, install, python, python-quick, napari)" >&2; exit 2 ;;
     esac
 done
 [ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"
