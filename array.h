@@ -867,7 +867,7 @@ static hst_result hst__sum_batch_check(const hst_array *const *x, size_t count, 
     hst_result r;
     off[0] = 0;
     for (k = 0; k < count; k++) {
-        snprintf(name, sizeof name, "x[%zu]", k);
+        snprintf(name, sizeof name, "x[%lu]", (unsigned long)k);
         if ((r = hst__reduce_check(F, name, x[k], NULL, HST_REDUCE_SUM, &groups[k], &bytes)) != HST_SUCCESS) return r;
         if (x[k]->be != x[0]->be)
             return hst_backend_fail(x[k]->be, HST_ERROR_SHAPE, HST_LOGITEM_SHAPE_MISMATCH, F,

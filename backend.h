@@ -137,6 +137,12 @@
                       hst_size_mul hst_size_add hst_hash_final hst_temp_name hst_buffer_create_view
                       hst_buffer_root hst_backend_cl_platform hst_test_device_wrap
                       hst_test_device_count hst_test_device_op_name hst_test_device_reset
+     OS shim          hst_thread_create hst_thread_join hst_mutex_init hst_mutex_destroy
+                      hst_mutex_lock hst_mutex_unlock hst_cond_init hst_cond_destroy
+                      hst_cond_wait hst_cond_signal hst_cond_broadcast hst_once hst_atomic_add
+                      hst_cpu_count hst_physical_memory_bytes hst_process_id hst_user_id
+                      hst_mkdirs hst_rename_replace hst_file_lock_acquire
+                      hst_file_lock_release
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
@@ -166,6 +172,22 @@
 #  endif
 #endif
 
+/* The library's printf-style functions take C99 conversions (%zu, %llu) everywhere:
+   HST__PRINTF(f, a) has the compiler check a call's format (string at f, arguments from a) and
+   HST__VSNPRINTF formats. mingw-w64's "printf" would be msvcrt's, which lacks %zu: there the
+   check is gnu_printf and the formatter mingw-w64's own C99 one, whatever the build's
+   __USE_MINGW_ANSI_STDIO. MSVC's CRT (2015 and later) is C99 already. */
+#if defined(__MINGW32__)
+#  define HST__PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#  define HST__VSNPRINTF __mingw_vsnprintf
+#elif defined(__GNUC__) || defined(__clang__)
+#  define HST__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#  define HST__VSNPRINTF vsnprintf
+#else
+#  define HST__PRINTF(f, a)
+#  define HST__VSNPRINTF vsnprintf
+#endif
+
 #if defined(HST_IMPLEMENTATION) && !defined(HST_BACKEND_IMPLEMENTATION)
 #  define HST_BACKEND_IMPLEMENTATION
 #endif
@@ -183,6 +205,12 @@
 #  else
 #    include <CL/cl.h>
 #  endif
+#endif
+
+/* The POSIX half of the OS shim (see "OS shim" below): the thread types. Windows' half keeps
+   <windows.h> out of the declarations (its types are pointer-sized opaque words). */
+#if !defined(_WIN32)
+#  include <pthread.h>
 #endif
 
 #ifdef __cplusplus
@@ -293,7 +321,7 @@ typedef void (*hst_log_fn)(void *user, hst_log_level level, hst_log_item item,
 HST_API const char *hst_log_item_name(hst_log_item item);
 
 /* Seconds on a monotonic clock (CLOCK_MONOTONIC where the build exposes it, else wall time
-   from gettimeofday; on Windows clock()), for timing work. Thread-safe. */
+   from gettimeofday; on Windows QueryPerformanceCounter), for timing work. Thread-safe. */
 HST_API double hst_time_s(void);
 
 /* Host allocator override: both set or both NULL (then malloc/free). alloc returns memory
@@ -1191,9 +1219,7 @@ HST_API void *hst_backend_extension(const hst_backend *be, const char *name);
 /* Logs "func: message" (printf-style) at HST_LOG_ERROR under item and returns result: how a
    layer rejects an argument (HST_ERROR_INVALID_ARGUMENT) or reports a failure of its own.
    Thread safety: while alive (be NULL: thread-safe). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 5, 6)))
-#endif
+HST__PRINTF(5, 6)
 HST_API HST_NODISCARD hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
                                                   const char *func, const char *fmt, ...);
 /* The headers' rejections, (be, func, fmt, ...): HST_ERROR_INVALID_ARGUMENT, logged under the
@@ -1247,6 +1273,77 @@ HST_API HST_NODISCARD hst_result hst_buffer_create_view(hst_buffer *buf, size_t 
 /* The allocation a buffer lies in (a sub-buffer's or view's parent, else buf itself) and buf's
    byte offset in it (*origin); NULL for buf NULL. Thread safety: while alive. */
 HST_API const hst_buffer *hst_buffer_root(const hst_buffer *buf, size_t *origin);
+
+/* ---------------------------------------------------------------------------------------------
+   OS shim: the few operating-system services the library's headers use, on POSIX (pthreads,
+   fcntl, sysconf) and on Windows (Win32: CreateThread, SRWLOCK, CONDITION_VARIABLE,
+   InitOnceExecuteOnce, Interlocked*, LockFileEx, MoveFileEx), so that no other header includes
+   <pthread.h>, <unistd.h> or <windows.h>. Modelled on miniaudio's ma_thread / ma_mutex: plain
+   structs the caller owns, no allocation except a thread's start record on Windows. Every
+   function here is thread-safe (on distinct objects; a mutex, condition or once flag is made
+   to be shared). */
+#if defined(_WIN32)
+typedef struct hst_thread { void *handle; } hst_thread;          /* HANDLE */
+typedef struct hst_mutex { void *srw; } hst_mutex;               /* SRWLOCK */
+typedef struct hst_cond { void *cv; } hst_cond;                  /* CONDITION_VARIABLE */
+typedef struct hst_once_flag { void *init; } hst_once_flag;      /* INIT_ONCE */
+#  define HST_ONCE_INIT {0}
+typedef struct hst_file_lock { void *handle; } hst_file_lock;    /* HANDLE */
+#else
+typedef struct hst_thread { pthread_t t; } hst_thread;
+typedef struct hst_mutex { pthread_mutex_t m; } hst_mutex;
+typedef struct hst_cond { pthread_cond_t c; } hst_cond;
+typedef struct hst_once_flag { pthread_once_t o; } hst_once_flag;
+#  define HST_ONCE_INIT {PTHREAD_ONCE_INIT}
+typedef struct hst_file_lock { int fd; } hst_file_lock;
+#endif
+/* Starts fn(arg) on a new thread (its return value is dropped). 1 on success, 0 when the
+   system refuses (out of memory, thread limit: *t is then unusable, the caller runs fn
+   itself). hst_thread_join waits for it to end and frees it; join each started thread once. */
+HST_API int hst_thread_create(hst_thread *t, void *(*fn)(void *), void *arg);
+HST_API void hst_thread_join(hst_thread *t);
+/* A non-recursive mutex and a condition variable (no timed wait: the library has none).
+   init: 1 on success, 0 when the system refuses (POSIX only; destroy only what was made).
+   hst_cond_wait releases m, sleeps until signalled (or spuriously: wait in a loop on the
+   predicate, as with pthread_cond_wait) and re-takes m. */
+HST_API int hst_mutex_init(hst_mutex *m);
+HST_API void hst_mutex_destroy(hst_mutex *m);
+HST_API void hst_mutex_lock(hst_mutex *m);
+HST_API void hst_mutex_unlock(hst_mutex *m);
+HST_API int hst_cond_init(hst_cond *c);
+HST_API void hst_cond_destroy(hst_cond *c);
+HST_API void hst_cond_wait(hst_cond *c, hst_mutex *m);
+HST_API void hst_cond_signal(hst_cond *c);
+HST_API void hst_cond_broadcast(hst_cond *c);
+/* Runs fn exactly once per flag (a static `hst_once_flag f = HST_ONCE_INIT;`), the other
+   callers waiting until it has returned. */
+HST_API void hst_once(hst_once_flag *flag, void (*fn)(void));
+/* *p += v as one atomic read-modify-write with a full barrier; returns the new value
+   (v = 0: an atomic load). */
+HST_API long hst_atomic_add(volatile long *p, long v);
+/* The online processors (>= 1; 1 where the system does not say), the physical memory in
+   bytes (0 where the system does not say), this process's id. */
+HST_API unsigned hst_cpu_count(void);
+HST_API uint64_t hst_physical_memory_bytes(void);
+HST_API long hst_process_id(void);
+/* The user's numeric id (getuid) for per-user file names; 0 on Windows, where the cache
+   directories are per user already. */
+HST_API unsigned long hst_user_id(void);
+/* Creates directory dir and the directories above it ('/' separates; '\\' too on Windows),
+   mode 0755 on POSIX; existing ones are fine, failures show when the caller writes there. */
+HST_API void hst_mkdirs(const char *dir);
+/* Renames from over to, replacing an existing to in one step (POSIX rename; MoveFileEx with
+   MOVEFILE_REPLACE_EXISTING on Windows, whose plain rename refuses). 1 on success, 0 with
+   errno (POSIX) or the Win32 error (Windows) left as the system set it. */
+HST_API int hst_rename_replace(const char *from, const char *to);
+/* An exclusive advisory lock on the file at path (created if absent, left in place), held
+   until hst_file_lock_release or the process ends; waits while another holder has it. Threads
+   of one process exclude each other too (Linux: open-file-description locks; Windows:
+   LockFileEx per handle); other POSIX systems lock per process (fcntl). 1 on success, 0 when
+   the file cannot be opened or locked. */
+HST_API int hst_file_lock_acquire(hst_file_lock *l, const char *path);
+HST_API void hst_file_lock_release(hst_file_lock *l);
+
 #ifndef HST_NO_OPENCL
 /* Thread safety: while alive. */
 HST_API cl_platform_id hst_backend_cl_platform(const hst_backend *be);  /* NULL on host */
@@ -1285,9 +1382,18 @@ HST_API void hst_test_device_reset(void);
 #include <string.h>
 #include <time.h>
 #include <signal.h>   /* sig_atomic_t: hst_backend_interrupt is async-signal-safe */
+/* The OS shim's halves (">>os shim"): the only place in the library that includes these. */
 #if defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  ifndef NOMINMAX
+#    define NOMINMAX
+#  endif
+#  include <windows.h>
 #  include <direct.h>
 #else
+#  include <fcntl.h>
 #  include <sys/stat.h>
 #  include <sys/types.h>
 #  include <unistd.h>
@@ -1295,11 +1401,6 @@ HST_API void hst_test_device_reset(void);
 #endif
 
 
-#if defined(__GNUC__) || defined(__clang__)
-#  define HST__PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#  define HST__PRINTF(f, a)
-#endif
 /* Definitions of public functions: with HST_STATIC they are static, and a program that uses only
    some of them must not be warned about the rest. */
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
@@ -1716,7 +1817,7 @@ static void hst__vlog(const hst_backend *be, hst_log_level level, hst_log_item i
     hst_log_fn fn = be ? be->logger : hst__stderr_logger;
     hst_log_level max = be ? be->log_level : hst__env_log_level();
     if (level > max) return;
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    HST__VSNPRINTF(msg, sizeof msg, fmt, ap);
     fn(be ? be->log_user : NULL, level, item, msg);
 }
 
@@ -1746,7 +1847,7 @@ HST__BDEF hst_result hst_backend_fail(const hst_backend *be, hst_result result, 
     char why[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    HST__VSNPRINTF(why, sizeof why, fmt, ap);
     va_end(ap);
     hst__log(be, HST_LOG_ERROR, item, "%s: %s", func, why);
     return result;
@@ -1840,22 +1941,25 @@ HST__BDEF uint64_t hst_hash_bytes(uint64_t h, const void *data, size_t n) {
 }
 
 HST__BDEF double hst_time_s(void) {
-#if defined(CLOCK_MONOTONIC)
+#if defined(_WIN32)
+    LARGE_INTEGER t, f;   /* the performance counter: monotonic, sub-microsecond */
+    QueryPerformanceCounter(&t);
+    QueryPerformanceFrequency(&f);
+    return (double)t.QuadPart / (double)f.QuadPart;
+#elif defined(CLOCK_MONOTONIC)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-#elif !defined(_WIN32)
+#else
     struct timeval tv;   /* strict C99 hides clock_gettime: wall time with microseconds */
     gettimeofday(&tv, NULL);
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
-#else
-    return (double)clock() / CLOCKS_PER_SEC;   /* elapsed wall time on Windows */
 #endif
 }
 
 /* Nanoseconds on the monotonic clock of hst_time_s: the host device's profiling times. */
 static uint64_t hst__time_ns(void) {
-#if defined(CLOCK_MONOTONIC)
+#if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -1868,6 +1972,295 @@ HST__BDEF uint64_t hst_hash_final(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* >>os shim ---------------------------------------------------------------------------------- */
+/* The declarations' "OS shim": one #if per service, POSIX first, Win32 second. */
+#if defined(_WIN32)
+typedef char hst__check_win32_words[(sizeof(SRWLOCK) == sizeof(void *) &&
+                                     sizeof(CONDITION_VARIABLE) == sizeof(void *) &&
+                                     sizeof(INIT_ONCE) == sizeof(void *) &&
+                                     sizeof(LONG) == sizeof(long)) ? 1 : -1];
+/* A thread's entry and argument, allocated by the creator and freed by the thread (the
+   caller's hst_thread may move before the thread runs). */
+typedef struct hst__thread_start { void *(*fn)(void *); void *arg; } hst__thread_start;
+static DWORD WINAPI hst__thread_main(LPVOID p) {
+    hst__thread_start st = *(hst__thread_start *)p;
+    free(p);
+    (void)st.fn(st.arg);
+    return 0;
+}
+#endif
+
+HST__BDEF int hst_thread_create(hst_thread *t, void *(*fn)(void *), void *arg) {
+#if defined(_WIN32)
+    hst__thread_start *st = (hst__thread_start *)malloc(sizeof *st);
+    if (!st) return 0;
+    st->fn = fn;
+    st->arg = arg;
+    if (!(t->handle = CreateThread(NULL, 0, hst__thread_main, st, 0, NULL))) { free(st); return 0; }
+    return 1;
+#else
+    return pthread_create(&t->t, NULL, fn, arg) == 0;
+#endif
+}
+
+HST__BDEF void hst_thread_join(hst_thread *t) {
+#if defined(_WIN32)
+    WaitForSingleObject((HANDLE)t->handle, INFINITE);
+    CloseHandle((HANDLE)t->handle);
+#else
+    pthread_join(t->t, NULL);
+#endif
+}
+
+HST__BDEF int hst_mutex_init(hst_mutex *m) {
+#if defined(_WIN32)
+    InitializeSRWLock((PSRWLOCK)(void *)&m->srw);
+    return 1;
+#else
+    return pthread_mutex_init(&m->m, NULL) == 0;
+#endif
+}
+
+HST__BDEF void hst_mutex_destroy(hst_mutex *m) {
+#if defined(_WIN32)
+    (void)m;   /* an SRW lock holds no resources */
+#else
+    pthread_mutex_destroy(&m->m);
+#endif
+}
+
+HST__BDEF void hst_mutex_lock(hst_mutex *m) {
+#if defined(_WIN32)
+    AcquireSRWLockExclusive((PSRWLOCK)(void *)&m->srw);
+#else
+    pthread_mutex_lock(&m->m);
+#endif
+}
+
+HST__BDEF void hst_mutex_unlock(hst_mutex *m) {
+#if defined(_WIN32)
+    ReleaseSRWLockExclusive((PSRWLOCK)(void *)&m->srw);
+#else
+    pthread_mutex_unlock(&m->m);
+#endif
+}
+
+HST__BDEF int hst_cond_init(hst_cond *c) {
+#if defined(_WIN32)
+    InitializeConditionVariable((PCONDITION_VARIABLE)(void *)&c->cv);
+    return 1;
+#else
+    return pthread_cond_init(&c->c, NULL) == 0;
+#endif
+}
+
+HST__BDEF void hst_cond_destroy(hst_cond *c) {
+#if defined(_WIN32)
+    (void)c;   /* a condition variable holds no resources */
+#else
+    pthread_cond_destroy(&c->c);
+#endif
+}
+
+HST__BDEF void hst_cond_wait(hst_cond *c, hst_mutex *m) {
+#if defined(_WIN32)
+    SleepConditionVariableSRW((PCONDITION_VARIABLE)(void *)&c->cv, (PSRWLOCK)(void *)&m->srw,
+                              INFINITE, 0);
+#else
+    pthread_cond_wait(&c->c, &m->m);
+#endif
+}
+
+HST__BDEF void hst_cond_signal(hst_cond *c) {
+#if defined(_WIN32)
+    WakeConditionVariable((PCONDITION_VARIABLE)(void *)&c->cv);
+#else
+    pthread_cond_signal(&c->c);
+#endif
+}
+
+HST__BDEF void hst_cond_broadcast(hst_cond *c) {
+#if defined(_WIN32)
+    WakeAllConditionVariable((PCONDITION_VARIABLE)(void *)&c->cv);
+#else
+    pthread_cond_broadcast(&c->c);
+#endif
+}
+
+#if defined(_WIN32)
+/* InitOnceExecuteOnce passes a data pointer: the function pointer travels inside a struct
+   (ISO C has no conversion between function and object pointers). */
+typedef struct hst__once_call { void (*fn)(void); } hst__once_call;
+static BOOL CALLBACK hst__once_main(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+    (void)once; (void)ctx;
+    ((hst__once_call *)param)->fn();
+    return TRUE;
+}
+#endif
+
+HST__BDEF void hst_once(hst_once_flag *flag, void (*fn)(void)) {
+#if defined(_WIN32)
+    hst__once_call call;
+    call.fn = fn;
+    InitOnceExecuteOnce((PINIT_ONCE)(void *)&flag->init, hst__once_main, &call, NULL);
+#else
+    pthread_once(&flag->o, fn);
+#endif
+}
+
+#if !defined(_WIN32) && !defined(__GNUC__) && !defined(__clang__)
+static pthread_mutex_t hst__atomic_mutex = PTHREAD_MUTEX_INITIALIZER;  /* no builtins: a lock */
+#endif
+HST__BDEF long hst_atomic_add(volatile long *p, long v) {
+#if defined(_WIN32)
+    return InterlockedExchangeAdd((volatile LONG *)p, (LONG)v) + v;
+#elif defined(__GNUC__) || defined(__clang__)
+    return __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST);
+#else
+    long r;
+    pthread_mutex_lock(&hst__atomic_mutex);
+    r = (*p += v);
+    pthread_mutex_unlock(&hst__atomic_mutex);
+    return r;
+#endif
+}
+
+HST__BDEF unsigned hst_cpu_count(void) {
+#if defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);   /* the processors of this process's group (at most 64) */
+    return si.dwNumberOfProcessors > 0 ? (unsigned)si.dwNumberOfProcessors : 1u;
+#elif defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && (unsigned long)n <= UINT32_MAX ? (unsigned)n : 1u;
+#else
+    return 1;
+#endif
+}
+
+HST__BDEF uint64_t hst_physical_memory_bytes(void) {
+#if defined(_WIN32)
+    MEMORYSTATUSEX ms;
+    ms.dwLength = sizeof ms;
+    return GlobalMemoryStatusEx(&ms) ? (uint64_t)ms.ullTotalPhys : 0;
+#elif defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (uint64_t)pages <= UINT64_MAX / (uint64_t)page)
+        return (uint64_t)pages * (uint64_t)page;
+    return 0;
+#else
+    return 0;
+#endif
+}
+
+HST__BDEF long hst_process_id(void) {
+#if defined(_WIN32)
+    return (long)GetCurrentProcessId();
+#else
+    return (long)getpid();
+#endif
+}
+
+HST__BDEF unsigned long hst_user_id(void) {
+#if defined(_WIN32)
+    return 0;
+#else
+    return (unsigned long)getuid();
+#endif
+}
+
+static int hst__is_separator(char c) {
+#if defined(_WIN32)
+    return c == '/' || c == '\\';
+#else
+    return c == '/';
+#endif
+}
+
+static void hst__mkdir_one(const char *dir) {
+#if defined(_WIN32)
+    (void)_mkdir(dir);
+#else
+    (void)mkdir(dir, 0755);
+#endif
+}
+
+HST__BDEF void hst_mkdirs(const char *dir) {
+    char tmp[1024];
+    size_t i;
+    if (!dir || !dir[0]) return;
+    hst__copy_string(tmp, sizeof tmp, dir);
+    for (i = 1; tmp[i]; i++) {
+        char c = tmp[i];
+        if (!hst__is_separator(c)) continue;
+        tmp[i] = '\0';
+        hst__mkdir_one(tmp);
+        tmp[i] = c;
+    }
+    hst__mkdir_one(tmp);
+}
+
+HST__BDEF int hst_rename_replace(const char *from, const char *to) {
+#if defined(_WIN32)
+    return MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING) != 0;
+#else
+    return rename(from, to) == 0;
+#endif
+}
+
+/* Linux's open-file-description locks (3.15 and later; glibc names them only under
+   _GNU_SOURCE, which a header cannot count on): owned by the open file, not the process, so
+   the threads of one process exclude each other too, and closing one descriptor does not drop
+   another thread's lock, as it does with F_SETLKW. */
+#if defined(__linux__)
+#  ifdef F_OFD_SETLKW
+#    define HST__F_OFD_SETLKW F_OFD_SETLKW
+#  else
+#    define HST__F_OFD_SETLKW 38
+#  endif
+#endif
+
+HST__BDEF int hst_file_lock_acquire(hst_file_lock *l, const char *path) {
+#if defined(_WIN32)
+    OVERLAPPED ov;
+    HANDLE h = CreateFileA(path, GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    memset(&ov, 0, sizeof ov);   /* the first byte; LockFileEx without FAIL_IMMEDIATELY waits */
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ov)) { CloseHandle(h); return 0; }
+    l->handle = h;
+    return 1;
+#else
+    struct flock fl;
+    int fd, cmd = F_SETLKW;
+    if ((fd = open(path, O_RDWR | O_CREAT, 0644)) < 0) return 0;
+    memset(&fl, 0, sizeof fl);   /* l_pid 0, as open-file-description locks require */
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+#  ifdef HST__F_OFD_SETLKW
+    cmd = HST__F_OFD_SETLKW;
+#  endif
+    while (fcntl(fd, cmd, &fl) != 0) {
+        if (errno == EINVAL && cmd != F_SETLKW) { cmd = F_SETLKW; continue; }  /* older kernel */
+        if (errno != EINTR) { close(fd); return 0; }
+    }
+    l->fd = fd;
+    return 1;
+#endif
+}
+
+HST__BDEF void hst_file_lock_release(hst_file_lock *l) {
+#if defined(_WIN32)
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof ov);
+    UnlockFileEx((HANDLE)l->handle, 0, 1, 0, &ov);
+    CloseHandle((HANDLE)l->handle);
+#else
+    close(l->fd);   /* releases the fcntl lock; the file stays for the next holder */
+#endif
 }
 
 /* >>results ---------------------------------------------------------------------------------- */
@@ -1928,14 +2321,15 @@ static hst_result hst__not_profiled(const hst_backend *be, const char *why) {
     return HST__CL_PROFILING_INFO_NOT_AVAILABLE;
 }
 
+#ifndef HST_NO_OPENCL
 /* Announces that no OpenCL platform exists, once per process, as the design asks. */
 static void hst__note_no_platform(const hst_backend *be) {
-    static int said = 0;
-    if (said) return;
-    said = 1;
+    static volatile long said = 0;   /* backends open on several threads at once */
+    if (hst_atomic_add(&said, 1) != 1) return;
     hst__log(be, HST_LOG_WARN, HST_LOGITEM_NO_PLATFORM,
              "no OpenCL device found: the host device runs everything (C twins of the kernels)");
 }
+#endif
 
 /* >>opencl device ---------------------------------------------------------------------------- */
 /* The OpenCL implementation of the device interface: everything that calls OpenCL. */
@@ -1965,17 +2359,9 @@ static cl_event *hst__cl_out(hst_event *out) { return (cl_event *)(void *)out; }
    writes the same value. */
 static long hst__cl_pid;
 
-static long hst__pid(void) {
-#if defined(_WIN32)
-    return 1;   /* no fork() */
-#else
-    return (long)getpid();
-#endif
-}
-
 /* 1 where OpenCL may be called: not in a child forked after its parent initialised OpenCL,
    where OpenCL would wait for the parent's threads (destroy and release calls ask it too). */
-static int hst__cl_usable(void) { return hst__cl_pid == 0 || hst__cl_pid == hst__pid(); }
+static int hst__cl_usable(void) { return hst__cl_pid == 0 || hst__cl_pid == hst_process_id(); }
 
 /* The refusal of an OpenCL call in such a child (func: the public function). */
 static hst_result hst__cl_refused(const hst_backend *be, const char *func) {
@@ -1983,7 +2369,7 @@ static hst_result hst__cl_refused(const hst_backend *be, const char *func) {
                             "OpenCL was initialised in process %ld and this process (%ld) is a "
                             "child of fork(): OpenCL cannot run here (its threads were not "
                             "copied); use the host device (HST_DEVICE=host), or start the process "
-                            "with exec (Python: the 'spawn' start method)", hst__cl_pid, hst__pid());
+                            "with exec (Python: the 'spawn' start method)", hst__cl_pid, hst_process_id());
 }
 /* The check that opens every call that would call OpenCL (in a function returning hst_result). */
 #define HST__CL_HERE(be, func) do { if (!hst__cl_usable()) return hst__cl_refused(be, func); } while (0)
@@ -2066,7 +2452,7 @@ static void hst__cl_visit(hst__device_visit fn, void *user) {
     cl_uint np = 0, p;
     cl_platform_id plats[16];
     if (!hst__cl_usable()) return;   /* a child of fork(): no OpenCL device */
-    if (!hst__cl_pid) hst__cl_pid = hst__pid();
+    if (!hst__cl_pid) hst__cl_pid = hst_process_id();
     if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
     if (np > 16) np = 16;
     for (p = 0; p < np; p++) {
@@ -2111,7 +2497,7 @@ static hst_result hst__select_forked(const hst_backend *be, const char *sel, hst
                                      char *why, size_t why_bytes) {
     char forked[160];
     snprintf(forked, sizeof forked, "OpenCL was initialised in process %ld and this process "
-             "(%ld) is a child of fork(), where only the host device runs", hst__cl_pid, hst__pid());
+             "(%ld) is a child of fork(), where only the host device runs", hst__cl_pid, hst_process_id());
     if (r == HST_ERROR_NO_DEVICE) {
         snprintf(why, why_bytes, "'%s' matches no device this process can use: %s (HST_DEVICE=host; "
                  "or start the process with exec: Python's 'spawn' start method)", sel, forked);
@@ -2859,27 +3245,6 @@ static unsigned char *hst__cache_read(const hst_backend *be, const uint64_t key[
     return data;
 }
 
-static void hst__mkdirs(const char *dir) {
-    char tmp[1024];
-    size_t i;
-    hst__copy_string(tmp, sizeof tmp, dir);
-    for (i = 1; tmp[i]; i++) {
-        if (tmp[i] != '/') continue;
-        tmp[i] = '\0';
-#if defined(_WIN32)
-        _mkdir(tmp);
-#else
-        mkdir(tmp, 0755);
-#endif
-        tmp[i] = '/';
-    }
-#if defined(_WIN32)
-    _mkdir(tmp);
-#else
-    mkdir(tmp, 0755);
-#endif
-}
-
 /* Writes an entry atomically: a unique temporary file renamed over the final name, so readers
    never see a half-written entry and two writers of the same key both leave a whole one. */
 static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
@@ -2888,7 +3253,7 @@ static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
     hst__cache_header h;
     FILE *f;
     int ok;
-    hst__mkdirs(be->cache_dir);
+    hst_mkdirs(be->cache_dir);
     hst__cache_path(be, key, path, sizeof path);
     hst_temp_name(tmp, sizeof tmp, path, &h);
     memcpy(h.magic, HST__CACHE_MAGIC, 8);
@@ -2900,7 +3265,7 @@ static hst_result hst__cache_write(const hst_backend *be, const uint64_t key[2],
     }
     ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, bytes, f) == bytes;
     ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    if (!ok || !hst_rename_replace(tmp, path)) {
         hst__log(be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write %s: %s", path, strerror(errno));
         remove(tmp);
         return HST_ERROR_IO;
@@ -3161,22 +3526,8 @@ static const hst__device_ops *hst__opencl_device(void) { return &hst__opencl_ops
 /* >>devices ---------------------------------------------------------------------------------- */
 /* The host device's memory: physical memory where the system says, else the largest object. */
 static uint64_t hst__host_memory_bytes(void) {
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0 && (uint64_t)pages <= (uint64_t)PTRDIFF_MAX / (uint64_t)page)
-        return (uint64_t)pages * (uint64_t)page;
-#endif
-    return (uint64_t)PTRDIFF_MAX;
-}
-
-/* The host device's compute units: the online processors, on which the host twins that run
-   in threads (esrrf.h's stages, one thread per core) spread; 1 where the system does not say. */
-static unsigned hst__host_cores(void) {
-#if defined(_SC_NPROCESSORS_ONLN)
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n > 0 && (unsigned long)n <= UINT32_MAX) return (unsigned)n;
-#endif
-    return 1;
+    uint64_t bytes = hst_physical_memory_bytes();
+    return bytes > 0 && bytes <= (uint64_t)PTRDIFF_MAX ? bytes : (uint64_t)PTRDIFF_MAX;
 }
 
 static void hst__host_device_info(hst_device_info *d) {
@@ -3190,7 +3541,7 @@ static void hst__host_device_info(hst_device_info *d) {
     hst__copy_string(d->platform_name, sizeof d->platform_name, "host");
     hst__copy_string(d->version, sizeof d->version, "halostream " HST_VERSION_STRING);
     hst__copy_string(d->driver_version, sizeof d->driver_version, HST_VERSION_STRING);
-    d->compute_units = hst__host_cores();        /* the threads of the host twins (esrrf.h) */
+    d->compute_units = hst_cpu_count();          /* the threads of the host twins (esrrf.h) */
     d->global_mem_bytes = d->max_alloc_bytes = hst__host_memory_bytes();
     d->max_work_group_size = 1;
     d->mem_base_addr_align_bytes = HST__HOST_ALIGN;  /* the same rule as an OpenCL device */
@@ -3300,15 +3651,20 @@ static void hst__describe_devices(const hst_device_info *list, size_t n, const c
 }
 
 
+/* The selector in force: the caller's, else HST_DEVICE, else "auto". */
+static const char *hst__selector(const char *selector) {
+    const char *sel = selector;
+    if (!sel || !*sel) sel = getenv("HST_DEVICE");
+    return sel && *sel ? sel : "auto";
+}
+
 static hst_result hst__select(const hst_backend *be, const char *selector, hst_device_info *out,
                               char *why, size_t why_bytes) {
     hst_device_info *list;
     size_t n = 0;
     long pick;
-    const char *sel = selector;
+    const char *sel = hst__selector(selector);
     hst_result r;
-    if (!sel || !*sel) sel = getenv("HST_DEVICE");
-    if (!sel || !*sel) sel = "auto";
     if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
     list = (hst_device_info *)hst__malloc(be, n * sizeof *list);
     if (!list) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -3324,6 +3680,13 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
         r = HST_SUCCESS;
     } else {
         hst__describe_devices(list, n, sel, why, why_bytes);
+#ifdef HST_NO_OPENCL
+        {   /* say why no OpenCL device is listed */
+            size_t used = strlen(why);
+            snprintf(why + used, why_bytes - used, " (a build with HST_NO_OPENCL has the host "
+                     "device alone)");
+        }
+#endif
         r = HST_ERROR_NO_DEVICE;
     }
 #ifndef HST_NO_OPENCL
@@ -4909,12 +5272,9 @@ static void hst__program_key(const hst_backend *be, size_t count, const char *co
    (threads would race on one): the caller's stack address tells threads apart, and a thread
    renames each temporary file before it makes the next. */
 HST__BDEF void hst_temp_name(char *buf, size_t cap, const char *path, const void *stack) {
-#if defined(_WIN32)
-    snprintf(buf, cap, "%s.%lu.%lx.tmp", path, (unsigned long)time(NULL),
-             (unsigned long)(uintptr_t)stack);
-#else
-    snprintf(buf, cap, "%s.%ld.%lx.tmp", path, (long)getpid(), (unsigned long)(uintptr_t)stack);
-#endif
+    /* the address in full (unsigned long is 32 bits on 64-bit Windows) */
+    snprintf(buf, cap, "%s.%ld.%llx.tmp", path, hst_process_id(),
+             (unsigned long long)(uintptr_t)stack);
 }
 
 static hst_program *hst__program_find(hst_backend *be, const uint64_t key[2]) {
@@ -5512,16 +5872,21 @@ static hst_result hst__host_marker(hst_queue *q, int barrier, HST__WAITS) {
 }
 
 
-/* The host device runs everything on the calling thread: a child of fork() included. */
+/* The host device runs everything on the calling thread: a child of fork() included. Where
+   the caller did not ask for it by name and no OpenCL device exists, it says once that the
+   host device serves instead; a build with HST_NO_OPENCL has the host device alone, which is
+   what its callers ask for (a selector naming another device fails in hst__select). */
 static hst_result hst__host_open(hst_backend *be, const hst_backend_desc *desc) {
+#ifndef HST_NO_OPENCL
     size_t n = 0;
     hst_result r;
-    (void)desc;
-#ifndef HST_NO_OPENCL
     if (!hst__cl_usable()) return HST_SUCCESS;   /* a child of fork(): OpenCL not listed */
-#endif
+    if (!strcmp(hst__selector(desc->device), "host")) return HST_SUCCESS;
     if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
     if (n == 1) hst__note_no_platform(be);
+#else
+    (void)be; (void)desc;
+#endif
     return HST_SUCCESS;
 }
 
@@ -5965,12 +6330,8 @@ static const char *const hst__op_names[HST__NUM_OPS] = {HST__DEVICE_OPS(HST__OP_
 #undef HST__OP_NAME_V
 /* Calls per operation, in every counting backend of the process (the host device's declared
    kernels may run from several threads at once: counted atomically where the compiler can). */
-static unsigned long hst__op_counts[HST__NUM_OPS];
-#if defined(__GNUC__) || defined(__clang__)
-#  define HST__COUNT_OP(i) ((void)__atomic_fetch_add(&hst__op_counts[i], 1ul, __ATOMIC_RELAXED))
-#else
-#  define HST__COUNT_OP(i) ((void)hst__op_counts[i]++)
-#endif
+static volatile long hst__op_counts[HST__NUM_OPS];
+#define HST__COUNT_OP(i) ((void)hst_atomic_add(&hst__op_counts[i], 1))
 #define HST__OP_COUNTED(ret, name, params, args) \
     static ret hst__counting_##name params { HST__COUNT_OP(HST__OPI_##name); return hst__host_ops.name args; }
 #define HST__OP_COUNTED_V(name, params, args) \
@@ -5999,13 +6360,16 @@ HST__BDEF unsigned long hst_test_device_count(const char *op) {
     unsigned long n = 0;
     int i;
     for (i = 0; i < HST__NUM_OPS; i++)
-        if (!op || !strcmp(op, hst__op_names[i])) n += hst__op_counts[i];
+        if (!op || !strcmp(op, hst__op_names[i])) n += (unsigned long)hst_atomic_add(&hst__op_counts[i], 0);
     return n;
 }
 
 HST__BDEF const char *hst_test_device_op_name(unsigned i) { return i < HST__NUM_OPS ? hst__op_names[i] : NULL; }
 
-HST__BDEF void hst_test_device_reset(void) { memset(hst__op_counts, 0, sizeof hst__op_counts); }
+HST__BDEF void hst_test_device_reset(void) {
+    int i;
+    for (i = 0; i < HST__NUM_OPS; i++) hst__op_counts[i] = 0;   /* not while counting */
+}
 #endif /* HST_TEST_DEVICE_KIND */
 
 #ifdef __cplusplus

@@ -48,10 +48,10 @@
    out-of-memory in a loop (one split, computed from the device's limits); it does not write the
    timings file per call; it does not make one registry safe to use from two threads at once
    (its calls are per backend, see backend.h's thread-safety classes). The timings file is
-   shared between processes and threads under an fcntl lock on the open file (Linux 3.15 and
-   later); elsewhere the lock is the process's, and backends of one process must not save to the
-   same file at the same time (hst_choice_save, hst_backend_destroy, hst_choice_run's interval
-   saves).
+   shared between processes and threads under backend.h's hst_file_lock (fcntl on the open
+   file on Linux 3.15 and later, LockFileEx on Windows); on other POSIX systems the lock is the
+   process's, and backends of one process must not save to the same file at the same time
+   (hst_choice_save, hst_backend_destroy, hst_choice_run's interval saves).
 
    Version 0.1.0 (HST_VERSION_STRING in backend.h). MIT licence, Copyright (c) 2026 the
    halostream authors (the full text at the end of this file). */
@@ -118,8 +118,8 @@ extern "C" {
    directory, see hst_backend_desc.cache_dir; none when it is off), keyed by operation,
    implementation, device identity (name | driver version) and signature buckets. It is read
    when the first operation registers and written by hst_choice_save, by hst_backend_destroy and
-   at most every save_interval_s (never per call): under an advisory lock (fcntl; a lock
-   directory elsewhere), merged with what other processes wrote meanwhile, into a temporary file
+   at most every save_interval_s (never per call): under an advisory lock (hst_file_lock on
+   "<file>.lock"), merged with what other processes wrote meanwhile, into a temporary file
    renamed over the old one. A corrupt or foreign file is ignored with one warning
    (HST_LOGITEM_CHOICE_FILE_IGNORED) and replaced at the next save.
 
@@ -348,14 +348,6 @@ HST_API HST_NODISCARD hst_result hst_choice_save(hst_backend *be);
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(_WIN32)
-#  include <direct.h>
-#else
-#  include <sys/stat.h>
-#  include <sys/types.h>
-#  include <unistd.h>
-#  include <fcntl.h>      /* advisory lock on the timings file */
-#endif
 
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__CDEF HST_API __attribute__((unused))
@@ -363,11 +355,6 @@ HST_API HST_NODISCARD hst_result hst_choice_save(hst_backend *be);
 #  define HST__CDEF HST_API
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#  define HST__CPRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#  define HST__CPRINTF(f, a)
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -393,7 +380,6 @@ static void hst__choice_copy(char *dst, size_t cap, const char *src) {
    NVIDIA OpenCL driver a few hundred MiB) and allocations fragment. */
 #define HST__CHOICE_FREE_FRACTION 0.75
 #define HST__CHOICE_MAX_PARTS ((size_t)1 << 16)   /* beyond this a split cannot help */
-#define HST__CHOICE_LOCK_WAIT_S 5.0   /* the lock-directory fallback's patience, then it goes on */
 
 typedef struct hst__choice_key {
     unsigned n;
@@ -573,12 +559,7 @@ static hst_result hst__choice_get(hst_backend *be, hst__choice **out) {
     reg->clock = hst__choice_default_clock;
     reg->last_save = reg->clock(NULL);
     if (cache_dir[0]) {
-#if defined(_WIN32)
-        snprintf(reg->path, sizeof reg->path, "%s/choice.txt", cache_dir);
-#else
-        snprintf(reg->path, sizeof reg->path, "%s/choice-u%lu.txt", cache_dir,
-                 (unsigned long)getuid());
-#endif
+        snprintf(reg->path, sizeof reg->path, "%s/choice-u%lu.txt", cache_dir, hst_user_id());
     }
     if ((r = hst_backend_attach(be, HST__CHOICE_EXTENSION, reg, hst__choice_destroy)) != HST_SUCCESS) {
         hst_backend_free(be, reg);
@@ -698,14 +679,14 @@ static void hst__choice_note(hst_choice_op *op, hst__choice_sig *s, unsigned i, 
 /* ---- the file ---- */
 typedef struct hst__choice_text { char *p; size_t len, cap; int failed; } hst__choice_text;
 
-HST__CPRINTF(3, 4)
+HST__PRINTF(3, 4)
 static void hst__choice_append(const hst_backend *be, hst__choice_text *t, const char *fmt, ...) {
     va_list ap;
     int n;
     if (t->failed) return;
     for (;;) {
         va_start(ap, fmt);
-        n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? t->cap - t->len : 0, fmt, ap);
+        n = HST__VSNPRINTF(t->p ? t->p + t->len : NULL, t->p ? t->cap - t->len : 0, fmt, ap);
         va_end(ap);
         if (n < 0) { t->failed = 1; return; }
         if (t->p && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
@@ -886,57 +867,6 @@ static void hst__choice_load(hst__choice *reg) {
     hst_backend_free(reg->be, buf);
 }
 
-/* Linux's open-file-description locks (3.15 and later; glibc names them only under
-   _GNU_SOURCE, which a header cannot count on): owned by the open file, not the process, so
-   the threads of one process exclude each other too, and closing one descriptor does not drop
-   another thread's lock, as it does with F_SETLKW. */
-#if defined(__linux__) && !defined(_WIN32)
-#  ifdef F_OFD_SETLKW
-#    define HST__F_OFD_SETLKW F_OFD_SETLKW
-#  else
-#    define HST__F_OFD_SETLKW 38
-#  endif
-#endif
-
-/* The advisory lock around read-merge-write: fcntl on "<path>.lock" (released by close, also
-   when the process dies), per open file where Linux has it (threads exclude each other), else
-   per process; elsewhere a lock directory, waited for at most HST__CHOICE_LOCK_WAIT_S and then
-   ignored (an abandoned one would block forever). */
-static int hst__choice_lock(const hst__choice *reg, char *lockpath, size_t cap) {
-#if !defined(_WIN32)
-    struct flock fl;
-    int fd, cmd = F_SETLKW;
-    snprintf(lockpath, cap, "%s.lock", reg->path);
-    if ((fd = open(lockpath, O_RDWR | O_CREAT, 0644)) < 0) return -1;
-    memset(&fl, 0, sizeof fl);   /* l_pid 0, as open-file-description locks require */
-    fl.l_type = F_WRLCK;
-    fl.l_whence = SEEK_SET;
-#  ifdef HST__F_OFD_SETLKW
-    cmd = HST__F_OFD_SETLKW;
-#  endif
-    while (fcntl(fd, cmd, &fl) != 0) {
-        if (errno == EINVAL && cmd != F_SETLKW) { cmd = F_SETLKW; continue; }  /* older kernel */
-        if (errno != EINTR) { close(fd); return -1; }
-    }
-    return fd;
-#else
-    time_t start = time(NULL);
-    snprintf(lockpath, cap, "%s.lockdir", reg->path);
-    while (_mkdir(lockpath) != 0)
-        if (difftime(time(NULL), start) > HST__CHOICE_LOCK_WAIT_S) return -1;
-    return 1;
-#endif
-}
-
-static void hst__choice_unlock(int fd, const char *lockpath) {
-#if !defined(_WIN32)
-    (void)lockpath;
-    if (fd >= 0) close(fd);   /* releases the fcntl lock; the file stays for the next one */
-#else
-    if (fd >= 0) _rmdir(lockpath);
-#endif
-}
-
 static hst_result hst__choice_write(hst__choice *reg) {
     hst__choice_text t;
     char tmp[1300], key[64];
@@ -967,10 +897,7 @@ static hst_result hst__choice_write(hst__choice *reg) {
         ok = fwrite(t.p, 1, t.len, f) == t.len;
         ok = (fclose(f) == 0) && ok;
     }
-#if defined(_WIN32)
-    if (ok) remove(reg->path);   /* Windows' rename does not replace; the lock covers the gap */
-#endif
-    if (!ok || rename(tmp, reg->path) != 0) {
+    if (!ok || !hst_rename_replace(tmp, reg->path)) {
         hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot write timings file "
                  "%s: %s", reg->path, strerror(errno));
         remove(tmp);
@@ -982,22 +909,20 @@ static hst_result hst__choice_write(hst__choice *reg) {
     return HST_SUCCESS;
 }
 
-/* Creates the directories above `path` (the program cache's hst__mkdirs exists only with
-   OpenCL); failures show when the file is written. */
-static void hst__choice_mkdirs(const char *path) {
+/* Creates the directories above the file at path (a configured path may lie outside the
+   cache directory); failures show when the file is written. */
+static void hst__choice_mkdirs_above(const char *path) {
     char dir[1100];
-    size_t i;
+    char *end;
     hst__choice_copy(dir, sizeof dir, path);
-    for (i = 1; dir[i]; i++) {
-        if (dir[i] != '/') continue;
-        dir[i] = '\0';
+    end = strrchr(dir, '/');
 #if defined(_WIN32)
-        _mkdir(dir);
-#else
-        mkdir(dir, 0755);
-#endif
-        dir[i] = '/';
+    {   /* Windows' separator too */
+        char *back = strrchr(dir, '\\');
+        if (back && (!end || back > end)) end = back;
     }
+#endif
+    if (end && end != dir) { *end = '\0'; hst_mkdirs(dir); }
 }
 
 static int hst__choice_dirty(const hst__choice *reg) {
@@ -1024,13 +949,15 @@ static hst_result hst__choice_save(hst__choice *reg) {
     char lockpath[1200], *buf;
     hst_choice_op *op;
     hst__choice_rec *disk;
+    hst_file_lock lock;
     size_t n;
-    int fd, ok;
+    int locked, ok;
     hst_result r;
     reg->last_save = reg->clock(reg->clock_user);
     if (!reg->path[0] || !hst__choice_dirty(reg)) return HST_SUCCESS;
-    hst__choice_mkdirs(reg->path);
-    if ((fd = hst__choice_lock(reg, lockpath, sizeof lockpath)) < 0)
+    hst__choice_mkdirs_above(reg->path);
+    snprintf(lockpath, sizeof lockpath, "%s.lock", reg->path);
+    if (!(locked = hst_file_lock_acquire(&lock, lockpath)))
         hst_backend_log(reg->be, HST_LOG_WARN, HST_LOGITEM_CACHE_WRITE_FAILED, "cannot lock %s (%s); "
                  "saving without the lock", lockpath, strerror(errno));
     ok = hst__choice_read_file(reg, &buf, &disk, &n);
@@ -1039,7 +966,7 @@ static hst_result hst__choice_save(hst__choice *reg) {
     hst_backend_free(reg->be, disk);
     hst_backend_free(reg->be, buf);
     r = hst__choice_write(reg);
-    hst__choice_unlock(fd, lockpath);
+    if (locked) hst_file_lock_release(&lock);
     if (r == HST_SUCCESS)
         for (op = reg->ops; op; op = op->next) op->clear_pending = 0;
     return r;
@@ -1109,7 +1036,7 @@ static const hst__choice_sig *hst__choice_nearest(const hst_choice_op *op, const
    nearest signature's timings, or nothing (HST_CHOICE_* source). */
 static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_key *k,
                                    const hst__choice_sig *s, unsigned i, int *source) {
-    const hst__choice_sig *near;
+    const hst__choice_sig *nearest;
     double best = -1.0;
     long bestd = -1;
     size_t d;
@@ -1120,9 +1047,9 @@ static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_ke
         if (bestd < 0 || dist < bestd) { bestd = dist; best = op->defaults[d].seconds; }
     }
     if (bestd >= 0) { *source = HST_CHOICE_DEFAULT; return best; }
-    if ((near = hst__choice_nearest(op, k, s, i, 0, 0)) != NULL) {
+    if ((nearest = hst__choice_nearest(op, k, s, i, 0, 0)) != NULL) {
         *source = HST_CHOICE_NEAREST;
-        return near->med[i];
+        return nearest->med[i];
     }
     *source = HST_CHOICE_NONE;
     return -1.0;
@@ -1133,15 +1060,15 @@ static double hst__choice_estimate(const hst_choice_op *op, const hst__choice_ke
    other. */
 static int hst__choice_skip_explore(const hst_choice_op *op, const hst__choice_key *k,
                                     const hst__choice_sig *s, unsigned i, uint32_t allow) {
-    const hst__choice_sig *near = hst__choice_nearest(op, k, s, i, 1, allow);
+    const hst__choice_sig *nearest = hst__choice_nearest(op, k, s, i, 1, allow);
     double other = -1.0;
     unsigned j;
-    if (!near) return 0;
+    if (!nearest) return 0;
     for (j = 0; j < op->nimpl; j++)
-        if (j != i && (allow >> j & 1u) && near->med[j] >= 0.0 && !hst__choice_sig_failed(s, j) &&
-            (other < 0.0 || near->med[j] < other))
-            other = near->med[j];
-    return other >= 0.0 && near->med[i] > HST_CHOICE_EXPLORE_SLOWER * other;
+        if (j != i && (allow >> j & 1u) && nearest->med[j] >= 0.0 && !hst__choice_sig_failed(s, j) &&
+            (other < 0.0 || nearest->med[j] < other))
+            other = nearest->med[j];
+    return other >= 0.0 && nearest->med[i] > HST_CHOICE_EXPLORE_SLOWER * other;
 }
 
 /* The implementation to run among `allow` (bit i: implementation i): explored = 1 when it

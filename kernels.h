@@ -84,6 +84,8 @@
    translation unit is also compiled without FP contraction: gcc's default with -std=c99 (ISO
    modes); use -ffp-contract=off otherwise (gnu modes, -march with FMA). The twins keep one
    operation per statement where contraction could apply, and turn contraction off for clang.
+   Where a kernel calls fma, its twin calls HST__FMAF (">>fma" below): the same bits with or
+   without an FMA instruction, whatever the C library (never libm's fmaf).
    -ffast-math (and -cl-fast-relaxed-math on the device) breaks the NaN rules and is unsupported.
    The host twins assume IEEE 754 (C99 Annex F) float and double, as every supported host has.
 
@@ -484,6 +486,60 @@ HST_API void hst__k_argwhere_items(hst_dtype dt, const void *src, size_t n, size
 #else
 #  define HST__KERNELS_FP_BEGIN
 #  define HST__KERNELS_FP_END
+#endif
+/* >>fma: a*b + c rounded once (IEEE 754 fusedMultiplyAdd, round to nearest even), the same
+   bits as every OpenCL device's fma, never the C library's fmaf: mingw-w64's rounds twice
+   (through double), so its results differ from glibc's and the devices'. Three ways, one result:
+     HST__FMAF_HW(a, b, c)  in code built for FMA (-mfma, or a function with
+                            __attribute__((target("fma"))), as kernels_esrrf.h's AVX2 and
+                            AVX-512 twins): one instruction;
+     HST__FMAF(a, b, c)     in portable code: the instruction where the build targets FMA
+                            (__FMA__, __ARM_FEATURE_FMA: every aarch64), else on x86 with GCC
+                            or Clang the instruction where the CPU has it (__builtin_cpu_supports,
+                            one call per fma, as libm's fmaf costs), else hst__fmaf_soft;
+     hst__fmaf_soft         no instruction: the exact product in double, the sum rounded to odd
+                            in double, then rounded to float once (Boldo and Melquiond,
+                            "Emulation of FMA and correctly rounded sums: proved algorithms using
+                            rounding to odd", IEEE Trans. Computers 57(4), 2008: double's 53 bits
+                            >= 2 x 24 + 2 make the last rounding correct). Needs double arithmetic
+                            rounded to double (FLT_EVAL_METHOD 0: SSE2, every x86-64 and aarch64).
+   tests/test_fmaf.c compares hst__fmaf_soft and HST__FMAF with the instruction bit for bit. On
+   a machine with FMA the three agree with glibc's fmaf, so the Linux bits do not change. */
+HST__KERNELS_FP_BEGIN
+HST__KPRIVATE float hst__fmaf_soft(float a, float b, float c)
+{
+    double p = (double)a * (double)b;   /* exact: 2 x 24 significant bits fit in 53 */
+    double s = p + (double)c;           /* rounded to nearest */
+    double back, err;
+    union { double d; uint64_t u; } r;
+    if (s - s != 0.0) return (float)s;  /* infinite or NaN: as IEEE 754's fma */
+    back = s - p;                       /* TwoSum (Knuth): s + err == p + c exactly */
+    err = (p - (s - back)) + ((double)c - back);
+    r.d = s;
+    if (err != 0.0 && !(r.u & 1u))      /* inexact and even: round to odd instead, */
+        r.u = (err > 0.0) == (s > 0.0) ? r.u + 1u : r.u - 1u;   /* toward the exact sum */
+    return (float)r.d;
+}
+HST__KERNELS_FP_END
+#if defined(__GNUC__) || defined(__clang__)
+#  define HST__FMAF_HW(a, b, c) __builtin_fmaf((a), (b), (c))
+#  if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#    define HST__FMAF(a, b, c) __builtin_fmaf((a), (b), (c))
+#  elif (defined(__x86_64__) || defined(__i386__)) && !defined(_MSC_VER)
+#    define HST__FMAF(a, b, c) hst__fmaf_any((a), (b), (c))
+HST__KPRIVATE __attribute__((target("fma"))) float hst__fmaf_fma(float a, float b, float c)
+{
+    return __builtin_fmaf(a, b, c);
+}
+HST__KPRIVATE float hst__fmaf_any(float a, float b, float c)
+{
+    return __builtin_cpu_supports("fma") ? hst__fmaf_fma(a, b, c) : hst__fmaf_soft(a, b, c);
+}
+#  else
+#    define HST__FMAF(a, b, c) hst__fmaf_soft((a), (b), (c))
+#  endif
+#else
+#  define HST__FMAF(a, b, c) hst__fmaf_soft((a), (b), (c))   /* MSVC: no dispatch (yet) */
 #endif
 /* Each piece of OpenCL C must fit the 4095 characters C99 promises for a string literal
    (sizeof counts the terminating NUL). */

@@ -3,7 +3,9 @@
    result equals the single-threaded result bit for bit. Once on the device HST_DEVICE picks
    (both backends open it: on an OpenCL device two contexts, and the program builds race on the
    disk cache) and once on the host device (the host twins in two threads). Kept short: it runs
-   in `make test` on every device, with the sanitizers too. */
+   in `make test` on every device, with the sanitizers too. The threads are backend.h's OS shim's,
+   whose own checks (tests/windows/shim_checks.h, also run on Windows by
+   scripts/windows_check.sh) come first. */
 #define HST_IMPLEMENTATION
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -11,16 +13,15 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "stream.h"
 #include "halo.h"
 #include "kernels.h"
 #include "reliability/workload.h"
+#include "windows/shim_checks.h"
 
 #define ROUNDS 3
 #define NA 9000
@@ -74,7 +75,7 @@ static void *worker(void *arg)
 static void two_threads(const char *device)
 {
     static job jobs[2];
-    pthread_t t[2];
+    hst_thread t[2];
     int i;
     for (i = 0; i < 2; i++) {
         hst_backend_desc desc;
@@ -92,8 +93,8 @@ static void two_threads(const char *device)
         assert_int_equal(run_once(be, j, &j->want), HST_SUCCESS);   /* single-threaded */
         assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
     }
-    for (i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, worker, &jobs[i]), 0);
-    for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (i = 0; i < 2; i++) assert_true(hst_thread_create(&t[i], worker, &jobs[i]));
+    for (i = 0; i < 2; i++) hst_thread_join(&t[i]);
     for (i = 0; i < 2; i++) {
         if (jobs[i].r != HST_SUCCESS)
             print_error("thread %d: %s after %d rounds\n", i, hst_result_string(jobs[i].r),
@@ -156,7 +157,7 @@ static void test_threads_choice_file(void **state)
     static saver sv[2];
     char path[512];
     const char *dir = getenv("HST_CACHE_DIR");
-    pthread_t t[2];
+    hst_thread t[2];
     hst_backend_desc desc;
     hst_backend *be;
     hst_choice_desc cd;
@@ -166,14 +167,14 @@ static void test_threads_choice_file(void **state)
     int i;
     int64_t k;
     (void)state;
-    snprintf(path, sizeof path, "%s/threads-choice-%ld.txt", dir ? dir : "/tmp", (long)getpid());
+    snprintf(path, sizeof path, "%s/threads-choice-%ld.txt", dir ? dir : "/tmp", hst_process_id());
     remove(path);
     for (i = 0; i < 2; i++) {
         sv[i].path = path;
         sv[i].op = i ? "thread_b" : "thread_a";
-        assert_int_equal(pthread_create(&t[i], NULL, saver_thread, &sv[i]), 0);
+        assert_true(hst_thread_create(&t[i], saver_thread, &sv[i]));
     }
-    for (i = 0; i < 2; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (i = 0; i < 2; i++) hst_thread_join(&t[i]);
     for (i = 0; i < 2; i++) assert_int_equal(sv[i].r, HST_SUCCESS);
     memset(&desc, 0, sizeof desc);
     desc.device = "host";
@@ -203,12 +204,32 @@ static void test_threads_choice_file(void **state)
     remove(path);
 }
 
+/* ---- backend.h's OS shim ------------------------------------------------------------------ */
+#define SHIM_TEST(name, call) \
+    static void name(void **state) { const char *why = (call); (void)state; if (why) fail_msg("%s", why); }
+SHIM_TEST(test_shim_mutex_atomic, sc_check_mutex_atomic())
+SHIM_TEST(test_shim_atomic_values, sc_check_atomic_values())
+SHIM_TEST(test_shim_broadcast, sc_check_broadcast())
+SHIM_TEST(test_shim_signal, sc_check_signal())
+SHIM_TEST(test_shim_once, sc_check_once())
+SHIM_TEST(test_shim_system, sc_check_system())
+SHIM_TEST(test_shim_files, sc_check_files(getenv("HST_CACHE_DIR") ? getenv("HST_CACHE_DIR") : "/tmp"))
+SHIM_TEST(test_shim_file_lock, sc_check_file_lock(getenv("HST_CACHE_DIR") ? getenv("HST_CACHE_DIR") : "/tmp"))
+
 static void test_threads_device(void **state) { (void)state; two_threads(NULL); }
 static void test_threads_host(void **state) { (void)state; two_threads("host"); }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shim_mutex_atomic),
+        cmocka_unit_test(test_shim_atomic_values),
+        cmocka_unit_test(test_shim_broadcast),
+        cmocka_unit_test(test_shim_signal),
+        cmocka_unit_test(test_shim_once),
+        cmocka_unit_test(test_shim_system),
+        cmocka_unit_test(test_shim_files),
+        cmocka_unit_test(test_shim_file_lock),
         cmocka_unit_test(test_threads_device),
         cmocka_unit_test(test_threads_host),
         cmocka_unit_test(test_threads_choice_file),
