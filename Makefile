@@ -62,7 +62,8 @@ TIFF_SRCS := examples/esrrf.c examples/stream_tv.c tests/mpi_esrrf.c tests/fuzz/
 PNG_SRCS := examples/esrrf.c tests/mpi_esrrf.c tests/fuzz/fuzz_tiff.c bench/esrrf_sweep_bench.c bench/esrrf_disk_bench.c
 FFT_SRCS := tests/test_fft.c tests/test_mri.c tests/test_quality.c examples/mri_cartesian.c bench/fft_bench.c \
             bench/quality_bench.c tests/test_nufft.c tests/nufft_driver.c bench/nufft_bench.c \
-            tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c
+            tests/test_esrrf_sweep.c examples/esrrf.c bench/esrrf_sweep_bench.c tests/test_drift.c \
+            bench/drift_bench.c
 MPI_SRCS := examples/cubed_sphere.c bench/esrrf_mpi_bench.c
 FFT_LDLIBS := -lfftw3f -lfftw3
 VKFFT_INCLUDE ?=

@@ -47,6 +47,40 @@
    pixels on each side are exactly 0 (before macro-pixel correction, which leaves zeros zero).
    Radius is in input pixels; budget_bytes and sizes are bytes; times are seconds.
 
+   Rolling (desc.rolling_step S > 0; NanoJ-eSRRF's rolling analysis). Time point k is the window
+   of frames [k S, k S + W), W = frames_per_timepoint (required, >= 1), for k = 0 ..
+   floor((T - W) / S): floor((T - W) / S) + 1 windows of T frames (NanoJ-eSRRF's count); frames
+   after the last whole window are not read (batch) or not used (live); a window larger than
+   the stack is HST_ERROR_INVALID_ARGUMENT naming frames_per_timepoint (no clamping); S > W
+   leaves gaps whose frames are computed but used by no window. One pass over the frames, each
+   frame's RGC computed once: the temporal sums are kept per block of g = gcd(W, S) frames (S
+   where S divides W; where it does not, smaller blocks: W = 10, S = 4 gives blocks of 2),
+   each block's sums read back to the host once, and each window's sums are the ordered sum of
+   its W / g blocks' (block 0 first; the lag-1 sum also adds, before each block's own, the
+   product of the previous block's last frame and its first), in double on the host's cores;
+   then the statistics, correction and check as for any time point. Cost beyond the plain
+   call: per block the read-back of its requested sums (AVG 1 per pixel, VAR 2, TAC2 4), per
+   window W / g additions per pixel and sum; host memory: those sums of W / g blocks (AVG at W
+   100, S 10 on 5000 x 5000 images: 2 GB). g = 1 costs W / S additions per pixel and frame.
+   Bits: the window alone (hst_esrrf_run on its W frames) adds frame after frame; here block
+   sums are added, another order, except where g = 1 (blocks of one frame: the same order) or
+   g = W (W divides S: one block per window), which give the same bits, as do sums that are
+   exact in double (e.g. identical frames and W <= 32, or one nonzero frame per window).
+   Otherwise each of the two double sums of n = W terms is within (n - 1) 2^-53 sum |x| of the
+   exact one (recursive summation), so they differ by at most 2 (W - 1) 2^-53 sum |x|: for AVG
+   (RGC values >= 0) a relative 2.2e-14 at W = 100, against float's half ulp of 6e-8, so a
+   float differs by 1 ulp and only where the exact mean lies that close to a rounding boundary
+   (a fraction of pixels near 2 W 2^-53 / 2^-24, ~4e-7 at W = 100); VAR and TAC2 subtract
+   nearly equal terms, which amplifies that relative error by (S2 / n) / VAR, still a few ulp
+   except where VAR or TAC2 is near 0 (the absolute error stays ~1e-16 S2 / n). Measured
+   (bench/esrrf_rolling_bench.c, 64 x 64 frames at mag 5, W 100, S 10, the host device, 10
+   windows): 0 of 1,024,000 floats differ for AVG and VAR, 1 for TAC2 (by 1 ulp); 32 x 32 on
+   PoCL, 5 windows: none; tests/test_esrrf_rolling.c's windows (W <= 23): none. On one H200
+   (W 100, S 10, AVG): 500 frames of 500 x 500 ran at 11.4x the plain call's time (the window
+   sums on the host: 1.8 of the 2.0 s), and 500 frames of 1000 x 1000 failed with
+   CL_INVALID_COMMAND_QUEUE (a device fault; cause not found yet, suspected the driver's fill
+   of the 20+ GB sums ring): not yet for GPUs at that size.
+
    The math: SRRF's radial gradient convergence (Gustafsson et al., "Fast live-cell conventional
    fluorophore nanoscopy with ImageJ through super-resolution radial fluctuations", Nat. Commun.
    2016), as enhanced in eSRRF (Laine et al., "High-fidelity 3D live-cell nanoscopy through data-
@@ -111,7 +145,7 @@
    The implementation uses POSIX threads (the live API's worker, the host device's threads):
    link with -lpthread.
 
-   What it does NOT do: no drift correction or registration of the frames; no 3-D eSRRF; the
+   What it does NOT do: rolling windows in the parameter sweep (refused); no drift correction or registration of the frames; no 3-D eSRRF; the
    parameter sweep on one backend only (not over several, nor MPI ranks); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
    does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
@@ -226,13 +260,18 @@ typedef struct hst_esrrf_desc {
                                        which hst_esrrf_run is collective (see "MPI ranks"
                                        above; an implementation built without HST_ESRRF_MPI
                                        answers HST_ERROR_NOT_BUILT_IN) */
+    uint64_t rolling_step;          /* 0: time points cut one after another (above). S > 0:
+                                       rolling time points (see "Rolling" above), windows of
+                                       frames_per_timepoint (W > 0, required) frames starting
+                                       every S frames */
 } hst_esrrf_desc;
 
 /* How the path was decided. */
 enum { HST_ESRRF_BY_DESC = 1, HST_ESRRF_BY_ENV, HST_ESRRF_BY_MEASURED, HST_ESRRF_BY_FIRST_GUESS };
 
 typedef struct hst_esrrf_report {
-    uint64_t frames;                /* frames accumulated into complete time points */
+    uint64_t frames;                /* frames accumulated into complete time points (rolling:
+                                       the last window's end, (windows - 1) S + W) */
     uint64_t timepoints;            /* images per mode delivered */
     uint64_t frames_per_timepoint;  /* the time point length used: desc's, clamped to the frames
                                        (0 in desc: all of them) */
@@ -320,7 +359,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_output_shape(const hst_esrrf_desc *de
    Errors (each logged with the argument named): HST_ERROR_INVALID_ARGUMENT (frames, rows or
    cols 0, magnification 0 or > 32 after the default, radius <= 0, NaN or > 20, sensitivity,
    modes, path, fewer than 2 frames per time point for VAR or TAC2, a NULL pointer, no
-   backends; logged as HST_LOGITEM_ZERO_SIZE, _OUT_OF_RANGE, _NULL_ARGUMENT, else
+   backends, rolling_step without frames_per_timepoint, a rolling window larger than the stack
+   or than 2^32 - 1 frames; logged as HST_LOGITEM_ZERO_SIZE, _OUT_OF_RANGE, _NULL_ARGUMENT, else
    _BAD_ARGUMENT), HST_ERROR_OVERFLOW, HST_ERROR_NON_FINITE (an f32 pixel is NaN or Inf: the log
    names the frame, row and column; or a statistic of finite input is not representable in
    float32, e.g. VAR of values near 1e20: the log names the time point, the statistic and the
@@ -369,7 +409,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const v
 /* Processes what is left, delivers the last time point(s), fills report (may be NULL; not
    written when the session is not OPEN). Frames that do not fill a time point make a shorter
    last one (report->last_timepoint_frames), and frames_per_timepoint above the frames pushed is
-   clamped to them, as in the batch call. TAC2 of a last time point of one frame is 0 (NanoPyx:
+   clamped to them, as in the batch call (rolling: only whole windows are delivered, and fewer
+   frames than the window is HST_ERROR_INVALID_ARGUMENT naming frames_per_timepoint). TAC2 of a last time point of one frame is 0 (NanoPyx:
    NaN, numpy's mean of no products), its VAR 0. Errors: the worker's, HST_ERROR_INVALID_ARGUMENT
    (no frames pushed; VAR or TAC2 over 1 frame in all; the session not OPEN),
    HST_ERROR_CANCELLED (the final progress call; every image was delivered: FINISHED).
@@ -411,7 +452,8 @@ HST_API void hst_esrrf_live_destroy(hst_esrrf_live *lv);
    as NanoPyx's sweep).
 
    desc: magnification, no_intensity_weighting, no_macro_pixel_correction (the images only),
-   frames_per_timepoint, backends (one: desc.num_backends 1), progress, block_frames (frames
+   frames_per_timepoint, backends (one: desc.num_backends 1; rolling_step 0, else
+   HST_ERROR_INVALID_ARGUMENT), progress, block_frames (frames
    per upload; 0: automatic, as many as keep one radius's values of a block, num_sensitivities
    floats per magnified pixel and frame, within 512 MiB, a quarter of the device's memory and
    its largest buffer; on a CPU, the host device or an OpenCL one, also at most 1/16 of a time
@@ -628,6 +670,14 @@ typedef struct hst__eng {
     uint64_t chunk;             /* frames of a measuring piece */
     uint64_t frames_total;      /* the last frame's index + 1 where it closes the one time point
                                    (frames_per_timepoint 0), once known; else 0 */
+    uint64_t ntp;               /* batch: the output's time points (hst__eshape) */
+    /* Rolling time points (desc.rolling_step): d.frames_per_timepoint is then the block,
+       gcd(W, S) frames, and the engine's time points are blocks; a window is the ordered sum
+       of its W / gcd blocks' sums (hst__eroll_block). */
+    uint64_t roll_w, roll_s;    /* the window W and step S; 0: no rolling */
+    uint64_t roll_n;            /* blocks per window */
+    double *roll;               /* the last roll_n blocks' requested sums (hst__esums), block b
+                                   at b % roll_n: [block][requested sum][pixel] */
     uint64_t progress_total;    /* frames the progress counts towards (batch), 0 live */
     uint64_t delivered;         /* time points delivered */
     uint64_t progress_base;     /* frames accumulated before the running piece */
@@ -707,6 +757,13 @@ static hst_result hst__edesc(const hst_esrrf_desc *in, hst_esrrf_desc *d) {
         return hst__range_arg(be, "hst_esrrf",
                          "frames_per_timepoint 1: modes %s need at least 2 frames per time point",
                          hst__emode_list(d->modes & HST__E_TWO_FRAME_MODES, names, sizeof names));
+    if (d->rolling_step && !d->frames_per_timepoint)
+        return hst__range_arg(be, "hst_esrrf",
+                         "rolling_step %llu needs frames_per_timepoint > 0: the window's frames",
+                         (unsigned long long)d->rolling_step);
+    if (d->rolling_step && d->frames_per_timepoint > UINT32_MAX)
+        return hst__range_arg(be, "hst_esrrf", "frames_per_timepoint %llu: a rolling window of at most %u frames",
+                         (unsigned long long)d->frames_per_timepoint, (unsigned)UINT32_MAX);
     return HST_SUCCESS;
 }
 
@@ -735,8 +792,15 @@ static uint64_t hst__etp_len(const hst_esrrf_desc *d, uint64_t n) {
     return d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n;
 }
 
-/* Time points of n frames (the last one shorter where T does not divide n, as NanoPyx), and
-   the output bytes per mode (overflow-checked). */
+/* Rolling windows of W frames every S frames over n >= W frames: floor((n - W) / S) + 1, as
+   NanoJ-eSRRF (frames after the last whole window are not used). */
+static uint64_t hst__eroll_count(uint64_t n, uint64_t W, uint64_t S) {
+    return (n - W) / S + 1;
+}
+
+/* Time points of n frames (the last one shorter where T does not divide n, as NanoPyx; rolling:
+   whole windows only, a window larger than the stack refused), and the output bytes per mode
+   (overflow-checked). */
 static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows, uint32_t cols,
                               uint64_t *ntp) {
     const hst_backend *be = d->backends[0];
@@ -745,11 +809,15 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
     char names[64];
     if (n == 0)
         return hst__zero_arg(be, "hst_esrrf", "frames is 0");
+    if (d->rolling_step && d->frames_per_timepoint > n)
+        return hst__range_arg(be, "hst_esrrf",
+                         "frames_per_timepoint %llu: the rolling window is larger than the stack's %llu frames",
+                         (unsigned long long)d->frames_per_timepoint, (unsigned long long)n);
     if ((d->modes & HST__E_TWO_FRAME_MODES) && T < 2)
         return hst__range_arg(be, "hst_esrrf",
                          "modes %s need at least 2 frames per time point; the stack has 1 frame",
                          hst__emode_list(d->modes & HST__E_TWO_FRAME_MODES, names, sizeof names));
-    *ntp = n / T + (n % T != 0);
+    *ntp = d->rolling_step ? hst__eroll_count(n, T, d->rolling_step) : n / T + (n % T != 0);
     if (pixels * sizeof(float) > SIZE_MAX / *ntp)
         return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
                          "%llu time points of %llu pixels overflow size_t",
@@ -1754,32 +1822,34 @@ static void hst__epf_end(hst__eng *e) {
     e->pf = NULL;
 }
 
-/* Time point tp is complete: its sums over devices (in device order), the statistics, into
-   the caller's out (batch) or e->img, the macro-pixel correction and the check that every
-   pixel is finite (unless the caller makes both: e->check 0), then the callback. */
-static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
-    uint64_t T = hst__etp_frames(e, tp);
-    uint32_t slot = (uint32_t)(tp % e->acc_tps);
-    const float *images[HST_ESRRF_NUM_MODES];
-    unsigned k, b, m;
-    int first = 1;
-    double t0 = hst_time_s();
-    hst_result r;
+/* Output time point tp's images: in the caller's out (batch), or e->img. */
+static void hst__eimages(const hst__eng *e, uint64_t tp, const float **images) {
+    unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         images[m] = NULL;
         if (e->d.modes & (1u << m)) images[m] = e->out ? e->out[m] + (size_t)tp * e->out_tp : e->img[m];
     }
-    hst__epf_wait(e, tp);
-    if (hst__edevice_stats(e)) {
-        if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
-    } else {
-        for (k = 0; k < e->ngrp; k++)
-            for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
-                if ((r = hst__eread_slot(e, &e->grp[k], b, slot, first)) != HST_SUCCESS) return r;
-                first = 0;
-            }
-        hst__efinish(e, (uint32_t)T, images);
-    }
+}
+
+/* The sums of ring slot `slot` over devices (in device order) into e->sum, the slot zeroed. */
+static hst_result hst__eread_sums(hst__eng *e, uint32_t slot) {
+    unsigned k, b;
+    int first = 1;
+    hst_result r;
+    for (k = 0; k < e->ngrp; k++)
+        for (b = 0; b < (e->grp[k].host ? 1u : e->grp[k].nb); b++) {   /* host backends share one */
+            if ((r = hst__eread_slot(e, &e->grp[k], b, slot, first)) != HST_SUCCESS) return r;
+            first = 0;
+        }
+    return HST_SUCCESS;
+}
+
+/* Output time point tp of T frames, the last of which is frame `end` - 1, has its statistics
+   in images: the macro-pixel correction and the check that every pixel is finite (unless the
+   caller makes both: e->check 0), the report, then the callback. */
+static hst_result hst__eemit(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end, const float *const *images,
+                             double t0) {
+    unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES && e->check; m++) {   /* nrows is rowsM where it corrects */
         size_t bad = images[m] ? hst__emacro_finish((float *)(uintptr_t)images[m], e->nrows, e->colsM, e->mag,
                                                     !e->d.no_macro_pixel_correction) : HST__E_NONE;
@@ -1789,13 +1859,118 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
         }
     }
     e->rep.finish_seconds += hst_time_s() - t0;
-    e->delivered = tp + 1;
     e->rep.timepoints = tp + 1;
-    e->rep.frames = tp * e->d.frames_per_timepoint + T;
-    e->rep.frames_per_timepoint = e->d.frames_per_timepoint ? e->d.frames_per_timepoint : T;
+    e->rep.frames = end;
+    e->rep.frames_per_timepoint = e->roll_w ? e->roll_w : e->d.frames_per_timepoint ? e->d.frames_per_timepoint : T;
     e->rep.last_timepoint_frames = T;
     if (e->d.on_timepoint) e->d.on_timepoint(tp, images, e->rowsM, e->colsM, e->d.timepoint_user);
     return HST_SUCCESS;
+}
+
+/* Pixels [i0, i1) of the window whose last block is `last`: each requested sum the ordered sum
+   of its blocks' (block 0 first); the lag-1 sum also adds the product of the last frame of
+   each block with the first of the next, before that block's own: ((L0 + l0 f1) + L1) + ..,
+   where a block's lag-1 sum Lj covers its own pairs only. The product of two floats is exact in
+   double (so a contraction into fma cannot change it); first is block 0's, last the last's. */
+typedef struct hst__eroll_job { hst__eng *e; uint64_t last; } hst__eroll_job;
+
+static unsigned hst__ebits(unsigned v) {
+    unsigned n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Block `block`'s sum q (one of the requested) in the ring of the last roll_n blocks. */
+static double *hst__eroll_at(const hst__eng *e, uint64_t block, unsigned q) {
+    unsigned want = hst__esums(e->d.modes), qi = 0, j;
+    for (j = 0; j < q; j++) qi += (want >> j) & 1u;
+    return e->roll + ((size_t)(block % e->roll_n) * (size_t)hst__ebits(want) + qi) * e->pixels;
+}
+
+static void hst__eroll_share(void *ctx, unsigned k, unsigned n) {
+    const hst__eroll_job *job = (const hst__eroll_job *)ctx;
+    const hst__eng *e = job->e;
+    size_t P = e->pixels, i0 = P * k / n, i1 = P * (k + 1) / n, i;
+    uint64_t b0 = job->last + 1 - e->roll_n, j;
+    unsigned want = hst__esums(e->d.modes), q;
+    for (q = 0; q < HST__E_ACC_VALUES; q++) {
+        double *dst = e->sum + q * P;
+        if (!(want & (1u << q))) continue;
+        if (q == 4) { memcpy(dst + i0, hst__eroll_at(e, job->last, q) + i0, (i1 - i0) * sizeof *dst); continue; }
+        memcpy(dst + i0, hst__eroll_at(e, b0, q) + i0, (i1 - i0) * sizeof *dst);
+        if (q == 3) continue;   /* first: block 0's */
+        for (j = b0 + 1; j <= job->last; j++) {
+            const double *src = hst__eroll_at(e, j, q);
+            if (q == 2) {
+                const double *l = hst__eroll_at(e, j - 1, 4), *f = hst__eroll_at(e, j, 3);
+                for (i = i0; i < i1; i++) dst[i] = (dst[i] + l[i] * f[i]) + src[i];
+            } else {
+                for (i = i0; i < i1; i++) dst[i] += src[i];
+            }
+        }
+    }
+}
+
+/* Waits for the zeroing of the slots just read (hst__eread_slot's fill on each OpenCL
+   backend's default queue), so that the next piece's sums never meet a fill in flight: blocks
+   reuse the slots at once where the ring is short (a live session's holds one block). */
+static hst_result hst__ezeroed(const hst__eng *e) {
+    unsigned k, b;
+    hst_result r;
+    for (k = 0; k < e->ngrp; k++)
+        for (b = 0; b < e->grp[k].nb && !e->grp[k].host; b++)
+            if ((r = hst_queue_finish(hst_backend_queue(e->grp[k].be[b]))) != HST_SUCCESS) return r;
+    return HST_SUCCESS;
+}
+
+/* Block tp (T frames) is complete, its sums in ring slot `slot`: they join the last roll_n
+   blocks' on the host; where a window ends with it (its frames kS + W), the window's sums,
+   statistics and images (output time point k). A shorter last block ends no window. */
+static hst_result hst__eroll_block(hst__eng *e, uint64_t tp, uint64_t T, uint32_t slot, double t0) {
+    const float *images[HST_ESRRF_NUM_MODES];
+    uint64_t g = e->d.frames_per_timepoint, end = tp * g + T, k;
+    unsigned want = hst__esums(e->d.modes), q;
+    hst__eroll_job job;
+    hst_result r;
+    if ((r = hst__eread_sums(e, slot)) != HST_SUCCESS || (r = hst__ezeroed(e)) != HST_SUCCESS) return r;
+    for (q = 0; q < HST__E_ACC_VALUES; q++)
+        if (want & (1u << q)) memcpy(hst__eroll_at(e, tp, q), e->sum + q * e->pixels, e->pixels * sizeof(double));
+    if (T != g || end < e->roll_w || (end - e->roll_w) % e->roll_s) {
+        e->rep.finish_seconds += hst_time_s() - t0;
+        return HST_SUCCESS;
+    }
+    k = (end - e->roll_w) / e->roll_s;
+    hst__eimages(e, k, images);
+    hst__epf_wait(e, k);
+    job.e = e; job.last = tp;
+    hst__eparallel(hst__eroll_share, &job, hst__ethreads());
+    hst__efinish(e, (uint32_t)e->roll_w, images);
+    return hst__eemit(e, k, e->roll_w, end, images, t0);
+}
+
+/* Time point tp (rolling: block tp) is complete: its sums over devices, the statistics (on the
+   device where one fp64 device runs alone), into the caller's out (batch) or e->img, then
+   hst__eemit. */
+static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
+    uint64_t T = hst__etp_frames(e, tp);
+    uint32_t slot = (uint32_t)(tp % e->acc_tps);
+    const float *images[HST_ESRRF_NUM_MODES];
+    double t0 = hst_time_s();
+    hst_result r;
+    if (e->roll_w) {
+        if ((r = hst__eroll_block(e, tp, T, slot, t0)) == HST_SUCCESS) e->delivered = tp + 1;
+        return r;
+    }
+    hst__eimages(e, tp, images);
+    hst__epf_wait(e, tp);
+    if (hst__edevice_stats(e)) {
+        if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
+    } else {
+        if ((r = hst__eread_sums(e, slot)) != HST_SUCCESS) return r;
+        hst__efinish(e, (uint32_t)T, images);
+    }
+    if ((r = hst__eemit(e, tp, T, tp * e->d.frames_per_timepoint + T, images, t0)) == HST_SUCCESS) e->delivered = tp + 1;
+    return r;
 }
 
 /* Delivers every time point that frames [0, done) complete (the last one, shorter or not, once
@@ -1995,9 +2170,39 @@ static void hst__eclose(hst__eng *e) {
     if (e->log_be) {
         hst_backend_free(e->log_be, e->sum);
         hst_backend_free(e->log_be, e->rd);
+        hst_backend_free(e->log_be, e->roll);
         for (i = 0; i < HST_ESRRF_NUM_MODES; i++) hst_backend_free(e->log_be, e->img[i]);
     }
     memset(e, 0, sizeof *e);
+}
+
+/* Rolling (desc.rolling_step): the engine's time points become blocks of gcd(W, S) frames, so
+   that every window starts and ends at a block's edge. Returns the frames the ntp windows of
+   a batch call use (n 0, live: 0). */
+static uint64_t hst__eroll_open(hst__eng *e, uint64_t n, uint64_t ntp) {
+    uint64_t a = e->d.frames_per_timepoint, b = e->d.rolling_step;
+    e->roll_w = a;
+    e->roll_s = b;
+    while (b) { uint64_t t = a % b; a = b; b = t; }
+    e->d.frames_per_timepoint = a;
+    e->roll_n = e->roll_w / a;
+    return n ? (ntp - 1) * e->roll_s + e->roll_w : 0;
+}
+
+/* The host's sums of the last roll_n blocks (the requested ones only). */
+static hst_result hst__eroll_alloc(hst__eng *e) {
+    size_t bytes;
+    if (!hst_size_mul((size_t)e->roll_n * hst__ebits(hst__esums(e->d.modes)), e->pixels, &bytes) ||
+        !hst_size_mul(bytes, sizeof(double), &bytes))
+        return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
+                                "the sums of %llu blocks of a rolling window overflow size_t",
+                                (unsigned long long)e->roll_n);
+    e->roll = (double *)hst_backend_alloc(e->log_be, bytes);
+    if (!e->roll)
+        return hst_backend_fail(e->log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_esrrf",
+                                "the sums of a rolling window's %llu blocks (%zu bytes): a larger rolling_step "
+                                "(or one that divides frames_per_timepoint) needs fewer", (unsigned long long)e->roll_n, bytes);
+    return HST_SUCCESS;
 }
 
 /* Everything but the streams (made on first use): desc, groups, sums, scratch, choice.
@@ -2018,6 +2223,8 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if ((r = hst__eframe(&e->d, dtype, rows, cols)) != HST_SUCCESS) return r;
     if (n && (r = hst__eshape(&e->d, n, rows, cols, &ntp)) != HST_SUCCESS) return r;
     if (hst__einterrupted(&e->d)) return HST_ERROR_CANCELLED;   /* until hst_backend_interrupt_clear */
+    e->ntp = ntp;
+    if (e->d.rolling_step) n = hst__eroll_open(e, n, ntp);   /* the frames its windows use */
     e->dtype = dtype; e->rows = rows; e->cols = cols; e->mag = e->d.magnification;
     e->rowsM = rows * e->mag; e->colsM = cols * e->mag;
     e->row0 = row0;
@@ -2040,10 +2247,11 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
     if (n && e->block > n) e->block = n;
     e->rep.block_frames = e->block;
-    if ((r = hst__eacc(e, n ? ntp : 1)) != HST_SUCCESS) return r;
+    if ((r = hst__eacc(e, !n ? 1 : e->roll_w ? n / e->d.frames_per_timepoint : ntp)) != HST_SUCCESS) return r;
     e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
     e->rd = hst_backend_alloc(e->log_be, e->pixels * sizeof(double));   /* one sum of one device */
     if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (e->roll_w && (r = hst__eroll_alloc(e)) != HST_SUCCESS) return r;
     for (m = 0; m < HST_ESRRF_NUM_MODES && !n; m++)   /* live: the delivered images */
         if ((e->d.modes & (1u << m)) && !(e->img[m] = (float *)hst_backend_alloc(e->log_be, e->pixels * sizeof(float))))
             return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -2145,16 +2353,17 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
         if ((e.d.modes & (1u << m)) && (!out || !out[m]))
             r = hst__null_arg(e.log_be, "hst_esrrf_run",
                           "out[%u] is NULL but mode %s is requested", m, hst_esrrf_mode_name((int)m));
-    if (r == HST_SUCCESS) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* frames 0 among others */
+    if (r == HST_SUCCESS && !frames) r = hst__eshape(&e.d, frames, rows, cols, &ntp);   /* "frames is 0" */
     if (r == HST_SUCCESS) {
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
-        e.progress_total = frames;
-        hst__epf_start(&e, ntp);
-        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, frames, 0);
+        e.progress_total = e.frames_total;   /* rolling: the frames of whole windows */
+        hst__epf_start(&e, e.ntp);
+        r = hst__erun_frames(&e, (const unsigned char *)stack, 0, e.frames_total, 0);
         hst__epf_end(&e);
     }
-    if (r == HST_SUCCESS && e.d.progress && e.d.progress(frames, frames, e.d.progress_user)) r = HST_ERROR_CANCELLED;
+    if (r == HST_SUCCESS && e.d.progress && e.d.progress(e.progress_total, e.progress_total, e.d.progress_user))
+        r = HST_ERROR_CANCELLED;
     if (e.log_be) {
         hst_esrrf_report rep;
         double t0 = e.t0, t1;
@@ -2634,10 +2843,10 @@ static hst_result hst__empi_agree(hst__empi *m, hst_result r, const char *stage)
 /* What every rank must agree on (the stack's shape and the numbers of the desc), as one hash. */
 static uint64_t hst__empi_job_hash(const hst_esrrf_desc *d, hst_esrrf_dtype dtype, uint64_t frames,
                                    uint32_t rows, uint32_t cols) {
-    uint64_t v[10];
+    uint64_t v[11];
     memset(v, 0, sizeof v);   /* the floats fill half of their words */
     v[0] = frames; v[1] = rows; v[2] = cols; v[3] = (uint64_t)dtype; v[4] = d->magnification;
-    v[5] = d->frames_per_timepoint; v[6] = d->modes;
+    v[5] = d->frames_per_timepoint; v[6] = d->modes; v[10] = d->rolling_step;
     v[7] = (uint64_t)d->no_intensity_weighting << 1 | (uint64_t)(d->no_macro_pixel_correction != 0);
     memcpy(&v[8], &d->radius, sizeof d->radius);
     memcpy(&v[9], &d->sensitivity, sizeof d->sensitivity);
@@ -3188,6 +3397,9 @@ static hst_result hst__esw_check(hst__esw *w, const hst_esrrf_sweep_desc *sw, co
     if (!sw || !res)
         return hst__null_arg(be, "hst_esrrf_sweep", "%s is NULL",
                          sw ? "result" : "sweep");
+    if (w->d.rolling_step)
+        return hst__bad_arg(be, "hst_esrrf_sweep", "desc.rolling_step %llu: the sweep scores time points cut one "
+                            "after another (give 0)", (unsigned long long)w->d.rolling_step);
     if (w->d.num_backends != 1 || w->d.mpi_comm)
         return hst__bad_arg(be, "hst_esrrf_sweep",
                          "give one backend and no MPI communicator");
@@ -4160,6 +4372,10 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     if (total == 0 && lv->err == HST_SUCCESS)
         lv->err = hst__zero_arg(lv->e.log_be, "hst_esrrf_live_finish",
                             "no frames were pushed");
+    if (lv->e.roll_w > total && total && lv->err == HST_SUCCESS)
+        lv->err = hst__range_arg(lv->e.log_be, "hst_esrrf_live_finish",
+                            "frames_per_timepoint %llu: the rolling window is larger than the %llu frames pushed",
+                            (unsigned long long)lv->e.roll_w, (unsigned long long)total);
     if ((!T || T > total) && total < 2 && (lv->e.d.modes & HST__E_TWO_FRAME_MODES) && lv->err == HST_SUCCESS)
         lv->err = hst__range_arg(lv->e.log_be, "hst_esrrf_live_finish",
                             "modes %s need at least 2 frames; %llu pushed",

@@ -213,10 +213,11 @@ HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
    before them are the arrays ("global") and the scalars that esrrf.h's stages list in the same
    order. The twins are those of a build without -DHST_E_NS (one sensitivity) and with
    -DHST_FP64 (sums in double: the host's), over the launch's range:
-     - the stage kernels of a 2-D range (to_float, roberts, magnify, rgc) compute whole frames
-       [begin + offset[1], begin + offset[1] + global[1]) clipped to end, as the typed twins do:
-       a range covers each frame's items whole (dimension 0 from 0, as stream.h launches),
-       frames split freely;
+     - the stage kernels of a 2-D range (to_float, roberts, magnify, rgc) compute frames
+       [begin + offset[1], begin + offset[1] + global[1]) clipped to end; to_float each
+       frame's items whole (dimension 0 from 0, as stream.h launches), roberts, magnify and rgc
+       its items [offset[0], offset[0] + global[0]) clipped to a frame's, as the kernels do
+       (liquid.h splits one frame's rows among the host device's threads so);
      - rgc_fused maps its work by work-group over all frames [begin, end) (the kernel needs a
        range of at least ceil(nrows colsM / HST_E_K) x (end - begin) items, offsets unread):
        its twin computes frames [begin, end) whatever the range;
@@ -252,7 +253,10 @@ enum { HST_ESRRF_KERNELS(HST_KERNEL_ID) HST_KESRRF_COUNT };
 HST_API const hst_kernel_family *hst_kernels_esrrf_family(void);
 
 /* Host twins (pointers at global frame base, frames [begin, end) relative to base; the same
-   bits as the device under the conditions above). Thread-safe. */
+   bits as the device under the conditions above). Thread-safe. hst_k_esrrf_rgc_host computes
+   whole rows as the fused twin does (hst_k_esrrf_rgc_fused_host_rows below: a stack tile of
+   unit gradients, here read from grad2, the (w, w / d) table, the lanes and their AVX2 /
+   AVX-512 builds; ~60 KiB of stack), with hst_e_rgc's bits. */
 HST_API void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, float *grad_row,
                                       uint32_t rows, uint32_t cols, uint32_t gstep,
                                       uint32_t groff, uint64_t base, uint64_t begin,
@@ -1566,34 +1570,51 @@ HST__E_INL float hst__e_cubic(float v)
     return 0.0f;
 }
 
-HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
-                                  float c)
+/* One axis of hst__e_interp at position v (of an axis of n pixels): its first tap t0 (r0 - 1 or
+   c0 - 1) and the 4 taps' cubic weights, as hst__e_interp computes them; 0 when v is outside
+   [0, n) (the pixel is 0) */
+HST__E_INL int hst__e_axis(float v, int n, int *t0, float *w)
 {
-    int r0, c0, i, j;
-    float q = 0.0f, wr[4];
-    if (r < 0.0f || r >= (float)rows || c < 0.0f || c >= (float)cols) return 0.0f;
-    r0 = (int)floorf(r - 0.5f);
-    c0 = (int)floorf(c - 0.5f);
+    int i;
+    if (v < 0.0f || v >= (float)n) return 0;
+    *t0 = (int)floorf(v - 0.5f) - 1;
     for (i = 0; i < 4; ++i) {
-        float u = (float)(r0 - 1 + i) + 0.5f;
-        wr[i] = hst__e_cubic(r - u);
+        float u = (float)(*t0 + i) + 0.5f;
+        w[i] = hst__e_cubic(v - u);
     }
+    return 1;
+}
+
+/* The interpolated value from the taps of both axes (hst__e_axis): over columns j, then rows i,
+   the taps inside the image only */
+HST__E_INL float hst__e_tapsum(const float *im, int rows, int cols, int ch, int k, int r0,
+                               const float *wr, int c0, const float *wc)
+{
+    int i, j;
+    float q = 0.0f;
     for (j = 0; j < 4; ++j) {
-        int cn = c0 - 1 + j;
-        float p = 0.0f, u, w, t;
+        int cn = c0 + j;
+        float p = 0.0f, t;
         if (cn < 0 || cn >= cols) continue;
         for (i = 0; i < 4; ++i) {
-            int rn = r0 - 1 + i;
+            int rn = r0 + i;
             if (rn < 0 || rn >= rows) continue;
             t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
             p = p + t;
         }
-        u = (float)cn + 0.5f;
-        w = hst__e_cubic(c - u);
-        t = p * w;
+        t = p * wc[j];
         q = q + t;
     }
     return q;
+}
+
+HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
+                                  float c)
+{
+    int r0, c0;
+    float wr[4], wc[4];
+    if (!hst__e_axis(r, rows, &r0, wr) || !hst__e_axis(c, cols, &c0, wc)) return 0.0f;
+    return hst__e_tapsum(im, rows, cols, ch, k, r0, wr, c0, wc);
 }
 
 HST__E_INL void hst__e_roberts(const float *f, int cols, int r1, int c1, float *g)
@@ -1874,6 +1895,8 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 }
 
 /* ---- the fused RGC on the host, by rows (hst_k_esrrf_rgc_fused_host_rows) ------------------
+   (and the chained twin's whole rows: the same blocks with the gradients read from grad2, the
+   intensity from the magnified frame: hst__e_geom's g2c)
    The device's local-memory tile, on the stack: for a block of magnified rows and of
    HST__E_LANES * mag columns, the unit gradients of every half-pixel position its pixels
    sample are computed once (hst__e_grad_fused, hst__e_unit, as the device's tile), and the
@@ -1913,6 +1936,11 @@ typedef struct hst__e_geom {
     float fm, radius, c[2], ymax;
     const float *sens;      /* the ns sensitivities */
     const float *wt;        /* the (w, wd) table of every phase and sample, or NULL */
+    /* The chained twin (hst_k_esrrf_rgc's): the gradients from grad2 (pixel p's at g2c[p gstep],
+       g2r[p gstep + groff]) instead of interpolated from the frame, and the intensity weight
+       from the magnified frame mimg (rowsM x colsM) instead of interp; g2c NULL: fused */
+    const float *g2c, *g2r, *mimg;
+    size_t gstep, groff;
 } hst__e_geom;
 
 HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols, uint32_t mag,
@@ -1933,6 +1961,8 @@ HST__KPRIVATE void hst__e_geom_init(hst__e_geom *g, uint32_t rows, uint32_t cols
     g->ymax = (float)(g->rowsM - 1);
     g->out_row0 = 0;
     g->wt = NULL;
+    g->g2c = g->g2r = g->mimg = NULL;
+    g->gstep = g->groff = 0;
 }
 
 /* The device's hst_e_wtable into wt (HST__E_HOST_WTAB entries) if it fits: g->wt set */
@@ -1967,7 +1997,9 @@ HST__E_INL float hst__e_pick(int c, float a, float b)
 
 /* The tile: unit gradients (ux, uy) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl,
    in two planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e
-   at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent. */
+   at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent.
+   The gradient of a position: interpolated from the frame f (fused), or grad2's pixel there
+   (chained: hst__e_rgc's mode 0), normalised as hst__e_rgc does per sample. */
 HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0, int nl,
                             int stride, float *tile)
 {
@@ -1979,7 +2011,13 @@ HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk
             int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
             size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
             float gg[2], u[2];
-            hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+            if (g->g2c) {
+                size_t q = ((size_t)iy * (size_t)(2 * g->colsM) + (size_t)ix) * g->gstep;
+                gg[0] = g->g2c[q];
+                gg[1] = g->g2r[q + g->groff];
+            } else {
+                hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+            }
             hst__e_unit(gg[0], gg[1], u);
             tile[o] = u[0];
             tile[plane + o] = u[1];
@@ -2052,13 +2090,16 @@ HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
 }
 
 /* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
-   times the magnified frame when weighting, into o[0 .. ns) */
+   times the magnified frame when weighting (interpolated from f, or g->mimg's pixel), into
+   o[0 .. ns) */
 HST__E_INL void hst__e_put(const float *f, const hst__e_geom *g, int iw, int yM, int xM, float R,
                            float W, float *o)
 {
     float im = 1.0f, v;
     int s;
-    if (iw) {
+    if (iw && g->mimg) {
+        im = g->mimg[(size_t)yM * (size_t)g->colsM + (size_t)xM];
+    } else if (iw) {
         float rr = hst__e_div((float)yM, g->fm);
         float c = hst__e_div((float)xM, g->fm);
         im = hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
@@ -2074,7 +2115,11 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
                                 int xM)
 {
     float R, W;
-    hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
+    if (g->g2c)
+        hst__e_rgc(g->g2c, g->g2r, g->gstep, g->groff, 0, g->rows, g->cols, g->mag, yM, xM,
+                   g->radius, g->wt, &R, &W);
+    else
+        hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
     hst__e_put(f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
 }
 
@@ -2285,17 +2330,16 @@ HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
 HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
 #endif
 
-HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, float *grad_row,
+/* hst_k_esrrf_roberts_host over pixels [i0, i1) (at most a frame's) of each frame */
+HST__KPRIVATE void hst__e_roberts_items(const float *frames, float *grad_col, float *grad_row,
                                         uint32_t rows, uint32_t cols, uint32_t gstep,
-                                        uint32_t groff, uint64_t base, uint64_t begin,
-                                        uint64_t end, uint64_t total)
+                                        uint32_t groff, uint64_t begin, uint64_t end, size_t i0,
+                                        size_t i1)
 {
     size_t n = (size_t)rows * cols, i;
     uint64_t z;
-    (void)base;
-    (void)total;
     for (z = begin; z < end; ++z)
-        for (i = 0; i < n; ++i) {
+        for (i = i0; i < i1; ++i) {
             size_t o = ((size_t)z * n + i) * gstep;
             float g[2];
             hst__e_roberts(frames + (size_t)z * n, (int)cols, (int)(i / cols), (int)(i % cols), g);
@@ -2304,28 +2348,135 @@ HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, fl
         }
 }
 
+HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, float *grad_row,
+                                        uint32_t rows, uint32_t cols, uint32_t gstep,
+                                        uint32_t groff, uint64_t base, uint64_t begin,
+                                        uint64_t end, uint64_t total)
+{
+    (void)base;
+    (void)total;
+    hst__e_roberts_items(frames, grad_col, grad_row, rows, cols, gstep, groff, begin, end, 0,
+                         (size_t)rows * cols);
+}
+
+#define HST__E_MAG_COLS 256   /* output columns whose weights the magnify twin keeps at once */
+
+/* hst_k_esrrf_magnify_host over output pixels [i0, i1) (at most a frame's) of each frame:
+   hst__e_interp's sums in its order, the weights of each output column (a block of
+   HST__E_MAG_COLS) and row computed once instead of per pixel (the same values) */
+HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t rows, uint32_t cols,
+                                        uint32_t rowsM, uint32_t colsM, float mag_row,
+                                        float mag_col, float shift_row, float shift_col,
+                                        uint32_t channels, uint64_t begin, uint64_t end,
+                                        size_t i0, size_t i1)
+{
+    size_t nM = (size_t)rowsM * colsM, y, y0 = i0 / colsM, y1, x0, x, xa, xb;
+    float wc[HST__E_MAG_COLS][4], wr[4];
+    int c0[HST__E_MAG_COLS], okc[HST__E_MAG_COLS], r0 = 0, okr;
+    uint64_t z;
+    uint32_t k;
+    if (i0 >= i1) return;
+    y1 = (i1 - 1) / colsM + 1;
+    for (x0 = 0; x0 < colsM; x0 += HST__E_MAG_COLS) {
+        size_t nx = colsM - x0 < HST__E_MAG_COLS ? colsM - x0 : HST__E_MAG_COLS;
+        for (x = 0; x < nx; ++x) {
+            float c = hst__e_div((float)(uint32_t)(x0 + x), mag_col);
+            c = c - shift_col;
+            okc[x] = hst__e_axis(c, (int)cols, &c0[x], wc[x]);
+        }
+        for (y = y0; y < y1; ++y) {
+            float r = hst__e_div((float)(uint32_t)y, mag_row);
+            r = r - shift_row;
+            okr = hst__e_axis(r, (int)rows, &r0, wr);
+            xa = y * colsM > i0 ? 0 : i0 - y * colsM;
+            xb = (y + 1) * colsM < i1 ? colsM : i1 - y * colsM;
+            xa = xa > x0 ? xa : x0;
+            xb = xb < x0 + nx ? xb : x0 + nx;
+            for (z = begin; z < end; ++z) {
+                const float *src = in + (size_t)z * rows * cols * channels;
+                for (x = xa; x < xb; ++x)
+                    for (k = 0; k < channels; ++k)
+                        out[((size_t)z * nM + y * colsM + x) * channels + k] =
+                            okr && okc[x - x0] ? hst__e_tapsum(src, (int)rows, (int)cols,
+                                                               (int)channels, (int)k, r0, wr,
+                                                               c0[x - x0], wc[x - x0])
+                                               : 0.0f;
+            }
+        }
+    }
+}
+
 HST__KDEF void hst_k_esrrf_magnify_host(const float *in, float *out, uint32_t rows, uint32_t cols,
                                         uint32_t rowsM, uint32_t colsM, float mag_row,
                                         float mag_col, float shift_row, float shift_col,
                                         uint32_t channels, uint64_t base, uint64_t begin,
                                         uint64_t end, uint64_t total)
 {
-    size_t nM = (size_t)rowsM * colsM, i;
-    uint64_t z;
-    uint32_t k;
     (void)base;
     (void)total;
+    hst__e_magnify_items(in, out, rows, cols, rowsM, colsM, mag_row, mag_col, shift_row,
+                         shift_col, channels, begin, end, 0, (size_t)rowsM * colsM);
+}
+
+/* The chained twin's pixels [i0, i1) of one frame (rowsM x colsM, C order) one by one
+   (hst__e_rgc per sample, g's grad2 and table) */
+HST__KPRIVATE void hst__e_rgc_part(const hst__e_geom *g, float *out, int iw, size_t i0, size_t i1)
+{
+    size_t i;
+    for (i = i0; i < i1; ++i) {
+        int yM = (int)(i / (size_t)g->colsM), xM = (int)(i % (size_t)g->colsM);
+        if (hst__e_inside((uint32_t)g->rows, (uint32_t)g->cols, (uint32_t)g->mag, g->radius, yM, xM))
+            hst__e_pixel(NULL, out, g, iw, yM, xM);
+        else
+            out[i] = 0.0f;
+    }
+}
+
+/* The chained twin's pixels [i0, i1) of one frame from g (its grad2, magnified frame and table
+   set): whole rows by the fused twin's blocks (the tile of unit gradients read from grad2, the
+   lanes, the AVX2 / AVX-512 builds), the pixels of part rows one by one. Every pixel's value
+   is hst__e_rgc's (the fused twin's blocks keep its bits), so no split changes a bit. */
+HST__KPRIVATE void hst__e_rgc_items(const hst__e_geom *g, float *out, int iw, size_t i0, size_t i1,
+                                    float *tile)
+{
+    size_t colsM = (size_t)g->colsM, ra = (i0 + colsM - 1) / colsM, rb = i1 / colsM;
+    size_t a = ra * colsM, b = rb * colsM;
+    int ya, ye, xa;
+    if (ra >= rb) a = b = i1;   /* no whole row */
+    hst__e_rgc_part(g, out, iw, i0, a);
+    hst__e_rgc_part(g, out, iw, b, i1);
+    if (ra >= rb) return;
+    hst__e_zero_outside(out, g, (int)ra, (int)rb);
+    ya = (int)ra > g->margin ? (int)ra : g->margin;
+    ye = (int)rb < g->rowsM - g->margin ? (int)rb : g->rowsM - g->margin;
+    for (xa = g->margin; ya < ye && xa < g->colsM - g->margin; xa += HST__E_LANES * g->mag)
+        hst__e_column(NULL, out, g, iw, ya, ye, xa, tile);
+}
+
+/* hst_k_esrrf_rgc_host over pixels [i0, i1) (clipped to a frame's) of each frame */
+HST__KPRIVATE void hst__e_rgc_chained(const float *grad_col, const float *grad_row,
+                                      const float *magnified, float *rgc, uint32_t rows,
+                                      uint32_t cols, uint32_t mag, float radius, float sensitivity,
+                                      int intensity_weighting, uint32_t gstep, uint32_t groff,
+                                      uint64_t begin, uint64_t end, uint64_t i0, uint64_t i1)
+{
+    size_t nM = (size_t)rows * mag * cols * mag;
+    float tile[2 * HST__E_HOST_TILE], wt[2 * HST__E_HOST_WTAB];   /* as the fused twin's */
+    hst__e_geom g;
+    uint64_t z;
+    if (i1 > nM) i1 = nM;
+    if (i0 >= i1) return;
+    hst__e_geom_init(&g, rows, cols, mag, radius, &sensitivity, 1);
+    hst__e_wtable(&g, wt);
+    g.gstep = gstep;
+    g.groff = groff;
     for (z = begin; z < end; ++z) {
-        const float *src = in + (size_t)z * rows * cols * channels;
-        for (i = 0; i < nM; ++i) {
-            float r = hst__e_div((float)(uint32_t)(i / colsM), mag_row);
-            float c = hst__e_div((float)(uint32_t)(i % colsM), mag_col);
-            r = r - shift_row;
-            c = c - shift_col;
-            for (k = 0; k < channels; ++k)
-                out[((size_t)z * nM + i) * channels + k] =
-                    hst__e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);
-        }
+        size_t g0 = (size_t)z * 4 * nM * gstep;
+        g.g2c = grad_col + g0;
+        g.g2r = grad_row + g0;
+        g.mimg = intensity_weighting ? magnified + (size_t)z * nM : NULL;
+        hst__e_rgc_items(&g, rgc + (size_t)z * nM, intensity_weighting, (size_t)i0, (size_t)i1,
+                         tile);
     }
 }
 
@@ -2335,28 +2486,11 @@ HST__KDEF void hst_k_esrrf_rgc_host(const float *grad_col, const float *grad_row
                                     int intensity_weighting, uint32_t gstep, uint32_t groff,
                                     uint64_t base, uint64_t begin, uint64_t end, uint64_t total)
 {
-    size_t colsM = (size_t)cols * mag, nM = (size_t)rows * mag * colsM, i;
-    float wt[2 * HST__E_HOST_WTAB];   /* every phase's (w, wd), once per call, as the fused twin */
-    hst__e_geom g;
-    uint64_t z;
     (void)base;
     (void)total;
-    hst__e_geom_init(&g, rows, cols, mag, radius, &sensitivity, 1);
-    hst__e_wtable(&g, wt);
-    for (z = begin; z < end; ++z)
-        for (i = 0; i < nM; ++i) {
-            int yM = (int)(i / colsM), xM = (int)(i % colsM);
-            float v = 0.0f;
-            if (hst__e_inside(rows, cols, mag, radius, yM, xM)) {
-                float R, W;
-                size_t g0 = (size_t)z * 4 * nM * gstep;
-                hst__e_rgc(grad_col + g0, grad_row + g0, gstep, groff, 0, (int)rows, (int)cols,
-                           (int)mag, yM, xM, radius, g.wt, &R, &W);
-                v = hst__e_final(R, W, sensitivity);
-                if (intensity_weighting) v = v * magnified[(size_t)z * nM + i];
-            }
-            rgc[(size_t)z * nM + i] = v;
-        }
+    hst__e_rgc_chained(grad_col, grad_row, magnified, rgc, rows, cols, mag, radius, sensitivity,
+                       intensity_weighting, gstep, groff, begin, end, 0,
+                       (uint64_t)rows * mag * cols * mag);
 }
 
 HST__KDEF void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, uint32_t rows,
@@ -2501,35 +2635,41 @@ HST__KPRIVATE void hst__kt_esrrf_to_float(const hst_karg *a, const hst_range *r)
                               a[4].v.u64, z0, z1, a[7].v.u64);
 }
 
+/* The stage kernels below compute dimension 0's items [offset[0], offset[0] + global[0]) of
+   each frame (clipped to a frame's), as the OpenCL kernels do: a range may split a frame's
+   items (liquid.h's threads on the host device) */
 HST__KPRIVATE void hst__kt_esrrf_roberts(const hst_karg *a, const hst_range *r)
 {
-    uint64_t z0, z1;
+    uint64_t z0, z1, i0, i1;
     hst__kt_esrrf_frames(a, 7, r, &z0, &z1);
-    hst_k_esrrf_roberts_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
-                             (float *)hst_karg_ptr(&a[2]), a[3].v.u32, a[4].v.u32, a[5].v.u32, a[6].v.u32,
-                             a[7].v.u64, z0, z1, a[10].v.u64);
+    hst__kt_esrrf_items(r, (uint64_t)a[3].v.u32 * a[4].v.u32, &i0, &i1);
+    hst__e_roberts_items((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]),
+                         (float *)hst_karg_ptr(&a[2]), a[3].v.u32, a[4].v.u32, a[5].v.u32,
+                         a[6].v.u32, z0, z1, (size_t)i0, (size_t)i1);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_magnify(const hst_karg *a, const hst_range *r)
 {
-    uint64_t z0, z1;
+    uint64_t z0, z1, i0, i1;
     float mag[2], shift[2];   /* float2 values (the launch's bytes: 8 each) */
     memcpy(mag, a[6].v.value, sizeof mag);
     memcpy(shift, a[7].v.value, sizeof shift);
     hst__kt_esrrf_frames(a, 9, r, &z0, &z1);
-    hst_k_esrrf_magnify_host((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
-                             a[3].v.u32, a[4].v.u32, a[5].v.u32, mag[0], mag[1], shift[0], shift[1],
-                             a[8].v.u32, a[9].v.u64, z0, z1, a[12].v.u64);
+    hst__kt_esrrf_items(r, (uint64_t)a[4].v.u32 * a[5].v.u32, &i0, &i1);
+    hst__e_magnify_items((const float *)hst_karg_ptr(&a[0]), (float *)hst_karg_ptr(&a[1]), a[2].v.u32,
+                         a[3].v.u32, a[4].v.u32, a[5].v.u32, mag[0], mag[1], shift[0], shift[1],
+                         a[8].v.u32, z0, z1, (size_t)i0, (size_t)i1);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_rgc(const hst_karg *a, const hst_range *r)
 {
-    uint64_t z0, z1;
+    uint64_t z0, z1, i0, i1;
     hst__kt_esrrf_frames(a, 12, r, &z0, &z1);
-    hst_k_esrrf_rgc_host((const float *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
-                         (const float *)hst_karg_ptr(&a[2]), (float *)hst_karg_ptr(&a[3]), a[4].v.u32,
-                         a[5].v.u32, a[6].v.u32, a[7].v.f32, a[8].v.f32, a[9].v.i32, a[10].v.u32,
-                         a[11].v.u32, a[12].v.u64, z0, z1, a[15].v.u64);
+    hst__kt_esrrf_items(r, (uint64_t)a[4].v.u32 * a[5].v.u32 * a[6].v.u32 * a[6].v.u32, &i0, &i1);
+    hst__e_rgc_chained((const float *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
+                       (const float *)hst_karg_ptr(&a[2]), (float *)hst_karg_ptr(&a[3]), a[4].v.u32,
+                       a[5].v.u32, a[6].v.u32, a[7].v.f32, a[8].v.f32, a[9].v.i32, a[10].v.u32,
+                       a[11].v.u32, z0, z1, i0, i1);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_rgc_fused(const hst_karg *a, const hst_range *r)

@@ -9,6 +9,7 @@
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
 
+#ifndef HST__NU_TWIN_PASS
 #ifndef HST_KERNELS_NUFFT_H
 #define HST_KERNELS_NUFFT_H
 
@@ -28,10 +29,15 @@ extern "C" {
    algorithm: Barnett, Magland & af Klinteberg, SIAM J. Sci. Comput. 41(5), 2019; spreading by
    bins and subproblems as cuFINUFFT: Shih et al., IPDPSW 2021). Every grid is 3-D, C order
    (nf0, nf1, nf2): a 2-D problem has nf0 = 1 and width 1 along axis 0. Complex values are
-   interleaved (re, im) float pairs (OpenCL float2). Build options: -D HST_NU_W0=w0
-   -D HST_NU_W=w (the kernel widths along axis 0 and along axes 1 and 2, 1 <= w <= 8) and
-   -D HST_NU_DEG=deg (the kernel polynomials' degree): the loops over the taps have constant
-   bounds, so a device keeps its accumulators in registers.
+   interleaved (re, im) pairs of the program's real type: float (OpenCL float2, c64), or
+   double (double2, c128) with -D HST_NU_F64. Build options: -D HST_NU_W0=w0 -D HST_NU_W=w
+   (the kernel widths along axis 0 and along axes 1 and 2, 1 <= w <= L, L the lanes:
+   HST_K_NUFFT_LANES = 8 in float, HST_K_NUFFT_LANES_F64 = 16 in double), -D HST_NU_DEG=deg
+   (the kernel polynomials' degree) and -D HST_NU_F64 (double: the device needs cl_khr_fp64
+   and cl_khr_int64_base_atomics, whose 64-bit compare-and-swap makes spread's atomic adds):
+   the loops over the taps have constant bounds, so a device keeps its accumulators in
+   registers. Below, "real" is float or double and L the lanes of the build; every array
+   named float in float is double in double (off, c, grid, tile, coef, corr).
 
    Points are sorted by bin (nufft.h's set_points); sorted point j of m has, per axis d, the
    first grid index its kernel touches, base[d m + j] (in [-w/2, nf_d): the taps wrap around
@@ -39,9 +45,9 @@ extern "C" {
    off in [-w/2, -w/2 + 1)); perm[j] is its index in the caller's order. The kernel's values
    at the w taps of an axis come from its piecewise polynomial (FINUFFT's Horner evaluation of
    the ES kernel, nufft.h fits it): with z = 2 off + w - 1 in [-1, 1), tap t's value is
-   sum_k coef[k 8 + t] z^(deg - k), by Horner's rule (one multiply, then one add, per k);
-   coef holds three axes' tables of (deg + 1) x 8 floats (HST_K_NUFFT_LANES columns, the taps
-   past w zero), axis a's at coef + a (deg + 1) 8.
+   sum_k coef[k L + t] z^(deg - k), by Horner's rule (one multiply, then one add, per k);
+   coef holds three axes' tables of (deg + 1) x L reals (L columns, the taps past w zero),
+   axis a's at coef + a (deg + 1) L.
    The geometry g (16 ints, OpenCL int16): nf0..2 (s0-s2), bin extents (s3-s5), bins per axis
    (s6-s8), widths (s9-sb), pads (sc-se: ceil(w / 2)), points per subproblem at most (sf).
    Modes (nm0, nm1, nm2) in NumPy /
@@ -54,6 +60,7 @@ extern "C" {
      hst_k_nufft_interp      base, off, perm, grid, c, uint m, int16 g, coef, ulong cofs  m
      hst_k_nufft_to_modes    grid, f, corr, int4 nf, int4 nm, ulong fofs              nm0 nm1 nm2
      hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm, ulong fofs              nf0 nf1 nf2
+     hst_k_nufft_spread_gm   base, off, perm, c, grid, uint m, int16 g, coef, ulong cofs  m
 
    cofs and fofs: the vector's first element in c and f (complex elements; nufft.h's batches of
    n_trans vectors: vector k at k m and at k nm0 nm1 nm2); the kernels read and write c + cofs,
@@ -65,6 +72,9 @@ extern "C" {
    (compare-and-swap loops), then adds the tile's non-zero values into the periodic grid with
    atomic adds: the order of the additions, hence the last bits, varies from run to run.
    Each tap adds (c.re k2[t]) (k0[a] k1[b]) and (c.im k2[t]) (k0[a] k1[b]).
+   spread_gm (cuFINUFFT's GM-sort method, for tiles beyond the device's local memory): work-item
+   j adds sorted point j's taps straight into the periodic grid with atomic adds, rows (a, b)
+   in order, taps t in order, each tap's value as spread's.
    interp: c[perm[j]] = sum over the taps, rows (a, b) in order accumulating the 2 w2 floats
    of a row times k0[a] k1[b], then the row's taps t in order times k2[t]. No atomics.
    to_modes: f[i] = grid[fine index of mode i] (corr0[i0] corr1[i1]) corr2[i2] (type 1's
@@ -74,27 +84,31 @@ extern "C" {
 
    The host twins below take the same arguments, with deg, (the twin of spread runs
    subproblems [sub0, sub1) one after another into the caller's tile of 2 (b0 + 2 p0)
-   (b1 + 2 p1)(b2 + 2 p2) + 2 HST_K_NUFFT_LANES floats, with plain adds; interp's runs sorted
-   points [j0, j1)) and do the same float operations in the same order for every value they
-   return, so type 2 gives the same bits on every device, type 1 the same up to the order of
-   the atomic adds. For SIMD, the twins compute HST_K_NUFFT_LANES taps per row whatever w
-   (the extra taps have zero weights): spread's extra adds of 0 leave the tile unchanged, and
-   interp reads up to HST_K_NUFFT_LANES complex values past a row's w taps, so its grid must
+   (b1 + 2 p1)(b2 + 2 p2) + 2 L reals, with plain adds; interp's runs sorted points [j0, j1),
+   spread_gm's too, with plain adds: one thread at a time) and do the same real operations in
+   the same order for every value they return, so type 2 gives the same bits on every device,
+   type 1 the same up to the order of the atomic adds. For SIMD, the twins compute L taps per
+   row whatever w (8 in double where w <= 8; the extra taps have zero weights): spread's extra
+   adds of 0 leave the tile unchanged, and interp reads up to L complex values past a row's w
+   taps, so its grid must
    have that many readable complex values after its end (nufft.h allocates them).
    Sizes: m < 2^31, grids below 2^31 elements (nufft.h checks).
 
    Launched as declared kernels (backend.h's hst_launch_kernel, family
    hst_kernels_nufft_family(), the build options above), the twins run over the launched
-   range: spread's, subproblems [offset / L, ceil((offset + global) / L)) with L = range.local
+   range: spread's, subproblems [offset / G, ceil((offset + global) / G)) with G = range.local
    (1 when 0: a work-group per work-item), its __local tile then the host's scratch, which must
-   hold the twin's tile (HST_K_NUFFT_LANES complex floats more than the kernel's); interp's,
-   sorted points [offset, min(offset + global, m)); to_modes' and to_grid's have no sub-range:
-   they write the whole array whatever the range (launch them over all of it). deg is
-   HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. */
-#define HST_K_NUFFT_LANES 8        /* taps per axis at most, and the twins' SIMD width */
+   hold the twin's tile (L complex reals more than the kernel's); interp's, sorted points
+   [offset, min(offset + global, m)), spread_gm's likewise; to_modes' and to_grid's have no
+   sub-range: they write the whole array whatever the range (launch them over all of it). deg is
+   HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. The c128 kernels are
+   the _F64 ids: the same kernels built with -D HST_NU_F64, their twins the _f64 functions
+   (the same code over double and 16 lanes: kernels_nufft.h instantiates it twice). */
+#define HST_K_NUFFT_LANES 8        /* float: taps per axis at most, and the twins' SIMD width */
+#define HST_K_NUFFT_LANES_F64 16   /* double: likewise (FINUFFT's widest kernel, MAX_NSPREAD) */
 /* The kernel polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
-   eps at every width nufft.h offers (FINUFFT's Horner tables at upsampling 2 use about as
-   many). */
+   eps at every width nufft.h offers, in float and in double (FINUFFT's Horner tables at
+   upsampling 2 use about as many). */
 #define HST_K_NUFFT_DEGREE(w) ((w) + 3)
 
 /* The family's kernels: X(id, name, signature, twin adapter), in the source's parameter order. */
@@ -106,8 +120,23 @@ extern "C" {
       hst__kt_nufft_interp) \
     X(HST_KNUFFT_TO_MODES, hst_k_nufft_to_modes, "global global global value value ulong", \
       hst__kt_nufft_to_modes) \
-    X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value ulong", hst__kt_nufft_to_grid)
+    X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value ulong", hst__kt_nufft_to_grid) \
+    X(HST_KNUFFT_SPREAD_GM, hst_k_nufft_spread_gm, "global global global global global uint value global ulong", \
+      hst__kt_nufft_spread_gm) \
+    X(HST_KNUFFT_SPREAD_F64, hst_k_nufft_spread, \
+      "global global global global global global global global local uint value global ulong", \
+      hst__kt_nufft_spread_f64) \
+    X(HST_KNUFFT_INTERP_F64, hst_k_nufft_interp, \
+      "global global global global global uint value global ulong", hst__kt_nufft_interp_f64) \
+    X(HST_KNUFFT_TO_MODES_F64, hst_k_nufft_to_modes, "global global global value value ulong", \
+      hst__kt_nufft_to_modes_f64) \
+    X(HST_KNUFFT_TO_GRID_F64, hst_k_nufft_to_grid, "global global global value value ulong", \
+      hst__kt_nufft_to_grid_f64) \
+    X(HST_KNUFFT_SPREAD_GM_F64, hst_k_nufft_spread_gm, \
+      "global global global global global uint value global ulong", hst__kt_nufft_spread_gm_f64)
 enum { HST_NUFFT_KERNELS(HST_KERNEL_ID) HST_KNUFFT_COUNT };
+/* A c64 kernel's c128 twin id: id + HST_KNUFFT_F64 (the rows above, in the same order). */
+#define HST_KNUFFT_F64 (HST_KNUFFT_SPREAD_F64 - HST_KNUFFT_SPREAD)
 
 /* The NUFFT program's source pieces (static storage), as hst_kernels_vocab_source.
    Thread-safe. */
@@ -137,6 +166,29 @@ HST_API void hst_k_nufft_to_modes_host(const float *grid, float *f, const float 
 /* Type 2's first step: grid (nf0, nf1, nf2) c64 from f (nm0, nm1, nm2). Thread-safe. */
 HST_API void hst_k_nufft_to_grid_host(const float *f, float *grid, const float *corr,
                                       const int32_t nf[4], const int32_t nm[4]);
+/* Type 1's global-memory spreading (spread_gm) of sorted points [j0, j1) into grid, plain adds
+   (one thread at a time on a grid). */
+HST_API void hst_k_nufft_spread_gm_host(const int32_t *base, const float *off, const uint32_t *perm,
+                                        const float *c, float *grid, uint32_t m, const int32_t g[16],
+                                        const float *coef, int deg, uint32_t j0, uint32_t j1);
+/* The c128 twins (the _F64 kernels): the five above in double, with HST_K_NUFFT_LANES_F64
+   lanes (tile: HST_K_NUFFT_LANES_F64 complex doubles more; grid readable that many past its
+   end). */
+HST_API void hst_k_nufft_spread_host_f64(const int32_t *base, const double *off, const uint32_t *perm,
+                                         const double *c, const uint32_t *sub_bin,
+                                         const uint32_t *sub_first, const uint32_t *bin_start,
+                                         double *grid, double *tile, uint32_t m, const int32_t g[16],
+                                         const double *coef, int deg, uint32_t sub0, uint32_t sub1);
+HST_API void hst_k_nufft_interp_host_f64(const int32_t *base, const double *off, const uint32_t *perm,
+                                         const double *grid, double *c, uint32_t m, const int32_t g[16],
+                                         const double *coef, int deg, uint32_t j0, uint32_t j1);
+HST_API void hst_k_nufft_to_modes_host_f64(const double *grid, double *f, const double *corr,
+                                           const int32_t nf[4], const int32_t nm[4]);
+HST_API void hst_k_nufft_to_grid_host_f64(const double *f, double *grid, const double *corr,
+                                          const int32_t nf[4], const int32_t nm[4]);
+HST_API void hst_k_nufft_spread_gm_host_f64(const int32_t *base, const double *off, const uint32_t *perm,
+                                            const double *c, double *grid, uint32_t m, const int32_t g[16],
+                                            const double *coef, int deg, uint32_t j0, uint32_t j1);
 
 
 /* <<nufft kernels */
@@ -161,22 +213,31 @@ HST__KERNELS_FP_BEGIN
 
 /* The NUFFT program (see the declarations): pieces of at most 4095 characters, checked below.
    OpenCL C, one source line per literal line; the host twins below follow it line by line. */
-static const char hst__nufft_src_common[] =
-"/* halostream nufft program (kernels.h): -D HST_NU_W0=w0 -D HST_NU_W=w -D HST_NU_DEG=d */\n"
+static const char hst__nufft_src_types[] =
+"/* halostream nufft program (kernels.h): -D HST_NU_W0=w0 -D HST_NU_W=w -D HST_NU_DEG=d\n"
+"   [-D HST_NU_F64] */\n"
 "#pragma OPENCL FP_CONTRACT OFF\n"
-"/* the kernel's w taps from its polynomials (Horner in z = 2 off + w - 1) */\n"
-"void hst_nu_taps(__global const float *coef, float off, int w, float *v) {\n"
-"    float z = 2.0f * off + (float)(w - 1);\n"
-"    for (int t = 0; t < w; t++) {\n"
-"        float p = coef[t];\n"
-"        for (int k = 1; k <= HST_NU_DEG; k++) p = p * z + coef[k * 8 + t];\n"
-"        v[t] = p;\n"
-"    }\n"
+"/* the real type, its complex pair, the lanes of coef, atomic adds by compare-and-swap */\n"
+"#ifdef HST_NU_F64\n"
+"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+"#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
+"typedef double hst_nu_r;\n"
+"typedef double2 hst_nu_r2;\n"
+"#define HST_NU_L 16\n"
+"void hst_nu_add_local(volatile __local double *p, double v) {\n"
+"    ulong old = as_ulong(*p), seen;\n"
+"    while ((seen = atom_cmpxchg((volatile __local ulong *)p, old,\n"
+"                                as_ulong(as_double(old) + v))) != old) old = seen;\n"
 "}\n"
-"/* x mod n for x in [-n, 2 n) (interp), and for any x (a tile's flush) */\n"
-"int hst_nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }\n"
-"int hst_nu_mod(int x, int n) { int r = x % n; return r < 0 ? r + n : r; }\n"
-"/* float atomic add by compare-and-swap (OpenCL 1.2 has no float atomics) */\n"
+"void hst_nu_add_global(volatile __global double *p, double v) {\n"
+"    ulong old = as_ulong(*p), seen;\n"
+"    while ((seen = atom_cmpxchg((volatile __global ulong *)p, old,\n"
+"                                as_ulong(as_double(old) + v))) != old) old = seen;\n"
+"}\n"
+"#else\n"
+"typedef float hst_nu_r;\n"
+"typedef float2 hst_nu_r2;\n"
+"#define HST_NU_L 8\n"
 "void hst_nu_add_local(volatile __local float *p, float v) {\n"
 "    uint old = as_uint(*p), seen;\n"
 "    while ((seen = atomic_cmpxchg((volatile __local uint *)p, old,\n"
@@ -187,6 +248,21 @@ static const char hst__nufft_src_common[] =
 "    while ((seen = atomic_cmpxchg((volatile __global uint *)p, old,\n"
 "                                  as_uint(as_float(old) + v))) != old) old = seen;\n"
 "}\n"
+"#endif\n";
+
+static const char hst__nufft_src_common[] =
+"/* the kernel's w taps from its polynomials (Horner in z = 2 off + w - 1) */\n"
+"void hst_nu_taps(__global const hst_nu_r *coef, hst_nu_r off, int w, hst_nu_r *v) {\n"
+"    hst_nu_r z = 2.0f * off + (hst_nu_r)(w - 1);\n"
+"    for (int t = 0; t < w; t++) {\n"
+"        hst_nu_r p = coef[t];\n"
+"        for (int k = 1; k <= HST_NU_DEG; k++) p = p * z + coef[k * HST_NU_L + t];\n"
+"        v[t] = p;\n"
+"    }\n"
+"}\n"
+"/* x mod n for x in [-n, 2 n) (interp), and for any x (a tile's flush) */\n"
+"int hst_nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }\n"
+"int hst_nu_mod(int x, int n) { int r = x % n; return r < 0 ? r + n : r; }\n"
 "/* a mode's fine index along an axis (modeord 0: index i is frequency i - nm / 2) */\n"
 "int hst_nu_fine(int i, int nm, int nf) { int k = i - nm / 2; return k < 0 ? k + nf : k; }\n"
 "/* a fine index's mode index, -1 where the grid holds no mode */\n"
@@ -195,10 +271,10 @@ static const char hst__nufft_src_common[] =
 "}\n";
 
 static const char hst__nufft_src_spread[] =
-"__kernel void hst_k_nufft_spread(__global const int *base, __global const float *off,\n"
-"        __global const uint *perm, __global const float2 *c, __global const uint *sub_bin,\n"
+"__kernel void hst_k_nufft_spread(__global const int *base, __global const hst_nu_r *off,\n"
+"        __global const uint *perm, __global const hst_nu_r2 *c, __global const uint *sub_bin,\n"
 "        __global const uint *sub_first, __global const uint *bin_start,\n"
-"        __global float *grid, __local float *tile, uint m, int16 g, __global const float *coef,\n"
+"        __global hst_nu_r *grid, __local hst_nu_r *tile, uint m, int16 g, __global const hst_nu_r *coef,\n"
 "        ulong cofs) {\n"
 "    uint s = get_group_id(0), lid = get_local_id(0), lsz = get_local_size(0);\n"
 "    uint bin = sub_bin[s], first = sub_first[s];\n"
@@ -206,19 +282,19 @@ static const char hst__nufft_src_spread[] =
 "    int o0 = (int)bin / (g.s7 * g.s8) * g.s3 - g.sc;\n"
 "    int o1 = (int)bin / g.s8 % g.s7 * g.s4 - g.sd, o2 = (int)bin % g.s8 * g.s5 - g.se;\n"
 "    int l1 = g.s4 + 2 * g.sd, l2 = g.s5 + 2 * g.se, n = (g.s3 + 2 * g.sc) * l1 * l2;\n"
-"    float k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W];\n"
+"    hst_nu_r k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W];\n"
 "    for (int i = lid; i < n; i += lsz) { tile[2 * i] = 0.0f; tile[2 * i + 1] = 0.0f; }\n"
 "    barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    for (uint j = first + lid; j < last; j += lsz) {\n"
-"        float2 v = c[cofs + perm[j]];\n"
+"        hst_nu_r2 v = c[cofs + perm[j]];\n"
 "        int i0 = base[j] - o0, i1 = base[m + j] - o1, i2 = base[2 * m + j] - o2;\n"
 "        hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
-"        hst_nu_taps(coef + (HST_NU_DEG + 1) * 8, off[m + j], HST_NU_W, k1);\n"
-"        hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * 8, off[2 * m + j], HST_NU_W, k2);\n"
+"        hst_nu_taps(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, k1);\n"
+"        hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, k2);\n"
 "        for (int a = 0; a < HST_NU_W0; a++)\n"
 "            for (int b = 0; b < HST_NU_W; b++) {\n"
-"                float kab = k0[a] * k1[b];\n"
-"                __local float *row = tile + 2 * (((i0 + a) * l1 + i1 + b) * l2 + i2);\n"
+"                hst_nu_r kab = k0[a] * k1[b];\n"
+"                __local hst_nu_r *row = tile + 2 * (((i0 + a) * l1 + i1 + b) * l2 + i2);\n"
 "                for (int t = 0; t < HST_NU_W; t++) {\n"
 "                    hst_nu_add_local(row + 2 * t, (v.x * k2[t]) * kab);\n"
 "                    hst_nu_add_local(row + 2 * t + 1, (v.y * k2[t]) * kab);\n"
@@ -227,7 +303,7 @@ static const char hst__nufft_src_spread[] =
 "    }\n"
 "    barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    for (int i = lid; i < n; i += lsz) {\n"
-"        float re = tile[2 * i], im = tile[2 * i + 1];\n"
+"        hst_nu_r re = tile[2 * i], im = tile[2 * i + 1];\n"
 "        int t0 = i / (l1 * l2), t1 = i / l2 % l1, t2 = i % l2;\n"
 "        size_t gi;\n"
 "        if (re == 0.0f && im == 0.0f) continue;\n"
@@ -239,27 +315,27 @@ static const char hst__nufft_src_spread[] =
 "}\n";
 
 static const char hst__nufft_src_interp[] =
-"__kernel void hst_k_nufft_interp(__global const int *base, __global const float *off,\n"
-"        __global const uint *perm, __global const float *grid, __global float2 *c, uint m,\n"
-"        int16 g, __global const float *coef, ulong cofs) {\n"
+"__kernel void hst_k_nufft_interp(__global const int *base, __global const hst_nu_r *off,\n"
+"        __global const uint *perm, __global const hst_nu_r *grid, __global hst_nu_r2 *c, uint m,\n"
+"        int16 g, __global const hst_nu_r *coef, ulong cofs) {\n"
 "    uint j = get_global_id(0);\n"
-"    float k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W], acc[2 * HST_NU_W];\n"
-"    float2 out = (float2)(0.0f, 0.0f);\n"
+"    hst_nu_r k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W], acc[2 * HST_NU_W];\n"
+"    hst_nu_r2 out = (hst_nu_r2)((hst_nu_r)0);\n"
 "    int b1, b2, wraps;\n"
 "    if (j >= m) return;\n"
 "    hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
-"    hst_nu_taps(coef + (HST_NU_DEG + 1) * 8, off[m + j], HST_NU_W, k1);\n"
-"    hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * 8, off[2 * m + j], HST_NU_W, k2);\n"
+"    hst_nu_taps(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, k1);\n"
+"    hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, k2);\n"
 "    b1 = base[m + j]; b2 = base[2 * m + j];\n"
 "    wraps = b2 < 0 || b2 + HST_NU_W > g.s2;\n"
 "    for (int u = 0; u < 2 * HST_NU_W; u++) acc[u] = 0.0f;\n"
 "    for (int a = 0; a < HST_NU_W0; a++)\n"
 "        for (int b = 0; b < HST_NU_W; b++) {\n"
-"            float kab = k0[a] * k1[b];\n"
+"            hst_nu_r kab = k0[a] * k1[b];\n"
 "            size_t row = ((size_t)hst_nu_wrap(base[j] + a, g.s0) * (size_t)g.s1\n"
 "                          + (size_t)hst_nu_wrap(b1 + b, g.s1)) * (size_t)g.s2;\n"
 "            if (!wraps) {\n"
-"                __global const float *r = grid + 2 * (row + (size_t)b2);\n"
+"                __global const hst_nu_r *r = grid + 2 * (row + (size_t)b2);\n"
 "                for (int u = 0; u < 2 * HST_NU_W; u++) acc[u] += r[u] * kab;\n"
 "            } else {\n"
 "                for (int u = 0; u < 2 * HST_NU_W; u++)\n"
@@ -274,8 +350,8 @@ static const char hst__nufft_src_interp[] =
 "}\n";
 
 static const char hst__nufft_src_modes[] =
-"__kernel void hst_k_nufft_to_modes(__global const float2 *grid, __global float2 *f,\n"
-"        __global const float *corr, int4 nf, int4 nm, ulong fofs) {\n"
+"__kernel void hst_k_nufft_to_modes(__global const hst_nu_r2 *grid, __global hst_nu_r2 *f,\n"
+"        __global const hst_nu_r *corr, int4 nf, int4 nm, ulong fofs) {\n"
 "    size_t i = get_global_id(0), n12 = (size_t)nm.y * (size_t)nm.z;\n"
 "    int i0, i1, i2;\n"
 "    if (i >= (size_t)nm.x * n12) return;\n"
@@ -285,11 +361,11 @@ static const char hst__nufft_src_modes[] =
 "                + (size_t)hst_nu_fine(i2, nm.z, nf.z)]\n"
 "           * ((corr[i0] * corr[nm.x + i1]) * corr[nm.x + nm.y + i2]);\n"
 "}\n"
-"__kernel void hst_k_nufft_to_grid(__global const float2 *f, __global float2 *grid,\n"
-"        __global const float *corr, int4 nf, int4 nm, ulong fofs) {\n"
+"__kernel void hst_k_nufft_to_grid(__global const hst_nu_r2 *f, __global hst_nu_r2 *grid,\n"
+"        __global const hst_nu_r *corr, int4 nf, int4 nm, ulong fofs) {\n"
 "    size_t i = get_global_id(0), n12 = (size_t)nf.y * (size_t)nf.z;\n"
 "    int i0, i1, i2;\n"
-"    float2 v = (float2)(0.0f, 0.0f);\n"
+"    hst_nu_r2 v = (hst_nu_r2)((hst_nu_r)0);\n"
 "    if (i >= (size_t)nf.x * n12) return;\n"
 "    i0 = hst_nu_mode((int)(i / n12), nm.x, nf.x);\n"
 "    i1 = hst_nu_mode((int)(i / (size_t)nf.z % (size_t)nf.y), nm.y, nf.y);\n"
@@ -300,13 +376,40 @@ static const char hst__nufft_src_modes[] =
 "    grid[i] = v;\n"
 "}\n";
 
+static const char hst__nufft_src_gm[] =
+"__kernel void hst_k_nufft_spread_gm(__global const int *base, __global const hst_nu_r *off,\n"
+"        __global const uint *perm, __global const hst_nu_r2 *c, __global hst_nu_r *grid, uint m,\n"
+"        int16 g, __global const hst_nu_r *coef, ulong cofs) {\n"
+"    uint j = get_global_id(0);\n"
+"    hst_nu_r k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W];\n"
+"    hst_nu_r2 v;\n"
+"    if (j >= m) return;\n"
+"    v = c[cofs + perm[j]];\n"
+"    hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
+"    hst_nu_taps(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, k1);\n"
+"    hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, k2);\n"
+"    for (int a = 0; a < HST_NU_W0; a++)\n"
+"        for (int b = 0; b < HST_NU_W; b++) {\n"
+"            hst_nu_r kab = k0[a] * k1[b];\n"
+"            size_t row = ((size_t)hst_nu_wrap(base[j] + a, g.s0) * (size_t)g.s1\n"
+"                          + (size_t)hst_nu_wrap(base[m + j] + b, g.s1)) * (size_t)g.s2;\n"
+"            for (int t = 0; t < HST_NU_W; t++) {\n"
+"                size_t gi = row + (size_t)hst_nu_wrap(base[2 * m + j] + t, g.s2);\n"
+"                hst_nu_add_global(grid + 2 * gi, (v.x * k2[t]) * kab);\n"
+"                hst_nu_add_global(grid + 2 * gi + 1, (v.y * k2[t]) * kab);\n"
+"            }\n"
+"        }\n"
+"}\n";
+
+HST__PIECE_FITS(nu_types, hst__nufft_src_types);
 HST__PIECE_FITS(nu_common, hst__nufft_src_common);
 HST__PIECE_FITS(nu_spread, hst__nufft_src_spread);
 HST__PIECE_FITS(nu_interp, hst__nufft_src_interp);
 HST__PIECE_FITS(nu_modes, hst__nufft_src_modes);
+HST__PIECE_FITS(nu_gm, hst__nufft_src_gm);
 
-static const char *const hst__nufft_src[] = { hst__nufft_src_common, hst__nufft_src_spread,
-                                              hst__nufft_src_interp, hst__nufft_src_modes };
+static const char *const hst__nufft_src[] = { hst__nufft_src_types, hst__nufft_src_common, hst__nufft_src_spread,
+                                              hst__nufft_src_interp, hst__nufft_src_modes, hst__nufft_src_gm };
 
 HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
 {
@@ -321,43 +424,21 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
 
 /* One Horner step on 8 lanes, p = p z + c, written out (HST_K_NUFFT_LANES is 8). */
 #define HST__NU_HORNER(p, z, c) do {                                                        \
-        p[0] = p[0] * (z) + (c)[0]; p[1] = p[1] * (z) + (c)[1]; p[2] = p[2] * (z) + (c)[2];  \
-        p[3] = p[3] * (z) + (c)[3]; p[4] = p[4] * (z) + (c)[4]; p[5] = p[5] * (z) + (c)[5];  \
-        p[6] = p[6] * (z) + (c)[6]; p[7] = p[7] * (z) + (c)[7];                              \
+        (p)[0] = (p)[0] * (z) + (c)[0]; (p)[1] = (p)[1] * (z) + (c)[1];                      \
+        (p)[2] = (p)[2] * (z) + (c)[2]; (p)[3] = (p)[3] * (z) + (c)[3];                      \
+        (p)[4] = (p)[4] * (z) + (c)[4]; (p)[5] = (p)[5] * (z) + (c)[5];                      \
+        (p)[6] = (p)[6] * (z) + (c)[6]; (p)[7] = (p)[7] * (z) + (c)[7];                      \
     } while (0)
 /* acc[u] += r[u] s for the 16 floats (8 complex taps) of a row, written out likewise. */
 #define HST__NU_AXPY16(acc, r, s) do {                                                      \
-        acc[0] += (r)[0] * (s); acc[1] += (r)[1] * (s); acc[2] += (r)[2] * (s);              \
-        acc[3] += (r)[3] * (s); acc[4] += (r)[4] * (s); acc[5] += (r)[5] * (s);              \
-        acc[6] += (r)[6] * (s); acc[7] += (r)[7] * (s); acc[8] += (r)[8] * (s);              \
-        acc[9] += (r)[9] * (s); acc[10] += (r)[10] * (s); acc[11] += (r)[11] * (s);          \
-        acc[12] += (r)[12] * (s); acc[13] += (r)[13] * (s); acc[14] += (r)[14] * (s);        \
-        acc[15] += (r)[15] * (s);                                                            \
+        (acc)[0] += (r)[0] * (s); (acc)[1] += (r)[1] * (s); (acc)[2] += (r)[2] * (s);              \
+        (acc)[3] += (r)[3] * (s); (acc)[4] += (r)[4] * (s); (acc)[5] += (r)[5] * (s);              \
+        (acc)[6] += (r)[6] * (s); (acc)[7] += (r)[7] * (s); (acc)[8] += (r)[8] * (s);              \
+        (acc)[9] += (r)[9] * (s); (acc)[10] += (r)[10] * (s); (acc)[11] += (r)[11] * (s);          \
+        (acc)[12] += (r)[12] * (s); (acc)[13] += (r)[13] * (s); (acc)[14] += (r)[14] * (s);        \
+        (acc)[15] += (r)[15] * (s);                                                            \
     } while (0)
-typedef char hst__check_nufft_lanes[(HST_K_NUFFT_LANES == 8) ? 1 : -1];
-
-/* The kernel's taps along the three axes, HST_K_NUFFT_LANES per axis (the kernel's first w,
-   by the kernel's operations). The three Horner chains run interleaved: one alone waits on its
-   own multiply-add latency (3x slower on the host's interpolation). */
-HST__KPRIVATE void hst__nu_taps(const float *coef, int deg, const int32_t *g, float off0,
-                                float off1, float off2, float *k0, float *k1, float *k2) {
-    float z0 = 2.0f * off0 + (float)(g[9] - 1), z1 = 2.0f * off1 + (float)(g[10] - 1);
-    float z2 = 2.0f * off2 + (float)(g[11] - 1);
-    float p0[HST_K_NUFFT_LANES], p1[HST_K_NUFFT_LANES], p2[HST_K_NUFFT_LANES];   /* no aliasing */
-    const float *c1 = coef + (size_t)(deg + 1) * HST_K_NUFFT_LANES, *c2 = c1 + (size_t)(deg + 1) * HST_K_NUFFT_LANES;
-    int k;
-    memcpy(p0, coef, sizeof p0);
-    memcpy(p1, c1, sizeof p1);
-    memcpy(p2, c2, sizeof p2);
-    for (k = 1; k <= deg; k++) {   /* lanes written out: the arrays stay in registers */
-        HST__NU_HORNER(p0, z0, coef + k * HST_K_NUFFT_LANES);
-        HST__NU_HORNER(p1, z1, c1 + k * HST_K_NUFFT_LANES);
-        HST__NU_HORNER(p2, z2, c2 + k * HST_K_NUFFT_LANES);
-    }
-    memcpy(k0, p0, sizeof p0);
-    memcpy(k1, p1, sizeof p1);
-    memcpy(k2, p2, sizeof p2);
-}
+typedef char hst__check_nufft_lanes[(HST_K_NUFFT_LANES == 8 && HST_K_NUFFT_LANES_F64 == 16) ? 1 : -1];
 
 HST__KPRIVATE int hst__nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
 HST__KPRIVATE int hst__nu_mod(int x, int n) { int r = x % n; return r < 0 ? r + n : r; }
@@ -366,198 +447,30 @@ HST__KPRIVATE int hst__nu_mode(int gi, int nm, int nf) {
     return gi <= (nm - 1) / 2 ? gi + nm / 2 : gi >= nf - nm / 2 ? gi - nf + nm / 2 : -1;
 }
 
-/* One point's taps added into a tile: rows (a, b), each of w2 complex taps. */
-HST__KPRIVATE void hst__nu_spread_point(float *tile, const float *k0, const float *k1,
-                                        const float *k2, int w0, int w, int l1, int l2,
-                                        int i0, int i1, int i2, float vr, float vi) {
-    float kc[2 * HST_K_NUFFT_LANES];
-    int a, b, u;
-    for (u = 0; u < HST_K_NUFFT_LANES; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
-    for (a = 0; a < w0; a++)
-        for (b = 0; b < w; b++) {
-            float kab = k0[a] * k1[b];
-            float *row = tile + 2 * (((size_t)(i0 + a) * (size_t)l1 + (size_t)(i1 + b)) * (size_t)l2 + (size_t)i2);
-            for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) row[u] += kc[u] * kab;
-        }
-}
+/* The host twins, once per real type: kernels_nufft.h includes itself with HST__NU_TWIN_PASS
+   (its end holds the twins' code, written over HST__NU_R, the real type, HST__NU_L, the lanes,
+   and HST__NU_N, the names): float with HST_K_NUFFT_LANES lanes (the c64 twins), double with
+   HST_K_NUFFT_LANES_F64 (the c128 twins, names ending _f64). */
+#define HST__NU_TWIN_PASS
+#define HST__NU_R float
+#define HST__NU_L HST_K_NUFFT_LANES
+#define HST__NU_N(name) name
+#include "kernels_nufft.h"
+#undef HST__NU_R
+#undef HST__NU_L
+#undef HST__NU_N
+#define HST__NU_R double
+#define HST__NU_L HST_K_NUFFT_LANES_F64
+#define HST__NU_N(name) name##_f64
+#include "kernels_nufft.h"
+#undef HST__NU_R
+#undef HST__NU_L
+#undef HST__NU_N
+#undef HST__NU_TWIN_PASS
 
-/* A subproblem's tile added into the periodic grid (its non-zero values), row by row. */
-HST__KPRIVATE void hst__nu_flush(const float *tile, float *grid, const int32_t *g, int l1, int l2,
-                                 int o0, int o1, int o2) {
-    int l0 = g[3] + 2 * g[12], t0, t1, t2;
-    for (t0 = 0; t0 < l0; t0++)
-        for (t1 = 0; t1 < l1; t1++) {
-            const float *row = tile + 2 * ((size_t)t0 * (size_t)l1 + (size_t)t1) * (size_t)l2;
-            float *out = grid + 2 * ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] +
-                                     (size_t)hst__nu_mod(o1 + t1, g[1])) * (size_t)g[2];
-            int x = hst__nu_mod(o2, g[2]);
-            for (t2 = 0; t2 < l2; t2++, x = x + 1 == g[2] ? 0 : x + 1) {
-                if (row[2 * t2] == 0.0f && row[2 * t2 + 1] == 0.0f) continue;
-                out[2 * x] += row[2 * t2];
-                out[2 * x + 1] += row[2 * t2 + 1];
-            }
-        }
-}
-
-HST__KDEF void hst_k_nufft_spread_host(const int32_t *base, const float *off, const uint32_t *perm,
-                                       const float *c, const uint32_t *sub_bin,
-                                       const uint32_t *sub_first, const uint32_t *bin_start,
-                                       float *grid, float *tile, uint32_t m, const int32_t g[16],
-                                       const float *coef, int deg, uint32_t sub0, uint32_t sub1)
-{
-    float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
-    int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2;
-    uint32_t s, j;
-    for (s = sub0; s < sub1; s++) {
-        uint32_t bin = sub_bin[s], first = sub_first[s], last = first + (uint32_t)g[15];
-        int o0 = (int)bin / (g[7] * g[8]) * g[3] - g[12];
-        int o1 = (int)bin / g[8] % g[7] * g[4] - g[13], o2 = (int)bin % g[8] * g[5] - g[14];
-        if (last > bin_start[bin + 1]) last = bin_start[bin + 1];
-        memset(tile, 0, (size_t)n * 2 * sizeof(float));
-        for (j = first; j < last; j += HST__NU_GATHER) {
-            float cv[2 * HST__NU_GATHER];
-            uint32_t k, count = last - j < HST__NU_GATHER ? last - j : HST__NU_GATHER;
-            for (k = 0; k < count; k++) {   /* the values first: their cache misses overlap */
-                cv[2 * k] = c[2 * (size_t)perm[j + k]];
-                cv[2 * k + 1] = c[2 * (size_t)perm[j + k] + 1];
-            }
-            for (k = 0; k < count; k++) {
-                size_t q = j + k;
-                hst__nu_taps(coef, deg, g, off[q], off[m + q], off[2 * (size_t)m + q], k0, k1, k2);
-                hst__nu_spread_point(tile, k0, k1, k2, g[9], g[10], l1, l2, base[q] - o0,
-                                     base[m + q] - o1, base[2 * (size_t)m + q] - o2, cv[2 * k],
-                                     cv[2 * k + 1]);
-            }
-        }
-        hst__nu_flush(tile, grid, g, l1, l2, o0, o1, o2);
-    }
-}
-
-/* One sorted point's interpolation (the kernel's loops; w taps along axes 1 and 2). */
-HST__KPRIVATE void hst__nu_interp_point(const float *grid, const int32_t *g, const float *k0,
-                                        const float *k1, const float *k2, int b0, int b1,
-                                        int b2, float *out) {
-    float acc[2 * HST_K_NUFFT_LANES], wrapped[2 * HST_K_NUFFT_LANES];
-    int w0 = g[9], w = g[10], a, b, u, t, wraps = b2 < 0 || b2 + w > g[2];
-    float re = 0.0f, im = 0.0f;
-    for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++) acc[u] = 0.0f;
-    for (a = 0; a < w0; a++)
-        for (b = 0; b < w; b++) {
-            float kab = k0[a] * k1[b];
-            size_t row = ((size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1]
-                          + (size_t)hst__nu_wrap(b1 + b, g[1])) * (size_t)g[2];
-            const float *r = wrapped;
-            if (wraps) {   /* the row's taps gathered across the periodic edge */
-                for (u = 0; u < 2 * HST_K_NUFFT_LANES; u++)
-                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
-            } else {       /* formed only in range: a pointer before the grid is undefined */
-                r = grid + 2 * (row + (size_t)b2);
-            }
-            HST__NU_AXPY16(acc, r, kab);
-        }
-    for (t = 0; t < w; t++) {
-        re += acc[2 * t] * k2[t];
-        im += acc[2 * t + 1] * k2[t];
-    }
-    out[0] = re;
-    out[1] = im;
-}
-
-HST__KDEF void hst_k_nufft_interp_host(const int32_t *base, const float *off, const uint32_t *perm,
-                                       const float *grid, float *c, uint32_t m, const int32_t g[16],
-                                       const float *coef, int deg, uint32_t j0, uint32_t j1)
-{
-    float k0[HST_K_NUFFT_LANES], k1[HST_K_NUFFT_LANES], k2[HST_K_NUFFT_LANES];
-    uint32_t j;
-    for (j = j0; j < j1; j++) {
-        hst__nu_taps(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
-        hst__nu_interp_point(grid, g, k0, k1, k2, base[j], base[m + j], base[2 * (size_t)m + j],
-                             c + 2 * (size_t)perm[j]);
-    }
-}
-
-HST__KDEF void hst_k_nufft_to_modes_host(const float *grid, float *f, const float *corr,
-                                         const int32_t nf[4], const int32_t nm[4])
-{
-    int i0, i1, i2;
-    size_t i = 0;
-    for (i0 = 0; i0 < nm[0]; i0++)
-        for (i1 = 0; i1 < nm[1]; i1++)
-            for (i2 = 0; i2 < nm[2]; i2++, i++) {
-                size_t gi = ((size_t)hst__nu_fine(i0, nm[0], nf[0]) * (size_t)nf[1]
-                             + (size_t)hst__nu_fine(i1, nm[1], nf[1])) * (size_t)nf[2]
-                            + (size_t)hst__nu_fine(i2, nm[2], nf[2]);
-                float s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
-                f[2 * i] = grid[2 * gi] * s;
-                f[2 * i + 1] = grid[2 * gi + 1] * s;
-            }
-}
-
-HST__KDEF void hst_k_nufft_to_grid_host(const float *f, float *grid, const float *corr,
-                                        const int32_t nf[4], const int32_t nm[4])
-{
-    int g0, g1, g2;
-    size_t i = 0;
-    for (g0 = 0; g0 < nf[0]; g0++)
-        for (g1 = 0; g1 < nf[1]; g1++)
-            for (g2 = 0; g2 < nf[2]; g2++, i++) {
-                int i0 = hst__nu_mode(g0, nm[0], nf[0]), i1 = hst__nu_mode(g1, nm[1], nf[1]);
-                int i2 = hst__nu_mode(g2, nm[2], nf[2]);
-                float re = 0.0f, im = 0.0f;
-                if (i0 >= 0 && i1 >= 0 && i2 >= 0) {
-                    size_t fi = ((size_t)i0 * (size_t)nm[1] + (size_t)i1) * (size_t)nm[2] + (size_t)i2;
-                    float s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
-                    re = f[2 * fi] * s;
-                    im = f[2 * fi + 1] * s;
-                }
-                grid[2 * i] = re;
-                grid[2 * i + 1] = im;
-            }
-}
-
-/* The twins as declared kernels' twins: the arguments unpacked, over the launched range (see
-   the declarations). */
-static void hst__kt_nufft_spread(const hst_karg *a, const hst_range *r) {
-    size_t per = r->local[0] ? r->local[0] : 1, end = r->offset[0] + r->global[0];
-    const int32_t *g = (const int32_t *)a[10].v.value;
-    hst_k_nufft_spread_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
-                            (const uint32_t *)hst_karg_ptr(&a[2]),
-                            (const float *)hst_karg_ptr(&a[3]) + 2 * (size_t)a[12].v.u64,
-                            (const uint32_t *)hst_karg_ptr(&a[4]), (const uint32_t *)hst_karg_ptr(&a[5]),
-                            (const uint32_t *)hst_karg_ptr(&a[6]), (float *)hst_karg_ptr(&a[7]),
-                            (float *)hst_karg_ptr(&a[8]), a[9].v.u32, g,
-                            (const float *)hst_karg_ptr(&a[11]), HST_K_NUFFT_DEGREE(g[10]),
-                            (uint32_t)(r->offset[0] / per), (uint32_t)((end + per - 1) / per));
-}
-
-static void hst__kt_nufft_interp(const hst_karg *a, const hst_range *r) {
-    const int32_t *g = (const int32_t *)a[6].v.value;
-    uint32_t m = a[5].v.u32;
-    size_t end = r->offset[0] + r->global[0];
-    if (r->offset[0] >= m) return;
-    hst_k_nufft_interp_host((const int32_t *)hst_karg_ptr(&a[0]), (const float *)hst_karg_ptr(&a[1]),
-                            (const uint32_t *)hst_karg_ptr(&a[2]), (const float *)hst_karg_ptr(&a[3]),
-                            (float *)hst_karg_ptr(&a[4]) + 2 * (size_t)a[8].v.u64, m, g,
-                            (const float *)hst_karg_ptr(&a[7]),
-                            HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
-}
-
-static void hst__kt_nufft_to_modes(const hst_karg *a, const hst_range *r) {
-    (void)r;   /* the whole array (the declarations) */
-    hst_k_nufft_to_modes_host((const float *)hst_karg_ptr(&a[0]),
-                              (float *)hst_karg_ptr(&a[1]) + 2 * (size_t)a[5].v.u64,
-                              (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
-                              (const int32_t *)a[4].v.value);
-}
-
-static void hst__kt_nufft_to_grid(const hst_karg *a, const hst_range *r) {
-    (void)r;   /* the whole array (the declarations) */
-    hst_k_nufft_to_grid_host((const float *)hst_karg_ptr(&a[0]) + 2 * (size_t)a[5].v.u64,
-                             (float *)hst_karg_ptr(&a[1]),
-                             (const float *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
-                             (const int32_t *)a[4].v.value);
-}
-
+/* nufft.h finds a c128 kernel at its c64 id + HST_KNUFFT_F64. */
+typedef char hst__check_nufft_f64_ids[(HST_KNUFFT_SPREAD_GM_F64 - HST_KNUFFT_SPREAD_GM == HST_KNUFFT_F64 &&
+                                       HST_KNUFFT_COUNT == 2 * HST_KNUFFT_F64) ? 1 : -1];
 static const hst_kernel_decl hst__nufft_decls[HST_KNUFFT_COUNT] = { HST_NUFFT_KERNELS(HST_KERNEL_DECL) };
 static const hst_kernel_family hst__nufft_family = { "nufft", hst_kernels_nufft_source, hst__nufft_decls,
                                                      HST_KNUFFT_COUNT };
@@ -569,6 +482,285 @@ HST__KDEF const hst_kernel_family *hst_kernels_nufft_family(void) { return &hst_
 HST__KERNELS_FP_END
 
 #endif /* HST_KERNELS_NUFFT_IMPLEMENTATION */
+
+#else /* HST__NU_TWIN_PASS: the host twins over HST__NU_R, HST__NU_L, HST__NU_N (see above) */
+
+/* The lanes' unrolled steps: 8 lanes as one macro, 16 as two, the second only where the
+   width needs it (HST__NU_WIDE: w > 8; a narrower kernel's lanes 8..15 are zero, skipping them
+   leaves the results' bits as they are: c128 at w <= 8 does half the work). */
+#if HST__NU_L == 8
+#  define HST__NU_WIDE(w) 0
+#  define HST__NU_HORNER_L(p, z, c, wide) do { (void)(wide); HST__NU_HORNER(p, z, c); } while (0)
+#  define HST__NU_AXPY_L(acc, r, s, wide) HST__NU_AXPY16(acc, r, s)
+#else
+#  define HST__NU_WIDE(w) ((w) > 8)
+#  define HST__NU_HORNER_L(p, z, c, wide) do {                                                \
+        HST__NU_HORNER(p, z, c);                                                             \
+        if (wide) HST__NU_HORNER((p) + 8, z, (c) + 8);                                       \
+    } while (0)
+#  define HST__NU_AXPY_L(acc, r, s, wide) do {                                                \
+        HST__NU_AXPY16(acc, r, s);                                                           \
+        if (wide) HST__NU_AXPY16((acc) + 16, (r) + 16, s);                                   \
+    } while (0)
+#endif
+
+/* The kernel's taps along the three axes, HST__NU_L per axis (the kernel's first w,
+   by the kernel's operations). The three Horner chains run interleaved: one alone waits on its
+   own multiply-add latency (3x slower on the host's interpolation). */
+HST__KPRIVATE void HST__NU_N(hst__nu_taps)(const HST__NU_R *coef, int deg, const int32_t *g, HST__NU_R off0,
+                                HST__NU_R off1, HST__NU_R off2, HST__NU_R *k0, HST__NU_R *k1, HST__NU_R *k2) {
+    HST__NU_R z0 = 2.0f * off0 + (HST__NU_R)(g[9] - 1), z1 = 2.0f * off1 + (HST__NU_R)(g[10] - 1);
+    HST__NU_R z2 = 2.0f * off2 + (HST__NU_R)(g[11] - 1);
+    HST__NU_R p0[HST__NU_L], p1[HST__NU_L], p2[HST__NU_L];   /* no aliasing */
+    const HST__NU_R *c1 = coef + (size_t)(deg + 1) * HST__NU_L, *c2 = c1 + (size_t)(deg + 1) * HST__NU_L;
+    int k, wide = HST__NU_WIDE(g[10]);   /* lanes 8.. stay their coef: 0 */
+    memcpy(p0, coef, sizeof p0);
+    memcpy(p1, c1, sizeof p1);
+    memcpy(p2, c2, sizeof p2);
+    for (k = 1; k <= deg; k++) {   /* lanes written out: the arrays stay in registers */
+        HST__NU_HORNER_L(p0, z0, coef + k * HST__NU_L, wide);
+        HST__NU_HORNER_L(p1, z1, c1 + k * HST__NU_L, wide);
+        HST__NU_HORNER_L(p2, z2, c2 + k * HST__NU_L, wide);
+    }
+    memcpy(k0, p0, sizeof p0);
+    memcpy(k1, p1, sizeof p1);
+    memcpy(k2, p2, sizeof p2);
+}
+
+/* One point's taps added into a tile: rows (a, b), each of w2 complex taps. */
+HST__KPRIVATE void HST__NU_N(hst__nu_spread_point)(HST__NU_R *tile, const HST__NU_R *k0, const HST__NU_R *k1,
+                                        const HST__NU_R *k2, int w0, int w, int l1, int l2,
+                                        int i0, int i1, int i2, HST__NU_R vr, HST__NU_R vi) {
+    HST__NU_R kc[2 * HST__NU_L];
+    int a, b, u, lanes = HST__NU_WIDE(w) ? HST__NU_L : 8;   /* the zero lanes past 8 add nothing */
+    for (u = 0; u < HST__NU_L; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
+    for (a = 0; a < w0; a++)
+        for (b = 0; b < w; b++) {
+            HST__NU_R kab = k0[a] * k1[b];
+            HST__NU_R *row = tile + 2 * (((size_t)(i0 + a) * (size_t)l1 + (size_t)(i1 + b)) * (size_t)l2 + (size_t)i2);
+            for (u = 0; u < 2 * lanes; u++) row[u] += kc[u] * kab;
+        }
+}
+
+/* A subproblem's tile added into the periodic grid (its non-zero values), row by row. */
+HST__KPRIVATE void HST__NU_N(hst__nu_flush)(const HST__NU_R *tile, HST__NU_R *grid, const int32_t *g, int l1, int l2,
+                                 int o0, int o1, int o2) {
+    int l0 = g[3] + 2 * g[12], t0, t1, t2;
+    for (t0 = 0; t0 < l0; t0++)
+        for (t1 = 0; t1 < l1; t1++) {
+            const HST__NU_R *row = tile + 2 * ((size_t)t0 * (size_t)l1 + (size_t)t1) * (size_t)l2;
+            HST__NU_R *out = grid + 2 * ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] +
+                                     (size_t)hst__nu_mod(o1 + t1, g[1])) * (size_t)g[2];
+            int x = hst__nu_mod(o2, g[2]);
+            for (t2 = 0; t2 < l2; t2++, x = x + 1 == g[2] ? 0 : x + 1) {
+                if (row[2 * t2] == 0.0f && row[2 * t2 + 1] == 0.0f) continue;
+                out[2 * x] += row[2 * t2];
+                out[2 * x + 1] += row[2 * t2 + 1];
+            }
+        }
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_spread_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+                                       const HST__NU_R *c, const uint32_t *sub_bin,
+                                       const uint32_t *sub_first, const uint32_t *bin_start,
+                                       HST__NU_R *grid, HST__NU_R *tile, uint32_t m, const int32_t g[16],
+                                       const HST__NU_R *coef, int deg, uint32_t sub0, uint32_t sub1)
+{
+    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
+    int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2;
+    uint32_t s, j;
+    for (s = sub0; s < sub1; s++) {
+        uint32_t bin = sub_bin[s], first = sub_first[s], last = first + (uint32_t)g[15];
+        int o0 = (int)bin / (g[7] * g[8]) * g[3] - g[12];
+        int o1 = (int)bin / g[8] % g[7] * g[4] - g[13], o2 = (int)bin % g[8] * g[5] - g[14];
+        if (last > bin_start[bin + 1]) last = bin_start[bin + 1];
+        memset(tile, 0, (size_t)n * 2 * sizeof(HST__NU_R));
+        for (j = first; j < last; j += HST__NU_GATHER) {
+            HST__NU_R cv[2 * HST__NU_GATHER];
+            uint32_t k, count = last - j < HST__NU_GATHER ? last - j : HST__NU_GATHER;
+            for (k = 0; k < count; k++) {   /* the values first: their cache misses overlap */
+                cv[2 * k] = c[2 * (size_t)perm[j + k]];
+                cv[2 * k + 1] = c[2 * (size_t)perm[j + k] + 1];
+            }
+            for (k = 0; k < count; k++) {
+                size_t q = j + k;
+                HST__NU_N(hst__nu_taps)(coef, deg, g, off[q], off[m + q], off[2 * (size_t)m + q], k0, k1, k2);
+                HST__NU_N(hst__nu_spread_point)(tile, k0, k1, k2, g[9], g[10], l1, l2, base[q] - o0,
+                                     base[m + q] - o1, base[2 * (size_t)m + q] - o2, cv[2 * k],
+                                     cv[2 * k + 1]);
+            }
+        }
+        HST__NU_N(hst__nu_flush)(tile, grid, g, l1, l2, o0, o1, o2);
+    }
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_spread_gm_host)(const int32_t *base, const HST__NU_R *off,
+                                                     const uint32_t *perm, const HST__NU_R *c, HST__NU_R *grid,
+                                                     uint32_t m, const int32_t g[16], const HST__NU_R *coef,
+                                                     int deg, uint32_t j0, uint32_t j1)
+{
+    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
+    uint32_t j;
+    int a, b, t;
+    for (j = j0; j < j1; j++) {
+        HST__NU_R vr = c[2 * (size_t)perm[j]], vi = c[2 * (size_t)perm[j] + 1];
+        HST__NU_N(hst__nu_taps)(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
+        for (a = 0; a < g[9]; a++)
+            for (b = 0; b < g[10]; b++) {
+                HST__NU_R kab = k0[a] * k1[b];
+                size_t row = ((size_t)hst__nu_wrap(base[j] + a, g[0]) * (size_t)g[1]
+                              + (size_t)hst__nu_wrap(base[m + j] + b, g[1])) * (size_t)g[2];
+                for (t = 0; t < g[11]; t++) {
+                    size_t gi = row + (size_t)hst__nu_wrap(base[2 * (size_t)m + j] + t, g[2]);
+                    grid[2 * gi] += (vr * k2[t]) * kab;
+                    grid[2 * gi + 1] += (vi * k2[t]) * kab;
+                }
+            }
+    }
+}
+
+/* One sorted point's interpolation (the kernel's loops; w taps along axes 1 and 2). */
+HST__KPRIVATE void HST__NU_N(hst__nu_interp_point)(const HST__NU_R *grid, const int32_t *g, const HST__NU_R *k0,
+                                        const HST__NU_R *k1, const HST__NU_R *k2, int b0, int b1,
+                                        int b2, HST__NU_R *out) {
+    HST__NU_R acc[2 * HST__NU_L], wrapped[2 * HST__NU_L];
+    int w0 = g[9], w = g[10], a, b, u, t, wraps = b2 < 0 || b2 + w > g[2];
+    HST__NU_R re = 0.0f, im = 0.0f;
+    for (u = 0; u < 2 * HST__NU_L; u++) acc[u] = 0.0f;
+    for (a = 0; a < w0; a++)
+        for (b = 0; b < w; b++) {
+            HST__NU_R kab = k0[a] * k1[b];
+            size_t row = ((size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1]
+                          + (size_t)hst__nu_wrap(b1 + b, g[1])) * (size_t)g[2];
+            const HST__NU_R *r = wrapped;
+            if (wraps) {   /* the row's taps gathered across the periodic edge */
+                for (u = 0; u < 2 * HST__NU_L; u++)
+                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
+            } else {       /* formed only in range: a pointer before the grid is undefined */
+                r = grid + 2 * (row + (size_t)b2);
+            }
+            HST__NU_AXPY_L(acc, r, kab, HST__NU_WIDE(w));
+        }
+    for (t = 0; t < w; t++) {
+        re += acc[2 * t] * k2[t];
+        im += acc[2 * t + 1] * k2[t];
+    }
+    out[0] = re;
+    out[1] = im;
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_interp_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+                                       const HST__NU_R *grid, HST__NU_R *c, uint32_t m, const int32_t g[16],
+                                       const HST__NU_R *coef, int deg, uint32_t j0, uint32_t j1)
+{
+    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
+    uint32_t j;
+    for (j = j0; j < j1; j++) {
+        HST__NU_N(hst__nu_taps)(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
+        HST__NU_N(hst__nu_interp_point)(grid, g, k0, k1, k2, base[j], base[m + j], base[2 * (size_t)m + j],
+                             c + 2 * (size_t)perm[j]);
+    }
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_to_modes_host)(const HST__NU_R *grid, HST__NU_R *f, const HST__NU_R *corr,
+                                         const int32_t nf[4], const int32_t nm[4])
+{
+    int i0, i1, i2;
+    size_t i = 0;
+    for (i0 = 0; i0 < nm[0]; i0++)
+        for (i1 = 0; i1 < nm[1]; i1++)
+            for (i2 = 0; i2 < nm[2]; i2++, i++) {
+                size_t gi = ((size_t)hst__nu_fine(i0, nm[0], nf[0]) * (size_t)nf[1]
+                             + (size_t)hst__nu_fine(i1, nm[1], nf[1])) * (size_t)nf[2]
+                            + (size_t)hst__nu_fine(i2, nm[2], nf[2]);
+                HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
+                f[2 * i] = grid[2 * gi] * s;
+                f[2 * i + 1] = grid[2 * gi + 1] * s;
+            }
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_to_grid_host)(const HST__NU_R *f, HST__NU_R *grid, const HST__NU_R *corr,
+                                        const int32_t nf[4], const int32_t nm[4])
+{
+    int g0, g1, g2;
+    size_t i = 0;
+    for (g0 = 0; g0 < nf[0]; g0++)
+        for (g1 = 0; g1 < nf[1]; g1++)
+            for (g2 = 0; g2 < nf[2]; g2++, i++) {
+                int i0 = hst__nu_mode(g0, nm[0], nf[0]), i1 = hst__nu_mode(g1, nm[1], nf[1]);
+                int i2 = hst__nu_mode(g2, nm[2], nf[2]);
+                HST__NU_R re = 0.0f, im = 0.0f;
+                if (i0 >= 0 && i1 >= 0 && i2 >= 0) {
+                    size_t fi = ((size_t)i0 * (size_t)nm[1] + (size_t)i1) * (size_t)nm[2] + (size_t)i2;
+                    HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
+                    re = f[2 * fi] * s;
+                    im = f[2 * fi + 1] * s;
+                }
+                grid[2 * i] = re;
+                grid[2 * i + 1] = im;
+            }
+}
+
+/* The twins as declared kernels' twins: the arguments unpacked, over the launched range (see
+   the declarations). */
+static void HST__NU_N(hst__kt_nufft_spread)(const hst_karg *a, const hst_range *r) {
+    size_t per = r->local[0] ? r->local[0] : 1, end = r->offset[0] + r->global[0];
+    const int32_t *g = (const int32_t *)a[10].v.value;
+    HST__NU_N(hst_k_nufft_spread_host)((const int32_t *)hst_karg_ptr(&a[0]), (const HST__NU_R *)hst_karg_ptr(&a[1]),
+                            (const uint32_t *)hst_karg_ptr(&a[2]),
+                            (const HST__NU_R *)hst_karg_ptr(&a[3]) + 2 * (size_t)a[12].v.u64,
+                            (const uint32_t *)hst_karg_ptr(&a[4]), (const uint32_t *)hst_karg_ptr(&a[5]),
+                            (const uint32_t *)hst_karg_ptr(&a[6]), (HST__NU_R *)hst_karg_ptr(&a[7]),
+                            (HST__NU_R *)hst_karg_ptr(&a[8]), a[9].v.u32, g,
+                            (const HST__NU_R *)hst_karg_ptr(&a[11]), HST_K_NUFFT_DEGREE(g[10]),
+                            (uint32_t)(r->offset[0] / per), (uint32_t)((end + per - 1) / per));
+}
+
+static void HST__NU_N(hst__kt_nufft_interp)(const hst_karg *a, const hst_range *r) {
+    const int32_t *g = (const int32_t *)a[6].v.value;
+    uint32_t m = a[5].v.u32;
+    size_t end = r->offset[0] + r->global[0];
+    if (r->offset[0] >= m) return;
+    HST__NU_N(hst_k_nufft_interp_host)((const int32_t *)hst_karg_ptr(&a[0]), (const HST__NU_R *)hst_karg_ptr(&a[1]),
+                            (const uint32_t *)hst_karg_ptr(&a[2]), (const HST__NU_R *)hst_karg_ptr(&a[3]),
+                            (HST__NU_R *)hst_karg_ptr(&a[4]) + 2 * (size_t)a[8].v.u64, m, g,
+                            (const HST__NU_R *)hst_karg_ptr(&a[7]),
+                            HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
+}
+
+static void HST__NU_N(hst__kt_nufft_spread_gm)(const hst_karg *a, const hst_range *r) {
+    const int32_t *g = (const int32_t *)a[6].v.value;
+    uint32_t m = a[5].v.u32;
+    size_t end = r->offset[0] + r->global[0];
+    if (r->offset[0] >= m) return;
+    HST__NU_N(hst_k_nufft_spread_gm_host)((const int32_t *)hst_karg_ptr(&a[0]), (const HST__NU_R *)hst_karg_ptr(&a[1]),
+                                          (const uint32_t *)hst_karg_ptr(&a[2]),
+                                          (const HST__NU_R *)hst_karg_ptr(&a[3]) + 2 * (size_t)a[8].v.u64,
+                                          (HST__NU_R *)hst_karg_ptr(&a[4]), m, g, (const HST__NU_R *)hst_karg_ptr(&a[7]),
+                                          HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
+}
+
+static void HST__NU_N(hst__kt_nufft_to_modes)(const hst_karg *a, const hst_range *r) {
+    (void)r;   /* the whole array (the declarations) */
+    HST__NU_N(hst_k_nufft_to_modes_host)((const HST__NU_R *)hst_karg_ptr(&a[0]),
+                              (HST__NU_R *)hst_karg_ptr(&a[1]) + 2 * (size_t)a[5].v.u64,
+                              (const HST__NU_R *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
+                              (const int32_t *)a[4].v.value);
+}
+
+static void HST__NU_N(hst__kt_nufft_to_grid)(const hst_karg *a, const hst_range *r) {
+    (void)r;   /* the whole array (the declarations) */
+    HST__NU_N(hst_k_nufft_to_grid_host)((const HST__NU_R *)hst_karg_ptr(&a[0]) + 2 * (size_t)a[5].v.u64,
+                             (HST__NU_R *)hst_karg_ptr(&a[1]),
+                             (const HST__NU_R *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
+                             (const int32_t *)a[4].v.value);
+}
+
+#undef HST__NU_WIDE
+#undef HST__NU_HORNER_L
+#undef HST__NU_AXPY_L
+
+#endif /* HST__NU_TWIN_PASS */
 
 /* MIT License
 

@@ -1,4 +1,4 @@
-/* kernels_quality.h — the quality program: SQUIRREL's error map, Fourier ring correlation and decorrelation analysis: its OpenCL C 1.2 sources as string literals, its host C twins
+/* kernels_quality.h — the quality program: SQUIRREL's error map, Fourier ring correlation, decorrelation analysis and drift estimation: its OpenCL C 1.2 sources as string literals, its host C twins
    (the same semantics; bit for bit where stated) and its kernels' declarations. One of the
    kernel families of kernels.h's design, included by quality.h (which launches them) and by tests;
    a program that does not include quality.h compiles none of it. Single-file, header-only, C99
@@ -51,6 +51,14 @@ extern "C" {
      hst_k_quality_dct_moments   s, r, gains, part, int rows, cols, uint g,      (g, images)
                                  ulong sstride, gstride, rstride, pstride, kend
      hst_k_quality_partial_sums  part, out, uint g, uint h, ulong n, ulong stride n
+     hst_k_quality_drift_sum     raw, dst, ulong npix, first, doff, uint count,  (npix, nout)
+                                 nout, int reset, dtype
+     hst_k_quality_drift_cross   spec, prev, out, ulong n, uint count,           (n, count)
+                                 int previous
+     hst_k_quality_drift_rows    map, val, at, int rows, cols, my, mx,           (2 my + 1, count)
+                                 uint count
+     hst_k_quality_drift_peak    map, val, at, patch, int rows, cols, my, mx,    count
+                                 uint count
      hst_k_quality_gains         w, radius, cos_r, cos_c, gains, int rows,       (rows + cols,
                                  cols, ulong wstride, gstride, rstride, kend      images)
 
@@ -164,6 +172,38 @@ HST_API void hst_k_quality_gains_host(const float *w, const int *radius, const d
                                       uint64_t wstride, uint64_t gstride, uint64_t rstride,
                                       size_t k0, size_t k1);
 
+/* Drift estimation (quality.h's hst_drift_*): the kernels between two FFTs and after the
+   second. Frames and cross-correlation maps are float32 (rows, cols), C order, count of them
+   back to back (npix = rows cols floats apart); spectra are r2c halves, (rows, cols / 2 + 1)
+   c64, n complex values apart. */
+/* Frames as floats, and the block sums of the temporal averaging: raw holds frames of dtype 1
+   u8, 2 u16, 3 i16 or 4 f32 (esrrf.h's codes), npix samples each; for output j < nout,
+   dst[(doff + j) npix + i] = (reset ? 0 : itself) + the sum of frames first + j count + f,
+   f = 0 .. count - 1, at sample i, each converted to float and added in that order (i < npix).
+   Thread-safe. */
+HST_API void hst_k_quality_drift_sum_host(const void *raw, float *dst, uint64_t npix, uint64_t first,
+                                          uint64_t doff, uint32_t count, uint32_t nout, int reset, int dtype);
+/* Cross-power spectra: out[k n + i] = spec[k n + i] conj(ref_k[i]) for k < count, i < n, with
+   ref_k = prev for k = 0, and for every k unless previous is nonzero, else spec[(k - 1) n ..];
+   out[k n] (the zero frequency) = 0, so each map is the correlation of mean-free images. Each
+   product: re = fma(a.re, b.re, a.im b.im), im = fma(a.im, b.re, -(a.re b.im)) (device and
+   twin alike). Thread-safe. */
+HST_API void hst_k_quality_drift_cross_host(const float *spec, const float *prev, float *out, uint64_t n,
+                                            uint32_t count, int previous);
+/* The best of each window row: for map k < count and window row j < 2 my + 1 (shift dy = j -
+   my, map row (dy + rows) mod rows), over dx = -mx .. mx (column (dx + cols) mod cols) in that
+   order, the first largest value: val[k (2 my + 1) + j] and its dx in at[..]. my < rows, mx <
+   cols. Thread-safe. */
+HST_API void hst_k_quality_drift_rows_host(const float *map, float *val, int *at, int rows, int cols,
+                                           int my, int mx, uint32_t count);
+/* Each map's peak and its neighbourhood: the first largest of the rows' bests (j in order);
+   patch[k (2 + p^2) ..] = dy, dx (as floats), then the p x p values around the peak (p = 2
+   HST_K_QUALITY_DRIFT_R + 1, rows dy - R .. dy + R, each a row of columns dx - R .. dx + R,
+   wrapped around the map). Thread-safe. */
+HST_API void hst_k_quality_drift_peak_host(const float *map, const float *val, const int *at, float *patch,
+                                           int rows, int cols, int my, int mx, uint32_t count);
+#define HST_K_QUALITY_DRIFT_R 3   /* the patch's half side: Catmull-Rom's 4 taps at +-1 pixel */
+
 /* The family's kernels, declared once (backend.h's "Declared kernels"): X(id, kernel,
    signature, host twin), in the source's order, each signature the kernel's parameters in
    order. quality.h launches them through hst_launch_kernel with the options above.
@@ -195,6 +235,14 @@ HST_API void hst_k_quality_gains_host(const float *w, const int *radius, const d
       "global global global global int int uint ulong ulong ulong ulong ulong", hst__kt_quality_dct_moments) \
     X(HST_KQUALITY_PARTIAL_SUMS, hst_k_quality_partial_sums, "global global uint uint ulong ulong", \
       hst__kt_quality_partial_sums) \
+    X(HST_KQUALITY_DRIFT_SUM, hst_k_quality_drift_sum, "global global ulong ulong ulong uint uint int int", \
+      hst__kt_quality_drift_sum) \
+    X(HST_KQUALITY_DRIFT_CROSS, hst_k_quality_drift_cross, "global global global ulong uint int", \
+      hst__kt_quality_drift_cross) \
+    X(HST_KQUALITY_DRIFT_ROWS, hst_k_quality_drift_rows, "global global global int int int int uint", \
+      hst__kt_quality_drift_rows) \
+    X(HST_KQUALITY_DRIFT_PEAK, hst_k_quality_drift_peak, "global global global global int int int int uint", \
+      hst__kt_quality_drift_peak) \
     X(HST_KQUALITY_GAINS, hst_k_quality_gains, "global global global global global int int ulong ulong ulong ulong", \
       hst__kt_quality_gains)
 enum { HST_QUALITY_KERNELS(HST_KERNEL_ID) HST_KQUALITY_COUNT };
@@ -487,6 +535,76 @@ static const char hst__quality_src_sums[] =
 "    out[i] = s;\n"
 "}\n";
 
+static const char hst__quality_src_drift[] =
+"/* drift estimation: block sums, cross-power spectra, the windowed peak and its patch */\n"
+"#define HST_Q_DRIFT_R 3\n"
+"/* sample k of raw frames of dtype 1 u8, 2 u16, 3 i16, 4 f32 */\n"
+"float hst_q_drift_raw(__global const uchar *raw, size_t k, int dtype) {\n"
+"    return dtype == 1 ? (float)raw[k] : dtype == 2 ? (float)((__global const ushort *)raw)[k]\n"
+"         : dtype == 3 ? (float)((__global const short *)raw)[k] : ((__global const float *)raw)[k];\n"
+"}\n"
+"__kernel void hst_k_quality_drift_sum(__global const uchar *raw, __global float *dst, ulong npix,\n"
+"                                      ulong first, ulong doff, uint count, uint nout, int reset,\n"
+"                                      int dtype) {\n"
+"    size_t i = get_global_id(0), j = get_global_id(1), base = first + j * count;\n"
+"    __global float *o;\n"
+"    uint f;\n"
+"    float s;\n"
+"    if (i >= npix || j >= nout) return;\n"
+"    o = dst + (doff + j) * npix + i;\n"
+"    s = reset ? 0.0f : *o;\n"
+"    for (f = 0; f < count; f++) s = s + hst_q_drift_raw(raw, (base + f) * npix + i, dtype);\n"
+"    *o = s;\n"
+"}\n"
+"__kernel void hst_k_quality_drift_cross(__global const float2 *spec, __global const float2 *prev,\n"
+"                                        __global float2 *out, ulong n, uint count, int previous) {\n"
+"    size_t i = get_global_id(0), k = get_global_id(1);\n"
+"    float2 a, b;\n"
+"    if (i >= n || k >= count) return;\n"
+"    a = spec[k * n + i];\n"
+"    b = previous && k > 0 ? spec[(k - 1) * n + i] : prev[i];\n"
+"    out[k * n + i] = i == 0 ? (float2)(0.0f, 0.0f)\n"
+"                            : (float2)(fma(a.x, b.x, a.y * b.y), fma(a.y, b.x, -(a.x * b.y)));\n"
+"}\n"
+"__kernel void hst_k_quality_drift_rows(__global const float *map, __global float *val, __global int *at,\n"
+"                                       int rows, int cols, int my, int mx, uint count) {\n"
+"    size_t j = get_global_id(0), k = get_global_id(1), w = (size_t)(2 * my + 1);\n"
+"    __global const float *m;\n"
+"    float best;\n"
+"    int dx, bx = -mx;\n"
+"    if (j >= w || k >= count) return;\n"
+"    m = map + (k * (size_t)rows + (size_t)(((int)j - my + rows) % rows)) * (size_t)cols;\n"
+"    best = m[(cols - mx) % cols];\n"
+"    for (dx = -mx + 1; dx <= mx; dx++) {\n"
+"        float v = m[(dx + cols) % cols];\n"
+"        if (v > best) { best = v; bx = dx; }\n"
+"    }\n"
+"    val[k * w + j] = best;\n"
+"    at[k * w + j] = bx;\n"
+"}\n"
+"__kernel void hst_k_quality_drift_peak(__global const float *map, __global const float *val,\n"
+"                                       __global const int *at, __global float *patch, int rows,\n"
+"                                       int cols, int my, int mx, uint count) {\n"
+"    size_t k = get_global_id(0), w = (size_t)(2 * my + 1), j, bj = 0;\n"
+"    const int p = 2 * HST_Q_DRIFT_R + 1;\n"
+"    __global float *o;\n"
+"    __global const float *m;\n"
+"    int u, v, dy, dx;\n"
+"    (void)mx;\n"
+"    if (k >= count) return;\n"
+"    for (j = 1; j < w; j++) if (val[k * w + j] > val[k * w + bj]) bj = j;\n"
+"    dy = (int)bj - my;\n"
+"    dx = at[k * w + bj];\n"
+"    o = patch + k * (size_t)(2 + p * p);\n"
+"    m = map + k * (size_t)rows * (size_t)cols;\n"
+"    o[0] = (float)dy;\n"
+"    o[1] = (float)dx;\n"
+"    for (u = -HST_Q_DRIFT_R; u <= HST_Q_DRIFT_R; u++)\n"
+"        for (v = -HST_Q_DRIFT_R; v <= HST_Q_DRIFT_R; v++)\n"
+"            o[2 + (u + HST_Q_DRIFT_R) * p + v + HST_Q_DRIFT_R] =\n"
+"                m[(size_t)(((dy + u) % rows + rows) % rows) * (size_t)cols + (size_t)(((dx + v) % cols + cols) % cols)];\n"
+"}\n";
+
 /* Last in the program: its pragma holds to the end of the source. */
 static const char hst__quality_src_gains[] =
 "/* Image k's gain at frequency f of the rows (i < rows) or columns: t_0 + 2 sum t_j cos(pi f j\n"
@@ -522,13 +640,16 @@ HST__PIECE_FITS(q_fourier, hst__quality_src_fourier);
 HST__PIECE_FITS(q_frc, hst__quality_src_frc);
 HST__PIECE_FITS(q_decorr, hst__quality_src_decorr);
 HST__PIECE_FITS(q_dct, hst__quality_src_dct);
+HST__PIECE_FITS(q_drift, hst__quality_src_drift);
 /* The device source hard-codes the decorrelation's ring limit. */
 typedef char hst__check_quality_abi[(HST_K_QUALITY_MAX_NR == 128) ? 1 : -1];
+/* ... and the drift patch's half side. */
+typedef char hst__check_quality_drift_r[(HST_K_QUALITY_DRIFT_R == 3) ? 1 : -1];
 
 static const char *const hst__quality_src[] = { hst__quality_src_map, hst__quality_src_fourier,
                                                 hst__quality_src_frc, hst__quality_src_decorr,
                                                 hst__quality_src_dct, hst__quality_src_sums,
-                                                hst__quality_src_gains };
+                                                hst__quality_src_drift, hst__quality_src_gains };
 
 #define HST__QUALITY_PI_F ((float)(HST__TWO_PI / 2.0))   /* the device's M_PI_F */
 
@@ -819,6 +940,81 @@ HST__KDEF void hst_k_quality_gains_host(const float *w, const int *radius, const
         }
 }
 
+/* Sample k of raw frames of dtype (1 u8, 2 u16, 3 i16, 4 f32), as the device's hst_q_drift_raw. */
+HST__KPRIVATE float hst__quality_drift_raw(const void *raw, size_t k, int dtype) {
+    return dtype == 1 ? (float)((const uint8_t *)raw)[k] : dtype == 2 ? (float)((const uint16_t *)raw)[k]
+         : dtype == 3 ? (float)((const int16_t *)raw)[k] : ((const float *)raw)[k];
+}
+
+HST__KDEF void hst_k_quality_drift_sum_host(const void *raw, float *dst, uint64_t npix, uint64_t first,
+                                          uint64_t doff, uint32_t count, uint32_t nout, int reset, int dtype) {
+    size_t i, j;
+    uint32_t f;
+    for (j = 0; j < nout; j++) {
+        size_t base = (size_t)first + j * count;
+        float *o = dst + (size_t)(doff + j) * npix;
+        for (i = 0; i < npix; i++) {
+            float s = reset ? 0.0f : o[i];
+            for (f = 0; f < count; f++) s = s + hst__quality_drift_raw(raw, (base + f) * npix + i, dtype);
+            o[i] = s;
+        }
+    }
+}
+
+HST__KDEF void hst_k_quality_drift_cross_host(const float *spec, const float *prev, float *out, uint64_t n,
+                                            uint32_t count, int previous) {
+    size_t i, k;
+    for (k = 0; k < count; k++)
+        for (i = 0; i < n; i++) {
+            const float *a = spec + 2 * (k * n + i), *b = previous && k > 0 ? spec + 2 * ((k - 1) * n + i) : prev + 2 * i;
+            float *o = out + 2 * (k * n + i);
+            if (i == 0) { o[0] = 0.0f; o[1] = 0.0f; continue; }
+            o[0] = fmaf(a[0], b[0], a[1] * b[1]);
+            o[1] = fmaf(a[1], b[0], -(a[0] * b[1]));
+        }
+}
+
+HST__KDEF void hst_k_quality_drift_rows_host(const float *map, float *val, int *at, int rows, int cols,
+                                           int my, int mx, uint32_t count) {
+    size_t j, k, w = (size_t)(2 * my + 1);
+    int dx;
+    for (k = 0; k < count; k++)
+        for (j = 0; j < w; j++) {
+            const float *m = map + (k * (size_t)rows + (size_t)(((int)j - my + rows) % rows)) * (size_t)cols;
+            float best = m[(cols - mx) % cols];
+            int bx = -mx;
+            for (dx = -mx + 1; dx <= mx; dx++) {
+                float v = m[(dx + cols) % cols];
+                if (v > best) { best = v; bx = dx; }
+            }
+            val[k * w + j] = best;
+            at[k * w + j] = bx;
+        }
+}
+
+HST__KDEF void hst_k_quality_drift_peak_host(const float *map, const float *val, const int *at, float *patch,
+                                           int rows, int cols, int my, int mx, uint32_t count) {
+    const int p = 2 * HST_K_QUALITY_DRIFT_R + 1;
+    size_t k, j, w = (size_t)(2 * my + 1);
+    int u, v;
+    (void)mx;
+    for (k = 0; k < count; k++) {
+        size_t bj = 0;
+        float *o = patch + k * (size_t)(2 + p * p);
+        const float *m = map + k * (size_t)rows * (size_t)cols;
+        int dy, dx;
+        for (j = 1; j < w; j++) if (val[k * w + j] > val[k * w + bj]) bj = j;
+        dy = (int)bj - my;
+        dx = at[k * w + bj];
+        o[0] = (float)dy;
+        o[1] = (float)dx;
+        for (u = -HST_K_QUALITY_DRIFT_R; u <= HST_K_QUALITY_DRIFT_R; u++)
+            for (v = -HST_K_QUALITY_DRIFT_R; v <= HST_K_QUALITY_DRIFT_R; v++)
+                o[2 + (u + HST_K_QUALITY_DRIFT_R) * p + v + HST_K_QUALITY_DRIFT_R] =
+                    m[(size_t)(((dy + u) % rows + rows) % rows) * (size_t)cols + (size_t)(((dx + v) % cols + cols) % cols)];
+    }
+}
+
 /* The twins as declared kernels (HST_QUALITY_KERNELS): each unpacks its bound arguments (a
    buffer's memory, a scalar's value) and calls its typed twin over the range its declaration
    states. */
@@ -915,6 +1111,29 @@ HST__KPRIVATE void hst__kt_quality_gains(const hst_karg *a, const hst_range *ran
     hst_k_quality_gains_host(HST__KQ_F(0), (const int *)hst_karg_ptr(&a[1]), (const double *)hst_karg_ptr(&a[2]),
                              (const double *)hst_karg_ptr(&a[3]), HST__KQ_F(4), a[5].v.i32, a[6].v.i32,
                              a[7].v.u64, a[8].v.u64, a[9].v.u64, k0, k1);
+}
+
+HST__KPRIVATE void hst__kt_quality_drift_sum(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_drift_sum_host(hst_karg_ptr(&a[0]), HST__KQ_F(1), a[2].v.u64, a[3].v.u64, a[4].v.u64, a[5].v.u32,
+                                 a[6].v.u32, a[7].v.i32, a[8].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_drift_cross(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_drift_cross_host(HST__KQ_F(0), HST__KQ_F(1), HST__KQ_F(2), a[3].v.u64, a[4].v.u32, a[5].v.i32);
+}
+
+HST__KPRIVATE void hst__kt_quality_drift_rows(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_drift_rows_host(HST__KQ_F(0), HST__KQ_F(1), (int *)hst_karg_ptr(&a[2]), a[3].v.i32, a[4].v.i32,
+                                  a[5].v.i32, a[6].v.i32, a[7].v.u32);
+}
+
+HST__KPRIVATE void hst__kt_quality_drift_peak(const hst_karg *a, const hst_range *range) {
+    (void)range;
+    hst_k_quality_drift_peak_host(HST__KQ_F(0), HST__KQ_F(1), (const int *)hst_karg_ptr(&a[2]), HST__KQ_F(3),
+                                  a[4].v.i32, a[5].v.i32, a[6].v.i32, a[7].v.i32, a[8].v.u32);
 }
 
 HST__KDEF const hst_kernel_family *hst_kernels_quality_family(void) {

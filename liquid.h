@@ -69,16 +69,19 @@
    launches the esrrf kernel family's kernel (kernels_esrrf.h) through backend.h's
    hst_launch_kernel: on an OpenCL device the kernel, enqueued on the backend's default queue
    (the call returns without waiting, as array.h's operations do); on the host device the
-   kernel's host C twin, the frames shared among the cores' threads (one frame runs on one
-   thread), done when the call returns. So a chain of calls stays on the device, and the bits
+   kernel's host C twin, the frames shared among the cores' threads (with fewer frames than
+   cores, each frame's rows), done when the call returns. So a chain of calls stays on the device, and the bits
    are eSRRF's pipeline's: the same kernels (kernels_esrrf.h gives every formula), bit for bit
    equal on the host device, PoCL and the GPUs measured there. Chained by hand as in NanoPyx's
    tutorial (above: magnify by M, Roberts cross, magnify both gradients by 2M, RGC at M), the
    result is bitwise hst_esrrf_run's image of each frame with frames_per_timepoint = 1,
    no_macro_pixel_correction = 1 and the AVG mode (its chained and fused paths agree bitwise).
-   Speed: the RGC call computes each sample's weight and unit gradient where the fused path
-   shares them among a work-group's pixels, and the 2M gradients travel through memory, so the
-   chain is slower than hst_esrrf_run's fused path for the same images; bench/liquid_bench.c
+   Speed: on the host device the twins share work as the fused path's twin does (RGC: each
+   half-pixel position's unit gradient and each phase's weights computed once per block of
+   pixels; shift-and-magnify: each output row's and column's cubic weights once). On an OpenCL
+   device the RGC kernel computes each sample's weight and unit gradient where the fused kernel
+   shares them among a work-group's pixels; and the 2M gradients travel through memory: so the
+   chain is slower than hst_esrrf_run's fused path for the same images. bench/liquid_bench.c
    measures both.
 
    The engine (NanoPyx's LiquidEngine: its run, benchmark, run_type, clear_benchmarks, testing
@@ -107,9 +110,9 @@
    pixels are 0, as eSRRF's) and only on images magnified by an integer magnification whose
    gradients are magnified by exactly twice it (the eSRRF chain); Roberts cross as eSRRF's (the
    difference of pixels c - 1 and c stored at pixel c: the +0.5 pixel offset kernels_esrrf.h
-   describes); no float64 or integer arrays (cast with hst_array_cast); one frame is not split
-   over the host device's threads; the engine does not pick a device per call by anything but
-   measured time (no memory heuristics) and does not run two methods at once from two threads.
+   describes); no float64 or integer arrays (cast with hst_array_cast); the engine does not pick
+   a device per call by anything but measured time (no memory heuristics) and does not run two
+   methods at once from two threads.
 
    Thread safety: in backend.h's words. The device calls: per backend. The engine: one thread at
    a time, and per backend on each of its backends.
@@ -381,6 +384,10 @@ extern "C" {
    live in its own translation unit; rejections through backend.h's hst_backend_fail macros) */
 #define HST__LQ_MAX_THREADS 64     /* host device threads of one call (as esrrf.h's) */
 #define HST__LQ_NAME 272           /* an implementation's name: a device name and " #16" */
+/* Items a host device thread is worth starting for: a smaller call runs on fewer threads
+   (measured: a 160 x 160 Roberts cross, 25600 items, took 30x longer on two threads than on
+   the caller's alone, on a loaded 2-core machine) */
+#define HST__LQ_MIN_ITEMS 65536u
 
 /* An operand's frames, rows and columns: ndim 2 (one frame) or 3, float32, on be. */
 static hst_result hst__lq_dims(const hst_backend *be, const char *func, const char *what,
@@ -491,40 +498,59 @@ static hst_result hst__lq_rgc_dims(const hst_backend *be, const char *func, uint
     return HST_SUCCESS;
 }
 
-/* >>host device threads: a declared kernel's frames shared among threads (hst_launch_kernel on
-   the host device may run disjoint parts of a range at once) */
+/* >>host device threads: a declared kernel's range shared among threads (hst_launch_kernel on
+   the host device may run disjoint parts of a range at once; the stage kernels' twins take
+   parts of a frame's items as their kernels do: kernels_esrrf.h) */
 typedef struct hst__lq_job {
     hst_backend *be;
     const hst_launch_desc *d;
-    uint64_t z0, z1;
+    uint64_t z0, z1;               /* frames [z0, z1) */
+    size_t i0, i1;                 /* of each, items [i0, i1) */
     hst_result r;
 } hst__lq_job;
 
 static void *hst__lq_job_main(void *p) {
     hst__lq_job *j = (hst__lq_job *)p;
     hst_launch_desc d = *j->d;
+    d.range.offset[0] = j->i0;
+    d.range.global[0] = j->i1 - j->i0;
     d.range.offset[1] = (size_t)j->z0;
     d.range.global[1] = (size_t)(j->z1 - j->z0);
     j->r = hst_launch_kernel(j->be, &d, NULL);
     return NULL;
 }
 
-static unsigned hst__lq_threads(uint64_t frames) {
+static unsigned hst__lq_threads(void) {
 #if defined(_SC_NPROCESSORS_ONLN)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
 #else
     long n = 1;   /* a build that hides sysconf's processor count: one thread */
 #endif
     if (n < 1) n = 1;
-    if (n > HST__LQ_MAX_THREADS) n = HST__LQ_MAX_THREADS;
-    return (uint64_t)n > frames ? (unsigned)frames : (unsigned)n;
+    return n > HST__LQ_MAX_THREADS ? HST__LQ_MAX_THREADS : (unsigned)n;
 }
 
-/* Kernel id of the esrrf family over `items` items of each of `frames` frames (a stage
-   kernel's 2-D range; args end in the block arguments of all frames). On the host device the
-   frames are shared among threads; a thread that cannot start runs on the caller's. */
+/* Job k of n: as many frames as threads or more, frames [F k / n, F (k + 1) / n) whole; fewer,
+   every frame's rows [R k / n, R (k + 1) / n) (R = items / row: whole rows, so that each part
+   takes the twins' row blocks) */
+static void hst__lq_part(hst__lq_job *j, unsigned k, unsigned n, size_t items, size_t row, uint64_t frames) {
+    size_t rows = items / row;
+    if (frames >= n || rows < 2) {
+        j->z0 = frames * k / n; j->z1 = frames * (k + 1) / n;
+        j->i0 = 0; j->i1 = items;
+        return;
+    }
+    j->z0 = 0; j->z1 = frames;
+    j->i0 = rows * k / n * row;
+    j->i1 = k + 1 == n ? items : rows * (k + 1) / n * row;
+}
+
+/* Kernel id of the esrrf family over `items` items (rows of `row` items) of each of `frames`
+   frames (a stage kernel's 2-D range; args end in the block arguments of all frames). On the
+   host device the frames, or one frame's rows when there are fewer frames than cores, are
+   shared among threads (hst__lq_part); a thread that cannot start runs on the caller's. */
 static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_karg *args, size_t num_args,
-                                 size_t items, uint64_t frames) {
+                                 size_t items, size_t row, uint64_t frames) {
     hst_launch_desc d;
     hst__lq_job jobs[HST__LQ_MAX_THREADS];
     pthread_t th[HST__LQ_MAX_THREADS];
@@ -540,10 +566,15 @@ static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_kar
     d.range.global[0] = items;
     d.range.global[1] = (size_t)frames;
     if (!hst_backend_is_host(be)) return hst_launch_kernel(be, &d, NULL);
-    n = hst__lq_threads(frames);
+    if (frames == 0) return HST_SUCCESS;
+    n = hst__lq_threads();
+    if ((double)frames * (double)items < (double)n * HST__LQ_MIN_ITEMS)
+        n = (unsigned)((double)frames * (double)items / HST__LQ_MIN_ITEMS) + 1u;
+    if (frames < n)   /* frames of one row (a thread each), or at most a thread a row */
+        n = items / row < 2 ? (unsigned)frames : items / row < n ? (unsigned)(items / row) : n;
     for (k = 0; k < n; k++) {
         jobs[k].be = be; jobs[k].d = &d; jobs[k].r = HST_SUCCESS;
-        jobs[k].z0 = frames * k / n; jobs[k].z1 = frames * (k + 1) / n;
+        hst__lq_part(&jobs[k], k, n, items, row, frames);
         started[k] = k > 0 && pthread_create(&th[k], NULL, hst__lq_job_main, &jobs[k]) == 0;
     }
     (void)hst__lq_job_main(&jobs[0]);
@@ -609,7 +640,7 @@ HST__LDEF hst_result hst_shift_magnify(hst_array *dst, const hst_array *src, con
     a[n++] = hst_karg_value(sizeof shift, shift);
     a[n++] = hst_karg_uint(1);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_MAGNIFY, a, n, (size_t)rm * cm, frames);
+    return hst__lq_launch(be, HST_KESRRF_MAGNIFY, a, n, (size_t)rm * cm, cm, frames);
 }
 
 HST__LDEF hst_result hst_roberts_cross(hst_array *gradient_col, hst_array *gradient_row, const hst_array *src) {
@@ -640,7 +671,7 @@ HST__LDEF hst_result hst_roberts_cross(hst_array *gradient_col, hst_array *gradi
     a[n++] = hst_karg_uint(1);
     a[n++] = hst_karg_uint(0);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_ROBERTS, a, n, (size_t)rows * cols, frames);
+    return hst__lq_launch(be, HST_KESRRF_ROBERTS, a, n, (size_t)rows * cols, cols, frames);
 }
 
 HST__LDEF hst_result hst_radial_gradient_convergence(hst_array *dst, const hst_array *gradient_col_interp,
@@ -689,7 +720,7 @@ HST__LDEF hst_result hst_radial_gradient_convergence(hst_array *dst, const hst_a
     a[n++] = hst_karg_uint(1);
     a[n++] = hst_karg_uint(0);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_RGC, a, n, (size_t)rm * cm, frames);
+    return hst__lq_launch(be, HST_KESRRF_RGC, a, n, (size_t)rm * cm, cm, frames);
 }
 
 /* >>engine */

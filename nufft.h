@@ -1,5 +1,6 @@
 /* nufft.h — halostream's non-uniform FFTs: type 1 (non-uniform points to Fourier modes) and
-   type 2 (modes to points) in 2-D and 3-D, single precision, as FINUFFT defines them, on any
+   type 2 (modes to points) in 2-D and 3-D, in complex64 (float) or complex128 (double, FINUFFT's
+   double precision: desc.dtype), batched (n_trans), as FINUFFT defines them, on any
    device of backend.h (its kernels, kernels_nufft.h's, launched through backend.h's
    hst_launch_kernel: the host device runs their host C twins, in threads; OpenCL devices run
    the kernels). PyEPRI's nufft2d / nufft3d (type 2) and
@@ -25,6 +26,8 @@
        if (r == HST_SUCCESS) r = hst_nufft_set_points(plan, 1000000, coords);   // once
        if (r == HST_SUCCESS) r = hst_nufft_execute(plan, c, u);   // c[j] = sum_k u[k] e^{-i k.p_j}
        hst_nufft_plan_destroy(plan);                     // NULL (a failed create) is fine
+       // In double (PyEPRI's complex128): nd.dtype = HST_C128 (eps down to 1e-14), u and c c128,
+       // the points const double *: hst_nufft_set_points_f64; link FFTW's -lfftw3 too.
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lm -lpthread   (with HST_FFT: vkFFT.h on the include path)
 
    The transforms (FINUFFT's, with its default modeord 0, "CMCL" ordering). For M points p_j
@@ -44,7 +47,7 @@
    The algorithm (Barnett, Magland & af Klinteberg, "A parallel non-uniform fast Fourier
    transform library based on an 'exponential of semicircle' kernel", SIAM J. Sci. Comput.
    41(5), 2019; FINUFFT 2.x's choices): kernel width w = ceil(log10(1 / eps)) + 1 (2 .. 7 over
-   the eps range offered), the ES kernel exp(beta (sqrt(1 - (2x/w)^2) - 1)) with beta = 2.30 w
+   complex64's eps range, up to 15 over complex128's), the ES kernel exp(beta (sqrt(1 - (2x/w)^2) - 1)) with beta = 2.30 w
    (FINUFFT's 2.20, 2.26, 2.38 for w = 2, 3, 4), evaluated as FINUFFT does by a piecewise
    polynomial (one per tap, Horner's rule), upsampling 2: a fine grid of nf_d =
    next235even(max(2 N_d, 2 w)) points per axis. Type 1 spreads the points onto the fine grid,
@@ -56,25 +59,38 @@
    subproblems as cuFINUFFT's SM method (Shih, Wright, Andén, Blaschke, Barnett, "cuFINUFFT: a
    load-balanced GPU library for general-purpose nonuniform FFTs", IPDPSW 2021): bins of 32 x
    32 (2-D) or 8 x 8 x 8 (3-D) fine-grid points, at most 1024 points per work-group, spread into
-   local memory and added to the grid with atomic float adds (compare-and-swap loops);
+   local memory and added to the grid with atomic float adds (compare-and-swap loops: 32-bit,
+   or 64-bit through cl_khr_int64_base_atomics in complex128); where a bin's tile does not fit
+   the device's local memory (complex128's wide 3-D kernels on GPUs: 64 KB at eps 1e-6, 165 KB
+   at 1e-12, against 48 KB) type 1 spreads instead as cuFINUFFT's GM-sort method, one work-item
+   per sorted point adding straight into the grid (desc.method picks either);
    interpolation needs no atomics (one work-item per point, sorted). The host device spreads the
    same bins (one subproblem per bin) in threads (one per core), whole stripes of bins at a
    time, alternate stripes in two phases so that no two threads touch one grid point (no
    atomics); it interpolates point ranges in threads. Speed (bench/nufft_bench.c, 2-D type 2,
    256 x 256 modes, 10^6 points, eps 1e-6): on 2 shared cores of an AMD EPYC host, 0.9 .. 1.4
-   times finufft 2.5.1's time in the same job (bench/nufft_peer.py).
+   times finufft 2.5.1's time in the same job (bench/nufft_peer.py). Complex128, the same
+   problem against finufft 2.5.1's double precision (--dtype complex128, 1 to 3 runs each, the
+   cores shared and noisy): eps 1e-6, type 2 1.6 .. 1.9 times, type 1 1.1 .. 1.4 times on the
+   host device, 1.2 and 3.4 times on PoCL (its 64-bit compare-and-swap adds in local memory);
+   eps 1e-12 (width 13) on the host device, type 2 2.5 times, type 1 1.8 times.
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
-   1e-6 single precision's rounding, not the kernel, sets the error, so smaller eps is refused.
+   1e-6 single precision's rounding, not the kernel, sets the error, so smaller eps is refused
+   for complex64. Complex128 plans compute everything in double (points, kernel polynomials of
+   16 lanes, fine grid, FFT: FFTW's double library, VkFFT's doublePrecision) and reach eps down
+   to 1e-14 (width 15; FINUFFT's double floor): errors of 0.6 .. 3.3 eps at eps 1e-6, 1e-9,
+   1e-12 (tests/test_nufft.c checks <= 10 eps, 2-D and 3-D, both types); eps below 1e-14 is
+   refused. Complex128 needs the device's fp64 (HST_ERROR_DTYPE naming c128 otherwise).
    Numerics across devices: the kernel's values come from its piecewise polynomial (FINUFFT's
    Horner form: degree w + 3, fitted here in double at Chebyshev points) evaluated by the same
-   float operations on every device, so spreading and interpolation do the same arithmetic
+   float (or double) operations on every device, so spreading and interpolation do the same arithmetic
    everywhere; the FFTs differ (FFTW against VkFFT, a few ulp), and type 1's atomic adds land in
    an order that varies from run to run on OpenCL devices, so its last bits are not
    reproducible there (the host device's are). tests/test_nufft.c states the agreement of the
    host device and the device under test: relative l2 difference below 1e-5 (both types; 2e-7
-   measured on PoCL).
+   measured on PoCL); complex128 below 1e-13 (9e-16 measured on PoCL).
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -83,11 +99,11 @@
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
    The implementation uses POSIX threads (the host device's threads): link with -lpthread.
 
-   What it does NOT do: no type 3; no 1-D; single precision only (complex64 coefficients;
-   array.h's complex128 arrays are not taken: the spreading and its accuracy are float); batches
+   What it does NOT do: no type 3; no 1-D; no mixed precision (c and f both the plan's dtype:
+   complex64 or complex128; either set_points takes float or double points); batches
    (desc.n_trans, FINUFFT's n_trans) run vector by vector through one fine grid, not several
    grids per FFT as FINUFFT's batches (the same bits as n_trans single executes); no modeord 1 (FFT-style order: apply hst_array_fftshift);
-   eps below 1e-6 is refused (see Accuracy); one execute at a time per plan (and per backend,
+   eps below 1e-6 (complex64) or 1e-14 (complex128) is refused (see Accuracy); one execute at a time per plan (and per backend,
    in backend.h's words).
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
@@ -111,7 +127,8 @@
 extern "C" {
 #endif
 
-#define HST_NUFFT_EPS_MIN 1e-6      /* single precision's floor (see Accuracy above) */
+#define HST_NUFFT_EPS_MIN 1e-6      /* complex64: single precision's floor (see Accuracy above) */
+#define HST_NUFFT_EPS_MIN_C128 1e-14   /* complex128: double's floor, kernel width 15 (Accuracy) */
 #define HST_NUFFT_EPS_MAX 1e-1
 #define HST_NUFFT_EPS_DEFAULT 1e-6  /* FINUFFT's Python default, and PyEPRI's */
 
@@ -120,11 +137,23 @@ typedef struct hst_nufft_desc {
     int type;              /* 1 or 2 (no default) */
     unsigned dim;          /* 2 or 3 (no default) */
     size_t modes[3];       /* N_0 .. N_{dim-1}, C order (modes[0] the slowest axis), each >= 1 */
-    double eps;            /* requested relative tolerance, HST_NUFFT_EPS_MIN .. _MAX; 0: 1e-6 */
+    double eps;            /* requested relative tolerance, HST_NUFFT_EPS_MIN (c64) or
+                              HST_NUFFT_EPS_MIN_C128 (c128) .. HST_NUFFT_EPS_MAX; 0: 1e-6 */
     int isign;             /* +1 or -1; 0: +1 for type 1, -1 for type 2 (FINUFFT's default) */
     size_t n_trans;        /* vectors per execute (FINUFFT's n_trans; PyEPRI passes Nb): c and f
                               then carry a leading axis of n_trans; 0: 1 (no leading axis) */
+    hst_dtype dtype;       /* c and f: HST_C64 (float arithmetic) or HST_C128 (double: the
+                              points, the kernel, the fine grid and its FFT; FINUFFT's double
+                              precision); 0: HST_C64 */
+    int method;            /* type 1's spreading (cuFINUFFT's gpu_method): HST_NUFFT_SPREAD_* */
 } hst_nufft_desc;
+
+/* desc.method. AUTO: bins where a bin's tile fits the device's local memory, else global. BINS:
+   cuFINUFFT's SM method (bins and subproblems, local-memory tiles; on the host device, stripes
+   of bins in threads; refused where the tile does not fit). GLOBAL: cuFINUFFT's GM-sort (one
+   work-item per sorted point, atomic adds into the fine grid; no local memory: c128's wide 3-D
+   tiles on GPUs, e.g. 64 KB at eps 1e-6 against 48 KB; on the host device, one thread). */
+enum { HST_NUFFT_SPREAD_AUTO = 0, HST_NUFFT_SPREAD_GLOBAL = 1, HST_NUFFT_SPREAD_BINS = 2 };
 
 /* What a plan chose (FINUFFT's parameters for the desc). */
 typedef struct hst_nufft_info {
@@ -133,19 +162,26 @@ typedef struct hst_nufft_info {
     size_t fine[3];        /* the fine grid, C order (dim extents) */
     size_t num_points;     /* points set (0 before hst_nufft_set_points) */
     size_t num_bins, num_subproblems;   /* the spreading's bins and work-groups (type 1; else 0) */
+    int method;            /* type 1's spreading as it runs: HST_NUFFT_SPREAD_BINS or _GLOBAL
+                              (desc.method AUTO resolved); type 2: 0 */
+    hst_dtype dtype;       /* HST_C64 or HST_C128 */
 } hst_nufft_info;
 
 typedef struct hst_nufft_plan hst_nufft_plan;
 
 /* A plan: the desc checked, w, beta and the fine grid chosen, the deconvolution factors
-   computed, the fine grid allocated (nf_0 .. nf_{dim-1} complex floats on the device) and, on
-   OpenCL devices, the NUFFT program built (with the width as a build option: cached per
-   backend and on disk). Errors: HST_ERROR_INVALID_ARGUMENT (be, desc or out NULL; type not
-   1 or 2; dim not 2 or 3; a zero mode count; eps not finite or outside [1e-6, 1e-1]; isign
-   not -1, 0 or +1: the log names the field), HST_ERROR_OVERFLOW (the fine grid or the modes
-   beyond 2^31 - 1 elements), HST_ERROR_NOT_BUILT_IN (without HST_FFT), HST_ERROR_UNSUPPORTED
-   (an OpenCL device with less local memory than a bin's tile: 12.8 KB in 2-D, 32 KB in 3-D at
-   w = 7), memory and OpenCL errors. Thread safety: per backend. */
+   computed, the fine grid allocated (nf_0 .. nf_{dim-1} complex values of the dtype on the
+   device) and, on OpenCL devices, the NUFFT program built (with the width and the real type as
+   build options: cached per backend and on disk). Errors: HST_ERROR_INVALID_ARGUMENT (be,
+   desc or out NULL; type not 1 or 2; dim not 2 or 3; a zero mode count; eps not finite or
+   outside [1e-6, 1e-1] (c64) or [1e-14, 1e-1] (c128); isign not -1, 0 or +1; method not one
+   of HST_NUFFT_SPREAD_*: the log names the field), HST_ERROR_DTYPE (dtype not 0, c64 or c128;
+   c128 on a device without fp64), HST_ERROR_OVERFLOW (the fine grid or the modes beyond
+   2^31 - 1 elements), HST_ERROR_NOT_BUILT_IN (without HST_FFT), HST_ERROR_UNSUPPORTED (method
+   BINS on an OpenCL device with less local memory than a bin's tile: 12.8 KB in 2-D, 32 KB
+   in 3-D at w = 7 in c64, twice that in c128), memory and OpenCL errors (the c128 program
+   also needs cl_khr_int64_base_atomics: a device without it fails its build). Thread safety:
+   per backend. */
 HST_API HST_NODISCARD hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_desc *desc,
                                                        hst_nufft_plan **out);
 /* Sets (or replaces) the plan's M points: coords[d] (d < dim) holds M floats in host memory,
@@ -158,15 +194,21 @@ HST_API HST_NODISCARD hst_result hst_nufft_plan_create(hst_backend *be, const hs
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_nufft_set_points(hst_nufft_plan *plan, size_t m,
                                                       const float *const *coords);
-/* Runs the plan's transform. c: c64 array of shape (M) (the points' values, in the order of
-   the coordinates); f: c64 array of the modes' shape (N_0, .., N_{dim-1}), C order, modes as
-   at the top of this file. With desc.n_trans = T > 1 (FINUFFT's n_trans) both carry a leading
+/* The same with the coordinates in double (FINUFFT's double precision takes float64 points):
+   a c128 plan keeps their double positions; a c64 plan's are those of hst_nufft_set_points
+   (each point's offset rounded to float). Either function sets either plan's points. Errors:
+   as hst_nufft_set_points. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_nufft_set_points_f64(hst_nufft_plan *plan, size_t m,
+                                                          const double *const *coords);
+/* Runs the plan's transform. c: array of shape (M) (the points' values, in the order of
+   the coordinates); f: array of the modes' shape (N_0, .., N_{dim-1}), C order, modes as
+   at the top of this file; both of the plan's desc.dtype (c64 or c128). With desc.n_trans = T > 1 (FINUFFT's n_trans) both carry a leading
    axis: c (T, M), f (T, N_0, ..), vector k transformed as a single execute of c[k] and f[k]
    would (the same bits: the same arithmetic, vector after vector). Type 1 reads c and writes
    f; type 2 reads f and writes c. Both arrays on the plan's backend (any arrays or views of it). Runs in order on the backend's
    queue: on OpenCL devices it does not block (read the result with hst_array_read).
    Errors: HST_ERROR_INVALID_ARGUMENT (plan, c or f NULL), HST_ERROR_INVALID_ARGUMENT with
-   HST_LOGITEM_BAD_STATE (no points set), HST_ERROR_DTYPE (c or f not c64), HST_ERROR_SHAPE
+   HST_LOGITEM_BAD_STATE (no points set), HST_ERROR_DTYPE (c or f not the plan's dtype), HST_ERROR_SHAPE
    (a shape other than the above, or another backend's array), memory and OpenCL errors (the
    plan stays usable). Thread safety: per backend (one execute of a plan at a time). */
 HST_API HST_NODISCARD hst_result hst_nufft_execute(hst_nufft_plan *plan, hst_array *c, hst_array *f);
@@ -228,6 +270,11 @@ extern "C" {
 struct hst_nufft_plan {
     hst_backend *be;
     int host, type, isign;         /* host: the host device (>>device) */
+    int f64;                       /* a c128 plan: double everywhere, the family's _F64 kernels */
+    int gm;                        /* type 1 spreads by HST_KNUFFT_SPREAD_GM (>>device) */
+    hst_dtype dt, rdt;             /* c and f's dtype (c64, c128), its real type (f32, f64) */
+    size_t real;                   /* bytes of a real: 4 or 8 */
+    unsigned lanes;                /* the twins' lanes: HST_K_NUFFT_LANES or _F64 */
     size_t n_trans;                /* vectors per execute (>= 1) */
     unsigned dim, threads;
     int width;
@@ -236,7 +283,7 @@ struct hst_nufft_plan {
     int32_t g[16];                 /* kernels_nufft.h's geometry */
     int deg;                       /* the kernel polynomials' degree */
     size_t tile_bytes;             /* spreading's __local argument: a bin's tile (>>device) */
-    char options[64];              /* the program's build options: the widths and degree */
+    char options[96];              /* the program's build options: widths, degree, real type */
     hst_buffer *grid_buf;          /* the fine grid's memory, HST_K_NUFFT_LANES c64 longer */
     hst_array *grid, *corr, *coef; /* the fine grid (dim axes), 1 / phihat per mode index, the
                                       kernel's polynomials (kernels_nufft.h's coef) */
@@ -301,13 +348,14 @@ static void hst__nu_solve(double *a, double *b, int n) {
 
 /* One axis's table (kernels_nufft.h's coef): tap t's polynomial in z = 2 off + w - 1 in [-1, 1]
    interpolates the kernel at x = (z + 1) / 2 - w / 2 + t on deg + 1 Chebyshev points (a
-   piecewise polynomial as FINUFFT's Horner kernels); highest degree first, HST_K_NUFFT_LANES
-   columns. Width 1 (the unused axis of a 2-D problem): the constant 1. */
-static void hst__nu_fit(int w, double beta, int deg, float *coef) {
-    double v[(HST_K_NUFFT_LANES + 4) * (HST_K_NUFFT_LANES + 4)], f[HST_K_NUFFT_LANES + 4];
+   piecewise polynomial as FINUFFT's Horner kernels); highest degree first, `lanes` columns,
+   in double (a c64 plan rounds them to float). Width 1 (the unused axis of a 2-D problem):
+   the constant 1. */
+static void hst__nu_fit(int w, double beta, int deg, unsigned lanes, double *coef) {
+    double v[(HST_K_NUFFT_LANES_F64 + 4) * (HST_K_NUFFT_LANES_F64 + 4)], f[HST_K_NUFFT_LANES_F64 + 4];
     int n = deg + 1, t, i, k;
-    memset(coef, 0, (size_t)n * HST_K_NUFFT_LANES * sizeof(float));
-    if (w == 1) { coef[(size_t)deg * HST_K_NUFFT_LANES] = 1.0f; return; }
+    memset(coef, 0, (size_t)n * lanes * sizeof(double));
+    if (w == 1) { coef[(size_t)deg * lanes] = 1.0; return; }
     for (t = 0; t < w; t++) {
         for (i = 0; i < n; i++) {
             double z = cos(HST__NU_PI * (i + 0.5) / n), p = 1.0;
@@ -315,7 +363,7 @@ static void hst__nu_fit(int w, double beta, int deg, float *coef) {
             f[i] = hst__nu_es((z + 1.0) / 2.0 - w / 2.0 + t, w, beta);
         }
         hst__nu_solve(v, f, n);
-        for (k = 0; k < n; k++) coef[(size_t)(deg - k) * HST_K_NUFFT_LANES + t] = (float)f[k];
+        for (k = 0; k < n; k++) coef[(size_t)(deg - k) * lanes + t] = f[k];
     }
 }
 
@@ -345,10 +393,11 @@ static void hst__nu_gauss_legendre(int n, double *x, double *wt) {
 
 /* 1 / phihat(k) for the modes of one axis (FINUFFT's onedim_fseries_kernel): phihat(k) =
    integral of the kernel times cos(2 pi k z / nf) over z in [-w/2, w/2] (fine-grid units), by
-   Gauss-Legendre quadrature on the half kernel. corr[i] for mode index i = k + nm / 2. */
-static void hst__nu_corrections(int w, double beta, int nm, int nf, float *corr) {
-    double x[HST_K_NUFFT_LANES * 3 + 4], wt[HST_K_NUFFT_LANES * 3 + 4];
-    double f[HST_K_NUFFT_LANES * 3 + 4], half = w / 2.0;
+   Gauss-Legendre quadrature on the half kernel. corr[i] for mode index i = k + nm / 2, in
+   double (a c64 plan rounds them to float). */
+static void hst__nu_corrections(int w, double beta, int nm, int nf, double *corr) {
+    double x[HST_K_NUFFT_LANES_F64 * 3 + 4], wt[HST_K_NUFFT_LANES_F64 * 3 + 4];
+    double f[HST_K_NUFFT_LANES_F64 * 3 + 4], half = w / 2.0;
     int q = (int)(2 + 3.0 * half), n, i;
     hst__nu_gauss_legendre(2 * q, x, wt);
     for (n = 0; n < q; n++) {
@@ -359,14 +408,14 @@ static void hst__nu_corrections(int w, double beta, int nm, int nf, float *corr)
     for (i = 0; i < nm; i++) {
         double k = (double)(i - nm / 2), s = 0.0;
         for (n = 0; n < q; n++) s += 2.0 * f[n] * cos(2.0 * HST__NU_PI * k * x[n] / nf);
-        corr[i] = (float)(1.0 / s);
+        corr[i] = 1.0 / s;
     }
 }
 
 /* >>launches ------------------------------------------------------------------------------- */
 static hst_karg hst__nu_buf(const hst_array *a) { return hst_karg_buffer(hst_array_buffer(a)); }
 
-/* Launches the family's kernel `id` over work-items [first, first + count) (1-D; work-groups
+/* Launches the family's kernel `id` (its c64 id: a c128 plan runs the _F64 twin) over work-items [first, first + count) (1-D; work-groups
    of local items, 0: the launcher's choice) on the backend's queue. */
 static hst_result hst__nu_run(const hst_nufft_plan *p, unsigned id, size_t first, size_t count,
                               size_t local, size_t num_args, const hst_karg *args) {
@@ -374,7 +423,7 @@ static hst_result hst__nu_run(const hst_nufft_plan *p, unsigned id, size_t first
     memset(&d, 0, sizeof d);
     d.family = hst_kernels_nufft_family();
     d.options = p->options;
-    d.kernel = id;
+    d.kernel = p->f64 ? id + HST_KNUFFT_F64 : id;   /* the c128 build's */
     d.range.dims = 1;
     d.range.offset[0] = first;
     d.range.global[0] = count;
@@ -483,12 +532,25 @@ static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
     h->r[k] = hst__nu_run(h->p, HST_KNUFFT_INTERP, j0, j1 - j0, 0, HST__NU_INTERP_ARGS, h->args);
 }
 
+/* The global-memory spreading (desc.method): every sorted point in one launch (the host
+   device's twin: one thread, plain adds). */
+static hst_result hst__nu_spread_gm(const hst_nufft_plan *p, const hst_array *c, size_t cofs) {
+    hst_karg a[HST__NU_INTERP_ARGS];   /* interp's arguments, c and the grid swapped */
+    a[0] = hst__nu_buf(p->base); a[1] = hst__nu_buf(p->off); a[2] = hst__nu_buf(p->perm);
+    a[3] = hst__nu_buf(c); a[4] = hst__nu_buf(p->grid); a[5] = hst_karg_uint((uint32_t)p->m);
+    a[6] = hst_karg_value(sizeof p->g, p->g); a[7] = hst__nu_buf(p->coef);
+    a[8] = hst_karg_ulong((uint64_t)cofs);
+    return hst__nu_run(p, HST_KNUFFT_SPREAD_GM, 0, p->m, 0, HST__NU_INTERP_ARGS, a);
+}
+
 /* Spreads c's vector from cofs onto the zeroed grid: on OpenCL devices every subproblem in one
-   launch (atomic adds); on the host device stripes in phases, threaded (above). */
+   launch (atomic adds); on the host device stripes in phases, threaded (above); or by points
+   (p->gm). */
 static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c, size_t cofs) {
     hst_karg a[HST__NU_SPREAD_ARGS];
     hst__nushare h;
     hst_result r = HST_SUCCESS;
+    if (p->gm) return hst__nu_spread_gm(p, c, cofs);
     hst__nu_spread_args(p, c, cofs, a);
     if (!p->host) return hst__nu_spread_subs(p, a, 0, p->nsub);
     h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + 3 - p->dim];
@@ -533,23 +595,28 @@ static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_
    scratch) with the twin's SIMD tail, and has no local-memory limit; an OpenCL device runs each
    kernel in one launch (p->threads 1), the tile in its local memory, and builds the program here
    (its errors are the plan's; later launches find it built). The build options (the widths as
-   constants: kernels_nufft.h) were set with the geometry. */
-static hst_result hst__nu_device(hst_nufft_plan *p) {
+   constants: kernels_nufft.h) were set with the geometry. Type 1 spreads by points (p->gm)
+   where desc.method asks, or (AUTO) where the device's local memory cannot hold a bin's tile;
+   BINS there is refused. */
+static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
     const hst_device_info *d = hst_backend_device(p->be);
     hst_kernel *k;
     hst_kernel_wg_info wg;
     hst_result r;
+    int fits = p->host || (uint64_t)p->tile_bytes <= d->local_mem_bytes;
     p->local = d->max_work_group_size < HST__NU_LOCAL ? d->max_work_group_size : HST__NU_LOCAL;
     if (p->local == 0) p->local = 1;
-    if (p->host) return HST_SUCCESS;
-    if ((uint64_t)p->tile_bytes > d->local_mem_bytes)
+    p->gm = p->type == 1 && (method == HST_NUFFT_SPREAD_GLOBAL || (method == HST_NUFFT_SPREAD_AUTO && !fits));
+    if (p->type == 1 && method == HST_NUFFT_SPREAD_BINS && !fits)
         return hst_backend_fail(p->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create",
-                                "a bin's tile needs %zu bytes of local memory, the device has %llu",
-                                p->tile_bytes, (unsigned long long)d->local_mem_bytes);
+                                "desc->method BINS: a bin's tile needs %zu bytes of local memory, the device "
+                                "has %llu", p->tile_bytes, (unsigned long long)d->local_mem_bytes);
+    if (p->host) return HST_SUCCESS;
     if ((r = hst_family_kernel(p->be, hst_kernels_nufft_family(), p->options,
-                               p->type == 1 ? HST_KNUFFT_SPREAD : HST_KNUFFT_INTERP, &k)) != HST_SUCCESS)
+                               (p->type == 1 ? (p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD) : HST_KNUFFT_INTERP)
+                               + (p->f64 ? HST_KNUFFT_F64 : 0), &k)) != HST_SUCCESS)
         return r;
-    if (p->type == 1 && (r = hst_kernel_work_group_info(k, &wg)) == HST_SUCCESS && wg.work_group_size < p->local)
+    if (p->type == 1 && !p->gm && (r = hst_kernel_work_group_info(k, &wg)) == HST_SUCCESS && wg.work_group_size < p->local)
         p->local = wg.work_group_size ? wg.work_group_size : 1;
     return r;
 }
@@ -557,6 +624,8 @@ static hst_result hst__nu_device(hst_nufft_plan *p) {
 /* >>plan ------------------------------------------------------------------------------------- */
 static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
     static const char *F = "hst_nufft_plan_create";
+    int f64 = d->dtype == HST_C128;
+    double eps_min = f64 ? HST_NUFFT_EPS_MIN_C128 : HST_NUFFT_EPS_MIN;
     unsigned i;
     if (d->type != 1 && d->type != 2)
         return hst__range_arg(be, F, "desc->type must be 1 or 2");
@@ -564,10 +633,20 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
         return hst__range_arg(be, F, "desc->dim must be 2 or 3");
     for (i = 0; i < d->dim; i++)
         if (d->modes[i] == 0) return hst__zero_arg(be, F, "desc->modes has a 0");
-    if (d->eps != 0.0 && !(d->eps >= HST_NUFFT_EPS_MIN && d->eps <= HST_NUFFT_EPS_MAX))
-        return hst__range_arg(be, F, "desc->eps must be in [1e-6, 1e-1] (or 0)");
+    if (d->dtype != 0 && d->dtype != HST_C64 && d->dtype != HST_C128)
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "desc->dtype must be c64 or "
+                                "c128 (or 0)");
+    if (d->eps != 0.0 && !(d->eps >= eps_min && d->eps <= HST_NUFFT_EPS_MAX))
+        return hst__range_arg(be, F, "desc->eps must be in [%g, 1e-1] (or 0) for %s", eps_min,
+                              f64 ? "c128 (double's floor)" : "c64 (single precision's floor: c128 goes "
+                              "to 1e-14)");
+    if (f64 && !hst_backend_device(be)->fp64)
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "desc->dtype c128: the device "
+                                "has no double precision (cl_khr_fp64)");
     if (d->isign < -1 || d->isign > 1)
         return hst__range_arg(be, F, "desc->isign must be -1, 0 or +1");
+    if (d->method < HST_NUFFT_SPREAD_AUTO || d->method > HST_NUFFT_SPREAD_BINS)
+        return hst__range_arg(be, F, "desc->method must be HST_NUFFT_SPREAD_AUTO, _GLOBAL or _BINS");
     return HST_SUCCESS;
 }
 
@@ -576,7 +655,7 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
 static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     unsigned lead = 3 - d->dim, a;
     uint64_t grid = 1, modes = 1, bins = 1;
-    size_t tile_floats;
+    size_t tile_floats;   /* reals */
     int pad = (p->width + 1) / 2, bin = d->dim == 2 ? HST__NU_BIN_2D : HST__NU_BIN_3D;
     memset(p->g, 0, sizeof p->g);
     for (a = 0; a < 3; a++) {
@@ -598,51 +677,65 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     p->nbins = (size_t)bins;
     tile_floats = 2 * (size_t)(p->g[3] + 2 * p->g[12]) * (size_t)(p->g[4] + 2 * p->g[13]) *
                   (size_t)(p->g[5] + 2 * p->g[14]);
-    p->tile_bytes = (tile_floats + (p->host ? 2 * HST_K_NUFFT_LANES : 0)) * sizeof(float);
-    snprintf(p->options, sizeof p->options, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d",
-             (int)p->g[9], p->width, p->deg);
+    p->tile_bytes = (tile_floats + (p->host ? 2 * (size_t)p->lanes : 0)) * p->real;
+    snprintf(p->options, sizeof p->options, "-D HST_NU_W0=%d -D HST_NU_W=%d -D HST_NU_DEG=%d%s",
+             (int)p->g[9], p->width, p->deg, p->f64 ? " -D HST_NU_F64" : "");
     return HST_SUCCESS;
+}
+
+/* n reals computed in double into a new device array of the plan's real type (a c64 plan's:
+   each rounded to float). */
+static hst_result hst__nu_upload_reals(hst_nufft_plan *p, size_t n, const double *v, hst_array **out) {
+    float *f;
+    hst_result r;
+    size_t i;
+    if (p->f64) return hst_array_from_host(p->be, HST_F64, 1, &n, v, out);
+    if (!(f = (float *)hst_backend_alloc(p->be, n * sizeof(float)))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    for (i = 0; i < n; i++) f[i] = (float)v[i];
+    r = hst_array_from_host(p->be, HST_F32, 1, &n, f, out);
+    hst_backend_free(p->be, f);
+    return r;
 }
 
 /* The kernel's polynomials of the three axes (kernels_nufft.h's coef) into a device array. */
 static hst_result hst__nu_coef(hst_nufft_plan *p) {
-    size_t tab = (size_t)(p->deg + 1) * HST_K_NUFFT_LANES, n = 3 * tab, a;
-    float *coef = (float *)hst_backend_alloc(p->be, n * sizeof(float));
+    size_t tab = (size_t)(p->deg + 1) * p->lanes, n = 3 * tab, a;
+    double *coef = (double *)hst_backend_alloc(p->be, n * sizeof(double));
     hst_result r;
     if (!coef) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    for (a = 0; a < 3; a++) hst__nu_fit(p->g[9 + a], p->beta, p->deg, coef + a * tab);
-    r = hst_array_from_host(p->be, HST_F32, 1, &n, coef, &p->coef);
+    for (a = 0; a < 3; a++) hst__nu_fit(p->g[9 + a], p->beta, p->deg, p->lanes, coef + a * tab);
+    r = hst__nu_upload_reals(p, n, coef, &p->coef);
     hst_backend_free(p->be, coef);
     return r;
 }
 
-/* The fine grid: a view over a buffer HST_K_NUFFT_LANES complex values longer (the host
-   twin of interp reads that far past a row's taps), all of it zeroed (the tail: finite). */
+/* The fine grid: a view over a buffer p->lanes complex values longer (the host twin of
+   interp reads that far past a row's taps), all of it zeroed (the tail: finite). */
 static hst_result hst__nu_grid(hst_nufft_plan *p) {
-    size_t shape[3], all = (size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + HST_K_NUFFT_LANES;
+    size_t shape[3], all = (size_t)p->nf[0] * (size_t)p->nf[1] * (size_t)p->nf[2] + p->lanes;
     unsigned a;
     hst_array *whole = NULL;
     hst_result r;
     for (a = 0; a < p->dim; a++) shape[a] = (size_t)p->nf[3 - p->dim + a];
-    if ((r = hst_pool_alloc(hst_backend_pool(p->be), 8 * all, &p->grid_buf)) != HST_SUCCESS) return r;
-    r = hst_array_view(p->grid_buf, 0, HST_C64, 1, &all, &whole);
+    if ((r = hst_pool_alloc(hst_backend_pool(p->be), 2 * p->real * all, &p->grid_buf)) != HST_SUCCESS) return r;
+    r = hst_array_view(p->grid_buf, 0, p->dt, 1, &all, &whole);
     if (r == HST_SUCCESS) r = hst_array_zeros(whole);
     hst_array_destroy(whole);
-    return r == HST_SUCCESS ? hst_array_view(p->grid_buf, 0, HST_C64, p->dim, shape, &p->grid) : r;
+    return r == HST_SUCCESS ? hst_array_view(p->grid_buf, 0, p->dt, p->dim, shape, &p->grid) : r;
 }
 
 /* The deconvolution factors of the three axes, one after another, into a device array. */
 static hst_result hst__nu_corr(hst_nufft_plan *p) {
     size_t n = (size_t)p->nm[0] + (size_t)p->nm[1] + (size_t)p->nm[2], a, at = 0;
-    float *corr = (float *)hst_backend_alloc(p->be, n * sizeof(float));
+    double *corr = (double *)hst_backend_alloc(p->be, n * sizeof(double));
     hst_result r;
     if (!corr) return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (a = 0; a < 3; a++) {
-        if (p->g[9 + a] == 1) corr[at] = 1.0f;
+        if (p->g[9 + a] == 1) corr[at] = 1.0;
         else hst__nu_corrections(p->width, p->beta, p->nm[a], p->nf[a], corr + at);
         at += (size_t)p->nm[a];
     }
-    r = hst_array_from_host(p->be, HST_F32, 1, &n, corr, &p->corr);
+    r = hst__nu_upload_reals(p, n, corr, &p->corr);
     hst_backend_free(p->be, corr);
     return r;
 }
@@ -666,6 +759,11 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     p->dim = desc->dim;
     p->isign = desc->isign ? desc->isign : desc->type == 1 ? 1 : -1;
     p->n_trans = desc->n_trans ? desc->n_trans : 1;
+    p->f64 = desc->dtype == HST_C128;
+    p->dt = p->f64 ? HST_C128 : HST_C64;
+    p->rdt = p->f64 ? HST_F64 : HST_F32;
+    p->real = p->f64 ? sizeof(double) : sizeof(float);
+    p->lanes = p->f64 ? HST_K_NUFFT_LANES_F64 : HST_K_NUFFT_LANES;
     p->width = hst__nu_width(desc->eps != 0.0 ? desc->eps : HST_NUFFT_EPS_DEFAULT);
     p->beta = hst__nu_beta(p->width);
     p->deg = HST_K_NUFFT_DEGREE(p->width);
@@ -680,7 +778,7 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     r = hst__nu_grid(p);
     if (r == HST_SUCCESS) r = hst__nu_corr(p);
     if (r == HST_SUCCESS) r = hst__nu_coef(p);
-    if (r == HST_SUCCESS) r = hst__nu_device(p);
+    if (r == HST_SUCCESS) r = hst__nu_device(p, desc->method);
     if (r != HST_SUCCESS) { hst_nufft_plan_destroy(p); return r; }
     *out = p;
     return HST_SUCCESS;
@@ -714,7 +812,12 @@ HST__NUDEF hst_result hst_nufft_plan_info(const hst_nufft_plan *p, hst_nufft_inf
     out->beta = p->beta;
     for (a = 0; a < p->dim; a++) out->fine[a] = (size_t)p->nf[3 - p->dim + a];
     out->num_points = p->m;
-    if (p->type == 1) { out->num_bins = p->nbins; out->num_subproblems = p->nsub; }
+    if (p->type == 1) {
+        out->num_bins = p->nbins;
+        out->num_subproblems = p->nsub;
+        out->method = p->gm ? HST_NUFFT_SPREAD_GLOBAL : HST_NUFFT_SPREAD_BINS;
+    }
+    out->dtype = p->dt;
     return HST_SUCCESS;
 }
 
@@ -722,7 +825,7 @@ HST__NUDEF hst_result hst_nufft_plan_info(const hst_nufft_plan *p, hst_nufft_inf
 /* The sorted points' host arrays while set_points builds them. */
 typedef struct hst__nusort {
     int32_t *base;          /* (3, m) */
-    float *off;             /* (3, m) */
+    void *off;              /* (3, m), the plan's real type */
     uint32_t *perm, *bin, *bin_start, *sub_bin, *sub_first, *stripe_sub;
     size_t nsub;
 } hst__nusort;
@@ -734,37 +837,44 @@ static void hst__nu_sort_free(const hst_backend *be, hst__nusort *s) {
     hst_backend_free(be, s->stripe_sub);
 }
 
+/* The caller's coordinates: float (hst_nufft_set_points) or double (_f64), read as double. */
+typedef struct hst__nucoords { const float *const *f32; const double *const *f64; } hst__nucoords;
+
+static double hst__nu_coord(hst__nucoords c, unsigned d, size_t j) {
+    return c.f64 ? c.f64[d][j] : (double)c.f32[d][j];
+}
+
 /* Checks every coordinate: finite, within [-3 pi, 3 pi]. */
-static hst_result hst__nu_check_coords(const hst_nufft_plan *p, size_t m, const float *const *coords) {
+static hst_result hst__nu_check_coords(const hst_nufft_plan *p, size_t m, hst__nucoords coords) {
     static const char *F = "hst_nufft_set_points";
     unsigned d;
     size_t j;
     for (d = 0; d < p->dim; d++)
         for (j = 0; j < m; j++) {
-            float x = coords[d][j];
+            double x = hst__nu_coord(coords, d, j);
             if (!isfinite(x))
                 return hst_backend_fail(p->be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, F,
-                                        "coords[%u][%zu] is %g", d, j, (double)x);
-            if (fabs((double)x) > 3.0 * HST__NU_PI)
-                return hst__range_arg(p->be, F, "coords[%u][%zu] = %g is outside [-3 pi, 3 pi]", d, j, (double)x);
+                                        "coords[%u][%zu] is %g", d, j, x);
+            if (fabs(x) > 3.0 * HST__NU_PI)
+                return hst__range_arg(p->be, F, "coords[%u][%zu] = %g is outside [-3 pi, 3 pi]", d, j, x);
         }
     return HST_SUCCESS;
 }
 
 /* Point j's grid position along axis a (fine-grid units, folded into [0, nf)): its first tap
-   (base), the offset base - s, and its bin. */
-static int hst__nu_locate(const hst_nufft_plan *p, unsigned a, float x, int32_t *base, float *off) {
-    double nf = (double)p->nf[a], s = (double)x * (nf / (2.0 * HST__NU_PI)), i0;
+   (base), the offset base - s (in double: a c64 plan rounds it to float), and its bin. */
+static int hst__nu_locate(const hst_nufft_plan *p, unsigned a, double x, int32_t *base, double *off) {
+    double nf = (double)p->nf[a], s = x * (nf / (2.0 * HST__NU_PI)), i0;
     while (s < 0.0) s += nf;
     while (s >= nf) s -= nf;
     i0 = ceil(s - p->g[9 + a] / 2.0);
     *base = (int32_t)i0;
-    *off = (float)(i0 - s);
+    *off = i0 - s;
     return (int)floor(s) / p->g[3 + a];
 }
 
 /* Bins, counting sort (stable: within a bin, the caller's order), subproblems, stripes. */
-static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *const *coords,
+static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, hst__nucoords coords,
                                hst__nusort *s) {
     unsigned lead = 3 - p->dim, a, stripes = (unsigned)p->g[6 + lead];
     size_t j, b, nb = p->nbins, per_stripe = nb / stripes;
@@ -772,7 +882,7 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
     const hst_backend *be = p->be;
     memset(s, 0, sizeof *s);
     s->base = (int32_t *)hst_backend_alloc(be, 3 * m * sizeof(int32_t));
-    s->off = (float *)hst_backend_alloc(be, 3 * m * sizeof(float));
+    s->off = hst_backend_alloc(be, 3 * m * p->real);
     s->perm = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
     s->bin = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
     s->bin_start = (uint32_t *)hst_backend_calloc(be, (nb + 1) * sizeof(uint32_t));
@@ -782,8 +892,9 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
     for (j = 0; j < m; j++) {   /* bins, counted */
         size_t bin = 0;
         for (a = 0; a < 3; a++) {
-            int32_t bs; float of;
-            int k = a >= lead ? hst__nu_locate(p, a, coords[a - lead][j], &bs, &of) : 0;
+            int32_t bs;
+            double of;
+            int k = a >= lead ? hst__nu_locate(p, a, hst__nu_coord(coords, a - lead, j), &bs, &of) : 0;
             bin = bin * (size_t)p->g[6 + a] + (size_t)k;
         }
         s->bin[j] = (uint32_t)bin;
@@ -798,8 +909,11 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
     s->bin_start[0] = 0;
     for (j = 0; j < m; j++)
         for (a = 0; a < 3; a++) {
-            if (a >= lead) hst__nu_locate(p, a, coords[a - lead][s->perm[j]], &s->base[a * m + j], &s->off[a * m + j]);
-            else { s->base[a * m + j] = 0; s->off[a * m + j] = 0.0f; }
+            double of = 0.0;
+            s->base[a * m + j] = 0;
+            if (a >= lead) hst__nu_locate(p, a, hst__nu_coord(coords, a - lead, s->perm[j]), &s->base[a * m + j], &of);
+            if (p->f64) ((double *)s->off)[a * m + j] = of;
+            else ((float *)s->off)[a * m + j] = (float)of;
         }
     for (b = 0; b < nb; b++)
         s->nsub += (s->bin_start[b + 1] - s->bin_start[b] + (size_t)maxsub - 1) / maxsub;
@@ -824,7 +938,7 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, const float *c
 static hst_result hst__nu_upload(hst_nufft_plan *p, size_t m, const hst__nusort *s) {
     size_t n3 = 3 * m, nb1 = p->nbins + 1, ns = s->nsub;
     hst_result r = hst_array_from_host(p->be, HST_I32, 1, &n3, s->base, &p->base);
-    if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_F32, 1, &n3, s->off, &p->off);
+    if (r == HST_SUCCESS) r = hst_array_from_host(p->be, p->rdt, 1, &n3, s->off, &p->off);
     if (r == HST_SUCCESS) r = hst_array_from_host(p->be, HST_I32, 1, &m, s->perm, &p->perm);
     if (r == HST_SUCCESS && p->type == 1) {
         r = hst_array_from_host(p->be, HST_I32, 1, &ns, s->sub_bin, &p->sub_bin);
@@ -834,16 +948,17 @@ static hst_result hst__nu_upload(hst_nufft_plan *p, size_t m, const hst__nusort 
     return r;
 }
 
-HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const float *const *coords) {
+/* set_points and set_points_f64: coords' real type apart, one function. */
+static hst_result hst__nu_set_points(hst_nufft_plan *p, size_t m, hst__nucoords coords) {
     static const char *F = "hst_nufft_set_points";
     hst_nufft_plan old;
     hst__nusort s;
     hst_result r;
     unsigned d;
     if (!p) return hst__null_arg(NULL, F, "plan is NULL");
-    if (!coords) return hst__null_arg(p->be, F, "coords is NULL");
+    if (!coords.f32 && !coords.f64) return hst__null_arg(p->be, F, "coords is NULL");
     for (d = 0; d < p->dim; d++)
-        if (!coords[d]) return hst__null_arg(p->be, F, "coords[%u] is NULL", d);
+        if (coords.f64 ? !coords.f64[d] : !coords.f32[d]) return hst__null_arg(p->be, F, "coords[%u] is NULL", d);
     if (m == 0) return hst__zero_arg(p->be, F, "m is 0");
     if (m > HST__NU_MAX_ELEMS / 3)
         return hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F, "m = %zu points: at "
@@ -872,6 +987,20 @@ HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const fl
     return HST_SUCCESS;
 }
 
+HST__NUDEF hst_result hst_nufft_set_points(hst_nufft_plan *p, size_t m, const float *const *coords) {
+    hst__nucoords c;
+    c.f32 = coords;
+    c.f64 = NULL;
+    return hst__nu_set_points(p, m, c);
+}
+
+HST__NUDEF hst_result hst_nufft_set_points_f64(hst_nufft_plan *p, size_t m, const double *const *coords) {
+    hst__nucoords c;
+    c.f32 = NULL;
+    c.f64 = coords;
+    return hst__nu_set_points(p, m, c);
+}
+
 /* >>execute ---------------------------------------------------------------------------------- */
 static hst_result hst__nu_check_exec(const hst_nufft_plan *p, const hst_array *c, const hst_array *f) {
     static const char *F = "hst_nufft_execute";
@@ -879,9 +1008,9 @@ static hst_result hst__nu_check_exec(const hst_nufft_plan *p, const hst_array *c
     unsigned d, lead = p->n_trans > 1;   /* the batch's axis */
     if (!c || !f) return hst__null_arg(p->be, F, "%s is NULL", !c ? "c" : "f");
     if (!p->m) return hst__state_arg(p->be, F, "no points: call hst_nufft_set_points first");
-    if (hst_array_dtype(c) != HST_C64 || hst_array_dtype(f) != HST_C64)
-        return hst_backend_fail(p->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "%s must be c64",
-                                hst_array_dtype(c) != HST_C64 ? "c" : "f");
+    if (hst_array_dtype(c) != p->dt || hst_array_dtype(f) != p->dt)
+        return hst_backend_fail(p->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "%s must be %s (the plan's "
+                                "desc.dtype)", hst_array_dtype(c) != p->dt ? "c" : "f", hst_dtype_name(p->dt));
     fs = hst_array_shape(f);
     cs = hst_array_shape(c);
     if (hst_buffer_backend(hst_array_buffer(c)) != p->be || hst_buffer_backend(hst_array_buffer(f)) != p->be)

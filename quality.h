@@ -1,6 +1,7 @@
 /* quality.h — halostream's image quality metrics for super-resolution microscopy, as NanoPyx 2.1
    computes them: SQUIRREL's error map (RSE, RSP and the RSE map), Fourier ring correlation with
-   its FIRE resolution, and decorrelation analysis. On any device of backend.h: the host device
+   its FIRE resolution, and decorrelation analysis; and NanoPyx's drift estimation of a stack
+   (per-frame translation by FFT cross-correlation, streamed: stacks larger than memory). On any device of backend.h: the host device
    runs the host C twins of kernels_quality.h's kernels, OpenCL devices run the kernels (each
    launch through backend.h's hst_launch_kernel; the program is built on a backend's first
    call and kept with it). Single-file, header-only, C99 (and C++).
@@ -9,7 +10,8 @@
        #define HST_IMPLEMENTATION
    before you include this file in *exactly one* C or C++ file (it compiles the bodies of every
    halostream header included there: one copy of the library per program); define HST_FFT there
-   too (array.h's FFTs: FRC, decorrelation and the error map of a magnified image need them).
+   too (array.h's FFTs: FRC, decorrelation, drift estimation and the error map of a magnified
+   image need them).
    Other files include it without the macros.
 
    Usage (a 1000 x 1000 widefield reference, its 5000 x 5000 eSRRF image, two half-stack images):
@@ -29,6 +31,13 @@
        hst_image_batch batch = {0}; hst_error_map_result ems[9];
        batch.buf = buf; batch.stride_bytes = (size_t)5000 * 5000 * 4;
        if (r == HST_SUCCESS) r = hst_error_map_batch(be, ref, 1000, 1000, &batch, 9, 5000, 5000, NULL, NULL, ems);
+       // the drift of a u16 stack read from disk 100 frames at a time, every frame against the first
+       // given: const uint16_t *block; size_t frames; double *drift;   // drift: frames x 2 doubles
+       hst_drift *dr = NULL;
+       if (r == HST_SUCCESS) r = hst_drift_open(be, 1000, 1000, NULL, &dr);   // NULL: the defaults
+       // for each block read: r = hst_drift_push(dr, block, HST_DRIFT_U16, 100);
+       if (r == HST_SUCCESS) r = hst_drift_finish(dr, drift, frames);   // (dy, dx) per frame, pixels
+       hst_drift_close(dr);
        if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
        if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lfftw3 -lm   (with HST_FFT: vkFFT.h on the include path)
@@ -62,6 +71,19 @@
                     rounds, the decorrelation curve's local maxima; resolution = 2 pixel_size / kc_max. The
                     wide high-pass filters multiply the image's spectrum (Descloux et al.'s
                     Fourier-domain filtering): O(N^2 log N) per image.
+     hst_drift_*    NanoPyx's drift alignment (methods/drift_alignment, core/analysis/
+                    _le_drift_calculator and ccm): each frame's (or block mean's) circular
+                    cross-correlation with a reference (the first image, the mean of the first
+                    N frames, or the previous image), its peak within max_shift, a sub-pixel fit,
+                    the estimates interpolated to every frame. Deliberate differences: the
+                    correlation of mean-free images (zero frequency dropped) divided by the
+                    overlap of the two frames at each shift (NanoPyx rescales the map to its
+                    Pearson range, which moves no peak, and keeps the overlap's pull towards
+                    shift 0: ~0.1 px at 128 pixels, see bench/drift_nanopyx_compare.py); any
+                    frame shape (NanoPyx crops to an even square); the Catmull-Rom maximum by a
+                    refined grid (NanoPyx: Nelder-Mead); averaging interpolated linearly between
+                    the blocks' centres (NanoPyx: a cubic spline through blocks placed at frames
+                    1 .. F); the reported sign is the drift's, NanoPyx's the correction's.
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -75,6 +97,14 @@
    as numbers); no 3-D metrics; no registration of the two FRC images; no NanoJ-SQUIRREL
    extras (per-frame error maps, RSF output, border crops); a backend serves one call at a
    time (per backend, in backend.h's words). The parameter sweep (QnR) is esrrf.h's.
+
+   Drift numerics: the kernels (block sums, cross-power spectra, the peak search) give the same
+   bits on every device; the FFTs (FFTW on the host device, VkFFT on OpenCL devices) differ by
+   rounding, so the drifts of the host device and PoCL agree within 1e-4 px (5e-6 px seen:
+   tests/test_drift.c). Accuracy on a blob stack of 192 x 208 with a known sub-pixel drift of
+   several pixels: 0.03 - 0.04 px RMS against the first frame or a mean (any peak fit),
+   averaging included; against the previous frame the steps' errors add up (0.2 px RMS after
+   39 steps; NanoPyx's ref_option 1 likewise).
 
    Numerics. Host and OpenCL devices run the same kernels in the same summation order; they
    differ only where OpenCL's float cos and sqrt differ from the host's correctly rounded ones
@@ -373,6 +403,120 @@ typedef struct hst_decorr_result {
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, size_t cols,
                               const hst_decorr_desc *desc, hst_decorr_result *out);
+
+/* ---------------------------------------------------------------------------------------------
+   Drift estimation: each frame's translation against a reference, by FFT cross-correlation, as
+   NanoPyx 2.1.5's drift alignment (methods/drift_alignment, core/analysis/_le_drift_calculator
+   and ccm: the map IFFT(F conj(R)) of each (temporally averaged) frame against the first one or
+   the previous one, its peak inside +-max_expected_drift, refined below a pixel, the block
+   estimates interpolated to every frame), streamed: frames arrive in blocks of any size
+   (hst_drift_push), so a stack larger than memory is read once, and only the reference's
+   spectrum and one batch of images stay on the device.
+
+   reference:
+     HST_DRIFT_REF_FIRST     the first image (NanoPyx's ref_option 0): the first frame, or with
+                             averaging the mean of the first `averaging` frames;
+     HST_DRIFT_REF_MEAN      the mean of the first reference_frames frames (raw frames, before
+                             any averaging; 0 means 1); a frame's drift is against that mean's
+                             position, so frame 0's drift is not 0 in general;
+     HST_DRIFT_REF_PREVIOUS  each image against the one before (NanoPyx's ref_option 1), the
+                             steps added up from image 0: slow drift over a changing sample.
+   peak (the sub-pixel refinement of the map's largest value, on the host, from its 7 x 7
+   neighbourhood; the integer peak is found on the device):
+     HST_DRIFT_PEAK_GAUSSIAN     a 3-point Gaussian (parabola of the logarithms) along each
+                                 axis: exact for Gaussian-shaped peaks (spots, blobs); falls back
+                                 to the parabola where a neighbour is not positive;
+     HST_DRIFT_PEAK_PARABOLA     a 3-point parabola along each axis;
+     HST_DRIFT_PEAK_CATMULL_ROM  NanoPyx's: the maximum of the map's Catmull-Rom (a = 0.5)
+                                 interpolation within a pixel of the peak (NanoPyx: scipy's
+                                 Nelder-Mead; here a grid search refined to 1e-4 pixel).
+   max_shift: the largest |dy| and |dx| (pixels) searched against the reference (NanoPyx's
+   max_expected_drift; for PREVIOUS: per step); 0: up to half the image.
+   averaging: frames per image (NanoPyx's time_averaging; 0 or 1: none): each run of averaging
+   frames (the last one possibly shorter) is averaged and estimated once, and a frame's drift is
+   the linear interpolation between the images' centres (frame (b averaging + (n_b - 1) / 2)
+   for image b of n_b frames), extended linearly before the first centre and after the last.
+   batch: images per device pass (0: 16); a REF_MEAN session holds at least ceil(reference_frames
+   / averaging) images. */
+typedef enum hst_drift_reference {
+    HST_DRIFT_REF_FIRST = 0,
+    HST_DRIFT_REF_MEAN = 1,
+    HST_DRIFT_REF_PREVIOUS = 2
+} hst_drift_reference;
+
+/* The frames' sample types (the values of esrrf.h's hst_esrrf_dtype). */
+typedef enum hst_drift_dtype {
+    HST_DRIFT_U8 = 1,
+    HST_DRIFT_U16 = 2,
+    HST_DRIFT_I16 = 3,
+    HST_DRIFT_F32 = 4
+} hst_drift_dtype;
+
+typedef enum hst_drift_peak {
+    HST_DRIFT_PEAK_GAUSSIAN = 0,
+    HST_DRIFT_PEAK_PARABOLA = 1,
+    HST_DRIFT_PEAK_CATMULL_ROM = 2
+} hst_drift_peak;
+
+typedef struct hst_drift_desc {
+    hst_drift_reference reference;
+    size_t reference_frames;    /* HST_DRIFT_REF_MEAN's N (0: 1); must be 0 otherwise */
+    unsigned max_shift;         /* pixels; 0: half the image */
+    hst_drift_peak peak;
+    size_t averaging;           /* frames per estimate (0, 1: every frame) */
+    size_t batch;               /* images per device pass (0: 16) */
+} hst_drift_desc;
+
+/* A drift estimation in progress on one backend (hst_drift_open .. hst_drift_close). */
+typedef struct hst_drift hst_drift;
+
+/* Opens an estimation of frames of (rows, cols) pixels, rows and cols >= 8. desc NULL: the
+   defaults (first frame, Gaussian peak, whole map, no averaging). Device memory: the batch's
+   images as float32, twice its r2c spectra, the reference's spectrum, one block sum, and one
+   batch of frames as pushed (about 4 batch rows cols 4 bytes: 256 MB for 16 frames of 1000 x
+   1000). Errors: HST_ERROR_INVALID_ARGUMENT
+   (be or out NULL; rows or cols < 8; a reference, peak out of its enum; reference_frames set
+   without HST_DRIFT_REF_MEAN; max_shift beyond INT_MAX), HST_ERROR_OVERFLOW (sizes),
+   HST_ERROR_NOT_BUILT_IN (without HST_FFT), memory and OpenCL errors. Thread safety: per
+   backend (a session is the backend's while it is open; other calls on be in between are
+   fine). */
+HST_API HST_NODISCARD hst_result hst_drift_open(hst_backend *be, size_t rows, size_t cols,
+                                                const hst_drift_desc *desc, hst_drift **out);
+
+/* Adds count frames, (count, rows, cols) of dtype (u8, u16, i16 or f32, the host's byte order), C
+   order, in host memory (read, never written; the call returns when they are no longer
+   needed). Blocks of any size (1 .. the whole stack) give the same drift, bit for bit. f32
+   frames must be finite. Errors: HST_ERROR_INVALID_ARGUMENT (d or frames NULL; count 0),
+   HST_ERROR_DTYPE (not an hst_drift_dtype), HST_ERROR_NON_FINITE (NaN or Inf: the log names the frame
+   and pixel), HST_ERROR_OVERFLOW, HST_ERROR_CANCELLED (hst_backend_interrupt), memory and
+   OpenCL errors; after an error the session only accepts hst_drift_close. */
+HST_API HST_NODISCARD hst_result hst_drift_push(hst_drift *d, const void *frames, hst_drift_dtype dtype,
+                                                size_t count);
+
+/* The frames pushed so far (0 for NULL). */
+HST_API size_t hst_drift_frames(const hst_drift *d);
+
+/* Ends the estimation: drift receives (frames, 2) doubles, frame f's (dy, dx) in input pixels,
+   frames = hst_drift_frames(d). Sign: the frame's content is the reference's moved by (dy,
+   dx), frame(y, x) ~ ref(y - dy, x - dx): down and right are positive, as array indices grow.
+   NanoPyx's drift table holds the opposite (its drift_y, drift_x: the translation that undoes
+   it); liquid.h's hst_shift_magnify undoes it with shift_row = -dy, shift_col = -dx. With
+   HST_DRIFT_REF_FIRST or _PREVIOUS the first image's estimate is 0 exactly. A map whose peak
+   is not positive (a blank or flat image: nothing correlates) keeps the previous image's
+   estimate (a step of 0 with _PREVIOUS), with a warning naming the image. Errors:
+   HST_ERROR_INVALID_ARGUMENT (d or drift NULL; frames not the count pushed; no frame pushed;
+   fewer frames than reference_frames), the errors of hst_drift_push; the session stays open
+   (close it). */
+HST_API HST_NODISCARD hst_result hst_drift_finish(hst_drift *d, double *drift, size_t frames);
+
+/* Frees the session's memory (NULL is fine). */
+HST_API void hst_drift_close(hst_drift *d);
+
+/* The whole estimation in one call: open, push the stack (frames, rows, cols) of dtype, finish
+   into drift (frames, 2), close. Errors: the four's. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_drift_estimate(hst_backend *be, const void *stack, hst_drift_dtype dtype,
+                                                    size_t frames, size_t rows, size_t cols,
+                                                    const hst_drift_desc *desc, double *drift);
 
 #ifdef __cplusplus
 }
@@ -2616,6 +2760,447 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
     }
     if (r == HST_SUCCESS) out->resolution = (double)(2.0f * ps / (float)out->kc_max);
     hst__q_decorr_close(&dd);
+    return r;
+}
+
+/* >>drift ------------------------------------------------------------------------------------ */
+#define HST__Q_DRIFT_MIN_SIDE 8       /* the 7 x 7 peak patch and a shift of a few pixels */
+#define HST__Q_DRIFT_BATCH 16         /* images per device pass by default */
+#define HST__Q_DRIFT_P (2 * HST_K_QUALITY_DRIFT_R + 1)
+#define HST__Q_DRIFT_PATCH (2 + HST__Q_DRIFT_P * HST__Q_DRIFT_P)   /* floats per image's patch */
+#define HST__Q_DRIFT_CR_STEP 0.125    /* Catmull-Rom: the first grid's step over [-1, 1]^2 */
+#define HST__Q_DRIFT_CR_TOL 1e-4      /* .. refined (steps / 4, +-4 steps) down to this */
+
+struct hst_drift {
+    hst__q q;
+    hst_drift_desc desc;          /* reference_frames >= 1 for MEAN, averaging >= 1, batch >= 1 */
+    size_t rows, cols, npix, nspec, cap;
+    int my, mx;
+    hst_drift_dtype dtype;        /* the frames in raw */
+    hst_array *raw;               /* (cap rows cols 4) u8: up to cap frames as pushed */
+    hst_array *img;               /* (cap, rows, cols) f32: images to estimate, then their maps */
+    hst_array *spec, *prod;       /* (cap, rows, cols / 2 + 1) c64: spectra, cross-power spectra */
+    hst_array *ref;               /* (rows, cols / 2 + 1) c64: the reference's spectrum */
+    hst_array *acc, *refacc;      /* (rows, cols) f32: the block's sum, REF_MEAN's sum */
+    hst_array *val, *at, *patch;  /* the peak search: (cap, 2 my + 1) f32, i32; (cap, PATCH) f32 */
+    float *patch_host;
+    size_t nimg, in_block, ref_in, pushed;
+    int have_ref, failed;
+    double *est;                  /* (images, 2): each image's (dy, dx) */
+    size_t nest, est_cap;
+};
+
+static hst_result hst__q_drift_desc(hst__q *q, const hst_drift_desc *in, hst_drift_desc *d) {
+    if (in) *d = *in; else memset(d, 0, sizeof *d);
+    if ((unsigned)d->reference > (unsigned)HST_DRIFT_REF_PREVIOUS)
+        return hst__range_arg(q->be, q->func, "desc->reference %d is not an hst_drift_reference", (int)d->reference);
+    if ((unsigned)d->peak > (unsigned)HST_DRIFT_PEAK_CATMULL_ROM)
+        return hst__range_arg(q->be, q->func, "desc->peak %d is not an hst_drift_peak", (int)d->peak);
+    if (d->reference_frames && d->reference != HST_DRIFT_REF_MEAN)
+        return hst__bad_arg(q->be, q->func, "desc->reference_frames %zu is set but desc->reference is not "
+                            "HST_DRIFT_REF_MEAN", d->reference_frames);
+    if (d->max_shift > (unsigned)INT_MAX / 2)
+        return hst__range_arg(q->be, q->func, "desc->max_shift %u: at most %d", d->max_shift, INT_MAX / 2);
+    if (d->reference == HST_DRIFT_REF_MEAN && !d->reference_frames) d->reference_frames = 1;
+    if (!d->averaging) d->averaging = 1;
+    if (!d->batch) d->batch = HST__Q_DRIFT_BATCH;
+    if (d->reference == HST_DRIFT_REF_MEAN) {   /* the images that arrive before the reference is whole */
+        size_t early = (d->reference_frames + d->averaging - 1) / d->averaging;
+        if (d->batch < early) d->batch = early;
+    }
+    if (d->batch > UINT32_MAX) return hst__range_arg(q->be, q->func, "desc->batch %zu: at most %u", d->batch, UINT32_MAX);
+    return HST_SUCCESS;
+}
+
+/* A window half side: max_shift, at most (n - 1) / 2 (0: that). */
+static int hst__q_drift_half(unsigned max_shift, size_t n) {
+    size_t h = (n - 1) / 2;
+    return (int)(max_shift && max_shift < h ? max_shift : h);
+}
+
+static hst_result hst__q_drift_arrays(hst_drift *d) {
+    size_t img[3], spec[3], one[2], half[2], peak[2], pat[2], raw[1], bytes;
+    hst_result r;
+    img[0] = spec[0] = d->cap; img[1] = spec[1] = half[0] = one[0] = d->rows; img[2] = one[1] = d->cols;
+    spec[2] = half[1] = d->cols / 2 + 1;
+    peak[0] = pat[0] = d->cap; peak[1] = (size_t)(2 * d->my + 1); pat[1] = HST__Q_DRIFT_PATCH;
+    if (!hst_size_mul(d->cap, HST__Q_DRIFT_PATCH * sizeof(float), &bytes))
+        return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
+    if (!(d->patch_host = (float *)hst_backend_alloc(d->q.be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (!hst_size_mul(d->cap * d->npix, sizeof(float), &raw[0]))
+        return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
+    if ((r = hst_array_create(d->q.be, HST_U8, 1, raw, &d->raw)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_F32, 3, img, &d->img)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_C64, 3, spec, &d->spec)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_C64, 3, spec, &d->prod)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_C64, 2, half, &d->ref)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_F32, 2, peak, &d->val)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_I32, 2, peak, &d->at)) != HST_SUCCESS ||
+        (r = hst_array_create(d->q.be, HST_F32, 2, pat, &d->patch)) != HST_SUCCESS)
+        return r;
+    if (d->desc.averaging > 1 && (r = hst_array_create(d->q.be, HST_F32, 2, one, &d->acc)) != HST_SUCCESS) return r;
+    if (d->desc.reference == HST_DRIFT_REF_MEAN &&
+        (r = hst_array_create(d->q.be, HST_F32, 2, one, &d->refacc)) != HST_SUCCESS) return r;
+    /* the batch's unused slots go through the FFTs too: zeros, not stale memory */
+    if ((r = hst_array_zeros(d->img)) != HST_SUCCESS) return r;
+    return hst_array_zeros(d->prod);
+}
+
+HST__QDEF hst_result hst_drift_open(hst_backend *be, size_t rows, size_t cols, const hst_drift_desc *desc,
+                                  hst_drift **out) {
+    static const char *F = "hst_drift_open";
+    hst__q q;
+    hst_drift_desc dd;
+    hst_drift *d;
+    size_t bytes;
+    hst_result r;
+    if (!be || !out) return hst__null_arg(be, F, "%s is NULL", be ? "out" : "be");
+    *out = NULL;
+    hst__q_init(&q, be, F);
+    if (rows < HST__Q_DRIFT_MIN_SIDE || cols < HST__Q_DRIFT_MIN_SIDE)
+        return hst__range_arg(be, F, "%s %zu: frames need at least %d rows and columns",
+                              rows < HST__Q_DRIFT_MIN_SIDE ? "rows" : "cols", rows < HST__Q_DRIFT_MIN_SIDE ? rows : cols,
+                              HST__Q_DRIFT_MIN_SIDE);
+    if (!hst_fft_built_in())
+        return hst_backend_fail(be, HST_ERROR_NOT_BUILT_IN, HST_LOGITEM_NOT_BUILT_IN, F,
+                                "drift estimation needs array.h's FFTs: compile the implementation with HST_FFT");
+    if ((r = hst__q_drift_desc(&q, desc, &dd)) != HST_SUCCESS) return r;
+    if ((r = hst__q_count(&q, rows, cols, &bytes)) != HST_SUCCESS) return r;
+    if (dd.batch > SIZE_MAX / 16 || !hst_size_mul(bytes, dd.batch * 4 * sizeof(float), &bytes))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "desc->batch %zu frames of %zu x %zu are too large", dd.batch, rows, cols);
+    if (!(d = (hst_drift *)hst_backend_alloc(be, sizeof *d))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    memset(d, 0, sizeof *d);
+    d->q = q;
+    d->desc = dd;
+    d->rows = rows; d->cols = cols; d->npix = rows * cols; d->nspec = rows * (cols / 2 + 1);
+    d->cap = dd.batch;
+    d->my = hst__q_drift_half(dd.max_shift, rows);
+    d->mx = hst__q_drift_half(dd.max_shift, cols);
+    if ((r = hst__q_drift_arrays(d)) != HST_SUCCESS) { hst_drift_close(d); return r; }
+    *out = d;
+    return HST_SUCCESS;
+}
+
+HST__QDEF void hst_drift_close(hst_drift *d) {
+    if (!d) return;
+    hst_array_destroy(d->raw); hst_array_destroy(d->img);
+    hst_array_destroy(d->spec); hst_array_destroy(d->prod); hst_array_destroy(d->ref);
+    hst_array_destroy(d->acc); hst_array_destroy(d->refacc);
+    hst_array_destroy(d->val); hst_array_destroy(d->at); hst_array_destroy(d->patch);
+    hst_backend_free(d->q.be, d->patch_host);
+    hst_backend_free(d->q.be, d->est);
+    hst_backend_free(d->q.be, d);
+}
+
+HST__QDEF size_t hst_drift_frames(const hst_drift *d) { return d ? d->pushed : 0; }
+
+/* Launches the quality family's kernel id (hst__q_desc) over (g0, g1). */
+static hst_result hst__q_drift_launch(const hst_drift *d, unsigned id, const hst_karg *a, size_t na,
+                                      unsigned dims, size_t g0, size_t g1) {
+    hst_launch_desc ld = hst__q_desc(&d->q, id, a, na, dims, g0, g1);
+    return hst_launch_kernel(d->q.be, &ld, NULL);
+}
+
+/* For j < nout: image doff + j of dst (f32, frames of rows x cols) = (reset ? 0 : itself) + the
+   frames first + j count .. + count - 1 in d->raw, as floats (kernels_quality.h's drift_sum). */
+static hst_result hst__q_drift_sum(const hst_drift *d, hst_array *dst, size_t doff, size_t first, size_t count,
+                                   size_t nout, int reset) {
+    hst_karg a[9];
+    a[0] = hst__q_buf(d->raw); a[1] = hst__q_buf(dst);
+    a[2] = hst_karg_ulong(d->npix); a[3] = hst_karg_ulong(first); a[4] = hst_karg_ulong(doff);
+    a[5] = hst_karg_uint((uint32_t)count); a[6] = hst_karg_uint((uint32_t)nout);
+    a[7] = hst_karg_int(reset); a[8] = hst_karg_int((int)d->dtype);
+    return hst__q_drift_launch(d, HST_KQUALITY_DRIFT_SUM, a, 9, 2, d->npix, nout);
+}
+
+/* Appends an image's estimate. */
+static hst_result hst__q_drift_keep(hst_drift *d, double dy, double dx) {
+    if (d->nest == d->est_cap) {
+        size_t cap = d->est_cap ? 2 * d->est_cap : 64, bytes;
+        double *e;
+        if (!hst_size_mul(cap, 2 * sizeof(double), &bytes)) return HST_ERROR_OVERFLOW;
+        if (!(e = (double *)hst_backend_alloc(d->q.be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+        if (d->nest) memcpy(e, d->est, d->nest * 2 * sizeof(double));
+        hst_backend_free(d->q.be, d->est);
+        d->est = e; d->est_cap = cap;
+    }
+    d->est[2 * d->nest] = dy; d->est[2 * d->nest + 1] = dx;
+    d->nest++;
+    return HST_SUCCESS;
+}
+
+/* The 3-point vertex offset of l, c, r (c the largest), in [-1, 1]: a parabola through the
+   values, or through their logarithms (gauss, where all three are positive). */
+static double hst__q_drift_vertex(double l, double c, double r, int gauss) {
+    double den, off;
+    if (gauss && l > 0.0 && c > 0.0 && r > 0.0) { l = log(l); c = log(c); r = log(r); }
+    den = l - 2.0 * c + r;
+    if (!(den < 0.0)) return 0.0;
+    off = 0.5 * (l - r) / den;
+    return off < -1.0 ? -1.0 : off > 1.0 ? 1.0 : off;
+}
+
+/* Catmull-Rom (a = 0.5) weights of the 4 taps at t in [0, 1) from the second. */
+static void hst__q_drift_cr_weights(double t, double w[4]) {
+    double t2 = t * t, t3 = t2 * t;
+    w[0] = 0.5 * (-t3 + 2.0 * t2 - t);
+    w[1] = 0.5 * (3.0 * t3 - 5.0 * t2 + 2.0);
+    w[2] = 0.5 * (-3.0 * t3 + 4.0 * t2 + t);
+    w[3] = 0.5 * (t3 - t2);
+}
+
+/* The patch's (7 x 7 around the peak) Catmull-Rom interpolation at offset (y, x), |y|, |x| <= 1
+   (its taps, offsets floor - 1 .. floor + 2, stay inside the patch). */
+static double hst__q_drift_cr(const float *p, double y, double x) {
+    double wy[4], wx[4], s = 0.0, fy = floor(y), fx = floor(x);
+    int i, j, iy = (int)fy + HST_K_QUALITY_DRIFT_R - 1, ix = (int)fx + HST_K_QUALITY_DRIFT_R - 1;
+    hst__q_drift_cr_weights(y - fy, wy);
+    hst__q_drift_cr_weights(x - fx, wx);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++) s += wy[i] * wx[j] * p[(iy + i) * HST__Q_DRIFT_P + ix + j];
+    return s;
+}
+
+/* The interpolation's maximum within a pixel of the peak: a grid of HST__Q_DRIFT_CR_STEP over
+   [-1, 1]^2, then grids of +-4 steps a quarter as wide around the best, down to
+   HST__Q_DRIFT_CR_TOL (the first best kept on ties: deterministic). */
+static void hst__q_drift_cr_max(const float *p, double *oy, double *ox) {
+    double by = 0.0, bx = 0.0, best = hst__q_drift_cr(p, 0.0, 0.0), step = HST__Q_DRIFT_CR_STEP;
+    int n = (int)(1.0 / HST__Q_DRIFT_CR_STEP + 0.5), i, j;
+    for (; step >= HST__Q_DRIFT_CR_TOL; step /= 4.0, n = 4) {
+        double cy = by, cx = bx;
+        for (i = -n; i <= n; i++)
+            for (j = -n; j <= n; j++) {
+                double y = cy + i * step, x = cx + j * step, v;
+                if (fabs(y) > 1.0 || fabs(x) > 1.0) continue;
+                if ((v = hst__q_drift_cr(p, y, x)) > best) { best = v; by = y; bx = x; }
+            }
+    }
+    *oy = by; *ox = bx;
+}
+
+/* The patch's values divided by the pixels that overlap at their shifts, (rows - |sy|) (cols -
+   |sx|): the circular map of two frames of one moving scene is their correlation over the
+   overlap (the wrapped rest is unrelated, mean-free content), which shrinks linearly away from
+   shift 0 and so pulls the peak towards 0 by about its width^2 / side (0.1 px at 64 pixels, a
+   few 1e-3 at 1000); divided, the peak is where the scene's correlation puts it. */
+static void hst__q_drift_unbias(const hst_drift *d, const float *p, float *v) {
+    int u, w, dy = (int)p[0], dx = (int)p[1];
+    for (u = 0; u < HST__Q_DRIFT_P; u++)
+        for (w = 0; w < HST__Q_DRIFT_P; w++) {
+            double sy = fabs((double)(dy + u - HST_K_QUALITY_DRIFT_R)), sx = fabs((double)(dx + w - HST_K_QUALITY_DRIFT_R));
+            v[u * HST__Q_DRIFT_P + w] = (float)((double)p[2 + u * HST__Q_DRIFT_P + w] /
+                                                (((double)d->rows - sy) * ((double)d->cols - sx)));
+        }
+}
+
+/* Image k's estimate from its patch (dy, dx, then the values around the peak). */
+static hst_result hst__q_drift_refine(hst_drift *d, const float *p) {
+    float v[HST__Q_DRIFT_P * HST__Q_DRIFT_P];
+    const int c = HST_K_QUALITY_DRIFT_R * HST__Q_DRIFT_P + HST_K_QUALITY_DRIFT_R;
+    double oy, ox;
+    size_t i;
+    hst__q_drift_unbias(d, p, v);
+    for (i = 0; i < HST__Q_DRIFT_P * HST__Q_DRIFT_P; i++)
+        if (!isfinite(v[i]))
+            return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_NON_FINITE, d->q.func,
+                                    "image %zu's cross-correlation is not finite (frames beyond float's range?)", d->nest);
+    if (!(v[c] > 0.0f)) {   /* nothing correlates: keep the last estimate (a step of 0) */
+        int prev = d->desc.reference == HST_DRIFT_REF_PREVIOUS || !d->nest;
+        hst_backend_log(d->q.be, HST_LOG_WARN, HST_LOGITEM_NONE, "%s: image %zu (frames from %zu) has no "
+                        "correlation peak (a blank or flat image?): its drift is the previous image's", d->q.func,
+                        d->nest, d->nest * d->desc.averaging);
+        return hst__q_drift_keep(d, prev ? 0.0 : d->est[2 * d->nest - 2], prev ? 0.0 : d->est[2 * d->nest - 1]);
+    }
+    if (d->desc.peak == HST_DRIFT_PEAK_CATMULL_ROM) hst__q_drift_cr_max(v, &oy, &ox);
+    else {
+        int g = d->desc.peak == HST_DRIFT_PEAK_GAUSSIAN;
+        oy = hst__q_drift_vertex(v[c - HST__Q_DRIFT_P], v[c], v[c + HST__Q_DRIFT_P], g);
+        ox = hst__q_drift_vertex(v[c - 1], v[c], v[c + 1], g);
+    }
+    return hst__q_drift_keep(d, (double)p[0] + oy, (double)p[1] + ox);
+}
+
+/* The images in d->img [0, nimg): spectra, cross-power spectra against the reference (or the
+   image before), maps, their peaks; the estimates appended. */
+static hst_result hst__q_drift_batch(hst_drift *d) {
+    size_t spec_bytes = d->nspec * 2 * sizeof(float), k, n = d->nimg, wy = (size_t)(2 * d->my + 1);
+    hst_queue *qu = hst_backend_queue(d->q.be);
+    int first = !d->have_ref, prev = d->desc.reference == HST_DRIFT_REF_PREVIOUS;
+    hst_karg a[9];
+    hst_result r;
+    if (!n) return HST_SUCCESS;
+    if ((r = hst__q_cancelled(&d->q)) != HST_SUCCESS) return r;
+    if ((r = hst_array_fft(d->spec, d->img, 2, 0, HST_FFT_NORM_BACKWARD)) != HST_SUCCESS) return r;
+    if (first && (r = hst_copy(qu, hst_array_buffer(d->ref), 0, hst_array_buffer(d->spec), 0, spec_bytes,
+                               0, NULL, NULL)) != HST_SUCCESS) return r;
+    d->have_ref = 1;
+    a[0] = hst__q_buf(d->spec); a[1] = hst__q_buf(d->ref); a[2] = hst__q_buf(d->prod);
+    a[3] = hst_karg_ulong(d->nspec); a[4] = hst_karg_uint((uint32_t)n); a[5] = hst_karg_int(prev);
+    if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_CROSS, a, 6, 2, d->nspec, n)) != HST_SUCCESS) return r;
+    if (prev && (r = hst_copy(qu, hst_array_buffer(d->ref), 0, hst_array_buffer(d->spec), (n - 1) * spec_bytes,
+                              spec_bytes, 0, NULL, NULL)) != HST_SUCCESS) return r;
+    if ((r = hst_array_fft(d->img, d->prod, 2, 1, HST_FFT_NORM_BACKWARD)) != HST_SUCCESS) return r;
+    a[0] = hst__q_buf(d->img); a[1] = hst__q_buf(d->val); a[2] = hst__q_buf(d->at);
+    a[3] = hst_karg_int((int)d->rows); a[4] = hst_karg_int((int)d->cols);
+    a[5] = hst_karg_int(d->my); a[6] = hst_karg_int(d->mx); a[7] = hst_karg_uint((uint32_t)n);
+    if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_ROWS, a, 8, 2, wy, n)) != HST_SUCCESS) return r;
+    a[3] = hst__q_buf(d->patch); a[4] = hst_karg_int((int)d->rows); a[5] = hst_karg_int((int)d->cols);
+    a[6] = hst_karg_int(d->my); a[7] = hst_karg_int(d->mx); a[8] = hst_karg_uint((uint32_t)n);
+    if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_PEAK, a, 9, 1, n, 1)) != HST_SUCCESS) return r;
+    if ((r = hst_read(qu, hst_array_buffer(d->patch), 0, d->patch_host, n * HST__Q_DRIFT_PATCH * sizeof(float), 1,
+                      0, NULL, NULL)) != HST_SUCCESS) return r;
+    for (k = 0; k < n && r == HST_SUCCESS; k++) {
+        if (first && k == 0 && d->desc.reference != HST_DRIFT_REF_MEAN) r = hst__q_drift_keep(d, 0.0, 0.0);
+        else r = hst__q_drift_refine(d, d->patch_host + k * HST__Q_DRIFT_PATCH);
+    }
+    d->nimg = 0;
+    return r;
+}
+
+/* count more images in d->img (written there); a full batch is estimated. */
+static hst_result hst__q_drift_added(hst_drift *d, size_t count) {
+    d->nimg += count;
+    return d->nimg == d->cap ? hst__q_drift_batch(d) : HST_SUCCESS;
+}
+
+/* The block sum d->acc as the next image. */
+static hst_result hst__q_drift_block(hst_drift *d) {
+    size_t fb = d->npix * sizeof(float);
+    hst_result r = hst_copy(hst_backend_queue(d->q.be), hst_array_buffer(d->img), d->nimg * fb,
+                            hst_array_buffer(d->acc), 0, fb, 0, NULL, NULL);
+    d->in_block = 0;
+    return r == HST_SUCCESS ? hst__q_drift_added(d, 1) : r;
+}
+
+/* REF_MEAN: frames [0, n) of d->raw into the reference's sum; its spectrum once whole (the
+   sum, not the mean: a scale moves no peak). */
+static hst_result hst__q_drift_reference(hst_drift *d, size_t n) {
+    size_t m = d->desc.reference_frames - d->ref_in;
+    hst_result r;
+    if (d->desc.reference != HST_DRIFT_REF_MEAN || !m) return HST_SUCCESS;
+    if (m > n) m = n;
+    if ((r = hst__q_drift_sum(d, d->refacc, 0, 0, m, 1, d->ref_in == 0)) != HST_SUCCESS) return r;
+    d->ref_in += m;
+    if (d->ref_in < d->desc.reference_frames) return HST_SUCCESS;
+    d->have_ref = 1;
+    return hst_array_fft(d->ref, d->refacc, 2, 0, HST_FFT_NORM_BACKWARD);
+}
+
+/* The n frames now in d->raw into images: each, or summed by blocks of `averaging`. */
+static hst_result hst__q_drift_images(hst_drift *d, size_t n) {
+    size_t t = d->desc.averaging, i = 0, m;
+    hst_result r = HST_SUCCESS;
+    while (i < n && r == HST_SUCCESS) {
+        if (t == 1) {
+            m = n - i < d->cap - d->nimg ? n - i : d->cap - d->nimg;
+            if ((r = hst__q_drift_sum(d, d->img, d->nimg, i, 1, m, 1)) == HST_SUCCESS) r = hst__q_drift_added(d, m);
+        } else {
+            m = n - i < t - d->in_block ? n - i : t - d->in_block;
+            r = hst__q_drift_sum(d, d->acc, 0, i, m, 1, d->in_block == 0);
+            if (r == HST_SUCCESS && (d->in_block += m) == t) r = hst__q_drift_block(d);
+        }
+        i += m;
+    }
+    return r;
+}
+
+static size_t hst__q_drift_bytes(hst_drift_dtype dt) {
+    return dt == HST_DRIFT_U8 ? 1 : dt == HST_DRIFT_F32 ? 4 : 2;
+}
+
+static hst_result hst__q_drift_usable(hst_drift *d, const char *func) {
+    d->q.func = func;
+    if (!d->failed) return HST_SUCCESS;
+    return hst__state_arg(d->q.be, func, "an earlier call on this session failed: close it");
+}
+
+HST__QDEF hst_result hst_drift_push(hst_drift *d, const void *frames, hst_drift_dtype dtype, size_t count) {
+    static const char *F = "hst_drift_push";
+    size_t i, done, n, fbytes;
+    hst_result r = HST_SUCCESS;
+    if (!d || !frames) return hst__null_arg(d ? d->q.be : NULL, F, "%s is NULL", d ? "frames" : "d");
+    if ((r = hst__q_drift_usable(d, F)) != HST_SUCCESS) return r;
+    if (!count) return hst__zero_arg(d->q.be, F, "count is 0");
+    if ((unsigned)dtype - 1u > (unsigned)HST_DRIFT_F32 - 1u)
+        return hst_backend_fail(d->q.be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F,
+                                "dtype %d: HST_DRIFT_U8, _U16, _I16 or _F32", (int)dtype);
+    if (!hst_size_mul(d->npix, hst__q_drift_bytes(dtype), &fbytes) || count > SIZE_MAX - d->pushed ||
+        !hst_size_mul(count, fbytes, &n))
+        return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F, "count %zu frames of %zu x %zu",
+                                count, d->rows, d->cols);
+    if (dtype == HST_DRIFT_F32)
+        for (i = 0; i < count * d->npix; i++)
+            if (!isfinite(((const float *)frames)[i]))
+                return hst_backend_fail(d->q.be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, F,
+                                        "frames[%zu] (frame %zu of the stack) pixel %zu is %g", i / d->npix,
+                                        d->pushed + i / d->npix, i % d->npix, (double)((const float *)frames)[i]);
+    for (done = 0; done < count && r == HST_SUCCESS; done += n) {
+        n = count - done < d->cap ? count - done : d->cap;
+        d->dtype = dtype;
+        if ((r = hst__q_cancelled(&d->q)) == HST_SUCCESS &&
+            (r = hst_write(hst_backend_queue(d->q.be), hst_array_buffer(d->raw), 0, (const char *)frames + done * fbytes,
+                           n * fbytes, 1, 0, NULL, NULL)) == HST_SUCCESS &&
+            (r = hst__q_drift_reference(d, n)) == HST_SUCCESS)
+            r = hst__q_drift_images(d, n);
+        if (r == HST_SUCCESS) d->pushed += n;
+    }
+    if (r != HST_SUCCESS) d->failed = 1;
+    return r;
+}
+
+/* Image b's centre frame: its first frame + (its frames - 1) / 2 (the last may be shorter). */
+static double hst__q_drift_centre(const hst_drift *d, size_t b) {
+    size_t t = d->desc.averaging, n = b + 1 == d->nest ? d->pushed - b * t : t;
+    return (double)(b * t) + 0.5 * (double)(n - 1);
+}
+
+/* Frame f's drift from the images' estimates (cumulated already): linear between the images'
+   centres, extended linearly past the first and last. */
+static void hst__q_drift_frames(const hst_drift *d, double *drift) {
+    size_t b = 0, f, ni = d->nest;
+    for (f = 0; f < d->pushed; f++) {
+        double c0, c1, w;
+        int j;
+        if (ni == 1) { drift[2 * f] = d->est[0]; drift[2 * f + 1] = d->est[1]; continue; }
+        while (b + 2 < ni && (double)f > hst__q_drift_centre(d, b + 1)) b++;
+        c0 = hst__q_drift_centre(d, b); c1 = hst__q_drift_centre(d, b + 1);
+        w = ((double)f - c0) / (c1 - c0);
+        for (j = 0; j < 2; j++) drift[2 * f + j] = (1.0 - w) * d->est[2 * b + j] + w * d->est[2 * (b + 1) + j];
+    }
+}
+
+HST__QDEF hst_result hst_drift_finish(hst_drift *d, double *drift, size_t frames) {
+    static const char *F = "hst_drift_finish";
+    size_t k;
+    hst_result r;
+    if (!d || !drift) return hst__null_arg(d ? d->q.be : NULL, F, "%s is NULL", d ? "drift" : "d");
+    if ((r = hst__q_drift_usable(d, F)) != HST_SUCCESS) return r;
+    if (!d->pushed) return hst__zero_arg(d->q.be, F, "no frame was pushed");
+    if (frames != d->pushed)
+        return hst__bad_arg(d->q.be, F, "frames %zu: %zu frames were pushed", frames, d->pushed);
+    if (d->desc.reference == HST_DRIFT_REF_MEAN && d->ref_in < d->desc.reference_frames)
+        return hst__range_arg(d->q.be, F, "desc->reference_frames %zu: only %zu frames were pushed",
+                              d->desc.reference_frames, d->pushed);
+    if (d->in_block) r = hst__q_drift_block(d);
+    if (r == HST_SUCCESS) r = hst__q_drift_batch(d);
+    if (r != HST_SUCCESS) { d->failed = 1; return r; }
+    if (d->desc.reference == HST_DRIFT_REF_PREVIOUS)
+        for (k = 2; k < 2 * d->nest; k++) d->est[k] += d->est[k - 2];
+    hst__q_drift_frames(d, drift);
+    return HST_SUCCESS;
+}
+
+HST__QDEF hst_result hst_drift_estimate(hst_backend *be, const void *stack, hst_drift_dtype dtype, size_t frames,
+                                      size_t rows, size_t cols, const hst_drift_desc *desc, double *drift) {
+    hst_drift *d = NULL;
+    hst_result r;
+    if (!stack || !drift) return hst__null_arg(be, "hst_drift_estimate", "%s is NULL", stack ? "drift" : "stack");
+    if ((r = hst_drift_open(be, rows, cols, desc, &d)) == HST_SUCCESS &&
+        (r = hst_drift_push(d, stack, dtype, frames)) == HST_SUCCESS)
+        r = hst_drift_finish(d, drift, frames);
+    hst_drift_close(d);
     return r;
 }
 

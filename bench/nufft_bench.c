@@ -3,13 +3,15 @@
    eps 1e-6 (the figure bench/nufft_peer.py compares with finufft and cufinufft).
 
        nufft_bench [--device S] [--type 1|2] [--dim 2|3] [--modes N] [--points M] [--eps E]
-                   [--reps R] [--n-trans T]
+                   [--reps R] [--n-trans T] [--dtype c64|c128] [--method 0|1|2]
 
    The plan is made and the points set once (both timed and printed apart); then R (default
    10) executes, each followed by hst_queue_finish, after one warm-up execute (VkFFT's plan);
    the median is printed as "nufft_bench: ... ms per execute". Points and values come from a
    fixed generator (the same on every run). Modes N per axis, N^dim in all. --n-trans T (FINUFFT's
    n_trans, PyEPRI's Nb): T vectors per execute (c (T, M), f (T, N, ..)), also printed per vector.
+   --dtype c128 (desc.dtype HST_C128, FINUFFT's double precision): points, values and the
+   transform in double (eps down to 1e-14). --method: desc.method (type 1's spreading).
 
    Build (needs FFTW and VkFFT headers): make build/bench/nufft_bench */
 
@@ -45,7 +47,10 @@ int main(int argc, char **argv) {
     int type = 2, reps = 10, i;
     size_t n_trans = 1, cshape[2], fshape[4];
     double eps = 1e-6, t0, t_plan, t_points, times[MAX_REPS];
-    float *coords[3] = {NULL, NULL, NULL}, *vals;
+    double *coords[3] = {NULL, NULL, NULL}, *vals;
+    float *coords32[3] = {NULL, NULL, NULL}, *vals32 = NULL;
+    int f64 = 0, method = 0;
+    size_t real;
     memset(&bd, 0, sizeof bd);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,6 +63,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--eps")) eps = atof(v);
         else if (!strcmp(a, "--reps")) reps = atoi(v);
         else if (!strcmp(a, "--n-trans")) n_trans = (size_t)atol(v);
+        else if (!strcmp(a, "--dtype") && (!strcmp(v, "c64") || !strcmp(v, "c128"))) f64 = !strcmp(v, "c128");
+        else if (!strcmp(a, "--method")) method = atoi(v);
         else { fprintf(stderr, "nufft_bench: unknown option %s\n", a); return 2; }
         i++;
     }
@@ -67,31 +74,38 @@ int main(int argc, char **argv) {
     }
     nmodes = dim == 2 ? n * n : n * n * n;
     CHECK(hst_backend_create(&bd, &be));
-    for (d = 0; d < dim; d++) {
-        if (!(coords[d] = (float *)malloc(m * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
-        for (j = 0; j < m; j++) coords[d][j] = (float)(PI * (2.0 * next_uniform() - 1.0));
+    real = f64 ? sizeof(double) : sizeof(float);
+    for (d = 0; d < dim; d++) {   /* c64: the doubles rounded to float */
+        coords[d] = (double *)malloc(m * sizeof(double));
+        coords32[d] = (float *)malloc(m * sizeof(float));
+        if (!coords[d] || !coords32[d]) { fprintf(stderr, "out of memory\n"); return 1; }
+        for (j = 0; j < m; j++) coords32[d][j] = (float)(coords[d][j] = PI * (2.0 * next_uniform() - 1.0));
     }
     j = 2 * n_trans * (m > nmodes ? m : nmodes);
-    if (!(vals = (float *)malloc(j * sizeof(float)))) { fprintf(stderr, "out of memory\n"); return 1; }
-    for (d = 0; d < j; d++) vals[d] = (float)(2.0 * next_uniform() - 1.0);
+    vals = (double *)malloc(j * sizeof(double));
+    vals32 = (float *)malloc(j * sizeof(float));
+    if (!vals || !vals32) { fprintf(stderr, "out of memory\n"); return 1; }
+    for (d = 0; d < j; d++) vals32[d] = (float)(vals[d] = 2.0 * next_uniform() - 1.0);
 
     memset(&nd, 0, sizeof nd);
-    nd.type = type; nd.dim = dim; nd.eps = eps; nd.n_trans = n_trans;
+    nd.type = type; nd.dim = dim; nd.eps = eps; nd.n_trans = n_trans; nd.method = method;
+    nd.dtype = f64 ? HST_C128 : HST_C64;
     for (d = 0; d < dim; d++) nd.modes[d] = n;
     t0 = now_s();
     CHECK(hst_nufft_plan_create(be, &nd, &plan));
     t_plan = now_s() - t0;
     t0 = now_s();
-    CHECK(hst_nufft_set_points(plan, m, (const float *const *)coords));
+    if (f64) CHECK(hst_nufft_set_points_f64(plan, m, (const double *const *)coords));
+    else CHECK(hst_nufft_set_points(plan, m, (const float *const *)coords32));
     CHECK(hst_queue_finish(hst_backend_queue(be)));
     t_points = now_s() - t0;
     cshape[0] = fshape[0] = n_trans;   /* the batch's axis only for n_trans > 1 */
     cshape[1] = m;
     for (d = 0; d < dim; d++) fshape[1 + d] = n;
-    CHECK(hst_array_create(be, HST_C64, n_trans > 1 ? 2 : 1, cshape + (n_trans == 1), &c));
-    CHECK(hst_array_create(be, HST_C64, dim + (n_trans > 1), fshape + (n_trans == 1), &f));
-    CHECK(hst_array_write(c, vals, 2 * n_trans * m * sizeof(float)));
-    CHECK(hst_array_write(f, vals, 2 * n_trans * nmodes * sizeof(float)));
+    CHECK(hst_array_create(be, nd.dtype, n_trans > 1 ? 2 : 1, cshape + (n_trans == 1), &c));
+    CHECK(hst_array_create(be, nd.dtype, dim + (n_trans > 1), fshape + (n_trans == 1), &f));
+    CHECK(hst_array_write(c, f64 ? (const void *)vals : vals32, 2 * n_trans * m * real));
+    CHECK(hst_array_write(f, f64 ? (const void *)vals : vals32, 2 * n_trans * nmodes * real));
     for (i = -1; i < reps; i++) {   /* i = -1: the warm-up (VkFFT's plan, first launches) */
         t0 = now_s();
         CHECK(hst_nufft_execute(plan, c, f));
@@ -101,8 +115,8 @@ int main(int argc, char **argv) {
     qsort(times, (size_t)reps, sizeof times[0], cmp_d);
     CHECK(hst_nufft_plan_info(plan, &info));
     printf("nufft_bench: device %s\n", hst_backend_device(be)->name);
-    printf("nufft_bench: type %d, %u-D, %zu^%u modes, %zu points, eps %g: width %u, fine grid %zu^%u\n",
-           type, dim, n, dim, m, eps, info.width, info.fine[0], dim);
+    printf("nufft_bench: %s type %d, %u-D, %zu^%u modes, %zu points, eps %g: width %u, fine grid %zu^%u\n",
+           f64 ? "c128" : "c64", type, dim, n, dim, m, eps, info.width, info.fine[0], dim);
     printf("nufft_bench: plan %.1f ms, set_points %.1f ms\n", 1e3 * t_plan, 1e3 * t_points);
     printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f)\n",
            1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1]);
@@ -112,7 +126,8 @@ int main(int argc, char **argv) {
     hst_array_destroy(f);
     hst_nufft_plan_destroy(plan);
     CHECK(hst_backend_destroy(be));
-    for (d = 0; d < dim; d++) free(coords[d]);
+    for (d = 0; d < dim; d++) { free(coords[d]); free(coords32[d]); }
     free(vals);
+    free(vals32);
     return 0;
 }

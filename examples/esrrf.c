@@ -117,6 +117,7 @@ typedef struct options {
     int intensity_weighting, macro_pixel, chained, fused, preview, quiet;
     int radius_given, sens_given, budget_given;   /* for the conflicts (check_conflicts) */
     uint64_t frames_per_tp, block, budget_mib, max_frames;
+    uint64_t roll_w, roll_s;           /* --rolling W,S; roll_s 0: not given */
     unsigned channel;                  /* 0: not given */
     int sweep, quality, use_decorr;
     float radii[HST_ESRRF_SWEEP_MAX], sens[HST_ESRRF_SWEEP_MAX];
@@ -178,6 +179,10 @@ static void help(void)
 "  --frames-per-timepoint T frames per output image (a count), 0 = all frames in one; as\n"
 "                           NanoPyx the last image takes the remainder and T above the\n"
 "                           frames is clamped (each with a note)                  [0]\n"
+"  --rolling W,S            rolling time points (NanoJ-eSRRF's rolling analysis): windows\n"
+"                           of W frames starting every S frames (counts, each >= 1),\n"
+"                           floor((frames - W) / S) + 1 images from one pass; W above the\n"
+"                           frames is an error; instead of --frames-per-timepoint   [off]\n"
 "  --mode LIST              temporal statistics, comma-separated: %s, all from\n"
 "                           one pass; several: output_%s.tif, output_%s.tif, ... [%s]\n"
 "  --no-macro-pixel         skip the macro-pixel correction                        [corrected]\n"
@@ -340,12 +345,40 @@ static int parse_modes(const char *val, unsigned *modes)
     return 1;
 }
 
+/* --rolling W,S: two counts >= 1, W at most UINT32_MAX (as --frames-per-timepoint). */
+static int parse_rolling(const char *val, uint64_t *w, uint64_t *s)
+{
+    const char *comma = strchr(val, ',');
+    char first[32];
+    if (!comma || (size_t)(comma - val) >= sizeof first) {
+        fail("--rolling %s: give the window and the step in frames, W,S (e.g. 100,10)", val);
+        return 0;
+    }
+    snprintf(first, sizeof first, "%.*s", (int)(comma - val), val);
+    if (!parse_u64("--rolling's window", first, UINT32_MAX, w) || !parse_u64("--rolling's step", comma + 1, UINT64_MAX, s))
+        return 0;
+    if (*w < 1 || *s < 1) {
+        fail("--rolling %s: the window and the step must be >= 1 frame", val);
+        return 0;
+    }
+    return 1;
+}
+
 /* Options that cannot go together, refused both ways, each naming what to drop: the sweep's
    own options without --sweep, the single run's with it (the sweep reads neither a radius, a
-   sensitivity, a path nor a budget: esrrf.h's hst_esrrf_sweep), both paths. Then the sweep's
+   sensitivity, a path nor a budget: esrrf.h's hst_esrrf_sweep), both paths, --rolling with
+   --frames-per-timepoint or --sweep. Then the sweep's
    defaults (NanoPyx's). Returns 0 or the exit status. */
 static int check_conflicts(options *o)
 {
+    if (o->roll_s && o->frames_per_tp) {
+        fail("--rolling W,S and --frames-per-timepoint: give one (W is the time point's frames)");
+        return 2;
+    }
+    if (o->roll_s && o->sweep) {
+        fail("--sweep scores time points cut one after another: drop --rolling");
+        return 2;
+    }
     if (o->fused && o->chained) {
         fail("--fused and --chained: give one path (or neither: the faster, measured)");
         return 2;
@@ -432,6 +465,8 @@ static int parse_args(int argc, char **argv, options *o)
             }
         } else if (!strcmp(name, "--frames-per-timepoint")) {
             if (!parse_u64(name, val, UINT32_MAX, &o->frames_per_tp)) return 2;
+        } else if (!strcmp(name, "--rolling")) {
+            if (!parse_rolling(val, &o->roll_w, &o->roll_s)) return 2;
         } else if (!strcmp(name, "--mode")) {
             if (!parse_modes(val, &o->modes)) return 2;
         } else if (!strcmp(name, "--channel")) {
@@ -1201,7 +1236,8 @@ static void make_desc(run *u)
     d->sensitivity = (float)o->sensitivity;
     d->no_intensity_weighting = !o->intensity_weighting;
     d->no_macro_pixel_correction = !o->macro_pixel;
-    d->frames_per_timepoint = o->frames_per_tp;
+    d->frames_per_timepoint = o->roll_s ? o->roll_w : o->frames_per_tp;
+    d->rolling_step = o->roll_s;
     d->modes = o->modes;
     d->path = o->chained ? HST_ESRRF_PATH_CHAINED : o->fused ? HST_ESRRF_PATH_FUSED : HST_ESRRF_PATH_AUTO;
     d->backends = &u->j.be;
@@ -1331,7 +1367,7 @@ static int finished(run *u, hst_result r, const char *what)
             fail("hint: raise --budget-mib, use the fused path, or a smaller --mag");
         return r == HST_ERROR_NON_FINITE ? 2 : 1;
     }
-    if (u->o.quiet || u->rk->rank != 0 || u->notes_said++) return 0;
+    if (u->o.quiet || u->rk->rank != 0 || u->notes_said++ || u->o.roll_s) return 0;   /* rolling: no clamp, no remainder */
     if (T > n)
         fprintf(stderr, PROG ": note: --frames-per-timepoint %llu is more than the %llu frames: clamped to %llu "
                 "(one time point, as NanoPyx)\n", (unsigned long long)T, (unsigned long long)n, (unsigned long long)n);
@@ -1345,6 +1381,7 @@ static int finished(run *u, hst_result r, const char *what)
 static uint64_t timepoint_frames(const run *u)
 {
     uint64_t T = u->o.frames_per_tp, n = u->j.st.frames;
+    if (u->o.roll_s) return u->o.roll_w;   /* a rolling window (never above the frames) */
     return T == 0 || T > n ? n : T;
 }
 

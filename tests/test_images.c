@@ -687,7 +687,12 @@ static void test_norm_int_read_and_fill(void **state) {
         for (p = 0; p < sizeof raw; p++) raw[p] = (unsigned char)lcg(&seed);
         if (dts[d] == HST_I16) { raw[0] = 0x00; raw[1] = 0x80; }   /* -32768: reads as -1 */
         if (dts[d] == HST_I8) raw[0] = 0x80;                          /* -128: reads as -1 */
-        assert_int_equal(hst_image_from_array(be, dts[d], 1, 1, 2, shape, raw, &img), HST_SUCCESS);
+        {   /* a format the device does not list (NVIDIA: no R SNORM_INT8) is refused before
+               clCreateImage; test_image_from_array_every_format checks refusals against the list */
+            hst_result r = hst_image_from_array(be, dts[d], 1, 1, 2, shape, raw, &img);
+            if (r == HST_ERROR_UNSUPPORTED) continue;
+            assert_int_equal(r, HST_SUCCESS);
+        }
         if (!hst_backend_is_host(be)) {   /* read in a kernel, every pixel at its centre */
             hst_program *prog = NULL;
             hst_kernel *k = NULL;
@@ -729,7 +734,9 @@ static void test_norm_int_read_and_fill(void **state) {
         /* fill: saturating, round to nearest even */
         {
             const size_t shape1[2] = {1, 1};
-            assert_int_equal(hst_image_from_array(be, dts[d], 4, 1, 2, shape1, NULL, &img4), HST_SUCCESS);
+            hst_result r = hst_image_from_array(be, dts[d], 4, 1, 2, shape1, NULL, &img4);
+            if (r == HST_ERROR_UNSUPPORTED) { hst_image_destroy(img); continue; }   /* unlisted, as above */
+            assert_int_equal(r, HST_SUCCESS);
             assert_int_equal(hst_image_fill(q, img4, color, o0, one, 0, NULL, NULL), HST_SUCCESS);
             assert_int_equal(hst_image_read(q, img4, o0, one, back, 0, 0, 1, 0, NULL, NULL), HST_SUCCESS);
             for (c = 0; c < 4; c++) {
@@ -737,7 +744,11 @@ static void test_norm_int_read_and_fill(void **state) {
                 long v = dts[d] == HST_U8 ? back[c] : dts[d] == HST_I8 ? (long)(int8_t)back[c]
                        : (long)(int16_t)(uint16_t)(back[2 * c] | back[2 * c + 1] << 8);
                 want = want < (double)lo ? (double)lo : want > scale ? scale : want;
-                if ((double)v != want && !(pocl_fill_truncates(be) && (double)v == trunc(color[c] * (float)scale))) {
+                /* OpenCL 1.2 section 8.3.1.1: a float to normalised integer conversion may be off
+                   by 0.6 ulp of the exact value (NVIDIA's fill is; PoCL truncates further) */
+                double exact = fmin(fmax((double)(color[c] * (float)scale), (double)lo), scale);
+                if ((double)v != want && fabs((double)v - exact) > 0.6 &&
+                    !(pocl_fill_truncates(be) && (double)v == trunc(color[c] * (float)scale))) {
                     print_error("%s fill channel %d: %ld, want %.0f\n", hst_dtype_name(dts[d]), c, v, want);
                     fail();
                 }

@@ -90,7 +90,8 @@ static void collect_families(void) {
     add_halo_family();
     add_family(hst_kernels_quality_family(), "", "-DHST_FP64", NULL);
     add_family(hst_kernels_nufft_family(), "-D HST_NU_W0=1 -D HST_NU_W=4 -D HST_NU_DEG=7",
-               "-D HST_NU_W0=6 -D HST_NU_W=6 -D HST_NU_DEG=9", NULL);
+               "-D HST_NU_W0=6 -D HST_NU_W=6 -D HST_NU_DEG=9",
+               "-D HST_NU_W0=13 -D HST_NU_W=13 -D HST_NU_DEG=16 -D HST_NU_F64");
 }
 
 /* ---------------------------------------------------------------- reading the source text */

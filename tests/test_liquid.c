@@ -8,6 +8,10 @@
      our weights and sums are float (about 16 roundings of terms bounded by 1.6 max|I|: 3e-6
      max|I|), and a position may differ by an ulp where NanoPyx divides by a non-integer
      magnification (an ulp of 17 is 2e-6 pixels: at most 4e-6 max|I| through the slope);
+   - one frame's rows split (the host device's threads: shift-and-magnify of one frame) and the
+     RGC kernel launched over parts of a frame's pixels (cuts inside rows and across rows; the
+     twin's table, no-table and per-sample ways): the twins' bits, each part writing its own
+     pixels only (host device);
    - the tutorial's chain by hand (magnify M, Roberts, magnify both by 2M, RGC) == hst_esrrf_run's
      per-frame image (frames_per_timepoint 1, correction off, AVG) on every path, bit for bit
      (compared as floats: the fused path may give -0 where the chained gives +0);
@@ -320,6 +324,125 @@ static void test_rgc_twin(void **state)
     }
     hst_array_destroy(agc); hst_array_destroy(agr); hst_array_destroy(aim); hst_array_destroy(out);
     free(gc); free(gr); free(g2); free(im); free(want); free(want2);
+}
+
+/* Items [i0, i1) of the frames of a stage kernel's launch (dimension 0 at an offset), as the
+   host device's threads split one frame's rows. */
+static void launch_items(hst_backend *be, unsigned id, const hst_karg *a, size_t na, size_t i0, size_t i1,
+                         size_t frames)
+{
+    hst_launch_desc l;
+    memset(&l, 0, sizeof l);
+    l.family = hst_kernels_esrrf_family();
+    l.kernel = id;
+    l.args = a;
+    l.num_args = na;
+    l.range.dims = 2;
+    l.range.offset[0] = i0;
+    l.range.global[0] = i1 - i0;
+    l.range.global[1] = frames;
+    assert_int_equal(hst_launch_kernel(be, &l, NULL), HST_SUCCESS);
+}
+
+/* One frame (the host device splits its rows among threads) and the RGC kernel over parts of a
+   frame's pixels (cut inside rows, inside one row, across whole rows): the twin's bits, which
+   no split changes (whole rows go by the twin's blocks, part rows pixel by pixel). */
+static void rgc_split_case(hst_backend *be, uint32_t rows, uint32_t cols, unsigned mag, float radius)
+{
+    const size_t rm = rows * mag, cm = cols * mag, n = rm * cm, n2 = 4 * n;
+    const size_t cuts[][2] = {{0, 5}, {5, 3 * cm + 7}, {3 * cm + 7, 3 * cm + 20}, {3 * cm + 20, n - cm - 1},
+                              {n - cm - 1, n}};
+    float *gc = (float *)xmalloc(n2 * sizeof(float)), *gr = (float *)xmalloc(n2 * sizeof(float));
+    float *im = (float *)xmalloc(n * sizeof(float)), *want = (float *)xmalloc(n * sizeof(float)), *got;
+    size_t s2[2], s1[2], i, k;
+    hst_radial_gradient_convergence_desc d;
+    hst_array *agc = NULL, *agr = NULL, *aim = NULL, *out = NULL;
+    hst_karg a[17];
+    fill_random(gc, n2, 21u);
+    fill_random(gr, n2, 22u);
+    fill_random(im, n, 23u);
+    for (i = 0; i < n2; i++) { gc[i] -= 50.0f; gr[i] -= 50.0f; }
+    s2[0] = 2 * rm; s2[1] = 2 * cm; s1[0] = rm; s1[1] = cm;
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s2, &agc), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s2, &agr), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s1, &aim), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s1, &out), HST_SUCCESS);
+    assert_int_equal(hst_array_write(agc, gc, hst_array_bytes(agc)), HST_SUCCESS);
+    assert_int_equal(hst_array_write(agr, gr, hst_array_bytes(agr)), HST_SUCCESS);
+    assert_int_equal(hst_array_write(aim, im, hst_array_bytes(aim)), HST_SUCCESS);
+    memset(&d, 0, sizeof d);
+    d.magnification = mag; d.radius = radius; d.sensitivity = 1.0f;
+    hst_k_esrrf_rgc_host(gc, gr, im, want, rows, cols, mag, d.radius, d.sensitivity, 1, 1, 0, 0, 0, 1, 1);
+    assert_int_equal(hst_radial_gradient_convergence(out, agc, agr, aim, &d), HST_SUCCESS);
+    got = download(out);
+    assert_bits(got, want, n);
+    free(got);
+    /* rgc(grad_col, grad_row, magnified; rgc | rows, cols, mag, radius, sensitivity, weighting,
+           gstep 1, groff 0 | base, begin, end, total, flags) */
+    a[0] = hst_karg_buffer(hst_array_buffer(agc)); a[1] = hst_karg_buffer(hst_array_buffer(agr));
+    a[2] = hst_karg_buffer(hst_array_buffer(aim)); a[3] = hst_karg_buffer(hst_array_buffer(out));
+    a[4] = hst_karg_uint(rows); a[5] = hst_karg_uint(cols); a[6] = hst_karg_uint(mag);
+    a[7] = hst_karg_float(d.radius); a[8] = hst_karg_float(d.sensitivity); a[9] = hst_karg_int(1);
+    a[10] = hst_karg_uint(1); a[11] = hst_karg_uint(0);
+    a[12] = hst_karg_ulong(0); a[13] = hst_karg_ulong(0); a[14] = hst_karg_ulong(1); a[15] = hst_karg_ulong(1);
+    a[16] = hst_karg_int(0);
+    assert_int_equal(hst_array_write(out, im, hst_array_bytes(out)), HST_SUCCESS);   /* not the result */
+    launch_items(be, HST_KESRRF_RGC, a, 17, cuts[1][0], cuts[1][1], 1);
+    got = download(out);
+    for (i = 0; i < n; i++)   /* the part's pixels, and on the host device (whose range is not
+                                 rounded up to a work-group) nothing else */
+        if (i >= cuts[1][0] && i < cuts[1][1]) assert_bits(got + i, want + i, 1);
+        else if (hst_backend_is_host(be)) assert_bits(got + i, im + i, 1);
+    free(got);
+    for (k = sizeof cuts / sizeof cuts[0]; k-- > 0;) launch_items(be, HST_KESRRF_RGC, a, 17, cuts[k][0], cuts[k][1], 1);
+    got = download(out);
+    assert_bits(got, want, n);
+    free(got);
+    hst_array_destroy(agc); hst_array_destroy(agr); hst_array_destroy(aim); hst_array_destroy(out);
+    free(gc); free(gr); free(im); free(want);
+}
+
+/* The twin's three ways: the table and tile (mag 3, radius 1.5), no table (mag 8, radius 2:
+   64 x 81 weights), a sample window larger than the tile (radius 11: per sample) */
+static void test_rgc_split(void **state)
+{
+    rgc_split_case(BE(state), R, C, 3, 1.5f);
+    rgc_split_case(BE(state), R, C, 8, 2.0f);
+    rgc_split_case(BE(state), 30, 30, 2, 11.0f);
+}
+
+/* Shift-and-magnify and Roberts cross of one frame: their twins' bits (the magnified frame's
+   81396 pixels are enough for the host device to split its rows among two threads or more). */
+static void test_one_frame_split(void **state)
+{
+    hst_backend *be = BE(state);
+    const hst_shift_magnify_desc sm = {0.3f, -0.7f, 20.5f, 18.0f};
+    size_t s[2] = {R, C}, sM[2] = {266, 306};   /* floor(13 x 20.5), 17 x 18 */
+    float f[R * C], *want = (float *)xmalloc(sM[0] * sM[1] * sizeof(float)), *want2, *got;
+    hst_array *af = NULL, *am = NULL, *ag = NULL, *ag2 = NULL;
+    want2 = want + (size_t)R * C;
+    fill_random(f, (size_t)R * C, 31u);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s, &af), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, sM, &am), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s, &ag), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_F32, 2, s, &ag2), HST_SUCCESS);
+    assert_int_equal(hst_array_write(af, f, sizeof f), HST_SUCCESS);
+    assert_int_equal(hst_shift_magnify(am, af, &sm), HST_SUCCESS);
+    hst_k_esrrf_magnify_host(f, want, R, C, (uint32_t)sM[0], (uint32_t)sM[1], 20.5f, 18.0f, 0.3f, -0.7f, 1, 0, 0,
+                             1, 1);
+    got = download(am);
+    assert_bits(got, want, sM[0] * sM[1]);
+    free(got);
+    assert_int_equal(hst_roberts_cross(ag, ag2, af), HST_SUCCESS);
+    hst_k_esrrf_roberts_host(f, want, want2, R, C, 1, 0, 0, 0, 1, 1);
+    got = download(ag);
+    assert_bits(got, want, (size_t)R * C);
+    free(got);
+    got = download(ag2);
+    assert_bits(got, want2, (size_t)R * C);
+    free(got);
+    hst_array_destroy(af); hst_array_destroy(am); hst_array_destroy(ag); hst_array_destroy(ag2);
+    free(want);
 }
 
 /* Shift 0 and magnification M (and 2M on each gradient): the pipeline's magnify stages' bits
@@ -1026,6 +1149,8 @@ int main(void)
         cmocka_unit_test_setup(test_magnify_shift_moves, reset_log),
         cmocka_unit_test_setup(test_roberts_twin, reset_log),
         cmocka_unit_test_setup(test_rgc_twin, reset_log),
+        cmocka_unit_test_setup(test_rgc_split, reset_log),
+        cmocka_unit_test_setup(test_one_frame_split, reset_log),
         cmocka_unit_test_setup(test_magnify_is_pipeline_stage, reset_log),
         cmocka_unit_test_setup(test_chain_equals_esrrf, reset_log),
         cmocka_unit_test_setup(test_per_frame_stack, reset_log),

@@ -44,6 +44,9 @@
 #define ADJOINT_TOL 1e-5
 #define AGREE_TOL 1e-5
 
+/* desc.method of the plans run_nufft and run_c128 make (test_spread_global sets it). */
+static int spread_method = HST_NUFFT_SPREAD_AUTO;
+
 static uint64_t rng_state = 88172645463325252ULL;
 static double uniform(void) {   /* xorshift64*, [0, 1) */
     uint64_t x = rng_state;
@@ -92,8 +95,10 @@ static float *random_complex(size_t n) {
 /* Mode index i of axis d's frequency (modeord 0). */
 static int freq(const problem *p, unsigned d, size_t i) { return (int)i - (int)(p->modes[d] / 2); }
 
-/* The direct sums in double: type 1 (c -> f) or type 2 (f -> c), into out. */
-static void direct(const problem *p, int type, int isign, const float *in, double *out) {
+/* The direct sums in double: type 1 (c -> f) or type 2 (f -> c), into out; the points x[d]
+   and the input in double. */
+static void direct_d(const problem *p, const double *const *x, int type, int isign, const double *in,
+                     double *out) {
     size_t j, i, n = p->nmodes;
     memset(out, 0, 2 * (type == 1 ? n : p->m) * sizeof(double));
     for (j = 0; j < p->m; j++)
@@ -102,7 +107,7 @@ static void direct(const problem *p, int type, int isign, const float *in, doubl
             unsigned d;
             double ph = 0.0, cr, ci;
             for (d = p->dim; d-- > 0;) { idx[d] = rest % p->modes[d]; rest /= p->modes[d]; }
-            for (d = 0; d < p->dim; d++) ph += freq(p, d, idx[d]) * (double)p->coords[d][j];
+            for (d = 0; d < p->dim; d++) ph += freq(p, d, idx[d]) * x[d][j];
             ph *= isign;
             cr = cos(ph); ci = sin(ph);
             if (type == 1) {
@@ -113,6 +118,24 @@ static void direct(const problem *p, int type, int isign, const float *in, doubl
                 out[2 * j + 1] += in[2 * i] * ci + in[2 * i + 1] * cr;
             }
         }
+}
+
+static double *to_double(const float *v, size_t n) {
+    double *d = (double *)malloc(n * sizeof(double));
+    size_t i;
+    assert_non_null(d);
+    for (i = 0; i < n; i++) d[i] = v[i];
+    return d;
+}
+
+/* The direct sums of p's float points and a float input, in double. */
+static void direct(const problem *p, int type, int isign, const float *in, double *out) {
+    double *x[3] = {NULL, NULL, NULL}, *ind = to_double(in, 2 * (type == 1 ? p->m : p->nmodes));
+    unsigned d;
+    for (d = 0; d < p->dim; d++) x[d] = to_double(p->coords[d], p->m);
+    direct_d(p, (const double *const *)x, type, isign, ind, out);
+    for (d = 0; d < p->dim; d++) free(x[d]);
+    free(ind);
 }
 
 static double rel_l2(const float *got, const double *want, size_t n) {
@@ -137,7 +160,7 @@ static void run_nufft(hst_backend *be, const problem *p, int type, int isign, do
     hst_array *c = NULL, *f = NULL;
     size_t m = p->m;
     memset(&nd, 0, sizeof nd);
-    nd.type = type; nd.dim = p->dim; nd.eps = eps; nd.isign = isign;
+    nd.type = type; nd.dim = p->dim; nd.eps = eps; nd.isign = isign; nd.method = spread_method;
     memcpy(nd.modes, p->modes, sizeof nd.modes);
     assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
     assert_int_equal(hst_nufft_set_points(plan, p->m, (const float *const *)p->coords), HST_SUCCESS);
@@ -460,10 +483,360 @@ static void test_errors(void **state) {
     assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
     assert_int_equal(info.num_points, m);
     assert_true(info.num_subproblems >= 1);
+    assert_int_equal(info.method, HST_NUFFT_SPREAD_BINS);   /* AUTO: the tiles fit (PoCL, host) */
+    assert_int_equal(info.dtype, HST_C64);
     hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(c32); hst_array_destroy(fwrong);
     hst_nufft_plan_destroy(plan);
     hst_nufft_plan_destroy(NULL);
     problem_free(&p);
+}
+
+/* complex128 plans (desc.dtype HST_C128, FINUFFT's double precision): the points, the
+   kernel, the fine grid and its FFT in double. Accuracy bound: relative l2 error against the
+   direct sums <= C128_BOUND eps at eps 1e-6, 1e-9, 1e-12 (FINUFFT's promise is about eps;
+   the factor leaves room for the problems' small sizes); devices agree within C128_AGREE_TOL
+   (the same operations but the FFTs, FFTW against VkFFT, and type 1's atomic adds: a few
+   ulp of double). */
+#define C128_BOUND 10.0
+#define C128_AGREE_TOL 1e-13
+
+/* A problem whose points are doubles (edges -pi, pi - ulp, +-3 pi's range and 0 first). */
+typedef struct problem64 { problem p; double *x[3]; } problem64;
+
+static void problem64_make(problem64 *q, unsigned dim, size_t n0, size_t n1, size_t n2, size_t m) {
+    unsigned d;
+    size_t j;
+    problem_make(&q->p, dim, n0, n1, n2, m);
+    memset(q->x, 0, sizeof q->x);
+    for (d = 0; d < dim; d++) {
+        q->x[d] = (double *)malloc(m * sizeof(double));
+        assert_non_null(q->x[d]);
+        for (j = 0; j < m; j++) q->x[d][j] = PI * (2.0 * uniform() - 1.0);
+        q->x[d][0] = -PI;
+        q->x[d][1] = nextafter(PI, 0.0);
+        q->x[d][2] = 3.0 * PI * (2.0 * uniform() - 1.0);
+        q->x[d][3] = 0.0;
+    }
+}
+
+static void problem64_free(problem64 *q) {
+    unsigned d;
+    for (d = 0; d < q->p.dim; d++) free(q->x[d]);
+    problem_free(&q->p);
+}
+
+static double *random_complex_d(size_t n) {
+    double *v = (double *)malloc(2 * n * sizeof(double));
+    size_t i;
+    assert_non_null(v);
+    for (i = 0; i < 2 * n; i++) v[i] = 2.0 * uniform() - 1.0;
+    return v;
+}
+
+static double rel_l2d(const double *got, const double *want, size_t n) {
+    double e = 0.0, w = 0.0;
+    size_t i;
+    for (i = 0; i < 2 * n; i++) { e += (got[i] - want[i]) * (got[i] - want[i]); w += want[i] * want[i]; }
+    return sqrt(e / w);
+}
+
+/* One c128 transform of T vectors (T 1: no batch axis) on be, in -> out (host memory). */
+static void run_c128(hst_backend *be, const problem64 *q, int type, double eps, size_t t,
+                     const double *in, double *out) {
+    const problem *p = &q->p;
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_array *c = NULL, *f = NULL;
+    size_t cshape[2], fshape[4], lead = t > 1, nin, nout;
+    memset(&nd, 0, sizeof nd);
+    nd.type = type; nd.dim = p->dim; nd.eps = eps; nd.n_trans = t; nd.dtype = HST_C128;
+    nd.method = spread_method;
+    memcpy(nd.modes, p->modes, sizeof nd.modes);
+    cshape[0] = t; cshape[1] = p->m;
+    fshape[0] = t; memcpy(fshape + 1, p->modes, 3 * sizeof(size_t));
+    nin = t * (type == 1 ? p->m : p->nmodes);
+    nout = t * (type == 1 ? p->nmodes : p->m);
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_nufft_set_points_f64(plan, p->m, (const double *const *)q->x), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C128, 1 + (unsigned)lead, cshape + 1 - lead, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C128, p->dim + (unsigned)lead, fshape + 1 - lead, &f), HST_SUCCESS);
+    assert_int_equal(hst_array_write(type == 1 ? c : f, in, 2 * nin * sizeof(double)), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);
+    assert_int_equal(hst_array_read(type == 1 ? f : c, out, 2 * nout * sizeof(double)), HST_SUCCESS);
+    hst_array_destroy(c);
+    hst_array_destroy(f);
+    hst_nufft_plan_destroy(plan);
+}
+
+/* The device's refusal of c128 where it has no fp64 (no device here lacks it: then skipped). */
+static int c128_refused(hst_backend *be, cap_log *log) {
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    if (hst_backend_device(be)->fp64) return 0;
+    memset(&nd, 0, sizeof nd);
+    nd.type = 1; nd.dim = 2; nd.modes[0] = nd.modes[1] = 8; nd.dtype = HST_C128;
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_ERROR_DTYPE);
+    assert_non_null(strstr(log->last_message, "c128"));
+    return 1;
+}
+
+static void check_c128_accuracy(hst_backend *be, const problem64 *q) {
+    static const double eps[] = {1e-6, 1e-9, 1e-12};
+    const problem *p = &q->p;
+    size_t e, n = p->m > p->nmodes ? p->m : p->nmodes;
+    double *c = random_complex_d(p->m), *f = random_complex_d(p->nmodes);
+    double *out = (double *)malloc(2 * n * sizeof(double));
+    double *want1 = (double *)malloc(2 * p->nmodes * sizeof(double)), *want2 = (double *)malloc(2 * p->m * sizeof(double));
+    assert_non_null(out); assert_non_null(want1); assert_non_null(want2);
+    direct_d(p, (const double *const *)q->x, 1, 1, c, want1);
+    direct_d(p, (const double *const *)q->x, 2, -1, f, want2);
+    for (e = 0; e < sizeof eps / sizeof eps[0]; e++) {
+        double err1, err2;
+        run_c128(be, q, 1, eps[e], 1, c, out);
+        err1 = rel_l2d(out, want1, p->nmodes);
+        run_c128(be, q, 2, eps[e], 1, f, out);
+        err2 = rel_l2d(out, want2, p->m);
+        printf("# c128 %u-D eps %.0e: type 1 error %.3g, type 2 error %.3g (bound %.0e)\n", p->dim, eps[e],
+               err1, err2, C128_BOUND * eps[e]);
+        assert_true(err1 <= C128_BOUND * eps[e]);
+        assert_true(err2 <= C128_BOUND * eps[e]);
+    }
+    free(c); free(f); free(out); free(want1); free(want2);
+}
+
+static void test_c128_accuracy(void **state) {
+    problem64 q;
+    if (c128_refused(BE(state), LOG(state))) return;
+    problem64_make(&q, 2, 24, 17, 1, 600);
+    check_c128_accuracy(BE(state), &q);
+    problem64_free(&q);
+    problem64_make(&q, 3, 10, 7, 12, 300);
+    check_c128_accuracy(BE(state), &q);
+    problem64_free(&q);
+}
+
+/* n_trans in c128: each vector within the bound of its direct sum, and the bits of a single
+   execute (type 1 on OpenCL devices: atomics, within C128_AGREE_TOL). */
+static void check_c128_batched(hst_backend *be, const problem64 *q, int type) {
+    enum { T = 3 };
+    const problem *p = &q->p;
+    size_t nin = type == 1 ? p->m : p->nmodes, nout = type == 1 ? p->nmodes : p->m, k;
+    double *in = random_complex_d(T * nin), *out = (double *)malloc(2 * T * nout * sizeof(double));
+    double *one = (double *)malloc(2 * nout * sizeof(double)), *want = (double *)malloc(2 * nout * sizeof(double));
+    int exact = type == 2 || hst_backend_is_host(be);
+    assert_non_null(out); assert_non_null(one); assert_non_null(want);
+    run_c128(be, q, type, 1e-9, T, in, out);
+    for (k = 0; k < T; k++) {
+        const double *got = out + 2 * k * nout;
+        double err;
+        direct_d(p, (const double *const *)q->x, type, type == 1 ? 1 : -1, in + 2 * k * nin, want);
+        err = rel_l2d(got, want, nout);
+        run_c128(be, q, type, 1e-9, 1, in + 2 * k * nin, one);
+        printf("# c128 %u-D type %d n_trans vector %zu: error %.3g, against one vector %.3g\n", p->dim, type,
+               k, err, rel_l2d(got, one, nout));
+        assert_true(err <= C128_BOUND * 1e-9);
+        if (exact) assert_memory_equal(got, one, 2 * nout * sizeof(double));
+        else assert_true(rel_l2d(got, one, nout) <= C128_AGREE_TOL);
+    }
+    free(in); free(out); free(one); free(want);
+}
+
+static void test_c128_batched(void **state) {
+    problem64 q;
+    int type;
+    if (c128_refused(BE(state), LOG(state))) return;
+    problem64_make(&q, 2, 24, 17, 1, 500);
+    for (type = 1; type <= 2; type++) check_c128_batched(BE(state), &q, type);
+    problem64_free(&q);
+    problem64_make(&q, 3, 10, 7, 12, 300);
+    for (type = 1; type <= 2; type++) check_c128_batched(BE(state), &q, type);
+    problem64_free(&q);
+}
+
+/* The host device's c128 twins and the device under test, eps 1e-12 (width 13: 16 lanes). */
+static void test_c128_devices_agree(void **state) {
+    hst_backend *host;
+    hst_backend_desc bd;
+    problem64 q;
+    unsigned dim;
+    if (c128_refused(BE(state), LOG(state))) return;
+    memset(&bd, 0, sizeof bd);
+    bd.device = "host";
+    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    for (dim = 2; dim <= 3; dim++) {
+        double *c, *f, *a, *b, d1, d2;
+        size_t n;
+        if (dim == 2) problem64_make(&q, 2, 64, 48, 1, 20000);
+        else problem64_make(&q, 3, 16, 20, 12, 20000);
+        n = q.p.m > q.p.nmodes ? q.p.m : q.p.nmodes;
+        c = random_complex_d(q.p.m); f = random_complex_d(q.p.nmodes);
+        a = (double *)malloc(2 * n * sizeof(double));
+        b = (double *)malloc(2 * n * sizeof(double));
+        assert_non_null(a); assert_non_null(b);
+        run_c128(host, &q, 1, 1e-12, 1, c, a);
+        run_c128(BE(state), &q, 1, 1e-12, 1, c, b);
+        d1 = rel_l2d(b, a, q.p.nmodes);
+        run_c128(host, &q, 2, 1e-12, 1, f, a);
+        run_c128(BE(state), &q, 2, 1e-12, 1, f, b);
+        d2 = rel_l2d(b, a, q.p.m);
+        printf("# c128 %u-D host vs device: type 1 %.3g, type 2 %.3g\n", dim, d1, d2);
+        assert_true(d1 <= C128_AGREE_TOL);
+        assert_true(d2 <= C128_AGREE_TOL);
+        free(c); free(f); free(a); free(b);
+        problem64_free(&q);
+    }
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* Type 1's global-memory spreading (desc.method GLOBAL: the kernel on OpenCL devices, its twin
+   on the host device), c64 at eps 1e-6 and c128 at 1e-12, 3-D: within the accuracy bounds
+   of the direct sums and within the devices' agreement of the host device's bins. */
+static void test_spread_global(void **state) {
+    hst_backend *host;
+    hst_backend_desc bd;
+    problem64 q;
+    hst_nufft_desc nd;
+    hst_nufft_plan *plan = NULL;
+    hst_nufft_info info;
+    size_t nm;
+    float *c32, *a32, *b32;
+    double *c, *a, *b, *want, *want32, e32, e64, d32, d64;
+    memset(&bd, 0, sizeof bd);
+    bd.device = "host";
+    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    problem64_make(&q, 3, 10, 7, 12, 3000);
+    for (nm = 0; nm < q.p.m; nm++) {   /* the float points, for the c64 transform's direct sum */
+        unsigned d;
+        for (d = 0; d < 3; d++) q.p.coords[d][nm] = (float)q.x[d][nm];
+    }
+    nm = q.p.nmodes;
+    c32 = random_complex(q.p.m); c = to_double(c32, 2 * q.p.m);
+    a32 = (float *)malloc(2 * nm * sizeof(float)); b32 = (float *)malloc(2 * nm * sizeof(float));
+    a = (double *)malloc(2 * nm * sizeof(double)); b = (double *)malloc(2 * nm * sizeof(double));
+    want = (double *)malloc(2 * nm * sizeof(double)); want32 = (double *)malloc(2 * nm * sizeof(double));
+    assert_non_null(a32); assert_non_null(b32); assert_non_null(a); assert_non_null(b);
+    assert_non_null(want); assert_non_null(want32);
+    direct(&q.p, 1, 1, c32, want32);
+    run_nufft(host, &q.p, 1, 0, 1e-6, c32, a32);   /* bins */
+    spread_method = HST_NUFFT_SPREAD_GLOBAL;
+    run_nufft(BE(state), &q.p, 1, 0, 1e-6, c32, b32);
+    spread_method = HST_NUFFT_SPREAD_AUTO;
+    e32 = rel_l2(b32, want32, nm);
+    d32 = rel_l2f(b32, a32, nm);
+    e64 = d64 = 0.0;
+    if (hst_backend_device(BE(state))->fp64) {
+        direct_d(&q.p, (const double *const *)q.x, 1, 1, c, want);
+        run_c128(host, &q, 1, 1e-12, 1, c, a);
+        spread_method = HST_NUFFT_SPREAD_GLOBAL;
+        run_c128(BE(state), &q, 1, 1e-12, 1, c, b);
+        spread_method = HST_NUFFT_SPREAD_AUTO;
+        e64 = rel_l2d(b, want, nm);
+        d64 = rel_l2d(b, a, nm);
+    }
+    printf("# global spreading, 3-D: c64 error %.3g (against bins %.3g), c128 error %.3g (against bins %.3g)\n",
+           e32, d32, e64, d64);
+    assert_true(e32 <= 10 * 1e-6);
+    assert_true(d32 <= AGREE_TOL);
+    assert_true(e64 <= C128_BOUND * 1e-12);
+    assert_true(d64 <= C128_AGREE_TOL);
+    memset(&nd, 0, sizeof nd);
+    nd.type = 1; nd.dim = 2; nd.modes[0] = nd.modes[1] = 8; nd.method = 3;
+    assert_int_equal(hst_nufft_plan_create(BE(state), &nd, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(LOG(state)->last_message, "method"));
+    nd.method = HST_NUFFT_SPREAD_GLOBAL;
+    assert_int_equal(hst_nufft_plan_create(BE(state), &nd, &plan), HST_SUCCESS);
+    assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
+    assert_int_equal(info.method, HST_NUFFT_SPREAD_GLOBAL);
+    hst_nufft_plan_destroy(plan);
+    free(c32); free(a32); free(b32); free(c); free(a); free(b); free(want); free(want32);
+    problem64_free(&q);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* c128's refusals: a dtype other than c64/c128, eps below double's floor, mixed or wrong
+   array dtypes, bad double points; and hst_nufft_set_points_f64 on a c64 plan: the bits of
+   hst_nufft_set_points with the same (float-exact) points. */
+static void test_c128_errors(void **state) {
+    hst_backend *be = BE(state);
+    cap_log *log = LOG(state);
+    hst_nufft_desc nd, bad;
+    hst_nufft_plan *plan = NULL, *p32 = NULL;
+    hst_array *c = NULL, *f = NULL, *c64 = NULL, *f64 = NULL, *c2 = NULL;
+    problem64 q;
+    double *xd[2];
+    float *fv, *o1, *o2;
+    size_t m = 50, j;
+    if (c128_refused(be, log)) return;
+    problem64_make(&q, 2, 16, 16, 1, m);
+    memset(&nd, 0, sizeof nd);
+    nd.type = 2; nd.dim = 2; nd.modes[0] = 16; nd.modes[1] = 16; nd.dtype = HST_C128;
+    bad = nd; bad.dtype = HST_F64;
+    cap_reset(log);
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_DTYPE);
+    assert_int_equal(log->last_item, HST_LOGITEM_DTYPE);
+    assert_non_null(strstr(log->last_message, "dtype"));
+    bad = nd; bad.eps = 1e-15;
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+    assert_non_null(strstr(log->last_message, "eps"));
+    assert_null(plan);
+    bad.eps = 1e-14;   /* double's floor: taken (width 15) */
+    assert_int_equal(hst_nufft_plan_create(be, &bad, &plan), HST_SUCCESS);
+    hst_nufft_plan_destroy(plan);
+    plan = NULL;
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &plan), HST_SUCCESS);
+    {
+        hst_nufft_info info;
+        assert_int_equal(hst_nufft_plan_info(plan, &info), HST_SUCCESS);
+        assert_int_equal(info.dtype, HST_C128);
+        assert_int_equal(info.width, 7);   /* eps 0: 1e-6 */
+    }
+    assert_int_equal(hst_nufft_set_points_f64(plan, m, NULL), HST_ERROR_INVALID_ARGUMENT);
+    q.x[1][3] = NAN;
+    assert_int_equal(hst_nufft_set_points_f64(plan, m, (const double *const *)q.x), HST_ERROR_NON_FINITE);
+    assert_non_null(strstr(log->last_message, "coords[1][3]"));
+    q.x[1][3] = 3.5 * PI;
+    assert_int_equal(hst_nufft_set_points_f64(plan, m, (const double *const *)q.x), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(log->last_item, HST_LOGITEM_OUT_OF_RANGE);
+    q.x[1][3] = 0.5;
+    assert_int_equal(hst_nufft_set_points_f64(plan, m, (const double *const *)q.x), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C128, 1, &m, &c), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C128, 2, q.p.modes, &f), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c64), HST_SUCCESS);
+    assert_int_equal(hst_array_create(be, HST_C64, 2, q.p.modes, &f64), HST_SUCCESS);
+    cap_reset(log);
+    assert_int_equal(hst_nufft_execute(plan, c64, f), HST_ERROR_DTYPE);   /* mixed */
+    assert_non_null(strstr(log->last_message, "c128"));
+    assert_int_equal(hst_nufft_execute(plan, c, f64), HST_ERROR_DTYPE);
+    assert_int_equal(hst_nufft_execute(plan, c64, f64), HST_ERROR_DTYPE);
+    assert_int_equal(hst_nufft_execute(plan, c, f), HST_SUCCESS);   /* still usable */
+    nd.dtype = HST_C64;   /* a c64 plan refuses c128 arrays; f64 points give the f32 points' bits */
+    assert_int_equal(hst_nufft_plan_create(be, &nd, &p32), HST_SUCCESS);
+    for (j = 0; j < 2; j++) {
+        size_t i;
+        xd[j] = (double *)malloc(m * sizeof(double));
+        assert_non_null(xd[j]);
+        for (i = 0; i < m; i++) xd[j][i] = q.p.coords[j][i];
+    }
+    assert_int_equal(hst_nufft_set_points_f64(p32, m, (const double *const *)xd), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(p32, c, f), HST_ERROR_DTYPE);
+    assert_non_null(strstr(log->last_message, "c64"));
+    fv = random_complex(q.p.nmodes);
+    o1 = (float *)malloc(2 * m * sizeof(float));
+    o2 = (float *)malloc(2 * m * sizeof(float));
+    assert_non_null(o1); assert_non_null(o2);
+    assert_int_equal(hst_array_create(be, HST_C64, 1, &m, &c2), HST_SUCCESS);
+    assert_int_equal(hst_array_write(f64, fv, 2 * q.p.nmodes * sizeof(float)), HST_SUCCESS);
+    assert_int_equal(hst_nufft_execute(p32, c2, f64), HST_SUCCESS);
+    assert_int_equal(hst_array_read(c2, o1, 2 * m * sizeof(float)), HST_SUCCESS);
+    run_nufft(be, &q.p, 2, 0, 1e-6, fv, o2);
+    assert_memory_equal(o1, o2, 2 * m * sizeof(float));
+    hst_array_destroy(c); hst_array_destroy(f); hst_array_destroy(c64); hst_array_destroy(f64);
+    hst_array_destroy(c2);
+    hst_nufft_plan_destroy(plan);
+    hst_nufft_plan_destroy(p32);
+    free(xd[0]); free(xd[1]); free(fv); free(o1); free(o2);
+    problem64_free(&q);
 }
 
 /* The backend's host allocator, failing once `allowed` calls have been made. */
@@ -574,6 +947,11 @@ int main(void) {
         cmocka_unit_test_setup(test_batched, reset_log),
         cmocka_unit_test_setup(test_errors, reset_log),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test_setup(test_c128_accuracy, reset_log),
+        cmocka_unit_test_setup(test_c128_batched, reset_log),
+        cmocka_unit_test_setup(test_c128_devices_agree, reset_log),
+        cmocka_unit_test_setup(test_c128_errors, reset_log),
+        cmocka_unit_test_setup(test_spread_global, reset_log),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -79,7 +79,7 @@ def cached_backend(device="auto"):
 
 def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_weighting=True,
           frames_per_timepoint=0, modes=("avg",), macro_pixel_correction=True, device="auto",
-          fused=None, progress=None, out=None, on_timepoint=None):
+          fused=None, progress=None, out=None, on_timepoint=None, rolling=None):
     """eSRRF of a stack (Laine et al., Nat. Methods 2023; NanoPyx's conventions, as esrrf.h).
 
     stack: numpy array (T, rows, cols), C order, uint8 / uint16 / int16 / float32 in native
@@ -96,7 +96,12 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     input pixels, (0, 20]; sensitivity (0, 100]; each None: the library's default
     (esrrf_defaults()); intensity_weighting: RGC times the magnified
     frame; frames_per_timepoint: frames per output image, 0 = all (as NanoPyx: the last image
-    takes the remainder, a value above the frames is clamped to them); modes: any of "avg",
+    takes the remainder, a value above the frames is clamped to them); rolling=(W, S): time
+    points as sliding windows instead (NanoJ-eSRRF's rolling analysis), W frames starting every
+    S frames, floor((T - W) / S) + 1 of them, from one pass over the frames (esrrf.h's
+    "Rolling": each window's images equal the window computed alone, bit for bit where its sums
+    are exact, else within a few float ulp; W > T raises InvalidArgument naming
+    frames_per_timepoint; give frames_per_timepoint 0 with it); modes: any of "avg",
     "var", "tac2" (all from one pass); macro_pixel_correction; device: a selector ("auto", "gpu", "cpu", "host", "P:D", a name;
     None: $HST_DEVICE, else auto) or a list of them (the rows split across devices), whose
     Backend is opened on first use and kept (cached_backend); fused: None chooses the faster
@@ -119,12 +124,14 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     differ from the first page's shape or dtype; the file's own errors (OSError)."""
     if not _frames.streamed(stack, out, on_timepoint):
         args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
-                         frames_per_timepoint, modes, macro_pixel_correction, fused, progress)
+                         frames_per_timepoint, modes, macro_pixel_correction, fused, progress,
+                         rolling)
         return cached_backend(device).run_esrrf(args)
     options = dict(magnification=magnification, radius=radius, sensitivity=sensitivity,
                    intensity_weighting=intensity_weighting,
                    frames_per_timepoint=frames_per_timepoint, modes=modes,
-                   macro_pixel_correction=macro_pixel_correction, fused=fused)
+                   macro_pixel_correction=macro_pixel_correction, fused=fused,
+                   rolling=rolling)
     return _frames.esrrf(lambda: cached_backend(device), stack, options, progress, out,
                          on_timepoint)
 

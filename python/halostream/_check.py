@@ -176,10 +176,26 @@ def stack(where, s):
     return code, s.shape[0], rows, cols
 
 
+def rolling_window(where, rolling, frames_per_timepoint):
+    """(window, step) of rolling=(W, S): (0, 0) for None (time points cut one after another);
+    W and S >= 1, and frames_per_timepoint left at 0 (W takes its place)."""
+    if rolling is None:
+        return 0, 0
+    if not isinstance(rolling, (tuple, list)) or len(rolling) != 2:
+        raise ValueError("%s: rolling must be (window, step) in frames, got %r" % (where, rolling))
+    window = integer(where, "rolling's window", rolling[0], 1, U64_MAX)
+    step = integer(where, "rolling's step", rolling[1], 1, U64_MAX)
+    if frames_per_timepoint:
+        raise ValueError("%s: give rolling=(window, step) or frames_per_timepoint, not both "
+                         "(the window is the time point's frames)" % where)
+    return window, step
+
+
 def desc(where, magnification, radius, sensitivity, intensity_weighting,
-         frames_per_timepoint, modes, macro_pixel_correction, fused):
+         frames_per_timepoint, modes, macro_pixel_correction, fused, rolling=None):
     """The hst_esrrf_desc of the options (backends, callbacks: the caller's; magnification,
-    radius, sensitivity None: the library's default)."""
+    radius, sensitivity None: the library's default; rolling (W, S): frames_per_timepoint W
+    and rolling_step S)."""
     d = _lib.EsrrfDesc()
     d.magnification = optional(integer, where, "magnification", magnification, 1, U32_MAX)
     d.radius = optional(positive_float32, where, "radius", radius)
@@ -189,6 +205,9 @@ def desc(where, magnification, radius, sensitivity, intensity_weighting,
                                            macro_pixel_correction)
     d.frames_per_timepoint = integer(where, "frames_per_timepoint", frames_per_timepoint, 0,
                                      U64_MAX)
+    window, d.rolling_step = rolling_window(where, rolling, d.frames_per_timepoint)
+    if window:
+        d.frames_per_timepoint = window
     d.modes = mode_bits(where, modes)
     if fused is not None:
         fused = flag(where, "fused", fused)

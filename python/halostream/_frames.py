@@ -319,7 +319,7 @@ def esrrf(get_backend, stack, options, progress, out, on_timepoint):
     {mode: float32 (time points, rows * mag, cols * mag)} (out where given), or None where
     on_timepoint takes the images and out is None. options: esrrf()'s magnification, radius,
     sensitivity, intensity_weighting, frames_per_timepoint, modes, macro_pixel_correction,
-    fused. The Backend's last_report is the session's."""
+    fused, rolling (its windows come out of the session as they close). The Backend's last_report is the session's."""
     where = "esrrf"
     _check.desc(where, **options)
     _check.callback(where, "on_timepoint", on_timepoint)

@@ -61,7 +61,7 @@ class EsrrfDesc(ctypes.Structure):
                 ("backends", ctypes.POINTER(vp)), ("num_backends", ctypes.c_uint),
                 ("budget_bytes", u64), ("block_frames", u64), ("progress", PROGRESS_FN),
                 ("progress_user", vp), ("on_timepoint", TIMEPOINT_FN),
-                ("timepoint_user", vp), ("mpi_comm", vp)]
+                ("timepoint_user", vp), ("mpi_comm", vp), ("rolling_step", u64)]
 
 
 class EsrrfReport(ctypes.Structure):

@@ -41,12 +41,14 @@ class EsrrfArgs:
     call), the stack's dtype code and shape. Built before any C call."""
 
     def __init__(self, stack, magnification, radius, sensitivity, intensity_weighting,
-                 frames_per_timepoint, modes, macro_pixel_correction, fused, progress):
+                 frames_per_timepoint, modes, macro_pixel_correction, fused, progress,
+                 rolling=None):
         where = "esrrf"
         self.code, self.frames, self.rows, self.cols = _check.stack(where, stack)
         self.stack = stack
         self.desc = _check.desc(where, magnification, radius, sensitivity, intensity_weighting,
-                                frames_per_timepoint, modes, macro_pixel_correction, fused)
+                                frames_per_timepoint, modes, macro_pixel_correction, fused,
+                                rolling)
         self.progress = _check.progress(where, progress)
 
 
@@ -188,7 +190,7 @@ class Backend:
     def esrrf(self, stack, magnification=None, radius=None, sensitivity=None,
               intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
               macro_pixel_correction=True, fused=None, progress=None, out=None,
-              on_timepoint=None):
+              on_timepoint=None, rolling=None):
         """eSRRF of a stack on this backend: halostream.esrrf's arguments and result, less
         device. The report of the run is then in .last_report."""
         if _frames.streamed(stack, out, on_timepoint):
@@ -196,11 +198,11 @@ class Backend:
                 magnification=magnification, radius=radius, sensitivity=sensitivity,
                 intensity_weighting=intensity_weighting,
                 frames_per_timepoint=frames_per_timepoint, modes=modes,
-                macro_pixel_correction=macro_pixel_correction, fused=fused),
+                macro_pixel_correction=macro_pixel_correction, fused=fused, rolling=rolling),
                 progress, out, on_timepoint)
         return self.run_esrrf(EsrrfArgs(stack, magnification, radius, sensitivity,
                                         intensity_weighting, frames_per_timepoint, modes,
-                                        macro_pixel_correction, fused, progress))
+                                        macro_pixel_correction, fused, progress, rolling))
 
     def run_esrrf(self, a):
         """esrrf() of checked arguments (EsrrfArgs)."""
@@ -308,7 +310,8 @@ class Backend:
 
     def esrrf_live(self, shape, dtype, magnification=None, radius=None, sensitivity=None,
                    intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
-                   macro_pixel_correction=True, fused=None, on_timepoint=None, progress=False):
+                   macro_pixel_correction=True, fused=None, on_timepoint=None, progress=False,
+                   rolling=None):
         """A live eSRRF session for frames of shape (rows, cols) and dtype (uint8, uint16,
         int16, float32), the options as esrrf()'s: push(frames) as they arrive, then finish().
         The device works on earlier frames while later ones are pushed; the images equal the
@@ -317,7 +320,9 @@ class Backend:
         on_timepoint(index, images) gets each time point's images ({mode: float32 (rows * mag,
         cols * mag)}), called on the thread that calls push() / finish(), in the first of those
         calls after the time point's last frame has been processed (with frames_per_timepoint
-        0 the one time point comes at finish()). progress: as esrrf()'s (total 0: unknown).
+        0 the one time point comes at finish()). rolling=(W, S): windows of W frames every S
+        frames, each delivered once its last frame is processed (as esrrf()'s). progress: as
+        esrrf()'s (total 0: unknown).
         Use it as a context manager: leaving the block finishes the session (unless an
         exception leaves it) and releases the backend."""
         where = "esrrf_live"
@@ -326,7 +331,7 @@ class Backend:
         rows, cols = _check.frame_shape(where, *shape)
         code = _check.dtype_code(where, dtype)
         desc = _check.desc(where, magnification, radius, sensitivity, intensity_weighting,
-                           frames_per_timepoint, modes, macro_pixel_correction, fused)
+                           frames_per_timepoint, modes, macro_pixel_correction, fused, rolling)
         _check.callback(where, "on_timepoint", on_timepoint)
         _check.progress(where, progress)
         if not self._lock.acquire(blocking=False):
