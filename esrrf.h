@@ -142,8 +142,8 @@
      HST_ESRRF_MPI                      the implementation TU: hst_esrrf_run over MPI ranks
                                         (desc.mpi_comm; needs mpi.h; link MPI, e.g. build with mpicc)
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
-   The implementation uses POSIX threads (the live API's worker, the host device's threads):
-   link with -lpthread.
+   The implementation uses backend.h's OS shim (the live API's worker, the host device's
+   threads): link with -lpthread where it runs on POSIX threads (Win32 threads on Windows).
 
    What it does NOT do: rolling windows in the parameter sweep (refused); no drift correction or registration of the frames; no 3-D eSRRF; the
    parameter sweep on one backend only (not over several, nor MPI ranks); no shift in the magnification (NanoPyx's xyoffset
@@ -534,11 +534,9 @@ HST_API HST_NODISCARD hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, con
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #ifdef HST_ESRRF_MPI
 #  include <mpi.h>
 #endif
@@ -837,11 +835,7 @@ static void *hst__ejob_main(void *p) {
 }
 
 static unsigned hst__ethreads(void) {
-#if defined(_SC_NPROCESSORS_ONLN)
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-#else
-    long n = 1;   /* a build that hides sysconf's processor count: one thread */
-#endif
+    long n = (long)hst_cpu_count();
     return n < 1 ? 1u : n > HST__E_MAX_THREADS ? (unsigned)HST__E_MAX_THREADS : (unsigned)n;
 }
 
@@ -849,17 +843,17 @@ static unsigned hst__ethreads(void) {
    replaced by the caller running its share. */
 static void hst__eparallel(hst__ejob_fn fn, void *ctx, unsigned n) {
     hst__ejob jobs[HST__E_MAX_THREADS];
-    pthread_t th[HST__E_MAX_THREADS];
+    hst_thread th[HST__E_MAX_THREADS];
     int started[HST__E_MAX_THREADS];
     unsigned k;
     if (n > HST__E_MAX_THREADS) n = HST__E_MAX_THREADS;
     for (k = 0; k < n; k++) {
         jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
-        started[k] = k > 0 && pthread_create(&th[k], NULL, hst__ejob_main, &jobs[k]) == 0;
+        started[k] = k > 0 && hst_thread_create(&th[k], hst__ejob_main, &jobs[k]);
     }
     if (n) fn(ctx, 0, n);
     for (k = 1; k < n; k++) {
-        if (started[k]) pthread_join(th[k], NULL);
+        if (started[k]) hst_thread_join(&th[k]);
         else fn(ctx, k, n);
     }
 }
@@ -1737,9 +1731,9 @@ static uint64_t hst__etp_frames(const hst__eng *e, uint64_t tp) {
    while the devices stream (its writes come before any image's: hst__edeliver waits for its
    time point), so the read-back finds the pages mapped. */
 typedef struct hst__epf {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    hst_thread th;
+    hst_mutex mu;
+    hst_cond cv;
     const hst__eng *e;
     uint64_t ntp, done;         /* time points to fault in; faulted in so far */
     int stop;                   /* the call ends early: fault in no more */
@@ -1752,24 +1746,24 @@ static void *hst__epf_main(void *p) {
     uint64_t tp;
     unsigned m;
     for (tp = 0; tp < pf->ntp; tp++) {
-        pthread_mutex_lock(&pf->mu);
-        if (pf->stop) { pthread_mutex_unlock(&pf->mu); break; }
-        pthread_mutex_unlock(&pf->mu);
+        hst_mutex_lock(&pf->mu);
+        if (pf->stop) { hst_mutex_unlock(&pf->mu); break; }
+        hst_mutex_unlock(&pf->mu);
         for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
             volatile float *img;
             if (!(e->d.modes & (1u << m))) continue;
             img = (volatile float *)(e->out[m] + (size_t)tp * e->out_tp);
             for (i = 0; i < e->pixels; i += step) img[i] = 0.0f;
         }
-        pthread_mutex_lock(&pf->mu);
+        hst_mutex_lock(&pf->mu);
         pf->done = tp + 1;
-        pthread_cond_broadcast(&pf->cv);
-        pthread_mutex_unlock(&pf->mu);
+        hst_cond_broadcast(&pf->cv);
+        hst_mutex_unlock(&pf->mu);
     }
-    pthread_mutex_lock(&pf->mu);
+    hst_mutex_lock(&pf->mu);
     pf->done = pf->ntp;         /* stopped or done: nothing more will be written */
-    pthread_cond_broadcast(&pf->cv);
-    pthread_mutex_unlock(&pf->mu);
+    hst_cond_broadcast(&pf->cv);
+    hst_mutex_unlock(&pf->mu);
     return NULL;
 }
 
@@ -1784,15 +1778,15 @@ static void hst__epf_start(hst__eng *e, uint64_t ntp) {
     memset(pf, 0, sizeof *pf);
     pf->e = e;
     pf->ntp = ntp;
-    if (pthread_mutex_init(&pf->mu, NULL) != 0) { hst_backend_free(e->log_be, pf); return; }
-    if (pthread_cond_init(&pf->cv, NULL) != 0) {
-        pthread_mutex_destroy(&pf->mu);
+    if (!hst_mutex_init(&pf->mu)) { hst_backend_free(e->log_be, pf); return; }
+    if (!hst_cond_init(&pf->cv)) {
+        hst_mutex_destroy(&pf->mu);
         hst_backend_free(e->log_be, pf);
         return;
     }
-    if (pthread_create(&pf->th, NULL, hst__epf_main, pf) != 0) {
-        pthread_cond_destroy(&pf->cv);
-        pthread_mutex_destroy(&pf->mu);
+    if (!hst_thread_create(&pf->th, hst__epf_main, pf)) {
+        hst_cond_destroy(&pf->cv);
+        hst_mutex_destroy(&pf->mu);
         hst_backend_free(e->log_be, pf);
         return;
     }
@@ -1803,21 +1797,21 @@ static void hst__epf_start(hst__eng *e, uint64_t ntp) {
 static void hst__epf_wait(const hst__eng *e, uint64_t tp) {
     hst__epf *pf = e->pf;
     if (!pf) return;
-    pthread_mutex_lock(&pf->mu);
-    while (pf->done <= tp) pthread_cond_wait(&pf->cv, &pf->mu);
-    pthread_mutex_unlock(&pf->mu);
+    hst_mutex_lock(&pf->mu);
+    while (pf->done <= tp) hst_cond_wait(&pf->cv, &pf->mu);
+    hst_mutex_unlock(&pf->mu);
 }
 
 /* Stops the thread (it ends after the time point it is on) and frees it. */
 static void hst__epf_end(hst__eng *e) {
     hst__epf *pf = e->pf;
     if (!pf) return;
-    pthread_mutex_lock(&pf->mu);
+    hst_mutex_lock(&pf->mu);
     pf->stop = 1;
-    pthread_mutex_unlock(&pf->mu);
-    pthread_join(pf->th, NULL);
-    pthread_cond_destroy(&pf->cv);
-    pthread_mutex_destroy(&pf->mu);
+    hst_mutex_unlock(&pf->mu);
+    hst_thread_join(&pf->th);
+    hst_cond_destroy(&pf->cv);
+    hst_mutex_destroy(&pf->mu);
     hst_backend_free(e->log_be, pf);
     e->pf = NULL;
 }
@@ -2407,8 +2401,8 @@ static void hst__erows_callbacks(const hst_esrrf_desc *d, uint64_t tp0, uint64_t
 }
 
 typedef struct hst__erows_ctl {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;          /* a backend's turn in the sums passed, or a backend failed */
+    hst_mutex mu;
+    hst_cond cv;          /* a backend's turn in the sums passed, or a backend failed */
     int cancel;                 /* backend 0's progress asked to stop: the others stop too */
     int failed;                 /* a backend failed: the turns it owes never come */
     const hst_esrrf_desc *d;
@@ -2448,13 +2442,13 @@ static int hst__erows_progress(uint64_t done, uint64_t total, void *user) {
     hst__erows_ctl *c = j->ctl;
     int stop;
     if ((j->r0 == 0 && c->d->progress && c->d->progress(done, total, c->d->progress_user)) || hst__einterrupted(c->d)) {
-        pthread_mutex_lock(&c->mu);
+        hst_mutex_lock(&c->mu);
         c->cancel = 1;
-        pthread_mutex_unlock(&c->mu);
+        hst_mutex_unlock(&c->mu);
     }
-    pthread_mutex_lock(&c->mu);
+    hst_mutex_lock(&c->mu);
     stop = c->cancel;
-    pthread_mutex_unlock(&c->mu);
+    hst_mutex_unlock(&c->mu);
     return stop;
 }
 
@@ -2464,10 +2458,10 @@ static int hst__erows_await(hst__erows_job *j, uint64_t tp, unsigned turns) {
     hst__erows_ctl *c = j->ctl;
     double t0 = hst_time_s();
     int ok;
-    pthread_mutex_lock(&c->mu);
-    while (c->turns[tp] < turns && !c->failed) pthread_cond_wait(&c->cv, &c->mu);
+    hst_mutex_lock(&c->mu);
+    while (c->turns[tp] < turns && !c->failed) hst_cond_wait(&c->cv, &c->mu);
     ok = !c->failed;
-    pthread_mutex_unlock(&c->mu);
+    hst_mutex_unlock(&c->mu);
     j->wait += hst_time_s() - t0;
     return ok;
 }
@@ -2515,10 +2509,10 @@ static int hst__erows_sums(hst__erows_job *j) {
         if (!hst__erows_await(j, tp, j->turn)) return 0;
         hst__erows_sums_tp(j->out, j->out_tp, tp, j->r0, j->r1, c->colsM, j->d.magnification,
                            c->sums + (size_t)tp * HST_ESRRF_NUM_MODES * mm);
-        pthread_mutex_lock(&c->mu);
+        hst_mutex_lock(&c->mu);
         c->turns[tp]++;
-        pthread_cond_broadcast(&c->cv);
-        pthread_mutex_unlock(&c->mu);
+        hst_cond_broadcast(&c->cv);
+        hst_mutex_unlock(&c->mu);
     }
     return 1;
 }
@@ -2542,10 +2536,10 @@ static int hst__erows_correct(hst__erows_job *j) {
 
 /* A backend failed: the others stop waiting for its turns. */
 static void hst__erows_fail(hst__erows_ctl *c) {
-    pthread_mutex_lock(&c->mu);
+    hst_mutex_lock(&c->mu);
     c->failed = 1;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
+    hst_cond_broadcast(&c->cv);
+    hst_mutex_unlock(&c->mu);
 }
 
 /* The job's first part: its rows of every frame (neither corrected nor checked), then its
@@ -2720,10 +2714,10 @@ static hst_result hst__erows_result(const hst__erows_ctl *c, const hst__erows_jo
 /* Every backend's job on a thread of its own; backend 0's, and any whose thread could not
    start, on this one: first all their rows and sums, in order, then their corrections (a
    correction waits for every backend's sums). started[k]: job k's thread. */
-static void hst__erows_jobs(hst__erows_job *jobs, unsigned n, pthread_t *th, int *started) {
+static void hst__erows_jobs(hst__erows_job *jobs, unsigned n, hst_thread *th, int *started) {
     unsigned k;
     for (k = 0; k < n; k++)
-        started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && pthread_create(&th[k], NULL, hst__erows_main, &jobs[k]) == 0;
+        started[k] = k > 0 && jobs[k].r1 > jobs[k].r0 && hst_thread_create(&th[k], hst__erows_main, &jobs[k]);
     for (k = 0; k < n; k++)
         if (!started[k] && jobs[k].r1 > jobs[k].r0) hst__erows_compute(&jobs[k]);
     for (k = 0; k < n; k++)
@@ -2736,7 +2730,7 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     hst__erows_job jobs[HST_STREAM_MAX_BACKENDS];
     uint32_t bounds[HST_STREAM_MAX_BACKENDS + 1];
     double w[HST_STREAM_MAX_BACKENDS];
-    pthread_t th[HST_STREAM_MAX_BACKENDS];
+    hst_thread th[HST_STREAM_MAX_BACKENDS];
     int started[HST_STREAM_MAX_BACKENDS];
     hst__erows_ctl ctl;
     hst_esrrf_desc d;
@@ -2759,18 +2753,18 @@ static hst_result hst__erun_rows(const hst_esrrf_desc *desc, const void *stack, 
     }
     if ((r = hst__erows_ctl_init(&ctl, &d, ntp, rows * d.magnification, cols * d.magnification)) != HST_SUCCESS)
         return r;
-    pthread_mutex_init(&ctl.mu, NULL);
-    pthread_cond_init(&ctl.cv, NULL);
+    (void)hst_mutex_init(&ctl.mu);
+    (void)hst_cond_init(&ctl.cv);
     hst__erows_split(rows * d.magnification, hst__erows_weights(&d, cols * d.magnification, w) ? w : NULL, n, bounds);
     for (k = 0; k < n; k++)
         hst__erows_job_init(&jobs[k], &ctl, &d, k, stack, dtype, frames, rows, cols, bounds[k], bounds[k + 1], out);
     hst__erows_jobs(jobs, n, th, started);
     t1 = hst_time_s();
     for (k = 1; k < n; k++)
-        if (started[k]) pthread_join(th[k], NULL);
+        if (started[k]) hst_thread_join(&th[k]);
     jobs[0].wait += hst_time_s() - t1;
-    pthread_mutex_destroy(&ctl.mu);
-    pthread_cond_destroy(&ctl.cv);
+    hst_mutex_destroy(&ctl.mu);
+    hst_cond_destroy(&ctl.cv);
     hst_backend_free(d.backends[0], ctl.sums);
     r = hst__erows_result(&ctl, jobs, n, out, &upto);
     if (r == HST_SUCCESS) hst__erows_record(&d, jobs, cols * d.magnification);
@@ -3086,38 +3080,38 @@ static void hst__empi_pump_end(hst__empi *m, hst__empi_pump *p) {
 typedef struct hst__empi_task {
     void (*fn)(void *);
     void *ctx;
-    pthread_mutex_t mu;
+    hst_mutex mu;
     int done;
 } hst__empi_task;
 
 static void *hst__empi_task_main(void *p) {
     hst__empi_task *t = (hst__empi_task *)p;
     t->fn(t->ctx);
-    pthread_mutex_lock(&t->mu);
+    hst_mutex_lock(&t->mu);
     t->done = 1;
-    pthread_mutex_unlock(&t->mu);
+    hst_mutex_unlock(&t->mu);
     return NULL;
 }
 
 static void hst__empi_beside(const hst__empi *m, hst__empi_pump *p, void (*fn)(void *), void *ctx) {
     hst__empi_task t;
-    pthread_t th;
+    hst_thread th;
     int done = 0;
-    if (p->total == 0 || pthread_mutex_init(&t.mu, NULL) != 0) { fn(ctx); return; }
+    if (p->total == 0 || !hst_mutex_init(&t.mu)) { fn(ctx); return; }
     t.fn = fn; t.ctx = ctx; t.done = 0;
-    if (pthread_create(&th, NULL, hst__empi_task_main, &t) != 0) {
-        pthread_mutex_destroy(&t.mu);
+    if (!hst_thread_create(&th, hst__empi_task_main, &t)) {
+        hst_mutex_destroy(&t.mu);
         fn(ctx);
         return;
     }
     while (!done) {   /* once every message is in, the thread is joined without polling */
         if (hst__empi_pump_move(m, p, 0)) break;
-        pthread_mutex_lock(&t.mu);
+        hst_mutex_lock(&t.mu);
         done = t.done;
-        pthread_mutex_unlock(&t.mu);
+        hst_mutex_unlock(&t.mu);
     }
-    pthread_join(th, NULL);
-    pthread_mutex_destroy(&t.mu);
+    hst_thread_join(&th);
+    hst_mutex_destroy(&t.mu);
 }
 
 /* One time point's sums: this rank's rows added (a task beside the gather). */
@@ -3988,10 +3982,10 @@ HST__EDEF hst_result hst_esrrf_sweep(const hst_esrrf_desc *desc, const hst_esrrf
    of pages costs tens of milliseconds. */
 struct hst_esrrf_live {
     hst__eng e;
-    pthread_t worker;
+    hst_thread worker;
     int worker_started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    hst_mutex mu;
+    hst_cond cv;
     unsigned char *stage[2];
     hst_buffer *pin[2];             /* the pinned buffer stage[k] lies in, or NULL (pageable) */
     int pin_kept;                   /* pin[] are the backend's kept pair (hst__elive_kept) */
@@ -4019,35 +4013,35 @@ struct hst_esrrf_live {
    from the first push on. */
 static void *hst__elive_main(void *p) {
     hst_esrrf_live *lv = (hst_esrrf_live *)p;
-    pthread_mutex_lock(&lv->mu);
+    hst_mutex_lock(&lv->mu);
     for (;;) {
         hst_result r;
         double t0 = hst_time_s();
-        while (!lv->job && !lv->quit) pthread_cond_wait(&lv->cv, &lv->mu);
+        while (!lv->job && !lv->quit) hst_cond_wait(&lv->cv, &lv->mu);
         if (lv->first_push_s > 0)
             lv->e.rep.worker_idle_seconds += hst_time_s() - (t0 > lv->first_push_s ? t0 : lv->first_push_s);
         if (!lv->job) break;
-        pthread_mutex_unlock(&lv->mu);
+        hst_mutex_unlock(&lv->mu);
         r = hst__erun_frames(&lv->e, lv->stage[lv->job_buf] + (lv->job_skip ? 0 : lv->e.in_frame_bytes),
                              lv->job_first, lv->job_first + lv->job_count, lv->job_skip);
-        pthread_mutex_lock(&lv->mu);
+        hst_mutex_lock(&lv->mu);
         if (r != HST_SUCCESS && lv->err == HST_SUCCESS) lv->err = r;
         lv->job = 0;
-        pthread_cond_broadcast(&lv->cv);
+        hst_cond_broadcast(&lv->cv);
     }
-    pthread_mutex_unlock(&lv->mu);
+    hst_mutex_unlock(&lv->mu);
     return NULL;
 }
 
 /* The engine's piece_ran: the job's last piece has run, so its staging buffer is read. */
 static void hst__elive_ran(void *user, uint64_t end) {
     hst_esrrf_live *lv = (hst_esrrf_live *)user;
-    pthread_mutex_lock(&lv->mu);
+    hst_mutex_lock(&lv->mu);
     if (lv->job && end == lv->job_first + lv->job_count) {
         lv->job_released = 1;
-        pthread_cond_broadcast(&lv->cv);
+        hst_cond_broadcast(&lv->cv);
     }
-    pthread_mutex_unlock(&lv->mu);
+    hst_mutex_unlock(&lv->mu);
 }
 
 /* The session's states (esrrf.h's top comment on the live API): pushes are taken while OPEN;
@@ -4091,7 +4085,7 @@ static hst_result hst__elive_hold(hst_esrrf_live *lv) {
 /* Waits until the worker has no job, adding the wait to *seconds. Called with mu held. */
 static void hst__elive_wait_idle(hst_esrrf_live *lv, double *seconds) {
     double t0 = hst_time_s();
-    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    while (lv->job) hst_cond_wait(&lv->cv, &lv->mu);
     *seconds += hst_time_s() - t0;
 }
 
@@ -4121,7 +4115,7 @@ static void hst__elive_handoff(hst_esrrf_live *lv, uint64_t n) {
     lv->has_prev = 1;
     lv->e.rep.handoffs++;
     if (n > lv->e.rep.handoff_frames_max) lv->e.rep.handoff_frames_max = n;
-    pthread_cond_broadcast(&lv->cv);
+    hst_cond_broadcast(&lv->cv);
 }
 
 /* Frees the staging buffers that no job reads any more (at finish: no push follows). Called
@@ -4132,9 +4126,9 @@ static void hst__elive_free_staging(hst_esrrf_live *lv) {
         unsigned char *b = lv->stage[k];
         if (!b || lv->pin[k] || (lv->job && !lv->job_released && k == lv->job_buf)) continue;
         lv->stage[k] = NULL;
-        pthread_mutex_unlock(&lv->mu);
+        hst_mutex_unlock(&lv->mu);
         hst_backend_free(lv->e.log_be, b);
-        pthread_mutex_lock(&lv->mu);
+        hst_mutex_lock(&lv->mu);
     }
 }
 
@@ -4291,12 +4285,12 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     lv->e.piece_ran = hst__elive_ran;
     lv->e.piece_ran_user = lv;
     if (r == HST_SUCCESS) {
-        pthread_mutex_init(&lv->mu, NULL);
-        pthread_cond_init(&lv->cv, NULL);
-        lv->worker_started = pthread_create(&lv->worker, NULL, hst__elive_main, lv) == 0;
+        (void)hst_mutex_init(&lv->mu);
+        (void)hst_cond_init(&lv->cv);
+        lv->worker_started = hst_thread_create(&lv->worker, hst__elive_main, lv);
         if (!lv->worker_started) {
-            pthread_mutex_destroy(&lv->mu);
-            pthread_cond_destroy(&lv->cv);
+            hst_mutex_destroy(&lv->mu);
+            hst_cond_destroy(&lv->cv);
             r = hst_backend_fail(lv->e.log_be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, "hst_esrrf_live_create",
                           "no worker thread");
         }
@@ -4323,7 +4317,7 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
                          lv->e.rows, lv->e.cols);
     if (!frames) return hst__null_arg(lv->e.log_be, "hst_esrrf_live_push", "frames is NULL");
     fb = lv->e.in_frame_bytes;
-    pthread_mutex_lock(&lv->mu);
+    hst_mutex_lock(&lv->mu);
     if (lv->first_push_s == 0) lv->first_push_s = hst_time_s();
     while (count && lv->err == HST_SUCCESS) {
         uint64_t k = lv->cap - lv->count;
@@ -4333,11 +4327,11 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
         /* The fill buffer and its count are the pushing thread's alone: the copy runs without
            the lock, which the worker needs between pieces (held during copies, it left an H100
            idle for 30 ms after each hand-off while a camera-speed pusher filled the buffer). */
-        pthread_mutex_unlock(&lv->mu);
+        hst_mutex_unlock(&lv->mu);
         t0 = hst_time_s();
         memcpy(dst, src, (size_t)k * fb);
         t0 = hst_time_s() - t0;
-        pthread_mutex_lock(&lv->mu);
+        hst_mutex_lock(&lv->mu);
         lv->e.rep.push_copy_seconds += t0;
         lv->count += k;
         src += (size_t)k * fb;
@@ -4345,7 +4339,7 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
         hst__elive_maybe_handoff(lv);
     }
     r = lv->err;
-    pthread_mutex_unlock(&lv->mu);
+    hst_mutex_unlock(&lv->mu);
     return hst__elive_after(lv, r);
 }
 
@@ -4353,9 +4347,9 @@ HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames,
 static void hst__elive_finish_wait(hst_esrrf_live *lv) {
     double t0 = hst_time_s();
     hst__elive_free_staging(lv);   /* the buffer pushes filled: idle now */
-    while (lv->job && !lv->job_released) pthread_cond_wait(&lv->cv, &lv->mu);
+    while (lv->job && !lv->job_released) hst_cond_wait(&lv->cv, &lv->mu);
     hst__elive_free_staging(lv);   /* the last piece's: read, while the worker delivers */
-    while (lv->job) pthread_cond_wait(&lv->cv, &lv->mu);
+    while (lv->job) hst_cond_wait(&lv->cv, &lv->mu);
     lv->e.rep.finish_wait_seconds += hst_time_s() - t0;
 }
 
@@ -4365,7 +4359,7 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     hst_result r;
     if (!lv) return hst__null_arg(NULL, "hst_esrrf_live_finish", "lv is NULL");
     if ((r = hst__elive_state(lv, "hst_esrrf_live_finish")) != HST_SUCCESS) return r;
-    pthread_mutex_lock(&lv->mu);
+    hst_mutex_lock(&lv->mu);
     T = lv->e.d.frames_per_timepoint;
     total = lv->first + lv->count;
     hst__elive_wait_idle(lv, &lv->e.rep.finish_wait_seconds);
@@ -4388,7 +4382,7 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
         hst__elive_finish_wait(lv);
     }
     r = lv->err;
-    pthread_mutex_unlock(&lv->mu);
+    hst_mutex_unlock(&lv->mu);
     if (hst__elive_after(lv, r) == HST_SUCCESS) lv->state = HST__ELIVE_FINISHED;
     if (r == HST_SUCCESS && lv->e.d.progress && lv->e.d.progress(total, total, lv->e.d.progress_user))
         r = HST_ERROR_CANCELLED;   /* every image is delivered: the session stays FINISHED */
@@ -4402,13 +4396,13 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     int k;
     if (!lv) return;
     if (lv->worker_started) {
-        pthread_mutex_lock(&lv->mu);
+        hst_mutex_lock(&lv->mu);
         lv->quit = 1;
-        pthread_cond_broadcast(&lv->cv);
-        pthread_mutex_unlock(&lv->mu);
-        pthread_join(lv->worker, NULL);
-        pthread_mutex_destroy(&lv->mu);
-        pthread_cond_destroy(&lv->cv);
+        hst_cond_broadcast(&lv->cv);
+        hst_mutex_unlock(&lv->mu);
+        hst_thread_join(&lv->worker);
+        hst_mutex_destroy(&lv->mu);
+        hst_cond_destroy(&lv->cv);
     }
     if (lv->pin[0] || lv->pin[1]) hst__elive_unpin(lv);
     else

@@ -103,7 +103,8 @@
      HST_IMPLEMENTATION                     the implementation TU: compile every header's body
      HST_LIQUID_IMPLEMENTATION              the implementation TU: compile liquid.h's body only
      HST_NO_OPENCL, HST_STATIC, HST_API     as in backend.h
-   The implementation uses POSIX threads (the host device's frames): link with -lpthread.
+   The implementation uses backend.h's OS shim (the host device's frames): link with -lpthread
+   where it runs on POSIX threads (Win32 threads on Windows).
 
    What it does NOT do: no shift-scale-rotate, polar transform or other interpolations (Catmull-
    Rom shift-and-magnify only); RGC without NanoPyx's pad_edges (margins of int(radius * mag)
@@ -364,11 +365,9 @@ HST_API HST_NODISCARD hst_result hst_liquid_clear(hst_liquid *lq, hst_liquid_met
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #if defined(HST_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #  define HST__LDEF HST_API __attribute__((unused))
@@ -521,11 +520,7 @@ static void *hst__lq_job_main(void *p) {
 }
 
 static unsigned hst__lq_threads(void) {
-#if defined(_SC_NPROCESSORS_ONLN)
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-#else
-    long n = 1;   /* a build that hides sysconf's processor count: one thread */
-#endif
+    long n = (long)hst_cpu_count();
     if (n < 1) n = 1;
     return n > HST__LQ_MAX_THREADS ? HST__LQ_MAX_THREADS : (unsigned)n;
 }
@@ -553,7 +548,7 @@ static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_kar
                                  size_t items, size_t row, uint64_t frames) {
     hst_launch_desc d;
     hst__lq_job jobs[HST__LQ_MAX_THREADS];
-    pthread_t th[HST__LQ_MAX_THREADS];
+    hst_thread th[HST__LQ_MAX_THREADS];
     int started[HST__LQ_MAX_THREADS];
     unsigned n, k;
     hst_result r = HST_SUCCESS;
@@ -575,11 +570,11 @@ static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_kar
     for (k = 0; k < n; k++) {
         jobs[k].be = be; jobs[k].d = &d; jobs[k].r = HST_SUCCESS;
         hst__lq_part(&jobs[k], k, n, items, row, frames);
-        started[k] = k > 0 && pthread_create(&th[k], NULL, hst__lq_job_main, &jobs[k]) == 0;
+        started[k] = k > 0 && hst_thread_create(&th[k], hst__lq_job_main, &jobs[k]);
     }
     (void)hst__lq_job_main(&jobs[0]);
     for (k = 1; k < n; k++) {
-        if (started[k]) pthread_join(th[k], NULL);
+        if (started[k]) hst_thread_join(&th[k]);
         else (void)hst__lq_job_main(&jobs[k]);
     }
     for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;

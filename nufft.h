@@ -97,7 +97,8 @@
      HST_NUFFT_IMPLEMENTATION           the implementation TU: compile nufft.h's body only
      HST_FFT                            the implementation TU: array.h's FFTs (required)
      HST_NO_OPENCL, HST_STATIC, HST_API as in backend.h
-   The implementation uses POSIX threads (the host device's threads): link with -lpthread.
+   The implementation uses backend.h's OS shim (the host device's threads): link with -lpthread
+   where it runs on POSIX threads (Win32 threads on Windows).
 
    What it does NOT do: no type 3; no 1-D; no mixed precision (c and f both the plan's dtype:
    complex64 or complex128; either set_points takes float or double points); batches
@@ -231,7 +232,6 @@ HST_API void hst_nufft_plan_destroy(hst_nufft_plan *plan);
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,17 +475,17 @@ static void *hst__nujob_main(void *p) {
    replaced by the caller running its share. */
 static void hst__nu_parallel(hst__nujob_fn fn, void *ctx, unsigned n) {
     hst__nujob jobs[HST__NU_MAX_THREADS];
-    pthread_t th[HST__NU_MAX_THREADS];
+    hst_thread th[HST__NU_MAX_THREADS];
     int started[HST__NU_MAX_THREADS];
     unsigned k;
     if (n > HST__NU_MAX_THREADS) n = HST__NU_MAX_THREADS;
     for (k = 0; k < n; k++) {
         jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
-        started[k] = k > 0 && pthread_create(&th[k], NULL, hst__nujob_main, &jobs[k]) == 0;
+        started[k] = k > 0 && hst_thread_create(&th[k], hst__nujob_main, &jobs[k]);
     }
     if (n) fn(ctx, 0, n);
     for (k = 1; k < n; k++) {
-        if (started[k]) pthread_join(th[k], NULL);
+        if (started[k]) hst_thread_join(&th[k]);
         else fn(ctx, k, n);
     }
 }

@@ -33,11 +33,11 @@
        if (r == HST_SUCCESS) r = hst_error_map_batch(be, ref, 1000, 1000, &batch, 9, 5000, 5000, NULL, NULL, ems);
        // the drift of a u16 stack read from disk 100 frames at a time, every frame against the first
        // given: const uint16_t *block; size_t frames; double *drift;   // drift: frames x 2 doubles
-       hst_drift *dr = NULL;
-       if (r == HST_SUCCESS) r = hst_drift_open(be, 1000, 1000, NULL, &dr);   // NULL: the defaults
-       // for each block read: r = hst_drift_push(dr, block, HST_DRIFT_U16, 100);
-       if (r == HST_SUCCESS) r = hst_drift_finish(dr, drift, frames);   // (dy, dx) per frame, pixels
-       hst_drift_close(dr);
+       hst_drift *ds = NULL;
+       if (r == HST_SUCCESS) r = hst_drift_open(be, 1000, 1000, NULL, &ds);   // NULL: the defaults
+       // for each block read: r = hst_drift_push(ds, block, HST_DRIFT_U16, 100);
+       if (r == HST_SUCCESS) r = hst_drift_finish(ds, drift, frames);   // (dy, dx) per frame, pixels
+       hst_drift_close(ds);
        if (r != HST_SUCCESS) puts(hst_result_string(r));   // the backend's log says why
        if (hst_backend_destroy(be) != HST_SUCCESS) return 1;
        // cc -std=c99 app.c -lOpenCL -lfftw3f -lfftw3 -lm   (with HST_FFT: vkFFT.h on the include path)

@@ -802,15 +802,7 @@ static const hst_backend *hst__desc_be(const hst_stream_desc *d) {
     return d && d->backends && d->num_backends ? d->backends[0] : NULL;
 }
 
-static double hst__now_s(void) {
-#if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
+static double hst__now_s(void) { return hst_time_s(); }
 
 /* >>pinned arrays --------------------------------------------------------------------------- */
 struct hst_stream_pinned {

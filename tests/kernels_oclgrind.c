@@ -628,6 +628,47 @@ static void quality_partial_sums(hst_backend *be)
     EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "quality partial_sums differs from the host twin");
 }
 
+/* The drift estimation's kernels (quality.h's hst_drift_*) on made-up data: block sums of u16
+   frames, the cross-power spectrum against a reference and against the previous image, each
+   row's maximum within the window and the peak's patch of a 2-image map (wrapping at the
+   edges), each equal to its twin, run through the same launcher on the host device. */
+static void quality_drift(hst_backend *be, hst_backend *host)
+{
+    enum { R = 12, C = 10, NPIX = R * C, CNT = 2, NOUT = 2, N = R * (C / 2 + 1), MY = 3, MX = 4,
+           W = 2 * MY + 1, P = 2 + 49 };
+    static uint16_t raw[CNT * NOUT * NPIX];
+    static float sum[2][NOUT * NPIX], spec[2 * CNT * N], prev[2 * N], cross[2][2 * CNT * N];
+    static float map[CNT * R * C], val[2][CNT * W], patch[2][CNT * P];
+    static int at[2][CNT * W];
+    const cl_ulong npix = NPIX, zero = 0, n = N;
+    const cl_uint cnt = CNT, nout = NOUT;
+    unsigned k;
+    for (k = 0; k < sizeof raw / sizeof raw[0]; k++) raw[k] = (uint16_t)((k * 2654435761u) >> 20);
+    wl_fill_f32(spec, sizeof spec / sizeof spec[0], 3);
+    wl_fill_f32(prev, sizeof prev / sizeof prev[0], 4);
+    wl_fill_f32(map, sizeof map / sizeof map[0], 5);
+    for (k = 0; k < 2; k++) {
+        hst_backend *b = k ? host : be;
+        const size_t gs[2] = {NPIX, NOUT}, gc[2] = {N, CNT}, gr[2] = {W, CNT}, gp = CNT;
+        qarg as[9] = {QB(raw), QB(sum[k]), QL(npix), QL(zero), QL(zero), QU(cnt), QU(nout), QI(1), QI(2)};
+        qarg ac[6] = {QB(spec), QB(prev), QB(cross[k]), QL(n), QU(cnt), QI(1)};
+        qarg ar[8] = {QB(map), QB(val[k]), QB(at[k]), QI(R), QI(C), QI(MY), QI(MX), QU(cnt)};
+        qarg ap[9] = {QB(map), QB(val[k]), QB(at[k]), QB(patch[k]), QI(R), QI(C), QI(MY), QI(MX), QU(cnt)};
+        nan_fill(sum[k], NOUT * NPIX);
+        nan_fill(cross[k], 2 * CNT * N);
+        nan_fill(patch[k], CNT * P);
+        quality_launch(b, "", HST_KQUALITY_DRIFT_SUM, 2, gs, 9, as);
+        quality_launch(b, "", HST_KQUALITY_DRIFT_CROSS, 2, gc, 6, ac);
+        quality_launch(b, "", HST_KQUALITY_DRIFT_ROWS, 2, gr, 8, ar);
+        quality_launch(b, "", HST_KQUALITY_DRIFT_PEAK, 1, &gp, 9, ap);
+    }
+    EXPECT(!memcmp(sum[0], sum[1], sizeof sum[0]), "quality drift_sum differs from the host twin");
+    EXPECT(!memcmp(cross[0], cross[1], sizeof cross[0]), "quality drift_cross differs from the host twin");
+    EXPECT(!memcmp(val[0], val[1], sizeof val[0]) && !memcmp(at[0], at[1], sizeof at[0]),
+           "quality drift_rows differs from the host twin");
+    EXPECT(!memcmp(patch[0], patch[1], sizeof patch[0]), "quality drift_peak differs from the host twin");
+}
+
 /* The kernels that read spectra, on made-up r2c halves: FRC's for a 32 x 32 image (max_r 15,
    chunks of 64 samples: 2 per long ring), decorrelation's for 16 x 16 (the whole plane, and a
    ROI with the DC kept), the Fourier interpolation's for 8 -> 16, each == its host twin (cos and
@@ -1086,6 +1127,7 @@ int main(int argc, char **argv)
     quality_partial_sums(be);
     quality_dct(be);
     quality_gains(be);
+    quality_drift(be, host);
     printf("quality kernels: done (%lu launches so far)\n", launches); fflush(stdout);
 
     rel_launch_hook = NULL;

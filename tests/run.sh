@@ -327,6 +327,22 @@ stage_headers() {
     for lang in c99 cxx11; do compile_check all-headers-twice "$lang" "$tu"; done
     separate_tus
     header_examples
+    os_includes
+}
+
+# Operating-system headers live in backend.h's OS shim alone (its POSIX and Win32 halves): any
+# other header that includes one fails (issue 40: the headers build on Windows).
+os_includes() {
+    local h bad
+    for h in "${HEADER_LIST[@]}"; do
+        [ "$h" = backend.h ] && continue
+        bad=$(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(pthread|unistd|fcntl|windows|direct|sys/[a-z_]+)\.h>' "$h")
+        if [ -n "$bad" ]; then
+            FAILED=$((FAILED + 1)); echo "  FAIL  os-includes $h: $bad"
+        else
+            PASSED=$((PASSED + 1)); echo "  ok    os-includes $h"
+        fi
+    done
 }
 
 # Each header's opening usage example, compiled as C99: the indented block after "Usage",
