@@ -6,7 +6,9 @@
    tests/windows/fmaf_checks.h). On a CPU without the instruction there is nothing to compare
    with: the test says so and skips. No device is involved (the same on every HST_DEVICE). */
 #define HST_IMPLEMENTATION
+#ifndef HST_NO_OPENCL
 #define HST_NO_OPENCL          /* only the OS shim's threads are used */
+#endif
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
