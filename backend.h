@@ -133,13 +133,15 @@
                       hst_kernel_run hst_kernel_signature hst_karg_kind_word
      Extensions       hst_backend_attach hst_backend_extension hst_backend_fail
                       hst_backend_interrupt hst_backend_interrupt_clear hst_backend_interrupted
+                      hst_backend_lock hst_backend_unlock
                       hst_backend_calloc hst_backend_cache_dir hst_backend_device_limit
                       hst_size_mul hst_size_add hst_hash_final hst_temp_name hst_buffer_create_view
                       hst_buffer_root hst_backend_cl_platform hst_test_device_wrap
                       hst_test_device_count hst_test_device_op_name hst_test_device_reset
      OS shim          hst_thread_create hst_thread_join hst_mutex_init hst_mutex_destroy
                       hst_mutex_lock hst_mutex_unlock hst_cond_init hst_cond_destroy
-                      hst_cond_wait hst_cond_signal hst_cond_broadcast hst_once hst_atomic_add
+                      hst_cond_wait hst_cond_signal hst_cond_broadcast hst_rmutex_init
+                      hst_rmutex_destroy hst_rmutex_lock hst_rmutex_unlock hst_once hst_atomic_add
                       hst_cpu_count hst_physical_memory_bytes hst_process_id hst_user_id
                       hst_mkdirs hst_rename_replace hst_file_lock_acquire
                       hst_file_lock_release
@@ -1244,6 +1246,14 @@ HST_API HST_NODISCARD hst_result hst_backend_fail(const hst_backend *be, hst_res
 HST_API void hst_backend_interrupt(hst_backend *be);
 HST_API void hst_backend_interrupt_clear(hst_backend *be);
 HST_API int hst_backend_interrupted(const hst_backend *be);
+/* The backend's lock, recursive (its holder may take it again; one unlock per lock): per-backend
+   calls made from threads of their own take turns under it. esrrf.h's live sessions take it
+   around each piece their worker runs and around their creation, finish and destruction, and
+   its batch calls for their whole run, so that sessions and batch calls on one backend take
+   turns. A caller that makes per-backend calls from a thread of its own while a live session
+   works takes it around them. Thread safety: while alive. */
+HST_API void hst_backend_lock(hst_backend *be);
+HST_API void hst_backend_unlock(hst_backend *be);
 /* hst_backend_alloc with the bytes zeroed. Thread safety: while alive. */
 HST_API void *hst_backend_calloc(const hst_backend *be, size_t bytes);
 /* The disk cache directory ("" when off) and the desc's cap on live device bytes (0: none).
@@ -1289,6 +1299,7 @@ typedef struct hst_cond { void *cv; } hst_cond;                  /* CONDITION_VA
 typedef struct hst_once_flag { void *init; } hst_once_flag;      /* INIT_ONCE */
 #  define HST_ONCE_INIT {0}
 typedef struct hst_file_lock { void *handle; } hst_file_lock;    /* HANDLE */
+typedef unsigned long hst__thread_self;                          /* DWORD: a thread id */
 #else
 typedef struct hst_thread { pthread_t t; } hst_thread;
 typedef struct hst_mutex { pthread_mutex_t m; } hst_mutex;
@@ -1296,7 +1307,17 @@ typedef struct hst_cond { pthread_cond_t c; } hst_cond;
 typedef struct hst_once_flag { pthread_once_t o; } hst_once_flag;
 #  define HST_ONCE_INIT {PTHREAD_ONCE_INIT}
 typedef struct hst_file_lock { int fd; } hst_file_lock;
+typedef pthread_t hst__thread_self;
 #endif
+/* A recursive mutex (the thread that holds it may take it again; each lock has its unlock),
+   made of a mutex and a condition variable: the owner is read and written under the inner
+   mutex only, so no thread reads it while another writes it. */
+typedef struct hst_rmutex {
+    hst_mutex m;
+    hst_cond free;
+    hst__thread_self owner;
+    unsigned depth;            /* 0: free */
+} hst_rmutex;
 /* Starts fn(arg) on a new thread (its return value is dropped). 1 on success, 0 when the
    system refuses (out of memory, thread limit: *t is then unusable, the caller runs fn
    itself). hst_thread_join waits for it to end and frees it; join each started thread once. */
@@ -1315,6 +1336,13 @@ HST_API void hst_cond_destroy(hst_cond *c);
 HST_API void hst_cond_wait(hst_cond *c, hst_mutex *m);
 HST_API void hst_cond_signal(hst_cond *c);
 HST_API void hst_cond_broadcast(hst_cond *c);
+/* A recursive mutex: hst_rmutex_lock returns at once to the thread that holds it (depth + 1),
+   and waits for the others; hst_rmutex_unlock by the holder, once per lock. init: 1 on success,
+   0 when the system refuses (destroy only what was made). */
+HST_API int hst_rmutex_init(hst_rmutex *m);
+HST_API void hst_rmutex_destroy(hst_rmutex *m);
+HST_API void hst_rmutex_lock(hst_rmutex *m);
+HST_API void hst_rmutex_unlock(hst_rmutex *m);
 /* Runs fn exactly once per flag (a static `hst_once_flag f = HST_ONCE_INIT;`), the other
    callers waiting until it has returned. */
 HST_API void hst_once(hst_once_flag *flag, void (*fn)(void));
@@ -1620,6 +1648,7 @@ struct hst_backend {
     hst__extension ext[HST_BACKEND_MAX_EXTENSIONS];  /* >>extensions, attach order */
     unsigned num_ext;
     volatile sig_atomic_t interrupted;  /* hst_backend_interrupt: long calls stop */
+    hst_rmutex lock;           /* hst_backend_lock */
 #ifndef HST_NO_OPENCL
     cl_context ctx;
     cl_device_id dev;
@@ -1840,6 +1869,14 @@ HST__BDEF void hst_backend_interrupt_clear(hst_backend *be) {
 
 HST__BDEF int hst_backend_interrupted(const hst_backend *be) {
     return be && be->interrupted != 0;
+}
+
+HST__BDEF void hst_backend_lock(hst_backend *be) {
+    if (be) hst_rmutex_lock(&be->lock);
+}
+
+HST__BDEF void hst_backend_unlock(hst_backend *be) {
+    if (be) hst_rmutex_unlock(&be->lock);
 }
 
 HST__BDEF hst_result hst_backend_fail(const hst_backend *be, hst_result result, hst_log_item item,
@@ -2099,6 +2136,51 @@ static BOOL CALLBACK hst__once_main(PINIT_ONCE once, PVOID param, PVOID *ctx) {
     return TRUE;
 }
 #endif
+
+static hst__thread_self hst__self(void) {
+#if defined(_WIN32)
+    return (hst__thread_self)GetCurrentThreadId();
+#else
+    return pthread_self();
+#endif
+}
+
+static int hst__self_is(hst__thread_self t) {
+#if defined(_WIN32)
+    return t == (hst__thread_self)GetCurrentThreadId();
+#else
+    return pthread_equal(t, pthread_self()) != 0;
+#endif
+}
+
+HST__BDEF int hst_rmutex_init(hst_rmutex *m) {
+    memset(m, 0, sizeof *m);
+    if (!hst_mutex_init(&m->m)) return 0;
+    if (hst_cond_init(&m->free)) return 1;
+    hst_mutex_destroy(&m->m);
+    return 0;
+}
+
+HST__BDEF void hst_rmutex_destroy(hst_rmutex *m) {
+    hst_cond_destroy(&m->free);
+    hst_mutex_destroy(&m->m);
+}
+
+HST__BDEF void hst_rmutex_lock(hst_rmutex *m) {
+    hst_mutex_lock(&m->m);
+    if (!m->depth || !hst__self_is(m->owner)) {
+        while (m->depth) hst_cond_wait(&m->free, &m->m);
+        m->owner = hst__self();
+    }
+    m->depth++;
+    hst_mutex_unlock(&m->m);
+}
+
+HST__BDEF void hst_rmutex_unlock(hst_rmutex *m) {
+    hst_mutex_lock(&m->m);
+    if (m->depth && --m->depth == 0) hst_cond_signal(&m->free);
+    hst_mutex_unlock(&m->m);
+}
 
 HST__BDEF void hst_once(hst_once_flag *flag, void (*fn)(void)) {
 #if defined(_WIN32)
@@ -3783,6 +3865,11 @@ HST__BDEF hst_result hst_backend_create(const hst_backend_desc *desc, hst_backen
     if (!be) return HST_ERROR_OUT_OF_HOST_MEMORY;
     *be = cfg;
     be->queue.be = be;
+    if (!hst_rmutex_init(&be->lock)) {
+        hst__free(&cfg, be);
+        return hst_backend_fail(&cfg, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY,
+                                "hst_backend_create", "the system refused the backend's lock");
+    }
     r = hst__open_device(be, desc);
     if (r == HST_SUCCESS) r = hst_pool_create(be, &be->pool);
     if (r != HST_SUCCESS) { hst__backend_free(be); return r; }   /* not handed out: nothing holds it */
@@ -3814,6 +3901,7 @@ static void hst__backend_free(hst_backend *be) {
     hst__release_programs(be);
     hst_pool_destroy(be->pool);
     be->ops->close(be);
+    hst_rmutex_destroy(&be->lock);
     hst__free(be, be);
 }
 

@@ -148,13 +148,18 @@
    What it does NOT do: rolling windows in the parameter sweep (refused); no drift correction or registration of the frames; no 3-D eSRRF; the
    parameter sweep on one backend only (not over several, nor MPI ranks); no shift in the magnification (NanoPyx's xyoffset
    compensation of the Roberts cross's half-pixel shift is not applied, as its chained path
-   does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; one
-   live session or batch call per backend at a time; MPI ranks get equal rows whatever their
-   speed; the live API in one process only (not over MPI ranks).
+   does not); input dtypes other than u8/u16/i16/f32 must be converted by the caller; live
+   sessions and batch calls on one backend take turns (below), they do not share the device;
+   MPI ranks get equal rows whatever their speed; the live API in one process only (not over
+   MPI ranks).
 
    Thread safety: in backend.h's words (its top comment). hst_esrrf_run: per backend, on every
    backend of the desc. A live session is one object: push and finish from one thread at a time;
-   its callbacks run on the session's worker thread.
+   its callbacks run on the session's worker thread. Sessions side by side on one backend are
+   allowed: their workers, creation, finish and destruction, and hst_esrrf_run, take the
+   backend's lock (hst_backend_lock), so they take turns on it. A callback may call
+   hst_esrrf_run on its backend (the lock is recursive), but must not push into or finish
+   another session of that backend (its worker would wait for the lock the callback's holds).
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (the full text at the
    end of this file). */
@@ -2294,6 +2299,27 @@ static void hst__ereport(hst__eng *e) {
         }
 }
 
+/* Takes (lock 1) or releases the locks (hst_backend_lock) of the n <= HST_STREAM_MAX_BACKENDS
+   backends bes[] (NULL entries skipped): in address order, so that two threads that lock sets
+   with backends in common cannot each hold one the other waits for. */
+static void hst__elock(hst_backend *const *bes, unsigned n, int lock) {
+    hst_backend *b[HST_STREAM_MAX_BACKENDS];
+    unsigned i, j;
+    for (i = 0; i < n && i < HST_STREAM_MAX_BACKENDS; i++) {   /* insertion sort by address */
+        for (j = i; j > 0 && (uintptr_t)b[j - 1] > (uintptr_t)bes[i]; j--) b[j] = b[j - 1];
+        b[j] = bes[i];
+    }
+    for (j = 0; j < i; j++) {
+        if (lock) hst_backend_lock(b[j]);
+        else hst_backend_unlock(b[j]);
+    }
+}
+
+/* The desc's backends for hst__elock (none where the desc is not valid: its check says why). */
+static unsigned hst__elock_count(const hst_esrrf_desc *d) {
+    return d && d->backends && d->num_backends <= HST_STREAM_MAX_BACKENDS ? d->num_backends : 0;
+}
+
 /* >>public functions ------------------------------------------------------------------------- */
 HST__EDEF hst_result hst_esrrf_backend_create(const hst_backend_desc *desc, hst_backend **out,
                                               int *host_instead) {
@@ -3341,9 +3367,14 @@ HST__EDEF int hst_esrrf_mode_parse(const char *name, size_t len) {
 HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack,
                                    hst_esrrf_dtype dtype, uint64_t frames, uint32_t rows,
                                    uint32_t cols, float *const *out, hst_esrrf_report *report) {
-    if (desc && desc->mpi_comm) return hst__erun_mpi(desc, stack, dtype, frames, rows, cols, out, report);
-    if (desc && desc->num_backends > 1) return hst__erun_rows(desc, stack, dtype, frames, rows, cols, out, report);
-    return hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, 0, 1, report);
+    unsigned nb = hst__elock_count(desc);
+    hst_result r;
+    hst__elock(nb ? desc->backends : NULL, nb, 1);
+    if (desc && desc->mpi_comm) r = hst__erun_mpi(desc, stack, dtype, frames, rows, cols, out, report);
+    else if (desc && desc->num_backends > 1) r = hst__erun_rows(desc, stack, dtype, frames, rows, cols, out, report);
+    else r = hst__ebatch(desc, stack, dtype, frames, rows, cols, 0, 0, out, 0, 1, report);
+    hst__elock(nb ? desc->backends : NULL, nb, 0);
+    return r;
 }
 
 /* >>sweep ------------------------------------------------------------------------------------ */
@@ -4022,8 +4053,10 @@ static void *hst__elive_main(void *p) {
             lv->e.rep.worker_idle_seconds += hst_time_s() - (t0 > lv->first_push_s ? t0 : lv->first_push_s);
         if (!lv->job) break;
         hst_mutex_unlock(&lv->mu);
+        hst__elock(lv->held, lv->nheld, 1);   /* other sessions' workers may share a backend */
         r = hst__erun_frames(&lv->e, lv->stage[lv->job_buf] + (lv->job_skip ? 0 : lv->e.in_frame_bytes),
                              lv->job_first, lv->job_first + lv->job_count, lv->job_skip);
+        hst__elock(lv->held, lv->nheld, 0);
         hst_mutex_lock(&lv->mu);
         if (r != HST_SUCCESS && lv->err == HST_SUCCESS) lv->err = r;
         lv->job = 0;
@@ -4258,8 +4291,8 @@ static hst_result hst__elive_prepare(hst_esrrf_live *lv) {
     return HST_SUCCESS;
 }
 
-HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
-                                           uint32_t rows, uint32_t cols, hst_esrrf_live **out) {
+static hst_result hst__elive_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+                                    uint32_t rows, uint32_t cols, hst_esrrf_live **out) {
     hst_esrrf_live *lv;
     hst_result r;
     size_t bytes;
@@ -4299,6 +4332,16 @@ HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf
     if (r != HST_SUCCESS) { hst_esrrf_live_destroy(lv); return r; }
     *out = lv;
     return HST_SUCCESS;
+}
+
+HST__EDEF hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
+                                           uint32_t rows, uint32_t cols, hst_esrrf_live **out) {
+    unsigned nb = hst__elock_count(desc);
+    hst_result r;
+    hst__elock(nb ? desc->backends : NULL, nb, 1);
+    r = hst__elive_create(desc, dtype, rows, cols, out);
+    hst__elock(nb ? desc->backends : NULL, nb, 0);
+    return r;
 }
 
 HST__EDEF hst_result hst_esrrf_live_push(hst_esrrf_live *lv, const void *frames, uint64_t count,
@@ -4386,13 +4429,17 @@ HST__EDEF hst_result hst_esrrf_live_finish(hst_esrrf_live *lv, hst_esrrf_report 
     if (hst__elive_after(lv, r) == HST_SUCCESS) lv->state = HST__ELIVE_FINISHED;
     if (r == HST_SUCCESS && lv->e.d.progress && lv->e.d.progress(total, total, lv->e.d.progress_user))
         r = HST_ERROR_CANCELLED;   /* every image is delivered: the session stays FINISHED */
+    hst__elock(lv->held, lv->nheld, 1);   /* the choice op's statistics are the backend's */
     hst__ereport(&lv->e);
+    hst__elock(lv->held, lv->nheld, 0);
     lv->e.rep.seconds = hst_time_s() - lv->e.t0;
     if (report) *report = lv->e.rep;
     return r;
 }
 
 HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
+    hst_backend *held[HST_STREAM_MAX_BACKENDS];
+    unsigned nheld;
     int k;
     if (!lv) return;
     if (lv->worker_started) {
@@ -4404,6 +4451,9 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
         hst_mutex_destroy(&lv->mu);
         hst_cond_destroy(&lv->cv);
     }
+    nheld = lv->nheld;
+    memcpy(held, lv->held, sizeof held);
+    hst__elock(held, nheld, 1);
     if (lv->pin[0] || lv->pin[1]) hst__elive_unpin(lv);
     else
         for (k = 0; k < 2; k++)
@@ -4411,6 +4461,7 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     for (k = 0; k < (int)lv->nheld; k++) hst_backend_release_hold(lv->held[k], lv);
     hst__eclose(&lv->e);
     free(lv);
+    hst__elock(held, nheld, 0);
 }
 
 #ifdef __cplusplus

@@ -462,6 +462,41 @@ static void test_live_staging_kept(void **state)
     outs_free(&ref);
 }
 
+/* Sessions and callers take turns on a backend (hst_backend_lock): while the caller holds the
+   lock, the worker runs nothing (2 frames complete time point 0, handed off at once, yet no
+   time point arrives in 0.3 s; a third frame waits in the other buffer, and a fourth would
+   wait for the worker: not pushed); once released, the session gives the batch call's bits. */
+static void test_live_waits_for_backend_lock(void **state)
+{
+    hst_esrrf_desc d;
+    hst_esrrf_live *lv = NULL;
+    hst_esrrf_report rep;
+    struct timespec ts = {0, 300000000L};
+    outs ref;
+    sink k;
+    (void)state;
+    desc_init(&d, &be, 1);
+    d.frames_per_timepoint = 2;
+    batch(&d, frames, HST_ESRRF_F32, N, &ref);
+    outs_alloc(&k.o, &d, N);
+    k.calls = 0;
+    d.on_timepoint = on_tp;
+    d.timepoint_user = &k;
+    assert_int_equal(hst_esrrf_live_create(&d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
+    hst_backend_lock(be);
+    assert_int_equal(hst_esrrf_live_push(lv, frames, 3, R, C), HST_SUCCESS);
+    while (nanosleep(&ts, &ts) != 0) {}
+    assert_int_equal(k.calls, 0);
+    hst_backend_unlock(be);
+    assert_int_equal(hst_esrrf_live_push(lv, frames + 3 * R * C, N - 3, R, C), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(k.calls, k.o.ntp);
+    expect_outs("live after the caller's lock vs batch", &d, &k.o, &ref);
+    hst_esrrf_live_destroy(lv);
+    outs_free(&k.o);
+    outs_free(&ref);
+}
+
 /* ------------------------------------------------------------------ modes, dtypes, backends */
 static void test_modes_one_pass(void **state)
 {
@@ -1353,6 +1388,7 @@ int main(void)
         cmocka_unit_test(test_live_equals_batch),
         cmocka_unit_test(test_live_uneven_pushes),
         cmocka_unit_test(test_live_staging_kept),
+        cmocka_unit_test(test_live_waits_for_backend_lock),
         cmocka_unit_test(test_modes_one_pass),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_two_backends),

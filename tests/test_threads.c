@@ -209,6 +209,7 @@ static void test_threads_choice_file(void **state)
     static void name(void **state) { const char *why = (call); (void)state; if (why) fail_msg("%s", why); }
 SHIM_TEST(test_shim_mutex_atomic, sc_check_mutex_atomic())
 SHIM_TEST(test_shim_atomic_values, sc_check_atomic_values())
+SHIM_TEST(test_shim_rmutex, sc_check_rmutex())
 SHIM_TEST(test_shim_broadcast, sc_check_broadcast())
 SHIM_TEST(test_shim_signal, sc_check_signal())
 SHIM_TEST(test_shim_once, sc_check_once())
@@ -224,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shim_mutex_atomic),
         cmocka_unit_test(test_shim_atomic_values),
+        cmocka_unit_test(test_shim_rmutex),
         cmocka_unit_test(test_shim_broadcast),
         cmocka_unit_test(test_shim_signal),
         cmocka_unit_test(test_shim_once),

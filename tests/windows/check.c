@@ -116,6 +116,7 @@ static void run_esrrf(hst_backend *be) {
 static void run_shim(const char *dir) {
     check_line("shim-mutex-atomic", sc_check_mutex_atomic());
     check_line("shim-atomic-values", sc_check_atomic_values());
+    check_line("shim-rmutex", sc_check_rmutex());
     check_line("shim-broadcast", sc_check_broadcast());
     check_line("shim-signal", sc_check_signal());
     check_line("shim-once", sc_check_once());

@@ -1,5 +1,6 @@
-/* tests/windows/shim_checks.h — checks of backend.h's OS shim (threads, mutexes, condition
-   variables, once, atomics, processor count, directories, replacing renames, file locks),
+/* tests/windows/shim_checks.h — checks of backend.h's OS shim (threads, mutexes, recursive
+   mutexes, condition variables, once, atomics, processor count, directories, replacing
+   renames, file locks),
    shared by tests/test_threads.c (cmocka, Linux) and tests/windows/check.c (no cmocka: built
    with mingw-w64 and run under Wine). Include after backend.h's implementation. Each check
    returns NULL when it holds, else a message saying what failed. Every wait is bounded: a
@@ -62,6 +63,46 @@ SC_FN const char *sc_check_mutex_atomic(void) {
     if (!all) return "hst_thread_create failed";
     if (c.plain != (long)SC_THREADS * SC_ROUNDS) return "the mutex lost updates";
     if (hst_atomic_add(&c.atomic, 0) != (long)SC_THREADS * SC_ATOMIC_ROUNDS) return "hst_atomic_add lost updates";
+    return NULL;
+}
+
+/* ---- recursive mutex: SC_THREADS threads take it twice (the second take must not wait for
+   the first) and add to a plain counter under the inner and then only the outer hold; the
+   total is exact (a hold the inner unlock ended too early shows as lost updates) ----------- */
+typedef struct sc_rcount {
+    hst_rmutex mu;
+    long plain;
+} sc_rcount;
+
+static void *sc_rcount_main(void *p) {
+    sc_rcount *c = (sc_rcount *)p;
+    int k;
+    for (k = 0; k < SC_ROUNDS / 10; k++) {
+        long seen;
+        hst_rmutex_lock(&c->mu);
+        hst_rmutex_lock(&c->mu);
+        seen = c->plain;
+        c->plain = seen + 1;
+        hst_rmutex_unlock(&c->mu);
+        seen = c->plain;          /* still held: the outer lock's */
+        c->plain = seen + 1;
+        hst_rmutex_unlock(&c->mu);
+    }
+    return NULL;
+}
+
+SC_FN const char *sc_check_rmutex(void) {
+    static sc_rcount c;
+    hst_thread t[SC_THREADS];
+    int started[SC_THREADS];
+    int i, all = 1;
+    c.plain = 0;
+    if (!hst_rmutex_init(&c.mu)) return "hst_rmutex_init failed";
+    for (i = 0; i < SC_THREADS; i++) all &= started[i] = hst_thread_create(&t[i], sc_rcount_main, &c);
+    for (i = 0; i < SC_THREADS; i++) if (started[i]) hst_thread_join(&t[i]);
+    hst_rmutex_destroy(&c.mu);
+    if (!all) return "hst_thread_create failed";
+    if (c.plain != 2L * SC_THREADS * (SC_ROUNDS / 10)) return "the recursive mutex lost updates";
     return NULL;
 }
 
