@@ -120,7 +120,7 @@
                       hst_image_fill hst_image_map hst_image_map_enqueue hst_image_unmap hst_sampler_create
                       hst_sampler_create_props hst_sampler_get_info hst_sampler_destroy
                       hst_buffer_get_info_raw hst_image_get_info_raw hst_sampler_get_info_raw
-                      hst_image_cl hst_sampler_cl
+                      hst_image_cl hst_sampler_cl hst_image_from_cl hst_sampler_from_cl
      Memory pool      hst_pool_create hst_pool_destroy hst_pool_alloc hst_pool_free_held
                       hst_pool_get_stats hst_pool_bin_bytes
      Programs         hst_program_build hst_program_release hst_kernel_create hst_kernel_destroy
@@ -968,6 +968,24 @@ HST_API void hst_sampler_destroy(hst_sampler *s);
 /* Thread safety: while alive. */
 HST_API cl_mem hst_image_cl(const hst_image *img);
 HST_API cl_sampler hst_sampler_cl(const hst_sampler *s);
+/* Adopts mem, an image of be's context made elsewhere (PyOpenCL's Image.from_int_ptr;
+   hst_image_cl is int_ptr): the hst_image retains it (clRetainMemObject), hst_image_destroy
+   releases that reference, and the caller keeps its own. Its type, extent, access (CL_MEM_FLAGS)
+   and format are mem's; the format must be one hst_image_from_array makes (R, RG or RGBA of u8,
+   i8 or i16, plain or normalized, i32 or f32; a c64 image comes back as 2-channel f32, the same
+   bytes), and its pixel bytes count against the backend's device memory as hst_image_create's.
+   Errors: HST_ERROR_INVALID_ARGUMENT (NULL, not an image, another context: the log says which),
+   HST_ERROR_DTYPE (another format: the log names its order and type), HST_ERROR_UNSUPPORTED
+   (the host device; a 1-D buffer image: adopt its buffer with hst_buffer_from_cl and view it
+   with hst_image_create), HST_ERROR_OUT_OF_DEVICE_MEMORY (over the desc's limit), OpenCL codes.
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_image_from_cl(hst_backend *be, cl_mem mem, hst_image **out);
+/* Adopts smp, a sampler of be's context made elsewhere (PyOpenCL's Sampler.from_int_ptr;
+   hst_sampler_cl is int_ptr): retained as hst_image_from_cl's image, its settings read from it
+   (clGetSamplerInfo). Errors: HST_ERROR_INVALID_ARGUMENT (NULL, another context),
+   HST_ERROR_UNSUPPORTED (the host device; a mode outside OpenCL 1.2's, such as a mip-map
+   filter), OpenCL codes. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_sampler_from_cl(hst_backend *be, cl_sampler smp, hst_sampler **out);
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -1719,6 +1737,7 @@ struct hst_backend {
     X(hst_result, svm_migrate, (hst_queue *q, size_t num, const void *const *ptrs, const size_t *sizes, \
                                 unsigned flags, HST__WAITS), (q, num, ptrs, sizes, flags, num_wait, wait, out)) \
     X(hst_result, image_create, (hst_image *img), (img)) \
+    X(hst_result, image_adopt, (hst_image *img, void *handle, hst_image_desc *d), (img, handle, d)) \
     X(hst_result, image_formats, (hst_backend *be, unsigned mem_flags, unsigned type, hst_image_format *formats, \
                                   size_t max, size_t *count), (be, mem_flags, type, formats, max, count)) \
     X(hst_result, image_pitches, (const hst_image *img, size_t *row_pitch, size_t *slice_pitch), \
@@ -1744,6 +1763,7 @@ struct hst_backend {
     X(hst_result, image_unmap, (hst_queue *q, hst_image *img, void *ptr, HST__WAITS), (q, img, ptr, num_wait, wait, out)) \
     X(hst_result, object_info, (const hst__info_query *iq), (iq)) \
     X(hst_result, sampler_create, (hst_sampler *s), (s)) \
+    X(hst_result, sampler_adopt, (hst_sampler *s, void *handle), (s, handle)) \
     XV(sampler_free, (hst_sampler *s), (s)) \
     X(hst_result, program_compile, (hst_program *p, size_t count, const char *const *sources, const char *options), \
       (p, count, sources, options)) \
@@ -3181,6 +3201,43 @@ static void hst__cl_image_free(hst_image *img) {
     if (img->cl && hst__cl_usable()) clReleaseMemObject(img->cl);
 }
 
+/* hst_image_from_cl: handle is an image of be's context. Its description goes to *d as
+   OpenCL's (its unused axes 0: hst_image_desc's convention too) and its format to img; img
+   takes a reference. */
+static hst_result hst__cl_image_adopt(hst_image *img, void *handle, hst_image_desc *d) {
+    static const char *F = "hst_image_from_cl";
+    hst_backend *be = img->be;
+    cl_mem mem = (cl_mem)handle;
+    cl_mem_object_type type = 0;
+    cl_context ctx = NULL;
+    cl_mem_flags flags = 0;
+    cl_image_format fmt;
+    HST__CL_HERE(be, F);
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL));
+    if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, F, "mem is a 1-D buffer image: "
+                                "adopt its buffer with hst_buffer_from_cl and view it with hst_image_create");
+    for (d->type = HST_IMAGE_1D; d->type < HST_IMAGE_1D_BUFFER && hst__image_cl_type(d->type) != type; d->type++) {}
+    if (hst__image_cl_type(d->type) != type)
+        return hst__bad_arg(be, F, "mem is not an image (CL_MEM_TYPE 0x%x)", (unsigned)type);
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL));
+    if (ctx != be->ctx) return hst__bad_arg(be, F, "mem belongs to another context than the backend's");
+    HST__CL(be, "clGetMemObjectInfo", clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL));
+    HST__CL(be, "clGetImageInfo", clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof fmt, &fmt, NULL));
+    HST__CL(be, "clGetImageInfo", clGetImageInfo(mem, CL_IMAGE_WIDTH, sizeof d->width, &d->width, NULL));
+    HST__CL(be, "clGetImageInfo", clGetImageInfo(mem, CL_IMAGE_HEIGHT, sizeof d->height, &d->height, NULL));
+    HST__CL(be, "clGetImageInfo", clGetImageInfo(mem, CL_IMAGE_DEPTH, sizeof d->depth, &d->depth, NULL));
+    HST__CL(be, "clGetImageInfo", clGetImageInfo(mem, CL_IMAGE_ARRAY_SIZE, sizeof d->array_size, &d->array_size,
+                                                 NULL));
+    HST__CL(be, "clRetainMemObject", clRetainMemObject(mem));
+    img->cl = mem;
+    d->mem_flags = (flags & CL_MEM_READ_ONLY) ? HST_MEM_READ_ONLY : (flags & CL_MEM_WRITE_ONLY) ? HST_MEM_WRITE_ONLY
+                 : HST_MEM_READ_WRITE;
+    img->format.channel_order = fmt.image_channel_order;
+    img->format.channel_type = fmt.image_channel_data_type;
+    return HST_SUCCESS;
+}
+
 static hst_result hst__cl_image_rw(hst_queue *q, const char *func, int write, hst_image *img, const size_t *origin,
                                    const size_t *region, void *host, size_t row_pitch, size_t slice_pitch,
                                    int blocking, HST__WAITS) {
@@ -3272,6 +3329,33 @@ static hst_result hst__cl_sampler_create(hst_sampler *s) {
 
 static void hst__cl_sampler_free(hst_sampler *s) {
     if (s->cl && hst__cl_usable()) clReleaseSampler(s->cl);
+}
+
+/* hst_sampler_from_cl: handle is a sampler of be's context; s takes a reference. */
+static hst_result hst__cl_sampler_adopt(hst_sampler *s, void *handle) {
+    static const char *F = "hst_sampler_from_cl";
+    hst_backend *be = s->be;
+    cl_sampler smp = (cl_sampler)handle;
+    cl_context ctx = NULL;
+    cl_bool norm = CL_FALSE;
+    cl_addressing_mode address = 0;
+    cl_filter_mode filter = 0;
+    HST__CL_HERE(be, F);
+    HST__CL(be, "clGetSamplerInfo", clGetSamplerInfo(smp, CL_SAMPLER_CONTEXT, sizeof ctx, &ctx, NULL));
+    if (ctx != be->ctx) return hst__bad_arg(be, F, "smp belongs to another context than the backend's");
+    HST__CL(be, "clGetSamplerInfo", clGetSamplerInfo(smp, CL_SAMPLER_NORMALIZED_COORDS, sizeof norm, &norm, NULL));
+    HST__CL(be, "clGetSamplerInfo", clGetSamplerInfo(smp, CL_SAMPLER_ADDRESSING_MODE, sizeof address, &address, NULL));
+    HST__CL(be, "clGetSamplerInfo", clGetSamplerInfo(smp, CL_SAMPLER_FILTER_MODE, sizeof filter, &filter, NULL));
+    if (address < HST_CL_ADDRESS_BASE || address > HST_CL_ADDRESS_BASE + HST_ADDRESS_MIRRORED_REPEAT ||
+        filter < HST_CL_FILTER_BASE || filter > HST_CL_FILTER_BASE + HST_FILTER_LINEAR)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, F, "smp's addressing mode 0x%x "
+                                "or filter mode 0x%x is not OpenCL 1.2's", (unsigned)address, (unsigned)filter);
+    HST__CL(be, "clRetainSampler", clRetainSampler(smp));
+    s->cl = smp;
+    s->normalized = norm != CL_FALSE;
+    s->address = (unsigned)(address - HST_CL_ADDRESS_BASE);
+    s->filter = (unsigned)(filter - HST_CL_FILTER_BASE);
+    return HST_SUCCESS;
 }
 
 static hst_result hst__cl_object_info(const hst__info_query *iq) {
@@ -4686,6 +4770,35 @@ static int hst__image_dtype(hst_dtype dt) {
 }
 static int hst__image_normalizable(hst_dtype dt) { return dt == HST_U8 || dt == HST_I8 || dt == HST_I16; }
 
+/* The formats hst_image_from_array makes (c64's are f32's) by index, dtype by dtype, plain
+   before normalized, 1, 2 and 4 channels: 1 with format i's parts, 0 past the last. */
+static int hst__image_vocab(size_t i, hst_dtype *dt, unsigned *ch, int *norm) {
+    static const hst_dtype dts[] = {HST_U8, HST_I8, HST_I16, HST_I32, HST_F32};
+    static const unsigned chs[] = {1, 2, 4};
+    size_t d, per;
+    for (d = 0; d < sizeof dts / sizeof dts[0]; d++, i -= per) {
+        per = (size_t)(1 + hst__image_normalizable(dts[d])) * (sizeof chs / sizeof chs[0]);
+        if (i < per) {
+            *dt = dts[d];
+            *norm = (int)(i / (sizeof chs / sizeof chs[0]));
+            *ch = chs[i % (sizeof chs / sizeof chs[0])];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The dimensions of one image (a layer) of an HST_IMAGE_* type. */
+static unsigned hst__image_ndim(unsigned type) {
+    return type == HST_IMAGE_3D ? 3 : type == HST_IMAGE_2D || type == HST_IMAGE_2D_ARRAY ? 2 : 1;
+}
+
+/* An image's pixel bytes (extent times pixel bytes) into *bytes; 0 when size_t overflows. */
+static int hst__image_bytes(const hst_image *img, size_t *bytes) {
+    return hst_size_mul(img->extent[0], img->extent[1], bytes) && hst_size_mul(*bytes, img->extent[2], bytes) &&
+           hst_size_mul(*bytes, img->pixel_bytes, bytes);
+}
+
 /* The format part of an image's description (func names the public call). */
 static hst_result hst__image_format_check(const hst_backend *be, const char *F, hst_dtype dt, unsigned channels,
                                           int normalized) {
@@ -4777,12 +4890,11 @@ static hst_result hst__image_make(hst_backend *be, const char *F, const hst_imag
     if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     img->be = be; img->type = d->type; img->mem_flags = d->mem_flags; img->buffer = d->buffer;
     img->dtype = d->dtype; img->channels = d->channels; img->normalized = d->normalized != 0;
-    img->ndim = d->type == HST_IMAGE_3D ? 3 : d->type == HST_IMAGE_2D || d->type == HST_IMAGE_2D_ARRAY ? 2 : 1;
+    img->ndim = hst__image_ndim(d->type);
     img->format = hst__image_format(d->dtype, d->channels, img->normalized);
     memcpy(img->extent, extent, sizeof extent);
     img->pixel_bytes = hst_dtype_size(d->dtype) * d->channels;
-    if (!hst_size_mul(extent[0], extent[1], &bytes) || !hst_size_mul(bytes, extent[2], &bytes) ||
-        !hst_size_mul(bytes, img->pixel_bytes, &bytes))
+    if (!hst__image_bytes(img, &bytes))
         r = hst__overflow(be, F, "the extent * pixel bytes");
     else if ((r = hst__image_pitches_check(be, F, d, img)) == HST_SUCCESS && img->buffer)
         r = hst__image_buffer_check(be, F, img);
@@ -4804,6 +4916,58 @@ HST__BDEF hst_result hst_image_create(hst_backend *be, const hst_image_desc *d, 
     if (!out || !d) return hst__null_arg(be, F, "%s is NULL", out ? "d" : "out");
     return hst__image_make(be, F, d, out);
 }
+
+#ifndef HST_NO_OPENCL
+/* An adopted image's dtype, channels and normalization: the first of the formats
+   hst_image_from_array makes that equals its format. */
+static hst_result hst__image_adopted_format(hst_image *img, const char *F) {
+    hst_dtype dt;
+    unsigned ch;
+    int norm;
+    size_t i;
+    for (i = 0; hst__image_vocab(i, &dt, &ch, &norm); i++) {
+        hst_image_format f = hst__image_format(dt, ch, norm);
+        if (f.channel_order == img->format.channel_order && f.channel_type == img->format.channel_type) {
+            img->dtype = dt;
+            img->channels = ch;
+            img->normalized = norm;
+            img->pixel_bytes = hst_dtype_size(dt) * ch;
+            return HST_SUCCESS;
+        }
+    }
+    hst__log(img->be, HST_LOG_ERROR, HST_LOGITEM_DTYPE, "%s: mem's format (order 0x%x, type 0x%x) is none that "
+             "hst_image_from_array makes (R, RG or RGBA of u8, i8, i16, plain or normalized, i32 or f32)", F,
+             (unsigned)img->format.channel_order, (unsigned)img->format.channel_type);
+    return HST_ERROR_DTYPE;
+}
+
+HST__BDEF hst_result hst_image_from_cl(hst_backend *be, cl_mem mem, hst_image **out) {
+    static const char *F = "hst_image_from_cl";
+    hst_image_desc d;
+    hst_image *img;
+    hst_result r;
+    size_t bytes = 0;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (out) *out = NULL;
+    if (!out || !mem) return hst__null_arg(be, F, "%s is NULL", out ? "mem" : "out");
+    if ((r = be->ops->callable(be, F)) != HST_SUCCESS) return r;
+    if (!(img = (hst_image *)hst__calloc(be, sizeof *img))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    img->be = be;
+    memset(&d, 0, sizeof d);
+    if ((r = be->ops->image_adopt(img, (void *)mem, &d)) == HST_SUCCESS &&
+        (r = hst__image_extent(be, F, &d, img->extent)) == HST_SUCCESS &&
+        (r = hst__image_adopted_format(img, F)) == HST_SUCCESS) {
+        img->type = d.type;
+        img->mem_flags = d.mem_flags;
+        img->ndim = hst__image_ndim(d.type);
+        if (!hst__image_bytes(img, &bytes)) r = hst__overflow(be, F, "the extent * pixel bytes");
+        else if ((r = hst__reserve(be, F, bytes)) == HST_SUCCESS) img->reserved = bytes;
+    }
+    if (r != HST_SUCCESS) { hst_image_destroy(img); return r; }
+    *out = img;
+    return HST_SUCCESS;
+}
+#endif
 
 HST__BDEF hst_result hst_image_from_array(hst_backend *be, hst_dtype dtype, unsigned channels,
                                         int normalized, unsigned ndim, const size_t *shape,
@@ -5090,6 +5254,23 @@ HST__BDEF hst_result hst_sampler_create(hst_backend *be, int normalized_coords,
     *out = NULL;
     return hst__sampler_make(be, F, normalized_coords != 0, address_mode, filter_mode, out);
 }
+
+#ifndef HST_NO_OPENCL
+HST__BDEF hst_result hst_sampler_from_cl(hst_backend *be, cl_sampler smp, hst_sampler **out) {
+    static const char *F = "hst_sampler_from_cl";
+    hst_sampler *s;
+    hst_result r;
+    if (!be) return hst__null_arg(NULL, F, "be is NULL");
+    if (out) *out = NULL;
+    if (!out || !smp) return hst__null_arg(be, F, "%s is NULL", out ? "smp" : "out");
+    if ((r = be->ops->callable(be, F)) != HST_SUCCESS) return r;
+    if (!(s = (hst_sampler *)hst__calloc(be, sizeof *s))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    s->be = be;
+    if ((r = be->ops->sampler_adopt(s, (void *)smp)) != HST_SUCCESS) { hst__free(be, s); return r; }
+    *out = s;
+    return HST_SUCCESS;
+}
+#endif
 
 HST__BDEF hst_result hst_sampler_create_props(hst_backend *be, const uint64_t *props, hst_sampler **out) {
     static const char *F = "hst_sampler_create_props";
@@ -6008,10 +6189,15 @@ static hst_result hst__host_buffer_sub(hst_buffer *b, hst_buffer *root) {
     return HST_SUCCESS;
 }
 
+/* The *_from_cl adoptions on the host device: refused. */
+static hst_result hst__host_no_cl(const hst_backend *be, const char *func) {
+    return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, func,
+                            "the host device holds no OpenCL objects; select an OpenCL device");
+}
+
 static hst_result hst__host_buffer_adopt(hst_buffer *b, void *handle) {
     (void)handle;
-    return hst_backend_fail(b->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_buffer_from_cl",
-                            "the host device holds no OpenCL memory; select an OpenCL device");
+    return hst__host_no_cl(b->be, "hst_buffer_from_cl");
 }
 
 static void hst__host_buffer_free(hst_buffer *b) {
@@ -6149,19 +6335,22 @@ static hst_result hst__host_image_create(hst_image *img) {
 /* The formats hst_image_from_array makes (c64's are f32's), for every access and shape. */
 static hst_result hst__host_image_formats(hst_backend *be, unsigned mem_flags, unsigned type,
                                           hst_image_format *formats, size_t max, size_t *count) {
-    static const hst_dtype dts[] = {HST_U8, HST_I8, HST_I16, HST_I32, HST_F32};
-    static const unsigned chs[] = {1, 2, 4};
-    size_t d, c, n = 0;
+    hst_dtype dt;
+    unsigned ch;
     int norm;
+    size_t n;
     (void)be; (void)mem_flags; (void)type;
-    for (d = 0; d < sizeof dts / sizeof dts[0]; d++)
-        for (norm = 0; norm <= hst__image_normalizable(dts[d]); norm++)
-            for (c = 0; c < sizeof chs / sizeof chs[0]; c++, n++)
-                if (n < max) formats[n] = hst__image_format(dts[d], chs[c], norm);
+    for (n = 0; hst__image_vocab(n, &dt, &ch, &norm); n++)
+        if (n < max) formats[n] = hst__image_format(dt, ch, norm);
     *count = n;
     return HST_SUCCESS;
 }
 
+
+static hst_result hst__host_image_adopt(hst_image *img, void *handle, hst_image_desc *d) {
+    (void)handle; (void)d;
+    return hst__host_no_cl(img->be, "hst_image_from_cl");
+}
 
 static void hst__host_image_free(hst_image *img) {
     if (!img->buffer) hst__free(img->be, img->host);   /* a buffer image's memory is the buffer's */
@@ -6275,6 +6464,10 @@ static hst_result hst__host_image_unmap(hst_queue *q, hst_image *img, void *ptr,
 
 /* A sampler is the record of its settings. */
 static hst_result hst__host_sampler_create(hst_sampler *s) { (void)s; return HST_SUCCESS; }
+static hst_result hst__host_sampler_adopt(hst_sampler *s, void *handle) {
+    (void)handle;
+    return hst__host_no_cl(s->be, "hst_sampler_from_cl");
+}
 static void hst__host_sampler_free(hst_sampler *s) { (void)s; }
 
 /* The host device's answers (hst_buffer_get_info_raw says which): one value of OpenCL's type. */

@@ -1,7 +1,8 @@
 /* tests/test_memory_info.c — PyOpenCL's memory page beyond images (tests/test_images.c): SVM
    pointers as kernel arguments (hst_kernel_set_svm) on fine-grain SVM (the host writes and
    reads it with no map) and on coarse-grain SVM (mapped, migrated with hst_svm_migrate), the
-   checks of hst_svm_migrate; a foreign cl_mem adopted as a buffer (hst_buffer_from_cl); raw
+   checks of hst_svm_migrate; foreign cl_mem buffers and images and cl_samplers adopted
+   (hst_buffer_from_cl, hst_image_from_cl, hst_sampler_from_cl); raw
    info queries of buffers, images and samplers (hst_*_get_info_raw: PyOpenCL's
    get_info(param)) against the typed getters.
 
@@ -363,6 +364,192 @@ static void test_buffer_from_cl(void **state) {
         clReleaseContext(other);
     }
 }
+
+/* A 2-D image of ctx made with OpenCL's own call, of the format (order, type), 4 x 3 pixels. */
+static cl_mem cl_image_2d(cl_context ctx, cl_mem_flags flags, cl_uint order, cl_uint type, cl_int *err) {
+    cl_image_format fmt;
+    cl_image_desc d;
+    fmt.image_channel_order = order;
+    fmt.image_channel_data_type = type;
+    memset(&d, 0, sizeof d);
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = 4;
+    d.image_height = 3;
+    return clCreateImage(ctx, flags, &fmt, &d, NULL, err);
+}
+
+/* A sampler of ctx made with OpenCL's own call (OpenCL 1.2's, which every version keeps). */
+static cl_sampler cl_sampler_make(cl_context ctx, cl_bool norm, cl_addressing_mode address, cl_filter_mode filter,
+                                  cl_int *err) {
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+    return clCreateSampler(ctx, norm, address, filter, err);
+#if defined(__GNUC__) || defined(__clang__)
+#  pragma GCC diagnostic pop
+#endif
+}
+
+static cl_uint sampler_refs(cl_sampler s) {
+    cl_uint n = 0;
+    assert_int_equal(clGetSamplerInfo(s, CL_SAMPLER_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+/* Images and samplers made with OpenCL's own calls become hst_image / hst_sampler (PyOpenCL's
+   Image.from_int_ptr, Sampler.from_int_ptr): the same objects, their description read back
+   (type, extent, access, format as dtype/channels/normalized; a sampler's modes), pixels
+   written and read through the library, a reference of their own (the caller's may go first).
+   Refused: a buffer, a 1-D buffer image, a format outside hst_image_from_array's, another
+   context's objects, NULL, the host device. */
+static void test_image_sampler_from_cl(void **state) {
+    static const size_t o0[3] = {0, 0, 0}, region[3] = {4, 3, 1};
+    fixture *f = FIX(state);
+    hst_backend *be = f->be;
+    hst_queue *q = hst_backend_queue(be);
+    hst_image *img = NULL;
+    hst_sampler *smp = NULL;
+    hst_image_info info;
+    hst_sampler_info si;
+    unsigned char px[12], got[12];
+    cl_mem mem, keep;
+    cl_sampler cs;
+    cl_int err;
+    int i;
+    if (hst_backend_is_host(be)) {
+        int x = 0;
+        cap_reset(&f->log);
+        assert_result_logged(hst_image_from_cl(be, (cl_mem)(void *)&x, &img), HST_ERROR_UNSUPPORTED, &f->log,
+                             HST_LOGITEM_UNSUPPORTED);
+        assert_null(img);
+        assert_result_logged(hst_sampler_from_cl(be, (cl_sampler)(void *)&x, &smp), HST_ERROR_UNSUPPORTED, &f->log,
+                             HST_LOGITEM_UNSUPPORTED);
+        assert_null(smp);
+        return;
+    }
+    if (!hst_backend_device(be)->images) { skip(); return; }
+    for (i = 0; i < 12; i++) px[i] = (unsigned char)(17 * i + 3);
+    mem = cl_image_2d(hst_backend_cl_context(be), CL_MEM_READ_ONLY, CL_R, CL_UNORM_INT8, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(hst_image_from_cl(be, mem, &img), HST_SUCCESS);
+    assert_ptr_equal(hst_image_cl(img), mem);
+    assert_int_equal(mem_refs(mem), 2);
+    assert_int_equal(hst_image_get_info(img, &info), HST_SUCCESS);
+    assert_int_equal(info.type, HST_IMAGE_2D);
+    assert_int_equal(info.ndim, 2);
+    assert_int_equal(info.width, 4);
+    assert_int_equal(info.height, 3);
+    assert_int_equal(info.depth, 1);
+    assert_int_equal(info.array_size, 0);
+    assert_int_equal(info.mem_flags, HST_MEM_READ_ONLY);
+    assert_int_equal(info.dtype, HST_U8);
+    assert_int_equal(info.channels, 1);
+    assert_int_equal(info.normalized, 1);
+    assert_int_equal(info.pixel_bytes, 1);
+    keep = mem;
+    assert_int_equal(clRetainMemObject(keep), CL_SUCCESS);   /* to watch it after destroy */
+    assert_int_equal(clReleaseMemObject(mem), CL_SUCCESS);   /* the caller's first reference */
+    assert_int_equal(hst_image_write(q, img, o0, region, px, 0, 0, 1, 0, NULL, NULL), HST_SUCCESS);
+    assert_int_equal(clEnqueueReadImage(hst_queue_cl(q), keep, CL_TRUE, o0, region, 0, 0, got, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_memory_equal(got, px, sizeof px);                 /* the same object's pixels */
+    memset(got, 0, sizeof got);
+    assert_int_equal(hst_image_read(q, img, o0, region, got, 0, 0, 1, 0, NULL, NULL), HST_SUCCESS);
+    assert_memory_equal(got, px, sizeof px);
+    hst_image_destroy(img);
+    assert_int_equal(mem_refs(keep), 1);                     /* destroy released its own */
+    assert_int_equal(clReleaseMemObject(keep), CL_SUCCESS);
+    assert_int_equal(hst_backend_device_bytes(be), 0);       /* and its bytes' count */
+
+    mem = cl_image_2d(hst_backend_cl_context(be), CL_MEM_READ_WRITE, CL_RGBA, CL_FLOAT, &err);   /* f32 x 4 */
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(hst_image_from_cl(be, mem, &img), HST_SUCCESS);
+    assert_int_equal(hst_image_get_info(img, &info), HST_SUCCESS);
+    assert_int_equal(info.dtype, HST_F32);
+    assert_int_equal(info.channels, 4);
+    assert_int_equal(info.normalized, 0);
+    assert_int_equal(info.mem_flags, HST_MEM_READ_WRITE);
+    assert_int_equal(hst_backend_device_bytes(be), 4 * 3 * 16);
+    hst_image_destroy(img);
+    clReleaseMemObject(mem);
+
+    cs = cl_sampler_make(hst_backend_cl_context(be), CL_TRUE, CL_ADDRESS_MIRRORED_REPEAT, CL_FILTER_LINEAR, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(hst_sampler_from_cl(be, cs, &smp), HST_SUCCESS);
+    assert_ptr_equal(hst_sampler_cl(smp), cs);
+    assert_int_equal(sampler_refs(cs), 2);
+    assert_int_equal(hst_sampler_get_info(smp, &si), HST_SUCCESS);
+    assert_int_equal(si.normalized_coords, 1);
+    assert_int_equal(si.address_mode, HST_ADDRESS_MIRRORED_REPEAT);
+    assert_int_equal(si.filter_mode, HST_FILTER_LINEAR);
+    hst_sampler_destroy(smp);
+    assert_int_equal(sampler_refs(cs), 1);
+    clReleaseSampler(cs);
+
+    /* refusals: nothing retained */
+    cap_reset(&f->log);
+    assert_result_logged(hst_image_from_cl(be, NULL, &img), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                         HST_LOGITEM_NULL_ARGUMENT);
+    assert_result_logged(hst_sampler_from_cl(be, NULL, &smp), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                         HST_LOGITEM_NULL_ARGUMENT);
+    mem = clCreateBuffer(hst_backend_cl_context(be), CL_MEM_READ_WRITE, 64, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_result_logged(hst_image_from_cl(be, mem, &img), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                         HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(f->log.last_message, "not an image"));
+    {   /* a 1-D buffer image over it */
+        cl_image_format fmt;
+        cl_image_desc d;
+        cl_mem view;
+        fmt.image_channel_order = CL_R; fmt.image_channel_data_type = CL_FLOAT;
+        memset(&d, 0, sizeof d);
+        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER; d.image_width = 16; d.buffer = mem;
+        view = clCreateImage(hst_backend_cl_context(be), CL_MEM_READ_WRITE, &fmt, &d, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);   /* OpenCL 1.2: every device with images has them */
+        assert_result_logged(hst_image_from_cl(be, view, &img), HST_ERROR_UNSUPPORTED, &f->log,
+                             HST_LOGITEM_UNSUPPORTED);
+        assert_non_null(strstr(f->log.last_message, "hst_buffer_from_cl"));
+        assert_int_equal(mem_refs(view), 1);
+        clReleaseMemObject(view);
+    }
+    assert_int_equal(mem_refs(mem), 1);
+    clReleaseMemObject(mem);
+    {   /* formats outside the vocabulary, of OpenCL's minimum lists: the first the device makes */
+        static const cl_uint other[4][2] = {{CL_RGBA, CL_UNORM_INT16}, {CL_RGBA, CL_HALF_FLOAT},
+                                            {CL_BGRA, CL_UNORM_INT8}, {CL_R, CL_UNSIGNED_INT16}};
+        char want[64];
+        for (i = 0; i < 4; i++)
+            if ((mem = cl_image_2d(hst_backend_cl_context(be), CL_MEM_READ_WRITE, other[i][0], other[i][1], &err)) &&
+                err == CL_SUCCESS) break;
+        assert_true(i < 4);
+        snprintf(want, sizeof want, "order 0x%x, type 0x%x", (unsigned)other[i][0], (unsigned)other[i][1]);
+        assert_result_logged(hst_image_from_cl(be, mem, &img), HST_ERROR_DTYPE, &f->log, HST_LOGITEM_DTYPE);
+        assert_non_null(strstr(f->log.last_message, want));
+        assert_null(img);
+        assert_int_equal(mem_refs(mem), 1);
+        clReleaseMemObject(mem);
+    }
+    {
+        cl_device_id dev = hst_backend_cl_device(be);
+        cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        mem = cl_image_2d(other, CL_MEM_READ_WRITE, CL_R, CL_FLOAT, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_result_logged(hst_image_from_cl(be, mem, &img), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                             HST_LOGITEM_BAD_ARGUMENT);
+        assert_non_null(strstr(f->log.last_message, "another context"));
+        assert_int_equal(mem_refs(mem), 1);
+        clReleaseMemObject(mem);
+        cs = cl_sampler_make(other, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_result_logged(hst_sampler_from_cl(be, cs, &smp), HST_ERROR_INVALID_ARGUMENT, &f->log,
+                             HST_LOGITEM_BAD_ARGUMENT);
+        assert_int_equal(sampler_refs(cs), 1);
+        clReleaseSampler(cs);
+        clReleaseContext(other);
+    }
+}
 #endif
 
 int main(void)
@@ -374,6 +561,7 @@ int main(void)
         cmocka_unit_test_setup(test_info_raw, reset_log),
 #ifndef HST_NO_OPENCL
         cmocka_unit_test_setup(test_buffer_from_cl, reset_log),
+        cmocka_unit_test_setup(test_image_sampler_from_cl, reset_log),
 #endif
     };
     return cmocka_run_group_tests(tests, setup, teardown);
