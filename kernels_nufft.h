@@ -87,7 +87,10 @@ extern "C" {
    (b1 + 2 p1)(b2 + 2 p2) + 2 L reals, with plain adds; interp's runs sorted points [j0, j1),
    spread_gm's too, with plain adds: one thread at a time) and do the same real operations in
    the same order for every value they return, so type 2 gives the same bits on every device,
-   type 1 the same up to the order of the atomic adds. For SIMD, the twins compute L taps per
+   type 1 the same up to the order of the atomic adds (spread's twin adds a tile's zeros too:
+   the same bits). Spreading's and interpolation's loops are built three times on x86-64 with
+   gcc or clang (portable, AVX2, AVX-512: the widest the CPU runs, chosen at run time, the same
+   bits; see below). For SIMD, the twins compute L taps per
    row whatever w (8 in double where w <= 8; the extra taps have zero weights): spread's extra
    adds of 0 leave the tile unchanged, and interp reads up to L complex values past a row's w
    taps, so its grid must
@@ -103,7 +106,8 @@ extern "C" {
    sub-range: they write the whole array whatever the range (launch them over all of it). deg is
    HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. The c128 kernels are
    the _F64 ids: the same kernels built with -D HST_NU_F64, their twins the _f64 functions
-   (the same code over double and 16 lanes: kernels_nufft.h instantiates it twice). */
+   (the same code over double and 16 lanes: kernels_nufft.h instantiates it twice; the hot
+   part six times: per real type, portable, AVX2 and AVX-512). */
 #define HST_K_NUFFT_LANES 8        /* float: taps per axis at most, and the twins' SIMD width */
 #define HST_K_NUFFT_LANES_F64 16   /* double: likewise (FINUFFT's widest kernel, MAX_NSPREAD) */
 /* The kernel polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
@@ -421,23 +425,43 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
    the random reads' cache misses (with the row-wise flush: 463 -> 181 ms for 10^6 points
    on 2 cores, 2-D, w 7). */
 #define HST__NU_GATHER 64u
+/* Interpolation's results go to the caller's order, each store a cache miss on a large c: the
+   twin asks for c's line HST__NU_AHEAD points ahead (gcc and clang: a write prefetch), so the
+   misses overlap the points' arithmetic (2-D type 2, 10^6 points, 2 cores: about half the
+   time went to those stores; 62 -> 38 ms). Spreading likewise asks for the next gather's
+   values while it spreads the current one. */
+#define HST__NU_AHEAD 32u
+#if defined(__GNUC__)
+#  define HST__NU_PREFETCH(p, w) __builtin_prefetch((p), (w), 0)
+#else
+#  define HST__NU_PREFETCH(p, w) ((void)(p))
+#endif
 
-/* One Horner step on 8 lanes, p = p z + c, written out (HST_K_NUFFT_LANES is 8). */
-#define HST__NU_HORNER(p, z, c) do {                                                        \
-        (p)[0] = (p)[0] * (z) + (c)[0]; (p)[1] = (p)[1] * (z) + (c)[1];                      \
-        (p)[2] = (p)[2] * (z) + (c)[2]; (p)[3] = (p)[3] * (z) + (c)[3];                      \
-        (p)[4] = (p)[4] * (z) + (c)[4]; (p)[5] = (p)[5] * (z) + (c)[5];                      \
-        (p)[6] = (p)[6] * (z) + (c)[6]; (p)[7] = (p)[7] * (z) + (c)[7];                      \
+/* Eight taps of a kernel (HST__NU_V8: 8 reals) and a row's eight complex taps (HST__NU_V16: 16
+   reals) as single values, so that each build keeps them in its widest registers: gcc's and
+   clang's vector types (lane by lane IEEE operations, the scalar broadcast: the bits of the
+   scalar loop), or elsewhere structs with loops. Moved with memcpy (any alignment). */
+#if defined(__GNUC__)
+typedef float hst__nu_v8f __attribute__((vector_size(8 * sizeof(float))));
+typedef float hst__nu_v16f __attribute__((vector_size(16 * sizeof(float))));
+typedef double hst__nu_v8d __attribute__((vector_size(8 * sizeof(double))));
+typedef double hst__nu_v16d __attribute__((vector_size(16 * sizeof(double))));
+#  define HST__NU_MAC(acc, x, s) ((acc) += (x) * (s))           /* acc + x s, lane by lane */
+#  define HST__NU_FMUL(p, z, c) ((p) = (p) * (z) + (c))         /* p z + c (Horner's step) */
+#else
+typedef struct { float v[8]; } hst__nu_v8f;
+typedef struct { float v[16]; } hst__nu_v16f;
+typedef struct { double v[8]; } hst__nu_v8d;
+typedef struct { double v[16]; } hst__nu_v16d;
+#  define HST__NU_MAC(acc, x, s) do {                                                          \
+        unsigned u_;                                                                            \
+        for (u_ = 0; u_ < sizeof (acc).v / sizeof (acc).v[0]; u_++) (acc).v[u_] += (x).v[u_] * (s); \
     } while (0)
-/* acc[u] += r[u] s for the 16 floats (8 complex taps) of a row, written out likewise. */
-#define HST__NU_AXPY16(acc, r, s) do {                                                      \
-        (acc)[0] += (r)[0] * (s); (acc)[1] += (r)[1] * (s); (acc)[2] += (r)[2] * (s);              \
-        (acc)[3] += (r)[3] * (s); (acc)[4] += (r)[4] * (s); (acc)[5] += (r)[5] * (s);              \
-        (acc)[6] += (r)[6] * (s); (acc)[7] += (r)[7] * (s); (acc)[8] += (r)[8] * (s);              \
-        (acc)[9] += (r)[9] * (s); (acc)[10] += (r)[10] * (s); (acc)[11] += (r)[11] * (s);          \
-        (acc)[12] += (r)[12] * (s); (acc)[13] += (r)[13] * (s); (acc)[14] += (r)[14] * (s);        \
-        (acc)[15] += (r)[15] * (s);                                                            \
+#  define HST__NU_FMUL(p, z, c) do {                                                           \
+        unsigned u_;                                                                            \
+        for (u_ = 0; u_ < sizeof (p).v / sizeof (p).v[0]; u_++) (p).v[u_] = (p).v[u_] * (z) + (c).v[u_]; \
     } while (0)
+#endif
 typedef char hst__check_nufft_lanes[(HST_K_NUFFT_LANES == 8 && HST_K_NUFFT_LANES_F64 == 16) ? 1 : -1];
 
 HST__KPRIVATE int hst__nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
@@ -447,11 +471,83 @@ HST__KPRIVATE int hst__nu_mode(int gi, int nm, int nf) {
     return gi <= (nm - 1) / 2 ? gi + nm / 2 : gi >= nf - nm / 2 ? gi - nf + nm / 2 : -1;
 }
 
+/* Spreading's and interpolation's loops (the twins' hot part) are also built for AVX-512 and
+   for AVX2 (gcc or clang on x86-64, as kernels_esrrf.h's twins; HST_NO_CPU_DISPATCH: the
+   portable build only), the widest the CPU runs chosen at run time. The same C, without FP
+   contraction (kernels.h): every build does the same float operations in the same order, so
+   their bits agree; the wide builds keep a row's 8 complex taps in one or two registers
+   (on 2 cores of an AMD EPYC with AVX-512: bench/RESULTS.md). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  define HST__NU_AVX 1
+#  if defined(__clang__)
+#    define HST__NU_T512 __attribute__((target("avx512f,avx512vl,avx512dq")))
+#  else
+#    define HST__NU_T512 __attribute__((target("avx512f,avx512vl,avx512dq,prefer-vector-width=512")))
+#  endif
+#  define HST__NU_T256 __attribute__((target("avx2")))
+/* The widest build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2, 0 portable. */
+HST__KPRIVATE int hst__nu_isa(void) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 2;
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+/* Calls the hot part's fn(args) of the widest build the CPU runs (HST__NU_N's real type). */
+#  define HST__NU_BEST(fn, args) do {                                                          \
+        switch (hst__nu_isa()) {                                                                \
+        case 2: HST__NU_N(fn##_avx512) args; break;                                             \
+        case 1: HST__NU_N(fn##_avx2) args; break;                                               \
+        default: HST__NU_N(fn) args; break;                                                     \
+        }                                                                                       \
+    } while (0)
+#else
+#  define HST__NU_AVX 0
+#  define HST__NU_BEST(fn, args) HST__NU_N(fn) args
+#endif
+
 /* The host twins, once per real type: kernels_nufft.h includes itself with HST__NU_TWIN_PASS
    (its end holds the twins' code, written over HST__NU_R, the real type, HST__NU_L, the lanes,
    and HST__NU_N, the names): float with HST_K_NUFFT_LANES lanes (the c64 twins), double with
-   HST_K_NUFFT_LANES_F64 (the c128 twins, names ending _f64). */
+   HST_K_NUFFT_LANES_F64 (the c128 twins, names ending _f64). Per real type the hot part is
+   included first for each wide build (HST__NU_HOT_ONLY; HST__NU_T its target attribute,
+   HST__NU_H its names: suffix _avx512, _avx2), then everything, portable. */
 #define HST__NU_TWIN_PASS
+#if HST__NU_AVX
+#  define HST__NU_HOT_ONLY
+#  define HST__NU_T HST__NU_T512
+#  define HST__NU_H(name) HST__NU_N(name##_avx512)
+#  define HST__NU_R float
+#  define HST__NU_L HST_K_NUFFT_LANES
+#  define HST__NU_N(name) name
+#  include "kernels_nufft.h"
+#  undef HST__NU_N
+#  define HST__NU_N(name) name##_f64
+#  undef HST__NU_R
+#  undef HST__NU_L
+#  define HST__NU_R double
+#  define HST__NU_L HST_K_NUFFT_LANES_F64
+#  include "kernels_nufft.h"
+#  undef HST__NU_T
+#  undef HST__NU_H
+#  define HST__NU_T HST__NU_T256
+#  define HST__NU_H(name) HST__NU_N(name##_avx2)
+#  include "kernels_nufft.h"
+#  undef HST__NU_N
+#  define HST__NU_N(name) name
+#  undef HST__NU_R
+#  undef HST__NU_L
+#  define HST__NU_R float
+#  define HST__NU_L HST_K_NUFFT_LANES
+#  include "kernels_nufft.h"
+#  undef HST__NU_T
+#  undef HST__NU_H
+#  undef HST__NU_R
+#  undef HST__NU_L
+#  undef HST__NU_N
+#  undef HST__NU_HOT_ONLY
+#endif
+#define HST__NU_T
+#define HST__NU_H(name) HST__NU_N(name)
 #define HST__NU_R float
 #define HST__NU_L HST_K_NUFFT_LANES
 #define HST__NU_N(name) name
@@ -466,6 +562,8 @@ HST__KPRIVATE int hst__nu_mode(int gi, int nm, int nf) {
 #undef HST__NU_R
 #undef HST__NU_L
 #undef HST__NU_N
+#undef HST__NU_T
+#undef HST__NU_H
 #undef HST__NU_TWIN_PASS
 
 /* nufft.h finds a c128 kernel at its c64 id + HST_KNUFFT_F64. */
@@ -485,88 +583,127 @@ HST__KERNELS_FP_END
 
 #else /* HST__NU_TWIN_PASS: the host twins over HST__NU_R, HST__NU_L, HST__NU_N (see above) */
 
-/* The lanes' unrolled steps: 8 lanes as one macro, 16 as two, the second only where the
-   width needs it (HST__NU_WIDE: w > 8; a narrower kernel's lanes 8..15 are zero, skipping them
-   leaves the results' bits as they are: c128 at w <= 8 does half the work). */
+/* The lanes in blocks of 8 taps (HST__NU_V8, HST__NU_V16: c64's or c128's), the second block
+   of c128's 16 only where the width needs it (HST__NU_WIDE: w > 8; a narrower kernel's lanes
+   8..15 are zero, skipping them leaves the results' bits as they are: c128 at w <= 8 does half
+   the work). */
 #if HST__NU_L == 8
 #  define HST__NU_WIDE(w) 0
-#  define HST__NU_HORNER_L(p, z, c, wide) do { (void)(wide); HST__NU_HORNER(p, z, c); } while (0)
-#  define HST__NU_AXPY_L(acc, r, s, wide) HST__NU_AXPY16(acc, r, s)
+#  define HST__NU_V8 hst__nu_v8f
+#  define HST__NU_V16 hst__nu_v16f
 #else
 #  define HST__NU_WIDE(w) ((w) > 8)
-#  define HST__NU_HORNER_L(p, z, c, wide) do {                                                \
-        HST__NU_HORNER(p, z, c);                                                             \
-        if (wide) HST__NU_HORNER((p) + 8, z, (c) + 8);                                       \
-    } while (0)
-#  define HST__NU_AXPY_L(acc, r, s, wide) do {                                                \
-        HST__NU_AXPY16(acc, r, s);                                                           \
-        if (wide) HST__NU_AXPY16((acc) + 16, (r) + 16, s);                                   \
-    } while (0)
+#  define HST__NU_V8 hst__nu_v8d
+#  define HST__NU_V16 hst__nu_v16d
 #endif
 
-/* The kernel's taps along the three axes, HST__NU_L per axis (the kernel's first w,
-   by the kernel's operations). The three Horner chains run interleaved: one alone waits on its
-   own multiply-add latency (3x slower on the host's interpolation). */
-HST__KPRIVATE void HST__NU_N(hst__nu_taps)(const HST__NU_R *coef, int deg, const int32_t *g, HST__NU_R off0,
-                                HST__NU_R off1, HST__NU_R off2, HST__NU_R *k0, HST__NU_R *k1, HST__NU_R *k2) {
-    HST__NU_R z0 = 2.0f * off0 + (HST__NU_R)(g[9] - 1), z1 = 2.0f * off1 + (HST__NU_R)(g[10] - 1);
-    HST__NU_R z2 = 2.0f * off2 + (HST__NU_R)(g[11] - 1);
-    HST__NU_R p0[HST__NU_L], p1[HST__NU_L], p2[HST__NU_L];   /* no aliasing */
-    const HST__NU_R *c1 = coef + (size_t)(deg + 1) * HST__NU_L, *c2 = c1 + (size_t)(deg + 1) * HST__NU_L;
-    int k, wide = HST__NU_WIDE(g[10]);   /* lanes 8.. stay their coef: 0 */
-    memcpy(p0, coef, sizeof p0);
-    memcpy(p1, c1, sizeof p1);
-    memcpy(p2, c2, sizeof p2);
-    for (k = 1; k <= deg; k++) {   /* lanes written out: the arrays stay in registers */
-        HST__NU_HORNER_L(p0, z0, coef + k * HST__NU_L, wide);
-        HST__NU_HORNER_L(p1, z1, c1 + k * HST__NU_L, wide);
-        HST__NU_HORNER_L(p2, z2, c2 + k * HST__NU_L, wide);
+/* The kernel's taps along the three axes of two sorted points qa and qb (k[i][axis]: HST__NU_L
+   per axis, the kernel's first w, by the kernel's operations; qb may be qa). The six Horner
+   chains run interleaved: one alone waits on its own multiply and add latency (3x slower on
+   the host's interpolation), three still wait on it about half the time. Width 1 along axis
+   0 (a 2-D problem): its polynomial is the constant 1, its value the table's last row (0 z + 0
+   is +0 whatever z, +0 + 1 is 1: the chain's bits), so that chain is left out. */
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_taps)(const HST__NU_R *coef, int deg, const int32_t *g,
+                                                    const HST__NU_R *off, size_t m, size_t qa, size_t qb,
+                                                    HST__NU_R k[2][3][HST__NU_L]) {
+    const HST__NU_R *c[3];
+    HST__NU_R za[3], zb[3];
+    int i, a, kk, h, lanes = HST__NU_WIDE(g[10]) ? HST__NU_L : 8, a0 = g[9] == 1;
+    for (a = 0; a < 3; a++) {
+        c[a] = coef + (size_t)a * (size_t)(deg + 1) * HST__NU_L;
+        za[a] = 2.0f * off[(size_t)a * m + qa] + (HST__NU_R)(g[9 + a] - 1);
+        zb[a] = 2.0f * off[(size_t)a * m + qb] + (HST__NU_R)(g[9 + a] - 1);
+        for (i = 0; i < 2; i++)   /* lanes past `lanes` stay their coef: 0 */
+            memcpy(k[i][a], c[a] + (a < a0 ? (size_t)deg * HST__NU_L : 0), HST__NU_L * sizeof(HST__NU_R));
     }
-    memcpy(k0, p0, sizeof p0);
-    memcpy(k1, p1, sizeof p1);
-    memcpy(k2, p2, sizeof p2);
+    for (h = 0; h < lanes; h += 8) {
+        HST__NU_V8 pa0, pa1, pa2, pb0, pb1, pb2, q;
+        memcpy(&pa0, c[0] + h, sizeof q); pb0 = pa0;
+        memcpy(&pa1, c[1] + h, sizeof q); pb1 = pa1;
+        memcpy(&pa2, c[2] + h, sizeof q); pb2 = pa2;
+        for (kk = 1; kk <= deg; kk++) {
+            memcpy(&q, c[1] + kk * HST__NU_L + h, sizeof q);
+            HST__NU_FMUL(pa1, za[1], q);
+            HST__NU_FMUL(pb1, zb[1], q);
+            memcpy(&q, c[2] + kk * HST__NU_L + h, sizeof q);
+            HST__NU_FMUL(pa2, za[2], q);
+            HST__NU_FMUL(pb2, zb[2], q);
+            if (a0) continue;
+            memcpy(&q, c[0] + kk * HST__NU_L + h, sizeof q);
+            HST__NU_FMUL(pa0, za[0], q);
+            HST__NU_FMUL(pb0, zb[0], q);
+        }
+        if (!a0) {
+            memcpy(k[0][0] + h, &pa0, sizeof q);
+            memcpy(k[1][0] + h, &pb0, sizeof q);
+        }
+        memcpy(k[0][1] + h, &pa1, sizeof q);
+        memcpy(k[1][1] + h, &pb1, sizeof q);
+        memcpy(k[0][2] + h, &pa2, sizeof q);
+        memcpy(k[1][2] + h, &pb2, sizeof q);
+    }
 }
 
 /* One point's taps added into a tile: rows (a, b), each of w2 complex taps. */
-HST__KPRIVATE void HST__NU_N(hst__nu_spread_point)(HST__NU_R *tile, const HST__NU_R *k0, const HST__NU_R *k1,
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_spread_point)(HST__NU_R *tile, const HST__NU_R *k0, const HST__NU_R *k1,
                                         const HST__NU_R *k2, int w0, int w, int l1, int l2,
                                         int i0, int i1, int i2, HST__NU_R vr, HST__NU_R vi) {
     HST__NU_R kc[2 * HST__NU_L];
-    int a, b, u, lanes = HST__NU_WIDE(w) ? HST__NU_L : 8;   /* the zero lanes past 8 add nothing */
+    HST__NU_V16 v[HST__NU_L / 8], t;
+    int a, b, u, h, blocks = HST__NU_WIDE(w) ? HST__NU_L / 8 : 1;   /* the zero lanes past 8 add nothing */
     for (u = 0; u < HST__NU_L; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
+    memcpy(v, kc, sizeof v);
     for (a = 0; a < w0; a++)
         for (b = 0; b < w; b++) {
             HST__NU_R kab = k0[a] * k1[b];
             HST__NU_R *row = tile + 2 * (((size_t)(i0 + a) * (size_t)l1 + (size_t)(i1 + b)) * (size_t)l2 + (size_t)i2);
-            for (u = 0; u < 2 * lanes; u++) row[u] += kc[u] * kab;
+            for (h = 0; h < blocks; h++) {   /* row[u] += kc[u] kab */
+                memcpy(&t, row + 16 * h, sizeof t);
+                HST__NU_MAC(t, v[h], kab);
+                memcpy(row + 16 * h, &t, sizeof t);
+            }
         }
 }
 
-/* A subproblem's tile added into the periodic grid (its non-zero values), row by row. */
-HST__KPRIVATE void HST__NU_N(hst__nu_flush)(const HST__NU_R *tile, HST__NU_R *grid, const int32_t *g, int l1, int l2,
+/* A subproblem's tile added into the periodic grid, row by row: all of it (the kernel skips the
+   zeros, for its atomics; adding +0 leaves the bits as they are, as neither tile nor grid holds
+   a -0: both start at +0, and a sum is -0 only where both terms are), rows that do not wrap
+   around the grid's last axis in blocks of 8 complex values (a + b 1 = a + b). */
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_flush)(const HST__NU_R *tile, HST__NU_R *grid, const int32_t *g, int l1, int l2,
                                  int o0, int o1, int o2) {
-    int l0 = g[3] + 2 * g[12], t0, t1, t2;
+    int l0 = g[3] + 2 * g[12], t0, t1, t2, x0 = hst__nu_mod(o2, g[2]), n = 2 * l2;
     for (t0 = 0; t0 < l0; t0++)
         for (t1 = 0; t1 < l1; t1++) {
             const HST__NU_R *row = tile + 2 * ((size_t)t0 * (size_t)l1 + (size_t)t1) * (size_t)l2;
             HST__NU_R *out = grid + 2 * ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] +
                                      (size_t)hst__nu_mod(o1 + t1, g[1])) * (size_t)g[2];
-            int x = hst__nu_mod(o2, g[2]);
+            int x = x0, u = 0;
+            if (x0 + l2 <= g[2]) {   /* the row in one piece: 8 complex values at a time */
+                for (out += 2 * x0; u + 16 <= n; u += 16) {
+                    HST__NU_V16 a, b;
+                    memcpy(&a, out + u, sizeof a);
+                    memcpy(&b, row + u, sizeof b);
+                    HST__NU_MAC(a, b, (HST__NU_R)1);   /* out[u] += row[u] */
+                    memcpy(out + u, &a, sizeof a);
+                }
+                for (; u < n; u++) out[u] += row[u];
+                continue;
+            }
             for (t2 = 0; t2 < l2; t2++, x = x + 1 == g[2] ? 0 : x + 1) {
-                if (row[2 * t2] == 0.0f && row[2 * t2 + 1] == 0.0f) continue;
                 out[2 * x] += row[2 * t2];
                 out[2 * x + 1] += row[2 * t2 + 1];
             }
         }
 }
 
-HST__KDEF void HST__NU_N(hst_k_nufft_spread_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+/* Spread's twin (the declaration's hst_k_nufft_spread_host), this build. */
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_spread_run)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
                                        const HST__NU_R *c, const uint32_t *sub_bin,
                                        const uint32_t *sub_first, const uint32_t *bin_start,
                                        HST__NU_R *grid, HST__NU_R *tile, uint32_t m, const int32_t g[16],
                                        const HST__NU_R *coef, int deg, uint32_t sub0, uint32_t sub1)
 {
-    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
+    HST__NU_R tp[2][3][HST__NU_L];   /* a pair's taps */
     int l1 = g[4] + 2 * g[13], l2 = g[5] + 2 * g[14], n = (g[3] + 2 * g[12]) * l1 * l2;
     uint32_t s, j;
     for (s = sub0; s < sub1; s++) {
@@ -581,17 +718,98 @@ HST__KDEF void HST__NU_N(hst_k_nufft_spread_host)(const int32_t *base, const HST
             for (k = 0; k < count; k++) {   /* the values first: their cache misses overlap */
                 cv[2 * k] = c[2 * (size_t)perm[j + k]];
                 cv[2 * k + 1] = c[2 * (size_t)perm[j + k] + 1];
+                if (j + HST__NU_GATHER + k < last) HST__NU_PREFETCH(c + 2 * (size_t)perm[j + HST__NU_GATHER + k], 0);
             }
-            for (k = 0; k < count; k++) {
+            for (k = 0; k < count; k++) {   /* points in pairs (taps), spread one after the other */
                 size_t q = j + k;
-                HST__NU_N(hst__nu_taps)(coef, deg, g, off[q], off[m + q], off[2 * (size_t)m + q], k0, k1, k2);
-                HST__NU_N(hst__nu_spread_point)(tile, k0, k1, k2, g[9], g[10], l1, l2, base[q] - o0,
-                                     base[m + q] - o1, base[2 * (size_t)m + q] - o2, cv[2 * k],
-                                     cv[2 * k + 1]);
+                int i = (int)(k % 2);
+                if (i == 0) HST__NU_H(hst__nu_taps)(coef, deg, g, off, m, q, k + 1 < count ? q + 1 : q, tp);
+                HST__NU_H(hst__nu_spread_point)(tile, tp[i][0], tp[i][1], tp[i][2], g[9], g[10], l1, l2,
+                                                base[q] - o0, base[m + q] - o1, base[2 * (size_t)m + q] - o2,
+                                                cv[2 * k], cv[2 * k + 1]);
             }
         }
-        HST__NU_N(hst__nu_flush)(tile, grid, g, l1, l2, o0, o1, o2);
+        HST__NU_H(hst__nu_flush)(tile, grid, g, l1, l2, o0, o1, o2);
     }
+}
+
+/* One sorted point's interpolation (the kernel's loops; w taps along axes 1 and 2). */
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_interp_point)(const HST__NU_R *grid, const int32_t *g, const HST__NU_R *k0,
+                                        const HST__NU_R *k1, const HST__NU_R *k2, int b0, int b1,
+                                        int b2, HST__NU_R *out) {
+    HST__NU_R acc[2 * HST__NU_L], wrapped[2 * HST__NU_L];
+    HST__NU_V16 va[HST__NU_L / 8], x;
+    int w0 = g[9], w = g[10], a, b, u, t, h, wraps = b2 < 0 || b2 + w > g[2];
+    int blocks = HST__NU_WIDE(w) ? HST__NU_L / 8 : 1;
+    HST__NU_R re = 0.0f, im = 0.0f;
+    size_t r0[HST__NU_L], r1[HST__NU_L];   /* the rows' first elements: the wraps done once */
+    memset(va, 0, sizeof va);
+    for (a = 0; a < w0; a++) r0[a] = (size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1] * (size_t)g[2];
+    for (b = 0; b < w; b++) r1[b] = (size_t)hst__nu_wrap(b1 + b, g[1]) * (size_t)g[2];
+    for (a = 0; a < w0; a++)
+        for (b = 0; b < w; b++) {
+            HST__NU_R kab = k0[a] * k1[b];
+            size_t row = r0[a] + r1[b];
+            const HST__NU_R *r = wrapped;
+            if (wraps) {   /* the row's taps gathered across the periodic edge */
+                for (u = 0; u < 2 * HST__NU_L; u++)
+                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
+            } else {       /* formed only in range: a pointer before the grid is undefined */
+                r = grid + 2 * (row + (size_t)b2);
+            }
+            for (h = 0; h < blocks; h++) {   /* acc[u] += r[u] kab */
+                memcpy(&x, r + 16 * h, sizeof x);
+                HST__NU_MAC(va[h], x, kab);
+            }
+        }
+    memcpy(acc, va, sizeof va);
+    for (t = 0; t < w; t++) {
+        re += acc[2 * t] * k2[t];
+        im += acc[2 * t + 1] * k2[t];
+    }
+    out[0] = re;
+    out[1] = im;
+}
+
+/* Interp's twin (the declaration's hst_k_nufft_interp_host), this build. */
+HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_interp_run)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+                                       const HST__NU_R *grid, HST__NU_R *c, uint32_t m, const int32_t g[16],
+                                       const HST__NU_R *coef, int deg, uint32_t j0, uint32_t j1)
+{
+    HST__NU_R tp[2][3][HST__NU_L];   /* a pair's taps */
+    uint32_t j;
+    int i;
+    for (j = j0; j < j1; j += 2) {   /* points in pairs (taps) */
+        if (j1 - j > HST__NU_AHEAD + 1) {
+            HST__NU_PREFETCH(c + 2 * (size_t)perm[j + HST__NU_AHEAD], 1);
+            HST__NU_PREFETCH(c + 2 * (size_t)perm[j + HST__NU_AHEAD + 1], 1);
+        }
+        HST__NU_H(hst__nu_taps)(coef, deg, g, off, m, j, j + 1 < j1 ? j + 1 : j, tp);
+        for (i = 0; i < 2 && j + (uint32_t)i < j1; i++) {
+            size_t q = j + (uint32_t)i;
+            HST__NU_H(hst__nu_interp_point)(grid, g, tp[i][0], tp[i][1], tp[i][2], base[q], base[m + q],
+                                            base[2 * (size_t)m + q], c + 2 * (size_t)perm[q]);
+        }
+    }
+}
+
+#ifndef HST__NU_HOT_ONLY   /* the rest: once per real type, portable */
+
+HST__KDEF void HST__NU_N(hst_k_nufft_spread_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+                                       const HST__NU_R *c, const uint32_t *sub_bin,
+                                       const uint32_t *sub_first, const uint32_t *bin_start,
+                                       HST__NU_R *grid, HST__NU_R *tile, uint32_t m, const int32_t g[16],
+                                       const HST__NU_R *coef, int deg, uint32_t sub0, uint32_t sub1)
+{
+    HST__NU_BEST(hst__nu_spread_run, (base, off, perm, c, sub_bin, sub_first, bin_start, grid, tile, m, g,
+                                      coef, deg, sub0, sub1));
+}
+
+HST__KDEF void HST__NU_N(hst_k_nufft_interp_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
+                                       const HST__NU_R *grid, HST__NU_R *c, uint32_t m, const int32_t g[16],
+                                       const HST__NU_R *coef, int deg, uint32_t j0, uint32_t j1)
+{
+    HST__NU_BEST(hst__nu_interp_run, (base, off, perm, grid, c, m, g, coef, deg, j0, j1));
 }
 
 HST__KDEF void HST__NU_N(hst_k_nufft_spread_gm_host)(const int32_t *base, const HST__NU_R *off,
@@ -599,12 +817,13 @@ HST__KDEF void HST__NU_N(hst_k_nufft_spread_gm_host)(const int32_t *base, const 
                                                      uint32_t m, const int32_t g[16], const HST__NU_R *coef,
                                                      int deg, uint32_t j0, uint32_t j1)
 {
-    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
+    HST__NU_R tp[2][3][HST__NU_L];   /* the point's taps (and a copy) */
+    const HST__NU_R *k0 = tp[0][0], *k1 = tp[0][1], *k2 = tp[0][2];
     uint32_t j;
     int a, b, t;
     for (j = j0; j < j1; j++) {
         HST__NU_R vr = c[2 * (size_t)perm[j]], vi = c[2 * (size_t)perm[j] + 1];
-        HST__NU_N(hst__nu_taps)(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
+        HST__NU_N(hst__nu_taps)(coef, deg, g, off, m, j, j, tp);
         for (a = 0; a < g[9]; a++)
             for (b = 0; b < g[10]; b++) {
                 HST__NU_R kab = k0[a] * k1[b];
@@ -616,49 +835,6 @@ HST__KDEF void HST__NU_N(hst_k_nufft_spread_gm_host)(const int32_t *base, const 
                     grid[2 * gi + 1] += (vi * k2[t]) * kab;
                 }
             }
-    }
-}
-
-/* One sorted point's interpolation (the kernel's loops; w taps along axes 1 and 2). */
-HST__KPRIVATE void HST__NU_N(hst__nu_interp_point)(const HST__NU_R *grid, const int32_t *g, const HST__NU_R *k0,
-                                        const HST__NU_R *k1, const HST__NU_R *k2, int b0, int b1,
-                                        int b2, HST__NU_R *out) {
-    HST__NU_R acc[2 * HST__NU_L], wrapped[2 * HST__NU_L];
-    int w0 = g[9], w = g[10], a, b, u, t, wraps = b2 < 0 || b2 + w > g[2];
-    HST__NU_R re = 0.0f, im = 0.0f;
-    for (u = 0; u < 2 * HST__NU_L; u++) acc[u] = 0.0f;
-    for (a = 0; a < w0; a++)
-        for (b = 0; b < w; b++) {
-            HST__NU_R kab = k0[a] * k1[b];
-            size_t row = ((size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1]
-                          + (size_t)hst__nu_wrap(b1 + b, g[1])) * (size_t)g[2];
-            const HST__NU_R *r = wrapped;
-            if (wraps) {   /* the row's taps gathered across the periodic edge */
-                for (u = 0; u < 2 * HST__NU_L; u++)
-                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
-            } else {       /* formed only in range: a pointer before the grid is undefined */
-                r = grid + 2 * (row + (size_t)b2);
-            }
-            HST__NU_AXPY_L(acc, r, kab, HST__NU_WIDE(w));
-        }
-    for (t = 0; t < w; t++) {
-        re += acc[2 * t] * k2[t];
-        im += acc[2 * t + 1] * k2[t];
-    }
-    out[0] = re;
-    out[1] = im;
-}
-
-HST__KDEF void HST__NU_N(hst_k_nufft_interp_host)(const int32_t *base, const HST__NU_R *off, const uint32_t *perm,
-                                       const HST__NU_R *grid, HST__NU_R *c, uint32_t m, const int32_t g[16],
-                                       const HST__NU_R *coef, int deg, uint32_t j0, uint32_t j1)
-{
-    HST__NU_R k0[HST__NU_L], k1[HST__NU_L], k2[HST__NU_L];
-    uint32_t j;
-    for (j = j0; j < j1; j++) {
-        HST__NU_N(hst__nu_taps)(coef, deg, g, off[j], off[m + j], off[2 * (size_t)m + j], k0, k1, k2);
-        HST__NU_N(hst__nu_interp_point)(grid, g, k0, k1, k2, base[j], base[m + j], base[2 * (size_t)m + j],
-                             c + 2 * (size_t)perm[j]);
     }
 }
 
@@ -756,9 +932,11 @@ static void HST__NU_N(hst__kt_nufft_to_grid)(const hst_karg *a, const hst_range 
                              (const int32_t *)a[4].v.value);
 }
 
+#endif /* HST__NU_HOT_ONLY */
+
 #undef HST__NU_WIDE
-#undef HST__NU_HORNER_L
-#undef HST__NU_AXPY_L
+#undef HST__NU_V8
+#undef HST__NU_V16
 
 #endif /* HST__NU_TWIN_PASS */
 

@@ -64,12 +64,18 @@
    the device's local memory (complex128's wide 3-D kernels on GPUs: 64 KB at eps 1e-6, 165 KB
    at 1e-12, against 48 KB) type 1 spreads instead as cuFINUFFT's GM-sort method, one work-item
    per sorted point adding straight into the grid (desc.method picks either);
-   interpolation needs no atomics (one work-item per point, sorted). The host device spreads the
-   same bins (one subproblem per bin) in threads (one per core), whole stripes of bins at a
-   time, alternate stripes in two phases so that no two threads touch one grid point (no
-   atomics); it interpolates point ranges in threads. Speed (bench/nufft_bench.c, 2-D type 2,
-   256 x 256 modes, 10^6 points, eps 1e-6): on 2 shared cores of an AMD EPYC host, 0.9 .. 1.4
-   times finufft 2.5.1's time in the same job (bench/nufft_peer.py). Complex128, the same
+   interpolation needs no atomics (one work-item per point, sorted). The host device spreads
+   bins of 32 x 32 (2-D) or 16 x 16 x 16 (3-D: its tiles overlap the grid less than 8^3 bins'
+   and stay in a core's cache), one subproblem per bin, in threads (one per core), whole
+   stripes of bins at a time, alternate stripes in two phases so that no two threads touch one
+   grid point (no atomics); it interpolates point ranges in threads; its spreading and
+   interpolation loops run in AVX-512 or AVX2 where the CPU has them (kernels_nufft.h: the
+   same bits). Speed (bench/nufft_bench.c, eps 1e-6, complex64, 10^6 points; 256 x 256 modes
+   in 2-D, 64^3 in 3-D): on 2 shared cores of an AMD EPYC host (AVX-512), against finufft 2.5.1
+   with 2 threads in the same job (bench/nufft_peer.py, alternating rounds; bench/RESULTS.md),
+   medians of 3 rounds: type 1 0.29 .. 0.44 (2-D) and 0.73 .. 0.81 (3-D) times finufft's time,
+   type 2 0.51 .. 0.55 (2-D) and 0.82 .. 0.83 (3-D; one run of three 1.35 by the wall clock
+   where the processor time was 0.87: the cores were shared). Complex128, the same
    problem against finufft 2.5.1's double precision (--dtype complex128, 1 to 3 runs each, the
    cores shared and noisy): eps 1e-6, type 2 1.6 .. 1.9 times, type 1 1.1 .. 1.4 times on the
    host device, 1.2 and 3.4 times on PoCL (its 64-bit compare-and-swap adds in local memory);
@@ -256,6 +262,10 @@ extern "C" {
    of bins apart on the host (>>host threads). */
 #define HST__NU_BIN_2D 32
 #define HST__NU_BIN_3D 8
+/* The host device's 3-D bins: 16 x 16 x 16 (its tile, 24^3 complex floats at w = 7, stays in
+   a core's L2 cache; the tiles overlap 3.4 times the grid where 8^3 bins' overlap 8 times, and
+   each grid value is added that many times). */
+#define HST__NU_HOST_BIN_3D 16
 #define HST__NU_MAX_SUB 1024
 /* The host device's subproblems: whole bins (one tile flush per bin; threads share stripes). */
 #define HST__NU_HOST_SUB 2147483647
@@ -492,15 +502,18 @@ static void hst__nu_parallel(hst__nujob_fn fn, void *ctx, unsigned n) {
 
 /* One execute's launches shared among threads, and each share's result. Spreading on the host
    device (its twin adds without atomics): the stripes of bins along the slowest real axis (a
-   stripe's subproblems are consecutive) go in phases: odd stripes 1, 3, .., then even ones
-   2, 4, .., each phase's stripes shared among the threads; tiles reach at most a pad (<= half
-   a bin) beyond their stripe, so stripes two apart never touch one grid point. The first and
-   last stripes (neighbours through the periodic wrap) run last, on the caller's thread. The
+   stripe's subproblems are consecutive) go in two phases, every other stripe in each, each
+   phase's stripes shared among the threads; tiles reach at most a pad (<= half a bin) beyond
+   their stripe, so stripes two apart never touch one grid point. Where the stripes pair up
+   around the periodic wrap (an even number of them, the last at least two pads wide) the
+   phases hold them all (0, 2, .., then 1, 3, ..); else stripes 1 .. S - 2 go in phases and the
+   first and last (neighbours through the wrap) run after them, on the caller's thread. The
    order of the additions, hence the bits, does not depend on the number of threads. */
 typedef struct hst__nushare {
     const hst_nufft_plan *p;
     const hst_karg *args;
     unsigned stripes, phase;
+    unsigned first, end;       /* the phases' stripes: first + phase, + 2, .. below end */
     hst_result r[HST__NU_MAX_THREADS];
 } hst__nushare;
 
@@ -521,7 +534,7 @@ static hst_result hst__nu_spread_stripe(const hst__nushare *h, unsigned s) {
 static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
     hst__nushare *h = (hst__nushare *)ctx;
     unsigned s, count = 0;
-    for (s = 1 + h->phase; s + 1 < h->stripes && h->r[k] == HST_SUCCESS; s += 2, count++)
+    for (s = h->first + h->phase; s < h->end && h->r[k] == HST_SUCCESS; s += 2, count++)
         if (count % n == k) h->r[k] = hst__nu_spread_stripe(h, s);
 }
 
@@ -550,12 +563,18 @@ static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c, si
     hst_karg a[HST__NU_SPREAD_ARGS];
     hst__nushare h;
     hst_result r = HST_SUCCESS;
+    unsigned lead = 3 - p->dim;   /* the slowest real axis: the stripes' */
+    int paired;
     if (p->gm) return hst__nu_spread_gm(p, c, cofs);
     hst__nu_spread_args(p, c, cofs, a);
     if (!p->host) return hst__nu_spread_subs(p, a, 0, p->nsub);
-    h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + 3 - p->dim];
+    h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + lead];
+    paired = h.stripes % 2 == 0 && p->g[lead] - (int32_t)(h.stripes - 1) * p->g[3 + lead] >= 2 * p->g[12 + lead];
+    h.first = paired ? 0 : 1;
+    h.end = paired ? h.stripes : h.stripes - 1;
     for (h.phase = 0; h.phase < 2 && r == HST_SUCCESS; h.phase++)
         r = hst__nu_shares(hst__nu_spread_share, &h, p->threads);
+    if (paired) return r;
     if (r == HST_SUCCESS) r = hst__nu_spread_stripe(&h, 0);
     if (r == HST_SUCCESS && h.stripes > 1) r = hst__nu_spread_stripe(&h, h.stripes - 1);
     return r;
@@ -570,7 +589,7 @@ static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c, si
     a[3] = hst__nu_buf(p->grid); a[4] = hst__nu_buf(c); a[5] = hst_karg_uint((uint32_t)p->m);
     a[6] = hst_karg_value(sizeof p->g, p->g); a[7] = hst__nu_buf(p->coef);
     a[8] = hst_karg_ulong((uint64_t)cofs);
-    h.p = p; h.args = a; h.stripes = h.phase = 0;
+    h.p = p; h.args = a; h.stripes = h.phase = h.first = h.end = 0;
     if ((size_t)n > p->m) n = (unsigned)p->m;
     return hst__nu_shares(hst__nu_interp_share, &h, n);
 }
@@ -656,7 +675,8 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     unsigned lead = 3 - d->dim, a;
     uint64_t grid = 1, modes = 1, bins = 1;
     size_t tile_floats;   /* reals */
-    int pad = (p->width + 1) / 2, bin = d->dim == 2 ? HST__NU_BIN_2D : HST__NU_BIN_3D;
+    int pad = (p->width + 1) / 2;
+    int bin = d->dim == 2 ? HST__NU_BIN_2D : p->host ? HST__NU_HOST_BIN_3D : HST__NU_BIN_3D;
     memset(p->g, 0, sizeof p->g);
     for (a = 0; a < 3; a++) {
         int real = a >= lead;

@@ -7,11 +7,15 @@
 
    The plan is made and the points set once (both timed and printed apart); then R (default
    10) executes, each followed by hst_queue_finish, after one warm-up execute (VkFFT's plan);
-   the median is printed as "nufft_bench: ... ms per execute". Points and values come from a
+   the median is printed as "nufft_bench: ... ms per execute", with the median processor time
+   of the process's threads over an execute ("cpu ... ms": on shared cores, what the work cost
+   when others' jobs stretch the wall time). Points and values come from a
    fixed generator (the same on every run). Modes N per axis, N^dim in all. --n-trans T (FINUFFT's
    n_trans, PyEPRI's Nb): T vectors per execute (c (T, M), f (T, N, ..)), also printed per vector.
    --dtype c128 (desc.dtype HST_C128, FINUFFT's double precision): points, values and the
    transform in double (eps down to 1e-14). --method: desc.method (type 1's spreading).
+   --dim 3 with --modes 64 and the default points is the issue's 3-D case (64^3 modes, 10^6
+   points); bench/nufft_peer.py runs the four cases (types 1 and 2, 2-D and 3-D) against finufft.
 
    Build (needs FFTW and VkFFT headers): make build/bench/nufft_bench */
 
@@ -46,7 +50,8 @@ int main(int argc, char **argv) {
     unsigned dim = 2;
     int type = 2, reps = 10, i;
     size_t n_trans = 1, cshape[2], fshape[4];
-    double eps = 1e-6, t0, t_plan, t_points, times[MAX_REPS];
+    double eps = 1e-6, t0, t_plan, t_points, times[MAX_REPS], cpu[MAX_REPS];
+    clock_t c0;
     double *coords[3] = {NULL, NULL, NULL}, *vals;
     float *coords32[3] = {NULL, NULL, NULL}, *vals32 = NULL;
     int f64 = 0, method = 0;
@@ -108,18 +113,23 @@ int main(int argc, char **argv) {
     CHECK(hst_array_write(f, f64 ? (const void *)vals : vals32, 2 * n_trans * nmodes * real));
     for (i = -1; i < reps; i++) {   /* i = -1: the warm-up (VkFFT's plan, first launches) */
         t0 = now_s();
+        c0 = clock();
         CHECK(hst_nufft_execute(plan, c, f));
         CHECK(hst_queue_finish(hst_backend_queue(be)));
-        if (i >= 0) times[i] = now_s() - t0;
+        if (i >= 0) {
+            times[i] = now_s() - t0;
+            cpu[i] = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        }
     }
     qsort(times, (size_t)reps, sizeof times[0], cmp_d);
+    qsort(cpu, (size_t)reps, sizeof cpu[0], cmp_d);
     CHECK(hst_nufft_plan_info(plan, &info));
     printf("nufft_bench: device %s\n", hst_backend_device(be)->name);
     printf("nufft_bench: %s type %d, %u-D, %zu^%u modes, %zu points, eps %g: width %u, fine grid %zu^%u\n",
            f64 ? "c128" : "c64", type, dim, n, dim, m, eps, info.width, info.fine[0], dim);
     printf("nufft_bench: plan %.1f ms, set_points %.1f ms\n", 1e3 * t_plan, 1e3 * t_points);
-    printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f)\n",
-           1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1]);
+    printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f; cpu %.2f ms)\n",
+           1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1], 1e3 * cpu[reps / 2]);
     if (n_trans > 1)
         printf("nufft_bench: n_trans %zu: %.2f ms per vector\n", n_trans, 1e3 * times[reps / 2] / (double)n_trans);
     hst_array_destroy(c);

@@ -256,21 +256,25 @@ static void test_adjoint(void **state) {
     problem_free(&p);
 }
 
-/* The host device's twins and the device under test on one problem (many points per bin, so
-   subproblems split and atomics contend). */
+/* The host device's twins and the device under test on problems with many points per bin (so
+   subproblems split and atomics contend), and whose host stripes (bins along axis 0: 32 fine
+   points in 2-D, 16 in 3-D) pair up around the periodic wrap (128 and 32 fine points: all in
+   the two phases) or do not (80: an odd count; 50: the last stripe 2 wide, narrower than two
+   pads: the first and last stripes run after the phases). */
 static void test_devices_agree(void **state) {
+    static const size_t shapes[4][4] = {{2, 64, 48, 1}, {3, 16, 20, 12}, {2, 40, 24, 1}, {3, 25, 12, 10}};
     hst_backend *host;
     hst_backend_desc bd;
     problem p;
-    unsigned dim;
+    unsigned i, dim;
     memset(&bd, 0, sizeof bd);
     bd.device = "host";
     assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
-    for (dim = 2; dim <= 3; dim++) {
+    for (i = 0; i < 4; i++) {
         float *c, *f, *a, *b;
         double d1, d2;
-        if (dim == 2) problem_make(&p, 2, 64, 48, 1, 20000);
-        else problem_make(&p, 3, 16, 20, 12, 20000);
+        dim = (unsigned)shapes[i][0];
+        problem_make(&p, dim, shapes[i][1], shapes[i][2], shapes[i][3], 20000);
         c = random_complex(p.m); f = random_complex(p.nmodes);
         a = (float *)malloc(2 * (p.m > p.nmodes ? p.m : p.nmodes) * sizeof(float));
         b = (float *)malloc(2 * (p.m > p.nmodes ? p.m : p.nmodes) * sizeof(float));
@@ -281,7 +285,8 @@ static void test_devices_agree(void **state) {
         run_nufft(host, &p, 2, 0, 1e-6, f, a);
         run_nufft(BE(state), &p, 2, 0, 1e-6, f, b);
         d2 = rel_l2f(b, a, p.m);
-        printf("# %u-D host vs device: type 1 %.3g, type 2 %.3g\n", dim, d1, d2);
+        printf("# %u-D (%zu, %zu, %zu) host vs device: type 1 %.3g, type 2 %.3g\n", dim, shapes[i][1],
+               shapes[i][2], shapes[i][3], d1, d2);
         assert_true(d1 <= AGREE_TOL);
         assert_true(d2 <= AGREE_TOL);
         free(c); free(f); free(a); free(b);
