@@ -42,8 +42,9 @@ NOOCL_LDLIBS := -lcmocka -lm -lpthread
 EX_LDLIBS    := -lOpenCL -lm -lpthread
 SAN_FLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=all -O1 -g
-# Flags of the header compile checks (tests/run.sh adds -std=c99 / -std=c++11).
-HDRCHECK_FLAGS := -Wall -Wextra -Wpedantic -Werror
+# Flags of the header compile checks (tests/run.sh adds -std=c99 / -std=c++11); -Wvla: MSVC has
+# no variable-length arrays.
+HDRCHECK_FLAGS := -Wall -Wextra -Wpedantic -Werror -Wvla
 
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))

@@ -98,7 +98,7 @@ extern "C" {
      agree), wd = w rsqrt(d2) (= w / d); W += w; if fma(uy, dy, ux dx) < 0:
      R += fma(-|fma(uy, dx, -(ux dy))|, wd, w) (= Dk w, Dk = 1 - |Gy dx - Gx dy| / (|G| d)).
      R = W > 0 ? R / W : 0; if sensitivity > 1: R = R^sensitivity (repeated products
-     for an integer sensitivity <= 64, else pow); R < 0 -> 0; times M[yM, xM] when
+     for an integer sensitivity <= 64, else hst_k_esrrf_pow); R < 0 -> 0; times M[yM, xM] when
      intensity_weighting != 0.
    rgc_fused: the same map from the frames alone: grad2 and M are never stored. Since vy and vx
      are multiples of 1/2, the grad2 pixel (vy mag G) samples the gradients at input position
@@ -176,11 +176,12 @@ extern "C" {
    then needs no halo, and no block recomputes the frame before it); "-DHST_E_NS=ns
    -DHST_E_SENS=.." for the parameter sweep's values at ns sensitivities (below).
    Bitwise: roberts, magnify, rgc and rgc_fused equal their host twins when the host TU has no
-   FP contraction (see the top of this file) and sensitivity <= 1 or an integer <= 64: exp is
-   computed by the same range reduction and polynomial on both sides (hst_k_esrrf_exp), not by
-   libm; a non-integer sensitivity > 1 uses pow (OpenCL allows 16 ulp: within ~2e-6
-   relative). Measured: the host twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c
-   on each).
+   FP contraction (see the top of this file), at every sensitivity: exp and a non-integer power
+   are computed by the same sequences on both sides (hst_k_esrrf_exp, hst_k_esrrf_pow), never
+   by libm or OpenCL's exp and pow (which may differ by device and by C library). Measured: the
+   host twin, PoCL and an NVIDIA H100 bit for bit (tests/test_esrrf.c on each; a non-integer
+   sensitivity: the host twin and PoCL); the host twin built by mingw-w64 and run under Wine
+   bit for bit with Linux (scripts/windows_check.sh).
    temporal equals its double twin when built with -DHST_FP64 (the products of two floats are
    exact in double); in float it agrees to float rounding of the sums.
 
@@ -286,7 +287,7 @@ HST_API void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint32_
    device's local memory is, a stack table holds every phase's (w, w / d) (32 KiB), and 16
    pixels of a row go through their samples together (auto-vectorised by gcc -O2; with gcc or
    clang on x86-64 also built for AVX-512 and for AVX2 + FMA, chosen at run time by what the
-   CPU has, where fmaf is one instruction; the same bits every way); a radius whose samples of
+   CPU has, where the fma is one instruction; the same bits every way); a radius whose samples of
    one row do not fit (above ~10) goes per sample, with the same bits. Needs ~60 KiB of stack.
    No allocation, no failure path. Thread-safe. */
 HST_API void hst_k_esrrf_rgc_fused_host_rows(const float *frame, float *rgc_frame,
@@ -342,8 +343,14 @@ HST_API float hst_k_esrrf_div(float a, float b);
 HST_API float hst_k_esrrf_rsqrt(float x);
 
 /* exp(x) for x <= 0 as the kernels compute it (0 below -80; ~2 ulp; the final times 2^k is
-   exact: the device builds 2^k from its exponent bits, the twin with ldexpf). Thread-safe. */
+   exact: the device and the twin build 2^k from its exponent bits). Thread-safe. */
 HST_API float hst_k_esrrf_exp(float x);
+
+/* R^s for 0 <= R <= 1, s > 0 as the kernels compute it (a non-integer sensitivity): 2^(s log2 R)
+   with s log2 R in float-float and hst_k_esrrf_exp's polynomial, no pow; 0 where R < FLT_MIN or
+   R^s < 2^-124. Within 2.1e-7 relative of pow in double for s <= 100 (2e6 R per s, 13 values of
+   s: tests/windows/check.c checks 1e5). Thread-safe. */
+HST_API float hst_k_esrrf_pow(float R, float s);
 #endif
 
 /* One time point's statistic (mode 0 AVG, 1 VAR, 2 TAC2; other modes write nothing) from its
@@ -520,18 +527,6 @@ static const char hst__esrrf_src_common[] =
 "  return p * s;\n"
 "}\n"
 "\n"
-"/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else pow */\n"
-"float hst_e_sens(float R, float s)\n"
-"{\n"
-"  if (s <= 64.0f && s == floor(s)) {\n"
-"    int n = (int)s;\n"
-"    float p = R;\n"
-"    for (int e = 1; e < n; ++e) p = p * R;\n"
-"    return p;\n"
-"  }\n"
-"  return pow(R, s);\n"
-"}\n"
-"\n"
 "\n";
 
 static const char hst__esrrf_src_math[] =
@@ -619,6 +614,95 @@ static const char hst__esrrf_src_math[] =
 "{\n"
 "  *W = *W + w;\n"
 "  hst_e_accr(w, wd, dx, dy, ux, uy, R);\n"
+"}\n"
+"\n";
+
+static const char hst__esrrf_src_pow[] =
+"\n"
+"/* ln m = a + *lo for m = 1 + f in [0.707, 1.414]: u = f / (2 + f) in float-float (u0 + ul:\n"
+"   2 + f as dh + dl exactly, the division's residual by fma), then 2 atanh(u) = 2u + 2u (z/3\n"
+"   + z^2/5 + z^3/7 + z^4/9 + z^5/11), z = u0^2 (the next term below 2^-33 relative)\n"
+"   (hst__e_lnm on the host) */\n"
+"float hst_e_lnm(float f, float *lo)\n"
+"{\n"
+"  float dh = 2.0f + f;\n"
+"  float dl = dh - 2.0f;\n"
+"  dl = f - dl;\n"
+"  float u0 = hst_e_div(f, dh);\n"
+"  float res = fma(-u0, dh, f);\n"
+"  res = fma(-u0, dl, res);\n"
+"  float ul = res * hst_e_rcp(dh);\n"
+"  float z = u0 * u0;\n"
+"  float q = z * 0.0909090909f;\n"
+"  q = q + 0.111111111f;\n"
+"  q = q * z;\n"
+"  q = q + 0.142857143f;\n"
+"  q = q * z;\n"
+"  q = q + 0.2f;\n"
+"  q = q * z;\n"
+"  q = q + 0.333333333f;\n"
+"  q = q * z;\n"
+"  float a = 2.0f * u0;\n"
+"  q = a * q;\n"
+"  ul = 2.0f * ul;\n"
+"  *lo = ul + q;\n"
+"  return a;\n"
+"}\n"
+"\n"
+"/* R^s for 0 <= R <= 1, s > 0, no pow: R = m 2^e (m in [0.707, 1.414]), s log2 R = s e +\n"
+"   s log2 m in float-float (log2 m from hst_e_lnm times log2(e) in two parts, the products'\n"
+"   errors by fma, the sum's by TwoSum), then 2^(its fraction f, |f ln 2| < 0.35) by hst_e_exp\n"
+"   (its k is then -1, 0 or 1) times 2^k; 0 for R\n"
+"   below FLT_MIN or a result below 2^-124 (no subnormal: flush-to-zero devices agree).\n"
+"   Within 2.1e-7 relative of pow in double for s <= 100 (hst_k_esrrf_pow on the host) */\n"
+"float hst_e_pow(float R, float s)\n"
+"{\n"
+"  if (R < 1.17549435e-38f) return 0.0f;\n"
+"  uint b = as_uint(R);\n"
+"  int e = (int)(b >> 23) - 127;\n"
+"  float m = as_float((b & 0x007FFFFFu) | 0x3F800000u);\n"
+"  if (m > 1.41421356f) {\n"
+"    m = 0.5f * m;\n"
+"    e = e + 1;\n"
+"  }\n"
+"  float ef = (float)e;\n"
+"  float lo;\n"
+"  float a = hst_e_lnm(m - 1.0f, &lo);\n"
+"  float L2h = a * 1.44269502f;\n"
+"  float L2l = fma(a, 1.44269502f, -L2h);\n"
+"  L2l = fma(a, 1.92596299e-8f, L2l);\n"
+"  L2l = fma(lo, 1.44269502f, L2l);\n"
+"  float P1 = s * ef;\n"
+"  float P1e = fma(s, ef, -P1);\n"
+"  float P2 = s * L2h;\n"
+"  float P2e = fma(s, L2h, -P2);\n"
+"  float sh = P1 + P2;\n"
+"  float bb = sh - P1;\n"
+"  lo = sh - bb;\n"
+"  lo = P1 - lo;\n"
+"  bb = P2 - bb;\n"
+"  lo = lo + bb;\n"
+"  lo = lo + P1e;\n"
+"  lo = lo + P2e;\n"
+"  lo = fma(s, L2l, lo);\n"
+"  if (sh < -124.0f) return 0.0f;\n"
+"  float k = floor(sh + 0.5f);\n"
+"  float r = sh - k;\n"
+"  r = r + lo;\n"
+"  r = r * 0.693147182f;\n"
+"  return hst_e_exp(r) * as_float((uint)((int)k + 127) << 23);\n"
+"}\n"
+"\n"
+"/* R^s for R >= 0, s > 1: repeated products for an integer s <= 64, else hst_e_pow */\n"
+"float hst_e_sens(float R, float s)\n"
+"{\n"
+"  if (s <= 64.0f && s == floor(s)) {\n"
+"    int n = (int)s;\n"
+"    float p = R;\n"
+"    for (int e = 1; e < n; ++e) p = p * R;\n"
+"    return p;\n"
+"  }\n"
+"  return hst_e_pow(R, s);\n"
 "}\n"
 "\n"
 "/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
@@ -1454,23 +1538,37 @@ HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
 HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
+HST__PIECE_FITS(e_pow, hst__esrrf_src_pow);
 
 static const char *const hst__esrrf_src[] = {
-    hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_rgc, hst__esrrf_src_rgc2,
-    hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_unit,
-    hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
-    hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io, hst__esrrf_src_sweep
+    hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
+    hst__esrrf_src_rgc2, hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2,
+    hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
+    hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io,
+    hst__esrrf_src_sweep
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
 
 /* The twins the fused RGC's hot loops call are inlined into each of its builds (the portable
-   one and, on x86-64 with gcc or clang, one for AVX2 + FMA picked at run time): inside the
-   latter, fmaf is one instruction instead of a libm call. */
+   one and, on x86-64 with gcc or clang, ones for AVX2 + FMA and AVX-512 picked at run time:
+   HST__E_AVX2). A twin's fused multiply-add is kernels.h's HST__FMAF, never the C library's
+   fmaf (mingw-w64's rounds twice); in the helpers those builds inline it is HST__E_FMA(hw, a,
+   b, c): hw is 1 in the builds for FMA, which pass it down as a constant, and there it is the
+   instruction (HST__FMAF_HW: HST__FMAF would be a call per fma where the build as a whole does
+   not target FMA, and no loop would vectorise); hw 0 (the portable build, the other twins) is
+   HST__FMAF. The same bits every way. */
 #if defined(__GNUC__)
 #  define HST__E_INL static inline __attribute__((always_inline, unused))
 #else
 #  define HST__E_INL static inline
+#endif
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  define HST__E_AVX2 1
+#  define HST__E_FMA(hw, a, b, c) ((hw) ? HST__FMAF_HW(a, b, c) : HST__FMAF(a, b, c))
+#else
+#  define HST__E_AVX2 0
+#  define HST__E_FMA(hw, a, b, c) ((void)(hw), HST__FMAF(a, b, c))
 #endif
 
 HST__E_INL uint32_t hst__e_bits(float f)
@@ -1488,45 +1586,45 @@ HST__E_INL float hst__e_float(uint32_t u)
 }
 
 /* hst_e_rcp: 1/b from a bit seed and three Newton-Raphson steps in fma */
-HST__E_INL float hst__e_rcp(float b)
+HST__E_INL float hst__e_rcp(int hw, float b)
 {
     float y = hst__e_float(0x7EF311C3u - hst__e_bits(b)), e;
     int k;
     for (k = 0; k < 3; ++k) {
-        e = fmaf(-b, y, 1.0f);
-        y = fmaf(y, e, y);
+        e = HST__E_FMA(hw, -b, y, 1.0f);
+        y = HST__E_FMA(hw, y, e, y);
     }
     return y;
 }
 
 /* hst_e_div: a / b with Markstein's correction (see hst_k_esrrf_div) */
-HST__E_INL float hst__e_div(float a, float b)
+HST__E_INL float hst__e_div(int hw, float a, float b)
 {
-    float y = hst__e_rcp(b), q = a * y, r;
-    r = fmaf(-b, q, a);
-    return fmaf(r, y, q);
+    float y = hst__e_rcp(hw, b), q = a * y, r;
+    r = HST__E_FMA(hw, -b, q, a);
+    return HST__E_FMA(hw, r, y, q);
 }
 
 /* hst_e_rsqrt: 1/sqrt(x), bit seed, three Newton-Raphson steps, one with an exact residual */
-HST__E_INL float hst__e_rsqrt(float x)
+HST__E_INL float hst__e_rsqrt(int hw, float x)
 {
     float y = hst__e_float(0x5F375A86u - (hst__e_bits(x) >> 1)), p, e, q, h;
     int k;
     for (k = 0; k < 4; ++k) {
         p = y * y;
-        e = fmaf(-x, p, 1.0f);
+        e = HST__E_FMA(hw, -x, p, 1.0f);
         if (k == 3) {
-            q = fmaf(y, y, -p);
-            e = fmaf(-x, q, e);
+            q = HST__E_FMA(hw, y, y, -p);
+            e = HST__E_FMA(hw, -x, q, e);
         }
         h = 0.5f * y;
-        y = fmaf(h, e, y);
+        y = HST__E_FMA(hw, h, e, y);
     }
     return y;
 }
 
 /* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow) */
-HST__E_INL void hst__e_unit(float gx, float gy, float *u)
+HST__E_INL void hst__e_unit(int hw, float gx, float gy, float *u)
 {
     uint32_t a = hst__e_bits(gx) & 0x7FFFFFFFu, b = hst__e_bits(gy) & 0x7FFFFFFFu;
     uint32_t m = a > b ? a : b, E;
@@ -1542,8 +1640,8 @@ HST__E_INL void hst__e_unit(float gx, float gy, float *u)
     x = (hst__e_bits(x) & 0x7F800000u) ? x : 0.0f;
     y = (hst__e_bits(y) & 0x7F800000u) ? y : 0.0f;
     t = y * y;
-    n = fmaf(x, x, t);
-    r = hst__e_rsqrt(n);
+    n = HST__E_FMA(hw, x, x, t);
+    r = hst__e_rsqrt(hw, n);
     u[0] = x * r;
     u[1] = y * r;
 }
@@ -1666,10 +1764,77 @@ HST__E_INL float hst__e_exp(float x)
     if (x < -80.0f) return 0.0f;
     k = x * 1.44269504f;
     k = floorf(k + 0.5f);
-    return hst__e_exp_reduced(x, k) * ldexpf(1.0f, (int)k);
+    return hst__e_exp_reduced(x, k) * hst__e_float((uint32_t)((int)k + 127) << 23);
 }
 
-HST__KPRIVATE float hst__e_sens(float R, float s)
+/* hst_e_lnm: ln(1 + f) = a + *lo for 1 + f in [0.707, 1.414] */
+HST__E_INL float hst__e_lnm(int hw, float f, float *lo)
+{
+    float dh = 2.0f + f, dl, u0, res, ul, z, q, a;
+    dl = dh - 2.0f;
+    dl = f - dl;
+    u0 = hst__e_div(hw, f, dh);
+    res = HST__E_FMA(hw, -u0, dh, f);
+    res = HST__E_FMA(hw, -u0, dl, res);
+    ul = res * hst__e_rcp(hw, dh);
+    z = u0 * u0;
+    q = z * 0.0909090909f;
+    q = q + 0.111111111f;
+    q = q * z;
+    q = q + 0.142857143f;
+    q = q * z;
+    q = q + 0.2f;
+    q = q * z;
+    q = q + 0.333333333f;
+    q = q * z;
+    a = 2.0f * u0;
+    q = a * q;
+    ul = 2.0f * ul;
+    *lo = ul + q;
+    return a;
+}
+
+/* hst_e_pow: R^s for 0 <= R <= 1, s > 0 (hst_k_esrrf_pow) */
+HST__E_INL float hst__e_pow(int hw, float R, float s)
+{
+    uint32_t b = hst__e_bits(R);
+    float m, ef, a, lo, L2h, L2l, P1, P1e, P2, P2e, sh, bb, k, r;
+    int e;
+    if (R < 1.17549435e-38f) return 0.0f;
+    e = (int)(b >> 23) - 127;
+    m = hst__e_float((b & 0x007FFFFFu) | 0x3F800000u);
+    if (m > 1.41421356f) {
+        m = 0.5f * m;
+        e = e + 1;
+    }
+    ef = (float)e;
+    a = hst__e_lnm(hw, m - 1.0f, &lo);
+    L2h = a * 1.44269502f;
+    L2l = HST__E_FMA(hw, a, 1.44269502f, -L2h);
+    L2l = HST__E_FMA(hw, a, 1.92596299e-8f, L2l);
+    L2l = HST__E_FMA(hw, lo, 1.44269502f, L2l);
+    P1 = s * ef;
+    P1e = HST__E_FMA(hw, s, ef, -P1);
+    P2 = s * L2h;
+    P2e = HST__E_FMA(hw, s, L2h, -P2);
+    sh = P1 + P2;
+    bb = sh - P1;
+    lo = sh - bb;
+    lo = P1 - lo;
+    bb = P2 - bb;
+    lo = lo + bb;
+    lo = lo + P1e;
+    lo = lo + P2e;
+    lo = HST__E_FMA(hw, s, L2l, lo);
+    if (sh < -124.0f) return 0.0f;
+    k = floorf(sh + 0.5f);
+    r = sh - k;
+    r = r + lo;
+    r = r * 0.693147182f;
+    return hst__e_exp(r) * hst__e_float((uint32_t)((int)k + 127) << 23);
+}
+
+HST__E_INL float hst__e_sens(int hw, float R, float s)
 {
     if (s <= 64.0f && s == floorf(s)) {
         int n = (int)s, e;
@@ -1677,7 +1842,7 @@ HST__KPRIVATE float hst__e_sens(float R, float s)
         for (e = 1; e < n; ++e) p = p * R;
         return p;
     }
-    return powf(R, s);
+    return hst__e_pow(hw, R, s);
 }
 
 HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
@@ -1705,13 +1870,13 @@ HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
     return 4;
 }
 
-HST__E_INL void hst__e_grad_fused(const float *f, int rows, int cols, int mag, int iy, int ix,
-                                     float *g)
+HST__E_INL void hst__e_grad_fused(int hw, const float *f, int rows, int cols, int mag, int iy,
+                                  int ix, float *g)
 {
     float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
     int ry = 0, cx = 0, ny, nx, i, j;
-    vy = hst__e_div((float)iy, m2);
-    vx = hst__e_div((float)ix, m2);
+    vy = hst__e_div(hw, (float)iy, m2);
+    vx = hst__e_div(hw, (float)ix, m2);
     ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
     nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
     if (ny == 0 || nx == 0) ny = nx = 0;
@@ -1756,11 +1921,11 @@ HST__E_INL void hst__e_acc(float w, float wd, float dx, float dy, float ux, floa
     float s, t, c;
     *W = *W + w;
     t = ux * dx;
-    s = fmaf(uy, dy, t);
+    s = HST__FMAF(uy, dy, t);
     if (s < 0.0f) {
         t = ux * dy;
-        c = fmaf(uy, dx, -t);
-        t = fmaf(-fabsf(c), wd, w);
+        c = HST__FMAF(uy, dx, -t);
+        t = HST__FMAF(-fabsf(c), wd, w);
         *R = *R + t;
     }
 }
@@ -1768,10 +1933,10 @@ HST__E_INL void hst__e_acc(float w, float wd, float dx, float dy, float ux, floa
 /* hst_e_consts: c[0] = -2 / tSS, c[1] = tSO^2; and the sample range [j0, j1) */
 HST__E_INL void hst__e_consts(float radius, float *c, int *j0, int *j1)
 {
-    float sigma = hst__e_div(radius, 2.355f), tSS, tSO, gr;
+    float sigma = hst__e_div(0, radius, 2.355f), tSS, tSO, gr;
     tSS = sigma * sigma;
     tSS = 2.0f * tSS;
-    c[0] = hst__e_div(-2.0f, tSS);
+    c[0] = hst__e_div(0, -2.0f, tSS);
     tSO = 2.0f * sigma;
     tSO = tSO + 1.0f;
     c[1] = tSO * tSO;
@@ -1782,18 +1947,18 @@ HST__E_INL void hst__e_consts(float radius, float *c, int *j0, int *j1)
 }
 
 /* hst_e_centre: the centre of phase p in input pixels from its macro-pixel's start */
-HST__E_INL float hst__e_centre(int p, int mag)
+HST__E_INL float hst__e_centre(int hw, int p, int mag)
 {
     float c = (float)p + 0.5f;
-    return hst__e_div(c, (float)mag);
+    return hst__e_div(hw, c, (float)mag);
 }
 
 /* hst_e_base: (int)(2 c), c = (y + 0.5) / mag, from y's phase: the first half-pixel position
    magnified row or column y samples is that plus j0 */
-HST__E_INL int hst__e_base(int y, int mag)
+HST__E_INL int hst__e_base(int hw, int y, int mag)
 {
     int q = y / mag;
-    float c = hst__e_centre(y - q * mag, mag);
+    float c = hst__e_centre(hw, y - q * mag, mag);
     return 2 * q + (int)(2.0f * c);
 }
 
@@ -1806,30 +1971,31 @@ HST__KPRIVATE float hst__e_axexp(float d, const float *c)
 }
 
 /* hst_e_wd2: the weight w of a sample at offset (dx, dy), *wd = w / d (ex, ey: axexp) */
-HST__E_INL float hst__e_wd2(float dx, float dy, float ex, float ey, const float *c, float *wd)
+HST__E_INL float hst__e_wd2(int hw, float dx, float dy, float ex, float ey, const float *c,
+                            float *wd)
 {
     float t = dy * dy, d2, w;
-    d2 = fmaf(dx, dx, t);
+    d2 = HST__E_FMA(hw, dx, dx, t);
     *wd = 0.0f;
     if (d2 == 0.0f || d2 > c[1]) return 0.0f;
     w = ex * ey;
     w = d2 * w;
     w = w * w;
     if (w < 1e-30f) return 0.0f;
-    *wd = w * hst__e_rsqrt(d2);
+    *wd = w * hst__e_rsqrt(hw, d2);
     return w;
 }
 
-HST__E_INL float hst__e_wd(float dx, float dy, const float *c, float *wd)
+HST__E_INL float hst__e_wd(int hw, float dx, float dy, const float *c, float *wd)
 {
-    return hst__e_wd2(dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
+    return hst__e_wd2(hw, dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
 }
 
-HST__E_INL float hst__e_final(float R, float W, float sens)
+HST__E_INL float hst__e_final(int hw, float R, float W, float sens)
 {
-    R = W > 0.0f ? hst__e_div(R, W) : 0.0f;
+    R = W > 0.0f ? hst__e_div(hw, R, W) : 0.0f;
     if (R < 0.0f) return 0.0f;
-    return sens > 1.0f ? hst__e_sens(R, sens) : R;
+    return sens > 1.0f ? hst__e_sens(hw, R, sens) : R;
 }
 
 /* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample; not fused: the gradient of grad2
@@ -1844,39 +2010,39 @@ HST__KPRIVATE void hst__e_rgc(const float *src, const float *src2, size_t gstep,
     hst__e_consts(radius, c, &j0, &j1);
     ymax = (float)(rows * mag - 1);
     xmax = (float)(cols * mag - 1);
-    by = hst__e_base(yM, mag);
-    bx = hst__e_base(xM, mag);
+    by = hst__e_base(0, yM, mag);
+    bx = hst__e_base(0, xM, mag);
     fy = by - 2 * (yM / mag);
     fx = bx - 2 * (xM / mag);
-    cy = hst__e_centre(yM % mag, mag);
-    cx = hst__e_centre(xM % mag, mag);
+    cy = hst__e_centre(0, yM % mag, mag);
+    cx = hst__e_centre(0, xM % mag, mag);
     if (wt) wt += (size_t)((((yM % mag) * mag + xM % mag) * (j1 - j0)) * (j1 - j0)) * 2;
     for (j = j0; j < j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         if (!(0.0f < vy && vy <= ymax)) continue;
-        dy = fmaf((float)(fy + j), 0.5f, -cy);
+        dy = HST__FMAF((float)(fy + j), 0.5f, -cy);
         for (i = j0; i < j1; ++i) {
             float vx = (float)(bx + i) * 0.5f, dx, wd, w, g[2], u[2];
             int iy, ix;
             if (!(0.0f < vx && vx <= xmax)) continue;
-            dx = fmaf((float)(fx + i), 0.5f, -cx);
+            dx = HST__FMAF((float)(fx + i), 0.5f, -cx);
             if (wt) {
                 w = wt[((j - j0) * (j1 - j0) + i - j0) * 2];
                 wd = wt[((j - j0) * (j1 - j0) + i - j0) * 2 + 1];
             } else {
-                w = hst__e_wd(dx, dy, c, &wd);
+                w = hst__e_wd(0, dx, dy, c, &wd);
             }
             if (w == 0.0f) continue;
             iy = hst__e_gidx(by + j, fm, rows2);
             ix = hst__e_gidx(bx + i, fm, cols2);
             if (fused) {
-                hst__e_grad_fused(src, rows, cols, mag, iy, ix, g);
+                hst__e_grad_fused(0, src, rows, cols, mag, iy, ix, g);
             } else {
                 size_t o = ((size_t)iy * (size_t)cols2 + (size_t)ix) * gstep;
                 g[0] = src[o];
                 g[1] = src2[o + groff];
             }
-            hst__e_unit(g[0], g[1], u);
+            hst__e_unit(0, g[0], g[1], u);
             hst__e_acc(w, wd, dx, dy, u[0], u[1], &W, &R);
         }
     }
@@ -1909,9 +2075,10 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
    start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
    The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (16
    lanes in one register) and for AVX2 + FMA, the first the CPU has chosen at run time by
-   __builtin_cpu_supports; fmaf is correctly rounded in all, so the bits agree. The portable
-   build calls libm's fmaf unless the build targets FMA (-mfma, -march=haswell or later;
-   aarch64 always has it): measured on x86-64 without it, 9x slower than the AVX-512 build. */
+   __builtin_cpu_supports; the fma is the instruction in the latter two and HST__FMAF in the
+   portable one (the instruction where the build targets FMA: -mfma, -march=haswell or later,
+   aarch64; else a call per fma), correctly rounded in all, so the bits agree: measured on
+   x86-64 without FMA, 9x slower than the AVX-512 build. */
 
 #define HST__E_LANES 16     /* pixels of one row and phase computed together */
 /* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
@@ -1921,12 +2088,6 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
 /* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
    1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
 #define HST__E_HOST_WTAB 4096
-
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
-#  define HST__E_AVX2 1
-#else
-#  define HST__E_AVX2 0
-#endif
 
 /* Every per-frame number of hst__e_rgc and the margin, computed as there */
 typedef struct hst__e_geom {
@@ -1974,8 +2135,8 @@ HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
     if ((long)g->mag * g->mag * n * n > HST__E_HOST_WTAB) return;
     for (p = 0; p < g->mag; ++p)
         for (i = 0; i < n; ++i) {
-            float d = fmaf((float)(hst__e_base(p, g->mag) + g->j0 + i), 0.5f,
-                           -hst__e_centre(p, g->mag));
+            float d = HST__FMAF((float)(hst__e_base(0, p, g->mag) + g->j0 + i), 0.5f,
+                                -hst__e_centre(0, p, g->mag));
             ax[2 * (p * n + i)] = d;
             ax[2 * (p * n + i) + 1] = hst__e_axexp(d, g->c);
         }
@@ -1983,7 +2144,7 @@ HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i, e += 2) {
                 int a = 2 * ((r % g->mag) * n + i), b = 2 * ((r / g->mag) * n + j);
-                e[0] = hst__e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], g->c, &e[1]);
+                e[0] = hst__e_wd2(0, ax[a], ax[b], ax[a + 1], ax[b + 1], g->c, &e[1]);
             }
     g->wt = wt;
 }
@@ -2000,8 +2161,8 @@ HST__E_INL float hst__e_pick(int c, float a, float b)
    at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent.
    The gradient of a position: interpolated from the frame f (fused), or grad2's pixel there
    (chained: hst__e_rgc's mode 0), normalised as hst__e_rgc does per sample. */
-HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk, int l0, int nl,
-                            int stride, float *tile)
+HST__E_INL void hst__e_tile(int hw, const float *f, const hst__e_geom *g, int k0, int nk, int l0,
+                            int nl, int stride, float *tile)
 {
     size_t plane = (size_t)nk * (size_t)stride;
     int a, e, half = stride / 2;
@@ -2016,9 +2177,9 @@ HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk
                 gg[0] = g->g2c[q];
                 gg[1] = g->g2r[q + g->groff];
             } else {
-                hst__e_grad_fused(f, g->rows, g->cols, g->mag, iy, ix, gg);
+                hst__e_grad_fused(hw, f, g->rows, g->cols, g->mag, iy, ix, gg);
             }
-            hst__e_unit(gg[0], gg[1], u);
+            hst__e_unit(hw, gg[0], gg[1], u);
             tile[o] = u[0];
             tile[plane + o] = u[1];
         }
@@ -2028,17 +2189,17 @@ HST__E_INL void hst__e_tile(const float *f, const hst__e_geom *g, int k0, int nk
 /* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
    (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
    k = ki + 2 l with 0 < k <= kx); ux, uy: the lanes' unit gradients (adjacent) */
-HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int kx, float dx,
-                                   float dy, float w, float wd, float *W, float *R)
+HST__E_INL void hst__e_lane_sample(int hw, const float *ux, const float *uy, int ki, int kx,
+                                   float dx, float dy, float w, float wd, float *W, float *R)
 {
     int l;
     for (l = 0; l < HST__E_LANES; ++l) {
         int k = ki + 2 * l, ok = (k > 0) & (k <= kx);
         float t = ux[l] * dx, s, c, v;
-        s = fmaf(uy[l], dy, t);
+        s = HST__E_FMA(hw, uy[l], dy, t);
         t = ux[l] * dy;
-        c = fmaf(uy[l], dx, -t);
-        v = fmaf(-fabsf(c), wd, w);
+        c = HST__E_FMA(hw, uy[l], dx, -t);
+        v = HST__E_FMA(hw, -fabsf(c), wd, w);
         W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
         R[l] = R[l] + hst__e_pick(ok & (s < 0.0f), v, 0.0f);
     }
@@ -2047,37 +2208,37 @@ HST__E_INL void hst__e_lane_sample(const float *ux, const float *uy, int ki, int
 /* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
    position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
    columns of lane 0 plus 2 l */
-HST__E_INL void hst__e_lanes(const hst__e_geom *g, const float *tile, size_t plane, int stride,
-                             int k0, int l0, int yM, int x0, float *W, float *R)
+HST__E_INL void hst__e_lanes(int hw, const hst__e_geom *g, const float *tile, size_t plane,
+                             int stride, int k0, int l0, int yM, int x0, float *W, float *R)
 {
     float cx, cy;
     int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
     const float *wp = NULL;
-    by = hst__e_base(yM, g->mag);
-    bx = hst__e_base(x0, g->mag);
+    by = hst__e_base(hw, yM, g->mag);
+    bx = hst__e_base(hw, x0, g->mag);
     fy = by - 2 * (yM / g->mag);
     fx = bx - 2 * (x0 / g->mag);
-    cy = hst__e_centre(yM % g->mag, g->mag);
-    cx = hst__e_centre(x0 % g->mag, g->mag);
+    cy = hst__e_centre(hw, yM % g->mag, g->mag);
+    cx = hst__e_centre(hw, x0 % g->mag, g->mag);
     if (g->wt) wp = g->wt + (size_t)(((yM % g->mag) * g->mag + x0 % g->mag) * n * n) * 2;
     for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
     for (j = g->j0; j < g->j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
         const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
         if (!(0.0f < vy && vy <= g->ymax)) continue;
-        dy = fmaf((float)(fy + j), 0.5f, -cy);
+        dy = HST__E_FMA(hw, (float)(fy + j), 0.5f, -cy);
         for (i = g->j0; i < g->j1; ++i) {
             int e = bx + i - l0;
             const float *ux = row + (e & 1) * half + (e >> 1);
-            float dx = fmaf((float)(fx + i), 0.5f, -cx), wd, w;
+            float dx = HST__E_FMA(hw, (float)(fx + i), 0.5f, -cx), wd, w;
             if (wp) {
                 w = wp[((j - g->j0) * n + i - g->j0) * 2];
                 wd = wp[((j - g->j0) * n + i - g->j0) * 2 + 1];
             } else {
-                w = hst__e_wd(dx, dy, g->c, &wd);
+                w = hst__e_wd(hw, dx, dy, g->c, &wd);
             }
             if (w != 0.0f)
-                hst__e_lane_sample(ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
+                hst__e_lane_sample(hw, ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
                                    W, R);
         }
     }
@@ -2092,20 +2253,20 @@ HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
 /* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
    times the magnified frame when weighting (interpolated from f, or g->mimg's pixel), into
    o[0 .. ns) */
-HST__E_INL void hst__e_put(const float *f, const hst__e_geom *g, int iw, int yM, int xM, float R,
-                           float W, float *o)
+HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw, int yM, int xM,
+                           float R, float W, float *o)
 {
     float im = 1.0f, v;
     int s;
     if (iw && g->mimg) {
         im = g->mimg[(size_t)yM * (size_t)g->colsM + (size_t)xM];
     } else if (iw) {
-        float rr = hst__e_div((float)yM, g->fm);
-        float c = hst__e_div((float)xM, g->fm);
+        float rr = hst__e_div(hw, (float)yM, g->fm);
+        float c = hst__e_div(hw, (float)xM, g->fm);
         im = hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
     }
     for (s = 0; s < g->ns; ++s) {
-        v = hst__e_final(R, W, g->sens[s]);
+        v = hst__e_final(hw, R, W, g->sens[s]);
         o[s] = iw ? v * im : v;
     }
 }
@@ -2120,26 +2281,26 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
                    g->radius, g->wt, &R, &W);
     else
         hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
-    hst__e_put(f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
+    hst__e_put(0, f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
-HST__E_INL void hst__e_block_any(const float *f, float *out, const hst__e_geom *g, int iw,
+HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__e_geom *g, int iw,
                                  int ya, int yb, int xa, int k0, int nk, float *tile)
 {
     int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
-    int l0 = hst__e_base(xa, g->mag) + g->j0;
-    int nl = hst__e_base(xa + w - 1, g->mag) + g->j1 - l0, stride = nl + (nl & 1);
+    int l0 = hst__e_base(hw, xa, g->mag) + g->j0;
+    int nl = hst__e_base(hw, xa + w - 1, g->mag) + g->j1 - l0, stride = nl + (nl & 1);
     size_t plane = (size_t)nk * (size_t)stride;
-    hst__e_tile(f, g, k0, nk, l0, nl, stride, tile);
+    hst__e_tile(hw, f, g, k0, nk, l0, nl, stride, tile);
     for (p = 0; p < g->mag && xa + p < xe; ++p) {
         for (y = ya; y < yb; ++y) {
             float W[HST__E_LANES], R[HST__E_LANES];
-            hst__e_lanes(g, tile, plane, stride, k0, l0, y, xa + p, W, R);
+            hst__e_lanes(hw, g, tile, plane, stride, k0, l0, y, xa + p, W, R);
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
                 if (x >= xe) break;
-                hst__e_put(f, g, iw, y, x, R[l], W[l], hst__e_out(out, g, y, x));
+                hst__e_put(hw, f, g, iw, y, x, R[l], W[l], hst__e_out(out, g, y, x));
             }
         }
     }
@@ -2155,14 +2316,14 @@ __attribute__((target(HST__E_T512))) static void
 hst__e_block_avx512(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
                     int xa, int k0, int nk, float *tile)
 {
-    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(1, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 __attribute__((target("avx2,fma"))) static void
 hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
                   int xa, int k0, int nk, float *tile)
 {
-    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(1, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 #endif
 
@@ -2188,7 +2349,7 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
     default: break;
     }
 #endif
-    hst__e_block_any(f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(0, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 /* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
@@ -2197,9 +2358,9 @@ HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int st
                                     int *nk)
 {
     int yb = ya, n;
-    *k0 = hst__e_base(ya, g->mag) + g->j0;
+    *k0 = hst__e_base(0, ya, g->mag) + g->j0;
     while (yb < ye) {
-        n = hst__e_base(yb, g->mag) + g->j1 - *k0;
+        n = hst__e_base(0, yb, g->mag) + g->j1 - *k0;
         if ((long)n * stride > HST__E_HOST_TILE) break;
         *nk = n;
         ++yb;
@@ -2224,7 +2385,7 @@ HST__KPRIVATE void hst__e_column(const float *f, float *out, const hst__e_geom *
                                  int ye, int xa, float *tile)
 {
     int w = HST__E_LANES * g->mag, xe = g->colsM - g->margin;
-    int nl = hst__e_base(xa + w - 1, g->mag) - hst__e_base(xa, g->mag) + g->j1 - g->j0;
+    int nl = hst__e_base(0, xa + w - 1, g->mag) - hst__e_base(0, xa, g->mag) + g->j1 - g->j0;
     int stride = nl + (nl & 1), x;
     while (ya < ye) {
         int k0 = 0, nk = 0, yb = hst__e_block_rows(g, ya, ye, stride, &k0, &nk);
@@ -2325,9 +2486,10 @@ HST__KDEF const char *const *hst_kernels_esrrf_source(size_t *count)
 
 #ifdef HST_KERNELS_TEST_API
 HST__KDEF float hst_k_esrrf_exp(float x) { return hst__e_exp(x); }
-HST__KDEF float hst_k_esrrf_rcp(float b) { return hst__e_rcp(b); }
-HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(a, b); }
-HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(x); }
+HST__KDEF float hst_k_esrrf_pow(float R, float s) { return hst__e_pow(0, R, s); }
+HST__KDEF float hst_k_esrrf_rcp(float b) { return hst__e_rcp(0, b); }
+HST__KDEF float hst_k_esrrf_div(float a, float b) { return hst__e_div(0, a, b); }
+HST__KDEF float hst_k_esrrf_rsqrt(float x) { return hst__e_rsqrt(0, x); }
 #endif
 
 /* hst_k_esrrf_roberts_host over pixels [i0, i1) (at most a frame's) of each frame */
@@ -2380,12 +2542,12 @@ HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t ro
     for (x0 = 0; x0 < colsM; x0 += HST__E_MAG_COLS) {
         size_t nx = colsM - x0 < HST__E_MAG_COLS ? colsM - x0 : HST__E_MAG_COLS;
         for (x = 0; x < nx; ++x) {
-            float c = hst__e_div((float)(uint32_t)(x0 + x), mag_col);
+            float c = hst__e_div(0, (float)(uint32_t)(x0 + x), mag_col);
             c = c - shift_col;
             okc[x] = hst__e_axis(c, (int)cols, &c0[x], wc[x]);
         }
         for (y = y0; y < y1; ++y) {
-            float r = hst__e_div((float)(uint32_t)y, mag_row);
+            float r = hst__e_div(0, (float)(uint32_t)y, mag_row);
             r = r - shift_row;
             okr = hst__e_axis(r, (int)rows, &r0, wr);
             xa = y * colsM > i0 ? 0 : i0 - y * colsM;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh — install (or name) the Debian/Ubuntu packages a halostream profile needs.
 #
-#   scripts/deps.sh [quick|test|demo|mpi|reliability|napari|all]     (default: test)
+#   scripts/deps.sh [quick|test|demo|mpi|reliability|napari|windows|all]     (default: test)
 #
 #   quick: what `make test` (the quick tests) needs; test: what `make test-all` needs
 #
@@ -32,6 +32,10 @@ pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"
 # napari's canvas no OpenGL), Mesa's GLX for the canvas, and what PyQt5's xcb platform plugin
 # and Qt's libraries load (found with ldd on Debian 12; libdbus-1-3 is loaded by Qt at run time)
 pkgs_napari="python3-venv python3-pip xvfb xauth libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libdbus-1-3 libfontconfig1 libfreetype6 fonts-dejavu-core libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libx11-xcb1 libxext6 libxcb1 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1"
+# tests/run.sh's windows stage (scripts/windows_check.sh): mingw-w64 builds the Windows
+# programs (its win32-thread compilers: every thread the OS shim's Win32 one), Wine runs them
+# (/usr/lib/wine/wine64), clang checks the headers for what MSVC lacks (-Wvla -Wgnu)
+pkgs_windows="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 clang"
 
 case "$profile" in
     quick) want="$pkgs_quick" ;;
@@ -40,11 +44,12 @@ case "$profile" in
     mpi)  want="$pkgs_test $pkgs_mpi" ;;
     reliability) want="$pkgs_test $pkgs_reliability" ;;
     napari) want="$pkgs_test $pkgs_napari" ;;
-    all)  want="$pkgs_test $pkgs_demo $pkgs_mpi $pkgs_reliability $pkgs_napari" ;;
+    windows) want="$pkgs_test $pkgs_windows" ;;
+    all)  want="$pkgs_test $pkgs_demo $pkgs_mpi $pkgs_reliability $pkgs_napari $pkgs_windows" ;;
     -h|--help)
-        echo "usage: $0 [quick|test|demo|mpi|reliability|napari|all]"; exit 0 ;;
+        echo "usage: $0 [quick|test|demo|mpi|reliability|napari|windows|all]"; exit 0 ;;
     *)
-        echo "deps.sh: unknown profile '$profile' (expected quick, test, demo, mpi, reliability, napari or all)" >&2
+        echo "deps.sh: unknown profile '$profile' (expected quick, test, demo, mpi, reliability, napari, windows or all)" >&2
         exit 2 ;;
 esac
 

@@ -5,7 +5,7 @@
 #   tests/run.sh [STAGE]...   (default: all)
 #
 #   quick    = basics headers-alone python-quick: a few minutes on 2 cores (`make test`)
-#   all      = devices headers noocl san mpi install python napari: the whole suite (`make test-all`,
+#   all      = devices headers noocl windows san mpi install python napari: the whole suite (`make test-all`,
 #              about 30 min on 2 cores)
 #
 #   devices  every tests/test_*.c, run once per device (host + every OpenCL device)
@@ -16,6 +16,9 @@
 #            then all of them together, then each header's opening usage example (C99)
 #   headers-alone  each header compiled alone as C99 and as C++11 (the first step of headers)
 #   noocl    the tests built with -DHST_NO_OPENCL and without -lOpenCL, run on the host device
+#   windows  scripts/windows_check.sh: tests/windows/check.c built with mingw-w64 and run under
+#            Wine gives the Linux build's hashes; every header compiled by mingw-w64 and by
+#            clang -fms-extensions -Wvla -Wgnu (scripts/deps.sh windows)
 #   san      the tests built with AddressSanitizer + UBSan, run on every device (test_esrrf_cli
 #            with the CLI built so too: build/examples-san/esrrf)
 #   mpi      the MPI parts of the headers compiled by mpicc (C99, C++11), then tests/mpi_*.c
@@ -53,7 +56,7 @@ MAKE=${MAKE:-make}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 BUILD=${BUILD:-build}
-HDRCHECK_FLAGS=${HDRCHECK_FLAGS:--Wall -Wextra -Wpedantic -Werror}
+HDRCHECK_FLAGS=${HDRCHECK_FLAGS:--Wall -Wextra -Wpedantic -Werror -Wvla}
 SAN_FLAGS=${SAN_FLAGS:--fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1 -g}
 JOBS=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
@@ -568,6 +571,36 @@ stage_install() {
     rm -rf "$tmp"
 }
 
+# ---------------------------------------------------------------------------- windows
+# scripts/windows_check.sh: tests/windows/check.c built with mingw-w64 (-O2, -O0) and run under
+# Wine, its hashes (eSRRF in every mode and dtype, the array vocabulary, the halo packer, a
+# stream, the eSRRF power) against the Linux build's, the OS shim's, the fma's and the power's
+# checks, and every header compiled by mingw-w64 (C99, C++11) and by clang -fms-extensions -Wvla
+# -Wgnu (about 2 min on 2 cores, 10^6 fmaf inputs). Each of its TAP lines counts
+# once; no TAP line, or an exit status with none failing, counts as one failure. Without
+# mingw-w64 or Wine the script skips (fails under CI=true; scripts/deps.sh windows installs
+# them). WINDOWS_FMAF_INPUTS: generated fmaf inputs per run (tests/test_fmaf.c compares 10^8 on
+# Linux; under Wine the edges and 10^6 suffice to show the same function).
+stage_windows() {
+    local log=$LOGDIR/windows.log rc
+    section "(w) Windows: mingw-w64 builds under Wine give the Linux build's bytes"
+    { BUILD="$BUILD" CC="$CC" HEADERS="$HEADERS" FMAF_INPUTS="${WINDOWS_FMAF_INPUTS:-1000000}" \
+        timeout -k 10 "$TEST_TIMEOUT" bash scripts/windows_check.sh > "$log" 2>&1 < /dev/null; } 2> /dev/null
+    rc=$?
+    awk '/^ok / { sub(/^ok [0-9]+ - /, ""); printf "  ok    windows %s\n", $0 }
+         /^not ok / { sub(/^not ok [0-9]+ - /, ""); printf "  FAIL  windows %s\n", $0; show = 1; next }
+         show && /^# / { print "    | " substr($0, 3); next } { show = 0 }
+         /^1\.\.0 # SKIP/ { sub(/^1\.\.0 # SKIP /, ""); printf "  note: windows stage skipped: %s\n", $0 }' "$log"
+    read -r _ n good bad _ <<< "$(tap_counts "$log")"
+    PASSED=$((PASSED + good))
+    FAILED=$((FAILED + bad))
+    if [ "$rc" != 0 ] && [ "$bad" -eq 0 ]; then
+        fail_line "windows: scripts/windows_check.sh exit status $rc" "$log" tail
+    elif [ "$n" -eq 0 ] && ! grep -q '^1\.\.0 # SKIP' "$log"; then
+        fail_line "windows: no TAP output" "$log" tail
+    fi
+}
+
 # ---------------------------------------------------------------------------- python
 # The first of $PYTHON, python3 and /usr/bin/python3 that builds the wheel offline (NumPy,
 # setuptools, wheel, tifffile: python/pyproject.toml's build requirements) and can make a venv
@@ -686,19 +719,20 @@ stages=("$@")
 for s in "${stages[@]}"; do
     case $s in
         quick)   stage_basics; stage_headers_alone; stage_python_quick ;;
-        all)     stage_devices; stage_headers; stage_noocl; stage_san; stage_mpi; stage_install; stage_python; stage_napari ;;
+        all)     stage_devices; stage_headers; stage_noocl; stage_windows; stage_san; stage_mpi; stage_install; stage_python; stage_napari ;;
         basics)  stage_basics ;;
         devices) stage_devices ;;
         headers-alone) stage_headers_alone ;;
         headers) stage_headers ;;
         noocl)   stage_noocl ;;
+        windows) stage_windows ;;
         san)     stage_san ;;
         mpi)     stage_mpi ;;
         install) stage_install ;;
         python)  stage_python ;;
         python-quick) stage_python_quick ;;
         napari)  stage_napari ;;
-        *) echo "run.sh: unknown stage '$s' (quick, all, basics, devices, headers-alone, headers, noocl, san, mpi, install, python, python-quick, napari)" >&2; exit 2 ;;
+        *) echo "run.sh: unknown stage '$s' (quick, all, basics, devices, headers-alone, headers, noocl, windows, san, mpi, install, python, python-quick, napari)" >&2; exit 2 ;;
     esac
 done
 [ ${#TESTS[@]} -gt 0 ] || echo "  note: no tests/test_*.c yet"

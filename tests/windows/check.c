@@ -11,14 +11,23 @@
      stream    a two-stage stream with an accumulator (wl_stream_once)
      esrrf-*   the eSRRF stages through the stream (wl_esrrf_once, chained and fused: the rgc
                images and the temporal sums), the host twins of kernels_esrrf.h
+     run-*     esrrf.h's hst_esrrf_run on a deterministic 12 x 48 x 40 stack (two time points
+               of 6 frames, magnification 5, radius 1.5): every dtype (u8, u16, i16, f32) by
+               the fused and the chained path, each mode's images (AVG, VAR, TAC2) hashed; and
+               the u16 stack at sensitivities 2 and 1.7 (products, and the fixed power sequence)
+     esrrf-pow kernels_esrrf.h's power (a non-integer sensitivity) on 10^5 generated (R, s);
+               with a check that it is within 2.5e-7 relative of pow in double
    Usage: check [fmaf_inputs] (default 10^7 generated fmaf inputs; 0: edges only). The build:
    -DHST_NO_OPENCL, the host device alone (Wine has no OpenCL). */
 #define HST_IMPLEMENTATION
+#define HST_KERNELS_TEST_API    /* hst_k_esrrf_pow */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "esrrf.h"
 #include "stream.h"
 #include "halo.h"
 #include "array.h"
@@ -113,6 +122,108 @@ static void run_esrrf(hst_backend *be) {
     }
 }
 
+/* The stack of run_esrrf_api: frames x rows x cols, one time point per RUN_TP frames */
+#define RUN_FRAMES 12u
+#define RUN_ROWS 48u
+#define RUN_COLS 40u
+#define RUN_TP 6u
+#define RUN_PIXELS (RUN_ROWS * RUN_COLS)
+#define RUN_MPIXELS (RUN_PIXELS * HST_ESRRF_DEFAULT_MAGNIFICATION * HST_ESRRF_DEFAULT_MAGNIFICATION)
+#define RUN_IMAGE (RUN_FRAMES / RUN_TP * RUN_MPIXELS)   /* one mode's images, floats */
+
+/* Sample i of the stack, 0..250: a background ramp, blinking spots on a grid and a deterministic
+   noise term, integers so that every dtype holds them exactly (after its scale and offset) */
+static unsigned run_sample(size_t i) {
+    size_t t = i / RUN_PIXELS, y = i / RUN_COLS % RUN_ROWS, x = i % RUN_COLS;
+    unsigned v = 20u + (unsigned)((x + 2u * y) % 30u) + (unsigned)((i * 2654435761u) >> 7) % 17u;
+    if (y % 9u == 4u && x % 7u == 3u && (t + x / 7u) % 3u != 0u) v += 150u;
+    return v;
+}
+
+/* The stack as dtype into buf (RUN_FRAMES * RUN_PIXELS samples) */
+static void run_stack(hst_esrrf_dtype dtype, void *buf) {
+    size_t i;
+    for (i = 0; i < (size_t)RUN_FRAMES * RUN_PIXELS; i++) {
+        unsigned v = run_sample(i);
+        switch (dtype) {
+        case HST_ESRRF_U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+        case HST_ESRRF_U16: ((uint16_t *)buf)[i] = (uint16_t)(v * 200u + 7u); break;
+        case HST_ESRRF_I16: ((int16_t *)buf)[i] = (int16_t)((int)v * 100 - 12000); break;
+        default: ((float *)buf)[i] = (float)v * 0.25f + 0.125f; break;
+        }
+    }
+}
+
+/* hst_esrrf_run of the stack as dtype by path at sensitivity (0: the default), every mode;
+   one hash line per mode, named run-<dtype>-<path>[-s<sensitivity>]-<mode> */
+static void run_esrrf_one(hst_backend *be, hst_esrrf_dtype dtype, hst_esrrf_path path,
+                          float sensitivity, const char *tag) {
+    static float stack[RUN_FRAMES * RUN_PIXELS], img[HST_ESRRF_NUM_MODES][RUN_IMAGE];
+    static const char *const dtypes[] = {"", "u8", "u16", "i16", "f32"};
+    float *out[HST_ESRRF_NUM_MODES];
+    hst_esrrf_desc d;
+    char name[64];
+    hst_result r;
+    int m;
+    run_stack(dtype, stack);
+    memset(&d, 0, sizeof d);
+    d.sensitivity = sensitivity;
+    d.frames_per_timepoint = RUN_TP;
+    d.modes = HST_ESRRF_ALL_MODES;
+    d.path = path;
+    d.backends = &be;
+    d.num_backends = 1;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) out[m] = img[m];
+    r = hst_esrrf_run(&d, stack, dtype, RUN_FRAMES, RUN_ROWS, RUN_COLS, out, NULL);
+    snprintf(name, sizeof name, "run-%s-%s%s", dtypes[dtype],
+             path == HST_ESRRF_PATH_FUSED ? "fused" : "chained", tag);
+    result_line(name, r);
+    if (r != HST_SUCCESS) return;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        char mname[80];
+        snprintf(mname, sizeof mname, "%s-%s", name, hst_esrrf_mode_name(m));
+        hash_line(mname, img[m], sizeof img[m]);
+    }
+}
+
+static void run_esrrf_api(hst_backend *be) {
+    int dtype;
+    for (dtype = HST_ESRRF_U8; dtype <= HST_ESRRF_F32; dtype++) {
+        run_esrrf_one(be, (hst_esrrf_dtype)dtype, HST_ESRRF_PATH_FUSED, 0.0f, "");
+        run_esrrf_one(be, (hst_esrrf_dtype)dtype, HST_ESRRF_PATH_CHAINED, 0.0f, "");
+    }
+    run_esrrf_one(be, HST_ESRRF_U16, HST_ESRRF_PATH_FUSED, 2.0f, "-s2");
+    run_esrrf_one(be, HST_ESRRF_U16, HST_ESRRF_PATH_FUSED, 1.7f, "-s1.7");
+    run_esrrf_one(be, HST_ESRRF_U16, HST_ESRRF_PATH_CHAINED, 1.7f, "-s1.7");
+}
+
+/* hst_k_esrrf_pow on POW_N pairs (R in (0, 1], s in (1, 100]): their hash, and the largest
+   relative error against pow in double, which any C library computes within 1e-15 (the bound,
+   2.5e-7: the measured 2.1e-7, kernels_esrrf.h) */
+#define POW_N 100000u
+static void run_pow(void) {
+    static float v[POW_N];
+    double worst = 0.0;
+    uint32_t x = 0x9e3779b9u, i;
+    char why[96];
+    for (i = 0; i < POW_N; i++) {
+        float R, s;
+        double ref;
+        x = x * 1664525u + 1013904223u;
+        R = (float)((x >> 8) + 1u) / 16777216.0f;
+        if (i & 1u) R = R * R * R * R;   /* down to 2^-96 */
+        s = 1.0f + (float)(x % 99000u) / 1000.0f;
+        v[i] = hst_k_esrrf_pow(R, s);
+        ref = pow((double)R, (double)s);
+        if (ref >= 1e-37 && fabs((double)v[i] - ref) / ref > worst)
+            worst = fabs((double)v[i] - ref) / ref;
+    }
+    hash_line("esrrf-pow", v, sizeof v);
+    printf("# esrrf-pow: largest relative error %.3g against pow in double\n", worst);
+    snprintf(why, sizeof why, "relative error %.3g > 2.5e-7", worst);
+    check_line("esrrf-pow-accuracy", worst <= 2.5e-7 ? NULL : why);
+}
+
 static void run_shim(const char *dir) {
     check_line("shim-mutex-atomic", sc_check_mutex_atomic());
     check_line("shim-atomic-values", sc_check_atomic_values());
@@ -147,6 +258,8 @@ int main(int argc, char **argv) {
     run_halo(be);
     run_stream(be);
     run_esrrf(be);
+    run_esrrf_api(be);
+    run_pow();
     result_line("backend-destroy", hst_backend_destroy(be));
     run_shim(dir && *dir ? dir : ".");
     run_fmaf(argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000u);
