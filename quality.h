@@ -502,8 +502,10 @@ HST_API size_t hst_drift_frames(const hst_drift *d);
    NanoPyx's drift table holds the opposite (its drift_y, drift_x: the translation that undoes
    it); liquid.h's hst_shift_magnify undoes it with shift_row = -dy, shift_col = -dx. With
    HST_DRIFT_REF_FIRST or _PREVIOUS the first image's estimate is 0 exactly. A map whose peak
-   is not positive (a blank or flat image: nothing correlates) keeps the previous image's
-   estimate (a step of 0 with _PREVIOUS), with a warning naming the image. Errors:
+   (per overlapping pixel) is at most 1e-6 of the product of the image's and its reference's
+   mean intensities (a blank or flat image: nothing correlates beyond the FFTs' rounding, on
+   every device) keeps the previous image's estimate (a step of 0 with _PREVIOUS), with a
+   warning naming the image. Errors:
    HST_ERROR_INVALID_ARGUMENT (d or drift NULL; frames not the count pushed; no frame pushed;
    fewer frames than reference_frames), the errors of hst_drift_push; the session stays open
    (close it). */
@@ -511,6 +513,10 @@ HST_API HST_NODISCARD hst_result hst_drift_finish(hst_drift *d, double *drift, s
 
 /* Frees the session's memory (NULL is fine). */
 HST_API void hst_drift_close(hst_drift *d);
+
+/* The references by name, for command lines and bindings: "first", "mean", "previous" (as
+   written, lower case) -> HST_DRIFT_REF_*; -1 for any other name or NULL. Thread-safe. */
+HST_API int hst_drift_reference_parse(const char *name);
 
 /* The whole estimation in one call: open, push the stack (frames, rows, cols) of dtype, finish
    into drift (frames, 2), close. Errors: the four's. Thread safety: per backend. */
@@ -2770,6 +2776,13 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
 #define HST__Q_DRIFT_PATCH (2 + HST__Q_DRIFT_P * HST__Q_DRIFT_P)   /* floats per image's patch */
 #define HST__Q_DRIFT_CR_STEP 0.125    /* Catmull-Rom: the first grid's step over [-1, 1]^2 */
 #define HST__Q_DRIFT_CR_TOL 1e-4      /* .. refined (steps / 4, +-4 steps) down to this */
+/* "No peak": the map's peak (per overlapping pixel) at most this fraction of the two images'
+   mean intensities' product, their energy at zero frequency. A flat image's spectrum holds
+   only the FFT's rounding, float's 1e-7 of that energy, spread over its frequencies: its map
+   is ~1e-9 of it on VkFFT (a GPU's map of a blank frame is not exactly 0, the host's FFTW and
+   PoCL's are). 1e-6: 1000x above that rounding, 1e5x below a map of frames with 1% contrast
+   (their covariance over the means' product: 1e-4 and up). Frames of mean 0: any peak > 0. */
+#define HST__Q_DRIFT_FLAT 1e-6
 
 struct hst_drift {
     hst__q q;
@@ -2784,6 +2797,7 @@ struct hst_drift {
     hst_array *acc, *refacc;      /* (rows, cols) f32: the block's sum, REF_MEAN's sum */
     hst_array *val, *at, *patch;  /* the peak search: (cap, 2 my + 1) f32, i32; (cap, PATCH) f32 */
     float *patch_host;
+    float *dc_host;               /* (cap + 1, 2): the images' zero frequencies, then the reference's */
     size_t nimg, in_block, ref_in, pushed;
     int have_ref, failed;
     double *est;                  /* (images, 2): each image's (dy, dx) */
@@ -2827,6 +2841,8 @@ static hst_result hst__q_drift_arrays(hst_drift *d) {
     if (!hst_size_mul(d->cap, HST__Q_DRIFT_PATCH * sizeof(float), &bytes))
         return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
     if (!(d->patch_host = (float *)hst_backend_alloc(d->q.be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (!(d->dc_host = (float *)hst_backend_alloc(d->q.be, (d->cap + 1) * 2 * sizeof(float))))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (!hst_size_mul(d->cap * d->npix, sizeof(float), &raw[0]))
         return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
     if ((r = hst_array_create(d->q.be, HST_U8, 1, raw, &d->raw)) != HST_SUCCESS ||
@@ -2889,6 +2905,7 @@ HST__QDEF void hst_drift_close(hst_drift *d) {
     hst_array_destroy(d->acc); hst_array_destroy(d->refacc);
     hst_array_destroy(d->val); hst_array_destroy(d->at); hst_array_destroy(d->patch);
     hst_backend_free(d->q.be, d->patch_host);
+    hst_backend_free(d->q.be, d->dc_host);
     hst_backend_free(d->q.be, d->est);
     hst_backend_free(d->q.be, d);
 }
@@ -2995,18 +3012,23 @@ static void hst__q_drift_unbias(const hst_drift *d, const float *p, float *v) {
         }
 }
 
-/* Image k's estimate from its patch (dy, dx, then the values around the peak). */
-static hst_result hst__q_drift_refine(hst_drift *d, const float *p) {
+/* The magnitude of a complex zero frequency (re, im). */
+static double hst__q_drift_abs(const float *z) { return sqrt((double)z[0] * z[0] + (double)z[1] * z[1]); }
+
+/* Image k's estimate from its patch (dy, dx, then the values around the peak); dc: its zero
+   frequency and its reference's (HST__Q_DRIFT_FLAT). */
+static hst_result hst__q_drift_refine(hst_drift *d, const float *p, const float *dc, const float *dc_ref) {
     float v[HST__Q_DRIFT_P * HST__Q_DRIFT_P];
     const int c = HST_K_QUALITY_DRIFT_R * HST__Q_DRIFT_P + HST_K_QUALITY_DRIFT_R;
-    double oy, ox;
+    double oy, ox, npix = (double)d->npix, flat = HST__Q_DRIFT_FLAT * (hst__q_drift_abs(dc) / npix) *
+                                                  (hst__q_drift_abs(dc_ref) / npix);
     size_t i;
     hst__q_drift_unbias(d, p, v);
     for (i = 0; i < HST__Q_DRIFT_P * HST__Q_DRIFT_P; i++)
         if (!isfinite(v[i]))
             return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_NON_FINITE, d->q.func,
                                     "image %zu's cross-correlation is not finite (frames beyond float's range?)", d->nest);
-    if (!(v[c] > 0.0f)) {   /* nothing correlates: keep the last estimate (a step of 0) */
+    if (!((double)v[c] > flat)) {   /* nothing correlates: keep the last estimate (a step of 0) */
         int prev = d->desc.reference == HST_DRIFT_REF_PREVIOUS || !d->nest;
         hst_backend_log(d->q.be, HST_LOG_WARN, HST_LOGITEM_NONE, "%s: image %zu (frames from %zu) has no "
                         "correlation peak (a blank or flat image?): its drift is the previous image's", d->q.func,
@@ -3020,6 +3042,22 @@ static hst_result hst__q_drift_refine(hst_drift *d, const float *p) {
         ox = hst__q_drift_vertex(v[c - 1], v[c], v[c + 1], g);
     }
     return hst__q_drift_keep(d, (double)p[0] + oy, (double)p[1] + ox);
+}
+
+/* The zero frequencies of the batch's n spectra and of the reference's (before the previous
+   image replaces it) into dc_host, read without waiting: the batch's blocking read of the
+   patches comes later on the same in-order queue. */
+static hst_result hst__q_drift_read_dc(hst_drift *d, size_t n) {
+    hst_queue *qu = hst_backend_queue(d->q.be);
+    hst_rect src, dst;
+    size_t region[3];
+    hst_result r;
+    memset(&src, 0, sizeof src); memset(&dst, 0, sizeof dst);
+    src.row_pitch = d->nspec * 2 * sizeof(float);
+    region[0] = 2 * sizeof(float); region[1] = n; region[2] = 1;
+    if ((r = hst_read_rect(qu, hst_array_buffer(d->spec), &src, d->dc_host, &dst, region, 0, 0, NULL, NULL)) !=
+        HST_SUCCESS) return r;
+    return hst_read(qu, hst_array_buffer(d->ref), 0, d->dc_host + 2 * d->cap, 2 * sizeof(float), 0, 0, NULL, NULL);
 }
 
 /* The images in d->img [0, nimg): spectra, cross-power spectra against the reference (or the
@@ -3036,6 +3074,7 @@ static hst_result hst__q_drift_batch(hst_drift *d) {
     if (first && (r = hst_copy(qu, hst_array_buffer(d->ref), 0, hst_array_buffer(d->spec), 0, spec_bytes,
                                0, NULL, NULL)) != HST_SUCCESS) return r;
     d->have_ref = 1;
+    if ((r = hst__q_drift_read_dc(d, n)) != HST_SUCCESS) return r;
     a[0] = hst__q_buf(d->spec); a[1] = hst__q_buf(d->ref); a[2] = hst__q_buf(d->prod);
     a[3] = hst_karg_ulong(d->nspec); a[4] = hst_karg_uint((uint32_t)n); a[5] = hst_karg_int(prev);
     if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_CROSS, a, 6, 2, d->nspec, n)) != HST_SUCCESS) return r;
@@ -3052,8 +3091,9 @@ static hst_result hst__q_drift_batch(hst_drift *d) {
     if ((r = hst_read(qu, hst_array_buffer(d->patch), 0, d->patch_host, n * HST__Q_DRIFT_PATCH * sizeof(float), 1,
                       0, NULL, NULL)) != HST_SUCCESS) return r;
     for (k = 0; k < n && r == HST_SUCCESS; k++) {
+        const float *dc_ref = prev && k > 0 ? d->dc_host + 2 * (k - 1) : d->dc_host + 2 * d->cap;
         if (first && k == 0 && d->desc.reference != HST_DRIFT_REF_MEAN) r = hst__q_drift_keep(d, 0.0, 0.0);
-        else r = hst__q_drift_refine(d, d->patch_host + k * HST__Q_DRIFT_PATCH);
+        else r = hst__q_drift_refine(d, d->patch_host + k * HST__Q_DRIFT_PATCH, d->dc_host + 2 * k, dc_ref);
     }
     d->nimg = 0;
     return r;
@@ -3190,6 +3230,15 @@ HST__QDEF hst_result hst_drift_finish(hst_drift *d, double *drift, size_t frames
         for (k = 2; k < 2 * d->nest; k++) d->est[k] += d->est[k - 2];
     hst__q_drift_frames(d, drift);
     return HST_SUCCESS;
+}
+
+static const char *const hst__q_drift_ref_names[] = { "first", "mean", "previous" };
+
+HST__QDEF int hst_drift_reference_parse(const char *name) {
+    int k;
+    for (k = 0; name && k <= (int)HST_DRIFT_REF_PREVIOUS; k++)
+        if (!strcmp(name, hst__q_drift_ref_names[k])) return k;
+    return -1;
 }
 
 HST__QDEF hst_result hst_drift_estimate(hst_backend *be, const void *stack, hst_drift_dtype dtype, size_t frames,

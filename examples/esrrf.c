@@ -13,6 +13,12 @@
      output_preview.png  the widefield mean (left, upscaled) beside the eSRRF image of the first
                          mode (right), each contrast-stretched between its 0.1% and 99.9%
                          quantiles, labelled, with a scale bar from the input's pixel size.
+     output_drift.csv,   with --drift: each frame's drift (quality.h's hst_drift_*, against the
+     output_drift.png    reference --drift=REF names) in input pixels and the TIFF's unit, and
+                         its plot; the frames are shifted back by it (liquid.h's Catmull-Rom
+                         hst_shift_magnify at magnification 1) before eSRRF: a first pass over
+                         the frames estimates, the second corrects and computes (a large stack
+                         is read from the file twice, a block at a time).
    A file that does not hold what it promises (a page chain that ends early, short strips, fewer
    frames than its ImageJ header says) is an error, and so is a NaN or Inf pixel (esrrf.h names
    its frame, row and column), and so is an image of finite input that float32 cannot hold (VAR
@@ -72,14 +78,16 @@
 
 #define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, pthread_sigmask, isatty in strict C99 */
 #define HST_IMPLEMENTATION
-#define HST_FFT   /* quality.h's error map, FRC and decorrelation (--sweep, --quality) */
+#define HST_FFT   /* quality.h's error map, FRC, decorrelation (--sweep, --quality) and drift (--drift) */
 #include "esrrf.h"
+#include "liquid.h"   /* --drift's correction: the Catmull-Rom shift (hst_shift_magnify) */
 
 #define IMAGE_IO_IMPLEMENTATION
 #include "image_io.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -92,6 +100,10 @@
 
 #define PROG "esrrf"
 #define MAX_SCORING_LINES 10   /* progress: each time point's scoring announced up to this many */
+#define DRIFT_CSV_LINE 96       /* bytes a drift table's line holds at most (4 numbers of <= 20) */
+#define DRIFT_MEAN_FRAMES 10   /* --drift=mean: the reference is the mean of the first this many
+                                  frames (fewer in a shorter stack): a still reference with 3x
+                                  less noise than one frame, read before the first estimate */
 
 /* The modes as esrrf.h names them (HST_ESRRF_MODES): on the command line and in file names in
    lower case ("avg"), mode_list "avg, var, tac2"; filled first thing (init_modes). */
@@ -122,6 +134,10 @@ typedef struct options {
     int sweep, quality, use_decorr;
     float radii[HST_ESRRF_SWEEP_MAX], sens[HST_ESRRF_SWEEP_MAX];
     unsigned nr, ns;                   /* 0: not given */
+    int drift;                         /* --drift given */
+    hst_drift_desc dd;                 /* its reference, frames, averaging, max shift */
+    int drift_mean_given;              /* --drift=mean:N (else DRIFT_MEAN_FRAMES, clamped) */
+    int drift_opts_given;              /* --drift-averaging or --drift-max-shift */
 } options;
 
 /* ------------------------------------------------------------------------------ messages */
@@ -192,6 +208,27 @@ static void help(void)
         (double)HST_ESRRF_DEFAULT_RADIUS, (double)HST_ESRRF_MAX_SENSITIVITY, (double)HST_ESRRF_DEFAULT_SENSITIVITY,
         mode_list, mode_names[0], mode_names[1], mode_names[0]);
     printf(
+"Drift correction:\n"
+"  --drift[=REF]            estimate each frame's drift (FFT cross-correlation, sub-pixel\n"
+"                           peak; NanoPyx's drift alignment) in a first pass over the\n"
+"                           frames and undo it (Catmull-Rom shift by minus the drift) before\n"
+"                           eSRRF. REF, the reference: first (the first frame, NanoPyx's\n"
+"                           default), mean (the mean of the first %d frames, or all of a\n"
+"                           shorter stack), mean:N (of the first N frames, a count),\n"
+"                           previous (each frame against the one before, the steps added\n"
+"                           up). Writes output_drift.csv (frame, dy_px, dx_px: the drift in\n"
+"                           input pixels, down and right positive, i.e. frame(y, x) =\n"
+"                           reference(y - dy, x - dx), the correction its opposite; then\n"
+"                           dy_<unit>, dx_<unit> in the TIFF's unit where it gives a pixel\n"
+"                           size) and output_drift.png (dy and dx against the frame), beside\n"
+"                           output.tif; needs 2 frames or more. Large stacks: two passes over\n"
+"                           the file, --block frames at a time                    [off]\n"
+"  --drift-averaging N      frames averaged per estimate (a count; NanoPyx's\n"
+"                           time_averaging), the estimates interpolated between\n"
+"                           the blocks' centres                                   [1]\n"
+"  --drift-max-shift P      the largest drift searched, input pixels (per step with\n"
+"                           previous), 0 = up to half the frame                   [0]\n"
+"\n"
 "Scale: with the macro-pixel correction every image is divided, sub-pixel phase by phase, by\n"
 "that phase's mean: each phase and each image (AVG, VAR, TAC2) then has mean 1, relative values\n"
 "whatever the input's intensities. --no-macro-pixel keeps the gradient convergence's scale.\n"
@@ -217,9 +254,9 @@ static void help(void)
 "block read and the two staging buffers of esrrf.h's live session), one time point's images\n"
 "per mode and the preview's sums (--no-preview: none), whatever the number of frames (--sweep\n"
 "and --quality hold the whole stack). Interrupted (a signal, an error) a run leaves no output\n"
-"at all, never a partial TIFF: the files are renamed into place when all are complete.\n"
-"\n"
-    );
+"at all, never a partial TIFF: the files are renamed into place when all are complete. With\n"
+"--drift: one frame's float32 copy per frame of a block more (its correction).\n"
+"\n", DRIFT_MEAN_FRAMES);
     printf(
 "Parameter sweep and quality:\n"
 "  --sweep                  NanoPyx's parameter sweep in one pass over the frames: every pair\n"
@@ -364,6 +401,29 @@ static int parse_rolling(const char *val, uint64_t *w, uint64_t *s)
     return 1;
 }
 
+/* --drift=REF: first, mean, mean:N (N >= 1 frames), previous (quality.h's names). */
+static int parse_drift(const char *val, options *o)
+{
+    const char *colon = strchr(val, ':');
+    char name[32];
+    uint64_t n;
+    int ref;
+    snprintf(name, sizeof name, "%.*s", colon ? (int)(colon - val) : (int)strlen(val), val);
+    ref = hst_drift_reference_parse(name);
+    if (ref < 0 || (colon && ref != HST_DRIFT_REF_MEAN)) {
+        fail("--drift=%s: the reference is first, mean, mean:N (the mean of the first N frames) or previous", val);
+        return 0;
+    }
+    o->drift = 1;
+    o->dd.reference = (hst_drift_reference)ref;
+    if (!colon) return 1;
+    if (!parse_u64("--drift=mean:N's N", colon + 1, UINT32_MAX, &n)) return 0;
+    if (n < 1) { fail("--drift=%s: N, the frames of the mean, must be >= 1", val); return 0; }
+    o->dd.reference_frames = (size_t)n;
+    o->drift_mean_given = 1;
+    return 1;
+}
+
 /* Options that cannot go together, refused both ways, each naming what to drop: the sweep's
    own options without --sweep, the single run's with it (the sweep reads neither a radius, a
    sensitivity, a path nor a budget: esrrf.h's hst_esrrf_sweep), both paths, --rolling with
@@ -371,6 +431,10 @@ static int parse_rolling(const char *val, uint64_t *w, uint64_t *s)
    defaults (NanoPyx's). Returns 0 or the exit status. */
 static int check_conflicts(options *o)
 {
+    if (o->drift_opts_given && !o->drift) {
+        fail("--drift-averaging and --drift-max-shift belong to --drift: add --drift (or drop them)");
+        return 2;
+    }
     if (o->roll_s && o->frames_per_tp) {
         fail("--rolling W,S and --frames-per-timepoint: give one (W is the time point's frames)");
         return 2;
@@ -439,6 +503,11 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "--sweep")) { o->sweep = 1; continue; }
         if (!strcmp(a, "--quality")) { o->quality = 1; continue; }
         if (!strcmp(a, "--decorr")) { o->use_decorr = 1; continue; }
+        if (!strcmp(a, "--drift")) { o->drift = 1; continue; }   /* the value only as --drift=REF */
+        if (!strncmp(a, "--drift=", 8)) {
+            if (!parse_drift(a + 8, o)) return 2;
+            continue;
+        }
         /* options with a value: --name value or --name=value */
         eq = strchr(a, '=');
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
@@ -482,6 +551,15 @@ static int parse_args(int argc, char **argv, options *o)
             if (!parse_u64(name, val, UINT64_MAX, &o->max_frames)) return 2;
         } else if (!strcmp(name, "--block")) {
             if (!parse_u64(name, val, UINT32_MAX, &o->block)) return 2;
+        } else if (!strcmp(name, "--drift-averaging")) {
+            if (!parse_u64(name, val, UINT32_MAX, &v)) return 2;
+            if (v < 1) { fail("--drift-averaging %s: at least 1 frame per estimate", val); return 2; }
+            o->dd.averaging = (size_t)v;
+            o->drift_opts_given = 1;
+        } else if (!strcmp(name, "--drift-max-shift")) {
+            if (!parse_u64(name, val, (uint64_t)INT_MAX / 2, &v)) return 2;
+            o->dd.max_shift = (unsigned)v;
+            o->drift_opts_given = 1;
         } else if (!strcmp(name, "--radii")) {
             if (!parse_list(name, val, HST_ESRRF_MAX_RADIUS, o->radii, &o->nr)) return 2;
         } else if (!strcmp(name, "--sensitivities")) {
@@ -790,8 +868,9 @@ static void sibling_name(const char *out, const char *suffix, char *buf, size_t 
 }
 
 /* The outputs beside the images and the preview: the sweep's table and heat map, the error map. */
-enum { EX_CSV, EX_HEAT, EX_EMAP, NUM_EXTRA };
-static const char *const extra_suffix[NUM_EXTRA] = { "_qnr.csv", "_qnr.png", "_errormap.tif" };
+enum { EX_CSV, EX_HEAT, EX_EMAP, EX_DRIFT_CSV, EX_DRIFT_PNG, NUM_EXTRA };
+static const char *const extra_suffix[NUM_EXTRA] = { "_qnr.csv", "_qnr.png", "_errormap.tif", "_drift.csv",
+                                                     "_drift.png" };
 
 /* The quality report of --quality. */
 typedef struct quality {
@@ -814,6 +893,8 @@ typedef struct job {
     float *out[HST_ESRRF_NUM_MODES], *mean;
     hst_esrrf_sweep_result sweep;
     quality q;
+    double *drift;                     /* --drift: (frames, 2) dy, dx per frame, input pixels */
+    hst_array *shift_in, *shift_out;   /* --drift: one frame (rows, cols) f32 each side of the shift */
     hst_backend *be;
     log_state ls;
 } job;
@@ -833,10 +914,20 @@ static int job_free(job *j, int discard)
     free(j->wf_sum);
     free(j->sr_sum);
     free(j->q.map);
+    free(j->drift);
+    hst_array_destroy(j->shift_in);
+    hst_array_destroy(j->shift_out);
     io_stack_free(&j->st);
     io_stack_close(j->rd);
     signal_backend = NULL;   /* no handler reaches it any more */
     return hst_backend_destroy(j->be) == HST_SUCCESS;
+}
+
+/* Sample k of data (samples of dtype), as a float (exact: 8- and 16-bit integers are). */
+static float sample_at(const void *data, io_dtype dtype, size_t k)
+{
+    return dtype == IO_U8 ? ((const uint8_t *)data)[k] : dtype == IO_U16 ? ((const uint16_t *)data)[k]
+         : dtype == IO_I16 ? ((const int16_t *)data)[k] : ((const float *)data)[k];
 }
 
 /* Frames [0, n) of data (samples of dtype, px per frame) added to the per-pixel sums, frame
@@ -846,12 +937,7 @@ static void widefield_add(double *sum, const void *data, io_dtype dtype, uint64_
     size_t i;
     uint64_t f;
     for (f = 0; f < n; f++)
-        for (i = 0; i < px; i++) {
-            size_t k = (size_t)f * px + i;
-            sum[i] += dtype == IO_U8 ? ((const uint8_t *)data)[k]
-                    : dtype == IO_U16 ? ((const uint16_t *)data)[k]
-                    : dtype == IO_I16 ? ((const int16_t *)data)[k] : ((const float *)data)[k];
-        }
+        for (i = 0; i < px; i++) sum[i] += sample_at(data, dtype, (size_t)f * px + i);
 }
 
 /* sums / n as float32 (px values): a new array, NULL when out of memory. */
@@ -927,7 +1013,7 @@ static void print_path(const hst_esrrf_report *rep)
 /* Whether the run writes extra output k. */
 static int extra_wanted(const options *o, unsigned k)
 {
-    return k == EX_EMAP ? o->quality : o->sweep;
+    return k == EX_EMAP ? o->quality : k == EX_DRIFT_CSV || k == EX_DRIFT_PNG ? o->drift : o->sweep;
 }
 
 /* The names of every file the run writes: paths[0 .. n) (each mode's TIFF, the preview, then
@@ -1066,7 +1152,63 @@ static void sweep_csv(const options *o, const job *j, int resolution_ok, char *b
         }
 }
 
-/* The extras into their temporary files: the sweep's CSV and heat map, the error map. */
+/* --drift's desc: the options' (mean without :N: the first DRIFT_MEAN_FRAMES frames, at most
+   the stack's). */
+static hst_drift_desc drift_desc(const options *o, uint64_t frames)
+{
+    hst_drift_desc dd = o->dd;
+    if (dd.reference == HST_DRIFT_REF_MEAN && !o->drift_mean_given)
+        dd.reference_frames = frames < DRIFT_MEAN_FRAMES ? (size_t)frames : DRIFT_MEAN_FRAMES;
+    return dd;
+}
+
+/* The drift table as CSV: frame, dy and dx in input pixels, and in the TIFF's unit where it
+   gives a pixel size. */
+static int drift_csv(const job *j, io_outfile *o, char *err, size_t err_bytes)
+{
+    double ps = sr_pixel_size(&j->st, 1);
+    size_t cap, n;
+    uint64_t f;
+    char *text = NULL;
+    int ok;
+    if (j->st.frames < (SIZE_MAX - 128) / DRIFT_CSV_LINE) {   /* the header, then a line per frame */
+        cap = 128 + (size_t)j->st.frames * DRIFT_CSV_LINE;
+        text = (char *)malloc(cap);
+    }
+    if (!text) { snprintf(err, err_bytes, "out of host memory for the drift table"); return 0; }
+    n = (size_t)snprintf(text, cap, "frame,dy_px,dx_px%s%s%s%s\n", ps > 0 ? ",dy_" : "", ps > 0 ? j->st.unit : "",
+                         ps > 0 ? ",dx_" : "", ps > 0 ? j->st.unit : "");
+    for (f = 0; f < j->st.frames && n < cap; f++) {
+        double dy = j->drift[2 * f], dx = j->drift[2 * f + 1];
+        n += (size_t)snprintf(text + n, cap - n, "%llu,%.4f,%.4f", (unsigned long long)f, dy, dx);
+        if (ps > 0) n += (size_t)snprintf(text + n, cap - n, ",%.6g,%.6g", dy * ps, dx * ps);
+        n += (size_t)snprintf(text + n, cap - n, "\n");
+    }
+    ok = io_write_text(o, text, err, err_bytes);
+    free(text);
+    return ok;
+}
+
+/* --drift's table (CSV) and its plot (PNG). */
+static int write_drift(const options *opt, job *j)
+{
+    static const char *const names[2] = { "dy (rows)", "dx (columns)" };
+    char err[1024], title[160];
+    hst_drift_desc dd = drift_desc(opt, j->st.frames);
+    snprintf(title, sizeof title, "drift against %s (input pixels; corrected by its opposite)",
+             dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
+             : dd.reference == HST_DRIFT_REF_MEAN ? "the mean of the first frames" : "the previous frames, added up");
+    if (!drift_csv(j, &j->extra[EX_DRIFT_CSV], err, sizeof err) ||
+        !io_write_png_plot(&j->extra[EX_DRIFT_PNG], j->drift, (size_t)j->st.frames, 2, names, "frame", "px", title, err,
+                           sizeof err)) {
+        fail("%s", err);
+        return 0;
+    }
+    return 1;
+}
+
+/* The extras into their temporary files: the sweep's CSV and heat map, the error map, the
+   drift's table and plot. */
 static int write_extras(const options *o, job *j, int resolution_ok, uint32_t rm, uint32_t cm)
 {
     char err[1024], text[16384], labels[2][HST_ESRRF_SWEEP_MAX][24], title[160];
@@ -1090,6 +1232,7 @@ static int write_extras(const options *o, job *j, int resolution_ok, uint32_t rm
             return 0;
         }
     }
+    if (o->drift && !write_drift(o, j)) return 0;
     if (o->quality) {
         snprintf(text, sizeof text, "halostream " HST_VERSION_STRING " esrrf error map (SQUIRREL: |fitted - widefield|, "
                  "RSE %g, RSP %g)", j->q.rse, j->q.rsp);
@@ -1210,6 +1353,17 @@ static int ranks_finish(ranks *rk, int status)
     return status;
 }
 
+/* The drift table from rank 0 to every rank (each rank corrects its copy of the frames by the
+   same table: the shift gives the same bits on every device). */
+static void ranks_share(const ranks *rk, double *v, size_t n)
+{
+#ifdef HST_ESRRF_MPI
+    if (rk->on) MPI_Bcast(v, (int)n, MPI_DOUBLE, 0, rk->comm);
+#else
+    (void)rk; (void)v; (void)n;
+#endif
+}
+
 /* ------------------------------------------------------------------------------ main */
 /* What main holds between its steps. */
 typedef struct run {
@@ -1222,7 +1376,7 @@ typedef struct run {
     int auto_host, notes_said;
     uint64_t ntp;
     uint32_t rm, cm;
-    double t_start, t_read, t_write;
+    double t_start, t_read, t_write, t_drift;
 } run;
 
 /* The desc from the options. */
@@ -1392,6 +1546,127 @@ static int resolution_exists(const run *u)
     return u->o.use_decorr || timepoint_frames(u) >= 2;
 }
 
+/* ------------------------------------------------------------------------------ drift */
+/* The first pass: every frame's drift into j->drift, the frames pushed as read (--block at a
+   time) or the stack in memory at once (quality.h: the same drift either way). */
+static hst_result drift_pass(run *u, const hst_drift_desc *dd, int *read_failed, char *err, size_t err_bytes)
+{
+    job *j = &u->j;
+    uint64_t block = u->o.block ? u->o.block : 16, k, n;
+    size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
+    hst_drift *ds = NULL;
+    void *buf = NULL;
+    hst_result r;
+    if (!j->streamed)
+        return hst_drift_estimate(j->be, j->st.data, (hst_drift_dtype)j->st.dtype, (size_t)j->st.frames, j->st.rows,
+                                  j->st.cols, dd, j->drift);
+    if (block > j->st.frames) block = j->st.frames;
+    if (px > SIZE_MAX / esz / block || !(buf = malloc((size_t)block * px * esz))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    r = hst_drift_open(j->be, j->st.rows, j->st.cols, dd, &ds);
+    for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
+        n = j->st.frames - k < block ? j->st.frames - k : block;
+        if (!io_stack_read(j->rd, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
+        r = hst_drift_push(ds, buf, (hst_drift_dtype)j->st.dtype, (size_t)n);
+        on_progress(k + n, j->st.frames, &u->pg);
+    }
+    if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_drift_finish(ds, j->drift, (size_t)j->st.frames);
+    hst_drift_close(ds);
+    free(buf);
+    return r;
+}
+
+/* --drift's first pass (rank 0's table shared with every rank). Returns an exit status. */
+static int estimate_drift(run *u)
+{
+    job *j = &u->j;
+    hst_drift_desc dd = drift_desc(&u->o, j->st.frames);
+    size_t shape[2];
+    char err[1024];
+    int read_failed = 0;
+    double t0 = now_s();
+    hst_result r;
+    if (j->st.frames < 2) {
+        fail("--drift: %s has 1 frame: a drift needs 2 frames or more", u->o.input);
+        return 2;
+    }
+    if (dd.reference_frames > j->st.frames) {
+        fail("--drift=mean:%zu: %s has only %llu frames", dd.reference_frames, u->o.input,
+             (unsigned long long)j->st.frames);
+        return 2;
+    }
+    shape[0] = j->st.rows; shape[1] = j->st.cols;
+    if (!(j->drift = (double *)malloc((size_t)j->st.frames * 2 * sizeof(double)))) {
+        fail("out of host memory for the drift table");
+        return 1;
+    }
+    if (!u->pg.quiet)
+        fprintf(stderr, PROG ": drift: each frame against %s%s\n", dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
+                : dd.reference == HST_DRIFT_REF_MEAN ? "the mean of the first frames" : "the previous frame",
+                j->streamed ? " (the first of two passes over the file)" : "");
+    progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
+    r = drift_pass(u, &dd, &read_failed, err, sizeof err);
+    progress_end(&u->pg);
+    if (r == HST_SUCCESS && !read_failed && !interrupted &&
+        ((r = hst_array_create(j->be, HST_F32, 2, shape, &j->shift_in)) == HST_SUCCESS))
+        r = hst_array_create(j->be, HST_F32, 2, shape, &j->shift_out);
+    u->t_drift = now_s() - t0;
+    if (read_failed && !interrupted) { fail("%s", err); return 2; }
+    return finished(u, r, "the drift estimation");
+}
+
+/* Frames [first, first + n) of the stack, src (samples of dtype), shifted back by their drift
+   into dst (float32): liquid.h's Catmull-Rom shift at magnification 1 by -(dy, dx), a frame at
+   a time through j->shift_in and j->shift_out, under the backend's lock (a streamed run's live
+   session works on the backend meanwhile, on its worker thread). */
+static hst_result correct_frames(job *j, const void *src, io_dtype dtype, uint64_t first, uint64_t n, float *dst)
+{
+    size_t px = (size_t)j->st.rows * j->st.cols, i;
+    uint64_t f;
+    hst_result r = HST_SUCCESS;
+    for (f = 0; f < n && r == HST_SUCCESS && !interrupted; f++) {
+        hst_shift_magnify_desc sm;
+        float *frame = dst + (size_t)f * px;
+        sm.shift_row = (float)-j->drift[2 * (first + f)];
+        sm.shift_col = (float)-j->drift[2 * (first + f) + 1];
+        sm.magnification_row = sm.magnification_col = 1.0f;
+        for (i = 0; i < px; i++) frame[i] = sample_at(src, dtype, (size_t)f * px + i);
+        hst_backend_lock(j->be);
+        if ((r = hst_array_write(j->shift_in, frame, px * sizeof(float))) == HST_SUCCESS &&
+            (r = hst_shift_magnify(j->shift_out, j->shift_in, &sm)) == HST_SUCCESS)
+            r = hst_array_read(j->shift_out, frame, px * sizeof(float));
+        hst_backend_unlock(j->be);
+    }
+    return interrupted && r == HST_SUCCESS ? HST_ERROR_CANCELLED : r;
+}
+
+/* A stack in memory corrected (its float32 copy replaces it) and its widefield mean made again
+   (the preview's: of the corrected frames); a streamed run corrects each block as it is read
+   (compute_streamed). Every rank takes rank 0's table. Returns an exit status. */
+static int apply_drift(run *u)
+{
+    job *j = &u->j;
+    size_t px = (size_t)j->st.rows * j->st.cols;
+    float *c;
+    double t0 = now_s();
+    hst_result r;
+    ranks_share(u->rk, j->drift, (size_t)j->st.frames * 2);
+    if (j->streamed) return 0;
+    if (px > SIZE_MAX / sizeof(float) / j->st.frames || !(c = (float *)malloc((size_t)j->st.frames * px * sizeof(float)))) {
+        fail("out of host memory for the drift-corrected stack (%llu frames of float32)", (unsigned long long)j->st.frames);
+        return 1;
+    }
+    r = correct_frames(j, j->st.data, j->st.dtype, 0, j->st.frames, c);
+    free(j->st.data);
+    j->st.data = c;
+    j->st.dtype = IO_F32;
+    if (r == HST_SUCCESS && j->mean) {
+        free(j->mean);
+        if (!(j->mean = widefield_mean(&j->st, j->st.frames))) r = HST_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    u->t_drift += now_s() - t0;
+    return finished(u, r, "the drift correction");
+}
+
 /* eSRRF, every mode from one pass (collective over the ranks). Returns an exit status. */
 static int compute(run *u)
 {
@@ -1439,6 +1714,8 @@ static int compute_streamed(run *u)
     uint64_t block = u->o.block ? u->o.block : 16, k, n;
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
     void *buf = NULL;
+    float *fixed = NULL;   /* --drift: the block corrected, pushed instead */
+    io_dtype pushed = j->drift ? IO_F32 : j->st.dtype;
     char err[1024];
     int read_failed = 0;
     hst_result r;
@@ -1448,24 +1725,28 @@ static int compute_streamed(run *u)
     u->d.timepoint_user = u;
     u->d.progress = on_stream_progress;
     u->d.progress_user = u;
-    if (px > SIZE_MAX / esz / block || !(buf = malloc((size_t)block * px * esz))) {
+    if (px > SIZE_MAX / sizeof(float) / block || !(buf = malloc((size_t)block * px * esz)) ||
+        (j->drift && !(fixed = (float *)malloc((size_t)block * px * sizeof(float))))) {
+        free(buf);
         fail("out of host memory for a block of %llu frames (--block)", (unsigned long long)block);
         return 1;
     }
     progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
-    r = hst_esrrf_live_create(&u->d, dtype_of[j->st.dtype], j->st.rows, j->st.cols, &lv);
+    r = hst_esrrf_live_create(&u->d, dtype_of[pushed], j->st.rows, j->st.cols, &lv);
     for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
         double t0 = now_s();
         n = j->st.frames - k < block ? j->st.frames - k : block;
         if (!io_stack_read(j->rd, k, n, buf, err, sizeof err)) { read_failed = 1; break; }
-        if (j->wf_sum) widefield_add(j->wf_sum, buf, j->st.dtype, n, px);
         u->t_read += now_s() - t0;
-        r = hst_esrrf_live_push(lv, buf, n, j->st.rows, j->st.cols);
+        if (fixed && (r = correct_frames(j, buf, j->st.dtype, k, n, fixed)) != HST_SUCCESS) break;
+        if (j->wf_sum) widefield_add(j->wf_sum, fixed ? (const void *)fixed : buf, pushed, n, px);
+        r = hst_esrrf_live_push(lv, fixed ? (const void *)fixed : buf, n, j->st.rows, j->st.cols);
     }
     if (r == HST_SUCCESS && !read_failed && !interrupted) r = hst_esrrf_live_finish(lv, &u->rep);
     hst_esrrf_live_destroy(lv);   /* the worker stopped: its results are the main thread's now */
     progress_end(&u->pg);
     free(buf);
+    free(fixed);
     if (interrupted) return interrupted_status();
     if (read_failed) { fail("%s", err); return 2; }
     if (j->write_failed) { fail("%s", j->write_err); return 1; }
@@ -1602,6 +1883,26 @@ static void print_sweep(const run *u)
     printf(" (the output image)\n");
 }
 
+/* The drift line of the summary: the reference, the largest drift, the pass's time. */
+static void print_drift(const run *u)
+{
+    const job *j = &u->j;
+    hst_drift_desc dd = drift_desc(&u->o, j->st.frames);
+    double ps = sr_pixel_size(&j->st, 1), most = 0.0;
+    uint64_t f, at = 0;
+    for (f = 0; f < j->st.frames; f++) {
+        double m = hypot(j->drift[2 * f], j->drift[2 * f + 1]);
+        if (m > most) { most = m; at = f; }
+    }
+    printf("  drift     against %s", dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
+           : dd.reference == HST_DRIFT_REF_MEAN ? "a mean" : "the previous frame");
+    if (dd.reference == HST_DRIFT_REF_MEAN) printf(" of %zu frames", dd.reference_frames);
+    printf(": largest %.3g px", most);
+    if (ps > 0) printf(" (%.4g %s)", most * ps, j->st.unit);
+    printf(" at frame %llu; corrected (Catmull-Rom shift); %.3f s%s\n", (unsigned long long)at, u->t_drift,
+           j->streamed ? " to estimate (the correction runs beside eSRRF, in its time)" : " to estimate and correct");
+}
+
 static void print_quality(const run *u)
 {
     const quality *q = &u->j.q;
@@ -1622,6 +1923,7 @@ static void summary(const run *u)
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", mode_names[m]);
     printf("\n  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
            o->mag, o->radius, o->sensitivity, o->intensity_weighting ? "on" : "off", o->macro_pixel ? "on" : "off");
+    if (o->drift) print_drift(u);
     if (o->sweep) print_sweep(u);
     else print_path(&u->rep);
     if (o->quality) print_quality(u);
@@ -1654,6 +1956,8 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     catch_signals();
 
     status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
+    if (status == 0 && u.o.drift) status = ranks_agree(rk, estimate_drift(&u));
+    if (status == 0 && u.o.drift) status = ranks_agree(rk, apply_drift(&u));
     if (status == 0) status = u.o.sweep ? compute_sweep(&u) : u.j.streamed ? compute_streamed(&u) : compute(&u);
     if (status == 0 && u.o.quality) status = compute_quality(&u);
     if (status == 0 && rk->rank == 0) {

@@ -189,6 +189,16 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
                          unsigned digits, unsigned mark_row, unsigned mark_col, char *err,
                          size_t err_bytes);
 
+/* A line plot as an RGB PNG: `series` curves (values: points x series doubles, C order; NaN
+   leaves a gap) against the point's index 0 .. points - 1 on the x axis, each in its colour with
+   its name in the legend; title above, the axes' titles beside them, the y range (the finite
+   values' minimum and maximum, and 0 where it lies between) and the x range written at the ends
+   of the axes. series 1..IO_PLOT_MAX_SERIES, points >= 1. Returns 1, or 0 with err filled. */
+#define IO_PLOT_MAX_SERIES 4
+int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsigned series,
+                      const char *const *names, const char *x_title, const char *y_title,
+                      const char *title, char *err, size_t err_bytes);
+
 #endif /* IMAGE_IO_H */
 
 #ifdef IMAGE_IO_IMPLEMENTATION
@@ -1808,6 +1818,141 @@ int io_write_png_heatmap(io_outfile *o, const double *values, unsigned rows, uns
     if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, png_msg));
     free(rgb);
     free(mask);
+    return ok;
+}
+
+/* The plot's geometry: the plotting area (IO__PLOT_W x IO__PLOT_H pixels), margins for the
+   y labels (left), the title and legend (top), the x labels (bottom). */
+#define IO__PLOT_W 720u
+#define IO__PLOT_H 360u
+#define IO__PLOT_LEFT (12u * IO__HM_CHAR)
+#define IO__PLOT_TOP (3u * IO__HM_LINE)
+#define IO__PLOT_BOTTOM (2u * IO__HM_LINE + 8u)
+
+typedef struct io__canvas { unsigned char *rgb, *mask; uint32_t w, h; } io__canvas;
+
+/* A pixel (x, y) of colour c, 2 x 2 (a line of two pixels' width), clipped to the canvas. */
+static void io__plot_dot(const io__canvas *cv, long x, long y, const unsigned char *c)
+{
+    long dx, dy;
+    for (dy = 0; dy < 2; dy++)
+        for (dx = 0; dx < 2; dx++)
+            if (x + dx >= 0 && y + dy >= 0 && x + dx < (long)cv->w && y + dy < (long)cv->h)
+                memcpy(cv->rgb + 3 * ((size_t)(y + dy) * cv->w + (size_t)(x + dx)), c, 3);
+}
+
+/* A straight line from (x0, y0) to (x1, y1) (Bresenham's). */
+static void io__plot_line(const io__canvas *cv, long x0, long y0, long x1, long y1, const unsigned char *c)
+{
+    long dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y0 - y1 : y1 - y0, sx = x0 < x1 ? 1 : -1,
+         sy = y0 < y1 ? 1 : -1, e = dx + dy;
+    for (;;) {
+        long e2 = 2 * e;   /* both steps decided on the error before either */
+        io__plot_dot(cv, x0, y0, c);
+        if (x0 == x1 && y0 == y1) return;
+        if (e2 >= dy) { e += dy; x0 += sx; }
+        if (e2 <= dx) { e += dx; y0 += sy; }
+    }
+}
+
+/* The finite values' range, widened where flat (a constant curve sits mid-height). */
+static void io__plot_range(const double *v, size_t n, double *lo, double *hi)
+{
+    size_t i;
+    *lo = INFINITY; *hi = -INFINITY;
+    for (i = 0; i < n; i++)
+        if (isfinite(v[i])) { *lo = v[i] < *lo ? v[i] : *lo; *hi = v[i] > *hi ? v[i] : *hi; }
+    if (!(*lo <= *hi)) { *lo = -1.0; *hi = 1.0; }
+    if (*hi - *lo < 1e-9) { *lo -= 0.5; *hi += 0.5; }
+}
+
+/* The axes: the frame of the plotting area, the 0 line where it lies inside, the ends' values. */
+static void io__plot_axes(const io__canvas *cv, double lo, double hi, size_t points, const char *x_title,
+                          const char *y_title)
+{
+    static const unsigned char grey[3] = {128, 128, 128}, dark[3] = {64, 64, 64};
+    long x0 = (long)IO__PLOT_LEFT, y0 = (long)IO__PLOT_TOP, x1 = x0 + (long)IO__PLOT_W, y1 = y0 + (long)IO__PLOT_H;
+    char text[64];
+    if (lo < 0.0 && hi > 0.0) {
+        long yz = y1 - (long)((0.0 - lo) / (hi - lo) * IO__PLOT_H);
+        io__plot_line(cv, x0, yz, x1, yz, dark);
+        io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, 8, (uint32_t)yz - IO_GLYPH_H, (uint32_t)x0, "0", 255);
+    }
+    io__plot_line(cv, x0, y0, x1, y0, grey); io__plot_line(cv, x0, y1, x1, y1, grey);
+    io__plot_line(cv, x0, y0, x0, y1, grey); io__plot_line(cv, x1, y0, x1, y1, grey);
+    snprintf(text, sizeof text, "%.3g", hi);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, 8, (uint32_t)y0, (uint32_t)x0, text, 255);
+    snprintf(text, sizeof text, "%.3g", lo);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, 8, (uint32_t)y1 - IO_GLYPH_H * IO__HM_SCALE, (uint32_t)x0, text, 255);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, 8, (uint32_t)y0 - IO__HM_LINE, cv->w, y_title, 255);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, (uint32_t)x0, (uint32_t)y1 + 6, cv->w, "0", 255);
+    snprintf(text, sizeof text, "%llu", (unsigned long long)(points ? points - 1 : 0));
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, (uint32_t)x1 - (uint32_t)strlen(text) * IO__HM_CHAR, (uint32_t)y1 + 6,
+                cv->w, text, 255);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, (uint32_t)(x0 + x1) / 2 - (uint32_t)strlen(x_title) * IO__HM_CHAR / 2,
+                (uint32_t)y1 + 6 + IO__HM_LINE, cv->w, x_title, 255);
+}
+
+/* Curve k: its points joined (a NaN breaks the line), its name and colour in the legend. */
+static void io__plot_curve(const io__canvas *cv, const double *values, size_t points, unsigned series, unsigned k,
+                           double lo, double hi, const char *name, const unsigned char *c)
+{
+    size_t i;
+    long px = 0, py = 0, lx = (long)(IO__PLOT_LEFT + 8 + k * 20 * IO__HM_CHAR), ly = (long)(IO__HM_LINE + 4);
+    int have = 0;
+    for (i = 0; i < points; i++) {
+        double v = values[i * series + k];
+        long x = (long)IO__PLOT_LEFT + (points > 1 ? (long)((double)i / (double)(points - 1) * IO__PLOT_W) : 0);
+        long y = (long)(IO__PLOT_TOP + IO__PLOT_H) - (long)((v - lo) / (hi - lo) * IO__PLOT_H);
+        if (!isfinite(v)) { have = 0; continue; }
+        if (have) io__plot_line(cv, px, py, x, y, c);
+        else io__plot_dot(cv, x, y, c);
+        px = x; py = y; have = 1;
+    }
+    io__plot_line(cv, lx, ly + IO_GLYPH_H, lx + 3 * (long)IO__HM_CHAR, ly + IO_GLYPH_H, c);
+    io__hm_text(cv->rgb, cv->mask, cv->w, cv->h, (uint32_t)lx + 4 * IO__HM_CHAR, (uint32_t)ly, cv->w, name, 255);
+}
+
+int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsigned series,
+                      const char *const *names, const char *x_title, const char *y_title,
+                      const char *title, char *err, size_t err_bytes)
+{
+    static const unsigned char colour[IO_PLOT_MAX_SERIES][3] = {{86, 180, 233}, {230, 159, 0}, {0, 158, 115},
+                                                               {204, 121, 167}};   /* Okabe-Ito's */
+    io__canvas cv;
+    char png_msg[256] = "";
+    double lo, hi;
+    size_t n;
+    io__sink sink;
+    unsigned k;
+    int ok;
+    if (!points || !series || series > IO_PLOT_MAX_SERIES || points > SIZE_MAX / series) {
+        io__say(err, err_bytes, "cannot write %s: a plot of %zu points x %u curves (1..%d curves)", o->final, points,
+                series, IO_PLOT_MAX_SERIES);
+        return 0;
+    }
+    cv.w = IO__PLOT_LEFT + IO__PLOT_W + 16;
+    cv.h = IO__PLOT_TOP + IO__PLOT_H + IO__PLOT_BOTTOM;
+    cv.rgb = (unsigned char *)calloc((size_t)cv.w * cv.h, 3);
+    cv.mask = (unsigned char *)malloc((size_t)cv.w * cv.h);
+    if (!cv.rgb || !cv.mask) {
+        free(cv.rgb); free(cv.mask);
+        io__say(err, err_bytes, "cannot write %s: out of host memory", o->final);
+        return 0;
+    }
+    n = points * series;
+    io__plot_range(values, n, &lo, &hi);
+    io__hm_text(cv.rgb, cv.mask, cv.w, cv.h, 8, 4, cv.w, title, 255);
+    io__plot_axes(&cv, lo, hi, points, x_title, y_title);
+    for (k = 0; k < series; k++) io__plot_curve(&cv, values, points, series, k, lo, hi, names[k], colour[k]);
+    sink.fd = o->fd;
+    sink.err = 0;
+    o->fd = -1;   /* closed below */
+    ok = io__png_write_rgb(&sink, cv.rgb, cv.w, cv.h, title, png_msg);
+    if (!io__sink_close(&sink)) ok = 0;
+    if (!ok) io__say(err, err_bytes, "cannot write %s: %s", o->final, io__write_reason(&sink, png_msg));
+    free(cv.rgb);
+    free(cv.mask);
     return ok;
 }
 

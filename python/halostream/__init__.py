@@ -11,6 +11,8 @@
     halostream.squirrel.error_map(ref, sr)                 # (error map, RSE, RSP)
     halostream.frc(odd, even, pixel_size=20, units="nm")   # FIRE resolution, the FRC curve
     halostream.decorrelation(sr)                           # decorrelation analysis
+    halostream.drift(stack)                                # (T, 2) dy, dx per frame, pixels
+    halostream.esrrf(stack, drift="first")                 # drift undone before eSRRF
 
 A ctypes layer over the C library (esrrf.h), which pip builds into the package (_lib.py says
 how it is found). In-memory stacks are read in place, never copied; stacks larger than memory
@@ -34,7 +36,7 @@ from . import _check, _errors, _frames, _lib
 from ._errors import Cancelled, HalostreamError, InvalidArgument, NotBuiltIn
 from .backend import Backend, EsrrfArgs, EsrrfLive, device_dict
 
-__all__ = ["esrrf", "esrrf_defaults", "devices", "Backend", "EsrrfLive", "HalostreamError",
+__all__ = ["esrrf", "esrrf_defaults", "drift", "devices", "Backend", "EsrrfLive", "HalostreamError",
            "InvalidArgument", "Cancelled", "NotBuiltIn"]
 __version__ = "0.1.0"
 
@@ -79,7 +81,7 @@ def cached_backend(device="auto"):
 
 def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_weighting=True,
           frames_per_timepoint=0, modes=("avg",), macro_pixel_correction=True, device="auto",
-          fused=None, progress=None, out=None, on_timepoint=None, rolling=None):
+          fused=None, progress=None, out=None, on_timepoint=None, rolling=None, drift=None):
     """eSRRF of a stack (Laine et al., Nat. Methods 2023; NanoPyx's conventions, as esrrf.h).
 
     stack: numpy array (T, rows, cols), C order, uint8 / uint16 / int16 / float32 in native
@@ -112,6 +114,14 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     each time point written as soon as it is done; on_timepoint(index, {mode: float32 (rows *
     magnification, cols * magnification)}) is called for each time point in order, on the
     calling thread, as soon as it is done. Either one streams an in-memory stack too.
+    drift: None, or the drift undone before eSRRF (each frame shifted back by its drift with
+    liquid.h's Catmull-Rom interpolation, as the CLI's --drift): "first", "mean" or
+    "previous" estimates it first (halostream.drift's reference, its other options at their
+    defaults; a stack read a block at a time is read twice), or a (frames, 2) table of (dy,
+    dx) pixels, e.g. halostream.drift's. The frames go to eSRRF as float32 through a live
+    session (host memory stays bounded); the table used is in the Backend's last_drift
+    (cached_backend(device).last_drift). A 1-frame stack or another name raises ValueError
+    naming drift.
 
     Returns {mode: float32 array (time points, rows * magnification, cols * magnification)}
     (out itself where given; None where on_timepoint is given and out is not).
@@ -122,6 +132,11 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
     a second of work, and the call returns only once the library has stopped; the Backend stays
     usable). Streamed stacks: ValueError naming the page or frames that cannot be read or
     differ from the first page's shape or dtype; the file's own errors (OSError)."""
+    if drift is not None:
+        return cached_backend(device).esrrf(
+            stack, magnification, radius, sensitivity, intensity_weighting,
+            frames_per_timepoint, modes, macro_pixel_correction, fused, progress, out,
+            on_timepoint, rolling, drift)
     if not _frames.streamed(stack, out, on_timepoint):
         args = EsrrfArgs(stack, magnification, radius, sensitivity, intensity_weighting,
                          frames_per_timepoint, modes, macro_pixel_correction, fused, progress,
@@ -134,6 +149,27 @@ def esrrf(stack, magnification=None, radius=None, sensitivity=None, intensity_we
                    rolling=rolling)
     return _frames.esrrf(lambda: cached_backend(device), stack, options, progress, out,
                          on_timepoint)
+
+
+def drift(stack, reference="first", reference_frames=None, averaging=1, max_shift=0,
+          peak="gaussian", device="auto", progress=False):
+    """Each frame's drift (quality.h's hst_drift_*: NanoPyx's drift alignment, FFT
+    cross-correlation of each frame against a reference, the peak refined below a pixel).
+
+    stack: what esrrf() takes (an ndarray (T, rows, cols), a memmap, a TIFF path, zarr or dask
+    arrays: read a block of frames at a time), T >= 2 frames, rows and cols >= 8.
+    reference: "first" (the first frame, NanoPyx's default), "mean" (the mean of the first
+    reference_frames frames; None: min(10, T)) or "previous" (each frame against the one
+    before, the steps added up); averaging: frames averaged per estimate (NanoPyx's
+    time_averaging), the estimates interpolated between the blocks' centres; max_shift: the
+    largest drift searched, pixels (0: half the frame); peak: the sub-pixel fit, "gaussian",
+    "parabola" or "catmull-rom" (NanoPyx's).
+    Returns float64 (T, 2): frame t's (dy, dx) in input pixels, down and right positive:
+    frame(y, x) = reference(y - dy, x - dx) (NanoPyx's table holds the opposite, the
+    correction); esrrf(stack, drift=table) undoes it. ValueError naming the argument for a
+    1-frame stack or an unknown reference."""
+    return cached_backend(device).drift(stack, reference, reference_frames, averaging,
+                                        max_shift, peak, progress)
 
 
 from . import squirrel                              # noqa: E402  (it uses cached_backend)

@@ -18,6 +18,23 @@ def library():
     return _LIB
 
 
+_PARTS = set()   # (id of a loaded library, part) declared
+
+
+def part(name, probe, declare):
+    """The loaded library with one part's functions declared: declare(lib) sets their
+    restypes and argtypes (and checks the part's structs), once per library. OSError naming the
+    part where the library lacks the function probe (a build older than the part)."""
+    lib = library()
+    if (id(lib), name) not in _PARTS:
+        if not hasattr(lib, probe):
+            raise OSError("halostream: the library has no %s (built before it was in the "
+                          "library): reinstall the package" % name)
+        declare(lib)
+        _PARTS.add((id(lib), name))
+    return lib
+
+
 class HalostreamError(RuntimeError):
     """A call of the library failed: .code is its hst_result (a negative number, or an OpenCL
     error code), .name its name ("HST_ERROR_OUT_OF_DEVICE_MEMORY"), the message what the

@@ -218,6 +218,12 @@ def _declare(lib):
         "hst_choice_table": (sz, [ref(ChoiceBenchRow), sz, ctypes.c_char_p, sz]),
         "hst_liquid_clear": (c_int, [vp, c_int]),
     }
+    declare(lib, sigs)
+
+
+def declare(lib, sigs):
+    """sigs {function name: (restype, [argtypes])} set on lib's functions (the package's parts
+    declare theirs through it: _errors.part)."""
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from . import _check, _errors, _run
+from . import _check, _errors, _lib, _run
 
 sz, dbl, uint = ctypes.c_size_t, ctypes.c_double, ctypes.c_uint
 
@@ -69,37 +69,28 @@ kc_*: cut-off frequencies normalised to Nyquist (0 .. 1), a_*: the curve's ampli
 (kc_max the highest among the refined maxima, kc_gm the one with the best kc * A, kc0 the
 unfiltered image's)."""
 
-_DECLARED = set()   # ids of the libraries declared and checked
-
-
 def library():
     """The loaded library with quality.h's functions declared, its structs checked."""
-    lib = _errors.library()
-    if id(lib) in _DECLARED:
-        return lib
-    if not hasattr(lib, "hst_py_quality_struct_size"):
-        raise OSError("halostream: the library has no quality metrics (built before quality.h "
-                      "was in it): reinstall the package")
+    return _errors.part("quality metrics (quality.h)", "hst_py_quality_struct_size", _declare)
+
+
+def _declare(lib):
     ref, fp = ctypes.POINTER, ctypes.POINTER(ctypes.c_float)
-    sigs = {"hst_py_quality_struct_size": (sz, [ctypes.c_int]),
-            "hst_error_map": (ctypes.c_int, [ctypes.c_void_p, fp, sz, sz, fp, sz, sz,
-                                             ref(ErrorMapDesc), fp, ref(ErrorMapResult)]),
-            "hst_frc_curve_length": (sz, [sz, sz]),
-            "hst_frc": (ctypes.c_int, [ctypes.c_void_p, fp, fp, sz, sz, ref(FrcDesc), fp,
-                                       ref(FrcResult)]),
-            "hst_decorr": (ctypes.c_int, [ctypes.c_void_p, fp, sz, sz, ref(DecorrDesc),
-                                          ref(DecorrResult)])}
-    for name, (res, args) in sigs.items():
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = res, args
+    _lib.declare(lib, {
+        "hst_py_quality_struct_size": (sz, [ctypes.c_int]),
+        "hst_error_map": (ctypes.c_int, [ctypes.c_void_p, fp, sz, sz, fp, sz, sz,
+                                         ref(ErrorMapDesc), fp, ref(ErrorMapResult)]),
+        "hst_frc_curve_length": (sz, [sz, sz]),
+        "hst_frc": (ctypes.c_int, [ctypes.c_void_p, fp, fp, sz, sz, ref(FrcDesc), fp,
+                                   ref(FrcResult)]),
+        "hst_decorr": (ctypes.c_int, [ctypes.c_void_p, fp, sz, sz, ref(DecorrDesc),
+                                      ref(DecorrResult)])})
     for i, mirror in enumerate(MIRRORS):
         if lib.hst_py_quality_struct_size(i) != ctypes.sizeof(mirror):
             raise OSError("halostream: struct %s is %d bytes in the library, %d in the package: "
                           "build the library from the package's source" %
                           (mirror.__name__, lib.hst_py_quality_struct_size(i),
                            ctypes.sizeof(mirror)))
-    _DECLARED.add(id(lib))
-    return lib
 
 
 # ---------------------------------------------------------------------------- arguments

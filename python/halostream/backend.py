@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import _check, _errors, _frames, _lib, _quality, _run
+from . import _check, _drift, _errors, _frames, _lib, _quality, _run
 
 _OPEN = weakref.WeakSet()   # closed at interpreter exit
 
@@ -107,6 +107,7 @@ class Backend:
         self._live = None
         self._forked = None
         self.last_report = None
+        self.last_drift = None                  # esrrf(drift=...)'s table
         try:
             for s in selectors:
                 self._create(s)
@@ -190,16 +191,20 @@ class Backend:
     def esrrf(self, stack, magnification=None, radius=None, sensitivity=None,
               intensity_weighting=True, frames_per_timepoint=0, modes=("avg",),
               macro_pixel_correction=True, fused=None, progress=None, out=None,
-              on_timepoint=None, rolling=None):
+              on_timepoint=None, rolling=None, drift=None):
         """eSRRF of a stack on this backend: halostream.esrrf's arguments and result, less
-        device. The report of the run is then in .last_report."""
+        device. The report of the run is then in .last_report (and with drift, the drift
+        table in .last_drift)."""
+        options = dict(magnification=magnification, radius=radius, sensitivity=sensitivity,
+                       intensity_weighting=intensity_weighting,
+                       frames_per_timepoint=frames_per_timepoint, modes=modes,
+                       macro_pixel_correction=macro_pixel_correction, fused=fused,
+                       rolling=rolling)
+        if drift is not None:
+            return _drift.corrected_esrrf(self, stack, drift, options, progress, out,
+                                          on_timepoint)
         if _frames.streamed(stack, out, on_timepoint):
-            return _frames.esrrf(lambda: self, stack, dict(
-                magnification=magnification, radius=radius, sensitivity=sensitivity,
-                intensity_weighting=intensity_weighting,
-                frames_per_timepoint=frames_per_timepoint, modes=modes,
-                macro_pixel_correction=macro_pixel_correction, fused=fused, rolling=rolling),
-                progress, out, on_timepoint)
+            return _frames.esrrf(lambda: self, stack, options, progress, out, on_timepoint)
         return self.run_esrrf(EsrrfArgs(stack, magnification, radius, sensitivity,
                                         intensity_weighting, frames_per_timepoint, modes,
                                         macro_pixel_correction, fused, progress, rolling))
@@ -296,6 +301,12 @@ class Backend:
         """SQUIRREL's error map on this backend's first device: halostream.squirrel.error_map's
         arguments and result, less device."""
         return _quality.error_map(self, ref, sr, fixed_sigma, scores_only)
+
+    def drift(self, stack, reference="first", reference_frames=None, averaging=1, max_shift=0,
+              peak="gaussian", progress=False):
+        """halostream.drift on this backend's first device."""
+        return _drift.drift(self, stack, reference, reference_frames, averaging, max_shift,
+                            peak, progress)
 
     def frc(self, a, b, pixel_size=1, units="pixels"):
         """FRC and its FIRE resolution on this backend's first device: halostream.frc's
