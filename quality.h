@@ -1,6 +1,7 @@
 /* quality.h — halostream's image quality metrics for super-resolution microscopy, as NanoPyx 2.1
    computes them: SQUIRREL's error map (RSE, RSP and the RSE map), Fourier ring correlation with
-   its FIRE resolution, and decorrelation analysis; and NanoPyx's drift estimation of a stack
+   its FIRE resolution, and decorrelation analysis; NanoJ-eSRRF's estimate of the frames worth
+   one time point; and NanoPyx's drift estimation of a stack
    (per-frame translation by FFT cross-correlation, streamed: stacks larger than memory). On any device of backend.h: the host device
    runs the host C twins of kernels_quality.h's kernels, OpenCL devices run the kernels (each
    launch through backend.h's hst_launch_kernel; the program is built on a backend's first
@@ -84,6 +85,10 @@
                     refined grid (NanoPyx: Nelder-Mead); averaging interpolated linearly between
                     the blocks' centres (NanoPyx: a cubic spline through blocks placed at frames
                     1 .. F); the reported sign is the drift's, NanoPyx's the correction's.
+     hst_estimate_frames  NanoJ-eSRRF's "Estimating maximum frame number" (its documentation;
+                    NanoPyx has none): SSIM of frames by their separation within blocks, the
+                    cut-off where the mean falls by `sigmas` deviations of lag 1's. Runs on
+                    the host's processor on every backend (no kernels).
 
    Options (macros)                     matters in
      HST_IMPLEMENTATION                 the implementation TU: compile every header's body
@@ -523,6 +528,57 @@ HST_API int hst_drift_reference_parse(const char *name);
 HST_API HST_NODISCARD hst_result hst_drift_estimate(hst_backend *be, const void *stack, hst_drift_dtype dtype,
                                                     size_t frames, size_t rows, size_t cols,
                                                     const hst_drift_desc *desc, double *drift);
+
+/* ---------------------------------------------------------------------------------------------
+   How many frames one eSRRF time point should hold: NanoJ-eSRRF's "Estimating maximum frame
+   number" (Laine et al., NanoJ-eSRRF's documentation): frames further apart than the sample
+   moves in are not the same structure, and averaging their radial gradient convergence blurs
+   it. The stack is cut into blocks of block_frames; in each, the structural similarity (SSIM:
+   Wang, Bovik, Sheikh & Simoncelli, IEEE Trans. Image Process. 13(4), 2004: 11 x 11 Gaussian
+   window of sigma 1.5, K1 0.01, K2 0.03, the mean over the window positions inside the image)
+   of the block's first frame with each later one, by their separation (lag). Over the blocks,
+   each lag's mean and standard deviation; the means smoothed by a centred moving mean of
+   `smoothing` lags. The estimate is the first lag whose smoothed mean lies below lag 1's by at
+   least `sigmas` standard deviations of lag 1's SSIMs (the frame-to-next-frame spread that
+   noise and blinking make): frames that far apart differ by more than noise. Chosen over the
+   eSRRF images' decorrelation resolution (quality.h's hst_decorr on K and 2K frames) because
+   it is NanoJ-eSRRF's own, it needs no eSRRF runs (one SSIM per frame of the stack), and it
+   measures what limits the frame count, the sample's motion, where resolution would also
+   keep improving with noise averaged out. */
+typedef struct hst_frames_desc {
+    size_t block_frames;        /* frames per block, >= 2 (0: 100, or frames / 2 when fewer):
+                                   a little more than the frame count expected */
+    double sigmas;              /* the drop, in standard deviations of lag 1 (0: 2, NanoJ's) */
+    size_t smoothing;           /* lags of the moving mean (0: 3; 1: none) */
+    double range;               /* SSIM's dynamic range L (0: the stack's max - min, NanoJ's
+                                   "dynamic range" choice; 255 or 65535: its "bit depth" one) */
+} hst_frames_desc;
+
+typedef struct hst_frames_estimate {
+    size_t frames;              /* the most frames worth one time point (>= 1) */
+    int reached;                /* 1: the drop was reached within the blocks; 0: never (frames
+                                   = block_frames: the stack holds still that long; try larger
+                                   blocks) */
+    size_t blocks;              /* the blocks averaged */
+    double range;               /* the L used */
+} hst_frames_estimate;
+
+/* The estimate above for a stack (frames, rows, cols) of dtype (u8, u16, i16 or f32), C order,
+   in host memory (read only), rows and cols >= 11 (the SSIM window). curve (may be NULL)
+   receives 2 block_frames doubles: the mean SSIM by lag (lag 0: 1), then their standard
+   deviations (0 where one block covers the lag). Runs on the host's processor whatever be's
+   device (one SSIM per block and lag: about 5 x 121 x rows x cols multiply-adds; crop to the
+   region of interest, as NanoJ advises, for large frames); be takes the log and
+   hst_backend_interrupt. Errors: HST_ERROR_INVALID_ARGUMENT (be, stack or out NULL; rows or
+   cols < 11; fewer than two blocks of 2 frames: the log says how many frames and blocks;
+   block_frames 1; sigmas or range negative or not finite; range 0 and every sample equal: SSIM
+   needs a range), HST_ERROR_DTYPE (not an hst_drift_dtype), HST_ERROR_NON_FINITE (NaN or Inf:
+   the log names frame and pixel), HST_ERROR_OVERFLOW,
+   HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_CANCELLED. Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_estimate_frames(hst_backend *be, const void *stack, hst_drift_dtype dtype,
+                                                     size_t frames, size_t rows, size_t cols,
+                                                     const hst_frames_desc *desc, double *curve,
+                                                     hst_frames_estimate *out);
 
 #ifdef __cplusplus
 }
@@ -3250,6 +3306,226 @@ HST__QDEF hst_result hst_drift_estimate(hst_backend *be, const void *stack, hst_
         (r = hst_drift_push(d, stack, dtype, frames)) == HST_SUCCESS)
         r = hst_drift_finish(d, drift, frames);
     hst_drift_close(d);
+    return r;
+}
+
+/* >>frames estimate ------------------------------------------------------------------------- */
+#define HST__QF_WIN 11          /* the SSIM window's side (Wang et al.) */
+
+/* One SSIM at a time: the window's weights, two frames as doubles, the five local moments'
+   row-filtered planes. */
+typedef struct hst__qf {
+    hst_backend *be;
+    hst_drift_dtype dtype;
+    const unsigned char *stack;
+    size_t rows, cols, px, sample_bytes;
+    double g[HST__QF_WIN];
+    double c1, c2;
+    double *a, *b;              /* frames: px each */
+    double *h;                  /* 5 planes of rows x (cols - 10) */
+} hst__qf;
+
+static size_t hst__qf_sample_bytes(hst_drift_dtype dt) {
+    return dt == HST_DRIFT_U8 ? 1 : dt == HST_DRIFT_F32 ? 4 : 2;
+}
+
+/* Sample i of frame f as a double. */
+static double hst__qf_at(const hst__qf *s, size_t f, size_t i) {
+    const unsigned char *p = s->stack + (f * s->px + i) * s->sample_bytes;
+    uint16_t u;
+    int16_t v;
+    float x;
+    switch (s->dtype) {
+    case HST_DRIFT_U8: return *p;
+    case HST_DRIFT_U16: memcpy(&u, p, 2); return u;
+    case HST_DRIFT_I16: memcpy(&v, p, 2); return v;
+    default: memcpy(&x, p, 4); return x;
+    }
+}
+
+static void hst__qf_frame(const hst__qf *s, size_t f, double *dst) {
+    size_t i;
+    for (i = 0; i < s->px; i++) dst[i] = hst__qf_at(s, f, i);
+}
+
+/* The frames' range, every sample finite (f32), into *lo, *hi. */
+static hst_result hst__qf_range(const hst__qf *s, size_t frames, const char *F, double *lo, double *hi) {
+    size_t f, i;
+    *lo = HUGE_VAL;
+    *hi = -HUGE_VAL;
+    for (f = 0; f < frames; f++)
+        for (i = 0; i < s->px; i++) {
+            double v = hst__qf_at(s, f, i);
+            if (!isfinite(v))
+                return hst_backend_fail(s->be, HST_ERROR_NON_FINITE, HST_LOGITEM_NON_FINITE, F,
+                                        "stack: frame %zu, pixel (%zu, %zu) is %g", f, i / s->cols, i % s->cols, v);
+            if (v < *lo) *lo = v;
+            if (v > *hi) *hi = v;
+        }
+    return HST_SUCCESS;
+}
+
+/* The mean SSIM of frames s->a and s->b over the window positions inside them: each of the
+   five moments filtered along rows, then along columns (the Gaussian is separable). */
+static double hst__qf_ssim(const hst__qf *s) {
+    const size_t w = s->cols - (HST__QF_WIN - 1), hgt = s->rows - (HST__QF_WIN - 1), n = s->rows * w;
+    double sum = 0.0;
+    size_t y, x, k, m;
+    for (y = 0; y < s->rows; y++)
+        for (x = 0; x < w; x++) {
+            const double *pa = s->a + y * s->cols + x, *pb = s->b + y * s->cols + x;
+            double mo[5] = {0, 0, 0, 0, 0};
+            for (k = 0; k < HST__QF_WIN; k++) {
+                double ga = s->g[k] * pa[k], gb = s->g[k] * pb[k];
+                mo[0] += ga; mo[1] += gb; mo[2] += ga * pa[k]; mo[3] += gb * pb[k]; mo[4] += ga * pb[k];
+            }
+            for (m = 0; m < 5; m++) s->h[m * n + y * w + x] = mo[m];
+        }
+    for (y = 0; y < hgt; y++)
+        for (x = 0; x < w; x++) {
+            double mo[5] = {0, 0, 0, 0, 0}, mx, my;
+            for (k = 0; k < HST__QF_WIN; k++)
+                for (m = 0; m < 5; m++) mo[m] += s->g[k] * s->h[m * n + (y + k) * w + x];
+            mx = mo[0];
+            my = mo[1];
+            sum += ((2.0 * mx * my + s->c1) * (2.0 * (mo[4] - mx * my) + s->c2)) /
+                   ((mx * mx + my * my + s->c1) * ((mo[2] - mx * mx) + (mo[3] - my * my) + s->c2));
+        }
+    return sum / (double)(hgt * w);
+}
+
+/* The desc's values with defaults applied, checked against the stack (F names the call). */
+static hst_result hst__qf_desc(hst_backend *be, const char *F, const hst_frames_desc *desc, size_t frames,
+                               hst_frames_desc *d, size_t *blocks) {
+    static const hst_frames_desc zero = {0, 0.0, 0, 0.0};
+    *d = desc ? *desc : zero;
+    if (!d->block_frames) d->block_frames = frames >= 200 ? 100 : frames / 2;
+    if (d->sigmas == 0.0) d->sigmas = 2.0;
+    if (!d->smoothing) d->smoothing = 3;
+    if (d->block_frames < 2) return hst__range_arg(be, F, "desc->block_frames %zu: at least 2", d->block_frames);
+    if (!(d->sigmas > 0.0) || !isfinite(d->sigmas))
+        return hst__range_arg(be, F, "desc->sigmas %g: a positive number (0: 2)", d->sigmas);
+    if (!(d->range >= 0.0) || !isfinite(d->range))
+        return hst__range_arg(be, F, "desc->range %g: 0 (the stack's) or a positive number", d->range);
+    *blocks = frames / d->block_frames + (frames % d->block_frames >= 2);
+    if (*blocks < 2)
+        return hst__range_arg(be, F, "frames %zu make %zu block(s) of %zu frames: at least 2 blocks of 2 frames are "
+                              "needed (lower desc->block_frames, or give more frames)", frames, *blocks,
+                              d->block_frames);
+    return HST_SUCCESS;
+}
+
+/* The SSIMs of each block's first frame with its later ones: sums and sums of squares by lag. */
+static hst_result hst__qf_blocks(hst__qf *s, const char *F, size_t frames, size_t B, double *sum, double *sq,
+                                 size_t *cnt) {
+    size_t b, l;
+    for (b = 0; b + 1 < frames; b += B) {
+        hst__qf_frame(s, b, s->a);
+        for (l = 1; l < B && b + l < frames; l++) {
+            double v;
+            if (hst_backend_interrupted(s->be)) {
+                hst_backend_log(s->be, HST_LOG_INFO, HST_LOGITEM_NONE, "%s: interrupted: stopping "
+                                "(HST_ERROR_CANCELLED)", F);
+                return HST_ERROR_CANCELLED;
+            }
+            hst__qf_frame(s, b + l, s->b);
+            v = hst__qf_ssim(s);
+            sum[l] += v;
+            sq[l] += v * v;
+            cnt[l]++;
+        }
+    }
+    return HST_SUCCESS;
+}
+
+/* From the sums by lag: the curve (means, then deviations; lag 0: 1 and 0) and the estimate. */
+static void hst__qf_decide(const hst_frames_desc *d, const double *sum, const double *sq, const size_t *cnt,
+                           double *curve, hst_frames_estimate *out) {
+    const size_t B = d->block_frames, lo = (d->smoothing - 1) / 2, hi = d->smoothing / 2;
+    double *mean = curve, *sd = curve + B, base = 0.0;
+    size_t l, j;
+    mean[0] = 1.0;
+    sd[0] = 0.0;
+    for (l = 1; l < B; l++) {
+        double var = cnt[l] > 1 ? (sq[l] - sum[l] * sum[l] / (double)cnt[l]) / (double)(cnt[l] - 1) : 0.0;
+        mean[l] = sum[l] / (double)cnt[l];
+        sd[l] = var > 0.0 ? sqrt(var) : 0.0;
+    }
+    out->frames = B;
+    out->reached = 0;
+    for (l = 1; l < B; l++) {   /* the smoothed mean at l: lags [l - lo, l + hi] within 1 .. B - 1 */
+        size_t j0 = l > lo ? l - lo : 1, j1 = l + hi < B ? l + hi : B - 1;
+        double m = 0.0;
+        for (j = j0; j <= j1; j++) m += mean[j];
+        m /= (double)(j1 - j0 + 1);
+        if (l == 1) base = m;
+        else if (base - m > d->sigmas * sd[1]) {
+            out->frames = l;
+            out->reached = 1;
+            return;
+        }
+    }
+}
+
+HST__QDEF hst_result hst_estimate_frames(hst_backend *be, const void *stack, hst_drift_dtype dtype,
+                                         size_t frames, size_t rows, size_t cols,
+                                         const hst_frames_desc *desc, double *curve,
+                                         hst_frames_estimate *out) {
+    static const char *F = "hst_estimate_frames";
+    hst_frames_desc d;
+    hst__qf s;
+    double lo, hi, gsum = 0.0, *work = NULL, *sums = NULL;
+    size_t blocks = 0, planes, k, *cnt = NULL;
+    hst_result r;
+    if (!be || !stack || !out)
+        return hst__null_arg(be, F, "%s is NULL", !be ? "be" : !stack ? "stack" : "out");
+    if (dtype < HST_DRIFT_U8 || dtype > HST_DRIFT_F32)
+        return hst_backend_fail(be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, F, "dtype %d is not an hst_drift_dtype",
+                                (int)dtype);
+    if (rows < HST__QF_WIN || cols < HST__QF_WIN)
+        return hst__range_arg(be, F, "frames of %zu x %zu pixels: the SSIM window needs at least %d x %d", rows, cols,
+                              HST__QF_WIN, HST__QF_WIN);
+    if ((r = hst__qf_desc(be, F, desc, frames, &d, &blocks)) != HST_SUCCESS) return r;
+    memset(&s, 0, sizeof s);
+    s.be = be; s.dtype = dtype; s.stack = (const unsigned char *)stack; s.rows = rows; s.cols = cols;
+    s.sample_bytes = hst__qf_sample_bytes(dtype);
+    if (!hst_size_mul(rows, cols, &s.px) || !hst_size_mul(s.px, frames, &k) || !hst_size_mul(k, s.sample_bytes, &k) ||
+        !hst_size_mul(rows, cols - (HST__QF_WIN - 1), &planes) || !hst_size_mul(planes, 5, &planes) ||
+        !hst_size_add(planes, 2 * s.px, &planes) || !hst_size_mul(planes, sizeof(double), &k) ||
+        !hst_size_mul(d.block_frames, 4 * sizeof(double), &k))
+        return hst__overflow(be, F, "the stack's or the SSIM's sizes");
+    if ((r = hst__qf_range(&s, frames, F, &lo, &hi)) != HST_SUCCESS) return r;
+    out->range = d.range > 0.0 ? d.range : hi - lo;
+    if (!(out->range > 0.0))
+        return hst__bad_arg(be, F, "stack: every sample is %g: SSIM needs a range (give desc->range)", lo);
+    for (k = 0; k < HST__QF_WIN; k++) {   /* sigma 1.5, normalised */
+        double t = (double)k - (double)(HST__QF_WIN / 2);
+        s.g[k] = exp(-t * t / (2.0 * 1.5 * 1.5));
+        gsum += s.g[k];
+    }
+    for (k = 0; k < HST__QF_WIN; k++) s.g[k] /= gsum;
+    s.c1 = (0.01 * out->range) * (0.01 * out->range);
+    s.c2 = (0.03 * out->range) * (0.03 * out->range);
+    work = (double *)hst_backend_alloc(be, planes * sizeof(double));
+    sums = (double *)hst_backend_calloc(be, d.block_frames * 4 * sizeof(double));
+    cnt = (size_t *)hst_backend_calloc(be, d.block_frames * sizeof(size_t));
+    if (!work || !sums || !cnt)
+        r = hst_backend_fail(be, HST_ERROR_OUT_OF_HOST_MEMORY, HST_LOGITEM_OUT_OF_HOST_MEMORY, F,
+                             "no host memory for the SSIM's %zu planes", planes);
+    if (r == HST_SUCCESS) {
+        s.a = work;
+        s.b = work + s.px;
+        s.h = work + 2 * s.px;
+        r = hst__qf_blocks(&s, F, frames, d.block_frames, sums, sums + d.block_frames, cnt);
+    }
+    if (r == HST_SUCCESS) {
+        hst__qf_decide(&d, sums, sums + d.block_frames, cnt, sums + 2 * d.block_frames, out);
+        out->blocks = blocks;
+        if (curve) memcpy(curve, sums + 2 * d.block_frames, 2 * d.block_frames * sizeof(double));
+    }
+    hst_backend_free(be, cnt);
+    hst_backend_free(be, sums);
+    hst_backend_free(be, work);
     return r;
 }
 
