@@ -546,8 +546,8 @@ HST_API HST_NODISCARD hst_result hst_drift_estimate(hst_backend *be, const void 
    measures what limits the frame count, the sample's motion, where resolution would also
    keep improving with noise averaged out. */
 typedef struct hst_frames_desc {
-    size_t block_frames;        /* frames per block, >= 2 (0: 100, or frames / 2 when fewer):
-                                   a little more than the frame count expected */
+    size_t block_frames;        /* frames per block, >= 2 (0: min(100, frames / 2)): a little
+                                   more than the frame count expected */
     double sigmas;              /* the drop, in standard deviations of lag 1 (0: 2, NanoJ's) */
     size_t smoothing;           /* lags of the moving mean (0: 3; 1: none) */
     double range;               /* SSIM's dynamic range L (0: the stack's max - min, NanoJ's
@@ -575,6 +575,10 @@ typedef struct hst_frames_estimate {
    needs a range), HST_ERROR_DTYPE (not an hst_drift_dtype), HST_ERROR_NON_FINITE (NaN or Inf:
    the log names frame and pixel), HST_ERROR_OVERFLOW,
    HST_ERROR_OUT_OF_HOST_MEMORY, HST_ERROR_CANCELLED. Thread safety: per backend. */
+/* The frames per block the estimate of a stack of `frames` frames uses (desc NULL: the
+   defaults): desc->block_frames, else min(100, frames / 2). curve's length is twice it.
+   Thread-safe. */
+HST_API size_t hst_estimate_frames_block(const hst_frames_desc *desc, size_t frames);
 HST_API HST_NODISCARD hst_result hst_estimate_frames(hst_backend *be, const void *stack, hst_drift_dtype dtype,
                                                      size_t frames, size_t rows, size_t cols,
                                                      const hst_frames_desc *desc, double *curve,
@@ -3399,7 +3403,7 @@ static hst_result hst__qf_desc(hst_backend *be, const char *F, const hst_frames_
                                hst_frames_desc *d, size_t *blocks) {
     static const hst_frames_desc zero = {0, 0.0, 0, 0.0};
     *d = desc ? *desc : zero;
-    if (!d->block_frames) d->block_frames = frames >= 200 ? 100 : frames / 2;
+    d->block_frames = hst_estimate_frames_block(desc, frames);
     if (d->sigmas == 0.0) d->sigmas = 2.0;
     if (!d->smoothing) d->smoothing = 3;
     if (d->block_frames < 2) return hst__range_arg(be, F, "desc->block_frames %zu: at least 2", d->block_frames);
@@ -3465,6 +3469,10 @@ static void hst__qf_decide(const hst_frames_desc *d, const double *sum, const do
             return;
         }
     }
+}
+
+HST__QDEF size_t hst_estimate_frames_block(const hst_frames_desc *desc, size_t frames) {
+    return desc && desc->block_frames ? desc->block_frames : frames / 2 < 100 ? frames / 2 : 100;
 }
 
 HST__QDEF hst_result hst_estimate_frames(hst_backend *be, const void *stack, hst_drift_dtype dtype,

@@ -138,6 +138,8 @@ typedef struct options {
     hst_drift_desc dd;                 /* its reference, frames, averaging, max shift */
     int drift_mean_given;              /* --drift=mean:N (else DRIFT_MEAN_FRAMES, clamped) */
     int drift_opts_given;              /* --drift-averaging or --drift-max-shift */
+    int estimate;                      /* --estimate-frames given */
+    uint64_t estimate_block;           /* --estimate-frames=B (0: quality.h's default) */
 } options;
 
 /* ------------------------------------------------------------------------------ messages */
@@ -170,7 +172,8 @@ static double now_s(void) { return hst_time_s(); }
 /* The short form, after a usage error; help() prints it first. */
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " [options] input.tif output.tif      (" PROG " --help: every option)\n");
+    fprintf(f, "usage: " PROG " [options] input.tif output.tif      (" PROG " --help: every option)\n"
+               "       " PROG " --estimate-frames[=B] [--channel C] [--max-frames N] input.tif\n");
 }
 
 /* Every option: what it takes, its unit and default; the outputs, progress, exit statuses. */
@@ -228,6 +231,16 @@ static void help(void)
 "                           the blocks' centres                                   [1]\n"
 "  --drift-max-shift P      the largest drift searched, input pixels (per step with\n"
 "                           previous), 0 = up to half the frame                   [0]\n"
+"\n", DRIFT_MEAN_FRAMES);
+    printf(
+"How many frames (instead of eSRRF; no output file):\n"
+"  --estimate-frames[=B]    NanoJ-eSRRF's estimate of the most frames worth one time point:\n"
+"                           the SSIM of frames by their separation within blocks of B\n"
+"                           frames (a count >= 2; default min(100, frames / 2): a little\n"
+"                           more than the count expected), the first separation where it\n"
+"                           falls 2 standard deviations below the next frame's; prints it\n"
+"                           and the curve (separation, mean SSIM, deviation). Crop the\n"
+"                           stack to the region of interest for speed (the host's cores)\n"
 "\n"
 "Scale: with the macro-pixel correction every image is divided, sub-pixel phase by phase, by\n"
 "that phase's mean: each phase and each image (AVG, VAR, TAC2) then has mean 1, relative values\n"
@@ -256,7 +269,7 @@ static void help(void)
 "and --quality hold the whole stack). Interrupted (a signal, an error) a run leaves no output\n"
 "at all, never a partial TIFF: the files are renamed into place when all are complete. With\n"
 "--drift: one frame's float32 copy per frame of a block more (its correction).\n"
-"\n", DRIFT_MEAN_FRAMES);
+"\n");
     printf(
 "Parameter sweep and quality:\n"
 "  --sweep                  NanoPyx's parameter sweep in one pass over the frames: every pair\n"
@@ -431,6 +444,11 @@ static int parse_drift(const char *val, options *o)
    defaults (NanoPyx's). Returns 0 or the exit status. */
 static int check_conflicts(options *o)
 {
+    if (o->estimate && (o->sweep || o->quality || o->drift || o->roll_s)) {
+        fail("--estimate-frames only estimates (no eSRRF): drop %s", o->sweep ? "--sweep" : o->quality ? "--quality"
+             : o->drift ? "--drift" : "--rolling");
+        return 2;
+    }
     if (o->drift_opts_given && !o->drift) {
         fail("--drift-averaging and --drift-max-shift belong to --drift: add --drift (or drop them)");
         return 2;
@@ -504,6 +522,13 @@ static int parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "--quality")) { o->quality = 1; continue; }
         if (!strcmp(a, "--decorr")) { o->use_decorr = 1; continue; }
         if (!strcmp(a, "--drift")) { o->drift = 1; continue; }   /* the value only as --drift=REF */
+        if (!strcmp(a, "--estimate-frames")) { o->estimate = 1; continue; }   /* B only as =B */
+        if (!strncmp(a, "--estimate-frames=", 18)) {
+            o->estimate = 1;
+            if (!parse_u64("--estimate-frames=B", a + 18, UINT32_MAX, &o->estimate_block)) return 2;
+            if (o->estimate_block < 2) { fail("--estimate-frames=%s: blocks of at least 2 frames", a + 18); return 2; }
+            continue;
+        }
         if (!strncmp(a, "--drift=", 8)) {
             if (!parse_drift(a + 8, o)) return 2;
             continue;
@@ -570,7 +595,12 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
         }
     }
-    if (npos != 2) {
+    if (o->estimate && npos != 1) {
+        fail(npos == 0 ? "--estimate-frames: no input given" : "--estimate-frames writes nothing: give the input alone");
+        usage(stderr);
+        return 2;
+    }
+    if (!o->estimate && npos != 2) {
         fail(npos == 0 ? "no input and output given" : "no output given");
         usage(stderr);
         return 2;
@@ -1436,6 +1466,29 @@ static int begin_streamed_outputs(run *u)
     return 0;
 }
 
+/* The device (--device), its log kept in the job. Returns an exit status (0: go on). */
+static int open_backend(run *u)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    hst_backend_desc bd;
+    sigset_t mask;
+    hst_result r;
+    memset(&bd, 0, sizeof bd);
+    bd.device = o->device;
+    bd.logger = logger;
+    bd.log_user = &j->ls;
+    bd.log_level = HST_LOG_WARN;
+    hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
+    r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
+    if (r == HST_SUCCESS) signal_backend = j->be;   /* before the signals held meanwhile arrive */
+    release_signals(&mask);
+    if (r == HST_SUCCESS) return 0;
+    fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
+         j->ls.last[0] ? ": " : "", j->ls.last);
+    return r == HST_ERROR_NO_DEVICE ? 2 : 1;
+}
+
 /* Everything before eSRRF: the files (rank 0 opens the outputs), the stack (opened, or read
    whole for --sweep, --quality and MPI ranks), the device, the desc, the images. Returns an
    exit status (0: go on). */
@@ -1444,13 +1497,10 @@ static int prepare(run *u)
     options *o = &u->o;
     job *j = &u->j;
     char err[1024];
-    hst_backend_desc bd;
     struct stat in_sb;
     double t0;
     unsigned m;
-    int writer = u->rk->rank == 0;
-    hst_result r;
-    sigset_t mask;
+    int writer = u->rk->rank == 0, status;
 
     if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
     if ((o->sweep || o->quality) && u->rk->size > 1) {
@@ -1469,20 +1519,7 @@ static int prepare(run *u)
     }
     u->t_read = now_s() - t0;
     if (interrupted) return interrupted_status();   /* a signal while the stack was read */
-    memset(&bd, 0, sizeof bd);
-    bd.device = o->device;
-    bd.logger = logger;
-    bd.log_user = &j->ls;
-    bd.log_level = HST_LOG_WARN;
-    hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
-    r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
-    if (r == HST_SUCCESS) signal_backend = j->be;   /* before the signals held meanwhile arrive */
-    release_signals(&mask);
-    if (r != HST_SUCCESS) {
-        fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
-             j->ls.last[0] ? ": " : "", j->ls.last);
-        return r == HST_ERROR_NO_DEVICE ? 2 : 1;
-    }
+    if ((status = open_backend(u)) != 0) return status;
     make_desc(u);
 
     /* The shape (the library checks the arguments and names what is wrong), the outputs. */
@@ -1943,6 +1980,53 @@ static void summary(const run *u)
     printf("\n");
 }
 
+/* --estimate-frames' report on stdout: the estimate, then (unless -q) the curve as CSV. */
+static void print_estimate(const options *o, const hst_frames_estimate *est, const double *curve, size_t n)
+{
+    size_t k;
+    if (est->reached)
+        printf(PROG ": frames per time point: %zu (the mean SSIM of frames %zu apart fell 2 standard deviations "
+               "below that of consecutive frames; %zu blocks of %zu frames, SSIM range %g)\n",
+               est->frames, est->frames, est->blocks, n, est->range);
+    else
+        printf(PROG ": frames per time point: at least %zu (the SSIM never fell that far within a block of %zu "
+               "frames: the scene held still; try --estimate-frames=%zu)\n", est->frames, n, 2 * n);
+    if (o->quiet) return;
+    printf("separation,mean_ssim,sd\n");
+    for (k = 0; k < n; k++) printf("%zu,%.6f,%.6f\n", k, curve[k], curve[n + k]);
+}
+
+/* --estimate-frames: quality.h's estimate of the frames per time point for the whole stack
+   (read into memory), printed with its curve; no eSRRF, no file. Returns an exit status. */
+static int estimate_frames_run(run *u)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    hst_frames_desc fd;
+    hst_frames_estimate est;
+    char err[1024];
+    double *curve;
+    size_t n;
+    hst_result r;
+    int status;
+    if (u->rk->size > 1) { fail("--estimate-frames runs in one process (not over MPI ranks)"); return 2; }
+    if (!io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) { fail("%s", err); return 2; }
+    if (interrupted) return interrupted_status();
+    if ((status = open_backend(u)) != 0) return status;
+    memset(&fd, 0, sizeof fd);
+    fd.block_frames = (size_t)o->estimate_block;
+    n = hst_estimate_frames_block(&fd, (size_t)j->st.frames);
+    if (!(curve = (double *)calloc(2 * (n ? n : 1), sizeof *curve))) { fail("out of host memory for the SSIM curve"); return 1; }
+    r = hst_estimate_frames(j->be, j->st.data, (hst_drift_dtype)dtype_of[j->st.dtype], (size_t)j->st.frames, j->st.rows,
+                            j->st.cols, &fd, curve, &est);
+    if (r == HST_SUCCESS) print_estimate(o, &est, curve, n);
+    free(curve);
+    if (interrupted) return interrupted_status();
+    if (r == HST_SUCCESS) return 0;
+    fail("--estimate-frames on %s: %s%s%s", o->input, hst_result_string(r), j->ls.last[0] ? ": " : "", j->ls.last);
+    return r == HST_ERROR_INVALID_ARGUMENT || r == HST_ERROR_NON_FINITE ? 2 : 1;
+}
+
 static int esrrf_main(int argc, char **argv, ranks *rk)
 {
     run u;
@@ -1954,6 +2038,11 @@ static int esrrf_main(int argc, char **argv, ranks *rk)
     u.t_start = now_s();
     if ((rc = parse_args(argc, argv, &u.o)) != 0) return rc < 0 ? 0 : rc;
     catch_signals();
+    if (u.o.estimate) {
+        status = estimate_frames_run(&u);
+        if (!job_free(&u.j, 1) && status == 0) status = 1;
+        return status;
+    }
 
     status = ranks_agree(rk, prepare(&u));   /* no rank starts the collective run alone */
     if (status == 0 && u.o.drift) status = ranks_agree(rk, estimate_drift(&u));

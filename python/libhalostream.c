@@ -52,6 +52,8 @@ size_t hst_py_quality_struct_size(int which) {
     case 3: return sizeof(hst_frc_result);
     case 4: return sizeof(hst_decorr_desc);
     case 5: return sizeof(hst_decorr_result);
+    case 6: return sizeof(hst_frames_desc);
+    case 7: return sizeof(hst_frames_estimate);
     default: return 0;
     }
 }

@@ -2449,6 +2449,32 @@ static void test_drift_bad_input(void **state)
     assert_int_equal(rc, 2);
 }
 
+/* --estimate-frames: the estimate and its curve on stdout, no file written; -q: the estimate
+   alone; refusals name the option. */
+static void test_estimate_frames(void **state)
+{
+    int rc;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    rc = run("--estimate-frames=3", good_be, NULL);
+    if (rc != 0) print_message("# stderr: %s\n", err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "esrrf: frames per time point: "));
+    assert_non_null(strstr(out_text, "separation,mean_ssim,sd\n0,1.000000,0.000000\n1,"));
+    assert_int_equal(entries(outdir), 0);
+    rc = run("--estimate-frames=3", "-q", good_be, NULL);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "frames per time point"));
+    assert_null(strstr(out_text, "separation"));
+    expect_failure(run("--estimate-frames=1", good_be, NULL), "--estimate-frames=1: blocks of at least 2");
+    expect_failure(run("--estimate-frames", good_be, out_tif, NULL), "--estimate-frames writes nothing");
+    expect_failure(run("--estimate-frames", "--drift", good_be, NULL), "drop --drift");
+    rc = run("--estimate-frames", one_frame, NULL);
+    expect_failure(rc, "--estimate-frames on ");
+    assert_non_null(strstr(err_text, "block"));
+    assert_int_equal(rc, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2498,6 +2524,7 @@ int main(void)
         cmocka_unit_test(test_drift_table),
         cmocka_unit_test(test_drift_streamed_equals_memory),
         cmocka_unit_test(test_drift_bad_input),
+        cmocka_unit_test(test_estimate_frames),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
     halostream.decorrelation(sr)                           # decorrelation analysis
     halostream.drift(stack)                                # (T, 2) dy, dx per frame, pixels
     halostream.esrrf(stack, drift="first")                 # drift undone before eSRRF
+    halostream.estimate_frames(stack).frames               # frames worth one time point
 
 A ctypes layer over the C library (esrrf.h), which pip builds into the package (_lib.py says
 how it is found). In-memory stacks are read in place, never copied; stacks larger than memory
@@ -36,8 +37,8 @@ from . import _check, _errors, _frames, _lib
 from ._errors import Cancelled, HalostreamError, InvalidArgument, NotBuiltIn
 from .backend import Backend, EsrrfArgs, EsrrfLive, device_dict
 
-__all__ = ["esrrf", "esrrf_defaults", "drift", "devices", "Backend", "EsrrfLive", "HalostreamError",
-           "InvalidArgument", "Cancelled", "NotBuiltIn"]
+__all__ = ["esrrf", "esrrf_defaults", "drift", "estimate_frames", "devices", "Backend", "EsrrfLive",
+           "HalostreamError", "InvalidArgument", "Cancelled", "NotBuiltIn"]
 __version__ = "0.1.0"
 
 _CACHED = {}                  # (process id, selectors) -> Backend, for esrrf(device=...)
@@ -170,6 +171,26 @@ def drift(stack, reference="first", reference_frames=None, averaging=1, max_shif
     1-frame stack or an unknown reference."""
     return cached_backend(device).drift(stack, reference, reference_frames, averaging,
                                         max_shift, peak, progress)
+
+
+def estimate_frames(stack, block_frames=None, sigmas=2.0, smoothing=3, value_range=None,
+                    device="auto"):
+    """NanoJ-eSRRF's estimate of the most frames worth one eSRRF time point (quality.h's
+    hst_estimate_frames): frames further apart than the sample moves in are not the same
+    structure. The stack is cut into blocks of block_frames (None: 100, or half the stack when it
+    has fewer than 200 frames; a little more than the count you expect); in each, the SSIM of
+    the block's first frame with each later one, by separation; averaged over the blocks and
+    smoothed over `smoothing` separations; the estimate is the first separation whose mean SSIM
+    lies `sigmas` standard deviations (of separation 1's SSIMs) below separation 1's.
+    value_range: SSIM's dynamic range L (None: the stack's max - min; 255 or 65535: the bit
+    depth's). stack: what esrrf() takes (uint8, uint16, int16, float32; read whole), at least
+    two blocks of 2 frames, frames of at least 11 x 11 pixels (crop to the region of interest
+    for speed, as NanoJ advises: the SSIMs run on the host's processor).
+    Returns FramesEstimate(frames, reached, ssim, ssim_sd); reached False: the SSIM never fell
+    that far within a block (frames is the block: try larger blocks). ValueError naming the
+    argument for bad input."""
+    return cached_backend(device).estimate_frames(stack, block_frames, sigmas, smoothing,
+                                                  value_range)
 
 
 from . import squirrel                              # noqa: E402  (it uses cached_backend)

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from . import _check, _errors, _lib, _run
+from . import _check, _errors, _frames, _lib, _run
 
 sz, dbl, uint = ctypes.c_size_t, ctypes.c_double, ctypes.c_uint
 
@@ -42,7 +42,30 @@ class DecorrResult(ctypes.Structure):
                 ("a_gm", dbl), ("kc0", dbl), ("a0", dbl)]
 
 
-MIRRORS = (ErrorMapDesc, ErrorMapResult, FrcDesc, FrcResult, DecorrDesc, DecorrResult)
+class FramesDesc(ctypes.Structure):
+    _fields_ = [("block_frames", sz), ("sigmas", dbl), ("smoothing", sz), ("range", dbl)]
+
+
+class FramesEstimateResult(ctypes.Structure):
+    _fields_ = [("frames", sz), ("reached", ctypes.c_int), ("blocks", sz), ("range", dbl)]
+
+
+MIRRORS = (ErrorMapDesc, ErrorMapResult, FrcDesc, FrcResult, DecorrDesc, DecorrResult, FramesDesc,
+           FramesEstimateResult)
+
+
+class FramesEstimate(collections.namedtuple("FramesEstimate", "frames reached ssim ssim_sd")):
+    """(frames, reached, ssim, ssim_sd): the most frames worth one eSRRF time point, whether
+    the SSIM's drop was reached within a block (False: frames is the block, the scene held
+    still that long), and the mean SSIM by separation and its standard deviation over the
+    blocks (float64, block_frames values; separation 0: 1 and 0); blocks and range (the SSIM's
+    L) as attributes."""
+
+    def __new__(cls, r, curve, n):
+        self = super().__new__(cls, int(r.frames), bool(r.reached), curve[:n].copy(),
+                               curve[n:].copy())
+        self.blocks, self.range = int(r.blocks), float(r.range)
+        return self
 
 
 class ErrorMap(collections.namedtuple("ErrorMap", "map rse rsp")):
@@ -84,7 +107,11 @@ def _declare(lib):
         "hst_frc": (ctypes.c_int, [ctypes.c_void_p, fp, fp, sz, sz, ref(FrcDesc), fp,
                                    ref(FrcResult)]),
         "hst_decorr": (ctypes.c_int, [ctypes.c_void_p, fp, sz, sz, ref(DecorrDesc),
-                                      ref(DecorrResult)])})
+                                      ref(DecorrResult)]),
+        "hst_estimate_frames_block": (sz, [ref(FramesDesc), sz]),
+        "hst_estimate_frames": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, sz,
+                                               sz, sz, ref(FramesDesc),
+                                               ref(ctypes.c_double), ref(FramesEstimateResult)])})
     for i, mirror in enumerate(MIRRORS):
         if lib.hst_py_quality_struct_size(i) != ctypes.sizeof(mirror):
             raise OSError("halostream: struct %s is %d bytes in the library, %d in the package: "
@@ -213,3 +240,28 @@ def decorrelation(backend, img, rmin=0.0, rmax=1.0, n_r=50, n_g=10, pixel_size=1
         be, _pointer(img), img.shape[0], img.shape[1], ctypes.byref(desc), ctypes.byref(out)))
     return Decorrelation(out.resolution, unit, out.kc_max, out.a_max, out.kc_gm, out.a_gm,
                          out.kc0, out.a0)
+
+
+def estimate_frames(backend, stack, block_frames=None, sigmas=2.0, smoothing=3, value_range=None):
+    """halostream.estimate_frames on backend (its log and interruption; the SSIMs run on the
+    host's processor)."""
+    where = "estimate_frames"
+    with _frames.source(where, stack) as src:   # the whole stack: the SSIMs' pairs span it
+        frames = src.block(0, src.frames)
+        src.release(0, src.frames)
+    code = _check.dtype_code(where, frames.dtype)
+    desc = FramesDesc()
+    if block_frames is not None:
+        desc.block_frames = _check.integer(where, "block_frames", block_frames, 2, src.frames)
+    desc.sigmas = real(where, "sigmas", sigmas, 0.0, math.inf, low_open=True)
+    desc.smoothing = _check.integer(where, "smoothing", smoothing, 1, 1 << 20)
+    if value_range is not None:
+        desc.range = real(where, "value_range", value_range, 0.0, math.inf, low_open=True)
+    n = max(library().hst_estimate_frames_block(ctypes.byref(desc), src.frames), 1)
+    curve = np.zeros(2 * n, np.float64)
+    out = FramesEstimateResult()
+    _call(backend, where, lambda lib, be: lib.hst_estimate_frames(
+        be, frames.ctypes.data, code, frames.shape[0], frames.shape[1], frames.shape[2],
+        ctypes.byref(desc), curve.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+        ctypes.byref(out)))
+    return FramesEstimate(out, curve, n)

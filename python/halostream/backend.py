@@ -308,6 +308,12 @@ class Backend:
         return _drift.drift(self, stack, reference, reference_frames, averaging, max_shift,
                             peak, progress)
 
+    def estimate_frames(self, stack, block_frames=None, sigmas=2.0, smoothing=3,
+                        value_range=None):
+        """halostream.estimate_frames with this backend's log and interruption."""
+        return _quality.estimate_frames(self, stack, block_frames, sigmas, smoothing,
+                                        value_range)
+
     def frc(self, a, b, pixel_size=1, units="pixels"):
         """FRC and its FIRE resolution on this backend's first device: halostream.frc's
         arguments and result, less device."""
