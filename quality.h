@@ -3501,7 +3501,9 @@ HST__QDEF hst_result hst_estimate_frames(hst_backend *be, const void *stack, hst
         !hst_size_mul(rows, cols - (HST__QF_WIN - 1), &planes) || !hst_size_mul(planes, 5, &planes) ||
         !hst_size_add(planes, 2 * s.px, &planes) || !hst_size_mul(planes, sizeof(double), &k) ||
         !hst_size_mul(d.block_frames, 4 * sizeof(double), &k))
-        return hst__overflow(be, F, "the stack's or the SSIM's sizes");
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F,
+                                "a stack of %zu frames of %zu x %zu: its or the SSIM's sizes overflow size_t",
+                                frames, rows, cols);
     if ((r = hst__qf_range(&s, frames, F, &lo, &hi)) != HST_SUCCESS) return r;
     out->range = d.range > 0.0 ? d.range : hi - lo;
     if (!(out->range > 0.0))
