@@ -33,6 +33,13 @@
      HST_NO_OPENCL                          every TU: the host device alone; no OpenCL headers
                                             or loader needed (buffers are host memory)
      HST_STATIC                             every TU: all functions `static` (embed twice)
+     HST_SHARED                             every TU: the library is a shared library (a DLL):
+                                            built from one TU that defines HST_IMPLEMENTATION,
+                                            whose functions are then exported
+                                            (__declspec(dllexport); elsewhere: default
+                                            visibility, so -fvisibility=hidden exports the API
+                                            alone), and imported by the TUs that use it
+                                            (__declspec(dllimport) on Windows)
      HST_API                                every TU: the declaration prefix (default `extern`)
      HST_NODISCARD                          every TU: the mark on functions whose hst_result
                                             must be used (default: GCC/Clang's
@@ -157,8 +164,16 @@
 #define HST_VERSION_STRING "0.1.0"
 
 #ifndef HST_API
-#  ifdef HST_STATIC
+#  if defined(HST_STATIC)
 #    define HST_API static
+#  elif defined(HST_SHARED) && defined(_WIN32)
+#    if defined(HST_IMPLEMENTATION)
+#      define HST_API __declspec(dllexport)
+#    else
+#      define HST_API __declspec(dllimport)
+#    endif
+#  elif defined(HST_SHARED) && (defined(__GNUC__) || defined(__clang__))
+#    define HST_API extern __attribute__((visibility("default")))
 #  else
 #    define HST_API extern
 #  endif

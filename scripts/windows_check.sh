@@ -6,10 +6,14 @@
 #      OS shim's Win32 one) at -O2 and -O0, host device alone (-DHST_NO_OPENCL: Wine has no
 #      OpenCL); the Windows builds run under Wine (/usr/lib/wine/wine64) and each of their
 #      "hash" lines must equal the Linux build's, each "check" line (OS shim, fmaf) say ok;
-#   2. backend.h, kernels.h, array.h and choice.h alone (implementation included) compiled by
+#   2. the library as a shared library (HST_SHARED): tests/windows/shared_lib.c built as a DLL
+#      with mingw-w64 and as a shared object with -fvisibility=hidden on Linux, and
+#      tests/windows/shared_use.c linked against each (through the API alone) gives the hash
+#      of the program with the implementation compiled in;
+#   3. backend.h, kernels.h, array.h and choice.h alone (implementation included) compiled by
 #      mingw-w64 as C99 and C++11 with and without HST_NO_OPENCL... (OpenCL needs CL/cl.h: the
 #      OpenCL variant is compiled where the system has it), -Wall -Wextra -Wpedantic -Werror;
-#   3. the same headers by Clang with -fms-extensions -Wvla -Wgnu -Werror (what MSVC lacks:
+#   4. the same headers by Clang with -fms-extensions -Wvla -Wgnu -Werror (what MSVC lacks:
 #      VLAs, GNU extensions unguarded).
 # Prints one TAP line per comparison, check and compile ("ok N - ..." / "not ok N - ..."),
 # then "1..N"; exits non-zero if any failed. A missing mingw-w64 or Wine is a failure where
@@ -94,7 +98,40 @@ while read -r kind name status rest; do
     tap $? "Linux check $name: $status $rest"
 done < "$OUT/linux.txt"
 
-# ---- 2. the headers alone, compiled by mingw-w64 --------------------------------------------
+# ---- 2. the library as a shared library (HST_SHARED): a DLL under Wine, a shared object built
+# with -fvisibility=hidden on Linux, against the implementation compiled in ----------------------
+SH=tests/windows/shared_use.c
+SHLIB=tests/windows/shared_lib.c
+shared_run() { # shared_run LABEL LOG COMMAND...: "hash shared-esrrf ..." into $OUT/shared-LABEL.txt
+    local label=$1 log=$2
+    shift 2
+    "$@" 2> "$log" | tr -d '\r' > "$OUT/shared-$label.txt"
+    tap "${PIPESTATUS[0]}" "run shared_use.c ($label)" "$log"
+}
+$CC -std=c99 -O2 "${FLAGS[@]}" -DHST_NO_OPENCL -DSHARED_USE_STATIC "${INC[@]}" "$SH" -o "$OUT/shared-static" \
+    -lm -lpthread > "$OUT/shared-static.log" 2>&1
+tap $? "build shared_use.c with the implementation (Linux)" "$OUT/shared-static.log"
+shared_run static "$OUT/shared-static.err" "$OUT/shared-static"
+$CC -std=c99 -O2 "${FLAGS[@]}" -DHST_NO_OPENCL -DHST_SHARED -fPIC -shared -fvisibility=hidden "${INC[@]}" "$SHLIB" \
+    -o "$OUT/libhst_shared.so" -lm -lpthread > "$OUT/shared-so.log" 2>&1 &&
+    $CC -std=c99 -O2 "${FLAGS[@]}" -DHST_NO_OPENCL -DHST_SHARED "${INC[@]}" "$SH" -L"$OUT" -lhst_shared \
+        -o "$OUT/shared-so" -lm >> "$OUT/shared-so.log" 2>&1
+tap $? "build a shared object (-fvisibility=hidden) and shared_use.c against it (Linux)" "$OUT/shared-so.log"
+shared_run so "$OUT/shared-so.err" env LD_LIBRARY_PATH="$OUT" "$OUT/shared-so"
+$MINGW_CC -std=c99 -O2 "${FLAGS[@]}" -DHST_NO_OPENCL -DHST_SHARED "${INC[@]}" -shared "$SHLIB" \
+    -o "$OUT/halostream.dll" -Wl,--out-implib,"$OUT/libhalostream.dll.a" -static-libgcc > "$OUT/shared-dll.log" 2>&1 &&
+    $MINGW_CC -std=c99 -O2 "${FLAGS[@]}" -DHST_NO_OPENCL -DHST_SHARED "${INC[@]}" "$SH" -L"$OUT" -lhalostream \
+        -o "$OUT/shared_use.exe" >> "$OUT/shared-dll.log" 2>&1
+tap $? "build halostream.dll and shared_use.exe against it ($MINGW_CC)" "$OUT/shared-dll.log"
+shared_run dll "$OUT/shared-dll.err" "$WINE" "$OUT/shared_use.exe"
+want=$(cat "$OUT/shared-static.txt" 2> /dev/null)
+for label in so dll; do
+    got=$(cat "$OUT/shared-$label.txt" 2> /dev/null)
+    [ -n "$want" ] && [ "$got" = "$want" ]
+    tap $? "shared library ($label): ${got:-nothing} = the implementation compiled in: ${want:-nothing}"
+done
+
+# ---- 3. the headers alone, compiled by mingw-w64 --------------------------------------------
 OPENCL_H=0
 echo '#include <CL/cl.h>' | $MINGW_CC -std=c99 -E -x c - > /dev/null 2>&1 && OPENCL_H=1
 for h in $HEADERS; do
@@ -115,7 +152,7 @@ for h in $HEADERS; do
 done
 [ $OPENCL_H = 1 ] || echo "# mingw-w64 has no CL/cl.h: the headers' OpenCL variants were not compiled for Windows"
 
-# ---- 3. Clang: what MSVC lacks --------------------------------------------------------------
+# ---- 4. Clang: what MSVC lacks --------------------------------------------------------------
 if command -v "$CLANG" > /dev/null 2>&1; then
     for h in $HEADERS; do
         tu=$OUT/alone-${h%.h}.c
