@@ -39,9 +39,10 @@ void hst_py_esrrf_defaults(unsigned *magnification, float *radius, float *sensit
     *sensitivity = HST_ESRRF_DEFAULT_SENSITIVITY;
 }
 
-/* The sizes of quality.h's structs the Python package mirrors (halostream/_quality.py): 0
-   hst_error_map_desc, 1 hst_error_map_result, 2 hst_frc_desc, 3 hst_frc_result, 4
-   hst_decorr_desc, 5 hst_decorr_result; 0 for any other number. Thread-safe. */
+/* The sizes of quality.h's structs the Python package mirrors (halostream/_quality.py,
+   _drift.py): 0 hst_error_map_desc, 1 hst_error_map_result, 2 hst_frc_desc, 3 hst_frc_result,
+   4 hst_decorr_desc, 5 hst_decorr_result, 6 hst_frames_desc, 7 hst_frames_estimate, 8
+   hst_drift_desc; 0 for any other number. Thread-safe. */
 HST_API size_t hst_py_quality_struct_size(int which);
 
 size_t hst_py_quality_struct_size(int which) {
@@ -54,6 +55,7 @@ size_t hst_py_quality_struct_size(int which) {
     case 5: return sizeof(hst_decorr_result);
     case 6: return sizeof(hst_frames_desc);
     case 7: return sizeof(hst_frames_estimate);
+    case 8: return sizeof(hst_drift_desc);
     default: return 0;
     }
 }

@@ -3,7 +3,7 @@ FFT cross-correlation against a reference, NanoPyx's drift alignment) over a sta
 of frames at a time, and the stack corrected frame by frame by liquid.h's Catmull-Rom shift
 (hst_shift_magnify at magnification 1, shifted by minus the drift), as examples/esrrf.c's
 --drift does. halostream.drift and esrrf(drift=...) run them; the ctypes mirror of
-hst_drift_desc is here (the library has no size probe for it: its layout is C's, six fields)."""
+hst_drift_desc is here, checked against the library's (hst_py_quality_struct_size(8))."""
 
 import ctypes
 
@@ -16,6 +16,7 @@ MEAN_FRAMES = 10   # reference="mean" without reference_frames: the first 10 fra
                    # --drift=mean: a still reference with 3x less noise than one frame)
 PEAKS = ("gaussian", "parabola", "catmull-rom")   # hst_drift_peak's order
 HST_F32 = 3                                        # array.h's hst_dtype
+DRIFT_DESC_PROBE = 8                               # hst_py_quality_struct_size's hst_drift_desc
 
 
 class DriftDesc(ctypes.Structure):
@@ -42,7 +43,13 @@ def _declare(lib):
         "hst_array_destroy": (None, [vp]),
         "hst_shift_magnify": (c_int, [vp, vp, ref(_lib.ShiftMagnifyDesc)]),
         "hst_backend_lock": (None, [vp]),
-        "hst_backend_unlock": (None, [vp])})
+        "hst_backend_unlock": (None, [vp]),
+        "hst_py_quality_struct_size": (sz, [c_int])})
+    if lib.hst_py_quality_struct_size(DRIFT_DESC_PROBE) != ctypes.sizeof(DriftDesc):
+        raise OSError("halostream: struct hst_drift_desc is %d bytes in the library, %d in the "
+                      "package: build the library from the package's source"
+                      % (lib.hst_py_quality_struct_size(DRIFT_DESC_PROBE),
+                         ctypes.sizeof(DriftDesc)))
 
 
 def reference_code(where, name, value):
