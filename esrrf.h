@@ -55,13 +55,19 @@
    leaves gaps whose frames are computed but used by no window. One pass over the frames, each
    frame's RGC computed once: the temporal sums are kept per block of g = gcd(W, S) frames (S
    where S divides W; where it does not, smaller blocks: W = 10, S = 4 gives blocks of 2),
-   each block's sums read back to the host once, and each window's sums are the ordered sum of
-   its W / g blocks' (block 0 first; the lag-1 sum also adds, before each block's own, the
-   product of the previous block's last frame and its first), in double on the host's cores;
-   then the statistics, correction and check as for any time point. Cost beyond the plain
-   call: per block the read-back of its requested sums (AVG 1 per pixel, VAR 2, TAC2 4), per
-   window W / g additions per pixel and sum; host memory: those sums of W / g blocks (AVG at W
-   100, S 10 on 5000 x 5000 images: 2 GB). g = 1 costs W / S additions per pixel and frame.
+   and each window's sums are the ordered sum of its W / g blocks' (block 0 first; the lag-1
+   sum also adds, before each block's own, the product of the previous block's last frame and
+   its first: hst_k_esrrf_roll), in double. Where one OpenCL device with fp64 runs the call
+   and its sums' ring holds a window's blocks (at most 12 GiB, HST__E_ACC_MAX_BYTES), the blocks stay
+   in that ring and the window's sums and statistics are made there (only the images come
+   back; device memory: two windows' blocks of five sums, at most the ring's cap); otherwise
+   (the host device, several backends, float sums, a ring too small) each block's requested
+   sums (AVG 1 per pixel, VAR 2, TAC2 4) are read back once into a host ring of W / g blocks
+   (AVG at W 100, S 10 on 5000 x 5000 images: 2 GB) and the window is summed on the host's
+   cores, with the same bits. Then the statistics, correction and check as for any time
+   point. Cost beyond the plain call: per window W / g additions per pixel and sum, and the
+   window's images (their read-back, correction and check: the bulk of it); g = 1 costs W / S
+   additions per pixel and frame.
    Bits: the window alone (hst_esrrf_run on its W frames) adds frame after frame; here block
    sums are added, another order, except where g = 1 (blocks of one frame: the same order) or
    g = W (W divides S: one block per window), which give the same bits, as do sums that are
@@ -76,10 +82,9 @@
    (bench/esrrf_rolling_bench.c, 64 x 64 frames at mag 5, W 100, S 10, the host device, 10
    windows): 0 of 1,024,000 floats differ for AVG and VAR, 1 for TAC2 (by 1 ulp); 32 x 32 on
    PoCL, 5 windows: none; tests/test_esrrf_rolling.c's windows (W <= 23): none. On one H200
-   (W 100, S 10, AVG): 500 frames of 500 x 500 ran at 11.4x the plain call's time (the window
-   sums on the host: 1.8 of the 2.0 s), and 500 frames of 1000 x 1000 failed with
-   CL_INVALID_COMMAND_QUEUE (a device fault; cause not found yet, suspected the driver's fill
-   of the 20+ GB sums ring): not yet for GPUs at that size.
+   (W 100, S 10, 500 u16 frames, mag 5; bench/RESULTS.md): 500 x 500, AVG, 2.4x the plain call's
+   time (11.4x when the windows were summed on the host); 1000 x 1000, AVG, 2.3x (3.14 ms a
+   frame; 41 images of 25 Mpixels come back, corrected on the host), all three modes 4.6x.
 
    The math: SRRF's radial gradient convergence (Gustafsson et al., "Fast live-cell conventional
    fluorophore nanoscopy with ImageJ through super-resolution radial fluctuations", Nat. Commun.
@@ -648,6 +653,8 @@ typedef struct hst__egroup {
     hst_buffer *img;                             /* the statistics on the device (one fp64
                                                     device alone): hst_k_esrrf_stat into img,
                                                     only floats come back */
+    hst_buffer *win;                             /* rolling on that device: one window's five
+                                                    sums (hst_k_esrrf_roll), its statistics' input */
 } hst__egroup;
 
 typedef struct hst__eng {
@@ -679,8 +686,11 @@ typedef struct hst__eng {
        of its W / gcd blocks' sums (hst__eroll_block). */
     uint64_t roll_w, roll_s;    /* the window W and step S; 0: no rolling */
     uint64_t roll_n;            /* blocks per window */
-    double *roll;               /* the last roll_n blocks' requested sums (hst__esums), block b
-                                   at b % roll_n: [block][requested sum][pixel] */
+    double *roll;               /* the host's ring: the last roll_n blocks' requested sums
+                                   (hst__esums), block b at b % roll_n: [block][requested sum][pixel] */
+    int roll_dev;               /* 1: the blocks' sums stay in the device's ring (one fp64 device
+                                   whose ring holds a window's blocks) and windows are summed there;
+                                   0: each block's sums come back to the host's ring */
     uint64_t progress_total;    /* frames the progress counts towards (batch), 0 live */
     uint64_t delivered;         /* time points delivered */
     uint64_t progress_base;     /* frames accumulated before the running piece */
@@ -1703,22 +1713,35 @@ static hst_result hst__estat(hst_backend *be, const char *options, hst_buffer *a
     return hst__elaunch(be, options, HST_KESRRF_STAT, &range, a, 6);
 }
 
-static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, const float *const *images) {
-    static const unsigned char zero[8] = {0};
+/* The requested images of T frames from the five sums at src + first (elements), on the one
+   fp64 device: only the floats come back. */
+static hst_result hst__estats_from(hst__eng *e, hst_buffer *src, uint64_t first, uint32_t T,
+                                   const float *const *images) {
     hst__egroup *g = &e->grp[0];
     hst_queue *q = hst_backend_queue(g->be[0]);
-    uint64_t first = (uint64_t)slot * HST__E_ACC_VALUES * e->pixels;
     unsigned m;
     hst_result r = HST_SUCCESS;
     if (!g->img && (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img)) != HST_SUCCESS) return r;
     for (m = 0; m < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; m++) {
         if (!images[m]) continue;
-        if ((r = hst__estat(g->be[0], g->opts, g->acc[0], g->img, first, (uint32_t)e->pixels, T, (int)m, 0,
+        if ((r = hst__estat(g->be[0], g->opts, src, g->img, first, (uint32_t)e->pixels, T, (int)m, 0,
                             e->pixels)) == HST_SUCCESS)
             r = hst_read(q, g->img, 0, (void *)(uintptr_t)images[m], e->pixels * sizeof(float), 1, 0, NULL, NULL);
     }
-    if (r != HST_SUCCESS) return r;
-    return hst_fill(q, g->acc[0], zero, 8, (size_t)slot * g->tp_bytes, g->tp_bytes, 0, NULL, NULL);
+    return r;
+}
+
+/* Ring slot `slot` zeroed on the one device, for the time point that will use it next. */
+static hst_result hst__ezero_slot(const hst__eng *e, uint32_t slot) {
+    static const unsigned char zero[8] = {0};
+    const hst__egroup *g = &e->grp[0];
+    return hst_fill(hst_backend_queue(g->be[0]), g->acc[0], zero, 8, (size_t)slot * g->tp_bytes, g->tp_bytes, 0,
+                    NULL, NULL);
+}
+
+static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, const float *const *images) {
+    hst_result r = hst__estats_from(e, e->grp[0].acc[0], (uint64_t)slot * HST__E_ACC_VALUES * e->pixels, T, images);
+    return r == HST_SUCCESS ? hst__ezero_slot(e, slot) : r;
 }
 
 /* Frames of time point tp: T, or the remainder for the last one once the total is known. */
@@ -1866,11 +1889,7 @@ static hst_result hst__eemit(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end,
     return HST_SUCCESS;
 }
 
-/* Pixels [i0, i1) of the window whose last block is `last`: each requested sum the ordered sum
-   of its blocks' (block 0 first); the lag-1 sum also adds the product of the last frame of
-   each block with the first of the next, before that block's own: ((L0 + l0 f1) + L1) + ..,
-   where a block's lag-1 sum Lj covers its own pairs only. The product of two floats is exact in
-   double (so a contraction into fma cannot change it); first is block 0's, last the last's. */
+/* A window's sums on the host's cores: the window whose last block is `last`. */
 typedef struct hst__eroll_job { hst__eng *e; uint64_t last; } hst__eroll_job;
 
 static unsigned hst__ebits(unsigned v) {
@@ -1879,35 +1898,31 @@ static unsigned hst__ebits(unsigned v) {
     return n;
 }
 
-/* Block `block`'s sum q (one of the requested) in the ring of the last roll_n blocks. */
-static double *hst__eroll_at(const hst__eng *e, uint64_t block, unsigned q) {
+/* Elements from a block's first sum to its sum q (one of the requested) in the host's ring. */
+static size_t hst__eroll_off(const hst__eng *e, unsigned q) {
     unsigned want = hst__esums(e->d.modes), qi = 0, j;
     for (j = 0; j < q; j++) qi += (want >> j) & 1u;
-    return e->roll + ((size_t)(block % e->roll_n) * (size_t)hst__ebits(want) + qi) * e->pixels;
+    return qi * e->pixels;
 }
 
+/* Block `block`'s sum q (one of the requested) in the host's ring of the last roll_n blocks. */
+static double *hst__eroll_at(const hst__eng *e, uint64_t block, unsigned q) {
+    return e->roll + (size_t)(block % e->roll_n) * (size_t)hst__ebits(hst__esums(e->d.modes)) * e->pixels +
+           hst__eroll_off(e, q);
+}
+
+/* The window's requested sums into e->sum, pixels of share k of n (hst_k_esrrf_roll's twin on
+   the host's ring: its order). */
 static void hst__eroll_share(void *ctx, unsigned k, unsigned n) {
     const hst__eroll_job *job = (const hst__eroll_job *)ctx;
     const hst__eng *e = job->e;
-    size_t P = e->pixels, i0 = P * k / n, i1 = P * (k + 1) / n, i;
-    uint64_t b0 = job->last + 1 - e->roll_n, j;
+    size_t P = e->pixels;
     unsigned want = hst__esums(e->d.modes), q;
-    for (q = 0; q < HST__E_ACC_VALUES; q++) {
-        double *dst = e->sum + q * P;
-        if (!(want & (1u << q))) continue;
-        if (q == 4) { memcpy(dst + i0, hst__eroll_at(e, job->last, q) + i0, (i1 - i0) * sizeof *dst); continue; }
-        memcpy(dst + i0, hst__eroll_at(e, b0, q) + i0, (i1 - i0) * sizeof *dst);
-        if (q == 3) continue;   /* first: block 0's */
-        for (j = b0 + 1; j <= job->last; j++) {
-            const double *src = hst__eroll_at(e, j, q);
-            if (q == 2) {
-                const double *l = hst__eroll_at(e, j - 1, 4), *f = hst__eroll_at(e, j, 3);
-                for (i = i0; i < i1; i++) dst[i] = (dst[i] + l[i] * f[i]) + src[i];
-            } else {
-                for (i = i0; i < i1; i++) dst[i] += src[i];
-            }
-        }
-    }
+    for (q = 0; q < HST__E_ACC_VALUES; q++)
+        if (want & (1u << q))
+            hst_k_esrrf_roll_host(e->roll, e->sum, q * P, hst__ebits(want) * P, e->roll_n, job->last + 1 - e->roll_n,
+                                  (uint32_t)e->roll_n, q, hst__eroll_off(e, q), hst__eroll_off(e, 3),
+                                  hst__eroll_off(e, 4), P * k / n, P * (k + 1) / n);
 }
 
 /* Waits for the zeroing of the slots just read (hst__eread_slot's fill on each OpenCL
@@ -1922,28 +1937,74 @@ static hst_result hst__ezeroed(const hst__eng *e) {
     return HST_SUCCESS;
 }
 
-/* Block tp (T frames) is complete, its sums in ring slot `slot`: they join the last roll_n
-   blocks' on the host; where a window ends with it (its frames kS + W), the window's sums,
-   statistics and images (output time point k). A shorter last block ends no window. */
-static hst_result hst__eroll_block(hst__eng *e, uint64_t tp, uint64_t T, uint32_t slot, double t0) {
-    const float *images[HST_ESRRF_NUM_MODES];
-    uint64_t g = e->d.frames_per_timepoint, end = tp * g + T, k;
+/* Block tp's sums (ring slot `slot`) over devices into the host's ring, the slot zeroed. */
+static hst_result hst__eroll_keep(hst__eng *e, uint64_t tp, uint32_t slot) {
     unsigned want = hst__esums(e->d.modes), q;
-    hst__eroll_job job;
     hst_result r;
     if ((r = hst__eread_sums(e, slot)) != HST_SUCCESS || (r = hst__ezeroed(e)) != HST_SUCCESS) return r;
     for (q = 0; q < HST__E_ACC_VALUES; q++)
         if (want & (1u << q)) memcpy(hst__eroll_at(e, tp, q), e->sum + q * e->pixels, e->pixels * sizeof(double));
-    if (T != g || end < e->roll_w || (end - e->roll_w) % e->roll_s) {
-        e->rep.finish_seconds += hst_time_s() - t0;
-        return HST_SUCCESS;
-    }
-    k = (end - e->roll_w) / e->roll_s;
-    hst__eimages(e, k, images);
-    hst__epf_wait(e, k);
-    job.e = e; job.last = tp;
+    return HST_SUCCESS;
+}
+
+/* The window whose last block is `last`, from the host's ring: its sums on the host's cores,
+   then its statistics. */
+static void hst__eroll_window_host(hst__eng *e, uint64_t last, const float *const *images) {
+    hst__eroll_job job;
+    job.e = e; job.last = last;
     hst__eparallel(hst__eroll_share, &job, hst__ethreads());
     hst__efinish(e, (uint32_t)e->roll_w, images);
+}
+
+/* The same from the device's ring (e->roll_dev): hst_k_esrrf_roll per requested sum into the
+   window's buffer, then its statistics there; only the images come back. */
+static hst_result hst__eroll_window_device(hst__eng *e, uint64_t last, const float *const *images) {
+    hst__egroup *g = &e->grp[0];
+    size_t P = e->pixels;
+    hst_range range = hst__erange1(0, P);
+    unsigned want = hst__esums(e->d.modes), q;
+    hst_result r = HST_SUCCESS;
+    if (!g->win && (r = hst_buffer_create(g->be[0], g->tp_bytes, 0, &g->win)) != HST_SUCCESS) return r;
+    for (q = 0; q < HST__E_ACC_VALUES && r == HST_SUCCESS; q++) {
+        hst_karg a[12];
+        if (!(want & (1u << q))) continue;
+        /* hst_k_esrrf_roll(global ring, global win, ulong win_off, ulong block_elems, ulong nslots,
+           ulong b0, uint nblocks, uint pixels, uint sum, ulong off_q, ulong off_first, ulong off_last) */
+        a[0] = hst_karg_buffer(g->acc[0]); a[1] = hst_karg_buffer(g->win); a[2] = hst_karg_ulong(q * P);
+        a[3] = hst_karg_ulong(HST__E_ACC_VALUES * P); a[4] = hst_karg_ulong(e->acc_tps);
+        a[5] = hst_karg_ulong(last + 1 - e->roll_n); a[6] = hst_karg_uint((uint32_t)e->roll_n);
+        a[7] = hst_karg_uint((uint32_t)P); a[8] = hst_karg_uint(q); a[9] = hst_karg_ulong(q * P);
+        a[10] = hst_karg_ulong(3 * P); a[11] = hst_karg_ulong(4 * P);
+        r = hst__elaunch(g->be[0], g->opts, HST_KESRRF_ROLL, &range, a, 12);
+    }
+    return r == HST_SUCCESS ? hst__estats_from(e, g->win, 0, (uint32_t)e->roll_w, images) : r;
+}
+
+/* Block tp (T frames) is complete, its sums in ring slot `slot`: they join the last roll_n
+   blocks' (the host's ring, or they stay in the device's). Where a window ends with it (its
+   frames kS + W), the window's sums, statistics and images (output time point k); a shorter
+   last block ends no window. On the device, then, the block that no later window uses (tp + 1
+   - roll_n) gives its slot back, zeroed. */
+static hst_result hst__eroll_block(hst__eng *e, uint64_t tp, uint64_t T, uint32_t slot, double t0) {
+    const float *images[HST_ESRRF_NUM_MODES];
+    uint64_t g = e->d.frames_per_timepoint, end = tp * g + T, k = 0;
+    int ends = T == g && end >= e->roll_w && (end - e->roll_w) % e->roll_s == 0;
+    hst_result r = e->roll_dev ? HST_SUCCESS : hst__eroll_keep(e, tp, slot);
+    if (r == HST_SUCCESS && ends) {
+        k = (end - e->roll_w) / e->roll_s;
+        hst__eimages(e, k, images);
+        hst__epf_wait(e, k);
+        if (e->roll_dev) r = hst__eroll_window_device(e, tp, images);
+        else hst__eroll_window_host(e, tp, images);
+    }
+    if (r == HST_SUCCESS && e->roll_dev && tp + 1 >= e->roll_n) {
+        r = hst__ezero_slot(e, (uint32_t)((tp + 1 - e->roll_n) % e->acc_tps));
+        if (r == HST_SUCCESS) r = hst__ezeroed(e);
+    }
+    if (r != HST_SUCCESS || !ends) {
+        e->rep.finish_seconds += hst_time_s() - t0;
+        return r;
+    }
     return hst__eemit(e, k, e->roll_w, end, images, t0);
 }
 
@@ -1987,8 +2048,8 @@ static hst_result hst__edeliver_done(hst__eng *e, uint64_t done) {
    the sums' ring holds, ending at a time point's end when it reaches one. */
 static uint64_t hst__epiece_end(const hst__eng *e, uint64_t c0, uint64_t avail) {
     uint64_t T = e->d.frames_per_timepoint, c1 = c0 + avail;
-    if (T) {
-        uint64_t ring_end = (c0 / T + e->acc_tps) * T;
+    if (T) {   /* rolling on the device: the slots of the roll_n - 1 blocks before c0's are held */
+        uint64_t ring_end = (c0 / T + e->acc_tps - (e->roll_dev ? e->roll_n - 1 : 0)) * T;
         if (c1 > ring_end) c1 = ring_end;
     }
     return c1;
@@ -2009,12 +2070,22 @@ static void hst__eclamp(hst__eng *e, uint64_t n) {
 /* Time points of sums that fit one device: a share of its memory, within its largest
    allocation (the host device: HST__E_HOST_ACC_BYTES). */
 #define HST__E_HOST_ACC_BYTES ((uint64_t)1 << 30)
+/* An OpenCL device's ring is at most HST__E_ACC_MAX_BYTES (or one time point, where that is
+   larger): on NVIDIA's OpenCL (driver 580; H100 and H200 alike) a ring of 20 GB and more broke
+   the queue (CL_INVALID_COMMAND_QUEUE at the next call; a cause inside the driver, not found:
+   pieces of the zeroing fill did not help), where 12 GiB ran: measured with time points of 10
+   frames at 1000 x 1000, mag 5, and rolling windows (bench/esrrf_rolling_bench.c). */
+#ifndef HST__E_ACC_MAX_BYTES
+#define HST__E_ACC_MAX_BYTES ((uint64_t)12 << 30)
+#endif
 static uint64_t hst__eacc_fit(const hst__egroup *g, unsigned b) {
     const hst_device_info *info = hst_backend_device(g->be[b]);
-    uint64_t fit;
+    uint64_t fit, most = HST__E_ACC_MAX_BYTES / g->tp_bytes;
     if (g->host) return HST__E_HOST_ACC_BYTES / g->tp_bytes;
     fit = info->global_mem_bytes / HST__E_ACC_SHARE_DEN / g->tp_bytes;
-    return info->max_alloc_bytes / g->tp_bytes < fit ? info->max_alloc_bytes / g->tp_bytes : fit;
+    if (info->max_alloc_bytes / g->tp_bytes < fit) fit = info->max_alloc_bytes / g->tp_bytes;
+    if (most < 1) most = 1;
+    return fit < most ? fit : most;
 }
 
 /* The sums' ring (at most ntp_max time points, at least 1) and one zeroed buffer per backend. */
@@ -2167,6 +2238,7 @@ static void hst__eclose(hst__eng *e) {
         }
         for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
         hst_buffer_destroy(e->grp[k].img);
+        hst_buffer_destroy(e->grp[k].win);
     }
     if (e->log_be) {
         hst_backend_free(e->log_be, e->sum);
@@ -2175,6 +2247,15 @@ static void hst__eclose(hst__eng *e) {
         for (i = 0; i < HST_ESRRF_NUM_MODES; i++) hst_backend_free(e->log_be, e->img[i]);
     }
     memset(e, 0, sizeof *e);
+}
+
+/* The time points the sums' ring asks for: a batch call's all (its blocks, rolling), a live
+   session's one; rolling on one fp64 device, two windows' blocks (at most the call's), so that
+   a window's blocks stay on the device and pieces run a window ahead (hst__eacc: as they fit). */
+static uint64_t hst__eacc_want(const hst__eng *e, uint64_t n, uint64_t ntp) {
+    uint64_t blocks = e->roll_w ? n / e->d.frames_per_timepoint : ntp;
+    if (e->roll_w && hst__edevice_stats(e)) return n && blocks < 2 * e->roll_n ? blocks : 2 * e->roll_n;
+    return n ? blocks : 1;
 }
 
 /* Rolling (desc.rolling_step): the engine's time points become blocks of gcd(W, S) frames, so
@@ -2248,11 +2329,12 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
     if (n && e->block > n) e->block = n;
     e->rep.block_frames = e->block;
-    if ((r = hst__eacc(e, !n ? 1 : e->roll_w ? n / e->d.frames_per_timepoint : ntp)) != HST_SUCCESS) return r;
+    if ((r = hst__eacc(e, hst__eacc_want(e, n, ntp))) != HST_SUCCESS) return r;
+    e->roll_dev = e->roll_w && hst__edevice_stats(e) && e->acc_tps >= e->roll_n;
     e->sum = (double *)hst_backend_alloc(e->log_be, HST__E_ACC_VALUES * e->pixels * sizeof(double));
     e->rd = hst_backend_alloc(e->log_be, e->pixels * sizeof(double));   /* one sum of one device */
     if (!e->sum || !e->rd) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (e->roll_w && (r = hst__eroll_alloc(e)) != HST_SUCCESS) return r;
+    if (e->roll_w && !e->roll_dev && (r = hst__eroll_alloc(e)) != HST_SUCCESS) return r;
     for (m = 0; m < HST_ESRRF_NUM_MODES && !n; m++)   /* live: the delivered images */
         if ((e->d.modes & (1u << m)) && !(e->img[m] = (float *)hst_backend_alloc(e->log_be, e->pixels * sizeof(float))))
             return HST_ERROR_OUT_OF_HOST_MEMORY;

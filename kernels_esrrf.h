@@ -56,6 +56,10 @@ extern "C" {
      hst_k_esrrf_to_float    raw; frames            uint pixels, uint dtype            rows*cols
      hst_k_esrrf_stat        acc; image (not a stream stage; -DHST_FP64 builds only):  pixels
                              ulong first (elements), uint pixels, uint frames, int mode
+     hst_k_esrrf_roll        ring; win (not a stream stage; -DHST_FP64 builds only):   pixels
+                             ulong win_off, ulong block_elems, ulong nslots, ulong b0,
+                             uint nblocks, uint pixels, uint sum, ulong off_q,
+                             ulong off_first, ulong off_last (elements; hst_k_esrrf_roll_host)
 
    Catmull-Rom (a = 0.5), in float: cubic(v) = ((1.5|v| - 2.5)|v|)|v| + 1 for |v| < 1,
    (((-0.5|v| + 2.5)|v|) - 4)|v| + 2 for 1 <= |v| < 2, else 0. interp(I, r, c) = 0 unless
@@ -223,8 +227,8 @@ HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
        range of at least ceil(nrows colsM / HST_E_K) x (end - begin) items, offsets unread):
        its twin computes frames [begin, end) whatever the range;
      - temporal (1-D over pixels, loop_slices) pixels [offset[0], offset[0] + global[0]);
-     - stat (1-D, -DHST_FP64 builds only) pixels [offset[0], offset[0] + global[0]) below
-       `pixels`, as the sweep launches it at an offset;
+     - stat and roll (1-D, -DHST_FP64 builds only) pixels [offset[0], offset[0] + global[0])
+       below `pixels`, as the sweep launches stat at an offset;
      - sweep_sum (1-D) items [offset[0], offset[0] + global[0]) of one sensitivity.
    On an OpenCL device a range is rounded up to its work-group and the kernels bound-check
    against their data only: a sub-range of the adding kernels (temporal, sweep_sum) must end at
@@ -247,6 +251,8 @@ HST_API const char *const *hst_kernels_esrrf_source(size_t *count);
     X(HST_KESRRF_TEMPORAL, hst_k_esrrf_temporal, \
       "global global uint ulong uint ulong uint ulong " HST_KESRRF_BLOCK, hst__kt_esrrf_temporal) \
     X(HST_KESRRF_STAT, hst_k_esrrf_stat, "global global ulong uint uint int", hst__kt_esrrf_stat) \
+    X(HST_KESRRF_ROLL, hst_k_esrrf_roll, "global global ulong ulong ulong ulong uint uint uint ulong ulong ulong", \
+      hst__kt_esrrf_roll) \
     X(HST_KESRRF_SWEEP_SUM, hst_k_esrrf_sweep_sum, "global global uint uint uint uint", \
       hst__kt_esrrf_sweep_sum)
 enum { HST_ESRRF_KERNELS(HST_KERNEL_ID) HST_KESRRF_COUNT };
@@ -363,6 +369,22 @@ HST_API void hst_k_esrrf_finalize(int mode, const double *acc, size_t pixels, ui
    Thread-safe. */
 HST_API void hst_k_esrrf_finalize_range(int mode, const double *acc, size_t stride, size_t count,
                                         uint32_t frames, float *out);
+
+/* A rolling window's sum `sum` (0 S1, 1 S2, 2 lag-1 products, 3 first frame, 4 last frame; as
+   hst_k_esrrf_temporal's) from the sums of its nblocks (>= 1) blocks of frames, b0 .. b0 +
+   nblocks - 1, in a ring of nslots slots of block_elems doubles each (block b's sum q at ring +
+   (b % nslots) block_elems + off_q; its first and last frames at off_first and off_last): S1,
+   S2 the ordered sum from block b0 on; the lag-1 sum adds, before each later block's own, the
+   product of the previous block's last frame and this block's first (frames that are neighbours
+   across the blocks' edge; the product of two floats is exact in double); first is block b0's,
+   last the last block's. Pixels [i0, i1) of `pixels` into win[win_off + i] (esrrf.h's rolling
+   time points: the device's ring of block sums, or the host's of the requested sums). Thread-
+   safe. */
+HST_API void hst_k_esrrf_roll_host(const double *ring, double *win, uint64_t win_off,
+                                   uint64_t block_elems, uint64_t nslots, uint64_t b0,
+                                   uint32_t nblocks, uint32_t sum, uint64_t off_q,
+                                   uint64_t off_first, uint64_t off_last, uint64_t i0,
+                                   uint64_t i1);
 
 /* The parameter sweep (esrrf.h's hst_esrrf_sweep): every (radius, sensitivity) pair from one
    upload of each frame. Per radius, hst_k_esrrf_rgc_fused built with -DHST_E_NS=ns
@@ -1489,6 +1511,28 @@ static const char hst__esrrf_src_io[] =
 "    v = num / u;\n"
 "  }\n"
 "  image[i] = (float)v;\n"
+"}\n"
+"\n"
+"/* A rolling window's sum from its blocks' in a ring (hst_k_esrrf_roll_host: the order) */\n"
+"__kernel void hst_k_esrrf_roll(__global const double *ring, __global double *win, ulong win_off,\n"
+"                               ulong block_elems, ulong nslots, ulong b0, uint nblocks,\n"
+"                               uint pixels, uint sum, ulong off_q, ulong off_first,\n"
+"                               ulong off_last)\n"
+"{\n"
+"  ulong i = get_global_id(0);\n"
+"  if (i >= pixels || nblocks == 0) return;\n"
+"  ulong sl = (sum == 4 ? b0 + nblocks - 1 : b0) % nslots;\n"
+"  double s = ring[sl * block_elems + off_q + i];\n"
+"  for (uint j = 1; j < nblocks && sum < 3; ++j) {\n"
+"    ulong prev = sl;\n"
+"    sl = sl + 1 == nslots ? 0 : sl + 1;\n"
+"    if (sum == 2) {\n"
+"      double lf = ring[prev * block_elems + off_last + i] * ring[sl * block_elems + off_first + i];\n"
+"      s = s + lf;\n"
+"    }\n"
+"    s = s + ring[sl * block_elems + off_q + i];\n"
+"  }\n"
+"  win[win_off + i] = s;\n"
 "}\n"
 "#endif\n";
 
@@ -2860,6 +2904,37 @@ HST__KPRIVATE void hst__kt_esrrf_stat(const hst_karg *a, const hst_range *r)
         hst_k_esrrf_finalize_range(a[5].v.i32, (const double *)hst_karg_ptr(&a[0]) + a[2].v.u64 + i0,
                                    a[3].v.u32, (size_t)(i1 - i0), a[4].v.u32,
                                    (float *)hst_karg_ptr(&a[1]) + i0);
+}
+
+HST__KDEF void hst_k_esrrf_roll_host(const double *ring, double *win, uint64_t win_off,
+                                   uint64_t block_elems, uint64_t nslots, uint64_t b0,
+                                   uint32_t nblocks, uint32_t sum, uint64_t off_q,
+                                   uint64_t off_first, uint64_t off_last, uint64_t i0,
+                                   uint64_t i1)
+{
+    uint64_t first = (sum == 4 ? b0 + nblocks - 1 : b0) % nslots, i;
+    uint32_t j;
+    if (nblocks == 0) return;
+    for (i = i0; i < i1; ++i) {
+        uint64_t sl = first;
+        double s = ring[sl * block_elems + off_q + i];
+        for (j = 1; j < nblocks && sum < 3; ++j) {
+            uint64_t prev = sl;
+            sl = sl + 1 == nslots ? 0 : sl + 1;
+            if (sum == 2) s = s + ring[prev * block_elems + off_last + i] * ring[sl * block_elems + off_first + i];
+            s = s + ring[sl * block_elems + off_q + i];
+        }
+        win[win_off + i] = s;
+    }
+}
+
+HST__KPRIVATE void hst__kt_esrrf_roll(const hst_karg *a, const hst_range *r)
+{
+    uint64_t i0, i1;
+    hst__kt_esrrf_items(r, a[7].v.u32, &i0, &i1);
+    hst_k_esrrf_roll_host((const double *)hst_karg_ptr(&a[0]), (double *)hst_karg_ptr(&a[1]), a[2].v.u64,
+                          a[3].v.u64, a[4].v.u64, a[5].v.u64, a[6].v.u32, a[8].v.u32, a[9].v.u64, a[10].v.u64,
+                          a[11].v.u64, i0, i1);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_sweep_sum(const hst_karg *a, const hst_range *r)

@@ -13,7 +13,8 @@
 
    Figures: ms per frame of plain AVG (frames_per_timepoint 0), of AVG over time points of W
    frames, of rolling (W, S); rolling / plain (the issue asks <= 1.3); the rolling call's
-   finish_seconds (the windows' sums on the host, statistics, correction) against its
+   finish_seconds (the windows' sums, statistics and images: on the device where esrrf.h keeps
+   the blocks there, else on the host; correction and check on the host) against its
    stream_seconds; then per mode the floats that differ from the windows alone, and the largest
    difference in ulp of the window's own value.
 

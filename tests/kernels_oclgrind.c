@@ -9,7 +9,7 @@
    div3, tv_dual, tv_primal, tv_gap as declared stages, slice_acc for f32 and c64), the fused
    halo pack and unpack (small slots, slots whose work-groups move several chunks or tiles, and
    the RUNS variant, aligned and not), the eSRRF kernels (roberts, magnify, rgc, rgc_fused,
-   temporal, the sweep's), each through the library's real paths (arrays, streams, halo plans)
+   temporal, roll, the sweep's), each through the library's real paths (arrays, streams, halo plans)
    on small inputs, so every launch has the argument values the library really passes, and the
    quality kernels: blur, moments and error_map through quality.h's error map; those that read
    spectra (fourier_pad, crop_rescale, frc_partial, frc_rings, decorr_cols, decorr_highpass),
@@ -1093,6 +1093,27 @@ int main(int argc, char **argv)
         }
         EXPECT(close_f(img[0], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on u8 frames differs from the host");
         EXPECT(close_f(img[2], img[1], WL_ESRRF_MPIXELS, 1e-5), "esrrf.h on the device and the host differs from the host");
+    }
+    {   /* rolling time points (W 4, S 2: blocks of 2 frames, windows summed by roll on a device
+           with fp64, by its twin on the host), every mode, against the host device's bits */
+        enum { EN = 8 };
+        static float fr[EN * WL_ESRRF_PIXELS], img[2][HST_ESRRF_NUM_MODES][3 * WL_ESRRF_MPIXELS];
+        hst_backend *one[2];
+        hst_esrrf_desc ed;
+        int k, m;
+        one[0] = be; one[1] = host;
+        for (k = 0; k < EN * (int)WL_ESRRF_PIXELS; k++) fr[k] = (float)((k * 53) % 97) / 7.0f;
+        for (k = 0; k < 2; k++) {
+            float *out[HST_ESRRF_NUM_MODES];
+            for (m = 0; m < HST_ESRRF_NUM_MODES; m++) out[m] = img[k][m];
+            memset(&ed, 0, sizeof ed);
+            ed.backends = &one[k]; ed.num_backends = 1; ed.magnification = WL_ESRRF_MAG;
+            ed.path = HST_ESRRF_PATH_FUSED; ed.modes = HST_ESRRF_ALL_MODES;
+            ed.frames_per_timepoint = 4; ed.rolling_step = 2;
+            CHECK(hst_esrrf_run(&ed, fr, HST_ESRRF_F32, EN, WL_ESRRF_ROWS, WL_ESRRF_COLS, out, NULL));
+        }
+        EXPECT(!hst_backend_device(be)->fp64 || !memcmp(img[0], img[1], sizeof img[0]),
+               "rolling time points on the device differ from the host's");
     }
     {   /* the parameter sweep's kernels (rgc_fused at 2 sensitivities, sweep_sum) through
            hst_esrrf_sweep, 2 radii x 2 sensitivities; its images against the host's. This program has no FFT, so the scores
