@@ -5,11 +5,14 @@
 
    Reads a TIFF stack (classic or BigTIFF; 8-, 16-, 32-bit integer or 32/64-bit float samples,
    big- or little-endian, any compression libtiff decodes: none, LZW, deflate, zstd where built;
-   one page per frame, ImageJ hyperstacks included); 8- and 16-bit samples go to the device as
-   they are (esrrf.h converts them there). Writes, per requested mode,
+   one page per frame, ImageJ hyperstacks and single-file OME-TIFF included); 8- and 16-bit
+   samples go to the device as they are (esrrf.h converts them there). Writes, per requested mode,
      output.tif          float32, one page per time point, pixel size scaled by 1/mag
                          (XResolution/YResolution multiplied by mag) — with several modes
                          output_avg.tif, output_var.tif, output_tac2.tif, all from one pass;
+                         with several series (--channel all, z-planes: channels x planes of
+                         the input, each its own time series) an ImageJ hyperstack of them
+                         (see "Series");
      output_preview.png  the widefield mean (left, upscaled) beside the eSRRF image of the first
                          mode (right), each contrast-stretched between its 0.1% and 99.9%
                          quantiles, labelled, with a scale bar from the input's pixel size.
@@ -41,6 +44,19 @@
    temporary files, which are renamed into place only when every output is complete; a signal
    or an error removes them (see "signals"), so there is never a torn or partial TIFF: a run is
    all or none (SIGKILL excepted: its temporary file may remain, output.tmp-XXXXXX).
+
+   Series. An ImageJ hyperstack or an OME-TIFF holds channels x z-planes series of frames
+   (examples/image_io.h says how each is found). --channel C|all and --plane Z|all choose them;
+   each series runs through the same streamed path alone, one after another, so memory is one
+   series' whatever their number. The output hyperstack wants each time point's series together
+   (channel fastest, then plane, then time point: ImageJ's order), so with several series each
+   mode's pages go to a second temporary file beside the output as they come (series after
+   series), and are interleaved into the TIFF at the end, a page at a time: one extra write and
+   read of the outputs (mag^2 / frames per time point of the input's size) instead of a live
+   session per series held at once. The temporary files are removed, and only the finished
+   hyperstack renamed into place (the guarantee below). One series gives the stack of before,
+   byte for byte. OME-TIFF inputs give ImageJ hyperstacks as well: one writer, and the format
+   Fiji, napari and tifffile read with its calibration (ImageJ's unit=, spacing=).
 
    Outputs are regular files only, each checked before a frame is read (examples/image_io.h's
    io_outfile rules): one that is the input or another output (the same file: through symlinks
@@ -76,27 +92,26 @@
    Build: cc -std=c99 -O2 -I. -Iexamples examples/esrrf.c -o esrrf -ltiff -lpng -lfftw3f -lOpenCL -lm -lpthread
    (for MPI ranks: mpicc -DHST_ESRRF_MPI ..., what `make examples` does where mpicc exists) */
 
-#define _POSIX_C_SOURCE 200809L   /* mkstemp, fileno, sigaction, pthread_sigmask, isatty in strict C99 */
+#define _POSIX_C_SOURCE 200809L   /* cli_os.h: mkstemp, fileno, sigaction, pthread_sigmask, isatty in strict C99 */
 #define HST_IMPLEMENTATION
+#ifndef ESRRF_NO_FFT   /* a build without FFTW (scripts/windows_check.sh's): those options say so */
 #define HST_FFT   /* quality.h's error map, FRC, decorrelation (--sweep, --quality) and drift (--drift) */
+#endif
 #include "esrrf.h"
 #include "liquid.h"   /* --drift's correction: the Catmull-Rom shift (hst_shift_magnify) */
 
 #define IMAGE_IO_IMPLEMENTATION
 #include "image_io.h"
+#include "cli_os.h"      /* files, terminals and signals on POSIX and on Windows */
 
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PROG "esrrf"
 #define MAX_SCORING_LINES 10   /* progress: each time point's scoring announced up to this many */
@@ -130,7 +145,8 @@ typedef struct options {
     int radius_given, sens_given, budget_given;   /* for the conflicts (check_conflicts) */
     uint64_t frames_per_tp, block, budget_mib, max_frames;
     uint64_t roll_w, roll_s;           /* --rolling W,S; roll_s 0: not given */
-    unsigned channel;                  /* 0: not given */
+    unsigned channel;                  /* 0: not given; IO_CHANNEL_ALL: --channel all */
+    unsigned plane;                    /* --plane Z, from 1; 0: every plane */
     int sweep, quality, use_decorr;
     float radii[HST_ESRRF_SWEEP_MAX], sens[HST_ESRRF_SWEEP_MAX];
     unsigned nr, ns;                   /* 0: not given */
@@ -184,9 +200,10 @@ static void help(void)
 "\n"
 "eSRRF super-resolution of a TIFF time series (esrrf.h, NanoPyx's conventions). Writes\n"
 "output.tif (float32, one page per time point, the pixel size divided by the magnification,\n"
-"the unit kept) and output_preview.png (the widefield mean beside the first mode's image, with\n"
-"a scale bar). The input: classic TIFF or BigTIFF, uncompressed, LZW, deflate or zstd, ImageJ\n"
-"stacks and hyperstacks, 8/16/32-bit integer or 32/64-bit float samples.\n"
+"the unit kept; several channels or z-planes: an ImageJ hyperstack) and output_preview.png\n"
+"(the widefield mean beside the first mode's image, with a scale bar). The input: classic\n"
+"TIFF or BigTIFF, uncompressed, LZW, deflate or zstd, ImageJ stacks and hyperstacks,\n"
+"single-file OME-TIFF, 8/16/32-bit integer or 32/64-bit float samples.\n"
 "\n"
 "eSRRF:\n"
 "  --mag N                  magnification, an integer 1..%d                       [%d]\n"
@@ -247,9 +264,18 @@ static void help(void)
 "whatever the input's intensities. --no-macro-pixel keeps the gradient convergence's scale.\n"
 "\n"
 "Input and device:\n"
-"  --channel C              ImageJ hyperstack with several channels: the channel (an index,\n"
-"                           from 1)\n"
-"                                                                 [none: one channel only]\n"
+"  --channel C|all          a hyperstack with several channels (ImageJ or OME-TIFF): the\n"
+"                           channel (an index, from 1), or all: every channel its own\n"
+"                           series                                 [none: one channel only]\n"
+"  --plane Z|all            the z-plane (an index, from 1), or all: every plane its own\n"
+"                           series (ImageJ slices beside frames, OME SizeZ; a stack of\n"
+"                           slices without frames is a time series)                [all]\n"
+"  Several series (channels x planes): each is computed alone, one after another (memory\n"
+"  as for one), and each output is one ImageJ hyperstack (channels, slices, frames = time\n"
+"  points; pages channel fastest, then plane, then time point; pixel size / mag, the unit\n"
+"  and the z spacing kept; OME-TIFF inputs give ImageJ hyperstacks too); the preview and\n"
+"  --drift's estimate use the first series (the drift is applied to all). --sweep, --quality,\n"
+"  --estimate-frames and MPI ranks take one series.\n"
 "  --max-frames N           use only the first N frames (a count), 0 = all       [0]\n"
 "  --device S               auto, gpu, cpu, host, P:D (platform:device) or a name substring;\n"
 "                           auto takes a GPU or accelerator, else the host device (its C\n"
@@ -563,10 +589,12 @@ static int parse_args(int argc, char **argv, options *o)
             if (!parse_rolling(val, &o->roll_w, &o->roll_s)) return 2;
         } else if (!strcmp(name, "--mode")) {
             if (!parse_modes(val, &o->modes)) return 2;
-        } else if (!strcmp(name, "--channel")) {
-            if (!parse_u64(name, val, 65535, &v)) return 2;
-            if (v < 1) { fail("--channel counts from 1"); return 2; }
-            o->channel = (unsigned)v;
+        } else if (!strcmp(name, "--channel") || !strcmp(name, "--plane")) {
+            int ch = name[2] == 'c';
+            if (!strcmp(val, "all")) v = ch ? IO_CHANNEL_ALL : 0;
+            else if (!parse_u64(name, val, 65535, &v)) return 2;
+            else if (v < 1) { fail("%s counts from 1 (or: all)", name); return 2; }
+            *(ch ? &o->channel : &o->plane) = (unsigned)v;
         } else if (!strcmp(name, "--device")) {
             o->device = val;
         } else if (!strcmp(name, "--budget-mib")) {
@@ -629,6 +657,8 @@ static int parse_args(int argc, char **argv, options *o)
      names the file and removes the temporary files as any write error does.
    - SIGKILL and SIGSTOP cannot be caught: after SIGKILL a temporary file (output.tmp-XXXXXX,
      beside the output) may remain.
+   - Windows (cli_os.h has the mechanics of both systems): Ctrl-C, Ctrl-Break, SIGTERM and the
+     console's close are end signals, SIGSEGV, SIGILL, SIGFPE and SIGABRT faults.
 
    An OpenCL driver may take these signals when it is loaded: PoCL's libLLVM, loaded when the
    platforms are listed (--device host included), installs its own handlers over ours, and for
@@ -638,119 +668,40 @@ static int parse_args(int argc, char **argv, options *o)
    unblocked: a signal sent meanwhile reaches our handler. (LLVM installs its handlers once per
    process: not again when it later compiles the kernels. The threads the drivers start
    meanwhile keep the signals blocked: they go to the threads of the run, ours.) */
-static const struct { int sig; const char *name; } end_signals[] = {
-    { SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" }, { SIGPIPE, "SIGPIPE" },
-    { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGUSR1, "SIGUSR1" }, { SIGUSR2, "SIGUSR2" },
-    { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGXCPU, "SIGXCPU" },
-#ifdef SIGPOLL
-    { SIGPOLL, "SIGPOLL" },
-#endif
-#ifdef SIGPWR
-    { SIGPWR, "SIGPWR" },
-#endif
-#ifdef SIGSTKFLT
-    { SIGSTKFLT, "SIGSTKFLT" },
-#endif
-};
-#define NUM_END_SIGNALS (sizeof end_signals / sizeof end_signals[0])
-
-static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
-#define NUM_FAULT_SIGNALS (sizeof fault_signals / sizeof fault_signals[0])
-static struct sigaction fault_before[NUM_FAULT_SIGNALS];   /* the dispositions before ours */
-
 static volatile sig_atomic_t interrupted;   /* the first end signal caught, 0: none */
 static hst_backend *volatile signal_backend;   /* the run's backend while it lives: interrupted */
 
 static void on_end_signal(int sig)
 {
-    if (interrupted && sig != SIGPIPE) {   /* the second: at once */
+    if (interrupted && sig != CLI_SIGPIPE) {   /* the second: at once */
         io_outfile_remove_temporaries();
-        _exit(128 + (int)interrupted);
+        cli_exit_now(128 + (int)interrupted);
     }
     if (interrupted) return;
     interrupted = sig;
     if (signal_backend) hst_backend_interrupt(signal_backend);
 }
 
-static void on_fault_signal(int sig, siginfo_t *si, void *context)
-{
-    size_t k;
-    (void)context;
-    io_outfile_remove_temporaries();
-    for (k = 0; k < NUM_FAULT_SIGNALS; k++)
-        if (fault_signals[k] == sig) sigaction(sig, &fault_before[k], NULL);
-    /* sent (kill, raise, abort): raised again, delivered to that disposition when this
-       returns; a fault: the instruction runs again on return and meets that disposition */
-    if (si->si_code <= 0) raise(sig);
-}
-
-/* Whether sig's disposition is ours or the default (a real-time signal no library has taken). */
-static int free_or_ours(int sig)
-{
-    struct sigaction cur;
-    if (sigaction(sig, NULL, &cur) != 0) return 0;
-    return !(cur.sa_flags & SA_SIGINFO) && (cur.sa_handler == SIG_DFL || cur.sa_handler == on_end_signal);
-}
-
-/* The end signals' set (hold_signals blocks it). */
-static void end_signal_set(sigset_t *set)
-{
-    size_t k;
-    int s;
-    sigemptyset(set);
-    for (k = 0; k < NUM_END_SIGNALS; k++) sigaddset(set, end_signals[k].sig);
-    for (s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(set, s);
-}
-
-/* Our handlers (end and fault signals), SIGXFSZ ignored: at the start and after the device
-   opens. The fault signals' earlier dispositions are kept the first time only (later ones
-   may be a driver's that hands the signal back to ours). */
+/* Our handlers (end and fault signals: cli_os.h), at the start and after the device opens. */
 static void catch_signals(void)
 {
-    static int kept;
-    struct sigaction sa;
-    size_t k;
-    int s;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_end_signal;
-    for (k = 0; k < NUM_END_SIGNALS; k++) sigaction(end_signals[k].sig, &sa, NULL);
-    for (s = SIGRTMIN; s <= SIGRTMAX; s++)
-        if (free_or_ours(s)) sigaction(s, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGXFSZ, &sa, NULL);
-    sa.sa_flags = SA_SIGINFO;
-    sa.sa_sigaction = on_fault_signal;
-    for (k = 0; k < NUM_FAULT_SIGNALS; k++) sigaction(fault_signals[k], &sa, kept ? NULL : &fault_before[k]);
-    kept = 1;
-}
-
-/* Blocks the end signals in the calling thread (and the threads it starts meanwhile); *old
-   receives the mask to restore. */
-static void hold_signals(sigset_t *old)
-{
-    sigset_t set;
-    end_signal_set(&set);
-    pthread_sigmask(SIG_BLOCK, &set, old);
+    cli_catch_signals(on_end_signal, io_outfile_remove_temporaries);
 }
 
 /* Our handlers again (a driver loaded meanwhile may have replaced them), then the mask of
-   before hold_signals: a signal held meanwhile is delivered to our handler now. */
-static void release_signals(const sigset_t *old)
+   before cli_hold_signals: a signal held meanwhile is delivered to our handler now. */
+static void release_signals(const cli_sigmask *old)
 {
     catch_signals();
-    pthread_sigmask(SIG_SETMASK, old, NULL);
+    cli_release_signals(old);
 }
 
 /* After a signal: the message and the exit status. */
 static int interrupted_status(void)
 {
     char name[32];
-    size_t k;
     int sig = (int)interrupted;
-    snprintf(name, sizeof name, "SIGRTMIN+%d", sig - SIGRTMIN);
-    for (k = 0; k < NUM_END_SIGNALS; k++)
-        if (end_signals[k].sig == sig) snprintf(name, sizeof name, "%s", end_signals[k].name);
+    cli_signal_name(sig, name, sizeof name);
     fail("interrupted by %s: no output written", name);
     return 128 + sig;
 }
@@ -911,9 +862,16 @@ typedef struct quality {
 /* Everything main owns, released in one place. */
 typedef struct job {
     io_stack st;
+    io_stack od;                       /* what the outputs hold: st's calibration, the series kept
+                                          as channels x planes (a hyperstack when more than one) */
+    uint64_t s0, ns;                   /* the series computed: the reader's s0 .. s0 + ns - 1 */
+    uint64_t cur;                      /* the series being computed, 0 .. ns - 1 */
     int streamed;                      /* the frames read block by block (see "Large stacks") */
     io_reader *rd;                     /* streamed runs: the input, read block by block */
     io_tiff_writer *tw[HST_ESRRF_NUM_MODES];   /* streamed runs: each mode's TIFF, page by page */
+    io_outfile aside[HST_ESRRF_NUM_MODES];     /* streamed runs of several series: each mode's
+                                          pages as computed (series after series), interleaved
+                                          into the TIFF at the end */
     double *wf_sum, *sr_sum;           /* streamed runs' preview: the frames' and the first mode's
                                           time points' per-pixel sums (sr_sum: with 2 or more) */
     int write_failed;                  /* a page could not be written: write_err says why */
@@ -936,6 +894,7 @@ static int job_free(job *j, int discard)
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         io_tiff_abort(j->tw[m]);
         if (discard) io_outfile_discard(&j->tif[m]);
+        io_outfile_discard(&j->aside[m]);   /* never committed: pages kept aside only */
         free(j->out[m]);
     }
     if (discard) io_outfile_discard(&j->png);
@@ -1070,31 +1029,28 @@ static unsigned output_paths(const options *o, job *j, const char **paths)
    links and hard links of one file are one file); a file not there yet by its directory's device
    and inode and its name (it can only be another output's name). known 0: the directory cannot
    be read either (opening the output will say why). */
-typedef struct file_id { int exists, known; dev_t dev; ino_t ino; const char *name; } file_id;
+typedef struct file_id { int exists, known; uint64_t key[2]; const char *name; } file_id;
 
 static file_id identify(const char *path)
 {
     file_id id;
-    struct stat sb;
     char dir[4200];
     const char *slash = strrchr(path, '/');
     memset(&id, 0, sizeof id);
-    if (stat(path, &sb) == 0) {
+    if (cli_file_key(path, id.key)) {
         id.exists = id.known = 1;
     } else {
         if (!slash) snprintf(dir, sizeof dir, ".");
         else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
         id.name = slash ? slash + 1 : path;
-        id.known = stat(dir, &sb) == 0;
+        id.known = cli_file_key(dir, id.key);
     }
-    id.dev = sb.st_dev;
-    id.ino = sb.st_ino;
     return id;
 }
 
 static int same_file(const file_id *a, const file_id *b)
 {
-    if (!a->known || !b->known || a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) return 0;
+    if (!a->known || !b->known || a->exists != b->exists || a->key[0] != b->key[0] || a->key[1] != b->key[1]) return 0;
     return a->exists || !strcmp(a->name, b->name);
 }
 
@@ -1266,7 +1222,7 @@ static int write_extras(const options *o, job *j, int resolution_ok, uint32_t rm
     if (o->quality) {
         snprintf(text, sizeof text, "halostream " HST_VERSION_STRING " esrrf error map (SQUIRREL: |fitted - widefield|, "
                  "RSE %g, RSP %g)", j->q.rse, j->q.rsp);
-        if (!io_write_tiff(&j->extra[EX_EMAP], &j->st, o->mag, j->q.map, 1, rm, cm, text, err, sizeof err)) {
+        if (!io_write_tiff(&j->extra[EX_EMAP], &j->od, o->mag, j->q.map, 1, rm, cm, text, err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
@@ -1290,8 +1246,33 @@ static unsigned first_mode(const options *o)
     return m;
 }
 
-/* The TIFFs (a streamed run's: their last pages are in, each is closed; else written whole) and
-   the preview, then every file renamed into place (resolution_ok: as write_extras). */
+/* Mode m's hyperstack from the pages kept aside (series after series, each its ntp time points):
+   page (tp, series) read back in ImageJ's order, the series fastest (channel, then plane), then
+   the time point; one page in memory. The pages aside are removed. */
+static int interleave_series(const options *o, job *j, unsigned m, uint64_t ntp, uint32_t rm, uint32_t cm,
+                             const char *software, char *err, size_t err_bytes)
+{
+    size_t pxm = (size_t)rm * cm;
+    float *page = (float *)malloc(pxm * sizeof(float));
+    uint64_t tp, i;
+    int ok;
+    if (!page) { snprintf(err, err_bytes, "out of host memory for a page of %ux%u", cm, rm); return 0; }
+    ok = io_tiff_begin(&j->tif[m], &j->od, o->mag, ntp * j->ns, rm, cm, software, &j->tw[m], err, err_bytes);
+    for (tp = 0; ok && tp < ntp; tp++)
+        for (i = 0; ok && i < j->ns; i++)
+            ok = io_pages_read(&j->aside[m], i * ntp + tp, page, pxm, err, err_bytes) &&
+                 io_tiff_page(j->tw[m], page, err, err_bytes);
+    free(page);
+    io_outfile_discard(&j->aside[m]);
+    if (ok) ok = io_tiff_end(j->tw[m], err, err_bytes);
+    else io_tiff_abort(j->tw[m]);
+    j->tw[m] = NULL;
+    return ok;
+}
+
+/* The TIFFs (a streamed run's: their last pages are in, each is closed, or its series' pages
+   interleaved; else written whole) and the preview, then every file renamed into place
+   (resolution_ok: as write_extras). */
 static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t ntp, uint32_t rm, uint32_t cm)
 {
     char software[200], err[1024];
@@ -1303,7 +1284,8 @@ static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t n
         software_text(o, m, software, sizeof software);
         j->tw[m] = NULL;   /* io_tiff_end frees it */
         ok = w ? io_tiff_end(w, err, sizeof err)
-               : io_write_tiff(&j->tif[m], &j->st, o->mag, j->out[m], ntp, rm, cm, software, err, sizeof err);
+           : j->streamed ? interleave_series(o, j, m, ntp, rm, cm, software, err, sizeof err)
+           : io_write_tiff(&j->tif[m], &j->od, o->mag, j->out[m], ntp, rm, cm, software, err, sizeof err);
         if (!ok) {
             fail("%s", err);
             return 0;
@@ -1429,7 +1411,7 @@ static void make_desc(run *u)
     d->budget_bytes = o->budget_mib << 20;
     d->block_frames = o->block;
     memset(&u->pg, 0, sizeof u->pg);
-    u->pg.tty = isatty(fileno(stderr));
+    u->pg.tty = cli_is_terminal(stderr);
     u->pg.quiet = o->quiet || u->rk->rank != 0;
     d->progress = on_progress;
     d->progress_user = &u->pg;
@@ -1439,7 +1421,10 @@ static void make_desc(run *u)
 }
 
 /* A streamed run's outputs before its first frame: each mode's TIFF begun (its pages come as
-   the time points do), the preview's sums (the frames', and with several time points the first
+   the time points do; several series: their pages kept aside, series after series, in a second
+   temporary file beside the output, and interleaved into ImageJ's order at the end, since the
+   series are computed one after another and the hyperstack wants each time point's series
+   together), the preview's sums (the frames', and with several time points the first
    mode's images'; with one, that image is kept as it comes). Returns an exit status. */
 static int begin_streamed_outputs(run *u)
 {
@@ -1451,7 +1436,9 @@ static int begin_streamed_outputs(run *u)
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         if (!(o->modes & (1u << m))) continue;
         software_text(o, m, software, sizeof software);
-        if (!io_tiff_begin(&j->tif[m], &j->st, o->mag, u->ntp, u->rm, u->cm, software, &j->tw[m], err, sizeof err)) {
+        if (j->ns > 1 ? !io_outfile_open(&j->aside[m], j->tif_path[m], err, sizeof err)
+                      : !io_tiff_begin(&j->tif[m], &j->od, o->mag, u->ntp, u->rm, u->cm, software, &j->tw[m], err,
+                                       sizeof err)) {
             fail("%s", err);
             return 1;
         }
@@ -1472,14 +1459,14 @@ static int open_backend(run *u)
     const options *o = &u->o;
     job *j = &u->j;
     hst_backend_desc bd;
-    sigset_t mask;
+    cli_sigmask mask;
     hst_result r;
     memset(&bd, 0, sizeof bd);
     bd.device = o->device;
     bd.logger = logger;
     bd.log_user = &j->ls;
     bd.log_level = HST_LOG_WARN;
-    hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
+    cli_hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
     r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
     if (r == HST_SUCCESS) signal_backend = j->be;   /* before the signals held meanwhile arrive */
     release_signals(&mask);
@@ -1489,6 +1476,39 @@ static int open_backend(run *u)
     return r == HST_ERROR_NO_DEVICE ? 2 : 1;
 }
 
+/* The input opened (every page checked) and the series chosen: --channel (one, or all) and
+   --plane (one, or all) of the file's channels x z-planes, ImageJ's order (channel fastest);
+   the outputs' description from them. whole: the series is read into j->st.data (for what
+   holds every frame at once, named in the message when the choice is several series), else
+   streamed from j->rd. Returns an exit status (0: go on). */
+static int open_series(run *u, const char *whole)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    char err[1024];
+    int ok;
+    if (!io_stack_open(o->input, o->channel, o->max_frames, &j->st, &j->rd, err, sizeof err)) { fail("%s", err); return 2; }
+    if (o->plane > j->st.planes) {
+        fail("--plane %u: %s has %u z-plane(s)", o->plane, o->input, j->st.planes);
+        return 2;
+    }
+    j->s0 = o->plane ? (uint64_t)(o->plane - 1) * j->st.channels : 0;
+    j->ns = o->plane ? j->st.channels : j->st.series;
+    j->od = j->st;
+    j->od.planes = o->plane ? 1 : j->st.planes;
+    if (!whole) return 0;
+    if (j->ns > 1) {
+        fail("%s computes one series: %s holds %u channel(s) x %u z-plane(s); choose one with --channel C and "
+             "--plane Z", whole, o->input, j->od.channels, j->od.planes);
+        return 2;
+    }
+    ok = io_series_load(j->rd, j->s0, &j->st, err, sizeof err);
+    io_stack_close(j->rd);
+    j->rd = NULL;
+    if (!ok) { fail("%s", err); return 2; }
+    return 0;
+}
+
 /* Everything before eSRRF: the files (rank 0 opens the outputs), the stack (opened, or read
    whole for --sweep, --quality and MPI ranks), the device, the desc, the images. Returns an
    exit status (0: go on). */
@@ -1496,13 +1516,12 @@ static int prepare(run *u)
 {
     options *o = &u->o;
     job *j = &u->j;
-    char err[1024];
-    struct stat in_sb;
+    cli_stat in_sb;
     double t0;
     unsigned m;
     int writer = u->rk->rank == 0, status;
 
-    if (stat(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
+    if (cli_stat_path(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
     if ((o->sweep || o->quality) && u->rk->size > 1) {
         fail("--sweep and --quality run in one process (not over MPI ranks)");
         return 2;
@@ -1512,11 +1531,9 @@ static int prepare(run *u)
     /* Open (every page checked) or read (the samples as they are), then the device. */
     t0 = now_s();
     j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
-    if (j->streamed ? !io_stack_open(o->input, o->channel, o->max_frames, &j->st, &j->rd, err, sizeof err)
-                    : !io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) {
-        fail("%s", err);
-        return 2;
-    }
+    if ((status = open_series(u, j->streamed ? NULL : o->sweep ? "--sweep" : o->quality ? "--quality"
+                                             : "a run over MPI ranks")) != 0)
+        return status;
     u->t_read = now_s() - t0;
     if (interrupted) return interrupted_status();   /* a signal while the stack was read */
     if ((status = open_backend(u)) != 0) return status;
@@ -1585,7 +1602,9 @@ static int resolution_exists(const run *u)
 
 /* ------------------------------------------------------------------------------ drift */
 /* The first pass: every frame's drift into j->drift, the frames pushed as read (--block at a
-   time) or the stack in memory at once (quality.h: the same drift either way). */
+   time) or the stack in memory at once (quality.h: the same drift either way). Several series:
+   the first one's (a channel and plane of the same acquisition share its drift), applied to
+   every series. */
 static hst_result drift_pass(run *u, const hst_drift_desc *dd, int *read_failed, char *err, size_t err_bytes)
 {
     job *j = &u->j;
@@ -1602,7 +1621,7 @@ static hst_result drift_pass(run *u, const hst_drift_desc *dd, int *read_failed,
     r = hst_drift_open(j->be, j->st.rows, j->st.cols, dd, &ds);
     for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
         n = j->st.frames - k < block ? j->st.frames - k : block;
-        if (!io_stack_read(j->rd, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
+        if (!io_series_read(j->rd, j->s0, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
         r = hst_drift_push(ds, buf, (hst_drift_dtype)j->st.dtype, (size_t)n);
         on_progress(k + n, j->st.frames, &u->pg);
     }
@@ -1715,8 +1734,8 @@ static int compute(run *u)
     return finished(u, r, "eSRRF");
 }
 
-/* A streamed run's time point: each mode's image appended to its TIFF, the first mode's to the
-   preview's sum (or kept: one time point). On the live session's worker thread; a failed write
+/* A streamed run's time point: each mode's image appended to its TIFF (several series: to its
+   pages aside), the first series' first mode's to the preview's sum (or kept: one time point). On the live session's worker thread; a failed write
    is kept for the main thread (which reads it once the session has returned an error or
    finished) and cancels the session through the progress callback. */
 static void on_timepoint(uint64_t tp, const float *const *images, uint32_t rm, uint32_t cm, void *user)
@@ -1727,7 +1746,10 @@ static void on_timepoint(uint64_t tp, const float *const *images, uint32_t rm, u
     unsigned m, first = first_mode(&u->o);
     (void)tp;
     for (m = 0; m < HST_ESRRF_NUM_MODES && !j->write_failed; m++)
-        if (j->tw[m] && !io_tiff_page(j->tw[m], images[m], j->write_err, sizeof j->write_err)) j->write_failed = 1;
+        if (j->tw[m] ? !io_tiff_page(j->tw[m], images[m], j->write_err, sizeof j->write_err)
+            : j->aside[m].tmp[0] && !io_pages_append(&j->aside[m], images[m], pxm, j->write_err, sizeof j->write_err))
+            j->write_failed = 1;
+    if (j->cur > 0) return;   /* the preview shows the first series */
     if (j->sr_sum)
         for (i = 0; i < pxm; i++) j->sr_sum[i] += images[first][i];
     else if (j->out[first])
@@ -1740,22 +1762,64 @@ static int on_stream_progress(uint64_t done, uint64_t total, void *user)
     return u->j.write_failed || on_progress(done, total ? total : u->j.st.frames, &u->pg);
 }
 
-/* eSRRF of a stack larger than memory: blocks of frames read from the file and pushed into a
-   live session (esrrf.h: the same bits as the batch call), each time point written as it comes
-   (on_timepoint). Host memory: one block read, the session's staging, one time point. Returns
-   an exit status. */
-static int compute_streamed(run *u)
+/* One series of a stack larger than memory (j->cur): blocks of frames read from the file and
+   pushed into a live session (esrrf.h: the same bits as the batch call), each time point written
+   as it comes (on_timepoint); the first series' frames summed for the preview. Host memory: one
+   block read, the session's staging, one time point. *read_failed: err says what of the file
+   could not be read. */
+static hst_result stream_series(run *u, void *buf, float *fixed, int *read_failed, char *err, size_t err_bytes)
 {
     job *j = &u->j;
     hst_esrrf_live *lv = NULL;
-    uint64_t block = u->o.block ? u->o.block : 16, k, n;
+    uint64_t k, n, block = u->d.block_frames;
+    io_dtype pushed = fixed ? IO_F32 : j->st.dtype;
+    size_t px = (size_t)j->st.rows * j->st.cols;
+    hst_result r = hst_esrrf_live_create(&u->d, dtype_of[pushed], j->st.rows, j->st.cols, &lv);
+    for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
+        double t0 = now_s();
+        n = j->st.frames - k < block ? j->st.frames - k : block;
+        if (!io_series_read(j->rd, j->s0 + j->cur, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
+        u->t_read += now_s() - t0;
+        if (fixed && (r = correct_frames(j, buf, j->st.dtype, k, n, fixed)) != HST_SUCCESS) break;
+        if (j->wf_sum && j->cur == 0) widefield_add(j->wf_sum, fixed ? (const void *)fixed : buf, pushed, n, px);
+        r = hst_esrrf_live_push(lv, fixed ? (const void *)fixed : buf, n, j->st.rows, j->st.cols);
+    }
+    if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_esrrf_live_finish(lv, &u->rep);
+    hst_esrrf_live_destroy(lv);   /* the worker stopped: its results are the main thread's now */
+    return r;
+}
+
+/* The run's report: the last series' (its path and why), with every series' frames and time
+   (sum: the series before the last). */
+static void add_report(hst_esrrf_report *rep, const hst_esrrf_report *sum)
+{
+    rep->frames += sum->frames;
+    rep->seconds += sum->seconds;
+    rep->frames_by_path[0] += sum->frames_by_path[0];
+    rep->frames_by_path[1] += sum->frames_by_path[1];
+}
+
+/* Series i of the run (0 .. ns - 1) as the file numbers it: "channel 2, plane 3". */
+static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
+{
+    const job *j = &u->j;
+    uint64_t s = j->s0 + i, c = u->o.channel && u->o.channel != IO_CHANNEL_ALL ? u->o.channel : s % j->st.channels + 1;
+    snprintf(buf, bytes, "channel %llu, plane %llu", (unsigned long long)c, (unsigned long long)(s / j->st.channels + 1));
+}
+
+/* eSRRF of a stack larger than memory, series after series (one live session at a time: memory
+   does not grow with the series; stream_series). Returns an exit status. */
+static int compute_streamed(run *u)
+{
+    job *j = &u->j;
+    uint64_t block = u->o.block ? u->o.block : 16;
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
     void *buf = NULL;
     float *fixed = NULL;   /* --drift: the block corrected, pushed instead */
-    io_dtype pushed = j->drift ? IO_F32 : j->st.dtype;
-    char err[1024];
+    hst_esrrf_report before;   /* the series before the current one, summed */
+    char err[1024], label[64];
     int read_failed = 0;
-    hst_result r;
+    hst_result r = HST_SUCCESS;
     if (block > j->st.frames) block = j->st.frames;
     u->d.block_frames = block;
     u->d.on_timepoint = on_timepoint;
@@ -1768,20 +1832,18 @@ static int compute_streamed(run *u)
         fail("out of host memory for a block of %llu frames (--block)", (unsigned long long)block);
         return 1;
     }
-    progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
-    r = hst_esrrf_live_create(&u->d, dtype_of[pushed], j->st.rows, j->st.cols, &lv);
-    for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
-        double t0 = now_s();
-        n = j->st.frames - k < block ? j->st.frames - k : block;
-        if (!io_stack_read(j->rd, k, n, buf, err, sizeof err)) { read_failed = 1; break; }
-        u->t_read += now_s() - t0;
-        if (fixed && (r = correct_frames(j, buf, j->st.dtype, k, n, fixed)) != HST_SUCCESS) break;
-        if (j->wf_sum) widefield_add(j->wf_sum, fixed ? (const void *)fixed : buf, pushed, n, px);
-        r = hst_esrrf_live_push(lv, fixed ? (const void *)fixed : buf, n, j->st.rows, j->st.cols);
+    memset(&before, 0, sizeof before);
+    for (j->cur = 0; j->cur < j->ns && r == HST_SUCCESS && !read_failed && !interrupted && !j->write_failed; j->cur++) {
+        if (j->cur) add_report(&before, &u->rep);
+        series_label(u, j->cur, label, sizeof label);
+        if (j->ns > 1 && !u->pg.quiet)
+            fprintf(stderr, PROG ": series %llu of %llu: %s\n", (unsigned long long)j->cur + 1, (unsigned long long)j->ns,
+                    label);
+        progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
+        r = stream_series(u, buf, fixed, &read_failed, err, sizeof err);
+        progress_end(&u->pg);
     }
-    if (r == HST_SUCCESS && !read_failed && !interrupted) r = hst_esrrf_live_finish(lv, &u->rep);
-    hst_esrrf_live_destroy(lv);   /* the worker stopped: its results are the main thread's now */
-    progress_end(&u->pg);
+    if (r == HST_SUCCESS && !read_failed) add_report(&u->rep, &before);
     free(buf);
     free(fixed);
     if (interrupted) return interrupted_status();
@@ -1958,6 +2020,9 @@ static void summary(const run *u)
     printf("esrrf: %s: %llu frames %ux%u (%s) -> %llu time point(s) of %ux%u:", o->input,
            (unsigned long long)u->rep.frames, j->st.cols, j->st.rows, j->st.kind, (unsigned long long)u->ntp, u->cm, u->rm);
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", mode_names[m]);
+    if (j->ns > 1)
+        printf("\n  series    %u channel(s) x %u z-plane(s), each its own time series of %llu frames; each output an "
+               "ImageJ hyperstack", j->od.channels, j->od.planes, (unsigned long long)j->st.frames);
     printf("\n  settings  mag %u, radius %g, sensitivity %g, intensity weighting %s, macro-pixel %s\n",
            o->mag, o->radius, o->sensitivity, o->intensity_weighting ? "on" : "off", o->macro_pixel ? "on" : "off");
     if (o->drift) print_drift(u);
@@ -2004,13 +2069,12 @@ static int estimate_frames_run(run *u)
     job *j = &u->j;
     hst_frames_desc fd;
     hst_frames_estimate est;
-    char err[1024];
     double *curve;
     size_t n;
     hst_result r;
     int status;
     if (u->rk->size > 1) { fail("--estimate-frames runs in one process (not over MPI ranks)"); return 2; }
-    if (!io_read_stack(o->input, o->channel, o->max_frames, &j->st, err, sizeof err)) { fail("%s", err); return 2; }
+    if ((status = open_series(u, "--estimate-frames")) != 0) return status;
     if (interrupted) return interrupted_status();
     if ((status = open_backend(u)) != 0) return status;
     memset(&fd, 0, sizeof fd);

@@ -4,8 +4,8 @@
 
    Define IMAGE_IO_IMPLEMENTATION in exactly ONE .c file before including this header (the other
    files see the declarations only); that file also needs POSIX.1-2008 (define _POSIX_C_SOURCE
-   200809L before any include: mkstemp, pread, fchmod, faccessat, readlink) and links -ltiff
-   -lpng -lm.
+   200809L before any include: mkstemp, pread, fchmod, faccessat, readlink; on Windows the
+   Win32 calls of examples/cli_os.h stand in for them) and links -ltiff -lpng -lm.
 
        io_stack st;
        io_outfile out = {0};
@@ -19,17 +19,33 @@
 
    Reading (io_read_stack): one page per frame, 8/16/32-bit integer or 32/64-bit float grayscale
    samples, big- or little-endian, strips or tiles, any compression libtiff decodes, ImageJ
-   hyperstacks (one channel chosen; channel-fastest page order) and ImageJ's contiguous layout
-   (stacks over 4 GiB: one page, the frames back to back after it). A file is read only when it
-   holds what it promises; each of these is an error naming what was found against what was
-   promised, and nothing is returned:
+   hyperstacks and ImageJ's contiguous layout (stacks over 4 GiB: one page, the frames back to
+   back after it), single-file OME-TIFF.
+   Series: a file holds channels x z-planes series of frames (time points). ImageJ: channels=C,
+   slices=Z and frames=T of its description, pages channel fastest, then slice, then frame; a
+   stack of slices without frames (or frames=1: what ImageJ writes for a plain stack) is a time
+   series of its slices, Z = 1, as acquisitions saved as plain stacks are. OME-TIFF: the OME-XML
+   of page 1's ImageDescription, its one Image's Pixels (SizeC, SizeZ, SizeT, DimensionOrder:
+   the pages in that order from page 1, PhysicalSizeX/Y/Z and their units); several Images, or
+   TiffData naming other files (a multi-file set), are refused. The OME-XML is read by a small
+   scanner of start tags and their attributes (no DTD, no entities but the character
+   references), enough for these fields: the module is compiled into programs that link
+   libtiff and libpng only. Every channel (channel IO_CHANNEL_ALL) or one, every plane: series
+   s is channel s % channels and plane s / channels of those kept (io_stack's channels, planes).
+   A file is read only when it holds what it promises; each of these is an error naming what
+   was found against what was promised, and nothing is returned:
      - the page chain ends early: a page points to a next page that cannot be read (a cut file);
      - fewer pages than the ImageJ header's images=N or than page 1's PageNumber total;
+     - an ImageJ description whose images=N is not channels x slices x frames, or pages that
+       are not a whole number of channels x planes;
+     - OME-XML without SizeC/SizeZ/SizeT, an unknown DimensionOrder, sizes other than page 1's,
+       more planes than pages, several Images, several files;
      - ImageJ's contiguous layout with fewer frames' bytes in the file than images=N needs;
      - a strip or tile whose data runs past the end of the file, or an uncompressed one shorter
        than its rows need, or one that does not decode to its full size;
      - pages of different sizes or sample formats, colour or multi-sample pages, unsupported
-       sample formats, a hyperstack with several channels and no channel chosen.
+       sample formats, a hyperstack with several channels and no channel chosen, a channel
+       past the file's.
    Stacks larger than memory are read frame by frame (io_stack_open, io_stack_read,
    io_stack_close: the same checks, every page walked first, then one frame decoded at a time)
    and written page by page (io_tiff_begin, io_tiff_page, io_tiff_end).
@@ -41,8 +57,9 @@
    allocations are capped the same way. A hostile header asking for more is an error, not an
    allocation.
 
-   Not done: writing anything but float32 pages; colour; OME-XML metadata (read as a plain
-   stack); pyramids and sub-IFDs (ignored). Errors are sentences written into the caller's buffer
+   Not done: writing anything but float32 pages (ImageJ hyperstacks, never OME-XML); colour;
+   multi-file and multi-image OME-TIFF; OME's TiffData IFD maps other than planes in
+   DimensionOrder from page 1; pyramids and sub-IFDs (ignored). Errors are sentences written into the caller's buffer
    (err, err_bytes; always terminated when err_bytes > 0), never printed. */
 #ifndef IMAGE_IO_H
 #define IMAGE_IO_H
@@ -58,20 +75,29 @@ typedef struct io_stack {
     io_dtype dtype;        /* 8-bit unsigned -> IO_U8, 16-bit unsigned -> IO_U16, 16-bit signed ->
                               IO_I16, 32-bit float -> IO_F32; 8-bit signed, 32-bit integers and
                               64-bit floats are converted to IO_F32 (`kind` says so) */
-    uint64_t frames;       /* frames kept: of the chosen channel, at most max_frames */
+    uint64_t frames;       /* frames kept per series (time points of the file), at most
+                              max_frames */
     uint32_t rows, cols;
+    uint32_t channels;     /* channels kept: the file's (IO_CHANNEL_ALL) or 1 */
+    uint32_t planes;       /* z-planes of each channel (1: none); series = channels x planes */
+    uint64_t series;       /* data (io_read_stack): series after series, each frames x rows x cols */
     double pixel_size;     /* one input pixel's size in `unit`; 0: unknown */
-    char unit[32];         /* ImageJ's unit= ("micron", "nm", ...), or "um" from a TIFF
-                              ResolutionUnit of inch or centimetre; "": unknown */
+    double z_spacing;      /* the planes' distance in `unit` (ImageJ spacing=, OME PhysicalSizeZ);
+                              0: unknown */
+    char unit[32];         /* ImageJ's unit= ("micron", "nm", ...), OME's PhysicalSizeXUnit ("micron"
+                              for um), or "um" from a TIFF ResolutionUnit of inch or centimetre;
+                              "": unknown */
     char kind[96];         /* for people: "8-bit unsigned, little-endian, ImageJ hyperstack" */
     double x_resolution, y_resolution;   /* page 1's pixels per resolution unit; 0: none */
     int resolution_unit;   /* TIFF ResolutionUnit: 1 none (ImageJ: per `unit`), 2 inch, 3 cm */
 } io_stack;
 
-/* Reads the TIFF stack at path into st (zeroed first; io_stack_free releases it). channel: the
-   ImageJ channel to keep, from 1; 0 = not given (fine unless the file has several channels).
-   max_frames: keep at most this many frames (of the channel), 0 = all; the whole file is
-   still checked. Returns 1, or 0 with st empty and a sentence in err that names the file. */
+/* Reads the TIFF stack at path into st (zeroed first; io_stack_free releases it): every series
+   kept (st->series of them, one after another in st->data). channel: the channel to keep, from
+   1; 0 = not given (fine unless the file has several channels); IO_CHANNEL_ALL: every one.
+   max_frames: keep at most this many frames (per series), 0 = all; the whole file is still
+   checked. Returns 1, or 0 with st empty and a sentence in err that names the file. */
+#define IO_CHANNEL_ALL 0xFFFFFFFFu
 int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st,
                   char *err, size_t err_bytes);
 
@@ -84,17 +110,23 @@ void io_stack_free(io_stack *st);
 /* Reading frame by frame, for stacks larger than memory: io_stack_open walks and checks every
    page as io_read_stack does (a page of another size or sample format, a cut file: an error
    naming the page, before any frame is returned) and fills st's description (st->data stays
-   NULL; st->frames: the frames a reading gives); io_stack_read decodes kept frames [first,
-   first + count) into dst (count x rows x cols samples of st->dtype, C order), a strip or tile
-   that does not decode being an error naming its page; io_stack_close releases the reader
-   (NULL ignored). The reader holds one frame in the file's format and one tile, whatever the
-   number of frames: memory independent of the stack's length. io_read_stack is open, read all,
-   close. Returns 1, or 0 with a sentence in err that names the file (open: *out NULL). */
+   NULL; st->frames: the frames a reading gives per series); io_series_read decodes frames
+   [first, first + count) of series `series` (0 .. st->series - 1) into dst (count x rows x
+   cols samples of st->dtype, C order), a strip or tile that does not decode being an error
+   naming its page; io_stack_read is io_series_read of series 0; io_series_load reads one
+   series whole into st->data (st->series then 1; io_stack_free releases it); io_stack_close
+   releases the reader (NULL ignored). The reader holds one frame in the file's format and one
+   tile, whatever the number of frames: memory independent of the stack's length. io_read_stack
+   is open, read all, close. Returns 1, or 0 with a sentence in err that names the file (open:
+   *out NULL). */
 typedef struct io_reader io_reader;
 int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_stack *st,
                   io_reader **out, char *err, size_t err_bytes);
+int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count, void *dst,
+                   char *err, size_t err_bytes);
 int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err,
                   size_t err_bytes);
+int io_series_load(io_reader *r, uint64_t series, io_stack *st, char *err, size_t err_bytes);
 void io_stack_close(io_reader *r);
 
 /* Bytes of one sample of dtype (1, 2 or 4); 0 for a value outside io_dtype. */
@@ -133,7 +165,11 @@ void io_outfile_remove_temporaries(void);
    into o, one page per image, uncompressed (BigTIFF past 3 GiB). The pixel size is the input's
    (in) divided by mag: XResolution and YResolution multiplied by mag, the same ResolutionUnit;
    an ImageJ description (images, frames, unit) so that ImageJ and Fiji open it as a stack with
-   its calibration. software goes into the Software tag. Returns 1, or 0 with err filled. */
+   its calibration. With in->channels x in->planes above 1, pages is that many per time point
+   and the file an ImageJ hyperstack (channels=, slices=, frames=, hyperstack=true, spacing=
+   in->z_spacing where known; pages channel fastest, then plane, then time point), as Fiji,
+   napari and tifffile open it. software goes into the Software tag. Returns 1, or 0 with err
+   filled. */
 int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *images,
                   uint64_t pages, uint32_t rowsM, uint32_t colsM, const char *software,
                   char *err, size_t err_bytes);
@@ -154,6 +190,14 @@ int io_tiff_begin(io_outfile *o, const io_stack *in, unsigned mag, uint64_t page
 int io_tiff_page(io_tiff_writer *w, const float *image, char *err, size_t err_bytes);
 int io_tiff_end(io_tiff_writer *w, char *err, size_t err_bytes);
 void io_tiff_abort(io_tiff_writer *w);
+
+/* Pages kept aside for outputs whose order differs from the computation's (a hyperstack's
+   series computed one after another): float32 images of `count` samples appended to o's
+   temporary file (io_outfile_open'd under the output's name, never committed: discarded, so an
+   interruption leaves nothing, as for every io_outfile) and read back by index (from 0). Returns
+   1, or 0 with err filled (the path and the system's reason). */
+int io_pages_append(io_outfile *o, const float *image, size_t count, char *err, size_t err_bytes);
+int io_pages_read(io_outfile *o, uint64_t index, float *image, size_t count, char *err, size_t err_bytes);
 
 /* The preview: an 8-bit grayscale PNG of two panels side by side, each rows*mag x cols*mag, with
    IO_PREVIEW_GAP black columns between them: left the widefield mean (mean: rows x cols, shown
@@ -208,20 +252,15 @@ int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsign
 #include <tiffio.h>
 #include <png.h>
 
+#include "cli_os.h"   /* the file calls on POSIX and on Windows */
+
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#ifndef S_ISVTX
-#define S_ISVTX 01000   /* the sticky bit (XSI's name; the same bit everywhere) */
-#endif
 
 /* Largest ratio of decoded sample bytes to file bytes the reader accepts: deflate's limit is
    1032:1 and LZW's about 1300:1, so a larger one is a hostile or broken header. */
@@ -299,7 +338,7 @@ static uint64_t io__src_read_at(io__src *s, uint64_t off, void *buf, uint64_t n)
     if (n > s->size - off) n = s->size - off;
     if (s->fd < 0) { memcpy(buf, s->mem + off, (size_t)n); return n; }
     while (got < n) {
-        ssize_t r = pread(s->fd, (char *)buf + got, (size_t)(n - got), (off_t)(off + got));
+        int64_t r = cli_pread(s->fd, (char *)buf + got, (size_t)(n - got), off + got);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         got += (uint64_t)r;
@@ -395,7 +434,12 @@ static void io__swab(void *buf, io__format f, size_t n)
 
 /* --------------------------------------------------------------------------- >>ImageJ */
 /* ImageJ's description: "ImageJ=1.51f\nimages=50\nchannels=2\nslices=5\nframes=5\nunit=micron\n" */
-typedef struct io__imagej { int present; uint64_t images, channels, slices, frames; char unit[32]; } io__imagej;
+typedef struct io__imagej {
+    int present;
+    uint64_t images, channels, slices, frames;   /* slices, frames: 0 when not given */
+    double spacing;                              /* spacing= (the z step in unit); 0: none */
+    char unit[32];
+} io__imagej;
 
 static uint64_t io__count(const char *s)
 {
@@ -414,6 +458,7 @@ static void io__parse_imagej(const char *d, io__imagej *ij)
         else if (!strncmp(p, "channels=", 9)) ij->channels = io__count(p + 9);
         else if (!strncmp(p, "slices=", 7)) ij->slices = io__count(p + 7);
         else if (!strncmp(p, "frames=", 7)) ij->frames = io__count(p + 7);
+        else if (!strncmp(p, "spacing=", 8)) ij->spacing = strtod(p + 8, NULL);
         else if (!strncmp(p, "unit=", 5)) {
             size_t n = strcspn(p + 5, "\n");
             if (n >= sizeof ij->unit) n = sizeof ij->unit - 1;
@@ -422,6 +467,128 @@ static void io__parse_imagej(const char *d, io__imagej *ij)
         }
     }
     if (ij->channels < 1) ij->channels = 1;
+    if (!(ij->spacing > 0) || !isfinite(ij->spacing)) ij->spacing = 0;
+}
+
+/* --------------------------------------------------------------------------- >>OME-XML */
+/* What the reader takes from an OME-XML description: its one Image's Pixels. */
+typedef struct io__ome {
+    int present;                 /* the description is OME-XML */
+    unsigned images;             /* Image elements */
+    int other_file;              /* TiffData's UUIDs name more than one file */
+    uint64_t size_x, size_y, size[3];   /* size[0..2]: SizeC, SizeZ, SizeT (0: not given) */
+    char order[8];               /* DimensionOrder, "XYCZT" ... */
+    double psx, psy, psz;        /* PhysicalSizeX/Y/Z; 0: not given */
+    char unit[32], z_unit[32];   /* PhysicalSizeXUnit, PhysicalSizeZUnit (OME's default: um) */
+} io__ome;
+
+/* The next start tag named `name` (any namespace prefix) at or after p: its attributes run from
+   the returned pointer to *end (its '>', quotes skipped); NULL when there is none. */
+static const char *io__xml_tag(const char *p, const char *name, const char **end)
+{
+    size_t n = strlen(name);
+    for (; (p = strchr(p, '<')) != NULL; p++) {
+        const char *q = p + 1, *colon;
+        char quote = 0;
+        if (*q == '/' || *q == '?' || *q == '!') continue;
+        colon = q + strcspn(q, ":> \t\r\n/");
+        if (*colon == ':') q = colon + 1;   /* a prefix: ome:Pixels */
+        if (strncmp(q, name, n) || !strchr(" \t\r\n/>", q[n]) || !q[n]) continue;
+        for (*end = q + n; **end && (quote || **end != '>'); (*end)++)
+            if (**end == '"' || **end == '\'') quote = quote == **end ? 0 : quote ? quote : **end;
+        return **end ? q + n : NULL;
+    }
+    return NULL;
+}
+
+/* One character reference (&#181; &#xB5;) or XML entity at p into out (UTF-8): the bytes taken
+   from p, 0 when p holds none. */
+static size_t io__xml_char(const char *p, char *out, size_t *written)
+{
+    static const char *const ent[5][2] = { { "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" }, { "&quot;", "\"" },
+                                           { "&apos;", "'" } };
+    unsigned long c;
+    char *end;
+    int k;
+    for (k = 0; k < 5; k++)
+        if (!strncmp(p, ent[k][0], strlen(ent[k][0]))) { out[0] = ent[k][1][0]; *written = 1; return strlen(ent[k][0]); }
+    if (strncmp(p, "&#", 2)) return 0;
+    c = p[2] == 'x' ? strtoul(p + 3, &end, 16) : strtoul(p + 2, &end, 10);
+    if (*end != ';' || c == 0 || c > 0x7FF) return 0;   /* units need no more than two bytes */
+    if (c < 0x80) { out[0] = (char)c; *written = 1; }
+    else { out[0] = (char)(0xC0 | (c >> 6)); out[1] = (char)(0x80 | (c & 0x3F)); *written = 2; }
+    return (size_t)(end + 1 - p);
+}
+
+/* Attribute `name` of the tag [attrs, end) into out (its references decoded); 0 when absent. */
+static int io__xml_attr(const char *attrs, const char *end, const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name), w = 0;
+    const char *p;
+    for (p = attrs; p < end; p++) {
+        const char *v = p + n;
+        char quote;
+        if (!strchr(" \t\r\n", p[-1]) || strncmp(p, name, n)) continue;
+        while (v < end && strchr(" \t\r\n", *v)) v++;
+        if (v >= end || *v++ != '=') continue;
+        while (v < end && strchr(" \t\r\n", *v)) v++;
+        if (v >= end || (*v != '"' && *v != '\'')) continue;
+        quote = *v++;
+        while (v < end && *v != quote && w + 2 < cap) {
+            size_t took, wrote = 0;
+            if (*v == '&' && (took = io__xml_char(v, out + w, &wrote)) != 0) { v += took; w += wrote; }
+            else out[w++] = *v++;
+        }
+        out[w] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* A number attribute; 0 when absent or not a finite positive number. */
+static double io__xml_number(const char *attrs, const char *end, const char *name)
+{
+    char v[64];
+    double x;
+    if (!io__xml_attr(attrs, end, name, v, sizeof v)) return 0;
+    x = strtod(v, NULL);
+    return isfinite(x) && x > 0 ? x : 0;
+}
+
+/* OME's micrometre ("um", "\u00b5m", "\u03bcm") as ImageJ spells it, "micron"; other units as
+   they are. */
+static void io__ome_unit(const char *attrs, const char *end, const char *name, char *unit, size_t cap)
+{
+    if (!io__xml_attr(attrs, end, name, unit, cap)) snprintf(unit, cap, "um");   /* the schema's default */
+    if (!strcmp(unit, "um") || !strcmp(unit, "\xc2\xb5m") || !strcmp(unit, "\xce\xbcm")) snprintf(unit, cap, "micron");
+}
+
+static void io__parse_ome(const char *d, io__ome *om)
+{
+    const char *attrs, *end, *p;
+    char first_file[256] = "", file[256];
+    static const char *const sizes[3] = { "SizeC", "SizeZ", "SizeT" };
+    int k;
+    memset(om, 0, sizeof *om);
+    if (!d || !io__xml_tag(d, "OME", &end)) return;
+    om->present = 1;
+    for (p = d; (attrs = io__xml_tag(p, "Image", &end)) != NULL; p = end) om->images++;
+    for (p = d; (attrs = io__xml_tag(p, "UUID", &end)) != NULL; p = end)
+        if (io__xml_attr(attrs, end, "FileName", file, sizeof file)) {
+            if (!first_file[0]) snprintf(first_file, sizeof first_file, "%s", file);
+            else if (strcmp(file, first_file)) om->other_file = 1;
+        }
+    if (io__xml_tag(d, "BinaryOnly", &end)) om->other_file = 1;   /* the pixels are in other files */
+    if (!(attrs = io__xml_tag(d, "Pixels", &end))) return;
+    om->size_x = (uint64_t)io__xml_number(attrs, end, "SizeX");
+    om->size_y = (uint64_t)io__xml_number(attrs, end, "SizeY");
+    for (k = 0; k < 3; k++) om->size[k] = (uint64_t)io__xml_number(attrs, end, sizes[k]);
+    if (!io__xml_attr(attrs, end, "DimensionOrder", om->order, sizeof om->order)) om->order[0] = '\0';
+    om->psx = io__xml_number(attrs, end, "PhysicalSizeX");
+    om->psy = io__xml_number(attrs, end, "PhysicalSizeY");
+    om->psz = io__xml_number(attrs, end, "PhysicalSizeZ");
+    io__ome_unit(attrs, end, "PhysicalSizeXUnit", om->unit, sizeof om->unit);
+    io__ome_unit(attrs, end, "PhysicalSizeZUnit", om->z_unit, sizeof om->z_unit);
 }
 
 /* --------------------------------------------------------------------------- >>reader */
@@ -438,11 +605,15 @@ struct io_reader {
     uint32_t rows, cols;
     io__format format;
     io__imagej ij;
+    io__ome ome;
     uint16_t pagenumber_total;   /* page 1's PageNumber total; 0: none */
     int contiguous;           /* ImageJ's contiguous layout: frames back to back from `start` */
     uint64_t start;           /* contiguous: the first frame's offset */
-    uint64_t first_page;      /* the chosen channel's first page (0-based) */
-    uint64_t kept;            /* frames a reading gives (st->frames) */
+    uint64_t dim[3];          /* the file's channels, z-planes, time points */
+    uint64_t stride[3];       /* pages between neighbours along each */
+    uint64_t first_channel;   /* the first kept channel (0-based) */
+    uint64_t channels;        /* channels kept (st->channels) */
+    uint64_t kept;            /* frames a reading gives per series (st->frames) */
     io_dtype dtype;           /* their samples' type */
     unsigned char *raw, *tile;   /* one frame in the file's format; one tile */
     char *err;
@@ -644,19 +815,116 @@ static int io__check_promises(io_reader *r)
                 r->name, r->pagenumber_total, (unsigned long long)r->pages);
         return 0;
     }
-    if (r->ij.channels > 1 && r->pages > 1 && r->pages % r->ij.channels != 0) {
-        io__say(r->err, r->err_bytes, "%s: the ImageJ header says %llu channels but the file has %llu pages, "
-                "not a multiple of it", r->name, (unsigned long long)r->ij.channels, (unsigned long long)r->pages);
+    return 1;
+}
+
+/* ImageJ's channels, slices and frames -> the file's dimensions (channel fastest, then slice,
+   then frame): slices are z-planes only beside frames; without frames they are the time points
+   (a plain stack). images=N must be their product where slices or frames are given. */
+static int io__imagej_dims(io_reader *r, uint64_t total)
+{
+    const io__imagej *ij = &r->ij;
+    uint64_t s = ij->slices ? ij->slices : 1, f = ij->frames ? ij->frames : 1, c = ij->channels;
+    if (ij->images && (ij->slices || ij->frames) &&
+        (s > UINT64_MAX / c || f > UINT64_MAX / (c * s) || ij->images != c * s * f)) {
+        io__say(r->err, r->err_bytes, "%s: the ImageJ description is inconsistent: images=%llu but channels=%llu x "
+                "slices=%llu x frames=%llu make %llu", r->name, (unsigned long long)ij->images,
+                (unsigned long long)c, (unsigned long long)s, (unsigned long long)f,
+                s > UINT64_MAX / c || f > UINT64_MAX / (c * s) ? 0ull : (unsigned long long)(c * s * f));
+        return 0;
+    }
+    r->dim[0] = c;
+    r->dim[1] = s > 1 && f > 1 ? s : 1;
+    if (r->dim[1] > total / c || total % (c * r->dim[1])) {
+        io__say(r->err, r->err_bytes, "%s: the ImageJ header says %llu channel(s) x %llu plane(s) but the file has "
+                "%llu pages, not a multiple of their product", r->name, (unsigned long long)c,
+                (unsigned long long)r->dim[1], (unsigned long long)total);
+        return 0;
+    }
+    r->dim[2] = total / (r->dim[0] * r->dim[1]);
+    r->stride[0] = 1;
+    r->stride[1] = r->dim[0];
+    r->stride[2] = r->dim[0] * r->dim[1];
+    return 1;
+}
+
+/* OME-XML's one Image: its sizes against the pages, its DimensionOrder -> each axis's stride. */
+static int io__ome_dims(io_reader *r)
+{
+    static const char axes[] = "CZT";
+    const io__ome *om = &r->ome;
+    uint64_t stride = 1;
+    int k;
+    if (om->images > 1 || om->other_file) {
+        io__say(r->err, r->err_bytes, "%s: %s: only a single-file OME-TIFF of one image is read (save each image "
+                "as its own OME-TIFF, e.g. with Fiji's Bio-Formats Exporter)", r->name, om->other_file
+                ? "its OME-XML places the pixels in other files (a multi-file OME-TIFF)" : "its OME-XML holds several images");
+        return 0;
+    }
+    for (k = 0; k < 3; k++)
+        if (!om->size[k]) {
+            io__say(r->err, r->err_bytes, "%s: its OME-XML has no Pixels element with Size%c", r->name, axes[k]);
+            return 0;
+        }
+    if (strlen(om->order) != 5 || strncmp(om->order, "XY", 2) || !strchr(om->order + 2, 'C') ||
+        !strchr(om->order + 2, 'Z') || !strchr(om->order + 2, 'T')) {
+        io__say(r->err, r->err_bytes, "%s: its OME-XML's DimensionOrder \"%s\" is not XY followed by C, Z and T",
+                r->name, om->order);
+        return 0;
+    }
+    if ((om->size_x && om->size_x != r->cols) || (om->size_y && om->size_y != r->rows)) {
+        io__say(r->err, r->err_bytes, "%s: its OME-XML says %llux%llu pixels but page 1 is %ux%u", r->name,
+                (unsigned long long)om->size_x, (unsigned long long)om->size_y, r->cols, r->rows);
+        return 0;
+    }
+    for (k = 2; k < 5; k++) {   /* the first of C, Z, T in the order varies fastest */
+        int a = (int)(strchr(axes, om->order[k]) - axes);
+        r->dim[a] = om->size[a];
+        r->stride[a] = stride;
+        stride = stride > r->pages / om->size[a] ? r->pages + 1 : stride * om->size[a];
+    }
+    if (stride > r->pages) {
+        io__say(r->err, r->err_bytes, "%s: its OME-XML promises %llu channel(s) x %llu plane(s) x %llu time point(s) "
+                "but the file has %llu pages", r->name, (unsigned long long)om->size[0], (unsigned long long)om->size[1],
+                (unsigned long long)om->size[2], (unsigned long long)r->pages);
         return 0;
     }
     return 1;
 }
 
-/* Pixel size and unit from page 1's resolution tags and ImageJ's unit. */
+/* The file's channels, z-planes and time points: OME-XML's, else ImageJ's, else one channel,
+   one plane, a frame per page. */
+static int io__dims(io_reader *r)
+{
+    if (r->ome.present) return io__ome_dims(r);
+    if (r->ij.present) return io__imagej_dims(r, r->ij.images ? r->ij.images : r->pages);   /* at most the pages */
+    r->dim[0] = r->dim[1] = 1;
+    r->dim[2] = r->pages;
+    r->stride[0] = r->stride[1] = r->stride[2] = 1;
+    return 1;
+}
+
+/* Pixel size, unit and z step from OME-XML's PhysicalSizes: the resolution tags an ImageJ file
+   of that calibration has (pixels per unit, ResolutionUnit none); the z step where its unit is
+   X's. */
+static void io__ome_calibration(const io__ome *om, io_stack *st)
+{
+    st->x_resolution = 1.0 / om->psx;
+    st->y_resolution = 1.0 / (om->psy > 0 ? om->psy : om->psx);
+    st->resolution_unit = RESUNIT_NONE;
+    st->pixel_size = om->psx;
+    snprintf(st->unit, sizeof st->unit, "%s", om->unit);
+    if (!strcmp(om->unit, om->z_unit)) st->z_spacing = om->psz;
+}
+
+/* Pixel size and unit from page 1's resolution tags and ImageJ's unit (OME-XML's PhysicalSizeX
+   where it gives one). */
 static void io__calibration(io_reader *r, io_stack *st)
 {
     float xres = 0, yres = 0;
     uint16_t unit = RESUNIT_INCH;
+    if (r->ome.present && r->ome.psx > 0) { io__ome_calibration(&r->ome, st); return; }
+    st->z_spacing = r->ij.spacing;
     if (TIFFGetField(r->t, TIFFTAG_XRESOLUTION, &xres) && isfinite(xres) && xres > 0) st->x_resolution = xres;
     if (TIFFGetField(r->t, TIFFTAG_YRESOLUTION, &yres) && isfinite(yres) && yres > 0) st->y_resolution = yres;
     if (!(st->x_resolution > 0)) st->x_resolution = st->y_resolution;   /* one given: square pixels */
@@ -678,17 +946,16 @@ static void io__describe(const io_reader *r, int contiguous, io_stack *st)
     int hyper = r->ij.channels > 1 || (r->ij.slices > 1 && r->ij.frames > 1);
     snprintf(st->kind, sizeof st->kind, "%s, %s%s%s%s", io__format_name(r->format),
              TIFFIsBigEndian(r->t) ? "big-endian" : "little-endian",
-             !r->ij.present ? "" : hyper ? ", ImageJ hyperstack" : ", ImageJ stack",
+             r->ome.present ? ", OME-TIFF" : !r->ij.present ? "" : hyper ? ", ImageJ hyperstack" : ", ImageJ stack",
              contiguous ? " (contiguous)" : "",
              io__dtype_of(r->format) == IO_F32 && !(r->format.fmt == SAMPLEFORMAT_IEEEFP && r->format.bps == 32)
              ? ", converted to 32-bit float" : "");
 }
 
-/* The frames to keep: pages p (of `total`) with p % channels == channel, at most max_frames. */
-static uint64_t io__kept(const io_reader *r, uint64_t total, unsigned channel, uint64_t max_frames)
+/* The page of frame k of kept series s: channel first_channel + s % channels, plane s / channels. */
+static uint64_t io__page_of(const io_reader *r, uint64_t s, uint64_t k)
 {
-    uint64_t k = total > channel ? (total - channel + r->ij.channels - 1) / r->ij.channels : 0;
-    return max_frames && k > max_frames ? max_frames : k;
+    return (r->first_channel + s % r->channels) * r->stride[0] + s / r->channels * r->stride[1] + k * r->stride[2];
 }
 
 /* The current page's samples (file format, host order) into raw: rows x cols. */
@@ -760,11 +1027,11 @@ static int io__open_page(io_reader *r, uint64_t p)
     return 1;
 }
 
-/* Kept frame k (of the chosen channel) into r->raw: its page decoded, or its bytes of the
-   contiguous layout. */
-static int io__load_frame(io_reader *r, uint64_t k)
+/* Frame k of kept series s into r->raw: its page decoded, or its bytes of the contiguous
+   layout. */
+static int io__load_frame(io_reader *r, uint64_t s, uint64_t k)
 {
-    uint64_t p = r->first_page + k * r->ij.channels, frame = io__frame_bytes(r);
+    uint64_t p = io__page_of(r, s, k), frame = io__frame_bytes(r);
     if (!r->contiguous) return io__open_page(r, p) && io__decode_page(r, p, r->raw, r->tile);
     if (io__src_read_at(&r->src, r->start + p * frame, r->raw, frame) != frame) {
         io__say(r->err, r->err_bytes, "%s: ImageJ frame %llu of %llu cannot be read: %s", r->name,
@@ -801,19 +1068,21 @@ static int io__locate_contiguous(io_reader *r)
     return 1;
 }
 
-/* The ImageJ channel asked for against the file's channels. */
+/* The channel asked for against the file's channels: the kept ones. */
 static int io__check_channel(io_reader *r, unsigned channel)
 {
-    if (r->ij.channels > 1 && !channel) {
-        io__say(r->err, r->err_bytes, "%s: an ImageJ hyperstack with %llu channels: choose one with --channel "
-                "1..%llu", r->name, (unsigned long long)r->ij.channels, (unsigned long long)r->ij.channels);
+    if (r->dim[0] > 1 && !channel) {
+        io__say(r->err, r->err_bytes, "%s: a hyperstack with %llu channels: choose one with --channel 1..%llu, or "
+                "--channel all", r->name, (unsigned long long)r->dim[0], (unsigned long long)r->dim[0]);
         return 0;
     }
-    if (channel > r->ij.channels && channel > 1) {
+    if (channel != IO_CHANNEL_ALL && channel > r->dim[0] && channel > 1) {
         io__say(r->err, r->err_bytes, "%s: --channel %u: the file has %llu channel(s)", r->name, channel,
-                (unsigned long long)r->ij.channels);
+                (unsigned long long)r->dim[0]);
         return 0;
     }
+    r->first_channel = channel && channel != IO_CHANNEL_ALL ? channel - 1 : 0;
+    r->channels = channel == IO_CHANNEL_ALL ? r->dim[0] : 1;
     return 1;
 }
 
@@ -842,8 +1111,11 @@ static int io__open_tiff(io_reader *r, unsigned channel, uint64_t max_frames, io
     }
     if (TIFFGetField(r->t, TIFFTAG_IMAGEDESCRIPTION, &desc) != 1) desc = NULL;
     io__parse_imagej(desc, &r->ij);
+    io__parse_ome(desc, &r->ome);
     if (TIFFGetField(r->t, TIFFTAG_PAGENUMBER, &pn, &pn_total) == 1) r->pagenumber_total = pn_total;
-    if (!io__walk_pages(r) || !io__check_promises(r) || !io__check_channel(r, channel)) return 0;
+    if (!io__walk_pages(r) || !io__check_promises(r)) return 0;
+    r->contiguous = r->ij.present && !r->ome.present && r->ij.images > 1 && r->pages == 1;
+    if (!io__dims(r) || !io__check_channel(r, channel)) return 0;
     if (!TIFFSetSubDirectory(r->t, r->diroff[0])) {
         io__say(r->err, r->err_bytes, "%s: page 1 cannot be opened again", r->name);
         return 0;
@@ -852,11 +1124,12 @@ static int io__open_tiff(io_reader *r, unsigned channel, uint64_t max_frames, io
     st->cols = r->cols;
     st->dtype = r->dtype = io__dtype_of(r->format);
     io__calibration(r, st);
-    r->contiguous = r->ij.present && r->ij.images > 1 && r->pages == 1;
     io__describe(r, r->contiguous, st);
     if (r->contiguous && !io__locate_contiguous(r)) return 0;
-    r->first_page = channel ? channel - 1 : 0;
-    st->frames = r->kept = io__kept(r, r->contiguous ? r->ij.images : r->pages, (unsigned)r->first_page, max_frames);
+    st->frames = r->kept = max_frames && r->dim[2] > max_frames ? max_frames : r->dim[2];
+    st->channels = (uint32_t)r->channels;   /* at most the pages: io__dims */
+    st->planes = (uint32_t)r->dim[1];
+    st->series = r->channels * r->dim[1];
     frame = io__frame_bytes(r);   /* at most the budget: io__check_page */
     if (!(r->raw = (unsigned char *)malloc(frame ? (size_t)frame : 1))) {
         io__say(r->err, r->err_bytes, "%s: out of host memory", r->name);
@@ -868,7 +1141,7 @@ static int io__open_tiff(io_reader *r, unsigned channel, uint64_t max_frames, io
 static void io__close_reader(io_reader *r)
 {
     if (r->t) TIFFClose(r->t);
-    if (r->owns_fd && r->src.fd >= 0) close(r->src.fd);
+    if (r->owns_fd && r->src.fd >= 0) cli_close(r->src.fd);
     free(r->diroff);
     free(r->raw);
     free(r->tile);
@@ -886,7 +1159,7 @@ static int io__open_reader(const io__src *src, int owns_fd, const char *name, un
     memset(st, 0, sizeof *st);
     io__say(err, err_bytes, "%s", "");
     if (!r) {
-        if (owns_fd) close(src->fd);
+        if (owns_fd) cli_close(src->fd);
         io__say(err, err_bytes, "%s: out of host memory", name);
         return 0;
     }
@@ -909,43 +1182,54 @@ int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_st
                   char *err, size_t err_bytes)
 {
     io__src src;
-    struct stat sb;
+    cli_stat sb;
     memset(st, 0, sizeof *st);
     *out = NULL;
     memset(&src, 0, sizeof src);
     /* O_NONBLOCK: a FIFO given by mistake fails below instead of waiting for a writer */
-    if ((src.fd = open(path, O_RDONLY | O_NONBLOCK)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
-    if (fstat(src.fd, &sb) != 0) {
+    if ((src.fd = cli_open_read(path)) < 0) { io__say(err, err_bytes, "%s: %s", path, strerror(errno)); return 0; }
+    if (cli_fstat(src.fd, &sb) != 0) {
         io__say(err, err_bytes, "%s: %s", path, strerror(errno));
-        close(src.fd);
+        cli_close(src.fd);
         return 0;
     }
     if (!S_ISREG(sb.st_mode)) {
         io__say(err, err_bytes, "%s: %s", path, S_ISDIR(sb.st_mode) ? "is a directory, not a TIFF file"
                 : "not a regular file");
-        close(src.fd);
+        cli_close(src.fd);
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
     return io__open_reader(&src, 1, path, channel, max_frames, st, out, err, err_bytes);
 }
 
-int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err, size_t err_bytes)
+int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count, void *dst, char *err,
+                   size_t err_bytes)
 {
-    uint64_t k;
+    uint64_t k, nseries = r->channels * r->dim[1];
     r->err = err;
     r->err_bytes = err_bytes;
     io__say(err, err_bytes, "%s", "");
+    if (series >= nseries) {
+        io__say(err, err_bytes, "%s: series %llu asked for, but the file has %llu", r->name,
+                (unsigned long long)series + 1, (unsigned long long)nseries);
+        return 0;
+    }
     if (first > r->kept || count > r->kept - first) {
         io__say(err, err_bytes, "%s: frames %llu..%llu asked for, but the stack has %llu", r->name,
                 (unsigned long long)first + 1, (unsigned long long)(first + count), (unsigned long long)r->kept);
         return 0;
     }
     for (k = 0; k < count; k++) {
-        if (!io__load_frame(r, first + k)) return 0;
+        if (!io__load_frame(r, series, first + k)) return 0;
         io__store(r, dst, k);
     }
     return 1;
+}
+
+int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err, size_t err_bytes)
+{
+    return io_series_read(r, 0, first, count, dst, err, err_bytes);
 }
 
 void io_stack_close(io_reader *r)
@@ -953,20 +1237,23 @@ void io_stack_close(io_reader *r)
     if (r) io__close_reader(r);
 }
 
-/* Every frame of an open reader into st->data, then the reader closed. */
-static int io__read_all(io_reader *r, io_stack *st, char *err, size_t err_bytes)
+/* Series [first, first + n) of an open reader, every frame, into st->data (st emptied on failure). */
+static int io__read_all(io_reader *r, io_stack *st, uint64_t first, uint64_t n, char *err, size_t err_bytes)
 {
-    uint64_t px = (uint64_t)r->rows * r->cols, esz = io_dtype_bytes(st->dtype), frames = st->frames;
+    uint64_t px = (uint64_t)r->rows * r->cols, esz = io_dtype_bytes(st->dtype), frames = st->frames, s;
+    size_t series_bytes = 0;
     int ok = 0;
-    if (frames && (px > r->budget / (r->format.bps / 8) / frames || px * frames > SIZE_MAX / esz))
+    if (frames && (px > r->budget / (r->format.bps / 8) / frames / n || px * frames * n > SIZE_MAX / esz)) {
         io__say(err, err_bytes, "%s: %llu frames of %ux%u samples: more than a file of %llu bytes can hold",
-                r->name, (unsigned long long)frames, r->cols, r->rows, (unsigned long long)r->src.size);
-    else if (!(st->data = malloc(frames ? (size_t)(px * frames * esz) : 1)))
-        io__say(err, err_bytes, "%s: out of host memory for %llu frames of %ux%u", r->name,
-                (unsigned long long)frames, r->cols, r->rows);
-    else
-        ok = io_stack_read(r, 0, frames, st->data, err, err_bytes);
-    io_stack_close(r);
+                r->name, (unsigned long long)(frames * n), r->cols, r->rows, (unsigned long long)r->src.size);
+    } else {
+        series_bytes = (size_t)(px * frames * esz);
+        if (!(st->data = malloc(frames ? series_bytes * (size_t)n : 1)))
+            io__say(err, err_bytes, "%s: out of host memory for %llu frames of %ux%u", r->name,
+                    (unsigned long long)(frames * n), r->cols, r->rows);
+        for (ok = st->data != NULL, s = 0; ok && s < n; s++)
+            ok = io_series_read(r, first + s, 0, frames, (unsigned char *)st->data + s * series_bytes, err, err_bytes);
+    }
     if (!ok) {
         io_stack_free(st);
         memset(st, 0, sizeof *st);
@@ -974,11 +1261,26 @@ static int io__read_all(io_reader *r, io_stack *st, char *err, size_t err_bytes)
     return ok;
 }
 
+/* Every series of an open reader into st->data, then the reader closed. */
+static int io__read_close(io_reader *r, io_stack *st, char *err, size_t err_bytes)
+{
+    int ok = io__read_all(r, st, 0, st->series, err, err_bytes);
+    io_stack_close(r);
+    return ok;
+}
+
+int io_series_load(io_reader *r, uint64_t series, io_stack *st, char *err, size_t err_bytes)
+{
+    if (!io__read_all(r, st, series, 1, err, err_bytes)) return 0;
+    st->series = 1;
+    return 1;
+}
+
 int io_read_stack(const char *path, unsigned channel, uint64_t max_frames, io_stack *st, char *err,
                   size_t err_bytes)
 {
     io_reader *r;
-    return io_stack_open(path, channel, max_frames, st, &r, err, err_bytes) && io__read_all(r, st, err, err_bytes);
+    return io_stack_open(path, channel, max_frames, st, &r, err, err_bytes) && io__read_close(r, st, err, err_bytes);
 }
 
 int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsigned channel,
@@ -991,7 +1293,7 @@ int io_read_stack_memory(const void *bytes, size_t size, const char *name, unsig
     src.mem = (const unsigned char *)bytes;
     src.size = bytes ? size : 0;
     return io__open_reader(&src, 0, name, channel, max_frames, st, &r, err, err_bytes) &&
-           io__read_all(r, st, err, err_bytes);
+           io__read_close(r, st, err, err_bytes);
 }
 
 void io_stack_free(io_stack *st)
@@ -1013,7 +1315,7 @@ void io_outfile_remove_temporaries(void)
 {
     int k;
     for (k = 0; k < IO_MAX_OUTFILES; k++)
-        if (io__live[k]) unlink(io__slot[k]->tmp);
+        if (io__live[k]) cli_remove(io__slot[k]->tmp);
 }
 
 static void io__unregister(io_outfile *o)
@@ -1028,12 +1330,12 @@ static void io__unregister(io_outfile *o)
 static int io__follow_links(const char *path, char *out, size_t bytes, char *err, size_t err_bytes)
 {
     char target[4096], next[8200];
-    struct stat sb;
+    cli_stat sb;
     unsigned hops;
     snprintf(out, bytes, "%s", path);
-    for (hops = 0; lstat(out, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+    for (hops = 0; cli_lstat(out, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
         const char *slash = strrchr(out, '/');
-        ssize_t n = hops < 40 ? readlink(out, target, sizeof target) : -1;
+        int64_t n = hops < 40 ? cli_readlink(out, target, sizeof target) : -1;
         if (hops == 40) errno = ELOOP;
         if (n < 0 || (size_t)n >= sizeof target) {
             io__say(err, err_bytes, "cannot write %s: %s", path, n < 0 ? strerror(errno) : "link target too long");
@@ -1049,7 +1351,7 @@ static int io__follow_links(const char *path, char *out, size_t bytes, char *err
 }
 
 /* What kind of file sb is, for a refusal: "a directory", "a FIFO (named pipe)", ... */
-static const char *io__not_regular(const struct stat *sb)
+static const char *io__not_regular(const cli_stat *sb)
 {
     if (S_ISDIR(sb->st_mode)) return "a directory";
     if (S_ISFIFO(sb->st_mode)) return "a FIFO (named pipe)";
@@ -1063,11 +1365,11 @@ static const char *io__not_regular(const struct stat *sb)
    path's links followed): a name that can be a file's, and nothing there or a regular file
    the rename may replace (io_outfile's rules). *old receives target's stat (st_mode 0: no
    file there). Returns 1, or 0 with err filled. */
-static int io__check_target(const char *path, const char *target, struct stat *old, char *err, size_t err_bytes)
+static int io__check_target(const char *path, const char *target, cli_stat *old, char *err, size_t err_bytes)
 {
     char shown[8400], dir[4096];
     const char *base = strrchr(target, '/'), *what;
-    struct stat dsb;
+    cli_stat dsb;
     if (strcmp(path, target)) snprintf(shown, sizeof shown, "%s (a symbolic link to %s)", path, target);
     else snprintf(shown, sizeof shown, "%s", path);
     memset(old, 0, sizeof *old);
@@ -1077,20 +1379,19 @@ static int io__check_target(const char *path, const char *target, struct stat *o
         io__say(err, err_bytes, "cannot write %s: it names a directory, not a file", shown);
         return 0;
     }
-    if (lstat(target, old) != 0) { memset(old, 0, sizeof *old); return 1; }   /* created (or mkstemp says why not) */
+    if (cli_lstat(target, old) != 0) { memset(old, 0, sizeof *old); return 1; }   /* created (or mkstemp says why not) */
     if ((what = io__not_regular(old)) != NULL) {
         io__say(err, err_bytes, "cannot write %s: it is %s, and outputs are regular files only (a TIFF is written "
                 "with seeks): refused; give a file name", shown, what);
         return 0;
     }
-    if (!(old->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0) {
+    if (!(old->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || !cli_writable(target)) {
         io__say(err, err_bytes, "cannot write %s: the file is read-only (not writable by this user): refused to "
                 "replace it; make it writable or remove it", shown);
         return 0;
     }
     snprintf(dir, sizeof dir, "%.*s", base - target > 1 ? (int)(base - target - 1) : (int)(base - target), target);
-    if (stat(dir[0] ? dir : ".", &dsb) == 0 && (dsb.st_mode & S_ISVTX) && geteuid() != 0 &&
-        old->st_uid != geteuid() && dsb.st_uid != geteuid()) {
+    if (cli_stat_path(dir[0] ? dir : ".", &dsb) == 0 && cli_sticky_refuses(&dsb, old)) {
         io__say(err, err_bytes, "cannot write %s: another user's file in a sticky directory (%s) cannot be "
                 "replaced: refused; choose another name", shown, dir[0] ? dir : ".");
         return 0;
@@ -1100,8 +1401,7 @@ static int io__check_target(const char *path, const char *target, struct stat *o
 
 int io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes)
 {
-    mode_t mask;
-    struct stat old;
+    cli_stat old;
     int k;
     o->fd = -1;
     o->slot = 0;
@@ -1120,40 +1420,36 @@ int io_outfile_open(io_outfile *o, const char *path, char *err, size_t err_bytes
     io__slot[k] = o;
     io__live[k] = 1;
     o->slot = k + 1;
-    if ((o->fd = mkstemp(o->tmp)) < 0) {
+    if ((o->fd = cli_mkstemp(o->tmp)) < 0) {
         io__say(err, err_bytes, "cannot write %s: %s", o->final, strerror(errno));
         io__unregister(o);
         o->tmp[0] = '\0';
         return 0;
     }
     /* mkstemp makes 0600: the replaced file's mode, else the usual 0666 less the umask */
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(o->fd, old.st_mode ? old.st_mode & 0777 : 0666 & ~mask) != 0) {
-        /* keeps 0600: still readable by its owner */
-    }
+    cli_set_new_mode(o->fd, (unsigned)old.st_mode);
     return 1;
 }
 
 void io_outfile_discard(io_outfile *o)
 {
     if (!o->tmp[0]) return;
-    if (o->fd >= 0) close(o->fd);
+    if (o->fd >= 0) cli_close(o->fd);
     o->fd = -1;
-    unlink(o->tmp);
+    cli_remove(o->tmp);
     io__unregister(o);   /* after the unlink: a signal meanwhile finds the name */
     o->tmp[0] = '\0';
 }
 
 int io_outfile_commit(io_outfile *o, char *err, size_t err_bytes)
 {
-    struct stat old;
-    if (o->fd >= 0) { close(o->fd); o->fd = -1; }
+    cli_stat old;
+    if (o->fd >= 0) { cli_close(o->fd); o->fd = -1; }
     if (!io__check_target(o->final, o->final, &old, err, err_bytes)) {   /* what is there now */
         io_outfile_discard(o);
         return 0;
     }
-    if (rename(o->tmp, o->final) != 0) {
+    if (!cli_replace(o->tmp, o->final)) {
         io__say(err, err_bytes, "cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
         io_outfile_discard(o);
         return 0;
@@ -1175,7 +1471,7 @@ static int io__sink_write(io__sink *k, const void *buf, size_t n)
 {
     const char *p = (const char *)buf;
     while (n) {
-        ssize_t w = write(k->fd, p, n);
+        int64_t w = cli_write(k->fd, p, n);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) { if (w == 0) errno = ENOSPC; io__sink_fail(k); return 0; }
         p += w;
@@ -1188,7 +1484,7 @@ static int io__sink_write(io__sink *k, const void *buf, size_t n)
 static int io__sink_close(io__sink *k)
 {
     int ok = 1;
-    if (k->fd >= 0 && close(k->fd) != 0) { io__sink_fail(k); ok = 0; }
+    if (k->fd >= 0 && cli_close(k->fd) != 0) { io__sink_fail(k); ok = 0; }
     k->fd = -1;
     return ok;
 }
@@ -1196,8 +1492,8 @@ static int io__sink_close(io__sink *k)
 static tmsize_t io__sink_tiff_read(thandle_t h, void *buf, tmsize_t n)
 {
     io__sink *k = (io__sink *)h;
-    ssize_t r;
-    do r = read(k->fd, buf, (size_t)n); while (r < 0 && errno == EINTR);
+    int64_t r;
+    do r = cli_read(k->fd, buf, (size_t)n); while (r < 0 && errno == EINTR);
     return (tmsize_t)r;
 }
 
@@ -1209,9 +1505,9 @@ static tmsize_t io__sink_tiff_write(thandle_t h, void *buf, tmsize_t n)
 static toff_t io__sink_tiff_seek(thandle_t h, toff_t off, int whence)
 {
     io__sink *k = (io__sink *)h;
-    off_t r;
+    int64_t r;
     if (off > (toff_t)INT64_MAX) { errno = EOVERFLOW; io__sink_fail(k); return (toff_t)-1; }
-    r = lseek(k->fd, (off_t)off, whence);
+    r = cli_seek(k->fd, (int64_t)off, whence);
     if (r < 0) { io__sink_fail(k); return (toff_t)-1; }
     return (toff_t)r;
 }
@@ -1220,8 +1516,8 @@ static int io__sink_tiff_close(thandle_t h) { return io__sink_close((io__sink *)
 
 static toff_t io__sink_tiff_size(thandle_t h)
 {
-    struct stat sb;
-    return fstat(((io__sink *)h)->fd, &sb) == 0 ? (toff_t)sb.st_size : 0;
+    cli_stat sb;
+    return cli_fstat(((io__sink *)h)->fd, &sb) == 0 ? (toff_t)sb.st_size : 0;
 }
 
 /* " (No space left on device)"-style: the system's reason, else libtiff's, else a guess. */
@@ -1266,8 +1562,31 @@ struct io_tiff_writer {
     uint64_t pages, done;
     uint32_t rows, cols;
     int failed;
-    char desc[256], software[512];
+    char desc[512], software[512];
 };
+
+/* The ImageJ description of pages images: a stack of time points, or (in->channels x
+   in->planes above 1 per time point) a hyperstack, channel fastest; 0 when pages is not a
+   whole number of time points. */
+static int io__imagej_description(const io_stack *in, uint64_t pages, char *desc, size_t bytes)
+{
+    uint64_t c = in->channels ? in->channels : 1, z = in->planes ? in->planes : 1;
+    int unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
+    size_t n;
+    if (c * z == 1) {   /* the stack of before hyperstacks, byte for byte */
+        snprintf(desc, bytes, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n", (unsigned long long)pages,
+                 (unsigned long long)pages, unit ? "unit=" : "", unit ? in->unit : "", unit ? "\n" : "");
+        return 1;
+    }
+    if (pages % (c * z)) return 0;
+    n = (size_t)snprintf(desc, bytes, "ImageJ=1.11a\nimages=%llu\nchannels=%llu\nslices=%llu\nframes=%llu\n"
+                         "hyperstack=true\n", (unsigned long long)pages, (unsigned long long)c, (unsigned long long)z,
+                         (unsigned long long)(pages / (c * z)));
+    if (unit && n < bytes) n += (size_t)snprintf(desc + n, bytes - n, "unit=%s\n", in->unit);
+    if (unit && z > 1 && in->z_spacing > 0 && n < bytes) n += (size_t)snprintf(desc + n, bytes - n, "spacing=%.9g\n", in->z_spacing);
+    if (n < bytes) snprintf(desc + n, bytes - n, "loop=false\n");
+    return 1;
+}
 
 /* "cannot write <file>: <the system's reason, or libtiff's>" */
 static int io__writer_failed(io_tiff_writer *w, char *err, size_t err_bytes)
@@ -1284,7 +1603,6 @@ int io_tiff_begin(io_outfile *o, const io_stack *in, unsigned mag, uint64_t page
     uint64_t page_bytes = (uint64_t)rowsM * colsM * 4;
     TIFFOpenOptions *opts;
     io_tiff_writer *w;
-    int imagej_unit = in->resolution_unit == RESUNIT_NONE && in->unit[0];
     *out = NULL;
     if (page_bytes > (uint64_t)PTRDIFF_MAX || (pages && page_bytes > UINT64_MAX / pages)) {
         io__say(err, err_bytes, "cannot write %s: %llu pages of %ux%u are too large", o->final,
@@ -1306,9 +1624,13 @@ int io_tiff_begin(io_outfile *o, const io_stack *in, unsigned mag, uint64_t page
     w->sink.fd = o->fd;
     w->lg.name = o->tmp;
     snprintf(w->software, sizeof w->software, "%s", software ? software : "");
-    snprintf(w->desc, sizeof w->desc, "ImageJ=1.11a\nimages=%llu\nframes=%llu\n%s%s%sloop=false\n",
-             (unsigned long long)pages, (unsigned long long)pages, imagej_unit ? "unit=" : "",
-             imagej_unit ? in->unit : "", imagej_unit ? "\n" : "");
+    if (!io__imagej_description(in, pages, w->desc, sizeof w->desc)) {
+        io__say(err, err_bytes, "cannot write %s: %llu pages are not a whole number of time points of %u channel(s) x "
+                "%u plane(s)", o->final, (unsigned long long)pages, in->channels, in->planes);
+        TIFFOpenOptionsFree(opts);
+        free(w);
+        return 0;
+    }
     TIFFOpenOptionsSetErrorHandlerExtR(opts, io__on_tiff_error, &w->lg);
     TIFFOpenOptionsSetWarningHandlerExtR(opts, io__on_tiff_warning, &w->lg);
     /* BigTIFF when the classic format's 4 GiB offsets would not do */
@@ -1380,6 +1702,37 @@ int io_write_tiff(io_outfile *o, const io_stack *in, unsigned mag, const float *
             return 0;
         }
     return io_tiff_end(w, err, err_bytes);
+}
+
+/* --------------------------------------------------------------------------- >>pages aside */
+int io_pages_append(io_outfile *o, const float *image, size_t count, char *err, size_t err_bytes)
+{
+    io__sink k;
+    k.fd = o->fd;
+    k.err = 0;
+    if (count > SIZE_MAX / sizeof(float) || !io__sink_write(&k, image, count * sizeof(float))) {
+        io__say(err, err_bytes, "cannot write %s: %s", o->tmp, k.err ? strerror(k.err) : "too large");
+        return 0;
+    }
+    return 1;
+}
+
+int io_pages_read(io_outfile *o, uint64_t index, float *image, size_t count, char *err, size_t err_bytes)
+{
+    io__src src;
+    uint64_t bytes = (uint64_t)count * sizeof(float);
+    memset(&src, 0, sizeof src);
+    src.fd = o->fd;
+    src.size = UINT64_MAX;
+    errno = 0;
+    if (!count) return 1;
+    if (count > SIZE_MAX / sizeof(float) || index > UINT64_MAX / 2 / bytes ||
+        io__src_read_at(&src, index * bytes, image, bytes) != bytes) {
+        io__say(err, err_bytes, "cannot read %s back (page %llu): %s", o->tmp, (unsigned long long)index + 1,
+                errno ? strerror(errno) : "it is shorter than what was written");
+        return 0;
+    }
+    return 1;
 }
 
 /* --------------------------------------------------------------------------- >>preview */

@@ -34,8 +34,11 @@ pkgs_reliability="oclgrind clang libclang-rt-dev libtiff-dev libpng-dev"
 pkgs_napari="python3-venv python3-pip xvfb xauth libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libdbus-1-3 libfontconfig1 libfreetype6 fonts-dejavu-core libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libx11-xcb1 libxext6 libxcb1 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1"
 # tests/run.sh's windows stage (scripts/windows_check.sh): mingw-w64 builds the Windows
 # programs (its win32-thread compilers: every thread the OS shim's Win32 one), Wine runs them
-# (/usr/lib/wine/wine64), clang checks the headers for what MSVC lacks (-Wvla -Wgnu)
-pkgs_windows="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 clang"
+# (/usr/lib/wine/wine64), clang checks the headers for what MSVC lacks (-Wvla -Wgnu); the
+# eSRRF command line for Windows links libtiff and libpng cross-built by the script from Debian
+# 12's source packages (apt-get source through its own source list, checked with Debian's
+# archive keyring; dpkg-dev unpacks them; cmake builds them) and Debian's zlib for mingw-w64
+pkgs_windows="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 clang libz-mingw-w64-dev dpkg-dev debian-archive-keyring cmake"
 
 case "$profile" in
     quick) want="$pkgs_quick" ;;

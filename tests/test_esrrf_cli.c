@@ -46,6 +46,17 @@
    no file; the pixel size (divided by the magnification) and ImageJ's unit reach the output's
    tags, and an ImageJ hyperstack's channel gives the bytes of that channel alone.
 
+   Hyperstacks (2 channels x 3 z-planes x 7 frames, ImageJ's order): --channel all writes one
+   ImageJ hyperstack per mode (channels, slices, frames = time points, hyperstack=true, the unit,
+   the z spacing, XResolution x mag) whose every (time point, channel, plane) page is the run of
+   that series alone, bit for bit; --plane picks a plane; one channel of one plane, and --channel
+   all on a one-channel stack, give the plain run's bytes; a strip of a later series that does not
+   decode leaves nothing (the pages kept aside removed too); a channel or plane past the file's,
+   --sweep over several series, a truncated file, ImageJ's images=N other than channels x slices
+   x frames, pages not a whole number of channels x planes, an OME-XML of two images or of more
+   planes than pages: an error naming it, no file. (python/tests/test_hyperstack.py reads the
+   outputs with tifffile's ImageJ metadata reader, from ImageJ and OME-TIFF inputs.)
+
    Drift correction (--drift): on a stack of blobs moved by a known sub-pixel drift of several
    pixels, the table beside the output (pixels, and the TIFF's unit) within 0.1 px RMS of the
    truth and its plot a PNG; the streamed run (two passes over the file) and the in-memory one
@@ -2119,6 +2130,31 @@ static void test_streamed_interrupt_leaves_nothing(void **state)
 typedef struct run_files { unsigned char *b[3]; size_t n[3]; } run_files;
 static const char *const run_file_names[3] = { "sr_avg.tif", "sr_tac2.tif", "sr_preview.png" };
 
+/* The TIFFs of a run with --no-preview (sr_avg.tif, sr_tac2.tif in outdir): kept, removed. */
+static void run_files_take(run_files *f)
+{
+    char p[500];
+    unsigned k;
+    memset(f, 0, sizeof *f);
+    for (k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/%s", outdir, run_file_names[k]);
+        assert_non_null(f->b[k] = slurp(p, &f->n[k]));
+        assert_int_equal(unlink(p), 0);
+    }
+}
+
+/* Two runs' files (those kept), byte for byte; then released. */
+static void run_files_expect_equal(run_files *a, run_files *b)
+{
+    unsigned k;
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(a->n[k], b->n[k]);
+        if (a->n[k]) assert_memory_equal(a->b[k], b->b[k], a->n[k]);
+        free(a->b[k]);
+        free(b->b[k]);
+    }
+}
+
 /* Runs in (its ImageJ channel: channel, NULL for none) and keeps its outputs, removed. */
 static void run_and_keep(const char *in, const char *channel, run_files *f)
 {
@@ -2238,7 +2274,6 @@ static void test_calibration_round_trip(void **state)
     char in[400], *desc = NULL;
     float xres = 0, yres = 0;
     uint16_t unit = 0;
-    unsigned k;
     TIFF *t;
     (void)state;
     SKIP_WITHOUT_BIN();
@@ -2271,18 +2306,197 @@ static void test_calibration_round_trip(void **state)
     sp.desc = "ImageJ=1.54f\nimages=6\nframes=6\nunit=micron\n";
     lt_write(in, &sp);
     run_and_keep(in, NULL, &b);
-    for (k = 0; k < 3; k++) {
-        assert_int_equal(a.n[k], b.n[k]);
-        assert_memory_equal(a.b[k], b.b[k], a.n[k]);
-        free(a.b[k]);
-        free(b.b[k]);
+    run_files_expect_equal(&a, &b);
+}
+
+/* Hyperstacks: HS_C channels x HS_Z planes x HS_T frames (ImageJ's order, channel fastest),
+   0.1 micron pixels, z step 0.25 micron. */
+#define HS_C 2
+#define HS_Z 3
+#define HS_T 7
+#define HS_NTP 4   /* time points of 2 frames (the last of 1) */
+static const char hs_desc[] = "ImageJ=1.54f\nimages=42\nchannels=2\nslices=3\nframes=7\nhyperstack=true\nunit=micron\n"
+                              "spacing=0.25\nloop=false\n";
+
+/* A run of in with the hyperstack tests' settings and extra (NULL-terminated, up to 4) options:
+   its status; sr_avg.tif and sr_tac2.tif in outdir. */
+static int hs_run(const char *in, const char *a, const char *b, const char *c, const char *d)
+{
+    const char *argv[] = { bin, "--mag=2", "--mode", "avg,tac2", "--frames-per-timepoint", "2", "--block", "3",
+                           "--no-preview", in, out_tif, a, b, c, d, NULL };
+    int rc = run_argv(argv);
+    if (rc != 0) print_message("# %s: status %d: %s\n", in, rc, err_text);
+    return rc;
+}
+
+/* The ImageJ description of the output path: channels, slices, frames, unit, spacing; its
+   XResolution. */
+static void expect_hyperstack_tags(const char *path, unsigned c, unsigned z, unsigned t)
+{
+    char want[200], *desc = NULL;
+    float xres = 0;
+    TIFF *tf = TIFFOpen(path, "r");
+    assert_non_null(tf);
+    assert_int_equal(TIFFGetField(tf, TIFFTAG_IMAGEDESCRIPTION, &desc), 1);
+    snprintf(want, sizeof want, "\nimages=%u\nchannels=%u\nslices=%u\nframes=%u\nhyperstack=true\nunit=micron\n%s", c * z * t,
+             c, z, t, z > 1 ? "spacing=0.25\n" : "");
+    if (!strstr(desc, want)) print_message("# %s: description %s\n", path, desc);
+    assert_non_null(strstr(desc, want));
+    assert_int_equal(TIFFGetField(tf, TIFFTAG_XRESOLUTION, &xres), 1);
+    assert_true(xres == 20.0f);   /* 10 pixels per micron, magnified 2 times */
+    TIFFClose(tf);
+}
+
+/* Every channel and plane of a hyperstack (--channel all), each its own series: one hyperstack
+   per mode (channels=2, slices=3, frames=time points, the calibration divided by mag, the z step
+   kept) whose page (time point, channel, plane) is, bit for bit, that time point's page of the
+   run of the series alone as a plain stack (ImageJ's order: channel fastest, then plane, then
+   time point); --plane picks a plane's channels; one channel of one plane gives the plain
+   stack's bytes; --channel all on a one-channel stack gives the bytes of a run without it. */
+static void test_hyperstack_series(void **state)
+{
+    static const char *const modes[2] = { "sr_avg.tif", "sr_tac2.tif" };
+    lt_spec sp;
+    char in[400], one[400], p[500], plane[8], channel[8];
+    float *got[2], *ref;
+    unsigned m, c, z, tp, pages;
+    uint32_t r = 0, cc = 0;
+    size_t px;
+    run_files a, b;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(in, sizeof in, dir, "hyper.tif");
+    path_in(one, sizeof one, dir, "hyper_series.tif");
+    memset(&sp, 0, sizeof sp);
+    sp.pages = HS_C * HS_Z * HS_T; sp.rows = 10; sp.cols = 12; sp.odd_page = -1; sp.desc = hs_desc;
+    lt_write(in, &sp);
+    assert_int_equal(hs_run(in, "--channel", "all", NULL, NULL), 0);
+    assert_int_equal(entries(outdir), 2);   /* no temporary file left */
+    for (m = 0; m < 2; m++) {
+        snprintf(p, sizeof p, "%s/%s", outdir, modes[m]);
+        expect_hyperstack_tags(p, HS_C, HS_Z, HS_NTP);
+        got[m] = lt_read_pages(p, &pages, &r, &cc);
+        assert_int_equal(pages, HS_C * HS_Z * HS_NTP);
+        assert_int_equal(unlink(p), 0);
     }
+    px = (size_t)r * cc;
+    sp.pages = HS_T; sp.step = HS_C * HS_Z; sp.desc = "ImageJ=1.54f\nimages=7\nframes=7\nunit=micron\n";
+    for (z = 0; z < HS_Z; z++)
+        for (c = 0; c < HS_C; c++) {
+            sp.first = z * HS_C + c;
+            lt_write(one, &sp);
+            assert_int_equal(hs_run(one, NULL, NULL, NULL, NULL), 0);
+            for (m = 0; m < 2; m++) {
+                snprintf(p, sizeof p, "%s/%s", outdir, modes[m]);
+                ref = lt_read_pages(p, &pages, &r, &cc);
+                assert_int_equal(pages, HS_NTP);
+                for (tp = 0; tp < HS_NTP; tp++)
+                    assert_memory_equal(got[m] + ((size_t)tp * HS_C * HS_Z + z * HS_C + c) * px, ref + tp * px,
+                                        px * sizeof(float));
+                free(ref);
+                assert_int_equal(unlink(p), 0);
+            }
+        }
+    /* --plane 2: its two channels */
+    assert_int_equal(hs_run(in, "--channel", "all", "--plane", "2"), 0);
+    snprintf(p, sizeof p, "%s/%s", outdir, modes[0]);
+    expect_hyperstack_tags(p, HS_C, 1, HS_NTP);
+    ref = lt_read_pages(p, &pages, &r, &cc);
+    assert_int_equal(pages, HS_C * HS_NTP);
+    for (tp = 0; tp < HS_NTP; tp++)
+        for (c = 0; c < HS_C; c++)
+            assert_memory_equal(got[0] + ((size_t)tp * HS_C * HS_Z + 1 * HS_C + c) * px, ref + ((size_t)tp * HS_C + c) * px,
+                                px * sizeof(float));
+    free(ref);
+    assert_int_equal(unlink(p), 0);
+    snprintf(p, sizeof p, "%s/%s", outdir, modes[1]);
+    assert_int_equal(unlink(p), 0);
+    for (m = 0; m < 2; m++) free(got[m]);
+    /* channel 2 of plane 3: the plain stack's bytes (the series written last above) */
+    snprintf(channel, sizeof channel, "%d", HS_C);
+    snprintf(plane, sizeof plane, "%d", HS_Z);
+    assert_int_equal(hs_run(one, NULL, NULL, NULL, NULL), 0);
+    run_files_take(&b);
+    assert_int_equal(hs_run(in, "--channel", channel, "--plane", plane), 0);
+    run_files_take(&a);
+    run_files_expect_equal(&a, &b);
+    /* --channel all on a one-channel stack */
+    assert_int_equal(hs_run(one, "--channel", "all", NULL, NULL), 0);
+    run_files_take(&a);
+    assert_int_equal(hs_run(one, NULL, NULL, NULL, NULL), 0);
+    run_files_take(&b);
+    run_files_expect_equal(&a, &b);
+}
+
+/* A strip of a later series that does not decode (deflate, junk in page 28: channel 2, plane 2
+   of frame 5): found after the first series' pages went to their temporary file; an error
+   naming the page, nothing left in the output directory. */
+static void test_hyperstack_bad_page_later_series(void **state)
+{
+    lt_spec sp;
+    char in[400];
+    unsigned char junk[8];
+    int fd;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(in, sizeof in, dir, "hyper_bad.tif");
+    memset(&sp, 0, sizeof sp);
+    sp.pages = HS_C * HS_Z * HS_T; sp.rows = 10; sp.cols = 12; sp.odd_page = -1; sp.desc = hs_desc;
+    sp.comp = COMPRESSION_ADOBE_DEFLATE;
+    lt_write(in, &sp);
+    memset(junk, 0xff, sizeof junk);
+    assert_true((fd = open(in, O_WRONLY)) >= 0);
+    assert_int_equal(pwrite(fd, junk, sizeof junk, (off_t)lt_strip_offset(in, 27)), (ssize_t)sizeof junk);
+    close(fd);
+    expect_failure(hs_run(in, "--channel", "all", NULL, NULL), "page 28, strip 1 could not be decoded");
 }
 #else
 static void test_compressed_and_bigtiff_inputs(void **state) { (void)state; skip(); }
 static void test_bad_page_midway(void **state) { (void)state; skip(); }
 static void test_calibration_round_trip(void **state) { (void)state; skip(); }
+static void test_hyperstack_series(void **state) { (void)state; skip(); }
+static void test_hyperstack_bad_page_later_series(void **state) { (void)state; skip(); }
 #endif
+
+/* ------------------------------------------------------------------ hyperstacks: bad input */
+/* Hyperstacks that do not hold what they say, and choices they cannot give: an error naming it
+   (the file, the page, the option), no output. */
+static void test_hyperstack_bad_input(void **state)
+{
+    static const char ome_two[] = "<?xml version=\"1.0\"?><OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\">"
+        "<Image ID=\"Image:0\"><Pixels DimensionOrder=\"XYCZT\" SizeX=\"24\" SizeY=\"20\" SizeC=\"1\" SizeZ=\"1\" "
+        "SizeT=\"6\"/></Image><Image ID=\"Image:1\"><Pixels DimensionOrder=\"XYCZT\" SizeX=\"24\" SizeY=\"20\" "
+        "SizeC=\"1\" SizeZ=\"1\" SizeT=\"6\"/></Image></OME>";
+    static const char ome_short[] = "<?xml version=\"1.0\"?><OME><Image ID=\"Image:0\"><Pixels DimensionOrder=\"XYZCT\" "
+        "SizeX=\"24\" SizeY=\"20\" SizeC=\"2\" SizeZ=\"2\" SizeT=\"2\" PhysicalSizeX=\"0.1\"/></Image></OME>";
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "hyper_2x3x2.tif");
+    write_tiff(p, 0, 12, 20, 24, 16, 1, "ImageJ=1.54f\nimages=12\nchannels=2\nslices=3\nframes=2\nhyperstack=true\n");
+    expect_failure(run("--channel", "3", p, out_tif, NULL), "--channel 3: the file has 2 channel(s)");
+    expect_failure(run(p, out_tif, NULL), "a hyperstack with 2 channels: choose one with --channel 1..2, or --channel all");
+    expect_failure(run("--channel", "all", "--plane", "4", p, out_tif, NULL), "--plane 4: ");
+    assert_non_null(strstr(err_text, "has 3 z-plane(s)"));
+    expect_failure(run("--channel", "all", "--sweep", p, out_tif, NULL),
+                   "--sweep computes one series: ");
+    assert_non_null(strstr(err_text, "holds 2 channel(s) x 3 z-plane(s)"));
+    expect_failure(run("--channel", "zero", p, out_tif, NULL), "--channel: 'zero' is not a non-negative integer");
+    cut_after_page(p, 8);   /* a truncated file */
+    expect_failure(run("--channel", "all", p, out_tif, NULL), "the page chain ends early: page 9 points to a next page");
+    assert_non_null(strstr(err_text, "the file promises 12 pages (ImageJ images=12)"));
+    write_tiff(p, 0, 12, 20, 24, 16, 1, "ImageJ=1.54f\nimages=12\nchannels=2\nslices=3\nframes=3\nhyperstack=true\n");
+    expect_failure(run("--channel", "all", p, out_tif, NULL), "the ImageJ description is inconsistent: images=12 but "
+                   "channels=2 x slices=3 x frames=3 make 18");
+    write_tiff(p, 0, 10, 20, 24, 16, 1, "ImageJ=1.54f\nchannels=2\nslices=3\nframes=2\n");
+    expect_failure(run("--channel", "all", p, out_tif, NULL), "the ImageJ header says 2 channel(s) x 3 plane(s) but "
+                   "the file has 10 pages, not a multiple of their product");
+    write_tiff(p, 0, 6, 20, 24, 16, 1, ome_two);
+    expect_failure(run(p, out_tif, NULL), "its OME-XML holds several images");
+    write_tiff(p, 0, 6, 20, 24, 16, 1, ome_short);
+    expect_failure(run("--channel", "all", p, out_tif, NULL), "its OME-XML promises 2 channel(s) x 2 plane(s) x 2 "
+                   "time point(s) but the file has 6 pages");
+}
 
 /* ------------------------------------------------------------------ drift correction */
 /* --drift on a stack of Gaussian blobs (sigma 2 px, 200 .. 1000 counts over 100, +-2 counts of
@@ -2521,6 +2735,9 @@ int main(void)
         cmocka_unit_test(test_compressed_and_bigtiff_inputs),
         cmocka_unit_test(test_bad_page_midway),
         cmocka_unit_test(test_calibration_round_trip),
+        cmocka_unit_test(test_hyperstack_series),
+        cmocka_unit_test(test_hyperstack_bad_page_later_series),
+        cmocka_unit_test(test_hyperstack_bad_input),
         cmocka_unit_test(test_drift_table),
         cmocka_unit_test(test_drift_streamed_equals_memory),
         cmocka_unit_test(test_drift_bad_input),
