@@ -1727,27 +1727,46 @@ HST__E_INL int hst__e_axis(float v, int n, int *t0, float *w)
     return 1;
 }
 
+/* hst__e_tapsum's column sum: column cn (inside the image) over the rows' taps i, those inside */
+HST__E_INL float hst__e_vtap(const float *im, int rows, int cols, int ch, int k, int r0,
+                             const float *wr, int cn)
+{
+    int i;
+    float p = 0.0f, t;
+    for (i = 0; i < 4; ++i) {
+        int rn = r0 + i;
+        if (rn < 0 || rn >= rows) continue;
+        t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
+        p = p + t;
+    }
+    return p;
+}
+
+/* hst__e_tapsum's row of column sums: v[cn - vbase] is column cn's (hst__e_vtap), over the
+   columns' taps j, those inside the image */
+HST__E_INL float hst__e_htap(const float *v, int vbase, int cols, int c0, const float *wc)
+{
+    int j;
+    float q = 0.0f, t;
+    for (j = 0; j < 4; ++j) {
+        int cn = c0 + j;
+        if (cn < 0 || cn >= cols) continue;
+        t = v[cn - vbase] * wc[j];
+        q = q + t;
+    }
+    return q;
+}
+
 /* The interpolated value from the taps of both axes (hst__e_axis): over columns j, then rows i,
    the taps inside the image only */
 HST__E_INL float hst__e_tapsum(const float *im, int rows, int cols, int ch, int k, int r0,
                                const float *wr, int c0, const float *wc)
 {
-    int i, j;
-    float q = 0.0f;
-    for (j = 0; j < 4; ++j) {
-        int cn = c0 + j;
-        float p = 0.0f, t;
-        if (cn < 0 || cn >= cols) continue;
-        for (i = 0; i < 4; ++i) {
-            int rn = r0 + i;
-            if (rn < 0 || rn >= rows) continue;
-            t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
-            p = p + t;
-        }
-        t = p * wc[j];
-        q = q + t;
-    }
-    return q;
+    float v[4];
+    int j;
+    for (j = 0; j < 4; ++j)
+        v[j] = c0 + j < 0 || c0 + j >= cols ? 0.0f : hst__e_vtap(im, rows, cols, ch, k, r0, wr, c0 + j);
+    return hst__e_htap(v, c0, cols, c0, wc);
 }
 
 HST__E_INL float hst__e_interp(const float *im, int rows, int cols, int ch, int k, float r,
@@ -2566,10 +2585,42 @@ HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, fl
 }
 
 #define HST__E_MAG_COLS 256   /* output columns whose weights the magnify twin keeps at once */
+#define HST__E_MAG_VCOLS 1024 /* input columns whose column sums it keeps (else tap by tap) */
+
+/* One output row's pixels [xa, xb) of a block of output columns from x0 (their first taps c0,
+   weights wc, inside-ness okc), frame src, channel k, at output stride `step`: each is
+   hst__e_tapsum's value, its column sums (hst__e_vtap) made once per input column the block
+   reads, not once per output pixel (4 + 4 / mag multiplications and additions a pixel, not
+   20), where they fit HST__E_MAG_VCOLS. */
+HST__KPRIVATE void hst__e_magnify_row(const float *src, float *out, size_t step, int rows, int cols, int ch,
+                                      int k, int r0, const float *wr, const int *c0, const float (*wc)[4],
+                                      const int *okc, size_t x0, size_t xa, size_t xb)
+{
+    float v[HST__E_MAG_VCOLS];
+    int lo = cols, hi = -1, cn;
+    size_t x;
+    for (x = xa; x < xb; ++x)
+        if (okc[x - x0]) {
+            lo = c0[x - x0] < lo ? c0[x - x0] : lo;
+            hi = c0[x - x0] + 3 > hi ? c0[x - x0] + 3 : hi;
+        }
+    lo = lo < 0 ? 0 : lo;
+    hi = hi >= cols ? cols - 1 : hi;
+    if (hi - lo >= HST__E_MAG_VCOLS) {
+        for (x = xa; x < xb; ++x)
+            out[(x - xa) * step] = okc[x - x0] ? hst__e_tapsum(src, rows, cols, ch, k, r0, wr, c0[x - x0], wc[x - x0])
+                                               : 0.0f;
+        return;
+    }
+    for (cn = lo; cn <= hi; ++cn) v[cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
+    for (x = xa; x < xb; ++x)
+        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap(v, lo, cols, c0[x - x0], wc[x - x0]) : 0.0f;
+}
 
 /* hst_k_esrrf_magnify_host over output pixels [i0, i1) (at most a frame's) of each frame:
    hst__e_interp's sums in its order, the weights of each output column (a block of
-   HST__E_MAG_COLS) and row computed once instead of per pixel (the same values) */
+   HST__E_MAG_COLS) and row computed once instead of per pixel (the same values), each input
+   column's sum once per output row (hst__e_magnify_row) */
 HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t rows, uint32_t cols,
                                         uint32_t rowsM, uint32_t colsM, float mag_row,
                                         float mag_col, float shift_row, float shift_col,
@@ -2600,13 +2651,14 @@ HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t ro
             xb = xb < x0 + nx ? xb : x0 + nx;
             for (z = begin; z < end; ++z) {
                 const float *src = in + (size_t)z * rows * cols * channels;
-                for (x = xa; x < xb; ++x)
-                    for (k = 0; k < channels; ++k)
-                        out[((size_t)z * nM + y * colsM + x) * channels + k] =
-                            okr && okc[x - x0] ? hst__e_tapsum(src, (int)rows, (int)cols,
-                                                               (int)channels, (int)k, r0, wr,
-                                                               c0[x - x0], wc[x - x0])
-                                               : 0.0f;
+                float *dst = out + ((size_t)z * nM + y * colsM + xa) * channels;
+                for (k = 0; k < channels; ++k) {
+                    if (okr)
+                        hst__e_magnify_row(src, dst + k, channels, (int)rows, (int)cols, (int)channels, (int)k, r0,
+                                           wr, c0, (const float (*)[4])wc, okc, x0, xa, xb);
+                    else
+                        for (x = xa; x < xb; ++x) dst[(x - xa) * channels + k] = 0.0f;
+                }
             }
         }
     }

@@ -181,6 +181,19 @@ HST_API HST_NODISCARD hst_result hst_shift_magnify_shape(uint32_t rows, uint32_t
 HST_API HST_NODISCARD hst_result hst_shift_magnify(hst_array *dst, const hst_array *src,
                                                    const hst_shift_magnify_desc *desc);
 
+/* Drift correction of frames in host memory, in place: frames (count, rows, cols) float32, C
+   order, frame axis first; frame f becomes hst_shift_magnify's output at magnification 1 with
+   the shift -(drift[2 f], drift[2 f + 1]) (the frame moved back by its drift: quality.h's
+   hst_drift_finish table, rows then columns, input pixels), computed on be a frame at a time
+   under hst_backend_lock, so that a live session on be (esrrf.h's worker) runs between frames.
+   Between frames an interrupted be (hst_backend_interrupt) stops it: HST_ERROR_CANCELLED, the
+   frames before corrected, the rest untouched. Errors: HST_ERROR_INVALID_ARGUMENT (be, frames
+   or drift NULL, count, rows or cols 0, a drift value NaN or infinite), HST_ERROR_OVERFLOW
+   (count x rows x cols floats), hst_array_create's and hst_shift_magnify's. Thread-safe (per
+   backend, under its lock). */
+HST_API HST_NODISCARD hst_result hst_drift_correct(hst_backend *be, float *frames, size_t count, uint32_t rows,
+                                                   uint32_t cols, const double *drift);
+
 /* Roberts-cross gradients of each frame of src, (rows, cols) or (frames, rows, cols), into
    gradient_col and gradient_row of src's shape (NanoPyx's GradientRobertsCross: gradient_col,
    gradient_row): at pixel (r, c), with r0 = max(r - 1, 0), c0 = max(c - 1, 0),
@@ -636,6 +649,54 @@ HST__LDEF hst_result hst_shift_magnify(hst_array *dst, const hst_array *src, con
     a[n++] = hst_karg_uint(1);
     n = hst__lq_block(a, n, frames);
     return hst__lq_launch(be, HST_KESRRF_MAGNIFY, a, n, (size_t)rm * cm, cm, frames);
+}
+
+/* hst_drift_correct's frame f: in and out are (rows, cols) float32 arrays on be. */
+static hst_result hst__lq_drift_frame(hst_backend *be, hst_array *in, hst_array *out, float *frame, size_t bytes,
+                                      const double *drift) {
+    hst_shift_magnify_desc sm;
+    hst_result r;
+    sm.shift_row = (float)-drift[0];
+    sm.shift_col = (float)-drift[1];
+    sm.magnification_row = sm.magnification_col = 1.0f;
+    hst_backend_lock(be);
+    if ((r = hst_array_write(in, frame, bytes)) == HST_SUCCESS && (r = hst_shift_magnify(out, in, &sm)) == HST_SUCCESS)
+        r = hst_array_read(out, frame, bytes);
+    hst_backend_unlock(be);
+    return r;
+}
+
+HST__LDEF hst_result hst_drift_correct(hst_backend *be, float *frames, size_t count, uint32_t rows, uint32_t cols,
+                                       const double *drift) {
+    static const char F[] = "hst_drift_correct";
+    hst_array *a[2] = {NULL, NULL};
+    size_t shape[2], px, bytes, all, f;
+    hst_result r = HST_SUCCESS;
+    if (!be || !frames || !drift) return hst__null_arg(be, F, "%s is NULL", !be ? "be" : !frames ? "frames" : "drift");
+    if (!count || !rows || !cols) return hst__zero_arg(be, F, "count %zu frames of %u x %u", count, rows, cols);
+    if (!hst_size_mul(rows, cols, &px) || !hst_size_mul(px, sizeof(float), &bytes) || !hst_size_mul(count, bytes, &all))
+        return hst_backend_fail(be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, F, "count %zu frames of %u x %u",
+                                count, rows, cols);
+    for (f = 0; f < 2 * count; f++)
+        if (!isfinite(drift[f]))
+            return hst__bad_arg(be, F, "drift[%zu] (frame %zu's %s) is %g", f, f / 2, f % 2 ? "column" : "row", drift[f]);
+    shape[0] = rows; shape[1] = cols;
+    hst_backend_lock(be);
+    if ((r = hst_array_create(be, HST_F32, 2, shape, &a[0])) == HST_SUCCESS) r = hst_array_create(be, HST_F32, 2, shape, &a[1]);
+    hst_backend_unlock(be);
+    for (f = 0; f < count && r == HST_SUCCESS; f++) {
+        if (hst_backend_interrupted(be)) {
+            hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_NONE, "%s: interrupted: stopping (HST_ERROR_CANCELLED)", F);
+            r = HST_ERROR_CANCELLED;
+        } else {
+            r = hst__lq_drift_frame(be, a[0], a[1], frames + f * px, bytes, drift + 2 * f);
+        }
+    }
+    hst_backend_lock(be);
+    hst_array_destroy(a[0]);
+    hst_array_destroy(a[1]);
+    hst_backend_unlock(be);
+    return r;
 }
 
 HST__LDEF hst_result hst_roberts_cross(hst_array *gradient_col, hst_array *gradient_row, const hst_array *src) {

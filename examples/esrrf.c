@@ -18,8 +18,8 @@
                          quantiles, labelled, with a scale bar from the input's pixel size.
      output_drift.csv,   with --drift: each frame's drift (quality.h's hst_drift_*, against the
      output_drift.png    reference --drift=REF names) in input pixels and the TIFF's unit, and
-                         its plot; the frames are shifted back by it (liquid.h's Catmull-Rom
-                         hst_shift_magnify at magnification 1) before eSRRF: a first pass over
+                         its plot; the frames are shifted back by it (liquid.h's
+                         hst_drift_correct, the Catmull-Rom shift) before eSRRF: a first pass over
                          the frames estimates, the second corrects and computes (a large stack
                          is read from the file twice, a block at a time).
    A file that does not hold what it promises (a page chain that ends early, short strips, fewer
@@ -98,7 +98,7 @@
 #define HST_FFT   /* quality.h's error map, FRC, decorrelation (--sweep, --quality) and drift (--drift) */
 #endif
 #include "esrrf.h"
-#include "liquid.h"   /* --drift's correction: the Catmull-Rom shift (hst_shift_magnify) */
+#include "liquid.h"   /* --drift's correction: hst_drift_correct (the Catmull-Rom shift) */
 
 #define IMAGE_IO_IMPLEMENTATION
 #include "image_io.h"
@@ -882,7 +882,6 @@ typedef struct job {
     hst_esrrf_sweep_result sweep;
     quality q;
     double *drift;                     /* --drift: (frames, 2) dy, dx per frame, input pixels */
-    hst_array *shift_in, *shift_out;   /* --drift: one frame (rows, cols) f32 each side of the shift */
     hst_backend *be;
     log_state ls;
 } job;
@@ -904,8 +903,6 @@ static int job_free(job *j, int discard)
     free(j->sr_sum);
     free(j->q.map);
     free(j->drift);
-    hst_array_destroy(j->shift_in);
-    hst_array_destroy(j->shift_out);
     io_stack_free(&j->st);
     io_stack_close(j->rd);
     signal_backend = NULL;   /* no handler reaches it any more */
@@ -1636,7 +1633,6 @@ static int estimate_drift(run *u)
 {
     job *j = &u->j;
     hst_drift_desc dd = drift_desc(&u->o, j->st.frames);
-    size_t shape[2];
     char err[1024];
     int read_failed = 0;
     double t0 = now_s();
@@ -1650,7 +1646,6 @@ static int estimate_drift(run *u)
              (unsigned long long)j->st.frames);
         return 2;
     }
-    shape[0] = j->st.rows; shape[1] = j->st.cols;
     if (!(j->drift = (double *)malloc((size_t)j->st.frames * 2 * sizeof(double)))) {
         fail("out of host memory for the drift table");
         return 1;
@@ -1662,37 +1657,19 @@ static int estimate_drift(run *u)
     progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
     r = drift_pass(u, &dd, &read_failed, err, sizeof err);
     progress_end(&u->pg);
-    if (r == HST_SUCCESS && !read_failed && !interrupted &&
-        ((r = hst_array_create(j->be, HST_F32, 2, shape, &j->shift_in)) == HST_SUCCESS))
-        r = hst_array_create(j->be, HST_F32, 2, shape, &j->shift_out);
     u->t_drift = now_s() - t0;
     if (read_failed && !interrupted) { fail("%s", err); return 2; }
     return finished(u, r, "the drift estimation");
 }
 
 /* Frames [first, first + n) of the stack, src (samples of dtype), shifted back by their drift
-   into dst (float32): liquid.h's Catmull-Rom shift at magnification 1 by -(dy, dx), a frame at
-   a time through j->shift_in and j->shift_out, under the backend's lock (a streamed run's live
-   session works on the backend meanwhile, on its worker thread). */
+   into dst (float32): liquid.h's hst_drift_correct, a frame at a time under the backend's lock
+   (a streamed run's live session works on the backend meanwhile, on its worker thread). */
 static hst_result correct_frames(job *j, const void *src, io_dtype dtype, uint64_t first, uint64_t n, float *dst)
 {
     size_t px = (size_t)j->st.rows * j->st.cols, i;
-    uint64_t f;
-    hst_result r = HST_SUCCESS;
-    for (f = 0; f < n && r == HST_SUCCESS && !interrupted; f++) {
-        hst_shift_magnify_desc sm;
-        float *frame = dst + (size_t)f * px;
-        sm.shift_row = (float)-j->drift[2 * (first + f)];
-        sm.shift_col = (float)-j->drift[2 * (first + f) + 1];
-        sm.magnification_row = sm.magnification_col = 1.0f;
-        for (i = 0; i < px; i++) frame[i] = sample_at(src, dtype, (size_t)f * px + i);
-        hst_backend_lock(j->be);
-        if ((r = hst_array_write(j->shift_in, frame, px * sizeof(float))) == HST_SUCCESS &&
-            (r = hst_shift_magnify(j->shift_out, j->shift_in, &sm)) == HST_SUCCESS)
-            r = hst_array_read(j->shift_out, frame, px * sizeof(float));
-        hst_backend_unlock(j->be);
-    }
-    return interrupted && r == HST_SUCCESS ? HST_ERROR_CANCELLED : r;
+    for (i = 0; i < (size_t)n * px; i++) dst[i] = sample_at(src, dtype, i);
+    return hst_drift_correct(j->be, dst, (size_t)n, j->st.rows, j->st.cols, j->drift + 2 * first);
 }
 
 /* A stack in memory corrected (its float32 copy replaces it) and its widefield mean made again

@@ -258,6 +258,63 @@ static void test_magnify_shift_moves(void **state)
     free(in); free(a); free(b);
 }
 
+#define NAMES(word) assert_non_null(strstr(LOG(state)->last_message, (word)))
+
+/* A block of output columns that reads more input columns than the twin keeps column sums of
+   (magnification 0.1 over 3000 columns): its tap-by-tap path, against the device's bits. */
+static void test_magnify_wide_span(void **state)
+{
+    hst_backend *be = BE(state);
+    hst_shift_magnify_desc d = {0.25f, -1.5f, 1.0f, 0.1f};
+    enum { WR = 5, WC = 3000 };
+    float *in = (float *)xmalloc(WR * WC * sizeof(float)), *got, *want;
+    uint32_t rm, cm;
+    hst_array *src, *dst;
+    fill_random(in, WR * WC, 11u);
+    assert_int_equal(hst_shift_magnify_shape(WR, WC, &d, &rm, &cm), HST_SUCCESS);
+    src = upload(be, in, 1, WR, WC);
+    dst = upload(be, NULL, 1, rm, cm);
+    assert_int_equal(hst_shift_magnify(dst, src, &d), HST_SUCCESS);
+    got = download(dst);
+    want = (float *)xmalloc((size_t)rm * cm * sizeof(float));
+    hst_k_esrrf_magnify_host(in, want, WR, WC, rm, cm, 1.0f, 0.1f, 0.25f, -1.5f, 1, 0, 0, 1, 1);
+    assert_bits(got, want, (size_t)rm * cm);
+    hst_array_destroy(src); hst_array_destroy(dst);
+    free(in); free(got); free(want);
+}
+
+/* hst_drift_correct: each frame the twin's shift by minus its drift, in place, bit for bit; a
+   NaN drift named, an interrupted backend, and neither touching the frames. */
+static void test_drift_correct(void **state)
+{
+    hst_backend *be = BE(state);
+    static const double drift[2 * NF] = {0.0, 0.0, 0.37, -1.25, -2.5, 3.125};
+    double nan_drift[2 * NF];
+    float *in = (float *)xmalloc(NF * R * C * sizeof(float)), *got = (float *)xmalloc(NF * R * C * sizeof(float));
+    float *want = (float *)xmalloc(NF * R * C * sizeof(float));
+    size_t f;
+    fill_random(in, NF * R * C, 9u);
+    for (f = 0; f < NF; f++)
+        hst_k_esrrf_magnify_host(in + f * R * C, want + f * R * C, R, C, R, C, 1.0f, 1.0f, (float)-drift[2 * f],
+                                 (float)-drift[2 * f + 1], 1, 0, 0, 1, 1);
+    memcpy(got, in, NF * R * C * sizeof(float));
+    assert_int_equal(hst_drift_correct(be, got, NF, R, C, drift), HST_SUCCESS);
+    assert_bits(got, want, NF * R * C);
+    memcpy(nan_drift, drift, sizeof drift);
+    nan_drift[3] = NAN;
+    memcpy(got, in, NF * R * C * sizeof(float));
+    assert_int_equal(hst_drift_correct(be, got, NF, R, C, nan_drift), HST_ERROR_INVALID_ARGUMENT);
+    NAMES("drift[3]");
+    assert_int_equal(hst_drift_correct(be, got, 0, R, C, drift), HST_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(hst_drift_correct(be, NULL, NF, R, C, drift), HST_ERROR_INVALID_ARGUMENT);
+    NAMES("frames");
+    hst_backend_interrupt(be);
+    assert_int_equal(hst_drift_correct(be, got, NF, R, C, drift), HST_ERROR_CANCELLED);
+    hst_backend_interrupt_clear(be);
+    assert_bits(got, in, NF * R * C);
+    free(in); free(got); free(want);
+}
+
 static void test_roberts_twin(void **state)
 {
     hst_backend *be = BE(state);
@@ -578,7 +635,6 @@ static void test_per_frame_stack(void **state)
 /* ---- bad input ---------------------------------------------------------------------------- */
 #define REJECT(call, code, item) do { cap_reset(LOG(state)); assert_int_equal((call), (code)); \
                                       assert_int_equal(LOG(state)->last_item, (item)); } while (0)
-#define NAMES(word) assert_non_null(strstr(LOG(state)->last_message, (word)))
 
 static void test_bad_input(void **state)
 {
@@ -1147,6 +1203,8 @@ int main(void)
         cmocka_unit_test_setup(test_magnify_twin, reset_log),
         cmocka_unit_test_setup(test_magnify_reference, reset_log),
         cmocka_unit_test_setup(test_magnify_shift_moves, reset_log),
+        cmocka_unit_test_setup(test_magnify_wide_span, reset_log),
+        cmocka_unit_test_setup(test_drift_correct, reset_log),
         cmocka_unit_test_setup(test_roberts_twin, reset_log),
         cmocka_unit_test_setup(test_rgc_twin, reset_log),
         cmocka_unit_test_setup(test_rgc_split, reset_log),

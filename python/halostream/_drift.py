@@ -1,8 +1,8 @@
 """Drift correction on a Backend: quality.h's drift estimation (hst_drift_open, _push, _finish:
 FFT cross-correlation against a reference, NanoPyx's drift alignment) over a stack read a block
-of frames at a time, and the stack corrected frame by frame by liquid.h's Catmull-Rom shift
-(hst_shift_magnify at magnification 1, shifted by minus the drift), as examples/esrrf.c's
---drift does. halostream.drift and esrrf(drift=...) run them; the ctypes mirror of
+of frames at a time, and the stack corrected by liquid.h's hst_drift_correct (the Catmull-Rom
+shift at magnification 1 by minus the drift, a frame at a time), as examples/esrrf.c's --drift
+does. halostream.drift and esrrf(drift=...) run them; the ctypes mirror of
 hst_drift_desc is here, checked against the library's (hst_py_quality_struct_size(8))."""
 
 import ctypes
@@ -15,7 +15,6 @@ sz, c_int = ctypes.c_size_t, ctypes.c_int
 MEAN_FRAMES = 10   # reference="mean" without reference_frames: the first 10 frames (the CLI's
                    # --drift=mean: a still reference with 3x less noise than one frame)
 PEAKS = ("gaussian", "parabola", "catmull-rom")   # hst_drift_peak's order
-HST_F32 = 3                                        # array.h's hst_dtype
 DRIFT_DESC_PROBE = 8                               # hst_py_quality_struct_size's hst_drift_desc
 
 
@@ -37,13 +36,8 @@ def _declare(lib):
         "hst_drift_push": (c_int, [vp, vp, c_int, sz]),
         "hst_drift_finish": (c_int, [vp, ref(ctypes.c_double), sz]),
         "hst_drift_close": (None, [vp]),
-        "hst_array_create": (c_int, [vp, c_int, ctypes.c_uint, ref(sz), ref(vp)]),
-        "hst_array_write": (c_int, [vp, vp, sz]),
-        "hst_array_read": (c_int, [vp, vp, sz]),
-        "hst_array_destroy": (None, [vp]),
-        "hst_shift_magnify": (c_int, [vp, vp, ref(_lib.ShiftMagnifyDesc)]),
-        "hst_backend_lock": (None, [vp]),
-        "hst_backend_unlock": (None, [vp]),
+        "hst_drift_correct": (c_int, [vp, vp, sz, ctypes.c_uint32, ctypes.c_uint32,
+                                      ref(ctypes.c_double)]),
         "hst_py_quality_struct_size": (sz, [c_int])})
     if lib.hst_py_quality_struct_size(DRIFT_DESC_PROBE) != ctypes.sizeof(DriftDesc):
         raise OSError("halostream: struct hst_drift_desc is %d bytes in the library, %d in the "
@@ -123,57 +117,30 @@ def estimate(backend, src, d, progress=None):
 
 class Corrected:
     """A stack corrected by its drift table, read as a frame-indexable float32 array (shape,
-    dtype, [a:b]; what _frames streams): each block of the source's frames shifted back by
-    -(dy, dx) with liquid.h's Catmull-Rom hst_shift_magnify on the backend's first device, a
-    frame at a time under the backend's lock (a live session works on it meanwhile). close()
-    frees the device arrays and the source."""
+    dtype, [a:b]; what _frames streams): each block of the source's frames shifted back by its
+    drift with liquid.h's hst_drift_correct on the backend's first device (a frame at a time
+    under the backend's lock: a live session works on it meanwhile). close() closes the
+    source."""
 
     def __init__(self, backend, src, table):
-        self.backend, self.src, self.table = backend, src, table
+        self.backend, self.src = backend, src
+        self.table = np.ascontiguousarray(table, dtype=np.float64)
         self.shape, self.dtype = (src.frames, src.rows, src.cols), np.dtype(np.float32)
         self.lib = library()
         self.handle = ctypes.c_void_p(backend._handles[0])
-        self.arrays = [ctypes.c_void_p(), ctypes.c_void_p()]
-        shape = (sz * 2)(src.rows, src.cols)
-        for a in self.arrays:
-            self._locked(lambda: self.lib.hst_array_create(self.handle, HST_F32, 2, shape,
-                                                           ctypes.byref(a)))
-
-    def _locked(self, fn):
-        self.lib.hst_backend_lock(self.handle)
-        try:
-            r = fn()
-        finally:
-            self.lib.hst_backend_unlock(self.handle)
-        _errors.check(r, self.backend._messages or ["drift correction failed"])
 
     def __getitem__(self, key):
         a, b, _ = key.indices(self.shape[0])
         out = np.array(self.src.block(a, b), dtype=np.float32)   # a copy: never the caller's
         self.src.release(a, b)
-        nbytes = out[0].nbytes if len(out) else 0
-        for f in range(a, b):
-            frame = out[f - a]
-            sm = _lib.ShiftMagnifyDesc(-float(self.table[f, 0]), -float(self.table[f, 1]), 1.0,
-                                       1.0)
-            self._locked(lambda: self._shift(frame, sm, nbytes))
+        if b > a:
+            drift = self.table[a:b].ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+            r = self.lib.hst_drift_correct(self.handle, out.ctypes.data, b - a, self.shape[1],
+                                           self.shape[2], drift)
+            _errors.check(r, self.backend._messages or ["drift correction failed"])
         return out
 
-    def _shift(self, frame, sm, nbytes):
-        lib, src, dst = self.lib, self.arrays[0], self.arrays[1]
-        r = lib.hst_array_write(src, frame.ctypes.data, nbytes)
-        if not r:
-            r = lib.hst_shift_magnify(dst, src, ctypes.byref(sm))
-        if not r:
-            r = lib.hst_array_read(dst, frame.ctypes.data, nbytes)
-        return r
-
     def close(self):
-        self.lib.hst_backend_lock(self.handle)
-        for a in self.arrays:
-            self.lib.hst_array_destroy(a)   # NULL (not created) is fine
-        self.lib.hst_backend_unlock(self.handle)
-        self.arrays = []
         self.src.close()
 
 
