@@ -183,7 +183,8 @@ fi
 # ---- 5. the eSRRF command line: the same output files on Windows as on Linux -----------------
 # libtiff and libpng for mingw-w64 (Debian ships zlib's alone): Debian 12's sources, whatever the
 # host, so that the Windows program is the same everywhere; only the static libraries are built.
-WIN_LIBS=${WIN_LIBS:-$OUT/libs}
+WIN_LIBS=${WIN_LIBS:-$OUT_ABS/libs}
+case $WIN_LIBS in /*) ;; *) WIN_LIBS=$PWD/$WIN_LIBS ;; esac   # apt reads a relative path under /etc/apt
 TIFF_SRC=tiff LIBPNG_SRC=libpng1.6
 win_libs() { # -> $WIN_LIBS/{include,lib}; log in $WIN_LIBS/build.log
     local w=$WIN_LIBS apt src tiff png jobs
