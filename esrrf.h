@@ -298,7 +298,10 @@ typedef struct hst_esrrf_report {
     double stream_seconds;          /* of which the streams ran (sums on the devices) */
     double finish_seconds;          /* of which time points were read back and finished (sums
                                        over devices, statistics, macro-pixel correction, the
-                                       check that every pixel is finite) */
+                                       check that every pixel is finite) on the calling thread;
+                                       a batch call on one fp64 device finishes on a thread of
+                                       its own beside the streams: only the calling thread's
+                                       waits for it count */
     double seconds;                 /* wall time of the streaming (batch: the call; live:
                                        create to finish) */
     double setup_seconds;           /* of which the call made its engine: the sums' buffers,
@@ -650,9 +653,9 @@ typedef struct hst__egroup {
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
     unsigned next;                               /* the stream slot replaced next */
-    hst_buffer *img;                             /* the statistics on the device (one fp64
-                                                    device alone): hst_k_esrrf_stat into img,
-                                                    only floats come back */
+    hst_buffer *img[HST_ESRRF_NUM_MODES];        /* the statistics on the device (one fp64
+                                                    device alone): hst_k_esrrf_stat into a
+                                                    mode's img, only floats come back */
     hst_buffer *win;                             /* rolling on that device: one window's five
                                                     sums (hst_k_esrrf_roll), its statistics' input */
 } hst__egroup;
@@ -674,7 +677,7 @@ typedef struct hst__eng {
     float *img[HST_ESRRF_NUM_MODES];   /* images when the caller gives no out */
     float *const *out;          /* batch: the caller's images */
     size_t out_tp;              /* batch: floats from one time point's image to the next in out */
-    struct hst__epf *pf;        /* batch: the thread faulting out's pages in (NULL: none) */
+    struct hst__efinisher *fin; /* batch: the thread finishing the images (NULL: in line) */
     hst_choice_op *op;
     int64_t sig[4];
     uint64_t chunk;             /* frames of a measuring piece */
@@ -1547,7 +1550,9 @@ static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *imag
    device on two H200s. */
 #define HST__E_NONE ((size_t)-1)   /* no non-finite pixel */
 typedef struct hst__emacro {
-    float *img;                 /* row y0 of the image */
+    float *img;                 /* row y0 of the image written (the pass) */
+    const float *src;           /* row y0 of the image read: img, or its copy elsewhere (the
+                                   finisher's staging, whose pass writes img) */
     size_t y0, y1, colsM, mag;  /* rows [y0, y1) of colsM columns, magnification mag */
     double *c;                  /* [py][px]: the sums so far; for the pass: the means, or NULL
                                    (check only) */
@@ -1563,7 +1568,7 @@ static void hst__emacro_sums_share(void *ctx, unsigned k, unsigned n) {
     for (py = k; py < mag; py += n) {
         for (px = 0; px < mag; px++) acc[px] = m->c[py * mag + px];
         for (y = m->y0 + (py + mag - m->y0 % mag) % mag; y < m->y1; y += mag) {
-            const float *row = m->img + (y - m->y0) * m->colsM;
+            const float *row = m->src + (y - m->y0) * m->colsM;
             for (x = 0; x < m->colsM; x += mag)
                 for (px = 0; px < mag; px++) acc[px] += (double)row[x + px];
         }
@@ -1571,10 +1576,10 @@ static void hst__emacro_sums_share(void *ctx, unsigned k, unsigned n) {
     }
 }
 
-/* Adds rows [y0, y1) (img: row y0) to the phases' sums c[mag * mag], continuing their chains. */
-static void hst__emacro_sums(float *img, size_t y0, size_t y1, size_t colsM, size_t mag, double *c) {
+/* Adds rows [y0, y1) (src: row y0) to the phases' sums c[mag * mag], continuing their chains. */
+static void hst__emacro_sums(const float *src, size_t y0, size_t y1, size_t colsM, size_t mag, double *c) {
     hst__emacro m;
-    m.img = img; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = c;
+    m.src = src; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = c;
     hst__eparallel(hst__emacro_sums_share, &m, mag < hst__ethreads() ? (unsigned)mag : hst__ethreads());
 }
 
@@ -1615,50 +1620,57 @@ static void hst__emacro_pass_share(void *ctx, unsigned k, unsigned n) {
     m->bad[k] = HST__E_NONE;
     for (y = rows * k / n; y < rows * (k + 1) / n; ++y) {
         float *row = m->img + y * m->colsM;
+        const float *in = m->src + y * m->colsM;
         size_t bad;
         if (m->c) {
             const double *cm = m->c + ((m->y0 + y) % mag) * mag;
             for (i = 0; i < mag + HST__E_SCALE_BLOCK; i++) rep[i] = cm[i % mag] != 0.0 ? cm[i % mag] : 1.0;
             for (x = 0; x + HST__E_SCALE_BLOCK <= m->colsM; x += HST__E_SCALE_BLOCK) {
                 const double *r = rep + x % mag;
+                const float *u = in + x;
                 float *v = row + x;
-                for (i = 0; i < HST__E_SCALE_BLOCK; i++) v[i] = (float)((double)v[i] / r[i]);
+                for (i = 0; i < HST__E_SCALE_BLOCK; i++) v[i] = (float)((double)u[i] / r[i]);
             }
-            for (; x < m->colsM; x++) row[x] = (float)((double)row[x] / rep[x % mag]);
+            for (; x < m->colsM; x++) row[x] = (float)((double)in[x] / rep[x % mag]);
+        } else if (in != row) {
+            memcpy(row, in, m->colsM * sizeof(float));
         }
         if (m->bad[k] == HST__E_NONE && (bad = hst__efirst_nonfinite(row, m->colsM)) != HST__E_NONE)
             m->bad[k] = y * m->colsM + bad;   /* the rows after it still corrected (the sweep's) */
     }
 }
 
-/* Rows [y0, y1) of an image (img: row y0): corrected by the phases' means (NULL: not), and
-   checked; their first non-finite pixel (index from img), or HST__E_NONE. */
-static size_t hst__emacro_pass(float *img, size_t y0, size_t y1, size_t colsM, size_t mag, double *means) {
+/* Rows [y0, y1) of an image (src: row y0) into img (src itself, or a copy's rows): corrected by
+   the phases' means (NULL: not), and checked; their first non-finite pixel (index from img), or
+   HST__E_NONE. */
+static size_t hst__emacro_pass(float *img, const float *src, size_t y0, size_t y1, size_t colsM, size_t mag,
+                               double *means) {
     hst__emacro m;
     unsigned k, n = hst__ethreads();
     if (y1 - y0 < n) n = y1 > y0 ? (unsigned)(y1 - y0) : 1u;
-    m.img = img; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = means;
+    m.img = img; m.src = src; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = means;
     hst__eparallel(hst__emacro_pass_share, &m, n);
     for (k = 0; k < n; k++)
         if (m.bad[k] != HST__E_NONE) return m.bad[k];
     return HST__E_NONE;
 }
 
-/* A whole image of rowsM x colsM: corrected (correct 1) and checked; its first non-finite
-   pixel, or HST__E_NONE. */
-static size_t hst__emacro_finish(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag, int correct) {
+/* A whole image of rowsM x colsM from src into img (src itself, or a copy): corrected (correct
+   1) and checked; its first non-finite pixel, or HST__E_NONE. */
+static size_t hst__emacro_finish(float *img, const float *src, uint32_t rowsM, uint32_t colsM, uint32_t mag,
+                                 int correct) {
     double c[HST_ESRRF_MAX_MAG * HST_ESRRF_MAX_MAG];
     if (correct) {
         memset(c, 0, sizeof c);
-        hst__emacro_sums(img, 0, rowsM, colsM, mag, c);
+        hst__emacro_sums(src, 0, rowsM, colsM, mag, c);
         hst__emacro_means(c, rowsM, colsM, mag);
     }
-    return hst__emacro_pass(img, 0, rowsM, colsM, mag, correct ? c : NULL);
+    return hst__emacro_pass(img, src, 0, rowsM, colsM, mag, correct ? c : NULL);
 }
 
 /* The correction of one whole image (the sweep's images). */
 static void hst__emacro_image(float *img, uint32_t rowsM, uint32_t colsM, uint32_t mag) {
-    size_t checked_by_the_caller = hst__emacro_finish(img, rowsM, colsM, mag, 1);
+    size_t checked_by_the_caller = hst__emacro_finish(img, img, rowsM, colsM, mag, 1);
     (void)checked_by_the_caller;
 }
 
@@ -1713,21 +1725,32 @@ static hst_result hst__estat(hst_backend *be, const char *options, hst_buffer *a
     return hst__elaunch(be, options, HST_KESRRF_STAT, &range, a, 6);
 }
 
-/* The requested images of T frames from the five sums at src + first (elements), on the one
-   fp64 device: only the floats come back. */
-static hst_result hst__estats_from(hst__eng *e, hst_buffer *src, uint64_t first, uint32_t T,
-                                   const float *const *images) {
+/* The requested modes' images of T frames from the five sums at src + first (elements), on
+   the one fp64 device, each into its g->img. */
+static hst_result hst__estats_run(hst__eng *e, hst_buffer *src, uint64_t first, uint32_t T) {
     hst__egroup *g = &e->grp[0];
-    hst_queue *q = hst_backend_queue(g->be[0]);
     unsigned m;
     hst_result r = HST_SUCCESS;
-    if (!g->img && (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img)) != HST_SUCCESS) return r;
     for (m = 0; m < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; m++) {
-        if (!images[m]) continue;
-        if ((r = hst__estat(g->be[0], g->opts, src, g->img, first, (uint32_t)e->pixels, T, (int)m, 0,
-                            e->pixels)) == HST_SUCCESS)
-            r = hst_read(q, g->img, 0, (void *)(uintptr_t)images[m], e->pixels * sizeof(float), 1, 0, NULL, NULL);
+        if (!(e->d.modes & (1u << m))) continue;
+        if (!g->img[m] && (r = hst_buffer_create(g->be[0], e->pixels * sizeof(float), 0, &g->img[m])) != HST_SUCCESS)
+            return r;
+        r = hst__estat(g->be[0], g->opts, src, g->img[m], first, (uint32_t)e->pixels, T, (int)m, 0, e->pixels);
     }
+    return r;
+}
+
+/* hst__estats_run's images read into images[m] (the requested modes'; blocking 0: the reads left
+   in flight on the backend's queue, images untouched until it has run them): only floats come
+   back. */
+static hst_result hst__estats_read(hst__eng *e, const float *const *images, int blocking) {
+    hst__egroup *g = &e->grp[0];
+    unsigned m;
+    hst_result r = HST_SUCCESS;
+    for (m = 0; m < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; m++)
+        if (e->d.modes & (1u << m))
+            r = hst_read(hst_backend_queue(g->be[0]), g->img[m], 0, (void *)(uintptr_t)images[m],
+                         e->pixels * sizeof(float), blocking, 0, NULL, NULL);
     return r;
 }
 
@@ -1739,109 +1762,11 @@ static hst_result hst__ezero_slot(const hst__eng *e, uint32_t slot) {
                     NULL, NULL);
 }
 
-static hst_result hst__estats_on_device(hst__eng *e, uint32_t T, uint32_t slot, const float *const *images) {
-    hst_result r = hst__estats_from(e, e->grp[0].acc[0], (uint64_t)slot * HST__E_ACC_VALUES * e->pixels, T, images);
-    return r == HST_SUCCESS ? hst__ezero_slot(e, slot) : r;
-}
-
 /* Frames of time point tp: T, or the remainder for the last one once the total is known. */
 static uint64_t hst__etp_frames(const hst__eng *e, uint64_t tp) {
     uint64_t T = e->d.frames_per_timepoint;
     if (!T) return e->frames_total;
     return e->frames_total && (tp + 1) * T > e->frames_total ? e->frames_total - tp * T : T;
-}
-
-/* >>prefault ----------------------------------------------------------------------------------
-   The caller's out is often fresh memory (malloc, numpy.empty) whose pages the kernel maps on
-   first write: 100 MB of them took 22 ms on one H100 host, paid inside the time point's
-   read-back (the driver's copy into pageable memory is one thread), 0.55 ms per frame of a
-   40-frame call. A thread of the call writes one zero per page of each time point's images
-   while the devices stream (its writes come before any image's: hst__edeliver waits for its
-   time point), so the read-back finds the pages mapped. */
-typedef struct hst__epf {
-    hst_thread th;
-    hst_mutex mu;
-    hst_cond cv;
-    const hst__eng *e;
-    uint64_t ntp, done;         /* time points to fault in; faulted in so far */
-    int stop;                   /* the call ends early: fault in no more */
-} hst__epf;
-
-static void *hst__epf_main(void *p) {
-    hst__epf *pf = (hst__epf *)p;
-    const hst__eng *e = pf->e;
-    size_t step = 4096 / sizeof(float), i;   /* one float per page (a larger page: still one) */
-    uint64_t tp;
-    unsigned m;
-    for (tp = 0; tp < pf->ntp; tp++) {
-        hst_mutex_lock(&pf->mu);
-        if (pf->stop) { hst_mutex_unlock(&pf->mu); break; }
-        hst_mutex_unlock(&pf->mu);
-        for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
-            volatile float *img;
-            if (!(e->d.modes & (1u << m))) continue;
-            img = (volatile float *)(e->out[m] + (size_t)tp * e->out_tp);
-            for (i = 0; i < e->pixels; i += step) img[i] = 0.0f;
-        }
-        hst_mutex_lock(&pf->mu);
-        pf->done = tp + 1;
-        hst_cond_broadcast(&pf->cv);
-        hst_mutex_unlock(&pf->mu);
-    }
-    hst_mutex_lock(&pf->mu);
-    pf->done = pf->ntp;         /* stopped or done: nothing more will be written */
-    hst_cond_broadcast(&pf->cv);
-    hst_mutex_unlock(&pf->mu);
-    return NULL;
-}
-
-/* Starts faulting in out's ntp time points (batch calls on OpenCL devices); without memory
-   or a thread the call runs as before. */
-static void hst__epf_start(hst__eng *e, uint64_t ntp) {
-    hst__epf *pf;
-    if (!e->out || hst_backend_is_host(e->log_be)) return;   /* the host device writes out on
-                                                                all cores as it finishes */
-    pf = (hst__epf *)hst_backend_alloc(e->log_be, sizeof *pf);
-    if (!pf) return;
-    memset(pf, 0, sizeof *pf);
-    pf->e = e;
-    pf->ntp = ntp;
-    if (!hst_mutex_init(&pf->mu)) { hst_backend_free(e->log_be, pf); return; }
-    if (!hst_cond_init(&pf->cv)) {
-        hst_mutex_destroy(&pf->mu);
-        hst_backend_free(e->log_be, pf);
-        return;
-    }
-    if (!hst_thread_create(&pf->th, hst__epf_main, pf)) {
-        hst_cond_destroy(&pf->cv);
-        hst_mutex_destroy(&pf->mu);
-        hst_backend_free(e->log_be, pf);
-        return;
-    }
-    e->pf = pf;
-}
-
-/* Returns once time point tp's pages are faulted in (their zeros written before its images). */
-static void hst__epf_wait(const hst__eng *e, uint64_t tp) {
-    hst__epf *pf = e->pf;
-    if (!pf) return;
-    hst_mutex_lock(&pf->mu);
-    while (pf->done <= tp) hst_cond_wait(&pf->cv, &pf->mu);
-    hst_mutex_unlock(&pf->mu);
-}
-
-/* Stops the thread (it ends after the time point it is on) and frees it. */
-static void hst__epf_end(hst__eng *e) {
-    hst__epf *pf = e->pf;
-    if (!pf) return;
-    hst_mutex_lock(&pf->mu);
-    pf->stop = 1;
-    hst_mutex_unlock(&pf->mu);
-    hst_thread_join(&pf->th);
-    hst_cond_destroy(&pf->cv);
-    hst_mutex_destroy(&pf->mu);
-    hst_backend_free(e->log_be, pf);
-    e->pf = NULL;
 }
 
 /* Output time point tp's images: in the caller's out (batch), or e->img. */
@@ -1866,27 +1791,52 @@ static hst_result hst__eread_sums(hst__eng *e, uint32_t slot) {
     return HST_SUCCESS;
 }
 
-/* Output time point tp of T frames, the last of which is frame `end` - 1, has its statistics
-   in images: the macro-pixel correction and the check that every pixel is finite (unless the
-   caller makes both: e->check 0), the report, then the callback. */
-static hst_result hst__eemit(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end, const float *const *images,
-                             double t0) {
+/* A time point's images from src[m] into images[m] (the same memory, or the finisher's
+   staging; NULL: a mode not asked): the macro-pixel correction and the check that every pixel
+   is finite (e->check 0: copied only, the caller makes both). Their first non-finite pixel
+   (*mode its mode; modes in order, the first one's failure ends the work), else HST__E_NONE. */
+static size_t hst__ecorrect(const hst__eng *e, const float *const *src, const float *const *images, unsigned *mode) {
     unsigned m;
-    for (m = 0; m < HST_ESRRF_NUM_MODES && e->check; m++) {   /* nrows is rowsM where it corrects */
-        size_t bad = images[m] ? hst__emacro_finish((float *)(uintptr_t)images[m], e->nrows, e->colsM, e->mag,
-                                                    !e->d.no_macro_pixel_correction) : HST__E_NONE;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {   /* nrows is rowsM where it corrects */
+        float *img = (float *)(uintptr_t)images[m];
+        size_t bad;
+        if (!img) continue;
+        if (!e->check) {
+            if (src[m] != img) memcpy(img, src[m], e->pixels * sizeof(float));
+            continue;
+        }
+        bad = hst__emacro_finish(img, src[m], e->nrows, e->colsM, e->mag, !e->d.no_macro_pixel_correction);
         if (bad != HST__E_NONE) {
-            e->rep.finish_seconds += hst_time_s() - t0;
-            return hst__enonfinite_image(e->log_be, tp, m, e->row0 + bad / e->colsM, bad % e->colsM, images[m][bad]);
+            *mode = m;
+            return bad;
         }
     }
+    return HST__E_NONE;
+}
+
+/* Output time point tp of T frames, the last of which is frame `end` - 1, has its images
+   finished (hst__ecorrect's bad and mode): the report, then the callback, or the error. */
+static hst_result hst__eannounce(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end, const float *const *images,
+                                 double t0, size_t bad, unsigned mode) {
     e->rep.finish_seconds += hst_time_s() - t0;
+    if (bad != HST__E_NONE)
+        return hst__enonfinite_image(e->log_be, tp, mode, e->row0 + bad / e->colsM, bad % e->colsM,
+                                     images[mode][bad]);
     e->rep.timepoints = tp + 1;
     e->rep.frames = end;
     e->rep.frames_per_timepoint = e->roll_w ? e->roll_w : e->d.frames_per_timepoint ? e->d.frames_per_timepoint : T;
     e->rep.last_timepoint_frames = T;
     if (e->d.on_timepoint) e->d.on_timepoint(tp, images, e->rowsM, e->colsM, e->d.timepoint_user);
     return HST_SUCCESS;
+}
+
+/* Output time point tp (as hst__eannounce) has its statistics in images: finished in place,
+   then announced. */
+static hst_result hst__eemit(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end, const float *const *images,
+                             double t0) {
+    unsigned mode = 0;
+    size_t bad = hst__ecorrect(e, images, images, &mode);
+    return hst__eannounce(e, tp, T, end, images, t0, bad, mode);
 }
 
 /* A window's sums on the host's cores: the window whose last block is `last`. */
@@ -1896,6 +1846,265 @@ static unsigned hst__ebits(unsigned v) {
     unsigned n = 0;
     for (; v; v &= v - 1) n++;
     return n;
+}
+
+/* >>kept pinned memory -----------------------------------------------------------------------
+   Pinned buffers kept on a backend from one call to the next, a set per user (live sessions'
+   staging, the batch finisher's slots): an extension of the backend, freed by
+   hst_backend_destroy. On one H100, freeing the two pinned buffers of a 1000 x 1000 u16 live
+   session (2 x 258 MB) took 0.07-0.14 s, a tenth or more of a 500-frame session (0.7 s), where
+   pageable ones took 0.01. One user at a time takes a set (the backend's lock, which
+   hst_esrrf_run and live sessions hold, orders them); a user beside it makes its own, which it
+   frees. Pinned memory counts against a backend's device memory limit, so a backend with one
+   keeps nothing: a kept set would shrink what the caller's later calls may use. */
+#define HST__E_KEPT_MAX 4
+typedef struct hst__ekept { hst_buffer *buf[HST__E_KEPT_MAX]; int taken; } hst__ekept;
+
+static void hst__ekept_destroy(hst_backend *be, void *data) {
+    hst__ekept *k = (hst__ekept *)data;
+    unsigned i;
+    for (i = 0; i < HST__E_KEPT_MAX; i++) hst_buffer_destroy(k->buf[i]);
+    hst_backend_free(be, k);
+}
+
+/* be's kept set `name`, attached on first use; NULL when out of memory. */
+static hst__ekept *hst__ekept_get(hst_backend *be, const char *name) {
+    hst__ekept *k = (hst__ekept *)hst_backend_extension(be, name);
+    if (k) return k;
+    if (!(k = (hst__ekept *)hst_backend_calloc(be, sizeof *k))) return NULL;
+    if (hst_backend_attach(be, name, k, hst__ekept_destroy) != HST_SUCCESS) {
+        hst_backend_free(be, k);
+        return NULL;
+    }
+    return k;
+}
+
+/* n <= HST__E_KEPT_MAX pinned buffers of at least `bytes` into bufs: be's kept set `name`
+   where be has no device memory limit and no other user holds the set (made again where
+   smaller; *kept 1), else the caller's own (*kept 0). On failure none is held. */
+static hst_result hst__ekept_take(hst_backend *be, const char *name, unsigned n, size_t bytes, hst_buffer **bufs,
+                                  int *kept) {
+    hst__ekept *k = hst_backend_device_limit(be) ? NULL : hst__ekept_get(be, name);
+    hst_result r = HST_SUCCESS;
+    unsigned i;
+    *kept = 0;
+    for (i = 0; i < n; i++) bufs[i] = NULL;
+    if (k && !k->taken) {
+        for (i = 0; i < n && r == HST_SUCCESS; i++)
+            if (!k->buf[i] || hst_buffer_bytes(k->buf[i]) < bytes) {
+                hst_buffer_destroy(k->buf[i]);
+                k->buf[i] = NULL;
+                r = hst_pinned_create(be, bytes, &k->buf[i]);
+            }
+        if (r != HST_SUCCESS) return r;
+        k->taken = *kept = 1;
+        for (i = 0; i < n; i++) bufs[i] = k->buf[i];
+        return HST_SUCCESS;
+    }
+    for (i = 0; i < n && r == HST_SUCCESS; i++) r = hst_pinned_create(be, bytes, &bufs[i]);
+    if (r != HST_SUCCESS)
+        for (i = 0; i < n; i++) { hst_buffer_destroy(bufs[i]); bufs[i] = NULL; }
+    return r;
+}
+
+/* The n buffers hst__ekept_take gave: back to the kept set, or freed (the caller's own). */
+static void hst__ekept_give(hst_backend *be, const char *name, unsigned n, hst_buffer **bufs, int *kept) {
+    unsigned i;
+    if (*kept) ((hst__ekept *)hst_backend_extension(be, name))->taken = 0;
+    for (i = 0; i < n; i++) {
+        if (!*kept) hst_buffer_destroy(bufs[i]);
+        bufs[i] = NULL;
+    }
+    *kept = 0;
+}
+
+/* >>finisher ---------------------------------------------------------------------------------
+   A batch call whose statistics run on its one device (hst__edevice_stats) finishes its time
+   points on a thread of its own. Each time point's images are read without blocking into a
+   staging slot (pinned memory kept on the backend, else pageable), and the thread waits for
+   the read, then corrects and checks them from the slot into the caller's out on all cores
+   (hst__ecorrect: the copy is the correction's own pass, whose writes also map out's fresh
+   pages on every core), while the calling thread goes on to the next frames: the device
+   computes while the host finishes. The announcements (report, callback) stay on the calling
+   thread, in order. Before, the read into out and the correction ran in line, the device
+   idle: on one H200, 500 frames of 1000 x 1000 at mag 5 in rolling windows (W 100, S 10: 41
+   images of 5000 x 5000) took 2.3x the plain call, and a thread had to map out's pages ahead
+   of the driver's one-thread copy (100 MB of fresh pages took 22 ms on one H100 host). Pieces
+   complete at most HST__E_FIN_SLOTS time points (hst__epiece_end), so that the thread keeps
+   pace with the device rather than the calling thread waiting for free slots. */
+#define HST__E_FIN_SLOTS 4
+#define HST__E_FIN_KEPT "esrrf_finish"
+typedef char hst__efin_slots_kept[HST__E_FIN_SLOTS <= HST__E_KEPT_MAX ? 1 : -1];
+
+typedef struct hst__efin_job {
+    uint64_t tp, T, end;        /* output time point tp of T frames, its last frame end - 1 */
+    hst_event ev;               /* its reads' end (a marker: the queue is in order) */
+    hst_result r;               /* the thread's: the reads' */
+    size_t bad;                 /* hst__ecorrect's */
+    unsigned mode;
+} hst__efin_job;
+
+typedef struct hst__efinisher {
+    hst_thread th;
+    hst_mutex mu;
+    hst_cond cv;
+    const hst__eng *e;
+    hst_buffer *pin[HST__E_FIN_SLOTS];  /* the slots' pinned memory (kept: on the backend) */
+    int kept;
+    float *stage[HST__E_FIN_SLOTS];     /* slot k: the requested modes' images, in mode order */
+    hst__efin_job job[HST__E_FIN_SLOTS];    /* job j in slot j % HST__E_FIN_SLOTS */
+    uint64_t queued, finished;  /* jobs handed to the thread, finished by it (under mu) */
+    uint64_t announced;         /* the calling thread's: jobs announced (their slots free) */
+    int stop;                   /* under mu: no more jobs come */
+} hst__efinisher;
+
+/* The thread's job j: waits for its reads, then finishes its images into out. */
+static void hst__efin_run(const hst__efinisher *f, hst__efin_job *j, const float *stage) {
+    const hst__eng *e = f->e;
+    const float *src[HST_ESRRF_NUM_MODES], *images[HST_ESRRF_NUM_MODES];
+    unsigned m, i = 0;
+    j->bad = HST__E_NONE;
+    j->r = hst_event_wait(1, &j->ev);
+    hst_event_release(j->ev);
+    j->ev = NULL;
+    if (j->r != HST_SUCCESS) return;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
+        images[m] = src[m] = NULL;
+        if (!(e->d.modes & (1u << m))) continue;
+        images[m] = e->out[m] + (size_t)j->tp * e->out_tp;
+        src[m] = stage + (size_t)i++ * e->pixels;
+    }
+    j->bad = hst__ecorrect(e, src, images, &j->mode);
+}
+
+static void *hst__efin_main(void *p) {
+    hst__efinisher *f = (hst__efinisher *)p;
+    hst_mutex_lock(&f->mu);
+    for (;;) {
+        unsigned k;
+        while (f->finished == f->queued && !f->stop) hst_cond_wait(&f->cv, &f->mu);
+        if (f->finished == f->queued) break;   /* stopped, every job done */
+        k = (unsigned)(f->finished % HST__E_FIN_SLOTS);
+        hst_mutex_unlock(&f->mu);
+        hst__efin_run(f, &f->job[k], f->stage[k]);
+        hst_mutex_lock(&f->mu);
+        f->finished++;
+        hst_cond_broadcast(&f->cv);
+    }
+    hst_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+/* The slots: pinned (kept on the backend), else pageable. */
+static hst_result hst__efin_slots(hst__efinisher *f, hst_backend *be, size_t bytes) {
+    unsigned k;
+    if (hst__ekept_take(be, HST__E_FIN_KEPT, HST__E_FIN_SLOTS, bytes, f->pin, &f->kept) == HST_SUCCESS) {
+        for (k = 0; k < HST__E_FIN_SLOTS; k++) f->stage[k] = (float *)hst_buffer_host_ptr(f->pin[k]);
+        return HST_SUCCESS;
+    }
+    for (k = 0; k < HST__E_FIN_SLOTS; k++)
+        if (!(f->stage[k] = (float *)hst_backend_alloc(be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    return HST_SUCCESS;
+}
+
+static void hst__efin_free(hst__efinisher *f, hst_backend *be) {
+    unsigned k;
+    if (f->pin[0]) hst__ekept_give(be, HST__E_FIN_KEPT, HST__E_FIN_SLOTS, f->pin, &f->kept);
+    else
+        for (k = 0; k < HST__E_FIN_SLOTS; k++) hst_backend_free(be, f->stage[k]);
+    hst_backend_free(be, f);
+}
+
+/* Starts the finisher of a batch call on one fp64 device (e->fin); where its memory or thread
+   cannot be had, the call finishes in line (slower, the same bits). */
+static void hst__efin_start(hst__eng *e) {
+    hst_backend *be = e->log_be;
+    size_t bytes;
+    hst__efinisher *f;
+    if (!e->out || !hst__edevice_stats(e) ||
+        !hst_size_mul((size_t)hst__ebits(e->d.modes) * sizeof(float), e->pixels, &bytes))
+        return;
+    if (!(f = (hst__efinisher *)hst_backend_calloc(be, sizeof *f))) return;
+    f->e = e;
+    if (hst__efin_slots(f, be, bytes) != HST_SUCCESS || !hst_mutex_init(&f->mu)) {
+        hst__efin_free(f, be);
+        return;
+    }
+    if (!hst_cond_init(&f->cv)) {
+        hst_mutex_destroy(&f->mu);
+        hst__efin_free(f, be);
+        return;
+    }
+    if (!hst_thread_create(&f->th, hst__efin_main, f)) {
+        hst_cond_destroy(&f->cv);
+        hst_mutex_destroy(&f->mu);
+        hst__efin_free(f, be);
+        return;
+    }
+    e->fin = f;
+}
+
+/* Announces the finished jobs in order, first waiting until `need` of them are (so many
+   announced); the first failure's error (the jobs after it are not announced). */
+static hst_result hst__efin_announce(hst__eng *e, uint64_t need) {
+    hst__efinisher *f = e->fin;
+    hst_result r = HST_SUCCESS;
+    while (r == HST_SUCCESS) {
+        const hst__efin_job *j = &f->job[f->announced % HST__E_FIN_SLOTS];
+        const float *images[HST_ESRRF_NUM_MODES];
+        double t0 = hst_time_s();
+        int ready;
+        hst_mutex_lock(&f->mu);
+        while (f->finished == f->announced && f->announced < need) hst_cond_wait(&f->cv, &f->mu);
+        ready = f->finished > f->announced;
+        hst_mutex_unlock(&f->mu);
+        if (!ready) break;
+        hst__eimages(e, j->tp, images);
+        r = j->r != HST_SUCCESS ? j->r : hst__eannounce(e, j->tp, j->T, j->end, images, t0, j->bad, j->mode);
+        f->announced++;
+    }
+    return r;
+}
+
+/* Output time point tp of T frames (its last frame end - 1), whose statistics hst__estats_run
+   has enqueued: read into a free slot, handed to the thread; then the finished ones announced. */
+static hst_result hst__efin_push(hst__eng *e, uint64_t tp, uint64_t T, uint64_t end) {
+    hst__efinisher *f = e->fin;
+    hst_queue *q = hst_backend_queue(e->grp[0].be[0]);
+    unsigned k = (unsigned)(f->queued % HST__E_FIN_SLOTS), m, i = 0;
+    const float *stage[HST_ESRRF_NUM_MODES];
+    hst__efin_job *j = &f->job[k];
+    hst_result r = hst__efin_announce(e, f->queued >= HST__E_FIN_SLOTS ? f->queued + 1 - HST__E_FIN_SLOTS : 0);
+    if (r != HST_SUCCESS) return r;
+    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
+        stage[m] = e->d.modes & (1u << m) ? f->stage[k] + (size_t)i++ * e->pixels : NULL;
+    j->tp = tp; j->T = T; j->end = end; j->ev = NULL;
+    if ((r = hst__estats_read(e, stage, 0)) != HST_SUCCESS ||
+        (r = hst_queue_marker(q, 0, NULL, &j->ev)) != HST_SUCCESS || (r = hst_queue_flush(q)) != HST_SUCCESS) {
+        hst_event_release(j->ev);
+        return r;
+    }
+    hst_mutex_lock(&f->mu);
+    f->queued++;
+    hst_cond_broadcast(&f->cv);
+    hst_mutex_unlock(&f->mu);
+    return hst__efin_announce(e, 0);
+}
+
+/* Stops the thread once it has finished every job handed over (their reads are done then: the
+   slots can go), and frees it. */
+static void hst__efin_end(hst__eng *e) {
+    hst__efinisher *f = e->fin;
+    if (!f) return;
+    hst_mutex_lock(&f->mu);
+    f->stop = 1;
+    hst_cond_broadcast(&f->cv);
+    hst_mutex_unlock(&f->mu);
+    hst_thread_join(&f->th);
+    hst_cond_destroy(&f->cv);
+    hst_mutex_destroy(&f->mu);
+    hst__efin_free(f, e->log_be);
+    e->fin = NULL;
 }
 
 /* Elements from a block's first sum to its sum q (one of the requested) in the host's ring. */
@@ -1937,6 +2146,24 @@ static hst_result hst__ezeroed(const hst__eng *e) {
     return HST_SUCCESS;
 }
 
+/* Output time point tp of T frames (its last frame end - 1), whose sums are at src + first (the
+   device's ring, or a rolling window's buffer): its statistics on the device; then ring slot
+   `zero` (none where >= acc_tps) zeroed for its next time point and waited for (hst__ezeroed:
+   the reads are not yet behind it); then the images to the finisher (e->fin), or read into out
+   or e->img and finished here. */
+static hst_result hst__estats_deliver(hst__eng *e, hst_buffer *src, uint64_t first, uint32_t T, uint64_t tp,
+                                      uint64_t end, uint64_t zero, double t0) {
+    const float *images[HST_ESRRF_NUM_MODES];
+    hst_result r = hst__estats_run(e, src, first, T);
+    if (r == HST_SUCCESS && zero < e->acc_tps && (r = hst__ezero_slot(e, (uint32_t)zero)) == HST_SUCCESS)
+        r = hst__ezeroed(e);
+    if (r != HST_SUCCESS) return r;
+    if (e->fin) return hst__efin_push(e, tp, T, end);
+    hst__eimages(e, tp, images);
+    if ((r = hst__estats_read(e, images, 1)) != HST_SUCCESS) return r;
+    return hst__eemit(e, tp, T, end, images, t0);
+}
+
 /* Block tp's sums (ring slot `slot`) over devices into the host's ring, the slot zeroed. */
 static hst_result hst__eroll_keep(hst__eng *e, uint64_t tp, uint32_t slot) {
     unsigned want = hst__esums(e->d.modes), q;
@@ -1957,8 +2184,8 @@ static void hst__eroll_window_host(hst__eng *e, uint64_t last, const float *cons
 }
 
 /* The same from the device's ring (e->roll_dev): hst_k_esrrf_roll per requested sum into the
-   window's buffer, then its statistics there; only the images come back. */
-static hst_result hst__eroll_window_device(hst__eng *e, uint64_t last, const float *const *images) {
+   window's buffer (its statistics follow there: only the images come back). */
+static hst_result hst__eroll_sum_device(hst__eng *e, uint64_t last) {
     hst__egroup *g = &e->grp[0];
     size_t P = e->pixels;
     hst_range range = hst__erange1(0, P);
@@ -1977,7 +2204,7 @@ static hst_result hst__eroll_window_device(hst__eng *e, uint64_t last, const flo
         a[10] = hst_karg_ulong(3 * P); a[11] = hst_karg_ulong(4 * P);
         r = hst__elaunch(g->be[0], g->opts, HST_KESRRF_ROLL, &range, a, 12);
     }
-    return r == HST_SUCCESS ? hst__estats_from(e, g->win, 0, (uint32_t)e->roll_w, images) : r;
+    return r;
 }
 
 /* Block tp (T frames) is complete, its sums in ring slot `slot`: they join the last roll_n
@@ -1988,24 +2215,22 @@ static hst_result hst__eroll_window_device(hst__eng *e, uint64_t last, const flo
 static hst_result hst__eroll_block(hst__eng *e, uint64_t tp, uint64_t T, uint32_t slot, double t0) {
     const float *images[HST_ESRRF_NUM_MODES];
     uint64_t g = e->d.frames_per_timepoint, end = tp * g + T, k = 0;
+    uint64_t freed = tp + 1 >= e->roll_n ? (tp + 1 - e->roll_n) % e->acc_tps : e->acc_tps;
     int ends = T == g && end >= e->roll_w && (end - e->roll_w) % e->roll_s == 0;
-    hst_result r = e->roll_dev ? HST_SUCCESS : hst__eroll_keep(e, tp, slot);
-    if (r == HST_SUCCESS && ends) {
-        k = (end - e->roll_w) / e->roll_s;
+    hst_result r = HST_SUCCESS;
+    if (ends) k = (end - e->roll_w) / e->roll_s;
+    if (e->roll_dev) {
+        if (ends && (r = hst__eroll_sum_device(e, tp)) == HST_SUCCESS)
+            return hst__estats_deliver(e, e->grp[0].win, 0, (uint32_t)e->roll_w, k, end, freed, t0);
+        if (r == HST_SUCCESS && freed < e->acc_tps && (r = hst__ezero_slot(e, (uint32_t)freed)) == HST_SUCCESS)
+            r = hst__ezeroed(e);
+    } else if ((r = hst__eroll_keep(e, tp, slot)) == HST_SUCCESS && ends) {
         hst__eimages(e, k, images);
-        hst__epf_wait(e, k);
-        if (e->roll_dev) r = hst__eroll_window_device(e, tp, images);
-        else hst__eroll_window_host(e, tp, images);
+        hst__eroll_window_host(e, tp, images);
+        return hst__eemit(e, k, e->roll_w, end, images, t0);
     }
-    if (r == HST_SUCCESS && e->roll_dev && tp + 1 >= e->roll_n) {
-        r = hst__ezero_slot(e, (uint32_t)((tp + 1 - e->roll_n) % e->acc_tps));
-        if (r == HST_SUCCESS) r = hst__ezeroed(e);
-    }
-    if (r != HST_SUCCESS || !ends) {
-        e->rep.finish_seconds += hst_time_s() - t0;
-        return r;
-    }
-    return hst__eemit(e, k, e->roll_w, end, images, t0);
+    e->rep.finish_seconds += hst_time_s() - t0;
+    return r;
 }
 
 /* Time point tp (rolling: block tp) is complete: its sums over devices, the statistics (on the
@@ -2021,15 +2246,15 @@ static hst_result hst__edeliver(hst__eng *e, uint64_t tp) {
         if ((r = hst__eroll_block(e, tp, T, slot, t0)) == HST_SUCCESS) e->delivered = tp + 1;
         return r;
     }
-    hst__eimages(e, tp, images);
-    hst__epf_wait(e, tp);
     if (hst__edevice_stats(e)) {
-        if ((r = hst__estats_on_device(e, (uint32_t)T, slot, images)) != HST_SUCCESS) return r;
-    } else {
-        if ((r = hst__eread_sums(e, slot)) != HST_SUCCESS) return r;
+        r = hst__estats_deliver(e, e->grp[0].acc[0], (uint64_t)slot * HST__E_ACC_VALUES * e->pixels, (uint32_t)T, tp,
+                                tp * e->d.frames_per_timepoint + T, slot, t0);
+    } else if ((r = hst__eread_sums(e, slot)) == HST_SUCCESS) {
+        hst__eimages(e, tp, images);
         hst__efinish(e, (uint32_t)T, images);
+        r = hst__eemit(e, tp, T, tp * e->d.frames_per_timepoint + T, images, t0);
     }
-    if ((r = hst__eemit(e, tp, T, tp * e->d.frames_per_timepoint + T, images, t0)) == HST_SUCCESS) e->delivered = tp + 1;
+    if (r == HST_SUCCESS) e->delivered = tp + 1;
     return r;
 }
 
@@ -2045,12 +2270,15 @@ static hst_result hst__edeliver_done(hst__eng *e, uint64_t done) {
 }
 
 /* The end of the next piece from frame c0, at most `avail` frames on: within the time points
-   the sums' ring holds, ending at a time point's end when it reaches one. */
+   the sums' ring holds, ending at a time point's end when it reaches one; with a finisher, at
+   most its slots' time points (the calling thread then rarely waits for a slot). */
 static uint64_t hst__epiece_end(const hst__eng *e, uint64_t c0, uint64_t avail) {
     uint64_t T = e->d.frames_per_timepoint, c1 = c0 + avail;
     if (T) {   /* rolling on the device: the slots of the roll_n - 1 blocks before c0's are held */
-        uint64_t ring_end = (c0 / T + e->acc_tps - (e->roll_dev ? e->roll_n - 1 : 0)) * T;
-        if (c1 > ring_end) c1 = ring_end;
+        uint64_t tps = e->acc_tps - (e->roll_dev ? e->roll_n - 1 : 0), end;
+        if (e->fin && tps > HST__E_FIN_SLOTS) tps = HST__E_FIN_SLOTS;
+        end = (c0 / T + tps) * T;
+        if (c1 > end) c1 = end;
     }
     return c1;
 }
@@ -2237,7 +2465,7 @@ static void hst__eclose(hst__eng *e) {
             (void)drained;   /* closing: an error here has nothing left to undo */
         }
         for (i = 0; i < e->grp[k].nb; i++) hst_buffer_destroy(e->grp[k].acc[i]);
-        hst_buffer_destroy(e->grp[k].img);
+        for (i = 0; i < HST_ESRRF_NUM_MODES; i++) hst_buffer_destroy(e->grp[k].img[i]);
         hst_buffer_destroy(e->grp[k].win);
     }
     if (e->log_be) {
@@ -2462,9 +2690,10 @@ static hst_result hst__ebatch(const hst_esrrf_desc *desc, const void *stack, hst
         e.out = out;
         e.out_tp = out_tp ? out_tp : e.pixels;
         e.progress_total = e.frames_total;   /* rolling: the frames of whole windows */
-        hst__epf_start(&e, e.ntp);
+        hst__efin_start(&e);
         r = hst__erun_frames(&e, (const unsigned char *)stack, 0, e.frames_total, 0);
-        hst__epf_end(&e);
+        if (r == HST_SUCCESS && e.fin) r = hst__efin_announce(&e, e.fin->queued);
+        hst__efin_end(&e);
     }
     if (r == HST_SUCCESS && e.d.progress && e.d.progress(e.progress_total, e.progress_total, e.d.progress_user))
         r = HST_ERROR_CANCELLED;
@@ -2604,7 +2833,8 @@ static size_t hst__erows_correct_tp(float *const *out, size_t out_tp, uint64_t t
             memcpy(means, sums + q * mm, mm * sizeof(double));
             hst__emacro_means(means, rowsM, colsM, mag);
         }
-        bad = hst__emacro_pass(out[q] + (size_t)tp * out_tp, r0, r1, colsM, mag, sums ? means : NULL);
+        bad = hst__emacro_pass(out[q] + (size_t)tp * out_tp, out[q] + (size_t)tp * out_tp, r0, r1, colsM, mag,
+                               sums ? means : NULL);
         if (bad != HST__E_NONE && first == HST__E_NONE) { first = bad; *mode = q; }
     }
     return first;
@@ -4103,7 +4333,7 @@ struct hst_esrrf_live {
     hst_cond cv;
     unsigned char *stage[2];
     hst_buffer *pin[2];             /* the pinned buffer stage[k] lies in, or NULL (pageable) */
-    int pin_kept;                   /* pin[] are the backend's kept pair (hst__elive_kept) */
+    int pin_kept;                   /* pin[] are the backend's kept pair (hst__ekept) */
     uint64_t cap;                   /* frames per staging buffer (after slot 0) */
     int fill;                       /* the buffer pushes write */
     uint64_t first;                 /* acquisition index of the fill buffer's slot 1 */
@@ -4263,70 +4493,8 @@ static void hst__elive_maybe_handoff(hst_esrrf_live *lv) {
 }
 
 /* The pinned staging of live sessions, kept on their first backend from one session to the
-   next (an extension of the backend, freed by hst_backend_destroy): on one H100, freeing the
-   two pinned buffers of a 1000 x 1000 u16 session (2 x 258 MB) took 0.07-0.14 s at destroy, a
-   tenth or more of a 500-frame session (0.7 s), where pageable ones took 0.01. One session at
-   a time takes the pair; a session beside it makes its own, which its destroy frees. Pinned
-   memory counts against a backend's device memory limit, so a backend with one keeps nothing:
-   a kept pair would shrink what the caller's later calls may use. */
+   next (hst__ekept). */
 #define HST__ELIVE_EXTENSION "esrrf_live"
-typedef struct hst__elive_kept { hst_buffer *buf[2]; int taken; } hst__elive_kept;
-
-static void hst__elive_kept_destroy(hst_backend *be, void *data) {
-    hst__elive_kept *k = (hst__elive_kept *)data;
-    hst_buffer_destroy(k->buf[0]);
-    hst_buffer_destroy(k->buf[1]);
-    hst_backend_free(be, k);
-}
-
-/* be's kept pair, attached on first use; NULL when out of memory. */
-static hst__elive_kept *hst__elive_kept_get(hst_backend *be) {
-    hst__elive_kept *k = (hst__elive_kept *)hst_backend_extension(be, HST__ELIVE_EXTENSION);
-    if (k) return k;
-    if (!(k = (hst__elive_kept *)hst_backend_calloc(be, sizeof *k))) return NULL;
-    if (hst_backend_attach(be, HST__ELIVE_EXTENSION, k, hst__elive_kept_destroy) != HST_SUCCESS) {
-        hst_backend_free(be, k);
-        return NULL;
-    }
-    return k;
-}
-
-/* Two pinned buffers of at least `bytes` into lv->pin: the backend's kept pair where it has no
-   device memory limit and no other session holds the pair (made again where smaller), else a
-   pair of the session's own. */
-static hst_result hst__elive_pin(hst_esrrf_live *lv, size_t bytes) {
-    hst_backend *be = lv->e.log_be;
-    hst__elive_kept *kept = hst_backend_device_limit(be) ? NULL : hst__elive_kept_get(be);
-    hst_result r = HST_SUCCESS;
-    int k;
-    if (kept && !kept->taken) {
-        for (k = 0; k < 2 && r == HST_SUCCESS; k++)
-            if (!kept->buf[k] || hst_buffer_bytes(kept->buf[k]) < bytes) {
-                hst_buffer_destroy(kept->buf[k]);
-                kept->buf[k] = NULL;
-                r = hst_pinned_create(be, bytes, &kept->buf[k]);
-            }
-        if (r != HST_SUCCESS) return r;
-        kept->taken = lv->pin_kept = 1;
-        lv->pin[0] = kept->buf[0];
-        lv->pin[1] = kept->buf[1];
-        return HST_SUCCESS;
-    }
-    for (k = 0; k < 2 && r == HST_SUCCESS; k++) r = hst_pinned_create(be, bytes, &lv->pin[k]);
-    return r;
-}
-
-/* The session's pinned buffers: back to the backend's kept pair, or freed (their own). */
-static void hst__elive_unpin(hst_esrrf_live *lv) {
-    if (lv->pin_kept) {
-        ((hst__elive_kept *)hst_backend_extension(lv->e.log_be, HST__ELIVE_EXTENSION))->taken = 0;
-    } else {
-        hst_buffer_destroy(lv->pin[0]);
-        hst_buffer_destroy(lv->pin[1]);
-    }
-    lv->pin[0] = lv->pin[1] = NULL;
-    lv->pin_kept = 0;
-}
 
 /* The two staging buffers of `bytes`: pinned on an OpenCL device (a GPU's uploads cross a bus;
    on a CPU device it is plain host memory either way), pageable on the host device, and
@@ -4336,11 +4504,10 @@ static hst_result hst__elive_staging(hst_esrrf_live *lv, size_t bytes) {
     hst_backend *be = lv->e.log_be;
     int k;
     if (!hst_backend_is_host(be)) {
-        if (hst__elive_pin(lv, bytes) == HST_SUCCESS) {
+        if (hst__ekept_take(be, HST__ELIVE_EXTENSION, 2, bytes, lv->pin, &lv->pin_kept) == HST_SUCCESS) {
             for (k = 0; k < 2; k++) lv->stage[k] = (unsigned char *)hst_buffer_host_ptr(lv->pin[k]);
             return HST_SUCCESS;
         }
-        hst__elive_unpin(lv);
     }
     for (k = 0; k < 2; k++) {
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -4538,7 +4705,7 @@ HST__EDEF void hst_esrrf_live_destroy(hst_esrrf_live *lv) {
     nheld = lv->nheld;
     memcpy(held, lv->held, sizeof held);
     hst__elock(held, nheld, 1);
-    if (lv->pin[0] || lv->pin[1]) hst__elive_unpin(lv);
+    if (lv->pin[0]) hst__ekept_give(lv->e.log_be, HST__ELIVE_EXTENSION, 2, lv->pin, &lv->pin_kept);
     else
         for (k = 0; k < 2; k++)
             if (lv->e.log_be) hst_backend_free(lv->e.log_be, lv->stage[k]);

@@ -432,7 +432,7 @@ static void test_live_staging_kept(void **state)
         expect_outs("live after live vs batch", &d[0], &one.o, &ref);
         outs_free(&one.o);
         if (!hst_backend_is_host(be)) {
-            hst__elive_kept *kept = (hst__elive_kept *)hst_backend_extension(be, HST__ELIVE_EXTENSION);
+            hst__ekept *kept = (hst__ekept *)hst_backend_extension(be, HST__ELIVE_EXTENSION);
             assert_true(kept && !kept->taken);
             for (i = 0; i < 2; i++) {
                 size_t need = (size_t)(blocks[j] * HST__E_LIVE_BLOCKS + 1) * R * C * sizeof(float);
