@@ -21,7 +21,10 @@
                          its plot; the frames are shifted back by it (liquid.h's
                          hst_drift_correct, the Catmull-Rom shift) before eSRRF: a first pass over
                          the frames estimates, the second corrects and computes (a large stack
-                         is read from the file twice, a block at a time).
+                         is read from the file twice, a block at a time). Several series: one
+                         table, the first series' or --drift-series C,Z's, corrects them all;
+                         --drift-series each: every series its own, output_drift_c2_z1.csv and
+                         output_drift_c2_z1.png (channel 2, plane 1; and so on).
    A file that does not hold what it promises (a page chain that ends early, short strips, fewer
    frames than its ImageJ header says) is an error, and so is a NaN or Inf pixel (esrrf.h names
    its frame, row and column), and so is an image of finite input that float32 cannot hold (VAR
@@ -153,7 +156,9 @@ typedef struct options {
     int drift;                         /* --drift given */
     hst_drift_desc dd;                 /* its reference, frames, averaging, max shift */
     int drift_mean_given;              /* --drift=mean:N (else DRIFT_MEAN_FRAMES, clamped) */
-    int drift_opts_given;              /* --drift-averaging or --drift-max-shift */
+    int drift_opts_given;              /* --drift-averaging, --drift-max-shift or --drift-series */
+    unsigned drift_c, drift_z;         /* --drift-series C,Z (from 1); 0: the first series */
+    int drift_each;                    /* --drift-series each: every series its own table */
     int estimate;                      /* --estimate-frames given */
     uint64_t estimate_block;           /* --estimate-frames=B (0: quality.h's default) */
 } options;
@@ -248,6 +253,13 @@ static void help(void)
 "                           the blocks' centres                                   [1]\n"
 "  --drift-max-shift P      the largest drift searched, input pixels (per step with\n"
 "                           previous), 0 = up to half the frame                   [0]\n"
+"  --drift-series S         several series (--channel all, --plane all): the frames\n"
+"                           that estimate the drift. first: the first series', applied\n"
+"                           to all (the stage's drift, shared by the channels and planes\n"
+"                           of one acquisition); C,Z: that channel's and z-plane's\n"
+"                           (indices from 1, as --channel and --plane; a series the run\n"
+"                           computes), applied to all; each: every series its own drift,\n"
+"                           written as output_drift_c<C>_z<Z>.csv and .png   [first]\n"
 "\n", DRIFT_MEAN_FRAMES);
     printf(
 "How many frames (instead of eSRRF; no output file):\n"
@@ -273,9 +285,9 @@ static void help(void)
 "  Several series (channels x planes): each is computed alone, one after another (memory\n"
 "  as for one), and each output is one ImageJ hyperstack (channels, slices, frames = time\n"
 "  points; pages channel fastest, then plane, then time point; pixel size / mag, the unit\n"
-"  and the z spacing kept; OME-TIFF inputs give ImageJ hyperstacks too); the preview and\n"
-"  --drift's estimate use the first series (the drift is applied to all). --sweep, --quality,\n"
-"  --estimate-frames and MPI ranks take one series.\n"
+"  and the z spacing kept; OME-TIFF inputs give ImageJ hyperstacks too); the preview uses the\n"
+"  first series, --drift's estimate the one --drift-series names (the first: applied to all).\n"
+"  --sweep, --quality, --estimate-frames and MPI ranks take one series.\n"
 "  --max-frames N           use only the first N frames (a count), 0 = all       [0]\n"
 "  --device S               auto, gpu, cpu, host, P:D (platform:device) or a name substring;\n"
 "                           auto takes a GPU or accelerator, else the host device (its C\n"
@@ -421,22 +433,46 @@ static int parse_modes(const char *val, unsigned *modes)
     return 1;
 }
 
-/* --rolling W,S: two counts >= 1, W at most UINT32_MAX (as --frames-per-timepoint). */
-static int parse_rolling(const char *val, uint64_t *w, uint64_t *s)
+/* "A,B" of an option: two integers, each 1..max[k]; names[k] name them in messages, form says
+   what to give, below_1 why 0 is refused. */
+typedef struct pair_spec { const char *opt, *form, *names[2], *below_1; uint64_t max[2]; } pair_spec;
+static const pair_spec rolling_spec = { "--rolling", "give the window and the step in frames, W,S (e.g. 100,10)",
+                                        { "--rolling's window", "--rolling's step" },
+                                        "the window and the step must be >= 1 frame", { UINT32_MAX, UINT64_MAX } };
+static const pair_spec drift_series_spec = { "--drift-series", "first, each, or C,Z (the channel and the z-plane "
+                                             "whose frames estimate the drift, each from 1, e.g. 2,1)",
+                                             { "--drift-series's channel", "--drift-series's plane" },
+                                             "the channel and the z-plane count from 1", { 65535, 65535 } };
+
+static int parse_pair(const pair_spec *p, const char *val, uint64_t out[2])
 {
     const char *comma = strchr(val, ',');
     char first[32];
     if (!comma || (size_t)(comma - val) >= sizeof first) {
-        fail("--rolling %s: give the window and the step in frames, W,S (e.g. 100,10)", val);
+        fail("%s %s: %s", p->opt, val, p->form);
         return 0;
     }
     snprintf(first, sizeof first, "%.*s", (int)(comma - val), val);
-    if (!parse_u64("--rolling's window", first, UINT32_MAX, w) || !parse_u64("--rolling's step", comma + 1, UINT64_MAX, s))
+    if (!parse_u64(p->names[0], first, p->max[0], &out[0]) || !parse_u64(p->names[1], comma + 1, p->max[1], &out[1]))
         return 0;
-    if (*w < 1 || *s < 1) {
-        fail("--rolling %s: the window and the step must be >= 1 frame", val);
+    if (out[0] < 1 || out[1] < 1) {
+        fail("%s %s: %s", p->opt, val, p->below_1);
         return 0;
     }
+    return 1;
+}
+
+/* --drift-series first | each | C,Z (as --channel and --plane count them). */
+static int parse_drift_series(const char *val, options *o)
+{
+    uint64_t cz[2];
+    o->drift_opts_given = 1;
+    o->drift_each = !strcmp(val, "each");
+    o->drift_c = o->drift_z = 0;
+    if (o->drift_each || !strcmp(val, "first")) return 1;
+    if (!parse_pair(&drift_series_spec, val, cz)) return 0;
+    o->drift_c = (unsigned)cz[0];
+    o->drift_z = (unsigned)cz[1];
     return 1;
 }
 
@@ -476,7 +512,7 @@ static int check_conflicts(options *o)
         return 2;
     }
     if (o->drift_opts_given && !o->drift) {
-        fail("--drift-averaging and --drift-max-shift belong to --drift: add --drift (or drop them)");
+        fail("--drift-averaging, --drift-max-shift and --drift-series belong to --drift: add --drift (or drop them)");
         return 2;
     }
     if (o->roll_s && o->frames_per_tp) {
@@ -586,7 +622,10 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(name, "--frames-per-timepoint")) {
             if (!parse_u64(name, val, UINT32_MAX, &o->frames_per_tp)) return 2;
         } else if (!strcmp(name, "--rolling")) {
-            if (!parse_rolling(val, &o->roll_w, &o->roll_s)) return 2;
+            uint64_t ws[2];
+            if (!parse_pair(&rolling_spec, val, ws)) return 2;
+            o->roll_w = ws[0];
+            o->roll_s = ws[1];
         } else if (!strcmp(name, "--mode")) {
             if (!parse_modes(val, &o->modes)) return 2;
         } else if (!strcmp(name, "--channel") || !strcmp(name, "--plane")) {
@@ -613,6 +652,8 @@ static int parse_args(int argc, char **argv, options *o)
             if (!parse_u64(name, val, (uint64_t)INT_MAX / 2, &v)) return 2;
             o->dd.max_shift = (unsigned)v;
             o->drift_opts_given = 1;
+        } else if (!strcmp(name, "--drift-series")) {
+            if (!parse_drift_series(val, o)) return 2;
         } else if (!strcmp(name, "--radii")) {
             if (!parse_list(name, val, HST_ESRRF_MAX_RADIUS, o->radii, &o->nr)) return 2;
         } else if (!strcmp(name, "--sensitivities")) {
@@ -848,10 +889,10 @@ static void sibling_name(const char *out, const char *suffix, char *buf, size_t 
     snprintf(buf, bytes, "%.*s%s", (int)n, out, suffix);
 }
 
-/* The outputs beside the images and the preview: the sweep's table and heat map, the error map. */
-enum { EX_CSV, EX_HEAT, EX_EMAP, EX_DRIFT_CSV, EX_DRIFT_PNG, NUM_EXTRA };
-static const char *const extra_suffix[NUM_EXTRA] = { "_qnr.csv", "_qnr.png", "_errormap.tif", "_drift.csv",
-                                                     "_drift.png" };
+/* The outputs beside the images and the preview: the sweep's table and heat map, the error map
+   (--drift's tables and plots: one pair per table, job's drift_out). */
+enum { EX_CSV, EX_HEAT, EX_EMAP, NUM_EXTRA };
+static const char *const extra_suffix[NUM_EXTRA] = { "_qnr.csv", "_qnr.png", "_errormap.tif" };
 
 /* The quality report of --quality. */
 typedef struct quality {
@@ -878,10 +919,17 @@ typedef struct job {
     char write_err[1024];
     io_outfile tif[HST_ESRRF_NUM_MODES], png, extra[NUM_EXTRA];
     char tif_path[HST_ESRRF_NUM_MODES][4200], png_path[4200], extra_path[NUM_EXTRA][4200];
+    io_outfile *drift_out;             /* --drift: each table's CSV and PNG (2 x ntab) */
+    char (*drift_path)[4200];          /* their names */
+    unsigned nout;                     /* every output (list_outputs): its name and its file */
+    const char **paths;
+    io_outfile **files;
     float *out[HST_ESRRF_NUM_MODES], *mean;
     hst_esrrf_sweep_result sweep;
     quality q;
-    double *drift;                     /* --drift: (frames, 2) dy, dx per frame, input pixels */
+    double *drift;                     /* --drift: (ntab, frames, 2) dy, dx per frame, input pixels */
+    uint64_t ntab, dsel;               /* --drift's tables: 1, or ns (--drift-series each); with one,
+                                          the series it is estimated from (0 .. ns - 1) */
     hst_backend *be;
     log_state ls;
 } job;
@@ -892,12 +940,14 @@ static int job_free(job *j, int discard)
     unsigned m;
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
         io_tiff_abort(j->tw[m]);
-        if (discard) io_outfile_discard(&j->tif[m]);
         io_outfile_discard(&j->aside[m]);   /* never committed: pages kept aside only */
         free(j->out[m]);
     }
-    if (discard) io_outfile_discard(&j->png);
-    for (m = 0; m < NUM_EXTRA && discard; m++) io_outfile_discard(&j->extra[m]);
+    for (m = 0; m < j->nout && discard; m++) io_outfile_discard(j->files[m]);
+    free(j->paths);
+    free(j->files);
+    free(j->drift_out);
+    free(j->drift_path);
     free(j->mean);
     free(j->wf_sum);
     free(j->sr_sum);
@@ -999,27 +1049,65 @@ static void print_path(const hst_esrrf_report *rep)
 /* Whether the run writes extra output k. */
 static int extra_wanted(const options *o, unsigned k)
 {
-    return k == EX_EMAP ? o->quality : k == EX_DRIFT_CSV || k == EX_DRIFT_PNG ? o->drift : o->sweep;
+    return k == EX_EMAP ? o->quality : o->sweep;
 }
 
-/* The names of every file the run writes: paths[0 .. n) (each mode's TIFF, the preview, then
-   the extras). */
-#define MAX_OUTPUTS (HST_ESRRF_NUM_MODES + 1 + NUM_EXTRA)
-static unsigned output_paths(const options *o, job *j, const char **paths)
+/* Series i of the run (0 .. ns - 1) as the file numbers it: cz[0] its channel, cz[1] its plane
+   (from 1). */
+static void series_cz(const options *o, const job *j, uint64_t i, uint64_t cz[2])
 {
-    unsigned m, k, n = 0, several = (o->modes & (o->modes - 1)) != 0;
+    uint64_t s = j->s0 + i;
+    cz[0] = o->channel && o->channel != IO_CHANNEL_ALL ? o->channel : s % j->st.channels + 1;
+    cz[1] = s / j->st.channels + 1;
+}
+
+/* --drift's table t's CSV (k 0) or plot (k 1): output_drift.csv, with one table per series
+   output_drift_c2_z1.csv. */
+static void drift_name(const options *o, const job *j, uint64_t t, unsigned k, char *buf, size_t bytes)
+{
+    char suffix[64];
+    uint64_t cz[2];
+    series_cz(o, j, t, cz);
+    if (j->ntab > 1)
+        snprintf(suffix, sizeof suffix, "_drift_c%llu_z%llu.%s", (unsigned long long)cz[0], (unsigned long long)cz[1],
+                 k ? "png" : "csv");
+    else snprintf(suffix, sizeof suffix, "_drift.%s", k ? "png" : "csv");
+    sibling_name(o->output, suffix, buf, bytes);
+}
+
+/* Every file the run writes, named and listed in j->paths and j->files (each mode's TIFF, the
+   preview, the extras, then --drift's tables and plots). Returns an exit status. */
+#define MAX_OUTPUTS (HST_ESRRF_NUM_MODES + 1 + NUM_EXTRA)
+static int list_outputs(const options *o, job *j)
+{
+    unsigned m, k, several = (o->modes & (o->modes - 1)) != 0;
+    uint64_t t, nd = o->drift ? 2 * j->ntab : 0;
+    if (nd > (UINT_MAX - MAX_OUTPUTS) / sizeof(io_outfile) ||   /* nout's count, every array's bytes */
+        !(j->paths = (const char **)malloc((MAX_OUTPUTS + nd) * sizeof *j->paths)) ||
+        !(j->files = (io_outfile **)malloc((MAX_OUTPUTS + nd) * sizeof *j->files)) ||
+        (nd && (!(j->drift_out = (io_outfile *)calloc(nd, sizeof *j->drift_out)) ||
+                !(j->drift_path = (char (*)[4200])malloc(nd * sizeof *j->drift_path))))) {
+        fail("out of host memory for the outputs' names (%llu drift tables)", (unsigned long long)j->ntab);
+        return 1;
+    }
     for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
         if (o->modes & (1u << m)) {
             mode_name(o->output, m, (int)several, j->tif_path[m], sizeof j->tif_path[m]);
-            paths[n++] = j->tif_path[m];
+            j->paths[j->nout] = j->tif_path[m];
+            j->files[j->nout++] = &j->tif[m];
         }
     sibling_name(o->output, "_preview.png", j->png_path, sizeof j->png_path);
-    if (o->preview) paths[n++] = j->png_path;
+    if (o->preview) { j->paths[j->nout] = j->png_path; j->files[j->nout++] = &j->png; }
     for (k = 0; k < NUM_EXTRA; k++) {
         sibling_name(o->output, extra_suffix[k], j->extra_path[k], sizeof j->extra_path[k]);
-        if (extra_wanted(o, k)) paths[n++] = j->extra_path[k];
+        if (extra_wanted(o, k)) { j->paths[j->nout] = j->extra_path[k]; j->files[j->nout++] = &j->extra[k]; }
     }
-    return n;
+    for (t = 0; t < nd; t++) {
+        drift_name(o, j, t / 2, (unsigned)(t % 2), j->drift_path[t], sizeof j->drift_path[t]);
+        j->paths[j->nout] = j->drift_path[t];
+        j->files[j->nout++] = &j->drift_out[t];
+    }
+    return 0;
 }
 
 /* Which file a path names: an existing file by its device and inode (symlinks followed, so
@@ -1052,43 +1140,37 @@ static int same_file(const file_id *a, const file_id *b)
 }
 
 /* No output may be the input or another output: refused before a frame is read. */
-static int check_collisions(const options *o, job *j)
+static int check_collisions(const options *o, const job *j)
 {
-    const char *paths[MAX_OUTPUTS];
-    file_id in = identify(o->input), ids[MAX_OUTPUTS];
-    unsigned n = output_paths(o, j, paths), k, i;
-    for (k = 0; k < n; k++) {
-        ids[k] = identify(paths[k]);
+    file_id in = identify(o->input), *ids = (file_id *)malloc((j->nout ? j->nout : 1) * sizeof *ids);
+    unsigned k, i;
+    int ok = ids != NULL;
+    if (!ok) fail("out of host memory for the outputs' names");
+    for (k = 0; ok && k < j->nout; k++) {
+        ids[k] = identify(j->paths[k]);
         if (same_file(&ids[k], &in)) {
-            fail("the output %s is the input %s (the same file): refused; choose another output name", paths[k],
+            fail("the output %s is the input %s (the same file): refused; choose another output name", j->paths[k],
                  o->input);
-            return 0;
+            ok = 0;
         }
-        for (i = 0; i < k; i++)
+        for (i = 0; ok && i < k; i++)
             if (same_file(&ids[k], &ids[i])) {
-                fail("the outputs %s and %s are the same file: refused; choose another output name", paths[i],
-                     paths[k]);
-                return 0;
+                fail("the outputs %s and %s are the same file: refused; choose another output name", j->paths[i],
+                     j->paths[k]);
+                ok = 0;
             }
     }
-    return 1;
+    free(ids);
+    return ok;
 }
 
 /* Opens every output under a temporary name: an unwritable path fails before any work. */
-static int open_outputs(const options *o, job *j)
+static int open_outputs(job *j)
 {
-    const char *paths[MAX_OUTPUTS];
     char err[1024];
-    unsigned m, k = 0;
-    (void)output_paths(o, j, paths);
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-        if ((o->modes & (1u << m)) && !io_outfile_open(&j->tif[m], paths[k++], err, sizeof err)) {
-            fail("%s", err);
-            return 0;
-        }
-    if (o->preview && !io_outfile_open(&j->png, paths[k++], err, sizeof err)) { fail("%s", err); return 0; }
-    for (m = 0; m < NUM_EXTRA; m++)
-        if (extra_wanted(o, m) && !io_outfile_open(&j->extra[m], paths[k++], err, sizeof err)) {
+    unsigned k;
+    for (k = 0; k < j->nout; k++)
+        if (!io_outfile_open(j->files[k], j->paths[k], err, sizeof err)) {
             fail("%s", err);
             return 0;
         }
@@ -1145,9 +1227,9 @@ static hst_drift_desc drift_desc(const options *o, uint64_t frames)
     return dd;
 }
 
-/* The drift table as CSV: frame, dy and dx in input pixels, and in the TIFF's unit where it
-   gives a pixel size. */
-static int drift_csv(const job *j, io_outfile *o, char *err, size_t err_bytes)
+/* A drift table (frames x 2) as CSV: frame, dy and dx in input pixels, and in the TIFF's unit
+   where it gives a pixel size. */
+static int drift_csv(const job *j, const double *drift, io_outfile *o, char *err, size_t err_bytes)
 {
     double ps = sr_pixel_size(&j->st, 1);
     size_t cap, n;
@@ -1162,7 +1244,7 @@ static int drift_csv(const job *j, io_outfile *o, char *err, size_t err_bytes)
     n = (size_t)snprintf(text, cap, "frame,dy_px,dx_px%s%s%s%s\n", ps > 0 ? ",dy_" : "", ps > 0 ? j->st.unit : "",
                          ps > 0 ? ",dx_" : "", ps > 0 ? j->st.unit : "");
     for (f = 0; f < j->st.frames && n < cap; f++) {
-        double dy = j->drift[2 * f], dx = j->drift[2 * f + 1];
+        double dy = drift[2 * f], dx = drift[2 * f + 1];
         n += (size_t)snprintf(text + n, cap - n, "%llu,%.4f,%.4f", (unsigned long long)f, dy, dx);
         if (ps > 0) n += (size_t)snprintf(text + n, cap - n, ",%.6g,%.6g", dy * ps, dx * ps);
         n += (size_t)snprintf(text + n, cap - n, "\n");
@@ -1172,21 +1254,30 @@ static int drift_csv(const job *j, io_outfile *o, char *err, size_t err_bytes)
     return ok;
 }
 
-/* --drift's table (CSV) and its plot (PNG). */
+/* --drift's table of series i (frames x 2: dy, dx): its own with --drift-series each, else the
+   one shared by every series. */
+static double *drift_of(const job *j, uint64_t i)
+{
+    return j->drift + (j->ntab > 1 ? i : 0) * 2 * j->st.frames;
+}
+
+/* --drift's tables (CSV) and their plots (PNG). */
 static int write_drift(const options *opt, job *j)
 {
     static const char *const names[2] = { "dy (rows)", "dx (columns)" };
     char err[1024], title[160];
     hst_drift_desc dd = drift_desc(opt, j->st.frames);
+    uint64_t t;
     snprintf(title, sizeof title, "drift against %s (input pixels; corrected by its opposite)",
              dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
              : dd.reference == HST_DRIFT_REF_MEAN ? "the mean of the first frames" : "the previous frames, added up");
-    if (!drift_csv(j, &j->extra[EX_DRIFT_CSV], err, sizeof err) ||
-        !io_write_png_plot(&j->extra[EX_DRIFT_PNG], j->drift, (size_t)j->st.frames, 2, names, "frame", "px", title, err,
-                           sizeof err)) {
-        fail("%s", err);
-        return 0;
-    }
+    for (t = 0; t < j->ntab; t++)
+        if (!drift_csv(j, drift_of(j, t), &j->drift_out[2 * t], err, sizeof err) ||
+            !io_write_png_plot(&j->drift_out[2 * t + 1], drift_of(j, t), (size_t)j->st.frames, 2, names, "frame", "px",
+                               title, err, sizeof err)) {
+            fail("%s", err);
+            return 0;
+        }
     return 1;
 }
 
@@ -1304,11 +1395,8 @@ static int write_outputs(const options *o, job *j, int resolution_ok, uint64_t n
         }
     }
     if (!write_extras(o, j, resolution_ok, rm, cm) || interrupted) return 0;
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++)
-        if ((o->modes & (1u << m)) && !io_outfile_commit(&j->tif[m], err, sizeof err)) { fail("%s", err); return 0; }
-    if (o->preview && !io_outfile_commit(&j->png, err, sizeof err)) { fail("%s", err); return 0; }
-    for (m = 0; m < NUM_EXTRA; m++)
-        if (extra_wanted(o, m) && !io_outfile_commit(&j->extra[m], err, sizeof err)) { fail("%s", err); return 0; }
+    for (m = 0; m < j->nout; m++)
+        if (!io_outfile_commit(j->files[m], err, sizeof err)) { fail("%s", err); return 0; }
     return 1;
 }
 
@@ -1473,17 +1561,36 @@ static int open_backend(run *u)
     return r == HST_ERROR_NO_DEVICE ? 2 : 1;
 }
 
+/* --drift's tables against the series chosen: one, estimated from the first series or from
+   --drift-series C,Z (one of the series the run computes: the others are not read), or one per
+   series (--drift-series each). Returns an exit status. */
+static int drift_tables(run *u)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    uint64_t c0 = o->channel && o->channel != IO_CHANNEL_ALL ? o->channel : 1, z0 = o->plane ? o->plane : 1;
+    uint64_t c1 = o->channel == IO_CHANNEL_ALL ? j->st.channels : c0, z1 = o->plane ? o->plane : j->st.planes;
+    j->ntab = o->drift_each ? j->ns : 1;
+    j->dsel = 0;
+    if (!o->drift_c) return 0;
+    if (o->drift_c < c0 || o->drift_c > c1 || o->drift_z < z0 || o->drift_z > z1) {
+        fail("--drift-series %u,%u: not a series this run computes: channel %llu..%llu, plane %llu..%llu of %s (as "
+             "--channel and --plane choose)", o->drift_c, o->drift_z, (unsigned long long)c0, (unsigned long long)c1,
+             (unsigned long long)z0, (unsigned long long)z1, o->input);
+        return 2;
+    }
+    j->dsel = (o->drift_z - z0) * j->st.channels + (o->drift_c - c0);
+    return 0;
+}
+
 /* The input opened (every page checked) and the series chosen: --channel (one, or all) and
    --plane (one, or all) of the file's channels x z-planes, ImageJ's order (channel fastest);
-   the outputs' description from them. whole: the series is read into j->st.data (for what
-   holds every frame at once, named in the message when the choice is several series), else
-   streamed from j->rd. Returns an exit status (0: go on). */
-static int open_series(run *u, const char *whole)
+   the outputs' description and --drift's tables from them. Returns an exit status (0: go on). */
+static int open_series(run *u)
 {
     const options *o = &u->o;
     job *j = &u->j;
     char err[1024];
-    int ok;
     if (!io_stack_open(o->input, o->channel, o->max_frames, &j->st, &j->rd, err, sizeof err)) { fail("%s", err); return 2; }
     if (o->plane > j->st.planes) {
         fail("--plane %u: %s has %u z-plane(s)", o->plane, o->input, j->st.planes);
@@ -1493,7 +1600,18 @@ static int open_series(run *u, const char *whole)
     j->ns = o->plane ? j->st.channels : j->st.series;
     j->od = j->st;
     j->od.planes = o->plane ? 1 : j->st.planes;
-    if (!whole) return 0;
+    return o->drift ? drift_tables(u) : 0;
+}
+
+/* The series read into j->st.data, for what holds every frame at once (whole: its name, for
+   the message when the choice is several series); a streamed run reads j->rd instead.
+   Returns an exit status (0: go on). */
+static int load_series(run *u, const char *whole)
+{
+    const options *o = &u->o;
+    job *j = &u->j;
+    char err[1024];
+    int ok;
     if (j->ns > 1) {
         fail("%s computes one series: %s holds %u channel(s) x %u z-plane(s); choose one with --channel C and "
              "--plane Z", whole, o->input, j->od.channels, j->od.planes);
@@ -1506,8 +1624,9 @@ static int open_series(run *u, const char *whole)
     return 0;
 }
 
-/* Everything before eSRRF: the files (rank 0 opens the outputs), the stack (opened, or read
-   whole for --sweep, --quality and MPI ranks), the device, the desc, the images. Returns an
+/* Everything before eSRRF: the stack opened (every page checked; its series name --drift's
+   outputs), the files (rank 0 opens the outputs, before any frame is read), the stack read
+   whole for --sweep, --quality and MPI ranks, the device, the desc, the images. Returns an
    exit status (0: go on). */
 static int prepare(run *u)
 {
@@ -1523,13 +1642,15 @@ static int prepare(run *u)
         fail("--sweep and --quality run in one process (not over MPI ranks)");
         return 2;
     }
-    if (writer && (!check_collisions(o, j) || !open_outputs(o, j))) return 2;
 
-    /* Open (every page checked) or read (the samples as they are), then the device. */
+    /* Open (every page checked), the outputs, read (the samples as they are), then the device. */
     t0 = now_s();
     j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
-    if ((status = open_series(u, j->streamed ? NULL : o->sweep ? "--sweep" : o->quality ? "--quality"
-                                             : "a run over MPI ranks")) != 0)
+    if ((status = open_series(u)) != 0) return status;
+    if (writer && (status = list_outputs(o, j)) != 0) return status;
+    if (writer && (!check_collisions(o, j) || !open_outputs(j))) return 2;
+    if (!j->streamed && (status = load_series(u, o->sweep ? "--sweep" : o->quality ? "--quality"
+                                                 : "a run over MPI ranks")) != 0)
         return status;
     u->t_read = now_s() - t0;
     if (interrupted) return interrupted_status();   /* a signal while the stack was read */
@@ -1597,12 +1718,19 @@ static int resolution_exists(const run *u)
     return u->o.use_decorr || timepoint_frames(u) >= 2;
 }
 
+/* Series i of the run (0 .. ns - 1) as the file numbers it: "channel 2, plane 3". */
+static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
+{
+    uint64_t cz[2];
+    series_cz(&u->o, &u->j, i, cz);
+    snprintf(buf, bytes, "channel %llu, plane %llu", (unsigned long long)cz[0], (unsigned long long)cz[1]);
+}
+
 /* ------------------------------------------------------------------------------ drift */
-/* The first pass: every frame's drift into j->drift, the frames pushed as read (--block at a
-   time) or the stack in memory at once (quality.h: the same drift either way). Several series:
-   the first one's (a channel and plane of the same acquisition share its drift), applied to
-   every series. */
-static hst_result drift_pass(run *u, const hst_drift_desc *dd, int *read_failed, char *err, size_t err_bytes)
+/* The first pass over series i: every frame's drift into table, the frames pushed as read
+   (--block at a time) or the stack in memory at once (quality.h: the same drift either way). */
+static hst_result drift_pass(run *u, const hst_drift_desc *dd, uint64_t i, double *table, int *read_failed, char *err,
+                             size_t err_bytes)
 {
     job *j = &u->j;
     uint64_t block = u->o.block ? u->o.block : 16, k, n;
@@ -1612,31 +1740,34 @@ static hst_result drift_pass(run *u, const hst_drift_desc *dd, int *read_failed,
     hst_result r;
     if (!j->streamed)
         return hst_drift_estimate(j->be, j->st.data, (hst_drift_dtype)j->st.dtype, (size_t)j->st.frames, j->st.rows,
-                                  j->st.cols, dd, j->drift);
+                                  j->st.cols, dd, table);
     if (block > j->st.frames) block = j->st.frames;
     if (px > SIZE_MAX / esz / block || !(buf = malloc((size_t)block * px * esz))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     r = hst_drift_open(j->be, j->st.rows, j->st.cols, dd, &ds);
     for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
         n = j->st.frames - k < block ? j->st.frames - k : block;
-        if (!io_series_read(j->rd, j->s0, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
+        if (!io_series_read(j->rd, j->s0 + i, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
         r = hst_drift_push(ds, buf, (hst_drift_dtype)j->st.dtype, (size_t)n);
         on_progress(k + n, j->st.frames, &u->pg);
     }
-    if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_drift_finish(ds, j->drift, (size_t)j->st.frames);
+    if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_drift_finish(ds, table, (size_t)j->st.frames);
     hst_drift_close(ds);
     free(buf);
     return r;
 }
 
-/* --drift's first pass (rank 0's table shared with every rank). Returns an exit status. */
+/* --drift's first pass (rank 0's table shared with every rank): over the series of each table
+   (several series: the first one's, a channel and plane of one acquisition sharing the stage's
+   drift; --drift-series C,Z's; or, with each, every series' own). Returns an exit status. */
 static int estimate_drift(run *u)
 {
     job *j = &u->j;
     hst_drift_desc dd = drift_desc(&u->o, j->st.frames);
-    char err[1024];
+    char err[1024], label[64];
     int read_failed = 0;
     double t0 = now_s();
-    hst_result r;
+    uint64_t t, i;
+    hst_result r = HST_SUCCESS;
     if (j->st.frames < 2) {
         fail("--drift: %s has 1 frame: a drift needs 2 frames or more", u->o.input);
         return 2;
@@ -1646,17 +1777,25 @@ static int estimate_drift(run *u)
              (unsigned long long)j->st.frames);
         return 2;
     }
-    if (!(j->drift = (double *)malloc((size_t)j->st.frames * 2 * sizeof(double)))) {
-        fail("out of host memory for the drift table");
+    if (j->st.frames > SIZE_MAX / (2 * sizeof(double)) / j->ntab ||
+        !(j->drift = (double *)malloc((size_t)(j->ntab * j->st.frames) * 2 * sizeof(double)))) {
+        fail("out of host memory for the drift table(s) (%llu)", (unsigned long long)j->ntab);
         return 1;
     }
     if (!u->pg.quiet)
         fprintf(stderr, PROG ": drift: each frame against %s%s\n", dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
                 : dd.reference == HST_DRIFT_REF_MEAN ? "the mean of the first frames" : "the previous frame",
                 j->streamed ? " (the first of two passes over the file)" : "");
-    progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
-    r = drift_pass(u, &dd, &read_failed, err, sizeof err);
-    progress_end(&u->pg);
+    for (t = 0; t < j->ntab && r == HST_SUCCESS && !read_failed && !interrupted; t++) {
+        i = j->ntab > 1 ? t : j->dsel;
+        series_label(u, i, label, sizeof label);
+        if (j->ns > 1 && !u->pg.quiet)
+            fprintf(stderr, PROG ": drift %s %s%s\n", j->ntab > 1 ? "of" : "from", label,
+                    j->ntab > 1 ? "" : " (shared by every series)");
+        progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
+        r = drift_pass(u, &dd, i, drift_of(j, t), &read_failed, err, sizeof err);
+        progress_end(&u->pg);
+    }
     u->t_drift = now_s() - t0;
     if (read_failed && !interrupted) { fail("%s", err); return 2; }
     return finished(u, r, "the drift estimation");
@@ -1669,7 +1808,7 @@ static hst_result correct_frames(job *j, const void *src, io_dtype dtype, uint64
 {
     size_t px = (size_t)j->st.rows * j->st.cols, i;
     for (i = 0; i < (size_t)n * px; i++) dst[i] = sample_at(src, dtype, i);
-    return hst_drift_correct(j->be, dst, (size_t)n, j->st.rows, j->st.cols, j->drift + 2 * first);
+    return hst_drift_correct(j->be, dst, (size_t)n, j->st.rows, j->st.cols, drift_of(j, j->cur) + 2 * first);
 }
 
 /* A stack in memory corrected (its float32 copy replaces it) and its widefield mean made again
@@ -1682,7 +1821,7 @@ static int apply_drift(run *u)
     float *c;
     double t0 = now_s();
     hst_result r;
-    ranks_share(u->rk, j->drift, (size_t)j->st.frames * 2);
+    ranks_share(u->rk, j->drift, (size_t)(j->ntab * j->st.frames) * 2);
     if (j->streamed) return 0;
     if (px > SIZE_MAX / sizeof(float) / j->st.frames || !(c = (float *)malloc((size_t)j->st.frames * px * sizeof(float)))) {
         fail("out of host memory for the drift-corrected stack (%llu frames of float32)", (unsigned long long)j->st.frames);
@@ -1774,14 +1913,6 @@ static void add_report(hst_esrrf_report *rep, const hst_esrrf_report *sum)
     rep->seconds += sum->seconds;
     rep->frames_by_path[0] += sum->frames_by_path[0];
     rep->frames_by_path[1] += sum->frames_by_path[1];
-}
-
-/* Series i of the run (0 .. ns - 1) as the file numbers it: "channel 2, plane 3". */
-static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
-{
-    const job *j = &u->j;
-    uint64_t s = j->s0 + i, c = u->o.channel && u->o.channel != IO_CHANNEL_ALL ? u->o.channel : s % j->st.channels + 1;
-    snprintf(buf, bytes, "channel %llu, plane %llu", (unsigned long long)c, (unsigned long long)(s / j->st.channels + 1));
 }
 
 /* eSRRF of a stack larger than memory, series after series (one live session at a time: memory
@@ -1959,23 +2090,32 @@ static void print_sweep(const run *u)
     printf(" (the output image)\n");
 }
 
-/* The drift line of the summary: the reference, the largest drift, the pass's time. */
+/* The drift line of the summary: the reference, each table's largest drift (several series:
+   named by the series estimated), the pass's time. */
 static void print_drift(const run *u)
 {
     const job *j = &u->j;
     hst_drift_desc dd = drift_desc(&u->o, j->st.frames);
-    double ps = sr_pixel_size(&j->st, 1), most = 0.0;
-    uint64_t f, at = 0;
-    for (f = 0; f < j->st.frames; f++) {
-        double m = hypot(j->drift[2 * f], j->drift[2 * f + 1]);
-        if (m > most) { most = m; at = f; }
-    }
+    double ps = sr_pixel_size(&j->st, 1);
+    uint64_t f, t, at;
+    char label[64];
     printf("  drift     against %s", dd.reference == HST_DRIFT_REF_FIRST ? "the first frame"
            : dd.reference == HST_DRIFT_REF_MEAN ? "a mean" : "the previous frame");
     if (dd.reference == HST_DRIFT_REF_MEAN) printf(" of %zu frames", dd.reference_frames);
-    printf(": largest %.3g px", most);
-    if (ps > 0) printf(" (%.4g %s)", most * ps, j->st.unit);
-    printf(" at frame %llu; corrected (Catmull-Rom shift); %.3f s%s\n", (unsigned long long)at, u->t_drift,
+    for (t = 0; t < j->ntab; t++) {
+        const double *d = drift_of(j, t);
+        double most = 0.0;
+        for (f = 0, at = 0; f < j->st.frames; f++) {
+            double m = hypot(d[2 * f], d[2 * f + 1]);
+            if (m > most) { most = m; at = f; }
+        }
+        series_label(u, j->ntab > 1 ? t : j->dsel, label, sizeof label);
+        if (j->ns > 1) printf("%s %s", t ? "," : ";", label);
+        printf(": largest %.3g px", most);
+        if (ps > 0) printf(" (%.4g %s)", most * ps, j->st.unit);
+        printf(" at frame %llu", (unsigned long long)at);
+    }
+    printf("; corrected (Catmull-Rom shift); %.3f s%s\n", u->t_drift,
            j->streamed ? " to estimate (the correction runs beside eSRRF, in its time)" : " to estimate and correct");
 }
 
@@ -2016,9 +2156,7 @@ static void summary(const run *u)
     printf("  time      read %.3f s | eSRRF %.3f s | write %.3f s | total %.3f s\n", u->t_read, u->rep.seconds,
            u->t_write, now_s() - u->t_start);
     printf("  wrote    ");
-    for (m = 0; m < HST_ESRRF_NUM_MODES; m++) if (o->modes & (1u << m)) printf(" %s", j->tif_path[m]);
-    if (o->preview) printf(" %s", j->png_path);
-    for (m = 0; m < NUM_EXTRA; m++) if (extra_wanted(o, m)) printf(" %s", j->extra_path[m]);
+    for (m = 0; m < j->nout; m++) printf(" %s", j->paths[m]);
     printf("\n");
 }
 
@@ -2051,7 +2189,7 @@ static int estimate_frames_run(run *u)
     hst_result r;
     int status;
     if (u->rk->size > 1) { fail("--estimate-frames runs in one process (not over MPI ranks)"); return 2; }
-    if ((status = open_series(u, "--estimate-frames")) != 0) return status;
+    if ((status = open_series(u)) != 0 || (status = load_series(u, "--estimate-frames")) != 0) return status;
     if (interrupted) return interrupted_status();
     if ((status = open_backend(u)) != 0) return status;
     memset(&fd, 0, sizeof fd);

@@ -344,7 +344,7 @@ static size_t file_size(const char *path)
 }
 
 /* ------------------------------------------------------------------ running the program */
-static char err_text[8192], out_text[16384];   /* --help: 9 kB */
+static char err_text[8192], out_text[16384];   /* --help: 11 kB */
 
 static void read_text(const char *path, char *buf, size_t cap)
 {
@@ -1339,6 +1339,7 @@ static void test_help_complete(void **state)
         "a FIFO", "symbolic link",                                      /* the outputs */
         "--drift[=REF]", "first", "mean:N", "previous", "--drift-averaging N", "--drift-max-shift P",
         "output_drift.csv", "output_drift.png", "in the TIFF's unit",  /* drift correction */
+        "--drift-series S", "each", "C,Z", "output_drift_c<C>_z<Z>.csv",
         "Exit status: 0 success", "1 an error", "2 bad usage", "128 + N", "INT 130", "TERM 143",
     };
     size_t k;
@@ -1877,7 +1878,8 @@ static void lt_write(const char *path, const lt_spec *sp)
     free(frame);
 }
 
-/* Every page of the program's float32 output: pages x rows x cols samples (malloc'd). */
+/* Every page of the program's float32 output: pages x rows x cols samples (malloc'd), each
+   page's strips one after another. */
 static float *lt_read_pages(const char *path, unsigned *pages, uint32_t *rows, uint32_t *cols)
 {
     TIFF *t = TIFFOpen(path, "r");
@@ -1887,13 +1889,17 @@ static float *lt_read_pages(const char *path, unsigned *pages, uint32_t *rows, u
     *pages = (unsigned)TIFFNumberOfDirectories(t);
     do {
         size_t px;
+        tmsize_t got = 0, n;
+        tstrip_t s;
         TIFFGetField(t, TIFFTAG_IMAGEWIDTH, cols);
         TIFFGetField(t, TIFFTAG_IMAGELENGTH, rows);
         px = (size_t)*rows * *cols;
         if (!all) all = (float *)malloc(px * *pages * sizeof(float));
         assert_non_null(all);
-        assert_int_equal(TIFFReadEncodedStrip(t, 0, all + p * px, (tmsize_t)(px * sizeof(float))),
-                         (tmsize_t)(px * sizeof(float)));
+        for (s = 0; s < TIFFNumberOfStrips(t); s++, got += n)
+            assert_true((n = TIFFReadEncodedStrip(t, s, (char *)(all + p * px) + got,
+                                                  (tmsize_t)(px * sizeof(float)) - got)) > 0);
+        assert_int_equal(got, (tmsize_t)(px * sizeof(float)));
         p++;
     } while (TIFFReadDirectory(t));
     TIFFClose(t);
@@ -2519,8 +2525,9 @@ static void drift_truth(unsigned f, double *dy, double *dx)
     *dx = -4.6 * t + 1.1 * t * t;
 }
 
-/* The drifted stack (DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE) u16; truth: (dy, dx) per frame. */
-static uint16_t *drift_stack(double *truth)
+/* The drifted stack (DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE) u16, drift_truth's drift times scale;
+   truth: (dy, dx) per frame. */
+static uint16_t *drift_stack(double scale, double *truth)
 {
     uint16_t *st = (uint16_t *)malloc(sizeof(uint16_t) * DRIFT_FRAMES * DRIFT_SIDE * DRIFT_SIDE);
     double by[DRIFT_BLOBS], bx[DRIFT_BLOBS], ba[DRIFT_BLOBS];
@@ -2538,6 +2545,8 @@ static uint16_t *drift_stack(double *truth)
     }
     for (f = 0; f < DRIFT_FRAMES; f++) {
         drift_truth(f, &truth[2 * f], &truth[2 * f + 1]);
+        truth[2 * f] *= scale;
+        truth[2 * f + 1] *= scale;
         for (i = 0; i < DRIFT_SIDE; i++)
             for (k = 0; k < DRIFT_SIDE; k++) {
                 double v = 0.0;
@@ -2573,7 +2582,7 @@ static char drift_in[400];
 
 static void write_drift_input(double *truth)
 {
-    uint16_t *st = drift_stack(truth);
+    uint16_t *st = drift_stack(1.0, truth);
     path_in(drift_in, sizeof drift_in, dir, "drifting.tif");
     scene = st;
     write_tiff(drift_in, 0, DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE, 16, 1, NULL);
@@ -2663,6 +2672,125 @@ static void test_drift_bad_input(void **state)
     assert_int_equal(rc, 2);
 }
 
+/* --drift-series on a 2-channel ImageJ hyperstack whose channel 2 drifts otherwise than channel 1
+   (DRIFT_C2_SCALE times its drift; hs_run's settings): each: every series' table
+   (sr_drift_c1_z1.csv, sr_drift_c2_z1.csv, no sr_drift.csv) is, byte for byte, the table of a
+   run of that channel alone (--channel C), and the hyperstack's pages of that channel are that
+   run's images; C,Z (2,1): the shared table is channel 2's, and so are its pages; first (the
+   default, or named): channel 1's table. Bad values: status 2, the option and the valid range
+   named, no output. */
+#ifdef HST_TEST_LIBTIFF
+#define DRIFT_C2_SCALE (-0.8)
+
+/* sr_avg.tif of a run: its pages (pages_want of them; time points x channels), px samples each. */
+static float *ds_avg_pages(unsigned pages_want, size_t *px)
+{
+    char p[500];
+    unsigned pages;
+    uint32_t r = 0, c = 0;
+    float *img;
+    path_in(p, sizeof p, outdir, "sr_avg.tif");
+    img = lt_read_pages(p, &pages, &r, &c);
+    assert_int_equal(pages, pages_want);
+    *px = (size_t)r * c;
+    return img;
+}
+
+/* Channel c's pages of the hyperstack hs (ntp time points of 2 channels) equal alone's. */
+static void expect_channel_pages(const float *hs, const float *alone, unsigned c, unsigned ntp, size_t px)
+{
+    unsigned tp;
+    for (tp = 0; tp < ntp; tp++) assert_memory_equal(hs + ((size_t)tp * 2 + c) * px, alone + (size_t)tp * px, px * sizeof(float));
+}
+
+static void test_drift_series(void **state)
+{
+    static const char desc[] = "ImageJ=1.54f\nimages=48\nchannels=2\nframes=24\nhyperstack=true\n";
+    static const char *const bad[][4] = {
+        { "-q", "--channel=all", "--drift-series=each", "and --drift-series belong to --drift" },
+        { "--drift", "--channel=all", "--drift-series=3,1",
+          "--drift-series 3,1: not a series this run computes: channel 1..2, plane 1..1 of " },
+        { "--drift", "--channel=all", "--drift-series=1,2",
+          "--drift-series 1,2: not a series this run computes: channel 1..2, plane 1..1 of " },
+        { "--drift", "--channel=1", "--drift-series=2,1",
+          "--drift-series 2,1: not a series this run computes: channel 1..1, plane 1..1 of " },
+        { "--drift", "--channel=all", "--drift-series=sideways", "--drift-series sideways: first, each, or C,Z" },
+        { "--drift", "--channel=all", "--drift-series=0,1", "--drift-series 0,1: the channel and the z-plane count from 1" },
+        { "--drift", "--channel=all", "--drift-series=1,1,1", "--drift-series's plane: '1,1' is not a non-negative integer" },
+    };
+    enum { NTP = DRIFT_FRAMES / 2 };   /* hs_run: time points of 2 frames */
+    double truth[2][2 * DRIFT_FRAMES];
+    size_t n = (size_t)DRIFT_SIDE * DRIFT_SIDE, px = 0;
+    uint16_t *ch[2], *hs;
+    float *alone[2], *img;
+    char in[400], csv[400], p[500], table[2][8192], text[8192], which[16];
+    unsigned c, f;
+    int rc;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    for (c = 0; c < 2; c++) ch[c] = drift_stack(c ? DRIFT_C2_SCALE : 1.0, truth[c]);
+    assert_non_null(hs = (uint16_t *)malloc(2 * DRIFT_FRAMES * n * sizeof *hs));
+    for (f = 0; f < DRIFT_FRAMES; f++)
+        for (c = 0; c < 2; c++) memcpy(hs + (2 * (size_t)f + c) * n, ch[c] + (size_t)f * n, n * sizeof *hs);
+    path_in(in, sizeof in, dir, "drifting_2ch.tif");
+    scene = hs;
+    write_tiff(in, 0, 2 * DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE, 16, 1, desc);
+    scene = NULL;
+    free(hs); free(ch[0]); free(ch[1]);
+    path_in(csv, sizeof csv, outdir, "sr_drift.csv");
+    /* each channel alone: its own drift, its own images */
+    for (c = 0; c < 2; c++) {
+        snprintf(which, sizeof which, "--channel=%u", c + 1);
+        assert_int_equal(hs_run(in, "--drift", which, NULL, NULL), 0);
+        read_text(csv, table[c], sizeof table[c]);
+        alone[c] = ds_avg_pages(NTP, &px);
+        empty_outdir();
+    }
+    assert_string_not_equal(table[0], table[1]);
+    /* each: a table per series, named by it; each series corrected by its own */
+    assert_int_equal(hs_run(in, "--drift", "--channel=all", "--drift-series=each", NULL), 0);
+    assert_int_not_equal(access(csv, F_OK), 0);
+    for (c = 0; c < 2; c++) {
+        snprintf(which, sizeof which, "sr_drift_c%u_z1", c + 1);
+        snprintf(p, sizeof p, "%s/%s.csv", outdir, which);
+        read_text(p, text, sizeof text);
+        assert_string_equal(text, table[c]);
+        snprintf(p, sizeof p, "%s/%s.png", outdir, which);
+        assert_int_equal(access(p, R_OK), 0);
+    }
+    img = ds_avg_pages(2 * NTP, &px);
+    for (c = 0; c < 2; c++) expect_channel_pages(img, alone[c], c, NTP, px);
+    free(img);
+    empty_outdir();
+    /* C,Z: channel 2's drift corrects both channels */
+    assert_int_equal(hs_run(in, "--drift", "--channel=all", "--drift-series=2,1", NULL), 0);
+    read_text(csv, text, sizeof text);
+    assert_string_equal(text, table[1]);
+    img = ds_avg_pages(2 * NTP, &px);
+    expect_channel_pages(img, alone[1], 1, NTP, px);
+    free(img);
+    empty_outdir();
+    /* first: channel 1's, by default or named */
+    assert_int_equal(hs_run(in, "--drift", "--channel=all", NULL, NULL), 0);
+    read_text(csv, text, sizeof text);
+    assert_string_equal(text, table[0]);
+    empty_outdir();
+    assert_int_equal(hs_run(in, "--drift", "--channel=all", "--drift-series=first", NULL), 0);
+    read_text(csv, text, sizeof text);
+    assert_string_equal(text, table[0]);
+    empty_outdir();
+    for (c = 0; c < 2; c++) free(alone[c]);
+    /* refused: the option and the valid range named, status 2, no output */
+    for (c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        rc = hs_run(in, bad[c][0], bad[c][1], bad[c][2], NULL);
+        expect_failure(rc, bad[c][3]);
+        assert_int_equal(rc, 2);
+    }
+}
+#else
+static void test_drift_series(void **state) { (void)state; skip(); }
+#endif
+
 /* --estimate-frames: the estimate and its curve on stdout, no file written; -q: the estimate
    alone; refusals name the option. */
 static void test_estimate_frames(void **state)
@@ -2741,6 +2869,7 @@ int main(void)
         cmocka_unit_test(test_drift_table),
         cmocka_unit_test(test_drift_streamed_equals_memory),
         cmocka_unit_test(test_drift_bad_input),
+        cmocka_unit_test(test_drift_series),
         cmocka_unit_test(test_estimate_frames),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
