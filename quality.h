@@ -479,7 +479,9 @@ typedef struct hst_drift hst_drift;
    defaults (first frame, Gaussian peak, whole map, no averaging). Device memory: the batch's
    images as float32, twice its r2c spectra, the reference's spectrum, one block sum, and one
    batch of frames as pushed (about 4 batch rows cols 4 bytes: 256 MB for 16 frames of 1000 x
-   1000). Errors: HST_ERROR_INVALID_ARGUMENT
+   1000); on an OpenCL device a second batch of frames as pushed (320 MB in all) and 16 MiB of
+   pinned host memory, the uploads' staging (without them, which is logged, pushes wait for
+   their uploads). Errors: HST_ERROR_INVALID_ARGUMENT
    (be or out NULL; rows or cols < 8; a reference, peak out of its enum; reference_frames set
    without HST_DRIFT_REF_MEAN; max_shift beyond INT_MAX), HST_ERROR_OVERFLOW (sizes),
    HST_ERROR_NOT_BUILT_IN (without HST_FFT), memory and OpenCL errors. Thread safety: per
@@ -490,9 +492,12 @@ HST_API HST_NODISCARD hst_result hst_drift_open(hst_backend *be, size_t rows, si
 
 /* Adds count frames, (count, rows, cols) of dtype (u8, u16, i16 or f32, the host's byte order), C
    order, in host memory (read, never written; the call returns when they are no longer
-   needed). Blocks of any size (1 .. the whole stack) give the same drift, bit for bit. f32
-   frames must be finite. Errors: HST_ERROR_INVALID_ARGUMENT (d or frames NULL; count 0),
-   HST_ERROR_DTYPE (not an hst_drift_dtype), HST_ERROR_NON_FINITE (NaN or Inf: the log names the frame
+   needed: on an OpenCL device it copies them into pinned staging, and the device uploads and
+   estimates them while the caller reads the next). Blocks of any size (1 .. the whole stack)
+   give the same drift, bit for bit. f32 frames must be finite. A batch's estimates are made
+   while the device runs the next batch: their errors (a cross-correlation beyond float's range)
+   come from the next push or from hst_drift_finish. Errors: HST_ERROR_INVALID_ARGUMENT (d or
+   frames NULL; count 0), HST_ERROR_DTYPE (not an hst_drift_dtype), HST_ERROR_NON_FINITE (NaN or Inf: the log names the frame
    and pixel), HST_ERROR_OVERFLOW, HST_ERROR_CANCELLED (hst_backend_interrupt), memory and
    OpenCL errors; after an error the session only accepts hst_drift_close. */
 HST_API HST_NODISCARD hst_result hst_drift_push(hst_drift *d, const void *frames, hst_drift_dtype dtype,
@@ -2843,21 +2848,45 @@ HST__QDEF hst_result hst_decorr(hst_backend *be, const float *img, size_t rows, 
    PoCL's are). 1e-6: 1000x above that rounding, 1e5x below a map of frames with 1% contrast
    (their covariance over the means' product: 1e-4 and up). Frames of mean 0: any peak > 0. */
 #define HST__Q_DRIFT_FLAT 1e-6
+/* Each pinned staging buffer's bytes, rounded down to whole frames of floats (at least one, at
+   most a batch): pushes copy pieces this size (4 frames of 1000 x 1000 u16), so the copy of one
+   overlaps the write of the one before, and a session pins 16 MB rather than a batch or two
+   (freeing pinned memory cost 0.14-0.27 ms per MB on an H100: esrrf.h's kept pair; pinning it
+   costs as much again). */
+#define HST__Q_DRIFT_STAGE_BYTES ((size_t)8 << 20)
 
+/* Uploads (hst__q_drift_upload). On OpenCL devices the pushes copy the caller's frames into two
+   pinned buffers in turn and write them, without waiting, on an upload queue into one of two raw
+   buffers while the backend's queue sums the frames of the other; a write waits for the sums
+   that read its raw buffer before (raw_ev), the sums for their frames' writes (a barrier), the
+   host for the write that read a pinned buffer before refilling it (pin_ev). The batches read
+   their patches without waiting, and the host refines a batch while the device runs the next
+   (hst__q_drift_collect). On the host device (hst_write is a copy there: staging would double
+   it) or without pinned memory, a push writes from the caller's memory into raw[0], blocking. */
 struct hst_drift {
     hst__q q;
     hst_drift_desc desc;          /* reference_frames >= 1 for MEAN, averaging >= 1, batch >= 1 */
     size_t rows, cols, npix, nspec, cap;
     int my, mx;
     hst_drift_dtype dtype;        /* the frames in raw */
-    hst_array *raw;               /* (cap rows cols 4) u8: up to cap frames as pushed */
+    hst_array *raw[2];            /* (cap rows cols 4) u8: up to cap frames as pushed; [1]: staging */
+    int cur;                      /* the raw buffer the sums read */
+    hst_queue *up;                /* the uploads' queue; NULL: no staging */
+    hst_buffer *pin[2];           /* pinned, pin_bytes each */
+    hst_event pin_ev[2], raw_ev[2];   /* the write that read pin[k]; the point after the sums of raw[k] */
+    size_t pin_bytes;
+    int pin_next;
     hst_array *img;               /* (cap, rows, cols) f32: images to estimate, then their maps */
     hst_array *spec, *prod;       /* (cap, rows, cols / 2 + 1) c64: spectra, cross-power spectra */
     hst_array *ref;               /* (rows, cols / 2 + 1) c64: the reference's spectrum */
     hst_array *acc, *refacc;      /* (rows, cols) f32: the block's sum, REF_MEAN's sum */
     hst_array *val, *at, *patch;  /* the peak search: (cap, 2 my + 1) f32, i32; (cap, PATCH) f32 */
-    float *patch_host;
-    float *dc_host;               /* (cap + 1, 2): the images' zero frequencies, then the reference's */
+    float *patch_host;            /* (2, cap, PATCH): the patches of two batches, read in turn */
+    float *dc_host;               /* (2, cap + 1, 2): the images' zero frequencies, then the reference's */
+    int slot;                     /* the half of patch_host and dc_host the next batch reads into */
+    hst_event pend_ev;            /* the pending batch's read (hst__q_drift_collect) */
+    size_t pend_n;                /* its images; 0: none pending */
+    int pend_first, pend_slot;    /* it was the first batch; its half */
     size_t nimg, in_block, ref_in, pushed;
     int have_ref, failed;
     double *est;                  /* (images, 2): each image's (dy, dx) */
@@ -2892,20 +2921,53 @@ static int hst__q_drift_half(unsigned max_shift, size_t n) {
     return (int)(max_shift && max_shift < h ? max_shift : h);
 }
 
+/* The staging's queue, second raw buffer, pinned buffers and events, released (the queue
+   first: destroying it waits for its writes, which read the pinned buffers). */
+static void hst__q_drift_unstage(hst_drift *d) {
+    int k;
+    hst_queue_destroy(d->up);
+    d->up = NULL;
+    for (k = 0; k < 2; k++) {
+        hst_event_release(d->pin_ev[k]); hst_event_release(d->raw_ev[k]);
+        hst_buffer_destroy(d->pin[k]);
+        d->pin_ev[k] = d->raw_ev[k] = NULL;
+        d->pin[k] = NULL;
+    }
+    hst_array_destroy(d->raw[1]);
+    d->raw[1] = NULL;
+}
+
+/* Staging (struct hst_drift) on an OpenCL device, raw: the raw buffers' shape. Without it the
+   pushes run as on the host device, slower: the reason is logged, the caller gets no error. */
+static void hst__q_drift_stage(hst_drift *d, const size_t *raw) {
+    size_t fb = d->npix * sizeof(float), n = HST__Q_DRIFT_STAGE_BYTES / fb;
+    hst_result r;
+    int k;
+    if (hst_backend_is_host(d->q.be)) return;
+    d->pin_bytes = (n < 1 ? 1 : n < d->cap ? n : d->cap) * fb;
+    if ((r = hst_queue_create(d->q.be, &d->up)) == HST_SUCCESS)
+        r = hst_array_create(d->q.be, HST_U8, 1, raw, &d->raw[1]);
+    for (k = 0; k < 2 && r == HST_SUCCESS; k++) r = hst_pinned_create(d->q.be, d->pin_bytes, &d->pin[k]);
+    if (r == HST_SUCCESS) return;
+    hst__q_drift_unstage(d);
+    hst_backend_log(d->q.be, HST_LOG_WARN, HST_LOGITEM_NONE, "%s: no pinned staging (%s): the pushes write "
+                    "the frames from the caller's memory, waiting", d->q.func, hst_result_string(r));
+}
+
 static hst_result hst__q_drift_arrays(hst_drift *d) {
     size_t img[3], spec[3], one[2], half[2], peak[2], pat[2], raw[1], bytes;
     hst_result r;
     img[0] = spec[0] = d->cap; img[1] = spec[1] = half[0] = one[0] = d->rows; img[2] = one[1] = d->cols;
     spec[2] = half[1] = d->cols / 2 + 1;
     peak[0] = pat[0] = d->cap; peak[1] = (size_t)(2 * d->my + 1); pat[1] = HST__Q_DRIFT_PATCH;
-    if (!hst_size_mul(d->cap, HST__Q_DRIFT_PATCH * sizeof(float), &bytes))
+    if (!hst_size_mul(d->cap, 2 * HST__Q_DRIFT_PATCH * sizeof(float), &bytes))
         return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
     if (!(d->patch_host = (float *)hst_backend_alloc(d->q.be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (!(d->dc_host = (float *)hst_backend_alloc(d->q.be, (d->cap + 1) * 2 * sizeof(float))))
+    if (!(d->dc_host = (float *)hst_backend_alloc(d->q.be, 2 * (d->cap + 1) * 2 * sizeof(float))))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (!hst_size_mul(d->cap * d->npix, sizeof(float), &raw[0]))
         return hst_backend_fail(d->q.be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, d->q.func, "desc->batch %zu is too large", d->cap);
-    if ((r = hst_array_create(d->q.be, HST_U8, 1, raw, &d->raw)) != HST_SUCCESS ||
+    if ((r = hst_array_create(d->q.be, HST_U8, 1, raw, &d->raw[0])) != HST_SUCCESS ||
         (r = hst_array_create(d->q.be, HST_F32, 3, img, &d->img)) != HST_SUCCESS ||
         (r = hst_array_create(d->q.be, HST_C64, 3, spec, &d->spec)) != HST_SUCCESS ||
         (r = hst_array_create(d->q.be, HST_C64, 3, spec, &d->prod)) != HST_SUCCESS ||
@@ -2918,8 +2980,9 @@ static hst_result hst__q_drift_arrays(hst_drift *d) {
     if (d->desc.reference == HST_DRIFT_REF_MEAN &&
         (r = hst_array_create(d->q.be, HST_F32, 2, one, &d->refacc)) != HST_SUCCESS) return r;
     /* the batch's unused slots go through the FFTs too: zeros, not stale memory */
-    if ((r = hst_array_zeros(d->img)) != HST_SUCCESS) return r;
-    return hst_array_zeros(d->prod);
+    if ((r = hst_array_zeros(d->img)) != HST_SUCCESS || (r = hst_array_zeros(d->prod)) != HST_SUCCESS) return r;
+    hst__q_drift_stage(d, raw);
+    return HST_SUCCESS;
 }
 
 HST__QDEF hst_result hst_drift_open(hst_backend *be, size_t rows, size_t cols, const hst_drift_desc *desc,
@@ -2959,8 +3022,14 @@ HST__QDEF hst_result hst_drift_open(hst_backend *be, size_t rows, size_t cols, c
 }
 
 HST__QDEF void hst_drift_close(hst_drift *d) {
+    hst_result r;
     if (!d) return;
-    hst_array_destroy(d->raw); hst_array_destroy(d->img);
+    /* after an error, commands may still read the pinned buffers or fill patch_host and dc_host */
+    r = hst_queue_finish(hst_backend_queue(d->q.be));
+    (void)r;
+    hst__q_drift_unstage(d);
+    hst_event_release(d->pend_ev);
+    hst_array_destroy(d->raw[0]); hst_array_destroy(d->img);
     hst_array_destroy(d->spec); hst_array_destroy(d->prod); hst_array_destroy(d->ref);
     hst_array_destroy(d->acc); hst_array_destroy(d->refacc);
     hst_array_destroy(d->val); hst_array_destroy(d->at); hst_array_destroy(d->patch);
@@ -2984,7 +3053,7 @@ static hst_result hst__q_drift_launch(const hst_drift *d, unsigned id, const hst
 static hst_result hst__q_drift_sum(const hst_drift *d, hst_array *dst, size_t doff, size_t first, size_t count,
                                    size_t nout, int reset) {
     hst_karg a[9];
-    a[0] = hst__q_buf(d->raw); a[1] = hst__q_buf(dst);
+    a[0] = hst__q_buf(d->raw[d->cur]); a[1] = hst__q_buf(dst);
     a[2] = hst_karg_ulong(d->npix); a[3] = hst_karg_ulong(first); a[4] = hst_karg_ulong(doff);
     a[5] = hst_karg_uint((uint32_t)count); a[6] = hst_karg_uint((uint32_t)nout);
     a[7] = hst_karg_int(reset); a[8] = hst_karg_int((int)d->dtype);
@@ -3105,9 +3174,9 @@ static hst_result hst__q_drift_refine(hst_drift *d, const float *p, const float 
 }
 
 /* The zero frequencies of the batch's n spectra and of the reference's (before the previous
-   image replaces it) into dc_host, read without waiting: the batch's blocking read of the
+   image replaces it) into dc (dc_host's half), read without waiting: the batch's read of the
    patches comes later on the same in-order queue. */
-static hst_result hst__q_drift_read_dc(hst_drift *d, size_t n) {
+static hst_result hst__q_drift_read_dc(hst_drift *d, size_t n, float *dc) {
     hst_queue *qu = hst_backend_queue(d->q.be);
     hst_rect src, dst;
     size_t region[3];
@@ -3115,17 +3184,38 @@ static hst_result hst__q_drift_read_dc(hst_drift *d, size_t n) {
     memset(&src, 0, sizeof src); memset(&dst, 0, sizeof dst);
     src.row_pitch = d->nspec * 2 * sizeof(float);
     region[0] = 2 * sizeof(float); region[1] = n; region[2] = 1;
-    if ((r = hst_read_rect(qu, hst_array_buffer(d->spec), &src, d->dc_host, &dst, region, 0, 0, NULL, NULL)) !=
+    if ((r = hst_read_rect(qu, hst_array_buffer(d->spec), &src, dc, &dst, region, 0, 0, NULL, NULL)) !=
         HST_SUCCESS) return r;
-    return hst_read(qu, hst_array_buffer(d->ref), 0, d->dc_host + 2 * d->cap, 2 * sizeof(float), 0, 0, NULL, NULL);
+    return hst_read(qu, hst_array_buffer(d->ref), 0, dc + 2 * d->cap, 2 * sizeof(float), 0, 0, NULL, NULL);
+}
+
+/* The pending batch's estimates, appended in order once its patches are read. */
+static hst_result hst__q_drift_collect(hst_drift *d) {
+    const float *patch = d->patch_host + (size_t)d->pend_slot * d->cap * HST__Q_DRIFT_PATCH,
+                *dc = d->dc_host + (size_t)d->pend_slot * 2 * (d->cap + 1);
+    int prev = d->desc.reference == HST_DRIFT_REF_PREVIOUS;
+    size_t k;
+    hst_result r = hst_event_wait(1, &d->pend_ev);
+    hst_event_release(d->pend_ev);
+    d->pend_ev = NULL;
+    for (k = 0; k < d->pend_n && r == HST_SUCCESS; k++) {
+        const float *dc_ref = prev && k > 0 ? dc + 2 * (k - 1) : dc + 2 * d->cap;
+        if (d->pend_first && k == 0 && d->desc.reference != HST_DRIFT_REF_MEAN) r = hst__q_drift_keep(d, 0.0, 0.0);
+        else r = hst__q_drift_refine(d, patch + k * HST__Q_DRIFT_PATCH, dc + 2 * k, dc_ref);
+    }
+    d->pend_n = 0;
+    return r;
 }
 
 /* The images in d->img [0, nimg): spectra, cross-power spectra against the reference (or the
-   image before), maps, their peaks; the estimates appended. */
+   image before), maps, their peaks read without waiting; the batch before's estimates appended
+   while the device runs this one, this one's pending (hst__q_drift_collect). */
 static hst_result hst__q_drift_batch(hst_drift *d) {
-    size_t spec_bytes = d->nspec * 2 * sizeof(float), k, n = d->nimg, wy = (size_t)(2 * d->my + 1);
+    size_t spec_bytes = d->nspec * 2 * sizeof(float), n = d->nimg, wy = (size_t)(2 * d->my + 1);
     hst_queue *qu = hst_backend_queue(d->q.be);
     int first = !d->have_ref, prev = d->desc.reference == HST_DRIFT_REF_PREVIOUS;
+    float *patch = d->patch_host + (size_t)d->slot * d->cap * HST__Q_DRIFT_PATCH;
+    hst_event ev = NULL;
     hst_karg a[9];
     hst_result r;
     if (!n) return HST_SUCCESS;
@@ -3134,7 +3224,7 @@ static hst_result hst__q_drift_batch(hst_drift *d) {
     if (first && (r = hst_copy(qu, hst_array_buffer(d->ref), 0, hst_array_buffer(d->spec), 0, spec_bytes,
                                0, NULL, NULL)) != HST_SUCCESS) return r;
     d->have_ref = 1;
-    if ((r = hst__q_drift_read_dc(d, n)) != HST_SUCCESS) return r;
+    if ((r = hst__q_drift_read_dc(d, n, d->dc_host + (size_t)d->slot * 2 * (d->cap + 1))) != HST_SUCCESS) return r;
     a[0] = hst__q_buf(d->spec); a[1] = hst__q_buf(d->ref); a[2] = hst__q_buf(d->prod);
     a[3] = hst_karg_ulong(d->nspec); a[4] = hst_karg_uint((uint32_t)n); a[5] = hst_karg_int(prev);
     if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_CROSS, a, 6, 2, d->nspec, n)) != HST_SUCCESS) return r;
@@ -3148,15 +3238,16 @@ static hst_result hst__q_drift_batch(hst_drift *d) {
     a[3] = hst__q_buf(d->patch); a[4] = hst_karg_int((int)d->rows); a[5] = hst_karg_int((int)d->cols);
     a[6] = hst_karg_int(d->my); a[7] = hst_karg_int(d->mx); a[8] = hst_karg_uint((uint32_t)n);
     if ((r = hst__q_drift_launch(d, HST_KQUALITY_DRIFT_PEAK, a, 9, 1, n, 1)) != HST_SUCCESS) return r;
-    if ((r = hst_read(qu, hst_array_buffer(d->patch), 0, d->patch_host, n * HST__Q_DRIFT_PATCH * sizeof(float), 1,
-                      0, NULL, NULL)) != HST_SUCCESS) return r;
-    for (k = 0; k < n && r == HST_SUCCESS; k++) {
-        const float *dc_ref = prev && k > 0 ? d->dc_host + 2 * (k - 1) : d->dc_host + 2 * d->cap;
-        if (first && k == 0 && d->desc.reference != HST_DRIFT_REF_MEAN) r = hst__q_drift_keep(d, 0.0, 0.0);
-        else r = hst__q_drift_refine(d, d->patch_host + k * HST__Q_DRIFT_PATCH, d->dc_host + 2 * k, dc_ref);
+    if ((r = hst_read(qu, hst_array_buffer(d->patch), 0, patch, n * HST__Q_DRIFT_PATCH * sizeof(float), 0,
+                      0, NULL, &ev)) != HST_SUCCESS ||
+        (r = hst_queue_flush(qu)) != HST_SUCCESS || (r = hst__q_drift_collect(d)) != HST_SUCCESS) {
+        hst_event_release(ev);   /* close finishes the queue before freeing patch_host */
+        return r;
     }
+    d->pend_ev = ev; d->pend_n = n; d->pend_first = first; d->pend_slot = d->slot;
+    d->slot ^= 1;
     d->nimg = 0;
-    return r;
+    return HST_SUCCESS;
 }
 
 /* count more images in d->img (written there); a full batch is estimated. */
@@ -3206,6 +3297,44 @@ static hst_result hst__q_drift_images(hst_drift *d, size_t n) {
     return r;
 }
 
+/* bytes of the caller's frames (fbytes each) into the raw buffer the next sums read: without
+   staging a blocking write into raw[0]; with it into the other raw buffer, by pieces of whole
+   frames through the pinned buffers in turn (a piece's copy overlaps the write of the one before
+   and the sums of the frames before), then a barrier that holds the sums until the last write. */
+static hst_result hst__q_drift_upload(hst_drift *d, const char *src, size_t bytes, size_t fbytes) {
+    hst_queue *qu = hst_backend_queue(d->q.be);
+    size_t off, m, piece = d->pin_bytes / fbytes * fbytes;
+    hst_buffer *raw;
+    hst_result r = HST_SUCCESS;
+    if (!d->up) return hst_write(qu, hst_array_buffer(d->raw[0]), 0, src, bytes, 1, 0, NULL, NULL);
+    d->cur ^= 1;
+    raw = hst_array_buffer(d->raw[d->cur]);
+    for (off = 0; off < bytes && r == HST_SUCCESS; off += m) {
+        hst_event *pe = &d->pin_ev[d->pin_next], *re = &d->raw_ev[d->cur];
+        void *pin = hst_buffer_host_ptr(d->pin[d->pin_next]);
+        m = bytes - off < piece ? bytes - off : piece;
+        if ((r = hst_event_wait(1, pe)) != HST_SUCCESS) return r;
+        hst_event_release(*pe);
+        *pe = NULL;
+        memcpy(pin, src + off, m);
+        if ((r = hst_write(d->up, raw, off, pin, m, 0, *re ? 1 : 0, re, pe)) == HST_SUCCESS) r = hst_queue_flush(d->up);
+        d->pin_next ^= 1;
+    }
+    return r == HST_SUCCESS ? hst_queue_barrier(qu, 1, &d->pin_ev[d->pin_next ^ 1], NULL) : r;
+}
+
+/* With staging: the point after the sums of raw[cur], which its next upload waits for; the
+   sums sent to the device, to run while the host copies the next frames. */
+static hst_result hst__q_drift_summed(hst_drift *d) {
+    hst_queue *qu = hst_backend_queue(d->q.be);
+    hst_result r;
+    if (!d->up) return HST_SUCCESS;
+    hst_event_release(d->raw_ev[d->cur]);
+    d->raw_ev[d->cur] = NULL;
+    if ((r = hst_queue_barrier(qu, 0, NULL, &d->raw_ev[d->cur])) != HST_SUCCESS) return r;
+    return hst_queue_flush(qu);
+}
+
 static size_t hst__q_drift_bytes(hst_drift_dtype dt) {
     return dt == HST_DRIFT_U8 ? 1 : dt == HST_DRIFT_F32 ? 4 : 2;
 }
@@ -3240,10 +3369,9 @@ HST__QDEF hst_result hst_drift_push(hst_drift *d, const void *frames, hst_drift_
         n = count - done < d->cap ? count - done : d->cap;
         d->dtype = dtype;
         if ((r = hst__q_cancelled(&d->q)) == HST_SUCCESS &&
-            (r = hst_write(hst_backend_queue(d->q.be), hst_array_buffer(d->raw), 0, (const char *)frames + done * fbytes,
-                           n * fbytes, 1, 0, NULL, NULL)) == HST_SUCCESS &&
-            (r = hst__q_drift_reference(d, n)) == HST_SUCCESS)
-            r = hst__q_drift_images(d, n);
+            (r = hst__q_drift_upload(d, (const char *)frames + done * fbytes, n * fbytes, fbytes)) == HST_SUCCESS &&
+            (r = hst__q_drift_reference(d, n)) == HST_SUCCESS && (r = hst__q_drift_images(d, n)) == HST_SUCCESS)
+            r = hst__q_drift_summed(d);
         if (r == HST_SUCCESS) d->pushed += n;
     }
     if (r != HST_SUCCESS) d->failed = 1;
@@ -3284,7 +3412,7 @@ HST__QDEF hst_result hst_drift_finish(hst_drift *d, double *drift, size_t frames
         return hst__range_arg(d->q.be, F, "desc->reference_frames %zu: only %zu frames were pushed",
                               d->desc.reference_frames, d->pushed);
     if (d->in_block) r = hst__q_drift_block(d);
-    if (r == HST_SUCCESS) r = hst__q_drift_batch(d);
+    if (r == HST_SUCCESS && (r = hst__q_drift_batch(d)) == HST_SUCCESS) r = hst__q_drift_collect(d);
     if (r != HST_SUCCESS) { d->failed = 1; return r; }
     if (d->desc.reference == HST_DRIFT_REF_PREVIOUS)
         for (k = 2; k < 2 * d->nest; k++) d->est[k] += d->est[k - 2];

@@ -12,7 +12,9 @@
    the uploads, kernels and FFTs; finish: the last batch and the interpolation; close), the
    median of R (default 3) runs after a warm-up run that builds the program and the FFT plans,
    divided by F. Also prints the RMS error against the drift the stack was made with (so a
-   change of speed is seen with its accuracy).
+   change of speed is seen with its accuracy), and that run's split: open and the pushes (on a
+   GPU: the copies into pinned staging, with the device's work behind them), finish and close
+   (the device's last batches and the interpolation).
 
    Stack mode: FILE holds F x R x C u16 samples (C order, the host's byte order); writes
    frame,dy,dx per line to CSV (pixels; hst_drift_finish's sign: the frame's content moved by
@@ -67,16 +69,20 @@ static uint16_t *make_stack(size_t frames, size_t n, double *truth) {
     return s;
 }
 
-/* The estimation of a stack pushed in blocks of `block` frames. */
+/* The estimation of a stack pushed in blocks of `block` frames; its seconds into t[0] (open and
+   pushes) and t[1] (finish and close). */
 static void estimate(hst_backend *be, const uint16_t *s, size_t frames, size_t rows, size_t cols,
-                     const hst_drift_desc *d, size_t block, double *out) {
+                     const hst_drift_desc *d, size_t block, double *out, double t[2]) {
     hst_drift *dr = NULL;
     size_t f;
+    double t0 = now_s(), t1;
     CHECK(hst_drift_open(be, rows, cols, d, &dr));
     for (f = 0; f < frames; f += block)
         CHECK(hst_drift_push(dr, s + f * rows * cols, HST_DRIFT_U16, frames - f < block ? frames - f : block));
+    t1 = now_s();
     CHECK(hst_drift_finish(dr, out, frames));
     hst_drift_close(dr);
+    t[0] = t1 - t0; t[1] = now_s() - t1;
 }
 
 static int option(const char *v, const char *const *names, int n) {
@@ -94,7 +100,7 @@ int main(int argc, char **argv) {
     size_t n = 256, frames = 200, block = 50, rows = 0, cols = 0, i;
     const char *stack = NULL, *out = NULL;
     int reps = 3, k;
-    double *est, *truth, *t;
+    double *est, *truth, *t, (*split)[2], t2[2];
     uint16_t *s;
     memset(&bd, 0, sizeof bd);
     memset(&d, 0, sizeof d);
@@ -131,24 +137,26 @@ int main(int argc, char **argv) {
             return 1;
         }
         fclose(f);
-        estimate(be, s, frames, rows, cols, &d, block, est);
+        estimate(be, s, frames, rows, cols, &d, block, est, t2);
         if (!(o = fopen(out, "w"))) { fprintf(stderr, "cannot write %s\n", out); return 1; }
         fprintf(o, "frame,dy,dx\n");
         for (i = 0; i < frames; i++) fprintf(o, "%zu,%.6f,%.6f\n", i, est[2 * i], est[2 * i + 1]);
         fclose(o);
     } else {   /* speed mode */
-        double err = 0.0, oy, ox;
+        double err = 0.0, oy, ox, med[2] = { 0.0, 0.0 };
         s = make_stack(frames, n, truth = (double *)malloc(frames * 2 * sizeof(double)));
         est = (double *)malloc(frames * 2 * sizeof(double));
         t = (double *)malloc((size_t)reps * sizeof(double));
-        if (!est || !t || !truth) { fprintf(stderr, "out of memory\n"); return 1; }
-        estimate(be, s, frames, n, n, &d, block, est);   /* warm-up: program, FFT plans */
+        split = (double (*)[2])malloc((size_t)reps * sizeof *split);
+        if (!est || !t || !truth || !split) { fprintf(stderr, "out of memory\n"); return 1; }
+        estimate(be, s, frames, n, n, &d, block, est, t2);   /* warm-up: program, FFT plans */
         for (k = 0; k < reps; k++) {
-            double t0 = now_s();
-            estimate(be, s, frames, n, n, &d, block, est);
-            t[k] = now_s() - t0;
+            estimate(be, s, frames, n, n, &d, block, est, split[k]);
+            t[k] = split[k][0] + split[k][1];
         }
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
+        for (k = 0; k < reps; k++)   /* the median run's split */
+            if (split[k][0] + split[k][1] == t[reps / 2]) { med[0] = split[k][0]; med[1] = split[k][1]; }
         oy = truth[0]; ox = truth[1];
         for (i = 0; i < frames; i++) {
             double ey = est[2 * i] - (truth[2 * i] - oy), ex = est[2 * i + 1] - (truth[2 * i + 1] - ox);
@@ -160,7 +168,9 @@ int main(int argc, char **argv) {
                frames, n, n, refs[d.reference], peaks[d.peak], d.averaging ? d.averaging : 1, block,
                1e3 * t[reps / 2] / (double)frames, reps, t[reps / 2], sqrt(err / (double)frames),
                d.reference == HST_DRIFT_REF_FIRST && d.averaging <= 1 ? "" : " (against frame 0's truth)");
-        free(truth); free(t);
+        printf("of which open and pushes %.3f ms per frame, finish and close %.3f ms per frame\n",
+               1e3 * med[0] / (double)frames, 1e3 * med[1] / (double)frames);
+        free(truth); free(t); free(split);
     }
     free(s); free(est);
     CHECK(hst_backend_destroy(be));

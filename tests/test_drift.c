@@ -16,6 +16,8 @@
      smooth drift;
    - blocks of any size (1, 7, 16, the whole stack) give the same drift bit for bit; so do u8,
      i16 and f32 frames holding the same integers as u16 ones;
+   - frames larger than a staging piece, pushed whole, one at a time or in blocks of 7: the same
+     bits;
    - host device and device under test: the same kernels, only the FFT libraries (FFTW, VkFFT)
      differ: the drifts within HST_DRIFT_AGREE (1e-4 px; 5e-6 seen on PoCL);
    - max_shift bounds the search; a blank frame keeps the previous estimate, with a warning;
@@ -246,6 +248,41 @@ static void test_blocks_and_dtypes(void **state) {
         for (i = 0; i < 2 * FRAMES; i++) assert_true(fabs(e0[i] - e1[i]) < 1e-3);
     }
     free(s); free(s8); free(s16); free(s32);
+}
+
+/* Frames larger than a staging piece (quality.h's HST__Q_DRIFT_STAGE_BYTES, 8 MiB: 7 f32 frames of
+   520 x 520) go up to an OpenCL device in several pieces per batch, through its two pinned
+   buffers in turn and its two raw buffers: the same bits as one frame per push (one piece) and
+   as blocks of 7 (pieces and batches out of step). */
+#define BIG 520
+#define BIG_FRAMES 20
+static void test_staged_pieces(void **state) {
+    float *s = (float *)malloc(sizeof(float) * BIG_FRAMES * BIG * BIG);
+    double e0[2 * BIG_FRAMES], e1[2 * BIG_FRAMES];
+    size_t t, y, x, blocks[2] = { 1, 7 }, i, b;
+    hst_drift *dr = NULL;
+    assert_non_null(s);
+    for (t = 0; t < BIG_FRAMES; t++)   /* a smooth pattern drifting by (0.3, -0.2) px per frame */
+        for (y = 0; y < BIG; y++)
+            for (x = 0; x < BIG; x++) {
+                double u = (double)y - 0.3 * (double)t - BIG / 2, v = (double)x + 0.2 * (double)t - BIG / 2;
+                double env = exp(-(u * u + v * v) / (2.0 * 100.0 * 100.0));   /* one peak, not a lattice */
+                s[(t * BIG + y) * BIG + x] =
+                    (float)floor(100.0 + env * (30.0 + 50.0 * sin(0.11 * u) * cos(0.07 * v)) + 0.5);
+            }
+    assert_int_equal(hst_drift_estimate(BE(state), s, HST_DRIFT_F32, BIG_FRAMES, BIG, BIG, NULL, e0), HST_SUCCESS);
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(hst_drift_open(BE(state), BIG, BIG, NULL, &dr), HST_SUCCESS);
+        for (t = 0; t < BIG_FRAMES; t += b) {
+            b = BIG_FRAMES - t < blocks[i] ? BIG_FRAMES - t : blocks[i];
+            assert_int_equal(hst_drift_push(dr, s + t * BIG * BIG, HST_DRIFT_F32, b), HST_SUCCESS);
+        }
+        assert_int_equal(hst_drift_finish(dr, e1, BIG_FRAMES), HST_SUCCESS);
+        hst_drift_close(dr);
+        assert_memory_equal(e0, e1, sizeof e0);
+    }
+    assert_true(fabs(e0[2 * (BIG_FRAMES - 1)] - 0.3 * (BIG_FRAMES - 1)) < 0.5);   /* it found the drift */
+    free(s);
 }
 
 static void test_devices_agree(void **state) {
@@ -512,6 +549,7 @@ int main(void) {
         cmocka_unit_test_setup(test_previous_frame, reset_log),
         cmocka_unit_test_setup(test_averaging, reset_log),
         cmocka_unit_test_setup(test_blocks_and_dtypes, reset_log),
+        cmocka_unit_test_setup(test_staged_pieces, reset_log),
         cmocka_unit_test_setup(test_devices_agree, reset_log),
         cmocka_unit_test_setup(test_max_shift, reset_log),
         cmocka_unit_test_setup(test_blank_frame, reset_log),
