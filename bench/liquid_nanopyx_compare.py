@@ -7,6 +7,7 @@ ShiftAndMagnify of a gradient by 2M, RadialGradientConvergence) and the eSRRF cl
 
     python3 bench/liquid_nanopyx_compare.py [--frames N] [--mag M] [--reps R]
                                             [--nanopyx-run-types Threaded,Unthreaded,...]
+                                            [--calls Roberts,ShiftAndMagnify,...]
 
 Each side runs every run type it has on this machine (NanoPyx: Threaded, Threaded_static,
 Threaded_dynamic, Threaded_guided, Unthreaded, and OpenCL where pyopencl finds a device; ours:
@@ -17,7 +18,9 @@ output agrees with NanoPyx's Unthreaded one (r >= 0.999999 and max |error| <= 1e
 a run type that disagrees is listed and left out). Ours also runs unforced (run_type None: the
 engine's measured choice). Prints one markdown table: the machine, the side's fastest run
 type and seconds, NanoPyx / ours. Needs nanopyx==2.1.5, numpy, tifffile and an importable
-halostream (installed, or PYTHONPATH=python with HALOSTREAM_LIB)."""
+halostream (installed, or PYTHONPATH=python with HALOSTREAM_LIB). --calls: only the calls whose
+names contain one of the words (e.g. Roberts, ShiftAndMagnify: the quick ones), for
+iterating."""
 import argparse
 import contextlib
 import io
@@ -73,7 +76,7 @@ def side(name, calls, run_types, reps, reference, log):
                 log.append("%s %s %s: disagrees (r %.9f, error %.3g): left out"
                            % (name, call, rt, r, err))
                 continue
-            log.append("%s %s %s: %.4f s (r %.9f, error %.2g)" % (name, call, rt, seconds, r,
+            log.append("%s %s %s: %.5f s (r %.9f, error %.2g)" % (name, call, rt, seconds, r,
                                                                    err))
             if call not in fastest or seconds < fastest[call][0]:
                 fastest[call] = (seconds, rt)
@@ -102,6 +105,14 @@ def chain_calls(mod, image, mag, radius, sens, grads, mags):
     }
 
 
+def picked(calls, words):
+    """The calls whose names contain one of the comma-separated words (any case); all for
+    none."""
+    words = [w.lower() for w in words.split(",") if w]
+    return {c: fn for c, fn in calls.items()
+            if not words or any(w in c.lower() for w in words)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=4)
@@ -109,6 +120,9 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--nanopyx-run-types", default=",".join(NANOPYX_RUN_TYPES),
                     help="NanoPyx's run types to time (default: all of them)")
+    ap.add_argument("--calls", default="",
+                    help="only the calls whose names contain one of these comma-separated "
+                         "words, any case (default: every call)")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
     with contextlib.redirect_stdout(io.StringIO()):
@@ -144,13 +158,15 @@ def main():
         gri = crsm.run(gr, 0, 0, 2 * mag, 2 * mag, run_type="Unthreaded")
         magnified = crsm.run(image, 0, 0, mag, mag, run_type="Unthreaded")
     grads = (gc, gci, gri)
-    theirs_calls = chain_calls(theirs_mod, image, mag, radius, sens, grads, magnified)
+    theirs_calls = picked(chain_calls(theirs_mod, image, mag, radius, sens, grads, magnified),
+                          a.calls)
     with contextlib.redirect_stdout(io.StringIO()):
         reference = {c: fn("Unthreaded") for c, fn in theirs_calls.items()}
     log = []
     theirs = side("NanoPyx", theirs_calls, a.nanopyx_run_types.split(","), a.reps, reference,
                   log)
-    ours_calls = chain_calls(ours_mod, image, mag, radius, sens, grads, magnified)
+    ours_calls = picked(chain_calls(ours_mod, image, mag, radius, sens, grads, magnified),
+                        a.calls)
     impls = [i.name for i in engine().impls]
     ours = side("halostream", ours_calls, impls, a.reps, reference, log)
     chosen = side("halostream-chosen", ours_calls, (None,), a.reps, reference, log)
@@ -169,8 +185,8 @@ def main():
         shape = "x".join(map(str, (out[0] if isinstance(out, tuple) else out).shape))
         t, o, c = theirs.get(call), ours.get(call), chosen.get(call)
         print("| %s | %s | %s | %s | %s | %s |" % (
-            call, shape, "%.4f (%s)" % t if t else "-", "%.4f (%s)" % o if o else "-",
-            "%.1f" % (t[0] / o[0]) if t and o else "-", "%.4f" % c[0] if c else "-"))
+            call, shape, "%.5f (%s)" % t if t else "-", "%.5f (%s)" % o if o else "-",
+            "%.1f" % (t[0] / o[0]) if t and o else "-", "%.5f" % c[0] if c else "-"))
 
 
 if __name__ == "__main__":

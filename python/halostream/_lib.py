@@ -179,7 +179,6 @@ def _declare(lib):
         "hst_result_string": (ctypes.c_char_p, [c_int]),
         "hst_log_item_name": (ctypes.c_char_p, [c_int]),
         "hst_esrrf_mode_name": (ctypes.c_char_p, [c_int]),
-        "hst_backend_interrupt": (None, [vp]),         # async-signal-safe: Ctrl-C's handler
         "hst_backend_interrupt_clear": (None, [vp]),
         "hst_devices": (c_int, [ref(DeviceInfo), sz, ref(sz)]),
         "hst_esrrf_backend_create": (c_int, [ref(BackendDesc), ref(vp), ref(c_int)]),
@@ -217,6 +216,9 @@ def _declare(lib):
                                          sz, ref(sz)]),
         "hst_choice_table": (sz, [ref(ChoiceBenchRow), sz, ctypes.c_char_p, sz]),
         "hst_liquid_clear": (c_int, [vp, c_int]),
+        "hst_py_sigint_arm": (c_int, [ref(vp), ctypes.c_uint]),   # _run.call's Ctrl-C
+        "hst_py_sigint_disarm": (c_int, []),
+        "hst_py_sigint_fired": (c_int, []),
     }
     declare(lib, sigs)
 

@@ -140,13 +140,16 @@ class Backend:
             warnings.warn("halostream: " + self._forked, RuntimeWarning, stacklevel=4)
             self._forked = None
 
-    def _interrupt(self, on):
-        """Asks the long calls running on the devices to stop (on: hst_backend_interrupt, which
-        Ctrl-C's handler calls while a call runs), or lets later calls run (on False: once the
-        call or live session has let go of the backend)."""
-        fn = self._lib.hst_backend_interrupt if on else self._lib.hst_backend_interrupt_clear
+    def _sigint_targets(self):
+        """The devices Ctrl-C interrupts during a call (_run.call): (hst_backend * array,
+        count)."""
+        return self._handles, self._count
+
+    def _interrupt_clear(self):
+        """Lets later calls run once a call or live session interrupted by Ctrl-C has let go of
+        the backend (hst_backend_interrupt_clear)."""
         for i in range(self._count):
-            fn(self._handles[i])
+            self._lib.hst_backend_interrupt_clear(self._handles[i])
 
     def _destroy(self):
         count, self._count = self._count, 0   # an interruption leaks, never frees twice
@@ -182,7 +185,7 @@ class Backend:
             try:
                 yield
             finally:
-                self._interrupt(False)
+                self._interrupt_clear()
 
     def _attach(self, desc):
         desc.backends = ctypes.cast(self._handles, ctypes.POINTER(ctypes.c_void_p))
@@ -368,7 +371,7 @@ class Backend:
 
     def _live_closed(self):
         self._live = None
-        self._interrupt(False)
+        self._interrupt_clear()
         self._lock.release()
 
     def close(self):

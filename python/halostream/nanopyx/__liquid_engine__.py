@@ -150,11 +150,14 @@ class _Engine:
         if level <= 2:   # errors and warnings: the reasons an error carries
             self._messages.append(message.decode("utf-8", "replace"))
 
-    def _interrupt(self, on):
-        """_run.call's hook: asks the devices' long calls to stop, or lets later calls run."""
-        fn = self.lib.hst_backend_interrupt if on else self.lib.hst_backend_interrupt_clear
+    def _sigint_targets(self):
+        """_run.call's: the devices Ctrl-C interrupts, (hst_backend * array, count)."""
+        return self.backends, len(self.backends)
+
+    def _interrupt_clear(self):
+        """Lets later calls run after a call that Ctrl-C interrupted."""
         for be in self.backends:
-            fn(be)
+            self.lib.hst_backend_interrupt_clear(be)
 
     def call(self, fn, *args, monitor=None):
         """fn(engine, *args) of the C library (or a callable taking the engine's handle),
@@ -167,7 +170,7 @@ class _Engine:
                 r = _run.call(lambda: fn(self.handle, *args), monitor or _run.Monitor(False),
                               self)
             finally:
-                self._interrupt(False)
+                self._interrupt_clear()
             _errors.check(r, self._messages or [getattr(fn, "__name__", "a call") + " failed"])
 
     def run(self, method, args, run_type, monitor=None):
