@@ -149,8 +149,8 @@
                       hst_mutex_lock hst_mutex_unlock hst_cond_init hst_cond_destroy
                       hst_cond_wait hst_cond_signal hst_cond_broadcast hst_rmutex_init
                       hst_rmutex_destroy hst_rmutex_lock hst_rmutex_unlock hst_once hst_atomic_add
-                      hst_cpu_count hst_physical_memory_bytes hst_process_id hst_user_id
-                      hst_mkdirs hst_rename_replace hst_file_lock_acquire
+                      hst_cpu_count hst_parallel hst_physical_memory_bytes hst_process_id
+                      hst_user_id hst_mkdirs hst_rename_replace hst_file_lock_acquire
                       hst_file_lock_release
 
    Version 0.1.0. MIT licence, Copyright (c) 2026 the halostream authors (see the end of file). */
@@ -1385,6 +1385,14 @@ HST_API long hst_atomic_add(volatile long *p, long v);
 /* The online processors (>= 1; 1 where the system does not say), the physical memory in
    bytes (0 where the system does not say), this process's id. */
 HST_API unsigned hst_cpu_count(void);
+/* Fork-join on the host's cores, the headers' host passes (esrrf.h's twins and finishing,
+   quality.h's staging copies): fn(ctx, k, n) for every share k < n, share 0 on the calling
+   thread and the others on threads of their own (a thread the system refuses: its share runs
+   on the calling thread after share 0); returns when all have. n is clamped to
+   HST_PARALLEL_MAX_THREADS; 0 runs nothing. fn must not throw (C++) or longjmp out. */
+#define HST_PARALLEL_MAX_THREADS 64
+typedef void (*hst_parallel_fn)(void *ctx, unsigned k, unsigned n);
+HST_API void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n);
 HST_API uint64_t hst_physical_memory_bytes(void);
 HST_API long hst_process_id(void);
 /* The user's numeric id (getuid) for per-user file names; 0 on Windows, where the cache
@@ -2255,6 +2263,31 @@ HST__BDEF unsigned hst_cpu_count(void) {
 #else
     return 1;
 #endif
+}
+
+typedef struct hst__pjob { hst_parallel_fn fn; void *ctx; unsigned k, n; } hst__pjob;
+
+static void *hst__pjob_main(void *p) {
+    hst__pjob *j = (hst__pjob *)p;
+    j->fn(j->ctx, j->k, j->n);
+    return NULL;
+}
+
+HST__BDEF void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n) {
+    hst__pjob jobs[HST_PARALLEL_MAX_THREADS];
+    hst_thread th[HST_PARALLEL_MAX_THREADS];
+    int started[HST_PARALLEL_MAX_THREADS];
+    unsigned k;
+    if (n > HST_PARALLEL_MAX_THREADS) n = HST_PARALLEL_MAX_THREADS;
+    for (k = 0; k < n; k++) {
+        jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
+        started[k] = k > 0 && hst_thread_create(&th[k], hst__pjob_main, &jobs[k]);
+    }
+    if (n) fn(ctx, 0, n);
+    for (k = 1; k < n; k++) {
+        if (started[k]) hst_thread_join(&th[k]);
+        else fn(ctx, k, n);
+    }
 }
 
 HST__BDEF uint64_t hst_physical_memory_bytes(void) {

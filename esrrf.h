@@ -82,9 +82,10 @@
    (bench/esrrf_rolling_bench.c, 64 x 64 frames at mag 5, W 100, S 10, the host device, 10
    windows): 0 of 1,024,000 floats differ for AVG and VAR, 1 for TAC2 (by 1 ulp); 32 x 32 on
    PoCL, 5 windows: none; tests/test_esrrf_rolling.c's windows (W <= 23): none. On one H200
-   (W 100, S 10, 500 u16 frames, mag 5; bench/RESULTS.md): 500 x 500, AVG, 2.4x the plain call's
-   time (11.4x when the windows were summed on the host); 1000 x 1000, AVG, 2.3x (3.14 ms a
-   frame; 41 images of 25 Mpixels come back, corrected on the host), all three modes 4.6x.
+   (W 100, S 10, 500 u16 frames, mag 5; bench/RESULTS.md): 1000 x 1000, AVG, 1.25x the plain
+   call's time (41 images of 25 Mpixels come back, corrected by the finisher's thread while the
+   device computes: ">>finisher"); 500 x 500, AVG, 1.35x; all three modes at 1000 x 1000 2.2x
+   (123 images' correction on the host's cores bounds it).
 
    The math: SRRF's radial gradient convergence (Gustafsson et al., "Fast live-cell conventional
    fluorophore nanoscopy with ImageJ through super-resolution radial fluctuations", Nat. Commun.
@@ -580,7 +581,6 @@ extern "C" {
    length: 8 blocks keep that small). */
 #define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
-#define HST__E_MAX_THREADS 64
 /* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
    frames, mag 5; bench/RESULTS.md): with the options below 256 beat 128 and 512 at every
    setting measured (e.g. 1.493 against 1.918 and 1.761 with 2 pixels per item and 24 indices);
@@ -842,38 +842,11 @@ static hst_result hst__eshape(const hst_esrrf_desc *d, uint64_t n, uint32_t rows
 }
 
 /* >>host threads ----------------------------------------------------------------------------- */
-/* The host device's stages run on all cores: fn(ctx, k, n) for k = 0 .. n - 1 shares. */
-typedef void (*hst__ejob_fn)(void *ctx, unsigned k, unsigned n);
-typedef struct hst__ejob { hst__ejob_fn fn; void *ctx; unsigned k, n; } hst__ejob;
-
-static void *hst__ejob_main(void *p) {
-    hst__ejob *j = (hst__ejob *)p;
-    j->fn(j->ctx, j->k, j->n);
-    return NULL;
-}
-
+/* The host device's stages run on all cores (backend.h's hst_parallel): fn(ctx, k, n) for
+   k = 0 .. n - 1 shares, n at most hst__ethreads(). */
 static unsigned hst__ethreads(void) {
-    long n = (long)hst_cpu_count();
-    return n < 1 ? 1u : n > HST__E_MAX_THREADS ? (unsigned)HST__E_MAX_THREADS : (unsigned)n;
-}
-
-/* Runs n shares on up to n threads (the caller's among them); a thread that cannot start is
-   replaced by the caller running its share. */
-static void hst__eparallel(hst__ejob_fn fn, void *ctx, unsigned n) {
-    hst__ejob jobs[HST__E_MAX_THREADS];
-    hst_thread th[HST__E_MAX_THREADS];
-    int started[HST__E_MAX_THREADS];
-    unsigned k;
-    if (n > HST__E_MAX_THREADS) n = HST__E_MAX_THREADS;
-    for (k = 0; k < n; k++) {
-        jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
-        started[k] = k > 0 && hst_thread_create(&th[k], hst__ejob_main, &jobs[k]);
-    }
-    if (n) fn(ctx, 0, n);
-    for (k = 1; k < n; k++) {
-        if (started[k]) hst_thread_join(&th[k]);
-        else fn(ctx, k, n);
-    }
+    unsigned n = hst_cpu_count();
+    return n > HST_PARALLEL_MAX_THREADS ? (unsigned)HST_PARALLEL_MAX_THREADS : n;
 }
 
 /* Whether a backend of d is interrupted (hst_backend_interrupt): the long loops' check. */
@@ -1020,7 +993,7 @@ static hst_result hst__ehost_run(int kind, void *const *a, const void *const *s,
     h.stop = es->e->measuring ? NULL : &es->e->d;   /* a timed piece's stop would count as the path's failure */
     if (kind == HST__EH_FUSED) hst__ehost_fused(&h.fused, a, h.P, b);
     if (kind != HST__EH_TEMPORAL && kind != HST__EH_FUSED && frames < n) n = (unsigned)(frames ? frames : 1);
-    hst__eparallel(hst__ehost_share, &h, n);
+    hst_parallel(hst__ehost_share, &h, n);
     return h.stop && hst__einterrupted(h.stop) ? HST_ERROR_CANCELLED : HST_SUCCESS;
 }
 
@@ -1527,7 +1500,7 @@ static void hst__efinish_share(void *ctx, unsigned k, unsigned n) {
 static void hst__efinish(const hst__eng *e, uint32_t T, const float *const *images) {
     hst__efin f;
     f.e = e; f.T = T; f.images = images;
-    hst__eparallel(hst__efinish_share, &f, hst__ethreads());
+    hst_parallel(hst__efinish_share, &f, hst__ethreads());
 }
 
 /* >>macro-pixel correction ------------------------------------------------------------------
@@ -1556,7 +1529,7 @@ typedef struct hst__emacro {
     size_t y0, y1, colsM, mag;  /* rows [y0, y1) of colsM columns, magnification mag */
     double *c;                  /* [py][px]: the sums so far; for the pass: the means, or NULL
                                    (check only) */
-    size_t bad[HST__E_MAX_THREADS];   /* per share of the pass: its first non-finite pixel
+    size_t bad[HST_PARALLEL_MAX_THREADS];   /* per share of the pass: its first non-finite pixel
                                          (index from img), or HST__E_NONE */
 } hst__emacro;
 
@@ -1580,7 +1553,7 @@ static void hst__emacro_sums_share(void *ctx, unsigned k, unsigned n) {
 static void hst__emacro_sums(const float *src, size_t y0, size_t y1, size_t colsM, size_t mag, double *c) {
     hst__emacro m;
     m.src = src; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = c;
-    hst__eparallel(hst__emacro_sums_share, &m, mag < hst__ethreads() ? (unsigned)mag : hst__ethreads());
+    hst_parallel(hst__emacro_sums_share, &m, mag < hst__ethreads() ? (unsigned)mag : hst__ethreads());
 }
 
 /* The sums of an image of rowsM x colsM into the phases' means (rowsM / mag x colsM / mag
@@ -1649,7 +1622,7 @@ static size_t hst__emacro_pass(float *img, const float *src, size_t y0, size_t y
     unsigned k, n = hst__ethreads();
     if (y1 - y0 < n) n = y1 > y0 ? (unsigned)(y1 - y0) : 1u;
     m.img = img; m.src = src; m.y0 = y0; m.y1 = y1; m.colsM = colsM; m.mag = mag; m.c = means;
-    hst__eparallel(hst__emacro_pass_share, &m, n);
+    hst_parallel(hst__emacro_pass_share, &m, n);
     for (k = 0; k < n; k++)
         if (m.bad[k] != HST__E_NONE) return m.bad[k];
     return HST__E_NONE;
@@ -2179,7 +2152,7 @@ static hst_result hst__eroll_keep(hst__eng *e, uint64_t tp, uint32_t slot) {
 static void hst__eroll_window_host(hst__eng *e, uint64_t last, const float *const *images) {
     hst__eroll_job job;
     job.e = e; job.last = last;
-    hst__eparallel(hst__eroll_share, &job, hst__ethreads());
+    hst_parallel(hst__eroll_share, &job, hst__ethreads());
     hst__efinish(e, (uint32_t)e->roll_w, images);
 }
 
@@ -4058,9 +4031,9 @@ static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint
     hst__esw_fused(w, &j.f);
     for (j.k = 0; j.k < w->nr; j.k++) {
         j.f.radius = w->prm[j.k];
-        hst__eparallel(hst__esw_fused_share, &j, hst__ethreads());
+        hst_parallel(hst__esw_fused_share, &j, hst__ethreads());
         if ((r = hst__esw_poll(w)) != HST_SUCCESS) return r;   /* the shares stopped early */
-        hst__eparallel(hst__esw_sum_share, &j, hst__ethreads());
+        hst_parallel(hst__esw_sum_share, &j, hst__ethreads());
     }
     return HST_SUCCESS;
 }
