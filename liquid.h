@@ -394,7 +394,6 @@ extern "C" {
 
 /* >>checks (liquid.h uses the public API of the headers below it only, so its implementation may
    live in its own translation unit; rejections through backend.h's hst_backend_fail macros) */
-#define HST__LQ_MAX_THREADS 64     /* host device threads of one call (as esrrf.h's) */
 #define HST__LQ_NAME 272           /* an implementation's name: a device name and " #16" */
 /* Items a host device thread is worth starting for: a smaller call runs on fewer threads
    (measured: a 160 x 160 Roberts cross, 25600 items, took 30x longer on two threads than on
@@ -513,56 +512,48 @@ static hst_result hst__lq_rgc_dims(const hst_backend *be, const char *func, uint
 /* >>host device threads: a declared kernel's range shared among threads (hst_launch_kernel on
    the host device may run disjoint parts of a range at once; the stage kernels' twins take
    parts of a frame's items as their kernels do: kernels_esrrf.h) */
-typedef struct hst__lq_job {
+typedef struct hst__lq_jobs {
     hst_backend *be;
     const hst_launch_desc *d;
-    uint64_t z0, z1;               /* frames [z0, z1) */
-    size_t i0, i1;                 /* of each, items [i0, i1) */
-    hst_result r;
-} hst__lq_job;
-
-static void *hst__lq_job_main(void *p) {
-    hst__lq_job *j = (hst__lq_job *)p;
-    hst_launch_desc d = *j->d;
-    d.range.offset[0] = j->i0;
-    d.range.global[0] = j->i1 - j->i0;
-    d.range.offset[1] = (size_t)j->z0;
-    d.range.global[1] = (size_t)(j->z1 - j->z0);
-    j->r = hst_launch_kernel(j->be, &d, NULL);
-    return NULL;
-}
+    size_t items, row;             /* each frame's items, in rows of `row` */
+    uint64_t frames;
+    hst_result r[HST_PARALLEL_MAX_THREADS];   /* each share's */
+} hst__lq_jobs;
 
 static unsigned hst__lq_threads(void) {
-    long n = (long)hst_cpu_count();
-    if (n < 1) n = 1;
-    return n > HST__LQ_MAX_THREADS ? HST__LQ_MAX_THREADS : (unsigned)n;
+    unsigned n = hst_cpu_count();
+    return n > HST_PARALLEL_MAX_THREADS ? HST_PARALLEL_MAX_THREADS : n;
 }
 
-/* Job k of n: as many frames as threads or more, frames [F k / n, F (k + 1) / n) whole; fewer,
-   every frame's rows [R k / n, R (k + 1) / n) (R = items / row: whole rows, so that each part
-   takes the twins' row blocks) */
-static void hst__lq_part(hst__lq_job *j, unsigned k, unsigned n, size_t items, size_t row, uint64_t frames) {
-    size_t rows = items / row;
-    if (frames >= n || rows < 2) {
-        j->z0 = frames * k / n; j->z1 = frames * (k + 1) / n;
-        j->i0 = 0; j->i1 = items;
-        return;
+/* Share k of n (hst_parallel): as many frames as threads or more, frames [F k / n, F (k + 1) / n)
+   whole; fewer, every frame's rows [R k / n, R (k + 1) / n) (R = items / row: whole rows, so
+   that each part takes the twins' row blocks) */
+static void hst__lq_share(void *ctx, unsigned k, unsigned n) {
+    hst__lq_jobs *j = (hst__lq_jobs *)ctx;
+    hst_launch_desc d = *j->d;
+    size_t rows = j->items / j->row, i0 = 0, i1 = j->items;
+    uint64_t z0 = 0, z1 = j->frames;
+    if (j->frames >= n || rows < 2) {
+        z0 = j->frames * k / n; z1 = j->frames * (k + 1) / n;
+    } else {
+        i0 = rows * k / n * j->row;
+        i1 = k + 1 == n ? j->items : rows * (k + 1) / n * j->row;
     }
-    j->z0 = 0; j->z1 = frames;
-    j->i0 = rows * k / n * row;
-    j->i1 = k + 1 == n ? items : rows * (k + 1) / n * row;
+    d.range.offset[0] = i0;
+    d.range.global[0] = i1 - i0;
+    d.range.offset[1] = (size_t)z0;
+    d.range.global[1] = (size_t)(z1 - z0);
+    j->r[k] = hst_launch_kernel(j->be, &d, NULL);
 }
 
 /* Kernel id of the esrrf family over `items` items (rows of `row` items) of each of `frames`
    frames (a stage kernel's 2-D range; args end in the block arguments of all frames). On the
    host device the frames, or one frame's rows when there are fewer frames than cores, are
-   shared among threads (hst__lq_part); a thread that cannot start runs on the caller's. */
+   shared among threads (hst__lq_share); a thread that cannot start runs on the caller's. */
 static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_karg *args, size_t num_args,
                                  size_t items, size_t row, uint64_t frames) {
     hst_launch_desc d;
-    hst__lq_job jobs[HST__LQ_MAX_THREADS];
-    hst_thread th[HST__LQ_MAX_THREADS];
-    int started[HST__LQ_MAX_THREADS];
+    hst__lq_jobs jobs;
     unsigned n, k;
     hst_result r = HST_SUCCESS;
     memset(&d, 0, sizeof d);
@@ -580,17 +571,9 @@ static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_kar
         n = (unsigned)((double)frames * (double)items / HST__LQ_MIN_ITEMS) + 1u;
     if (frames < n)   /* frames of one row (a thread each), or at most a thread a row */
         n = items / row < 2 ? (unsigned)frames : items / row < n ? (unsigned)(items / row) : n;
-    for (k = 0; k < n; k++) {
-        jobs[k].be = be; jobs[k].d = &d; jobs[k].r = HST_SUCCESS;
-        hst__lq_part(&jobs[k], k, n, items, row, frames);
-        started[k] = k > 0 && hst_thread_create(&th[k], hst__lq_job_main, &jobs[k]);
-    }
-    (void)hst__lq_job_main(&jobs[0]);
-    for (k = 1; k < n; k++) {
-        if (started[k]) hst_thread_join(&th[k]);
-        else (void)hst__lq_job_main(&jobs[k]);
-    }
-    for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs[k].r;
+    jobs.be = be; jobs.d = &d; jobs.items = items; jobs.row = row; jobs.frames = frames;
+    hst_parallel(hst__lq_share, &jobs, n);
+    for (k = 0; k < n && r == HST_SUCCESS; k++) r = jobs.r[k];
     return r;
 }
 

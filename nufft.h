@@ -272,7 +272,6 @@ extern "C" {
 /* Work-items per spreading work-group (cuFINUFFT's 256 threads per block halved: PoCL and GPUs
    both take it, and a bin's tile is zeroed and flushed by all of them). */
 #define HST__NU_LOCAL 128
-#define HST__NU_MAX_THREADS 64
 
 /* >>types ------------------------------------------------------------------------------------ */
 /* Internally every problem is 3-D (kernels_nufft.h's convention): a 2-D problem's axes are 1 and
@@ -471,34 +470,7 @@ static hst_result hst__nu_spread_subs(const hst_nufft_plan *p, const hst_karg *a
 
 /* >>host threads ----------------------------------------------------------------------------- */
 /* The host device takes launches of disjoint ranges from several threads at once (backend.h):
-   fn(ctx, k, n) for shares k = 0 .. n - 1 on its cores. */
-typedef void (*hst__nujob_fn)(void *ctx, unsigned k, unsigned n);
-typedef struct hst__nujob { hst__nujob_fn fn; void *ctx; unsigned k, n; } hst__nujob;
-
-static void *hst__nujob_main(void *p) {
-    hst__nujob *j = (hst__nujob *)p;
-    j->fn(j->ctx, j->k, j->n);
-    return NULL;
-}
-
-/* Runs n shares on up to n threads (the caller's among them); a thread that cannot start is
-   replaced by the caller running its share. */
-static void hst__nu_parallel(hst__nujob_fn fn, void *ctx, unsigned n) {
-    hst__nujob jobs[HST__NU_MAX_THREADS];
-    hst_thread th[HST__NU_MAX_THREADS];
-    int started[HST__NU_MAX_THREADS];
-    unsigned k;
-    if (n > HST__NU_MAX_THREADS) n = HST__NU_MAX_THREADS;
-    for (k = 0; k < n; k++) {
-        jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
-        started[k] = k > 0 && hst_thread_create(&th[k], hst__nujob_main, &jobs[k]);
-    }
-    if (n) fn(ctx, 0, n);
-    for (k = 1; k < n; k++) {
-        if (started[k]) hst_thread_join(&th[k]);
-        else fn(ctx, k, n);
-    }
-}
+   shares k = 0 .. n - 1 on its cores through backend.h's hst_parallel. */
 
 /* One execute's launches shared among threads, and each share's result. Spreading on the host
    device (its twin adds without atomics): the stripes of bins along the slowest real axis (a
@@ -514,14 +486,14 @@ typedef struct hst__nushare {
     const hst_karg *args;
     unsigned stripes, phase;
     unsigned first, end;       /* the phases' stripes: first + phase, + 2, .. below end */
-    hst_result r[HST__NU_MAX_THREADS];
+    hst_result r[HST_PARALLEL_MAX_THREADS];
 } hst__nushare;
 
-/* Runs fn's n shares (>= 1, n <= HST__NU_MAX_THREADS); the first share's failure. */
-static hst_result hst__nu_shares(hst__nujob_fn fn, hst__nushare *h, unsigned n) {
+/* Runs fn's n shares (>= 1, n <= HST_PARALLEL_MAX_THREADS); the first share's failure. */
+static hst_result hst__nu_shares(hst_parallel_fn fn, hst__nushare *h, unsigned n) {
     unsigned k;
     for (k = 0; k < n; k++) h->r[k] = HST_SUCCESS;
-    hst__nu_parallel(fn, h, n);
+    hst_parallel(fn, h, n);
     for (k = 0; k < n; k++)
         if (h->r[k] != HST_SUCCESS) return h->r[k];
     return HST_SUCCESS;
@@ -789,7 +761,7 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
     p->deg = HST_K_NUFFT_DEGREE(p->width);
     p->threads = p->host ? hst_backend_device(be)->compute_units : 1;   /* >>device */
     if (p->threads < 1) p->threads = 1;
-    if (p->threads > HST__NU_MAX_THREADS) p->threads = HST__NU_MAX_THREADS;
+    if (p->threads > HST_PARALLEL_MAX_THREADS) p->threads = HST_PARALLEL_MAX_THREADS;
     if ((r = hst__nu_geometry(p, desc)) != HST_SUCCESS) {
         hst_backend_free(be, p);
         return hst_backend_fail(be, r, HST_LOGITEM_SIZE_OVERFLOW, F, "desc->modes give a fine grid or a "
