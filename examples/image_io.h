@@ -47,8 +47,10 @@
        sample formats, a hyperstack with several channels and no channel chosen, a channel
        past the file's.
    Stacks larger than memory are read frame by frame (io_stack_open, io_stack_read,
-   io_stack_close: the same checks, every page walked first, then one frame decoded at a time)
-   and written page by page (io_tiff_begin, io_tiff_page, io_tiff_end).
+   io_stack_close: the same checks, every page walked first, then one frame decoded at a time;
+   each read asks the system to start reading the next two such reads' bytes, at most 256 MiB,
+   where it has posix_fadvise, so the disk works while the caller computes) and written page by
+   page (io_tiff_begin, io_tiff_page, io_tiff_end).
    Non-finite float samples are data, not format errors: they are returned as they are (the
    computation decides what to do with them).
 
@@ -270,6 +272,9 @@ int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsign
 #define IO_PREVIEW_SAMPLES (1u << 22) /* quantiles from at most this many samples */
 #define IO_PNG_MAX_SIDE 1000000u      /* libpng's default user limit on width and height */
 #define IO_BAR_MAX_FRACTION 0.25      /* the scale bar: at most this fraction of the panel ... */
+#define IO_AHEAD_BLOCKS 2             /* a read asks the system for this many blocks after it ... */
+#define IO_AHEAD_MAX ((uint64_t)256 << 20)   /* ... up to this many bytes (io__read_ahead) */
+#define IO_AHEAD_GAP ((uint64_t)1 << 20)     /* pages closer than this: one range, read over the gap */
 
 /* --------------------------------------------------------------------------- >>messages */
 static void io__say(char *err, size_t err_bytes, const char *fmt, ...)
@@ -380,6 +385,21 @@ static int io__tiff_map(thandle_t h, void **base, toff_t *size)
     return 0;   /* no mapping: every read goes through io__tiff_read */
 }
 static void io__tiff_unmap(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+/* Advice to the system about bytes [off, off + len) of a file source (len 0: to its end):
+   sequential (its read-ahead window grows) or needed soon (it starts reading them now and
+   returns at once, so the disk works while the caller computes). Advice only: where it fails,
+   or where the system has no posix_fadvise (macOS, Windows: no POSIX_FADV_* macros), the reads
+   that follow return the same bytes, just not overlapped, so its result is ignored. */
+static void io__advise(const io__src *s, uint64_t off, uint64_t len, int sequential)
+{
+#if defined(POSIX_FADV_WILLNEED) && defined(POSIX_FADV_SEQUENTIAL)
+    if (s->fd >= 0 && off <= (uint64_t)INT64_MAX && len <= (uint64_t)INT64_MAX)
+        (void)posix_fadvise(s->fd, (off_t)off, (off_t)len, sequential ? POSIX_FADV_SEQUENTIAL : POSIX_FADV_WILLNEED);
+#else
+    (void)s; (void)off; (void)len; (void)sequential;
+#endif
+}
 
 /* --------------------------------------------------------------------------- >>formats */
 typedef struct io__format { uint16_t bps, fmt; } io__format;
@@ -592,6 +612,10 @@ static void io__parse_ome(const char *d, io__ome *om)
 }
 
 /* --------------------------------------------------------------------------- >>reader */
+/* One page: its directory's offset (to open it again) and the file bytes [lo, hi) its strips or
+   tiles span, gaps between them included (what reading it reads: io__read_ahead). */
+typedef struct io__page { uint64_t dir, lo, hi; } io__page;
+
 /* One reading: the source, libtiff's handle and what the pages say. */
 struct io_reader {
     const char *name;         /* the path (stored after the struct) */
@@ -600,7 +624,7 @@ struct io_reader {
     TIFF *t;
     io__tiff_log log;
     uint64_t budget;          /* most decoded sample bytes the file may ask for */
-    uint64_t *diroff;         /* each page's directory offset */
+    io__page *page;           /* each page's directory and data */
     uint64_t pages, cap;
     uint32_t rows, cols;
     io__format format;
@@ -706,13 +730,16 @@ static uint64_t io__strile_need(io_reader *r, uint32_t s)
     return (uint64_t)TIFFVStripSize64(r->t, r->rows - s * rps < rps ? r->rows - s * rps : rps);
 }
 
-/* Every strip or tile of page p lies inside the file and, uncompressed, holds its rows. */
-static int io__check_striles(io_reader *r, uint64_t p)
+/* Every strip or tile of page p lies inside the file and, uncompressed, holds its rows; the
+   bytes they span into pg->lo, pg->hi. */
+static int io__check_striles(io_reader *r, uint64_t p, io__page *pg)
 {
     const char *what = TIFFIsTiled(r->t) ? "tile" : "strip";
     uint32_t n = TIFFIsTiled(r->t) ? TIFFNumberOfTiles(r->t) : TIFFNumberOfStrips(r->t), s;
     uint16_t compression = COMPRESSION_NONE;
     TIFFGetFieldDefaulted(r->t, TIFFTAG_COMPRESSION, &compression);
+    pg->lo = UINT64_MAX;
+    pg->hi = 0;
     if (n == 0) {
         io__say(r->err, r->err_bytes, "%s: page %llu has no %ss", r->name, (unsigned long long)p + 1, what);
         return 0;
@@ -749,6 +776,8 @@ static int io__check_striles(io_reader *r, uint64_t p)
                     (unsigned long long)bytes, (unsigned long long)need);
             return 0;
         }
+        if (off < pg->lo) pg->lo = off;
+        if (off + bytes > pg->hi) pg->hi = off + bytes;
     }
     if (r->log.bad_counts[0]) {   /* the data is there, but not where the byte counts say */
         io__say(r->err, r->err_bytes, "%s: page %llu: its %s byte counts disagree with its pixels and the "
@@ -770,16 +799,17 @@ static void io__promise(const io_reader *r, char *buf, size_t bytes)
         snprintf(buf, bytes, "; the file promises %u pages (PageNumber of page 1)", r->pagenumber_total);
 }
 
-static int io__add_page(io_reader *r)
+static int io__add_page(io_reader *r, io__page pg)
 {
     if (r->pages == r->cap) {
         uint64_t cap = r->cap ? 2 * r->cap : 64;
-        uint64_t *n = cap <= SIZE_MAX / sizeof *n ? (uint64_t *)realloc(r->diroff, (size_t)cap * sizeof *n) : NULL;
+        io__page *n = cap <= SIZE_MAX / sizeof *n ? (io__page *)realloc(r->page, (size_t)cap * sizeof *n) : NULL;
         if (!n) { io__say(r->err, r->err_bytes, "%s: out of host memory for the page list", r->name); return 0; }
-        r->diroff = n;
+        r->page = n;
         r->cap = cap;
     }
-    r->diroff[r->pages++] = TIFFCurrentDirOffset(r->t);
+    pg.dir = TIFFCurrentDirOffset(r->t);
+    r->page[r->pages++] = pg;
     return 1;
 }
 
@@ -787,8 +817,9 @@ static int io__add_page(io_reader *r)
 static int io__walk_pages(io_reader *r)
 {
     char libtiff[600], promise[160];
+    io__page pg;
     for (;;) {
-        if (!io__check_page(r, r->pages) || !io__check_striles(r, r->pages) || !io__add_page(r)) return 0;
+        if (!io__check_page(r, r->pages) || !io__check_striles(r, r->pages, &pg) || !io__add_page(r, pg)) return 0;
         if (TIFFLastDirectory(r->t)) return 1;
         r->log.error[0] = r->log.bad_counts[0] = '\0';
         if (!TIFFReadDirectory(r->t)) {
@@ -1010,7 +1041,7 @@ static void io__store(const io_reader *r, void *dst, uint64_t k)
 /* Page p made current again, with a tile buffer for its tiles. */
 static int io__open_page(io_reader *r, uint64_t p)
 {
-    if (!TIFFSetSubDirectory(r->t, r->diroff[p])) {
+    if (!TIFFSetSubDirectory(r->t, r->page[p].dir)) {
         io__say(r->err, r->err_bytes, "%s: page %llu cannot be opened again", r->name, (unsigned long long)p + 1);
         return 0;
     }
@@ -1041,6 +1072,48 @@ static int io__load_frame(io_reader *r, uint64_t s, uint64_t k)
     }
     if (TIFFIsByteSwapped(r->t)) io__swab(r->raw, r->format, (size_t)(frame / (r->format.bps / 8)));
     return 1;
+}
+
+/* The file bytes [*lo, *hi) that frame k of kept series s is read from. */
+static void io__frame_span(const io_reader *r, uint64_t s, uint64_t k, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t p = io__page_of(r, s, k), frame = io__frame_bytes(r);
+    if (r->contiguous) {   /* inside the file: io__locate_contiguous */
+        *lo = r->start + p * frame;
+        *hi = *lo + frame;
+        return;
+    }
+    *lo = r->page[p].lo;
+    *hi = r->page[p].hi;
+}
+
+/* Asks the system to start reading the frames after a block of `count` read from series s,
+   [from, from + IO_AHEAD_BLOCKS x count) but none past the frames kept (--max-frames) and at
+   most IO_AHEAD_MAX bytes, so the disk reads them while the caller computes on this block
+   (the system's own read-ahead, 128 KiB on Linux, leaves it idle then). Frames whose bytes lie
+   together (at most IO_AHEAD_GAP apart: the page directories between) are one request. */
+static void io__read_ahead(const io_reader *r, uint64_t s, uint64_t from, uint64_t count)
+{
+    uint64_t left = IO_AHEAD_MAX, lo = 0, hi = 0, k, end, a, b;
+    if (r->src.fd < 0 || from >= r->kept) return;
+    end = count > (r->kept - from) / IO_AHEAD_BLOCKS ? r->kept : from + count * IO_AHEAD_BLOCKS;
+    for (k = from; k < end; k++) {
+        int joins;
+        uint64_t more;
+        io__frame_span(r, s, k, &a, &b);
+        joins = hi > lo && a >= lo && a <= hi + IO_AHEAD_GAP;
+        more = !joins ? b - a : b > hi ? b - hi : 0;
+        if (more > left) break;
+        left -= more;
+        if (!joins) {
+            if (hi > lo) io__advise(&r->src, lo, hi - lo, 0);
+            lo = a;
+            hi = b;
+        } else if (b > hi) {
+            hi = b;
+        }
+    }
+    if (hi > lo) io__advise(&r->src, lo, hi - lo, 0);
 }
 
 /* ImageJ's layout for stacks over 4 GiB: one page, images=N frames back to back from its data;
@@ -1116,7 +1189,7 @@ static int io__open_tiff(io_reader *r, unsigned channel, uint64_t max_frames, io
     if (!io__walk_pages(r) || !io__check_promises(r)) return 0;
     r->contiguous = r->ij.present && !r->ome.present && r->ij.images > 1 && r->pages == 1;
     if (!io__dims(r) || !io__check_channel(r, channel)) return 0;
-    if (!TIFFSetSubDirectory(r->t, r->diroff[0])) {
+    if (!TIFFSetSubDirectory(r->t, r->page[0].dir)) {
         io__say(r->err, r->err_bytes, "%s: page 1 cannot be opened again", r->name);
         return 0;
     }
@@ -1142,7 +1215,7 @@ static void io__close_reader(io_reader *r)
 {
     if (r->t) TIFFClose(r->t);
     if (r->owns_fd && r->src.fd >= 0) cli_close(r->src.fd);
-    free(r->diroff);
+    free(r->page);
     free(r->raw);
     free(r->tile);
     free(r);
@@ -1200,7 +1273,9 @@ int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_st
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
-    return io__open_reader(&src, 1, path, channel, max_frames, st, out, err, err_bytes);
+    if (!io__open_reader(&src, 1, path, channel, max_frames, st, out, err, err_bytes)) return 0;
+    io__advise(&(*out)->src, 0, 0, 1);   /* after the walk of the pages: their directories lie apart */
+    return 1;
 }
 
 int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count, void *dst, char *err,
@@ -1220,6 +1295,7 @@ int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count
                 (unsigned long long)first + 1, (unsigned long long)(first + count), (unsigned long long)r->kept);
         return 0;
     }
+    io__read_ahead(r, series, first + count, count);
     for (k = 0; k < count; k++) {
         if (!io__load_frame(r, series, first + k)) return 0;
         io__store(r, dst, k);
