@@ -3302,7 +3302,8 @@ static hst_result hst__q_drift_images(hst_drift *d, size_t n) {
    frames through the pinned buffers in turn (a piece's copy overlaps the write of the one before
    and the sums of the frames before), then a barrier that holds the sums until the last write. */
 /* A staging copy on several cores (hst_parallel): one core's memcpy into pinned memory
-   (about 8 GB/s) bounded the pushes on one H200 at 0.25 ms per 1000 x 1000 u16 frame. Shares
+   (about 8 GB/s) bounded the pushes on one H200 at 0.25 ms per 1000 x 1000 u16 frame; on four,
+   the whole estimation takes 0.14-0.16 ms a frame (bench/RESULTS.md). Shares
    of at least HST__Q_COPY_SHARE bytes, at most HST__Q_COPY_THREADS of them (memory bandwidth
    is shared: more threads add start-up, not speed). */
 #define HST__Q_COPY_SHARE ((size_t)1 << 20)
