@@ -403,13 +403,19 @@ HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const
    A push refused for its arguments (count 0, frames NULL: INVALID_ARGUMENT; another frame
    size: HST_ERROR_SHAPE) leaves the session OPEN. The session holds the desc's backends
    (hst_backend_hold) until destroy: hst_backend_destroy refuses while it lives.
-   Memory: the session stages pushed frames in two buffers of 8 x block_frames + 1 frames each
-   (block_frames 0: 16; 258 MB each for 1000 x 1000 u16 frames). On an OpenCL device they are
+   Memory: the session stages pushed frames in two buffers of HST_ESRRF_LIVE_BLOCKS x
+   block_frames + 1 frames each (block_frames 0: 16; 258 MB each for 1000 x 1000 u16 frames); a
+   full buffer is a piece, handed to the worker. On an OpenCL device they are
    pinned host memory, kept on the first backend after destroy for the next session (the
    backend's hst_backend_destroy frees them; a backend with a device memory limit keeps none,
    since pinned memory counts against it): freeing them took a tenth or more of a 500-frame
    session on an H100. On the host device they are freed by finish. */
 typedef struct hst_esrrf_live hst_esrrf_live;
+/* Blocks of frames a live piece holds: a piece runs when this many wait (each piece re-reads one
+   frame, starts and drains the stream's ring once, and its last piece needs a stream of its own
+   length: 8 blocks keep that small). A pusher reading from a disk keeps this many blocks and
+   more requested ahead: while a push waits for the worker, the disk goes on reading. */
+#define HST_ESRRF_LIVE_BLOCKS 8
 HST_API HST_NODISCARD hst_result hst_esrrf_live_create(const hst_esrrf_desc *desc, hst_esrrf_dtype dtype,
                                          uint32_t rows, uint32_t cols, hst_esrrf_live **out);
 /* Pushes `count` >= 1 frames (count x rows x cols samples of the session's dtype, C order),
@@ -576,10 +582,6 @@ extern "C" {
 #define HST__E_ACC_SHARE_DEN 4
 /* The streams' rings get at most this share of a device's memory by default. */
 #define HST__E_RING_SHARE_DEN 2
-/* Live pieces: a piece runs when this many blocks of frames wait (each piece re-reads one
-   frame, starts and drains the stream's ring once, and its last piece needs a stream of its own
-   length: 8 blocks keep that small). */
-#define HST__E_LIVE_BLOCKS 8
 #define HST__E_STREAMS 4          /* streams kept per kind of backend (piece lengths, paths) */
 /* The fused kernel's work-group on NVIDIA GPUs: 256 pixels. Measured on an H100 (1000 x 1000
    frames, mag 5; bench/RESULTS.md): with the options below 256 beat 128 and 512 at every
@@ -4553,7 +4555,7 @@ static hst_result hst__elive_create(const hst_esrrf_desc *desc, hst_esrrf_dtype 
     if (r == HST_SUCCESS && !lv->e.d.on_timepoint)
         r = hst__null_arg(lv->e.log_be, "hst_esrrf_live_create",
                       "desc.on_timepoint is NULL: the live API delivers its images through it");
-    lv->cap = lv->e.block * HST__E_LIVE_BLOCKS;
+    lv->cap = lv->e.block * HST_ESRRF_LIVE_BLOCKS;
     if (r == HST_SUCCESS && (lv->cap + 1 > SIZE_MAX / lv->e.in_frame_bytes))
         r = hst_backend_fail(lv->e.log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf_live_create", "staging overflows size_t");
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;

@@ -1929,6 +1929,9 @@ static int compute_streamed(run *u)
     int read_failed = 0;
     hst_result r = HST_SUCCESS;
     if (block > j->st.frames) block = j->st.frames;
+    /* The disk reads on while a push waits for the live session's worker (up to a piece of
+       HST_ESRRF_LIVE_BLOCKS blocks): the system is asked for a piece and two blocks ahead. */
+    io_reader_read_ahead(j->rd, (HST_ESRRF_LIVE_BLOCKS + 2) * block);
     u->d.block_frames = block;
     u->d.on_timepoint = on_timepoint;
     u->d.timepoint_user = u;

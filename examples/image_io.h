@@ -120,7 +120,12 @@ void io_stack_free(io_stack *st);
    releases the reader (NULL ignored). The reader holds one frame in the file's format and one
    tile, whatever the number of frames: memory independent of the stack's length. io_read_stack
    is open, read all, close. Returns 1, or 0 with a sentence in err that names the file (open:
-   *out NULL). */
+   *out NULL).
+   Reading ahead: each io_series_read asks the system to start reading the frames after it
+   (posix_fadvise, where the system has it), so the disk works while the caller computes: by
+   default twice the read's count of frames; io_reader_read_ahead sets that depth in frames (a
+   caller holding frames further ahead, such as a consumer's staging, asks for its depth; 0: no
+   read-ahead). At most IO_AHEAD_MAX bytes, none past the frames kept. */
 typedef struct io_reader io_reader;
 int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_stack *st,
                   io_reader **out, char *err, size_t err_bytes);
@@ -129,6 +134,7 @@ int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count
 int io_stack_read(io_reader *r, uint64_t first, uint64_t count, void *dst, char *err,
                   size_t err_bytes);
 int io_series_load(io_reader *r, uint64_t series, io_stack *st, char *err, size_t err_bytes);
+void io_reader_read_ahead(io_reader *r, uint64_t frames);
 void io_stack_close(io_reader *r);
 
 /* Bytes of one sample of dtype (1, 2 or 4); 0 for a value outside io_dtype. */
@@ -273,7 +279,7 @@ int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsign
 #define IO_PNG_MAX_SIDE 1000000u      /* libpng's default user limit on width and height */
 #define IO_BAR_MAX_FRACTION 0.25      /* the scale bar: at most this fraction of the panel ... */
 #define IO_AHEAD_BLOCKS 2             /* a read asks the system for this many blocks after it ... */
-#define IO_AHEAD_MAX ((uint64_t)256 << 20)   /* ... up to this many bytes (io__read_ahead) */
+#define IO_AHEAD_MAX ((uint64_t)1 << 30)     /* ... up to this many bytes (io__read_ahead) */
 #define IO_AHEAD_GAP ((uint64_t)1 << 20)     /* pages closer than this: one range, read over the gap */
 
 /* --------------------------------------------------------------------------- >>messages */
@@ -640,6 +646,9 @@ struct io_reader {
     uint64_t kept;            /* frames a reading gives per series (st->frames) */
     io_dtype dtype;           /* their samples' type */
     unsigned char *raw, *tile;   /* one frame in the file's format; one tile */
+    int ahead_set;            /* io_reader_read_ahead was called: ahead is the caller's */
+    uint64_t ahead;           /* its depth, frames */
+    uint64_t ahead_series, ahead_to;   /* frames [.., ahead_to) of that series were asked for */
     char *err;
     size_t err_bytes;
 };
@@ -1087,16 +1096,20 @@ static void io__frame_span(const io_reader *r, uint64_t s, uint64_t k, uint64_t 
     *hi = r->page[p].hi;
 }
 
-/* Asks the system to start reading the frames after a block of `count` read from series s,
-   [from, from + IO_AHEAD_BLOCKS x count) but none past the frames kept (--max-frames) and at
-   most IO_AHEAD_MAX bytes, so the disk reads them while the caller computes on this block
-   (the system's own read-ahead, 128 KiB on Linux, leaves it idle then). Frames whose bytes lie
-   together (at most IO_AHEAD_GAP apart: the page directories between) are one request. */
-static void io__read_ahead(const io_reader *r, uint64_t s, uint64_t from, uint64_t count)
+/* Asks the system to start reading the frames after a read of frames [first, first + count)
+   of series s, up to the read-ahead depth (io_reader_read_ahead; else IO_AHEAD_BLOCKS x count)
+   but none past the frames kept (--max-frames), at most IO_AHEAD_MAX bytes a call, and only
+   those not asked for by the reads before (a read in sequence asks for about one read's
+   frames, at the far end), so the disk reads them while the caller computes (the system's own
+   read-ahead, 128 KiB on Linux, leaves it idle then). Frames whose bytes lie together (at most
+   IO_AHEAD_GAP apart: the page directories between) are one request. */
+static void io__read_ahead(io_reader *r, uint64_t s, uint64_t first, uint64_t count)
 {
-    uint64_t left = IO_AHEAD_MAX, lo = 0, hi = 0, k, end, a, b;
-    if (r->src.fd < 0 || from >= r->kept) return;
-    end = count > (r->kept - from) / IO_AHEAD_BLOCKS ? r->kept : from + count * IO_AHEAD_BLOCKS;
+    uint64_t left = IO_AHEAD_MAX, lo = 0, hi = 0, from = first + count, depth, end, k, a, b;
+    depth = r->ahead_set ? r->ahead : count > UINT64_MAX / IO_AHEAD_BLOCKS ? UINT64_MAX : count * IO_AHEAD_BLOCKS;
+    if (r->src.fd < 0 || from >= r->kept || !depth) return;
+    end = depth > r->kept - from ? r->kept : from + depth;
+    if (r->ahead_series == s && r->ahead_to > from && r->ahead_to <= end) from = r->ahead_to;
     for (k = from; k < end; k++) {
         int joins;
         uint64_t more;
@@ -1114,6 +1127,14 @@ static void io__read_ahead(const io_reader *r, uint64_t s, uint64_t from, uint64
         }
     }
     if (hi > lo) io__advise(&r->src, lo, hi - lo, 0);
+    r->ahead_series = s;
+    r->ahead_to = k;
+}
+
+void io_reader_read_ahead(io_reader *r, uint64_t frames)
+{
+    r->ahead_set = 1;
+    r->ahead = frames;
 }
 
 /* ImageJ's layout for stacks over 4 GiB: one page, images=N frames back to back from its data;
@@ -1295,7 +1316,7 @@ int io_series_read(io_reader *r, uint64_t series, uint64_t first, uint64_t count
                 (unsigned long long)first + 1, (unsigned long long)(first + count), (unsigned long long)r->kept);
         return 0;
     }
-    io__read_ahead(r, series, first + count, count);
+    io__read_ahead(r, series, first, count);
     for (k = 0; k < count; k++) {
         if (!io__load_frame(r, series, first + k)) return 0;
         io__store(r, dst, k);

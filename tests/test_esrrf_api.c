@@ -311,12 +311,12 @@ static void test_live_equals_batch(void **state)
 }
 
 /* A live session fed `sizes` frames per push (cycled until N), whose report and staging are
-   checked: every frame goes through hand-offs of at most one staging buffer (HST__E_LIVE_BLOCKS
+   checked: every frame goes through hand-offs of at most one staging buffer (HST_ESRRF_LIVE_BLOCKS
    blocks), the breakdown's times lie within the session, and finish frees pageable staging
    (the host device's; an OpenCL device's is pinned, freed by destroy). */
 static void live_uneven(hst_esrrf_desc *d, const unsigned *sizes, unsigned nsizes, sink *s)
 {
-    uint64_t block = d->block_frames ? d->block_frames : HST__E_MIN_BLOCK, cap = block * HST__E_LIVE_BLOCKS;
+    uint64_t block = d->block_frames ? d->block_frames : HST__E_MIN_BLOCK, cap = block * HST_ESRRF_LIVE_BLOCKS;
     hst_esrrf_live *lv = NULL;
     hst_esrrf_report rep;
     uint64_t f;
@@ -435,7 +435,7 @@ static void test_live_staging_kept(void **state)
             hst__ekept *kept = (hst__ekept *)hst_backend_extension(be, HST__ELIVE_EXTENSION);
             assert_true(kept && !kept->taken);
             for (i = 0; i < 2; i++) {
-                size_t need = (size_t)(blocks[j] * HST__E_LIVE_BLOCKS + 1) * R * C * sizeof(float);
+                size_t need = (size_t)(blocks[j] * HST_ESRRF_LIVE_BLOCKS + 1) * R * C * sizeof(float);
                 assert_true(hst_buffer_bytes(kept->buf[i]) >= need);
                 if (j != 1) assert_ptr_equal(kept->buf[i], was[i]);   /* large enough: reused */
                 was[i] = kept->buf[i];
