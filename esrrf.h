@@ -651,6 +651,7 @@ typedef struct hst__egroup {
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
+    size_t rgc_local;           /* the chained rgc kernel's (hst_k_esrrf_rgc_local; 0: host) */
     unsigned fused_k;           /* its work indices per item (HST_E_K) */
     hst_buffer *acc[HST_STREAM_MAX_BACKENDS];   /* per backend: acc_tps time points of sums */
     hst__estream streams[HST__E_STREAMS];
@@ -1142,6 +1143,7 @@ static unsigned hst__estages(hst_stream_stage *st, hst__ebind *bind, const hst__
                float sensitivity, int intensity_weighting, uint gstep = 2, uint groff = 1) */
         t = hst__estage(st, &ns, bind, g, HST_KESRRF_RGC, hst__eh_rgc, es, e->pixels, x->grad2, x->mag, x->rgc);
         hst__estage_twice(t, bind, 0);
+        t->local_size = g->rgc_local;
         HST__ESC(t, rows); HST__ESC(t, cols); HST__ESC(t, mag); HST__ESC(t, radius); HST__ESC(t, sensitivity);
         HST__ESC(t, iw); HST__ESC(t, two); HST__ESC(t, one);
     }
@@ -2381,6 +2383,11 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     }
     if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
     else nvopt = 0;
+    g->rgc_local = 0;
+    for (b = 0; b < g->nb && !g->host; b++) {   /* the smallest of the group's devices' */
+        size_t l = hst_k_esrrf_rgc_local(e->mag, e->d.radius, hst_backend_device(g->be[b])->max_work_group_size);
+        if (!g->rgc_local || l < g->rgc_local) g->rgc_local = l;
+    }
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf", "the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;

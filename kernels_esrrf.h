@@ -415,6 +415,15 @@ HST_API void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t 
    (2 floats each; the table path needs HST_E_WTAB >= it, else weights go per sample, the same
    bits: 1225 at mag 5, radius 1.5, 2025 at radius 2). Thread-safe. */
 HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
+/* Half-pixel positions the chained rgc kernel's tile of unit gradients holds: 8 KiB, which
+   with the fused kernel's 24 KiB keeps the program within 32 KiB of local memory where an
+   implementation adds up its kernels' (Oclgrind does). */
+#define HST_K_ESRRF_CHAINED_TILE 1024
+/* The chained rgc kernel's work-group, (L, 1), at (mag, radius): the largest L of 256, 128, ..
+   16 whose row of pixels has its tile within HST_K_ESRRF_CHAINED_TILE positions (radius 1.5:
+   mag 1 64, mag 2 and 3 128, mag 4 and above 256), and at most max_work_group (the device's
+   limit, >= 1). Thread-safe. */
+HST_API size_t hst_k_esrrf_rgc_local(uint32_t mag, float radius, size_t max_work_group);
 
 
 /* <<esrrf kernels */
@@ -949,41 +958,6 @@ static const char hst__esrrf_src_rgc2[] =
 "}\n"
 "\n";
 
-static const char hst__esrrf_src_rgc3[] =
-"/* Magnified pixel i of frame z (2-D NDRange: i, frames); margin from the radius */\n"
-"#define HST_E_PIXEL \\\n"
-"  ulong colsM = (ulong)cols * mag; \\\n"
-"  ulong nM = (ulong)rows * mag * colsM; \\\n"
-"  ulong i = get_global_id(0); \\\n"
-"  ulong z = begin + get_global_id(1); \\\n"
-"  if (i >= nM || z >= end) return; \\\n"
-"  int yM = (int)(i / colsM); \\\n"
-"  int xM = (int)(i % colsM); \\\n"
-"  float mr = radius * (float)mag; \\\n"
-"  int margin = (int)mr; \\\n"
-"  int inside = yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin && \\\n"
-"               xM < (int)colsM - margin;\n"
-"\n"
-"/* The gradients: (grad_col[p gstep], grad_row[p gstep + groff]) at grad2 pixel p of frame z\n"
-"   (4 nM pixels a frame): one interleaved array bound twice (2, 1) or two arrays (1, 0) */\n"
-"__kernel void hst_k_esrrf_rgc(__global const float *grad_col, __global const float *grad_row,\n"
-"                              __global const float *magnified, __global float *rgc, uint rows,\n"
-"                              uint cols, uint mag, float radius, float sensitivity,\n"
-"                              int intensity_weighting, uint gstep, uint groff, ulong base,\n"
-"                              ulong begin, ulong end, ulong total, int flags)\n"
-"{\n"
-"  HST_E_PIXEL\n"
-"  float v = 0.0f;\n"
-"  if (inside) {\n"
-"    ulong g0 = z * 4 * nM * gstep;\n"
-"    float2 rw = hst_e_rgc(grad_col + g0, grad_row + g0, (int)gstep, (int)groff, 0, 0, rows,\n"
-"                          cols, mag, yM, xM, radius, 0, 0, 0, 0, 0);\n"
-"    v = hst_e_final(rw.x, rw.y, sensitivity);\n"
-"    if (intensity_weighting) v = v * magnified[z * nM + i];\n"
-"  }\n"
-"  rgc[z * nM + i] = v;\n"
-"}\n";
-
 static const char hst__esrrf_src_wtab[] =
 "\n"
 
@@ -1363,6 +1337,100 @@ static const char hst__esrrf_src_fused2[] =
 "              intensity_weighting, row0, nrows, begin, end);\n"
 "}\n";
 
+static const char hst__esrrf_src_rgc3[] =
+"\n"
+"/* Chained RGC's pixel i of a frame into o[i]: mode 2 its samples' unit gradients from the\n"
+"   tile (k0, l0, nl: hst_e_rgc's), mode 0 from the gradients gc, gr (grad2 pixel p at\n"
+"   gc[p gstep], gr[p gstep + groff]); 0 outside the margin; weighted by the magnified frame\n"
+"   mg[i] (intensity weighting) */\n"
+"void hst_e_chained_px(__global const float *gc, __global const float *gr,\n"
+"                      __global const float *mg, __global float *o, __local const float *tile,\n"
+"                      uint rows, uint cols, uint mag, float radius, float sens, int weighting,\n"
+"                      uint gstep, uint groff, ulong i, int k0, int l0, int nl, int mode)\n"
+"{\n"
+"  ulong colsM = (ulong)cols * mag;\n"
+"  int yM = (int)(i / colsM), xM = (int)(i % colsM);\n"
+"  float mr = radius * (float)mag;\n"
+"  int margin = (int)mr;\n"
+"  float v = 0.0f;\n"
+"  if (yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&\n"
+"      xM < (int)colsM - margin) {\n"
+"    float2 rw = hst_e_rgc(gc, gr, (int)gstep, (int)groff, tile, mode, rows, cols, mag, yM, xM,\n"
+"                          radius, k0, l0, nl, tile, 0);\n"
+"    v = hst_e_final(rw.x, rw.y, sens);\n"
+"    if (weighting) v = v * mg[i];\n"
+"  }\n"
+"  o[i] = v;\n"
+"}\n"
+"\n"
+"#ifndef HST_E_CTILE\n"
+"#define HST_E_CTILE " HST__KXSTR(HST_K_ESRRF_CHAINED_TILE) "\n"
+"#endif\n";
+
+static const char hst__esrrf_src_rgc4[] =
+"\n"
+"/* Chained RGC: item i of dimension 0 is magnified pixel i of frame begin + id(1), over any\n"
+"   2-D NDRange. The gradients magnified 2 mag (4 nM pixels a frame): one interleaved array\n"
+"   bound twice (gstep 2, groff 1) or two arrays (1, 0). A work-group of one frame's pixels\n"
+"   (local size (L, 1)) shares the tile of half-pixel unit gradients (read from grad2) of its\n"
+"   pixels, all at once where the tile fits HST_E_CTILE, else one row's at a time (the fused\n"
+"   kernel's tile, without its weight table: the local memory the two kernels may declare\n"
+"   together); any other work-group reads each sample's gradients (mode 0). The same samples in\n"
+"   the same order every way: the same bits */\n"
+"__kernel void hst_k_esrrf_rgc(__global const float *grad_col, __global const float *grad_row,\n"
+"                              __global const float *magnified, __global float *rgc, uint rows,\n"
+"                              uint cols, uint mag, float radius, float sensitivity,\n"
+"                              int intensity_weighting, uint gstep, uint groff, ulong base,\n"
+"                              ulong begin, ulong end, ulong total, int flags)\n"
+"{\n"
+"  __local float2 tile[HST_E_CTILE];\n"
+"  __local float *tl = (__local float *)tile;\n"
+"  ulong colsM = (ulong)cols * mag, nM = (ulong)rows * mag * colsM;\n"
+"  ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
+"  __global const float *gc = grad_col + z * 4 * nM * gstep, *gr = grad_row + z * 4 * nM * gstep;\n"
+"  __global const float *mg = magnified + z * nM;\n"
+"  __global float *o = rgc + z * nM;\n"
+"  int L = (int)get_local_size(0), lid = (int)get_local_id(0);\n"
+"  ulong q0 = i - (ulong)lid, q1 = min(q0 + (ulong)L, nM);\n"
+"  if (get_local_size(1) != 1) { /* frames mixed in a group */\n"
+"    if (i < nM && z < end)\n"
+"      hst_e_chained_px(gc, gr, mg, o, tl, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, gstep, groff, i, 0, 0, 0, 0);\n"
+"    return;\n"
+"  }\n"
+"  if (z >= end || q0 >= nM) return; /* the whole group */\n"
+"  float r2 = 2.0f * radius;\n"
+"  int j0 = -(int)r2;\n"
+"  r2 = r2 + 1.0f;\n"
+"  int jn = (int)r2 - j0, rows2 = 2 * (int)(rows * mag), cols2 = 2 * (int)colsM;\n"
+"  for (ulong s0 = q0, s1; s0 < q1; s0 = s1) {\n"
+"    int k[4];\n"
+"    s1 = q1;\n"
+"    int use = hst_e_span(s0, s1, 0, (uint)colsM, 0, 0, (int)mag, j0, jn, k) &&\n"
+"              k[2] * k[3] <= HST_E_CTILE;\n"
+"    if (!use) { /* one row's pixels */\n"
+"      s1 = min(q1, (s0 / colsM + 1) * colsM);\n"
+"      use = hst_e_span(s0, s1, 0, (uint)colsM, 0, 0, (int)mag, j0, jn, k) &&\n"
+"            k[2] * k[3] <= HST_E_CTILE;\n"
+"    }\n"
+"    if (use) {\n"
+"      for (int e = lid; e < k[2] * k[3]; e += L) {\n"
+"        int iy = hst_e_gidx(k[0] + e / k[3], (float)mag, rows2);\n"
+"        int ix = hst_e_gidx(k[1] + e % k[3], (float)mag, cols2);\n"
+"        long p = ((long)iy * cols2 + ix) * gstep;\n"
+"        float u[2];\n"
+"        hst_e_unit(gc[p], gr[p + groff], u);\n"
+"        tile[e] = (float2)(u[0], u[1]);\n"
+"      }\n"
+"      barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    }\n"
+"    if (i >= s0 && i < s1)\n"
+"      hst_e_chained_px(gc, gr, mg, o, tl, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, gstep, groff, i, k[0], k[1], k[3], use ? 2 : 0);\n"
+"    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  }\n"
+"}\n";
+
 static const char hst__esrrf_src_other[] =
 "\n"
 "/* grad_col[q gstep] = Gc, grad_row[q gstep + groff] = Gr at pixel q = z n + p (p of frame z):\n"
@@ -1571,6 +1639,7 @@ HST__PIECE_FITS(e_math, hst__esrrf_src_math);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
+HST__PIECE_FITS(e_rgc4, hst__esrrf_src_rgc4);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_tab2, hst__esrrf_src_tab2);
@@ -1586,9 +1655,10 @@ HST__PIECE_FITS(e_pow, hst__esrrf_src_pow);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
-    hst__esrrf_src_rgc2, hst__esrrf_src_rgc3, hst__esrrf_src_wtab, hst__esrrf_src_tab2,
+    hst__esrrf_src_rgc2, hst__esrrf_src_wtab, hst__esrrf_src_tab2,
     hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
-    hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_other, hst__esrrf_src_io,
+    hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
+    hst__esrrf_src_other, hst__esrrf_src_io,
     hst__esrrf_src_sweep
 };
 
@@ -2524,6 +2594,19 @@ HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
     int j0, j1;
     hst__e_consts(radius, c, &j0, &j1);
     return (uint64_t)mag * mag * (uint64_t)(j1 - j0) * (uint64_t)(j1 - j0);
+}
+
+/* A row's L pixels span at most L / mag + 2 input pixels' half-pixel columns, and n rows. */
+HST__KDEF size_t hst_k_esrrf_rgc_local(uint32_t mag, float radius, size_t max_work_group)
+{
+    float c[2];
+    int j0, j1;
+    size_t L = 256, n;
+    hst__e_consts(radius, c, &j0, &j1);
+    n = (size_t)(j1 - j0);
+    while (L > 16 && n * (2 * (L / (mag ? mag : 1) + 2) + n) > HST_K_ESRRF_CHAINED_TILE) L /= 2;
+    while (L > max_work_group && L > 1) L /= 2;
+    return L;
 }
 
 HST__KDEF void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t pixels,

@@ -549,9 +549,10 @@ static void hst__lq_share(void *ctx, unsigned k, unsigned n) {
 /* Kernel id of the esrrf family over `items` items (rows of `row` items) of each of `frames`
    frames (a stage kernel's 2-D range; args end in the block arguments of all frames). On the
    host device the frames, or one frame's rows when there are fewer frames than cores, are
-   shared among threads (hst__lq_share); a thread that cannot start runs on the caller's. */
+   shared among threads (hst__lq_share); a thread that cannot start runs on the caller's. On an
+   OpenCL device local > 0 sets the work-group, (local, 1) (0: the backend's default). */
 static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_karg *args, size_t num_args,
-                                 size_t items, size_t row, uint64_t frames) {
+                                 size_t items, size_t row, uint64_t frames, size_t local) {
     hst_launch_desc d;
     hst__lq_jobs jobs;
     unsigned n, k;
@@ -564,6 +565,8 @@ static hst_result hst__lq_launch(hst_backend *be, unsigned kernel, const hst_kar
     d.range.dims = 2;
     d.range.global[0] = items;
     d.range.global[1] = (size_t)frames;
+    d.range.local[0] = local;
+    d.range.local[1] = local ? 1 : 0;
     if (!hst_backend_is_host(be)) return hst_launch_kernel(be, &d, NULL);
     if (frames == 0) return HST_SUCCESS;
     n = hst__lq_threads();
@@ -631,7 +634,7 @@ HST__LDEF hst_result hst_shift_magnify(hst_array *dst, const hst_array *src, con
     a[n++] = hst_karg_value(sizeof shift, shift);
     a[n++] = hst_karg_uint(1);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_MAGNIFY, a, n, (size_t)rm * cm, cm, frames);
+    return hst__lq_launch(be, HST_KESRRF_MAGNIFY, a, n, (size_t)rm * cm, cm, frames, 0);
 }
 
 /* hst_drift_correct's frame f: in and out are (rows, cols) float32 arrays on be. */
@@ -710,7 +713,7 @@ HST__LDEF hst_result hst_roberts_cross(hst_array *gradient_col, hst_array *gradi
     a[n++] = hst_karg_uint(1);
     a[n++] = hst_karg_uint(0);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_ROBERTS, a, n, (size_t)rows * cols, cols, frames);
+    return hst__lq_launch(be, HST_KESRRF_ROBERTS, a, n, (size_t)rows * cols, cols, frames, 0);
 }
 
 HST__LDEF hst_result hst_radial_gradient_convergence(hst_array *dst, const hst_array *gradient_col_interp,
@@ -759,7 +762,8 @@ HST__LDEF hst_result hst_radial_gradient_convergence(hst_array *dst, const hst_a
     a[n++] = hst_karg_uint(1);
     a[n++] = hst_karg_uint(0);
     n = hst__lq_block(a, n, frames);
-    return hst__lq_launch(be, HST_KESRRF_RGC, a, n, (size_t)rm * cm, cm, frames);
+    return hst__lq_launch(be, HST_KESRRF_RGC, a, n, (size_t)rm * cm, cm, frames,
+                          hst_k_esrrf_rgc_local(d.magnification, d.radius, hst_backend_device(be)->max_work_group_size));
 }
 
 /* >>engine */

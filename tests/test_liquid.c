@@ -459,11 +459,26 @@ static void rgc_split_case(hst_backend *be, uint32_t rows, uint32_t cols, unsign
     free(gc); free(gr); free(im); free(want);
 }
 
-/* The twin's three ways: the table and tile (mag 3, radius 1.5), no table (mag 8, radius 2:
+/* The twin's three ways: the table and tile (mag 1 and 3, radius 1.5), no table (mag 8, radius 2:
    64 x 81 weights), a sample window larger than the tile (radius 11: per sample) */
+/* The chained kernel's work-group: a row of its pixels' tile within HST_K_ESRRF_CHAINED_TILE,
+   the device's limit kept */
+static void test_rgc_local(void **state)
+{
+    (void)state;
+    assert_int_equal(hst_k_esrrf_rgc_local(1, 1.5f, 1024), 64);    /* 7 x 139 positions */
+    assert_int_equal(hst_k_esrrf_rgc_local(3, 1.5f, 1024), 128);   /* 7 x 95; 256: 7 x 181 */
+    assert_int_equal(hst_k_esrrf_rgc_local(5, 1.5f, 1024), 256);   /* 7 x 113 */
+    assert_int_equal(hst_k_esrrf_rgc_local(5, 2.0f, 1024), 128);   /* 9 x 63; 256: 9 x 115 */
+    assert_int_equal(hst_k_esrrf_rgc_local(5, 1.5f, 100), 64);
+    assert_int_equal(hst_k_esrrf_rgc_local(1, 11.0f, 1024), 16);   /* no tile fits: per sample */
+}
+
 static void test_rgc_split(void **state)
 {
+    rgc_split_case(BE(state), R, C, 1, 1.5f);   /* the device's work-groups of 64: part rows */
     rgc_split_case(BE(state), R, C, 3, 1.5f);
+    rgc_split_case(BE(state), 8, 300, 3, 1.5f);   /* rows wider than a tile: groups across rows */
     rgc_split_case(BE(state), R, C, 8, 2.0f);
     rgc_split_case(BE(state), 30, 30, 2, 11.0f);
 }
@@ -1207,6 +1222,7 @@ int main(void)
         cmocka_unit_test_setup(test_drift_correct, reset_log),
         cmocka_unit_test_setup(test_roberts_twin, reset_log),
         cmocka_unit_test_setup(test_rgc_twin, reset_log),
+        cmocka_unit_test(test_rgc_local),
         cmocka_unit_test_setup(test_rgc_split, reset_log),
         cmocka_unit_test_setup(test_one_frame_split, reset_log),
         cmocka_unit_test_setup(test_magnify_is_pipeline_stage, reset_log),
