@@ -415,13 +415,15 @@ HST_API void hst_k_esrrf_sweep_sum_host(const float *rgc, double *acc, uint32_t 
    (2 floats each; the table path needs HST_E_WTAB >= it, else weights go per sample, the same
    bits: 1225 at mag 5, radius 1.5, 2025 at radius 2). Thread-safe. */
 HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
-/* Half-pixel positions the chained rgc kernel's tile of unit gradients holds: 8 KiB, which
-   with the fused kernel's 24 KiB keeps the program within 32 KiB of local memory where an
-   implementation adds up its kernels' (Oclgrind does). */
-#define HST_K_ESRRF_CHAINED_TILE 1024
+/* Half-pixel positions the chained rgc kernel's tile of unit gradients holds, and entries of
+   its (w, wd) table (mag 5, radius 1.5: one row's 5 phases x 49 samples): 8 KiB together,
+   which with the fused kernel's 24 KiB keeps the program within 32 KiB of local memory where
+   an implementation adds up its kernels' (Oclgrind does). */
+#define HST_K_ESRRF_CHAINED_TILE 640
+#define HST_K_ESRRF_CHAINED_WTAB 384
 /* The chained rgc kernel's work-group, (L, 1), at (mag, radius): the largest L of 256, 128, ..
    16 whose row of pixels has its tile within HST_K_ESRRF_CHAINED_TILE positions (radius 1.5:
-   mag 1 64, mag 2 and 3 128, mag 4 and above 256), and at most max_work_group (the device's
+   mag 1 32, mag 2 and 3 64, mag 4 and above 128), and at most max_work_group (the device's
    limit, >= 1). Thread-safe. */
 HST_API size_t hst_k_esrrf_rgc_local(uint32_t mag, float radius, size_t max_work_group);
 
@@ -961,15 +963,16 @@ static const char hst__esrrf_src_rgc2[] =
 static const char hst__esrrf_src_wtab[] =
 "\n"
 
-"/* The (w, wd) table of every phase and sample (hst_e_rgc's wt), made by the work-group: 1 when\n"
-"   it fits HST_E_WTAB entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225). First the\n"
-"   mag n axis offsets of phase p, sample i and their hst_e_axexp into ax (2 mag n floats:\n"
-"   the tile's memory, free until the tile is made) */\n"
+"/* The (w, wd) table of every sample of the phases of rows py0 .. py0 + npy - 1 (all: 0, mag)\n"
+"   and every column phase (hst_e_rgc's wt from row phase py0), made by the work-group: 1 when\n"
+"   it fits cap entries (mag 5, radius 1.5: 25 phases x 49 samples = 1225). First the mag n\n"
+"   axis offsets of phase p, sample i and their hst_e_axexp into ax (2 mag n floats: the\n"
+"   tile's memory, free until the tile is made) */\n"
 "int hst_e_wtable(__local float *wt, __local float *ax, int mag, float radius, int j0, int n,\n"
-"                 int lid, int L)\n"
+"                 int py0, int npy, int cap, int lid, int L)\n"
 "{\n"
-"  int nt = mag * mag * n * n;\n"
-"  if (nt > HST_E_WTAB) return 0;\n"
+"  int nt = npy * mag * n * n;\n"
+"  if (nt > cap) return 0;\n"
 "  float c[2];\n"
 "  hst_e_consts(radius, c);\n"
 "  for (int e = lid; e < mag * n; e += L) {\n"
@@ -983,7 +986,7 @@ static const char hst__esrrf_src_wtab[] =
 "    int i = e % n, r = e / n;\n"
 "    int j = r % n;\n"
 "    r = r / n;\n"
-"    int a = 2 * ((r % mag) * n + i), b = 2 * ((r / mag) * n + j);\n"
+"    int a = 2 * ((r % mag) * n + i), b = 2 * ((py0 + r / mag) * n + j);\n"
 "    float wd;\n"
 "    wt[2 * e] = hst_e_wd2(ax[a], ax[b], ax[a + 1], ax[b + 1], c, &wd);\n"
 "    wt[2 * e + 1] = wd;\n"
@@ -992,10 +995,11 @@ static const char hst__esrrf_src_wtab[] =
 "  return 1;\n"
 "}\n"
 "\n"
-"/* hst_e_rgc in mode 2 with the table, in its own function: no per-sample weight code (fewer\n"
-"   registers); the same samples in the same order, so the same bits */\n"
-"float2 hst_e_rgc_tab(__local const float *tile, __local const float *wt, int rows, int cols,\n"
-"                     int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n)\n"
+"/* hst_e_rgc in mode 2 with the table (from row phase py0), in its own function: no\n"
+"   per-sample weight code (fewer registers); the same samples in the same order, so the same\n"
+"   bits */\n"
+"float2 hst_e_rgc_tab(__local const float *tile, __local const float *wt, int py0, int rows,\n"
+"                     int cols, int mag, int yM, int xM, int k0, int l0, int nl, int j0, int n)\n"
 "{\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
@@ -1003,7 +1007,7 @@ static const char hst__esrrf_src_wtab[] =
 "  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
 "  /* samples i in [ia, ib): 0 < (bx + j0 + i) / 2 <= colsM - 1 (the others add +0) */\n"
 "  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
-"  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
+"  __local const float *wp = wt + ((py - py0) * mag + px) * n * n * 2;\n"
 "  float R = 0.0f, W = 0.0f;\n"
 "  /* rows j in [ja, jb): 0 < (by + j0 + j) / 2 <= rowsM - 1, bounds as for the columns, not a\n"
 "     test per row (the skipped rows add nothing) */\n"
@@ -1190,7 +1194,7 @@ static const char hst__esrrf_src_fusedpx[] =
 "    float2 rw = (float2)(0.0f, 0.0f);\n"
 "    if (in) {\n"
 "      if (mode == 3)\n"
-"        rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
+"        rw = hst_e_rgc_tab(tile, wt, 0, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
 "      else\n"
 "        rw = hst_e_rgc(f, f, 2, 1, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt,\n"
 "                       usewt);\n"
@@ -1237,7 +1241,7 @@ static const char hst__esrrf_src_pairs[] =
 "      int y = yM + m * (int)mag;\n"
 "      int inm = in[m] && xM >= margin && xM < (int)colsM - margin;\n"
 "      float2 rw = (float2)(R[m], W);\n"
-"      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
+"      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, 0, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
 "      hst_e_put(f, o + ((qy + m * mag) * colsM + qx) * HST_E_NS, rows, cols, mag, y, xM, inm,\n"
 "                rw, sens, weighting);\n"
 "    }\n"
@@ -1275,7 +1279,7 @@ static const char hst__esrrf_src_fused1[] =
 "  int j0 = -(int)gr;\n"
 "  gr = gr + 1.0f;\n"
 "  int jn = (int)gr - j0;\n"
-"  int usewt = hst_e_wtable(wt, tile, (int)mag, radius, j0, jn, lid, L);\n"
+"  int usewt = hst_e_wtable(wt, tile, (int)mag, radius, j0, jn, 0, (int)mag, HST_E_WTAB, lid, L);\n"
 "  ulong strip = (ulong)nrows * HST_E_TW;\n"
 "  for (ulong s0 = w0; s0 < wend;) {\n"
 "    ulong zf = s0 / nW;\n"
@@ -1339,14 +1343,16 @@ static const char hst__esrrf_src_fused2[] =
 
 static const char hst__esrrf_src_rgc3[] =
 "\n"
-"/* Chained RGC's pixel i of a frame into o[i]: mode 2 its samples' unit gradients from the\n"
-"   tile (k0, l0, nl: hst_e_rgc's), mode 0 from the gradients gc, gr (grad2 pixel p at\n"
-"   gc[p gstep], gr[p gstep + groff]); 0 outside the margin; weighted by the magnified frame\n"
-"   mg[i] (intensity weighting) */\n"
+"/* Chained RGC's pixel i of a frame into o[i]: mode 3 its samples' unit gradients from the\n"
+"   tile (k0, l0, nl: hst_e_rgc's) and (w, wd) from the table wt (from row phase py0), mode 2\n"
+"   from the tile, mode 0 from the gradients gc, gr (grad2 pixel p at gc[p gstep],\n"
+"   gr[p gstep + groff]); 0 outside the margin; weighted by the magnified frame mg[i]\n"
+"   (intensity weighting) */\n"
 "void hst_e_chained_px(__global const float *gc, __global const float *gr,\n"
 "                      __global const float *mg, __global float *o, __local const float *tile,\n"
-"                      uint rows, uint cols, uint mag, float radius, float sens, int weighting,\n"
-"                      uint gstep, uint groff, ulong i, int k0, int l0, int nl, int mode)\n"
+"                      __local const float *wt, int py0, uint rows, uint cols, uint mag,\n"
+"                      float radius, float sens, int weighting, uint gstep, uint groff, ulong i,\n"
+"                      int k0, int l0, int nl, int j0, int jn, int mode)\n"
 "{\n"
 "  ulong colsM = (ulong)cols * mag;\n"
 "  int yM = (int)(i / colsM), xM = (int)(i % colsM);\n"
@@ -1355,8 +1361,12 @@ static const char hst__esrrf_src_rgc3[] =
 "  float v = 0.0f;\n"
 "  if (yM >= margin && yM < (int)(rows * mag) - margin && xM >= margin &&\n"
 "      xM < (int)colsM - margin) {\n"
-"    float2 rw = hst_e_rgc(gc, gr, (int)gstep, (int)groff, tile, mode, rows, cols, mag, yM, xM,\n"
-"                          radius, k0, l0, nl, tile, 0);\n"
+"    float2 rw;\n"
+"    if (mode == 3)\n"
+"      rw = hst_e_rgc_tab(tile, wt, py0, rows, cols, mag, yM, xM, k0, l0, nl, j0, jn);\n"
+"    else\n"
+"      rw = hst_e_rgc(gc, gr, (int)gstep, (int)groff, tile, mode, rows, cols, mag, yM, xM,\n"
+"                     radius, k0, l0, nl, wt, 0);\n"
 "    v = hst_e_final(rw.x, rw.y, sens);\n"
 "    if (weighting) v = v * mg[i];\n"
 "  }\n"
@@ -1365,6 +1375,9 @@ static const char hst__esrrf_src_rgc3[] =
 "\n"
 "#ifndef HST_E_CTILE\n"
 "#define HST_E_CTILE " HST__KXSTR(HST_K_ESRRF_CHAINED_TILE) "\n"
+"#endif\n"
+"#ifndef HST_E_CWTAB\n"
+"#define HST_E_CWTAB " HST__KXSTR(HST_K_ESRRF_CHAINED_WTAB) "\n"
 "#endif\n";
 
 static const char hst__esrrf_src_rgc4[] =
@@ -1372,11 +1385,11 @@ static const char hst__esrrf_src_rgc4[] =
 "/* Chained RGC: item i of dimension 0 is magnified pixel i of frame begin + id(1), over any\n"
 "   2-D NDRange. The gradients magnified 2 mag (4 nM pixels a frame): one interleaved array\n"
 "   bound twice (gstep 2, groff 1) or two arrays (1, 0). A work-group of one frame's pixels\n"
-"   (local size (L, 1)) shares the tile of half-pixel unit gradients (read from grad2) of its\n"
-"   pixels, all at once where the tile fits HST_E_CTILE, else one row's at a time (the fused\n"
-"   kernel's tile, without its weight table: the local memory the two kernels may declare\n"
-"   together); any other work-group reads each sample's gradients (mode 0). The same samples in\n"
-"   the same order every way: the same bits */\n"
+"   (local size (L, 1)) shares what the fused kernel's share: the tile of half-pixel unit\n"
+"   gradients (read from grad2) of its pixels, all at once where the tile fits HST_E_CTILE,\n"
+"   else one row's at a time, and the (w, wd) table of their row phases (one row: mag phases,\n"
+"   within HST_E_CWTAB); any other work-group reads each sample's gradients (mode 0). The same\n"
+"   samples in the same order every way: the same bits */\n"
 "__kernel void hst_k_esrrf_rgc(__global const float *grad_col, __global const float *grad_row,\n"
 "                              __global const float *magnified, __global float *rgc, uint rows,\n"
 "                              uint cols, uint mag, float radius, float sensitivity,\n"
@@ -1384,7 +1397,8 @@ static const char hst__esrrf_src_rgc4[] =
 "                              ulong begin, ulong end, ulong total, int flags)\n"
 "{\n"
 "  __local float2 tile[HST_E_CTILE];\n"
-"  __local float *tl = (__local float *)tile;\n"
+"  __local float2 wt[HST_E_CWTAB];\n"
+"  __local float *tl = (__local float *)tile, *wl = (__local float *)wt;\n"
 "  ulong colsM = (ulong)cols * mag, nM = (ulong)rows * mag * colsM;\n"
 "  ulong i = get_global_id(0), z = begin + get_global_id(1);\n"
 "  __global const float *gc = grad_col + z * 4 * nM * gstep, *gr = grad_row + z * 4 * nM * gstep;\n"
@@ -1394,8 +1408,8 @@ static const char hst__esrrf_src_rgc4[] =
 "  ulong q0 = i - (ulong)lid, q1 = min(q0 + (ulong)L, nM);\n"
 "  if (get_local_size(1) != 1) { /* frames mixed in a group */\n"
 "    if (i < nM && z < end)\n"
-"      hst_e_chained_px(gc, gr, mg, o, tl, rows, cols, mag, radius, sensitivity,\n"
-"                       intensity_weighting, gstep, groff, i, 0, 0, 0, 0);\n"
+"      hst_e_chained_px(gc, gr, mg, o, tl, wl, 0, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, gstep, groff, i, 0, 0, 0, 0, 0, 0);\n"
 "    return;\n"
 "  }\n"
 "  if (z >= end || q0 >= nM) return; /* the whole group */\n"
@@ -1413,6 +1427,10 @@ static const char hst__esrrf_src_rgc4[] =
 "      use = hst_e_span(s0, s1, 0, (uint)colsM, 0, 0, (int)mag, j0, jn, k) &&\n"
 "            k[2] * k[3] <= HST_E_CTILE;\n"
 "    }\n"
+"    /* the table of the segment's row phases, in the tile's memory's ax before the tile */\n"
+"    int one = s0 / colsM == (s1 - 1) / colsM, py0 = one ? (int)(s0 / colsM % mag) : 0;\n"
+"    int usewt = use && hst_e_wtable(wl, tl, (int)mag, radius, j0, jn, py0, one ? 1 : (int)mag,\n"
+"                                    HST_E_CWTAB, lid, L);\n"
 "    if (use) {\n"
 "      for (int e = lid; e < k[2] * k[3]; e += L) {\n"
 "        int iy = hst_e_gidx(k[0] + e / k[3], (float)mag, rows2);\n"
@@ -1425,8 +1443,9 @@ static const char hst__esrrf_src_rgc4[] =
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
 "    if (i >= s0 && i < s1)\n"
-"      hst_e_chained_px(gc, gr, mg, o, tl, rows, cols, mag, radius, sensitivity,\n"
-"                       intensity_weighting, gstep, groff, i, k[0], k[1], k[3], use ? 2 : 0);\n"
+"      hst_e_chained_px(gc, gr, mg, o, tl, wl, py0, rows, cols, mag, radius, sensitivity,\n"
+"                       intensity_weighting, gstep, groff, i, k[0], k[1], k[3], j0, jn,\n"
+"                       use ? (usewt ? 3 : 2) : 0);\n"
 "    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
 "  }\n"
 "}\n";

@@ -466,10 +466,10 @@ static void rgc_split_case(hst_backend *be, uint32_t rows, uint32_t cols, unsign
 static void test_rgc_local(void **state)
 {
     (void)state;
-    assert_int_equal(hst_k_esrrf_rgc_local(1, 1.5f, 1024), 64);    /* 7 x 139 positions */
-    assert_int_equal(hst_k_esrrf_rgc_local(3, 1.5f, 1024), 128);   /* 7 x 95; 256: 7 x 181 */
-    assert_int_equal(hst_k_esrrf_rgc_local(5, 1.5f, 1024), 256);   /* 7 x 113 */
-    assert_int_equal(hst_k_esrrf_rgc_local(5, 2.0f, 1024), 128);   /* 9 x 63; 256: 9 x 115 */
+    assert_int_equal(hst_k_esrrf_rgc_local(1, 1.5f, 1024), 32);    /* 7 x 75 positions */
+    assert_int_equal(hst_k_esrrf_rgc_local(3, 1.5f, 1024), 64);    /* 7 x 53; 128: 7 x 95 */
+    assert_int_equal(hst_k_esrrf_rgc_local(5, 1.5f, 1024), 128);   /* 7 x 61; 256: 7 x 113 */
+    assert_int_equal(hst_k_esrrf_rgc_local(5, 2.0f, 1024), 128);   /* 9 x 63 */
     assert_int_equal(hst_k_esrrf_rgc_local(5, 1.5f, 100), 64);
     assert_int_equal(hst_k_esrrf_rgc_local(1, 11.0f, 1024), 16);   /* no tile fits: per sample */
 }
