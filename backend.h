@@ -149,7 +149,8 @@
                       hst_mutex_lock hst_mutex_unlock hst_cond_init hst_cond_destroy
                       hst_cond_wait hst_cond_signal hst_cond_broadcast hst_rmutex_init
                       hst_rmutex_destroy hst_rmutex_lock hst_rmutex_unlock hst_once hst_atomic_add
-                      hst_cpu_count hst_parallel hst_physical_memory_bytes hst_process_id
+                      hst_cpu_count hst_parallel hst_parallel_memcpy hst_physical_memory_bytes
+                      hst_process_id
                       hst_user_id hst_mkdirs hst_rename_replace hst_file_lock_acquire
                       hst_file_lock_release
 
@@ -688,6 +689,12 @@ HST_API HST_NODISCARD hst_result hst_fill(hst_queue *q, hst_buffer *buf, const v
                                           size_t num_wait, const hst_event *wait, hst_event *out);
 /* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
    a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked.
+   A blocking write or read of HST_STAGE_MIN_BYTES (16 MiB) or more with no wait list and out
+   NULL, on an OpenCL device that does not share the host's memory (a discrete GPU) and has no
+   device memory limit, is staged: copied through two pinned pieces of HST_STAGE_PIECE_BYTES
+   (8 MiB) that the backend makes on first use and keeps, each piece's copy on up to 4 cores
+   overlapping the device's transfer of the one before (one H200: 6.7 -> 20 GB/s writes, 9.6
+   -> 20 GB/s reads of 256 MiB from pageable memory; bench/transfer_bench.c). The same bytes.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
                                            size_t bytes, int blocking,
@@ -1393,6 +1400,10 @@ HST_API unsigned hst_cpu_count(void);
 #define HST_PARALLEL_MAX_THREADS 64
 typedef void (*hst_parallel_fn)(void *ctx, unsigned k, unsigned n);
 HST_API void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n);
+/* memcpy(dst, src, bytes) in shares of at least 1 MiB on up to 4 cores (hst_parallel): one
+   core's copy into pinned memory, about 8 GB/s, bounds a staged transfer (hst_write); memory
+   bandwidth is shared, so more threads add start-up, not speed. The ranges must not overlap. */
+HST_API void hst_parallel_memcpy(void *dst, const void *src, size_t bytes);
 HST_API uint64_t hst_physical_memory_bytes(void);
 HST_API long hst_process_id(void);
 /* The user's numeric id (getuid) for per-user file names; 0 on Windows, where the cache
@@ -1688,6 +1699,8 @@ struct hst_backend {
     hst__family_prog *families;  /* >>declared kernels: programs and kernels made */
     hst__extension ext[HST_BACKEND_MAX_EXTENSIONS];  /* >>extensions, attach order */
     unsigned num_ext;
+    hst_buffer *stage[2];      /* >>staged transfers: the pinned pieces, made on first use */
+    int stage_off;             /* 1: this backend copies directly */
     volatile sig_atomic_t interrupted;  /* hst_backend_interrupt: long calls stop */
     hst_rmutex lock;           /* hst_backend_lock */
 #ifndef HST_NO_OPENCL
@@ -2288,6 +2301,25 @@ HST__BDEF void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n) {
         if (started[k]) hst_thread_join(&th[k]);
         else fn(ctx, k, n);
     }
+}
+
+#define HST__MEMCPY_SHARE ((size_t)1 << 20)
+#define HST__MEMCPY_THREADS 4u
+typedef struct hst__memcpy { char *dst; const char *src; size_t bytes; } hst__memcpy;
+
+static void hst__memcpy_share(void *ctx, unsigned k, unsigned n) {
+    const hst__memcpy *c = (const hst__memcpy *)ctx;
+    size_t a = c->bytes / n * k, b = k + 1 == n ? c->bytes : c->bytes / n * (k + 1);
+    memcpy(c->dst + a, c->src + a, b - a);
+}
+
+HST__BDEF void hst_parallel_memcpy(void *dst, const void *src, size_t bytes) {
+    hst__memcpy c;
+    size_t n = bytes / HST__MEMCPY_SHARE, cores = hst_cpu_count();
+    if (n > HST__MEMCPY_THREADS) n = HST__MEMCPY_THREADS;
+    if (n > cores) n = cores;
+    c.dst = (char *)dst; c.src = (const char *)src; c.bytes = bytes;
+    hst_parallel(hst__memcpy_share, &c, n ? (unsigned)n : 1u);
 }
 
 HST__BDEF uint64_t hst_physical_memory_bytes(void) {
@@ -3018,9 +3050,95 @@ static hst_result hst__cl_fill(hst_queue *q, hst_buffer *buf, const void *patter
     HST__CL_ENQUEUE("clEnqueueFillBuffer", clEnqueueFillBuffer(q->cl, buf->cl, pattern, pattern_bytes, offset, bytes, W.n, W.ev, OUT));
 }
 
+/* >>staged transfers: a blocking write or read of HST_STAGE_MIN_BYTES or more without events
+   on a device that does not share the host's memory goes through the backend's two pinned
+   pieces of HST_STAGE_PIECE_BYTES, a piece's copy on up to 4 cores (hst_parallel_memcpy)
+   overlapping the device's transfer of the piece before. A pageable transfer goes through the
+   driver's own staging, one core's copy at a time (about 6 GB/s on an H200; bench/RESULTS.md).
+   HST_STAGE_ALWAYS (the tests' build) stages on every OpenCL device. */
+#ifndef HST_STAGE_MIN_BYTES
+#  define HST_STAGE_MIN_BYTES ((size_t)16 << 20)
+#endif
+#ifndef HST_STAGE_PIECE_BYTES
+#  define HST_STAGE_PIECE_BYTES ((size_t)8 << 20)
+#endif
+
+/* 1 when a transfer of `bytes` goes staged: the pieces made on first use; where they cannot be
+   (logged once), or the device shares the host's memory or has a memory limit (pinned memory
+   counts against it), the backend copies directly from then on. */
+static int hst__stage_ready(hst_backend *be, size_t bytes, int blocking, size_t num_wait, const hst_event *out) {
+    unsigned k;
+    hst_result r = HST_SUCCESS;
+    if (!blocking || num_wait || out || bytes < HST_STAGE_MIN_BYTES || be->stage_off) return 0;
+    if (be->stage[1]) return 1;
+#ifndef HST_STAGE_ALWAYS
+    if (be->info.unified_memory || be->device_limit) { be->stage_off = 1; return 0; }
+#endif
+    for (k = 0; k < 2 && r == HST_SUCCESS; k++) r = hst_pinned_create(be, HST_STAGE_PIECE_BYTES, &be->stage[k]);
+    if (r == HST_SUCCESS) return 1;
+    hst_buffer_destroy(be->stage[0]);
+    be->stage[0] = NULL;
+    be->stage_off = 1;
+    hst__log(be, HST_LOG_WARN, HST_LOGITEM_NONE, "hst_write/hst_read: no pinned staging (%s): large transfers "
+             "copy directly", hst_result_string(r));
+    return 0;
+}
+
+/* Waits for *ev (NULL: none) and releases it; the first failure is kept in r. */
+static hst_result hst__stage_wait(hst_backend *be, cl_event *ev, hst_result r) {
+    cl_int err;
+    if (!*ev) return r;
+    err = clWaitForEvents(1, ev);
+    clReleaseEvent(*ev);
+    *ev = NULL;
+    return r != HST_SUCCESS ? r : hst__cl_done(be, "clWaitForEvents (staged transfer)", err);
+}
+
+static hst_result hst__cl_write_staged(hst_queue *q, hst_buffer *dst, size_t offset, const char *src, size_t bytes) {
+    cl_event ev[2] = {NULL, NULL};
+    size_t done, n;
+    unsigned k = 0;
+    hst_result r = HST_SUCCESS;
+    for (done = 0; done < bytes && r == HST_SUCCESS; done += n, k ^= 1u) {
+        void *pin = q->be->stage[k]->host;
+        n = bytes - done < HST_STAGE_PIECE_BYTES ? bytes - done : HST_STAGE_PIECE_BYTES;
+        if ((r = hst__stage_wait(q->be, &ev[k], r)) != HST_SUCCESS) break;   /* the piece's last write */
+        hst_parallel_memcpy(pin, src + done, n);
+        r = hst__cl_done(q->be, "clEnqueueWriteBuffer (staged)",
+                         clEnqueueWriteBuffer(q->cl, dst->cl, CL_FALSE, offset + done, n, pin, 0, NULL, &ev[k]));
+        if (r == HST_SUCCESS) r = hst__cl_done(q->be, "clFlush (staged write)", clFlush(q->cl));
+    }
+    r = hst__stage_wait(q->be, &ev[0], r);
+    return hst__stage_wait(q->be, &ev[1], r);
+}
+
+/* Piece i is read into pin[i % 2] while piece i - 1 is copied out of the other. */
+static hst_result hst__cl_read_staged(hst_queue *q, const hst_buffer *src, size_t offset, char *dst, size_t bytes) {
+    cl_event ev[2] = {NULL, NULL};
+    size_t done, n, prev = 0, prev_n = 0;
+    unsigned k = 0;
+    hst_result r = HST_SUCCESS;
+    for (done = 0; done < bytes && r == HST_SUCCESS; done += n, k ^= 1u) {
+        n = bytes - done < HST_STAGE_PIECE_BYTES ? bytes - done : HST_STAGE_PIECE_BYTES;
+        r = hst__cl_done(q->be, "clEnqueueReadBuffer (staged)",
+                         clEnqueueReadBuffer(q->cl, src->cl, CL_FALSE, offset + done, n, q->be->stage[k]->host, 0,
+                                             NULL, &ev[k]));
+        if (r == HST_SUCCESS) r = hst__cl_done(q->be, "clFlush (staged read)", clFlush(q->cl));
+        if (done > 0 && (r = hst__stage_wait(q->be, &ev[k ^ 1u], r)) == HST_SUCCESS)
+            hst_parallel_memcpy(dst + prev, q->be->stage[k ^ 1u]->host, prev_n);
+        prev = done;
+        prev_n = n;
+    }
+    if ((r = hst__stage_wait(q->be, &ev[k ^ 1u], r)) == HST_SUCCESS && prev_n)
+        hst_parallel_memcpy(dst + prev, q->be->stage[k ^ 1u]->host, prev_n);
+    return hst__stage_wait(q->be, &ev[k], r);
+}
+
 static hst_result hst__cl_write(hst_queue *q, hst_buffer *dst, size_t offset, const void *src, size_t bytes,
                                 int blocking, HST__WAITS) {
     hst_result r;
+    if (hst__stage_ready(q->be, bytes, blocking, num_wait, out))
+        return hst__cl_write_staged(q, dst, offset, (const char *)src, bytes);
     HST__CL_ENQUEUE("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q->cl, dst->cl, blocking ? CL_TRUE : CL_FALSE, offset,
                                                                  bytes, src, W.n, W.ev, OUT));
 }
@@ -3028,6 +3146,8 @@ static hst_result hst__cl_write(hst_queue *q, hst_buffer *dst, size_t offset, co
 static hst_result hst__cl_read(hst_queue *q, const hst_buffer *src, size_t offset, void *dst, size_t bytes,
                                int blocking, HST__WAITS) {
     hst_result r;
+    if (hst__stage_ready(q->be, bytes, blocking, num_wait, out))
+        return hst__cl_read_staged(q, src, offset, (char *)dst, bytes);
     HST__CL_ENQUEUE("clEnqueueReadBuffer", clEnqueueReadBuffer(q->cl, src->cl, blocking ? CL_TRUE : CL_FALSE, offset,
                                                                bytes, dst, W.n, W.ev, OUT));
 }
@@ -4029,6 +4149,8 @@ static void hst__destroy_extensions(hst_backend *be) {
 /* Frees a backend nothing holds (destroy's work after its check; create's failure path). */
 static void hst__backend_free(hst_backend *be) {
     hst__destroy_extensions(be);
+    hst_buffer_destroy(be->stage[0]);
+    hst_buffer_destroy(be->stage[1]);
     hst__release_families(be);
     hst__release_programs(be);
     hst_pool_destroy(be->pool);

@@ -3301,30 +3301,6 @@ static hst_result hst__q_drift_images(hst_drift *d, size_t n) {
    staging a blocking write into raw[0]; with it into the other raw buffer, by pieces of whole
    frames through the pinned buffers in turn (a piece's copy overlaps the write of the one before
    and the sums of the frames before), then a barrier that holds the sums until the last write. */
-/* A staging copy on several cores (hst_parallel): one core's memcpy into pinned memory
-   (about 8 GB/s) bounded the pushes on one H200 at 0.25 ms per 1000 x 1000 u16 frame; on four,
-   the whole estimation takes 0.14-0.16 ms a frame (bench/RESULTS.md). Shares
-   of at least HST__Q_COPY_SHARE bytes, at most HST__Q_COPY_THREADS of them (memory bandwidth
-   is shared: more threads add start-up, not speed). */
-#define HST__Q_COPY_SHARE ((size_t)1 << 20)
-#define HST__Q_COPY_THREADS 4u
-typedef struct hst__q_copy { char *dst; const char *src; size_t bytes; } hst__q_copy;
-
-static void hst__q_copy_share(void *ctx, unsigned k, unsigned n) {
-    const hst__q_copy *c = (const hst__q_copy *)ctx;
-    size_t a = c->bytes / n * k, b = k + 1 == n ? c->bytes : c->bytes / n * (k + 1);
-    memcpy(c->dst + a, c->src + a, b - a);
-}
-
-static void hst__q_copy_many(void *dst, const void *src, size_t bytes) {
-    hst__q_copy c;
-    size_t n = bytes / HST__Q_COPY_SHARE, cores = hst_cpu_count();
-    if (n > HST__Q_COPY_THREADS) n = HST__Q_COPY_THREADS;
-    if (n > cores) n = cores;
-    c.dst = (char *)dst; c.src = (const char *)src; c.bytes = bytes;
-    hst_parallel(hst__q_copy_share, &c, n ? (unsigned)n : 1u);
-}
-
 static hst_result hst__q_drift_upload(hst_drift *d, const char *src, size_t bytes, size_t fbytes) {
     hst_queue *qu = hst_backend_queue(d->q.be);
     size_t off, m, piece = d->pin_bytes / fbytes * fbytes;
@@ -3340,7 +3316,7 @@ static hst_result hst__q_drift_upload(hst_drift *d, const char *src, size_t byte
         if ((r = hst_event_wait(1, pe)) != HST_SUCCESS) return r;
         hst_event_release(*pe);
         *pe = NULL;
-        hst__q_copy_many(pin, src + off, m);
+        hst_parallel_memcpy(pin, src + off, m);
         if ((r = hst_write(d->up, raw, off, pin, m, 0, *re ? 1 : 0, re, pe)) == HST_SUCCESS) r = hst_queue_flush(d->up);
         d->pin_next ^= 1;
     }
