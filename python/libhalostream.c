@@ -98,6 +98,50 @@ void hst_py_liquid_limits(float *shift_magnification, unsigned *methods) {
     *methods = HST_LIQUID_NUM_METHODS;
 }
 
+/* >>finite
+   1 when the n floats at p are all finite (no NaN, no infinity: an exponent of all ones), 0
+   otherwise: the package's check of the float32 arrays it is given (the NanoPyx classes'
+   check_image), in shares of at least HST__PY_FINITE_SHARE floats on up to HST__PY_FINITE_THREADS
+   cores. numpy's isfinite(a).all() writes n bools on one core: 21 ms of a 34 ms
+   RadialGradientConvergence call with two 2 x 2560 x 2560 gradients on an H200's host (Xeon).
+   Thread-safe. */
+HST_API int hst_py_all_finite(const float *p, size_t n);
+
+#define HST__PY_FINITE_SHARE ((size_t)1 << 20)
+#define HST__PY_FINITE_THREADS 8u
+typedef struct hst__py_finite { const float *p; size_t n; int ok[HST_PARALLEL_MAX_THREADS]; } hst__py_finite;
+
+static void hst__py_finite_share(void *ctx, unsigned k, unsigned n) {
+    hst__py_finite *c = (hst__py_finite *)ctx;
+    size_t a = c->n / n * k, b = k + 1 == n ? c->n : c->n / n * (k + 1), i, j;
+    uint32_t bad = 0, u;
+    for (i = a; i + 64 <= b; i += 64)   /* blocks of a fixed count, no branch: vectorised */
+        for (j = 0; j < 64; j++) {
+            memcpy(&u, c->p + i + j, sizeof u);
+            bad |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
+        }
+    for (; i < b; i++) {
+        memcpy(&u, c->p + i, sizeof u);
+        bad |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
+    }
+    c->ok[k] = !bad;
+}
+
+int hst_py_all_finite(const float *p, size_t n) {
+    hst__py_finite c;
+    size_t t = n / HST__PY_FINITE_SHARE, cores = hst_cpu_count();
+    unsigned k;
+    int ok = 1;
+    if (t > HST__PY_FINITE_THREADS) t = HST__PY_FINITE_THREADS;
+    if (t > cores) t = cores;
+    if (!t) t = 1;
+    c.p = p;
+    c.n = n;
+    hst_parallel(hst__py_finite_share, &c, (unsigned)t);
+    for (k = 0; k < (unsigned)t; k++) ok &= c.ok[k];
+    return ok;
+}
+
 /* >>Ctrl-C
    Ctrl-C during a call the package makes on Python's main thread (halostream/_run.py): between
    hst_py_sigint_arm and hst_py_sigint_disarm a SIGINT runs this handler instead of Python's, which

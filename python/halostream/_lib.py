@@ -219,6 +219,7 @@ def _declare(lib):
         "hst_py_sigint_arm": (c_int, [ref(vp), ctypes.c_uint]),   # _run.call's Ctrl-C
         "hst_py_sigint_disarm": (c_int, []),
         "hst_py_sigint_fired": (c_int, []),
+        "hst_py_all_finite": (c_int, [vp, sz]),   # check_image's NaN and Inf test
     }
     declare(lib, sigs)
 
