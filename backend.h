@@ -689,12 +689,14 @@ HST_API HST_NODISCARD hst_result hst_fill(hst_queue *q, hst_buffer *buf, const v
                                           size_t num_wait, const hst_event *wait, hst_event *out);
 /* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
    a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked.
-   A blocking write or read of HST_STAGE_MIN_BYTES (16 MiB) or more with no wait list and out
+   A blocking write or read of HST_STAGE_MIN_BYTES (8 MiB) or more with no wait list and out
    NULL, on an OpenCL device that does not share the host's memory (a discrete GPU) and has no
-   device memory limit, is staged: copied through two pinned pieces of HST_STAGE_PIECE_BYTES
-   (8 MiB) that the backend makes on first use and keeps, each piece's copy on up to 4 cores
-   overlapping the device's transfer of the one before (one H200: 6.7 -> 20 GB/s writes, 9.6
-   -> 20 GB/s reads of 256 MiB from pageable memory; bench/transfer_bench.c). The same bytes.
+   device memory limit, is staged: copied in pieces (an eighth of it, 2 to 16 MiB) through two
+   pinned buffers of HST_STAGE_PIECE_BYTES (16 MiB) that the backend makes on first use and
+   keeps, each piece's copy on up to 8 cores overlapping the device's transfer of the one
+   before (one H200's, from pageable memory: 256 MiB written at 35-44 GB/s where the driver
+   copies at 8-9, read at 32-41 against 13-15; 52 MiB both ways at 31-38 against 9-15; the
+   bus's own rate is 55; bench/transfer_bench.c). The same bytes.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_write(hst_queue *q, hst_buffer *dst, size_t dst_offset, const void *src,
                                            size_t bytes, int blocking,
@@ -1393,16 +1395,19 @@ HST_API long hst_atomic_add(volatile long *p, long v);
    bytes (0 where the system does not say), this process's id. */
 HST_API unsigned hst_cpu_count(void);
 /* Fork-join on the host's cores, the headers' host passes (esrrf.h's twins and finishing,
-   quality.h's staging copies): fn(ctx, k, n) for every share k < n, share 0 on the calling
-   thread and the others on threads of their own (a thread the system refuses: its share runs
-   on the calling thread after share 0); returns when all have. n is clamped to
+   quality.h's staging copies, the staged transfers): fn(ctx, k, n) for every share k < n,
+   share 0 on the calling thread and the others on the library's kept worker threads (started
+   on first need, asleep between calls; a call made while another call, or its own caller, is
+   using them starts threads of its own; a thread the system refuses: its share runs on the
+   calling thread after share 0); returns when all have. n is clamped to
    HST_PARALLEL_MAX_THREADS; 0 runs nothing. fn must not throw (C++) or longjmp out. */
 #define HST_PARALLEL_MAX_THREADS 64
 typedef void (*hst_parallel_fn)(void *ctx, unsigned k, unsigned n);
 HST_API void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n);
-/* memcpy(dst, src, bytes) in shares of at least 1 MiB on up to 4 cores (hst_parallel): one
-   core's copy into pinned memory, about 8 GB/s, bounds a staged transfer (hst_write); memory
-   bandwidth is shared, so more threads add start-up, not speed. The ranges must not overlap. */
+/* memcpy(dst, src, bytes) in shares of at least 256 KiB on up to 8 cores (hst_parallel): one
+   core's copy into pinned memory, about 8 GB/s, would bound a staged transfer (hst_write);
+   8 cores of an H200's host copy 8 MiB at about 53 GB/s, 4 at 30, 12 to 16 no faster beside
+   the device's own transfer (bench/RESULTS.md). The ranges must not overlap. */
 HST_API void hst_parallel_memcpy(void *dst, const void *src, size_t bytes);
 HST_API uint64_t hst_physical_memory_bytes(void);
 HST_API long hst_process_id(void);
@@ -2286,25 +2291,120 @@ static void *hst__pjob_main(void *p) {
     return NULL;
 }
 
-HST__BDEF void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n) {
+/* The fork-join on threads of the call's own (a share whose thread the system refuses runs on
+   the calling thread after share 0): what a call takes when the pool is not its to use. */
+static void hst__parallel_own(hst_parallel_fn fn, void *ctx, unsigned n) {
     hst__pjob jobs[HST_PARALLEL_MAX_THREADS];
     hst_thread th[HST_PARALLEL_MAX_THREADS];
     int started[HST_PARALLEL_MAX_THREADS];
     unsigned k;
-    if (n > HST_PARALLEL_MAX_THREADS) n = HST_PARALLEL_MAX_THREADS;
     for (k = 0; k < n; k++) {
         jobs[k].fn = fn; jobs[k].ctx = ctx; jobs[k].k = k; jobs[k].n = n;
         started[k] = k > 0 && hst_thread_create(&th[k], hst__pjob_main, &jobs[k]);
     }
-    if (n) fn(ctx, 0, n);
+    fn(ctx, 0, n);
     for (k = 1; k < n; k++) {
         if (started[k]) hst_thread_join(&th[k]);
         else fn(ctx, k, n);
     }
 }
 
-#define HST__MEMCPY_SHARE ((size_t)1 << 20)
-#define HST__MEMCPY_THREADS 4u
+/* >>parallel pool: workers 1 .. HST_PARALLEL_MAX_THREADS - 1, started when a call first needs
+   them and kept asleep between calls until the process ends, so that a call costs its
+   workers' wake-ups, not a thread creation each (an H200's 16-core host: a fork-join of 8
+   shares 191 -> 30 us, of 16 425 -> 56 us, where an 8 MiB piece's copy takes about 160 us:
+   bench/RESULTS.md). One call at a
+   time owns the pool; a call that finds it owned (another thread's, or one made from inside a
+   share) runs on threads of its own. A worker has the signal mask of the thread that started
+   it. A forked child starts with no workers (its parent's are not in it). */
+typedef struct hst__pool {
+    hst_mutex m;
+    hst_cond wake[HST_PARALLEL_MAX_THREADS];   /* worker k's: go[k] was set */
+    hst_cond done;                             /* running reached 0 */
+    hst_thread th[HST_PARALLEL_MAX_THREADS];
+    unsigned char go[HST_PARALLEL_MAX_THREADS];
+    unsigned workers;                          /* started: workers 1 .. workers */
+    unsigned running;                          /* the job's workers not yet finished */
+    hst_parallel_fn fn;                        /* the job: fn(ctx, k, n) */
+    void *ctx;
+    unsigned n;
+    int owned, ok;                             /* ok: the mutex and conditions made */
+} hst__pool;
+static hst__pool hst__the_pool;
+static hst_once_flag hst__pool_once = HST_ONCE_INIT;
+
+static void *hst__pool_main(void *arg) {
+    hst__pool *p = &hst__the_pool;
+    unsigned k = (unsigned)(uintptr_t)arg;
+    hst_mutex_lock(&p->m);
+    while (k <= p->workers) {   /* for the process's life: the pool never shrinks */
+        while (!p->go[k]) hst_cond_wait(&p->wake[k], &p->m);
+        p->go[k] = 0;
+        hst_mutex_unlock(&p->m);
+        p->fn(p->ctx, k, p->n);   /* fn, ctx, n stay as they are until running is 0 */
+        hst_mutex_lock(&p->m);
+        if (--p->running == 0) hst_cond_signal(&p->done);
+    }
+    hst_mutex_unlock(&p->m);
+    return NULL;
+}
+
+#if !defined(_WIN32)
+/* fork(): the pool is held across it, so the child's copy is consistent; the child has none
+   of the workers and makes its conditions anew (their waiters were the parent's). */
+static void hst__pool_prefork(void) { hst_mutex_lock(&hst__the_pool.m); }
+static void hst__pool_parent(void) { hst_mutex_unlock(&hst__the_pool.m); }
+static void hst__pool_child(void) {
+    hst__pool *p = &hst__the_pool;
+    unsigned k;
+    for (k = 0; k < HST_PARALLEL_MAX_THREADS; k++) hst_cond_init(&p->wake[k]);
+    hst_cond_init(&p->done);
+    memset(p->go, 0, sizeof p->go);
+    p->workers = p->running = 0;
+    p->owned = 0;
+    hst_mutex_unlock(&p->m);
+}
+#endif
+
+static void hst__pool_init(void) {
+    hst__pool *p = &hst__the_pool;
+    unsigned k = 0;
+    if (!hst_mutex_init(&p->m)) return;
+    if (!hst_cond_init(&p->done)) { hst_mutex_destroy(&p->m); return; }
+    while (k < HST_PARALLEL_MAX_THREADS && hst_cond_init(&p->wake[k])) k++;
+    p->ok = k == HST_PARALLEL_MAX_THREADS;
+#if !defined(_WIN32)
+    p->ok = p->ok && pthread_atfork(hst__pool_prefork, hst__pool_parent, hst__pool_child) == 0;
+#endif
+}
+
+HST__BDEF void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n) {
+    hst__pool *p = &hst__the_pool;
+    unsigned k, m;
+    if (n > HST_PARALLEL_MAX_THREADS) n = HST_PARALLEL_MAX_THREADS;
+    if (n <= 1) { if (n) fn(ctx, 0, 1); return; }
+    hst_once(&hst__pool_once, hst__pool_init);
+    if (!p->ok) { hst__parallel_own(fn, ctx, n); return; }
+    hst_mutex_lock(&p->m);
+    if (p->owned) { hst_mutex_unlock(&p->m); hst__parallel_own(fn, ctx, n); return; }
+    p->owned = 1;
+    while (p->workers + 1 < n &&
+           hst_thread_create(&p->th[p->workers + 1], hst__pool_main, (void *)(uintptr_t)(p->workers + 1)))
+        p->workers++;
+    m = n < p->workers + 1 ? n : p->workers + 1;   /* share k < m on worker k, the rest here */
+    p->fn = fn; p->ctx = ctx; p->n = n; p->running = m - 1;
+    for (k = 1; k < m; k++) { p->go[k] = 1; hst_cond_signal(&p->wake[k]); }
+    hst_mutex_unlock(&p->m);
+    fn(ctx, 0, n);
+    for (k = m; k < n; k++) fn(ctx, k, n);
+    hst_mutex_lock(&p->m);
+    while (p->running) hst_cond_wait(&p->done, &p->m);
+    p->owned = 0;
+    hst_mutex_unlock(&p->m);
+}
+
+#define HST__MEMCPY_SHARE ((size_t)256 << 10)
+#define HST__MEMCPY_THREADS 8u
 typedef struct hst__memcpy { char *dst; const char *src; size_t bytes; } hst__memcpy;
 
 static void hst__memcpy_share(void *ctx, unsigned k, unsigned n) {
@@ -3052,16 +3152,27 @@ static hst_result hst__cl_fill(hst_queue *q, hst_buffer *buf, const void *patter
 
 /* >>staged transfers: a blocking write or read of HST_STAGE_MIN_BYTES or more without events
    on a device that does not share the host's memory goes through the backend's two pinned
-   pieces of HST_STAGE_PIECE_BYTES, a piece's copy on up to 4 cores (hst_parallel_memcpy)
-   overlapping the device's transfer of the piece before. A pageable transfer goes through the
+   buffers of HST_STAGE_PIECE_BYTES in pieces (hst__stage_piece), a piece's copy on up to 8
+   cores (hst_parallel_memcpy) overlapping the device's transfer of the piece before. A pageable transfer goes through the
    driver's own staging, one core's copy at a time (about 6 GB/s on an H200; bench/RESULTS.md).
    HST_STAGE_ALWAYS (the tests' build) stages on every OpenCL device. */
 #ifndef HST_STAGE_MIN_BYTES
-#  define HST_STAGE_MIN_BYTES ((size_t)16 << 20)
+#  define HST_STAGE_MIN_BYTES ((size_t)8 << 20)
 #endif
 #ifndef HST_STAGE_PIECE_BYTES
-#  define HST_STAGE_PIECE_BYTES ((size_t)8 << 20)
+#  define HST_STAGE_PIECE_BYTES ((size_t)16 << 20)
 #endif
+#ifndef HST_STAGE_PIECE_MIN_BYTES
+#  define HST_STAGE_PIECE_MIN_BYTES ((size_t)2 << 20)
+#endif
+
+/* A transfer's pieces: an eighth of it (the first piece's copy, which nothing overlaps, kept
+   short), at least HST_STAGE_PIECE_MIN_BYTES (a piece's fixed costs: the copy's fork-join, the
+   enqueue), at most HST_STAGE_PIECE_BYTES. */
+static size_t hst__stage_piece(size_t bytes) {
+    size_t p = bytes / 8 > HST_STAGE_PIECE_MIN_BYTES ? bytes / 8 : HST_STAGE_PIECE_MIN_BYTES;
+    return p < HST_STAGE_PIECE_BYTES ? p : HST_STAGE_PIECE_BYTES;
+}
 
 /* 1 when a transfer of `bytes` goes staged: the pieces made on first use; where they cannot be
    (logged once), or the device shares the host's memory or has a memory limit (pinned memory
@@ -3096,12 +3207,12 @@ static hst_result hst__stage_wait(hst_backend *be, cl_event *ev, hst_result r) {
 
 static hst_result hst__cl_write_staged(hst_queue *q, hst_buffer *dst, size_t offset, const char *src, size_t bytes) {
     cl_event ev[2] = {NULL, NULL};
-    size_t done, n;
+    size_t done, n, piece = hst__stage_piece(bytes);
     unsigned k = 0;
     hst_result r = HST_SUCCESS;
     for (done = 0; done < bytes && r == HST_SUCCESS; done += n, k ^= 1u) {
         void *pin = q->be->stage[k]->host;
-        n = bytes - done < HST_STAGE_PIECE_BYTES ? bytes - done : HST_STAGE_PIECE_BYTES;
+        n = bytes - done < piece ? bytes - done : piece;
         if ((r = hst__stage_wait(q->be, &ev[k], r)) != HST_SUCCESS) break;   /* the piece's last write */
         hst_parallel_memcpy(pin, src + done, n);
         r = hst__cl_done(q->be, "clEnqueueWriteBuffer (staged)",
@@ -3115,11 +3226,11 @@ static hst_result hst__cl_write_staged(hst_queue *q, hst_buffer *dst, size_t off
 /* Piece i is read into pin[i % 2] while piece i - 1 is copied out of the other. */
 static hst_result hst__cl_read_staged(hst_queue *q, const hst_buffer *src, size_t offset, char *dst, size_t bytes) {
     cl_event ev[2] = {NULL, NULL};
-    size_t done, n, prev = 0, prev_n = 0;
+    size_t done, n, prev = 0, prev_n = 0, piece = hst__stage_piece(bytes);
     unsigned k = 0;
     hst_result r = HST_SUCCESS;
     for (done = 0; done < bytes && r == HST_SUCCESS; done += n, k ^= 1u) {
-        n = bytes - done < HST_STAGE_PIECE_BYTES ? bytes - done : HST_STAGE_PIECE_BYTES;
+        n = bytes - done < piece ? bytes - done : piece;
         r = hst__cl_done(q->be, "clEnqueueReadBuffer (staged)",
                          clEnqueueReadBuffer(q->cl, src->cl, CL_FALSE, offset + done, n, q->be->stage[k]->host, 0,
                                              NULL, &ev[k]));

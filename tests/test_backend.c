@@ -2251,6 +2251,21 @@ static void child_inherited_opencl(fixture *f, long parent, hst_program *prog, h
 }
 #endif
 
+/* 1 when hst_parallel(n = 6) ran each share once, three calls over. */
+static void count_share(void *ctx, unsigned k, unsigned n)
+{
+    if (n == 6 && k < 6) (void)hst_atomic_add(&((volatile long *)ctx)[k], 1);
+}
+
+static int parallel_counts(void)
+{
+    volatile long runs[6] = {0, 0, 0, 0, 0, 0};
+    int i, ok = 1;
+    for (i = 0; i < 3; i++) hst_parallel(count_share, (void *)runs, 6);
+    for (i = 0; i < 6; i++) ok &= runs[i] == 3;
+    return ok;
+}
+
 static void child_checks(fixture *f, long parent, hst_program *prog, hst_buffer *buf, hst_event ev)
 {
     cap_log log;
@@ -2270,6 +2285,8 @@ static void child_checks(fixture *f, long parent, hst_program *prog, hst_buffer 
     (void)parent;
     CHILD_CHECK(hst_devices(NULL, 0, &n) == HST_SUCCESS && n == 1);
 #endif
+    /* hst_parallel's kept workers are the parent's: the child's calls start its own */
+    CHILD_CHECK(parallel_counts());
     /* the host device: made here, and the parent's when that is one */
     CHILD_CHECK(child_backend("host", &log, &be) == HST_SUCCESS);
     CHILD_CHECK(log.counts[HST_LOGITEM_FORKED] == 0 && round_trip(be));
@@ -2292,6 +2309,7 @@ static void test_fork_child(void **state)
     int status = 0;
     pid_t pid;
     assert_true(round_trip(f->be));   /* the parent's device has run work */
+    assert_true(parallel_counts());   /* and hst_parallel has its workers */
     assert_int_equal(hst_buffer_create(f->be, 64, 0, &buf), HST_SUCCESS);
     assert_int_equal(hst_queue_marker(hst_backend_queue(f->be), 0, NULL, &ev), HST_SUCCESS);
     assert_int_equal(hst_event_wait(1, &ev), HST_SUCCESS);

@@ -1,14 +1,17 @@
 /* Staged transfers (backend.h ">>staged transfers"): blocking writes and reads through the
    backend's two pinned pieces, here forced on every OpenCL device (HST_STAGE_ALWAYS: PoCL
-   shares the host's memory, where the library copies directly) with small pieces of an odd size
-   (HST_STAGE_PIECE_BYTES 1000) and a small threshold, so that transfers of one piece, of many
-   pieces with a short last one, at offsets, into and out of sub-buffers are all exercised. Every
+   shares the host's memory, where the library copies directly) with small pieces of odd sizes
+   (at most HST_STAGE_PIECE_BYTES 1000, at least HST_STAGE_PIECE_MIN_BYTES 300, else an eighth
+   of the transfer: 512 at the threshold) and a small threshold, so that transfers of one piece,
+   of many pieces with a short last one, at offsets, into and out of sub-buffers are all
+   exercised. Every
    byte must arrive as written; the caller's source is not changed; transfers that do not stage
    (non-blocking, with events, under the threshold) still do what they did. On the host device
    nothing stages: the same checks hold. */
 #define HST_STAGE_ALWAYS
 #define HST_STAGE_MIN_BYTES ((size_t)4096)
 #define HST_STAGE_PIECE_BYTES ((size_t)1000)
+#define HST_STAGE_PIECE_MIN_BYTES ((size_t)300)
 #define HST_IMPLEMENTATION
 #include "backend.h"
 
@@ -73,7 +76,7 @@ static void test_sizes_and_offsets(void **state) {
     check_write_read(be, 777, BYTES - 777 - 5);
     check_write_read(be, 1000, HST_STAGE_MIN_BYTES);
     check_write_read(be, 3, HST_STAGE_MIN_BYTES - 1);
-    check_write_read(be, 0, 2000);   /* two whole pieces */
+    check_write_read(be, 0, 2000);   /* pieces of the minimum, 300: the last 200 */
     /* they went through the pinned pieces on an OpenCL device, and nothing did on the host */
     assert_true(hst_backend_is_host(be) ? be->stage[0] == NULL && be->stage[1] == NULL
                                         : be->stage[0] != NULL && be->stage[1] != NULL && !be->stage_off);

@@ -266,6 +266,70 @@ SC_FN const char *sc_check_once(void) {
     return NULL;
 }
 
+/* ---- hst_parallel: every share runs once, with its index and the (clamped) count, over
+   many calls (the kept workers reused); a call from inside a share, and SC_THREADS callers at
+   once, run as well (the pool is one caller's at a time: the others take threads of their own) */
+#define SC_PAR_CALLS 100
+typedef struct sc_par {
+    volatile long runs[HST_PARALLEL_MAX_THREADS];
+    volatile long wrong_n, nested_bad;
+    unsigned want_n;
+    int nest;
+} sc_par;
+
+static void sc_par_inner(void *ctx, unsigned k, unsigned n) {
+    sc_par *c = (sc_par *)ctx;
+    if (n != 3 || k >= 3) (void)hst_atomic_add(&c->nested_bad, 1);
+}
+
+static void sc_par_share(void *ctx, unsigned k, unsigned n) {
+    sc_par *c = (sc_par *)ctx;
+    if (n != c->want_n || k >= n) { (void)hst_atomic_add(&c->wrong_n, 1); return; }
+    (void)hst_atomic_add(&c->runs[k], 1);
+    if (c->nest) hst_parallel(sc_par_inner, c, 3);
+}
+
+/* NULL when calls of n shares (clamped to want) ran each share exactly `calls` times. */
+static const char *sc_par_calls(sc_par *c, unsigned n, unsigned want, int calls, int nest) {
+    int i;
+    unsigned k;
+    memset((void *)c, 0, sizeof *c);
+    c->want_n = want;
+    c->nest = nest;
+    for (i = 0; i < calls; i++) hst_parallel(sc_par_share, c, n);
+    if (c->wrong_n || c->nested_bad) return "hst_parallel passed a wrong share index or count";
+    for (k = 0; k < HST_PARALLEL_MAX_THREADS; k++)
+        if (c->runs[k] != (k < want ? calls : 0)) return "hst_parallel ran a share other than once a call";
+    return NULL;
+}
+
+typedef struct sc_par_caller { sc_par c; const char *msg; } sc_par_caller;
+
+static void *sc_par_main(void *p) {
+    sc_par_caller *a = (sc_par_caller *)p;
+    a->msg = sc_par_calls(&a->c, 5, 5, SC_PAR_CALLS, 0);
+    return NULL;
+}
+
+SC_FN const char *sc_check_parallel(void) {
+    static sc_par c;
+    static const unsigned ns[7] = {0, 1, 2, 5, 16, HST_PARALLEL_MAX_THREADS, HST_PARALLEL_MAX_THREADS + 3};
+    static sc_par_caller callers[SC_THREADS];
+    hst_thread t[SC_THREADS];
+    int started[SC_THREADS], i, all = 1;
+    for (i = 0; i < 7; i++) {
+        unsigned want = ns[i] > HST_PARALLEL_MAX_THREADS ? HST_PARALLEL_MAX_THREADS : ns[i];
+        const char *m = sc_par_calls(&c, ns[i], want, ns[i] <= 16 ? SC_PAR_CALLS : 5, 0);
+        if (m) return m;
+    }
+    if (sc_par_calls(&c, 4, 4, 20, 1)) return "hst_parallel from inside a share failed";
+    for (i = 0; i < SC_THREADS; i++) all &= started[i] = hst_thread_create(&t[i], sc_par_main, &callers[i]);
+    for (i = 0; i < SC_THREADS; i++) if (started[i]) hst_thread_join(&t[i]);
+    if (!all) return "hst_thread_create failed";
+    for (i = 0; i < SC_THREADS; i++) if (callers[i].msg) return callers[i].msg;
+    return NULL;
+}
+
 /* ---- the system's facts ------------------------------------------------------------------- */
 SC_FN const char *sc_check_system(void) {
     long pid = hst_process_id();
