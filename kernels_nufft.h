@@ -437,22 +437,30 @@ HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
 #  define HST__NU_PREFETCH(p, w) ((void)(p))
 #endif
 
-/* Eight taps of a kernel (HST__NU_V8: 8 reals) and a row's eight complex taps (HST__NU_V16: 16
-   reals) as single values, so that each build keeps them in its widest registers: gcc's and
-   clang's vector types (lane by lane IEEE operations, the scalar broadcast: the bits of the
-   scalar loop), or elsewhere structs with loops. Moved with memcpy (any alignment). */
+/* The hot loops' vectors: hst__nu_<real><bytes>, 16, 32 or 64 bytes of floats or doubles, each
+   build using the width of its registers (HST__NU_VB for a row's taps, HST__NU_TB for a
+   kernel's: at most 8 lanes), so that gcc keeps a value in one register and broadcasts a
+   scalar with one instruction (a vector wider than the registers, c128's 16 doubles in two
+   zmm, had gcc build each broadcast in memory: 8-byte stores, then a 64-byte load that waits
+   for them, most of the c128 spreading's time). gcc's and clang's vector types (lane by lane
+   IEEE operations, the scalar broadcast: the bits of the scalar loop), or elsewhere structs
+   with loops. Moved with memcpy (any alignment). */
 #if defined(__GNUC__)
-typedef float hst__nu_v8f __attribute__((vector_size(8 * sizeof(float))));
-typedef float hst__nu_v16f __attribute__((vector_size(16 * sizeof(float))));
-typedef double hst__nu_v8d __attribute__((vector_size(8 * sizeof(double))));
-typedef double hst__nu_v16d __attribute__((vector_size(16 * sizeof(double))));
+typedef float hst__nu_float16 __attribute__((vector_size(16)));
+typedef float hst__nu_float32 __attribute__((vector_size(32)));
+typedef float hst__nu_float64 __attribute__((vector_size(64)));
+typedef double hst__nu_double16 __attribute__((vector_size(16)));
+typedef double hst__nu_double32 __attribute__((vector_size(32)));
+typedef double hst__nu_double64 __attribute__((vector_size(64)));
 #  define HST__NU_MAC(acc, x, s) ((acc) += (x) * (s))           /* acc + x s, lane by lane */
 #  define HST__NU_FMUL(p, z, c) ((p) = (p) * (z) + (c))         /* p z + c (Horner's step) */
 #else
-typedef struct { float v[8]; } hst__nu_v8f;
-typedef struct { float v[16]; } hst__nu_v16f;
-typedef struct { double v[8]; } hst__nu_v8d;
-typedef struct { double v[16]; } hst__nu_v16d;
+typedef struct { float v[4]; } hst__nu_float16;
+typedef struct { float v[8]; } hst__nu_float32;
+typedef struct { float v[16]; } hst__nu_float64;
+typedef struct { double v[2]; } hst__nu_double16;
+typedef struct { double v[4]; } hst__nu_double32;
+typedef struct { double v[8]; } hst__nu_double64;
 #  define HST__NU_MAC(acc, x, s) do {                                                          \
         unsigned u_;                                                                            \
         for (u_ = 0; u_ < sizeof (acc).v / sizeof (acc).v[0]; u_++) (acc).v[u_] += (x).v[u_] * (s); \
@@ -510,27 +518,36 @@ HST__KPRIVATE int hst__nu_isa(void) {
    and HST__NU_N, the names): float with HST_K_NUFFT_LANES lanes (the c64 twins), double with
    HST_K_NUFFT_LANES_F64 (the c128 twins, names ending _f64). Per real type the hot part is
    included first for each wide build (HST__NU_HOT_ONLY; HST__NU_T its target attribute,
-   HST__NU_H its names: suffix _avx512, _avx2), then everything, portable. */
+   HST__NU_H its names: suffix _avx512, _avx2; HST__NU_VB and HST__NU_TB its vectors' bytes),
+   then everything, portable. */
 #define HST__NU_TWIN_PASS
 #if HST__NU_AVX
 #  define HST__NU_HOT_ONLY
 #  define HST__NU_T HST__NU_T512
 #  define HST__NU_H(name) HST__NU_N(name##_avx512)
+#  define HST__NU_VB 64
 #  define HST__NU_R float
 #  define HST__NU_L HST_K_NUFFT_LANES
 #  define HST__NU_N(name) name
+#  define HST__NU_TB 32
 #  include "kernels_nufft.h"
 #  undef HST__NU_N
 #  define HST__NU_N(name) name##_f64
 #  undef HST__NU_R
 #  undef HST__NU_L
+#  undef HST__NU_TB
 #  define HST__NU_R double
 #  define HST__NU_L HST_K_NUFFT_LANES_F64
+#  define HST__NU_TB 64
 #  include "kernels_nufft.h"
 #  undef HST__NU_T
 #  undef HST__NU_H
+#  undef HST__NU_VB
+#  undef HST__NU_TB
 #  define HST__NU_T HST__NU_T256
 #  define HST__NU_H(name) HST__NU_N(name##_avx2)
+#  define HST__NU_VB 32
+#  define HST__NU_TB 32
 #  include "kernels_nufft.h"
 #  undef HST__NU_N
 #  define HST__NU_N(name) name
@@ -544,10 +561,14 @@ HST__KPRIVATE int hst__nu_isa(void) {
 #  undef HST__NU_R
 #  undef HST__NU_L
 #  undef HST__NU_N
+#  undef HST__NU_VB
+#  undef HST__NU_TB
 #  undef HST__NU_HOT_ONLY
 #endif
 #define HST__NU_T
 #define HST__NU_H(name) HST__NU_N(name)
+#define HST__NU_VB 16   /* the portable build: SSE2's and NEON's width */
+#define HST__NU_TB 16
 #define HST__NU_R float
 #define HST__NU_L HST_K_NUFFT_LANES
 #define HST__NU_N(name) name
@@ -562,6 +583,8 @@ HST__KPRIVATE int hst__nu_isa(void) {
 #undef HST__NU_R
 #undef HST__NU_L
 #undef HST__NU_N
+#undef HST__NU_VB
+#undef HST__NU_TB
 #undef HST__NU_T
 #undef HST__NU_H
 #undef HST__NU_TWIN_PASS
@@ -583,19 +606,23 @@ HST__KERNELS_FP_END
 
 #else /* HST__NU_TWIN_PASS: the host twins over HST__NU_R, HST__NU_L, HST__NU_N (see above) */
 
-/* The lanes in blocks of 8 taps (HST__NU_V8, HST__NU_V16: c64's or c128's), the second block
-   of c128's 16 only where the width needs it (HST__NU_WIDE: w > 8; a narrower kernel's lanes
-   8..15 are zero, skipping them leaves the results' bits as they are: c128 at w <= 8 does half
-   the work). */
+/* The taps: c128's second 8 of its 16 lanes only where the width needs them (HST__NU_WIDE: w >
+   8). A row of w complex taps: its 2 w reals rounded up to whole vectors (HST__NU_VN: NR reals
+   each), the lanes past w zero; skipping the rest, which are zero too, leaves the results'
+   bits as they are. The tap polynomials: HST__NU_VT, TN reals each. */
 #if HST__NU_L == 8
 #  define HST__NU_WIDE(w) 0
-#  define HST__NU_V8 hst__nu_v8f
-#  define HST__NU_V16 hst__nu_v16f
 #else
 #  define HST__NU_WIDE(w) ((w) > 8)
-#  define HST__NU_V8 hst__nu_v8d
-#  define HST__NU_V16 hst__nu_v16d
 #endif
+#define HST__NU_VEC2(r, b) hst__nu_##r##b
+#define HST__NU_VEC(r, b) HST__NU_VEC2(r, b)
+#define HST__NU_VN HST__NU_VEC(HST__NU_R, HST__NU_VB)
+#define HST__NU_VT HST__NU_VEC(HST__NU_R, HST__NU_TB)
+#define HST__NU_NR ((int)(HST__NU_VB / sizeof(HST__NU_R)))
+#define HST__NU_TN ((int)(HST__NU_TB / sizeof(HST__NU_R)))
+#define HST__NU_ROW_REALS(w) (2 * HST__NU_L <= HST__NU_NR ? HST__NU_NR   /* one vector: a constant */ \
+                              : (2 * (w) + HST__NU_NR - 1) / HST__NU_NR * HST__NU_NR)
 
 /* The kernel's taps along the three axes of two sorted points qa and qb (k[i][axis]: HST__NU_L
    per axis, the kernel's first w, by the kernel's operations; qb may be qa). The six Horner
@@ -616,8 +643,8 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_taps)(const HST__NU_R *coef, int 
         for (i = 0; i < 2; i++)   /* lanes past `lanes` stay their coef: 0 */
             memcpy(k[i][a], c[a] + (a < a0 ? (size_t)deg * HST__NU_L : 0), HST__NU_L * sizeof(HST__NU_R));
     }
-    for (h = 0; h < lanes; h += 8) {
-        HST__NU_V8 pa0, pa1, pa2, pb0, pb1, pb2, q;
+    for (h = 0; h < lanes; h += HST__NU_TN) {
+        HST__NU_VT pa0, pa1, pa2, pb0, pb1, pb2, q;
         memcpy(&pa0, c[0] + h, sizeof q); pb0 = pa0;
         memcpy(&pa1, c[1] + h, sizeof q); pb1 = pa1;
         memcpy(&pa2, c[2] + h, sizeof q); pb2 = pa2;
@@ -649,18 +676,18 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_spread_point)(HST__NU_R *tile, co
                                         const HST__NU_R *k2, int w0, int w, int l1, int l2,
                                         int i0, int i1, int i2, HST__NU_R vr, HST__NU_R vi) {
     HST__NU_R kc[2 * HST__NU_L];
-    HST__NU_V16 v[HST__NU_L / 8], t;
-    int a, b, u, h, blocks = HST__NU_WIDE(w) ? HST__NU_L / 8 : 1;   /* the zero lanes past 8 add nothing */
+    HST__NU_VN v[2 * HST__NU_L / HST__NU_NR], t;
+    int a, b, u, h, n = HST__NU_ROW_REALS(w);
     for (u = 0; u < HST__NU_L; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
     memcpy(v, kc, sizeof v);
     for (a = 0; a < w0; a++)
         for (b = 0; b < w; b++) {
             HST__NU_R kab = k0[a] * k1[b];
             HST__NU_R *row = tile + 2 * (((size_t)(i0 + a) * (size_t)l1 + (size_t)(i1 + b)) * (size_t)l2 + (size_t)i2);
-            for (h = 0; h < blocks; h++) {   /* row[u] += kc[u] kab */
-                memcpy(&t, row + 16 * h, sizeof t);
+            for (u = 0, h = 0; u < n; u += HST__NU_NR, h++) {   /* row[u] += kc[u] kab */
+                memcpy(&t, row + u, sizeof t);
                 HST__NU_MAC(t, v[h], kab);
-                memcpy(row + 16 * h, &t, sizeof t);
+                memcpy(row + u, &t, sizeof t);
             }
         }
 }
@@ -668,7 +695,7 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_spread_point)(HST__NU_R *tile, co
 /* A subproblem's tile added into the periodic grid, row by row: all of it (the kernel skips the
    zeros, for its atomics; adding +0 leaves the bits as they are, as neither tile nor grid holds
    a -0: both start at +0, and a sum is -0 only where both terms are), rows that do not wrap
-   around the grid's last axis in blocks of 8 complex values (a + b 1 = a + b). */
+   around the grid's last axis a vector at a time (a + b 1 = a + b). */
 HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_flush)(const HST__NU_R *tile, HST__NU_R *grid, const int32_t *g, int l1, int l2,
                                  int o0, int o1, int o2) {
     int l0 = g[3] + 2 * g[12], t0, t1, t2, x0 = hst__nu_mod(o2, g[2]), n = 2 * l2;
@@ -678,9 +705,9 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_flush)(const HST__NU_R *tile, HST
             HST__NU_R *out = grid + 2 * ((size_t)hst__nu_mod(o0 + t0, g[0]) * (size_t)g[1] +
                                      (size_t)hst__nu_mod(o1 + t1, g[1])) * (size_t)g[2];
             int x = x0, u = 0;
-            if (x0 + l2 <= g[2]) {   /* the row in one piece: 8 complex values at a time */
-                for (out += 2 * x0; u + 16 <= n; u += 16) {
-                    HST__NU_V16 a, b;
+            if (x0 + l2 <= g[2]) {   /* the row in one piece: a vector at a time */
+                for (out += 2 * x0; u + HST__NU_NR <= n; u += HST__NU_NR) {
+                    HST__NU_VN a, b;
                     memcpy(&a, out + u, sizeof a);
                     memcpy(&b, row + u, sizeof b);
                     HST__NU_MAC(a, b, (HST__NU_R)1);   /* out[u] += row[u] */
@@ -738,9 +765,8 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_interp_point)(const HST__NU_R *gr
                                         const HST__NU_R *k1, const HST__NU_R *k2, int b0, int b1,
                                         int b2, HST__NU_R *out) {
     HST__NU_R acc[2 * HST__NU_L], wrapped[2 * HST__NU_L];
-    HST__NU_V16 va[HST__NU_L / 8], x;
-    int w0 = g[9], w = g[10], a, b, u, t, h, wraps = b2 < 0 || b2 + w > g[2];
-    int blocks = HST__NU_WIDE(w) ? HST__NU_L / 8 : 1;
+    HST__NU_VN va[2 * HST__NU_L / HST__NU_NR], x;
+    int w0 = g[9], w = g[10], a, b, u, t, h, wraps = b2 < 0 || b2 + w > g[2], n = HST__NU_ROW_REALS(w);
     HST__NU_R re = 0.0f, im = 0.0f;
     size_t r0[HST__NU_L], r1[HST__NU_L];   /* the rows' first elements: the wraps done once */
     memset(va, 0, sizeof va);
@@ -757,8 +783,8 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_interp_point)(const HST__NU_R *gr
             } else {       /* formed only in range: a pointer before the grid is undefined */
                 r = grid + 2 * (row + (size_t)b2);
             }
-            for (h = 0; h < blocks; h++) {   /* acc[u] += r[u] kab */
-                memcpy(&x, r + 16 * h, sizeof x);
+            for (u = 0, h = 0; u < n; u += HST__NU_NR, h++) {   /* acc[u] += r[u] kab */
+                memcpy(&x, r + u, sizeof x);
                 HST__NU_MAC(va[h], x, kab);
             }
         }
@@ -935,8 +961,13 @@ static void HST__NU_N(hst__kt_nufft_to_grid)(const hst_karg *a, const hst_range 
 #endif /* HST__NU_HOT_ONLY */
 
 #undef HST__NU_WIDE
-#undef HST__NU_V8
-#undef HST__NU_V16
+#undef HST__NU_VEC2
+#undef HST__NU_VEC
+#undef HST__NU_VN
+#undef HST__NU_VT
+#undef HST__NU_NR
+#undef HST__NU_TN
+#undef HST__NU_ROW_REALS
 
 #endif /* HST__NU_TWIN_PASS */
 

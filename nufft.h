@@ -67,8 +67,8 @@
    interpolation needs no atomics (one work-item per point, sorted). The host device spreads
    bins of 32 x 32 (2-D) or 16 x 16 x 16 (3-D: its tiles overlap the grid less than 8^3 bins'
    and stay in a core's cache), one subproblem per bin, in threads (one per core), whole
-   stripes of bins at a time, alternate stripes in two phases so that no two threads touch one
-   grid point (no atomics); it interpolates point ranges in threads; its spreading and
+   cells of bins at a time (one index along each of the two slowest axes), in phases of cells
+   apart so that no two threads touch one grid point (no atomics); it interpolates point ranges in threads; its spreading and
    interpolation loops run in AVX-512 or AVX2 where the CPU has them (kernels_nufft.h: the
    same bits). Speed (bench/nufft_bench.c, eps 1e-6, complex64, 10^6 points; 256 x 256 modes
    in 2-D, 64^3 in 3-D): on 2 shared cores of an AMD EPYC host (AVX-512), against finufft 2.5.1
@@ -156,7 +156,7 @@ typedef struct hst_nufft_desc {
 } hst_nufft_desc;
 
 /* desc.method. AUTO: bins where a bin's tile fits the device's local memory, else global. BINS:
-   cuFINUFFT's SM method (bins and subproblems, local-memory tiles; on the host device, stripes
+   cuFINUFFT's SM method (bins and subproblems, local-memory tiles; on the host device, cells
    of bins in threads; refused where the tile does not fit). GLOBAL: cuFINUFFT's GM-sort (one
    work-item per sorted point, atomic adds into the fine grid; no local memory: c128's wide 3-D
    tiles on GPUs, e.g. 64 KB at eps 1e-6 against 48 KB; on the host device, one thread). */
@@ -258,8 +258,8 @@ extern "C" {
 #define HST__NU_MIN_WIDTH 2             /* FINUFFT's MIN_NSPREAD */
 /* cuFINUFFT's SM defaults: 32 x 32 bins in 2-D, 8 x 8 x 8 in 3-D, 1024 points per subproblem
    (Shih et al. 2021, section IV); the 3-D tile at w = 7 (16^3 complex floats, 32 KB) fits the
-   32 KB of local memory OpenCL promises. Bins of at least 2 ceil(w / 2) keep alternate stripes
-   of bins apart on the host (>>host threads). */
+   32 KB of local memory OpenCL promises. Bins of at least 2 ceil(w / 2) keep cells two
+   apart from touching on the host (>>host threads). */
 #define HST__NU_BIN_2D 32
 #define HST__NU_BIN_3D 8
 /* The host device's 3-D bins: 16 x 16 x 16 (its tile, 24^3 complex floats at w = 7, stays in
@@ -267,7 +267,7 @@ extern "C" {
    each grid value is added that many times). */
 #define HST__NU_HOST_BIN_3D 16
 #define HST__NU_MAX_SUB 1024
-/* The host device's subproblems: whole bins (one tile flush per bin; threads share stripes). */
+/* The host device's subproblems: whole bins (one tile flush per bin; threads share cells). */
 #define HST__NU_HOST_SUB 2147483647
 /* Work-items per spreading work-group (cuFINUFFT's 256 threads per block halved: PoCL and GPUs
    both take it, and a bin's tile is zeroed and flushed by all of them). */
@@ -299,7 +299,7 @@ struct hst_nufft_plan {
     /* the points, sorted by bin (set_points) */
     size_t m, nsub, nbins;
     hst_array *base, *off, *perm, *sub_bin, *sub_first, *bin_start;
-    uint32_t *stripe_sub;          /* first subproblem of each stripe of bins, + end */
+    uint32_t *cell_sub;            /* first subproblem of each cell of bins, + end (>>host threads) */
     size_t local;                  /* spreading's work-group size */
 };
 
@@ -473,21 +473,49 @@ static hst_result hst__nu_spread_subs(const hst_nufft_plan *p, const hst_karg *a
    shares k = 0 .. n - 1 on its cores through backend.h's hst_parallel. */
 
 /* One execute's launches shared among threads, and each share's result. Spreading on the host
-   device (its twin adds without atomics): the stripes of bins along the slowest real axis (a
-   stripe's subproblems are consecutive) go in two phases, every other stripe in each, each
-   phase's stripes shared among the threads; tiles reach at most a pad (<= half a bin) beyond
-   their stripe, so stripes two apart never touch one grid point. Where the stripes pair up
-   around the periodic wrap (an even number of them, the last at least two pads wide) the
-   phases hold them all (0, 2, .., then 1, 3, ..); else stripes 1 .. S - 2 go in phases and the
-   first and last (neighbours through the wrap) run after them, on the caller's thread. The
-   order of the additions, hence the bits, does not depend on the number of threads. */
+   device (its twin adds without atomics) goes by cells: the bins of one index along the slowest
+   real axis A (a stripe of bins), or, where a phase of stripes would leave threads idle, along
+   each of the two slowest, A and B (3-D: a column of bins along the fastest axis; 2-D: one bin;
+   a cell's subproblems are consecutive; stripes keep more of the grid in the cache, so they are
+   the first choice: 2 cores spread c64 3-D 1.3x faster by stripes than by columns). A cell's tiles reach at most a pad (<= half a bin)
+   beyond it, so cells whose indices along A, or along B, are two or more apart and not
+   neighbours through the periodic wrap never touch one grid point. Each axis's indices get
+   colours: where the indices pair up around the wrap (an even number of them, the last at least
+   two pads wide) their parity; else the parity of 1 .. S - 2, and 0 and S - 1 a colour each.
+   The cells of one colour pair (A's, B's) form a phase, shared among the threads (columns give
+   many cores work: 16 a phase at 16^3 bins over a 128^3 grid, where stripes gave 4); the phases
+   run one after the other. The order of the additions, hence the bits, depends on the cells
+   (the plan's, from its thread count: hst__nu_cells_b), never on the threads' timing. */
+#define HST__NU_COLOURS 4
 typedef struct hst__nushare {
     const hst_nufft_plan *p;
     const hst_karg *args;
-    unsigned stripes, phase;
-    unsigned first, end;       /* the phases' stripes: first + phase, + 2, .. below end */
+    unsigned s[2];             /* cells along A and B */
+    int paired[2];
+    unsigned colour[2];        /* the phase's */
     hst_result r[HST_PARALLEL_MAX_THREADS];
 } hst__nushare;
+
+/* Cells along B (see above): 1 (stripes) where a phase of stripes, half of them, gives every
+   thread one. */
+static unsigned hst__nu_cells_b(const hst_nufft_plan *p) {
+    unsigned lead = 3 - p->dim;
+    return (unsigned)p->g[6 + lead] / 2 >= p->threads ? 1u : (unsigned)p->g[7 + lead];
+}
+
+/* Index i's colour along an axis of S cells (see above). */
+static unsigned hst__nu_colour(unsigned i, unsigned S, int paired) {
+    if (paired || (i > 0 && i + 1 < S)) return i % 2;
+    return i == 0 ? 2 : 3;
+}
+
+/* 1 when one of the S indices has colour c. */
+static int hst__nu_has_colour(unsigned c, unsigned S, int paired) {
+    unsigned i;
+    for (i = 0; i < S; i++)
+        if (hst__nu_colour(i, S, paired) == c) return 1;
+    return 0;
+}
 
 /* Runs fn's n shares (>= 1, n <= HST_PARALLEL_MAX_THREADS); the first share's failure. */
 static hst_result hst__nu_shares(hst_parallel_fn fn, hst__nushare *h, unsigned n) {
@@ -499,15 +527,18 @@ static hst_result hst__nu_shares(hst_parallel_fn fn, hst__nushare *h, unsigned n
     return HST_SUCCESS;
 }
 
-static hst_result hst__nu_spread_stripe(const hst__nushare *h, unsigned s) {
-    return hst__nu_spread_subs(h->p, h->args, h->p->stripe_sub[s], h->p->stripe_sub[s + 1]);
-}
-
+/* Share k of the phase's cells, in turn. */
 static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
     hst__nushare *h = (hst__nushare *)ctx;
-    unsigned s, count = 0;
-    for (s = h->first + h->phase; s < h->end && h->r[k] == HST_SUCCESS; s += 2, count++)
-        if (count % n == k) h->r[k] = hst__nu_spread_stripe(h, s);
+    unsigned a, b, count = 0;
+    for (a = 0; a < h->s[0]; a++) {
+        if (hst__nu_colour(a, h->s[0], h->paired[0]) != h->colour[0]) continue;
+        for (b = 0; b < h->s[1] && h->r[k] == HST_SUCCESS; b++) {
+            size_t c = (size_t)a * h->s[1] + b;
+            if (hst__nu_colour(b, h->s[1], h->paired[1]) != h->colour[1] || count++ % n != k) continue;
+            h->r[k] = hst__nu_spread_subs(h->p, h->args, h->p->cell_sub[c], h->p->cell_sub[c + 1]);
+        }
+    }
 }
 
 /* Interpolation: the sorted points in n equal shares (one launch on OpenCL devices, n = 1). */
@@ -529,26 +560,30 @@ static hst_result hst__nu_spread_gm(const hst_nufft_plan *p, const hst_array *c,
 }
 
 /* Spreads c's vector from cofs onto the zeroed grid: on OpenCL devices every subproblem in one
-   launch (atomic adds); on the host device stripes in phases, threaded (above); or by points
+   launch (atomic adds); on the host device cells in phases, threaded (above); or by points
    (p->gm). */
 static hst_result hst__nu_spread(const hst_nufft_plan *p, const hst_array *c, size_t cofs) {
     hst_karg a[HST__NU_SPREAD_ARGS];
     hst__nushare h;
     hst_result r = HST_SUCCESS;
-    unsigned lead = 3 - p->dim;   /* the slowest real axis: the stripes' */
-    int paired;
+    unsigned lead = 3 - p->dim, x, ca, cb;   /* A = lead, the slowest real axis; B = lead + 1 */
     if (p->gm) return hst__nu_spread_gm(p, c, cofs);
     hst__nu_spread_args(p, c, cofs, a);
     if (!p->host) return hst__nu_spread_subs(p, a, 0, p->nsub);
-    h.p = p; h.args = a; h.stripes = (unsigned)p->g[6 + lead];
-    paired = h.stripes % 2 == 0 && p->g[lead] - (int32_t)(h.stripes - 1) * p->g[3 + lead] >= 2 * p->g[12 + lead];
-    h.first = paired ? 0 : 1;
-    h.end = paired ? h.stripes : h.stripes - 1;
-    for (h.phase = 0; h.phase < 2 && r == HST_SUCCESS; h.phase++)
-        r = hst__nu_shares(hst__nu_spread_share, &h, p->threads);
-    if (paired) return r;
-    if (r == HST_SUCCESS) r = hst__nu_spread_stripe(&h, 0);
-    if (r == HST_SUCCESS && h.stripes > 1) r = hst__nu_spread_stripe(&h, h.stripes - 1);
+    h.p = p; h.args = a;
+    for (x = 0; x < 2; x++) {
+        unsigned axis = lead + x;
+        h.s[x] = x == 0 ? (unsigned)p->g[6 + axis] : hst__nu_cells_b(p);
+        h.paired[x] = h.s[x] % 2 == 0 &&
+                      p->g[axis] - (int32_t)(h.s[x] - 1) * p->g[3 + axis] >= 2 * p->g[12 + axis];
+    }
+    for (ca = 0; ca < HST__NU_COLOURS && r == HST_SUCCESS; ca++)
+        for (cb = 0; cb < HST__NU_COLOURS && r == HST_SUCCESS; cb++) {
+            if (!hst__nu_has_colour(ca, h.s[0], h.paired[0]) || !hst__nu_has_colour(cb, h.s[1], h.paired[1]))
+                continue;
+            h.colour[0] = ca; h.colour[1] = cb;
+            r = hst__nu_shares(hst__nu_spread_share, &h, p->threads);
+        }
     return r;
 }
 
@@ -561,7 +596,8 @@ static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c, si
     a[3] = hst__nu_buf(p->grid); a[4] = hst__nu_buf(c); a[5] = hst_karg_uint((uint32_t)p->m);
     a[6] = hst_karg_value(sizeof p->g, p->g); a[7] = hst__nu_buf(p->coef);
     a[8] = hst_karg_ulong((uint64_t)cofs);
-    h.p = p; h.args = a; h.stripes = h.phase = h.first = h.end = 0;
+    memset(&h, 0, sizeof h);
+    h.p = p; h.args = a;
     if ((size_t)n > p->m) n = (unsigned)p->m;
     return hst__nu_shares(hst__nu_interp_share, &h, n);
 }
@@ -582,7 +618,7 @@ static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_
 /* >>device ----------------------------------------------------------------------------------- */
 /* How the device runs the plan. The launcher picks twin or kernel; what differs is the shape of
    the work: the host device spreads whole bins per subproblem (HST__NU_HOST_SUB: one tile flush
-   per bin), in stripes from p->threads threads (>>host threads), its tile (the launcher's
+   per bin), in cells from p->threads threads (>>host threads), its tile (the launcher's
    scratch) with the twin's SIMD tail, and has no local-memory limit; an OpenCL device runs each
    kernel in one launch (p->threads 1), the tile in its local memory, and builds the program here
    (its errors are the plan's; later launches find it built). The build options (the widths as
@@ -779,9 +815,9 @@ HST__NUDEF hst_result hst_nufft_plan_create(hst_backend *be, const hst_nufft_des
 static void hst__nu_free_points(hst_nufft_plan *p) {
     hst_array_destroy(p->base); hst_array_destroy(p->off); hst_array_destroy(p->perm);
     hst_array_destroy(p->sub_bin); hst_array_destroy(p->sub_first); hst_array_destroy(p->bin_start);
-    hst_backend_free(p->be, p->stripe_sub);
+    hst_backend_free(p->be, p->cell_sub);
     p->base = p->off = p->perm = p->sub_bin = p->sub_first = p->bin_start = NULL;
-    p->stripe_sub = NULL;
+    p->cell_sub = NULL;
     p->m = p->nsub = 0;
 }
 
@@ -818,7 +854,7 @@ HST__NUDEF hst_result hst_nufft_plan_info(const hst_nufft_plan *p, hst_nufft_inf
 typedef struct hst__nusort {
     int32_t *base;          /* (3, m) */
     void *off;              /* (3, m), the plan's real type */
-    uint32_t *perm, *bin, *bin_start, *sub_bin, *sub_first, *stripe_sub;
+    uint32_t *perm, *bin, *bin_start, *sub_bin, *sub_first, *cell_sub;
     size_t nsub;
 } hst__nusort;
 
@@ -826,7 +862,7 @@ static void hst__nu_sort_free(const hst_backend *be, hst__nusort *s) {
     hst_backend_free(be, s->base); hst_backend_free(be, s->off); hst_backend_free(be, s->perm);
     hst_backend_free(be, s->bin); hst_backend_free(be, s->bin_start);
     hst_backend_free(be, s->sub_bin); hst_backend_free(be, s->sub_first);
-    hst_backend_free(be, s->stripe_sub);
+    hst_backend_free(be, s->cell_sub);
 }
 
 /* The caller's coordinates: float (hst_nufft_set_points) or double (_f64), read as double. */
@@ -865,11 +901,11 @@ static int hst__nu_locate(const hst_nufft_plan *p, unsigned a, double x, int32_t
     return (int)floor(s) / p->g[3 + a];
 }
 
-/* Bins, counting sort (stable: within a bin, the caller's order), subproblems, stripes. */
+/* Bins, counting sort (stable: within a bin, the caller's order), subproblems, cells. */
 static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, hst__nucoords coords,
                                hst__nusort *s) {
-    unsigned lead = 3 - p->dim, a, stripes = (unsigned)p->g[6 + lead];
-    size_t j, b, nb = p->nbins, per_stripe = nb / stripes;
+    unsigned lead = 3 - p->dim, a, cells = (unsigned)p->g[6 + lead] * hst__nu_cells_b(p);
+    size_t j, b, nb = p->nbins, per_cell = nb / cells;
     uint32_t maxsub = (uint32_t)p->g[15];
     const hst_backend *be = p->be;
     memset(s, 0, sizeof *s);
@@ -878,8 +914,8 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, hst__nucoords 
     s->perm = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
     s->bin = (uint32_t *)hst_backend_alloc(be, m * sizeof(uint32_t));
     s->bin_start = (uint32_t *)hst_backend_calloc(be, (nb + 1) * sizeof(uint32_t));
-    s->stripe_sub = (uint32_t *)hst_backend_alloc(be, (stripes + 1) * sizeof(uint32_t));
-    if (!s->base || !s->off || !s->perm || !s->bin || !s->bin_start || !s->stripe_sub)
+    s->cell_sub = (uint32_t *)hst_backend_alloc(be, (cells + 1) * sizeof(uint32_t));
+    if (!s->base || !s->off || !s->perm || !s->bin || !s->bin_start || !s->cell_sub)
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     for (j = 0; j < m; j++) {   /* bins, counted */
         size_t bin = 0;
@@ -913,15 +949,15 @@ static hst_result hst__nu_sort(const hst_nufft_plan *p, size_t m, hst__nucoords 
     s->sub_first = (uint32_t *)hst_backend_alloc(be, (s->nsub ? s->nsub : 1) * sizeof(uint32_t));
     if (!s->sub_bin || !s->sub_first) return HST_ERROR_OUT_OF_HOST_MEMORY;
     s->nsub = 0;
-    for (b = 0; b < nb; b++) {   /* subproblems in bin order; stripes: bins per_stripe at a time */
+    for (b = 0; b < nb; b++) {   /* subproblems in bin order; cells: bins per_cell at a time */
         uint32_t f;
-        if (b % per_stripe == 0) s->stripe_sub[b / per_stripe] = (uint32_t)s->nsub;
+        if (b % per_cell == 0) s->cell_sub[b / per_cell] = (uint32_t)s->nsub;
         for (f = s->bin_start[b]; f < s->bin_start[b + 1]; f += maxsub) {
             s->sub_bin[s->nsub] = (uint32_t)b;
             s->sub_first[s->nsub++] = f;
         }
     }
-    s->stripe_sub[stripes] = (uint32_t)s->nsub;
+    s->cell_sub[cells] = (uint32_t)s->nsub;
     
     return HST_SUCCESS;
 }
@@ -958,12 +994,12 @@ static hst_result hst__nu_set_points(hst_nufft_plan *p, size_t m, hst__nucoords 
     if ((r = hst__nu_check_coords(p, m, coords)) != HST_SUCCESS) return r;
     old = *p;   /* the previous points stay until the new ones are on the device */
     p->base = p->off = p->perm = p->sub_bin = p->sub_first = p->bin_start = NULL;
-    p->stripe_sub = NULL;
+    p->cell_sub = NULL;
     r = hst__nu_sort(p, m, coords, &s);
     if (r == HST_SUCCESS) r = hst__nu_upload(p, m, &s);
     if (r == HST_SUCCESS) {
-        p->stripe_sub = s.stripe_sub;
-        s.stripe_sub = NULL;
+        p->cell_sub = s.cell_sub;
+        s.cell_sub = NULL;
         p->m = m;
         p->nsub = s.nsub;
     }
@@ -971,7 +1007,7 @@ static hst_result hst__nu_set_points(hst_nufft_plan *p, size_t m, hst__nucoords 
     if (r != HST_SUCCESS) {
         hst__nu_free_points(p);
         p->base = old.base; p->off = old.off; p->perm = old.perm; p->sub_bin = old.sub_bin;
-        p->sub_first = old.sub_first; p->bin_start = old.bin_start; p->stripe_sub = old.stripe_sub;
+        p->sub_first = old.sub_first; p->bin_start = old.bin_start; p->cell_sub = old.cell_sub;
         p->m = old.m; p->nsub = old.nsub;
         return r;
     }
