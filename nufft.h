@@ -75,11 +75,11 @@
    with 2 threads in the same job (bench/nufft_peer.py, alternating rounds; bench/RESULTS.md),
    medians of 3 rounds: type 1 0.29 .. 0.44 (2-D) and 0.73 .. 0.81 (3-D) times finufft's time,
    type 2 0.51 .. 0.55 (2-D) and 0.82 .. 0.83 (3-D; one run of three 1.35 by the wall clock
-   where the processor time was 0.87: the cores were shared). Complex128, the same
-   problem against finufft 2.5.1's double precision (--dtype complex128, 1 to 3 runs each, the
-   cores shared and noisy): eps 1e-6, type 2 1.6 .. 1.9 times, type 1 1.1 .. 1.4 times on the
-   host device, 1.2 and 3.4 times on PoCL (its 64-bit compare-and-swap adds in local memory);
-   eps 1e-12 (width 13) on the host device, type 2 2.5 times, type 1 1.8 times.
+   where the processor time was 0.87: the cores were shared). Complex128 at eps 1e-9 against
+   finufft 2.5.1's double precision with 16 threads on an H200's 16-core Xeon host (2 rounds
+   of 5, 2026-12-03): type 1 0.43 (2-D) and 1.04 (3-D) times finufft's time, type 2 1.28 (2-D)
+   and 1.75 .. 2.30 (3-D); complex64 at eps 1e-6 there: type 1 0.37 and 1.40, type 2 1.02 and
+   2.51 (3-D interpolation: the work left).
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
