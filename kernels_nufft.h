@@ -621,6 +621,12 @@ HST__KERNELS_FP_END
 #define HST__NU_VT HST__NU_VEC(HST__NU_R, HST__NU_TB)
 #define HST__NU_NR ((int)(HST__NU_VB / sizeof(HST__NU_R)))
 #define HST__NU_TN ((int)(HST__NU_TB / sizeof(HST__NU_R)))
+#define HST__NU_NV (2 * HST__NU_L / HST__NU_NR)   /* a row's vectors at most */
+#if defined(__GNUC__) && !defined(__clang__)
+#  define HST__NU_UNROLL _Pragma("GCC unroll 16")   /* a loop over NV: its accumulators in registers */
+#else
+#  define HST__NU_UNROLL
+#endif
 #define HST__NU_ROW_REALS(w) (2 * HST__NU_L <= HST__NU_NR ? HST__NU_NR   /* one vector: a constant */ \
                               : (2 * (w) + HST__NU_NR - 1) / HST__NU_NR * HST__NU_NR)
 
@@ -676,7 +682,7 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_spread_point)(HST__NU_R *tile, co
                                         const HST__NU_R *k2, int w0, int w, int l1, int l2,
                                         int i0, int i1, int i2, HST__NU_R vr, HST__NU_R vi) {
     HST__NU_R kc[2 * HST__NU_L];
-    HST__NU_VN v[2 * HST__NU_L / HST__NU_NR], t;
+    HST__NU_VN v[HST__NU_NV], t;
     int a, b, u, h, n = HST__NU_ROW_REALS(w);
     for (u = 0; u < HST__NU_L; u++) { kc[2 * u] = vr * k2[u]; kc[2 * u + 1] = vi * k2[u]; }
     memcpy(v, kc, sizeof v);
@@ -765,28 +771,34 @@ HST__NU_T HST__KPRIVATE void HST__NU_H(hst__nu_interp_point)(const HST__NU_R *gr
                                         const HST__NU_R *k1, const HST__NU_R *k2, int b0, int b1,
                                         int b2, HST__NU_R *out) {
     HST__NU_R acc[2 * HST__NU_L], wrapped[2 * HST__NU_L];
-    HST__NU_VN va[2 * HST__NU_L / HST__NU_NR], x;
-    int w0 = g[9], w = g[10], a, b, u, t, h, wraps = b2 < 0 || b2 + w > g[2], n = HST__NU_ROW_REALS(w);
+    HST__NU_VN va[HST__NU_NV], x;
+    int w0 = g[9], w = g[10], a, b, t, h, wraps = b2 < 0 || b2 + w > g[2], n = HST__NU_ROW_REALS(w);
     HST__NU_R re = 0.0f, im = 0.0f;
-    size_t r0[HST__NU_L], r1[HST__NU_L];   /* the rows' first elements: the wraps done once */
+    size_t r0[HST__NU_L], r1[HST__NU_L], r2[HST__NU_L];   /* the taps' offsets: the wraps done once */
     memset(va, 0, sizeof va);
+    memset(wrapped, 0, sizeof wrapped);   /* lanes past 2 w: 0 */
     for (a = 0; a < w0; a++) r0[a] = (size_t)hst__nu_wrap(b0 + a, g[0]) * (size_t)g[1] * (size_t)g[2];
     for (b = 0; b < w; b++) r1[b] = (size_t)hst__nu_wrap(b1 + b, g[1]) * (size_t)g[2];
+    for (t = 0; wraps && t < w; t++) r2[t] = (size_t)hst__nu_wrap(b2 + t, g[2]);
     for (a = 0; a < w0; a++)
         for (b = 0; b < w; b++) {
             HST__NU_R kab = k0[a] * k1[b];
             size_t row = r0[a] + r1[b];
             const HST__NU_R *r = wrapped;
             if (wraps) {   /* the row's taps gathered across the periodic edge */
-                for (u = 0; u < 2 * HST__NU_L; u++)
-                    wrapped[u] = u < 2 * w ? grid[2 * (row + (size_t)hst__nu_wrap(b2 + u / 2, g[2])) + u % 2] : 0.0f;
+                for (t = 0; t < w; t++) {
+                    wrapped[2 * t] = grid[2 * (row + r2[t])];
+                    wrapped[2 * t + 1] = grid[2 * (row + r2[t]) + 1];
+                }
             } else {       /* formed only in range: a pointer before the grid is undefined */
                 r = grid + 2 * (row + (size_t)b2);
             }
-            for (u = 0, h = 0; u < n; u += HST__NU_NR, h++) {   /* acc[u] += r[u] kab */
-                memcpy(&x, r + u, sizeof x);
-                HST__NU_MAC(va[h], x, kab);
-            }
+            HST__NU_UNROLL
+            for (h = 0; h < HST__NU_NV; h++)   /* acc[u] += r[u] kab; unrolled: va in registers */
+                if (h * HST__NU_NR < n) {
+                    memcpy(&x, r + h * HST__NU_NR, sizeof x);
+                    HST__NU_MAC(va[h], x, kab);
+                }
         }
     memcpy(acc, va, sizeof va);
     for (t = 0; t < w; t++) {
@@ -967,6 +979,8 @@ static void HST__NU_N(hst__kt_nufft_to_grid)(const hst_karg *a, const hst_range 
 #undef HST__NU_VT
 #undef HST__NU_NR
 #undef HST__NU_TN
+#undef HST__NU_NV
+#undef HST__NU_UNROLL
 #undef HST__NU_ROW_REALS
 
 #endif /* HST__NU_TWIN_PASS */
