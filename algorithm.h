@@ -681,12 +681,11 @@ static hst_result hst__g_launch(const hst__gen *g, unsigned which, size_t global
     return hst_kernel_run(hst_backend_queue(g->be), g->kernels[which], &range, num_args, args, 0, NULL, NULL);
 }
 
-/* *local: want, or kernel 0's most work-items a group where that is fewer. */
-static hst_result hst__g_local(const hst__gen *g, size_t want, size_t *local) {
+/* want, or kernel 0's most work-items a group where the device says it is fewer. */
+static size_t hst__g_local(const hst__gen *g, size_t want) {
     hst_kernel_wg_info wg;
-    hst_result r = hst_kernel_work_group_info(g->kernels[0], &wg);
-    *local = r == HST_SUCCESS && wg.work_group_size < want ? wg.work_group_size : want;
-    return r;
+    if (hst_kernel_work_group_info(g->kernels[0], &wg) != HST_SUCCESS || wg.work_group_size == 0) return want;
+    return wg.work_group_size < want ? wg.work_group_size : want;
 }
 
 /* Scratch of count elements of dt from the backend's pool. */
@@ -727,7 +726,7 @@ HST__GDEF hst_result hst_elementwise_create(hst_backend *be, const char *argumen
         hst__gs_add(&s, ";\n    }\n  }\n}\n");
         r = hst__g_build(&k->g, F, &s, kernels, 1, 0);
     }
-    if (r == HST_SUCCESS) r = hst__g_local(&k->g, HST_ELEMENTWISE_LOCAL, &k->local);
+    if (r == HST_SUCCESS) k->local = hst__g_local(&k->g, HST_ELEMENTWISE_LOCAL);
     if (r != HST_SUCCESS) { hst_elementwise_destroy(k); return r; }
     *out = k;
     return HST_SUCCESS;

@@ -1467,6 +1467,7 @@ HST_API void hst_test_device_reset(void);
 #include <string.h>
 #include <time.h>
 #include <signal.h>   /* sig_atomic_t: hst_backend_interrupt is async-signal-safe */
+#include <fenv.h>     /* hst_parallel's workers take the caller's floating-point environment */
 /* The OS shim's halves (">>os shim"): the only place in the library that includes these. */
 #if defined(_WIN32)
 #  ifndef WIN32_LEAN_AND_MEAN
@@ -2315,8 +2316,12 @@ static void hst__parallel_own(hst_parallel_fn fn, void *ctx, unsigned n) {
    shares 191 -> 30 us, of 16 425 -> 56 us, where an 8 MiB piece's copy takes about 160 us:
    bench/RESULTS.md). One call at a
    time owns the pool; a call that finds it owned (another thread's, or one made from inside a
-   share) runs on threads of its own. A worker has the signal mask of the thread that started
-   it. A forked child starts with no workers (its parent's are not in it). */
+   share) runs on threads of its own. A worker runs each share in the calling thread's
+   floating-point environment (as a new thread would start in it: the same bits), with the
+   signal mask of the thread that started it. A forked child starts with no workers (its
+   parent's are not in it). The workers run the library's code until the process ends: a
+   program must not unload a shared library built from these headers (dlclose, FreeLibrary)
+   after a call that used them; Python 3.12 warns at os.fork() in a process with threads. */
 typedef struct hst__pool {
     hst_mutex m;
     hst_cond wake[HST_PARALLEL_MAX_THREADS];   /* worker k's: go[k] was set */
@@ -2325,9 +2330,10 @@ typedef struct hst__pool {
     unsigned char go[HST_PARALLEL_MAX_THREADS];
     unsigned workers;                          /* started: workers 1 .. workers */
     unsigned running;                          /* the job's workers not yet finished */
-    hst_parallel_fn fn;                        /* the job: fn(ctx, k, n) */
-    void *ctx;
-    unsigned n;
+    hst_parallel_fn fn;                        /* the job: fn(ctx, k, n) in the caller's */
+    void *ctx;                                 /* floating-point environment (rounding, */
+    unsigned n;                                /* flush to zero) */
+    fenv_t env;
     int owned, ok;                             /* ok: the mutex and conditions made */
 } hst__pool;
 static hst__pool hst__the_pool;
@@ -2341,7 +2347,8 @@ static void *hst__pool_main(void *arg) {
         while (!p->go[k]) hst_cond_wait(&p->wake[k], &p->m);
         p->go[k] = 0;
         hst_mutex_unlock(&p->m);
-        p->fn(p->ctx, k, p->n);   /* fn, ctx, n stay as they are until running is 0 */
+        fesetenv(&p->env);        /* fn, ctx, n, env stay as they are until running is 0 */
+        p->fn(p->ctx, k, p->n);
         hst_mutex_lock(&p->m);
         if (--p->running == 0) hst_cond_signal(&p->done);
     }
@@ -2393,6 +2400,7 @@ HST__BDEF void hst_parallel(hst_parallel_fn fn, void *ctx, unsigned n) {
         p->workers++;
     m = n < p->workers + 1 ? n : p->workers + 1;   /* share k < m on worker k, the rest here */
     p->fn = fn; p->ctx = ctx; p->n = n; p->running = m - 1;
+    fegetenv(&p->env);
     for (k = 1; k < m; k++) { p->go[k] = 1; hst_cond_signal(&p->wake[k]); }
     hst_mutex_unlock(&p->m);
     fn(ctx, 0, n);

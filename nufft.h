@@ -94,7 +94,8 @@
    float (or double) operations on every device, so spreading and interpolation do the same arithmetic
    everywhere; the FFTs differ (FFTW against VkFFT, a few ulp), and type 1's atomic adds land in
    an order that varies from run to run on OpenCL devices, so its last bits are not
-   reproducible there (the host device's are). tests/test_nufft.c states the agreement of the
+   reproducible there (the host device's are, on a given number of cores: its spreading's cells
+   depend on it, >>host threads). tests/test_nufft.c states the agreement of the
    host device and the device under test: relative l2 difference below 1e-5 (both types; 2e-7
    measured on PoCL); complex128 below 1e-13 (9e-16 measured on PoCL).
 

@@ -9,6 +9,7 @@
 #ifndef HST_TESTS_SHIM_CHECKS_H
 #define HST_TESTS_SHIM_CHECKS_H
 
+#include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,8 +268,9 @@ SC_FN const char *sc_check_once(void) {
 }
 
 /* ---- hst_parallel: every share runs once, with its index and the (clamped) count, over
-   many calls (the kept workers reused); a call from inside a share, and SC_THREADS callers at
-   once, run as well (the pool is one caller's at a time: the others take threads of their own) */
+   many calls (the kept workers reused), in the caller's rounding mode; a call from inside a
+   share, and SC_THREADS callers at once, run as well (the pool is one caller's at a time: the
+   others take threads of their own) */
 #define SC_PAR_CALLS 100
 typedef struct sc_par {
     volatile long runs[HST_PARALLEL_MAX_THREADS];
@@ -303,6 +305,15 @@ static const char *sc_par_calls(sc_par *c, unsigned n, unsigned want, int calls,
     return NULL;
 }
 
+/* Each share's rounding mode, against the caller's (set after the workers started). */
+#ifdef FE_UPWARD
+static volatile long sc_par_round_bad;
+static void sc_par_round(void *ctx, unsigned k, unsigned n) {
+    (void)ctx; (void)k; (void)n;
+    if (fegetround() != FE_UPWARD) (void)hst_atomic_add(&sc_par_round_bad, 1);
+}
+#endif
+
 typedef struct sc_par_caller { sc_par c; const char *msg; } sc_par_caller;
 
 static void *sc_par_main(void *p) {
@@ -323,6 +334,13 @@ SC_FN const char *sc_check_parallel(void) {
         if (m) return m;
     }
     if (sc_par_calls(&c, 4, 4, 20, 1)) return "hst_parallel from inside a share failed";
+#ifdef FE_UPWARD
+    if (fesetround(FE_UPWARD) == 0) {   /* the workers exist: they take the caller's mode */
+        hst_parallel(sc_par_round, NULL, 5);
+        fesetround(FE_TONEAREST);
+        if (sc_par_round_bad) return "hst_parallel ran a share outside the caller's rounding mode";
+    }
+#endif
     for (i = 0; i < SC_THREADS; i++) all &= started[i] = hst_thread_create(&t[i], sc_par_main, &callers[i]);
     for (i = 0; i < SC_THREADS; i++) if (started[i]) hst_thread_join(&t[i]);
     if (!all) return "hst_thread_create failed";
