@@ -224,21 +224,24 @@ HST_API void hst_reduction_destroy(hst_reduction *red);   /* NULL is ignored */
    The order is fixed, whatever the device. TILE = HST_SCAN_LOCAL * HST_SCAN_PER_ITEM; n splits
    into HST_SCAN_GROUPS chunks of C = TILE * ceil(n / (GROUPS * TILE)) consecutive elements
    (the last ones short or empty), a chunk into tiles of TILE (the last one padded with
-   neutral). A tile is scanned after a carry c: work-item t folds its PER_ITEM consecutive
-   elements serially, r[0] = v[0], r[k] = r[k-1] op v[k]; the LOCAL run totals u[t] are scanned
-   by Hillis and Steele's doubling (Hillis & Steele, "Data parallel algorithms", CACM 29(12),
-   1986: in step d = 1, 2, 4, ..., u[t] = u[t - d] op u[t] for t >= d); element k of run t
-   becomes (c op u[t-1]) op r[k], or c op r[k] for t = 0; the tile's last element is the next
-   tile's carry. Pass 1 scans each chunk from c = neutral and keeps its total (the carry after
-   its last tile); pass 2 scans the GROUPS totals the same way, as one tile from neutral, into
-   exclusive carry-ins (chunk 0's is neutral); pass 3 scans each chunk again from its carry-in
-   and runs the output. An exact operator (integer sums, min, max) gives the serial result;
-   float sums round in this order: the same bits on every device and run. Memory traffic: read
-   n, then read n and write n (0.67 of a copy's rate at best). Thread safety (of the calls
-   below): per backend. */
+   neutral). A tile is scanned after a carry c by raking (Blelloch, "Prefix sums and their
+   applications", CMU-CS-90-190, 1990: serial scans of runs, a scan of their totals): work-item
+   t folds its PER_ITEM consecutive elements serially, r[0] = v[0], r[k] = r[k-1] op v[k], to a
+   run total u[t]; the LOCAL run totals fall into HST_SCAN_RAKE segments of LOCAL / RAKE, each
+   scanned serially the same way (p[t]) to a segment total S[s]; the segments' carries are
+   c[0] = c, c[s+1] = c[s] op S[s]; element k of run t in segment s becomes (c[s] op p[t-1]) op
+   r[k], or c[s] op r[k] for a segment's first run; the next tile's carry is c[RAKE]. Pass 1
+   folds each chunk the same way from c = neutral, without the element scans, and keeps its
+   total; pass 2 scans the GROUPS totals as one tile from neutral into exclusive carry-ins
+   (chunk 0's is neutral); pass 3 scans each chunk again from its carry-in and runs the output.
+   An exact operator (integer sums, min, max) gives the serial result; float sums round in this
+   order: the same bits on every device and run. The operator need not commute. Memory
+   traffic: read n, then read n and write n (0.67 of a copy's rate at best). Thread safety (of
+   the calls below): per backend. */
 #define HST_SCAN_GROUPS 1024
 #define HST_SCAN_LOCAL 256
 #define HST_SCAN_PER_ITEM 8
+#define HST_SCAN_RAKE 16
 typedef struct hst_scan hst_scan;
 /* A plain scan of dtype: y = scan(x) over arrays of that dtype. Errors: as
    hst_reduction_create's, HST_ERROR_DTYPE (complex). */
@@ -922,37 +925,75 @@ static const char hst__g_scan_src[] =
 "#define HST_G_LOCAL " HST__KXSTR(HST_SCAN_LOCAL) "\n"
 "#define HST_G_GROUPS " HST__KXSTR(HST_SCAN_GROUPS) "\n"
 "#define HST_G_PER " HST__KXSTR(HST_SCAN_PER_ITEM) "\n"
+"#define HST_G_RAKE " HST__KXSTR(HST_SCAN_RAKE) "\n"
 "#define HST_G_TILE (HST_G_LOCAL * HST_G_PER)\n"
+"#define HST_G_SEG (HST_G_LOCAL / HST_G_RAKE)\n"
 "/* Local slot of tile element j: one pad word per 32, so that work-item t's run of HST_G_PER\n"
-"   (stride HST_G_PER across work-items) does not fall into the same local memory banks. */\n"
+"   (stride HST_G_PER across work-items) does not fall into the same local memory banks; of run\n"
+"   total t, one per segment, for the same reason across the rakers. */\n"
 "#define HST_G_PAD(j) ((j) + ((j) >> 5))\n"
 "#define HST_G_SLOTS HST_G_PAD(HST_G_TILE)\n"
-"/* Scans tile (HST_G_TILE values) in place after carry; returns the last; ends with a barrier. */\n"
+"#define HST_G_PART(t) ((t) + (t) / HST_G_SEG)\n"
+"#define HST_G_PARTS (HST_G_PART(HST_G_LOCAL) + HST_G_RAKE + 1)\n"
+"/* The runs' totals: work-item t folds its HST_G_PER elements serially (in place when scan is\n"
+"   set) into part; then raker r < HST_G_RAKE folds (scans, when scan is set) its segment of\n"
+"   HST_G_SEG run totals serially; the segments' totals go to part's tail. Two barriers. */\n"
+"void hst_g_tile_runs(__local hst_t *tile, __local hst_t *part, int scan)\n"
+"{\n"
+"  uint lid = get_local_id(0), k, run = lid * HST_G_PER, seg = HST_G_PART(lid * HST_G_SEG);\n"
+"  hst_t acc = tile[HST_G_PAD(run)];\n"
+"  for (k = 1; k < HST_G_PER; k++) {\n"
+"    acc = hst_g_op(acc, tile[HST_G_PAD(run + k)]);\n"
+"    if (scan) tile[HST_G_PAD(run + k)] = acc;\n"
+"  }\n"
+"  part[HST_G_PART(lid)] = acc;\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  if (lid < HST_G_RAKE) {\n"
+"    acc = part[seg];\n"
+"    for (k = 1; k < HST_G_SEG; k++) {\n"
+"      acc = hst_g_op(acc, part[seg + k]);\n"
+"      if (scan) part[seg + k] = acc;\n"
+"    }\n"
+"    part[HST_G_PART(HST_G_LOCAL) + lid] = acc;\n"
+"  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"}\n"
+"/* The tile's total after carry, ((carry op S[0]) op S[1]) ... op S[RAKE-1] over the segments'\n"
+"   totals: right in work-item 0 only (the others' is garbage); ends without a barrier. */\n"
+"hst_t hst_g_tile_total(__local hst_t *tile, __local hst_t *part, hst_t carry)\n"
+"{\n"
+"  uint k;\n"
+"  hst_g_tile_runs(tile, part, 0);\n"
+"  if (get_local_id(0) == 0)\n"
+"    for (k = 0; k < HST_G_RAKE; k++) carry = hst_g_op(carry, part[HST_G_PART(HST_G_LOCAL) + k]);\n"
+"  return carry;\n"
+"}\n"
+"/* Scans tile (HST_G_TILE values) in place after carry: element k of run t in segment r becomes\n"
+"   (c[r] op p[t-1]) op r[k] (c[r] op r[k] for a segment's first run), with c[r] the carry\n"
+"   folded with the segments' totals before r (as hst_g_tile_total), p the segment's scanned\n"
+"   run totals, r the run's scan; returns the tile's total after carry; ends with a barrier. */\n"
 "hst_t hst_g_tile_scan(__local hst_t *tile, __local hst_t *part, hst_t carry)\n"
 "{\n"
-"  uint lid = get_local_id(0), k, d, run = lid * HST_G_PER;\n"
-"  hst_t acc = tile[HST_G_PAD(run)], pre, v;\n"
-"  for (k = 1; k < HST_G_PER; k++) { acc = hst_g_op(acc, tile[HST_G_PAD(run + k)]); tile[HST_G_PAD(run + k)] = acc; }\n"
-"  part[lid] = acc;\n"
-"  barrier(CLK_LOCAL_MEM_FENCE);\n"
-"  for (d = 1; d < HST_G_LOCAL; d <<= 1) {\n"
-"    v = part[lid >= d ? lid - d : lid];\n"
-"    barrier(CLK_LOCAL_MEM_FENCE);\n"
-"    if (lid >= d) part[lid] = hst_g_op(v, part[lid]);\n"
-"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  uint lid = get_local_id(0), k, run = lid * HST_G_PER;\n"
+"  __local hst_t *c = part + HST_G_PART(HST_G_LOCAL);\n"
+"  hst_t pre;\n"
+"  hst_g_tile_runs(tile, part, 1);\n"
+"  if (lid == 0) {\n"
+"    for (k = 0; k < HST_G_RAKE; k++) { hst_t s = c[k]; c[k] = carry; carry = hst_g_op(carry, s); }\n"
+"    c[HST_G_RAKE] = carry;\n"
 "  }\n"
-"  pre = lid > 0 ? hst_g_op(carry, part[lid - 1]) : carry;\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  pre = lid % HST_G_SEG ? hst_g_op(c[lid / HST_G_SEG], part[HST_G_PART(lid - 1)]) : c[lid / HST_G_SEG];\n"
 "  for (k = 0; k < HST_G_PER; k++) tile[HST_G_PAD(run + k)] = hst_g_op(pre, tile[HST_G_PAD(run + k)]);\n"
+"  carry = c[HST_G_RAKE];\n"
 "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-"  acc = tile[HST_G_PAD(HST_G_TILE - 1)];\n"
-"  barrier(CLK_LOCAL_MEM_FENCE);\n"
-"  return acc;\n"
+"  return carry;\n"
 "}\n"
 "__kernel __attribute__((reqd_work_group_size(HST_G_LOCAL, 1, 1)))\n"
 "void hst_g_scan_carries(__global const hst_t *hst_totals, __global hst_t *hst_carries)\n"
 "{\n"
 "  __local hst_t hst_tile[HST_G_SLOTS];\n"
-"  __local hst_t hst_part[HST_G_LOCAL];\n"
+"  __local hst_t hst_part[HST_G_PARTS];\n"
 "  uint lid = get_local_id(0), k, j;\n"
 "  for (k = 0; k < HST_G_PER; k++) {\n"
 "    j = lid + HST_G_LOCAL * k;\n"
@@ -974,7 +1015,7 @@ static const char hst__g_scan_tail_apply[] =
 static const char hst__g_scan_load[] =
 "{\n"
 "  __local hst_t hst_tile[HST_G_SLOTS];\n"
-"  __local hst_t hst_part[HST_G_LOCAL];\n"
+"  __local hst_t hst_part[HST_G_PARTS];\n"
 "  uint hst_lid = get_local_id(0), hst_k;\n"
 "  ulong hst_begin = (ulong)get_group_id(0) * hst_chunk;\n"
 "  ulong hst_end = min(hst_begin + hst_chunk, n);\n"
@@ -990,7 +1031,7 @@ static const char hst__g_scan_scan[] =
 "      hst_tile[HST_G_PAD(hst_lid + HST_G_LOCAL * hst_k)] = hst_v;\n"
 "    }\n"
 "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-"    hst_carry = hst_g_tile_scan(hst_tile, hst_part, hst_carry);\n"
+"    hst_carry = HST_G_TILE_STEP(hst_tile, hst_part, hst_carry);\n"
 "    (void)hst_before;\n";
 static const char hst__g_scan_end_totals[] =
 "  }\n"
@@ -1037,6 +1078,7 @@ static hst_result hst__g_scan_make(hst_backend *be, const char *F, int kind, hst
         hst__gs_operator(&s, dtype, neutral, scan);
         hst__gs_add(&s, hst__g_scan_src);
         hst__gs_add(&s, "#define HST_G_CARRY_IN hst_g_neutral()\n"
+                        "#define HST_G_TILE_STEP hst_g_tile_total\n"
                         "__kernel __attribute__((reqd_work_group_size(HST_G_LOCAL, 1, 1)))\n"
                         "void hst_g_scan_totals(");
         hst__gs_params(&s, &sc->g, hst__g_scan_tail_totals);
@@ -1045,6 +1087,7 @@ static hst_result hst__g_scan_make(hst_backend *be, const char *F, int kind, hst
         hst__gs_add(&s, hst__g_scan_scan);
         hst__gs_add(&s, hst__g_scan_end_totals);
         hst__gs_add(&s, "#undef HST_G_CARRY_IN\n#define HST_G_CARRY_IN hst_carries[get_group_id(0)]\n"
+                        "#undef HST_G_TILE_STEP\n#define HST_G_TILE_STEP hst_g_tile_scan\n"
                         "__kernel __attribute__((reqd_work_group_size(HST_G_LOCAL, 1, 1)))\n"
                         "void hst_g_scan_apply(");
         hst__gs_params(&s, &sc->g, hst__g_scan_tail_apply);

@@ -789,7 +789,8 @@ HST__ADEF hst_result hst_array_random(hst_array *x, hst_random_dist dist, uint64
 }
 
 /* >>reductions ------------------------------------------------------------------------------- */
-/* Block partials (one work-group of HST_REDUCE_LOCAL per HST_REDUCE_BLOCK elements: the kernel
+/* Block partials (one work-group of HST_REDUCE_LOCAL per block of steps * HST_REDUCE_LOCAL
+   elements, kernels.h's hst_kernels_reduce_groups: the kernel
    on an OpenCL device, its twin on the host device), read back into `partial`; the order is
    kernels.h's, so the bits are the same everywhere. keep NULL: the read blocks; else it does
    not, and *keep is the partials' buffer, for the caller to destroy once the queue has
@@ -802,9 +803,10 @@ static hst_result hst__reduce_partials(const hst_array *x, const hst_array *y, h
     hst_backend *be = x->be;
     const hst_device_info *dev = hst_backend_device(be);
     hst_buffer *pbuf;
-    hst_karg a[4];
-    size_t items, k = 0;
+    hst_karg a[5];
+    size_t items, steps, k = 0;
     hst_result r;
+    (void)hst_kernels_reduce_groups(x->count, &steps);   /* groups came from it too */
     /* the fixed order needs whole work-groups of HST_REDUCE_LOCAL (the host device's twins
        run a work-group serially: its limit of 1 does not apply) */
     if (!hst_backend_is_host(be) && dev->max_work_group_size < HST_REDUCE_LOCAL)
@@ -818,6 +820,7 @@ static hst_result hst__reduce_partials(const hst_array *x, const hst_array *y, h
     a[k++] = hst_karg_buffer(x->buf);
     if (op == HST_REDUCE_DOT) a[k++] = hst_karg_buffer(y->buf);
     a[k++] = hst_karg_ulong(x->count);
+    a[k++] = hst_karg_ulong(steps);
     a[k++] = hst_karg_buffer(pbuf);
     r = hst__launch(be, hst_kernels_vocab_family(x->dtype), x->dtype, kernel[op], a, k, items, HST_REDUCE_LOCAL);
     if (r == HST_SUCCESS) r = hst_read(hst_backend_queue(be), pbuf, 0, partial, bytes, !keep, 0, NULL, NULL);
@@ -835,7 +838,10 @@ static hst_result hst__reduce_check(const char *func, const char *name, const hs
     if (!hst_kernels_reduce_supported(x->dtype, op))
         return hst_backend_fail(x->be, HST_ERROR_DTYPE, HST_LOGITEM_DTYPE, func,
                                 "dtype %s: this reduction is not defined for it", hst_dtype_name(x->dtype));
-    *groups = x->count / HST_REDUCE_BLOCK + (x->count % HST_REDUCE_BLOCK != 0);
+    {
+        size_t steps;
+        *groups = hst_kernels_reduce_groups(x->count, &steps);
+    }
     if (!hst_size_mul(*groups, hst_kernels_partial_size(x->dtype, op), bytes))
         return hst_backend_fail(x->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, func,
                                 "partials overflows size_t");

@@ -17,13 +17,13 @@
    Usage (the vocabulary program for f32, built with plain OpenCL, and its host reference):
 
        // given: cl_context ctx; cl_device_id dev; cl_int err; const float *x;   // n floats
-       size_t count, n = 10000, parts = (n + HST_REDUCE_BLOCK - 1) / HST_REDUCE_BLOCK;
+       size_t count, n = 10000, steps, parts = hst_kernels_reduce_groups(n, &steps);
        const char *const *src = hst_kernels_vocab_source(&count);
        cl_program p = clCreateProgramWithSource(ctx, (cl_uint)count, (const char **)src, 0, &err);
        clBuildProgram(p, 1, &dev, hst_kernels_vocab_options(HST_F32), 0, 0);  // + -DHST_FP64
-       // ... run hst_k_reduce_sum with global = parts * HST_REDUCE_LOCAL, local = 256 ...
+       // ... run hst_k_reduce_sum(x, n, steps, partial) with global = parts * 256, local = 256 ...
        float *partial = malloc(parts * hst_kernels_partial_size(HST_F32, HST_REDUCE_SUM));
-       hst_k_reduce_host(HST_F32, HST_REDUCE_SUM, x, NULL, n, partial);   // same bits
+       hst_k_reduce_host(HST_F32, HST_REDUCE_SUM, x, NULL, n, steps, partial);   // same bits
        hst_scalar s; hst_k_combine_host(HST_F32, HST_REDUCE_SUM, partial, parts, &s);
        // cc -std=c99 app.c -lOpenCL -lm
 
@@ -33,6 +33,7 @@
      Support       hst_kernels_math_supported, _reduce_supported, _arith_supported,
                    _binary_supported, _axis_supported      which (dtype, op) pairs exist
                    hst_kernels_partial_size                bytes of one reduction partial
+                   hst_kernels_reduce_groups               a reduction's blocks and steps
      Programs      hst_kernels_vocab_source, _vocabx_source   the two programs' pieces
                    hst_kernels_vocab_options               a dtype's build options
                    hst_kernels_vocab_family, _vocabx_family   their declared kernels, per dtype
@@ -174,10 +175,14 @@ typedef enum hst_reduce_op {
 typedef enum hst_random_dist { HST_RANDOM_UNIFORM = 0, HST_RANDOM_NORMAL = 1 } hst_random_dist;
 
 /* Reductions: one work-group of HST_REDUCE_LOCAL work-items (required by the kernels'
-   reqd_work_group_size) reduces one block of HST_REDUCE_BLOCK elements into one partial; global
-   size = ceil(n / HST_REDUCE_BLOCK) * HST_REDUCE_LOCAL. Each work-item takes 16 elements. */
+   reqd_work_group_size) reduces one block of steps * HST_REDUCE_LOCAL elements into one
+   partial; each work-item takes `steps` elements, at least HST_REDUCE_MIN_STEPS, more where n
+   needs more than HST_REDUCE_GROUPS blocks (hst_kernels_reduce_groups): a large array's
+   partials stay few (their read-back and combine cost more than the blocks' reads), a small
+   one's blocks still fill a GPU. global size = groups * HST_REDUCE_LOCAL. */
 #define HST_REDUCE_LOCAL 256
-#define HST_REDUCE_BLOCK 4096
+#define HST_REDUCE_MIN_STEPS 16
+#define HST_REDUCE_GROUPS 4096
 
 /* A reduction result: re/im for floating types (im = 0 unless c64; i64 = 0); for integer
    dtypes (sums, min, max) i64 holds the exact value and re the same value as a double. */
@@ -195,6 +200,11 @@ HST_API int hst_kernels_arith_supported(hst_dtype dt);  /* scale, axpy, random: 
    f64: 8; c64 / c128 SUM and DOT: 8 / 16 (float / double pair); c64 / c128 SQNORM: 4 / 8;
    MIN/MAX: the element size. 0 for an unsupported pair. Thread-safe. */
 HST_API size_t hst_kernels_partial_size(hst_dtype dt, hst_reduce_op op);
+/* A reduction of n elements: returns its work-groups (= partials), ceil(n / (steps *
+   HST_REDUCE_LOCAL)), and sets *steps, the elements per work-item: max(HST_REDUCE_MIN_STEPS,
+   ceil(n / (HST_REDUCE_LOCAL * HST_REDUCE_GROUPS))), so at most HST_REDUCE_GROUPS partials
+   (0 for n = 0). The order, and so the bits, depend on n only. Thread-safe. */
+HST_API size_t hst_kernels_reduce_groups(size_t n, size_t *steps);
 
 /* The vocabulary program's source: `*count` (if count is not NULL) pieces to pass together to
    clCreateProgramWithSource (NUL-terminated, so lengths may be NULL). Static storage.
@@ -270,11 +280,12 @@ HST_API void hst_k_random_host(hst_dtype dt, void *x, size_t n, uint64_t seed, u
    nothing). Thread-safe. */
 HST_API void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t seed);
 
-/* Block partials (twin of hst_k_reduce_<op>): writes ceil(n / HST_REDUCE_BLOCK) partials of
-   hst_kernels_partial_size(dt, op) bytes. y is used by DOT only (may be NULL otherwise).
-   The order is defined, so device and host partials are bitwise equal: for block g, lane
-   l = 0..255 starts from the identity and accumulates, k = 0..15 in order, element
-   g*4096 + l + 256*k when < n; then for s = 128, 64, ..., 1 lanes l < s set
+/* Block partials (twin of hst_k_reduce_<op>): writes ceil(n / (steps * HST_REDUCE_LOCAL))
+   partials of hst_kernels_partial_size(dt, op) bytes, steps (>= 1) as the kernel's argument
+   (hst_kernels_reduce_groups(n) gives the launch's). y is used by DOT only (may be NULL
+   otherwise). The order is defined, so device and host partials are bitwise equal: for block g
+   of B = 256 * steps elements, lane l = 0..255 starts from the identity and accumulates,
+   k = 0..steps-1 in order, element g*B + l + 256*k when < n; then for s = 128, 64, ..., 1 lanes l < s set
    a[l] = combine(a[l], a[l+s]); partial[g] = a[0]. Accumulators: int64 for u8/i32 sums (exact
    while |sum| < 2^63), the real type for float sums (float for f32 and c64, double for f64), the
    element type for MIN/MAX. Identities: 0 for sums; MIN/MAX: NaN for floats, the integer
@@ -283,7 +294,7 @@ HST_API void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t see
    with >): fmin/fmax semantics with ties (-0, +0) keeping a; NaN payloads are not specified.
    Thread-safe. */
 HST_API void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
-                               size_t n, void *partial);
+                               size_t n, size_t steps, void *partial);
 
 /* Final combine of `count` partials (device or host made), on the host: a fixed pairwise
    recursion, combine(P[0..c)) = P[0] if c == 1, else combine(combine(P[0..h)), combine(P[h..c)))
@@ -405,11 +416,11 @@ HST_API void hst_k_argwhere_host(hst_dtype dt, const void *src, size_t n, size_t
     X(P, HST_KV_SCALE, hst_k_scale, "global ulong value", hst__kt_scale) \
     X(P, HST_KV_AXPY, hst_k_axpy, "global global ulong value", hst__kt_axpy) \
     X(P, HST_KV_MATH, hst_k_math, "global global ulong int value", hst__kt_math) \
-    X(P, HST_KV_REDUCE_SUM, hst_k_reduce_sum, "global ulong global", hst__kt_reduce_sum) \
-    X(P, HST_KV_REDUCE_DOT, hst_k_reduce_dot, "global global ulong global", hst__kt_reduce_dot) \
-    X(P, HST_KV_REDUCE_SQNORM, hst_k_reduce_sqnorm, "global ulong global", hst__kt_reduce_sqnorm) \
-    X(P, HST_KV_REDUCE_MIN, hst_k_reduce_min, "global ulong global", hst__kt_reduce_min) \
-    X(P, HST_KV_REDUCE_MAX, hst_k_reduce_max, "global ulong global", hst__kt_reduce_max) \
+    X(P, HST_KV_REDUCE_SUM, hst_k_reduce_sum, "global ulong ulong global", hst__kt_reduce_sum) \
+    X(P, HST_KV_REDUCE_DOT, hst_k_reduce_dot, "global global ulong ulong global", hst__kt_reduce_dot) \
+    X(P, HST_KV_REDUCE_SQNORM, hst_k_reduce_sqnorm, "global ulong ulong global", hst__kt_reduce_sqnorm) \
+    X(P, HST_KV_REDUCE_MIN, hst_k_reduce_min, "global ulong ulong global", hst__kt_reduce_min) \
+    X(P, HST_KV_REDUCE_MAX, hst_k_reduce_max, "global ulong ulong global", hst__kt_reduce_max) \
     X(P, HST_KV_RANDOM, hst_k_random, "global ulong ulong ulong int", hst__kt_random) \
     X(P, HST_KV_RANDPERM, hst_k_randperm, "global ulong ulong", hst__kt_randperm)
 #define HST__VOCABX_ROWS(X, P) \
@@ -587,13 +598,11 @@ typedef char hst__check_math_abi[(HST_MATH_ABS == 0 && HST_MATH_SQRT == 1 && HST
                                   HST_MATH_ARCCOS == 6 && HST_MATH_ERFC == 7)
                                  ? 1 : -1];
 typedef char hst__check_random_abi[(HST_RANDOM_NORMAL == 1) ? 1 : -1];
-typedef char hst__check_block[(HST_REDUCE_BLOCK == 16 * HST_REDUCE_LOCAL) ? 1 : -1];
 
 HST__KERNELS_FP_BEGIN
 
 /* >>types */
 
-#define HST__REDUCE_STEPS (HST_REDUCE_BLOCK / HST_REDUCE_LOCAL)
 #define HST__P2M24F (1.0f / 16777216.0f)              /* 2^-24, exact */
 #define HST__P2M32 (1.0 / 4294967296.0)               /* 2^-32, exact */
 #define HST__P2M53 (1.0 / 9007199254740992.0)         /* 2^-53, exact */
@@ -615,8 +624,6 @@ static const char hst__vocab_src_types[] =
 "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
 "#endif\n"
 "#define HST_REDUCE_LOCAL " HST__KXSTR(HST_REDUCE_LOCAL) "\n"
-"#define HST_REDUCE_BLOCK " HST__KXSTR(HST_REDUCE_BLOCK) "\n"
-"#define HST_REDUCE_STEPS (HST_REDUCE_BLOCK / HST_REDUCE_LOCAL)\n"
 "#define HST_TWO_PI 6.283185307179586\n"
 "#define HST_TWO_PI_F 6.2831853f\n"
 "/* T element type, E its scalar component, R real accumulator, A sum/dot accumulator.\n"
@@ -821,17 +828,17 @@ static const char hst__vocab_src_elementwise[] =
 static const char hst__vocab_src_reduce[] =
 "\n"
 "/* Reductions: one work-group of HST_REDUCE_LOCAL reduces block g = elements\n"
-"   [g*HST_REDUCE_BLOCK, (g+1)*HST_REDUCE_BLOCK) into partial[g], in a fixed order:\n"
-"   lane l accumulates elements g*BLOCK + l + LOCAL*k for k = 0..STEPS-1 (when < n),\n"
+"   [g*B, (g+1)*B), B = steps*HST_REDUCE_LOCAL, into partial[g], in a fixed order:\n"
+"   lane l accumulates elements g*B + l + LOCAL*k for k = 0..steps-1 (when < n),\n"
 "   then a tree a[l] = COMB(a[l], a[l+s]) for s = LOCAL/2 .. 1. The host twin copies it. */\n"
 "#define HST_ADD(a, b) ((a) + (b))\n"
 "#define HST_REDUCE_BODY(ACC, IDENT, TERM, COMB) \\\n"
 "  __local ACC a[HST_REDUCE_LOCAL]; \\\n"
 "  uint l = (uint)get_local_id(0); \\\n"
 "  ulong g = get_group_id(0); \\\n"
-"  ulong j = g * HST_REDUCE_BLOCK + l; \\\n"
+"  ulong j = g * steps * HST_REDUCE_LOCAL + l; \\\n"
 "  ACC acc = IDENT; \\\n"
-"  for (uint k = 0; k < HST_REDUCE_STEPS; ++k, j += HST_REDUCE_LOCAL) \\\n"
+"  for (ulong k = 0; k < steps; ++k, j += HST_REDUCE_LOCAL) \\\n"
 "    if (j < n) acc = COMB(acc, TERM); \\\n"
 "  a[l] = acc; \\\n"
 "  barrier(CLK_LOCAL_MEM_FENCE); \\\n"
@@ -842,19 +849,19 @@ static const char hst__vocab_src_reduce[] =
 "  if (l == 0) partial[g] = a[0];\n"
 "\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
-"void hst_k_reduce_sum(__global const T *x, ulong n, __global A *partial)\n"
+"void hst_k_reduce_sum(__global const T *x, ulong n, ulong steps, __global A *partial)\n"
 "{\n"
 "  HST_REDUCE_BODY(A, (A)0, (A)x[j], HST_ADD)\n"
 "}\n"
 "\n"
 "#ifdef HST_FLOAT\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
-"void hst_k_reduce_dot(__global const T *x, __global const T *y, ulong n, __global A *partial)\n"
+"void hst_k_reduce_dot(__global const T *x, __global const T *y, ulong n, ulong steps, __global A *partial)\n"
 "{\n"
 "  HST_REDUCE_BODY(A, (A)0, hst_dot_term(x[j], y[j]), HST_ADD)\n"
 "}\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
-"void hst_k_reduce_sqnorm(__global const T *x, ulong n, __global R *partial)\n"
+"void hst_k_reduce_sqnorm(__global const T *x, ulong n, ulong steps, __global R *partial)\n"
 "{\n"
 "  HST_REDUCE_BODY(R, (R)0, hst_sq_term(x[j]), HST_ADD)\n"
 "}\n"
@@ -870,12 +877,12 @@ static const char hst__vocab_src_reduce[] =
 "T hst_max(T a, T b) { return isnan(a) ? b : (b > a ? b : a); }\n"
 "#endif\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
-"void hst_k_reduce_min(__global const T *x, ulong n, __global T *partial)\n"
+"void hst_k_reduce_min(__global const T *x, ulong n, ulong steps, __global T *partial)\n"
 "{\n"
 "  HST_REDUCE_BODY(T, HST_MIN_IDENT, x[j], hst_min)\n"
 "}\n"
 "__kernel __attribute__((reqd_work_group_size(HST_REDUCE_LOCAL, 1, 1)))\n"
-"void hst_k_reduce_max(__global const T *x, ulong n, __global T *partial)\n"
+"void hst_k_reduce_max(__global const T *x, ulong n, ulong steps, __global T *partial)\n"
 "{\n"
 "  HST_REDUCE_BODY(T, HST_MAX_IDENT, x[j], hst_max)\n"
 "}\n"
@@ -1019,9 +1026,14 @@ HST__KPRIVATE void hst__int_range(hst_dtype dt, int64_t *lo, int64_t *hi)
 #undef HST__X
 }
 
-HST__KPRIVATE size_t hst__groups(size_t n)
+HST__KDEF size_t hst_kernels_reduce_groups(size_t n, size_t *steps)
 {
-    return n / HST_REDUCE_BLOCK + (n % HST_REDUCE_BLOCK != 0);
+    const size_t most = (size_t)HST_REDUCE_LOCAL * HST_REDUCE_GROUPS;
+    size_t block;
+    *steps = n / most + (n % most != 0);
+    if (*steps < HST_REDUCE_MIN_STEPS) *steps = HST_REDUCE_MIN_STEPS;
+    block = *steps * HST_REDUCE_LOCAL;   /* <= n / HST_REDUCE_GROUPS + HST_REDUCE_LOCAL: no overflow */
+    return n / block + (n % block != 0);
 }
 
 /* Saturating conversions to integer dtype dt: an integer clamps; a float truncates toward
@@ -1354,16 +1366,16 @@ HST__KPRIVATE uint64_t hst__feistel(uint64_t x, unsigned h, uint64_t seed)
 /* Defines NAME(x, y, n, partial): the block reduction of the device kernels, serially. TERM is
    an expression of x, y and the element index j; COMB(acc, value) the combine. */
 #define HST__REDUCE_FN(NAME, XT, AT, IDENT, TERM, COMB)                                          \
-    HST__KPRIVATE void NAME(const XT *x, const XT *y, size_t n, AT *partial)                     \
+    HST__KPRIVATE void NAME(const XT *x, const XT *y, size_t n, size_t steps, AT *partial)       \
     {                                                                                            \
         AT a[HST_REDUCE_LOCAL];                                                                  \
-        size_t g, l, k, s, groups = hst__groups(n);                                              \
+        size_t g, l, k, s, block = steps * HST_REDUCE_LOCAL, groups = n / block + (n % block != 0); \
         (void)y;                                                                                 \
         for (g = 0; g < groups; ++g) {                                                           \
             for (l = 0; l < HST_REDUCE_LOCAL; ++l) {                                             \
                 AT acc = IDENT;                                                                  \
-                for (k = 0; k < HST__REDUCE_STEPS; ++k) {                                        \
-                    size_t j = g * HST_REDUCE_BLOCK + l + k * HST_REDUCE_LOCAL;                  \
+                for (k = 0; k < steps; ++k) {                                                    \
+                    size_t j = g * block + l + k * HST_REDUCE_LOCAL;                             \
                     if (j < n) acc = COMB(acc, TERM);                                            \
                 }                                                                                \
                 a[l] = acc;                                                                      \
@@ -1397,16 +1409,16 @@ HST__REDUCE_FN(hst__rmax_f64, double, double, (double)NAN, x[j], hst__max_f64)
    so a block's partial is its plain reduction, written as the device writes it (int64 sums,
    T-typed min/max). */
 HST__KPRIVATE void hst__reduce_int(hst_dtype dt, hst_reduce_op op, const void *x, size_t n,
-                                   void *p)
+                                   size_t steps, void *p)
 {
-    size_t g, j, groups = hst__groups(n);
+    size_t g, j, block = steps * HST_REDUCE_LOCAL, groups = n / block + (n % block != 0);
     int64_t lo, hi;
     hst__int_range(dt, &lo, &hi);
     for (g = 0; g < groups; ++g) {
-        size_t end = n - g * HST_REDUCE_BLOCK < HST_REDUCE_BLOCK ? n : (g + 1) * HST_REDUCE_BLOCK;
+        size_t end = n - g * block < block ? n : (g + 1) * block;
         uint64_t sum = 0;
         int64_t best = op == HST_REDUCE_MIN ? hi : lo;
-        for (j = g * HST_REDUCE_BLOCK; j < end; ++j) {
+        for (j = g * block; j < end; ++j) {
             int64_t v = hst__load_int(dt, x, j);
             sum += (uint64_t)v;
             if (op == HST_REDUCE_MIN ? v < best : v > best) best = v;
@@ -1416,51 +1428,55 @@ HST__KPRIVATE void hst__reduce_int(hst_dtype dt, hst_reduce_op op, const void *x
     }
 }
 
-HST__KPRIVATE void hst__reduce_sum(hst_dtype dt, const void *x, size_t n, void *p)
+HST__KPRIVATE void hst__reduce_sum(hst_dtype dt, const void *x, size_t n, size_t steps,
+                                   void *p)
 {
     switch (dt) {
-    case HST_F32: hst__rsum_f32((const float *)x, NULL, n, (float *)p); break;
-    case HST_F64: hst__rsum_f64((const double *)x, NULL, n, (double *)p); break;
-    case HST_C64: hst__rsum_c64((const float *)x, NULL, n, (hst__c32 *)p); break;
-    case HST_C128: hst__rsum_c128((const double *)x, NULL, n, (hst__c64 *)p); break;
-    default: hst__reduce_int(dt, HST_REDUCE_SUM, x, n, p); break;
+    case HST_F32: hst__rsum_f32((const float *)x, NULL, n, steps, (float *)p); break;
+    case HST_F64: hst__rsum_f64((const double *)x, NULL, n, steps, (double *)p); break;
+    case HST_C64: hst__rsum_c64((const float *)x, NULL, n, steps, (hst__c32 *)p); break;
+    case HST_C128: hst__rsum_c128((const double *)x, NULL, n, steps, (hst__c64 *)p); break;
+    default: hst__reduce_int(dt, HST_REDUCE_SUM, x, n, steps, p); break;
     }
 }
 
-HST__KPRIVATE void hst__reduce_dot(hst_dtype dt, const void *x, const void *y, size_t n, void *p)
+HST__KPRIVATE void hst__reduce_dot(hst_dtype dt, const void *x, const void *y, size_t n, size_t steps,
+                                   void *p)
 {
     switch (dt) {
-    case HST_F32: hst__rdot_f32((const float *)x, (const float *)y, n, (float *)p); break;
-    case HST_F64: hst__rdot_f64((const double *)x, (const double *)y, n, (double *)p); break;
-    case HST_C64: hst__rdot_c64((const float *)x, (const float *)y, n, (hst__c32 *)p); break;
-    case HST_C128: hst__rdot_c128((const double *)x, (const double *)y, n, (hst__c64 *)p); break;
+    case HST_F32: hst__rdot_f32((const float *)x, (const float *)y, n, steps, (float *)p); break;
+    case HST_F64: hst__rdot_f64((const double *)x, (const double *)y, n, steps, (double *)p); break;
+    case HST_C64: hst__rdot_c64((const float *)x, (const float *)y, n, steps, (hst__c32 *)p); break;
+    case HST_C128: hst__rdot_c128((const double *)x, (const double *)y, n, steps, (hst__c64 *)p); break;
     default: break;
     }
 }
 
-HST__KPRIVATE void hst__reduce_sqnorm(hst_dtype dt, const void *x, size_t n, void *p)
+HST__KPRIVATE void hst__reduce_sqnorm(hst_dtype dt, const void *x, size_t n, size_t steps,
+                                   void *p)
 {
     switch (dt) {
-    case HST_F32: hst__rsq_f32((const float *)x, NULL, n, (float *)p); break;
-    case HST_F64: hst__rsq_f64((const double *)x, NULL, n, (double *)p); break;
-    case HST_C64: hst__rsq_c64((const float *)x, NULL, n, (float *)p); break;
-    case HST_C128: hst__rsq_c128((const double *)x, NULL, n, (double *)p); break;
+    case HST_F32: hst__rsq_f32((const float *)x, NULL, n, steps, (float *)p); break;
+    case HST_F64: hst__rsq_f64((const double *)x, NULL, n, steps, (double *)p); break;
+    case HST_C64: hst__rsq_c64((const float *)x, NULL, n, steps, (float *)p); break;
+    case HST_C128: hst__rsq_c128((const double *)x, NULL, n, steps, (double *)p); break;
     default: break;
     }
 }
 
-HST__KPRIVATE void hst__reduce_minmax(hst_dtype dt, int is_max, const void *x, size_t n, void *p)
+HST__KPRIVATE void hst__reduce_minmax(hst_dtype dt, int is_max, const void *x, size_t n, size_t steps,
+                                   void *p)
 {
     switch (dt) {
     case HST_F32:
-        if (is_max) hst__rmax_f32((const float *)x, NULL, n, (float *)p);
-        else hst__rmin_f32((const float *)x, NULL, n, (float *)p);
+        if (is_max) hst__rmax_f32((const float *)x, NULL, n, steps, (float *)p);
+        else hst__rmin_f32((const float *)x, NULL, n, steps, (float *)p);
         break;
     case HST_F64:
-        if (is_max) hst__rmax_f64((const double *)x, NULL, n, (double *)p);
-        else hst__rmin_f64((const double *)x, NULL, n, (double *)p);
+        if (is_max) hst__rmax_f64((const double *)x, NULL, n, steps, (double *)p);
+        else hst__rmin_f64((const double *)x, NULL, n, steps, (double *)p);
         break;
-    default: hst__reduce_int(dt, is_max ? HST_REDUCE_MAX : HST_REDUCE_MIN, x, n, p); break;
+    default: hst__reduce_int(dt, is_max ? HST_REDUCE_MAX : HST_REDUCE_MIN, x, n, steps, p); break;
     }
 }
 
@@ -1761,15 +1777,15 @@ HST__KDEF void hst_k_randperm_host(hst_dtype dt, void *dst, size_t n, uint64_t s
 }
 
 HST__KDEF void hst_k_reduce_host(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
-                               size_t n, void *partial)
+                               size_t n, size_t steps, void *partial)
 {
-    if (!hst_kernels_reduce_supported(dt, op)) return;
+    if (!hst_kernels_reduce_supported(dt, op) || steps == 0) return;
     switch (op) {
-    case HST_REDUCE_SUM: hst__reduce_sum(dt, x, n, partial); break;
-    case HST_REDUCE_DOT: hst__reduce_dot(dt, x, y, n, partial); break;
-    case HST_REDUCE_SQNORM: hst__reduce_sqnorm(dt, x, n, partial); break;
-    case HST_REDUCE_MIN: hst__reduce_minmax(dt, 0, x, n, partial); break;
-    case HST_REDUCE_MAX: hst__reduce_minmax(dt, 1, x, n, partial); break;
+    case HST_REDUCE_SUM: hst__reduce_sum(dt, x, n, steps, partial); break;
+    case HST_REDUCE_DOT: hst__reduce_dot(dt, x, y, n, steps, partial); break;
+    case HST_REDUCE_SQNORM: hst__reduce_sqnorm(dt, x, n, steps, partial); break;
+    case HST_REDUCE_MIN: hst__reduce_minmax(dt, 0, x, n, steps, partial); break;
+    case HST_REDUCE_MAX: hst__reduce_minmax(dt, 1, x, n, steps, partial); break;
     default: break;
     }
 }
@@ -2420,35 +2436,36 @@ static void hst__kt_math(hst_dtype dt, const hst_karg *a, const hst_range *r)
 
 /* A reduction's work-groups are numbered from 0 whatever the launch's offset (OpenCL's
    get_group_id), so the twin makes the partials of groups [0, ceil(global / HST_REDUCE_LOCAL))
-   over the elements below n; a launch of ceil(n / HST_REDUCE_BLOCK) groups (array.h's) makes
+   over the elements below n; a launch of hst_kernels_reduce_groups(n) groups (array.h's) makes
    every partial. */
 static void hst__kt_reduce(hst_dtype dt, hst_reduce_op op, const hst_karg *x, const hst_karg *y,
-                           uint64_t n, const hst_karg *partial, const hst_range *r)
+                           uint64_t n, uint64_t steps, const hst_karg *partial, const hst_range *r)
 {
     size_t groups = r->global[0] / HST_REDUCE_LOCAL + (r->global[0] % HST_REDUCE_LOCAL != 0);
-    uint64_t items = groups >= n / HST_REDUCE_BLOCK + 1 ? n : (uint64_t)groups * HST_REDUCE_BLOCK;
-    hst_k_reduce_host(dt, op, hst_karg_ptr(x), y ? hst_karg_ptr(y) : NULL, (size_t)items,
+    uint64_t block = steps * HST_REDUCE_LOCAL;
+    uint64_t items = steps == 0 || groups >= n / block + 1 ? n : (uint64_t)groups * block;
+    hst_k_reduce_host(dt, op, hst_karg_ptr(x), y ? hst_karg_ptr(y) : NULL, (size_t)items, (size_t)steps,
                       hst_karg_ptr(partial));
 }
 static void hst__kt_reduce_sum(hst_dtype dt, const hst_karg *a, const hst_range *r)
 {
-    hst__kt_reduce(dt, HST_REDUCE_SUM, &a[0], NULL, a[1].v.u64, &a[2], r);
+    hst__kt_reduce(dt, HST_REDUCE_SUM, &a[0], NULL, a[1].v.u64, a[2].v.u64, &a[3], r);
 }
 static void hst__kt_reduce_dot(hst_dtype dt, const hst_karg *a, const hst_range *r)
 {
-    hst__kt_reduce(dt, HST_REDUCE_DOT, &a[0], &a[1], a[2].v.u64, &a[3], r);
+    hst__kt_reduce(dt, HST_REDUCE_DOT, &a[0], &a[1], a[2].v.u64, a[3].v.u64, &a[4], r);
 }
 static void hst__kt_reduce_sqnorm(hst_dtype dt, const hst_karg *a, const hst_range *r)
 {
-    hst__kt_reduce(dt, HST_REDUCE_SQNORM, &a[0], NULL, a[1].v.u64, &a[2], r);
+    hst__kt_reduce(dt, HST_REDUCE_SQNORM, &a[0], NULL, a[1].v.u64, a[2].v.u64, &a[3], r);
 }
 static void hst__kt_reduce_min(hst_dtype dt, const hst_karg *a, const hst_range *r)
 {
-    hst__kt_reduce(dt, HST_REDUCE_MIN, &a[0], NULL, a[1].v.u64, &a[2], r);
+    hst__kt_reduce(dt, HST_REDUCE_MIN, &a[0], NULL, a[1].v.u64, a[2].v.u64, &a[3], r);
 }
 static void hst__kt_reduce_max(hst_dtype dt, const hst_karg *a, const hst_range *r)
 {
-    hst__kt_reduce(dt, HST_REDUCE_MAX, &a[0], NULL, a[1].v.u64, &a[2], r);
+    hst__kt_reduce(dt, HST_REDUCE_MAX, &a[0], NULL, a[1].v.u64, a[2].v.u64, &a[3], r);
 }
 
 static void hst__kt_random(hst_dtype dt, const hst_karg *a, const hst_range *r)

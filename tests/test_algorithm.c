@@ -381,10 +381,11 @@ static void test_reduction_custom(void **state) {
    Scans. */
 
 /* i32 sums (exact: |prefix| < 2^31, as OpenCL leaves signed overflow undefined), inclusive
-   and exclusive, at every size; an i64 max scan in place. */
+   and exclusive, at every size; an i64 max scan in place; an operator that does not commute
+   (forward fill: the last non-zero value so far), whose result any reordering would change. */
 static void test_scan_ints(void **state) {
     size_t k, i, nmax = sizes[NUM_SIZES - 1];
-    hst_scan *si = NULL, *smax = NULL;
+    hst_scan *si = NULL, *smax = NULL, *sfill = NULL;
     int32_t *xi = (int32_t *)xmalloc(nmax * sizeof *xi), *yi = (int32_t *)xmalloc(nmax * sizeof *yi);
     int64_t *xl = (int64_t *)xmalloc(nmax * sizeof *xl), *yl = (int64_t *)xmalloc(nmax * sizeof *yl);
     hst_array *x = NULL, *y = NULL, *z = NULL;
@@ -414,9 +415,22 @@ static void test_scan_ints(void **state) {
             int64_t m = INT64_MIN;
             for (i = 0; i < nmax; i++) { m = xl[i] > m ? xl[i] : m; assert_true(yl[i] == m); }
         }
+        assert_int_equal(hst_scan_create(BE(state), HST_I32, "b != 0 ? b : a", "0", NULL, &sfill), HST_SUCCESS);
+        for (i = 0; i < nmax; i++) xi[i] = rng_next(&s) % 97 == 0 ? (int32_t)(i % 1000003) + 1 : 0;
+        assert_int_equal(hst_array_write(x, xi, nmax * sizeof *xi), HST_SUCCESS);
+        for (excl = 0; excl <= 1; excl++) {
+            int32_t last = 0;
+            assert_int_equal(hst_scan_run(sfill, x, y, nmax, excl), HST_SUCCESS);
+            get(y, yi);
+            for (i = 0; i < nmax; i++) {
+                if (!excl && xi[i]) last = xi[i];
+                if (yi[i] != last) fail_msg("fill, exclusive %d: y[%zu] = %d, want %d", excl, i, yi[i], last);
+                if (excl && xi[i]) last = xi[i];
+            }
+        }
     }
     hst_array_destroy(x); hst_array_destroy(y); hst_array_destroy(z);
-    hst_scan_destroy(si); hst_scan_destroy(smax);
+    hst_scan_destroy(si); hst_scan_destroy(smax); hst_scan_destroy(sfill);
     free(xi); free(yi); free(xl); free(yl);
 }
 

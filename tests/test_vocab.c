@@ -1022,12 +1022,12 @@ static const size_t RED_SIZES[] = {1, 255, 256, 4096, 4097, 12289, 100003};
 
 static hst_scalar twin_reduce(hst_dtype dt, hst_reduce_op op, const void *x, const void *y,
                               size_t n) {
-    size_t parts = (n + HST_REDUCE_BLOCK - 1) / HST_REDUCE_BLOCK;
+    size_t steps, parts = hst_kernels_reduce_groups(n, &steps);
     void *partial = malloc(parts * hst_kernels_partial_size(dt, op) + 1);
     hst_scalar out;
     assert_non_null(partial);
     memset(&out, 0x55, sizeof out);
-    hst_k_reduce_host(dt, op, x, y, n, partial);
+    hst_k_reduce_host(dt, op, x, y, n, steps, partial);
     hst_k_combine_host(dt, op, partial, parts, &out);
     free(partial);
     return out;
@@ -1164,6 +1164,14 @@ static void test_reduce(void **state) {
                 check_reduce(state, dt, (hst_reduce_op)op, RED_SIZES[k], 0, seed + 5000);
             }
         }
+    }
+    {   /* past HST_REDUCE_GROUPS blocks of the least steps: 17 elements a work-item, one short block */
+        size_t steps, n = (size_t)HST_REDUCE_LOCAL * HST_REDUCE_GROUPS * HST_REDUCE_MIN_STEPS + 1;
+        assert_int_equal(hst_kernels_reduce_groups(n, &steps), (size_t)HST_REDUCE_GROUPS - 240);
+        assert_int_equal(steps, HST_REDUCE_MIN_STEPS + 1);
+        assert_int_equal(hst_kernels_reduce_groups(0, &steps), 0);
+        check_reduce(state, HST_F32, HST_REDUCE_SUM, n, 1, 77);
+        check_reduce(state, HST_F32, HST_REDUCE_MAX, n, 0, 78);
     }
 }
 
