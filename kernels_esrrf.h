@@ -1718,6 +1718,13 @@ HST__E_INL float hst__e_float(uint32_t u)
     return x.f;
 }
 
+/* c ? a : b, bit for bit, without a branch */
+HST__E_INL float hst__e_pick(int c, float a, float b)
+{
+    uint32_t m = 0u - (uint32_t)(c != 0);
+    return hst__e_float((hst__e_bits(a) & m) | (hst__e_bits(b) & ~m));
+}
+
 /* hst_e_rcp: 1/b from a bit seed and three Newton-Raphson steps in fma */
 HST__E_INL float hst__e_rcp(int hw, float b)
 {
@@ -1743,40 +1750,40 @@ HST__E_INL float hst__e_rsqrt(int hw, float x)
 {
     float y = hst__e_float(0x5F375A86u - (hst__e_bits(x) >> 1)), p, e, q, h;
     int k;
-    for (k = 0; k < 4; ++k) {
+    for (k = 0; k < 3; ++k) {
         p = y * y;
         e = HST__E_FMA(hw, -x, p, 1.0f);
-        if (k == 3) {
-            q = HST__E_FMA(hw, y, y, -p);
-            e = HST__E_FMA(hw, -x, q, e);
-        }
         h = 0.5f * y;
         y = HST__E_FMA(hw, h, e, y);
     }
-    return y;
+    p = y * y;   /* the last step's residual exact: 1 - x y^2 with y^2's rounding error q */
+    e = HST__E_FMA(hw, -x, p, 1.0f);
+    q = HST__E_FMA(hw, y, y, -p);
+    e = HST__E_FMA(hw, -x, q, e);
+    h = 0.5f * y;
+    return HST__E_FMA(hw, h, e, y);
 }
 
-/* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow) */
+/* hst_e_unit: the unit gradient, the pair first scaled by a power of two (no overflow); (+0, +0)
+   for a zero, infinite or NaN one. Without branches (the zero case selected at the end), so
+   that hst__e_unit_lanes' loop vectorises. */
 HST__E_INL void hst__e_unit(int hw, float gx, float gy, float *u)
 {
     uint32_t a = hst__e_bits(gx) & 0x7FFFFFFFu, b = hst__e_bits(gy) & 0x7FFFFFFFu;
-    uint32_t m = a > b ? a : b, E;
+    uint32_t m = a > b ? a : b, E, ok = 0u - (uint32_t)((m != 0u) & (m < 0x7F800000u));
     float sc, x, y, t, n, r;
-    u[0] = 0.0f;
-    u[1] = 0.0f;
-    if (m == 0u || m >= 0x7F800000u) return;
     E = m >> 23;
     E = E < 1u ? 1u : E > 253u ? 253u : E;
     sc = hst__e_float((254u - E) << 23);
     x = gx * sc;
     y = gy * sc;
-    x = (hst__e_bits(x) & 0x7F800000u) ? x : 0.0f;
-    y = (hst__e_bits(y) & 0x7F800000u) ? y : 0.0f;
+    x = hst__e_pick(hst__e_bits(x) & 0x7F800000u, x, 0.0f);
+    y = hst__e_pick(hst__e_bits(y) & 0x7F800000u, y, 0.0f);
     t = y * y;
     n = HST__E_FMA(hw, x, x, t);
     r = hst__e_rsqrt(hw, n);
-    u[0] = x * r;
-    u[1] = y * r;
+    u[0] = hst__e_float(hst__e_bits(x * r) & ok);
+    u[1] = hst__e_float(hst__e_bits(y * r) & ok);
 }
 
 HST__E_INL float hst__e_cubic(float v)
@@ -2030,37 +2037,66 @@ HST__E_INL int hst__e_taps(int k, float v, int size, int *first, float *w)
     return 4;
 }
 
-HST__E_INL void hst__e_grad_fused(int hw, const float *f, int rows, int cols, int mag, int iy,
-                                  int ix, float *g)
+/* The interpolation taps of grad2's index i (of 2 mag per pixel) along an axis of n pixels:
+   their count (0 outside), the first pixel, the weights */
+HST__E_INL int hst__e_gtaps(int hw, int i, int mag, int n, int *first, float *w)
 {
-    float wy[4], wx[4], m2 = (float)(2 * mag), vy, vx, qc = 0.0f, qr = 0.0f;
-    int ry = 0, cx = 0, ny, nx, i, j;
-    vy = hst__e_div(hw, (float)iy, m2);
-    vx = hst__e_div(hw, (float)ix, m2);
-    ny = hst__e_taps(iy % mag == 0 ? iy / mag : -1, vy, rows, &ry, wy);
-    nx = hst__e_taps(ix % mag == 0 ? ix / mag : -1, vx, cols, &cx, wx);
-    if (ny == 0 || nx == 0) ny = nx = 0;
+    float v = hst__e_div(hw, (float)i, (float)(2 * mag));
+    return hst__e_taps(i % mag == 0 ? i / mag : -1, v, n, first, w);
+}
+
+/* Column cn's Roberts gradients summed over the row taps (ny from ry, weights wy) inside the
+   image: pc[0] column, pc[1] row (hst__e_grad_fused's inner loop) */
+HST__E_INL void hst__e_gcol(const float *f, int rows, int cols, int ry, int ny, const float *wy,
+                            int cn, float *pc)
+{
+    float t;
+    int i;
+    pc[0] = pc[1] = 0.0f;
+    for (i = 0; i < ny; ++i) {
+        int rn = ry + i;
+        float rg[2];
+        if (rn < 0 || rn >= rows) continue;
+        hst__e_roberts(f, cols, rn, cn, rg);
+        t = rg[0] * wy[i];
+        pc[0] = pc[0] + t;
+        t = rg[1] * wy[i];
+        pc[1] = pc[1] + t;
+    }
+}
+
+/* The gradient from column sums: over the column taps (nx from cx, weights wx) inside the
+   image, g += col(cn) wx[j] with col(cn) at pc[2 (cn - cbase)] (hst__e_grad_fused's outer loop) */
+HST__E_INL void hst__e_grow(const float *pc, int cbase, int cols, int cx, int nx, const float *wx,
+                            float *g)
+{
+    float qc = 0.0f, qr = 0.0f, t;
+    int j;
     for (j = 0; j < nx; ++j) {
         int cn = cx + j;
-        float pc = 0.0f, pr = 0.0f, t;
         if (cn < 0 || cn >= cols) continue;
-        for (i = 0; i < ny; ++i) {
-            int rn = ry + i;
-            float rg[2];
-            if (rn < 0 || rn >= rows) continue;
-            hst__e_roberts(f, cols, rn, cn, rg);
-            t = rg[0] * wy[i];
-            pc = pc + t;
-            t = rg[1] * wy[i];
-            pr = pr + t;
-        }
-        t = pc * wx[j];
+        t = pc[2 * (cn - cbase)] * wx[j];
         qc = qc + t;
-        t = pr * wx[j];
+        t = pc[2 * (cn - cbase) + 1] * wx[j];
         qr = qr + t;
     }
     g[0] = qc;
     g[1] = qr;
+}
+
+/* The Roberts-cross gradient at grad2's position (iy, ix), interpolated from frame f: over the
+   column taps, each column's sum over the row taps, in the device's order */
+HST__E_INL void hst__e_grad_fused(int hw, const float *f, int rows, int cols, int mag, int iy,
+                                  int ix, float *g)
+{
+    float wy[4], wx[4], pc[8];
+    int ry = 0, cx = 0, ny, nx, j;
+    ny = hst__e_gtaps(hw, iy, mag, rows, &ry, wy);
+    nx = hst__e_gtaps(hw, ix, mag, cols, &cx, wx);
+    if (ny == 0 || nx == 0) ny = nx = 0;
+    for (j = 0; j < nx; ++j)
+        if (cx + j >= 0 && cx + j < cols) hst__e_gcol(f, rows, cols, ry, ny, wy, cx + j, pc + 2 * j);
+    hst__e_grow(pc, cx, cols, cx, nx, wx, g);
 }
 
 HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
@@ -2309,39 +2345,101 @@ HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
     g->wt = wt;
 }
 
-/* c ? a : b, bit for bit, without a branch */
-HST__E_INL float hst__e_pick(int c, float a, float b)
+/* The fused tile's interpolation, separable (the same operations, in the same order, as
+   hst__e_grad_fused for each position): the column taps of every tile column e, once per tile;
+   per tile row, each frame column's sum over the row's taps, once; then each position's sum of
+   its columns' sums. At most HST__E_SEP_COLS tile columns and HST__E_SEP_PIXELS frame columns
+   (mag 1 to about 10 at radius 1.5: 16 lanes of mag output columns and the window's margin)
+   fit the stack; a wider tile interpolates each position alone, with the same bits. */
+#define HST__E_SEP_COLS 512
+#define HST__E_SEP_PIXELS 256
+typedef struct hst__e_sep {
+    int first[HST__E_SEP_COLS], n[HST__E_SEP_COLS];   /* tile column e's taps (hst__e_gtaps) */
+    float w[HST__E_SEP_COLS][4];
+    int cbase, cend;                                   /* the frame columns they cover */
+    float col[2 * HST__E_SEP_PIXELS];                  /* a tile row's column sums (hst__e_gcol) */
+} hst__e_sep;
+
+/* The column taps of tile columns l0 .. l0 + nl - 1 and the frame columns they cover; 0 when
+   they do not fit */
+HST__E_INL int hst__e_sep_init(int hw, const hst__e_geom *g, int l0, int nl, hst__e_sep *sp)
 {
-    uint32_t m = 0u - (uint32_t)(c != 0);
-    return hst__e_float((hst__e_bits(a) & m) | (hst__e_bits(b) & ~m));
+    int e;
+    if (nl > HST__E_SEP_COLS) return 0;
+    sp->cbase = g->cols;
+    sp->cend = 0;
+    for (e = 0; e < nl; ++e) {
+        int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
+        sp->n[e] = hst__e_gtaps(hw, ix, g->mag, g->cols, &sp->first[e], sp->w[e]);
+        if (sp->n[e] == 0) continue;
+        if (sp->first[e] < sp->cbase) sp->cbase = sp->first[e] < 0 ? 0 : sp->first[e];
+        if (sp->first[e] + sp->n[e] > sp->cend)
+            sp->cend = sp->first[e] + sp->n[e] > g->cols ? g->cols : sp->first[e] + sp->n[e];
+    }
+    return sp->cend - sp->cbase <= HST__E_SEP_PIXELS;
+}
+
+/* Tile row iy's column sums; its row taps' count (0: every position's gradient is 0) */
+HST__E_INL int hst__e_sep_row(int hw, const float *f, const hst__e_geom *g, int iy, hst__e_sep *sp)
+{
+    float wy[4];
+    int ry = 0, ny = hst__e_gtaps(hw, iy, g->mag, g->rows, &ry, wy), cn;
+    if (ny)
+        for (cn = sp->cbase; cn < sp->cend; ++cn)
+            hst__e_gcol(f, g->rows, g->cols, ry, ny, wy, cn, sp->col + 2 * (cn - sp->cbase));
+    return ny;
+}
+
+/* The gradient of tile position (iy, tile column e): grad2's pixel (chained), from the row's
+   column sums (sep: ny row taps), or interpolated alone */
+HST__E_INL void hst__e_tile_grad(int hw, const float *f, const hst__e_geom *g, const hst__e_sep *sp,
+                                 int sep, int ny, int iy, int l0, int e, float *gg)
+{
+    int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
+    if (g->g2c) {
+        size_t q = ((size_t)iy * (size_t)(2 * g->colsM) + (size_t)ix) * g->gstep;
+        gg[0] = g->g2c[q];
+        gg[1] = g->g2r[q + g->groff];
+    } else if (sep) {
+        hst__e_grow(sp->col, sp->cbase, g->cols, sp->first[e], ny ? sp->n[e] : 0, sp->w[e], gg);
+    } else {
+        hst__e_grad_fused(hw, f, g->rows, g->cols, g->mag, iy, ix, gg);
+    }
 }
 
 /* The tile: unit gradients (ux, uy) of half-pixel positions (k0 + a, l0 + e), a < nk, e < nl,
    in two planes of nk rows of `stride` floats; in a row, even e first, then odd e (position e
    at (e & 1) * stride / 2 + e / 2), so the lanes' samples, 2 positions apart, are adjacent.
-   The gradient of a position: interpolated from the frame f (fused), or grad2's pixel there
-   (chained: hst__e_rgc's mode 0), normalised as hst__e_rgc does per sample. */
+   The gradient of a position: interpolated from the frame f (fused; separably where sp fits),
+   or grad2's pixel there (chained: hst__e_rgc's mode 0), normalised as hst__e_rgc does per
+   sample. */
 HST__E_INL void hst__e_tile(int hw, const float *f, const hst__e_geom *g, int k0, int nk, int l0,
-                            int nl, int stride, float *tile)
+                            int nl, int stride, float *tile, hst__e_sep *sp)
 {
     size_t plane = (size_t)nk * (size_t)stride;
-    int a, e, half = stride / 2;
+    int a, e0, l, half = stride / 2, sep = !g->g2c && hst__e_sep_init(hw, g, l0, nl, sp), ny = 0;
     for (a = 0; a < nk; ++a) {
         int iy = hst__e_gidx(k0 + a, g->fm, 2 * g->rowsM);
-        for (e = 0; e < nl; ++e) {
-            int ix = hst__e_gidx(l0 + e, g->fm, 2 * g->colsM);
-            size_t o = (size_t)a * (size_t)stride + (size_t)((e & 1) * half + (e >> 1));
-            float gg[2], u[2];
-            if (g->g2c) {
-                size_t q = ((size_t)iy * (size_t)(2 * g->colsM) + (size_t)ix) * g->gstep;
-                gg[0] = g->g2c[q];
-                gg[1] = g->g2r[q + g->groff];
-            } else {
-                hst__e_grad_fused(hw, f, g->rows, g->cols, g->mag, iy, ix, gg);
+        if (sep) ny = hst__e_sep_row(hw, f, g, iy, sp);
+        for (e0 = 0; e0 < nl; e0 += HST__E_LANES) {   /* the gradients of LANES positions, then their units */
+            float gx[HST__E_LANES], gy[HST__E_LANES], ux[HST__E_LANES], uy[HST__E_LANES], gg[2];
+            for (l = 0; l < HST__E_LANES; ++l) {
+                gg[0] = gg[1] = 0.0f;
+                if (e0 + l < nl) hst__e_tile_grad(hw, f, g, sp, sep, ny, iy, l0, e0 + l, gg);
+                gx[l] = gg[0];
+                gy[l] = gg[1];
             }
-            hst__e_unit(hw, gg[0], gg[1], u);
-            tile[o] = u[0];
-            tile[plane + o] = u[1];
+            for (l = 0; l < HST__E_LANES; ++l) {
+                float u[2];
+                hst__e_unit(hw, gx[l], gy[l], u);
+                ux[l] = u[0];
+                uy[l] = u[1];
+            }
+            for (l = 0; l < HST__E_LANES && e0 + l < nl; ++l) {
+                size_t o = (size_t)a * (size_t)stride + (size_t)(((e0 + l) & 1) * half + ((e0 + l) >> 1));
+                tile[o] = ux[l];
+                tile[plane + o] = uy[l];
+            }
         }
     }
 }
@@ -2410,21 +2508,86 @@ HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
     return out + ((size_t)(yM - g->out_row0) * (size_t)g->colsM + (size_t)x) * (size_t)g->ns;
 }
 
+#define HST__E_MAG_COLS 256   /* output columns whose weights the magnify twin keeps at once */
+#define HST__E_MAG_VCOLS 1024 /* input columns whose column sums it keeps (else tap by tap) */
+
+/* One output row's pixels [xa, xb) of a block of output columns from x0 (their first taps c0,
+   weights wc, inside-ness okc), frame src, channel k, at output stride `step`: each is
+   hst__e_tapsum's value, its column sums (hst__e_vtap) made once per input column the block
+   reads, not once per output pixel (4 + 4 / mag multiplications and additions a pixel, not
+   20), where they fit HST__E_MAG_VCOLS. */
+HST__E_INL void hst__e_magnify_row(const float *src, float *out, size_t step, int rows, int cols, int ch,
+                                      int k, int r0, const float *wr, const int *c0, const float (*wc)[4],
+                                      const int *okc, size_t x0, size_t xa, size_t xb)
+{
+    float v[HST__E_MAG_VCOLS];
+    int lo = cols, hi = -1, cn;
+    size_t x;
+    for (x = xa; x < xb; ++x)
+        if (okc[x - x0]) {
+            lo = c0[x - x0] < lo ? c0[x - x0] : lo;
+            hi = c0[x - x0] + 3 > hi ? c0[x - x0] + 3 : hi;
+        }
+    lo = lo < 0 ? 0 : lo;
+    hi = hi >= cols ? cols - 1 : hi;
+    if (hi - lo >= HST__E_MAG_VCOLS) {
+        for (x = xa; x < xb; ++x)
+            out[(x - xa) * step] = okc[x - x0] ? hst__e_tapsum(src, rows, cols, ch, k, r0, wr, c0[x - x0], wc[x - x0])
+                                               : 0.0f;
+        return;
+    }
+    for (cn = lo; cn <= hi; ++cn) v[cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
+    for (x = xa; x < xb; ++x)
+        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap(v, lo, cols, c0[x - x0], wc[x - x0]) : 0.0f;
+}
+
+/* The intensity weights of a block's output columns [xa, xb) (at most HST__E_MAG_COLS): the
+   magnified frame there, a row at a time, as the magnify twin makes it (hst__e_magnify_row,
+   shift 0: hst__e_interp's values, each input column's sum once per row) */
+typedef struct hst__e_iwrow {
+    int xa, xb, c0[HST__E_MAG_COLS], okc[HST__E_MAG_COLS];
+    float wc[HST__E_MAG_COLS][4], im[HST__E_MAG_COLS];   /* im[xM - xa]: the row's weights */
+} hst__e_iwrow;
+
+/* The columns' taps; 0 when [xa, xb) does not fit */
+HST__E_INL int hst__e_iw_cols(int hw, const hst__e_geom *g, int xa, int xb, hst__e_iwrow *iw)
+{
+    int x;
+    if (xb - xa > HST__E_MAG_COLS) return 0;
+    iw->xa = xa;
+    iw->xb = xb;
+    for (x = xa; x < xb; ++x)
+        iw->okc[x - xa] = hst__e_axis(hst__e_div(hw, (float)x, g->fm), g->cols, &iw->c0[x - xa], iw->wc[x - xa]);
+    return 1;
+}
+
+/* Output row yM's weights */
+HST__E_INL void hst__e_iw_row(int hw, const float *f, const hst__e_geom *g, int yM, hst__e_iwrow *iw)
+{
+    float wr[4];
+    int r0 = 0, x;
+    if (hst__e_axis(hst__e_div(hw, (float)yM, g->fm), g->rows, &r0, wr))
+        hst__e_magnify_row(f, iw->im, 1, g->rows, g->cols, 1, 0, r0, wr, iw->c0,
+                           (const float (*)[4])iw->wc, iw->okc, (size_t)iw->xa, (size_t)iw->xa, (size_t)iw->xb);
+    else
+        for (x = iw->xa; x < iw->xb; ++x) iw->im[x - iw->xa] = 0.0f;
+}
+
 /* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
-   times the magnified frame when weighting (interpolated from f, or g->mimg's pixel), into
-   o[0 .. ns) */
-HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw, int yM, int xM,
-                           float R, float W, float *o)
+   times the magnified frame when weighting (g->mimg's pixel, iwr's row, or interpolated from f),
+   into o[0 .. ns) */
+HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw, const hst__e_iwrow *iwr,
+                           int yM, int xM, float R, float W, float *o)
 {
     float im = 1.0f, v;
     int s;
-    if (iw && g->mimg) {
+    if (iw && g->mimg)
         im = g->mimg[(size_t)yM * (size_t)g->colsM + (size_t)xM];
-    } else if (iw) {
-        float rr = hst__e_div(hw, (float)yM, g->fm);
-        float c = hst__e_div(hw, (float)xM, g->fm);
-        im = hst__e_interp(f, g->rows, g->cols, 1, 0, rr, c);
-    }
+    else if (iw && iwr)
+        im = iwr->im[xM - iwr->xa];
+    else if (iw)
+        im = hst__e_interp(f, g->rows, g->cols, 1, 0, hst__e_div(hw, (float)yM, g->fm),
+                           hst__e_div(hw, (float)xM, g->fm));
     for (s = 0; s < g->ns; ++s) {
         v = hst__e_final(hw, R, W, g->sens[s]);
         o[s] = iw ? v * im : v;
@@ -2441,7 +2604,7 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
                    g->radius, g->wt, &R, &W);
     else
         hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
-    hst__e_put(0, f, g, iw, yM, xM, R, W, hst__e_out(out, g, yM, xM));
+    hst__e_put(0, f, g, iw, NULL, yM, xM, R, W, hst__e_out(out, g, yM, xM));
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
@@ -2452,15 +2615,20 @@ HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__
     int l0 = hst__e_base(hw, xa, g->mag) + g->j0;
     int nl = hst__e_base(hw, xa + w - 1, g->mag) + g->j1 - l0, stride = nl + (nl & 1);
     size_t plane = (size_t)nk * (size_t)stride;
-    hst__e_tile(hw, f, g, k0, nk, l0, nl, stride, tile);
-    for (p = 0; p < g->mag && xa + p < xe; ++p) {
-        for (y = ya; y < yb; ++y) {
+    hst__e_sep sp;
+    hst__e_iwrow iwr;
+    const hst__e_iwrow *iwp = iw && !g->mimg && hst__e_iw_cols(hw, g, xa, xa + w < xe ? xa + w : xe, &iwr)
+                              ? &iwr : NULL;
+    hst__e_tile(hw, f, g, k0, nk, l0, nl, stride, tile, &sp);
+    for (y = ya; y < yb; ++y) {
+        if (iwp) hst__e_iw_row(hw, f, g, y, &iwr);
+        for (p = 0; p < g->mag && xa + p < xe; ++p) {
             float W[HST__E_LANES], R[HST__E_LANES];
             hst__e_lanes(hw, g, tile, plane, stride, k0, l0, y, xa + p, W, R);
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
                 if (x >= xe) break;
-                hst__e_put(hw, f, g, iw, y, x, R[l], W[l], hst__e_out(out, g, y, x));
+                hst__e_put(hw, f, g, iw, iwp, y, x, R[l], W[l], hst__e_out(out, g, y, x));
             }
         }
     }
@@ -2744,39 +2912,6 @@ HST__KDEF void hst_k_esrrf_roberts_host(const float *frames, float *grad_col, fl
     (void)total;
     hst__e_roberts_items(frames, grad_col, grad_row, rows, cols, gstep, groff, begin, end, 0,
                          (size_t)rows * cols);
-}
-
-#define HST__E_MAG_COLS 256   /* output columns whose weights the magnify twin keeps at once */
-#define HST__E_MAG_VCOLS 1024 /* input columns whose column sums it keeps (else tap by tap) */
-
-/* One output row's pixels [xa, xb) of a block of output columns from x0 (their first taps c0,
-   weights wc, inside-ness okc), frame src, channel k, at output stride `step`: each is
-   hst__e_tapsum's value, its column sums (hst__e_vtap) made once per input column the block
-   reads, not once per output pixel (4 + 4 / mag multiplications and additions a pixel, not
-   20), where they fit HST__E_MAG_VCOLS. */
-HST__KPRIVATE void hst__e_magnify_row(const float *src, float *out, size_t step, int rows, int cols, int ch,
-                                      int k, int r0, const float *wr, const int *c0, const float (*wc)[4],
-                                      const int *okc, size_t x0, size_t xa, size_t xb)
-{
-    float v[HST__E_MAG_VCOLS];
-    int lo = cols, hi = -1, cn;
-    size_t x;
-    for (x = xa; x < xb; ++x)
-        if (okc[x - x0]) {
-            lo = c0[x - x0] < lo ? c0[x - x0] : lo;
-            hi = c0[x - x0] + 3 > hi ? c0[x - x0] + 3 : hi;
-        }
-    lo = lo < 0 ? 0 : lo;
-    hi = hi >= cols ? cols - 1 : hi;
-    if (hi - lo >= HST__E_MAG_VCOLS) {
-        for (x = xa; x < xb; ++x)
-            out[(x - xa) * step] = okc[x - x0] ? hst__e_tapsum(src, rows, cols, ch, k, r0, wr, c0[x - x0], wc[x - x0])
-                                               : 0.0f;
-        return;
-    }
-    for (cn = lo; cn <= hi; ++cn) v[cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
-    for (x = xa; x < xb; ++x)
-        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap(v, lo, cols, c0[x - x0], wc[x - x0]) : 0.0f;
 }
 
 /* hst_k_esrrf_magnify_host over output pixels [i0, i1) (at most a frame's) of each frame:
