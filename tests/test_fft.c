@@ -13,8 +13,10 @@
    float (errors of order 2^-24), cannot pass, and rounding can. On an OpenCL device the host
    device's transforms (FFTW) must agree with the device's (VkFFT) within twice that bound.
    Sizes include 1, odd and even sizes, primes (7, 13, 97: VkFFT's Bluestein path) and powers
-   of 2. On a device without fp64 the double precision cases check that c128 arrays are
-   refused (HST_ERROR_DTYPE naming c128) instead. */
+   of 2. The host device's large transforms, which run in pieces on its cores, are compared
+   with FFTW's one plan of the whole transform, bit for bit. On a device without fp64 the
+   double precision cases check that c128 arrays are refused (HST_ERROR_DTYPE naming c128)
+   instead. */
 #define HST_IMPLEMENTATION
 #define HST_FFT
 #include "array.h"
@@ -74,6 +76,12 @@ typedef struct fcase { unsigned axes; size_t batch, n[3]; } fcase;
 
 static size_t total(const fcase *c) { return c->n[0] * c->n[1] * c->n[2]; }
 static size_t bins(const fcase *c) { return c->n[0] / 2 + 1; }
+
+/* The last extent of a transform's array of dtype dt whose other side is of dtype other: the
+   complex side of r2c and c2r holds the bins. */
+static size_t last_of(const fcase *c, hst_dtype dt, hst_dtype other) {
+    return hst_dtype_is_complex(dt) && !hst_dtype_is_complex(other) ? bins(c) : c->n[0];
+}
 
 /* The array shape (batch, n[axes-1], ..., n[0]) with the last extent replaced by `last`. */
 static unsigned shape_of(const fcase *c, size_t last, size_t shape[4]) {
@@ -374,16 +382,16 @@ static void test_plan_reuse(void **state) {
    host's spectrum (Hermitian, as c2r needs). Skipped on the host device (as test_mri's
    test_agrees_with_host). */
 static void *fft_on(hst_backend *be, hst_dtype in, hst_dtype out, const fcase *c, int inverse,
-                    const void *x) {
-    int ci = hst_dtype_is_complex(in), co = hst_dtype_is_complex(out);
-    size_t last_in = ci && !co ? bins(c) : c->n[0], last_out = co && !ci ? bins(c) : c->n[0];
-    hst_array *a = mk(be, in, c, last_in), *b = mk(be, out, c, last_out);
+                    hst_fft_norm norm, int in_place, const void *x) {
+    hst_array *a = mk(be, in, c, last_of(c, in, out));
+    hst_array *b = in_place ? a : mk(be, out, c, last_of(c, out, in));
     void *y = malloc(hst_array_bytes(b));
     assert_non_null(y);
     assert_int_equal(hst_array_write(a, x, hst_array_bytes(a)), HST_SUCCESS);
-    assert_int_equal(hst_array_fft(b, a, c->axes, inverse, HST_FFT_NORM_ORTHO), HST_SUCCESS);
+    assert_int_equal(hst_array_fft(b, a, c->axes, inverse, norm), HST_SUCCESS);
     assert_int_equal(hst_array_read(b, y, hst_array_bytes(b)), HST_SUCCESS);
-    hst_array_destroy(a); hst_array_destroy(b);
+    if (!in_place) hst_array_destroy(b);
+    hst_array_destroy(a);
     return y;
 }
 
@@ -405,15 +413,15 @@ static void host_agrees(hst_backend *be, hst_backend *host, const prec *p) {
     uint64_t s = 5;
     assert_non_null(x);
     for (i = 0; i < 2 * cnt; i++) put(p, x, i, unit(p, &s));
-    yh = fft_on(host, p->cplx, p->cplx, &c, 0, x);
-    yd = fft_on(be, p->cplx, p->cplx, &c, 0, x);
+    yh = fft_on(host, p->cplx, p->cplx, &c, 0, HST_FFT_NORM_ORTHO, 0, x);
+    yd = fft_on(be, p->cplx, p->cplx, &c, 0, HST_FFT_NORM_ORTHO, 0, x);
     expect_agree(p, yd, yh, 2 * cnt, total(&c), "host vs device c2c");
     free(yh); free(yd);
-    yh = fft_on(host, p->real, p->cplx, &c, 0, x);
-    yd = fft_on(be, p->real, p->cplx, &c, 0, x);
+    yh = fft_on(host, p->real, p->cplx, &c, 0, HST_FFT_NORM_ORTHO, 0, x);
+    yd = fft_on(be, p->real, p->cplx, &c, 0, HST_FFT_NORM_ORTHO, 0, x);
     expect_agree(p, yd, yh, 2 * hcnt, total(&c), "host vs device r2c");
-    zh = fft_on(host, p->cplx, p->real, &c, 1, yh);
-    zd = fft_on(be, p->cplx, p->real, &c, 1, yh);
+    zh = fft_on(host, p->cplx, p->real, &c, 1, HST_FFT_NORM_ORTHO, 0, yh);
+    zd = fft_on(be, p->cplx, p->real, &c, 1, HST_FFT_NORM_ORTHO, 0, yh);
     expect_agree(p, zd, zh, cnt, total(&c), "host vs device c2r");
     free(yh); free(yd); free(zh); free(zd); free(x);
 }
@@ -428,6 +436,113 @@ static void test_host_agrees(void **state) {
     for (k = 0; k < NPRECS; k++)
         if (runs(state, &PRECS[k])) host_agrees(BE(state), host, &PRECS[k]);
     assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------
+   The host device's large transforms run in pieces on all its cores (array.h's host threads):
+   the pieces and their FFTW plans follow the shape alone, so the bits cannot depend on the
+   cores. Each case has two pieces' worth of elements or more (HST__FFT_HOST_PIECE_ELEMS,
+   array.h's) and lengths that leave a shorter last piece: a 3-D c2c (out of place forward, in
+   place inverse), a batch of 1-D and one of 2-D c2c, r2c and c2r of 2 and 3 axes. Each result
+   must be within twice the bound of, and bit for bit, FFTW's one plan of the whole transform
+   made here with array.h's flags (its plan before the split); unscaled norms, so no scaling
+   step comes between. On OpenCL devices (VkFFT: no pieces) skipped. */
+static const fcase PIECE_CASES[] = {
+    {3, 1, {40, 36, 50}}, {1, 300, {250, 1, 1}}, {2, 7, {60, 50, 1}}, {2, 1, {300, 250, 1}},
+    {3, 1, {34, 30, 70}}
+};
+
+/* FFTW's calls of one precision (pre: fftwf or fftw, real type R): the plan of one kind. */
+#define WHOLE_PLAN(pre, R)                                                                       \
+    (ci && co ? pre##_plan_guru64_dft(rank, dims, 1, &loop, (pre##_complex *)a,                 \
+                                      (pre##_complex *)b,                                        \
+                                      inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags)             \
+     : co ? pre##_plan_guru64_dft_r2c(rank, dims, 1, &loop, (R *)a, (pre##_complex *)b, flags)  \
+     : pre##_plan_guru64_dft_c2r(rank, dims, 1, &loop, (pre##_complex *)a, (R *)b, flags))
+
+/* Reals (of p's type) in c's array of dtype dt whose other side is of dtype other. */
+static size_t reals_of(const fcase *c, hst_dtype dt, hst_dtype other) {
+    size_t parts = hst_dtype_is_complex(dt) ? 2 : 1;   /* reals an element */
+    return c->batch * total(c) / c->n[0] * last_of(c, dt, other) * parts;
+}
+
+/* FFTW's one plan of c (in -> out dtypes, in place or not) run on a copy of x: malloc'ed. */
+static void *fftw_whole(const prec *p, hst_dtype in, hst_dtype out, const fcase *c, int inverse,
+                        int in_place, const void *x) {
+    int ci = hst_dtype_is_complex(in), co = hst_dtype_is_complex(out), rank = (int)c->axes, i;
+    size_t ib = reals_of(c, in, out) * p->rsize, ob = reals_of(c, out, in) * p->rsize;
+    unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    ptrdiff_t rs = 1, cs = 1;
+    fftw_iodim64 dims[3], loop;
+    void *a = malloc(ib), *b = in_place ? a : malloc(ob);
+    assert_non_null(a); assert_non_null(b);
+    memcpy(a, x, ib);
+    for (i = 0; i < rank; i++) {           /* FFTW lists dims slowest first */
+        fftw_iodim64 *d = &dims[rank - 1 - i];
+        d->n = (ptrdiff_t)c->n[i];
+        d->is = ci ? cs : rs;
+        d->os = co ? cs : rs;
+        rs *= (ptrdiff_t)c->n[i];
+        cs *= (ptrdiff_t)(i == 0 && !(ci && co) ? bins(c) : c->n[i]);   /* r2c, c2r: bins */
+    }
+    loop.n = (ptrdiff_t)c->batch;
+    loop.is = ci ? cs : rs;
+    loop.os = co ? cs : rs;
+    if (p->rsize == 8) {
+        fftw_plan f = WHOLE_PLAN(fftw, double);
+        assert_non_null(f);
+        fftw_execute(f);
+        fftw_destroy_plan(f);
+    } else {
+        fftwf_plan f = WHOLE_PLAN(fftwf, float);
+        assert_non_null(f);
+        fftwf_execute(f);
+        fftwf_destroy_plan(f);
+    }
+    if (!in_place) free(a);
+    return b;
+}
+#undef WHOLE_PLAN
+
+/* The host device's in -> out of x against FFTW's one plan; the host's result (malloc'ed). */
+static void *expect_whole(hst_backend *be, const prec *p, hst_dtype in, hst_dtype out,
+                          const fcase *c, int inverse, int in_place, const void *x) {
+    hst_fft_norm norm = inverse ? HST_FFT_NORM_FORWARD : HST_FFT_NORM_BACKWARD;   /* unscaled */
+    void *y = fft_on(be, in, out, c, inverse, norm, in_place, x);
+    void *ref = fftw_whole(p, in, out, c, inverse, in_place, x);
+    size_t count = reals_of(c, out, in);
+    char what[128];
+    snprintf(what, sizeof what, "%s -> %s %uD n=(%zu,%zu,%zu) batch %zu%s in pieces",
+             hst_dtype_name(in), hst_dtype_name(out), c->axes, c->n[0], c->n[1], c->n[2], c->batch,
+             in_place ? " in place" : "");
+    expect_agree(p, y, ref, count, total(c), what);
+    assert_memory_equal(y, ref, count * p->rsize);
+    free(ref);
+    return y;
+}
+
+/* c2c forward, then inverse in place; r2c, then c2r of its spectrum (Hermitian, as c2r needs). */
+static void host_pieces(hst_backend *be, const prec *p, const fcase *c) {
+    size_t cnt = c->batch * total(c), i;
+    void *x = malloc(cnt * 2 * p->rsize), *y;
+    uint64_t s = 11;
+    assert_true(cnt >= 2 * HST__FFT_HOST_PIECE_ELEMS);
+    assert_non_null(x);
+    for (i = 0; i < 2 * cnt; i++) put(p, x, i, unit(p, &s));
+    y = expect_whole(be, p, p->cplx, p->cplx, c, 0, 0, x);
+    free(expect_whole(be, p, p->cplx, p->cplx, c, 1, 1, y));
+    free(y);
+    y = expect_whole(be, p, p->real, p->cplx, c, 0, 0, x);
+    free(expect_whole(be, p, p->cplx, p->real, c, 1, 0, y));
+    free(y); free(x);
+}
+
+static void test_host_pieces(void **state) {
+    size_t i, k;
+    if (!hst_backend_is_host(BE(state))) { skip(); return; }   /* no pieces on OpenCL devices */
+    for (k = 0; k < NPRECS; k++)
+        for (i = 0; i < sizeof PIECE_CASES / sizeof PIECE_CASES[0]; i++)
+            host_pieces(BE(state), &PRECS[k], &PIECE_CASES[i]);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -678,6 +793,7 @@ int main(void) {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_host_agrees),
+        cmocka_unit_test(test_host_pieces),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fftn),
     };
