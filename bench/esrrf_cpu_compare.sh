@@ -6,7 +6,7 @@
 #     sh bench/esrrf_cpu_compare.sh [OLD_REV]      (default 2a8c0a8: before the row twin)
 #
 # Prints wall seconds (and user + system CPU seconds) per run; the outputs of the old and new
-# binaries on each device are compared byte for byte (cmp). Needs git, cc, libtiff, libpng.
+# binaries on each device are compared byte for byte (cmp). Needs git, cc, libtiff, libpng, FFTW.
 set -eu
 OLD_REV=${1:-2a8c0a8}
 IN=examples/data/fkbp_confocal_50x256x256_u8.tif
@@ -14,8 +14,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/old"
 git archive "$OLD_REV" | tar -x -C "$T/old"
-cc -std=c99 -O2 -I"$T/old" "$T/old/examples/esrrf.c" -o "$T/esrrf_old" -ltiff -lpng -lOpenCL -lm -lpthread
-cc -std=c99 -O2 -I. examples/esrrf.c -o "$T/esrrf_new" -ltiff -lpng -lOpenCL -lm -lpthread
+cc -std=c99 -O2 -I"$T/old" "$T/old/examples/esrrf.c" -o "$T/esrrf_old" -ltiff -lpng -lfftw3f -lfftw3 -lOpenCL -lm -lpthread
+cc -std=c99 -O2 -I. examples/esrrf.c -o "$T/esrrf_new" -ltiff -lpng -lfftw3f -lfftw3 -lOpenCL -lm -lpthread
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for dev in host cpu; do
     for v in old new; do
