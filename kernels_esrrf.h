@@ -3082,39 +3082,52 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
 }
 #endif
 
+/* One frame's terms into the sums of n pixels (s1 = acc, then acc + P, ... as the kernel's five
+   sums): x its values, prev the frame before in the same time point (NULL at its first frame),
+   first / last whether it is the time point's first / last frame. Each loop one sum, pixels
+   inner, so the compiler vectorises it; one operation per statement (no contraction). */
+static void hst__e_temporal_frame(double *acc, size_t P, const float *x, const float *prev, int first,
+                                  int last, size_t n)
+{
+    double *s1 = acc, *s2 = acc + P, *s3 = acc + 2 * P, *f = acc + 3 * P, *l = acc + 4 * P;
+    size_t i;
+    for (i = 0; i < n; ++i) s1[i] = s1[i] + (double)x[i];
+    for (i = 0; i < n; ++i) {
+        double v = (double)x[i], y = v * v;
+        s2[i] = s2[i] + y;
+    }
+    if (prev)
+        for (i = 0; i < n; ++i) {
+            double y = (double)prev[i];
+            y = y * (double)x[i];
+            s3[i] = s3[i] + y;
+        }
+    if (first) for (i = 0; i < n; ++i) f[i] = f[i] + (double)x[i];
+    if (last) for (i = 0; i < n; ++i) l[i] = l[i] + (double)x[i];
+}
+
+/* Pixels in chunks that stay in the first-level cache (5 sums of HST__E_TEMPORAL_CHUNK doubles
+   and two frames' floats), each chunk's frames in order: every pixel's sums add the frames in
+   the kernel's order (the same bits), and a frame's time point (two divisions) is found once
+   per chunk, not once per pixel. */
+#define HST__E_TEMPORAL_CHUNK 512
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
                                        uint32_t skip, uint64_t frames_total, uint32_t i0,
                                        uint32_t i1, uint64_t base, uint64_t begin, uint64_t end)
 {
-    size_t P = pixels, i;
+    size_t P = pixels, c, n, hi = i1 < P ? i1 : P;
     uint64_t T = frames_per_tp ? frames_per_tp : UINT64_MAX;
-    uint64_t z0 = skip > base ? skip - base : 0;
+    uint64_t z0 = skip > base ? skip - base : 0, z;
     if (acc_tps == 0) return;
     if (z0 < begin) z0 = begin;
-    for (i = i0; i < i1 && i < P; ++i) {
-        uint64_t z = z0;
-        while (z < end) {
-            uint64_t tp = (frame0 + base + z) / T;
-            double *a = acc + (size_t)(tp % acc_tps) * 5 * P + i;
-            double s1 = a[0], s2 = a[P], s3 = a[2 * P];
-            for (; z < end && (frame0 + base + z) / T == tp; ++z) {
-                uint64_t g = frame0 + base + z, t = g % T;
-                double x = (double)rgc[(size_t)z * P + i], y;
-                s1 = s1 + x;
-                y = x * x;
-                s2 = s2 + y;
-                if (t > 0) {
-                    y = (double)rgc[(size_t)(z - 1) * P + i];
-                    y = y * x;
-                    s3 = s3 + y;
-                }
-                if (t == 0) a[3 * P] = a[3 * P] + x;
-                if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;
-            }
-            a[0] = s1;
-            a[P] = s2;
-            a[2 * P] = s3;
+    for (c = i0; c < hi; c += n) {
+        n = hi - c < HST__E_TEMPORAL_CHUNK ? hi - c : HST__E_TEMPORAL_CHUNK;
+        for (z = z0; z < end; ++z) {
+            uint64_t g = frame0 + base + z, t = g % T;
+            const float *x = rgc + (size_t)z * P + c;
+            hst__e_temporal_frame(acc + (size_t)(g / T % acc_tps) * 5 * P + c, P, x, t > 0 ? x - P : NULL, t == 0,
+                                  t + 1 == T || g + 1 == frames_total, n);
         }
     }
 }
