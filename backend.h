@@ -690,7 +690,7 @@ HST_API HST_NODISCARD hst_result hst_fill(hst_queue *q, hst_buffer *buf, const v
 /* Linear copies. A non-blocking write reads `src` until its event completes (keep it alive);
    a non-blocking read fills `dst` when its event completes. Ranges are bounds-checked.
    A blocking write or read of HST_STAGE_MIN_BYTES (8 MiB) or more with no wait list and out
-   NULL, on an OpenCL device that does not share the host's memory (a discrete GPU) and has no
+   NULL, from or to host memory outside the backend's pinned buffers, on an OpenCL device that does not share the host's memory (a discrete GPU) and has no
    device memory limit, is staged: copied in pieces (an eighth of it, 2 to 16 MiB) through two
    pinned buffers of HST_STAGE_PIECE_BYTES (16 MiB) that the backend makes on first use and
    keeps, each piece's copy on up to 8 cores overlapping the device's transfer of the one
@@ -1568,6 +1568,7 @@ struct hst_buffer {
     hst_buffer *next_held;     /* pool: the next held block (held list, largest first) */
     hst_buffer *prev_active, *next_active;   /* pool: the blocks handed out */
     int pinned;
+    hst_buffer *next_pinned;   /* the backend's pinned buffers (not sub-buffers): staging skips them */
     int wrapped;               /* hst_buffer_wrap: the memory is the caller's, never freed */
     uint64_t serial;           /* hst_buffer_serial */
 #ifndef HST_NO_OPENCL
@@ -1706,6 +1707,7 @@ struct hst_backend {
     hst__extension ext[HST_BACKEND_MAX_EXTENSIONS];  /* >>extensions, attach order */
     unsigned num_ext;
     hst_buffer *stage[2];      /* >>staged transfers: the pinned pieces, made on first use */
+    hst_buffer *pinned;        /* the pinned buffers made (hst_pinned_create), newest first */
     int stage_off;             /* 1: this backend copies directly */
     volatile sig_atomic_t interrupted;  /* hst_backend_interrupt: long calls stop */
     hst_rmutex lock;           /* hst_backend_lock */
@@ -3182,13 +3184,28 @@ static size_t hst__stage_piece(size_t bytes) {
     return p < HST_STAGE_PIECE_BYTES ? p : HST_STAGE_PIECE_BYTES;
 }
 
-/* 1 when a transfer of `bytes` goes staged: the pieces made on first use; where they cannot be
-   (logged once), or the device shares the host's memory or has a memory limit (pinned memory
-   counts against it), the backend copies directly from then on. */
-static int hst__stage_ready(hst_backend *be, size_t bytes, int blocking, size_t num_wait, const hst_event *out) {
+/* 1 when host memory [p, p + bytes) lies inside one of be's pinned buffers: the device copies it
+   at the bus's rate directly, and staging would only add a copy (and halve that rate). */
+static int hst__in_pinned(const hst_backend *be, const void *p, size_t bytes) {
+    const hst_buffer *b;
+    uintptr_t a = (uintptr_t)p;
+    for (b = be->pinned; b; b = b->next_pinned) {
+        uintptr_t lo = (uintptr_t)b->host;
+        if (a >= lo && a - lo <= b->bytes && bytes <= b->bytes - (a - lo)) return 1;
+    }
+    return 0;
+}
+
+/* 1 when a transfer of `bytes` from or to host memory `host` goes staged: not from or to
+   pinned memory; the pieces made on first use; where they cannot be (logged once), or the
+   device shares the host's memory or has a memory limit (pinned memory counts against it), the
+   backend copies directly from then on. */
+static int hst__stage_ready(hst_backend *be, const void *host, size_t bytes, int blocking, size_t num_wait,
+                            const hst_event *out) {
     unsigned k;
     hst_result r = HST_SUCCESS;
-    if (!blocking || num_wait || out || bytes < HST_STAGE_MIN_BYTES || be->stage_off) return 0;
+    if (!blocking || num_wait || out || bytes < HST_STAGE_MIN_BYTES || be->stage_off || hst__in_pinned(be, host, bytes))
+        return 0;
     if (be->stage[1]) return 1;
 #ifndef HST_STAGE_ALWAYS
     if (be->info.unified_memory || be->device_limit) { be->stage_off = 1; return 0; }
@@ -3256,7 +3273,7 @@ static hst_result hst__cl_read_staged(hst_queue *q, const hst_buffer *src, size_
 static hst_result hst__cl_write(hst_queue *q, hst_buffer *dst, size_t offset, const void *src, size_t bytes,
                                 int blocking, HST__WAITS) {
     hst_result r;
-    if (hst__stage_ready(q->be, bytes, blocking, num_wait, out))
+    if (hst__stage_ready(q->be, src, bytes, blocking, num_wait, out))
         return hst__cl_write_staged(q, dst, offset, (const char *)src, bytes);
     HST__CL_ENQUEUE("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q->cl, dst->cl, blocking ? CL_TRUE : CL_FALSE, offset,
                                                                  bytes, src, W.n, W.ev, OUT));
@@ -3265,7 +3282,7 @@ static hst_result hst__cl_write(hst_queue *q, hst_buffer *dst, size_t offset, co
 static hst_result hst__cl_read(hst_queue *q, const hst_buffer *src, size_t offset, void *dst, size_t bytes,
                                int blocking, HST__WAITS) {
     hst_result r;
-    if (hst__stage_ready(q->be, bytes, blocking, num_wait, out))
+    if (hst__stage_ready(q->be, dst, bytes, blocking, num_wait, out))
         return hst__cl_read_staged(q, src, offset, (char *)dst, bytes);
     HST__CL_ENQUEUE("clEnqueueReadBuffer", clEnqueueReadBuffer(q->cl, src->cl, blocking ? CL_TRUE : CL_FALSE, offset,
                                                                bytes, dst, W.n, W.ev, OUT));
@@ -4545,9 +4562,18 @@ static hst_result hst__reserve(hst_backend *be, const char *func, size_t bytes) 
 static void hst__unreserve(hst_backend *be, size_t bytes) { be->device_bytes -= bytes; }
 
 
+/* A pinned buffer enters (on) or leaves (off) the backend's list of them. */
+static void hst__pinned_list(hst_buffer *b, int on) {
+    hst_buffer **p = &b->be->pinned;
+    if (on) { b->next_pinned = *p; *p = b; return; }
+    while (*p && *p != b) p = &(*p)->next_pinned;
+    if (*p) *p = b->next_pinned;
+}
+
 /* Releases the memory of a non-pooled buffer and its struct. */
 static void hst__buffer_release(hst_buffer *b) {
     hst_backend *be = b->be;
+    if (b->pinned && !b->parent) hst__pinned_list(b, 0);
     be->ops->buffer_free(b);
     if (!b->parent) hst__unreserve(be, b->capacity);
     hst__free(be, b);
@@ -4569,6 +4595,7 @@ static hst_result hst__buffer_new(hst_backend *be, const char *func, size_t byte
     b->wrapped = wrap != NULL;
     r = be->ops->buffer_alloc(b, flags, wrap);
     if (r != HST_SUCCESS) { hst__buffer_release(b); return r; }
+    if (pinned) hst__pinned_list(b, 1);
     *out = b;
     return HST_SUCCESS;
 }
