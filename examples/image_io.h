@@ -281,6 +281,10 @@ int io_write_png_plot(io_outfile *o, const double *values, size_t points, unsign
 #define IO_AHEAD_BLOCKS 2             /* a read asks the system for this many blocks after it ... */
 #define IO_AHEAD_MAX ((uint64_t)1 << 30)     /* ... up to this many bytes (io__read_ahead) */
 #define IO_AHEAD_GAP ((uint64_t)1 << 20)     /* pages closer than this: one range, read over the gap */
+#define IO_WALK_AHEAD 256u            /* the walk of the pages asks for the directories this many pages ... */
+#define IO_WALK_REFILL 64u            /* ... ahead, again once fewer than this many are left (io__walk_ahead), */
+#define IO_WALK_SPAN ((uint64_t)1 << 16)     /* each at most this many bytes, */
+#define IO_WALK_GAP ((uint64_t)4096)  /* ranges closer than this (a memory page: read whole) as one */
 
 /* --------------------------------------------------------------------------- >>messages */
 static void io__say(char *err, size_t err_bytes, const char *fmt, ...)
@@ -339,6 +343,8 @@ typedef struct io__src {
     int fd;                 /* -1: memory */
     const unsigned char *mem;
     uint64_t size, pos;
+    uint64_t reach;         /* the end of the furthest bytes read since it was set to 0: how far the
+                               bytes of a page's directory reach (io__walk_pages) */
 } io__src;
 
 /* n bytes at off into buf; returns the bytes read (short at the end of the source). */
@@ -364,6 +370,7 @@ static tmsize_t io__tiff_read(thandle_t h, void *buf, tmsize_t n)
     if (n <= 0) return 0;
     got = io__src_read_at(s, s->pos, buf, (uint64_t)n);
     s->pos += got;
+    if (s->pos > s->reach) s->reach = s->pos;
     return (tmsize_t)got;
 }
 
@@ -649,6 +656,7 @@ struct io_reader {
     int ahead_set;            /* io_reader_read_ahead was called: ahead is the caller's */
     uint64_t ahead;           /* its depth, frames */
     uint64_t ahead_series, ahead_to;   /* frames [.., ahead_to) of that series were asked for */
+    uint64_t walk_to;         /* the walk asked for the predicted directories of pages [.., walk_to) */
     char *err;
     size_t err_bytes;
 };
@@ -822,6 +830,51 @@ static int io__add_page(io_reader *r, io__page pg)
     return 1;
 }
 
+/* The stride from the directory of the page before the last one walked to the last one's,
+   where it is also the stride from the one before (the layout regular so far), else 0 (also
+   where directories go backwards: not predicted). */
+static uint64_t io__dir_stride(const io_reader *r)
+{
+    const io__page *p = r->page + r->pages - 1;
+    if (r->pages < 3 || p[-1].dir >= p[0].dir || p[-2].dir >= p[-1].dir) return 0;
+    return p[0].dir - p[-1].dir == p[-1].dir - p[-2].dir ? p[0].dir - p[-1].dir : 0;
+}
+
+/* Asks the system to start reading the page directories the walk reads next, before it reads
+   them one by one: each is a small read at a random place, and from a cold disk their waits
+   are the walk's whole time (a 40 GiB stack of 21,474 pages: 3.5 s before the first frame).
+   Writers put each page's directory a constant stride after the one before (libtiff: after the
+   page's data; ImageJ: all together after the data), so once the last two strides agree
+   (io__dir_stride) the next directories are predicted at that stride, IO_WALK_AHEAD pages
+   ahead of the walk, asked for IO_WALK_AHEAD - IO_WALK_REFILL at a time (between, a page costs
+   a comparison), none past the file's end. Each range is as long as the last directory's bytes
+   reach (src.reach: its entries, next offset and the values written after it, as the strip
+   offsets and byte counts), at most IO_WALK_SPAN. A stride that changes (a prediction missed)
+   stops them until two strides agree again. Advice only: a wrong one costs a few KiB read. */
+static void io__walk_ahead(io_reader *r)
+{
+    uint64_t n = r->pages, stride = io__dir_stride(r), d, span, k, off, lo = 0, hi = 0;
+    if (!stride) { r->walk_to = 0; return; }   /* irregular, or a prediction missed */
+    if (r->src.fd < 0 || r->walk_to > n + IO_WALK_REFILL) return;
+    d = r->page[n - 1].dir;
+    k = r->walk_to > n ? r->walk_to : n;   /* page k's directory is k - n + 1 strides after d */
+    if (d >= r->src.size || stride > (r->src.size - d) / (k - n + 1)) return;
+    span = r->src.reach > d ? r->src.reach - d : 1;
+    if (span > IO_WALK_SPAN) span = IO_WALK_SPAN;
+    for (off = d + (k - n + 1) * stride; k < n + IO_WALK_AHEAD && off < r->src.size; k++, off += stride) {
+        uint64_t end = span > r->src.size - off ? r->src.size : off + span;
+        if (hi > lo && off <= hi + IO_WALK_GAP) {
+            hi = end;
+            continue;
+        }
+        if (hi > lo) io__advise(&r->src, lo, hi - lo, 0);
+        lo = off;
+        hi = end;
+    }
+    if (hi > lo) io__advise(&r->src, lo, hi - lo, 0);
+    r->walk_to = k;
+}
+
 /* Walks the page chain, checking each page; an unreadable next page is an error, not the end. */
 static int io__walk_pages(io_reader *r)
 {
@@ -830,7 +883,9 @@ static int io__walk_pages(io_reader *r)
     for (;;) {
         if (!io__check_page(r, r->pages) || !io__check_striles(r, r->pages, &pg) || !io__add_page(r, pg)) return 0;
         if (TIFFLastDirectory(r->t)) return 1;
+        io__walk_ahead(r);
         r->log.error[0] = r->log.bad_counts[0] = '\0';
+        r->src.reach = 0;   /* from here: the next directory's bytes */
         if (!TIFFReadDirectory(r->t)) {
             io__promise(r, promise, sizeof promise);
             io__say(r->err, r->err_bytes, "%s: the page chain ends early: page %llu points to a next page that "

@@ -1823,6 +1823,7 @@ typedef struct lt_spec {
     unsigned first, step;
     long odd_page;
     int odd_kind;
+    unsigned rps4_from;   /* > 0: pages from this one (from 0) in strips of 4 rows, not 3 */
 } lt_spec;
 
 static void lt_write(const char *path, const lt_spec *sp)
@@ -1868,7 +1869,7 @@ static void lt_write(const char *path, const lt_spec *sp)
                     assert_true(TIFFWriteTile(t, tile, tx, ty, 0, 0) >= 0);
                 }
         } else {
-            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 3);
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, sp->rps4_from && p >= sp->rps4_from ? 4 : 3);
             for (y = 0; y < sp->rows; y++)
                 assert_int_equal(TIFFWriteScanline(t, bytes + (size_t)y * cols * (bps / 8), y, 0), 1);
         }
@@ -2221,6 +2222,41 @@ static void test_compressed_and_bigtiff_inputs(void **state)
     for (k = 0; k < 3; k++) free(ref.b[k]);
 }
 
+/* The page walk's read-ahead of directories (image_io.h's io__walk_ahead) is advice only: the
+   same bytes from a stack whose directories lie a constant stride apart, more than a memory
+   page (each predicted directory its own range, the last ones at the file's end), from the
+   same frames with shorter strip lists from page 21 on (the stride changes after it and agrees
+   again from page 23: predictions missed, stopped and restarted), and deflated (strides that
+   never agree: none predicted). */
+static void test_regular_and_irregular_page_strides(void **state)
+{
+    static const struct { unsigned rps4_from; uint16_t comp; } v[] = { { 20, COMPRESSION_NONE },
+                                                                        { 0, COMPRESSION_ADOBE_DEFLATE } };
+    lt_spec sp;
+    run_files ref, got;
+    char in[400];
+    size_t i;
+    unsigned k;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    memset(&sp, 0, sizeof sp);
+    sp.pages = 40; sp.rows = 64; sp.cols = 72; sp.odd_page = -1;
+    path_in(in, sizeof in, dir, "strides_lt.tif");
+    lt_write(in, &sp);
+    run_and_keep(in, NULL, &ref);
+    for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+        sp.rps4_from = v[i].rps4_from; sp.comp = v[i].comp;
+        lt_write(in, &sp);
+        run_and_keep(in, NULL, &got);
+        for (k = 0; k < 3; k++) {
+            assert_int_equal(got.n[k], ref.n[k]);
+            assert_memory_equal(got.b[k], ref.b[k], ref.n[k]);
+            free(got.b[k]);
+        }
+    }
+    for (k = 0; k < 3; k++) free(ref.b[k]);
+}
+
 /* Page p's (from 0) first strip's offset in a TIFF written by lt_write. */
 static uint64_t lt_strip_offset(const char *path, unsigned p)
 {
@@ -2458,6 +2494,7 @@ static void test_hyperstack_bad_page_later_series(void **state)
 }
 #else
 static void test_compressed_and_bigtiff_inputs(void **state) { (void)state; skip(); }
+static void test_regular_and_irregular_page_strides(void **state) { (void)state; skip(); }
 static void test_bad_page_midway(void **state) { (void)state; skip(); }
 static void test_calibration_round_trip(void **state) { (void)state; skip(); }
 static void test_hyperstack_series(void **state) { (void)state; skip(); }
@@ -2861,6 +2898,7 @@ int main(void)
         cmocka_unit_test(test_streamed_memory_bounded),
         cmocka_unit_test(test_streamed_interrupt_leaves_nothing),
         cmocka_unit_test(test_compressed_and_bigtiff_inputs),
+        cmocka_unit_test(test_regular_and_irregular_page_strides),
         cmocka_unit_test(test_bad_page_midway),
         cmocka_unit_test(test_calibration_round_trip),
         cmocka_unit_test(test_hyperstack_series),
