@@ -16,8 +16,9 @@
                         engines allow
      default            the stream with every desc field at its default: its seconds, the block
                         size it chose, its fraction of the full-duplex limit (goal >= 0.92)
-     sweep              block_slices = 1, 2, 4, ..., 1024 (<= N): seconds of each; the default
-                        against the best of them (goal: within 5%)
+     sweep              block_slices = 1, 2, 4, 8, 12, 16, 24, ..., 1024 (<= N) and the
+                        default's block again: seconds of each; the default against the best
+                        of them (goal: within 5%)
    The default run's output is checked bit for bit against the host's formula.
 
    --chain grad (the default): y = a x + b (an axpy-like stage into a device-only TEMP array)
@@ -61,6 +62,7 @@
 #define DEFAULT_REPS 3
 #define FD_PIECE ((size_t)256 << 20)  /* full-duplex limit: bytes per copy command */
 #define SWEEP_MAX 1024                /* the sweep's largest block (slices) */
+#define SWEEP_SIZES 32                /* room for sweep_sizes' list */
 #define DIFF_A 2.0f                   /* diff chain: t = 2 x + 1 */
 #define DIFF_B 1.0f
 #define PEAK_REPS 5
@@ -569,6 +571,25 @@ static hst_result full_duplex(bench *bn, hst_queue *qu, hst_queue *qd, hst_buffe
     return HST_SUCCESS;
 }
 
+/* The sweep's block sizes, ascending: powers of two up to SWEEP_MAX, 1.5 times each from 8 on
+   (the plateau's shape), and the default block B_def timed again among them (the default's
+   own run comes first in the process: this one shows whether its place or its size decides);
+   none beyond N. Returns the count (<= SWEEP_SIZES). */
+static uint64_t sweep_sizes(uint64_t N, uint64_t B_def, uint64_t *sizes)
+{
+    uint64_t b, n = 0, k, j;
+    for (b = 1; b <= SWEEP_MAX && b <= N; b *= 2) {
+        sizes[n++] = b;
+        if (b >= 8 && b + b / 2 <= SWEEP_MAX && b + b / 2 <= N) sizes[n++] = b + b / 2;
+    }
+    for (k = 0; k < n && sizes[k] != B_def; ++k) continue;
+    if (k == n && B_def <= N) {   /* insert B_def in order */
+        for (j = n++; j > 0 && sizes[j - 1] > B_def; --j) sizes[j] = sizes[j - 1];
+        sizes[j] = B_def;
+    }
+    return n;
+}
+
 /* Best of reps runs (after a warm-up) of the diff chain with block_slices = block (0: every
    desc field at its default); *B: the block it used. */
 static hst_result time_diff(bench *bn, uint64_t block, unsigned reps, double *best, uint64_t *B)
@@ -615,8 +636,8 @@ static hst_result run_diff(bench *bn, const options *o)
 {
     hst_queue *qu = NULL, *qd = NULL;
     hst_buffer *dev[2] = { NULL, NULL };
-    uint64_t B_def = 0, B, b, sizes[16], nsizes = 0, k, best_k = 0;
-    double t_fd = 1e300, t_def, t_sweep[16], gb = 2.0 * (double)bn->N * (double)bn->sb / GB, t;
+    uint64_t B_def = 0, B, sizes[SWEEP_SIZES], nsizes = 0, k, best_k = 0;
+    double t_fd = 1e300, t_def, t_sweep[SWEEP_SIZES], gb = 2.0 * (double)bn->N * (double)bn->sb / GB, t;
     char cpu[256];
     int cpus, ok;
     unsigned j;
@@ -648,7 +669,7 @@ static hst_result run_diff(bench *bn, const options *o)
     if ((r = time_diff(bn, 0, o->reps, &t_def, &B_def)) != HST_SUCCESS) goto out;
     ok = diff_correct(bn);
     print_copy_model(bn);
-    for (b = 1; b <= SWEEP_MAX && b <= bn->N && nsizes < 16; b *= 2) sizes[nsizes++] = b;
+    nsizes = sweep_sizes(bn->N, B_def, sizes);
     printf("best of %u after a warm-up\n\n%-44s %9s %10s\n", o->reps, "", "seconds", "GB/s");
     printf("%-44s %9.4f %10.2f  (%.2f GB up + down at once)\n", "full-duplex limit (2 queues, 256 MiB copies)",
            t_fd, gb / t_fd, gb);
