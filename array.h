@@ -3,7 +3,8 @@
    random numbers; NumPy's gather, where, clip, binary and axis operations, complex parts) and,
    behind HST_FFT, numpy.fft's transforms. Single-file, header-only, C99 (and C++). Sits on
    backend.h (devices, memory, programs, launches) and kernels.h (the vocabulary's kernel
-   sources and their host twins); it does not use choice.h.
+   sources and their host twins); with HST_FFT on OpenCL devices, choice.h (the VkFFT
+   configuration for each transform shape, by measured time).
 
    Do this:
        #define HST_IMPLEMENTATION          (or HST_ARRAY_IMPLEMENTATION for this header alone)
@@ -74,6 +75,7 @@
 #define HST_ARRAY_H
 
 #include "backend.h"
+#include "choice.h"   /* hst_array_fft's VkFFT configuration per shape (OpenCL devices) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -1628,6 +1630,7 @@ typedef struct hst__fft_key {
     int kind, inverse, in_place;
     unsigned axes;
     size_t n[HST_FFT_MAX_AXES], batch;
+    unsigned variant;   /* OpenCL devices: hst__fft_variants' index (chosen by hst__fft_exec) */
 } hst__fft_key;
 
 #ifdef HST_FFT
@@ -1995,6 +1998,24 @@ static void hst__fft_run_host(const struct hst__fft_plan *p, void *in, void *out
 #undef HST__FFTW_RUN
 
 #ifndef HST_NO_OPENCL
+/* The VkFFT configurations hst_array_fft chooses among on an OpenCL device, per transform kind,
+   precision and shape, by measured time (choice.h's operation "array_fft_<kind>_<c64|c128>",
+   signature n0, n1, n2 (fastest first), batch): no one configuration is the fastest everywhere.
+   One H200 (bench/RESULTS.md, 2026-12-03 evening): 64-byte coalesced accesses take a batch of
+   64 1024^2 c2c f32 from 0.659 to 0.579 ms and cost 1000^2 0.76 -> 0.89; 128-byte ones take
+   512^3 from 1.92 to 1.64 ms; registers for non-power-of-two lengths 1536^2 from 0.473 to
+   0.418. The first is VkFFT's own configuration for the device (its choice on CPU devices,
+   which do not explore the others: each is a program build). */
+typedef struct hst__fft_variant {
+    const char *name;
+    uint64_t coalesced;       /* VkFFT's coalescedMemory, bytes; 0: its default */
+    uint64_t nonpow2_boost;   /* its registerBoostNonPow2 */
+} hst__fft_variant;
+static const hst__fft_variant hst__fft_variants[] = {
+    {"vkfft", 0, 0}, {"coalesced64", 64, 0}, {"coalesced128", 128, 0}, {"nonpow2boost", 0, 1}
+};
+#define HST__FFT_VARIANTS (sizeof hst__fft_variants / sizeof hst__fft_variants[0])
+
 /* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
    strides of every buffer given explicitly (the complex side holds n / 2 + 1 bins in r2c/c2r;
    the real side is VkFFT's unpadded "input buffer"). Only the direction needed is compiled. */
@@ -2039,6 +2060,8 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     c.makeForwardPlanOnly = !key->inverse;
     c.makeInversePlanOnly = key->inverse != 0;
     if (hst_backend_device(be)->unified_memory) c.coalescedMemory = 64;   /* CPU caches: 64-byte lines */
+    if (hst__fft_variants[key->variant].coalesced) c.coalescedMemory = hst__fft_variants[key->variant].coalesced;
+    c.registerBoostNonPow2 = hst__fft_variants[key->variant].nonpow2_boost;
     if (!(p->app = (VkFFTApplication *)hst_backend_calloc(be, sizeof *p->app)))
         return HST_ERROR_OUT_OF_HOST_MEMORY;
     vr = initializeVkFFT(p->app, c);
@@ -2111,10 +2134,10 @@ static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_bu
     return HST_SUCCESS;
 }
 
-/* Runs the transform unscaled. Inputs are never modified: c2r (which both libraries run in
-   place on the spectrum) works on a pooled copy; c2c on an OpenCL device copies src into dst
-   and transforms dst in place. */
-static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
+/* Runs the transform unscaled with key's plan. Inputs are never modified: c2r (which both
+   libraries run in place on the spectrum) works on a pooled copy; c2c on an OpenCL device
+   copies src into dst and transforms dst in place. */
+static hst_result hst__fft_exec_plan(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
     hst_backend *be = dst->be;
     hst_buffer *in = src->buf, *tmp = NULL;
     struct hst__fft_plan *p;
@@ -2137,6 +2160,86 @@ static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst_
     if (r == HST_SUCCESS) hst__fft_run_host(p, hst_buffer_host_ptr(in), hst_buffer_host_ptr(dst->buf));
     hst_buffer_destroy(tmp);
     return r;
+}
+
+#ifndef HST_NO_OPENCL
+/* One call's arguments, for the choice's implementations. */
+typedef struct hst__fft_call {
+    hst_array *dst;
+    const hst_array *src;
+    hst__fft_key key;
+} hst__fft_call;
+
+/* The implementation of variant *user: the transform, complete (its time measured). */
+static hst_result hst__fft_variant_run(void *args, void *user) {
+    hst__fft_call *c = (hst__fft_call *)args;
+    hst_result r;
+    c->key.variant = (unsigned)((const hst__fft_variant *)user - hst__fft_variants);
+    r = hst__fft_exec_plan(c->dst, c->src, &c->key);
+    return r != HST_SUCCESS ? r : hst_queue_finish(hst_backend_queue(c->dst->be));
+}
+
+/* The choice among the variants for key's kind and precision on be, registered on first use
+   (with force, a variant's name: always that one; the tests' way to run each). */
+static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const char *force, hst_choice_op **op) {
+    static const char *const kinds[3] = {"c2c", "r2c", "c2r"};
+    hst_choice_impl impls[HST__FFT_VARIANTS];
+    hst_choice_op_desc od;
+    char name[32];
+    unsigned i;
+    snprintf(name, sizeof name, "array_fft_%s_%s", kinds[key->kind], key->cplx == HST_C128 ? "c128" : "c64");
+    if ((*op = hst_choice_find(be, name)) != NULL) return HST_SUCCESS;
+    memset(impls, 0, sizeof impls);
+    for (i = 0; i < HST__FFT_VARIANTS; i++) {
+        impls[i].name = hst__fft_variants[i].name;
+        impls[i].run = hst__fft_variant_run;
+        impls[i].user = (void *)&hst__fft_variants[i];
+    }
+    memset(&od, 0, sizeof od);
+    od.name = name;
+    od.impls = impls;
+    od.num_impls = HST__FFT_VARIANTS;
+    od.force = force;
+    od.no_explore = hst_backend_device(be)->type != HST_DEVICE_GPU;
+    return hst_choice_register(be, &od, op);
+}
+
+/* The variant to run without measuring it: the chosen one, on a GPU once every variant has a
+   timing at sig (or failed there; -1 while one is still to be measured), elsewhere at once
+   (VkFFT's own, or a forced one: nothing is explored there). */
+static int hst__fft_settled(hst_backend *be, const hst_choice_op *op, const int64_t *sig) {
+    hst_choice_stat st[HST__FFT_VARIANTS];
+    size_t n = 0, i;
+    unsigned pick = 0;
+    if (hst_backend_device(be)->type != HST_DEVICE_GPU) n = 0;
+    else if (hst_choice_stats(op, sig, HST_CHOICE_MAX_SIG, st, HST__FFT_VARIANTS, &n) != HST_SUCCESS) return -1;
+    for (i = 0; i < n; i++)
+        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT) return -1;
+    return hst_choice_pick(op, sig, HST_CHOICE_MAX_SIG, &pick) == HST_SUCCESS ? (int)pick : -1;
+}
+#endif
+
+/* Runs the transform unscaled (hst__fft_exec_plan): on an OpenCL device with the VkFFT
+   configuration chosen for its shape, measured (and completed) while the choice is unsettled,
+   enqueued alone once it is. */
+static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
+#ifndef HST_NO_OPENCL
+    if (!hst_backend_is_host(dst->be)) {
+        hst__fft_call c;
+        hst_choice_op *op = NULL;
+        int64_t sig[HST_CHOICE_MAX_SIG];
+        int v;
+        hst_result r = hst__fft_op(dst->be, key, NULL, &op);
+        if (r != HST_SUCCESS) return r;
+        sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
+        sig[3] = (int64_t)key->batch;
+        c.dst = dst; c.src = src; c.key = *key;
+        if ((v = hst__fft_settled(dst->be, op, sig)) < 0) return hst_choice_run(op, sig, HST_CHOICE_MAX_SIG, &c, NULL, NULL);
+        c.key.variant = (unsigned)v;
+        return hst__fft_exec_plan(dst, src, &c.key);
+    }
+#endif
+    return hst__fft_exec_plan(dst, src, key);
 }
 
 /* Where an array's bytes lie: its buffer's underlying allocation and the offset in it. */

@@ -24,8 +24,9 @@
    counts as not meeting the goal. A plan VkFFT refuses (also for lack of memory for its own
    scratch buffer: HST_ERROR_UNSUPPORTED, the log gives the VkFFTResult) is a failed row.
 
-   Method: norm "backward" (forward unscaled). Each figure is the median of --reps calls after a
-   warm-up call that makes the plan; time per call: CLOCK_MONOTONIC around hst_array_fft +
+   Method: norm "backward" (forward unscaled). Each figure is the median of --reps calls after
+   2 x 4 + 1 warm-up calls (the plans made and, on an OpenCL device, array.h's choice among its
+   4 VkFFT configurations settled for the shape: the figure is the chosen one's); time per call: CLOCK_MONOTONIC around hst_array_fft +
    hst_queue_finish. c2c is in place on a random input refilled (untimed) before each call, so
    values stay finite; r2c and c2r leave their input alone (c2r's input is the r2c of a random
    real array: Hermitian, as c2r requires). GFLOP/s counts 5 N log2 N per complex transform of
@@ -158,15 +159,23 @@ static int is_memory_error(hst_result res) {
 /* Every hst_ call of a row goes through TRY: on an error it records the call and leaves. */
 #define TRY(call) do { if ((res = (call)) != HST_SUCCESS) { *what = #call; goto done; } } while (0)
 
-/* Median seconds per hst_array_fft(dst, src) call, after a warm-up call that makes the plan;
-   refill: src is refilled (untimed) before each call (c2c in place). */
+/* Calls before the timed ones: on an OpenCL device hst_array_fft measures each of its VkFFT
+   configurations for a new shape (a warm-up run and a timed one each) before it settles on the
+   fastest; the timed calls then run the chosen one. */
+#define WARMUP_CALLS (2 * (int)HST__FFT_VARIANTS + 1)
+
+/* Median seconds per hst_array_fft(dst, src) call, after WARMUP_CALLS (the plans made, the
+   configuration chosen); refill: src is refilled (untimed) before each call (c2c in place). */
 static hst_result time_calls(hst_backend *be, const row *r, hst_array *dst, hst_array *src,
                              int inverse, int refill, int reps, double *median_s,
                              const char **what) {
     double t[MAX_REPS];
     hst_result res = HST_SUCCESS;
     int i;
-    TRY(hst_array_fft(dst, src, r->axes, inverse, HST_FFT_NORM_BACKWARD));   /* the plan */
+    for (i = 0; i < WARMUP_CALLS; i++) {
+        if (refill) TRY(hst_array_random(src, HST_RANDOM_UNIFORM, SEED_TIMED, 0));
+        TRY(hst_array_fft(dst, src, r->axes, inverse, HST_FFT_NORM_BACKWARD));
+    }
     for (i = 0; i < reps; i++) {
         double t0;
         if (refill) TRY(hst_array_random(src, HST_RANDOM_UNIFORM, SEED_TIMED, 0));

@@ -438,6 +438,37 @@ static void test_host_agrees(void **state) {
     assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
 }
 
+/* Every VkFFT configuration that hst_array_fft chooses among on an OpenCL device (array.h's
+   hst__fft_variants) agrees with the host device's FFTW, as the chosen one does: each run on a
+   backend of the device whose array_fft operations are registered forced to it before any
+   transform (c2c, r2c and c2r, both precisions). */
+static void test_variants_agree(void **state) {
+    static const int kinds[3] = {HST__FFT_C2C, HST__FFT_R2C, HST__FFT_C2R};
+    hst_backend_desc desc = cap_desc(LOG(state)), hdesc = cap_desc(LOG(state));
+    hst_backend *host = NULL, *be = NULL;
+    unsigned v, k, j;
+    if (hst_backend_is_host(BE(state))) { skip(); return; }   /* FFTW there: no variants */
+    hdesc.device = "host";
+    desc.device = hst_backend_device(BE(state))->selector;
+    assert_int_equal(hst_backend_create(&hdesc, &host), HST_SUCCESS);
+    for (v = 0; v < HST__FFT_VARIANTS; v++) {
+        assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+        for (k = 0; k < 3; k++)
+            for (j = 0; j < NPRECS; j++) {
+                hst__fft_key key;
+                hst_choice_op *op = NULL;
+                memset(&key, 0, sizeof key);
+                key.kind = kinds[k];
+                key.cplx = PRECS[j].cplx;
+                assert_int_equal(hst__fft_op(be, &key, hst__fft_variants[v].name, &op), HST_SUCCESS);
+            }
+        for (j = 0; j < NPRECS; j++)
+            if (runs(state, &PRECS[j])) host_agrees(be, host, &PRECS[j]);
+        assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+    }
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
 /* ------------------------------------------------------------------------------------------
    The host device's large transforms run in pieces on all its cores (array.h's host threads):
    the pieces and their FFTW plans follow the shape alone, so the bits cannot depend on the
@@ -793,6 +824,7 @@ int main(void) {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_plan_reuse),
         cmocka_unit_test(test_host_agrees),
+        cmocka_unit_test(test_variants_agree),
         cmocka_unit_test(test_host_pieces),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fftn),
