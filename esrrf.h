@@ -2416,17 +2416,16 @@ static void hst__egroups(hst__eng *e) {
 }
 
 /* Shipped timings for CPUs (the Liquid Engine's defaults), blocks of 16 frames of 256 x 256 at
-   mag 5 on 2 cores: the host device fused 1.8 s, chained 5.4 s (the CLI on the shipped stack,
-   2026-12-02: 6.5-10.3 and 2.8-3.1 frames/s on a loaded 2-core AMD EPYC, AVX-512); PoCL fused
-   10.5 s, chained 36.8 s (655 and 2,301 ms per frame; measured before the host twins'
-   speed-up). On a CPU the chained path stores and re-reads the magnified gradients (32 bytes
+   mag 5 on 2 cores: the host device fused 0.5 s, chained 1.3 s (the CLI on the shipped stack,
+   2026-12-03: 1.7 and 4.2 s for its 50 frames on a 2-core Intel Xeon, AVX-512); PoCL fused
+   10.5 s, chained 36.8 s (655 and 2,301 ms per frame, 2026-12-02). On a CPU the chained path stores and re-reads the magnified gradients (32 bytes
    per output pixel and frame), so it is the slower there. Without
    them a process's first run spends two measuring blocks (a warm-up and a timed one) on the
    slower path: on PoCL 32 of the shipped stack's 50 frames, over twice its settled time.
    Real timings replace them; GPUs, without defaults, measure both paths. */
 static const hst_choice_default hst__ehost_defaults[2] = {
-    { "fused", { 256, 256, 5, 16 }, 4, 1.8 },
-    { "chained", { 256, 256, 5, 16 }, 4, 5.4 }
+    { "fused", { 256, 256, 5, 16 }, 4, 0.5 },
+    { "chained", { 256, 256, 5, 16 }, 4, 1.3 }
 };
 static const hst_choice_default hst__ecpu_defaults[2] = {
     { "fused", { 256, 256, 5, 16 }, 4, 10.5 },
