@@ -376,7 +376,9 @@ HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array 
                                                 const size_t *s, int inverse, hst_fft_norm norm);
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
-/* Plans the backend holds (0 without HST_FFT). Thread safety: per backend. */
+/* Plans the backend holds (0 without HST_FFT): one per transform kind, precision, lengths and
+   batch; on a GPU up to one per VkFFT configuration hst_array_fft measures for them (four).
+   Thread safety: per backend. */
 HST_API size_t hst_fft_plan_count(const hst_backend *be);
 
 #ifdef __cplusplus
@@ -2219,9 +2221,21 @@ static int hst__fft_settled(hst_backend *be, const hst_choice_op *op, const int6
 }
 #endif
 
+/* Every variant's plan for key, made before the choice measures them: a first run's time would
+   otherwise be its program build's. One that cannot be made fails its run (the choice skips it). */
+static void hst__fft_plan_variants(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
+    hst__fft_key k = *key;
+    struct hst__fft_plan *p;
+    hst_buffer *in = key->kind == HST__FFT_C2C ? dst->buf : src->buf;
+    for (k.variant = 0; k.variant < HST__FFT_VARIANTS; k.variant++) {
+        hst_result made = hst__fft_plan(dst->be, &k, in, dst->buf, &p);
+        (void)made;   /* one that cannot be made fails its own run, which the choice skips */
+    }
+}
+
 /* Runs the transform unscaled (hst__fft_exec_plan): on an OpenCL device with the VkFFT
-   configuration chosen for its shape, measured (and completed) while the choice is unsettled,
-   enqueued alone once it is. */
+   configuration chosen for its shape; while the choice is unsettled, measured on an idle queue
+   (the work queued before finished first) with every variant's plan made, and completed. */
 static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(dst->be)) {
@@ -2234,7 +2248,11 @@ static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst_
         sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
         sig[3] = (int64_t)key->batch;
         c.dst = dst; c.src = src; c.key = *key;
-        if ((v = hst__fft_settled(dst->be, op, sig)) < 0) return hst_choice_run(op, sig, HST_CHOICE_MAX_SIG, &c, NULL, NULL);
+        if ((v = hst__fft_settled(dst->be, op, sig)) < 0) {
+            hst__fft_plan_variants(dst, src, key);
+            if ((r = hst_queue_finish(hst_backend_queue(dst->be))) != HST_SUCCESS) return r;
+            return hst_choice_run(op, sig, HST_CHOICE_MAX_SIG, &c, NULL, NULL);
+        }
         c.key.variant = (unsigned)v;
         return hst__fft_exec_plan(dst, src, &c.key);
     }

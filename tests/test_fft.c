@@ -345,7 +345,16 @@ static void test_round_trips(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------
-   Plans: one per (precision, kind, direction, lengths, batch); a repeated call makes none. */
+   Plans: one per (precision, kind, direction, lengths, batch) — on a GPU up to one per VkFFT
+   configuration the choice measures (all made by the first call, fewer where the timings file
+   already knows the shape); a repeated call makes none. */
+static size_t new_plans(hst_backend *be, size_t before) {
+    size_t made = hst_fft_plan_count(be) - before;
+    size_t most = hst_backend_device(be)->type == HST_DEVICE_GPU ? HST__FFT_VARIANTS : 1;
+    assert_true(hst_fft_plan_count(be) > before && made <= most);
+    return made;
+}
+
 static void test_plan_reuse(void **state) {
     hst_backend *be = BE(state);
     fcase c = {2, 3, {4, 6, 1}}, d = {2, 2, {4, 6, 1}};
@@ -356,21 +365,21 @@ static void test_plan_reuse(void **state) {
     assert_int_equal(hst_array_zeros(z), HST_SUCCESS);
     before = hst_fft_plan_count(be);
     assert_int_equal(hst_array_fft(y, x, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
-    assert_int_equal(hst_fft_plan_count(be), before + 1);
+    before += new_plans(be, before);
     assert_int_equal(hst_array_fft(y, x, 2, 0, HST_FFT_NORM_ORTHO), HST_SUCCESS);  /* norm: no plan */
     assert_int_equal(hst_array_fft(x, y, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
-    assert_int_equal(hst_fft_plan_count(be), before + 1);
+    assert_int_equal(hst_fft_plan_count(be), before);
     assert_int_equal(hst_array_fft(z, z, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);  /* batch */
-    assert_true(hst_fft_plan_count(be) == before + 2);
+    before += new_plans(be, before);
     assert_int_equal(hst_array_fft(z, z, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
-    assert_true(hst_fft_plan_count(be) == before + 2);
+    assert_true(hst_fft_plan_count(be) == before);
     if (runs(state, &PRECS[1])) {   /* the same lengths in double precision: a plan of its own */
         w = mk(be, HST_C128, &d, 4);
         assert_int_equal(hst_array_zeros(w), HST_SUCCESS);
         assert_int_equal(hst_array_fft(w, w, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
-        assert_true(hst_fft_plan_count(be) == before + 3);
+        before += new_plans(be, before);
         assert_int_equal(hst_array_fft(w, w, 2, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
-        assert_true(hst_fft_plan_count(be) == before + 3);
+        assert_true(hst_fft_plan_count(be) == before);
     }
     assert_true(hst_fft_built_in());
     hst_array_destroy(x); hst_array_destroy(y); hst_array_destroy(z); hst_array_destroy(w);
