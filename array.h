@@ -1662,6 +1662,7 @@ struct hst__fft_plan {
        them again later: they point here, never at a stack frame. */
     uint64_t cbytes, rbytes;
     cl_mem cplx, real;
+    unsigned runs;                   /* hst__fft_measure's: the first is not timed */
 #  endif
 #endif
 };
@@ -2165,24 +2166,9 @@ static hst_result hst__fft_exec_plan(hst_array *dst, const hst_array *src, const
 }
 
 #ifndef HST_NO_OPENCL
-/* One call's arguments, for the choice's implementations. */
-typedef struct hst__fft_call {
-    hst_array *dst;
-    const hst_array *src;
-    hst__fft_key key;
-} hst__fft_call;
-
-/* The implementation of variant *user: the transform, complete (its time measured). */
-static hst_result hst__fft_variant_run(void *args, void *user) {
-    hst__fft_call *c = (hst__fft_call *)args;
-    hst_result r;
-    c->key.variant = (unsigned)((const hst__fft_variant *)user - hst__fft_variants);
-    r = hst__fft_exec_plan(c->dst, c->src, &c->key);
-    return r != HST_SUCCESS ? r : hst_queue_finish(hst_backend_queue(c->dst->be));
-}
-
-/* The choice among the variants for key's kind and precision on be, registered on first use
-   (with force, a variant's name: always that one; the tests' way to run each). */
+/* The timings of the variants for key's kind and precision on be (a timings-only operation:
+   hst__fft_exec runs and measures), registered on first use; force, a variant's name: always
+   that one (the tests' way to run each). */
 static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const char *force, hst_choice_op **op) {
     static const char *const kinds[3] = {"c2c", "r2c", "c2r"};
     hst_choice_impl impls[HST__FFT_VARIANTS];
@@ -2192,11 +2178,7 @@ static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const ch
     snprintf(name, sizeof name, "array_fft_%s_%s", kinds[key->kind], key->cplx == HST_C128 ? "c128" : "c64");
     if ((*op = hst_choice_find(be, name)) != NULL) return HST_SUCCESS;
     memset(impls, 0, sizeof impls);
-    for (i = 0; i < HST__FFT_VARIANTS; i++) {
-        impls[i].name = hst__fft_variants[i].name;
-        impls[i].run = hst__fft_variant_run;
-        impls[i].user = (void *)&hst__fft_variants[i];
-    }
+    for (i = 0; i < HST__FFT_VARIANTS; i++) impls[i].name = hst__fft_variants[i].name;
     memset(&od, 0, sizeof od);
     od.name = name;
     od.impls = impls;
@@ -2206,55 +2188,63 @@ static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const ch
     return hst_choice_register(be, &od, op);
 }
 
-/* The variant to run without measuring it: the chosen one, on a GPU once every variant has a
-   timing at sig (or failed there; -1 while one is still to be measured), elsewhere at once
-   (VkFFT's own, or a forced one: nothing is explored there). */
-static int hst__fft_settled(hst_backend *be, const hst_choice_op *op, const int64_t *sig) {
+/* 1 when this call measures variant v at sig: a GPU without its timing there yet. */
+static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const int64_t *sig, unsigned v) {
     hst_choice_stat st[HST__FFT_VARIANTS];
-    size_t n = 0, i;
-    unsigned pick = 0;
-    if (hst_backend_device(be)->type != HST_DEVICE_GPU) n = 0;
-    else if (hst_choice_stats(op, sig, HST_CHOICE_MAX_SIG, st, HST__FFT_VARIANTS, &n) != HST_SUCCESS) return -1;
-    for (i = 0; i < n; i++)
-        if (!st[i].failed && st[i].source != HST_CHOICE_EXACT) return -1;
-    return hst_choice_pick(op, sig, HST_CHOICE_MAX_SIG, &pick) == HST_SUCCESS ? (int)pick : -1;
+    size_t n = 0;
+    if (hst_backend_device(be)->type != HST_DEVICE_GPU ||
+        hst_choice_stats(op, sig, HST_CHOICE_MAX_SIG, st, HST__FFT_VARIANTS, &n) != HST_SUCCESS || v >= n)
+        return 0;
+    return st[v].source != HST_CHOICE_EXACT;
+}
+
+/* The time recorded for a configuration VkFFT refuses at a shape (seconds): never chosen,
+   never measured again. */
+#define HST__FFT_REFUSED_S 1e9
+
+/* Runs key's variant on an idle queue (what was queued before finished first) to completion,
+   and records its time at sig; a plan's first run (its program build, first launches) is not
+   recorded. A failure records nothing (a later call measures again), except another variant
+   than VkFFT's own that VkFFT refuses to plan: recorded as refused, and this call runs VkFFT's
+   own configuration. */
+static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const hst__fft_key *key,
+                                   hst_choice_op *op, const int64_t *sig) {
+    hst_queue *q = hst_backend_queue(dst->be);
+    struct hst__fft_plan *p = NULL;
+    double t0;
+    hst_result r = hst__fft_plan(dst->be, key, key->kind == HST__FFT_C2C ? dst->buf : src->buf, dst->buf, &p);
+    if (r != HST_SUCCESS && key->variant != 0 && !hst_result_is_out_of_memory(r)) {
+        hst__fft_key own = *key;
+        own.variant = 0;
+        r = hst_choice_record(op, sig, HST_CHOICE_MAX_SIG, hst__fft_variants[key->variant].name, HST__FFT_REFUSED_S);
+        return r != HST_SUCCESS ? r : hst__fft_exec_plan(dst, src, &own);
+    }
+    if (r == HST_SUCCESS) r = hst_queue_finish(q);
+    if (r != HST_SUCCESS) return r;
+    t0 = hst_time_s();
+    r = hst__fft_exec_plan(dst, src, key);
+    if (r == HST_SUCCESS) r = hst_queue_finish(q);
+    if (r != HST_SUCCESS || p->runs++ == 0) return r;
+    return hst_choice_record(op, sig, HST_CHOICE_MAX_SIG, hst__fft_variants[key->variant].name, hst_time_s() - t0);
 }
 #endif
 
-/* Every variant's plan for key, made before the choice measures them: a first run's time would
-   otherwise be its program build's. One that cannot be made fails its run (the choice skips it). */
-static void hst__fft_plan_variants(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
-    hst__fft_key k = *key;
-    struct hst__fft_plan *p;
-    hst_buffer *in = key->kind == HST__FFT_C2C ? dst->buf : src->buf;
-    for (k.variant = 0; k.variant < HST__FFT_VARIANTS; k.variant++) {
-        hst_result made = hst__fft_plan(dst->be, &k, in, dst->buf, &p);
-        (void)made;   /* one that cannot be made fails its own run, which the choice skips */
-    }
-}
-
-/* Runs the transform unscaled (hst__fft_exec_plan): on an OpenCL device with the VkFFT
-   configuration chosen for its shape; while the choice is unsettled, measured on an idle queue
-   (the work queued before finished first) with every variant's plan made, and completed. */
+/* Runs the transform unscaled (hst__fft_exec_plan); on an OpenCL device with the VkFFT
+   configuration the choice picks for its shape: each measured (hst__fft_measure) until every
+   one has a timing there, then the fastest, enqueued without waiting. */
 static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(dst->be)) {
-        hst__fft_call c;
+        hst__fft_key k = *key;
         hst_choice_op *op = NULL;
         int64_t sig[HST_CHOICE_MAX_SIG];
-        int v;
         hst_result r = hst__fft_op(dst->be, key, NULL, &op);
-        if (r != HST_SUCCESS) return r;
         sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
         sig[3] = (int64_t)key->batch;
-        c.dst = dst; c.src = src; c.key = *key;
-        if ((v = hst__fft_settled(dst->be, op, sig)) < 0) {
-            hst__fft_plan_variants(dst, src, key);
-            if ((r = hst_queue_finish(hst_backend_queue(dst->be))) != HST_SUCCESS) return r;
-            return hst_choice_run(op, sig, HST_CHOICE_MAX_SIG, &c, NULL, NULL);
-        }
-        c.key.variant = (unsigned)v;
-        return hst__fft_exec_plan(dst, src, &c.key);
+        if (r == HST_SUCCESS) r = hst_choice_pick(op, sig, HST_CHOICE_MAX_SIG, &k.variant);
+        if (r != HST_SUCCESS) return r;
+        return hst__fft_measuring(dst->be, op, sig, k.variant) ? hst__fft_measure(dst, src, &k, op, sig)
+                                                                : hst__fft_exec_plan(dst, src, &k);
     }
 #endif
     return hst__fft_exec_plan(dst, src, key);
