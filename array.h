@@ -330,8 +330,13 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
    precision).
    Plans are made on first use per (precision, kind, direction, lengths, batch, in-place) and
    kept by the backend until it is destroyed (VkFFT compiles its kernels then: the first call
-   of a shape is slow on an OpenCL device, later ones are not). Runs in order on the backend's
-   queue; does not block on OpenCL devices.
+   of a shape is slow on an OpenCL device, later ones are not). On an OpenCL device VkFFT's
+   configuration is chosen by measured time (choice.h's operations array_fft_<c2c|r2c|c2r>_
+   <c64|c128>, whose signature buckets each length and the batch by half-octaves): on a GPU the
+   calls that measure one (the first 12 or so of each kind, precision and size range) make its
+   plan, finish the queue and wait for the transform; the configurations round differently, so
+   a GPU's results may differ in the last bits from one process to another (each within the
+   error bound above). Other calls run in order on the backend's queue and do not block.
    Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
    pointers, VkFFT their sub-buffers.
    On the host device a transform of 2^14 elements or more runs on all the host's cores
@@ -1631,8 +1636,9 @@ typedef struct hst__fft_key {
     hst_dtype cplx;
     int kind, inverse, in_place;
     unsigned axes;
+    unsigned variant;   /* OpenCL devices: hst__fft_variants' index (chosen by hst__fft_exec);
+                           here, not last, so the key (compared with memcmp) has no padding */
     size_t n[HST_FFT_MAX_AXES], batch;
-    unsigned variant;   /* OpenCL devices: hst__fft_variants' index (chosen by hst__fft_exec) */
 } hst__fft_key;
 
 #ifdef HST_FFT
@@ -2072,6 +2078,11 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     hst_backend_free(be, p->app);
     p->app = NULL;
     if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (vr == VKFFT_ERROR_FAILED_TO_ALLOCATE || vr == VKFFT_ERROR_FAILED_TO_CREATE_BUFFER ||
+        vr == VKFFT_ERROR_FAILED_TO_ALLOCATE_MEMORY)   /* its scratch and tables on the device */
+        return hst_backend_fail(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
+                                "hst_array_fft", "initializeVkFFT could not allocate device memory "
+                                "(VkFFTResult %d)", (int)vr);
     return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
                             "initializeVkFFT "
                             "failed (VkFFTResult %d)", (int)vr);
@@ -2188,63 +2199,72 @@ static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const ch
     return hst_choice_register(be, &od, op);
 }
 
-/* 1 when this call measures variant v at sig: a GPU without its timing there yet. */
+#define HST__FFT_SIG 4        /* the signature: n0, n1, n2, batch */
+#define HST__FFT_SAMPLES 3     /* timings a GPU takes of a configuration at a size range */
+
+/* 1 when this call measures variant v at sig: a GPU with fewer than HST__FFT_SAMPLES timings of
+   it there (the pick explores each unmeasured one in turn, then refines the fastest). */
 static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const int64_t *sig, unsigned v) {
     hst_choice_stat st[HST__FFT_VARIANTS];
     size_t n = 0;
     if (hst_backend_device(be)->type != HST_DEVICE_GPU ||
-        hst_choice_stats(op, sig, HST_CHOICE_MAX_SIG, st, HST__FFT_VARIANTS, &n) != HST_SUCCESS || v >= n)
+        hst_choice_stats(op, sig, HST__FFT_SIG, st, HST__FFT_VARIANTS, &n) != HST_SUCCESS || v >= n)
         return 0;
-    return st[v].source != HST_CHOICE_EXACT;
+    return st[v].source != HST_CHOICE_EXACT || st[v].samples < HST__FFT_SAMPLES;
 }
 
-/* The time recorded for a configuration VkFFT refuses at a shape (seconds): never chosen,
-   never measured again. */
+/* The time recorded for a configuration VkFFT refuses to plan at a size range (seconds): never
+   chosen, never measured again there. */
 #define HST__FFT_REFUSED_S 1e9
 
 /* Runs key's variant on an idle queue (what was queued before finished first) to completion,
    and records its time at sig; a plan's first run (its program build, first launches) is not
-   recorded. A failure records nothing (a later call measures again), except another variant
-   than VkFFT's own that VkFFT refuses to plan: recorded as refused, and this call runs VkFFT's
-   own configuration. */
+   recorded. A failure records nothing (a later call measures again; an out-of-memory stays
+   the caller's to recover from), except a plan VkFFT refuses: recorded as refused. */
 static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const hst__fft_key *key,
                                    hst_choice_op *op, const int64_t *sig) {
     hst_queue *q = hst_backend_queue(dst->be);
     struct hst__fft_plan *p = NULL;
     double t0;
     hst_result r = hst__fft_plan(dst->be, key, key->kind == HST__FFT_C2C ? dst->buf : src->buf, dst->buf, &p);
-    if (r != HST_SUCCESS && key->variant != 0 && !hst_result_is_out_of_memory(r)) {
-        hst__fft_key own = *key;
-        own.variant = 0;
-        r = hst_choice_record(op, sig, HST_CHOICE_MAX_SIG, hst__fft_variants[key->variant].name, HST__FFT_REFUSED_S);
-        return r != HST_SUCCESS ? r : hst__fft_exec_plan(dst, src, &own);
+    if (r != HST_SUCCESS) {
+        if (!hst_result_is_out_of_memory(r)) {
+            hst_result noted = hst_choice_record(op, sig, HST__FFT_SIG, hst__fft_variants[key->variant].name,
+                                                 HST__FFT_REFUSED_S);
+            (void)noted;   /* the call's error is the refusal */
+        }
+        return r;
     }
-    if (r == HST_SUCCESS) r = hst_queue_finish(q);
-    if (r != HST_SUCCESS) return r;
+    if ((r = hst_queue_finish(q)) != HST_SUCCESS) return r;
     t0 = hst_time_s();
     r = hst__fft_exec_plan(dst, src, key);
     if (r == HST_SUCCESS) r = hst_queue_finish(q);
     if (r != HST_SUCCESS || p->runs++ == 0) return r;
-    return hst_choice_record(op, sig, HST_CHOICE_MAX_SIG, hst__fft_variants[key->variant].name, hst_time_s() - t0);
+    return hst_choice_record(op, sig, HST__FFT_SIG, hst__fft_variants[key->variant].name, hst_time_s() - t0);
 }
 #endif
 
 /* Runs the transform unscaled (hst__fft_exec_plan); on an OpenCL device with the VkFFT
-   configuration the choice picks for its shape: each measured (hst__fft_measure) until every
-   one has a timing there, then the fastest, enqueued without waiting. */
+   configuration the choice picks for its size range, measured (hst__fft_measure) while it has
+   too few timings there, else enqueued without waiting. Where another configuration than
+   VkFFT's own fails other than for memory (VkFFT refuses it at this shape, which shares its
+   range with one where it was chosen), the call runs VkFFT's own. */
 static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(dst->be)) {
         hst__fft_key k = *key;
         hst_choice_op *op = NULL;
-        int64_t sig[HST_CHOICE_MAX_SIG];
+        int64_t sig[HST__FFT_SIG];
         hst_result r = hst__fft_op(dst->be, key, NULL, &op);
         sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
         sig[3] = (int64_t)key->batch;
-        if (r == HST_SUCCESS) r = hst_choice_pick(op, sig, HST_CHOICE_MAX_SIG, &k.variant);
+        if (r == HST_SUCCESS) r = hst_choice_pick(op, sig, HST__FFT_SIG, &k.variant);
         if (r != HST_SUCCESS) return r;
-        return hst__fft_measuring(dst->be, op, sig, k.variant) ? hst__fft_measure(dst, src, &k, op, sig)
-                                                                : hst__fft_exec_plan(dst, src, &k);
+        r = hst__fft_measuring(dst->be, op, sig, k.variant) ? hst__fft_measure(dst, src, &k, op, sig)
+                                                             : hst__fft_exec_plan(dst, src, &k);
+        if (r == HST_SUCCESS || k.variant == 0 || hst_result_is_out_of_memory(r)) return r;
+        k.variant = 0;
+        return hst__fft_exec_plan(dst, src, &k);
     }
 #endif
     return hst__fft_exec_plan(dst, src, key);

@@ -219,8 +219,9 @@ typedef struct hst_choice_desc {
 /* Configures the backend's registry; call before the first operation registers (later:
    HST_ERROR_INVALID_ARGUMENT), which includes those the library registers: hst_stream_create
    with several devices (on backends[0]) or with block_slices 0 on an OpenCL device (its copy
-   model, "stream_copy"), esrrf.h's first run or live session ("esrrf"), and the first
-   hst_halo_pack_host_choose / _unpack_host_choose of a plan on this backend. Without it the
+   model, "stream_copy"), esrrf.h's first run or live session ("esrrf"), the first
+   hst_halo_pack_host_choose / _unpack_host_choose of a plan on this backend, and array.h's
+   first hst_array_fft on an OpenCL device ("array_fft_<kind>_<precision>"). Without it the
    defaults apply.
    Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_choice_configure(hst_backend *be, const hst_choice_desc *desc);

@@ -159,10 +159,14 @@ static int is_memory_error(hst_result res) {
 /* Every hst_ call of a row goes through TRY: on an error it records the call and leaves. */
 #define TRY(call) do { if ((res = (call)) != HST_SUCCESS) { *what = #call; goto done; } } while (0)
 
-/* Calls before the timed ones: on an OpenCL device hst_array_fft measures each of its VkFFT
-   configurations for a new shape (a warm-up run and a timed one each) before it settles on the
-   fastest; the timed calls then run the chosen one. */
-#define WARMUP_CALLS (2 * (int)HST__FFT_VARIANTS + 1)
+/* Calls before the timed ones: on a GPU hst_array_fft measures each of its VkFFT configurations
+   for a new shape (a warm-up run and a timed one each) before it picks the fastest, which it
+   then measures twice more within the timed calls' first ones (the median leaves them out). */
+#ifdef HST_NO_OPENCL
+#  define WARMUP_CALLS 1
+#else
+#  define WARMUP_CALLS (2 * (int)HST__FFT_VARIANTS + 1)
+#endif
 
 /* Median seconds per hst_array_fft(dst, src) call, after WARMUP_CALLS (the plans made, the
    configuration chosen); refill: src is refilled (untimed) before each call (c2c in place). */
