@@ -202,6 +202,7 @@ static double in_memory_rate(const args *a, const char *in)
     uint64_t ntp;
     uint32_t rm, cm;
     float *out[HST_ESRRF_NUM_MODES] = { NULL, NULL, NULL };
+    hst_esrrf_report rep;
     double t0, rate;
     if (!io_read_stack(in, 0, 0, &st, err, sizeof err)) {
         printf("  in memory   not run: %s\n", err);
@@ -215,8 +216,13 @@ static double in_memory_rate(const args *a, const char *in)
     CHECK(hst_esrrf_output_shape(&d, st.frames, st.rows, st.cols, &ntp, &rm, &cm));
     if (!(out[0] = (float *)malloc((size_t)ntp * rm * cm * sizeof(float)))) { fprintf(stderr, "out of memory\n"); exit(1); }
     t0 = now_s();
-    CHECK(hst_esrrf_run(&d, st.data, HST_ESRRF_U16, st.frames, st.rows, st.cols, out, NULL));
+    CHECK(hst_esrrf_run(&d, st.data, HST_ESRRF_U16, st.frames, st.rows, st.cols, out, &rep));
     rate = (double)st.frames / (now_s() - t0);
+    printf("  in memory   the call's report: blocks of %llu frames, path %s (fused %llu, chained %llu frames); "
+           "%.2f s: set-up %.2f, streams %.2f, finishing %.2f, teardown %.2f\n",
+           (unsigned long long)rep.block_frames, rep.path == HST_ESRRF_PATH_FUSED ? "fused" : "chained",
+           (unsigned long long)rep.frames_by_path[0], (unsigned long long)rep.frames_by_path[1], rep.seconds,
+           rep.setup_seconds, rep.stream_seconds, rep.finish_seconds, rep.teardown_seconds);
     free(out[0]);
     io_stack_free(&st);
     CHECK(hst_backend_destroy(be));
