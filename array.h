@@ -336,7 +336,8 @@ HST_API HST_NODISCARD hst_result hst_array_complex_part(hst_array *dst, const hs
    calls that measure one (the first 12 or so of each kind, precision and size range) make its
    plan, finish the queue and wait for the transform; the configurations round differently, so
    a GPU's results may differ in the last bits from one process to another (each within the
-   error bound above). Other calls run in order on the backend's queue and do not block.
+   error bound above). Other calls run in order on the backend's queue and do not block. Once
+   a size range's choice has settled, the plans of the configurations not chosen there go.
    Views (hst_array_view) are transformed where they lie, on every device: FFTW gets their
    pointers, VkFFT their sub-buffers.
    On the host device a transform of 2^14 elements or more runs on all the host's cores
@@ -382,8 +383,8 @@ HST_API HST_NODISCARD hst_result hst_array_fftn(hst_array *dst, const hst_array 
 /* 1 when the implementation was compiled with HST_FFT. Thread-safe. */
 HST_API int hst_fft_built_in(void);
 /* Plans the backend holds (0 without HST_FFT): one per transform kind, precision, lengths and
-   batch; on a GPU up to one per VkFFT configuration hst_array_fft measures for them (four).
-   Thread safety: per backend. */
+   batch; on a GPU up to one per VkFFT configuration hst_array_fft measures for them (four)
+   until the choice at their size range settles. Thread safety: per backend. */
 HST_API size_t hst_fft_plan_count(const hst_backend *be);
 
 #ifdef __cplusplus
@@ -2025,6 +2026,27 @@ static const hst__fft_variant hst__fft_variants[] = {
 };
 #define HST__FFT_VARIANTS (sizeof hst__fft_variants / sizeof hst__fft_variants[0])
 
+/* initializeVkFFT's failure vr as the call's result. A configuration other than VkFFT's own
+   that VkFFT refuses (other than for memory) is no error of the call: hst__fft_exec_variant
+   runs VkFFT's own instead, so it is logged below the error level (the refusal of VkFFT's own
+   configuration is the call's error). */
+static hst_result hst__fft_init_error(hst_backend *be, const hst__fft_key *key, VkFFTResult vr) {
+    if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (vr == VKFFT_ERROR_FAILED_TO_ALLOCATE || vr == VKFFT_ERROR_FAILED_TO_CREATE_BUFFER ||
+        vr == VKFFT_ERROR_FAILED_TO_ALLOCATE_MEMORY)   /* its scratch and tables on the device */
+        return hst_backend_fail(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
+                                "hst_array_fft", "initializeVkFFT could not allocate device memory "
+                                "(VkFFTResult %d)", (int)vr);
+    if (key->variant == 0)
+        return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
+                                "initializeVkFFT failed (VkFFTResult %d)", (int)vr);
+    hst_backend_log(be, HST_LOG_INFO, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft: VkFFT refuses "
+                    "configuration %s for lengths %zu x %zu x %zu, batch %zu (VkFFTResult %d); "
+                    "VkFFT's own is used", hst__fft_variants[key->variant].name, key->n[0],
+                    key->n[1], key->n[2], key->batch, (int)vr);
+    return HST_ERROR_UNSUPPORTED;
+}
+
 /* The VkFFT application: sizes fastest first (VkFFT's W, H, D), batches as numberBatches,
    strides of every buffer given explicitly (the complex side holds n / 2 + 1 bins in r2c/c2r;
    the real side is VkFFT's unpadded "input buffer"). Only the direction needed is compiled. */
@@ -2077,15 +2099,7 @@ static hst_result hst__fft_plan_cl(hst_backend *be, const hst__fft_key *key, cl_
     if (vr == VKFFT_SUCCESS) return HST_SUCCESS;
     hst_backend_free(be, p->app);
     p->app = NULL;
-    if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    if (vr == VKFFT_ERROR_FAILED_TO_ALLOCATE || vr == VKFFT_ERROR_FAILED_TO_CREATE_BUFFER ||
-        vr == VKFFT_ERROR_FAILED_TO_ALLOCATE_MEMORY)   /* its scratch and tables on the device */
-        return hst_backend_fail(be, HST_ERROR_OUT_OF_DEVICE_MEMORY, HST_LOGITEM_OUT_OF_DEVICE_MEMORY,
-                                "hst_array_fft", "initializeVkFFT could not allocate device memory "
-                                "(VkFFTResult %d)", (int)vr);
-    return hst_backend_fail(be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_FFT_LIBRARY, "hst_array_fft",
-                            "initializeVkFFT "
-                            "failed (VkFFTResult %d)", (int)vr);
+    return hst__fft_init_error(be, key, vr);
 }
 
 /* Enqueues the transform: c2c in place on cplx; r2c real -> cplx; c2r cplx -> real (cplx is
@@ -2110,15 +2124,20 @@ static hst_result hst__fft_run_cl(hst_backend *be, struct hst__fft_plan *p, cl_m
 }
 #endif
 
+/* Frees plan p: its FFTW plans, or its VkFFT application (kernels, programs, device buffers). */
+static void hst__fft_destroy(hst_backend *be, struct hst__fft_plan *p) {
+    hst__fft_destroy_host(p);
+#ifndef HST_NO_OPENCL
+    if (p->app) { deleteVkFFT(p->app); hst_backend_free(be, p->app); }
+#endif
+    hst_backend_free(be, p);
+}
+
 static void hst__fft_release(hst_backend *be, hst__array_state *st) {
     while (st->fft_plans) {
         struct hst__fft_plan *p = st->fft_plans;
         st->fft_plans = p->next;
-        hst__fft_destroy_host(p);
-#ifndef HST_NO_OPENCL
-        if (p->app) { deleteVkFFT(p->app); hst_backend_free(be, p->app); }
-#endif
-        hst_backend_free(be, p);
+        hst__fft_destroy(be, p);
     }
 }
 
@@ -2202,6 +2221,12 @@ static hst_result hst__fft_op(hst_backend *be, const hst__fft_key *key, const ch
 #define HST__FFT_SIG 4        /* the signature: n0, n1, n2, batch */
 #define HST__FFT_SAMPLES 3     /* timings a GPU takes of a configuration at a size range */
 
+/* key's signature in its operation. */
+static void hst__fft_sig(const hst__fft_key *key, int64_t sig[HST__FFT_SIG]) {
+    sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
+    sig[3] = (int64_t)key->batch;
+}
+
 /* 1 when this call measures variant v at sig: a GPU with fewer than HST__FFT_SAMPLES timings of
    it there (the pick explores each unmeasured one in turn, then refines the fastest). */
 static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const int64_t *sig, unsigned v) {
@@ -2217,10 +2242,41 @@ static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const in
    chosen, never measured again there. */
 #define HST__FFT_REFUSED_S 1e9
 
+/* 1 when plan key k, of op's kind and precision, is of another configuration than the one
+   the choice settled on at its size range (hst__fft_measuring: nothing left to measure). */
+static int hst__fft_lost(hst_backend *be, const hst_choice_op *op, const hst__fft_key *k) {
+    int64_t sig[HST__FFT_SIG];
+    unsigned pick;
+    hst__fft_sig(k, sig);
+    return hst_choice_pick(op, sig, HST__FFT_SIG, &pick) == HST_SUCCESS && pick != k->variant &&
+           !hst__fft_measuring(be, op, sig, pick);
+}
+
+/* Frees the plans of key's kind and precision whose size range has settled on another
+   configuration: measuring made one per configuration, each holding VkFFT's kernels and
+   device buffers, which only the pick needs now (a range whose pick changes later plans it
+   again on first use). Called right after a queue finish: every plan runs on the backend's
+   queue, so no transform still to run uses the plans freed. */
+static void hst__fft_drop_losers(hst_backend *be, const hst_choice_op *op, const hst__fft_key *key) {
+    /* made by hst__fft_plan before any plan */
+    hst__array_state *st = (hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    struct hst__fft_plan **at = &st->fft_plans;
+    while (*at) {
+        struct hst__fft_plan *p = *at;
+        if (p->key.kind == key->kind && p->key.cplx == key->cplx && hst__fft_lost(be, op, &p->key)) {
+            *at = p->next;
+            hst__fft_destroy(be, p);
+        } else {
+            at = &p->next;
+        }
+    }
+}
+
 /* Runs key's variant on an idle queue (what was queued before finished first) to completion,
    and records its time at sig; a plan's first run (its program build, first launches) is not
    recorded. A failure records nothing (a later call measures again; an out-of-memory stays
-   the caller's to recover from), except a plan VkFFT refuses: recorded as refused. */
+   the caller's to recover from), except a plan VkFFT refuses: recorded as refused. A time
+   recorded may settle the choice: the queue is idle, the losers' plans go. */
 static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const hst__fft_key *key,
                                    hst_choice_op *op, const int64_t *sig) {
     hst_queue *q = hst_backend_queue(dst->be);
@@ -2240,15 +2296,28 @@ static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const h
     r = hst__fft_exec_plan(dst, src, key);
     if (r == HST_SUCCESS) r = hst_queue_finish(q);
     if (r != HST_SUCCESS || p->runs++ == 0) return r;
-    return hst_choice_record(op, sig, HST__FFT_SIG, hst__fft_variants[key->variant].name, hst_time_s() - t0);
+    r = hst_choice_record(op, sig, HST__FFT_SIG, hst__fft_variants[key->variant].name, hst_time_s() - t0);
+    hst__fft_drop_losers(dst->be, op, key);
+    return r;
+}
+
+/* Runs key's variant, measured (hst__fft_measure) when `measuring`, else enqueued without
+   waiting. Where a configuration other than VkFFT's own fails other than for memory (VkFFT
+   refuses it at this shape: while measuring, or at a shape that shares its range with one
+   where it was chosen), runs VkFFT's own. */
+static hst_result hst__fft_exec_variant(hst_array *dst, const hst_array *src, const hst__fft_key *key,
+                                        hst_choice_op *op, const int64_t *sig, int measuring) {
+    hst__fft_key own = *key;
+    hst_result r = measuring ? hst__fft_measure(dst, src, key, op, sig) : hst__fft_exec_plan(dst, src, key);
+    if (r == HST_SUCCESS || key->variant == 0 || hst_result_is_out_of_memory(r)) return r;
+    own.variant = 0;
+    return hst__fft_exec_plan(dst, src, &own);
 }
 #endif
 
 /* Runs the transform unscaled (hst__fft_exec_plan); on an OpenCL device with the VkFFT
-   configuration the choice picks for its size range, measured (hst__fft_measure) while it has
-   too few timings there, else enqueued without waiting. Where another configuration than
-   VkFFT's own fails other than for memory (VkFFT refuses it at this shape, which shares its
-   range with one where it was chosen), the call runs VkFFT's own. */
+   configuration the choice picks for its size range (hst__fft_exec_variant), measured while it
+   has too few timings there. */
 static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst__fft_key *key) {
 #ifndef HST_NO_OPENCL
     if (!hst_backend_is_host(dst->be)) {
@@ -2256,15 +2325,10 @@ static hst_result hst__fft_exec(hst_array *dst, const hst_array *src, const hst_
         hst_choice_op *op = NULL;
         int64_t sig[HST__FFT_SIG];
         hst_result r = hst__fft_op(dst->be, key, NULL, &op);
-        sig[0] = (int64_t)key->n[0]; sig[1] = (int64_t)key->n[1]; sig[2] = (int64_t)key->n[2];
-        sig[3] = (int64_t)key->batch;
+        hst__fft_sig(key, sig);
         if (r == HST_SUCCESS) r = hst_choice_pick(op, sig, HST__FFT_SIG, &k.variant);
         if (r != HST_SUCCESS) return r;
-        r = hst__fft_measuring(dst->be, op, sig, k.variant) ? hst__fft_measure(dst, src, &k, op, sig)
-                                                             : hst__fft_exec_plan(dst, src, &k);
-        if (r == HST_SUCCESS || k.variant == 0 || hst_result_is_out_of_memory(r)) return r;
-        k.variant = 0;
-        return hst__fft_exec_plan(dst, src, &k);
+        return hst__fft_exec_variant(dst, src, &k, op, sig, hst__fft_measuring(dst->be, op, sig, k.variant));
     }
 #endif
     return hst__fft_exec_plan(dst, src, key);

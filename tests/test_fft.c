@@ -19,6 +19,15 @@
    instead. */
 #define HST_IMPLEMENTATION
 #define HST_FFT
+/* OpenCL calls through tests/reliability/cl_hooks.h's wrappers (VkFFT's too: vkFFT.h is
+   included below them), so a test can fail the k-th one: a VkFFT refusal, an out-of-memory. */
+#if !defined(HST_NO_OPENCL) && !defined(__APPLE__)
+#  ifndef CL_TARGET_OPENCL_VERSION
+#    define CL_TARGET_OPENCL_VERSION 300
+#  endif
+#  include <CL/cl.h>
+#  include "reliability/cl_hooks.h"
+#endif
 #include "array.h"
 
 #include <stdarg.h>
@@ -483,55 +492,257 @@ static void test_variants_agree(void **state) {
     assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
 }
 
+/* A c2c transform driven below hst_array_fft, as a GPU's calls run it, on any OpenCL device:
+   its arrays (a: the input, written; b: the output), the key hst_array_fft makes (variant 0),
+   its operation (timings cleared: none from an earlier run), signature, and the host device's
+   FFTW result to compare with. */
+typedef struct driven {
+    const prec *p;
+    fcase c;
+    hst_array *a, *b;
+    hst__fft_key key;
+    hst_choice_op *op;
+    int64_t sig[HST__FFT_SIG];
+    void *ref, *got;
+} driven;
+
+static void drive_open(hst_backend *be, cap_log *log, const prec *p, const fcase *c, driven *d) {
+    hst_backend_desc hdesc = cap_desc(log);
+    hst_backend *host = NULL;
+    size_t cnt = c->batch * total(c), i;
+    void *x = malloc(cnt * 2 * p->rsize);
+    uint64_t seed = 9;
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->c = *c;
+    d->got = malloc(cnt * 2 * d->p->rsize);
+    assert_non_null(x); assert_non_null(d->got);
+    for (i = 0; i < 2 * cnt; i++) put(d->p, x, i, unit(d->p, &seed));
+    hdesc.device = "host";
+    assert_int_equal(hst_backend_create(&hdesc, &host), HST_SUCCESS);
+    d->ref = fft_on(host, d->p->cplx, d->p->cplx, c, 0, HST_FFT_NORM_BACKWARD, 0, x);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+    d->a = mk(be, d->p->cplx, c, c->n[0]);
+    d->b = mk(be, d->p->cplx, c, c->n[0]);
+    assert_int_equal(hst_array_write(d->a, x, hst_array_bytes(d->a)), HST_SUCCESS);
+    free(x);
+    assert_int_equal(hst__fft_args("test", d->b, d->a, c->axes, 0, HST_FFT_NORM_BACKWARD, &d->key), HST_SUCCESS);
+    d->key.in_place = 1;   /* as hst_array_fft's c2c on an OpenCL device */
+    hst__fft_sig(&d->key, d->sig);
+    assert_int_equal(hst__fft_op(be, &d->key, NULL, &d->op), HST_SUCCESS);
+    assert_int_equal(hst_choice_clear(d->op), HST_SUCCESS);
+}
+
+/* b holds the transform of a. */
+static void drive_check(driven *d, const char *what) {
+    assert_int_equal(hst_array_read(d->b, d->got, hst_array_bytes(d->b)), HST_SUCCESS);
+    expect_agree(d->p, d->got, d->ref, 2 * d->c.batch * total(&d->c), total(&d->c), what);
+}
+
+static void drive_stats(const driven *d, hst_choice_stat st[HST__FFT_VARIANTS]) {
+    size_t n = 0;
+    assert_int_equal(hst_choice_stats(d->op, d->sig, HST__FFT_SIG, st, HST__FFT_VARIANTS, &n), HST_SUCCESS);
+    assert_int_equal(n, HST__FFT_VARIANTS);
+}
+
+static void drive_close(driven *d) {
+    assert_int_equal(hst_choice_clear(d->op), HST_SUCCESS);   /* later tests: VkFFT's own, as before */
+    hst_array_destroy(d->a); hst_array_destroy(d->b);
+    free(d->ref); free(d->got);
+}
+
+/* A backend of the device under test of its own (its own plans and log, at info level: the
+   refusals' level). */
+static hst_backend *own_backend(void **state, cap_log *log) {
+    hst_backend_desc desc = cap_desc(log);
+    hst_backend *be = NULL;
+    desc.device = hst_backend_device(BE(state))->selector;
+    desc.log_level = HST_LOG_INFO;
+    assert_int_equal(hst_backend_create(&desc, &be), HST_SUCCESS);
+    cap_reset(log);
+    return be;
+}
+
 /* hst__fft_measure (a GPU's way until every configuration has a timing at a shape; called here
    on any OpenCL device): its result is the transform (against the host's FFTW); the plan's
    first run records nothing, the second records the configuration's time at the shape. */
 static void test_measure_records(void **state) {
-    const prec *p = &PRECS[0];
     const fcase c = {2, 3, {8, 6, 1}};
-    hst_backend_desc hdesc = cap_desc(LOG(state));
-    hst_backend *be = BE(state), *host = NULL;
-    size_t cnt = c.batch * total(&c), i, n = 0;
-    void *x = malloc(cnt * 2 * p->rsize), *got = malloc(cnt * 2 * p->rsize), *ref;
-    hst_array *a, *b;
-    hst__fft_key key;
-    hst_choice_op *op = NULL;
     hst_choice_stat st[HST__FFT_VARIANTS];
-    int64_t sig[HST__FFT_SIG];
-    uint64_t seed = 9;
+    driven d;
     unsigned k;
-    assert_non_null(x); assert_non_null(got);
-    if (hst_backend_is_host(be)) { free(x); free(got); skip(); return; }   /* FFTW: no configurations */
-    for (i = 0; i < 2 * cnt; i++) put(p, x, i, unit(p, &seed));
-    hdesc.device = "host";
-    assert_int_equal(hst_backend_create(&hdesc, &host), HST_SUCCESS);
-    ref = fft_on(host, p->cplx, p->cplx, &c, 0, HST_FFT_NORM_BACKWARD, 0, x);
-    a = mk(be, p->cplx, &c, c.n[0]);
-    b = mk(be, p->cplx, &c, c.n[0]);
-    assert_int_equal(hst__fft_args("test", b, a, c.axes, 0, HST_FFT_NORM_BACKWARD, &key), HST_SUCCESS);
-    key.in_place = 1;   /* as hst_array_fft's c2c on an OpenCL device */
-    key.variant = 1;
-    sig[0] = (int64_t)key.n[0]; sig[1] = (int64_t)key.n[1]; sig[2] = (int64_t)key.n[2]; sig[3] = (int64_t)key.batch;
-    assert_int_equal(hst__fft_op(be, &key, NULL, &op), HST_SUCCESS);
-    assert_int_equal(hst_choice_clear(op), HST_SUCCESS);   /* no timing from an earlier run */
+    if (hst_backend_is_host(BE(state))) { skip(); return; }   /* FFTW: no configurations */
+    drive_open(BE(state), LOG(state), &PRECS[0], &c, &d);
+    d.key.variant = 1;
     for (k = 0; k < 2; k++) {
-        assert_int_equal(hst_array_write(a, x, hst_array_bytes(a)), HST_SUCCESS);
-        assert_int_equal(hst__fft_measure(b, a, &key, op, sig), HST_SUCCESS);
-        assert_int_equal(hst_array_read(b, got, hst_array_bytes(b)), HST_SUCCESS);
-        expect_agree(p, got, ref, 2 * cnt, total(&c), "measured run");
-        assert_int_equal(hst_choice_stats(op, sig, HST__FFT_SIG, st, HST__FFT_VARIANTS, &n), HST_SUCCESS);
+        assert_int_equal(hst__fft_measure(d.b, d.a, &d.key, d.op, d.sig), HST_SUCCESS);
+        drive_check(&d, "measured run");
+        drive_stats(&d, st);
         assert_int_equal(st[1].source == HST_CHOICE_EXACT, k == 1);
         assert_int_equal(st[1].samples, k);
         assert_true(k == 0 || st[1].seconds < HST__FFT_REFUSED_S);
     }
-    assert_int_equal(hst_choice_clear(op), HST_SUCCESS);   /* later tests: VkFFT's own, as before */
-    hst_array_destroy(a); hst_array_destroy(b);
-    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
-    free(x); free(got); free(ref);
+    drive_close(&d);
+}
+
+#ifdef REL_HOOKS_CL
+/* hst__fft_exec_variant of d's key (measured when `measuring`) with the k-th OpenCL call that
+   can fail failing (once); `failed`: that call's name ("" when fewer calls were made). */
+static hst_result exec_failing(driven *d, int measuring, long k, char failed[sizeof rel_injected_call]) {
+    hst_result r;
+    rel_reset_faults(k);
+    r = hst__fft_exec_variant(d->b, d->a, &d->key, d->op, d->sig, measuring);
+    memcpy(failed, rel_injected_call, sizeof rel_injected_call);
+    rel_reset_faults(0);
+    return r;
+}
+
+/* An out-of-memory before d's key has a plan: the call's error, logged as one; nothing
+   recorded, no plan made (the backend holds `plans`), no OpenCL object left behind. */
+static void expect_plan_oom(driven *d, cap_log *log, hst_result r, const rel_counts *before, size_t plans) {
+    hst_choice_stat st[HST__FFT_VARIANTS];
+    unsigned v;
+    assert_true(hst_result_is_out_of_memory(r));
+    assert_int_equal(log->last_level, HST_LOG_ERROR);
+    assert_int_equal(hst_fft_plan_count(d->b->be), plans);
+    assert_true(rel_counts_equal(&rel_live, before));
+    drive_stats(d, st);
+    for (v = 0; v < HST__FFT_VARIANTS; v++) assert_int_equal(st[v].samples, 0);
+}
+
+/* hst__fft_exec_variant of d's key (a shape without a plan) with VkFFT refusing it: the k-th
+   OpenCL call that can fail fails, k = 1, 2, ... until the one failed makes a program (an
+   initializeVkFFT failure other than for memory). Those failed before it are out-of-memories
+   (VkFFT's tables' buffer, on devices where it keeps them; outside measuring, the copy of the
+   input into the output). */
+static hst_result exec_refused(driven *d, cap_log *log, int measuring) {
+    char failed[sizeof rel_injected_call];
+    rel_counts before = rel_live;
+    size_t plans = hst_fft_plan_count(d->b->be);
+    hst_result r;
+    long k;
+    for (k = 1;; k++) {
+        cap_reset(log);
+        r = exec_failing(d, measuring, k, failed);
+        assert_true(failed[0] != '\0');   /* a call failed: the plan was still to make */
+        if (strstr(failed, "Program")) return r;
+        expect_plan_oom(d, log, r, &before, plans);
+    }
+}
+
+/* A configuration VkFFT refuses while it is measured is recorded as refused at the shape,
+   logged at info level, not as an error, and the call returns the transform by VkFFT's own
+   configuration; VkFFT's own refused (outside measuring) is the call's error, logged as one. */
+static void test_measure_refused(void **state) {
+    const fcase c = {2, 3, {8, 6, 1}}, other = {2, 2, {8, 6, 1}};
+    hst_choice_stat st[HST__FFT_VARIANTS];
+    cap_log log;
+    hst_backend *be;
+    driven d;
+    if (hst_backend_is_host(BE(state))) { skip(); return; }   /* FFTW: no configurations */
+    be = own_backend(state, &log);
+    drive_open(be, &log, &PRECS[0], &c, &d);
+    d.key.variant = 1;
+    assert_int_equal(exec_refused(&d, &log, 1), HST_SUCCESS);
+    drive_check(&d, "refused configuration's call");
+    drive_stats(&d, st);
+    assert_int_equal(st[1].source, HST_CHOICE_EXACT);
+    assert_int_equal(st[1].samples, 1);
+    assert_true(st[1].seconds == HST__FFT_REFUSED_S);
+    assert_int_equal(st[0].samples, 0);               /* VkFFT's own ran unmeasured */
+    assert_int_equal(hst_fft_plan_count(be), 1);      /* VkFFT's own: the refused one made none */
+    assert_int_equal(log.counts[HST_LOGITEM_FFT_LIBRARY], 1);
+    assert_int_equal(log.errors[HST_LOGITEM_FFT_LIBRARY], 0);
+    assert_int_equal(log.last_level, HST_LOG_INFO);
+    assert_non_null(strstr(log.last_message, hst__fft_variants[1].name));
+    assert_non_null(strstr(log.last_message, "VkFFT's own is used"));
+    drive_close(&d);
+
+    drive_open(be, &log, &PRECS[0], &other, &d);   /* a new shape: its plan is made by the call */
+    assert_int_equal(exec_refused(&d, &log, 0), HST_ERROR_UNSUPPORTED);
+    assert_int_equal(log.errors[HST_LOGITEM_FFT_LIBRARY], 1);
+    assert_int_equal(log.last_level, HST_LOG_ERROR);
+    drive_close(&d);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+
+/* An out-of-memory while a configuration is measured (the first OpenCL call of a double
+   precision plan: the buffer of VkFFT's tables, which it keeps for double precision on every
+   device) is the call's error and records nothing (expect_plan_oom); the next call plans and
+   runs it. */
+static void test_measure_out_of_memory(void **state) {
+    const fcase c = {2, 2, {8, 6, 1}};
+    char failed[sizeof rel_injected_call];
+    rel_counts before;
+    cap_log log;
+    hst_backend *be;
+    driven d;
+    hst_result r;
+    if (hst_backend_is_host(BE(state)) || !runs(state, &PRECS[1])) { skip(); return; }
+    be = own_backend(state, &log);
+    drive_open(be, &log, &PRECS[1], &c, &d);
+    d.key.variant = 1;
+    before = rel_live;
+    r = exec_failing(&d, 1, 1, failed);
+    assert_string_equal(failed, "clCreateBuffer");
+    assert_int_equal(r, HST_ERROR_OUT_OF_DEVICE_MEMORY);
+    assert_int_equal(log.last_item, HST_LOGITEM_OUT_OF_DEVICE_MEMORY);
+    expect_plan_oom(&d, &log, r, &before, 0);
+    assert_int_equal(hst__fft_exec_variant(d.b, d.a, &d.key, d.op, d.sig, 1), HST_SUCCESS);
+    drive_check(&d, "call after an out-of-memory");
+    assert_int_equal(hst_fft_plan_count(be), 1);
+    drive_close(&d);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+#else   /* no call interception here */
+static void test_measure_refused(void **state) { (void)state; skip(); }
+static void test_measure_out_of_memory(void **state) { (void)state; skip(); }
+#endif
+
+/* The plans of the configurations not chosen at a size range go once the choice there has
+   settled (on a GPU: the pick has its HST__FFT_SAMPLES timings; elsewhere nothing is measured
+   and the pick settles at once), freed by the measuring call whose timing settles it; the
+   pick's plan stays, and the shape's transform stays right. */
+static void test_losers_freed(void **state) {
+    const fcase c = {2, 3, {8, 6, 1}};
+    int gpu = hst_backend_device(BE(state))->type == HST_DEVICE_GPU;
+    struct hst__fft_plan *p;
+    cap_log log;
+    hst_backend *be;
+    driven d;
+    unsigned v;
+    if (hst_backend_is_host(BE(state))) { skip(); return; }   /* FFTW: no configurations */
+    be = own_backend(state, &log);
+    drive_open(be, &log, &PRECS[0], &c, &d);
+    for (v = 0; v < HST__FFT_VARIANTS; v++) {   /* one plan each, as exploring makes them */
+        d.key.variant = v;
+        assert_int_equal(hst__fft_plan(be, &d.key, d.b->buf, d.b->buf, &p), HST_SUCCESS);
+        assert_int_equal(hst_choice_record(d.op, d.sig, HST__FFT_SIG, hst__fft_variants[v].name,
+                                           v == 2 ? 0.5 : 1.0), HST_SUCCESS);
+    }
+    d.key.variant = 2;   /* the pick: its measured runs keep it the fastest (a median under 0.5 s) */
+    assert_int_equal(hst__fft_measure(d.b, d.a, &d.key, d.op, d.sig), HST_SUCCESS);   /* untimed */
+    assert_int_equal(hst_fft_plan_count(be), HST__FFT_VARIANTS);
+    assert_int_equal(hst__fft_measure(d.b, d.a, &d.key, d.op, d.sig), HST_SUCCESS);
+    assert_int_equal(hst_fft_plan_count(be), gpu ? HST__FFT_VARIANTS : 1);   /* GPU: 2 timings */
+    assert_int_equal(hst__fft_measure(d.b, d.a, &d.key, d.op, d.sig), HST_SUCCESS);
+    assert_int_equal(hst_fft_plan_count(be), 1);
+    assert_int_equal(hst__fft_plan(be, &d.key, d.b->buf, d.b->buf, &p), HST_SUCCESS);
+    assert_int_equal(p->key.variant, 2);
+    assert_int_equal(hst_fft_plan_count(be), 1);   /* the pick's: found, not made */
+    drive_check(&d, "pick after the losers went");
+    assert_int_equal(hst_array_fft(d.b, d.a, c.axes, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
+    drive_check(&d, "call after the losers went");
+    assert_int_equal(hst_fft_plan_count(be), 1);
+    drive_close(&d);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 #else   /* no OpenCL devices: no configurations to choose */
 static void test_variants_agree(void **state) { (void)state; skip(); }
 static void test_measure_records(void **state) { (void)state; skip(); }
+static void test_measure_refused(void **state) { (void)state; skip(); }
+static void test_measure_out_of_memory(void **state) { (void)state; skip(); }
+static void test_losers_freed(void **state) { (void)state; skip(); }
 #endif
 
 /* ------------------------------------------------------------------------------------------
@@ -891,6 +1102,9 @@ int main(void) {
         cmocka_unit_test(test_host_agrees),
         cmocka_unit_test(test_variants_agree),
         cmocka_unit_test(test_measure_records),
+        cmocka_unit_test(test_measure_refused),
+        cmocka_unit_test(test_measure_out_of_memory),
+        cmocka_unit_test(test_losers_freed),
         cmocka_unit_test(test_host_pieces),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_fftn),
