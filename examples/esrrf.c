@@ -36,10 +36,12 @@
    the preview's widefield mean is summed on the way. Every page is checked first (its size, its
    sample type, its strips inside the file: examples/image_io.h's io_stack_open), so a stack that
    changes midway fails before the first frame is computed; a strip that does not decode fails
-   when its frame is read, naming its page. Host memory: one block read, the live session's
-   staging (esrrf.h: two buffers of 8 x block + 1 frames), one time point's images and, for the
-   preview, the per-pixel sums of the frames and (several time points) of the first mode's
-   images: independent of the number of frames. The images are the batch call's bits (esrrf.h:
+   when its frame is read, naming its page. A thread of its own reads the blocks, up to two
+   ahead of the one pushed, so that the disk and the device work at once ("reader thread").
+   Host memory: the blocks read (the one pushed and two ahead: 3 x block frames), the live
+   session's staging (esrrf.h: two buffers of 8 x block + 1 frames), one time point's images
+   and, for the preview, the per-pixel sums of the frames and (several time points) of the
+   first mode's images: independent of the number of frames. The images are the batch call's bits (esrrf.h:
    the live API with any push sizes gives them). --sweep and --quality read the whole stack into
    memory (their scores need every frame at once), and so does a run over MPI ranks (the live
    API is one process's).
@@ -301,12 +303,13 @@ static void help(void)
 "                           stack, at least 16, as the budget allows)             [0]\n"
 "\n"
 "Large stacks: the frames are read block by block while the device computes, and each time\n"
-"point is written as soon as it is done: host memory is about 17 x --block + 2 frames (the\n"
-"block read and the two staging buffers of esrrf.h's live session), one time point's images\n"
-"per mode and the preview's sums (--no-preview: none), whatever the number of frames (--sweep\n"
-"and --quality hold the whole stack). Interrupted (a signal, an error) a run leaves no output\n"
-"at all, never a partial TIFF: the files are renamed into place when all are complete. With\n"
-"--drift: one frame's float32 copy per frame of a block more (its correction).\n"
+"point is written as soon as it is done: host memory is about 19 x --block + 2 frames (the\n"
+"block pushed, two blocks read ahead meanwhile and the two staging buffers of esrrf.h's live\n"
+"session), one time point's images per mode and the preview's sums (--no-preview: none),\n"
+"whatever the number of frames (--sweep and --quality hold the whole stack). Interrupted (a\n"
+"signal, an error) a run leaves no output at all, never a partial TIFF: the files are renamed\n"
+"into place when all are complete. With --drift: one frame's float32 copy per frame of a block\n"
+"more (its correction).\n"
 "\n");
     printf(
 "Parameter sweep and quality:\n"
@@ -1726,9 +1729,198 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
     snprintf(buf, bytes, "channel %llu, plane %llu", (unsigned long long)cz[0], (unsigned long long)cz[1]);
 }
 
+/* ------------------------------------------------------------------------------ reader thread */
+/* A streamed pass over a series (stream_series, drift_pass) reads its blocks of frames on a
+   thread of its own, up to READ_AHEAD_BLOCKS blocks ahead of the block the main thread is
+   correcting, summing and pushing: reading (the disk, libtiff's decoding) and computing then
+   overlap instead of taking turns. (Taking turns, a cold 40 GiB BigTIFF on an H200 took 45.7 s:
+   the disk's 27 s plus the device's 29.5 s.) The blocks come to the main thread in order, so
+   what is pushed, and the first error met (a read's or a push's), are those of reading on the
+   main thread: the same bits, the same message. The thread holds the end signals blocked (the
+   main thread and the library's workers take them: "signals"); it stops at its next block once
+   a signal has come or the main thread stops it (an error), and is always joined. Where the
+   system refuses a thread, the main thread reads each block itself when it needs it (as
+   backend.h's hst_thread_create advises): slower, not wrong. Host memory: READ_AHEAD_BLOCKS + 1
+   blocks of samples (the ring), where reading on the main thread held one. */
+#define READ_AHEAD_BLOCKS 2   /* blocks read ahead of the one in use. One lets reading and
+                                 pushing run side by side; a second lets either be a block slow
+                                 (a page of directories to walk, a push whose copy into the
+                                 live session's staging waits) without stalling the other. A
+                                 push that waits for a whole piece (esrrf.h's back-pressure:
+                                 HST_ESRRF_LIVE_BLOCKS blocks) is covered by the system's
+                                 read-ahead (io_reader_read_ahead), which costs no memory of
+                                 ours, not by more blocks here at block bytes each. (Chosen by
+                                 this reasoning; not yet timed against 1 and 4 on a GPU.) */
+#define READ_RING (READ_AHEAD_BLOCKS + 1)   /* the block being used, and those read ahead */
+
+typedef struct prefetch {
+    io_reader *rd;                 /* read by the thread alone while it runs */
+    uint64_t series, frames, block;   /* the pass: frames [0, frames) of series, block at a time */
+    size_t block_bytes;            /* the bytes of a full block */
+    unsigned char *ring;           /* READ_RING blocks: block b in slot b % READ_RING */
+    hst_thread thread;
+    hst_mutex lock;
+    hst_cond changed;              /* under lock: a block read, a slot handed back, stop, the end */
+    uint64_t read;                 /* blocks read (under lock) */
+    uint64_t taken;                /* blocks the main thread has taken (under lock) */
+    int held;                      /* the main thread holds block taken - 1's slot (under lock) */
+    int stop;                      /* the main thread stops the pass (under lock) */
+    int done;                      /* the thread reads no more: it ends (under lock) */
+    int failed;                    /* a read failed: err says why (under lock; err before it) */
+    int threaded;                  /* a thread reads (else the main thread, on demand) */
+    double read_s;                 /* seconds in io_series_read (the thread's until joined) */
+    char err[1024];
+} prefetch;
+
+/* Frames in block b of the pass (the last one may be shorter). */
+static uint64_t prefetch_count(const prefetch *pf, uint64_t b)
+{
+    uint64_t first = b * pf->block;
+    return pf->frames - first < pf->block ? pf->frames - first : pf->block;
+}
+
+static unsigned char *prefetch_slot(const prefetch *pf, uint64_t b)
+{
+    return pf->ring + (size_t)(b % READ_RING) * pf->block_bytes;
+}
+
+/* Block b read into its slot (on whichever thread reads); 0: err says why. */
+static int prefetch_read(prefetch *pf, uint64_t b)
+{
+    double t0 = now_s();
+    int ok = io_series_read(pf->rd, pf->series, b * pf->block, prefetch_count(pf, b), prefetch_slot(pf, b), pf->err,
+                            sizeof pf->err);
+    pf->read_s += now_s() - t0;
+    return ok;
+}
+
+/* The ring for blocks of `block` frames (frame_bytes each) of rd's passes of `frames` frames.
+   0: out of host memory (nothing to close). */
+static int prefetch_open(prefetch *pf, io_reader *rd, uint64_t frames, uint64_t block, size_t frame_bytes)
+{
+    memset(pf, 0, sizeof *pf);
+    if (frame_bytes && block > SIZE_MAX / READ_RING / frame_bytes) return 0;
+    pf->rd = rd;
+    pf->frames = frames;
+    pf->block = block;
+    pf->block_bytes = (size_t)block * frame_bytes;
+    if (!(pf->ring = (unsigned char *)malloc(READ_RING * pf->block_bytes + 1))) return 0;
+    if (!hst_mutex_init(&pf->lock)) { free(pf->ring); return 0; }
+    if (!hst_cond_init(&pf->changed)) { hst_mutex_destroy(&pf->lock); free(pf->ring); return 0; }
+    return 1;
+}
+
+static void prefetch_close(prefetch *pf)
+{
+    hst_cond_destroy(&pf->changed);
+    hst_mutex_destroy(&pf->lock);
+    free(pf->ring);
+}
+
+/* Whether the thread may read block b: it waits for b's slot to be handed back; 0 once the
+   pass stops (the main thread's stop, or a signal). */
+static int prefetch_may_read(prefetch *pf, uint64_t b)
+{
+    int go;
+    hst_mutex_lock(&pf->lock);
+    while (!pf->stop && !interrupted && b >= pf->taken - (uint64_t)pf->held + READ_RING)
+        hst_cond_wait(&pf->changed, &pf->lock);
+    go = !pf->stop && !interrupted;
+    hst_mutex_unlock(&pf->lock);
+    return go;
+}
+
+/* The thread: the pass's blocks in order, each as soon as its slot is free; then done (set
+   whatever ended it, so that a main thread waiting for a block wakes). */
+static void *prefetch_main(void *arg)
+{
+    prefetch *pf = (prefetch *)arg;
+    uint64_t b;
+    int ok = 1;
+    for (b = 0; ok && b * pf->block < pf->frames && prefetch_may_read(pf, b); b++) {
+        ok = prefetch_read(pf, b);
+        hst_mutex_lock(&pf->lock);
+        if (ok) pf->read = b + 1;
+        else pf->failed = 1;
+        hst_cond_broadcast(&pf->changed);
+        hst_mutex_unlock(&pf->lock);
+    }
+    hst_mutex_lock(&pf->lock);
+    pf->done = 1;
+    hst_cond_broadcast(&pf->changed);
+    hst_mutex_unlock(&pf->lock);
+    return NULL;
+}
+
+/* A pass over series: its reader started, with the end signals held (the thread inherits the
+   mask). */
+static void prefetch_start(prefetch *pf, uint64_t series)
+{
+    cli_sigmask mask;
+    pf->series = series;
+    pf->read = pf->taken = 0;
+    pf->held = pf->stop = pf->done = pf->failed = 0;
+    pf->read_s = 0.0;
+    pf->err[0] = '\0';
+    cli_hold_signals(&mask);
+    pf->threaded = hst_thread_create(&pf->thread, prefetch_main, pf);
+    cli_release_signals(&mask);
+}
+
+/* The pass's next block (prefetch_count frames of it), after handing back the one the call
+   before gave: NULL when it could not be read (prefetch_failed says so) or the reader stopped
+   for a signal. Blocks come in order; the main thread asks for no more than the pass has. */
+static const void *prefetch_next(prefetch *pf)
+{
+    const void *block = NULL;
+    if (!pf->threaded) {   /* read here, into the one slot used */
+        uint64_t b = pf->taken++;
+        pf->failed = !prefetch_read(pf, b);
+        return pf->failed ? NULL : prefetch_slot(pf, b);
+    }
+    hst_mutex_lock(&pf->lock);
+    pf->held = 0;
+    hst_cond_broadcast(&pf->changed);
+    while (pf->read <= pf->taken && !pf->failed && !pf->done) hst_cond_wait(&pf->changed, &pf->lock);
+    if (pf->read > pf->taken) {
+        block = prefetch_slot(pf, pf->taken++);
+        pf->held = 1;
+    }
+    hst_mutex_unlock(&pf->lock);
+    return block;
+}
+
+/* After prefetch_next gave NULL: 1 and what could not be read in err when a read failed; 0
+   when the reader stopped for a signal. */
+static int prefetch_failed(prefetch *pf, char *err, size_t err_bytes)
+{
+    int failed;
+    hst_mutex_lock(&pf->lock);
+    failed = pf->failed;
+    hst_mutex_unlock(&pf->lock);
+    if (failed) snprintf(err, err_bytes, "%s", pf->err);
+    return failed;
+}
+
+/* The pass ended (all read, an error, a signal): the reader stopped and joined. Returns the
+   seconds it spent reading. */
+static double prefetch_stop(prefetch *pf)
+{
+    if (pf->threaded) {
+        hst_mutex_lock(&pf->lock);
+        pf->stop = 1;
+        hst_cond_broadcast(&pf->changed);
+        hst_mutex_unlock(&pf->lock);
+        hst_thread_join(&pf->thread);
+        pf->threaded = 0;
+    }
+    return pf->read_s;
+}
+
 /* ------------------------------------------------------------------------------ drift */
 /* The first pass over series i: every frame's drift into table, the frames pushed as read
-   (--block at a time) or the stack in memory at once (quality.h: the same drift either way). */
+   (--block at a time, on the reader thread: "reader thread") or the stack in memory at once
+   (quality.h: the same drift either way). */
 static hst_result drift_pass(run *u, const hst_drift_desc *dd, uint64_t i, double *table, int *read_failed, char *err,
                              size_t err_bytes)
 {
@@ -1736,23 +1928,27 @@ static hst_result drift_pass(run *u, const hst_drift_desc *dd, uint64_t i, doubl
     uint64_t block = u->o.block ? u->o.block : 16, k, n;
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
     hst_drift *ds = NULL;
-    void *buf = NULL;
+    const void *buf;
+    prefetch pf;
     hst_result r;
     if (!j->streamed)
         return hst_drift_estimate(j->be, j->st.data, (hst_drift_dtype)j->st.dtype, (size_t)j->st.frames, j->st.rows,
                                   j->st.cols, dd, table);
     if (block > j->st.frames) block = j->st.frames;
-    if (px > SIZE_MAX / esz / block || !(buf = malloc((size_t)block * px * esz))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    if (px > SIZE_MAX / esz || !prefetch_open(&pf, j->rd, j->st.frames, block, px * esz))
+        return HST_ERROR_OUT_OF_HOST_MEMORY;
+    prefetch_start(&pf, j->s0 + i);   /* the first block is read while the estimator opens */
     r = hst_drift_open(j->be, j->st.rows, j->st.cols, dd, &ds);
     for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
         n = j->st.frames - k < block ? j->st.frames - k : block;
-        if (!io_series_read(j->rd, j->s0 + i, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
+        if (!(buf = prefetch_next(&pf))) { *read_failed = prefetch_failed(&pf, err, err_bytes); break; }
         r = hst_drift_push(ds, buf, (hst_drift_dtype)j->st.dtype, (size_t)n);
         on_progress(k + n, j->st.frames, &u->pg);
     }
+    prefetch_stop(&pf);
     if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_drift_finish(ds, table, (size_t)j->st.frames);
     hst_drift_close(ds);
-    free(buf);
+    prefetch_close(&pf);
     return r;
 }
 
@@ -1878,28 +2074,30 @@ static int on_stream_progress(uint64_t done, uint64_t total, void *user)
     return u->j.write_failed || on_progress(done, total ? total : u->j.st.frames, &u->pg);
 }
 
-/* One series of a stack larger than memory (j->cur): blocks of frames read from the file and
-   pushed into a live session (esrrf.h: the same bits as the batch call), each time point written
-   as it comes (on_timepoint); the first series' frames summed for the preview. Host memory: one
-   block read, the session's staging, one time point. *read_failed: err says what of the file
-   could not be read. */
-static hst_result stream_series(run *u, void *buf, float *fixed, int *read_failed, char *err, size_t err_bytes)
+/* One series of a stack larger than memory (j->cur): blocks of frames read from the file (on
+   pf's thread, ahead: "reader thread") and pushed into a live session (esrrf.h: the same bits as
+   the batch call), each time point written as it comes (on_timepoint); the first series' frames
+   summed for the preview. Host memory: the reader's ring, the session's staging, one time
+   point. *read_failed: err says what of the file could not be read. */
+static hst_result stream_series(run *u, prefetch *pf, float *fixed, int *read_failed, char *err, size_t err_bytes)
 {
     job *j = &u->j;
     hst_esrrf_live *lv = NULL;
     uint64_t k, n, block = u->d.block_frames;
     io_dtype pushed = fixed ? IO_F32 : j->st.dtype;
     size_t px = (size_t)j->st.rows * j->st.cols;
-    hst_result r = hst_esrrf_live_create(&u->d, dtype_of[pushed], j->st.rows, j->st.cols, &lv);
+    const void *buf;
+    hst_result r;
+    prefetch_start(pf, j->s0 + j->cur);   /* the first block is read while the session starts */
+    r = hst_esrrf_live_create(&u->d, dtype_of[pushed], j->st.rows, j->st.cols, &lv);
     for (k = 0; r == HST_SUCCESS && k < j->st.frames && !interrupted; k += n) {
-        double t0 = now_s();
         n = j->st.frames - k < block ? j->st.frames - k : block;
-        if (!io_series_read(j->rd, j->s0 + j->cur, k, n, buf, err, err_bytes)) { *read_failed = 1; break; }
-        u->t_read += now_s() - t0;
+        if (!(buf = prefetch_next(pf))) { *read_failed = prefetch_failed(pf, err, err_bytes); break; }
         if (fixed && (r = correct_frames(j, buf, j->st.dtype, k, n, fixed)) != HST_SUCCESS) break;
         if (j->wf_sum && j->cur == 0) widefield_add(j->wf_sum, fixed ? (const void *)fixed : buf, pushed, n, px);
         r = hst_esrrf_live_push(lv, fixed ? (const void *)fixed : buf, n, j->st.rows, j->st.cols);
     }
+    u->t_read += prefetch_stop(pf);   /* before finish: an error or a signal ends the reads now */
     if (r == HST_SUCCESS && !*read_failed && !interrupted) r = hst_esrrf_live_finish(lv, &u->rep);
     hst_esrrf_live_destroy(lv);   /* the worker stopped: its results are the main thread's now */
     return r;
@@ -1922,7 +2120,7 @@ static int compute_streamed(run *u)
     job *j = &u->j;
     uint64_t block = u->o.block ? u->o.block : 16;
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
-    void *buf = NULL;
+    prefetch pf;   /* the blocks, read ahead on a thread of their own */
     float *fixed = NULL;   /* --drift: the block corrected, pushed instead */
     hst_esrrf_report before;   /* the series before the current one, summed */
     char err[1024], label[64];
@@ -1930,16 +2128,20 @@ static int compute_streamed(run *u)
     hst_result r = HST_SUCCESS;
     if (block > j->st.frames) block = j->st.frames;
     /* The disk reads on while a push waits for the live session's worker (up to a piece of
-       HST_ESRRF_LIVE_BLOCKS blocks): the system is asked for a piece and two blocks ahead. */
+       HST_ESRRF_LIVE_BLOCKS blocks) and the reader thread for a slot of its ring: the system is
+       asked for a piece and two blocks ahead of the reader's read. */
     io_reader_read_ahead(j->rd, (HST_ESRRF_LIVE_BLOCKS + 2) * block);
     u->d.block_frames = block;
     u->d.on_timepoint = on_timepoint;
     u->d.timepoint_user = u;
     u->d.progress = on_stream_progress;
     u->d.progress_user = u;
-    if (px > SIZE_MAX / sizeof(float) / block || !(buf = malloc((size_t)block * px * esz)) ||
-        (j->drift && !(fixed = (float *)malloc((size_t)block * px * sizeof(float))))) {
-        free(buf);
+    if (px > SIZE_MAX / sizeof(float) / block || !prefetch_open(&pf, j->rd, j->st.frames, block, px * esz)) {
+        fail("out of host memory for %d blocks of %llu frames (--block)", READ_RING, (unsigned long long)block);
+        return 1;
+    }
+    if (j->drift && !(fixed = (float *)malloc((size_t)block * px * sizeof(float)))) {
+        prefetch_close(&pf);
         fail("out of host memory for a block of %llu frames (--block)", (unsigned long long)block);
         return 1;
     }
@@ -1951,11 +2153,11 @@ static int compute_streamed(run *u)
             fprintf(stderr, PROG ": series %llu of %llu: %s\n", (unsigned long long)j->cur + 1, (unsigned long long)j->ns,
                     label);
         progress_start(&u->pg, 0, 0, j->st.frames, 0, NULL);
-        r = stream_series(u, buf, fixed, &read_failed, err, sizeof err);
+        r = stream_series(u, &pf, fixed, &read_failed, err, sizeof err);
         progress_end(&u->pg);
     }
     if (r == HST_SUCCESS && !read_failed) add_report(&u->rep, &before);
-    free(buf);
+    prefetch_close(&pf);
     free(fixed);
     if (interrupted) return interrupted_status();
     if (read_failed) { fail("%s", err); return 2; }

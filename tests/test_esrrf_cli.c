@@ -60,8 +60,10 @@
    Drift correction (--drift): on a stack of blobs moved by a known sub-pixel drift of several
    pixels, the table beside the output (pixels, and the TIFF's unit) within 0.1 px RMS of the
    truth and its plot a PNG; the streamed run (two passes over the file) and the in-memory one
-   write the same table and image bytes; a 1-frame stack, an unknown reference, mean:N past
-   the frames and --drift-averaging without --drift are refused naming the argument.
+   write the same table and image bytes, and so do a streamed hyperstack (two channels, each its
+   own drift, blocks of 5 through the reader thread's ring) and each channel in memory; a
+   1-frame stack, an unknown reference, mean:N past the frames and --drift-averaging without
+   --drift are refused naming the argument.
 
    The device is the program's default: $HST_DEVICE, which tests/run.sh sets per device. Every
    test skips when the program has not been built (it needs libtiff and libpng, which `make
@@ -2740,9 +2742,28 @@ static void expect_channel_pages(const float *hs, const float *alone, unsigned c
     for (tp = 0; tp < ntp; tp++) assert_memory_equal(hs + ((size_t)tp * 2 + c) * px, alone + (size_t)tp * px, px * sizeof(float));
 }
 
-static void test_drift_series(void **state)
+/* The 2-channel ImageJ hyperstack of drift_stack's blobs (channel 2's drift DRIFT_C2_SCALE times
+   channel 1's) at in (cap bytes), named drifting_2ch.tif. */
+static void write_drift_hyperstack(char *in, size_t cap)
 {
     static const char desc[] = "ImageJ=1.54f\nimages=48\nchannels=2\nframes=24\nhyperstack=true\n";
+    double truth[2][2 * DRIFT_FRAMES];
+    size_t n = (size_t)DRIFT_SIDE * DRIFT_SIDE;
+    uint16_t *ch[2], *hs;
+    unsigned c, f;
+    for (c = 0; c < 2; c++) ch[c] = drift_stack(c ? DRIFT_C2_SCALE : 1.0, truth[c]);
+    assert_non_null(hs = (uint16_t *)malloc(2 * DRIFT_FRAMES * n * sizeof *hs));
+    for (f = 0; f < DRIFT_FRAMES; f++)
+        for (c = 0; c < 2; c++) memcpy(hs + (2 * (size_t)f + c) * n, ch[c] + (size_t)f * n, n * sizeof *hs);
+    path_in(in, cap, dir, "drifting_2ch.tif");
+    scene = hs;
+    write_tiff(in, 0, 2 * DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE, 16, 1, desc);
+    scene = NULL;
+    free(hs); free(ch[0]); free(ch[1]);
+}
+
+static void test_drift_series(void **state)
+{
     static const char *const bad[][4] = {
         { "-q", "--channel=all", "--drift-series=each", "and --drift-series belong to --drift" },
         { "--drift", "--channel=all", "--drift-series=3,1",
@@ -2756,24 +2777,14 @@ static void test_drift_series(void **state)
         { "--drift", "--channel=all", "--drift-series=1,1,1", "--drift-series's plane: '1,1' is not a non-negative integer" },
     };
     enum { NTP = DRIFT_FRAMES / 2 };   /* hs_run: time points of 2 frames */
-    double truth[2][2 * DRIFT_FRAMES];
-    size_t n = (size_t)DRIFT_SIDE * DRIFT_SIDE, px = 0;
-    uint16_t *ch[2], *hs;
+    size_t px = 0;
     float *alone[2], *img;
     char in[400], csv[400], p[500], table[2][8192], text[8192], which[16];
-    unsigned c, f;
+    unsigned c;
     int rc;
     (void)state;
     SKIP_WITHOUT_BIN();
-    for (c = 0; c < 2; c++) ch[c] = drift_stack(c ? DRIFT_C2_SCALE : 1.0, truth[c]);
-    assert_non_null(hs = (uint16_t *)malloc(2 * DRIFT_FRAMES * n * sizeof *hs));
-    for (f = 0; f < DRIFT_FRAMES; f++)
-        for (c = 0; c < 2; c++) memcpy(hs + (2 * (size_t)f + c) * n, ch[c] + (size_t)f * n, n * sizeof *hs);
-    path_in(in, sizeof in, dir, "drifting_2ch.tif");
-    scene = hs;
-    write_tiff(in, 0, 2 * DRIFT_FRAMES, DRIFT_SIDE, DRIFT_SIDE, 16, 1, desc);
-    scene = NULL;
-    free(hs); free(ch[0]); free(ch[1]);
+    write_drift_hyperstack(in, sizeof in);
     path_in(csv, sizeof csv, outdir, "sr_drift.csv");
     /* each channel alone: its own drift, its own images */
     for (c = 0; c < 2; c++) {
@@ -2824,8 +2835,45 @@ static void test_drift_series(void **state)
         assert_int_equal(rc, 2);
     }
 }
+
+/* The streamed path at its fullest against the in-memory one: several series (--channel=all,
+   each corrected by its own drift), blocks of 5 (24 frames: 5 blocks, the last of 4, more blocks
+   than the reader thread's ring holds) and --drift (two passes over the file, both through the
+   reader thread) write, byte for byte, each channel's table and pages of a run of that channel
+   alone in memory (--quality reads the stack whole). */
+static void test_drift_series_streamed_equals_memory(void **state)
+{
+    enum { NTP = DRIFT_FRAMES / 2 };   /* hs_run: time points of 2 frames */
+    size_t px = 0;
+    float *memory[2], *img;
+    char in[400], csv[400], p[500], table[2][8192], text[8192], which[16];
+    unsigned c;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    write_drift_hyperstack(in, sizeof in);
+    path_in(csv, sizeof csv, outdir, "sr_drift.csv");
+    for (c = 0; c < 2; c++) {
+        snprintf(which, sizeof which, "--channel=%u", c + 1);
+        assert_int_equal(hs_run(in, "--drift", which, "--quality", NULL), 0);
+        read_text(csv, table[c], sizeof table[c]);
+        memory[c] = ds_avg_pages(NTP, &px);
+        empty_outdir();
+    }
+    assert_int_equal(hs_run(in, "--drift", "--channel=all", "--drift-series=each", "--block=5"), 0);
+    for (c = 0; c < 2; c++) {
+        snprintf(p, sizeof p, "%s/sr_drift_c%u_z1.csv", outdir, c + 1);
+        read_text(p, text, sizeof text);
+        assert_string_equal(text, table[c]);
+    }
+    img = ds_avg_pages(2 * NTP, &px);
+    for (c = 0; c < 2; c++) expect_channel_pages(img, memory[c], c, NTP, px);
+    free(img);
+    empty_outdir();
+    for (c = 0; c < 2; c++) free(memory[c]);
+}
 #else
 static void test_drift_series(void **state) { (void)state; skip(); }
+static void test_drift_series_streamed_equals_memory(void **state) { (void)state; skip(); }
 #endif
 
 /* --estimate-frames: the estimate and its curve on stdout, no file written; -q: the estimate
@@ -2908,6 +2956,7 @@ int main(void)
         cmocka_unit_test(test_drift_streamed_equals_memory),
         cmocka_unit_test(test_drift_bad_input),
         cmocka_unit_test(test_drift_series),
+        cmocka_unit_test(test_drift_series_streamed_equals_memory),
         cmocka_unit_test(test_estimate_frames),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
