@@ -738,7 +738,7 @@ static const char hst__esrrf_src_pow[] =
 "  return hst_e_pow(R, s);\n"
 "}\n"
 "\n"
-"/* R / W, the sensitivity power, negatives to 0 (hst__e_final on the host) */\n"
+"/* R / W, the sensitivity power, negatives to 0 (hst__e_ratio, hst__e_final_of on the host) */\n"
 "float hst_e_final(float R, float W, float sens)\n"
 "{\n"
 "  R = W > 0.0f ? hst_e_div(R, W) : 0.0f;\n"
@@ -2187,11 +2187,19 @@ HST__E_INL float hst__e_wd(int hw, float dx, float dy, const float *c, float *wd
     return hst__e_wd2(hw, dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
 }
 
-HST__E_INL float hst__e_final(int hw, float R, float W, float sens)
+/* hst_e_final's first step, R / W (0 where W is not positive), without a branch: a block's
+   lanes take it together (vectorised), their one division each */
+HST__E_INL float hst__e_ratio(int hw, float R, float W)
 {
-    R = W > 0.0f ? hst__e_div(hw, R, W) : 0.0f;
-    if (R < 0.0f) return 0.0f;
-    return sens > 1.0f ? hst__e_sens(hw, R, sens) : R;
+    int pos = W > 0.0f;
+    return hst__e_pick(pos, hst__e_div(hw, R, hst__e_pick(pos, W, 1.0f)), 0.0f);
+}
+
+/* hst_e_final's rest from the ratio q: the sensitivity power, negatives to 0 */
+HST__E_INL float hst__e_final_of(int hw, float q, float sens)
+{
+    if (q < 0.0f) return 0.0f;
+    return sens > 1.0f ? hst__e_sens(hw, q, sens) : q;
 }
 
 /* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample; not fused: the gradient of grad2
@@ -2269,18 +2277,21 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
    needs if-converted loops, and with -ftrapping-math it does not if-convert a C ?: around float
    operations). Skipped samples add +0 to W and R, which leaves them bitwise unchanged: both
    start at +0 and a sum that starts at +0 is never -0 in round-to-nearest.
-   The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (16
-   lanes in one register) and for AVX2 + FMA, the first the CPU has chosen at run time by
+   The block code is built three times: portable, and (gcc/clang on x86-64) for AVX-512 (32
+   lanes in two registers) and for AVX2 + FMA, the first the CPU has chosen at run time by
    __builtin_cpu_supports; the fma is the instruction in the latter two and HST__FMAF in the
    portable one (the instruction where the build targets FMA: -mfma, -march=haswell or later,
    aarch64; else a call per fma), correctly rounded in all, so the bits agree: measured on
    x86-64 without FMA, 9x slower than the AVX-512 build. */
 
-#define HST__E_LANES 16     /* pixels of one row and phase computed together */
-/* Half-pixel positions the stack tile holds (2 floats each: 24 KiB). Radius 1.5 needs 7 rows
-   of 40 positions for one magnified row; a radius above ~10 needs more than it holds for one
+/* Pixels of one row and phase computed together: 32 share each sample's scalar work (its
+   weights, offsets, loop) among two AVX-512 registers' lanes; 16 took 7% more time on the
+   shipped stack (2-core Xeon, AVX-512) */
+#define HST__E_LANES 32
+/* Half-pixel positions the stack tile holds (2 floats each: 32 KiB). Radius 1.5 needs 7 rows
+   of 72 positions for one magnified row; a radius above ~10 needs more than it holds for one
    row and takes the per-sample path (hst__e_rgc), with the same bits. */
-#define HST__E_HOST_TILE 3072
+#define HST__E_HOST_TILE 4096
 /* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
    1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
 #define HST__E_HOST_WTAB 4096
@@ -2446,30 +2457,37 @@ HST__E_INL void hst__e_tile(int hw, const float *f, const hst__e_geom *g, int k0
 
 /* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
    (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
-   k = ki + 2 l with 0 < k <= kx); ux, uy: the lanes' unit gradients (adjacent) */
-HST__E_INL void hst__e_lane_sample(int hw, const float *ux, const float *uy, int ki, int kx,
+   k = ki + 2 l with 0 < k <= kx; `in`: every lane's is, and W is the caller's); ux, uy: the
+   lanes' unit gradients (adjacent) */
+HST__E_INL void hst__e_lane_sample(int hw, int in, const float *ux, const float *uy, int ki, int kx,
                                    float dx, float dy, float w, float wd, float *W, float *R)
 {
     int l;
     for (l = 0; l < HST__E_LANES; ++l) {
-        int k = ki + 2 * l, ok = (k > 0) & (k <= kx);
+        int k = ki + 2 * l, ok = in | ((k > 0) & (k <= kx));
         float t = ux[l] * dx, s, c, v;
         s = HST__E_FMA(hw, uy[l], dy, t);
         t = ux[l] * dy;
         c = HST__E_FMA(hw, uy[l], dx, -t);
         v = HST__E_FMA(hw, -fabsf(c), wd, w);
-        W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
+        if (!in) W[l] = W[l] + hst__e_pick(ok, w, 0.0f);
         R[l] = R[l] + hst__e_pick(ok & (s < 0.0f), v, 0.0f);
     }
 }
 
-/* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
-   position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
-   columns of lane 0 plus 2 l */
-HST__E_INL void hst__e_lanes(int hw, const hst__e_geom *g, const float *tile, size_t plane,
-                             int stride, int k0, int l0, int yM, int x0, float *W, float *R)
+/* 1 when every lane's every sample from half-pixel column bx is inside the image's columns
+   (hst__e_lane_sample's 0 < k <= kx for each i and lane) */
+HST__E_INL int hst__e_lanes_inside(const hst__e_geom *g, int bx)
 {
-    float cx, cy;
+    return bx + g->j0 > 0 && bx + g->j1 - 1 + 2 * (HST__E_LANES - 1) <= 2 * (g->colsM - 1);
+}
+
+/* hst__e_lanes for `in` given (a constant where it is inlined: with in, every lane's W is the
+   same sum, added once per sample, and no lane's sample is tested) */
+HST__E_INL void hst__e_lanes_in(int hw, int in, const hst__e_geom *g, const float *tile, size_t plane,
+                                int stride, int k0, int l0, int yM, int x0, float *W, float *R)
+{
+    float cx, cy, Win = 0.0f;
     int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
     const float *wp = NULL;
     by = hst__e_base(hw, yM, g->mag);
@@ -2495,11 +2513,26 @@ HST__E_INL void hst__e_lanes(int hw, const hst__e_geom *g, const float *tile, si
             } else {
                 w = hst__e_wd(hw, dx, dy, g->c, &wd);
             }
-            if (w != 0.0f)
-                hst__e_lane_sample(hw, ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd,
-                                   W, R);
+            if (w == 0.0f) continue;
+            if (in) Win = Win + w;
+            hst__e_lane_sample(hw, in, ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd, W, R);
         }
     }
+    if (in)
+        for (l = 0; l < HST__E_LANES; ++l) W[l] = Win;
+}
+
+/* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
+   position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
+   columns of lane 0 plus 2 l. Lanes whose samples are all inside the columns (most of a frame)
+   take the inside form: each pixel's W is the same sequence of additions either way. */
+HST__E_INL void hst__e_lanes(int hw, const hst__e_geom *g, const float *tile, size_t plane,
+                             int stride, int k0, int l0, int yM, int x0, float *W, float *R)
+{
+    if (hst__e_lanes_inside(g, hst__e_base(hw, x0, g->mag)))
+        hst__e_lanes_in(hw, 1, g, tile, plane, stride, k0, l0, yM, x0, W, R);
+    else
+        hst__e_lanes_in(hw, 0, g, tile, plane, stride, k0, l0, yM, x0, W, R);
 }
 
 /* Pixel x of output row yM: its first value (of g->ns) */
@@ -2508,7 +2541,7 @@ HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
     return out + ((size_t)(yM - g->out_row0) * (size_t)g->colsM + (size_t)x) * (size_t)g->ns;
 }
 
-#define HST__E_MAG_COLS 256   /* output columns whose weights the magnify twin keeps at once */
+#define HST__E_MAG_COLS 512   /* output columns whose weights the magnify twin keeps at once */
 #define HST__E_MAG_VCOLS 1024 /* input columns whose column sums it keeps (else tap by tap) */
 
 /* One output row's pixels [xa, xb) of a block of output columns from x0 (their first taps c0,
@@ -2573,11 +2606,11 @@ HST__E_INL void hst__e_iw_row(int hw, const float *f, const hst__e_geom *g, int 
         for (x = iw->xa; x < iw->xb; ++x) iw->im[x - iw->xa] = 0.0f;
 }
 
-/* The values of inside pixel (yM, xM) from its sums R, W: hst__e_final at each sensitivity,
-   times the magnified frame when weighting (g->mimg's pixel, iwr's row, or interpolated from f),
-   into o[0 .. ns) */
+/* The values of inside pixel (yM, xM) from the ratio q of its sums (hst__e_ratio): hst_e_final
+   at each sensitivity, times the magnified frame when weighting (g->mimg's pixel, iwr's row, or
+   interpolated from f), into o[0 .. ns) */
 HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw, const hst__e_iwrow *iwr,
-                           int yM, int xM, float R, float W, float *o)
+                           int yM, int xM, float q, float *o)
 {
     float im = 1.0f, v;
     int s;
@@ -2589,7 +2622,7 @@ HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw,
         im = hst__e_interp(f, g->rows, g->cols, 1, 0, hst__e_div(hw, (float)yM, g->fm),
                            hst__e_div(hw, (float)xM, g->fm));
     for (s = 0; s < g->ns; ++s) {
-        v = hst__e_final(hw, R, W, g->sens[s]);
+        v = hst__e_final_of(hw, q, g->sens[s]);
         o[s] = iw ? v * im : v;
     }
 }
@@ -2604,7 +2637,7 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
                    g->radius, g->wt, &R, &W);
     else
         hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
-    hst__e_put(0, f, g, iw, NULL, yM, xM, R, W, hst__e_out(out, g, yM, xM));
+    hst__e_put(0, f, g, iw, NULL, yM, xM, hst__e_ratio(0, R, W), hst__e_out(out, g, yM, xM));
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
@@ -2623,12 +2656,13 @@ HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__
     for (y = ya; y < yb; ++y) {
         if (iwp) hst__e_iw_row(hw, f, g, y, &iwr);
         for (p = 0; p < g->mag && xa + p < xe; ++p) {
-            float W[HST__E_LANES], R[HST__E_LANES];
+            float W[HST__E_LANES], R[HST__E_LANES], q[HST__E_LANES];
             hst__e_lanes(hw, g, tile, plane, stride, k0, l0, y, xa + p, W, R);
+            for (l = 0; l < HST__E_LANES; ++l) q[l] = hst__e_ratio(hw, R[l], W[l]);   /* vectorised */
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
                 if (x >= xe) break;
-                hst__e_put(hw, f, g, iw, iwp, y, x, R[l], W[l], hst__e_out(out, g, y, x));
+                hst__e_put(hw, f, g, iw, iwp, y, x, q[l], hst__e_out(out, g, y, x));
             }
         }
     }
