@@ -1326,6 +1326,22 @@ static void test_choice_follows_timings(void **state)
     assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
+/* be's "esrrf" operation registered without shipped estimates, as on a GPU (the host's and
+   CPUs' estimates count as timings everywhere). */
+static hst_choice_op *register_unestimated(hst_backend *b)
+{
+    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0, NULL },
+                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0, NULL } };
+    hst_choice_op_desc od;
+    hst_choice_op *op = NULL;
+    memset(&od, 0, sizeof od);
+    od.name = "esrrf";
+    od.impls = impls;
+    od.num_impls = 2;
+    assert_int_equal(hst_choice_register(b, &od, &op), HST_SUCCESS);
+    return op;
+}
+
 /* Once the choice will not explore (the only path without timings here is over
    HST_CHOICE_EXPLORE_SLOWER times slower at the nearest signature), the run stops cutting its
    frames into measuring pieces of one block: fused is measured once at the new signature, then
@@ -1337,9 +1353,6 @@ static void test_choice_follows_timings(void **state)
 static void test_measuring_ends(void **state)
 {
     static const char *const names[2] = {"fused", "chained"};
-    static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0, NULL },
-                                              { "chained", hst__erun_chained, NULL, NULL, NULL, 0, NULL } };
-    hst_choice_op_desc od;
     hst_backend *b;
     hst_esrrf_desc d;
     hst_esrrf_report rep;
@@ -1352,11 +1365,7 @@ static void test_measuring_ends(void **state)
     (void)state;
     if (getenv("HST_FORCE")) { skip(); return; }
     b = memory_backend();
-    memset(&od, 0, sizeof od);
-    od.name = "esrrf";
-    od.impls = impls;
-    od.num_impls = 2;
-    assert_int_equal(hst_choice_register(b, &od, &op), HST_SUCCESS);
+    op = register_unestimated(b);
     desc_init(&d, &b, 1);
     d.block_frames = 4;
     outs_alloc(&o, &d, N);
@@ -1377,6 +1386,50 @@ static void test_measuring_ends(void **state)
     expect_outs("auto (measuring ended) vs fused", &d, &o, &ref);
     outs_free(&ref);
     outs_free(&o);
+    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
+}
+
+/* Blocks longer than HST__E_MEASURE_FRAMES are measured on pieces of that many frames: the
+   timings land at that signature, none at the block's. (With whole blocks, a first call on
+   21,474 frames on an H200 ran two of its sixteen blocks, 2,686 frames, through the slower
+   path.) The bits stay the forced path's. */
+static void test_measuring_pieces_bounded(void **state)
+{
+    enum { NL = 4 * HST__E_MEASURE_FRAMES + 8, BLOCK = NL / 2 };
+    hst_backend *b;
+    hst_esrrf_desc d;
+    hst_esrrf_report rep;
+    hst_choice_op *op;
+    hst_choice_stat st[2];
+    int64_t piece[4] = {R, C, MAG, HST__E_MEASURE_FRAMES}, block[4] = {R, C, MAG, BLOCK};
+    size_t n = 0, i;
+    float *stack;
+    outs o, ref;
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    assert_non_null(stack = (float *)malloc((size_t)NL * R * C * sizeof(float)));
+    for (i = 0; i < (size_t)NL * R * C; i++) stack[i] = frames[i % ((size_t)N * R * C)];
+    b = memory_backend();
+    op = register_unestimated(b);
+    desc_init(&d, &b, 1);
+    d.block_frames = BLOCK;
+    outs_alloc(&o, &d, NL);
+    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_F32, NL, R, C, o.m, &rep), HST_SUCCESS);
+    assert_int_equal(rep.frames_by_path[0] + rep.frames_by_path[1], NL);
+    assert_true(rep.frames_by_path[1] <= 2 * HST__E_MEASURE_FRAMES);   /* a warm-up and a timing at most */
+    assert_int_equal(hst_choice_stats(op, piece, 4, st, 2, &n), HST_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(st[0].source, HST_CHOICE_EXACT);
+    assert_int_equal(st[1].source, HST_CHOICE_EXACT);
+    assert_int_equal(hst_choice_stats(op, block, 4, st, 2, &n), HST_SUCCESS);
+    assert_int_not_equal(st[0].source, HST_CHOICE_EXACT);
+    assert_int_not_equal(st[1].source, HST_CHOICE_EXACT);
+    d.path = HST_ESRRF_PATH_FUSED;
+    batch(&d, stack, HST_ESRRF_F32, NL, &ref);
+    expect_outs("auto (pieces of HST__E_MEASURE_FRAMES) vs fused", &d, &o, &ref);
+    outs_free(&ref);
+    outs_free(&o);
+    free(stack);
     assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
@@ -1406,6 +1459,7 @@ int main(void)
         cmocka_unit_test(test_default_runs_quiet),
         cmocka_unit_test(test_choice_follows_timings),
         cmocka_unit_test(test_measuring_ends),
+        cmocka_unit_test(test_measuring_pieces_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
