@@ -101,8 +101,8 @@
    fly, never stored) and chained (Roberts -> magnify -> RGC, device-only intermediates) give the
    same bits. path 0 (auto) chooses by measured speed through choice.h's registry
    (operation "esrrf", implementations "fused" and "chained", signature {rows, cols, mag, frames
-   per block}): while it has no timings of its own for this signature, pieces of one block run
-   through each path; timings persist in the cache directory; HST_FORCE=esrrf:fused forces one.
+   per block or 64 where blocks are longer}): while it has no timings of its own for this
+   signature, pieces of that many frames run through each path; timings persist in the cache directory; HST_FORCE=esrrf:fused forces one.
 
    Bits. Results do not depend on how the frames are cut: the batch call and the live API with
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
@@ -2425,7 +2425,7 @@ static void hst__egroups(hst__eng *e) {
    2026-12-03: 1.7 and 4.2 s for its 50 frames on a 2-core Intel Xeon, AVX-512); PoCL fused
    10.5 s, chained 36.8 s (655 and 2,301 ms per frame, 2026-12-02). On a CPU the chained path stores and re-reads the magnified gradients (32 bytes
    per output pixel and frame), so it is the slower there. Without
-   them a process's first run spends two measuring blocks (a warm-up and a timed one) on the
+   them a process's first run spends two measuring pieces (a warm-up and a timed one) on the
    slower path: on PoCL 32 of the shipped stack's 50 frames, over twice its settled time.
    Real timings replace them; GPUs, without defaults, measure both paths. */
 static const hst_choice_default hst__ehost_defaults[2] = {

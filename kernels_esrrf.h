@@ -2288,10 +2288,10 @@ HST__KPRIVATE int hst__e_inside(uint32_t rows, uint32_t cols, uint32_t mag, floa
    weights, offsets, loop) among two AVX-512 registers' lanes; 16 took 7% more time on the
    shipped stack (2-core Xeon, AVX-512) */
 #define HST__E_LANES 32
-/* Half-pixel positions the stack tile holds (2 floats each: 32 KiB). Radius 1.5 needs 7 rows
-   of 72 positions for one magnified row; a radius above ~10 needs more than it holds for one
-   row and takes the per-sample path (hst__e_rgc), with the same bits. */
-#define HST__E_HOST_TILE 4096
+/* Half-pixel positions the stack tile holds (2 floats each: 36 KiB). Radius 1.5 needs 7 rows
+   of 72 positions for one magnified row; a radius above ~10 (41 rows of about 106) needs more
+   than it holds for one row and takes the per-sample path (hst__e_rgc), with the same bits. */
+#define HST__E_HOST_TILE 4608
 /* (w, wd) entries the stack table holds (32 KiB): mag^2 (j1 - j0)^2, 1225 at mag 5 radius
    1.5; more (mag 8 with radius 2, ...) compute each sample's weight, with the same bits. */
 #define HST__E_HOST_WTAB 4096
@@ -2360,8 +2360,8 @@ HST__KPRIVATE void hst__e_wtable(hst__e_geom *g, float *wt)
    hst__e_grad_fused for each position): the column taps of every tile column e, once per tile;
    per tile row, each frame column's sum over the row's taps, once; then each position's sum of
    its columns' sums. At most HST__E_SEP_COLS tile columns and HST__E_SEP_PIXELS frame columns
-   (mag 1 to about 10 at radius 1.5: 16 lanes of mag output columns and the window's margin)
-   fit the stack; a wider tile interpolates each position alone, with the same bits. */
+   (a block's HST__E_LANES macro-pixels and the window's margin: about 70 tile columns and 36
+   frame columns at radius 1.5, at any magnification) fit the stack; a wider tile interpolates each position alone, with the same bits. */
 #define HST__E_SEP_COLS 512
 #define HST__E_SEP_PIXELS 256
 typedef struct hst__e_sep {

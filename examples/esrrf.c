@@ -1034,7 +1034,7 @@ static void print_path(const hst_esrrf_report *rep)
 {
     static const char *const why[] = { "", "--fused / --chained", "forced by HST_FORCE",
                                        "chosen by measured speed",
-                                       "the first choice until timings exist; a run's first block is a warm-up" };
+                                       "the first choice until timings exist; a run's first piece is a warm-up" };
     unsigned i;
     printf("  path      %s (%s)", rep->path == HST_ESRRF_PATH_CHAINED ? "chained" : "fused", why[rep->decided_by]);
     for (i = 0; i < 2 && rep->decided_by != HST_ESRRF_BY_DESC; i++) {
@@ -1799,7 +1799,7 @@ static int prefetch_read(prefetch *pf, uint64_t b)
 static int prefetch_open(prefetch *pf, io_reader *rd, uint64_t frames, uint64_t block, size_t frame_bytes)
 {
     memset(pf, 0, sizeof *pf);
-    if (frame_bytes && block > SIZE_MAX / READ_RING / frame_bytes) return 0;
+    if (frame_bytes && block > (SIZE_MAX - 1) / READ_RING / frame_bytes) return 0;   /* the ring + 1 byte */
     pf->rd = rd;
     pf->frames = frames;
     pf->block = block;

@@ -224,7 +224,7 @@ static void test_batch_equals_twins(void **state)
             }
 }
 
-/* The automatic path (the choice measures both paths on pieces of one block) gives the same
+/* The automatic path (the choice measures both paths on pieces of a block) gives the same
    bits as a forced one. */
 static void test_auto_path(void **state)
 {
@@ -1344,7 +1344,7 @@ static hst_choice_op *register_unestimated(hst_backend *b)
 
 /* Once the choice will not explore (the only path without timings here is over
    HST_CHOICE_EXPLORE_SLOWER times slower at the nearest signature), the run stops cutting its
-   frames into measuring pieces of one block: fused is measured once at the new signature, then
+   frames into measuring pieces (a block here): fused is measured once at the new signature, then
    the rest of the frames run as one piece (a run cut into one-block pieces pays every block's
    upload unhidden; a live session with its own block size met that on every piece). The bits
    stay the forced path's. A backend of its own, timings in memory only, its "esrrf" operation
