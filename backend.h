@@ -385,7 +385,8 @@ HST_API HST_NODISCARD hst_result hst_devices(hst_device_info *out, size_t capaci
 /* Resolves a selector to one device. selector NULL or "" means $HST_DEVICE, else "auto".
    auto: a discrete GPU, else an integrated GPU, else an accelerator, else the OpenCL CPU device,
          else the host device (ties: the most global memory, then list order);
-   gpu, cpu, host: the first device of that kind in the same preference order;
+   gpu, cpu, host: the first device of that kind in the same preference order (host lists no
+         OpenCL platform: no driver is loaded, none of its threads or memory);
    "P:D": platform P, device D; anything else: a case-insensitive substring of the device name,
    the vendor or the platform name ("nvidia", "h200", "portable").
    why (may be NULL) receives a one-line reason. Errors: HST_ERROR_NO_DEVICE (nothing matched;
@@ -4128,13 +4129,42 @@ static const char *hst__selector(const char *selector) {
     return sel && *sel ? sel : "auto";
 }
 
+/* The device of list (n entries) that sel picks into *out, or HST_ERROR_NO_DEVICE with what was
+   available in why. */
+static hst_result hst__pick(const char *sel, const hst_device_info *list, size_t n,
+                            hst_device_info *out, char *why, size_t why_bytes) {
+    long pick;
+    why[0] = '\0';
+    pick = hst__match_selector(sel, list, n, why, why_bytes);
+    if (pick >= 0) {
+        *out = list[pick];
+        return HST_SUCCESS;
+    }
+    hst__describe_devices(list, n, sel, why, why_bytes);
+#ifdef HST_NO_OPENCL
+    {   /* say why no OpenCL device is listed */
+        size_t used = strlen(why);
+        snprintf(why + used, why_bytes - used, " (a build with HST_NO_OPENCL has the host "
+                 "device alone)");
+    }
+#endif
+    return HST_ERROR_NO_DEVICE;
+}
+
 static hst_result hst__select(const hst_backend *be, const char *selector, hst_device_info *out,
                               char *why, size_t why_bytes) {
     hst_device_info *list;
     size_t n = 0;
-    long pick;
     const char *sel = hst__selector(selector);
     hst_result r;
+    if (!strcmp(sel, "host")) {
+        /* Not listed: listing loads every OpenCL driver, whose threads and address space a
+           caller that names the host device neither wants nor may have (a PoCL that cannot
+           start its threads aborts the process). */
+        hst_device_info host;
+        hst__host_device_info(&host);
+        return hst__pick(sel, &host, 1, out, why, why_bytes);
+    }
     if ((r = hst_devices(NULL, 0, &n)) != HST_SUCCESS) return r;
     list = (hst_device_info *)hst__malloc(be, n * sizeof *list);
     if (!list) return HST_ERROR_OUT_OF_HOST_MEMORY;
@@ -4143,22 +4173,7 @@ static hst_result hst__select(const hst_backend *be, const char *selector, hst_d
         if ((r = hst_devices(list, n, &now)) != HST_SUCCESS) { hst__free(be, list); return r; }
         if (now < n) n = now;
     }
-    why[0] = '\0';
-    pick = hst__match_selector(sel, list, n, why, why_bytes);
-    if (pick >= 0) {
-        *out = list[pick];
-        r = HST_SUCCESS;
-    } else {
-        hst__describe_devices(list, n, sel, why, why_bytes);
-#ifdef HST_NO_OPENCL
-        {   /* say why no OpenCL device is listed */
-            size_t used = strlen(why);
-            snprintf(why + used, why_bytes - used, " (a build with HST_NO_OPENCL has the host "
-                     "device alone)");
-        }
-#endif
-        r = HST_ERROR_NO_DEVICE;
-    }
+    r = hst__pick(sel, list, n, out, why, why_bytes);
 #ifndef HST_NO_OPENCL
     if (!hst__cl_usable()) r = hst__select_forked(be, sel, r, why, why_bytes);
 #endif

@@ -705,7 +705,7 @@ static int parse_args(int argc, char **argv, options *o)
      console's close are end signals, SIGSEGV, SIGILL, SIGFPE and SIGABRT faults.
 
    An OpenCL driver may take these signals when it is loaded: PoCL's libLLVM, loaded when the
-   platforms are listed (--device host included), installs its own handlers over ours, and for
+   platforms are listed (for every selector but the host device's), installs its own handlers over ours, and for
    SIGQUIT (as for SIGXFSZ) its handler puts ours back and returns without raising the signal
    again, so the first QUIT of a run was lost (the run went on and wrote its outputs). So the
    device is opened with the end signals blocked, ours are installed again, and then they are
@@ -1739,8 +1739,8 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
    main thread: the same bits, the same message. The thread holds the end signals blocked (the
    main thread and the library's workers take them: "signals"); it stops at its next block once
    a signal has come or the main thread stops it (an error), and is always joined. Where the
-   system refuses a thread, the main thread reads each block itself when it needs it (as
-   backend.h's hst_thread_create advises): slower, not wrong. Host memory: READ_AHEAD_BLOCKS + 1
+   system refuses a thread (or its lock), the main thread reads each block itself when it needs
+   it (as backend.h's hst_thread_create advises): slower, not wrong. Host memory: READ_AHEAD_BLOCKS + 1
    blocks of samples (the ring), where reading on the main thread held one. */
 #define READ_AHEAD_BLOCKS 2   /* blocks read ahead of the one in use. One lets reading and
                                  pushing run side by side; a second lets either be a block slow
@@ -1767,6 +1767,7 @@ typedef struct prefetch {
     int stop;                      /* the main thread stops the pass (under lock) */
     int done;                      /* the thread reads no more: it ends (under lock) */
     int failed;                    /* a read failed: err says why (under lock; err before it) */
+    int synced;                    /* lock and changed made (else no thread: the main thread reads) */
     int threaded;                  /* a thread reads (else the main thread, on demand) */
     double read_s;                 /* seconds in io_series_read (the thread's until joined) */
     char err[1024];
@@ -1795,7 +1796,8 @@ static int prefetch_read(prefetch *pf, uint64_t b)
 }
 
 /* The ring for blocks of `block` frames (frame_bytes each) of rd's passes of `frames` frames.
-   0: out of host memory (nothing to close). */
+   0: out of host memory (nothing to close). A lock or condition the system refuses leaves the
+   passes to the main thread, as a refused thread does. */
 static int prefetch_open(prefetch *pf, io_reader *rd, uint64_t frames, uint64_t block, size_t frame_bytes)
 {
     memset(pf, 0, sizeof *pf);
@@ -1805,15 +1807,19 @@ static int prefetch_open(prefetch *pf, io_reader *rd, uint64_t frames, uint64_t 
     pf->block = block;
     pf->block_bytes = (size_t)block * frame_bytes;
     if (!(pf->ring = (unsigned char *)malloc(READ_RING * pf->block_bytes + 1))) return 0;
-    if (!hst_mutex_init(&pf->lock)) { free(pf->ring); return 0; }
-    if (!hst_cond_init(&pf->changed)) { hst_mutex_destroy(&pf->lock); free(pf->ring); return 0; }
+    if (hst_mutex_init(&pf->lock)) {
+        if (hst_cond_init(&pf->changed)) pf->synced = 1;
+        else hst_mutex_destroy(&pf->lock);
+    }
     return 1;
 }
 
 static void prefetch_close(prefetch *pf)
 {
-    hst_cond_destroy(&pf->changed);
-    hst_mutex_destroy(&pf->lock);
+    if (pf->synced) {
+        hst_cond_destroy(&pf->changed);
+        hst_mutex_destroy(&pf->lock);
+    }
     free(pf->ring);
 }
 
@@ -1863,7 +1869,7 @@ static void prefetch_start(prefetch *pf, uint64_t series)
     pf->read_s = 0.0;
     pf->err[0] = '\0';
     cli_hold_signals(&mask);
-    pf->threaded = hst_thread_create(&pf->thread, prefetch_main, pf);
+    pf->threaded = pf->synced && hst_thread_create(&pf->thread, prefetch_main, pf);
     cli_release_signals(&mask);
 }
 
@@ -1895,9 +1901,9 @@ static const void *prefetch_next(prefetch *pf)
 static int prefetch_failed(prefetch *pf, char *err, size_t err_bytes)
 {
     int failed;
-    hst_mutex_lock(&pf->lock);
+    if (pf->threaded) hst_mutex_lock(&pf->lock);
     failed = pf->failed;
-    hst_mutex_unlock(&pf->lock);
+    if (pf->threaded) hst_mutex_unlock(&pf->lock);
     if (failed) snprintf(err, err_bytes, "%s", pf->err);
     return failed;
 }
