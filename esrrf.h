@@ -578,10 +578,11 @@ extern "C" {
    before it (the lag-1 product): 1/B extra work (6% at 16). */
 #define HST__E_TARGET_BLOCKS 16
 #define HST__E_MIN_BLOCK 16
-/* The choice between the paths measures each on pieces of a block, or of this many frames where
-   blocks are longer: a timing needs tens of milliseconds, not a sixteenth of the stack. (With
-   whole blocks, a first call on 21,474 frames of 1000 x 1000 on an H200 ran 2,686 of them, two
-   blocks, through the slower chained path: 520 frames/s against 723 once the choice is known.) */
+/* The choice between the paths measures each on pieces of a block, or of this many frames per
+   backend where blocks are longer (a piece is split among the backends: each times this many):
+   a timing needs tens of milliseconds, not a sixteenth of the stack. (With whole blocks, a first
+   call on 21,474 frames of 1000 x 1000 on an H200 ran 2,686 of them, two blocks, through the
+   slower chained path: 520 frames/s against 723 once the choice is known.) */
 #define HST__E_MEASURE_FRAMES 64
 /* The sums of the time points in flight take at most this share of a device's memory. */
 #define HST__E_ACC_SHARE_DEN 4
@@ -2448,7 +2449,8 @@ static hst_result hst__echoice(hst__eng *e) {
     static const hst_choice_impl impls[2] = { { "fused", hst__erun_fused, NULL, NULL, NULL, 0, NULL },
                                               { "chained", hst__erun_chained, NULL, NULL, NULL, 0, NULL } };
     hst_choice_op_desc od;
-    e->chunk = e->block < HST__E_MEASURE_FRAMES ? e->block : HST__E_MEASURE_FRAMES;
+    uint64_t piece = (uint64_t)HST__E_MEASURE_FRAMES * e->d.num_backends;
+    e->chunk = e->block < piece ? e->block : piece;
     e->sig[0] = e->rows; e->sig[1] = e->cols; e->sig[2] = e->mag; e->sig[3] = (int64_t)e->chunk;
     if (e->d.path != HST_ESRRF_PATH_AUTO) return HST_SUCCESS;
     if ((e->op = hst_choice_find(e->d.backends[0], "esrrf")) != NULL) return HST_SUCCESS;

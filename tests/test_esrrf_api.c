@@ -261,10 +261,12 @@ static void on_tp(uint64_t tp, const float *const *images, uint32_t rm, uint32_t
     s->calls++;
 }
 
-static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
+/* A live session on the n frames of stack (frames of R x C floats), step frames a push, its
+   images into s, its report into *rep. */
+static void live_stack(hst_esrrf_desc *d, const float *stack, uint64_t n, uint64_t step, sink *s,
+                       hst_esrrf_report *rep)
 {
     hst_esrrf_live *lv = NULL;
-    hst_esrrf_report rep;
     uint64_t f;
     outs_alloc(&s->o, d, n);
     s->calls = 0;
@@ -273,16 +275,22 @@ static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
     assert_int_equal(hst_esrrf_live_create(d, HST_ESRRF_F32, R, C, &lv), HST_SUCCESS);
     for (f = 0; f < n; f += step) {
         uint64_t k = n - f < step ? n - f : step;
-        assert_int_equal(hst_esrrf_live_push(lv, frames + f * R * C, k, R, C), HST_SUCCESS);
+        assert_int_equal(hst_esrrf_live_push(lv, stack + f * R * C, k, R, C), HST_SUCCESS);
     }
-    assert_int_equal(hst_esrrf_live_finish(lv, &rep), HST_SUCCESS);
+    assert_int_equal(hst_esrrf_live_finish(lv, rep), HST_SUCCESS);
     assert_int_equal(s->calls, s->o.ntp);
-    assert_int_equal(rep.timepoints, s->o.ntp);
-    assert_int_equal(rep.frames, n);   /* nothing dropped: the last time point takes the rest */
-    assert_int_equal(rep.frames_per_timepoint,
+    assert_int_equal(rep->timepoints, s->o.ntp);
+    assert_int_equal(rep->frames, n);   /* nothing dropped: the last time point takes the rest */
+    assert_int_equal(rep->frames_per_timepoint,
                      d->frames_per_timepoint && d->frames_per_timepoint < n ? d->frames_per_timepoint : n);
-    assert_int_equal(rep.last_timepoint_frames, n - (s->o.ntp - 1) * rep.frames_per_timepoint);
+    assert_int_equal(rep->last_timepoint_frames, n - (s->o.ntp - 1) * rep->frames_per_timepoint);
     hst_esrrf_live_destroy(lv);
+}
+
+static void live(hst_esrrf_desc *d, uint64_t n, unsigned step, sink *s)
+{
+    hst_esrrf_report rep;
+    live_stack(d, frames, n, step, s, &rep);
 }
 
 static void test_live_equals_batch(void **state)
@@ -1389,34 +1397,40 @@ static void test_measuring_ends(void **state)
     assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
 }
 
-/* Blocks longer than HST__E_MEASURE_FRAMES are measured on pieces of that many frames: the
-   timings land at that signature, none at the block's. (With whole blocks, a first call on
-   21,474 frames on an H200 ran two of its sixteen blocks, 2,686 frames, through the slower
-   path.) The bits stay the forced path's. */
-static void test_measuring_pieces_bounded(void **state)
+/* Blocks longer than HST__E_MEASURE_FRAMES frames per backend are measured on pieces of that
+   many frames per backend: the timings land at that signature, none at the block's. (With whole
+   blocks, a first call on 21,474 frames on an H200 ran two of its sixteen blocks, 2,686 frames,
+   through the slower path; with 64 frames however many backends share a piece, each timed
+   64 / n.) One backend in a batch call; two (this device twice) in a live session, which splits
+   a piece's frames among its backends. The bits stay the forced path's. */
+static void expect_measuring_pieces_bounded(unsigned nb)
 {
-    enum { NL = 4 * HST__E_MEASURE_FRAMES + 8, BLOCK = NL / 2 };
-    hst_backend *b;
+    const size_t nl = 4u * nb * HST__E_MEASURE_FRAMES + 8, blk = nl / 2;   /* 4 pieces: 2 per path */
+    hst_backend *b[2];
     hst_esrrf_desc d;
     hst_esrrf_report rep;
     hst_choice_op *op;
     hst_choice_stat st[2];
-    int64_t piece[4] = {R, C, MAG, HST__E_MEASURE_FRAMES}, block[4] = {R, C, MAG, BLOCK};
+    int64_t piece[4] = {R, C, MAG, (int64_t)nb * HST__E_MEASURE_FRAMES}, block[4] = {R, C, MAG, (int64_t)blk};
     size_t n = 0, i;
     float *stack;
-    outs o, ref;
-    (void)state;
-    if (getenv("HST_FORCE")) { skip(); return; }
-    assert_non_null(stack = (float *)malloc((size_t)NL * R * C * sizeof(float)));
-    for (i = 0; i < (size_t)NL * R * C; i++) stack[i] = frames[i % ((size_t)N * R * C)];
-    b = memory_backend();
-    op = register_unestimated(b);
-    desc_init(&d, &b, 1);
-    d.block_frames = BLOCK;
-    outs_alloc(&o, &d, NL);
-    assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_F32, NL, R, C, o.m, &rep), HST_SUCCESS);
-    assert_int_equal(rep.frames_by_path[0] + rep.frames_by_path[1], NL);
-    assert_true(rep.frames_by_path[1] <= 2 * HST__E_MEASURE_FRAMES);   /* a warm-up and a timing at most */
+    sink got;
+    outs ref;
+    assert_non_null(stack = (float *)malloc(nl * R * C * sizeof(float)));
+    for (i = 0; i < nl * R * C; i++) stack[i] = frames[i % ((size_t)N * R * C)];
+    for (i = 0; i < nb; i++) b[i] = memory_backend();
+    op = register_unestimated(b[0]);   /* the choice lives on the first backend */
+    desc_init(&d, b, nb);
+    d.block_frames = blk;
+    if (nb == 1) {
+        outs_alloc(&got.o, &d, nl);
+        assert_int_equal(hst_esrrf_run(&d, stack, HST_ESRRF_F32, nl, R, C, got.o.m, &rep), HST_SUCCESS);
+    } else {
+        live_stack(&d, stack, nl, blk, &got, &rep);
+        d.on_timepoint = NULL;
+    }
+    assert_int_equal(rep.frames_by_path[0] + rep.frames_by_path[1], nl);
+    assert_true(rep.frames_by_path[1] <= 2u * nb * HST__E_MEASURE_FRAMES);   /* a warm-up and a timing at most */
     assert_int_equal(hst_choice_stats(op, piece, 4, st, 2, &n), HST_SUCCESS);
     assert_int_equal(n, 2);
     assert_int_equal(st[0].source, HST_CHOICE_EXACT);
@@ -1425,12 +1439,20 @@ static void test_measuring_pieces_bounded(void **state)
     assert_int_not_equal(st[0].source, HST_CHOICE_EXACT);
     assert_int_not_equal(st[1].source, HST_CHOICE_EXACT);
     d.path = HST_ESRRF_PATH_FUSED;
-    batch(&d, stack, HST_ESRRF_F32, NL, &ref);
-    expect_outs("auto (pieces of HST__E_MEASURE_FRAMES) vs fused", &d, &o, &ref);
+    batch(&d, stack, HST_ESRRF_F32, nl, &ref);
+    expect_outs("auto (pieces of HST__E_MEASURE_FRAMES per backend) vs fused", &d, &got.o, &ref);
     outs_free(&ref);
-    outs_free(&o);
+    outs_free(&got.o);
     free(stack);
-    assert_int_equal(hst_backend_destroy(b), HST_SUCCESS);
+    for (i = 0; i < nb; i++) assert_int_equal(hst_backend_destroy(b[i]), HST_SUCCESS);
+}
+
+static void test_measuring_pieces_bounded(void **state)
+{
+    (void)state;
+    if (getenv("HST_FORCE")) { skip(); return; }
+    expect_measuring_pieces_bounded(1);
+    expect_measuring_pieces_bounded(2);
 }
 
 int main(void)
