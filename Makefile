@@ -71,10 +71,11 @@ VKFFT_INCLUDE ?=
 extra_libs = $(if $(filter $(TIFF_SRCS),$(1)),-ltiff) $(if $(filter $(PNG_SRCS),$(1)),-lpng)
 fft_libs = $(if $(filter $(FFT_SRCS),$(1)),$(FFT_LDLIBS))
 # Tests that write and read TIFF files with libtiff where it is (HST_TEST_LIBTIFF; else those
-# tests skip): the CLI's compressed, BigTIFF and tiled inputs and its outputs' pages and tags.
+# tests skip): the CLI's compressed, BigTIFF and tiled inputs and its outputs' pages and tags;
+# examples/image_io.h itself (with libpng) where a test calls it.
 TEST_TIFF_SRCS := tests/test_esrrf_cli.c
 test_tiff = $(if $(HAVE_TIFF_PNG),$(if $(filter $(TEST_TIFF_SRCS),$(1)),-DHST_TEST_LIBTIFF))
-test_tiff_libs = $(if $(HAVE_TIFF_PNG),$(if $(filter $(TEST_TIFF_SRCS),$(1)),-ltiff))
+test_tiff_libs = $(if $(HAVE_TIFF_PNG),$(if $(filter $(TEST_TIFF_SRCS),$(1)),-ltiff -lpng))
 fft_cflags = $(if $(VKFFT_INCLUDE),$(if $(filter $(FFT_SRCS),$(1)),-isystem $(VKFFT_INCLUDE)))
 cc_for = $(if $(filter $(MPI_SRCS),$(1)),$(MPICC),$(CC))
 # Without an MPI compiler the MPI examples are left out of `make examples` (with a note); without

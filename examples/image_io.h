@@ -2036,24 +2036,46 @@ static void io__draw_bands(unsigned char *top, unsigned char *bottom, uint32_t w
     io__draw_text(bottom, width, l->bottom, tx, 2 * l->pad + l->bar_h, x0 + colsM, bar_text, l->scale);
 }
 
-static int io__cmp_float(const void *a, const void *b)
+/* The k-th smallest (from 0) of the n > k values s (no NaN), s reordered so that those before
+   it are no larger and those after no smaller: Hoare's selection (C. A. R. Hoare, "Algorithm
+   65: FIND", Communications of the ACM 4(7), 1961), the pivot the middle value. Linear time on
+   average; the preview's two quantiles of a 1280 x 1280 image took 0.13 s of a 1.2 s run
+   sorted, a single thread's time after the devices' work. */
+static float io__select(float *s, size_t n, size_t k)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, want = (ptrdiff_t)k;
+    while (lo < hi) {
+        float p = s[lo + (hi - lo) / 2], t;
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {   /* both stop at values equal to p: runs of one value split evenly */
+            while (s[i] < p) i++;
+            while (s[j] > p) j--;
+            if (i <= j) {
+                t = s[i]; s[i] = s[j]; s[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (want <= j) hi = j;          /* s[lo..j] <= p <= s[i..hi], values between equal p */
+        else if (want >= i) lo = i;
+        else return s[want];
+    }
+    return s[want];
 }
 
 /* The 0.1% and 99.9% quantiles of the finite values (on a subsample of large images). */
 static int io__stretch_range(const float *v, size_t n, float *lo, float *hi)
 {
-    size_t step = n > IO_PREVIEW_SAMPLES ? n / IO_PREVIEW_SAMPLES + 1 : 1, i, m = 0;
+    size_t step = n > IO_PREVIEW_SAMPLES ? n / IO_PREVIEW_SAMPLES + 1 : 1, i, m = 0, kl, kh;
     float *s = (float *)malloc((n / step + 1) * sizeof *s);
     *lo = 0; *hi = 1;
     if (!s) return 0;
     for (i = 0; i < n; i += step) if (isfinite(v[i])) s[m++] = v[i];
     if (m) {
-        qsort(s, m, sizeof *s, io__cmp_float);
-        *lo = s[(size_t)(IO_PREVIEW_LOW * (double)(m - 1))];
-        *hi = s[(size_t)(IO_PREVIEW_HIGH * (double)(m - 1) + 0.5)];
+        kl = (size_t)(IO_PREVIEW_LOW * (double)(m - 1));
+        kh = (size_t)(IO_PREVIEW_HIGH * (double)(m - 1) + 0.5);
+        *lo = io__select(s, m, kl);
+        *hi = io__select(s + kl, m - kl, kh - kl);   /* those from kl on: the kl-th is their least */
     }
     if (!(*hi > *lo)) *hi = *lo + 1.0f;
     free(s);

@@ -101,6 +101,8 @@
 #include <unistd.h>
 #ifdef HST_TEST_LIBTIFF
 #include <tiffio.h>   /* compressed, BigTIFF and tiled inputs; reading every page of the outputs */
+#define IMAGE_IO_IMPLEMENTATION
+#include "../examples/image_io.h"   /* the preview's quantiles (io__select) */
 #endif
 
 static const char *bin;
@@ -1792,6 +1794,42 @@ static void test_sigint_during_scoring(void **state)
     }
 }
 
+#ifdef HST_TEST_LIBTIFF
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The preview's quantiles (examples/image_io.h's io__select, Hoare's selection): the k-th value
+   of the sorted values at every k, on values with long runs of one value (an image's zeros),
+   sorted, reversed and all equal. */
+static void test_preview_quantiles(void **state)
+{
+    enum { NV = 1000 };
+    float v[NV], sorted[NV], w[NV];
+    unsigned kind, k, i, seed = 12345u;
+    (void)state;
+    for (kind = 0; kind < 4; kind++) {
+        for (i = 0; i < NV; i++) {
+            seed = seed * 1103515245u + 12345u;
+            v[i] = kind == 0 ? (float)((seed >> 16) % 7u)            /* runs of 7 values */
+                 : kind == 1 ? (float)i : kind == 2 ? (float)(NV - i) : 3.0f;
+            if (kind == 0 && (seed >> 8) % 3u == 0) v[i] = (float)(seed >> 12) / 65536.0f;
+        }
+        memcpy(sorted, v, sizeof v);
+        qsort(sorted, NV, sizeof *sorted, cmp_float);
+        for (k = 0; k < NV; k += kind == 0 ? 1 : 37) {
+            memcpy(w, v, sizeof v);
+            assert_true(io__select(w, NV, k) == sorted[k]);
+            for (i = 0; i < NV; i++) assert_true(i < k ? w[i] <= sorted[k] : w[i] >= sorted[k]);
+        }
+    }
+}
+#else
+static void test_preview_quantiles(void **state) { (void)state; skip(); }
+#endif
+
 /* Finite float32 values near 1e20: VAR near 1e40 has no float32; an error naming the time point
    and the statistic, no output (never an Inf image). */
 static void test_finite_in_finite_out(void **state)
@@ -2974,6 +3012,7 @@ int main(void)
         cmocka_unit_test(test_signals_clean_up),
         cmocka_unit_test(test_fault_signal_cleans_up),
         cmocka_unit_test(test_sigint_during_scoring),
+        cmocka_unit_test(test_preview_quantiles),
         cmocka_unit_test(test_finite_in_finite_out),
         cmocka_unit_test(test_streamed_equals_batch),
         cmocka_unit_test(test_streamed_memory_bounded),
