@@ -2128,6 +2128,14 @@ static void io__png_write_data(png_structp png, png_bytep data, size_t n)
 
 static void io__png_flush(png_structp png) { (void)png; }   /* no buffer of ours */
 
+/* A PNG's output, and zlib's fastest level (Z_BEST_SPEED): a preview or a plot is looked at,
+   not archived, and is written on one thread after the devices' work. */
+static void io__png_begin(png_structp png, io__sink *sink)
+{
+    png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
+    png_set_compression_level(png, 1);
+}
+
 static int io__png_write(io__sink *sink, const io__png_job *j, char *png_msg)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, png_msg, io__png_error, io__png_warning);
@@ -2141,7 +2149,7 @@ static int io__png_write(io__sink *sink, const io__png_job *j, char *png_msg)
         png_destroy_write_struct(&png, &info);
         return 0;
     }
-    png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
+    io__png_begin(png, sink);
     png_set_IHDR(png, info, j->width, j->height, 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -2252,7 +2260,7 @@ static int io__png_write_rgb(io__sink *sink, const unsigned char *rgb, uint32_t 
         png_destroy_write_struct(&png, &info);
         return 0;
     }
-    png_set_write_fn(png, sink, io__png_write_data, io__png_flush);
+    io__png_begin(png, sink);
     png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     memset(&text, 0, sizeof text);
