@@ -101,13 +101,14 @@
    fly, never stored) and chained (Roberts -> magnify -> RGC, device-only intermediates) give the
    same bits. path 0 (auto) chooses by measured speed through choice.h's registry
    (operation "esrrf", implementations "fused" and "chained", signature {rows, cols, mag, frames
-   per block or 64 where blocks are longer}): while it has no timings of its own for this
+   per block, or 64 per backend where blocks are longer}): while it has no timings of its own for this
    signature, pieces of that many frames run through each path; timings persist in the cache directory; HST_FORCE=esrrf:fused forces one.
 
    Bits. Results do not depend on how the frames are cut: the batch call and the live API with
    any push sizes give the same bits on the same backend; fused and chained give the same bits;
    the host device and an OpenCL device give the same bits where kernels_esrrf.h says so (fp64
-   devices). Several backends in a batch call: backend k computes its share of the magnified
+   devices); so do the host device's builds for AVX-512, AVX2 + FMA and plain C, picked by the
+   CPU at run time (HST_HOST_ISA=avx2 or portable caps the pick). Several backends in a batch call: backend k computes its share of the magnified
    rows of every frame (shares in proportion to each backend's measured speed in earlier calls,
    kept in its timings as operation "esrrf_rows"; equal until each has one), all at once, each in a thread of its own, so each pixel's
    frames are summed in order on one backend and the images are one backend's bits (host and

@@ -442,6 +442,7 @@ HST_API size_t hst_k_esrrf_rgc_local(uint32_t mag, float radius, size_t max_work
 #define HST__KERNELS_ESRRF_IMPLEMENTATION_DONE
 
 #include <math.h>
+#include <stdlib.h>   /* getenv: $HST_HOST_ISA */
 #include <string.h>
 
 HST__KERNELS_FP_BEGIN
@@ -1697,6 +1698,7 @@ static const char *const hst__esrrf_src[] = {
 #  define HST__E_INL static inline
 #endif
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(HST_NO_CPU_DISPATCH)
+#  include <immintrin.h>   /* the lanes' sums in registers (hst__e_lanes_in512, _in256) */
 #  define HST__E_AVX2 1
 #  define HST__E_FMA(hw, a, b, c) ((hw) ? HST__FMAF_HW(a, b, c) : HST__FMAF(a, b, c))
 #else
@@ -2482,13 +2484,45 @@ HST__E_INL int hst__e_lanes_inside(const hst__e_geom *g, int bx)
     return bx + g->j0 > 0 && bx + g->j1 - 1 + 2 * (HST__E_LANES - 1) <= 2 * (g->colsM - 1);
 }
 
-/* hst__e_lanes for `in` given (a constant where it is inlined: with in, every lane's W is the
-   same sum, added once per sample, and no lane's sample is tested) */
-HST__E_INL void hst__e_lanes_in(int hw, int in, const hst__e_geom *g, const float *tile, size_t plane,
-                                int stride, int k0, int l0, int yM, int x0, float *W, float *R)
+/* The samples one call of hst__e_lanes sums, in hst__e_rgc's order: the window's (j, i) whose
+   row is inside the image and whose weight is not 0. Sample s of lane l: its unit gradient at
+   base[off[s] + l] (ux; uy a plane further), base the tile's row of the window's first row j0;
+   its half-pixel column k[s] + 2 l; its offsets dx, dy and weights w, wd, the same for every
+   lane (one phase). Listed once per phase and block, so that the lanes' sums run through them
+   with nothing else to do: a list depends on the phase (yM mod mag, x0 - xa), and on yM only
+   where rows of the window fall outside the image (those calls list their own). */
+#define HST__E_MAX_SAMPLES 2048   /* (j1 - j0)^2 at most: hst__e_block_rows keeps larger
+                                     windows (radius above ~10) off the tile path */
+#define HST__E_MAX_PHASES 256     /* phases kept (mag 16) */
+typedef struct hst__e_list {
+    const int *off, *k;
+    const float *dx, *dy, *w, *wd;
+    int n;
+} hst__e_list;
+
+typedef struct hst__e_samples {
+    int n, off[HST__E_MAX_SAMPLES], k[HST__E_MAX_SAMPLES];   /* n: entries kept */
+    float dx[HST__E_MAX_SAMPLES], dy[HST__E_MAX_SAMPLES], w[HST__E_MAX_SAMPLES], wd[HST__E_MAX_SAMPLES];
+    int keep;                     /* the block's phases' lists fit with room for one more */
+    int first[HST__E_MAX_PHASES], count[HST__E_MAX_PHASES];   /* phase q's; first < 0: not yet */
+} hst__e_samples;
+
+/* A block's lists: none yet */
+HST__E_INL void hst__e_samples_init(const hst__e_geom *g, hst__e_samples *S)
 {
-    float cx, cy, Win = 0.0f;
-    int by, bx, fy, fx, j, i, l, half = stride / 2, n = g->j1 - g->j0;
+    long n2 = (long)(g->j1 - g->j0) * (g->j1 - g->j0), q2 = (long)g->mag * g->mag, q;
+    S->n = 0;
+    S->keep = q2 <= HST__E_MAX_PHASES && (q2 + 1) * n2 <= HST__E_MAX_SAMPLES;
+    for (q = 0; S->keep && q < q2; ++q) S->first[q] = -1;
+}
+
+/* The samples of the lanes' pixels (yM, x0 + l mag) from the tile (columns from half-pixel
+   position l0, rows of `stride` floats), written from entry m of S; returns how many */
+HST__E_INL int hst__e_samples_of(int hw, const hst__e_geom *g, int stride, int l0, int yM, int x0,
+                                 hst__e_samples *S, int m)
+{
+    float cx, cy;
+    int by, bx, fy, fx, j, i, half = stride / 2, n = g->j1 - g->j0, m0 = m;
     const float *wp = NULL;
     by = hst__e_base(hw, yM, g->mag);
     bx = hst__e_base(hw, x0, g->mag);
@@ -2497,15 +2531,13 @@ HST__E_INL void hst__e_lanes_in(int hw, int in, const hst__e_geom *g, const floa
     cy = hst__e_centre(hw, yM % g->mag, g->mag);
     cx = hst__e_centre(hw, x0 % g->mag, g->mag);
     if (g->wt) wp = g->wt + (size_t)(((yM % g->mag) * g->mag + x0 % g->mag) * n * n) * 2;
-    for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
     for (j = g->j0; j < g->j1; ++j) {
         float vy = (float)(by + j) * 0.5f, dy;
-        const float *row = tile + (size_t)(by + j - k0) * (size_t)stride;
+        int row = (j - g->j0) * stride;
         if (!(0.0f < vy && vy <= g->ymax)) continue;
         dy = HST__E_FMA(hw, (float)(fy + j), 0.5f, -cy);
         for (i = g->j0; i < g->j1; ++i) {
             int e = bx + i - l0;
-            const float *ux = row + (e & 1) * half + (e >> 1);
             float dx = HST__E_FMA(hw, (float)(fx + i), 0.5f, -cx), wd, w;
             if (wp) {
                 w = wp[((j - g->j0) * n + i - g->j0) * 2];
@@ -2514,25 +2546,145 @@ HST__E_INL void hst__e_lanes_in(int hw, int in, const hst__e_geom *g, const floa
                 w = hst__e_wd(hw, dx, dy, g->c, &wd);
             }
             if (w == 0.0f) continue;
-            if (in) Win = Win + w;
-            hst__e_lane_sample(hw, in, ux, ux + plane, bx + i, 2 * (g->colsM - 1), dx, dy, w, wd, W, R);
+            S->off[m] = row + (e & 1) * half + (e >> 1);
+            S->k[m] = bx + i;
+            S->dx[m] = dx;
+            S->dy[m] = dy;
+            S->w[m] = w;
+            S->wd[m] = wd;
+            ++m;
         }
+    }
+    return m - m0;
+}
+
+/* The list of the lanes' pixels (yM, x0 + l mag), x0 phase p of the block: its phase's, listed
+   the first time, where every row of the window is inside the image (the test of
+   hst__e_samples_of's rows at the first and the last); else one for this call */
+HST__E_INL hst__e_list hst__e_list_of(int hw, const hst__e_geom *g, int stride, int l0, int yM, int x0, int p,
+                                      hst__e_samples *S)
+{
+    hst__e_list L;
+    int by = hst__e_base(hw, yM, g->mag), q = (yM % g->mag) * g->mag + p, m = S->n;
+    int keep = S->keep && 0.0f < (float)(by + g->j0) * 0.5f && (float)(by + g->j1 - 1) * 0.5f <= g->ymax;
+    if (keep && S->first[q] >= 0) {
+        m = S->first[q];
+        L.n = S->count[q];
+    } else {
+        L.n = hst__e_samples_of(hw, g, stride, l0, yM, x0, S, m);
+        if (keep) {
+            S->first[q] = m;
+            S->count[q] = L.n;
+            S->n += L.n;
+        }
+    }
+    L.off = S->off + m; L.k = S->k + m;
+    L.dx = S->dx + m; L.dy = S->dy + m; L.w = S->w + m; L.wd = S->wd + m;
+    return L;
+}
+
+/* The lanes' sums over the samples, `in` given (a constant where it is inlined: with in, every
+   lane's W is the same sum, added once per sample, and no lane's sample is tested) */
+HST__E_INL void hst__e_lanes_sum(int hw, int in, const hst__e_list *L, const float *base, size_t plane,
+                                 int kx, float *W, float *R)
+{
+    float Win = 0.0f;
+    int s, l;
+    for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
+    for (s = 0; s < L->n; ++s) {
+        const float *ux = base + L->off[s];
+        if (in) Win = Win + L->w[s];
+        hst__e_lane_sample(hw, in, ux, ux + plane, L->k[s], kx, L->dx[s], L->dy[s], L->w[s], L->wd[s], W, R);
     }
     if (in)
         for (l = 0; l < HST__E_LANES; ++l) W[l] = Win;
 }
 
+#if HST__E_AVX2
+#  if defined(__clang__)
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma"
+#  else
+#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512"
+#  endif
+/* hst__e_lanes_sum's inside form with the lanes' R in registers through the samples: compilers
+   keep the portable form's R in memory (R may alias the tile), a load and a store a sample, and
+   each sample's add waits for the last one's store (26 cycles a sample for 32 lanes on a Xeon).
+   Lane by lane the operations of hst__e_lane_sample, so the same bits: a lane's R + 0 where its
+   sample does not count is R (R is never -0: it starts at +0, and x + -x is +0), so a masked
+   add (AVX-512) or an add of v or +0 (AVX2) is it. */
+__attribute__((target(HST__E_T512))) static void
+hst__e_lanes_in512(const hst__e_list *L, const float *base, size_t plane, float *W, float *R)
+{
+    __m512 r[HST__E_LANES / 16];
+    const __m512 zero = _mm512_setzero_ps(), sign = _mm512_set1_ps(-0.0f);
+    float Win = 0.0f;
+    int s, v, l;
+    for (v = 0; v < HST__E_LANES / 16; ++v) r[v] = zero;
+    for (s = 0; s < L->n; ++s) {
+        const float *ux = base + L->off[s], *uy = ux + plane;
+        const __m512 dx = _mm512_set1_ps(L->dx[s]), dy = _mm512_set1_ps(L->dy[s]);
+        const __m512 w = _mm512_set1_ps(L->w[s]), wd = _mm512_set1_ps(L->wd[s]);
+        Win = Win + L->w[s];
+        for (v = 0; v < HST__E_LANES / 16; ++v) {
+            __m512 x = _mm512_loadu_ps(ux + 16 * v), y = _mm512_loadu_ps(uy + 16 * v);
+            __m512 sn = _mm512_fmadd_ps(y, dy, _mm512_mul_ps(x, dx));
+            __m512 c = _mm512_fmsub_ps(y, dx, _mm512_mul_ps(x, dy));
+            __m512 val = _mm512_fnmadd_ps(_mm512_andnot_ps(sign, c), wd, w);
+            r[v] = _mm512_mask_add_ps(r[v], _mm512_cmp_ps_mask(sn, zero, _CMP_LT_OQ), r[v], val);
+        }
+    }
+    for (v = 0; v < HST__E_LANES / 16; ++v) _mm512_storeu_ps(R + 16 * v, r[v]);
+    for (l = 0; l < HST__E_LANES; ++l) W[l] = Win;
+}
+
+/* hst__e_lanes_in512 for AVX2 + FMA: 8 lanes a register */
+__attribute__((target("avx2,fma"))) static void
+hst__e_lanes_in256(const hst__e_list *L, const float *base, size_t plane, float *W, float *R)
+{
+    __m256 r[HST__E_LANES / 8];
+    const __m256 zero = _mm256_setzero_ps(), sign = _mm256_set1_ps(-0.0f);
+    float Win = 0.0f;
+    int s, v, l;
+    for (v = 0; v < HST__E_LANES / 8; ++v) r[v] = zero;
+    for (s = 0; s < L->n; ++s) {
+        const float *ux = base + L->off[s], *uy = ux + plane;
+        const __m256 dx = _mm256_set1_ps(L->dx[s]), dy = _mm256_set1_ps(L->dy[s]);
+        const __m256 w = _mm256_set1_ps(L->w[s]), wd = _mm256_set1_ps(L->wd[s]);
+        Win = Win + L->w[s];
+        for (v = 0; v < HST__E_LANES / 8; ++v) {
+            __m256 x = _mm256_loadu_ps(ux + 8 * v), y = _mm256_loadu_ps(uy + 8 * v);
+            __m256 sn = _mm256_fmadd_ps(y, dy, _mm256_mul_ps(x, dx));
+            __m256 c = _mm256_fmsub_ps(y, dx, _mm256_mul_ps(x, dy));
+            __m256 val = _mm256_fnmadd_ps(_mm256_andnot_ps(sign, c), wd, w);
+            r[v] = _mm256_add_ps(r[v], _mm256_and_ps(_mm256_cmp_ps(sn, zero, _CMP_LT_OQ), val));
+        }
+    }
+    for (v = 0; v < HST__E_LANES / 8; ++v) _mm256_storeu_ps(R + 8 * v, r[v]);
+    for (l = 0; l < HST__E_LANES; ++l) W[l] = Win;
+}
+#endif
+
 /* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
    position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
    columns of lane 0 plus 2 l. Lanes whose samples are all inside the columns (most of a frame)
-   take the inside form: each pixel's W is the same sequence of additions either way. */
-HST__E_INL void hst__e_lanes(int hw, const hst__e_geom *g, const float *tile, size_t plane,
-                             int stride, int k0, int l0, int yM, int x0, float *W, float *R)
+   take the inside form, in registers in the builds for isa 2 (AVX-512) and 1 (AVX2): each
+   pixel's W is the same sequence of additions either way. S: room for the samples. */
+HST__E_INL void hst__e_lanes(int hw, int isa, const hst__e_geom *g, const float *tile, size_t plane, int stride,
+                             int k0, int l0, int yM, int x0, int p, hst__e_samples *S, float *W, float *R)
 {
-    if (hst__e_lanes_inside(g, hst__e_base(hw, x0, g->mag)))
-        hst__e_lanes_in(hw, 1, g, tile, plane, stride, k0, l0, yM, x0, W, R);
-    else
-        hst__e_lanes_in(hw, 0, g, tile, plane, stride, k0, l0, yM, x0, W, R);
+    int kx = 2 * (g->colsM - 1);
+    hst__e_list L = hst__e_list_of(hw, g, stride, l0, yM, x0, p, S);
+    const float *base = tile + (size_t)(hst__e_base(hw, yM, g->mag) + g->j0 - k0) * (size_t)stride;
+    if (!hst__e_lanes_inside(g, hst__e_base(hw, x0, g->mag))) {
+        hst__e_lanes_sum(hw, 0, &L, base, plane, kx, W, R);
+        return;
+    }
+#if HST__E_AVX2
+    if (isa == 2) { hst__e_lanes_in512(&L, base, plane, W, R); return; }
+    if (isa == 1) { hst__e_lanes_in256(&L, base, plane, W, R); return; }
+#endif
+    (void)isa;
+    hst__e_lanes_sum(hw, 1, &L, base, plane, kx, W, R);
 }
 
 /* Pixel x of output row yM: its first value (of g->ns) */
@@ -2641,7 +2793,7 @@ HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
-HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__e_geom *g, int iw,
+HST__E_INL void hst__e_block_any(int hw, int isa, const float *f, float *out, const hst__e_geom *g, int iw,
                                  int ya, int yb, int xa, int k0, int nk, float *tile)
 {
     int xe = g->colsM - g->margin, w = HST__E_LANES * g->mag, p, y, l;
@@ -2650,14 +2802,16 @@ HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__
     size_t plane = (size_t)nk * (size_t)stride;
     hst__e_sep sp;
     hst__e_iwrow iwr;
+    hst__e_samples S;
     const hst__e_iwrow *iwp = iw && !g->mimg && hst__e_iw_cols(hw, g, xa, xa + w < xe ? xa + w : xe, &iwr)
                               ? &iwr : NULL;
     hst__e_tile(hw, f, g, k0, nk, l0, nl, stride, tile, &sp);
+    hst__e_samples_init(g, &S);
     for (y = ya; y < yb; ++y) {
         if (iwp) hst__e_iw_row(hw, f, g, y, &iwr);
         for (p = 0; p < g->mag && xa + p < xe; ++p) {
             float W[HST__E_LANES], R[HST__E_LANES], q[HST__E_LANES];
-            hst__e_lanes(hw, g, tile, plane, stride, k0, l0, y, xa + p, W, R);
+            hst__e_lanes(hw, isa, g, tile, plane, stride, k0, l0, y, xa + p, p, &S, W, R);
             for (l = 0; l < HST__E_LANES; ++l) q[l] = hst__e_ratio(hw, R[l], W[l]);   /* vectorised */
             for (l = 0; l < HST__E_LANES; ++l) {
                 int x = xa + p + l * g->mag;
@@ -2669,34 +2823,34 @@ HST__E_INL void hst__e_block_any(int hw, const float *f, float *out, const hst__
 }
 
 #if HST__E_AVX2
-#  if defined(__clang__)
-#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma"
-#  else
-#    define HST__E_T512 "avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512"
-#  endif
 __attribute__((target(HST__E_T512))) static void
 hst__e_block_avx512(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
                     int xa, int k0, int nk, float *tile)
 {
-    hst__e_block_any(1, f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(1, 2, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 __attribute__((target("avx2,fma"))) static void
 hst__e_block_avx2(const float *f, float *out, const hst__e_geom *g, int iw, int ya, int yb,
                   int xa, int k0, int nk, float *tile)
 {
-    hst__e_block_any(1, f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(1, 1, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 #endif
 
 #if HST__E_AVX2
-/* The best build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2 + FMA, 0 portable */
+/* The best build the CPU runs: 2 AVX-512 (F, VL, DQ), 1 AVX2 + FMA, 0 portable; at most the
+   one $HST_HOST_ISA names, avx2 or portable (the builds give the same bits: tests/test_esrrf.c
+   compares them, and a user may compare their speed) */
 HST__KPRIVATE int hst__e_isa(void)
 {
+    const char *cap = getenv("HST_HOST_ISA");
+    int best = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq"))
-        return 2;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+        best = 2;
+    if (cap && !strcmp(cap, "portable")) return 0;
+    return cap && !strcmp(cap, "avx2") && best > 1 ? 1 : best;
 }
 #endif
 
@@ -2711,7 +2865,7 @@ HST__KPRIVATE void hst__e_block(const float *f, float *out, const hst__e_geom *g
     default: break;
     }
 #endif
-    hst__e_block_any(0, f, out, g, iw, ya, yb, xa, k0, nk, tile);
+    hst__e_block_any(0, 0, f, out, g, iw, ya, yb, xa, k0, nk, tile);
 }
 
 /* The last row (exclusive) of a block from ya whose tile fits: rows ya.. while their half-pixel
@@ -2721,6 +2875,7 @@ HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int st
 {
     int yb = ya, n;
     *k0 = hst__e_base(0, ya, g->mag) + g->j0;
+    if ((long)(g->j1 - g->j0) * (g->j1 - g->j0) > HST__E_MAX_SAMPLES) return ya;   /* the samples' list */
     while (yb < ye) {
         n = hst__e_base(0, yb, g->mag) + g->j1 - *k0;
         if ((long)n * stride > HST__E_HOST_TILE) break;

@@ -22,6 +22,7 @@
    - every declared kernel (kernels_esrrf.h's HST_ESRRF_KERNELS) through hst_launch_kernel, its
      range in two launches: bitwise the typed twin (the kernel on an OpenCL device, the declared
      twin on the host device). */
+#define _XOPEN_SOURCE 700   /* setenv: $HST_HOST_ISA */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -974,6 +975,43 @@ static void test_fused_grid(void **state)
     if (!hst_backend_is_host(be)) fused_launch_shapes();
 }
 
+/* Frames wide enough for whole blocks of lanes inside the columns (the inside form of the
+   host's fused block: hst__e_lanes_in512 / _in256): the host twin in each build the CPU has
+   ($HST_HOST_ISA caps it: avx2, portable) bitwise the best build's, and the device's fused RGC
+   the twin's. mag 5 radius 1.5 keeps every phase's sample list; mag 7 radius 1.5 (49 phases of
+   49 samples) lists them call by call; mag 2 radius 4 is a wide window. */
+static void test_fused_wide(void **state)
+{
+    static const struct { uint32_t mag; float radius, sens; int iw; } cases[4] = {
+        {1, 1.5f, 1.0f, 1}, {2, 4.0f, 2.0f, 0}, {5, 1.5f, 1.0f, 1}, {7, 1.5f, 2.5f, 1}};
+    static const char *const caps[2] = {"avx2", "portable"};
+    const uint32_t rows = 14, cols = 84;
+    float *frames = make_frames(2, rows, cols, 4242);
+    unsigned c, i;
+    (void)state;
+    for (c = 0; c < 4; c++) {
+        size_t nM = (size_t)rows * cols * cases[c].mag * cases[c].mag;
+        float *best = (float *)xcalloc(2 * nM, sizeof(float)), *got = (float *)xcalloc(2 * nM, sizeof(float));
+        char what[120];
+        assert_int_equal(unsetenv("HST_HOST_ISA"), 0);
+        hst_k_esrrf_rgc_fused_host(frames, best, rows, cols, cases[c].mag, cases[c].radius, cases[c].sens,
+                                   cases[c].iw, 0, 0, 2, 2);
+        for (i = 0; i < 2; i++) {
+            assert_int_equal(setenv("HST_HOST_ISA", caps[i], 1), 0);
+            memset(got, 0xff, 2 * nM * sizeof(float));
+            hst_k_esrrf_rgc_fused_host(frames, got, rows, cols, cases[c].mag, cases[c].radius, cases[c].sens,
+                                       cases[c].iw, 0, 0, 2, 2);
+            assert_int_equal(unsetenv("HST_HOST_ISA"), 0);   /* before a failure can leave it set */
+            snprintf(what, sizeof what, "HST_HOST_ISA=%s vs the best build, mag %u", caps[i], cases[c].mag);
+            expect_bitwise(what, got, best, 2 * nM);
+        }
+        rows_device_case(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
+        free(best);
+        free(got);
+    }
+    free(frames);
+}
+
 /* Frames times 2^117 (values near 2.5e37, gradients near 1e38, whose squares overflow float):
    the RGC is finite and, gradients being scaled exactly, bitwise that of the frames unscaled,
    on the device and the twin; times 2^120 (gradients overflow: they count as 0) still finite */
@@ -1183,6 +1221,7 @@ int main(void)
         cmocka_unit_test(test_blinking),
         cmocka_unit_test(test_sequences),
         cmocka_unit_test(test_fused_grid),
+        cmocka_unit_test(test_fused_wide),
         cmocka_unit_test(test_near_flt_max),
         cmocka_unit_test(test_declared),
     };
