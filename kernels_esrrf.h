@@ -1855,6 +1855,20 @@ HST__E_INL float hst__e_htap(const float *v, int vbase, int cols, int c0, const 
     return q;
 }
 
+/* hst__e_htap over a row of column sums v that holds 0 at the columns outside the image (v[j]:
+   tap j's): a tap outside adds 0 * w, which leaves the sum as skipping it does (the sum starts
+   at +0, so it is never -0, and q + 0 is q), with no test per tap */
+HST__E_INL float hst__e_htap0(const float *v, const float *wc)
+{
+    int j;
+    float q = 0.0f, t;
+    for (j = 0; j < 4; ++j) {
+        t = v[j] * wc[j];
+        q = q + t;
+    }
+    return q;
+}
+
 /* The interpolated value from the taps of both axes (hst__e_axis): over columns j, then rows i,
    the taps inside the image only */
 HST__E_INL float hst__e_tapsum(const float *im, int rows, int cols, int ch, int k, int r0,
@@ -2705,7 +2719,8 @@ HST__E_INL void hst__e_magnify_row(const float *src, float *out, size_t step, in
                                       int k, int r0, const float *wr, const int *c0, const float (*wc)[4],
                                       const int *okc, size_t x0, size_t xa, size_t xb)
 {
-    float v[HST__E_MAG_VCOLS];
+    float v[HST__E_MAG_VCOLS + 4];   /* column cn's sum at v[2 + cn - lo]; 0 at the two columns
+                                        either side a pixel's taps may reach outside the image */
     int lo = cols, hi = -1, cn;
     size_t x;
     for (x = xa; x < xb; ++x)
@@ -2721,9 +2736,12 @@ HST__E_INL void hst__e_magnify_row(const float *src, float *out, size_t step, in
                                                : 0.0f;
         return;
     }
-    for (cn = lo; cn <= hi; ++cn) v[cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
+    if (hi < lo) hi = lo - 1;   /* no pixel inside: only the zeros written, none read */
+    /* taps reach 2 columns beyond [lo, hi] at most (hst__e_axis: c0 >= -2, c0 + 3 <= cols + 1) */
+    v[0] = v[1] = v[hi - lo + 3] = v[hi - lo + 4] = 0.0f;
+    for (cn = lo; cn <= hi; ++cn) v[2 + cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
     for (x = xa; x < xb; ++x)
-        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap(v, lo, cols, c0[x - x0], wc[x - x0]) : 0.0f;
+        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap0(v + 2 + c0[x - x0] - lo, wc[x - x0]) : 0.0f;
 }
 
 /* The intensity weights of a block's output columns [xa, xb) (at most HST__E_MAG_COLS): the
