@@ -456,7 +456,8 @@ struct hst_array {
    vocabulary's programs and kernels are the backend's: hst_launch_kernel keeps them.) */
 #define HST__ARRAY_EXTENSION "array"
 typedef struct hst__array_state {
-    struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far (NULL without HST_FFT) */
+    struct hst__fft_plan *fft_plans;   /* >>fft: plans made so far and refusals kept (NULL
+                                          without HST_FFT) */
 #ifndef HST_NO_OPENCL
     cl_platform_id platform;
     cl_device_id dev;
@@ -1661,6 +1662,8 @@ typedef struct hst__fft_step {
 struct hst__fft_plan {
     hst__fft_key key;
     struct hst__fft_plan *next;
+    int refused;                     /* VkFFT refused key's configuration (not its own): no
+                                        plan, kept so VkFFT is not asked again (hst__fft_plan) */
 #ifdef HST_FFT
     hst__fft_step host[2];           /* host device: run in order; host[1].units 0: one step */
 #  ifndef HST_NO_OPENCL
@@ -1687,7 +1690,7 @@ HST__ADEF size_t hst_fft_plan_count(const hst_backend *be) {
     size_t n = 0;
     const hst__array_state *st =
         (const hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
-    for (p = st ? st->fft_plans : NULL; p; p = p->next) n++;
+    for (p = st ? st->fft_plans : NULL; p; p = p->next) n += !p->refused;
     return n;
 }
 
@@ -2028,8 +2031,8 @@ static const hst__fft_variant hst__fft_variants[] = {
 
 /* initializeVkFFT's failure vr as the call's result. A configuration other than VkFFT's own
    that VkFFT refuses (other than for memory) is no error of the call: hst__fft_exec_variant
-   runs VkFFT's own instead, so it is logged below the error level (the refusal of VkFFT's own
-   configuration is the call's error). */
+   runs VkFFT's own instead, so it is logged below the error level, once (hst__fft_plan keeps
+   the refusal; the refusal of VkFFT's own configuration is the call's error). */
 static hst_result hst__fft_init_error(hst_backend *be, const hst__fft_key *key, VkFFTResult vr) {
     if (vr == VKFFT_ERROR_MALLOC_FAILED) return HST_ERROR_OUT_OF_HOST_MEMORY;
     if (vr == VKFFT_ERROR_FAILED_TO_ALLOCATE || vr == VKFFT_ERROR_FAILED_TO_CREATE_BUFFER ||
@@ -2141,16 +2144,30 @@ static void hst__fft_release(hst_backend *be, hst__array_state *st) {
     }
 }
 
+/* st's entry for key (a plan or a refusal kept), or NULL. */
+static struct hst__fft_plan *hst__fft_find(const hst__array_state *st, const hst__fft_key *key) {
+    struct hst__fft_plan *p = st->fft_plans;
+    while (p && memcmp(&p->key, key, sizeof *key)) p = p->next;
+    return p;
+}
+
 /* The cached plan for key, made on first use from the call's arrays (cplx: the complex side,
-   or the c2c in-place array; real: the real side; host pointers on the host device). */
+   or the c2c in-place array; real: the real side; host pointers on the host device). VkFFT's
+   refusal of a configuration other than its own is kept as an entry with no plan, refused
+   again without asking VkFFT (its refusal is the same at every call; hst__fft_exec_variant
+   runs VkFFT's own there); an out-of-memory is not kept (the caller may free memory and call
+   again), nor the refusal of VkFFT's own (the call's error, logged as one at every call). */
 static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_buffer *in,
                                 hst_buffer *out, struct hst__fft_plan **found) {
     hst__array_state *st;
     struct hst__fft_plan *p;
     hst_result r;
     if ((r = hst__array_state_of(be, &st)) != HST_SUCCESS) return r;
-    for (p = st->fft_plans; p; p = p->next)
-        if (!memcmp(&p->key, key, sizeof *key)) { *found = p; return HST_SUCCESS; }
+    if ((p = hst__fft_find(st, key)) != NULL) {
+        if (p->refused) return HST_ERROR_UNSUPPORTED;
+        *found = p;
+        return HST_SUCCESS;
+    }
     if (!(p = (struct hst__fft_plan *)hst_backend_calloc(be, sizeof *p))) return HST_ERROR_OUT_OF_HOST_MEMORY;
     p->key = *key;
 #ifndef HST_NO_OPENCL
@@ -2160,9 +2177,14 @@ static hst_result hst__fft_plan(hst_backend *be, const hst__fft_key *key, hst_bu
     } else
 #endif
         r = hst__fft_plan_host(be, key, hst_buffer_host_ptr(in), hst_buffer_host_ptr(out), p);
-    if (r != HST_SUCCESS) { hst_backend_free(be, p); return r; }
+    if (r != HST_SUCCESS && (key->variant == 0 || hst_result_is_out_of_memory(r))) {
+        hst_backend_free(be, p);
+        return r;
+    }
+    p->refused = r != HST_SUCCESS;
     p->next = st->fft_plans;
     st->fft_plans = p;
+    if (p->refused) return r;
     *found = p;
     return HST_SUCCESS;
 }
@@ -2242,14 +2264,26 @@ static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const in
    chosen, never measured again there. */
 #define HST__FFT_REFUSED_S 1e9
 
-/* 1 when plan key k, of op's kind and precision, is of another configuration than the one
-   the choice settled on at its size range (hst__fft_measuring: nothing left to measure). */
-static int hst__fft_lost(hst_backend *be, const hst_choice_op *op, const hst__fft_key *k) {
+/* 1 when be keeps VkFFT's refusal of key (hst__fft_plan). */
+static int hst__fft_refused(const hst_backend *be, const hst__fft_key *key) {
+    const hst__array_state *st =
+        (const hst__array_state *)hst_backend_extension(be, HST__ARRAY_EXTENSION);
+    const struct hst__fft_plan *p = st ? hst__fft_find(st, key) : NULL;
+    return p && p->refused;
+}
+
+/* 1 when plan p, of op's kind and precision, is of another configuration than the one the
+   choice settled on at its size range (hst__fft_measuring: nothing left to measure), other
+   than VkFFT's own at a shape where VkFFT refused the pick (the plan run there: the pick
+   applies to the whole range, the refusal to the shape). A refusal kept holds no VkFFT
+   resources and stays true: never lost. */
+static int hst__fft_lost(hst_backend *be, const hst_choice_op *op, const struct hst__fft_plan *p) {
     int64_t sig[HST__FFT_SIG];
-    unsigned pick;
-    hst__fft_sig(k, sig);
-    return hst_choice_pick(op, sig, HST__FFT_SIG, &pick) == HST_SUCCESS && pick != k->variant &&
-           !hst__fft_measuring(be, op, sig, pick);
+    hst__fft_key pick = p->key;
+    hst__fft_sig(&p->key, sig);
+    return !p->refused && hst_choice_pick(op, sig, HST__FFT_SIG, &pick.variant) == HST_SUCCESS &&
+           pick.variant != p->key.variant && !hst__fft_measuring(be, op, sig, pick.variant) &&
+           !(p->key.variant == 0 && hst__fft_refused(be, &pick));
 }
 
 /* Frees the plans of key's kind and precision whose size range has settled on another
@@ -2263,7 +2297,7 @@ static void hst__fft_drop_losers(hst_backend *be, const hst_choice_op *op, const
     struct hst__fft_plan **at = &st->fft_plans;
     while (*at) {
         struct hst__fft_plan *p = *at;
-        if (p->key.kind == key->kind && p->key.cplx == key->cplx && hst__fft_lost(be, op, &p->key)) {
+        if (p->key.kind == key->kind && p->key.cplx == key->cplx && hst__fft_lost(be, op, p)) {
             *at = p->next;
             hst__fft_destroy(be, p);
         } else {
@@ -2304,11 +2338,14 @@ static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const h
 /* Runs key's variant, measured (hst__fft_measure) when `measuring`, else enqueued without
    waiting. Where a configuration other than VkFFT's own fails other than for memory (VkFFT
    refuses it at this shape: while measuring, or at a shape that shares its range with one
-   where it was chosen), runs VkFFT's own. */
+   where it was chosen), runs VkFFT's own; a refusal kept (hst__fft_plan) goes to it at once
+   outside measuring (without the input's copy that running key's plan starts with). */
 static hst_result hst__fft_exec_variant(hst_array *dst, const hst_array *src, const hst__fft_key *key,
                                         hst_choice_op *op, const int64_t *sig, int measuring) {
     hst__fft_key own = *key;
-    hst_result r = measuring ? hst__fft_measure(dst, src, key, op, sig) : hst__fft_exec_plan(dst, src, key);
+    hst_result r = HST_ERROR_UNSUPPORTED;
+    if (measuring) r = hst__fft_measure(dst, src, key, op, sig);
+    else if (!hst__fft_refused(dst->be, key)) r = hst__fft_exec_plan(dst, src, key);
     if (r == HST_SUCCESS || key->variant == 0 || hst_result_is_out_of_memory(r)) return r;
     own.variant = 0;
     return hst__fft_exec_plan(dst, src, &own);

@@ -668,11 +668,12 @@ static void test_measure_refused(void **state) {
 
 /* An out-of-memory while a configuration is measured (the first OpenCL call of a double
    precision plan: the buffer of VkFFT's tables, which it keeps for double precision on every
-   device) is the call's error and records nothing (expect_plan_oom); the next call plans and
-   runs it. */
+   device) is the call's error and records nothing (expect_plan_oom), nor is it kept as a
+   refusal: the next call plans and runs it. */
 static void test_measure_out_of_memory(void **state) {
     const fcase c = {2, 2, {8, 6, 1}};
     char failed[sizeof rel_injected_call];
+    struct hst__fft_plan *p = NULL;
     rel_counts before;
     cap_log log;
     hst_backend *be;
@@ -691,12 +692,68 @@ static void test_measure_out_of_memory(void **state) {
     assert_int_equal(hst__fft_exec_variant(d.b, d.a, &d.key, d.op, d.sig, 1), HST_SUCCESS);
     drive_check(&d, "call after an out-of-memory");
     assert_int_equal(hst_fft_plan_count(be), 1);
+    assert_int_equal(hst__fft_plan(be, &d.key, d.b->buf, d.b->buf, &p), HST_SUCCESS);   /* found */
+    assert_int_equal(p->key.variant, 1);
     drive_close(&d);
+    assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
+}
+
+/* 1 when no VkFFT plan was made or freed since `before` (each holds programs and kernels). */
+static int same_vkfft_objects(const rel_counts *before) {
+    return rel_live.programs == before->programs && rel_live.kernels == before->kernels;
+}
+
+/* A configuration VkFFT refuses at one shape of a size range that settles on it (timed at
+   another shape of the range) is refused once: later calls at the shape run VkFFT's own plan
+   with no plan made and no refusal logged again; a measured call at the other shape (which
+   frees the range's losers) keeps VkFFT's own plan at the shape, the one run there. Every
+   result is the transform. */
+static void test_refusal_kept(void **state) {
+    const fcase c = {2, 3, {10, 6, 1}}, other = {2, 3, {8, 6, 1}};   /* one size range */
+    rel_counts before;
+    cap_log log;
+    hst_backend *be;
+    driven d, o;
+    unsigned v, k;
+    if (hst_backend_is_host(BE(state))) { skip(); return; }   /* FFTW: no configurations */
+    be = own_backend(state, &log);
+    drive_open(be, &log, &PRECS[0], &c, &d);
+    drive_open(be, &log, &PRECS[0], &other, &o);
+    d.key.variant = 1;
+    assert_int_equal(exec_refused(&d, &log, 0), HST_SUCCESS);
+    drive_check(&d, "refused configuration's call");
+    assert_int_equal(log.counts[HST_LOGITEM_FFT_LIBRARY], 1);
+    assert_int_equal(hst_fft_plan_count(be), 1);   /* VkFFT's own */
+    for (v = 0; v < HST__FFT_VARIANTS; v++)        /* the range settles on configuration 1 */
+        for (k = 0; k < HST__FFT_SAMPLES; k++)
+            assert_int_equal(hst_choice_record(o.op, o.sig, HST__FFT_SIG, hst__fft_variants[v].name,
+                                               v == 1 ? 0.5 : 1.0), HST_SUCCESS);
+    before = rel_live;
+    for (k = 0; k < 3; k++) {
+        assert_int_equal(hst_array_fft(d.b, d.a, c.axes, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
+        drive_check(&d, "call where the pick is refused");
+    }
+    assert_true(same_vkfft_objects(&before));      /* configuration 1 not planned again */
+    assert_int_equal(hst_fft_plan_count(be), 1);
+    o.key.variant = 1;
+    for (k = 0; k < 2; k++) {   /* the second is timed: the losers go */
+        assert_int_equal(hst__fft_measure(o.b, o.a, &o.key, o.op, o.sig), HST_SUCCESS);
+        drive_check(&o, "measured call at the other shape");
+    }
+    assert_int_equal(hst_fft_plan_count(be), 2);   /* VkFFT's own at c, configuration 1 at other */
+    before = rel_live;
+    assert_int_equal(hst_array_fft(d.b, d.a, c.axes, 0, HST_FFT_NORM_BACKWARD), HST_SUCCESS);
+    drive_check(&d, "call after the losers went");
+    assert_true(same_vkfft_objects(&before));
+    assert_int_equal(hst_fft_plan_count(be), 2);
+    assert_int_equal(log.counts[HST_LOGITEM_FFT_LIBRARY], 1);   /* the refusal's line only */
+    drive_close(&d); drive_close(&o);
     assert_int_equal(hst_backend_destroy(be), HST_SUCCESS);
 }
 #else   /* no call interception here */
 static void test_measure_refused(void **state) { (void)state; skip(); }
 static void test_measure_out_of_memory(void **state) { (void)state; skip(); }
+static void test_refusal_kept(void **state) { (void)state; skip(); }
 #endif
 
 /* The plans of the configurations not chosen at a size range go once the choice there has
@@ -742,6 +799,7 @@ static void test_variants_agree(void **state) { (void)state; skip(); }
 static void test_measure_records(void **state) { (void)state; skip(); }
 static void test_measure_refused(void **state) { (void)state; skip(); }
 static void test_measure_out_of_memory(void **state) { (void)state; skip(); }
+static void test_refusal_kept(void **state) { (void)state; skip(); }
 static void test_losers_freed(void **state) { (void)state; skip(); }
 #endif
 
@@ -1104,6 +1162,7 @@ int main(void) {
         cmocka_unit_test(test_measure_records),
         cmocka_unit_test(test_measure_refused),
         cmocka_unit_test(test_measure_out_of_memory),
+        cmocka_unit_test(test_refusal_kept),
         cmocka_unit_test(test_losers_freed),
         cmocka_unit_test(test_host_pieces),
         cmocka_unit_test(test_errors),
