@@ -1628,9 +1628,9 @@ static int load_series(run *u, const char *whole)
 }
 
 /* Everything before eSRRF: the stack opened (every page checked; its series name --drift's
-   outputs), the files (rank 0 opens the outputs, before any frame is read), the stack read
-   whole for --sweep, --quality and MPI ranks, the device, the desc, the images. Returns an
-   exit status (0: go on). */
+   outputs), the device, the files (rank 0 opens the outputs, before any frame is read), the
+   stack read whole for --sweep, --quality and MPI ranks, the desc, the images. Returns an exit
+   status (0: go on). */
 static int prepare(run *u)
 {
     options *o = &u->o;
@@ -1646,18 +1646,24 @@ static int prepare(run *u)
         return 2;
     }
 
-    /* Open (every page checked), the outputs, read (the samples as they are), then the device. */
+    /* Open (every page checked), the outputs named and checked, the device, the outputs
+       created, read (the samples as they are). The device before any file is created: a
+       driver that aborts while opening (SIGABRT from inside it bypasses the cleanup of the
+       signal handler: PoCL did under an address-space limit) then leaves no temporary file. */
     t0 = now_s();
     j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
     if ((status = open_series(u)) != 0) return status;
     if (writer && (status = list_outputs(o, j)) != 0) return status;
-    if (writer && (!check_collisions(o, j) || !open_outputs(j))) return 2;
+    if (writer && !check_collisions(o, j)) return 2;
+    u->t_read = now_s() - t0;
+    if ((status = open_backend(u)) != 0) return status;
+    t0 = now_s();
+    if (writer && !open_outputs(j)) return 2;
     if (!j->streamed && (status = load_series(u, o->sweep ? "--sweep" : o->quality ? "--quality"
                                                  : "a run over MPI ranks")) != 0)
         return status;
-    u->t_read = now_s() - t0;
+    u->t_read += now_s() - t0;
     if (interrupted) return interrupted_status();   /* a signal while the stack was read */
-    if ((status = open_backend(u)) != 0) return status;
     make_desc(u);
 
     /* The shape (the library checks the arguments and names what is wrong), the outputs. */
@@ -1742,6 +1748,7 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
    system refuses a thread (or its lock), the main thread reads each block itself when it needs
    it (as backend.h's hst_thread_create advises): slower, not wrong. Host memory: READ_AHEAD_BLOCKS + 1
    blocks of samples (the ring), where reading on the main thread held one. */
+#ifndef READ_AHEAD_BLOCKS      /* (a build may set it: bench/esrrf_disk_bench.c compares builds) */
 #define READ_AHEAD_BLOCKS 2   /* blocks read ahead of the one in use. One lets reading and
                                  pushing run side by side; a second lets either be a block slow
                                  (a page of directories to walk, a push whose copy into the
@@ -1751,6 +1758,7 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
                                  read-ahead (io_reader_read_ahead), which costs no memory of
                                  ours, not by more blocks here at block bytes each. (Chosen by
                                  this reasoning; not yet timed against 1 and 4 on a GPU.) */
+#endif
 #define READ_RING (READ_AHEAD_BLOCKS + 1)   /* the block being used, and those read ahead */
 
 typedef struct prefetch {

@@ -90,6 +90,9 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mount.h>
+#ifdef __linux__
+#include <sys/inotify.h>   /* test_device_before_outputs */
+#endif
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -609,6 +612,25 @@ static void test_bad_usage(void **state)
     expect_failure(run("--mode", "median", good_be, out_tif, NULL), "--mode");
     expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
 }
+
+#ifdef __linux__
+/* The device is opened before any output file exists: a device that cannot open creates not
+   even the temporary file (watched: inotify's create events in outdir). A driver that aborts
+   while opening then leaves nothing behind (examples/esrrf.c prepare). */
+static void test_device_before_outputs(void **state)
+{
+    char ev[4096];
+    int fd;
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    assert_true((fd = inotify_init1(IN_NONBLOCK)) >= 0);
+    assert_true(inotify_add_watch(fd, outdir, IN_CREATE) >= 0);
+    expect_failure(run("--device", "no-such-device-xyz", good_be, out_tif, NULL), "no device");
+    errno = 0;
+    assert_true(read(fd, ev, sizeof ev) < 0 && errno == EAGAIN);   /* no create event */
+    close(fd);
+}
+#endif
 
 /* ------------------------------------------------------------------ files that break their promises */
 static void test_short_page_chain(void **state)
@@ -2984,6 +3006,9 @@ int main(void)
         cmocka_unit_test(test_bad_radius),
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_bad_usage),
+#ifdef __linux__
+        cmocka_unit_test(test_device_before_outputs),
+#endif
         cmocka_unit_test(test_short_page_chain),
         cmocka_unit_test(test_short_strips),
         cmocka_unit_test(test_imagej_frames_too_high),
