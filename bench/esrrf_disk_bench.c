@@ -13,15 +13,19 @@
      --block F     frames per block, of the program and of the call; 0 automatic   [0]
      --device S    the device, as the program's --device                [$HST_DEVICE, else auto]
      --esrrf PATH  the program                                       [build/examples/esrrf]
+                   (up to 4 times: each build run cold on the same stack, the first last;
+                   warm and the ratios the first's)
      --dir DIR     where the stack is written (it needs G GiB free)     [$TMPDIR, else /tmp]
 
    Figures (one machine, one device; every figure frames / wall seconds):
      write         the stack written and synced (MB/s of the disk under writing)
      cold          the program on the stack evicted from the page cache (posix_fadvise
                    DONTNEED after fsync: a file larger than memory behaves so): from the disk
-     warm          the program again, the stack in the page cache where memory holds it
+     warm          the program again, the stack in the page cache (not run for a stack larger
+                   than the machine's memory: the page cache cannot hold it)
      in memory     hst_esrrf_run on the stack read into memory first (the reading not counted):
-                   the call the program's streaming is measured against
+                   the call the program's streaming is measured against (not run where warm is
+                   not)
      disk read     the stack read sequentially after eviction (what `dd` measures): the disk's
                    rate, the bound of the cold run
    with the program's peak resident memory (/usr/bin/time -v's "Maximum resident set size",
@@ -54,12 +58,14 @@
 
 #define CHUNK_FRAMES 64u   /* frames generated once and written again and again */
 #define TIME_PROGRAM "/usr/bin/time"
+#define MAX_PROGRAMS 4     /* --esrrf given more than once: builds of the program compared cold */
 
 typedef struct args {
     double gib;
     uint32_t side, mag;
     uint64_t block;
-    const char *device, *esrrf, *dir;
+    const char *device, *esrrf[MAX_PROGRAMS], *dir;
+    unsigned nprog;
 } args;
 
 static void usage_exit(void)
@@ -74,7 +80,7 @@ static void parse(int argc, char **argv, args *a)
     int i;
     const char *tmp = getenv("TMPDIR");
     a->gib = 4.0; a->side = 512; a->mag = 2; a->block = 0;
-    a->device = NULL; a->esrrf = "build/examples/esrrf"; a->dir = tmp && *tmp ? tmp : "/tmp";
+    a->device = NULL; a->esrrf[0] = "build/examples/esrrf"; a->nprog = 0; a->dir = tmp && *tmp ? tmp : "/tmp";
     for (i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) usage_exit();
@@ -83,11 +89,12 @@ static void parse(int argc, char **argv, args *a)
         else if (!strcmp(argv[i], "--mag")) a->mag = (uint32_t)atoi(v);
         else if (!strcmp(argv[i], "--block")) a->block = (uint64_t)atoll(v);
         else if (!strcmp(argv[i], "--device")) a->device = v;
-        else if (!strcmp(argv[i], "--esrrf")) a->esrrf = v;
+        else if (!strcmp(argv[i], "--esrrf") && a->nprog < MAX_PROGRAMS) a->esrrf[a->nprog++] = v;
         else if (!strcmp(argv[i], "--dir")) a->dir = v;
         else usage_exit();
         i++;
     }
+    if (!a->nprog) a->nprog = 1;
     if (!(a->gib > 0) || a->side < 16 || a->side > 8192 || a->mag < 1 || a->mag > HST_ESRRF_MAX_MAG) usage_exit();
 }
 
@@ -149,7 +156,7 @@ static double read_rate(const char *path)
 /* One run of the program on in (output into dir): wall seconds, peak resident KiB. */
 typedef struct prog_run { double seconds; long rss_kib; } prog_run;
 
-static prog_run run_program(const args *a, const char *in)
+static prog_run run_program(const args *a, const char *prog, const char *in)
 {
     char out[4200], tv[4200], mag[16], block[32], line[512];
     const char *argv[24];
@@ -164,7 +171,7 @@ static prog_run run_program(const args *a, const char *in)
     snprintf(mag, sizeof mag, "%u", a->mag);
     snprintf(block, sizeof block, "%llu", (unsigned long long)a->block);
     if (timed) { argv[k++] = TIME_PROGRAM; argv[k++] = "-v"; argv[k++] = "-o"; argv[k++] = tv; }
-    argv[k++] = a->esrrf; argv[k++] = "-q"; argv[k++] = "--no-preview"; argv[k++] = "--mag"; argv[k++] = mag;
+    argv[k++] = prog; argv[k++] = "-q"; argv[k++] = "--no-preview"; argv[k++] = "--mag"; argv[k++] = mag;
     argv[k++] = "--block"; argv[k++] = block;
     if (a->device) { argv[k++] = "--device"; argv[k++] = a->device; }
     argv[k++] = in; argv[k++] = out; argv[k] = NULL;
@@ -175,7 +182,7 @@ static prog_run run_program(const args *a, const char *in)
         _exit(127);
     }
     if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s failed (status %d)\n", a->esrrf, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        fprintf(stderr, "%s failed (status %d)\n", prog, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         unlink(in);
         exit(1);
     }
@@ -189,6 +196,13 @@ static prog_run run_program(const args *a, const char *in)
     unlink(tv);
     unlink(out);
     return pr;
+}
+
+/* The machine's physical memory, bytes (UINT64_MAX where the system does not say). */
+static uint64_t physical_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
 }
 
 /* hst_esrrf_run on the stack read into memory: frames per second of the call (0: not run). */
@@ -237,6 +251,7 @@ int main(int argc, char **argv)
     uint64_t frames, bytes;
     double t0, write_s, disk, mem;
     prog_run cold, warm;
+    unsigned p;
     parse(argc, argv, &a);
     frames = (uint64_t)(a.gib * (double)((uint64_t)1 << 30) / ((double)a.side * a.side * 2));
     if (frames < 2) frames = 2;
@@ -249,19 +264,31 @@ int main(int argc, char **argv)
     }
     printf("esrrf_disk_bench: %llu frames of %ux%u u16 (%.2f GiB BigTIFF in %s), mag %u, block %llu%s, %s\n",
            (unsigned long long)frames, a.side, a.side, (double)bytes / (1u << 30), a.dir, a.mag,
-           (unsigned long long)a.block, a.block ? "" : " (automatic)", a.esrrf);
+           (unsigned long long)a.block, a.block ? "" : " (automatic)", a.esrrf[0]);
     t0 = now_s();
     write_stack(in, frames, a.side);
     write_s = now_s() - t0;
     printf("  write       %.0f MB/s (%.1f s)\n", (double)bytes / write_s / 1e6, write_s);
-    evict(in);
-    cold = run_program(&a, in);
-    warm = run_program(&a, in);
-    printf("  cold        %8.1f frames/s  (%.1f s, from the disk; peak RSS %.0f MiB)\n", (double)frames / cold.seconds,
-           cold.seconds, (double)cold.rss_kib / 1024);
-    printf("  warm        %8.1f frames/s  (%.1f s, from the page cache; peak RSS %.0f MiB for a %.0f MiB stack)\n",
-           (double)frames / warm.seconds, warm.seconds, (double)warm.rss_kib / 1024, (double)bytes / (1u << 20));
-    mem = in_memory_rate(&a, in);
+    p = a.nprog;
+    do {   /* the first program's last: its figure is the one kept */
+        p--;
+        evict(in);
+        cold = run_program(&a, a.esrrf[p], in);
+        printf("  cold        %8.1f frames/s  (%.1f s, from the disk; peak RSS %.0f MiB for a %.0f MiB stack)%s%s\n",
+               (double)frames / cold.seconds, cold.seconds, (double)cold.rss_kib / 1024, (double)bytes / (1u << 20),
+               a.nprog > 1 ? ": " : "", a.nprog > 1 ? a.esrrf[p] : "");
+    } while (p > 0);
+    mem = 0.0;
+    warm.seconds = 0.0;
+    if (bytes > physical_bytes()) {   /* the page cache cannot hold it: a second run is cold too */
+        printf("  warm        not run: the stack is larger than memory (%.1f GiB); nor the in-memory call\n",
+               (double)physical_bytes() / (1u << 30));
+    } else {
+        warm = run_program(&a, a.esrrf[0], in);
+        printf("  warm        %8.1f frames/s  (%.1f s, from the page cache; peak RSS %.0f MiB)\n",
+               (double)frames / warm.seconds, warm.seconds, (double)warm.rss_kib / 1024);
+        mem = in_memory_rate(&a, in);
+    }
     if (mem > 0)
         printf("  in memory   %8.1f frames/s  (hst_esrrf_run on the stack in memory, reading not counted)\n", mem);
     evict(in);
