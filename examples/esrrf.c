@@ -1756,8 +1756,10 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
                                  push that waits for a whole piece (esrrf.h's back-pressure:
                                  HST_ESRRF_LIVE_BLOCKS blocks) is covered by the system's
                                  read-ahead (io_reader_read_ahead), which costs no memory of
-                                 ours, not by more blocks here at block bytes each. (Chosen by
-                                 this reasoning; not yet timed against 1 and 4 on a GPU.) */
+                                 ours, not by more blocks here at block bytes each. Timed on
+                                 an H200, a cold 40 GiB stack, builds interleaved in one job:
+                                 1, 2 and 6 within the jobs' spread (525-550 frames/s, 1 and 2;
+                                 bench/RESULTS.md). */
 #endif
 #define READ_RING (READ_AHEAD_BLOCKS + 1)   /* the block being used, and those read ahead */
 
