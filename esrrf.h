@@ -609,6 +609,12 @@ extern "C" {
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
 #define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
 #define HST__E_NV_K 40
+/* Build options for CPU devices (PoCL): 4 same-phase pixels per work-item through the sample
+   loop (the kernel's default is 2). Measured with PoCL 3.1 on 2 Intel cores (AVX-512;
+   esrrf_kernel_bench --device cpu, bench/RESULTS.md), CPU ms per frame with 2 / 4: mag 5, 96 x
+   96 frames 59.0 / 51.4; mag 3, radius 2: 34.0 / 29.6; mag 2: 27.1 / 25.2; mag 8 (its table does
+   not fit: no same-phase blocks) 86.0 / 85.9; 3 and 6 within 2% of 4. The same bits. */
+#define HST__E_CPU_OPTIONS "-DHST_E_NP=4"
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
    passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
    per pixel adds return at once, but cost 4% of the kernel on an H100 at K 40 (1.227 against
@@ -2374,14 +2380,23 @@ static int hst__env_gpu(hst_backend *be) {
            info->max_work_group_size >= HST__E_GPU_FUSED_LOCAL;
 }
 
+/* The fused kernel's build options for devices that are all NVIDIA GPUs taking compiler
+   options (nv), all CPUs (cpu), or neither */
+static const char *hst__e_device_options(int nv, int cpu) {
+    return nv ? HST__E_NV_OPTIONS : cpu ? HST__E_CPU_OPTIONS : "";
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
-   always); NVIDIA's work-group and register cap where every device is such a GPU. The program
-   has no float division or sqrt, so no option changes its bits. */
+   always); NVIDIA's work-group and register cap where every device is such a GPU, the CPUs'
+   options where every device is a CPU. The program has no float division or sqrt, so no option
+   changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
-    int fp64 = 1, nvopt = !g->host;
+    int fp64 = 1, nvopt = !g->host, cpu = !g->host;
     unsigned b;
-    for (b = 0; b < g->nb && !g->host; b++)
+    for (b = 0; b < g->nb && !g->host; b++) {
         fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
+        cpu &= hst_backend_device(g->be[b])->type == HST_DEVICE_CPU;
+    }
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
@@ -2400,7 +2415,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
     g->fused_k = nvopt ? HST__E_NV_K : HST__E_K;
-    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", nvopt ? HST__E_NV_OPTIONS : "", g->fused_k,
+    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
              fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
@@ -3817,8 +3832,8 @@ static uint64_t hst__esw_wtab(const hst__esw *w) {
 }
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
-   exact hex literals, its table as hst__esw_wtab says; NVIDIA's options, work-group and work
-   indices per item as hst_esrrf_run's), kernels and buffers. */
+   exact hex literals, its table as hst__esw_wtab says; the device's options (NVIDIA's, the
+   CPUs'), work-group and work indices per item as hst_esrrf_run's), kernels and buffers. */
 static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     const hst_device_info *info = hst_backend_device(w->be);
     char *opts = w->opts;
@@ -3830,7 +3845,8 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
     w->fused_k = nv ? HST__E_NV_K : HST__E_K;
-    len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=", nv ? HST__E_NV_OPTIONS : "",
+    len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=",
+                           hst__e_device_options(nv, info->type == HST_DEVICE_CPU),
                            w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
