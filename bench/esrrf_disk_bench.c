@@ -30,6 +30,11 @@
                    rate, the bound of the cold run
    with the program's peak resident memory (/usr/bin/time -v's "Maximum resident set size",
    else wait4's) against the stack's size, and the ratios warm / in memory and cold / disk read.
+   Under the cold runs and the disk read, what the disk itself did (Linux's /proc/diskstats,
+   sampled every DISK_SAMPLE_S seconds; the disk that read the most): its rate, the fraction of
+   the time it was busy and its mean queue (requests in flight), and its rate's spread over the
+   samples. A cold run below the disk read with the disk busy less of the time has left it idle;
+   as busy but at a lower rate, it asked for the bytes in a shape the disk serves more slowly.
    The in-memory call needs the stack's size in free memory: it is skipped (said so) where
    reading it fails.
 
@@ -46,6 +51,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +159,135 @@ static double read_rate(const char *path)
     return bytes / (now_s() - t0);
 }
 
+/* ---------------------------------------------------------------- the disks' own counters */
+#define DISK_SAMPLE_S 0.5       /* seconds between samples of /proc/diskstats */
+#define DISK_MAX 64             /* block devices followed (loop and ram devices are not) */
+#define DISK_SAMPLES_MAX 16384  /* samples kept: over two hours at DISK_SAMPLE_S */
+
+/* One device's cumulative counters (/proc/diskstats: sectors of 512 bytes read, milliseconds
+   with I/O in flight, milliseconds weighted by the requests in flight). */
+typedef struct disk_count { uint64_t sectors, busy_ms, queue_ms; } disk_count;
+
+typedef struct disk_watch {
+    char name[DISK_MAX][32];
+    unsigned ndev;
+    double *t;                  /* [DISK_SAMPLES_MAX] seconds */
+    disk_count (*c)[DISK_MAX];  /* [DISK_SAMPLES_MAX][DISK_MAX] */
+    size_t n;
+    int stop;                   /* set under lock: the sampling thread ends */
+    pthread_mutex_t lock;
+    pthread_t thread;
+} disk_watch;
+
+/* Index of device name in w (added if new and there is room; -1 otherwise). */
+static int disk_index(disk_watch *w, const char *name)
+{
+    unsigned i;
+    for (i = 0; i < w->ndev; i++)
+        if (!strcmp(w->name[i], name)) return (int)i;
+    if (w->ndev == DISK_MAX || strlen(name) >= sizeof w->name[0]) return -1;
+    strcpy(w->name[w->ndev], name);
+    return (int)w->ndev++;
+}
+
+/* One sample of every device's counters into w (nothing where /proc/diskstats is absent). */
+static void disk_sample(disk_watch *w)
+{
+    char line[512], name[64];
+    unsigned long long f[11];
+    FILE *f_in;
+    int i;
+    if (w->n == DISK_SAMPLES_MAX || !(f_in = fopen("/proc/diskstats", "r"))) return;
+    memset(w->c[w->n], 0, sizeof w->c[w->n]);
+    while (fgets(line, sizeof line, f_in))
+        if (sscanf(line, " %*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name, &f[0], &f[1],
+                   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10]) == 12 &&
+            strncmp(name, "loop", 4) && strncmp(name, "ram", 3) && (i = disk_index(w, name)) >= 0) {
+            w->c[w->n][i].sectors = f[2];    /* sectors read */
+            w->c[w->n][i].busy_ms = f[9];    /* time with I/O in flight */
+            w->c[w->n][i].queue_ms = f[10];  /* time weighted by the I/Os in flight */
+        }
+    fclose(f_in);
+    w->t[w->n++] = now_s();
+}
+
+static void *disk_watch_main(void *arg)
+{
+    disk_watch *w = (disk_watch *)arg;
+    struct timespec nap = { 0, (long)(DISK_SAMPLE_S * 1e9) };
+    for (;;) {
+        int stop;
+        pthread_mutex_lock(&w->lock);
+        stop = w->stop;
+        if (!stop) disk_sample(w);
+        pthread_mutex_unlock(&w->lock);
+        if (stop) return NULL;
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* Starts sampling (a thread of its own); 0 where it cannot (then nothing is reported). */
+static int disk_watch_start(disk_watch *w)
+{
+    memset(w, 0, sizeof *w);
+    w->t = (double *)malloc(DISK_SAMPLES_MAX * sizeof *w->t);
+    w->c = (disk_count(*)[DISK_MAX])malloc(DISK_SAMPLES_MAX * sizeof *w->c);
+    if (!w->t || !w->c || pthread_mutex_init(&w->lock, NULL)) goto fail;
+    disk_sample(w);
+    if (w->n && !pthread_create(&w->thread, NULL, disk_watch_main, w)) return 1;
+    pthread_mutex_destroy(&w->lock);
+fail:
+    free(w->t);
+    free(w->c);
+    w->t = NULL;
+    w->c = NULL;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Stops sampling and prints what the disk that read the most did over the samples: its rate,
+   busy fraction and mean queue, and the 10th, 50th and 90th percentiles of its rate. */
+static void disk_watch_report(disk_watch *w, const char *what)
+{
+    size_t k, n;
+    unsigned i, d = 0;
+    double *rate, span;
+    disk_count a, b;
+    if (!w->t) { printf("  disk        under %s: not measured (no /proc/diskstats)\n", what); return; }
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    disk_sample(w);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    n = w->n;
+    for (i = 1; i < w->ndev; i++)
+        if (w->c[n - 1][i].sectors - w->c[0][i].sectors > w->c[n - 1][d].sectors - w->c[0][d].sectors) d = i;
+    a = w->c[0][d];
+    b = w->c[n - 1][d];
+    span = w->t[n - 1] - w->t[0];
+    if ((rate = (double *)malloc(n * sizeof *rate)) != NULL && n > 2 && span > 0) {
+        for (k = 1; k < n; k++)
+            rate[k - 1] = (double)(w->c[k][d].sectors - w->c[k - 1][d].sectors) * 512.0 / (w->t[k] - w->t[k - 1]) / 1e6;
+        qsort(rate, n - 1, sizeof *rate, cmp_double);
+        printf("  disk        under %s: %s read %.0f MB/s, busy %.2f of the time, mean queue %.1f; "
+               "MB/s per %.1f s p10 %.0f, p50 %.0f, p90 %.0f\n", what, w->name[d],
+               (double)(b.sectors - a.sectors) * 512.0 / span / 1e6, (double)(b.busy_ms - a.busy_ms) / 1e3 / span,
+               (double)(b.queue_ms - a.queue_ms) / 1e3 / span, DISK_SAMPLE_S, rate[(n - 1) / 10],
+               rate[(n - 1) / 2], rate[(n - 1) * 9 / 10]);
+    }
+    free(rate);
+    free(w->t);
+    free(w->c);
+    w->t = NULL;
+    w->c = NULL;
+}
+
 /* One run of the program on in (output into dir): wall seconds, peak resident KiB. */
 typedef struct prog_run { double seconds; long rss_kib; } prog_run;
 
@@ -251,6 +386,7 @@ int main(int argc, char **argv)
     uint64_t frames, bytes;
     double t0, write_s, disk, mem;
     prog_run cold, warm;
+    disk_watch watch;
     unsigned p;
     parse(argc, argv, &a);
     frames = (uint64_t)(a.gib * (double)((uint64_t)1 << 30) / ((double)a.side * a.side * 2));
@@ -273,10 +409,12 @@ int main(int argc, char **argv)
     do {   /* the first program's last: its figure is the one kept */
         p--;
         evict(in);
+        disk_watch_start(&watch);
         cold = run_program(&a, a.esrrf[p], in);
         printf("  cold        %8.1f frames/s  (%.1f s, from the disk; peak RSS %.0f MiB for a %.0f MiB stack)%s%s\n",
                (double)frames / cold.seconds, cold.seconds, (double)cold.rss_kib / 1024, (double)bytes / (1u << 20),
                a.nprog > 1 ? ": " : "", a.nprog > 1 ? a.esrrf[p] : "");
+        disk_watch_report(&watch, "the cold run");
     } while (p > 0);
     mem = 0.0;
     warm.seconds = 0.0;
@@ -292,9 +430,11 @@ int main(int argc, char **argv)
     if (mem > 0)
         printf("  in memory   %8.1f frames/s  (hst_esrrf_run on the stack in memory, reading not counted)\n", mem);
     evict(in);
+    disk_watch_start(&watch);
     disk = read_rate(in);
     printf("  disk read   %8.1f frames/s  (%.0f MB/s sequential, after eviction)\n", disk / (a.side * a.side * 2.0),
            disk / 1e6);
+    disk_watch_report(&watch, "the disk read");
     disk /= a.side * a.side * 2.0;   /* frames/s */
     if (mem > 0) {
         printf("  warm / in memory %.2f\n", (double)frames / warm.seconds / mem);
