@@ -609,12 +609,6 @@ extern "C" {
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
 #define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
 #define HST__E_NV_K 40
-/* Build options for CPU devices (PoCL): 4 same-phase pixels per work-item through the sample
-   loop (the kernel's default is 2). Measured with PoCL 3.1 on 2 Intel cores (AVX-512;
-   esrrf_kernel_bench --device cpu, bench/RESULTS.md), CPU ms per frame with 2 / 4: mag 5, 96 x
-   96 frames 59.0 / 51.4; mag 3, radius 2: 34.0 / 29.6; mag 2: 27.1 / 25.2; mag 8 (its table does
-   not fit: no same-phase blocks) 86.0 / 85.9; 3 and 6 within 2% of 4. The same bits. */
-#define HST__E_CPU_OPTIONS "-DHST_E_NP=4"
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
    passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
    per pixel adds return at once, but cost 4% of the kernel on an H100 at K 40 (1.227 against
@@ -2383,7 +2377,7 @@ static int hst__env_gpu(hst_backend *be) {
 /* The fused kernel's build options for devices that are all NVIDIA GPUs taking compiler
    options (nv), all CPUs (cpu), or neither */
 static const char *hst__e_device_options(int nv, int cpu) {
-    return nv ? HST__E_NV_OPTIONS : cpu ? HST__E_CPU_OPTIONS : "";
+    return nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "";
 }
 
 /* A group's sums type and build options: double where every device has fp64 (the host twin

@@ -557,7 +557,7 @@ typedef struct qarg { void *p; size_t bytes; hst_karg k; } qarg;
 #define QF(x) {NULL, 0, hst_karg_float(x)}
 #define QV(x) {NULL, 0, hst_karg_value(sizeof(x), (x))}   /* x an array: int4, int16 */
 #define QLOCAL(bytes) {NULL, 0, hst_karg_local(bytes)}
-#define QMAX 12
+#define QMAX 16
 
 /* One launch of kernel `id` of family fam, its program built with `options`, over range
    (through hst_launch_kernel: the kernel on an OpenCL device, its twin on the host device). */
@@ -609,6 +609,35 @@ static void quality_launch(hst_backend *be, const char *options, unsigned id, un
 
 /* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
 static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
+
+/* The fused eSRRF kernel built as for CPU devices (HST_K_ESRRF_CPU_OPTIONS: 8 same-phase pixels'
+   sample loop one vector, over the tile's copy by columns), which esrrf.h gives Oclgrind's
+   device no reason to use: 2 frames of 20 x 9 at mag 2, work-groups of 64 and 8 indices an item
+   (a group's 512 indices: 32 rows of a strip, whole blocks of 8 pixels' 16 rows), == the twin. */
+static void esrrf_fused_cpu_build(hst_backend *be, hst_backend *host)
+{
+    enum { FR = 20, FC = 9, FM = 2, FN = 2, FK = 8, FMP = FR * FC * FM * FM };
+    static float in[FN * FR * FC], out[2][FN * FMP];
+    char options[96];
+    hst_range r;
+    int k;
+    wl_fill_f32(in, sizeof in / sizeof in[0], 5);
+    /* (a smaller tile than CPUs get: Oclgrind's device has OpenCL's 32 KiB of local memory) */
+    snprintf(options, sizeof options, "%s -DHST_E_K=%d -DHST_E_TILE=1024", HST_K_ESRRF_CPU_OPTIONS, FK);
+    memset(&r, 0, sizeof r);
+    r.dims = 2;
+    r.global[0] = ((FMP + FK - 1) / FK + 63) / 64 * 64;   /* (2 groups a frame) */
+    r.global[1] = FN;
+    r.local[0] = 64;
+    r.local[1] = 1;
+    for (k = 0; k < 2; k++) {   /* the kernel on the device, its twin on the host */
+        qarg a[15] = {QB(in), QB(out[k]), QU(FR), QU(FC), QU(FM), QF(1.5f), QF(1.0f), QI(1), QU(0),
+                      QU(FR * FM), QL(0), QL(0), QL(FN), QL(FN), QI(3)};
+        nan_fill(out[k], FN * FMP);
+        family_launch(k ? host : be, hst_kernels_esrrf_family(), options, HST_KESRRF_RGC_FUSED, &r, 15, a);
+    }
+    EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "eSRRF rgc_fused built as for CPUs differs from the host twin");
+}
 
 /* The batches' second-level sums (quality.h's error-map searches): 2 rows of 100 partials, 104
    floats apart, in 3 strided sums each (34 or 33 terms: a block of 32 loads, then the tail; the
@@ -1066,6 +1095,7 @@ int main(int argc, char **argv)
             EXPECT(close_f(rgc[k], rgc[2], EN * EP, 1e-5), "eSRRF rgc (%s) differs from the host twin",
                    k ? "fused" : "chained");
     }
+    esrrf_fused_cpu_build(be, host);
     {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host;
            then on the device and the host together (each its rows of the image: the device's
            are the upper half, through the fused kernel's row window). The device comes first:

@@ -49,6 +49,7 @@
 static hst_backend *be;
 static int fp64;          /* temporal sums in double: the host device, or an fp64 device */
 static char options[128];
+static size_t device_options;   /* strlen(options) as the group's set-up made them */
 
 static int group_setup(void **state)
 {
@@ -60,6 +61,16 @@ static int group_setup(void **state)
     /* no -cl-fp32-correctly-rounded-divide-sqrt: the program has no float division or sqrt */
     snprintf(options, sizeof options, "%s",
              !hst_backend_is_host(be) && info->fp64 ? "-DHST_FP64" : "");
+    device_options = strlen(options);
+    return 0;
+}
+
+/* Each test starts from the device's options (one that fails while building as for CPUs,
+   rows_device_case_cpu_build, would leave them added) */
+static int test_setup(void **state)
+{
+    (void)state;
+    options[device_options] = '\0';
     return 0;
 }
 
@@ -442,6 +453,20 @@ static void rows_device_case(uint32_t rows, uint32_t cols, uint32_t mag, float r
     expect_bitwise("rows == device fused", host, dev, 2 * nM);
     free(dev);
     free(host);
+}
+
+/* rows_device_case with the kernel built as for CPU devices (HST_K_ESRRF_CPU_OPTIONS: the
+   same-phase pixels' sample loop one vector, over the tile's copy by columns), on any OpenCL
+   device: the twin's bits either way */
+static void rows_device_case_cpu_build(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                       float sens, int iw, const float *frames)
+{
+    size_t n = strlen(options);
+    assert_true(n + 1 + sizeof HST_K_ESRRF_CPU_OPTIONS <= sizeof options);
+    options[n] = ' ';
+    memcpy(options + n + 1, HST_K_ESRRF_CPU_OPTIONS, sizeof HST_K_ESRRF_CPU_OPTIONS);
+    rows_device_case(rows, cols, mag, radius, sens, iw, frames);
+    options[n] = '\0';
 }
 
 static void test_fused_rows(void **state)
@@ -957,8 +982,9 @@ static void fused_launch_shapes(void)
     free(f); free(want); free(got);
 }
 
-/* Device fused RGC == the row twin: odd sizes, mag 1..8, radius 0.5..3, weighting off and on;
-   on an OpenCL device also the kernel on NDRanges of other shapes (fused_launch_shapes) */
+/* Device fused RGC == the row twin: odd sizes, mag 1..8, radius 0.5..3, weighting off and on,
+   on an OpenCL device built both ways (as for GPUs and as for CPUs); there also the kernel on
+   NDRanges of other shapes (fused_launch_shapes) */
 static void test_fused_grid(void **state)
 {
     static const float radii[4] = {0.5f, 1.0f, 1.5f, 3.0f};
@@ -969,8 +995,10 @@ static void test_fused_grid(void **state)
     (void)state;
     for (mag = 1; mag <= 8; mag++)
         for (r = 0; r < 4; r++)
-            for (iw = 0; iw < 2; iw++)
+            for (iw = 0; iw < 2; iw++) {
                 rows_device_case(rows, cols, mag, radii[r], 1.0f, (int)iw, frames);
+                if (!hst_backend_is_host(be)) rows_device_case_cpu_build(rows, cols, mag, radii[r], 1.0f, (int)iw, frames);
+            }
     free(frames);
     if (!hst_backend_is_host(be)) fused_launch_shapes();
 }
@@ -978,7 +1006,7 @@ static void test_fused_grid(void **state)
 /* Frames wide enough for whole blocks of lanes inside the columns (the inside form of the
    host's fused block: hst__e_lanes_in512 / _in256): the host twin in each build the CPU has
    ($HST_HOST_ISA caps it: avx2, portable) bitwise the best build's, and the device's fused RGC
-   the twin's. mag 5 radius 1.5 keeps every phase's sample list; mag 7 radius 1.5 (49 phases of
+   the twin's, built both ways on an OpenCL device. mag 5 radius 1.5 keeps every phase's sample list; mag 7 radius 1.5 (49 phases of
    49 samples) lists them call by call; mag 2 radius 4 is a wide window. */
 static void test_fused_wide(void **state)
 {
@@ -1006,6 +1034,8 @@ static void test_fused_wide(void **state)
             expect_bitwise(what, got, best, 2 * nM);
         }
         rows_device_case(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
+        if (!hst_backend_is_host(be))
+            rows_device_case_cpu_build(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
         free(best);
         free(got);
     }
@@ -1213,17 +1243,17 @@ static void test_declared(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_functions),
-        cmocka_unit_test(test_twins),
-        cmocka_unit_test(test_fused_rows),
-        cmocka_unit_test(test_reference),
-        cmocka_unit_test(test_streamed),
-        cmocka_unit_test(test_blinking),
-        cmocka_unit_test(test_sequences),
-        cmocka_unit_test(test_fused_grid),
-        cmocka_unit_test(test_fused_wide),
-        cmocka_unit_test(test_near_flt_max),
-        cmocka_unit_test(test_declared),
+        cmocka_unit_test_setup(test_host_functions, test_setup),
+        cmocka_unit_test_setup(test_twins, test_setup),
+        cmocka_unit_test_setup(test_fused_rows, test_setup),
+        cmocka_unit_test_setup(test_reference, test_setup),
+        cmocka_unit_test_setup(test_streamed, test_setup),
+        cmocka_unit_test_setup(test_blinking, test_setup),
+        cmocka_unit_test_setup(test_sequences, test_setup),
+        cmocka_unit_test_setup(test_fused_grid, test_setup),
+        cmocka_unit_test_setup(test_fused_wide, test_setup),
+        cmocka_unit_test_setup(test_near_flt_max, test_setup),
+        cmocka_unit_test_setup(test_declared, test_setup),
     };
     return cmocka_run_group_tests_name("esrrf", tests, group_setup, group_teardown);
 }
