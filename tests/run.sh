@@ -488,7 +488,7 @@ stage_san() {
 
 # ---------------------------------------------------------------------------- MPI
 stage_mpi() {
-    local b d np ranks lang log tu mpi_tests=() mpirun_env
+    local b d np ranks lang log tu mpi_tests=() mpirun_env rank_cache
     section "(e) MPI tests under mpirun"
     # stream.h's implementation with HST_STREAM_MPI (halo.h's with HST_HALO_MPI, esrrf.h's with
     # HST_ESRRF_MPI) compiled by
@@ -517,6 +517,12 @@ stage_mpi() {
     [ ${#DEVICES[@]} -gt 0 ] || list_devices
     build_targets mpi "${mpi_tests[@]}"
     mpirun_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+    # each rank index its own PoCL kernel cache (POCL_CACHE_DIR/rank<N>): processes building one
+    # program at once in one cache can fail ("Device ... failed to build the program", an empty
+    # log; pocl/pocl#1480), as 6 ranks of mpi_cubed_sphere did in CI; a directory per index still
+    # caches from test to test
+    # shellcheck disable=SC2016  # expanded by the ranks' shell
+    rank_cache=(sh -c 'd=$POCL_CACHE_DIR/rank${OMPI_COMM_WORLD_RANK:-0}; mkdir -p "$d" && POCL_CACHE_DIR=$d exec "$@"' rank-cache)
     for b in "${BUILT[@]}"; do
         # rank counts from the test's first lines ("/* mpi-ranks: 1 2 3 4 */"), each on every
         # device; without that line: 6 ranks on every device and 24 on the host device
@@ -525,12 +531,12 @@ stage_mpi() {
         if [ -n "$ranks" ]; then
             for np in $ranks; do
                 for d in "${DEVICES[@]}"; do
-                    run_test "mpi$np" "$b" "$d" "${mpirun_env[@]}" mpirun -np "$np" --oversubscribe
+                    run_test "mpi$np" "$b" "$d" "${mpirun_env[@]}" mpirun -np "$np" --oversubscribe "${rank_cache[@]}"
                 done
             done
         else
             for d in "${DEVICES[@]}"; do
-                run_test mpi6 "$b" "$d" "${mpirun_env[@]}" mpirun -np 6 --oversubscribe
+                run_test mpi6 "$b" "$d" "${mpirun_env[@]}" mpirun -np 6 --oversubscribe "${rank_cache[@]}"
             done
             run_test mpi24 "$b" host "${mpirun_env[@]}" mpirun -np 24 --oversubscribe
         fi
