@@ -77,6 +77,9 @@ typedef struct _stat64 cli_stat;
 #  include <sys/stat.h>
 #  include <sys/types.h>
 #  include <unistd.h>
+#  if defined(__linux__)
+#    include <sys/sysmacros.h>   /* major, minor: the file's device in sysfs */
+#  endif
 typedef struct stat cli_stat;
 #  ifndef S_ISVTX
 #    define S_ISVTX 01000   /* the sticky bit (XSI's name; the same bit everywhere) */
@@ -131,6 +134,47 @@ CLI__FN int cli_close(int fd)
 #else
     return close(fd);
 #endif
+}
+
+/* The most bytes one read-ahead request (posix_fadvise WILLNEED) of a file on the device of sb
+   starts reading: Linux reads at most the larger of the device's read-ahead window and its
+   largest request per call (mm/readahead.c, force_page_cache_ra) and drops the rest silently
+   (a 1 GiB request read 8 MiB: read_ahead_kb 8192), so longer ranges are asked for in pieces of
+   this size. From sysfs (/sys/dev/block/M:m/queue/read_ahead_kb, max_sectors_kb; a partition's
+   in its disk's queue/); elsewhere, or unreadable: CLI_ADVICE_MIN, Linux's default window. */
+#define CLI_ADVICE_MIN ((uint64_t)128 << 10)
+
+#if defined(__linux__)
+/* A number in KiB from the first of two sysfs files that can be read; 0 when neither can. */
+CLI__FN uint64_t cli__sysfs_kib(const char *fmt, unsigned maj, unsigned min, const char *name)
+{
+    char path[128];
+    unsigned long long kib = 0;
+    const char *up[2] = { "", "../" };   /* the device's queue, or its disk's (a partition) */
+    int i;
+    for (i = 0; i < 2 && !kib; i++) {
+        FILE *f;
+        snprintf(path, sizeof path, fmt, maj, min, up[i], name);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fscanf(f, "%llu", &kib) != 1) kib = 0;
+        fclose(f);
+    }
+    return (uint64_t)kib;
+}
+#endif
+
+CLI__FN uint64_t cli_advice_bytes(const cli_stat *sb)
+{
+    uint64_t kib = 0;
+#if defined(__linux__)
+    const char *fmt = "/sys/dev/block/%u:%u/%squeue/%s";
+    uint64_t ra = cli__sysfs_kib(fmt, major(sb->st_dev), minor(sb->st_dev), "read_ahead_kb");
+    uint64_t req = cli__sysfs_kib(fmt, major(sb->st_dev), minor(sb->st_dev), "max_sectors_kb");
+    kib = ra > req ? ra : req;
+#else
+    (void)sb;
+#endif
+    return kib > (UINT64_MAX >> 10) || (kib << 10) < CLI_ADVICE_MIN ? CLI_ADVICE_MIN : kib << 10;
 }
 
 /* Up to n bytes at byte offset off, the file position untouched: the bytes read (0 at the

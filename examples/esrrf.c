@@ -1541,27 +1541,61 @@ static int begin_streamed_outputs(run *u)
     return 0;
 }
 
-/* The device (--device), its log kept in the job. Returns an exit status (0: go on). */
+/* The device (--device), its log kept in the job, opened on a thread of its own while the main
+   thread walks the input's pages (prepare): a driver's start (about a second for a GPU's) and a
+   cold file's walk (its page directories, small reads across the whole file: seconds for a
+   stack of tens of thousands of pages) then overlap instead of taking turns. The end signals
+   are held from the start to the end of the opening on both threads (the drivers loaded may
+   install handlers of their own: a signal meanwhile waits for ours, as the walk never checked
+   for one). Where the system refuses a thread, the device opens at the end, as before. */
+typedef struct device_open {
+    run *u;
+    hst_backend_desc bd;
+    hst_result r;
+    hst_thread thread;
+    int threaded;
+    cli_sigmask mask;   /* the signal mask of before the opening */
+} device_open;
+
+static void *device_open_main(void *arg)
+{
+    device_open *d = (device_open *)arg;
+    d->r = hst_esrrf_backend_create(&d->bd, &d->u->j.be, &d->u->auto_host);
+    return NULL;
+}
+
+static void open_backend_start(run *u, device_open *d)
+{
+    memset(d, 0, sizeof *d);
+    d->u = u;
+    d->bd.device = u->o.device;
+    d->bd.logger = logger;
+    d->bd.log_user = &u->j.ls;
+    d->bd.log_level = HST_LOG_WARN;
+    cli_hold_signals(&d->mask);   /* the thread inherits the mask */
+    d->threaded = hst_thread_create(&d->thread, device_open_main, d);
+}
+
+/* The opening ended (joined, or done here): an exit status (0: go on). `report` 0: a failure
+   is not reported (the input's error, found meanwhile, is the one to say). */
+static int open_backend_finish(run *u, device_open *d, int report)
+{
+    const char *dev = u->o.device ? u->o.device : "auto";
+    if (d->threaded) hst_thread_join(&d->thread);
+    else device_open_main(d);
+    if (d->r == HST_SUCCESS) signal_backend = u->j.be;   /* before the signals held meanwhile arrive */
+    release_signals(&d->mask);
+    if (d->r == HST_SUCCESS) return 0;
+    if (report)
+        fail("no device for '%s': %s%s%s", dev, hst_result_string(d->r), u->j.ls.last[0] ? ": " : "", u->j.ls.last);
+    return d->r == HST_ERROR_NO_DEVICE ? 2 : 1;
+}
+
 static int open_backend(run *u)
 {
-    const options *o = &u->o;
-    job *j = &u->j;
-    hst_backend_desc bd;
-    cli_sigmask mask;
-    hst_result r;
-    memset(&bd, 0, sizeof bd);
-    bd.device = o->device;
-    bd.logger = logger;
-    bd.log_user = &j->ls;
-    bd.log_level = HST_LOG_WARN;
-    cli_hold_signals(&mask);   /* the drivers loaded now may install handlers of their own */
-    r = hst_esrrf_backend_create(&bd, &j->be, &u->auto_host);
-    if (r == HST_SUCCESS) signal_backend = j->be;   /* before the signals held meanwhile arrive */
-    release_signals(&mask);
-    if (r == HST_SUCCESS) return 0;
-    fail("no device for '%s': %s%s%s", o->device ? o->device : "auto", hst_result_string(r),
-         j->ls.last[0] ? ": " : "", j->ls.last);
-    return r == HST_ERROR_NO_DEVICE ? 2 : 1;
+    device_open d;
+    open_backend_start(u, &d);
+    return open_backend_finish(u, &d, 1);
 }
 
 /* --drift's tables against the series chosen: one, estimated from the first series or from
@@ -1636,9 +1670,10 @@ static int prepare(run *u)
     options *o = &u->o;
     job *j = &u->j;
     cli_stat in_sb;
+    device_open dev;
     double t0;
     unsigned m;
-    int writer = u->rk->rank == 0, status;
+    int writer = u->rk->rank == 0, status, dev_status;
 
     if (cli_stat_path(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
     if ((o->sweep || o->quality) && u->rk->size > 1) {
@@ -1646,17 +1681,20 @@ static int prepare(run *u)
         return 2;
     }
 
-    /* Open (every page checked), the outputs named and checked, the device, the outputs
-       created, read (the samples as they are). The device before any file is created: a
+    /* Open (every page checked) while the device opens beside it (open_backend_start), the
+       outputs named and checked, the outputs created, read (the samples as they are). The
+       device before any file is created: a
        driver that aborts while opening (SIGABRT from inside it bypasses the cleanup of the
        signal handler: PoCL did under an address-space limit) then leaves no temporary file. */
     t0 = now_s();
     j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
-    if ((status = open_series(u)) != 0) return status;
-    if (writer && (status = list_outputs(o, j)) != 0) return status;
-    if (writer && !check_collisions(o, j)) return 2;
+    open_backend_start(u, &dev);   /* beside the walk of the pages */
+    status = open_series(u);
+    if (!status && writer) status = list_outputs(o, j);
+    if (!status && writer && !check_collisions(o, j)) status = 2;
     u->t_read = now_s() - t0;
-    if ((status = open_backend(u)) != 0) return status;
+    dev_status = open_backend_finish(u, &dev, !status);
+    if (status || dev_status) return status ? status : dev_status;
     t0 = now_s();
     if (writer && !open_outputs(j)) return 2;
     if (!j->streamed && (status = load_series(u, o->sweep ? "--sweep" : o->quality ? "--quality"

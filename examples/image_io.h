@@ -48,7 +48,7 @@
        past the file's.
    Stacks larger than memory are read frame by frame (io_stack_open, io_stack_read,
    io_stack_close: the same checks, every page walked first, then one frame decoded at a time;
-   each read asks the system to start reading the next two such reads' bytes, at most 256 MiB,
+   each read asks the system to start reading the next two such reads' bytes, at most 1 GiB,
    where it has posix_fadvise, so the disk works while the caller computes) and written page by
    page (io_tiff_begin, io_tiff_page, io_tiff_end).
    Non-finite float samples are data, not format errors: they are returned as they are (the
@@ -345,6 +345,7 @@ typedef struct io__src {
     uint64_t size, pos;
     uint64_t reach;         /* the end of the furthest bytes read since it was set to 0: how far the
                                bytes of a page's directory reach (io__walk_pages) */
+    uint64_t advice;        /* the most bytes one read-ahead request is served (cli_advice_bytes) */
 } io__src;
 
 /* n bytes at off into buf; returns the bytes read (short at the end of the source). */
@@ -401,14 +402,23 @@ static void io__tiff_unmap(thandle_t h, void *base, toff_t size) { (void)h; (voi
 
 /* Advice to the system about bytes [off, off + len) of a file source (len 0: to its end):
    sequential (its read-ahead window grows) or needed soon (it starts reading them now and
-   returns at once, so the disk works while the caller computes). Advice only: where it fails,
-   or where the system has no posix_fadvise (macOS, Windows: no POSIX_FADV_* macros), the reads
-   that follow return the same bytes, just not overlapped, so its result is ignored. */
+   returns at once, so the disk works while the caller computes), the latter in pieces of
+   s->advice bytes (Linux serves no more of one request: cli_advice_bytes). Advice only: where
+   it fails, or where the system has no posix_fadvise (macOS, Windows: no POSIX_FADV_* macros),
+   the reads that follow return the same bytes, just not overlapped, so its result is ignored. */
 static void io__advise(const io__src *s, uint64_t off, uint64_t len, int sequential)
 {
 #if defined(POSIX_FADV_WILLNEED) && defined(POSIX_FADV_SEQUENTIAL)
-    if (s->fd >= 0 && off <= (uint64_t)INT64_MAX && len <= (uint64_t)INT64_MAX)
-        (void)posix_fadvise(s->fd, (off_t)off, (off_t)len, sequential ? POSIX_FADV_SEQUENTIAL : POSIX_FADV_WILLNEED);
+    uint64_t end = len ? off + len : s->size, step = s->advice ? s->advice : CLI_ADVICE_MIN, piece;
+    if (s->fd < 0 || off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off) return;
+    if (sequential) {
+        (void)posix_fadvise(s->fd, (off_t)off, (off_t)len, POSIX_FADV_SEQUENTIAL);
+        return;
+    }
+    for (; off < end; off += piece) {
+        piece = end - off < step ? end - off : step;
+        (void)posix_fadvise(s->fd, (off_t)off, (off_t)piece, POSIX_FADV_WILLNEED);
+    }
 #else
     (void)s; (void)off; (void)len; (void)sequential;
 #endif
@@ -1349,6 +1359,7 @@ int io_stack_open(const char *path, unsigned channel, uint64_t max_frames, io_st
         return 0;
     }
     src.size = (uint64_t)sb.st_size;
+    src.advice = cli_advice_bytes(&sb);
     if (!io__open_reader(&src, 1, path, channel, max_frames, st, out, err, err_bytes)) return 0;
     io__advise(&(*out)->src, 0, 0, 1);   /* after the walk of the pages: their directories lie apart */
     return 1;

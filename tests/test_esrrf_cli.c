@@ -70,6 +70,7 @@
    test`'s set-up, scripts/deps.sh test, installs; with CI=true tests/run.sh counts such a skip
    as a failure). */
 #define _XOPEN_SOURCE 700   /* POSIX 2008 and posix_openpt, grantpt, unlockpt, ptsname */
+#define _DEFAULT_SOURCE     /* mincore (test_read_ahead_whole_range) */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -1852,6 +1853,79 @@ static void test_preview_quantiles(void **state)
 static void test_preview_quantiles(void **state) { (void)state; skip(); }
 #endif
 
+#if defined(HST_TEST_LIBTIFF) && defined(__linux__) && defined(POSIX_FADV_WILLNEED)
+#include <sys/mman.h>   /* mincore */
+
+/* Pages of the first `bytes` of fd's file in the page cache. */
+static size_t resident_pages(int fd, size_t bytes, size_t page)
+{
+    size_t n = (bytes + page - 1) / page, k, got = 0;
+    unsigned char *v = (unsigned char *)malloc(n);
+    void *m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    assert_non_null(v);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mincore(m, bytes, v), 0);
+    for (k = 0; k < n; k++) got += v[k] & 1u;
+    munmap(m, bytes);
+    free(v);
+    return got;
+}
+
+/* A read-ahead request longer than the system serves in one call (Linux: the larger of the
+   device's read-ahead window and its largest request: cli_advice_bytes) starts reading every
+   byte asked for: image_io.h's io__advise asks in pieces. (In one call a 1 GiB request read
+   8 MiB, and a cold stream left the disk idle a quarter of the time.) Three pieces and a page,
+   evicted, asked for, then in the page cache within 5 s. Skipped where the file's pages cannot
+   be evicted (a file system in memory) or a piece is over 64 MiB. */
+static void test_read_ahead_whole_range(void **state)
+{
+    char p[400];
+    unsigned char buf[1 << 16];
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes, done, n, got = 0;
+    io__src s;
+    cli_stat sb;
+    int fd, i;
+    (void)state;
+    path_in(p, sizeof p, dir, "advice.bin");
+    assert_true((fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600)) >= 0);
+    assert_int_equal(fstat(fd, &sb), 0);
+    memset(&s, 0, sizeof s);
+    s.advice = cli_advice_bytes(&sb);
+    assert_true(s.advice >= CLI_ADVICE_MIN);
+    if (s.advice > ((uint64_t)64 << 20)) {
+        close(fd);
+        print_message("# read-ahead requests of %llu MiB: not tried\n", (unsigned long long)(s.advice >> 20));
+        skip();
+    }
+    bytes = 3 * (size_t)s.advice + page;
+    memset(buf, 0x5a, sizeof buf);
+    for (done = 0; done < bytes; done += n) {
+        n = bytes - done < sizeof buf ? bytes - done : sizeof buf;
+        assert_int_equal(write(fd, buf, n), (ssize_t)n);
+    }
+    assert_int_equal(fsync(fd), 0);
+    assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    n = (bytes + page - 1) / page;
+    if (resident_pages(fd, bytes, page) > n / 2) {
+        close(fd);
+        print_message("# %s stays in memory when evicted: not tried\n", p);
+        skip();
+    }
+    s.fd = fd;
+    s.size = bytes;
+    io__advise(&s, 0, bytes, 0);
+    for (i = 0; i < 100 && (got = resident_pages(fd, bytes, page)) < n; i++) {
+        struct timespec nap = { 0, 50000000L };
+        nanosleep(&nap, NULL);
+    }
+    close(fd);
+    unlink(p);
+    assert_int_equal(got, n);
+}
+#else
+static void test_read_ahead_whole_range(void **state) { (void)state; skip(); }
+#endif
+
 /* Finite float32 values near 1e20: VAR near 1e40 has no float32; an error naming the time point
    and the statistic, no output (never an Inf image). */
 static void test_finite_in_finite_out(void **state)
@@ -3066,6 +3140,7 @@ int main(void)
         CLI_TEST(test_drift_series),
         CLI_TEST(test_drift_series_streamed_equals_memory),
         CLI_TEST(test_estimate_frames),
+        CLI_TEST(test_read_ahead_whole_range),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
