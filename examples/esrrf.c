@@ -1541,61 +1541,39 @@ static int begin_streamed_outputs(run *u)
     return 0;
 }
 
-/* The device (--device), its log kept in the job, opened on a thread of its own while the main
-   thread walks the input's pages (prepare): a driver's start (about a second for a GPU's) and a
-   cold file's walk (its page directories, small reads across the whole file: seconds for a
-   stack of tens of thousands of pages) then overlap instead of taking turns. The end signals
-   are held from the start to the end of the opening on both threads (the drivers loaded may
-   install handlers of their own: a signal meanwhile waits for ours, as the walk never checked
-   for one). Where the system refuses a thread, the device opens at the end, as before. */
-typedef struct device_open {
-    run *u;
+/* The device (--device), its log kept in the job, with the end signals held by the caller (the
+   drivers loaded now may install handlers of their own: release_signals puts ours back). */
+static hst_result create_backend(run *u)
+{
     hst_backend_desc bd;
     hst_result r;
-    hst_thread thread;
-    int threaded;
-    cli_sigmask mask;   /* the signal mask of before the opening */
-} device_open;
-
-static void *device_open_main(void *arg)
-{
-    device_open *d = (device_open *)arg;
-    d->r = hst_esrrf_backend_create(&d->bd, &d->u->j.be, &d->u->auto_host);
-    return NULL;
+    memset(&bd, 0, sizeof bd);
+    bd.device = u->o.device;
+    bd.logger = logger;
+    bd.log_user = &u->j.ls;
+    bd.log_level = HST_LOG_WARN;
+    r = hst_esrrf_backend_create(&bd, &u->j.be, &u->auto_host);
+    if (r == HST_SUCCESS) signal_backend = u->j.be;   /* before the signals held meanwhile arrive */
+    return r;
 }
 
-static void open_backend_start(run *u, device_open *d)
+/* create_backend's failure r said: an exit status. */
+static int device_failed(run *u, hst_result r)
 {
-    memset(d, 0, sizeof *d);
-    d->u = u;
-    d->bd.device = u->o.device;
-    d->bd.logger = logger;
-    d->bd.log_user = &u->j.ls;
-    d->bd.log_level = HST_LOG_WARN;
-    cli_hold_signals(&d->mask);   /* the thread inherits the mask */
-    d->threaded = hst_thread_create(&d->thread, device_open_main, d);
+    fail("no device for '%s': %s%s%s", u->o.device ? u->o.device : "auto", hst_result_string(r),
+         u->j.ls.last[0] ? ": " : "", u->j.ls.last);
+    return r == HST_ERROR_NO_DEVICE ? 2 : 1;
 }
 
-/* The opening ended (joined, or done here): an exit status (0: go on). `report` 0: a failure
-   is not reported (the input's error, found meanwhile, is the one to say). */
-static int open_backend_finish(run *u, device_open *d, int report)
-{
-    const char *dev = u->o.device ? u->o.device : "auto";
-    if (d->threaded) hst_thread_join(&d->thread);
-    else device_open_main(d);
-    if (d->r == HST_SUCCESS) signal_backend = u->j.be;   /* before the signals held meanwhile arrive */
-    release_signals(&d->mask);
-    if (d->r == HST_SUCCESS) return 0;
-    if (report)
-        fail("no device for '%s': %s%s%s", dev, hst_result_string(d->r), u->j.ls.last[0] ? ": " : "", u->j.ls.last);
-    return d->r == HST_ERROR_NO_DEVICE ? 2 : 1;
-}
-
+/* The device opened. Returns an exit status (0: go on). */
 static int open_backend(run *u)
 {
-    device_open d;
-    open_backend_start(u, &d);
-    return open_backend_finish(u, &d, 1);
+    cli_sigmask mask;
+    hst_result r;
+    cli_hold_signals(&mask);
+    r = create_backend(u);
+    release_signals(&mask);
+    return r == HST_SUCCESS ? 0 : device_failed(u, r);
 }
 
 /* --drift's tables against the series chosen: one, estimated from the first series or from
@@ -1640,6 +1618,48 @@ static int open_series(run *u)
     return o->drift ? drift_tables(u) : 0;
 }
 
+/* open_series on a thread of its own while the main thread opens the device (prepare): a cold
+   file's walk of its pages (small reads across the whole file: seconds for tens of thousands of
+   pages) and a driver's start (about a second for a GPU's) overlap instead of taking turns.
+   The drivers start on the main thread, as without the walk's thread (LLVM, PoCL's compiler,
+   sets its own signal stack on the thread that loads it). The thread holds the end signals (it
+   inherits the mask); the main thread takes them once the device is open. Where the system
+   refuses a thread, the walk runs after the device opens. */
+typedef struct series_walk {
+    run *u;
+    int status;   /* open_series's */
+    hst_thread thread;
+    int threaded;
+} series_walk;
+
+static void *series_walk_main(void *arg)
+{
+    series_walk *w = (series_walk *)arg;
+    double t0 = now_s();
+    w->status = open_series(w->u);
+    w->u->t_read = now_s() - t0;   /* the summary's reading: the walk's own time */
+    return NULL;
+}
+
+/* The device opened beside the walk of the input's pages. Returns an exit status (0: go on):
+   the input's failure first (the device's then goes unsaid, as when it was not tried). */
+static int open_series_and_device(run *u)
+{
+    series_walk w;
+    cli_sigmask mask;
+    hst_result r;
+    memset(&w, 0, sizeof w);
+    w.u = u;
+    cli_hold_signals(&mask);
+    w.threaded = hst_thread_create(&w.thread, series_walk_main, &w);
+    r = create_backend(u);
+    release_signals(&mask);
+    if (w.threaded) hst_thread_join(&w.thread);
+    else series_walk_main(&w);
+    if (w.status) return w.status;
+    return r == HST_SUCCESS ? 0 : device_failed(u, r);
+}
+
 /* The series read into j->st.data, for what holds every frame at once (whole: its name, for
    the message when the choice is several series); a streamed run reads j->rd instead.
    Returns an exit status (0: go on). */
@@ -1670,10 +1690,9 @@ static int prepare(run *u)
     options *o = &u->o;
     job *j = &u->j;
     cli_stat in_sb;
-    device_open dev;
     double t0;
     unsigned m;
-    int writer = u->rk->rank == 0, status, dev_status;
+    int writer = u->rk->rank == 0, status;
 
     if (cli_stat_path(o->input, &in_sb) != 0) { fail("%s: %s", o->input, strerror(errno)); return 2; }
     if ((o->sweep || o->quality) && u->rk->size > 1) {
@@ -1681,20 +1700,15 @@ static int prepare(run *u)
         return 2;
     }
 
-    /* Open (every page checked) while the device opens beside it (open_backend_start), the
+    /* Open (every page checked) beside the device's opening (open_series_and_device), the
        outputs named and checked, the outputs created, read (the samples as they are). The
-       device before any file is created: a
-       driver that aborts while opening (SIGABRT from inside it bypasses the cleanup of the
-       signal handler: PoCL did under an address-space limit) then leaves no temporary file. */
-    t0 = now_s();
+       device before any file is created: a driver that aborts while opening (SIGABRT from
+       inside it bypasses the cleanup of the signal handler: PoCL did under an address-space
+       limit) then leaves no temporary file. */
     j->streamed = !o->sweep && !o->quality && u->rk->size == 1;
-    open_backend_start(u, &dev);   /* beside the walk of the pages */
-    status = open_series(u);
-    if (!status && writer) status = list_outputs(o, j);
-    if (!status && writer && !check_collisions(o, j)) status = 2;
-    u->t_read = now_s() - t0;
-    dev_status = open_backend_finish(u, &dev, !status);
-    if (status || dev_status) return status ? status : dev_status;
+    if ((status = open_series_and_device(u)) != 0) return status;
+    if (writer && (status = list_outputs(o, j)) != 0) return status;
+    if (writer && !check_collisions(o, j)) return 2;
     t0 = now_s();
     if (writer && !open_outputs(j)) return 2;
     if (!j->streamed && (status = load_series(u, o->sweep ? "--sweep" : o->quality ? "--quality"
