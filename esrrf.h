@@ -2380,6 +2380,11 @@ static const char *hst__e_device_options(int nv, int cpu) {
     return nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "";
 }
 
+/* Its work indices per item (HST_E_K) */
+static unsigned hst__e_fused_k(int nv, int cpu) {
+    return nv ? HST__E_NV_K : cpu ? HST_K_ESRRF_CPU_K : HST__E_K;
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
    always); NVIDIA's work-group and register cap where every device is such a GPU, the CPUs'
    options where every device is a CPU. The program has no float division or sqrt, so no option
@@ -2408,7 +2413,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf", "the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
-    g->fused_k = nvopt ? HST__E_NV_K : HST__E_K;
+    g->fused_k = hst__e_fused_k(nvopt, cpu);
     snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
              fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
@@ -3717,9 +3722,10 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
    mag 5 with 3 sensitivities, so each radius's sums take one launch per 27 frames. */
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
 
-/* The fused kernel's local memory beside its (w, wd) table, at most: a tile of 2560 half-pixel
-   positions of 2 floats (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536). */
-#define HST__E_SWEEP_TILE_BYTES ((uint64_t)2560 * 2 * sizeof(float))
+/* The fused kernel's local memory beside its (w, wd) table, at most: on CPUs a tile of
+   HST_K_ESRRF_CPU_TILE half-pixel positions of 2 floats and its copy by columns, elsewhere 2560
+   positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536). */
+#define HST__E_SWEEP_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 2 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {
@@ -3818,11 +3824,12 @@ static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
    computes its weights per sample (kernels_esrrf.h's default, 1536 entries, holds radius 1.5 at mag 5
    but not 2: 2025, 12x slower on PoCL without). The table path gives the same bits. */
 static uint64_t hst__esw_wtab(const hst__esw *w) {
+    const hst_device_info *info = hst_backend_device(w->be);
     uint64_t need = 0, e;
     unsigned k;
     for (k = 0; k < w->nr; k++)
         if ((e = hst_k_esrrf_wtab_entries(w->mag, w->prm[k])) > need) need = e;
-    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES <= hst_backend_device(w->be)->local_mem_bytes ? need : 0;
+    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES(info->type == HST_DEVICE_CPU) <= info->local_mem_bytes ? need : 0;
 }
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
@@ -3835,12 +3842,13 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     uint64_t wtab = hst__esw_wtab(w);
     unsigned l;
     int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
+    int cpu = info->type == HST_DEVICE_CPU;
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
-    w->fused_k = nv ? HST__E_NV_K : HST__E_K;
+    w->fused_k = hst__e_fused_k(nv, cpu);
     len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=",
-                           hst__e_device_options(nv, info->type == HST_DEVICE_CPU),
+                           hst__e_device_options(nv, cpu),
                            w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);

@@ -422,16 +422,22 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    an implementation adds up its kernels' (Oclgrind does). */
 #define HST_K_ESRRF_CHAINED_TILE 640
 #define HST_K_ESRRF_CHAINED_WTAB 384
-/* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them): 8 same-phase
-   pixels per work-item (HST_E_NP), their sample loop one float8 a sample over a second copy of
-   the tile laid out by columns (HST_E_TILE_T: hst_e_tile_t), so that the pixels' unit
-   gradients, 2 tile rows apart, lie side by side; 36 KiB of local memory (a CPU's is plentiful).
-   Without a vector, PoCL runs the per-item loop a lane at a time. The same bits (each lane the
-   scalar loop's operations in its order). Measured with PoCL 3.1 on 2 Intel cores (AVX-512;
-   esrrf_kernel_bench --device cpu, mag 5, bench/RESULTS.md), CPU ms per frame of 512 x 512:
-   1442 with 4 pixels and no vector (the options before), 670 with 8 and the vector; of
-   256 x 256: 4 with the vector 174.5, 8 161.5, 16 245.3 (fewer pixels in whole blocks). */
-#define HST_K_ESRRF_CPU_OPTIONS "-DHST_E_NP=8 -DHST_E_TILE_T"
+/* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
+   HST_K_ESRRF_CPU_K work indices per item): 8 same-phase pixels per work-item (HST_E_NP), their
+   sample loop and intensity weight one float8 (hst_e_interpn) over a second copy of the tile
+   laid out by columns (HST_E_TILE_T: hst_e_tile_t), so that the pixels' unit gradients, 2 tile
+   rows apart, lie side by side; strips of 32 columns, 32 indices per item and so a tile of
+   HST_K_ESRRF_CPU_TILE positions (the default with HST_E_TILE_T): 60 KiB of local memory (a
+   CPU's is plentiful). Without a vector, PoCL runs the
+   per-item loop a lane at a time. The same bits (each lane the scalar loop's operations in its
+   order). Measured with PoCL 3.1 on 2 Intel cores (AVX-512; esrrf_kernel_bench --device cpu,
+   mag 5, bench/RESULTS.md), CPU ms per frame of 512 x 512: 1442 with 4 pixels and no vector,
+   670 with 8 and the vector; of 256 x 256 (--per-item K): the vector intensity and a last
+   block per segment 95.1 (K 8, strips of 16), strips of 16 / 32 at K 16 84.3 / 82.2, at K 32
+   78.6 / 70.9, K 64 70.0. */
+#define HST_K_ESRRF_CPU_OPTIONS "-DHST_E_NP=8 -DHST_E_TILE_T -DHST_E_TW=32"
+#define HST_K_ESRRF_CPU_K 32
+#define HST_K_ESRRF_CPU_TILE 3072
 /* The chained rgc kernel's work-group, (L, 1), at (mag, radius): the largest L of 256, 128, ..
    16 whose row of pixels has its tile within HST_K_ESRRF_CHAINED_TILE positions (radius 1.5:
    mag 1 32, mag 2 and 3 64, mag 4 and above 128), and at most max_work_group (the device's
@@ -1047,9 +1053,14 @@ static const char hst__esrrf_src_tab2[] =
 "#ifndef HST_E_NP\n"
 "#define HST_E_NP 2\n"
 "#endif\n"
-"/* The fused kernel's tile of half-pixel unit gradients, float2 positions (hst_e_span) */\n"
+"/* The fused kernel's tile of half-pixel unit gradients, float2 positions (hst_e_span); twice\n"
+"   as many where the copy by columns doubles it (CPU builds: local memory is plentiful) */\n"
 "#ifndef HST_E_TILE\n"
+"#ifdef HST_E_TILE_T\n"
+"#define HST_E_TILE " HST__KXSTR(HST_K_ESRRF_CPU_TILE) "\n"
+"#else\n"
 "#define HST_E_TILE 1536\n"
+"#endif\n"
 "#endif\n"
 "#ifdef HST_E_TILE_T /* (CPU devices: the same-phase pixels one vector) */\n"
 "#define HST_E_CAT(a, b) a##b\n"
@@ -1057,15 +1068,29 @@ static const char hst__esrrf_src_tab2[] =
 "#define HST_E_FV HST_E_XCAT(float, HST_E_NP)\n"
 "#define HST_E_VLOAD HST_E_XCAT(vload, HST_E_NP)\n"
 "#define HST_E_VSTORE HST_E_XCAT(vstore, HST_E_NP)\n"
+"#define HST_E_IV HST_E_XCAT(int, HST_E_NP)\n"
+"#define HST_E_CVI HST_E_XCAT(convert_int, HST_E_NP)\n"
+"#define HST_E_CVF HST_E_XCAT(convert_float, HST_E_NP)\n"
+"/* (0, 1, .. HST_E_NP - 1) */\n"
+"HST_E_IV hst_e_lanes(void)\n"
+"{\n"
+"  const int m[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};\n"
+"  return HST_E_VLOAD(0, m);\n"
+"}\n"
 "#endif\n"
-"/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once, where all\n"
-"   have the same sample rows [ja, jb) (else 0, and nothing written): one phase, so the same\n"
-"   (w, wd) reads and offsets, pixel m's unit gradients 2 m half-pixel rows down the tile.\n"
-"   Each R[m] sums its samples in hst_e_rgc_tab's order, and *Wp, the same weights in the same\n"
-"   order, is every pixel's W: each pixel gets hst_e_rgc_tab's bits */\n"
+"\n";
+
+static const char hst__esrrf_src_tabn[] =
+"\n"
+"/* hst_e_rgc_tab of the HST_E_NP pixels (yM + m mag, xM), m < HST_E_NP, at once into (R[m],\n"
+"   W[m]), where all have the same sample rows [ja, jb) (else 0, and nothing written; CPU\n"
+"   builds take each lane's own): one phase, so the same (w, wd) reads and offsets, pixel m's\n"
+"   unit gradients 2 m half-pixel rows down the tile. Each R[m] sums its samples in\n"
+"   hst_e_rgc_tab's order, and W[m] the same weights in the same order: each pixel gets\n"
+"   hst_e_rgc_tab's bits */\n"
 "int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
 "                   int mag, int yM, int xM, int k0, int l0, int nk, int nl, int j0, int n,\n"
-"                   float *R, float *Wp)\n"
+"                   float *R, float *Wm)\n"
 "{\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
@@ -1074,11 +1099,19 @@ static const char hst__esrrf_src_tab2[] =
 "  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
 "  int d = 2 * (HST_E_NP - 1); /* the last pixel's rows (the bounds fall with by: the middle\n"
 "                                 pixels' lie between) */\n"
+"#ifdef HST_E_TILE_T\n"
+"  /* the rows of every lane, each lane adding a row outside its own as 0 (its sums are never\n"
+"     -0: adding 0 leaves them be) */\n"
+"  HST_E_IV bm = by + 2 * hst_e_lanes(), jam = max(0, 1 - bm - j0);\n"
+"  HST_E_IV jbm = min(n, 2 * (rows * mag - 1) - bm - j0 + 1);\n"
+"  ja = max(0, 1 - by - d - j0);\n"
+"  HST_E_FV Wv = (HST_E_FV)(0.0f);\n"
+"#else\n"
 "  if (ja != max(0, 1 - by - d - j0) || jb != min(n, 2 * (rows * mag - 1) - by - d - j0 + 1))\n"
 "    return 0;\n"
+"#endif\n"
 "  int ia = max(0, 1 - bx - j0), ib = min(n, 2 * (cols * mag - 1) - bx - j0 + 1);\n"
 "  __local const float *wp = wt + (py * mag + px) * n * n * 2;\n"
-"  float W = 0.0f;\n"
 "#ifdef HST_E_TILE_T\n"
 "  /* the pixels' unit gradients side by side in the tile's copy by columns (hst_e_tile_t):\n"
 "     one vector of HST_E_NP lanes a sample, each lane hst_e_accr's operations in its order\n"
@@ -1088,12 +1121,14 @@ static const char hst__esrrf_src_tab2[] =
 "  HST_E_FV Rv = (HST_E_FV)(0.0f);\n"
 "#else\n"
 "  (void)nk;\n"
+"  float W = 0.0f;\n"
 "  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
 "#endif\n"
 "  for (int j = ja; j < jb; ++j) {\n"
 "    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
 "#ifdef HST_E_TILE_T\n"
 "    int ra = by + j0 + j - k0, c0 = ((ra & 1) * nl + bx + j0 - l0) * nkh + (ra >> 1);\n"
+"    HST_E_IV inj = j >= jam && j < jbm;\n"
 "#else\n"
 "    __local const float2 *tr = (__local const float2 *)tile + (by + j0 + j - k0) * nl + bx + j0 - l0;\n"
 "#endif\n"
@@ -1103,16 +1138,17 @@ static const char hst__esrrf_src_tab2[] =
 "      float2 w = wr[i];\n"
 "      float dx = fma(kx, 0.5f, -cx);\n"
 "      kx = kx + 1.0f;\n"
-"      W = W + w.x;\n"
 "#ifdef HST_E_TILE_T\n"
+"      Wv = Wv + select((HST_E_FV)(0.0f), (HST_E_FV)(w.x), inj);\n"
 "      HST_E_FV ux = HST_E_VLOAD(0, tx + c0 + i * nkh), uy = HST_E_VLOAD(0, ty + c0 + i * nkh);\n"
 "      HST_E_FV t = ux * dx;\n"
 "      HST_E_FV s = fma(uy, (HST_E_FV)(dy), t);\n"
 "      t = ux * dy;\n"
 "      HST_E_FV c = fma(uy, (HST_E_FV)(dx), -t);\n"
 "      t = fma(-fabs(c), (HST_E_FV)(w.y), (HST_E_FV)(w.x));\n"
-"      Rv = Rv + select((HST_E_FV)(0.0f), t, s < 0.0f);\n"
+"      Rv = Rv + select((HST_E_FV)(0.0f), t, s < 0.0f && inj);\n"
 "#else\n"
+"      W = W + w.x;\n"
 "      for (int m = 0; m < HST_E_NP; ++m) {\n"
 "        float2 u = tr[i + 2 * m * nl];\n"
 "        hst_e_accr(w.x, w.y, dx, dy, u.x, u.y, &R[m]);\n"
@@ -1122,11 +1158,80 @@ static const char hst__esrrf_src_tab2[] =
 "  }\n"
 "#ifdef HST_E_TILE_T\n"
 "  HST_E_VSTORE(Rv, 0, R);\n"
+"  HST_E_VSTORE(Wv, 0, Wm);\n"
+"#else\n"
+"  for (int m = 0; m < HST_E_NP; ++m) Wm[m] = W;\n"
 "#endif\n"
-"  *Wp = W;\n"
 "  return 1;\n"
 "}\n"
 "\n";
+
+static const char hst__esrrf_src_interpn[] =
+"\n"
+"#ifdef HST_E_TILE_T\n"
+"/* hst_e_cubic of HST_E_NP lanes: both pieces, each lane's own chosen */\n"
+"HST_E_FV hst_e_cubicn(HST_E_FV v)\n"
+"{\n"
+"  v = fabs(v);\n"
+"  HST_E_FV a = 1.5f * v;\n"
+"  a = a - 2.5f;\n"
+"  a = a * v;\n"
+"  a = a * v;\n"
+"  a = a + 1.0f;\n"
+"  HST_E_FV b = -0.5f * v;\n"
+"  b = b + 2.5f;\n"
+"  b = b * v;\n"
+"  b = b - 4.0f;\n"
+"  b = b * v;\n"
+"  b = b + 2.0f;\n"
+"  return select(select((HST_E_FV)(0.0f), b, v < 2.0f), a, v < 1.0f);\n"
+"}\n"
+"\n"
+"/* hst_e_put's intensity (hst_e_interp of the frame f at the magnified pixel) of the HST_E_NP\n"
+"   pixels (yM + m mag, xM), m < HST_E_NP, at once into im[m]: 1 where every pixel lies in the\n"
+"   frame and pixel m's four tap rows are pixel 0's m rows down, else 0 (nothing written). A\n"
+"   column's HST_E_NP + 3 rows are read once, in order: row k is tap k - m of lane m, so each\n"
+"   lane adds its taps in hst_e_interp's order; the other lanes add 0, as does a row outside\n"
+"   the frame where hst_e_interp skips it (its sums are never -0: adding 0 leaves them be) */\n"
+"int hst_e_interpn(__global const float *f, int rows, int cols, int mag, int yM, int xM,\n"
+"                  float *im)\n"
+"{\n"
+"  float fm = (float)mag, ya[HST_E_NP];\n"
+"  for (int m = 0; m < HST_E_NP; ++m) ya[m] = (float)(yM + m * mag);\n"
+"  float y = hst_e_rcp(fm), c = hst_e_div((float)xM, fm);\n"
+"  HST_E_FV a = HST_E_VLOAD(0, ya), q = a * y; /* hst_e_div(a, fm) lane-wise */\n"
+"  HST_E_FV r = fma(fma((HST_E_FV)(-fm), q, a), (HST_E_FV)(y), q);\n"
+"  HST_E_IV r0 = HST_E_CVI(floor(r - 0.5f)), ii = hst_e_lanes();\n"
+"  if (c < 0.0f || c >= (float)cols || any(r < 0.0f) || any(r >= (float)rows) ||\n"
+"      any(r0 - r0.s0 != ii))\n"
+"    return 0;\n"
+"  HST_E_FV wk[HST_E_NP + 3]; /* row k's weight in each lane (0: not its row) */\n"
+"  for (int k = 0; k < HST_E_NP + 3; ++k) wk[k] = (HST_E_FV)(0.0f);\n"
+"  for (int i = 0; i < 4; ++i) {\n"
+"    HST_E_FV u = HST_E_CVF(r0 - 1 + i) + 0.5f, wr = hst_e_cubicn(r - u);\n"
+"    for (int k = i; k < HST_E_NP + i; ++k) wk[k] = select(wk[k], wr, ii == k - i);\n"
+"  }\n"
+"  int c0 = (int)floor(c - 0.5f);\n"
+"  q = (HST_E_FV)(0.0f);\n"
+"  for (int j = 0; j < 4; ++j) {\n"
+"    int cn = c0 - 1 + j;\n"
+"    if (cn < 0 || cn >= cols) continue;\n"
+"    HST_E_FV p = (HST_E_FV)(0.0f);\n"
+"    for (int k = 0; k < HST_E_NP + 3; ++k) {\n"
+"      int rn = r0.s0 - 1 + k;\n"
+"      float v = rn >= 0 && rn < rows ? f[(long)rn * cols + cn] : 0.0f;\n"
+"      HST_E_FV t = v * wk[k];\n"
+"      p = p + select((HST_E_FV)(0.0f), t, ii <= k && ii > k - 4);\n"
+"    }\n"
+"    float u = (float)cn + 0.5f;\n"
+"    float w = hst_e_cubic(c - u);\n"
+"    HST_E_FV t = p * w;\n"
+"    q = q + t;\n"
+"  }\n"
+"  HST_E_VSTORE(q, 0, im);\n"
+"  return 1;\n"
+"}\n"
+"#endif\n";
 
 static const char hst__esrrf_src_unit[] =
 "\n"
@@ -1211,24 +1316,16 @@ static const char hst__esrrf_src_fused[] =
 
 static const char hst__esrrf_src_fusedpx[] =
 "\n"
-"/* Pixel (yM, xM)'s HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from\n"
-"   its sums rw = (R, W) hst_e_final at each sensitivity (sens, or HST_E_SENS's), weighted by\n"
-"   the magnified frame there (intensity weighting) */\n"
-"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
-"               int yM, int xM, int in, float2 rw, float sens, int weighting)\n"
+"/* A pixel's HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from its sums rw =\n"
+"   (R, W) hst_e_final at each sensitivity (sens, or HST_E_SENS's), times im (the magnified\n"
+"   frame there) with intensity weighting */\n"
+"void hst_e_out(__global float *op, int in, float2 rw, float sens, int weighting, float im)\n"
 "{\n"
 "#if HST_E_NS > 1\n"
 "  const float sl[HST_E_NS] = {HST_E_SENS};\n"
 "#else\n"
 "  const float sl[1] = {sens};\n"
 "#endif\n"
-"  float im = 1.0f;\n"
-"  if (in && weighting) {\n"
-"    float fm = (float)mag;\n"
-"    float r = hst_e_div((float)yM, fm);\n"
-"    float c = hst_e_div((float)xM, fm);\n"
-"    im = hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
-"  }\n"
 "  for (int l = 0; l < HST_E_NS; ++l) {\n"
 "    float v = 0.0f;\n"
 "    if (in) {\n"
@@ -1237,6 +1334,20 @@ static const char hst__esrrf_src_fusedpx[] =
 "    }\n"
 "    op[l] = v;\n"
 "  }\n"
+"}\n"
+"\n"
+"/* hst_e_out of pixel (yM, xM), the magnified frame there interpolated from the frame f */\n"
+"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
+"               int yM, int xM, int in, float2 rw, float sens, int weighting)\n"
+"{\n"
+"  float im = 1.0f;\n"
+"  if (in && weighting) {\n"
+"    float fm = (float)mag;\n"
+"    float r = hst_e_div((float)yM, fm);\n"
+"    float c = hst_e_div((float)xM, fm);\n"
+"    im = hst_e_interp(f, (int)rows, (int)cols, 1, 0, r, c);\n"
+"  }\n"
+"  hst_e_out(op, in, rw, sens, weighting, im);\n"
 "}\n"
 "\n"
 "/* The pixels of one segment: offsets q in [q, q1) step L from the strip's first index, ws\n"
@@ -1273,9 +1384,10 @@ static const char hst__esrrf_src_pairs[] =
 "\n"
 "/* The table path over a segment [q0, q1) of a strip: its whole rows in blocks of HST_E_NP\n"
 "   mag rows, rows r, r + mag, .. of a block (r < mag) by one work-item through\n"
-"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums); the part row\n"
-"   before them, the rows after the last block and the part row after them one by one\n"
-"   (hst_e_fused_px). Each pixel's value is hst_e_fused_px's, bit for bit */\n"
+"   hst_e_rgc_tabn (1 / HST_E_NP of the table reads, HST_E_NP independent sums), the rows\n"
+"   after the last such block by one more ending at the last whole row (it writes only those\n"
+"   rows: a pixel by one item); the part row before them and the part row after them one by\n"
+"   one (hst_e_fused_px). Each pixel's value is hst_e_fused_px's, bit for bit */\n"
 "void hst_e_fused_rows(__global const float *f, __global float *o, __local const float *tile,\n"
 "                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
@@ -1285,36 +1397,50 @@ static const char hst__esrrf_src_pairs[] =
 "  int rowsM = (int)(rows * mag);\n"
 "  float mr = radius * (float)mag;\n"
 "  int margin = (int)mr;\n"
-"  uint qa = min(q1, (q0 + ws - 1) / ws * ws); /* the whole rows: [qa, qb) */\n"
-"  uint bw = mag * ws, nb = (max(qa, q1 / ws * ws) - qa) / (HST_E_NP * bw);\n"
-"  for (uint u = (uint)lid; u < nb * bw; u += (uint)L) {\n"
+"  uint qa = min(q1, (q0 + ws - 1) / ws * ws), qb = max(qa, q1 / ws * ws); /* whole rows */\n"
+"  uint bw = mag * ws, bh = HST_E_NP * bw, nb = (qb - qa) / bh, qc = qa + nb * bh;\n"
+"  uint nt = nb && qc < qb; /* the block ending at qb, for rows [qc, qb) */\n"
+"  for (uint u = (uint)lid; u < (nb + nt) * bw; u += (uint)L) {\n"
 "    uint b = u / bw, e = u - b * bw;\n"
 "    uint r = e / ws, qx = e - r * ws;\n"
-"    uint qy = qa / ws + HST_E_NP * mag * b + r;\n"
+"    uint qy = (b < nb ? qa + b * bh : qb - bh) / ws + r;\n"
 "    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
-"    int all = xM >= margin && xM < (int)colsM - margin, in[HST_E_NP];\n"
-"    float R[HST_E_NP], W = 0.0f;\n"
+"    int xin = xM >= margin && xM < (int)colsM - margin, all = xin, in[HST_E_NP];\n"
+"    float R[HST_E_NP], W[HST_E_NP];\n"
 "    for (int m = 0; m < HST_E_NP; ++m) {\n"
 "      int y = yM + m * (int)mag;\n"
 "      in[m] = y >= margin && y < rowsM - margin;\n"
 "      all = all && in[m];\n"
 "      R[m] = 0.0f;\n"
+"      W[m] = 0.0f;\n"
 "    }\n"
+"#ifdef HST_E_TILE_T\n"
+"    all = xin; /* the vectors take lanes in the margin too (their sums unused) */\n"
+"    float im[HST_E_NP];\n"
+"    int imn = all && weighting && hst_e_interpn(f, (int)rows, (int)cols, (int)mag, yM, xM, im);\n"
+"#endif\n"
 "    int done = all && hst_e_rgc_tabn(tile, wt, rows, cols, mag, yM, xM, k0, l0, nk, nl, j0, jn,\n"
-"                                     R, &W);\n"
+"                                     R, W);\n"
 "    for (int m = 0; m < HST_E_NP; ++m) {\n"
+"      if (b == nb && qy + m * mag < qc / ws) continue; /* a whole block's row */\n"
 "      int y = yM + m * (int)mag;\n"
-"      int inm = in[m] && xM >= margin && xM < (int)colsM - margin;\n"
-"      float2 rw = (float2)(R[m], W);\n"
+"      int inm = in[m] && xin;\n"
+"      float2 rw = (float2)(R[m], W[m]);\n"
 "      if (inm && !done) rw = hst_e_rgc_tab(tile, wt, 0, rows, cols, mag, y, xM, k0, l0, nl, j0, jn);\n"
-"      hst_e_put(f, o + ((qy + m * mag) * colsM + qx) * HST_E_NS, rows, cols, mag, y, xM, inm,\n"
-"                rw, sens, weighting);\n"
+"      __global float *op = o + ((qy + m * mag) * colsM + qx) * HST_E_NS;\n"
+"#ifdef HST_E_TILE_T\n"
+"      if (imn) {\n"
+"        hst_e_out(op, inm, rw, sens, 1, im[m]);\n"
+"        continue;\n"
+"      }\n"
+"#endif\n"
+"      hst_e_put(f, op, rows, cols, mag, y, xM, inm, rw, sens, weighting);\n"
 "    }\n"
 "  }\n"
 "  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
 "                 q0 + (uint)lid, qa, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
-"                 qa + HST_E_NP * nb * bw + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"                 (nt ? qb : qc) + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "}\n";
 
 static const char hst__esrrf_src_fused1[] =
@@ -1734,6 +1860,7 @@ HST__PIECE_FITS(e_rgc4, hst__esrrf_src_rgc4);
 HST__PIECE_FITS(e_wtab, hst__esrrf_src_wtab);
 HST__PIECE_FITS(e_fused, hst__esrrf_src_fused);
 HST__PIECE_FITS(e_tab2, hst__esrrf_src_tab2);
+HST__PIECE_FITS(e_tabn, hst__esrrf_src_tabn);
 HST__PIECE_FITS(e_fusedpx, hst__esrrf_src_fusedpx);
 HST__PIECE_FITS(e_pairs, hst__esrrf_src_pairs);
 HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
@@ -1741,12 +1868,14 @@ HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
+HST__PIECE_FITS(e_interpn, hst__esrrf_src_interpn);
 HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
 HST__PIECE_FITS(e_pow, hst__esrrf_src_pow);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
-    hst__esrrf_src_rgc2, hst__esrrf_src_wtab, hst__esrrf_src_tab2,
+    hst__esrrf_src_rgc2, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_tabn,
+    hst__esrrf_src_interpn,
     hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
     hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
     hst__esrrf_src_other, hst__esrrf_src_io,
