@@ -3723,9 +3723,10 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
 
 /* The fused kernel's local memory beside its (w, wd) table, at most: on CPUs a tile of
-   HST_K_ESRRF_CPU_TILE half-pixel positions of 2 floats and its copy by columns, elsewhere 2560
-   positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536). */
-#define HST__E_SWEEP_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 2 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
+   HST_K_ESRRF_CPU_TILE half-pixel positions of 2 floats, its copy by columns and the scratch
+   where it is made, elsewhere 2560 positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's
+   default is 1536). */
+#define HST__E_SWEEP_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 3 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
 
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {
