@@ -2375,9 +2375,14 @@ static int hst__env_gpu(hst_backend *be) {
 }
 
 /* The fused kernel's build options for devices that are all NVIDIA GPUs taking compiler
-   options (nv), all CPUs (cpu), or neither */
+   options (nv), all CPUs taking the CPU build (cpu: hst__e_cpu_build), or neither */
 static const char *hst__e_device_options(int nv, int cpu) {
     return nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "";
+}
+
+/* 1 where the fused kernel takes the CPU build on this device: a CPU with its local memory */
+static int hst__e_cpu_build(const hst_device_info *info) {
+    return info->type == HST_DEVICE_CPU && info->local_mem_bytes >= HST_K_ESRRF_CPU_LOCAL_BYTES;
 }
 
 /* Its work indices per item (HST_E_K) */
@@ -2386,15 +2391,15 @@ static unsigned hst__e_fused_k(int nv, int cpu) {
 }
 
 /* A group's sums type and build options: double where every device has fp64 (the host twin
-   always); NVIDIA's work-group and register cap where every device is such a GPU, the CPUs'
-   options where every device is a CPU. The program has no float division or sqrt, so no option
-   changes its bits. */
+   always); NVIDIA's work-group and register cap where every device is such a GPU, the CPU build
+   where every device takes it (hst__e_cpu_build). The program has no float division or sqrt, so
+   no option changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     int fp64 = 1, nvopt = !g->host, cpu = !g->host;
     unsigned b;
     for (b = 0; b < g->nb && !g->host; b++) {
         fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
-        cpu &= hst_backend_device(g->be[b])->type == HST_DEVICE_CPU;
+        cpu &= hst__e_cpu_build(hst_backend_device(g->be[b]));
     }
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
@@ -3830,7 +3835,7 @@ static uint64_t hst__esw_wtab(const hst__esw *w) {
     unsigned k;
     for (k = 0; k < w->nr; k++)
         if ((e = hst_k_esrrf_wtab_entries(w->mag, w->prm[k])) > need) need = e;
-    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES(info->type == HST_DEVICE_CPU) <= info->local_mem_bytes ? need : 0;
+    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES(hst__e_cpu_build(info)) <= info->local_mem_bytes ? need : 0;
 }
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as
@@ -3843,7 +3848,7 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     uint64_t wtab = hst__esw_wtab(w);
     unsigned l;
     int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
-    int cpu = info->type == HST_DEVICE_CPU;
+    int cpu = hst__e_cpu_build(info);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;

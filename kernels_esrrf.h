@@ -422,22 +422,26 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    an implementation adds up its kernels' (Oclgrind does). */
 #define HST_K_ESRRF_CHAINED_TILE 640
 #define HST_K_ESRRF_CHAINED_WTAB 384
+/* The fused kernel's (w, wd) table by default: entries of 2 floats (HST_E_WTAB) */
+#define HST_K_ESRRF_WTAB 1536
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
-   HST_K_ESRRF_CPU_K work indices per item): 8 same-phase pixels per work-item (HST_E_NP), their
-   sample loop and intensity weight one float8 (hst_e_interpn) over a second copy of the tile
-   laid out by columns (HST_E_TILE_T: hst_e_tile_t), so that the pixels' unit gradients, 2 tile
-   rows apart, lie side by side; strips of 32 columns, 32 indices per item and so a tile of
-   HST_K_ESRRF_CPU_TILE positions (the default with HST_E_TILE_T): 60 KiB of local memory (a
-   CPU's is plentiful). Without a vector, PoCL runs the
-   per-item loop a lane at a time. The same bits (each lane the scalar loop's operations in its
-   order). Measured with PoCL 3.1 on 2 Intel cores (AVX-512; esrrf_kernel_bench --device cpu,
-   mag 5, bench/RESULTS.md), CPU ms per frame of 512 x 512: 1442 with 4 pixels and no vector,
-   670 with 8 and the vector; of 256 x 256 (--per-item K): the vector intensity and a last
-   block per segment 95.1 (K 8, strips of 16), strips of 16 / 32 at K 16 84.3 / 82.2, at K 32
-   78.6 / 70.9, K 64 70.0. */
-#define HST_K_ESRRF_CPU_OPTIONS "-DHST_E_NP=8 -DHST_E_TILE_T -DHST_E_TW=32"
-#define HST_K_ESRRF_CPU_K 32
-#define HST_K_ESRRF_CPU_TILE 3072
+   HST_K_ESRRF_CPU_K work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
+   memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity
+   weight one float16 (hst_e_interpn) over a second copy of the tile laid out by columns
+   (HST_E_TILE_T: hst_e_tile_t), so that the pixels' unit gradients, 2 tile rows apart, lie
+   side by side; strips of 32 columns, 48 indices per item and so a tile of
+   HST_K_ESRRF_CPU_TILE positions (the default with HST_E_TILE_T), made separably
+   (hst_e_tile_sep). Without a vector, PoCL runs the per-item loop a lane at a time. The same
+   bits (each lane the scalar loop's operations in its order). Measured with PoCL 3.1 on 2 cores
+   (AVX-512; esrrf_kernel_bench --device 0:0 --size 256 --per-item K, mag 5; bench/RESULTS.md),
+   CPU ms per frame: 141 with 8 pixels, K 8, strips of 16 and the tile per position; 54 with
+   this build at 8 pixels and K 32; 41.5 at 16 and K 48 (K 32: 47.2; K 64, 96: 41.9, 40.3). */
+#define HST_K_ESRRF_CPU_OPTIONS "-DHST_E_NP=16 -DHST_E_TILE_T -DHST_E_TW=32"
+#define HST_K_ESRRF_CPU_K 48
+#define HST_K_ESRRF_CPU_TILE 4608
+/* Its local memory: the tile, its copy by columns and hst_e_tile_sep's scratch (3
+   HST_K_ESRRF_CPU_TILE float2), and the table: 120 KiB */
+#define HST_K_ESRRF_CPU_LOCAL_BYTES ((3 * HST_K_ESRRF_CPU_TILE + HST_K_ESRRF_WTAB) * 8)
 /* The chained rgc kernel's work-group, (L, 1), at (mag, radius): the largest L of 256, 128, ..
    16 whose row of pixels has its tile within HST_K_ESRRF_CHAINED_TILE positions (radius 1.5:
    mag 1 32, mag 2 and 3 64, mag 4 and above 128), and at most max_work_group (the device's
@@ -910,7 +914,7 @@ static const char hst__esrrf_src_rgc2[] =
 "   of 2 floats. With the gradient tile (2 HST_E_TILE floats) 24 KiB of local memory (28 with\n"
 "   HST_E_TILE 2048), within OpenCL's guaranteed 32 KiB */\n"
 "#ifndef HST_E_WTAB\n"
-"#define HST_E_WTAB 1536\n"
+"#define HST_E_WTAB " HST__KXSTR(HST_K_ESRRF_WTAB) "\n"
 "#endif\n"
 "/* The RGC sums (R, W) of magnified pixel (yM, xM) (inside the margin; hst_e_final gives its\n"
 "   value at a sensitivity). Gradients: mode 0 from grad2 (src:\n"

@@ -455,16 +455,17 @@ static void rows_device_case(uint32_t rows, uint32_t cols, uint32_t mag, float r
     free(host);
 }
 
-/* rows_device_case with the kernel built as for CPU devices (HST_K_ESRRF_CPU_OPTIONS: the
-   same-phase pixels' sample loop one vector, over the tile's copy by columns), on any OpenCL
-   device: the twin's bits either way */
+/* rows_device_case with the kernel built as esrrf.h builds it for CPU devices
+   (HST_K_ESRRF_CPU_OPTIONS and HST_K_ESRRF_CPU_K: the same-phase pixels' sample loop and
+   intensity one vector, over the tile's copy by columns), on any OpenCL device: the twin's
+   bits either way */
 static void rows_device_case_cpu_build(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
                                        float sens, int iw, const float *frames)
 {
     size_t n = strlen(options);
-    assert_true(n + 1 + sizeof HST_K_ESRRF_CPU_OPTIONS <= sizeof options);
-    options[n] = ' ';
-    memcpy(options + n + 1, HST_K_ESRRF_CPU_OPTIONS, sizeof HST_K_ESRRF_CPU_OPTIONS);
+    int w = snprintf(options + n, sizeof options - n, " %s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS,
+                     (unsigned)HST_K_ESRRF_CPU_K);
+    assert_true(w > 0 && (size_t)w < sizeof options - n);
     rows_device_case(rows, cols, mag, radius, sens, iw, frames);
     options[n] = '\0';
 }
@@ -1042,6 +1043,25 @@ static void test_fused_wide(void **state)
     free(frames);
 }
 
+/* Frames tall enough for whole blocks of the CPU build's same-phase pixels (HST_E_NP of them,
+   HST_E_NP mag rows) on an OpenCL device, == the twin: blocks with lanes in the margin and
+   at clipped sample rows, the block ending at a segment's last whole row, part rows, the
+   separable tile, intensity weighting on and off, a sensitivity with a power. */
+static void test_fused_cpu_blocks(void **state)
+{
+    static const struct { uint32_t mag; float radius, sens; int iw; } cases[5] = {
+        {1, 1.5f, 1.0f, 1}, {2, 0.5f, 2.5f, 1}, {3, 2.5f, 1.0f, 0}, {4, 1.0f, 2.0f, 1}, {5, 1.5f, 1.0f, 1}};
+    const uint32_t rows = 41, cols = 23;
+    float *frames;
+    unsigned c;
+    (void)state;
+    if (hst_backend_is_host(be)) skip();
+    frames = make_frames(2, rows, cols, 4141);
+    for (c = 0; c < 5; c++)
+        rows_device_case_cpu_build(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
+    free(frames);
+}
+
 /* Frames times 2^117 (values near 2.5e37, gradients near 1e38, whose squares overflow float):
    the RGC is finite and, gradients being scaled exactly, bitwise that of the frames unscaled,
    on the device and the twin; times 2^120 (gradients overflow: they count as 0) still finite */
@@ -1252,6 +1272,7 @@ int main(void)
         cmocka_unit_test_setup(test_sequences, test_setup),
         cmocka_unit_test_setup(test_fused_grid, test_setup),
         cmocka_unit_test_setup(test_fused_wide, test_setup),
+        cmocka_unit_test_setup(test_fused_cpu_blocks, test_setup),
         cmocka_unit_test_setup(test_near_flt_max, test_setup),
         cmocka_unit_test_setup(test_declared, test_setup),
     };
