@@ -654,7 +654,7 @@ typedef struct hst__egroup {
     int host;
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
-    char opts[128];             /* the program's build options */
+    char opts[192];             /* the program's build options */
     int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
                                    them): each piece and block loads the frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
@@ -2390,17 +2390,36 @@ static unsigned hst__e_fused_k(int nv, int cpu) {
     return nv ? HST__E_NV_K : cpu ? HST_K_ESRRF_CPU_K : HST__E_K;
 }
 
+/* Its local memory beside its (w, wd) table, at most: on CPUs a tile of HST_K_ESRRF_CPU_TILE
+   half-pixel positions of 2 floats, its copy by columns and the scratch where it is made,
+   elsewhere 2560 positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536) */
+#define HST__E_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 3 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
+
+/* need, the entries of a (w, wd) table (hst_k_esrrf_wtab_entries), where the device's local
+   memory holds them beside the tile, else 0: a build's HST_E_WTAB, so that it does not compute
+   its weights per sample (the default, HST_K_ESRRF_WTAB entries, holds radius 1.5 at mag 5 but
+   not 2: 2025 entries, 12x slower on PoCL per sample). The table path gives the same bits. */
+static uint64_t hst__e_wtab_fit(uint64_t need, const hst_device_info *info) {
+    return need * 2 * sizeof(float) + HST__E_TILE_BYTES(hst__e_cpu_build(info)) <= info->local_mem_bytes ? need : 0;
+}
+
 /* A group's sums type and build options: double where every device has fp64 (the host twin
    always); NVIDIA's work-group and register cap where every device is such a GPU, the CPU build
-   where every device takes it (hst__e_cpu_build). The program has no float division or sqrt, so
-   no option changes its bits. */
+   where every device takes it (hst__e_cpu_build), a (w, wd) table for the radius where it is
+   larger than the default's and every device holds it (hst__e_wtab_fit). The program has no
+   float division or sqrt, so no option changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     int fp64 = 1, nvopt = !g->host, cpu = !g->host;
+    uint64_t need = hst_k_esrrf_wtab_entries(e->mag, e->d.radius);
+    int wtab = !g->host && need > HST_K_ESRRF_WTAB;   /* a larger table than the default's */
+    char wt[40] = "";
     unsigned b;
     for (b = 0; b < g->nb && !g->host; b++) {
         fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
         cpu &= hst__e_cpu_build(hst_backend_device(g->be[b]));
+        wtab &= hst__e_wtab_fit(need, hst_backend_device(g->be[b])) != 0;
     }
+    if (wtab) snprintf(wt, sizeof wt, " -DHST_E_WTAB=%llu", (unsigned long long)need);
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
@@ -2419,8 +2438,8 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
     g->fused_k = hst__e_fused_k(nvopt, cpu);
-    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
-             fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
+    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
+             fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1", wt);
     return HST_SUCCESS;
 }
 
@@ -3727,12 +3746,6 @@ HST__EDEF hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const void *stack
    mag 5 with 3 sensitivities, so each radius's sums take one launch per 27 frames. */
 #define HST__E_SWEEP_BLOCK_BYTES ((uint64_t)512 << 20)
 
-/* The fused kernel's local memory beside its (w, wd) table, at most: on CPUs a tile of
-   HST_K_ESRRF_CPU_TILE half-pixel positions of 2 floats, its copy by columns and the scratch
-   where it is made, elsewhere 2560 positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's
-   default is 1536). */
-#define HST__E_SWEEP_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 3 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
-
 /* One sweep on one backend: the sums of every pair for one time point at a time. */
 typedef struct hst__esw {
     hst_esrrf_desc d;               /* defaults applied */
@@ -3825,17 +3838,13 @@ static hst_result hst__esw_block(hst__esw *w, uint64_t T) {
     return HST_SUCCESS;
 }
 
-/* The (w, wd) table of the sweep's largest radius (hst_k_esrrf_wtab_entries) where the device's
-   local memory holds it beside the tile, else 0: its build's HST_E_WTAB, so that no radius
-   computes its weights per sample (kernels_esrrf.h's default, 1536 entries, holds radius 1.5 at mag 5
-   but not 2: 2025, 12x slower on PoCL without). The table path gives the same bits. */
+/* The (w, wd) table of the sweep's largest radius, where it fits (hst__e_wtab_fit), else 0 */
 static uint64_t hst__esw_wtab(const hst__esw *w) {
-    const hst_device_info *info = hst_backend_device(w->be);
     uint64_t need = 0, e;
     unsigned k;
     for (k = 0; k < w->nr; k++)
         if ((e = hst_k_esrrf_wtab_entries(w->mag, w->prm[k])) > need) need = e;
-    return need * 2 * sizeof(float) + HST__E_SWEEP_TILE_BYTES(hst__e_cpu_build(info)) <= info->local_mem_bytes ? need : 0;
+    return hst__e_wtab_fit(need, hst_backend_device(w->be));
 }
 
 /* The device's program (the fused kernel at every sensitivity, -DHST_E_NS and -DHST_E_SENS as

@@ -224,6 +224,27 @@ static void test_batch_equals_twins(void **state)
             }
 }
 
+/* A radius whose (w, wd) table exceeds the kernel's default (radius 3.5 at mag 3: 2025 entries
+   against HST_K_ESRRF_WTAB): the fused path builds with a table that holds it where the device
+   has the local memory (esrrf.h hst__e_wtab_fit), else weights per sample; the twins' bits
+   either way. */
+static void test_batch_large_table(void **state)
+{
+    hst_esrrf_desc d;
+    outs ref, got;
+    (void)state;
+    if (!exact) { skip(); return; }
+    assert_true(hst_k_esrrf_wtab_entries(MAG, 3.5f) > HST_K_ESRRF_WTAB);
+    desc_init(&d, &be, 1);
+    d.radius = 3.5f;
+    d.path = HST_ESRRF_PATH_FUSED;
+    whole_twins(&d, N, &ref);
+    batch(&d, frames, HST_ESRRF_F32, N, &got);
+    expect_outs("batch with a large table vs whole-stack twins", &d, &got, &ref);
+    outs_free(&ref);
+    outs_free(&got);
+}
+
 /* The automatic path (the choice measures both paths on pieces of a block) gives the same
    bits as a forced one. */
 static void test_auto_path(void **state)
@@ -1462,6 +1483,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batch_equals_twins),
+        cmocka_unit_test(test_batch_large_table),
         cmocka_unit_test(test_auto_path),
         cmocka_unit_test(test_live_equals_batch),
         cmocka_unit_test(test_live_uneven_pushes),
