@@ -760,7 +760,7 @@ static const char hst__esrrf_src_pow[] =
 "  return hst_e_pow(R, s);\n"
 "}\n"
 "\n"
-"/* R / W, the sensitivity power, negatives to 0 (hst__e_ratio, hst__e_final_of on the host) */\n"
+"/* R / W, the sensitivity power, negatives to 0 (hst__e_ratio, hst__e_put on the host) */\n"
 "float hst_e_final(float R, float W, float sens)\n"
 "{\n"
 "  R = W > 0.0f ? hst_e_div(R, W) : 0.0f;\n"
@@ -2162,18 +2162,20 @@ HST__E_INL float hst__e_htap(const float *v, int vbase, int cols, int c0, const 
     return q;
 }
 
-/* hst__e_htap over a row of column sums v that holds 0 at the columns outside the image (v[j]:
-   tap j's): a tap outside adds 0 * w, which leaves the sum as skipping it does (the sum starts
-   at +0, so it is never -0, and q + 0 is q), with no test per tap */
-HST__E_INL float hst__e_htap0(const float *v, const float *wc)
+/* hst__e_htap of nl pixels at once over a row of column sums v that holds 0 at the columns
+   outside the image: pixel l's tap j is v[l + j] (pixel 0's moved l columns), its weight
+   wc[j ws + l], its value q[l]. A tap outside adds 0 * w, which leaves the sum as skipping it
+   does (the sum starts at +0, so it is never -0, and q + 0 is q), with no test per tap; the
+   pixels side by side through the taps (vectorised where nl is a constant) */
+HST__E_INL void hst__e_htap0(const float *v, const float *wc, int ws, int nl, float *q)
 {
-    int j;
-    float q = 0.0f, t;
-    for (j = 0; j < 4; ++j) {
-        t = v[j] * wc[j];
-        q = q + t;
-    }
-    return q;
+    int j, l;
+    for (l = 0; l < nl; ++l) q[l] = 0.0f;
+    for (j = 0; j < 4; ++j)
+        for (l = 0; l < nl; ++l) {
+            float t = v[l + j] * wc[j * ws + l];
+            q[l] = q[l] + t;
+        }
 }
 
 /* The interpolated value from the taps of both axes (hst__e_axis): over columns j, then rows i,
@@ -2510,20 +2512,15 @@ HST__E_INL float hst__e_wd(int hw, float dx, float dy, const float *c, float *wd
     return hst__e_wd2(hw, dx, dy, hst__e_axexp(dx, c), hst__e_axexp(dy, c), c, wd);
 }
 
-/* hst_e_final's first step, R / W (0 where W is not positive), without a branch: a block's
-   lanes take it together (vectorised), their one division each */
+/* hst_e_final's first steps, R / W (0 where W is not positive) and negatives to 0, without a
+   branch: a block's lanes take them together (vectorised), their one division each */
 HST__E_INL float hst__e_ratio(int hw, float R, float W)
 {
     int pos = W > 0.0f;
-    return hst__e_pick(pos, hst__e_div(hw, R, hst__e_pick(pos, W, 1.0f)), 0.0f);
+    float q = hst__e_pick(pos, hst__e_div(hw, R, hst__e_pick(pos, W, 1.0f)), 0.0f);
+    return hst__e_pick(q < 0.0f, 0.0f, q);
 }
 
-/* hst_e_final's rest from the ratio q: the sensitivity power, negatives to 0 */
-HST__E_INL float hst__e_final_of(int hw, float q, float sens)
-{
-    if (q < 0.0f) return 0.0f;
-    return sens > 1.0f ? hst__e_sens(hw, q, sens) : q;
-}
 
 /* hst_e_rgc: the sums (R, W) of pixel (yM, xM), per sample; not fused: the gradient of grad2
    pixel p is (src[p gstep], src2[p gstep + groff]). wt: hst__e_wtable's table (the same (w, wd)
@@ -2778,15 +2775,15 @@ HST__E_INL void hst__e_tile(int hw, const float *f, const hst__e_geom *g, int k0
     }
 }
 
-/* One sample for the lanes, whose pixels share a phase and so its offsets (dx, dy) and
+/* One sample for lanes 0 .. nl - 1, whose pixels share a phase and so its offsets (dx, dy) and
    (w, wd): hst__e_acc where each lane's sample is inside the image (half-pixel column
    k = ki + 2 l with 0 < k <= kx; `in`: every lane's is, and W is the caller's); ux, uy: the
    lanes' unit gradients (adjacent) */
-HST__E_INL void hst__e_lane_sample(int hw, int in, const float *ux, const float *uy, int ki, int kx,
+HST__E_INL void hst__e_lane_sample(int hw, int in, int nl, const float *ux, const float *uy, int ki, int kx,
                                    float dx, float dy, float w, float wd, float *W, float *R)
 {
     int l;
-    for (l = 0; l < HST__E_LANES; ++l) {
+    for (l = 0; l < nl; ++l) {
         int k = ki + 2 * l, ok = in | ((k > 0) & (k <= kx));
         float t = ux[l] * dx, s, c, v;
         s = HST__E_FMA(hw, uy[l], dy, t);
@@ -2798,11 +2795,12 @@ HST__E_INL void hst__e_lane_sample(int hw, int in, const float *ux, const float 
     }
 }
 
-/* 1 when every lane's every sample from half-pixel column bx is inside the image's columns
-   (hst__e_lane_sample's 0 < k <= kx for each i and lane) */
-HST__E_INL int hst__e_lanes_inside(const hst__e_geom *g, int bx)
+/* 1 when every sample of lanes 0 .. n - 1 from half-pixel column bx is inside the image's
+   columns (hst__e_lane_sample's 0 < k <= kx for each i and lane; lane l's are lane 0's plus
+   2 l) */
+HST__E_INL int hst__e_lanes_inside(const hst__e_geom *g, int bx, int n)
 {
-    return bx + g->j0 > 0 && bx + g->j1 - 1 + 2 * (HST__E_LANES - 1) <= 2 * (g->colsM - 1);
+    return bx + g->j0 > 0 && bx + g->j1 - 1 + 2 * (n - 1) <= 2 * (g->colsM - 1);
 }
 
 /* The samples one call of hst__e_lanes sums, in hst__e_rgc's order: the window's (j, i) whose
@@ -2904,21 +2902,22 @@ HST__E_INL hst__e_list hst__e_list_of(int hw, const hst__e_geom *g, int stride, 
     return L;
 }
 
-/* The lanes' sums over the samples, `in` given (a constant where it is inlined: with in, every
-   lane's W is the same sum, added once per sample, and no lane's sample is tested) */
-HST__E_INL void hst__e_lanes_sum(int hw, int in, const hst__e_list *L, const float *base, size_t plane,
+/* The sums of lanes 0 .. nl - 1 over the samples, `in` given (a constant where it is inlined:
+   with in, every lane's W is the same sum, added once per sample, and no lane's sample is
+   tested) */
+HST__E_INL void hst__e_lanes_sum(int hw, int in, int nl, const hst__e_list *L, const float *base, size_t plane,
                                  int kx, float *W, float *R)
 {
     float Win = 0.0f;
     int s, l;
-    for (l = 0; l < HST__E_LANES; ++l) W[l] = R[l] = 0.0f;
+    for (l = 0; l < nl; ++l) W[l] = R[l] = 0.0f;
     for (s = 0; s < L->n; ++s) {
         const float *ux = base + L->off[s];
         if (in) Win = Win + L->w[s];
-        hst__e_lane_sample(hw, in, ux, ux + plane, L->k[s], kx, L->dx[s], L->dy[s], L->w[s], L->wd[s], W, R);
+        hst__e_lane_sample(hw, in, nl, ux, ux + plane, L->k[s], kx, L->dx[s], L->dy[s], L->w[s], L->wd[s], W, R);
     }
     if (in)
-        for (l = 0; l < HST__E_LANES; ++l) W[l] = Win;
+        for (l = 0; l < nl; ++l) W[l] = Win;
 }
 
 #if HST__E_AVX2
@@ -2987,25 +2986,31 @@ hst__e_lanes_in256(const hst__e_list *L, const float *base, size_t plane, float 
 
 /* The RGC sums R, W of the lanes' pixels (yM, x0 + l mag) from the tile (rows from half-pixel
    position k0, columns from l0), as hst__e_rgc computes each: lane l samples the half-pixel
-   columns of lane 0 plus 2 l. Lanes whose samples are all inside the columns (most of a frame)
-   take the inside form, in registers in the builds for isa 2 (AVX-512) and 1 (AVX2): each
-   pixel's W is the same sequence of additions either way. S: room for the samples. */
+   columns of lane 0 plus 2 l. Where the samples of lanes a .. n - 1 (n: the pixels the caller
+   keeps) are all inside the columns (most of a frame), every lane takes the inside form, in
+   registers in the builds for isa 2 (AVX-512) and 1 (AVX2), and lanes 0 .. a - 1 (whose
+   windows start left of the image: the first pixels of a row) the tested form after it: each
+   kept pixel's W is the same sequence of additions either way (lanes n.. read the tile's
+   columns beyond, and are not kept). S: room for the samples. */
 HST__E_INL void hst__e_lanes(int hw, int isa, const hst__e_geom *g, const float *tile, size_t plane, int stride,
-                             int k0, int l0, int yM, int x0, int p, hst__e_samples *S, float *W, float *R)
+                             int k0, int l0, int yM, int x0, int p, int n, hst__e_samples *S, float *W, float *R)
 {
-    int kx = 2 * (g->colsM - 1);
+    int kx = 2 * (g->colsM - 1), bx = hst__e_base(hw, x0, g->mag);
+    int a = bx + g->j0 > 0 ? 0 : (2 - bx - g->j0) / 2;   /* the first lane whose k > 0 throughout */
     hst__e_list L = hst__e_list_of(hw, g, stride, l0, yM, x0, p, S);
     const float *base = tile + (size_t)(hst__e_base(hw, yM, g->mag) + g->j0 - k0) * (size_t)stride;
-    if (!hst__e_lanes_inside(g, hst__e_base(hw, x0, g->mag))) {
-        hst__e_lanes_sum(hw, 0, &L, base, plane, kx, W, R);
+    if (a >= n || !hst__e_lanes_inside(g, bx + 2 * a, n - a)) {
+        hst__e_lanes_sum(hw, 0, HST__E_LANES, &L, base, plane, kx, W, R);
         return;
     }
 #if HST__E_AVX2
-    if (isa == 2) { hst__e_lanes_in512(&L, base, plane, W, R); return; }
-    if (isa == 1) { hst__e_lanes_in256(&L, base, plane, W, R); return; }
+    if (isa == 2) hst__e_lanes_in512(&L, base, plane, W, R);
+    else if (isa == 1) hst__e_lanes_in256(&L, base, plane, W, R);
+    else
 #endif
+        hst__e_lanes_sum(hw, 1, HST__E_LANES, &L, base, plane, kx, W, R);
     (void)isa;
-    hst__e_lanes_sum(hw, 1, &L, base, plane, kx, W, R);
+    if (a) hst__e_lanes_sum(hw, 0, a, &L, base, plane, kx, W, R);
 }
 
 /* Pixel x of output row yM: its first value (of g->ns) */
@@ -3017,90 +3022,155 @@ HST__E_INL float *hst__e_out(float *out, const hst__e_geom *g, int yM, int x)
 #define HST__E_MAG_COLS 512   /* output columns whose weights the magnify twin keeps at once */
 #define HST__E_MAG_VCOLS 1024 /* input columns whose column sums it keeps (else tap by tap) */
 
+/* The input columns [*lo, *hi] whose sums output columns [xa, xa + n) of a block from x0
+   read (their first taps c0, inside-ness okc), clipped to the image; *hi < *lo where none is
+   inside */
+HST__E_INL void hst__e_mag_span(const int *c0, const int *okc, int cols, size_t x0, size_t xa, size_t xb,
+                                int *lo, int *hi)
+{
+    size_t x;
+    *lo = cols;
+    *hi = -1;
+    for (x = xa; x < xb; ++x)
+        if (okc[x - x0]) {
+            *lo = c0[x - x0] < *lo ? c0[x - x0] : *lo;
+            *hi = c0[x - x0] + 3 > *hi ? c0[x - x0] + 3 : *hi;
+        }
+    *lo = *lo < 0 ? 0 : *lo;
+    *hi = *hi >= cols ? cols - 1 : *hi;
+    if (*hi < *lo) *hi = *lo - 1;   /* no pixel inside: only the zeros written, none read */
+}
+
 /* One output row's pixels [xa, xb) of a block of output columns from x0 (their first taps c0,
-   weights wc, inside-ness okc), frame src, channel k, at output stride `step`: each is
-   hst__e_tapsum's value, its column sums (hst__e_vtap) made once per input column the block
-   reads, not once per output pixel (4 + 4 / mag multiplications and additions a pixel, not
-   20), where they fit HST__E_MAG_VCOLS. */
+   weights wc, inside-ness okc; the input columns they read [lo, hi]: hst__e_mag_span), frame
+   src, channel k, at output stride `step`: each is hst__e_tapsum's value, its column sums
+   (hst__e_vtap) made once per input column the block reads, not once per output pixel (4 +
+   4 / mag multiplications and additions a pixel, not 20), where they fit HST__E_MAG_VCOLS. */
 HST__E_INL void hst__e_magnify_row(const float *src, float *out, size_t step, int rows, int cols, int ch,
                                       int k, int r0, const float *wr, const int *c0, const float (*wc)[4],
-                                      const int *okc, size_t x0, size_t xa, size_t xb)
+                                      const int *okc, int lo, int hi, size_t x0, size_t xa, size_t xb)
 {
     float v[HST__E_MAG_VCOLS + 4];   /* column cn's sum at v[2 + cn - lo]; 0 at the two columns
                                         either side a pixel's taps may reach outside the image */
-    int lo = cols, hi = -1, cn;
+    int cn;
     size_t x;
-    for (x = xa; x < xb; ++x)
-        if (okc[x - x0]) {
-            lo = c0[x - x0] < lo ? c0[x - x0] : lo;
-            hi = c0[x - x0] + 3 > hi ? c0[x - x0] + 3 : hi;
-        }
-    lo = lo < 0 ? 0 : lo;
-    hi = hi >= cols ? cols - 1 : hi;
     if (hi - lo >= HST__E_MAG_VCOLS) {
         for (x = xa; x < xb; ++x)
             out[(x - xa) * step] = okc[x - x0] ? hst__e_tapsum(src, rows, cols, ch, k, r0, wr, c0[x - x0], wc[x - x0])
                                                : 0.0f;
         return;
     }
-    if (hi < lo) hi = lo - 1;   /* no pixel inside: only the zeros written, none read */
     /* taps reach 2 columns beyond [lo, hi] at most (hst__e_axis: c0 >= -2, c0 + 3 <= cols + 1) */
     v[0] = v[1] = v[hi - lo + 3] = v[hi - lo + 4] = 0.0f;
     for (cn = lo; cn <= hi; ++cn) v[2 + cn - lo] = hst__e_vtap(src, rows, cols, ch, k, r0, wr, cn);
-    for (x = xa; x < xb; ++x)
-        out[(x - xa) * step] = okc[x - x0] ? hst__e_htap0(v + 2 + c0[x - x0] - lo, wc[x - x0]) : 0.0f;
+    for (x = xa; x < xb; ++x) {
+        float q = 0.0f;
+        if (okc[x - x0]) hst__e_htap0(v + 2 + c0[x - x0] - lo, wc[x - x0], 1, 1, &q);
+        out[(x - xa) * step] = q;
+    }
 }
 
-/* The intensity weights of a block's output columns [xa, xb) (at most HST__E_MAG_COLS): the
-   magnified frame there, a row at a time, as the magnify twin makes it (hst__e_magnify_row,
-   shift 0: hst__e_interp's values, each input column's sum once per row) */
+/* The intensity weights of a block's lanes, pixels xa + p + l mag (phase p < mag, lane l <
+   HST__E_LANES), a row at a time, as the magnify twin makes them (shift 0: hst__e_interp's
+   values): the row's column sums (hst__e_vtap) once per input column, then each phase's lanes
+   together (hst__e_htap0 lane by lane, vectorised), lane l's taps lane 0's moved l columns (the
+   columns' taps checked to be so). Magnifications up to HST__E_IW_PHASES. */
+#define HST__E_IW_PHASES 16
+#define HST__E_IW_COLS (HST__E_LANES + 16)   /* input columns a block's lanes read, with 2 either side */
 typedef struct hst__e_iwrow {
-    int xa, xb, c0[HST__E_MAG_COLS], okc[HST__E_MAG_COLS];
-    float wc[HST__E_MAG_COLS][4], im[HST__E_MAG_COLS];   /* im[xM - xa]: the row's weights */
+    int xa, lo, hi, okr;   /* the block's first column; input columns [lo, hi] it reads; the row's inside */
+    int c0[HST__E_IW_PHASES];                        /* phase p's lane 0's first tap */
+    float wc[HST__E_IW_PHASES][4][HST__E_LANES];     /* lane l's tap j weight */
+    float v[HST__E_IW_COLS];   /* the row's column sums: column cn at v[2 + cn - lo], 0 outside the image */
 } hst__e_iwrow;
 
-/* The columns' taps; 0 when [xa, xb) does not fit */
-HST__E_INL int hst__e_iw_cols(int hw, const hst__e_geom *g, int xa, int xb, hst__e_iwrow *iw)
+/* The taps of the block's lanes inside [xa, xe) (the others': weights 0); 0 where they do not
+   fit or are not lane 0's moved (hst__e_weights then interpolates each pixel) */
+HST__E_INL int hst__e_iw_cols(int hw, const hst__e_geom *g, int xa, int xe, hst__e_iwrow *iw)
 {
-    int x;
-    if (xb - xa > HST__E_MAG_COLS) return 0;
+    int p, l, j, cmax = 0;
+    if (g->mag > HST__E_IW_PHASES) return 0;
     iw->xa = xa;
-    iw->xb = xb;
-    for (x = xa; x < xb; ++x)
-        iw->okc[x - xa] = hst__e_axis(hst__e_div(hw, (float)x, g->fm), g->cols, &iw->c0[x - xa], iw->wc[x - xa]);
-    return 1;
+    iw->lo = g->cols;
+    iw->hi = -1;
+    for (p = 0; p < g->mag; ++p)
+        for (l = 0; l < HST__E_LANES; ++l) {
+            float w[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            int c = 0, in = xa + p + l * g->mag < xe;
+            if (in && !hst__e_axis(hst__e_div(hw, (float)(xa + p + l * g->mag), g->fm), g->cols, &c, w)) return 0;
+            if (l == 0) iw->c0[p] = c;
+            if (in && c != iw->c0[p] + l) return 0;
+            for (j = 0; j < 4; ++j) iw->wc[p][j][l] = w[j];
+            iw->lo = in && c < iw->lo ? c : iw->lo;
+            iw->hi = in && c + 3 > iw->hi ? c + 3 : iw->hi;
+            cmax = iw->c0[p] > cmax ? iw->c0[p] : cmax;
+        }
+    iw->lo = iw->lo < 0 ? 0 : iw->lo;   /* taps reach 2 columns beyond [lo, hi] at most (c >= -2) */
+    iw->hi = iw->hi >= g->cols ? g->cols - 1 : iw->hi;
+    /* every lane's 4 sums from v[2 + c0[p] - lo]: the last lane's too */
+    return iw->hi >= iw->lo && 2 + cmax - iw->lo + HST__E_LANES + 3 <= HST__E_IW_COLS;
 }
 
-/* Output row yM's weights */
+/* Output row yM's column sums (0 beyond, where lanes outside [xa, xe) read) */
 HST__E_INL void hst__e_iw_row(int hw, const float *f, const hst__e_geom *g, int yM, hst__e_iwrow *iw)
 {
     float wr[4];
-    int r0 = 0, x;
-    if (hst__e_axis(hst__e_div(hw, (float)yM, g->fm), g->rows, &r0, wr))
-        hst__e_magnify_row(f, iw->im, 1, g->rows, g->cols, 1, 0, r0, wr, iw->c0,
-                           (const float (*)[4])iw->wc, iw->okc, (size_t)iw->xa, (size_t)iw->xa, (size_t)iw->xb);
-    else
-        for (x = iw->xa; x < iw->xb; ++x) iw->im[x - iw->xa] = 0.0f;
+    int r0 = 0, cn;
+    iw->okr = hst__e_axis(hst__e_div(hw, (float)yM, g->fm), g->rows, &r0, wr);
+    if (!iw->okr) return;
+    for (cn = 0; cn < HST__E_IW_COLS; ++cn) iw->v[cn] = 0.0f;
+    for (cn = iw->lo; cn <= iw->hi; ++cn) iw->v[2 + cn - iw->lo] = hst__e_vtap(f, g->rows, g->cols, 1, 0, r0, wr, cn);
 }
 
-/* The values of inside pixel (yM, xM) from the ratio q of its sums (hst__e_ratio): hst_e_final
-   at each sensitivity, times the magnified frame when weighting (g->mimg's pixel, iwr's row, or
-   interpolated from f), into o[0 .. ns) */
-HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw, const hst__e_iwrow *iwr,
-                           int yM, int xM, float q, float *o)
+/* The row's weights of phase p's lanes into im (HST__E_LANES of them) */
+HST__E_INL void hst__e_iw_lanes(const hst__e_iwrow *iw, int p, float *im)
 {
-    float im = 1.0f, v;
-    int s;
-    if (iw && g->mimg)
-        im = g->mimg[(size_t)yM * (size_t)g->colsM + (size_t)xM];
-    else if (iw && iwr)
-        im = iwr->im[xM - iwr->xa];
-    else if (iw)
-        im = hst__e_interp(f, g->rows, g->cols, 1, 0, hst__e_div(hw, (float)yM, g->fm),
-                           hst__e_div(hw, (float)xM, g->fm));
+    int l;
+    if (iw->okr)
+        hst__e_htap0(iw->v + 2 + iw->c0[p] - iw->lo, iw->wc[p][0], HST__E_LANES, HST__E_LANES, im);
+    else
+        for (l = 0; l < HST__E_LANES; ++l) im[l] = 0.0f;
+}
+
+/* The intensity weights im[l] of the n inside pixels (yM, x0 + l step), l < n <= HST__E_LANES
+   (im holds HST__E_LANES: the others' 1 or 0): 1 without weighting (iw 0); else g->mimg's
+   pixels, iwr's row's (x0 a phase of its block, step mag), or interpolated from f (a loop for
+   each source) */
+HST__E_INL void hst__e_weights(int hw, const float *f, const hst__e_geom *g, int iw, const hst__e_iwrow *iwr,
+                               int yM, int x0, int step, int n, float *im)
+{
+    const float *src = g->mimg + (size_t)yM * (size_t)g->colsM + (size_t)x0;
+    int l;
+    for (l = 0; l < HST__E_LANES; ++l) im[l] = iw ? 0.0f : 1.0f;
+    if (!iw) return;
+    if (g->mimg)
+        for (l = 0; l < n; ++l) im[l] = src[l * step];
+    else if (iwr)
+        hst__e_iw_lanes(iwr, x0 - iwr->xa, im);
+    else
+        for (l = 0; l < n; ++l)
+            im[l] = hst__e_interp(f, g->rows, g->cols, 1, 0, hst__e_div(hw, (float)yM, g->fm),
+                                  hst__e_div(hw, (float)(x0 + l * step), g->fm));
+}
+
+/* The values of the n inside pixels (yM, x0 + l step), l < n <= HST__E_LANES, from their
+   ratios q[l] (hst__e_ratio) and intensity weights im[l] (hst__e_weights; both HST__E_LANES
+   long): hst_e_final at each sensitivity (the power where it is above 1; 0 stays 0), times im
+   (exact where it is 1), into the pixel's o[0 .. ns). The arithmetic over all the lanes (loops
+   of a constant count and no branch: vectorised), but the power's */
+HST__E_INL void hst__e_put(int hw, float *out, const hst__e_geom *g, int yM, int x0, int step, int n,
+                           const float *q, const float *im)
+{
+    float *o = hst__e_out(out, g, yM, x0), v[HST__E_LANES];
+    size_t st = (size_t)step * (size_t)g->ns;
+    int s, l;
     for (s = 0; s < g->ns; ++s) {
-        v = hst__e_final_of(hw, q, g->sens[s]);
-        o[s] = iw ? v * im : v;
+        float sens = g->sens[s];
+        for (l = 0; l < HST__E_LANES; ++l) v[l] = q[l];
+        if (sens > 1.0f)
+            for (l = 0; l < n; ++l) v[l] = hst__e_sens(hw, v[l], sens);
+        for (l = 0; l < HST__E_LANES; ++l) v[l] = v[l] * im[l];
+        for (l = 0; l < n; ++l) o[(size_t)l * st + (size_t)s] = v[l];
     }
 }
 
@@ -3108,13 +3178,15 @@ HST__E_INL void hst__e_put(int hw, const float *f, const hst__e_geom *g, int iw,
 HST__KPRIVATE void hst__e_pixel(const float *f, float *out, const hst__e_geom *g, int iw, int yM,
                                 int xM)
 {
-    float R, W;
+    float R, W, q[HST__E_LANES] = {0.0f}, im[HST__E_LANES];
     if (g->g2c)
         hst__e_rgc(g->g2c, g->g2r, g->gstep, g->groff, 0, g->rows, g->cols, g->mag, yM, xM,
                    g->radius, g->wt, &R, &W);
     else
         hst__e_rgc(f, f, 2, 1, 1, g->rows, g->cols, g->mag, yM, xM, g->radius, NULL, &R, &W);
-    hst__e_put(0, f, g, iw, NULL, yM, xM, hst__e_ratio(0, R, W), hst__e_out(out, g, yM, xM));
+    q[0] = hst__e_ratio(0, R, W);
+    hst__e_weights(0, f, g, iw, NULL, yM, xM, 1, 1, im);
+    hst__e_put(0, out, g, yM, xM, 1, 1, q, im);
 }
 
 /* Inside rows [ya, yb) (ya < yb), columns [xa, xa + LANES mag) clipped to the inside ones */
@@ -3128,21 +3200,19 @@ HST__E_INL void hst__e_block_any(int hw, int isa, const float *f, float *out, co
     hst__e_sep sp;
     hst__e_iwrow iwr;
     hst__e_samples S;
-    const hst__e_iwrow *iwp = iw && !g->mimg && hst__e_iw_cols(hw, g, xa, xa + w < xe ? xa + w : xe, &iwr)
-                              ? &iwr : NULL;
+    const hst__e_iwrow *iwp = iw && !g->mimg && hst__e_iw_cols(hw, g, xa, xe, &iwr) ? &iwr : NULL;
     hst__e_tile(hw, f, g, k0, nk, l0, nl, stride, tile, &sp);
     hst__e_samples_init(g, &S);
     for (y = ya; y < yb; ++y) {
         if (iwp) hst__e_iw_row(hw, f, g, y, &iwr);
         for (p = 0; p < g->mag && xa + p < xe; ++p) {
-            float W[HST__E_LANES], R[HST__E_LANES], q[HST__E_LANES];
-            hst__e_lanes(hw, isa, g, tile, plane, stride, k0, l0, y, xa + p, p, &S, W, R);
-            for (l = 0; l < HST__E_LANES; ++l) q[l] = hst__e_ratio(hw, R[l], W[l]);   /* vectorised */
-            for (l = 0; l < HST__E_LANES; ++l) {
-                int x = xa + p + l * g->mag;
-                if (x >= xe) break;
-                hst__e_put(hw, f, g, iw, iwp, y, x, q[l], hst__e_out(out, g, y, x));
-            }
+            float W[HST__E_LANES], R[HST__E_LANES], im[HST__E_LANES];
+            int n = (xe - xa - p + g->mag - 1) / g->mag;   /* lanes inside */
+            n = n < HST__E_LANES ? n : HST__E_LANES;
+            hst__e_lanes(hw, isa, g, tile, plane, stride, k0, l0, y, xa + p, p, n, &S, W, R);
+            for (l = 0; l < HST__E_LANES; ++l) R[l] = hst__e_ratio(hw, R[l], W[l]);   /* vectorised */
+            hst__e_weights(hw, f, g, iw, iwp, y, xa + p, g->mag, n, im);
+            hst__e_put(hw, out, g, y, xa + p, g->mag, n, R, im);
         }
     }
 }
@@ -3212,12 +3282,15 @@ HST__KPRIVATE int hst__e_block_rows(const hst__e_geom *g, int ya, int ye, int st
 
 HST__KPRIVATE void hst__e_zero_outside(float *out, const hst__e_geom *g, int yM0, int yM1)
 {
-    int y, x;
+    size_t v = (size_t)g->ns * sizeof(float), m = (size_t)g->margin;
+    int y;
     for (y = yM0; y < yM1; ++y) {
-        int in = y >= g->margin && y < g->rowsM - g->margin;
-        for (x = 0; x < g->colsM; ++x)
-            if (!in || x < g->margin || x >= g->colsM - g->margin)
-                memset(hst__e_out(out, g, y, x), 0, (size_t)g->ns * sizeof(float));
+        if (y < g->margin || y >= g->rowsM - g->margin || 2 * g->margin >= g->colsM) {
+            memset(hst__e_out(out, g, y, 0), 0, (size_t)g->colsM * v);   /* (a row: ns colsM floats) */
+            continue;
+        }
+        memset(hst__e_out(out, g, y, 0), 0, m * v);
+        memset(hst__e_out(out, g, y, g->colsM - g->margin), 0, m * v);
     }
 }
 
@@ -3440,7 +3513,7 @@ HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t ro
 {
     size_t nM = (size_t)rowsM * colsM, y, y0 = i0 / colsM, y1, x0, x, xa, xb;
     float wc[HST__E_MAG_COLS][4], wr[4];
-    int c0[HST__E_MAG_COLS], okc[HST__E_MAG_COLS], r0 = 0, okr;
+    int c0[HST__E_MAG_COLS], okc[HST__E_MAG_COLS], r0 = 0, okr, lo, hi;
     uint64_t z;
     uint32_t k;
     if (i0 >= i1) return;
@@ -3460,13 +3533,14 @@ HST__KPRIVATE void hst__e_magnify_items(const float *in, float *out, uint32_t ro
             xb = (y + 1) * colsM < i1 ? colsM : i1 - y * colsM;
             xa = xa > x0 ? xa : x0;
             xb = xb < x0 + nx ? xb : x0 + nx;
+            hst__e_mag_span(c0, okc, (int)cols, x0, xa, xb, &lo, &hi);
             for (z = begin; z < end; ++z) {
                 const float *src = in + (size_t)z * rows * cols * channels;
                 float *dst = out + ((size_t)z * nM + y * colsM + xa) * channels;
                 for (k = 0; k < channels; ++k) {
                     if (okr)
                         hst__e_magnify_row(src, dst + k, channels, (int)rows, (int)cols, (int)channels, (int)k, r0,
-                                           wr, c0, (const float (*)[4])wc, okc, x0, xa, xb);
+                                           wr, c0, (const float (*)[4])wc, okc, lo, hi, x0, xa, xb);
                     else
                         for (x = xa; x < xb; ++x) dst[(x - xa) * channels + k] = 0.0f;
                 }
