@@ -2136,12 +2136,11 @@ HST__E_INL int hst__e_axis(float v, int n, int *t0, float *w)
 HST__E_INL float hst__e_vtap(const float *im, int rows, int cols, int ch, int k, int r0,
                              const float *wr, int cn)
 {
-    int i;
+    int i, ia = r0 < 0 ? -r0 : 0, ib = rows - r0 < 4 ? rows - r0 : 4;   /* the taps inside: a
+                                      range that does not depend on cn, so a column loop keeps it */
     float p = 0.0f, t;
-    for (i = 0; i < 4; ++i) {
-        int rn = r0 + i;
-        if (rn < 0 || rn >= rows) continue;
-        t = im[((size_t)rn * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
+    for (i = ia; i < ib; ++i) {
+        t = im[((size_t)(r0 + i) * (size_t)cols + (size_t)cn) * (size_t)ch + (size_t)k] * wr[i];
         p = p + t;
     }
     return p;
