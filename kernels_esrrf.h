@@ -1082,6 +1082,9 @@ static const char hst__esrrf_src_tab2[] =
 "#define HST_E_VLOAD HST_E_XCAT(vload, HST_E_NP)\n"
 "#define HST_E_VSTORE HST_E_XCAT(vstore, HST_E_NP)\n"
 "#define HST_E_IV HST_E_XCAT(int, HST_E_NP)\n"
+"#define HST_E_UV HST_E_XCAT(uint, HST_E_NP)\n"
+"#define HST_E_ASU HST_E_XCAT(as_uint, HST_E_NP)\n"
+"#define HST_E_ASF HST_E_XCAT(as_float, HST_E_NP)\n"
 "#define HST_E_CVI HST_E_XCAT(convert_int, HST_E_NP)\n"
 "#define HST_E_CVF HST_E_XCAT(convert_float, HST_E_NP)\n"
 "/* (0, 1, .. HST_E_NP - 1) */\n"
@@ -1344,6 +1347,75 @@ static const char hst__esrrf_src_fused[] =
 
 "\n";
 
+static const char hst__esrrf_src_unitn[] =
+"\n"
+"#ifdef HST_E_TILE_T\n"
+"/* hst_e_rsqrt and hst_e_unit of HST_E_NP values at once, each lane their operations in their\n"
+"   order (a zero, infinite or NaN gradient's lane is computed too, then set to 0): their bits */\n"
+"HST_E_FV hst_e_rsqrtn(HST_E_FV x)\n"
+"{\n"
+"  HST_E_FV y = HST_E_ASF(0x5F375A86u - (HST_E_ASU(x) >> 1));\n"
+"  for (int k = 0; k < 4; ++k) {\n"
+"    HST_E_FV p = y * y;\n"
+"    HST_E_FV e = fma(-x, p, 1.0f);\n"
+"    if (k == 3) {\n"
+"      HST_E_FV q = fma(y, y, -p);\n"
+"      e = fma(-x, q, e);\n"
+"    }\n"
+"    HST_E_FV h = 0.5f * y;\n"
+"    y = fma(h, e, y);\n"
+"  }\n"
+"  return y;\n"
+"}\n"
+"\n"
+"void hst_e_unitn(HST_E_FV gx, HST_E_FV gy, HST_E_FV *ux, HST_E_FV *uy)\n"
+"{\n"
+"  HST_E_UV m = max(HST_E_ASU(gx) & 0x7FFFFFFFu, HST_E_ASU(gy) & 0x7FFFFFFFu);\n"
+"  HST_E_IV ok = m != 0u && m < 0x7F800000u;\n"
+"  HST_E_UV E = min(max(m >> 23, 1u), 253u);\n"
+"  HST_E_FV sc = HST_E_ASF((254u - E) << 23);\n"
+"  HST_E_FV x = gx * sc;\n"
+"  HST_E_FV y = gy * sc;\n"
+"  x = select((HST_E_FV)(0.0f), x, (HST_E_ASU(x) & 0x7F800000u) != 0u);\n"
+"  y = select((HST_E_FV)(0.0f), y, (HST_E_ASU(y) & 0x7F800000u) != 0u);\n"
+"  HST_E_FV t = y * y;\n"
+"  HST_E_FV n = fma(x, x, t);\n"
+"  HST_E_FV r = hst_e_rsqrtn(n);\n"
+"  *ux = select((HST_E_FV)(0.0f), x * r, ok);\n"
+"  *uy = select((HST_E_FV)(0.0f), y * r, ok);\n"
+"}\n"
+"\n"
+"/* The tile's gradients in its copy by columns (hst_e_tile_t) to unit gradients in place, and\n"
+"   into the tile (position (a, e) at 2 (a nl + e)): a column's positions HST_E_NP at a time,\n"
+"   the rest one by one; work-item lid of L takes columns lid, lid + L, .. */\n"
+"void hst_e_tile_units(__local float *tile, int nk, int nl, int lid, int L)\n"
+"{\n"
+"  int nkh = (nk + 1) / 2;\n"
+"  __local float *tx = tile + 2 * HST_E_TILE, *ty = tx + 2 * nl * nkh;\n"
+"  for (int c = lid; c < 2 * nl; c += L) {\n"
+"    int par = c >= nl, e = c - par * nl, n = (nk + 1 - par) / 2, r = 0; /* rows 2 r + par */\n"
+"    __local float *px = tx + c * nkh, *py = ty + c * nkh;\n"
+"    for (; r + HST_E_NP <= n; r += HST_E_NP) {\n"
+"      HST_E_FV ux, uy;\n"
+"      hst_e_unitn(HST_E_VLOAD(0, px + r), HST_E_VLOAD(0, py + r), &ux, &uy);\n"
+"      HST_E_VSTORE(ux, 0, px + r);\n"
+"      HST_E_VSTORE(uy, 0, py + r);\n"
+"    }\n"
+"    for (; r < n; ++r) {\n"
+"      float u[2];\n"
+"      hst_e_unit(px[r], py[r], u);\n"
+"      px[r] = u[0];\n"
+"      py[r] = u[1];\n"
+"    }\n"
+"    for (r = 0; r < n; ++r) {\n"
+"      int o = 2 * ((2 * r + par) * nl + e);\n"
+"      tile[o] = px[r];\n"
+"      tile[o + 1] = py[r];\n"
+"    }\n"
+"  }\n"
+"}\n"
+"#endif\n";
+
 static const char hst__esrrf_src_tilesep[] =
 "\n"
 "#ifdef HST_E_TILE_T\n"
@@ -1364,8 +1436,9 @@ static const char hst__esrrf_src_tilesep[] =
 "   position's hst_e_unit_at into tile and its copy by columns) separably (CPU builds): each\n"
 "   row's and column's taps, then the vertical taps of the Roberts gradients (hst_e_grad_fused's\n"
 "   pc, pr) of each row at the frame's columns [c0, c1), then each position's horizontal taps of\n"
-"   those, each sum in hst_e_grad_fused's order: its bits, the vertical sums made once a row,\n"
-"   not once a position. All in sc (hst_e_span's tiles fit in its 2 HST_E_TILE floats) */\n"
+"   those into the copy by columns, each sum in hst_e_grad_fused's order: its bits, the vertical\n"
+"   sums made once a row, not once a position; then the unit gradients a vector at a time\n"
+"   (hst_e_tile_units). All in sc (hst_e_span's tiles fit in its 2 HST_E_TILE floats) */\n"
 "void hst_e_tile_sep(__global const float *f, int rows, int cols, int mag, int k0, int l0,\n"
 "                   int nk, int nl, __local float *tile, __local float *sc, int lid, int L)\n"
 "{\n"
@@ -1405,11 +1478,12 @@ static const char hst__esrrf_src_tilesep[] =
 "      q = p[1] * t[j];\n"
 "      qr = qr + q;\n"
 "    }\n"
-"    hst_e_unit(qc, qr, u);\n"
-"    tile[2 * e] = u[0];\n"
-"    tile[2 * e + 1] = u[1];\n"
+"    u[0] = qc;\n"
+"    u[1] = qr;\n"
 "    hst_e_tile_t(tile, nk, nl, a, b, u);\n"
 "  }\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"  hst_e_tile_units(tile, nk, nl, lid, L);\n"
 "}\n"
 "#endif\n";
 
@@ -1975,6 +2049,7 @@ HST__PIECE_FITS(e_other, hst__esrrf_src_other);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
 HST__PIECE_FITS(e_interpn, hst__esrrf_src_interpn);
+HST__PIECE_FITS(e_unitn, hst__esrrf_src_unitn);
 HST__PIECE_FITS(e_tilesep, hst__esrrf_src_tilesep);
 HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
 HST__PIECE_FITS(e_pow, hst__esrrf_src_pow);
@@ -1983,7 +2058,8 @@ static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
     hst__esrrf_src_rgc2, hst__esrrf_src_wtab, hst__esrrf_src_tab2, hst__esrrf_src_tabn,
     hst__esrrf_src_interpn,
-    hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_tilesep, hst__esrrf_src_fusedpx,
+    hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn, hst__esrrf_src_tilesep,
+    hst__esrrf_src_fusedpx,
     hst__esrrf_src_pairs,
     hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
     hst__esrrf_src_other, hst__esrrf_src_io,
