@@ -3253,12 +3253,11 @@ HST__E_INL void hst__e_iw_lanes(const hst__e_iwrow *iw, int p, float *im)
 HST__E_INL void hst__e_weights(int hw, const float *f, const hst__e_geom *g, int iw, const hst__e_iwrow *iwr,
                                int yM, int x0, int step, int n, float *im)
 {
-    const float *src = g->mimg + (size_t)yM * (size_t)g->colsM + (size_t)x0;
     int l;
     for (l = 0; l < HST__E_LANES; ++l) im[l] = iw ? 0.0f : 1.0f;
     if (!iw) return;
     if (g->mimg)
-        for (l = 0; l < n; ++l) im[l] = src[l * step];
+        for (l = 0; l < n; ++l) im[l] = g->mimg[(size_t)yM * (size_t)g->colsM + (size_t)(x0 + l * step)];
     else if (iwr)
         hst__e_iw_lanes(iwr, x0 - iwr->xa, im);
     else
