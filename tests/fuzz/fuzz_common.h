@@ -5,6 +5,7 @@
 #define HST_FUZZ_COMMON_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct fz { const uint8_t *p; size_t n; } fz;
@@ -20,6 +21,12 @@ static __attribute__((unused)) size_t fz_size(fz *f, size_t small)
 
 static __attribute__((unused)) void fz_quiet(void *u, hst_log_level l, hst_log_item i, const char *m) { (void)u; (void)l; (void)i; (void)m; }
 
+/* The backend's host allocations: one above 256 MiB fails (NULL), as the device limit below
+   fails device buffers, so that huge layouts take the library's out-of-memory path rather than
+   the fuzzer's RSS limit (a stream's scratch of 2 GiB slices filled 4 GiB) */
+static __attribute__((unused)) void *fz_alloc(size_t bytes, void *u) { (void)u; return bytes > ((size_t)256 << 20) ? NULL : malloc(bytes); }
+static __attribute__((unused)) void fz_free(void *p, void *u) { (void)u; free(p); }
+
 static __attribute__((unused)) hst_backend *fz_host(void)
 {
     static hst_backend *be;
@@ -32,6 +39,8 @@ static __attribute__((unused)) hst_backend *fz_host(void)
         /* valid but huge layouts ask for gigabytes: the backend's own limit turns them into
            clean out-of-memory errors instead of the fuzzer's malloc limit */
         d.device_memory_limit_bytes = (uint64_t)1 << 30;
+        d.allocator.alloc = fz_alloc;
+        d.allocator.free = fz_free;
         if (hst_backend_create(&d, &be) != HST_SUCCESS) __builtin_trap();
     }
     return be;
