@@ -2385,9 +2385,14 @@ static int hst__e_cpu_build(const hst_device_info *info) {
     return info->type == HST_DEVICE_CPU && info->local_mem_bytes >= HST_K_ESRRF_CPU_LOCAL_BYTES;
 }
 
-/* Its work indices per item (HST_E_K) */
-static unsigned hst__e_fused_k(int nv, int cpu) {
-    return nv ? HST__E_NV_K : cpu ? HST_K_ESRRF_CPU_K : HST__E_K;
+/* Its work indices per item (HST_E_K) at magnification mag, and its work-group (0: the
+   backend's default) */
+static unsigned hst__e_fused_k(int nv, int cpu, unsigned mag) {
+    return nv ? HST__E_NV_K : cpu ? HST_K_ESRRF_CPU_K(mag) : HST__E_K;
+}
+
+static size_t hst__e_fused_local(int gpu, int cpu) {
+    return gpu ? HST__E_GPU_FUSED_LOCAL : cpu ? HST_K_ESRRF_CPU_LOCAL : 0;
 }
 
 /* Its local memory beside its (w, wd) table, at most: on CPUs a tile of HST_K_ESRRF_CPU_TILE
@@ -2421,13 +2426,12 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     }
     if (wtab) snprintf(wt, sizeof wt, " -DHST_E_WTAB=%llu", (unsigned long long)need);
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
-    g->fused_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
         if (!hst__env_gpu(g->be[b])) break;
         nvopt &= hst__env_options(g->be[b]);
     }
-    if (!g->host && b == g->nb) g->fused_local = HST__E_GPU_FUSED_LOCAL;
-    else nvopt = 0;
+    g->fused_local = hst__e_fused_local(!g->host && b == g->nb, cpu);
+    if (g->host || b < g->nb) nvopt = 0;
     g->rgc_local = 0;
     for (b = 0; b < g->nb && !g->host; b++) {   /* the smallest of the group's devices' */
         size_t l = hst_k_esrrf_rgc_local(e->mag, e->d.radius, hst_backend_device(g->be[b])->max_work_group_size);
@@ -2437,7 +2441,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
         return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf", "the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
-    g->fused_k = hst__e_fused_k(nvopt, cpu);
+    g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
     snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
              fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1", wt);
     return HST_SUCCESS;
@@ -3860,8 +3864,8 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     int cpu = hst__e_cpu_build(info);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
-    w->fused_local = gpu ? HST__E_GPU_FUSED_LOCAL : 0;
-    w->fused_k = hst__e_fused_k(nv, cpu);
+    w->fused_local = hst__e_fused_local(gpu, cpu);
+    w->fused_k = hst__e_fused_k(nv, cpu, w->mag);
     len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=",
                            hst__e_device_options(nv, cpu),
                            w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);

@@ -425,11 +425,11 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 /* The fused kernel's (w, wd) table by default: entries of 2 floats (HST_E_WTAB) */
 #define HST_K_ESRRF_WTAB 1536
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
-   HST_K_ESRRF_CPU_K work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
+   HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
    memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity
    weight one float16 (hst_e_interpn) over a second copy of the tile laid out by columns
    (HST_E_TILE_T: hst_e_tile_t), so that the pixels' unit gradients, 2 tile rows apart, lie
-   side by side; strips of 32 columns, 48 indices per item and so a tile of
+   side by side; strips of 32 columns and a tile of
    HST_K_ESRRF_CPU_TILE positions (the default with HST_E_TILE_T), made separably
    (hst_e_tile_sep). Without a vector, PoCL runs the per-item loop a lane at a time. The same
    bits (each lane the scalar loop's operations in its order). Measured with PoCL 3.1 on 2 cores
@@ -439,8 +439,21 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    a 2-core AMD EPYC (2026-12-05): 32.6 at K 48; 25.8 with an item a strip row's pixels in turn
    (HST_E_RUN), so that the intensity's column sums serve the row; 22.1 with the table and the
    pixels' values by vectors (hst_e_wtab_n, hst_e_outn). */
-#define HST_K_ESRRF_CPU_OPTIONS "-DHST_E_NP=16 -DHST_E_TILE_T -DHST_E_TW=32"
-#define HST_K_ESRRF_CPU_K 48
+#define HST_K_ESRRF_CPU_NP 16
+#define HST_K_ESRRF_CPU_TW 32
+#define HST_K_ESRRF_CPU_OPTIONS                                                                 \
+    "-DHST_E_NP=" HST__KXSTR(HST_K_ESRRF_CPU_NP) " -DHST_E_TILE_T -DHST_E_TW=" HST__KXSTR(HST_K_ESRRF_CPU_TW)
+/* Its work-groups, of HST_K_ESRRF_CPU_LOCAL items, and work indices per item at magnification
+   mag: HST_K_ESRRF_CPU_BLOCKS whole blocks of hst_e_fused_rows (HST_E_NP mag rows of a strip),
+   so that a group's segments start and end at blocks' first rows (hst_e_half), a group makes
+   its (w, wd) table once for them all, and PoCL runs no work-item loop around the tile's
+   steps. CPU ms a frame (the same bench, 2-core AMD EPYC, 2026-12-05): mag 5 22.0 with
+   PoCL's default group and K 48, 17.3-17.9 with one item and 5-20 blocks; mag 1, 2, 3, 8:
+   6.4, 7.4, 10.0, 53.5 -> 3.7, 5.5, 8.3, 42.7 (10 blocks). */
+#define HST_K_ESRRF_CPU_LOCAL 1
+#define HST_K_ESRRF_CPU_BLOCKS 10
+#define HST_K_ESRRF_CPU_K(mag) \
+    ((unsigned)HST_K_ESRRF_CPU_NP * HST_K_ESRRF_CPU_TW * HST_K_ESRRF_CPU_BLOCKS * (unsigned)(mag))
 #define HST_K_ESRRF_CPU_TILE 4608
 /* Its local memory: the tile, its copy by columns and hst_e_tile_sep's scratch (3
    HST_K_ESRRF_CPU_TILE float2), and the table: 120 KiB */
@@ -1762,6 +1775,21 @@ static const char hst__esrrf_src_pairs[] =
 "}\n";
 
 static const char hst__esrrf_src_fused1[] =
+"/* About half of n work indices of a strip ws wide: whole rows, on CPU builds whole blocks of\n"
+"   hst_e_fused_rows (HST_E_NP mag rows) where n holds two (so that a segment that starts at a\n"
+"   block's first row ends at one: no rows computed twice) */\n"
+"ulong hst_e_half(ulong n, ulong ws, uint mag)\n"
+"{\n"
+"  ulong h = n / 2 / ws * ws;\n"
+"#ifdef HST_E_TILE_T\n"
+"  ulong bh = ws * HST_E_NP * mag;\n"
+"  if (h >= bh) h = h / bh * bh;\n"
+"#else\n"
+"  (void)mag;\n"
+"#endif\n"
+"  return h;\n"
+"}\n"
+"\n"
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
 "                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
 "                 float sensitivity, int intensity_weighting, uint row0, uint nrows,\n"
@@ -1800,7 +1828,7 @@ static const char hst__esrrf_src_fused1[] =
 "    int k[4];\n"
 "    int use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
 "    while (!use && s1 - s0 > (ulong)L) { /* halves (whole strip rows), down to L indices */\n"
-"      s1 = s0 + max((ulong)L, (s1 - s0) / 2 / ws * ws);\n"
+"      s1 = s0 + max((ulong)L, hst_e_half(s1 - s0, ws, mag));\n"
 "      use = hst_e_span(s0, s1, sb, (uint)ws, (int)x0, (int)row0, (int)mag, j0, jn, k);\n"
 "    }\n"
 "    int k0 = k[0], l0 = k[1], nk = k[2], nl = k[3];\n"

@@ -456,7 +456,7 @@ static void rows_device_case(uint32_t rows, uint32_t cols, uint32_t mag, float r
 }
 
 /* rows_device_case with the kernel built as esrrf.h builds it for CPU devices
-   (HST_K_ESRRF_CPU_OPTIONS and HST_K_ESRRF_CPU_K: the same-phase pixels' sample loop and
+   (HST_K_ESRRF_CPU_OPTIONS and HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and
    intensity one vector, over the tile's copy by columns), on any OpenCL device: the twin's
    bits either way */
 static void rows_device_case_cpu_build(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
@@ -464,7 +464,7 @@ static void rows_device_case_cpu_build(uint32_t rows, uint32_t cols, uint32_t ma
 {
     size_t n = strlen(options);
     int w = snprintf(options + n, sizeof options - n, " %s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS,
-                     (unsigned)HST_K_ESRRF_CPU_K);
+                     HST_K_ESRRF_CPU_K(mag));
     assert_true(w > 0 && (size_t)w < sizeof options - n);
     rows_device_case(rows, cols, mag, radius, sens, iw, frames);
     options[n] = '\0';
