@@ -438,7 +438,8 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    this build at 8 pixels and K 32; 41.5 at 16 and K 48 (K 32: 47.2; K 64, 96: 41.9, 40.3). On
    a 2-core AMD EPYC (2026-12-05): 32.6 at K 48; 25.8 with an item a strip row's pixels in turn
    (HST_E_RUN), so that the intensity's column sums serve the row; 22.1 with the table and the
-   pixels' values by vectors (hst_e_wtab_n, hst_e_outn). */
+   pixels' values by vectors (hst_e_wtab_n, hst_e_outn); 17.4-17.9 in groups of one item
+   (HST_K_ESRRF_CPU_LOCAL, below); 15.4-15.9 with the per-pixel calls inlined (HST_E_CPU_INL). */
 #define HST_K_ESRRF_CPU_NP 16
 #define HST_K_ESRRF_CPU_TW 32
 #define HST_K_ESRRF_CPU_OPTIONS                                                                 \
@@ -1168,9 +1169,11 @@ static const char hst__esrrf_src_tab2[] =
 "   items run in turn on a CPU, so fewer and longer ones cost nothing there), so that a\n"
 "   column's intensity sums (hst_e_icol) serve the row's mag pixels that read it */\n"
 "#define HST_E_RUN(ws) (ws)\n"
+"#define HST_E_CPU_INL __attribute__((always_inline))\n"
 "#else\n"
 "#define HST_E_WI(m) 0\n"
 "#define HST_E_RUN(ws) 1u\n"
+"#define HST_E_CPU_INL\n"
 "#endif\n"
 "\n";
 
@@ -1182,9 +1185,9 @@ static const char hst__esrrf_src_tabn[] =
 "   offsets, pixel m's unit gradients 2 m half-pixel rows down the tile. Each R[m] sums its\n"
 "   samples in hst_e_rgc_tab's order, and its W the same weights in the same order: each\n"
 "   pixel gets hst_e_rgc_tab's bits */\n"
-"int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows, int cols,\n"
-"                   int mag, int yM, int xM, int k0, int l0, int nk, int nl, int j0, int n,\n"
-"                   float *R, float *Wm)\n"
+"HST_E_CPU_INL int hst_e_rgc_tabn(__local const float *tile, __local const float *wt, int rows,\n"
+"                                 int cols, int mag, int yM, int xM, int k0, int l0, int nk,\n"
+"                                 int nl, int j0, int n, float *R, float *Wm)\n"
 "{\n"
 "  int py = yM % mag, px = xM % mag;\n"
 "  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
@@ -1324,8 +1327,8 @@ static const char hst__esrrf_src_interpn[] =
 "/* The intensity at column xM into im[m]: 1 where every pixel lies in the frame and pixel m's\n"
 "   four tap rows are pixel 0's m rows down, else 0 (nothing written). The columns' sums kept\n"
 "   from the last call move along; a column outside the frame is skipped, as hst_e_interp does */\n"
-"int hst_e_interpn(__global const float *f, int rows, int cols, int mag, int xM, hst_e_irow *ir,\n"
-"                  float *im)\n"
+"HST_E_CPU_INL int hst_e_interpn(__global const float *f, int rows, int cols, int mag, int xM,\n"
+"                                hst_e_irow *ir, float *im)\n"
 "{\n"
 "  float c = hst_e_div((float)xM, (float)mag);\n"
 "  if (!ir->ok || c < 0.0f || c >= (float)cols) return 0;\n"
@@ -1637,7 +1640,7 @@ static const char hst__esrrf_src_fusedpx[] =
 "  if (weighting) v = v * HST_E_VLOAD(0, im);\n"
 "  float o[HST_E_NP];\n"
 "  HST_E_VSTORE(v, 0, o);\n"
-"  for (int m = 0; m < HST_E_NP; ++m) op[m * step] = o[m];\n"
+"  for (int m = 0; m < HST_E_NP; ++m, op += step) *op = o[m];\n"
 "  return 1;\n"
 "}\n"
 "#endif\n"
