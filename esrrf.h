@@ -607,7 +607,7 @@ extern "C" {
    without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with 2
    pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313).
    Every variant gives the same bits (none changes the arithmetic of a pixel). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 -DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4"
+#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 " HST_K_ESRRF_NV_OPTIONS
 #define HST__E_NV_K 40
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
    passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item

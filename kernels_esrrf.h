@@ -424,6 +424,12 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 #define HST_K_ESRRF_CHAINED_WTAB 384
 /* The fused kernel's (w, wd) table by default: entries of 2 floats (HST_E_WTAB) */
 #define HST_K_ESRRF_WTAB 1536
+/* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the
+   compiler takes it; measured in its comment): strips of 64 columns (HST_E_TW), 4 same-phase
+   pixels per work-item (HST_E_NP), a tile of 2560 positions and the intensity's table
+   (hst_e_itab) of 3840 floats: 20 + 15 + 12 KiB of local memory with the (w, wd) table, within
+   the 48 KiB an NVIDIA GPU gives a work-group */
+#define HST_K_ESRRF_NV_OPTIONS "-DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4 -DHST_E_ITAB=3840"
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
    HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
    memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity
@@ -1606,6 +1612,74 @@ static const char hst__esrrf_src_tilesep[] =
 "}\n"
 "#endif\n";
 
+static const char hst__esrrf_src_itab[] =
+"\n"
+"/* GPU builds with HST_E_ITAB > 0 (floats of local memory): hst_e_put's intensity of a\n"
+"   segment's pixels from a table the group makes once, not hst_e_interp a pixel (its two\n"
+"   divisions, eight tap weights and 16 taps were a fifth of the kernel on an H200). it[0..3]:\n"
+"   the first row yM, first column xM, first frame column ca, frame columns nc (int bits);\n"
+"   column x's c0 (INT_MIN where c leaves the frame) and 4 tap weights at it + 4 + 5 x; row y's\n"
+"   column sums p (hst_e_interp's, 0 outside the frame) at it + 4 + 5 HST_E_TW + y nc + cn - ca.\n"
+"   hst_e_interp's operations in its order, 0 terms where it skips a tap (its sums start at +0\n"
+"   and are never -0: adding +-0 leaves them be): the same bits. hst_e_fused makes it with\n"
+"   the tile and then passes weighting 2 (hst_e_put: the intensity from the table) */\n"
+"#ifndef HST_E_ITAB\n"
+"#define HST_E_ITAB 0\n"
+"#endif\n"
+"int hst_e_itab(__global const float *f, int rows, int cols, int mag, int ya, int ny, int xa,\n"
+"               int nx, __local float *it, int lid, int L)\n"
+"{\n"
+"  float fm = (float)mag;\n"
+"  int ca = (int)floor(hst_e_div((float)xa, fm) - 0.5f) - 1;\n"
+"  int nc = (int)floor(hst_e_div((float)(xa + nx - 1), fm) - 0.5f) + 3 - ca;\n"
+"  if (nx > HST_E_TW || 4 + 5 * HST_E_TW + (long)ny * nc > HST_E_ITAB) return 0;\n"
+"  if (lid == 0) {\n"
+"    it[0] = as_float(ya);\n"
+"    it[1] = as_float(xa);\n"
+"    it[2] = as_float(ca);\n"
+"    it[3] = as_float(nc);\n"
+"  }\n"
+"  for (int x = lid; x < nx; x += L) {\n"
+"    __local float *cw = it + 4 + 5 * x;\n"
+"    float c = hst_e_div((float)(xa + x), fm);\n"
+"    int c0 = (int)floor(c - 0.5f);\n"
+"    cw[0] = as_float(c < 0.0f || c >= (float)cols ? INT_MIN : c0);\n"
+"    for (int j = 0; j < 4; ++j) cw[1 + j] = hst_e_cubic(c - ((float)(c0 - 1 + j) + 0.5f));\n"
+"  }\n"
+"  for (int e = lid; e < ny * nc; e += L) {\n"
+"    int y = e / nc, cn = ca + e - y * nc;\n"
+"    float r = hst_e_div((float)(ya + y), fm), p = 0.0f;\n"
+"    if (r >= 0.0f && r < (float)rows && cn >= 0 && cn < cols) {\n"
+"      int r0 = (int)floor(r - 0.5f);\n"
+"      for (int i = 0; i < 4; ++i) {\n"
+"        int rn = r0 - 1 + i;\n"
+"        float w = hst_e_cubic(r - ((float)rn + 0.5f));\n"
+"        if (rn < 0 || rn >= rows) continue;\n"
+"        float t = f[(long)rn * cols + cn] * w;\n"
+"        p = p + t;\n"
+"      }\n"
+"    }\n"
+"    it[4 + 5 * HST_E_TW + e] = p;\n"
+"  }\n"
+"  return 1;\n"
+"}\n"
+"\n"
+"/* hst_e_interp of the magnified frame at pixel (yM, xM) from the table */\n"
+"float hst_e_itab_at(__local const float *it, int yM, int xM)\n"
+"{\n"
+"  __local const float *cw = it + 4 + 5 * (xM - as_int(it[1]));\n"
+"  int c0 = as_int(cw[0]), nc = as_int(it[3]);\n"
+"  if (c0 == INT_MIN) return 0.0f;\n"
+"  __local const float *p = it + 4 + 5 * HST_E_TW + (yM - as_int(it[0])) * nc + c0 - 1 -\n"
+"                           as_int(it[2]);\n"
+"  float q = 0.0f;\n"
+"  for (int j = 0; j < 4; ++j) {\n"
+"    float t = p[j] * cw[1 + j];\n"
+"    q = q + t;\n"
+"  }\n"
+"  return q;\n"
+"}\n";
+
 static const char hst__esrrf_src_fusedpx[] =
 "\n"
 "/* A pixel's HST_E_NS values into op[0 ..): 0 outside the margin (in 0), else from the ratio q\n"
@@ -1645,12 +1719,16 @@ static const char hst__esrrf_src_fusedpx[] =
 "}\n"
 "#endif\n"
 "\n"
-"/* hst_e_out of pixel (yM, xM), the magnified frame there interpolated from the frame f */\n"
-"void hst_e_put(__global const float *f, __global float *op, uint rows, uint cols, uint mag,\n"
-"               int yM, int xM, int in, float q, float sens, int weighting)\n"
+"/* hst_e_out of pixel (yM, xM), the magnified frame there interpolated from the frame f\n"
+"   (weighting 2: from the table hst_e_itab made after the tile) */\n"
+"void hst_e_put(__global const float *f, __global float *op, __local const float *tile,\n"
+"               uint rows, uint cols, uint mag, int yM, int xM, int in, float q, float sens,\n"
+"               int weighting)\n"
 "{\n"
 "  float im = 1.0f;\n"
-"  if (in && weighting) {\n"
+"  if (in && weighting == 2)\n"
+"    im = hst_e_itab_at(tile + 2 * HST_E_TILE, yM, xM);\n"
+"  else if (in && weighting) {\n"
 "    float fm = (float)mag;\n"
 "    float r = hst_e_div((float)yM, fm);\n"
 "    float c = hst_e_div((float)xM, fm);\n"
@@ -1684,7 +1762,7 @@ static const char hst__esrrf_src_fusedpx[] =
 "        rw = hst_e_rgc(f, f, 2, 1, tile, mode, rows, cols, mag, yM, xM, radius, k0, l0, nl, wt,\n"
 "                       usewt);\n"
 "    }\n"
-"    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, rows, cols, mag, yM, xM, in,\n"
+"    hst_e_put(f, o + (qy * colsM + qx) * HST_E_NS, tile, rows, cols, mag, yM, xM, in,\n"
 "              hst_e_ratio(rw.x, rw.y), sens, weighting);\n"
 "  }\n"
 "}\n";
@@ -1767,7 +1845,7 @@ static const char hst__esrrf_src_pairs[] =
 "#else\n"
 "        float q = hst_e_ratio(rw.x, rw.y);\n"
 "#endif\n"
-"        hst_e_put(f, op, rows, cols, mag, y, xM, inm, q, sens, weighting);\n"
+"        hst_e_put(f, op, tile, rows, cols, mag, y, xM, inm, q, sens, weighting);\n"
 "      }\n"
 "    }\n"
 "  }\n"
@@ -1836,6 +1914,7 @@ static const char hst__esrrf_src_fused1[] =
 "    }\n"
 "    int k0 = k[0], l0 = k[1], nk = k[2], nl = k[3];\n"
 "    ulong z = begin + zf;\n"
+"    int iw = intensity_weighting;\n"
 "    __global const float *f = frames + z * rows * cols;\n"
 "    if (use) {\n"
 "#ifdef HST_E_TILE_T\n"
@@ -1848,6 +1927,10 @@ static const char hst__esrrf_src_fused1[] =
 "        tile[2 * e] = u[0];\n"
 "        tile[2 * e + 1] = u[1];\n"
 "      }\n"
+"      uint ya = (uint)(s0 - sb) / ws, ny = (uint)(s1 - 1 - sb) / ws - ya + 1;\n"
+"      if (iw && hst_e_itab(f, (int)rows, (int)cols, (int)mag, (int)(row0 + ya), (int)ny, (int)x0,\n"
+"                           (int)ws, tile + 2 * HST_E_TILE, lid, L))\n"
+"        iw = 2;\n"
 "#endif\n"
 "      barrier(CLK_LOCAL_MEM_FENCE);\n"
 "    }\n"
@@ -1857,10 +1940,10 @@ static const char hst__esrrf_src_fused1[] =
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
 "    if (use && usewt)\n"
 "      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
-"                       intensity_weighting, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nk,\n"
+"                       iw, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nk,\n"
 "                       nl, j0, jn);\n"
 "    else\n"
-"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, intensity_weighting,\n"
+"      hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sensitivity, iw,\n"
 "                     row0, (int)x0, (uint)ws, q0 + lid, q1, L, k0, l0, nl, j0, jn, use ? 2 : 1,\n"
 "                     usewt);\n"
 "    if (use) barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -1884,7 +1967,7 @@ static const char hst__esrrf_src_fused2[] =
 "  __local float2 tile[3 * HST_E_TILE]; /* the copy by columns (hst_e_tile_t), the scratch of\n"
 "                                          hst_e_tile_sep */\n"
 "#else\n"
-"  __local float2 tile[HST_E_TILE];\n"
+"  __local float2 tile[HST_E_TILE + (HST_E_ITAB + 1) / 2]; /* and hst_e_itab's table */\n"
 "#endif\n"
 "  __local float2 wt[HST_E_WTAB];\n"
 "  hst_e_fused(frames, rgc, (__local float *)tile, (__local float *)wt, rows, cols, mag, radius, sensitivity,\n"
@@ -2226,12 +2309,13 @@ HST__PIECE_FITS(e_unitn, hst__esrrf_src_unitn);
 HST__PIECE_FITS(e_tilesep, hst__esrrf_src_tilesep);
 HST__PIECE_FITS(e_sweep, hst__esrrf_src_sweep);
 HST__PIECE_FITS(e_pow, hst__esrrf_src_pow);
+HST__PIECE_FITS(e_itab, hst__esrrf_src_itab);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
     hst__esrrf_src_rgc2, hst__esrrf_src_tab2, hst__esrrf_src_tabn, hst__esrrf_src_interpn,
     hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn, hst__esrrf_src_wtabn,
-    hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
+    hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_itab, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
     hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
     hst__esrrf_src_other, hst__esrrf_src_io,
     hst__esrrf_src_sweep

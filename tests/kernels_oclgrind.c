@@ -610,23 +610,25 @@ static void quality_launch(hst_backend *be, const char *options, unsigned id, un
 /* Outputs start as NaN, so an element a kernel never writes fails the comparisons. */
 static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
 
-/* The fused eSRRF kernel built as for CPU devices (HST_K_ESRRF_CPU_OPTIONS: 16 same-phase
-   pixels' sample loop and intensity one vector, over the tile's copy by columns, the tile made
-   separably), which esrrf.h gives Oclgrind's device no reason to use: 2 frames of 30 x 5 at
-   mag 2, work-groups of 64 and 8 indices an item (group 0's 512 indices: 51 rows and part of a
-   strip of 10 columns: a block of 16 pixels' 32 rows with lanes in the margin, the block
-   ending at the last whole row, a part row; group 1's the rest one by one), == the twin. */
-static void esrrf_fused_cpu_build(hst_backend *be, hst_backend *host)
+/* The fused eSRRF kernel built with `geometry` (and 8 indices an item), which esrrf.h gives
+   Oclgrind's device no reason to use: 2 frames of 30 x 5 at mag 2, work-groups of 64 (group 0's
+   512 indices: 51 rows and part of a strip of 10 columns; group 1's the rest), == the twin. As
+   for CPU devices (HST_K_ESRRF_CPU_OPTIONS: 16 same-phase pixels' sample loop and intensity one
+   vector, over the tile's copy by columns, the tile made separably): a block of 16 pixels' 32
+   rows with lanes in the margin, the block ending at the last whole row, a part row, group 1's
+   pixels one by one. As for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS' 4 pixels an item and strips of
+   64, the intensity from hst_e_itab's table) with a smaller tile and table. Each within 31.25
+   KiB of local memory with its (w, wd) table: Oclgrind's device has OpenCL's 32 KiB (mag 2's
+   table has 196 entries). */
+static void esrrf_fused_build(hst_backend *be, hst_backend *host, const char *geometry, const char *what)
 {
     enum { FR = 30, FC = 5, FM = 2, FN = 2, FK = 8, FMP = FR * FC * FM * FM };
     static float in[FN * FR * FC], out[2][FN * FMP];
-    char options[96];
+    char options[128];
     hst_range r;
     int k;
     wl_fill_f32(in, sizeof in / sizeof in[0], 5);
-    /* (a smaller tile and table than CPUs get, 31.25 KiB: Oclgrind's device has OpenCL's 32 KiB
-       of local memory; mag 2's table has 196 entries) */
-    snprintf(options, sizeof options, "%s -DHST_E_K=%d -DHST_E_TILE=1248 -DHST_E_WTAB=256", HST_K_ESRRF_CPU_OPTIONS, FK);
+    snprintf(options, sizeof options, "%s -DHST_E_K=%d -DHST_E_WTAB=256", geometry, FK);
     memset(&r, 0, sizeof r);
     r.dims = 2;
     r.global[0] = ((FMP + FK - 1) / FK + 63) / 64 * 64;   /* (2 groups a frame) */
@@ -639,7 +641,7 @@ static void esrrf_fused_cpu_build(hst_backend *be, hst_backend *host)
         nan_fill(out[k], FN * FMP);
         family_launch(k ? host : be, hst_kernels_esrrf_family(), options, HST_KESRRF_RGC_FUSED, &r, 15, a);
     }
-    EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "eSRRF rgc_fused built as for CPUs differs from the host twin");
+    EXPECT(!memcmp(out[0], out[1], sizeof out[0]), "eSRRF rgc_fused built %s differs from the host twin", what);
 }
 
 /* The batches' second-level sums (quality.h's error-map searches): 2 rows of 100 partials, 104
@@ -1098,7 +1100,9 @@ int main(int argc, char **argv)
             EXPECT(close_f(rgc[k], rgc[2], EN * EP, 1e-5), "eSRRF rgc (%s) differs from the host twin",
                    k ? "fused" : "chained");
     }
-    esrrf_fused_cpu_build(be, host);
+    esrrf_fused_build(be, host, HST_K_ESRRF_CPU_OPTIONS " -DHST_E_TILE=1248", "as for CPUs");
+    esrrf_fused_build(be, host, "-DHST_E_NP=4 -DHST_E_TW=64 -DHST_E_TILE=1024 -DHST_E_ITAB=1024",
+                      "as for NVIDIA GPUs");
     {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host;
            then on the device and the host together (each its rows of the image: the device's
            are the upper half, through the fused kernel's row window). The device comes first:

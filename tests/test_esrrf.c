@@ -66,7 +66,7 @@ static int group_setup(void **state)
 }
 
 /* Each test starts from the device's options (one that fails while building as for CPUs,
-   rows_device_case_cpu_build, would leave them added) */
+   rows_device_case_built, would leave them added) */
 static int test_setup(void **state)
 {
     (void)state;
@@ -455,19 +455,29 @@ static void rows_device_case(uint32_t rows, uint32_t cols, uint32_t mag, float r
     free(host);
 }
 
-/* rows_device_case with the kernel built as esrrf.h builds it for CPU devices
-   (HST_K_ESRRF_CPU_OPTIONS and HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and
-   intensity one vector, over the tile's copy by columns), on any OpenCL device: the twin's
-   bits either way */
-static void rows_device_case_cpu_build(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
-                                       float sens, int iw, const float *frames)
+/* rows_device_case with the kernel built with extra build options (the device's, then these) */
+static void rows_device_case_built(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                   float sens, int iw, const float *frames, const char *extra)
 {
     size_t n = strlen(options);
-    int w = snprintf(options + n, sizeof options - n, " %s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS,
-                     HST_K_ESRRF_CPU_K(mag));
+    int w = snprintf(options + n, sizeof options - n, " %s", extra);
     assert_true(w > 0 && (size_t)w < sizeof options - n);
     rows_device_case(rows, cols, mag, radius, sens, iw, frames);
     options[n] = '\0';
+}
+
+/* ... built as esrrf.h builds it for CPU devices (HST_K_ESRRF_CPU_OPTIONS and
+   HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and intensity one vector, over the
+   tile's copy by columns), and as for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS: 4 same-phase pixels
+   an item, the intensity from hst_e_itab's table where it fits), on any OpenCL device: the
+   twin's bits each way */
+static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
+                                    float sens, int iw, const float *frames)
+{
+    char cpu[160];
+    snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag));
+    rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, cpu);
+    rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, HST_K_ESRRF_NV_OPTIONS " -DHST_E_K=40");
 }
 
 static void test_fused_rows(void **state)
@@ -998,7 +1008,7 @@ static void test_fused_grid(void **state)
         for (r = 0; r < 4; r++)
             for (iw = 0; iw < 2; iw++) {
                 rows_device_case(rows, cols, mag, radii[r], 1.0f, (int)iw, frames);
-                if (!hst_backend_is_host(be)) rows_device_case_cpu_build(rows, cols, mag, radii[r], 1.0f, (int)iw, frames);
+                if (!hst_backend_is_host(be)) rows_device_case_builds(rows, cols, mag, radii[r], 1.0f, (int)iw, frames);
             }
     free(frames);
     if (!hst_backend_is_host(be)) fused_launch_shapes();
@@ -1036,7 +1046,7 @@ static void test_fused_wide(void **state)
         }
         rows_device_case(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
         if (!hst_backend_is_host(be))
-            rows_device_case_cpu_build(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
+            rows_device_case_builds(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
         free(best);
         free(got);
     }
@@ -1063,7 +1073,7 @@ static void test_fused_cpu_blocks(void **state)
                                    cases[c].iw, 0, 0, 2, 2);
         rows_case(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames, whole);
         if (!hst_backend_is_host(be))
-            rows_device_case_cpu_build(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
+            rows_device_case_builds(rows, cols, cases[c].mag, cases[c].radius, cases[c].sens, cases[c].iw, frames);
         free(whole);
     }
     free(frames);
