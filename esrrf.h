@@ -602,11 +602,15 @@ extern "C" {
    threads; 64 lets 4 in; 48 spills), strips of 64 columns (HST_E_TW), 4 same-phase pixels per
    work-item through the sample loop (HST_E_NP: one (w, w/d) read serves 4 pixels, 4 independent
    sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
-   positions (local memory 20 + 12 KiB: OpenCL's guaranteed 32 KiB). Measured on an H100 (1000 x
-   1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame: 2.339
-   without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with 2
-   pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313).
-   Every variant gives the same bits (none changes the arithmetic of a pixel). */
+   positions, and the intensity's table and the separable tile's scratch after it
+   (HST_K_ESRRF_NV_OPTIONS: local memory 20 + 15 + 12 KiB of NVIDIA's 48). Measured on an H100
+   (1000 x 1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame:
+   2.339 without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with
+   2 pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313). On
+   an H200 (2026-12-05): 1.170 before the table, 1.023-1.025 with it (72 and 80 registers: 1.041,
+   1.033), 1.030-1.032 with the tile made separably too (mags 4, 3, 2, 1: 0.80, 0.62, 0.47, 0.43
+   -> 0.75, 0.53, 0.37, 0.23). Every variant gives the same bits (none changes the arithmetic of
+   a pixel). */
 #define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 " HST_K_ESRRF_NV_OPTIONS
 #define HST__E_NV_K 40
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h

@@ -426,9 +426,10 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 #define HST_K_ESRRF_WTAB 1536
 /* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the
    compiler takes it; measured in its comment): strips of 64 columns (HST_E_TW), 4 same-phase
-   pixels per work-item (HST_E_NP), a tile of 2560 positions and the intensity's table
-   (hst_e_itab) of 3840 floats: 20 + 15 + 12 KiB of local memory with the (w, wd) table, within
-   the 48 KiB an NVIDIA GPU gives a work-group */
+   pixels per work-item (HST_E_NP), a tile of 2560 positions and 3840 floats after it for the
+   separable tile's scratch (hst_e_tileg), then the intensity's table (hst_e_itab): 20 + 15 + 12
+   KiB of local memory with the (w, wd) table, within the 48 KiB an NVIDIA GPU gives a
+   work-group */
 #define HST_K_ESRRF_NV_OPTIONS "-DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4 -DHST_E_ITAB=3840"
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
    HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
@@ -1706,8 +1707,8 @@ static const char hst__esrrf_src_itab[] =
 static const char hst__esrrf_src_tileg[] =
 "\n"
 "/* GPU builds with HST_E_ITAB: the tile's unit gradients made separably (hst_e_unit_at's a\n"
-"   position did 2 divisions, 8 tap weights and 16 Roberts gradients: a fifth of the kernel on\n"
-"   an H200). The scratch s: each tile row's and column's taps (hst_e_grad_fused's: first,\n"
+"   position did 2 divisions, 8 tap weights and 16 Roberts gradients: a fifth of the kernel's\n"
+"   instructions on an H200). The scratch s: each tile row's and column's taps (hst_e_grad_fused's: first,\n"
 "   count, 4 weights), then each row's vertical sums (hst_e_vsum) at HST_E_TGC frame columns\n"
 "   from its first column's first - 2; a position sums its columns' as hst_e_grad_fused does\n"
 "   (a column outside them from hst_e_vsum itself): the same bits. hst_e_span keeps the\n"
