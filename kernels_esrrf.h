@@ -2207,7 +2207,9 @@ static const char hst__esrrf_src_other[] =
 "  for (uint k = 0; k < channels; ++k)\n"
 "    out[(z * nM + i) * channels + k] =\n"
 "        hst_e_interp(src, (int)rows, (int)cols, (int)channels, (int)k, r, c);\n"
-"}\n"
+"}\n";
+
+static const char hst__esrrf_src_temporal[] =
 "\n"
 "/* Temporal sums of pixel i over frames [begin, end) in order (1-D NDRange; halo_lo 1, or 0\n"
 "   with -DHST_E_NO_LAG1, which leaves the lag-1 sum alone):\n"
@@ -2238,24 +2240,33 @@ static const char hst__esrrf_src_other[] =
 "  while (z < end) {\n"
 "    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
 "    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
-"    for (; z < end && t < T; ++z, ++t, ++g) {\n"
-"      HST_EACC x = (HST_EACC)rgc[z * P + i];\n"
+"    ulong n = min(end - z, T - t), first = t == 0; /* the time point's frames here */\n"
+"    /* no store in the loop, and its count known before it: the frames' loads can be in\n"
+"       flight together (a store to acc between them, which may alias rgc, or an exit test\n"
+"       between them, kept one load in flight an item); the time point's first and last frames\n"
+"       can only be the loop's first and last, read again after it (from the cache) */\n"
+"#pragma unroll 4\n"
+"    for (ulong k = 0; k < n; ++k) {\n"
+"      HST_EACC x = (HST_EACC)rgc[(z + k) * P + i];\n"
 "      s1 = s1 + x;\n"
 "      HST_EACC y = x * x;\n"
 "      s2 = s2 + y;\n"
 "#ifndef HST_E_NO_LAG1\n"
-"      if (t > 0) {\n"
+"      if (k > 0 || !first) {\n"
 "        y = prev * x;\n"
 "        s3 = s3 + y;\n"
 "      }\n"
 "      prev = x;\n"
 "#endif\n"
-"      if (t == 0) a[3 * P] = a[3 * P] + x;\n"
-"      if (t + 1 == T || g + 1 == frames_total) a[4 * P] = a[4 * P] + x;\n"
 "    }\n"
 "    a[0] = s1;\n"
 "    a[P] = s2;\n"
 "    a[2 * P] = s3;\n"
+"    if (first) a[3 * P] = a[3 * P] + (HST_EACC)rgc[z * P + i];\n"
+"    z += n;\n"
+"    t += n;\n"
+"    g += n;\n"
+"    if (t == T || g == frames_total) a[4 * P] = a[4 * P] + (HST_EACC)rgc[(z - 1) * P + i];\n"
 "    t = 0;\n"
 "    tp = tp + 1;\n"
 "  }\n"
@@ -2386,6 +2397,7 @@ HST__PIECE_FITS(e_pairs, hst__esrrf_src_pairs);
 HST__PIECE_FITS(e_fused1, hst__esrrf_src_fused1);
 HST__PIECE_FITS(e_fused2, hst__esrrf_src_fused2);
 HST__PIECE_FITS(e_other, hst__esrrf_src_other);
+HST__PIECE_FITS(e_temporal, hst__esrrf_src_temporal);
 HST__PIECE_FITS(e_io, hst__esrrf_src_io);
 HST__PIECE_FITS(e_unit, hst__esrrf_src_unit);
 HST__PIECE_FITS(e_interpn, hst__esrrf_src_interpn);
@@ -2402,7 +2414,7 @@ static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn, hst__esrrf_src_wtabn,
     hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_itab, hst__esrrf_src_tileg, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
     hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
-    hst__esrrf_src_other, hst__esrrf_src_io,
+    hst__esrrf_src_other, hst__esrrf_src_temporal, hst__esrrf_src_io,
     hst__esrrf_src_sweep
 };
 
