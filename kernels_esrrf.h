@@ -4101,8 +4101,8 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
    sums): x its values, prev the frame before in the same time point (NULL at its first frame),
    first / last whether it is the time point's first / last frame. Each loop one sum, pixels
    inner, so the compiler vectorises it; one operation per statement (no contraction). */
-static void hst__e_temporal_frame(double *acc, size_t P, const float *x, const float *prev, int first,
-                                  int last, size_t n)
+HST__E_INL void hst__e_temporal_frame(double *acc, size_t P, const float *x, const float *prev, int first,
+                                      int last, size_t n)
 {
     double *s1 = acc, *s2 = acc + P, *s3 = acc + 2 * P, *f = acc + 3 * P, *l = acc + 4 * P;
     size_t i;
@@ -4126,6 +4126,46 @@ static void hst__e_temporal_frame(double *acc, size_t P, const float *x, const f
    the kernel's order (the same bits), and a frame's time point (two divisions) is found once
    per chunk, not once per pixel. */
 #define HST__E_TEMPORAL_CHUNK 512
+
+/* hst__e_temporal_frame of a whole chunk, its count a constant: gcc's -O2 vectorises only
+   loops whose count needs no scalar remainder, and left the run-time count's loops scalar
+   (11% of the host CLI's processor time on the shipped stack); in the widest build the CPU
+   runs (hst__e_isa), each lane the portable operations, so the same bits */
+#if HST__E_AVX2
+__attribute__((target(HST__E_T512))) static void
+hst__e_temporal_chunk512(double *acc, size_t P, const float *x, const float *prev, int first, int last)
+{
+    hst__e_temporal_frame(acc, P, x, prev, first, last, HST__E_TEMPORAL_CHUNK);
+}
+
+__attribute__((target("avx2"))) static void
+hst__e_temporal_chunk256(double *acc, size_t P, const float *x, const float *prev, int first, int last)
+{
+    hst__e_temporal_frame(acc, P, x, prev, first, last, HST__E_TEMPORAL_CHUNK);
+}
+#endif
+
+/* One frame's terms into n <= HST__E_TEMPORAL_CHUNK pixels' sums in the build for isa (2
+   AVX-512, 1 AVX2, 0 portable) */
+static void hst__e_temporal_step(int isa, double *acc, size_t P, const float *x, const float *prev, int first,
+                                 int last, size_t n)
+{
+#if HST__E_AVX2
+    if (n == HST__E_TEMPORAL_CHUNK && isa == 2) {
+        hst__e_temporal_chunk512(acc, P, x, prev, first, last);
+        return;
+    }
+    if (n == HST__E_TEMPORAL_CHUNK && isa == 1) {
+        hst__e_temporal_chunk256(acc, P, x, prev, first, last);
+        return;
+    }
+#endif
+    (void)isa;
+    if (n == HST__E_TEMPORAL_CHUNK)
+        hst__e_temporal_frame(acc, P, x, prev, first, last, HST__E_TEMPORAL_CHUNK);
+    else
+        hst__e_temporal_frame(acc, P, x, prev, first, last, n);
+}
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
                                        uint32_t skip, uint64_t frames_total, uint32_t i0,
@@ -4134,6 +4174,11 @@ HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t
     size_t P = pixels, c, n, hi = i1 < P ? i1 : P;
     uint64_t T = frames_per_tp ? frames_per_tp : UINT64_MAX;
     uint64_t z0 = skip > base ? skip - base : 0, z;
+#if HST__E_AVX2
+    int isa = hst__e_isa();
+#else
+    int isa = 0;
+#endif
     if (acc_tps == 0) return;
     if (z0 < begin) z0 = begin;
     for (c = i0; c < hi; c += n) {
@@ -4141,8 +4186,8 @@ HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t
         for (z = z0; z < end; ++z) {
             uint64_t g = frame0 + base + z, t = g % T;
             const float *x = rgc + (size_t)z * P + c;
-            hst__e_temporal_frame(acc + (size_t)(g / T % acc_tps) * 5 * P + c, P, x, t > 0 ? x - P : NULL, t == 0,
-                                  t + 1 == T || g + 1 == frames_total, n);
+            hst__e_temporal_step(isa, acc + (size_t)(g / T % acc_tps) * 5 * P + c, P, x, t > 0 ? x - P : NULL,
+                                 t == 0, t + 1 == T || g + 1 == frames_total, n);
         }
     }
 }
