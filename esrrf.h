@@ -636,6 +636,7 @@ typedef struct hst__epar {
     uint64_t frame0;            /* the stream's slice 0 in the acquisition */
     uint32_t skip;              /* 1: slice 0 is only the frame before the piece */
     uint64_t frames_total;      /* 0: not known yet */
+    int lag;                    /* the group's (the host twin's temporal sums take it) */
 } hst__epar;
 
 struct hst__eng;
@@ -659,8 +660,8 @@ typedef struct hst__egroup {
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
     char opts[192];             /* the program's build options */
-    int lag;                    /* 1: the lag-1 sums (TAC2, or the host twin, which always makes
-                                   them): each piece and block loads the frame before it */
+    int lag;                    /* 1: the lag-1 sums (TAC2): each piece and block loads the
+                                   frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
     size_t rgc_local;           /* the chained rgc kernel's (hst_k_esrrf_rgc_local; 0: host) */
     unsigned fused_k;           /* its work indices per item (HST_E_K) */
@@ -968,7 +969,7 @@ static void hst__ehost_piece(const void *ctx, uint64_t z0, uint64_t z1) {
     default:   /* HST__EH_TEMPORAL: every frame of the block, in order, for each pixel */
         hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], P->pixels, P->T, P->acc_tps,
                                   P->frame0, P->skip, P->frames_total, (uint32_t)z0, (uint32_t)z1, h->b->base,
-                                  h->b->begin, h->b->end);
+                                  h->b->begin, h->b->end, P->lag);
     }
 }
 
@@ -1287,6 +1288,7 @@ static hst_result hst__estream_get(hst__eng *e, hst__egroup *g, int path, uint64
     memset(es, 0, sizeof *es);
     es->n = es->cap = n; es->path = path; es->e = e;
     hst__epar_init(e, &es->P);
+    es->P.lag = g->lag;
     hst__eindices(e, path, &x);
     hst__earrays(arr, e, g, &x);
     bind.used = 0;
@@ -2444,7 +2446,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     if (e->pixels > SIZE_MAX / HST__E_ACC_VALUES / sizeof(double))
         return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf", "the temporal sums overflow size_t");
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
-    g->lag = g->host || (hst__esums(e->d.modes) & HST__E_SUM_LAG1);
+    g->lag = (hst__esums(e->d.modes) & HST__E_SUM_LAG1) != 0;
     g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
     snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
              fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1", wt);

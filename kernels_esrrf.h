@@ -320,11 +320,15 @@ HST_API void hst_k_esrrf_rgc_fused_window_host(const float *frames, float *rgc, 
                                                uint32_t row0, uint32_t nrows, uint64_t base,
                                                uint64_t begin, uint64_t end, uint64_t total);
 /* acc: the GLOBAL array, in double (the twin of a -DHST_FP64 build); pixels [i0, i1) only
-   (the kernel: all of them), so threads may share a block. Thread-safe. */
+   (the kernel: all of them), so threads may share a block. lag nonzero: the lag-1 sums, each
+   block's first frame inside a time point reading the frame before it (the stage's halo_lo 1);
+   0: the twin of a -DHST_E_NO_LAG1 build (the lag-1 sums left alone; halo_lo 0 will do).
+   Thread-safe. */
 HST_API void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
                                        uint32_t skip, uint64_t frames_total, uint32_t i0,
-                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end);
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end,
+                                       int lag);
 /* raw: dtype 1 u8, 2 u16, 3 i16, 4 f32 samples. Thread-safe. */
 HST_API void hst_k_esrrf_to_float_host(const void *raw, float *frames, uint32_t pixels,
                                        uint32_t dtype, uint64_t base, uint64_t begin,
@@ -4169,7 +4173,8 @@ static void hst__e_temporal_step(int isa, double *acc, size_t P, const float *x,
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
                                        uint32_t skip, uint64_t frames_total, uint32_t i0,
-                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end)
+                                       uint32_t i1, uint64_t base, uint64_t begin, uint64_t end,
+                                       int lag)
 {
     size_t P = pixels, c, n, hi = i1 < P ? i1 : P;
     uint64_t T = frames_per_tp ? frames_per_tp : UINT64_MAX;
@@ -4186,8 +4191,8 @@ HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t
         for (z = z0; z < end; ++z) {
             uint64_t g = frame0 + base + z, t = g % T;
             const float *x = rgc + (size_t)z * P + c;
-            hst__e_temporal_step(isa, acc + (size_t)(g / T % acc_tps) * 5 * P + c, P, x, t > 0 ? x - P : NULL,
-                                 t == 0, t + 1 == T || g + 1 == frames_total, n);
+            hst__e_temporal_step(isa, acc + (size_t)(g / T % acc_tps) * 5 * P + c, P, x,
+                                 lag && t > 0 ? x - P : NULL, t == 0, t + 1 == T || g + 1 == frames_total, n);
         }
     }
 }
@@ -4313,9 +4318,10 @@ HST__KPRIVATE void hst__kt_esrrf_temporal(const hst_karg *a, const hst_range *r)
 {
     uint64_t i0, i1;
     hst__kt_esrrf_items(r, a[2].v.u32, &i0, &i1);
+    /* the kernel's default build's twin (a launch does not see the build's options) */
     hst_k_esrrf_temporal_host((const float *)hst_karg_ptr(&a[0]), (double *)hst_karg_ptr(&a[1]), a[2].v.u32,
                               a[3].v.u64, a[4].v.u32, a[5].v.u64, a[6].v.u32, a[7].v.u64, (uint32_t)i0,
-                              (uint32_t)i1, a[8].v.u64, a[9].v.u64, a[10].v.u64);
+                              (uint32_t)i1, a[8].v.u64, a[9].v.u64, a[10].v.u64, 1);
 }
 
 HST__KPRIVATE void hst__kt_esrrf_stat(const hst_karg *a, const hst_range *r)

@@ -130,7 +130,7 @@ ET_FN hst_result et_temporal(void *const *a, const void *const *s, const hst_str
     (void)u;
     hst_k_esrrf_temporal_host((const float *)a[0], (double *)a[1], ET_U32(s[0]), ET_U64(s[1]),
                               ET_U32(s[2]), ET_U64(s[3]), ET_U32(s[4]), ET_U64(s[5]), 0,
-                              ET_U32(s[0]), b->base, b->begin, b->end);
+                              ET_U32(s[0]), b->base, b->begin, b->end, 1);
     return HST_SUCCESS;
 }
 

@@ -365,7 +365,7 @@ static void twins_case(uint32_t mag, float radius, float sens, int iw, uint32_t 
     expect_bitwise("fused == chained (device)", rgcf, rgc, N * nM);
     /* temporal: twin on the device's RGC */
     tacc = (double *)xcalloc((size_t)ntp * 5 * nM, sizeof *tacc);
-    hst_k_esrrf_temporal_host(rgcf, tacc, (uint32_t)nM, T, ntp, 0, 0, N, 0, (uint32_t)nM, 0, 0, N);
+    hst_k_esrrf_temporal_host(rgcf, tacc, (uint32_t)nM, T, ntp, 0, 0, N, 0, (uint32_t)nM, 0, 0, N, 1);
     dacc = acc_double(&p);
     for (i = 0; i < (size_t)ntp * 5 * nM; i++) {
         double e = fabs(dacc[i] - tacc[i]);
@@ -1247,7 +1247,7 @@ static void test_declared(void **state)
         /* temporal(rgc; acc | uint pixels, ulong frames_per_tp, uint acc_tps, ulong frame0,
                     uint skip, ulong frames_total | block): one launch (it adds to acc, and an
            OpenCL device rounds a range up to its work-group: a first half would overlap) */
-        hst_k_esrrf_temporal_host(rgc, acc, P, 0, 1, 0, 0, N, 0, P, 0, 0, N);
+        hst_k_esrrf_temporal_host(rgc, acc, P, 0, 1, 0, 0, N, 0, P, 0, 0, N, 1);
         a[0] = hst_karg_buffer(br); a[1] = hst_karg_buffer(bacc); a[2] = hst_karg_uint(P); a[3] = hst_karg_ulong(0);
         a[4] = hst_karg_uint(1); a[5] = hst_karg_ulong(0); a[6] = hst_karg_uint(0); a[7] = hst_karg_ulong(N);
         block_args(a + 8, N);

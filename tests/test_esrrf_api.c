@@ -185,7 +185,7 @@ static void whole_twins(const hst_esrrf_desc *d, uint64_t n, outs *o)
     assert_int_equal(o->ntp, ntp);
     hst_k_esrrf_rgc_fused_host(frames, rgc, R, C, MAG, d->radius, d->sensitivity ? d->sensitivity : 1.0f,
                                !d->no_intensity_weighting, 0, 0, n, n);
-    hst_k_esrrf_temporal_host(rgc, acc, (uint32_t)px, T, (uint32_t)ntp, 0, 0, n, 0, (uint32_t)px, 0, 0, n);
+    hst_k_esrrf_temporal_host(rgc, acc, (uint32_t)px, T, (uint32_t)ntp, 0, 0, n, 0, (uint32_t)px, 0, 0, n, 1);
     for (tp = 0; tp < ntp; tp++)
         for (m = 0; m < HST_ESRRF_NUM_MODES; m++) {
             float *img = o->m[m] + tp * px;

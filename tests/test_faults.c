@@ -386,7 +386,7 @@ static void test_reference_esrrf(void **state)
     memset(acc, 0, sizeof acc);
     hst_k_esrrf_temporal_host(twin_rgc, acc, WL_ESRRF_MPIXELS, WL_ESRRF_T,
                               (uint32_t)((EN + WL_ESRRF_T - 1) / WL_ESRRF_T), 0, 0, EN, 0,
-                              WL_ESRRF_MPIXELS, 0, 0, EN);
+                              WL_ESRRF_MPIXELS, 0, 0, EN, 1);
     for (i = 0; i < ERGC; i++) rgc[i] = twin_rgc[i];
     for (v = 0; v < 2; v++) {
         if (!close_to(ref.ergc[v], 0, rgc, ERGC, 1e-5) ||
