@@ -902,7 +902,8 @@ static void hst__epieces(const hst_esrrf_desc *d, uint64_t a, uint64_t b, uint64
 /* The fused twin over (frame, window row) pairs, the batch's and the sweep's: window rows
    [row0, row0 + nrows) of the magnified frames, each frame frame_px floats on from the one
    before at `frames`, into out (out_frame floats a frame; its window row 0 first), at ns
-   sensitivities (hst_k_esrrf_rgc_fused_host_rows_ns's layout). */
+   sensitivities (hst_k_esrrf_rgc_fused_host_rows_ns's layout); g and wt: the twin's geometry
+   and (w, wd) table, made once a call by hst__efused_prepare for every piece of every thread. */
 typedef struct hst__efused {
     const float *frames;
     float *out;
@@ -911,7 +912,14 @@ typedef struct hst__efused {
     float radius;
     const float *sens;
     int iw;
+    hst__e_geom g;
+    float wt[2 * HST__E_HOST_WTAB];
 } hst__efused;
+
+/* f's g and wt from its fields (after they are set: before the threads run its pieces) */
+static void hst__efused_prepare(hst__efused *f) {
+    hst__e_fused_prepare(&f->g, f->wt, f->row0, f->rows, f->cols, f->mag, f->radius, f->sens, f->ns);
+}
 
 /* Pairs [u0, u1) of f (u = frame * nrows + window row), frame by frame. */
 static void hst__efused_rows(const void *ctx, uint64_t u0, uint64_t u1) {
@@ -919,9 +927,8 @@ static void hst__efused_rows(const void *ctx, uint64_t u0, uint64_t u1) {
     while (u0 < u1) {
         uint64_t z = u0 / f->nrows, y0 = u0 % f->nrows, y1 = y0 + (u1 - u0);
         if (y1 > f->nrows) y1 = f->nrows;
-        hst_k_esrrf_rgc_fused_host_rows_ns(f->frames + (size_t)z * f->frame_px, f->out + (size_t)z * f->out_frame,
-                                           f->row0, f->rows, f->cols, f->mag, f->radius, f->sens, f->ns, f->iw,
-                                           f->row0 + (uint32_t)y0, f->row0 + (uint32_t)y1);
+        hst__e_fused_rows(f->frames + (size_t)z * f->frame_px, f->out + (size_t)z * f->out_frame, &f->g, f->iw,
+                          f->row0 + (uint32_t)y0, f->row0 + (uint32_t)y1);
         u0 += y1 - y0;
     }
 }
@@ -995,6 +1002,7 @@ static void hst__ehost_fused(hst__efused *f, void *const *a, const hst__epar *P,
     f->out = (float *)a[1] + (size_t)b->begin * f->out_frame;
     f->rows = P->rows; f->cols = P->cols; f->mag = P->mag; f->row0 = P->row0; f->nrows = P->nrows;
     f->ns = 1; f->radius = P->radius; f->sens = &P->sensitivity; f->iw = P->iw;
+    hst__efused_prepare(f);
 }
 
 static hst_result hst__ehost_run(int kind, void *const *a, const void *const *s,
@@ -4090,6 +4098,7 @@ static hst_result hst__esw_block_run(hst__esw *w, const unsigned char *raw, uint
     hst__esw_fused(w, &j.f);
     for (j.k = 0; j.k < w->nr; j.k++) {
         j.f.radius = w->prm[j.k];
+        hst__efused_prepare(&j.f);
         hst_parallel(hst__esw_fused_share, &j, hst__ethreads());
         if ((r = hst__esw_poll(w)) != HST_SUCCESS) return r;   /* the shares stopped early */
         hst_parallel(hst__esw_sum_share, &j, hst__ethreads());
