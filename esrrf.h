@@ -2357,7 +2357,7 @@ static hst_result hst__eacc(hst__eng *e, uint64_t ntp_max) {
             hst__egroup *g = &e->grp[k];
             size_t bytes = (size_t)e->acc_tps * g->tp_bytes;
             if ((r = hst_buffer_create(g->be[b], bytes, HST_MEM_RESIDENT, &g->acc[b])) != HST_SUCCESS) return r;
-            if (g->host) memset(hst_buffer_host_ptr(g->acc[b]), 0, bytes);
+            if (g->host) hst_parallel_memset(hst_buffer_host_ptr(g->acc[b]), 0, bytes);
             else if ((r = hst_fill(hst_backend_queue(g->be[b]), g->acc[b], zero, g->acc_elem, 0, bytes, 0, NULL, NULL)) != HST_SUCCESS ||
                      (r = hst_queue_finish(hst_backend_queue(g->be[b]))) != HST_SUCCESS)
                 return r;
@@ -4573,7 +4573,7 @@ static hst_result hst__elive_staging(hst_esrrf_live *lv, size_t bytes) {
     }
     for (k = 0; k < 2; k++) {
         if (!(lv->stage[k] = (unsigned char *)hst_backend_alloc(be, bytes))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-        memset(lv->stage[k], 0, bytes);   /* its pages now, not while frames arrive */
+        hst_parallel_memset(lv->stage[k], 0, bytes);   /* its pages now, not while frames arrive */
     }
     return HST_SUCCESS;
 }
@@ -4627,7 +4627,7 @@ static hst_result hst__elive_create(const hst_esrrf_desc *desc, hst_esrrf_dtype 
     bytes = r == HST_SUCCESS ? (size_t)(lv->cap + 1) * lv->e.in_frame_bytes : 0;
     if (r == HST_SUCCESS) r = hst__elive_staging(lv, bytes);
     for (k = 0; k < HST_ESRRF_NUM_MODES && r == HST_SUCCESS; k++)   /* the images' pages too: */
-        if (lv->e.img[k]) memset(lv->e.img[k], 0, lv->e.pixels * sizeof(float));   /* not at the end */
+        if (lv->e.img[k]) hst_parallel_memset(lv->e.img[k], 0, lv->e.pixels * sizeof(float));   /* not at the end */
     lv->e.piece_ran = hst__elive_ran;
     lv->e.piece_ran_user = lv;
     if (r == HST_SUCCESS) {

@@ -214,6 +214,7 @@ SHIM_TEST(test_shim_broadcast, sc_check_broadcast())
 SHIM_TEST(test_shim_signal, sc_check_signal())
 SHIM_TEST(test_shim_once, sc_check_once())
 SHIM_TEST(test_shim_parallel, sc_check_parallel())
+SHIM_TEST(test_shim_parallel_copies, sc_check_parallel_copies())
 SHIM_TEST(test_shim_system, sc_check_system())
 SHIM_TEST(test_shim_files, sc_check_files(getenv("HST_CACHE_DIR") ? getenv("HST_CACHE_DIR") : "/tmp"))
 SHIM_TEST(test_shim_file_lock, sc_check_file_lock(getenv("HST_CACHE_DIR") ? getenv("HST_CACHE_DIR") : "/tmp"))
@@ -231,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_shim_signal),
         cmocka_unit_test(test_shim_once),
         cmocka_unit_test(test_shim_parallel),
+        cmocka_unit_test(test_shim_parallel_copies),
         cmocka_unit_test(test_shim_system),
         cmocka_unit_test(test_shim_files),
         cmocka_unit_test(test_shim_file_lock),

@@ -232,6 +232,7 @@ static void run_shim(const char *dir) {
     check_line("shim-signal", sc_check_signal());
     check_line("shim-once", sc_check_once());
     check_line("shim-parallel", sc_check_parallel());
+    check_line("shim-parallel-copies", sc_check_parallel_copies());
     check_line("shim-system", sc_check_system());
     check_line("shim-files", sc_check_files(dir));
     check_line("shim-file-lock", sc_check_file_lock(dir));

@@ -348,6 +348,30 @@ SC_FN const char *sc_check_parallel(void) {
     return NULL;
 }
 
+/* ---- hst_parallel_memcpy / _memset: every byte, none beyond (sizes below one share, of
+   several shares and not a multiple of the share count) ------------------------------------ */
+SC_FN const char *sc_check_parallel_copies(void) {
+    static const size_t sizes[5] = {0, 1, 4097, (size_t)3 << 20, ((size_t)5 << 20) + 13};
+    const size_t guard = 64, most = ((size_t)5 << 20) + 13;
+    unsigned char *src = (unsigned char *)malloc(most + guard), *dst = (unsigned char *)malloc(most + guard);
+    const char *msg = NULL;
+    size_t i, k;
+    if (!src || !dst) msg = "out of host memory";
+    for (k = 0; k < 5 && !msg; k++) {
+        size_t n = sizes[k];
+        for (i = 0; i < most + guard; i++) { src[i] = (unsigned char)(i * 7 + 3); dst[i] = 0xEE; }
+        hst_parallel_memcpy(dst, src, n);
+        for (i = 0; i < n + guard && !msg; i++)
+            if (dst[i] != (i < n ? src[i] : 0xEE)) msg = "hst_parallel_memcpy: a byte wrong or written beyond";
+        hst_parallel_memset(dst, 0x5A, n);
+        for (i = 0; i < n + guard && !msg; i++)
+            if (dst[i] != (i < n ? 0x5A : 0xEE)) msg = "hst_parallel_memset: a byte wrong or written beyond";
+    }
+    free(src);
+    free(dst);
+    return msg;
+}
+
 /* ---- the system's facts ------------------------------------------------------------------- */
 SC_FN const char *sc_check_system(void) {
     long pid = hst_process_id();
