@@ -263,7 +263,8 @@ typedef struct hst_esrrf_desc {
                                        stream.h (3/4 of the device) */
     uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
                                        the stack, at least 16, at most what the budget holds:
-                                       stream.h's hst_stream_block_query) */
+                                       stream.h's hst_stream_block_query; on the host device
+                                       without TAC2: 32 MiB of RGC frames, >= 1) */
     hst_esrrf_progress_fn progress;
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
@@ -405,7 +406,8 @@ HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const
    size: HST_ERROR_SHAPE) leaves the session OPEN. The session holds the desc's backends
    (hst_backend_hold) until destroy: hst_backend_destroy refuses while it lives.
    Memory: the session stages pushed frames in two buffers of HST_ESRRF_LIVE_BLOCKS x
-   block_frames + 1 frames each (block_frames 0: 16; 258 MB each for 1000 x 1000 u16 frames); a
+   block_frames + 1 frames each (block_frames 0: 16, 258 MB each for 1000 x 1000 u16 frames; on
+   the host device without TAC2 the automatic block of hst_esrrf_desc.block_frames); a
    full buffer is a piece, handed to the worker. On an OpenCL device they are
    pinned host memory, kept on the first backend after destroy for the next session (the
    backend's hst_backend_destroy frees them; a backend with a device memory limit keeps none,
@@ -1490,8 +1492,13 @@ static hst_result hst__eread_slot(hst__eng *e, const hst__egroup *g, unsigned b,
         double *dst = e->sum + q * P;
         const void *src = e->rd;
         if (!(want & (1u << q))) continue;
-        if (g->host) src = (const unsigned char *)hst_buffer_host_ptr(g->acc[b]) + qoff;
-        else if (first && g->acc_elem == 8) {   /* straight into place */
+        if (g->host) {
+            src = (const unsigned char *)hst_buffer_host_ptr(g->acc[b]) + qoff;
+            if (first) {   /* the host's sums are doubles: a copy, on the cores */
+                hst_parallel_memcpy(dst, src, P * sizeof(double));
+                continue;
+            }
+        } else if (first && g->acc_elem == 8) {   /* straight into place */
             if ((r = hst_read(q_, g->acc[b], qoff, dst, P * 8, 1, 0, NULL, NULL)) != HST_SUCCESS) return r;
             continue;
         } else if ((r = hst_read(q_, g->acc[b], qoff, e->rd, P * g->acc_elem, 1, 0, NULL, NULL)) != HST_SUCCESS)
@@ -1502,7 +1509,7 @@ static hst_result hst__eread_slot(hst__eng *e, const hst__egroup *g, unsigned b,
         }
     }
     if (g->host) {
-        memset((unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off, 0, g->tp_bytes);
+        hst_parallel_memset((unsigned char *)hst_buffer_host_ptr(g->acc[b]) + off, 0, g->tp_bytes);
         return HST_SUCCESS;
     }
     return hst_fill(q_, g->acc[b], zero, g->acc_elem, off, g->tp_bytes, 0, NULL, NULL);
@@ -2301,6 +2308,21 @@ static void hst__eblock_split(hst__eng *e, uint64_t n) {
     if (b < e->block) e->block = b;
 }
 
+/* A batch call's automatic block on the host device where no mode needs the lag-1 sums (no
+   frame before a block is computed again, so HST__E_MIN_BLOCK's reason is gone): the block's RGC
+   frames within HST__E_HOST_BLOCK_BYTES, at least one frame, so that the temporal sums read them
+   from the last-level cache where they fit, and the ring holds that much rather than 16 or more
+   frames' (at 1000 x 1000, mag 5, 16 frames: 3.08 -> 1.54 GB of resident memory and 1.34x
+   faster on 2 cores). A live session's staging and pieces follow (HST_ESRRF_LIVE_BLOCKS such
+   blocks a piece). */
+#define HST__E_HOST_BLOCK_BYTES ((size_t)32 << 20)
+static void hst__ehost_block(hst__eng *e) {
+    size_t b = HST__E_HOST_BLOCK_BYTES / (e->pixels * sizeof(float));
+    if (e->d.block_frames || e->ngrp != 1 || !e->grp[0].host || e->grp[0].lag) return;
+    if (b < 1) b = 1;
+    if (b < e->block) e->block = b;
+}
+
 /* frames_per_timepoint above the n frames: n, as NanoPyx; said at info level (OUT_OF_RANGE:
    the value is outside what it can mean). */
 static void hst__eclamp(hst__eng *e, uint64_t n) {
@@ -2621,6 +2643,7 @@ static hst_result hst__eopen(hst__eng *e, const hst_esrrf_desc *desc, hst_esrrf_
     else if (n) e->block = (n + HST__E_TARGET_BLOCKS - 1) / HST__E_TARGET_BLOCKS;
     if (e->block < HST__E_MIN_BLOCK && !e->d.block_frames) e->block = HST__E_MIN_BLOCK;
     if (n && e->block > n) e->block = n;
+    hst__ehost_block(e);
     if ((r = hst__eacc(e, hst__eacc_want(e, n, ntp))) != HST_SUCCESS) return r;
     e->roll_dev = e->roll_w && hst__edevice_stats(e) && e->acc_tps >= e->roll_n;
     hst__eblock_split(e, n);
