@@ -876,7 +876,7 @@ static int hst__einterrupted(const hst_esrrf_desc *d) {
 
 /* Interruption inside the host device's stages and the sweep's host passes: each thread's share
    runs in pieces, the interruption checked before each, so an interrupted run stops within a
-   piece's work, not a block's (a host block is at least 16 frames: at 256 x 256 and mag 5,
+   piece's work, not a block's (a host block held 16 frames or more: at 256 x 256 and mag 5,
    400 frames in blocks of 25, the run went on 5-8 s after an interruption on 2 busy cores, now
    0.01-0.1 s). A piece is HST__E_POLL_ROWS magnified rows of one frame for the fused twin (at
    1280 columns, the shipped stack at mag 5, a few ms on one core), those rows' pixels of every
