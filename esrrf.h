@@ -263,8 +263,8 @@ typedef struct hst_esrrf_desc {
                                        stream.h (3/4 of the device) */
     uint64_t block_frames;          /* frames per streamed block; 0: automatic (about 1/16 of
                                        the stack, at least 16, at most what the budget holds:
-                                       stream.h's hst_stream_block_query; on the host device
-                                       without TAC2: 32 MiB of RGC frames, >= 1) */
+                                       stream.h's hst_stream_block_query; the host device
+                                       alone without TAC2: 32 MiB of RGC frames, >= 1) */
     hst_esrrf_progress_fn progress;
     void *progress_user;
     hst_esrrf_timepoint_fn on_timepoint;   /* required by the live API */
@@ -407,7 +407,7 @@ HST_API HST_NODISCARD hst_result hst_esrrf_run(const hst_esrrf_desc *desc, const
    (hst_backend_hold) until destroy: hst_backend_destroy refuses while it lives.
    Memory: the session stages pushed frames in two buffers of HST_ESRRF_LIVE_BLOCKS x
    block_frames + 1 frames each (block_frames 0: 16, 258 MB each for 1000 x 1000 u16 frames; on
-   the host device without TAC2 the automatic block of hst_esrrf_desc.block_frames); a
+   the host device alone without TAC2 the automatic block of hst_esrrf_desc.block_frames); a
    full buffer is a piece, handed to the worker. On an OpenCL device they are
    pinned host memory, kept on the first backend after destroy for the next session (the
    backend's hst_backend_destroy frees them; a backend with a device memory limit keeps none,
@@ -577,8 +577,9 @@ extern "C" {
 /* >>checks ----------------------------------------------------------------------------------- */
 #define HST__E_ACC_VALUES 5       /* per pixel and time point: S1, S2, lag-1 sum, first, last */
 /* Automatic blocks: about HST__E_TARGET_BLOCKS per stack, so uploads overlap compute and the
-   progress moves, of at least HST__E_MIN_BLOCK frames, since every block recomputes the frame
-   before it (the lag-1 product): 1/B extra work (6% at 16). */
+   progress moves, of at least HST__E_MIN_BLOCK frames, since with TAC2 every block recomputes
+   the frame before it (the lag-1 product): 1/B extra work (6% at 16). The host device alone
+   without TAC2: hst__ehost_block. */
 #define HST__E_TARGET_BLOCKS 16
 #define HST__E_MIN_BLOCK 16
 /* The choice between the paths measures each on pieces of a block, or of this many frames per
@@ -2308,7 +2309,7 @@ static void hst__eblock_split(hst__eng *e, uint64_t n) {
     if (b < e->block) e->block = b;
 }
 
-/* A batch call's automatic block on the host device where no mode needs the lag-1 sums (no
+/* The automatic block where the host device runs alone and no mode needs the lag-1 sums (no
    frame before a block is computed again, so HST__E_MIN_BLOCK's reason is gone): the block's RGC
    frames within HST__E_HOST_BLOCK_BYTES, at least one frame, so that the temporal sums read them
    from the last-level cache where they fit, and the ring holds that much rather than 16 or more

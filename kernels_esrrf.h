@@ -2244,11 +2244,11 @@ static const char hst__esrrf_src_temporal[] =
 "  while (z < end) {\n"
 "    __global HST_EACC *a = acc + (tp % acc_tps) * 5 * P + i;\n"
 "    HST_EACC s1 = a[0], s2 = a[P], s3 = a[2 * P];\n"
-"    ulong n = min(end - z, T - t), first = t == 0; /* the time point's frames here */\n"
+"    ulong n = min(end - z, T - t), first = t == 0, g0 = g; /* the time point's frames here */\n"
 "    /* no store in the loop, and its count known before it: the frames' loads can be in\n"
 "       flight together (a store to acc between them, which may alias rgc, or an exit test\n"
-"       between them, kept one load in flight an item); the time point's first and last frames\n"
-"       can only be the loop's first and last, read again after it (from the cache) */\n"
+"       between them, kept one load in flight an item); the time point's first frame and its\n"
+"       last (or the acquisition's last) are read again after it (from the cache) */\n"
 "#pragma unroll 4\n"
 "    for (ulong k = 0; k < n; ++k) {\n"
 "      HST_EACC x = (HST_EACC)rgc[(z + k) * P + i];\n"
@@ -2267,10 +2267,13 @@ static const char hst__esrrf_src_temporal[] =
 "    a[P] = s2;\n"
 "    a[2 * P] = s3;\n"
 "    if (first) a[3 * P] = a[3 * P] + (HST_EACC)rgc[z * P + i];\n"
+"    /* the acquisition's last frame among these, then the time point's last, once if one */\n"
+"    ulong zl = frames_total > g0 && frames_total - g0 <= n ? z + (frames_total - 1 - g0) : end;\n"
+"    if (zl < end) a[4 * P] = a[4 * P] + (HST_EACC)rgc[zl * P + i];\n"
 "    z += n;\n"
 "    t += n;\n"
 "    g += n;\n"
-"    if (t == T || g == frames_total) a[4 * P] = a[4 * P] + (HST_EACC)rgc[(z - 1) * P + i];\n"
+"    if (t == T && zl != z - 1) a[4 * P] = a[4 * P] + (HST_EACC)rgc[(z - 1) * P + i];\n"
 "    t = 0;\n"
 "    tp = tp + 1;\n"
 "  }\n"
@@ -4120,7 +4123,8 @@ HST__KDEF void hst_k_esrrf_rgc_fused_host(const float *frames, float *rgc, uint3
 #endif
 
 /* One frame's terms into the sums of n pixels (s1 = acc, then acc + P, ... as the kernel's five
-   sums): x its values, prev the frame before in the same time point (NULL at its first frame),
+   sums): x its values, prev the frame before in the same time point (NULL at its first frame,
+   and without the lag-1 sums),
    first / last whether it is the time point's first / last frame. Each loop one sum, pixels
    inner, so the compiler vectorises it; one operation per statement (no contraction). */
 HST__E_INL void hst__e_temporal_frame(double *acc, size_t P, const float *x, const float *prev, int first,
@@ -4151,15 +4155,10 @@ HST__E_INL void hst__e_temporal_frame(double *acc, size_t P, const float *x, con
 
 /* hst__e_temporal_frame of a whole chunk, its count a constant: gcc's -O2 vectorises only
    loops whose count needs no scalar remainder, and left the run-time count's loops scalar
-   (11% of the host CLI's processor time on the shipped stack); in the widest build the CPU
-   runs (hst__e_isa), each lane the portable operations, so the same bits */
+   (11% of the host CLI's processor time on the shipped stack); built for AVX2 where the CPU
+   has it (hst__e_isa >= 1), each lane the portable operations, so the same bits (no FMA in
+   its target: gnu-mode gcc could contract x * x + s otherwise) */
 #if HST__E_AVX2
-__attribute__((target(HST__E_T512))) static void
-hst__e_temporal_chunk512(double *acc, size_t P, const float *x, const float *prev, int first, int last)
-{
-    hst__e_temporal_frame(acc, P, x, prev, first, last, HST__E_TEMPORAL_CHUNK);
-}
-
 __attribute__((target("avx2"))) static void
 hst__e_temporal_chunk256(double *acc, size_t P, const float *x, const float *prev, int first, int last)
 {
@@ -4167,17 +4166,13 @@ hst__e_temporal_chunk256(double *acc, size_t P, const float *x, const float *pre
 }
 #endif
 
-/* One frame's terms into n <= HST__E_TEMPORAL_CHUNK pixels' sums in the build for isa (2
-   AVX-512, 1 AVX2, 0 portable) */
+/* One frame's terms into n <= HST__E_TEMPORAL_CHUNK pixels' sums in the build for isa (>= 1:
+   AVX2, 0 portable) */
 static void hst__e_temporal_step(int isa, double *acc, size_t P, const float *x, const float *prev, int first,
                                  int last, size_t n)
 {
 #if HST__E_AVX2
-    if (n == HST__E_TEMPORAL_CHUNK && isa == 2) {
-        hst__e_temporal_chunk512(acc, P, x, prev, first, last);
-        return;
-    }
-    if (n == HST__E_TEMPORAL_CHUNK && isa == 1) {
+    if (n == HST__E_TEMPORAL_CHUNK && isa >= 1) {
         hst__e_temporal_chunk256(acc, P, x, prev, first, last);
         return;
     }
@@ -4188,6 +4183,7 @@ static void hst__e_temporal_step(int isa, double *acc, size_t P, const float *x,
     else
         hst__e_temporal_frame(acc, P, x, prev, first, last, n);
 }
+
 HST__KDEF void hst_k_esrrf_temporal_host(const float *rgc, double *acc, uint32_t pixels,
                                        uint64_t frames_per_tp, uint32_t acc_tps, uint64_t frame0,
                                        uint32_t skip, uint64_t frames_total, uint32_t i0,

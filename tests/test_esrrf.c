@@ -1168,6 +1168,32 @@ static void block_args(hst_karg *a, uint64_t n)
     a[4] = hst_karg_int(0);
 }
 
+/* The temporal kernel against its twin where the acquisition's last frame (frames_total - 1)
+   lies inside a launch's frames: (T, frames_total) = (all, 3): that frame alone is a last one;
+   (2, 4): it is a time point's last too, added once; (5, 3): both it and the time point's last
+   (all time points into one slot of the sums) */
+static void temporal_last_frames(hst_buffer *br, const float *rgc, uint32_t P, uint32_t N)
+{
+    static const uint64_t T[3] = {0, 2, 5}, total[3] = {3, 4, 3};
+    double *acc = (double *)xcalloc((size_t)5 * P, sizeof(double));
+    hst_buffer *bacc;
+    hst_karg a[13];
+    int c;
+    for (c = 0; c < 3; c++) {
+        memset(acc, 0, (size_t)5 * P * sizeof(double));
+        hst_k_esrrf_temporal_host(rgc, acc, P, T[c], 1, 0, 0, total[c], 0, P, 0, 0, N, 1);
+        bacc = dev_copy(NULL, (size_t)5 * P * sizeof(double));
+        a[0] = hst_karg_buffer(br); a[1] = hst_karg_buffer(bacc); a[2] = hst_karg_uint(P);
+        a[3] = hst_karg_ulong(T[c]); a[4] = hst_karg_uint(1); a[5] = hst_karg_ulong(0); a[6] = hst_karg_uint(0);
+        a[7] = hst_karg_ulong(total[c]);
+        block_args(a + 8, N);
+        launch_declared(HST_KESRRF_TEMPORAL, a, 13, 0, 0, P, 0);
+        dev_expect("temporal, the acquisition's last frame inside", bacc, acc, (size_t)5 * P * sizeof(double));
+        hst_buffer_destroy(bacc);
+    }
+    free(acc);
+}
+
 static void test_declared(void **state)
 {
     const uint32_t N = 5, rows = 9, cols = 7, mag = 3, px = rows * cols, P = px * mag * mag;
@@ -1253,6 +1279,7 @@ static void test_declared(void **state)
         block_args(a + 8, N);
         launch_declared(HST_KESRRF_TEMPORAL, a, 13, 0, 0, P, 0);
         dev_expect("temporal", bacc, acc, (size_t)5 * P * sizeof(double));
+        temporal_last_frames(br, rgc, P, N);
         /* stat(acc, image | ulong first, uint pixels, uint frames, int mode): TAC2 */
         hst_k_esrrf_finalize(2, acc, P, N, img);
         bo = dev_copy(NULL, (size_t)P * sizeof(float));

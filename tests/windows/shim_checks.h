@@ -352,7 +352,7 @@ SC_FN const char *sc_check_parallel(void) {
    several shares and not a multiple of the share count) ------------------------------------ */
 SC_FN const char *sc_check_parallel_copies(void) {
     static const size_t sizes[5] = {0, 1, 4097, (size_t)3 << 20, ((size_t)5 << 20) + 13};
-    const size_t guard = 64, most = ((size_t)5 << 20) + 13;
+    const size_t guard = 64, most = sizes[4];
     unsigned char *src = (unsigned char *)malloc(most + guard), *dst = (unsigned char *)malloc(most + guard);
     const char *msg = NULL;
     size_t i, k;
