@@ -39,7 +39,8 @@
    when its frame is read, naming its page. A thread of its own reads the blocks, up to two
    ahead of the one pushed, so that the disk and the device work at once ("reader thread").
    Host memory: the blocks read (the one pushed and two ahead: 3 x block frames), the live
-   session's staging (esrrf.h: two buffers of 8 x block + 1 frames), one time point's images
+   session's staging (esrrf.h: two buffers of 8 x its block + 1 frames; its block is --block,
+   else the library's own, 16 frames at most), one time point's images
    and, for the preview, the per-pixel sums of the frames and (several time points) of the
    first mode's images: independent of the number of frames. The images are the batch call's bits (esrrf.h:
    the live API with any push sizes gives them). --sweep and --quality read the whole stack into
@@ -299,14 +300,16 @@ static void help(void)
 "  --budget-mib M           device memory for the stream of frames, MiB; 0 = automatic\n"
 "                           (about half the device's memory)                      [0]\n"
 "  --block N                frames per block read from the file and streamed (a count);\n"
-"                           0 = automatic: 16 (--sweep, --quality: about 1/16 of the\n"
-"                           stack, at least 16, as the budget allows)             [0]\n"
+"                           0 = automatic: 16 read at a time, streamed in the library's\n"
+"                           own blocks (--sweep, --quality: about 1/16 of the stack,\n"
+"                           at least 16, as the budget allows)                    [0]\n"
 "\n"
 "Large stacks: the frames are read block by block while the device computes, and each time\n"
-"point is written as soon as it is done: host memory is about 19 x --block + 2 frames (the\n"
-"block pushed, two blocks read ahead meanwhile and the two staging buffers of esrrf.h's live\n"
-"session), one time point's images per mode and the preview's sums (--no-preview: none),\n"
-"whatever the number of frames (--sweep and --quality hold the whole stack). Interrupted (a\n"
+"point is written as soon as it is done: host memory is about 19 x --block + 2 frames, at\n"
+"most 19 x 16 + 2 without it (the block pushed, two blocks read ahead meanwhile and the two\n"
+"staging buffers of esrrf.h's live session), one time point's images per mode and the\n"
+"preview's sums (--no-preview: none), whatever the number of frames (--sweep and --quality\n"
+"hold the whole stack). Interrupted (a\n"
 "signal, an error) a run leaves no output at all, never a partial TIFF: the files are renamed\n"
 "into place when all are complete. With --drift: one frame's float32 copy per frame of a block\n"
 "more (its correction).\n"
@@ -1814,6 +1817,13 @@ static void series_label(const run *u, uint64_t i, char *buf, size_t bytes)
                                  bench/RESULTS.md). */
 #endif
 #define READ_RING (READ_AHEAD_BLOCKS + 1)   /* the block being used, and those read ahead */
+#define READ_BLOCK 16   /* frames a block read without --block: a live session's automatic block
+                           at most (esrrf.h), so that each push fills at least one of its blocks */
+
+/* Frames per block read from the file: --block, else READ_BLOCK. Without --block the library
+   picks its own block (desc.block_frames 0; make_desc): the host device alone without TAC2
+   stages 32 MiB of RGC frames a block, one frame at 1000 x 1000, mag 5, not 16 (1.6 GB). */
+static uint64_t read_block(const options *o) { return o->block ? o->block : READ_BLOCK; }
 
 typedef struct prefetch {
     io_reader *rd;                 /* read by the thread alone while it runs */
@@ -1993,7 +2003,7 @@ static hst_result drift_pass(run *u, const hst_drift_desc *dd, uint64_t i, doubl
                              size_t err_bytes)
 {
     job *j = &u->j;
-    uint64_t block = u->o.block ? u->o.block : 16, k, n;
+    uint64_t block = read_block(&u->o), k, n;
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
     hst_drift *ds = NULL;
     const void *buf;
@@ -2151,7 +2161,7 @@ static hst_result stream_series(run *u, prefetch *pf, float *fixed, int *read_fa
 {
     job *j = &u->j;
     hst_esrrf_live *lv = NULL;
-    uint64_t k, n, block = u->d.block_frames;
+    uint64_t k, n, block = pf->block;
     io_dtype pushed = fixed ? IO_F32 : j->st.dtype;
     size_t px = (size_t)j->st.rows * j->st.cols;
     const void *buf;
@@ -2186,7 +2196,7 @@ static void add_report(hst_esrrf_report *rep, const hst_esrrf_report *sum)
 static int compute_streamed(run *u)
 {
     job *j = &u->j;
-    uint64_t block = u->o.block ? u->o.block : 16;
+    uint64_t block = read_block(&u->o);
     size_t px = (size_t)j->st.rows * j->st.cols, esz = io_dtype_bytes(j->st.dtype);
     prefetch pf;   /* the blocks, read ahead on a thread of their own */
     float *fixed = NULL;   /* --drift: the block corrected, pushed instead */
@@ -2199,7 +2209,6 @@ static int compute_streamed(run *u)
        HST_ESRRF_LIVE_BLOCKS blocks) and the reader thread for a slot of its ring: the system is
        asked for a piece and two blocks ahead of the reader's read. */
     io_reader_read_ahead(j->rd, (HST_ESRRF_LIVE_BLOCKS + 2) * block);
-    u->d.block_frames = block;
     u->d.on_timepoint = on_timepoint;
     u->d.timepoint_user = u;
     u->d.progress = on_stream_progress;
