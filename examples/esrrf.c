@@ -2209,6 +2209,7 @@ static int compute_streamed(run *u)
        HST_ESRRF_LIVE_BLOCKS blocks) and the reader thread for a slot of its ring: the system is
        asked for a piece and two blocks ahead of the reader's read. */
     io_reader_read_ahead(j->rd, (HST_ESRRF_LIVE_BLOCKS + 2) * block);
+    if (u->o.block) u->d.block_frames = block;   /* --block, at most the frames; else the library's */
     u->d.on_timepoint = on_timepoint;
     u->d.timepoint_user = u;
     u->d.progress = on_stream_progress;

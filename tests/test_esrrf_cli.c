@@ -756,6 +756,24 @@ static void test_good_timepoint_remainder_and_clamp(void **state)
     assert_non_null(strstr(err_text, "--frames-per-timepoint 7 is more than the 6 frames: clamped to 6"));
 }
 
+/* The streamed run's block: without --block the library's own (the host device without TAC2:
+   32 MiB of RGC frames, 8 of 1024 x 1024 at mag 4), where the CLI once passed its read block of
+   16; --block N sets it (at most the frames). The report names it. */
+static void test_good_library_block(void **state)
+{
+    char p[400];
+    (void)state;
+    SKIP_WITHOUT_BIN();
+    path_in(p, sizeof p, dir, "blocks_u16.tif");
+    write_tiff(p, 0, 10, 256, 256, 16, 1, NULL);
+    assert_int_equal(run("--device", "host", "--mag", "4", "--no-preview", p, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "(blocks of 8 frames;"));
+    assert_int_equal(run("--device", "host", "--mag", "4", "--block", "16", "--no-preview", p, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "(blocks of 10 frames;"));
+    assert_int_equal(run("--device", "host", "--mag", "4", "--block", "3", "--no-preview", p, out_tif, NULL), 0);
+    assert_non_null(strstr(out_text, "(blocks of 3 frames;"));
+}
+
 static void test_good_chained_imagej_float(void **state)
 {
     char p[400];
@@ -3102,6 +3120,7 @@ int main(void)
         CLI_TEST(test_sweep),
         CLI_TEST(test_quality),
         CLI_TEST(test_sweep_bad_usage),
+        CLI_TEST(test_good_library_block),
         CLI_TEST(test_good_chained_imagej_float),
         CLI_TEST(test_nonfinite_pixels),
         CLI_TEST(test_cli_equals_batch),
