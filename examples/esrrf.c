@@ -309,10 +309,9 @@ static void help(void)
 "most 19 x 16 + 2 without it (the block pushed, two blocks read ahead meanwhile and the two\n"
 "staging buffers of esrrf.h's live session), one time point's images per mode and the\n"
 "preview's sums (--no-preview: none), whatever the number of frames (--sweep and --quality\n"
-"hold the whole stack). Interrupted (a\n"
-"signal, an error) a run leaves no output at all, never a partial TIFF: the files are renamed\n"
-"into place when all are complete. With --drift: one frame's float32 copy per frame of a block\n"
-"more (its correction).\n"
+"hold the whole stack). Interrupted (a signal, an error) a run leaves no output at all, never\n"
+"a partial TIFF: the files are renamed into place when all are complete. With --drift: one\n"
+"frame's float32 copy per frame of a block more (its correction).\n"
 "\n");
     printf(
 "Parameter sweep and quality:\n"
