@@ -942,6 +942,134 @@ static void test_out_of_memory(void **state) {
     free(fv); free(out); free(want);
 }
 
+/* ------------------------------------------------------------------------------------------
+   Interpolation's kernel against its twin, bit for bit: the same inputs (random grid, taps'
+   polynomials and points, the edges of the periodic wrap included) through hst_launch_kernel on
+   the device under test and on the host device (whose twin interpolates pairs of points with
+   their rows interleaved, one point at a time where either crosses the grid's edge). */
+#define TWIN_M 1001u
+
+typedef struct twin_case {
+    unsigned dim, w;
+    int32_t nf[3];
+    size_t real;   /* 4: c64, 8: c128 */
+} twin_case;
+
+/* n reals of v (double) as the case's real type, into an array of be. */
+static hst_array *reals_array(hst_backend *be, size_t real, const double *v, size_t n) {
+    hst_array *a = NULL;
+    size_t i;
+    float *f = (float *)malloc(n * sizeof(float));
+    assert_non_null(f);
+    for (i = 0; i < n; i++) f[i] = (float)v[i];
+    assert_int_equal(hst_array_from_host(be, real == 4 ? HST_F32 : HST_F64, 1, &n,
+                                         real == 4 ? (const void *)f : (const void *)v, &a), HST_SUCCESS);
+    free(f);
+    return a;
+}
+
+static hst_array *ints_array(hst_backend *be, hst_dtype dt, const void *v, size_t n) {
+    hst_array *a = NULL;
+    assert_int_equal(hst_array_from_host(be, dt, 1, &n, v, &a), HST_SUCCESS);
+    return a;
+}
+
+/* The case's interpolation on be: out gets 2 m reals' bytes. */
+static void twin_interp(hst_backend *be, const twin_case *tc, const int32_t *base, const double *off,
+                        const uint32_t *perm, const double *coef, size_t ncoef, const double *grid,
+                        size_t ngrid, int32_t g[16], void *out) {
+    size_t m = TWIN_M, nc = 2 * m;
+    double *cinit = (double *)malloc(nc * sizeof(double));
+    hst_array *ab, *ao, *ap, *ag, *ac, *acoef;
+    hst_karg a[9];
+    hst_launch_desc d;
+    char options[96];
+    size_t i;
+    assert_non_null(cinit);
+    for (i = 0; i < nc; i++) cinit[i] = -7.0;
+    ab = ints_array(be, HST_I32, base, 3 * m);
+    ap = ints_array(be, HST_I32, perm, m);
+    ao = reals_array(be, tc->real, off, 3 * m);
+    ag = reals_array(be, tc->real, grid, ngrid);
+    ac = reals_array(be, tc->real, cinit, nc);
+    acoef = reals_array(be, tc->real, coef, ncoef);
+    snprintf(options, sizeof options, "-D HST_NU_W0=%d -D HST_NU_W=%u -D HST_NU_DEG=%d%s", (int)g[9], tc->w,
+             HST_K_NUFFT_DEGREE((int)tc->w), tc->real == 8 ? " -D HST_NU_F64" : "");
+    a[0] = hst_karg_buffer(hst_array_buffer(ab)); a[1] = hst_karg_buffer(hst_array_buffer(ao));
+    a[2] = hst_karg_buffer(hst_array_buffer(ap)); a[3] = hst_karg_buffer(hst_array_buffer(ag));
+    a[4] = hst_karg_buffer(hst_array_buffer(ac)); a[5] = hst_karg_uint((uint32_t)m);
+    a[6] = hst_karg_value(16 * sizeof(int32_t), g); a[7] = hst_karg_buffer(hst_array_buffer(acoef));
+    a[8] = hst_karg_ulong(0);
+    memset(&d, 0, sizeof d);
+    d.family = hst_kernels_nufft_family();
+    d.options = options;
+    d.kernel = HST_KNUFFT_INTERP + (tc->real == 8 ? HST_KNUFFT_F64 : 0);
+    d.range.dims = 1;
+    d.range.global[0] = m;
+    d.args = a;
+    d.num_args = 9;
+    assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
+    assert_int_equal(hst_array_read(ac, out, nc * tc->real), HST_SUCCESS);
+    hst_array_destroy(ab); hst_array_destroy(ao); hst_array_destroy(ap);
+    hst_array_destroy(ag); hst_array_destroy(ac); hst_array_destroy(acoef);
+    free(cinit);
+}
+
+/* The case's inputs (kernels_nufft.h's conventions: base in [-w/2, nf), off in [-w/2, -w/2 + 1),
+   the taps past w zero, a 2-D problem's axis 0 the constant 1), run on both backends. */
+static void check_interp_twin(hst_backend *be, hst_backend *host, const twin_case *tc) {
+    unsigned lanes = tc->real == 4 ? HST_K_NUFFT_LANES : HST_K_NUFFT_LANES_F64, a, k, t, lead = 3 - tc->dim;
+    int deg = HST_K_NUFFT_DEGREE((int)tc->w);
+    size_t m = TWIN_M, j, ncoef = 3 * (size_t)(deg + 1) * lanes;
+    size_t ngrid = 2 * ((size_t)tc->nf[0] * (size_t)tc->nf[1] * (size_t)tc->nf[2] + lanes);
+    int32_t g[16], *base = (int32_t *)malloc(3 * m * sizeof(int32_t));
+    uint32_t *perm = (uint32_t *)malloc(m * sizeof(uint32_t));
+    double *off = (double *)malloc(3 * m * sizeof(double)), *coef = (double *)calloc(ncoef, sizeof(double));
+    double *grid = (double *)malloc(ngrid * sizeof(double));
+    unsigned char *want = (unsigned char *)malloc(2 * m * tc->real), *got = (unsigned char *)malloc(2 * m * tc->real);
+    assert_true(base && perm && off && coef && grid && want && got);
+    for (a = 0; a < 3; a++) {
+        int real = a >= lead, w = real ? (int)tc->w : 1;
+        g[a] = tc->nf[a]; g[3 + a] = real ? 8 : 1; g[6 + a] = (tc->nf[a] + g[3 + a] - 1) / g[3 + a];
+        g[9 + a] = w; g[12 + a] = real ? (w + 1) / 2 : 0;
+        for (k = 0; k <= (unsigned)deg; k++)
+            for (t = 0; t < (unsigned)w; t++)
+                coef[((size_t)a * (deg + 1) + k) * lanes + t] = real ? 2.0 * uniform() - 1.0 : k == (unsigned)deg;
+        for (j = 0; j < m; j++) {
+            int lo = -w / 2, span = tc->nf[a] - lo;
+            base[a * m + j] = !real ? 0 : j == 0 ? lo : j == 1 ? tc->nf[a] - 1 : lo + (int)(uniform() * span);
+            off[a * m + j] = real ? -w / 2.0 + uniform() : 0.0;
+        }
+    }
+    g[15] = 1024;
+    for (j = 0; j < m; j++) perm[j] = (uint32_t)j;
+    for (j = m - 1; j > 0; j--) {   /* Fisher-Yates */
+        size_t r = (size_t)(uniform() * (double)(j + 1));
+        uint32_t x = perm[j]; perm[j] = perm[r]; perm[r] = x;
+    }
+    for (j = 0; j < ngrid; j++) grid[j] = 2.0 * uniform() - 1.0;
+    twin_interp(host, tc, base, off, perm, coef, ncoef, grid, ngrid, g, want);
+    twin_interp(be, tc, base, off, perm, coef, ncoef, grid, ngrid, g, got);
+    printf("# interp %u-D (%d, %d, %d) w %u %s: %s\n", tc->dim, tc->nf[0], tc->nf[1], tc->nf[2], tc->w,
+           tc->real == 4 ? "c64" : "c128", memcmp(want, got, 2 * m * tc->real) ? "differs" : "same bits");
+    assert_memory_equal(want, got, 2 * m * tc->real);
+    free(base); free(perm); free(off); free(coef); free(grid); free(want); free(got);
+}
+
+static void test_interp_twin_bits(void **state) {
+    static const twin_case cases[] = {{2, 7, {1, 40, 24}, 4}, {3, 7, {16, 20, 14}, 4}, {3, 2, {8, 6, 10}, 4},
+                                      {2, 13, {1, 30, 28}, 8}, {3, 10, {20, 22, 24}, 8}};
+    hst_backend *host;
+    hst_backend_desc bd;
+    size_t i;
+    memset(&bd, 0, sizeof bd);
+    bd.device = "host";
+    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (cases[i].real == 4 || hst_backend_device(BE(state))->fp64) check_interp_twin(BE(state), host, &cases[i]);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_accuracy_2d, reset_log),
@@ -957,6 +1085,7 @@ int main(void) {
         cmocka_unit_test_setup(test_c128_devices_agree, reset_log),
         cmocka_unit_test_setup(test_c128_errors, reset_log),
         cmocka_unit_test_setup(test_spread_global, reset_log),
+        cmocka_unit_test_setup(test_interp_twin_bits, reset_log),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
