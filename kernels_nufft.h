@@ -102,8 +102,8 @@ extern "C" {
    range: spread's, subproblems [offset / G, ceil((offset + global) / G)) with G = range.local
    (1 when 0: a work-group per work-item), its __local tile then the host's scratch, which must
    hold the twin's tile (L complex reals more than the kernel's); interp's, sorted points
-   [offset, min(offset + global, m)), spread_gm's likewise; to_modes' and to_grid's have no
-   sub-range: they write the whole array whatever the range (launch them over all of it). deg is
+   [offset, min(offset + global, m)), spread_gm's likewise; to_modes' and to_grid's, the
+   elements [offset, min(offset + global, n)) of what they write (n its elements). deg is
    HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. The c128 kernels are
    the _F64 ids: the same kernels built with -D HST_NU_F64, their twins the _f64 functions
    (the same code over double and 16 lanes: kernels_nufft.h instantiates it twice; the hot
@@ -163,13 +163,14 @@ HST_API void hst_k_nufft_spread_host(const int32_t *base, const float *off, cons
 HST_API void hst_k_nufft_interp_host(const int32_t *base, const float *off, const uint32_t *perm,
                                      const float *grid, float *c, uint32_t m, const int32_t g[16],
                                      const float *coef, int deg, uint32_t j0, uint32_t j1);
-/* Type 1's last step: f (nm0, nm1, nm2) c64 from grid (nf0, nf1, nf2). nf, nm: 4 ints (the
-   fourth unused). Thread-safe. */
+/* Type 1's last step: f (nm0, nm1, nm2) c64 from grid (nf0, nf1, nf2), f's elements [i0, i1)
+   (C order). nf, nm: 4 ints (the fourth unused). Thread-safe (disjoint ranges). */
 HST_API void hst_k_nufft_to_modes_host(const float *grid, float *f, const float *corr,
-                                       const int32_t nf[4], const int32_t nm[4]);
-/* Type 2's first step: grid (nf0, nf1, nf2) c64 from f (nm0, nm1, nm2). Thread-safe. */
+                                       const int32_t nf[4], const int32_t nm[4], size_t i0, size_t i1);
+/* Type 2's first step: grid (nf0, nf1, nf2) c64 from f (nm0, nm1, nm2), the grid's elements
+   [i0, i1). Thread-safe (disjoint ranges). */
 HST_API void hst_k_nufft_to_grid_host(const float *f, float *grid, const float *corr,
-                                      const int32_t nf[4], const int32_t nm[4]);
+                                      const int32_t nf[4], const int32_t nm[4], size_t i0, size_t i1);
 /* Type 1's global-memory spreading (spread_gm) of sorted points [j0, j1) into grid, plain adds
    (one thread at a time on a grid). */
 HST_API void hst_k_nufft_spread_gm_host(const int32_t *base, const float *off, const uint32_t *perm,
@@ -187,9 +188,9 @@ HST_API void hst_k_nufft_interp_host_f64(const int32_t *base, const double *off,
                                          const double *grid, double *c, uint32_t m, const int32_t g[16],
                                          const double *coef, int deg, uint32_t j0, uint32_t j1);
 HST_API void hst_k_nufft_to_modes_host_f64(const double *grid, double *f, const double *corr,
-                                           const int32_t nf[4], const int32_t nm[4]);
+                                           const int32_t nf[4], const int32_t nm[4], size_t i0, size_t i1);
 HST_API void hst_k_nufft_to_grid_host_f64(const double *f, double *grid, const double *corr,
-                                          const int32_t nf[4], const int32_t nm[4]);
+                                          const int32_t nf[4], const int32_t nm[4], size_t i0, size_t i1);
 HST_API void hst_k_nufft_spread_gm_host_f64(const int32_t *base, const double *off, const uint32_t *perm,
                                             const double *c, double *grid, uint32_t m, const int32_t g[16],
                                             const double *coef, int deg, uint32_t j0, uint32_t j1);
@@ -940,43 +941,52 @@ HST__KDEF void HST__NU_N(hst_k_nufft_spread_gm_host)(const int32_t *base, const 
     }
 }
 
+/* The modes' twins go by lines along axis 2 (the fastest), each a part of one: [e0, e1) of
+   line l = e0 / n2 of n1 lines a plane. */
+#define HST__NU_LINES(e0, e1, n1, n2, l, x0, x1, x2, end)                                    \
+    for (l = (e0) / (size_t)(n2), x2 = (int)((e0) % (size_t)(n2)); (l) * (size_t)(n2) < (e1);   \
+         l++, x2 = 0)                                                                          \
+        if (x0 = (int)((l) / (size_t)(n1)), x1 = (int)((l) % (size_t)(n1)),                    \
+            end = (e1) < ((l) + 1) * (size_t)(n2) ? (int)((e1) - (l) * (size_t)(n2)) : (n2), 1)
+
 HST__KDEF void HST__NU_N(hst_k_nufft_to_modes_host)(const HST__NU_R *grid, HST__NU_R *f, const HST__NU_R *corr,
-                                         const int32_t nf[4], const int32_t nm[4])
+                                         const int32_t nf[4], const int32_t nm[4], size_t e0, size_t e1)
 {
-    int i0, i1, i2;
-    size_t i = 0;
-    for (i0 = 0; i0 < nm[0]; i0++)
-        for (i1 = 0; i1 < nm[1]; i1++)
-            for (i2 = 0; i2 < nm[2]; i2++, i++) {
-                size_t gi = ((size_t)hst__nu_fine(i0, nm[0], nf[0]) * (size_t)nf[1]
-                             + (size_t)hst__nu_fine(i1, nm[1], nf[1])) * (size_t)nf[2]
-                            + (size_t)hst__nu_fine(i2, nm[2], nf[2]);
-                HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
-                f[2 * i] = grid[2 * gi] * s;
-                f[2 * i + 1] = grid[2 * gi + 1] * s;
-            }
+    size_t l;
+    int i0, i1, i2, end;
+    HST__NU_LINES(e0, e1, nm[1], nm[2], l, i0, i1, i2, end) {
+        size_t row = ((size_t)hst__nu_fine(i0, nm[0], nf[0]) * (size_t)nf[1]
+                      + (size_t)hst__nu_fine(i1, nm[1], nf[1])) * (size_t)nf[2];
+        for (; i2 < end; i2++) {
+            size_t i = l * (size_t)nm[2] + (size_t)i2, gi = row + (size_t)hst__nu_fine(i2, nm[2], nf[2]);
+            HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
+            f[2 * i] = grid[2 * gi] * s;
+            f[2 * i + 1] = grid[2 * gi + 1] * s;
+        }
+    }
 }
 
 HST__KDEF void HST__NU_N(hst_k_nufft_to_grid_host)(const HST__NU_R *f, HST__NU_R *grid, const HST__NU_R *corr,
-                                        const int32_t nf[4], const int32_t nm[4])
+                                        const int32_t nf[4], const int32_t nm[4], size_t e0, size_t e1)
 {
-    int g0, g1, g2;
-    size_t i = 0;
-    for (g0 = 0; g0 < nf[0]; g0++)
-        for (g1 = 0; g1 < nf[1]; g1++)
-            for (g2 = 0; g2 < nf[2]; g2++, i++) {
-                int i0 = hst__nu_mode(g0, nm[0], nf[0]), i1 = hst__nu_mode(g1, nm[1], nf[1]);
-                int i2 = hst__nu_mode(g2, nm[2], nf[2]);
-                HST__NU_R re = 0.0f, im = 0.0f;
-                if (i0 >= 0 && i1 >= 0 && i2 >= 0) {
-                    size_t fi = ((size_t)i0 * (size_t)nm[1] + (size_t)i1) * (size_t)nm[2] + (size_t)i2;
-                    HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
-                    re = f[2 * fi] * s;
-                    im = f[2 * fi + 1] * s;
-                }
-                grid[2 * i] = re;
-                grid[2 * i + 1] = im;
+    size_t l;
+    int g0, g1, g2, end;
+    HST__NU_LINES(e0, e1, nf[1], nf[2], l, g0, g1, g2, end) {
+        int i0 = hst__nu_mode(g0, nm[0], nf[0]), i1 = hst__nu_mode(g1, nm[1], nf[1]);
+        for (; g2 < end; g2++) {
+            size_t i = l * (size_t)nf[2] + (size_t)g2;
+            int i2 = hst__nu_mode(g2, nm[2], nf[2]);
+            HST__NU_R re = 0.0f, im = 0.0f;
+            if (i0 >= 0 && i1 >= 0 && i2 >= 0) {
+                size_t fi = ((size_t)i0 * (size_t)nm[1] + (size_t)i1) * (size_t)nm[2] + (size_t)i2;
+                HST__NU_R s = (corr[i0] * corr[nm[0] + i1]) * corr[nm[0] + nm[1] + i2];
+                re = f[2 * fi] * s;
+                im = f[2 * fi + 1] * s;
             }
+            grid[2 * i] = re;
+            grid[2 * i + 1] = im;
+        }
+    }
 }
 
 /* The twins as declared kernels' twins: the arguments unpacked, over the launched range (see
@@ -1018,20 +1028,29 @@ static void HST__NU_N(hst__kt_nufft_spread_gm)(const hst_karg *a, const hst_rang
                                           HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
 }
 
+/* [e0, e1): the launched range's elements of the n = d0 d1 d2 written (d: nm or nf, 4 ints). */
+static void HST__NU_N(hst__nu_elements)(const hst_range *r, const int32_t d[4], size_t *e0, size_t *e1) {
+    size_t n = (size_t)d[0] * (size_t)d[1] * (size_t)d[2], end = r->offset[0] + r->global[0];
+    *e0 = r->offset[0] < n ? r->offset[0] : n;
+    *e1 = end < n ? end : n;
+}
+
 static void HST__NU_N(hst__kt_nufft_to_modes)(const hst_karg *a, const hst_range *r) {
-    (void)r;   /* the whole array (the declarations) */
+    size_t e0, e1;
+    HST__NU_N(hst__nu_elements)(r, (const int32_t *)a[4].v.value, &e0, &e1);
     HST__NU_N(hst_k_nufft_to_modes_host)((const HST__NU_R *)hst_karg_ptr(&a[0]),
                               (HST__NU_R *)hst_karg_ptr(&a[1]) + 2 * (size_t)a[5].v.u64,
                               (const HST__NU_R *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
-                              (const int32_t *)a[4].v.value);
+                              (const int32_t *)a[4].v.value, e0, e1);
 }
 
 static void HST__NU_N(hst__kt_nufft_to_grid)(const hst_karg *a, const hst_range *r) {
-    (void)r;   /* the whole array (the declarations) */
+    size_t e0, e1;
+    HST__NU_N(hst__nu_elements)(r, (const int32_t *)a[3].v.value, &e0, &e1);
     HST__NU_N(hst_k_nufft_to_grid_host)((const HST__NU_R *)hst_karg_ptr(&a[0]) + 2 * (size_t)a[5].v.u64,
                              (HST__NU_R *)hst_karg_ptr(&a[1]),
                              (const HST__NU_R *)hst_karg_ptr(&a[2]), (const int32_t *)a[3].v.value,
-                             (const int32_t *)a[4].v.value);
+                             (const int32_t *)a[4].v.value, e0, e1);
 }
 
 #endif /* HST__NU_HOT_ONLY */

@@ -496,6 +496,8 @@ static hst_result hst__nu_spread_subs(const hst_nufft_plan *p, const hst_karg *a
 typedef struct hst__nushare {
     const hst_nufft_plan *p;
     const hst_karg *args;
+    unsigned id;               /* the modes' kernel (to_modes or to_grid) */
+    size_t count;              /* and the elements it writes */
     unsigned s[2];             /* cells along A and B */
     int paired[2];
     unsigned colour[2];        /* the phase's */
@@ -608,17 +610,30 @@ static hst_result hst__nu_interp(const hst_nufft_plan *p, const hst_array *c, si
     return hst__nu_shares(hst__nu_interp_share, &h, n);
 }
 
-/* to_modes (grid -> f's vector from fofs) or to_grid (f's vector -> grid): one launch over
-   what it writes (the modes or the fine grid). */
+/* The modes' kernel over share k of n of what it writes. */
+static void hst__nu_modes_share(void *ctx, unsigned k, unsigned n) {
+    hst__nushare *h = (hst__nushare *)ctx;
+    size_t e0 = (size_t)((uint64_t)h->count * k / n), e1 = (size_t)((uint64_t)h->count * (k + 1) / n);
+    h->r[k] = hst__nu_run(h->p, h->id, e0, e1 - e0, 0, 6, h->args);
+}
+
+/* to_modes (grid -> f's vector from fofs) or to_grid (f's vector -> grid) over what it writes
+   (the modes or the fine grid; the grid's view excludes the twins' tail), in p->threads
+   shares. */
 static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_array *f, size_t fofs) {
     hst_karg a[6];
+    hst__nushare h;
     int to_modes = id == HST_KNUFFT_TO_MODES;
-    size_t modes = (size_t)p->nm[0] * (size_t)p->nm[1] * (size_t)p->nm[2];
+    unsigned n = p->threads;
     a[0] = hst__nu_buf(to_modes ? p->grid : f); a[1] = hst__nu_buf(to_modes ? f : p->grid);
     a[2] = hst__nu_buf(p->corr);
     a[3] = hst_karg_value(sizeof p->nf, p->nf); a[4] = hst_karg_value(sizeof p->nm, p->nm);
     a[5] = hst_karg_ulong((uint64_t)fofs);
-    return hst__nu_run(p, id, 0, to_modes ? modes : hst_array_count(p->grid), 0, sizeof a / sizeof a[0], a);
+    memset(&h, 0, sizeof h);
+    h.p = p; h.args = a; h.id = id;
+    h.count = to_modes ? (size_t)p->nm[0] * (size_t)p->nm[1] * (size_t)p->nm[2] : hst_array_count(p->grid);
+    if ((size_t)n > h.count) n = (unsigned)h.count;
+    return hst__nu_shares(hst__nu_modes_share, &h, n);
 }
 
 /* >>device ----------------------------------------------------------------------------------- */

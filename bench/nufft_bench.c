@@ -3,7 +3,7 @@
    eps 1e-6 (the figure bench/nufft_peer.py compares with finufft and cufinufft).
 
        nufft_bench [--device S] [--type 1|2] [--dim 2|3] [--modes N] [--points M] [--eps E]
-                   [--reps R] [--n-trans T] [--dtype c64|c128] [--method 0|1|2]
+                   [--reps R] [--n-trans T] [--dtype c64|c128] [--method 0|1|2] [--profile 1]
 
    The plan is made and the points set once (both timed and printed apart); then R (default
    10) executes, each followed by hst_queue_finish, after one warm-up execute (VkFFT's plan);
@@ -14,6 +14,9 @@
    n_trans, PyEPRI's Nb): T vectors per execute (c (T, M), f (T, N, ..)), also printed per vector.
    --dtype c128 (desc.dtype HST_C128, FINUFFT's double precision): points, values and the
    transform in double (eps down to 1e-14). --method: desc.method (type 1's spreading).
+   --profile 1: after the timed executes one more, its device time per kernel from OpenCL event
+   profiling (bench/cl_profile.h; the queue is made with profiling on, which may cost the timed
+   executes a little: take the time from a run without it).
    --dim 3 with --modes 64 and the default points is the issue's 3-D case (64^3 modes, 10^6
    points); bench/nufft_peer.py runs the four cases (types 1 and 2, 2-D and 3-D) against finufft.
 
@@ -22,6 +25,13 @@
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime in strict C99 */
 #define HST_IMPLEMENTATION
 #define HST_FFT
+#ifndef HST_NO_OPENCL
+#  ifndef CL_TARGET_OPENCL_VERSION
+#    define CL_TARGET_OPENCL_VERSION 300
+#  endif
+#  include <CL/cl.h>
+#  include "cl_profile.h"
+#endif
 #include "nufft.h"
 #include "bench_util.h"
 
@@ -39,6 +49,25 @@ static double next_uniform(void) {   /* [0, 1), 53 bits (PCG's LCG step, upper b
     return (double)(lcg >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* One execute's device time per kernel (--profile). */
+static void profile_execute(hst_backend *be, hst_nufft_plan *plan, hst_array *c, hst_array *f) {
+#ifndef HST_NO_OPENCL
+    unsigned i, k;
+    prof_clear();
+    prof_on = 1;
+    CHECK(hst_nufft_execute(plan, c, f));
+    CHECK(hst_queue_finish(hst_backend_queue(be)));
+    prof_on = 0;
+    prof_collect();
+    for (i = 0; i < prof_ndev; i++)
+        for (k = 0; k < prof_dev[i].nstage; k++)
+            printf("nufft_bench: profile %-28s %8.4f ms  %lu commands\n", prof_dev[i].stage[k].name,
+                   1e3 * prof_dev[i].stage[k].seconds, prof_dev[i].stage[k].count);
+#else
+    (void)be; (void)plan; (void)c; (void)f;
+#endif
+}
+
 int main(int argc, char **argv) {
     hst_backend_desc bd;
     hst_backend *be;
@@ -54,7 +83,7 @@ int main(int argc, char **argv) {
     clock_t c0;
     double *coords[3] = {NULL, NULL, NULL}, *vals;
     float *coords32[3] = {NULL, NULL, NULL}, *vals32 = NULL;
-    int f64 = 0, method = 0;
+    int f64 = 0, method = 0, profile = 0;
     size_t real;
     memset(&bd, 0, sizeof bd);
     for (i = 1; i < argc; i++) {
@@ -70,6 +99,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--n-trans")) n_trans = (size_t)atol(v);
         else if (!strcmp(a, "--dtype") && (!strcmp(v, "c64") || !strcmp(v, "c128"))) f64 = !strcmp(v, "c128");
         else if (!strcmp(a, "--method")) method = atoi(v);
+        else if (!strcmp(a, "--profile")) profile = atoi(v);
         else { fprintf(stderr, "nufft_bench: unknown option %s\n", a); return 2; }
         i++;
     }
@@ -78,7 +108,13 @@ int main(int argc, char **argv) {
         return 2;
     }
     nmodes = dim == 2 ? n * n : n * n * n;
+#ifndef HST_NO_OPENCL
+    prof_on = profile;   /* the queue made with profiling */
+#endif
     CHECK(hst_backend_create(&bd, &be));
+#ifndef HST_NO_OPENCL
+    prof_on = 0;
+#endif
     real = f64 ? sizeof(double) : sizeof(float);
     for (d = 0; d < dim; d++) {   /* c64: the doubles rounded to float */
         coords[d] = (double *)malloc(m * sizeof(double));
@@ -132,6 +168,7 @@ int main(int argc, char **argv) {
            1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1], 1e3 * cpu[reps / 2]);
     if (n_trans > 1)
         printf("nufft_bench: n_trans %zu: %.2f ms per vector\n", n_trans, 1e3 * times[reps / 2] / (double)n_trans);
+    if (profile) profile_execute(be, plan, c, f);
     hst_array_destroy(c);
     hst_array_destroy(f);
     hst_nufft_plan_destroy(plan);

@@ -261,15 +261,22 @@ static void test_adjoint(void **state) {
    points in 2-D, 16 in 3-D) pair up around the periodic wrap (128 and 32 fine points: all in
    the two phases) or do not (80: an odd count; 50: the last stripe 2 wide, narrower than two
    pads: the first and last stripes run after the phases). */
-static void test_devices_agree(void **state) {
-    static const size_t shapes[4][4] = {{2, 64, 48, 1}, {3, 16, 20, 12}, {2, 40, 24, 1}, {3, 25, 12, 10}};
-    hst_backend *host;
+/* The host device's backend (the twins' reference). */
+static hst_backend *host_backend(void) {
     hst_backend_desc bd;
-    problem p;
-    unsigned i, dim;
+    hst_backend *host = NULL;
     memset(&bd, 0, sizeof bd);
     bd.device = "host";
     assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    return host;
+}
+
+static void test_devices_agree(void **state) {
+    static const size_t shapes[4][4] = {{2, 64, 48, 1}, {3, 16, 20, 12}, {2, 40, 24, 1}, {3, 25, 12, 10}};
+    hst_backend *host;
+    problem p;
+    unsigned i, dim;
+    host = host_backend();
     for (i = 0; i < 4; i++) {
         float *c, *f, *a, *b;
         double d1, d2;
@@ -661,13 +668,10 @@ static void test_c128_batched(void **state) {
 /* The host device's c128 twins and the device under test, eps 1e-12 (width 13: 16 lanes). */
 static void test_c128_devices_agree(void **state) {
     hst_backend *host;
-    hst_backend_desc bd;
     problem64 q;
     unsigned dim;
     if (c128_refused(BE(state), LOG(state))) return;
-    memset(&bd, 0, sizeof bd);
-    bd.device = "host";
-    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    host = host_backend();
     for (dim = 2; dim <= 3; dim++) {
         double *c, *f, *a, *b, d1, d2;
         size_t n;
@@ -698,7 +702,6 @@ static void test_c128_devices_agree(void **state) {
    of the direct sums and within the devices' agreement of the host device's bins. */
 static void test_spread_global(void **state) {
     hst_backend *host;
-    hst_backend_desc bd;
     problem64 q;
     hst_nufft_desc nd;
     hst_nufft_plan *plan = NULL;
@@ -706,9 +709,7 @@ static void test_spread_global(void **state) {
     size_t nm;
     float *c32, *a32, *b32;
     double *c, *a, *b, *want, *want32, e32, e64, d32, d64;
-    memset(&bd, 0, sizeof bd);
-    bd.device = "host";
-    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    host = host_backend();
     problem64_make(&q, 3, 10, 7, 12, 3000);
     for (nm = 0; nm < q.p.m; nm++) {   /* the float points, for the c64 transform's direct sum */
         unsigned d;
@@ -974,6 +975,21 @@ static hst_array *ints_array(hst_backend *be, hst_dtype dt, const void *v, size_
     return a;
 }
 
+/* A 1-D launch of the family's kernel id (c64's; the c128 twin where real is 8) built for widths
+   w0 and w, its options written into options (n chars), its args a[0..nargs). */
+static void kernel_desc(hst_launch_desc *d, char *options, size_t n, int w0, unsigned w, size_t real, unsigned id,
+                        hst_karg *a, size_t nargs) {
+    snprintf(options, n, "-D HST_NU_W0=%d -D HST_NU_W=%u -D HST_NU_DEG=%d%s", w0, w, HST_K_NUFFT_DEGREE((int)w),
+             real == 8 ? " -D HST_NU_F64" : "");
+    memset(d, 0, sizeof *d);
+    d->family = hst_kernels_nufft_family();
+    d->options = options;
+    d->kernel = id + (real == 8 ? HST_KNUFFT_F64 : 0);
+    d->range.dims = 1;
+    d->args = a;
+    d->num_args = nargs;
+}
+
 /* The case's interpolation on be: out gets 2 m reals' bytes. */
 static void twin_interp(hst_backend *be, const twin_case *tc, const int32_t *base, const double *off,
                         const uint32_t *perm, const double *coef, size_t ncoef, const double *grid,
@@ -993,21 +1009,13 @@ static void twin_interp(hst_backend *be, const twin_case *tc, const int32_t *bas
     ag = reals_array(be, tc->real, grid, ngrid);
     ac = reals_array(be, tc->real, cinit, nc);
     acoef = reals_array(be, tc->real, coef, ncoef);
-    snprintf(options, sizeof options, "-D HST_NU_W0=%d -D HST_NU_W=%u -D HST_NU_DEG=%d%s", (int)g[9], tc->w,
-             HST_K_NUFFT_DEGREE((int)tc->w), tc->real == 8 ? " -D HST_NU_F64" : "");
+    kernel_desc(&d, options, sizeof options, (int)g[9], tc->w, tc->real, HST_KNUFFT_INTERP, a, 9);
     a[0] = hst_karg_buffer(hst_array_buffer(ab)); a[1] = hst_karg_buffer(hst_array_buffer(ao));
     a[2] = hst_karg_buffer(hst_array_buffer(ap)); a[3] = hst_karg_buffer(hst_array_buffer(ag));
     a[4] = hst_karg_buffer(hst_array_buffer(ac)); a[5] = hst_karg_uint((uint32_t)m);
     a[6] = hst_karg_value(16 * sizeof(int32_t), g); a[7] = hst_karg_buffer(hst_array_buffer(acoef));
     a[8] = hst_karg_ulong(0);
-    memset(&d, 0, sizeof d);
-    d.family = hst_kernels_nufft_family();
-    d.options = options;
-    d.kernel = HST_KNUFFT_INTERP + (tc->real == 8 ? HST_KNUFFT_F64 : 0);
-    d.range.dims = 1;
     d.range.global[0] = m;
-    d.args = a;
-    d.num_args = 9;
     assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
     assert_int_equal(hst_array_read(ac, out, nc * tc->real), HST_SUCCESS);
     hst_array_destroy(ab); hst_array_destroy(ao); hst_array_destroy(ap);
@@ -1060,13 +1068,90 @@ static void test_interp_twin_bits(void **state) {
     static const twin_case cases[] = {{2, 7, {1, 40, 24}, 4}, {3, 7, {16, 20, 14}, 4}, {3, 2, {8, 6, 10}, 4},
                                       {2, 13, {1, 30, 28}, 8}, {3, 10, {20, 22, 24}, 8}};
     hst_backend *host;
-    hst_backend_desc bd;
     size_t i;
-    memset(&bd, 0, sizeof bd);
-    bd.device = "host";
-    assert_int_equal(hst_backend_create(&bd, &host), HST_SUCCESS);
+    host = host_backend();
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (cases[i].real == 4 || hst_backend_device(BE(state))->fp64) check_interp_twin(BE(state), host, &cases[i]);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------
+   Type 2's deconvolution (to_grid) and type 1's (to_modes) against their twins, bit for bit: the
+   kernel over the whole array on the device under test, the twin on the host device in three
+   launches whose ranges end inside lines along the fastest axis (the host device runs them
+   in threads so). */
+typedef struct modes_case { int32_t nf[4], nm[4]; size_t real; } modes_case;
+
+/* The modes' kernel id (c64's) on be, in launches [first, cuts[0]), [cuts[0], cuts[1]), ..
+   (ncut of them) over an output of nout complex values filled with -7 first: out gets its
+   bytes. */
+static void modes_run(hst_backend *be, const modes_case *mc, unsigned id, const double *in, size_t nin,
+                      const double *corr, size_t ncorr, size_t nout, size_t first, const size_t *cuts, size_t ncut,
+                      void *out) {
+    hst_array *ai = reals_array(be, mc->real, in, 2 * nin), *ac = reals_array(be, mc->real, corr, ncorr);
+    hst_array *ao;
+    size_t n2 = 2 * nout, k;
+    double *fill = (double *)malloc(n2 * sizeof(double));
+    assert_non_null(fill);
+    for (k = 0; k < n2; k++) fill[k] = -7.0;
+    ao = reals_array(be, mc->real, fill, n2);
+    free(fill);
+    hst_karg a[6];
+    hst_launch_desc d;
+    char options[96];
+    kernel_desc(&d, options, sizeof options, 1, 2, mc->real, id, a, 6);
+    a[0] = hst_karg_buffer(hst_array_buffer(ai)); a[1] = hst_karg_buffer(hst_array_buffer(ao));
+    a[2] = hst_karg_buffer(hst_array_buffer(ac));
+    a[3] = hst_karg_value(4 * sizeof(int32_t), mc->nf); a[4] = hst_karg_value(4 * sizeof(int32_t), mc->nm);
+    a[5] = hst_karg_ulong(0);
+    for (k = 0; k < ncut; first = cuts[k++]) {
+        d.range.offset[0] = first;
+        d.range.global[0] = cuts[k] - first;
+        assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
+    }
+    assert_int_equal(hst_array_read(ao, out, n2 * mc->real), HST_SUCCESS);
+    hst_array_destroy(ai); hst_array_destroy(ac); hst_array_destroy(ao);
+}
+
+static void check_modes_twin(hst_backend *be, hst_backend *host, const modes_case *mc, unsigned id) {
+    int to_grid = id == HST_KNUFFT_TO_GRID;
+    size_t nf = (size_t)mc->nf[0] * (size_t)mc->nf[1] * (size_t)mc->nf[2];
+    size_t nm = (size_t)mc->nm[0] * (size_t)mc->nm[1] * (size_t)mc->nm[2];
+    size_t nin = to_grid ? nm : nf, nout = to_grid ? nf : nm, ncorr = (size_t)(mc->nm[0] + mc->nm[1] + mc->nm[2]), j;
+    size_t cuts[3], whole = nout, line = (size_t)(to_grid ? mc->nf[2] : mc->nm[2]), b0, b1;
+    double *in = (double *)malloc(2 * nin * sizeof(double)), *corr = (double *)malloc(ncorr * sizeof(double));
+    unsigned char *want = (unsigned char *)malloc(2 * nout * mc->real), *got = (unsigned char *)malloc(2 * nout * mc->real);
+    unsigned char *alone = (unsigned char *)malloc(2 * nout * mc->real);
+    assert_true(in && corr && want && got && alone);
+    for (j = 0; j < 2 * nin; j++) in[j] = 2.0 * uniform() - 1.0;
+    for (j = 0; j < ncorr; j++) corr[j] = 0.5 + uniform();
+    cuts[0] = line + line / 2; cuts[1] = nout - 2 * line - 1; cuts[2] = nout;   /* inside lines */
+    modes_run(be, mc, id, in, nin, corr, ncorr, nout, 0, &whole, 1, want);
+    modes_run(host, mc, id, in, nin, corr, ncorr, nout, 0, cuts, 3, got);
+    modes_run(host, mc, id, in, nin, corr, ncorr, nout, cuts[0], cuts + 1, 1, alone);   /* the middle alone */
+    b0 = 2 * cuts[0] * mc->real; b1 = 2 * cuts[1] * mc->real;
+    assert_memory_equal(alone + b0, want + b0, b1 - b0);
+    for (j = 0; j < 2 * nout; j++)   /* outside the range: the fill */
+        if (j < 2 * cuts[0] || j >= 2 * cuts[1])
+            assert_true(mc->real == 4 ? ((const float *)alone)[j] == -7.0f : ((const double *)alone)[j] == -7.0);
+    printf("# %s (%d, %d, %d) <-> (%d, %d, %d) %s: %s\n", to_grid ? "to_grid" : "to_modes", mc->nf[0], mc->nf[1],
+           mc->nf[2], mc->nm[0], mc->nm[1], mc->nm[2], mc->real == 4 ? "c64" : "c128",
+           memcmp(want, got, 2 * nout * mc->real) ? "differs" : "same bits");
+    assert_memory_equal(want, got, 2 * nout * mc->real);
+    free(in); free(corr); free(want); free(got); free(alone);
+}
+
+static void test_modes_twin_bits(void **state) {
+    static const modes_case cases[] = {{{1, 40, 24, 0}, {1, 17, 12, 0}, 4}, {{16, 20, 14, 0}, {7, 10, 5, 0}, 4},
+                                       {{16, 20, 14, 0}, {8, 9, 6, 0}, 8}};
+    hst_backend *host;
+    size_t i;
+    host = host_backend();
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (cases[i].real == 4 || hst_backend_device(BE(state))->fp64) {
+            check_modes_twin(BE(state), host, &cases[i], HST_KNUFFT_TO_GRID);
+            check_modes_twin(BE(state), host, &cases[i], HST_KNUFFT_TO_MODES);
+        }
     assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
 }
 
@@ -1086,6 +1171,7 @@ int main(void) {
         cmocka_unit_test_setup(test_c128_errors, reset_log),
         cmocka_unit_test_setup(test_spread_global, reset_log),
         cmocka_unit_test_setup(test_interp_twin_bits, reset_log),
+        cmocka_unit_test_setup(test_modes_twin_bits, reset_log),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
