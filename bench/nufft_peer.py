@@ -17,7 +17,8 @@ round; the table gives the medians over the rounds, the ratios' median and range
 faster), and the same ratio of processor time (all threads' CPU seconds per execute: what the
 work cost while other jobs stretched the wall time). The header names the machine: CPU model,
 cores, vector extensions, finufft's version. A peer that cannot be imported prints
-"unavailable".
+"unavailable". bench/nufft_peers.sh makes both peers as folders for PYTHONPATH (cufinufft
+compiled for one GPU architecture: a machine without network access can take them).
 """
 import argparse
 import os
