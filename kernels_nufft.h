@@ -61,6 +61,7 @@ extern "C" {
      hst_k_nufft_to_modes    grid, f, corr, int4 nf, int4 nm, ulong fofs              nm0 nm1 nm2
      hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm, ulong fofs              nf0 nf1 nf2
      hst_k_nufft_spread_gm   base, off, perm, c, grid, uint m, int16 g, coef, ulong cofs  m
+     hst_k_nufft_interp_lanes  interp's                                                 m L
 
    cofs and fofs: the vector's first element in c and f (complex elements; nufft.h's batches of
    n_trans vectors: vector k at k m and at k nm0 nm1 nm2); the kernels read and write c + cofs,
@@ -77,6 +78,11 @@ extern "C" {
    in order, taps t in order, each tap's value as spread's.
    interp: c[perm[j]] = sum over the taps, rows (a, b) in order accumulating the 2 w2 floats
    of a row times k0[a] k1[b], then the row's taps t in order times k2[t]. No atomics.
+   interp_lanes (for GPUs: a row's taps read side by side, where a work-item a point makes each
+   load touch as many rows as the warp has points): interp with L work-items a point (L the
+   lanes below, HST_NU_L: work-item i is point i / L's tap i % L along axis 2), work-groups of
+   HST_K_NUFFT_LANES_GROUP; a lane sums its tap's column over the rows in interp's order, then
+   the point's first lane adds the products with k2[t] in t's order: interp's bits.
    to_modes: f[i] = grid[fine index of mode i] (corr0[i0] corr1[i1]) corr2[i2] (type 1's
    deconvolution and truncation); to_grid: grid = f placed at the modes' fine indices times the
    same factors, 0 elsewhere (type 2's). Each bound-checks its global id; the modes' kernels
@@ -102,14 +108,16 @@ extern "C" {
    range: spread's, subproblems [offset / G, ceil((offset + global) / G)) with G = range.local
    (1 when 0: a work-group per work-item), its __local tile then the host's scratch, which must
    hold the twin's tile (L complex reals more than the kernel's); interp's, sorted points
-   [offset, min(offset + global, m)), spread_gm's likewise; to_modes' and to_grid's, the
-   elements [offset, min(offset + global, n)) of what they write (n its elements). deg is
+   [offset, min(offset + global, m)), spread_gm's likewise, interp_lanes' the points whose lanes
+   the range holds; to_modes' and to_grid's, the elements [offset, min(offset + global, n)) of
+   what they write (n its elements). deg is
    HST_K_NUFFT_DEGREE of the width g.sa, as the build option must be. The c128 kernels are
    the _F64 ids: the same kernels built with -D HST_NU_F64, their twins the _f64 functions
    (the same code over double and 16 lanes: kernels_nufft.h instantiates it twice; the hot
    part six times: per real type, portable, AVX2 and AVX-512). */
 #define HST_K_NUFFT_LANES 8        /* float: taps per axis at most, and the twins' SIMD width */
 #define HST_K_NUFFT_LANES_F64 16   /* double: likewise (FINUFFT's widest kernel, MAX_NSPREAD) */
+#define HST_K_NUFFT_LANES_GROUP 128   /* interp_lanes' work-group (its points times their lanes) */
 /* The kernel polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
    eps at every width nufft.h offers, in float and in double (FINUFFT's Horner tables at
    upsampling 2 use about as many). */
@@ -127,6 +135,8 @@ extern "C" {
     X(HST_KNUFFT_TO_GRID, hst_k_nufft_to_grid, "global global global value value ulong", hst__kt_nufft_to_grid) \
     X(HST_KNUFFT_SPREAD_GM, hst_k_nufft_spread_gm, "global global global global global uint value global ulong", \
       hst__kt_nufft_spread_gm) \
+    X(HST_KNUFFT_INTERP_LANES, hst_k_nufft_interp_lanes, "global global global global global uint value global ulong", \
+      hst__kt_nufft_interp_lanes) \
     X(HST_KNUFFT_SPREAD_F64, hst_k_nufft_spread, \
       "global global global global global global global global local uint value global ulong", \
       hst__kt_nufft_spread_f64) \
@@ -137,7 +147,9 @@ extern "C" {
     X(HST_KNUFFT_TO_GRID_F64, hst_k_nufft_to_grid, "global global global value value ulong", \
       hst__kt_nufft_to_grid_f64) \
     X(HST_KNUFFT_SPREAD_GM_F64, hst_k_nufft_spread_gm, \
-      "global global global global global uint value global ulong", hst__kt_nufft_spread_gm_f64)
+      "global global global global global uint value global ulong", hst__kt_nufft_spread_gm_f64) \
+    X(HST_KNUFFT_INTERP_LANES_F64, hst_k_nufft_interp_lanes, \
+      "global global global global global uint value global ulong", hst__kt_nufft_interp_lanes_f64)
 enum { HST_NUFFT_KERNELS(HST_KERNEL_ID) HST_KNUFFT_COUNT };
 /* A c64 kernel's c128 twin id: id + HST_KNUFFT_F64 (the rows above, in the same order). */
 #define HST_KNUFFT_F64 (HST_KNUFFT_SPREAD_F64 - HST_KNUFFT_SPREAD)
@@ -256,14 +268,14 @@ static const char hst__nufft_src_types[] =
 "#endif\n";
 
 static const char hst__nufft_src_common[] =
-"/* the kernel's w taps from its polynomials (Horner in z = 2 off + w - 1) */\n"
+"/* the kernel's tap t of w from its polynomials (Horner in z = 2 off + w - 1), and all w */\n"
+"hst_nu_r hst_nu_tap(__global const hst_nu_r *coef, hst_nu_r off, int w, int t) {\n"
+"    hst_nu_r z = 2.0f * off + (hst_nu_r)(w - 1), p = coef[t];\n"
+"    for (int k = 1; k <= HST_NU_DEG; k++) p = p * z + coef[k * HST_NU_L + t];\n"
+"    return p;\n"
+"}\n"
 "void hst_nu_taps(__global const hst_nu_r *coef, hst_nu_r off, int w, hst_nu_r *v) {\n"
-"    hst_nu_r z = 2.0f * off + (hst_nu_r)(w - 1);\n"
-"    for (int t = 0; t < w; t++) {\n"
-"        hst_nu_r p = coef[t];\n"
-"        for (int k = 1; k <= HST_NU_DEG; k++) p = p * z + coef[k * HST_NU_L + t];\n"
-"        v[t] = p;\n"
-"    }\n"
+"    for (int t = 0; t < w; t++) v[t] = hst_nu_tap(coef, off, w, t);\n"
 "}\n"
 "/* x mod n for x in [-n, 2 n) (interp), and for any x (a tile's flush) */\n"
 "int hst_nu_wrap(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }\n"
@@ -354,6 +366,48 @@ static const char hst__nufft_src_interp[] =
 "    c[cofs + perm[j]] = out;\n"
 "}\n";
 
+static const char hst__nufft_src_lanes[] =
+"/* interp with HST_NU_L work-items a point, one a tap along axis 2 (GPUs: a row's taps are read\n"
+"   side by side); a group's HST_NU_P points share k0 and k1 through local memory */\n"
+"#define HST_NU_G " HST__KXSTR(HST_K_NUFFT_LANES_GROUP) "\n"
+"#define HST_NU_P (HST_NU_G / HST_NU_L)\n"
+"__kernel __attribute__((reqd_work_group_size(HST_NU_G, 1, 1)))\n"
+"void hst_k_nufft_interp_lanes(__global const int *base, __global const hst_nu_r *off,\n"
+"        __global const uint *perm, __global const hst_nu_r2 *grid, __global hst_nu_r2 *c, uint m,\n"
+"        int16 g, __global const hst_nu_r *coef, ulong cofs) {\n"
+"    __local hst_nu_r kk[HST_NU_P][2][HST_NU_L];\n"
+"    __local hst_nu_r2 part[HST_NU_P][HST_NU_L];\n"
+"    uint t = get_local_id(0) % HST_NU_L, q = get_local_id(0) / HST_NU_L;\n"
+"    uint j = (uint)(get_global_id(0) / HST_NU_L);\n"
+"    int live = j < m;\n"
+"    if (live && t < HST_NU_W0) kk[q][0][t] = hst_nu_tap(coef, off[j], HST_NU_W0, (int)t);\n"
+"    if (live && t < HST_NU_W)\n"
+"        kk[q][1][t] = hst_nu_tap(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, (int)t);\n"
+"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    if (live && t < HST_NU_W) {\n"
+"        hst_nu_r k2 = hst_nu_tap(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, (int)t);\n"
+"        size_t col = (size_t)hst_nu_wrap(base[2 * m + j] + (int)t, g.s2);\n"
+"        int b0 = base[j], b1 = base[m + j];\n"
+"        hst_nu_r2 acc = (hst_nu_r2)((hst_nu_r)0);\n"
+"        for (int a = 0; a < HST_NU_W0; a++)\n"
+"            for (int b = 0; b < HST_NU_W; b++) {\n"
+"                hst_nu_r kab = kk[q][0][a] * kk[q][1][b];\n"
+"                size_t row = ((size_t)hst_nu_wrap(b0 + a, g.s0) * (size_t)g.s1\n"
+"                              + (size_t)hst_nu_wrap(b1 + b, g.s1)) * (size_t)g.s2;\n"
+"                hst_nu_r2 v = grid[row + col];\n"
+"                acc.x += v.x * kab;\n"
+"                acc.y += v.y * kab;\n"
+"            }\n"
+"        part[q][t] = acc * k2;\n"
+"    }\n"
+"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    if (live && t == 0) {\n"
+"        hst_nu_r2 out = (hst_nu_r2)((hst_nu_r)0);\n"
+"        for (int u = 0; u < HST_NU_W; u++) { out.x += part[q][u].x; out.y += part[q][u].y; }\n"
+"        c[cofs + perm[j]] = out;\n"
+"    }\n"
+"}\n";
+
 static const char hst__nufft_src_modes[] =
 "__kernel void hst_k_nufft_to_modes(__global const hst_nu_r2 *grid, __global hst_nu_r2 *f,\n"
 "        __global const hst_nu_r *corr, int4 nf, int4 nm, ulong fofs) {\n"
@@ -410,11 +464,13 @@ HST__PIECE_FITS(nu_types, hst__nufft_src_types);
 HST__PIECE_FITS(nu_common, hst__nufft_src_common);
 HST__PIECE_FITS(nu_spread, hst__nufft_src_spread);
 HST__PIECE_FITS(nu_interp, hst__nufft_src_interp);
+HST__PIECE_FITS(nu_lanes, hst__nufft_src_lanes);
 HST__PIECE_FITS(nu_modes, hst__nufft_src_modes);
 HST__PIECE_FITS(nu_gm, hst__nufft_src_gm);
 
 static const char *const hst__nufft_src[] = { hst__nufft_src_types, hst__nufft_src_common, hst__nufft_src_spread,
-                                              hst__nufft_src_interp, hst__nufft_src_modes, hst__nufft_src_gm };
+                                              hst__nufft_src_interp, hst__nufft_src_lanes, hst__nufft_src_modes,
+                                              hst__nufft_src_gm };
 
 HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
 {
@@ -1017,6 +1073,15 @@ static void HST__NU_N(hst__kt_nufft_interp)(const hst_karg *a, const hst_range *
                             (HST__NU_R *)hst_karg_ptr(&a[4]) + 2 * (size_t)a[8].v.u64, m, g,
                             (const HST__NU_R *)hst_karg_ptr(&a[7]),
                             HST_K_NUFFT_DEGREE(g[10]), (uint32_t)r->offset[0], end < m ? (uint32_t)end : m);
+}
+
+/* interp_lanes' twin: work-items [offset, offset + global) are lanes of sorted points, HST__NU_L
+   a point (the kernel's HST_NU_L): interp's twin over the points they hold. */
+static void HST__NU_N(hst__kt_nufft_interp_lanes)(const hst_karg *a, const hst_range *r) {
+    hst_range points = *r;
+    points.offset[0] = r->offset[0] / HST__NU_L;
+    points.global[0] = (r->offset[0] + r->global[0] + HST__NU_L - 1) / HST__NU_L - points.offset[0];
+    HST__NU_N(hst__kt_nufft_interp)(a, &points);
 }
 
 static void HST__NU_N(hst__kt_nufft_spread_gm)(const hst_karg *a, const hst_range *r) {

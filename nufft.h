@@ -287,6 +287,7 @@ struct hst_nufft_plan {
     int host, type, isign;         /* host: the host device (>>device) */
     int f64;                       /* a c128 plan: double everywhere, the family's _F64 kernels */
     int gm;                        /* type 1 spreads by HST_KNUFFT_SPREAD_GM (>>device) */
+    unsigned interp;               /* type 2's kernel: HST_KNUFFT_INTERP or _INTERP_LANES (>>device) */
     hst_dtype dt, rdt;             /* c and f's dtype (c64, c128), its real type (f32, f64) */
     size_t real;                   /* bytes of a real: 4 or 8 */
     unsigned lanes;                /* the twins' lanes: HST_K_NUFFT_LANES or _F64 */
@@ -549,11 +550,20 @@ static void hst__nu_spread_share(void *ctx, unsigned k, unsigned n) {
     }
 }
 
-/* Interpolation: the sorted points in n equal shares (one launch on OpenCL devices, n = 1). */
+/* Interpolation: the sorted points in n equal shares (one launch on OpenCL devices, n = 1);
+   interp_lanes runs p->lanes work-items a point. */
 static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
     hst__nushare *h = (hst__nushare *)ctx;
-    size_t j0 = (size_t)((uint64_t)h->p->m * k / n), j1 = (size_t)((uint64_t)h->p->m * (k + 1) / n);
-    h->r[k] = hst__nu_run(h->p, HST_KNUFFT_INTERP, j0, j1 - j0, 0, HST__NU_INTERP_ARGS, h->args);
+    const hst_nufft_plan *p = h->p;
+    size_t j0 = (size_t)((uint64_t)p->m * k / n), j1 = (size_t)((uint64_t)p->m * (k + 1) / n);
+    size_t per = p->interp == HST_KNUFFT_INTERP_LANES ? p->lanes : 1, first, count;
+    if (!hst_size_mul(j0, per, &first) || !hst_size_mul(j1 - j0, per, &count)) {
+        h->r[k] = hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_nufft_execute",
+                                   "%zu points of %zu work-items are beyond size_t", j1, per);
+        return;
+    }
+    h->r[k] = hst__nu_run(p, p->interp, first, count, per > 1 ? HST_K_NUFFT_LANES_GROUP : 0,
+                          HST__NU_INTERP_ARGS, h->args);
 }
 
 /* The global-memory spreading (desc.method): every sorted point in one launch (the host
@@ -645,7 +655,24 @@ static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_
    (its errors are the plan's; later launches find it built). The build options (the widths as
    constants: kernels_nufft.h) were set with the geometry. Type 1 spreads by points (p->gm)
    where desc.method asks, or (AUTO) where the device's local memory cannot hold a bin's tile;
-   BINS there is refused. */
+   BINS there is refused. Type 2 interpolates with p->lanes work-items a point on GPUs
+   (HST_KNUFFT_INTERP_LANES: a warp's loads of a row's taps share cache lines), one elsewhere. */
+static unsigned hst__nu_interp_kernel(const hst_nufft_plan *p, const hst_device_info *d) {
+    int lanes = !p->host && d->type == HST_DEVICE_GPU && d->max_work_group_size >= HST_K_NUFFT_LANES_GROUP;
+    return lanes ? HST_KNUFFT_INTERP_LANES : HST_KNUFFT_INTERP;
+}
+
+/* The points' kernel: type 1's spreading (by bins, or by points: p->gm), type 2's p->interp. */
+static unsigned hst__nu_points_kernel(const hst_nufft_plan *p) {
+    if (p->type == 2) return p->interp;
+    return p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD;
+}
+
+/* Builds the family's kernel id (its c64 id) for the plan (the program at the first). */
+static hst_result hst__nu_build(const hst_nufft_plan *p, unsigned id, hst_kernel **k) {
+    return hst_family_kernel(p->be, hst_kernels_nufft_family(), p->options, id + (p->f64 ? HST_KNUFFT_F64 : 0), k);
+}
+
 static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
     const hst_device_info *d = hst_backend_device(p->be);
     hst_kernel *k;
@@ -659,13 +686,16 @@ static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
         return hst_backend_fail(p->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create",
                                 "desc->method BINS: a bin's tile needs %zu bytes of local memory, the device "
                                 "has %llu", p->tile_bytes, (unsigned long long)d->local_mem_bytes);
+    p->interp = hst__nu_interp_kernel(p, d);
     if (p->host) return HST_SUCCESS;
-    if ((r = hst_family_kernel(p->be, hst_kernels_nufft_family(), p->options,
-                               (p->type == 1 ? (p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD) : HST_KNUFFT_INTERP)
-                               + (p->f64 ? HST_KNUFFT_F64 : 0), &k)) != HST_SUCCESS)
+    if ((r = hst__nu_build(p, hst__nu_points_kernel(p), &k))
+        != HST_SUCCESS || (r = hst_kernel_work_group_info(k, &wg)) != HST_SUCCESS)
         return r;
-    if (p->type == 1 && !p->gm && (r = hst_kernel_work_group_info(k, &wg)) == HST_SUCCESS && wg.work_group_size < p->local)
-        p->local = wg.work_group_size ? wg.work_group_size : 1;
+    if (p->type == 1 && !p->gm && wg.work_group_size < p->local) p->local = wg.work_group_size ? wg.work_group_size : 1;
+    if (p->interp == HST_KNUFFT_INTERP_LANES && wg.work_group_size < HST_K_NUFFT_LANES_GROUP) {
+        p->interp = HST_KNUFFT_INTERP;   /* the build's registers allow smaller groups only */
+        r = hst__nu_build(p, p->interp, &k);
+    }
     return r;
 }
 

@@ -944,10 +944,11 @@ static void test_out_of_memory(void **state) {
 }
 
 /* ------------------------------------------------------------------------------------------
-   Interpolation's kernel against its twin, bit for bit: the same inputs (random grid, taps'
-   polynomials and points, the edges of the periodic wrap included) through hst_launch_kernel on
-   the device under test and on the host device (whose twin interpolates pairs of points with
-   their rows interleaved, one point at a time where either crosses the grid's edge). */
+   Interpolation's kernels (interp, and interp_lanes, the GPUs') against their twin, bit for bit:
+   the same inputs (random grid, taps' polynomials and points, the edges of the periodic wrap
+   included) through hst_launch_kernel on the device under test and on the host device (whose
+   twin interpolates pairs of points with their rows interleaved, one point at a time where
+   either crosses the grid's edge). */
 #define TWIN_M 1001u
 
 typedef struct twin_case {
@@ -990,8 +991,9 @@ static void kernel_desc(hst_launch_desc *d, char *options, size_t n, int w0, uns
     d->num_args = nargs;
 }
 
-/* The case's interpolation on be: out gets 2 m reals' bytes. */
-static void twin_interp(hst_backend *be, const twin_case *tc, const int32_t *base, const double *off,
+/* The case's interpolation on be by kernel id (c64's; HST_KNUFFT_INTERP or _LANES): out gets 2 m
+   reals' bytes. */
+static void twin_interp(hst_backend *be, const twin_case *tc, unsigned id, const int32_t *base, const double *off,
                         const uint32_t *perm, const double *coef, size_t ncoef, const double *grid,
                         size_t ngrid, int32_t g[16], void *out) {
     size_t m = TWIN_M, nc = 2 * m;
@@ -1009,13 +1011,14 @@ static void twin_interp(hst_backend *be, const twin_case *tc, const int32_t *bas
     ag = reals_array(be, tc->real, grid, ngrid);
     ac = reals_array(be, tc->real, cinit, nc);
     acoef = reals_array(be, tc->real, coef, ncoef);
-    kernel_desc(&d, options, sizeof options, (int)g[9], tc->w, tc->real, HST_KNUFFT_INTERP, a, 9);
+    kernel_desc(&d, options, sizeof options, (int)g[9], tc->w, tc->real, id, a, 9);
     a[0] = hst_karg_buffer(hst_array_buffer(ab)); a[1] = hst_karg_buffer(hst_array_buffer(ao));
     a[2] = hst_karg_buffer(hst_array_buffer(ap)); a[3] = hst_karg_buffer(hst_array_buffer(ag));
     a[4] = hst_karg_buffer(hst_array_buffer(ac)); a[5] = hst_karg_uint((uint32_t)m);
     a[6] = hst_karg_value(16 * sizeof(int32_t), g); a[7] = hst_karg_buffer(hst_array_buffer(acoef));
     a[8] = hst_karg_ulong(0);
-    d.range.global[0] = m;
+    d.range.global[0] = id == HST_KNUFFT_INTERP ? m : m * (tc->real == 4 ? HST_K_NUFFT_LANES : HST_K_NUFFT_LANES_F64);
+    d.range.local[0] = id == HST_KNUFFT_INTERP ? 0 : HST_K_NUFFT_LANES_GROUP;
     assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
     assert_int_equal(hst_array_read(ac, out, nc * tc->real), HST_SUCCESS);
     hst_array_destroy(ab); hst_array_destroy(ao); hst_array_destroy(ap);
@@ -1056,11 +1059,15 @@ static void check_interp_twin(hst_backend *be, hst_backend *host, const twin_cas
         uint32_t x = perm[j]; perm[j] = perm[r]; perm[r] = x;
     }
     for (j = 0; j < ngrid; j++) grid[j] = 2.0 * uniform() - 1.0;
-    twin_interp(host, tc, base, off, perm, coef, ncoef, grid, ngrid, g, want);
-    twin_interp(be, tc, base, off, perm, coef, ncoef, grid, ngrid, g, got);
-    printf("# interp %u-D (%d, %d, %d) w %u %s: %s\n", tc->dim, tc->nf[0], tc->nf[1], tc->nf[2], tc->w,
-           tc->real == 4 ? "c64" : "c128", memcmp(want, got, 2 * m * tc->real) ? "differs" : "same bits");
-    assert_memory_equal(want, got, 2 * m * tc->real);
+    twin_interp(host, tc, HST_KNUFFT_INTERP, base, off, perm, coef, ncoef, grid, ngrid, g, want);
+    for (k = 0; k < 3; k++) {   /* interp on the device, interp_lanes there and on the host */
+        unsigned id = k == 0 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES;
+        twin_interp(k == 2 ? host : be, tc, id, base, off, perm, coef, ncoef, grid, ngrid, g, got);
+        printf("# %s on %s, %u-D (%d, %d, %d) w %u %s: %s\n", k ? "interp_lanes" : "interp", k == 2 ? "host" : "device",
+               tc->dim, tc->nf[0], tc->nf[1], tc->nf[2], tc->w, tc->real == 4 ? "c64" : "c128",
+               memcmp(want, got, 2 * m * tc->real) ? "differs" : "same bits");
+        assert_memory_equal(want, got, 2 * m * tc->real);
+    }
     free(base); free(perm); free(off); free(coef); free(grid); free(want); free(got);
 }
 
