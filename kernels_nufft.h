@@ -62,6 +62,7 @@ extern "C" {
      hst_k_nufft_to_grid     f, grid, corr, int4 nf, int4 nm, ulong fofs              nf0 nf1 nf2
      hst_k_nufft_spread_gm   base, off, perm, c, grid, uint m, int16 g, coef, ulong cofs  m
      hst_k_nufft_interp_lanes  interp's                                                 m L
+     hst_k_nufft_spread_lanes  spread's                                                 nsub x G
 
    cofs and fofs: the vector's first element in c and f (complex elements; nufft.h's batches of
    n_trans vectors: vector k at k m and at k nm0 nm1 nm2); the kernels read and write c + cofs,
@@ -81,8 +82,12 @@ extern "C" {
    interp_lanes (for GPUs: a row's taps read side by side, where a work-item a point makes each
    load touch as many rows as the warp has points): interp with L work-items a point (L the
    lanes below, HST_NU_L: work-item i is point i / L's tap i % L along axis 2), work-groups of
-   HST_K_NUFFT_LANES_GROUP; a lane sums its tap's column over the rows in interp's order, then
+   HST_K_NUFFT_INTERP_GROUP; a lane sums its tap's column over the rows in interp's order, then
    the point's first lane adds the products with k2[t] in t's order: interp's bits.
+   spread_lanes (for GPUs: a warp's atomic adds of a row's taps fall on neighbouring words of
+   the tile, not on words a point apart): spread with L work-items a point (work-item i of a
+   group: point i / L of each G / L, its tap i % L along axis 2), work-groups of G =
+   HST_K_NUFFT_SPREAD_GROUP; each tap's value as spread's. Its twin is spread's.
    to_modes: f[i] = grid[fine index of mode i] (corr0[i0] corr1[i1]) corr2[i2] (type 1's
    deconvolution and truncation); to_grid: grid = f placed at the modes' fine indices times the
    same factors, 0 elsewhere (type 2's). Each bound-checks its global id; the modes' kernels
@@ -105,7 +110,7 @@ extern "C" {
 
    Launched as declared kernels (backend.h's hst_launch_kernel, family
    hst_kernels_nufft_family(), the build options above), the twins run over the launched
-   range: spread's, subproblems [offset / G, ceil((offset + global) / G)) with G = range.local
+   range: spread's (and spread_lanes'), subproblems [offset / G, ceil((offset + global) / G)) with G = range.local
    (1 when 0: a work-group per work-item), its __local tile then the host's scratch, which must
    hold the twin's tile (L complex reals more than the kernel's); interp's, sorted points
    [offset, min(offset + global, m)), spread_gm's likewise, interp_lanes' the points whose lanes
@@ -117,7 +122,11 @@ extern "C" {
    part six times: per real type, portable, AVX2 and AVX-512). */
 #define HST_K_NUFFT_LANES 8        /* float: taps per axis at most, and the twins' SIMD width */
 #define HST_K_NUFFT_LANES_F64 16   /* double: likewise (FINUFFT's widest kernel, MAX_NSPREAD) */
-#define HST_K_NUFFT_LANES_GROUP 128   /* interp_lanes' work-group (its points times their lanes) */
+/* The lanes kernels' work-groups (their points times their lanes), the fastest measured on an
+   H100 (c64 eps 1e-6, 10^6 points: interp_lanes 3-D 0.43 ms at 256, 0.56 at 128 and 64;
+   spread_lanes 3-D 2.47 ms at 128, 2.72 at 256, 3.35 at 64; c128 2-D 0.65, 0.83, 0.98). */
+#define HST_K_NUFFT_INTERP_GROUP 256
+#define HST_K_NUFFT_SPREAD_GROUP 128
 /* The kernel polynomials' degree for width w: w + 3 keeps the fit's error below a tenth of
    eps at every width nufft.h offers, in float and in double (FINUFFT's Horner tables at
    upsampling 2 use about as many). */
@@ -137,6 +146,8 @@ extern "C" {
       hst__kt_nufft_spread_gm) \
     X(HST_KNUFFT_INTERP_LANES, hst_k_nufft_interp_lanes, "global global global global global uint value global ulong", \
       hst__kt_nufft_interp_lanes) \
+    X(HST_KNUFFT_SPREAD_LANES, hst_k_nufft_spread_lanes, \
+      "global global global global global global global global local uint value global ulong", hst__kt_nufft_spread) \
     X(HST_KNUFFT_SPREAD_F64, hst_k_nufft_spread, \
       "global global global global global global global global local uint value global ulong", \
       hst__kt_nufft_spread_f64) \
@@ -149,7 +160,10 @@ extern "C" {
     X(HST_KNUFFT_SPREAD_GM_F64, hst_k_nufft_spread_gm, \
       "global global global global global uint value global ulong", hst__kt_nufft_spread_gm_f64) \
     X(HST_KNUFFT_INTERP_LANES_F64, hst_k_nufft_interp_lanes, \
-      "global global global global global uint value global ulong", hst__kt_nufft_interp_lanes_f64)
+      "global global global global global uint value global ulong", hst__kt_nufft_interp_lanes_f64) \
+    X(HST_KNUFFT_SPREAD_LANES_F64, hst_k_nufft_spread_lanes, \
+      "global global global global global global global global local uint value global ulong", \
+      hst__kt_nufft_spread_f64)
 enum { HST_NUFFT_KERNELS(HST_KERNEL_ID) HST_KNUFFT_COUNT };
 /* A c64 kernel's c128 twin id: id + HST_KNUFFT_F64 (the rows above, in the same order). */
 #define HST_KNUFFT_F64 (HST_KNUFFT_SPREAD_F64 - HST_KNUFFT_SPREAD)
@@ -288,47 +302,59 @@ static const char hst__nufft_src_common[] =
 "}\n";
 
 static const char hst__nufft_src_spread[] =
+"/* subproblem s: its points [first, return, *last), its tile's origin o (its bin's less the\n"
+"   pads) and sizes l (axes 0, 1, 2 in x, y, z), zeroed by the group */\n"
+"uint hst_nu_sub(int16 g, __global const uint *sub_bin, __global const uint *sub_first,\n"
+"                __global const uint *bin_start, __local hst_nu_r *tile, uint *last, int4 *o, int4 *l) {\n"
+"    uint s = get_group_id(0), bin = sub_bin[s];\n"
+"    *last = min(sub_first[s] + (uint)g.sf, bin_start[bin + 1]);\n"
+"    *o = (int4)((int)bin / (g.s7 * g.s8) * g.s3 - g.sc, (int)bin / g.s8 % g.s7 * g.s4 - g.sd,\n"
+"                (int)bin % g.s8 * g.s5 - g.se, 0);\n"
+"    *l = (int4)(g.s3 + 2 * g.sc, g.s4 + 2 * g.sd, g.s5 + 2 * g.se, 0);\n"
+"    for (int i = get_local_id(0); i < 2 * l->x * l->y * l->z; i += get_local_size(0)) tile[i] = 0.0f;\n"
+"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    return sub_first[s];\n"
+"}\n"
+"/* the tile added into the periodic grid by the group (its zeros skipped: atomics) */\n"
+"void hst_nu_flush(__local const hst_nu_r *tile, __global hst_nu_r *grid, int16 g, int4 o, int4 l) {\n"
+"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+"    for (int i = get_local_id(0); i < l.x * l.y * l.z; i += get_local_size(0)) {\n"
+"        hst_nu_r re = tile[2 * i], im = tile[2 * i + 1];\n"
+"        int t0 = i / (l.y * l.z), t1 = i / l.z % l.y, t2 = i % l.z;\n"
+"        size_t gi;\n"
+"        if (re == 0.0f && im == 0.0f) continue;\n"
+"        gi = ((size_t)hst_nu_mod(o.x + t0, g.s0) * (size_t)g.s1 + (size_t)hst_nu_mod(o.y + t1, g.s1))\n"
+"             * (size_t)g.s2 + (size_t)hst_nu_mod(o.z + t2, g.s2);\n"
+"        hst_nu_add_global(grid + 2 * gi, re);\n"
+"        hst_nu_add_global(grid + 2 * gi + 1, im);\n"
+"    }\n"
+"}\n"
 "__kernel void hst_k_nufft_spread(__global const int *base, __global const hst_nu_r *off,\n"
 "        __global const uint *perm, __global const hst_nu_r2 *c, __global const uint *sub_bin,\n"
 "        __global const uint *sub_first, __global const uint *bin_start,\n"
 "        __global hst_nu_r *grid, __local hst_nu_r *tile, uint m, int16 g, __global const hst_nu_r *coef,\n"
 "        ulong cofs) {\n"
-"    uint s = get_group_id(0), lid = get_local_id(0), lsz = get_local_size(0);\n"
-"    uint bin = sub_bin[s], first = sub_first[s];\n"
-"    uint last = min(first + (uint)g.sf, bin_start[bin + 1]);\n"
-"    int o0 = (int)bin / (g.s7 * g.s8) * g.s3 - g.sc;\n"
-"    int o1 = (int)bin / g.s8 % g.s7 * g.s4 - g.sd, o2 = (int)bin % g.s8 * g.s5 - g.se;\n"
-"    int l1 = g.s4 + 2 * g.sd, l2 = g.s5 + 2 * g.se, n = (g.s3 + 2 * g.sc) * l1 * l2;\n"
+"    uint last, lsz = get_local_size(0);\n"
+"    int4 o, l;\n"
+"    uint first = hst_nu_sub(g, sub_bin, sub_first, bin_start, tile, &last, &o, &l);\n"
 "    hst_nu_r k0[HST_NU_W0], k1[HST_NU_W], k2[HST_NU_W];\n"
-"    for (int i = lid; i < n; i += lsz) { tile[2 * i] = 0.0f; tile[2 * i + 1] = 0.0f; }\n"
-"    barrier(CLK_LOCAL_MEM_FENCE);\n"
-"    for (uint j = first + lid; j < last; j += lsz) {\n"
+"    for (uint j = first + get_local_id(0); j < last; j += lsz) {\n"
 "        hst_nu_r2 v = c[cofs + perm[j]];\n"
-"        int i0 = base[j] - o0, i1 = base[m + j] - o1, i2 = base[2 * m + j] - o2;\n"
+"        int i0 = base[j] - o.x, i1 = base[m + j] - o.y, i2 = base[2 * m + j] - o.z;\n"
 "        hst_nu_taps(coef + 0, off[j], HST_NU_W0, k0);\n"
 "        hst_nu_taps(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, k1);\n"
 "        hst_nu_taps(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, k2);\n"
 "        for (int a = 0; a < HST_NU_W0; a++)\n"
 "            for (int b = 0; b < HST_NU_W; b++) {\n"
 "                hst_nu_r kab = k0[a] * k1[b];\n"
-"                __local hst_nu_r *row = tile + 2 * (((i0 + a) * l1 + i1 + b) * l2 + i2);\n"
+"                __local hst_nu_r *row = tile + 2 * (((i0 + a) * l.y + i1 + b) * l.z + i2);\n"
 "                for (int t = 0; t < HST_NU_W; t++) {\n"
 "                    hst_nu_add_local(row + 2 * t, (v.x * k2[t]) * kab);\n"
 "                    hst_nu_add_local(row + 2 * t + 1, (v.y * k2[t]) * kab);\n"
 "                }\n"
 "            }\n"
 "    }\n"
-"    barrier(CLK_LOCAL_MEM_FENCE);\n"
-"    for (int i = lid; i < n; i += lsz) {\n"
-"        hst_nu_r re = tile[2 * i], im = tile[2 * i + 1];\n"
-"        int t0 = i / (l1 * l2), t1 = i / l2 % l1, t2 = i % l2;\n"
-"        size_t gi;\n"
-"        if (re == 0.0f && im == 0.0f) continue;\n"
-"        gi = ((size_t)hst_nu_mod(o0 + t0, g.s0) * (size_t)g.s1 + (size_t)hst_nu_mod(o1 + t1, g.s1))\n"
-"             * (size_t)g.s2 + (size_t)hst_nu_mod(o2 + t2, g.s2);\n"
-"        hst_nu_add_global(grid + 2 * gi, re);\n"
-"        hst_nu_add_global(grid + 2 * gi + 1, im);\n"
-"    }\n"
+"    hst_nu_flush(tile, grid, g, o, l);\n"
 "}\n";
 
 static const char hst__nufft_src_interp[] =
@@ -368,15 +394,14 @@ static const char hst__nufft_src_interp[] =
 
 static const char hst__nufft_src_lanes[] =
 "/* interp with HST_NU_L work-items a point, one a tap along axis 2 (GPUs: a row's taps are read\n"
-"   side by side); a group's HST_NU_P points share k0 and k1 through local memory */\n"
-"#define HST_NU_G " HST__KXSTR(HST_K_NUFFT_LANES_GROUP) "\n"
-"#define HST_NU_P (HST_NU_G / HST_NU_L)\n"
-"__kernel __attribute__((reqd_work_group_size(HST_NU_G, 1, 1)))\n"
+"   side by side); a group's HST_NU_PI points share k0 and k1 through local memory */\n"
+"#define HST_NU_PI (" HST__KXSTR(HST_K_NUFFT_INTERP_GROUP) " / HST_NU_L)\n"
+"__kernel __attribute__((reqd_work_group_size(" HST__KXSTR(HST_K_NUFFT_INTERP_GROUP) ", 1, 1)))\n"
 "void hst_k_nufft_interp_lanes(__global const int *base, __global const hst_nu_r *off,\n"
 "        __global const uint *perm, __global const hst_nu_r2 *grid, __global hst_nu_r2 *c, uint m,\n"
 "        int16 g, __global const hst_nu_r *coef, ulong cofs) {\n"
-"    __local hst_nu_r kk[HST_NU_P][2][HST_NU_L];\n"
-"    __local hst_nu_r2 part[HST_NU_P][HST_NU_L];\n"
+"    __local hst_nu_r kk[HST_NU_PI][2][HST_NU_L];\n"
+"    __local hst_nu_r2 part[HST_NU_PI][HST_NU_L];\n"
 "    uint t = get_local_id(0) % HST_NU_L, q = get_local_id(0) / HST_NU_L;\n"
 "    uint j = (uint)(get_global_id(0) / HST_NU_L);\n"
 "    int live = j < m;\n"
@@ -406,6 +431,45 @@ static const char hst__nufft_src_lanes[] =
 "        for (int u = 0; u < HST_NU_W; u++) { out.x += part[q][u].x; out.y += part[q][u].y; }\n"
 "        c[cofs + perm[j]] = out;\n"
 "    }\n"
+"}\n";
+
+static const char hst__nufft_src_spread_lanes[] =
+"/* spread with HST_NU_L work-items a point, one a tap along axis 2 (GPUs: a row's taps are\n"
+"   added to neighbouring words of the tile, not to words a point apart), HST_NU_PS points at a\n"
+"   time, sharing k0 and k1 through local memory */\n"
+"#define HST_NU_PS (" HST__KXSTR(HST_K_NUFFT_SPREAD_GROUP) " / HST_NU_L)\n"
+"__kernel __attribute__((reqd_work_group_size(" HST__KXSTR(HST_K_NUFFT_SPREAD_GROUP) ", 1, 1)))\n"
+"void hst_k_nufft_spread_lanes(__global const int *base, __global const hst_nu_r *off,\n"
+"        __global const uint *perm, __global const hst_nu_r2 *c, __global const uint *sub_bin,\n"
+"        __global const uint *sub_first, __global const uint *bin_start,\n"
+"        __global hst_nu_r *grid, __local hst_nu_r *tile, uint m, int16 g, __global const hst_nu_r *coef,\n"
+"        ulong cofs) {\n"
+"    __local hst_nu_r kk[HST_NU_PS][2][HST_NU_L];\n"
+"    uint t = get_local_id(0) % HST_NU_L, q = get_local_id(0) / HST_NU_L, last;\n"
+"    int4 o, l;\n"
+"    uint first = hst_nu_sub(g, sub_bin, sub_first, bin_start, tile, &last, &o, &l);\n"
+"    for (uint j = first + q; j - q < last; j += HST_NU_PS) {\n"
+"        int live = j < last;\n"
+"        if (live && t < HST_NU_W0) kk[q][0][t] = hst_nu_tap(coef, off[j], HST_NU_W0, (int)t);\n"
+"        if (live && t < HST_NU_W)\n"
+"            kk[q][1][t] = hst_nu_tap(coef + (HST_NU_DEG + 1) * HST_NU_L, off[m + j], HST_NU_W, (int)t);\n"
+"        barrier(CLK_LOCAL_MEM_FENCE);\n"
+"        if (live && t < HST_NU_W) {\n"
+"            hst_nu_r2 v = c[cofs + perm[j]];\n"
+"            hst_nu_r k2 = hst_nu_tap(coef + 2 * (HST_NU_DEG + 1) * HST_NU_L, off[2 * m + j], HST_NU_W, (int)t);\n"
+"            hst_nu_r vx = v.x * k2, vy = v.y * k2;\n"
+"            int i0 = base[j] - o.x, i1 = base[m + j] - o.y, i2 = base[2 * m + j] - o.z + (int)t;\n"
+"            for (int a = 0; a < HST_NU_W0; a++)\n"
+"                for (int b = 0; b < HST_NU_W; b++) {\n"
+"                    hst_nu_r kab = kk[q][0][a] * kk[q][1][b];\n"
+"                    __local hst_nu_r *x = tile + 2 * (((i0 + a) * l.y + i1 + b) * l.z + i2);\n"
+"                    hst_nu_add_local(x, vx * kab);\n"
+"                    hst_nu_add_local(x + 1, vy * kab);\n"
+"                }\n"
+"        }\n"
+"        barrier(CLK_LOCAL_MEM_FENCE);   /* kk read: the next points may write it */\n"
+"    }\n"
+"    hst_nu_flush(tile, grid, g, o, l);\n"
 "}\n";
 
 static const char hst__nufft_src_modes[] =
@@ -465,12 +529,13 @@ HST__PIECE_FITS(nu_common, hst__nufft_src_common);
 HST__PIECE_FITS(nu_spread, hst__nufft_src_spread);
 HST__PIECE_FITS(nu_interp, hst__nufft_src_interp);
 HST__PIECE_FITS(nu_lanes, hst__nufft_src_lanes);
+HST__PIECE_FITS(nu_spread_lanes, hst__nufft_src_spread_lanes);
 HST__PIECE_FITS(nu_modes, hst__nufft_src_modes);
 HST__PIECE_FITS(nu_gm, hst__nufft_src_gm);
 
 static const char *const hst__nufft_src[] = { hst__nufft_src_types, hst__nufft_src_common, hst__nufft_src_spread,
-                                              hst__nufft_src_interp, hst__nufft_src_lanes, hst__nufft_src_modes,
-                                              hst__nufft_src_gm };
+                                              hst__nufft_src_interp, hst__nufft_src_lanes,
+                                              hst__nufft_src_spread_lanes, hst__nufft_src_modes, hst__nufft_src_gm };
 
 HST__KDEF const char *const *hst_kernels_nufft_source(size_t *count)
 {

@@ -287,7 +287,7 @@ struct hst_nufft_plan {
     int host, type, isign;         /* host: the host device (>>device) */
     int f64;                       /* a c128 plan: double everywhere, the family's _F64 kernels */
     int gm;                        /* type 1 spreads by HST_KNUFFT_SPREAD_GM (>>device) */
-    unsigned interp;               /* type 2's kernel: HST_KNUFFT_INTERP or _INTERP_LANES (>>device) */
+    unsigned kernel;               /* the points' kernel: spread's or interp's (>>device) */
     hst_dtype dt, rdt;             /* c and f's dtype (c64, c128), its real type (f32, f64) */
     size_t real;                   /* bytes of a real: 4 or 8 */
     unsigned lanes;                /* the twins' lanes: HST_K_NUFFT_LANES or _F64 */
@@ -471,7 +471,7 @@ static hst_result hst__nu_spread_subs(const hst_nufft_plan *p, const hst_karg *a
     if (!hst_size_mul(s1, p->local, &end))
         return hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_nufft_execute",
                                 "%zu subproblems of %zu work-items are beyond size_t", s1, p->local);
-    return hst__nu_run(p, HST_KNUFFT_SPREAD, s0 * p->local, end - s0 * p->local, p->local,
+    return hst__nu_run(p, p->kernel, s0 * p->local, end - s0 * p->local, p->local,
                        HST__NU_SPREAD_ARGS, a);
 }
 
@@ -556,13 +556,13 @@ static void hst__nu_interp_share(void *ctx, unsigned k, unsigned n) {
     hst__nushare *h = (hst__nushare *)ctx;
     const hst_nufft_plan *p = h->p;
     size_t j0 = (size_t)((uint64_t)p->m * k / n), j1 = (size_t)((uint64_t)p->m * (k + 1) / n);
-    size_t per = p->interp == HST_KNUFFT_INTERP_LANES ? p->lanes : 1, first, count;
+    size_t per = p->kernel == HST_KNUFFT_INTERP_LANES ? p->lanes : 1, first, count;
     if (!hst_size_mul(j0, per, &first) || !hst_size_mul(j1 - j0, per, &count)) {
         h->r[k] = hst_backend_fail(p->be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_nufft_execute",
                                    "%zu points of %zu work-items are beyond size_t", j1, per);
         return;
     }
-    h->r[k] = hst__nu_run(p, p->interp, first, count, per > 1 ? HST_K_NUFFT_LANES_GROUP : 0,
+    h->r[k] = hst__nu_run(p, p->kernel, first, count, per > 1 ? p->local : 0,
                           HST__NU_INTERP_ARGS, h->args);
 }
 
@@ -655,17 +655,35 @@ static hst_result hst__nu_modes(const hst_nufft_plan *p, unsigned id, const hst_
    (its errors are the plan's; later launches find it built). The build options (the widths as
    constants: kernels_nufft.h) were set with the geometry. Type 1 spreads by points (p->gm)
    where desc.method asks, or (AUTO) where the device's local memory cannot hold a bin's tile;
-   BINS there is refused. Type 2 interpolates with p->lanes work-items a point on GPUs
-   (HST_KNUFFT_INTERP_LANES: a warp's loads of a row's taps share cache lines), one elsewhere. */
-static unsigned hst__nu_interp_kernel(const hst_nufft_plan *p, const hst_device_info *d) {
-    int lanes = !p->host && d->type == HST_DEVICE_GPU && d->max_work_group_size >= HST_K_NUFFT_LANES_GROUP;
-    return lanes ? HST_KNUFFT_INTERP_LANES : HST_KNUFFT_INTERP;
+   BINS there is refused. */
+
+/* A lanes kernel's plain counterpart (the kernel itself where it is none). */
+static unsigned hst__nu_plain(unsigned id) {
+    if (id == HST_KNUFFT_INTERP_LANES) return HST_KNUFFT_INTERP;
+    if (id == HST_KNUFFT_SPREAD_LANES) return HST_KNUFFT_SPREAD;
+    return id;
 }
 
-/* The points' kernel: type 1's spreading (by bins, or by points: p->gm), type 2's p->interp. */
-static unsigned hst__nu_points_kernel(const hst_nufft_plan *p) {
-    if (p->type == 2) return p->interp;
-    return p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD;
+/* A lanes kernel's work-group (0: the kernel is not one). */
+static size_t hst__nu_lanes_group(unsigned id) {
+    return id == HST_KNUFFT_INTERP_LANES ? HST_K_NUFFT_INTERP_GROUP
+           : id == HST_KNUFFT_SPREAD_LANES ? HST_K_NUFFT_SPREAD_GROUP : 0;
+}
+
+/* The points' kernel (p->gm set): type 1's spreading by bins (SPREAD) or by points (SPREAD_GM),
+   type 2's interpolation (INTERP); on GPUs the lanes kernels (SPREAD_LANES, and c64's
+   INTERP_LANES: p->lanes work-items a point, one a tap along axis 2, so that a warp's reads and
+   atomic adds of a row's taps fall on neighbouring words). c128 interpolates by INTERP: its 16
+   lanes a point ran 2-D 1.5x slower on an H100, 3-D no faster. SPREAD_LANES's local memory
+   holds its points' taps along axes 0 and 1 besides the tile: 2 HST_K_NUFFT_SPREAD_GROUP reals. */
+static unsigned hst__nu_kernel(const hst_nufft_plan *p, const hst_device_info *d) {
+    unsigned id = p->type == 2 ? (p->f64 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES)
+                  : p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD_LANES;
+    size_t group = hst__nu_lanes_group(id);
+    int fits = p->type == 2 || p->tile_bytes + 2 * group * p->real <= d->local_mem_bytes;
+    if (group && (p->host || d->type != HST_DEVICE_GPU || d->max_work_group_size < group || !fits))
+        return hst__nu_plain(id);
+    return id;
 }
 
 /* Builds the family's kernel id (its c64 id) for the plan (the program at the first). */
@@ -673,11 +691,28 @@ static hst_result hst__nu_build(const hst_nufft_plan *p, unsigned id, hst_kernel
     return hst_family_kernel(p->be, hst_kernels_nufft_family(), p->options, id + (p->f64 ? HST_KNUFFT_F64 : 0), k);
 }
 
-static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
-    const hst_device_info *d = hst_backend_device(p->be);
+/* Builds p->kernel and fits p->local to it: a lanes kernel's group (where the build's registers
+   allow less, the plain kernel instead), spread's at most what the build allows. */
+static hst_result hst__nu_build_points(hst_nufft_plan *p) {
     hst_kernel *k;
     hst_kernel_wg_info wg;
     hst_result r;
+    size_t group = hst__nu_lanes_group(p->kernel);
+    if ((r = hst__nu_build(p, p->kernel, &k)) != HST_SUCCESS || (r = hst_kernel_work_group_info(k, &wg)) != HST_SUCCESS)
+        return r;
+    if (group && wg.work_group_size >= group) {
+        p->local = group;
+    } else if (group) {
+        p->kernel = hst__nu_plain(p->kernel);
+        return hst__nu_build_points(p);
+    } else if (wg.work_group_size < p->local) {
+        p->local = wg.work_group_size ? wg.work_group_size : 1;
+    }
+    return HST_SUCCESS;
+}
+
+static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
+    const hst_device_info *d = hst_backend_device(p->be);
     int fits = p->host || (uint64_t)p->tile_bytes <= d->local_mem_bytes;
     p->local = d->max_work_group_size < HST__NU_LOCAL ? d->max_work_group_size : HST__NU_LOCAL;
     if (p->local == 0) p->local = 1;
@@ -686,17 +721,8 @@ static hst_result hst__nu_device(hst_nufft_plan *p, int method) {
         return hst_backend_fail(p->be, HST_ERROR_UNSUPPORTED, HST_LOGITEM_UNSUPPORTED, "hst_nufft_plan_create",
                                 "desc->method BINS: a bin's tile needs %zu bytes of local memory, the device "
                                 "has %llu", p->tile_bytes, (unsigned long long)d->local_mem_bytes);
-    p->interp = hst__nu_interp_kernel(p, d);
-    if (p->host) return HST_SUCCESS;
-    if ((r = hst__nu_build(p, hst__nu_points_kernel(p), &k))
-        != HST_SUCCESS || (r = hst_kernel_work_group_info(k, &wg)) != HST_SUCCESS)
-        return r;
-    if (p->type == 1 && !p->gm && wg.work_group_size < p->local) p->local = wg.work_group_size ? wg.work_group_size : 1;
-    if (p->interp == HST_KNUFFT_INTERP_LANES && wg.work_group_size < HST_K_NUFFT_LANES_GROUP) {
-        p->interp = HST_KNUFFT_INTERP;   /* the build's registers allow smaller groups only */
-        r = hst__nu_build(p, p->interp, &k);
-    }
-    return r;
+    p->kernel = hst__nu_kernel(p, d);
+    return p->host ? HST_SUCCESS : hst__nu_build_points(p);
 }
 
 /* >>plan ------------------------------------------------------------------------------------- */

@@ -991,11 +991,95 @@ static void kernel_desc(hst_launch_desc *d, char *options, size_t n, int w0, uns
     d->num_args = nargs;
 }
 
+/* A case's points and kernel (kernels_nufft.h's conventions: off in [-w/2, -w/2 + 1), the taps
+   past w zero, a 2-D problem's axis 0 the constant 1; bins of 8 along each axis, g.sf points a
+   subproblem at most; perm a random permutation). */
+typedef struct twin_in {
+    int32_t g[16], *base;
+    uint32_t *perm, *bin_start, *sub_bin, *sub_first;   /* spreading's (else NULL) */
+    double *off, *coef;
+    size_t ncoef, nsub;
+    unsigned lanes;
+} twin_in;
+
+/* Spreading's bins: the points sorted by bin (base and off reordered), bin_start (a bin's first
+   sorted point, and m at the end), the subproblems (a bin's points, g.sf at most each). */
+static void twin_bins(twin_in *in) {
+    size_t m = TWIN_M, nb = (size_t)in->g[6] * (size_t)in->g[7] * (size_t)in->g[8], j, b, a;
+    uint32_t *bin = (uint32_t *)malloc(m * sizeof(uint32_t)), *next = (uint32_t *)malloc(nb * sizeof(uint32_t));
+    int32_t *base = (int32_t *)malloc(3 * m * sizeof(int32_t));
+    double *off = (double *)malloc(3 * m * sizeof(double));
+    in->bin_start = (uint32_t *)calloc(nb + 1, sizeof(uint32_t));
+    in->sub_bin = (uint32_t *)malloc(m * sizeof(uint32_t));
+    in->sub_first = (uint32_t *)malloc(m * sizeof(uint32_t));
+    assert_true(bin && next && base && off && in->bin_start && in->sub_bin && in->sub_first);
+    for (j = 0; j < m; j++) {
+        for (a = 0, bin[j] = 0; a < 3; a++)   /* the point at base + w/2, in [0, nf) */
+            bin[j] = bin[j] * (uint32_t)in->g[6 + a] + (uint32_t)((in->base[a * m + j] + in->g[9 + a] / 2) / in->g[3 + a]);
+        in->bin_start[bin[j] + 1]++;
+    }
+    for (b = 0; b < nb; b++) in->bin_start[b + 1] += in->bin_start[b];
+    memcpy(next, in->bin_start, nb * sizeof(uint32_t));
+    for (j = 0; j < m; j++) {
+        uint32_t k = next[bin[j]]++;
+        for (a = 0; a < 3; a++) { base[a * m + k] = in->base[a * m + j]; off[a * m + k] = in->off[a * m + j]; }
+    }
+    for (b = 0, in->nsub = 0; b < nb; b++)
+        for (j = in->bin_start[b]; j < in->bin_start[b + 1]; j += (size_t)in->g[15]) {
+            in->sub_bin[in->nsub] = (uint32_t)b;
+            in->sub_first[in->nsub++] = (uint32_t)j;
+        }
+    free(in->base); free(in->off); free(bin); free(next);
+    in->base = base; in->off = off;
+}
+
+/* base in [-w/2, nf) (interp: the periodic edges' first and last included), or, for spreading,
+   in [-w/2, nf - w/2) (a point in [0, nf)) and sorted by bin. */
+static void twin_inputs(const twin_case *tc, int spread, twin_in *in) {
+    unsigned a, k, t, lead = 3 - tc->dim;
+    int deg = HST_K_NUFFT_DEGREE((int)tc->w);
+    size_t m = TWIN_M, j;
+    int32_t *g = in->g;
+    in->lanes = tc->real == 4 ? HST_K_NUFFT_LANES : HST_K_NUFFT_LANES_F64;
+    in->ncoef = 3 * (size_t)(deg + 1) * in->lanes;
+    in->base = (int32_t *)malloc(3 * m * sizeof(int32_t));
+    in->perm = (uint32_t *)malloc(m * sizeof(uint32_t));
+    in->off = (double *)malloc(3 * m * sizeof(double));
+    in->coef = (double *)calloc(in->ncoef, sizeof(double));
+    assert_true(in->base && in->perm && in->off && in->coef);
+    for (a = 0; a < 3; a++) {
+        int real = a >= lead, w = real ? (int)tc->w : 1;
+        g[a] = tc->nf[a]; g[3 + a] = real ? 8 : 1; g[6 + a] = (tc->nf[a] + g[3 + a] - 1) / g[3 + a];
+        g[9 + a] = w; g[12 + a] = real ? (w + 1) / 2 : 0;
+        for (k = 0; k <= (unsigned)deg; k++)
+            for (t = 0; t < (unsigned)w; t++)
+                in->coef[((size_t)a * (deg + 1) + k) * in->lanes + t] = real ? 2.0 * uniform() - 1.0 : k == (unsigned)deg;
+        for (j = 0; j < m; j++) {
+            int lo = -w / 2, span = tc->nf[a] - (spread ? 0 : lo);
+            in->base[a * m + j] = !real ? 0 : j == 0 ? lo : j == 1 ? lo + span - 1 : lo + (int)(uniform() * span);
+            in->off[a * m + j] = real ? -w / 2.0 + uniform() : 0.0;
+        }
+    }
+    g[15] = spread ? 40 : 1024;   /* spreading: several subproblems a bin, the last pass partial */
+    for (j = 0; j < m; j++) in->perm[j] = (uint32_t)j;
+    for (j = m - 1; j > 0; j--) {   /* Fisher-Yates */
+        size_t r = (size_t)(uniform() * (double)(j + 1));
+        uint32_t x = in->perm[j]; in->perm[j] = in->perm[r]; in->perm[r] = x;
+    }
+    in->bin_start = in->sub_bin = in->sub_first = NULL;
+    in->nsub = 0;
+    if (spread) twin_bins(in);
+}
+
+static void twin_inputs_free(twin_in *in) {
+    free(in->base); free(in->perm); free(in->off); free(in->coef);
+    free(in->bin_start); free(in->sub_bin); free(in->sub_first);
+}
+
 /* The case's interpolation on be by kernel id (c64's; HST_KNUFFT_INTERP or _LANES): out gets 2 m
    reals' bytes. */
-static void twin_interp(hst_backend *be, const twin_case *tc, unsigned id, const int32_t *base, const double *off,
-                        const uint32_t *perm, const double *coef, size_t ncoef, const double *grid,
-                        size_t ngrid, int32_t g[16], void *out) {
+static void twin_interp(hst_backend *be, const twin_case *tc, unsigned id, const twin_in *in, const double *grid,
+                        size_t ngrid, void *out) {
     size_t m = TWIN_M, nc = 2 * m;
     double *cinit = (double *)malloc(nc * sizeof(double));
     hst_array *ab, *ao, *ap, *ag, *ac, *acoef;
@@ -1005,20 +1089,20 @@ static void twin_interp(hst_backend *be, const twin_case *tc, unsigned id, const
     size_t i;
     assert_non_null(cinit);
     for (i = 0; i < nc; i++) cinit[i] = -7.0;
-    ab = ints_array(be, HST_I32, base, 3 * m);
-    ap = ints_array(be, HST_I32, perm, m);
-    ao = reals_array(be, tc->real, off, 3 * m);
+    ab = ints_array(be, HST_I32, in->base, 3 * m);
+    ap = ints_array(be, HST_I32, in->perm, m);
+    ao = reals_array(be, tc->real, in->off, 3 * m);
     ag = reals_array(be, tc->real, grid, ngrid);
     ac = reals_array(be, tc->real, cinit, nc);
-    acoef = reals_array(be, tc->real, coef, ncoef);
-    kernel_desc(&d, options, sizeof options, (int)g[9], tc->w, tc->real, id, a, 9);
+    acoef = reals_array(be, tc->real, in->coef, in->ncoef);
+    kernel_desc(&d, options, sizeof options, (int)in->g[9], tc->w, tc->real, id, a, 9);
     a[0] = hst_karg_buffer(hst_array_buffer(ab)); a[1] = hst_karg_buffer(hst_array_buffer(ao));
     a[2] = hst_karg_buffer(hst_array_buffer(ap)); a[3] = hst_karg_buffer(hst_array_buffer(ag));
     a[4] = hst_karg_buffer(hst_array_buffer(ac)); a[5] = hst_karg_uint((uint32_t)m);
-    a[6] = hst_karg_value(16 * sizeof(int32_t), g); a[7] = hst_karg_buffer(hst_array_buffer(acoef));
+    a[6] = hst_karg_value(16 * sizeof(int32_t), in->g); a[7] = hst_karg_buffer(hst_array_buffer(acoef));
     a[8] = hst_karg_ulong(0);
     d.range.global[0] = id == HST_KNUFFT_INTERP ? m : m * (tc->real == 4 ? HST_K_NUFFT_LANES : HST_K_NUFFT_LANES_F64);
-    d.range.local[0] = id == HST_KNUFFT_INTERP ? 0 : HST_K_NUFFT_LANES_GROUP;
+    d.range.local[0] = id == HST_KNUFFT_INTERP ? 0 : HST_K_NUFFT_INTERP_GROUP;
     assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
     assert_int_equal(hst_array_read(ac, out, nc * tc->real), HST_SUCCESS);
     hst_array_destroy(ab); hst_array_destroy(ao); hst_array_destroy(ap);
@@ -1026,49 +1110,28 @@ static void twin_interp(hst_backend *be, const twin_case *tc, unsigned id, const
     free(cinit);
 }
 
-/* The case's inputs (kernels_nufft.h's conventions: base in [-w/2, nf), off in [-w/2, -w/2 + 1),
-   the taps past w zero, a 2-D problem's axis 0 the constant 1), run on both backends. */
+/* The case's inputs run on both backends. */
 static void check_interp_twin(hst_backend *be, hst_backend *host, const twin_case *tc) {
-    unsigned lanes = tc->real == 4 ? HST_K_NUFFT_LANES : HST_K_NUFFT_LANES_F64, a, k, t, lead = 3 - tc->dim;
-    int deg = HST_K_NUFFT_DEGREE((int)tc->w);
-    size_t m = TWIN_M, j, ncoef = 3 * (size_t)(deg + 1) * lanes;
-    size_t ngrid = 2 * ((size_t)tc->nf[0] * (size_t)tc->nf[1] * (size_t)tc->nf[2] + lanes);
-    int32_t g[16], *base = (int32_t *)malloc(3 * m * sizeof(int32_t));
-    uint32_t *perm = (uint32_t *)malloc(m * sizeof(uint32_t));
-    double *off = (double *)malloc(3 * m * sizeof(double)), *coef = (double *)calloc(ncoef, sizeof(double));
-    double *grid = (double *)malloc(ngrid * sizeof(double));
+    twin_in in;
+    unsigned k;
+    size_t m = TWIN_M, j, ngrid;
+    double *grid;
     unsigned char *want = (unsigned char *)malloc(2 * m * tc->real), *got = (unsigned char *)malloc(2 * m * tc->real);
-    assert_true(base && perm && off && coef && grid && want && got);
-    for (a = 0; a < 3; a++) {
-        int real = a >= lead, w = real ? (int)tc->w : 1;
-        g[a] = tc->nf[a]; g[3 + a] = real ? 8 : 1; g[6 + a] = (tc->nf[a] + g[3 + a] - 1) / g[3 + a];
-        g[9 + a] = w; g[12 + a] = real ? (w + 1) / 2 : 0;
-        for (k = 0; k <= (unsigned)deg; k++)
-            for (t = 0; t < (unsigned)w; t++)
-                coef[((size_t)a * (deg + 1) + k) * lanes + t] = real ? 2.0 * uniform() - 1.0 : k == (unsigned)deg;
-        for (j = 0; j < m; j++) {
-            int lo = -w / 2, span = tc->nf[a] - lo;
-            base[a * m + j] = !real ? 0 : j == 0 ? lo : j == 1 ? tc->nf[a] - 1 : lo + (int)(uniform() * span);
-            off[a * m + j] = real ? -w / 2.0 + uniform() : 0.0;
-        }
-    }
-    g[15] = 1024;
-    for (j = 0; j < m; j++) perm[j] = (uint32_t)j;
-    for (j = m - 1; j > 0; j--) {   /* Fisher-Yates */
-        size_t r = (size_t)(uniform() * (double)(j + 1));
-        uint32_t x = perm[j]; perm[j] = perm[r]; perm[r] = x;
-    }
+    twin_inputs(tc, 0, &in);
+    ngrid = 2 * ((size_t)tc->nf[0] * (size_t)tc->nf[1] * (size_t)tc->nf[2] + in.lanes);
+    grid = (double *)malloc(ngrid * sizeof(double));
+    assert_true(grid && want && got);
     for (j = 0; j < ngrid; j++) grid[j] = 2.0 * uniform() - 1.0;
-    twin_interp(host, tc, HST_KNUFFT_INTERP, base, off, perm, coef, ncoef, grid, ngrid, g, want);
+    twin_interp(host, tc, HST_KNUFFT_INTERP, &in, grid, ngrid, want);
     for (k = 0; k < 3; k++) {   /* interp on the device, interp_lanes there and on the host */
         unsigned id = k == 0 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES;
-        twin_interp(k == 2 ? host : be, tc, id, base, off, perm, coef, ncoef, grid, ngrid, g, got);
+        twin_interp(k == 2 ? host : be, tc, id, &in, grid, ngrid, got);
         printf("# %s on %s, %u-D (%d, %d, %d) w %u %s: %s\n", k ? "interp_lanes" : "interp", k == 2 ? "host" : "device",
                tc->dim, tc->nf[0], tc->nf[1], tc->nf[2], tc->w, tc->real == 4 ? "c64" : "c128",
                memcmp(want, got, 2 * m * tc->real) ? "differs" : "same bits");
         assert_memory_equal(want, got, 2 * m * tc->real);
     }
-    free(base); free(perm); free(off); free(coef); free(grid); free(want); free(got);
+    twin_inputs_free(&in); free(grid); free(want); free(got);
 }
 
 static void test_interp_twin_bits(void **state) {
@@ -1079,6 +1142,101 @@ static void test_interp_twin_bits(void **state) {
     host = host_backend();
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (cases[i].real == 4 || hst_backend_device(BE(state))->fp64) check_interp_twin(BE(state), host, &cases[i]);
+    assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------------
+   Spreading's kernels (spread, and spread_lanes, the GPUs') against their twin: the same inputs
+   (random taps' polynomials, points sorted into bins of 8, several subproblems a bin) through
+   hst_launch_kernel on the device under test and on the host device. Their atomic adds make
+   the order of a grid value's terms vary, so the grids agree within a few roundings of its
+   peak, not bit for bit. */
+
+/* The case's spreading on be by kernel id (c64's: HST_KNUFFT_SPREAD or _LANES), work-groups of
+   HST_K_NUFFT_SPREAD_GROUP: out gets the grid's 2 nf0 nf1 nf2 reals. 0 (out untouched) where the
+   device's local memory cannot hold the tile (and spread_lanes' taps: 2 G reals). */
+static int twin_spread(hst_backend *be, const twin_case *tc, unsigned id, const twin_in *in, const double *c,
+                       double *out) {
+    size_t m = TWIN_M, n = 2 * (size_t)tc->nf[0] * (size_t)tc->nf[1] * (size_t)tc->nf[2], nb, tile = 2, i, a;
+    size_t group = HST_K_NUFFT_SPREAD_GROUP;
+    double *zero = (double *)calloc(n, sizeof(double));
+    unsigned char *bytes = (unsigned char *)malloc(n * tc->real);
+    hst_array *arr[10];
+    hst_karg k[13];
+    hst_launch_desc d;
+    char options[96];
+    assert_true(zero && bytes);
+    nb = (size_t)in->g[6] * (size_t)in->g[7] * (size_t)in->g[8];
+    for (a = 0; a < 3; a++) tile *= (size_t)(in->g[3 + a] + 2 * in->g[12 + a]);
+    tile = (tile + 2 * in->lanes) * tc->real;   /* bytes: the twin's tile, 2 L reals more */
+    if (!hst_backend_is_host(be)   /* the host device's tile is its scratch */
+        && tile + (id == HST_KNUFFT_SPREAD_LANES ? 2 * group * tc->real : 0) > hst_backend_device(be)->local_mem_bytes) {
+        free(zero); free(bytes);
+        return 0;
+    }
+    arr[0] = ints_array(be, HST_I32, in->base, 3 * m);
+    arr[1] = reals_array(be, tc->real, in->off, 3 * m);
+    arr[2] = ints_array(be, HST_I32, in->perm, m);
+    arr[3] = reals_array(be, tc->real, c, 2 * m);
+    arr[4] = ints_array(be, HST_I32, in->sub_bin, in->nsub);
+    arr[5] = ints_array(be, HST_I32, in->sub_first, in->nsub);
+    arr[6] = ints_array(be, HST_I32, in->bin_start, nb + 1);
+    arr[7] = reals_array(be, tc->real, zero, n);
+    arr[8] = reals_array(be, tc->real, in->coef, in->ncoef);
+    kernel_desc(&d, options, sizeof options, (int)in->g[9], tc->w, tc->real, id, k, 13);
+    for (i = 0; i < 8; i++) k[i] = hst_karg_buffer(hst_array_buffer(arr[i]));
+    k[8] = hst_karg_local(tile);
+    k[9] = hst_karg_uint((uint32_t)m);
+    k[10] = hst_karg_value(16 * sizeof(int32_t), in->g);
+    k[11] = hst_karg_buffer(hst_array_buffer(arr[8]));
+    k[12] = hst_karg_ulong(0);
+    d.range.global[0] = in->nsub * group;
+    d.range.local[0] = group;
+    assert_int_equal(hst_launch_kernel(be, &d, NULL), HST_SUCCESS);
+    assert_int_equal(hst_array_read(arr[7], bytes, n * tc->real), HST_SUCCESS);
+    for (i = 0; i < n; i++) out[i] = tc->real == 4 ? (double)((const float *)bytes)[i] : ((const double *)bytes)[i];
+    for (i = 0; i < 9; i++) hst_array_destroy(arr[i]);
+    free(zero); free(bytes);
+    return 1;
+}
+
+static void check_spread_twin(hst_backend *be, hst_backend *host, const twin_case *tc) {
+    twin_in in;
+    unsigned k;
+    size_t m = TWIN_M, n = 2 * (size_t)tc->nf[0] * (size_t)tc->nf[1] * (size_t)tc->nf[2], i;
+    double *c = (double *)malloc(2 * m * sizeof(double)), *want = (double *)malloc(n * sizeof(double));
+    double *got = (double *)malloc(n * sizeof(double)), tol = tc->real == 4 ? 1e-5 : 1e-13;
+    assert_true(c && want && got);
+    twin_inputs(tc, 1, &in);
+    for (i = 0; i < 2 * m; i++) c[i] = 2.0 * uniform() - 1.0;
+    assert_true(twin_spread(host, tc, HST_KNUFFT_SPREAD, &in, c, want));
+    for (k = 0; k < 3; k++) {   /* spread on the device, spread_lanes there and on the host */
+        double peak = 0.0, err = 0.0;
+        const char *name = k ? "spread_lanes" : "spread";
+        if (!twin_spread(k == 2 ? host : be, tc, k == 0 ? HST_KNUFFT_SPREAD : HST_KNUFFT_SPREAD_LANES, &in, c, got)) {
+            printf("# %s, %u-D w %u: the tile is beyond the device's local memory\n", name, tc->dim, tc->w);
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            peak = fmax(peak, fabs(want[i]));
+            err = fmax(err, fabs(got[i] - want[i]));
+        }
+        printf("# %s on %s, %u-D (%d, %d, %d) w %u %s, %zu subproblems: max difference %.3g of the peak %.3g\n",
+               name, k == 2 ? "host" : "device", tc->dim, tc->nf[0], tc->nf[1], tc->nf[2],
+               tc->w, tc->real == 4 ? "c64" : "c128", in.nsub, err, peak);
+        assert_true(peak > 0.0);
+        assert_true(err <= tol * peak);
+    }
+    twin_inputs_free(&in); free(c); free(want); free(got);
+}
+
+static void test_spread_twin(void **state) {
+    static const twin_case cases[] = {{2, 7, {1, 40, 24}, 4}, {3, 7, {16, 20, 14}, 4}, {3, 2, {8, 6, 10}, 4},
+                                      {2, 13, {1, 30, 28}, 8}, {3, 10, {20, 22, 24}, 8}};
+    hst_backend *host = host_backend();
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (cases[i].real == 4 || hst_backend_device(BE(state))->fp64) check_spread_twin(BE(state), host, &cases[i]);
     assert_int_equal(hst_backend_destroy(host), HST_SUCCESS);
 }
 
@@ -1178,6 +1336,7 @@ int main(void) {
         cmocka_unit_test_setup(test_c128_errors, reset_log),
         cmocka_unit_test_setup(test_spread_global, reset_log),
         cmocka_unit_test_setup(test_interp_twin_bits, reset_log),
+        cmocka_unit_test_setup(test_spread_twin, reset_log),
         cmocka_unit_test_setup(test_modes_twin_bits, reset_log),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
