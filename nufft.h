@@ -83,8 +83,8 @@
    of 5, 2026-12-03): type 1 0.43 (2-D) and 1.04 (3-D) times finufft's time, type 2 1.28 (2-D)
    and 1.75 .. 2.30 (3-D). Complex64 at eps 1e-6 on that host's 16 cores (2026-12-06): type 1
    0.19 (2-D) and 0.62 (3-D) times finufft's time, type 2 0.34 and 0.46. On an H100 against
-   cuFINUFFT 2.5.1 (2026-12-06): type 1 0.92 (2-D) and 0.34 (3-D) times its time, type 2 1.23
-   and 0.83.
+   cuFINUFFT 2.5.1 (2026-12-06): type 1 0.88 (2-D) and 0.34 (3-D) times its time, type 2 1.14
+   and 0.69.
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
@@ -277,6 +277,11 @@ extern "C" {
    cores, 64^3 modes, 10^6 points, eps 1e-6, ms an execute: 52-53 at 16^3, 50 at 8^3, 47 at
    4^3, 46 at 2^3 and at 1; 2-D's bins of 32^2 already fit: 8^2, 4^2, 2^2 no faster). */
 #define HST__NU_HOST_BIN_3D_INTERP 2
+/* An OpenCL device's bins for type 2, 2^2 and 2^3: only a sort there too, so a work-group's
+   points lie close together and read nearly the same rows of the grid (an H100, c64, 10^6
+   points: interp_lanes 3-D 0.327 -> 0.310 ms against 8^3, 0.319 at 4^3; 2-D 0.124 -> 0.119). */
+#define HST__NU_BIN_2D_INTERP 2
+#define HST__NU_BIN_3D_INTERP 2
 #define HST__NU_MAX_SUB 1024
 /* The host device's subproblems: whole bins (one tile flush per bin; threads share cells). */
 #define HST__NU_HOST_SUB 2147483647
@@ -759,6 +764,13 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
     return HST_SUCCESS;
 }
 
+/* A bin's edge along each real axis (the bins above). */
+static int hst__nu_bin(int host, const hst_nufft_desc *d) {
+    if (d->type == 1) return d->dim == 2 ? HST__NU_BIN_2D : host ? HST__NU_HOST_BIN_3D : HST__NU_BIN_3D;
+    if (d->dim == 2) return host ? HST__NU_BIN_2D : HST__NU_BIN_2D_INTERP;
+    return host ? HST__NU_HOST_BIN_3D_INTERP : HST__NU_BIN_3D_INTERP;
+}
+
 /* The geometry: fine grid, modes, bins, widths, pads (kernels_nufft.h's g), 3-D with axis 0
    unused in 2-D; the tile; the build options. Errors: HST_ERROR_OVERFLOW. */
 static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
@@ -766,8 +778,7 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     uint64_t grid = 1, modes = 1, bins = 1;
     size_t tile_floats;   /* reals */
     int pad = (p->width + 1) / 2;
-    int bin = d->dim == 2 ? HST__NU_BIN_2D
-              : p->host ? (d->type == 2 ? HST__NU_HOST_BIN_3D_INTERP : HST__NU_HOST_BIN_3D) : HST__NU_BIN_3D;
+    int bin = hst__nu_bin(p->host, d);
     memset(p->g, 0, sizeof p->g);
     for (a = 0; a < 3; a++) {
         int real = a >= lead;

@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
     printf("nufft_bench: %s type %d, %u-D, %zu^%u modes, %zu points, eps %g: width %u, fine grid %zu^%u\n",
            f64 ? "c128" : "c64", type, dim, n, dim, m, eps, info.width, info.fine[0], dim);
     printf("nufft_bench: plan %.1f ms, set_points %.1f ms\n", 1e3 * t_plan, 1e3 * t_points);
-    printf("nufft_bench: %.2f ms per execute (median of %d; min %.2f, max %.2f; cpu %.2f ms)\n",
+    printf("nufft_bench: %.3f ms per execute (median of %d; min %.3f, max %.3f; cpu %.3f ms)\n",
            1e3 * times[reps / 2], reps, 1e3 * times[0], 1e3 * times[reps - 1], 1e3 * cpu[reps / 2]);
     if (n_trans > 1)
         printf("nufft_bench: n_trans %zu: %.2f ms per vector\n", n_trans, 1e3 * times[reps / 2] / (double)n_trans);

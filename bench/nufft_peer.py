@@ -148,16 +148,16 @@ def main():
                 rows.append((ours, fin))
             ow = statistics.median(r[0][0] for r in rows)
             if "finufft" not in peers:
-                print("| %s | %.2f | - | - | - |" % (case, ow))
+                print("| %s | %.3f | - | - | - |" % (case, ow))
             else:
                 ratios = [r[0][0] / r[1][0] for r in rows]
                 cpus = [r[0][1] / r[1][1] for r in rows]
-                print("| %s | %.2f | %.2f | %.2f (%.2f .. %.2f) | %.2f |"
+                print("| %s | %.3f | %.2f | %.2f (%.2f .. %.2f) | %.2f |"
                       % (case, ow, statistics.median(r[1][0] for r in rows), statistics.median(ratios),
                          min(ratios), max(ratios), statistics.median(cpus)))
             if "cufinufft" in peers:
                 cu = peers["cufinufft"](a.reps)[0]
-                print("nufft_peer: %s: cufinufft (GPU) %.2f ms per execute; ours / peer = %.2f"
+                print("nufft_peer: %s: cufinufft (GPU) %.3f ms per execute; ours / peer = %.2f"
                       % (case, cu, ow / cu))
     return 0
 
