@@ -66,7 +66,7 @@
    per sorted point adding straight into the grid (desc.method picks either);
    interpolation needs no atomics (one work-item per point, sorted). On GPUs both run with a
    work-item per tap along the fastest axis instead (kernels_nufft.h's spread_lanes, and
-   interp_lanes for complex64), so that a warp's atomic adds and loads of a row's taps fall on
+   interp_lanes for 3-D complex64), so that a warp's atomic adds and loads of a row's taps fall on
    neighbouring words rather than on as many rows as the warp has points. The host device spreads
    bins of 32 x 32 (2-D) or 16 x 16 x 16 (3-D: its tiles overlap the grid less than 8^3 bins'
    and stay in a core's cache), one subproblem per bin, in threads (one per core), whole
@@ -83,8 +83,8 @@
    of 5, 2026-12-03): type 1 0.43 (2-D) and 1.04 (3-D) times finufft's time, type 2 1.28 (2-D)
    and 1.75 .. 2.30 (3-D). Complex64 at eps 1e-6 on that host's 16 cores (2026-12-06): type 1
    0.19 (2-D) and 0.62 (3-D) times finufft's time, type 2 0.34 and 0.46. On an H100 against
-   cuFINUFFT 2.5.1 (2026-12-06): type 1 0.88 (2-D) and 0.34 (3-D) times its time, type 2 1.14
-   and 0.69.
+   cuFINUFFT 2.5.1 (2026-12-06): type 1 0.83 (2-D) and 0.33 (3-D) times its time, type 2
+   0.79-0.87 and 0.65.
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
@@ -681,13 +681,15 @@ static size_t hst__nu_lanes_group(unsigned id) {
 }
 
 /* The points' kernel (p->gm set): type 1's spreading by bins (SPREAD) or by points (SPREAD_GM),
-   type 2's interpolation (INTERP); on GPUs the lanes kernels (SPREAD_LANES, and c64's
+   type 2's interpolation (INTERP); on GPUs the lanes kernels (SPREAD_LANES, and c64's 3-D
    INTERP_LANES: p->lanes work-items a point, one a tap along axis 2, so that a warp's reads and
    atomic adds of a row's taps fall on neighbouring words). c128 interpolates by INTERP: its 16
-   lanes a point ran 2-D 1.5x slower on an H100, 3-D no faster. SPREAD_LANES's local memory
+   lanes a point ran 2-D 1.5x slower on an H100, 3-D no faster. So does a 2-D plan: its 7 rows a
+   point are too little work for 8 work-items and two barriers (H100, c64, 10^6 points from 2^2
+   bins: interp 0.073 ms, interp_lanes 0.119-0.130; in 3-D interp 0.59, interp_lanes 0.31). SPREAD_LANES's local memory
    holds its points' taps along axes 0 and 1 besides the tile: 2 HST_K_NUFFT_SPREAD_GROUP reals. */
 static unsigned hst__nu_kernel(const hst_nufft_plan *p, const hst_device_info *d) {
-    unsigned id = p->type == 2 ? (p->f64 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES)
+    unsigned id = p->type == 2 ? (p->f64 || p->dim == 2 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES)
                   : p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD_LANES;
     size_t group = hst__nu_lanes_group(id);
     int fits = p->type == 2 || p->tile_bytes + 2 * group * p->real <= d->local_mem_bytes;
