@@ -282,6 +282,9 @@ extern "C" {
    points: interp_lanes 3-D 0.327 -> 0.310 ms against 8^3, 0.319 at 4^3; 2-D 0.124 -> 0.119). */
 #define HST__NU_BIN_2D_INTERP 2
 #define HST__NU_BIN_3D_INTERP 2
+/* Type 2's bins at most (its counting sort's table of bin starts: 16 MiB). At 2^3, 512^3 modes
+   (a 1024^3 grid) would have 2^27 bins, a 512 MiB table; capped, their bins are 8^3. */
+#define HST__NU_MAX_SORT_BINS (1u << 22)
 #define HST__NU_MAX_SUB 1024
 /* The host device's subproblems: whole bins (one tile flush per bin; threads share cells). */
 #define HST__NU_HOST_SUB 2147483647
@@ -766,11 +769,20 @@ static hst_result hst__nu_check_desc(hst_backend *be, const hst_nufft_desc *d) {
     return HST_SUCCESS;
 }
 
-/* A bin's edge along each real axis (the bins above). */
-static int hst__nu_bin(int host, const hst_nufft_desc *d) {
+/* A bin's edge along each real axis (the bins above; nf: the fine grid, axes 0-2). Type 2's
+   bins only sort the points, so where the grid would have more than HST__NU_MAX_SORT_BINS of
+   them their edge doubles until it has no more. */
+static int hst__nu_bin(int host, const hst_nufft_desc *d, const int32_t nf[3]) {
+    int edge;
     if (d->type == 1) return d->dim == 2 ? HST__NU_BIN_2D : host ? HST__NU_HOST_BIN_3D : HST__NU_BIN_3D;
-    if (d->dim == 2) return host ? HST__NU_BIN_2D : HST__NU_BIN_2D_INTERP;
-    return host ? HST__NU_HOST_BIN_3D_INTERP : HST__NU_BIN_3D_INTERP;
+    edge = d->dim == 2 ? (host ? HST__NU_BIN_2D : HST__NU_BIN_2D_INTERP)
+                       : host ? HST__NU_HOST_BIN_3D_INTERP : HST__NU_BIN_3D_INTERP;
+    for (;; edge *= 2) {
+        uint64_t n = 1;
+        unsigned a;
+        for (a = 0; a < 3; a++) n *= ((uint64_t)nf[a] + (uint64_t)edge - 1) / (uint64_t)edge;
+        if (n <= HST__NU_MAX_SORT_BINS) return edge;
+    }
 }
 
 /* The geometry: fine grid, modes, bins, widths, pads (kernels_nufft.h's g), 3-D with axis 0
@@ -779,8 +791,7 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
     unsigned lead = 3 - d->dim, a;
     uint64_t grid = 1, modes = 1, bins = 1;
     size_t tile_floats;   /* reals */
-    int pad = (p->width + 1) / 2;
-    int bin = hst__nu_bin(p->host, d);
+    int pad = (p->width + 1) / 2, bin;
     memset(p->g, 0, sizeof p->g);
     for (a = 0; a < 3; a++) {
         int real = a >= lead;
@@ -790,12 +801,16 @@ static hst_result hst__nu_geometry(hst_nufft_plan *p, const hst_nufft_desc *d) {
         if (nf > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
         p->nf[a] = p->g[a] = (int32_t)nf;
         p->nm[a] = (int32_t)n;
-        p->g[3 + a] = real ? ((int32_t)nf < bin ? (int32_t)nf : bin) : 1;
-        p->g[6 + a] = (p->g[a] + p->g[3 + a] - 1) / p->g[3 + a];
         p->g[9 + a] = real ? p->width : 1;
         p->g[12 + a] = real ? pad : 0;
-        grid *= nf; modes *= n; bins *= (uint64_t)p->g[6 + a];
+        grid *= nf; modes *= n;
         if (grid > HST__NU_MAX_ELEMS || modes > HST__NU_MAX_ELEMS) return HST_ERROR_OVERFLOW;
+    }
+    bin = hst__nu_bin(p->host, d, p->g);
+    for (a = 0; a < 3; a++) {
+        p->g[3 + a] = a >= lead ? (p->g[a] < bin ? p->g[a] : bin) : 1;
+        p->g[6 + a] = (p->g[a] + p->g[3 + a] - 1) / p->g[3 + a];
+        bins *= (uint64_t)p->g[6 + a];
     }
     p->g[15] = p->host ? HST__NU_HOST_SUB : HST__NU_MAX_SUB;
     p->nbins = (size_t)bins;

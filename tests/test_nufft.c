@@ -414,6 +414,32 @@ static void test_batched(void **state) {
     assert_non_null(strstr(LOG(state)->last_message, "n_trans"));
 }
 
+/* Type 2's bins (nufft.h's hst__nu_bin: a sort only): 2^2 and 2^3 on OpenCL devices, the host's
+   32^2 and 2^3, each edge doubled until the fine grid has at most HST__NU_MAX_SORT_BINS bins;
+   type 1's tiles are not capped. nf: axes 0-2, axis 0 of a 2-D grid 1. */
+static void test_sort_bins(void **state) {
+    static const int32_t g128[3] = {128, 128, 128}, g1024[3] = {1024, 1024, 1024}, g2d[3] = {1, 512, 512},
+                         g2d_big[3] = {1, 16384, 16384}, g2d_over[3] = {1, 16386, 16384};
+    hst_nufft_desc d;
+    (void)state;
+    memset(&d, 0, sizeof d);
+    d.type = 2; d.dim = 3;
+    assert_int_equal(hst__nu_bin(0, &d, g128), 2);
+    assert_int_equal(hst__nu_bin(1, &d, g128), 2);
+    assert_int_equal(hst__nu_bin(0, &d, g1024), 8);     /* 512^3 and 256^3 bins are over 2^22 */
+    assert_int_equal(hst__nu_bin(1, &d, g1024), 8);
+    d.dim = 2;
+    assert_int_equal(hst__nu_bin(0, &d, g2d), 2);
+    assert_int_equal(hst__nu_bin(1, &d, g2d), 32);
+    assert_int_equal(hst__nu_bin(0, &d, g2d_big), 8);   /* 2048^2 bins: exactly 2^22 */
+    assert_int_equal(hst__nu_bin(0, &d, g2d_over), 16); /* one row of bins more: 2049 x 2048 */
+    d.type = 1;
+    assert_int_equal(hst__nu_bin(0, &d, g2d_big), HST__NU_BIN_2D);
+    d.dim = 3;
+    assert_int_equal(hst__nu_bin(0, &d, g1024), HST__NU_BIN_3D);
+    assert_int_equal(hst__nu_bin(1, &d, g1024), HST__NU_HOST_BIN_3D);
+}
+
 static void test_errors(void **state) {
     hst_backend *be = BE(state);
     cap_log *log = LOG(state);
@@ -1328,6 +1354,7 @@ int main(void) {
         cmocka_unit_test_setup(test_devices_agree, reset_log),
         cmocka_unit_test_setup(test_plan_reuse, reset_log),
         cmocka_unit_test_setup(test_batched, reset_log),
+        cmocka_unit_test(test_sort_bins),
         cmocka_unit_test_setup(test_errors, reset_log),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test_setup(test_c128_accuracy, reset_log),
