@@ -84,7 +84,7 @@
    and 1.75 .. 2.30 (3-D). Complex64 at eps 1e-6 on that host's 16 cores (2026-12-06): type 1
    0.19 (2-D) and 0.62 (3-D) times finufft's time, type 2 0.34 and 0.46. On an H100 against
    cuFINUFFT 2.5.1 (2026-12-06): type 1 0.83 (2-D) and 0.33 (3-D) times its time, type 2
-   0.79-0.87 and 0.65.
+   0.79-0.87 and 0.67-0.70.
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
@@ -279,7 +279,7 @@ extern "C" {
 #define HST__NU_HOST_BIN_3D_INTERP 2
 /* An OpenCL device's bins for type 2, 2^2 and 2^3: only a sort there too, so a work-group's
    points lie close together and read nearly the same rows of the grid (an H100, c64, 10^6
-   points: interp_lanes 3-D 0.327 -> 0.310 ms against 8^3, 0.319 at 4^3; 2-D 0.124 -> 0.119). */
+   points: interp_lanes 3-D 0.331 -> 0.315 ms against 8^3; 2-D 0.124 -> 0.119). */
 #define HST__NU_BIN_2D_INTERP 2
 #define HST__NU_BIN_3D_INTERP 2
 /* Type 2's bins at most (its counting sort's table of bin starts: 16 MiB). At 2^3, 512^3 modes
