@@ -83,8 +83,8 @@
    of 5, 2026-12-03): type 1 0.43 (2-D) and 1.04 (3-D) times finufft's time, type 2 1.28 (2-D)
    and 1.75 .. 2.30 (3-D). Complex64 at eps 1e-6 on that host's 16 cores (2026-12-06): type 1
    0.19 (2-D) and 0.62 (3-D) times finufft's time, type 2 0.34 and 0.46. On an H100 against
-   cuFINUFFT 2.5.1 (2026-12-06): type 1 0.83 (2-D) and 0.33 (3-D) times its time, type 2
-   0.79-0.87 and 0.67-0.70.
+   cuFINUFFT 2.5.1 (2026-12-06, one job): type 1 0.92 (2-D) and 0.34 (3-D) times its time,
+   type 2 0.88 and 0.70.
 
    Accuracy. The relative l2 error against direct summation stays below 10 eps for eps in
    [1e-6, 1e-1] (tests/test_nufft.c checks 1e-2 .. 1e-6 in 2-D and 3-D, both types); below
