@@ -689,8 +689,9 @@ static size_t hst__nu_lanes_group(unsigned id) {
    atomic adds of a row's taps fall on neighbouring words). c128 interpolates by INTERP: its 16
    lanes a point ran 2-D 1.5x slower on an H100, 3-D no faster. So does a 2-D plan: its 7 rows a
    point are too little work for 8 work-items and two barriers (H100, c64, 10^6 points from 2^2
-   bins: interp 0.073 ms, interp_lanes 0.119-0.130; in 3-D interp 0.59, interp_lanes 0.31). SPREAD_LANES's local memory
-   holds its points' taps along axes 0 and 1 besides the tile: 2 HST_K_NUFFT_SPREAD_GROUP reals. */
+   bins: interp 0.073 ms, interp_lanes 0.119-0.130; in 3-D interp 0.59, interp_lanes 0.31).
+   SPREAD_LANES's local memory holds its points' taps along axes 0 and 1 besides the tile:
+   2 HST_K_NUFFT_SPREAD_GROUP reals. */
 static unsigned hst__nu_kernel(const hst_nufft_plan *p, const hst_device_info *d) {
     unsigned id = p->type == 2 ? (p->f64 || p->dim == 2 ? HST_KNUFFT_INTERP : HST_KNUFFT_INTERP_LANES)
                   : p->gm ? HST_KNUFFT_SPREAD_GM : HST_KNUFFT_SPREAD_LANES;
