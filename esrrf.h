@@ -602,9 +602,9 @@ extern "C" {
 #define HST__E_GPU_FUSED_LOCAL 256
 /* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
    the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
-   threads; 64 lets 4 in; 48 spills), strips of 64 columns (HST_E_TW), 4 same-phase pixels per
-   work-item through the sample loop (HST_E_NP: one (w, w/d) read serves 4 pixels, 4 independent
-   sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
+   threads; 64 lets 4 in; 48 spills), strips of 64 columns (HST_E_TW), 4 or 8 same-phase pixels
+   per work-item through the sample loop (HST_E_NP, HST_K_ESRRF_NV_NP: one (w, w/d) read serves
+   them, independent sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
    positions, and the intensity's table and the separable tile's scratch after it
    (HST_K_ESRRF_NV_OPTIONS: local memory 20 + 15 + 12 KiB of NVIDIA's 48). Measured on an H100
    (1000 x 1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame:
@@ -612,8 +612,9 @@ extern "C" {
    2 pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313). On
    an H200 (2026-12-05): 1.170 before the table, 1.023-1.025 with it (72 and 80 registers: 1.041,
    1.033), 1.030-1.032 with the tile made separably too (mags 4, 3, 2, 1: 0.80, 0.62, 0.47, 0.43
-   -> 0.75, 0.53, 0.37, 0.23). Every variant gives the same bits (none changes the arithmetic of
-   a pixel). */
+   -> 0.75, 0.53, 0.37, 0.23). On an H100 (2026-12-06) with hst_e_tileg_cols: mag 5 0.861, 8
+   pixels an item 0.814. Every variant gives the same bits (none changes the arithmetic of a
+   pixel). */
 #define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 " HST_K_ESRRF_NV_OPTIONS
 #define HST__E_NV_K 40
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
@@ -2411,11 +2412,6 @@ static int hst__env_gpu(hst_backend *be) {
            info->max_work_group_size >= HST__E_GPU_FUSED_LOCAL;
 }
 
-/* The fused kernel's build options for devices that are all NVIDIA GPUs taking compiler
-   options (nv), all CPUs taking the CPU build (cpu: hst__e_cpu_build), or neither */
-static const char *hst__e_device_options(int nv, int cpu) {
-    return nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "";
-}
 
 /* 1 where the fused kernel takes the CPU build on this device: a CPU with its local memory */
 static int hst__e_cpu_build(const hst_device_info *info) {
@@ -2430,6 +2426,18 @@ static unsigned hst__e_fused_k(int nv, int cpu, unsigned mag) {
 
 static size_t hst__e_fused_local(int gpu, int cpu) {
     return gpu ? HST__E_GPU_FUSED_LOCAL : cpu ? HST_K_ESRRF_CPU_LOCAL : 0;
+}
+
+/* The fused kernel's build options into buf (n bytes; its length returned) for devices that
+   are all NVIDIA GPUs taking compiler options (nv), all CPUs taking the CPU build (cpu:
+   hst__e_cpu_build), or neither, at magnification mag: the devices' options, the work indices
+   per item (hst__e_fused_k) and on NVIDIA the same-phase pixels per item */
+static size_t hst__e_device_options(int nv, int cpu, unsigned mag, char *buf, size_t n) {
+    int len = snprintf(buf, n, "%s -DHST_E_K=%u", nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "",
+                       hst__e_fused_k(nv, cpu, mag));
+    if (nv && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " -DHST_E_NP=%u", HST_K_ESRRF_NV_NP(mag));
+    return len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
 
 /* Its local memory beside its (w, wd) table, at most: on CPUs a tile of HST_K_ESRRF_CPU_TILE
@@ -2456,6 +2464,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     int wtab = !g->host && need > HST_K_ESRRF_WTAB;   /* a larger table than the default's */
     char wt[40] = "";
     unsigned b;
+    size_t len;
     for (b = 0; b < g->nb && !g->host; b++) {
         fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
         cpu &= hst__e_cpu_build(hst_backend_device(g->be[b]));
@@ -2479,8 +2488,9 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = (hst__esums(e->d.modes) & HST__E_SUM_LAG1) != 0;
     g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
-    snprintf(g->opts, sizeof g->opts, "%s -DHST_E_K=%u%s%s%s", hst__e_device_options(nvopt, cpu), g->fused_k,
-             fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1", wt);
+    len = hst__e_device_options(nvopt, cpu, e->mag, g->opts, sizeof g->opts);
+    snprintf(g->opts + len, sizeof g->opts - len, "%s%s%s", fp64 ? " -DHST_FP64" : "",
+             g->lag ? "" : " -DHST_E_NO_LAG1", wt);
     return HST_SUCCESS;
 }
 
@@ -3904,9 +3914,9 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = hst__e_fused_local(gpu, cpu);
     w->fused_k = hst__e_fused_k(nv, cpu, w->mag);
-    len = (size_t)snprintf(opts, sizeof w->opts, "%s -DHST_E_K=%u%s -DHST_E_NS=%u -DHST_E_SENS=",
-                           hst__e_device_options(nv, cpu),
-                           w->fused_k, info->fp64 ? " -DHST_FP64" : "", w->ns);
+    len = hst__e_device_options(nv, cpu, w->mag, opts, sizeof w->opts);
+    len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s -DHST_E_NS=%u -DHST_E_SENS=",
+                            info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
     if (wtab) snprintf(opts + len, sizeof w->opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);

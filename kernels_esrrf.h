@@ -429,12 +429,16 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 /* The fused kernel's (w, wd) table by default: entries of 2 floats (HST_E_WTAB) */
 #define HST_K_ESRRF_WTAB 1536
 /* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the
-   compiler takes it; measured in its comment): strips of 64 columns (HST_E_TW), 4 same-phase
-   pixels per work-item (HST_E_NP), a tile of 2560 positions and 3840 floats after it for the
-   separable tile's scratch (hst_e_tileg), then the intensity's table (hst_e_itab): 20 + 15 + 12
-   KiB of local memory with the (w, wd) table, within the 48 KiB an NVIDIA GPU gives a
-   work-group */
-#define HST_K_ESRRF_NV_OPTIONS "-DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_NP=4 -DHST_E_ITAB=3840"
+   compiler takes it, and HST_K_ESRRF_NV_NP; measured in its comment): strips of 64 columns
+   (HST_E_TW), a tile of 2560 positions and 3840 floats after it for the separable tile's
+   scratch (hst_e_tileg), then the intensity's table (hst_e_itab): 20 + 15 + 12 KiB of local
+   memory with the (w, wd) table, within the 48 KiB an NVIDIA GPU gives a work-group */
+#define HST_K_ESRRF_NV_OPTIONS "-DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_ITAB=3840"
+/* Its same-phase pixels per work-item (HST_E_NP) at magnification mag: 8 where that measured
+   faster than 4 on an H100 (1000 x 1000 frames, radius 1.5, 40 indices an item; ms a frame,
+   4 against 8: mag 1 0.210 / 0.195, 2 0.262 / 0.296, 3 0.401 / 0.437, 4 0.597 / 0.620, 5 0.861 /
+   0.814; 2026-12-06), else 4 */
+#define HST_K_ESRRF_NV_NP(mag) ((mag) == 1 || (mag) == 5 ? 8u : 4u)
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
    HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
    memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity

@@ -468,16 +468,17 @@ static void rows_device_case_built(uint32_t rows, uint32_t cols, uint32_t mag, f
 
 /* ... built as esrrf.h builds it for CPU devices (HST_K_ESRRF_CPU_OPTIONS and
    HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and intensity one vector, over the
-   tile's copy by columns), and as for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS: 4 same-phase pixels
-   an item, the intensity from hst_e_itab's table where it fits), on any OpenCL device: the
-   twin's bits each way */
+   tile's copy by columns), and as for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS, HST_K_ESRRF_NV_NP
+   same-phase pixels an item, the intensity from hst_e_itab's table where it fits), on any
+   OpenCL device: the twin's bits each way */
 static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
                                     float sens, int iw, const float *frames)
 {
-    char cpu[160];
+    char cpu[160], nv[160];
     snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag));
+    snprintf(nv, sizeof nv, "%s -DHST_E_K=40 -DHST_E_NP=%u", HST_K_ESRRF_NV_OPTIONS, HST_K_ESRRF_NV_NP(mag));
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, cpu);
-    rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, HST_K_ESRRF_NV_OPTIONS " -DHST_E_K=40");
+    rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, nv);
 }
 
 static void test_fused_rows(void **state)
