@@ -606,7 +606,7 @@ extern "C" {
    per work-item through the sample loop (HST_E_NP, HST_K_ESRRF_NV_NP: one (w, w/d) read serves
    them, independent sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
    positions, and the intensity's table and the separable tile's scratch after it
-   (HST_K_ESRRF_NV_OPTIONS: local memory 20 + 15 + 12 KiB of NVIDIA's 48). Measured on an H100
+   (hst_k_esrrf_nv_options: local memory 20 + 15 + 12 KiB of NVIDIA's 48). Measured on an H100
    (1000 x 1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame:
    2.339 without options; 1.662 with strips of 64, 16 indices and one pixel at a time; 1.508 with
    2 pixels; 1.336 with 4 and 32 indices; 1.226 with 4 and 40 (48 and a tile of 3072: 1.313). On
@@ -615,7 +615,7 @@ extern "C" {
    -> 0.75, 0.53, 0.37, 0.23). On an H100 (2026-12-06) with hst_e_tileg_cols: mag 5 0.861, 8
    pixels an item 0.814. Every variant gives the same bits (none changes the arithmetic of a
    pixel). */
-#define HST__E_NV_OPTIONS "-cl-nv-maxrregcount=64 " HST_K_ESRRF_NV_OPTIONS
+#define HST__E_NV_REGS "-cl-nv-maxrregcount=64 "
 #define HST__E_NV_K 40
 /* Work indices per item of the fused kernel elsewhere (kernels_esrrf.h's HST_E_K default). esrrf.h
    passes HST_E_K to every build and launches pixels / K items: the groups a launch of one item
@@ -2430,20 +2430,25 @@ static size_t hst__e_fused_local(int gpu, int cpu) {
 
 /* The fused kernel's build options into buf (n bytes; its length returned) for devices that
    are all NVIDIA GPUs taking compiler options (nv), all CPUs taking the CPU build (cpu:
-   hst__e_cpu_build), or neither, at magnification mag: the devices' options, the work indices
-   per item (hst__e_fused_k) and on NVIDIA the same-phase pixels per item */
-static size_t hst__e_device_options(int nv, int cpu, unsigned mag, char *buf, size_t n) {
-    int len = snprintf(buf, n, "%s -DHST_E_K=%u", nv ? HST__E_NV_OPTIONS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "",
+   hst__e_cpu_build), or neither, at magnification mag with a (w, wd) table of wtab entries (0:
+   the default's) and local_bytes of local memory (the least of the devices'): the devices'
+   options (on NVIDIA hst_k_esrrf_nv_options' geometry), the work indices per item
+   (hst__e_fused_k) and the table */
+static size_t hst__e_device_options(int nv, int cpu, unsigned mag, uint64_t wtab, uint64_t local_bytes,
+                                    char *buf, size_t n) {
+    int len = snprintf(buf, n, "%s -DHST_E_K=%u ", nv ? HST__E_NV_REGS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "",
                        hst__e_fused_k(nv, cpu, mag));
-    if (nv && len > 0 && (size_t)len < n)
-        len += snprintf(buf + len, n - (size_t)len, " -DHST_E_NP=%u", HST_K_ESRRF_NV_NP(mag));
+    if (len <= 0 || (size_t)len >= n) return 0;
+    if (nv) return (size_t)len + hst_k_esrrf_nv_options(mag, wtab, local_bytes, buf + len, n - (size_t)len);
+    if (wtab) len += snprintf(buf + len, n - (size_t)len, "-DHST_E_WTAB=%llu", (unsigned long long)wtab);
     return len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
 
 /* Its local memory beside its (w, wd) table, at most: on CPUs a tile of HST_K_ESRRF_CPU_TILE
    half-pixel positions of 2 floats, its copy by columns and the scratch where it is made,
-   elsewhere 2560 positions (HST__E_NV_OPTIONS's HST_E_TILE; kernels_esrrf.h's default is 1536) */
-#define HST__E_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 3 * HST_K_ESRRF_CPU_TILE : 2560) * 2 * sizeof(float))
+   elsewhere HST_K_ESRRF_NV_TILE positions (kernels_esrrf.h's default is 1536; NVIDIA's tile and
+   its scratch shrink to fit beside the table: hst_k_esrrf_nv_options) */
+#define HST__E_TILE_BYTES(cpu) ((uint64_t)((cpu) ? 3 * HST_K_ESRRF_CPU_TILE : HST_K_ESRRF_NV_TILE) * 2 * sizeof(float))
 
 /* need, the entries of a (w, wd) table (hst_k_esrrf_wtab_entries), where the device's local
    memory holds them beside the tile, else 0: a build's HST_E_WTAB, so that it does not compute
@@ -2462,15 +2467,16 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     int fp64 = 1, nvopt = !g->host, cpu = !g->host;
     uint64_t need = hst_k_esrrf_wtab_entries(e->mag, e->d.radius);
     int wtab = !g->host && need > HST_K_ESRRF_WTAB;   /* a larger table than the default's */
-    char wt[40] = "";
+    uint64_t local = UINT64_MAX;
     unsigned b;
     size_t len;
     for (b = 0; b < g->nb && !g->host; b++) {
-        fp64 &= hst_backend_device(g->be[b])->fp64 != 0;
-        cpu &= hst__e_cpu_build(hst_backend_device(g->be[b]));
-        wtab &= hst__e_wtab_fit(need, hst_backend_device(g->be[b])) != 0;
+        const hst_device_info *info = hst_backend_device(g->be[b]);
+        fp64 &= info->fp64 != 0;
+        cpu &= hst__e_cpu_build(info);
+        wtab &= hst__e_wtab_fit(need, info) != 0;
+        if (info->local_mem_bytes < local) local = info->local_mem_bytes;
     }
-    if (wtab) snprintf(wt, sizeof wt, " -DHST_E_WTAB=%llu", (unsigned long long)need);
     g->acc_elem = fp64 ? sizeof(double) : sizeof(float);
     for (b = 0; b < g->nb && !g->host; b++) {   /* GPUs only: every device of the group */
         if (!hst__env_gpu(g->be[b])) break;
@@ -2488,9 +2494,8 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = (hst__esums(e->d.modes) & HST__E_SUM_LAG1) != 0;
     g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
-    len = hst__e_device_options(nvopt, cpu, e->mag, g->opts, sizeof g->opts);
-    snprintf(g->opts + len, sizeof g->opts - len, "%s%s%s", fp64 ? " -DHST_FP64" : "",
-             g->lag ? "" : " -DHST_E_NO_LAG1", wt);
+    len = hst__e_device_options(nvopt, cpu, e->mag, wtab ? need : 0, local, g->opts, sizeof g->opts);
+    snprintf(g->opts + len, sizeof g->opts - len, "%s%s", fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
     return HST_SUCCESS;
 }
 
@@ -3914,12 +3919,11 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = hst__e_fused_local(gpu, cpu);
     w->fused_k = hst__e_fused_k(nv, cpu, w->mag);
-    len = hst__e_device_options(nv, cpu, w->mag, opts, sizeof w->opts);
+    len = hst__e_device_options(nv, cpu, w->mag, wtab, info->local_mem_bytes, opts, sizeof w->opts);
     len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s -DHST_E_NS=%u -DHST_E_SENS=",
                             info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */
         len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s%af", l ? "," : "", (double)w->prm[w->nr + l]);
-    if (wtab) snprintf(opts + len, sizeof w->opts - len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
     if ((w->dtype != HST_ESRRF_F32 &&
          (r = hst_buffer_create(w->be, (size_t)w->block * w->in_bytes, HST_MEM_READ_ONLY, &w->draw)) != HST_SUCCESS) ||
         (r = hst_buffer_create(w->be, (size_t)w->block * w->frame_px * sizeof(float), 0, &w->dfr)) != HST_SUCCESS ||

@@ -428,17 +428,26 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
 #define HST_K_ESRRF_CHAINED_WTAB 384
 /* The fused kernel's (w, wd) table by default: entries of 2 floats (HST_E_WTAB) */
 #define HST_K_ESRRF_WTAB 1536
-/* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the
-   compiler takes it, and HST_K_ESRRF_NV_NP; measured in its comment): strips of 64 columns
-   (HST_E_TW), a tile of 2560 positions and 3840 floats after it for the separable tile's
-   scratch (hst_e_tileg), then the intensity's table (hst_e_itab): 20 + 15 + 12 KiB of local
-   memory with the (w, wd) table, within the 48 KiB an NVIDIA GPU gives a work-group */
-#define HST_K_ESRRF_NV_OPTIONS "-DHST_E_TILE=2560 -DHST_E_TW=64 -DHST_E_ITAB=3840"
+/* The fused kernel's tile on NVIDIA GPUs by default: half-pixel positions (HST_E_TILE), and 3
+   floats a 2 positions after it (HST_E_ITAB) for the separable tile's scratch (hst_e_tileg) and
+   then the intensity's table (hst_e_itab): 20 + 15 KiB of local memory, and 12 KiB for the
+   default (w, wd) table, within the 48 KiB an NVIDIA GPU gives a work-group */
+#define HST_K_ESRRF_NV_TILE 2560
 /* Its same-phase pixels per work-item (HST_E_NP) at magnification mag: 8 where that measured
    faster than 4 on an H100 (1000 x 1000 frames, radius 1.5, 40 indices an item; ms a frame,
    4 against 8: mag 1 0.210 / 0.195, 2 0.262 / 0.296, 3 0.401 / 0.437, 4 0.597 / 0.620, 5 0.861 /
    0.814; 2026-12-06), else 4 */
 #define HST_K_ESRRF_NV_NP(mag) ((mag) == 1 || (mag) == 5 ? 8u : 4u)
+/* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the compiler
+   takes it, and the work indices per item) at magnification mag, with a (w, wd) table of wtab
+   entries (HST_E_WTAB; 0: the default's HST_K_ESRRF_WTAB) in local_bytes of local memory a
+   work-group (CL_DEVICE_LOCAL_MEM_SIZE): build options into buf (n bytes; their length returned,
+   0 where they do not fit): strips of 64 columns (HST_E_TW), HST_K_ESRRF_NV_NP(mag) pixels an
+   item, the tile and its scratch (HST_K_ESRRF_NV_TILE), shrunk together where a larger table
+   would not fit beside them (mags 6 and 8 at radius 1.5: 1764 and 3136 entries). Every geometry
+   gives the same bits; measured on an H100 (2026-12-06, 1000 x 1000 frames, radius 1.5): mag 6
+   1.280 ms a frame with the default tile (over the 48 KiB) against 1.266 with 2500 positions. */
+HST_API size_t hst_k_esrrf_nv_options(uint32_t mag, uint64_t wtab, uint64_t local_bytes, char *buf, size_t n);
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
    HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
    memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity
@@ -495,6 +504,7 @@ HST_API size_t hst_k_esrrf_rgc_local(uint32_t mag, float radius, size_t max_work
 #define HST__KERNELS_ESRRF_IMPLEMENTATION_DONE
 
 #include <math.h>
+#include <stdio.h>    /* snprintf */
 #include <stdlib.h>   /* getenv: $HST_HOST_ISA */
 #include <string.h>
 
@@ -3829,6 +3839,19 @@ HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
     int j0, j1;
     hst__e_consts(radius, c, &j0, &j1);
     return (uint64_t)mag * mag * (uint64_t)(j1 - j0) * (uint64_t)(j1 - j0);
+}
+
+/* The tile T (even) and scratch 3T/2 take 8T + 4 (3T/2) = 14T bytes beside the table's 8 bytes an
+   entry (the kernel's two __local arrays of float2) */
+HST__KDEF size_t hst_k_esrrf_nv_options(uint32_t mag, uint64_t wtab, uint64_t local_bytes, char *buf, size_t n)
+{
+    uint64_t t = HST_K_ESRRF_NV_TILE, tab = (wtab ? wtab : HST_K_ESRRF_WTAB) * 2 * sizeof(float);
+    int len;
+    if (local_bytes < tab + 14 * t) t = local_bytes > tab + 14 * 256 ? (local_bytes - tab) / 14 / 2 * 2 : 256;
+    len = snprintf(buf, n, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u", HST_K_ESRRF_NV_NP(mag),
+                   (unsigned)t, (unsigned)(t / 2 * 3));
+    if (wtab && len > 0 && (size_t)len < n) len += snprintf(buf + len, n - (size_t)len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
+    return len > 0 && (size_t)len < n ? (size_t)len : 0;
 }
 
 /* A row's L pixels span at most L / mag + 2 input pixels' half-pixel columns, and n rows. */

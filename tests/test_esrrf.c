@@ -468,15 +468,20 @@ static void rows_device_case_built(uint32_t rows, uint32_t cols, uint32_t mag, f
 
 /* ... built as esrrf.h builds it for CPU devices (HST_K_ESRRF_CPU_OPTIONS and
    HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and intensity one vector, over the
-   tile's copy by columns), and as for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS, HST_K_ESRRF_NV_NP
-   same-phase pixels an item, the intensity from hst_e_itab's table where it fits), on any
-   OpenCL device: the twin's bits each way */
+   tile's copy by columns), and as for NVIDIA GPUs (hst_k_esrrf_nv_options in 48 KiB of local
+   memory with the radius's (w, wd) table where esrrf.h passes it: the tile shrunk beside a
+   large one; HST_K_ESRRF_NV_NP same-phase pixels an item, the intensity from hst_e_itab's
+   table where it fits), on any OpenCL device: the twin's bits each way */
 static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
                                     float sens, int iw, const float *frames)
 {
+    uint64_t need = hst_k_esrrf_wtab_entries(mag, radius);
     char cpu[160], nv[160];
+    int k;
     snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag));
-    snprintf(nv, sizeof nv, "%s -DHST_E_K=40 -DHST_E_NP=%u", HST_K_ESRRF_NV_OPTIONS, HST_K_ESRRF_NV_NP(mag));
+    k = snprintf(nv, sizeof nv, "-DHST_E_K=40 ");
+    if (need <= HST_K_ESRRF_WTAB || 8 * (need + HST_K_ESRRF_NV_TILE) > 48 * 1024) need = 0;
+    assert_true(hst_k_esrrf_nv_options(mag, need, 48 * 1024, nv + k, sizeof nv - (size_t)k) > 0);
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, cpu);
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, nv);
 }
@@ -997,6 +1002,36 @@ static void fused_launch_shapes(void)
 /* Device fused RGC == the row twin: odd sizes, mag 1..8, radius 0.5..3, weighting off and on,
    on an OpenCL device built both ways (as for GPUs and as for CPUs); there also the kernel on
    NDRanges of other shapes (fused_launch_shapes) */
+/* hst_k_esrrf_nv_options: the default geometry where the table fits beside it, and the tile
+   and its scratch (3 floats a 2 positions) shrunk together beside a larger table so that the
+   kernel's local memory (8 bytes a tile position and a table entry) stays within the device's */
+static void test_nv_geometry(void **state)
+{
+    static const uint64_t locals[2] = {48 * 1024, 64 * 1024};
+    unsigned mag, l;
+    char o[160];
+    (void)state;
+    assert_true(hst_k_esrrf_nv_options(5, 0, 48 * 1024, o, sizeof o) > 0);
+    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_TILE=2560 -DHST_E_ITAB=3840");
+    assert_true(hst_k_esrrf_nv_options(6, 1764, 48 * 1024, o, sizeof o) > 0);
+    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=4 -DHST_E_TILE=2502 -DHST_E_ITAB=3753 -DHST_E_WTAB=1764");
+    assert_int_equal(hst_k_esrrf_nv_options(5, 0, 48 * 1024, o, 20), 0);   /* too short a buffer */
+    for (l = 0; l < 2; l++)
+        for (mag = 1; mag <= 8; mag++) {
+            uint64_t w = hst_k_esrrf_wtab_entries(mag, 1.5f);
+            unsigned np, t, it, wt = HST_K_ESRRF_WTAB;
+            int got;
+            if (w <= HST_K_ESRRF_WTAB) w = 0;
+            assert_true(hst_k_esrrf_nv_options(mag, w, locals[l], o, sizeof o) > 0);
+            got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u", &np, &t, &it, &wt);
+            assert_int_equal(got, w ? 4 : 3);
+            assert_int_equal(np, HST_K_ESRRF_NV_NP(mag));
+            assert_true(t % 2 == 0 && it == t / 2 * 3 && t <= HST_K_ESRRF_NV_TILE && t >= 1024);
+            assert_true(8 * (uint64_t)t + 4 * (uint64_t)it + 8 * (uint64_t)wt <= locals[l]);
+            assert_true(t == HST_K_ESRRF_NV_TILE || 8 * (uint64_t)(t + 2) + 4 * (uint64_t)(it + 3) + 8 * (uint64_t)wt > locals[l]);
+        }
+}
+
 static void test_fused_grid(void **state)
 {
     static const float radii[4] = {0.5f, 1.0f, 1.5f, 3.0f};
@@ -1315,6 +1350,7 @@ int main(void)
         cmocka_unit_test_setup(test_streamed, test_setup),
         cmocka_unit_test_setup(test_blinking, test_setup),
         cmocka_unit_test_setup(test_sequences, test_setup),
+        cmocka_unit_test_setup(test_nv_geometry, test_setup),
         cmocka_unit_test_setup(test_fused_grid, test_setup),
         cmocka_unit_test_setup(test_fused_wide, test_setup),
         cmocka_unit_test_setup(test_fused_cpu_blocks, test_setup),
