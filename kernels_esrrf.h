@@ -114,9 +114,8 @@ extern "C" {
      esrrf.h's; one item per pixel also works, the groups past the end returning; any uniform
      work-group size L, e.g. stream.h's default or a stage local_size): work-group g (linear id
      over both dimensions) computes the work indices [g K L, g K L + K L) (K = HST_E_K = 8 by
-     default; esrrf.h builds NVIDIA GPUs with 40, HST_E_TILE 2560, HST_E_TW 64 and HST_E_NP 4,
-     32 KiB of local memory in all, and CPUs with HST_K_ESRRF_CPU_OPTIONS; the groups past the
-     end return at once) of all frames'
+     default; esrrf.h builds NVIDIA GPUs with 40 and hst_k_esrrf_nv_options' geometry, and CPUs
+     with HST_K_ESRRF_CPU_OPTIONS; the groups past the end return at once) of all frames'
      pixels in order frame, then vertical strips of HST_E_TW (16) magnified columns, row-major
      inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
      strips of 64). On the table path the whole strip rows of a run go by blocks of
@@ -134,6 +133,10 @@ extern "C" {
      exp, so the sample loop is 2 local float2 reads, 4 fma, 3 mul/add and a select; the host
      twin (and the chained rgc's twin) makes the same table once per call. Same bits either
      way.
+     Built with -DHST_E_MAG=m (and -DHST_E_RADIUS=r, a float literal), the kernel computes at
+     magnification m (radius r) as constants and writes nothing when called with another: esrrf.h
+     builds each magnification (and a call's radius) its own program. The same operations, so
+     the same bits.
      A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
      gives the whole frame's values there, bitwise: a pixel's value does not depend on which
      pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
@@ -2069,6 +2072,16 @@ static const char hst__esrrf_src_fused2[] =
 "                                    uint nrows, ulong base, ulong begin, ulong end, ulong total,\n"
 "                                    int flags)\n"
 "{\n"
+"#ifdef HST_E_MAG\n"
+"  /* a build for one magnification (esrrf.h's on NVIDIA GPUs): its divisions by mag and its\n"
+"     phases' centres fold to constants (the same operations, so the same bits) */\n"
+"  if (mag != HST_E_MAG) return;\n"
+"  mag = HST_E_MAG;\n"
+"#endif\n"
+"#ifdef HST_E_RADIUS\n"
+"  if (radius != HST_E_RADIUS) return;\n"
+"  radius = HST_E_RADIUS;\n"
+"#endif\n"
 "  /* float2: the sample loop reads (ux, uy) and (w, wd) pairs as float2, aligned */\n"
 "#ifdef HST_E_TILE_T\n"
 "  __local float2 tile[3 * HST_E_TILE]; /* the copy by columns (hst_e_tile_t), the scratch of\n"

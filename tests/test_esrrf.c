@@ -48,7 +48,7 @@
 
 static hst_backend *be;
 static int fp64;          /* temporal sums in double: the host device, or an fp64 device */
-static char options[128];
+static char options[256];
 static size_t device_options;   /* strlen(options) as the group's set-up made them */
 
 static int group_setup(void **state)
@@ -468,8 +468,8 @@ static void rows_device_case_built(uint32_t rows, uint32_t cols, uint32_t mag, f
 
 /* ... built as esrrf.h builds it for CPU devices (HST_K_ESRRF_CPU_OPTIONS and
    HST_K_ESRRF_CPU_K(mag): the same-phase pixels' sample loop and intensity one vector, over the
-   tile's copy by columns), and as for NVIDIA GPUs (hst_k_esrrf_nv_options in 48 KiB of local
-   memory with the radius's (w, wd) table where esrrf.h passes it: the tile shrunk beside a
+   tile's copy by columns; the magnification a constant), and as for NVIDIA GPUs (the
+   magnification and radius constants; hst_k_esrrf_nv_options in 48 KiB of local memory with the radius's (w, wd) table where esrrf.h passes it: the tile shrunk beside a
    large one; HST_K_ESRRF_NV_NP same-phase pixels an item, the intensity from hst_e_itab's
    table where it fits), on any OpenCL device: the twin's bits each way */
 static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, float radius,
@@ -478,8 +478,8 @@ static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, 
     uint64_t need = hst_k_esrrf_wtab_entries(mag, radius);
     char cpu[160], nv[160];
     int k;
-    snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag));
-    k = snprintf(nv, sizeof nv, "-DHST_E_K=40 ");
+    snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u -DHST_E_MAG=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag), mag);
+    k = snprintf(nv, sizeof nv, "-DHST_E_K=40 -DHST_E_MAG=%u -DHST_E_RADIUS=%af ", mag, (double)radius);
     if (need <= HST_K_ESRRF_WTAB || 8 * (need + HST_K_ESRRF_NV_TILE) > 48 * 1024) need = 0;
     assert_true(hst_k_esrrf_nv_options(mag, need, 48 * 1024, nv + k, sizeof nv - (size_t)k) > 0);
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, cpu);
@@ -948,7 +948,7 @@ static void fused_launch_shapes(void)
     float *got = (float *)xcalloc(N * n, sizeof(float));
     const char *const *src;
     size_t count, global[2];
-    char opts[160];
+    char opts[sizeof options + 32];
     hst_program *prog;
     hst_kernel *k;
     hst_buffer *fb, *ob;
