@@ -663,7 +663,7 @@ typedef struct hst__egroup {
     int host;
     size_t acc_elem, tp_bytes;  /* bytes of one sum (8: double; 4: a device without fp64), of
                                    one time point's sums */
-    char opts[192];             /* the program's build options */
+    char opts[320];             /* the program's build options (hst__egroup_types) */
     int lag;                    /* 1: the lag-1 sums (TAC2): each piece and block loads the
                                    frame before it */
     size_t fused_local;         /* the fused kernel's work-group (0: the backend's default) */
@@ -2430,19 +2430,19 @@ static size_t hst__e_fused_local(int gpu, int cpu) {
 
 /* The fused kernel's build options into buf (n bytes; its length returned) for devices that
    are all NVIDIA GPUs taking compiler options (nv), all CPUs taking the CPU build (cpu:
-   hst__e_cpu_build), or neither, at magnification mag with a (w, wd) table of wtab entries (0:
-   the default's) and local_bytes of local memory (the least of the devices'): the devices'
+   hst__e_cpu_build), or neither, at magnification mag and radius (the largest a program
+   computes) with a (w, wd) table of wtab entries (0: the default's) and local_bytes of local memory (the least of the devices'): the devices'
    options (on NVIDIA hst_k_esrrf_nv_options' geometry), the work indices per item
    (hst__e_fused_k), the magnification as a constant (HST_E_MAG: the kernel's divisions by it
    and its phases' centres fold; on an H100, 1000 x 1000 frames, radius 1.5, 2026-12-06: mag 5
    0.814 -> 0.740 ms a frame, mag 6 1.228 -> 1.087, mag 1 0.195 -> 0.164; the same bits) and
    the table */
-static size_t hst__e_device_options(int nv, int cpu, unsigned mag, uint64_t wtab, uint64_t local_bytes,
-                                    char *buf, size_t n) {
+static size_t hst__e_device_options(int nv, int cpu, unsigned mag, float radius, uint64_t wtab,
+                                    uint64_t local_bytes, char *buf, size_t n) {
     int len = snprintf(buf, n, "%s -DHST_E_K=%u -DHST_E_MAG=%u ", nv ? HST__E_NV_REGS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "",
                        hst__e_fused_k(nv, cpu, mag), mag);
     if (len <= 0 || (size_t)len >= n) return 0;
-    if (nv) return (size_t)len + hst_k_esrrf_nv_options(mag, wtab, local_bytes, buf + len, n - (size_t)len);
+    if (nv) return (size_t)len + hst_k_esrrf_nv_options(mag, radius, wtab, local_bytes, buf + len, n - (size_t)len);
     if (wtab) len += snprintf(buf + len, n - (size_t)len, "-DHST_E_WTAB=%llu", (unsigned long long)wtab);
     return len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
@@ -2475,6 +2475,7 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     uint64_t local = UINT64_MAX;
     unsigned b;
     size_t len;
+    int n;
     for (b = 0; b < g->nb && !g->host; b++) {
         const hst_device_info *info = hst_backend_device(g->be[b]);
         fp64 &= info->fp64 != 0;
@@ -2499,9 +2500,12 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->tp_bytes = HST__E_ACC_VALUES * e->pixels * g->acc_elem;
     g->lag = (hst__esums(e->d.modes) & HST__E_SUM_LAG1) != 0;
     g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
-    len = hst__e_device_options(nvopt, cpu, e->mag, wtab ? need : 0, local, g->opts, sizeof g->opts);
-    snprintf(g->opts + len, sizeof g->opts - len, "%s%s -DHST_E_RADIUS=%af", fp64 ? " -DHST_FP64" : "",
-             g->lag ? "" : " -DHST_E_NO_LAG1", (double)e->d.radius);
+    len = hst__e_device_options(nvopt, cpu, e->mag, e->d.radius, wtab ? need : 0, local, g->opts, sizeof g->opts);
+    n = snprintf(g->opts + len, sizeof g->opts - len, "%s%s -DHST_E_RADIUS=%af", fp64 ? " -DHST_FP64" : "",
+                 g->lag ? "" : " -DHST_E_NO_LAG1", (double)e->d.radius);
+    if (len == 0 || n < 0 || (size_t)n >= sizeof g->opts - len)   /* a cut option would build wrong */
+        return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
+                                "the fused kernel's build options exceed %zu bytes", sizeof g->opts);
     return HST_SUCCESS;
 }
 
@@ -3919,13 +3923,15 @@ static hst_result hst__esw_device(hst__esw *w, size_t acc_bytes) {
     size_t len;
     uint64_t wtab = hst__esw_wtab(w);
     unsigned l;
+    float rmax = 0.0f;
     int gpu = hst__env_gpu(w->be), nv = gpu && hst__env_options(w->be);
     int cpu = hst__e_cpu_build(info);
     hst_result r;
     w->acc_elem = info->fp64 ? sizeof(double) : sizeof(float);
     w->fused_local = hst__e_fused_local(gpu, cpu);
     w->fused_k = hst__e_fused_k(nv, cpu, w->mag);
-    len = hst__e_device_options(nv, cpu, w->mag, wtab, info->local_mem_bytes, opts, sizeof w->opts);
+    for (l = 0; l < w->nr; l++) rmax = w->prm[l] > rmax ? w->prm[l] : rmax;
+    len = hst__e_device_options(nv, cpu, w->mag, rmax, wtab, info->local_mem_bytes, opts, sizeof w->opts);
     len += (size_t)snprintf(opts + len, sizeof w->opts - len, "%s -DHST_E_NS=%u -DHST_E_SENS=",
                             info->fp64 ? " -DHST_FP64" : "", w->ns);
     for (l = 0; l < w->ns; l++)   /* at most 8 of 17 characters, then 34: within opts */

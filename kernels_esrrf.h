@@ -436,21 +436,31 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    then the intensity's table (hst_e_itab): 20 + 15 KiB of local memory, and 12 KiB for the
    default (w, wd) table, within the 48 KiB an NVIDIA GPU gives a work-group */
 #define HST_K_ESRRF_NV_TILE 2560
+#define HST_K_ESRRF_NV_TW 64   /* its strips' magnified columns (HST_E_TW) */
+/* Its tile rows as wide as the widest strip's (HST_E_NLS) from this magnification: measured on an
+   H100 (1000 x 1000 frames, radius 1.5, the magnification and radius constants; ms a frame,
+   without / with, 2026-12-06): mag 1 0.161 / 0.178 (rows of 133), 2 0.225 / 0.223, 3 0.366 /
+   0.335, 4 0.548 / 0.519, 5 0.733 / 0.674, 6 1.073 / 0.993, 7 1.544 / 1.487, 8 1.906 / 1.799 */
+#define HST_K_ESRRF_NV_NLS_MAG 3
 /* Its same-phase pixels per work-item (HST_E_NP) at magnification mag: 8 where that measured
-   faster than 4 on an H100 (1000 x 1000 frames, radius 1.5, 40 indices an item; ms a frame,
-   4 against 8: mag 1 0.210 / 0.195, 2 0.262 / 0.296, 3 0.401 / 0.437, 4 0.597 / 0.620, 5 0.861 /
-   0.814; 2026-12-06), else 4 */
-#define HST_K_ESRRF_NV_NP(mag) ((mag) == 1 || (mag) == 5 ? 8u : 4u)
+   faster than 4 on an H100 (1000 x 1000 frames, radius 1.5, 40 indices an item, the
+   magnification and radius constants; ms a frame, 4 against 8, 2026-12-06: mag 1 0.163 / 0.161,
+   2 0.225 / 0.232, 3 0.365 / 0.376, 4 0.547 / 0.549, 5 0.802 / 0.734, 6 1.165 / 1.071, 7 1.566 /
+   1.543, 8 1.905 / 1.913), else 4 */
+#define HST_K_ESRRF_NV_NP(mag) ((mag) == 1 || ((mag) >= 5 && (mag) <= 7) ? 8u : 4u)
 /* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the compiler
-   takes it, and the work indices per item) at magnification mag, with a (w, wd) table of wtab
+   takes it, and the work indices per item) at magnification mag and radius (input pixels),
+   with a (w, wd) table of wtab
    entries (HST_E_WTAB; 0: the default's HST_K_ESRRF_WTAB) in local_bytes of local memory a
    work-group (CL_DEVICE_LOCAL_MEM_SIZE): build options into buf (n bytes; their length returned,
-   0 where they do not fit): strips of 64 columns (HST_E_TW), HST_K_ESRRF_NV_NP(mag) pixels an
-   item, the tile and its scratch (HST_K_ESRRF_NV_TILE), shrunk together where a larger table
+   0 where they do not fit): strips of HST_K_ESRRF_NV_TW columns (HST_E_TW), HST_K_ESRRF_NV_NP(mag)
+   pixels an item, from HST_K_ESRRF_NV_NLS_MAG tile rows as wide as any strip's (HST_E_NLS:
+   the sample loop's reads at constant offsets), the tile and its scratch (HST_K_ESRRF_NV_TILE), shrunk together where a larger table
    would not fit beside them (mags 6 and 8 at radius 1.5: 1764 and 3136 entries). Every geometry
    gives the same bits; measured on an H100 (2026-12-06, 1000 x 1000 frames, radius 1.5): mag 6
    1.280 ms a frame with the default tile (over the 48 KiB) against 1.266 with 2500 positions. */
-HST_API size_t hst_k_esrrf_nv_options(uint32_t mag, uint64_t wtab, uint64_t local_bytes, char *buf, size_t n);
+HST_API size_t hst_k_esrrf_nv_options(uint32_t mag, float radius, uint64_t wtab, uint64_t local_bytes, char *buf,
+                                      size_t n);
 /* The fused kernel's build options for CPU devices (PoCL; esrrf.h passes them, with
    HST_K_ESRRF_CPU_K(mag) work indices per item, to CPUs with HST_K_ESRRF_CPU_LOCAL_BYTES of local
    memory): 16 same-phase pixels per work-item (HST_E_NP), their sample loop and intensity
@@ -1494,6 +1504,12 @@ static const char hst__esrrf_src_fused[] =
 "  return k[2] > 0 && k[3] > 0 && (long)(k[2] + 1) * k[3] <= HST_E_TILE &&\n"
 "         2 * (long)k[2] * nc + 6 * (long)(k[2] + k[3]) <= 2 * HST_E_TILE;\n"
 "#else\n"
+"#ifdef HST_E_NLS /* a build's tile rows of HST_E_NLS positions (any strip's at most), so that\n"
+"                    the sample loop reads its pixels' rows at constant offsets */\n"
+"  int fits = k[3] <= HST_E_NLS;\n"
+"  k[3] = HST_E_NLS;\n"
+"  if (!fits) return 0;\n"
+"#endif\n"
 "  return k[2] > 0 && k[3] > 0 && (long)k[2] * k[3] <= HST_E_TILE &&\n"
 "         (HST_E_ITAB == 0 || HST_E_TGS(k[2], k[3]) <= HST_E_ITAB);\n"
 "#endif\n"
@@ -3856,13 +3872,25 @@ HST__KDEF uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius)
 
 /* The tile T (even) and scratch 3T/2 take 8T + 4 (3T/2) = 14T bytes beside the table's 8 bytes an
    entry (the kernel's two __local arrays of float2) */
-HST__KDEF size_t hst_k_esrrf_nv_options(uint32_t mag, uint64_t wtab, uint64_t local_bytes, char *buf, size_t n)
+HST__KDEF size_t hst_k_esrrf_nv_options(uint32_t mag, float radius, uint64_t wtab, uint64_t local_bytes, char *buf,
+                                        size_t n)
 {
     uint64_t t = HST_K_ESRRF_NV_TILE, tab = (wtab ? wtab : HST_K_ESRRF_WTAB) * 2 * sizeof(float);
-    int len;
+    float c[2];
+    int len, j0, j1, p, nls = 0;
+    if (mag == 0) return 0;
     if (local_bytes < tab + 14 * t) t = local_bytes > tab + 14 * 256 ? (local_bytes - tab) / 14 / 2 * 2 : 256;
-    len = snprintf(buf, n, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u", HST_K_ESRRF_NV_NP(mag),
-                   (unsigned)t, (unsigned)(t / 2 * 3));
+    /* hst_e_span's tile width of a strip starting at any phase p (the kernel's hst_e_base) */
+    hst__e_consts(radius, c, &j0, &j1);
+    for (p = 0; p < (int)mag; p++) {
+        int w = hst__e_base(0, p + HST_K_ESRRF_NV_TW - 1, (int)mag) - hst__e_base(0, p, (int)mag);
+        if (w > nls) nls = w;
+    }
+    len = snprintf(buf, n, "-DHST_E_TW=%d -DHST_E_NP=%u", HST_K_ESRRF_NV_TW, HST_K_ESRRF_NV_NP(mag));
+    if (mag >= HST_K_ESRRF_NV_NLS_MAG && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " -DHST_E_NLS=%d", nls + j1 - j0);
+    if (len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " -DHST_E_TILE=%u -DHST_E_ITAB=%u", (unsigned)t, (unsigned)(t / 2 * 3));
     if (wtab && len > 0 && (size_t)len < n) len += snprintf(buf + len, n - (size_t)len, " -DHST_E_WTAB=%llu", (unsigned long long)wtab);
     return len > 0 && (size_t)len < n ? (size_t)len : 0;
 }

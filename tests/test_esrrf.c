@@ -481,7 +481,7 @@ static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, 
     snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u -DHST_E_MAG=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag), mag);
     k = snprintf(nv, sizeof nv, "-DHST_E_K=40 -DHST_E_MAG=%u -DHST_E_RADIUS=%af ", mag, (double)radius);
     if (need <= HST_K_ESRRF_WTAB || 8 * (need + HST_K_ESRRF_NV_TILE) > 48 * 1024) need = 0;
-    assert_true(hst_k_esrrf_nv_options(mag, need, 48 * 1024, nv + k, sizeof nv - (size_t)k) > 0);
+    assert_true(hst_k_esrrf_nv_options(mag, radius, need, 48 * 1024, nv + k, sizeof nv - (size_t)k) > 0);
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, cpu);
     rows_device_case_built(rows, cols, mag, radius, sens, iw, frames, nv);
 }
@@ -1002,29 +1002,51 @@ static void fused_launch_shapes(void)
 /* Device fused RGC == the row twin: odd sizes, mag 1..8, radius 0.5..3, weighting off and on,
    on an OpenCL device built both ways (as for GPUs and as for CPUs); there also the kernel on
    NDRanges of other shapes (fused_launch_shapes) */
+/* The widest tile row of a strip of 64 magnified columns at radius 1.5 (a window of 7
+   half-pixel positions), by the first and last positions of every start (the twin's rule) */
+static unsigned nls_want(unsigned mag)
+{
+    unsigned x, w = 0;
+    for (x = 0; x < 2 * mag; x++) {
+        double c0 = (x % mag + 0.5) / mag, c1 = ((x + 63) % mag + 0.5) / mag;
+        unsigned a = 2 * (x / mag) + (unsigned)(2 * c0), b = 2 * ((x + 63) / mag) + (unsigned)(2 * c1);
+        if (b - a + 7 > w) w = b - a + 7;
+    }
+    return w;
+}
+
 /* hst_k_esrrf_nv_options: the default geometry where the table fits beside it, and the tile
    and its scratch (3 floats a 2 positions) shrunk together beside a larger table so that the
-   kernel's local memory (8 bytes a tile position and a table entry) stays within the device's */
+   kernel's local memory (8 bytes a tile position and a table entry) stays within the device's;
+   tile rows as wide as the widest strip's */
 static void test_nv_geometry(void **state)
 {
     static const uint64_t locals[2] = {48 * 1024, 64 * 1024};
     unsigned mag, l;
     char o[160];
     (void)state;
-    assert_true(hst_k_esrrf_nv_options(5, 0, 48 * 1024, o, sizeof o) > 0);
-    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_TILE=2560 -DHST_E_ITAB=3840");
-    assert_true(hst_k_esrrf_nv_options(6, 1764, 48 * 1024, o, sizeof o) > 0);
-    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=4 -DHST_E_TILE=2502 -DHST_E_ITAB=3753 -DHST_E_WTAB=1764");
-    assert_int_equal(hst_k_esrrf_nv_options(5, 0, 48 * 1024, o, 20), 0);   /* too short a buffer */
+    assert_true(hst_k_esrrf_nv_options(5, 1.5f, 0, 48 * 1024, o, sizeof o) > 0);
+    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_NLS=33 -DHST_E_TILE=2560 -DHST_E_ITAB=3840");
+    assert_true(hst_k_esrrf_nv_options(6, 1.5f, 1764, 48 * 1024, o, sizeof o) > 0);
+    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_NLS=28 -DHST_E_TILE=2502 -DHST_E_ITAB=3753 -DHST_E_WTAB=1764");
+    assert_int_equal(hst_k_esrrf_nv_options(5, 1.5f, 0, 48 * 1024, o, 20), 0);   /* too short a buffer */
     for (l = 0; l < 2; l++)
         for (mag = 1; mag <= 8; mag++) {
             uint64_t w = hst_k_esrrf_wtab_entries(mag, 1.5f);
-            unsigned np, t, it, wt = HST_K_ESRRF_WTAB;
+            unsigned np, nls, t, it, wt = HST_K_ESRRF_WTAB;
             int got;
             if (w <= HST_K_ESRRF_WTAB) w = 0;
-            assert_true(hst_k_esrrf_nv_options(mag, w, locals[l], o, sizeof o) > 0);
-            got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u", &np, &t, &it, &wt);
-            assert_int_equal(got, w ? 4 : 3);
+            assert_true(hst_k_esrrf_nv_options(mag, 1.5f, w, locals[l], o, sizeof o) > 0);
+            if (mag >= HST_K_ESRRF_NV_NLS_MAG) {
+                got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_NLS=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u",
+                             &np, &nls, &t, &it, &wt);
+                assert_int_equal(got, w ? 5 : 4);
+                assert_int_equal(nls, nls_want(mag));
+            } else {
+                got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u", &np, &t, &it, &wt);
+                assert_int_equal(got, w ? 4 : 3);
+                assert_null(strstr(o, "NLS"));
+            }
             assert_int_equal(np, HST_K_ESRRF_NV_NP(mag));
             assert_true(t % 2 == 0 && it == t / 2 * 3 && t <= HST_K_ESRRF_NV_TILE && t >= 1024);
             assert_true(8 * (uint64_t)t + 4 * (uint64_t)it + 8 * (uint64_t)wt <= locals[l]);
