@@ -2428,12 +2428,13 @@ static size_t hst__e_fused_local(int gpu, int cpu) {
     return gpu ? HST__E_GPU_FUSED_LOCAL : cpu ? HST_K_ESRRF_CPU_LOCAL : 0;
 }
 
-/* The fused kernel's build options into buf (n bytes; its length returned) for devices that
-   are all NVIDIA GPUs taking compiler options (nv), all CPUs taking the CPU build (cpu:
-   hst__e_cpu_build), or neither, at magnification mag and radius (the largest a program
-   computes) with a (w, wd) table of wtab entries (0: the default's) and local_bytes of local memory (the least of the devices'): the devices'
-   options (on NVIDIA hst_k_esrrf_nv_options' geometry), the work indices per item
-   (hst__e_fused_k), the magnification as a constant (HST_E_MAG: the kernel's divisions by it
+/* The fused kernel's build options into buf (n bytes; its length returned, 0 where NVIDIA's
+   geometry does not fit) for devices that are all NVIDIA GPUs taking compiler options (nv), all
+   CPUs taking the CPU build (cpu: hst__e_cpu_build), or neither, at magnification mag and radius
+   (the largest a program computes) with a (w, wd) table of wtab entries (0: the default's) and
+   local_bytes of local memory (the least of the devices'): the devices' options (on NVIDIA
+   hst_k_esrrf_nv_options' geometry), the work indices per item (hst__e_fused_k), the
+   magnification as a constant (HST_E_MAG: the kernel's divisions by it
    and its phases' centres fold; on an H100, 1000 x 1000 frames, radius 1.5, 2026-12-06: mag 5
    0.814 -> 0.740 ms a frame, mag 6 1.228 -> 1.087, mag 1 0.195 -> 0.164; the same bits) and
    the table */
@@ -2442,7 +2443,10 @@ static size_t hst__e_device_options(int nv, int cpu, unsigned mag, float radius,
     int len = snprintf(buf, n, "%s -DHST_E_K=%u -DHST_E_MAG=%u ", nv ? HST__E_NV_REGS : cpu ? HST_K_ESRRF_CPU_OPTIONS : "",
                        hst__e_fused_k(nv, cpu, mag), mag);
     if (len <= 0 || (size_t)len >= n) return 0;
-    if (nv) return (size_t)len + hst_k_esrrf_nv_options(mag, radius, wtab, local_bytes, buf + len, n - (size_t)len);
+    if (nv) {
+        size_t g = hst_k_esrrf_nv_options(mag, radius, wtab, local_bytes, buf + len, n - (size_t)len);
+        return g ? (size_t)len + g : 0;
+    }
     if (wtab) len += snprintf(buf + len, n - (size_t)len, "-DHST_E_WTAB=%llu", (unsigned long long)wtab);
     return len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1;
 }
