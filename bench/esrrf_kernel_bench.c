@@ -12,7 +12,8 @@
    work-group (L = 0: 16 x 16 over (pixels, frames), as stream.h launches it).
    --variant adds build options (e.g. "-DHST_E_TW=32") to the program's own; each variant and
    each work-group size is timed in the same process, and its first frame is compared with the
-   first variant's (bitwise). --rows: only magnified rows [R0, R0 + NR) of each frame (one of
+   first variant's (bitwise; the output is filled with NaN before each, so one that writes
+   nothing differs). --rows: only magnified rows [R0, R0 + NR) of each frame (one of
    several devices' share, as esrrf.h splits a frame's rows; default the whole frame). --per-item
    K: the NDRange's dimension 0 is ceil(pixels / K), K the variants' HST_E_K (each group then
    has work to do); default the pixels (the groups past K / 1 of them return at once).
@@ -379,7 +380,10 @@ static void bench(const options *o)
         hst_kernel *k = build(&r, o->variant[v]);
         set_args(k, &r, o->size, o->frames);
         for (li = 0; li < o->nlocal; li++) {
-            double cms, ms = time_kernel(k, &r, o->local[li], &cms);
+            const uint32_t nan = 0xFFFFFFFFu;   /* so that a variant which writes nothing differs */
+            double cms, ms;
+            CHECK(hst_fill(r.q, r.rgc, &nan, sizeof nan, 0, pm * 4 * o->frames, 0, NULL, NULL));
+            ms = time_kernel(k, &r, o->local[li], &cms);
             double gf = flops * pw / (ms * 1e-3) / 1e9, gb = bytes * pw / (ms * 1e-3) / 1e9;
             CHECK(hst_read(r.q, r.rgc, 0, v + li ? got : ref, pm * 4, 1, 0, NULL, NULL));
             i = v + li ? first_differs(got, ref, pm) : pm;
