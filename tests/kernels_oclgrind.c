@@ -616,19 +616,22 @@ static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
    for CPU devices (HST_K_ESRRF_CPU_OPTIONS: 16 same-phase pixels' sample loop and intensity one
    vector, over the tile's copy by columns, the tile made separably): a block of 16 pixels' 32
    rows with lanes in the margin, the block ending at the last whole row, a part row, group 1's
-   pixels one by one. As for NVIDIA GPUs (HST_K_ESRRF_NV_OPTIONS' 4 pixels an item and strips of
-   64, the intensity from hst_e_itab's table) with a smaller tile and table. Each within 31.25
+   pixels one by one. As for NVIDIA GPUs (hst_k_esrrf_nv_options' 4 pixels an item and strips of
+   64, the intensity from hst_e_itab's table) with a smaller tile and table; and with 8 pixels,
+   the magnification and radius constants and tile rows of 24 positions, wider than the strip's
+   (HST_E_NLS: the padding must stay unread). Each within 31.25
    KiB of local memory with its (w, wd) table: Oclgrind's device has OpenCL's 32 KiB (mag 2's
    table has 196 entries). */
 static void esrrf_fused_build(hst_backend *be, hst_backend *host, const char *geometry, const char *what)
 {
     enum { FR = 30, FC = 5, FM = 2, FN = 2, FK = 8, FMP = FR * FC * FM * FM };
     static float in[FN * FR * FC], out[2][FN * FMP];
-    char options[128];
+    char options[256];
     hst_range r;
     int k;
     wl_fill_f32(in, sizeof in / sizeof in[0], 5);
-    snprintf(options, sizeof options, "%s -DHST_E_K=%d -DHST_E_WTAB=256", geometry, FK);
+    k = snprintf(options, sizeof options, "%s -DHST_E_K=%d -DHST_E_WTAB=256", geometry, FK);
+    EXPECT(k > 0 && (size_t)k < sizeof options, "eSRRF rgc_fused %s: its options cut", what);
     memset(&r, 0, sizeof r);
     r.dims = 2;
     r.global[0] = ((FMP + FK - 1) / FK + 63) / 64 * 64;   /* (2 groups a frame) */
@@ -1103,6 +1106,8 @@ int main(int argc, char **argv)
     esrrf_fused_build(be, host, HST_K_ESRRF_CPU_OPTIONS " -DHST_E_TILE=1248", "as for CPUs");
     esrrf_fused_build(be, host, "-DHST_E_NP=4 -DHST_E_TW=64 -DHST_E_TILE=1024 -DHST_E_ITAB=1024",
                       "as for NVIDIA GPUs");
+    esrrf_fused_build(be, host, "-DHST_E_NP=8 -DHST_E_TW=64 -DHST_E_NLS=24 -DHST_E_TILE=1024 -DHST_E_ITAB=1024 "
+                      "-DHST_E_MAG=2 -DHST_E_RADIUS=0x1.8p+0f", "as for NVIDIA GPUs, constants, wider rows");
     {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host;
            then on the device and the host together (each its rows of the image: the device's
            are the upper half, through the fused kernel's row window). The device comes first:
