@@ -2468,10 +2468,11 @@ static uint64_t hst__e_wtab_fit(uint64_t need, const hst_device_info *info) {
 /* A group's sums type and build options: double where every device has fp64 (the host twin
    always); NVIDIA's work-group and register cap where every device is such a GPU, the CPU build
    where every device takes it (hst__e_cpu_build), a (w, wd) table for the radius where it is
-   larger than the default's and every device holds it (hst__e_wtab_fit), the radius as a
-   constant (HST_E_RADIUS: a program per radius; on an H100, mag 2 0.244 -> 0.225 ms a frame,
-   mag 5 0.740 -> 0.734). The program has no float division or sqrt, so no option changes its
-   bits. */
+   larger than the default's and every device holds it (hst__e_wtab_fit), on NVIDIA the radius
+   as a constant (HST_E_RADIUS: a program per radius; on an H100, mag 2 0.244 -> 0.225 ms a
+   frame, mag 5 0.740 -> 0.734; not on CPUs, where a new radius's build costs seconds and the
+   constant gained nothing measurable). The program has no float division or sqrt, so no
+   option changes its bits. */
 static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     int fp64 = 1, nvopt = !g->host, cpu = !g->host;
     uint64_t need = hst_k_esrrf_wtab_entries(e->mag, e->d.radius);
@@ -2505,8 +2506,11 @@ static hst_result hst__egroup_types(hst__eng *e, hst__egroup *g) {
     g->lag = (hst__esums(e->d.modes) & HST__E_SUM_LAG1) != 0;
     g->fused_k = hst__e_fused_k(nvopt, cpu, e->mag);
     len = hst__e_device_options(nvopt, cpu, e->mag, e->d.radius, wtab ? need : 0, local, g->opts, sizeof g->opts);
-    n = snprintf(g->opts + len, sizeof g->opts - len, "%s%s -DHST_E_RADIUS=%af", fp64 ? " -DHST_FP64" : "",
-                 g->lag ? "" : " -DHST_E_NO_LAG1", (double)e->d.radius);
+    n = snprintf(g->opts + len, sizeof g->opts - len, "%s%s", fp64 ? " -DHST_FP64" : "", g->lag ? "" : " -DHST_E_NO_LAG1");
+    if (nvopt && n >= 0 && (size_t)n < sizeof g->opts - len) {
+        len += (size_t)n;
+        n = snprintf(g->opts + len, sizeof g->opts - len, " -DHST_E_RADIUS=%af", (double)e->d.radius);
+    }
     if (len == 0 || n < 0 || (size_t)n >= sizeof g->opts - len)   /* a cut option would build wrong */
         return hst_backend_fail(e->log_be, HST_ERROR_OVERFLOW, HST_LOGITEM_SIZE_OVERFLOW, "hst_esrrf",
                                 "the fused kernel's build options exceed %zu bytes", sizeof g->opts);

@@ -135,8 +135,8 @@ extern "C" {
      way.
      Built with -DHST_E_MAG=m (and -DHST_E_RADIUS=r, a float literal), the kernel computes at
      magnification m (radius r) as constants and writes nothing when called with another: esrrf.h
-     builds each magnification (and a call's radius) its own program. The same operations, so
-     the same bits.
+     builds each magnification (and on NVIDIA a call's radius) its own program. The same
+     operations, so the same bits.
      A window of rows [row0, row0 + nrows) (margins and sample bounds those of the whole frame)
      gives the whole frame's values there, bitwise: a pixel's value does not depend on which
      pixels share its work-group's tile; strips are nrows high. How esrrf.h splits an image
