@@ -1307,7 +1307,7 @@ static const char hst__esrrf_src_tabn[] =
 "    __local const float2 *wr = (__local const float2 *)wp + j * n;\n"
 "#if defined HST_E_RADIUS && !defined HST_E_TILE_T\n"
 "    if (HST_E_N <= 9 && n == HST_E_N && ib - ia == n) { /* a whole row (nearly every pixel's)\n"
-"                         at radius <= 2: the loop unrolled (no per-sample count or address) */\n"
+"              at radius <= 2, a constant count (NVIDIA's compiler still keeps it rolled) */\n"
 "#pragma unroll\n"
 "      for (int i = 0; i < HST_E_N; ++i) {\n"
 "        float2 w = wr[i];\n"
