@@ -610,21 +610,24 @@ static const char hst__esrrf_src_common[] =
 "  return q;\n"
 "}\n"
 "\n"
-"/* Roberts cross at pixel (r1, c1): g[0] = Gc, g[1] = Gr */\n"
-"void hst_e_roberts(__global const float *f, int cols, int r1, int c1, float *g)\n"
+"/* Roberts cross from a = f(r0, c1), b = f(r1, c0), c = f(r0, c0), d = f(r1, c1) */\n"
+"void hst_e_roberts_of(float a, float b, float c, float d, float *g)\n"
 "{\n"
-"  int r0 = r1 > 0 ? r1 - 1 : 0;\n"
-"  int c0 = c1 > 0 ? c1 - 1 : 0;\n"
-"  float a = f[(long)r0 * cols + c1];\n"
-"  float b = f[(long)r1 * cols + c0];\n"
-"  float c = f[(long)r0 * cols + c0];\n"
-"  float d = f[(long)r1 * cols + c1];\n"
 "  float s = a - b;\n"
 "  s = s + d;\n"
 "  g[0] = s - c;\n"
 "  s = b - a;\n"
 "  s = s + d;\n"
 "  g[1] = s - c;\n"
+"}\n"
+"\n"
+"/* Roberts cross at pixel (r1, c1): g[0] = Gc, g[1] = Gr */\n"
+"void hst_e_roberts(__global const float *f, int cols, int r1, int c1, float *g)\n"
+"{\n"
+"  int r0 = r1 > 0 ? r1 - 1 : 0;\n"
+"  int c0 = c1 > 0 ? c1 - 1 : 0;\n"
+"  hst_e_roberts_of(f[(long)r0 * cols + c1], f[(long)r1 * cols + c0], f[(long)r0 * cols + c0],\n"
+"                   f[(long)r1 * cols + c1], g);\n"
 "}\n"
 "\n"
 "/* exp(x) for x <= 0: x = k ln2 + r, degree-7 Taylor polynomial of e^r, times 2^k (-115 <= k\n"
@@ -888,17 +891,23 @@ static const char hst__esrrf_src_rgc[] =
 "  return 4;\n"
 "}\n"
 "\n"
-"/* The vertical taps of the Roberts gradients of frame f at column cn: rows ry .. ry + ny - 1\n"
-"   (those inside the frame) weighted by w, summed in order: (Gc, Gr) */\n"
+"/* The vertical taps of the Roberts gradients of frame f at column cn (inside the frame): rows\n"
+"   ry .. ry + ny - 1 (those inside the frame) weighted by w, summed in order: (Gc, Gr). A row's\n"
+"   two values serve the next row's gradients as their row r0's (hst_e_roberts's values, 2 loads\n"
+"   a row, not 4); rp: the first row's r0, clamped into the frame (row 0 serves itself) */\n"
 "float2 hst_e_vsum(__global const float *f, int rows, int cols, int ry, int ny, const float *w,\n"
 "                  int cn)\n"
 "{\n"
 "  float pc = 0.0f, pr = 0.0f;\n"
+"  int c0 = cn > 0 ? cn - 1 : 0, rp = clamp(ry - 1, 0, rows - 1);\n"
+"  float a = f[(long)rp * cols + cn], c = f[(long)rp * cols + c0];\n"
 "  for (int i = 0; i < ny; ++i) {\n"
 "    int rn = ry + i;\n"
 "    if (rn < 0 || rn >= rows) continue;\n"
-"    float rg[2];\n"
-"    hst_e_roberts(f, cols, rn, cn, rg);\n"
+"    float rg[2], b = f[(long)rn * cols + c0], d = f[(long)rn * cols + cn];\n"
+"    hst_e_roberts_of(a, b, c, d, rg);\n"
+"    a = d;\n"
+"    c = b;\n"
 "    float t = rg[0] * w[i];\n"
 "    pc = pc + t;\n"
 "    t = rg[1] * w[i];\n"
@@ -957,6 +966,10 @@ static const char hst__esrrf_src_rgc[] =
 "  float c = hst_e_centre(y - q * mag, mag);\n"
 "  return 2 * q + (int)(2.0f * c);\n"
 "}\n"
+"\n"
+"\n";
+
+static const char hst__esrrf_src_wd[] =
 "\n"
 "/* sigma = radius / 2.355, tSS = 2 sigma^2, tSO = 2 sigma + 1: c[0] = -2 / tSS, c[1] = tSO^2 */\n"
 "void hst_e_consts(float radius, float *c)\n"
@@ -1557,7 +1570,7 @@ static const char hst__esrrf_src_fused[] =
 "  if (!fits) return 0;\n"
 "#endif\n"
 "  return k[2] > 0 && k[3] > 0 && (long)k[2] * k[3] <= HST_E_TILE &&\n"
-"         (HST_E_ITAB == 0 || HST_E_TGS(k[2], k[3]) <= HST_E_ITAB);\n"
+"         HST_E_TGS(k[2], k[3]) * (HST_E_ITAB > 0) <= HST_E_ITAB;\n"
 "#endif\n"
 "}\n"
 
@@ -1725,6 +1738,27 @@ static const char hst__esrrf_src_tilesep[] =
 
 static const char hst__esrrf_src_itab[] =
 "\n"
+"/* hst_e_itab's row at r (in frame rows): its column sums p at the frame's columns ca + e, e =\n"
+"   s, s + S, .. < nc, into o[e], the row's 4 tap weights made once for them, not once a sum\n"
+"   (columns interleaved: a warp's items read neighbouring columns) */\n"
+"void hst_e_itab_row(__global const float *f, int rows, int cols, float r, int ca, int s, int S,\n"
+"                    int nc, __local float *o)\n"
+"{\n"
+"  int r0 = (int)floor(r - 0.5f) - 1, in = r >= 0.0f && r < (float)rows;\n"
+"  float w[4];\n"
+"  for (int i = 0; i < 4; ++i) w[i] = hst_e_cubic(r - ((float)(r0 + i) + 0.5f));\n"
+"  for (int e = s; e < nc; e += S) {\n"
+"    int cn = ca + e;\n"
+"    float p = 0.0f;\n"
+"    for (int i = 0; in && cn >= 0 && cn < cols && i < 4; ++i) {\n"
+"      if (r0 + i < 0 || r0 + i >= rows) continue;\n"
+"      float t = f[(long)(r0 + i) * cols + cn] * w[i];\n"
+"      p = p + t;\n"
+"    }\n"
+"    o[e] = p;\n"
+"  }\n"
+"}\n"
+"\n"
 "/* GPU builds with HST_E_ITAB > 0 (floats of local memory): hst_e_put's intensity of a\n"
 "   segment's pixels from a table the group makes once, not hst_e_interp a pixel (its two\n"
 "   divisions, eight tap weights and 16 taps were a fifth of the kernel on an H200). it[0..3]:\n"
@@ -1754,21 +1788,10 @@ static const char hst__esrrf_src_itab[] =
 "    cw[0] = as_float(c < 0.0f || c >= (float)cols ? INT_MIN : c0);\n"
 "    for (int j = 0; j < 4; ++j) cw[1 + j] = hst_e_cubic(c - ((float)(c0 - 1 + j) + 0.5f));\n"
 "  }\n"
-"  HST_E_FOR_DM(q, lid, L, ny, nc) {\n"
-"    int y = q.x, cn = ca + q.y, e = y * nc + q.y;\n"
-"    float r = hst_e_div((float)(ya + y), fm), p = 0.0f;\n"
-"    if (r >= 0.0f && r < (float)rows && cn >= 0 && cn < cols) {\n"
-"      int r0 = (int)floor(r - 0.5f);\n"
-"      for (int i = 0; i < 4; ++i) {\n"
-"        int rn = r0 - 1 + i;\n"
-"        float w = hst_e_cubic(r - ((float)rn + 0.5f));\n"
-"        if (rn < 0 || rn >= rows) continue;\n"
-"        float t = f[(long)rn * cols + cn] * w;\n"
-"        p = p + t;\n"
-"      }\n"
-"    }\n"
-"    it[4 + 5 * HST_E_TW + e] = p;\n"
-"  }\n"
+"  int S = (nc + 3) / 4;\n"
+"  HST_E_FOR_DM(q, lid, L, ny, S)\n"
+"    hst_e_itab_row(f, rows, cols, hst_e_div((float)(ya + q.x), fm), ca, q.y, S, nc,\n"
+"                   it + 4 + 5 * HST_E_TW + q.x * nc);\n"
 "  return 1;\n"
 "}\n"
 "\n"
@@ -1780,10 +1803,12 @@ static const char hst__esrrf_src_itab[] =
 "  int c0 = as_int(cw[0]), nc = as_int(it[3]), in = c0 != INT_MIN;\n"
 "  __local const float *p = it + 4 + 5 * HST_E_TW + (yM - as_int(it[0])) * nc +\n"
 "                           (in ? c0 - 1 - as_int(it[2]) : 0);\n"
+"  float w[4];\n"
+"  for (int j = 0; j < 4; ++j) w[j] = cw[1 + j];\n"
 "  for (int m = 0; m < nm; ++m, p += mag * nc) {\n"
 "    float q = 0.0f;\n"
 "    for (int j = 0; in && j < 4; ++j) {\n"
-"      float t = p[j] * cw[1 + j];\n"
+"      float t = p[j] * w[j];\n"
 "      q = q + t;\n"
 "    }\n"
 "    im[m] = q;\n"
@@ -2496,6 +2521,7 @@ static const char hst__esrrf_src_sweep[] =
 HST__PIECE_FITS(e_common, hst__esrrf_src_common);
 HST__PIECE_FITS(e_math, hst__esrrf_src_math);
 HST__PIECE_FITS(e_rgc, hst__esrrf_src_rgc);
+HST__PIECE_FITS(e_wd, hst__esrrf_src_wd);
 HST__PIECE_FITS(e_rgc2, hst__esrrf_src_rgc2);
 HST__PIECE_FITS(e_rgc3, hst__esrrf_src_rgc3);
 HST__PIECE_FITS(e_rgc4, hst__esrrf_src_rgc4);
@@ -2522,12 +2548,12 @@ HST__PIECE_FITS(e_tileg, hst__esrrf_src_tileg);
 
 static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_common, hst__esrrf_src_math, hst__esrrf_src_pow, hst__esrrf_src_rgc,
-    hst__esrrf_src_rgc2, hst__esrrf_src_tab2, hst__esrrf_src_tabn, hst__esrrf_src_interpn,
-    hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn, hst__esrrf_src_wtabn,
-    hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_itab, hst__esrrf_src_tileg, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs,
-    hst__esrrf_src_fused1, hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4,
-    hst__esrrf_src_other, hst__esrrf_src_temporal, hst__esrrf_src_io,
-    hst__esrrf_src_sweep
+    hst__esrrf_src_wd, hst__esrrf_src_rgc2, hst__esrrf_src_tab2, hst__esrrf_src_tabn,
+    hst__esrrf_src_interpn, hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn,
+    hst__esrrf_src_wtabn, hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_itab,
+    hst__esrrf_src_tileg, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
+    hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4, hst__esrrf_src_other,
+    hst__esrrf_src_temporal, hst__esrrf_src_io, hst__esrrf_src_sweep
 };
 
 /* ---- host twins: the device functions above, statement for statement ---------------------- */
