@@ -2928,19 +2928,27 @@ HST__E_INL int hst__e_gtaps(int hw, int i, int mag, int n, int *first, float *w)
     return hst__e_taps(i % mag == 0 ? i / mag : -1, v, n, first, w);
 }
 
-/* Column cn's Roberts gradients summed over the row taps (ny from ry, weights wy) inside the
-   image: pc[0] column, pc[1] row (hst__e_grad_fused's inner loop) */
+HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
+/* Column cn's (inside the image) Roberts gradients summed over the row taps (ny from ry,
+   weights wy) inside the image, i in [ia, ib): pc[0] column, pc[1] row (hst__e_grad_fused's
+   inner loop; hst_e_vsum's statements: a row's two values serve the next row as its upper
+   ones, the first row's upper row clamped into the image) */
 HST__E_INL void hst__e_gcol(const float *f, int rows, int cols, int ry, int ny, const float *wy,
                             int cn, float *pc)
 {
-    float t;
-    int i;
+    int ia = ry < 0 ? -ry : 0, ib = ny < rows - ry ? ny : rows - ry, c0 = cn > 0 ? cn - 1 : 0, i;
+    const float *p = f + (size_t)hst__e_clampi(ry + ia - 1, rows - 1) * (size_t)cols;
+    float a = p[cn], c = p[c0], t;
     pc[0] = pc[1] = 0.0f;
-    for (i = 0; i < ny; ++i) {
-        int rn = ry + i;
-        float rg[2];
-        if (rn < 0 || rn >= rows) continue;
-        hst__e_roberts(f, cols, rn, cn, rg);
+    for (i = ia; i < ib; ++i) {
+        float rg[2], b, d;
+        p = f + (size_t)(ry + i) * (size_t)cols;
+        b = p[c0];
+        d = p[cn];
+        hst__e_roberts_of(a, b, c, d, &rg[0], &rg[1]);
+        a = d;
+        c = b;
         t = rg[0] * wy[i];
         pc[0] = pc[0] + t;
         t = rg[1] * wy[i];
@@ -2981,8 +2989,6 @@ HST__E_INL void hst__e_grad_fused(int hw, const float *f, int rows, int cols, in
         if (cx + j >= 0 && cx + j < cols) hst__e_gcol(f, rows, cols, ry, ny, wy, cx + j, pc + 2 * j);
     hst__e_grow(pc, cx, cols, cx, nx, wx, g);
 }
-
-HST__E_INL int hst__e_clampi(int v, int hi) { return v < 0 ? 0 : v > hi ? hi : v; }
 
 /* Index along one axis of grad2 of the half-pixel position k / 2 */
 HST__E_INL int hst__e_gidx(int k, float fm, int n2)
