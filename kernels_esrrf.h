@@ -436,25 +436,34 @@ HST_API uint64_t hst_k_esrrf_wtab_entries(uint32_t mag, float radius);
    then the intensity's table (hst_e_itab): 20 + 15 KiB of local memory, and 12 KiB for the
    default (w, wd) table, within the 48 KiB an NVIDIA GPU gives a work-group */
 #define HST_K_ESRRF_NV_TILE 2560
-#define HST_K_ESRRF_NV_TW 64   /* its strips' magnified columns (HST_E_TW) */
+/* Its strips' magnified columns (HST_E_TW) at magnification mag: the fewest whole groups of
+   an item's pixels (HST_K_ESRRF_NV_NP of a phase, mag columns apart) of at least 64 columns, so
+   that a strip row's pixels make whole items (hst_e_fused_rowx) */
+#define HST_K_ESRRF_NV_TW(mag) \
+    (HST_K_ESRRF_NV_NP * (mag) * ((64u + HST_K_ESRRF_NV_NP * (mag) - 1) / (HST_K_ESRRF_NV_NP * (mag))))
 /* Its tile rows as wide as the widest strip's (HST_E_NLS) from this magnification: measured on an
    H100 (1000 x 1000 frames, radius 1.5, the magnification and radius constants; ms a frame,
    without / with, 2026-12-06): mag 1 0.161 / 0.178 (rows of 133), 2 0.225 / 0.223, 3 0.366 /
    0.335, 4 0.548 / 0.519, 5 0.733 / 0.674, 6 1.073 / 0.993, 7 1.544 / 1.487, 8 1.906 / 1.799 */
 #define HST_K_ESRRF_NV_NLS_MAG 3
-/* Its same-phase pixels per work-item (HST_E_NP) at magnification mag: 8 where that measured
-   faster than 4 on an H100 (1000 x 1000 frames, radius 1.5, 40 indices an item, the
-   magnification and radius constants; ms a frame, 4 against 8, 2026-12-06: mag 1 0.163 / 0.161,
-   2 0.225 / 0.232, 3 0.365 / 0.376, 4 0.547 / 0.549, 5 0.802 / 0.734, 6 1.165 / 1.071, 7 1.566 /
-   1.543, 8 1.905 / 1.913), else 4 */
-#define HST_K_ESRRF_NV_NP(mag) ((mag) == 1 || ((mag) >= 5 && (mag) <= 7) ? 8u : 4u)
+/* Its same-phase pixels per work-item (HST_E_NP): along a row, 8 against 4 and 16 on an H100
+   (1000 x 1000 frames, mag 5, radius 1.5, 2026-12-07): 0.530 against 0.566 and 0.546 ms a
+   frame; down a column at mag 1, 8 against 4: 0.161 / 0.163 (2026-12-06) */
+#define HST_K_ESRRF_NV_NP 8u
+/* Its items along rows (HST_E_JN, the radius's window: hst_e_fused_rowx) from this
+   magnification, down columns below it: measured on an H100 (1000 x 1000 frames, radius 1.5,
+   the magnification and radius constants; ms a frame, the columns of 2026-12-06 (4 pixels at
+   mags 2, 3, 4 and 8) against rows, 2026-12-07): mag 1 0.142 / 0.170, 2 0.190 / 0.186, 3 0.327 /
+   0.294, 4 0.471 / 0.418, 5 0.582 / 0.530, 6 0.879 / 0.762, 7 1.356 / 1.036, 8 1.577 / 1.225 */
+#define HST_K_ESRRF_NV_ROWX_MAG 2
 /* The fused kernel's geometry for NVIDIA GPUs (esrrf.h adds the register cap where the compiler
    takes it, and the work indices per item) at magnification mag and radius (input pixels),
    with a (w, wd) table of wtab
    entries (HST_E_WTAB; 0: the default's HST_K_ESRRF_WTAB) in local_bytes of local memory a
    work-group (CL_DEVICE_LOCAL_MEM_SIZE): build options into buf (n bytes; their length returned,
-   0 where they do not fit): strips of HST_K_ESRRF_NV_TW columns (HST_E_TW), HST_K_ESRRF_NV_NP(mag)
-   pixels an item, from HST_K_ESRRF_NV_NLS_MAG tile rows as wide as any strip's (HST_E_NLS:
+   0 where they do not fit): strips of HST_K_ESRRF_NV_TW(mag) columns (HST_E_TW), HST_K_ESRRF_NV_NP
+   pixels an item, along a row from HST_K_ESRRF_NV_ROWX_MAG (HST_E_JN, the window's positions a
+   side), from HST_K_ESRRF_NV_NLS_MAG tile rows as wide as any strip's (HST_E_NLS:
    the sample loop's reads at constant offsets), the tile and its scratch (HST_K_ESRRF_NV_TILE), shrunk together where a larger table
    would not fit beside them (mags 6 and 8 at radius 1.5: 1764 and 3136 entries). Every geometry
    gives the same bits; measured on an H100 (2026-12-06, 1000 x 1000 frames, radius 1.5): mag 6
@@ -2066,6 +2075,114 @@ static const char hst__esrrf_src_pairs[] =
 "                 (nt ? qb : qc) + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
 "}\n";
 
+static const char hst__esrrf_src_tabr[] =
+"\n"
+"#ifdef HST_E_JN\n"
+"/* Builds for one radius (HST_E_JN, the window's n; NVIDIA's): hst_e_rgc_tab of the HST_E_NP\n"
+"   same-phase pixels (yM, xM + m mag), m < HST_E_NP, of one row at once into (R[m], W[0]),\n"
+"   where every pixel's window has all its columns (else 0, nothing written). Pixel m's column\n"
+"   i is the row's tile position i + 2 m: a window row's (w, wd) read once for all pixels, each\n"
+"   tile position of the row once for the pixels whose windows hold it, with its ux dy (the\n"
+"   loops unrolled: every (position, pixel) pair a constant). Each R[m] sums its samples in\n"
+"   hst_e_rgc_tab's order (rows, then columns), W the same weights: hst_e_rgc_tab's bits */\n"
+"int hst_e_rgc_tabr(__local const float *tile, __local const float *wt, int rows, int cols,\n"
+"                   int mag, int yM, int xM, int k0, int l0, int nl, int j0, float *R, float *Wm)\n"
+"{\n"
+"  const int n = HST_E_JN;\n"
+"  int py = yM % mag, px = xM % mag;\n"
+"  float cy = hst_e_centre(py, mag), cx = hst_e_centre(px, mag);\n"
+"  int fy = (int)(2.0f * cy) + j0, fx = (int)(2.0f * cx) + j0;\n"
+"  int by = 2 * (yM / mag) + fy - j0, bx = 2 * (xM / mag) + fx - j0; /* hst_e_base */\n"
+"  int ja = max(0, 1 - by - j0), jb = min(n, 2 * (rows * mag - 1) - by - j0 + 1);\n"
+"  if (1 - bx - j0 > 0 || 2 * (cols * mag - 1) - bx - 2 * (HST_E_NP - 1) - j0 + 1 < n) return 0;\n"
+"  float dx[HST_E_JN], W = 0.0f;\n"
+"  for (int i = 0; i < n; ++i) dx[i] = fma((float)(fx + i), 0.5f, -cx);\n"
+"  for (int m = 0; m < HST_E_NP; ++m) R[m] = 0.0f;\n"
+"  __local const float2 *tr = (__local const float2 *)tile + (by + j0 + ja - k0) * nl + bx + j0 -\n"
+"                             l0, *wr = (__local const float2 *)wt + ((py * mag + px) * n + ja) * n;\n"
+"  for (int j = ja; j < jb; ++j, tr += nl, wr += n) {\n"
+"    float dy = fma((float)(fy + j), 0.5f, -cy);\n"
+"    float2 w[HST_E_JN];\n"
+"    for (int i = 0; i < n; ++i) {\n"
+"      w[i] = wr[i];\n"
+"      W = W + w[i].x;\n"
+"    }\n"
+"#pragma unroll\n"
+"    for (int c = 0; c < n + 2 * (HST_E_NP - 1); ++c) {\n"
+"      float2 u = tr[c];\n"
+"      float t = u.x * dy;\n"
+"#pragma unroll\n"
+"      for (int m = 0; m < HST_E_NP; ++m) {\n"
+"        int i = c - 2 * m;\n"
+"        if (i < 0 || i >= n) continue;\n"
+"        float s = fma(u.y, dy, u.x * dx[i]);\n"
+"        if (s < 0.0f) {\n"
+"          float d = fma(u.y, dx[i], -t);\n"
+"          R[m] = R[m] + fma(-fabs(d), w[i].y, w[i].x);\n"
+"        }\n"
+"      }\n"
+"    }\n"
+"  }\n"
+"  Wm[0] = W;\n"
+"  return 1;\n"
+"}\n"
+"#endif\n";
+
+static const char hst__esrrf_src_rowx[] =
+"\n"
+"#ifdef HST_E_JN\n"
+"/* hst_e_fused_rows in builds for one radius: a segment's whole rows by items of HST_E_NP\n"
+"   same-phase pixels of a row, mag columns apart (hst_e_rgc_tabr; a strip row's groups of a\n"
+"   phase, the last short where its pixels are not a multiple, which go one by one), the part\n"
+"   rows before and after them one by one (hst_e_fused_px). A warp's items: one row's phases\n"
+"   side by side, so they read neighbouring tile positions. Each pixel's value is\n"
+"   hst_e_fused_px's, bit for bit */\n"
+"void hst_e_fused_rowx(__global const float *f, __global float *o, __local const float *tile,\n"
+"                      __local const float *wt, uint rows, uint cols, uint mag, float radius,\n"
+"                      float sens, int weighting, uint row0, int x0, uint ws, uint q0, uint q1,\n"
+"                      int lid, int L, int k0, int l0, int nk, int nl, int j0, int jn)\n"
+"{\n"
+"  int colsM = (int)(cols * mag), rowsM = (int)(rows * mag), margin = (int)(radius * (float)mag);\n"
+"  uint qa = min(q1, (q0 + ws - 1) / ws * ws), qb = max(qa, q1 / ws * ws); /* whole rows */\n"
+"  uint np = ws / mag, ng = (np + HST_E_NP - 1) / HST_E_NP; /* a phase's pixels, groups */\n"
+"  (void)nk;\n"
+"  HST_E_FOR_DM(q, lid, L, (int)((qb - qa) / ws), (int)(ng * mag)) {\n"
+"    uint g = (uint)q.y / mag, qy = qa / ws + (uint)q.x;\n"
+"    uint qx = (uint)q.y - g * mag + g * HST_E_NP * mag; /* the first pixel's column */\n"
+"    int yM = (int)row0 + (int)qy, xM = x0 + (int)qx;\n"
+"    int rin = yM >= margin && yM < rowsM - margin;\n"
+"    float R[HST_E_NP], W[1], im[HST_E_NP];\n"
+"    int done = (g + 1) * HST_E_NP <= np && rin && xM >= margin &&\n"
+"               xM + (HST_E_NP - 1) * (int)mag < colsM - margin &&\n"
+"               hst_e_rgc_tabr(tile, wt, rows, cols, mag, yM, xM, k0, l0, nl, j0, R, W);\n"
+"    int imn = done && weighting == 2;\n"
+"    for (int m = 0; imn && m < HST_E_NP; ++m)\n"
+"      im[m] = hst_e_itab_at(tile + 2 * HST_E_TILE, yM, xM + m * (int)mag);\n"
+"    __global float *op = o + ((ulong)qy * (uint)colsM + qx) * HST_E_NS;\n"
+"    if (done) hst_e_ration(R, W, R); /* R[m]: the ratio */\n"
+"    if (done && hst_e_outn(op, mag, R, sens, weighting, imn, im)) continue;\n"
+"    for (int m = 0; m < HST_E_NP; ++m) { /* (a constant count: R and im stay registers) */\n"
+"      if (qx + m * mag >= ws) continue;\n"
+"      int x = xM + m * (int)mag, in = rin && x >= margin && x < colsM - margin;\n"
+"      float2 rw = (float2)(0.0f, 0.0f);\n"
+"      if (in && !done) rw = hst_e_rgc_tab(tile, wt, 0, rows, cols, mag, yM, x, k0, l0, nl, j0, jn);\n"
+"      float v = done ? R[m] : hst_e_ratio(rw.x, rw.y);\n"
+"      if (imn)\n"
+"        hst_e_out(op + m * mag * HST_E_NS, in, v, sens, 1, im[m]);\n"
+"      else\n"
+"        hst_e_put(f, op + m * mag * HST_E_NS, tile, rows, cols, mag, yM, x, in, v, sens, weighting);\n"
+"    }\n"
+"  }\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 q0 + (uint)lid, qa, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"  hst_e_fused_px(f, o, tile, wt, rows, cols, mag, radius, sens, weighting, row0, x0, ws,\n"
+"                 qb + (uint)lid, q1, L, k0, l0, nl, j0, jn, 3, 1);\n"
+"}\n"
+"#define HST_E_ROWS_FN hst_e_fused_rowx\n"
+"#else\n"
+"#define HST_E_ROWS_FN hst_e_fused_rows\n"
+"#endif\n";
+
 static const char hst__esrrf_src_fused1[] =
 "void hst_e_fused(__global const float *frames, __global float *rgc, __local float *tile,\n"
 "                 __local float *wt, uint rows, uint cols, uint mag, float radius,\n"
@@ -2140,7 +2257,7 @@ static const char hst__esrrf_src_fused1[] =
 "    __global float *o = rgc + (z * nW + x0) * HST_E_NS;\n"
 "    uint q0 = (uint)(s0 - sb), q1 = (uint)(s1 - sb);\n"
 "    if (use && usewt)\n"
-"      hst_e_fused_rows(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
+"      HST_E_ROWS_FN(f, o, tile, wt, rows, cols, mag, radius, sensitivity,\n"
 "                       iw, row0, (int)x0, (uint)ws, q0, q1, lid, L, k0, l0, nk,\n"
 "                       nl, j0, jn);\n"
 "    else\n"
@@ -2544,7 +2661,8 @@ static const char *const hst__esrrf_src[] = {
     hst__esrrf_src_wd, hst__esrrf_src_rgc2, hst__esrrf_src_tab2, hst__esrrf_src_tabn,
     hst__esrrf_src_interpn, hst__esrrf_src_unit, hst__esrrf_src_fused, hst__esrrf_src_unitn,
     hst__esrrf_src_wtabn, hst__esrrf_src_wtab, hst__esrrf_src_tilesep, hst__esrrf_src_itab,
-    hst__esrrf_src_tileg, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_fused1,
+    hst__esrrf_src_tileg, hst__esrrf_src_fusedpx, hst__esrrf_src_pairs, hst__esrrf_src_tabr,
+    hst__esrrf_src_rowx, hst__esrrf_src_fused1,
     hst__esrrf_src_fused2, hst__esrrf_src_rgc3, hst__esrrf_src_rgc4, hst__esrrf_src_other,
     hst__esrrf_src_temporal, hst__esrrf_src_io, hst__esrrf_src_sweep
 };
@@ -3965,10 +4083,12 @@ HST__KDEF size_t hst_k_esrrf_nv_options(uint32_t mag, float radius, uint64_t wta
     /* hst_e_span's tile width of a strip starting at any phase p (the kernel's hst_e_base) */
     hst__e_consts(radius, c, &j0, &j1);
     for (p = 0; p < (int)mag; p++) {
-        int w = hst__e_base(0, p + HST_K_ESRRF_NV_TW - 1, (int)mag) - hst__e_base(0, p, (int)mag);
+        int w = hst__e_base(0, p + (int)HST_K_ESRRF_NV_TW(mag) - 1, (int)mag) - hst__e_base(0, p, (int)mag);
         if (w > nls) nls = w;
     }
-    len = snprintf(buf, n, "-DHST_E_TW=%d -DHST_E_NP=%u", HST_K_ESRRF_NV_TW, HST_K_ESRRF_NV_NP(mag));
+    len = snprintf(buf, n, "-DHST_E_TW=%u -DHST_E_NP=%u", HST_K_ESRRF_NV_TW(mag), HST_K_ESRRF_NV_NP);
+    if (mag >= HST_K_ESRRF_NV_ROWX_MAG && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " -DHST_E_JN=%d", j1 - j0);
     if (mag >= HST_K_ESRRF_NV_NLS_MAG && len > 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, " -DHST_E_NLS=%d", nls + j1 - j0);
     if (len > 0 && (size_t)len < n)

@@ -619,7 +619,9 @@ static void nan_fill(float *x, size_t n) { memset(x, 0xff, n * sizeof *x); }
    pixels one by one. As for NVIDIA GPUs (hst_k_esrrf_nv_options' 4 pixels an item and strips of
    64, the intensity from hst_e_itab's table) with a smaller tile and table; and with 8 pixels,
    the magnification and radius constants and tile rows of 24 positions, wider than the strip's
-   (HST_E_NLS: the padding must stay unread). Each within 31.25
+   (HST_E_NLS: the padding must stay unread); and with items of 2 pixels along a row
+   (HST_E_JN: hst_e_fused_rowx; a row's 5 pixels of a phase make 2 items and 1 pixel alone,
+   and phase 0's second item lies within the margin, so it takes the unrolled loop). Each within 31.25
    KiB of local memory with its (w, wd) table: Oclgrind's device has OpenCL's 32 KiB (mag 2's
    table has 196 entries). */
 static void esrrf_fused_build(hst_backend *be, hst_backend *host, const char *geometry, const char *what)
@@ -1108,6 +1110,8 @@ int main(int argc, char **argv)
                       "as for NVIDIA GPUs");
     esrrf_fused_build(be, host, "-DHST_E_NP=8 -DHST_E_TW=64 -DHST_E_NLS=24 -DHST_E_TILE=1024 -DHST_E_ITAB=1024 "
                       "-DHST_E_MAG=2 -DHST_E_RADIUS=0x1.8p+0f", "as for NVIDIA GPUs, constants, wider rows");
+    esrrf_fused_build(be, host, "-DHST_E_NP=2 -DHST_E_TW=64 -DHST_E_JN=7 -DHST_E_NLS=24 -DHST_E_TILE=1024 -DHST_E_ITAB=1024 "
+                      "-DHST_E_MAG=2 -DHST_E_RADIUS=0x1.8p+0f", "as for NVIDIA GPUs, items along rows");
     {   /* esrrf.h on 8-bit frames (to_float on the device), against the same call on the host;
            then on the device and the host together (each its rows of the image: the device's
            are the upper half, through the fused kernel's row window). The device comes first:

@@ -476,7 +476,7 @@ static void rows_device_case_builds(uint32_t rows, uint32_t cols, uint32_t mag, 
                                     float sens, int iw, const float *frames)
 {
     uint64_t need = hst_k_esrrf_wtab_entries(mag, radius);
-    char cpu[160], nv[160];
+    char cpu[160], nv[256];
     int k;
     snprintf(cpu, sizeof cpu, "%s -DHST_E_K=%u -DHST_E_MAG=%u", HST_K_ESRRF_CPU_OPTIONS, HST_K_ESRRF_CPU_K(mag), mag);
     k = snprintf(nv, sizeof nv, "-DHST_E_K=40 -DHST_E_MAG=%u -DHST_E_RADIUS=%af ", mag, (double)radius);
@@ -1002,14 +1002,14 @@ static void fused_launch_shapes(void)
 /* Device fused RGC == the row twin: odd sizes, mag 1..8, radius 0.5..3, weighting off and on,
    on an OpenCL device built both ways (as for GPUs and as for CPUs); there also the kernel on
    NDRanges of other shapes (fused_launch_shapes) */
-/* The widest tile row of a strip of 64 magnified columns at radius 1.5 (a window of 7
+/* The widest tile row of a strip of tw magnified columns at radius 1.5 (a window of 7
    half-pixel positions), by the first and last positions of every start (the twin's rule) */
-static unsigned nls_want(unsigned mag)
+static unsigned nls_want(unsigned mag, unsigned tw)
 {
     unsigned x, w = 0;
     for (x = 0; x < 2 * mag; x++) {
-        double c0 = (x % mag + 0.5) / mag, c1 = ((x + 63) % mag + 0.5) / mag;
-        unsigned a = 2 * (x / mag) + (unsigned)(2 * c0), b = 2 * ((x + 63) / mag) + (unsigned)(2 * c1);
+        double c0 = (x % mag + 0.5) / mag, c1 = ((x + tw - 1) % mag + 0.5) / mag;
+        unsigned a = 2 * (x / mag) + (unsigned)(2 * c0), b = 2 * ((x + tw - 1) / mag) + (unsigned)(2 * c1);
         if (b - a + 7 > w) w = b - a + 7;
     }
     return w;
@@ -1018,7 +1018,8 @@ static unsigned nls_want(unsigned mag)
 /* hst_k_esrrf_nv_options: the default geometry where the table fits beside it, and the tile
    and its scratch (3 floats a 2 positions) shrunk together beside a larger table so that the
    kernel's local memory (8 bytes a tile position and a table entry) stays within the device's;
-   tile rows as wide as the widest strip's */
+   tile rows as wide as the widest strip's; strips of whole items (8 same-phase pixels of a
+   row) at least 64 columns wide; the radius's window (7 at 1.5) */
 static void test_nv_geometry(void **state)
 {
     static const uint64_t locals[2] = {48 * 1024, 64 * 1024};
@@ -1026,28 +1027,33 @@ static void test_nv_geometry(void **state)
     char o[160];
     (void)state;
     assert_true(hst_k_esrrf_nv_options(5, 1.5f, 0, 48 * 1024, o, sizeof o) > 0);
-    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_NLS=33 -DHST_E_TILE=2560 -DHST_E_ITAB=3840");
+    assert_string_equal(o, "-DHST_E_TW=80 -DHST_E_NP=8 -DHST_E_JN=7 -DHST_E_NLS=39 -DHST_E_TILE=2560 -DHST_E_ITAB=3840");
     assert_true(hst_k_esrrf_nv_options(6, 1.5f, 1764, 48 * 1024, o, sizeof o) > 0);
-    assert_string_equal(o, "-DHST_E_TW=64 -DHST_E_NP=8 -DHST_E_NLS=28 -DHST_E_TILE=2502 -DHST_E_ITAB=3753 -DHST_E_WTAB=1764");
+    assert_string_equal(o, "-DHST_E_TW=96 -DHST_E_NP=8 -DHST_E_JN=7 -DHST_E_NLS=39 -DHST_E_TILE=2502 -DHST_E_ITAB=3753 -DHST_E_WTAB=1764");
     assert_int_equal(hst_k_esrrf_nv_options(5, 1.5f, 0, 48 * 1024, o, 20), 0);   /* too short a buffer */
     for (l = 0; l < 2; l++)
         for (mag = 1; mag <= 8; mag++) {
             uint64_t w = hst_k_esrrf_wtab_entries(mag, 1.5f);
-            unsigned np, nls, t, it, wt = HST_K_ESRRF_WTAB;
+            unsigned tw, np, nls, t, it, wt = HST_K_ESRRF_WTAB;
             int got;
+            char *jn;
             if (w <= HST_K_ESRRF_WTAB) w = 0;
             assert_true(hst_k_esrrf_nv_options(mag, 1.5f, w, locals[l], o, sizeof o) > 0);
+            jn = strstr(o, " -DHST_E_JN=7");   /* items along rows: the window's 7 positions */
+            assert_true((jn != NULL) == (mag >= HST_K_ESRRF_NV_ROWX_MAG));
+            if (jn) memmove(jn, jn + 13, strlen(jn + 13) + 1);
             if (mag >= HST_K_ESRRF_NV_NLS_MAG) {
-                got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_NLS=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u",
-                             &np, &nls, &t, &it, &wt);
-                assert_int_equal(got, w ? 5 : 4);
-                assert_int_equal(nls, nls_want(mag));
+                got = sscanf(o, "-DHST_E_TW=%u -DHST_E_NP=%u -DHST_E_NLS=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u",
+                             &tw, &np, &nls, &t, &it, &wt);
+                assert_int_equal(got, w ? 6 : 5);
+                assert_int_equal(nls, nls_want(mag, tw));
             } else {
-                got = sscanf(o, "-DHST_E_TW=64 -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u", &np, &t, &it, &wt);
-                assert_int_equal(got, w ? 4 : 3);
+                got = sscanf(o, "-DHST_E_TW=%u -DHST_E_NP=%u -DHST_E_TILE=%u -DHST_E_ITAB=%u -DHST_E_WTAB=%u", &tw, &np, &t, &it, &wt);
+                assert_int_equal(got, w ? 5 : 4);
                 assert_null(strstr(o, "NLS"));
             }
-            assert_int_equal(np, HST_K_ESRRF_NV_NP(mag));
+            assert_int_equal(np, HST_K_ESRRF_NV_NP);
+            assert_true(tw % (np * mag) == 0 && tw >= 64 && tw - np * mag < 64);
             assert_true(t % 2 == 0 && it == t / 2 * 3 && t <= HST_K_ESRRF_NV_TILE && t >= 1024);
             assert_true(8 * (uint64_t)t + 4 * (uint64_t)it + 8 * (uint64_t)wt <= locals[l]);
             assert_true(t == HST_K_ESRRF_NV_TILE || 8 * (uint64_t)(t + 2) + 4 * (uint64_t)(it + 3) + 8 * (uint64_t)wt > locals[l]);
