@@ -602,9 +602,10 @@ extern "C" {
 #define HST__E_GPU_FUSED_LOCAL 256
 /* Build options for the same NVIDIA GPUs, where the compiler takes them (cl_nv_compiler_options):
    the fused kernel's registers capped at 64 (78 otherwise, so an SM held 3 work-groups of 256
-   threads; 64 lets 4 in; 48 spills), strips of 64 columns (HST_E_TW), 4 or 8 same-phase pixels
-   per work-item through the sample loop (HST_E_NP, HST_K_ESRRF_NV_NP: one (w, w/d) read serves
-   them, independent sums hide the local reads' latency), 40 work indices per item with a tile of 2560 half-pixel
+   threads; 64 lets 4 in; 48 spills), strips of whole items (HST_E_TW, HST_K_ESRRF_NV_TW(mag)), 8
+   same-phase pixels per work-item through the sample loop (HST_E_NP, HST_K_ESRRF_NV_NP: along a
+   row from HST_K_ESRRF_NV_ROWX_MAG, one (w, w/d) read and each tile position's serve them,
+   independent sums hide the local reads' latency), about 40 work indices per item (hst__e_nv_k) with a tile of 2560 half-pixel
    positions, and the intensity's table and the separable tile's scratch after it
    (hst_k_esrrf_nv_options: local memory 20 + 15 + 12 KiB of NVIDIA's 48). Measured on an H100
    (1000 x 1000 frames, mag 5, radius 1.5, work-groups of 256; bench/RESULTS.md), ms per frame:

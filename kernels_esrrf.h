@@ -120,7 +120,10 @@ extern "C" {
      inside a strip; so a group of 256 covers a 16 x 128 output tile (64 x 160 with K 40 and
      strips of 64). On the table path the whole strip rows of a run go by blocks of
      HST_E_NP (2) x mag rows: one item takes HST_E_NP pixels of one phase, mag rows apart,
-     through the sample loop at once (each pixel's sums in its own order: the same bits). For each run of its
+     through the sample loop at once (each pixel's sums in its own order: the same bits); in
+     builds for one radius (HST_E_JN, NVIDIA's from mag 2) by items of HST_E_NP pixels of one
+     phase along a row, mag columns apart, a window row's weights read once for them all and
+     each tile position once for every pixel whose window holds it. For each run of its
      indices inside one frame and strip (split into runs of L if its positions do not fit), the
      group first computes the unit gradients u
      of every half-pixel position its pixels sample into local memory (2 x HST_E_TILE = 3072
