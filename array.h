@@ -2260,10 +2260,6 @@ static int hst__fft_measuring(hst_backend *be, const hst_choice_op *op, const in
     return st[v].source != HST_CHOICE_EXACT || st[v].samples < HST__FFT_SAMPLES;
 }
 
-/* The time recorded for a configuration VkFFT refuses to plan at a size range (seconds): never
-   chosen, never measured again there. */
-#define HST__FFT_REFUSED_S 1e9
-
 /* 1 when be keeps VkFFT's refusal of key (hst__fft_plan). */
 static int hst__fft_refused(const hst_backend *be, const hst__fft_key *key) {
     const hst__array_state *st =
@@ -2309,7 +2305,9 @@ static void hst__fft_drop_losers(hst_backend *be, const hst_choice_op *op, const
 /* Runs key's variant on an idle queue (what was queued before finished first) to completion,
    and records its time at sig; a plan's first run (its program build, first launches) is not
    recorded. A failure records nothing (a later call measures again; an out-of-memory stays
-   the caller's to recover from), except a plan VkFFT refuses: recorded as refused. A time
+   the caller's to recover from), except a plan VkFFT refuses: recorded as a failure at sig's
+   size range, never picked there again in this process, and no time, so that the ranges near
+   it still measure the configuration (VkFFT refuses shapes, not configurations). A time
    recorded may settle the choice: the queue is idle, the losers' plans go. */
 static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const hst__fft_key *key,
                                    hst_choice_op *op, const int64_t *sig) {
@@ -2319,8 +2317,8 @@ static hst_result hst__fft_measure(hst_array *dst, const hst_array *src, const h
     hst_result r = hst__fft_plan(dst->be, key, key->kind == HST__FFT_C2C ? dst->buf : src->buf, dst->buf, &p);
     if (r != HST_SUCCESS) {
         if (!hst_result_is_out_of_memory(r)) {
-            hst_result noted = hst_choice_record(op, sig, HST__FFT_SIG, hst__fft_variants[key->variant].name,
-                                                 HST__FFT_REFUSED_S);
+            hst_result noted = hst_choice_record_failure(op, sig, HST__FFT_SIG,
+                                                         hst__fft_variants[key->variant].name, r);
             (void)noted;   /* the call's error is the refusal */
         }
         return r;

@@ -266,6 +266,18 @@ HST_API HST_NODISCARD hst_result hst_choice_pick(const hst_choice_op *op, const 
    hst_choice_run). Thread safety: per backend. */
 HST_API HST_NODISCARD hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                                    const char *impl, double seconds);
+/* Records a failure found elsewhere (array.h: a VkFFT configuration that VkFFT refuses at a
+   shape) as a failed run of hst_choice_run does: impl is never picked at sig's buckets again in
+   this process (the mark is not saved), and it holds no timing there, so signatures nearby
+   still measure it (a time standing for the failure would keep it from them: see step 2 above
+   hst_choice_run). why: the failure's error code (not HST_SUCCESS), reported by
+   hst_choice_stats' `failed`. Nothing is logged: the caller logs the failure in its own terms.
+   Errors: HST_ERROR_NULL_ARGUMENT, HST_ERROR_INVALID_ARGUMENT (no such impl; why is
+   HST_SUCCESS), HST_ERROR_OUT_OF_RANGE (sig_len), HST_ERROR_OUT_OF_HOST_MEMORY.
+   Thread safety: per backend. */
+HST_API HST_NODISCARD hst_result hst_choice_record_failure(hst_choice_op *op, const int64_t *sig,
+                                                           unsigned sig_len, const char *impl,
+                                                           hst_result why);
 
 enum { HST_CHOICE_NONE = 0, HST_CHOICE_EXACT, HST_CHOICE_DEFAULT, HST_CHOICE_NEAREST };
 typedef struct hst_choice_stat {
@@ -1726,22 +1738,45 @@ HST__CDEF hst_result hst_choice_pick(const hst_choice_op *op, const int64_t *sig
     return HST_SUCCESS;
 }
 
+/* The entry of sig's buckets (made if new) and impl's index in op, for func's record of a
+   result measured elsewhere. */
+static hst_result hst__choice_record_at(hst_choice_op *op, const char *func, const int64_t *sig,
+                                        unsigned sig_len, const char *impl, hst__choice_sig **s,
+                                        unsigned *i) {
+    hst__choice_key key;
+    int at;
+    hst_result r = hst__choice_check_call(op, func, sig, sig_len, impl, "impl");
+    if (r != HST_SUCCESS) return r;
+    if ((at = hst__choice_impl_index(op, impl, NULL)) < 0)
+        return hst__bad_arg(op->reg->be, func, "%s has no implementation named %s", op->name, impl);
+    hst__choice_make_key(sig, sig_len, &key);
+    if (!(*s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
+    *i = (unsigned)at;
+    return HST_SUCCESS;
+}
+
 HST__CDEF hst_result hst_choice_record(hst_choice_op *op, const int64_t *sig, unsigned sig_len,
                                        const char *impl, double seconds) {
-    hst__choice_key key;
     hst__choice_sig *s;
-    int i;
+    unsigned i;
     hst_result r;
-    r = hst__choice_check_call(op, "hst_choice_record", sig, sig_len, impl, "impl");
-    if (r != HST_SUCCESS) return r;
-    if ((i = hst__choice_impl_index(op, impl, NULL)) < 0)
-        return hst__bad_arg(op->reg->be, "hst_choice_record", "%s has no implementation named "
-                            "%s", op->name, impl);
-    if (!(seconds >= 0.0))
+    if (op && !(seconds >= 0.0))
         return hst__range_arg(op->reg->be, "hst_choice_record", "seconds is negative or NaN");
-    hst__choice_make_key(sig, sig_len, &key);
-    if (!(s = hst__choice_add_sig(op, &key))) return HST_ERROR_OUT_OF_HOST_MEMORY;
-    hst__choice_note(op, s, (unsigned)i, seconds);
+    if ((r = hst__choice_record_at(op, "hst_choice_record", sig, sig_len, impl, &s, &i)) != HST_SUCCESS)
+        return r;
+    hst__choice_note(op, s, i, seconds);
+    return HST_SUCCESS;
+}
+
+HST__CDEF hst_result hst_choice_record_failure(hst_choice_op *op, const int64_t *sig,
+                                               unsigned sig_len, const char *impl, hst_result why) {
+    static const char *F = "hst_choice_record_failure";
+    hst__choice_sig *s;
+    unsigned i;
+    hst_result r;
+    if (op && why == HST_SUCCESS) return hst__bad_arg(op->reg->be, F, "why is HST_SUCCESS: no failure");
+    if ((r = hst__choice_record_at(op, F, sig, sig_len, impl, &s, &i)) != HST_SUCCESS) return r;
+    s->failed[i] = why;
     return HST_SUCCESS;
 }
 

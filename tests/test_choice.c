@@ -580,6 +580,23 @@ static void test_signatures(void **state)
     st = stat_of(op, big, 0);
     assert_int_equal(st.source, HST_CHOICE_NEAREST); assert_near(st.seconds, 10 * MS, 1e-12);
 
+    /* a failure recorded elsewhere: never picked at its signature, and no time there, so a
+       signature nearby still measures it (a time standing for the failure would not) */
+    c.f[0].calls = c.f[1].calls = 0;
+    d = op_desc(&c, "failure", 2);
+    op = reg_op(&c, &d);
+    assert_int_equal(hst_choice_record_failure(op, (const int64_t[]){1000}, 1, "A",
+                                               HST_ERROR_UNSUPPORTED), HST_SUCCESS);
+    assert_int_equal(hst_choice_record(op, (const int64_t[]){1000}, 1, "B", 1 * MS), HST_SUCCESS);
+    st = stat_of(op, 1000, 0);
+    assert_int_equal(st.failed, HST_ERROR_UNSUPPORTED);
+    assert_int_equal(st.samples, 0);
+    assert_int_equal(run1(op, 1000).impl, 1);
+    assert_int_equal(c.f[0].calls, 0);
+    oc = run1(op, big);
+    assert_int_equal(oc.impl, 0); assert_true(oc.explored);
+    assert_int_equal(c.f[0].calls, 1);
+
     /* no_explore: the nearest signature decides */
     c.f[0].calls = c.f[1].calls = 0;
     d = op_desc(&c, "no_explore", 2);
@@ -1537,6 +1554,10 @@ static void test_bad_arguments(void **state)
     REJECT(hst_choice_record(ok, sig, 1, "A", -1.0), HST_LOGITEM_OUT_OF_RANGE);
     REJECT(hst_choice_record(ok, sig, 1, "A", NAN), HST_LOGITEM_OUT_OF_RANGE);
     assert_non_null(strstr(c.log.last_message, "seconds"));
+    REJECT(hst_choice_record_failure(ok, sig, 1, "A", HST_SUCCESS), HST_LOGITEM_BAD_ARGUMENT);
+    assert_non_null(strstr(c.log.last_message, "why"));
+    REJECT(hst_choice_record_failure(ok, sig, 1, "Z", HST_ERROR_UNSUPPORTED), HST_LOGITEM_BAD_ARGUMENT);
+    REJECT(hst_choice_record_failure(ok, sig, 5, "A", HST_ERROR_UNSUPPORTED), HST_LOGITEM_OUT_OF_RANGE);
     REJECT(hst_choice_stats(ok, sig, 1, NULL, 0, NULL), HST_LOGITEM_NULL_ARGUMENT);
     assert_non_null(strstr(c.log.last_message, "count is NULL"));
     {
